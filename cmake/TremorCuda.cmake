@@ -1,0 +1,50 @@
+# Decides whether the CUDA backend is built and provides tremor_sources_as_cuda().
+if(NOT TREMOR_CUDA MATCHES "^(AUTO|ON|OFF)$")
+  message(FATAL_ERROR "TREMOR_CUDA must be AUTO, ON or OFF, not '${TREMOR_CUDA}'")
+endif()
+
+set(TREMOR_HAVE_CUDA OFF)
+if(NOT TREMOR_CUDA STREQUAL "OFF")
+  if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES 90)  # Hopper (H100/H200); override on the command line
+    endif()
+    enable_language(CUDA)
+    set(CMAKE_CUDA_STANDARD 20)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    find_package(CUDAToolkit REQUIRED)
+    set(TREMOR_HAVE_CUDA ON)
+  elseif(TREMOR_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "TREMOR_CUDA=ON but no CUDA compiler was found (set CMAKE_CUDA_COMPILER)")
+  endif()
+endif()
+message(STATUS "tremor: CUDA backend ${TREMOR_HAVE_CUDA}")
+
+# Every source that launches kernels through forall() is compiled by nvcc in a CUDA build, so one
+# body serves both backends; the CPU-only build compiles the same file with the C++ compiler.
+function(tremor_sources_as_cuda)
+  if(NOT TREMOR_HAVE_CUDA)
+    return()
+  endif()
+  foreach(src IN LISTS ARGN)
+    file(STRINGS "${src}" hits REGEX "forall|TREMOR_KERNEL_SOURCE")
+    if(hits)
+      set_source_files_properties("${src}" PROPERTIES LANGUAGE CUDA)
+    endif()
+  endforeach()
+endfunction()
+
+function(tremor_target_options target)
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion>
+    $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda --expt-relaxed-constexpr -Xcompiler=-Wall,-Wextra,-fopenmp>)
+  if(TREMOR_WERROR)
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Werror>
+                                             $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings>)
+  endif()
+endfunction()

@@ -1,0 +1,98 @@
+#include "tremor/backend/exec.hpp"
+
+#include "tremor/backend/cuda_check.hpp"
+#include "tremor/core/error.hpp"
+
+namespace tremor {
+
+std::string_view to_string(Backend backend) {
+  switch (backend) {
+    case Backend::Serial: return "serial";
+    case Backend::OpenMP: return "openmp";
+    case Backend::Cuda: return "cuda";
+  }
+  return "unknown";
+}
+
+Backend parse_backend(std::string_view name) {
+  if (name == "serial") return Backend::Serial;
+  if (name == "openmp") return Backend::OpenMP;
+  if (name == "cuda") return Backend::Cuda;
+  if (name == "auto") return cuda_device_count() > 0 ? Backend::Cuda : Backend::OpenMP;
+  throw Error(str("unknown backend '", name, "': expected serial, openmp, cuda or auto"));
+}
+
+bool cuda_compiled() {
+#if defined(TREMOR_HAVE_CUDA)
+  return true;
+#else
+  return false;
+#endif
+}
+
+int cuda_device_count() {
+#if defined(TREMOR_HAVE_CUDA)
+  static const int count = [] {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      (void)cudaGetLastError();  // no driver or no device: clear the sticky error, report none
+      return 0;
+    }
+    return n;
+  }();
+  return count;
+#else
+  return 0;
+#endif
+}
+
+std::vector<Backend> available_backends() {
+  std::vector<Backend> out{Backend::Serial, Backend::OpenMP};
+  if (cuda_device_count() > 0) out.push_back(Backend::Cuda);
+  return out;
+}
+
+Exec Exec::cuda(int device) {
+  if (!cuda_compiled())
+    throw Error("the CUDA backend was requested but this tremor was built without CUDA "
+                "(configure with -DTREMOR_CUDA=ON)");
+  const int count = cuda_device_count();
+  if (device < 0 || device >= count)
+    throw Error(str("CUDA device ", device, " was requested but ", count, " usable device(s) found"));
+  Exec exec(Backend::Cuda);
+  exec.device_ = device;
+#if defined(TREMOR_HAVE_CUDA)
+  TREMOR_CUDA_CHECK(cudaSetDevice(device));
+#endif
+  return exec;
+}
+
+Exec Exec::make(Backend backend) {
+  switch (backend) {
+    case Backend::Serial: return serial();
+    case Backend::OpenMP: return openmp();
+    case Backend::Cuda: return cuda();
+  }
+  return serial();
+}
+
+void Exec::synchronize() const {
+#if defined(TREMOR_HAVE_CUDA)
+  if (backend_ == Backend::Cuda) {
+    TREMOR_CUDA_CHECK(cudaSetDevice(device_));
+    TREMOR_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)));
+  }
+#endif
+}
+
+std::string Exec::describe() const {
+  if (backend_ != Backend::Cuda) return std::string(to_string(backend_));
+#if defined(TREMOR_HAVE_CUDA)
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, device_) == cudaSuccess)
+    return str("cuda:", device_, " (", prop.name, ")");
+#endif
+  return str("cuda:", device_);
+}
+
+}  // namespace tremor

@@ -1,0 +1,49 @@
+#pragma once
+// Exec: where and how a kernel runs. Every allocating or launching call takes one explicitly;
+// there is no global device. Backends are chosen at run time within one binary.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tremor {
+
+enum class Backend { Serial, OpenMP, Cuda };
+// Host memory serves Serial and OpenMP; Device memory is the GPU's.
+enum class MemorySpace { Host, Device };
+
+std::string_view to_string(Backend backend);
+// "serial", "openmp", "cuda" or "auto" (the fastest present: CUDA when a GPU is usable).
+Backend parse_backend(std::string_view name);
+
+// True when this binary was built with the CUDA backend.
+bool cuda_compiled();
+// Number of usable CUDA devices (0 without a driver, a device, or CUDA support in the build).
+int cuda_device_count();
+// Backends usable in this process, Serial first.
+std::vector<Backend> available_backends();
+
+class Exec {
+ public:
+  static Exec serial() { return Exec(Backend::Serial); }
+  static Exec openmp() { return Exec(Backend::OpenMP); }
+  // The default stream of `device`; throws tremor::Error when no such CUDA device is usable.
+  static Exec cuda(int device = 0);
+  static Exec make(Backend backend);
+
+  Backend backend() const { return backend_; }
+  MemorySpace space() const { return backend_ == Backend::Cuda ? MemorySpace::Device : MemorySpace::Host; }
+  int device() const { return device_; }
+  // cudaStream_t, kept opaque so host-only code needs no CUDA headers.
+  void* stream() const { return stream_; }
+  // Waits for all work queued on this Exec (a no-op on the host backends).
+  void synchronize() const;
+  std::string describe() const;
+
+ private:
+  explicit Exec(Backend backend) : backend_(backend) {}
+  Backend backend_ = Backend::Serial;
+  int device_ = -1;
+  void* stream_ = nullptr;
+};
+
+}  // namespace tremor

@@ -1,0 +1,52 @@
+#pragma once
+// forall(exec, n, body): runs body(i) for i in [0, n) on exec's backend. The body is one
+// TREMOR_LAMBDA for every backend; a source that calls forall is compiled by nvcc in a CUDA build
+// (cmake/TremorCuda.cmake) and by the C++ compiler otherwise. Launches are asynchronous on the
+// CUDA stream; call exec.synchronize() before reading results on the host.
+#include "tremor/backend/cuda_check.hpp"
+#include "tremor/backend/exec.hpp"
+#include "tremor/core/config.hpp"
+#include "tremor/core/error.hpp"
+
+namespace tremor {
+
+namespace detail {
+[[noreturn]] void throw_not_compiled_for_cuda();
+
+#if defined(__CUDACC__)
+constexpr int forall_block_size = 256;
+
+template <class Body>
+__global__ void forall_kernel(Index n, Body body) {
+  const Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) body(i);
+}
+#endif
+}  // namespace detail
+
+template <class Body>
+void forall(const Exec& exec, Index n, Body body) {
+  if (n <= 0) return;
+  switch (exec.backend()) {
+    case Backend::Serial:
+      for (Index i = 0; i < n; ++i) body(i);
+      return;
+    case Backend::OpenMP:
+#pragma omp parallel for schedule(static)
+      for (Index i = 0; i < n; ++i) body(i);
+      return;
+    case Backend::Cuda:
+#if defined(__CUDACC__)
+    {
+      const unsigned blocks = static_cast<unsigned>((n + detail::forall_block_size - 1) / detail::forall_block_size);
+      detail::forall_kernel<<<blocks, detail::forall_block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(n, body);
+      TREMOR_CUDA_CHECK(cudaGetLastError());
+      return;
+    }
+#else
+      detail::throw_not_compiled_for_cuda();
+#endif
+  }
+}
+
+}  // namespace tremor

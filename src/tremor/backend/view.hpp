@@ -1,0 +1,18 @@
+#pragma once
+// View<T>: a non-owning, trivially copyable window on memory in one space. Kernels capture views
+// by value; DeviceArray owns what they point to.
+#include "tremor/core/config.hpp"
+
+namespace tremor {
+
+template <class T>
+struct View {
+  T* data = nullptr;
+  Index size = 0;
+
+  TREMOR_HOST_DEVICE T& operator[](Index i) const { return data[i]; }
+  TREMOR_HOST_DEVICE Index n() const { return size; }
+  TREMOR_HOST_DEVICE operator View<const T>() const { return {data, size}; }
+};
+
+}  // namespace tremor

@@ -1,0 +1,27 @@
+// The `tremor` command.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include "tremor/cli/commands.hpp"
+#include "tremor/core/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tremor: elastodynamics on CPUs and GPUs"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("tremor ") + TREMOR_VERSION);
+  tremor::cli::add_info_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const tremor::Error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,54 @@
+#pragma once
+// Linear elastic materials. Stiffness is stored in Voigt notation, order (xx, yy, zz, yz, xz, xy),
+// with engineering shear strains (gamma = 2 epsilon), row-major 6x6. SI units: Pa, kg/m^3.
+#include <array>
+#include <string>
+
+namespace tremor {
+
+using Voigt6 = std::array<double, 36>;
+using Voigt3 = std::array<double, 9>;  // 2D (xx, yy, xy), row-major 3x3
+
+// How a 2D element block is interpreted; 3D blocks are always Solid.
+enum class Formulation { Solid, PlaneStrain, PlaneStress };
+
+struct Material {
+  std::string name;
+  double density = 0.0;
+  Voigt6 stiffness{};
+  bool isotropic = false;
+  // Mass-proportional damping: the damping matrix is alpha * M (s^-1).
+  double damping_alpha = 0.0;
+
+  // Constructors for every pair of isotropic constants; each validates its arguments and throws
+  // tremor::Error naming the material and the offending value.
+  static Material from_youngs(std::string name, double youngs, double poisson, double density);
+  static Material from_lame(std::string name, double lambda, double mu, double density);
+  static Material from_speeds(std::string name, double p_speed, double s_speed, double density);
+  static Material from_stiffness(std::string name, const Voigt6& stiffness, double density);
+  // Orthotropic in the material axes (1, 2, 3) = (x, y, z).
+  static Material from_engineering_constants(std::string name, double e1, double e2, double e3, double nu12,
+                                             double nu13, double nu23, double g12, double g13, double g23,
+                                             double density);
+
+  double c(int i, int j) const { return stiffness[static_cast<std::size_t>(6 * i + j)]; }
+  // Isotropic only: Lame constants (throw for anisotropic materials).
+  double lambda() const;
+  double mu() const;
+  // Fastest plane-wave speed over all directions (exact for isotropic; for anisotropic materials
+  // the largest Christoffel eigenvalue over a dense set of directions, a bound used for time steps).
+  double max_wave_speed() const;
+  // Slowest quasi-shear speed over the same directions (for points-per-wavelength checks).
+  double min_wave_speed() const;
+
+  // Density positive, stiffness symmetric positive definite; throws naming the material.
+  void validate() const;
+};
+
+// The 3x3 constitutive matrix of a 2D formulation. Plane strain takes the (xx, yy, xy) rows and
+// columns of C; plane stress condenses out sigma_zz = sigma_yz = sigma_xz = 0.
+Voigt3 plane_stiffness(const Material& material, Formulation formulation);
+
+std::string to_string(Formulation formulation);
+
+}  // namespace tremor

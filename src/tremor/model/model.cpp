@@ -1,0 +1,79 @@
+#include "tremor/model/model.hpp"
+
+#include <algorithm>
+
+#include "tremor/core/error.hpp"
+
+namespace tremor {
+
+double Amplitude::value(double time) const {
+  if (points.empty()) return 0.0;
+  if (time <= points.front().first) return points.front().second;
+  if (time >= points.back().first) return points.back().second;
+  const auto upper = std::upper_bound(points.begin(), points.end(), time,
+                                      [](double t, const std::pair<double, double>& p) { return t < p.first; });
+  const auto lower = upper - 1;
+  const double w = (time - lower->first) / (upper->first - lower->first);
+  return (1.0 - w) * lower->second + w * upper->second;
+}
+
+const Material& Model::material(std::string_view name) const {
+  for (const auto& m : materials)
+    if (m.name == name) return m;
+  throw Error(str(source, ": no material named '", name, "'"));
+}
+
+std::vector<int> Model::element_sections() const {
+  std::vector<int> owner(static_cast<std::size_t>(mesh.n_elements()), -1);
+  for (std::size_t s = 0; s < sections.size(); ++s) {
+    const auto it = mesh.element_sets.find(sections[s].element_set);
+    if (it == mesh.element_sets.end()) continue;
+    for (Index e : it->second) owner[static_cast<std::size_t>(e)] = static_cast<int>(s);
+  }
+  return owner;
+}
+
+void Model::validate() const {
+  mesh.validate(source);
+  for (const auto& m : materials) m.validate();
+  for (std::size_t i = 0; i < materials.size(); ++i)
+    for (std::size_t j = i + 1; j < materials.size(); ++j)
+      TREMOR_CHECK(materials[i].name != materials[j].name, source, ": material '", materials[i].name,
+                   "' is defined twice");
+  std::vector<int> owner(static_cast<std::size_t>(mesh.n_elements()), -1);
+  for (std::size_t s = 0; s < sections.size(); ++s) {
+    const Section& section = sections[s];
+    const auto it = mesh.element_sets.find(section.element_set);
+    TREMOR_CHECK(it != mesh.element_sets.end(), source, ": section refers to element set '", section.element_set,
+                 "', which does not exist");
+    (void)material(section.material);
+    TREMOR_CHECK(section.thickness > 0.0, source, ": section on '", section.element_set,
+                 "' has non-positive thickness ", section.thickness);
+    const bool planar = section.formulation != Formulation::Solid;
+    TREMOR_CHECK(planar == (mesh.dim() == 2), source, ": section on '", section.element_set, "' is ",
+                 to_string(section.formulation), " but the mesh is ", mesh.dim(), "D");
+    for (Index e : it->second) {
+      int& o = owner[static_cast<std::size_t>(e)];
+      TREMOR_CHECK(o < 0, source, ": element ", mesh.element_label(e), " is in the sections of both '",
+                   sections[static_cast<std::size_t>(o)].element_set, "' and '", section.element_set, "'");
+      o = static_cast<int>(s);
+    }
+  }
+  if (!sections.empty())
+    for (std::size_t e = 0; e < owner.size(); ++e)
+      TREMOR_CHECK(owner[e] >= 0, source, ": element ", mesh.element_label(static_cast<Index>(e)),
+                   " has no section (no material assigned)");
+  for (const auto& a : amplitudes)
+    for (std::size_t k = 1; k < a.points.size(); ++k)
+      TREMOR_CHECK(a.points[k].first > a.points[k - 1].first, source, ": amplitude '", a.name,
+                   "' times must increase (", a.points[k - 1].first, " then ", a.points[k].first, ")");
+  const int dim = mesh.dim();
+  for (const auto& f : fixed)
+    TREMOR_CHECK(f.component >= 0 && f.component < dim, f.origin, ": degree of freedom ", f.component + 1,
+                 " does not exist in a ", dim, "D model");
+  for (const auto& l : loads)
+    TREMOR_CHECK(l.component >= 0 && l.component < dim, l.origin, ": degree of freedom ", l.component + 1,
+                 " does not exist in a ", dim, "D model");
+}
+
+}  // namespace tremor

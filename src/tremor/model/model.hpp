@@ -1,0 +1,81 @@
+#pragma once
+// Model: everything a solver needs to know about a problem, independent of the file it came from
+// (TOML model file, Abaqus .inp) and of the backend that will run it. Host side, SI units.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tremor/mesh/mesh.hpp"
+#include "tremor/model/material.hpp"
+
+namespace tremor {
+
+// Assigns one material and formulation to an element set.
+struct Section {
+  std::string element_set;
+  std::string material;
+  Formulation formulation = Formulation::Solid;
+  double thickness = 1.0;  // 2D out-of-plane thickness (m); plane strain uses it for forces per element
+};
+
+// A time function tabulated as (time, value) pairs, linearly interpolated.
+struct Amplitude {
+  std::string name;
+  std::vector<std::pair<double, double>> points;
+  double value(double time) const;
+};
+
+// Prescribed displacement of one component (0 = x, 1 = y, 2 = z) on a set of nodes.
+struct FixedDof {
+  std::vector<Index> nodes;
+  int component = 0;
+  double value = 0.0;
+  std::string amplitude;  // empty: constant
+  std::string origin;     // "file:line" it came from, for messages
+};
+
+// Concentrated force on one component at each node of a set.
+struct NodalLoad {
+  std::vector<Index> nodes;
+  int component = 0;
+  double magnitude = 0.0;
+  std::string amplitude;
+  std::string origin;
+};
+
+// Nodal time histories to record.
+struct HistoryOutput {
+  std::string name;  // node set name, or a generated one
+  std::vector<Index> nodes;
+  std::vector<std::string> variables;  // "U", "V", "A"
+  int every_n_steps = 1;
+  double every_time = 0.0;  // > 0 when the input gave a time interval rather than a step count
+};
+
+struct ExplicitStep {
+  std::string name;
+  double duration = 0.0;
+  double fixed_increment = 0.0;  // > 0 when the input asked for a fixed time increment
+};
+
+struct Model {
+  std::string source;  // the file it was read from
+  std::string title;
+  Mesh mesh;
+  std::vector<Material> materials;
+  std::vector<Section> sections;
+  std::vector<Amplitude> amplitudes;
+  std::vector<FixedDof> fixed;
+  std::vector<NodalLoad> loads;
+  std::vector<HistoryOutput> histories;
+  std::optional<ExplicitStep> explicit_step;
+
+  const Material& material(std::string_view name) const;
+  // Per global element: the index of its section, or -1 where none applies.
+  std::vector<int> element_sections() const;
+  // Cross-checks sets, materials and sections; every element must have exactly one section.
+  void validate() const;
+};
+
+}  // namespace tremor

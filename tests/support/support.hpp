@@ -1,0 +1,25 @@
+#pragma once
+// Shared test helpers: data paths that work from any checkout location, GPU skips.
+#include <string>
+
+namespace tremor::test {
+
+// Absolute or cwd-relative path of tests/data/<name>: the configured source tree when it exists
+// (ctest), else tests/data relative to the working directory (binaries carried to a GPU host and
+// run from the repository root).
+std::string data_path(const std::string& name);
+// A fresh, empty directory under the system temporary directory.
+std::string temporary_directory(const std::string& tag);
+// True when a CUDA device is usable from this binary.
+bool gpu_present();
+}  // namespace tremor::test
+namespace tremor { using test::gpu_present; }
+namespace tremor::test {
+
+}  // namespace tremor::test
+
+// Skips the current test where no GPU is usable (CI), so ctest reports it as skipped.
+#define TREMOR_REQUIRE_GPU()                                                   \
+  do {                                                                         \
+    if (!::tremor::test::gpu_present()) GTEST_SKIP() << "no usable CUDA GPU"; \
+  } while (0)

@@ -158,10 +158,11 @@ TEST(Quadrature, GaussAndLobattoRulesAreExactToTheirDegreeOnly) {
       for (int k = 0; k <= degree + 1; ++k) {
         double sum = 0.0;
         for (int i = 0; i < n; ++i) sum += w[i] * std::pow(x[i], k);
-        if (k <= degree)
+        if (k <= degree) {
           EXPECT_NEAR(sum, integral_1d(k), exact_tolerance) << (lobatto ? "GLL " : "Gauss ") << n << " x^" << k;
-        else
+        } else {
           EXPECT_GT(std::abs(sum - integral_1d(k)), inexact_threshold) << n << " points claim too little";
+        }
       }
     }
   }
@@ -188,10 +189,11 @@ void check_tensor_rule(int n, bool lobatto) {
       sum += value;
     }
     for (int d = 0; d < Dim; ++d) exact *= integral_1d(e[d]);
-    if (max <= rule.degree)
+    if (max <= rule.degree) {
       ASSERT_NEAR(sum, exact, exact_tolerance * 10) << Dim << "D n = " << n << " monomial " << k;
-    else if (k == top)  // x^top alone (top is even): not integrated exactly
+    } else if (k == top) {  // x^top alone (top is even): not integrated exactly
       EXPECT_GT(std::abs(sum - exact), inexact_threshold) << Dim << "D n = " << n << " claims too little";
+    }
   }
 }
 
@@ -230,11 +232,12 @@ void check_simplex_rule(const Rule& rule, int requested) {
         }
         const double exact = factorial(a) * factorial(b) * factorial(c) / factorial(a + b + c + Dim);
         const double error = std::abs(sum - exact) / exact;
-        if (a + b + c <= rule.degree)
+        if (a + b + c <= rule.degree) {
           // Relative: the integrals reach 1e-8 at degree 9; rounding of the tabulated digits 1e-15.
           EXPECT_LT(error, 1e-13) << Dim << "D degree " << requested << ": x^" << a << " y^" << b << " z^" << c;
-        else
+        } else {
           worst_above = std::max(worst_above, error);
+        }
       }
   EXPECT_GT(worst_above, inexact_threshold) << Dim << "D rule of degree " << rule.degree << " claims too little";
 }

@@ -40,8 +40,7 @@ const std::string steel = R"(*MATERIAL, NAME=STEEL
 7800.
 )";
 
-Model read(const std::string& text, std::vector<std::string>* warnings = nullptr,
-           const std::string& base_dir = "") {
+Model read(const std::string& text, std::vector<std::string>* warnings = nullptr, const std::string& base_dir = "") {
   log::set_quiet(true);
   log::take_warnings();
   try {
@@ -68,7 +67,8 @@ std::string error_of(const std::string& text, const std::string& base_dir = "") 
 void expect_error(const std::string& text, const std::vector<std::string>& parts, const std::string& base_dir = "") {
   const std::string message = error_of(text, base_dir);
   ASSERT_FALSE(message.empty()) << "no error for:\n" << text;
-  for (const auto& part : parts) EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' not in: " << message;
+  for (const auto& part : parts)
+    EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' not in: " << message;
 }
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
@@ -92,8 +92,9 @@ TEST(AbaqusErrors, MissingNode) {
 TEST(AbaqusErrors, BadNumber) {
   expect_error("*NODE\n1, 0.0, abc, 0.0\n", {"broken.inp:2:", "bad number 'abc'", "node coordinate"});
   expect_error("*NODE\n1.5, 0.0, 0.0, 0.0\n", {"broken.inp:2:", "bad number '1.5'", "node number"});
-  expect_error(mesh_3d + steel + "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n*STEP\n*DYNAMIC, EXPLICIT\n, 1.e-3x\n*END STEP\n",
-               {"broken.inp:25:", "bad number '1.e-3x'", "time period"});
+  expect_error(
+      mesh_3d + steel + "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n*STEP\n*DYNAMIC, EXPLICIT\n, 1.e-3x\n*END STEP\n",
+      {"broken.inp:25:", "bad number '1.e-3x'", "time period"});
 }
 
 TEST(AbaqusErrors, GenerateRanges) {
@@ -111,9 +112,16 @@ TEST(AbaqusErrors, UndefinedSetsAndMaterials) {
   expect_error(mesh_3d + "*ELSET, ELSET=B\nEALL, MISSING\n", {"broken.inp:18:", "undefined element set 'MISSING'"});
   expect_error(mesh_3d + steel + "*SOLID SECTION, ELSET=ELSEWHERE, MATERIAL=STEEL\n",
                {"broken.inp:22:", "undefined element set 'ELSEWHERE'"});
-  expect_error(mesh_3d + "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n", {"broken.inp:17:", "undefined material 'STEEL'"});
-  expect_error(mesh_3d + steel + "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n*STEP\n*DYNAMIC, EXPLICIT\n, 1.\n"
-                                 "*CLOAD, AMPLITUDE=GONE\n7, 1, 1.\n*END STEP\n",
+  expect_error(mesh_3d + "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n",
+               {"broken.inp:17:", "undefined material 'STEEL'"});
+  expect_error(mesh_3d + steel + "*ELSET, ELSET=ONE\n1\n*SOLID SECTION, ELSET=ONE, MATERIAL=STEEL\n",
+               {"broken.inp:16:", "element 2 is in no *SOLID SECTION"});
+  expect_error(
+      mesh_3d + steel + "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n",
+      {"broken.inp:23:", "element 1 of set 'EALL' already has the section at broken.inp:22"});
+  expect_error(mesh_3d + steel +
+                   "*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL\n*STEP\n*DYNAMIC, EXPLICIT\n, 1.\n"
+                   "*CLOAD, AMPLITUDE=GONE\n7, 1, 1.\n*END STEP\n",
                {"broken.inp:27:", "undefined amplitude 'GONE'"});
 }
 
@@ -121,9 +129,11 @@ TEST(AbaqusErrors, TruncatedConnectivity) {
   expect_error("*NODE\n1, 0, 0, 0\n2, 1, 0, 0\n*ELEMENT, TYPE=C3D8\n1, 1, 2, 1, 2, 1, 2\n2, 1, 2, 1, 2, 1, 2, 1, 2\n",
                {"broken.inp:5:", "element 1 (C3D8) has only 6 of its 8 nodes"});
   // A C3D20 line ending in a comma whose continuation never comes.
-  expect_error("*NODE\n1, 0, 0, 0\n*ELEMENT, TYPE=C3D20\n1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,\n*NSET, NSET=A\n1\n",
-               {"broken.inp:4:", "has only 15 of its 20 nodes"});
-  expect_error("*NODE\n1, 0, 0, 0\n*ELEMENT, TYPE=C3D4\n1, 1, 1, 1, 1, 1\n", {"broken.inp:4:", "takes 4 nodes but 5 follow"});
+  expect_error(
+      "*NODE\n1, 0, 0, 0\n*ELEMENT, TYPE=C3D20\n1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,\n*NSET, NSET=A\n1\n",
+      {"broken.inp:4:", "has only 15 of its 20 nodes"});
+  expect_error("*NODE\n1, 0, 0, 0\n*ELEMENT, TYPE=C3D4\n1, 1, 1, 1, 1, 1\n",
+               {"broken.inp:4:", "takes 4 nodes but 5 follow"});
 }
 
 TEST(AbaqusErrors, DuplicateIds) {
@@ -166,8 +176,8 @@ TEST(AbaqusErrors, IncludeFailures) {
   expect_error("*HEADING\nx\n*INCLUDE, INPUT=mesh.inp\n", {"broken.inp:3:", "INPUT=mesh.inp"});
 
   const fs::path dir = test::temporary_directory("abaqus-include");
-  expect_error("** header\n*INCLUDE, INPUT=absent.inp\n", {"broken.inp:2:", "cannot open the included file", "absent.inp"},
-               dir.string());
+  expect_error("** header\n*INCLUDE, INPUT=absent.inp\n",
+               {"broken.inp:2:", "cannot open the included file", "absent.inp"}, dir.string());
 
   write_file(dir / "a.inp", "*NODE\n1, 0, 0, 0\n*INCLUDE, INPUT=b.inp\n");
   write_file(dir / "b.inp", "** b includes a again\n*INCLUDE, INPUT=a.inp\n");
@@ -183,7 +193,8 @@ TEST(AbaqusErrors, IncludeFailures) {
 
   // A chain of twelve files, each including the next, is deeper than the ten levels allowed.
   for (int k = 0; k < 12; ++k)
-    write_file(dir / ("level" + std::to_string(k) + ".inp"), "*INCLUDE, INPUT=level" + std::to_string(k + 1) + ".inp\n");
+    write_file(dir / ("level" + std::to_string(k) + ".inp"),
+               "*INCLUDE, INPUT=level" + std::to_string(k + 1) + ".inp\n");
   write_file(dir / "level12.inp", "*NODE\n1, 0, 0, 0\n");
   const std::string deep = error_of("*INCLUDE, INPUT=level0.inp\n", dir.string());
   EXPECT_NE(deep.find("level9.inp:1:"), std::string::npos) << deep;
@@ -206,18 +217,18 @@ TEST(AbaqusSyntax, MeshOnlyLoads) {
 TEST(AbaqusSyntax, CommentsBlankLinesCaseAndContinuation) {
   // Windows line ends, blank lines, comments between continued lines, lower-case keywords, a
   // quoted set name, D exponents, and a C3D20 written as CalculiX does (16 entries, no comma).
-  std::string text =
-      "** comment\r\n\r\n*node, nset=\"Corner Nodes\"\r\n";
+  std::string text = "** comment\r\n\r\n*node, nset=\"Corner Nodes\"\r\n";
   const double xyz[20][3] = {{0, 0, 0}, {2, 0, 0}, {2, 2, 0}, {0, 2, 0}, {0, 0, 2}, {2, 0, 2}, {2, 2, 2},
                              {0, 2, 2}, {1, 0, 0}, {2, 1, 0}, {1, 2, 0}, {0, 1, 0}, {1, 0, 2}, {2, 1, 2},
                              {1, 2, 2}, {0, 1, 2}, {0, 0, 1}, {2, 0, 1}, {2, 2, 1}, {0, 2, 1}};
   for (int k = 0; k < 20; ++k)
     text += std::to_string(k + 1) + ", " + std::to_string(xyz[k][0]) + "D0, " + std::to_string(xyz[k][1]) + ", " +
             std::to_string(xyz[k][2]) + "\r\n";
-  text += "\n*Element, TYPE=c3d20r,\n** a comment inside the continued keyword line\n  ELSET=brick\n"
-          "7, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15\n16, 17, 18, 19, 20\n"
-          "*nset, nset=\"corner nodes\"\n9,\n\n10,\n"
-          "*ElSet, ElSet=Both\nBRICK,\n";
+  text +=
+      "\n*Element, TYPE=c3d20r,\n** a comment inside the continued keyword line\n  ELSET=brick\n"
+      "7, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15\n16, 17, 18, 19, 20\n"
+      "*nset, nset=\"corner nodes\"\n9,\n\n10,\n"
+      "*ElSet, ElSet=Both\nBRICK,\n";
   const Model model = read(text);
   ASSERT_EQ(model.mesh.n_elements(), 1);
   EXPECT_EQ(model.mesh.blocks[0].type, ElementType::Hex20);
@@ -270,8 +281,9 @@ TEST(AbaqusSyntax, IgnoredDegreesOfFreedomAreReportedOnce) {
   EXPECT_EQ(model.loads[0].component, 1);
   EXPECT_TRUE(model.histories.empty());  // FREQUENCY=0 asks for no output
   ASSERT_EQ(warnings.size(), 1u);
-  for (const char* part : {"*BOUNDARY on degrees of freedom above 3 (", "broken.inp:15", "*BOUNDARY on degree of freedom 3 of a 2D model",
-                           "*CLOAD on degree of freedom 3 of a 2D model (at broken.inp:22)", "*CLOAD on degrees of freedom above 3"})
+  for (const char* part :
+       {"*BOUNDARY on degrees of freedom above 3 (", "broken.inp:15", "*BOUNDARY on degree of freedom 3 of a 2D model",
+        "*CLOAD on degree of freedom 3 of a 2D model (at broken.inp:22)", "*CLOAD on degrees of freedom above 3"})
     EXPECT_NE(warnings[0].find(part), std::string::npos) << part << " not in: " << warnings[0];
 }
 

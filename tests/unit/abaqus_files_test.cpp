@@ -81,12 +81,14 @@ double six_volume(const Point& a, const Point& b, const Point& c, const Point& d
 // Signed volume of a straight-edged hexahedron in tremor's ordering (bottom 0123 counter-clockwise
 // seen from the top 4567): six tetrahedra around the diagonal 0-6, each positive for a valid element.
 double hex_volume(const std::vector<Point>& v, int* negative_parts) {
-  static constexpr int tets[6][4] = {{0, 1, 2, 6}, {0, 2, 3, 6}, {0, 3, 7, 6}, {0, 7, 4, 6}, {0, 4, 5, 6}, {0, 5, 1, 6}};
+  static constexpr int tets[6][4] = {{0, 1, 2, 6}, {0, 2, 3, 6}, {0, 3, 7, 6},
+                                     {0, 7, 4, 6}, {0, 4, 5, 6}, {0, 5, 1, 6}};
   double total = 0.0;
   *negative_parts = 0;
   for (const auto& t : tets) {
     const double part = six_volume(v[static_cast<std::size_t>(t[0])], v[static_cast<std::size_t>(t[1])],
-                                   v[static_cast<std::size_t>(t[2])], v[static_cast<std::size_t>(t[3])]) / 6.0;
+                                   v[static_cast<std::size_t>(t[2])], v[static_cast<std::size_t>(t[3])]) /
+                        6.0;
     if (part <= 0.0) ++*negative_parts;
     total += part;
   }
@@ -108,8 +110,8 @@ void expect_midpoints(const std::vector<Point>& p, const std::vector<std::array<
     for (int d = 0; d < 3; ++d)
       // Coordinates are decimals below 0.05 m written exactly; parsing rounds each to within
       // 1e-17 m, so 1e-15 m only absorbs rounding while any misplaced node is off by > 1e-4 m.
-      EXPECT_NEAR(mid[static_cast<std::size_t>(d)], 0.5 * (a[static_cast<std::size_t>(d)] + b[static_cast<std::size_t>(d)]),
-                  1e-15)
+      EXPECT_NEAR(mid[static_cast<std::size_t>(d)],
+                  0.5 * (a[static_cast<std::size_t>(d)] + b[static_cast<std::size_t>(d)]), 1e-15)
           << "mid-edge node " << first_mid + static_cast<int>(k) << " of edge " << edges[k][0] << "-" << edges[k][1];
   }
 }
@@ -243,7 +245,8 @@ TEST(AbaqusFiles, OrthotropicBarWithEncastre) {
   EXPECT_EQ(cfrp.name, "CFRP");
   EXPECT_FALSE(cfrp.isotropic);
   EXPECT_DOUBLE_EQ(cfrp.density, 1600.0);
-  const double e1 = 135e9, e2 = 10e9, e3 = 10e9, nu12 = 0.3, nu13 = 0.3, nu23 = 0.4, g12 = 5e9, g13 = 5e9, g23 = 3.5714e9;
+  const double e1 = 135e9, e2 = 10e9, e3 = 10e9, nu12 = 0.3, nu13 = 0.3, nu23 = 0.4, g12 = 5e9, g13 = 5e9,
+               g23 = 3.5714e9;
   double s[6][6] = {};
   s[0][0] = 1 / e1, s[1][1] = 1 / e2, s[2][2] = 1 / e3;
   s[0][1] = s[1][0] = -nu12 / e1, s[0][2] = s[2][0] = -nu13 / e1, s[1][2] = s[2][1] = -nu23 / e2;
@@ -329,8 +332,18 @@ TEST(AbaqusFiles, QuadraticElementsThroughInclude) {
   EXPECT_NEAR(hex_volume(hex, &negative), 704e-9, 1e-12 * 704e-9);
   EXPECT_EQ(negative, 0);
   expect_midpoints(hex,
-                   {{{0, 1}}, {{1, 2}}, {{2, 3}}, {{3, 0}}, {{4, 5}}, {{5, 6}}, {{6, 7}}, {{7, 4}}, {{0, 4}},
-                    {{1, 5}}, {{2, 6}}, {{3, 7}}},
+                   {{{0, 1}},
+                    {{1, 2}},
+                    {{2, 3}},
+                    {{3, 0}},
+                    {{4, 5}},
+                    {{5, 6}},
+                    {{6, 7}},
+                    {{7, 4}},
+                    {{0, 4}},
+                    {{1, 5}},
+                    {{2, 6}},
+                    {{3, 7}}},
                    8);
 
   EXPECT_EQ(element_set(mesh, "TETS"), (std::vector<Label>{1}));
@@ -352,11 +365,11 @@ TEST(AbaqusFiles, QuadraticElementsThroughInclude) {
   // Voigt order (xx, yy, zz, yz, xz, xy) puts the pairs ij and kl, unscaled, because both use
   // engineering shear strains.
   const std::pair<const char*, double> constants[21] = {
-      {"1111", 8.831875e+10},  {"1122", 2.639134998e+10}, {"2222", 2.120102872e+10}, {"1133", 8939900015},
-      {"2233", 7149994607},    {"3333", 1.371773207e+10}, {"1112", 3.895039152e+10}, {"2212", 1.268031515e+10},
-      {"3312", 1347522378},    {"1212", 2.582116332e+10}, {"1113", 1.417678313e+10}, {"2213", 3993241199},
-      {"3313", 1112474114},    {"1213", 7514588899},      {"1313", 7910086682},      {"1123", 7321752617},
-      {"2223", 2433822793},    {"3323", 705792938.5},     {"1223", 4348678958},      {"1323", 2324079596},
+      {"1111", 8.831875e+10}, {"1122", 2.639134998e+10}, {"2222", 2.120102872e+10}, {"1133", 8939900015},
+      {"2233", 7149994607},   {"3333", 1.371773207e+10}, {"1112", 3.895039152e+10}, {"2212", 1.268031515e+10},
+      {"3312", 1347522378},   {"1212", 2.582116332e+10}, {"1113", 1.417678313e+10}, {"2213", 3993241199},
+      {"3313", 1112474114},   {"1213", 7514588899},      {"1313", 7910086682},      {"1123", 7321752617},
+      {"2223", 2433822793},   {"3323", 705792938.5},     {"1223", 4348678958},      {"1323", 2324079596},
       {"2323", 4849994607}};
   auto voigt = [](char a, char b) {
     const int i = a - '1', j = b - '1';

@@ -41,15 +41,15 @@ struct ElementKind {
 // (1-based), which are tremor's 0-based edge lists in element_type.hpp. Connectivity is therefore
 // copied unchanged; the reduced-integration variants (R) share the node layout of the full ones.
 constexpr ElementKind element_kinds[] = {
-    {"CPE3", ElementType::Tri3, Plane::Strain},    {"CPS3", ElementType::Tri3, Plane::Stress},
-    {"CPE4", ElementType::Quad4, Plane::Strain},   {"CPE4R", ElementType::Quad4, Plane::Strain},
-    {"CPS4", ElementType::Quad4, Plane::Stress},   {"CPS4R", ElementType::Quad4, Plane::Stress},
-    {"CPE6", ElementType::Tri6, Plane::Strain},    {"CPS6", ElementType::Tri6, Plane::Stress},
-    {"CPE8", ElementType::Quad8, Plane::Strain},   {"CPE8R", ElementType::Quad8, Plane::Strain},
-    {"CPS8", ElementType::Quad8, Plane::Stress},   {"CPS8R", ElementType::Quad8, Plane::Stress},
-    {"C3D4", ElementType::Tet4, Plane::Solid},     {"C3D8", ElementType::Hex8, Plane::Solid},
-    {"C3D8R", ElementType::Hex8, Plane::Solid},    {"C3D10", ElementType::Tet10, Plane::Solid},
-    {"C3D20", ElementType::Hex20, Plane::Solid},   {"C3D20R", ElementType::Hex20, Plane::Solid},
+    {"CPE3", ElementType::Tri3, Plane::Strain},  {"CPS3", ElementType::Tri3, Plane::Stress},
+    {"CPE4", ElementType::Quad4, Plane::Strain}, {"CPE4R", ElementType::Quad4, Plane::Strain},
+    {"CPS4", ElementType::Quad4, Plane::Stress}, {"CPS4R", ElementType::Quad4, Plane::Stress},
+    {"CPE6", ElementType::Tri6, Plane::Strain},  {"CPS6", ElementType::Tri6, Plane::Stress},
+    {"CPE8", ElementType::Quad8, Plane::Strain}, {"CPE8R", ElementType::Quad8, Plane::Strain},
+    {"CPS8", ElementType::Quad8, Plane::Stress}, {"CPS8R", ElementType::Quad8, Plane::Stress},
+    {"C3D4", ElementType::Tet4, Plane::Solid},   {"C3D8", ElementType::Hex8, Plane::Solid},
+    {"C3D8R", ElementType::Hex8, Plane::Solid},  {"C3D10", ElementType::Tet10, Plane::Solid},
+    {"C3D20", ElementType::Hex20, Plane::Solid}, {"C3D20R", ElementType::Hex20, Plane::Solid},
 };
 
 const ElementKind* find_element_kind(std::string_view name) {
@@ -137,8 +137,7 @@ class Reader {
 
   Model run() {
     while (auto line = src_.next()) {
-      if (!line->keyword)
-        fail(line->where, "data line '" + shown(line->text) + "' does not belong to any keyword");
+      if (!line->keyword) fail(line->where, "data line '" + shown(line->text) + "' does not belong to any keyword");
       dispatch(abaqus::parse_keyword(src_, *line));
     }
     if (in_step_) fail(step_where_, "*STEP has no matching *END STEP");
@@ -200,8 +199,9 @@ class Reader {
   long long parameter_integer(const KeywordLine& keyword, std::string_view key) {
     const abaqus::Parameter* parameter = keyword.find(key);
     const auto value = abaqus::parse_integer(parameter->value);
-    if (!value) fail(keyword.where, str(keyword.display, ": bad number '", shown(parameter->value), "' for ", key,
-                                        " (expected an integer)"));
+    if (!value)
+      fail(keyword.where,
+           str(keyword.display, ": bad number '", shown(parameter->value), "' for ", key, " (expected an integer)"));
     return *value;
   }
 
@@ -256,7 +256,8 @@ class Reader {
   long long integer(const Field& field, std::string_view what) {
     if (field.text.empty()) fail(field.where, str("missing ", what));
     const auto value = abaqus::parse_integer(field.text);
-    if (!value) fail(field.where, str("bad number '", shown(field.text), "' where ", what, " (an integer) was expected"));
+    if (!value)
+      fail(field.where, str("bad number '", shown(field.text), "' where ", what, " (an integer) was expected"));
     return *value;
   }
 
@@ -306,8 +307,8 @@ class Reader {
   void dispatch(const KeywordLine& keyword) {
     const std::string& name = keyword.name;
     if (in_step_ && is_model_keyword(name))
-      fail(keyword.where, keyword.display + " is model data and cannot appear inside the step begun at " +
-                              src_.where(step_where_));
+      fail(keyword.where,
+           keyword.display + " is model data and cannot appear inside the step begun at " + src_.where(step_where_));
     if (!in_step_ && is_history_keyword(name))
       fail(keyword.where, keyword.display + " belongs inside a *STEP ... *END STEP block");
     // A material's options follow its *MATERIAL; any other supported keyword ends them.
@@ -344,8 +345,9 @@ class Reader {
                               "Model attributes, 'Do not use parts and assemblies in input files')");
     if (name == "NGEN" || name == "NFILL" || name == "NCOPY" || name == "NMAP" || name == "ELGEN" || name == "ELCOPY" ||
         name == "SYSTEM" || name == "PARAMETER")
-      fail(keyword.where, keyword.display + " is not supported: it generates or transforms mesh data; write the "
-                                            "nodes and elements out explicitly");
+      fail(keyword.where, keyword.display +
+                              " is not supported: it generates or transforms mesh data; write the "
+                              "nodes and elements out explicitly");
     ignore(keyword.display, keyword.where);
     skip_data();
   }
@@ -395,16 +397,16 @@ class Reader {
     if (type_name.empty()) fail(keyword.where, "*ELEMENT needs TYPE=<element type>");
     const ElementKind* kind = find_element_kind(type_name);
     if (kind == nullptr)
-      fail(keyword.where, "unknown or unsupported element type '" + shown(type_name) +
-                              "'; tremor reads " + supported_element_list());
+      fail(keyword.where,
+           "unknown or unsupported element type '" + shown(type_name) + "'; tremor reads " + supported_element_list());
     const int dim = dimension(kind->type);
     if (mesh_dim_ == 0) {
       mesh_dim_ = dim;
       mesh_dim_where_ = keyword.where;
     } else if (mesh_dim_ != dim) {
-      fail(keyword.where, str("element type ", type_name, " is ", dim, "D but the elements at ",
-                              src_.where(mesh_dim_where_), " are ", mesh_dim_,
-                              "D; mixing 2D and 3D elements is not supported"));
+      fail(keyword.where,
+           str("element type ", type_name, " is ", dim, "D but the elements at ", src_.where(mesh_dim_where_), " are ",
+               mesh_dim_, "D; mixing 2D and 3D elements is not supported"));
     }
     const std::string set_name = optional_name(keyword, "ELSET");
     std::vector<Index>* set = set_name.empty() ? nullptr : &element_sets_[set_name];
@@ -472,7 +474,8 @@ class Reader {
         long long step = 1;
         if (record.fields.size() == 3 && !record.fields[2].text.empty()) step = integer(record.fields[2], "increment");
         if (step <= 0)
-          fail(record.where, str("GENERATE increment must be positive, got ", step, " (range ", first, " to ", last, ")"));
+          fail(record.where,
+               str("GENERATE increment must be positive, got ", step, " (range ", first, " to ", last, ")"));
         if (last < first) fail(record.where, str("GENERATE range runs backwards: ", first, " to ", last));
         const long long count = (last - first) / step + 1;
         // Every generated id must exist, so a range longer than the defined count must fail; saying
@@ -506,7 +509,8 @@ class Reader {
 
   void node_set_keyword(const KeywordLine& keyword) {
     check_parameters(keyword, {"NSET", "GENERATE", "INTERNAL", "UNSORTED", "INSTANCE", "ELSET"});
-    if (keyword.has("INSTANCE")) fail(keyword.where, "*NSET, INSTANCE= needs parts and assemblies, which are not supported");
+    if (keyword.has("INSTANCE"))
+      fail(keyword.where, "*NSET, INSTANCE= needs parts and assemblies, which are not supported");
     if (keyword.has("ELSET")) fail(keyword.where, "*NSET, ELSET= is not supported; list the nodes");
     const std::string name = required_name(keyword, "NSET");
     std::vector<Index> members = model_.mesh.node_sets[name];
@@ -517,7 +521,8 @@ class Reader {
 
   void element_set_keyword(const KeywordLine& keyword) {
     check_parameters(keyword, {"ELSET", "GENERATE", "INTERNAL", "UNSORTED", "INSTANCE"});
-    if (keyword.has("INSTANCE")) fail(keyword.where, "*ELSET, INSTANCE= needs parts and assemblies, which are not supported");
+    if (keyword.has("INSTANCE"))
+      fail(keyword.where, "*ELSET, INSTANCE= needs parts and assemblies, which are not supported");
     const std::string name = required_name(keyword, "ELSET");
     std::vector<Index> members = element_sets_[name];
     read_set(keyword, members, "element", static_cast<Index>(elements_.size()), element_sets_,
@@ -569,8 +574,8 @@ class Reader {
     MaterialDraft& draft = current_material(keyword);
     check_no_dependencies(keyword);
     if (draft.elastic != MaterialDraft::Elastic::None)
-      fail(keyword.where, "material '" + draft.name + "' has a second *ELASTIC (first at " +
-                              src_.where(draft.elastic_where) + ")");
+      fail(keyword.where,
+           "material '" + draft.name + "' has a second *ELASTIC (first at " + src_.where(draft.elastic_where) + ")");
     draft.elastic_where = keyword.where;
     const std::string type = option(keyword, "TYPE");
     if (type.empty() || type == "ISOTROPIC" || type == "ISO") {
@@ -632,7 +637,8 @@ class Reader {
     check_parameters(keyword, {"ALPHA", "BETA", "COMPOSITE", "STRUCTURAL"});
     MaterialDraft& draft = current_material(keyword);
     if (keyword.has("ALPHA")) draft.damping_alpha = parameter_real(keyword, "ALPHA");
-    if (draft.damping_alpha < 0.0) fail(keyword.where, str("*DAMPING, ALPHA must not be negative, got ", draft.damping_alpha));
+    if (draft.damping_alpha < 0.0)
+      fail(keyword.where, str("*DAMPING, ALPHA must not be negative, got ", draft.damping_alpha));
     if (keyword.has("BETA") && parameter_real(keyword, "BETA") != 0.0)
       ignore("*DAMPING, BETA (stiffness-proportional damping)", keyword.where);
     if (keyword.has("COMPOSITE")) ignore("*DAMPING, COMPOSITE", keyword.where);
@@ -678,8 +684,8 @@ class Reader {
 
     if (definition.empty() || definition == "TABULAR") {
       if (values.size() % 2 != 0)
-        fail(values.back().where, str("*AMPLITUDE '", result.name, "' needs (time, value) pairs but has ",
-                                      values.size(), " entries"));
+        fail(values.back().where,
+             str("*AMPLITUDE '", result.name, "' needs (time, value) pairs but has ", values.size(), " entries"));
       for (std::size_t k = 0; k < values.size(); k += 2) {
         const double t = real_or(values[k], 0.0, "a time");
         const double v = real_or(values[k + 1], 0.0, "an amplitude value");
@@ -698,8 +704,8 @@ class Reader {
         result.points.emplace_back(begin + interval * static_cast<double>(k),
                                    real_or(values[k], 0.0, "an amplitude value"));
     } else {
-      fail(keyword.where, "*AMPLITUDE, DEFINITION=" + shown(definition) +
-                              " is not supported (TABULAR or EQUALLY SPACED)");
+      fail(keyword.where,
+           "*AMPLITUDE, DEFINITION=" + shown(definition) + " is not supported (TABULAR or EQUALLY SPACED)");
     }
     model_.amplitudes.push_back(std::move(result));
   }
@@ -712,7 +718,8 @@ class Reader {
     if (!type.empty() && type != "DISPLACEMENT")
       fail(keyword.where, "*BOUNDARY, TYPE=" + shown(type) + " is not supported (only prescribed displacements)");
     const std::string op = option(keyword, "OP");
-    if (!op.empty() && op != "NEW" && op != "MOD") fail(keyword.where, "*BOUNDARY, OP=" + shown(op) + " (expected NEW or MOD)");
+    if (!op.empty() && op != "NEW" && op != "MOD")
+      fail(keyword.where, "*BOUNDARY, OP=" + shown(op) + " (expected NEW or MOD)");
     // OP=NEW in a step releases the conditions of the model data (there is no earlier step).
     if (op == "NEW" && in_step_ && !released_boundaries_) {
       fixed_.erase(fixed_.begin(), fixed_.begin() + static_cast<std::ptrdiff_t>(fixed_before_step_));
@@ -726,8 +733,9 @@ class Reader {
       const Record record = read_line_record();
       const auto& f = record.fields;
       if (f.size() < 2 || f[1].text.empty())
-        fail(record.where, "*BOUNDARY expects: node or node set, first degree of freedom[, last degree of freedom"
-                           "[, displacement]], or node or node set and a type such as ENCASTRE");
+        fail(record.where,
+             "*BOUNDARY expects: node or node set, first degree of freedom[, last degree of freedom"
+             "[, displacement]], or node or node set and a type such as ENCASTRE");
       const std::vector<Index> nodes = nodes_of(f[0]);
       auto add = [&](int component, double value, bool implied) {
         PendingFixed entry;
@@ -800,7 +808,8 @@ class Reader {
   // ---- step --------------------------------------------------------------------------------
 
   void step(const KeywordLine& keyword) {
-    if (in_step_) fail(keyword.where, "*STEP inside the step begun at " + src_.where(step_where_) + " (missing *END STEP)");
+    if (in_step_)
+      fail(keyword.where, "*STEP inside the step begun at " + src_.where(step_where_) + " (missing *END STEP)");
     if (steps_ > 0)
       fail(keyword.where, "a second *STEP: tremor reads one explicit dynamic step (the first begins at " +
                               src_.where(step_where_) + ")");
@@ -818,9 +827,8 @@ class Reader {
   }
 
   void dynamic(const KeywordLine& keyword) {
-    check_parameters(keyword, {"EXPLICIT", "DIRECT", "DIRECTUSERCONTROL", "FIXEDTIMEINCREMENTATION",
-                               "ELEMENTBYELEMENT", "IMPROVEDDTMETHOD", "SCALEFACTOR", "ALPHA", "SOLVER", "ADIABATIC",
-                               "APPLICATION", "HAFTOL", "HALFINC"});
+    check_parameters(keyword, {"EXPLICIT", "DIRECT", "DIRECTUSERCONTROL", "FIXEDTIMEINCREMENTATION", "ELEMENTBYELEMENT",
+                               "IMPROVEDDTMETHOD", "ALPHA", "SOLVER", "ADIABATIC", "APPLICATION", "HAFTOL", "HALFINC"});
     // CalculiX writes EXPLICIT=0..3 (2 and 3: explicit structural integration, bare EXPLICIT = 3).
     const abaqus::Parameter* explicit_flag = keyword.find("EXPLICIT");
     bool is_explicit = explicit_flag != nullptr;
@@ -862,9 +870,11 @@ class Reader {
   }
 
   Schedule schedule(const KeywordLine& keyword, const Schedule& inherited) {
-    const int given = int(keyword.has("FREQUENCY")) + int(keyword.has("TIMEINTERVAL")) + int(keyword.has("NUMBERINTERVAL"));
+    const int given =
+        int(keyword.has("FREQUENCY")) + int(keyword.has("TIMEINTERVAL")) + int(keyword.has("NUMBERINTERVAL"));
     if (given > 1) fail(keyword.where, keyword.display + ": give one of FREQUENCY, TIME INTERVAL, NUMBER INTERVAL");
-    if (keyword.has("TIMEPOINTS")) ignore(keyword.display + ", TIME POINTS (output every increment instead)", keyword.where);
+    if (keyword.has("TIMEPOINTS"))
+      ignore(keyword.display + ", TIME POINTS (output every increment instead)", keyword.where);
     if (given == 0) return inherited;
     Schedule result;
     if (keyword.has("FREQUENCY")) {
@@ -879,7 +889,8 @@ class Reader {
         fail(keyword.where, str(keyword.display, ": TIME INTERVAL must be positive, got ", result.every_time));
     } else {
       const long long intervals = parameter_integer(keyword, "NUMBERINTERVAL");
-      if (intervals <= 0) fail(keyword.where, str(keyword.display, ": NUMBER INTERVAL must be positive, got ", intervals));
+      if (intervals <= 0)
+        fail(keyword.where, str(keyword.display, ": NUMBER INTERVAL must be positive, got ", intervals));
       if (!model_.explicit_step)
         fail(keyword.where, keyword.display + ", NUMBER INTERVAL needs the step's *DYNAMIC, EXPLICIT before it");
       result.every_time = model_.explicit_step->duration / static_cast<double>(intervals);
@@ -927,8 +938,9 @@ class Reader {
         const std::string variable = abaqus::to_name(field.text);
         if (variable.empty()) continue;
         // U, V, A and their components (U1, U2, U3) and magnitudes (UT) all select the vector.
-        const bool component = variable.size() == 1 ||
-                               (variable.size() == 2 && (variable[1] == 'T' || (variable[1] >= '1' && variable[1] <= '3')));
+        const bool component =
+            variable.size() == 1 ||
+            (variable.size() == 2 && (variable[1] == 'T' || (variable[1] >= '1' && variable[1] <= '3')));
         const std::size_t kind = std::string_view("UVA").find(variable[0]);
         if (component && kind != std::string_view::npos)
           wanted[kind] = true;
@@ -978,9 +990,20 @@ class Reader {
       mesh.element_sets[name] = std::move(converted);
     }
 
-    for (const PendingSection& pending : sections_) {
+    // Each element in exactly one section, checked here so that messages can name lines.
+    std::vector<int> owner(elements_.size(), -1);
+    for (std::size_t s = 0; s < sections_.size(); ++s) {
+      const PendingSection& pending = sections_[s];
       const auto set = element_sets_.find(pending.element_set);
       if (set == element_sets_.end()) fail(pending.where, "undefined element set '" + pending.element_set + "'");
+      for (Index definition : set->second) {
+        int& o = owner[static_cast<std::size_t>(definition)];
+        if (o >= 0)
+          fail(pending.where,
+               str("element ", label_of(definition), " of set '", pending.element_set, "' already has the section at ",
+                   src_.where(sections_[static_cast<std::size_t>(o)].where)));
+        o = static_cast<int>(s);
+      }
       const bool known = std::any_of(materials_.begin(), materials_.end(),
                                      [&](const MaterialDraft& m) { return m.name == pending.material; });
       if (!known) fail(pending.where, "undefined material '" + pending.material + "'");
@@ -991,6 +1014,12 @@ class Reader {
       if (section.formulation != Formulation::Solid) section.thickness = pending.thickness;
       model_.sections.push_back(std::move(section));
     }
+
+    if (!sections_.empty())
+      for (std::size_t e = 0; e < owner.size(); ++e)
+        if (owner[e] < 0)
+          fail(element_where_[e],
+               str("element ", label_of(static_cast<Index>(e)), " is in no *SOLID SECTION, so it has no material"));
 
     for (const MaterialDraft& draft : materials_) model_.materials.push_back(build(draft));
 
@@ -1031,6 +1060,11 @@ class Reader {
     model_.validate();
   }
 
+  Label label_of(Index definition) const {
+    const ElementRecord& e = elements_[static_cast<std::size_t>(definition)];
+    return model_.mesh.blocks[static_cast<std::size_t>(e.block)].labels[static_cast<std::size_t>(e.local)];
+  }
+
   // The rule of Mesh::reduce_to_2d, checked here to name the line of the node off the plane.
   void check_planar() const {
     const Mesh& mesh = model_.mesh;
@@ -1055,15 +1089,19 @@ class Reader {
     for (Index definition : members) {
       const Plane p = elements_[static_cast<std::size_t>(definition)].plane;
       if (plane && *plane != p)
-        fail(section.where, "element set '" + section.element_set +
-                                "' mixes plane strain (CPE) and plane stress (CPS) elements; give each its own section");
+        fail(section.where,
+             "element set '" + section.element_set +
+                 "' mixes plane strain (CPE) and plane stress (CPS) elements; give each its own section");
       plane = p;
     }
     if (!plane) plane = mesh_dim_ == 2 ? Plane::Strain : Plane::Solid;
     switch (*plane) {
-      case Plane::Strain: return Formulation::PlaneStrain;
-      case Plane::Stress: return Formulation::PlaneStress;
-      case Plane::Solid: break;
+      case Plane::Strain:
+        return Formulation::PlaneStrain;
+      case Plane::Stress:
+        return Formulation::PlaneStress;
+      case Plane::Solid:
+        break;
     }
     return Formulation::Solid;
   }
@@ -1077,13 +1115,17 @@ class Reader {
       Material m;
       const auto& k = draft.constants;
       switch (draft.elastic) {
-        case MaterialDraft::Elastic::Isotropic: m = Material::from_youngs(draft.name, k[0], k[1], *draft.density); break;
+        case MaterialDraft::Elastic::Isotropic:
+          m = Material::from_youngs(draft.name, k[0], k[1], *draft.density);
+          break;
         case MaterialDraft::Elastic::EngineeringConstants:
           // Abaqus order: E1, E2, E3, nu12, nu13, nu23, G12, G13, G23.
           m = Material::from_engineering_constants(draft.name, k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8],
                                                    *draft.density);
           break;
-        default: m = Material::from_stiffness(draft.name, draft.stiffness, *draft.density); break;
+        default:
+          m = Material::from_stiffness(draft.name, draft.stiffness, *draft.density);
+          break;
       }
       m.damping_alpha = draft.damping_alpha;
       return m;
@@ -1110,7 +1152,7 @@ class Reader {
   std::vector<Location> node_where_;
   std::vector<ElementRecord> elements_;  // in definition order
   std::vector<Location> element_where_;
-  std::unordered_map<Label, Index> element_index_;           // label -> definition index
+  std::unordered_map<Label, Index> element_index_;          // label -> definition index
   std::map<std::string, std::vector<Index>> element_sets_;  // definition indices
   int mesh_dim_ = 0;
   Location mesh_dim_where_;

@@ -91,9 +91,7 @@ LineSource::LineSource(std::string_view text, std::string name, std::string base
   open_.push_back(0);
 }
 
-std::string LineSource::where(Location loc) const {
-  return str(file_name(loc.file), ":", loc.line);
-}
+std::string LineSource::where(Location loc) const { return str(file_name(loc.file), ":", loc.line); }
 
 void LineSource::fail(Location loc, const std::string& message) const {
   throw_input_error(file_name(loc.file), loc.line, message);

@@ -81,9 +81,9 @@ class LineSource {
   bool physical_line(File& file, std::string_view& text);
   void include(const KeywordLine& keyword);
 
-  std::deque<File> files_;            // every file opened, kept so that line views stay valid
-  std::vector<int> open_;             // the include stack: indices into files_
-  std::deque<std::string> joined_;    // keyword lines joined from continuation lines
+  std::deque<File> files_;          // every file opened, kept so that line views stay valid
+  std::vector<int> open_;           // the include stack: indices into files_
+  std::deque<std::string> joined_;  // keyword lines joined from continuation lines
   std::optional<Line> lookahead_;
 };
 

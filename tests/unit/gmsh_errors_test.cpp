@@ -218,11 +218,30 @@ TEST(GmshErrors, DuplicateTags) {
   EXPECT_CONTAINS(message, "bad.msh:4:");
   EXPECT_CONTAINS(message, "node tag 2 is defined twice");
   message = error_of(replace(kSquare, "2 1 3 4\n", "1 1 3 4\n"));
-  EXPECT_CONTAINS(message, "bad.msh:16:");
+  EXPECT_CONTAINS(message, "bad.msh:18:");  // the block holding the second use
+  EXPECT_CONTAINS(message, "element tag 1 is used twice");
+  // A tag of a later block repeating one of an earlier block names the later block.
+  std::string two_blocks = replace(kSquare, "1 2 1 2\n2 1 2 2\n1 1 2 3\n2 1 3 4\n",
+                                   "2 2 1 2\n2 1 2 1\n1 1 2 3\n2 1 2 1\n1 1 3 4\n");
+  message = error_of(two_blocks);
+  EXPECT_CONTAINS(message, "bad.msh:20:");
   EXPECT_CONTAINS(message, "element tag 1 is used twice");
   // Sparse tags take the sorted path of the duplicate check.
   message = error_of(replace(kSquare, "1\n2\n3\n4\n", "1\n2000000\n9000000000\n2000000\n"));
   EXPECT_CONTAINS(message, "node tag 2000000 is defined twice");
+}
+
+TEST(GmshErrors, RepeatedMeshSections) {
+  const std::string nodes = kSquare.substr(kSquare.find("$Nodes"), kSquare.find("$Elements") - kSquare.find("$Nodes"));
+  std::string message = error_of(replace(kSquare, "$Elements", nodes + "$Elements"));
+  EXPECT_CONTAINS(message, "bad.msh:16:");
+  EXPECT_CONTAINS(message, "found a second $Nodes section; expected one");
+  message = error_of(kSquare + kSquare.substr(kSquare.find("$Elements")));
+  EXPECT_CONTAINS(message, "bad.msh:22:");
+  EXPECT_CONTAINS(message, "found a second $Elements section");
+  message = error_of(kSquare + "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n");
+  EXPECT_CONTAINS(message, "bad.msh:22:");
+  EXPECT_CONTAINS(message, "second $MeshFormat");
 }
 
 TEST(GmshErrors, SparseTagsAreLabels) {

@@ -14,7 +14,6 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
-#include <iterator>
 #include <limits>
 #include <map>
 #include <utility>
@@ -238,11 +237,14 @@ class Input {
 // are dense (Gmsh writes 1..n), a sorted list otherwise; either is linear in the number of tags.
 class TagIndex {
  public:
-  // Returns a tag listed twice, or 0 when all are distinct.
-  Label build(const std::vector<Label>& tags) {
+  struct Repeat {
+    Label tag = 0;       // 0 when all tags are distinct
+    std::size_t at = 0;  // position of its second occurrence
+  };
+  Repeat build(const std::vector<Label>& tags) {
     dense_.clear();
     sorted_.clear();
-    if (tags.empty()) return 0;
+    if (tags.empty()) return {};
     const auto [lo, hi] = std::minmax_element(tags.begin(), tags.end());
     min_ = *lo;
     const auto range = static_cast<std::uint64_t>(*hi - *lo);
@@ -250,17 +252,17 @@ class TagIndex {
       dense_.assign(static_cast<std::size_t>(range) + 1, -1);
       for (std::size_t i = 0; i < tags.size(); ++i) {
         Index& slot = dense_[static_cast<std::size_t>(tags[i] - min_)];
-        if (slot >= 0) return tags[i];
+        if (slot >= 0) return {tags[i], i};
         slot = static_cast<Index>(i);
       }
-      return 0;
+      return {};
     }
     sorted_.reserve(tags.size());
     for (std::size_t i = 0; i < tags.size(); ++i) sorted_.emplace_back(tags[i], static_cast<Index>(i));
     std::sort(sorted_.begin(), sorted_.end());
     for (std::size_t i = 1; i < sorted_.size(); ++i)
-      if (sorted_[i].first == sorted_[i - 1].first) return sorted_[i].first;
-    return 0;
+      if (sorted_[i].first == sorted_[i - 1].first) return {sorted_[i].first, static_cast<std::size_t>(sorted_[i].second)};
+    return {};
   }
 
   // The index of `tag`, or -1.
@@ -385,6 +387,8 @@ void read_entities(Input& in, State& state, bool partitioned) {
       const std::size_t n_physicals = in.count("the number of physical tags of an entity", 1, 0, 0);
       std::vector<int> physicals(n_physicals);
       for (int& p : physicals) p = in.int_value("a physical tag");
+      std::sort(physicals.begin(), physicals.end());
+      physicals.erase(std::unique(physicals.begin(), physicals.end()), physicals.end());
       if (dim > 0) {
         const std::size_t bounding = in.count("the number of bounding entities", 1, 0, 0);
         for (std::size_t k = 0; k < bounding; ++k) in.int_value("a bounding entity tag");
@@ -429,20 +433,18 @@ void read_nodes(Input& in, State& state, Position header) {
     in.fail_at(total_at, str("the $Nodes header announces ", total, " nodes but its blocks hold ", sum,
                              "; expected equal counts"));
   expect_end(in, "Nodes");
-  if (const Label twice = state.nodes.build(state.node_tags))
-    in.fail_at(header, str("node tag ", twice, " is defined twice; expected distinct node tags"));
+  if (const auto repeat = state.nodes.build(state.node_tags); repeat.tag != 0)
+    in.fail_at(header, str("node tag ", repeat.tag, " is defined twice; expected distinct node tags"));
   state.have_nodes = true;
 }
 
-void read_elements(Input& in, State& state, Position header) {
+void read_elements(Input& in, State& state) {
   const std::size_t n_blocks = in.count("the number of element entity blocks", 3, 1, 0);
   const std::uint64_t total = in.size_value("the number of elements");
   const Position total_at = in.last();
   in.size_value("the smallest element tag");
   in.size_value("the largest element tag");
   std::uint64_t sum = 0;
-  for (const auto& group : state.groups) sum += group.labels.size();
-  const std::uint64_t before = sum;
   for (std::size_t b = 0; b < n_blocks; ++b) {
     ElementGroup group;
     group.dim = in.int_value("the dimension of an element entity block");
@@ -473,24 +475,31 @@ void read_elements(Input& in, State& state, Position header) {
         const Label tag = in.tag_value("a node tag of an element");
         const Index index = state.nodes.find(tag);
         if (index < 0)
-          in.fail(str("element ", label, " refers to node ", tag, ", which no $Nodes section before defines; "
-                      "expected a defined node tag"));
+          in.fail(str("element ", label, " refers to node ", tag, ", which $Nodes ",
+                      state.have_nodes ? "does not define" : "has not defined (it must come before $Elements)",
+                      "; expected a defined node tag"));
         group.nodes.push_back(index);
       }
     }
     sum += n;
     state.groups.push_back(std::move(group));
   }
-  if (sum - before != total)
-    in.fail_at(total_at, str("the $Elements header announces ", total, " elements but its blocks hold ", sum - before,
+  if (sum != total)
+    in.fail_at(total_at, str("the $Elements header announces ", total, " elements but its blocks hold ", sum,
                            "; expected equal counts"));
   expect_end(in, "Elements");
   std::vector<Label> labels;
   labels.reserve(static_cast<std::size_t>(sum));
   for (const auto& group : state.groups) labels.insert(labels.end(), group.labels.begin(), group.labels.end());
   TagIndex check;
-  if (const Label twice = check.build(labels))
-    in.fail_at(header, str("element tag ", twice, " is used twice; expected distinct element tags"));
+  if (const auto repeat = check.build(labels); repeat.tag != 0) {
+    // Located at the block of the second use.
+    std::size_t group = 0;
+    for (std::size_t first = 0; first + state.groups[group].labels.size() <= repeat.at; ++group)
+      first += state.groups[group].labels.size();
+    in.fail_at(state.groups[group].header,
+               str("element tag ", repeat.tag, " is used twice; expected distinct element tags"));
+  }
   state.have_elements = true;
 }
 
@@ -501,18 +510,24 @@ bool ignored_quietly(std::string_view section) {
          section == "Comments";
 }
 
-// The group's set name: its $PhysicalNames name, else physical<tag>, qualified by dimension when
-// another unnamed group of a different dimension has the same tag.
-std::string group_name(const State& state, const std::map<DimTag, std::vector<Index>>& groups, DimTag key) {
-  const auto named = state.physical_names.find(key);
-  if (named != state.physical_names.end() && !named->second.empty()) return named->second;
-  for (const auto& [other, members] : groups) {
-    if (other.second != key.second || other.first == key.first) continue;
-    const auto other_name = state.physical_names.find(other);
-    if (other_name == state.physical_names.end() || other_name->second.empty())
-      return str("physical", key.second, "_dim", key.first);
+// Set names of the groups: the $PhysicalNames name, else physical<tag>, qualified by dimension
+// when unnamed groups of different dimensions share the tag.
+std::map<DimTag, std::string> group_names(const State& state, const std::map<DimTag, std::vector<Index>>& groups) {
+  const auto name_of = [&](DimTag key) {
+    const auto named = state.physical_names.find(key);
+    return named == state.physical_names.end() ? std::string() : named->second;
+  };
+  std::map<int, int> unnamed_dims;  // tag -> number of unnamed groups with it
+  for (const auto& [key, members] : groups)
+    if (name_of(key).empty()) ++unnamed_dims[key.second];
+  std::map<DimTag, std::string> names;
+  for (const auto& [key, members] : groups) {
+    std::string name = name_of(key);
+    if (name.empty())
+      name = unnamed_dims[key.second] > 1 ? str("physical", key.second, "_dim", key.first) : str("physical", key.second);
+    names.emplace(key, std::move(name));
   }
-  return str("physical", key.second);
+  return names;
 }
 
 Mesh build_mesh(Input& in, State& state) {
@@ -569,14 +584,23 @@ Mesh build_mesh(Input& in, State& state) {
   for (const auto& [key, name] : state.physical_names) group_nodes[key];
   for (const auto& [entity, physicals] : state.entity_physicals)
     for (int tag : physicals) group_nodes[{entity.first, tag}];
+  // The distinct mesh nodes of each element block, found by stamping (sets are sorted once at the end).
+  std::vector<std::size_t> stamp(static_cast<std::size_t>(mesh.n_nodes()), state.groups.size());
+  std::vector<Index> block_nodes;
   for (std::size_t g = 0; g < state.groups.size(); ++g) {
     const ElementGroup& group = state.groups[g];
     const auto physicals = state.entity_physicals.find({group.dim, group.entity});
-    if (physicals == state.entity_physicals.end()) continue;
+    if (physicals == state.entity_physicals.end() || physicals->second.empty()) continue;
+    block_nodes.clear();
+    for (Index node : group.nodes) {
+      const Index kept = renumber[static_cast<std::size_t>(node)];
+      if (kept < 0 || stamp[static_cast<std::size_t>(kept)] == g) continue;
+      stamp[static_cast<std::size_t>(kept)] = g;
+      block_nodes.push_back(kept);
+    }
     for (int tag : physicals->second) {
       std::vector<Index>& nodes = group_nodes[{group.dim, tag}];
-      for (Index node : group.nodes)
-        if (const Index kept = renumber[static_cast<std::size_t>(node)]; kept >= 0) nodes.push_back(kept);
+      nodes.insert(nodes.end(), block_nodes.begin(), block_nodes.end());
       if (group.dim != dim) continue;
       std::vector<Index>& elements = group_elements[{group.dim, tag}];
       const Index first = block_offset[static_cast<std::size_t>(placement[g].block)] + placement[g].first;
@@ -584,12 +608,12 @@ Mesh build_mesh(Input& in, State& state) {
     }
   }
   bool grouped = false;
+  const std::map<DimTag, std::string> names = group_names(state, group_nodes);
   for (const auto& [key, nodes] : group_nodes) {
     // Groups sharing a name (same name in two dimensions) share the set: the union of their members.
-    const std::string name = group_name(state, group_nodes, key);
+    const std::string& name = names.at(key);
     std::vector<Index>& node_set = mesh.node_sets[name];
     node_set.insert(node_set.end(), nodes.begin(), nodes.end());
-    normalise_set(node_set);
     if (key.first != dim) continue;
     std::vector<Index>& element_set = mesh.element_sets[name];
     const auto elements = group_elements.find(key);
@@ -597,8 +621,9 @@ Mesh build_mesh(Input& in, State& state) {
       element_set.insert(element_set.end(), elements->second.begin(), elements->second.end());
       grouped = grouped || !elements->second.empty();
     }
-    normalise_set(element_set);
   }
+  for (auto& [name, members] : mesh.node_sets) normalise_set(members);
+  for (auto& [name, members] : mesh.element_sets) normalise_set(members);
   if (!grouped) {
     std::vector<Index>& all = mesh.element_sets["all"];
     all.resize(static_cast<std::size_t>(mesh.n_elements()));
@@ -638,10 +663,14 @@ Mesh read_gmsh_buffer(std::string_view bytes, const std::string& name) {
       read_entities(in, state, false);
     } else if (section == "PartitionedEntities") {
       read_entities(in, state, true);
-    } else if (section == "Nodes") {
-      read_nodes(in, state, at);
-    } else if (section == "Elements") {
-      read_elements(in, state, at);
+    } else if (section == "Nodes" || section == "Elements") {
+      // Gmsh writes one of each; a second would need the node index rebuilt and rechecked.
+      bool& seen = section == "Nodes" ? state.have_nodes : state.have_elements;
+      if (seen) in.fail(str("found a second ", header, " section; expected one"));
+      if (section == "Nodes")
+        read_nodes(in, state, at);
+      else
+        read_elements(in, state);
     } else {
       if (!in.skip_to(str("$End", section)))
         in.fail_at(at, str("section ", quote(header), " never ends; expected $End", section));
@@ -650,17 +679,21 @@ Mesh read_gmsh_buffer(std::string_view bytes, const std::string& name) {
   }
   if (!state.skipped.empty()) {
     std::string list;
-    for (const auto& s : state.skipped) list += (list.empty() ? "" : ", ") + s;
+    for (std::size_t i = 0; i < state.skipped.size() && i < 10; ++i) list += (i ? ", " : "") + state.skipped[i];
+    if (state.skipped.size() > 10) list += str(" and ", state.skipped.size() - 10, " more");
     log::warn(str(name, ": skipped sections tremor does not read: ", list));
   }
   return build_mesh(in, state);
 }
 
 Mesh read_gmsh(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
   if (!file) throw Error(str(path, ": cannot open the Gmsh mesh file"));
-  std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (file.bad()) throw Error(str(path, ": cannot read the Gmsh mesh file"));
+  const std::streamoff size = file.tellg();
+  if (size < 0) throw Error(str(path, ": cannot read the Gmsh mesh file"));
+  std::string bytes(static_cast<std::size_t>(size), '\0');
+  file.seekg(0);
+  if (!file.read(bytes.data(), size)) throw Error(str(path, ": cannot read the Gmsh mesh file"));
   return read_gmsh_buffer(bytes, path);
 }
 

@@ -307,6 +307,18 @@ TEST(GmshErrors, PhysicalGroupNames) {
   EXPECT_EQ(mesh.element_sets.count("all"), 0u);
 }
 
+TEST(GmshErrors, WindowsLineEndsAndNamesWithSpaces) {
+  std::string text = replace(kGrouped, "1 2 \"top\"", "1 2 \"top edge\"");
+  text = replace(text, "0 3 \"top\"", "0 3 \"top edge\"");
+  std::string crlf;
+  for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  const Mesh mesh = io::read_gmsh_buffer(crlf, "crlf.msh");
+  EXPECT_EQ(mesh.node_sets.at("top edge"), (std::vector<Index>{0, 2, 3}));
+  EXPECT_EQ(mesh.element_sets.at("physical1_dim2"), (std::vector<Index>{0, 1}));
+  // Lines are still counted right.
+  EXPECT_CONTAINS(error_of(replace(crlf, "0 1 0\r\n$EndNodes", "0 x 0\r\n$EndNodes")), "bad.msh:26:");
+}
+
 TEST(GmshErrors, EntityProblems) {
   std::string message = error_of(replace(kGrouped, "2 1 2 2\n", "2 9 2 2\n"));
   EXPECT_CONTAINS(message, "bad.msh:36:");

@@ -331,6 +331,22 @@ TEST(GmshReader, PartitionedMeshKeepsItsPhysicalGroups) {
   }
 }
 
+TEST(GmshReader, ParametricCoordinatesAreSkipped) {
+  // tri3.msh saved with the nodes' parametric coordinates (u on curves, u v on surfaces).
+  const Mesh plain = read("tri3.msh");
+  for (const char* file : {"tri3_param.msh", "tri3_param_bin.msh"}) {
+    const Mesh mesh = read(file);
+    EXPECT_EQ(mesh.node_labels, plain.node_labels) << file;
+    ASSERT_EQ(mesh.coordinates.size(), plain.coordinates.size()) << file;
+    for (std::size_t i = 0; i < mesh.coordinates.size(); ++i)
+      // Gmsh prints the same coordinates with 15 or 16 digits in the two saves: rounding only.
+      EXPECT_NEAR(mesh.coordinates[i], plain.coordinates[i], 1e-14) << file;
+    EXPECT_EQ(mesh.blocks.at(0).connectivity, plain.blocks.at(0).connectivity) << file;
+    EXPECT_EQ(mesh.node_sets, plain.node_sets) << file;
+    EXPECT_EQ(mesh.element_sets, plain.element_sets) << file;
+  }
+}
+
 TEST(GmshReader, LabelsAreGmshTags) {
   // Gmsh numbers the nodes on the geometry's points first, point i -> node i: the labels must be
   // those tags, attached to the points' coordinates (l_plate.geo).

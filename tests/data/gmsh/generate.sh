@@ -20,3 +20,5 @@ mesh hex20 l_block.geo 3 -setnumber hexes 1 -order 2 -string "Mesh.SecondOrderIn
 mesh hex27 l_block.geo 3 -setnumber hexes 1 -order 2
 # The triangle plate split in two partitions: elements sit on the entities of $PartitionedEntities.
 mesh tri3_part l_plate.geo 2 -part 2
+# The triangle plate with the nodes' parametric coordinates saved (u on curves, u v on surfaces).
+mesh tri3_param l_plate.geo 2 -string "Mesh.SaveParametric=1;"

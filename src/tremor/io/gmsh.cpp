@@ -165,10 +165,6 @@ class Input {
   // doubles; one larger than the rest of the file could hold is an error, not an allocation.
   std::size_t count(const char* what, std::size_t ints, std::size_t sizes, std::size_t doubles) {
     const std::uint64_t value = size_value(what);
-    return bounded(value, what, ints, sizes, doubles);
-  }
-  std::size_t bounded(std::uint64_t value, const char* what, std::size_t ints, std::size_t sizes,
-                      std::size_t doubles) {
     // A text value takes at least one character and one separator.
     const std::size_t each =
         binary_ ? ints * kIntBytes + sizes * kSizeBytes + doubles * kDoubleBytes : 2 * (ints + sizes + doubles);

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "tremor/core/error.hpp"
@@ -169,6 +171,15 @@ Layout layout_of(ElementType type, int order) {
   return layout;
 }
 
+// A count computed in floating point, as an integer while it is one exactly.
+std::string count_text(double value) {
+  if (value < 9.0e15) return str(static_cast<long long>(value));
+  std::ostringstream out;
+  out.precision(3);
+  out << std::scientific << value;
+  return out.str();
+}
+
 // Positions of the fine-grid points along one axis: graded cell boundaries, then the layout's
 // points inside each cell. Throws if two of them coincide in double precision.
 std::vector<double> axis_points(int axis, double origin, double length, Size cells, double grading,
@@ -286,8 +297,8 @@ Mesh generate(int dim, const std::array<double, 3>& origin, const std::array<dou
   const double elements = cells * static_cast<double>(layout.elements.size());
   TREMOR_CHECK(points * dim <= limit && elements * per_element <= limit, "mesh generator: ", shape, " ", divisions[0],
                " x ", divisions[1], dim == 3 ? str(" x ", divisions[2]) : std::string(), " of ",
-               element_name(type, order), " needs about ", points, " nodes (", points * dim,
-               " degrees of freedom) and ", elements, " elements (", elements * per_element,
+               element_name(type, order), " needs ", count_text(points), " nodes (", count_text(points * dim),
+               " degrees of freedom) and ", count_text(elements), " elements (", count_text(elements * per_element),
                " connectivity entries); the limit is ", generator_limit(), " of each");
 
   std::array<std::vector<double>, 3> fine;

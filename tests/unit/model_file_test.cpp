@@ -399,23 +399,25 @@ TEST_F(ModelFile, BoxSetErrors) {
 }
 
 TEST_F(ModelFile, BoxSetsCatchNodesOnTheirFaces) {
-  // 0.1 * 3 / 7 is not a double; the box min = max = 0.3 / 7 must still catch those nodes.
+  // The generator puts the eighth column of nodes at 0.1 * (7 / 10) = 0.06999999999999999, not
+  // at the double nearest 0.07; the box min = max = 0.07 must still catch them.
+  ASSERT_NE(0.1 * (7.0 / 10.0), 0.07);
   const Model model = parse(R"([mesh]
 generator = "rectangle"
 element = "quad8"
 size = [0.1, 0.1]
-divisions = [7, 7]
+divisions = [10, 10]
 [[mesh.node_set]]
 name = "line"
-min = [0.04285714285714286, 0]
-max = [0.04285714285714286, 0.1]
+min = [0.07, 0]
+max = [0.07, 0.1]
 [[mesh.element_set]]
 name = "corner"
 min = [0, 0]
-max = [0.0143, 0.0143]
+max = [0.01, 0.01]
 )");
-  // A vertical line of quad8 nodes through vertices: 8 vertices + 7 mid-edge nodes.
-  EXPECT_EQ(model.mesh.node_sets.at("line").size(), 15u);
+  // A vertical line of quad8 nodes through vertices: 11 vertices + 10 mid-edge nodes.
+  EXPECT_EQ(model.mesh.node_sets.at("line").size(), 21u);
   EXPECT_EQ(model.mesh.element_sets.at("corner"), std::vector<Index>{0});
 }
 
@@ -506,6 +508,15 @@ TEST_F(ModelFile, ReadsFilesAndDispatchesByExtension) {
     return std::string("no error");
   }();
   EXPECT_EQ(missing, "/nonexistent/model.toml: no such model file");
+  const std::string folder = [] {
+    try {
+      io::read_model_file(test::data_path("model"));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  }();
+  EXPECT_NE(folder.find("model: not a regular file; expected a model file"), std::string::npos) << folder;
   const std::string unknown = [] {
     try {
       io::load_model("part.vtu");

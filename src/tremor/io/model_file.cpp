@@ -471,7 +471,8 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
 Model read_model_file(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code error;
-  if (!fs::is_regular_file(path, error)) throw Error(str(path, ": no such model file"));
+  if (!fs::exists(path, error)) throw Error(str(path, ": no such model file"));
+  if (!fs::is_regular_file(path, error)) throw Error(str(path, ": not a regular file; expected a model file"));
   const std::uintmax_t bytes = fs::file_size(path, error);
   if (error) throw Error(str(path, ": cannot read the model file (", error.message(), ")"));
   if (bytes > largest_model_file)

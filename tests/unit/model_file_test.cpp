@@ -296,6 +296,8 @@ TEST_F(ModelFile, SyntaxAndTopLevelErrors) {
   expect_error(box_mesh + "\n[source]\nx = 1\n", 7, {"unknown key 'source'", "did you mean 'sources'?"});
   expect_error("zzz = 1\n" + box_mesh, 1, {"unknown key 'zzz'", "expected one of: title, mesh, material, section"});
   expect_error(box_mesh + "\nzzz = 1\n", 7, {"[mesh]: unknown key 'zzz'", "expected one of: file, generator"});
+  expect_error(std::string(100, 'm') + " = 1\n" + box_mesh, 1, {"expected one of: title"});  // too long to be a typo
+  expect_error(box_mesh + steel + "poisson = 0.3\n", 11, {"unknown key 'poisson'; did you mean 'poisson_ratio'?"});
   expect_error("title = \"no mesh\"\n", 0, {"missing [mesh]"});
   expect_error("mesh = 3\n", 1, {"'mesh' must be a table ([mesh]), got an integer"});
   expect_error(box_mesh + "[material]\nname = \"steel\"\n", 6,

@@ -1,0 +1,319 @@
+#pragma once
+// Element matrices of linear elasticity, templated on the reference element (elements.hpp):
+// stiffness K = t int B^T D B dV, consistent mass M = t int rho N^T N dV, lumped mass and the
+// stiffness action K u. All are TREMOR_HOST_DEVICE with fixed-size local arrays, so the same code
+// is the host reference and the body of a forall() kernel. Each kernel follows the verbs
+//   gather (the caller copies the element's node coordinates, node-major, into x)
+//   -> evaluate (shape gradients and Jacobian at a quadrature point)
+//   -> pointwise (the constitutive matrix D applied to a strain)
+//   -> integrate (weighted sum into the element matrix).
+//
+// Conventions: DOFs node-major (node a, component c -> a * dim + c); Voigt order (xx, yy, xy) in
+// 2D and (xx, yy, zz, yz, xz, xy) in 3D with engineering shear strains, as model/material.hpp;
+// D is row-major n_voigt x n_voigt. `thickness` multiplies 2D integrals (pass 1 in 3D).
+#include "tremor/core/config.hpp"
+#include "tremor/fem/elements.hpp"
+#include "tremor/fem/quadrature.hpp"
+
+namespace tremor::fem {
+
+template <int Dim>
+constexpr int voigt_size = Dim == 2 ? 3 : 6;
+
+// Quadrature points of a rule of `degree` (total degree on simplices, per direction otherwise).
+template <class E>
+constexpr int rule_points(int degree) {
+  if constexpr (E::simplex)
+    return E::dim == 2 ? triangle_points(degree) : tetrahedron_points(degree);
+  else
+    return ipow(gauss_points_for_degree(degree), E::dim);
+}
+
+template <class E>
+using StiffnessRule = QuadratureRule<E::dim, rule_points<E>(E::stiffness_degree)>;
+template <class E>
+using MassRule = QuadratureRule<E::dim, rule_points<E>(E::mass_degree)>;
+template <class E>
+using LumpingRule = QuadratureRule<E::dim, E::lumping == Lumping::Nodal ? E::n_nodes : rule_points<E>(E::mass_degree)>;
+
+// The rule of `degree` for element E: a simplex rule or tensor Gauss-Legendre.
+template <class E, int MaxPoints>
+TREMOR_HOST_DEVICE void make_rule(int degree, QuadratureRule<E::dim, MaxPoints>& rule) {
+  if constexpr (E::simplex) {
+    if constexpr (E::dim == 2)
+      triangle_rule(degree, rule);
+    else
+      tetrahedron_rule(degree, rule);
+  } else {
+    tensor_rule(gauss_points_for_degree(degree), false, rule);
+  }
+}
+
+// Default rules: exact for K and M on affine elements (docs/elements.md).
+template <class E>
+TREMOR_HOST_DEVICE StiffnessRule<E> stiffness_rule() {
+  StiffnessRule<E> rule;
+  make_rule<E>(E::stiffness_degree, rule);
+  return rule;
+}
+template <class E>
+TREMOR_HOST_DEVICE MassRule<E> mass_rule() {
+  MassRule<E> rule;
+  make_rule<E>(E::mass_degree, rule);
+  return rule;
+}
+// The rule the lumped mass uses: the GLL nodes for GLL elements, the mass rule otherwise.
+template <class E>
+TREMOR_HOST_DEVICE LumpingRule<E> lumping_rule() {
+  LumpingRule<E> rule;
+  if constexpr (E::lumping == Lumping::Nodal)
+    tensor_rule(E::order + 1, true, rule);
+  else
+    make_rule<E>(E::mass_degree, rule);
+  return rule;
+}
+
+// ------------------------------------------------------------------------------------ evaluate
+
+// Jacobian J[i * Dim + j] = dx_i / dxi_j of the map x(xi) = sum_a N_a(xi) x_a; returns det J.
+template <int Dim>
+TREMOR_HOST_DEVICE double jacobian(int n_nodes, const double* x, const double* dN, double* J) {
+  for (int k = 0; k < Dim * Dim; ++k) J[k] = 0.0;
+  for (int a = 0; a < n_nodes; ++a)
+    for (int i = 0; i < Dim; ++i)
+      for (int j = 0; j < Dim; ++j) J[i * Dim + j] += x[a * Dim + i] * dN[a * Dim + j];
+  if constexpr (Dim == 2) {
+    return J[0] * J[3] - J[1] * J[2];
+  } else {
+    return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+           J[2] * (J[3] * J[7] - J[4] * J[6]);
+  }
+}
+
+// Inverse of J given its determinant (the caller checks det != 0).
+template <int Dim>
+TREMOR_HOST_DEVICE void invert(const double* J, double det, double* inverse) {
+  const double s = 1.0 / det;
+  if constexpr (Dim == 2) {
+    inverse[0] = J[3] * s;
+    inverse[1] = -J[1] * s;
+    inverse[2] = -J[2] * s;
+    inverse[3] = J[0] * s;
+  } else {
+    inverse[0] = (J[4] * J[8] - J[5] * J[7]) * s;
+    inverse[1] = (J[2] * J[7] - J[1] * J[8]) * s;
+    inverse[2] = (J[1] * J[5] - J[2] * J[4]) * s;
+    inverse[3] = (J[5] * J[6] - J[3] * J[8]) * s;
+    inverse[4] = (J[0] * J[8] - J[2] * J[6]) * s;
+    inverse[5] = (J[2] * J[3] - J[0] * J[5]) * s;
+    inverse[6] = (J[3] * J[7] - J[4] * J[6]) * s;
+    inverse[7] = (J[1] * J[6] - J[0] * J[7]) * s;
+    inverse[8] = (J[0] * J[4] - J[1] * J[3]) * s;
+  }
+}
+
+// det J at xi (no gradients kept).
+template <class E>
+TREMOR_HOST_DEVICE double jacobian_determinant(const double* x, const double* xi) {
+  double dN[E::n_nodes * E::dim], J[E::dim * E::dim];
+  E::gradients(xi, dN);
+  return jacobian<E::dim>(E::n_nodes, x, dN, J);
+}
+
+// Physical gradients dNdx[a * dim + i] = dN_a / dx_i at xi; returns det J (dNdx is left as the
+// reference gradients when det J == 0).
+template <class E>
+TREMOR_HOST_DEVICE double physical_gradients(const double* x, const double* xi, double* dNdx) {
+  constexpr int dim = E::dim;
+  double J[dim * dim], inverse[dim * dim];
+  E::gradients(xi, dNdx);
+  const double det = jacobian<dim>(E::n_nodes, x, dNdx, J);
+  if (det == 0.0) return det;
+  invert<dim>(J, det, inverse);
+  for (int a = 0; a < E::n_nodes; ++a) {
+    double g[dim];
+    for (int i = 0; i < dim; ++i) {
+      g[i] = 0.0;
+      for (int j = 0; j < dim; ++j) g[i] += dNdx[a * dim + j] * inverse[j * dim + i];
+    }
+    for (int i = 0; i < dim; ++i) dNdx[a * dim + i] = g[i];
+  }
+  return det;
+}
+
+// Column (node with gradient g, component c) of the strain-displacement matrix B, in Voigt order.
+template <int Dim>
+TREMOR_HOST_DEVICE void strain_column(const double* g, int c, double* column) {
+  if constexpr (Dim == 2) {
+    column[0] = c == 0 ? g[0] : 0.0;
+    column[1] = c == 1 ? g[1] : 0.0;
+    column[2] = c == 0 ? g[1] : g[0];
+  } else {
+    column[0] = c == 0 ? g[0] : 0.0;
+    column[1] = c == 1 ? g[1] : 0.0;
+    column[2] = c == 2 ? g[2] : 0.0;
+    column[3] = c == 0 ? 0.0 : (c == 1 ? g[2] : g[1]);
+    column[4] = c == 1 ? 0.0 : (c == 0 ? g[2] : g[0]);
+    column[5] = c == 2 ? 0.0 : (c == 0 ? g[1] : g[0]);
+  }
+}
+
+// Strain (Voigt, engineering shear) of the nodal displacements u at xi: B u.
+template <class E>
+TREMOR_HOST_DEVICE double element_strain(const double* x, const double* u, const double* xi, double* strain) {
+  constexpr int dim = E::dim, nv = voigt_size<dim>;
+  double dNdx[E::n_nodes * dim];
+  const double det = physical_gradients<E>(x, xi, dNdx);
+  for (int k = 0; k < nv; ++k) strain[k] = 0.0;
+  for (int a = 0; a < E::n_nodes; ++a)
+    for (int c = 0; c < dim; ++c) {
+      double column[nv];
+      strain_column<dim>(dNdx + a * dim, c, column);
+      for (int k = 0; k < nv; ++k) strain[k] += column[k] * u[a * dim + c];
+    }
+  return det;
+}
+
+// ---------------------------------------------------------------------------------- integrate
+
+// Element stiffness K (n_dof x n_dof, row-major, n_dof = n_nodes * dim), symmetric by
+// construction (upper triangle computed, then mirrored). Returns the smallest det J met; a value
+// <= 0 means the element is inverted or degenerate and K is not meaningful.
+template <class E, class Rule>
+TREMOR_HOST_DEVICE double element_stiffness(const double* x, const double* D, double thickness, const Rule& rule,
+                                            double* K) {
+  constexpr int dim = E::dim, nv = voigt_size<dim>, n_dof = E::n_nodes * dim;
+  for (int k = 0; k < n_dof * n_dof; ++k) K[k] = 0.0;
+  double min_det = 1e300;
+  double dNdx[E::n_nodes * dim];
+  for (int q = 0; q < rule.n_points; ++q) {
+    const double det = physical_gradients<E>(x, rule.point(q), dNdx);  // evaluate
+    min_det = det < min_det ? det : min_det;
+    const double scale = rule.weights[q] * det * thickness;
+    for (int a = 0; a < E::n_nodes; ++a)
+      for (int i = 0; i < dim; ++i) {
+        double column[nv], stress[nv];
+        strain_column<dim>(dNdx + a * dim, i, column);
+        for (int k = 0; k < nv; ++k) {  // pointwise: the stress of a unit nodal displacement
+          stress[k] = 0.0;
+          for (int l = 0; l < nv; ++l) stress[k] += D[k * nv + l] * column[l];
+        }
+        const int row = a * dim + i;
+        for (int col = row; col < n_dof; ++col) {  // integrate
+          strain_column<dim>(dNdx + (col / dim) * dim, col % dim, column);
+          double sum = 0.0;
+          for (int k = 0; k < nv; ++k) sum += column[k] * stress[k];
+          K[row * n_dof + col] += scale * sum;
+        }
+      }
+  }
+  for (int row = 0; row < n_dof; ++row)
+    for (int col = 0; col < row; ++col) K[row * n_dof + col] = K[col * n_dof + row];
+  return min_det;
+}
+
+// f = K u without forming K (matrix-free; f has n_dof entries).
+template <class E, class Rule>
+TREMOR_HOST_DEVICE void apply_element_stiffness(const double* x, const double* D, double thickness, const Rule& rule,
+                                                const double* u, double* f) {
+  constexpr int dim = E::dim, nv = voigt_size<dim>, n_dof = E::n_nodes * dim;
+  for (int k = 0; k < n_dof; ++k) f[k] = 0.0;
+  double dNdx[E::n_nodes * dim];
+  for (int q = 0; q < rule.n_points; ++q) {
+    const double det = physical_gradients<E>(x, rule.point(q), dNdx);
+    double strain[nv] = {}, stress[nv];
+    double column[nv];
+    for (int a = 0; a < E::n_nodes; ++a)
+      for (int c = 0; c < dim; ++c) {
+        strain_column<dim>(dNdx + a * dim, c, column);
+        for (int k = 0; k < nv; ++k) strain[k] += column[k] * u[a * dim + c];
+      }
+    const double scale = rule.weights[q] * det * thickness;
+    for (int k = 0; k < nv; ++k) {
+      stress[k] = 0.0;
+      for (int l = 0; l < nv; ++l) stress[k] += D[k * nv + l] * strain[l];
+      stress[k] *= scale;
+    }
+    for (int a = 0; a < E::n_nodes; ++a)
+      for (int c = 0; c < dim; ++c) {
+        strain_column<dim>(dNdx + a * dim, c, column);
+        double sum = 0.0;
+        for (int k = 0; k < nv; ++k) sum += column[k] * stress[k];
+        f[a * dim + c] += sum;
+      }
+  }
+}
+
+// Consistent mass, scalar part: M_ab = t int rho N_a N_b dV (n_nodes x n_nodes, row-major). The
+// DOF matrix is M_ab * delta_cd for DOFs (a, c), (b, d); consistent_mass_dofs() expands it.
+template <class E, class Rule>
+TREMOR_HOST_DEVICE void consistent_mass(const double* x, double rho_thickness, const Rule& rule, double* M) {
+  constexpr int n = E::n_nodes;
+  for (int k = 0; k < n * n; ++k) M[k] = 0.0;
+  double N[n], dN[n * E::dim], J[E::dim * E::dim];
+  for (int q = 0; q < rule.n_points; ++q) {
+    E::shape(rule.point(q), N);
+    E::gradients(rule.point(q), dN);
+    const double scale = rule.weights[q] * jacobian<E::dim>(n, x, dN, J) * rho_thickness;
+    for (int a = 0; a < n; ++a)
+      for (int b = a; b < n; ++b) M[a * n + b] += scale * N[a] * N[b];
+  }
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < a; ++b) M[a * n + b] = M[b * n + a];
+}
+
+// Expands the scalar mass (n_nodes^2) into the DOF matrix (n_dof^2, node-major).
+template <class E>
+TREMOR_HOST_DEVICE void consistent_mass_dofs(const double* M, double* M_dofs) {
+  constexpr int n = E::n_nodes, dim = E::dim, n_dof = n * dim;
+  for (int r = 0; r < n_dof; ++r)
+    for (int c = 0; c < n_dof; ++c) M_dofs[r * n_dof + c] = (r % dim == c % dim) ? M[(r / dim) * n + c / dim] : 0.0;
+}
+
+// Lumped mass per node (the same for each component), m[n_nodes]:
+//   RowSum: m_a = t int rho N_a dV;  Nodal: the same integral on the GLL nodes (M diagonal);
+//   Hrz: m_a = M_aa * (element mass) / sum_b M_bb, never zero or negative.
+template <class E, class Rule>
+TREMOR_HOST_DEVICE void lumped_mass(const double* x, double rho_thickness, const Rule& rule, double* m) {
+  constexpr int n = E::n_nodes;
+  double N[n], dN[n * E::dim], J[E::dim * E::dim];
+  for (int a = 0; a < n; ++a) m[a] = 0.0;
+  double total = 0.0;
+  for (int q = 0; q < rule.n_points; ++q) {
+    E::shape(rule.point(q), N);
+    E::gradients(rule.point(q), dN);
+    const double scale = rule.weights[q] * jacobian<E::dim>(n, x, dN, J) * rho_thickness;
+    total += scale;
+    for (int a = 0; a < n; ++a) m[a] += scale * (E::lumping == Lumping::Hrz ? N[a] * N[a] : N[a]);
+  }
+  if constexpr (E::lumping == Lumping::Hrz) {
+    double diagonal = 0.0;
+    for (int a = 0; a < n; ++a) diagonal += m[a];
+    for (int a = 0; a < n; ++a) m[a] *= total / diagonal;
+  }
+}
+
+// With the element's default lumping rule.
+template <class E>
+TREMOR_HOST_DEVICE void lumped_mass(const double* x, double rho_thickness, double* m) {
+  const LumpingRule<E> rule = lumping_rule<E>();
+  lumped_mass<E>(x, rho_thickness, rule, m);
+}
+
+// With the element's default stiffness rule.
+template <class E>
+TREMOR_HOST_DEVICE double element_stiffness(const double* x, const double* D, double thickness, double* K) {
+  const StiffnessRule<E> rule = stiffness_rule<E>();
+  return element_stiffness<E>(x, D, thickness, rule, K);
+}
+
+// Element volume (area in 2D) by the mass rule.
+template <class E>
+TREMOR_HOST_DEVICE double element_volume(const double* x) {
+  const MassRule<E> rule = mass_rule<E>();
+  double volume = 0.0;
+  for (int q = 0; q < rule.n_points; ++q) volume += rule.weights[q] * jacobian_determinant<E>(x, rule.point(q));
+  return volume;
+}
+
+}  // namespace tremor::fem

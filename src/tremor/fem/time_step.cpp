@@ -1,0 +1,158 @@
+#include "tremor/fem/time_step.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "tremor/core/error.hpp"
+#include "tremor/fem/dispatch.hpp"
+#include "tremor/fem/element_matrices.hpp"
+
+namespace tremor::fem {
+
+namespace {
+
+constexpr int dense_limit = 200;
+
+// Power iteration for the largest eigenvalue of the symmetric positive semi-definite operator
+// `apply` (n x n). Returns a negative value when the operator produced a non-finite number.
+template <class Apply>
+double largest_eigenvalue(int n, Apply&& apply) {
+  std::vector<double> v(static_cast<std::size_t>(n)), w(static_cast<std::size_t>(n));
+  // Fixed pseudo-random start (xorshift), so no symmetric start is orthogonal to the top mode.
+  std::uint64_t state = 0x9E3779B97F4A7C15ull;
+  for (auto& value : v) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    value = static_cast<double>(state >> 11) * 0x1.0p-53 - 0.5;
+  }
+  double rho = 0.0;
+  for (int iteration = 0; iteration < 3000; ++iteration) {
+    double vv = 0.0;
+    for (double value : v) vv += value * value;
+    const double scale = 1.0 / std::sqrt(vv);
+    for (auto& value : v) value *= scale;
+    apply(v.data(), w.data());
+    double vw = 0.0, ww = 0.0;
+    for (int i = 0; i < n; ++i) {
+      vw += v[static_cast<std::size_t>(i)] * w[static_cast<std::size_t>(i)];
+      ww += w[static_cast<std::size_t>(i)] * w[static_cast<std::size_t>(i)];
+    }
+    if (!std::isfinite(ww)) return -1.0;
+    rho = vw;
+    // ||w - rho v||^2 = ww - rho^2 for unit v.
+    const double residual2 = ww - rho * rho;
+    v.swap(w);
+    if (rho > 0.0 && residual2 <= 1e-16 * rho * rho) break;
+    if (ww == 0.0) break;
+  }
+  return rho;
+}
+
+template <class E>
+double max_eigenvalue(const double* x, const double* D, double density, double thickness) {
+  constexpr int n_dof = E::n_nodes * E::dim;
+  double m[E::n_nodes];
+  lumped_mass<E>(x, density * thickness, m);
+  std::vector<double> inv_sqrt(n_dof);
+  for (int i = 0; i < n_dof; ++i) inv_sqrt[static_cast<std::size_t>(i)] = 1.0 / std::sqrt(m[i / E::dim]);
+  const StiffnessRule<E> rule = stiffness_rule<E>();
+  if constexpr (n_dof <= dense_limit) {
+    std::vector<double> K(static_cast<std::size_t>(n_dof) * n_dof);
+    if (!(element_stiffness<E>(x, D, thickness, rule, K.data()) > 0.0)) return -1.0;
+    for (int r = 0; r < n_dof; ++r)
+      for (int c = 0; c < n_dof; ++c)
+        K[static_cast<std::size_t>(r) * n_dof + c] *= inv_sqrt[static_cast<std::size_t>(r)] * inv_sqrt[static_cast<std::size_t>(c)];
+    return largest_eigenvalue(n_dof, [&](const double* v, double* w) {
+      for (int r = 0; r < n_dof; ++r) {
+        double sum = 0.0;
+        const double* row = K.data() + static_cast<std::size_t>(r) * n_dof;
+        for (int c = 0; c < n_dof; ++c) sum += row[c] * v[c];
+        w[r] = sum;
+      }
+    });
+  } else {
+    for (int q = 0; q < rule.n_points; ++q)
+      if (!(jacobian_determinant<E>(x, rule.point(q)) > 0.0)) return -1.0;
+    std::vector<double> u(n_dof);
+    return largest_eigenvalue(n_dof, [&](const double* v, double* w) {
+      for (int i = 0; i < n_dof; ++i) u[static_cast<std::size_t>(i)] = v[i] * inv_sqrt[static_cast<std::size_t>(i)];
+      apply_element_stiffness<E>(x, D, thickness, rule, u.data(), w);
+      for (int i = 0; i < n_dof; ++i) w[i] *= inv_sqrt[static_cast<std::size_t>(i)];
+    });
+  }
+}
+
+}  // namespace
+
+double element_max_eigenvalue(ElementType type, int order, std::span<const double> x, std::span<const double> D,
+                              double density, double thickness) {
+  return with_element(type, order, [&](auto element) {
+    using E = decltype(element);
+    TREMOR_CHECK(x.size() == static_cast<std::size_t>(E::n_nodes * E::dim), "element_max_eigenvalue: ",
+                 x.size(), " coordinates for a ", element_name(type, order));
+    TREMOR_CHECK(D.size() == static_cast<std::size_t>(voigt_size<E::dim> * voigt_size<E::dim>),
+                 "element_max_eigenvalue: constitutive matrix of ", D.size(), " entries in ", E::dim, "D");
+    return max_eigenvalue<E>(x.data(), D.data(), density, thickness);
+  });
+}
+
+TimeStepEstimate stable_time_step(const Model& model) {
+  const Mesh& mesh = model.mesh;
+  const std::vector<int> owner = model.element_sections();
+  TimeStepEstimate best{0.0, -1, 0};
+  double best_lambda = -1.0;
+  Index first = 0;  // global index of the block's first element
+  for (const ElementBlock& block : mesh.blocks) {
+    const Index n = block.n_elements();
+    // Constitutive matrices and densities per section, made once on the host.
+    std::vector<std::vector<double>> D(model.sections.size());
+    std::vector<double> density(model.sections.size()), thickness(model.sections.size());
+    for (std::size_t s = 0; s < model.sections.size(); ++s) {
+      const Section& section = model.sections[s];
+      const Material& material = model.material(section.material);
+      density[s] = material.density;
+      thickness[s] = mesh.dim() == 2 ? section.thickness : 1.0;
+      if (mesh.dim() == 2) {
+        const Voigt3 plane = plane_stiffness(material, section.formulation);
+        D[s].assign(plane.begin(), plane.end());
+      } else {
+        D[s].assign(material.stiffness.begin(), material.stiffness.end());
+      }
+    }
+    for (Index e = 0; e < n; ++e)
+      TREMOR_CHECK(owner[static_cast<std::size_t>(first + e)] >= 0, model.source, ": element ",
+                   block.labels[static_cast<std::size_t>(e)], " has no section (no material)");
+    std::vector<double> lambda(static_cast<std::size_t>(n));
+    with_element(block.type, block.order, [&](auto element) {
+      using E = decltype(element);
+      TREMOR_CHECK(E::dim == mesh.dim(), model.source, ": ", element_name(block.type, block.order),
+                   " elements in a ", mesh.dim(), "D mesh");
+#pragma omp parallel for schedule(dynamic, 16)
+      for (Index e = 0; e < n; ++e) {
+        double x[E::n_nodes * E::dim];
+        const auto nodes = block.nodes(e);
+        for (int a = 0; a < E::n_nodes; ++a)
+          for (int c = 0; c < E::dim; ++c) x[a * E::dim + c] = mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(c)];
+        const auto s = static_cast<std::size_t>(owner[static_cast<std::size_t>(first + e)]);
+        lambda[static_cast<std::size_t>(e)] = max_eigenvalue<E>(x, D[s].data(), density[s], thickness[s]);
+      }
+    });
+    for (Index e = 0; e < n; ++e) {
+      const double value = lambda[static_cast<std::size_t>(e)];
+      TREMOR_CHECK(value > 0.0, model.source, ": element ", block.labels[static_cast<std::size_t>(e)],
+                   " (", element_name(block.type, block.order),
+                   ") has no positive stiffness eigenvalue: it is inverted or degenerate");
+      if (value > best_lambda) {
+        best_lambda = value;
+        best = {2.0 / std::sqrt(value), first + e, block.labels[static_cast<std::size_t>(e)]};
+      }
+    }
+    first += n;
+  }
+  TREMOR_CHECK(best_lambda > 0.0, model.source, ": no elements to estimate a time step from");
+  return best;
+}
+
+}  // namespace tremor::fem

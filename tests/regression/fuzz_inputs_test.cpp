@@ -1,0 +1,60 @@
+// Inputs that once crashed, hung or misbehaved in a reader under libFuzzer (scripts/fuzz), kept so
+// they never do again. Each must end in a model or a tremor::Error — no other exception, no crash.
+// tests/data/fuzz/README.md says where each came from.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "support/support.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/core/log.hpp"
+#include "tremor/io/abaqus.hpp"
+#include "tremor/io/gmsh.hpp"
+#include "tremor/io/model_file.hpp"
+
+namespace tremor {
+namespace {
+
+template <class Read>
+int replay(const std::string& folder, Read read) {
+  namespace fs = std::filesystem;
+  const fs::path dir = test::data_path("fuzz/" + folder);
+  int count = 0;
+  if (!fs::exists(dir)) return count;
+  log::set_quiet(true);
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (!entry.is_regular_file() || entry.path().filename() == "README.md") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    try {
+      read(bytes.str());
+    } catch (const Error&) {
+      // The expected outcome for a broken input: a message, not a crash.
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << entry.path() << " escaped with a non-tremor exception: " << e.what();
+    }
+    ++count;
+  }
+  (void)log::take_warnings();
+  log::set_quiet(false);
+  return count;
+}
+
+TEST(FuzzRegression, GmshInputs) {
+  replay("gmsh", [](const std::string& bytes) { (void)io::read_gmsh_buffer(bytes, "fuzz.msh"); });
+}
+
+TEST(FuzzRegression, AbaqusInputs) {
+  replay("abaqus", [](const std::string& bytes) { (void)io::read_abaqus_buffer(bytes, "fuzz.inp"); });
+}
+
+TEST(FuzzRegression, ModelFileInputs) {
+  const std::string base = test::temporary_directory("fuzz-model");
+  replay("model_file", [&](const std::string& bytes) { (void)io::read_model_buffer(bytes, "fuzz.toml", base); });
+}
+
+}  // namespace
+}  // namespace tremor

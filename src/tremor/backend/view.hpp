@@ -1,6 +1,8 @@
 #pragma once
 // View<T>: a non-owning, trivially copyable window on memory in one space. Kernels capture views
 // by value; DeviceArray owns what they point to.
+#include <type_traits>
+
 #include "tremor/core/config.hpp"
 
 namespace tremor {
@@ -12,7 +14,10 @@ struct View {
 
   TREMOR_HOST_DEVICE T& operator[](Index i) const { return data[i]; }
   TREMOR_HOST_DEVICE Index n() const { return size; }
-  TREMOR_HOST_DEVICE operator View<const T>() const { return {data, size}; }
+  // A writable view converts to a read-only one.
+  template <class U = T>
+    requires(!std::is_const_v<U>)
+  TREMOR_HOST_DEVICE operator View<const U>() const { return {data, size}; }
 };
 
 }  // namespace tremor

@@ -9,6 +9,8 @@
 
 #include "tremor/cli/commands.hpp"
 #include "tremor/cli/format.hpp"
+#include "tremor/fem/geometry.hpp"
+#include "tremor/fem/time_step.hpp"
 #include "tremor/io/load.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/model/model.hpp"
@@ -31,8 +33,37 @@ void print_sets(const char* heading, const std::map<std::string, std::vector<Ind
   }
 }
 
+void print_element_sizes(const Model& model) {
+  if (model.mesh.n_elements() == 0) return;
+  fem::check_geometry(model.mesh, model.source);
+  const auto sizes = fem::element_sizes(model.mesh);
+  double smallest = sizes.front().min_length, largest = sizes.front().max_length;
+  for (const auto& s : sizes) {
+    smallest = std::min(smallest, s.min_length);
+    largest = std::max(largest, s.max_length);
+  }
+  std::printf("%-18ssmallest %sm, largest %sm (distance between two vertices of an element)\n", "element size",
+              si(smallest).c_str(), si(largest).c_str());
+}
+
+// The explicit solver's stable step (central difference, lumped mass): 2 / sqrt(max_e lambda_e),
+// an upper bound of the global one; docs/elements.md derives it.
+void print_time_step(const Model& model) {
+  if (model.materials.empty() || model.sections.empty()) {
+    std::printf("%-18sneeds materials and sections (a mesh file alone has none)\n", "stable time step");
+    return;
+  }
+  const fem::TimeStepEstimate estimate = fem::stable_time_step(model);
+  std::printf("%-18s%ss (set by element %lld); the explicit solver uses 0.9 of it by default\n", "stable time step",
+              si(estimate.dt).c_str(), static_cast<long long>(estimate.label));
+  if (model.explicit_step && model.explicit_step->duration > 0)
+    std::printf("  steps for %ss    %s at 0.9 x the stable step\n", si(model.explicit_step->duration).c_str(),
+                group_digits(static_cast<long long>(std::ceil(model.explicit_step->duration / (0.9 * estimate.dt))))
+                    .c_str());
+}
+
 void print_material(const Material& m) {
-  std::printf("  %-16s rho %s kg/m^3", m.name.c_str(), si(m.density).c_str());
+  std::printf("  %-16s rho %g kg/m^3", m.name.c_str(), m.density);
   if (m.isotropic) {
     const double lambda = m.lambda(), mu = m.mu();
     const double youngs = mu * (3 * lambda + 2 * mu) / (lambda + mu);
@@ -41,8 +72,8 @@ void print_material(const Material& m) {
   } else {
     std::printf(", anisotropic (6x6 Voigt stiffness)");
   }
-  std::printf(", c_max %s m/s, c_min %s m/s", si(m.max_wave_speed()).c_str(), si(m.min_wave_speed()).c_str());
-  if (m.damping_alpha > 0) std::printf(", damping alpha %s 1/s", si(m.damping_alpha).c_str());
+  std::printf(", wave speeds %.0f..%.0f m/s", m.min_wave_speed(), m.max_wave_speed());
+  if (m.damping_alpha > 0) std::printf(", damping alpha %g 1/s", m.damping_alpha);
   std::printf("\n");
 }
 
@@ -69,8 +100,8 @@ void run_info(const std::string& path) {
   double lower[3], upper[3];
   mesh.bounding_box(lower, upper);
   std::printf("%-18s", "bounding box");
-  for (int d = 0; d < mesh.dim(); ++d) std::printf("%s [%s, %s] m  ", axis_name(d), si(lower[d]).c_str(), si(upper[d]).c_str());
-  std::printf("\n");
+  for (int d = 0; d < mesh.dim(); ++d) std::printf("%s [%g, %g]  ", axis_name(d), lower[d], upper[d]);
+  std::printf("m\n");
   print_element_sizes(model);
   print_sets("node sets", mesh.node_sets);
   print_sets("element sets", mesh.element_sets);

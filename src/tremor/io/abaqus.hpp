@@ -1,5 +1,22 @@
 #pragma once
 // Abaqus / CalculiX .inp reader.
+//
+// Reads flat decks (no *PART / *ASSEMBLY): *HEADING, *NODE, *ELEMENT (CPE3/4/4R/6/8/8R, CPS of
+// the same, C3D4, C3D8, C3D8R, C3D10, C3D20, C3D20R), *NSET, *ELSET (lists, GENERATE, sets of
+// sets), *MATERIAL with *ELASTIC (ISOTROPIC, ENGINEERING CONSTANTS, ORTHOTROPIC, ANISOTROPIC),
+// *DENSITY, *DAMPING ALPHA=, *SOLID SECTION, *AMPLITUDE (TABULAR, EQUALLY SPACED), *BOUNDARY,
+// *CLOAD, and one *STEP with *DYNAMIC, EXPLICIT, *OUTPUT, HISTORY, *NODE OUTPUT and *NODE PRINT.
+// Node and element labels are the file's ids. Names of sets, materials, amplitudes and the step
+// are compared case-insensitively, as Abaqus does, and stored upper-cased ("Set-1" -> "SET-1").
+// Nodes and elements must be defined before the sets and elements that use them. 2D element types
+// give a 2D mesh; the CPE/CPS letter of the elements in a section's set picks its formulation.
+// *DYNAMIC, EXPLICIT sets ExplicitStep::fixed_increment from the increment given with DIRECT USER
+// CONTROL (Abaqus) or DIRECT (CalculiX), or with FIXED TIME INCREMENTATION when one is given;
+// otherwise it is 0 (the solver's stable increment). Named boundary types (ENCASTRE, PINNED,
+// XSYMM, ...) fix the translations they include. Degrees of freedom a solid lacks (rotations, and
+// z in 2D), unsupported keywords, parameters and output variables are listed with counts and first
+// lines in one warning at the end; keywords that would change the mesh (*PART, *NGEN, *SYSTEM,
+// ...) are errors.
 #include <string>
 #include <string_view>
 

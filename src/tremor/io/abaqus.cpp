@@ -1,0 +1,1203 @@
+#include "tremor/io/abaqus.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "tremor/core/error.hpp"
+#include "tremor/core/log.hpp"
+#include "tremor/io/abaqus_lexer.hpp"
+
+namespace tremor::io {
+namespace {
+
+using abaqus::Field;
+using abaqus::KeywordLine;
+using abaqus::LineSource;
+using abaqus::Location;
+
+// What a 2D element type says about the out-of-plane state; 3D types are Solid.
+enum class Plane : std::uint8_t { Solid, Strain, Stress };
+
+struct ElementKind {
+  std::string_view name;
+  ElementType type;
+  Plane plane;
+};
+
+// Abaqus numbers the nodes of these elements as tremor does (Abaqus Analysis User's Guide, "Solid
+// (continuum) elements"; CalculiX manual, "Element Types"): corner nodes first, counter-clockwise in
+// 2D and, for hexahedra, on the face 1-2-3-4 seen from the face 5-6-7-8; node 4 of a tetrahedron on
+// the side of face 1-2-3 from which 1-2-3 turns counter-clockwise. Mid-edge nodes follow the edges
+// tri 12,23,31; quad 12,23,34,41; tet 12,23,31,14,24,34; hex 12,23,34,41, 56,67,78,85, 15,26,37,48
+// (1-based), which are tremor's 0-based edge lists in element_type.hpp. Connectivity is therefore
+// copied unchanged; the reduced-integration variants (R) share the node layout of the full ones.
+constexpr ElementKind element_kinds[] = {
+    {"CPE3", ElementType::Tri3, Plane::Strain},  {"CPS3", ElementType::Tri3, Plane::Stress},
+    {"CPE4", ElementType::Quad4, Plane::Strain}, {"CPE4R", ElementType::Quad4, Plane::Strain},
+    {"CPS4", ElementType::Quad4, Plane::Stress}, {"CPS4R", ElementType::Quad4, Plane::Stress},
+    {"CPE6", ElementType::Tri6, Plane::Strain},  {"CPS6", ElementType::Tri6, Plane::Stress},
+    {"CPE8", ElementType::Quad8, Plane::Strain}, {"CPE8R", ElementType::Quad8, Plane::Strain},
+    {"CPS8", ElementType::Quad8, Plane::Stress}, {"CPS8R", ElementType::Quad8, Plane::Stress},
+    {"C3D4", ElementType::Tet4, Plane::Solid},   {"C3D8", ElementType::Hex8, Plane::Solid},
+    {"C3D8R", ElementType::Hex8, Plane::Solid},  {"C3D10", ElementType::Tet10, Plane::Solid},
+    {"C3D20", ElementType::Hex20, Plane::Solid}, {"C3D20R", ElementType::Hex20, Plane::Solid},
+};
+
+const ElementKind* find_element_kind(std::string_view name) {
+  for (const auto& kind : element_kinds)
+    if (kind.name == name) return &kind;
+  return nullptr;
+}
+
+std::string supported_element_list() {
+  std::string list;
+  for (const auto& kind : element_kinds) list += (list.empty() ? "" : ", ") + std::string(kind.name);
+  return list;
+}
+
+// Abaqus limits data lines to 16 entries; a full line of an element with more nodes continues on
+// the next line even without a trailing comma (as CalculiX reads it).
+constexpr std::size_t max_entries_per_line = 16;
+// Degrees of freedom beyond this are not Abaqus dofs; the bound also keeps dof loops short.
+constexpr long long max_dof = 30;
+
+// Text of a field for a message: bounded, so fuzzed megabyte fields do not flood the terminal.
+std::string shown(std::string_view text) {
+  if (text.size() <= 40) return std::string(text);
+  return std::string(text.substr(0, 37)) + "...";
+}
+
+struct Record {
+  std::vector<Field> fields;
+  Location where;
+};
+
+struct MaterialDraft {
+  enum class Elastic { None, Isotropic, EngineeringConstants, Stiffness };
+  std::string name;
+  Location where;
+  Elastic elastic = Elastic::None;
+  Location elastic_where;
+  std::vector<double> constants;  // E, nu / E1..G23 as Abaqus orders them
+  Voigt6 stiffness{};             // tremor's Voigt order
+  std::optional<double> density;
+  double damping_alpha = 0.0;
+};
+
+struct PendingSection {
+  std::string element_set, material;
+  double thickness = 1.0;
+  Location where;
+};
+
+struct PendingFixed {
+  FixedDof dof;
+  Location where;
+  bool implied = false;  // from a named type (ENCASTRE, ...): components a 2D model lacks are dropped quietly
+};
+
+struct PendingLoad {
+  NodalLoad load;
+  Location where;
+};
+
+// When nodal history is recorded.
+struct Schedule {
+  int every_n_steps = 1;
+  double every_time = 0.0;
+  bool none = false;  // FREQUENCY=0: no output
+};
+
+enum class OutputMode { None, Field, History };
+
+// Keywords a step may hold (the rest of the supported ones are model data).
+bool is_history_keyword(std::string_view name) {
+  return name == "DYNAMIC" || name == "CLOAD" || name == "OUTPUT" || name == "NODEOUTPUT" || name == "NODEPRINT" ||
+         name == "ENDSTEP";
+}
+
+// Supported keywords that only model data may hold (*AMPLITUDE and *BOUNDARY may be in either).
+bool is_model_keyword(std::string_view name) {
+  return name == "NODE" || name == "ELEMENT" || name == "NSET" || name == "ELSET" || name == "MATERIAL" ||
+         name == "ELASTIC" || name == "DENSITY" || name == "DAMPING" || name == "SOLIDSECTION" || name == "HEADING";
+}
+
+class Reader {
+ public:
+  Reader(LineSource& source, std::string source_name) : src_(source) { model_.source = std::move(source_name); }
+
+  Model run() {
+    while (auto line = src_.next()) {
+      if (!line->keyword) fail(line->where, "data line '" + shown(line->text) + "' does not belong to any keyword");
+      dispatch(abaqus::parse_keyword(src_, *line));
+    }
+    if (in_step_) fail(step_where_, "*STEP has no matching *END STEP");
+    finish();
+    return std::move(model_);
+  }
+
+ private:
+  // ---- helpers -----------------------------------------------------------------------------
+
+  [[noreturn]] void fail(Location where, const std::string& message) const { src_.fail(where, message); }
+
+  // Remembers something read but not applied, for the one warning at the end.
+  void ignore(const std::string& what, Location where) {
+    const auto [it, added] = ignored_index_.try_emplace(what, ignored_.size());
+    if (added)
+      ignored_.push_back({what, 1, where});
+    else
+      ++ignored_[it->second].count;
+  }
+
+  void check_parameters(const KeywordLine& keyword, std::initializer_list<std::string_view> known) {
+    for (const auto& parameter : keyword.parameters)
+      if (std::find(known.begin(), known.end(), parameter.key) == known.end())
+        ignore(keyword.display + ", " + parameter.key, keyword.where);
+  }
+
+  std::string required_name(const KeywordLine& keyword, std::string_view key) {
+    const abaqus::Parameter* parameter = keyword.find(key);
+    if (parameter == nullptr || parameter->value.empty())
+      fail(keyword.where, str(keyword.display, " needs ", key, "=<name>"));
+    return abaqus::to_name(parameter->value);
+  }
+
+  std::string optional_name(const KeywordLine& keyword, std::string_view key) {
+    const abaqus::Parameter* parameter = keyword.find(key);
+    if (parameter == nullptr) return {};
+    if (parameter->value.empty()) fail(keyword.where, str(keyword.display, ": ", key, "= needs a name"));
+    return abaqus::to_name(parameter->value);
+  }
+
+  // The value of KEY= as a name with blanks removed ("ENGINEERINGCONSTANTS"), or "" when absent.
+  std::string option(const KeywordLine& keyword, std::string_view key) {
+    const abaqus::Parameter* parameter = keyword.find(key);
+    if (parameter == nullptr) return {};
+    std::string value;
+    for (char c : abaqus::to_name(parameter->value))
+      if (c != ' ') value += c;
+    return value;
+  }
+
+  double parameter_real(const KeywordLine& keyword, std::string_view key) {
+    const abaqus::Parameter* parameter = keyword.find(key);
+    const auto value = abaqus::parse_real(parameter->value);
+    if (!value) fail(keyword.where, str(keyword.display, ": bad number '", shown(parameter->value), "' for ", key));
+    return *value;
+  }
+
+  long long parameter_integer(const KeywordLine& keyword, std::string_view key) {
+    const abaqus::Parameter* parameter = keyword.find(key);
+    const auto value = abaqus::parse_integer(parameter->value);
+    if (!value)
+      fail(keyword.where,
+           str(keyword.display, ": bad number '", shown(parameter->value), "' for ", key, " (expected an integer)"));
+    return *value;
+  }
+
+  void no_data(const KeywordLine& keyword) {
+    if (src_.data_follows()) fail(src_.peek()->where, keyword.display + " takes no data lines");
+  }
+
+  void skip_data() {
+    while (src_.data_follows()) src_.next();
+  }
+
+  // One data line and those continuing it (a line ending in a comma continues on the next).
+  Record read_record() {
+    const auto line = src_.next();
+    Record record;
+    record.where = line->where;
+    bool more = abaqus::split_fields(line->text, line->where, record.fields);
+    while (more && src_.data_follows()) {
+      const auto next = src_.next();
+      more = abaqus::split_fields(next->text, next->where, record.fields);
+    }
+    return record;
+  }
+
+  // One data line alone, for options whose data never continue (a trailing comma only ends the line).
+  Record read_line_record() {
+    const auto line = src_.next();
+    Record record;
+    record.where = line->where;
+    abaqus::split_fields(line->text, line->where, record.fields);
+    return record;
+  }
+
+  std::vector<Record> read_records() {
+    std::vector<Record> records;
+    while (src_.data_follows()) records.push_back(read_record());
+    return records;
+  }
+
+  double real(const Field& field, std::string_view what) {
+    if (field.text.empty()) fail(field.where, str("missing ", what));
+    const auto value = abaqus::parse_real(field.text);
+    if (!value) fail(field.where, str("bad number '", shown(field.text), "' where ", what, " was expected"));
+    return *value;
+  }
+
+  // Abaqus reads an omitted numeric entry as zero unless the option gives another default.
+  double real_or(const Field& field, double fallback, std::string_view what) {
+    return field.text.empty() ? fallback : real(field, what);
+  }
+
+  long long integer(const Field& field, std::string_view what) {
+    if (field.text.empty()) fail(field.where, str("missing ", what));
+    const auto value = abaqus::parse_integer(field.text);
+    if (!value)
+      fail(field.where, str("bad number '", shown(field.text), "' where ", what, " (an integer) was expected"));
+    return *value;
+  }
+
+  Label label(const Field& field, std::string_view what) {
+    const long long value = integer(field, what);
+    if (value <= 0) fail(field.where, str(what, " ", value, " is not positive"));
+    return value;
+  }
+
+  Index node_index(Label id, Location where) {
+    const auto it = node_index_.find(id);
+    if (it == node_index_.end())
+      fail(where, str("node ", id, " is not defined (nodes must be defined before they are used)"));
+    return it->second;
+  }
+
+  Index element_index(Label id, Location where) {
+    const auto it = element_index_.find(id);
+    if (it == element_index_.end())
+      fail(where, str("element ", id, " is not defined (elements must be defined before they are used)"));
+    return it->second;
+  }
+
+  const std::vector<Index>& node_set(const std::string& name, Location where) {
+    const auto it = model_.mesh.node_sets.find(name);
+    if (it == model_.mesh.node_sets.end()) fail(where, "undefined node set '" + name + "'");
+    return it->second;
+  }
+
+  // A node number or a node set name, as *BOUNDARY and *CLOAD take them.
+  std::vector<Index> nodes_of(const Field& field) {
+    if (field.text.empty()) fail(field.where, "missing node number or node set name");
+    if (abaqus::parse_integer(field.text)) return {node_index(label(field, "node number"), field.where)};
+    return node_set(abaqus::to_name(field.text), field.where);
+  }
+
+  // Degree of freedom 1..max_dof.
+  int dof(const Field& field) {
+    const long long value = integer(field, "degree of freedom");
+    if (value < 1 || value > max_dof)
+      fail(field.where, str("degree of freedom ", value, " is out of range (1 to ", max_dof, ")"));
+    return static_cast<int>(value);
+  }
+
+  // ---- dispatch ----------------------------------------------------------------------------
+
+  void dispatch(const KeywordLine& keyword) {
+    const std::string& name = keyword.name;
+    if (in_step_ && is_model_keyword(name))
+      fail(keyword.where,
+           keyword.display + " is model data and cannot appear inside the step begun at " + src_.where(step_where_));
+    if (!in_step_ && is_history_keyword(name))
+      fail(keyword.where, keyword.display + " belongs inside a *STEP ... *END STEP block");
+    // A material's options follow its *MATERIAL; any other supported keyword ends them.
+    const bool material_option = name == "ELASTIC" || name == "DENSITY" || name == "DAMPING";
+    if (!material_option && (is_model_keyword(name) || is_history_keyword(name) || name == "BOUNDARY" ||
+                             name == "AMPLITUDE" || name == "STEP"))
+      material_ = -1;
+
+    if (name == "HEADING") return heading();
+    if (name == "NODE") return node(keyword);
+    if (name == "ELEMENT") return element(keyword);
+    if (name == "NSET") return node_set_keyword(keyword);
+    if (name == "ELSET") return element_set_keyword(keyword);
+    if (name == "MATERIAL") return material(keyword);
+    if (name == "ELASTIC") return elastic(keyword);
+    if (name == "DENSITY") return density(keyword);
+    if (name == "DAMPING") return damping(keyword);
+    if (name == "SOLIDSECTION") return solid_section(keyword);
+    if (name == "AMPLITUDE") return amplitude(keyword);
+    if (name == "BOUNDARY") return boundary(keyword);
+    if (name == "STEP") return step(keyword);
+    if (name == "DYNAMIC") return dynamic(keyword);
+    if (name == "CLOAD") return cload(keyword);
+    if (name == "OUTPUT") return output(keyword);
+    if (name == "NODEOUTPUT" || name == "NODEPRINT") return node_output(keyword);
+    if (name == "ENDSTEP") return end_step(keyword);
+
+    // Keywords that change the mesh or its numbering: ignoring them would leave a different mesh
+    // than the file describes, so they stop the reader.
+    if (name == "PART" || name == "ENDPART" || name == "ASSEMBLY" || name == "ENDASSEMBLY" || name == "INSTANCE" ||
+        name == "ENDINSTANCE")
+      fail(keyword.where, keyword.display +
+                              ": parts and assemblies are not supported; write the input without them (Abaqus/CAE: "
+                              "Model attributes, 'Do not use parts and assemblies in input files')");
+    if (name == "NGEN" || name == "NFILL" || name == "NCOPY" || name == "NMAP" || name == "ELGEN" || name == "ELCOPY" ||
+        name == "SYSTEM" || name == "PARAMETER")
+      fail(keyword.where, keyword.display +
+                              " is not supported: it generates or transforms mesh data; write the "
+                              "nodes and elements out explicitly");
+    ignore(keyword.display, keyword.where);
+    skip_data();
+  }
+
+  // ---- model data --------------------------------------------------------------------------
+
+  void heading() {
+    while (src_.data_follows()) {
+      const auto line = src_.next();
+      if (!model_.title.empty()) model_.title += '\n';
+      model_.title += line->text;
+    }
+  }
+
+  void node(const KeywordLine& keyword) {
+    check_parameters(keyword, {"NSET", "SYSTEM", "INPUT"});
+    if (keyword.has("INPUT")) fail(keyword.where, "*NODE, INPUT= is not supported; use *INCLUDE, INPUT= instead");
+    const std::string system = option(keyword, "SYSTEM");
+    if (!system.empty() && system != "R")
+      fail(keyword.where, "*NODE, SYSTEM=" + system + " is not supported (only rectangular coordinates, SYSTEM=R)");
+    const std::string set_name = optional_name(keyword, "NSET");
+    std::vector<Index>* set = set_name.empty() ? nullptr : &model_.mesh.node_sets[set_name];
+    while (src_.data_follows()) {
+      const Record record = read_line_record();
+      const Label id = label(record.fields[0], "node number");
+      double xyz[3] = {0.0, 0.0, 0.0};
+      // Entries after z (a normal direction for shells) do not concern solids.
+      for (std::size_t d = 0; d < 3 && d + 1 < record.fields.size(); ++d)
+        xyz[d] = real_or(record.fields[d + 1], 0.0, "a node coordinate");
+      const auto [it, added] = node_index_.try_emplace(id, model_.mesh.n_nodes());
+      if (!added)
+        fail(record.where, str("node ", id, " is defined twice (first at ",
+                               src_.where(node_where_[static_cast<std::size_t>(it->second)]), ")"));
+      if (model_.mesh.n_nodes() == std::numeric_limits<Index>::max())
+        fail(record.where, "too many nodes for 32-bit indices");
+      model_.mesh.add_node(id, xyz);
+      node_where_.push_back(record.where);
+      if (set != nullptr) set->push_back(it->second);
+    }
+    if (set != nullptr) normalise_set(*set);
+  }
+
+  void element(const KeywordLine& keyword) {
+    check_parameters(keyword, {"TYPE", "ELSET", "INPUT"});
+    if (keyword.has("INPUT")) fail(keyword.where, "*ELEMENT, INPUT= is not supported; use *INCLUDE, INPUT= instead");
+    const std::string type_name = option(keyword, "TYPE");
+    if (type_name.empty()) fail(keyword.where, "*ELEMENT needs TYPE=<element type>");
+    const ElementKind* kind = find_element_kind(type_name);
+    if (kind == nullptr)
+      fail(keyword.where,
+           "unknown or unsupported element type '" + shown(type_name) + "'; tremor reads " + supported_element_list());
+    const int dim = dimension(kind->type);
+    if (mesh_dim_ == 0) {
+      mesh_dim_ = dim;
+      mesh_dim_where_ = keyword.where;
+    } else if (mesh_dim_ != dim) {
+      fail(keyword.where,
+           str("element type ", type_name, " is ", dim, "D but the elements at ", src_.where(mesh_dim_where_), " are ",
+               mesh_dim_, "D; mixing 2D and 3D elements is not supported"));
+    }
+    const std::string set_name = optional_name(keyword, "ELSET");
+    std::vector<Index>* set = set_name.empty() ? nullptr : &element_sets_[set_name];
+
+    ElementBlock& created = model_.mesh.block_for(kind->type);
+    const int block = static_cast<int>(&created - model_.mesh.blocks.data());
+    const std::size_t n_nodes = static_cast<std::size_t>(nodes_per_element(kind->type));
+
+    std::vector<Field> fields;
+    while (src_.data_follows()) {
+      fields.clear();
+      const auto first = src_.next();
+      bool continued = abaqus::split_fields(first->text, first->where, fields);
+      std::size_t on_line = fields.size();
+      while (fields.size() < n_nodes + 1 && (continued || on_line >= max_entries_per_line) && src_.data_follows()) {
+        const auto line = src_.next();
+        const std::size_t before = fields.size();
+        continued = abaqus::split_fields(line->text, line->where, fields);
+        on_line = fields.size() - before;
+      }
+      const Label id = label(fields[0], "element number");
+      if (fields.size() < n_nodes + 1)
+        fail(first->where, str("element ", id, " (", type_name, ") has only ", fields.size() - 1, " of its ", n_nodes,
+                               " nodes (a line ending in a comma continues on the next line)"));
+      if (fields.size() > n_nodes + 1)
+        fail(fields[n_nodes + 1].where,
+             str("element ", id, " (", type_name, ") takes ", n_nodes, " nodes but ", fields.size() - 1, " follow"));
+      const auto [it, added] = element_index_.try_emplace(id, static_cast<Index>(elements_.size()));
+      if (!added)
+        fail(first->where, str("element ", id, " is defined twice (first at ",
+                               src_.where(element_where_[static_cast<std::size_t>(it->second)]), ")"));
+      if (elements_.size() >= static_cast<std::size_t>(std::numeric_limits<Index>::max()))
+        fail(first->where, "too many elements for 32-bit indices");
+      ElementBlock& target = model_.mesh.blocks[static_cast<std::size_t>(block)];
+      for (std::size_t k = 1; k <= n_nodes; ++k) {
+        const Label node_id = label(fields[k], "node number");
+        const auto node = node_index_.find(node_id);
+        if (node == node_index_.end())
+          fail(fields[k].where, str("element ", id, " refers to node ", node_id,
+                                    ", which is not defined (nodes must be defined before the elements using them)"));
+        target.connectivity.push_back(node->second);
+      }
+      target.labels.push_back(id);
+      elements_.push_back({block, target.n_elements() - 1, kind->plane});
+      element_where_.push_back(first->where);
+      if (set != nullptr) set->push_back(it->second);
+    }
+    if (set != nullptr) normalise_set(*set);
+  }
+
+  // Members of *NSET / *ELSET data: labels, set names, or GENERATE ranges.
+  template <class Lookup>
+  void read_set(const KeywordLine& keyword, std::vector<Index>& members, std::string_view noun, Index n_defined,
+                const std::map<std::string, std::vector<Index>>& sets, Lookup lookup) {
+    const bool generate = keyword.has("GENERATE");
+    std::vector<Index> added;
+    std::unordered_set<std::string> referenced;
+    while (src_.data_follows()) {
+      const Record record = read_record();
+      if (generate) {
+        if (record.fields.size() < 2 || record.fields.size() > 3)
+          fail(record.where, str("GENERATE expects: first ", noun, ", last ", noun, "[, increment]"));
+        const long long first = label(record.fields[0], str("first ", noun));
+        const long long last = label(record.fields[1], str("last ", noun));
+        long long step = 1;
+        if (record.fields.size() == 3 && !record.fields[2].text.empty()) step = integer(record.fields[2], "increment");
+        if (step <= 0)
+          fail(record.where,
+               str("GENERATE increment must be positive, got ", step, " (range ", first, " to ", last, ")"));
+        if (last < first) fail(record.where, str("GENERATE range runs backwards: ", first, " to ", last));
+        const long long count = (last - first) / step + 1;
+        // Every generated id must exist, so a range longer than the defined count must fail; saying
+        // so first keeps a huge span from becoming a huge loop.
+        if (count > n_defined)
+          fail(record.where, str("GENERATE range ", first, " to ", last, " step ", step, " names ", count, " ", noun,
+                                 "s, more than the ", n_defined, " defined"));
+        for (long long k = 0; k < count; ++k) added.push_back(lookup(first + k * step, record.where));
+        // Repeated ranges must not grow the list beyond the defined count.
+        if (added.size() > 2 * static_cast<std::size_t>(n_defined)) normalise_set(added);
+      } else {
+        for (const Field& field : record.fields) {
+          if (field.text.empty()) continue;
+          if (abaqus::parse_integer(field.text)) {
+            added.push_back(lookup(label(field, str(noun, " number")), field.where));
+            continue;
+          }
+          const std::string name = abaqus::to_name(field.text);
+          if (!referenced.insert(name).second) continue;
+          const auto it = sets.find(name);
+          if (it == sets.end()) fail(field.where, str("undefined ", noun, " set '", name, "'"));
+          added.insert(added.end(), it->second.begin(), it->second.end());
+          // Bounded by the defined count, however often sets are nested.
+          normalise_set(added);
+        }
+      }
+    }
+    members.insert(members.end(), added.begin(), added.end());
+    normalise_set(members);
+  }
+
+  void node_set_keyword(const KeywordLine& keyword) {
+    check_parameters(keyword, {"NSET", "GENERATE", "INTERNAL", "UNSORTED", "INSTANCE", "ELSET"});
+    if (keyword.has("INSTANCE"))
+      fail(keyword.where, "*NSET, INSTANCE= needs parts and assemblies, which are not supported");
+    if (keyword.has("ELSET")) fail(keyword.where, "*NSET, ELSET= is not supported; list the nodes");
+    const std::string name = required_name(keyword, "NSET");
+    std::vector<Index> members = model_.mesh.node_sets[name];
+    read_set(keyword, members, "node", model_.mesh.n_nodes(), model_.mesh.node_sets,
+             [this](Label id, Location where) { return node_index(id, where); });
+    model_.mesh.node_sets[name] = std::move(members);
+  }
+
+  void element_set_keyword(const KeywordLine& keyword) {
+    check_parameters(keyword, {"ELSET", "GENERATE", "INTERNAL", "UNSORTED", "INSTANCE"});
+    if (keyword.has("INSTANCE"))
+      fail(keyword.where, "*ELSET, INSTANCE= needs parts and assemblies, which are not supported");
+    const std::string name = required_name(keyword, "ELSET");
+    std::vector<Index> members = element_sets_[name];
+    read_set(keyword, members, "element", static_cast<Index>(elements_.size()), element_sets_,
+             [this](Label id, Location where) { return element_index(id, where); });
+    element_sets_[name] = std::move(members);
+  }
+
+  void material(const KeywordLine& keyword) {
+    check_parameters(keyword, {"NAME"});
+    const std::string name = required_name(keyword, "NAME");
+    for (const auto& draft : materials_)
+      if (draft.name == name)
+        fail(keyword.where, "material '" + name + "' is defined twice (first at " + src_.where(draft.where) + ")");
+    no_data(keyword);
+    materials_.push_back({});
+    materials_.back().name = name;
+    materials_.back().where = keyword.where;
+    material_ = static_cast<int>(materials_.size()) - 1;
+  }
+
+  MaterialDraft& current_material(const KeywordLine& keyword) {
+    if (material_ < 0) fail(keyword.where, keyword.display + " must follow a *MATERIAL keyword");
+    return materials_[static_cast<std::size_t>(material_)];
+  }
+
+  void check_no_dependencies(const KeywordLine& keyword) {
+    if (keyword.has("DEPENDENCIES") && parameter_integer(keyword, "DEPENDENCIES") != 0)
+      fail(keyword.where, keyword.display + ": field-variable dependencies are not supported");
+  }
+
+  // All values of a material option's data lines; more than `count` plus a temperature means the
+  // constants depend on temperature, which a linear model cannot hold.
+  std::vector<Field> material_values(const KeywordLine& keyword, std::size_t count, const std::string& what) {
+    std::vector<Field> values;
+    for (Record& record : read_records()) values.insert(values.end(), record.fields.begin(), record.fields.end());
+    if (values.empty()) fail(keyword.where, str(keyword.display, " needs a data line with ", what));
+    if (values.size() < count)
+      fail(values.back().where, str(keyword.display, " expects ", count, " values (", what, "), got ", values.size()));
+    if (values.size() > count + 1)
+      fail(values[count + 1].where,
+           str(keyword.display, " has ", values.size(), " values; expected ", what,
+               " and an optional temperature (temperature-dependent constants are not supported)"));
+    values.resize(count);
+    return values;
+  }
+
+  void elastic(const KeywordLine& keyword) {
+    check_parameters(keyword, {"TYPE", "MODULI", "DEPENDENCIES"});
+    MaterialDraft& draft = current_material(keyword);
+    check_no_dependencies(keyword);
+    if (draft.elastic != MaterialDraft::Elastic::None)
+      fail(keyword.where,
+           "material '" + draft.name + "' has a second *ELASTIC (first at " + src_.where(draft.elastic_where) + ")");
+    draft.elastic_where = keyword.where;
+    const std::string type = option(keyword, "TYPE");
+    if (type.empty() || type == "ISOTROPIC" || type == "ISO") {
+      const auto values = material_values(keyword, 2, "Young's modulus and Poisson's ratio");
+      draft.elastic = MaterialDraft::Elastic::Isotropic;
+      draft.constants = {real_or(values[0], 0.0, "Young's modulus"), real_or(values[1], 0.0, "Poisson's ratio")};
+    } else if (type == "ENGINEERINGCONSTANTS") {
+      const auto values = material_values(keyword, 9, "E1, E2, E3, nu12, nu13, nu23, G12, G13, G23");
+      draft.elastic = MaterialDraft::Elastic::EngineeringConstants;
+      for (const Field& field : values) draft.constants.push_back(real_or(field, 0.0, "an engineering constant"));
+    } else if (type == "ORTHOTROPIC" || type == "ORTHO") {
+      const auto values = material_values(keyword, 9, "D1111, D1122, D2222, D1133, D2233, D3333, D1212, D1313, D2323");
+      // Abaqus pairs (row, column) in its Voigt order 11, 22, 33, 12, 13, 23.
+      static constexpr int pairs[9][2] = {{0, 0}, {0, 1}, {1, 1}, {0, 2}, {1, 2}, {2, 2}, {3, 3}, {4, 4}, {5, 5}};
+      draft.elastic = MaterialDraft::Elastic::Stiffness;
+      draft.stiffness = to_tremor_voigt(values, pairs);
+    } else if (type == "ANISOTROPIC" || type == "ANISO") {
+      const auto values = material_values(keyword, 21, "D1111 ... D2323");
+      // The upper triangle column by column in Abaqus's Voigt order 11, 22, 33, 12, 13, 23:
+      // D1111; D1122 D2222; D1133 D2233 D3333; D1112 D2212 D3312 D1212; ...; D1123 ... D2323.
+      static constexpr int pairs[21][2] = {{0, 0}, {0, 1}, {1, 1}, {0, 2}, {1, 2}, {2, 2}, {0, 3},
+                                           {1, 3}, {2, 3}, {3, 3}, {0, 4}, {1, 4}, {2, 4}, {3, 4},
+                                           {4, 4}, {0, 5}, {1, 5}, {2, 5}, {3, 5}, {4, 5}, {5, 5}};
+      draft.elastic = MaterialDraft::Elastic::Stiffness;
+      draft.stiffness = to_tremor_voigt(values, pairs);
+    } else {
+      fail(keyword.where, "*ELASTIC, TYPE=" + shown(type) +
+                              " is not supported (ISOTROPIC, ENGINEERING CONSTANTS, ORTHOTROPIC or ANISOTROPIC)");
+    }
+  }
+
+  // Abaqus states D with engineering shear strains (gamma_12 = 2 eps_12), as tremor does, so the
+  // constants carry over unscaled; only the Voigt order differs: Abaqus 11, 22, 33, 12, 13, 23,
+  // tremor xx, yy, zz, yz, xz, xy.
+  template <std::size_t N>
+  Voigt6 to_tremor_voigt(const std::vector<Field>& values, const int (&pairs)[N][2]) {
+    static constexpr int to_tremor[6] = {0, 1, 2, 5, 4, 3};
+    Voigt6 c{};
+    for (std::size_t k = 0; k < N; ++k) {
+      const double value = real_or(values[k], 0.0, "an elastic constant");
+      const int i = to_tremor[pairs[k][0]], j = to_tremor[pairs[k][1]];
+      c[static_cast<std::size_t>(6 * i + j)] = value;
+      c[static_cast<std::size_t>(6 * j + i)] = value;
+    }
+    return c;
+  }
+
+  void density(const KeywordLine& keyword) {
+    check_parameters(keyword, {"DEPENDENCIES"});
+    MaterialDraft& draft = current_material(keyword);
+    check_no_dependencies(keyword);
+    if (draft.density) fail(keyword.where, "material '" + draft.name + "' has a second *DENSITY");
+    const auto values = material_values(keyword, 1, "the mass density");
+    draft.density = real(values[0], "the mass density");
+    if (!(*draft.density > 0.0)) fail(values[0].where, str("the mass density must be positive, got ", *draft.density));
+  }
+
+  void damping(const KeywordLine& keyword) {
+    check_parameters(keyword, {"ALPHA", "BETA", "COMPOSITE", "STRUCTURAL"});
+    MaterialDraft& draft = current_material(keyword);
+    if (keyword.has("ALPHA")) draft.damping_alpha = parameter_real(keyword, "ALPHA");
+    if (draft.damping_alpha < 0.0)
+      fail(keyword.where, str("*DAMPING, ALPHA must not be negative, got ", draft.damping_alpha));
+    if (keyword.has("BETA") && parameter_real(keyword, "BETA") != 0.0)
+      ignore("*DAMPING, BETA (stiffness-proportional damping)", keyword.where);
+    if (keyword.has("COMPOSITE")) ignore("*DAMPING, COMPOSITE", keyword.where);
+    if (keyword.has("STRUCTURAL")) ignore("*DAMPING, STRUCTURAL", keyword.where);
+    no_data(keyword);
+  }
+
+  void solid_section(const KeywordLine& keyword) {
+    check_parameters(keyword, {"ELSET", "MATERIAL", "ORIENTATION", "CONTROLS"});
+    PendingSection section;
+    section.where = keyword.where;
+    section.element_set = required_name(keyword, "ELSET");
+    section.material = required_name(keyword, "MATERIAL");
+    if (keyword.has("ORIENTATION")) ignore("*SOLID SECTION, ORIENTATION (material axes = global axes)", keyword.where);
+    if (src_.data_follows()) {
+      const Record record = read_line_record();
+      // The first entry is the out-of-plane thickness of 2D elements; blank means 1.
+      if (!record.fields.empty()) section.thickness = real_or(record.fields[0], 1.0, "the section thickness");
+      if (section.thickness <= 0.0)
+        fail(record.where, str("section thickness must be positive, got ", section.thickness));
+      no_data(keyword);
+    }
+    sections_.push_back(std::move(section));
+  }
+
+  void amplitude(const KeywordLine& keyword) {
+    check_parameters(keyword, {"NAME", "DEFINITION", "TIME", "VALUE", "SMOOTH", "FIXEDINTERVAL", "BEGIN", "INPUT"});
+    if (keyword.has("INPUT")) fail(keyword.where, "*AMPLITUDE, INPUT= is not supported; use *INCLUDE, INPUT= instead");
+    Amplitude result;
+    result.name = required_name(keyword, "NAME");
+    for (const auto& other : model_.amplitudes)
+      if (other.name == result.name) fail(keyword.where, "amplitude '" + result.name + "' is defined twice");
+    const std::string definition = option(keyword, "DEFINITION");
+    const std::string time = option(keyword, "TIME");
+    // tremor's model has one step starting at time 0, where step time and total time agree.
+    if (!time.empty() && time != "STEPTIME" && time != "TOTALTIME")
+      fail(keyword.where, "*AMPLITUDE, TIME=" + shown(time) + " is not supported (STEP TIME or TOTAL TIME)");
+    if (keyword.has("SMOOTH")) ignore("*AMPLITUDE, SMOOTH (interpolation stays piecewise linear)", keyword.where);
+
+    std::vector<Field> values;
+    for (Record& record : read_records()) values.insert(values.end(), record.fields.begin(), record.fields.end());
+    if (values.empty()) fail(keyword.where, "*AMPLITUDE '" + result.name + "' has no data");
+
+    if (definition.empty() || definition == "TABULAR") {
+      if (values.size() % 2 != 0)
+        fail(values.back().where,
+             str("*AMPLITUDE '", result.name, "' needs (time, value) pairs but has ", values.size(), " entries"));
+      for (std::size_t k = 0; k < values.size(); k += 2) {
+        const double t = real_or(values[k], 0.0, "a time");
+        const double v = real_or(values[k + 1], 0.0, "an amplitude value");
+        if (!result.points.empty() && !(t > result.points.back().first))
+          fail(values[k].where, str("*AMPLITUDE '", result.name, "': times must increase, but ", t, " follows ",
+                                    result.points.back().first));
+        result.points.emplace_back(t, v);
+      }
+    } else if (definition == "EQUALLYSPACED") {
+      if (!keyword.has("FIXEDINTERVAL"))
+        fail(keyword.where, "*AMPLITUDE, DEFINITION=EQUALLY SPACED needs FIXED INTERVAL=<time step>");
+      const double interval = parameter_real(keyword, "FIXEDINTERVAL");
+      if (!(interval > 0.0)) fail(keyword.where, str("*AMPLITUDE: FIXED INTERVAL must be positive, got ", interval));
+      const double begin = keyword.has("BEGIN") ? parameter_real(keyword, "BEGIN") : 0.0;
+      for (std::size_t k = 0; k < values.size(); ++k)
+        result.points.emplace_back(begin + interval * static_cast<double>(k),
+                                   real_or(values[k], 0.0, "an amplitude value"));
+    } else {
+      fail(keyword.where,
+           "*AMPLITUDE, DEFINITION=" + shown(definition) + " is not supported (TABULAR or EQUALLY SPACED)");
+    }
+    model_.amplitudes.push_back(std::move(result));
+  }
+
+  // ---- boundary conditions and loads -------------------------------------------------------
+
+  void boundary(const KeywordLine& keyword) {
+    check_parameters(keyword, {"OP", "AMPLITUDE", "TYPE", "FIXED"});
+    const std::string type = option(keyword, "TYPE");
+    if (!type.empty() && type != "DISPLACEMENT")
+      fail(keyword.where, "*BOUNDARY, TYPE=" + shown(type) + " is not supported (only prescribed displacements)");
+    const std::string op = option(keyword, "OP");
+    if (!op.empty() && op != "NEW" && op != "MOD")
+      fail(keyword.where, "*BOUNDARY, OP=" + shown(op) + " (expected NEW or MOD)");
+    // OP=NEW in a step releases the conditions of the model data (there is no earlier step).
+    if (op == "NEW" && in_step_ && !released_boundaries_) {
+      fixed_.erase(fixed_.begin(), fixed_.begin() + static_cast<std::ptrdiff_t>(fixed_before_step_));
+      released_boundaries_ = true;
+    }
+    const std::string amplitude_name = optional_name(keyword, "AMPLITUDE");
+    // FIXED holds the displacement at the start of the step: zero, as tremor's one step starts at rest.
+    const bool hold = keyword.has("FIXED");
+
+    while (src_.data_follows()) {
+      const Record record = read_line_record();
+      const auto& f = record.fields;
+      if (f.size() < 2 || f[1].text.empty())
+        fail(record.where,
+             "*BOUNDARY expects: node or node set, first degree of freedom[, last degree of freedom"
+             "[, displacement]], or node or node set and a type such as ENCASTRE");
+      const std::vector<Index> nodes = nodes_of(f[0]);
+      auto add = [&](int component, double value, bool implied) {
+        PendingFixed entry;
+        entry.dof.nodes = nodes;
+        entry.dof.component = component;
+        entry.dof.value = value;
+        entry.dof.amplitude = amplitude_name;
+        entry.dof.origin = src_.where(record.where);
+        entry.where = record.where;
+        entry.implied = implied;
+        fixed_.push_back(std::move(entry));
+      };
+      if (!abaqus::parse_integer(f[1].text)) {
+        const std::string named = abaqus::to_name(f[1].text);
+        // The translations each named type fixes; its rotations do not exist on solid elements.
+        static const std::map<std::string, std::vector<int>> named_types = {
+            {"ENCASTRE", {0, 1, 2}}, {"PINNED", {0, 1, 2}}, {"XSYMM", {0}},     {"YSYMM", {1}},
+            {"ZSYMM", {2}},          {"XASYMM", {1, 2}},    {"YASYMM", {0, 2}}, {"ZASYMM", {0, 1}}};
+        const auto it = named_types.find(named);
+        if (it == named_types.end())
+          fail(f[1].where, "bad number '" + shown(f[1].text) +
+                               "' where a degree of freedom or a boundary type (ENCASTRE, PINNED, XSYMM, YSYMM, "
+                               "ZSYMM, XASYMM, YASYMM, ZASYMM) was expected");
+        for (std::size_t k = 2; k < f.size(); ++k)
+          if (!f[k].text.empty()) fail(f[k].where, "*BOUNDARY with type " + named + " takes no further entries");
+        for (int component : it->second) add(component, 0.0, true);
+        continue;
+      }
+      if (f.size() > 4) fail(f[4].where, "*BOUNDARY takes at most 4 entries per line");
+      const int first = dof(f[1]);
+      const int last = (f.size() > 2 && !f[2].text.empty()) ? dof(f[2]) : first;
+      if (last < first) fail(f[2].where, str("last degree of freedom ", last, " is below the first, ", first));
+      const double value = (f.size() > 3 && !hold) ? real_or(f[3], 0.0, "a displacement") : 0.0;
+      for (int d = first; d <= last; ++d) {
+        if (d <= 3)
+          add(d - 1, value, false);
+        else
+          ignore("*BOUNDARY on degrees of freedom above 3 (rotations and others that solids lack)", record.where);
+      }
+    }
+  }
+
+  void cload(const KeywordLine& keyword) {
+    check_parameters(keyword, {"OP", "AMPLITUDE", "FOLLOWER"});
+    if (keyword.has("FOLLOWER")) ignore("*CLOAD, FOLLOWER (loads keep their direction)", keyword.where);
+    const std::string amplitude_name = optional_name(keyword, "AMPLITUDE");
+    while (src_.data_follows()) {
+      const Record record = read_line_record();
+      const auto& f = record.fields;
+      if (f.size() < 2 || f.size() > 3)
+        fail(record.where, "*CLOAD expects: node or node set, degree of freedom, magnitude");
+      const std::vector<Index> nodes = nodes_of(f[0]);
+      const int component = dof(f[1]);
+      const double magnitude = f.size() > 2 ? real_or(f[2], 0.0, "a load magnitude") : 0.0;
+      if (component > 3) {
+        ignore("*CLOAD on degrees of freedom above 3 (moments and others that solids lack)", record.where);
+        continue;
+      }
+      PendingLoad entry;
+      entry.load.nodes = nodes;
+      entry.load.component = component - 1;
+      entry.load.magnitude = magnitude;
+      entry.load.amplitude = amplitude_name;
+      entry.load.origin = src_.where(record.where);
+      entry.where = record.where;
+      loads_.push_back(std::move(entry));
+    }
+  }
+
+  // ---- step --------------------------------------------------------------------------------
+
+  void step(const KeywordLine& keyword) {
+    if (in_step_)
+      fail(keyword.where, "*STEP inside the step begun at " + src_.where(step_where_) + " (missing *END STEP)");
+    if (steps_ > 0)
+      fail(keyword.where, "a second *STEP: tremor reads one explicit dynamic step (the first begins at " +
+                              src_.where(step_where_) + ")");
+    check_parameters(keyword, {"NAME", "NLGEOM", "INC", "PERTURBATION", "UNSYMM", "EXTRAPOLATION", "AMPLITUDE"});
+    const abaqus::Parameter* nlgeom = keyword.find("NLGEOM");
+    if (nlgeom != nullptr && (!nlgeom->has_value || abaqus::to_name(nlgeom->value) == "YES"))
+      ignore("*STEP, NLGEOM=YES (tremor is geometrically linear)", keyword.where);
+    if (keyword.has("AMPLITUDE")) ignore("*STEP, AMPLITUDE (loads without an amplitude are constant)", keyword.where);
+    step_name_ = keyword.has("NAME") ? optional_name(keyword, "NAME") : std::string("STEP-1");
+    skip_data();  // an optional step title
+    in_step_ = true;
+    ++steps_;
+    step_where_ = keyword.where;
+    fixed_before_step_ = fixed_.size();
+  }
+
+  void dynamic(const KeywordLine& keyword) {
+    check_parameters(keyword, {"EXPLICIT", "DIRECT", "DIRECTUSERCONTROL", "FIXEDTIMEINCREMENTATION", "ELEMENTBYELEMENT",
+                               "IMPROVEDDTMETHOD", "ALPHA", "SOLVER", "ADIABATIC", "APPLICATION", "HAFTOL", "HALFINC"});
+    // CalculiX writes EXPLICIT=0..3 (2 and 3: explicit structural integration, bare EXPLICIT = 3).
+    const abaqus::Parameter* explicit_flag = keyword.find("EXPLICIT");
+    bool is_explicit = explicit_flag != nullptr;
+    if (is_explicit && explicit_flag->has_value) {
+      const auto level = abaqus::parse_integer(explicit_flag->value);
+      if (!level || *level < 0 || *level > 3)
+        fail(keyword.where, "*DYNAMIC, EXPLICIT=" + shown(explicit_flag->value) + " (expected 0 to 3)");
+      is_explicit = *level >= 2;
+    }
+    if (!is_explicit) {
+      ignore("*DYNAMIC (implicit)", keyword.where);
+      skip_data();
+      return;
+    }
+    if (model_.explicit_step) fail(keyword.where, "a second *DYNAMIC in the step");
+    if (!src_.data_follows())
+      fail(keyword.where, "*DYNAMIC, EXPLICIT needs a data line: [time increment], time period");
+    const Record record = read_line_record();
+    no_data(keyword);
+    if (record.fields.size() < 2 || record.fields[1].text.empty())
+      fail(record.where, "*DYNAMIC, EXPLICIT data line: [time increment], time period (the period is missing)");
+    ExplicitStep result;
+    result.name = step_name_;
+    result.duration = real(record.fields[1], "the time period of the step");
+    if (!(result.duration > 0.0))
+      fail(record.fields[1].where, str("the time period of the step must be positive, got ", result.duration));
+    const double increment = real_or(record.fields[0], 0.0, "a time increment");
+    if (increment < 0.0) fail(record.fields[0].where, str("the time increment must not be negative, got ", increment));
+    // DIRECT USER CONTROL (Abaqus) and DIRECT (CalculiX) take the increment as given. FIXED TIME
+    // INCREMENTATION alone fixes the initial stable increment, which 0 leaves to the solver.
+    const bool user_increment = keyword.has("DIRECTUSERCONTROL") || keyword.has("DIRECT");
+    if (user_increment && increment == 0.0)
+      fail(record.where, "*DYNAMIC, EXPLICIT with DIRECT USER CONTROL needs the time increment as the first entry");
+    if (user_increment || keyword.has("FIXEDTIMEINCREMENTATION")) result.fixed_increment = increment;
+    if (result.fixed_increment > result.duration)
+      fail(record.fields[0].where, str("the time increment ", result.fixed_increment,
+                                       " exceeds the time period of the step, ", result.duration));
+    model_.explicit_step = result;
+  }
+
+  Schedule schedule(const KeywordLine& keyword, const Schedule& inherited) {
+    const int given =
+        int(keyword.has("FREQUENCY")) + int(keyword.has("TIMEINTERVAL")) + int(keyword.has("NUMBERINTERVAL"));
+    if (given > 1) fail(keyword.where, keyword.display + ": give one of FREQUENCY, TIME INTERVAL, NUMBER INTERVAL");
+    if (keyword.has("TIMEPOINTS"))
+      ignore(keyword.display + ", TIME POINTS (output every increment instead)", keyword.where);
+    if (given == 0) return inherited;
+    Schedule result;
+    if (keyword.has("FREQUENCY")) {
+      const long long every = parameter_integer(keyword, "FREQUENCY");
+      if (every < 0 || every > std::numeric_limits<int>::max())
+        fail(keyword.where, str(keyword.display, ": FREQUENCY must be 0 or positive, got ", every));
+      result.none = every == 0;
+      result.every_n_steps = std::max(1, static_cast<int>(every));
+    } else if (keyword.has("TIMEINTERVAL")) {
+      result.every_time = parameter_real(keyword, "TIMEINTERVAL");
+      if (!(result.every_time > 0.0))
+        fail(keyword.where, str(keyword.display, ": TIME INTERVAL must be positive, got ", result.every_time));
+    } else {
+      const long long intervals = parameter_integer(keyword, "NUMBERINTERVAL");
+      if (intervals <= 0)
+        fail(keyword.where, str(keyword.display, ": NUMBER INTERVAL must be positive, got ", intervals));
+      if (!model_.explicit_step)
+        fail(keyword.where, keyword.display + ", NUMBER INTERVAL needs the step's *DYNAMIC, EXPLICIT before it");
+      result.every_time = model_.explicit_step->duration / static_cast<double>(intervals);
+    }
+    return result;
+  }
+
+  void output(const KeywordLine& keyword) {
+    check_parameters(keyword, {"FIELD", "HISTORY", "FREQUENCY", "TIMEINTERVAL", "NUMBERINTERVAL", "VARIABLE", "OP",
+                               "TIMEPOINTS", "TIMEMARKS", "NAME"});
+    const bool field = keyword.has("FIELD"), history = keyword.has("HISTORY");
+    if (field == history) fail(keyword.where, "*OUTPUT needs exactly one of FIELD or HISTORY");
+    no_data(keyword);
+    if (field) {
+      output_mode_ = OutputMode::Field;
+      ignore("*OUTPUT, FIELD (field output)", keyword.where);
+      return;
+    }
+    output_mode_ = OutputMode::History;
+    output_schedule_ = schedule(keyword, Schedule{});
+  }
+
+  void node_output(const KeywordLine& keyword) {
+    check_parameters(keyword, {"NSET", "FREQUENCY", "TIMEINTERVAL", "NUMBERINTERVAL", "TIMEPOINTS", "GLOBAL", "TOTALS",
+                               "OUTPUT", "SUMMARY", "VARIABLE", "LASTITERATIONS", "CONTACTELEMENTS"});
+    // *NODE OUTPUT after *OUTPUT, FIELD asks for field output, which the model does not hold.
+    if (keyword.name == "NODEOUTPUT" && output_mode_ == OutputMode::Field) {
+      skip_data();
+      return;
+    }
+    const Schedule when = schedule(keyword, output_mode_ == OutputMode::History ? output_schedule_ : Schedule{});
+    HistoryOutput history;
+    if (keyword.has("NSET")) {
+      history.name = optional_name(keyword, "NSET");
+      history.nodes = node_set(history.name, keyword.where);
+    } else {
+      history.name = "ALL";
+      history.nodes.resize(static_cast<std::size_t>(model_.mesh.n_nodes()));
+      for (Index i = 0; i < model_.mesh.n_nodes(); ++i) history.nodes[static_cast<std::size_t>(i)] = i;
+    }
+    bool wanted[3] = {false, false, false};  // U, V, A
+    for (const Record& record : read_records())
+      for (const Field& field : record.fields) {
+        if (field.text.empty()) continue;
+        const std::string variable = abaqus::to_name(field.text);
+        if (variable.empty()) continue;
+        // U, V, A and their components (U1, U2, U3) and magnitudes (UT) all select the vector.
+        const bool component =
+            variable.size() == 1 ||
+            (variable.size() == 2 && (variable[1] == 'T' || (variable[1] >= '1' && variable[1] <= '3')));
+        const std::size_t kind = std::string_view("UVA").find(variable[0]);
+        if (component && kind != std::string_view::npos)
+          wanted[kind] = true;
+        else
+          ignore(keyword.display + " variable " + shown(variable), field.where);
+      }
+    for (int k = 0; k < 3; ++k)
+      if (wanted[k]) history.variables.push_back(std::string(1, "UVA"[k]));
+    if (history.variables.empty()) {
+      ignore(keyword.display + " without U, V or A", keyword.where);
+      return;
+    }
+    if (when.none) return;
+    history.every_n_steps = when.every_n_steps;
+    history.every_time = when.every_time;
+    model_.histories.push_back(std::move(history));
+  }
+
+  void end_step(const KeywordLine& keyword) {
+    check_parameters(keyword, {});
+    no_data(keyword);
+    in_step_ = false;
+    output_mode_ = OutputMode::None;
+  }
+
+  // ---- after the last line -----------------------------------------------------------------
+
+  void finish() {
+    Mesh& mesh = model_.mesh;
+    if (mesh_dim_ == 2) {
+      check_planar();
+      mesh.reduce_to_2d(model_.source);
+    }
+
+    // Definition order -> global element index (blocks in order, elements in order).
+    std::vector<Index> offset(mesh.blocks.size(), 0);
+    for (std::size_t b = 1; b < mesh.blocks.size(); ++b) offset[b] = offset[b - 1] + mesh.blocks[b - 1].n_elements();
+    auto global = [&](Index definition) {
+      const auto& e = elements_[static_cast<std::size_t>(definition)];
+      return offset[static_cast<std::size_t>(e.block)] + e.local;
+    };
+    for (auto& [name, members] : element_sets_) {
+      std::vector<Index> converted;
+      converted.reserve(members.size());
+      for (Index definition : members) converted.push_back(global(definition));
+      normalise_set(converted);
+      mesh.element_sets[name] = std::move(converted);
+    }
+
+    // Each element in exactly one section, checked here so that messages can name lines.
+    std::vector<int> owner(elements_.size(), -1);
+    for (std::size_t s = 0; s < sections_.size(); ++s) {
+      const PendingSection& pending = sections_[s];
+      const auto set = element_sets_.find(pending.element_set);
+      if (set == element_sets_.end()) fail(pending.where, "undefined element set '" + pending.element_set + "'");
+      for (Index definition : set->second) {
+        int& o = owner[static_cast<std::size_t>(definition)];
+        if (o >= 0)
+          fail(pending.where,
+               str("element ", label_of(definition), " of set '", pending.element_set, "' already has the section at ",
+                   src_.where(sections_[static_cast<std::size_t>(o)].where)));
+        o = static_cast<int>(s);
+      }
+      const bool known = std::any_of(materials_.begin(), materials_.end(),
+                                     [&](const MaterialDraft& m) { return m.name == pending.material; });
+      if (!known) fail(pending.where, "undefined material '" + pending.material + "'");
+      Section section;
+      section.element_set = pending.element_set;
+      section.material = pending.material;
+      section.formulation = formulation(set->second, pending);
+      if (section.formulation != Formulation::Solid) section.thickness = pending.thickness;
+      model_.sections.push_back(std::move(section));
+    }
+
+    if (!sections_.empty())
+      for (std::size_t e = 0; e < owner.size(); ++e)
+        if (owner[e] < 0)
+          fail(element_where_[e],
+               str("element ", label_of(static_cast<Index>(e)), " is in no *SOLID SECTION, so it has no material"));
+
+    for (const MaterialDraft& draft : materials_) model_.materials.push_back(build(draft));
+
+    auto check_amplitude = [&](const std::string& name, Location where) {
+      if (name.empty()) return;
+      const bool known = std::any_of(model_.amplitudes.begin(), model_.amplitudes.end(),
+                                     [&](const Amplitude& a) { return a.name == name; });
+      if (!known) fail(where, "undefined amplitude '" + name + "'");
+    };
+    const int dim = mesh.dim();
+    for (PendingFixed& entry : fixed_) {
+      check_amplitude(entry.dof.amplitude, entry.where);
+      if (entry.dof.component >= dim) {
+        if (!entry.implied) ignore("*BOUNDARY on degree of freedom 3 of a 2D model", entry.where);
+        continue;
+      }
+      model_.fixed.push_back(std::move(entry.dof));
+    }
+    for (PendingLoad& entry : loads_) {
+      check_amplitude(entry.load.amplitude, entry.where);
+      if (entry.load.component >= dim) {
+        ignore("*CLOAD on degree of freedom 3 of a 2D model", entry.where);
+        continue;
+      }
+      model_.loads.push_back(std::move(entry.load));
+    }
+
+    if (!ignored_.empty()) {
+      std::string message = model_.source + ": ignored what tremor does not support: ";
+      for (std::size_t k = 0; k < ignored_.size(); ++k) {
+        const Ignored& item = ignored_[k];
+        message += (k == 0 ? "" : "; ") + item.what;
+        message += item.count == 1 ? str(" (at ", src_.where(item.first), ")")
+                                   : str(" (", item.count, " times, first at ", src_.where(item.first), ")");
+      }
+      log::warn(message);
+    }
+    model_.validate();
+  }
+
+  Label label_of(Index definition) const {
+    const ElementRecord& e = elements_[static_cast<std::size_t>(definition)];
+    return model_.mesh.blocks[static_cast<std::size_t>(e.block)].labels[static_cast<std::size_t>(e.local)];
+  }
+
+  // The rule of Mesh::reduce_to_2d, checked here to name the line of the node off the plane.
+  void check_planar() const {
+    const Mesh& mesh = model_.mesh;
+    if (mesh.n_nodes() == 0) return;
+    double lower[3], upper[3];
+    mesh.bounding_box(lower, upper);
+    const double extent = std::max({upper[0] - lower[0], upper[1] - lower[1], upper[2] - lower[2]});
+    const double tolerance = 1e-9 * std::max(extent, 1e-300);
+    const double z0 = mesh.coordinates[2];
+    for (Index i = 0; i < mesh.n_nodes(); ++i) {
+      const double z = mesh.node(i)[2];
+      if (std::abs(z - z0) > tolerance)
+        fail(node_where_[static_cast<std::size_t>(i)],
+             str("the elements are 2D but node ", mesh.node_labels[static_cast<std::size_t>(i)], " has z = ", z,
+                 " while node ", mesh.node_labels[0], " (", src_.where(node_where_[0]), ") has z = ", z0,
+                 "; a 2D mesh must lie in a plane z = const"));
+    }
+  }
+
+  Formulation formulation(const std::vector<Index>& members, const PendingSection& section) {
+    std::optional<Plane> plane;
+    for (Index definition : members) {
+      const Plane p = elements_[static_cast<std::size_t>(definition)].plane;
+      if (plane && *plane != p)
+        fail(section.where,
+             "element set '" + section.element_set +
+                 "' mixes plane strain (CPE) and plane stress (CPS) elements; give each its own section");
+      plane = p;
+    }
+    if (!plane) plane = mesh_dim_ == 2 ? Plane::Strain : Plane::Solid;
+    switch (*plane) {
+      case Plane::Strain:
+        return Formulation::PlaneStrain;
+      case Plane::Stress:
+        return Formulation::PlaneStress;
+      case Plane::Solid:
+        break;
+    }
+    return Formulation::Solid;
+  }
+
+  Material build(const MaterialDraft& draft) {
+    if (draft.elastic == MaterialDraft::Elastic::None)
+      fail(draft.where, "material '" + draft.name + "' has no *ELASTIC");
+    if (!draft.density)
+      fail(draft.where, "material '" + draft.name + "' has no *DENSITY (explicit dynamics needs the mass)");
+    try {
+      Material m;
+      const auto& k = draft.constants;
+      switch (draft.elastic) {
+        case MaterialDraft::Elastic::Isotropic:
+          m = Material::from_youngs(draft.name, k[0], k[1], *draft.density);
+          break;
+        case MaterialDraft::Elastic::EngineeringConstants:
+          // Abaqus order: E1, E2, E3, nu12, nu13, nu23, G12, G13, G23.
+          m = Material::from_engineering_constants(draft.name, k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8],
+                                                   *draft.density);
+          break;
+        default:
+          m = Material::from_stiffness(draft.name, draft.stiffness, *draft.density);
+          break;
+      }
+      m.damping_alpha = draft.damping_alpha;
+      return m;
+    } catch (const Error& error) {
+      fail(draft.elastic_where, error.what());
+    }
+  }
+
+  struct ElementRecord {
+    int block;
+    Index local;
+    Plane plane;
+  };
+  struct Ignored {
+    std::string what;
+    int count;
+    Location first;
+  };
+
+  LineSource& src_;
+  Model model_;
+
+  std::unordered_map<Label, Index> node_index_;
+  std::vector<Location> node_where_;
+  std::vector<ElementRecord> elements_;  // in definition order
+  std::vector<Location> element_where_;
+  std::unordered_map<Label, Index> element_index_;          // label -> definition index
+  std::map<std::string, std::vector<Index>> element_sets_;  // definition indices
+  int mesh_dim_ = 0;
+  Location mesh_dim_where_;
+
+  std::vector<MaterialDraft> materials_;
+  int material_ = -1;  // the material *ELASTIC, *DENSITY, *DAMPING apply to
+  std::vector<PendingSection> sections_;
+  std::vector<PendingFixed> fixed_;
+  std::vector<PendingLoad> loads_;
+
+  bool in_step_ = false;
+  int steps_ = 0;
+  Location step_where_;
+  std::string step_name_;
+  std::size_t fixed_before_step_ = 0;
+  bool released_boundaries_ = false;
+  OutputMode output_mode_ = OutputMode::None;
+  Schedule output_schedule_;
+
+  std::vector<Ignored> ignored_;
+  std::unordered_map<std::string, std::size_t> ignored_index_;
+};
+
+}  // namespace
+
+Model read_abaqus(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) throw Error(str(path, ": cannot open the Abaqus input file"));
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  if (!in) throw Error(str(path, ": cannot read the Abaqus input file"));
+  const std::string text = contents.str();
+  const fs::path file(path);
+  const std::string dir = file.has_parent_path() ? file.parent_path().string() : std::string(".");
+  fs::path identity = fs::weakly_canonical(file, error);
+  if (error) identity = fs::absolute(file, error).lexically_normal();
+  LineSource source(text, path, dir, identity.string());
+  return Reader(source, path).run();
+}
+
+Model read_abaqus_buffer(std::string_view text, const std::string& name, const std::string& base_dir) {
+  LineSource source(text, name, base_dir, "");
+  return Reader(source, name).run();
+}
+
+}  // namespace tremor::io

@@ -579,10 +579,11 @@ TEST_F(ModelFile, DocumentedExampleParses) {
   const auto warnings = log::take_warnings();
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("[explicit] is reserved"), std::string::npos);
-  // Every other block is a complete model too.
+  // Every other block is a complete model too; mesh files they name are in tests/data/model.
+  ASSERT_GE(blocks.size(), 4u);
   for (std::size_t b = 1; b < blocks.size(); ++b) {
     SCOPED_TRACE(blocks[b]);
-    EXPECT_NO_THROW(io::read_model_buffer(blocks[b], "docs/model-file.md", ""));
+    EXPECT_NO_THROW(io::read_model_buffer(blocks[b], "docs/model-file.md", test::data_path("model")));
   }
 }
 

@@ -1,0 +1,491 @@
+// The tremor model file: TOML, documented key by key in docs/model-file.md.
+#include "tremor/io/model_file.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "tremor/core/error.hpp"
+#include "tremor/core/log.hpp"
+#include "tremor/io/abaqus.hpp"
+#include "tremor/io/gmsh.hpp"
+#include "tremor/io/model_file_table.hpp"
+#include "tremor/mesh/generate.hpp"
+
+namespace tremor::io {
+
+namespace {
+
+using detail::Table;
+
+constexpr std::string_view top_keys[] = {"title", "mesh", "material", "section"};
+// Tables the solvers will read; until they do, the reader warns and ignores them.
+constexpr std::string_view reserved_keys[] = {"explicit", "sem", "static", "bem", "sources", "receivers", "output"};
+constexpr std::string_view mesh_keys[] = {"file",      "generator", "element",  "origin",     "size",
+                                          "divisions", "grading",   "node_set", "element_set"};
+constexpr std::string_view generator_only_keys[] = {"element", "origin", "size", "divisions", "grading"};
+constexpr std::string_view generators[] = {"rectangle", "box"};
+constexpr std::string_view set_keys[] = {"name", "min", "max"};
+constexpr std::string_view material_keys[] = {
+    "name",         "density",      "damping_alpha", "youngs_modulus", "poisson_ratio",  "lame_lambda", "shear_modulus",
+    "p_wave_speed", "s_wave_speed", "stiffness",     "youngs_moduli",  "poisson_ratios", "shear_moduli"};
+constexpr std::string_view section_keys[] = {"element_set", "material", "formulation", "thickness"};
+constexpr std::string_view formulations[] = {"solid", "plane_strain", "plane_stress"};
+
+// Model files are hand-written text; anything larger is not one.
+constexpr std::uintmax_t largest_model_file = 64u << 20;
+
+std::vector<std::string_view> views(const std::vector<std::string>& names) {
+  return std::vector<std::string_view>(names.begin(), names.end());
+}
+
+template <class Map>
+std::vector<std::string> names_of(const Map& map) {
+  std::vector<std::string> names;
+  for (const auto& entry : map) names.push_back(entry.first);
+  return names;
+}
+
+// "a, b, c" (at most `shown` names, then "and N more").
+std::string listing(const std::vector<std::string>& names, std::size_t shown = 12) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < shown; ++i) out += str(i ? ", " : "", "'", names[i], "'");
+  if (names.size() > shown) out += str(" and ", names.size() - shown, " more");
+  return out.empty() ? "none" : out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [mesh]
+
+Mesh generate_mesh(const Table& mesh) {
+  const std::string generator = mesh.required_string("generator", "\"rectangle\" or \"box\", or 'file'");
+  if (std::find(std::begin(generators), std::end(generators), generator) == std::end(generators))
+    mesh.fail("generator", str("unknown generator '", generator, "'; expected \"rectangle\" or \"box\"",
+                               detail::suggestion(generator, generators)));
+  const int dim = generator == "rectangle" ? 2 : 3;
+  const auto axes = static_cast<std::size_t>(dim);
+
+  const std::string name = mesh.required_string(
+      "element", dim == 2 ? "tri3, tri6, quad4, quad8 or quad-gllP" : "tet4, tet10, hex8, hex20 or hex-gllP");
+  ElementType type{};
+  int order = 1;
+  try {
+    parse_element_name(name, type, order);
+  } catch (const Error& e) {
+    mesh.fail("element", e.what());
+  }
+  if (dimension(type) != dim)
+    mesh.fail("element",
+              str("element '", name, "' is ", dimension(type), "D; the ", generator, " generator takes ",
+                  dim == 2 ? "tri3, tri6, quad4, quad8 or quad-gllP" : "tet4, tet10, hex8, hex20 or hex-gllP"));
+
+  const std::vector<double> origin = mesh.numbers("origin", axes).value_or(std::vector<double>(axes, 0.0));
+  const auto size = mesh.numbers("size", axes);
+  if (!size) mesh.fail("size", str("missing 'size' (", dim, " lengths along x, y", dim == 3 ? ", z" : "", ", m)"));
+  const auto divisions = mesh.integers("divisions", axes);
+  if (!divisions) mesh.fail("divisions", str("missing 'divisions' (", dim, " numbers of cells along each axis)"));
+  const std::vector<double> grading = mesh.numbers("grading", axes).value_or(std::vector<double>(axes, 1.0));
+  for (std::size_t d = 0; d < axes; ++d) {
+    if (!((*size)[d] > 0.0)) mesh.fail("size", str("'size'[", d, "] is ", (*size)[d], "; lengths must be positive"));
+    if (!std::isfinite(origin[d] + (*size)[d])) mesh.fail("size", str("'origin'[", d, "] + 'size'[", d, "] overflows"));
+    if ((*divisions)[d] < 1)
+      mesh.fail("divisions", str("'divisions'[", d, "] is ", (*divisions)[d], "; expected at least 1 cell"));
+    if (!(grading[d] > 0.0))
+      mesh.fail("grading", str("'grading'[", d, "] is ", grading[d], "; expected a positive ratio of cell sizes"));
+  }
+  try {
+    if (dim == 2)
+      return generate_rectangle({origin[0], origin[1]}, {(*size)[0], (*size)[1]}, {(*divisions)[0], (*divisions)[1]},
+                                type, order, {grading[0], grading[1]});
+    return generate_box({origin[0], origin[1], origin[2]}, {(*size)[0], (*size)[1], (*size)[2]},
+                        {(*divisions)[0], (*divisions)[1], (*divisions)[2]}, type, order,
+                        {grading[0], grading[1], grading[2]});
+  } catch (const Error& e) {
+    // What is left after the checks above: too many cells, or grading too strong for them.
+    mesh.fail("divisions", e.what());
+  }
+}
+
+std::string lowercase(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+Mesh read_mesh_file(const Table& mesh, const std::string& base_dir) {
+  namespace fs = std::filesystem;
+  for (std::string_view key : generator_only_keys)
+    if (mesh.has(key))
+      mesh.fail(key, str("'", key, "' belongs to generated meshes; a mesh 'file' defines its own elements and nodes"));
+  const std::string file = *mesh.string("file");
+  if (file.empty()) mesh.fail("file", "'file' is empty; expected the path of a .msh or .inp mesh");
+  if (base_dir.empty())
+    mesh.fail("file", str("mesh file '", file,
+                          "' cannot be read: this model was given in memory with no folder to "
+                          "resolve it against"));
+  const fs::path path = fs::path(base_dir) / fs::path(file);
+  std::error_code error;
+  if (!fs::is_regular_file(path, error))
+    mesh.fail("file", str("mesh file '", file, "' not found (looked for ", path.string(), ")"));
+  const std::string extension = lowercase(path.extension().string());
+  if (extension == ".msh") {
+    Mesh result = read_gmsh(path.string());
+    result.validate(path.string());
+    return result;
+  }
+  if (extension == ".inp") {
+    Model input = read_abaqus(path.string());
+    input.mesh.validate(path.string());
+    std::vector<std::string> dropped;
+    if (!input.materials.empty()) dropped.push_back("materials");
+    if (!input.sections.empty()) dropped.push_back("sections");
+    if (!input.fixed.empty()) dropped.push_back("boundary conditions");
+    if (!input.loads.empty()) dropped.push_back("loads");
+    if (!input.amplitudes.empty()) dropped.push_back("amplitudes");
+    if (!input.histories.empty()) dropped.push_back("history outputs");
+    if (input.explicit_step) dropped.push_back("step");
+    if (!dropped.empty()) {
+      std::string what;
+      for (std::size_t i = 0; i < dropped.size(); ++i) what += str(i ? ", " : "", dropped[i]);
+      log::warn(str(mesh.file(), ":", mesh.line("file"), ": the model file takes only the mesh and sets of '", file,
+                    "'; its ", what, " are ignored"));
+    }
+    return std::move(input.mesh);
+  }
+  mesh.fail("file", str("mesh file '", file, "' has extension '", path.extension().string(),
+                        "'; expected .msh (Gmsh) or .inp (Abaqus/CalculiX)"));
+}
+
+// Nodes (or element centroids) within the closed box [min, max], widened by a tolerance of 1e-9
+// of the mesh's extent so that a box drawn on a face of a generated mesh catches the nodes whose
+// coordinates carry rounding.
+void add_box_sets(Mesh& mesh, const Table& table, bool nodes) {
+  const std::string_view kind = nodes ? "node_set" : "element_set";
+  const auto axes = static_cast<std::size_t>(mesh.dim());
+  double lower[3], upper[3];
+  mesh.bounding_box(lower, upper);
+  double extent = 0.0;
+  for (std::size_t d = 0; d < axes; ++d) extent = std::max(extent, upper[d] - lower[d]);
+  const double tolerance = 1e-9 * extent;
+  for (Table set : table.tables(kind)) {
+    set.only(set_keys);
+    const std::string name = set.required_string("name", str("the ", nodes ? "node" : "element", " set's name"));
+    if (name.empty()) set.fail("name", "'name' is empty");
+    set.set_where(str(set.where(), " '", name, "'"));
+    const auto& existing = nodes ? mesh.node_sets : mesh.element_sets;
+    if (existing.count(name)) set.fail("name", str(nodes ? "node" : "element", " set '", name, "' already exists"));
+    const auto box_min = set.numbers("min", axes), box_max = set.numbers("max", axes);
+    if (!box_min) set.fail("min", str("missing 'min' (the box's lower corner, ", axes, " coordinates, m)"));
+    if (!box_max) set.fail("max", str("missing 'max' (the box's upper corner, ", axes, " coordinates, m)"));
+    for (std::size_t d = 0; d < axes; ++d)
+      if ((*box_max)[d] < (*box_min)[d])
+        set.fail("max", str("'max'[", d, "] = ", (*box_max)[d], " is below 'min'[", d, "] = ", (*box_min)[d]));
+    const auto inside = [&](const double* x) {
+      for (std::size_t d = 0; d < axes; ++d)
+        if (x[d] < (*box_min)[d] - tolerance || x[d] > (*box_max)[d] + tolerance) return false;
+      return true;
+    };
+    std::vector<Index> members;
+    if (nodes) {
+      for (Index i = 0; i < mesh.n_nodes(); ++i)
+        if (inside(mesh.node(i).data())) members.push_back(i);
+    } else {
+      Index global = 0;
+      for (const auto& block : mesh.blocks)
+        for (Index e = 0; e < block.n_elements(); ++e, ++global) {
+          double centroid[3] = {0.0, 0.0, 0.0};
+          const auto element = block.nodes(e);
+          for (Index node : element)
+            for (std::size_t d = 0; d < axes; ++d) centroid[d] += mesh.node(node)[d];
+          for (std::size_t d = 0; d < axes; ++d) centroid[d] /= static_cast<double>(element.size());
+          if (inside(centroid)) members.push_back(global);
+        }
+    }
+    if (members.empty()) {
+      std::string span;
+      for (std::size_t d = 0; d < axes; ++d) span += str(d ? " x " : "", "[", lower[d], ", ", upper[d], "]");
+      set.fail("min", str("the box holds no ", nodes ? "node" : "element centroid", "; the mesh spans ", span));
+    }
+    (nodes ? mesh.node_sets : mesh.element_sets)[name] = std::move(members);
+  }
+}
+
+Mesh read_mesh(const Table& mesh, const std::string& base_dir) {
+  mesh.only(mesh_keys);
+  const bool from_file = mesh.has("file"), generated = mesh.has("generator");
+  if (from_file && generated)
+    mesh.fail("generator", "[mesh] takes either 'file' (a mesh file) or 'generator' (a structured mesh), not both");
+  if (!from_file && !generated)
+    mesh.fail_at(mesh.line(), "missing 'file' (a .msh or .inp mesh) or 'generator' (\"rectangle\" or \"box\")");
+  if (from_file) (void)mesh.string("file");  // type check before anything else
+  Mesh result = from_file ? read_mesh_file(mesh, base_dir) : generate_mesh(mesh);
+  // Every mesh has the element set "all", which the default section uses.
+  if (!result.element_sets.count("all")) {
+    std::vector<Index> all(static_cast<std::size_t>(result.n_elements()));
+    for (std::size_t e = 0; e < all.size(); ++e) all[e] = static_cast<Index>(e);
+    result.element_sets["all"] = std::move(all);
+  }
+  add_box_sets(result, mesh, true);
+  add_box_sets(result, mesh, false);
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [[material]]
+
+struct ElasticForm {
+  std::vector<std::string_view> keys;
+};
+
+const ElasticForm elastic_forms[] = {{{"youngs_modulus", "poisson_ratio"}},
+                                     {{"lame_lambda", "shear_modulus"}},
+                                     {{"p_wave_speed", "s_wave_speed"}},
+                                     {{"stiffness"}},
+                                     {{"youngs_moduli", "poisson_ratios", "shear_moduli"}}};
+
+Voigt6 read_stiffness(const Table& material) {
+  const toml::node& node = *material.node("stiffness");
+  const auto* array = node.as_array();
+  Voigt6 c{};
+  const std::string expected =
+      "'stiffness' must be 6 rows of 6 numbers or 21 numbers (the upper triangle row by row), Pa";
+  if (!array) material.fail("stiffness", str(expected, "; got ", detail::describe(node)));
+  if (array->size() == 21) {
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < 6; ++i)
+      for (std::size_t j = i; j < 6; ++j, ++k) {
+        const double value = detail::number_of((*array)[k], material, str("'stiffness'[", k, "]"));
+        c[6 * i + j] = c[6 * j + i] = value;
+      }
+    return c;
+  }
+  if (array->size() != 6) material.fail("stiffness", str(expected, "; got ", detail::describe(node)));
+  for (std::size_t i = 0; i < 6; ++i) {
+    const auto* row = (*array)[i].as_array();
+    if (!row || row->size() != 6)
+      material.fail_at(detail::line_of((*array)[i]),
+                       str(expected, "; row ", i + 1, " is ", detail::describe((*array)[i])));
+    for (std::size_t j = 0; j < 6; ++j)
+      c[6 * i + j] = detail::number_of((*row)[j], material, str("'stiffness'[", i, "][", j, "]"));
+  }
+  return c;
+}
+
+Material read_material(Table& material) {
+  material.only(material_keys);
+  const std::string name = material.required_string("name", "the material's name, used by [[section]]");
+  if (name.empty()) material.fail("name", "'name' is empty");
+  material.set_where(str(material.where(), " '", name, "'"));
+  const double density = material.required_number("density", "kg/m^3");
+  if (!(density > 0.0))
+    material.fail("density", str("'density' is ", density, "; expected a positive density, kg/m^3"));
+  const double damping = material.number("damping_alpha", 0.0);
+  if (!(damping >= 0.0))
+    material.fail("damping_alpha", str("'damping_alpha' is ", damping, "; expected a non-negative rate, 1/s"));
+
+  // The elastic keys given, in the order they appear.
+  std::vector<std::string_view> given;
+  for (const auto& form : elastic_forms)
+    for (std::string_view key : form.keys)
+      if (material.has(key)) given.push_back(key);
+  std::sort(given.begin(), given.end(),
+            [&](std::string_view a, std::string_view b) { return material.line(a) < material.line(b); });
+  const ElasticForm* chosen = nullptr;
+  for (const auto& form : elastic_forms) {
+    const bool all_given = std::all_of(form.keys.begin(), form.keys.end(), [&](auto key) { return material.has(key); });
+    if (all_given && form.keys.size() == given.size()) chosen = &form;
+  }
+  if (!chosen) {
+    std::string got;
+    for (std::size_t i = 0; i < given.size(); ++i) got += str(i ? ", " : "", given[i]);
+    material.fail_at(given.empty() ? material.line() : material.line(given.front()),
+                     str("give exactly one set of elastic constants: youngs_modulus + poisson_ratio, lame_lambda + "
+                         "shear_modulus, p_wave_speed + s_wave_speed, stiffness (6x6 or 21 values), or youngs_moduli + "
+                         "poisson_ratios + shear_moduli (orthotropic); got ",
+                         given.empty() ? std::string("none") : got));
+  }
+  // Types are checked here, each error naming its own key; what the constructors reject
+  // (Poisson's ratio out of range, a stiffness that is not positive definite) is reported at the
+  // first elastic key given.
+  const std::string_view first = chosen->keys.front();
+  std::vector<double> values;  // the pair, or E1 E2 E3 nu12 nu13 nu23 G12 G13 G23
+  Voigt6 stiffness{};
+  if (first == "stiffness") {
+    stiffness = read_stiffness(material);
+  } else if (first == "youngs_moduli") {
+    for (std::string_view key : chosen->keys) {
+      const std::vector<double> triple = *material.numbers(key, 3);
+      values.insert(values.end(), triple.begin(), triple.end());
+    }
+  } else {
+    for (std::string_view key : chosen->keys) values.push_back(*material.number(key));
+  }
+  Material result;
+  try {
+    if (first == "youngs_modulus") {
+      result = Material::from_youngs(name, values[0], values[1], density);
+    } else if (first == "lame_lambda") {
+      result = Material::from_lame(name, values[0], values[1], density);
+    } else if (first == "p_wave_speed") {
+      result = Material::from_speeds(name, values[0], values[1], density);
+    } else if (first == "stiffness") {
+      result = Material::from_stiffness(name, stiffness, density);
+    } else {
+      result = Material::from_engineering_constants(name, values[0], values[1], values[2], values[3], values[4],
+                                                    values[5], values[6], values[7], values[8], density);
+    }
+  } catch (const Error& error) {
+    throw_input_error(material.file(), material.line(given.front()), error.what());
+  }
+  result.damping_alpha = damping;
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [[section]]
+
+Section read_section(const Table& section, const Model& model) {
+  section.only(section_keys);
+  Section result;
+  const Mesh& mesh = model.mesh;
+  result.element_set = section.string("element_set").value_or("all");
+  if (!mesh.element_sets.count(result.element_set)) {
+    const auto names = names_of(mesh.element_sets);
+    section.fail("element_set",
+                 str("no element set named '", result.element_set, "'",
+                     detail::suggestion(result.element_set, views(names)), "; the mesh has ", listing(names)));
+  }
+  result.material = section.required_string("material", "the name of a [[material]]");
+  std::vector<std::string> materials;
+  for (const auto& m : model.materials) materials.push_back(m.name);
+  if (std::find(materials.begin(), materials.end(), result.material) == materials.end())
+    section.fail("material",
+                 str("no material named '", result.material, "'", detail::suggestion(result.material, views(materials)),
+                     "; the model defines ", listing(materials)));
+  const std::string formulation = section.string("formulation").value_or(mesh.dim() == 2 ? "plane_strain" : "solid");
+  if (formulation == "solid") {
+    result.formulation = Formulation::Solid;
+  } else if (formulation == "plane_strain") {
+    result.formulation = Formulation::PlaneStrain;
+  } else if (formulation == "plane_stress") {
+    result.formulation = Formulation::PlaneStress;
+  } else {
+    section.fail("formulation",
+                 str("unknown formulation '", formulation, "'", detail::suggestion(formulation, formulations),
+                     "; expected \"plane_strain\" or \"plane_stress\" (2D) or \"solid\" (3D)"));
+  }
+  if ((result.formulation == Formulation::Solid) != (mesh.dim() == 3))
+    section.fail("formulation", str("formulation '", formulation, "' does not fit a ", mesh.dim(), "D mesh; expected ",
+                                    mesh.dim() == 2 ? "\"plane_strain\" or \"plane_stress\"" : "\"solid\""));
+  if (section.has("thickness")) {
+    if (mesh.dim() == 3) section.fail("thickness", "'thickness' applies to 2D sections only");
+    result.thickness = *section.number("thickness");
+    if (!(result.thickness > 0.0))
+      section.fail("thickness", str("'thickness' is ", result.thickness, "; expected a positive length, m"));
+  }
+  return result;
+}
+
+void read_sections(const Table& root, Model& model) {
+  const std::vector<Table> sections = root.tables("section");
+  if (sections.empty()) {
+    if (model.materials.size() == 1) {
+      Section only;
+      only.element_set = "all";
+      only.material = model.materials.front().name;
+      only.formulation = model.mesh.dim() == 2 ? Formulation::PlaneStrain : Formulation::Solid;
+      model.sections.push_back(only);
+    } else if (model.materials.size() > 1) {
+      root.fail("material", str(model.materials.size(),
+                                " materials but no [[section]] assigns them to element sets (only a model with one "
+                                "material may leave sections out)"));
+    }
+    return;
+  }
+  // Owner of each element, to report overlaps and gaps at the section's line.
+  std::vector<int> owner(static_cast<std::size_t>(model.mesh.n_elements()), -1);
+  for (std::size_t s = 0; s < sections.size(); ++s) {
+    const Table& table = sections[s];
+    Section section = read_section(table, model);
+    for (Index e : model.mesh.element_sets.at(section.element_set)) {
+      int& o = owner[static_cast<std::size_t>(e)];
+      if (o >= 0)
+        table.fail("element_set",
+                   str("element ", model.mesh.element_label(e), " of set '", section.element_set,
+                       "' already has a section: the one on '", model.sections[static_cast<std::size_t>(o)].element_set,
+                       "' at line ", sections[static_cast<std::size_t>(o)].line()));
+      o = static_cast<int>(s);
+    }
+    model.sections.push_back(std::move(section));
+  }
+  const auto gap = std::find(owner.begin(), owner.end(), -1);
+  if (gap != owner.end()) {
+    const auto missing = std::count(owner.begin(), owner.end(), -1);
+    sections.front().fail_at(sections.front().line(),
+                             str("element ", model.mesh.element_label(static_cast<Index>(gap - owner.begin())),
+                                 missing > 1 ? str(" and ", missing - 1, " others have") : std::string(" has"),
+                                 " no section; every element needs one [[section]]"));
+  }
+}
+
+}  // namespace
+
+Model read_model_buffer(std::string_view text, const std::string& name, const std::string& base_dir) {
+  toml::table document;
+  try {
+    document = toml::parse(text, std::string_view(name));
+  } catch (const toml::parse_error& e) {
+    throw_input_error(name, static_cast<long>(e.source().begin.line), str("TOML syntax error: ", e.description()));
+  }
+  const Table root(document, name, "top level");
+  std::vector<std::string_view> accepted(std::begin(top_keys), std::end(top_keys));
+  accepted.insert(accepted.end(), std::begin(reserved_keys), std::end(reserved_keys));
+  root.only(accepted);
+  for (std::string_view key : reserved_keys)
+    if (root.has(key))
+      log::warn(str(name, ":", root.line(key), ": [", key,
+                    "] is reserved for the solvers and not read by this version of tremor; ignored"));
+
+  Model model;
+  model.source = name;
+  model.title = root.string("title").value_or("");
+  const auto mesh = root.table("mesh");
+  if (!mesh) root.fail_at(0, "missing [mesh] (a 'file' to read or a 'generator')");
+  model.mesh = read_mesh(*mesh, base_dir);
+
+  std::map<std::string, long> material_lines;
+  for (Table material : root.tables("material")) {
+    Material m = read_material(material);
+    const auto [first, inserted] = material_lines.emplace(m.name, material.line("name"));
+    if (!inserted) material.fail("name", str("material '", m.name, "' is already defined at line ", first->second));
+    model.materials.push_back(std::move(m));
+  }
+  read_sections(root, model);
+  model.validate();
+  return model;
+}
+
+Model read_model_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!fs::exists(path, error)) throw Error(str(path, ": no such model file"));
+  if (!fs::is_regular_file(path, error)) throw Error(str(path, ": not a regular file; expected a model file"));
+  const std::uintmax_t bytes = fs::file_size(path, error);
+  if (error) throw Error(str(path, ": cannot read the model file (", error.message(), ")"));
+  if (bytes > largest_model_file)
+    throw Error(str(path, ": ", bytes, " bytes is too large for a model file (the limit is ", largest_model_file,
+                    "); meshes belong in a mesh file"));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(str(path, ": cannot open the model file"));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw Error(str(path, ": read error"));
+  std::string base_dir = fs::path(path).parent_path().string();
+  if (base_dir.empty()) base_dir = ".";
+  return read_model_buffer(text.str(), path, base_dir);
+}
+
+}  // namespace tremor::io

@@ -1,0 +1,76 @@
+#pragma once
+// Checked access to one TOML table of a model file. Every failure throws tremor::Error as
+// "FILE:LINE: WHERE: message", LINE being the offending key's (or the table's when a key is
+// missing) and WHERE the table ("[mesh]", "[[material]] 'steel'").
+#include <toml++/toml.h>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tremor::io::detail {
+
+// Closest of `candidates` to `word` when it is plausibly a typo of it (edit distance small for
+// its length, or one a prefix of the other); empty otherwise.
+std::string closest_match(std::string_view word, std::span<const std::string_view> candidates);
+// " (did you mean 'x'?)" or "".
+std::string suggestion(std::string_view word, std::span<const std::string_view> candidates);
+
+// "a string", "an integer", ... for messages.
+std::string describe(const toml::node& node);
+
+long line_of(const toml::node& node);
+
+class Table {
+ public:
+  // `path` is the table's dotted name ("" for the document, "mesh"), used to name sub-tables.
+  Table(const toml::table& table, std::string file, std::string where, std::string path = "")
+      : table_(table), file_(std::move(file)), where_(std::move(where)), path_(std::move(path)) {}
+
+  const std::string& file() const { return file_; }
+  const std::string& where() const { return where_; }
+  void set_where(std::string where) { where_ = std::move(where); }
+  long line() const { return line_of(table_); }
+  const toml::table& raw() const { return table_; }
+
+  // Rejects any key outside `known`, naming the first (by line) with a suggestion.
+  void only(std::span<const std::string_view> known) const;
+
+  bool has(std::string_view key) const { return table_.contains(key); }
+  const toml::node* node(std::string_view key) const { return table_.get(key); }
+  // Line of the key's value, or of the table when the key is absent.
+  long line(std::string_view key) const;
+
+  // A finite number (TOML integer or float).
+  std::optional<double> number(std::string_view key) const;
+  double number(std::string_view key, double fallback) const;
+  double required_number(std::string_view key, std::string_view meaning) const;
+
+  std::optional<std::string> string(std::string_view key) const;
+  std::string required_string(std::string_view key, std::string_view meaning) const;
+
+  // An array of exactly `count` finite numbers (or integers).
+  std::optional<std::vector<double>> numbers(std::string_view key, std::size_t count) const;
+  std::optional<std::vector<std::int64_t>> integers(std::string_view key, std::size_t count) const;
+
+  // Sub-tables: `key` must be a table ([key]) or an array of tables ([[key]]); absent: none.
+  std::optional<Table> table(std::string_view key) const;
+  std::vector<Table> tables(std::string_view key) const;
+
+  [[noreturn]] void fail(std::string_view key, const std::string& message) const;
+  [[noreturn]] void fail_at(long line, const std::string& message) const;
+
+ private:
+  const toml::table& table_;
+  std::string file_;
+  std::string where_;
+  std::string path_;
+};
+
+// Number from an array element or value node: finite, integer or float; throws naming `what`.
+double number_of(const toml::node& node, const Table& context, const std::string& what);
+
+}  // namespace tremor::io::detail

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "fem_test_helpers.hpp"
-#include "tremor/fem/polynomials.hpp"
+#include "tremor/core/polynomials.hpp"
 #include "tremor/fem/quadrature.hpp"
 
 namespace tremor::fem {

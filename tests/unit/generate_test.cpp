@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "tremor/core/error.hpp"
-#include "tremor/fem/polynomials.hpp"
 
 namespace tremor {
 namespace {
@@ -359,18 +358,6 @@ TEST(Generate, GllPointsMatchClosedForms) {
     for (int p = 0; p <= order; ++p)
       // Newton converges to rounding; the map onto [-1, 1] adds one or two roundings.
       EXPECT_NEAR(mesh.node(p)[0], points[static_cast<std::size_t>(p)], 4e-16) << "order " << order << " point " << p;
-  }
-}
-
-TEST(Generate, GllNodesAreTheElementLibrarysPoints) {
-  // The generator (mesh layer) cannot use fem/; its points must still be the element library's.
-  for (int order = 1; order <= max_gll_order; ++order) {
-    double points[fem::max_points_1d];
-    fem::gll_points(order + 1, points);
-    const Mesh mesh = generate_rectangle({-1.0, -1.0}, {2.0, 2.0}, {1, 1}, ElementType::QuadGLL, order);
-    for (int p = 0; p <= order; ++p)
-      // Both converge Newton's method to rounding; a few ulps of 1 apart at most.
-      EXPECT_NEAR(mesh.node(p)[0], points[p], 1e-15) << "order " << order << " point " << p;
   }
 }
 

@@ -111,7 +111,7 @@ void run_info(const std::string& path) {
   std::printf("%-18s%zu\n", "sections", model.sections.size());
   for (const auto& s : model.sections) {
     std::printf("  %-24s -> %s, %s", s.element_set.c_str(), s.material.c_str(), to_string(s.formulation).c_str());
-    if (s.formulation != Formulation::Solid) std::printf(", thickness %s m", si(s.thickness).c_str());
+    if (s.formulation != Formulation::Solid) std::printf(", thickness %sm", si(s.thickness).c_str());
     std::printf("\n");
   }
   if (!model.fixed.empty() || !model.loads.empty() || !model.amplitudes.empty() || !model.histories.empty()) {
@@ -119,10 +119,10 @@ void run_info(const std::string& path) {
                 model.fixed.size(), model.loads.size(), model.amplitudes.size(), model.histories.size());
   }
   if (model.explicit_step) {
-    std::printf("%-18s%s: duration %s s", "explicit step", model.explicit_step->name.c_str(),
+    std::printf("%-18s%s: duration %ss", "explicit step", model.explicit_step->name.c_str(),
                 si(model.explicit_step->duration).c_str());
     if (model.explicit_step->fixed_increment > 0)
-      std::printf(", fixed increment %s s", si(model.explicit_step->fixed_increment).c_str());
+      std::printf(", fixed increment %ss", si(model.explicit_step->fixed_increment).c_str());
     std::printf("\n");
   }
 

@@ -11,7 +11,7 @@
 //   node(a, xi)         reference coordinates of node a
 // plus the default quadrature degrees (stiffness_degree, mass_degree) and the lumping rule.
 #include "tremor/core/config.hpp"
-#include "tremor/fem/polynomials.hpp"
+#include "tremor/core/polynomials.hpp"
 #include "tremor/mesh/element_type.hpp"
 
 namespace tremor::fem {

@@ -7,7 +7,7 @@
 // `degree` is what a rule integrates exactly: for tensor rules every monomial x^a y^b (z^c) with
 // each exponent <= degree; for simplex rules every polynomial of total degree <= degree.
 #include "tremor/core/config.hpp"
-#include "tremor/fem/polynomials.hpp"
+#include "tremor/core/polynomials.hpp"
 
 namespace tremor::fem {
 

@@ -1,3 +1,4 @@
+#include "tremor/io/file.hpp"
 #include "tremor/io/abaqus.hpp"
 
 #include <algorithm>
@@ -1180,13 +1181,8 @@ class Reader {
 
 Model read_abaqus(const std::string& path) {
   namespace fs = std::filesystem;
+  const std::string text = read_file(path, "Abaqus input file");
   std::error_code error;
-  if (!fs::is_regular_file(path, error)) throw Error(str(path, ": cannot open the Abaqus input file"));
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  if (!in) throw Error(str(path, ": cannot read the Abaqus input file"));
-  const std::string text = contents.str();
   const fs::path file(path);
   const std::string dir = file.has_parent_path() ? file.parent_path().string() : std::string(".");
   fs::path identity = fs::weakly_canonical(file, error);

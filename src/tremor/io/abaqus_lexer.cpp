@@ -1,3 +1,4 @@
+#include "tremor/io/file.hpp"
 #include "tremor/io/abaqus_lexer.hpp"
 
 #include <cctype>
@@ -190,19 +191,18 @@ void LineSource::include(const KeywordLine& keyword) {
     fail(keyword.where, "include cycle: " + chain + path.string());
   }
 
-  std::error_code error;
-  if (!fs::is_regular_file(path, error))
-    fail(keyword.where, "cannot open the included file '" + path.string() + "' (INPUT=" + input->value + ")");
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  if (!in) fail(keyword.where, "cannot read the included file '" + path.string() + "'");
+  std::string contents;
+  try {
+    contents = read_file(path.string(), "included file");
+  } catch (const Error& e) {
+    fail(keyword.where, str(e.what(), " (INPUT=", input->value, ")"));
+  }
 
   File file;
   file.name = path.string();
   file.dir = path.has_parent_path() ? path.parent_path().string() : std::string(".");
   file.identity = identity;
-  file.storage = contents.str();
+  file.storage = std::move(contents);
   files_.push_back(std::move(file));
   File& added = files_.back();
   added.text = added.storage;

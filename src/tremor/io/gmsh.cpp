@@ -6,6 +6,7 @@
 //
 // Every count read from the file is checked against the bytes left before anything is reserved,
 // so a damaged or hostile file costs at most memory proportional to its size.
+#include "tremor/io/file.hpp"
 #include "tremor/io/gmsh.hpp"
 
 #include <algorithm>
@@ -683,14 +684,7 @@ Mesh read_gmsh_buffer(std::string_view bytes, const std::string& name) {
 }
 
 Mesh read_gmsh(const std::string& path) {
-  std::ifstream file(path, std::ios::binary | std::ios::ate);
-  if (!file) throw Error(str(path, ": cannot open the Gmsh mesh file"));
-  const std::streamoff size = file.tellg();
-  if (size < 0) throw Error(str(path, ": cannot read the Gmsh mesh file"));
-  std::string bytes(static_cast<std::size_t>(size), '\0');
-  file.seekg(0);
-  if (!file.read(bytes.data(), size)) throw Error(str(path, ": cannot read the Gmsh mesh file"));
-  return read_gmsh_buffer(bytes, path);
+  return read_gmsh_buffer(read_file(path, "Gmsh mesh file"), path);
 }
 
 }  // namespace tremor::io

@@ -1,4 +1,5 @@
 // The tremor model file: TOML, documented key by key in docs/model-file.md.
+#include "tremor/io/file.hpp"
 #include "tremor/io/model_file.hpp"
 
 #include <algorithm>
@@ -470,22 +471,10 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
 
 Model read_model_file(const std::string& path) {
   namespace fs = std::filesystem;
-  std::error_code error;
-  if (!fs::exists(path, error)) throw Error(str(path, ": no such model file"));
-  if (!fs::is_regular_file(path, error)) throw Error(str(path, ": not a regular file; expected a model file"));
-  const std::uintmax_t bytes = fs::file_size(path, error);
-  if (error) throw Error(str(path, ": cannot read the model file (", error.message(), ")"));
-  if (bytes > largest_model_file)
-    throw Error(str(path, ": ", bytes, " bytes is too large for a model file (the limit is ", largest_model_file,
-                    "); meshes belong in a mesh file"));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(str(path, ": cannot open the model file"));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw Error(str(path, ": read error"));
+  const std::string text = read_file(path, "model file", largest_model_file);
   std::string base_dir = fs::path(path).parent_path().string();
   if (base_dir.empty()) base_dir = ".";
-  return read_model_buffer(text.str(), path, base_dir);
+  return read_model_buffer(text, path, base_dir);
 }
 
 }  // namespace tremor::io

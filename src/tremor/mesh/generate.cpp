@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tremor/core/error.hpp"
+#include "tremor/core/polynomials.hpp"
 
 namespace tremor {
 
@@ -21,38 +22,12 @@ using Offset = std::array<int, 3>;  // a node's position in fine-grid steps from
 
 constexpr char axis_name[3] = {'x', 'y', 'z'};
 
-// The GLL points of order p on [-1, 1], ascending: the end points and the roots of P_p', found
-// by Newton's method from the Chebyshev-Gauss-Lobatto points (which interlace them closely).
+// The GLL points of order p on [-1, 1], ascending (symmetric about 0 exactly, so mirrored meshes
+// are exact mirrors).
 std::vector<double> gll_points(int p) {
-  std::vector<double> x(static_cast<std::size_t>(p) + 1);
-  x.front() = -1.0;
-  x.back() = 1.0;
-  for (int k = 1; k < p; ++k) {
-    double t = -std::cos(std::numbers::pi * k / p);
-    for (int iteration = 0; iteration < 100; ++iteration) {
-      // Legendre recurrence for P_p and P_{p-1}; |t| < 1 at every interior iterate.
-      double previous = 1.0, current = t;
-      for (int n = 2; n <= p; ++n) {
-        const double next = ((2.0 * n - 1.0) * t * current - (n - 1.0) * previous) / n;
-        previous = current;
-        current = next;
-      }
-      const double slope = p * (t * current - previous) / (t * t - 1.0);                     // P_p'
-      const double curvature = (2.0 * t * slope - p * (p + 1.0) * current) / (1.0 - t * t);  // P_p''
-      const double step = slope / curvature;
-      t -= step;
-      if (std::abs(step) < 1e-16) break;
-    }
-    x[static_cast<std::size_t>(k)] = t;
-  }
-  // The points are symmetric about 0; impose it exactly so mirrored meshes are exact mirrors.
-  for (int k = 0; k < p / 2; ++k) {
-    const double v = 0.5 * (x[static_cast<std::size_t>(p - k)] - x[static_cast<std::size_t>(k)]);
-    x[static_cast<std::size_t>(k)] = -v;
-    x[static_cast<std::size_t>(p - k)] = v;
-  }
-  if (p % 2 == 0) x[static_cast<std::size_t>(p / 2)] = 0.0;
-  return x;
+  double x[max_points_1d];
+  tremor::gll_points(p + 1, x);
+  return {x, x + p + 1};
 }
 
 // How one element type fills a cell: fine-grid steps per cell, the positions of the fine points

@@ -1,13 +1,14 @@
 #pragma once
-// One-dimensional building blocks of the element library: Legendre polynomials, Gauss-Legendre
-// and Gauss-Lobatto-Legendre (GLL) points and weights, and the Lagrange basis on a set of points.
+// One-dimensional polynomial building blocks shared by the element library and the mesh generators:
+// Legendre polynomials, Gauss-Legendre and Gauss-Lobatto-Legendre (GLL) points and weights, and the
+// Lagrange basis on a set of points.
 // Everything is computed in double from the formulas (Newton on the Legendre recurrence), so the
 // same code runs on the host and inside CUDA kernels; no tables, no heap.
 #include <math.h>
 
 #include "tremor/core/config.hpp"
 
-namespace tremor::fem {
+namespace tremor {
 
 // Largest point count the 1D rules support (Gauss-Legendre 1..10 and GLL 2..9 are documented and
 // tested; larger counts work but are not claimed).
@@ -109,4 +110,4 @@ TREMOR_HOST_DEVICE inline void lagrange(int n, const double* points, double t, d
   }
 }
 
-}  // namespace tremor::fem
+}  // namespace tremor

@@ -10,6 +10,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/io/model_file.hpp"
+#include "tremor/mesh/generate.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::string base = [] {
@@ -18,6 +19,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return dir.string();
   }();
   tremor::log::set_quiet(true);
+  // A legal model may ask the generator for billions of elements; below libFuzzer's memory limit
+  // the generator must refuse, so the fuzzer explores parsing rather than allocation.
+  tremor::set_generator_limit(tremor::Size(1) << 20);
   try {
     (void)tremor::io::read_model_buffer(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.toml",
                                         base);

@@ -1,0 +1,16 @@
+# Runs one tremor command and checks its exit status and output.
+#   cmake -DCOMMAND="tremor;info;FILE" -DEXPECT_RC=0|nonzero -DEXPECT="regex;regex" -P run_command.cmake
+execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(all "${out}${err}")
+if(EXPECT_RC STREQUAL "nonzero")
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "expected a non-zero exit status, got 0\n${all}")
+  endif()
+elseif(NOT rc EQUAL EXPECT_RC)
+  message(FATAL_ERROR "expected exit status ${EXPECT_RC}, got ${rc}\n${all}")
+endif()
+foreach(pattern IN LISTS EXPECT)
+  if(NOT all MATCHES "${pattern}")
+    message(FATAL_ERROR "output does not match '${pattern}':\n${all}")
+  endif()
+endforeach()

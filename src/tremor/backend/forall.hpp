@@ -18,8 +18,9 @@ constexpr int forall_block_size = 256;
 
 template <class Body>
 __global__ void forall_kernel(Index n, Body body) {
-  const Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) body(i);
+  // In 64 bits: the last block may reach past 2^31 - 1 when n is close to it.
+  const Size i = static_cast<Size>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) body(static_cast<Index>(i));
 }
 #endif
 }  // namespace detail

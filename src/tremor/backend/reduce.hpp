@@ -22,9 +22,9 @@ template <class T, class Term>
 __global__ void sum_kernel(Index n, Term term, T* partials) {
   __shared__ T shared[reduce_block_size];
   T acc = T(0);
-  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += static_cast<Index>(gridDim.x) * blockDim.x)
-    acc += term(i);
+  for (Size i = static_cast<Size>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<Size>(gridDim.x) * blockDim.x)  // 64 bits: i + stride may pass 2^31 - 1
+    acc += term(static_cast<Index>(i));
   shared[threadIdx.x] = acc;
   __syncthreads();
   for (int width = reduce_block_size / 2; width > 0; width /= 2) {

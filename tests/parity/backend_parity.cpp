@@ -66,9 +66,9 @@ void check_backend(const Exec& exec) {
   const double s = run_sum(exec, in.x);
   // Different summation orders: n roundings of terms <= 1 bound the difference by n * eps * sum.
   EXPECT_NEAR(s, s_ref, n * 2.3e-16 * s_ref);
-  // And the sum is right: sum of sin^2(0.001 i) against its closed form is checked in double.
-  double closed = 0.0;
-  for (Index i = 0; i < n; ++i) closed += std::sin(0.001 * i) * std::sin(0.001 * i);
+  // And the sum is right: sum_{i<n} sin^2(a i) = n/2 - sin(n a) cos((n - 1) a) / (2 sin a).
+  const double a = 0.001;
+  const double closed = 0.5 * n - std::sin(n * a) * std::cos((n - 1) * a) / (2.0 * std::sin(a));
   EXPECT_NEAR(s, closed, n * 2.3e-16 * closed);
   // Repeated runs on one backend give the identical bits (deterministic reduction).
   EXPECT_EQ(run_sum(exec, in.x), s);

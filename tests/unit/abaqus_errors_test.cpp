@@ -202,6 +202,43 @@ TEST(AbaqusErrors, IncludeFailures) {
   fs::remove_all(dir);
 }
 
+// A *BOUNDARY in the step on a degree of freedom fixed in model data replaces it (Abaqus OP=MOD):
+// one prescribed value per degree of freedom reaches the solver, the later one.
+TEST(AbaqusSyntax, LaterBoundaryReplacesEarlier) {
+  const Model model = io::read_abaqus_buffer("*NODE\n1, 0, 0, 0\n2, 1, 0, 0\n3, 0, 1, 0\n4, 0, 0, 1\n"
+                                         "*ELEMENT, TYPE=C3D4\n1, 1, 2, 3, 4\n"
+                                         "*BOUNDARY\n1, 1, 3\n2, 1, 1\n"
+                                         "*STEP\n*DYNAMIC, EXPLICIT\n, 1e-6\n*BOUNDARY\n1, 1, 1, 0.001\n*END STEP\n",
+                                         "override.inp");
+  int prescribed_1x = 0;
+  double value_1x = -1.0;
+  int total = 0;
+  for (const FixedDof& f : model.fixed) {
+    total += static_cast<int>(f.nodes.size());
+    for (Index node : f.nodes)
+      if (model.mesh.node_labels[static_cast<std::size_t>(node)] == 1 && f.component == 0) {
+        ++prescribed_1x;
+        value_1x = f.value;
+      }
+  }
+  EXPECT_EQ(prescribed_1x, 1);
+  EXPECT_EQ(value_1x, 0.001);
+  EXPECT_EQ(total, 4);  // node 1: x (replaced), y, z; node 2: x
+}
+
+TEST(AbaqusSyntax, ReducedIntegrationIsReported) {
+  log::set_quiet(true);
+  (void)log::take_warnings();
+  (void)io::read_abaqus_buffer("*NODE\n1,0,0,0\n2,1,0,0\n3,1,1,0\n4,0,1,0\n5,0,0,1\n6,1,0,1\n7,1,1,1\n8,0,1,1\n"
+                           "*ELEMENT, TYPE=C3D8R\n1, 1, 2, 3, 4, 5, 6, 7, 8\n",
+                           "reduced.inp");
+  const auto warnings = log::take_warnings();
+  log::set_quiet(false);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("TYPE=C3D8R (reduced integration): read as C3D8 with full integration"), std::string::npos)
+      << warnings[0];
+}
+
 TEST(AbaqusSyntax, MeshOnlyLoads) {
   std::vector<std::string> warnings;
   const Model model = read(mesh_3d, &warnings);

@@ -39,7 +39,7 @@ void forall(const Exec& exec, Index n, Body body) {
     case Backend::Cuda:
 #if defined(__CUDACC__)
     {
-      const unsigned blocks = static_cast<unsigned>((n + detail::forall_block_size - 1) / detail::forall_block_size);
+      const auto blocks = static_cast<unsigned>((Size(n) + detail::forall_block_size - 1) / detail::forall_block_size);
       detail::forall_kernel<<<blocks, detail::forall_block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(n, body);
       TREMOR_CUDA_CHECK(cudaGetLastError());
       return;

@@ -66,7 +66,7 @@ T sum(const Exec& exec, Index n, Term term) {
     }
     case Backend::Cuda: {
 #if defined(__CUDACC__)
-      const Index wanted = (n + detail::reduce_block_size - 1) / detail::reduce_block_size;
+      const Size wanted = (Size(n) + detail::reduce_block_size - 1) / detail::reduce_block_size;
       const int blocks = wanted < detail::reduce_max_blocks ? static_cast<int>(wanted) : detail::reduce_max_blocks;
       DeviceArray<T> partials(exec, blocks);
       detail::sum_kernel<T><<<blocks, detail::reduce_block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(

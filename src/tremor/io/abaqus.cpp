@@ -134,7 +134,11 @@ bool is_model_keyword(std::string_view name) {
 
 class Reader {
  public:
-  Reader(LineSource& source, std::string source_name) : src_(source) { model_.source = std::move(source_name); }
+  // mesh_only: materials, sections, conditions, loads, outputs and the step are parsed but neither
+  // built nor cross-checked, and one warning says what was left out.
+  Reader(LineSource& source, std::string source_name, bool mesh_only = false) : src_(source), mesh_only_(mesh_only) {
+    model_.source = std::move(source_name);
+  }
 
   Model run() {
     while (auto line = src_.next()) {
@@ -400,6 +404,10 @@ class Reader {
     if (kind == nullptr)
       fail(keyword.where,
            "unknown or unsupported element type '" + shown(type_name) + "'; tremor reads " + supported_element_list());
+    if (type_name.back() == 'R')
+      ignore(str("*ELEMENT, TYPE=", type_name, " (reduced integration): read as ", kind->name.substr(0, kind->name.size() - 1),
+                 " with full integration, as tremor's ", element_name(kind->type), " is"),
+             keyword.where);
     const int dim = dimension(kind->type);
     if (mesh_dim_ == 0) {
       mesh_dim_ = dim;
@@ -990,6 +998,10 @@ class Reader {
       normalise_set(converted);
       mesh.element_sets[name] = std::move(converted);
     }
+    if (mesh_only_) {
+      finish_mesh_only();
+      return;
+    }
 
     // Each element in exactly one section, checked here so that messages can name lines.
     std::vector<int> owner(elements_.size(), -1);
@@ -1048,6 +1060,57 @@ class Reader {
       model_.loads.push_back(std::move(entry.load));
     }
 
+    warn_ignored();
+    resolve_boundary_overrides();
+    model_.validate();
+  }
+
+  // What a mesh-only read leaves out, in the one warning with the unsupported items.
+  void finish_mesh_only() {
+    std::vector<std::string> dropped;
+    auto count = [&](std::size_t n, const char* what) {
+      if (n > 0) dropped.push_back(str(n, " ", what));
+    };
+    count(materials_.size(), "material(s)");
+    count(sections_.size(), "section(s)");
+    count(fixed_.size(), "boundary condition(s)");
+    count(loads_.size(), "load(s)");
+    count(model_.amplitudes.size(), "amplitude(s)");
+    count(model_.histories.size(), "history output(s)");
+    if (model_.explicit_step) dropped.push_back("the step");
+    if (!dropped.empty()) {
+      std::string list;
+      for (std::size_t i = 0; i < dropped.size(); ++i) list += (i ? ", " : "") + dropped[i];
+      log::warn(str(model_.source, ": only the mesh and sets are used; ignored ", list));
+    }
+    warn_ignored();
+    const std::string source = model_.source;
+    Mesh mesh = std::move(model_.mesh);
+    model_ = Model{};
+    model_.source = source;
+    model_.mesh = std::move(mesh);
+    model_.mesh.validate(model_.source);
+  }
+
+  // A later *BOUNDARY on the same node and component replaces an earlier one, as Abaqus's default
+  // OP=MOD does; without this a solver would see two prescribed values for one degree of freedom.
+  void resolve_boundary_overrides() {
+    std::unordered_map<std::int64_t, std::size_t> last;  // (node, component) -> group
+    auto key = [](Index node, int component) { return static_cast<std::int64_t>(node) * 4 + component; };
+    for (std::size_t g = 0; g < model_.fixed.size(); ++g)
+      for (Index node : model_.fixed[g].nodes) last[key(node, model_.fixed[g].component)] = g;
+    for (std::size_t g = 0; g < model_.fixed.size(); ++g) {
+      auto& nodes = model_.fixed[g].nodes;
+      const int component = model_.fixed[g].component;
+      nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](Index node) { return last[key(node, component)] != g; }),
+                  nodes.end());
+    }
+    model_.fixed.erase(std::remove_if(model_.fixed.begin(), model_.fixed.end(),
+                                      [](const FixedDof& f) { return f.nodes.empty(); }),
+                       model_.fixed.end());
+  }
+
+  void warn_ignored() {
     if (!ignored_.empty()) {
       std::string message = model_.source + ": ignored what tremor does not support: ";
       for (std::size_t k = 0; k < ignored_.size(); ++k) {
@@ -1058,7 +1121,6 @@ class Reader {
       }
       log::warn(message);
     }
-    model_.validate();
   }
 
   Label label_of(Index definition) const {
@@ -1175,11 +1237,14 @@ class Reader {
 
   std::vector<Ignored> ignored_;
   std::unordered_map<std::string, std::size_t> ignored_index_;
+  bool mesh_only_ = false;
 };
 
 }  // namespace
 
-Model read_abaqus(const std::string& path) {
+namespace {
+
+Model read_abaqus_file(const std::string& path, bool mesh_only) {
   namespace fs = std::filesystem;
   const std::string text = read_file(path, "Abaqus input file");
   std::error_code error;
@@ -1188,8 +1253,14 @@ Model read_abaqus(const std::string& path) {
   fs::path identity = fs::weakly_canonical(file, error);
   if (error) identity = fs::absolute(file, error).lexically_normal();
   LineSource source(text, path, dir, identity.string());
-  return Reader(source, path).run();
+  return Reader(source, path, mesh_only).run();
 }
+
+}  // namespace
+
+Model read_abaqus(const std::string& path) { return read_abaqus_file(path, false); }
+
+Mesh read_abaqus_mesh(const std::string& path) { return std::move(read_abaqus_file(path, true).mesh); }
 
 Model read_abaqus_buffer(std::string_view text, const std::string& name, const std::string& base_dir) {
   LineSource source(text, name, base_dir, "");

@@ -28,7 +28,11 @@ namespace tremor::io {
 // not support are listed in one warning (tremor::log::warn), never dropped silently. Errors name
 // the file, the line and what was expected.
 Model read_abaqus(const std::string& path);
-// The same from text in memory; `name` stands for the file in messages and *INCLUDE paths are
+// The mesh and sets of `path` alone, for a model file that takes its mesh from an .inp: materials,
+// sections, conditions, loads, outputs and the step are parsed but neither built nor checked, and
+// one warning lists them.
+Mesh read_abaqus_mesh(const std::string& path);
+// The same as read_abaqus from text in memory; `name` stands for the file in messages and *INCLUDE paths are
 // resolved against `base_dir` (empty: *INCLUDE is an error).
 Model read_abaqus_buffer(std::string_view text, const std::string& name, const std::string& base_dir = "");
 

@@ -138,23 +138,9 @@ Mesh read_mesh_file(const Table& mesh, const std::string& base_dir) {
     return result;
   }
   if (extension == ".inp") {
-    Model input = read_abaqus(path.string());
-    input.mesh.validate(path.string());
-    std::vector<std::string> dropped;
-    if (!input.materials.empty()) dropped.push_back("materials");
-    if (!input.sections.empty()) dropped.push_back("sections");
-    if (!input.fixed.empty()) dropped.push_back("boundary conditions");
-    if (!input.loads.empty()) dropped.push_back("loads");
-    if (!input.amplitudes.empty()) dropped.push_back("amplitudes");
-    if (!input.histories.empty()) dropped.push_back("history outputs");
-    if (input.explicit_step) dropped.push_back("step");
-    if (!dropped.empty()) {
-      std::string what;
-      for (std::size_t i = 0; i < dropped.size(); ++i) what += str(i ? ", " : "", dropped[i]);
-      log::warn(str(mesh.file(), ":", mesh.line("file"), ": the model file takes only the mesh and sets of '", file,
-                    "'; its ", what, " are ignored"));
-    }
-    return std::move(input.mesh);
+    Mesh result = read_abaqus_mesh(path.string());
+    result.validate(path.string());
+    return result;
   }
   mesh.fail("file", str("mesh file '", file, "' has extension '", path.extension().string(),
                         "'; expected .msh (Gmsh) or .inp (Abaqus/CalculiX)"));

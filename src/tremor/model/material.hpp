@@ -35,10 +35,13 @@ struct Material {
   // Isotropic only: Lame constants (throw for anisotropic materials).
   double lambda() const;
   double mu() const;
-  // Fastest plane-wave speed over all directions (exact for isotropic; for anisotropic materials
-  // the largest Christoffel eigenvalue over a dense set of directions, a bound used for time steps).
+  // Fastest plane-wave speed over all directions: exact for isotropic materials; for anisotropic
+  // ones the largest Christoffel eigenvalue sampled on a ~2 degree net of directions, an estimate
+  // within ~1e-4 relative below the true maximum (time steps come from element eigenvalues,
+  // fem/time_step.hpp, not from this).
   double max_wave_speed() const;
-  // Slowest quasi-shear speed over the same directions (for points-per-wavelength checks).
+  // Slowest quasi-shear speed sampled on the same directions (an estimate from above, for
+  // points-per-wavelength checks).
   double min_wave_speed() const;
 
   // Density positive, stiffness symmetric positive definite; throws naming the material.

@@ -71,16 +71,6 @@ TABLE = [
 ]
 
 
-def orbit_points(lam):
-    """Distinct permutations of a barycentric tuple, in a fixed order."""
-    seen = []
-    for perm in itertools.permutations(range(len(lam))):
-        t = tuple(lam[i] for i in perm)
-        if t not in seen:
-            seen.append(t)
-    return seen
-
-
 class Problem:
     def __init__(self, dim, degree, structure):
         self.dim, self.degree, self.structure = dim, degree, structure

@@ -66,10 +66,8 @@ TREMOR_HOST_DEVICE void tensor_rule(int n, bool lobatto, QuadratureRule<Dim, Max
 //   (S21 + S111 + S111); degree 8: 16 points (S3 + 3 S21 + S111, Dunavant rule 8);
 //   tetrahedron degree 1: centroid; degree 2: 4 points (Keast 1986, rule 2);
 //   degree 5: 14 points (Walkington 2000, "Quadrature on simplices of arbitrary dimension";
-//   also Keast 1986 rule 6); degree 6: 24 points (3 S31 + S211, Keast 1986 rule 7's structure);
-//   degree 7: 35 points (S4 + S31 + S22 + 2 S211); degree 8: 46 points (4 S31 + S22 + 2 S211),
-//   the structures of Jaskowiec & Sukumar 2020, "High-order symmetric cubature rules for
-//   tetrahedra and pyramids".
+//   also Keast 1986 rule 6); degree 6: 24 points (3 S31 + S211, the structure of Keast's 24-point rule);
+//   degree 7: 35 points (S4 + S31 + S22 + 2 S211); degree 8: 46 points (4 S31 + S22 + 2 S211).
 // The digits of the degree-4 triangle and degree-5 tetrahedron rules were re-solved from their
 // moment equations in double; those of degrees 6..8 are solved, and polished to 50 digits, by
 // tools/quadrature/derive_simplex_rules.py (its README: how to rerun it). S21 is the orbit of

@@ -7,8 +7,10 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
@@ -23,9 +25,10 @@ namespace {
 
 using detail::Table;
 
-constexpr std::string_view top_keys[] = {"title", "mesh", "material", "section"};
+constexpr std::string_view top_keys[] = {"title",  "mesh",   "material", "section", "explicit",
+                                          "source", "prescribed_displacement", "receiver"};
 // Tables the solvers will read; until they do, the reader warns and ignores them.
-constexpr std::string_view reserved_keys[] = {"explicit", "sem", "static", "bem", "sources", "receivers", "output"};
+constexpr std::string_view reserved_keys[] = {"sem", "static", "bem", "output"};
 constexpr std::string_view mesh_keys[] = {"file",      "generator", "element",  "origin",     "size",
                                           "divisions", "grading",   "node_set", "element_set"};
 constexpr std::string_view generator_only_keys[] = {"element", "origin", "size", "divisions", "grading"};
@@ -418,6 +421,350 @@ void read_sections(const Table& root, Model& model) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// [explicit], [[source]], [[prescribed_displacement]], [[receiver]]
+
+std::string origin_of(const Table& table) { return str(table.file(), ":", table.line()); }
+
+// "one of: a, b, c" from a list of choices, each quoted.
+std::string choices(std::span<const std::string_view> options) {
+  std::string out;
+  for (std::size_t i = 0; i < options.size(); ++i)
+    out += str(i == 0 ? "" : i + 1 == options.size() ? " or " : ", ", "\"", options[i], "\"");
+  return out;
+}
+
+// A string that must be one of `options`.
+std::optional<std::string> choice(const Table& table, std::string_view key, std::span<const std::string_view> options) {
+  auto value = table.string(key);
+  if (value && std::find(options.begin(), options.end(), *value) == options.end())
+    table.fail(key, str("unknown ", key, " '", *value, "'", detail::suggestion(*value, options), "; expected ",
+                        choices(options)));
+  return value;
+}
+
+double positive(const Table& table, std::string_view key, std::string_view meaning) {
+  const double value = table.required_number(key, meaning);
+  if (!(value > 0.0)) table.fail(key, str("'", key, "' is ", value, "; expected a positive number (", meaning, ")"));
+  return value;
+}
+
+double non_negative(const Table& table, std::string_view key, std::string_view meaning) {
+  const double value = table.number(key, 0.0);
+  if (!(value >= 0.0)) table.fail(key, str("'", key, "' is ", value, "; expected a non-negative number (", meaning, ")"));
+  return value;
+}
+
+// The name of an existing node set, and its nodes.
+std::pair<std::string, std::vector<Index>> node_set_of(const Table& table, const Mesh& mesh) {
+  const std::string name = *table.string("node_set");
+  const auto set = mesh.node_sets.find(name);
+  if (set == mesh.node_sets.end()) {
+    const auto names = names_of(mesh.node_sets);
+    table.fail("node_set", str("no node set named '", name, "'", detail::suggestion(name, views(names)),
+                               "; the mesh has ", listing(names)));
+  }
+  if (set->second.empty()) table.fail("node_set", str("node set '", name, "' is empty"));
+  return {name, set->second};
+}
+
+// dim numbers as a 3-vector (z = 0 in 2D).
+std::array<double, 3> vector_of(const Table& table, std::string_view key, int dim, std::string_view meaning) {
+  const auto values = table.numbers(key, static_cast<std::size_t>(dim));
+  if (!values) table.fail(key, str("missing '", key, "' (", meaning, ")"));
+  std::array<double, 3> out{0.0, 0.0, 0.0};
+  for (std::size_t d = 0; d < values->size(); ++d) out[d] = (*values)[d];
+  return out;
+}
+
+// A unit vector from `key`; a zero vector is an error.
+std::array<double, 3> direction_of(const Table& table, std::string_view key, int dim) {
+  std::array<double, 3> direction =
+      vector_of(table, key, dim, str(dim, " components of the direction; they are normalised"));
+  const double norm = std::sqrt(direction[0] * direction[0] + direction[1] * direction[1] + direction[2] * direction[2]);
+  if (!(norm > 0.0) || !std::isfinite(norm))
+    table.fail(key, str("'", key, "' is the zero vector; expected a direction"));
+  for (double& c : direction) c /= norm;
+  return direction;
+}
+
+// A position inside the mesh's bounding box (widened as the box sets are).
+std::array<double, 3> position_in(const Table& table, const toml::node& node, const Mesh& mesh,
+                                  const std::string& what) {
+  const int dim = mesh.dim();
+  const auto* array = node.as_array();
+  if (!array || array->size() != static_cast<std::size_t>(dim))
+    table.fail_at(detail::line_of(node),
+                  str(what, " must be an array of ", dim, " coordinates, m; got ", detail::describe(node)));
+  std::array<double, 3> x{0.0, 0.0, 0.0};
+  for (std::size_t d = 0; d < array->size(); ++d) x[d] = detail::number_of((*array)[d], table, str(what, "[", d, "]"));
+  double lower[3], upper[3];
+  mesh.bounding_box(lower, upper);
+  double extent = 0.0;
+  for (int d = 0; d < dim; ++d) extent = std::max(extent, upper[d] - lower[d]);
+  const double tolerance = 1e-9 * extent;
+  for (int d = 0; d < dim; ++d) {
+    const auto k = static_cast<std::size_t>(d);
+    if (x[k] < lower[d] - tolerance || x[k] > upper[d] + tolerance) {
+      std::string span;
+      for (int e = 0; e < dim; ++e) span += str(e ? " x " : "", "[", lower[e], ", ", upper[e], "]");
+      table.fail_at(detail::line_of(node), str(what, " lies outside the mesh, which spans ", span));
+    }
+  }
+  return x;
+}
+
+constexpr std::string_view signal_kinds[] = {"tone_burst", "gaussian", "ricker", "tabulated"};
+constexpr std::string_view tone_burst_keys[] = {"kind", "frequency", "cycles"};
+constexpr std::string_view gaussian_keys[] = {"kind", "sharpness", "centre"};
+constexpr std::string_view ricker_keys[] = {"kind", "frequency", "centre"};
+constexpr std::string_view tabulated_keys[] = {"kind", "file", "points"};
+// Signal tables are small; a larger file is not one.
+constexpr std::uintmax_t largest_signal_file = 64u << 20;
+
+Signal read_tabulated(const Table& signal, const std::string& base_dir) {
+  namespace fs = std::filesystem;
+  if (signal.has("file") == signal.has("points"))
+    signal.fail_at(signal.line(), "a tabulated signal takes either 'file' (a CSV of time,value) or 'points', not both");
+  if (signal.has("points")) {
+    const toml::node& node = *signal.node("points");
+    const auto* array = node.as_array();
+    if (!array || array->empty())
+      signal.fail("points", str("'points' must be an array of [time, value] pairs, got ", detail::describe(node)));
+    std::vector<std::pair<double, double>> points;
+    for (std::size_t i = 0; i < array->size(); ++i) {
+      const toml::node& pair = (*array)[i];
+      const auto* two = pair.as_array();
+      if (!two || two->size() != 2)
+        signal.fail_at(detail::line_of(pair),
+                       str("'points'[", i, "] must be a pair [time, value], got ", detail::describe(pair)));
+      const double t = detail::number_of((*two)[0], signal, str("'points'[", i, "][0]"));
+      const double v = detail::number_of((*two)[1], signal, str("'points'[", i, "][1]"));
+      if (!points.empty() && !(t > points.back().first))
+        signal.fail_at(detail::line_of(pair), str("'points'[", i, "] has time ", t, ", not after the previous ",
+                                                  points.back().first, "; times must increase strictly"));
+      points.emplace_back(t, v);
+    }
+    return Signal::tabulated(std::move(points), str(signal.where(), " points"));
+  }
+  const std::string file = *signal.string("file");
+  if (file.empty()) signal.fail("file", "'file' is empty; expected the path of a CSV file of time,value lines");
+  if (base_dir.empty())
+    signal.fail("file", str("signal file '", file,
+                            "' cannot be read: this model was given in memory with no folder to resolve it against"));
+  const fs::path path = fs::path(base_dir) / fs::path(file);
+  std::error_code error;
+  if (!fs::is_regular_file(path, error))
+    signal.fail("file", str("signal file '", file, "' not found (looked for ", path.string(), ")"));
+  return Signal::parse_table(read_file(path.string(), "signal file", largest_signal_file), path.string());
+}
+
+Signal read_signal(const Table& owner, const std::string& base_dir) {
+  if (!owner.has("signal"))
+    owner.fail_at(owner.line(), "missing 'signal' (a table such as { kind = \"tone_burst\", frequency = 5e6, "
+                                "cycles = 5 })");
+  const toml::node& node = *owner.node("signal");
+  if (!node.as_table())
+    owner.fail("signal", str("'signal' must be a table such as { kind = \"ricker\", frequency = 1e5 }, got ",
+                             detail::describe(node)));
+  Table signal(*node.as_table(), owner.file(), str(owner.where(), ": signal"));
+  const std::string kind = signal.required_string("kind", choices(signal_kinds));
+  if (std::find(std::begin(signal_kinds), std::end(signal_kinds), kind) == std::end(signal_kinds))
+    signal.fail("kind", str("unknown signal kind '", kind, "'", detail::suggestion(kind, signal_kinds),
+                            "; expected ", choices(signal_kinds)));
+  signal.set_where(str(owner.where(), ": ", kind, " signal"));
+  const double no_centre = std::nan("");
+  if (kind == "tone_burst") {
+    signal.only(tone_burst_keys);
+    return Signal::tone_burst(positive(signal, "frequency", "Hz"), positive(signal, "cycles", "the number of cycles"));
+  }
+  if (kind == "gaussian") {
+    signal.only(gaussian_keys);
+    return Signal::gaussian(positive(signal, "sharpness", "b in exp(-b (t - centre)^2), 1/s^2"),
+                            signal.number("centre").value_or(no_centre));
+  }
+  if (kind == "ricker") {
+    signal.only(ricker_keys);
+    return Signal::ricker(positive(signal, "frequency", "peak frequency, Hz"),
+                          signal.number("centre").value_or(no_centre));
+  }
+  signal.only(tabulated_keys);
+  return read_tabulated(signal, base_dir);
+}
+
+// "[[source]] #2 'name'" where the table names itself.
+void name_where(Table& table) {
+  if (const auto name = table.string("name")) table.set_where(str(table.where(), " '", *name, "'"));
+}
+
+constexpr std::string_view explicit_keys[] = {"duration", "time_step",     "safety_factor", "precision",
+                                              "backend",  "operator",      "allow_unstable"};
+constexpr std::string_view precisions[] = {"double", "float"};
+constexpr std::string_view backends[] = {"auto", "serial", "openmp", "cuda"};
+constexpr std::string_view operators[] = {"assembled", "matrix_free"};
+
+ExplicitSettings read_explicit(const Table& table) {
+  table.only(explicit_keys);
+  ExplicitSettings settings;
+  settings.origin = origin_of(table);
+  settings.duration = positive(table, "duration", "simulated time, s");
+  settings.time_step = non_negative(table, "time_step", "s; 0 or absent: the stable step times safety_factor");
+  settings.safety_factor = table.number("safety_factor", 0.9);
+  if (!(settings.safety_factor > 0.0 && settings.safety_factor <= 1.0))
+    table.fail("safety_factor",
+               str("'safety_factor' is ", settings.safety_factor, "; expected a number in (0, 1]"));
+  settings.precision = choice(table, "precision", precisions).value_or("double");
+  settings.backend = choice(table, "backend", backends).value_or("auto");
+  settings.operator_kind = choice(table, "operator", operators).value_or("assembled");
+  settings.allow_unstable = table.boolean("allow_unstable").value_or(false);
+  if (settings.time_step > settings.duration)
+    table.fail("time_step", str("'time_step' ", settings.time_step, " exceeds 'duration' ", settings.duration));
+  return settings;
+}
+
+constexpr std::string_view source_keys[] = {"name", "node_set", "position", "direction", "amplitude", "signal",
+                                            "delay"};
+
+PointSource read_source(Table& table, const Mesh& mesh, const std::string& base_dir) {
+  name_where(table);
+  table.only(source_keys);
+  PointSource source;
+  source.origin = origin_of(table);
+  if (table.has("node_set") == table.has("position"))
+    table.fail_at(table.line(), "a source takes either 'node_set' (a set of nodes) or 'position' (the node nearest "
+                                "a point), not both");
+  if (table.has("node_set")) {
+    std::tie(source.node_set, source.nodes) = node_set_of(table, mesh);
+  } else {
+    const auto x = position_in(table, *table.node("position"), mesh, "'position'");
+    source.position = x;
+    source.nodes = {nearest_node(mesh, x)};
+  }
+  source.direction = direction_of(table, "direction", mesh.dim());
+  source.amplitude = table.number("amplitude", 1.0);
+  source.delay = non_negative(table, "delay", "s");
+  source.signal = read_signal(table, base_dir);
+  return source;
+}
+
+constexpr std::string_view prescribed_keys[] = {"name",      "node_set", "direction", "components",
+                                                "amplitude", "signal",   "delay"};
+constexpr std::string_view axes_names[] = {"x", "y", "z"};
+
+PrescribedDisplacement read_prescribed(Table& table, const Mesh& mesh, const std::string& base_dir) {
+  name_where(table);
+  table.only(prescribed_keys);
+  PrescribedDisplacement p;
+  p.origin = origin_of(table);
+  if (!table.has("node_set")) table.fail_at(table.line(), "missing 'node_set' (the nodes whose displacement is given)");
+  std::tie(p.node_set, p.nodes) = node_set_of(table, mesh);
+  if (table.has("direction") == table.has("components"))
+    table.fail_at(table.line(), "give either 'direction' (every component constrained, along it) or 'components' "
+                                "(those listed constrained, the others free), not both");
+  const int dim = mesh.dim();
+  const std::span<const std::string_view> axes(axes_names, static_cast<std::size_t>(dim));
+  if (table.has("direction")) {
+    p.factor = direction_of(table, "direction", dim);
+    for (int c = 0; c < dim; ++c) p.components.push_back(c);
+  } else {
+    const toml::node& node = *table.node("components");
+    const auto* array = node.as_array();
+    if (!array || array->empty())
+      table.fail("components", str("'components' must be an array of axis names such as [\"y\"], got ",
+                                   detail::describe(node)));
+    for (std::size_t i = 0; i < array->size(); ++i) {
+      const auto* name = (*array)[i].as_string();
+      const long line = detail::line_of((*array)[i]);
+      if (!name)
+        table.fail_at(line, str("'components'[", i, "] must be \"x\", \"y\"", dim == 3 ? " or \"z\"" : "",
+                                ", got ", detail::describe((*array)[i])));
+      const auto axis = std::find(axes.begin(), axes.end(), name->get());
+      if (axis == axes.end())
+        table.fail_at(line, str("'components'[", i, "] is '", name->get(), "'; expected ", choices(axes), " in a ",
+                                dim, "D model"));
+      const int c = static_cast<int>(axis - axes.begin());
+      if (std::find(p.components.begin(), p.components.end(), c) != p.components.end())
+        table.fail_at(line, str("'components' lists '", name->get(), "' twice"));
+      p.components.push_back(c);
+      p.factor[static_cast<std::size_t>(c)] = 1.0;
+    }
+    std::sort(p.components.begin(), p.components.end());
+  }
+  p.amplitude = table.number("amplitude", 1.0);
+  p.delay = non_negative(table, "delay", "s");
+  p.signal = read_signal(table, base_dir);
+  return p;
+}
+
+constexpr std::string_view receiver_keys[] = {"name", "node_set", "positions", "record", "every"};
+constexpr std::string_view recordable[] = {"displacement", "velocity", "acceleration"};
+
+Receiver read_receiver(Table& table, const Mesh& mesh) {
+  table.only(receiver_keys);
+  Receiver receiver;
+  receiver.origin = origin_of(table);
+  receiver.name = table.required_string("name", "the receiver's name, naming its histories");
+  if (receiver.name.empty()) table.fail("name", "'name' is empty");
+  name_where(table);
+  if (table.has("node_set") == table.has("positions"))
+    table.fail_at(table.line(), "a receiver takes either 'node_set' (record at its nodes) or 'positions' (record at "
+                                "points, interpolated), not both");
+  if (table.has("node_set")) {
+    std::tie(receiver.node_set, receiver.nodes) = node_set_of(table, mesh);
+  } else {
+    const toml::node& node = *table.node("positions");
+    const auto* array = node.as_array();
+    if (!array || array->empty())
+      table.fail("positions", str("'positions' must be an array of points such as [[0.01, 0.0]], got ",
+                                  detail::describe(node)));
+    for (std::size_t i = 0; i < array->size(); ++i)
+      receiver.positions.push_back(position_in(table, (*array)[i], mesh, str("'positions'[", i, "]")));
+  }
+  if (table.has("record")) {
+    receiver.displacement = false;
+    const toml::node& node = *table.node("record");
+    const auto* array = node.as_array();
+    if (!array || array->empty())
+      table.fail("record", str("'record' must be an array such as [\"displacement\", \"velocity\"], got ",
+                               detail::describe(node)));
+    for (std::size_t i = 0; i < array->size(); ++i) {
+      const auto* name = (*array)[i].as_string();
+      const long line = detail::line_of((*array)[i]);
+      if (!name) table.fail_at(line, str("'record'[", i, "] must be a string, got ", detail::describe((*array)[i])));
+      const std::string& what = name->get();
+      if (std::find(std::begin(recordable), std::end(recordable), what) == std::end(recordable))
+        table.fail_at(line, str("cannot record '", what, "'", detail::suggestion(what, recordable), "; expected ",
+                                choices(recordable)));
+      bool& flag = what == "displacement" ? receiver.displacement
+                   : what == "velocity"   ? receiver.velocity
+                                          : receiver.acceleration;
+      if (flag) table.fail_at(line, str("'record' lists '", what, "' twice"));
+      flag = true;
+    }
+  }
+  if (const auto every = table.integer("every")) {
+    if (*every < 1 || *every > std::numeric_limits<int>::max())
+      table.fail("every", str("'every' is ", *every, "; expected a number of steps, at least 1"));
+    receiver.every_n_steps = static_cast<int>(*every);
+  }
+  return receiver;
+}
+
+void read_excitation(const Table& root, Model& model, const std::string& base_dir) {
+  if (const auto table = root.table("explicit")) model.explicit_settings = read_explicit(*table);
+  for (Table table : root.tables("source")) model.point_sources.push_back(read_source(table, model.mesh, base_dir));
+  for (Table table : root.tables("prescribed_displacement"))
+    model.prescribed.push_back(read_prescribed(table, model.mesh, base_dir));
+  std::map<std::string, long> receiver_lines;
+  for (Table table : root.tables("receiver")) {
+    Receiver receiver = read_receiver(table, model.mesh);
+    const auto [first, inserted] = receiver_lines.emplace(receiver.name, table.line("name"));
+    if (!inserted)
+      table.fail("name", str("receiver '", receiver.name, "' is already defined at line ", first->second));
+    model.receivers.push_back(std::move(receiver));
+  }
+}
+
 }  // namespace
 
 Model read_model_buffer(std::string_view text, const std::string& name, const std::string& base_dir) {
@@ -451,6 +798,7 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
     model.materials.push_back(std::move(m));
   }
   read_sections(root, model);
+  read_excitation(root, model, base_dir);
   model.validate();
   return model;
 }

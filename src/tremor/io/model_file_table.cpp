@@ -144,6 +144,22 @@ double Table::required_number(std::string_view key, std::string_view meaning) co
   return *value;
 }
 
+std::optional<std::int64_t> Table::integer(std::string_view key) const {
+  const toml::node* value = table_.get(key);
+  if (!value) return std::nullopt;
+  const auto* integer = value->as_integer();
+  if (!integer) fail(key, str("'", key, "' must be an integer, got ", describe(*value)));
+  return integer->get();
+}
+
+std::optional<bool> Table::boolean(std::string_view key) const {
+  const toml::node* value = table_.get(key);
+  if (!value) return std::nullopt;
+  const auto* flag = value->as_boolean();
+  if (!flag) fail(key, str("'", key, "' must be true or false, got ", describe(*value)));
+  return flag->get();
+}
+
 std::optional<std::string> Table::string(std::string_view key) const {
   const toml::node* value = table_.get(key);
   if (!value) return std::nullopt;

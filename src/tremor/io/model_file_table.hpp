@@ -49,6 +49,9 @@ class Table {
   double number(std::string_view key, double fallback) const;
   double required_number(std::string_view key, std::string_view meaning) const;
 
+  std::optional<std::int64_t> integer(std::string_view key) const;
+  std::optional<bool> boolean(std::string_view key) const;
+
   std::optional<std::string> string(std::string_view key) const;
   std::string required_string(std::string_view key, std::string_view meaning) const;
 

@@ -74,6 +74,7 @@ void Model::validate() const {
   for (const auto& l : loads)
     TREMOR_CHECK(l.component >= 0 && l.component < dim, l.origin, ": degree of freedom ", l.component + 1,
                  " does not exist in a ", dim, "D model");
+  validate_excitation(*this);
 }
 
 }  // namespace tremor

@@ -8,6 +8,7 @@
 
 #include "tremor/mesh/mesh.hpp"
 #include "tremor/model/material.hpp"
+#include "tremor/model/source.hpp"
 
 namespace tremor {
 
@@ -70,6 +71,11 @@ struct Model {
   std::vector<NodalLoad> loads;
   std::vector<HistoryOutput> histories;
   std::optional<ExplicitStep> explicit_step;
+  // From the model file (model/source.hpp).
+  std::vector<PointSource> point_sources;
+  std::vector<PrescribedDisplacement> prescribed;
+  std::vector<Receiver> receivers;
+  std::optional<ExplicitSettings> explicit_settings;
 
   const Material& material(std::string_view name) const;
   // Per global element: the index of its section, or -1 where none applies.

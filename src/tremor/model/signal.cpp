@@ -1,0 +1,234 @@
+#include "tremor/model/signal.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "tremor/core/error.hpp"
+#include "tremor/model/model.hpp"
+
+namespace tremor {
+
+namespace {
+
+constexpr double infinity = std::numeric_limits<double>::infinity();
+// sqrt(ln 1e6): exp(-x^2) = 1e-6 at x = this, the Gaussian's effective half-width times sqrt(b).
+constexpr double gaussian_half_width = 3.7169221888498383;
+// pi f |t - t0| beyond which |Ricker| < 1e-6: the root u = 17.3319 of (2u - 1) e^-u = 1e-6, as
+// sqrt(u) / pi = 1.3252 periods.
+constexpr double ricker_half_width = 1.3251763074617884;
+// The Ricker spectrum x^2 exp(1 - x^2) (1 at its peak x = 1) falls to 0.01 at x = this.
+constexpr double ricker_highest = 2.7637568757026756;
+// A Hann window's spectrum has its second null 3 / T from its centre.
+constexpr double hann_nulls = 3.0;
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+// Fields of one line: separated by commas or semicolons where it has any (each field trimmed),
+// else by whitespace.
+std::vector<std::string_view> fields_of(std::string_view line) {
+  std::vector<std::string_view> fields;
+  if (line.find_first_of(",;") != std::string_view::npos) {
+    while (true) {
+      const std::size_t end = line.find_first_of(",;");
+      fields.push_back(trim(line.substr(0, end)));
+      if (end == std::string_view::npos) break;
+      line.remove_prefix(end + 1);
+    }
+    return fields;
+  }
+  while (!(line = trim(line)).empty()) {
+    std::size_t end = 0;
+    while (end < line.size() && !is_space(line[end])) ++end;
+    fields.push_back(line.substr(0, end));
+    line.remove_prefix(end);
+  }
+  return fields;
+}
+
+bool parse_double(std::string_view text, double& out) {
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  const auto result = std::from_chars(text.data(), text.data() + text.size(), out);
+  return result.ec == std::errc() && result.ptr == text.data() + text.size();
+}
+
+}  // namespace
+
+std::string_view to_string(SignalKind kind) {
+  switch (kind) {
+    case SignalKind::ToneBurst:
+      return "tone_burst";
+    case SignalKind::Gaussian:
+      return "gaussian";
+    case SignalKind::Ricker:
+      return "ricker";
+    case SignalKind::Tabulated:
+      return "tabulated";
+  }
+  return "unknown";
+}
+
+Signal Signal::tone_burst(double frequency, double cycles) {
+  Signal s;
+  s.kind = SignalKind::ToneBurst;
+  s.frequency = frequency;
+  s.cycles = cycles;
+  s.check("tone burst");
+  return s;
+}
+
+Signal Signal::gaussian(double sharpness, double centre) {
+  Signal s;
+  s.kind = SignalKind::Gaussian;
+  s.sharpness = sharpness;
+  s.check("Gaussian");
+  s.centre = std::isnan(centre) ? gaussian_half_width / std::sqrt(sharpness) : centre;
+  s.check("Gaussian");
+  return s;
+}
+
+Signal Signal::ricker(double frequency, double centre) {
+  Signal s;
+  s.kind = SignalKind::Ricker;
+  s.frequency = frequency;
+  s.check("Ricker wavelet");
+  s.centre = std::isnan(centre) ? 1.5 / frequency : centre;
+  s.check("Ricker wavelet");
+  return s;
+}
+
+Signal Signal::tabulated(std::vector<std::pair<double, double>> points, std::string name) {
+  Signal s;
+  s.kind = SignalKind::Tabulated;
+  s.table = std::move(points);
+  s.name = std::move(name);
+  s.check(str("table '", s.name, "'"));
+  return s;
+}
+
+Signal Signal::from_amplitude(const Amplitude& amplitude) {
+  return tabulated(amplitude.points, amplitude.name);
+}
+
+Signal Signal::parse_table(std::string_view text, const std::string& file) {
+  std::vector<std::pair<double, double>> points;
+  long line_number = 0;
+  bool first_content = true;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    const std::string_view raw = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    ++line_number;
+    const std::string_view line = trim(raw);
+    if (line.empty() || line.front() == '#') continue;
+    const auto fields = fields_of(line);
+    double time = 0.0, value = 0.0;
+    const bool numeric = !fields.empty() && parse_double(fields[0], time);
+    if (first_content && !numeric) {  // a header line
+      first_content = false;
+      continue;
+    }
+    first_content = false;
+    if (fields.size() != 2)
+      throw_input_error(file, line_number,
+                        str("expected 2 fields, time and value; got ", fields.size(), ": '", line, "'"));
+    if (!numeric || !std::isfinite(time))
+      throw_input_error(file, line_number, str("time '", fields[0], "' is not a finite number"));
+    if (!parse_double(fields[1], value) || !std::isfinite(value))
+      throw_input_error(file, line_number, str("value '", fields[1], "' is not a finite number"));
+    if (!points.empty() && !(time > points.back().first))
+      throw_input_error(file, line_number,
+                        str("time ", time, " does not increase (the previous point is at ", points.back().first,
+                            "); times must increase strictly"));
+    points.emplace_back(time, value);
+  }
+  if (points.empty()) throw_input_error(file, 0, "no (time, value) point; expected lines \"time,value\"");
+  Signal s;
+  s.kind = SignalKind::Tabulated;
+  s.table = std::move(points);
+  s.name = file;
+  return s;
+}
+
+double Signal::value(double t) const {
+  if (kind != SignalKind::Tabulated) return analytic_signal(*this, t);
+  if (table.empty()) return 0.0;
+  if (t <= table.front().first) return table.front().second;
+  if (t >= table.back().first) return table.back().second;
+  const auto upper = std::upper_bound(table.begin(), table.end(), t,
+                                      [](double time, const std::pair<double, double>& p) { return time < p.first; });
+  const auto lower = upper - 1;
+  const double w = (t - lower->first) / (upper->first - lower->first);
+  return (1.0 - w) * lower->second + w * upper->second;
+}
+
+double Signal::duration() const {
+  switch (kind) {
+    case SignalKind::ToneBurst:
+      return cycles / frequency;
+    case SignalKind::Gaussian:
+      return centre + gaussian_half_width / std::sqrt(sharpness);
+    case SignalKind::Ricker:
+      return centre + ricker_half_width / frequency;
+    case SignalKind::Tabulated:
+      if (table.empty()) return 0.0;
+      return table.back().second == 0.0 ? table.back().first : infinity;
+  }
+  return infinity;
+}
+
+double Signal::highest_frequency() const {
+  switch (kind) {
+    case SignalKind::ToneBurst:
+      return frequency * (1.0 + hann_nulls / cycles);
+    case SignalKind::Gaussian:
+      return std::sqrt(sharpness * std::log(100.0)) / std::numbers::pi;
+    case SignalKind::Ricker:
+      return ricker_highest * frequency;
+    case SignalKind::Tabulated: {
+      double finest = infinity;
+      for (std::size_t k = 1; k < table.size(); ++k) finest = std::min(finest, table[k].first - table[k - 1].first);
+      return std::isfinite(finest) ? 0.5 / finest : 0.0;
+    }
+  }
+  return 0.0;
+}
+
+void Signal::check(std::string_view where) const {
+  const auto positive = [&](double v, const char* what) {
+    TREMOR_CHECK(std::isfinite(v) && v > 0.0, where, ": ", what, " is ", v, "; expected a positive number");
+  };
+  switch (kind) {
+    case SignalKind::ToneBurst:
+      positive(frequency, "frequency");
+      positive(cycles, "cycles");
+      break;
+    case SignalKind::Gaussian:
+      positive(sharpness, "sharpness");
+      TREMOR_CHECK(std::isfinite(centre), where, ": centre is ", centre, "; expected a finite time");
+      break;
+    case SignalKind::Ricker:
+      positive(frequency, "frequency");
+      TREMOR_CHECK(std::isfinite(centre), where, ": centre is ", centre, "; expected a finite time");
+      break;
+    case SignalKind::Tabulated:
+      TREMOR_CHECK(!table.empty(), where, ": the table has no point");
+      for (std::size_t k = 0; k < table.size(); ++k) {
+        TREMOR_CHECK(std::isfinite(table[k].first) && std::isfinite(table[k].second), where, ": point ", k + 1,
+                     " (", table[k].first, ", ", table[k].second, ") is not finite");
+        if (k > 0)
+          TREMOR_CHECK(table[k].first > table[k - 1].first, where, ": times must increase strictly (",
+                       table[k - 1].first, " then ", table[k].first, ")");
+      }
+      break;
+  }
+}
+
+}  // namespace tremor

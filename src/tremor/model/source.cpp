@@ -1,0 +1,112 @@
+#include "tremor/model/source.hpp"
+
+#include <cmath>
+
+#include "tremor/core/error.hpp"
+#include "tremor/model/model.hpp"
+
+namespace tremor {
+
+Index nearest_node(const Mesh& mesh, std::span<const double> position) {
+  const auto dim = static_cast<std::size_t>(mesh.dim());
+  TREMOR_CHECK(position.size() >= dim, "nearest_node: a position of ", position.size(), " coordinates in a ", dim,
+               "D mesh");
+  Index best = -1;
+  double best_distance = 0.0;
+  for (Index i = 0; i < mesh.n_nodes(); ++i) {
+    const auto x = mesh.node(i);
+    double distance = 0.0;
+    for (std::size_t d = 0; d < dim; ++d) distance += (x[d] - position[d]) * (x[d] - position[d]);
+    if (best < 0 || distance < best_distance) {
+      best = i;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+// Where messages about an item point: its origin, or the model's file.
+const std::string& where(const std::string& origin, const Model& model) {
+  return origin.empty() ? model.source : origin;
+}
+
+void check_nodes(const std::vector<Index>& nodes, const Mesh& mesh, const std::string& at, const char* what) {
+  TREMOR_CHECK(!nodes.empty(), at, ": ", what, " has no node");
+  for (Index n : nodes)
+    TREMOR_CHECK(n >= 0 && n < mesh.n_nodes(), at, ": ", what, " refers to node index ", n, ", outside the mesh's ",
+                 mesh.n_nodes(), " nodes");
+}
+
+void check_delay(double delay, const std::string& at, const char* what) {
+  TREMOR_CHECK(std::isfinite(delay) && delay >= 0.0, at, ": ", what, " has delay ", delay,
+               "; expected a non-negative time");
+}
+
+}  // namespace
+
+void validate_excitation(const Model& model) {
+  const Mesh& mesh = model.mesh;
+  const int dim = mesh.dim();
+  for (const auto& source : model.point_sources) {
+    const std::string& at = where(source.origin, model);
+    check_nodes(source.nodes, mesh, at, "point source");
+    double norm = 0.0;
+    for (double c : source.direction) norm += c * c;
+    TREMOR_CHECK(std::isfinite(norm) && norm > 0.0, at, ": point source direction is zero");
+    TREMOR_CHECK(dim == 3 || source.direction[2] == 0.0, at, ": point source direction has a z component in a 2D model");
+    TREMOR_CHECK(std::isfinite(source.amplitude), at, ": point source amplitude is not finite");
+    check_delay(source.delay, at, "point source");
+    source.signal.check(str(at, ": point source signal"));
+  }
+  for (const auto& p : model.prescribed) {
+    const std::string& at = where(p.origin, model);
+    check_nodes(p.nodes, mesh, at, "prescribed displacement");
+    TREMOR_CHECK(!p.components.empty(), at, ": prescribed displacement constrains no component");
+    for (int c : p.components)
+      TREMOR_CHECK(c >= 0 && c < dim, at, ": prescribed displacement component ", c, " does not exist in a ", dim,
+                   "D model");
+    for (double f : p.factor) TREMOR_CHECK(std::isfinite(f), at, ": prescribed displacement factor is not finite");
+    TREMOR_CHECK(std::isfinite(p.amplitude), at, ": prescribed displacement amplitude is not finite");
+    check_delay(p.delay, at, "prescribed displacement");
+    p.signal.check(str(at, ": prescribed displacement signal"));
+  }
+  for (std::size_t r = 0; r < model.receivers.size(); ++r) {
+    const Receiver& receiver = model.receivers[r];
+    const std::string& at = where(receiver.origin, model);
+    TREMOR_CHECK(!receiver.name.empty(), at, ": receiver has no name");
+    for (std::size_t q = 0; q < r; ++q)
+      TREMOR_CHECK(model.receivers[q].name != receiver.name, at, ": receiver '", receiver.name, "' is defined twice");
+    if (receiver.positions.empty()) {
+      check_nodes(receiver.nodes, mesh, at, "receiver");
+    } else {
+      TREMOR_CHECK(receiver.nodes.empty(), at, ": receiver '", receiver.name, "' has both nodes and positions");
+      for (const auto& x : receiver.positions)
+        TREMOR_CHECK(std::isfinite(x[0]) && std::isfinite(x[1]) && std::isfinite(x[2]), at, ": receiver '",
+                     receiver.name, "' has a position that is not finite");
+    }
+    TREMOR_CHECK(receiver.displacement || receiver.velocity || receiver.acceleration, at, ": receiver '",
+                 receiver.name, "' records nothing");
+    TREMOR_CHECK(receiver.every_n_steps >= 1, at, ": receiver '", receiver.name, "' records every ",
+                 receiver.every_n_steps, " steps; expected at least 1");
+  }
+  if (model.explicit_settings) {
+    const ExplicitSettings& s = *model.explicit_settings;
+    const std::string& at = where(s.origin, model);
+    TREMOR_CHECK(std::isfinite(s.duration) && s.duration > 0.0, at, ": explicit duration is ", s.duration,
+                 "; expected a positive time");
+    TREMOR_CHECK(std::isfinite(s.time_step) && s.time_step >= 0.0, at, ": explicit time step is ", s.time_step,
+                 "; expected a positive time, or 0 for automatic");
+    TREMOR_CHECK(s.safety_factor > 0.0 && s.safety_factor <= 1.0, at, ": explicit safety factor is ",
+                 s.safety_factor, "; expected a number in (0, 1]");
+    TREMOR_CHECK(s.precision == "double" || s.precision == "float", at, ": explicit precision '", s.precision,
+                 "'; expected \"double\" or \"float\"");
+    TREMOR_CHECK(s.backend == "auto" || s.backend == "serial" || s.backend == "openmp" || s.backend == "cuda", at,
+                 ": explicit backend '", s.backend, "'; expected \"auto\", \"serial\", \"openmp\" or \"cuda\"");
+    TREMOR_CHECK(s.operator_kind == "assembled" || s.operator_kind == "matrix_free", at, ": explicit operator '",
+                 s.operator_kind, "'; expected \"assembled\" or \"matrix_free\"");
+  }
+}
+
+}  // namespace tremor

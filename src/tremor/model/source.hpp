@@ -1,0 +1,81 @@
+#pragma once
+// What drives a model and what it records, as the model file (or a program) describes them:
+// point forces, prescribed displacements, receivers, and the explicit solver's settings. The
+// solvers turn these descriptions into nodal forces, constraints and histories.
+#include <array>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tremor/core/config.hpp"
+#include "tremor/mesh/mesh.hpp"
+#include "tremor/model/signal.hpp"
+
+namespace tremor {
+
+struct Model;
+
+// A concentrated force amplitude * signal(t - delay) * direction at each of its nodes.
+struct PointSource {
+  std::string node_set;                         // the set it came from; empty when from a position
+  std::vector<Index> nodes;                     // resolved node indices
+  std::optional<std::array<double, 3>> position;  // asked-for position (m) when resolved to the nearest node
+  std::array<double, 3> direction{0.0, 0.0, 0.0};  // unit vector (z = 0 in 2D)
+  double amplitude = 1.0;                       // N, per node
+  Signal signal;
+  double delay = 0.0;  // s, >= 0
+  std::string origin;  // "file:line", for messages
+};
+
+// Displacement prescribed on each node of a set: for each constrained component c,
+// u_c(t) = amplitude * factor[c] * signal(t - delay); other components stay free. A model file's
+// `direction` constrains every component with factor = the unit direction; its `components`
+// constrains those listed, each with factor 1.
+struct PrescribedDisplacement {
+  std::string node_set;
+  std::vector<Index> nodes;
+  std::vector<int> components;               // constrained: 0 = x, 1 = y, 2 = z; sorted, unique
+  std::array<double, 3> factor{0.0, 0.0, 0.0};  // per component
+  double amplitude = 1.0;                    // m
+  Signal signal;
+  double delay = 0.0;
+  std::string origin;
+};
+
+// Histories to record: at nodes (resolved), or at positions the solver interpolates with the shape
+// functions of the element holding them.
+struct Receiver {
+  std::string name;
+  std::string node_set;                          // when from a set
+  std::vector<Index> nodes;                      // resolved nodes (empty when from positions)
+  std::vector<std::array<double, 3>> positions;  // m (z = 0 in 2D)
+  bool displacement = true;
+  bool velocity = false;
+  bool acceleration = false;
+  int every_n_steps = 1;
+  std::string origin;
+};
+
+// Settings of the explicit solver.
+struct ExplicitSettings {
+  double duration = 0.0;        // s, simulated time, > 0
+  double time_step = 0.0;       // s; 0: automatic, the stable step times safety_factor
+  double safety_factor = 0.9;   // in (0, 1]
+  std::string precision = "double";        // "double" or "float"
+  std::string backend = "auto";            // "auto", "serial", "openmp" or "cuda"
+  std::string operator_kind = "assembled";  // "assembled" or "matrix_free"
+  bool allow_unstable = false;  // accept a time_step above the stable one
+  std::string origin;
+};
+
+// The node closest to `position` (dim coordinates; extra ones ignored), ties to the lowest
+// index; -1 for a mesh with no node. Brute force: O(nodes) per call.
+Index nearest_node(const Mesh& mesh, std::span<const double> position);
+
+// Checks the sources, prescribed displacements, receivers and explicit settings of a model
+// against its mesh: nodes in range, directions non-zero, components within the dimension, delays
+// >= 0, durations > 0, safety factor in (0, 1], signals valid. Called by Model::validate.
+void validate_excitation(const Model& model);
+
+}  // namespace tremor

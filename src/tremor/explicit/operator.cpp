@@ -1,0 +1,144 @@
+#include "tremor/explicit/operator.hpp"
+
+#include "tremor/backend/forall.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/fem/dispatch.hpp"
+#include "tremor/fem/element_matrices.hpp"
+#include "tremor/sparse/assemble.hpp"
+
+namespace tremor::explicit_fe {
+
+namespace {
+
+void check_host(const Exec& exec, std::string_view kind) {
+  TREMOR_CHECK(exec.space() == MemorySpace::Host, "the ", kind, " stiffness operator runs on the host backends; ",
+               exec.describe(), " was given");
+}
+
+// ku += K_e u_e for the n elements `list` of one colour of one block of type E. Elements of one
+// colour share no node, so the scatter-add has no races and each ku entry receives its element
+// contributions in colour order: deterministic. Geometry is gathered and K_e u_e evaluated in
+// double (fem::apply_element_stiffness: evaluate -> pointwise D -> integrate at every point of
+// the default stiffness rule). Traffic per element: n_nodes indices, n_nodes * dim coordinates
+// (8 B), n_nodes * dim u reads and ku read-modify-writes (sizeof(Real)), D (n_voigt^2 x 8 B).
+template <class E, class Real>
+void apply_colour(const Exec& exec, Index n, const Index* list, const Index* connectivity, const int* section,
+                  const double* coordinates, const double* D, const double* thickness, const Real* u, Real* ku) {
+  const fem::StiffnessRule<E> rule = fem::stiffness_rule<E>();
+  forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
+    constexpr int dim = E::dim, n_dof = E::n_nodes * E::dim;
+    const Index e = list[i];
+    const Index* nodes = connectivity + static_cast<Size>(e) * E::n_nodes;
+    double x[n_dof], ue[n_dof], fe[n_dof];
+    for (int a = 0; a < E::n_nodes; ++a)  // gather
+      for (int c = 0; c < dim; ++c) {
+        const Size dof = static_cast<Size>(nodes[a]) * dim + c;
+        x[a * dim + c] = coordinates[dof];
+        ue[a * dim + c] = static_cast<double>(u[dof]);
+      }
+    const int s = section[e];
+    fem::apply_element_stiffness<E>(x, D + 36 * s, thickness[s], rule, ue, fe);
+    for (int a = 0; a < E::n_nodes; ++a)  // scatter
+      for (int c = 0; c < dim; ++c) ku[static_cast<Size>(nodes[a]) * dim + c] += static_cast<Real>(fe[a * dim + c]);
+  });
+}
+
+}  // namespace
+
+template <class Real>
+StiffnessOperator<Real>::~StiffnessOperator() = default;
+
+// ------------------------------------------------------------------------------------- assembled
+
+template <class Real>
+AssembledOperator<Real>::AssembledOperator(const Exec& exec, const sparse::CsrMatrix& K)
+    : exec_(exec), matrix_(sparse::convert<Real>(K)) {
+  check_host(exec, "assembled");
+}
+
+template <class Real>
+AssembledOperator<Real>::AssembledOperator(const Exec& exec, const Model& model)
+    : AssembledOperator(exec, sparse::assemble_stiffness(model, exec)) {}
+
+template <class Real>
+void AssembledOperator<Real>::apply(const Real* u, Real* ku) const {
+  sparse::spmv(exec_, matrix_, u, ku);
+}
+
+// --------------------------------------------------------------------------------------- element
+
+template <class Real>
+ElementOperator<Real>::ElementOperator(const Exec& exec, const Model& model) : exec_(exec) {
+  check_host(exec, "element");
+  const sparse::SectionTable table = sparse::section_table(model);  // checks sections and geometry
+  const Mesh& mesh = model.mesh;
+  dim_ = mesh.dim();
+  n_dofs_ = mesh.n_nodes() * dim_;
+  coordinates_ = mesh.coordinates;
+  colouring_ = sparse::colour_elements(mesh);
+  Index global = 0;
+  for (const ElementBlock& source : mesh.blocks) {
+    Block block;
+    block.type = source.type;
+    block.order = source.order;
+    block.connectivity = source.connectivity;
+    block.section.resize(static_cast<std::size_t>(source.n_elements()));
+    for (Index e = 0; e < source.n_elements(); ++e)
+      block.section[static_cast<std::size_t>(e)] = table.element_section[static_cast<std::size_t>(global + e)];
+    global += source.n_elements();
+    blocks_.push_back(std::move(block));
+  }
+  for (std::size_t s = 0; s < table.D.size(); ++s) {
+    D_.insert(D_.end(), table.D[s].begin(), table.D[s].end());
+    thickness_.push_back(table.thickness[s]);
+  }
+}
+
+template <class Real>
+void ElementOperator<Real>::apply(const Real* u, Real* ku) const {
+  forall(exec_, n_dofs_, [=] TREMOR_LAMBDA(Index i) { ku[i] = Real(0); });
+  for (int c = 0; c < colouring_.n_colours; ++c)
+    for (std::size_t b = 0; b < blocks_.size(); ++b) {
+      const Block& block = blocks_[b];
+      const Index n = colouring_.n_in(static_cast<int>(b), c);
+      if (n == 0) continue;
+      fem::with_element(block.type, block.order, [&](auto element) {
+        using E = decltype(element);
+        apply_colour<E, Real>(exec_, n, colouring_.in(static_cast<int>(b), c), block.connectivity.data(),
+                              block.section.data(), coordinates_.data(), D_.data(), thickness_.data(), u, ku);
+      });
+    }
+}
+
+template <class Real>
+std::size_t ElementOperator<Real>::bytes() const {
+  std::size_t total = coordinates_.size() * sizeof(double) + (D_.size() + thickness_.size()) * sizeof(double);
+  for (const Block& block : blocks_)
+    total += block.connectivity.size() * sizeof(Index) + block.section.size() * (sizeof(int) + sizeof(Index));
+  return total;
+}
+
+// ------------------------------------------------------------------------------------------ make
+
+std::vector<std::string> stiffness_operator_kinds() { return {"assembled", "element"}; }
+
+template <class Real>
+std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
+                                                                 const Exec& exec) {
+  if (kind == "assembled") return std::make_unique<AssembledOperator<Real>>(exec, model);
+  if (kind == "element") return std::make_unique<ElementOperator<Real>>(exec, model);
+  throw Error(str("unknown stiffness operator '", kind, "': expected 'assembled' (CSR) or 'element' (matrix-free)"));
+}
+
+template class StiffnessOperator<float>;
+template class StiffnessOperator<double>;
+template class AssembledOperator<float>;
+template class AssembledOperator<double>;
+template class ElementOperator<float>;
+template class ElementOperator<double>;
+template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(const Model&, std::string_view,
+                                                                                   const Exec&);
+template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(const Model&, std::string_view,
+                                                                                     const Exec&);
+
+}  // namespace tremor::explicit_fe

@@ -1,0 +1,113 @@
+#pragma once
+// The stiffness operator ku = K u of the explicit scheme (pogo paper section 2.1, Eq. 1-4: the
+// K U_curr term of K' U_curr), behind the one interface the time integrator uses. Virtual at host
+// level only: one call per step; the loops inside are forall kernels over rows or elements.
+//
+//   "assembled"  AssembledOperator: K assembled once in double (sparse/assemble.hpp), values
+//                rounded to Real, CSR SpMV.
+//   "element"    ElementOperator: matrix-free, element by element: gather u_e, K_e u_e in double
+//                (fem::apply_element_stiffness, geometry recomputed from the node coordinates
+//                every apply), scatter-add rounded to Real, one element colour at a time.
+//
+// Both are deterministic: the same bits on every apply, for every thread count, Serial or OpenMP.
+// u and ku hold n_dofs() values, DOFs node-major, in the memory of the operator's Exec (host
+// backends for now; a Cuda Exec is refused at construction).
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tremor/backend/exec.hpp"
+#include "tremor/core/config.hpp"
+#include "tremor/mesh/element_type.hpp"
+#include "tremor/model/model.hpp"
+#include "tremor/sparse/colouring.hpp"
+#include "tremor/sparse/csr.hpp"
+
+namespace tremor::explicit_fe {
+
+template <class Real>
+class StiffnessOperator {
+ public:
+  virtual ~StiffnessOperator();
+  virtual Index n_dofs() const = 0;
+  // ku = K u (ku is overwritten; u and ku must not overlap).
+  virtual void apply(const Real* u, Real* ku) const = 0;
+  // "assembled" or "element", as make_stiffness_operator() takes it.
+  virtual std::string name() const = 0;
+  // Memory the operator reads per apply besides u and ku (its own arrays), in bytes.
+  virtual std::size_t bytes() const = 0;
+};
+
+template <class Real>
+class AssembledOperator final : public StiffnessOperator<Real> {
+ public:
+  // From an assembled K (sparse::assemble_stiffness), values rounded to Real.
+  AssembledOperator(const Exec& exec, const sparse::CsrMatrix& K);
+  AssembledOperator(const Exec& exec, const Model& model);
+
+  Index n_dofs() const override { return matrix_.n_rows; }
+  void apply(const Real* u, Real* ku) const override;
+  std::string name() const override { return "assembled"; }
+  // offsets (8 B per row) + columns (4 B per entry) + values (sizeof(Real) per entry).
+  std::size_t bytes() const override { return matrix_.bytes(); }
+  const sparse::CsrMatrixT<Real>& matrix() const { return matrix_; }
+
+ private:
+  Exec exec_;
+  sparse::CsrMatrixT<Real> matrix_;
+};
+
+template <class Real>
+class ElementOperator final : public StiffnessOperator<Real> {
+ public:
+  ElementOperator(const Exec& exec, const Model& model);
+
+  Index n_dofs() const override { return n_dofs_; }
+  void apply(const Real* u, Real* ku) const override;
+  std::string name() const override { return "element"; }
+  // Node coordinates (8 B x dim per node), connectivity (4 B per element node), per element its
+  // section (4 B) and its place in the colour lists (4 B), and the per-section D and thickness.
+  // No geometry is stored per quadrature point: Jacobians are recomputed on every apply.
+  std::size_t bytes() const override;
+  int n_colours() const { return colouring_.n_colours; }
+
+ private:
+  struct Block {
+    ElementType type = ElementType::Tri3;
+    int order = 1;
+    std::vector<Index> connectivity;
+    std::vector<int> section;  // per element of the block
+  };
+  Exec exec_;
+  int dim_ = 3;
+  Index n_dofs_ = 0;
+  std::vector<double> coordinates_;
+  std::vector<Block> blocks_;
+  sparse::ElementColouring colouring_;
+  std::vector<double> D_;          // 36 per section (n_voigt^2 used)
+  std::vector<double> thickness_;  // per section
+};
+
+// kind: "assembled" or "element"; anything else throws tremor::Error listing both.
+template <class Real>
+std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
+                                                                 const Exec& exec = Exec::openmp());
+
+// The kinds make_stiffness_operator() knows.
+std::vector<std::string> stiffness_operator_kinds();
+
+extern template class StiffnessOperator<float>;
+extern template class StiffnessOperator<double>;
+extern template class AssembledOperator<float>;
+extern template class AssembledOperator<double>;
+extern template class ElementOperator<float>;
+extern template class ElementOperator<double>;
+extern template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(const Model&, std::string_view,
+                                                                                          const Exec&);
+extern template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(const Model&,
+                                                                                            std::string_view,
+                                                                                            const Exec&);
+
+}  // namespace tremor::explicit_fe

@@ -1,0 +1,175 @@
+#include "tremor/sparse/assemble.hpp"
+
+#include <algorithm>
+#include <exception>
+
+#include "tremor/core/error.hpp"
+#include "tremor/fem/dispatch.hpp"
+#include "tremor/fem/element_matrices.hpp"
+#include "tremor/fem/geometry.hpp"
+#include "tremor/sparse/colouring.hpp"
+
+namespace tremor::sparse {
+
+namespace {
+
+std::string prefix(const Model& model) { return model.source.empty() ? std::string() : str(model.source, ": "); }
+
+void check_host(const Exec& exec, const char* what) {
+  TREMOR_CHECK(exec.space() == MemorySpace::Host, what, " runs on the host; ", exec.describe(), " was given");
+}
+
+// Runs body(E{}, block, element, thread buffer) over every element, colour by colour, blocks in
+// order within a colour, in parallel within one (colour, block) when exec is OpenMP. Elements of
+// one colour share no node, so the body may add into nodal arrays.
+template <class Body>
+void for_each_element_coloured(const Exec& exec, const Mesh& mesh, const ElementColouring& colouring, Body body) {
+  const bool parallel = exec.backend() == Backend::OpenMP;
+  for (int c = 0; c < colouring.n_colours; ++c)
+    for (int b = 0; b < mesh.n_blocks(); ++b) {
+      const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(b)];
+      const Index n = colouring.n_in(b, c);
+      const Index* elements = colouring.in(b, c);
+      if (n == 0) continue;
+      fem::with_element(block.type, block.order, [&](auto element) {
+        // An exception must not leave the parallel region: the one of the lowest element is kept
+        // (the same message whatever the thread count) and rethrown after it.
+        std::exception_ptr error;
+        Index error_at = n;
+#pragma omp parallel if (parallel)
+        {
+          std::vector<double> buffer;  // per thread: element coordinates, matrices
+#pragma omp for schedule(static)
+          for (Index i = 0; i < n; ++i) {
+            try {
+              body(element, b, elements[i], buffer);
+            } catch (...) {
+#pragma omp critical(tremor_assembly_error)
+              if (i < error_at) {
+                error_at = i;
+                error = std::current_exception();
+              }
+            }
+          }
+        }
+        if (error) std::rethrow_exception(error);
+      });
+    }
+}
+
+// Lumped nodal mass of every element, times weight(section), added into per-DOF values.
+template <class Weight>
+std::vector<double> assemble_lumped(const Model& model, const Exec& exec, Weight weight) {
+  check_host(exec, "lumped mass assembly");
+  const SectionTable table = section_table(model);
+  const Mesh& mesh = model.mesh;
+  const ElementColouring colouring = colour_elements(mesh);
+  const int dim = mesh.dim();
+  std::vector<double> lumped(static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(dim), 0.0);
+  std::vector<Index> first(mesh.blocks.size(), 0);  // global index of each block's first element
+  for (std::size_t b = 1; b < first.size(); ++b) first[b] = first[b - 1] + mesh.blocks[b - 1].n_elements();
+  for_each_element_coloured(exec, mesh, colouring, [&](auto element, int b, Index e, std::vector<double>& buffer) {
+    using E = decltype(element);
+    const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(b)];
+    const auto nodes = block.nodes(e);
+    buffer.resize(static_cast<std::size_t>(E::n_nodes * (E::dim + 1)));
+    double* x = buffer.data();
+    double* m = x + E::n_nodes * E::dim;
+    for (int a = 0; a < E::n_nodes; ++a)
+      for (int c = 0; c < E::dim; ++c) x[a * E::dim + c] = mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(c)];
+    const auto s = static_cast<std::size_t>(table.element_section[static_cast<std::size_t>(first[static_cast<std::size_t>(b)] + e)]);
+    fem::lumped_mass<E>(x, table.density[s] * table.thickness[s], m);
+    const double w = weight(table, s);
+    for (int a = 0; a < E::n_nodes; ++a)
+      for (int c = 0; c < dim; ++c)
+        lumped[static_cast<std::size_t>(nodes[static_cast<std::size_t>(a)]) * static_cast<std::size_t>(dim) +
+               static_cast<std::size_t>(c)] += w * m[a];
+  });
+  return lumped;
+}
+
+}  // namespace
+
+SectionTable section_table(const Model& model) {
+  const Mesh& mesh = model.mesh;
+  SectionTable table;
+  table.dim = mesh.dim();
+  table.n_voigt = table.dim == 2 ? 3 : 6;
+  for (const Section& section : model.sections) {
+    const Material& material = model.material(section.material);
+    material.validate();
+    std::array<double, 36> D{};
+    if (table.dim == 2) {
+      const Voigt3 d = plane_stiffness(material, section.formulation);
+      std::copy(d.begin(), d.end(), D.begin());
+      TREMOR_CHECK(section.thickness > 0.0, prefix(model), "section on '", section.element_set,
+                   "' has non-positive thickness ", section.thickness);
+    } else {
+      D = material.stiffness;
+    }
+    table.D.push_back(D);
+    table.thickness.push_back(table.dim == 2 ? section.thickness : 1.0);
+    table.density.push_back(material.density);
+    table.damping_alpha.push_back(material.damping_alpha);
+  }
+  table.element_section = model.element_sections();
+  for (std::size_t e = 0; e < table.element_section.size(); ++e)
+    TREMOR_CHECK(table.element_section[e] >= 0, prefix(model), "element ", mesh.element_label(static_cast<Index>(e)),
+                 " has no section (no material assigned)");
+  fem::check_geometry(mesh, model.source);
+  return table;
+}
+
+CsrMatrix assemble_stiffness(const Model& model, const Exec& exec) {
+  check_host(exec, "stiffness assembly");
+  const SectionTable table = section_table(model);
+  const Mesh& mesh = model.mesh;
+  const ElementColouring colouring = colour_elements(mesh);
+  CsrMatrix K = stiffness_pattern(mesh);
+  const int dim = mesh.dim();
+  std::vector<Index> first(mesh.blocks.size(), 0);
+  for (std::size_t b = 1; b < first.size(); ++b) first[b] = first[b - 1] + mesh.blocks[b - 1].n_elements();
+  for_each_element_coloured(exec, mesh, colouring, [&](auto element, int b, Index e, std::vector<double>& buffer) {
+    using E = decltype(element);
+    constexpr int n_dof = E::n_nodes * E::dim;
+    const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(b)];
+    const auto nodes = block.nodes(e);
+    // K_e can be large (hex-gll8: 2187^2 doubles), so it lives in the thread's heap buffer.
+    buffer.resize(static_cast<std::size_t>(n_dof + n_dof * n_dof));
+    double* x = buffer.data();
+    double* Ke = x + n_dof;
+    for (int a = 0; a < E::n_nodes; ++a)
+      for (int c = 0; c < E::dim; ++c) x[a * E::dim + c] = mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(c)];
+    const Index global = first[static_cast<std::size_t>(b)] + e;
+    const auto s = static_cast<std::size_t>(table.element_section[static_cast<std::size_t>(global)]);
+    const double min_det = fem::element_stiffness<E>(x, table.D[s].data(), table.thickness[s], Ke);
+    // check_geometry() has passed; this guards the invariant at the quadrature points used here.
+    TREMOR_CHECK(min_det > 0.0, prefix(model), "element ", mesh.element_label(global), " (",
+                 element_name(block.type, block.order), ") is inverted: det J = ", min_det);
+    for (int a = 0; a < E::n_nodes; ++a) {
+      const Index row_node = nodes[static_cast<std::size_t>(a)];
+      for (int bn = 0; bn < E::n_nodes; ++bn) {
+        const Index col_node = nodes[static_cast<std::size_t>(bn)];
+        for (int i = 0; i < dim; ++i) {
+          // The dim columns of node col_node are consecutive in every row of the pattern.
+          const Size k = K.find(row_node * dim + i, col_node * dim);
+          TREMOR_ASSERT(k >= 0);
+          for (int j = 0; j < dim; ++j)
+            K.values[static_cast<std::size_t>(k + j)] += Ke[(a * dim + i) * n_dof + bn * dim + j];
+        }
+      }
+    }
+  });
+  return K;
+}
+
+std::vector<double> assemble_lumped_mass(const Model& model, const Exec& exec) {
+  return assemble_lumped(model, exec, [](const SectionTable&, std::size_t) { return 1.0; });
+}
+
+std::vector<double> assemble_lumped_damping(const Model& model, const Exec& exec) {
+  return assemble_lumped(model, exec,
+                         [](const SectionTable& table, std::size_t s) { return table.damping_alpha[s]; });
+}
+
+}  // namespace tremor::sparse

@@ -1,0 +1,134 @@
+// explicit/operator: the assembled (CSR) and element-by-element (matrix-free) stiffness operators
+// agree on every element family, in double and float, and are deterministic.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "sparse_test_models.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/explicit/operator.hpp"
+#include "tremor/sparse/assemble.hpp"
+
+namespace tremor {
+namespace {
+
+using explicit_fe::make_stiffness_operator;
+using explicit_fe::StiffnessOperator;
+
+template <class Real>
+std::vector<Real> apply_operator(const StiffnessOperator<Real>& op, const std::vector<double>& u) {
+  std::vector<Real> in(u.size()), out(u.size(), Real(-7));  // poisoned: every entry must be written
+  std::transform(u.begin(), u.end(), in.begin(), [](double v) { return static_cast<Real>(v); });
+  op.apply(in.data(), out.data());
+  return out;
+}
+
+template <class A, class B>
+double max_difference(const std::vector<A>& a, const std::vector<B>& b) {
+  double m = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(static_cast<double>(a[i]) - static_cast<double>(b[i])));
+  return m;
+}
+
+template <class A>
+double max_abs(const std::vector<A>& a) {
+  double m = 0.0;
+  for (A v : a) m = std::max(m, std::abs(static_cast<double>(v)));
+  return m;
+}
+
+template <class Real>
+bool same_bits(const std::vector<Real>& a, const std::vector<Real>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Real)) == 0;
+}
+
+class OperatorFamilies : public ::testing::TestWithParam<test::ModelCase> {};
+
+TEST_P(OperatorFamilies, AssembledAndElementAgree) {
+  const auto& c = GetParam();
+  const Model model = test::two_section_model(c.type, c.order, test::cells_for(c.type), 0.15);
+  const auto assembled = make_stiffness_operator<double>(model, "assembled");
+  const auto element = make_stiffness_operator<double>(model, "element");
+  ASSERT_EQ(assembled->n_dofs(), model.mesh.n_nodes() * model.mesh.dim());
+  ASSERT_EQ(element->n_dofs(), assembled->n_dofs());
+  EXPECT_EQ(assembled->name(), "assembled");
+  EXPECT_EQ(element->name(), "element");
+  EXPECT_GT(assembled->bytes(), 0u);
+  EXPECT_GT(element->bytes(), 0u);
+  const auto u = test::test_vector(assembled->n_dofs(), 1);
+  const auto ka = apply_operator(*assembled, u), ke = apply_operator(*element, u);
+  // Double: the same K_e u_e, summed as (sum_e K_e) u or sum_e (K_e u_e) with K_e applied in
+  // B^T D B form: only the order of rounding differs; ~1e-15 relative per term, far below 1e-12.
+  const double scale = max_abs(ka);
+  ASSERT_GT(scale, 0.0);
+  EXPECT_LE(max_difference(ka, ke), 1e-12 * scale);
+
+  // Float: K or u_e rounded to float (2^-24 ~ 6e-8 relative per entry) and sums of up to a few
+  // hundred terms carried in float; random u has little cancellation, so errors stay ~1e-6 of
+  // max |K u|, and 1e-5 leaves margin while catching any indexing or precision-path mistake.
+  const auto assembled_f = make_stiffness_operator<float>(model, "assembled");
+  const auto element_f = make_stiffness_operator<float>(model, "element");
+  const auto kaf = apply_operator(*assembled_f, u), kef = apply_operator(*element_f, u);
+  EXPECT_LE(max_difference(kaf, kef), 1e-5 * scale);
+  EXPECT_LE(max_difference(kaf, ka), 1e-5 * scale);
+  EXPECT_LE(max_difference(kef, ka), 1e-5 * scale);
+  EXPECT_LT(assembled_f->bytes(), assembled->bytes());
+}
+
+TEST_P(OperatorFamilies, DeterministicAndOpenMpEqualsSerial) {
+  const auto& c = GetParam();
+  const Model model = test::two_section_model(c.type, c.order, test::cells_for(c.type), 0.15);
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(4);  // several threads even on a small machine
+  for (const char* kind : {"assembled", "element"}) {
+    SCOPED_TRACE(kind);
+    const auto u = test::test_vector(model.mesh.n_nodes() * model.mesh.dim(), 2);
+    const auto serial = make_stiffness_operator<double>(model, kind, Exec::serial());
+    const auto parallel = make_stiffness_operator<double>(model, kind, Exec::openmp());
+    const auto first = apply_operator(*parallel, u);
+    EXPECT_TRUE(same_bits(first, apply_operator(*parallel, u)));
+    EXPECT_TRUE(same_bits(first, apply_operator(*serial, u)));
+    const auto serial_f = make_stiffness_operator<float>(model, kind, Exec::serial());
+    const auto parallel_f = make_stiffness_operator<float>(model, kind, Exec::openmp());
+    const auto first_f = apply_operator(*parallel_f, u);
+    EXPECT_TRUE(same_bits(first_f, apply_operator(*parallel_f, u)));
+    EXPECT_TRUE(same_bits(first_f, apply_operator(*serial_f, u)));
+  }
+  omp_set_num_threads(threads);
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, OperatorFamilies, ::testing::ValuesIn(test::operator_cases()),
+                         [](const auto& param_info) { return param_info.param.label; });
+
+TEST(Operator, UnknownKindIsAClearError) {
+  const Model model = test::two_section_model(ElementType::Quad4, 1, 2, 0.0);
+  try {
+    (void)make_stiffness_operator<double>(model, "ell");
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("'ell'"), std::string::npos) << message;
+    EXPECT_NE(message.find("assembled"), std::string::npos) << message;
+    EXPECT_NE(message.find("element"), std::string::npos) << message;
+  }
+  EXPECT_EQ(explicit_fe::stiffness_operator_kinds(), (std::vector<std::string>{"assembled", "element"}));
+}
+
+TEST(Operator, ElementOperatorRefusesAnInvertedElement) {
+  Model model = test::two_section_model(ElementType::Hex8, 1, 2, 0.0);
+  auto& connectivity = model.mesh.blocks[0].connectivity;
+  std::swap(connectivity[8 * 3 + 1], connectivity[8 * 3 + 3]);  // element label 4
+  try {
+    (void)make_stiffness_operator<float>(model, "element");
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("element 4 "), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace tremor

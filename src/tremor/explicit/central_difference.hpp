@@ -1,0 +1,78 @@
+#pragma once
+// Central-difference time stepping with lumped (diagonal) mass and damping, in the precomputed form
+// of the pogo paper (section 2.1, Eq. 4):
+//
+//   U_next = F' + C' U_prev + K' U_curr,   with A = (M / dt^2 + C / (2 dt))^-1 diagonal,
+//   F' = A F,   C' = A (C / (2 dt) - M / dt^2),   K' U = A (2 M / dt^2 U - K U).
+//
+// K is applied through a StiffnessOperator (assembled or matrix-free), so K' is never formed: per
+// step one operator apply plus one fused update over the DOFs (forall on the Exec given). State is
+// kept in Real (float or double) in the Exec's memory; the diagonal coefficients are computed in
+// double and stored in Real. The operator works on pointers in the same memory space.
+#include <span>
+#include <vector>
+
+#include "tremor/backend/device_array.hpp"
+#include "tremor/core/config.hpp"
+#include "tremor/explicit/operator.hpp"
+
+namespace tremor::explicit_fe {
+
+template <class Real>
+class CentralDifference {
+ public:
+  // `mass` and `damping` per DOF (damping may be empty: undamped); `fixed` lists DOFs held at a
+  // prescribed displacement (0 unless set_prescribed() says otherwise). DOFs with zero mass and
+  // no stiffness coupling (nodes no element uses) are held at zero as well; their count is
+  // reported by n_massless(). Throws tremor::Error on a non-positive or non-finite dt, or sizes
+  // that do not match the operator.
+  CentralDifference(const Exec& exec, const StiffnessOperator<Real>& stiffness, std::span<const double> mass,
+                    std::span<const double> damping, double dt, std::span<const Index> fixed);
+
+  Index n_dofs() const { return n_; }
+  double dt() const { return dt_; }
+  long long step_count() const { return steps_; }
+  double time() const { return static_cast<double>(steps_) * dt_; }
+  Index n_massless() const { return massless_; }
+
+  // Advances one step from time() to time() + dt under nodal forces `force` (n_dofs() values at
+  // time(), in the Exec's memory), then sets the DOFs listed in `prescribed_dofs` to
+  // `prescribed` (host values at time() + dt; empty for none).
+  void step(View<const Real> force, std::span<const Index> prescribed_dofs = {},
+            std::span<const Real> prescribed = {});
+
+  // Displacement now (U_curr) and one step before (U_prev), in the Exec's memory.
+  View<const Real> displacement() const { return curr_.view(); }
+  View<const Real> previous_displacement() const { return prev_.view(); }
+  // Sets the state (a restart) from host values: both time levels and the step count.
+  void set_state(std::span<const Real> previous, std::span<const Real> current, long long steps);
+  // Starts at time 0 from displacement u0 and velocity v0 (host values, no load at t = 0): U_curr =
+  // u0 and U_prev = u0 - dt v0 + dt^2/2 a0 with a0 = -M^-1 K u0, the Taylor start that keeps the
+  // scheme second order (U_prev = u0 would leave an O(dt) error in the velocity). Held DOFs stay 0.
+  void set_initial_conditions(std::span<const Real> u0, std::span<const Real> v0);
+
+  // Energies at mid-step (t - dt/2): kinetic 1/2 v^T M v with the half-step velocity, and strain
+  // 1/2 (U_curr^T K U_prev) averaged so that the undamped, unforced scheme conserves their sum
+  // exactly (the discrete energy of the leapfrog scheme).
+  double kinetic_energy() const;
+  double strain_energy() const;
+
+ private:
+  Exec exec_;
+  const StiffnessOperator<Real>& stiffness_;
+  Index n_ = 0;
+  double dt_ = 0.0;
+  long long steps_ = 0;
+  Index massless_ = 0;
+  DeviceArray<Real> force_scale_;  // A (F' = A F); 0 for held DOFs
+  DeviceArray<Real> prev_scale_;   // C' diagonal
+  DeviceArray<Real> curr_scale_;   // A 2 M / dt^2
+  DeviceArray<double> mass_;
+  DeviceArray<Real> inv_mass_;  // 1/m, 0 for held DOFs
+  DeviceArray<Real> prev_, curr_, next_, ku_;
+};
+
+extern template class CentralDifference<float>;
+extern template class CentralDifference<double>;
+
+}  // namespace tremor::explicit_fe

@@ -53,6 +53,10 @@ Csv read_csv(const fs::path& path) {
 class ResultExportTest : public ::testing::Test {
  protected:
   void SetUp() override { folder_ = test::temporary_directory("result_export"); }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(folder_, ignored);
+  }
   fs::path folder_;
 };
 

@@ -262,6 +262,10 @@ void expect_references_valid(const Xdmf& xdmf, const fs::path& h5) {
 class ResultFileTest : public ::testing::Test {
  protected:
   void SetUp() override { folder_ = test::temporary_directory("result_file"); }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(folder_, ignored);
+  }
   fs::path folder_;
 };
 

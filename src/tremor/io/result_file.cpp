@@ -48,7 +48,7 @@ namespace {
 constexpr std::int64_t format_version = 1;
 // Chunks of about this size: large enough that appends write whole chunks, small enough to sit
 // in HDF5's default 1 MiB chunk cache per dataset.
-constexpr std::size_t target_chunk_bytes = std::size_t{256} * 1024;
+constexpr std::size_t target_chunk_bytes = std::size_t{64} * 1024;
 
 struct History {
   std::string name;

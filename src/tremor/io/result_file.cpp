@@ -369,6 +369,11 @@ void ResultFile::Impl::finish(const std::string& status) {
 }
 
 ResultFile::ResultFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+ResultFile::Impl& ResultFile::impl() const {
+  if (!impl_) throw Error("internal error: use of a moved-from ResultFile");
+  return *impl_;
+}
 ResultFile::ResultFile(ResultFile&&) noexcept = default;
 ResultFile& ResultFile::operator=(ResultFile&& other) noexcept {
   if (this != &other) {
@@ -457,7 +462,7 @@ ResultFile ResultFile::create(const fs::path& path, const Model& model, const Ru
 
 int ResultFile::add_history(const std::string& name, std::span<const Index> nodes,
                             std::span<const Quantity> quantities) {
-  Impl& self = *impl_;
+  Impl& self = impl();
   self.require_open();
   const std::string& file = self.file;
   check_name(name, self.path.string());
@@ -511,7 +516,7 @@ int ResultFile::add_history(const std::string& name, std::span<const Index> node
 }
 
 void ResultFile::append_samples(int id, std::span<const double> times, std::span<const double> values) {
-  Impl& self = *impl_;
+  Impl& self = impl();
   self.require_open();
   if (id < 0 || id >= static_cast<int>(self.histories.size()))
     throw Error(str(self.path.string(), ": no history with id ", id));
@@ -535,42 +540,42 @@ void ResultFile::append_samples(int id, std::span<const double> times, std::span
 }
 
 void ResultFile::write_snapshot(double time, std::span<const double> displacement, std::span<const double> velocity) {
-  impl_->write_snapshot(time, displacement, velocity);
+  impl().write_snapshot(time, displacement, velocity);
 }
 
 void ResultFile::write_snapshot(double time, std::span<const float> displacement, std::span<const float> velocity) {
   const std::vector<double> wide_displacement(displacement.begin(), displacement.end());
   const std::vector<double> wide_velocity(velocity.begin(), velocity.end());
-  impl_->write_snapshot(time, wide_displacement, wide_velocity);
+  impl().write_snapshot(time, wide_displacement, wide_velocity);
 }
 
 void ResultFile::set_progress(std::int64_t step_count, double wall_time) {
-  impl_->metadata.step_count = step_count;
-  impl_->metadata.wall_time = wall_time;
+  impl().metadata.step_count = step_count;
+  impl().metadata.wall_time = wall_time;
 }
 
 void ResultFile::flush() {
-  Impl& self = *impl_;
+  Impl& self = impl();
   self.require_open();
   self.write_metadata("incomplete");
   h5::check(H5Fflush(self.handle.get(), H5F_SCOPE_LOCAL), self.file, "cannot flush the result file (disk full?)");
 }
 
-void ResultFile::finish(const std::string& status) { impl_->finish(status); }
+void ResultFile::finish(const std::string& status) { impl().finish(status); }
 
 void ResultFile::finish(const std::string& status, std::int64_t step_count, double wall_time) {
-  if (impl_->finished) return;
+  if (impl().finished) return;
   set_progress(step_count, wall_time);
-  impl_->finish(status);
+  impl().finish(status);
 }
 
-const fs::path& ResultFile::path() const { return impl_->path; }
-const fs::path& ResultFile::partial_path() const { return impl_->partial; }
+const fs::path& ResultFile::path() const { return impl().path; }
+const fs::path& ResultFile::partial_path() const { return impl().partial; }
 fs::path ResultFile::xdmf_path() const {
-  fs::path xdmf = impl_->path;
+  fs::path xdmf = impl().path;
   xdmf.replace_extension(".xmf");
   return xdmf;
 }
-bool ResultFile::finished() const { return impl_->finished; }
+bool ResultFile::finished() const { return impl().finished; }
 
 }  // namespace tremor::io

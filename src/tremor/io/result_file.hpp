@@ -110,6 +110,7 @@ class ResultFile {
 
  private:
   explicit ResultFile(std::unique_ptr<Impl> impl);
+  Impl& impl() const;
   std::unique_ptr<Impl> impl_;
 };
 

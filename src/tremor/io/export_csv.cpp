@@ -1,0 +1,153 @@
+#include "tremor/io/export_csv.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <system_error>
+
+#include "tremor/core/error.hpp"
+#include "tremor/io/result_file.hpp"
+#include "tremor/io/result_hdf5.hpp"
+
+namespace tremor::io {
+
+namespace fs = std::filesystem;
+using h5::Handle;
+
+std::vector<std::string> history_columns(const std::vector<long long>& node_labels,
+                                         const std::vector<std::string>& quantities, int dimension) {
+  static constexpr std::array<char, 3> axes{'x', 'y', 'z'};
+  std::vector<std::string> columns;
+  for (long long label : node_labels)
+    for (const auto& quantity : quantities)
+      for (int c = 0; c < dimension; ++c)
+        columns.push_back(str(label, "_", quantity_letter(parse_quantity(quantity)), axes.at(static_cast<std::size_t>(c))));
+  return columns;
+}
+
+namespace {
+
+struct FileCloser {
+  void operator()(std::FILE* file) const { std::fclose(file); }
+};
+
+// Samples read and printed per block, bounding memory for long histories.
+constexpr hsize_t block_bytes = hsize_t{8} << 20;
+
+void export_one(hid_t group, const std::string& name, const std::string& result, const fs::path& csv) {
+  const std::string where = "/histories/" + name;
+  const auto quantities = h5::read_strings_attribute(group, "quantities", result);
+  const auto dimension = h5::read_int_attribute(group, "dimension", result);
+  if (dimension < 1 || dimension > 3) throw Error(str(result, ": ", where, ": dimension ", dimension, " is not 1..3"));
+  Handle labels_set = h5::open_dataset(group, "node_labels", result);
+  const auto label_dims = h5::dataset_dims(labels_set.get(), result, where + "/node_labels");
+  std::vector<long long> labels(label_dims.empty() ? 0 : label_dims[0]);
+  if (!labels.empty())
+    h5::check(H5Dread(labels_set.get(), H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, labels.data()), result,
+              "cannot read " + where + "/node_labels");
+  Handle time_set = h5::open_dataset(group, "time", result);
+  Handle values_set = h5::open_dataset(group, "values", result);
+  const auto time_dims = h5::dataset_dims(time_set.get(), result, where + "/time");
+  const auto value_dims = h5::dataset_dims(values_set.get(), result, where + "/values");
+  if (time_dims.size() != 1 || value_dims.size() != 4 || value_dims[0] != time_dims[0] ||
+      value_dims[1] != labels.size() || value_dims[2] != quantities.size() ||
+      value_dims[3] != static_cast<hsize_t>(dimension))
+    throw Error(str(result, ": ", where, ": the shapes of time, values and node_labels disagree"));
+  const hsize_t n_samples = time_dims[0];
+  const hsize_t row = value_dims[1] * value_dims[2] * value_dims[3];
+
+  fs::path temporary = csv;
+  temporary += ".partial";
+  std::unique_ptr<std::FILE, FileCloser> out(std::fopen(temporary.c_str(), "wb"));
+  if (!out) throw Error(str(temporary.string(), ": cannot create the CSV file (", std::strerror(errno), ")"));
+  const auto fail = [&](const char* what) {
+    const std::string reason = std::strerror(errno);
+    out.reset();
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    throw Error(str(csv.string(), ": ", what, " (", reason, ")"));
+  };
+  std::fputs("time", out.get());
+  for (const auto& column : history_columns(labels, quantities, static_cast<int>(dimension)))
+    std::fprintf(out.get(), ",%s", column.c_str());
+  std::fputc('\n', out.get());
+
+  const hsize_t block = std::max<hsize_t>(1, block_bytes / std::max<hsize_t>(1, row * sizeof(double)));
+  std::vector<double> times, values;
+  for (hsize_t first = 0; first < n_samples; first += block) {
+    const hsize_t count = std::min(block, n_samples - first);
+    times.resize(count);
+    values.resize(count * row);
+    const auto read = [&](hid_t dataset, std::vector<hsize_t> dims, double* data, const std::string& what) {
+      Handle file_space = h5::open_or_fail(H5Dget_space(dataset), H5Sclose, result, what);
+      std::vector<hsize_t> start(dims.size(), 0);
+      start[0] = first;
+      dims[0] = count;
+      h5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, dims.data(), nullptr),
+                result, what);
+      Handle memory_space = h5::simple_space(dims, result);
+      h5::check(H5Dread(dataset, H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT, data), result,
+                "cannot read " + what);
+    };
+    read(time_set.get(), time_dims, times.data(), where + "/time");
+    read(values_set.get(), value_dims, values.data(), where + "/values");
+    for (hsize_t s = 0; s < count; ++s) {
+      std::fprintf(out.get(), "%.17g", times[s]);
+      const double* sample = values.data() + s * row;
+      for (hsize_t v = 0; v < row; ++v) std::fprintf(out.get(), ",%.17g", sample[v]);
+      if (std::fputc('\n', out.get()) == EOF) fail("cannot write the CSV file");
+    }
+  }
+  if (std::fflush(out.get()) != 0 || std::ferror(out.get()) != 0) fail("cannot write the CSV file");
+  if (std::fclose(out.release()) != 0) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    throw Error(str(csv.string(), ": cannot write the CSV file (", std::strerror(errno), ")"));
+  }
+  std::error_code error;
+  fs::rename(temporary, csv, error);
+  if (error) throw Error(str(csv.string(), ": cannot rename ", temporary.string(), " to it (", error.message(), ")"));
+}
+
+}  // namespace
+
+ExportSummary export_histories(const fs::path& result_path, const fs::path& out_dir) {
+  h5::silence_errors();
+  const std::string result = result_path.string();
+  std::error_code error;
+  if (!fs::is_regular_file(result_path, error)) {
+    fs::path partial = result_path;
+    partial += ".partial";
+    if (fs::exists(partial, error))
+      throw Error(str(result, ": no such result file (", partial.string(),
+                      " exists: a run still writing, or one that was killed)"));
+    throw Error(str(result, ": no such result file"));
+  }
+  if (H5Fis_hdf5(result.c_str()) <= 0) {
+    h5::error_stack();
+    throw Error(str(result, ": not an HDF5 result file"));
+  }
+  Handle file = h5::open_or_fail(H5Fopen(result.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, result,
+                                 "cannot open the result file");
+  ExportSummary summary;
+  {
+    Handle metadata = h5::open_group(file.get(), "metadata", result);
+    summary.status = h5::read_string_attribute(metadata.get(), "status", result);
+  }
+  fs::create_directories(out_dir, error);
+  if (error || !fs::is_directory(out_dir))
+    throw Error(str(out_dir.string(), ": cannot create the output folder (", error.message(), ")"));
+  Handle histories = h5::open_group(file.get(), "histories", result);
+  for (const auto& name : h5::group_members(histories.get(), result, "cannot list /histories")) {
+    Handle group = h5::open_group(histories.get(), name, result);
+    const fs::path csv = out_dir / (name + ".csv");
+    export_one(group.get(), name, result, csv);
+    summary.files.push_back(csv);
+  }
+  return summary;
+}
+
+}  // namespace tremor::io

@@ -1,0 +1,27 @@
+#pragma once
+// CSV export of a result file's histories (docs/output-format.md): one file per history set,
+// `<out_dir>/<history name>.csv`, first column `time`, then one column per node, quantity and
+// component named `<node label>_ux`, `_uy`, `_uz` (`_vx`.. velocity, `_ax`.. acceleration), in
+// the order of the values dataset ([node][quantity][component]). Numbers are printed with
+// %.17g, so they read back to the same doubles.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace tremor::io {
+
+struct ExportSummary {
+  std::vector<std::filesystem::path> files;  // written, in history-name order
+  std::string status;                        // the result file's /metadata status
+};
+
+// Each CSV is written under a temporary name in `out_dir` (created when missing) and renamed
+// when complete, so an interrupted export leaves no truncated CSV. Throws tremor::Error naming
+// the file at fault (the result file, or the CSV that could not be written).
+ExportSummary export_histories(const std::filesystem::path& result_path, const std::filesystem::path& out_dir);
+
+// The column names of a history's CSV, after `time`.
+std::vector<std::string> history_columns(const std::vector<long long>& node_labels,
+                                         const std::vector<std::string>& quantities, int dimension);
+
+}  // namespace tremor::io

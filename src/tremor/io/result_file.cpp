@@ -1,0 +1,581 @@
+#include "tremor/io/result_file.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <system_error>
+
+#include "tremor/core/error.hpp"
+#include "tremor/core/log.hpp"
+#include "tremor/io/result_hdf5.hpp"
+#include "tremor/io/result_xdmf.hpp"
+#include "tremor/model/model.hpp"
+
+namespace tremor::io {
+
+namespace fs = std::filesystem;
+using h5::Handle;
+
+const char* quantity_name(Quantity quantity) {
+  switch (quantity) {
+    case Quantity::Displacement: return "displacement";
+    case Quantity::Velocity: return "velocity";
+    case Quantity::Acceleration: return "acceleration";
+  }
+  return "?";
+}
+
+char quantity_letter(Quantity quantity) {
+  switch (quantity) {
+    case Quantity::Displacement: return 'u';
+    case Quantity::Velocity: return 'v';
+    case Quantity::Acceleration: return 'a';
+  }
+  return '?';
+}
+
+Quantity parse_quantity(std::string_view name) {
+  if (name == "displacement" || name == "U" || name == "u") return Quantity::Displacement;
+  if (name == "velocity" || name == "V" || name == "v") return Quantity::Velocity;
+  if (name == "acceleration" || name == "A" || name == "a") return Quantity::Acceleration;
+  throw Error(str("unknown quantity '", name, "': expected displacement, velocity or acceleration"));
+}
+
+namespace {
+
+constexpr std::int64_t format_version = 1;
+// Chunks of about this size: large enough that appends write whole chunks, small enough to sit
+// in HDF5's default 1 MiB chunk cache per dataset.
+constexpr std::size_t target_chunk_bytes = std::size_t{64} * 1024;
+
+struct History {
+  std::string name;
+  std::size_t n_nodes = 0;
+  std::size_t n_quantities = 0;
+  hsize_t n_samples = 0;
+  Handle time;
+  Handle values;
+};
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm parts{};
+  gmtime_r(&now, &parts);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return buffer;
+}
+
+std::string snapshot_name(std::size_t index) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%06zu", index);
+  return buffer;
+}
+
+Handle extendible_dataset(hid_t parent, const std::string& name, std::span<const hsize_t> dims,
+                          std::span<const hsize_t> chunk, const std::string& file) {
+  std::vector<hsize_t> max_dims(dims.begin(), dims.end());
+  max_dims[0] = H5S_UNLIMITED;
+  Handle space = h5::open_or_fail(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), max_dims.data()),
+                                  H5Sclose, file, "cannot create a dataspace");
+  Handle properties = h5::open_or_fail(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, file, "cannot create properties");
+  h5::check(H5Pset_chunk(properties.get(), static_cast<int>(chunk.size()), chunk.data()), file,
+            str("cannot set the chunks of ", name));
+  return h5::open_or_fail(H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
+                                     properties.get(), H5P_DEFAULT),
+                          H5Dclose, file, str("cannot create dataset ", name));
+}
+
+// Appends `rows` rows (dims[1..] each) of `data` to an extendible dataset holding `old_rows`.
+void append_rows(hid_t dataset, hsize_t old_rows, hsize_t rows, std::span<const hsize_t> row_dims,
+                 const double* data, const std::string& file, const std::string& what) {
+  std::vector<hsize_t> dims{old_rows + rows};
+  dims.insert(dims.end(), row_dims.begin(), row_dims.end());
+  h5::check(H5Dset_extent(dataset, dims.data()), file, str("cannot extend ", what));
+  Handle file_space = h5::open_or_fail(H5Dget_space(dataset), H5Sclose, file, what);
+  std::vector<hsize_t> start(dims.size(), 0);
+  start[0] = old_rows;
+  std::vector<hsize_t> count = dims;
+  count[0] = rows;
+  h5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+            file, what);
+  Handle memory_space = h5::simple_space(count, file);
+  h5::check(H5Dwrite(dataset, H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT, data), file,
+            str("cannot write ", what));
+}
+
+void check_name(const std::string& name, const std::string& file) {
+  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
+    throw Error(str(file, ": history name '", name, "' must be non-empty and contain no '/'"));
+}
+
+}  // namespace
+
+struct ResultFile::Impl {
+  fs::path path;
+  fs::path partial;
+  std::string file;  // partial path as a string, for messages
+  Handle handle;
+  Handle metadata_group;
+  Handle histories_group;
+  Handle snapshots_group;
+  int dim = 3;
+  Index n_nodes = 0;
+  std::vector<Label> node_labels;
+  RunMetadata metadata;
+  std::vector<History> histories;
+
+  // Snapshots.
+  SnapshotOptions snapshot_options;
+  Handle snapshot_time;
+  std::vector<double> snapshot_times;
+  std::size_t snapshot_nodes = 0;
+  Handle displacement_group, magnitude_group, velocity_group;
+
+  XdmfMesh full_mesh;      // the mesh for the XDMF file
+  XdmfMesh snapshot_mesh;  // the mesh snapshots live on (full_mesh, or the subset's)
+
+  bool finished = false;
+
+  void require_open() const {
+    if (finished) throw Error(str(path.string(), ": the result file is already finished"));
+  }
+
+  void write_mesh(const Model& model);
+  void write_metadata(const std::string& status);
+  void start_snapshots(const Mesh& mesh);
+  void write_snapshot(double time, std::span<const double> displacement, std::span<const double> velocity);
+  void finish(const std::string& status);
+};
+
+void ResultFile::Impl::write_mesh(const Model& source) {
+  const Mesh& mesh = source.mesh;
+  Handle group = h5::create_group(handle.get(), "mesh", file);
+  h5::set_attribute(group.get(), "dimension", std::int64_t{dim}, file);
+  h5::set_attribute(group.get(), "n_nodes", std::int64_t{n_nodes}, file);
+  h5::set_attribute(group.get(), "n_elements", std::int64_t{mesh.n_elements()}, file);
+  const std::array<hsize_t, 2> coordinate_dims{static_cast<hsize_t>(n_nodes), static_cast<hsize_t>(dim)};
+  h5::write_doubles(group.get(), "coordinates", mesh.coordinates, coordinate_dims, file);
+  {
+    Handle coordinates = h5::open_dataset(group.get(), "coordinates", file);
+    h5::set_attribute(coordinates.get(), "units", std::string("m"), file);
+  }
+  const std::array<hsize_t, 1> label_dims{static_cast<hsize_t>(n_nodes)};
+  h5::write_int64(group.get(), "node_labels", mesh.node_labels, label_dims, file);
+
+  full_mesh.dim = dim;
+  full_mesh.n_nodes = n_nodes;
+  full_mesh.coordinates = "/mesh/coordinates";
+  Handle blocks = h5::create_group(group.get(), "blocks", file);
+  for (int b = 0; b < mesh.n_blocks(); ++b) {
+    const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(b)];
+    const std::string name = str("block_", b);
+    Handle block_group = h5::create_group(blocks.get(), name, file);
+    h5::set_attribute(block_group.get(), "element_type", element_name(block.type, block.order), file);
+    h5::set_attribute(block_group.get(), "order", std::int64_t{block.order}, file);
+    h5::set_attribute(block_group.get(), "nodes_per_element", std::int64_t{block.n_element_nodes()}, file);
+    h5::set_attribute(block_group.get(), "xdmf_topology", std::string(xdmf_topology(block.type)), file);
+    const auto n_elements = static_cast<hsize_t>(block.n_elements());
+    const std::array<hsize_t, 2> connectivity_dims{n_elements, static_cast<hsize_t>(block.n_element_nodes())};
+    h5::write_int32(block_group.get(), "connectivity", block.connectivity, connectivity_dims, file);
+    const std::array<hsize_t, 1> element_dims{n_elements};
+    h5::write_int64(block_group.get(), "labels", block.labels, element_dims, file);
+
+    XdmfCells cells;
+    cells.topology = xdmf_topology(block.type);
+    const std::string block_path = "/mesh/blocks/" + name;
+    if (is_gll(block.type)) {
+      const std::vector<std::int32_t> linear = gll_linear_cells(block.type, block.order, block.connectivity);
+      cells.nodes_per_cell = dimension(block.type) == 2 ? 4 : 8;
+      cells.n_cells = static_cast<std::int64_t>(linear.size()) / cells.nodes_per_cell;
+      const std::array<hsize_t, 2> linear_dims{static_cast<hsize_t>(cells.n_cells),
+                                               static_cast<hsize_t>(cells.nodes_per_cell)};
+      h5::write_int32(block_group.get(), "linear_cells", linear, linear_dims, file);
+      cells.dataset = block_path + "/linear_cells";
+    } else {
+      cells.nodes_per_cell = block.n_element_nodes();
+      cells.n_cells = block.n_elements();
+      cells.dataset = block_path + "/connectivity";
+    }
+    full_mesh.blocks.push_back(cells);
+  }
+  snapshot_mesh = full_mesh;
+}
+
+void ResultFile::Impl::write_metadata(const std::string& status) {
+  const hid_t group = metadata_group.get();
+  h5::set_attribute(group, "format_version", format_version, file);
+  h5::set_attribute(group, "tremor_version", std::string(TREMOR_VERSION), file);
+  h5::set_attribute(group, "git_commit", metadata.git_commit.empty() ? std::string("unknown") : metadata.git_commit,
+                    file);
+  h5::set_attribute(group, "model_path", metadata.model_path, file);
+  h5::set_attribute(group, "model_hash", metadata.model_hash, file);
+  h5::set_attribute(group, "backend", metadata.backend, file);
+  h5::set_attribute(group, "precision", metadata.precision, file);
+  h5::set_attribute(group, "time_step", metadata.time_step, file);
+  h5::set_attribute(group, "step_count", metadata.step_count, file);
+  h5::set_attribute(group, "wall_time", metadata.wall_time, file);
+  h5::set_attribute(group, "status", status, file);
+}
+
+void ResultFile::Impl::start_snapshots(const Mesh& mesh) {
+  const hid_t group = snapshots_group.get();
+  const std::vector<Index>& subset = snapshot_options.nodes;
+  h5::set_attribute(group, "all_nodes", std::int64_t{subset.empty() ? 1 : 0}, file);
+  snapshot_nodes = subset.empty() ? static_cast<std::size_t>(n_nodes) : subset.size();
+  if (!subset.empty()) {
+    const std::array<hsize_t, 1> dims{subset.size()};
+    std::vector<std::int64_t> labels;
+    std::vector<double> coordinates;
+    std::vector<std::int32_t> local(static_cast<std::size_t>(n_nodes), -1);
+    for (std::size_t i = 0; i < subset.size(); ++i) {
+      const Index node = subset[i];
+      labels.push_back(mesh.node_labels[static_cast<std::size_t>(node)]);
+      const auto xyz = mesh.node(node);
+      coordinates.insert(coordinates.end(), xyz.begin(), xyz.end());
+      local[static_cast<std::size_t>(node)] = static_cast<std::int32_t>(i);
+    }
+    h5::write_int32(group, "node_indices", subset, dims, file);
+    h5::write_int64(group, "node_labels", labels, dims, file);
+    // The subset's own mesh for the XDMF file: the elements whose nodes all lie in the subset.
+    Handle subset_mesh = h5::create_group(group, "mesh", file);
+    const std::array<hsize_t, 2> coordinate_dims{subset.size(), static_cast<hsize_t>(dim)};
+    h5::write_doubles(subset_mesh.get(), "coordinates", coordinates, coordinate_dims, file);
+    snapshot_mesh = XdmfMesh{dim, static_cast<std::int64_t>(subset.size()), "/snapshots/mesh/coordinates", {}};
+    for (int b = 0; b < mesh.n_blocks(); ++b) {
+      const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(b)];
+      std::vector<std::int32_t> inside;
+      for (Index e = 0; e < block.n_elements(); ++e) {
+        const auto nodes = block.nodes(e);
+        if (std::all_of(nodes.begin(), nodes.end(), [&](Index n) { return local[static_cast<std::size_t>(n)] >= 0; }))
+          for (Index n : nodes) inside.push_back(local[static_cast<std::size_t>(n)]);
+      }
+      if (inside.empty()) continue;
+      XdmfCells cells;
+      cells.topology = xdmf_topology(block.type);
+      if (is_gll(block.type)) inside = gll_linear_cells(block.type, block.order, inside);
+      cells.nodes_per_cell = is_gll(block.type) ? (dimension(block.type) == 2 ? 4 : 8) : block.n_element_nodes();
+      cells.n_cells = static_cast<std::int64_t>(inside.size()) / cells.nodes_per_cell;
+      const std::string name = str("block_", b);
+      const std::array<hsize_t, 2> cell_dims{static_cast<hsize_t>(cells.n_cells),
+                                             static_cast<hsize_t>(cells.nodes_per_cell)};
+      h5::write_int32(subset_mesh.get(), name, inside, cell_dims, file);
+      cells.dataset = "/snapshots/mesh/" + name;
+      snapshot_mesh.blocks.push_back(cells);
+    }
+    if (snapshot_mesh.blocks.empty()) {
+      // No whole element in the subset: show the nodes as points.
+      std::vector<std::int32_t> vertices(subset.size());
+      for (std::size_t i = 0; i < vertices.size(); ++i) vertices[i] = static_cast<std::int32_t>(i);
+      const std::array<hsize_t, 2> vertex_dims{subset.size(), 1};
+      h5::write_int32(subset_mesh.get(), "vertices", vertices, vertex_dims, file);
+      snapshot_mesh.blocks.push_back(
+          XdmfCells{"Polyvertex", static_cast<std::int64_t>(subset.size()), 1, "/snapshots/mesh/vertices"});
+    }
+  }
+  displacement_group = h5::create_group(group, "displacement", file);
+  h5::set_attribute(displacement_group.get(), "units", std::string("m"), file);
+  if (snapshot_options.magnitude) {
+    magnitude_group = h5::create_group(group, "magnitude", file);
+    h5::set_attribute(magnitude_group.get(), "units", std::string("m"), file);
+  }
+  if (snapshot_options.velocity) {
+    velocity_group = h5::create_group(group, "velocity", file);
+    h5::set_attribute(velocity_group.get(), "units", std::string("m/s"), file);
+  }
+}
+
+void ResultFile::Impl::write_snapshot(double time, std::span<const double> displacement,
+                                      std::span<const double> velocity) {
+  require_open();
+  const std::size_t expected = snapshot_nodes * static_cast<std::size_t>(dim);
+  if (displacement.size() != expected)
+    throw Error(str(path.string(), ": snapshot displacement has ", displacement.size(), " values; expected ", expected,
+                    " (", snapshot_nodes, " nodes x ", dim, ")"));
+  if (snapshot_options.velocity && velocity.size() != expected)
+    throw Error(str(path.string(), ": snapshot velocity has ", velocity.size(), " values; expected ", expected));
+  if (!snapshot_options.velocity && !velocity.empty())
+    throw Error(str(path.string(), ": snapshot velocity given but not configured (SnapshotOptions::velocity)"));
+
+  const std::size_t index = snapshot_times.size();
+  const std::string name = snapshot_name(index);
+  const std::array<hsize_t, 2> dims{snapshot_nodes, static_cast<hsize_t>(dim)};
+  const auto write_field = [&](hid_t group, std::span<const double> data, std::span<const hsize_t> field_dims) {
+    h5::write_doubles(group, name, data, field_dims, file);
+    Handle dataset = h5::open_dataset(group, name, file);
+    h5::set_attribute(dataset.get(), "time", time, file);
+  };
+  write_field(displacement_group.get(), displacement, dims);
+  if (snapshot_options.magnitude) {
+    std::vector<double> magnitude(snapshot_nodes);
+    for (std::size_t n = 0; n < snapshot_nodes; ++n) {
+      double sum = 0.0;
+      for (int c = 0; c < dim; ++c) {
+        const double value = displacement[n * static_cast<std::size_t>(dim) + static_cast<std::size_t>(c)];
+        sum += value * value;
+      }
+      magnitude[n] = std::sqrt(sum);
+    }
+    const std::array<hsize_t, 1> magnitude_dims{snapshot_nodes};
+    write_field(magnitude_group.get(), magnitude, magnitude_dims);
+  }
+  if (snapshot_options.velocity) write_field(velocity_group.get(), velocity, dims);
+  append_rows(snapshot_time.get(), index, 1, {}, &time, file, "/snapshots/time");
+  snapshot_times.push_back(time);
+}
+
+void ResultFile::Impl::finish(const std::string& status) {
+  if (finished) return;
+  if (status != "complete" && status != "incomplete" && status.rfind("failed: ", 0) != 0)
+    throw Error(str(path.string(), ": result status '", status,
+                    "' must be \"complete\", \"incomplete\" or \"failed: <why>\""));
+  write_metadata(status);
+  for (auto& history : histories) {
+    history.time.reset();
+    history.values.reset();
+  }
+  snapshot_time.reset();
+  displacement_group.reset();
+  magnitude_group.reset();
+  velocity_group.reset();
+  metadata_group.reset();
+  histories_group.reset();
+  snapshots_group.reset();
+  finished = true;  // whatever happens next, the HDF5 file is closed (or unusable)
+  h5::check(handle.reset(), file, "cannot close the result file (disk full?)");
+  std::error_code error;
+  fs::rename(partial, path, error);
+  if (error)
+    throw Error(str(path.string(), ": cannot rename ", partial.string(), " to it (", error.message(),
+                    "); the results are in ", partial.string()));
+  fs::path xdmf = path;
+  xdmf.replace_extension(".xmf");
+  std::vector<XdmfField> fields;
+  if (!snapshot_times.empty()) {
+    const auto paths = [&](const char* field) {
+      std::vector<std::string> names;
+      for (std::size_t s = 0; s < snapshot_times.size(); ++s)
+        names.push_back(str("/snapshots/", field, "/", snapshot_name(s)));
+      return names;
+    };
+    fields.push_back(XdmfField{"displacement", dim, paths("displacement")});
+    if (snapshot_options.magnitude) fields.push_back(XdmfField{"magnitude", 1, paths("magnitude")});
+    if (snapshot_options.velocity) fields.push_back(XdmfField{"velocity", dim, paths("velocity")});
+  }
+  write_xdmf(xdmf, path.filename().string(), snapshot_times.empty() ? full_mesh : snapshot_mesh, snapshot_times,
+             fields);
+}
+
+ResultFile::ResultFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+ResultFile::Impl& ResultFile::impl() const {
+  if (!impl_) throw Error("internal error: use of a moved-from ResultFile");
+  return *impl_;
+}
+ResultFile::ResultFile(ResultFile&&) noexcept = default;
+ResultFile& ResultFile::operator=(ResultFile&& other) noexcept {
+  if (this != &other) {
+    // Finish the file this object held before taking the other one's.
+    if (impl_ && !impl_->finished) {
+      try {
+        impl_->finish("incomplete");
+      } catch (const std::exception& error) {
+        log::warn(error.what());
+      }
+    }
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
+}
+
+ResultFile::~ResultFile() {
+  if (!impl_ || impl_->finished) return;
+  try {
+    impl_->finish("incomplete");
+  } catch (const std::exception& error) {
+    log::warn(str("result file not finished: ", error.what()));
+  }
+}
+
+ResultFile ResultFile::create(const fs::path& path, const Model& model, const RunMetadata& metadata,
+                              const SnapshotOptions& snapshots) {
+  h5::silence_errors();
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  impl->partial = path;
+  impl->partial += ".partial";
+  impl->file = impl->partial.string();
+  impl->metadata = metadata;
+  impl->node_labels = model.mesh.node_labels;
+  impl->dim = model.mesh.dim();
+  impl->n_nodes = model.mesh.n_nodes();
+
+  for (std::size_t i = 0; i < snapshots.nodes.size(); ++i) {
+    const Index node = snapshots.nodes[i];
+    if (node < 0 || node >= impl->n_nodes)
+      throw Error(str(path.string(), ": snapshot node index ", node, " is outside the mesh (", impl->n_nodes,
+                      " nodes)"));
+    if (i > 0 && node <= snapshots.nodes[i - 1])
+      throw Error(str(path.string(), ": snapshot node indices must be ascending and unique"));
+  }
+  impl->snapshot_options = snapshots;
+
+  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code error;
+  if (!fs::is_directory(folder, error))
+    throw Error(str(path.string(), ": cannot create the result file: folder ", folder.string(), " does not exist"));
+  if (fs::is_directory(path, error))
+    throw Error(str(path.string(), ": cannot create the result file: a folder of that name exists"));
+
+  bool created = false;  // only a file this call created is removed on failure
+  try {
+    Handle access = h5::open_or_fail(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, impl->file, "cannot create properties");
+    // Closing the file closes every object still open in it, so a close cannot leave it half open.
+    h5::check(H5Pset_fclose_degree(access.get(), H5F_CLOSE_STRONG), impl->file, "cannot set file properties");
+    impl->handle = h5::open_or_fail(H5Fcreate(impl->file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose,
+                                    impl->file, "cannot create the result file");
+    created = true;
+
+    impl->metadata_group = h5::create_group(impl->handle.get(), "metadata", impl->file);
+    h5::set_attribute(impl->metadata_group.get(), "created", utc_now(), impl->file);
+    h5::set_attribute(impl->metadata_group.get(), "model_title", model.title, impl->file);
+    impl->write_metadata("incomplete");
+    impl->write_mesh(model);
+    impl->histories_group = h5::create_group(impl->handle.get(), "histories", impl->file);
+    impl->snapshots_group = h5::create_group(impl->handle.get(), "snapshots", impl->file);
+    const std::array<hsize_t, 1> no_rows{0};
+    const std::array<hsize_t, 1> time_chunk{1024};
+    impl->snapshot_time = extendible_dataset(impl->snapshots_group.get(), "time", no_rows, time_chunk, impl->file);
+    h5::set_attribute(impl->snapshot_time.get(), "units", std::string("s"), impl->file);
+    impl->start_snapshots(model.mesh);
+    h5::check(H5Fflush(impl->handle.get(), H5F_SCOPE_LOCAL), impl->file, "cannot flush the result file");
+  } catch (...) {
+    // Leave no half-written `.partial` behind.
+    impl.reset();
+    if (created) fs::remove(fs::path(path.string() + ".partial"), error);
+    throw;
+  }
+  return ResultFile(std::move(impl));
+}
+
+int ResultFile::add_history(const std::string& name, std::span<const Index> nodes,
+                            std::span<const Quantity> quantities) {
+  Impl& self = impl();
+  self.require_open();
+  const std::string& file = self.file;
+  check_name(name, self.path.string());
+  for (const auto& history : self.histories)
+    if (history.name == name) throw Error(str(self.path.string(), ": history '", name, "' is declared twice"));
+  if (nodes.empty()) throw Error(str(self.path.string(), ": history '", name, "' has no nodes"));
+  if (quantities.empty()) throw Error(str(self.path.string(), ": history '", name, "' records no quantity"));
+  std::vector<std::int64_t> labels;
+  for (Index node : nodes) {
+    if (node < 0 || node >= self.n_nodes)
+      throw Error(str(self.path.string(), ": history '", name, "': node index ", node, " is outside the mesh (",
+                      self.n_nodes, " nodes)"));
+    labels.push_back(self.node_labels[static_cast<std::size_t>(node)]);
+  }
+
+  History history;
+  history.name = name;
+  history.n_nodes = nodes.size();
+  history.n_quantities = quantities.size();
+  Handle group = h5::create_group(self.histories_group.get(), name, file);
+  std::vector<std::string> names;
+  for (Quantity quantity : quantities) names.emplace_back(quantity_name(quantity));
+  h5::set_attribute(group.get(), "quantities", names, file);
+  h5::set_attribute(group.get(), "dimension", std::int64_t{self.dim}, file);
+  const std::array<hsize_t, 1> node_dims{nodes.size()};
+  h5::write_int64(group.get(), "node_labels", labels, node_dims, file);
+  h5::write_int32(group.get(), "node_indices", nodes, node_dims, file);
+
+  const std::size_t per_node = quantities.size() * static_cast<std::size_t>(self.dim);
+  const std::size_t row_bytes = nodes.size() * per_node * sizeof(double);
+  hsize_t sample_chunk = std::clamp<hsize_t>(target_chunk_bytes / row_bytes, 1, 4096);
+  hsize_t node_chunk = nodes.size();
+  if (row_bytes > 4 * target_chunk_bytes) {
+    // A very wide history: chunk across nodes too, keeping chunks within the chunk cache.
+    sample_chunk = 1;
+    node_chunk = std::max<hsize_t>(1, 4 * target_chunk_bytes / (per_node * sizeof(double)));
+  }
+  const std::array<hsize_t, 1> no_rows{0};
+  const std::array<hsize_t, 1> time_chunk{std::max<hsize_t>(sample_chunk, 512)};
+  history.time = extendible_dataset(group.get(), "time", no_rows, time_chunk, file);
+  h5::set_attribute(history.time.get(), "units", std::string("s"), file);
+  const std::array<hsize_t, 4> value_dims{0, nodes.size(), quantities.size(), static_cast<hsize_t>(self.dim)};
+  const std::array<hsize_t, 4> value_chunk{sample_chunk, node_chunk, quantities.size(), static_cast<hsize_t>(self.dim)};
+  history.values = extendible_dataset(group.get(), "values", value_dims, value_chunk, file);
+  std::vector<std::string> units;
+  for (Quantity quantity : quantities)
+    units.emplace_back(quantity == Quantity::Displacement ? "m" : quantity == Quantity::Velocity ? "m/s" : "m/s^2");
+  h5::set_attribute(history.values.get(), "units", units, file);
+  self.histories.push_back(std::move(history));
+  return static_cast<int>(self.histories.size()) - 1;
+}
+
+void ResultFile::append_samples(int id, std::span<const double> times, std::span<const double> values) {
+  Impl& self = impl();
+  self.require_open();
+  if (id < 0 || id >= static_cast<int>(self.histories.size()))
+    throw Error(str(self.path.string(), ": no history with id ", id));
+  History& history = self.histories[static_cast<std::size_t>(id)];
+  const std::size_t per_sample = history.n_nodes * history.n_quantities * static_cast<std::size_t>(self.dim);
+  if (values.size() != times.size() * per_sample)
+    throw Error(str(self.path.string(), ": history '", history.name, "': ", values.size(), " values for ",
+                    times.size(), " samples; expected ", times.size() * per_sample));
+  if (times.empty()) return;
+  const std::string what = "/histories/" + history.name;
+  append_rows(history.time.get(), history.n_samples, times.size(), {}, times.data(), self.file, what + "/time");
+  const std::array<hsize_t, 3> row{history.n_nodes, history.n_quantities, static_cast<hsize_t>(self.dim)};
+  append_rows(history.values.get(), history.n_samples, times.size(), row, values.data(), self.file,
+              what + "/values");
+  history.n_samples += times.size();
+}
+
+void ResultFile::append_samples(int id, std::span<const double> times, std::span<const float> values) {
+  const std::vector<double> wide(values.begin(), values.end());
+  append_samples(id, times, std::span<const double>(wide));
+}
+
+void ResultFile::write_snapshot(double time, std::span<const double> displacement, std::span<const double> velocity) {
+  impl().write_snapshot(time, displacement, velocity);
+}
+
+void ResultFile::write_snapshot(double time, std::span<const float> displacement, std::span<const float> velocity) {
+  const std::vector<double> wide_displacement(displacement.begin(), displacement.end());
+  const std::vector<double> wide_velocity(velocity.begin(), velocity.end());
+  impl().write_snapshot(time, wide_displacement, wide_velocity);
+}
+
+void ResultFile::set_progress(std::int64_t step_count, double wall_time) {
+  impl().metadata.step_count = step_count;
+  impl().metadata.wall_time = wall_time;
+}
+
+void ResultFile::flush() {
+  Impl& self = impl();
+  self.require_open();
+  self.write_metadata("incomplete");
+  h5::check(H5Fflush(self.handle.get(), H5F_SCOPE_LOCAL), self.file, "cannot flush the result file (disk full?)");
+}
+
+void ResultFile::finish(const std::string& status) { impl().finish(status); }
+
+void ResultFile::finish(const std::string& status, std::int64_t step_count, double wall_time) {
+  if (impl().finished) return;
+  set_progress(step_count, wall_time);
+  impl().finish(status);
+}
+
+const fs::path& ResultFile::path() const { return impl().path; }
+const fs::path& ResultFile::partial_path() const { return impl().partial; }
+fs::path ResultFile::xdmf_path() const {
+  fs::path xdmf = impl().path;
+  xdmf.replace_extension(".xmf");
+  return xdmf;
+}
+bool ResultFile::finished() const { return impl().finished; }
+
+}  // namespace tremor::io

@@ -1,0 +1,117 @@
+#pragma once
+// ResultFile: the one HDF5 file a run writes (layout in docs/output-format.md) and the XDMF file
+// beside it that lets ParaView open the snapshots as a time series.
+//
+// Atomic: everything is written to `<path>.partial` in the same folder; finish() closes it and
+// renames it to `<path>` (replacing a previous file there only then), then writes `<stem>.xmf`.
+// A run that fails or is interrupted calls finish() with status "failed: <why>" or "incomplete":
+// the file is still renamed, so nothing written is lost and the status says what it holds. The
+// destructor of a ResultFile that was never finished finishes it as "incomplete" (errors there
+// are swallowed: the `.partial` file then stays where it was). Only a process killed outright
+// (SIGKILL, power loss) leaves `<path>.partial`, holding what the last flush() wrote.
+//
+// Not thread-safe; one ResultFile per file. Signal handling is the caller's: set a flag in the
+// handler and call finish("incomplete") from the time loop.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tremor/core/config.hpp"
+
+namespace tremor {
+struct Model;
+}
+
+namespace tremor::io {
+
+enum class Quantity : std::uint8_t { Displacement, Velocity, Acceleration };
+
+// "displacement", "velocity", "acceleration"; and the one-letter prefix of CSV columns: u, v, a.
+const char* quantity_name(Quantity quantity);
+char quantity_letter(Quantity quantity);
+// Parses quantity_name()'s names and the Abaqus/model-file letters "U", "V", "A".
+Quantity parse_quantity(std::string_view name);
+
+// What the file records about the run. Strings may be empty (written as "" except git_commit,
+// written as "unknown").
+struct RunMetadata {
+  std::string git_commit;  // of the tremor build, when known
+  std::string model_path;  // the model file as the user named it
+  std::string model_hash;  // e.g. "sha256:..." of the model file's bytes; the caller's choice
+  std::string backend;     // "serial", "openmp", "cuda"
+  std::string precision;   // "float" or "double"
+  double time_step = 0.0;  // s
+  std::int64_t step_count = 0;  // steps taken (updated by set_progress and finish)
+  double wall_time = 0.0;       // s, of the time loop (updated by set_progress and finish)
+};
+
+// Which nodes snapshots hold and which fields besides displacement (fixed at create()).
+struct SnapshotOptions {
+  std::vector<Index> nodes;  // mesh node indices, ascending and unique; empty: all nodes
+  bool magnitude = false;    // |u| per node, computed here from the displacement
+  bool velocity = false;     // velocity field, passed to write_snapshot
+};
+
+class ResultFile {
+ public:
+  // Starts `<path>.partial` (replacing a stale one) with /mesh and /metadata (status
+  // "incomplete"). Throws tremor::Error naming the path when the folder does not exist or the
+  // file cannot be created. An existing `<path>` is left untouched until finish().
+  // `snapshots` says which nodes and fields snapshots will hold. The model is not kept.
+  static ResultFile create(const std::filesystem::path& path, const Model& model, const RunMetadata& metadata,
+                           const SnapshotOptions& snapshots = {});
+
+  ResultFile(ResultFile&&) noexcept;
+  ResultFile& operator=(ResultFile&&) noexcept;
+  ResultFile(const ResultFile&) = delete;
+  ResultFile& operator=(const ResultFile&) = delete;
+  // Finishes an unfinished file as "incomplete" (see above).
+  ~ResultFile();
+
+  // Declares a history set: /histories/<name>, recording `quantities` (each with the mesh's
+  // dimension of components) at `nodes` (mesh node indices, any order, as the columns will be).
+  // Names must be unique, non-empty and free of '/'. Returns the id for append_samples.
+  int add_history(const std::string& name, std::span<const Index> nodes, std::span<const Quantity> quantities);
+
+  // Appends samples to a history: times[s] and values laid out [sample][node][quantity][component]
+  // (times.size() * nodes * quantities * dim values).
+  void append_samples(int history, std::span<const double> times, std::span<const double> values);
+  void append_samples(int history, std::span<const double> times, std::span<const float> values);
+
+  // Writes one snapshot: displacement (and velocity when asked for), dim values per snapshot
+  // node, node-major. Times should increase (ParaView orders the series by them).
+  void write_snapshot(double time, std::span<const double> displacement, std::span<const double> velocity = {});
+  void write_snapshot(double time, std::span<const float> displacement, std::span<const float> velocity = {});
+
+  // Records the run's progress; written to /metadata at the next flush() or finish().
+  void set_progress(std::int64_t step_count, double wall_time);
+
+  // Writes the metadata and flushes HDF5's buffers to the `.partial` file, so a process killed
+  // afterwards leaves a readable file holding everything appended so far. Costs one write of
+  // the dirty chunks and metadata; calling it every few seconds of wall time is cheap.
+  void flush();
+
+  // Closes the file with `status` ("complete", "incomplete" or "failed: <why>"), renames it to
+  // its final path and writes the XDMF file. Idempotent: later calls do nothing. Throws when
+  // closing or renaming fails (the `.partial` file is then kept).
+  void finish(const std::string& status);
+  void finish(const std::string& status, std::int64_t step_count, double wall_time);
+
+  const std::filesystem::path& path() const;          // final path
+  const std::filesystem::path& partial_path() const;  // where it is written until finish()
+  std::filesystem::path xdmf_path() const;            // `<stem>.xmf` beside path()
+  bool finished() const;
+
+  struct Impl;
+
+ private:
+  explicit ResultFile(std::unique_ptr<Impl> impl);
+  Impl& impl() const;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tremor::io

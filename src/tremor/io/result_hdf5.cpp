@@ -1,0 +1,247 @@
+#include "tremor/io/result_hdf5.hpp"
+
+#include <array>
+
+#include "tremor/core/error.hpp"
+
+namespace tremor::io::h5 {
+
+void silence_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+namespace {
+
+herr_t collect_message(unsigned depth, const H5E_error2_t* entry, void* data) {
+  auto& out = *static_cast<std::string*>(data);
+  if (entry->desc == nullptr || entry->desc[0] == '\0') return 0;
+  // The outermost entries repeat the API call ("H5Dwrite(): can't write data"); the innermost
+  // say why (a system error such as "No space left on device"). Keep them all, outermost first.
+  if (depth > 0) out += "; ";
+  out += entry->desc;
+  return 0;
+}
+
+}  // namespace
+
+std::string error_stack() {
+  std::string message;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect_message, &message);
+  H5Eclear2(H5E_DEFAULT);
+  return message;
+}
+
+void check(herr_t status, std::string_view file, std::string_view what) {
+  if (status >= 0) return;
+  const std::string stack = error_stack();
+  if (stack.empty()) throw Error(str(file, ": ", what));
+  throw Error(str(file, ": ", what, " (hdf5: ", stack, ")"));
+}
+
+hid_t check_id(hid_t id, std::string_view file, std::string_view what) {
+  if (id < 0) check(-1, file, what);
+  return id;
+}
+
+Handle& Handle::operator=(Handle&& other) noexcept {
+  if (this != &other) {
+    reset();
+    id_ = other.id_;
+    closer_ = other.closer_;
+    other.id_ = H5I_INVALID_HID;
+  }
+  return *this;
+}
+
+herr_t Handle::reset() {
+  herr_t status = 0;
+  if (id_ >= 0 && closer_ != nullptr) status = closer_(id_);
+  id_ = H5I_INVALID_HID;
+  return status;
+}
+
+Handle open_or_fail(hid_t id, Handle::Closer closer, std::string_view file, std::string_view what) {
+  return Handle(check_id(id, file, what), closer);
+}
+
+Handle create_group(hid_t parent, const std::string& name, std::string_view file) {
+  return open_or_fail(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+                      file, str("cannot create group ", name));
+}
+
+Handle open_group(hid_t parent, const std::string& name, std::string_view file) {
+  return open_or_fail(H5Gopen2(parent, name.c_str(), H5P_DEFAULT), H5Gclose, file,
+                      str("no group ", name));
+}
+
+Handle open_dataset(hid_t parent, const std::string& name, std::string_view file) {
+  return open_or_fail(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose, file,
+                      str("no dataset ", name));
+}
+
+Handle simple_space(std::span<const hsize_t> dims, std::string_view file) {
+  return open_or_fail(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose, file,
+                      "cannot create a dataspace");
+}
+
+namespace {
+
+void write_array(hid_t parent, const std::string& name, hid_t file_type, hid_t memory_type, const void* data,
+                 std::span<const hsize_t> dims, std::string_view file) {
+  Handle space = simple_space(dims, file);
+  Handle dataset = open_or_fail(
+      H5Dcreate2(parent, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+      H5Dclose, file, str("cannot create dataset ", name));
+  hsize_t count = 1;
+  for (hsize_t d : dims) count *= d;
+  if (count > 0)
+    check(H5Dwrite(dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), file,
+          str("cannot write dataset ", name));
+}
+
+}  // namespace
+
+void write_doubles(hid_t parent, const std::string& name, std::span<const double> data,
+                   std::span<const hsize_t> dims, std::string_view file) {
+  write_array(parent, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, data.data(), dims, file);
+}
+
+void write_int32(hid_t parent, const std::string& name, std::span<const std::int32_t> data,
+                 std::span<const hsize_t> dims, std::string_view file) {
+  write_array(parent, name, H5T_STD_I32LE, H5T_NATIVE_INT32, data.data(), dims, file);
+}
+
+void write_int64(hid_t parent, const std::string& name, std::span<const std::int64_t> data,
+                 std::span<const hsize_t> dims, std::string_view file) {
+  write_array(parent, name, H5T_STD_I64LE, H5T_NATIVE_INT64, data.data(), dims, file);
+}
+
+namespace {
+
+// Variable-length UTF-8 strings: h5py reads them as str.
+Handle string_type(std::string_view file) {
+  Handle type = open_or_fail(H5Tcopy(H5T_C_S1), H5Tclose, file, "cannot create a string type");
+  check(H5Tset_size(type.get(), H5T_VARIABLE), file, "cannot create a string type");
+  check(H5Tset_cset(type.get(), H5T_CSET_UTF8), file, "cannot create a string type");
+  return type;
+}
+
+void write_attribute(hid_t object, const char* name, hid_t file_type, hid_t memory_type, hid_t space,
+                     const void* data, std::string_view file) {
+  if (H5Aexists(object, name) > 0)
+    check(H5Adelete(object, name), file, str("cannot replace attribute ", name));
+  Handle attribute = open_or_fail(H5Acreate2(object, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT),
+                                  H5Aclose, file, str("cannot create attribute ", name));
+  check(H5Awrite(attribute.get(), memory_type, data), file, str("cannot write attribute ", name));
+}
+
+}  // namespace
+
+void set_attribute(hid_t object, const char* name, const std::string& value, std::string_view file) {
+  Handle type = string_type(file);
+  Handle space = open_or_fail(H5Screate(H5S_SCALAR), H5Sclose, file, "cannot create a dataspace");
+  const char* text = value.c_str();
+  write_attribute(object, name, type.get(), type.get(), space.get(), &text, file);
+}
+
+void set_attribute(hid_t object, const char* name, double value, std::string_view file) {
+  Handle space = open_or_fail(H5Screate(H5S_SCALAR), H5Sclose, file, "cannot create a dataspace");
+  write_attribute(object, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, space.get(), &value, file);
+}
+
+void set_attribute(hid_t object, const char* name, std::int64_t value, std::string_view file) {
+  Handle space = open_or_fail(H5Screate(H5S_SCALAR), H5Sclose, file, "cannot create a dataspace");
+  write_attribute(object, name, H5T_STD_I64LE, H5T_NATIVE_INT64, space.get(), &value, file);
+}
+
+void set_attribute(hid_t object, const char* name, const std::vector<std::string>& values, std::string_view file) {
+  Handle type = string_type(file);
+  const std::array<hsize_t, 1> dims{values.size()};
+  Handle space = simple_space(dims, file);
+  std::vector<const char*> texts;
+  for (const auto& value : values) texts.push_back(value.c_str());
+  write_attribute(object, name, type.get(), type.get(), space.get(), texts.data(), file);
+}
+
+bool has_attribute(hid_t object, const char* name) { return H5Aexists(object, name) > 0; }
+
+namespace {
+
+Handle open_attribute(hid_t object, const char* name, std::string_view file) {
+  return open_or_fail(H5Aopen(object, name, H5P_DEFAULT), H5Aclose, file, str("no attribute ", name));
+}
+
+}  // namespace
+
+std::vector<std::string> read_strings_attribute(hid_t object, const char* name, std::string_view file) {
+  Handle attribute = open_attribute(object, name, file);
+  Handle space = open_or_fail(H5Aget_space(attribute.get()), H5Sclose, file, str("attribute ", name));
+  const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+  check(count < 0 ? -1 : 0, file, str("attribute ", name));
+  Handle stored = open_or_fail(H5Aget_type(attribute.get()), H5Tclose, file, str("attribute ", name));
+  if (H5Tget_class(stored.get()) != H5T_STRING) throw Error(str(file, ": attribute ", name, " is not a string"));
+  std::vector<std::string> values;
+  if (H5Tis_variable_str(stored.get()) > 0) {
+    Handle type = string_type(file);
+    std::vector<char*> texts(static_cast<std::size_t>(count), nullptr);
+    check(H5Aread(attribute.get(), type.get(), texts.data()), file, str("cannot read attribute ", name));
+    for (char* text : texts) values.emplace_back(text != nullptr ? text : "");
+    H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, texts.data());
+  } else {
+    const std::size_t size = H5Tget_size(stored.get());
+    std::string buffer(size * static_cast<std::size_t>(count), '\0');
+    Handle type = open_or_fail(H5Tcopy(H5T_C_S1), H5Tclose, file, "cannot create a string type");
+    check(H5Tset_size(type.get(), size), file, "cannot create a string type");
+    check(H5Aread(attribute.get(), type.get(), buffer.data()), file, str("cannot read attribute ", name));
+    for (hssize_t i = 0; i < count; ++i) {
+      std::string text = buffer.substr(static_cast<std::size_t>(i) * size, size);
+      text.resize(text.find('\0') == std::string::npos ? text.size() : text.find('\0'));
+      values.push_back(std::move(text));
+    }
+  }
+  return values;
+}
+
+std::string read_string_attribute(hid_t object, const char* name, std::string_view file) {
+  auto values = read_strings_attribute(object, name, file);
+  if (values.size() != 1) throw Error(str(file, ": attribute ", name, " is not one string"));
+  return values[0];
+}
+
+std::int64_t read_int_attribute(hid_t object, const char* name, std::string_view file) {
+  Handle attribute = open_attribute(object, name, file);
+  std::int64_t value = 0;
+  check(H5Aread(attribute.get(), H5T_NATIVE_INT64, &value), file, str("cannot read attribute ", name));
+  return value;
+}
+
+double read_double_attribute(hid_t object, const char* name, std::string_view file) {
+  Handle attribute = open_attribute(object, name, file);
+  double value = 0.0;
+  check(H5Aread(attribute.get(), H5T_NATIVE_DOUBLE, &value), file, str("cannot read attribute ", name));
+  return value;
+}
+
+std::vector<hsize_t> dataset_dims(hid_t dataset, std::string_view file, std::string_view what) {
+  Handle space = open_or_fail(H5Dget_space(dataset), H5Sclose, file, what);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  check(rank < 0 ? -1 : 0, file, what);
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  check(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr), file, what);
+  return dims;
+}
+
+namespace {
+
+herr_t collect_name(hid_t, const char* name, const H5L_info_t*, void* data) {
+  static_cast<std::vector<std::string>*>(data)->emplace_back(name);
+  return 0;
+}
+
+}  // namespace
+
+std::vector<std::string> group_members(hid_t group, std::string_view file, std::string_view what) {
+  std::vector<std::string> names;
+  check(H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_name, &names), file, what);
+  return names;
+}
+
+}  // namespace tremor::io::h5

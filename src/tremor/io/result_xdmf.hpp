@@ -1,0 +1,51 @@
+#pragma once
+// The XDMF (version 3) file written beside a result file: light XML describing the mesh and the
+// snapshot fields, whose heavy data stay in the HDF5 file, so ParaView (Xdmf3 reader) opens the
+// snapshots as a time series. Internal to io/result_file.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tremor/mesh/element_type.hpp"
+
+namespace tremor::io {
+
+// One family of cells referenced from the HDF5 file.
+struct XdmfCells {
+  std::string topology;      // XDMF TopologyType: "Triangle", "Hexahedron_20", "Polyvertex", ...
+  std::int64_t n_cells = 0;
+  int nodes_per_cell = 0;
+  std::string dataset;       // HDF5 path of the [n_cells][nodes_per_cell] int32 connectivity
+};
+
+struct XdmfMesh {
+  int dim = 3;
+  std::int64_t n_nodes = 0;
+  std::string coordinates;   // HDF5 path of the [n_nodes][dim] float64 coordinates
+  std::vector<XdmfCells> blocks;
+};
+
+// A node-centred field with one dataset per snapshot.
+struct XdmfField {
+  std::string name;
+  int components = 1;                 // 1: Scalar, otherwise Vector
+  std::vector<std::string> datasets;  // one HDF5 path per snapshot, in the order of the times
+};
+
+// The XDMF name of a (linear or quadratic) element type; GLL types map to their linear sub-cells
+// ("Quadrilateral", "Hexahedron").
+const char* xdmf_topology(ElementType type);
+
+// Linear sub-cells of a GLL block of `order`: p^d quadrilaterals or hexahedra per element, each
+// spanning neighbouring GLL nodes, in tremor's quad4/hex8 vertex order.
+std::vector<std::int32_t> gll_linear_cells(ElementType type, int order, const std::vector<std::int32_t>& connectivity);
+
+// Writes `xdmf_path` (atomically: temporary name, then rename) referencing datasets in
+// `h5_name` (a name relative to the XDMF file's folder). With no times, one static grid of the
+// mesh; otherwise a Temporal collection with one grid per time. Several blocks make each grid a
+// Spatial collection of one Uniform grid per block.
+void write_xdmf(const std::filesystem::path& xdmf_path, const std::string& h5_name, const XdmfMesh& mesh,
+                const std::vector<double>& times, const std::vector<XdmfField>& fields);
+
+}  // namespace tremor::io

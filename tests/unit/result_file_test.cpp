@@ -1,0 +1,583 @@
+#include "tremor/io/result_file.hpp"
+
+#include <gtest/gtest.h>
+
+// HDF5 is linked privately to the tremor library, so its include folder is not on this target's
+// path; Debian keeps the serial headers under hdf5/serial/ (whose own includes are relative).
+#if __has_include(<hdf5.h>)
+#include <hdf5.h>
+#else
+#include <hdf5/serial/hdf5.h>
+#endif
+
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/support.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/core/log.hpp"
+#include "tremor/mesh/generate.hpp"
+#include "tremor/model/model.hpp"
+
+namespace tremor {
+namespace {
+
+namespace fs = std::filesystem;
+using io::Quantity;
+using io::ResultFile;
+
+// ---- Reading back with the HDF5 C API, independently of the writer's helpers ----
+
+class File {
+ public:
+  explicit File(const fs::path& path) {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    id_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (id_ < 0) throw Error("test: cannot open " + path.string());
+  }
+  ~File() { H5Fclose(id_); }
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  hid_t id() const { return id_; }
+
+  bool exists(const std::string& path) const {
+    // Each component must exist for H5Lexists to answer for the last one.
+    std::string prefix;
+    std::istringstream parts(path);
+    std::string part;
+    while (std::getline(parts, part, '/')) {
+      if (part.empty()) continue;
+      prefix += "/" + part;
+      if (H5Lexists(id_, prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+    }
+    return true;
+  }
+
+  std::vector<hsize_t> dims(const std::string& path) const {
+    const hid_t dataset = open(path);
+    const hid_t space = H5Dget_space(dataset);
+    std::vector<hsize_t> result(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)));
+    H5Sget_simple_extent_dims(space, result.data(), nullptr);
+    H5Sclose(space);
+    H5Dclose(dataset);
+    return result;
+  }
+
+  template <class T>
+  std::vector<T> read(const std::string& path, hid_t memory_type) const {
+    std::size_t count = 1;
+    for (hsize_t d : dims(path)) count *= d;
+    std::vector<T> values(count);
+    const hid_t dataset = open(path);
+    if (count > 0) {
+      EXPECT_GE(H5Dread(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0) << path;
+    }
+    H5Dclose(dataset);
+    return values;
+  }
+  std::vector<double> doubles(const std::string& path) const { return read<double>(path, H5T_NATIVE_DOUBLE); }
+  std::vector<long long> longs(const std::string& path) const { return read<long long>(path, H5T_NATIVE_LLONG); }
+  std::vector<int> ints(const std::string& path) const { return read<int>(path, H5T_NATIVE_INT); }
+
+  std::vector<std::string> strings(const std::string& object, const char* name) const {
+    const hid_t attribute = H5Aopen_by_name(id_, object.c_str(), name, H5P_DEFAULT, H5P_DEFAULT);
+    if (attribute < 0) throw Error("test: no attribute " + object + " " + name);
+    const hid_t space = H5Aget_space(attribute);
+    const auto count = static_cast<std::size_t>(H5Sget_simple_extent_npoints(space));
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    std::vector<char*> texts(count);
+    EXPECT_GE(H5Aread(attribute, type, texts.data()), 0);
+    std::vector<std::string> values(texts.begin(), texts.end());
+    H5Dvlen_reclaim(type, space, H5P_DEFAULT, texts.data());
+    H5Tclose(type);
+    H5Sclose(space);
+    H5Aclose(attribute);
+    return values;
+  }
+  std::string string(const std::string& object, const char* name) const { return strings(object, name).at(0); }
+
+  template <class T>
+  T scalar(const std::string& object, const char* name, hid_t memory_type) const {
+    const hid_t attribute = H5Aopen_by_name(id_, object.c_str(), name, H5P_DEFAULT, H5P_DEFAULT);
+    if (attribute < 0) throw Error("test: no attribute " + object + " " + name);
+    T value{};
+    EXPECT_GE(H5Aread(attribute, memory_type, &value), 0);
+    H5Aclose(attribute);
+    return value;
+  }
+  double real(const std::string& object, const char* name) const {
+    return scalar<double>(object, name, H5T_NATIVE_DOUBLE);
+  }
+  long long integer(const std::string& object, const char* name) const {
+    return scalar<long long>(object, name, H5T_NATIVE_LLONG);
+  }
+
+ private:
+  hid_t open(const std::string& path) const {
+    const hid_t dataset = H5Dopen2(id_, path.c_str(), H5P_DEFAULT);
+    if (dataset < 0) throw Error("test: no dataset " + path);
+    return dataset;
+  }
+  hid_t id_ = -1;
+};
+
+// ---- Models and values ----
+
+// A 4 x 2 quad4 rectangle (15 nodes) with labels that are not 1..n, to see labels carried through.
+Model quad_model() {
+  Model model;
+  model.title = "result test";
+  model.mesh = generate_rectangle({0.0, 0.0}, {2.0, 1.0}, {4, 2}, ElementType::Quad4);
+  for (std::size_t i = 0; i < model.mesh.node_labels.size(); ++i)
+    model.mesh.node_labels[i] = 1000 + 7 * static_cast<Label>(i);
+  return model;
+}
+
+io::RunMetadata metadata() {
+  io::RunMetadata run;
+  run.git_commit = "0123abcd";
+  run.model_path = "examples/plate/model.toml";
+  run.model_hash = "sha256:feedbeef";
+  run.backend = "serial";
+  run.precision = "double";
+  run.time_step = 2.5e-8;
+  return run;
+}
+
+// A value that differs in every index and is not a short binary fraction.
+double sample_value(std::size_t sample, std::size_t node, std::size_t quantity, std::size_t component) {
+  return std::sin(0.1 + static_cast<double>(sample)) * 1e-6 + static_cast<double>(node) / 3.0 +
+         static_cast<double>(quantity) * 10.0 + static_cast<double>(component) / 7.0;
+}
+
+// Times and values for samples [first, first + count) of a history with n_nodes x n_quantities x dim.
+void samples(std::size_t first, std::size_t count, std::size_t n_nodes, std::size_t n_quantities, std::size_t dim,
+             std::vector<double>& times, std::vector<double>& values) {
+  times.clear();
+  values.clear();
+  for (std::size_t s = first; s < first + count; ++s) {
+    times.push_back(static_cast<double>(s) * 2.5e-8);
+    for (std::size_t n = 0; n < n_nodes; ++n)
+      for (std::size_t q = 0; q < n_quantities; ++q)
+        for (std::size_t c = 0; c < dim; ++c) values.push_back(sample_value(s, n, q, c));
+  }
+}
+
+std::vector<double> field(std::size_t n_values, double scale) {
+  std::vector<double> values(n_values);
+  for (std::size_t i = 0; i < n_values; ++i) values[i] = scale * std::cos(static_cast<double>(i) + scale);
+  return values;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// ---- A minimal XML reader for the XDMF file: balanced tags, DataItems and Time values ----
+
+struct DataItem {
+  std::vector<hsize_t> dims;
+  std::string file;     // before ':'
+  std::string dataset;  // after ':'
+};
+
+struct Xdmf {
+  std::vector<DataItem> items;
+  std::vector<double> times;
+  std::map<std::string, int> tag_counts;
+  std::vector<std::string> topologies;
+};
+
+std::string attribute_value(const std::string& tag, const std::string& name) {
+  const auto at = tag.find(" " + name + "=\"");
+  if (at == std::string::npos) return {};
+  const auto begin = at + name.size() + 3;
+  return tag.substr(begin, tag.find('"', begin) - begin);
+}
+
+Xdmf parse_xdmf(const std::string& text) {
+  Xdmf xdmf;
+  std::vector<std::string> open;
+  std::size_t at = 0;
+  while ((at = text.find('<', at)) != std::string::npos) {
+    const auto end = text.find('>', at);
+    if (end == std::string::npos) throw Error("xdmf: unterminated tag");
+    const std::string tag = text.substr(at, end - at + 1);
+    if (tag[1] == '?' || tag[1] == '!') {
+      at = end + 1;
+      continue;
+    }
+    if (tag[1] == '/') {
+      const std::string name = tag.substr(2, tag.size() - 3);
+      if (open.empty() || open.back() != name) throw Error("xdmf: </" + name + "> closes nothing open");
+      open.pop_back();
+      at = end + 1;
+      continue;
+    }
+    const std::string name = tag.substr(1, tag.find_first_of(" />", 1) - 1);
+    ++xdmf.tag_counts[name];
+    if (name == "Time") xdmf.times.push_back(std::stod(attribute_value(tag, "Value")));
+    if (name == "Topology") xdmf.topologies.push_back(attribute_value(tag, "TopologyType"));
+    if (name == "DataItem") {
+      DataItem item;
+      std::istringstream dims(attribute_value(tag, "Dimensions"));
+      for (hsize_t d; dims >> d;) item.dims.push_back(d);
+      const auto close = text.find("</DataItem>", end);
+      const std::string reference = text.substr(end + 1, close - end - 1);
+      item.file = reference.substr(0, reference.find(':'));
+      item.dataset = reference.substr(reference.find(':') + 1);
+      xdmf.items.push_back(item);
+    }
+    if (tag[tag.size() - 2] != '/') open.push_back(name);
+    at = end + 1;
+  }
+  if (!open.empty()) throw Error("xdmf: <" + open.back() + "> is never closed");
+  return xdmf;
+}
+
+// Every DataItem names a dataset of the HDF5 file beside it, with the same dimensions.
+void expect_references_valid(const Xdmf& xdmf, const fs::path& h5) {
+  const File file(h5);
+  ASSERT_FALSE(xdmf.items.empty());
+  for (const auto& item : xdmf.items) {
+    EXPECT_EQ(item.file, h5.filename().string());
+    ASSERT_TRUE(file.exists(item.dataset)) << item.dataset;
+    EXPECT_EQ(file.dims(item.dataset), item.dims) << item.dataset;
+  }
+}
+
+// ---- Tests ----
+
+class ResultFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override { folder_ = test::temporary_directory("result_file"); }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(folder_, ignored);
+  }
+  fs::path folder_;
+};
+
+TEST_F(ResultFileTest, WritesMeshHistoriesSnapshotsAndMetadata) {
+  const Model model = quad_model();
+  const fs::path path = folder_ / "run.h5";
+  const std::size_t dim = 2;
+  const auto n_nodes = static_cast<std::size_t>(model.mesh.n_nodes());
+  const std::vector<Index> probe_nodes{3, 0, 7};
+  const std::array<Quantity, 2> probe_quantities{Quantity::Displacement, Quantity::Velocity};
+  const std::vector<Index> edge_nodes{14};
+  const std::array<Quantity, 1> edge_quantities{Quantity::Acceleration};
+  std::vector<double> times, values;
+  std::vector<std::vector<double>> displacements, velocities;
+
+  {
+    ResultFile result = ResultFile::create(path, model, metadata(), io::SnapshotOptions{{}, true, true});
+    EXPECT_TRUE(fs::exists(result.partial_path()));
+    EXPECT_FALSE(fs::exists(path));
+    const int probe = result.add_history("probe", probe_nodes, probe_quantities);
+    const int edge = result.add_history("edge", edge_nodes, edge_quantities);
+    // Appended in chunks of 1, 5 and 2 samples.
+    std::size_t first = 0;
+    for (std::size_t count : {1, 5, 2}) {
+      samples(first, count, probe_nodes.size(), probe_quantities.size(), dim, times, values);
+      result.append_samples(probe, times, values);
+      samples(first, count, edge_nodes.size(), edge_quantities.size(), dim, times, values);
+      result.append_samples(edge, times, values);
+      first += count;
+      result.flush();
+    }
+    for (int s = 0; s < 3; ++s) {
+      displacements.push_back(field(n_nodes * dim, 1e-9 * (s + 1)));
+      velocities.push_back(field(n_nodes * dim, 0.5 * (s + 1)));
+      result.write_snapshot(1e-6 * s, displacements.back(), velocities.back());
+    }
+    result.set_progress(40, 0.25);
+    EXPECT_FALSE(fs::exists(path));
+    result.finish("complete", 41, 0.5);
+    EXPECT_TRUE(result.finished());
+  }
+  EXPECT_TRUE(fs::exists(path));
+  EXPECT_FALSE(fs::exists(fs::path(path.string() + ".partial")));
+  EXPECT_TRUE(fs::exists(folder_ / "run.xmf"));
+
+  const File file(path);
+  // Mesh.
+  EXPECT_EQ(file.dims("/mesh/coordinates"), (std::vector<hsize_t>{n_nodes, dim}));
+  EXPECT_EQ(file.doubles("/mesh/coordinates"), model.mesh.coordinates);
+  EXPECT_EQ(file.longs("/mesh/node_labels"), std::vector<long long>(model.mesh.node_labels.begin(), model.mesh.node_labels.end()));
+  EXPECT_EQ(file.string("/mesh/blocks/block_0", "element_type"), "quad4");
+  EXPECT_EQ(file.string("/mesh/blocks/block_0", "xdmf_topology"), "Quadrilateral");
+  EXPECT_EQ(file.dims("/mesh/blocks/block_0/connectivity"), (std::vector<hsize_t>{8, 4}));
+  EXPECT_EQ(file.ints("/mesh/blocks/block_0/connectivity"), model.mesh.blocks[0].connectivity);
+  EXPECT_EQ(file.longs("/mesh/blocks/block_0/labels"),
+            std::vector<long long>(model.mesh.blocks[0].labels.begin(), model.mesh.blocks[0].labels.end()));
+  EXPECT_EQ(file.integer("/mesh", "dimension"), 2);
+
+  // Histories: all 8 samples, exactly, in the order appended.
+  samples(0, 8, probe_nodes.size(), probe_quantities.size(), dim, times, values);
+  EXPECT_EQ(file.dims("/histories/probe/values"), (std::vector<hsize_t>{8, 3, 2, 2}));
+  EXPECT_EQ(file.doubles("/histories/probe/time"), times);
+  EXPECT_EQ(file.doubles("/histories/probe/values"), values);
+  EXPECT_EQ(file.longs("/histories/probe/node_labels"), (std::vector<long long>{1021, 1000, 1049}));
+  EXPECT_EQ(file.ints("/histories/probe/node_indices"), probe_nodes);
+  EXPECT_EQ(file.strings("/histories/probe", "quantities"), (std::vector<std::string>{"displacement", "velocity"}));
+  EXPECT_EQ(file.integer("/histories/probe", "dimension"), 2);
+  EXPECT_EQ(file.strings("/histories/probe/values", "units"), (std::vector<std::string>{"m", "m/s"}));
+  samples(0, 8, 1, 1, dim, times, values);
+  EXPECT_EQ(file.doubles("/histories/edge/values"), values);
+  EXPECT_EQ(file.strings("/histories/edge", "quantities"), (std::vector<std::string>{"acceleration"}));
+
+  // Snapshots.
+  EXPECT_EQ(file.doubles("/snapshots/time"), (std::vector<double>{0.0, 1e-6, 2e-6}));
+  EXPECT_EQ(file.integer("/snapshots", "all_nodes"), 1);
+  for (std::size_t s = 0; s < 3; ++s) {
+    const std::string name = "00000" + std::to_string(s);
+    EXPECT_EQ(file.dims("/snapshots/displacement/" + name), (std::vector<hsize_t>{n_nodes, dim}));
+    EXPECT_EQ(file.doubles("/snapshots/displacement/" + name), displacements[s]);
+    EXPECT_EQ(file.doubles("/snapshots/velocity/" + name), velocities[s]);
+    EXPECT_EQ(file.real("/snapshots/displacement/" + name, "time"), 1e-6 * static_cast<double>(s));
+    const auto magnitude = file.doubles("/snapshots/magnitude/" + name);
+    ASSERT_EQ(magnitude.size(), n_nodes);
+    for (std::size_t n = 0; n < n_nodes; ++n)
+      EXPECT_EQ(magnitude[n], std::sqrt(displacements[s][2 * n] * displacements[s][2 * n] +
+                                        displacements[s][2 * n + 1] * displacements[s][2 * n + 1]));
+  }
+
+  // Metadata.
+  EXPECT_EQ(file.string("/metadata", "status"), "complete");
+  EXPECT_EQ(file.string("/metadata", "tremor_version"), TREMOR_VERSION);
+  EXPECT_EQ(file.string("/metadata", "git_commit"), "0123abcd");
+  EXPECT_EQ(file.string("/metadata", "model_path"), "examples/plate/model.toml");
+  EXPECT_EQ(file.string("/metadata", "model_hash"), "sha256:feedbeef");
+  EXPECT_EQ(file.string("/metadata", "model_title"), "result test");
+  EXPECT_EQ(file.string("/metadata", "backend"), "serial");
+  EXPECT_EQ(file.string("/metadata", "precision"), "double");
+  EXPECT_EQ(file.real("/metadata", "time_step"), 2.5e-8);
+  EXPECT_EQ(file.integer("/metadata", "step_count"), 41);
+  EXPECT_EQ(file.real("/metadata", "wall_time"), 0.5);
+  EXPECT_EQ(file.integer("/metadata", "format_version"), 1);
+  EXPECT_EQ(file.string("/metadata", "created").size(), 20u);  // 2025-01-31T12:00:00Z
+
+  // XDMF: a temporal collection of 3 grids whose references name existing datasets.
+  const Xdmf xdmf = parse_xdmf(read_text(folder_ / "run.xmf"));
+  EXPECT_EQ(xdmf.times, (std::vector<double>{0.0, 1e-6, 2e-6}));
+  EXPECT_EQ(xdmf.tag_counts.at("Attribute"), 9);  // displacement, magnitude, velocity x 3
+  EXPECT_EQ(xdmf.topologies, std::vector<std::string>(3, "Quadrilateral"));
+  expect_references_valid(xdmf, path);
+}
+
+TEST_F(ResultFileTest, FlushedPartialFileIsReadable) {
+  const Model model = quad_model();
+  const fs::path path = folder_ / "flushed.h5";
+  ResultFile result = ResultFile::create(path, model, metadata());
+  const std::vector<Index> nodes{1, 2};
+  const std::array<Quantity, 1> quantities{Quantity::Displacement};
+  const int id = result.add_history("probe", nodes, quantities);
+  std::vector<double> times, values;
+  samples(0, 4, 2, 1, 2, times, values);
+  result.append_samples(id, times, values);
+  result.set_progress(4, 0.125);
+  result.flush();
+  // A copy of the `.partial` file as it is on disk now (what a killed process would leave).
+  const fs::path copy = folder_ / "copy.h5";
+  fs::copy_file(result.partial_path(), copy);
+  const File file(copy);
+  EXPECT_EQ(file.doubles("/histories/probe/values"), values);
+  EXPECT_EQ(file.string("/metadata", "status"), "incomplete");
+  EXPECT_EQ(file.integer("/metadata", "step_count"), 4);
+  result.finish("complete");
+}
+
+TEST_F(ResultFileTest, PreviousFileKeptUntilFinish) {
+  const Model model = quad_model();
+  const fs::path path = folder_ / "run.h5";
+  { std::ofstream(path) << "previous results"; }
+  ResultFile result = ResultFile::create(path, model, metadata());
+  result.write_snapshot(0.0, field(30, 1.0));
+  result.flush();
+  EXPECT_EQ(read_text(path), "previous results");
+  result.finish("complete");
+  EXPECT_NE(read_text(path), "previous results");
+  EXPECT_EQ(File(path).string("/metadata", "status"), "complete");
+  EXPECT_FALSE(fs::exists(result.partial_path()));
+}
+
+TEST_F(ResultFileTest, DestructorWithoutFinishKeepsDataAsIncomplete) {
+  const Model model = quad_model();
+  const fs::path path = folder_ / "interrupted.h5";
+  std::vector<double> times, values;
+  samples(0, 3, 1, 1, 2, times, values);
+  {
+    ResultFile result = ResultFile::create(path, model, metadata());
+    const std::vector<Index> nodes{5};
+    const std::array<Quantity, 1> quantities{Quantity::Displacement};
+    const int id = result.add_history("probe", nodes, quantities);
+    result.append_samples(id, times, values);
+    result.write_snapshot(0.0, field(30, 2.0));
+    result.set_progress(3, 0.01);
+  }
+  ASSERT_TRUE(fs::exists(path));
+  const File file(path);
+  EXPECT_EQ(file.string("/metadata", "status"), "incomplete");
+  EXPECT_EQ(file.integer("/metadata", "step_count"), 3);
+  EXPECT_EQ(file.doubles("/histories/probe/values"), values);
+  EXPECT_EQ(file.doubles("/snapshots/displacement/000000"), field(30, 2.0));
+  EXPECT_TRUE(fs::exists(folder_ / "interrupted.xmf"));
+}
+
+TEST_F(ResultFileTest, FailedRunKeepsDataWithItsReason) {
+  const Model model = quad_model();
+  const fs::path path = folder_ / "failed.h5";
+  ResultFile result = ResultFile::create(path, model, metadata());
+  result.write_snapshot(0.0, field(30, 3.0));
+  EXPECT_THROW(result.finish("exploded"), Error);  // not a status
+  result.finish("failed: NaN at step 12 (node 1007)", 12, 0.1);
+  result.finish("complete");  // ignored: already finished
+  const File file(path);
+  EXPECT_EQ(file.string("/metadata", "status"), "failed: NaN at step 12 (node 1007)");
+  EXPECT_EQ(file.doubles("/snapshots/displacement/000000"), field(30, 3.0));
+  EXPECT_THROW(result.write_snapshot(1.0, field(30, 3.0)), Error);
+}
+
+TEST_F(ResultFileTest, MixedAndGllBlocksInXdmf) {
+  // quad-gll2 elements (4 linear sub-cells each) plus a block of two triangles on the same nodes.
+  Model model;
+  model.mesh = generate_rectangle({0.0, 0.0}, {1.0, 1.0}, {2, 1}, ElementType::QuadGLL, 2);
+  ElementBlock& triangles = model.mesh.block_for(ElementType::Tri3);
+  triangles.connectivity = {0, 1, 5, 1, 2, 6};
+  triangles.labels = {101, 102};
+  const fs::path path = folder_ / "mixed.h5";
+  ResultFile result = ResultFile::create(path, model, metadata());
+  const auto n_values = static_cast<std::size_t>(model.mesh.n_nodes()) * 2;
+  result.write_snapshot(0.0, field(n_values, 1.0));
+  result.write_snapshot(1.0, field(n_values, 2.0));
+  result.finish("complete");
+
+  const File file(path);
+  EXPECT_EQ(file.string("/mesh/blocks/block_0", "element_type"), "quad-gll2");
+  EXPECT_EQ(file.dims("/mesh/blocks/block_0/connectivity"), (std::vector<hsize_t>{2, 9}));
+  EXPECT_EQ(file.dims("/mesh/blocks/block_0/linear_cells"), (std::vector<hsize_t>{8, 4}));
+  // The first sub-cell of element 0 spans GLL nodes (0,0) (1,0) (1,1) (0,1) of that element.
+  const auto& gll = model.mesh.blocks[0].connectivity;
+  const auto cells = file.ints("/mesh/blocks/block_0/linear_cells");
+  EXPECT_EQ((std::vector<int>(cells.begin(), cells.begin() + 4)), (std::vector<int>{gll[0], gll[1], gll[4], gll[3]}));
+  const Xdmf xdmf = parse_xdmf(read_text(result.xdmf_path()));
+  EXPECT_EQ(xdmf.times.size(), 2u);
+  // Two blocks: each time step is a spatial collection of two uniform grids.
+  EXPECT_EQ(xdmf.topologies, (std::vector<std::string>{"Quadrilateral", "Triangle", "Quadrilateral", "Triangle"}));
+  expect_references_valid(xdmf, path);
+}
+
+TEST_F(ResultFileTest, SnapshotsOnNodeSubset) {
+  Model model = quad_model();
+  model.mesh = generate_box({0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, {2, 2, 2}, ElementType::Hex8);
+  // The bottom two layers of nodes (z = 0 and 0.5): holds the 4 lower hexahedra.
+  std::vector<Index> subset;
+  for (Index n = 0; n < 18; ++n) subset.push_back(n);
+  const fs::path path = folder_ / "subset.h5";
+  ResultFile result = ResultFile::create(path, model, metadata(), io::SnapshotOptions{subset, true, false});
+  EXPECT_THROW(result.write_snapshot(0.0, field(27 * 3, 1.0)), Error);  // all nodes: wrong size
+  result.write_snapshot(0.0, field(18 * 3, 1.0));
+  result.finish("complete");
+
+  const File file(path);
+  EXPECT_EQ(file.integer("/snapshots", "all_nodes"), 0);
+  EXPECT_EQ(file.ints("/snapshots/node_indices"), subset);
+  EXPECT_EQ(file.longs("/snapshots/node_labels").back(), 18);
+  EXPECT_EQ(file.dims("/snapshots/displacement/000000"), (std::vector<hsize_t>{18, 3}));
+  EXPECT_EQ(file.dims("/snapshots/mesh/coordinates"), (std::vector<hsize_t>{18, 3}));
+  EXPECT_EQ(file.dims("/snapshots/mesh/block_0"), (std::vector<hsize_t>{4, 8}));
+  const Xdmf xdmf = parse_xdmf(read_text(result.xdmf_path()));
+  EXPECT_EQ(xdmf.topologies, std::vector<std::string>{"Hexahedron"});
+  expect_references_valid(xdmf, path);
+}
+
+TEST_F(ResultFileTest, ScatteredSubsetIsShownAsPoints) {
+  const Model model = quad_model();
+  const std::vector<Index> subset{0, 7, 14};
+  const fs::path path = folder_ / "points.h5";
+  ResultFile result = ResultFile::create(path, model, metadata(), io::SnapshotOptions{subset, false, false});
+  const std::vector<float> displacement(6, 0.5f);
+  result.write_snapshot(0.0, std::span<const float>(displacement));
+  result.finish("complete");
+  const Xdmf xdmf = parse_xdmf(read_text(result.xdmf_path()));
+  EXPECT_EQ(xdmf.topologies, std::vector<std::string>{"Polyvertex"});
+  expect_references_valid(xdmf, path);
+  EXPECT_EQ(File(path).doubles("/snapshots/displacement/000000"), std::vector<double>(6, 0.5));
+}
+
+TEST_F(ResultFileTest, NoSnapshotsWritesTheMeshAlone) {
+  const Model model = quad_model();
+  const fs::path path = folder_ / "mesh_only.h5";
+  ResultFile::create(path, model, metadata()).finish("complete");
+  const Xdmf xdmf = parse_xdmf(read_text(folder_ / "mesh_only.xmf"));
+  EXPECT_TRUE(xdmf.times.empty());
+  EXPECT_EQ(xdmf.tag_counts.at("Grid"), 1);
+  expect_references_valid(xdmf, path);
+}
+
+TEST_F(ResultFileTest, RefusesBadInput) {
+  const Model model = quad_model();
+  ResultFile result = ResultFile::create(folder_ / "bad.h5", model, metadata());
+  const std::vector<Index> nodes{1};
+  const std::vector<Index> outside{15};
+  const std::array<Quantity, 1> quantities{Quantity::Displacement};
+  EXPECT_THROW(result.add_history("a/b", nodes, quantities), Error);
+  EXPECT_THROW(result.add_history("", nodes, quantities), Error);
+  EXPECT_THROW(result.add_history("probe", outside, quantities), Error);
+  EXPECT_THROW(result.add_history("probe", {}, quantities), Error);
+  const int id = result.add_history("probe", nodes, quantities);
+  EXPECT_THROW(result.add_history("probe", nodes, quantities), Error);
+  const std::vector<double> times{0.0};
+  const std::vector<double> too_few{1.0};
+  EXPECT_THROW(result.append_samples(id, times, too_few), Error);
+  EXPECT_THROW(result.append_samples(id + 1, times, too_few), Error);
+  EXPECT_THROW(result.write_snapshot(0.0, field(30, 1.0), field(30, 1.0)), Error);  // velocity not asked for
+  EXPECT_THROW(ResultFile::create(folder_ / "unsorted.h5", model, metadata(), io::SnapshotOptions{{3, 1}, false, false}),
+               Error);
+  EXPECT_EQ(io::parse_quantity("U"), Quantity::Displacement);
+  EXPECT_EQ(io::parse_quantity("acceleration"), Quantity::Acceleration);
+  EXPECT_THROW(io::parse_quantity("stress"), Error);
+  result.finish("complete");
+}
+
+TEST_F(ResultFileTest, MissingFolderIsNamed) {
+  const Model model = quad_model();
+  const fs::path path = folder_ / "no" / "such" / "run.h5";
+  try {
+    ResultFile::create(path, model, metadata());
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find(path.string()), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("does not exist"), std::string::npos) << error.what();
+  }
+}
+
+TEST_F(ResultFileTest, UnwritableFolderIsNamed) {
+  // /proc refuses new files even to root, so this holds in any CI container.
+  const Model model = quad_model();
+  const fs::path path = "/proc/tremor_result_test.h5";
+  try {
+    ResultFile::create(path, model, metadata());
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find(path.string()), std::string::npos) << message;
+    EXPECT_NE(message.find("cannot create the result file"), std::string::npos) << message;
+  }
+  EXPECT_FALSE(fs::exists(path));
+}
+
+}  // namespace
+}  // namespace tremor

@@ -2,13 +2,8 @@
 
 #include <gtest/gtest.h>
 
-// HDF5 is linked privately to the tremor library, so its include folder is not on this target's
-// path; Debian keeps the serial headers under hdf5/serial/ (whose own includes are relative).
-#if __has_include(<hdf5.h>)
+// The tests read result files back with the HDF5 C API (linked to the test executables).
 #include <hdf5.h>
-#else
-#include <hdf5/serial/hdf5.h>
-#endif
 
 #include <array>
 #include <cmath>

@@ -52,11 +52,11 @@ TEST_P(OperatorFamilies, AssembledAndElementAgree) {
   const auto& c = GetParam();
   const Model model = test::two_section_model(c.type, c.order, test::cells_for(c.type), 0.15);
   const auto assembled = make_stiffness_operator<double>(model, "assembled");
-  const auto element = make_stiffness_operator<double>(model, "element");
+  const auto element = make_stiffness_operator<double>(model, "matrix_free");
   ASSERT_EQ(assembled->n_dofs(), model.mesh.n_nodes() * model.mesh.dim());
   ASSERT_EQ(element->n_dofs(), assembled->n_dofs());
   EXPECT_EQ(assembled->name(), "assembled");
-  EXPECT_EQ(element->name(), "element");
+  EXPECT_EQ(element->name(), "matrix_free");
   EXPECT_GT(assembled->bytes(), 0u);
   EXPECT_GT(element->bytes(), 0u);
   const auto u = test::test_vector(assembled->n_dofs(), 1);
@@ -71,7 +71,7 @@ TEST_P(OperatorFamilies, AssembledAndElementAgree) {
   // hundred terms carried in float; random u has little cancellation, so errors stay ~1e-6 of
   // max |K u|, and 1e-5 leaves margin while catching any indexing or precision-path mistake.
   const auto assembled_f = make_stiffness_operator<float>(model, "assembled");
-  const auto element_f = make_stiffness_operator<float>(model, "element");
+  const auto element_f = make_stiffness_operator<float>(model, "matrix_free");
   const auto kaf = apply_operator(*assembled_f, u), kef = apply_operator(*element_f, u);
   EXPECT_LE(max_difference(kaf, kef), 1e-5 * scale);
   EXPECT_LE(max_difference(kaf, ka), 1e-5 * scale);
@@ -84,7 +84,7 @@ TEST_P(OperatorFamilies, DeterministicAndOpenMpEqualsSerial) {
   const Model model = test::two_section_model(c.type, c.order, test::cells_for(c.type), 0.15);
   const int threads = omp_get_max_threads();
   omp_set_num_threads(4);  // several threads even on a small machine
-  for (const char* kind : {"assembled", "element"}) {
+  for (const char* kind : {"assembled", "matrix_free"}) {
     SCOPED_TRACE(kind);
     const auto u = test::test_vector(model.mesh.n_nodes() * model.mesh.dim(), 2);
     const auto serial = make_stiffness_operator<double>(model, kind, Exec::serial());
@@ -113,17 +113,17 @@ TEST(Operator, UnknownKindIsAClearError) {
     const std::string message = error.what();
     EXPECT_NE(message.find("'ell'"), std::string::npos) << message;
     EXPECT_NE(message.find("assembled"), std::string::npos) << message;
-    EXPECT_NE(message.find("element"), std::string::npos) << message;
+    EXPECT_NE(message.find("matrix_free"), std::string::npos) << message;
   }
-  EXPECT_EQ(explicit_fe::stiffness_operator_kinds(), (std::vector<std::string>{"assembled", "element"}));
+  EXPECT_EQ(explicit_fe::stiffness_operator_kinds(), (std::vector<std::string>{"assembled", "matrix_free"}));
 }
 
-TEST(Operator, ElementOperatorRefusesAnInvertedElement) {
+TEST(Operator, MatrixFreeOperatorRefusesAnInvertedElement) {
   Model model = test::two_section_model(ElementType::Hex8, 1, 2, 0.0);
   auto& connectivity = model.mesh.blocks[0].connectivity;
   std::swap(connectivity[8 * 3 + 1], connectivity[8 * 3 + 3]);  // element label 4
   try {
-    (void)make_stiffness_operator<float>(model, "element");
+    (void)make_stiffness_operator<float>(model, "matrix_free");
     FAIL() << "no error";
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find("element 4 "), std::string::npos) << error.what();

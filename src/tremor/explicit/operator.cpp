@@ -65,11 +65,11 @@ void AssembledOperator<Real>::apply(const Real* u, Real* ku) const {
   sparse::spmv(exec_, matrix_, u, ku);
 }
 
-// --------------------------------------------------------------------------------------- element
+// ----------------------------------------------------------------------------------- matrix_free
 
 template <class Real>
-ElementOperator<Real>::ElementOperator(const Exec& exec, const Model& model) : exec_(exec) {
-  check_host(exec, "element");
+MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& model) : exec_(exec) {
+  check_host(exec, "matrix_free");
   const sparse::SectionTable table = sparse::section_table(model);  // checks sections and geometry
   const Mesh& mesh = model.mesh;
   dim_ = mesh.dim();
@@ -95,7 +95,7 @@ ElementOperator<Real>::ElementOperator(const Exec& exec, const Model& model) : e
 }
 
 template <class Real>
-void ElementOperator<Real>::apply(const Real* u, Real* ku) const {
+void MatrixFreeOperator<Real>::apply(const Real* u, Real* ku) const {
   forall(exec_, n_dofs_, [=] TREMOR_LAMBDA(Index i) { ku[i] = Real(0); });
   for (int c = 0; c < colouring_.n_colours; ++c)
     for (std::size_t b = 0; b < blocks_.size(); ++b) {
@@ -111,7 +111,7 @@ void ElementOperator<Real>::apply(const Real* u, Real* ku) const {
 }
 
 template <class Real>
-std::size_t ElementOperator<Real>::bytes() const {
+std::size_t MatrixFreeOperator<Real>::bytes() const {
   std::size_t total = coordinates_.size() * sizeof(double) + (D_.size() + thickness_.size()) * sizeof(double);
   for (const Block& block : blocks_)
     total += block.connectivity.size() * sizeof(Index) + block.section.size() * (sizeof(int) + sizeof(Index));
@@ -120,22 +120,23 @@ std::size_t ElementOperator<Real>::bytes() const {
 
 // ------------------------------------------------------------------------------------------ make
 
-std::vector<std::string> stiffness_operator_kinds() { return {"assembled", "element"}; }
+std::vector<std::string> stiffness_operator_kinds() { return {"assembled", "matrix_free"}; }
 
 template <class Real>
 std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
                                                                  const Exec& exec) {
   if (kind == "assembled") return std::make_unique<AssembledOperator<Real>>(exec, model);
-  if (kind == "element") return std::make_unique<ElementOperator<Real>>(exec, model);
-  throw Error(str("unknown stiffness operator '", kind, "': expected 'assembled' (CSR) or 'element' (matrix-free)"));
+  if (kind == "matrix_free") return std::make_unique<MatrixFreeOperator<Real>>(exec, model);
+  throw Error(str("unknown stiffness operator '", kind,
+                  "': expected 'assembled' (CSR) or 'matrix_free' (element by element)"));
 }
 
 template class StiffnessOperator<float>;
 template class StiffnessOperator<double>;
 template class AssembledOperator<float>;
 template class AssembledOperator<double>;
-template class ElementOperator<float>;
-template class ElementOperator<double>;
+template class MatrixFreeOperator<float>;
+template class MatrixFreeOperator<double>;
 template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(const Model&, std::string_view,
                                                                                    const Exec&);
 template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(const Model&, std::string_view,

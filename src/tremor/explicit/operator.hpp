@@ -3,11 +3,11 @@
 // K U_curr term of K' U_curr), behind the one interface the time integrator uses. Virtual at host
 // level only: one call per step; the loops inside are forall kernels over rows or elements.
 //
-//   "assembled"  AssembledOperator: K assembled once in double (sparse/assemble.hpp), values
-//                rounded to Real, CSR SpMV.
-//   "element"    ElementOperator: matrix-free, element by element: gather u_e, K_e u_e in double
-//                (fem::apply_element_stiffness, geometry recomputed from the node coordinates
-//                every apply), scatter-add rounded to Real, one element colour at a time.
+//   "assembled"    AssembledOperator: K assembled once in double (sparse/assemble.hpp), values
+//                  rounded to Real, CSR SpMV.
+//   "matrix_free"  MatrixFreeOperator: element by element: gather u_e, K_e u_e in double
+//                  (fem::apply_element_stiffness, geometry recomputed from the node coordinates
+//                  every apply), scatter-add rounded to Real, one element colour at a time.
 //
 // Both are deterministic: the same bits on every apply, for every thread count, Serial or OpenMP.
 // u and ku hold n_dofs() values, DOFs node-major, in the memory of the operator's Exec (host
@@ -34,7 +34,7 @@ class StiffnessOperator {
   virtual Index n_dofs() const = 0;
   // ku = K u (ku is overwritten; u and ku must not overlap).
   virtual void apply(const Real* u, Real* ku) const = 0;
-  // "assembled" or "element", as make_stiffness_operator() takes it.
+  // "assembled" or "matrix_free", as make_stiffness_operator() takes it.
   virtual std::string name() const = 0;
   // Memory the operator reads per apply besides u and ku (its own arrays), in bytes.
   virtual std::size_t bytes() const = 0;
@@ -60,13 +60,13 @@ class AssembledOperator final : public StiffnessOperator<Real> {
 };
 
 template <class Real>
-class ElementOperator final : public StiffnessOperator<Real> {
+class MatrixFreeOperator final : public StiffnessOperator<Real> {
  public:
-  ElementOperator(const Exec& exec, const Model& model);
+  MatrixFreeOperator(const Exec& exec, const Model& model);
 
   Index n_dofs() const override { return n_dofs_; }
   void apply(const Real* u, Real* ku) const override;
-  std::string name() const override { return "element"; }
+  std::string name() const override { return "matrix_free"; }
   // Node coordinates (8 B x dim per node), connectivity (4 B per element node), per element its
   // section (4 B) and its place in the colour lists (4 B), and the per-section D and thickness.
   // No geometry is stored per quadrature point: Jacobians are recomputed on every apply.
@@ -90,7 +90,7 @@ class ElementOperator final : public StiffnessOperator<Real> {
   std::vector<double> thickness_;  // per section
 };
 
-// kind: "assembled" or "element"; anything else throws tremor::Error listing both.
+// kind: "assembled" or "matrix_free"; anything else throws tremor::Error listing both.
 template <class Real>
 std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
                                                                  const Exec& exec = Exec::openmp());
@@ -102,8 +102,8 @@ extern template class StiffnessOperator<float>;
 extern template class StiffnessOperator<double>;
 extern template class AssembledOperator<float>;
 extern template class AssembledOperator<double>;
-extern template class ElementOperator<float>;
-extern template class ElementOperator<double>;
+extern template class MatrixFreeOperator<float>;
+extern template class MatrixFreeOperator<double>;
 extern template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(const Model&, std::string_view,
                                                                                           const Exec&);
 extern template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(const Model&,

@@ -1,0 +1,194 @@
+#include "tremor/explicit/loading.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "tremor/backend/forall.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/core/log.hpp"
+
+namespace tremor::explicit_fe {
+
+namespace {
+
+struct Entry {
+  Index dof = 0;
+  int function = 0;
+  double weight = 0.0;
+};
+
+const Amplitude& find_amplitude(const Model& model, const std::string& name, const std::string& origin) {
+  for (const Amplitude& amplitude : model.amplitudes)
+    if (amplitude.name == name) return amplitude;
+  throw Error(str(origin.empty() ? model.source : origin, ": amplitude '", name, "' is not defined"));
+}
+
+std::vector<int> functions_of(const std::vector<Entry>& entries) {
+  std::set<int> used;
+  for (const Entry& entry : entries) used.insert(entry.function);
+  return {used.begin(), used.end()};
+}
+
+}  // namespace
+
+Loading::Loading(const Model& model) {
+  const int dim = model.mesh.dim();
+  const Index n_nodes = model.mesh.n_nodes();
+  n_dofs_ = n_nodes * dim;
+  const auto dof_of = [&](Index node, int component, const std::string& origin) {
+    TREMOR_CHECK(node >= 0 && node < n_nodes, origin, ": node index ", node, " out of range");
+    TREMOR_CHECK(component >= 0 && component < dim, origin, ": component ", component + 1, " in a ", dim,
+                 "D model");
+    return node * dim + component;
+  };
+  // Time functions: one constant, then one per amplitude name, then one per source.
+  functions_.push_back({Signal{}, 0.0, true});
+  std::map<std::string, int> by_amplitude;
+  const auto amplitude_function = [&](const std::string& name, const std::string& origin) {
+    if (name.empty()) return 0;
+    const auto found = by_amplitude.find(name);
+    if (found != by_amplitude.end()) return found->second;
+    functions_.push_back({Signal::from_amplitude(find_amplitude(model, name, origin)), 0.0, false});
+    const int index = static_cast<int>(functions_.size()) - 1;
+    by_amplitude.emplace(name, index);
+    return index;
+  };
+
+  // Constraints: zero holds, then prescriptions (which override holds and earlier prescriptions).
+  std::set<Index> held;
+  std::map<Index, std::pair<Entry, std::string>> prescribed;  // dof -> (entry, origin)
+  std::set<std::pair<std::string, std::string>> warned;
+  const auto prescribe = [&](Index dof, int function, double weight, const std::string& origin) {
+    const auto found = prescribed.find(dof);
+    if (found != prescribed.end() && warned.insert({found->second.second, origin}).second)
+      log::warn(str(origin, ": prescribes degrees of freedom that ", found->second.second,
+                    " prescribed already; the later prescription applies"));
+    prescribed[dof] = {Entry{dof, function, weight}, origin};
+  };
+  for (const FixedDof& fixed : model.fixed) {
+    const bool zero = fixed.value == 0.0 && fixed.amplitude.empty();
+    const int function = zero ? 0 : amplitude_function(fixed.amplitude, fixed.origin);
+    for (Index node : fixed.nodes) {
+      const Index dof = dof_of(node, fixed.component, fixed.origin);
+      if (zero)
+        held.insert(dof);
+      else
+        prescribe(dof, function, fixed.value, fixed.origin);
+    }
+  }
+  for (const PrescribedDisplacement& motion : model.prescribed) {
+    functions_.push_back({motion.signal, motion.delay, false});
+    const int function = static_cast<int>(functions_.size()) - 1;
+    for (Index node : motion.nodes)
+      for (int component : motion.components)
+        prescribe(dof_of(node, component, motion.origin), function,
+                  motion.amplitude * motion.factor[static_cast<std::size_t>(component)], motion.origin);
+  }
+  for (const auto& [dof, entry] : prescribed) held.erase(dof);  // a prescription wins over a hold
+  held_.assign(held.begin(), held.end());
+  std::vector<Entry> prescribed_entries;
+  for (const auto& [dof, entry] : prescribed) {
+    prescribed_.push_back(dof);
+    prescribed_entries.push_back(entry.first);
+  }
+
+  // Loads; a load on a constrained DOF is dropped (the constraint wins).
+  std::vector<Entry> loads;
+  const auto constrained = [&](Index dof) { return held.count(dof) || prescribed.count(dof); };
+  for (const PointSource& source : model.point_sources) {
+    functions_.push_back({source.signal, source.delay, false});
+    const int function = static_cast<int>(functions_.size()) - 1;
+    for (Index node : source.nodes)
+      for (int c = 0; c < dim; ++c) {
+        const double weight = source.amplitude * source.direction[static_cast<std::size_t>(c)];
+        const Index dof = dof_of(node, c, source.origin);
+        if (weight != 0.0 && !constrained(dof)) loads.push_back({dof, function, weight});
+      }
+  }
+  for (const NodalLoad& load : model.loads) {
+    const int function = amplitude_function(load.amplitude, load.origin);
+    for (Index node : load.nodes) {
+      const Index dof = dof_of(node, load.component, load.origin);
+      if (load.magnitude != 0.0 && !constrained(dof)) loads.push_back({dof, function, load.magnitude});
+    }
+  }
+  std::stable_sort(loads.begin(), loads.end(), [](const Entry& a, const Entry& b) { return a.dof < b.dof; });
+  for (const Entry& entry : loads) {
+    if (loaded_.empty() || loaded_.back() != entry.dof) loaded_.push_back(entry.dof);
+    force_terms_.push_back({static_cast<Index>(loaded_.size()) - 1, entry.function, entry.weight});
+  }
+  for (std::size_t k = 0; k < prescribed_entries.size(); ++k)
+    prescribed_terms_.push_back({static_cast<Index>(k), prescribed_entries[k].function, prescribed_entries[k].weight});
+  force_functions_ = functions_of(loads);
+  prescribed_functions_ = functions_of(prescribed_entries);
+  scratch_.assign(functions_.size(), 0.0);
+}
+
+std::vector<Index> Loading::constrained_dofs() const {
+  std::vector<Index> all(held_);
+  all.insert(all.end(), prescribed_.begin(), prescribed_.end());
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
+void Loading::evaluate(const std::vector<Term>& terms, const std::vector<int>& used, double t,
+                       std::span<double> out) const {
+  for (int f : used) scratch_[static_cast<std::size_t>(f)] = functions_[static_cast<std::size_t>(f)].value(t);
+  std::fill(out.begin(), out.end(), 0.0);
+  for (const Term& term : terms)
+    out[static_cast<std::size_t>(term.slot)] += term.weight * scratch_[static_cast<std::size_t>(term.function)];
+}
+
+void Loading::forces(double t, std::span<double> out) const {
+  TREMOR_CHECK(out.size() == loaded_.size(), "forces: ", out.size(), " values for ", loaded_.size(), " loaded DOFs");
+  evaluate(force_terms_, force_functions_, t, out);
+}
+
+void Loading::prescribed(double t, std::span<double> out) const {
+  TREMOR_CHECK(out.size() == prescribed_.size(), "prescribed: ", out.size(), " values for ", prescribed_.size(),
+               " prescribed DOFs");
+  evaluate(prescribed_terms_, prescribed_functions_, t, out);
+}
+
+double Loading::highest_frequency() const {
+  double highest = 0.0;
+  std::set<int> used(force_functions_.begin(), force_functions_.end());
+  used.insert(prescribed_functions_.begin(), prescribed_functions_.end());
+  for (int f : used) {
+    const Function& function = functions_[static_cast<std::size_t>(f)];
+    if (!function.constant) highest = std::max(highest, function.signal.highest_frequency());
+  }
+  return highest;
+}
+
+// ------------------------------------------------------------------------------------ ForceVector
+
+template <class Real>
+ForceVector<Real>::ForceVector(const Exec& exec, const Loading& loading)
+    : exec_(exec),
+      loading_(loading),
+      force_(exec, std::span<const Real>(std::vector<Real>(static_cast<std::size_t>(loading.n_dofs()), Real(0)))),
+      dofs_(exec, std::span<const Index>(loading.loaded_dofs())),
+      values_(exec, static_cast<Index>(loading.loaded_dofs().size())),
+      host_(loading.loaded_dofs().size()),
+      host_real_(loading.loaded_dofs().size()) {}
+
+template <class Real>
+void ForceVector<Real>::update(double t) {
+  if (host_.empty()) return;
+  loading_.forces(t, host_);
+  for (std::size_t k = 0; k < host_.size(); ++k) host_real_[k] = static_cast<Real>(host_[k]);
+  values_.copy_from_host(host_real_);
+  const View<const Index> dofs = std::as_const(dofs_).view();
+  const View<const Real> values = std::as_const(values_).view();
+  const View<Real> force = force_.view();
+  forall(exec_, dofs.size, [=] TREMOR_LAMBDA(Index k) { force[dofs[k]] = values[k]; });
+  exec_.synchronize();
+}
+
+template class ForceVector<float>;
+template class ForceVector<double>;
+
+}  // namespace tremor::explicit_fe

@@ -1,0 +1,101 @@
+#pragma once
+// The time-dependent right-hand side of the explicit scheme (pogo paper section 2.1: F in Eq. 4,
+// and the constrained DOFs), from a Model:
+//
+//   point sources       F[dof] += amplitude * direction[c] * signal(t - delay) at each node
+//   Abaqus *CLOAD       F[dof] += magnitude * amplitude(t), constant without an *AMPLITUDE
+//   prescribed          u[dof]  = amplitude * factor[c] * signal(t - delay)    (model file)
+//                       u[dof]  = value * amplitude(t), or value without one   (Abaqus *BOUNDARY
+//                                 with a non-zero value or an amplitude)
+//   held                u[dof]  = 0                        (Abaqus *BOUNDARY, zero, no amplitude)
+//
+// Precedence, DOF by DOF: a constraint wins over a load (a force on a held or prescribed DOF is
+// dropped: the integrator ignores forces there); a prescribed displacement wins over a zero
+// hold; of two prescriptions of one DOF the later in the model wins, with a warning.
+//
+// Per step the work is proportional to the loaded DOFs, not the model: the (slot, weight, time
+// function) terms are precomputed, each time function is evaluated once per call, and the force
+// vector is written only at the loaded DOFs.
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tremor/backend/device_array.hpp"
+#include "tremor/backend/exec.hpp"
+#include "tremor/core/config.hpp"
+#include "tremor/model/model.hpp"
+
+namespace tremor::explicit_fe {
+
+class Loading {
+ public:
+  // Resolves amplitudes by name; throws tremor::Error naming the load (its origin) when an
+  // amplitude is missing or a component exceeds the mesh dimension.
+  explicit Loading(const Model& model);
+
+  Index n_dofs() const { return n_dofs_; }
+  // Sorted, unique DOF lists (node * dim + component); the three are disjoint.
+  const std::vector<Index>& held_dofs() const { return held_; }
+  const std::vector<Index>& prescribed_dofs() const { return prescribed_; }
+  const std::vector<Index>& loaded_dofs() const { return loaded_; }
+  // held_dofs() and prescribed_dofs() together, sorted: what the integrator must not move.
+  std::vector<Index> constrained_dofs() const;
+
+  // Force at time t on each loaded DOF: out[k] belongs to loaded_dofs()[k].
+  void forces(double t, std::span<double> out) const;
+  // Prescribed displacement at time t: out[k] belongs to prescribed_dofs()[k].
+  void prescribed(double t, std::span<double> out) const;
+
+  // Highest significant frequency over the signals of sources and prescribed displacements and
+  // the *AMPLITUDE tables used (Signal::highest_frequency); 0 when nothing varies in time.
+  double highest_frequency() const;
+  // Number of distinct time functions evaluated per step (for tests and the pre-flight).
+  std::size_t n_functions() const { return functions_.size(); }
+
+ private:
+  struct Function {
+    Signal signal;
+    double delay = 0.0;
+    bool constant = false;  // 1 at all times
+    double value(double t) const { return constant ? 1.0 : signal.value(t - delay); }
+  };
+  struct Term {
+    Index slot = 0;  // index into loaded_ or prescribed_
+    int function = 0;
+    double weight = 0.0;
+  };
+  // Evaluates the functions used by `terms` once each at t, then sums the terms into out.
+  void evaluate(const std::vector<Term>& terms, const std::vector<int>& used, double t, std::span<double> out) const;
+
+  Index n_dofs_ = 0;
+  std::vector<Function> functions_;
+  std::vector<Index> held_, prescribed_, loaded_;
+  std::vector<Term> force_terms_, prescribed_terms_;  // sorted by slot
+  std::vector<int> force_functions_, prescribed_functions_;  // functions each list uses
+  mutable std::vector<double> scratch_;  // one value per function
+};
+
+// The force vector F of Eq. 4 in the Exec's memory, zero except at the loaded DOFs. update(t)
+// evaluates the loads at t on the host and writes only the loaded entries (one small copy and a
+// scatter), so a step costs O(loaded DOFs).
+template <class Real>
+class ForceVector {
+ public:
+  ForceVector(const Exec& exec, const Loading& loading);
+  void update(double t);
+  View<const Real> view() const { return force_.view(); }
+
+ private:
+  Exec exec_;
+  const Loading& loading_;
+  DeviceArray<Real> force_;
+  DeviceArray<Index> dofs_;
+  DeviceArray<Real> values_;
+  std::vector<double> host_;
+  std::vector<Real> host_real_;
+};
+
+extern template class ForceVector<float>;
+extern template class ForceVector<double>;
+
+}  // namespace tremor::explicit_fe

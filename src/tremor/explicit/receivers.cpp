@@ -1,0 +1,353 @@
+#include "tremor/explicit/receivers.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <utility>
+
+#include "tremor/backend/forall.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/fem/dispatch.hpp"
+
+namespace tremor::explicit_fe {
+
+std::string_view to_string(Quantity quantity) {
+  switch (quantity) {
+    case Quantity::Displacement: return "displacement";
+    case Quantity::Velocity: return "velocity";
+    case Quantity::Acceleration: return "acceleration";
+  }
+  return "?";
+}
+
+namespace {
+
+// Solves J dx = r for dim 2 or 3 (J row-major) by Cramer's rule; false when J is singular.
+bool solve_small(int dim, const double* J, const double* r, double* x) {
+  if (dim == 2) {
+    const double det = J[0] * J[3] - J[1] * J[2];
+    if (det == 0.0 || !std::isfinite(det)) return false;
+    x[0] = (r[0] * J[3] - J[1] * r[1]) / det;
+    x[1] = (J[0] * r[1] - r[0] * J[2]) / det;
+    return true;
+  }
+  const double det = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+                     J[2] * (J[3] * J[7] - J[4] * J[6]);
+  if (det == 0.0 || !std::isfinite(det)) return false;
+  for (int k = 0; k < 3; ++k) {
+    double M[9];
+    std::copy(J, J + 9, M);
+    for (int i = 0; i < 3; ++i) M[i * 3 + k] = r[i];
+    x[k] = (M[0] * (M[4] * M[8] - M[5] * M[7]) - M[1] * (M[3] * M[8] - M[5] * M[6]) +
+            M[2] * (M[3] * M[7] - M[4] * M[6])) /
+           det;
+  }
+  return true;
+}
+
+// Inverts x(xi) = sum_a N_a(xi) x_a = p for one element of type E (x node-major, dim values per
+// node) by Newton's method from the reference centre. True when it converged to a point of the
+// reference element (within a relative 1e-9), with N filled.
+template <class E>
+bool invert(const double* x, const double* p, double size, double* xi, double* N) {
+  constexpr int dim = E::dim, n = E::n_nodes;
+  for (int j = 0; j < dim; ++j) xi[j] = E::simplex ? 1.0 / (dim + 1) : 0.0;
+  double dN[n * dim];
+  bool converged = false;
+  for (int iteration = 0; iteration < 30; ++iteration) {
+    E::shape(xi, N);
+    E::gradients(xi, dN);
+    double r[3] = {0.0, 0.0, 0.0}, J[9] = {0.0};
+    for (int i = 0; i < dim; ++i) r[i] = p[i];
+    for (int a = 0; a < n; ++a)
+      for (int i = 0; i < dim; ++i) {
+        r[i] -= N[a] * x[a * dim + i];
+        for (int j = 0; j < dim; ++j) J[i * dim + j] += x[a * dim + i] * dN[a * dim + j];
+      }
+    double residual = 0.0;
+    for (int i = 0; i < dim; ++i) residual = std::max(residual, std::abs(r[i]));
+    if (residual <= 1e-12 * size) {
+      converged = true;
+      break;
+    }
+    double step[3];
+    if (!solve_small(dim, J, r, step)) return false;
+    for (int j = 0; j < dim; ++j) {
+      xi[j] += step[j];
+      if (!std::isfinite(xi[j]) || std::abs(xi[j]) > 10.0) return false;  // far outside: give up
+    }
+  }
+  if (!converged) return false;
+  constexpr double tolerance = 1e-9;
+  if (E::simplex) {
+    double sum = 0.0;
+    for (int j = 0; j < dim; ++j) {
+      if (xi[j] < -tolerance) return false;
+      sum += xi[j];
+    }
+    return sum <= 1.0 + tolerance;
+  }
+  for (int j = 0; j < dim; ++j)
+    if (std::abs(xi[j]) > 1.0 + tolerance) return false;
+  return true;
+}
+
+std::string format_position(const std::array<double, 3>& p, int dim) {
+  std::string text = "(";
+  for (int i = 0; i < dim; ++i) text += str(i ? ", " : "", p[static_cast<std::size_t>(i)]);
+  return text + ")";
+}
+
+}  // namespace
+
+std::optional<Location> locate(const Mesh& mesh, std::span<const double> position) {
+  const int dim = mesh.dim();
+  TREMOR_CHECK(static_cast<int>(position.size()) >= dim, "locate: ", position.size(), " coordinates in ", dim, "D");
+  double lower[3], upper[3];
+  mesh.bounding_box(lower, upper);
+  double extent = 0.0;
+  for (int i = 0; i < dim; ++i) extent = std::max(extent, upper[i] - lower[i]);
+  const double slack = 1e-9 * extent;
+  Index global = 0;
+  for (const ElementBlock& block : mesh.blocks) {
+    std::optional<Location> found = fem::with_element(block.type, block.order, [&](auto element) {
+      using E = decltype(element);
+      std::optional<Location> result;
+      if (E::dim != dim) return result;
+      double x[E::n_nodes * E::dim], xi[3] = {0.0, 0.0, 0.0}, N[E::n_nodes];
+      for (Index e = 0; e < block.n_elements() && !result; ++e) {
+        const auto nodes = block.nodes(e);
+        double lo[3], hi[3];
+        for (int i = 0; i < dim; ++i) {
+          lo[i] = std::numeric_limits<double>::infinity();
+          hi[i] = -lo[i];
+        }
+        for (int a = 0; a < E::n_nodes; ++a)
+          for (int i = 0; i < dim; ++i) {
+            const double v = mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(i)];
+            x[a * dim + i] = v;
+            lo[i] = std::min(lo[i], v);
+            hi[i] = std::max(hi[i], v);
+          }
+        bool inside_box = true;
+        double size = 0.0;
+        for (int i = 0; i < dim; ++i) {
+          // Curved (quadratic) edges may bulge past the nodes' box: widen it by a quarter.
+          const double widen = 0.25 * (hi[i] - lo[i]) + slack;
+          inside_box = inside_box && position[static_cast<std::size_t>(i)] >= lo[i] - widen &&
+                       position[static_cast<std::size_t>(i)] <= hi[i] + widen;
+          size = std::max(size, hi[i] - lo[i]);
+        }
+        if (!inside_box || !invert<E>(x, position.data(), size, xi, N)) continue;
+        Location location;
+        location.element = global + e;
+        for (int j = 0; j < dim; ++j) location.xi[static_cast<std::size_t>(j)] = xi[j];
+        location.nodes.assign(nodes.begin(), nodes.end());
+        location.weights.assign(N, N + E::n_nodes);
+        result = std::move(location);
+      }
+      return result;
+    });
+    if (found) return found;
+    global += block.n_elements();
+  }
+  return std::nullopt;
+}
+
+bool History::records(Quantity quantity) const {
+  return std::find(quantities.begin(), quantities.end(), quantity) != quantities.end();
+}
+
+double History::value(std::size_t sample, Index point, Quantity quantity, int component) const {
+  const auto q = std::find(quantities.begin(), quantities.end(), quantity);
+  TREMOR_CHECK(q != quantities.end(), "history '", name, "' does not record ", to_string(quantity));
+  TREMOR_CHECK(sample < n_samples() && point >= 0 && point < n_points() && component >= 0 && component < dim,
+               "history '", name, "': sample ", sample, ", point ", point, ", component ", component, " out of range");
+  const auto nq = quantities.size();
+  return values[((sample * static_cast<std::size_t>(n_points()) + static_cast<std::size_t>(point)) * nq +
+                 static_cast<std::size_t>(q - quantities.begin())) *
+                    static_cast<std::size_t>(dim) +
+                static_cast<std::size_t>(component)];
+}
+
+std::vector<History> make_histories(const Model& model, double dt) {
+  const Mesh& mesh = model.mesh;
+  const int dim = mesh.dim();
+  std::vector<History> histories;
+  const auto labels_of = [&](const std::vector<Index>& nodes) {
+    std::vector<Label> labels;
+    for (Index node : nodes) {
+      TREMOR_CHECK(node >= 0 && node < mesh.n_nodes(), "node index ", node, " out of range");
+      labels.push_back(mesh.node_labels[static_cast<std::size_t>(node)]);
+    }
+    return labels;
+  };
+  for (const Receiver& receiver : model.receivers) {
+    History history;
+    history.name = receiver.name;
+    history.origin = receiver.origin;
+    history.dim = dim;
+    history.every_n_steps = std::max(1, receiver.every_n_steps);
+    if (receiver.displacement) history.quantities.push_back(Quantity::Displacement);
+    if (receiver.velocity) history.quantities.push_back(Quantity::Velocity);
+    if (receiver.acceleration) history.quantities.push_back(Quantity::Acceleration);
+    if (!receiver.nodes.empty()) {
+      history.nodes = receiver.nodes;
+      history.node_labels = labels_of(receiver.nodes);
+    } else {
+      for (const auto& position : receiver.positions) {
+        std::optional<Location> location = locate(mesh, std::span<const double>(position.data(), 3));
+        if (!location)
+          throw Error(str(receiver.origin.empty() ? model.source : receiver.origin, ": receiver '", receiver.name,
+                          "': position ", format_position(position, dim), " lies outside the mesh"));
+        history.positions.push_back(position);
+        history.locations.push_back(std::move(*location));
+      }
+    }
+    histories.push_back(std::move(history));
+  }
+  for (const HistoryOutput& output : model.histories) {
+    History history;
+    history.name = output.name;
+    history.origin = model.source;
+    history.dim = dim;
+    const auto wants = [&](const char* variable) {
+      return std::find(output.variables.begin(), output.variables.end(), variable) != output.variables.end();
+    };
+    if (wants("U")) history.quantities.push_back(Quantity::Displacement);
+    if (wants("V")) history.quantities.push_back(Quantity::Velocity);
+    if (wants("A")) history.quantities.push_back(Quantity::Acceleration);
+    if (history.quantities.empty()) continue;  // variables tremor does not record (stresses...)
+    history.every_n_steps =
+        output.every_time > 0.0 ? std::max(1, static_cast<int>(std::llround(output.every_time / dt)))
+                                : std::max(1, output.every_n_steps);
+    history.nodes = output.nodes;
+    history.node_labels = labels_of(output.nodes);
+    histories.push_back(std::move(history));
+  }
+  return histories;
+}
+
+// -------------------------------------------------------------------------------------- Recorder
+
+template <class Real>
+Recorder<Real>::Recorder(const Exec& exec, std::vector<History> histories, double dt, Index n_dofs)
+    : exec_(exec), histories_(std::move(histories)), dt_(dt) {
+  TREMOR_CHECK(std::isfinite(dt) && dt > 0.0, "recorder: time step ", dt);
+  dim_ = histories_.empty() ? 1 : histories_.front().dim;
+  std::map<Index, Index> slot_of;  // node -> gather slot
+  const auto slot = [&](Index node) {
+    TREMOR_CHECK(node >= 0 && static_cast<Size>(node) * dim_ < n_dofs, "receiver node ", node, " out of range");
+    const auto [it, inserted] = slot_of.emplace(node, static_cast<Index>(gather_nodes_.size()));
+    if (inserted) gather_nodes_.push_back(node);
+    return it->second;
+  };
+  for (const History& history : histories_) {
+    TREMOR_CHECK(history.dim == dim_, "histories of different dimensions");
+    std::vector<std::vector<std::pair<Index, double>>> points;
+    if (!history.nodes.empty())
+      for (Index node : history.nodes) points.push_back({{slot(node), 1.0}});
+    else
+      for (const Location& location : history.locations) {
+        std::vector<std::pair<Index, double>> terms;
+        for (std::size_t a = 0; a < location.nodes.size(); ++a)
+          if (location.weights[a] != 0.0) terms.emplace_back(slot(location.nodes[a]), location.weights[a]);
+        points.push_back(std::move(terms));
+      }
+    terms_.push_back(std::move(points));
+  }
+  std::vector<Index> dofs;
+  for (Index node : gather_nodes_)
+    for (int c = 0; c < dim_; ++c) dofs.push_back(node * dim_ + c);
+  gather_dofs_ = DeviceArray<Index>(exec_, std::span<const Index>(dofs));
+  gathered_ = DeviceArray<Real>(exec_, static_cast<Index>(dofs.size()));
+  host_gathered_.resize(dofs.size());
+  pending_.resize(histories_.size());
+}
+
+template <class Real>
+void Recorder<Real>::gather(View<const Real> field, std::vector<double>& out) {
+  const View<const Index> dofs = std::as_const(gather_dofs_).view();
+  const View<Real> gathered = gathered_.view();
+  forall(exec_, dofs.size, [=] TREMOR_LAMBDA(Index k) { gathered[k] = field[dofs[k]]; });
+  host_gathered_ = gathered_.to_host();
+  out.assign(host_gathered_.begin(), host_gathered_.end());
+}
+
+template <class Real>
+void Recorder<Real>::interpolate(const History& history, std::size_t h, const std::vector<double>& gathered,
+                                 std::vector<double>& out) const {
+  out.assign(static_cast<std::size_t>(history.n_points()) * static_cast<std::size_t>(dim_), 0.0);
+  const auto& points = terms_[h];
+  for (std::size_t p = 0; p < points.size(); ++p)
+    for (const auto& [slot, weight] : points[p])
+      for (int c = 0; c < dim_; ++c)
+        out[p * static_cast<std::size_t>(dim_) + static_cast<std::size_t>(c)] +=
+            weight * gathered[static_cast<std::size_t>(slot) * static_cast<std::size_t>(dim_) + static_cast<std::size_t>(c)];
+}
+
+template <class Real>
+void Recorder<Real>::record(long long step, View<const Real> previous, View<const Real> current,
+                            const Callback& on_sample) {
+  if (histories_.empty()) return;
+  // Which histories act this step: a displacement-only one samples at multiples of n; a
+  // velocity/acceleration one stores u_k-1, u_k at multiples of n and completes the next step.
+  bool need = false;
+  for (std::size_t h = 0; h < histories_.size(); ++h) {
+    const auto n = static_cast<long long>(histories_[h].every_n_steps);
+    need = need || step % n == 0 || pending_[h].active;
+  }
+  if (!need) return;
+  gather(previous, previous_);
+  gather(current, current_);
+  std::vector<double> u_prev, u_curr;
+  for (std::size_t h = 0; h < histories_.size(); ++h) {
+    History& history = histories_[h];
+    Pending& pending = pending_[h];
+    const auto n = static_cast<long long>(history.every_n_steps);
+    const bool kinematic = history.records(Quantity::Velocity) || history.records(Quantity::Acceleration);
+    const bool due = step % n == 0;
+    if (!kinematic && !due) continue;
+    if (kinematic && !due && !pending.active) continue;
+    interpolate(history, h, current_, u_curr);
+    const std::size_t n_values = u_curr.size();
+    if (!kinematic) {
+      history.times.push_back(static_cast<double>(step) * dt_);
+      for (std::size_t p = 0; p < n_values; p += static_cast<std::size_t>(dim_))
+        history.values.insert(history.values.end(), u_curr.begin() + static_cast<std::ptrdiff_t>(p),
+                              u_curr.begin() + static_cast<std::ptrdiff_t>(p + static_cast<std::size_t>(dim_)));
+      if (on_sample) on_sample(history, history.n_samples() - 1);
+      continue;
+    }
+    if (pending.active && pending.step + 1 == step) {
+      // Complete the sample of step k = step - 1 with u_k+1 = current.
+      const double inv_2dt = 0.5 / dt_, inv_dt2 = 1.0 / (dt_ * dt_);
+      history.times.push_back(static_cast<double>(pending.step) * dt_);
+      for (std::size_t p = 0; p < n_values; p += static_cast<std::size_t>(dim_))
+        for (Quantity quantity : history.quantities)
+          for (int c = 0; c < dim_; ++c) {
+            const std::size_t i = p + static_cast<std::size_t>(c);
+            const double before = pending.before[i], at = pending.at[i], after = u_curr[i];
+            double value = at;
+            if (quantity == Quantity::Velocity) value = (after - before) * inv_2dt;
+            if (quantity == Quantity::Acceleration) value = (after - 2.0 * at + before) * inv_dt2;
+            history.values.push_back(value);
+          }
+      pending.active = false;
+      if (on_sample) on_sample(history, history.n_samples() - 1);
+    }
+    if (due) {
+      interpolate(history, h, previous_, u_prev);
+      pending.active = true;
+      pending.step = step;
+      pending.before = u_prev;
+      pending.at = u_curr;
+    }
+  }
+}
+
+template class Recorder<float>;
+template class Recorder<double>;
+
+}  // namespace tremor::explicit_fe

@@ -1,0 +1,122 @@
+#pragma once
+// Receivers of the explicit solver: time histories of displacement, and on request velocity and
+// acceleration, at nodes or at positions inside elements (interpolated with the shape functions
+// of the element holding the position), every n-th step. Both the model file's [[receiver]]s and
+// Abaqus *NODE OUTPUT histories (U, V, A) become Histories.
+//
+// Times of the samples. Central differences give the velocity and acceleration at a step from
+// the displacements one step either side:
+//   v_k = (u_k+1 - u_k-1) / (2 dt),   a_k = (u_k+1 - 2 u_k + u_k-1) / dt^2,
+// so a history that records velocity or acceleration completes its sample for step k one step
+// later, after u_k+1 exists. Every sample of every history belongs to a time k dt with k a
+// multiple of its every_n_steps, and all quantities of one sample belong to that same time;
+// `times` holds it. A velocity/acceleration history therefore has no sample at the run's last
+// step (u_N+1 is never computed); a displacement-only history does.
+#include <array>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tremor/backend/device_array.hpp"
+#include "tremor/backend/exec.hpp"
+#include "tremor/core/config.hpp"
+#include "tremor/model/model.hpp"
+
+namespace tremor::explicit_fe {
+
+enum class Quantity : int { Displacement, Velocity, Acceleration };
+std::string_view to_string(Quantity quantity);  // "displacement", "velocity", "acceleration"
+
+// Where a position lies: its element (global index), the element's nodes and their shape
+// function values N_a(xi) at the position (they sum to 1).
+struct Location {
+  Index element = -1;
+  std::array<double, 3> xi{0.0, 0.0, 0.0};
+  std::vector<Index> nodes;
+  std::vector<double> weights;
+};
+
+// Finds the element holding `position` (mesh.dim() coordinates) by inverting each candidate
+// element's isoparametric map with Newton's method (host, O(elements) per call with a bounding
+// box test first). A position on a shared edge or face takes the first element found (the
+// interpolated values agree on a conforming mesh). nullopt when no element holds it.
+std::optional<Location> locate(const Mesh& mesh, std::span<const double> position);
+
+// One recorded history, samples in memory.
+struct History {
+  std::string name;
+  std::string origin;  // "file:line" of the receiver or output request
+  int dim = 3;
+  // Recorded at nodes (nodes, node_labels) or at positions (positions, locations): one of them.
+  std::vector<Index> nodes;
+  std::vector<Label> node_labels;
+  std::vector<std::array<double, 3>> positions;
+  std::vector<Location> locations;
+  std::vector<Quantity> quantities;  // in the order displacement, velocity, acceleration
+  int every_n_steps = 1;
+
+  std::vector<double> times;   // per sample, s
+  std::vector<double> values;  // [sample][point][quantity][component], dim components
+
+  Index n_points() const { return static_cast<Index>(nodes.empty() ? positions.size() : nodes.size()); }
+  std::size_t n_samples() const { return times.size(); }
+  std::size_t sample_size() const {
+    return static_cast<std::size_t>(n_points()) * quantities.size() * static_cast<std::size_t>(dim);
+  }
+  bool records(Quantity quantity) const;
+  // Value of one entry; `quantity` must be recorded.
+  double value(std::size_t sample, Index point, Quantity quantity, int component) const;
+};
+
+// The histories a model asks for, samples empty: its receivers (positions located; a position
+// outside the mesh throws tremor::Error naming the receiver and the position) and its Abaqus
+// *NODE OUTPUT requests (an output every `every_time` seconds becomes every round(every_time /
+// dt) steps, at least 1).
+std::vector<History> make_histories(const Model& model, double dt);
+
+// Records histories from the integrator's two time levels. Gathers the receiver DOFs in the
+// Exec's memory (one small kernel and copy on a recording step), evaluates on the host in double.
+template <class Real>
+class Recorder {
+ public:
+  using Callback = std::function<void(const History&, std::size_t sample)>;
+
+  Recorder(const Exec& exec, std::vector<History> histories, double dt, Index n_dofs);
+
+  // Called once after the initial conditions (step 0, `previous` = u_-1) and after every step
+  // (`current` = u_step). `on_sample`, when set, is called for each completed sample.
+  void record(long long step, View<const Real> previous, View<const Real> current, const Callback& on_sample = {});
+
+  const std::vector<History>& histories() const { return histories_; }
+  std::vector<History> take_histories() { return std::move(histories_); }
+
+ private:
+  struct Pending {
+    bool active = false;
+    long long step = 0;
+    std::vector<double> before, at;  // u_k-1 and u_k at the points, [point][component]
+  };
+  void gather(View<const Real> field, std::vector<double>& out);  // per gathered DOF
+  void interpolate(const History& history, std::size_t h, const std::vector<double>& gathered,
+                   std::vector<double>& out) const;
+
+  Exec exec_;
+  std::vector<History> histories_;
+  double dt_ = 0.0;
+  int dim_ = 3;
+  std::vector<Index> gather_nodes_;
+  DeviceArray<Index> gather_dofs_;
+  DeviceArray<Real> gathered_;
+  std::vector<Real> host_gathered_;
+  std::vector<double> previous_, current_;               // gathered values this step
+  std::vector<std::vector<std::vector<std::pair<Index, double>>>> terms_;  // [history][point] -> (slot, weight)
+  std::vector<Pending> pending_;
+};
+
+extern template class Recorder<float>;
+extern template class Recorder<double>;
+
+}  // namespace tremor::explicit_fe

@@ -1,0 +1,258 @@
+#include "tremor/explicit/solver.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <set>
+#include <utility>
+
+#include "tremor/backend/reduce.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/core/log.hpp"
+#include "tremor/explicit/central_difference.hpp"
+#include "tremor/explicit/loading.hpp"
+#include "tremor/explicit/operator.hpp"
+#include "tremor/fem/geometry.hpp"
+#include "tremor/fem/time_step.hpp"
+#include "tremor/mesh/adjacency.hpp"
+#include "tremor/sparse/assemble.hpp"
+
+namespace tremor::explicit_fe {
+
+Observer::~Observer() = default;
+
+namespace {
+
+void warn(Preflight& preflight, const std::string& message) {
+  preflight.warnings.push_back(message);
+  log::warn(message);
+}
+
+// Three significant digits, for messages about estimates.
+std::string brief(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  return text;
+}
+
+Exec make_exec(const std::string& backend) {
+  if (backend == "auto" || backend == "openmp") return Exec::openmp();
+  if (backend == "serial") return Exec::serial();
+  if (backend == "cuda")
+    throw Error("the explicit solver runs on the host backends (serial, openmp) for now; backend 'cuda' was asked for");
+  throw Error(str("unknown backend '", backend, "': expected auto, serial or openmp"));
+}
+
+// Settings, time step and the numbers that need no operator; memory_bytes left 0.
+Preflight resolve(const Model& model, const RunOptions& options) {
+  Preflight p;
+  const ExplicitSettings defaults;
+  const ExplicitSettings& settings = model.explicit_settings ? *model.explicit_settings : defaults;
+  p.precision = !options.precision.empty() ? options.precision : settings.precision;
+  p.operator_kind = !options.operator_kind.empty() ? options.operator_kind : settings.operator_kind;
+  p.backend = !options.backend.empty() ? options.backend : settings.backend;
+  TREMOR_CHECK(p.precision == "double" || p.precision == "float", "unknown precision '", p.precision,
+               "': expected double or float");
+  const auto kinds = stiffness_operator_kinds();
+  TREMOR_CHECK(std::find(kinds.begin(), kinds.end(), p.operator_kind) != kinds.end(), "unknown stiffness operator '",
+               p.operator_kind, "': expected assembled or matrix_free");
+  (void)make_exec(p.backend);
+  TREMOR_CHECK(options.check_every >= 1, "check_every must be at least 1, got ", options.check_every);
+  p.safety_factor = options.safety_factor.value_or(settings.safety_factor);
+  TREMOR_CHECK(p.safety_factor > 0.0 && p.safety_factor <= 1.0, "safety factor must be in (0, 1], got ",
+               p.safety_factor);
+  p.n_dofs = model.mesh.n_nodes() * model.mesh.dim();
+
+  const fem::TimeStepEstimate stable = fem::stable_time_step(model);
+  p.stable_dt = stable.dt;
+  p.stable_element = stable.label;
+  const bool allow_unstable = options.allow_unstable || settings.allow_unstable;
+  const double user_dt = options.time_step.value_or(settings.time_step);
+  const double abaqus_dt = model.explicit_step ? model.explicit_step->fixed_increment : 0.0;
+  if (user_dt > 0.0) {
+    TREMOR_CHECK(std::isfinite(user_dt), "time step must be finite, got ", user_dt);
+    if (user_dt > stable.dt) {
+      TREMOR_CHECK(allow_unstable, "time step ", user_dt, " s is above the stable time step ", stable.dt,
+                   " s (set by element ", stable.label,
+                   "); use a smaller time step, leave it automatic, or allow_unstable to run it anyway");
+      warn(p, str("time step ", user_dt, " s is above the stable time step ", stable.dt, " s (set by element ",
+                  stable.label, "); running it as asked (allow_unstable)"));
+    }
+    p.dt = user_dt;
+    p.dt_source = "user";
+  } else if (abaqus_dt > 0.0 && abaqus_dt <= stable.dt) {
+    p.dt = abaqus_dt;
+    p.dt_source = "abaqus";
+  } else {
+    p.dt = stable.dt * p.safety_factor;
+    p.dt_source = "automatic";
+    if (abaqus_dt > 0.0)
+      warn(p, str(model.source, ": the fixed time increment ", abaqus_dt, " s of step '", model.explicit_step->name,
+                  "' is above the stable time step ", stable.dt, " s (set by element ", stable.label, "); using ",
+                  p.dt, " s (", p.safety_factor, " x stable) instead"));
+  }
+
+  p.duration = options.duration.value_or(0.0);
+  if (!(p.duration > 0.0)) p.duration = settings.duration;
+  if (!(p.duration > 0.0) && model.explicit_step) p.duration = model.explicit_step->duration;
+  TREMOR_CHECK(p.duration > 0.0 && std::isfinite(p.duration), model.source,
+               ": no duration: give [explicit] duration in the model file, a *DYNAMIC, EXPLICIT step, or a "
+               "duration option");
+  // Steps to reach the duration; 1e-9 absorbs rounding of a duration that is a multiple of dt.
+  p.steps = static_cast<long long>(std::ceil(p.duration / p.dt * (1.0 - 1e-9)));
+  p.steps = std::max(p.steps, 1LL);
+
+  const Loading loading(model);
+  p.highest_frequency = loading.highest_frequency();
+  std::set<std::string> used;
+  for (const Section& section : model.sections) used.insert(section.material);
+  double slowest = std::numeric_limits<double>::infinity();
+  for (const std::string& name : used) slowest = std::min(slowest, model.material(name).min_wave_speed());
+  p.min_wave_speed = std::isfinite(slowest) ? slowest : 0.0;
+  for (const fem::ElementSize& size : fem::element_sizes(model.mesh))
+    p.largest_element = std::max(p.largest_element, size.max_length);
+  p.points_per_wavelength = p.highest_frequency > 0.0 && p.largest_element > 0.0
+                                ? p.min_wave_speed / p.highest_frequency / p.largest_element
+                                : std::numeric_limits<double>::infinity();
+  if (p.points_per_wavelength < 10.0)
+    warn(p, str("only ", brief(p.points_per_wavelength), " elements per shortest wavelength (",
+                brief(p.min_wave_speed), " m/s at ", brief(p.highest_frequency), " Hz, elements up to ",
+                brief(p.largest_element), " m); linear elements need about 10 or more"));
+  return p;
+}
+
+std::size_t state_bytes(const Preflight& p, std::size_t real_size) {
+  const auto n = static_cast<std::size_t>(p.n_dofs);
+  // Integrator: 3 time levels + K u + 4 diagonal coefficients in Real, the mass in double; the
+  // force vector in Real.
+  return n * (9 * real_size + sizeof(double));
+}
+
+template <class Real>
+ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions& options, Observer* observer) {
+  const Exec exec = make_exec(preflight.backend);
+  const auto started = std::chrono::steady_clock::now();
+  const auto stiffness = make_stiffness_operator<Real>(model, preflight.operator_kind, exec);
+  const std::vector<double> mass = sparse::assemble_lumped_mass(model, exec);
+  std::vector<double> damping = sparse::assemble_lumped_damping(model, exec);
+  if (std::all_of(damping.begin(), damping.end(), [](double c) { return c == 0.0; })) damping.clear();
+  const Loading loading(model);
+  const std::vector<Index> constrained = loading.constrained_dofs();
+  CentralDifference<Real> scheme(exec, *stiffness, mass, damping, preflight.dt, constrained);
+  ForceVector<Real> force(exec, loading);
+  Recorder<Real> recorder(exec, make_histories(model, preflight.dt), preflight.dt, preflight.n_dofs);
+  preflight.memory_bytes = stiffness->bytes() + state_bytes(preflight, sizeof(Real));
+
+  const double dt = preflight.dt;
+  const std::vector<Index>& prescribed_dofs = loading.prescribed_dofs();
+  std::vector<double> prescribed(prescribed_dofs.size());
+  std::vector<Real> prescribed_real(prescribed_dofs.size());
+  const auto prescribe = [&](double t) {
+    loading.prescribed(t, prescribed);
+    for (std::size_t k = 0; k < prescribed.size(); ++k) prescribed_real[k] = static_cast<Real>(prescribed[k]);
+  };
+  // Start from rest, with prescribed DOFs on their motion at t = -dt and 0 (both zero for
+  // signals that start at rest).
+  if (!prescribed_dofs.empty()) {
+    std::vector<Real> previous(static_cast<std::size_t>(preflight.n_dofs), Real(0)), current(previous);
+    prescribe(-dt);
+    for (std::size_t k = 0; k < prescribed_dofs.size(); ++k)
+      previous[static_cast<std::size_t>(prescribed_dofs[k])] = prescribed_real[k];
+    prescribe(0.0);
+    for (std::size_t k = 0; k < prescribed_dofs.size(); ++k)
+      current[static_cast<std::size_t>(prescribed_dofs[k])] = prescribed_real[k];
+    scheme.set_state(previous, current, 0);
+  }
+
+  ExplicitRun run;
+  run.dt = dt;
+  if (observer) observer->on_start(preflight);
+  typename Recorder<Real>::Callback on_sample;
+  if (observer)
+    on_sample = [observer](const History& history, std::size_t sample) { observer->on_sample(history, sample); };
+  recorder.record(0, scheme.previous_displacement(), scheme.displacement(), on_sample);
+
+  const auto loop_started = std::chrono::steady_clock::now();
+  const Index n = preflight.n_dofs;
+  long long step = 0;
+  while (step < preflight.steps) {
+    force.update(static_cast<double>(step) * dt);  // F at t_n drives u_n+1 (Eq. 4)
+    prescribe(static_cast<double>(step + 1) * dt);
+    scheme.step(force.view(), prescribed_dofs, prescribed_real);
+    ++step;
+    recorder.record(step, scheme.previous_displacement(), scheme.displacement(), on_sample);
+    if (step % options.check_every != 0 && step != preflight.steps) continue;
+    const View<const Real> u = scheme.displacement();
+    const double bad = sum<double>(exec, n, [=] TREMOR_LAMBDA(Index i) {
+      return std::isfinite(static_cast<double>(u[i])) ? 0.0 : 1.0;
+    });
+    if (bad > 0.0) {
+      // Host backends: the state is in host memory. Worst node: NaN first, then Inf, then the
+      // largest |u|.
+      const auto rank = [&](Index i) {
+        const double value = static_cast<double>(u[i]);
+        return std::pair<int, double>(std::isnan(value) ? 2 : std::isinf(value) ? 1 : 0,
+                                      std::isfinite(value) ? std::abs(value) : 0.0);
+      };
+      Index worst = 0;
+      for (Index i = 1; i < n; ++i)
+        if (rank(i) > rank(worst)) worst = i;
+      const int dim = model.mesh.dim();
+      run.status = RunStatus::NonFinite;
+      run.bad_step = step;
+      run.bad_node = model.mesh.node_labels[static_cast<std::size_t>(worst / dim)];
+      run.message = str("the solution is not finite at step ", step, " (t = ", static_cast<double>(step) * dt,
+                        " s): node ", run.bad_node, " has u", "xyz"[worst % dim], " = ",
+                        static_cast<double>(u[worst]), "; ", static_cast<long long>(bad),
+                        " values are NaN or Inf. The time step ", dt, " s against the stable ", preflight.stable_dt,
+                        " s, or the loads, are the usual causes");
+      break;
+    }
+    if (observer) observer->on_progress(step, preflight.steps, static_cast<double>(step) * dt);
+  }
+  const auto finished = std::chrono::steady_clock::now();
+  run.steps = step;
+  run.time = static_cast<double>(step) * dt;
+  run.wall_seconds = std::chrono::duration<double>(finished - started).count();
+  const double loop_seconds = std::chrono::duration<double>(finished - loop_started).count();
+  run.dof_steps_per_second =
+      loop_seconds > 0.0 ? static_cast<double>(n) * static_cast<double>(step) / loop_seconds : 0.0;
+  run.preflight = std::move(preflight);
+  run.histories = recorder.take_histories();
+  return run;
+}
+
+}  // namespace
+
+Preflight preflight(const Model& model, const RunOptions& options) {
+  model.validate();
+  Preflight p = resolve(model, options);
+  const std::size_t real_size = p.precision == "float" ? sizeof(float) : sizeof(double);
+  const auto n = static_cast<std::size_t>(p.n_dofs);
+  const auto dim = static_cast<std::size_t>(model.mesh.dim());
+  std::size_t operator_bytes = 0;
+  if (p.operator_kind == "assembled") {
+    // CSR: offsets (8 B per row), per entry a column (4 B) and a value; nnz = node pairs x dim^2.
+    const auto nnz = static_cast<std::size_t>(node_graph(model.mesh).n_entries()) * dim * dim;
+    operator_bytes = (n + 1) * sizeof(Size) + nnz * (sizeof(Index) + real_size);
+  } else {
+    // Coordinates, connectivity, per element section and colour slot (MatrixFreeOperator::bytes).
+    operator_bytes = n * sizeof(double);
+    for (const ElementBlock& block : model.mesh.blocks)
+      operator_bytes += block.connectivity.size() * sizeof(Index) +
+                        static_cast<std::size_t>(block.n_elements()) * (sizeof(int) + sizeof(Index));
+  }
+  p.memory_bytes = operator_bytes + state_bytes(p, real_size);
+  return p;
+}
+
+ExplicitRun run_explicit(const Model& model, const RunOptions& options, Observer* observer) {
+  model.validate();
+  Preflight p = resolve(model, options);
+  if (p.precision == "float") return run_typed<float>(model, std::move(p), options, observer);
+  return run_typed<double>(model, std::move(p), options, observer);
+}
+
+}  // namespace tremor::explicit_fe

@@ -1,0 +1,100 @@
+#pragma once
+// The explicit solver end to end (pogo paper section 2.1): from a Model to recorded histories.
+// Builds the stiffness operator (assembled or matrix_free, float or double state), the lumped
+// mass and mass-proportional damping, the loads and constraints (loading.hpp), the receivers
+// (receivers.hpp), picks the time step, and steps the central-difference scheme, checking the
+// state for NaN/Inf every few steps.
+//
+// Settings come from RunOptions where given there, else from the model file's [explicit] table,
+// else from an Abaqus *DYNAMIC, EXPLICIT step, else defaults.
+//
+// Time step:
+//   automatic                 stable_time_step(model) * safety_factor (0.9 by default);
+//   user (RunOptions or the   used as given when at most the stable step; above it refused with
+//   model file's time_step)   both numbers and the element setting the stable one, unless
+//                             allow_unstable (then used, with a warning);
+//   Abaqus fixed increment    used when at most the stable step, otherwise tremor's automatic
+//                             step, with a warning (as CalculiX does: it takes the smaller).
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tremor/backend/exec.hpp"
+#include "tremor/core/config.hpp"
+#include "tremor/explicit/receivers.hpp"
+#include "tremor/model/model.hpp"
+
+namespace tremor::explicit_fe {
+
+struct RunOptions {
+  // Empty / unset: from the model (see above).
+  std::string precision;      // "double" or "float"
+  std::string operator_kind;  // "assembled" or "matrix_free"
+  std::string backend;        // "auto", "serial" or "openmp" ("cuda": not yet for this solver)
+  std::optional<double> time_step;
+  std::optional<double> duration;
+  std::optional<double> safety_factor;
+  bool allow_unstable = false;  // or'ed with the model file's allow_unstable
+  int check_every = 100;        // steps between NaN/Inf checks (and Observer::on_progress calls)
+};
+
+// Numbers known before a run; printed by the CLI's pre-flight check.
+struct Preflight {
+  Index n_dofs = 0;
+  std::string precision, operator_kind, backend;
+  double stable_dt = 0.0;       // s, the element bound (no safety factor)
+  Label stable_element = 0;     // label of the element setting it
+  double dt = 0.0;              // s, the step the run uses
+  std::string dt_source;        // "automatic", "user", "abaqus"
+  double safety_factor = 0.9;
+  double duration = 0.0;        // s
+  long long steps = 0;          // ceil(duration / dt)
+  double highest_frequency = 0.0;     // Hz, over the source signals (0: none)
+  double min_wave_speed = 0.0;        // m/s, slowest over the materials in use
+  double largest_element = 0.0;       // m, largest vertex distance of any element
+  // min_wave_speed / highest_frequency / largest_element; infinity without a source frequency.
+  // Below about 10 linear elements per wavelength the wave is visibly dispersed.
+  double points_per_wavelength = 0.0;
+  std::size_t memory_bytes = 0;       // operator + integrator state + loads, estimated before building
+  std::vector<std::string> warnings;  // also sent to log::warn
+};
+
+// Resolves settings and the time step; throws tremor::Error for a refused time step (both
+// numbers and the element), a missing duration, an unknown precision, operator or backend.
+Preflight preflight(const Model& model, const RunOptions& options = {});
+
+enum class RunStatus { Completed, NonFinite };
+
+// Called from the time loop (same thread).
+class Observer {
+ public:
+  virtual ~Observer();
+  virtual void on_start(const Preflight& /*preflight*/) {}
+  // After each completed sample of a history (History::times.back() is its time).
+  virtual void on_sample(const History& /*history*/, std::size_t /*sample*/) {}
+  // Every RunOptions::check_every steps and after the last one.
+  virtual void on_progress(long long /*step*/, long long /*steps*/, double /*time*/) {}
+};
+
+struct ExplicitRun {
+  RunStatus status = RunStatus::Completed;
+  std::string message;  // why it stopped when not Completed
+  Preflight preflight;
+  double dt = 0.0;
+  long long steps = 0;  // steps taken
+  double time = 0.0;    // simulated time reached, s
+  double wall_seconds = 0.0;
+  double dof_steps_per_second = 0.0;
+  // On a NonFinite stop: where it was found (the node with the largest |u|, NaN counting largest).
+  long long bad_step = -1;
+  Label bad_node = 0;
+  std::vector<History> histories;  // what was recorded (up to the stop)
+  bool ok() const { return status == RunStatus::Completed; }
+};
+
+// Runs the model. Input and configuration errors throw tremor::Error; a run that blows up
+// (NaN/Inf) returns status NonFinite with the step, time and worst node in `message`.
+ExplicitRun run_explicit(const Model& model, const RunOptions& options = {}, Observer* observer = nullptr);
+
+}  // namespace tremor::explicit_fe

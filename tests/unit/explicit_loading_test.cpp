@@ -1,0 +1,206 @@
+// Loads and constraints of the explicit solver (explicit/loading.hpp): point-source forces at the
+// right DOFs, *CLOAD with and without an amplitude, held and prescribed DOFs and their precedence.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "tremor/core/error.hpp"
+#include "tremor/core/log.hpp"
+#include "tremor/explicit/loading.hpp"
+#include "tremor/explicit/solver.hpp"
+#include "tremor/mesh/generate.hpp"
+
+namespace tremor {
+namespace {
+
+using explicit_fe::Loading;
+
+Model steel_block(Size cells = 4, double side = 0.01) {
+  Model model;
+  model.source = "block";
+  model.mesh = generate_rectangle({0.0, 0.0}, {side, side}, {cells, cells}, ElementType::Quad4);
+  model.materials.push_back(Material::from_youngs("steel", 210e9, 0.3, 7850.0));
+  model.sections.push_back({"all", "steel", Formulation::PlaneStrain, 1.0});
+  return model;
+}
+
+PointSource source_at(std::vector<Index> nodes, std::array<double, 3> direction, double amplitude, Signal signal,
+                      double delay) {
+  PointSource source;
+  source.nodes = std::move(nodes);
+  source.direction = direction;
+  source.amplitude = amplitude;
+  source.signal = std::move(signal);
+  source.delay = delay;
+  source.origin = "test source";
+  return source;
+}
+
+TEST(ExplicitLoading, PointSourceForceIsAmplitudeTimesDirectionTimesDelayedSignal) {
+  Model model = steel_block();
+  const Signal ricker = Signal::ricker(1e6);
+  model.point_sources.push_back(source_at({7, 12}, {0.6, 0.8, 0.0}, 3.0, ricker, 0.5e-6));
+  model.validate();
+  const Loading loading(model);
+  EXPECT_EQ(loading.loaded_dofs(), (std::vector<Index>{14, 15, 24, 25}));
+  EXPECT_TRUE(loading.held_dofs().empty());
+  EXPECT_TRUE(loading.prescribed_dofs().empty());
+  EXPECT_DOUBLE_EQ(loading.highest_frequency(), ricker.highest_frequency());
+  std::vector<double> f(4);
+  for (double t : {0.0, 0.7e-6, 2.0e-6, 2.3e-6, 5e-6}) {
+    loading.forces(t, f);
+    const double s = ricker.value(t - 0.5e-6);
+    EXPECT_DOUBLE_EQ(f[0], 3.0 * 0.6 * s);
+    EXPECT_DOUBLE_EQ(f[1], 3.0 * 0.8 * s);
+    EXPECT_DOUBLE_EQ(f[2], 3.0 * 0.6 * s);
+    EXPECT_DOUBLE_EQ(f[3], 3.0 * 0.8 * s);
+  }
+  // The force vector: the loaded entries only, every other entry stays zero.
+  explicit_fe::ForceVector<double> force(Exec::serial(), loading);
+  force.update(2.0e-6);
+  const View<const double> F = force.view();
+  ASSERT_EQ(F.size, model.mesh.n_nodes() * 2);
+  for (Index i = 0; i < F.size; ++i) {
+    const auto k = std::find(loading.loaded_dofs().begin(), loading.loaded_dofs().end(), i);
+    const double expected = k == loading.loaded_dofs().end() ? 0.0 : (i % 2 ? 2.4 : 1.8) * ricker.value(1.5e-6);
+    EXPECT_DOUBLE_EQ(F[i], expected) << "DOF " << i;
+  }
+}
+
+TEST(ExplicitLoading, CloadWithAndWithoutAmplitude) {
+  Model model = steel_block();
+  model.amplitudes.push_back({"ramp", {{0.0, 0.0}, {1e-6, 1.0}}});
+  model.loads.push_back({{3}, 1, -5.0, "", "cload 1"});
+  model.loads.push_back({{3, 4}, 0, 2.0, "ramp", "cload 2"});
+  model.loads.push_back({{3}, 1, 1.0, "ramp", "cload 3"});  // adds to cload 1 on DOF 7
+  model.validate();
+  const Loading loading(model);
+  EXPECT_EQ(loading.loaded_dofs(), (std::vector<Index>{6, 7, 8}));
+  EXPECT_EQ(loading.n_functions(), 2u);  // the constant and one per amplitude name
+  std::vector<double> f(3);
+  loading.forces(0.25e-6, f);
+  EXPECT_DOUBLE_EQ(f[0], 2.0 * 0.25);
+  EXPECT_DOUBLE_EQ(f[1], -5.0 + 0.25);
+  EXPECT_DOUBLE_EQ(f[2], 2.0 * 0.25);
+  loading.forces(3e-6, f);  // after the last point the amplitude holds its last value
+  EXPECT_DOUBLE_EQ(f[1], -4.0);
+}
+
+TEST(ExplicitLoading, MissingAmplitudeNamesTheLoad) {
+  Model model = steel_block();
+  model.loads.push_back({{3}, 1, 1.0, "nowhere", "loads.inp:12"});
+  try {
+    const Loading loading(model);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("loads.inp:12: amplitude 'nowhere'"), std::string::npos) << error.what();
+  }
+}
+
+TEST(ExplicitLoading, ConstraintsWinOverLoadsAndPrescriptionsOverHolds) {
+  Model model = steel_block();
+  model.amplitudes.push_back({"ramp", {{0.0, 0.0}, {1e-6, 1.0}}});
+  model.fixed.push_back({{0, 1}, 0, 0.0, "", "hold x"});       // DOFs 0, 2 held
+  model.fixed.push_back({{1}, 0, 1e-6, "ramp", "move x"});     // DOF 2 prescribed instead
+  model.fixed.push_back({{2}, 1, 2e-6, "", "constant y"});     // DOF 5 prescribed, constant
+  model.loads.push_back({{0, 1, 2}, 0, 7.0, "", "load x"});     // only DOF 4 stays loaded
+  model.validate();
+  const Loading loading(model);
+  EXPECT_EQ(loading.held_dofs(), (std::vector<Index>{0}));
+  EXPECT_EQ(loading.prescribed_dofs(), (std::vector<Index>{2, 5}));
+  EXPECT_EQ(loading.loaded_dofs(), (std::vector<Index>{4}));
+  EXPECT_EQ(loading.constrained_dofs(), (std::vector<Index>{0, 2, 5}));
+  std::vector<double> u(2);
+  loading.prescribed(0.5e-6, u);
+  EXPECT_DOUBLE_EQ(u[0], 0.5e-6);
+  EXPECT_DOUBLE_EQ(u[1], 2e-6);
+}
+
+TEST(ExplicitLoading, TwoPrescriptionsOfOneDofWarnAndTheLaterApplies) {
+  Model model = steel_block();
+  model.fixed.push_back({{1}, 0, 1e-6, "", "first"});
+  model.fixed.push_back({{1}, 0, 3e-6, "", "second"});
+  log::set_quiet(true);
+  (void)log::take_warnings();
+  const Loading loading(model);
+  const auto warnings = log::take_warnings();
+  log::set_quiet(false);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("second: prescribes degrees of freedom that first prescribed"), std::string::npos);
+  std::vector<double> u(1);
+  loading.prescribed(0.0, u);
+  EXPECT_DOUBLE_EQ(u[0], 3e-6);
+}
+
+// Nodes on the left edge (x = 0) of the generated block.
+std::vector<Index> left_edge(const Model& model) { return model.mesh.node_sets.at("xmin"); }
+
+TEST(ExplicitLoading, HeldDofStaysZeroUnderLoadInARun) {
+  Model model = steel_block(6);
+  const std::vector<Index> edge = left_edge(model);
+  model.fixed.push_back({edge, 0, 0.0, "", "hold ux"});
+  PointSource source = source_at(edge, {0.6, 0.8, 0.0}, 1e3, Signal::ricker(2e6), 0.0);
+  model.point_sources.push_back(source);
+  Receiver receiver;
+  receiver.name = "edge";
+  receiver.nodes = edge;
+  model.receivers.push_back(receiver);
+  ExplicitSettings settings;
+  settings.duration = 2e-6;
+  model.explicit_settings = settings;
+  model.validate();
+  const auto run = explicit_fe::run_explicit(model);
+  ASSERT_TRUE(run.ok()) << run.message;
+  const explicit_fe::History& history = run.histories.at(0);
+  ASSERT_EQ(history.n_samples(), static_cast<std::size_t>(run.steps + 1));
+  double largest_uy = 0.0;
+  for (std::size_t s = 0; s < history.n_samples(); ++s)
+    for (Index p = 0; p < history.n_points(); ++p) {
+      EXPECT_EQ(history.value(s, p, explicit_fe::Quantity::Displacement, 0), 0.0);
+      largest_uy = std::max(largest_uy, std::abs(history.value(s, p, explicit_fe::Quantity::Displacement, 1)));
+    }
+  EXPECT_GT(largest_uy, 0.0);  // the free component moves
+}
+
+TEST(ExplicitLoading, PrescribedDisplacementFollowsItsSignalExactly) {
+  Model model = steel_block(6);
+  const std::vector<Index> edge = left_edge(model);
+  PrescribedDisplacement motion;
+  motion.nodes = edge;
+  motion.components = {1};
+  motion.factor = {0.0, 1.0, 0.0};
+  motion.amplitude = 1e-7;
+  motion.signal = Signal::tone_burst(2e6, 3.0);
+  motion.delay = 0.1e-6;
+  motion.origin = "test motion";
+  model.prescribed.push_back(motion);
+  Receiver receiver;
+  receiver.name = "edge";
+  receiver.nodes = edge;
+  receiver.velocity = true;
+  model.receivers.push_back(receiver);
+  ExplicitSettings settings;
+  settings.duration = 2e-6;
+  model.explicit_settings = settings;
+  model.validate();
+  const auto run = explicit_fe::run_explicit(model);
+  ASSERT_TRUE(run.ok()) << run.message;
+  const explicit_fe::History& history = run.histories.at(0);
+  ASSERT_EQ(history.n_samples(), static_cast<std::size_t>(run.steps));  // the last step has no velocity
+  const double dt = run.dt;
+  for (std::size_t s = 0; s < history.n_samples(); ++s) {
+    const double t = history.times[s];
+    EXPECT_DOUBLE_EQ(t, static_cast<double>(s) * dt);
+    const double expected = 1e-7 * motion.signal.value(t - 0.1e-6);
+    const double velocity =
+        1e-7 * (motion.signal.value(t + dt - 0.1e-6) - motion.signal.value(t - dt - 0.1e-6)) / (2.0 * dt);
+    for (Index p = 0; p < history.n_points(); ++p) {
+      EXPECT_EQ(history.value(s, p, explicit_fe::Quantity::Displacement, 1), expected) << "t = " << t;
+      EXPECT_NEAR(history.value(s, p, explicit_fe::Quantity::Velocity, 1), velocity, 1e-12 * 1e-7 / dt);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tremor

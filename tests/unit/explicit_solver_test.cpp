@@ -1,0 +1,215 @@
+// The explicit solver end to end on small blocks (explicit/solver.hpp): time-step choice and
+// refusal, the NaN/Inf stop, float against double, the observer, the pre-flight numbers.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "tremor/core/error.hpp"
+#include "tremor/core/log.hpp"
+#include "tremor/explicit/solver.hpp"
+#include "tremor/fem/time_step.hpp"
+#include "tremor/mesh/generate.hpp"
+
+namespace tremor {
+namespace {
+
+using explicit_fe::Quantity;
+using explicit_fe::RunOptions;
+
+// A 10 mm plane-strain steel square, 12 x 12 quad4, a Ricker point force on its centre node,
+// receivers at two nodes and one position.
+Model loaded_block(double duration = 3e-6) {
+  Model model;
+  model.source = "block";
+  model.mesh = generate_rectangle({0.0, 0.0}, {0.01, 0.01}, {12, 12}, ElementType::Quad4);
+  model.materials.push_back(Material::from_youngs("steel", 210e9, 0.3, 7850.0));
+  model.sections.push_back({"all", "steel", Formulation::PlaneStrain, 1.0});
+  PointSource source;
+  source.nodes = {6 * 13 + 6};
+  source.direction = {0.0, 1.0, 0.0};
+  source.amplitude = 1e3;
+  source.signal = Signal::ricker(1e6);
+  source.origin = "centre force";
+  model.point_sources.push_back(source);
+  Receiver receiver;
+  receiver.name = "r";
+  receiver.nodes = {6 * 13 + 10, 10 * 13 + 6};
+  receiver.velocity = true;
+  model.receivers.push_back(receiver);
+  Receiver probe;
+  probe.name = "probe";
+  probe.positions = {{0.0071, 0.0033, 0.0}};
+  probe.every_n_steps = 2;
+  model.receivers.push_back(probe);
+  ExplicitSettings settings;
+  settings.duration = duration;
+  model.explicit_settings = settings;
+  model.validate();
+  return model;
+}
+
+TEST(ExplicitSolver, AutomaticStepIsSafetyTimesStable) {
+  const Model model = loaded_block();
+  const double stable = fem::stable_time_step(model).dt;
+  const auto p = explicit_fe::preflight(model);
+  EXPECT_DOUBLE_EQ(p.stable_dt, stable);
+  EXPECT_DOUBLE_EQ(p.dt, 0.9 * stable);
+  EXPECT_EQ(p.dt_source, "automatic");
+  EXPECT_EQ(p.steps, static_cast<long long>(std::ceil(3e-6 / (0.9 * stable))));
+  EXPECT_EQ(p.n_dofs, 13 * 13 * 2);
+  // Points per wavelength: slowest speed (shear) / Ricker's highest frequency / element size
+  // (the diagonal of a 10/12 mm square).
+  const double shear = model.materials[0].min_wave_speed(), h = std::sqrt(2.0) * 0.01 / 12;
+  EXPECT_NEAR(p.points_per_wavelength, shear / Signal::ricker(1e6).highest_frequency() / h, 1e-9);
+  EXPECT_GT(p.memory_bytes, 0u);
+  RunOptions options;
+  options.safety_factor = 0.5;
+  EXPECT_DOUBLE_EQ(explicit_fe::preflight(model, options).dt, 0.5 * stable);
+}
+
+TEST(ExplicitSolver, UnstableUserStepIsRefusedWithBothNumbers) {
+  Model model = loaded_block();
+  const fem::TimeStepEstimate stable = fem::stable_time_step(model);
+  model.explicit_settings->time_step = 1.2 * stable.dt;
+  try {
+    (void)explicit_fe::run_explicit(model);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find(str("time step ", 1.2 * stable.dt, " s is above the stable time step ", stable.dt,
+                               " s (set by element ", stable.label, ")")),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("allow_unstable"), std::string::npos) << message;
+  }
+  model.explicit_settings->time_step = 0.5 * stable.dt;  // a stable user step is taken as given
+  EXPECT_DOUBLE_EQ(explicit_fe::preflight(model).dt, 0.5 * stable.dt);
+  EXPECT_EQ(explicit_fe::preflight(model).dt_source, "user");
+}
+
+TEST(ExplicitSolver, UnstableAbaqusIncrementFallsBackToTheEstimateWithAWarning) {
+  Model model = loaded_block();
+  model.explicit_settings.reset();
+  const double stable = fem::stable_time_step(model).dt;
+  model.explicit_step = ExplicitStep{"STEP-1", 2e-6, 3.0 * stable};
+  log::set_quiet(true);
+  (void)log::take_warnings();
+  const auto p = explicit_fe::preflight(model);
+  const auto warnings = log::take_warnings();
+  log::set_quiet(false);
+  EXPECT_DOUBLE_EQ(p.dt, 0.9 * stable);
+  EXPECT_DOUBLE_EQ(p.duration, 2e-6);
+  const auto about_increment = std::count_if(warnings.begin(), warnings.end(), [](const std::string& warning) {
+    return warning.find("the fixed time increment") != std::string::npos;
+  });
+  EXPECT_EQ(about_increment, 1);
+  model.explicit_step->fixed_increment = 0.7 * stable;
+  EXPECT_DOUBLE_EQ(explicit_fe::preflight(model).dt, 0.7 * stable);
+}
+
+TEST(ExplicitSolver, NonFiniteStateStopsWithStepAndNode) {
+  Model model = loaded_block(200e-6);
+  const double stable = fem::stable_time_step(model).dt;
+  RunOptions options;
+  options.time_step = 4.0 * stable;  // unstable: modes near the top grow ~60x per step
+  options.allow_unstable = true;
+  options.check_every = 10;
+  log::set_quiet(true);
+  const auto run = explicit_fe::run_explicit(model, options);
+  (void)log::take_warnings();
+  log::set_quiet(false);
+  ASSERT_EQ(run.status, explicit_fe::RunStatus::NonFinite);
+  EXPECT_FALSE(run.ok());
+  EXPECT_GT(run.bad_step, 0);
+  EXPECT_EQ(run.bad_step % 10, 0);
+  EXPECT_EQ(run.steps, run.bad_step);
+  EXPECT_LT(run.steps, run.preflight.steps);
+  EXPECT_NE(run.message.find(str("at step ", run.bad_step, " (t = ")), std::string::npos) << run.message;
+  EXPECT_NE(run.message.find(str("node ", run.bad_node, " has u")), std::string::npos) << run.message;
+  EXPECT_GE(run.bad_node, 1);
+  EXPECT_LE(run.bad_node, 13 * 13);
+  // What was recorded up to the stop is returned.
+  ASSERT_EQ(run.histories.size(), 2u);
+  EXPECT_EQ(run.histories[0].n_samples(), static_cast<std::size_t>(run.steps));
+}
+
+TEST(ExplicitSolver, FloatAndDoubleAgree) {
+  const Model model = loaded_block();
+  RunOptions options;
+  options.precision = "double";
+  const auto d = explicit_fe::run_explicit(model, options);
+  options.precision = "float";
+  options.operator_kind = "matrix_free";
+  const auto f = explicit_fe::run_explicit(model, options);
+  ASSERT_TRUE(d.ok() && f.ok());
+  ASSERT_EQ(d.steps, f.steps);
+  EXPECT_EQ(d.preflight.precision, "double");
+  EXPECT_EQ(f.preflight.operator_kind, "matrix_free");
+  EXPECT_GT(d.dof_steps_per_second, 0.0);
+  for (std::size_t h = 0; h < d.histories.size(); ++h) {
+    const auto& a = d.histories[h].values;
+    const auto& b = f.histories[h].values;
+    ASSERT_EQ(a.size(), b.size());
+    ASSERT_GT(a.size(), 0u);
+    double scale = 0.0, difference = 0.0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      scale = std::max(scale, std::abs(a[i]));
+      difference = std::max(difference, std::abs(a[i] - b[i]));
+    }
+    // Float rounding (6e-8) accumulates over ~200 steps of a well-conditioned update (the
+    // scheme is stable, errors do not grow) to ~1e-6 of the peak; 1e-5 leaves margin.
+    EXPECT_GT(scale, 0.0);
+    EXPECT_LE(difference, 1e-5 * scale) << d.histories[h].name;
+  }
+}
+
+struct Counting : explicit_fe::Observer {
+  int starts = 0, samples = 0, progress = 0;
+  long long last_step = 0;
+  void on_start(const explicit_fe::Preflight&) override { ++starts; }
+  void on_sample(const explicit_fe::History&, std::size_t) override { ++samples; }
+  void on_progress(long long step, long long, double) override {
+    ++progress;
+    last_step = step;
+  }
+};
+
+TEST(ExplicitSolver, ObserverSeesEverySample) {
+  const Model model = loaded_block(1e-6);
+  Counting observer;
+  RunOptions options;
+  options.check_every = 7;
+  const auto run = explicit_fe::run_explicit(model, options, &observer);
+  ASSERT_TRUE(run.ok());
+  std::size_t samples = 0;
+  for (const auto& history : run.histories) samples += history.n_samples();
+  EXPECT_EQ(observer.starts, 1);
+  EXPECT_EQ(static_cast<std::size_t>(observer.samples), samples);
+  EXPECT_EQ(observer.last_step, run.steps);
+  EXPECT_EQ(observer.progress, static_cast<int>((run.steps + 6) / 7));
+  // The position receiver records every second step, displacement only: steps 0, 2, 4, ...
+  EXPECT_EQ(run.histories[1].n_samples(), static_cast<std::size_t>(run.steps / 2 + 1));
+}
+
+TEST(ExplicitSolver, ConfigurationErrors) {
+  Model model = loaded_block();
+  RunOptions options;
+  options.precision = "half";
+  EXPECT_THROW((void)explicit_fe::preflight(model, options), Error);
+  options = {};
+  options.operator_kind = "element";
+  EXPECT_THROW((void)explicit_fe::preflight(model, options), Error);
+  model.explicit_settings.reset();
+  try {
+    (void)explicit_fe::preflight(model);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("no duration"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace tremor

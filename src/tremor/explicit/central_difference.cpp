@@ -69,11 +69,17 @@ void CentralDifference<Real>::step(View<const Real> f, std::span<const Index> pr
   forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) { un[i] = a[i] * (f[i] - ku[i]) + cp[i] * up[i] + kc[i] * uc[i]; });
   if (!prescribed_dofs.empty()) {
     for (Index dof : prescribed_dofs) TREMOR_CHECK(dof >= 0 && dof < n_, "prescribed DOF ", dof, " out of range");
-    const DeviceArray<Index> dofs(exec_, prescribed_dofs);
-    const DeviceArray<Real> values(exec_, prescribed);
-    const View<const Index> d = dofs.view();
-    const View<const Real> v = values.view();
-    forall(exec_, d.size, [=] TREMOR_LAMBDA(Index k) { un[d[k]] = v[k]; });
+    // Staging buffers kept between steps: reallocated only when the count changes.
+    const auto count = static_cast<Index>(prescribed_dofs.size());
+    if (prescribed_dofs_.size() != count) {
+      prescribed_dofs_ = DeviceArray<Index>(exec_, count);
+      prescribed_values_ = DeviceArray<Real>(exec_, count);
+    }
+    prescribed_dofs_.copy_from_host(prescribed_dofs);
+    prescribed_values_.copy_from_host(prescribed);
+    const View<const Index> d = std::as_const(prescribed_dofs_).view();
+    const View<const Real> v = std::as_const(prescribed_values_).view();
+    forall(exec_, count, [=] TREMOR_LAMBDA(Index k) { un[d[k]] = v[k]; });
   }
   exec_.synchronize();
   std::swap(prev_, curr_);

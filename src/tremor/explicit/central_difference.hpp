@@ -70,6 +70,8 @@ class CentralDifference {
   DeviceArray<double> mass_;
   DeviceArray<Real> inv_mass_;  // 1/m, 0 for held DOFs
   DeviceArray<Real> prev_, curr_, next_, ku_;
+  DeviceArray<Index> prescribed_dofs_;  // staging for step()'s prescribed values
+  DeviceArray<Real> prescribed_values_;
 };
 
 extern template class CentralDifference<float>;

@@ -80,17 +80,18 @@ bool invert(const double* x, const double* p, double size, double* xi, double* N
   }
   if (!converged) return false;
   constexpr double tolerance = 1e-9;
-  if (E::simplex) {
+  if constexpr (E::simplex) {
     double sum = 0.0;
     for (int j = 0; j < dim; ++j) {
       if (xi[j] < -tolerance) return false;
       sum += xi[j];
     }
     return sum <= 1.0 + tolerance;
+  } else {
+    for (int j = 0; j < dim; ++j)
+      if (std::abs(xi[j]) > 1.0 + tolerance) return false;
+    return true;
   }
-  for (int j = 0; j < dim; ++j)
-    if (std::abs(xi[j]) > 1.0 + tolerance) return false;
-  return true;
 }
 
 std::string format_position(const std::array<double, 3>& p, int dim) {
@@ -266,11 +267,16 @@ Recorder<Real>::Recorder(const Exec& exec, std::vector<History> histories, doubl
   pending_.resize(histories_.size());
 }
 
+// gathered[k] = field[dofs[k]]: a free function, since nvcc allows no device lambda in a private
+// member function.
+template <class Real>
+void gather_entries(const Exec& exec, View<const Real> field, View<const Index> dofs, View<Real> gathered) {
+  forall(exec, dofs.size, [=] TREMOR_LAMBDA(Index k) { gathered[k] = field[dofs[k]]; });
+}
+
 template <class Real>
 void Recorder<Real>::gather(View<const Real> field, std::vector<double>& out) {
-  const View<const Index> dofs = std::as_const(gather_dofs_).view();
-  const View<Real> gathered = gathered_.view();
-  forall(exec_, dofs.size, [=] TREMOR_LAMBDA(Index k) { gathered[k] = field[dofs[k]]; });
+  gather_entries<Real>(exec_, field, std::as_const(gather_dofs_).view(), gathered_.view());
   host_gathered_ = gathered_.to_host();
   out.assign(host_gathered_.begin(), host_gathered_.end());
 }

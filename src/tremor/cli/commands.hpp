@@ -5,6 +5,14 @@
 
 namespace tremor::cli {
 
+// Thrown by a command that has already said what happened, to exit with `code` (main prints
+// nothing more): 1 for a run that failed, 128 + signal for an interrupted one.
+struct ExitStatus {
+  int code = 1;
+};
+
 void add_info_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+void add_export_command(CLI::App& app);
 
 }  // namespace tremor::cli

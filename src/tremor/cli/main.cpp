@@ -12,10 +12,14 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("tremor ") + TREMOR_VERSION);
   tremor::cli::add_info_command(app);
+  tremor::cli::add_run_command(app);
+  tremor::cli::add_export_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const tremor::cli::ExitStatus& e) {
+    return e.code;
   } catch (const tremor::Error& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

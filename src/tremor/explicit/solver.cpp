@@ -211,6 +211,12 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
       break;
     }
     if (observer) observer->on_progress(step, preflight.steps, static_cast<double>(step) * dt);
+    if (observer && step < preflight.steps && observer->stop_requested()) {
+      run.status = RunStatus::Stopped;
+      run.message = str("stopped at step ", step, " of ", preflight.steps, " (t = ", static_cast<double>(step) * dt,
+                        " s) on request");
+      break;
+    }
   }
   const auto finished = std::chrono::steady_clock::now();
   run.steps = step;

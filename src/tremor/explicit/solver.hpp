@@ -64,7 +64,7 @@ struct Preflight {
 // numbers and the element), a missing duration, an unknown precision, operator or backend.
 Preflight preflight(const Model& model, const RunOptions& options = {});
 
-enum class RunStatus { Completed, NonFinite };
+enum class RunStatus { Completed, NonFinite, Stopped };
 
 // Called from the time loop (same thread).
 class Observer {
@@ -75,6 +75,8 @@ class Observer {
   virtual void on_sample(const History& /*history*/, std::size_t /*sample*/) {}
   // Every RunOptions::check_every steps and after the last one.
   virtual void on_progress(long long /*step*/, long long /*steps*/, double /*time*/) {}
+  // Polled with on_progress; true stops the run there with status Stopped (e.g. on SIGINT).
+  virtual bool stop_requested() { return false; }
 };
 
 struct ExplicitRun {
@@ -94,7 +96,8 @@ struct ExplicitRun {
 };
 
 // Runs the model. Input and configuration errors throw tremor::Error; a run that blows up
-// (NaN/Inf) returns status NonFinite with the step, time and worst node in `message`.
+// (NaN/Inf) returns status NonFinite with the step, time and worst node in `message`; one whose
+// observer asked to stop returns status Stopped.
 ExplicitRun run_explicit(const Model& model, const RunOptions& options = {}, Observer* observer = nullptr);
 
 }  // namespace tremor::explicit_fe

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <unistd.h>
 
 #include "tremor/backend/exec.hpp"
@@ -13,6 +14,25 @@ std::string data_path(const std::string& name) {
   const fs::path configured = fs::path(TREMOR_SOURCE_DIR) / "tests" / "data";
   if (fs::exists(configured)) return (configured / name).string();
   return (fs::path("tests") / "data" / name).string();
+}
+
+std::vector<std::string> fenced_blocks(const std::string& document, const std::string& language) {
+  std::ifstream in(data_path("../../" + document));
+  std::vector<std::string> blocks;
+  std::string line, block;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (!inside && line == "```" + language) {
+      inside = true;
+      block.clear();
+    } else if (inside && line == "```") {
+      inside = false;
+      blocks.push_back(block);
+    } else if (inside) {
+      block += line + "\n";
+    }
+  }
+  return blocks;
 }
 
 std::string temporary_directory(const std::string& tag) {

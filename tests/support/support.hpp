@@ -1,6 +1,7 @@
 #pragma once
 // Shared test helpers: data paths that work from any checkout location, GPU skips.
 #include <string>
+#include <vector>
 
 namespace tremor::test {
 
@@ -8,6 +9,9 @@ namespace tremor::test {
 // (ctest), else tests/data relative to the working directory (binaries carried to a GPU host and
 // run from the repository root).
 std::string data_path(const std::string& name);
+// The fenced code blocks of one language (```toml ... ```) in a document of the repository
+// (path relative to its root), in order: documentation examples are tested as written.
+std::vector<std::string> fenced_blocks(const std::string& document, const std::string& language);
 // A fresh, empty directory under the system temporary directory.
 std::string temporary_directory(const std::string& tag);
 // True when a CUDA device is usable from this binary.

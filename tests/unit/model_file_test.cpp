@@ -543,24 +543,7 @@ TEST_F(ModelFile, ReadsFilesAndDispatchesByExtension) {
 }
 
 // The ```toml blocks of docs/model-file.md, in order.
-std::vector<std::string> documented_models() {
-  std::ifstream in(test::data_path("../../docs/model-file.md"));
-  std::vector<std::string> blocks;
-  std::string line, block;
-  bool inside = false;
-  while (std::getline(in, line)) {
-    if (!inside && line == "```toml") {
-      inside = true;
-      block.clear();
-    } else if (inside && line == "```") {
-      inside = false;
-      blocks.push_back(block);
-    } else if (inside) {
-      block += line + "\n";
-    }
-  }
-  return blocks;
-}
+std::vector<std::string> documented_models() { return test::fenced_blocks("docs/model-file.md", "toml"); }
 
 TEST_F(ModelFile, DocumentedExampleParses) {
   const auto blocks = documented_models();

@@ -91,12 +91,10 @@ io::Quantity to_io(ex::Quantity quantity) {
 }
 
 // The backend a run actually uses ("auto" resolves to OpenMP in the explicit solver for now).
-std::string used_backend(const std::string& backend) { return backend == "auto" ? "openmp" : backend; }
-
 void print_preflight(const std::string& model_path, const Model& model, const ex::Preflight& p) {
   std::printf("pre-flight        %s: %dD, %s DOF, %s, %s operator, backend %s\n", model_path.c_str(), model.mesh.dim(),
               group_digits(p.n_dofs).c_str(), p.precision.c_str(), p.operator_kind.c_str(),
-              p.backend == "auto" ? "auto (openmp)" : p.backend.c_str());
+              p.backend.c_str());
   std::printf("  stable step     %ss (set by element %lld)\n", si(p.stable_dt).c_str(),
               static_cast<long long>(p.stable_element));
   std::string why;
@@ -289,7 +287,7 @@ void run_command(const RunArgs& args) {
   io::RunMetadata metadata;
   metadata.model_path = args.model;
   metadata.model_hash = file_hash(args.model);
-  metadata.backend = used_backend(preflight.backend);
+  metadata.backend = preflight.backend;
   metadata.precision = preflight.precision;
   metadata.time_step = preflight.dt;
 

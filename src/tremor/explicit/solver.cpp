@@ -58,7 +58,7 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   const auto kinds = stiffness_operator_kinds();
   TREMOR_CHECK(std::find(kinds.begin(), kinds.end(), p.operator_kind) != kinds.end(), "unknown stiffness operator '",
                p.operator_kind, "': expected assembled or matrix_free");
-  (void)make_exec(p.backend);
+  p.backend = std::string(to_string(make_exec(p.backend).backend()));  // "auto" resolved to what runs
   TREMOR_CHECK(options.check_every >= 1, "check_every must be at least 1, got ", options.check_every);
   p.safety_factor = options.safety_factor.value_or(settings.safety_factor);
   TREMOR_CHECK(p.safety_factor > 0.0 && p.safety_factor <= 1.0, "safety factor must be in (0, 1], got ",

@@ -42,7 +42,7 @@ struct RunOptions {
 // Numbers known before a run; printed by the CLI's pre-flight check.
 struct Preflight {
   Index n_dofs = 0;
-  std::string precision, operator_kind, backend;
+  std::string precision, operator_kind, backend;  // backend as it runs: "auto" resolved
   double stable_dt = 0.0;       // s, the element bound (no safety factor)
   Label stable_element = 0;     // label of the element setting it
   double dt = 0.0;              // s, the step the run uses

@@ -9,6 +9,7 @@
 
 #include "tremor/cli/commands.hpp"
 #include "tremor/cli/format.hpp"
+#include "tremor/explicit/solver.hpp"
 #include "tremor/fem/geometry.hpp"
 #include "tremor/fem/time_step.hpp"
 #include "tremor/io/load.hpp"
@@ -77,16 +78,6 @@ void print_material(const Material& m) {
   std::printf("\n");
 }
 
-// Bytes of the explicit solver's state for one precision: displacement at three time levels, force,
-// the damping and mass diagonals, plus the assembled stiffness in CSR (values, column indices, row
-// offsets) — the largest of its operators (pogo paper eq. 4 form).
-double explicit_bytes(Size dof, Size nnz, int real_bytes) {
-  const double vectors = 6.0 * static_cast<double>(dof) * real_bytes;
-  const int offset_bytes = nnz < (Size(1) << 31) ? 4 : 8;
-  const double csr = static_cast<double>(nnz) * (real_bytes + 4) + static_cast<double>(dof + 1) * offset_bytes;
-  return vectors + csr;
-}
-
 void run_info(const std::string& path) {
   const Model model = io::load_model(path);
   const Mesh& mesh = model.mesh;
@@ -134,7 +125,8 @@ void run_info(const std::string& path) {
   std::printf("%-18s%s DOF, stiffness %s non-zeros\n", "explicit solver", group_digits(dof).c_str(),
               group_digits(nnz).c_str());
   std::printf("  memory            %sB in double, %sB in single precision (state + CSR stiffness)\n",
-              si(explicit_bytes(dof, nnz, 8)).c_str(), si(explicit_bytes(dof, nnz, 4)).c_str());
+              si(static_cast<double>(explicit_fe::memory_estimate(mesh, "assembled", nnz, 8))).c_str(),
+              si(static_cast<double>(explicit_fe::memory_estimate(mesh, "assembled", nnz, 4))).c_str());
 }
 
 }  // namespace

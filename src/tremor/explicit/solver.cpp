@@ -123,12 +123,9 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   return p;
 }
 
-std::size_t state_bytes(const Preflight& p, std::size_t real_size) {
-  const auto n = static_cast<std::size_t>(p.n_dofs);
-  // Integrator: 3 time levels + K u + 4 diagonal coefficients in Real, the mass in double; the
-  // force vector in Real.
-  return n * (9 * real_size + sizeof(double));
-}
+// Integrator state: 3 time levels + K u + 4 diagonal coefficients in Real, the mass in double;
+// the force vector in Real.
+std::size_t state_bytes(std::size_t n_dofs, std::size_t real_size) { return n_dofs * (9 * real_size + sizeof(double)); }
 
 template <class Real>
 ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions& options, Observer* observer) {
@@ -143,7 +140,7 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   CentralDifference<Real> scheme(exec, *stiffness, mass, damping, preflight.dt, constrained);
   ForceVector<Real> force(exec, loading);
   Recorder<Real> recorder(exec, make_histories(model, preflight.dt), preflight.dt, preflight.n_dofs);
-  preflight.memory_bytes = stiffness->bytes() + state_bytes(preflight, sizeof(Real));
+  preflight.memory_bytes = stiffness->bytes() + state_bytes(static_cast<std::size_t>(preflight.n_dofs), sizeof(Real));
 
   const double dt = preflight.dt;
   const std::vector<Index>& prescribed_dofs = loading.prescribed_dofs();
@@ -236,22 +233,27 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   model.validate();
   Preflight p = resolve(model, options);
   const std::size_t real_size = p.precision == "float" ? sizeof(float) : sizeof(double);
-  const auto n = static_cast<std::size_t>(p.n_dofs);
-  const auto dim = static_cast<std::size_t>(model.mesh.dim());
+  const auto dim = static_cast<Size>(model.mesh.dim());
+  const Size nnz = p.operator_kind == "assembled" ? node_graph(model.mesh).n_entries() * dim * dim : 0;
+  p.memory_bytes = memory_estimate(model.mesh, p.operator_kind, nnz, real_size);
+  return p;
+}
+
+std::size_t memory_estimate(const Mesh& mesh, std::string_view operator_kind, Size stiffness_nnz,
+                            std::size_t real_size) {
+  const auto n = static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(mesh.dim());
   std::size_t operator_bytes = 0;
-  if (p.operator_kind == "assembled") {
-    // CSR: offsets (8 B per row), per entry a column (4 B) and a value; nnz = node pairs x dim^2.
-    const auto nnz = static_cast<std::size_t>(node_graph(model.mesh).n_entries()) * dim * dim;
-    operator_bytes = (n + 1) * sizeof(Size) + nnz * (sizeof(Index) + real_size);
+  if (operator_kind == "assembled") {
+    // CSR: offsets (8 B per row), per entry a column (4 B) and a value.
+    operator_bytes = (n + 1) * sizeof(Size) + static_cast<std::size_t>(stiffness_nnz) * (sizeof(Index) + real_size);
   } else {
     // Coordinates, connectivity, per element section and colour slot (MatrixFreeOperator::bytes).
     operator_bytes = n * sizeof(double);
-    for (const ElementBlock& block : model.mesh.blocks)
+    for (const ElementBlock& block : mesh.blocks)
       operator_bytes += block.connectivity.size() * sizeof(Index) +
                         static_cast<std::size_t>(block.n_elements()) * (sizeof(int) + sizeof(Index));
   }
-  p.memory_bytes = operator_bytes + state_bytes(p, real_size);
-  return p;
+  return operator_bytes + state_bytes(n, real_size);
 }
 
 ExplicitRun run_explicit(const Model& model, const RunOptions& options, Observer* observer) {

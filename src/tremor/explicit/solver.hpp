@@ -64,6 +64,12 @@ struct Preflight {
 // numbers and the element), a missing duration, an unknown precision, operator or backend.
 Preflight preflight(const Model& model, const RunOptions& options = {});
 
+// Bytes the explicit solver needs on `mesh`: the stiffness operator ("assembled" with
+// `stiffness_nnz` entries, or "matrix_free") plus the integrator state, with state of `real_size`
+// bytes (4 or 8). The one estimate behind the pre-flight and `tremor info`.
+std::size_t memory_estimate(const Mesh& mesh, std::string_view operator_kind, Size stiffness_nnz,
+                            std::size_t real_size);
+
 enum class RunStatus { Completed, NonFinite, Stopped };
 
 // Called from the time loop (same thread).

@@ -133,8 +133,10 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   const auto started = std::chrono::steady_clock::now();
   const auto stiffness = make_stiffness_operator<Real>(model, preflight.operator_kind, exec);
   const std::vector<double> mass = sparse::assemble_lumped_mass(model, exec);
-  std::vector<double> damping = sparse::assemble_lumped_damping(model, exec);
-  if (std::all_of(damping.begin(), damping.end(), [](double c) { return c == 0.0; })) damping.clear();
+  // Undamped models (the common case) skip the damping pass: CentralDifference takes no vector.
+  const bool damped = std::any_of(model.materials.begin(), model.materials.end(),
+                                  [](const Material& m) { return m.damping_alpha != 0.0; });
+  const std::vector<double> damping = damped ? sparse::assemble_lumped_damping(model, exec) : std::vector<double>{};
   const Loading loading(model);
   const std::vector<Index> constrained = loading.constrained_dofs();
   CentralDifference<Real> scheme(exec, *stiffness, mass, damping, preflight.dt, constrained);

@@ -1,5 +1,5 @@
-// explicit/operator: the assembled (CSR) and element-by-element (matrix-free) stiffness operators
-// agree on every element family, in double and float, and are deterministic.
+// explicit/operator: the assembled (CSR), nodal-block CSR and element-by-element (matrix-free)
+// stiffness operators agree on every element family, in double and float, and are deterministic.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -77,6 +77,17 @@ TEST_P(OperatorFamilies, AssembledAndElementAgree) {
   EXPECT_LE(max_difference(kaf, ka), 1e-5 * scale);
   EXPECT_LE(max_difference(kef, ka), 1e-5 * scale);
   EXPECT_LT(assembled_f->bytes(), assembled->bytes());
+
+  // Nodal-block CSR holds the same values and sums each row in the same column order: equal to
+  // scalar CSR up to the rounding of a reordered compiler evaluation (a few ulp of max |K u|).
+  const auto blocks = make_stiffness_operator<double>(model, "block_csr");
+  EXPECT_EQ(blocks->name(), "block_csr");
+  EXPECT_EQ(blocks->n_dofs(), assembled->n_dofs());
+  EXPECT_LT(blocks->bytes(), assembled->bytes());  // one column index per dim^2 values
+  EXPECT_LE(max_difference(apply_operator(*blocks, u), ka), 1e-14 * scale);
+  const auto blocks_f = make_stiffness_operator<float>(model, "block_csr");
+  EXPECT_LT(blocks_f->bytes(), assembled_f->bytes());
+  EXPECT_LE(max_difference(apply_operator(*blocks_f, u), kaf), 1e-6 * scale);
 }
 
 TEST_P(OperatorFamilies, DeterministicAndOpenMpEqualsSerial) {
@@ -84,7 +95,7 @@ TEST_P(OperatorFamilies, DeterministicAndOpenMpEqualsSerial) {
   const Model model = test::two_section_model(c.type, c.order, test::cells_for(c.type), 0.15);
   const int threads = omp_get_max_threads();
   omp_set_num_threads(4);  // several threads even on a small machine
-  for (const char* kind : {"assembled", "matrix_free"}) {
+  for (const char* kind : {"assembled", "block_csr", "matrix_free"}) {
     SCOPED_TRACE(kind);
     const auto u = test::test_vector(model.mesh.n_nodes() * model.mesh.dim(), 2);
     const auto serial = make_stiffness_operator<double>(model, kind, Exec::serial());
@@ -113,9 +124,11 @@ TEST(Operator, UnknownKindIsAClearError) {
     const std::string message = error.what();
     EXPECT_NE(message.find("'ell'"), std::string::npos) << message;
     EXPECT_NE(message.find("assembled"), std::string::npos) << message;
+    EXPECT_NE(message.find("block_csr"), std::string::npos) << message;
     EXPECT_NE(message.find("matrix_free"), std::string::npos) << message;
   }
-  EXPECT_EQ(explicit_fe::stiffness_operator_kinds(), (std::vector<std::string>{"assembled", "matrix_free"}));
+  EXPECT_EQ(explicit_fe::stiffness_operator_kinds(),
+            (std::vector<std::string>{"assembled", "block_csr", "matrix_free"}));
 }
 
 TEST(Operator, MatrixFreeOperatorRefusesAnInvertedElement) {

@@ -23,6 +23,7 @@
 #include "tremor/cli/format.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
+#include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/receivers.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/io/load.hpp"
@@ -363,7 +364,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--precision", args->precision, "solver state precision (overrides the model)")
       ->check(CLI::IsMember({"double", "float"}));
   cmd->add_option("--operator", args->operator_kind, "stiffness operator (overrides the model)")
-      ->check(CLI::IsMember({"assembled", "matrix_free"}));
+      ->check(CLI::IsMember(explicit_fe::stiffness_operator_kinds()));
   cmd->add_option("--backend", args->backend, "backend (overrides the model)")
       ->check(CLI::IsMember({"auto", "serial", "openmp", "cuda"}));
   args->dt_option = cmd->add_option("--dt", args->dt, "time step in s (default: automatic)")

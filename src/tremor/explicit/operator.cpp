@@ -65,6 +65,23 @@ void AssembledOperator<Real>::apply(const Real* u, Real* ku) const {
   sparse::spmv(exec_, matrix_, u, ku);
 }
 
+// ------------------------------------------------------------------------------------- block_csr
+
+template <class Real>
+BlockCsrOperator<Real>::BlockCsrOperator(const Exec& exec, const sparse::CsrMatrix& K, int dim)
+    : exec_(exec), matrix_(sparse::to_block_csr<Real>(K, dim)) {
+  check_host(exec, "block_csr");
+}
+
+template <class Real>
+BlockCsrOperator<Real>::BlockCsrOperator(const Exec& exec, const Model& model)
+    : BlockCsrOperator(exec, sparse::assemble_stiffness(model, exec), model.mesh.dim()) {}
+
+template <class Real>
+void BlockCsrOperator<Real>::apply(const Real* u, Real* ku) const {
+  sparse::spmv(exec_, matrix_, u, ku);
+}
+
 // ----------------------------------------------------------------------------------- matrix_free
 
 template <class Real>
@@ -120,21 +137,25 @@ std::size_t MatrixFreeOperator<Real>::bytes() const {
 
 // ------------------------------------------------------------------------------------------ make
 
-std::vector<std::string> stiffness_operator_kinds() { return {"assembled", "matrix_free"}; }
+std::vector<std::string> stiffness_operator_kinds() { return {"assembled", "block_csr", "matrix_free"}; }
 
 template <class Real>
 std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
                                                                  const Exec& exec) {
   if (kind == "assembled") return std::make_unique<AssembledOperator<Real>>(exec, model);
+  if (kind == "block_csr") return std::make_unique<BlockCsrOperator<Real>>(exec, model);
   if (kind == "matrix_free") return std::make_unique<MatrixFreeOperator<Real>>(exec, model);
   throw Error(str("unknown stiffness operator '", kind,
-                  "': expected 'assembled' (CSR) or 'matrix_free' (element by element)"));
+                  "': expected 'assembled' (CSR), 'block_csr' (nodal-block CSR) or 'matrix_free' (element by "
+                  "element)"));
 }
 
 template class StiffnessOperator<float>;
 template class StiffnessOperator<double>;
 template class AssembledOperator<float>;
 template class AssembledOperator<double>;
+template class BlockCsrOperator<float>;
+template class BlockCsrOperator<double>;
 template class MatrixFreeOperator<float>;
 template class MatrixFreeOperator<double>;
 template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(const Model&, std::string_view,

@@ -5,6 +5,8 @@
 //
 //   "assembled"    AssembledOperator: K assembled once in double (sparse/assemble.hpp), values
 //                  rounded to Real, CSR SpMV.
+//   "block_csr"    BlockCsrOperator: the same K in nodal-block CSR (sparse/block_csr.hpp), one
+//                  column index per dim x dim block: fewer bytes per step than scalar CSR.
 //   "matrix_free"  MatrixFreeOperator: element by element: gather u_e, K_e u_e in double
 //                  (fem::apply_element_stiffness, geometry recomputed from the node coordinates
 //                  every apply), scatter-add rounded to Real, one element colour at a time.
@@ -23,6 +25,7 @@
 #include "tremor/mesh/element_type.hpp"
 #include "tremor/model/model.hpp"
 #include "tremor/sparse/colouring.hpp"
+#include "tremor/sparse/block_csr.hpp"
 #include "tremor/sparse/csr.hpp"
 
 namespace tremor::explicit_fe {
@@ -34,7 +37,7 @@ class StiffnessOperator {
   virtual Index n_dofs() const = 0;
   // ku = K u (ku is overwritten; u and ku must not overlap).
   virtual void apply(const Real* u, Real* ku) const = 0;
-  // "assembled" or "matrix_free", as make_stiffness_operator() takes it.
+  // The kind, as make_stiffness_operator() takes it.
   virtual std::string name() const = 0;
   // Memory the operator reads per apply besides u and ku (its own arrays), in bytes.
   virtual std::size_t bytes() const = 0;
@@ -57,6 +60,25 @@ class AssembledOperator final : public StiffnessOperator<Real> {
  private:
   Exec exec_;
   sparse::CsrMatrixT<Real> matrix_;
+};
+
+template <class Real>
+class BlockCsrOperator final : public StiffnessOperator<Real> {
+ public:
+  // From an assembled K (sparse::assemble_stiffness), values rounded to Real.
+  BlockCsrOperator(const Exec& exec, const sparse::CsrMatrix& K, int dim);
+  BlockCsrOperator(const Exec& exec, const Model& model);
+
+  Index n_dofs() const override { return matrix_.n_rows(); }
+  void apply(const Real* u, Real* ku) const override;
+  std::string name() const override { return "block_csr"; }
+  // offsets (8 B per node) + columns (4 B per block) + values (sizeof(Real) per entry).
+  std::size_t bytes() const override { return matrix_.bytes(); }
+  const sparse::BlockCsrMatrixT<Real>& matrix() const { return matrix_; }
+
+ private:
+  Exec exec_;
+  sparse::BlockCsrMatrixT<Real> matrix_;
 };
 
 template <class Real>
@@ -90,7 +112,7 @@ class MatrixFreeOperator final : public StiffnessOperator<Real> {
   std::vector<double> thickness_;  // per section
 };
 
-// kind: "assembled" or "matrix_free"; anything else throws tremor::Error listing both.
+// kind: one of stiffness_operator_kinds(); anything else throws tremor::Error listing them.
 template <class Real>
 std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
                                                                  const Exec& exec = Exec::openmp());
@@ -102,6 +124,8 @@ extern template class StiffnessOperator<float>;
 extern template class StiffnessOperator<double>;
 extern template class AssembledOperator<float>;
 extern template class AssembledOperator<double>;
+extern template class BlockCsrOperator<float>;
+extern template class BlockCsrOperator<double>;
 extern template class MatrixFreeOperator<float>;
 extern template class MatrixFreeOperator<double>;
 extern template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(const Model&, std::string_view,

@@ -57,7 +57,7 @@ Preflight resolve(const Model& model, const RunOptions& options) {
                "': expected double or float");
   const auto kinds = stiffness_operator_kinds();
   TREMOR_CHECK(std::find(kinds.begin(), kinds.end(), p.operator_kind) != kinds.end(), "unknown stiffness operator '",
-               p.operator_kind, "': expected assembled or matrix_free");
+               p.operator_kind, "': expected assembled, block_csr or matrix_free");
   p.backend = std::string(to_string(make_exec(p.backend).backend()));  // "auto" resolved to what runs
   TREMOR_CHECK(options.check_every >= 1, "check_every must be at least 1, got ", options.check_every);
   p.safety_factor = options.safety_factor.value_or(settings.safety_factor);
@@ -236,7 +236,7 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   Preflight p = resolve(model, options);
   const std::size_t real_size = p.precision == "float" ? sizeof(float) : sizeof(double);
   const auto dim = static_cast<Size>(model.mesh.dim());
-  const Size nnz = p.operator_kind == "assembled" ? node_graph(model.mesh).n_entries() * dim * dim : 0;
+  const Size nnz = p.operator_kind != "matrix_free" ? node_graph(model.mesh).n_entries() * dim * dim : 0;
   p.memory_bytes = memory_estimate(model.mesh, p.operator_kind, nnz, real_size);
   return p;
 }
@@ -248,6 +248,12 @@ std::size_t memory_estimate(const Mesh& mesh, std::string_view operator_kind, Si
   if (operator_kind == "assembled") {
     // CSR: offsets (8 B per row), per entry a column (4 B) and a value.
     operator_bytes = (n + 1) * sizeof(Size) + static_cast<std::size_t>(stiffness_nnz) * (sizeof(Index) + real_size);
+  } else if (operator_kind == "block_csr") {
+    // Nodal-block CSR: offsets (8 B per node), a column (4 B) per dim x dim block, the values.
+    const auto d = static_cast<std::size_t>(mesh.dim());
+    operator_bytes = (static_cast<std::size_t>(mesh.n_nodes()) + 1) * sizeof(Size) +
+                     static_cast<std::size_t>(stiffness_nnz) / (d * d) * sizeof(Index) +
+                     static_cast<std::size_t>(stiffness_nnz) * real_size;
   } else {
     // Coordinates, connectivity, per element section and colour slot (MatrixFreeOperator::bytes).
     operator_bytes = n * sizeof(double);

@@ -30,7 +30,7 @@ namespace tremor::explicit_fe {
 struct RunOptions {
   // Empty / unset: from the model (see above).
   std::string precision;      // "double" or "float"
-  std::string operator_kind;  // "assembled" or "matrix_free"
+  std::string operator_kind;  // "assembled", "block_csr" or "matrix_free"
   std::string backend;        // "auto", "serial" or "openmp" ("cuda": not yet for this solver)
   std::optional<double> time_step;
   std::optional<double> duration;
@@ -65,7 +65,7 @@ struct Preflight {
 Preflight preflight(const Model& model, const RunOptions& options = {});
 
 // Bytes the explicit solver needs on `mesh`: the stiffness operator ("assembled" with
-// `stiffness_nnz` entries, or "matrix_free") plus the integrator state, with state of `real_size`
+// `stiffness_nnz` entries, "block_csr" with as many in dim x dim blocks, or "matrix_free") plus the integrator state, with state of `real_size`
 // bytes (4 or 8). The one estimate behind the pre-flight and `tremor info`.
 std::size_t memory_estimate(const Mesh& mesh, std::string_view operator_kind, Size stiffness_nnz,
                             std::size_t real_size);

@@ -601,7 +601,7 @@ constexpr std::string_view explicit_keys[] = {"duration", "time_step",     "safe
                                               "backend",  "operator",      "allow_unstable"};
 constexpr std::string_view precisions[] = {"double", "float"};
 constexpr std::string_view backends[] = {"auto", "serial", "openmp", "cuda"};
-constexpr std::string_view operators[] = {"assembled", "matrix_free"};
+constexpr std::string_view operators[] = {"assembled", "block_csr", "matrix_free"};
 
 ExplicitSettings read_explicit(const Table& table) {
   table.only(explicit_keys);

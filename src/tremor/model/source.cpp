@@ -104,8 +104,9 @@ void validate_excitation(const Model& model) {
                  "'; expected \"double\" or \"float\"");
     TREMOR_CHECK(s.backend == "auto" || s.backend == "serial" || s.backend == "openmp" || s.backend == "cuda", at,
                  ": explicit backend '", s.backend, "'; expected \"auto\", \"serial\", \"openmp\" or \"cuda\"");
-    TREMOR_CHECK(s.operator_kind == "assembled" || s.operator_kind == "matrix_free", at, ": explicit operator '",
-                 s.operator_kind, "'; expected \"assembled\" or \"matrix_free\"");
+    TREMOR_CHECK(s.operator_kind == "assembled" || s.operator_kind == "block_csr" || s.operator_kind == "matrix_free",
+                 at, ": explicit operator '", s.operator_kind,
+                 "'; expected \"assembled\", \"block_csr\" or \"matrix_free\"");
   }
 }
 

@@ -64,7 +64,7 @@ struct ExplicitSettings {
   double safety_factor = 0.9;   // in (0, 1]
   std::string precision = "double";        // "double" or "float"
   std::string backend = "auto";            // "auto", "serial", "openmp" or "cuda"
-  std::string operator_kind = "assembled";  // "assembled" or "matrix_free"
+  std::string operator_kind = "assembled";  // "assembled", "block_csr" or "matrix_free"
   bool allow_unstable = false;  // accept a time_step above the stable one
   std::string origin;
 };

@@ -185,6 +185,14 @@ void expect_resume_is_exact(const std::string& precision) {
 TEST(ExplicitCheckpoint, ResumedRunEqualsUninterruptedInDouble) { expect_resume_is_exact("double"); }
 TEST(ExplicitCheckpoint, ResumedRunEqualsUninterruptedInFloat) { expect_resume_is_exact("float"); }
 
+TEST(ExplicitSnapshots, SnapshotNodesOutsideTheMeshAreRefused) {
+  Model model = snapshot_block("double");
+  model.output->snapshot_nodes = {3, 169};  // 13 x 13 nodes: 0..168
+  EXPECT_THROW(explicit_fe::run_explicit(model), Error);
+  model.output->snapshot_nodes = {5, 3};
+  EXPECT_THROW(explicit_fe::run_explicit(model), Error);
+}
+
 TEST(ExplicitCheckpoint, StateOfAnotherModelIsRefused) {
   const Model model = snapshot_block("double");
   SolverState state;

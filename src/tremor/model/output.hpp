@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tremor/core/config.hpp"
+#include "tremor/mesh/mesh.hpp"
 
 namespace tremor {
 
@@ -24,6 +25,10 @@ struct OutputSettings {
   bool snapshots() const { return snapshot_every > 0 || snapshot_interval > 0.0; }
   // Steps between snapshots at time step dt; 0 when none are asked for.
   int snapshot_steps(double dt) const;
+  // Throws tremor::Error (naming origin, else `source`) for negative counts or intervals, a
+  // non-positive flush_seconds, or snapshot nodes outside `mesh` or not ascending and unique.
+  // Called by Model::validate.
+  void check(const Mesh& mesh, const std::string& source) const;
 };
 
 }  // namespace tremor

@@ -1,9 +1,15 @@
 # Runs `tremor run` on a model and exports the result, checking exit statuses, output and files.
-#   cmake -DTREMOR=path/to/tremor -DMODEL=model.toml -DWORK=dir -DMODE=complete|interrupt -P run_scenario.cmake
+#   cmake -DTREMOR=path/to/tremor -DMODEL=model.toml -DWORK=dir -DMODE=complete|interrupt|resume
+#         [-DPRECISION=double|float -DH5_EQUAL=path/to/tremor_h5_equal] -P run_scenario.cmake
 # complete:  the run exits 0 and prints the pre-flight and summary; the result file exists (no
 #            `.partial` left); the export writes a CSV whose header is `time,<id>_ux,<id>_uy`.
 # interrupt: SIGINT after 1 s (`timeout --preserve-status -s INT 1`): exit 130, "incomplete" printed, the result
 #            file exists, and the export warns that its status is incomplete.
+# resume:    (tests/data/cli/snapshots.toml) a whole run; the same run checkpointed every 20 steps
+#            and stopped at step 40 (exit 130, the checkpoint named); resumed with --resume (exit 0,
+#            checkpoint removed); every dataset under /histories and /snapshots of the resumed
+#            file equals the whole run's bit for bit (tremor_h5_equal); a second --resume is
+#            refused; the export writes the positions receiver's CSV with columns p1_ux, ...
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 set(result "${WORK}/result.h5")
@@ -16,7 +22,52 @@ function(check_output all)
   endforeach()
 endfunction()
 
-if(MODE STREQUAL "interrupt")
+if(MODE STREQUAL "resume")
+  set(common --backend serial --check-every 10 --precision ${PRECISION})
+  execute_process(COMMAND "${TREMOR}" run "${MODEL}" -o "${WORK}/whole.h5" ${common}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "whole run: expected exit status 0, got ${rc}\n${out}${err}")
+  endif()
+  check_output("${out}" "snapshots +every 10 steps .*magnitude, velocity")
+  execute_process(COMMAND "${TREMOR}" run "${MODEL}" -o "${result}" ${common} --checkpoint-every 20 --stop-at-step 40
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 130)
+    message(FATAL_ERROR "stopped run: expected exit status 130, got ${rc}\n${out}${err}")
+  endif()
+  check_output("${out}${err}" "checkpoints +every 20 steps" "steps +40 of 80" "result.h5.checkpoint holds the state at step 40")
+  if(NOT EXISTS "${result}.checkpoint")
+    message(FATAL_ERROR "expected ${result}.checkpoint after the stop")
+  endif()
+  execute_process(COMMAND "${TREMOR}" run "${MODEL}" -o "${result}" ${common}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "a fresh run over a checkpoint must be refused\n${out}${err}")
+  endif()
+  check_output("${err}" "result.h5.checkpoint exists.*--resume")
+  execute_process(COMMAND "${TREMOR}" run "${MODEL}" -o "${result}" ${common} --resume
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "resumed run: expected exit status 0, got ${rc}\n${out}${err}")
+  endif()
+  check_output("${out}" "resuming +from step 40 of 80" "steps +80 of 80" "result.h5 \\(complete\\)")
+  if(EXISTS "${result}.checkpoint")
+    message(FATAL_ERROR "the checkpoint of a complete run must be removed")
+  endif()
+  # 8 snapshots (steps 0..70) x 3 fields + their times; probe: 4 datasets; points: 5.
+  execute_process(COMMAND "${H5_EQUAL}" "${WORK}/whole.h5" "${result}" /histories /snapshots
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "the resumed file differs from the whole run's:\n${out}${err}")
+  endif()
+  check_output("${out}" "equal: 34 datasets")
+  execute_process(COMMAND "${TREMOR}" run "${MODEL}" -o "${result}" ${common} --resume
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "a resume without a checkpoint must be refused\n${out}${err}")
+  endif()
+  check_output("${err}" "result.h5.checkpoint: no such checkpoint")
+elseif(MODE STREQUAL "interrupt")
   # -k: should the interrupt be ignored, kill it after 30 s more so the test fails instead of hanging.
   execute_process(COMMAND timeout --preserve-status -k 30 -s INT 1 "${TREMOR}" run "${MODEL}" -o "${result}" --backend serial
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -42,6 +93,13 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "export: expected exit status 0, got ${rc}\n${out}${err}")
 endif()
 check_output("${out}" "wrote .*probe\\.csv")
+if(MODE STREQUAL "resume")
+  check_output("${out}" "wrote .*points\\.csv")
+  file(STRINGS "${WORK}/csv/points.csv" header LIMIT_COUNT 1)
+  if(NOT header STREQUAL "time,p1_ux,p1_uy,p1_vx,p1_vy,p2_ux,p2_uy,p2_vx,p2_vy")
+    message(FATAL_ERROR "unexpected CSV header of the positions receiver '${header}'")
+  endif()
+endif()
 if(MODE STREQUAL "interrupt")
   check_output("${err}" "status is 'incomplete'")
 else()

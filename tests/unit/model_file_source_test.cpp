@@ -345,6 +345,53 @@ TEST_F(ModelFileSource, ReceiverErrors) {
                {"[[receiver]] #2 'a': receiver 'a' is already defined at line 12"});
 }
 
+TEST_F(ModelFileSource, Output) {
+  EXPECT_FALSE(parse(plate).output.has_value());
+  const Model defaults = parse(plate + "[output]\nflush_seconds = 2\n");
+  ASSERT_TRUE(defaults.output.has_value());
+  EXPECT_FALSE(defaults.output->snapshots());
+  EXPECT_EQ(defaults.output->flush_seconds, 2.0);
+  EXPECT_EQ(defaults.output->origin, "m.toml:11");
+
+  const Model every = parse(plate + "[output]\nsnapshot_every = 25\nsnapshot_fields = [\"magnitude\", \"velocity\"]\n"
+                                    "snapshot_node_set = \"xmax\"\n");
+  const OutputSettings& output = *every.output;
+  EXPECT_EQ(output.snapshot_every, 25);
+  EXPECT_EQ(output.snapshot_steps(1e-7), 25);
+  EXPECT_TRUE(output.magnitude);
+  EXPECT_TRUE(output.velocity);
+  EXPECT_EQ(output.flush_seconds, 5.0);
+  EXPECT_EQ(output.snapshot_node_set, "xmax");
+  // The right edge of the 5 x 3 node grid: indices 4, 9, 14, ascending.
+  EXPECT_EQ(output.snapshot_nodes, (std::vector<Index>{4, 9, 14}));
+
+  // An interval becomes a whole number of steps: 1 us / 0.3 us rounds to 3; never fewer than 1.
+  const Model interval = parse(plate + "[output]\nsnapshot_interval = 1e-6\n");
+  EXPECT_EQ(interval.output->snapshot_steps(0.3e-6), 3);
+  EXPECT_EQ(interval.output->snapshot_steps(5e-6), 1);
+  EXPECT_FALSE(interval.output->magnitude);
+  EXPECT_TRUE(interval.output->snapshot_nodes.empty());
+}
+
+TEST_F(ModelFileSource, OutputErrors) {
+  const std::string o = plate + "[output]\n";  // keys from line 12
+  expect_error(o + "snapshot_every = 0\n", 12, {"[output]: 'snapshot_every' is 0; expected a number of steps"});
+  expect_error(o + "snapshot_every = 2.5\n", 12, {"'snapshot_every' must be an integer"});
+  expect_error(o + "snapshot_every = 2\nsnapshot_interval = 1e-6\n", 13, {"not both"});
+  expect_error(o + "snapshot_interval = -1\n", 12, {"'snapshot_interval' is -1; expected a non-negative number"});
+  expect_error(o + "snapshot_interval = 0\n", 12, {"'snapshot_interval' is 0"});
+  expect_error(o + "snapshot_fields = [\"velocity\"]\n", 12, {"'snapshot_fields' needs 'snapshot_every'"});
+  expect_error(o + "snapshot_every = 2\nsnapshot_fields = [\"magnitud\"]\n", 13,
+               {"no snapshot field 'magnitud' (did you mean 'magnitude'?)"});
+  expect_error(o + "snapshot_every = 2\nsnapshot_fields = [\"velocity\", \"velocity\"]\n", 13,
+               {"'snapshot_fields' lists 'velocity' twice"});
+  expect_error(o + "snapshot_every = 2\nsnapshot_fields = []\n", 13, {"'snapshot_fields' must be an array such as"});
+  expect_error(o + "snapshot_every = 2\nsnapshot_node_set = \"xmx\"\n", 13,
+               {"no node set named 'xmx' (did you mean 'xmax'?)"});
+  expect_error(o + "flush_seconds = 0\n", 12, {"'flush_seconds' is 0; expected a positive number"});
+  expect_error(o + "snapshots = 1\n", 12, {"[output]: unknown key 'snapshots'"});
+}
+
 TEST_F(ModelFileSource, NearestNode) {
   // Nodes of a 4 x 2 grid of 0.05 m cells: index = 5 * row + column.
   const Mesh mesh = generate_rectangle({0.0, 0.0}, {0.2, 0.1}, {4, 2}, ElementType::Quad4);

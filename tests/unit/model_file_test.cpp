@@ -280,12 +280,12 @@ TEST_F(ModelFile, DefaultSectionAndDefaults) {
 }
 
 TEST_F(ModelFile, ReservedTablesWarnWithTheirLine) {
-  const Model model = parse(box_mesh + steel + "\n[sem]\norder = 4\n\n[[output]]\nname = \"r\"\n");
+  const Model model = parse(box_mesh + steel + "\n[sem]\norder = 4\n\n[[bem]]\nname = \"r\"\n");
   EXPECT_EQ(model.materials.size(), 1u);
   const auto warnings = log::take_warnings();
   ASSERT_EQ(warnings.size(), 2u);
   EXPECT_NE(warnings[0].find("m.toml:12: [sem] is reserved"), std::string::npos) << warnings[0];
-  EXPECT_NE(warnings[1].find("m.toml:15: [output] is reserved"), std::string::npos) << warnings[1];
+  EXPECT_NE(warnings[1].find("m.toml:15: [bem] is reserved"), std::string::npos) << warnings[1];
 }
 
 TEST_F(ModelFile, SyntaxAndTopLevelErrors) {

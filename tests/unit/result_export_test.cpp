@@ -141,6 +141,34 @@ TEST_F(ResultExportTest, IncompleteRunExportsWhatWasWritten) {
   EXPECT_EQ(csv.rows, (std::vector<std::vector<double>>{{0.0, 1.0, 2.0}, {1.0, 3.0, 4.0}}));
 }
 
+TEST_F(ResultExportTest, HistoryAtPositionsHasNumberedColumns) {
+  Model model;
+  model.mesh = generate_rectangle({0.0, 0.0}, {1.0, 1.0}, {2, 2}, ElementType::Quad4);
+  const fs::path result_path = folder_ / "positions.h5";
+  {
+    io::ResultFile result = io::ResultFile::create(result_path, model, io::RunMetadata{});
+    const std::vector<double> positions{0.25, 0.25, 0.7, 0.9};
+    const std::vector<Index> elements{0, 3};
+    const std::array<Quantity, 2> quantities{Quantity::Displacement, Quantity::Acceleration};
+    const int id = result.add_position_history("points", positions, elements, quantities);
+    const std::vector<double> times{0.0, 0.5};
+    std::vector<double> values;
+    for (int v = 0; v < 16; ++v) values.push_back(v / 3.0);  // not short binary fractions
+    result.append_samples(id, times, values);
+    result.finish("complete");
+  }
+  const io::ExportSummary summary = io::export_histories(result_path, folder_ / "csv");
+  ASSERT_EQ(summary.files.size(), 1u);
+  const Csv csv = read_csv(folder_ / "csv" / "points.csv");
+  EXPECT_EQ(csv.header, (std::vector<std::string>{"time", "p1_ux", "p1_uy", "p1_ax", "p1_ay", "p2_ux", "p2_uy",
+                                                  "p2_ax", "p2_ay"}));
+  ASSERT_EQ(csv.rows.size(), 2u);
+  // %.17g reads back to the same double.
+  for (std::size_t s = 0; s < 2; ++s)
+    for (std::size_t v = 0; v < 8; ++v) EXPECT_EQ(csv.rows[s][v + 1], static_cast<double>(s * 8 + v) / 3.0);
+  EXPECT_EQ(io::position_columns(1, {"velocity"}, 3), (std::vector<std::string>{"p1_vx", "p1_vy", "p1_vz"}));
+}
+
 TEST_F(ResultExportTest, ErrorsNameTheFile) {
   const fs::path missing = folder_ / "missing.h5";
   try {

@@ -559,6 +559,120 @@ TEST_F(ResultFileTest, MissingFolderIsNamed) {
   }
 }
 
+TEST_F(ResultFileTest, HistoryAtPositionsStoresCoordinatesAndElements) {
+  Model model = quad_model();
+  model.mesh.blocks[0].labels[5] = 905;  // element labels are carried through
+  const fs::path path = folder_ / "positions.h5";
+  const std::vector<double> positions{0.25, 0.25, 1.3, 0.6};
+  const std::vector<Index> elements{0, 5};
+  const std::array<Quantity, 2> quantities{Quantity::Displacement, Quantity::Velocity};
+  std::vector<double> times, values;
+  {
+    ResultFile result = ResultFile::create(path, model, metadata());
+    const int id = result.add_position_history("probe", positions, elements, quantities);
+    samples(0, 3, 2, 2, 2, times, values);
+    result.append_samples(id, times, values);
+    EXPECT_EQ(result.n_samples(id), 3);
+    EXPECT_EQ(result.history_id("probe"), id);
+    EXPECT_THROW(result.history_id("nothing"), Error);
+    const std::vector<Index> outside{0, 99};
+    EXPECT_THROW(result.add_position_history("bad", positions, outside, quantities), Error);
+    const std::vector<double> short_positions{0.25, 0.25, 1.3};
+    EXPECT_THROW(result.add_position_history("bad", short_positions, elements, quantities), Error);
+    result.finish("complete");
+  }
+  const File file(path);
+  EXPECT_EQ(file.doubles("/histories/probe/positions"), positions);
+  EXPECT_EQ(file.dims("/histories/probe/positions"), (std::vector<hsize_t>{2, 2}));
+  EXPECT_EQ(file.ints("/histories/probe/element_indices"), (std::vector<int>{0, 5}));
+  EXPECT_EQ(file.longs("/histories/probe/element_labels"), (std::vector<long long>{1, 905}));
+  EXPECT_FALSE(file.exists("/histories/probe/node_labels"));
+  EXPECT_EQ(file.dims("/histories/probe/values"), (std::vector<hsize_t>{3, 2, 2, 2}));
+  EXPECT_EQ(file.doubles("/histories/probe/values"), values);
+}
+
+// An interrupted run's file, continued from a checkpoint that counted 3 samples and 2 snapshots:
+// what was written after them is dropped, and the continuation follows on as if never stopped.
+TEST_F(ResultFileTest, ReopenTruncatesToTheCheckpointAndContinues) {
+  const Model model = quad_model();
+  const fs::path path = folder_ / "resumed.h5";
+  const std::size_t dim = 2, n_nodes = static_cast<std::size_t>(model.mesh.n_nodes());
+  const std::vector<Index> nodes{2, 4};
+  const std::array<Quantity, 1> quantities{Quantity::Displacement};
+  const io::SnapshotOptions options{{}, true, false};
+  std::vector<double> times, values;
+  {
+    ResultFile result = ResultFile::create(path, model, metadata(), options);
+    const int id = result.add_history("probe", nodes, quantities);
+    samples(0, 5, 2, 1, dim, times, values);
+    result.append_samples(id, times, values);
+    for (int s = 0; s < 4; ++s) result.write_snapshot(1e-6 * s, field(n_nodes * dim, s + 1.0));
+    result.finish("incomplete");  // as on SIGINT: renamed to the final path
+  }
+  ASSERT_TRUE(fs::exists(path));
+  {
+    ResultFile result = ResultFile::reopen(path, model, metadata(), options, {{"probe", 3}}, 2);
+    EXPECT_FALSE(fs::exists(path));  // back to `.partial` until finished
+    EXPECT_TRUE(fs::exists(result.partial_path()));
+    const int id = result.history_id("probe");
+    EXPECT_EQ(result.n_samples(id), 3);
+    EXPECT_EQ(result.n_snapshots(), 2);
+    samples(3, 3, 2, 1, dim, times, values);
+    result.append_samples(id, times, values);
+    result.write_snapshot(2e-6, field(n_nodes * dim, 30.0));
+    result.finish("complete");
+  }
+  const File file(path);
+  EXPECT_EQ(file.string("/metadata", "status"), "complete");
+  samples(0, 6, 2, 1, dim, times, values);
+  EXPECT_EQ(file.doubles("/histories/probe/time"), times);
+  EXPECT_EQ(file.doubles("/histories/probe/values"), values);
+  EXPECT_EQ(file.doubles("/snapshots/time"), (std::vector<double>{0.0, 1e-6, 2e-6}));
+  EXPECT_EQ(file.doubles("/snapshots/displacement/000001"), field(n_nodes * dim, 2.0));
+  EXPECT_EQ(file.doubles("/snapshots/displacement/000002"), field(n_nodes * dim, 30.0));
+  EXPECT_FALSE(file.exists("/snapshots/displacement/000003"));
+  EXPECT_FALSE(file.exists("/snapshots/magnitude/000003"));
+  EXPECT_EQ(file.dims("/snapshots/magnitude/000002"), (std::vector<hsize_t>{n_nodes}));
+  const Xdmf xdmf = parse_xdmf(read_text(fs::path(path).replace_extension(".xmf")));
+  EXPECT_EQ(xdmf.times, (std::vector<double>{0.0, 1e-6, 2e-6}));
+  expect_references_valid(xdmf, path);
+}
+
+TEST_F(ResultFileTest, ReopenRefusesWhatTheFileCannotHold) {
+  const Model model = quad_model();
+  const fs::path path = folder_ / "short.h5";
+  const std::vector<Index> nodes{2};
+  const std::array<Quantity, 1> quantities{Quantity::Displacement};
+  std::vector<double> times, values;
+  {
+    ResultFile result = ResultFile::create(path, model, metadata());
+    const int id = result.add_history("probe", nodes, quantities);
+    samples(0, 2, 1, 1, 2, times, values);
+    result.append_samples(id, times, values);
+    result.flush();
+  }  // finished as incomplete
+  const auto expect_error = [&](const std::map<std::string, std::int64_t>& counts, std::int64_t snapshots,
+                                const io::SnapshotOptions& options, const std::string& piece) {
+    try {
+      ResultFile::reopen(path, model, metadata(), options, counts, snapshots);
+      FAIL() << "expected an error about " << piece;
+    } catch (const Error& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find("short.h5"), std::string::npos) << message;
+      EXPECT_NE(message.find(piece), std::string::npos) << message;
+    }
+  };
+  expect_error({{"probe", 5}}, 0, {}, "history 'probe' holds 2 samples, fewer than the 5 the checkpoint counted");
+  expect_error({{"probe", 1}}, 1, {}, "holds 0 snapshots, fewer than the 1");
+  expect_error({{"probe", 1}, {"other", 0}}, 0, {}, "history 'other', which the file lacks");
+  expect_error({}, 0, {}, "history 'probe' is not in the checkpoint");
+  expect_error({{"probe", 1}}, 0, io::SnapshotOptions{{}, false, true}, "lack the field 'velocity'");
+  // The first attempt moved the file back to `.partial`, where the next ones found it.
+  EXPECT_TRUE(fs::exists(folder_ / "short.h5.partial"));
+  fs::remove(folder_ / "short.h5.partial");
+  expect_error({{"probe", 1}}, 0, {}, "no result file to continue");
+}
+
 TEST_F(ResultFileTest, UnwritableFolderIsNamed) {
   // /proc refuses new files even to root, so this holds in any CI container.
   const Model model = quad_model();

@@ -5,12 +5,13 @@
 #include <exception>
 
 #include "tremor/cli/commands.hpp"
+#include "tremor/cli/git_commit.hpp"
 #include "tremor/core/error.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"tremor: elastodynamics on CPUs and GPUs"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("tremor ") + TREMOR_VERSION);
+  app.set_version_flag("--version", std::string("tremor ") + TREMOR_VERSION + " (commit " + tremor::cli::git_commit + ")");
   tremor::cli::add_info_command(app);
   tremor::cli::add_run_command(app);
   tremor::cli::add_export_command(app);

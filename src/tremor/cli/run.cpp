@@ -1,7 +1,9 @@
 // `tremor run MODEL [-o RESULT]`: the explicit solver from the command line (docs/running.md).
-// Prints the pre-flight check, runs with a progress display on stderr, writes the histories into
-// one result file (docs/output-format.md) as the run goes, and closes with a summary. SIGINT and
-// SIGTERM stop the run at its next check; the file is then finished as "incomplete".
+// Prints the pre-flight check, runs with a progress display on stderr, writes the histories and
+// snapshots into one result file (docs/output-format.md) as the run goes, and closes with a
+// summary. SIGINT and SIGTERM stop the run at its next check; the file is then finished as
+// "incomplete". With --checkpoint-every N it writes `RESULT.checkpoint` every N steps, which
+// --resume continues from.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -21,11 +23,13 @@
 
 #include "tremor/cli/commands.hpp"
 #include "tremor/cli/format.hpp"
+#include "tremor/cli/git_commit.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/receivers.hpp"
 #include "tremor/explicit/solver.hpp"
+#include "tremor/io/checkpoint_file.hpp"
 #include "tremor/io/load.hpp"
 #include "tremor/io/result_file.hpp"
 
@@ -130,8 +134,10 @@ class Progress {
  public:
   Progress() : tty_(isatty(fileno(stderr)) != 0) {}
 
-  void start(double duration) {
+  // `first_step`: where this session starts (a resumed run's checkpoint), for the rate.
+  void start(double duration, long long first_step) {
     duration_ = duration;
+    first_step_ = first_step;
     started_ = last_shown_ = Clock::now();
   }
 
@@ -147,7 +153,7 @@ class Progress {
       while (next_fraction_ <= fraction) next_fraction_ += 0.1;
     }
     last_shown_ = now;
-    const double rate = elapsed > 0.0 ? static_cast<double>(step) / elapsed : 0.0;
+    const double rate = elapsed > 0.0 ? static_cast<double>(step - first_step_) / elapsed : 0.0;
     const double eta = rate > 0.0 ? static_cast<double>(steps - step) / rate : -1.0;
     char text[256];
     std::snprintf(text, sizeof text, "%5.1f%%  %s steps/s  t = %ss of %ss  ETA %s", 100.0 * fraction,
@@ -176,18 +182,34 @@ class Progress {
   bool drawn_ = false;
   double duration_ = 0.0;
   double next_fraction_ = 0.1;
+  long long first_step_ = 0;
   Clock::time_point started_, last_shown_;
 };
 
-// Sends samples to the result file in chunks as they are recorded, flushes it every few seconds,
-// shows progress and passes on a stop request from a signal.
+// What a checkpoint records of the run besides the solver's state (io::Checkpoint's run fields).
+struct CheckpointPlan {
+  std::filesystem::path path;  // empty: no checkpoints
+  io::Checkpoint run;          // identity and settings; the state is filled at each checkpoint
+  double wall_before = 0.0;    // s of time loop spent by the sessions before this one
+};
+
+// Sends samples to the result file in chunks as they are recorded, writes snapshots and
+// checkpoints, flushes the file every few seconds, shows progress and passes on a stop request
+// from a signal (or from --stop-at-step, which tests use to interrupt a run at a known step).
 class ResultWriter final : public ex::Observer {
  public:
   static constexpr std::size_t chunk_samples = 1024;
-  static constexpr double flush_seconds = 5.0;
 
-  ResultWriter(io::ResultFile& file, std::map<std::string, int> ids, Progress& progress)
-      : file_(file), ids_(std::move(ids)), progress_(progress) {}
+  ResultWriter(io::ResultFile& file, std::map<std::string, int> ids, Progress& progress, double flush_seconds,
+               CheckpointPlan checkpoints, long long first_step, long long stop_at_step)
+      : file_(file),
+        ids_(std::move(ids)),
+        progress_(progress),
+        flush_seconds_(flush_seconds),
+        checkpoints_(std::move(checkpoints)),
+        first_step_(first_step),
+        stop_at_step_(stop_at_step),
+        checkpoint_step_(first_step > 0 ? first_step : -1) {}
 
   void on_start(const ex::Preflight& preflight) override {
     // The solver resolves its settings again before this call; their warnings were shown already.
@@ -196,7 +218,7 @@ class ResultWriter final : public ex::Observer {
     for (const std::string& warning : log::take_warnings())
       if (!shown.count(warning)) std::fprintf(stderr, "warning: %s\n", warning.c_str());
     started_ = last_flush_ = Clock::now();
-    progress_.start(preflight.duration);
+    progress_.start(preflight.duration, first_step_);
   }
 
   void on_sample(const ex::History& history, std::size_t /*sample*/) override {
@@ -206,17 +228,40 @@ class ResultWriter final : public ex::Observer {
     if (history.n_samples() - written_[history.name] >= chunk_samples) append(history, id->second);
   }
 
-  void on_progress(long long step, long long steps, double time) override {
-    progress_.update(step, steps, time);
-    if (std::chrono::duration<double>(Clock::now() - last_flush_).count() >= flush_seconds) {
-      for (const auto& [name, history] : seen_) append(*history, ids_.at(name));
-      file_.set_progress(step, seconds_since(started_));
-      file_.flush();
-      last_flush_ = Clock::now();
-    }
+  void on_snapshot(const ex::Snapshot& snapshot) override {
+    file_.write_snapshot(snapshot.time, snapshot.displacement, snapshot.velocity);
   }
 
-  bool stop_requested() override { return stop_signal != 0; }
+  void on_checkpoint(const ex::SolverState& state) override {
+    if (checkpoints_.path.empty()) return;
+    // The file first: everything up to this step reaches the disk before the checkpoint that
+    // counts it, so a kill between the two leaves a file holding at least what it says.
+    flush(state.step);
+    io::Checkpoint checkpoint = checkpoints_.run;
+    checkpoint.step = state.step;
+    checkpoint.wall_time = wall_time();
+    checkpoint.previous = state.previous;
+    checkpoint.current = state.current;
+    for (const ex::PendingSample& pending : state.receivers)
+      checkpoint.receivers.push_back(io::CheckpointPending{pending.active, pending.step, pending.before, pending.at});
+    checkpoint.snapshot =
+        io::CheckpointPending{state.snapshot.active, state.snapshot.step, state.snapshot.before, state.snapshot.at};
+    checkpoint.history_samples = file_.sample_counts();
+    checkpoint.n_snapshots = file_.n_snapshots();
+    io::write_checkpoint(checkpoints_.path, checkpoint);
+    checkpoint_step_ = state.step;
+  }
+
+  // The step of the newest checkpoint (this session's, or the one it resumed from); -1: none.
+  long long checkpoint_step() const { return checkpoint_step_; }
+
+  void on_progress(long long step, long long steps, double time) override {
+    progress_.update(step, steps, time);
+    last_step_ = step;
+    if (std::chrono::duration<double>(Clock::now() - last_flush_).count() >= flush_seconds_) flush(step);
+  }
+
+  bool stop_requested() override { return stop_signal != 0 || (stop_at_step_ > 0 && last_step_ >= stop_at_step_); }
 
   // The samples not yet in the file, from the histories the run returned.
   void append_rest(const std::vector<ex::History>& histories) {
@@ -227,7 +272,17 @@ class ResultWriter final : public ex::Observer {
     }
   }
 
+  // s of time loop over all sessions of the run (a resumed run adds the earlier ones').
+  double wall_time() const { return checkpoints_.wall_before + seconds_since(started_); }
+
  private:
+  void flush(long long step) {
+    for (const auto& [name, history] : seen_) append(*history, ids_.at(name));
+    file_.set_progress(step, wall_time());
+    file_.flush();
+    last_flush_ = Clock::now();
+  }
+
   void append(const ex::History& history, int id) {
     std::size_t& written = written_[history.name];
     const std::size_t n = history.n_samples();
@@ -241,6 +296,12 @@ class ResultWriter final : public ex::Observer {
   io::ResultFile& file_;
   std::map<std::string, int> ids_;
   Progress& progress_;
+  double flush_seconds_;
+  CheckpointPlan checkpoints_;
+  long long first_step_ = 0;
+  long long stop_at_step_ = 0;
+  long long last_step_ = 0;
+  long long checkpoint_step_ = -1;
   std::map<std::string, std::size_t> written_;
   std::map<std::string, const ex::History*> seen_;
   Clock::time_point started_, last_flush_;
@@ -251,8 +312,18 @@ struct RunArgs {
   double dt = 0.0, duration = 0.0, safety = 0.0;
   bool allow_unstable = false;
   int check_every = 100;
+  long long checkpoint_every = 0;
+  bool resume = false;
+  long long stop_at_step = 0;
   CLI::Option *dt_option = nullptr, *duration_option = nullptr, *safety_option = nullptr;
+  CLI::Option* checkpoint_option = nullptr;
 };
+
+std::filesystem::path checkpoint_path(const std::filesystem::path& result) {
+  std::filesystem::path path = result;
+  path += ".checkpoint";
+  return path;
+}
 
 void run_command(const RunArgs& args) {
   stop_signal = 0;
@@ -286,30 +357,103 @@ void run_command(const RunArgs& args) {
       !args.output.empty() ? std::filesystem::path(args.output)
                            : std::filesystem::path(std::filesystem::path(args.model).stem().string() + ".h5");
   io::RunMetadata metadata;
+  metadata.git_commit = git_commit;
   metadata.model_path = args.model;
   metadata.model_hash = file_hash(args.model);
   metadata.backend = preflight.backend;
   metadata.precision = preflight.precision;
   metadata.time_step = preflight.dt;
 
-  // Histories at nodes go to the file; the format has no place for interpolated positions yet.
+  CheckpointPlan checkpoints;
+  checkpoints.run.model_hash = metadata.model_hash;
+  checkpoints.run.precision = preflight.precision;
+  checkpoints.run.operator_kind = preflight.operator_kind;
+  checkpoints.run.backend = preflight.backend;
+  checkpoints.run.time_step = preflight.dt;
+  checkpoints.run.total_steps = preflight.steps;
+  const std::filesystem::path checkpoint_file = checkpoint_path(output);
+  std::error_code exists_error;
+  io::Checkpoint resumed;
+  if (args.resume) {
+    resumed = io::read_checkpoint(checkpoint_file);
+    const std::vector<std::string> mismatches = io::checkpoint_mismatches(resumed, checkpoints.run);
+    if (!mismatches.empty()) {
+      std::string why;
+      for (const std::string& line : mismatches) why += "\n  " + line;
+      throw Error(str(checkpoint_file.string(), ": cannot resume: the checkpoint is of a different run:", why,
+                      "\nresume with the model and options of that run, or delete the checkpoint to start afresh"));
+    }
+  } else if (std::filesystem::exists(checkpoint_file, exists_error)) {
+    throw Error(str(checkpoint_file.string(), " exists: an earlier run to ", output.string(),
+                    " was interrupted; continue it with --resume, or delete the checkpoint to start afresh"));
+  }
+  options.checkpoint_every = args.checkpoint_option->count() ? args.checkpoint_every
+                             : args.resume                  ? resumed.checkpoint_every
+                                                            : 0;
+  checkpoints.run.checkpoint_every = options.checkpoint_every;
+  if (options.checkpoint_every > 0) checkpoints.path = checkpoint_file;
+  checkpoints.wall_before = args.resume ? resumed.wall_time : 0.0;
+
+  io::SnapshotOptions snapshot_options;
+  if (model.output && preflight.snapshot_every > 0) {
+    snapshot_options.nodes = model.output->snapshot_nodes;
+    snapshot_options.magnitude = model.output->magnitude;
+    snapshot_options.velocity = model.output->velocity;
+    const std::size_t n_nodes = snapshot_options.nodes.empty() ? static_cast<std::size_t>(model.mesh.n_nodes())
+                                                               : snapshot_options.nodes.size();
+    std::printf("  snapshots       every %s steps (%ss), %s nodes%s%s\n", group_digits(preflight.snapshot_every).c_str(),
+                si(preflight.snapshot_every * preflight.dt).c_str(), group_digits(static_cast<long long>(n_nodes)).c_str(),
+                snapshot_options.magnitude ? ", magnitude" : "", snapshot_options.velocity ? ", velocity" : "");
+  }
+  if (options.checkpoint_every > 0)
+    std::printf("  checkpoints     every %s steps to %s\n", group_digits(options.checkpoint_every).c_str(),
+                checkpoint_file.string().c_str());
+  if (args.resume)
+    std::printf("  resuming        from step %s of %s (%s)\n", group_digits(resumed.step).c_str(),
+                group_digits(preflight.steps).c_str(), checkpoint_file.string().c_str());
+  std::fflush(stdout);
+
+  // Histories at nodes and at positions; a resumed run reopens the file the checkpoint counted.
+  const std::vector<ex::History> histories = ex::make_histories(model, preflight.dt);
   std::map<std::string, int> ids;
-  io::ResultFile file = io::ResultFile::create(output, model, metadata);
-  for (const ex::History& history : ex::make_histories(model, preflight.dt)) {
-    if (history.nodes.empty()) {
-      std::fprintf(stderr,
-                   "warning: %s: receiver '%s' records at positions, which the result file cannot hold yet; "
-                   "it is not written\n",
-                   history.origin.c_str(), history.name.c_str());
+  io::ResultFile file = args.resume ? io::ResultFile::reopen(output, model, metadata, snapshot_options,
+                                                             resumed.history_samples, resumed.n_snapshots)
+                                    : io::ResultFile::create(output, model, metadata, snapshot_options);
+  for (const ex::History& history : histories) {
+    if (args.resume) {
+      ids[history.name] = file.history_id(history.name);
       continue;
     }
     std::vector<io::Quantity> quantities;
     for (const ex::Quantity q : history.quantities) quantities.push_back(to_io(q));
-    ids[history.name] = file.add_history(history.name, history.nodes, quantities);
+    if (!history.nodes.empty()) {
+      ids[history.name] = file.add_history(history.name, history.nodes, quantities);
+      continue;
+    }
+    std::vector<double> positions;
+    std::vector<Index> elements;
+    for (std::size_t p = 0; p < history.positions.size(); ++p) {
+      positions.insert(positions.end(), history.positions[p].begin(), history.positions[p].begin() + history.dim);
+      elements.push_back(history.locations[p].element);
+    }
+    ids[history.name] = file.add_position_history(history.name, positions, elements, quantities);
+  }
+  ex::SolverState state;
+  if (args.resume) {
+    state.step = resumed.step;
+    state.previous = std::move(resumed.previous);
+    state.current = std::move(resumed.current);
+    for (io::CheckpointPending& pending : resumed.receivers)
+      state.receivers.push_back(
+          ex::PendingSample{pending.active, pending.step, std::move(pending.before), std::move(pending.at)});
+    state.snapshot = ex::PendingSample{resumed.snapshot.active, resumed.snapshot.step,
+                                       std::move(resumed.snapshot.before), std::move(resumed.snapshot.at)};
+    options.resume = &state;
   }
 
   Progress progress;
-  ResultWriter writer(file, ids, progress);
+  const double flush_seconds = model.output ? model.output->flush_seconds : 5.0;
+  ResultWriter writer(file, ids, progress, flush_seconds, checkpoints, state.step, args.stop_at_step);
   ex::ExplicitRun run;
   log::set_quiet(true);  // until on_start: the solver's settings warnings were printed above
   try {
@@ -330,7 +474,10 @@ void run_command(const RunArgs& args) {
     case ex::RunStatus::NonFinite: status = "failed: " + run.message; break;
     case ex::RunStatus::Stopped: status = "incomplete"; break;
   }
-  file.finish(status, run.steps, run.wall_seconds);
+  file.finish(status, run.steps, writer.wall_time());
+  // A complete run needs its checkpoint no more; a stopped or failed one keeps it for --resume.
+  std::error_code remove_error;
+  if (run.status == ex::RunStatus::Completed) std::filesystem::remove(checkpoint_file, remove_error);
 
   std::printf("summary\n");
   std::printf("  DOF             %s\n", group_digits(run.preflight.n_dofs).c_str());
@@ -346,6 +493,9 @@ void run_command(const RunArgs& args) {
     const int signal = static_cast<int>(stop_signal);
     std::fprintf(stderr, "interrupted by %s: %s; %s holds the histories up to there (status incomplete)\n",
                  signal == SIGTERM ? "SIGTERM" : "SIGINT", run.message.c_str(), file.path().string().c_str());
+    if (writer.checkpoint_step() >= 0)
+      std::fprintf(stderr, "%s holds the state at step %s: continue the run with --resume\n",
+                   checkpoint_file.string().c_str(), group_digits(writer.checkpoint_step()).c_str());
     throw ExitStatus{128 + (signal != 0 ? signal : SIGINT)};
   }
   if (run.status == ex::RunStatus::NonFinite) {
@@ -379,6 +529,14 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--check-every", args->check_every,
                   "steps between NaN/Inf checks, progress updates and interruption checks (default 100)")
       ->check(CLI::PositiveNumber);
+  args->checkpoint_option =
+      cmd->add_option("--checkpoint-every", args->checkpoint_every,
+                      "write the solver state to RESULT.checkpoint every N steps, for --resume")
+          ->check(CLI::PositiveNumber);
+  cmd->add_flag("--resume", args->resume, "continue the interrupted run to RESULT from RESULT.checkpoint");
+  // Stops the run as SIGINT would at the first check at or after step N: lets the tests interrupt
+  // a run at a known step. Not shown in the help.
+  cmd->add_option("--stop-at-step", args->stop_at_step, "")->check(CLI::PositiveNumber)->group("");
   cmd->callback([args] { run_command(*args); });
 }
 

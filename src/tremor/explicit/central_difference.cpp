@@ -98,6 +98,12 @@ void CentralDifference<Real>::set_state(std::span<const Real> previous, std::spa
 }
 
 template <class Real>
+void CentralDifference<Real>::get_state(std::vector<Real>& previous, std::vector<Real>& current) const {
+  previous = prev_.to_host();
+  current = curr_.to_host();
+}
+
+template <class Real>
 void CentralDifference<Real>::set_initial_conditions(std::span<const Real> u0, std::span<const Real> v0) {
   TREMOR_CHECK(static_cast<Index>(u0.size()) == n_ && static_cast<Index>(v0.size()) == n_, "initial conditions of ",
                u0.size(), " and ", v0.size(), " entries for ", n_, " DOFs");

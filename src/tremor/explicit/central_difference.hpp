@@ -46,6 +46,8 @@ class CentralDifference {
   View<const Real> previous_displacement() const { return prev_.view(); }
   // Sets the state (a restart) from host values: both time levels and the step count.
   void set_state(std::span<const Real> previous, std::span<const Real> current, long long steps);
+  // Copies both time levels to the host (a checkpoint; with step_count(), what set_state takes).
+  void get_state(std::vector<Real>& previous, std::vector<Real>& current) const;
   // Starts at time 0 from displacement u0 and velocity v0 (host values, no load at t = 0): U_curr =
   // u0 and U_prev = u0 - dt v0 + dt^2/2 a0 with a0 = -M^-1 K u0, the Taylor start that keeps the
   // scheme second order (U_prev = u0 would leave an O(dt) error in the velocity). Held DOFs stay 0.

@@ -353,6 +353,19 @@ void Recorder<Real>::record(long long step, View<const Real> previous, View<cons
   }
 }
 
+template <class Real>
+void Recorder<Real>::restore_pending(std::vector<PendingSample> pending) {
+  TREMOR_CHECK(pending.size() == histories_.size(), "checkpoint holds ", pending.size(),
+               " pending receiver samples; the model has ", histories_.size(), " histories");
+  for (std::size_t h = 0; h < pending.size(); ++h) {
+    const std::size_t size = static_cast<std::size_t>(histories_[h].n_points()) * static_cast<std::size_t>(dim_);
+    TREMOR_CHECK(!pending[h].active || (pending[h].before.size() == size && pending[h].at.size() == size),
+                 "checkpoint: pending sample of history '", histories_[h].name, "' has ", pending[h].at.size(),
+                 " values; expected ", size);
+  }
+  pending_ = std::move(pending);
+}
+
 template class Recorder<float>;
 template class Recorder<double>;
 

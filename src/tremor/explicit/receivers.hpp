@@ -77,6 +77,14 @@ struct History {
 // dt) steps, at least 1).
 std::vector<History> make_histories(const Model& model, double dt);
 
+// A sample that waits for u_k+1 (velocity, acceleration, a velocity snapshot): its step k and the
+// values u_k-1, u_k it needs, [point][component]. Part of a checkpoint (SolverState).
+struct PendingSample {
+  bool active = false;
+  long long step = 0;
+  std::vector<double> before, at;
+};
+
 // Records histories from the integrator's two time levels. Gathers the receiver DOFs in the
 // Exec's memory (one small kernel and copy on a recording step), evaluates on the host in double.
 template <class Real>
@@ -93,12 +101,14 @@ class Recorder {
   const std::vector<History>& histories() const { return histories_; }
   std::vector<History> take_histories() { return std::move(histories_); }
 
+  // The samples waiting for the next step, one per history: what a restart needs besides the
+  // integrator's state, since the histories' samples so far are written out already.
+  const std::vector<PendingSample>& pending() const { return pending_; }
+  // Restores pending() from a checkpoint (one per history; throws on a count or size mismatch).
+  void restore_pending(std::vector<PendingSample> pending);
+
  private:
-  struct Pending {
-    bool active = false;
-    long long step = 0;
-    std::vector<double> before, at;  // u_k-1 and u_k at the points, [point][component]
-  };
+  using Pending = PendingSample;
   void gather(View<const Real> field, std::vector<double>& out);  // per gathered DOF
   void interpolate(const History& history, std::size_t h, const std::vector<double>& gathered,
                    std::vector<double>& out) const;

@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "tremor/backend/forall.hpp"
 #include "tremor/backend/reduce.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
@@ -103,6 +104,8 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   // Steps to reach the duration; 1e-9 absorbs rounding of a duration that is a multiple of dt.
   p.steps = static_cast<long long>(std::ceil(p.duration / p.dt * (1.0 - 1e-9)));
   p.steps = std::max(p.steps, 1LL);
+  TREMOR_CHECK(options.checkpoint_every >= 0, "checkpoint_every must not be negative, got ", options.checkpoint_every);
+  p.snapshot_every = model.output ? model.output->snapshot_steps(p.dt) : 0;
 
   const Loading loading(model);
   p.highest_frequency = loading.highest_frequency();
@@ -122,6 +125,84 @@ Preflight resolve(const Model& model, const RunOptions& options) {
                 brief(p.largest_element), " m); linear elements need about 10 or more"));
   return p;
 }
+
+// out[k] = field[dofs[k]] (a free function: nvcc allows no device lambda in a member function).
+template <class Real>
+void gather_snapshot(const Exec& exec, View<const Real> field, View<const Index> dofs, View<Real> out) {
+  forall(exec, dofs.size, [=] TREMOR_LAMBDA(Index k) { out[k] = field[dofs[k]]; });
+}
+
+// Takes the snapshots of the model's [output]: gathers the snapshot nodes' DOFs in the Exec's
+// memory, copies them to the host and passes them on. With velocity, the snapshot of step k waits
+// in `pending` for u_k+1 (the receivers' central difference, receivers.hpp).
+template <class Real>
+class SnapshotTaker {
+ public:
+  SnapshotTaker(const Exec& exec, const Model& model, int every, double dt)
+      : exec_(exec), every_(every), dt_(dt), velocity_(model.output && model.output->velocity) {
+    if (every_ <= 0) return;
+    const int dim = model.mesh.dim();
+    std::vector<Index> dofs;
+    const auto add = [&](Index node) {
+      for (int c = 0; c < dim; ++c) dofs.push_back(node * dim + c);
+    };
+    if (model.output->snapshot_nodes.empty())
+      for (Index node = 0; node < model.mesh.n_nodes(); ++node) add(node);
+    else
+      for (Index node : model.output->snapshot_nodes) add(node);
+    dofs_ = DeviceArray<Index>(exec_, std::span<const Index>(dofs));
+    gathered_ = DeviceArray<Real>(exec_, static_cast<Index>(dofs.size()));
+  }
+
+  // After the initial conditions (step 0) and after every step.
+  void take(long long step, View<const Real> previous, View<const Real> current, Observer* observer) {
+    if (every_ <= 0 || !observer) return;
+    const bool due = step % every_ == 0;
+    if (!due && !pending.active) return;
+    std::vector<double> at = gather(current);
+    if (!velocity_) {
+      observer->on_snapshot(Snapshot{step, static_cast<double>(step) * dt_, at, {}});
+      return;
+    }
+    if (pending.active && pending.step + 1 == step) {
+      std::vector<double> velocity(at.size());
+      const double inv_2dt = 0.5 / dt_;
+      for (std::size_t i = 0; i < at.size(); ++i) velocity[i] = (at[i] - pending.before[i]) * inv_2dt;
+      observer->on_snapshot(Snapshot{pending.step, static_cast<double>(pending.step) * dt_, pending.at, velocity});
+      pending.active = false;
+    }
+    if (due) {
+      pending.active = true;
+      pending.step = step;
+      pending.before = gather(previous);
+      pending.at = std::move(at);
+    }
+  }
+
+  void restore(PendingSample state) {
+    const auto size = static_cast<std::size_t>(dofs_.size());
+    TREMOR_CHECK(!state.active || (velocity_ && state.before.size() == size && state.at.size() == size),
+                 "checkpoint: the pending snapshot has ", state.at.size(), " values; expected ", size,
+                 velocity_ ? "" : " (and none, as snapshots record no velocity)");
+    pending = std::move(state);
+  }
+
+  PendingSample pending;
+
+ private:
+  std::vector<double> gather(View<const Real> field) {
+    gather_snapshot<Real>(exec_, field, std::as_const(dofs_).view(), gathered_.view());
+    const std::vector<Real> host = gathered_.to_host();
+    return std::vector<double>(host.begin(), host.end());
+  }
+
+  Exec exec_;
+  int every_ = 0;
+  double dt_ = 0.0;
+  bool velocity_ = false;
+  DeviceArray<Index> dofs_;
+  DeviceArray<Real> gathered_;
+};
 
 // Integrator state: 3 time levels + K u + 4 diagonal coefficients in Real, the mass in double;
 // the force vector in Real.
@@ -171,18 +252,41 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   typename Recorder<Real>::Callback on_sample;
   if (observer)
     on_sample = [observer](const History& history, std::size_t sample) { observer->on_sample(history, sample); };
-  recorder.record(0, scheme.previous_displacement(), scheme.displacement(), on_sample);
+  SnapshotTaker<Real> snapshots(exec, model, preflight.snapshot_every, dt);
+  long long step = 0;
+  if (options.resume) {
+    // Continue from a checkpoint: its state replaces the start from rest; the samples up to its
+    // step were passed on by the run that wrote it.
+    const SolverState& state = *options.resume;
+    const auto n_dofs = static_cast<std::size_t>(preflight.n_dofs);
+    TREMOR_CHECK(state.previous.size() == n_dofs && state.current.size() == n_dofs, "checkpoint holds ",
+                 state.current.size(), " DOFs; the model has ", n_dofs);
+    TREMOR_CHECK(state.step >= 0 && state.step <= preflight.steps, "checkpoint at step ", state.step,
+                 " lies outside the run's ", preflight.steps, " steps");
+    const std::vector<Real> previous(state.previous.begin(), state.previous.end());
+    const std::vector<Real> current(state.current.begin(), state.current.end());
+    scheme.set_state(previous, current, state.step);
+    recorder.restore_pending(state.receivers);
+    snapshots.restore(state.snapshot);
+    step = state.step;
+  } else {
+    recorder.record(0, scheme.previous_displacement(), scheme.displacement(), on_sample);
+    snapshots.take(0, scheme.previous_displacement(), scheme.displacement(), observer);
+  }
 
   const auto loop_started = std::chrono::steady_clock::now();
   const Index n = preflight.n_dofs;
-  long long step = 0;
+  const long long checkpoint_every = observer ? options.checkpoint_every : 0;
+  const long long first_step = step;
   while (step < preflight.steps) {
     force.update(static_cast<double>(step) * dt);  // F at t_n drives u_n+1 (Eq. 4)
     prescribe(static_cast<double>(step + 1) * dt);
     scheme.step(force.view(), prescribed_dofs, prescribed_real);
     ++step;
     recorder.record(step, scheme.previous_displacement(), scheme.displacement(), on_sample);
-    if (step % options.check_every != 0 && step != preflight.steps) continue;
+    snapshots.take(step, scheme.previous_displacement(), scheme.displacement(), observer);
+    const bool checkpoint = checkpoint_every > 0 && step % checkpoint_every == 0 && step < preflight.steps;
+    if (step % options.check_every != 0 && step != preflight.steps && !checkpoint) continue;
     const View<const Real> u = scheme.displacement();
     const double bad = sum<double>(exec, n, [=] TREMOR_LAMBDA(Index i) {
       return std::isfinite(static_cast<double>(u[i])) ? 0.0 : 1.0;
@@ -209,6 +313,17 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
                         " s, or the loads, are the usual causes");
       break;
     }
+    if (checkpoint) {
+      SolverState state;
+      state.step = step;
+      std::vector<Real> previous, current;
+      scheme.get_state(previous, current);
+      state.previous.assign(previous.begin(), previous.end());
+      state.current.assign(current.begin(), current.end());
+      state.receivers = recorder.pending();
+      state.snapshot = snapshots.pending;
+      observer->on_checkpoint(state);
+    }
     if (observer) observer->on_progress(step, preflight.steps, static_cast<double>(step) * dt);
     if (observer && step < preflight.steps && observer->stop_requested()) {
       run.status = RunStatus::Stopped;
@@ -223,7 +338,7 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   run.wall_seconds = std::chrono::duration<double>(finished - started).count();
   const double loop_seconds = std::chrono::duration<double>(finished - loop_started).count();
   run.dof_steps_per_second =
-      loop_seconds > 0.0 ? static_cast<double>(n) * static_cast<double>(step) / loop_seconds : 0.0;
+      loop_seconds > 0.0 ? static_cast<double>(n) * static_cast<double>(step - first_step) / loop_seconds : 0.0;
   run.preflight = std::move(preflight);
   run.histories = recorder.take_histories();
   return run;

@@ -5,6 +5,15 @@
 // (receivers.hpp), picks the time step, and steps the central-difference scheme, checking the
 // state for NaN/Inf every few steps.
 //
+// Snapshots (the model's [output], model/output.hpp) go to Observer::on_snapshot at step 0 and
+// every n-th step. Their velocity is the central difference of the receivers (receivers.hpp),
+// v_k = (u_k+1 - u_k-1) / (2 dt), so a snapshot with velocity is passed on one step later, once
+// u_k+1 exists, and there is none at the run's last step when that is a multiple of n.
+//
+// Checkpoints: every RunOptions::checkpoint_every steps Observer::on_checkpoint receives the whole
+// state (SolverState); a run given that state in RunOptions::resume continues from it and records
+// exactly the samples and snapshots the uninterrupted run records after that step, bit for bit.
+//
 // Settings come from RunOptions where given there, else from the model file's [explicit] table,
 // else from an Abaqus *DYNAMIC, EXPLICIT step, else defaults.
 //
@@ -17,6 +26,7 @@
 //                             step, with a warning (as CalculiX does: it takes the smaller).
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,6 +36,17 @@
 #include "tremor/model/model.hpp"
 
 namespace tremor::explicit_fe {
+
+// Everything a run needs to continue from a step: both central-difference time levels and the
+// samples waiting for the next step (receivers, a velocity snapshot). Samples and snapshots
+// already passed to the Observer are not part of it: the caller has written them.
+struct SolverState {
+  long long step = 0;
+  // u_step-1 and u_step, all DOFs; a float state widened to double (exact, and exact back).
+  std::vector<double> previous, current;
+  std::vector<PendingSample> receivers;  // one per history, in make_histories order
+  PendingSample snapshot;                // a velocity snapshot waiting for u_step+1
+};
 
 struct RunOptions {
   // Empty / unset: from the model (see above).
@@ -37,6 +58,11 @@ struct RunOptions {
   std::optional<double> safety_factor;
   bool allow_unstable = false;  // or'ed with the model file's allow_unstable
   int check_every = 100;        // steps between NaN/Inf checks (and Observer::on_progress calls)
+  // Steps between Observer::on_checkpoint calls (0: none). Checkpoint steps are checked for
+  // NaN/Inf too, so no checkpoint holds a state that has blown up.
+  long long checkpoint_every = 0;
+  // Continue from this state (from a checkpoint of a run with the same model and settings).
+  const SolverState* resume = nullptr;
 };
 
 // Numbers known before a run; printed by the CLI's pre-flight check.
@@ -56,6 +82,7 @@ struct Preflight {
   // min_wave_speed / highest_frequency / largest_element; infinity without a source frequency.
   // Below about 10 linear elements per wavelength the wave is visibly dispersed.
   double points_per_wavelength = 0.0;
+  int snapshot_every = 0;             // steps between snapshots (the model's [output]); 0: none
   std::size_t memory_bytes = 0;       // operator + integrator state + loads, estimated before building
   std::vector<std::string> warnings;  // also sent to log::warn
 };
@@ -72,6 +99,15 @@ std::size_t memory_estimate(const Mesh& mesh, std::string_view operator_kind, Si
 
 enum class RunStatus { Completed, NonFinite, Stopped };
 
+// One field snapshot: displacement, and velocity when the model asks for it, at the snapshot
+// nodes (OutputSettings::snapshot_nodes, or all nodes), dim values per node, node-major.
+struct Snapshot {
+  long long step = 0;
+  double time = 0.0;  // step * dt, s
+  std::span<const double> displacement;
+  std::span<const double> velocity;  // empty unless OutputSettings::velocity
+};
+
 // Called from the time loop (same thread).
 class Observer {
  public:
@@ -83,6 +119,11 @@ class Observer {
   virtual void on_progress(long long /*step*/, long long /*steps*/, double /*time*/) {}
   // Polled with on_progress; true stops the run there with status Stopped (e.g. on SIGINT).
   virtual bool stop_requested() { return false; }
+  // Each snapshot, in step order (the model's [output]).
+  virtual void on_snapshot(const Snapshot& /*snapshot*/) {}
+  // Every RunOptions::checkpoint_every steps (not at the last step), after that step's samples
+  // and snapshot were passed on and its state was found finite.
+  virtual void on_checkpoint(const SolverState& /*state*/) {}
 };
 
 struct ExplicitRun {
@@ -97,7 +138,7 @@ struct ExplicitRun {
   // On a NonFinite stop: where it was found (the node with the largest |u|, NaN counting largest).
   long long bad_step = -1;
   Label bad_node = 0;
-  std::vector<History> histories;  // what was recorded (up to the stop)
+  std::vector<History> histories;  // what was recorded (up to the stop; after the resumed step)
   bool ok() const { return status == RunStatus::Completed; }
 };
 

@@ -17,15 +17,33 @@ namespace tremor::io {
 namespace fs = std::filesystem;
 using h5::Handle;
 
-std::vector<std::string> history_columns(const std::vector<long long>& node_labels,
-                                         const std::vector<std::string>& quantities, int dimension) {
+namespace {
+
+std::vector<std::string> columns_of(const std::vector<std::string>& points, const std::vector<std::string>& quantities,
+                                    int dimension) {
   static constexpr std::array<char, 3> axes{'x', 'y', 'z'};
   std::vector<std::string> columns;
-  for (long long label : node_labels)
+  for (const auto& point : points)
     for (const auto& quantity : quantities)
       for (int c = 0; c < dimension; ++c)
-        columns.push_back(str(label, "_", quantity_letter(parse_quantity(quantity)), axes.at(static_cast<std::size_t>(c))));
+        columns.push_back(str(point, "_", quantity_letter(parse_quantity(quantity)), axes.at(static_cast<std::size_t>(c))));
   return columns;
+}
+
+}  // namespace
+
+std::vector<std::string> history_columns(const std::vector<long long>& node_labels,
+                                         const std::vector<std::string>& quantities, int dimension) {
+  std::vector<std::string> points;
+  for (long long label : node_labels) points.push_back(str(label));
+  return columns_of(points, quantities, dimension);
+}
+
+std::vector<std::string> position_columns(std::size_t n_positions, const std::vector<std::string>& quantities,
+                                          int dimension) {
+  std::vector<std::string> points;
+  for (std::size_t p = 1; p <= n_positions; ++p) points.push_back(str("p", p));
+  return columns_of(points, quantities, dimension);
 }
 
 namespace {
@@ -42,20 +60,34 @@ void export_one(hid_t group, const std::string& name, const std::string& result,
   const auto quantities = h5::read_strings_attribute(group, "quantities", result);
   const auto dimension = h5::read_int_attribute(group, "dimension", result);
   if (dimension < 1 || dimension > 3) throw Error(str(result, ": ", where, ": dimension ", dimension, " is not 1..3"));
-  Handle labels_set = h5::open_dataset(group, "node_labels", result);
-  const auto label_dims = h5::dataset_dims(labels_set.get(), result, where + "/node_labels");
-  std::vector<long long> labels(label_dims.empty() ? 0 : label_dims[0]);
-  if (!labels.empty())
-    h5::check(H5Dread(labels_set.get(), H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, labels.data()), result,
-              "cannot read " + where + "/node_labels");
+  // A history at nodes names its columns by node label; one at positions by p1, p2, ...
+  const bool at_positions = H5Lexists(group, "positions", H5P_DEFAULT) > 0;
+  std::vector<std::string> columns;
+  std::size_t n_points = 0;
+  if (at_positions) {
+    Handle positions = h5::open_dataset(group, "positions", result);
+    const auto position_dims = h5::dataset_dims(positions.get(), result, where + "/positions");
+    n_points = position_dims.empty() ? 0 : position_dims[0];
+    columns = position_columns(n_points, quantities, static_cast<int>(dimension));
+  } else {
+    Handle labels_set = h5::open_dataset(group, "node_labels", result);
+    const auto label_dims = h5::dataset_dims(labels_set.get(), result, where + "/node_labels");
+    std::vector<long long> labels(label_dims.empty() ? 0 : label_dims[0]);
+    if (!labels.empty())
+      h5::check(H5Dread(labels_set.get(), H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, labels.data()), result,
+                "cannot read " + where + "/node_labels");
+    n_points = labels.size();
+    columns = history_columns(labels, quantities, static_cast<int>(dimension));
+  }
   Handle time_set = h5::open_dataset(group, "time", result);
   Handle values_set = h5::open_dataset(group, "values", result);
   const auto time_dims = h5::dataset_dims(time_set.get(), result, where + "/time");
   const auto value_dims = h5::dataset_dims(values_set.get(), result, where + "/values");
   if (time_dims.size() != 1 || value_dims.size() != 4 || value_dims[0] != time_dims[0] ||
-      value_dims[1] != labels.size() || value_dims[2] != quantities.size() ||
+      value_dims[1] != n_points || value_dims[2] != quantities.size() ||
       value_dims[3] != static_cast<hsize_t>(dimension))
-    throw Error(str(result, ": ", where, ": the shapes of time, values and node_labels disagree"));
+    throw Error(str(result, ": ", where, ": the shapes of time, values and ",
+                    at_positions ? "positions" : "node_labels", " disagree"));
   const hsize_t n_samples = time_dims[0];
   const hsize_t row = value_dims[1] * value_dims[2] * value_dims[3];
 
@@ -71,7 +103,7 @@ void export_one(hid_t group, const std::string& name, const std::string& result,
     throw Error(str(csv.string(), ": ", what, " (", reason, ")"));
   };
   std::fputs("time", out.get());
-  for (const auto& column : history_columns(labels, quantities, static_cast<int>(dimension)))
+  for (const auto& column : columns)
     std::fprintf(out.get(), ",%s", column.c_str());
   std::fputc('\n', out.get());
 

@@ -26,9 +26,9 @@ namespace {
 using detail::Table;
 
 constexpr std::string_view top_keys[] = {"title",  "mesh",   "material", "section", "explicit",
-                                          "source", "prescribed_displacement", "receiver"};
+                                          "source", "prescribed_displacement", "receiver", "output"};
 // Tables the solvers will read; until they do, the reader warns and ignores them.
-constexpr std::string_view reserved_keys[] = {"sem", "static", "bem", "output"};
+constexpr std::string_view reserved_keys[] = {"sem", "static", "bem"};
 constexpr std::string_view mesh_keys[] = {"file",      "generator", "element",  "origin",     "size",
                                           "divisions", "grading",   "node_set", "element_set"};
 constexpr std::string_view generator_only_keys[] = {"element", "origin", "size", "divisions", "grading"};
@@ -750,6 +750,72 @@ Receiver read_receiver(Table& table, const Mesh& mesh) {
   return receiver;
 }
 
+constexpr std::string_view output_keys[] = {"snapshot_every", "snapshot_interval", "snapshot_fields",
+                                            "snapshot_node_set", "flush_seconds"};
+constexpr std::string_view snapshot_fields[] = {"displacement", "magnitude", "velocity"};
+
+OutputSettings read_output(const Table& table, const Mesh& mesh) {
+  table.only(output_keys);
+  OutputSettings output;
+  output.origin = origin_of(table);
+  if (table.has("snapshot_every") && table.has("snapshot_interval"))
+    table.fail("snapshot_interval", "give either 'snapshot_every' (steps) or 'snapshot_interval' (seconds), not both");
+  if (const auto every = table.integer("snapshot_every")) {
+    if (*every < 1 || *every > std::numeric_limits<int>::max())
+      table.fail("snapshot_every", str("'snapshot_every' is ", *every, "; expected a number of steps, at least 1"));
+    output.snapshot_every = static_cast<int>(*every);
+  }
+  output.snapshot_interval = non_negative(table, "snapshot_interval", "s between snapshots");
+  if (table.has("snapshot_interval") && output.snapshot_interval == 0.0)
+    table.fail("snapshot_interval", "'snapshot_interval' is 0; expected a positive time in s");
+  const bool snapshots = output.snapshots();
+  for (std::string_view key : {"snapshot_fields", "snapshot_node_set"})
+    if (table.has(key) && !snapshots)
+      table.fail(key, str("'", key, "' needs 'snapshot_every' or 'snapshot_interval' (when to take snapshots)"));
+  if (table.has("snapshot_fields")) {
+    const toml::node& node = *table.node("snapshot_fields");
+    const auto* array = node.as_array();
+    if (!array || array->empty())
+      table.fail("snapshot_fields", str("'snapshot_fields' must be an array such as [\"displacement\", \"velocity\"], "
+                                        "got ", detail::describe(node)));
+    std::vector<std::string> seen;
+    for (std::size_t i = 0; i < array->size(); ++i) {
+      const auto* name = (*array)[i].as_string();
+      const long line = detail::line_of((*array)[i]);
+      if (!name)
+        table.fail_at(line, str("'snapshot_fields'[", i, "] must be a string, got ", detail::describe((*array)[i])));
+      const std::string& what = name->get();
+      if (std::find(std::begin(snapshot_fields), std::end(snapshot_fields), what) == std::end(snapshot_fields))
+        table.fail_at(line, str("no snapshot field '", what, "'", detail::suggestion(what, snapshot_fields),
+                                "; expected ", choices(snapshot_fields)));
+      if (std::find(seen.begin(), seen.end(), what) != seen.end())
+        table.fail_at(line, str("'snapshot_fields' lists '", what, "' twice"));
+      seen.push_back(what);
+      output.magnitude = output.magnitude || what == "magnitude";
+      output.velocity = output.velocity || what == "velocity";
+    }
+  }
+  if (table.has("snapshot_node_set")) {
+    const std::string name = *table.string("snapshot_node_set");
+    const auto set = mesh.node_sets.find(name);
+    if (set == mesh.node_sets.end()) {
+      const auto names = names_of(mesh.node_sets);
+      table.fail("snapshot_node_set", str("no node set named '", name, "'", detail::suggestion(name, views(names)),
+                                          "; the mesh has ", listing(names)));
+    }
+    if (set->second.empty()) table.fail("snapshot_node_set", str("node set '", name, "' is empty"));
+    output.snapshot_node_set = name;
+    output.snapshot_nodes = set->second;
+    std::sort(output.snapshot_nodes.begin(), output.snapshot_nodes.end());
+    output.snapshot_nodes.erase(std::unique(output.snapshot_nodes.begin(), output.snapshot_nodes.end()),
+                                output.snapshot_nodes.end());
+  }
+  if (table.has("flush_seconds")) {
+    output.flush_seconds = positive(table, "flush_seconds", "s of wall time between flushes of the result file");
+  }
+  return output;
+}
+
 void read_excitation(const Table& root, Model& model, const std::string& base_dir) {
   if (const auto table = root.table("explicit")) model.explicit_settings = read_explicit(*table);
   for (Table table : root.tables("source")) model.point_sources.push_back(read_source(table, model.mesh, base_dir));
@@ -763,6 +829,7 @@ void read_excitation(const Table& root, Model& model, const std::string& base_di
       table.fail("name", str("receiver '", receiver.name, "' is already defined at line ", first->second));
     model.receivers.push_back(std::move(receiver));
   }
+  if (const auto table = root.table("output")) model.output = read_output(*table, model.mesh);
 }
 
 }  // namespace

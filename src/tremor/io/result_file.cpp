@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <functional>
+#include <map>
 #include <system_error>
 
 #include "tremor/core/error.hpp"
@@ -124,6 +126,7 @@ struct ResultFile::Impl {
   int dim = 3;
   Index n_nodes = 0;
   std::vector<Label> node_labels;
+  std::vector<Label> element_labels;  // per global element (blocks in order)
   RunMetadata metadata;
   std::vector<History> histories;
 
@@ -146,6 +149,10 @@ struct ResultFile::Impl {
   void write_mesh(const Model& model);
   void write_metadata(const std::string& status);
   void start_snapshots(const Mesh& mesh);
+  int declare_history(const std::string& name, std::size_t n_points, std::span<const Quantity> quantities,
+                      const std::function<void(hid_t group)>& write_points);
+  void reopen_histories(const std::map<std::string, std::int64_t>& samples);
+  void reopen_snapshots(std::int64_t count);
   void write_snapshot(double time, std::span<const double> displacement, std::span<const double> velocity);
   void finish(const std::string& status);
 };
@@ -399,16 +406,21 @@ ResultFile::~ResultFile() {
   }
 }
 
-ResultFile ResultFile::create(const fs::path& path, const Model& model, const RunMetadata& metadata,
-                              const SnapshotOptions& snapshots) {
+namespace {
+
+// The part of create() and reopen() that needs no file: paths, the mesh's numbers, checked options.
+std::unique_ptr<ResultFile::Impl> prepare(const fs::path& path, const Model& model, const RunMetadata& metadata,
+                                          const SnapshotOptions& snapshots) {
   h5::silence_errors();
-  auto impl = std::make_unique<Impl>();
+  auto impl = std::make_unique<ResultFile::Impl>();
   impl->path = path;
   impl->partial = path;
   impl->partial += ".partial";
   impl->file = impl->partial.string();
   impl->metadata = metadata;
   impl->node_labels = model.mesh.node_labels;
+  for (const ElementBlock& block : model.mesh.blocks)
+    impl->element_labels.insert(impl->element_labels.end(), block.labels.begin(), block.labels.end());
   impl->dim = model.mesh.dim();
   impl->n_nodes = model.mesh.n_nodes();
 
@@ -421,6 +433,21 @@ ResultFile ResultFile::create(const fs::path& path, const Model& model, const Ru
       throw Error(str(path.string(), ": snapshot node indices must be ascending and unique"));
   }
   impl->snapshot_options = snapshots;
+  return impl;
+}
+
+Handle file_access(const std::string& file) {
+  Handle access = h5::open_or_fail(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, file, "cannot create properties");
+  // Closing the file closes every object still open in it, so a close cannot leave it half open.
+  h5::check(H5Pset_fclose_degree(access.get(), H5F_CLOSE_STRONG), file, "cannot set file properties");
+  return access;
+}
+
+}  // namespace
+
+ResultFile ResultFile::create(const fs::path& path, const Model& model, const RunMetadata& metadata,
+                              const SnapshotOptions& snapshots) {
+  auto impl = prepare(path, model, metadata, snapshots);
 
   const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
   std::error_code error;
@@ -431,9 +458,7 @@ ResultFile ResultFile::create(const fs::path& path, const Model& model, const Ru
 
   bool created = false;  // only a file this call created is removed on failure
   try {
-    Handle access = h5::open_or_fail(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, impl->file, "cannot create properties");
-    // Closing the file closes every object still open in it, so a close cannot leave it half open.
-    h5::check(H5Pset_fclose_degree(access.get(), H5F_CLOSE_STRONG), impl->file, "cannot set file properties");
+    Handle access = file_access(impl->file);
     impl->handle = h5::open_or_fail(H5Fcreate(impl->file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose,
                                     impl->file, "cannot create the result file");
     created = true;
@@ -460,16 +485,169 @@ ResultFile ResultFile::create(const fs::path& path, const Model& model, const Ru
   return ResultFile(std::move(impl));
 }
 
+ResultFile ResultFile::reopen(const fs::path& path, const Model& model, const RunMetadata& metadata,
+                              const SnapshotOptions& snapshots,
+                              const std::map<std::string, std::int64_t>& history_samples, std::int64_t n_snapshots) {
+  auto impl = prepare(path, model, metadata, snapshots);
+  const std::string& file = impl->file;
+  {
+    // The XDMF file describes the mesh and the snapshot subset as create() wrote them: running
+    // the same writers into a file held in memory (never stored) gives the same descriptions.
+    Handle access = file_access(file);
+    h5::check(H5Pset_fapl_core(access.get(), 1 << 20, 0), file, "cannot set file properties");
+    impl->handle = h5::open_or_fail(H5Fcreate("tremor-mesh-scratch.h5", H5F_ACC_TRUNC, H5P_DEFAULT, access.get()),
+                                    H5Fclose, file, "cannot create a file in memory");
+    impl->write_mesh(model);
+    impl->snapshots_group = h5::create_group(impl->handle.get(), "snapshots", file);
+    impl->start_snapshots(model.mesh);
+    impl->displacement_group.reset();
+    impl->magnitude_group.reset();
+    impl->velocity_group.reset();
+    impl->snapshots_group.reset();
+    impl->handle.reset();
+  }
+
+  // An interrupted run's file was finished under the final name; a killed run's is still partial.
+  std::error_code error;
+  if (!fs::exists(impl->partial, error)) {
+    if (!fs::is_regular_file(path, error))
+      throw Error(str(path.string(), ": no result file to continue (neither it nor ", impl->partial.string(),
+                      " exists)"));
+    if (H5Fis_hdf5(path.string().c_str()) <= 0) {
+      h5::error_stack();
+      throw Error(str(path.string(), ": not an HDF5 result file; cannot continue it"));
+    }
+    fs::rename(path, impl->partial, error);
+    if (error)
+      throw Error(str(path.string(), ": cannot rename it to ", impl->partial.string(), " (", error.message(), ")"));
+  }
+  Handle access = file_access(file);
+  impl->handle = h5::open_or_fail(H5Fopen(file.c_str(), H5F_ACC_RDWR, access.get()), H5Fclose, file,
+                                  "cannot open the result file to continue it");
+  impl->metadata_group = h5::open_group(impl->handle.get(), "metadata", file);
+  impl->histories_group = h5::open_group(impl->handle.get(), "histories", file);
+  impl->snapshots_group = h5::open_group(impl->handle.get(), "snapshots", file);
+  impl->snapshot_time = h5::open_dataset(impl->snapshots_group.get(), "time", file);
+  impl->reopen_histories(history_samples);
+  impl->reopen_snapshots(n_snapshots);
+  impl->write_metadata("incomplete");
+  h5::check(H5Fflush(impl->handle.get(), H5F_SCOPE_LOCAL), file, "cannot flush the result file");
+  return ResultFile(std::move(impl));
+}
+
+namespace {
+
+// Shrinks an extendible dataset to `rows` along its first axis.
+void truncate_rows(hid_t dataset, hsize_t rows, const std::string& file, const std::string& what) {
+  std::vector<hsize_t> dims = h5::dataset_dims(dataset, file, what);
+  dims[0] = rows;
+  h5::check(H5Dset_extent(dataset, dims.data()), file, str("cannot truncate ", what));
+}
+
+}  // namespace
+
+void ResultFile::Impl::reopen_histories(const std::map<std::string, std::int64_t>& samples) {
+  const std::string where = path.string();
+  for (const std::string& name : h5::group_members(histories_group.get(), file, "cannot list /histories")) {
+    const auto wanted = samples.find(name);
+    if (wanted == samples.end())
+      throw Error(str(where, ": history '", name, "' is not in the checkpoint; the file and the checkpoint are of "
+                      "different runs"));
+    Handle group = h5::open_group(histories_group.get(), name, file);
+    History history;
+    history.name = name;
+    history.n_quantities = h5::read_strings_attribute(group.get(), "quantities", file).size();
+    history.time = h5::open_dataset(group.get(), "time", file);
+    history.values = h5::open_dataset(group.get(), "values", file);
+    const std::string what = "/histories/" + name;
+    const auto time_dims = h5::dataset_dims(history.time.get(), file, what + "/time");
+    const auto value_dims = h5::dataset_dims(history.values.get(), file, what + "/values");
+    if (time_dims.size() != 1 || value_dims.size() != 4 || value_dims[2] != history.n_quantities ||
+        value_dims[3] != static_cast<hsize_t>(dim))
+      throw Error(str(where, ": ", what, ": the shapes of time and values are not those of a history"));
+    history.n_nodes = value_dims[1];
+    const auto rows = static_cast<hsize_t>(wanted->second);
+    if (wanted->second < 0 || std::min(time_dims[0], value_dims[0]) < rows)
+      throw Error(str(where, ": history '", name, "' holds ", std::min(time_dims[0], value_dims[0]),
+                      " samples, fewer than the ", wanted->second, " the checkpoint counted"));
+    truncate_rows(history.time.get(), rows, file, what + "/time");
+    truncate_rows(history.values.get(), rows, file, what + "/values");
+    history.n_samples = rows;
+    histories.push_back(std::move(history));
+  }
+  for (const auto& [name, count] : samples)
+    if (std::none_of(histories.begin(), histories.end(), [&](const History& h) { return h.name == name; }))
+      throw Error(str(where, ": the checkpoint counts samples of history '", name, "', which the file lacks"));
+}
+
+void ResultFile::Impl::reopen_snapshots(std::int64_t count) {
+  const std::string where = path.string();
+  const auto dims = h5::dataset_dims(snapshot_time.get(), file, "/snapshots/time");
+  const auto rows = static_cast<hsize_t>(count);
+  if (dims.size() != 1 || count < 0 || dims[0] < rows)
+    throw Error(str(where, ": the file holds ", dims.empty() ? 0 : dims[0], " snapshots, fewer than the ", count,
+                    " the checkpoint counted"));
+  snapshot_times.assign(rows, 0.0);
+  if (rows > 0) {
+    Handle file_space = h5::open_or_fail(H5Dget_space(snapshot_time.get()), H5Sclose, file, "/snapshots/time");
+    const hsize_t start = 0;
+    h5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &rows, nullptr), file,
+              "/snapshots/time");
+    Handle memory_space = h5::simple_space(std::span<const hsize_t>(&rows, 1), file);
+    h5::check(H5Dread(snapshot_time.get(), H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT,
+                      snapshot_times.data()),
+              file, "cannot read /snapshots/time");
+  }
+  truncate_rows(snapshot_time.get(), rows, file, "/snapshots/time");
+  const auto open_field = [&](const char* name, bool wanted) {
+    const bool present = H5Lexists(snapshots_group.get(), name, H5P_DEFAULT) > 0;
+    if (present != wanted)
+      throw Error(str(where, ": the file's snapshots ", present ? "hold" : "lack", " the field '", name,
+                      "', which this run ", wanted ? "records" : "does not record", "; they are of different runs"));
+    Handle group;
+    if (!present) return group;
+    group = h5::open_group(snapshots_group.get(), name, file);
+    // Snapshots written after the checkpoint are removed: the run writes them again.
+    for (const std::string& member : h5::group_members(group.get(), file, str("cannot list /snapshots/", name))) {
+      const bool numbered = !member.empty() && std::all_of(member.begin(), member.end(),
+                                                           [](char c) { return c >= '0' && c <= '9'; });
+      if (numbered && std::stoull(member) >= rows)
+        h5::check(H5Ldelete(group.get(), member.c_str(), H5P_DEFAULT), file,
+                  str("cannot remove /snapshots/", name, "/", member));
+    }
+    return group;
+  };
+  displacement_group = open_field("displacement", true);
+  magnitude_group = open_field("magnitude", snapshot_options.magnitude);
+  velocity_group = open_field("velocity", snapshot_options.velocity);
+}
+
+int ResultFile::history_id(const std::string& name) const {
+  const auto& histories = impl().histories;
+  for (std::size_t h = 0; h < histories.size(); ++h)
+    if (histories[h].name == name) return static_cast<int>(h);
+  throw Error(str(impl().path.string(), ": no history named '", name, "'"));
+}
+
+std::int64_t ResultFile::n_samples(int id) const {
+  const auto& histories = impl().histories;
+  if (id < 0 || id >= static_cast<int>(histories.size()))
+    throw Error(str(impl().path.string(), ": no history with id ", id));
+  return static_cast<std::int64_t>(histories[static_cast<std::size_t>(id)].n_samples);
+}
+
+std::int64_t ResultFile::n_snapshots() const { return static_cast<std::int64_t>(impl().snapshot_times.size()); }
+
+std::map<std::string, std::int64_t> ResultFile::sample_counts() const {
+  std::map<std::string, std::int64_t> counts;
+  for (const auto& history : impl().histories) counts[history.name] = static_cast<std::int64_t>(history.n_samples);
+  return counts;
+}
+
 int ResultFile::add_history(const std::string& name, std::span<const Index> nodes,
                             std::span<const Quantity> quantities) {
   Impl& self = impl();
   self.require_open();
-  const std::string& file = self.file;
-  check_name(name, self.path.string());
-  for (const auto& history : self.histories)
-    if (history.name == name) throw Error(str(self.path.string(), ": history '", name, "' is declared twice"));
-  if (nodes.empty()) throw Error(str(self.path.string(), ": history '", name, "' has no nodes"));
-  if (quantities.empty()) throw Error(str(self.path.string(), ": history '", name, "' records no quantity"));
   std::vector<std::int64_t> labels;
   for (Index node : nodes) {
     if (node < 0 || node >= self.n_nodes)
@@ -477,24 +655,64 @@ int ResultFile::add_history(const std::string& name, std::span<const Index> node
                       self.n_nodes, " nodes)"));
     labels.push_back(self.node_labels[static_cast<std::size_t>(node)]);
   }
+  if (nodes.empty()) throw Error(str(self.path.string(), ": history '", name, "' has no nodes"));
+  return self.declare_history(name, nodes.size(), quantities, [&](hid_t group) {
+    const std::array<hsize_t, 1> node_dims{nodes.size()};
+    h5::write_int64(group, "node_labels", labels, node_dims, self.file);
+    h5::write_int32(group, "node_indices", nodes, node_dims, self.file);
+  });
+}
+
+int ResultFile::add_position_history(const std::string& name, std::span<const double> positions,
+                                     std::span<const Index> elements, std::span<const Quantity> quantities) {
+  Impl& self = impl();
+  self.require_open();
+  const auto dim = static_cast<std::size_t>(self.dim);
+  if (elements.empty()) throw Error(str(self.path.string(), ": history '", name, "' has no positions"));
+  if (positions.size() != elements.size() * dim)
+    throw Error(str(self.path.string(), ": history '", name, "': ", positions.size(), " coordinates for ",
+                    elements.size(), " positions in ", dim, "D"));
+  std::vector<std::int64_t> labels;
+  for (Index element : elements) {
+    if (element < 0 || static_cast<std::size_t>(element) >= self.element_labels.size())
+      throw Error(str(self.path.string(), ": history '", name, "': element index ", element,
+                      " is outside the mesh (", self.element_labels.size(), " elements)"));
+    labels.push_back(self.element_labels[static_cast<std::size_t>(element)]);
+  }
+  return self.declare_history(name, elements.size(), quantities, [&](hid_t group) {
+    const std::array<hsize_t, 2> position_dims{elements.size(), dim};
+    h5::write_doubles(group, "positions", positions, position_dims, self.file);
+    Handle dataset = h5::open_dataset(group, "positions", self.file);
+    h5::set_attribute(dataset.get(), "units", std::string("m"), self.file);
+    const std::array<hsize_t, 1> element_dims{elements.size()};
+    h5::write_int64(group, "element_labels", labels, element_dims, self.file);
+    h5::write_int32(group, "element_indices", elements, element_dims, self.file);
+  });
+}
+
+int ResultFile::Impl::declare_history(const std::string& name, std::size_t n_points,
+                                      std::span<const Quantity> quantities,
+                                      const std::function<void(hid_t group)>& write_points) {
+  check_name(name, path.string());
+  for (const auto& history : histories)
+    if (history.name == name) throw Error(str(path.string(), ": history '", name, "' is declared twice"));
+  if (quantities.empty()) throw Error(str(path.string(), ": history '", name, "' records no quantity"));
 
   History history;
   history.name = name;
-  history.n_nodes = nodes.size();
+  history.n_nodes = n_points;
   history.n_quantities = quantities.size();
-  Handle group = h5::create_group(self.histories_group.get(), name, file);
+  Handle group = h5::create_group(histories_group.get(), name, file);
   std::vector<std::string> names;
   for (Quantity quantity : quantities) names.emplace_back(quantity_name(quantity));
   h5::set_attribute(group.get(), "quantities", names, file);
-  h5::set_attribute(group.get(), "dimension", std::int64_t{self.dim}, file);
-  const std::array<hsize_t, 1> node_dims{nodes.size()};
-  h5::write_int64(group.get(), "node_labels", labels, node_dims, file);
-  h5::write_int32(group.get(), "node_indices", nodes, node_dims, file);
+  h5::set_attribute(group.get(), "dimension", std::int64_t{dim}, file);
+  write_points(group.get());
 
-  const std::size_t per_node = quantities.size() * static_cast<std::size_t>(self.dim);
-  const std::size_t row_bytes = nodes.size() * per_node * sizeof(double);
+  const std::size_t per_node = quantities.size() * static_cast<std::size_t>(dim);
+  const std::size_t row_bytes = n_points * per_node * sizeof(double);
   hsize_t sample_chunk = std::clamp<hsize_t>(target_chunk_bytes / row_bytes, 1, 4096);
-  hsize_t node_chunk = nodes.size();
+  hsize_t node_chunk = n_points;
   if (row_bytes > 4 * target_chunk_bytes) {
     // A very wide history: chunk across nodes too, keeping chunks within the chunk cache.
     sample_chunk = 1;
@@ -504,15 +722,15 @@ int ResultFile::add_history(const std::string& name, std::span<const Index> node
   const std::array<hsize_t, 1> time_chunk{std::max<hsize_t>(sample_chunk, 512)};
   history.time = extendible_dataset(group.get(), "time", no_rows, time_chunk, file);
   h5::set_attribute(history.time.get(), "units", std::string("s"), file);
-  const std::array<hsize_t, 4> value_dims{0, nodes.size(), quantities.size(), static_cast<hsize_t>(self.dim)};
-  const std::array<hsize_t, 4> value_chunk{sample_chunk, node_chunk, quantities.size(), static_cast<hsize_t>(self.dim)};
+  const std::array<hsize_t, 4> value_dims{0, n_points, quantities.size(), static_cast<hsize_t>(dim)};
+  const std::array<hsize_t, 4> value_chunk{sample_chunk, node_chunk, quantities.size(), static_cast<hsize_t>(dim)};
   history.values = extendible_dataset(group.get(), "values", value_dims, value_chunk, file);
   std::vector<std::string> units;
   for (Quantity quantity : quantities)
     units.emplace_back(quantity == Quantity::Displacement ? "m" : quantity == Quantity::Velocity ? "m/s" : "m/s^2");
   h5::set_attribute(history.values.get(), "units", units, file);
-  self.histories.push_back(std::move(history));
-  return static_cast<int>(self.histories.size()) - 1;
+  histories.push_back(std::move(history));
+  return static_cast<int>(histories.size()) - 1;
 }
 
 void ResultFile::append_samples(int id, std::span<const double> times, std::span<const double> values) {

@@ -14,6 +14,7 @@
 // handler and call finish("incomplete") from the time loop.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -65,6 +66,16 @@ class ResultFile {
   static ResultFile create(const std::filesystem::path& path, const Model& model, const RunMetadata& metadata,
                            const SnapshotOptions& snapshots = {});
 
+  // Continues the file of an interrupted run (a checkpoint's, docs/running.md): opens
+  // `<path>.partial`, or `<path>` (renamed to `<path>.partial`) when the run was finished as
+  // incomplete, truncates each history to `history_samples[name]` samples and the snapshots to
+  // `n_snapshots`, and goes on as create() would have. The metadata's `created` and title stay;
+  // the rest is `metadata`'s. Throws naming the file when it is missing, holds fewer samples or
+  // snapshots than asked for, or holds other histories or snapshot fields than the run's.
+  static ResultFile reopen(const std::filesystem::path& path, const Model& model, const RunMetadata& metadata,
+                           const SnapshotOptions& snapshots,
+                           const std::map<std::string, std::int64_t>& history_samples, std::int64_t n_snapshots);
+
   ResultFile(ResultFile&&) noexcept;
   ResultFile& operator=(ResultFile&&) noexcept;
   ResultFile(const ResultFile&) = delete;
@@ -76,6 +87,16 @@ class ResultFile {
   // dimension of components) at `nodes` (mesh node indices, any order, as the columns will be).
   // Names must be unique, non-empty and free of '/'. Returns the id for append_samples.
   int add_history(const std::string& name, std::span<const Index> nodes, std::span<const Quantity> quantities);
+  // The same at positions inside elements: `positions` holds dim coordinates per point (m),
+  // `elements` the element (global index, blocks in order) each lies in.
+  int add_position_history(const std::string& name, std::span<const double> positions,
+                           std::span<const Index> elements, std::span<const Quantity> quantities);
+  // The id of a declared (or reopened) history; throws when there is none of that name.
+  int history_id(const std::string& name) const;
+  // Samples and snapshots in the file so far (what a checkpoint records).
+  std::int64_t n_samples(int history) const;
+  std::int64_t n_snapshots() const;
+  std::map<std::string, std::int64_t> sample_counts() const;  // per history name
 
   // Appends samples to a history: times[s] and values laid out [sample][node][quantity][component]
   // (times.size() * nodes * quantities * dim values).

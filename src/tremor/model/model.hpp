@@ -8,6 +8,7 @@
 
 #include "tremor/mesh/mesh.hpp"
 #include "tremor/model/material.hpp"
+#include "tremor/model/output.hpp"
 #include "tremor/model/source.hpp"
 
 namespace tremor {
@@ -76,6 +77,7 @@ struct Model {
   std::vector<PrescribedDisplacement> prescribed;
   std::vector<Receiver> receivers;
   std::optional<ExplicitSettings> explicit_settings;
+  std::optional<OutputSettings> output;  // the model file's [output] (model/output.hpp)
 
   const Material& material(std::string_view name) const;
   // Per global element: the index of its section, or -1 where none applies.

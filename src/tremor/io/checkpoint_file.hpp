@@ -1,0 +1,57 @@
+#pragma once
+// The checkpoint of an explicit run (`tremor run --checkpoint-every N`, docs/running.md): one
+// small HDF5 file, `<result>.checkpoint`, holding the solver's state at a step, what the result
+// file held at that step, and what identifies the run, so `tremor run --resume` continues it and
+// refuses a different model or different settings.
+//
+// Written atomically: to `<path>.tmp`, synced, then renamed over `<path>`, so a kill at any
+// moment leaves either the previous checkpoint or the new one, never a torn file.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tremor::io {
+
+// A sample waiting for the next step (explicit_fe::PendingSample, without the dependency).
+struct CheckpointPending {
+  bool active = false;
+  std::int64_t step = 0;
+  std::vector<double> before, at;
+};
+
+struct Checkpoint {
+  // The run: a resume must match every one of these.
+  std::string model_hash;     // of the model file's bytes
+  std::string precision;      // "float" or "double"
+  std::string operator_kind;  // "assembled" or "matrix_free"
+  std::string backend;        // as it ran: "serial", "openmp", "cuda"
+  double time_step = 0.0;     // s
+  std::int64_t total_steps = 0;
+  std::int64_t checkpoint_every = 0;  // steps; the resumed run's default
+
+  // The state at `step`.
+  std::int64_t step = 0;
+  double wall_time = 0.0;  // s of time loop up to here, over all sessions of the run
+  std::vector<double> previous, current;         // u_step-1, u_step; a float state widened exactly
+  std::vector<CheckpointPending> receivers;      // one per history, in the solver's order
+  CheckpointPending snapshot;                    // a velocity snapshot waiting for u_step+1
+
+  // What the result file held at `step`.
+  std::map<std::string, std::int64_t> history_samples;  // per history name
+  std::int64_t n_snapshots = 0;
+};
+
+// Writes `checkpoint` to `path` atomically (above). Throws tremor::Error naming the file.
+void write_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint);
+
+// Reads a checkpoint; throws tremor::Error naming the file when it is missing or not a checkpoint.
+Checkpoint read_checkpoint(const std::filesystem::path& path);
+
+// Why a run described by `now` (its run fields; the state is ignored) may not continue
+// `saved`: one line per difference ("precision: the checkpoint's run used float, this one
+// double"); empty when it may.
+std::vector<std::string> checkpoint_mismatches(const Checkpoint& saved, const Checkpoint& now);
+
+}  // namespace tremor::io

@@ -1,0 +1,121 @@
+// The checkpoint file (io/checkpoint_file.hpp): written atomically, read back exactly, and a run
+// with other settings is told what differs.
+#include "tremor/io/checkpoint_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "support/support.hpp"
+#include "tremor/core/error.hpp"
+
+namespace tremor {
+namespace {
+
+namespace fs = std::filesystem;
+
+io::Checkpoint sample_checkpoint() {
+  io::Checkpoint c;
+  c.model_hash = "fnv1a64:0123456789abcdef";
+  c.precision = "float";
+  c.operator_kind = "matrix_free";
+  c.backend = "serial";
+  c.time_step = 6.274e-8;
+  c.total_steps = 80;
+  c.checkpoint_every = 20;
+  c.step = 40;
+  c.wall_time = 1.25;
+  // Values that are not short binary fractions, and a float widened to double.
+  for (int i = 0; i < 7; ++i) {
+    c.previous.push_back(std::sin(0.3 * i) * 1e-9);
+    c.current.push_back(static_cast<double>(static_cast<float>(std::cos(0.7 * i) * 1e-9)));
+  }
+  c.receivers.push_back(io::CheckpointPending{true, 40, {1.0 / 3.0, 2.0}, {-1e-300, 5.0}});
+  c.receivers.push_back(io::CheckpointPending{});
+  c.snapshot = io::CheckpointPending{true, 40, {0.1, 0.2, 0.3}, {0.4, 0.5, 0.6}};
+  c.history_samples = {{"probe", 41}, {"surface", 20}};
+  c.n_snapshots = 3;
+  return c;
+}
+
+void expect_same_pending(const io::CheckpointPending& a, const io::CheckpointPending& b) {
+  EXPECT_EQ(a.active, b.active);
+  EXPECT_EQ(a.step, b.step);
+  EXPECT_EQ(a.before, b.before);
+  EXPECT_EQ(a.at, b.at);
+}
+
+TEST(CheckpointFile, RoundTripIsExactAndLeavesNoTemporary) {
+  const fs::path folder = test::temporary_directory("checkpoint_file");
+  const fs::path path = folder / "run.h5.checkpoint";
+  const io::Checkpoint written = sample_checkpoint();
+  io::write_checkpoint(path, written);
+  // Overwriting an existing checkpoint replaces it (the rename of the new one).
+  io::Checkpoint newer = written;
+  newer.step = 60;
+  io::write_checkpoint(path, newer);
+  EXPECT_FALSE(fs::exists(folder / "run.h5.checkpoint.tmp"));
+
+  const io::Checkpoint read = io::read_checkpoint(path);
+  EXPECT_EQ(read.model_hash, written.model_hash);
+  EXPECT_EQ(read.precision, "float");
+  EXPECT_EQ(read.operator_kind, "matrix_free");
+  EXPECT_EQ(read.backend, "serial");
+  EXPECT_EQ(read.time_step, written.time_step);
+  EXPECT_EQ(read.total_steps, 80);
+  EXPECT_EQ(read.checkpoint_every, 20);
+  EXPECT_EQ(read.step, 60);
+  EXPECT_EQ(read.wall_time, 1.25);
+  EXPECT_EQ(read.previous, written.previous);  // exact: float64 stored as float64
+  EXPECT_EQ(read.current, written.current);
+  ASSERT_EQ(read.receivers.size(), 2u);
+  expect_same_pending(read.receivers[0], written.receivers[0]);
+  expect_same_pending(read.receivers[1], written.receivers[1]);
+  expect_same_pending(read.snapshot, written.snapshot);
+  EXPECT_EQ(read.history_samples, written.history_samples);
+  EXPECT_EQ(read.n_snapshots, 3);
+  EXPECT_TRUE(io::checkpoint_mismatches(read, written).empty());
+  fs::remove_all(folder);
+}
+
+TEST(CheckpointFile, MismatchesNameEachDifference) {
+  const io::Checkpoint saved = sample_checkpoint();
+  io::Checkpoint now = saved;
+  now.precision = "double";
+  now.time_step = 6.2740000001e-8;
+  now.step = 0;  // the state does not count
+  const auto mismatches = io::checkpoint_mismatches(saved, now);
+  ASSERT_EQ(mismatches.size(), 2u);
+  EXPECT_EQ(mismatches[0], "precision: the checkpoint's run had float, this one has double");
+  EXPECT_NE(mismatches[1].find("time step: the checkpoint's run had 6.274e-08 s, this one has 6.2740000001"),
+            std::string::npos)
+      << mismatches[1];
+  now = saved;
+  now.model_hash = "fnv1a64:ffff";
+  now.total_steps = 81;
+  EXPECT_EQ(io::checkpoint_mismatches(saved, now).size(), 2u);
+}
+
+TEST(CheckpointFile, ReadErrorsNameTheFile) {
+  const fs::path folder = test::temporary_directory("checkpoint_errors");
+  const auto expect_error = [](const fs::path& path, const std::string& piece) {
+    try {
+      io::read_checkpoint(path);
+      FAIL() << "expected an error";
+    } catch (const Error& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find(path.string()), std::string::npos) << message;
+      EXPECT_NE(message.find(piece), std::string::npos) << message;
+    }
+  };
+  expect_error(folder / "none.checkpoint", "no such checkpoint");
+  { std::ofstream(folder / "text.checkpoint") << "not hdf5"; }
+  expect_error(folder / "text.checkpoint", "not a tremor checkpoint");
+  fs::remove_all(folder);
+}
+
+}  // namespace
+}  // namespace tremor

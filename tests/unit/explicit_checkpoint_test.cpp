@@ -1,0 +1,214 @@
+// Snapshots and checkpoints of the explicit solver (explicit/solver.hpp): snapshots at step 0 and
+// every n steps with the receivers' central-difference velocity, and a run stopped at a
+// checkpoint and resumed from it recording exactly what the uninterrupted run records.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "tremor/core/error.hpp"
+#include "tremor/explicit/solver.hpp"
+#include "tremor/mesh/generate.hpp"
+
+namespace tremor {
+namespace {
+
+using explicit_fe::RunOptions;
+using explicit_fe::SolverState;
+
+// A 10 mm plane-strain steel square, 12 x 12 quad4, a Ricker force on its centre node; a velocity
+// receiver at two nodes, a displacement receiver at a position every 2nd step; snapshots of
+// displacement and velocity every 5 steps.
+Model snapshot_block(const std::string& precision) {
+  Model model;
+  model.source = "block";
+  model.mesh = generate_rectangle({0.0, 0.0}, {0.01, 0.01}, {12, 12}, ElementType::Quad4);
+  model.materials.push_back(Material::from_youngs("steel", 210e9, 0.3, 7850.0));
+  model.sections.push_back({"all", "steel", Formulation::PlaneStrain, 1.0});
+  PointSource source;
+  source.nodes = {6 * 13 + 6};
+  source.direction = {0.0, 1.0, 0.0};
+  source.amplitude = 1e3;
+  source.signal = Signal::ricker(2e6);
+  source.origin = "centre force";
+  model.point_sources.push_back(source);
+  Receiver receiver;
+  receiver.name = "r";
+  receiver.nodes = {6 * 13 + 8, 8 * 13 + 6};
+  receiver.velocity = true;
+  model.receivers.push_back(receiver);
+  Receiver probe;
+  probe.name = "probe";
+  probe.positions = {{0.0071, 0.0033, 0.0}};
+  probe.every_n_steps = 2;
+  model.receivers.push_back(probe);
+  ExplicitSettings settings;
+  settings.duration = 2e-6;
+  settings.precision = precision;
+  model.explicit_settings = settings;
+  OutputSettings output;
+  output.snapshot_every = 5;
+  output.velocity = true;
+  model.output = output;
+  model.validate();
+  return model;
+}
+
+struct Taken {
+  long long step;
+  double time;
+  std::vector<double> displacement, velocity;
+};
+
+// Keeps the snapshots and the last checkpoint; asks to stop once `stop_after` steps are done.
+class Keeper final : public explicit_fe::Observer {
+ public:
+  explicit Keeper(long long stop_after = 0) : stop_after_(stop_after) {}
+  void on_snapshot(const explicit_fe::Snapshot& s) override {
+    snapshots.push_back({s.step, s.time, {s.displacement.begin(), s.displacement.end()},
+                         {s.velocity.begin(), s.velocity.end()}});
+  }
+  void on_checkpoint(const SolverState& state) override { checkpoints.push_back(state); }
+  void on_progress(long long step, long long, double) override { step_ = step; }
+  bool stop_requested() override { return stop_after_ > 0 && step_ >= stop_after_; }
+
+  std::vector<Taken> snapshots;
+  std::vector<SolverState> checkpoints;
+
+ private:
+  long long stop_after_ = 0;
+  long long step_ = 0;
+};
+
+TEST(ExplicitSnapshots, EveryNStepsFromStepZeroWithTheReceiversVelocity) {
+  const Model model = snapshot_block("double");
+  Keeper keeper;
+  const auto run = explicit_fe::run_explicit(model, RunOptions{}, &keeper);
+  ASSERT_TRUE(run.ok()) << run.message;
+  EXPECT_EQ(run.preflight.snapshot_every, 5);
+  // Steps 0, 5, 10, ... below the last (a velocity snapshot at the last step would need u_N+1).
+  ASSERT_EQ(keeper.snapshots.size(), static_cast<std::size_t>((run.steps - 1) / 5 + 1));
+  const std::size_t n_values = static_cast<std::size_t>(model.mesh.n_nodes()) * 2;
+  for (std::size_t s = 0; s < keeper.snapshots.size(); ++s) {
+    const Taken& taken = keeper.snapshots[s];
+    EXPECT_EQ(taken.step, static_cast<long long>(5 * s));
+    EXPECT_EQ(taken.time, static_cast<double>(taken.step) * run.dt);
+    ASSERT_EQ(taken.displacement.size(), n_values);
+    ASSERT_EQ(taken.velocity.size(), n_values);
+  }
+  // Step 0: the model starts at rest.
+  for (double u : keeper.snapshots[0].displacement) EXPECT_EQ(u, 0.0);
+  // The snapshot's velocity at the receiver nodes is the receiver's sample at that time, bit for
+  // bit: both are (u_k+1 - u_k-1) / (2 dt) from the same state values.
+  const explicit_fe::History& r = run.histories[0];
+  int compared = 0;
+  for (const Taken& taken : keeper.snapshots)
+    for (std::size_t sample = 0; sample < r.n_samples(); ++sample) {
+      if (r.times[sample] != taken.time) continue;
+      for (Index point = 0; point < 2; ++point)
+        for (int c = 0; c < 2; ++c) {
+          const auto dof = static_cast<std::size_t>(r.nodes[static_cast<std::size_t>(point)] * 2 + c);
+          EXPECT_EQ(taken.velocity[dof], r.value(sample, point, explicit_fe::Quantity::Velocity, c));
+          EXPECT_EQ(taken.displacement[dof], r.value(sample, point, explicit_fe::Quantity::Displacement, c));
+        }
+      ++compared;
+    }
+  EXPECT_EQ(compared, static_cast<int>(keeper.snapshots.size()));
+  // The wave reaches the receivers within the run: the comparison is not one of zeros.
+  EXPECT_GT(std::abs(keeper.snapshots.back().velocity[static_cast<std::size_t>(r.nodes[0] * 2 + 1)]), 0.0);
+}
+
+TEST(ExplicitSnapshots, NodeSubsetAndDisplacementOnlyIncludeTheLastStep) {
+  Model model = snapshot_block("double");
+  model.output->velocity = false;
+  model.output->snapshot_every = 1;
+  model.output->snapshot_nodes = {0, 6 * 13 + 6};
+  Keeper keeper;
+  const auto run = explicit_fe::run_explicit(model, RunOptions{}, &keeper);
+  ASSERT_TRUE(run.ok());
+  ASSERT_EQ(keeper.snapshots.size(), static_cast<std::size_t>(run.steps + 1));  // steps 0..N
+  for (const Taken& taken : keeper.snapshots) {
+    EXPECT_EQ(taken.displacement.size(), 4u);
+    EXPECT_TRUE(taken.velocity.empty());
+  }
+}
+
+// Runs uninterrupted, then stopped at step 10 (a checkpoint every 5 steps) and resumed from the
+// last checkpoint; the concatenated histories and snapshots must equal the uninterrupted ones
+// exactly: the resumed run repeats the same operations on the same values.
+void expect_resume_is_exact(const std::string& precision) {
+  const Model model = snapshot_block(precision);
+  RunOptions options;
+  options.check_every = 5;
+  Keeper whole;
+  const auto full = explicit_fe::run_explicit(model, options, &whole);
+  ASSERT_TRUE(full.ok());
+
+  options.checkpoint_every = 5;
+  Keeper first(10);
+  const auto stopped = explicit_fe::run_explicit(model, options, &first);
+  ASSERT_EQ(stopped.status, explicit_fe::RunStatus::Stopped);
+  EXPECT_EQ(stopped.steps, 10);
+  ASSERT_EQ(first.checkpoints.size(), 2u);  // steps 5 and 10
+  const SolverState state = first.checkpoints.back();
+  EXPECT_EQ(state.step, 10);
+  // The velocity snapshot of step 10 and the velocity receiver's sample wait for step 11.
+  EXPECT_TRUE(state.snapshot.active);
+  EXPECT_TRUE(state.receivers[0].active);
+
+  options.resume = &state;
+  Keeper second;
+  const auto resumed = explicit_fe::run_explicit(model, options, &second);
+  ASSERT_TRUE(resumed.ok()) << resumed.message;
+  EXPECT_EQ(resumed.steps, full.steps);
+
+  for (std::size_t h = 0; h < full.histories.size(); ++h) {
+    const auto& a = stopped.histories[h];
+    const auto& b = resumed.histories[h];
+    std::vector<double> times(a.times), values(a.values);
+    times.insert(times.end(), b.times.begin(), b.times.end());
+    values.insert(values.end(), b.values.begin(), b.values.end());
+    EXPECT_EQ(times, full.histories[h].times) << full.histories[h].name;
+    EXPECT_EQ(values, full.histories[h].values) << full.histories[h].name;
+  }
+  std::vector<Taken> snapshots(first.snapshots);
+  snapshots.insert(snapshots.end(), second.snapshots.begin(), second.snapshots.end());
+  ASSERT_EQ(snapshots.size(), whole.snapshots.size());
+  for (std::size_t s = 0; s < snapshots.size(); ++s) {
+    EXPECT_EQ(snapshots[s].step, whole.snapshots[s].step);
+    EXPECT_EQ(snapshots[s].displacement, whole.snapshots[s].displacement) << s;
+    EXPECT_EQ(snapshots[s].velocity, whole.snapshots[s].velocity) << s;
+  }
+}
+
+TEST(ExplicitCheckpoint, ResumedRunEqualsUninterruptedInDouble) { expect_resume_is_exact("double"); }
+TEST(ExplicitCheckpoint, ResumedRunEqualsUninterruptedInFloat) { expect_resume_is_exact("float"); }
+
+TEST(ExplicitSnapshots, SnapshotNodesOutsideTheMeshAreRefused) {
+  Model model = snapshot_block("double");
+  model.output->snapshot_nodes = {3, 169};  // 13 x 13 nodes: 0..168
+  EXPECT_THROW(explicit_fe::run_explicit(model), Error);
+  model.output->snapshot_nodes = {5, 3};
+  EXPECT_THROW(explicit_fe::run_explicit(model), Error);
+}
+
+TEST(ExplicitCheckpoint, StateOfAnotherModelIsRefused) {
+  const Model model = snapshot_block("double");
+  SolverState state;
+  state.step = 3;
+  state.previous.assign(10, 0.0);
+  state.current.assign(10, 0.0);
+  RunOptions options;
+  options.resume = &state;
+  try {
+    explicit_fe::run_explicit(model, options);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("checkpoint holds 10 DOFs; the model has 338"), std::string::npos)
+        << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace tremor

@@ -75,6 +75,7 @@ void Model::validate() const {
     TREMOR_CHECK(l.component >= 0 && l.component < dim, l.origin, ": degree of freedom ", l.component + 1,
                  " does not exist in a ", dim, "D model");
   validate_excitation(*this);
+  validate_absorbing(*this);
 }
 
 }  // namespace tremor

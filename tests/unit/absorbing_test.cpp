@@ -307,7 +307,9 @@ TEST(AbsorbingStability, MassProportionalDampingKeepsTheUndampedLimit) {
     // 1.02 of the limit: a root below -1, |z| ~ 1 + 0.16 / (2 + 2 a) per step: for a <= ~1
     // that is > 1e30 growth in 2000 steps. (Very heavy damping, a ~ 1e3, makes the growth too
     // slow to see in a short run, but it is still there: P(-1) < 0.)
-    if (alpha_ratio <= 1.0) EXPECT_GT(run_amplitude(model, 1.02 * limit, 2000), 1e6);
+    if (alpha_ratio <= 1.0) {
+      EXPECT_GT(run_amplitude(model, 1.02 * limit, 2000), 1e6);
+    }
   }
   // An srm layer only lowers the stiffness: the element estimate (from the unscaled material)
   // stays below the true limit, which rises.

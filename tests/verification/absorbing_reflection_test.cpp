@@ -140,7 +140,9 @@ TEST(AbsorbingReflection, NormalIncidencePWave) {
     const double db = reflection_db(with, reference);
     std::printf("  %s, L = %.1f lambda: R(f0) = %.1f dB\n", std::string(to_string(c.kind)).c_str(), c.wavelengths,
                 db);
-    if (c.limit_db < 0.0) EXPECT_LT(db, c.limit_db) << to_string(c.kind);
+    if (c.limit_db < 0.0) {
+      EXPECT_LT(db, c.limit_db) << to_string(c.kind);
+    }
   }
   // The default alpha_max against a quarter and four times it (1.5 lambda, alid): printed for
   // docs/verification.md, to show where the default sits.

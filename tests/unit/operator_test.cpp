@@ -115,6 +115,35 @@ TEST_P(OperatorFamilies, DeterministicAndOpenMpEqualsSerial) {
 INSTANTIATE_TEST_SUITE_P(Families, OperatorFamilies, ::testing::ValuesIn(test::operator_cases()),
                          [](const auto& param_info) { return param_info.param.label; });
 
+// Absorbing layers scale K_e by the srm stiffness factor: the assembled operator scales K_e
+// before summing, the matrix-free one K_e u_e after; they must still agree to rounding, on the
+// anisotropic half (x > 0.5) as on the isotropic one, in 2D and 3D.
+TEST(Operator, AbsorbingLayersAgreeAssembledAndMatrixFree) {
+  for (const ElementType type : {ElementType::Quad4, ElementType::Hex8}) {
+    SCOPED_TRACE(element_name(type, 1));
+    Model model = test::two_section_model(type, 1, 6, 0.15);
+    AbsorbingLayer layer;
+    layer.kind = AbsorbingKind::Srm;
+    layer.faces = {BoxFace::XMax, BoxFace::YMin};
+    layer.thickness = 0.3;
+    layer.frequency = 1e4;
+    layer.alpha_max = 6.0 * 3.14159 * 1e4;  // s ~ 0.3 at the outer edge
+    model.absorbing.push_back(layer);
+    const Model plain = test::two_section_model(type, 1, 6, 0.15);
+    const auto assembled = make_stiffness_operator<double>(model, "assembled");
+    const auto element = make_stiffness_operator<double>(model, "matrix_free");
+    const auto u = test::test_vector(assembled->n_dofs(), 3);
+    const auto ka = apply_operator(*assembled, u), ke = apply_operator(*element, u);
+    const double scale = max_abs(ka);
+    ASSERT_GT(scale, 0.0);
+    // As in AssembledAndElementAgree: only the order of rounding differs.
+    EXPECT_LE(max_difference(ka, ke), 1e-12 * scale);
+    // And the layer does change K: the difference from the model without it is of order K u.
+    const auto kp = apply_operator(*make_stiffness_operator<double>(plain, "assembled"), u);
+    EXPECT_GT(max_difference(ka, kp), 0.05 * scale);
+  }
+}
+
 TEST(Operator, UnknownKindIsAClearError) {
   const Model model = test::two_section_model(ElementType::Quad4, 1, 2, 0.0);
   try {

@@ -20,10 +20,12 @@ void check_host(const Exec& exec, std::string_view kind) {
 // contributions in colour order: deterministic. Geometry is gathered and K_e u_e evaluated in
 // double (fem::apply_element_stiffness: evaluate -> pointwise D -> integrate at every point of
 // the default stiffness rule). Traffic per element: n_nodes indices, n_nodes * dim coordinates
-// (8 B), n_nodes * dim u reads and ku read-modify-writes (sizeof(Real)), D (n_voigt^2 x 8 B).
+// (8 B), n_nodes * dim u reads and ku read-modify-writes (sizeof(Real)), D (n_voigt^2 x 8 B),
+// the element's absorbing-layer stiffness factor (8 B; K_e scales with D, so K_e u_e is scaled).
 template <class E, class Real>
 void apply_colour(const Exec& exec, Index n, const Index* list, const Index* connectivity, const int* section,
-                  const double* coordinates, const double* D, const double* thickness, const Real* u, Real* ku) {
+                  const double* factor, const double* coordinates, const double* D, const double* thickness,
+                  const Real* u, Real* ku) {
   const fem::StiffnessRule<E> rule = fem::stiffness_rule<E>();
   forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
     constexpr int dim = E::dim, n_dof = E::n_nodes * E::dim;
@@ -38,8 +40,10 @@ void apply_colour(const Exec& exec, Index n, const Index* list, const Index* con
       }
     const int s = section[e];
     fem::apply_element_stiffness<E>(x, D + 36 * s, thickness[s], rule, ue, fe);
+    const double f = factor[e];
     for (int a = 0; a < E::n_nodes; ++a)  // scatter
-      for (int c = 0; c < dim; ++c) ku[static_cast<Size>(nodes[a]) * dim + c] += static_cast<Real>(fe[a * dim + c]);
+      for (int c = 0; c < dim; ++c)
+        ku[static_cast<Size>(nodes[a]) * dim + c] += static_cast<Real>(f * fe[a * dim + c]);
   });
 }
 
@@ -100,8 +104,12 @@ MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& mode
     block.order = source.order;
     block.connectivity = source.connectivity;
     block.section.resize(static_cast<std::size_t>(source.n_elements()));
-    for (Index e = 0; e < source.n_elements(); ++e)
-      block.section[static_cast<std::size_t>(e)] = table.element_section[static_cast<std::size_t>(global + e)];
+    block.stiffness_factor.resize(static_cast<std::size_t>(source.n_elements()));
+    for (Index e = 0; e < source.n_elements(); ++e) {
+      const auto g = static_cast<std::size_t>(global + e);
+      block.section[static_cast<std::size_t>(e)] = table.element_section[g];
+      block.stiffness_factor[static_cast<std::size_t>(e)] = table.stiffness_factor(g);
+    }
     global += source.n_elements();
     blocks_.push_back(std::move(block));
   }
@@ -122,7 +130,7 @@ void MatrixFreeOperator<Real>::apply(const Real* u, Real* ku) const {
       fem::with_element(block.type, block.order, [&](auto element) {
         using E = decltype(element);
         apply_colour<E, Real>(exec_, n, colouring_.in(static_cast<int>(b), c), block.connectivity.data(),
-                              block.section.data(), coordinates_.data(), D_.data(), thickness_.data(), u, ku);
+                              block.section.data(), block.stiffness_factor.data(), coordinates_.data(), D_.data(), thickness_.data(), u, ku);
       });
     }
 }
@@ -131,7 +139,8 @@ template <class Real>
 std::size_t MatrixFreeOperator<Real>::bytes() const {
   std::size_t total = coordinates_.size() * sizeof(double) + (D_.size() + thickness_.size()) * sizeof(double);
   for (const Block& block : blocks_)
-    total += block.connectivity.size() * sizeof(Index) + block.section.size() * (sizeof(int) + sizeof(Index));
+    total += block.connectivity.size() * sizeof(Index) +
+             block.section.size() * (sizeof(int) + sizeof(Index) + sizeof(double));
   return total;
 }
 

@@ -90,7 +90,8 @@ class MatrixFreeOperator final : public StiffnessOperator<Real> {
   void apply(const Real* u, Real* ku) const override;
   std::string name() const override { return "matrix_free"; }
   // Node coordinates (8 B x dim per node), connectivity (4 B per element node), per element its
-  // section (4 B) and its place in the colour lists (4 B), and the per-section D and thickness.
+  // section (4 B), its place in the colour lists (4 B) and its absorbing-layer stiffness factor
+  // (8 B), and the per-section D and thickness.
   // No geometry is stored per quadrature point: Jacobians are recomputed on every apply.
   std::size_t bytes() const override;
   int n_colours() const { return colouring_.n_colours; }
@@ -101,6 +102,7 @@ class MatrixFreeOperator final : public StiffnessOperator<Real> {
     int order = 1;
     std::vector<Index> connectivity;
     std::vector<int> section;  // per element of the block
+    std::vector<double> stiffness_factor;  // per element: absorbing layers' K_e scale, 1 elsewhere
   };
   Exec exec_;
   int dim_ = 3;

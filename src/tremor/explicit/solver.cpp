@@ -123,6 +123,21 @@ Preflight resolve(const Model& model, const RunOptions& options) {
     warn(p, str("only ", brief(p.points_per_wavelength), " elements per shortest wavelength (",
                 brief(p.min_wave_speed), " m/s at ", brief(p.highest_frequency), " Hz, elements up to ",
                 brief(p.largest_element), " m); linear elements need about 10 or more"));
+  // Absorbing layers thinner than about 1.5 wavelengths at their design frequency reflect
+  // noticeably (Rajagopal et al. 2012, the ALID the pogo paper uses in section 4.3). The longest
+  // wavelength at f0 is the fastest wave's.
+  double fastest = 0.0;
+  for (const std::string& name : used) fastest = std::max(fastest, model.material(name).max_wave_speed());
+  for (const AbsorbingLayer& layer : model.absorbing) {
+    const double f0 = design_frequency(model, layer);
+    if (!(f0 > 0.0) || !(fastest > 0.0)) continue;
+    const double wavelengths = layer.thickness * f0 / fastest;
+    if (wavelengths < 1.5)
+      warn(p, str(layer.origin.empty() ? model.source : layer.origin, ": absorbing layer (", to_string(layer.kind),
+                  ") is ", brief(layer.thickness), " m thick, ", brief(wavelengths), " wavelengths of the fastest wave (",
+                  brief(fastest), " m/s) at its design frequency ", brief(f0),
+                  " Hz; layers of 1.5 wavelengths or more reflect little"));
+  }
   return p;
 }
 
@@ -215,7 +230,8 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   const auto stiffness = make_stiffness_operator<Real>(model, preflight.operator_kind, exec);
   const std::vector<double> mass = sparse::assemble_lumped_mass(model, exec);
   // Undamped models (the common case) skip the damping pass: CentralDifference takes no vector.
-  const bool damped = std::any_of(model.materials.begin(), model.materials.end(),
+  const bool damped = !model.absorbing.empty() ||
+                      std::any_of(model.materials.begin(), model.materials.end(),
                                   [](const Material& m) { return m.damping_alpha != 0.0; });
   const std::vector<double> damping = damped ? sparse::assemble_lumped_damping(model, exec) : std::vector<double>{};
   const Loading loading(model);
@@ -370,11 +386,12 @@ std::size_t memory_estimate(const Mesh& mesh, std::string_view operator_kind, Si
                      static_cast<std::size_t>(stiffness_nnz) / (d * d) * sizeof(Index) +
                      static_cast<std::size_t>(stiffness_nnz) * real_size;
   } else {
-    // Coordinates, connectivity, per element section and colour slot (MatrixFreeOperator::bytes).
+    // Coordinates, connectivity, per element section, colour slot and stiffness factor
+    // (MatrixFreeOperator::bytes).
     operator_bytes = n * sizeof(double);
     for (const ElementBlock& block : mesh.blocks)
       operator_bytes += block.connectivity.size() * sizeof(Index) +
-                        static_cast<std::size_t>(block.n_elements()) * (sizeof(int) + sizeof(Index));
+                        static_cast<std::size_t>(block.n_elements()) * (sizeof(int) + sizeof(Index) + sizeof(double));
   }
   return operator_bytes + state_bytes(n, real_size);
 }

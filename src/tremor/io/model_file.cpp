@@ -26,7 +26,8 @@ namespace {
 using detail::Table;
 
 constexpr std::string_view top_keys[] = {"title",  "mesh",   "material", "section", "explicit",
-                                          "source", "prescribed_displacement", "receiver", "output"};
+                                          "source", "prescribed_displacement", "receiver", "output",
+                                          "absorbing"};
 // Tables the solvers will read; until they do, the reader warns and ignores them.
 constexpr std::string_view reserved_keys[] = {"sem", "static", "bem"};
 constexpr std::string_view mesh_keys[] = {"file",      "generator", "element",  "origin",     "size",
@@ -832,6 +833,78 @@ void read_excitation(const Table& root, Model& model, const std::string& base_di
   if (const auto table = root.table("output")) model.output = read_output(*table, model.mesh);
 }
 
+// ---------------------------------------------------------------------------------------------
+// [[absorbing]]
+
+constexpr std::string_view absorbing_keys[] = {"kind",  "faces",     "thickness", "element_set",
+                                               "power", "alpha_max", "frequency"};
+constexpr std::string_view absorbing_kinds[] = {"alid", "srm"};
+constexpr std::string_view face_names[] = {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"};
+
+AbsorbingLayer read_absorbing(Table& table, const Model& model) {
+  table.only(absorbing_keys);
+  AbsorbingLayer layer;
+  layer.origin = origin_of(table);
+  const Mesh& mesh = model.mesh;
+  const std::string kind = table.required_string("kind", choices(absorbing_kinds));
+  (void)choice(table, "kind", absorbing_kinds);
+  layer.kind = kind == "srm" ? AbsorbingKind::Srm : AbsorbingKind::Alid;
+  table.set_where(str(table.where(), " (", kind, ")"));
+  if (!table.has("faces") && !table.has("element_set"))
+    table.fail_at(table.line(), "give 'faces' (faces of the model's bounding box, such as [\"xmax\", \"ymin\"]), "
+                                "'element_set', or both");
+  const int dim = mesh.dim();
+  double lower[3], upper[3];
+  mesh.bounding_box(lower, upper);
+  layer.thickness = positive(table, "thickness", "the layer's thickness, m");
+  if (table.has("faces")) {
+    const toml::node& node = *table.node("faces");
+    const auto* array = node.as_array();
+    if (!array || array->empty())
+      table.fail("faces", str("'faces' must be an array of face names such as [\"xmax\", \"ymin\"], got ",
+                              detail::describe(node)));
+    const std::span<const std::string_view> known(face_names, static_cast<std::size_t>(2 * dim));
+    for (std::size_t i = 0; i < array->size(); ++i) {
+      const auto* name = (*array)[i].as_string();
+      const long line = detail::line_of((*array)[i]);
+      if (!name) table.fail_at(line, str("'faces'[", i, "] must be a face name, got ", detail::describe((*array)[i])));
+      const auto found = std::find(known.begin(), known.end(), name->get());
+      if (found == known.end())
+        table.fail_at(line, str("unknown face '", name->get(), "'", detail::suggestion(name->get(), known),
+                                "; a ", dim, "D model has ", choices(known)));
+      const auto face = static_cast<BoxFace>(found - known.begin());
+      if (std::find(layer.faces.begin(), layer.faces.end(), face) != layer.faces.end())
+        table.fail_at(line, str("'faces' lists '", name->get(), "' twice"));
+      const int axis = axis_of(face);
+      const double extent = upper[axis] - lower[axis];
+      if (layer.thickness > extent)
+        table.fail("thickness", str("'thickness' ", layer.thickness, " m exceeds the model's extent ", extent,
+                                    " m along ", "xyz"[axis], " (face '", name->get(), "')"));
+      layer.faces.push_back(face);
+    }
+  }
+  if (table.has("element_set")) {
+    layer.element_set = *table.string("element_set");
+    const auto set = mesh.element_sets.find(layer.element_set);
+    if (set == mesh.element_sets.end()) {
+      const auto names = names_of(mesh.element_sets);
+      table.fail("element_set", str("no element set named '", layer.element_set, "'",
+                                    detail::suggestion(layer.element_set, views(names)), "; the mesh has ",
+                                    listing(names)));
+    }
+    if (set->second.empty()) table.fail("element_set", str("element set '", layer.element_set, "' is empty"));
+  }
+  if (table.has("power")) layer.power = positive(table, "power", "the exponent p of alpha_max (d / L)^p");
+  if (table.has("alpha_max")) layer.alpha_max = positive(table, "alpha_max", "the damping at the outer edge, 1/s");
+  if (table.has("frequency")) layer.frequency = positive(table, "frequency", "the design frequency, Hz");
+  const bool needs_frequency = layer.kind == AbsorbingKind::Srm || layer.alpha_max == 0.0;
+  if (needs_frequency && layer.frequency == 0.0 && !(highest_source_frequency(model) > 0.0))
+    table.fail_at(table.line(), str("no design frequency: give 'frequency' (Hz)",
+                                    layer.kind == AbsorbingKind::Srm ? "" : " or 'alpha_max'",
+                                    "; the model has no time-varying source to take one from"));
+  return layer;
+}
+
 }  // namespace
 
 Model read_model_buffer(std::string_view text, const std::string& name, const std::string& base_dir) {
@@ -866,6 +939,7 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
   }
   read_sections(root, model);
   read_excitation(root, model, base_dir);
+  for (Table table : root.tables("absorbing")) model.absorbing.push_back(read_absorbing(table, model));
   model.validate();
   return model;
 }

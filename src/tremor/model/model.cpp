@@ -76,6 +76,7 @@ void Model::validate() const {
                  " does not exist in a ", dim, "D model");
   validate_excitation(*this);
   if (output) output->check(mesh, source);
+  validate_absorbing(*this);
 }
 
 }  // namespace tremor

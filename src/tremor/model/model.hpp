@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tremor/mesh/mesh.hpp"
+#include "tremor/model/absorbing.hpp"
 #include "tremor/model/material.hpp"
 #include "tremor/model/output.hpp"
 #include "tremor/model/source.hpp"
@@ -78,6 +79,8 @@ struct Model {
   std::vector<Receiver> receivers;
   std::optional<ExplicitSettings> explicit_settings;
   std::optional<OutputSettings> output;  // the model file's [output] (model/output.hpp)
+  // Absorbing boundary layers (model/absorbing.hpp).
+  std::vector<AbsorbingLayer> absorbing;
 
   const Material& material(std::string_view name) const;
   // Per global element: the index of its section, or -1 where none applies.

@@ -57,7 +57,7 @@ void for_each_element_coloured(const Exec& exec, const Mesh& mesh, const Element
     }
 }
 
-// Lumped nodal mass of every element, times weight(section), added into per-DOF values.
+// Lumped nodal mass of every element, times weight(table, global element), added into per-DOF values.
 template <class Weight>
 std::vector<double> assemble_lumped(const Model& model, const Exec& exec, Weight weight) {
   check_host(exec, "lumped mass assembly");
@@ -77,9 +77,10 @@ std::vector<double> assemble_lumped(const Model& model, const Exec& exec, Weight
     double* m = x + E::n_nodes * E::dim;
     for (int a = 0; a < E::n_nodes; ++a)
       for (int c = 0; c < E::dim; ++c) x[a * E::dim + c] = mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(c)];
-    const auto s = static_cast<std::size_t>(table.element_section[static_cast<std::size_t>(first[static_cast<std::size_t>(b)] + e)]);
+    const auto global = static_cast<std::size_t>(first[static_cast<std::size_t>(b)] + e);
+    const auto s = static_cast<std::size_t>(table.element_section[global]);
     fem::lumped_mass<E>(x, table.density[s] * table.thickness[s], m);
-    const double w = weight(table, s);
+    const double w = weight(table, global);
     for (int a = 0; a < E::n_nodes; ++a)
       for (int c = 0; c < dim; ++c)
         lumped[static_cast<std::size_t>(nodes[static_cast<std::size_t>(a)]) * static_cast<std::size_t>(dim) +
@@ -117,6 +118,9 @@ SectionTable section_table(const Model& model) {
     TREMOR_CHECK(table.element_section[e] >= 0, prefix(model), "element ", mesh.element_label(static_cast<Index>(e)),
                  " has no section (no material assigned)");
   fem::check_geometry(mesh, model.source);
+  AbsorbingProfile profile = absorbing_profile(model);
+  table.element_alpha = std::move(profile.alpha);
+  table.element_stiffness_factor = std::move(profile.stiffness_factor);
   return table;
 }
 
@@ -146,6 +150,10 @@ CsrMatrix assemble_stiffness(const Model& model, const Exec& exec) {
     // check_geometry() has passed; this guards the invariant at the quadrature points used here.
     TREMOR_CHECK(min_det > 0.0, prefix(model), "element ", mesh.element_label(global), " (",
                  element_name(block.type, block.order), ") is inverted: det J = ", min_det);
+    // An absorbing layer's stiffness factor scales D, so K_e, as a whole.
+    const double factor = table.stiffness_factor(static_cast<std::size_t>(global));
+    if (factor != 1.0)
+      for (int k = 0; k < n_dof * n_dof; ++k) Ke[k] *= factor;
     for (int a = 0; a < E::n_nodes; ++a) {
       const Index row_node = nodes[static_cast<std::size_t>(a)];
       for (int bn = 0; bn < E::n_nodes; ++bn) {
@@ -169,7 +177,7 @@ std::vector<double> assemble_lumped_mass(const Model& model, const Exec& exec) {
 
 std::vector<double> assemble_lumped_damping(const Model& model, const Exec& exec) {
   return assemble_lumped(model, exec,
-                         [](const SectionTable& table, std::size_t s) { return table.damping_alpha[s]; });
+                         [](const SectionTable& table, std::size_t e) { return table.alpha(e); });
 }
 
 }  // namespace tremor::sparse

@@ -27,9 +27,22 @@ struct SectionTable {
   std::vector<double> density;               // per section, kg/m^3
   std::vector<double> damping_alpha;         // per section, s^-1
   std::vector<int> element_section;          // per global element
+  // Absorbing layers (model/absorbing.hpp), per global element: damping added to the section's
+  // alpha, and the factor K_e is scaled by (D scaled as a whole, so anisotropic materials keep
+  // their anisotropy). Empty when the model has no layer: 0 and 1 everywhere.
+  std::vector<double> element_alpha;
+  std::vector<double> element_stiffness_factor;
+  double stiffness_factor(std::size_t element) const {
+    return element_stiffness_factor.empty() ? 1.0 : element_stiffness_factor[element];
+  }
+  double alpha(std::size_t element) const {
+    return damping_alpha[static_cast<std::size_t>(element_section[element])] +
+           (element_alpha.empty() ? 0.0 : element_alpha[element]);
+  }
 };
 
-// Builds the table and runs the checks above (`model.source` prefixes messages).
+// Builds the table and runs the checks above (`model.source` prefixes messages), with the
+// absorbing layers' per-element profile (absorbing_profile()).
 SectionTable section_table(const Model& model);
 
 // K = sum_e K_e on stiffness_pattern(model.mesh). Entries are located by bisection in each row.
@@ -40,7 +53,8 @@ CsrMatrix assemble_stiffness(const Model& model, const Exec& exec = Exec::openmp
 std::vector<double> assemble_lumped_mass(const Model& model, const Exec& exec = Exec::openmp());
 
 // Mass-proportional damping per DOF, C = sum_e alpha_e M_e (lumped): diagonal, so the central
-// difference step stays explicit.
+// difference step stays explicit. alpha_e is the material's damping_alpha plus the absorbing
+// layers' (model/absorbing.hpp).
 std::vector<double> assemble_lumped_damping(const Model& model, const Exec& exec = Exec::openmp());
 
 }  // namespace tremor::sparse

@@ -47,7 +47,8 @@ std::vector<Label> face_labels(const Mesh& mesh, const Face& face) {
   const int n = face_nodes(block.type, block.order, face.face, local);
   std::vector<Label> labels;
   for (int a = 0; a < n; ++a)
-    labels.push_back(mesh.node_labels[static_cast<std::size_t>(block.nodes(ref.element)[static_cast<std::size_t>(local[a])])]);
+    labels.push_back(
+        mesh.node_labels[static_cast<std::size_t>(block.nodes(ref.element)[static_cast<std::size_t>(local[a])])]);
   std::sort(labels.begin(), labels.end());
   return labels;
 }
@@ -182,10 +183,12 @@ TEST(AbaqusSurfaces, BrokenSurfacesAndLoadsNameTheLine) {
                {"broken.inp:26:", "undefined surface 'NOSURF'"});
   expect_error(bricks + "*STEP\n*DYNAMIC, EXPLICIT\n, 1.E-5\n*DLOAD\nTET, P6, 1.\n*END STEP\n",
                {"broken.inp:26:", "element 2 (tet4) has faces P1 to P4, not P6"});
-  expect_error(bricks + "*SURFACE, NAME=S\n1, S1\n*STEP\n*DYNAMIC, EXPLICIT\n, 1.E-5\n*DSLOAD\nS, TRVEC, 1.\n*END STEP\n",
-               {"broken.inp:28:", "TRVEC traction needs a non-zero direction"});
-  expect_error(bricks + "*SURFACE, NAME=S\n1, S1\n*STEP\n*DYNAMIC, EXPLICIT\n, 1.E-5\n*DSLOAD, AMPLITUDE=NONE\nS, P, "
-                        "1.\n*END STEP\n",
+  expect_error(
+      bricks + "*SURFACE, NAME=S\n1, S1\n*STEP\n*DYNAMIC, EXPLICIT\n, 1.E-5\n*DSLOAD\nS, TRVEC, 1.\n*END STEP\n",
+      {"broken.inp:28:", "TRVEC traction needs a non-zero direction"});
+  expect_error(bricks +
+                   "*SURFACE, NAME=S\n1, S1\n*STEP\n*DYNAMIC, EXPLICIT\n, 1.E-5\n*DSLOAD, AMPLITUDE=NONE\nS, P, "
+                   "1.\n*END STEP\n",
                {"broken.inp:28:", "undefined amplitude 'NONE'"});
   expect_error(bricks + "*DLOAD\nBRICK, P1, 1.\n", {"broken.inp:22:", "belongs inside a *STEP"});
 }

@@ -45,8 +45,8 @@ TEST(GmshSurfaces, BoundaryGroupsOfEveryElementTypeBecomeSurfaces) {
   };
   // Structured meshes have 2 cells per unit length: 4 edges on "left", 3 x 4 cell faces on
   // "bottom". The tetrahedral meshes are unstructured.
-  const Case cases[] = {{"tri3", "left", 4, 0, 2.0},    {"tri6", "left", 4, 0, 2.0},   {"quad4", "left", 4, 0, 2.0},
-                        {"quad8", "left", 4, 0, 2.0},   {"quad9", "left", 4, 0, 2.0},  {"tet4", "bottom", 0, 2, 3.0},
+  const Case cases[] = {{"tri3", "left", 4, 0, 2.0},    {"tri6", "left", 4, 0, 2.0},    {"quad4", "left", 4, 0, 2.0},
+                        {"quad8", "left", 4, 0, 2.0},   {"quad9", "left", 4, 0, 2.0},   {"tet4", "bottom", 0, 2, 3.0},
                         {"tet10", "bottom", 0, 2, 3.0}, {"hex8", "bottom", 12, 2, 3.0}, {"hex20", "bottom", 12, 2, 3.0},
                         {"hex27", "bottom", 12, 2, 3.0}};
   for (const Case& c : cases)
@@ -55,7 +55,9 @@ TEST(GmshSurfaces, BoundaryGroupsOfEveryElementTypeBecomeSurfaces) {
       const Mesh mesh = io::read_gmsh(test::data_path("gmsh/" + name));
       ASSERT_TRUE(mesh.face_sets.count(c.surface)) << name;
       const std::vector<Face>& surface = mesh.face_sets.at(c.surface);
-      if (c.faces > 0) EXPECT_EQ(surface.size(), c.faces) << name;
+      if (c.faces > 0) {
+        EXPECT_EQ(surface.size(), c.faces) << name;
+      }
       // The node sets are made as before: the surface's faces use exactly the group's nodes.
       std::vector<Index> used;
       for (const Face& face : surface) {
@@ -84,8 +86,9 @@ TEST(GmshSurfaces, HandWrittenBoundaryElementThatIsNoFace) {
     FAIL() << "no error";
   } catch (const Error& error) {
     const std::string message = error.what();
-    for (const std::string part : {path + ":36:", std::string("element 4 (2-node line)"),
-                                   std::string("physical group 'diagonal'"), std::string("not a face of any 2D element")})
+    for (const std::string& part :
+         {path + ":36:", std::string("element 4 (2-node line)"), std::string("physical group 'diagonal'"),
+          std::string("not a face of any 2D element")})
       EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' not in: " << message;
   }
 }

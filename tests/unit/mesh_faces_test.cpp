@@ -92,7 +92,8 @@ TEST(MeshFaces, NormalsPointOutwardAndTheFacesCloseTheElement) {
     std::array<double, 3> centroid{0.0, 0.0, 0.0};
     const int n_nodes = nodes_per_element(kind.type, kind.order);
     for (int a = 0; a < n_nodes; ++a)
-      for (int d = 0; d < dim; ++d) centroid[static_cast<std::size_t>(d)] += x[static_cast<std::size_t>(a * dim + d)] / n_nodes;
+      for (int d = 0; d < dim; ++d)
+        centroid[static_cast<std::size_t>(d)] += x[static_cast<std::size_t>(a * dim + d)] / n_nodes;
     std::array<double, 3> closure{0.0, 0.0, 0.0};
     double flux = 0.0, total_area = 0.0;
     for (int f = 0; f < n_faces(kind.type); ++f) {
@@ -127,8 +128,8 @@ TEST(MeshFaces, NormalsPointOutwardAndTheFacesCloseTheElement) {
     for (double c : closure) EXPECT_NEAR(c, 0.0, 1e-13) << name;
     EXPECT_NEAR(flux, dim * volume, 1e-13) << name;
     // Perimeters and surface areas of the reference elements.
-    const double expected_area = simplex ? (dim == 2 ? 2.0 + std::sqrt(2.0) : 1.5 + std::sqrt(3.0) / 2.0)
-                                         : (dim == 2 ? 8.0 : 24.0);
+    const double expected_area =
+        simplex ? (dim == 2 ? 2.0 + std::sqrt(2.0) : 1.5 + std::sqrt(3.0) / 2.0) : (dim == 2 ? 8.0 : 24.0);
     EXPECT_NEAR(total_area, expected_area, 1e-13) << name;
   }
 }

@@ -78,19 +78,19 @@ TEST_F(ModelFileTraction, GeneratedMeshesHaveSideSurfaces) {
 
 TEST_F(ModelFileTraction, BoxSurfacesAndLoads) {
   const Model model = parse(box +
-                            "[[mesh.surface]]\n"            // 11
-                            "name = \"patch\"\n"            // 12
-                            "min = [0, 0, 2]\n"             // 13
-                            "max = [1, 1, 2]\n"             // 14
-                            "[[traction]]\n"                // 15
-                            "name = \"knock\"\n"            // 16
-                            "surface = \"patch\"\n"         // 17
-                            "pressure = 1e6\n"              // 18
-                            "delay = 2e-6\n" +              // 19
-                            ricker +                        // 20
-                            "[[traction]]\n"                // 21
-                            "surface = \"xmax\"\n"          // 22
-                            "traction = [0, 3e5, -4e5]\n" + // 23
+                            "[[mesh.surface]]\n"             // 11
+                            "name = \"patch\"\n"             // 12
+                            "min = [0, 0, 2]\n"              // 13
+                            "max = [1, 1, 2]\n"              // 14
+                            "[[traction]]\n"                 // 15
+                            "name = \"knock\"\n"             // 16
+                            "surface = \"patch\"\n"          // 17
+                            "pressure = 1e6\n"               // 18
+                            "delay = 2e-6\n" +               // 19
+                            ricker +                         // 20
+                            "[[traction]]\n"                 // 21
+                            "surface = \"xmax\"\n"           // 22
+                            "traction = [0, 3e5, -4e5]\n" +  // 23
                             ricker);
   // The top cell face [0, 1] x [0, 1] at z = 2: two triangles, no face on an edge of the box.
   ASSERT_EQ(model.mesh.face_sets.at("patch").size(), 2u);
@@ -116,10 +116,9 @@ TEST_F(ModelFileTraction, Errors) {
                {"'none'", "holds no boundary face"});
   expect_error(plate + "[[mesh.surface]]\nname = \"xmin\"\nmin = [0, 0]\nmax = [0, 0.1]\n", 12,
                {"surface 'xmin' already exists"});
-  expect_error(plate + "[[mesh.surface]]\nname = \"s\"\nmin = [0, 0]\nmax = [0, 0.1]\nnormal = 1\n", 15,
-               {"normal"});
-  expect_error(plate + "[[traction]]\nsurface = \"xmni\"\npressure = 1\n" + ricker, 12,
-               {"no surface named 'xmni'", "did you mean 'xmin'"});
+  expect_error(plate + "[[mesh.surface]]\nname = \"s\"\nmin = [0, 0]\nmax = [0, 0.1]\nnormal = 1\n", 15, {"normal"});
+  expect_error(plate + "[[traction]]\nsurface = \"xmaz\"\npressure = 1\n" + ricker, 12,
+               {"no surface named 'xmaz'", "did you mean 'xmax'"});
   expect_error(plate + "[[traction]]\npressure = 1\n" + ricker, 11, {"missing 'surface'"});
   expect_error(plate + "[[traction]]\nsurface = \"xmin\"\npressure = 1\ntraction = [1, 0]\n" + ricker, 11,
                {"either 'pressure'", "not both"});

@@ -30,9 +30,9 @@ namespace {
 
 constexpr double youngs = 210e9, poisson = 0.3, density = 7850.0;
 constexpr double length = 0.06, height = 0.002;  // m
-constexpr Size cells = 240;                       // h = 0.25 mm along x
-constexpr double p0 = 1.0e6;                      // Pa
-constexpr double rise = 1.0e-6;                   // s: 6 mm of ramp, 24 elements
+constexpr Size cells = 240;                      // h = 0.25 mm along x
+constexpr double p0 = 1.0e6;                     // Pa
+constexpr double rise = 1.0e-6;                  // s: 6 mm of ramp, 24 elements
 
 double p_wave_speed() {
   const double lambda = youngs * poisson / ((1 + poisson) * (1 - 2 * poisson)), mu = youngs / (2 * (1 + poisson));
@@ -108,17 +108,20 @@ TEST(TractionPlaneWave, PressureStepLaunchesTheImpedanceVelocity) {
   };
   // The plane-strain thickness scales the consistent forces and the lumped mass alike, so the
   // velocity does not depend on it; a force without it would be off by the factor 1 / thickness.
-  for (const Case& c : {Case{"2D plane strain, thickness 1 m", 2, 1.0}, Case{"2D plane strain, thickness 3 mm", 2, 3e-3},
-                        Case{"3D hex8", 3, 1.0}}) {
+  for (const Case& c : {Case{"2D plane strain, thickness 1 m", 2, 1.0},
+                        Case{"2D plane strain, thickness 3 mm", 2, 3e-3}, Case{"3D hex8", 3, 1.0}}) {
     const Plateau plateau = run_bar(c.dim, c.thickness);
     std::printf("  %s: plateau v_x %.6g m/s, p0 / (rho c_p) %.6g m/s, relative error %.2e, ripple %.2e\n", c.what,
                 plateau.mean, expected, plateau.mean / expected - 1.0, plateau.spread / expected);
-    // The plane wave is exact in the continuum; what remains is the lattice's dispersion: the
-    // ramp's kinks ring behind the front (lumped-mass linear elements are dispersive at 24
-    // elements per ramp, a few 0.1% of the step at most), and the ringing averages out over the
-    // plateau. 1% bounds the mean; the ripple within the window stays below 5%.
-    EXPECT_NEAR(plateau.mean / expected, 1.0, 0.01) << c.what;
-    EXPECT_LT(plateau.spread / expected, 0.05) << c.what;
+    // The plane wave is exact in the continuum and the lumped-mass linear lattice has the
+    // continuum's impedance at low frequency, so the plateau is the impedance velocity; what
+    // remains is the lattice's dispersion: the ramp's kinks ring behind the front (24 elements
+    // per ramp) and the ringing averages out over the plateau. Measured: mean within 1e-5,
+    // ripple 2.1e-3 of the step, the same in 2D at both thicknesses and in 3D. The bounds, 1e-3
+    // and 1%, leave room for the ringing's phase in the window, and would catch a force off by
+    // a face-sharing factor (1/2 at the sides' nodes) or by the thickness.
+    EXPECT_NEAR(plateau.mean / expected, 1.0, 1e-3) << c.what;
+    EXPECT_LT(plateau.spread / expected, 0.01) << c.what;
   }
 }
 

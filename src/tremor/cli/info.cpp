@@ -119,11 +119,12 @@ void run_info(const std::string& path) {
         std::printf("pressure %sPa", si(*load.pressure).c_str());
       } else {
         std::printf("traction (");
-        for (int d = 0; d < mesh.dim(); ++d) std::printf("%s%sPa", d ? ", " : "", si(load.traction[static_cast<std::size_t>(d)]).c_str());
+        for (int d = 0; d < mesh.dim(); ++d)
+          std::printf("%s%sPa", d ? ", " : "", si(load.traction[static_cast<std::size_t>(d)]).c_str());
         std::printf(")");
       }
-      std::printf(" on %s faces of '%s'", group_digits(static_cast<long long>(load.faces.size())).c_str(),
-                  load.surface.c_str());
+      std::printf(" on %s faces", group_digits(static_cast<long long>(load.faces.size())).c_str());
+      if (!load.name.empty()) std::printf(" of '%s'", load.surface.c_str());
       if (load.signal)
         std::printf(", %s signal", std::string(to_string(load.signal->kind)).c_str());
       else if (!load.amplitude.empty())

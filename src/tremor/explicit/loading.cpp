@@ -68,9 +68,10 @@ std::vector<std::pair<Index, double>> surface_forces(const Model& model, const S
       const int s = section[static_cast<std::size_t>(face.element)];
       if (s >= 0) thickness = model.sections[static_cast<std::size_t>(s)].thickness;
     }
-    for (int a = 0; a < n; ++a)
-      for (int c = 0; c < dim; ++c)
-        sum[nodes[static_cast<std::size_t>(local[a])] * dim + c] += thickness * forces[static_cast<std::size_t>(a * dim + c)];
+    for (int a = 0; a < n; ++a) {
+      const Index node = nodes[static_cast<std::size_t>(local[a])];
+      for (int c = 0; c < dim; ++c) sum[node * dim + c] += thickness * forces[static_cast<std::size_t>(a * dim + c)];
+    }
   }
   std::vector<std::pair<Index, double>> out;
   for (const auto& [dof, force] : sum)

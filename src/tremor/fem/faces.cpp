@@ -64,15 +64,16 @@ void integrate(FaceType type, int order, int dim, std::span<const double> coordi
   TREMOR_CHECK(dim == face_dim + 1, "a ", face_type_name(type, order), " face in ", dim,
                "D space (faces of 2D elements are lines, of 3D elements surfaces)");
   const int n_nodes = nodes_per_face(type, order);
-  TREMOR_CHECK(coordinates.size() == static_cast<std::size_t>(n_nodes * dim), "face coordinates: ",
-               coordinates.size(), " values for ", n_nodes, " nodes in ", dim, "D");
+  TREMOR_CHECK(coordinates.size() == static_cast<std::size_t>(n_nodes * dim), "face coordinates: ", coordinates.size(),
+               " values for ", n_nodes, " nodes in ", dim, "D");
   // Degenerate when |g| falls to rounding of the face's size: |g| ~ h^(dim - 1) on a sound face.
   double size = 0.0;
   for (int a = 0; a < n_nodes; ++a)
     for (int b = a + 1; b < n_nodes; ++b) {
       double distance = 0.0;
       for (int d = 0; d < dim; ++d) {
-        const double delta = coordinates[static_cast<std::size_t>(a * dim + d)] - coordinates[static_cast<std::size_t>(b * dim + d)];
+        const double delta =
+            coordinates[static_cast<std::size_t>(a * dim + d)] - coordinates[static_cast<std::size_t>(b * dim + d)];
         distance += delta * delta;
       }
       size = std::max(size, std::sqrt(distance));
@@ -211,9 +212,8 @@ void pressure_forces(FaceType type, int order, int dim, std::span<const double> 
 
 double face_area(FaceType type, int order, int dim, std::span<const double> coordinates) {
   double area = 0.0;
-  integrate(type, order, dim, coordinates, [&](const double*, const double*, double norm, double weight) {
-    area += weight * norm;
-  });
+  integrate(type, order, dim, coordinates,
+            [&](const double*, const double*, double norm, double weight) { area += weight * norm; });
   return area;
 }
 

@@ -883,7 +883,8 @@ class Reader {
       return;
     }
     const auto [where, added] = surface_where_.try_emplace(name, keyword.where);
-    if (!added) fail(keyword.where, str("surface '", name, "' is defined twice (first at ", src_.where(where->second), ")"));
+    if (!added)
+      fail(keyword.where, str("surface '", name, "' is defined twice (first at ", src_.where(where->second), ")"));
     std::vector<PendingFace>& faces = surfaces_[name];
     while (src_.data_follows()) {
       const Record record = read_line_record();
@@ -932,7 +933,8 @@ class Reader {
       entry.load.surface = abaqus::to_name(f[0].text);
       const auto surface = surfaces_.find(entry.load.surface);
       if (surface == surfaces_.end())
-        fail(f[0].where, "undefined surface '" + entry.load.surface + "' (surfaces must be defined before their loads)");
+        fail(f[0].where,
+             "undefined surface '" + entry.load.surface + "' (surfaces must be defined before their loads)");
       const std::string load_type = abaqus::to_name(f[1].text);
       if (!surface_load_value(load_type, f, 2, entry.load)) {
         ignore(str("*DSLOAD of type ", shown(load_type), " (tremor applies P and TRVEC)"), record.where);
@@ -1185,7 +1187,8 @@ class Reader {
     for (const auto& [name, faces] : surfaces_) exterior_needed = exterior_needed || needs_exterior(faces);
     if (exterior_needed) {
       exterior.resize(static_cast<std::size_t>(mesh.n_elements()));
-      for (const Face& face : boundary_faces(mesh)) exterior[static_cast<std::size_t>(face.element)].push_back(face.face);
+      for (const Face& face : boundary_faces(mesh))
+        exterior[static_cast<std::size_t>(face.element)].push_back(face.face);
     }
     for (const auto& [name, faces] : surfaces_) {
       mesh.face_sets[name] = resolve_faces(faces, global_of, exterior);

@@ -627,7 +627,17 @@ Mesh build_mesh(Input& in, State& state) {
     if (group.dim != dim - 1) continue;
     const auto physicals = state.entity_physicals.find({group.dim, group.entity});
     if (physicals == state.entity_physicals.end() || physicals->second.empty()) continue;
-    if (!face_index) face_index.emplace(mesh);
+    if (!face_index) {
+      // Index only the faces whose corners are nodes of such groups.
+      std::vector<bool> on_groups(static_cast<std::size_t>(mesh.n_nodes()), false);
+      for (const ElementGroup& other : state.groups)
+        if (other.dim == dim - 1)
+          for (Index node : other.nodes) {
+            const Index kept = renumber[static_cast<std::size_t>(node)];
+            if (kept >= 0) on_groups[static_cast<std::size_t>(kept)] = true;
+          }
+      face_index.emplace(mesh, &on_groups);
+    }
     const std::string_view type_name = group.type->name;
     const int n_corners = group.dim == 1 ? 2 : type_name.find("triangle") != std::string_view::npos ? 3 : 4;
     const auto per = static_cast<std::size_t>(group.type->n_nodes);

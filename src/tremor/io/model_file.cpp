@@ -212,10 +212,7 @@ void add_box_surfaces(Mesh& mesh, const Table& table) {
   double extent = 0.0;
   for (std::size_t d = 0; d < axes; ++d) extent = std::max(extent, upper[d] - lower[d]);
   const double tolerance = 1e-9 * extent;
-  const std::vector<Table> surfaces = table.tables("surface");
-  if (surfaces.empty()) return;
-  const std::vector<Face> boundary = boundary_faces(mesh);
-  for (Table set : surfaces) {
+  for (Table set : table.tables("surface")) {
     set.only(set_keys);
     const std::string name = set.required_string("name", "the surface's name, used by [[traction]]");
     if (name.empty()) set.fail("name", "'name' is empty");
@@ -232,15 +229,19 @@ void add_box_surfaces(Mesh& mesh, const Table& table) {
         if (x[d] < (*box_min)[d] - tolerance || x[d] > (*box_max)[d] + tolerance) return false;
       return true;
     };
+    // Only faces with every corner in the box can qualify: index those alone.
+    std::vector<bool> in_box(static_cast<std::size_t>(mesh.n_nodes()));
+    for (Index i = 0; i < mesh.n_nodes(); ++i) in_box[static_cast<std::size_t>(i)] = inside(mesh.node(i));
     std::vector<Face> members;
-    for (const Face& face : boundary) {
+    for (const Face& face : FaceIndex(mesh, &in_box).boundary()) {
       const ElementRef ref = mesh.locate(face.element);
       const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
       const auto nodes = block.nodes(ref.element);
       int local[max_face_nodes];
       const int n = face_nodes(block.type, block.order, face.face, local);
       bool all = true;
-      for (int a = 0; a < n && all; ++a) all = inside(mesh.node(nodes[static_cast<std::size_t>(local[a])]));
+      for (int a = 0; a < n && all; ++a)
+        all = in_box[static_cast<std::size_t>(nodes[static_cast<std::size_t>(local[a])])];
       if (all) members.push_back(face);
     }
     if (members.empty()) {

@@ -65,8 +65,8 @@ int gll_face_nodes(ElementType type, int order, int face, int* local) {
 }
 
 void check_face(ElementType type, int order, int face) {
-  TREMOR_CHECK(face >= 0 && face < n_faces(type), "face ", face, " of a ", element_name(type, order), " element (it has ",
-               n_faces(type), " faces, 0..", n_faces(type) - 1, ")");
+  TREMOR_CHECK(face >= 0 && face < n_faces(type), "face ", face, " of a ", element_name(type, order),
+               " element (it has ", n_faces(type), " faces, 0..", n_faces(type) - 1, ")");
   TREMOR_CHECK(!is_gll(type) || (order >= 1 && order <= max_gll_order), "face of a ", element_name(type, order),
                " element: GLL order must be 1..", max_gll_order);
 }
@@ -200,10 +200,15 @@ FaceIndex::Key FaceIndex::key_of(std::span<const Index> corners) {
   return key;
 }
 
-FaceIndex::FaceIndex(const Mesh& mesh) {
-  Size total = 0;
-  for (const auto& block : mesh.blocks) total += static_cast<Size>(block.n_elements()) * n_faces(block.type);
-  entries_.reserve(static_cast<std::size_t>(total));
+FaceIndex::FaceIndex(const Mesh& mesh, const std::vector<bool>* corners_filter) {
+  TREMOR_CHECK(!corners_filter || corners_filter->size() == static_cast<std::size_t>(mesh.n_nodes()),
+               "face index: a node filter of ", corners_filter ? corners_filter->size() : 0, " flags for ",
+               mesh.n_nodes(), " nodes");
+  if (!corners_filter) {
+    Size total = 0;
+    for (const auto& block : mesh.blocks) total += static_cast<Size>(block.n_elements()) * n_faces(block.type);
+    entries_.reserve(static_cast<std::size_t>(total));
+  }
   Index global = 0;
   for (const auto& block : mesh.blocks) {
     const int faces = n_faces(block.type);
@@ -213,7 +218,12 @@ FaceIndex::FaceIndex(const Mesh& mesh) {
         int local[4];
         const int n = face_vertices(block.type, block.order, f, local);
         Index corners[4];
-        for (int k = 0; k < n; ++k) corners[k] = nodes[static_cast<std::size_t>(local[k])];
+        bool kept = true;
+        for (int k = 0; k < n; ++k) {
+          corners[k] = nodes[static_cast<std::size_t>(local[k])];
+          kept = kept && (!corners_filter || (*corners_filter)[static_cast<std::size_t>(corners[k])]);
+        }
+        if (!kept) continue;
         entries_.emplace_back(key_of({corners, static_cast<std::size_t>(n)}), Face{global, f});
       }
     }

@@ -69,10 +69,13 @@ int face_vertices(ElementType type, int order, int face, int* local);
 void normalise_faces(std::vector<Face>& faces);
 
 // Finds faces by their corner nodes, whatever order those are given in. Built once per mesh:
-// O(faces log faces).
+// O(faces log faces) time, 24 bytes per face indexed.
 class FaceIndex {
  public:
-  explicit FaceIndex(const Mesh& mesh);
+  // With `corners` (one flag per mesh node), only the faces whose corner nodes are all flagged are
+  // indexed, which bounds the memory by the region of interest; find() and boundary() are exact
+  // for those faces (any face with the same corners is flagged too).
+  explicit FaceIndex(const Mesh& mesh, const std::vector<bool>* corners = nullptr);
   // Every face whose corner nodes (mesh node indices) are exactly `corners`: none, one (a boundary
   // face) or two (an interior face, once per element), by increasing element.
   std::vector<Face> find(std::span<const Index> corners) const;

@@ -111,8 +111,8 @@ void Mesh::validate(std::string_view source) const {
                    "' holds element index ", face.element, " out of range");
       const ElementBlock& block = blocks[static_cast<std::size_t>(locate(face.element).block)];
       TREMOR_CHECK(face.face >= 0 && face.face < n_faces(block.type), source, ": surface '", name, "' holds face ",
-                   face.face, " of element ", element_label(face.element), ", a ", element_name(block.type, block.order),
-                   " with faces 0..", n_faces(block.type) - 1);
+                   face.face, " of element ", element_label(face.element), ", a ",
+                   element_name(block.type, block.order), " with faces 0..", n_faces(block.type) - 1);
     }
 }
 

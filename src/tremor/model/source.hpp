@@ -91,9 +91,10 @@ struct ExplicitSettings {
 // index; -1 for a mesh with no node. Brute force: O(nodes) per call.
 Index nearest_node(const Mesh& mesh, std::span<const double> position);
 
-// Checks the sources, surface loads (faces in range, values finite), prescribed displacements, receivers and explicit settings of a model
-// against its mesh: nodes in range, directions non-zero, components within the dimension, delays
-// >= 0, durations > 0, safety factor in (0, 1], signals valid. Called by Model::validate.
+// Checks the sources, surface loads, prescribed displacements, receivers and explicit settings of
+// a model against its mesh: nodes and faces in range, directions non-zero, values finite,
+// components within the dimension, delays >= 0, durations > 0, safety factor in (0, 1], signals
+// valid. Called by Model::validate.
 void validate_excitation(const Model& model);
 
 }  // namespace tremor

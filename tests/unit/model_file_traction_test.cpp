@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "support/support.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/io/model_file.hpp"
@@ -127,6 +128,35 @@ TEST_F(ModelFileTraction, Errors) {
   expect_error(plate + "[[traction]]\nsurface = \"xmin\"\npressure = 1\n", 11, {"missing 'signal'"});
   expect_error(plate + "[[traction]]\nsurface = \"xmin\"\npressure = 1\ndelay = -1\n" + ricker, 14, {"'delay'"});
   expect_error(plate + "[[traction]]\nsurface = \"xmin\"\npressure = 1\nforce = 2\n" + ricker, 14, {"force"});
+}
+
+// The documented examples with surfaces and tractions read as they are written.
+TEST_F(ModelFileTraction, DocumentedExamples) {
+  int found = 0;
+  for (const std::string& block : test::fenced_blocks("docs/model-file.md", "toml")) {
+    if (block.find("[[traction]]") == std::string::npos) continue;
+    ++found;
+    const Model model = io::read_model_buffer(block, "docs/model-file.md", "");
+    ASSERT_FALSE(model.surface_loads.empty());
+    for (const SurfaceLoad& load : model.surface_loads) {
+      EXPECT_EQ(load.faces, model.mesh.face_sets.at(load.surface));
+      EXPECT_FALSE(load.faces.empty());
+    }
+    if (model.mesh.face_sets.count("patch")) {
+      // The 4 mm patch on the 2 mm grid of the top face: 2 x 2 hex8 faces.
+      EXPECT_EQ(model.mesh.face_sets.at("patch").size(), 4u);
+    } else {
+      // The bar: a pressure on xmin (2 edges), a shear traction on ymax (240 edges), rollers.
+      ASSERT_EQ(model.surface_loads.size(), 2u);
+      EXPECT_EQ(model.surface_loads[0].faces.size(), 2u);
+      EXPECT_TRUE(model.surface_loads[0].pressure.has_value());
+      EXPECT_EQ(model.surface_loads[1].faces.size(), 240u);
+      EXPECT_DOUBLE_EQ(model.surface_loads[1].delay, 2e-6);
+      EXPECT_EQ(model.prescribed.size(), 2u);
+    }
+  }
+  EXPECT_EQ(found, 2);
+  EXPECT_TRUE(log::take_warnings().empty());
 }
 
 }  // namespace

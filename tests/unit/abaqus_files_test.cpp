@@ -298,12 +298,19 @@ TEST(AbaqusFiles, OrthotropicBarWithEncastre) {
   EXPECT_EQ(model.histories[0].every_n_steps, 10);
   EXPECT_DOUBLE_EQ(model.histories[0].every_time, 0.0);
 
+  // *SURFACE TIPFACE: face S4 of brick 4 (Abaqus face 4 = nodes 2-6-7-3 of the element), tremor's face 3.
+  ASSERT_EQ(mesh.face_sets.count("TIPFACE"), 1u);
+  const Index tip_element = mesh.global_index({0, static_cast<Index>(
+      std::find(mesh.blocks[0].labels.begin(), mesh.blocks[0].labels.end(), 4) - mesh.blocks[0].labels.begin())});
+  EXPECT_EQ(mesh.face_sets.at("TIPFACE"), (std::vector<Face>{{tip_element, 3}}));
+
   // Everything unsupported is in one warning, with where it first appears.
   ASSERT_EQ(loaded.warnings.size(), 1u);
   const std::string& warning = loaded.warnings[0];
-  for (const char* part : {"*ORIENTATION (at ", "*SURFACE (at ", "*SOLID SECTION, ORIENTATION", "*RESTART",
-                           "*OUTPUT, FIELD", "*ELEMENT OUTPUT", "*EL PRINT", "bar_c3d8r.inp:44"})
+  for (const char* part : {"*ORIENTATION (at ", "*SOLID SECTION, ORIENTATION", "*RESTART", "*OUTPUT, FIELD",
+                           "*ELEMENT OUTPUT", "*EL PRINT", "bar_c3d8r.inp:44"})
     EXPECT_TRUE(contains(warning, part)) << part << " missing from: " << warning;
+  EXPECT_FALSE(contains(warning, "*SURFACE")) << warning;
 }
 
 TEST(AbaqusFiles, QuadraticElementsThroughInclude) {

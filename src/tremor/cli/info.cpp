@@ -22,7 +22,8 @@ namespace {
 
 const char* axis_name(int d) { return d == 0 ? "x" : d == 1 ? "y" : "z"; }
 
-void print_sets(const char* heading, const std::map<std::string, std::vector<Index>>& sets) {
+template <class Member>
+void print_sets(const char* heading, const std::map<std::string, std::vector<Member>>& sets) {
   std::printf("%-18s%zu\n", heading, sets.size());
   std::size_t shown = 0;
   for (const auto& [name, members] : sets) {
@@ -96,6 +97,7 @@ void run_info(const std::string& path) {
   print_element_sizes(model);
   print_sets("node sets", mesh.node_sets);
   print_sets("element sets", mesh.element_sets);
+  print_sets("surfaces", mesh.face_sets);
 
   std::printf("%-18s%zu\n", "materials", model.materials.size());
   for (const auto& m : model.materials) print_material(m);
@@ -108,6 +110,27 @@ void run_info(const std::string& path) {
   if (!model.fixed.empty() || !model.loads.empty() || !model.amplitudes.empty() || !model.histories.empty()) {
     std::printf("%-18s%zu fixed-dof groups, %zu load groups, %zu amplitudes, %zu history outputs\n", "loads & outputs",
                 model.fixed.size(), model.loads.size(), model.amplitudes.size(), model.histories.size());
+  }
+  if (!model.surface_loads.empty()) {
+    std::printf("%-18s%zu\n", "surface loads", model.surface_loads.size());
+    for (const SurfaceLoad& load : model.surface_loads) {
+      std::printf("  %-24s ", (load.name.empty() ? load.surface : load.name).c_str());
+      if (load.pressure) {
+        std::printf("pressure %sPa", si(*load.pressure).c_str());
+      } else {
+        std::printf("traction (");
+        for (int d = 0; d < mesh.dim(); ++d)
+          std::printf("%s%sPa", d ? ", " : "", si(load.traction[static_cast<std::size_t>(d)]).c_str());
+        std::printf(")");
+      }
+      std::printf(" on %s faces", group_digits(static_cast<long long>(load.faces.size())).c_str());
+      if (!load.name.empty()) std::printf(" of '%s'", load.surface.c_str());
+      if (load.signal)
+        std::printf(", %s signal", std::string(to_string(load.signal->kind)).c_str());
+      else if (!load.amplitude.empty())
+        std::printf(", amplitude %s", load.amplitude.c_str());
+      std::printf("\n");
+    }
   }
   if (model.explicit_step) {
     std::printf("%-18s%s: duration %ss", "explicit step", model.explicit_step->name.c_str(),

@@ -4,6 +4,8 @@
 //
 //   point sources       F[dof] += amplitude * direction[c] * signal(t - delay) at each node
 //   Abaqus *CLOAD       F[dof] += magnitude * amplitude(t), constant without an *AMPLITUDE
+//   surface loads       F[dof] += f[dof] * signal(t - delay), or * amplitude(t) (Abaqus *DSLOAD,
+//                                 *DLOAD), f the consistent nodal forces of surface_forces()
 //   prescribed          u[dof]  = amplitude * factor[c] * signal(t - delay)    (model file)
 //                       u[dof]  = value * amplitude(t), or value without one   (Abaqus *BOUNDARY
 //                                 with a non-zero value or an amplitude)
@@ -18,6 +20,7 @@
 // vector is written only at the loaded DOFs.
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tremor/backend/device_array.hpp"
@@ -26,6 +29,12 @@
 #include "tremor/model/model.hpp"
 
 namespace tremor::explicit_fe {
+
+// The consistent nodal forces of a surface load at time function 1 (fem/faces.hpp), summed over
+// its faces and multiplied by the section thickness in 2D (1 where no section applies): (DOF,
+// force) pairs sorted by DOF, one per loaded DOF, zeros left out. Throws naming the load's origin
+// for a degenerate face.
+std::vector<std::pair<Index, double>> surface_forces(const Model& model, const SurfaceLoad& load);
 
 class Loading {
  public:
@@ -46,8 +55,8 @@ class Loading {
   // Prescribed displacement at time t: out[k] belongs to prescribed_dofs()[k].
   void prescribed(double t, std::span<double> out) const;
 
-  // Highest significant frequency over the signals of sources and prescribed displacements and
-  // the *AMPLITUDE tables used (Signal::highest_frequency); 0 when nothing varies in time.
+  // Highest significant frequency over the signals of sources, surface loads and prescribed
+  // displacements and the *AMPLITUDE tables used (Signal::highest_frequency); 0 when nothing varies in time.
   double highest_frequency() const;
   // Number of distinct time functions evaluated per step (for tests and the pre-flight).
   std::size_t n_functions() const { return functions_.size(); }

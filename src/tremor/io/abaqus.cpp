@@ -111,6 +111,19 @@ struct PendingLoad {
   Location where;
 };
 
+// A face by the element's definition index; face -1 stands for every exterior face of the element
+// (a *SURFACE data line without a face identifier).
+struct PendingFace {
+  Index definition = 0;
+  int face = 0;
+};
+
+struct PendingSurfaceLoad {
+  SurfaceLoad load;  // all but the faces
+  std::vector<PendingFace> faces;
+  Location where;
+};
+
 // When nodal history is recorded.
 struct Schedule {
   int every_n_steps = 1;
@@ -122,14 +135,15 @@ enum class OutputMode { None, Field, History };
 
 // Keywords a step may hold (the rest of the supported ones are model data).
 bool is_history_keyword(std::string_view name) {
-  return name == "DYNAMIC" || name == "CLOAD" || name == "OUTPUT" || name == "NODEOUTPUT" || name == "NODEPRINT" ||
-         name == "ENDSTEP";
+  return name == "DYNAMIC" || name == "CLOAD" || name == "DSLOAD" || name == "DLOAD" || name == "OUTPUT" ||
+         name == "NODEOUTPUT" || name == "NODEPRINT" || name == "ENDSTEP";
 }
 
 // Supported keywords that only model data may hold (*AMPLITUDE and *BOUNDARY may be in either).
 bool is_model_keyword(std::string_view name) {
   return name == "NODE" || name == "ELEMENT" || name == "NSET" || name == "ELSET" || name == "MATERIAL" ||
-         name == "ELASTIC" || name == "DENSITY" || name == "DAMPING" || name == "SOLIDSECTION" || name == "HEADING";
+         name == "ELASTIC" || name == "DENSITY" || name == "DAMPING" || name == "SOLIDSECTION" || name == "HEADING" ||
+         name == "SURFACE";
 }
 
 class Reader {
@@ -337,6 +351,9 @@ class Reader {
     if (name == "STEP") return step(keyword);
     if (name == "DYNAMIC") return dynamic(keyword);
     if (name == "CLOAD") return cload(keyword);
+    if (name == "SURFACE") return surface(keyword);
+    if (name == "DSLOAD") return dsload(keyword);
+    if (name == "DLOAD") return dload(keyword);
     if (name == "OUTPUT") return output(keyword);
     if (name == "NODEOUTPUT" || name == "NODEPRINT") return node_output(keyword);
     if (name == "ENDSTEP") return end_step(keyword);
@@ -814,6 +831,166 @@ class Reader {
     }
   }
 
+  // ---- surfaces and distributed loads ------------------------------------------------------
+
+  // Definition indices of an element number or an element set name.
+  std::vector<Index> elements_of(const Field& field) {
+    if (field.text.empty()) fail(field.where, "missing element number or element set name");
+    if (abaqus::parse_integer(field.text)) return {element_index(label(field, "element number"), field.where)};
+    const std::string name = abaqus::to_name(field.text);
+    const auto it = element_sets_.find(name);
+    if (it == element_sets_.end()) fail(field.where, "undefined element set '" + name + "'");
+    return it->second;
+  }
+
+  ElementType type_of(Index definition) const {
+    const ElementRecord& e = elements_[static_cast<std::size_t>(definition)];
+    return model_.mesh.blocks[static_cast<std::size_t>(e.block)].type;
+  }
+
+  // The faces "<prefix>1" .. "<prefix>6" of `elements`: tremor's face k - 1 (mesh/faces.hpp
+  // numbers faces as Abaqus does), checked against each element's type. Empty text: -1.
+  std::vector<PendingFace> faces_of(const std::vector<Index>& elements, const Field& field, char prefix,
+                                    std::string_view usage) {
+    int face = -1;
+    if (!field.text.empty()) {
+      const std::string id = abaqus::to_name(field.text);
+      const auto number = id.size() == 2 && id[0] == prefix ? abaqus::parse_integer(id.substr(1)) : std::nullopt;
+      if (!number || *number < 1 || *number > 6)
+        fail(field.where, str("'", shown(field.text), "' where ", usage, " was expected (", prefix, "1 to ", prefix,
+                              "6: the element's face)"));
+      face = static_cast<int>(*number) - 1;
+    }
+    std::vector<PendingFace> faces;
+    faces.reserve(elements.size());
+    for (Index definition : elements) {
+      const ElementType type = type_of(definition);
+      if (face >= n_faces(type))
+        fail(field.where, str("element ", label_of(definition), " (", element_name(type), ") has faces ", prefix,
+                              "1 to ", prefix, n_faces(type), ", not ", prefix, face + 1));
+      faces.push_back({definition, face});
+    }
+    return faces;
+  }
+
+  void surface(const KeywordLine& keyword) {
+    check_parameters(keyword, {"NAME", "TYPE"});
+    const std::string name = required_name(keyword, "NAME");
+    const std::string type = option(keyword, "TYPE");
+    if (!type.empty() && type != "ELEMENT") {
+      ignore(str("*SURFACE, TYPE=", shown(type), " (only element-based surfaces carry loads)"), keyword.where);
+      skip_data();
+      return;
+    }
+    const auto [where, added] = surface_where_.try_emplace(name, keyword.where);
+    if (!added)
+      fail(keyword.where, str("surface '", name, "' is defined twice (first at ", src_.where(where->second), ")"));
+    std::vector<PendingFace>& faces = surfaces_[name];
+    while (src_.data_follows()) {
+      const Record record = read_line_record();
+      const auto& f = record.fields;
+      if (f.size() > 2) fail(f[2].where, "*SURFACE, TYPE=ELEMENT expects: element or element set[, face S1 to S6]");
+      const std::vector<PendingFace> more =
+          faces_of(elements_of(f[0]), f.size() > 1 ? f[1] : Field{}, 'S', "a face identifier");
+      faces.insert(faces.end(), more.begin(), more.end());
+    }
+    if (faces.empty()) fail(keyword.where, str("surface '", name, "' has no data lines"));
+  }
+
+  // The pressure or traction of a *DSLOAD or *DLOAD line from its load type and the entries after
+  // the magnitude; false for a load type tremor does not apply.
+  bool surface_load_value(const std::string& load_type, const std::vector<Field>& f, std::size_t magnitude_at,
+                          SurfaceLoad& load) {
+    const double magnitude = f.size() > magnitude_at ? real_or(f[magnitude_at], 0.0, "a load magnitude") : 0.0;
+    if (load_type == "P") {
+      if (f.size() > magnitude_at + 1) fail(f[magnitude_at + 1].where, "a pressure takes one magnitude");
+      load.pressure = magnitude;
+      return true;
+    }
+    if (load_type == "TRVEC") {
+      // Magnitude, then the direction (x, y, z), normalised as Abaqus does.
+      std::array<double, 3> direction{0.0, 0.0, 0.0};
+      for (std::size_t d = 0; d < 3 && magnitude_at + 1 + d < f.size(); ++d)
+        direction[d] = real_or(f[magnitude_at + 1 + d], 0.0, "a direction component");
+      const double norm =
+          std::sqrt(direction[0] * direction[0] + direction[1] * direction[1] + direction[2] * direction[2]);
+      if (!(norm > 0.0)) fail(f[0].where, "a TRVEC traction needs a non-zero direction after its magnitude");
+      for (std::size_t d = 0; d < 3; ++d) load.traction[d] = magnitude * direction[d] / norm;
+      return true;
+    }
+    return false;
+  }
+
+  void dsload(const KeywordLine& keyword) {
+    check_parameters(keyword, {"OP", "AMPLITUDE"});
+    const std::string amplitude_name = optional_name(keyword, "AMPLITUDE");
+    while (src_.data_follows()) {
+      const Record record = read_line_record();
+      const auto& f = record.fields;
+      if (f.size() < 2 || f[1].text.empty())
+        fail(record.where, "*DSLOAD expects: surface, load type (P or TRVEC), magnitude[, direction]");
+      PendingSurfaceLoad entry;
+      entry.load.surface = abaqus::to_name(f[0].text);
+      const auto surface = surfaces_.find(entry.load.surface);
+      if (surface == surfaces_.end())
+        fail(f[0].where,
+             "undefined surface '" + entry.load.surface + "' (surfaces must be defined before their loads)");
+      const std::string load_type = abaqus::to_name(f[1].text);
+      if (!surface_load_value(load_type, f, 2, entry.load)) {
+        ignore(str("*DSLOAD of type ", shown(load_type), " (tremor applies P and TRVEC)"), record.where);
+        continue;
+      }
+      entry.faces = surface->second;
+      entry.load.amplitude = amplitude_name;
+      entry.load.origin = src_.where(record.where);
+      entry.where = record.where;
+      surface_loads_.push_back(std::move(entry));
+    }
+  }
+
+  void dload(const KeywordLine& keyword) {
+    check_parameters(keyword, {"OP", "AMPLITUDE"});
+    const std::string amplitude_name = optional_name(keyword, "AMPLITUDE");
+    while (src_.data_follows()) {
+      const Record record = read_line_record();
+      const auto& f = record.fields;
+      if (f.size() < 2 || f[1].text.empty())
+        fail(record.where, "*DLOAD expects: element or element set, load type (P1 to P6), magnitude");
+      const std::string load_type = abaqus::to_name(f[1].text);
+      // Face pressures are P1..P6; body forces (GRAV, BX, ...) and other types are not applied.
+      if (load_type.size() != 2 || load_type[0] != 'P' || load_type[1] < '1' || load_type[1] > '9') {
+        ignore(str("*DLOAD of type ", shown(load_type), " (tremor applies the face pressures P1 to P6)"),
+               record.where);
+        continue;
+      }
+      if (f.size() > 3) fail(f[3].where, "*DLOAD with a face pressure takes one magnitude");
+      PendingSurfaceLoad entry;
+      entry.faces = faces_of(elements_of(f[0]), f[1], 'P', "a face pressure type");
+      entry.load.surface = str(abaqus::to_name(f[0].text), " ", load_type);
+      entry.load.pressure = f.size() > 2 ? real_or(f[2], 0.0, "a load magnitude") : 0.0;
+      entry.load.amplitude = amplitude_name;
+      entry.load.origin = src_.where(record.where);
+      entry.where = record.where;
+      surface_loads_.push_back(std::move(entry));
+    }
+  }
+
+  // Global faces of pending ones, a face -1 standing for the element's faces on the boundary.
+  std::vector<Face> resolve_faces(const std::vector<PendingFace>& pending, const std::vector<Index>& global,
+                                  const std::vector<std::vector<int>>& exterior) const {
+    std::vector<Face> faces;
+    for (const PendingFace& face : pending) {
+      const Index element = global[static_cast<std::size_t>(face.definition)];
+      if (face.face >= 0) {
+        faces.push_back({element, face.face});
+        continue;
+      }
+      for (int f : exterior[static_cast<std::size_t>(element)]) faces.push_back({element, f});
+    }
+    normalise_faces(faces);
+    return faces;
+  }
+
   // ---- step --------------------------------------------------------------------------------
 
   void step(const KeywordLine& keyword) {
@@ -998,6 +1175,27 @@ class Reader {
       normalise_set(converted);
       mesh.element_sets[name] = std::move(converted);
     }
+    // Surfaces: definition order -> global faces; a data line without a face identifier takes the
+    // element's faces on the boundary of the mesh.
+    std::vector<Index> global_of(elements_.size());
+    for (std::size_t d = 0; d < elements_.size(); ++d) global_of[d] = global(static_cast<Index>(d));
+    std::vector<std::vector<int>> exterior;
+    const auto needs_exterior = [](const std::vector<PendingFace>& faces) {
+      return std::any_of(faces.begin(), faces.end(), [](const PendingFace& face) { return face.face < 0; });
+    };
+    bool exterior_needed = false;
+    for (const auto& [name, faces] : surfaces_) exterior_needed = exterior_needed || needs_exterior(faces);
+    if (exterior_needed) {
+      exterior.resize(static_cast<std::size_t>(mesh.n_elements()));
+      for (const Face& face : boundary_faces(mesh))
+        exterior[static_cast<std::size_t>(face.element)].push_back(face.face);
+    }
+    for (const auto& [name, faces] : surfaces_) {
+      mesh.face_sets[name] = resolve_faces(faces, global_of, exterior);
+      if (mesh.face_sets[name].empty())
+        fail(surface_where_.at(name), str("surface '", name, "' holds no face: its elements have no face on the "
+                                          "boundary of the mesh"));
+    }
     if (mesh_only_) {
       finish_mesh_only();
       return;
@@ -1051,6 +1249,11 @@ class Reader {
       }
       model_.fixed.push_back(std::move(entry.dof));
     }
+    for (PendingSurfaceLoad& entry : surface_loads_) {
+      check_amplitude(entry.load.amplitude, entry.where);
+      entry.load.faces = resolve_faces(entry.faces, global_of, exterior);
+      model_.surface_loads.push_back(std::move(entry.load));
+    }
     for (PendingLoad& entry : loads_) {
       check_amplitude(entry.load.amplitude, entry.where);
       if (entry.load.component >= dim) {
@@ -1074,7 +1277,7 @@ class Reader {
     count(materials_.size(), "material(s)");
     count(sections_.size(), "section(s)");
     count(fixed_.size(), "boundary condition(s)");
-    count(loads_.size(), "load(s)");
+    count(loads_.size() + surface_loads_.size(), "load(s)");
     count(model_.amplitudes.size(), "amplitude(s)");
     count(model_.histories.size(), "history output(s)");
     if (model_.explicit_step) dropped.push_back("the step");
@@ -1225,6 +1428,9 @@ class Reader {
   std::vector<PendingSection> sections_;
   std::vector<PendingFixed> fixed_;
   std::vector<PendingLoad> loads_;
+  std::map<std::string, std::vector<PendingFace>> surfaces_;  // *SURFACE, definition indices
+  std::map<std::string, Location> surface_where_;
+  std::vector<PendingSurfaceLoad> surface_loads_;
 
   bool in_step_ = false;
   int steps_ = 0;

@@ -5,7 +5,10 @@
 // the same, C3D4, C3D8, C3D8R, C3D10, C3D20, C3D20R), *NSET, *ELSET (lists, GENERATE, sets of
 // sets), *MATERIAL with *ELASTIC (ISOTROPIC, ENGINEERING CONSTANTS, ORTHOTROPIC, ANISOTROPIC),
 // *DENSITY, *DAMPING ALPHA=, *SOLID SECTION, *AMPLITUDE (TABULAR, EQUALLY SPACED), *BOUNDARY,
-// *CLOAD, and one *STEP with *DYNAMIC, EXPLICIT, *OUTPUT, HISTORY, *NODE OUTPUT and *NODE PRINT.
+// *SURFACE, TYPE=ELEMENT (element or set, face S1..S6, or no face for the element's faces on the
+// boundary; Mesh::face_sets), and one *STEP with *DYNAMIC, EXPLICIT, *CLOAD, *DSLOAD (P and TRVEC)
+// and *DLOAD (face pressures P1..P6) as SurfaceLoads, *OUTPUT, HISTORY, *NODE OUTPUT and
+// *NODE PRINT. Face numbers are Abaqus's (mesh/faces.hpp).
 // Node and element labels are the file's ids. Names of sets, materials, amplitudes and the step
 // are compared case-insensitively, as Abaqus does, and stored upper-cased ("Set-1" -> "SET-1").
 // Nodes and elements must be defined before the sets and elements that use them. 2D element types

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -619,8 +620,53 @@ Mesh build_mesh(Input& in, State& state) {
       grouped = grouped || !elements->second.empty();
     }
   }
+  // Groups of dimension dim - 1 are surfaces too: each of their elements must be a face of a
+  // mesh element, matched by its corner nodes (Gmsh lists an element's vertices first).
+  std::optional<FaceIndex> face_index;
+  for (const ElementGroup& group : state.groups) {
+    if (group.dim != dim - 1) continue;
+    const auto physicals = state.entity_physicals.find({group.dim, group.entity});
+    if (physicals == state.entity_physicals.end() || physicals->second.empty()) continue;
+    if (!face_index) {
+      // Index only the faces whose corners are nodes of such groups.
+      std::vector<bool> on_groups(static_cast<std::size_t>(mesh.n_nodes()), false);
+      for (const ElementGroup& other : state.groups)
+        if (other.dim == dim - 1)
+          for (Index node : other.nodes) {
+            const Index kept = renumber[static_cast<std::size_t>(node)];
+            if (kept >= 0) on_groups[static_cast<std::size_t>(kept)] = true;
+          }
+      face_index.emplace(mesh, &on_groups);
+    }
+    const std::string_view type_name = group.type->name;
+    const int n_corners = group.dim == 1 ? 2 : type_name.find("triangle") != std::string_view::npos ? 3 : 4;
+    const auto per = static_cast<std::size_t>(group.type->n_nodes);
+    std::vector<Face> faces;
+    for (std::size_t e = 0; e < group.labels.size(); ++e) {
+      Index corners[4];
+      bool kept = true;
+      for (int k = 0; k < n_corners; ++k) {
+        corners[k] = renumber[static_cast<std::size_t>(group.nodes[e * per + static_cast<std::size_t>(k)])];
+        kept = kept && corners[k] >= 0;
+      }
+      const std::vector<Face> found =
+          kept ? face_index->find({corners, static_cast<std::size_t>(n_corners)}) : std::vector<Face>{};
+      if (found.empty())
+        in.fail_at(group.header, str("element ", group.labels[e], " (", type_name, ") of physical group '",
+                                     names.at({group.dim, physicals->second.front()}), "' is not a face of any ",
+                                     dim, "D element; expected the ", dim - 1, "D elements of a physical group to "
+                                     "lie on faces of the mesh"));
+      // On an interior face, the face of the first element sharing it (its outward normal).
+      faces.push_back(found.front());
+    }
+    for (int tag : physicals->second) {
+      std::vector<Face>& surface = mesh.face_sets[names.at({group.dim, tag})];
+      surface.insert(surface.end(), faces.begin(), faces.end());
+    }
+  }
   for (auto& [name, members] : mesh.node_sets) normalise_set(members);
   for (auto& [name, members] : mesh.element_sets) normalise_set(members);
+  for (auto& [name, members] : mesh.face_sets) normalise_faces(members);
   if (!grouped) {
     std::vector<Index>& all = mesh.element_sets["all"];
     all.resize(static_cast<std::size_t>(mesh.n_elements()));

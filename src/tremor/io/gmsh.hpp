@@ -12,16 +12,20 @@ namespace tremor::io {
 // Elements of the highest dimension present form the mesh (tri3, tri6, quad4, quad8, quad9 in 2D;
 // tet4, tet10, hex8, hex20, hex27 in 3D); Gmsh node orderings are mapped to tremor's, quad9 and
 // hex27 becoming GLL elements of order 2 (docs/elements.md). Lower-dimensional elements (faces,
-// lines, points) only contribute to node sets. A mesh whose elements are all 2D is returned as a
-// 2D mesh (it must lie in a plane z = const). Node and element labels are Gmsh's tags; nodes no
+// lines, points) only contribute to node sets and surfaces. A mesh whose elements are all 2D is
+// returned as a 2D mesh (it must lie in a plane z = const). Node and element labels are Gmsh's tags; nodes no
 // mesh element uses are dropped.
 //
 // Each physical group becomes a node set (the nodes of its elements, whatever their dimension) and,
 // for groups of the mesh's dimension, an element set, both named by the group's $PhysicalNames
 // name, or "physical<tag>" when unnamed ("physical<tag>_dim<d>" when unnamed groups of different
 // dimensions share the tag). Groups that share a name share one set. When no element belongs to
-// a physical group of the mesh's dimension, an element set "all" holds every element. Physical
-// groups of partitioned meshes ($PartitionedEntities) are read the same way.
+// a physical group of the mesh's dimension, an element set "all" holds every element. Groups of
+// dimension one less (lines of a 2D mesh, surfaces of a 3D one) also become surfaces (face sets,
+// mesh/faces.hpp) of the same names: each of their elements is matched by its corner nodes to a
+// face of a mesh element (on an interior face, of the first element sharing it), and one that is
+// no such face is an error naming its tag. Physical groups of partitioned meshes
+// ($PartitionedEntities) are read the same way.
 //
 // Sections tremor does not use are skipped ($Periodic and unknown ones with a warning). Errors
 // name the file and the line (ASCII) or byte offset (binary) and say what was expected.

@@ -25,13 +25,13 @@ namespace {
 
 using detail::Table;
 
-constexpr std::string_view top_keys[] = {"title",  "mesh",   "material", "section", "explicit",
-                                          "source", "prescribed_displacement", "receiver", "output",
-                                          "absorbing"};
+constexpr std::string_view top_keys[] = {"title",    "mesh",   "material",  "section",
+                                         "explicit", "source", "traction",  "prescribed_displacement",
+                                         "receiver", "output", "absorbing"};
 // Tables the solvers will read; until they do, the reader warns and ignores them.
 constexpr std::string_view reserved_keys[] = {"sem", "static", "bem"};
-constexpr std::string_view mesh_keys[] = {"file",      "generator", "element",  "origin",     "size",
-                                          "divisions", "grading",   "node_set", "element_set"};
+constexpr std::string_view mesh_keys[] = {"file",    "generator", "element",     "origin", "size", "divisions",
+                                          "grading", "node_set",  "element_set", "surface"};
 constexpr std::string_view generator_only_keys[] = {"element", "origin", "size", "divisions", "grading"};
 constexpr std::string_view generators[] = {"rectangle", "box"};
 constexpr std::string_view set_keys[] = {"name", "min", "max"};
@@ -204,6 +204,57 @@ void add_box_sets(Mesh& mesh, const Table& table, bool nodes) {
   }
 }
 
+// Surfaces of the boundary faces whose nodes all lie within the box [min, max] (widened as for
+// the node sets).
+void add_box_surfaces(Mesh& mesh, const Table& table) {
+  const auto axes = static_cast<std::size_t>(mesh.dim());
+  double lower[3], upper[3];
+  mesh.bounding_box(lower, upper);
+  double extent = 0.0;
+  for (std::size_t d = 0; d < axes; ++d) extent = std::max(extent, upper[d] - lower[d]);
+  const double tolerance = 1e-9 * extent;
+  for (Table set : table.tables("surface")) {
+    set.only(set_keys);
+    const std::string name = set.required_string("name", "the surface's name, used by [[traction]]");
+    if (name.empty()) set.fail("name", "'name' is empty");
+    set.set_where(str(set.where(), " '", name, "'"));
+    if (mesh.face_sets.count(name)) set.fail("name", str("surface '", name, "' already exists"));
+    const auto box_min = set.numbers("min", axes), box_max = set.numbers("max", axes);
+    if (!box_min) set.fail("min", str("missing 'min' (the box's lower corner, ", axes, " coordinates, m)"));
+    if (!box_max) set.fail("max", str("missing 'max' (the box's upper corner, ", axes, " coordinates, m)"));
+    for (std::size_t d = 0; d < axes; ++d)
+      if ((*box_max)[d] < (*box_min)[d])
+        set.fail("max", str("'max'[", d, "] = ", (*box_max)[d], " is below 'min'[", d, "] = ", (*box_min)[d]));
+    const auto inside = [&](std::span<const double> x) {
+      for (std::size_t d = 0; d < axes; ++d)
+        if (x[d] < (*box_min)[d] - tolerance || x[d] > (*box_max)[d] + tolerance) return false;
+      return true;
+    };
+    // Only faces with every corner in the box can qualify: index those alone.
+    std::vector<bool> in_box(static_cast<std::size_t>(mesh.n_nodes()));
+    for (Index i = 0; i < mesh.n_nodes(); ++i) in_box[static_cast<std::size_t>(i)] = inside(mesh.node(i));
+    std::vector<Face> members;
+    for (const Face& face : FaceIndex(mesh, &in_box).boundary()) {
+      const ElementRef ref = mesh.locate(face.element);
+      const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
+      const auto nodes = block.nodes(ref.element);
+      int local[max_face_nodes];
+      const int n = face_nodes(block.type, block.order, face.face, local);
+      bool all = true;
+      for (int a = 0; a < n && all; ++a)
+        all = in_box[static_cast<std::size_t>(nodes[static_cast<std::size_t>(local[a])])];
+      if (all) members.push_back(face);
+    }
+    if (members.empty()) {
+      std::string span;
+      for (std::size_t d = 0; d < axes; ++d) span += str(d ? " x " : "", "[", lower[d], ", ", upper[d], "]");
+      set.fail("min", str("the box holds no boundary face (a face is in it when all its nodes are); the mesh spans ",
+                          span));
+    }
+    mesh.face_sets[name] = std::move(members);
+  }
+}
+
 Mesh read_mesh(const Table& mesh, const std::string& base_dir) {
   mesh.only(mesh_keys);
   const bool from_file = mesh.has("file"), generated = mesh.has("generator");
@@ -221,6 +272,7 @@ Mesh read_mesh(const Table& mesh, const std::string& base_dir) {
   }
   add_box_sets(result, mesh, true);
   add_box_sets(result, mesh, false);
+  add_box_surfaces(result, mesh);
   return result;
 }
 
@@ -423,7 +475,7 @@ void read_sections(const Table& root, Model& model) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// [explicit], [[source]], [[prescribed_displacement]], [[receiver]]
+// [explicit], [[source]], [[traction]], [[prescribed_displacement]], [[receiver]]
 
 std::string origin_of(const Table& table) { return str(table.file(), ":", table.line()); }
 
@@ -648,6 +700,35 @@ PointSource read_source(Table& table, const Mesh& mesh, const std::string& base_
   return source;
 }
 
+constexpr std::string_view traction_keys[] = {"name", "surface", "pressure", "traction", "signal", "delay"};
+
+SurfaceLoad read_traction(Table& table, const Mesh& mesh, const std::string& base_dir) {
+  name_where(table);
+  table.only(traction_keys);
+  SurfaceLoad load;
+  load.origin = origin_of(table);
+  if (const auto name = table.string("name")) load.name = *name;
+  load.surface = table.required_string("surface", "the name of a surface of the mesh");
+  const auto set = mesh.face_sets.find(load.surface);
+  if (set == mesh.face_sets.end()) {
+    const auto names = names_of(mesh.face_sets);
+    table.fail("surface", str("no surface named '", load.surface, "'", detail::suggestion(load.surface, views(names)),
+                              "; the mesh has ", listing(names)));
+  }
+  if (set->second.empty()) table.fail("surface", str("surface '", load.surface, "' is empty"));
+  load.faces = set->second;
+  if (table.has("pressure") == table.has("traction"))
+    table.fail_at(table.line(), "a traction takes either 'pressure' (Pa, acting against the outward normal) or "
+                                "'traction' (a vector, Pa, global axes), not both");
+  if (table.has("pressure"))
+    load.pressure = table.required_number("pressure", "Pa, acting against the outward normal");
+  else
+    load.traction = vector_of(table, "traction", mesh.dim(), str(mesh.dim(), " components, Pa, global axes"));
+  load.delay = non_negative(table, "delay", "s");
+  load.signal = read_signal(table, base_dir);
+  return load;
+}
+
 constexpr std::string_view prescribed_keys[] = {"name",      "node_set", "direction", "components",
                                                 "amplitude", "signal",   "delay"};
 constexpr std::string_view axes_names[] = {"x", "y", "z"};
@@ -820,6 +901,8 @@ OutputSettings read_output(const Table& table, const Mesh& mesh) {
 void read_excitation(const Table& root, Model& model, const std::string& base_dir) {
   if (const auto table = root.table("explicit")) model.explicit_settings = read_explicit(*table);
   for (Table table : root.tables("source")) model.point_sources.push_back(read_source(table, model.mesh, base_dir));
+  for (Table table : root.tables("traction"))
+    model.surface_loads.push_back(read_traction(table, model.mesh, base_dir));
   for (Table table : root.tables("prescribed_displacement"))
     model.prescribed.push_back(read_prescribed(table, model.mesh, base_dir));
   std::map<std::string, long> receiver_lines;

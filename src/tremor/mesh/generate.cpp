@@ -330,6 +330,29 @@ Mesh generate(int dim, const std::array<double, 3>& origin, const std::array<dou
   std::vector<Index> all(block.labels.size());
   for (std::size_t e = 0; e < all.size(); ++e) all[e] = static_cast<Index>(e);
   mesh.element_sets["all"] = std::move(all);
+  // Surfaces of the same names: the element faces whose nodes all lie on that side (such a face
+  // is on the boundary: the box is convex). Elements are visited in order, so the sets come out
+  // sorted.
+  std::vector<unsigned> sides(static_cast<std::size_t>(mesh.n_nodes()), 0u);
+  for (int d = 0; d < dim; ++d)
+    for (int side = 0; side < 2; ++side)
+      for (Index node : faces[static_cast<std::size_t>(d)][static_cast<std::size_t>(side)])
+        sides[static_cast<std::size_t>(node)] |= 1u << (2 * d + side);
+  std::vector<Face>* side_faces[6] = {};
+  for (int bit = 0; bit < 2 * dim; ++bit) side_faces[bit] = &mesh.face_sets[face_names[bit / 2][bit % 2]];
+  const int n_element_faces = n_faces(type);
+  for (Index e = 0; e < block.n_elements(); ++e) {
+    const auto nodes = block.nodes(e);  // one block: global index = index in the block
+    for (int f = 0; f < n_element_faces; ++f) {
+      int local[max_face_nodes];
+      const int n = face_nodes(block.type, block.order, f, local);
+      unsigned common = ~0u;
+      for (int a = 0; a < n && common != 0u; ++a)
+        common &= sides[static_cast<std::size_t>(nodes[static_cast<std::size_t>(local[a])])];
+      for (int bit = 0; bit < 2 * dim; ++bit)
+        if (common & (1u << bit)) side_faces[bit]->push_back({e, f});
+    }
+  }
   for (int d = 0; d < dim; ++d)
     for (int side = 0; side < 2; ++side)
       mesh.node_sets[face_names[d][side]] =

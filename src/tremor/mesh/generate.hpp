@@ -13,7 +13,8 @@
 //
 // Nodes are numbered lexicographically (x fastest, then y, then z) and labelled from 1; elements
 // are numbered cell by cell in the same order, also labelled from 1. Sets: element set "all";
-// node sets "xmin", "xmax", "ymin", "ymax" (and "zmin", "zmax" in 3D) with the nodes on each face.
+// node sets "xmin", "xmax", "ymin", "ymax" (and "zmin", "zmax" in 3D) with the nodes on each side
+// of the domain, and surfaces (face sets) of the same names with the element faces on it.
 #include <array>
 
 #include "tremor/core/config.hpp"

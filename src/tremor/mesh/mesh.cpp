@@ -105,6 +105,15 @@ void Mesh::validate(std::string_view source) const {
     for (Index i : members)
       TREMOR_CHECK(i >= 0 && i < elements, source, ": element set '", name, "' holds element index ", i,
                    " out of range");
+  for (const auto& [name, faces] : face_sets)
+    for (const Face& face : faces) {
+      TREMOR_CHECK(face.element >= 0 && face.element < elements, source, ": surface '", name,
+                   "' holds element index ", face.element, " out of range");
+      const ElementBlock& block = blocks[static_cast<std::size_t>(locate(face.element).block)];
+      TREMOR_CHECK(face.face >= 0 && face.face < n_faces(block.type), source, ": surface '", name, "' holds face ",
+                   face.face, " of element ", element_label(face.element), ", a ",
+                   element_name(block.type, block.order), " with faces 0..", n_faces(block.type) - 1);
+    }
 }
 
 void Mesh::bounding_box(double lower[3], double upper[3]) const {

@@ -1,6 +1,6 @@
 #pragma once
 // Mesh: node coordinates, element blocks (one ElementType each, homogeneous for launches) and
-// named node and element sets. Host side, backend-free, SI units (metres).
+// named node, element and face sets (surfaces, mesh/faces.hpp). Host side, backend-free, SI units (metres).
 //
 // Indices are 0-based and dense; the labels the input file used are kept (node_labels,
 // ElementBlock::labels) for messages and exports. Elements have a global index: blocks in order,
@@ -12,6 +12,7 @@
 
 #include "tremor/core/config.hpp"
 #include "tremor/mesh/element_type.hpp"
+#include "tremor/mesh/faces.hpp"
 
 namespace tremor {
 
@@ -62,7 +63,8 @@ class Mesh {
   // one plane z = const (tolerance relative to the extent). Throws naming the first node off it.
   void reduce_to_2d(std::string_view source);
 
-  // Checks indices in range, set members in range, element dimension equal to the mesh's.
+  // Checks indices in range, set members in range (faces: element and face number), element
+  // dimension equal to the mesh's.
   void validate(std::string_view source) const;
 
   // Axis-aligned bounding box: lower[0..dim), upper[0..dim).
@@ -73,6 +75,7 @@ class Mesh {
   std::vector<ElementBlock> blocks;
   std::map<std::string, std::vector<Index>> node_sets;     // sorted, unique node indices
   std::map<std::string, std::vector<Index>> element_sets;  // sorted, unique global element indices
+  std::map<std::string, std::vector<Face>> face_sets;      // surfaces: sorted, unique faces
 
  private:
   int dim_ = 3;

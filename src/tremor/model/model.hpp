@@ -75,6 +75,7 @@ struct Model {
   std::optional<ExplicitStep> explicit_step;
   // From the model file (model/source.hpp).
   std::vector<PointSource> point_sources;
+  std::vector<SurfaceLoad> surface_loads;  // also from Abaqus *DSLOAD and *DLOAD Pn
   std::vector<PrescribedDisplacement> prescribed;
   std::vector<Receiver> receivers;
   std::optional<ExplicitSettings> explicit_settings;

@@ -60,6 +60,27 @@ void validate_excitation(const Model& model) {
     check_delay(source.delay, at, "point source");
     source.signal.check(str(at, ": point source signal"));
   }
+  for (const auto& load : model.surface_loads) {
+    const std::string& at = where(load.origin, model);
+    const std::string what = load.name.empty() ? str("load on surface '", load.surface, "'")
+                                               : str("load '", load.name, "' on surface '", load.surface, "'");
+    TREMOR_CHECK(!load.faces.empty(), at, ": ", what, " has no face");
+    for (const Face& face : load.faces) {
+      TREMOR_CHECK(face.element >= 0 && face.element < mesh.n_elements(), at, ": ", what, " refers to element index ",
+                   face.element, ", outside the mesh's ", mesh.n_elements(), " elements");
+      const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(mesh.locate(face.element).block)];
+      TREMOR_CHECK(face.face >= 0 && face.face < n_faces(block.type), at, ": ", what, " refers to face ", face.face,
+                   " of element ", mesh.element_label(face.element), ", which has ", n_faces(block.type), " faces");
+    }
+    if (load.pressure) {
+      TREMOR_CHECK(std::isfinite(*load.pressure), at, ": ", what, ": pressure is not finite");
+    } else {
+      for (double c : load.traction) TREMOR_CHECK(std::isfinite(c), at, ": ", what, ": traction is not finite");
+      TREMOR_CHECK(dim == 3 || load.traction[2] == 0.0, at, ": ", what, ": traction has a z component in a 2D model");
+    }
+    check_delay(load.delay, at, what.c_str());
+    if (load.signal) load.signal->check(str(at, ": ", what, ": signal"));
+  }
   for (const auto& p : model.prescribed) {
     const std::string& at = where(p.origin, model);
     check_nodes(p.nodes, mesh, at, "prescribed displacement");

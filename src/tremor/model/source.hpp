@@ -1,6 +1,7 @@
 #pragma once
 // What drives a model and what it records, as the model file (or a program) describes them:
-// point forces, prescribed displacements, receivers, and the explicit solver's settings. The
+// point forces, surface loads, prescribed displacements, receivers, and the explicit solver's
+// settings. The
 // solvers turn these descriptions into nodal forces, constraints and histories.
 #include <array>
 #include <optional>
@@ -26,6 +27,23 @@ struct PointSource {
   Signal signal;
   double delay = 0.0;  // s, >= 0
   std::string origin;  // "file:line", for messages
+};
+
+// A distributed load on a surface (a face set, mesh/faces.hpp): a pressure p acting against the
+// outward normal (traction -p n) or a traction vector t in global axes, both N/m^2, times a time
+// function: signal(t - delay) when `signal` is set (model file), else the *AMPLITUDE named
+// `amplitude` (Abaqus), else 1 at all times. The solvers turn it into consistent nodal forces
+// (fem/faces.hpp), multiplied by the section thickness in 2D.
+struct SurfaceLoad {
+  std::string name;             // for messages; may be empty
+  std::string surface;          // the face set it came from
+  std::vector<Face> faces;      // resolved faces
+  std::optional<double> pressure;             // Pa; when absent, `traction` applies
+  std::array<double, 3> traction{0.0, 0.0, 0.0};  // Pa, global axes (z = 0 in 2D)
+  std::optional<Signal> signal;
+  std::string amplitude;  // Abaqus amplitude name, when no signal
+  double delay = 0.0;     // s, >= 0, with a signal
+  std::string origin;     // "file:line", for messages
 };
 
 // Displacement prescribed on each node of a set: for each constrained component c,
@@ -73,9 +91,10 @@ struct ExplicitSettings {
 // index; -1 for a mesh with no node. Brute force: O(nodes) per call.
 Index nearest_node(const Mesh& mesh, std::span<const double> position);
 
-// Checks the sources, prescribed displacements, receivers and explicit settings of a model
-// against its mesh: nodes in range, directions non-zero, components within the dimension, delays
-// >= 0, durations > 0, safety factor in (0, 1], signals valid. Called by Model::validate.
+// Checks the sources, surface loads, prescribed displacements, receivers and explicit settings of
+// a model against its mesh: nodes and faces in range, directions non-zero, values finite,
+// components within the dimension, delays >= 0, durations > 0, safety factor in (0, 1], signals
+// valid. Called by Model::validate.
 void validate_excitation(const Model& model);
 
 }  // namespace tremor

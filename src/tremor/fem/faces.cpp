@@ -1,0 +1,220 @@
+#include "tremor/fem/faces.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tremor/core/error.hpp"
+#include "tremor/core/polynomials.hpp"
+#include "tremor/fem/elements.hpp"
+#include "tremor/fem/quadrature.hpp"
+
+namespace tremor::fem {
+
+namespace {
+
+int gll_count(int order) {
+  TREMOR_CHECK(order >= 1 && order <= max_gll_order, "GLL face of order ", order, "; expected 1..", max_gll_order);
+  return order + 1;
+}
+
+// Polynomial order p of a face's shape functions per direction (serendipity quad8: 2).
+int face_order(FaceType type, int order) {
+  switch (type) {
+    case FaceType::Line2:
+    case FaceType::Tri3:
+    case FaceType::Quad4: return 1;
+    case FaceType::Line3:
+    case FaceType::Tri6:
+    case FaceType::Quad8: return 2;
+    case FaceType::LineGLL:
+    case FaceType::QuadGLL: return order;
+  }
+  return 1;
+}
+
+template <class E>
+void element_shape(const double* xi, double* N, double* dN) {
+  E::shape(xi, N);
+  E::gradients(xi, dN);
+}
+
+// The vector g = n dA / dxi of the header at one point, from the face's node coordinates.
+void area_vector(int dim, int face_dim, int n_nodes, const double* dN, std::span<const double> x, double* g) {
+  double tangent[2][3] = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
+  for (int a = 0; a < n_nodes; ++a)
+    for (int j = 0; j < face_dim; ++j)
+      for (int d = 0; d < dim; ++d) tangent[j][d] += dN[a * face_dim + j] * x[static_cast<std::size_t>(a * dim + d)];
+  if (dim == 2) {
+    // The element lies to the left of the edge (faces.hpp), so the outward normal is the tangent
+    // turned clockwise.
+    g[0] = tangent[0][1];
+    g[1] = -tangent[0][0];
+    g[2] = 0.0;
+  } else {
+    g[0] = tangent[0][1] * tangent[1][2] - tangent[0][2] * tangent[1][1];
+    g[1] = tangent[0][2] * tangent[1][0] - tangent[0][0] * tangent[1][2];
+    g[2] = tangent[0][0] * tangent[1][1] - tangent[0][1] * tangent[1][0];
+  }
+}
+
+// Calls point(N, g, weight) at every quadrature point; checks the face is not degenerate.
+template <class F>
+void integrate(FaceType type, int order, int dim, std::span<const double> coordinates, F&& point) {
+  const int face_dim = face_dimension(type);
+  TREMOR_CHECK(dim == face_dim + 1, "a ", face_type_name(type, order), " face in ", dim,
+               "D space (faces of 2D elements are lines, of 3D elements surfaces)");
+  const int n_nodes = nodes_per_face(type, order);
+  TREMOR_CHECK(coordinates.size() == static_cast<std::size_t>(n_nodes * dim), "face coordinates: ", coordinates.size(),
+               " values for ", n_nodes, " nodes in ", dim, "D");
+  // Degenerate when |g| falls to rounding of the face's size: |g| ~ h^(dim - 1) on a sound face.
+  double size = 0.0;
+  for (int a = 0; a < n_nodes; ++a)
+    for (int b = a + 1; b < n_nodes; ++b) {
+      double distance = 0.0;
+      for (int d = 0; d < dim; ++d) {
+        const double delta =
+            coordinates[static_cast<std::size_t>(a * dim + d)] - coordinates[static_cast<std::size_t>(b * dim + d)];
+        distance += delta * delta;
+      }
+      size = std::max(size, std::sqrt(distance));
+    }
+  const double smallest = 1e-12 * std::pow(size, face_dim);
+  const FaceRule rule = face_quadrature(type, order);
+  std::vector<double> N(static_cast<std::size_t>(n_nodes)), dN(static_cast<std::size_t>(n_nodes * face_dim));
+  for (int q = 0; q < rule.n_points(); ++q) {
+    face_shape(type, order, rule.points.data() + q * face_dim, N.data(), dN.data());
+    double g[3];
+    area_vector(dim, face_dim, n_nodes, dN.data(), coordinates, g);
+    const double norm = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    TREMOR_CHECK(std::isfinite(norm) && norm > smallest, "degenerate ", face_type_name(type, order),
+                 " face: its area element vanishes at a quadrature point (coincident or collinear nodes)");
+    point(N.data(), g, norm, rule.weights[static_cast<std::size_t>(q)]);
+  }
+}
+
+}  // namespace
+
+void face_shape(FaceType type, int order, const double* xi, double* N, double* dN) {
+  switch (type) {
+    case FaceType::Line2:
+      N[0] = 0.5 * (1.0 - xi[0]);
+      N[1] = 0.5 * (1.0 + xi[0]);
+      dN[0] = -0.5;
+      dN[1] = 0.5;
+      return;
+    case FaceType::Line3:
+      N[0] = 0.5 * xi[0] * (xi[0] - 1.0);
+      N[1] = 0.5 * xi[0] * (xi[0] + 1.0);
+      N[2] = 1.0 - xi[0] * xi[0];
+      dN[0] = xi[0] - 0.5;
+      dN[1] = xi[0] + 0.5;
+      dN[2] = -2.0 * xi[0];
+      return;
+    case FaceType::LineGLL: {
+      const int n = gll_count(order);
+      double points[max_points_1d];
+      gll_points(n, points);
+      lagrange(n, points, xi[0], N, dN);
+      return;
+    }
+    case FaceType::Tri3: return element_shape<Tri3>(xi, N, dN);
+    case FaceType::Tri6: return element_shape<Tri6>(xi, N, dN);
+    case FaceType::Quad4: return element_shape<Quad4>(xi, N, dN);
+    case FaceType::Quad8: return element_shape<Quad8>(xi, N, dN);
+    case FaceType::QuadGLL: {
+      const int n = gll_count(order);
+      double points[max_points_1d], value[2][max_points_1d], derivative[2][max_points_1d];
+      gll_points(n, points);
+      for (int d = 0; d < 2; ++d) lagrange(n, points, xi[d], value[d], derivative[d]);
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+          const int a = i + n * j;
+          N[a] = value[0][i] * value[1][j];
+          dN[2 * a] = derivative[0][i] * value[1][j];
+          dN[2 * a + 1] = value[0][i] * derivative[1][j];
+        }
+      return;
+    }
+  }
+}
+
+void face_node(FaceType type, int order, int a, double* xi) {
+  switch (type) {
+    case FaceType::Line2: xi[0] = a == 0 ? -1.0 : 1.0; return;
+    case FaceType::Line3: xi[0] = a == 0 ? -1.0 : a == 1 ? 1.0 : 0.0; return;
+    case FaceType::LineGLL: {
+      double points[max_points_1d];
+      gll_points(gll_count(order), points);
+      xi[0] = points[a];
+      return;
+    }
+    case FaceType::Tri3: return Tri3::node(a, xi);
+    case FaceType::Tri6: return Tri6::node(a, xi);
+    case FaceType::Quad4: return Quad4::node(a, xi);
+    case FaceType::Quad8: return Quad8::node(a, xi);
+    case FaceType::QuadGLL: {
+      const int n = gll_count(order);
+      double points[max_points_1d];
+      gll_points(n, points);
+      xi[0] = points[a % n];
+      xi[1] = points[a / n];
+      return;
+    }
+  }
+}
+
+FaceRule face_quadrature(FaceType type, int order) {
+  const int p = face_order(type, order);
+  FaceRule result;
+  result.dim = face_dimension(type);
+  const auto take = [&](const auto& rule) {
+    for (int q = 0; q < rule.n_points; ++q) {
+      for (int d = 0; d < result.dim; ++d) result.points.push_back(rule.point(q)[d]);
+      result.weights.push_back(rule.weights[q]);
+    }
+  };
+  if (result.dim == 1) {
+    QuadratureRule<1, max_points_1d> rule;
+    tensor_rule(gauss_points_for_degree(2 * p - 1), false, rule);
+    take(rule);
+  } else if (type == FaceType::Tri3 || type == FaceType::Tri6) {
+    QuadratureRule<2, 16> rule;
+    triangle_rule(3 * p - 2, rule);
+    take(rule);
+  } else {
+    QuadratureRule<2, max_points_1d * max_points_1d> rule;
+    tensor_rule(gauss_points_for_degree(3 * p - 1), false, rule);
+    take(rule);
+  }
+  return result;
+}
+
+void traction_forces(FaceType type, int order, int dim, std::span<const double> coordinates,
+                     const std::array<double, 3>& traction, std::vector<double>& forces) {
+  const int n_nodes = nodes_per_face(type, order);
+  forces.assign(static_cast<std::size_t>(n_nodes * dim), 0.0);
+  integrate(type, order, dim, coordinates, [&](const double* N, const double*, double norm, double weight) {
+    for (int a = 0; a < n_nodes; ++a)
+      for (int c = 0; c < dim; ++c)
+        forces[static_cast<std::size_t>(a * dim + c)] += weight * N[a] * norm * traction[static_cast<std::size_t>(c)];
+  });
+}
+
+void pressure_forces(FaceType type, int order, int dim, std::span<const double> coordinates, double pressure,
+                     std::vector<double>& forces) {
+  const int n_nodes = nodes_per_face(type, order);
+  forces.assign(static_cast<std::size_t>(n_nodes * dim), 0.0);
+  integrate(type, order, dim, coordinates, [&](const double* N, const double* g, double, double weight) {
+    for (int a = 0; a < n_nodes; ++a)
+      for (int c = 0; c < dim; ++c) forces[static_cast<std::size_t>(a * dim + c)] -= pressure * weight * N[a] * g[c];
+  });
+}
+
+double face_area(FaceType type, int order, int dim, std::span<const double> coordinates) {
+  double area = 0.0;
+  integrate(type, order, dim, coordinates,
+            [&](const double*, const double*, double norm, double weight) { area += weight * norm; });
+  return area;
+}
+
+}  // namespace tremor::fem

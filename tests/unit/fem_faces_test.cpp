@@ -1,0 +1,244 @@
+// Consistent nodal forces of surface loads (fem/faces.hpp): the textbook distributions on flat
+// faces, totals equal to pressure or traction times area on flat and curved faces, and the
+// forces the explicit solver's loading builds from a model (thickness, constraints, time).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "tremor/core/error.hpp"
+#include "tremor/explicit/loading.hpp"
+#include "tremor/fem/faces.hpp"
+#include "tremor/mesh/generate.hpp"
+
+namespace tremor {
+namespace {
+
+// A flat face of `type` in 3D: the reference face scaled by (sx, sy), in the plane z = 0 when
+// lying in 3D, or a straight edge of length sx along x in 2D (then sy is unused).
+std::vector<double> flat_face(FaceType type, int order, double sx, double sy) {
+  const int dim = face_dimension(type) + 1;
+  std::vector<double> x;
+  for (int a = 0; a < nodes_per_face(type, order); ++a) {
+    double xi[2];
+    fem::face_node(type, order, a, xi);
+    x.push_back(sx * xi[0]);
+    if (dim == 3) {
+      x.push_back(sy * xi[1]);
+      x.push_back(0.0);
+    } else {
+      x.push_back(0.0);
+    }
+  }
+  return x;
+}
+
+// Sum over the face nodes of component c.
+double total(const std::vector<double>& forces, int dim, int c) {
+  double sum = 0.0;
+  for (std::size_t k = static_cast<std::size_t>(c); k < forces.size(); k += static_cast<std::size_t>(dim))
+    sum += forces[k];
+  return sum;
+}
+
+// Textbook consistent loads of a uniform traction (Zienkiewicz & Taylor vol. 1, the "equivalent
+// nodal forces" of a uniform edge or face load): line2 1/2 1/2; line3 1/6 1/6 2/3 (ends, middle);
+// tri3 1/3 each; tri6 0 at the corners, 1/3 at the mid-edges; quad4 1/4 each; quad8 -1/12 at the
+// corners, 1/3 at the mid-edges; each times the force t * area.
+TEST(FemFaces, TextbookDistributionsOfAUniformTraction) {
+  struct Case {
+    FaceType type;
+    std::vector<double> share;
+  };
+  const Case cases[] = {
+      {FaceType::Line2, {0.5, 0.5}},
+      {FaceType::Line3, {1.0 / 6.0, 1.0 / 6.0, 2.0 / 3.0}},
+      {FaceType::Tri3, {1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0}},
+      {FaceType::Tri6, {0.0, 0.0, 0.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0}},
+      {FaceType::Quad4, {0.25, 0.25, 0.25, 0.25}},
+      {FaceType::Quad8, {-1.0 / 12, -1.0 / 12, -1.0 / 12, -1.0 / 12, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0}},
+  };
+  const std::array<double, 3> traction{3.0e6, -1.0e6, 2.0e6};
+  for (const Case& c : cases) {
+    const int dim = face_dimension(c.type) + 1;
+    const std::vector<double> x = flat_face(c.type, 1, 0.02, 0.03);
+    const double area = fem::face_area(c.type, 1, dim, x);
+    // Reference areas: line 2, triangle 1/2, square 4, scaled by 0.02 (and 0.03).
+    const double expected_area = dim == 2                                                 ? 2 * 0.02
+                                 : (c.type == FaceType::Tri3 || c.type == FaceType::Tri6) ? 0.5 * 0.02 * 0.03
+                                                                                          : 4 * 0.02 * 0.03;
+    EXPECT_NEAR(area, expected_area, 1e-12 * expected_area) << face_type_name(c.type);  // rounding
+    std::vector<double> forces;
+    fem::traction_forces(c.type, 1, dim, x, traction, forces);
+    // Exact rules on an affine face: rounding of a few dozen operations, relative to the force.
+    const double rounding = 1e-13 * 5.0e6 * area;
+    for (std::size_t a = 0; a < c.share.size(); ++a)
+      for (int d = 0; d < dim; ++d) {
+        const double expected = c.share[a] * area * traction[static_cast<std::size_t>(d)];
+        EXPECT_NEAR(forces[a * static_cast<std::size_t>(dim) + static_cast<std::size_t>(d)], expected, rounding)
+            << face_type_name(c.type) << " node " << a << " component " << d;
+      }
+    // A pressure acts against the outward normal: +z here (or -y for a line from -x to +x, whose
+    // element lies on its +y side), so the force is -p area along it, shared the same way.
+    fem::pressure_forces(c.type, 1, dim, x, 5.0e6, forces);
+    const int normal_axis = dim == 2 ? 1 : 2;
+    const double sign = dim == 2 ? 1.0 : -1.0;  // -p n, n = -y in 2D, +z in 3D
+    for (std::size_t a = 0; a < c.share.size(); ++a)
+      EXPECT_NEAR(forces[a * static_cast<std::size_t>(dim) + static_cast<std::size_t>(normal_axis)],
+                  sign * 5.0e6 * c.share[a] * area, rounding)
+          << face_type_name(c.type) << " node " << a;
+  }
+}
+
+// GLL faces of every order: a uniform load's total is traction times area, shared symmetrically.
+TEST(FemFaces, GllFacesCarryTheTotalLoadSymmetrically) {
+  for (int order = 1; order <= 8; ++order)
+    for (FaceType type : {FaceType::LineGLL, FaceType::QuadGLL}) {
+      const int dim = face_dimension(type) + 1;
+      const std::vector<double> x = flat_face(type, order, 0.5, 0.25);
+      const double area = dim == 2 ? 1.0 : 0.5;
+      std::vector<double> forces;
+      const std::array<double, 3> traction{1.0, 2.0, -3.0};
+      fem::traction_forces(type, order, dim, x, traction, forces);
+      for (int d = 0; d < dim; ++d)
+        EXPECT_NEAR(total(forces, dim, d), area * traction[static_cast<std::size_t>(d)], 1e-13)
+            << face_type_name(type, order);
+      // Node 0 and the last node are mirror images.
+      const std::size_t last = forces.size() - static_cast<std::size_t>(dim);
+      EXPECT_NEAR(forces[0], forces[last], 1e-14) << face_type_name(type, order);
+    }
+}
+
+// A pressure on a curved face: -p int n dA depends only on the face's boundary (it is the
+// vector area), so its total is known exactly even where the area is not.
+TEST(FemFaces, PressureOnCurvedFacesTotalsTheVectorArea) {
+  // 2D: a line3 arc through (R, 0), (R cos 45, R sin 45), (0, R), the element inside (x, y < R).
+  // int n ds over a curve from a to b, n = (dy, -dx) / ds, is (b_y - a_y, a_x - b_x).
+  const double R = 0.05, p = 2.0e6;
+  const double s = std::sqrt(0.5);
+  const std::vector<double> arc = {R, 0.0, 0.0, R, R * s, R * s};
+  std::vector<double> forces;
+  fem::pressure_forces(FaceType::Line3, 1, 2, arc, p, forces);
+  // Exact (polynomial integrand); rounding on 1e5 N.
+  EXPECT_NEAR(total(forces, 2, 0), -p * R, 1e-9);
+  EXPECT_NEAR(total(forces, 2, 1), -p * R, 1e-9);
+  // The arc's true length is pi R / 2; the parabola through three points of it differs by the
+  // interpolation error of a 90 degree arc (measured -2.0e-3 relative): within 0.64% (0.01 R).
+  EXPECT_NEAR(fem::face_area(FaceType::Line3, 1, 2, arc), std::numbers::pi * R / 2, 0.01 * R);
+
+  // 3D: a quarter cylinder of radius R and length L (axis z) as one GLL face of order 4, nodes
+  // on the cylinder at the GLL points of the angle. Its vector area is R L (1, 1, 0): the
+  // projections of its boundary onto the yz and xz planes are R x L rectangles whatever the
+  // interpolation between the boundary nodes.
+  const double L = 0.08;
+  for (int order : {2, 4, 6}) {
+    const int n = order + 1;
+    std::vector<double> x;
+    for (int b = 0; b < n; ++b)
+      for (int a = 0; a < n; ++a) {
+        double xi[2];
+        fem::face_node(FaceType::QuadGLL, order, a + n * b, xi);
+        // Angle from 0 to pi/2 as xi_1 runs from -1 to 1, z from 0 to L: dx/dxi_1 x dx/dxi_2
+        // points away from the axis, so the element lies inside the cylinder.
+        const double theta = std::numbers::pi / 4 * (1.0 + xi[0]);
+        x.insert(x.end(), {R * std::cos(theta), R * std::sin(theta), L * 0.5 * (1.0 + xi[1])});
+      }
+    fem::pressure_forces(FaceType::QuadGLL, order, 3, x, p, forces);
+    // Exact rule for a polynomial integrand: rounding on 1e4 N.
+    EXPECT_NEAR(total(forces, 3, 0), -p * R * L, 1e-8) << order;
+    EXPECT_NEAR(total(forces, 3, 1), -p * R * L, 1e-8) << order;
+    EXPECT_NEAR(total(forces, 3, 2), 0.0, 1e-8) << order;
+    // A traction: the total is t times the face's area, which approaches pi R L / 2 as fast as
+    // the GLL interpolation of the arc converges (measured relative errors -5.6e-3, -7.3e-7 and
+    // -1.8e-11 for orders 2, 4, 6); the bounds leave a margin of 2 to 50 over them.
+    const std::array<double, 3> traction{0.0, 0.0, 1.5e6};
+    fem::traction_forces(FaceType::QuadGLL, order, 3, x, traction, forces);
+    const double area = fem::face_area(FaceType::QuadGLL, order, 3, x);
+    EXPECT_NEAR(total(forces, 3, 2), traction[2] * area, 1e-8) << order;
+    const double exact_area = std::numbers::pi * R * L / 2;
+    const double tolerance = order == 2 ? 1e-2 : order == 4 ? 5e-6 : 1e-9;
+    EXPECT_NEAR(area / exact_area, 1.0, tolerance) << order;
+  }
+}
+
+TEST(FemFaces, DegenerateFaceIsAnError) {
+  const std::vector<double> collapsed = {0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 2.0, 0.0, 0.0};  // collinear tri3
+  std::vector<double> forces;
+  try {
+    fem::pressure_forces(FaceType::Tri3, 1, 3, collapsed, 1.0, forces);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("degenerate tri3 face"), std::string::npos) << error.what();
+  }
+}
+
+// ------------------------------------------------------------------- through the solver's loading
+
+Model plate(ElementType type, double thickness) {
+  Model model;
+  model.source = "plate";
+  model.mesh = generate_rectangle({0.0, 0.0}, {0.04, 0.01}, {8, 2}, type);
+  model.materials.push_back(Material::from_youngs("steel", 210e9, 0.3, 7850.0));
+  model.sections.push_back({"all", "steel", Formulation::PlaneStrain, thickness});
+  return model;
+}
+
+SurfaceLoad pressure_on(const Mesh& mesh, const std::string& surface, double p) {
+  SurfaceLoad load;
+  load.surface = surface;
+  load.faces = mesh.face_sets.at(surface);
+  load.pressure = p;
+  load.origin = "test load";
+  return load;
+}
+
+TEST(FemFaces, SurfaceForcesOfAModelCarryTheSectionThickness) {
+  for (ElementType type : {ElementType::Quad4, ElementType::Tri6, ElementType::Quad8}) {
+    Model model = plate(type, 0.002);
+    // xmax: x = 0.04, height 0.01, outward normal +x; the pressure pushes along -x.
+    const SurfaceLoad load = pressure_on(model.mesh, "xmax", 3.0e6);
+    const auto forces = explicit_fe::surface_forces(model, load);
+    double fx = 0.0, fy = 0.0;
+    for (const auto& [dof, f] : forces) {
+      const Index node = dof / 2;
+      EXPECT_NEAR(model.mesh.node(node)[0], 0.04, 1e-15) << "a force off the loaded side";
+      (dof % 2 == 0 ? fx : fy) += f;
+    }
+    // p * height * thickness = 3e6 * 0.01 * 0.002 = 60 N; rounding only.
+    EXPECT_NEAR(fx, -60.0, 1e-10) << element_name(type);
+    EXPECT_NEAR(fy, 0.0, 1e-10) << element_name(type);
+  }
+}
+
+TEST(FemFaces, LoadingAppliesSurfaceLoadsWithTheirTimeFunctionAndDropsConstrainedDofs) {
+  Model model = plate(ElementType::Quad4, 1.0);
+  SurfaceLoad traction;
+  traction.surface = "ymax";
+  traction.faces = model.mesh.face_sets.at("ymax");
+  traction.traction = {1.0e5, 0.0, 0.0};  // shear along +x on the top, 0.04 m long
+  traction.signal = Signal::ricker(1e6);
+  traction.delay = 0.2e-6;
+  traction.origin = "test traction";
+  model.surface_loads.push_back(traction);
+  // Hold the x displacement of the corner (0.04, 0.01): its load is dropped.
+  const Index corner = model.mesh.n_nodes() - 1;
+  model.fixed.push_back({{corner}, 0, 0.0, "", "hold"});
+  model.validate();
+  const explicit_fe::Loading loading(model);
+  // Top row: 9 nodes, x components, the held one dropped.
+  ASSERT_EQ(loading.loaded_dofs().size(), 8u);
+  for (Index dof : loading.loaded_dofs()) EXPECT_EQ(dof % 2, 0);
+  EXPECT_DOUBLE_EQ(loading.highest_frequency(), Signal::ricker(1e6).highest_frequency());
+  std::vector<double> f(8);
+  for (double t : {0.0, 1.0e-6, 1.7e-6}) {
+    loading.forces(t, f);
+    double sum = 0.0;
+    for (double v : f) sum += v;
+    // 1e5 Pa * 0.04 m = 4000 N, less the corner's half element (0.005 m / 2 of it: 250 N).
+    EXPECT_NEAR(sum, 3750.0 * traction.signal->value(t - 0.2e-6), 1e-9) << t;
+  }
+}
+
+}  // namespace
+}  // namespace tremor

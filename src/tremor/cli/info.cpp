@@ -9,6 +9,7 @@
 
 #include "tremor/cli/commands.hpp"
 #include "tremor/cli/format.hpp"
+#include "tremor/core/error.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/fem/geometry.hpp"
 #include "tremor/fem/time_step.hpp"
@@ -79,6 +80,78 @@ void print_material(const Material& m) {
   std::printf("\n");
 }
 
+std::string signal_text(const Signal& signal) {
+  std::string text(to_string(signal.kind));
+  if (signal.kind == SignalKind::ToneBurst)
+    text += str(" ", si(signal.frequency), "Hz, ", signal.cycles, " cycles");
+  else if (signal.kind == SignalKind::Ricker)
+    text += str(" ", si(signal.frequency), "Hz");
+  else if (signal.kind == SignalKind::Gaussian)
+    text += str(" b = ", signal.sharpness, " 1/s^2, t0 = ", si(signal.centre), "s");
+  return text;
+}
+
+// The model file's sources, prescribed displacements, receivers, absorbing layers, snapshots and
+// solver settings: what a run will do, checked before running it.
+void print_excitation(const Model& model) {
+  if (!model.point_sources.empty()) std::printf("%-18s%zu\n", "point sources", model.point_sources.size());
+  for (const PointSource& source : model.point_sources) {
+    std::string where = str("node set ", source.node_set);
+    if (source.node_set.empty() && source.position) {
+      where = "near (";
+      for (int d = 0; d < model.mesh.dim(); ++d) where += str(d ? ", " : "", (*source.position)[static_cast<std::size_t>(d)]);
+      where += ")";
+    }
+    std::printf("  %-24s %sN, %s", where.c_str(), si(source.amplitude).c_str(), signal_text(source.signal).c_str());
+    if (source.delay > 0) std::printf(", delay %ss", si(source.delay).c_str());
+    std::printf("\n");
+  }
+  if (!model.prescribed.empty())
+    std::printf("%-18s%zu\n", "prescribed", model.prescribed.size());
+  for (const PrescribedDisplacement& p : model.prescribed)
+    std::printf("  %-24s %sm, %s\n", p.node_set.c_str(), si(p.amplitude).c_str(), signal_text(p.signal).c_str());
+  if (!model.receivers.empty()) std::printf("%-18s%zu\n", "receivers", model.receivers.size());
+  for (const Receiver& r : model.receivers) {
+    std::printf("  %-24s ", r.name.c_str());
+    if (r.nodes.empty())
+      std::printf("%zu positions", r.positions.size());
+    else
+      std::printf("%s nodes", group_digits(static_cast<long long>(r.nodes.size())).c_str());
+    std::printf(", %s%s%s every %d step%s\n", r.displacement ? "u" : "", r.velocity ? " v" : "",
+                r.acceleration ? " a" : "", r.every_n_steps, r.every_n_steps == 1 ? "" : "s");
+  }
+  if (!model.absorbing.empty()) std::printf("%-18s%zu\n", "absorbing layers", model.absorbing.size());
+  for (const AbsorbingLayer& layer : model.absorbing) {
+    std::string where = layer.element_set.empty() ? std::string() : str("set ", layer.element_set);
+    for (BoxFace face : layer.faces) where += str(where.empty() ? "" : " ", to_string(face));
+    std::printf("  %-24s %s, thickness %sm, alpha_max %s1/s (d/L)^%g, design frequency %sHz\n", where.c_str(),
+                std::string(to_string(layer.kind)).c_str(), si(layer.thickness).c_str(),
+                si(layer_alpha_max(model, layer)).c_str(), layer.power, si(design_frequency(model, layer)).c_str());
+  }
+  if (model.output && model.output->snapshots()) {
+    const OutputSettings& output = *model.output;
+    std::printf("%-18s", "snapshots");
+    if (output.snapshot_every > 0)
+      std::printf("every %d steps", output.snapshot_every);
+    else
+      std::printf("every %ss", si(output.snapshot_interval).c_str());
+    std::printf(", %s%s%s, %s\n", "displacement", output.magnitude ? ", magnitude" : "",
+                output.velocity ? ", velocity" : "",
+                output.snapshot_node_set.empty() ? "all nodes"
+                                                 : str("node set ", output.snapshot_node_set).c_str());
+  }
+  if (model.explicit_settings) {
+    const ExplicitSettings& e = *model.explicit_settings;
+    std::printf("%-18sduration %ss, %s, %s operator, backend %s", "explicit", si(e.duration).c_str(),
+                e.precision.c_str(), e.operator_kind.c_str(), e.backend.c_str());
+    if (e.time_step > 0)
+      std::printf(", time step %ss", si(e.time_step).c_str());
+    else
+      std::printf(", time step %g x stable", e.safety_factor);
+    std::printf("\n");
+  }
+}
+
 void run_info(const std::string& path) {
   const Model model = io::load_model(path);
   const Mesh& mesh = model.mesh;
@@ -132,6 +205,7 @@ void run_info(const std::string& path) {
       std::printf("\n");
     }
   }
+  print_excitation(model);
   if (model.explicit_step) {
     std::printf("%-18s%s: duration %ss", "explicit step", model.explicit_step->name.c_str(),
                 si(model.explicit_step->duration).c_str());

@@ -508,16 +508,17 @@ double non_negative(const Table& table, std::string_view key, std::string_view m
   return value;
 }
 
-// The name of an existing node set, and its nodes.
-std::pair<std::string, std::vector<Index>> node_set_of(const Table& table, const Mesh& mesh) {
-  const std::string name = *table.string("node_set");
+// The name of an existing, non-empty node set given by `key`, and its nodes.
+std::pair<std::string, std::vector<Index>> node_set_of(const Table& table, const Mesh& mesh,
+                                                       std::string_view key = "node_set") {
+  const std::string name = *table.string(key);
   const auto set = mesh.node_sets.find(name);
   if (set == mesh.node_sets.end()) {
     const auto names = names_of(mesh.node_sets);
-    table.fail("node_set", str("no node set named '", name, "'", detail::suggestion(name, views(names)),
-                               "; the mesh has ", listing(names)));
+    table.fail(key, str("no node set named '", name, "'", detail::suggestion(name, views(names)), "; the mesh has ",
+                        listing(names)));
   }
-  if (set->second.empty()) table.fail("node_set", str("node set '", name, "' is empty"));
+  if (set->second.empty()) table.fail(key, str("node set '", name, "' is empty"));
   return {name, set->second};
 }
 
@@ -878,16 +879,7 @@ OutputSettings read_output(const Table& table, const Mesh& mesh) {
     }
   }
   if (table.has("snapshot_node_set")) {
-    const std::string name = *table.string("snapshot_node_set");
-    const auto set = mesh.node_sets.find(name);
-    if (set == mesh.node_sets.end()) {
-      const auto names = names_of(mesh.node_sets);
-      table.fail("snapshot_node_set", str("no node set named '", name, "'", detail::suggestion(name, views(names)),
-                                          "; the mesh has ", listing(names)));
-    }
-    if (set->second.empty()) table.fail("snapshot_node_set", str("node set '", name, "' is empty"));
-    output.snapshot_node_set = name;
-    output.snapshot_nodes = set->second;
+    std::tie(output.snapshot_node_set, output.snapshot_nodes) = node_set_of(table, mesh, "snapshot_node_set");
     std::sort(output.snapshot_nodes.begin(), output.snapshot_nodes.end());
     output.snapshot_nodes.erase(std::unique(output.snapshot_nodes.begin(), output.snapshot_nodes.end()),
                                 output.snapshot_nodes.end());

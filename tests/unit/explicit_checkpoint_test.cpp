@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "explicit_test_models.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/mesh/generate.hpp"
@@ -21,32 +22,8 @@ using explicit_fe::SolverState;
 // receiver at two nodes, a displacement receiver at a position every 2nd step; snapshots of
 // displacement and velocity every 5 steps.
 Model snapshot_block(const std::string& precision) {
-  Model model;
-  model.source = "block";
-  model.mesh = generate_rectangle({0.0, 0.0}, {0.01, 0.01}, {12, 12}, ElementType::Quad4);
-  model.materials.push_back(Material::from_youngs("steel", 210e9, 0.3, 7850.0));
-  model.sections.push_back({"all", "steel", Formulation::PlaneStrain, 1.0});
-  PointSource source;
-  source.nodes = {6 * 13 + 6};
-  source.direction = {0.0, 1.0, 0.0};
-  source.amplitude = 1e3;
-  source.signal = Signal::ricker(2e6);
-  source.origin = "centre force";
-  model.point_sources.push_back(source);
-  Receiver receiver;
-  receiver.name = "r";
-  receiver.nodes = {6 * 13 + 8, 8 * 13 + 6};
-  receiver.velocity = true;
-  model.receivers.push_back(receiver);
-  Receiver probe;
-  probe.name = "probe";
-  probe.positions = {{0.0071, 0.0033, 0.0}};
-  probe.every_n_steps = 2;
-  model.receivers.push_back(probe);
-  ExplicitSettings settings;
-  settings.duration = 2e-6;
-  settings.precision = precision;
-  model.explicit_settings = settings;
+  Model model = test::loaded_block(2e-6, 2e6, 2);
+  model.explicit_settings->precision = precision;
   OutputSettings output;
   output.snapshot_every = 5;
   output.velocity = true;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "explicit_test_models.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/explicit/solver.hpp"
@@ -19,37 +20,8 @@ namespace {
 using explicit_fe::Quantity;
 using explicit_fe::RunOptions;
 
-// A 10 mm plane-strain steel square, 12 x 12 quad4, a Ricker point force on its centre node,
-// receivers at two nodes and one position.
-Model loaded_block(double duration = 3e-6) {
-  Model model;
-  model.source = "block";
-  model.mesh = generate_rectangle({0.0, 0.0}, {0.01, 0.01}, {12, 12}, ElementType::Quad4);
-  model.materials.push_back(Material::from_youngs("steel", 210e9, 0.3, 7850.0));
-  model.sections.push_back({"all", "steel", Formulation::PlaneStrain, 1.0});
-  PointSource source;
-  source.nodes = {6 * 13 + 6};
-  source.direction = {0.0, 1.0, 0.0};
-  source.amplitude = 1e3;
-  source.signal = Signal::ricker(1e6);
-  source.origin = "centre force";
-  model.point_sources.push_back(source);
-  Receiver receiver;
-  receiver.name = "r";
-  receiver.nodes = {6 * 13 + 10, 10 * 13 + 6};
-  receiver.velocity = true;
-  model.receivers.push_back(receiver);
-  Receiver probe;
-  probe.name = "probe";
-  probe.positions = {{0.0071, 0.0033, 0.0}};
-  probe.every_n_steps = 2;
-  model.receivers.push_back(probe);
-  ExplicitSettings settings;
-  settings.duration = duration;
-  model.explicit_settings = settings;
-  model.validate();
-  return model;
-}
+// The shared block (explicit_test_models.hpp): 1 MHz Ricker, receiver nodes 4 from the centre.
+Model loaded_block(double duration = 3e-6) { return test::loaded_block(duration, 1e6, 4); }
 
 TEST(ExplicitSolver, AutomaticStepIsSafetyTimesStable) {
   const Model model = loaded_block();

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""CalculiX (ccx) and tremor side by side on one C3D8 plate deck: microseconds per increment per DOF.
+
+Writes an aluminium plate of C3D8 bricks (0.5 mm; 60 x 60 x 4 by default: 55,815 DOF) loaded by a
+tone burst at its top centre, with *DYNAMIC, DIRECT, EXPLICIT and a fixed increment below both
+programs' stable estimates, then runs
+
+  ccx -i plate           (OMP_NUM_THREADS and CCX_NPROC_EQUATION_SOLVER set to --threads)
+  tremor run plate.inp   (OMP_NUM_THREADS=--threads, --backend openmp, each operator x precision)
+
+each twice, with N and 2N increments. The cost per increment is the difference of the wall times
+divided by N, so reading the deck, assembly and start-up cancel; divided by the DOF it is the
+figure compared. Writes JSON to --output.
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+H = 0.5e-3  # m, brick edge
+FREQUENCY = 300e3  # Hz
+CYCLES = 3
+
+
+def node_id(i, j, k, nx, ny):
+    return 1 + i + (nx + 1) * (j + (ny + 1) * k)
+
+
+def write_deck(path, nx, ny, nz, dt, increments):
+    lines = ["*HEADING", "Aluminium plate, C3D8, tone burst, explicit (bench/calculix_compare.py)", "*NODE,NSET=NALL"]
+    for k in range(nz + 1):
+        for j in range(ny + 1):
+            for i in range(nx + 1):
+                lines.append(f"{node_id(i, j, k, nx, ny)},{i * H:.9e},{j * H:.9e},{k * H:.9e}")
+    lines.append("*ELEMENT,TYPE=C3D8,ELSET=EALL")
+    e = 1
+    for k in range(nz):
+        for j in range(ny):
+            for i in range(nx):
+                n = lambda a, b, c: node_id(a, b, c, nx, ny)
+                corners = [n(i, j, k), n(i + 1, j, k), n(i + 1, j + 1, k), n(i, j + 1, k),
+                           n(i, j, k + 1), n(i + 1, j, k + 1), n(i + 1, j + 1, k + 1), n(i, j + 1, k + 1)]
+                lines.append(f"{e}," + ",".join(map(str, corners)))
+                e += 1
+    lines += ["*NSET,NSET=SOURCE", str(node_id(nx // 2, ny // 2, nz, nx, ny)),
+              "*NSET,NSET=RECEIVERS", f"{node_id(nx // 2, ny // 2, nz, nx, ny)},", f"{node_id(nx, ny // 2, 0, nx, ny)},",
+              "*MATERIAL,NAME=ALUMINIUM", "*ELASTIC", "70.e9,0.33", "*DENSITY", "2700.",
+              "*SOLID SECTION,ELSET=EALL,MATERIAL=ALUMINIUM", "*AMPLITUDE,NAME=BURST"]
+    points = []
+    for m in range(40 * CYCLES + 1):
+        t = m * CYCLES / FREQUENCY / (40 * CYCLES)
+        phase = 2 * math.pi * FREQUENCY * t
+        points.append(f"{t:.9e},{math.sin(phase) * 0.5 * (1 - math.cos(phase / CYCLES)):.9e}")
+    lines += [",".join(points[m:m + 4]) for m in range(0, len(points), 4)]
+    duration = dt * increments
+    lines += ["*STEP,INC=10000000", "*DYNAMIC,DIRECT,EXPLICIT", f"{dt:.9e},{duration:.9e},{dt:.9e},{dt:.9e}",
+              "*CLOAD,AMPLITUDE=BURST", "SOURCE,3,-1.",
+              "*NODE PRINT,NSET=RECEIVERS,FREQUENCY=10", "U", "*END STEP"]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def timed(command, cwd, env):
+    start = time.perf_counter()
+    result = subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    elapsed = time.perf_counter() - start
+    if result.returncode != 0:
+        sys.exit(f"calculix_compare: {' '.join(command)} failed ({result.returncode}):\n{result.stdout[-3000:]}")
+    return elapsed, result.stdout
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cells", default="60,60,4", help="NX,NY,NZ bricks of 0.5 mm (default 60,60,4)")
+    parser.add_argument("--increments", type=int, default=100, help="N: runs of N and 2N increments (default 100)")
+    parser.add_argument("--dt", type=float, default=40e-9, help="fixed increment, s (default 40 ns)")
+    parser.add_argument("--threads", type=int, default=2, help="threads for both programs (default 2)")
+    parser.add_argument("--tremor", default="build/bin/tremor", help="tremor executable (default build/bin/tremor)")
+    parser.add_argument("--ccx", default="ccx", help="CalculiX executable (default ccx)")
+    parser.add_argument("--cases", default="assembled:double,assembled:float,matrix_free:double,matrix_free:float",
+                        help="tremor operator:precision pairs")
+    parser.add_argument("-o", "--output", required=True, help="JSON file to write")
+    args = parser.parse_args()
+    nx, ny, nz = (int(v) for v in args.cells.split(","))
+    dofs = 3 * (nx + 1) * (ny + 1) * (nz + 1)
+    tremor = os.path.abspath(args.tremor)
+    ccx = shutil.which(args.ccx)
+    if ccx is None:
+        sys.exit(f"calculix_compare: {args.ccx} not found (Debian package calculix-ccx; scripts/setup installs it)")
+
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), CCX_NPROC_EQUATION_SOLVER=str(args.threads))
+    work = tempfile.mkdtemp(prefix="tremor_ccx_bench_")
+    runs = {}
+    ccx_version = ""
+    selected = ""
+    for n in (args.increments, 2 * args.increments):
+        deck = os.path.join(work, f"plate{n}.inp")
+        write_deck(deck, nx, ny, nz, args.dt, n)
+        seconds, log = timed([ccx, "-i", f"plate{n}"], work, env)
+        if "Job finished" not in log:
+            sys.exit(f"calculix_compare: ccx did not finish:\n{log[-3000:]}")
+        selected = (re.search(r"SELECTED time increment:\s*(\S+)", log) or [None, ""])[1]
+        ccx_version = (re.search(r"CalculiX Version (\S+)", log) or [None, ""])[1]
+        runs.setdefault("calculix", []).append({"increments": n, "wall_seconds": seconds})
+        for case in args.cases.split(","):
+            operator, precision = case.split(":")
+            seconds, log = timed([tremor, "run", deck, "-o", os.path.join(work, f"t{n}.h5"), "--backend", "openmp",
+                                  "--operator", operator, "--precision", precision], work, env)
+            speed = re.search(r"speed\s+(\S+) DOF-steps/s", log)
+            runs.setdefault(f"tremor {operator} {precision}", []).append(
+                {"increments": n, "wall_seconds": seconds,
+                 "reported_dof_steps_per_second": float(speed[1]) if speed else None})
+        print(f"{n} increments: " + ", ".join(f"{k} {v[-1]['wall_seconds']:.2f} s" for k, v in runs.items()), flush=True)
+
+    result = {
+        "benchmark": "CalculiX vs tremor, same C3D8 deck, *DYNAMIC, DIRECT, EXPLICIT",
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "device": next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")),
+                       platform.processor()),
+        "logical_cpus": os.cpu_count(),
+        "threads": args.threads,
+        "load_average_at_end": list(os.getloadavg()),
+        "git_commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                     cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip(),
+        "calculix_version": ccx_version,
+        "calculix_selected_increment": selected,
+        "mesh": {"cells": [nx, ny, nz], "brick_m": H, "nodes": dofs // 3, "dof": dofs},
+        "dt": args.dt,
+        "programs": {},
+    }
+    for name, (short, long) in runs.items():
+        per_increment = (long["wall_seconds"] - short["wall_seconds"]) / (long["increments"] - short["increments"])
+        entry = {"runs": [short, long], "seconds_per_increment": per_increment,
+                 "us_per_increment_per_dof": 1e6 * per_increment / dofs}
+        result["programs"][name] = entry
+    base = result["programs"]["calculix"]["us_per_increment_per_dof"]
+    for name, entry in result["programs"].items():
+        entry["speedup_over_calculix"] = base / entry["us_per_increment_per_dof"]
+        print(f"{name:32s} {entry['us_per_increment_per_dof']:.4g} us per increment per DOF, "
+              f"x{entry['speedup_over_calculix']:.1f} vs CalculiX")
+    with open(args.output, "w") as f:
+        json.dump(result, f, indent=2)
+        f.write("\n")
+    shutil.rmtree(work)
+    print(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()

@@ -20,10 +20,13 @@
 // tone burst of 10 cycles: vertical for A0 (the load is even in y about the mid-plane, so only
 // antisymmetric modes are excited, and below the A1 cut-off only A0), horizontal for S0 (odd
 // displacement u_y: only S0). Receivers on the top surface at two distances record u_y (A0) or
-// u_x (S0); the group velocity is the distance between them divided by the delay between their
-// Hilbert envelopes (the lag of the envelopes' cross-correlation, refined by a parabola). The
-// strip is long enough that the far end's reflection arrives after the burst has passed the
-// second receiver.
+// u_x (S0), 40 and 80 mm from the end; the group velocity is the distance between them divided
+// by the delay between their Hilbert envelopes (the lag of the envelopes' cross-correlation,
+// refined by a parabola; and, as a second estimate, between the envelope peaks). The envelopes
+// are those of the burst's band (0.5 to 1.5 times its frequency): the free strip also drifts and
+// rotates slowly under the end load, which would ripple a broadband envelope. The strip (200 mm)
+// is long enough that the far end's reflection arrives after the burst has passed the second
+// receiver.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -114,22 +117,31 @@ double group_speed(const Branch& branch, double frequency) {
 
 // ------------------------------------------------------------------ signal processing
 
-// |analytic signal| by a DFT of the zero-padded record: negative frequencies removed, positive
-// ones doubled, inverse transform. Direct O(n^2) sums: the records are short.
-std::vector<double> envelope(const std::vector<double>& x) {
+// |analytic signal| of the record's band [low, high] (Hz; samples `dt` apart) by a DFT of the
+// zero-padded record: bins outside the band and negative frequencies removed, positive ones
+// doubled, inverse transform. The band keeps the burst's spectrum and drops the slow motion of the
+// free strip under the end load (its rigid-body drift and the A0 tail at low frequency, where
+// c_g -> 0), which would otherwise ripple the envelope at the carrier period. Direct O(n^2)
+// sums: the records are short.
+std::vector<double> envelope(const std::vector<double>& x, double dt, double low, double high) {
   const std::size_t n = 2 * x.size();  // zero padding keeps the wrap-around away from the record
-  std::vector<std::complex<double>> spectrum(n / 2 + 1);
-  for (std::size_t m = 0; m < spectrum.size(); ++m) {
+  const double df = 1.0 / (static_cast<double>(n) * dt);
+  std::vector<std::pair<double, std::complex<double>>> band;  // (bin, coefficient)
+  for (std::size_t m = 1; m < n / 2; ++m) {
+    const double f = static_cast<double>(m) * df;
+    if (f < low || f > high) continue;
     std::complex<double> sum = 0.0;
-    for (std::size_t i = 0; i < x.size(); ++i) sum += x[i] * std::polar(1.0, -2 * pi * double(m * i % n) / double(n));
-    spectrum[m] = sum;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      sum += x[i] * std::polar(1.0, -2 * pi * static_cast<double>(m * i % n) / static_cast<double>(n));
+    band.emplace_back(static_cast<double>(m), sum);
   }
   std::vector<double> result(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
-    std::complex<double> sum = spectrum[0];
-    for (std::size_t m = 1; m < spectrum.size(); ++m)
-      sum += 2.0 * spectrum[m] * std::polar(1.0, 2 * pi * double(m * i % n) / double(n));
-    result[i] = std::abs(sum) / double(n);
+    std::complex<double> sum = 0.0;
+    for (const auto& [m, coefficient] : band)
+      sum += coefficient * std::polar(1.0, 2 * pi * std::fmod(m * static_cast<double>(i), static_cast<double>(n)) /
+                                               static_cast<double>(n));
+    result[i] = 2.0 * std::abs(sum) / static_cast<double>(n);
   }
   return result;
 }
@@ -205,7 +217,9 @@ Measured measure(const Case& c) {
   model.explicit_settings = settings;
   model.validate();
 
-  const auto run = explicit_fe::run_explicit(model);
+  explicit_fe::RunOptions options;
+  options.backend = "serial";  // 14k DOF: OpenMP barriers every step would cost more than they save
+  const auto run = explicit_fe::run_explicit(model, options);
   EXPECT_TRUE(run.ok()) << run.message;
   const explicit_fe::History& history = run.histories.at(0);
   std::vector<double> u1, u2;
@@ -214,7 +228,8 @@ Measured measure(const Case& c) {
     u2.push_back(history.value(k, 1, explicit_fe::Quantity::Displacement, c.record_component));
   }
   const double sample = run.dt * history.every_n_steps;
-  const std::vector<double> e1 = envelope(u1), e2 = envelope(u2);
+  const std::vector<double> e1 = envelope(u1, sample, 0.5 * c.frequency, 1.5 * c.frequency),
+                            e2 = envelope(u2, sample, 0.5 * c.frequency, 1.5 * c.frequency);
   Measured m;
   const double wavelength = phase_speed(c.branch.family, c.frequency, c.branch.lowest, c.branch.highest) / c.frequency;
   m.elements_per_wavelength = wavelength / h;
@@ -222,6 +237,26 @@ Measured measure(const Case& c) {
   m.envelope_peaks = (c.x2 - c.x1) / (peak_time(e2, sample) - peak_time(e1, sample));
   std::printf("%s: %lld steps of %.4g ns, %.2f s wall\n", c.mode, run.steps, run.dt * 1e9, run.wall_seconds);
   return m;
+}
+
+TEST(LambWaves, RayleighLambRootsMatchTheThinPlateLimits) {
+  // At 5 kHz (f d = 0.01 MHz mm) the plate is thin against the wavelengths: S0 travels at the
+  // plate speed sqrt(E / (rho (1 - nu^2))) without dispersion, A0 is the Kirchhoff flexural wave,
+  // c = sqrt(omega) (D / (rho d))^(1/4) with D = E d^3 / (12 (1 - nu^2)), and c_g = 2 c. The
+  // corrections are O((k d)^2): ~1e-5 for S0 (k d = 0.002); for A0 (k d = 0.2) measured -0.37% in
+  // c and -0.7% in c_g / c (shear and rotary inertia slow the shorter waves).
+  const double f = 5e3, omega = 2 * pi * f;
+  const double plate = std::sqrt(youngs / (density * (1 - poisson * poisson)));
+  const double bending = youngs * thickness * thickness * thickness / (12 * (1 - poisson * poisson));
+  const double flexural = std::sqrt(omega) * std::pow(bending / (density * thickness), 0.25);
+  const double s0_phase = phase_speed(Family::Symmetric, f, s0().lowest, s0().highest);
+  const double a0_phase = phase_speed(Family::Antisymmetric, f, a0().lowest, a0().highest);
+  EXPECT_NEAR(s0_phase, plate, 1e-4 * plate);
+  EXPECT_NEAR(group_speed(s0(), f), plate, 1e-4 * plate);
+  EXPECT_NEAR(a0_phase, flexural, 0.01 * flexural);
+  EXPECT_NEAR(group_speed(a0(), f), 2 * a0_phase, 0.01 * 2 * a0_phase);
+  std::printf("5 kHz: S0 %.2f m/s (plate speed %.2f); A0 %.2f m/s (Kirchhoff %.2f), c_g / c = %.4f\n", s0_phase,
+              plate, a0_phase, flexural, group_speed(a0(), f) / a0_phase);
 }
 
 TEST(LambWaves, A0AndS0GroupVelocitiesIn2mmAluminium) {
@@ -244,6 +279,12 @@ TEST(LambWaves, A0AndS0GroupVelocitiesIn2mmAluminium) {
                 c.mode, c.frequency / 1e3, phase, expected, m.cross_correlation,
                 100 * (m.cross_correlation / expected - 1), m.envelope_peaks, 100 * (m.envelope_peaks / expected - 1),
                 m.elements_per_wavelength, speed.p, speed.s);
+    // 2%: the mesh (8 quad4 through the thickness, 35 elements per A0 wavelength, 70 per S0
+    // wavelength) is dispersed by a few 0.1% at most; the estimator's own bias, from the burst's
+    // +-20% band over which c_g varies (A0) and the excitation's spectral weighting, is below 0.3%
+    // for 10 cycles (checked by propagating the burst's spectrum with the exact dispersion
+    // relation); the delay is resolved to a few ns of ~14 us (A0) and ~7.5 us (S0). Measured:
+    // A0 +0.02% (cross-correlation), +0.28% (peaks); S0 -0.04%, -0.08%.
     EXPECT_NEAR(m.cross_correlation, expected, 0.02 * expected) << c.mode;
     EXPECT_NEAR(m.envelope_peaks, expected, 0.02 * expected) << c.mode;
   }

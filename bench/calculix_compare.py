@@ -11,7 +11,10 @@ programs' stable estimates, then runs
 with N and 2N increments, each --repeat times, keeping the shortest wall time (the run least
 disturbed by other work on the machine). The cost per increment is the difference of the two wall
 times divided by N, so reading the deck, assembly and start-up cancel; divided by the DOF it is the
-figure compared. Writes JSON to --output.
+figure compared. N is --increments for CalculiX; for tremor, whose increments are much cheaper, it
+is chosen per case so that N increments take about --tremor-seconds (otherwise the start-up's
+noise swamps the difference). The decks differ only in the step's time period. Writes JSON to
+--output.
 """
 import argparse
 import datetime
@@ -81,16 +84,20 @@ def timed(command, cwd, env):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cells", default="60,60,4", help="NX,NY,NZ bricks of 0.5 mm (default 60,60,4)")
-    parser.add_argument("--increments", type=int, default=100, help="N: runs of N and 2N increments (default 100)")
+    parser.add_argument("--increments", type=int, default=100,
+                        help="N for CalculiX: runs of N and 2N increments (default 100)")
+    parser.add_argument("--tremor-seconds", type=float, default=5.0,
+                        help="tremor's N is chosen so that N increments step for about this long (default 5)")
     parser.add_argument("--dt", type=float, default=40e-9, help="fixed increment, s (default 40 ns)")
     parser.add_argument("--threads", type=int, default=2, help="threads for both programs (default 2)")
     parser.add_argument("--tremor", default="build/bin/tremor", help="tremor executable (default build/bin/tremor)")
     parser.add_argument("--ccx", default="ccx", help="CalculiX executable (default ccx)")
-    parser.add_argument("--cases", default="assembled:double:openmp,assembled:float:openmp,matrix_free:double:openmp,"
-                        "matrix_free:float:openmp,assembled:double:serial,assembled:float:serial",
+    parser.add_argument("--cases", default="assembled:double:openmp,assembled:float:openmp,assembled:double:serial,"
+                        "matrix_free:float:openmp",
                         help="tremor operator:precision:backend triples")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each, the fastest kept (default 3)")
+    parser.add_argument("--repeat", type=int, default=2, help="runs of each, the fastest kept (default 2)")
     parser.add_argument("-o", "--output", required=True, help="JSON file to write")
+    parser.add_argument("--note", default="", help="free text stored in the JSON (e.g. what else the machine was doing)")
     args = parser.parse_args()
     nx, ny, nz = (int(v) for v in args.cells.split(","))
     dofs = 3 * (nx + 1) * (ny + 1) * (nz + 1)
@@ -99,14 +106,23 @@ def main():
     if ccx is None:
         sys.exit(f"calculix_compare: {args.ccx} not found (Debian package calculix-ccx; scripts/setup installs it)")
 
+    load_at_start = list(os.getloadavg())
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), CCX_NPROC_EQUATION_SOLVER=str(args.threads))
     work = tempfile.mkdtemp(prefix="tremor_ccx_bench_")
     runs = {}
     ccx_version = ""
     selected = ""
+    decks = {}
+
+    def deck_for(n):
+        if n not in decks:
+            decks[n] = os.path.join(work, f"plate{n}.inp")
+            write_deck(decks[n], nx, ny, nz, args.dt, n)
+        return decks[n]
+
+    # CalculiX: N and 2N increments.
     for n in (args.increments, 2 * args.increments):
-        deck = os.path.join(work, f"plate{n}.inp")
-        write_deck(deck, nx, ny, nz, args.dt, n)
+        deck_for(n)
         best = None
         for _ in range(args.repeat):
             seconds, log = timed([ccx, "-i", f"plate{n}"], work, env)
@@ -116,18 +132,31 @@ def main():
         selected = (re.search(r"SELECTED time increment:\s*(\S+)", log) or [None, ""])[1]
         ccx_version = (re.search(r"CalculiX Version ([0-9.]+[0-9])", log) or [None, ""])[1]
         runs.setdefault("calculix", []).append({"increments": n, "wall_seconds": best})
-        for case in args.cases.split(","):
-            operator, precision, backend = case.split(":")
+        print(f"calculix, {n} increments: {best:.2f} s", flush=True)
+
+    # tremor: a first run of --increments sets N per case so that the N-increment run steps for
+    # about --tremor-seconds (setup then stays a small part of the difference); then N and 2N.
+    for case in args.cases.split(","):
+        operator, precision, backend = case.split(":")
+        name = f"tremor {operator} {precision} {backend}"
+
+        def run_tremor(n):
+            seconds, log = timed([tremor, "run", deck_for(n), "-o", os.path.join(work, "t.h5"), "--backend", backend,
+                                  "--operator", operator, "--precision", precision], work, env)
+            speed = re.search(r"speed\s+(\S+) DOF-steps/s", log)
+            return seconds, float(speed[1]) if speed else None
+
+        _, speed = run_tremor(args.increments)
+        n = max(args.increments, int(round(args.tremor_seconds * speed / dofs / 100)) * 100)
+        for count in (n, 2 * n):
             best, reported = None, None
             for _ in range(args.repeat):
-                seconds, log = timed([tremor, "run", deck, "-o", os.path.join(work, f"t{n}.h5"), "--backend", backend,
-                                      "--operator", operator, "--precision", precision], work, env)
-                speed = re.search(r"speed\s+(\S+) DOF-steps/s", log)
+                seconds, speed = run_tremor(count)
                 if best is None or seconds < best:
-                    best, reported = seconds, float(speed[1]) if speed else None
-            runs.setdefault(f"tremor {operator} {precision} {backend}", []).append(
-                {"increments": n, "wall_seconds": best, "reported_dof_steps_per_second": reported})
-        print(f"{n} increments: " + ", ".join(f"{k} {v[-1]['wall_seconds']:.2f} s" for k, v in runs.items()), flush=True)
+                    best, reported = seconds, speed
+            runs.setdefault(name, []).append(
+                {"increments": count, "wall_seconds": best, "reported_dof_steps_per_second": reported})
+            print(f"{name}, {count} increments: {best:.2f} s", flush=True)
 
     result = {
         "benchmark": "CalculiX vs tremor, same C3D8 deck, *DYNAMIC, DIRECT, EXPLICIT",
@@ -137,7 +166,9 @@ def main():
         "logical_cpus": os.cpu_count(),
         "threads": args.threads,
         "repeat": args.repeat,
+        "load_average_at_start": load_at_start,
         "load_average_at_end": list(os.getloadavg()),
+        "note": args.note,
         "git_commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                                      cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip(),
         "calculix_version": ccx_version,

@@ -5,10 +5,12 @@
 //
 // Each case builds the operator, the lumped mass and the central-difference integrator, starts
 // from a smooth displacement field, takes `warmup` steps untimed and then `steps` timed steps
-// (one operator apply plus one fused update each, no loads, no receivers): the cost of the time
-// loop itself. Setup (assembly, colouring) is timed separately.
+// (one operator apply plus one fused update each, no loads, no receivers; more steps, in chunks
+// of `steps`, until `min-seconds` have passed): the cost of the time loop itself. Setup
+// (assembly, colouring) is timed separately.
 //
-//   tremor_bench_explicit_cpu [--steps N] [--warmup N] [--plate NX,NY,NZ | --no-plate]
+//   tremor_bench_explicit_cpu [--steps N] [--warmup N] [--min-seconds S]
+//                             [--plate NX,NY,NZ | --no-plate]
 //                             [--operators ...] [--precisions ...] [--backends ...]
 //                             -o result.json [model files ...]
 #include <omp.h>
@@ -94,7 +96,7 @@ struct Case {
 };
 
 template <class Real>
-void time_case(const Model& model, const Exec& exec, int warmup, Case& c) {
+void time_case(const Model& model, const Exec& exec, int warmup, double min_seconds, Case& c) {
   const auto setup = Clock::now();
   const auto stiffness = explicit_fe::make_stiffness_operator<Real>(model, c.operator_kind, exec);
   const auto mass = sparse::assemble_lumped_mass(model, exec);
@@ -113,10 +115,17 @@ void time_case(const Model& model, const Exec& exec, int warmup, Case& c) {
   c.dofs = stiffness->n_dofs();
   for (int k = 0; k < warmup; ++k) scheme.step(force.view());
   exec.synchronize();
+  // At least `steps`, and more (in chunks of `steps`) until min_seconds have passed, so a small
+  // model is timed over enough steps for the clock's resolution and the machine's noise.
+  const int chunk = c.steps;
+  c.steps = 0;
   const auto start = Clock::now();
-  for (int k = 0; k < c.steps; ++k) scheme.step(force.view());
-  exec.synchronize();
-  c.seconds = seconds_since(start);
+  do {
+    for (int k = 0; k < chunk; ++k) scheme.step(force.view());
+    exec.synchronize();
+    c.steps += chunk;
+    c.seconds = seconds_since(start);
+  } while (c.seconds < min_seconds);
   c.threads = exec.backend() == Backend::OpenMP ? omp_get_max_threads() : 1;
 }
 
@@ -125,22 +134,30 @@ void time_case(const Model& model, const Exec& exec, int warmup, Case& c) {
 int main(int argc, char** argv) {
   CLI::App app{"CPU throughput of tremor's explicit time step, as JSON"};
   int steps = 20, warmup = 3;
+  double min_seconds = 1.0;
   std::vector<Size> plate_cells{200, 200, 8};
   bool no_plate = false;
   std::vector<std::string> models, operators{"assembled", "matrix_free"}, precisions{"float", "double"},
       backends{"serial", "openmp"};
-  std::string output;
+  std::string output, note;
   app.add_option("models", models, "model files (.toml, .inp) to time besides the plate");
   app.add_option("--steps", steps, "timed steps per case")->check(CLI::PositiveNumber);
   app.add_option("--warmup", warmup, "untimed steps before them")->check(CLI::NonNegativeNumber);
+  app.add_option("--min-seconds", min_seconds, "time more steps (in chunks of --steps) until this long")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--plate", plate_cells, "hex8 plate cells NX,NY,NZ (1 mm x 1 mm x 2 mm / NZ)")->delimiter(',')->expected(3);
   app.add_flag("--no-plate", no_plate, "time only the model files");
   app.add_option("--operators", operators, "assembled, matrix_free")->delimiter(',');
   app.add_option("--precisions", precisions, "float, double")->delimiter(',');
   app.add_option("--backends", backends, "serial, openmp")->delimiter(',');
   app.add_option("-o,--output", output, "JSON file to write")->required();
+  app.add_option("--note", note, "free text stored in the JSON (e.g. what else the machine was doing)");
   CLI11_PARSE(app, argc, argv);
 
+  // Other work on the machine slows every number down: the load average before and after is
+  // part of the result.
+  double load_start[3] = {-1, -1, -1};
+  if (::getloadavg(load_start, 3) < 0) load_start[0] = load_start[1] = load_start[2] = -1;
   try {
     std::vector<std::pair<std::string, Model>> inputs;
     for (const std::string& path : models) inputs.emplace_back(path, io::load_model(path));
@@ -160,9 +177,9 @@ int main(int argc, char** argv) {
             TREMOR_CHECK(precision == "float" || precision == "double", "--precisions: '", precision,
                          "' is neither float nor double");
             if (precision == "float")
-              time_case<float>(model, exec, warmup, c);
+              time_case<float>(model, exec, warmup, min_seconds, c);
             else
-              time_case<double>(model, exec, warmup, c);
+              time_case<double>(model, exec, warmup, min_seconds, c);
             std::printf("%-28s %-11s %-6s %-6s %2d threads  %9lld DOF  setup %7.2f s  %4d steps %8.3f s  %.3e DOF-steps/s\n",
                         name.c_str(), op.c_str(), precision.c_str(), backend.c_str(), c.threads,
                         static_cast<long long>(c.dofs), c.setup_seconds, c.steps, c.seconds,
@@ -182,7 +199,9 @@ int main(int argc, char** argv) {
         << "  \"device\": " << json_string(cpu_model()) << ",\n"
         << "  \"logical_cpus\": " << ::sysconf(_SC_NPROCESSORS_ONLN) << ",\n"
         << "  \"openmp_threads\": " << omp_get_max_threads() << ",\n"
+        << "  \"load_average_at_start\": [" << load_start[0] << ", " << load_start[1] << ", " << load_start[2] << "],\n"
         << "  \"load_average_at_end\": [" << load[0] << ", " << load[1] << ", " << load[2] << "],\n"
+        << "  \"note\": " << json_string(note) << ",\n"
         << "  \"date\": " << json_string(date) << ",\n"
         << "  \"git_commit\": "
         << json_string(command_output("git -C '" TREMOR_SOURCE_DIR "' rev-parse --short HEAD 2>/dev/null")) << ",\n"

@@ -10,7 +10,8 @@
 // a factor sin(...) that vanishes there too (in 2D: drop z, c = 0). The exact solution from u0 = a
 // sum of such shapes and v0 = 0 is u(x, t) = sum shape(x) cos(omega t). The test starts from the
 // nodal values of u0 (CentralDifference::set_initial_conditions, Taylor start), steps to a fixed
-// time T with dt proportional to h, and measures the nodal error against u(x_node, T).
+// time T with dt proportional to h (or to h^2, below), and measures the nodal error against
+// u(x_node, T).
 //
 // What theory says for the nodal error at fixed T: the error is the phase error of the discrete
 // modes, (omega_h - omega) T, plus the projection of the initial interpolant on the other discrete

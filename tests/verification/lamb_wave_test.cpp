@@ -1,0 +1,294 @@
+// Group velocities of the A0 and S0 Lamb modes in a 2 mm aluminium plate (issue 3, verification
+// 11(e)), through the whole explicit solver, against the Rayleigh-Lamb dispersion relation solved
+// here.
+//
+// A plane-strain strip is a cross-section of a plate in plane strain: its guided waves are exactly
+// the Rayleigh-Lamb modes (Rose, "Ultrasonic guided waves in solid media", ch. 6). With half
+// thickness h, p^2 = w^2/c_p^2 - k^2 and q^2 = w^2/c_s^2 - k^2, the modes are the roots of
+//   symmetric:      tan(qh) / tan(ph) = -4 k^2 p q / (q^2 - k^2)^2,
+//   antisymmetric:  tan(qh) / tan(ph) = -(q^2 - k^2)^2 / (4 k^2 p q).
+// Multiplied out and divided by q (resp. p) they become real for real k and w whatever the signs
+// of p^2 and q^2 (below the shear speed p and q are imaginary), with C(X^2) = cos(X h) and
+// S(X^2) = sin(X h) / X, both even in X:
+//   F_S = (q^2 - k^2)^2 C(p^2) S(q^2) + 4 k^2 p^2 S(p^2) C(q^2) = 0,
+//   F_A = (q^2 - k^2)^2 S(p^2) C(q^2) + 4 k^2 q^2 C(p^2) S(q^2) = 0.
+// At a frequency the test scans the phase speed for the first sign change (A0: the slowest
+// antisymmetric root, below c_s; S0: the one between c_s and c_p), bisects, and takes the group
+// velocity c_g = dw/dk by a central difference in w.
+//
+// The strip's left end x = 0 is loaded by a uniform traction over the thickness, a Hann-windowed
+// tone burst of 10 cycles: vertical for A0 (the load is even in y about the mid-plane, so only
+// antisymmetric modes are excited, and below the A1 cut-off only A0), horizontal for S0 (odd
+// displacement u_y: only S0). Receivers on the top surface at two distances record u_y (A0) or
+// u_x (S0), 40 and 80 mm from the end; the group velocity is the distance between them divided
+// by the delay between their Hilbert envelopes (the lag of the envelopes' cross-correlation,
+// refined by a parabola; and, as a second estimate, between the envelope peaks). The envelopes
+// are those of the burst's band (0.5 to 1.5 times its frequency): the free strip also drifts and
+// rotates slowly under the end load, which would ripple a broadband envelope. The strip (200 mm)
+// is long enough that the far end's reflection arrives after the burst has passed the second
+// receiver.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <numbers>
+#include <vector>
+
+#include "tremor/explicit/solver.hpp"
+#include "tremor/mesh/generate.hpp"
+
+namespace tremor {
+namespace {
+
+constexpr double youngs = 70e9, poisson = 0.33, density = 2700.0;  // aluminium
+constexpr double thickness = 2e-3;                                   // m
+constexpr double pi = std::numbers::pi;
+
+struct Speeds {
+  double p, s;
+};
+Speeds speeds() {
+  const double lambda = youngs * poisson / ((1 + poisson) * (1 - 2 * poisson)), mu = youngs / (2 * (1 + poisson));
+  return {std::sqrt((lambda + 2 * mu) / density), std::sqrt(mu / density)};
+}
+
+// ------------------------------------------------------------------ Rayleigh-Lamb equations
+
+double cos_h(double x2, double h) { return x2 >= 0 ? std::cos(std::sqrt(x2) * h) : std::cosh(std::sqrt(-x2) * h); }
+double sin_h(double x2, double h) {  // sin(X h) / X
+  if (x2 > 0) return std::sin(std::sqrt(x2) * h) / std::sqrt(x2);
+  if (x2 < 0) return std::sinh(std::sqrt(-x2) * h) / std::sqrt(-x2);
+  return h;
+}
+
+enum class Family { Symmetric, Antisymmetric };
+
+double rayleigh_lamb(Family family, double omega, double k) {
+  const Speeds c = speeds();
+  const double h = thickness / 2, p2 = omega * omega / (c.p * c.p) - k * k, q2 = omega * omega / (c.s * c.s) - k * k;
+  const double a = (q2 - k * k) * (q2 - k * k);
+  if (family == Family::Symmetric) return a * cos_h(p2, h) * sin_h(q2, h) + 4 * k * k * p2 * sin_h(p2, h) * cos_h(q2, h);
+  return a * sin_h(p2, h) * cos_h(q2, h) + 4 * k * k * q2 * cos_h(p2, h) * sin_h(q2, h);
+}
+
+// The phase speed of the fundamental mode of `family` at `frequency`: the first root in phase
+// speed within (lowest, highest), found by a scan of 4000 steps and bisection.
+double phase_speed(Family family, double frequency, double lowest, double highest) {
+  const double omega = 2 * pi * frequency;
+  constexpr int n = 4000;
+  double previous_c = lowest, previous_f = rayleigh_lamb(family, omega, omega / lowest);
+  for (int i = 1; i <= n; ++i) {
+    const double c = lowest + (highest - lowest) * i / n, f = rayleigh_lamb(family, omega, omega / c);
+    if ((f > 0) != (previous_f > 0)) {
+      double a = previous_c, b = c, fa = previous_f;
+      for (int it = 0; it < 100; ++it) {
+        const double m = 0.5 * (a + b), fm = rayleigh_lamb(family, omega, omega / m);
+        if ((fm > 0) == (fa > 0)) {
+          a = m;
+          fa = fm;
+        } else {
+          b = m;
+        }
+      }
+      return 0.5 * (a + b);
+    }
+    previous_c = c;
+    previous_f = f;
+  }
+  ADD_FAILURE() << "no Rayleigh-Lamb root at " << frequency << " Hz";
+  return NAN;
+}
+
+struct Branch {
+  Family family;
+  double lowest, highest;  // phase-speed bracket of the fundamental mode
+};
+Branch a0() { return {Family::Antisymmetric, 0.02 * speeds().s, 0.999 * speeds().s}; }
+Branch s0() { return {Family::Symmetric, 1.001 * speeds().s, 0.999 * speeds().p}; }
+
+// c_g = dw/dk, central difference over +-0.01% in frequency (the truncation error, ~1e-8
+// relative, is far below the root's bisection accuracy).
+double group_speed(const Branch& branch, double frequency) {
+  const double df = 1e-4 * frequency;
+  const auto k = [&](double f) { return 2 * pi * f / phase_speed(branch.family, f, branch.lowest, branch.highest); };
+  return 2 * pi * 2 * df / (k(frequency + df) - k(frequency - df));
+}
+
+// ------------------------------------------------------------------ signal processing
+
+// |analytic signal| of the record's band [low, high] (Hz; samples `dt` apart) by a DFT of the
+// zero-padded record: bins outside the band and negative frequencies removed, positive ones
+// doubled, inverse transform. The band keeps the burst's spectrum and drops the slow motion of the
+// free strip under the end load (its rigid-body drift and the A0 tail at low frequency, where
+// c_g -> 0), which would otherwise ripple the envelope at the carrier period. Direct O(n^2)
+// sums: the records are short.
+std::vector<double> envelope(const std::vector<double>& x, double dt, double low, double high) {
+  const std::size_t n = 2 * x.size();  // zero padding keeps the wrap-around away from the record
+  const double df = 1.0 / (static_cast<double>(n) * dt);
+  std::vector<std::pair<double, std::complex<double>>> band;  // (bin, coefficient)
+  for (std::size_t m = 1; m < n / 2; ++m) {
+    const double f = static_cast<double>(m) * df;
+    if (f < low || f > high) continue;
+    std::complex<double> sum = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      sum += x[i] * std::polar(1.0, -2 * pi * static_cast<double>(m * i % n) / static_cast<double>(n));
+    band.emplace_back(static_cast<double>(m), sum);
+  }
+  std::vector<double> result(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    std::complex<double> sum = 0.0;
+    for (const auto& [m, coefficient] : band)
+      sum += coefficient * std::polar(1.0, 2 * pi * std::fmod(m * static_cast<double>(i), static_cast<double>(n)) /
+                                               static_cast<double>(n));
+    result[i] = 2.0 * std::abs(sum) / static_cast<double>(n);
+  }
+  return result;
+}
+
+// The lag (in samples, fractional) maximising sum_k b[k] a[k - lag], over 0..max_lag.
+double best_lag(const std::vector<double>& a, const std::vector<double>& b, int max_lag) {
+  const auto correlation = [&](int lag) {
+    double total = 0.0;
+    for (std::size_t k = static_cast<std::size_t>(std::max(lag, 0)); k < b.size(); ++k)
+      if (k >= static_cast<std::size_t>(lag)) total += b[k] * a[k - static_cast<std::size_t>(lag)];
+    return total;
+  };
+  int best = 1;
+  for (int lag = 1; lag < max_lag; ++lag)
+    if (correlation(lag) > correlation(best)) best = lag;
+  const double left = correlation(best - 1), centre = correlation(best), right = correlation(best + 1);
+  return best + 0.5 * (left - right) / (left - 2 * centre + right);
+}
+
+// Time of the envelope's peak, refined by a parabola.
+double peak_time(const std::vector<double>& e, double dt) {
+  std::size_t k = 1;
+  for (std::size_t i = 1; i + 1 < e.size(); ++i)
+    if (e[i] > e[k]) k = i;
+  return (static_cast<double>(k) + 0.5 * (e[k - 1] - e[k + 1]) / (e[k - 1] - 2 * e[k] + e[k + 1])) * dt;
+}
+
+// ------------------------------------------------------------------ the strip
+
+struct Case {
+  const char* mode;
+  Branch branch;
+  double frequency;    // Hz, tone burst centre
+  double x1, x2;       // m, receiver distances from the loaded end
+  double duration;     // s, simulated
+  int load_component;  // 1: vertical (A0), 0: horizontal (S0)
+  int record_component;
+};
+
+struct Measured {
+  double cross_correlation, envelope_peaks;
+  double elements_per_wavelength;
+};
+
+constexpr double length = 0.2;       // m
+constexpr Size along = 800, across = 8;  // h = 0.25 mm
+
+Measured measure(const Case& c) {
+  Model model;
+  model.source = std::string("strip ") + c.mode;
+  model.mesh = generate_rectangle({0.0, -thickness / 2}, {length, thickness}, {along, across}, ElementType::Quad4);
+  model.materials.push_back(Material::from_youngs("aluminium", youngs, poisson, density));
+  model.sections.push_back({"all", "aluminium", Formulation::PlaneStrain, 1.0});
+  PointSource source;
+  source.node_set = "xmin";
+  source.nodes = model.mesh.node_sets.at("xmin");
+  source.direction = {0.0, 0.0, 0.0};
+  source.direction[static_cast<std::size_t>(c.load_component)] = 1.0;
+  source.amplitude = 1.0;
+  source.signal = Signal::tone_burst(c.frequency, 10.0);
+  source.origin = "end load";
+  model.point_sources.push_back(source);
+  const double h = length / along;
+  const Size row = along + 1;
+  const auto top_node = [&](double x) { return static_cast<Index>(across * row + static_cast<Size>(std::llround(x / h))); };
+  Receiver receiver;
+  receiver.name = "top";
+  receiver.nodes = {top_node(c.x1), top_node(c.x2)};
+  receiver.every_n_steps = 4;
+  model.receivers.push_back(receiver);
+  ExplicitSettings settings;
+  settings.duration = c.duration;
+  model.explicit_settings = settings;
+  model.validate();
+
+  explicit_fe::RunOptions options;
+  options.backend = "serial";  // 14k DOF: OpenMP barriers every step would cost more than they save
+  const auto run = explicit_fe::run_explicit(model, options);
+  EXPECT_TRUE(run.ok()) << run.message;
+  const explicit_fe::History& history = run.histories.at(0);
+  std::vector<double> u1, u2;
+  for (std::size_t k = 0; k < history.n_samples(); ++k) {
+    u1.push_back(history.value(k, 0, explicit_fe::Quantity::Displacement, c.record_component));
+    u2.push_back(history.value(k, 1, explicit_fe::Quantity::Displacement, c.record_component));
+  }
+  const double sample = run.dt * history.every_n_steps;
+  const std::vector<double> e1 = envelope(u1, sample, 0.5 * c.frequency, 1.5 * c.frequency),
+                            e2 = envelope(u2, sample, 0.5 * c.frequency, 1.5 * c.frequency);
+  Measured m;
+  const double wavelength = phase_speed(c.branch.family, c.frequency, c.branch.lowest, c.branch.highest) / c.frequency;
+  m.elements_per_wavelength = wavelength / h;
+  m.cross_correlation = (c.x2 - c.x1) / (best_lag(e1, e2, static_cast<int>(u1.size() / 2)) * sample);
+  m.envelope_peaks = (c.x2 - c.x1) / (peak_time(e2, sample) - peak_time(e1, sample));
+  std::printf("%s: %lld steps of %.4g ns, %.2f s wall\n", c.mode, run.steps, run.dt * 1e9, run.wall_seconds);
+  return m;
+}
+
+TEST(LambWaves, RayleighLambRootsMatchTheThinPlateLimits) {
+  // At 5 kHz (f d = 0.01 MHz mm) the plate is thin against the wavelengths: S0 travels at the
+  // plate speed sqrt(E / (rho (1 - nu^2))) without dispersion, A0 is the Kirchhoff flexural wave,
+  // c = sqrt(omega) (D / (rho d))^(1/4) with D = E d^3 / (12 (1 - nu^2)), and c_g = 2 c. The
+  // corrections are O((k d)^2): ~1e-5 for S0 (k d = 0.002); for A0 (k d = 0.2) measured -0.37% in
+  // c and -0.7% in c_g / c (shear and rotary inertia slow the shorter waves).
+  const double f = 5e3, omega = 2 * pi * f;
+  const double plate = std::sqrt(youngs / (density * (1 - poisson * poisson)));
+  const double bending = youngs * thickness * thickness * thickness / (12 * (1 - poisson * poisson));
+  const double flexural = std::sqrt(omega) * std::pow(bending / (density * thickness), 0.25);
+  const double s0_phase = phase_speed(Family::Symmetric, f, s0().lowest, s0().highest);
+  const double a0_phase = phase_speed(Family::Antisymmetric, f, a0().lowest, a0().highest);
+  EXPECT_NEAR(s0_phase, plate, 1e-4 * plate);
+  EXPECT_NEAR(group_speed(s0(), f), plate, 1e-4 * plate);
+  EXPECT_NEAR(a0_phase, flexural, 0.01 * flexural);
+  EXPECT_NEAR(group_speed(a0(), f), 2 * a0_phase, 0.01 * 2 * a0_phase);
+  std::printf("5 kHz: S0 %.2f m/s (plate speed %.2f); A0 %.2f m/s (Kirchhoff %.2f), c_g / c = %.4f\n", s0_phase,
+              plate, a0_phase, flexural, group_speed(a0(), f) / a0_phase);
+}
+
+TEST(LambWaves, A0AndS0GroupVelocitiesIn2mmAluminium) {
+  const Speeds speed = speeds();
+  // A0 at 200 kHz (f d = 0.4 MHz mm, strongly dispersive: c_g = 1.6 c_phase); S0 at 300 kHz, where
+  // it is still nearly non-dispersive (c_g 1.6% below the plate speed), so the burst stays compact.
+  // The strip's far end is 200 mm away: its first reflection reaches the second receiver after
+  // the burst (10 cycles) has passed it, for the fastest significant component of each mode.
+  const Case cases[] = {
+      {"A0", a0(), 200e3, 0.04, 0.08, 95e-6, 1, 1},
+      {"S0", s0(), 300e3, 0.04, 0.08, 56e-6, 0, 0},
+  };
+  for (const Case& c : cases) {
+    const double expected = group_speed(c.branch, c.frequency);
+    const double phase = phase_speed(c.branch.family, c.frequency, c.branch.lowest, c.branch.highest);
+    const Measured m = measure(c);
+    std::printf("  %s at %.0f kHz: Rayleigh-Lamb c_phase %.1f m/s, c_g %.1f m/s; measured c_g %.1f m/s "
+                "(envelope cross-correlation, %+.2f%%), %.1f m/s (envelope peaks, %+.2f%%); %.1f elements per "
+                "wavelength (c_p %.1f, c_s %.1f m/s)\n",
+                c.mode, c.frequency / 1e3, phase, expected, m.cross_correlation,
+                100 * (m.cross_correlation / expected - 1), m.envelope_peaks, 100 * (m.envelope_peaks / expected - 1),
+                m.elements_per_wavelength, speed.p, speed.s);
+    // 2%: the mesh (8 quad4 through the thickness, 35 elements per A0 wavelength, 70 per S0
+    // wavelength) is dispersed by a few 0.1% at most; the estimator's own bias, from the burst's
+    // +-20% band over which c_g varies (A0) and the excitation's spectral weighting, is below 0.3%
+    // for 10 cycles (checked by propagating the burst's spectrum with the exact dispersion
+    // relation); the delay is resolved to a few ns of ~14 us (A0) and ~7.5 us (S0). Measured:
+    // A0 +0.02% (cross-correlation), +0.28% (peaks); S0 -0.04%, -0.08%.
+    EXPECT_NEAR(m.cross_correlation, expected, 0.02 * expected) << c.mode;
+    EXPECT_NEAR(m.envelope_peaks, expected, 0.02 * expected) << c.mode;
+  }
+}
+
+}  // namespace
+}  // namespace tremor

@@ -1,5 +1,5 @@
 // CPU throughput of the explicit solver's time step: DOF-steps per second for each stiffness
-// operator (assembled, matrix_free), state precision (float, double) and host backend (serial,
+// operator (assembled, block_csr, matrix_free), state precision (float, double) and host backend (serial,
 // openmp), on model files given on the command line and on a generated 3D hex8 plate (about one
 // million DOF by default). Writes one JSON document.
 //
@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
   double min_seconds = 1.0;
   std::vector<Size> plate_cells{200, 200, 8};
   bool no_plate = false;
-  std::vector<std::string> models, operators{"assembled", "matrix_free"}, precisions{"float", "double"},
+  std::vector<std::string> models, operators = explicit_fe::stiffness_operator_kinds(), precisions{"float", "double"},
       backends{"serial", "openmp"};
   std::string output, note;
   app.add_option("models", models, "model files (.toml, .inp) to time besides the plate");
@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--plate", plate_cells, "hex8 plate cells NX,NY,NZ (1 mm x 1 mm x 2 mm / NZ)")->delimiter(',')->expected(3);
   app.add_flag("--no-plate", no_plate, "time only the model files");
-  app.add_option("--operators", operators, "assembled, matrix_free")->delimiter(',');
+  app.add_option("--operators", operators, "assembled, block_csr, matrix_free (default: all)")->delimiter(',');
   app.add_option("--precisions", precisions, "float, double")->delimiter(',');
   app.add_option("--backends", backends, "serial, openmp")->delimiter(',');
   app.add_option("-o,--output", output, "JSON file to write")->required();

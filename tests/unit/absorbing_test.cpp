@@ -154,6 +154,26 @@ TEST(AbsorbingProfile, DefaultAlphaMaxAndDesignFrequency) {
   EXPECT_DOUBLE_EQ(layer_alpha_max(model, l), default_alpha_max(3.0, highest));
 }
 
+TEST(AbsorbingProfile, SurfaceLoadsSetTheDesignFrequencyToo) {
+  // A model driven only by a pressure on a surface: its signal sets f0 as a point source's would,
+  // and agrees with what the solver's loading reports to the pre-flight.
+  Model model = square();
+  SurfaceLoad load;
+  load.surface = "xmin";
+  load.faces = model.mesh.face_sets.at("xmin");  // generated meshes carry their side surfaces
+  load.pressure = 1e6;
+  load.signal = Signal::tone_burst(3e4, 4.0);
+  model.surface_loads.push_back(load);
+  AbsorbingLayer l = layer(AbsorbingKind::Srm, {BoxFace::XMax}, 0.3, 0.0);
+  l.frequency = 0.0;
+  model.absorbing.push_back(l);
+  const double highest = load.signal->highest_frequency();
+  EXPECT_GT(highest, 3e4);
+  EXPECT_DOUBLE_EQ(highest_source_frequency(model), highest);
+  EXPECT_DOUBLE_EQ(design_frequency(model, l), highest);
+  EXPECT_NO_THROW(model.validate());
+}
+
 void expect_error(const Model& model, const std::string& part) {
   try {
     model.validate();

@@ -178,6 +178,10 @@ double highest_source_frequency(const Model& model) {
   };
   for (const NodalLoad& load : model.loads) amplitude(load.amplitude);
   for (const FixedDof& fixed : model.fixed) amplitude(fixed.amplitude);
+  for (const SurfaceLoad& load : model.surface_loads) {
+    if (load.signal) highest = std::max(highest, load.signal->highest_frequency());
+    amplitude(load.amplitude);
+  }
   return highest;
 }
 

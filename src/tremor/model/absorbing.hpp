@@ -77,9 +77,9 @@ double layer_alpha_max(const Model& model, const AbsorbingLayer& layer);
 double absorbing_alpha(double alpha_max, double power, double depth);
 double srm_stiffness_factor(double alpha, double frequency);
 
-// Highest significant frequency of the model's time functions: the signals of [[source]] and
-// [[prescribed_displacement]] and the *AMPLITUDE tables loads and boundary conditions use
-// (Signal::highest_frequency); 0 when none.
+// Highest significant frequency of the model's time functions: the signals of [[source]],
+// [[prescribed_displacement]] and [[traction]], and the *AMPLITUDE tables that loads, surface
+// loads and boundary conditions use (Signal::highest_frequency); 0 when none.
 double highest_source_frequency(const Model& model);
 
 // Checks every layer against the mesh (faces within the dimension, thickness positive and at

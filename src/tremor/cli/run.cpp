@@ -30,6 +30,7 @@
 #include "tremor/explicit/receivers.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/io/checkpoint_file.hpp"
+#include "tremor/io/file.hpp"
 #include "tremor/io/load.hpp"
 #include "tremor/io/result_file.hpp"
 
@@ -235,8 +236,10 @@ class ResultWriter final : public ex::Observer {
   void on_checkpoint(const ex::SolverState& state) override {
     if (checkpoints_.path.empty()) return;
     // The file first: everything up to this step reaches the disk before the checkpoint that
-    // counts it, so a kill between the two leaves a file holding at least what it says.
+    // counts it, so a kill (or a power loss) between the two leaves a file holding at least what
+    // it says.
     flush(state.step);
+    io::sync_file(file_.partial_path());
     io::Checkpoint checkpoint = checkpoints_.run;
     checkpoint.step = state.step;
     checkpoint.wall_time = wall_time();

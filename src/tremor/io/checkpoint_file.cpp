@@ -1,16 +1,13 @@
 #include "tremor/io/checkpoint_file.hpp"
 
 #include <array>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <system_error>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include "tremor/core/error.hpp"
+#include "tremor/io/file.hpp"
 #include "tremor/io/result_hdf5.hpp"
 
 namespace tremor::io {
@@ -67,15 +64,6 @@ std::string shortest(double value) {
   return text;
 }
 
-// Data and metadata on the disk before the rename makes the file the checkpoint.
-void sync_file(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) throw Error(str(path.string(), ": cannot open to sync (", std::strerror(errno), ")"));
-  const int status = ::fsync(fd);
-  const int error = errno;
-  ::close(fd);
-  if (status != 0) throw Error(str(path.string(), ": cannot sync (", std::strerror(error), "; disk full?)"));
-}
 
 }  // namespace
 
@@ -123,7 +111,7 @@ void write_checkpoint(const fs::path& path, const Checkpoint& checkpoint) {
       h5::write_int64(samples.get(), "counts", counts, dims, file);
       h5::check(handle.reset(), file, "cannot close the checkpoint (disk full?)");
     }
-    sync_file(temporary);
+    sync_file(temporary);  // data and metadata on the disk before the rename makes it the checkpoint
   } catch (...) {
     std::error_code ignored;
     fs::remove(temporary, ignored);
@@ -133,6 +121,7 @@ void write_checkpoint(const fs::path& path, const Checkpoint& checkpoint) {
   fs::rename(temporary, path, error);
   if (error)
     throw Error(str(path.string(), ": cannot rename ", temporary.string(), " to it (", error.message(), ")"));
+  sync_file(path.parent_path().empty() ? fs::path(".") : path.parent_path());  // the rename itself
 }
 
 Checkpoint read_checkpoint(const fs::path& path) {

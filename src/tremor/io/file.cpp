@@ -5,6 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "tremor/core/error.hpp"
 
 namespace tremor::io {
@@ -25,6 +28,15 @@ std::string read_file(const std::string& path, const char* what, std::uintmax_t 
   if (!in.read(bytes.data(), static_cast<std::streamsize>(size)) || in.gcount() != static_cast<std::streamsize>(size))
     throw Error(str(path, ": cannot read the ", what, " (it changed or shrank while being read)"));
   return bytes;
+}
+
+void sync_file(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) throw Error(str(path.string(), ": cannot open to sync (", std::strerror(errno), ")"));
+  const int status = ::fsync(fd);
+  const int error = errno;
+  ::close(fd);
+  if (status != 0) throw Error(str(path.string(), ": cannot sync (", std::strerror(error), "; disk full?)"));
 }
 
 }  // namespace tremor::io

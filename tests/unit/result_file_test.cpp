@@ -667,10 +667,74 @@ TEST_F(ResultFileTest, ReopenRefusesWhatTheFileCannotHold) {
   expect_error({{"probe", 1}, {"other", 0}}, 0, {}, "history 'other', which the file lacks");
   expect_error({}, 0, {}, "history 'probe' is not in the checkpoint");
   expect_error({{"probe", 1}}, 0, io::SnapshotOptions{{}, false, true}, "lack the field 'velocity'");
-  // The first attempt moved the file back to `.partial`, where the next ones found it.
-  EXPECT_TRUE(fs::exists(folder_ / "short.h5.partial"));
-  fs::remove(folder_ / "short.h5.partial");
+  // Each refusal put the file back under its own name, where the next attempt found it.
+  EXPECT_TRUE(fs::exists(path));
+  EXPECT_FALSE(fs::exists(folder_ / "short.h5.partial"));
+  fs::remove(path);
   expect_error({{"probe", 1}}, 0, {}, "no result file to continue");
+}
+
+// A refusal found only at the last history, at a history the file lacks or at the snapshots
+// changes nothing: the file keeps its name and every sample and snapshot it held.
+TEST_F(ResultFileTest, ReopenRefusedLateLeavesTheFileWhole) {
+  const Model model = quad_model();
+  const fs::path path = folder_ / "kept.h5";
+  const std::size_t dim = 2, n_nodes = static_cast<std::size_t>(model.mesh.n_nodes());
+  const std::vector<Index> alpha_nodes{2, 4}, beta_nodes{1};
+  const std::array<Quantity, 1> quantities{Quantity::Displacement};
+  const io::SnapshotOptions options{{}, true, false};
+  std::vector<double> alpha_times, alpha_values, beta_times, beta_values;
+  samples(0, 5, alpha_nodes.size(), 1, dim, alpha_times, alpha_values);
+  samples(0, 4, beta_nodes.size(), 1, dim, beta_times, beta_values);
+  {
+    ResultFile result = ResultFile::create(path, model, metadata(), options);
+    result.append_samples(result.add_history("alpha", alpha_nodes, quantities), alpha_times, alpha_values);
+    result.append_samples(result.add_history("beta", beta_nodes, quantities), beta_times, beta_values);
+    for (int s = 0; s < 4; ++s) result.write_snapshot(1e-6 * s, field(n_nodes * dim, s + 1.0));
+    result.finish("incomplete");
+  }
+  const auto expect_refused = [&](const std::map<std::string, std::int64_t>& counts, std::int64_t snapshots,
+                                  const io::SnapshotOptions& reopened, const std::string& piece) {
+    try {
+      ResultFile::reopen(path, model, metadata(), reopened, counts, snapshots);
+      FAIL() << "expected an error about " << piece;
+    } catch (const Error& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find(piece), std::string::npos) << message;
+    }
+    ASSERT_TRUE(fs::exists(path)) << piece;
+    EXPECT_FALSE(fs::exists(folder_ / "kept.h5.partial")) << piece;
+    const File file(path);
+    EXPECT_EQ(file.string("/metadata", "status"), "incomplete") << piece;
+    EXPECT_EQ(file.dims("/histories/alpha/time"), (std::vector<hsize_t>{5})) << piece;
+    EXPECT_EQ(file.dims("/histories/alpha/values"), (std::vector<hsize_t>{5, 2, 1, dim})) << piece;
+    EXPECT_EQ(file.doubles("/histories/alpha/time"), alpha_times) << piece;
+    EXPECT_EQ(file.doubles("/histories/alpha/values"), alpha_values) << piece;
+    EXPECT_EQ(file.doubles("/histories/beta/time"), beta_times) << piece;
+    EXPECT_EQ(file.doubles("/histories/beta/values"), beta_values) << piece;
+    EXPECT_EQ(file.doubles("/snapshots/time"), (std::vector<double>{0.0, 1e-6, 2e-6, 3e-6})) << piece;
+    EXPECT_EQ(file.doubles("/snapshots/displacement/000003"), field(n_nodes * dim, 4.0)) << piece;
+    EXPECT_EQ(file.dims("/snapshots/magnitude/000003"), (std::vector<hsize_t>{n_nodes})) << piece;
+  };
+  expect_refused({{"alpha", 3}, {"beta", 9}}, 2, options, "history 'beta' holds 4 samples, fewer than the 9");
+  expect_refused({{"alpha", 3}, {"beta", 2}, {"gamma", 0}}, 2, options, "history 'gamma', which the file lacks");
+  expect_refused({{"alpha", 3}, {"beta", 2}}, 9, options, "holds 4 snapshots, fewer than the 9");
+  expect_refused({{"alpha", 3}, {"beta", 2}}, 2, io::SnapshotOptions{{}, true, true}, "lack the field 'velocity'");
+  expect_refused({{"alpha", 3}, {"beta", 2}}, 2, io::SnapshotOptions{{}, false, false},
+                 "hold the field 'magnitude'");
+
+  // The same file still continues from a checkpoint that fits it.
+  {
+    ResultFile result = ResultFile::reopen(path, model, metadata(), options, {{"alpha", 3}, {"beta", 2}}, 2);
+    EXPECT_EQ(result.n_samples(result.history_id("alpha")), 3);
+    EXPECT_EQ(result.n_samples(result.history_id("beta")), 2);
+    EXPECT_EQ(result.n_snapshots(), 2);
+    result.finish("complete");
+  }
+  const File file(path);
+  EXPECT_EQ(file.dims("/histories/alpha/time"), (std::vector<hsize_t>{3}));
+  EXPECT_EQ(file.dims("/histories/beta/values"), (std::vector<hsize_t>{2, 1, 1, dim}));
+  EXPECT_FALSE(file.exists("/snapshots/displacement/000002"));
 }
 
 TEST_F(ResultFileTest, UnwritableFolderIsNamed) {

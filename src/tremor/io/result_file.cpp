@@ -151,8 +151,11 @@ struct ResultFile::Impl {
   void start_snapshots(const Mesh& mesh);
   int declare_history(const std::string& name, std::size_t n_points, std::span<const Quantity> quantities,
                       const std::function<void(hid_t group)>& write_points);
+  // Reopening checks the whole file against the checkpoint before truncate_to_checkpoint()
+  // changes any of it, so a refused file keeps everything it held.
   void reopen_histories(const std::map<std::string, std::int64_t>& samples);
   void reopen_snapshots(std::int64_t count);
+  void truncate_to_checkpoint();
   void write_snapshot(double time, std::span<const double> displacement, std::span<const double> velocity);
   void finish(const std::string& status);
 };
@@ -509,6 +512,7 @@ ResultFile ResultFile::reopen(const fs::path& path, const Model& model, const Ru
 
   // An interrupted run's file was finished under the final name; a killed run's is still partial.
   std::error_code error;
+  bool renamed = false;
   if (!fs::exists(impl->partial, error)) {
     if (!fs::is_regular_file(path, error))
       throw Error(str(path.string(), ": no result file to continue (neither it nor ", impl->partial.string(),
@@ -520,18 +524,42 @@ ResultFile ResultFile::reopen(const fs::path& path, const Model& model, const Ru
     fs::rename(path, impl->partial, error);
     if (error)
       throw Error(str(path.string(), ": cannot rename it to ", impl->partial.string(), " (", error.message(), ")"));
+    renamed = true;
   }
-  Handle access = file_access(file);
-  impl->handle = h5::open_or_fail(H5Fopen(file.c_str(), H5F_ACC_RDWR, access.get()), H5Fclose, file,
-                                  "cannot open the result file to continue it");
-  impl->metadata_group = h5::open_group(impl->handle.get(), "metadata", file);
-  impl->histories_group = h5::open_group(impl->handle.get(), "histories", file);
-  impl->snapshots_group = h5::open_group(impl->handle.get(), "snapshots", file);
-  impl->snapshot_time = h5::open_dataset(impl->snapshots_group.get(), "time", file);
-  impl->reopen_histories(history_samples);
-  impl->reopen_snapshots(n_snapshots);
-  impl->write_metadata("incomplete");
-  h5::check(H5Fflush(impl->handle.get(), H5F_SCOPE_LOCAL), file, "cannot flush the result file");
+  try {
+    Handle access = file_access(file);
+    impl->handle = h5::open_or_fail(H5Fopen(file.c_str(), H5F_ACC_RDWR, access.get()), H5Fclose, file,
+                                    "cannot open the result file to continue it");
+    impl->metadata_group = h5::open_group(impl->handle.get(), "metadata", file);
+    impl->histories_group = h5::open_group(impl->handle.get(), "histories", file);
+    impl->snapshots_group = h5::open_group(impl->handle.get(), "snapshots", file);
+    impl->snapshot_time = h5::open_dataset(impl->snapshots_group.get(), "time", file);
+    impl->reopen_histories(history_samples);
+    impl->reopen_snapshots(n_snapshots);
+    impl->truncate_to_checkpoint();
+    impl->write_metadata("incomplete");
+    h5::check(H5Fflush(impl->handle.get(), H5F_SCOPE_LOCAL), file, "cannot flush the result file");
+  } catch (...) {
+    // A file that cannot be continued goes back to the name the user knows it by.
+    const fs::path partial = impl->partial;
+    impl.reset();  // closes the file
+    if (renamed) {
+      std::error_code back;
+      fs::rename(partial, path, back);
+      if (back) {
+        std::string why = "unknown error";
+        try {
+          throw;
+        } catch (const std::exception& failure) {
+          why = failure.what();
+        } catch (...) {
+        }
+        throw Error(str(why, "; cannot rename ", partial.string(), " back to ", path.string(), " (", back.message(),
+                        "): the results are in ", partial.string()));
+      }
+    }
+    throw;
+  }
   return ResultFile(std::move(impl));
 }
 
@@ -570,8 +598,6 @@ void ResultFile::Impl::reopen_histories(const std::map<std::string, std::int64_t
     if (wanted->second < 0 || std::min(time_dims[0], value_dims[0]) < rows)
       throw Error(str(where, ": history '", name, "' holds ", std::min(time_dims[0], value_dims[0]),
                       " samples, fewer than the ", wanted->second, " the checkpoint counted"));
-    truncate_rows(history.time.get(), rows, file, what + "/time");
-    truncate_rows(history.values.get(), rows, file, what + "/values");
     history.n_samples = rows;
     histories.push_back(std::move(history));
   }
@@ -587,6 +613,16 @@ void ResultFile::Impl::reopen_snapshots(std::int64_t count) {
   if (dims.size() != 1 || count < 0 || dims[0] < rows)
     throw Error(str(where, ": the file holds ", dims.empty() ? 0 : dims[0], " snapshots, fewer than the ", count,
                     " the checkpoint counted"));
+  const auto open_field = [&](const char* name, bool wanted) {
+    const bool present = H5Lexists(snapshots_group.get(), name, H5P_DEFAULT) > 0;
+    if (present != wanted)
+      throw Error(str(where, ": the file's snapshots ", present ? "hold" : "lack", " the field '", name,
+                      "', which this run ", wanted ? "records" : "does not record", "; they are of different runs"));
+    return present ? h5::open_group(snapshots_group.get(), name, file) : Handle();
+  };
+  displacement_group = open_field("displacement", true);
+  magnitude_group = open_field("magnitude", snapshot_options.magnitude);
+  velocity_group = open_field("velocity", snapshot_options.velocity);
   snapshot_times.assign(rows, 0.0);
   if (rows > 0) {
     Handle file_space = h5::open_or_fail(H5Dget_space(snapshot_time.get()), H5Sclose, file, "/snapshots/time");
@@ -598,16 +634,19 @@ void ResultFile::Impl::reopen_snapshots(std::int64_t count) {
                       snapshot_times.data()),
               file, "cannot read /snapshots/time");
   }
+}
+
+void ResultFile::Impl::truncate_to_checkpoint() {
+  for (const History& history : histories) {
+    const std::string what = "/histories/" + history.name;
+    truncate_rows(history.time.get(), history.n_samples, file, what + "/time");
+    truncate_rows(history.values.get(), history.n_samples, file, what + "/values");
+  }
+  const hsize_t rows = snapshot_times.size();
   truncate_rows(snapshot_time.get(), rows, file, "/snapshots/time");
-  const auto open_field = [&](const char* name, bool wanted) {
-    const bool present = H5Lexists(snapshots_group.get(), name, H5P_DEFAULT) > 0;
-    if (present != wanted)
-      throw Error(str(where, ": the file's snapshots ", present ? "hold" : "lack", " the field '", name,
-                      "', which this run ", wanted ? "records" : "does not record", "; they are of different runs"));
-    Handle group;
-    if (!present) return group;
-    group = h5::open_group(snapshots_group.get(), name, file);
-    // Snapshots written after the checkpoint are removed: the run writes them again.
+  // Snapshots written after the checkpoint are removed: the run writes them again.
+  const auto drop_later = [&](const Handle& group, const char* name) {
+    if (!group.valid()) return;
     for (const std::string& member : h5::group_members(group.get(), file, str("cannot list /snapshots/", name))) {
       const bool numbered = !member.empty() && std::all_of(member.begin(), member.end(),
                                                            [](char c) { return c >= '0' && c <= '9'; });
@@ -615,11 +654,10 @@ void ResultFile::Impl::reopen_snapshots(std::int64_t count) {
         h5::check(H5Ldelete(group.get(), member.c_str(), H5P_DEFAULT), file,
                   str("cannot remove /snapshots/", name, "/", member));
     }
-    return group;
   };
-  displacement_group = open_field("displacement", true);
-  magnitude_group = open_field("magnitude", snapshot_options.magnitude);
-  velocity_group = open_field("velocity", snapshot_options.velocity);
+  drop_later(displacement_group, "displacement");
+  drop_later(magnitude_group, "magnitude");
+  drop_later(velocity_group, "velocity");
 }
 
 int ResultFile::history_id(const std::string& name) const {

@@ -267,12 +267,13 @@ Recorder<Real>::Recorder(const Exec& exec, std::vector<History> histories, doubl
   pending_.resize(histories_.size());
 }
 
-// gathered[k] = field[dofs[k]]: a free function, since nvcc allows no device lambda in a private
-// member function.
+// A free function, since nvcc allows no device lambda in a private member function.
 template <class Real>
 void gather_entries(const Exec& exec, View<const Real> field, View<const Index> dofs, View<Real> gathered) {
   forall(exec, dofs.size, [=] TREMOR_LAMBDA(Index k) { gathered[k] = field[dofs[k]]; });
 }
+template void gather_entries<float>(const Exec&, View<const float>, View<const Index>, View<float>);
+template void gather_entries<double>(const Exec&, View<const double>, View<const Index>, View<double>);
 
 template <class Real>
 void Recorder<Real>::gather(View<const Real> field, std::vector<double>& out) {

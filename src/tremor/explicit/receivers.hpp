@@ -85,6 +85,10 @@ struct PendingSample {
   std::vector<double> before, at;
 };
 
+// gathered[k] = field[dofs[k]] for k < dofs.size, on the Exec (the receivers' and snapshots' gather).
+template <class Real>
+void gather_entries(const Exec& exec, View<const Real> field, View<const Index> dofs, View<Real> gathered);
+
 // Records histories from the integrator's two time levels. Gathers the receiver DOFs in the
 // Exec's memory (one small kernel and copy on a recording step), evaluates on the host in double.
 template <class Real>

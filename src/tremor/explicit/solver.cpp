@@ -141,12 +141,6 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   return p;
 }
 
-// out[k] = field[dofs[k]] (a free function: nvcc allows no device lambda in a member function).
-template <class Real>
-void gather_snapshot(const Exec& exec, View<const Real> field, View<const Index> dofs, View<Real> out) {
-  forall(exec, dofs.size, [=] TREMOR_LAMBDA(Index k) { out[k] = field[dofs[k]]; });
-}
-
 // Takes the snapshots of the model's [output]: gathers the snapshot nodes' DOFs in the Exec's
 // memory, copies them to the host and passes them on. With velocity, the snapshot of step k waits
 // in `pending` for u_k+1 (the receivers' central difference, receivers.hpp).
@@ -206,7 +200,7 @@ class SnapshotTaker {
 
  private:
   std::vector<double> gather(View<const Real> field) {
-    gather_snapshot<Real>(exec_, field, std::as_const(dofs_).view(), gathered_.view());
+    gather_entries<Real>(exec_, field, std::as_const(dofs_).view(), gathered_.view());
     const std::vector<Real> host = gathered_.to_host();
     return std::vector<double>(host.begin(), host.end());
   }

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "tremor/cli/git_commit.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/central_difference.hpp"
 #include "tremor/explicit/operator.hpp"
@@ -44,18 +45,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// First line of a command's output ("" when it fails).
-std::string command_output(const std::string& command) {
-  std::string result;
-  if (FILE* pipe = ::popen(command.c_str(), "r")) {
-    char buffer[512];
-    if (std::fgets(buffer, sizeof buffer, pipe)) result = buffer;
-    ::pclose(pipe);
-  }
-  while (!result.empty() && (result.back() == '\n' || result.back() == '\r')) result.pop_back();
-  return result;
 }
 
 std::string cpu_model() {
@@ -204,7 +193,7 @@ int main(int argc, char** argv) {
         << "  \"note\": " << json_string(note) << ",\n"
         << "  \"date\": " << json_string(date) << ",\n"
         << "  \"git_commit\": "
-        << json_string(command_output("git -C '" TREMOR_SOURCE_DIR "' rev-parse --short HEAD 2>/dev/null")) << ",\n"
+        << json_string(tremor::cli::git_commit) << ",\n"
         << "  \"warmup_steps\": " << warmup << ",\n  \"cases\": [\n";
     for (std::size_t i = 0; i < cases.size(); ++i) {
       const Case& c = cases[i];

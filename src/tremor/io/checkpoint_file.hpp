@@ -23,9 +23,9 @@ struct CheckpointPending {
 
 struct Checkpoint {
   // The run: a resume must match every one of these.
-  std::string model_hash;     // of the model file's bytes
+  std::string model_hash;     // of the model file and what it read (cli/run.cpp model_hash)
   std::string precision;      // "float" or "double"
-  std::string operator_kind;  // "assembled" or "matrix_free"
+  std::string operator_kind;  // "assembled", "block_csr" or "matrix_free"
   std::string backend;        // as it ran: "serial", "openmp", "cuda"
   double time_step = 0.0;     // s
   std::int64_t total_steps = 0;

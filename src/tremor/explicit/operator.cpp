@@ -89,14 +89,19 @@ void BlockCsrOperator<Real>::apply(const Real* u, Real* ku) const {
 // ----------------------------------------------------------------------------------- matrix_free
 
 template <class Real>
-MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& model) : exec_(exec) {
+MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& model)
+    : MatrixFreeOperator(exec, model, sparse::section_table(model), sparse::colour_elements(model.mesh)) {}
+
+template <class Real>
+MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& model, const sparse::SectionTable& table,
+                                             const sparse::ElementColouring& colouring)
+    : exec_(exec) {
   check_host(exec, "matrix_free");
-  const sparse::SectionTable table = sparse::section_table(model);  // checks sections and geometry
   const Mesh& mesh = model.mesh;
   dim_ = mesh.dim();
   n_dofs_ = mesh.n_nodes() * dim_;
   coordinates_ = mesh.coordinates;
-  colouring_ = sparse::colour_elements(mesh);
+  colouring_ = colouring;
   Index global = 0;
   for (const ElementBlock& source : mesh.blocks) {
     Block block;
@@ -151,9 +156,22 @@ std::vector<std::string> stiffness_operator_kinds() { return {"assembled", "bloc
 template <class Real>
 std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
                                                                  const Exec& exec) {
-  if (kind == "assembled") return std::make_unique<AssembledOperator<Real>>(exec, model);
-  if (kind == "block_csr") return std::make_unique<BlockCsrOperator<Real>>(exec, model);
-  if (kind == "matrix_free") return std::make_unique<MatrixFreeOperator<Real>>(exec, model);
+  if (kind == "assembled" || kind == "block_csr" || kind == "matrix_free")
+    return make_stiffness_operator<Real>(model, kind, exec, sparse::section_table(model),
+                                         sparse::colour_elements(model.mesh));
+  return make_stiffness_operator<Real>(model, kind, exec, {}, {});  // the error listing the kinds
+}
+
+template <class Real>
+std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
+                                                                 const Exec& exec, const sparse::SectionTable& table,
+                                                                 const sparse::ElementColouring& colouring) {
+  if (kind == "assembled")
+    return std::make_unique<AssembledOperator<Real>>(exec, sparse::assemble_stiffness(model, table, colouring, exec));
+  if (kind == "block_csr")
+    return std::make_unique<BlockCsrOperator<Real>>(exec, sparse::assemble_stiffness(model, table, colouring, exec),
+                                                    model.mesh.dim());
+  if (kind == "matrix_free") return std::make_unique<MatrixFreeOperator<Real>>(exec, model, table, colouring);
   throw Error(str("unknown stiffness operator '", kind,
                   "': expected 'assembled' (CSR), 'block_csr' (nodal-block CSR) or 'matrix_free' (element by "
                   "element)"));
@@ -171,5 +189,9 @@ template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float
                                                                                    const Exec&);
 template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(const Model&, std::string_view,
                                                                                      const Exec&);
+template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(
+    const Model&, std::string_view, const Exec&, const sparse::SectionTable&, const sparse::ElementColouring&);
+template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(
+    const Model&, std::string_view, const Exec&, const sparse::SectionTable&, const sparse::ElementColouring&);
 
 }  // namespace tremor::explicit_fe

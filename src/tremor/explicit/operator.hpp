@@ -25,6 +25,7 @@
 #include "tremor/mesh/element_type.hpp"
 #include "tremor/model/model.hpp"
 #include "tremor/sparse/colouring.hpp"
+#include "tremor/sparse/assemble.hpp"
 #include "tremor/sparse/block_csr.hpp"
 #include "tremor/sparse/csr.hpp"
 
@@ -85,6 +86,9 @@ template <class Real>
 class MatrixFreeOperator final : public StiffnessOperator<Real> {
  public:
   MatrixFreeOperator(const Exec& exec, const Model& model);
+  // From a table and colouring built once (sparse::section_table, sparse::colour_elements).
+  MatrixFreeOperator(const Exec& exec, const Model& model, const sparse::SectionTable& table,
+                     const sparse::ElementColouring& colouring);
 
   Index n_dofs() const override { return n_dofs_; }
   void apply(const Real* u, Real* ku) const override;
@@ -119,6 +123,13 @@ template <class Real>
 std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
                                                                  const Exec& exec = Exec::openmp());
 
+// The same from a section table and colouring built once, shared with the mass and damping
+// assembly (sparse/assemble.hpp): the checks and the colouring are then done once per run.
+template <class Real>
+std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
+                                                                 const Exec& exec, const sparse::SectionTable& table,
+                                                                 const sparse::ElementColouring& colouring);
+
 // The kinds make_stiffness_operator() knows.
 std::vector<std::string> stiffness_operator_kinds();
 
@@ -135,5 +146,9 @@ extern template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operato
 extern template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(const Model&,
                                                                                             std::string_view,
                                                                                             const Exec&);
+extern template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(
+    const Model&, std::string_view, const Exec&, const sparse::SectionTable&, const sparse::ElementColouring&);
+extern template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(
+    const Model&, std::string_view, const Exec&, const sparse::SectionTable&, const sparse::ElementColouring&);
 
 }  // namespace tremor::explicit_fe

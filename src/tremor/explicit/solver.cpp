@@ -221,13 +221,17 @@ template <class Real>
 ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions& options, Observer* observer) {
   const Exec exec = make_exec(preflight.backend);
   const auto started = std::chrono::steady_clock::now();
-  const auto stiffness = make_stiffness_operator<Real>(model, preflight.operator_kind, exec);
-  const std::vector<double> mass = sparse::assemble_lumped_mass(model, exec);
+  // One table and colouring (section checks, element geometry, absorbing profile) for the three.
+  const sparse::SectionTable table = sparse::section_table(model);
+  const sparse::ElementColouring colouring = sparse::colour_elements(model.mesh);
+  const auto stiffness = make_stiffness_operator<Real>(model, preflight.operator_kind, exec, table, colouring);
+  const std::vector<double> mass = sparse::assemble_lumped_mass(model, table, colouring, exec);
   // Undamped models (the common case) skip the damping pass: CentralDifference takes no vector.
   const bool damped = !model.absorbing.empty() ||
                       std::any_of(model.materials.begin(), model.materials.end(),
                                   [](const Material& m) { return m.damping_alpha != 0.0; });
-  const std::vector<double> damping = damped ? sparse::assemble_lumped_damping(model, exec) : std::vector<double>{};
+  const std::vector<double> damping =
+      damped ? sparse::assemble_lumped_damping(model, table, colouring, exec) : std::vector<double>{};
   const Loading loading(model);
   const std::vector<Index> constrained = loading.constrained_dofs();
   CentralDifference<Real> scheme(exec, *stiffness, mass, damping, preflight.dt, constrained);

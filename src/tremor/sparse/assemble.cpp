@@ -59,11 +59,10 @@ void for_each_element_coloured(const Exec& exec, const Mesh& mesh, const Element
 
 // Lumped nodal mass of every element, times weight(table, global element), added into per-DOF values.
 template <class Weight>
-std::vector<double> assemble_lumped(const Model& model, const Exec& exec, Weight weight) {
+std::vector<double> assemble_lumped(const Model& model, const SectionTable& table, const ElementColouring& colouring,
+                                    const Exec& exec, Weight weight) {
   check_host(exec, "lumped mass assembly");
-  const SectionTable table = section_table(model);
   const Mesh& mesh = model.mesh;
-  const ElementColouring colouring = colour_elements(mesh);
   const int dim = mesh.dim();
   std::vector<double> lumped(static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(dim), 0.0);
   std::vector<Index> first(mesh.blocks.size(), 0);  // global index of each block's first element
@@ -125,10 +124,13 @@ SectionTable section_table(const Model& model) {
 }
 
 CsrMatrix assemble_stiffness(const Model& model, const Exec& exec) {
+  return assemble_stiffness(model, section_table(model), colour_elements(model.mesh), exec);
+}
+
+CsrMatrix assemble_stiffness(const Model& model, const SectionTable& table, const ElementColouring& colouring,
+                             const Exec& exec) {
   check_host(exec, "stiffness assembly");
-  const SectionTable table = section_table(model);
   const Mesh& mesh = model.mesh;
-  const ElementColouring colouring = colour_elements(mesh);
   CsrMatrix K = stiffness_pattern(mesh);
   const int dim = mesh.dim();
   std::vector<Index> first(mesh.blocks.size(), 0);
@@ -171,13 +173,23 @@ CsrMatrix assemble_stiffness(const Model& model, const Exec& exec) {
   return K;
 }
 
+std::vector<double> assemble_lumped_mass(const Model& model, const SectionTable& table,
+                                         const ElementColouring& colouring, const Exec& exec) {
+  return assemble_lumped(model, table, colouring, exec, [](const SectionTable&, std::size_t) { return 1.0; });
+}
+
 std::vector<double> assemble_lumped_mass(const Model& model, const Exec& exec) {
-  return assemble_lumped(model, exec, [](const SectionTable&, std::size_t) { return 1.0; });
+  return assemble_lumped_mass(model, section_table(model), colour_elements(model.mesh), exec);
+}
+
+std::vector<double> assemble_lumped_damping(const Model& model, const SectionTable& table,
+                                            const ElementColouring& colouring, const Exec& exec) {
+  return assemble_lumped(model, table, colouring, exec,
+                         [](const SectionTable& t, std::size_t e) { return t.alpha(e); });
 }
 
 std::vector<double> assemble_lumped_damping(const Model& model, const Exec& exec) {
-  return assemble_lumped(model, exec,
-                         [](const SectionTable& table, std::size_t e) { return table.alpha(e); });
+  return assemble_lumped_damping(model, section_table(model), colour_elements(model.mesh), exec);
 }
 
 }  // namespace tremor::sparse

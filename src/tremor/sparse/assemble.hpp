@@ -14,6 +14,7 @@
 
 #include "tremor/backend/exec.hpp"
 #include "tremor/model/model.hpp"
+#include "tremor/sparse/colouring.hpp"
 #include "tremor/sparse/csr.hpp"
 
 namespace tremor::sparse {
@@ -56,5 +57,15 @@ std::vector<double> assemble_lumped_mass(const Model& model, const Exec& exec = 
 // difference step stays explicit. alpha_e is the material's damping_alpha plus the absorbing
 // layers' (model/absorbing.hpp).
 std::vector<double> assemble_lumped_damping(const Model& model, const Exec& exec = Exec::openmp());
+
+// The same three from a table and a colouring built once (section_table(), colour_elements()),
+// for a solver that assembles several of them: the checks, the absorbing profile and the
+// colouring are then done once.
+CsrMatrix assemble_stiffness(const Model& model, const SectionTable& table, const ElementColouring& colouring,
+                             const Exec& exec);
+std::vector<double> assemble_lumped_mass(const Model& model, const SectionTable& table,
+                                         const ElementColouring& colouring, const Exec& exec);
+std::vector<double> assemble_lumped_damping(const Model& model, const SectionTable& table,
+                                            const ElementColouring& colouring, const Exec& exec);
 
 }  // namespace tremor::sparse

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -496,6 +497,31 @@ std::optional<std::string> choice(const Table& table, std::string_view key, std:
   return value;
 }
 
+// The entries of `key`: a non-empty array of strings, each one of `options` and none twice; the
+// index in `options` of each, in order. `form` describes the array ("an array such as [...]"),
+// `entry` what each must be ("a string"); `unknown(i, name)` words the message for entry i when
+// it is not an option. Every message names the entry's line.
+std::vector<std::size_t> choice_list(const Table& table, std::string_view key, std::span<const std::string_view> options,
+                                     std::string_view form, std::string_view entry,
+                                     const std::function<std::string(std::size_t, const std::string&)>& unknown) {
+  const toml::node& node = *table.node(key);
+  const auto* array = node.as_array();
+  if (!array || array->empty()) table.fail(key, str("'", key, "' must be ", form, ", got ", detail::describe(node)));
+  std::vector<std::size_t> picked;
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const auto* name = (*array)[i].as_string();
+    const long line = detail::line_of((*array)[i]);
+    if (!name) table.fail_at(line, str("'", key, "'[", i, "] must be ", entry, ", got ", detail::describe((*array)[i])));
+    const auto found = std::find(options.begin(), options.end(), name->get());
+    if (found == options.end()) table.fail_at(line, unknown(i, name->get()));
+    const auto index = static_cast<std::size_t>(found - options.begin());
+    if (std::find(picked.begin(), picked.end(), index) != picked.end())
+      table.fail_at(line, str("'", key, "' lists '", name->get(), "' twice"));
+    picked.push_back(index);
+  }
+  return picked;
+}
+
 double positive(const Table& table, std::string_view key, std::string_view meaning) {
   const double value = table.required_number(key, meaning);
   if (!(value > 0.0)) table.fail(key, str("'", key, "' is ", value, "; expected a positive number (", meaning, ")"));
@@ -750,26 +776,15 @@ PrescribedDisplacement read_prescribed(Table& table, const Mesh& mesh, const std
     p.factor = direction_of(table, "direction", dim);
     for (int c = 0; c < dim; ++c) p.components.push_back(c);
   } else {
-    const toml::node& node = *table.node("components");
-    const auto* array = node.as_array();
-    if (!array || array->empty())
-      table.fail("components", str("'components' must be an array of axis names such as [\"y\"], got ",
-                                   detail::describe(node)));
-    for (std::size_t i = 0; i < array->size(); ++i) {
-      const auto* name = (*array)[i].as_string();
-      const long line = detail::line_of((*array)[i]);
-      if (!name)
-        table.fail_at(line, str("'components'[", i, "] must be \"x\", \"y\"", dim == 3 ? " or \"z\"" : "",
-                                ", got ", detail::describe((*array)[i])));
-      const auto axis = std::find(axes.begin(), axes.end(), name->get());
-      if (axis == axes.end())
-        table.fail_at(line, str("'components'[", i, "] is '", name->get(), "'; expected ", choices(axes), " in a ",
-                                dim, "D model"));
-      const int c = static_cast<int>(axis - axes.begin());
-      if (std::find(p.components.begin(), p.components.end(), c) != p.components.end())
-        table.fail_at(line, str("'components' lists '", name->get(), "' twice"));
-      p.components.push_back(c);
-      p.factor[static_cast<std::size_t>(c)] = 1.0;
+    const std::string axis_list = str("\"x\", \"y\"", dim == 3 ? " or \"z\"" : "");
+    const char* form = "an array of axis names such as [\"y\"]";
+    for (const std::size_t c : choice_list(table, "components", axes, form, axis_list,
+                                           [&](std::size_t i, const std::string& name) {
+                                             return str("'components'[", i, "] is '", name, "'; expected ",
+                                                        choices(axes), " in a ", dim, "D model");
+                                           })) {
+      p.components.push_back(static_cast<int>(c));
+      p.factor[c] = 1.0;
     }
     std::sort(p.components.begin(), p.components.end());
   }
@@ -805,25 +820,14 @@ Receiver read_receiver(Table& table, const Mesh& mesh) {
   }
   if (table.has("record")) {
     receiver.displacement = false;
-    const toml::node& node = *table.node("record");
-    const auto* array = node.as_array();
-    if (!array || array->empty())
-      table.fail("record", str("'record' must be an array such as [\"displacement\", \"velocity\"], got ",
-                               detail::describe(node)));
-    for (std::size_t i = 0; i < array->size(); ++i) {
-      const auto* name = (*array)[i].as_string();
-      const long line = detail::line_of((*array)[i]);
-      if (!name) table.fail_at(line, str("'record'[", i, "] must be a string, got ", detail::describe((*array)[i])));
-      const std::string& what = name->get();
-      if (std::find(std::begin(recordable), std::end(recordable), what) == std::end(recordable))
-        table.fail_at(line, str("cannot record '", what, "'", detail::suggestion(what, recordable), "; expected ",
-                                choices(recordable)));
-      bool& flag = what == "displacement" ? receiver.displacement
-                   : what == "velocity"   ? receiver.velocity
-                                          : receiver.acceleration;
-      if (flag) table.fail_at(line, str("'record' lists '", what, "' twice"));
-      flag = true;
-    }
+    for (const std::size_t k : choice_list(table, "record", recordable,
+                                           "an array such as [\"displacement\", \"velocity\"]", "a string",
+                                           [](std::size_t, const std::string& what) {
+                                             return str("cannot record '", what, "'",
+                                                        detail::suggestion(what, recordable), "; expected ",
+                                                        choices(recordable));
+                                           }))
+      (k == 0 ? receiver.displacement : k == 1 ? receiver.velocity : receiver.acceleration) = true;
   }
   if (const auto every = table.integer("every")) {
     if (*every < 1 || *every > std::numeric_limits<int>::max())
@@ -856,26 +860,15 @@ OutputSettings read_output(const Table& table, const Mesh& mesh) {
     if (table.has(key) && !snapshots)
       table.fail(key, str("'", key, "' needs 'snapshot_every' or 'snapshot_interval' (when to take snapshots)"));
   if (table.has("snapshot_fields")) {
-    const toml::node& node = *table.node("snapshot_fields");
-    const auto* array = node.as_array();
-    if (!array || array->empty())
-      table.fail("snapshot_fields", str("'snapshot_fields' must be an array such as [\"displacement\", \"velocity\"], "
-                                        "got ", detail::describe(node)));
-    std::vector<std::string> seen;
-    for (std::size_t i = 0; i < array->size(); ++i) {
-      const auto* name = (*array)[i].as_string();
-      const long line = detail::line_of((*array)[i]);
-      if (!name)
-        table.fail_at(line, str("'snapshot_fields'[", i, "] must be a string, got ", detail::describe((*array)[i])));
-      const std::string& what = name->get();
-      if (std::find(std::begin(snapshot_fields), std::end(snapshot_fields), what) == std::end(snapshot_fields))
-        table.fail_at(line, str("no snapshot field '", what, "'", detail::suggestion(what, snapshot_fields),
-                                "; expected ", choices(snapshot_fields)));
-      if (std::find(seen.begin(), seen.end(), what) != seen.end())
-        table.fail_at(line, str("'snapshot_fields' lists '", what, "' twice"));
-      seen.push_back(what);
-      output.magnitude = output.magnitude || what == "magnitude";
-      output.velocity = output.velocity || what == "velocity";
+    for (const std::size_t k : choice_list(table, "snapshot_fields", snapshot_fields,
+                                           "an array such as [\"displacement\", \"velocity\"]", "a string",
+                                           [](std::size_t, const std::string& what) {
+                                             return str("no snapshot field '", what, "'",
+                                                        detail::suggestion(what, snapshot_fields), "; expected ",
+                                                        choices(snapshot_fields));
+                                           })) {
+      output.magnitude = output.magnitude || snapshot_fields[k] == "magnitude";
+      output.velocity = output.velocity || snapshot_fields[k] == "velocity";
     }
   }
   if (table.has("snapshot_node_set")) {
@@ -933,28 +926,19 @@ AbsorbingLayer read_absorbing(Table& table, const Model& model) {
   mesh.bounding_box(lower, upper);
   layer.thickness = positive(table, "thickness", "the layer's thickness, m");
   if (table.has("faces")) {
-    const toml::node& node = *table.node("faces");
-    const auto* array = node.as_array();
-    if (!array || array->empty())
-      table.fail("faces", str("'faces' must be an array of face names such as [\"xmax\", \"ymin\"], got ",
-                              detail::describe(node)));
     const std::span<const std::string_view> known(face_names, static_cast<std::size_t>(2 * dim));
-    for (std::size_t i = 0; i < array->size(); ++i) {
-      const auto* name = (*array)[i].as_string();
-      const long line = detail::line_of((*array)[i]);
-      if (!name) table.fail_at(line, str("'faces'[", i, "] must be a face name, got ", detail::describe((*array)[i])));
-      const auto found = std::find(known.begin(), known.end(), name->get());
-      if (found == known.end())
-        table.fail_at(line, str("unknown face '", name->get(), "'", detail::suggestion(name->get(), known),
-                                "; a ", dim, "D model has ", choices(known)));
-      const auto face = static_cast<BoxFace>(found - known.begin());
-      if (std::find(layer.faces.begin(), layer.faces.end(), face) != layer.faces.end())
-        table.fail_at(line, str("'faces' lists '", name->get(), "' twice"));
+    for (const std::size_t k : choice_list(table, "faces", known,
+                                           "an array of face names such as [\"xmax\", \"ymin\"]", "a face name",
+                                           [&](std::size_t, const std::string& name) {
+                                             return str("unknown face '", name, "'", detail::suggestion(name, known),
+                                                        "; a ", dim, "D model has ", choices(known));
+                                           })) {
+      const auto face = static_cast<BoxFace>(k);
       const int axis = axis_of(face);
       const double extent = upper[axis] - lower[axis];
       if (layer.thickness > extent)
         table.fail("thickness", str("'thickness' ", layer.thickness, " m exceeds the model's extent ", extent,
-                                    " m along ", "xyz"[axis], " (face '", name->get(), "')"));
+                                    " m along ", "xyz"[axis], " (face '", known[k], "')"));
       layer.faces.push_back(face);
     }
   }

@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
   double min_seconds = 1.0;
   std::vector<Size> plate_cells{200, 200, 8};
   bool no_plate = false;
-  std::vector<std::string> models, operators = explicit_fe::stiffness_operator_kinds(), precisions{"float", "double"},
+  std::vector<std::string> models, operators = explicit_fe::stiffness_operator_kinds(Backend::OpenMP), precisions{"float", "double"},
       backends{"serial", "openmp"};
   std::string output, note;
   app.add_option("models", models, "model files (.toml, .inp) to time besides the plate");

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
+#include "support/support.hpp"
+#include "tremor/backend/memory.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/explicit/loading.hpp"
@@ -57,15 +60,62 @@ TEST(ExplicitLoading, PointSourceForceIsAmplitudeTimesDirectionTimesDelayedSigna
     EXPECT_DOUBLE_EQ(f[3], 3.0 * 0.8 * s);
   }
   // The force vector: the loaded entries only, every other entry stays zero.
-  explicit_fe::ForceVector<double> force(Exec::serial(), loading);
-  force.update(2.0e-6);
-  const View<const double> F = force.view();
+  explicit_fe::DeviceLoading<double> force(Exec::serial(), loading, 0.5e-6);
+  force.update(4);  // t = 4 x 0.5 us, exactly 2 us (a power-of-two multiple)
+  const View<const double> F = force.force();
   ASSERT_EQ(F.size, model.mesh.n_nodes() * 2);
   for (Index i = 0; i < F.size; ++i) {
     const auto k = std::find(loading.loaded_dofs().begin(), loading.loaded_dofs().end(), i);
     const double expected = k == loading.loaded_dofs().end() ? 0.0 : (i % 2 ? 2.4 : 1.8) * ricker.value(1.5e-6);
     EXPECT_DOUBLE_EQ(F[i], expected) << "DOF " << i;
   }
+}
+
+// DeviceLoading against Loading at every step of a run across several table refills (chunk 3):
+// forces at step dt, prescribed values at (step + 1) dt, on the DOFs Loading lists.
+template <class Real>
+void check_device_loading(const Exec& exec, double tolerance) {
+  Model model = steel_block();
+  model.amplitudes.push_back({"ramp", {{0.0, 0.0}, {1e-6, 1.0}}});
+  model.point_sources.push_back(source_at({7, 12}, {0.6, 0.8, 0.0}, 3.0, Signal::ricker(1e6), 0.5e-6));
+  model.loads.push_back({{12}, 1, 1.5, "ramp", "cload on a source node"});  // two terms on one DOF
+  model.fixed.push_back({{1}, 0, 1e-6, "ramp", "move x"});
+  model.fixed.push_back({{2}, 1, 2e-6, "", "constant y"});
+  model.validate();
+  const Loading loading(model);
+  const double dt = 0.13e-6;
+  explicit_fe::DeviceLoading<Real> device(exec, loading, dt, 3);
+  std::vector<double> f(loading.loaded_dofs().size()), u(loading.prescribed_dofs().size());
+  const auto to_host = [&](View<const Real> view) {
+    std::vector<Real> out(static_cast<std::size_t>(view.size));
+    memory::copy(exec, out.data(), MemorySpace::Host, view.data, exec.space(), sizeof(Real) * out.size());
+    return out;
+  };
+  for (long long step = 0; step < 11; ++step) {
+    device.update(step);
+    loading.forces(static_cast<double>(step) * dt, f);
+    loading.prescribed(static_cast<double>(step + 1) * dt, u);
+    const std::vector<Real> F = to_host(device.force()), U = to_host(device.prescribed_values());
+    for (std::size_t k = 0; k < f.size(); ++k) {
+      const auto dof = static_cast<std::size_t>(loading.loaded_dofs()[k]);
+      EXPECT_NEAR(F[dof], static_cast<Real>(f[k]), tolerance * std::abs(f[k])) << "step " << step << " DOF " << dof;
+    }
+    for (std::size_t k = 0; k < u.size(); ++k)
+      EXPECT_NEAR(U[k], static_cast<Real>(u[k]), tolerance * std::abs(u[k])) << "step " << step << " slot " << k;
+  }
+}
+
+// Host backends: the same sums in the same order, so the same bits.
+TEST(ExplicitLoading, DeviceLoadingEqualsLoadingOnTheHost) {
+  check_device_loading<double>(Exec::serial(), 0.0);
+  check_device_loading<float>(Exec::openmp(), 0.0);
+}
+
+// The GPU may contract weight * value + sum into one FMA: a few units in the last place.
+TEST(ExplicitLoadingGpu, DeviceLoadingEqualsLoadingOnTheGpu) {
+  TREMOR_REQUIRE_GPU();
+  check_device_loading<double>(Exec::cuda(), 1e-14);
+  check_device_loading<float>(Exec::cuda(), 1e-6);
 }
 
 TEST(ExplicitLoading, CloadWithAndWithoutAmplitude) {

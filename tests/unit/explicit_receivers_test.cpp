@@ -64,6 +64,7 @@ TEST(ExplicitReceivers, ValueAtAnElementCentreIsTheMeanOfALinearField) {
     Recorder<double> recorder(exec, std::move(histories), 1e-8, model.mesh.n_nodes() * 2);
     const View<const double> field{u.data(), static_cast<Index>(u.size())};
     recorder.record(0, field, field);
+    recorder.flush();
     const History& history = recorder.histories()[0];
     ASSERT_EQ(history.n_samples(), 1u);
     // Isoparametric elements reproduce linear fields exactly: rounding only.
@@ -123,6 +124,7 @@ TEST(ExplicitReceivers, VelocityAndAccelerationBelongToTheMiddleStep) {
     const auto previous = level(k - 1), current = level(k);
     recorder.record(k, {previous.data(), n}, {current.data(), n});
   }
+  recorder.flush();
   const History& history = recorder.histories()[0];
   ASSERT_EQ(history.times, (std::vector<double>{0.0, 1.5, 3.0, 4.5}));  // steps 0, 3, 6, 9; none at 10
   for (std::size_t s = 0; s < history.n_samples(); ++s) {

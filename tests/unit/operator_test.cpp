@@ -147,16 +147,30 @@ TEST(Operator, AbsorbingLayersAgreeAssembledAndMatrixFree) {
 TEST(Operator, UnknownKindIsAClearError) {
   const Model model = test::two_section_model(ElementType::Quad4, 1, 2, 0.0);
   try {
-    (void)make_stiffness_operator<double>(model, "ell");
+    (void)make_stiffness_operator<double>(model, "hyb");
     FAIL() << "no error";
   } catch (const Error& error) {
     const std::string message = error.what();
-    EXPECT_NE(message.find("'ell'"), std::string::npos) << message;
+    EXPECT_NE(message.find("'hyb'"), std::string::npos) << message;
     EXPECT_NE(message.find("assembled"), std::string::npos) << message;
     EXPECT_NE(message.find("block_csr"), std::string::npos) << message;
     EXPECT_NE(message.find("matrix_free"), std::string::npos) << message;
   }
   EXPECT_EQ(explicit_fe::stiffness_operator_kinds(),
+            (std::vector<std::string>{"assembled", "block_csr", "matrix_free", "cusparse"}));
+}
+
+// The cuSPARSE baseline is GPU-only: on a host Exec (or a build without CUDA) it says so.
+TEST(Operator, CusparseOnTheHostIsAClearError) {
+  Model model = test::two_section_model(ElementType::Quad4, 1, 2, 0.0);
+  try {
+    (void)make_stiffness_operator<double>(model, "cusparse", Exec::serial());
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_TRUE(message.find("GPU") != std::string::npos || message.find("CUDA") != std::string::npos) << message;
+  }
+  EXPECT_EQ(explicit_fe::stiffness_operator_kinds(Backend::Serial),
             (std::vector<std::string>{"assembled", "block_csr", "matrix_free"}));
 }
 

@@ -46,4 +46,8 @@ class Exec {
   void* stream_ = nullptr;
 };
 
+// The host backend that prepares data for `exec` (setup, assembly): exec itself when it runs on
+// the host, OpenMP for a GPU.
+inline Exec host_exec(const Exec& exec) { return exec.space() == MemorySpace::Host ? exec : Exec::openmp(); }
+
 }  // namespace tremor

@@ -129,7 +129,7 @@ io::Quantity to_io(ex::Quantity quantity) {
   return io::Quantity::Displacement;
 }
 
-// The backend a run actually uses ("auto" resolves to OpenMP in the explicit solver for now).
+// The backend a run actually uses ("auto" resolved: CUDA when a GPU is usable, else OpenMP).
 void print_preflight(const std::string& model_path, const Model& model, const ex::Preflight& p) {
   std::printf("pre-flight        %s: %dD, %s DOF, %s, %s operator, backend %s\n", model_path.c_str(), model.mesh.dim(),
               group_digits(p.n_dofs).c_str(), p.precision.c_str(), p.operator_kind.c_str(),

@@ -56,10 +56,9 @@ CentralDifference<Real>::CentralDifference(const Exec& exec, const StiffnessOper
 }
 
 template <class Real>
-void CentralDifference<Real>::step(View<const Real> f, std::span<const Index> prescribed_dofs,
-                                   std::span<const Real> prescribed) {
+void CentralDifference<Real>::step(View<const Real> f, View<const Index> prescribed_dofs, View<const Real> prescribed) {
   TREMOR_CHECK(f.size == n_, "force has ", f.size, " entries for ", n_, " DOFs");
-  TREMOR_CHECK(prescribed.size() == prescribed_dofs.size(), "prescribed values and DOFs differ in count");
+  TREMOR_CHECK(prescribed.size == prescribed_dofs.size, "prescribed values and DOFs differ in count");
   stiffness_.apply(curr_.data(), ku_.data());
   const View<const Real> a = force_scale_.view(), cp = prev_scale_.view(), kc = curr_scale_.view();
   const View<const Real> ku = std::as_const(ku_).view(), up = std::as_const(prev_).view(),
@@ -67,21 +66,9 @@ void CentralDifference<Real>::step(View<const Real> f, std::span<const Index> pr
   const View<Real> un = next_.view();
   // Eq. (4) fused, 7 values read and 1 written per DOF: U_next = A (F - K U_curr) + C' U_prev + K'' U_curr.
   forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) { un[i] = a[i] * (f[i] - ku[i]) + cp[i] * up[i] + kc[i] * uc[i]; });
-  if (!prescribed_dofs.empty()) {
-    for (Index dof : prescribed_dofs) TREMOR_CHECK(dof >= 0 && dof < n_, "prescribed DOF ", dof, " out of range");
-    // Staging buffers kept between steps: reallocated only when the count changes.
-    const auto count = static_cast<Index>(prescribed_dofs.size());
-    if (prescribed_dofs_.size() != count) {
-      prescribed_dofs_ = DeviceArray<Index>(exec_, count);
-      prescribed_values_ = DeviceArray<Real>(exec_, count);
-    }
-    prescribed_dofs_.copy_from_host(prescribed_dofs);
-    prescribed_values_.copy_from_host(prescribed);
-    const View<const Index> d = std::as_const(prescribed_dofs_).view();
-    const View<const Real> v = std::as_const(prescribed_values_).view();
-    forall(exec_, count, [=] TREMOR_LAMBDA(Index k) { un[d[k]] = v[k]; });
-  }
-  exec_.synchronize();
+  // DOF indices are the caller's (Loading checks them against the mesh).
+  forall(exec_, prescribed_dofs.size,
+         [=] TREMOR_LAMBDA(Index k) { un[prescribed_dofs[k]] = prescribed[k]; });
   std::swap(prev_, curr_);
   std::swap(curr_, next_);
   ++steps_;

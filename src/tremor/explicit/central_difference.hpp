@@ -37,9 +37,9 @@ class CentralDifference {
 
   // Advances one step from time() to time() + dt under nodal forces `force` (n_dofs() values at
   // time(), in the Exec's memory), then sets the DOFs listed in `prescribed_dofs` to
-  // `prescribed` (host values at time() + dt; empty for none).
-  void step(View<const Real> force, std::span<const Index> prescribed_dofs = {},
-            std::span<const Real> prescribed = {});
+  // `prescribed` (values at time() + dt, in the Exec's memory; empty for none). Only queues
+  // work on a Cuda Exec: no host synchronisation.
+  void step(View<const Real> force, View<const Index> prescribed_dofs = {}, View<const Real> prescribed = {});
 
   // Displacement now (U_curr) and one step before (U_prev), in the Exec's memory.
   View<const Real> displacement() const { return curr_.view(); }
@@ -72,8 +72,6 @@ class CentralDifference {
   DeviceArray<double> mass_;
   DeviceArray<Real> inv_mass_;  // 1/m, 0 for held DOFs
   DeviceArray<Real> prev_, curr_, next_, ku_;
-  DeviceArray<Index> prescribed_dofs_;  // staging for step()'s prescribed values
-  DeviceArray<Real> prescribed_values_;
 };
 
 extern template class CentralDifference<float>;

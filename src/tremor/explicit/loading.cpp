@@ -198,6 +198,14 @@ void Loading::evaluate(const std::vector<Term>& terms, const std::vector<int>& u
     out[static_cast<std::size_t>(term.slot)] += term.weight * scratch_[static_cast<std::size_t>(term.function)];
 }
 
+void Loading::function_values(double t, std::span<double> out) const {
+  TREMOR_CHECK(out.size() == functions_.size(), "function_values: ", out.size(), " values for ", functions_.size(),
+               " functions");
+  std::fill(out.begin(), out.end(), 0.0);
+  for (const std::vector<int>* used : {&force_functions_, &prescribed_functions_})
+    for (int f : *used) out[static_cast<std::size_t>(f)] = functions_[static_cast<std::size_t>(f)].value(t);
+}
+
 void Loading::forces(double t, std::span<double> out) const {
   TREMOR_CHECK(out.size() == loaded_.size(), "forces: ", out.size(), " values for ", loaded_.size(), " loaded DOFs");
   evaluate(force_terms_, force_functions_, t, out);
@@ -220,32 +228,86 @@ double Loading::highest_frequency() const {
   return highest;
 }
 
-// ------------------------------------------------------------------------------------ ForceVector
+// --------------------------------------------------------------------------------- DeviceLoading
 
-template <class Real>
-ForceVector<Real>::ForceVector(const Exec& exec, const Loading& loading)
-    : exec_(exec),
-      loading_(loading),
-      force_(exec, std::span<const Real>(std::vector<Real>(static_cast<std::size_t>(loading.n_dofs()), Real(0)))),
-      dofs_(exec, std::span<const Index>(loading.loaded_dofs())),
-      values_(exec, static_cast<Index>(loading.loaded_dofs().size())),
-      host_(loading.loaded_dofs().size()),
-      host_real_(loading.loaded_dofs().size()) {}
+namespace {
 
+// out[dofs[s]] = Real(sum of weight * table[row][function] over slot s's terms), for every slot.
+// A free function: nvcc allows no device lambda in a private member function.
 template <class Real>
-void ForceVector<Real>::update(double t) {
-  if (host_.empty()) return;
-  loading_.forces(t, host_);
-  for (std::size_t k = 0; k < host_.size(); ++k) host_real_[k] = static_cast<Real>(host_[k]);
-  values_.copy_from_host(host_real_);
-  const View<const Index> dofs = std::as_const(dofs_).view();
-  const View<const Real> values = std::as_const(values_).view();
-  const View<Real> force = force_.view();
-  forall(exec_, dofs.size, [=] TREMOR_LAMBDA(Index k) { force[dofs[k]] = values[k]; });
-  exec_.synchronize();
+void sum_terms(const Exec& exec, View<const Index> dofs, View<const Index> offsets, View<const int> function,
+               View<const double> weight, const double* row, View<Real> out, bool scatter) {
+  forall(exec, dofs.size, [=] TREMOR_LAMBDA(Index s) {
+    double value = 0.0;
+    for (Index k = offsets[s]; k < offsets[s + 1]; ++k) value += weight[k] * row[function[k]];
+    out[scatter ? dofs[s] : s] = static_cast<Real>(value);
+  });
 }
 
-template class ForceVector<float>;
-template class ForceVector<double>;
+}  // namespace
+
+template <class Real>
+typename DeviceLoading<Real>::Terms DeviceLoading<Real>::make_terms(const Exec& exec, const std::vector<Index>& dofs,
+                                                                    const std::vector<LoadTerm>& terms) {
+  std::vector<Index> offsets(dofs.size() + 1, 0);
+  std::vector<int> function;
+  std::vector<double> weight;
+  for (const LoadTerm& term : terms) {  // sorted by slot
+    ++offsets[static_cast<std::size_t>(term.slot) + 1];
+    function.push_back(term.function);
+    weight.push_back(term.weight);
+  }
+  for (std::size_t s = 0; s < dofs.size(); ++s) offsets[s + 1] += offsets[s];
+  Terms out;
+  out.dofs = DeviceArray<Index>(exec, std::span<const Index>(dofs));
+  out.offsets = DeviceArray<Index>(exec, std::span<const Index>(offsets));
+  out.function = DeviceArray<int>(exec, std::span<const int>(function));
+  out.weight = DeviceArray<double>(exec, std::span<const double>(weight));
+  return out;
+}
+
+template <class Real>
+DeviceLoading<Real>::DeviceLoading(const Exec& exec, const Loading& loading, double dt, int chunk)
+    : exec_(exec),
+      loading_(loading),
+      dt_(dt),
+      chunk_(chunk),
+      n_functions_(static_cast<Index>(loading.n_functions())),
+      force_terms_(make_terms(exec, loading.loaded_dofs(), loading.force_terms())),
+      prescribed_terms_(make_terms(exec, loading.prescribed_dofs(), loading.prescribed_terms())),
+      force_(exec, std::span<const Real>(std::vector<Real>(static_cast<std::size_t>(loading.n_dofs()), Real(0)))),
+      prescribed_dofs_(exec, std::span<const Index>(loading.prescribed_dofs())),
+      prescribed_values_(exec, static_cast<Index>(loading.prescribed_dofs().size())) {
+  TREMOR_CHECK(chunk >= 1, "loading chunk of ", chunk, " steps");
+  host_table_.resize(static_cast<std::size_t>(chunk + 1) * static_cast<std::size_t>(n_functions_));
+  table_ = DeviceArray<double>(exec, static_cast<Index>(host_table_.size()));
+}
+
+template <class Real>
+void DeviceLoading<Real>::fill_table(long long first) {
+  const auto n = static_cast<std::size_t>(n_functions_);
+  for (int r = 0; r <= chunk_; ++r)
+    loading_.function_values(static_cast<double>(first + r) * dt_,
+                             std::span<double>(host_table_.data() + static_cast<std::size_t>(r) * n, n));
+  table_.copy_from_host(host_table_);  // ordered after the steps still reading the old table
+  table_first_ = first;
+}
+
+template <class Real>
+void DeviceLoading<Real>::update(long long step) {
+  if (n_functions_ == 0) return;
+  // Rows step and step + 1 must both be in the table.
+  if (table_first_ < 0 || step < table_first_ || step + 1 > table_first_ + chunk_) fill_table(step);
+  const double* row = table_.data() + static_cast<std::size_t>(step - table_first_) * static_cast<std::size_t>(n_functions_);
+  const Terms& f = force_terms_;
+  sum_terms<Real>(exec_, f.dofs.view(), f.offsets.view(), f.function.view(), f.weight.view(), row, force_.view(),
+                  true);
+  const Terms& p = prescribed_terms_;
+  sum_terms<Real>(exec_, p.dofs.view(), p.offsets.view(), p.function.view(), p.weight.view(),
+                  row + n_functions_, prescribed_values_.view(), false);
+}
+
+template class DeviceLoading<float>;
+template class DeviceLoading<double>;
 
 }  // namespace tremor::explicit_fe

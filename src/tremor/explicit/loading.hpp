@@ -17,7 +17,8 @@
 //
 // Per step the work is proportional to the loaded DOFs, not the model: the (slot, weight, time
 // function) terms are precomputed, each time function is evaluated once per call, and the force
-// vector is written only at the loaded DOFs.
+// vector is written only at the loaded DOFs. DeviceLoading does the same in the solver's memory
+// with one host-to-device copy per chunk of steps rather than per step.
 #include <span>
 #include <string>
 #include <utility>
@@ -35,6 +36,13 @@ namespace tremor::explicit_fe {
 // force) pairs sorted by DOF, one per loaded DOF, zeros left out. Throws naming the load's origin
 // for a degenerate face.
 std::vector<std::pair<Index, double>> surface_forces(const Model& model, const SurfaceLoad& load);
+
+// One term of a loaded or prescribed DOF's value: weight * function(t).
+struct LoadTerm {
+  Index slot = 0;  // index into loaded_dofs() or prescribed_dofs()
+  int function = 0;
+  double weight = 0.0;
+};
 
 class Loading {
  public:
@@ -60,6 +68,12 @@ class Loading {
   double highest_frequency() const;
   // Number of distinct time functions evaluated per step (for tests and the pre-flight).
   std::size_t n_functions() const { return functions_.size(); }
+  // Every time function at time t: out[f] for f < n_functions() (0 for one no term uses).
+  void function_values(double t, std::span<double> out) const;
+  // The terms, sorted by slot (within a slot in model order): forces() at t gives slot s the sum
+  // over its terms of weight * function_values(t)[function], added in this order from 0.
+  const std::vector<LoadTerm>& force_terms() const { return force_terms_; }
+  const std::vector<LoadTerm>& prescribed_terms() const { return prescribed_terms_; }
 
  private:
   struct Function {
@@ -68,11 +82,7 @@ class Loading {
     bool constant = false;  // 1 at all times
     double value(double t) const { return constant ? 1.0 : signal.value(t - delay); }
   };
-  struct Term {
-    Index slot = 0;  // index into loaded_ or prescribed_
-    int function = 0;
-    double weight = 0.0;
-  };
+  using Term = LoadTerm;
   // Evaluates the functions used by `terms` once each at t, then sums the terms into out.
   void evaluate(const std::vector<Term>& terms, const std::vector<int>& used, double t, std::span<double> out) const;
 
@@ -84,27 +94,48 @@ class Loading {
   mutable std::vector<double> scratch_;  // one value per function
 };
 
-// The force vector F of Eq. 4 in the Exec's memory, zero except at the loaded DOFs. update(t)
-// evaluates the loads at t on the host and writes only the loaded entries (one small copy and a
-// scatter), so a step costs O(loaded DOFs).
+// The loads of Eq. 4 in the Exec's memory: the force vector F, zero except at the loaded DOFs,
+// and the prescribed displacements. The host evaluates the time functions for a chunk of steps at
+// once and copies that table (chunk + 1 rows of n_functions() doubles) to the Exec in one
+// transfer; each step a kernel sums every loaded or prescribed DOF's terms in double, in the
+// order Loading does, and rounds to Real (host backends: the same bits as Loading). Per step
+// O(loaded + prescribed DOFs) work and no host transfer; one copy every `chunk` steps.
 template <class Real>
-class ForceVector {
+class DeviceLoading {
  public:
-  ForceVector(const Exec& exec, const Loading& loading);
-  void update(double t);
-  View<const Real> view() const { return force_.view(); }
+  DeviceLoading(const Exec& exec, const Loading& loading, double dt, int chunk = 256);
+  // F at t = step dt (force()) and the prescribed displacements at (step + 1) dt
+  // (prescribed_values()): what step `step` of the central-difference scheme needs.
+  void update(long long step);
+  View<const Real> force() const { return force_.view(); }
+  View<const Index> prescribed_dofs() const { return prescribed_dofs_.view(); }
+  View<const Real> prescribed_values() const { return prescribed_values_.view(); }
 
  private:
+  struct Terms {  // one slot's terms: [offsets[s], offsets[s + 1]) of function/weight
+    DeviceArray<Index> dofs;
+    DeviceArray<Index> offsets;
+    DeviceArray<int> function;
+    DeviceArray<double> weight;
+  };
+  static Terms make_terms(const Exec& exec, const std::vector<Index>& dofs, const std::vector<LoadTerm>& terms);
+  void fill_table(long long first);
+
   Exec exec_;
   const Loading& loading_;
+  double dt_ = 0.0;
+  int chunk_ = 256;
+  Index n_functions_ = 0;
+  long long table_first_ = -1;  // step of the table's row 0; -1: none yet
+  std::vector<double> host_table_;
+  DeviceArray<double> table_;  // [row][function], row r at time (table_first_ + r) dt
+  Terms force_terms_, prescribed_terms_;
   DeviceArray<Real> force_;
-  DeviceArray<Index> dofs_;
-  DeviceArray<Real> values_;
-  std::vector<double> host_;
-  std::vector<Real> host_real_;
+  DeviceArray<Index> prescribed_dofs_;
+  DeviceArray<Real> prescribed_values_;
 };
 
-extern template class ForceVector<float>;
-extern template class ForceVector<double>;
+extern template class DeviceLoading<float>;
+extern template class DeviceLoading<double>;
 
 }  // namespace tremor::explicit_fe

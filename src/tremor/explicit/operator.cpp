@@ -1,5 +1,8 @@
 #include "tremor/explicit/operator.hpp"
 
+#include <algorithm>
+#include <span>
+
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/fem/dispatch.hpp"
@@ -10,9 +13,10 @@ namespace tremor::explicit_fe {
 
 namespace {
 
-void check_host(const Exec& exec, std::string_view kind) {
-  TREMOR_CHECK(exec.space() == MemorySpace::Host, "the ", kind, " stiffness operator runs on the host backends; ",
-               exec.describe(), " was given");
+// Host setup data for the Exec's memory.
+template <class T>
+DeviceArray<T> upload(const Exec& exec, const std::vector<T>& values) {
+  return DeviceArray<T>(exec, std::span<const T>(values));
 }
 
 // ku += K_e u_e for the n elements `list` of one colour of one block of type E. Elements of one
@@ -56,30 +60,26 @@ StiffnessOperator<Real>::~StiffnessOperator() = default;
 
 template <class Real>
 AssembledOperator<Real>::AssembledOperator(const Exec& exec, const sparse::CsrMatrix& K)
-    : exec_(exec), matrix_(sparse::convert<Real>(K)) {
-  check_host(exec, "assembled");
-}
+    : exec_(exec), matrix_(exec, sparse::convert<Real>(K)) {}
 
 template <class Real>
 AssembledOperator<Real>::AssembledOperator(const Exec& exec, const Model& model)
-    : AssembledOperator(exec, sparse::assemble_stiffness(model, exec)) {}
+    : AssembledOperator(exec, sparse::assemble_stiffness(model, host_exec(exec))) {}
 
 template <class Real>
 void AssembledOperator<Real>::apply(const Real* u, Real* ku) const {
-  sparse::spmv(exec_, matrix_, u, ku);
+  sparse::spmv(exec_, matrix_.view(), u, ku);
 }
 
 // ------------------------------------------------------------------------------------- block_csr
 
 template <class Real>
 BlockCsrOperator<Real>::BlockCsrOperator(const Exec& exec, const sparse::CsrMatrix& K, int dim)
-    : exec_(exec), matrix_(sparse::to_block_csr<Real>(K, dim)) {
-  check_host(exec, "block_csr");
-}
+    : exec_(exec), matrix_(exec, sparse::to_block_csr<Real>(K, dim)) {}
 
 template <class Real>
 BlockCsrOperator<Real>::BlockCsrOperator(const Exec& exec, const Model& model)
-    : BlockCsrOperator(exec, sparse::assemble_stiffness(model, exec), model.mesh.dim()) {}
+    : BlockCsrOperator(exec, sparse::assemble_stiffness(model, host_exec(exec)), model.mesh.dim()) {}
 
 template <class Real>
 void BlockCsrOperator<Real>::apply(const Real* u, Real* ku) const {
@@ -95,68 +95,86 @@ MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& mode
 template <class Real>
 MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& model, const sparse::SectionTable& table,
                                              const sparse::ElementColouring& colouring)
-    : exec_(exec) {
-  check_host(exec, "matrix_free");
+    : exec_(exec), dim_(model.mesh.dim()), n_colours_(colouring.n_colours) {
   const Mesh& mesh = model.mesh;
-  dim_ = mesh.dim();
   n_dofs_ = mesh.n_nodes() * dim_;
-  coordinates_ = mesh.coordinates;
-  colouring_ = colouring;
+  coordinates_ = upload(exec, mesh.coordinates);
   Index global = 0;
-  for (const ElementBlock& source : mesh.blocks) {
+  for (std::size_t b = 0; b < mesh.blocks.size(); ++b) {
+    const ElementBlock& source = mesh.blocks[b];
+    const auto n = static_cast<std::size_t>(source.n_elements());
+    std::vector<int> section(n);
+    std::vector<double> factor(n);
+    for (std::size_t e = 0; e < n; ++e) {
+      const auto g = static_cast<std::size_t>(global) + e;
+      section[e] = table.element_section[g];
+      factor[e] = table.stiffness_factor(g);
+    }
+    global += source.n_elements();
     Block block;
     block.type = source.type;
     block.order = source.order;
-    block.connectivity = source.connectivity;
-    block.section.resize(static_cast<std::size_t>(source.n_elements()));
-    block.stiffness_factor.resize(static_cast<std::size_t>(source.n_elements()));
-    for (Index e = 0; e < source.n_elements(); ++e) {
-      const auto g = static_cast<std::size_t>(global + e);
-      block.section[static_cast<std::size_t>(e)] = table.element_section[g];
-      block.stiffness_factor[static_cast<std::size_t>(e)] = table.stiffness_factor(g);
-    }
-    global += source.n_elements();
+    block.connectivity = upload(exec, source.connectivity);
+    block.section = upload(exec, section);
+    block.stiffness_factor = upload(exec, factor);
+    block.colour_elements = upload(exec, colouring.blocks[b].elements);
+    block.colour_offsets = colouring.blocks[b].offsets;
     blocks_.push_back(std::move(block));
   }
+  std::vector<double> D, thickness;
   for (std::size_t s = 0; s < table.D.size(); ++s) {
-    D_.insert(D_.end(), table.D[s].begin(), table.D[s].end());
-    thickness_.push_back(table.thickness[s]);
+    D.insert(D.end(), table.D[s].begin(), table.D[s].end());
+    thickness.push_back(table.thickness[s]);
   }
+  D_ = upload(exec, D);
+  thickness_ = upload(exec, thickness);
 }
 
 template <class Real>
 void MatrixFreeOperator<Real>::apply(const Real* u, Real* ku) const {
   forall(exec_, n_dofs_, [=] TREMOR_LAMBDA(Index i) { ku[i] = Real(0); });
-  for (int c = 0; c < colouring_.n_colours; ++c)
-    for (std::size_t b = 0; b < blocks_.size(); ++b) {
-      const Block& block = blocks_[b];
-      const Index n = colouring_.n_in(static_cast<int>(b), c);
+  for (int c = 0; c < n_colours_; ++c)
+    for (const Block& block : blocks_) {
+      const auto first = block.colour_offsets[static_cast<std::size_t>(c)];
+      const Index n = block.colour_offsets[static_cast<std::size_t>(c) + 1] - first;
       if (n == 0) continue;
       fem::with_element(block.type, block.order, [&](auto element) {
         using E = decltype(element);
-        apply_colour<E, Real>(exec_, n, colouring_.in(static_cast<int>(b), c), block.connectivity.data(),
-                              block.section.data(), block.stiffness_factor.data(), coordinates_.data(), D_.data(), thickness_.data(), u, ku);
+        apply_colour<E, Real>(exec_, n, block.colour_elements.data() + first, block.connectivity.data(),
+                              block.section.data(), block.stiffness_factor.data(), coordinates_.data(), D_.data(),
+                              thickness_.data(), u, ku);
       });
     }
 }
 
 template <class Real>
 std::size_t MatrixFreeOperator<Real>::bytes() const {
-  std::size_t total = coordinates_.size() * sizeof(double) + (D_.size() + thickness_.size()) * sizeof(double);
+  std::size_t total = static_cast<std::size_t>(coordinates_.size() + D_.size() + thickness_.size()) * sizeof(double);
   for (const Block& block : blocks_)
-    total += block.connectivity.size() * sizeof(Index) +
-             block.section.size() * (sizeof(int) + sizeof(Index) + sizeof(double));
+    total += static_cast<std::size_t>(block.connectivity.size()) * sizeof(Index) +
+             static_cast<std::size_t>(block.section.size()) * (sizeof(int) + sizeof(Index) + sizeof(double));
   return total;
 }
 
 // ------------------------------------------------------------------------------------------ make
 
-std::vector<std::string> stiffness_operator_kinds() { return {"assembled", "block_csr", "matrix_free"}; }
+std::vector<std::string> stiffness_operator_kinds() {
+  const auto kinds = explicit_operator_kinds();
+  return {kinds.begin(), kinds.end()};
+}
+
+std::vector<std::string> stiffness_operator_kinds(Backend backend) {
+  std::vector<std::string> out;
+  for (const std::string& kind : stiffness_operator_kinds())
+    if (backend == Backend::Cuda || kind != "cusparse") out.push_back(kind);
+  return out;
+}
 
 template <class Real>
 std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
                                                                  const Exec& exec) {
-  if (kind == "assembled" || kind == "block_csr" || kind == "matrix_free")
+  const auto kinds = stiffness_operator_kinds();
+  if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end())
     return make_stiffness_operator<Real>(model, kind, exec, sparse::section_table(model),
                                          sparse::colour_elements(model.mesh));
   return make_stiffness_operator<Real>(model, kind, exec, {}, {});  // the error listing the kinds
@@ -167,14 +185,14 @@ std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& mo
                                                                  const Exec& exec, const sparse::SectionTable& table,
                                                                  const sparse::ElementColouring& colouring) {
   if (kind == "assembled")
-    return std::make_unique<AssembledOperator<Real>>(exec, sparse::assemble_stiffness(model, table, colouring, exec));
+    return std::make_unique<AssembledOperator<Real>>(exec, sparse::assemble_stiffness(model, table, colouring, host_exec(exec)));
   if (kind == "block_csr")
-    return std::make_unique<BlockCsrOperator<Real>>(exec, sparse::assemble_stiffness(model, table, colouring, exec),
+    return std::make_unique<BlockCsrOperator<Real>>(exec, sparse::assemble_stiffness(model, table, colouring, host_exec(exec)),
                                                     model.mesh.dim());
   if (kind == "matrix_free") return std::make_unique<MatrixFreeOperator<Real>>(exec, model, table, colouring);
-  throw Error(str("unknown stiffness operator '", kind,
-                  "': expected 'assembled' (CSR), 'block_csr' (nodal-block CSR) or 'matrix_free' (element by "
-                  "element)"));
+  if (kind == "cusparse")
+    return std::make_unique<CusparseOperator<Real>>(exec, sparse::assemble_stiffness(model, table, colouring, host_exec(exec)));
+  throw Error(str("unknown stiffness operator '", kind, "': expected one of ", explicit_operator_list()));
 }
 
 template class StiffnessOperator<float>;

@@ -10,16 +10,22 @@
 //   "matrix_free"  MatrixFreeOperator: element by element: gather u_e, K_e u_e in double
 //                  (fem::apply_element_stiffness, geometry recomputed from the node coordinates
 //                  every apply), scatter-add rounded to Real, one element colour at a time.
+//   "cusparse"     CusparseOperator: the same CSR applied by cuSPARSE's SpMV (CUDA only): the
+//                  baseline a user would write, kept to measure tremor's own formats against.
 //
-// Both are deterministic: the same bits on every apply, for every thread count, Serial or OpenMP.
-// u and ku hold n_dofs() values, DOFs node-major, in the memory of the operator's Exec (host
-// backends for now; a Cuda Exec is refused at construction).
+// Matrices are assembled on the host in double and copied once into the memory of the
+// operator's Exec (a GPU's for a Cuda Exec). tremor's own kernels are deterministic: the same
+// bits on every apply, for every thread count, Serial or OpenMP (and on the GPU, run to run).
+// u and ku hold n_dofs() values, DOFs node-major, in the memory of the operator's Exec; apply()
+// only queues work on a Cuda Exec's stream.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "tremor/backend/device_array.hpp"
 #include "tremor/backend/exec.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/mesh/element_type.hpp"
@@ -56,11 +62,10 @@ class AssembledOperator final : public StiffnessOperator<Real> {
   std::string name() const override { return "assembled"; }
   // offsets (8 B per row) + columns (4 B per entry) + values (sizeof(Real) per entry).
   std::size_t bytes() const override { return matrix_.bytes(); }
-  const sparse::CsrMatrixT<Real>& matrix() const { return matrix_; }
 
  private:
   Exec exec_;
-  sparse::CsrMatrixT<Real> matrix_;
+  sparse::DeviceCsr<Real> matrix_;
 };
 
 template <class Real>
@@ -75,11 +80,10 @@ class BlockCsrOperator final : public StiffnessOperator<Real> {
   std::string name() const override { return "block_csr"; }
   // offsets (8 B per node) + columns (4 B per block) + values (sizeof(Real) per entry).
   std::size_t bytes() const override { return matrix_.bytes(); }
-  const sparse::BlockCsrMatrixT<Real>& matrix() const { return matrix_; }
 
  private:
   Exec exec_;
-  sparse::BlockCsrMatrixT<Real> matrix_;
+  sparse::DeviceBlockCsr<Real> matrix_;
 };
 
 template <class Real>
@@ -98,24 +102,55 @@ class MatrixFreeOperator final : public StiffnessOperator<Real> {
   // (8 B), and the per-section D and thickness.
   // No geometry is stored per quadrature point: Jacobians are recomputed on every apply.
   std::size_t bytes() const override;
-  int n_colours() const { return colouring_.n_colours; }
+  int n_colours() const { return n_colours_; }
 
  private:
   struct Block {
     ElementType type = ElementType::Tri3;
     int order = 1;
-    std::vector<Index> connectivity;
-    std::vector<int> section;  // per element of the block
-    std::vector<double> stiffness_factor;  // per element: absorbing layers' K_e scale, 1 elsewhere
+    DeviceArray<Index> connectivity;
+    DeviceArray<int> section;               // per element of the block
+    DeviceArray<double> stiffness_factor;   // per element: absorbing layers' K_e scale, 1 elsewhere
+    DeviceArray<Index> colour_elements;     // the block's elements grouped by colour
+    std::vector<Index> colour_offsets;      // n_colours + 1, into colour_elements
   };
   Exec exec_;
   int dim_ = 3;
   Index n_dofs_ = 0;
-  std::vector<double> coordinates_;
+  int n_colours_ = 0;
+  DeviceArray<double> coordinates_;
   std::vector<Block> blocks_;
-  sparse::ElementColouring colouring_;
-  std::vector<double> D_;          // 36 per section (n_voigt^2 used)
-  std::vector<double> thickness_;  // per section
+  DeviceArray<double> D_;          // 36 per section (n_voigt^2 used)
+  DeviceArray<double> thickness_;  // per section
+};
+
+// cuSPARSE's CSR SpMV (cusparseSpMV, default algorithm) on the assembled K: the baseline. 32-bit
+// row offsets and columns, as a user's first version would have. CUDA builds and a Cuda Exec only;
+// elsewhere construction throws tremor::Error saying why.
+template <class Real>
+class CusparseOperator final : public StiffnessOperator<Real> {
+ public:
+  CusparseOperator(const Exec& exec, const sparse::CsrMatrix& K);
+  ~CusparseOperator() override;
+  CusparseOperator(const CusparseOperator&) = delete;
+  CusparseOperator& operator=(const CusparseOperator&) = delete;
+
+  Index n_dofs() const override { return n_rows_; }
+  void apply(const Real* u, Real* ku) const override;
+  std::string name() const override { return "cusparse"; }
+  // offsets (4 B per row) + columns (4 B per entry) + values (sizeof(Real) per entry).
+  std::size_t bytes() const override;
+
+ private:
+  void create(const Exec& exec, Size nnz);  // handle, descriptor, workspace
+  void release() noexcept;
+  Exec exec_;
+  Index n_rows_ = 0;
+  DeviceArray<std::int32_t> offsets_, columns_;
+  DeviceArray<Real> values_;
+  DeviceArray<unsigned char> workspace_;
+  void* handle_ = nullptr;  // cusparseHandle_t
+  void* matrix_ = nullptr;  // cusparseSpMatDescr_t
 };
 
 // kind: one of stiffness_operator_kinds(); anything else throws tremor::Error listing them.
@@ -130,8 +165,10 @@ std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& mo
                                                                  const Exec& exec, const sparse::SectionTable& table,
                                                                  const sparse::ElementColouring& colouring);
 
-// The kinds make_stiffness_operator() knows.
+// The kinds make_stiffness_operator() knows, and those that run on `backend` ("cusparse" needs
+// CUDA; the others run everywhere).
 std::vector<std::string> stiffness_operator_kinds();
+std::vector<std::string> stiffness_operator_kinds(Backend backend);
 
 extern template class StiffnessOperator<float>;
 extern template class StiffnessOperator<double>;
@@ -141,6 +178,8 @@ extern template class BlockCsrOperator<float>;
 extern template class BlockCsrOperator<double>;
 extern template class MatrixFreeOperator<float>;
 extern template class MatrixFreeOperator<double>;
+extern template class CusparseOperator<float>;
+extern template class CusparseOperator<double>;
 extern template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(const Model&, std::string_view,
                                                                                           const Exec&);
 extern template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(const Model&,

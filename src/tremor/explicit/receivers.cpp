@@ -262,8 +262,10 @@ Recorder<Real>::Recorder(const Exec& exec, std::vector<History> histories, doubl
   for (Index node : gather_nodes_)
     for (int c = 0; c < dim_; ++c) dofs.push_back(node * dim_ + c);
   gather_dofs_ = DeviceArray<Index>(exec_, std::span<const Index>(dofs));
-  gathered_ = DeviceArray<Real>(exec_, static_cast<Index>(dofs.size()));
-  host_gathered_.resize(dofs.size());
+  // A few hundred recording steps per transfer, within 64 MB of buffer.
+  const std::size_t row_pair = std::max<std::size_t>(2 * dofs.size() * sizeof(Real), 1);
+  capacity_ = static_cast<Index>(std::clamp<std::size_t>((std::size_t(64) << 20) / row_pair, 1, 256));
+  buffer_ = DeviceArray<Real>(exec_, static_cast<Index>(2 * dofs.size()) * capacity_);
   pending_.resize(histories_.size());
 }
 
@@ -275,12 +277,20 @@ void gather_entries(const Exec& exec, View<const Real> field, View<const Index> 
 template void gather_entries<float>(const Exec&, View<const float>, View<const Index>, View<float>);
 template void gather_entries<double>(const Exec&, View<const double>, View<const Index>, View<double>);
 
+namespace {
+
+// out[k] = previous[dofs[k]] and out[n + k] = current[dofs[k]], n = dofs.size: both time levels
+// of one recording step in one launch.
 template <class Real>
-void Recorder<Real>::gather(View<const Real> field, std::vector<double>& out) {
-  gather_entries<Real>(exec_, field, std::as_const(gather_dofs_).view(), gathered_.view());
-  host_gathered_ = gathered_.to_host();
-  out.assign(host_gathered_.begin(), host_gathered_.end());
+void gather_levels(const Exec& exec, View<const Real> previous, View<const Real> current, View<const Index> dofs,
+                   Real* out) {
+  const Index n = dofs.size;
+  forall(exec, 2 * n, [=] TREMOR_LAMBDA(Index k) {
+    out[k] = k < n ? previous[dofs[k]] : current[dofs[k - n]];
+  });
 }
+
+}  // namespace
 
 template <class Real>
 void Recorder<Real>::interpolate(const History& history, std::size_t h, const std::vector<double>& gathered,
@@ -295,19 +305,41 @@ void Recorder<Real>::interpolate(const History& history, std::size_t h, const st
 }
 
 template <class Real>
-void Recorder<Real>::record(long long step, View<const Real> previous, View<const Real> current,
-                            const Callback& on_sample) {
+void Recorder<Real>::record(long long step, View<const Real> previous, View<const Real> current) {
   if (histories_.empty()) return;
   // Which histories act this step: a displacement-only one samples at multiples of n; a
   // velocity/acceleration one stores u_k-1, u_k at multiples of n and completes the next step.
   bool need = false;
   for (std::size_t h = 0; h < histories_.size(); ++h) {
     const auto n = static_cast<long long>(histories_[h].every_n_steps);
-    need = need || step % n == 0 || pending_[h].active;
+    const bool kinematic = histories_[h].records(Quantity::Velocity) || histories_[h].records(Quantity::Acceleration);
+    need = need || step % n == 0 || (kinematic && step % n == 1 % n);
   }
   if (!need) return;
-  gather(previous, previous_);
-  gather(current, current_);
+  if (static_cast<Index>(buffered_.size()) == capacity_) flush();
+  const auto width = static_cast<std::size_t>(gather_dofs_.size());
+  gather_levels<Real>(exec_, previous, current, std::as_const(gather_dofs_).view(),
+                      buffer_.data() + 2 * width * buffered_.size());
+  buffered_.push_back(step);
+}
+
+template <class Real>
+void Recorder<Real>::flush() {
+  if (buffered_.empty()) return;
+  const auto width = static_cast<std::size_t>(gather_dofs_.size());
+  std::vector<Real> host(2 * width * buffered_.size());
+  memory::copy(exec_, host.data(), MemorySpace::Host, buffer_.data(), exec_.space(), sizeof(Real) * host.size());
+  for (std::size_t r = 0; r < buffered_.size(); ++r) {
+    const Real* row = host.data() + 2 * width * r;
+    previous_.assign(row, row + width);
+    current_.assign(row + width, row + 2 * width);
+    complete(buffered_[r]);
+  }
+  buffered_.clear();
+}
+
+template <class Real>
+void Recorder<Real>::complete(long long step) {
   std::vector<double> u_prev, u_curr;
   for (std::size_t h = 0; h < histories_.size(); ++h) {
     History& history = histories_[h];
@@ -324,7 +356,7 @@ void Recorder<Real>::record(long long step, View<const Real> previous, View<cons
       for (std::size_t p = 0; p < n_values; p += static_cast<std::size_t>(dim_))
         history.values.insert(history.values.end(), u_curr.begin() + static_cast<std::ptrdiff_t>(p),
                               u_curr.begin() + static_cast<std::ptrdiff_t>(p + static_cast<std::size_t>(dim_)));
-      if (on_sample) on_sample(history, history.n_samples() - 1);
+      if (on_sample_) on_sample_(history, history.n_samples() - 1);
       continue;
     }
     if (pending.active && pending.step + 1 == step) {
@@ -342,7 +374,7 @@ void Recorder<Real>::record(long long step, View<const Real> previous, View<cons
             history.values.push_back(value);
           }
       pending.active = false;
-      if (on_sample) on_sample(history, history.n_samples() - 1);
+      if (on_sample_) on_sample_(history, history.n_samples() - 1);
     }
     if (due) {
       interpolate(history, h, previous_, u_prev);
@@ -356,6 +388,7 @@ void Recorder<Real>::record(long long step, View<const Real> previous, View<cons
 
 template <class Real>
 void Recorder<Real>::restore_pending(std::vector<PendingSample> pending) {
+  TREMOR_CHECK(buffered_.empty(), "restore_pending: samples are still buffered");
   TREMOR_CHECK(pending.size() == histories_.size(), "checkpoint holds ", pending.size(),
                " pending receiver samples; the model has ", histories_.size(), " histories");
   for (std::size_t h = 0; h < pending.size(); ++h) {

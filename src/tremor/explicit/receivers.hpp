@@ -89,8 +89,10 @@ struct PendingSample {
 template <class Real>
 void gather_entries(const Exec& exec, View<const Real> field, View<const Index> dofs, View<Real> gathered);
 
-// Records histories from the integrator's two time levels. Gathers the receiver DOFs in the
-// Exec's memory (one small kernel and copy on a recording step), evaluates on the host in double.
+// Records histories from the integrator's two time levels. On a recording step record() gathers
+// the receiver DOFs of both levels into a buffer in the Exec's memory (one small kernel, no host
+// transfer); flush() copies the buffer to the host in one transfer and completes the samples in
+// step order, in double. The buffer flushes itself when full (every few hundred recording steps).
 template <class Real>
 class Recorder {
  public:
@@ -98,22 +100,26 @@ class Recorder {
 
   Recorder(const Exec& exec, std::vector<History> histories, double dt, Index n_dofs);
 
+  // Called for each completed sample, during flush().
+  void set_on_sample(Callback on_sample) { on_sample_ = std::move(on_sample); }
   // Called once after the initial conditions (step 0, `previous` = u_-1) and after every step
-  // (`current` = u_step). `on_sample`, when set, is called for each completed sample.
-  void record(long long step, View<const Real> previous, View<const Real> current, const Callback& on_sample = {});
+  // (`current` = u_step). Steps must increase.
+  void record(long long step, View<const Real> previous, View<const Real> current);
+  // Completes every sample recorded so far (histories() and pending() are then up to date).
+  void flush();
 
   const std::vector<History>& histories() const { return histories_; }
   std::vector<History> take_histories() { return std::move(histories_); }
 
-  // The samples waiting for the next step, one per history: what a restart needs besides the
-  // integrator's state, since the histories' samples so far are written out already.
+  // The samples waiting for the next step, one per history (after flush()): what a restart needs
+  // besides the integrator's state, since the histories' samples so far are written out already.
   const std::vector<PendingSample>& pending() const { return pending_; }
   // Restores pending() from a checkpoint (one per history; throws on a count or size mismatch).
   void restore_pending(std::vector<PendingSample> pending);
 
  private:
   using Pending = PendingSample;
-  void gather(View<const Real> field, std::vector<double>& out);  // per gathered DOF
+  void complete(long long step);  // the host part of one recording step, from previous_/current_
   void interpolate(const History& history, std::size_t h, const std::vector<double>& gathered,
                    std::vector<double>& out) const;
 
@@ -121,11 +127,13 @@ class Recorder {
   std::vector<History> histories_;
   double dt_ = 0.0;
   int dim_ = 3;
+  Callback on_sample_;
   std::vector<Index> gather_nodes_;
   DeviceArray<Index> gather_dofs_;
-  DeviceArray<Real> gathered_;
-  std::vector<Real> host_gathered_;
-  std::vector<double> previous_, current_;               // gathered values this step
+  Index capacity_ = 0;                 // recording steps the buffer holds
+  DeviceArray<Real> buffer_;           // [recording step][previous, current][gathered DOF]
+  std::vector<long long> buffered_;    // the step of each buffered row pair
+  std::vector<double> previous_, current_;               // gathered values of the step completed
   std::vector<std::vector<std::vector<std::pair<Index, double>>>> terms_;  // [history][point] -> (slot, weight)
   std::vector<Pending> pending_;
 };

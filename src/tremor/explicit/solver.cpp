@@ -39,11 +39,11 @@ std::string brief(double value) {
 }
 
 Exec make_exec(const std::string& backend) {
-  if (backend == "auto" || backend == "openmp") return Exec::openmp();
+  if (backend == "auto") return cuda_device_count() > 0 ? Exec::cuda() : Exec::openmp();
+  if (backend == "openmp") return Exec::openmp();
   if (backend == "serial") return Exec::serial();
-  if (backend == "cuda")
-    throw Error("the explicit solver runs on the host backends (serial, openmp) for now; backend 'cuda' was asked for");
-  throw Error(str("unknown backend '", backend, "': expected auto, serial or openmp"));
+  if (backend == "cuda") return Exec::cuda();  // throws, saying why, without a usable GPU
+  throw Error(str("unknown backend '", backend, "': expected auto, serial, openmp or cuda"));
 }
 
 // Settings, time step and the numbers that need no operator; memory_bytes left 0.
@@ -58,8 +58,10 @@ Preflight resolve(const Model& model, const RunOptions& options) {
                "': expected double or float");
   const auto kinds = stiffness_operator_kinds();
   TREMOR_CHECK(std::find(kinds.begin(), kinds.end(), p.operator_kind) != kinds.end(), "unknown stiffness operator '",
-               p.operator_kind, "': expected assembled, block_csr or matrix_free");
+               p.operator_kind, "': expected one of ", explicit_operator_list());
   p.backend = std::string(to_string(make_exec(p.backend).backend()));  // "auto" resolved to what runs
+  TREMOR_CHECK(p.operator_kind != "cusparse" || p.backend == "cuda", "the cusparse operator runs on the GPU; the "
+               "backend is ", p.backend, " (use backend cuda, or another operator)");
   TREMOR_CHECK(options.check_every >= 1, "check_every must be at least 1, got ", options.check_every);
   p.safety_factor = options.safety_factor.value_or(settings.safety_factor);
   TREMOR_CHECK(p.safety_factor > 0.0 && p.safety_factor <= 1.0, "safety factor must be in (0, 1], got ",
@@ -220,22 +222,23 @@ std::size_t state_bytes(std::size_t n_dofs, std::size_t real_size) { return n_do
 template <class Real>
 ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions& options, Observer* observer) {
   const Exec exec = make_exec(preflight.backend);
+  const Exec setup = host_exec(exec);  // assembly and loads are prepared on the host
   const auto started = std::chrono::steady_clock::now();
   // One table and colouring (section checks, element geometry, absorbing profile) for the three.
   const sparse::SectionTable table = sparse::section_table(model);
   const sparse::ElementColouring colouring = sparse::colour_elements(model.mesh);
   const auto stiffness = make_stiffness_operator<Real>(model, preflight.operator_kind, exec, table, colouring);
-  const std::vector<double> mass = sparse::assemble_lumped_mass(model, table, colouring, exec);
+  const std::vector<double> mass = sparse::assemble_lumped_mass(model, table, colouring, setup);
   // Undamped models (the common case) skip the damping pass: CentralDifference takes no vector.
   const bool damped = !model.absorbing.empty() ||
                       std::any_of(model.materials.begin(), model.materials.end(),
                                   [](const Material& m) { return m.damping_alpha != 0.0; });
   const std::vector<double> damping =
-      damped ? sparse::assemble_lumped_damping(model, table, colouring, exec) : std::vector<double>{};
+      damped ? sparse::assemble_lumped_damping(model, table, colouring, setup) : std::vector<double>{};
   const Loading loading(model);
   const std::vector<Index> constrained = loading.constrained_dofs();
   CentralDifference<Real> scheme(exec, *stiffness, mass, damping, preflight.dt, constrained);
-  ForceVector<Real> force(exec, loading);
+  DeviceLoading<Real> loads(exec, loading, preflight.dt);
   Recorder<Real> recorder(exec, make_histories(model, preflight.dt), preflight.dt, preflight.n_dofs);
   preflight.memory_bytes = stiffness->bytes() + state_bytes(static_cast<std::size_t>(preflight.n_dofs), sizeof(Real));
 
@@ -263,9 +266,9 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   ExplicitRun run;
   run.dt = dt;
   if (observer) observer->on_start(preflight);
-  typename Recorder<Real>::Callback on_sample;
   if (observer)
-    on_sample = [observer](const History& history, std::size_t sample) { observer->on_sample(history, sample); };
+    recorder.set_on_sample(
+        [observer](const History& history, std::size_t sample) { observer->on_sample(history, sample); });
   SnapshotTaker<Real> snapshots(exec, model, preflight.snapshot_every, dt);
   long long step = 0;
   if (options.resume) {
@@ -284,7 +287,7 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
     snapshots.restore(state.snapshot);
     step = state.step;
   } else {
-    recorder.record(0, scheme.previous_displacement(), scheme.displacement(), on_sample);
+    recorder.record(0, scheme.previous_displacement(), scheme.displacement());
     snapshots.take(0, scheme.previous_displacement(), scheme.displacement(), observer);
   }
 
@@ -293,21 +296,23 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   const long long checkpoint_every = observer ? options.checkpoint_every : 0;
   const long long first_step = step;
   while (step < preflight.steps) {
-    force.update(static_cast<double>(step) * dt);  // F at t_n drives u_n+1 (Eq. 4)
-    prescribe(static_cast<double>(step + 1) * dt);
-    scheme.step(force.view(), prescribed_dofs, prescribed_real);
+    loads.update(step);  // F at t_n drives u_n+1 (Eq. 4); prescribed values at t_n+1
+    scheme.step(loads.force(), loads.prescribed_dofs(), loads.prescribed_values());
     ++step;
-    recorder.record(step, scheme.previous_displacement(), scheme.displacement(), on_sample);
+    recorder.record(step, scheme.previous_displacement(), scheme.displacement());
     snapshots.take(step, scheme.previous_displacement(), scheme.displacement(), observer);
     const bool checkpoint = checkpoint_every > 0 && step % checkpoint_every == 0 && step < preflight.steps;
     if (step % options.check_every != 0 && step != preflight.steps && !checkpoint) continue;
-    const View<const Real> u = scheme.displacement();
+    // The one host synchronisation every check_every steps: samples, then the NaN/Inf count.
+    recorder.flush();
+    const View<const Real> u_exec = scheme.displacement();
     const double bad = sum<double>(exec, n, [=] TREMOR_LAMBDA(Index i) {
-      return std::isfinite(static_cast<double>(u[i])) ? 0.0 : 1.0;
+      return std::isfinite(static_cast<double>(u_exec[i])) ? 0.0 : 1.0;
     });
     if (bad > 0.0) {
-      // Host backends: the state is in host memory. Worst node: NaN first, then Inf, then the
-      // largest |u|.
+      // Worst node: NaN first, then Inf, then the largest |u|.
+      std::vector<Real> previous, u;
+      scheme.get_state(previous, u);
       const auto rank = [&](Index i) {
         const double value = static_cast<double>(u[i]);
         return std::pair<int, double>(std::isnan(value) ? 2 : std::isinf(value) ? 1 : 0,
@@ -354,6 +359,7 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   run.dof_steps_per_second =
       loop_seconds > 0.0 ? static_cast<double>(n) * static_cast<double>(step - first_step) / loop_seconds : 0.0;
   run.preflight = std::move(preflight);
+  recorder.flush();
   run.histories = recorder.take_histories();
   return run;
 }
@@ -377,6 +383,9 @@ std::size_t memory_estimate(const Mesh& mesh, std::string_view operator_kind, Si
   if (operator_kind == "assembled") {
     // CSR: offsets (8 B per row), per entry a column (4 B) and a value.
     operator_bytes = (n + 1) * sizeof(Size) + static_cast<std::size_t>(stiffness_nnz) * (sizeof(Index) + real_size);
+  } else if (operator_kind == "cusparse") {
+    // CSR with 32-bit offsets (CusparseOperator), plus cuSPARSE's workspace (small; not counted).
+    operator_bytes = (n + 1) * sizeof(std::int32_t) + static_cast<std::size_t>(stiffness_nnz) * (sizeof(std::int32_t) + real_size);
   } else if (operator_kind == "block_csr") {
     // Nodal-block CSR: offsets (8 B per node), a column (4 B) per dim x dim block, the values.
     const auto d = static_cast<std::size_t>(mesh.dim());

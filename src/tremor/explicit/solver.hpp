@@ -51,8 +51,8 @@ struct SolverState {
 struct RunOptions {
   // Empty / unset: from the model (see above).
   std::string precision;      // "double" or "float"
-  std::string operator_kind;  // "assembled", "block_csr" or "matrix_free"
-  std::string backend;        // "auto", "serial" or "openmp" ("cuda": not yet for this solver)
+  std::string operator_kind;  // one of stiffness_operator_kinds()
+  std::string backend;        // "auto" (CUDA when a GPU is usable, else OpenMP), "serial", "openmp", "cuda"
   std::optional<double> time_step;
   std::optional<double> duration;
   std::optional<double> safety_factor;

@@ -25,7 +25,7 @@ struct Checkpoint {
   // The run: a resume must match every one of these.
   std::string model_hash;     // of the model file and what it read (cli/run.cpp model_hash)
   std::string precision;      // "float" or "double"
-  std::string operator_kind;  // "assembled", "block_csr" or "matrix_free"
+  std::string operator_kind;  // one of explicit_operator_kinds() (model/source.hpp)
   std::string backend;        // as it ran: "serial", "openmp", "cuda"
   double time_step = 0.0;     // s
   std::int64_t total_steps = 0;

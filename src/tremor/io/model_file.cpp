@@ -681,7 +681,6 @@ constexpr std::string_view explicit_keys[] = {"duration", "time_step",     "safe
                                               "backend",  "operator",      "allow_unstable"};
 constexpr std::string_view precisions[] = {"double", "float"};
 constexpr std::string_view backends[] = {"auto", "serial", "openmp", "cuda"};
-constexpr std::string_view operators[] = {"assembled", "block_csr", "matrix_free"};
 
 ExplicitSettings read_explicit(const Table& table) {
   table.only(explicit_keys);
@@ -695,7 +694,7 @@ ExplicitSettings read_explicit(const Table& table) {
                str("'safety_factor' is ", settings.safety_factor, "; expected a number in (0, 1]"));
   settings.precision = choice(table, "precision", precisions).value_or("double");
   settings.backend = choice(table, "backend", backends).value_or("auto");
-  settings.operator_kind = choice(table, "operator", operators).value_or("assembled");
+  settings.operator_kind = choice(table, "operator", explicit_operator_kinds()).value_or("assembled");
   settings.allow_unstable = table.boolean("allow_unstable").value_or(false);
   if (settings.time_step > settings.duration)
     table.fail("time_step", str("'time_step' ", settings.time_step, " exceeds 'duration' ", settings.duration));

@@ -1,11 +1,23 @@
 #include "tremor/model/source.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "tremor/core/error.hpp"
 #include "tremor/model/model.hpp"
 
 namespace tremor {
+
+std::span<const std::string_view> explicit_operator_kinds() {
+  static constexpr std::string_view kinds[] = {"assembled", "block_csr", "matrix_free", "cusparse"};
+  return kinds;
+}
+
+std::string explicit_operator_list() {
+  std::string out;
+  for (std::string_view kind : explicit_operator_kinds()) out += (out.empty() ? "\"" : ", \"") + std::string(kind) + "\"";
+  return out;
+}
 
 Index nearest_node(const Mesh& mesh, std::span<const double> position) {
   const auto dim = static_cast<std::size_t>(mesh.dim());
@@ -125,9 +137,9 @@ void validate_excitation(const Model& model) {
                  "'; expected \"double\" or \"float\"");
     TREMOR_CHECK(s.backend == "auto" || s.backend == "serial" || s.backend == "openmp" || s.backend == "cuda", at,
                  ": explicit backend '", s.backend, "'; expected \"auto\", \"serial\", \"openmp\" or \"cuda\"");
-    TREMOR_CHECK(s.operator_kind == "assembled" || s.operator_kind == "block_csr" || s.operator_kind == "matrix_free",
-                 at, ": explicit operator '", s.operator_kind,
-                 "'; expected \"assembled\", \"block_csr\" or \"matrix_free\"");
+    const auto kinds = explicit_operator_kinds();
+    TREMOR_CHECK(std::find(kinds.begin(), kinds.end(), s.operator_kind) != kinds.end(), at, ": explicit operator '",
+                 s.operator_kind, "'; expected one of ", explicit_operator_list());
   }
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tremor/core/config.hpp"
@@ -82,10 +83,16 @@ struct ExplicitSettings {
   double safety_factor = 0.9;   // in (0, 1]
   std::string precision = "double";        // "double" or "float"
   std::string backend = "auto";            // "auto", "serial", "openmp" or "cuda"
-  std::string operator_kind = "assembled";  // "assembled", "block_csr" or "matrix_free"
+  std::string operator_kind = "assembled";  // one of explicit_operator_kinds()
   bool allow_unstable = false;  // accept a time_step above the stable one
   std::string origin;
 };
+
+// The stiffness operators the explicit solver offers (explicit/operator.hpp describes each), in the
+// order they are documented: the one list behind the model file, the CLI and the solver.
+std::span<const std::string_view> explicit_operator_kinds();
+// The same as one string for messages: "\"assembled\", \"block_csr\", ...".
+std::string explicit_operator_list();
 
 // The node closest to `position` (dim coordinates; extra ones ignored), ties to the lowest
 // index; -1 for a mesh with no node. Brute force: O(nodes) per call.

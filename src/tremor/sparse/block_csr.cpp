@@ -70,27 +70,50 @@ void spmv_blocks(const Exec& exec, Index n_block_rows, const Size* offsets, cons
   });
 }
 
+// Dispatches on the block size.
+template <class Real>
+void spmv_any(const Exec& exec, int block, Index n_block_rows, const Size* offsets, const Index* columns,
+              const Real* values, const Real* x, Real* y) {
+  switch (block) {
+    case 1: return spmv_blocks<1>(exec, n_block_rows, offsets, columns, values, x, y);
+    case 2: return spmv_blocks<2>(exec, n_block_rows, offsets, columns, values, x, y);
+    case 3: return spmv_blocks<3>(exec, n_block_rows, offsets, columns, values, x, y);
+    default: throw Error(str("nodal-block CSR SpMV: block size ", block, " is not 1, 2 or 3"));
+  }
+}
+
 }  // namespace
+
+template <class Real>
+DeviceBlockCsr<Real>::DeviceBlockCsr(const Exec& exec, const BlockCsrMatrixT<Real>& matrix)
+    : block(matrix.block),
+      n_block_rows(matrix.n_block_rows),
+      offsets(exec, std::span<const Size>(matrix.offsets)),
+      columns(exec, std::span<const Index>(matrix.columns)),
+      values(exec, std::span<const Real>(matrix.values)) {}
 
 template <class Real>
 void spmv(const Exec& exec, const BlockCsrMatrixT<Real>& matrix, const Real* x, Real* y) {
   TREMOR_CHECK(exec.space() == MemorySpace::Host, "nodal-block CSR SpMV: the matrix is in host memory, ",
                exec.describe(), " cannot run it");
-  const Size* offsets = matrix.offsets.data();
-  const Index* columns = matrix.columns.data();
-  const Real* values = matrix.values.data();
-  switch (matrix.block) {
-    case 1: return spmv_blocks<1>(exec, matrix.n_block_rows, offsets, columns, values, x, y);
-    case 2: return spmv_blocks<2>(exec, matrix.n_block_rows, offsets, columns, values, x, y);
-    case 3: return spmv_blocks<3>(exec, matrix.n_block_rows, offsets, columns, values, x, y);
-    default: throw Error(str("nodal-block CSR SpMV: block size ", matrix.block, " is not 1, 2 or 3"));
-  }
+  spmv_any(exec, matrix.block, matrix.n_block_rows, matrix.offsets.data(), matrix.columns.data(),
+           matrix.values.data(), x, y);
+}
+
+template <class Real>
+void spmv(const Exec& exec, const DeviceBlockCsr<Real>& matrix, const Real* x, Real* y) {
+  spmv_any(exec, matrix.block, matrix.n_block_rows, matrix.offsets.data(), matrix.columns.data(),
+           matrix.values.data(), x, y);
 }
 
 template struct BlockCsrMatrixT<float>;
 template struct BlockCsrMatrixT<double>;
 template BlockCsrMatrixT<float> to_block_csr<float>(const CsrMatrix&, int);
 template BlockCsrMatrixT<double> to_block_csr<double>(const CsrMatrix&, int);
+template struct DeviceBlockCsr<float>;
+template struct DeviceBlockCsr<double>;
+template void spmv<float>(const Exec&, const DeviceBlockCsr<float>&, const float*, float*);
+template void spmv<double>(const Exec&, const DeviceBlockCsr<double>&, const double*, double*);
 template void spmv<float>(const Exec&, const BlockCsrMatrixT<float>&, const float*, float*);
 template void spmv<double>(const Exec&, const BlockCsrMatrixT<double>&, const double*, double*);
 

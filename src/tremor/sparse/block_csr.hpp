@@ -6,6 +6,7 @@
 // 12 and 8 for CsrMatrixT. Within a block, values are row-major.
 #include <vector>
 
+#include "tremor/backend/device_array.hpp"
 #include "tremor/backend/exec.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/sparse/csr.hpp"
@@ -33,15 +34,41 @@ struct BlockCsrMatrixT {
 template <class Real>
 BlockCsrMatrixT<Real> to_block_csr(const CsrMatrix& matrix, int block);
 
+// The same matrix owned in the memory of an Exec (a GPU's for a Cuda Exec).
+template <class Real>
+struct DeviceBlockCsr {
+  DeviceBlockCsr() = default;
+  DeviceBlockCsr(const Exec& exec, const BlockCsrMatrixT<Real>& matrix);
+  int block = 3;
+  Index n_block_rows = 0;
+  DeviceArray<Size> offsets;
+  DeviceArray<Index> columns;
+  DeviceArray<Real> values;
+
+  Index n_rows() const { return n_block_rows * block; }
+  std::size_t bytes() const {
+    return static_cast<std::size_t>(offsets.size()) * sizeof(Size) +
+           static_cast<std::size_t>(columns.size()) * sizeof(Index) +
+           static_cast<std::size_t>(values.size()) * sizeof(Real);
+  }
+};
+
 // y = A x, one node row per iteration; each y entry is summed in column order, as the scalar
-// CSR SpMV sums it. Host backends only (a Cuda Exec throws tremor::Error).
+// CSR SpMV sums it. The host matrix runs on the host backends only (a Cuda Exec throws
+// tremor::Error); the DeviceBlockCsr on its own Exec's backend.
 template <class Real>
 void spmv(const Exec& exec, const BlockCsrMatrixT<Real>& matrix, const Real* x, Real* y);
+template <class Real>
+void spmv(const Exec& exec, const DeviceBlockCsr<Real>& matrix, const Real* x, Real* y);
 
 extern template struct BlockCsrMatrixT<float>;
 extern template struct BlockCsrMatrixT<double>;
 extern template BlockCsrMatrixT<float> to_block_csr<float>(const CsrMatrix&, int);
 extern template BlockCsrMatrixT<double> to_block_csr<double>(const CsrMatrix&, int);
+extern template struct DeviceBlockCsr<float>;
+extern template struct DeviceBlockCsr<double>;
+extern template void spmv<float>(const Exec&, const DeviceBlockCsr<float>&, const float*, float*);
+extern template void spmv<double>(const Exec&, const DeviceBlockCsr<double>&, const double*, double*);
 extern template void spmv<float>(const Exec&, const BlockCsrMatrixT<float>&, const float*, float*);
 extern template void spmv<double>(const Exec&, const BlockCsrMatrixT<double>&, const double*, double*);
 

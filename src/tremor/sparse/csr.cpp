@@ -59,12 +59,17 @@ CsrMatrixT<Real> convert(const CsrMatrix& matrix) {
 }
 
 template <class Real>
-void spmv(const Exec& exec, const CsrMatrixT<Real>& matrix, const Real* x, Real* y) {
-  TREMOR_CHECK(exec.space() == MemorySpace::Host, "CSR SpMV: the matrix is in host memory, ", exec.describe(),
-               " cannot run it");
-  const Size* offsets = matrix.offsets.data();
-  const Index* columns = matrix.columns.data();
-  const Real* values = matrix.values.data();
+DeviceCsr<Real>::DeviceCsr(const Exec& exec, const CsrMatrixT<Real>& matrix)
+    : n_rows(matrix.n_rows),
+      offsets(exec, std::span<const Size>(matrix.offsets)),
+      columns(exec, std::span<const Index>(matrix.columns)),
+      values(exec, std::span<const Real>(matrix.values)) {}
+
+template <class Real>
+void spmv(const Exec& exec, CsrView<Real> matrix, const Real* x, Real* y) {
+  const Size* offsets = matrix.offsets;
+  const Index* columns = matrix.columns;
+  const Real* values = matrix.values;
   forall(exec, matrix.n_rows, [=] TREMOR_LAMBDA(Index row) {
     Real sum = 0;
     for (Size k = offsets[row]; k < offsets[row + 1]; ++k) sum += values[k] * x[columns[k]];
@@ -72,10 +77,21 @@ void spmv(const Exec& exec, const CsrMatrixT<Real>& matrix, const Real* x, Real*
   });
 }
 
+template <class Real>
+void spmv(const Exec& exec, const CsrMatrixT<Real>& matrix, const Real* x, Real* y) {
+  TREMOR_CHECK(exec.space() == MemorySpace::Host, "CSR SpMV: the matrix is in host memory, ", exec.describe(),
+               " cannot run it");
+  spmv(exec, CsrView<Real>{matrix.n_rows, matrix.offsets.data(), matrix.columns.data(), matrix.values.data()}, x, y);
+}
+
 template struct CsrMatrixT<float>;
 template struct CsrMatrixT<double>;
 template CsrMatrixT<float> convert<float>(const CsrMatrix&);
 template CsrMatrixT<double> convert<double>(const CsrMatrix&);
+template struct DeviceCsr<float>;
+template struct DeviceCsr<double>;
+template void spmv<float>(const Exec&, CsrView<float>, const float*, float*);
+template void spmv<double>(const Exec&, CsrView<double>, const double*, double*);
 template void spmv<float>(const Exec&, const CsrMatrixT<float>&, const float*, float*);
 template void spmv<double>(const Exec&, const CsrMatrixT<double>&, const double*, double*);
 

@@ -180,18 +180,28 @@ std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& mo
   return make_stiffness_operator<Real>(model, kind, exec, {}, {});  // the error listing the kinds
 }
 
+bool is_assembled_kind(std::string_view kind) { return kind != "matrix_free"; }
+
 template <class Real>
 std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
                                                                  const Exec& exec, const sparse::SectionTable& table,
                                                                  const sparse::ElementColouring& colouring) {
-  if (kind == "assembled")
-    return std::make_unique<AssembledOperator<Real>>(exec, sparse::assemble_stiffness(model, table, colouring, host_exec(exec)));
-  if (kind == "block_csr")
-    return std::make_unique<BlockCsrOperator<Real>>(exec, sparse::assemble_stiffness(model, table, colouring, host_exec(exec)),
-                                                    model.mesh.dim());
+  const auto kinds = stiffness_operator_kinds();
+  if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end() && is_assembled_kind(kind))
+    return make_stiffness_operator<Real>(model, kind, exec, table, colouring,
+                                         sparse::assemble_stiffness(model, table, colouring, host_exec(exec)));
+  return make_stiffness_operator<Real>(model, kind, exec, table, colouring, sparse::CsrMatrix{});
+}
+
+template <class Real>
+std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
+                                                                 const Exec& exec, const sparse::SectionTable& table,
+                                                                 const sparse::ElementColouring& colouring,
+                                                                 const sparse::CsrMatrix& K) {
+  if (kind == "assembled") return std::make_unique<AssembledOperator<Real>>(exec, K);
+  if (kind == "block_csr") return std::make_unique<BlockCsrOperator<Real>>(exec, K, model.mesh.dim());
+  if (kind == "cusparse") return std::make_unique<CusparseOperator<Real>>(exec, K);
   if (kind == "matrix_free") return std::make_unique<MatrixFreeOperator<Real>>(exec, model, table, colouring);
-  if (kind == "cusparse")
-    return std::make_unique<CusparseOperator<Real>>(exec, sparse::assemble_stiffness(model, table, colouring, host_exec(exec)));
   throw Error(str("unknown stiffness operator '", kind, "': expected one of ", explicit_operator_list()));
 }
 
@@ -211,5 +221,11 @@ template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float
     const Model&, std::string_view, const Exec&, const sparse::SectionTable&, const sparse::ElementColouring&);
 template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(
     const Model&, std::string_view, const Exec&, const sparse::SectionTable&, const sparse::ElementColouring&);
+template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(
+    const Model&, std::string_view, const Exec&, const sparse::SectionTable&, const sparse::ElementColouring&,
+    const sparse::CsrMatrix&);
+template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(
+    const Model&, std::string_view, const Exec&, const sparse::SectionTable&, const sparse::ElementColouring&,
+    const sparse::CsrMatrix&);
 
 }  // namespace tremor::explicit_fe

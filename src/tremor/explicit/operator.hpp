@@ -165,6 +165,18 @@ std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& mo
                                                                  const Exec& exec, const sparse::SectionTable& table,
                                                                  const sparse::ElementColouring& colouring);
 
+// The same with K already assembled from that table and colouring (sparse::assemble_stiffness):
+// the assembled kinds convert it, "matrix_free" does not use it. One assembly serves several
+// operators (the benchmark).
+template <class Real>
+std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
+                                                                 const Exec& exec, const sparse::SectionTable& table,
+                                                                 const sparse::ElementColouring& colouring,
+                                                                 const sparse::CsrMatrix& K);
+
+// True for the kinds built from the assembled K (all but "matrix_free").
+bool is_assembled_kind(std::string_view kind);
+
 // The kinds make_stiffness_operator() knows, and those that run on `backend` ("cusparse" needs
 // CUDA; the others run everywhere).
 std::vector<std::string> stiffness_operator_kinds();
@@ -189,5 +201,11 @@ extern template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operato
     const Model&, std::string_view, const Exec&, const sparse::SectionTable&, const sparse::ElementColouring&);
 extern template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(
     const Model&, std::string_view, const Exec&, const sparse::SectionTable&, const sparse::ElementColouring&);
+extern template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(
+    const Model&, std::string_view, const Exec&, const sparse::SectionTable&, const sparse::ElementColouring&,
+    const sparse::CsrMatrix&);
+extern template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(
+    const Model&, std::string_view, const Exec&, const sparse::SectionTable&, const sparse::ElementColouring&,
+    const sparse::CsrMatrix&);
 
 }  // namespace tremor::explicit_fe

@@ -90,12 +90,30 @@ TEST_P(OperatorFamilies, AssembledAndElementAgree) {
   EXPECT_LE(max_difference(apply_operator(*blocks_f, u), kaf), 1e-6 * scale);
 }
 
+// The GPU formats hold the assembled K and sum each row in column order, as CSR does: on the host
+// the same bits as the "assembled" operator, in both precisions.
+TEST_P(OperatorFamilies, FormatOperatorsEqualCsrBitForBit) {
+  const auto& c = GetParam();
+  const Model model = test::two_section_model(c.type, c.order, test::cells_for(c.type), 0.15);
+  const auto u = test::test_vector(model.mesh.n_nodes() * model.mesh.dim(), 3);
+  const auto csr = apply_operator(*make_stiffness_operator<double>(model, "assembled"), u);
+  const auto csr_f = apply_operator(*make_stiffness_operator<float>(model, "assembled"), u);
+  for (const char* kind : {"ell", "sell", "jds", "block_ell"}) {
+    SCOPED_TRACE(kind);
+    const auto op = make_stiffness_operator<double>(model, kind);
+    EXPECT_EQ(op->name(), kind);
+    EXPECT_FALSE(op->details().empty());
+    EXPECT_TRUE(same_bits(apply_operator(*op, u), csr));
+    EXPECT_TRUE(same_bits(apply_operator(*make_stiffness_operator<float>(model, kind), u), csr_f));
+  }
+}
+
 TEST_P(OperatorFamilies, DeterministicAndOpenMpEqualsSerial) {
   const auto& c = GetParam();
   const Model model = test::two_section_model(c.type, c.order, test::cells_for(c.type), 0.15);
   const int threads = omp_get_max_threads();
   omp_set_num_threads(4);  // several threads even on a small machine
-  for (const char* kind : {"assembled", "block_csr", "matrix_free"}) {
+  for (const std::string& kind : explicit_fe::stiffness_operator_kinds(Backend::Serial)) {
     SCOPED_TRACE(kind);
     const auto u = test::test_vector(model.mesh.n_nodes() * model.mesh.dim(), 2);
     const auto serial = make_stiffness_operator<double>(model, kind, Exec::serial());
@@ -157,7 +175,7 @@ TEST(Operator, UnknownKindIsAClearError) {
     EXPECT_NE(message.find("matrix_free"), std::string::npos) << message;
   }
   EXPECT_EQ(explicit_fe::stiffness_operator_kinds(),
-            (std::vector<std::string>{"assembled", "block_csr", "matrix_free", "cusparse"}));
+            (std::vector<std::string>{"assembled", "block_csr", "ell", "sell", "jds", "block_ell", "matrix_free", "cusparse"}));
 }
 
 // The cuSPARSE baseline is GPU-only: on a host Exec (or a build without CUDA) it says so.
@@ -171,7 +189,7 @@ TEST(Operator, CusparseOnTheHostIsAClearError) {
     EXPECT_TRUE(message.find("GPU") != std::string::npos || message.find("CUDA") != std::string::npos) << message;
   }
   EXPECT_EQ(explicit_fe::stiffness_operator_kinds(Backend::Serial),
-            (std::vector<std::string>{"assembled", "block_csr", "matrix_free"}));
+            (std::vector<std::string>{"assembled", "block_csr", "ell", "sell", "jds", "block_ell", "matrix_free"}));
 }
 
 TEST(Operator, MatrixFreeOperatorRefusesAnInvertedElement) {

@@ -35,7 +35,10 @@
 #include "tremor/explicit/central_difference.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/fem/time_step.hpp"
+#include "tremor/mesh/adjacency.hpp"
 #include "tremor/mesh/generate.hpp"
+#include "tremor/mesh/reorder.hpp"
+#include "tremor/model/renumber.hpp"
 #include "tremor/sparse/assemble.hpp"
 #include "tremor/sparse/colouring.hpp"
 
@@ -51,6 +54,7 @@ struct BenchArgs {
   std::vector<std::string> problems{"tri2d", "hex8", "tet4"};
   std::vector<std::string> operators;  // empty: every kind the backend runs
   std::vector<std::string> precisions{"float", "double"};
+  std::vector<std::string> orderings{"none", "rcm"};
   std::string backend = "auto";
   double scale = 1.0;
   int steps = 200, warmup = 20;
@@ -100,11 +104,12 @@ Problem make_problem(const std::string& name, double scale) {
 }
 
 struct Case {
-  std::string problem, operator_kind, precision;
+  std::string problem, ordering, operator_kind, precision;
   Index dofs = 0;
   int steps = 0;
   double setup_seconds = 0.0, seconds = 0.0;
   std::size_t operator_bytes = 0, counted_bytes = 0;  // per step
+  std::string details;                                // the operator's storage (padding)
   double ms_per_step() const { return 1e3 * seconds / steps; }
   double gdof_steps() const { return 1e-9 * double(dofs) * steps / seconds; }
   double gbytes_per_second() const { return 1e-9 * double(counted_bytes) * steps / seconds; }
@@ -130,6 +135,7 @@ void time_case(const Problem& problem, const Exec& exec, const sparse::SectionTa
   c.setup_seconds = seconds_since(setup);
   c.dofs = stiffness->n_dofs();
   c.operator_bytes = stiffness->bytes();
+  c.details = stiffness->details();
   c.counted_bytes = c.operator_bytes + 10 * static_cast<std::size_t>(c.dofs) * sizeof(Real);
   for (int k = 0; k < warmup; ++k) scheme.step(force.view());
   exec.synchronize();
@@ -173,41 +179,51 @@ void run_bench(const BenchArgs& args) {
               copy.bytes >> 20, copy.repeats);
   std::vector<Case> cases;
   std::map<std::string, std::string> descriptions;
-  for (const std::string& name : args.problems) {
-    const auto setup = Clock::now();
-    const Problem problem = make_problem(name, args.scale);
-    descriptions[name] = problem.description;
-    const Exec host = host_exec(exec);
-    const sparse::SectionTable table = sparse::section_table(problem.model);
-    const sparse::ElementColouring colouring = sparse::colour_elements(problem.model.mesh);
-    const bool assembled = std::any_of(operators.begin(), operators.end(),
-                                       [](const std::string& kind) { return explicit_fe::is_assembled_kind(kind); });
-    const sparse::CsrMatrix K =
-        assembled ? sparse::assemble_stiffness(problem.model, table, colouring, host) : sparse::CsrMatrix{};
-    const std::vector<double> mass = sparse::assemble_lumped_mass(problem.model, table, colouring, host);
-    const double dt = 0.9 * fem::stable_time_step(problem.model).dt;
-    std::printf("problem %-9s %s: %d DOF, %lld non-zeros, set up in %.1f s\n", name.c_str(),
-                problem.description.c_str(), problem.model.mesh.n_nodes() * problem.model.mesh.dim(),
-                static_cast<long long>(K.nnz()), seconds_since(setup));
-    for (const std::string& kind : operators)
-      for (const std::string& precision : args.precisions) {
-        Case c{name, kind, precision};
-        c.steps = args.steps;
-        if (precision == "float")
-          time_case<float>(problem, exec, table, colouring, K, mass, dt, args.warmup, c);
-        else
-          time_case<double>(problem, exec, table, colouring, K, mass, dt, args.warmup, c);
-        std::printf("  %-12s %-6s %9.3f ms/step %7.3f GDOF-steps/s %8.1f GB/s (%5.1f%% of copy)  setup %.1f s\n",
-                    kind.c_str(), precision.c_str(), c.ms_per_step(), c.gdof_steps(), c.gbytes_per_second(),
-                    100.0 * c.gbytes_per_second() * 1e9 / copy.bytes_per_second(), c.setup_seconds);
-        std::fflush(stdout);
-        cases.push_back(c);
-      }
-  }
+  for (const std::string& name : args.problems)
+    for (const std::string& ordering : args.orderings) {
+      const auto setup = Clock::now();
+      Problem problem = make_problem(name, args.scale);
+      descriptions[name] = problem.description;
+      if (ordering == "rcm")
+        problem.model = renumber_nodes(problem.model, reverse_cuthill_mckee(node_graph(problem.model.mesh)));
+      const Exec host = host_exec(exec);
+      const sparse::SectionTable table = sparse::section_table(problem.model);
+      const sparse::ElementColouring colouring = sparse::colour_elements(problem.model.mesh);
+      const bool assembled = std::any_of(operators.begin(), operators.end(),
+                                         [](const std::string& kind) { return explicit_fe::is_assembled_kind(kind); });
+      const sparse::CsrMatrix K =
+          assembled ? sparse::assemble_stiffness(problem.model, table, colouring, host) : sparse::CsrMatrix{};
+      const std::vector<double> mass = sparse::assemble_lumped_mass(problem.model, table, colouring, host);
+      const double dt = 0.9 * fem::stable_time_step(problem.model).dt;
+      std::printf("problem %-6s %s, ordering %s: %d DOF, %lld non-zeros, set up in %.1f s\n", name.c_str(),
+                  problem.description.c_str(), ordering.c_str(), problem.model.mesh.n_nodes() * problem.model.mesh.dim(),
+                  static_cast<long long>(K.nnz()), seconds_since(setup));
+      for (const std::string& kind : operators)
+        for (const std::string& precision : args.precisions) {
+          Case c;
+          c.problem = name;
+          c.ordering = ordering;
+          c.operator_kind = kind;
+          c.precision = precision;
+          c.steps = args.steps;
+          if (precision == "float")
+            time_case<float>(problem, exec, table, colouring, K, mass, dt, args.warmup, c);
+          else
+            time_case<double>(problem, exec, table, colouring, K, mass, dt, args.warmup, c);
+          std::printf("  %-12s %-6s %9.3f ms/step %7.3f GDOF-steps/s %8.1f GB/s (%5.1f%% of copy)  setup %.1f s%s%s\n",
+                      kind.c_str(), precision.c_str(), c.ms_per_step(), c.gdof_steps(), c.gbytes_per_second(),
+                      100.0 * c.gbytes_per_second() * 1e9 / copy.bytes_per_second(), c.setup_seconds,
+                      c.details.empty() ? "" : "  ", c.details.c_str());
+          std::fflush(stdout);
+          cases.push_back(c);
+        }
+    }
   // Throughput relative to cuSPARSE CSR on the same problem and precision, when it ran.
   const auto baseline = [&](const Case& c) {
     for (const Case& b : cases)
-      if (b.operator_kind == "cusparse" && b.problem == c.problem && b.precision == c.precision) return c.gdof_steps() / b.gdof_steps();
+      if (b.operator_kind == "cusparse" && b.problem == c.problem && b.ordering == c.ordering &&
+          b.precision == c.precision)
+        return c.gdof_steps() / b.gdof_steps();
     return 0.0;
   };
 
@@ -229,21 +245,22 @@ void run_bench(const BenchArgs& args) {
   std::ostringstream md;
   md << "Explicit time step on " << exec.describe() << ", " << date << ", commit " << git_commit
      << "; copy bandwidth " << std::lround(1e-9 * copy.bytes_per_second()) << " GB/s.\n\n"
-     << "| problem | DOF | operator | precision | ms/step | GDOF-steps/s | counted MB/step | GB/s | % of copy | x cuSPARSE |\n"
-     << "|---|---:|---|---|---:|---:|---:|---:|---:|---:|\n";
+     << "| problem | ordering | DOF | operator | precision | ms/step | GDOF-steps/s | counted MB/step | GB/s | % of copy | x cuSPARSE |\n"
+     << "|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|\n";
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
     const double percent = 100.0 * c.gbytes_per_second() * 1e9 / copy.bytes_per_second();
-    json << "    {\"problem\": " << json_string(c.problem) << ", \"dofs\": " << c.dofs
+    json << "    {\"problem\": " << json_string(c.problem) << ", \"ordering\": " << json_string(c.ordering)
+         << ", \"dofs\": " << c.dofs
          << ", \"operator\": " << json_string(c.operator_kind) << ", \"precision\": " << json_string(c.precision)
          << ", \"steps\": " << c.steps << ", \"seconds\": " << c.seconds << ", \"setup_seconds\": " << c.setup_seconds
          << ", \"ms_per_step\": " << c.ms_per_step() << ", \"gdof_steps_per_second\": " << c.gdof_steps()
          << ", \"operator_bytes\": " << c.operator_bytes << ", \"counted_bytes_per_step\": " << c.counted_bytes
          << ", \"achieved_GBps\": " << c.gbytes_per_second() << ", \"percent_of_copy\": " << percent
-         << ", \"ratio_to_cusparse\": " << baseline(c) << "}" << (i + 1 < cases.size() ? ",\n" : "\n");
+         << ", \"ratio_to_cusparse\": " << baseline(c) << ", \"storage\": " << json_string(c.details) << "}" << (i + 1 < cases.size() ? ",\n" : "\n");
     char row[256];
-    std::snprintf(row, sizeof row, "| %s | %d | %s | %s | %.3f | %.3f | %.1f | %.0f | %.1f | %s |\n", c.problem.c_str(),
-                  c.dofs, c.operator_kind.c_str(), c.precision.c_str(), c.ms_per_step(), c.gdof_steps(),
+    std::snprintf(row, sizeof row, "| %s | %s | %d | %s | %s | %.3f | %.3f | %.1f | %.0f | %.1f | %s |\n",
+                  c.problem.c_str(), c.ordering.c_str(), c.dofs, c.operator_kind.c_str(), c.precision.c_str(), c.ms_per_step(), c.gdof_steps(),
                   1e-6 * double(c.counted_bytes), c.gbytes_per_second(), percent,
                   baseline(c) > 0.0 ? str(std::round(baseline(c) * 100.0) / 100.0).c_str() : "-");
     md << row;
@@ -265,6 +282,9 @@ void add_bench_command(CLI::App& app) {
       ->delimiter(',')
       ->check(CLI::IsMember(explicit_fe::stiffness_operator_kinds()));
   cmd->add_option("--precisions", args->precisions, "float, double")->delimiter(',');
+  cmd->add_option("--orderings", args->orderings, "node orderings: none (as generated), rcm (reverse Cuthill-McKee)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"none", "rcm"}));
   cmd->add_option("--backend", args->backend, "auto (the GPU when present), cuda, openmp, serial")
       ->check(CLI::IsMember({"auto", "serial", "openmp", "cuda"}));
   cmd->add_option("--scale", args->scale, "problem size relative to the standard one (DOF count), in (0, 4]");

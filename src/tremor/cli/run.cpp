@@ -131,9 +131,9 @@ io::Quantity to_io(ex::Quantity quantity) {
 
 // The backend a run actually uses ("auto" resolved: CUDA when a GPU is usable, else OpenMP).
 void print_preflight(const std::string& model_path, const Model& model, const ex::Preflight& p) {
-  std::printf("pre-flight        %s: %dD, %s DOF, %s, %s operator, backend %s\n", model_path.c_str(), model.mesh.dim(),
-              group_digits(p.n_dofs).c_str(), p.precision.c_str(), p.operator_kind.c_str(),
-              p.backend.c_str());
+  std::printf("pre-flight        %s: %dD, %s DOF, %s, %s operator, backend %s%s\n", model_path.c_str(),
+              model.mesh.dim(), group_digits(p.n_dofs).c_str(), p.precision.c_str(), p.operator_kind.c_str(),
+              p.backend.c_str(), p.ordering == "rcm" ? ", RCM node ordering" : "");
   std::printf("  stable step     %ss (set by element %lld)\n", si(p.stable_dt).c_str(),
               static_cast<long long>(p.stable_element));
   std::string why;
@@ -344,7 +344,7 @@ class ResultWriter final : public ex::Observer {
 };
 
 struct RunArgs {
-  std::string model, output, precision, operator_kind, backend;
+  std::string model, output, precision, operator_kind, backend, ordering;
   double dt = 0.0, duration = 0.0, safety = 0.0;
   bool allow_unstable = false;
   int check_every = 100;
@@ -370,6 +370,7 @@ void run_command(const RunArgs& args) {
   ex::RunOptions options;
   options.precision = args.precision;
   options.operator_kind = args.operator_kind;
+  options.ordering = args.ordering;
   options.backend = args.backend;
   if (args.dt_option->count()) options.time_step = args.dt;
   if (args.duration_option->count()) options.duration = args.duration;
@@ -404,6 +405,7 @@ void run_command(const RunArgs& args) {
   checkpoints.run.model_hash = metadata.model_hash;
   checkpoints.run.precision = preflight.precision;
   checkpoints.run.operator_kind = preflight.operator_kind;
+  checkpoints.run.ordering = preflight.ordering;
   checkpoints.run.backend = preflight.backend;
   checkpoints.run.time_step = preflight.dt;
   checkpoints.run.total_steps = preflight.steps;
@@ -551,6 +553,8 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::IsMember({"double", "float"}));
   cmd->add_option("--operator", args->operator_kind, "stiffness operator (overrides the model)")
       ->check(CLI::IsMember(explicit_fe::stiffness_operator_kinds()));
+  cmd->add_option("--ordering", args->ordering, "node ordering before the run: none or rcm (overrides the model)")
+      ->check(CLI::IsMember({"none", "rcm"}));
   cmd->add_option("--backend", args->backend, "backend (overrides the model)")
       ->check(CLI::IsMember({"auto", "serial", "openmp", "cuda"}));
   args->dt_option = cmd->add_option("--dt", args->dt, "time step in s (default: automatic)")

@@ -156,6 +156,42 @@ std::size_t MatrixFreeOperator<Real>::bytes() const {
   return total;
 }
 
+// ---------------------------------------------------------------------------- ell, sell, jds, block_ell
+
+namespace {
+
+template <class Real>
+auto make_format(const Exec& exec, const sparse::CsrMatrix& K, std::string_view kind, int dim)
+    -> std::variant<sparse::EllMatrix<Real>, sparse::SellMatrix<Real>, sparse::JdsMatrix<Real>,
+                    sparse::BlockEllMatrix<Real>> {
+  if (kind == "ell") return sparse::to_ell<Real>(exec, K);
+  if (kind == "sell") return sparse::to_sell<Real>(exec, K);
+  if (kind == "jds") return sparse::to_jds<Real>(exec, K);
+  if (kind == "block_ell") return sparse::to_block_ell<Real>(exec, K, dim);
+  throw Error(str("'", kind, "' is not a sparse format operator"));
+}
+
+}  // namespace
+
+template <class Real>
+FormatOperator<Real>::FormatOperator(const Exec& exec, const sparse::CsrMatrix& K, std::string_view kind, int dim)
+    : exec_(exec), kind_(kind), n_rows_(K.n_rows), matrix_(make_format<Real>(exec, K, kind, dim)) {}
+
+template <class Real>
+void FormatOperator<Real>::apply(const Real* u, Real* ku) const {
+  std::visit([&](const auto& matrix) { sparse::spmv(exec_, matrix, u, ku); }, matrix_);
+}
+
+template <class Real>
+std::size_t FormatOperator<Real>::bytes() const {
+  return std::visit([](const auto& matrix) { return matrix.bytes(); }, matrix_);
+}
+
+template <class Real>
+std::string FormatOperator<Real>::details() const {
+  return std::visit([](const auto& matrix) { return sparse::describe(matrix.stats()); }, matrix_);
+}
+
 // ------------------------------------------------------------------------------------------ make
 
 std::vector<std::string> stiffness_operator_kinds() {
@@ -201,6 +237,8 @@ std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& mo
   if (kind == "assembled") return std::make_unique<AssembledOperator<Real>>(exec, K);
   if (kind == "block_csr") return std::make_unique<BlockCsrOperator<Real>>(exec, K, model.mesh.dim());
   if (kind == "cusparse") return std::make_unique<CusparseOperator<Real>>(exec, K);
+  if (kind == "ell" || kind == "sell" || kind == "jds" || kind == "block_ell")
+    return std::make_unique<FormatOperator<Real>>(exec, K, kind, model.mesh.dim());
   if (kind == "matrix_free") return std::make_unique<MatrixFreeOperator<Real>>(exec, model, table, colouring);
   throw Error(str("unknown stiffness operator '", kind, "': expected one of ", explicit_operator_list()));
 }
@@ -213,6 +251,8 @@ template class BlockCsrOperator<float>;
 template class BlockCsrOperator<double>;
 template class MatrixFreeOperator<float>;
 template class MatrixFreeOperator<double>;
+template class FormatOperator<float>;
+template class FormatOperator<double>;
 template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(const Model&, std::string_view,
                                                                                    const Exec&);
 template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(const Model&, std::string_view,

@@ -10,6 +10,9 @@
 //   "matrix_free"  MatrixFreeOperator: element by element: gather u_e, K_e u_e in double
 //                  (fem::apply_element_stiffness, geometry recomputed from the node coordinates
 //                  every apply), scatter-add rounded to Real, one element colour at a time.
+//   "ell", "sell", "jds", "block_ell"
+//                  FormatOperator: the same K in one of the GPU formats of sparse/formats.hpp
+//                  (ELL, SELL-C-sigma with C = 32 and sigma = 256, JDS, nodal-block ELL).
 //   "cusparse"     CusparseOperator: the same CSR applied by cuSPARSE's SpMV (CUDA only): the
 //                  baseline a user would write, kept to measure tremor's own formats against.
 //
@@ -23,6 +26,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "tremor/backend/device_array.hpp"
@@ -34,6 +38,7 @@
 #include "tremor/sparse/assemble.hpp"
 #include "tremor/sparse/block_csr.hpp"
 #include "tremor/sparse/csr.hpp"
+#include "tremor/sparse/formats.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -48,6 +53,8 @@ class StiffnessOperator {
   virtual std::string name() const = 0;
   // Memory the operator reads per apply besides u and ku (its own arrays), in bytes.
   virtual std::size_t bytes() const = 0;
+  // A line about its storage for reports (padding of the padded formats); empty by default.
+  virtual std::string details() const { return {}; }
 };
 
 template <class Real>
@@ -124,6 +131,28 @@ class MatrixFreeOperator final : public StiffnessOperator<Real> {
   DeviceArray<double> thickness_;  // per section
 };
 
+// The assembled K in one of sparse/formats.hpp's formats, chosen by kind: "ell", "sell", "jds" or
+// "block_ell"; values rounded to Real. Each row summed in column order, as the CSR operator does.
+template <class Real>
+class FormatOperator final : public StiffnessOperator<Real> {
+ public:
+  FormatOperator(const Exec& exec, const sparse::CsrMatrix& K, std::string_view kind, int dim);
+
+  Index n_dofs() const override { return n_rows_; }
+  void apply(const Real* u, Real* ku) const override;
+  std::string name() const override { return kind_; }
+  // The format's arrays, padding included (sparse::FormatStats).
+  std::size_t bytes() const override;
+  std::string details() const override;
+
+ private:
+  Exec exec_;
+  std::string kind_;
+  Index n_rows_ = 0;
+  std::variant<sparse::EllMatrix<Real>, sparse::SellMatrix<Real>, sparse::JdsMatrix<Real>, sparse::BlockEllMatrix<Real>>
+      matrix_;
+};
+
 // cuSPARSE's CSR SpMV (cusparseSpMV, default algorithm) on the assembled K: the baseline. 32-bit
 // row offsets and columns, as a user's first version would have. CUDA builds and a Cuda Exec only;
 // elsewhere construction throws tremor::Error saying why.
@@ -190,6 +219,8 @@ extern template class BlockCsrOperator<float>;
 extern template class BlockCsrOperator<double>;
 extern template class MatrixFreeOperator<float>;
 extern template class MatrixFreeOperator<double>;
+extern template class FormatOperator<float>;
+extern template class FormatOperator<double>;
 extern template class CusparseOperator<float>;
 extern template class CusparseOperator<double>;
 extern template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(const Model&, std::string_view,

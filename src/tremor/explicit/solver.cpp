@@ -18,6 +18,8 @@
 #include "tremor/fem/geometry.hpp"
 #include "tremor/fem/time_step.hpp"
 #include "tremor/mesh/adjacency.hpp"
+#include "tremor/mesh/reorder.hpp"
+#include "tremor/model/renumber.hpp"
 #include "tremor/sparse/assemble.hpp"
 
 namespace tremor::explicit_fe {
@@ -54,6 +56,9 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   p.precision = !options.precision.empty() ? options.precision : settings.precision;
   p.operator_kind = !options.operator_kind.empty() ? options.operator_kind : settings.operator_kind;
   p.backend = !options.backend.empty() ? options.backend : settings.backend;
+  p.ordering = !options.ordering.empty() ? options.ordering : settings.ordering;
+  TREMOR_CHECK(p.ordering == "none" || p.ordering == "rcm", "unknown node ordering '", p.ordering,
+               "': expected none or rcm");
   TREMOR_CHECK(p.precision == "double" || p.precision == "float", "unknown precision '", p.precision,
                "': expected double or float");
   const auto kinds = stiffness_operator_kinds();
@@ -149,13 +154,15 @@ Preflight resolve(const Model& model, const RunOptions& options) {
 template <class Real>
 class SnapshotTaker {
  public:
-  SnapshotTaker(const Exec& exec, const Model& model, int every, double dt)
+  // `model` in its own numbering; `old_to_new` maps it to the run's (empty: the same).
+  SnapshotTaker(const Exec& exec, const Model& model, int every, double dt, const std::vector<Index>& old_to_new)
       : exec_(exec), every_(every), dt_(dt), velocity_(model.output && model.output->velocity) {
     if (every_ <= 0) return;
     const int dim = model.mesh.dim();
     std::vector<Index> dofs;
     const auto add = [&](Index node) {
-      for (int c = 0; c < dim; ++c) dofs.push_back(node * dim + c);
+      const Index run_node = old_to_new.empty() ? node : old_to_new[static_cast<std::size_t>(node)];
+      for (int c = 0; c < dim; ++c) dofs.push_back(run_node * dim + c);
     };
     if (model.output->snapshot_nodes.empty())
       for (Index node = 0; node < model.mesh.n_nodes(); ++node) add(node);
@@ -219,8 +226,28 @@ class SnapshotTaker {
 // the force vector in Real.
 std::size_t state_bytes(std::size_t n_dofs, std::size_t real_size) { return n_dofs * (9 * real_size + sizeof(double)); }
 
+// A node-major DOF vector from one numbering to another: out[map[node] * dim + c] = in[node * dim + c].
+std::vector<double> renumbered(const std::vector<double>& in, const std::vector<Index>& map, int dim) {
+  if (map.empty()) return in;
+  std::vector<double> out(in.size());
+  const auto d = static_cast<std::size_t>(dim);
+  for (std::size_t node = 0; node < map.size(); ++node)
+    for (std::size_t c = 0; c < d; ++c) out[static_cast<std::size_t>(map[node]) * d + c] = in[node * d + c];
+  return out;
+}
+
 template <class Real>
-ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions& options, Observer* observer) {
+ExplicitRun run_typed(const Model& original, Preflight preflight, const RunOptions& options, Observer* observer) {
+  // The run's numbering: the model's, or reverse Cuthill-McKee's (old_to_new / new_to_old).
+  std::vector<Index> new_to_old, old_to_new;
+  std::optional<Model> reordered;
+  if (preflight.ordering == "rcm") {
+    new_to_old = reverse_cuthill_mckee(node_graph(original.mesh));
+    old_to_new = invert_permutation(new_to_old, original.mesh.n_nodes(), "node ordering");
+    reordered = renumber_nodes(original, new_to_old);
+  }
+  const Model& model = reordered ? *reordered : original;
+  const int dim = model.mesh.dim();
   const Exec exec = make_exec(preflight.backend);
   const Exec setup = host_exec(exec);  // assembly and loads are prepared on the host
   const auto started = std::chrono::steady_clock::now();
@@ -269,7 +296,7 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   if (observer)
     recorder.set_on_sample(
         [observer](const History& history, std::size_t sample) { observer->on_sample(history, sample); });
-  SnapshotTaker<Real> snapshots(exec, model, preflight.snapshot_every, dt);
+  SnapshotTaker<Real> snapshots(exec, original, preflight.snapshot_every, dt, old_to_new);
   long long step = 0;
   if (options.resume) {
     // Continue from a checkpoint: its state replaces the start from rest; the samples up to its
@@ -280,8 +307,10 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
                  state.current.size(), " DOFs; the model has ", n_dofs);
     TREMOR_CHECK(state.step >= 0 && state.step <= preflight.steps, "checkpoint at step ", state.step,
                  " lies outside the run's ", preflight.steps, " steps");
-    const std::vector<Real> previous(state.previous.begin(), state.previous.end());
-    const std::vector<Real> current(state.current.begin(), state.current.end());
+    const std::vector<double> state_previous = renumbered(state.previous, old_to_new, dim);
+    const std::vector<double> state_current = renumbered(state.current, old_to_new, dim);
+    const std::vector<Real> previous(state_previous.begin(), state_previous.end());
+    const std::vector<Real> current(state_current.begin(), state_current.end());
     scheme.set_state(previous, current, state.step);
     recorder.restore_pending(state.receivers);
     snapshots.restore(state.snapshot);
@@ -321,7 +350,6 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
       Index worst = 0;
       for (Index i = 1; i < n; ++i)
         if (rank(i) > rank(worst)) worst = i;
-      const int dim = model.mesh.dim();
       run.status = RunStatus::NonFinite;
       run.bad_step = step;
       run.bad_node = model.mesh.node_labels[static_cast<std::size_t>(worst / dim)];
@@ -337,8 +365,8 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
       state.step = step;
       std::vector<Real> previous, current;
       scheme.get_state(previous, current);
-      state.previous.assign(previous.begin(), previous.end());
-      state.current.assign(current.begin(), current.end());
+      state.previous = renumbered(std::vector<double>(previous.begin(), previous.end()), new_to_old, dim);
+      state.current = renumbered(std::vector<double>(current.begin(), current.end()), new_to_old, dim);
       state.receivers = recorder.pending();
       state.snapshot = snapshots.pending;
       observer->on_checkpoint(state);
@@ -361,6 +389,12 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   run.preflight = std::move(preflight);
   recorder.flush();
   run.histories = recorder.take_histories();
+  if (!new_to_old.empty())  // back to the model's numbering
+    for (History& history : run.histories) {
+      for (Index& node : history.nodes) node = new_to_old[static_cast<std::size_t>(node)];
+      for (Location& location : history.locations)
+        for (Index& node : location.nodes) node = new_to_old[static_cast<std::size_t>(node)];
+    }
   return run;
 }
 
@@ -386,7 +420,11 @@ std::size_t memory_estimate(const Mesh& mesh, std::string_view operator_kind, Si
   } else if (operator_kind == "cusparse") {
     // CSR with 32-bit offsets (CusparseOperator), plus cuSPARSE's workspace (small; not counted).
     operator_bytes = (n + 1) * sizeof(std::int32_t) + static_cast<std::size_t>(stiffness_nnz) * (sizeof(std::int32_t) + real_size);
-  } else if (operator_kind == "block_csr") {
+  } else if (operator_kind == "ell" || operator_kind == "sell" || operator_kind == "jds") {
+    // A column (4 B) and a value per entry; ELL and SELL pad rows to a common length, which this
+    // estimate leaves out (small for linear elements: sparse/formats.hpp reports it).
+    operator_bytes = static_cast<std::size_t>(stiffness_nnz) * (sizeof(Index) + real_size) + n * sizeof(Index);
+  } else if (operator_kind == "block_csr" || operator_kind == "block_ell") {
     // Nodal-block CSR: offsets (8 B per node), a column (4 B) per dim x dim block, the values.
     const auto d = static_cast<std::size_t>(mesh.dim());
     operator_bytes = (static_cast<std::size_t>(mesh.n_nodes()) + 1) * sizeof(Size) +

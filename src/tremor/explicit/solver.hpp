@@ -10,6 +10,11 @@
 // v_k = (u_k+1 - u_k-1) / (2 dt), so a snapshot with velocity is passed on one step later, once
 // u_k+1 exists, and there is none at the run's last step when that is a multiple of n.
 //
+// Node ordering: with "rcm" the run renumbers the nodes by reverse Cuthill-McKee
+// (mesh/reorder.hpp) before building anything, so the rows the operator reads for a node lie
+// close in memory; everything it hands back (histories, snapshots, checkpoint states, the node
+// of a non-finite value) is in the model's own numbering.
+//
 // Checkpoints: every RunOptions::checkpoint_every steps Observer::on_checkpoint receives the whole
 // state (SolverState); a run given that state in RunOptions::resume continues from it and records
 // exactly the samples and snapshots the uninterrupted run records after that step, bit for bit.
@@ -53,6 +58,7 @@ struct RunOptions {
   std::string precision;      // "double" or "float"
   std::string operator_kind;  // one of stiffness_operator_kinds()
   std::string backend;        // "auto" (CUDA when a GPU is usable, else OpenMP), "serial", "openmp", "cuda"
+  std::string ordering;       // "none" or "rcm" (reverse Cuthill-McKee node ordering before the run)
   std::optional<double> time_step;
   std::optional<double> duration;
   std::optional<double> safety_factor;
@@ -69,6 +75,7 @@ struct RunOptions {
 struct Preflight {
   Index n_dofs = 0;
   std::string precision, operator_kind, backend;  // backend as it runs: "auto" resolved
+  std::string ordering = "none";
   double stable_dt = 0.0;       // s, the element bound (no safety factor)
   Label stable_element = 0;     // label of the element setting it
   double dt = 0.0;              // s, the step the run uses
@@ -91,9 +98,10 @@ struct Preflight {
 // numbers and the element), a missing duration, an unknown precision, operator or backend.
 Preflight preflight(const Model& model, const RunOptions& options = {});
 
-// Bytes the explicit solver needs on `mesh`: the stiffness operator ("assembled" with
-// `stiffness_nnz` entries, "block_csr" with as many in dim x dim blocks, or "matrix_free") plus the integrator state, with state of `real_size`
-// bytes (4 or 8). The one estimate behind the pre-flight and `tremor info`.
+// Bytes the explicit solver needs on `mesh`: the stiffness operator (an assembled kind with
+// `stiffness_nnz` entries, the block kinds with as many in dim x dim blocks, or "matrix_free")
+// plus the integrator state, with state of `real_size` bytes (4 or 8). The one estimate behind the
+// pre-flight and `tremor info`.
 std::size_t memory_estimate(const Mesh& mesh, std::string_view operator_kind, Size stiffness_nnz,
                             std::size_t real_size);
 

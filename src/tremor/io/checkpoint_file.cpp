@@ -86,6 +86,7 @@ void write_checkpoint(const fs::path& path, const Checkpoint& checkpoint) {
       h5::set_attribute(root, "precision", checkpoint.precision, file);
       h5::set_attribute(root, "operator", checkpoint.operator_kind, file);
       h5::set_attribute(root, "backend", checkpoint.backend, file);
+      h5::set_attribute(root, "ordering", checkpoint.ordering, file);
       h5::set_attribute(root, "time_step", checkpoint.time_step, file);
       h5::set_attribute(root, "total_steps", checkpoint.total_steps, file);
       h5::set_attribute(root, "checkpoint_every", checkpoint.checkpoint_every, file);
@@ -146,6 +147,7 @@ Checkpoint read_checkpoint(const fs::path& path) {
   checkpoint.precision = h5::read_string_attribute(root, "precision", file);
   checkpoint.operator_kind = h5::read_string_attribute(root, "operator", file);
   checkpoint.backend = h5::read_string_attribute(root, "backend", file);
+  if (h5::has_attribute(root, "ordering")) checkpoint.ordering = h5::read_string_attribute(root, "ordering", file);
   checkpoint.time_step = h5::read_double_attribute(root, "time_step", file);
   checkpoint.total_steps = h5::read_int_attribute(root, "total_steps", file);
   checkpoint.checkpoint_every = h5::read_int_attribute(root, "checkpoint_every", file);
@@ -187,6 +189,7 @@ std::vector<std::string> checkpoint_mismatches(const Checkpoint& saved, const Ch
   compare("precision", saved.precision, now.precision);
   compare("operator", saved.operator_kind, now.operator_kind);
   compare("backend", saved.backend, now.backend);
+  compare("node ordering", saved.ordering, now.ordering);
   if (saved.time_step != now.time_step)
     out.push_back(str("time step: the checkpoint's run had ", shortest(saved.time_step), " s, this one has ",
                       shortest(now.time_step), " s"));

@@ -27,6 +27,7 @@ struct Checkpoint {
   std::string precision;      // "float" or "double"
   std::string operator_kind;  // one of explicit_operator_kinds() (model/source.hpp)
   std::string backend;        // as it ran: "serial", "openmp", "cuda"
+  std::string ordering = "none";  // node ordering: "none" or "rcm" (the state is stored in the model's order)
   double time_step = 0.0;     // s
   std::int64_t total_steps = 0;
   std::int64_t checkpoint_every = 0;  // steps; the resumed run's default

@@ -678,9 +678,10 @@ void name_where(Table& table) {
 }
 
 constexpr std::string_view explicit_keys[] = {"duration", "time_step",     "safety_factor", "precision",
-                                              "backend",  "operator",      "allow_unstable"};
+                                              "backend",  "operator",      "allow_unstable", "ordering"};
 constexpr std::string_view precisions[] = {"double", "float"};
 constexpr std::string_view backends[] = {"auto", "serial", "openmp", "cuda"};
+constexpr std::string_view orderings[] = {"none", "rcm"};
 
 ExplicitSettings read_explicit(const Table& table) {
   table.only(explicit_keys);
@@ -696,6 +697,7 @@ ExplicitSettings read_explicit(const Table& table) {
   settings.backend = choice(table, "backend", backends).value_or("auto");
   settings.operator_kind = choice(table, "operator", explicit_operator_kinds()).value_or("assembled");
   settings.allow_unstable = table.boolean("allow_unstable").value_or(false);
+  settings.ordering = choice(table, "ordering", orderings).value_or("none");
   if (settings.time_step > settings.duration)
     table.fail("time_step", str("'time_step' ", settings.time_step, " exceeds 'duration' ", settings.duration));
   return settings;

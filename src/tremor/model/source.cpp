@@ -9,7 +9,8 @@
 namespace tremor {
 
 std::span<const std::string_view> explicit_operator_kinds() {
-  static constexpr std::string_view kinds[] = {"assembled", "block_csr", "matrix_free", "cusparse"};
+  static constexpr std::string_view kinds[] = {"assembled", "block_csr", "ell", "sell", "jds", "block_ell",
+                                                  "matrix_free", "cusparse"};
   return kinds;
 }
 
@@ -140,6 +141,8 @@ void validate_excitation(const Model& model) {
     const auto kinds = explicit_operator_kinds();
     TREMOR_CHECK(std::find(kinds.begin(), kinds.end(), s.operator_kind) != kinds.end(), at, ": explicit operator '",
                  s.operator_kind, "'; expected one of ", explicit_operator_list());
+    TREMOR_CHECK(s.ordering == "none" || s.ordering == "rcm", at, ": explicit ordering '", s.ordering,
+                 "'; expected \"none\" or \"rcm\"");
   }
 }
 

@@ -84,6 +84,7 @@ struct ExplicitSettings {
   std::string precision = "double";        // "double" or "float"
   std::string backend = "auto";            // "auto", "serial", "openmp" or "cuda"
   std::string operator_kind = "assembled";  // one of explicit_operator_kinds()
+  std::string ordering = "none";            // node ordering before the run: "none" or "rcm"
   bool allow_unstable = false;  // accept a time_step above the stable one
   std::string origin;
 };

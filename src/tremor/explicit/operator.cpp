@@ -184,7 +184,14 @@ void FormatOperator<Real>::apply(const Real* u, Real* ku) const {
 
 template <class Real>
 std::size_t FormatOperator<Real>::bytes() const {
-  return std::visit([](const auto& matrix) { return matrix.bytes(); }, matrix_);
+  // Every stored column index is read (padding is recognised by its index), but a padding
+  // entry's value is not: the kernels skip it.
+  return std::visit(
+      [](const auto& matrix) {
+        const sparse::FormatStats stats = matrix.stats();
+        return matrix.bytes() - static_cast<std::size_t>(stats.padding()) * sizeof(Real);
+      },
+      matrix_);
 }
 
 template <class Real>

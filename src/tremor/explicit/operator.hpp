@@ -141,7 +141,8 @@ class FormatOperator final : public StiffnessOperator<Real> {
   Index n_dofs() const override { return n_rows_; }
   void apply(const Real* u, Real* ku) const override;
   std::string name() const override { return kind_; }
-  // The format's arrays, padding included (sparse::FormatStats).
+  // What an apply reads of the format's arrays: every column index, padding included, and the
+  // values of the matrix's entries (a padding value is never read; details() gives the storage).
   std::size_t bytes() const override;
   std::string details() const override;
 

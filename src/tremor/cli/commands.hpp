@@ -14,5 +14,6 @@ struct ExitStatus {
 void add_info_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_export_command(CLI::App& app);
+void add_partition_command(CLI::App& app);
 
 }  // namespace tremor::cli

@@ -194,7 +194,7 @@ BlockPartition read_block_file(const std::filesystem::path& path) {
 void check_fingerprint(const BlockPartition& partition, const NodeGraph& graph, std::string_view source) {
   const std::uint64_t fingerprint = graph_fingerprint(graph);
   TREMOR_CHECK(partition.fingerprint == fingerprint && partition.n_nodes == graph.n_nodes(), source,
-               ": the block file was made for another mesh (its mesh: ", partition.n_nodes, " nodes, graph fingerprint ",
+               ": the partition was made for another mesh (its mesh: ", partition.n_nodes, " nodes, graph fingerprint ",
                hex(partition.fingerprint), "; this mesh: ", graph.n_nodes(), " nodes, fingerprint ", hex(fingerprint),
                "); partition this mesh again with `tremor partition`");
 }

@@ -43,7 +43,7 @@ BlockPartition read_block_file(const std::filesystem::path& path);
 // The same, refusing a file made for a mesh whose node graph is not `graph`.
 BlockPartition read_block_file(const std::filesystem::path& path, const NodeGraph& graph);
 
-// Throws tremor::Error ("SOURCE: the block file was made for another mesh ...") when `partition`
+// Throws tremor::Error ("SOURCE: the partition was made for another mesh ...") when `partition`
 // was not made for `graph`.
 void check_fingerprint(const BlockPartition& partition, const NodeGraph& graph, std::string_view source);
 

@@ -129,6 +129,7 @@ class Aligned {
     region_.emplace_back();
     nodes_.emplace_back();
     frontier_.emplace_back();
+    deferred_.emplace_back();
     in_layer_.push_back(0);
     dead_.push_back(0);
     return static_cast<Index>(first_.size()) - 1;
@@ -142,6 +143,17 @@ class Aligned {
     if (o <= -3) return tentative_block(o);
     return o >= 0 && in_layer_[static_cast<std::size_t>(o)] ? o : -1;
   }
+  // The current layer's block owning v (final owner), or -1.
+  Index layer_owner(Index v) const {
+    const Index o = owner_[static_cast<std::size_t>(v)];
+    return o >= 0 && in_layer_[static_cast<std::size_t>(o)] ? o : -1;
+  }
+  // The current layer's block with the most links to free node w: by region_of in the test
+  // advance (Test), by final owner with full blocks left out in the final advance (Advance), by
+  // final owner when children are made (Parent). On a tie `prefer` when it is among the
+  // strongest, else the lowest block; -1 when none.
+  enum class Tally { Test, Advance, Parent };
+  Index strongest(Index w, Tally tally, Index prefer) const;
   std::size_t test_size(Index b) const {
     return first_[static_cast<std::size_t>(b)].size() + region_[static_cast<std::size_t>(b)].size();
   }
@@ -154,6 +166,7 @@ class Aligned {
   Index split_region(Index b);
   void final_advance(const std::vector<Index>& layer);
   std::vector<Index> children(const std::vector<Index>& layer);
+  void split_pieces(Index b, std::vector<std::vector<Index>>& sets, std::vector<Index>& layer);
   void sweep_remaining();
 
   const NodeGraph& graph_;
@@ -167,7 +180,7 @@ class Aligned {
   std::vector<Index> owner_;
   // Per block id: its first row, its test-advance region (beyond the first row), its nodes after
   // the final advance, the last row it added.
-  std::vector<std::vector<Index>> first_, region_, nodes_, frontier_;
+  std::vector<std::vector<Index>> first_, region_, nodes_, frontier_, deferred_;
   std::vector<char> in_layer_, dead_;
   std::vector<unsigned> mark_;
   unsigned stamp_ = 0;
@@ -212,23 +225,36 @@ std::vector<Index> Aligned::first_rows(const detail::BoundaryGraph& boundary, In
   return layer;
 }
 
-// Steps 3-4: every block advances R rows into free nodes, blocks taking turns row by row.
+// Steps 3-4: every block advances R rows into free nodes, all blocks one row at a time. A free
+// node next to several blocks goes to the one with most links to it (strongest(), counted before
+// the row is claimed): claimed block by block it would go to whichever block came first, and on
+// meshes with diagonal links (quadrilaterals, hexahedra) that block would take a diagonal node of
+// every row and lean into its neighbour.
 void Aligned::test_advance(const std::vector<Index>& layer) {
   for (Index b : layer) frontier_[static_cast<std::size_t>(b)] = first_[static_cast<std::size_t>(b)];
-  std::vector<Index> next;
-  for (int row = 0; row < params_.test_rows; ++row)
+  std::vector<Index> candidates, decided;
+  for (int row = 0; row < params_.test_rows; ++row) {
+    candidates.clear();
+    ++stamp_;
     for (Index b : layer) {
-      next.clear();
       for (Index v : frontier_[static_cast<std::size_t>(b)])
         for (Index w : neighbours(graph_, v))
-          if (free(w)) {
-            set_tentative(w, b);
-            next.push_back(w);
+          if (free(w) && mark_[static_cast<std::size_t>(w)] != stamp_) {
+            mark_[static_cast<std::size_t>(w)] = stamp_;
+            candidates.push_back(w);
           }
-      auto& region = region_[static_cast<std::size_t>(b)];
-      region.insert(region.end(), next.begin(), next.end());
-      frontier_[static_cast<std::size_t>(b)].swap(next);
+      frontier_[static_cast<std::size_t>(b)].clear();
     }
+    decided.resize(candidates.size());
+    for (std::size_t i = 0; i < candidates.size(); ++i) decided[i] = strongest(candidates[i], Tally::Test, -1);
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const Index b = decided[i];
+      set_tentative(candidates[i], b);
+      region_[static_cast<std::size_t>(b)].push_back(candidates[i]);
+      frontier_[static_cast<std::size_t>(b)].push_back(candidates[i]);
+    }
+    if (candidates.empty()) break;
+  }
 }
 
 void Aligned::join(Index from, Index into) {
@@ -363,72 +389,141 @@ void Aligned::final_advance(const std::vector<Index>& layer) {
   for (Index b : layer) {
     nodes_[static_cast<std::size_t>(b)] = first_[static_cast<std::size_t>(b)];
     frontier_[static_cast<std::size_t>(b)] = first_[static_cast<std::size_t>(b)];
+    deferred_[static_cast<std::size_t>(b)].clear();
     smallest.emplace(nodes_[static_cast<std::size_t>(b)].size(), b);
   }
   const auto full = static_cast<std::size_t>(block_size_);
-  std::vector<Index> next;
+  std::vector<Index> next, candidates, reachable;
   while (!smallest.empty()) {
     const Index b = smallest.top().second;
     smallest.pop();
     auto& nodes = nodes_[static_cast<std::size_t>(b)];
     if (nodes.size() >= full) continue;
+    // The next row: the free nodes next to the last one, and those b left for a stronger block
+    // before (which may have gone elsewhere since), where b is (one of) the strongest, decided
+    // before any is claimed; taken in order until the block is full. When every one of them is
+    // another block's, b takes them all (rather than wait for blocks that may wait on b).
+    candidates.clear();
+    reachable.clear();
+    ++stamp_;
+    auto consider = [&](Index w) {
+      if (!free(w) || mark_[static_cast<std::size_t>(w)] == stamp_) return;
+      mark_[static_cast<std::size_t>(w)] = stamp_;
+      reachable.push_back(w);
+      if (strongest(w, Tally::Advance, b) == b) candidates.push_back(w);
+    };
+    auto& deferred = deferred_[static_cast<std::size_t>(b)];
+    for (Index w : deferred) consider(w);
+    for (Index v : frontier_[static_cast<std::size_t>(b)])
+      for (Index w : neighbours(graph_, v)) consider(w);
+    if (reachable.empty()) continue;  // trapped
+    if (candidates.empty()) candidates = reachable;
     next.clear();
-    for (Index v : frontier_[static_cast<std::size_t>(b)]) {
-      for (Index w : neighbours(graph_, v)) {
-        if (!free(w)) continue;
-        owner_[static_cast<std::size_t>(w)] = b;
-        next.push_back(w);
-        nodes.push_back(w);
-        if (nodes.size() == full) break;
-      }
+    for (Index w : candidates) {
+      owner_[static_cast<std::size_t>(w)] = b;
+      next.push_back(w);
+      nodes.push_back(w);
       if (nodes.size() == full) break;
     }
-    if (next.empty()) continue;  // trapped
+    deferred.clear();
+    for (Index w : reachable)
+      if (free(w)) deferred.push_back(w);
     frontier_[static_cast<std::size_t>(b)].swap(next);
     if (nodes.size() < full) smallest.emplace(nodes.size(), b);
   }
 }
 
-// Step 9: each block's free neighbours become the first row of a child; a child in several
-// connected pieces becomes one child per piece.
+// Step 9: each block's free neighbours become the first row of a child (a node next to several
+// blocks goes to the strongest); a child in several connected pieces becomes one child per piece.
 std::vector<Index> Aligned::children(const std::vector<Index>& layer) {
-  std::vector<Index> next_layer;
-  std::vector<Index> row, queue;
-  for (Index b : layer) in_layer_[static_cast<std::size_t>(b)] = 0;
-  for (Index b : layer) {
-    row.clear();
-    const Index child = new_block();
+  std::vector<Index> candidates;
+  ++stamp_;
+  for (Index b : layer)
     for (Index v : nodes_[static_cast<std::size_t>(b)])
       for (Index w : neighbours(graph_, v))
-        if (free(w)) {
-          owner_[static_cast<std::size_t>(w)] = child;
-          row.push_back(w);
+        if (free(w) && mark_[static_cast<std::size_t>(w)] != stamp_) {
+          mark_[static_cast<std::size_t>(w)] = stamp_;
+          candidates.push_back(w);
         }
-    if (row.empty()) {
+  std::vector<Index> parent(candidates.size());
+  for (std::size_t i = 0; i < candidates.size(); ++i) parent[i] = strongest(candidates[i], Tally::Parent, -1);
+  std::vector<Index> child_of(first_.size(), -1);  // parent block -> its child
+  std::vector<Index> next_layer, children_made;
+  for (Index b : layer) {
+    child_of[static_cast<std::size_t>(b)] = new_block();
+    children_made.push_back(child_of[static_cast<std::size_t>(b)]);
+  }
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const Index child = child_of[static_cast<std::size_t>(parent[i])];
+    owner_[static_cast<std::size_t>(candidates[i])] = child;
+    first_[static_cast<std::size_t>(child)].push_back(candidates[i]);
+  }
+  for (Index b : layer) in_layer_[static_cast<std::size_t>(b)] = 0;
+  for (Index child : children_made) {
+    if (first_[static_cast<std::size_t>(child)].empty()) {
       dead_[static_cast<std::size_t>(child)] = 1;
       continue;
     }
-    // Connected pieces, breadth-first within the row (marked by stamp); every piece after the
-    // first moves to a block of its own.
-    ++stamp_;
-    for (Index seed : row) {
-      if (mark_[static_cast<std::size_t>(seed)] == stamp_) continue;
-      const Index piece = first_[static_cast<std::size_t>(child)].empty() ? child : new_block();
-      mark_[static_cast<std::size_t>(seed)] = stamp_;
-      queue.assign(1, seed);
-      for (std::size_t head = 0; head < queue.size(); ++head)
-        for (Index w : neighbours(graph_, queue[head]))
-          if (owner_[static_cast<std::size_t>(w)] == child && mark_[static_cast<std::size_t>(w)] != stamp_) {
-            mark_[static_cast<std::size_t>(w)] = stamp_;
-            queue.push_back(w);
-          }
-      for (Index v : queue) owner_[static_cast<std::size_t>(v)] = piece;
-      first_[static_cast<std::size_t>(piece)] = queue;
-      in_layer_[static_cast<std::size_t>(piece)] = 1;
-      next_layer.push_back(piece);
-    }
+    in_layer_[static_cast<std::size_t>(child)] = 1;
+    split_pieces(child, first_, next_layer);
   }
   return next_layer;
+}
+
+// Splits block b's set in `sets` (first_: its first row, nodes_: its nodes after the final
+// advance) into its connected pieces: b keeps the first, each other becomes a new block of the
+// current layer; all are appended to `layer`.
+void Aligned::split_pieces(Index b, std::vector<std::vector<Index>>& sets, std::vector<Index>& layer) {
+  std::vector<Index> nodes;
+  nodes.swap(sets[static_cast<std::size_t>(b)]);
+  std::vector<Index> queue;
+  ++stamp_;
+  for (Index seed : nodes) {
+    if (mark_[static_cast<std::size_t>(seed)] == stamp_) continue;
+    const Index piece = sets[static_cast<std::size_t>(b)].empty() ? b : new_block();
+    mark_[static_cast<std::size_t>(seed)] = stamp_;
+    queue.assign(1, seed);
+    for (std::size_t head = 0; head < queue.size(); ++head)
+      for (Index w : neighbours(graph_, queue[head]))
+        if (owner_[static_cast<std::size_t>(w)] == b && mark_[static_cast<std::size_t>(w)] != stamp_) {
+          mark_[static_cast<std::size_t>(w)] = stamp_;
+          queue.push_back(w);
+        }
+    for (Index v : queue) owner_[static_cast<std::size_t>(v)] = piece;
+    sets[static_cast<std::size_t>(piece)] = queue;
+    in_layer_[static_cast<std::size_t>(piece)] = 1;
+    layer.push_back(piece);
+  }
+}
+
+Index Aligned::strongest(Index w, Tally tally, Index prefer) const {
+  constexpr int max_tally = 64;  // distinct blocks around one node; beyond that the rest are not counted
+  Index blocks[max_tally];
+  int counts[max_tally];
+  int n = 0;
+  for (Index u : neighbours(graph_, w)) {
+    const Index r = tally == Tally::Test ? region_of(u) : layer_owner(u);
+    if (r < 0) continue;
+    if (tally == Tally::Advance && nodes_[static_cast<std::size_t>(r)].size() >= static_cast<std::size_t>(block_size_))
+      continue;
+    int i = 0;
+    while (i < n && blocks[i] != r) ++i;
+    if (i == n) {
+      if (n == max_tally) continue;
+      blocks[n] = r;
+      counts[n++] = 0;
+    }
+    ++counts[i];
+  }
+  Index best = -1;
+  int best_count = 0;
+  for (int i = 0; i < n; ++i)
+    if (counts[i] > best_count ||
+        (counts[i] == best_count && blocks[i] != best && (blocks[i] == prefer || (best != prefer && blocks[i] < best)))) {
+      best = blocks[i];
+      best_count = counts[i];
+    }
+  return best;
 }
 
 // What the layers left unassigned (none when the advance reached everything, as it does in a
@@ -476,6 +571,11 @@ std::vector<Index> Aligned::run() {
         region_[static_cast<std::size_t>(b)].clear();
       }
       final_advance(layer);
+      // A join (or a split) can leave a first row in pieces that only the released region
+      // connected; when the pieces did not grow together again, each becomes a block of its own.
+      std::vector<Index> grown;
+      for (Index b : layer) split_pieces(b, nodes_, grown);
+      layer.swap(grown);
       layer = children(layer);
     }
   }

@@ -75,10 +75,10 @@ int halo_rows(ElementType type, int order = 1);
 //    for the boundary of an ideal sqrt(2 n) x sqrt(n / 2) block `halo_rows` thick, with the
 //    paper's margin (128 / 92, its rows over the 92 boundary nodes of a 32 x 16 block), and loads
 //    in the paper's 2 : 10 : 8 proportions scaled by the ideal block's halo (100 nodes at 32 x 16).
-//  - 3D: boundary rows for the boundary of an ideal cube n^(1/3) on a side, with a 1.2 margin
-//    (boundary nodes of a cube are a larger, steadier fraction than in 2D), and loads scaled by
-//    the cube's halo from the counts measured for 512-node tet4 and hex8 blocks (docs/partition.md):
-//    12 x 32, 40 x 16 and 48 x 8 for a halo of 488 nodes.
+//  - 3D: every row up to 16 is a boundary row (a cube's boundary is 58 % of its nodes and an
+//    irregular block's often more: a lower limit only splits blocks), and loads scaled by the
+//    ideal cube's halo from the counts measured on 512-node tet4 and hex8 blocks
+//    (docs/partition.md): 16 x 32, 48 x 16 and 48 x 8 for the 488-node halo of an 8^3 cube.
 // Rows and shared slots are capped by the block size and the 16-bit shared positions.
 BlockLayout default_layout(ElementType type, int order = 1, int block_size = 512);
 // The most demanding layout over the mesh's element blocks (largest halo); tri3's for an empty mesh

@@ -40,7 +40,7 @@ struct BlockLayout {
   int boundary_capacity() const { return boundary_rows * row_width; }
   // Kind (0: 32 nodes, 1: 16, 2: 8) of load k, 0 <= k < n_loads().
   TREMOR_HOST_DEVICE int load_kind(int k) const { return k < loads[0] ? 0 : k < loads[0] + loads[1] ? 1 : 2; }
-  TREMOR_HOST_DEVICE int load_length(int k) const { return load_lengths[load_kind(k)]; }
+  TREMOR_HOST_DEVICE int load_length(int k) const { return 32 >> load_kind(k); }  // 32, 16, 8
   // Offset of load k's first node among the loaded slots (shared position block_size + offset).
   TREMOR_HOST_DEVICE int load_offset(int k) const {
     if (k < loads[0]) return 32 * k;

@@ -8,7 +8,8 @@
 // block_size nodes or nothing unassigned is left next to it; the next seed is the first unassigned
 // node in a breadth-first order of the whole graph from an extreme node, so each block starts next
 // to the ones before. Quick and reliable, but blocks come out irregular and trapped remnants make
-// small blocks (the paper's 82-88 % efficiency).
+// small blocks (the paper reports 82-88 % efficiency on its models; on the compact test domains
+// here it reaches 96-98 %).
 //
 // Aligned (the paper's own): blocks advance in layers from the outer boundary like a front:
 //   1. the outer boundary: the nodes of boundary faces (mesh/faces.hpp) connected, through boundary
@@ -44,10 +45,26 @@
 //    boundary faces (in 2D this is the same walk: a patch of a loop is a length);
 //  - isolated nodes (in no element) link to nothing; they fill free slots of the last blocks
 //    instead of making blocks of their own.
-// Departures from the paper: "join to an adjacent block" takes the smallest neighbour (the paper
-// does not say which); a block split in step 5 is split at its first row's two ends (the paper's
-// "two ends of the block", read as the ends of the length that seeds it); several connected parts
-// of a mesh are partitioned one after the other, each from its own outer boundary.
+// Departures from the paper, each for a failure seen on test meshes:
+//  - a node that several blocks could take in a row goes to the block with most links to it (in
+//    the test advance all blocks' rows are decided together; in the final advance a block leaves
+//    such a node to a stronger one and takes it later if that one does not). Taken block by block,
+//    as the paper's loop reads, the first block takes the diagonal node of every row on meshes
+//    with diagonal links (quadrilaterals, hexahedra) and leans into its neighbour;
+//  - "join to an adjacent block" takes the smallest neighbour of the layer (the paper does not
+//    say which); a block split in step 5 is split at its first row's two ends (the paper's "two
+//    ends of the block", read as the ends of the length that seeds it);
+//  - a test region the advance closed (no free node next to it: a pocket where fronts meet) that
+//    holds more than a block is split until the pieces fit: grown from its first row inwards it
+//    would leave a remnant in a hole, the block around it a ring of long boundary;
+//  - a block whose nodes end up in separate pieces (a join whose first rows only met through the
+//    released test region) becomes one block per piece, as children are;
+//  - several connected parts of a mesh are partitioned one after the other, each from its own
+//    outer boundary.
+// Where it does well and where not (docs/partition.md): on free-like 2D triangle meshes it beats
+// greedy (eta 0.99 against 0.97 at 1M nodes); on thin domains, where fronts from opposite sides
+// meet after a few rows, and on structured quadrilateral and hexahedral meshes, greedy's compact
+// blobs do better.
 #include <vector>
 
 #include "tremor/core/config.hpp"

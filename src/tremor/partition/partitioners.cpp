@@ -179,7 +179,7 @@ class Aligned {
   static constexpr Index free_node = -1, isolated_node = -2;
   std::vector<Index> owner_;
   // Per block id: its first row, its test-advance region (beyond the first row), its nodes after
-  // the final advance, the last row it added.
+  // the final advance, the last row it added, the free nodes it left to stronger blocks.
   std::vector<std::vector<Index>> first_, region_, nodes_, frontier_, deferred_;
   std::vector<char> in_layer_, dead_;
   std::vector<unsigned> mark_;

@@ -339,7 +339,8 @@ bool Arranger::build_links(Index b) {
 Index Arranger::split(Index b) {
   auto& members = members_[static_cast<std::size_t>(b)];
   if (members.size() < 2) {
-    const Index v = members.empty() ? -1 : members.front();
+    TREMOR_ASSERT(members.size() == 1);
+    const Index v = members.front();
     throw Error(str("the block layout (", layout_.boundary_rows, " boundary rows, loads ", layout_.loads[0], " x 32, ",
                     layout_.loads[1], " x 16, ", layout_.loads[2], " x 8) cannot serve node ", v, " (",
                     neighbours(graph_, v).size() - 1,

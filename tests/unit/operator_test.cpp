@@ -175,7 +175,7 @@ TEST(Operator, UnknownKindIsAClearError) {
     EXPECT_NE(message.find("matrix_free"), std::string::npos) << message;
   }
   EXPECT_EQ(explicit_fe::stiffness_operator_kinds(),
-            (std::vector<std::string>{"assembled", "block_csr", "ell", "sell", "jds", "block_ell", "matrix_free", "cusparse"}));
+            (std::vector<std::string>{"assembled", "block_csr", "ell", "sell", "jds", "block_ell", "partitioned", "matrix_free", "cusparse"}));
 }
 
 // The cuSPARSE baseline is GPU-only: on a host Exec (or a build without CUDA) it says so.
@@ -189,7 +189,7 @@ TEST(Operator, CusparseOnTheHostIsAClearError) {
     EXPECT_TRUE(message.find("GPU") != std::string::npos || message.find("CUDA") != std::string::npos) << message;
   }
   EXPECT_EQ(explicit_fe::stiffness_operator_kinds(Backend::Serial),
-            (std::vector<std::string>{"assembled", "block_csr", "ell", "sell", "jds", "block_ell", "matrix_free"}));
+            (std::vector<std::string>{"assembled", "block_csr", "ell", "sell", "jds", "block_ell", "partitioned", "matrix_free"}));
 }
 
 TEST(Operator, MatrixFreeOperatorRefusesAnInvertedElement) {

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   tremor::cli::add_run_command(app);
   tremor::cli::add_export_command(app);
   tremor::cli::add_bench_command(app);
+  tremor::cli::add_partition_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

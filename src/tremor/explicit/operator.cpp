@@ -1,4 +1,5 @@
 #include "tremor/explicit/operator.hpp"
+#include "tremor/explicit/partitioned_operator.hpp"
 
 #include <algorithm>
 #include <span>
@@ -244,6 +245,7 @@ std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& mo
   if (kind == "assembled") return std::make_unique<AssembledOperator<Real>>(exec, K);
   if (kind == "block_csr") return std::make_unique<BlockCsrOperator<Real>>(exec, K, model.mesh.dim());
   if (kind == "cusparse") return std::make_unique<CusparseOperator<Real>>(exec, K);
+  if (kind == "partitioned") return std::make_unique<PartitionedOperator<Real>>(exec, K, model.mesh);
   if (kind == "ell" || kind == "sell" || kind == "jds" || kind == "block_ell")
     return std::make_unique<FormatOperator<Real>>(exec, K, kind, model.mesh.dim());
   if (kind == "matrix_free") return std::make_unique<MatrixFreeOperator<Real>>(exec, model, table, colouring);

@@ -13,6 +13,8 @@
 //   "ell", "sell", "jds", "block_ell"
 //                  FormatOperator: the same K in one of the GPU formats of sparse/formats.hpp
 //                  (ELL, SELL-C-sigma with C = 32 and sigma = 256, JDS, nodal-block ELL).
+//   "partitioned"  PartitionedOperator (partitioned_operator.hpp): the pogo paper's block-partitioned
+//                  layout, nodes in GPU blocks of 512 by the aligned partitioner.
 //   "cusparse"     CusparseOperator: the same CSR applied by cuSPARSE's SpMV (CUDA only): the
 //                  baseline a user would write, kept to measure tremor's own formats against.
 //

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <span>
+#include <string_view>
 #include <utility>
 
 #include "tremor/core/error.hpp"
@@ -133,6 +134,32 @@ Index bandwidth(const NodeGraph& graph, const std::vector<Index>& new_to_old) {
     }
   }
   return width;
+}
+
+void renumber_nodes(Mesh& mesh, const std::vector<Index>& new_to_old) {
+  const Index n = mesh.n_nodes();
+  const std::vector<Index> old_to_new = invert_permutation(new_to_old, n, "node renumbering");
+  const auto dim = static_cast<std::size_t>(mesh.dim());
+  std::vector<double> coordinates(mesh.coordinates.size());
+  std::vector<Label> labels(mesh.node_labels.size());
+  for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
+    const auto old = static_cast<std::size_t>(new_to_old[i]);
+    labels[i] = mesh.node_labels[old];
+    std::copy_n(mesh.coordinates.begin() + static_cast<std::ptrdiff_t>(old * dim), dim,
+                coordinates.begin() + static_cast<std::ptrdiff_t>(i * dim));
+  }
+  mesh.coordinates = std::move(coordinates);
+  mesh.node_labels = std::move(labels);
+  const auto map = [&](Index& node, std::string_view what) {
+    TREMOR_CHECK(node >= 0 && node < n, what, " refers to node index ", node, ", outside the mesh's ", n, " nodes");
+    node = old_to_new[static_cast<std::size_t>(node)];
+  };
+  for (auto& block : mesh.blocks)
+    for (Index& node : block.connectivity) map(node, "element connectivity");
+  for (auto& [name, members] : mesh.node_sets) {
+    for (Index& node : members) map(node, "a node set");
+    std::sort(members.begin(), members.end());
+  }
 }
 
 }  // namespace tremor

@@ -29,6 +29,12 @@ Index bandwidth(const NodeGraph& graph, const std::vector<Index>& new_to_old);
 
 // old_to_new from new_to_old for `n` items; throws tremor::Error (prefixed by `what`) when the
 // size is not n or an entry is out of range or repeated.
+// Renumbers the nodes of `mesh` in place: new node i is old node new_to_old[i]. Coordinates and
+// labels travel with their nodes; connectivity and node sets (kept sorted) follow; element and
+// face sets are unchanged (elements keep their numbers). Throws on a bad permutation or a
+// connectivity entry outside the mesh.
+void renumber_nodes(Mesh& mesh, const std::vector<Index>& new_to_old);
+
 std::vector<Index> invert_permutation(const std::vector<Index>& new_to_old, Index n, std::string_view what);
 
 }  // namespace tremor

@@ -31,18 +31,10 @@ Model renumber_nodes(const Model& model, const std::vector<Index>& new_to_old) {
   const std::vector<Index> old_to_new = invert_permutation(new_to_old, n, str(source, ": node renumbering"));
   const auto map = [&](std::vector<Index>& nodes, std::string_view what) { map_nodes(nodes, old_to_new, source, what); };
   Model out = model;
-  Mesh& mesh = out.mesh;
-  const auto dim = static_cast<std::size_t>(old_mesh.dim());
-  for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
-    const auto old = static_cast<std::size_t>(new_to_old[i]);
-    mesh.node_labels[i] = old_mesh.node_labels[old];
-    std::copy_n(old_mesh.coordinates.begin() + static_cast<std::ptrdiff_t>(old * dim), dim,
-                mesh.coordinates.begin() + static_cast<std::ptrdiff_t>(i * dim));
-  }
-  for (auto& block : mesh.blocks) map(block.connectivity, "element connectivity");
-  for (auto& [name, members] : mesh.node_sets) {
-    map(members, str("node set '", name, "'"));
-    std::sort(members.begin(), members.end());
+  try {
+    renumber_nodes(out.mesh, new_to_old);
+  } catch (const Error& error) {
+    throw Error(str(source, ": ", error.what()));
   }
   for (auto& fixed : out.fixed) map(fixed.nodes, "a boundary condition");
   for (auto& load : out.loads) map(load.nodes, "a concentrated load");

@@ -9,8 +9,8 @@
 namespace tremor {
 
 std::span<const std::string_view> explicit_operator_kinds() {
-  static constexpr std::string_view kinds[] = {"assembled", "block_csr", "ell", "sell", "jds", "block_ell",
-                                                  "matrix_free", "cusparse"};
+  static constexpr std::string_view kinds[] = {"assembled", "block_csr",   "ell",     "sell",       "jds",
+                                                  "block_ell", "partitioned", "matrix_free", "cusparse"};
   return kinds;
 }
 

@@ -1,0 +1,113 @@
+// `tremor partition MODEL -o FILE`: partitions a model's mesh into GPU blocks (pogo paper
+// section 3: a partitioner, then the memory arrangement with split-and-retry) and writes the block
+// file the "partitioned" stiffness operator reads (partition/block_file.hpp), atomically.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <system_error>
+
+#include "tremor/cli/commands.hpp"
+#include "tremor/cli/format.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/io/file.hpp"
+#include "tremor/io/load.hpp"
+#include "tremor/mesh/adjacency.hpp"
+#include "tremor/partition/block_file.hpp"
+#include "tremor/partition/partition.hpp"
+
+namespace tremor::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct PartitionArguments {
+  std::string model;
+  std::string output;
+  std::string partitioner = "aligned";
+  int block_size = 512;
+};
+
+// Writes to FILE.tmp, syncs it, renames it over FILE and syncs the folder: a crash leaves the old
+// file or the new one, never a torn one.
+void write_atomically(const fs::path& path, const partition::BlockPartition& blocks) {
+  fs::path temporary = path;
+  temporary += ".tmp";
+  try {
+    partition::write_block_file(temporary, blocks);
+    io::sync_file(temporary);
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    throw;
+  }
+  std::error_code error;
+  fs::rename(temporary, path, error);
+  if (error) throw Error(str(path.string(), ": cannot rename ", temporary.string(), " to it (", error.message(), ")"));
+  io::sync_file(path.parent_path().empty() ? fs::path(".") : path.parent_path());
+}
+
+void run_partition(const PartitionArguments& args) {
+  const Model model = io::load_model(args.model);
+  const Mesh& mesh = model.mesh;
+  TREMOR_CHECK(mesh.n_nodes() > 0, args.model, ": the mesh has no nodes");
+  partition::PartitionOptions options;
+  options.partitioner = partition::parse_partitioner(args.partitioner);
+  options.block_size = args.block_size;
+  const partition::BlockLayout layout = partition::default_layout(mesh, args.block_size);
+  options.layout = layout;
+
+  const auto start = std::chrono::steady_clock::now();
+  const NodeGraph graph = node_graph(mesh);
+  const double graph_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const partition::BlockPartition blocks = partition::partition_mesh(mesh, graph, options);
+  const auto problems = partition::check_partition(graph, blocks);
+  TREMOR_CHECK(problems.empty(), "internal error: the partition does not serve the mesh: ", problems.front());
+
+  std::set<std::string> types;
+  for (const auto& block : mesh.blocks) types.insert(element_name(block.type, block.order));
+  std::string type_list;
+  for (const auto& t : types) type_list += (type_list.empty() ? "" : ", ") + t;
+  const auto& s = blocks.stats;
+  std::printf("%-14s%dD, %s nodes (%s)\n", "mesh", mesh.dim(), group_digits(mesh.n_nodes()).c_str(), type_list.c_str());
+  std::printf("%-14s%s, blocks of %d nodes: %d boundary rows, loads %d x 32, %d x 16, %d x 8\n", "layout",
+              blocks.partitioner.c_str(), layout.block_size, layout.boundary_rows, layout.loads[0], layout.loads[1],
+              layout.loads[2]);
+  std::printf("%-14s%s (%s from the partitioner, %s failed the memory arrangement and were split, %d passes)\n",
+              "blocks", group_digits(blocks.n_blocks).c_str(), group_digits(s.initial_blocks).c_str(),
+              group_digits(s.split_blocks).c_str(), s.arrange_passes);
+  std::printf("%-14s%.4f (nodes / (blocks x %d))\n", "efficiency", blocks.efficiency(), layout.block_size);
+  const double per_block = blocks.n_blocks > 0 ? 1.0 / blocks.n_blocks : 0.0;
+  std::printf("%-14s%.1f x 32 + %.1f x 16 + %.1f x 8 per block of %d + %d + %d available; %.1f sections needed, "
+              "%.0f slots loaded per block\n",
+              "loads used", static_cast<double>(s.loads_used[0]) * per_block,
+              static_cast<double>(s.loads_used[1]) * per_block, static_cast<double>(s.loads_used[2]) * per_block,
+              layout.loads[0], layout.loads[1], layout.loads[2], static_cast<double>(s.needed_sections) * per_block,
+              static_cast<double>(s.loaded_slots) * per_block);
+  std::printf("%-14sgraph %.2f s, partitioner %.2f s, arrangement %.2f s\n", "time", graph_seconds,
+              s.partition_seconds, s.arrange_seconds);
+  write_atomically(args.output, blocks);
+  std::error_code error;
+  const auto size = fs::file_size(args.output, error);
+  std::printf("wrote %s (%s bytes)\n", args.output.c_str(), group_digits(error ? 0 : static_cast<long long>(size)).c_str());
+}
+
+}  // namespace
+
+void add_partition_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "partition", "Partition a model's mesh into GPU blocks and write the block file of the partitioned operator");
+  auto args = std::make_shared<PartitionArguments>();
+  cmd->add_option("MODEL", args->model, "model file (.toml), Abaqus input (.inp) or Gmsh mesh (.msh)")->required();
+  cmd->add_option("-o,--output", args->output, "block file to write (replaced atomically)")->required();
+  cmd->add_option("--partitioner", args->partitioner, "greedy or aligned (default)")
+      ->check(CLI::IsMember({"greedy", "aligned"}));
+  cmd->add_option("--block-size", args->block_size, "nodes per GPU block: a multiple of 32 from 32 to 1024 (512)")
+      ->check(CLI::Range(32, 1024));
+  cmd->callback([args] { run_partition(*args); });
+}
+
+}  // namespace tremor::cli

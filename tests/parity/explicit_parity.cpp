@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "support/support.hpp"
+#include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/io/load.hpp"
 #include "tremor/mesh/generate.hpp"
@@ -106,7 +107,9 @@ void compare_backends(const Model& model, long long steps, const std::vector<std
     }
 }
 
-const std::vector<std::string> all_operators{"assembled", "block_csr", "matrix_free", "cusparse"};
+// Every operator the GPU runs: CSR, nodal-block CSR, ELL, SELL, JDS, block ELL, the partitioned
+// layout, element by element and cuSPARSE.
+const std::vector<std::string> all_operators = explicit_fe::stiffness_operator_kinds(Backend::Cuda);
 
 // Receivers at the first source node (velocity and acceleration every step), so the comparison
 // sees motion from the first steps whatever the example's own receivers record.

@@ -8,9 +8,12 @@
 #include <vector>
 
 #include "explicit_test_models.hpp"
+#include "sparse_test_models.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/explicit/solver.hpp"
+#include "tremor/explicit/operator.hpp"
+#include "tremor/mesh/adjacency.hpp"
 #include "tremor/fem/time_step.hpp"
 #include "tremor/mesh/generate.hpp"
 
@@ -164,6 +167,32 @@ TEST(ExplicitSolver, ObserverSeesEverySample) {
   EXPECT_EQ(observer.progress, static_cast<int>((run.steps + 6) / 7));
   // The position receiver records every second step, displacement only: steps 0, 2, 4, ...
   EXPECT_EQ(run.histories[1].n_samples(), static_cast<std::size_t>(run.steps / 2 + 1));
+}
+
+TEST(ExplicitSolver, AutoOperatorIsTheBackendsFastest) {
+  const Model model = loaded_block();
+  RunOptions options;
+  options.backend = "openmp";
+  EXPECT_EQ(explicit_fe::preflight(model, options).operator_kind, "block_csr");
+  options.operator_kind = "auto";
+  EXPECT_EQ(explicit_fe::preflight(model, options).operator_kind, "block_csr");
+  options.operator_kind = "ell";  // an explicit choice stays
+  EXPECT_EQ(explicit_fe::preflight(model, options).operator_kind, "ell");
+  EXPECT_EQ(explicit_fe::default_operator_kind(Backend::Cuda), "block_ell");
+}
+
+TEST(ExplicitSolver, MemoryEstimateOfThePartitionedLayout) {
+  // The estimate sizes the layout the operator builds: within a factor 2 of its bytes() (the
+  // estimate assumes 95% full blocks and the largest degree on every node). 10,201 nodes: blocks
+  // are full, as on the meshes the estimate is for.
+  const Model model = test::two_section_model(ElementType::Tri3, 1, 100, 0.1);
+  const auto op = explicit_fe::make_stiffness_operator<double>(model, "partitioned", Exec::serial());
+  const auto dim = static_cast<Size>(model.mesh.dim());
+  const std::size_t estimate = explicit_fe::memory_estimate(model.mesh, "partitioned",
+                                                            node_graph(model.mesh).n_entries() * dim * dim, 8);
+  const std::size_t state = static_cast<std::size_t>(op->n_dofs()) * (9 * 8 + 8);
+  EXPECT_GT(estimate - state, op->bytes() / 2);
+  EXPECT_LT(estimate - state, op->bytes() * 2);
 }
 
 TEST(ExplicitSolver, ConfigurationErrors) {

@@ -85,7 +85,7 @@ TEST_F(ModelFileSource, ExplicitSettings) {
   EXPECT_DOUBLE_EQ(d.safety_factor, 0.9);
   EXPECT_EQ(d.precision, "double");
   EXPECT_EQ(d.backend, "auto");
-  EXPECT_EQ(d.operator_kind, "assembled");
+  EXPECT_EQ(d.operator_kind, "auto");
   EXPECT_FALSE(d.allow_unstable);
   EXPECT_EQ(d.origin, "m.toml:11");
   EXPECT_FALSE(parse(plate).explicit_settings.has_value());

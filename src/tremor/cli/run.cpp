@@ -551,8 +551,11 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("-o,--output", args->output, "result file (default: <model stem>.h5 in the current directory)");
   cmd->add_option("--precision", args->precision, "solver state precision (overrides the model)")
       ->check(CLI::IsMember({"double", "float"}));
-  cmd->add_option("--operator", args->operator_kind, "stiffness operator (overrides the model)")
-      ->check(CLI::IsMember(explicit_fe::stiffness_operator_kinds()));
+  std::vector<std::string> operators = explicit_fe::stiffness_operator_kinds();
+  operators.insert(operators.begin(), "auto");
+  cmd->add_option("--operator", args->operator_kind,
+                  "stiffness operator (overrides the model; auto: block_ell on CUDA, block_csr on the host)")
+      ->check(CLI::IsMember(operators));
   cmd->add_option("--ordering", args->ordering, "node ordering before the run: none or rcm (overrides the model)")
       ->check(CLI::IsMember({"none", "rcm"}));
   cmd->add_option("--backend", args->backend, "backend (overrides the model)")

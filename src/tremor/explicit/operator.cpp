@@ -214,6 +214,8 @@ std::vector<std::string> stiffness_operator_kinds(Backend backend) {
   return out;
 }
 
+std::string default_operator_kind(Backend backend) { return backend == Backend::Cuda ? "block_ell" : "block_csr"; }
+
 template <class Real>
 std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
                                                                  const Exec& exec) {

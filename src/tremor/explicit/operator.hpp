@@ -214,6 +214,11 @@ bool is_assembled_kind(std::string_view kind);
 std::vector<std::string> stiffness_operator_kinds();
 std::vector<std::string> stiffness_operator_kinds(Backend backend);
 
+// What operator "auto" runs on `backend`: the fastest in docs/benchmarks.md's measurements —
+// "block_ell" on CUDA (one column index per nodal block, coalesced; 1.6x cuSPARSE CSR in single
+// precision on an H100), "block_csr" on the host (the same bits as CSR, fewer bytes per step).
+std::string default_operator_kind(Backend backend);
+
 extern template class StiffnessOperator<float>;
 extern template class StiffnessOperator<double>;
 extern template class AssembledOperator<float>;

@@ -62,9 +62,12 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   TREMOR_CHECK(p.precision == "double" || p.precision == "float", "unknown precision '", p.precision,
                "': expected double or float");
   const auto kinds = stiffness_operator_kinds();
-  TREMOR_CHECK(std::find(kinds.begin(), kinds.end(), p.operator_kind) != kinds.end(), "unknown stiffness operator '",
-               p.operator_kind, "': expected one of ", explicit_operator_list());
-  p.backend = std::string(to_string(make_exec(p.backend).backend()));  // "auto" resolved to what runs
+  TREMOR_CHECK(p.operator_kind == "auto" || std::find(kinds.begin(), kinds.end(), p.operator_kind) != kinds.end(),
+               "unknown stiffness operator '", p.operator_kind, "': expected \"auto\" or one of ",
+               explicit_operator_list());
+  const Backend backend = make_exec(p.backend).backend();
+  p.backend = std::string(to_string(backend));  // "auto" resolved to what runs
+  if (p.operator_kind == "auto") p.operator_kind = default_operator_kind(backend);
   TREMOR_CHECK(p.operator_kind != "cusparse" || p.backend == "cuda", "the cusparse operator runs on the GPU; the "
                "backend is ", p.backend, " (use backend cuda, or another operator)");
   TREMOR_CHECK(options.check_every >= 1, "check_every must be at least 1, got ", options.check_every);
@@ -424,6 +427,17 @@ std::size_t memory_estimate(const Mesh& mesh, std::string_view operator_kind, Si
     // A column (4 B) and a value per entry; ELL and SELL pad rows to a common length, which this
     // estimate leaves out (small for linear elements: sparse/formats.hpp reports it).
     operator_bytes = static_cast<std::size_t>(stiffness_nnz) * (sizeof(Index) + real_size) + n * sizeof(Index);
+  } else if (operator_kind == "partitioned") {
+    // Pogo's layout (partition/block_matrix.hpp): per node slot L links of a dim x dim block and a
+    // 16-bit target, L the largest node degree, plus the slot's node (4 B); blocks are ~95% full
+    // (the aligned partitioner's eta), so slots ~ nodes / 0.95.
+    const NodeGraph graph = node_graph(mesh);
+    std::size_t links = 0;
+    for (Index node = 0; node < mesh.n_nodes(); ++node)
+      links = std::max<std::size_t>(links, static_cast<std::size_t>(graph.offsets[node + 1] - graph.offsets[node]));
+    const auto d = static_cast<std::size_t>(mesh.dim());
+    const auto slots = static_cast<std::size_t>(static_cast<double>(mesh.n_nodes()) / 0.95);
+    operator_bytes = slots * (links * (d * d * real_size + sizeof(std::int16_t)) + sizeof(Index));
   } else if (operator_kind == "block_csr" || operator_kind == "block_ell") {
     // Nodal-block CSR: offsets (8 B per node), a column (4 B) per dim x dim block, the values.
     const auto d = static_cast<std::size_t>(mesh.dim());

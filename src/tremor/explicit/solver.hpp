@@ -56,7 +56,7 @@ struct SolverState {
 struct RunOptions {
   // Empty / unset: from the model (see above).
   std::string precision;      // "double" or "float"
-  std::string operator_kind;  // one of stiffness_operator_kinds()
+  std::string operator_kind;  // "auto" or one of stiffness_operator_kinds(); empty: the model's
   std::string backend;        // "auto" (CUDA when a GPU is usable, else OpenMP), "serial", "openmp", "cuda"
   std::string ordering;       // "none" or "rcm" (reverse Cuthill-McKee node ordering before the run)
   std::optional<double> time_step;
@@ -74,7 +74,7 @@ struct RunOptions {
 // Numbers known before a run; printed by the CLI's pre-flight check.
 struct Preflight {
   Index n_dofs = 0;
-  std::string precision, operator_kind, backend;  // backend as it runs: "auto" resolved
+  std::string precision, operator_kind, backend;  // as they run: "auto" resolved
   std::string ordering = "none";
   double stable_dt = 0.0;       // s, the element bound (no safety factor)
   Label stable_element = 0;     // label of the element setting it

@@ -695,7 +695,9 @@ ExplicitSettings read_explicit(const Table& table) {
                str("'safety_factor' is ", settings.safety_factor, "; expected a number in (0, 1]"));
   settings.precision = choice(table, "precision", precisions).value_or("double");
   settings.backend = choice(table, "backend", backends).value_or("auto");
-  settings.operator_kind = choice(table, "operator", explicit_operator_kinds()).value_or("assembled");
+  std::vector<std::string_view> operators{"auto"};
+  for (std::string_view kind : explicit_operator_kinds()) operators.push_back(kind);
+  settings.operator_kind = choice(table, "operator", operators).value_or("auto");
   settings.allow_unstable = table.boolean("allow_unstable").value_or(false);
   settings.ordering = choice(table, "ordering", orderings).value_or("none");
   if (settings.time_step > settings.duration)

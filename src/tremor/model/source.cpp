@@ -139,8 +139,8 @@ void validate_excitation(const Model& model) {
     TREMOR_CHECK(s.backend == "auto" || s.backend == "serial" || s.backend == "openmp" || s.backend == "cuda", at,
                  ": explicit backend '", s.backend, "'; expected \"auto\", \"serial\", \"openmp\" or \"cuda\"");
     const auto kinds = explicit_operator_kinds();
-    TREMOR_CHECK(std::find(kinds.begin(), kinds.end(), s.operator_kind) != kinds.end(), at, ": explicit operator '",
-                 s.operator_kind, "'; expected one of ", explicit_operator_list());
+    TREMOR_CHECK(s.operator_kind == "auto" || std::find(kinds.begin(), kinds.end(), s.operator_kind) != kinds.end(),
+                 at, ": explicit operator '", s.operator_kind, "'; expected \"auto\" or one of ", explicit_operator_list());
     TREMOR_CHECK(s.ordering == "none" || s.ordering == "rcm", at, ": explicit ordering '", s.ordering,
                  "'; expected \"none\" or \"rcm\"");
   }

@@ -83,7 +83,9 @@ struct ExplicitSettings {
   double safety_factor = 0.9;   // in (0, 1]
   std::string precision = "double";        // "double" or "float"
   std::string backend = "auto";            // "auto", "serial", "openmp" or "cuda"
-  std::string operator_kind = "assembled";  // one of explicit_operator_kinds()
+  // "auto" (the fastest measured on the backend: explicit_fe::default_operator_kind) or one of
+  // explicit_operator_kinds()
+  std::string operator_kind = "auto";
   std::string ordering = "none";            // node ordering before the run: "none" or "rcm"
   bool allow_unstable = false;  // accept a time_step above the stable one
   std::string origin;

@@ -138,6 +138,7 @@ std::vector<OperatorChoice> operator_choices(const std::vector<std::string>& ask
 struct Problem {
   std::string name, description;
   Model model;
+  bool from_file = false;
 };
 
 // The standard problems at `scale` x their DOF count (cells scale with its square or cube root).
@@ -186,6 +187,7 @@ Problem load_problem(const std::string& path) {
   Problem p;
   p.name = path;
   p.model = io::load_model(path);
+  p.from_file = true;
   std::set<std::string> types;
   for (const auto& block : p.model.mesh.blocks) types.insert(element_name(block.type, block.order));
   std::string type_list;
@@ -419,11 +421,12 @@ void print_sizes(const BenchArgs& args, const std::vector<std::string>& problems
     const double generate = seconds_since(start);
     const NodeGraph graph = node_graph(p.model.mesh);
     const int dim = p.model.mesh.dim();
-    std::printf("problem %-6s %s: %s nodes, %s elements, %s DOF, %s non-zeros of K (generated in %.1f s)\n",
+    std::printf("problem %-6s %s: %s nodes, %s elements, %s DOF, %s non-zeros of K (%s in %.1f s)\n",
                 p.name.c_str(), p.description.c_str(), group_digits(p.model.mesh.n_nodes()).c_str(),
                 group_digits(p.model.mesh.n_elements()).c_str(),
                 group_digits(static_cast<long long>(p.model.mesh.n_nodes()) * dim).c_str(),
-                group_digits(static_cast<long long>(graph.n_entries()) * dim * dim).c_str(), generate);
+                group_digits(static_cast<long long>(graph.n_entries()) * dim * dim).c_str(),
+                p.from_file ? "read" : "generated", generate);
   }
 }
 
@@ -472,10 +475,10 @@ void run_bench(const BenchArgs& args) {
     const NodeGraph graph = node_graph(mesh);
     setup.graph_seconds = seconds_since(start);
     setup.graph_entries = static_cast<long long>(graph.n_entries());
-    std::printf("\nproblem %-6s %s: %s nodes, %s elements, %s DOF; generated in %.2f s, node graph %.2f s\n",
+    std::printf("\nproblem %-6s %s: %s nodes, %s elements, %s DOF; %s in %.2f s, node graph %.2f s\n",
                 name.c_str(), problem.description.c_str(), group_digits(setup.nodes).c_str(),
-                group_digits(setup.elements).c_str(), group_digits(setup.dofs).c_str(), setup.generate_seconds,
-                setup.graph_seconds);
+                group_digits(setup.elements).c_str(), group_digits(setup.dofs).c_str(),
+                problem.from_file ? "read" : "generated", setup.generate_seconds, setup.graph_seconds);
     for (const std::string& ordering : args.orderings) {
       OrderingSetup os;
       os.ordering = ordering;

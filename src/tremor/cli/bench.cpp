@@ -619,7 +619,7 @@ void run_bench(const BenchArgs& args) {
       json << (j == 0 ? "\n" : ",\n") << "      " << json_string(o.ordering) << ": {\"order_seconds\": " << o.order_seconds
            << ", \"colouring_seconds\": " << o.colouring_seconds << ", \"assemble_seconds\": " << o.assemble_seconds
            << ", \"mass_seconds\": " << o.mass_seconds << ", \"setup_seconds\": " << o.seconds()
-           << ", \"bandwidth\": " << o.bandwidth << ", \"nnz\": " << o.nnz;
+           << ", \"half_bandwidth\": " << o.bandwidth << ", \"nnz\": " << o.nnz;
       if (!o.error.empty()) json << ", \"error\": " << json_string(o.error);
       json << "}";
     }

@@ -1,4 +1,4 @@
-// partition/block_matrix: the block layout's reference apply against CSR SpMV on every element
+// explicit/block_partitioned_matrix: the block layout's reference apply against CSR SpMV on every element
 // family, in double and float, on Serial and OpenMP; the partitioned operator through the
 // StiffnessOperator interface; on a GPU the shared-memory kernel against the reference (and both
 // against the host). Outputs are poisoned with NaN, so an entry an apply fails to write fails.
@@ -12,10 +12,10 @@
 
 #include "support/support.hpp"
 #include "tremor/backend/device_array.hpp"
+#include "tremor/explicit/block_partitioned_matrix.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/partitioned_operator.hpp"
 #include "tremor/mesh/adjacency.hpp"
-#include "tremor/partition/block_matrix.hpp"
 #include "tremor/partition/partition.hpp"
 #include "tremor/sparse/assemble.hpp"
 #include "unit/sparse_test_models.hpp"
@@ -23,7 +23,7 @@
 namespace tremor {
 namespace {
 
-using partition::BlockPartitionedMatrix;
+using explicit_fe::BlockPartitionedMatrix;
 
 // Families with more nodes than one small block (so loads between blocks are exercised): the
 // two-section models of the operator tests, refined.

@@ -49,6 +49,7 @@
 #include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/partitioned_operator.hpp"
 #include "tremor/fem/time_step.hpp"
+#include "tremor/io/file.hpp"
 #include "tremor/io/load.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/mesh/generate.hpp"
@@ -367,17 +368,6 @@ std::string json_string(const std::string& s) {
     if (static_cast<unsigned char>(ch) >= 0x20) out += ch;
   }
   return out + "\"";
-}
-
-// Writes `text` to `path` through a temporary name, so a failed write leaves no half file.
-void write_file(const std::string& path, const std::string& text) {
-  const std::string partial = path + ".partial";
-  {
-    std::ofstream out(partial);
-    out << text;
-    TREMOR_CHECK(out.good(), "cannot write ", partial);
-  }
-  TREMOR_CHECK(std::rename(partial.c_str(), path.c_str()) == 0, "cannot rename ", partial, " to ", path);
 }
 
 std::string cpu_model() {
@@ -716,8 +706,8 @@ void run_bench(const BenchArgs& args) {
          << ", \"precision\": " << json_string(f.precision) << ", \"error\": " << json_string(f.error) << "}";
   }
   json << (failures.empty() ? "" : "\n  ") << "]\n}\n";
-  if (!args.json.empty()) write_file(args.json, json.str());
-  if (!args.markdown.empty()) write_file(args.markdown, md.str());
+  if (!args.json.empty()) io::write_file_atomically(args.json, json.str(), "benchmark JSON");
+  if (!args.markdown.empty()) io::write_file_atomically(args.markdown, md.str(), "benchmark table");
   std::printf("\n%s", md.str().c_str());
   TREMOR_CHECK(failures.empty(), failures.size(), " case", failures.size() == 1 ? "" : "s",
                " failed, the first: ", failures.front().problem, " ", failures.front().ordering, " ",

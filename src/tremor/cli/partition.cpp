@@ -31,26 +31,20 @@ struct PartitionArguments {
   int block_size = 512;
 };
 
-// Writes to FILE.tmp, syncs it, renames it over FILE and syncs the folder: a crash leaves the old
-// file or the new one, never a torn one.
-void write_atomically(const fs::path& path, const partition::BlockPartition& blocks) {
-  fs::path temporary = path;
-  temporary += ".tmp";
-  try {
-    partition::write_block_file(temporary, blocks);
-    io::sync_file(temporary);
-  } catch (...) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
-    throw;
-  }
+// Refuses an output in a folder that is missing (or a file) before the minutes a large mesh's
+// partition may take, rather than after.
+void check_output_folder(const fs::path& output) {
+  const fs::path folder = output.parent_path().empty() ? fs::path(".") : output.parent_path();
   std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) throw Error(str(path.string(), ": cannot rename ", temporary.string(), " to it (", error.message(), ")"));
-  io::sync_file(path.parent_path().empty() ? fs::path(".") : path.parent_path());
+  if (fs::is_directory(folder, error)) return;
+  throw Error(str(output.string(), ": cannot write the block file: ", folder.string(),
+                  fs::exists(folder, error) ? " is not a folder" : " does not exist"));
 }
 
 void run_partition(const PartitionArguments& args) {
+  TREMOR_CHECK(args.block_size % partition::row_width == 0, "--block-size ", args.block_size,
+               ": not a multiple of 32 (a block is made of rows of one warp)");
+  check_output_folder(args.output);
   const Model model = io::load_model(args.model);
   const Mesh& mesh = model.mesh;
   TREMOR_CHECK(mesh.n_nodes() > 0, args.model, ": the mesh has no nodes");
@@ -89,7 +83,8 @@ void run_partition(const PartitionArguments& args) {
               static_cast<double>(s.loaded_slots) * per_block);
   std::printf("%-14sgraph %.2f s, partitioner %.2f s, arrangement %.2f s\n", "time", graph_seconds,
               s.partition_seconds, s.arrange_seconds);
-  write_atomically(args.output, blocks);
+  // A crash or a full disk leaves the previous block file or the new one, never a torn one.
+  io::write_file_atomically(args.output, partition::encode_block_file(blocks), "block file");
   std::error_code error;
   const auto size = fs::file_size(args.output, error);
   std::printf("wrote %s (%s bytes)\n", args.output.c_str(), group_digits(error ? 0 : static_cast<long long>(size)).c_str());

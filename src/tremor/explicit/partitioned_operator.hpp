@@ -2,7 +2,7 @@
 // "partitioned": the stiffness operator in the pogo paper's GPU block layout (section 2.3, 3):
 // nodes partitioned into blocks of up to 512 (partition/partition.hpp), each block staging the u
 // values it needs into shared memory through a table of 32/16/8-node loads, then each thread
-// summing its node's outputs over a fixed number of links (partition/block_matrix.hpp).
+// summing its node's outputs over a fixed number of links (block_partitioned_matrix.hpp).
 //
 // On a Cuda Exec the shared-memory kernel runs; on Serial and OpenMP the portable reference of
 // the same layout (it reads u from global memory, so it is no faster than CSR there: the layout is
@@ -11,9 +11,9 @@
 #include <string>
 
 #include "tremor/backend/exec.hpp"
+#include "tremor/explicit/block_partitioned_matrix.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/mesh/mesh.hpp"
-#include "tremor/partition/block_matrix.hpp"
 #include "tremor/partition/partition.hpp"
 #include "tremor/sparse/csr.hpp"
 
@@ -34,18 +34,19 @@ class PartitionedOperator final : public StiffnessOperator<Real> {
   Index n_dofs() const override { return matrix_.n_dofs(); }
   void apply(const Real* u, Real* ku) const override { matrix_.apply(u, ku); }
   std::string name() const override { return "partitioned"; }
-  // The layout's arrays: slot table, link table, 16-bit link targets, values (block_matrix.hpp).
+  // The layout's arrays: slot table, link table, 16-bit link targets, values
+  // (block_partitioned_matrix.hpp).
   std::size_t bytes() const override { return matrix_.bytes(); }
   // Global memory one apply reads and writes, counted as the paper's Appendix A does (u and ku
   // included, K counted per warp up to its longest node's links).
   std::size_t traffic_bytes() const { return matrix_.traffic().total(); }
 
   const partition::BlockPartition& partition() const { return partition_; }
-  const partition::BlockPartitionedMatrix<Real>& matrix() const { return matrix_; }
+  const BlockPartitionedMatrix<Real>& matrix() const { return matrix_; }
 
  private:
   partition::BlockPartition partition_;
-  partition::BlockPartitionedMatrix<Real> matrix_;
+  BlockPartitionedMatrix<Real> matrix_;
 };
 
 extern template class PartitionedOperator<float>;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <system_error>
 
 #include "tremor/core/error.hpp"
@@ -64,65 +65,53 @@ std::string shortest(double value) {
   return text;
 }
 
+// The whole checkpoint, as one HDF5 file at `file`.
+void write_contents(const std::string& file, const Checkpoint& checkpoint) {
+  Handle access = h5::open_or_fail(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, file, "cannot create properties");
+  h5::check(H5Pset_fclose_degree(access.get(), H5F_CLOSE_STRONG), file, "cannot set file properties");
+  Handle handle = h5::open_or_fail(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose,
+                                   file, "cannot create the checkpoint");
+  const hid_t root = handle.get();
+  h5::set_attribute(root, "format", std::string(format_name), file);
+  h5::set_attribute(root, "format_version", format_version, file);
+  h5::set_attribute(root, "tremor_version", std::string(TREMOR_VERSION), file);
+  h5::set_attribute(root, "model_hash", checkpoint.model_hash, file);
+  h5::set_attribute(root, "precision", checkpoint.precision, file);
+  h5::set_attribute(root, "operator", checkpoint.operator_kind, file);
+  h5::set_attribute(root, "backend", checkpoint.backend, file);
+  h5::set_attribute(root, "ordering", checkpoint.ordering, file);
+  h5::set_attribute(root, "time_step", checkpoint.time_step, file);
+  h5::set_attribute(root, "total_steps", checkpoint.total_steps, file);
+  h5::set_attribute(root, "checkpoint_every", checkpoint.checkpoint_every, file);
+  h5::set_attribute(root, "step", checkpoint.step, file);
+  h5::set_attribute(root, "wall_time", checkpoint.wall_time, file);
+  h5::set_attribute(root, "n_snapshots", checkpoint.n_snapshots, file);
+  write_vector(root, "previous", checkpoint.previous, file);
+  write_vector(root, "current", checkpoint.current, file);
+  Handle receivers = h5::create_group(root, "receivers", file);
+  h5::set_attribute(receivers.get(), "count", static_cast<std::int64_t>(checkpoint.receivers.size()), file);
+  for (std::size_t r = 0; r < checkpoint.receivers.size(); ++r)
+    write_pending(receivers.get(), str(r), checkpoint.receivers[r], file);
+  write_pending(root, "snapshot", checkpoint.snapshot, file);
+  std::vector<std::string> names;
+  std::vector<std::int64_t> counts;
+  for (const auto& [name, count] : checkpoint.history_samples) {
+    names.push_back(name);
+    counts.push_back(count);
+  }
+  Handle samples = h5::create_group(root, "history_samples", file);
+  h5::set_attribute(samples.get(), "names", names, file);
+  const std::array<hsize_t, 1> dims{counts.size()};
+  h5::write_int64(samples.get(), "counts", counts, dims, file);
+  h5::check(handle.reset(), file, "cannot close the checkpoint (disk full?)");
+}
 
 }  // namespace
 
 void write_checkpoint(const fs::path& path, const Checkpoint& checkpoint) {
   h5::silence_errors();
-  fs::path temporary = path;
-  temporary += ".tmp";
-  const std::string file = temporary.string();
-  try {
-    {
-      Handle access = h5::open_or_fail(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, file, "cannot create properties");
-      h5::check(H5Pset_fclose_degree(access.get(), H5F_CLOSE_STRONG), file, "cannot set file properties");
-      Handle handle = h5::open_or_fail(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose,
-                                       file, "cannot create the checkpoint");
-      const hid_t root = handle.get();
-      h5::set_attribute(root, "format", std::string(format_name), file);
-      h5::set_attribute(root, "format_version", format_version, file);
-      h5::set_attribute(root, "tremor_version", std::string(TREMOR_VERSION), file);
-      h5::set_attribute(root, "model_hash", checkpoint.model_hash, file);
-      h5::set_attribute(root, "precision", checkpoint.precision, file);
-      h5::set_attribute(root, "operator", checkpoint.operator_kind, file);
-      h5::set_attribute(root, "backend", checkpoint.backend, file);
-      h5::set_attribute(root, "ordering", checkpoint.ordering, file);
-      h5::set_attribute(root, "time_step", checkpoint.time_step, file);
-      h5::set_attribute(root, "total_steps", checkpoint.total_steps, file);
-      h5::set_attribute(root, "checkpoint_every", checkpoint.checkpoint_every, file);
-      h5::set_attribute(root, "step", checkpoint.step, file);
-      h5::set_attribute(root, "wall_time", checkpoint.wall_time, file);
-      h5::set_attribute(root, "n_snapshots", checkpoint.n_snapshots, file);
-      write_vector(root, "previous", checkpoint.previous, file);
-      write_vector(root, "current", checkpoint.current, file);
-      Handle receivers = h5::create_group(root, "receivers", file);
-      h5::set_attribute(receivers.get(), "count", static_cast<std::int64_t>(checkpoint.receivers.size()), file);
-      for (std::size_t r = 0; r < checkpoint.receivers.size(); ++r)
-        write_pending(receivers.get(), str(r), checkpoint.receivers[r], file);
-      write_pending(root, "snapshot", checkpoint.snapshot, file);
-      std::vector<std::string> names;
-      std::vector<std::int64_t> counts;
-      for (const auto& [name, count] : checkpoint.history_samples) {
-        names.push_back(name);
-        counts.push_back(count);
-      }
-      Handle samples = h5::create_group(root, "history_samples", file);
-      h5::set_attribute(samples.get(), "names", names, file);
-      const std::array<hsize_t, 1> dims{counts.size()};
-      h5::write_int64(samples.get(), "counts", counts, dims, file);
-      h5::check(handle.reset(), file, "cannot close the checkpoint (disk full?)");
-    }
-    sync_file(temporary);  // data and metadata on the disk before the rename makes it the checkpoint
-  } catch (...) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
-    throw;
-  }
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error)
-    throw Error(str(path.string(), ": cannot rename ", temporary.string(), " to it (", error.message(), ")"));
-  sync_file(path.parent_path().empty() ? fs::path(".") : path.parent_path());  // the rename itself
+  write_file_atomically(
+      path, [&checkpoint](const fs::path& temporary) { write_contents(temporary.string(), checkpoint); }, "checkpoint");
 }
 
 Checkpoint read_checkpoint(const fs::path& path) {

@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
-#include <system_error>
 
 #include "tremor/core/error.hpp"
+#include "tremor/io/file.hpp"
 
 namespace tremor::io {
 
@@ -153,24 +152,7 @@ void write_xdmf(const std::filesystem::path& xdmf_path, const std::string& h5_na
   out << "  </Domain>\n"
       << "</Xdmf>\n";
 
-  std::filesystem::path temporary = xdmf_path;
-  temporary += ".partial";
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    if (!file) throw Error(str(temporary.string(), ": cannot create the XDMF file"));
-    const std::string text = out.str();
-    file.write(text.data(), static_cast<std::streamsize>(text.size()));
-    file.close();
-    if (!file) {
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      throw Error(str(temporary.string(), ": cannot write the XDMF file (disk full?)"));
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, xdmf_path, error);
-  if (error)
-    throw Error(str(xdmf_path.string(), ": cannot rename ", temporary.string(), " to it (", error.message(), ")"));
+  write_file_atomically(xdmf_path, out.str(), "XDMF file");
 }
 
 }  // namespace tremor::io

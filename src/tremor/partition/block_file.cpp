@@ -90,11 +90,11 @@ std::string hex(std::uint64_t value) {
 
 }  // namespace
 
-void write_block_file(const std::filesystem::path& path, const BlockPartition& partition) {
+std::string encode_block_file(const BlockPartition& partition) {
   const BlockLayout& layout = partition.layout;
   TREMOR_CHECK(partition.slot_node.size() == static_cast<std::size_t>(partition.n_blocks) * layout.block_size &&
                    partition.load_start.size() == static_cast<std::size_t>(partition.n_blocks) * layout.n_loads(),
-               path.string(), ": the partition's arrays do not match its block count");
+               "the partition's arrays do not match its block count");
   std::string out;
   out.reserve(128 + partition.partitioner.size() + sizeof(Index) * (partition.slot_node.size() + partition.load_start.size()));
   out.append(magic, sizeof magic);
@@ -118,7 +118,16 @@ void write_block_file(const std::filesystem::path& path, const BlockPartition& p
   out.append(reinterpret_cast<const char*>(partition.slot_node.data()), partition.slot_node.size() * sizeof(Index));
   out.append(reinterpret_cast<const char*>(partition.load_start.data()), partition.load_start.size() * sizeof(Index));
   put(out, checksum(out, out.size()));
+  return out;
+}
 
+void write_block_file(const std::filesystem::path& path, const BlockPartition& partition) {
+  std::string out;
+  try {
+    out = encode_block_file(partition);
+  } catch (const Error& e) {
+    throw Error(str(path.string(), ": ", e.what()));
+  }
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   TREMOR_CHECK(file.is_open(), path.string(), ": cannot create the block file");
   file.write(out.data(), static_cast<std::streamsize>(out.size()));

@@ -25,6 +25,7 @@
 // The file is made for one mesh: read_block_file() with a graph refuses a file whose fingerprint
 // differs from the graph's, with a message naming both meshes' node counts.
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 #include "tremor/mesh/adjacency.hpp"
@@ -32,8 +33,12 @@
 
 namespace tremor::partition {
 
+// The bytes of the block file of `partition`. Throws tremor::Error when its arrays do not match
+// its block count.
+std::string encode_block_file(const BlockPartition& partition);
+
 // Writes `partition` to `path` (replacing it). Throws tremor::Error naming the path on failure.
-// Not atomic by itself: `tremor partition` writes a temporary name, syncs it and renames it.
+// Not atomic: `tremor partition` writes encode_block_file() through io::write_file_atomically.
 void write_block_file(const std::filesystem::path& path, const BlockPartition& partition);
 
 // Reads a block file; throws tremor::Error naming the path when it is missing, truncated, corrupt

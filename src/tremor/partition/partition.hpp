@@ -11,9 +11,10 @@
 //     rows, or more sections to load than it has loads) fails: it is split in two and it and its
 //     neighbours are arranged again, until every block passes (section 3.2).
 //
-// The result, BlockPartition, is what the GPU operator (block_matrix.hpp) and the block file
-// (block_file.hpp) take. Its blocking efficiency eta = n_nodes / (n_blocks x block_size) is the
-// paper's figure of merit (section 3): the solver's work is proportional to n_blocks.
+// The result, BlockPartition, is what the GPU operator (explicit/block_partitioned_matrix.hpp)
+// and the block file (block_file.hpp) take. Its blocking efficiency eta = n_nodes / (n_blocks x
+// block_size) is the paper's figure of merit (section 3): the solver's work is proportional to
+// n_blocks.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-#include "tremor/partition/block_matrix.hpp"
+#include "tremor/explicit/block_partitioned_matrix.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -10,7 +10,11 @@
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/error.hpp"
 
-namespace tremor::partition {
+namespace tremor::explicit_fe {
+
+using partition::BlockLayout;
+using partition::BlockPartition;
+using partition::row_width;
 
 namespace {
 
@@ -295,4 +299,4 @@ std::size_t BlockPartitionedMatrix<Real>::shared_bytes() const {
 template class BlockPartitionedMatrix<float>;
 template class BlockPartitionedMatrix<double>;
 
-}  // namespace tremor::partition
+}  // namespace tremor::explicit_fe

@@ -1,6 +1,7 @@
 #pragma once
 // The stiffness K in the pogo paper's block layout (section 2.3, Appendix A): the GPU operator
-// y = K u on a BlockPartition.
+// y = K u on a partition::BlockPartition. It lives with the operators, not in partition/: it is
+// built from an assembled K (sparse/), which the partitioners beside sparse/ do not see.
 //
 // Every node has a fixed number L of links (L = the largest node degree of K's pattern, the node
 // itself included; the paper's L = 12 for free tri3 meshes); a link is a neighbour node and its
@@ -30,7 +31,7 @@
 #include "tremor/partition/partition.hpp"
 #include "tremor/sparse/csr.hpp"
 
-namespace tremor::partition {
+namespace tremor::explicit_fe {
 
 // Global memory per apply, counted as Appendix A counts it (Table A.5), for this kernel: what a
 // block reads and writes, summed over blocks.
@@ -51,13 +52,14 @@ class BlockPartitionedMatrix {
   // From an assembled K (DOFs node-major, `dim` per node; values rounded to Real) and a partition
   // of its nodes. Throws tremor::Error when the partition does not serve K's pattern (a link no
   // load brings in: a partition made for another mesh) or the arrays exceed 2^31 entries.
-  BlockPartitionedMatrix(const Exec& exec, const sparse::CsrMatrix& K, int dim, const BlockPartition& partition);
+  BlockPartitionedMatrix(const Exec& exec, const sparse::CsrMatrix& K, int dim,
+                         const partition::BlockPartition& partition);
 
   Index n_dofs() const { return n_nodes_ * dim_; }
   int dim() const { return dim_; }
   int links() const { return links_; }  // L
   Index n_blocks() const { return n_blocks_; }
-  const BlockLayout& layout() const { return layout_; }
+  const partition::BlockLayout& layout() const { return layout_; }
   const Exec& exec() const { return exec_; }
 
   // y = K u (y overwritten; u and y in the Exec's memory, n_dofs() each, not overlapping): the
@@ -76,7 +78,7 @@ class BlockPartitionedMatrix {
 
  private:
   Exec exec_;
-  BlockLayout layout_;
+  partition::BlockLayout layout_;
   int dim_ = 2;
   int links_ = 0;
   Index n_nodes_ = 0;
@@ -91,4 +93,4 @@ class BlockPartitionedMatrix {
 extern template class BlockPartitionedMatrix<float>;
 extern template class BlockPartitionedMatrix<double>;
 
-}  // namespace tremor::partition
+}  // namespace tremor::explicit_fe

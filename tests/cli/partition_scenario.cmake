@@ -1,0 +1,87 @@
+# `tremor partition MODEL -o FILE` end to end, on files it must create and replace.
+#   cmake -DTREMOR=path/to/tremor -DMODEL=model.toml -DWORK=dir -P partition_scenario.cmake
+# 1. It writes FILE (a block file: magic TRMBLOCK, the partitioner's name inside), prints the
+#    blocks, the efficiency and the size written, and leaves no FILE.tmp.
+# 2. A second run over FILE replaces it by a rename, not by rewriting it in place: a hard link to
+#    the first FILE, made before the second run, still holds the first run's bytes, while FILE
+#    holds the second run's (another partitioner).
+# 3. An output that is a folder holding files cannot be replaced: non-zero exit, a message naming
+#    it, the folder and its contents kept, no temporary left.
+cmake_minimum_required(VERSION 3.25)  # policies of today: if() does not dereference quoted strings
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+set(blocks "${WORK}/model.blocks")
+
+function(partition expect_rc)
+  execute_process(COMMAND "${TREMOR}" partition "${MODEL}" ${ARGN}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  set(all "${out}${err}")
+  if(expect_rc STREQUAL "nonzero")
+    if(rc EQUAL 0)
+      message(FATAL_ERROR "tremor partition ${ARGN}: expected a non-zero exit status, got 0\n${all}")
+    endif()
+  elseif(NOT rc EQUAL expect_rc)
+    message(FATAL_ERROR "tremor partition ${ARGN}: expected exit status ${expect_rc}, got ${rc}\n${all}")
+  endif()
+  set(output "${all}" PARENT_SCOPE)
+endfunction()
+
+function(check_output all)
+  foreach(pattern IN LISTS ARGN)
+    if(NOT all MATCHES "${pattern}")
+      message(FATAL_ERROR "output does not match '${pattern}':\n${all}")
+    endif()
+  endforeach()
+endfunction()
+
+function(check_no_temporary path)
+  if(EXISTS "${path}.tmp")
+    message(FATAL_ERROR "${path}.tmp left behind")
+  endif()
+endfunction()
+
+# 1. A new block file.
+partition(0 -o "${blocks}")
+check_output("${output}" "blocks +[0-9,]+ \\(" "efficiency +0\\.[0-9]+" "wrote .*model\\.blocks \\([0-9,]+ bytes\\)")
+if(NOT EXISTS "${blocks}")
+  message(FATAL_ERROR "expected ${blocks}")
+endif()
+check_no_temporary("${blocks}")
+file(READ "${blocks}" magic LIMIT 8 HEX)
+if(NOT magic STREQUAL "54524d424c4f434b")  # "TRMBLOCK"
+  message(FATAL_ERROR "${blocks} does not start with the block file's magic TRMBLOCK: ${magic}")
+endif()
+file(STRINGS "${blocks}" names REGEX "aligned|greedy")
+if(NOT names MATCHES "aligned")
+  message(FATAL_ERROR "${blocks} does not name the aligned partitioner: '${names}'")
+endif()
+file(SHA256 "${blocks}" first)
+
+# 2. Replaced atomically.
+file(CREATE_LINK "${blocks}" "${WORK}/first.blocks")
+partition(0 -o "${blocks}" --partitioner greedy)
+check_output("${output}" "greedy, blocks of 512 nodes" "wrote .*model\\.blocks")
+check_no_temporary("${blocks}")
+file(SHA256 "${WORK}/first.blocks" linked)
+if(NOT linked STREQUAL first)
+  message(FATAL_ERROR "the first block file was rewritten in place, not replaced by a rename")
+endif()
+file(SHA256 "${blocks}" second)
+if(second STREQUAL first)
+  message(FATAL_ERROR "the second run did not replace ${blocks}")
+endif()
+file(STRINGS "${blocks}" names REGEX "aligned|greedy")
+if(NOT names MATCHES "greedy")
+  message(FATAL_ERROR "${blocks} does not name the greedy partitioner after the second run: '${names}'")
+endif()
+
+# 3. An output that cannot be replaced.
+set(occupied "${WORK}/occupied")
+file(WRITE "${occupied}/inside.txt" "kept")
+partition(nonzero -o "${occupied}")
+check_output("${output}" "error: [^\n]*occupied: cannot write the block file: cannot rename [^\n]*occupied\\.tmp over it \\(Is a directory\\)")
+check_no_temporary("${occupied}")
+file(READ "${occupied}/inside.txt" inside)
+if(NOT inside STREQUAL "kept")
+  message(FATAL_ERROR "the folder in the output's place was changed")
+endif()

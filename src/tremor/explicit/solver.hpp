@@ -94,7 +94,9 @@ struct Preflight {
   // Below about 10 linear elements per wavelength the wave is visibly dispersed.
   double points_per_wavelength = 0.0;
   int snapshot_every = 0;             // steps between snapshots (the model's [output]); 0: none
-  std::size_t memory_bytes = 0;       // operator, integrator state, loads, snapshot buffers; estimated before building
+  // Operator, integrator state, loads and snapshot buffers in the Exec's memory, estimated
+  // before building.
+  std::size_t memory_bytes = 0;
   std::vector<std::string> warnings;  // also sent to log::warn
 };
 
@@ -122,10 +124,11 @@ struct Snapshot {
 
 // Called from the time loop. on_snapshot may be called from another thread (the snapshot
 // writer's), but never concurrently with any other call of the same run: the solver holds one
-// mutex around every call. Snapshots arrive in step order; every snapshot of the steps before an
-// on_checkpoint call arrives before it, and all of them before run_explicit returns. An exception
-// thrown by on_snapshot stops the run: run_explicit rethrows it (at the next check, checkpoint or
-// the end), and the snapshots after it are not passed on.
+// mutex around every call. Snapshots arrive in step order; those of the steps up to an
+// on_checkpoint call's arrive before it (a velocity snapshot of its own step is in its state), and
+// all of them before run_explicit returns (or throws). An exception thrown by on_snapshot stops
+// the run: run_explicit rethrows it (at the next check, checkpoint or the end), and the snapshots
+// after it are not passed on.
 class Observer {
  public:
   virtual ~Observer();

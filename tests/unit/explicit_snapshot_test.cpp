@@ -392,10 +392,11 @@ TEST(ExplicitSnapshotWriter, StoppedAndNoObserverRuns) {
   const std::vector<double>& all = history(quiet, "all").values;
   ASSERT_LT(some.size(), all.size());
   EXPECT_EQ(some, std::vector<double>(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(some.size())));
+  const std::size_t size = history(quiet, "all").sample_size();
   for (std::size_t s = 0; s < stopper.taken.size(); ++s)
     EXPECT_EQ(stopper.taken[s].displacement,
-              std::vector<double>(some.begin() + static_cast<std::ptrdiff_t>(s * 338),
-                                  some.begin() + static_cast<std::ptrdiff_t>((s + 1) * 338)));
+              std::vector<double>(some.begin() + static_cast<std::ptrdiff_t>(s * size),
+                                  some.begin() + static_cast<std::ptrdiff_t>((s + 1) * size)));
 }
 
 // The host side of backend/async_copy.hpp: plain aligned memory, a copy done at once, waits

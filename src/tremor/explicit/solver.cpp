@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <mutex>
 #include <set>
 #include <utility>
 
@@ -15,6 +16,7 @@
 #include "tremor/explicit/central_difference.hpp"
 #include "tremor/explicit/loading.hpp"
 #include "tremor/explicit/operator.hpp"
+#include "tremor/explicit/snapshots.hpp"
 #include "tremor/fem/geometry.hpp"
 #include "tremor/fem/time_step.hpp"
 #include "tremor/mesh/adjacency.hpp"
@@ -151,83 +153,20 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   return p;
 }
 
-// Takes the snapshots of the model's [output]: gathers the snapshot nodes' DOFs in the Exec's
-// memory, copies them to the host and passes them on. With velocity, the snapshot of step k waits
-// in `pending` for u_k+1 (the receivers' central difference, receivers.hpp).
-template <class Real>
-class SnapshotTaker {
- public:
-  // `model` in its own numbering; `old_to_new` maps it to the run's (empty: the same).
-  SnapshotTaker(const Exec& exec, const Model& model, int every, double dt, const std::vector<Index>& old_to_new)
-      : exec_(exec), every_(every), dt_(dt), velocity_(model.output && model.output->velocity) {
-    if (every_ <= 0) return;
-    const int dim = model.mesh.dim();
-    std::vector<Index> dofs;
-    const auto add = [&](Index node) {
-      const Index run_node = old_to_new.empty() ? node : old_to_new[static_cast<std::size_t>(node)];
-      for (int c = 0; c < dim; ++c) dofs.push_back(run_node * dim + c);
-    };
-    if (model.output->snapshot_nodes.empty())
-      for (Index node = 0; node < model.mesh.n_nodes(); ++node) add(node);
-    else
-      for (Index node : model.output->snapshot_nodes) add(node);
-    dofs_ = DeviceArray<Index>(exec_, std::span<const Index>(dofs));
-    gathered_ = DeviceArray<Real>(exec_, static_cast<Index>(dofs.size()));
-  }
-
-  // After the initial conditions (step 0) and after every step.
-  void take(long long step, View<const Real> previous, View<const Real> current, Observer* observer) {
-    if (every_ <= 0 || !observer) return;
-    const bool due = step % every_ == 0;
-    if (!due && !pending.active) return;
-    std::vector<double> at = gather(current);
-    if (!velocity_) {
-      observer->on_snapshot(Snapshot{step, static_cast<double>(step) * dt_, at, {}});
-      return;
-    }
-    if (pending.active && pending.step + 1 == step) {
-      std::vector<double> velocity(at.size());
-      const double inv_2dt = 0.5 / dt_;
-      for (std::size_t i = 0; i < at.size(); ++i) velocity[i] = (at[i] - pending.before[i]) * inv_2dt;
-      observer->on_snapshot(Snapshot{pending.step, static_cast<double>(pending.step) * dt_, pending.at, velocity});
-      pending.active = false;
-    }
-    if (due) {
-      pending.active = true;
-      pending.step = step;
-      pending.before = gather(previous);
-      pending.at = std::move(at);
-    }
-  }
-
-  void restore(PendingSample state) {
-    const auto size = static_cast<std::size_t>(dofs_.size());
-    TREMOR_CHECK(!state.active || (velocity_ && state.before.size() == size && state.at.size() == size),
-                 "checkpoint: the pending snapshot has ", state.at.size(), " values; expected ", size,
-                 velocity_ ? "" : " (and none, as snapshots record no velocity)");
-    pending = std::move(state);
-  }
-
-  PendingSample pending;
-
- private:
-  std::vector<double> gather(View<const Real> field) {
-    gather_entries<Real>(exec_, field, std::as_const(dofs_).view(), gathered_.view());
-    const std::vector<Real> host = gathered_.to_host();
-    return std::vector<double>(host.begin(), host.end());
-  }
-
-  Exec exec_;
-  int every_ = 0;
-  double dt_ = 0.0;
-  bool velocity_ = false;
-  DeviceArray<Index> dofs_;
-  DeviceArray<Real> gathered_;
-};
-
 // Integrator state: 3 time levels + K u + 4 diagonal coefficients in Real, the mass in double;
 // the force vector in Real.
 std::size_t state_bytes(std::size_t n_dofs, std::size_t real_size) { return n_dofs * (9 * real_size + sizeof(double)); }
+
+// Snapshot buffers in the Exec's memory (snapshots.hpp): the DOF list, the staging displacement
+// and, with velocity, u_k-1 and the velocity in double. The page-locked host slots are not counted.
+std::size_t snapshot_bytes(const Model& model, int every, std::size_t real_size) {
+  if (every <= 0 || !model.output) return 0;
+  const OutputSettings& output = *model.output;
+  const std::size_t nodes = output.snapshot_nodes.empty() ? static_cast<std::size_t>(model.mesh.n_nodes())
+                                                          : output.snapshot_nodes.size();
+  const std::size_t n = nodes * static_cast<std::size_t>(model.mesh.dim());
+  return n * (sizeof(Index) + real_size + (output.velocity ? real_size + sizeof(double) : 0));
+}
 
 // A node-major DOF vector from one numbering to another: out[map[node] * dim + c] = in[node * dim + c].
 std::vector<double> renumbered(const std::vector<double>& in, const std::vector<Index>& map, int dim) {
@@ -270,7 +209,8 @@ ExplicitRun run_typed(const Model& original, Preflight preflight, const RunOptio
   CentralDifference<Real> scheme(exec, *stiffness, mass, damping, preflight.dt, constrained);
   DeviceLoading<Real> loads(exec, loading, preflight.dt);
   Recorder<Real> recorder(exec, make_histories(model, preflight.dt), preflight.dt, preflight.n_dofs);
-  preflight.memory_bytes = stiffness->bytes() + state_bytes(static_cast<std::size_t>(preflight.n_dofs), sizeof(Real));
+  preflight.memory_bytes = stiffness->bytes() + state_bytes(static_cast<std::size_t>(preflight.n_dofs), sizeof(Real)) +
+                           snapshot_bytes(model, preflight.snapshot_every, sizeof(Real));
 
   const double dt = preflight.dt;
   const std::vector<Index>& prescribed_dofs = loading.prescribed_dofs();
@@ -295,11 +235,20 @@ ExplicitRun run_typed(const Model& original, Preflight preflight, const RunOptio
 
   ExplicitRun run;
   run.dt = dt;
-  if (observer) observer->on_start(preflight);
+  // The observer guard: held around every observer call, here and on the snapshot writer's
+  // thread (snapshots.hpp), so the observer sees one call at a time.
+  std::mutex observer_guard;
+  if (observer) {
+    const std::lock_guard lock(observer_guard);
+    observer->on_start(preflight);
+  }
   if (observer)
-    recorder.set_on_sample(
-        [observer](const History& history, std::size_t sample) { observer->on_sample(history, sample); });
-  SnapshotTaker<Real> snapshots(exec, original, preflight.snapshot_every, dt, old_to_new);
+    recorder.set_on_sample([observer, &observer_guard](const History& history, std::size_t sample) {
+      const std::lock_guard lock(observer_guard);
+      observer->on_sample(history, sample);
+    });
+  // Declared after the guard: its destructor (joining the writer, which takes the guard) runs first.
+  SnapshotTaker<Real> snapshots(exec, original, preflight.snapshot_every, dt, old_to_new, observer, observer_guard);
   long long step = 0;
   if (options.resume) {
     // Continue from a checkpoint: its state replaces the start from rest; the samples up to its
@@ -320,7 +269,7 @@ ExplicitRun run_typed(const Model& original, Preflight preflight, const RunOptio
     step = state.step;
   } else {
     recorder.record(0, scheme.previous_displacement(), scheme.displacement());
-    snapshots.take(0, scheme.previous_displacement(), scheme.displacement(), observer);
+    snapshots.take(0, scheme.previous_displacement(), scheme.displacement());
   }
 
   const auto loop_started = std::chrono::steady_clock::now();
@@ -332,11 +281,12 @@ ExplicitRun run_typed(const Model& original, Preflight preflight, const RunOptio
     scheme.step(loads.force(), loads.prescribed_dofs(), loads.prescribed_values());
     ++step;
     recorder.record(step, scheme.previous_displacement(), scheme.displacement());
-    snapshots.take(step, scheme.previous_displacement(), scheme.displacement(), observer);
+    snapshots.take(step, scheme.previous_displacement(), scheme.displacement());
     const bool checkpoint = checkpoint_every > 0 && step % checkpoint_every == 0 && step < preflight.steps;
     if (step % options.check_every != 0 && step != preflight.steps && !checkpoint) continue;
     // The one host synchronisation every check_every steps: samples, then the NaN/Inf count.
     recorder.flush();
+    snapshots.check();  // a snapshot that failed to be written stops the run here
     const View<const Real> u_exec = scheme.displacement();
     const double bad = sum<double>(exec, n, [=] TREMOR_LAMBDA(Index i) {
       return std::isfinite(static_cast<double>(u_exec[i])) ? 0.0 : 1.0;
@@ -364,6 +314,8 @@ ExplicitRun run_typed(const Model& original, Preflight preflight, const RunOptio
       break;
     }
     if (checkpoint) {
+      // The file the checkpoint counts holds every snapshot up to this step first.
+      snapshots.drain();
       SolverState state;
       state.step = step;
       std::vector<Real> previous, current;
@@ -371,17 +323,24 @@ ExplicitRun run_typed(const Model& original, Preflight preflight, const RunOptio
       state.previous = renumbered(std::vector<double>(previous.begin(), previous.end()), new_to_old, dim);
       state.current = renumbered(std::vector<double>(current.begin(), current.end()), new_to_old, dim);
       state.receivers = recorder.pending();
-      state.snapshot = snapshots.pending;
+      state.snapshot = snapshots.pending(scheme.displacement());
+      const std::lock_guard lock(observer_guard);
       observer->on_checkpoint(state);
     }
-    if (observer) observer->on_progress(step, preflight.steps, static_cast<double>(step) * dt);
-    if (observer && step < preflight.steps && observer->stop_requested()) {
+    bool stop = false;
+    if (observer) {
+      const std::lock_guard lock(observer_guard);
+      observer->on_progress(step, preflight.steps, static_cast<double>(step) * dt);
+      stop = step < preflight.steps && observer->stop_requested();
+    }
+    if (stop) {
       run.status = RunStatus::Stopped;
       run.message = str("stopped at step ", step, " of ", preflight.steps, " (t = ", static_cast<double>(step) * dt,
                         " s) on request");
       break;
     }
   }
+  snapshots.drain();  // every snapshot taken is passed on before the run returns
   const auto finished = std::chrono::steady_clock::now();
   run.steps = step;
   run.time = static_cast<double>(step) * dt;
@@ -409,7 +368,8 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   const std::size_t real_size = p.precision == "float" ? sizeof(float) : sizeof(double);
   const auto dim = static_cast<Size>(model.mesh.dim());
   const Size nnz = p.operator_kind != "matrix_free" ? node_graph(model.mesh).n_entries() * dim * dim : 0;
-  p.memory_bytes = memory_estimate(model.mesh, p.operator_kind, nnz, real_size);
+  p.memory_bytes =
+      memory_estimate(model.mesh, p.operator_kind, nnz, real_size) + snapshot_bytes(model, p.snapshot_every, real_size);
   return p;
 }
 

@@ -8,7 +8,11 @@
 // Snapshots (the model's [output], model/output.hpp) go to Observer::on_snapshot at step 0 and
 // every n-th step. Their velocity is the central difference of the receivers (receivers.hpp),
 // v_k = (u_k+1 - u_k-1) / (2 dt), so a snapshot with velocity is passed on one step later, once
-// u_k+1 exists, and there is none at the run's last step when that is a multiple of n.
+// u_k+1 exists, and there is none at the run's last step when that is a multiple of n. They are
+// taken without stopping the time loop (snapshots.hpp): gathered and differenced on the Exec,
+// copied to page-locked host buffers on a second stream, and passed on by a writer thread while
+// stepping continues; before a checkpoint and before the run returns or throws, every snapshot
+// taken is passed on.
 //
 // Node ordering: with "rcm" the run renumbers the nodes by reverse Cuthill-McKee
 // (mesh/reorder.hpp) before building anything, so the rows the operator reads for a node lie
@@ -90,7 +94,9 @@ struct Preflight {
   // Below about 10 linear elements per wavelength the wave is visibly dispersed.
   double points_per_wavelength = 0.0;
   int snapshot_every = 0;             // steps between snapshots (the model's [output]); 0: none
-  std::size_t memory_bytes = 0;       // operator + integrator state + loads, estimated before building
+  // Operator, integrator state, loads and snapshot buffers in the Exec's memory, estimated
+  // before building.
+  std::size_t memory_bytes = 0;
   std::vector<std::string> warnings;  // also sent to log::warn
 };
 
@@ -116,7 +122,13 @@ struct Snapshot {
   std::span<const double> velocity;  // empty unless OutputSettings::velocity
 };
 
-// Called from the time loop (same thread).
+// Called from the time loop. on_snapshot may be called from another thread (the snapshot
+// writer's), but never concurrently with any other call of the same run: the solver holds one
+// mutex around every call. Snapshots arrive in step order; those of the steps up to an
+// on_checkpoint call's arrive before it (a velocity snapshot of its own step is in its state), and
+// all of them before run_explicit returns (or throws). An exception thrown by on_snapshot stops
+// the run: run_explicit rethrows it (at the next check, checkpoint or the end), and the snapshots
+// after it are not passed on.
 class Observer {
  public:
   virtual ~Observer();

@@ -7,6 +7,7 @@
 #    holds the second run's (another partitioner).
 # 3. An output that is a folder holding files cannot be replaced: non-zero exit, a message naming
 #    it, the folder and its contents kept, no temporary left.
+# 4. `tremor run --operator partitioned --blocks FILE` runs from it; another mesh's run refuses it.
 cmake_minimum_required(VERSION 3.25)  # policies of today: if() does not dereference quoted strings
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -84,4 +85,24 @@ check_no_temporary("${occupied}")
 file(READ "${occupied}/inside.txt" inside)
 if(NOT inside STREQUAL "kept")
   message(FATAL_ERROR "the folder in the output's place was changed")
+endif()
+
+# 4. The block file reused by a run of the partitioned operator (the greedy one of step 2), and
+#    refused, naming it, for another mesh.
+execute_process(COMMAND "${TREMOR}" run "${MODEL}" --operator partitioned --blocks "${blocks}" --duration 1e-6
+                        --backend serial -o "${WORK}/run.h5"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "tremor run --blocks: exit status ${rc}\n${out}${err}")
+endif()
+check_output("${out}${err}" "partitioned operator" "blocks +[^\n]*model\\.blocks" "output +[^\n]*run\\.h5 \\(complete\\)")
+execute_process(COMMAND "${TREMOR}" run tests/data/cli/tiny.toml --operator partitioned --blocks "${blocks}"
+                        -o "${WORK}/other.h5"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 0)
+  message(FATAL_ERROR "tremor run --blocks with another mesh's block file: exit status 0\n${out}${err}")
+endif()
+check_output("${out}${err}" "error: [^\n]*model\\.blocks: the partition was made for another mesh")
+if(EXISTS "${WORK}/other.h5")
+  message(FATAL_ERROR "a refused run left ${WORK}/other.h5")
 endif()

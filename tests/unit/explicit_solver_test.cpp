@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "tremor/explicit/solver.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/mesh/adjacency.hpp"
+#include "tremor/partition/block_file.hpp"
 #include "tremor/fem/time_step.hpp"
 #include "tremor/mesh/generate.hpp"
 
@@ -193,6 +195,58 @@ TEST(ExplicitSolver, MemoryEstimateOfThePartitionedLayout) {
   const std::size_t state = static_cast<std::size_t>(op->n_dofs()) * (9 * 8 + 8);
   EXPECT_GT(estimate - state, op->bytes() / 2);
   EXPECT_LT(estimate - state, op->bytes() * 2);
+}
+
+// A run from a saved partition (tremor partition's block file) records what the run that
+// partitions the mesh itself records, bit for bit, in the model's numbering and after RCM: each
+// node sums its links in CSR's column order whatever the blocks (block_partitioned_matrix.hpp).
+TEST(ExplicitSolver, BlockFileRunsEqualRunsThatPartition) {
+  const Model model = loaded_block();
+  const std::filesystem::path folder = std::filesystem::temp_directory_path() / "tremor_solver_blocks";
+  std::filesystem::create_directories(folder);
+  const std::string greedy = (folder / "greedy.blocks").string();
+  partition::PartitionOptions options;
+  options.partitioner = partition::Partitioner::Greedy;  // not the operator's own (aligned) choice
+  options.block_size = 64;                               // several blocks on 169 nodes
+  partition::write_block_file(greedy, partition::partition_mesh(model.mesh, options));
+  for (const std::string ordering : {"none", "rcm"}) {
+    SCOPED_TRACE(ordering);
+    RunOptions run;
+    run.backend = "serial";
+    run.operator_kind = "partitioned";
+    run.ordering = ordering;
+    const auto own = explicit_fe::run_explicit(model, run);
+    run.blocks = greedy;
+    EXPECT_EQ(explicit_fe::preflight(model, run).blocks, greedy);
+    const auto saved = explicit_fe::run_explicit(model, run);
+    ASSERT_TRUE(own.ok() && saved.ok());
+    ASSERT_EQ(own.histories.size(), saved.histories.size());
+    for (std::size_t h = 0; h < own.histories.size(); ++h) {
+      ASSERT_GT(own.histories[h].values.size(), 0u);
+      EXPECT_EQ(own.histories[h].values, saved.histories[h].values) << own.histories[h].name;
+    }
+  }
+  // Another mesh's file is refused before the run, naming it; another operator leaves it unused.
+  Model other = loaded_block();
+  other.mesh = generate_rectangle({0.0, 0.0}, {0.01, 0.01}, {12, 11}, ElementType::Quad4);
+  RunOptions run;
+  run.backend = "serial";
+  run.operator_kind = "partitioned";
+  run.blocks = greedy;
+  try {
+    (void)explicit_fe::preflight(other, run);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("the partition was made for another mesh"), std::string::npos)
+        << error.what();
+  }
+  run.operator_kind = "ell";
+  const auto p = explicit_fe::preflight(model, run);
+  EXPECT_TRUE(p.blocks.empty());
+  EXPECT_EQ(std::count_if(p.warnings.begin(), p.warnings.end(),
+                          [](const std::string& w) { return w.find("is not used: the operator is ell") != std::string::npos; }),
+            1);
+  std::filesystem::remove_all(folder);
 }
 
 TEST(ExplicitSolver, ConfigurationErrors) {

@@ -120,6 +120,21 @@ TEST_F(ModelFileSource, ExplicitErrors) {
   expect_error(e + "duration = 1e-5\nallow_unstable = 1\n", 13, {"'allow_unstable' must be true or false"});
   expect_error(e + "duration = 1e-5\ntimestep = 1e-9\n", 13, {"unknown key 'timestep'; did you mean 'time_step'?"});
   expect_error(plate + "[[explicit]]\nduration = 1\n", 11, {"'explicit' must be a table ([explicit])"});
+  expect_error(e + "duration = 1e-5\nblocks = \"\"\n", 13, {"'blocks' is empty"});
+  expect_error(e + "duration = 1e-5\nblocks = \"m.blocks\"\n", 13,
+               {"block file 'm.blocks' cannot be read: this model was given in memory"});
+  expect_error(e + "duration = 1e-5\nblocks = \"none.blocks\"\n", 13,
+               {"block file 'none.blocks' not found (looked for ", "tremor partition MODEL -o FILE"}, "/nonexistent");
+}
+
+TEST_F(ModelFileSource, BlockFileResolvedAgainstTheModelsFolder) {
+  const std::filesystem::path folder = std::filesystem::temp_directory_path() / "tremor_model_blocks";
+  std::filesystem::create_directories(folder);
+  std::ofstream(folder / "m.blocks") << "read when a run builds its operator";
+  const Model model = parse(plate + "[explicit]\nduration = 1e-5\nblocks = \"m.blocks\"\n", folder.string());
+  EXPECT_EQ(model.explicit_settings->blocks, (folder / "m.blocks").string());
+  EXPECT_TRUE(parse(plate + "[explicit]\nduration = 1e-5\n").explicit_settings->blocks.empty());
+  std::filesystem::remove_all(folder);
 }
 
 TEST_F(ModelFileSource, PointSources) {

@@ -350,17 +350,6 @@ void time_case(const OperatorChoice& choice, const Exec& exec, const CaseInputs&
   c.seconds = timing.seconds;
 }
 
-// The partition `blocks` of a mesh, for that mesh renumbered by `new_to_old` (graph: the
-// renumbered mesh's node graph): the same slots, holding the nodes' new numbers.
-partition::BlockPartition renumbered(partition::BlockPartition blocks, const std::vector<Index>& new_to_old,
-                                     const NodeGraph& graph) {
-  const std::vector<Index> old_to_new = invert_permutation(new_to_old, blocks.n_nodes, "block order");
-  for (Index& node : blocks.slot_node)
-    if (node >= 0) node = old_to_new[static_cast<std::size_t>(node)];
-  blocks.fingerprint = partition::graph_fingerprint(graph);
-  return blocks;
-}
-
 std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (char ch : s) {
@@ -491,7 +480,7 @@ void run_bench(const BenchArgs& args) {
           renumbered_model = renumber_nodes(problem.model, new_to_old);
           os.order_seconds = seconds_since(start);
           // Not part of the order's cost: the check the partitioned operator repeats on its input.
-          block_partition = renumbered(std::move(blocks), new_to_old, node_graph(renumbered_model->mesh));
+          block_partition = partition::renumbered(std::move(blocks), new_to_old, node_graph(renumbered_model->mesh));
         }
         if (ordering != "block") os.order_seconds = seconds_since(start);
         if (new_to_old.empty()) {

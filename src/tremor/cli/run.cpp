@@ -134,6 +134,7 @@ void print_preflight(const std::string& model_path, const Model& model, const ex
   std::printf("pre-flight        %s: %dD, %s DOF, %s, %s operator, backend %s%s\n", model_path.c_str(),
               model.mesh.dim(), group_digits(p.n_dofs).c_str(), p.precision.c_str(), p.operator_kind.c_str(),
               p.backend.c_str(), p.ordering == "rcm" ? ", RCM node ordering" : "");
+  if (!p.blocks.empty()) std::printf("  blocks          %s\n", p.blocks.c_str());
   std::printf("  stable step     %ss (set by element %lld)\n", si(p.stable_dt).c_str(),
               static_cast<long long>(p.stable_element));
   std::string why;
@@ -344,7 +345,7 @@ class ResultWriter final : public ex::Observer {
 };
 
 struct RunArgs {
-  std::string model, output, precision, operator_kind, backend, ordering;
+  std::string model, output, precision, operator_kind, backend, ordering, blocks;
   double dt = 0.0, duration = 0.0, safety = 0.0;
   bool allow_unstable = false;
   int check_every = 100;
@@ -371,6 +372,7 @@ void run_command(const RunArgs& args) {
   options.precision = args.precision;
   options.operator_kind = args.operator_kind;
   options.ordering = args.ordering;
+  options.blocks = args.blocks;
   options.backend = args.backend;
   if (args.dt_option->count()) options.time_step = args.dt;
   if (args.duration_option->count()) options.duration = args.duration;
@@ -556,6 +558,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--operator", args->operator_kind,
                   "stiffness operator (overrides the model; auto: block_ell on CUDA, block_csr on the host)")
       ->check(CLI::IsMember(operators));
+  cmd->add_option("--blocks", args->blocks,
+                  "block file of the mesh (tremor partition) for the partitioned operator (overrides the model)");
   cmd->add_option("--ordering", args->ordering, "node ordering before the run: none or rcm (overrides the model)")
       ->check(CLI::IsMember({"none", "rcm"}));
   cmd->add_option("--backend", args->backend, "backend (overrides the model)")

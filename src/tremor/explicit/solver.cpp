@@ -16,12 +16,14 @@
 #include "tremor/explicit/central_difference.hpp"
 #include "tremor/explicit/loading.hpp"
 #include "tremor/explicit/operator.hpp"
+#include "tremor/explicit/partitioned_operator.hpp"
 #include "tremor/explicit/snapshots.hpp"
 #include "tremor/fem/geometry.hpp"
 #include "tremor/fem/time_step.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/mesh/reorder.hpp"
 #include "tremor/model/renumber.hpp"
+#include "tremor/partition/block_file.hpp"
 #include "tremor/sparse/assemble.hpp"
 
 namespace tremor::explicit_fe {
@@ -70,6 +72,12 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   const Backend backend = make_exec(p.backend).backend();
   p.backend = std::string(to_string(backend));  // "auto" resolved to what runs
   if (p.operator_kind == "auto") p.operator_kind = default_operator_kind(backend);
+  p.blocks = !options.blocks.empty() ? options.blocks : settings.blocks;
+  if (!p.blocks.empty() && p.operator_kind != "partitioned") {
+    warn(p, str("block file ", p.blocks, " is not used: the operator is ", p.operator_kind,
+                " (a block file serves the partitioned operator)"));
+    p.blocks.clear();
+  }
   TREMOR_CHECK(p.operator_kind != "cusparse" || p.backend == "cuda", "the cusparse operator runs on the GPU; the "
                "backend is ", p.backend, " (use backend cuda, or another operator)");
   TREMOR_CHECK(options.check_every >= 1, "check_every must be at least 1, got ", options.check_every);
@@ -196,7 +204,16 @@ ExplicitRun run_typed(const Model& original, Preflight preflight, const RunOptio
   // One table and colouring (section checks, element geometry, absorbing profile) for the three.
   const sparse::SectionTable table = sparse::section_table(model);
   const sparse::ElementColouring colouring = sparse::colour_elements(model.mesh);
-  const auto stiffness = make_stiffness_operator<Real>(model, preflight.operator_kind, exec, table, colouring);
+  std::unique_ptr<StiffnessOperator<Real>> stiffness;
+  if (!preflight.blocks.empty()) {
+    // The saved partition (of the model's numbering), carried to the run's: no partitioning.
+    partition::BlockPartition blocks = partition::read_block_file(preflight.blocks, node_graph(original.mesh));
+    if (!new_to_old.empty()) blocks = partition::renumbered(std::move(blocks), new_to_old, node_graph(model.mesh));
+    const sparse::CsrMatrix K = sparse::assemble_stiffness(model, table, colouring, setup);
+    stiffness = std::make_unique<PartitionedOperator<Real>>(exec, K, model.mesh, std::move(blocks));
+  } else {
+    stiffness = make_stiffness_operator<Real>(model, preflight.operator_kind, exec, table, colouring);
+  }
   const std::vector<double> mass = sparse::assemble_lumped_mass(model, table, colouring, setup);
   // Undamped models (the common case) skip the damping pass: CentralDifference takes no vector.
   const bool damped = !model.absorbing.empty() ||
@@ -367,7 +384,10 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   Preflight p = resolve(model, options);
   const std::size_t real_size = p.precision == "float" ? sizeof(float) : sizeof(double);
   const auto dim = static_cast<Size>(model.mesh.dim());
-  const Size nnz = p.operator_kind != "matrix_free" ? node_graph(model.mesh).n_entries() * dim * dim : 0;
+  const NodeGraph graph = p.operator_kind != "matrix_free" ? node_graph(model.mesh) : NodeGraph{};
+  const Size nnz = p.operator_kind != "matrix_free" ? graph.n_entries() * dim * dim : 0;
+  // A block file made for another mesh (or torn, or not one) is refused before the run.
+  if (!p.blocks.empty()) (void)partition::read_block_file(p.blocks, graph);
   p.memory_bytes =
       memory_estimate(model.mesh, p.operator_kind, nnz, real_size) + snapshot_bytes(model, p.snapshot_every, real_size);
   return p;

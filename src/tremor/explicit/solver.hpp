@@ -63,6 +63,7 @@ struct RunOptions {
   std::string operator_kind;  // "auto" or one of stiffness_operator_kinds(); empty: the model's
   std::string backend;        // "auto" (CUDA when a GPU is usable, else OpenMP), "serial", "openmp", "cuda"
   std::string ordering;       // "none" or "rcm" (reverse Cuthill-McKee node ordering before the run)
+  std::string blocks;         // block file for the "partitioned" operator (`tremor partition`)
   std::optional<double> time_step;
   std::optional<double> duration;
   std::optional<double> safety_factor;
@@ -80,6 +81,9 @@ struct Preflight {
   Index n_dofs = 0;
   std::string precision, operator_kind, backend;  // as they run: "auto" resolved
   std::string ordering = "none";
+  // The block file the "partitioned" operator takes its partition from (checked against the mesh
+  // by preflight()); empty: it partitions the mesh itself.
+  std::string blocks;
   double stable_dt = 0.0;       // s, the element bound (no safety factor)
   Label stable_element = 0;     // label of the element setting it
   double dt = 0.0;              // s, the step the run uses

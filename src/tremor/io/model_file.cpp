@@ -677,13 +677,13 @@ void name_where(Table& table) {
   if (const auto name = table.string("name")) table.set_where(str(table.where(), " '", *name, "'"));
 }
 
-constexpr std::string_view explicit_keys[] = {"duration", "time_step",     "safety_factor", "precision",
-                                              "backend",  "operator",      "allow_unstable", "ordering"};
+constexpr std::string_view explicit_keys[] = {"duration", "time_step", "safety_factor", "precision", "backend",
+                                              "operator", "allow_unstable", "ordering", "blocks"};
 constexpr std::string_view precisions[] = {"double", "float"};
 constexpr std::string_view backends[] = {"auto", "serial", "openmp", "cuda"};
 constexpr std::string_view orderings[] = {"none", "rcm"};
 
-ExplicitSettings read_explicit(const Table& table) {
+ExplicitSettings read_explicit(const Table& table, const std::string& base_dir) {
   table.only(explicit_keys);
   ExplicitSettings settings;
   settings.origin = origin_of(table);
@@ -700,6 +700,21 @@ ExplicitSettings read_explicit(const Table& table) {
   settings.operator_kind = choice(table, "operator", operators).value_or("auto");
   settings.allow_unstable = table.boolean("allow_unstable").value_or(false);
   settings.ordering = choice(table, "ordering", orderings).value_or("none");
+  if (table.has("blocks")) {
+    // Checked here for existence; read, and matched to the mesh, when a run builds its operator.
+    namespace fs = std::filesystem;
+    const std::string file = *table.string("blocks");
+    if (file.empty()) table.fail("blocks", "'blocks' is empty; expected the path of a block file (tremor partition)");
+    if (base_dir.empty())
+      table.fail("blocks", str("block file '", file,
+                               "' cannot be read: this model was given in memory with no folder to resolve it against"));
+    const fs::path path = fs::path(base_dir) / fs::path(file);
+    std::error_code error;
+    if (!fs::is_regular_file(path, error))
+      table.fail("blocks", str("block file '", file, "' not found (looked for ", path.string(),
+                               "); `tremor partition MODEL -o FILE` writes one"));
+    settings.blocks = path.string();
+  }
   if (settings.time_step > settings.duration)
     table.fail("time_step", str("'time_step' ", settings.time_step, " exceeds 'duration' ", settings.duration));
   return settings;
@@ -887,7 +902,7 @@ OutputSettings read_output(const Table& table, const Mesh& mesh) {
 }
 
 void read_excitation(const Table& root, Model& model, const std::string& base_dir) {
-  if (const auto table = root.table("explicit")) model.explicit_settings = read_explicit(*table);
+  if (const auto table = root.table("explicit")) model.explicit_settings = read_explicit(*table, base_dir);
   for (Table table : root.tables("source")) model.point_sources.push_back(read_source(table, model.mesh, base_dir));
   for (Table table : root.tables("traction"))
     model.surface_loads.push_back(read_traction(table, model.mesh, base_dir));

@@ -87,6 +87,10 @@ struct ExplicitSettings {
   // explicit_operator_kinds()
   std::string operator_kind = "auto";
   std::string ordering = "none";            // node ordering before the run: "none" or "rcm"
+  // A block file (`tremor partition`) the "partitioned" operator takes its partition from instead
+  // of partitioning the mesh; empty: none. A path as given, or resolved against the model file's
+  // folder when read from one.
+  std::string blocks;
   bool allow_unstable = false;  // accept a time_step above the stable one
   std::string origin;
 };

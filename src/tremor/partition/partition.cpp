@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "tremor/core/error.hpp"
+#include "tremor/mesh/reorder.hpp"
 #include "tremor/partition/graph_tools.hpp"
 #include "tremor/partition/partitioners.hpp"
 
@@ -38,6 +39,14 @@ std::vector<Index> BlockPartition::node_order() const {
   for (Index v : slot_node)
     if (v >= 0) order.push_back(v);
   return order;
+}
+
+BlockPartition renumbered(BlockPartition partition, const std::vector<Index>& new_to_old, const NodeGraph& graph) {
+  const std::vector<Index> old_to_new = invert_permutation(new_to_old, partition.n_nodes, "node renumbering");
+  for (Index& node : partition.slot_node)
+    if (node >= 0) node = old_to_new[static_cast<std::size_t>(node)];
+  partition.fingerprint = graph_fingerprint(graph);
+  return partition;
 }
 
 std::uint64_t graph_fingerprint(const NodeGraph& graph) {

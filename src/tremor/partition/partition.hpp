@@ -77,6 +77,11 @@ struct BlockPartition {
   std::vector<Index> node_order() const;
 };
 
+// `partition` of a mesh, for that mesh renumbered by renumber_nodes(mesh, new_to_old)
+// (mesh/reorder.hpp), whose node graph is `graph`: the same blocks and slots, holding the nodes'
+// new numbers. Throws tremor::Error when new_to_old is not a permutation of its nodes.
+BlockPartition renumbered(BlockPartition partition, const std::vector<Index>& new_to_old, const NodeGraph& graph);
+
 // A 64-bit hash of the graph (node count, offsets and neighbours): a block file made for one mesh
 // is refused for another.
 std::uint64_t graph_fingerprint(const NodeGraph& graph);

@@ -50,18 +50,6 @@ struct Collector : explicit_fe::Observer {
   void on_checkpoint(const explicit_fe::SolverState& state) override { checkpoints.push_back(state); }
 };
 
-double norm(const std::vector<double>& a) {
-  double sum = 0.0;
-  for (double v : a) sum += v * v;
-  return std::sqrt(sum);
-}
-
-double distance(const std::vector<double>& a, const std::vector<double>& b) {
-  double sum = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) sum += (a[i] - b[i]) * (a[i] - b[i]);
-  return std::sqrt(sum);
-}
-
 // Histories and snapshots of `gpu` equal those of `cpu` within `tolerance` (see the top).
 void expect_close(const ExplicitRun& cpu, const Collector& cpu_seen, const ExplicitRun& gpu, const Collector& gpu_seen,
                   double tolerance) {
@@ -69,18 +57,18 @@ void expect_close(const ExplicitRun& cpu, const Collector& cpu_seen, const Expli
   ASSERT_TRUE(gpu.ok()) << gpu.message;
   ASSERT_EQ(cpu.histories.size(), gpu.histories.size());
   double scale = 0.0;
-  for (const auto& history : cpu.histories) scale = std::max(scale, norm(history.values));
+  for (const auto& history : cpu.histories) scale = std::max(scale, test::l2_norm(history.values));
   ASSERT_GT(scale, 0.0) << "nothing moved: the comparison would prove nothing";
   for (std::size_t h = 0; h < cpu.histories.size(); ++h) {
     SCOPED_TRACE(cpu.histories[h].name);
     EXPECT_EQ(cpu.histories[h].times, gpu.histories[h].times);
     ASSERT_EQ(cpu.histories[h].values.size(), gpu.histories[h].values.size());
-    EXPECT_LE(distance(cpu.histories[h].values, gpu.histories[h].values), tolerance * scale);
+    EXPECT_LE(test::l2_distance(cpu.histories[h].values, gpu.histories[h].values), tolerance * scale);
   }
   ASSERT_EQ(cpu_seen.steps, gpu_seen.steps);
   for (std::size_t s = 0; s < cpu_seen.snapshots.size(); ++s) {
-    const double size = std::max(norm(cpu_seen.snapshots[s]), scale);
-    EXPECT_LE(distance(cpu_seen.snapshots[s], gpu_seen.snapshots[s]), tolerance * size) << "snapshot " << s;
+    const double size = std::max(test::l2_norm(cpu_seen.snapshots[s]), scale);
+    EXPECT_LE(test::l2_distance(cpu_seen.snapshots[s], gpu_seen.snapshots[s]), tolerance * size) << "snapshot " << s;
   }
 }
 

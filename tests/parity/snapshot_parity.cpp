@@ -44,18 +44,6 @@ struct Collector final : explicit_fe::Observer {
   std::thread::id caller = std::this_thread::get_id();
 };
 
-double norm(const std::vector<double>& a) {
-  double sum = 0.0;
-  for (double v : a) sum += v * v;
-  return std::sqrt(sum);
-}
-
-double distance(const std::vector<double>& a, const std::vector<double>& b) {
-  double sum = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) sum += (a[i] - b[i]) * (a[i] - b[i]);
-  return std::sqrt(sum);
-}
-
 // The block of unit/explicit_test_models.hpp (338 DOFs, more than a warp) with snapshots every 3
 // steps, with or without velocity, of all nodes or of every 5th.
 Model snapshot_model(const std::string& precision, bool velocity, bool subset) {
@@ -89,8 +77,8 @@ void expect_gpu_snapshots_match(const std::string& precision, bool velocity, boo
   ASSERT_GT(gpu.snapshots.size(), 5u);
   double scale_u = 0.0, scale_v = 0.0;
   for (const Seen& s : cpu.snapshots) {
-    scale_u = std::max(scale_u, norm(s.displacement));
-    scale_v = std::max(scale_v, norm(s.velocity));
+    scale_u = std::max(scale_u, test::l2_norm(s.displacement));
+    scale_v = std::max(scale_v, test::l2_norm(s.velocity));
   }
   ASSERT_GT(scale_u, 0.0) << "nothing moved: the comparison would prove nothing";
   if (velocity) {
@@ -103,8 +91,8 @@ void expect_gpu_snapshots_match(const std::string& precision, bool velocity, boo
     EXPECT_EQ(a.step, b.step);
     ASSERT_EQ(a.displacement.size(), b.displacement.size());
     ASSERT_EQ(a.velocity.size(), b.velocity.size());
-    EXPECT_LE(distance(a.displacement, b.displacement), tolerance * scale_u) << "step " << a.step;
-    EXPECT_LE(distance(a.velocity, b.velocity), tolerance * scale_v) << "step " << a.step;
+    EXPECT_LE(test::l2_distance(a.displacement, b.displacement), tolerance * scale_u) << "step " << a.step;
+    EXPECT_LE(test::l2_distance(a.velocity, b.velocity), tolerance * scale_v) << "step " << a.step;
     // Both runs pass snapshots on from the writer thread; only the GPU's buffers are page-locked.
     EXPECT_TRUE(a.other_thread);
     EXPECT_TRUE(b.other_thread);

@@ -1,6 +1,7 @@
 #include "support/support.hpp"
 
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -46,5 +47,17 @@ std::string temporary_directory(const std::string& tag) {
 }
 
 bool gpu_present() { return cuda_device_count() > 0; }
+
+double l2_norm(const std::vector<double>& a) {
+  double sum = 0.0;
+  for (double v : a) sum += v * v;
+  return std::sqrt(sum);
+}
+
+double l2_distance(const std::vector<double>& a, const std::vector<double>& b) {
+  double sum = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) sum += (a[i] - b[i]) * (a[i] - b[i]);
+  return std::sqrt(sum);
+}
 
 }  // namespace tremor::test

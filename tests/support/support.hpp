@@ -16,6 +16,9 @@ std::vector<std::string> fenced_blocks(const std::string& document, const std::s
 std::string temporary_directory(const std::string& tag);
 // True when a CUDA device is usable from this binary.
 bool gpu_present();
+// Euclidean norm of a, and of a - b (the same size): relative L2 errors in the parity tests.
+double l2_norm(const std::vector<double>& a);
+double l2_distance(const std::vector<double>& a, const std::vector<double>& b);
 }  // namespace tremor::test
 namespace tremor { using test::gpu_present; }
 namespace tremor::test {

@@ -121,21 +121,32 @@ std::string lowercase(std::string text) {
   return text;
 }
 
+// The file a table's `key` names, resolved against the model file's folder: refused, naming the
+// key, when the name is empty, when the model has no folder (given in memory) or when no regular
+// file is there. `what` names the kind ("mesh file"), `expected` what an empty name should be,
+// `hint` ends the not-found message.
+std::filesystem::path referenced_file(const Table& table, std::string_view key, std::string_view what,
+                                      std::string_view expected, const std::string& base_dir,
+                                      std::string_view hint = "") {
+  namespace fs = std::filesystem;
+  const std::string file = *table.string(key);
+  if (file.empty()) table.fail(key, str("'", key, "' is empty; expected ", expected));
+  if (base_dir.empty())
+    table.fail(key, str(what, " '", file,
+                        "' cannot be read: this model was given in memory with no folder to resolve it against"));
+  const fs::path path = fs::path(base_dir) / fs::path(file);
+  std::error_code error;
+  if (!fs::is_regular_file(path, error))
+    table.fail(key, str(what, " '", file, "' not found (looked for ", path.string(), ")", hint));
+  return path;
+}
+
 Mesh read_mesh_file(const Table& mesh, const std::string& base_dir) {
   namespace fs = std::filesystem;
   for (std::string_view key : generator_only_keys)
     if (mesh.has(key))
       mesh.fail(key, str("'", key, "' belongs to generated meshes; a mesh 'file' defines its own elements and nodes"));
-  const std::string file = *mesh.string("file");
-  if (file.empty()) mesh.fail("file", "'file' is empty; expected the path of a .msh or .inp mesh");
-  if (base_dir.empty())
-    mesh.fail("file", str("mesh file '", file,
-                          "' cannot be read: this model was given in memory with no folder to "
-                          "resolve it against"));
-  const fs::path path = fs::path(base_dir) / fs::path(file);
-  std::error_code error;
-  if (!fs::is_regular_file(path, error))
-    mesh.fail("file", str("mesh file '", file, "' not found (looked for ", path.string(), ")"));
+  const fs::path path = referenced_file(mesh, "file", "mesh file", "the path of a .msh or .inp mesh", base_dir);
   const std::string extension = lowercase(path.extension().string());
   if (extension == ".msh") {
     Mesh result = read_gmsh(path.string());
@@ -147,7 +158,7 @@ Mesh read_mesh_file(const Table& mesh, const std::string& base_dir) {
     result.validate(path.string());
     return result;
   }
-  mesh.fail("file", str("mesh file '", file, "' has extension '", path.extension().string(),
+  mesh.fail("file", str("mesh file '", *mesh.string("file"), "' has extension '", path.extension().string(),
                         "'; expected .msh (Gmsh) or .inp (Abaqus/CalculiX)"));
 }
 
@@ -627,15 +638,8 @@ Signal read_tabulated(const Table& signal, const std::string& base_dir) {
     }
     return Signal::tabulated(std::move(points), str(signal.where(), " points"));
   }
-  const std::string file = *signal.string("file");
-  if (file.empty()) signal.fail("file", "'file' is empty; expected the path of a CSV file of time,value lines");
-  if (base_dir.empty())
-    signal.fail("file", str("signal file '", file,
-                            "' cannot be read: this model was given in memory with no folder to resolve it against"));
-  const fs::path path = fs::path(base_dir) / fs::path(file);
-  std::error_code error;
-  if (!fs::is_regular_file(path, error))
-    signal.fail("file", str("signal file '", file, "' not found (looked for ", path.string(), ")"));
+  const fs::path path =
+      referenced_file(signal, "file", "signal file", "the path of a CSV file of time,value lines", base_dir);
   return Signal::parse_table(read_file(path.string(), "signal file", largest_signal_file), path.string());
 }
 
@@ -702,18 +706,9 @@ ExplicitSettings read_explicit(const Table& table, const std::string& base_dir) 
   settings.ordering = choice(table, "ordering", orderings).value_or("none");
   if (table.has("blocks")) {
     // Checked here for existence; read, and matched to the mesh, when a run builds its operator.
-    namespace fs = std::filesystem;
-    const std::string file = *table.string("blocks");
-    if (file.empty()) table.fail("blocks", "'blocks' is empty; expected the path of a block file (tremor partition)");
-    if (base_dir.empty())
-      table.fail("blocks", str("block file '", file,
-                               "' cannot be read: this model was given in memory with no folder to resolve it against"));
-    const fs::path path = fs::path(base_dir) / fs::path(file);
-    std::error_code error;
-    if (!fs::is_regular_file(path, error))
-      table.fail("blocks", str("block file '", file, "' not found (looked for ", path.string(),
-                               "); `tremor partition MODEL -o FILE` writes one"));
-    settings.blocks = path.string();
+    settings.blocks = referenced_file(table, "blocks", "block file", "the path of a block file (tremor partition)",
+                                      base_dir, "; `tremor partition MODEL -o FILE` writes one")
+                          .string();
   }
   if (settings.time_step > settings.duration)
     table.fail("time_step", str("'time_step' ", settings.time_step, " exceeds 'duration' ", settings.duration));

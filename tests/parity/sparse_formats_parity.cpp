@@ -35,22 +35,8 @@ const Case cases[] = {{ElementType::Hex8, 1, 8, "hex8"},
                       {ElementType::QuadGLL, 4, 15, "quad_gll4"},
                       {ElementType::Hex20, 1, 4, "hex20"}};
 
-template <class Real>
-std::vector<Real> rounded_vector(Index n, std::uint64_t seed) {
-  const auto v = test::test_vector(n, seed);
-  return {v.begin(), v.end()};
-}
-
-// y = A x on exec, y poisoned with NaN first so an entry the kernel does not write fails.
-template <class Real, class Matrix>
-std::vector<Real> apply(const Exec& exec, const Matrix& matrix, const std::vector<Real>& x) {
-  DeviceArray<Real> dx(exec, std::span<const Real>(x));
-  const std::vector<Real> poison(x.size(), std::numeric_limits<Real>::quiet_NaN());
-  DeviceArray<Real> dy(exec, std::span<const Real>(poison));
-  spmv(exec, matrix, dx.data(), dy.data());
-  exec.synchronize();
-  return dy.to_host();
-}
+using test::apply;
+using test::rounded_vector;
 
 // The CSR result on the host, and per row the bound on the difference of two evaluations of the
 // row's sum by recursive summation, with or without FMA: each is within gamma_m sum |a x| of the

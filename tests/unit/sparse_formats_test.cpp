@@ -86,22 +86,8 @@ CsrMatrix ragged_block_matrix() {
   return block_matrix(nodes, 2, 5);
 }
 
-template <class Real>
-std::vector<Real> rounded_vector(Index n, std::uint64_t seed) {
-  const auto v = test::test_vector(n, seed);
-  return {v.begin(), v.end()};
-}
-
-// y = A x on exec, y poisoned with NaN first so an entry the kernel does not write fails.
-template <class Real, class Matrix>
-std::vector<Real> apply(const Exec& exec, const Matrix& matrix, const std::vector<Real>& x) {
-  DeviceArray<Real> dx(exec, std::span<const Real>(x));
-  const std::vector<Real> poison(x.size(), std::numeric_limits<Real>::quiet_NaN());
-  DeviceArray<Real> dy(exec, std::span<const Real>(poison));
-  spmv(exec, matrix, dx.data(), dy.data());
-  exec.synchronize();
-  return dy.to_host();
-}
+using test::apply;
+using test::rounded_vector;
 
 template <class Real>
 std::vector<Real> csr_reference(const CsrMatrix& matrix, const std::vector<Real>& x) {

@@ -6,10 +6,13 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <span>
 #include <numbers>
 #include <string>
 #include <vector>
 
+#include "tremor/backend/device_array.hpp"
 #include "tremor/mesh/generate.hpp"
 #include "tremor/model/model.hpp"
 
@@ -123,6 +126,25 @@ inline std::vector<double> test_vector(Index n, std::uint64_t seed) {
   std::vector<double> v(static_cast<std::size_t>(n));
   for (Index i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = hash_unit(seed * 1000003u + static_cast<std::uint64_t>(i));
   return v;
+}
+
+// test_vector rounded to Real.
+template <class Real>
+std::vector<Real> rounded_vector(Index n, std::uint64_t seed) {
+  const auto v = test_vector(n, seed);
+  return {v.begin(), v.end()};
+}
+
+// y = A x on exec through the matrix's spmv (sparse/formats.hpp, sparse/csr.hpp), y poisoned with
+// NaN first so an entry the kernel does not write fails.
+template <class Real, class Matrix>
+std::vector<Real> apply(const Exec& exec, const Matrix& matrix, const std::vector<Real>& x) {
+  DeviceArray<Real> dx(exec, std::span<const Real>(x));
+  const std::vector<Real> poison(x.size(), std::numeric_limits<Real>::quiet_NaN());
+  DeviceArray<Real> dy(exec, std::span<const Real>(poison));
+  spmv(exec, matrix, dx.data(), dy.data());
+  exec.synchronize();
+  return dy.to_host();
 }
 
 }  // namespace tremor::test

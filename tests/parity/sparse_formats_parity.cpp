@@ -36,6 +36,7 @@ const Case cases[] = {{ElementType::Hex8, 1, 8, "hex8"},
                       {ElementType::Hex20, 1, 4, "hex20"}};
 
 using test::apply;
+using test::expect_same_bits;
 using test::rounded_vector;
 
 // The CSR result on the host, and per row the bound on the difference of two evaluations of the
@@ -68,14 +69,6 @@ Reference<Real> csr_reference(const CsrMatrix& matrix, const std::vector<Real>& 
     out.bound.push_back(2.0 * mu / (1.0 - mu) * absolute);
   }
   return out;
-}
-
-template <class Real>
-void expect_same_bits(const std::vector<Real>& result, const std::vector<Real>& reference, const std::string& what) {
-  ASSERT_EQ(result.size(), reference.size()) << what;
-  for (std::size_t i = 0; i < result.size(); ++i)
-    ASSERT_EQ(std::memcmp(&result[i], &reference[i], sizeof(Real)), 0)
-        << what << ": entry " << i << " is " << result[i] << ", CSR gives " << reference[i];
 }
 
 template <class Real>

@@ -87,6 +87,7 @@ CsrMatrix ragged_block_matrix() {
 }
 
 using test::apply;
+using test::expect_same_bits;
 using test::rounded_vector;
 
 template <class Real>
@@ -95,14 +96,6 @@ std::vector<Real> csr_reference(const CsrMatrix& matrix, const std::vector<Real>
   std::vector<Real> y(x.size(), std::numeric_limits<Real>::quiet_NaN());
   spmv(Exec::serial(), csr, x.data(), y.data());
   return y;
-}
-
-template <class Real>
-void expect_same_bits(const std::vector<Real>& result, const std::vector<Real>& reference, const std::string& what) {
-  ASSERT_EQ(result.size(), reference.size()) << what;
-  for (std::size_t i = 0; i < result.size(); ++i)
-    ASSERT_EQ(std::memcmp(&result[i], &reference[i], sizeof(Real)), 0)
-        << what << ": entry " << i << " is " << result[i] << ", CSR gives " << reference[i];
 }
 
 // Every scalar format (and the block format when dim > 0) on Serial and OpenMP against CSR.

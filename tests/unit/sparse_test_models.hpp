@@ -3,9 +3,12 @@
 // nodes moved deterministically (a distorted, curved interior; the boundary stays straight), and
 // two sections split at x = mid-width: an isotropic steel and a fully anisotropic material (every
 // normal-shear coupling non-zero, so a transposed or misplaced D entry shows).
+#include <gtest/gtest.h>
+
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <span>
 #include <numbers>
@@ -145,6 +148,15 @@ std::vector<Real> apply(const Exec& exec, const Matrix& matrix, const std::vecto
   spmv(exec, matrix, dx.data(), dy.data());
   exec.synchronize();
   return dy.to_host();
+}
+
+// `result` holds the bits of the CSR `reference`, entry by entry (a gtest assertion).
+template <class Real>
+void expect_same_bits(const std::vector<Real>& result, const std::vector<Real>& reference, const std::string& what) {
+  ASSERT_EQ(result.size(), reference.size()) << what;
+  for (std::size_t i = 0; i < result.size(); ++i)
+    ASSERT_EQ(std::memcmp(&result[i], &reference[i], sizeof(Real)), 0)
+        << what << ": entry " << i << " is " << result[i] << ", CSR gives " << reference[i];
 }
 
 }  // namespace tremor::test

@@ -76,9 +76,12 @@ struct Model {
   // From the model file (model/source.hpp).
   std::vector<PointSource> point_sources;
   std::vector<SurfaceLoad> surface_loads;  // also from Abaqus *DSLOAD and *DLOAD Pn
+  std::vector<BodyForce> body_forces;      // also from Abaqus *DLOAD GRAV, BX, BY, BZ
   std::vector<PrescribedDisplacement> prescribed;
   std::vector<Receiver> receivers;
   std::optional<ExplicitSettings> explicit_settings;
+  // The model file's [static], or an Abaqus *STEP with *STATIC (model/source.hpp).
+  std::optional<StaticSettings> static_settings;
   std::optional<OutputSettings> output;  // the model file's [output] (model/output.hpp)
   // Absorbing boundary layers (model/absorbing.hpp).
   std::vector<AbsorbingLayer> absorbing;

@@ -62,6 +62,32 @@ struct PrescribedDisplacement {
   std::string origin;
 };
 
+// A body force per unit mass, an acceleration field g (m/s^2, global axes) on the elements of a
+// set, as gravity is (Abaqus *DLOAD GRAV, BX/BY/BZ; the model file's [[body_force]]). The solvers
+// turn it into consistent nodal forces f_a = t int rho g N_a dV (fem/loads.hpp), rho the density of
+// each element's section. In an explicit run it scales with its amplitude like a *CLOAD.
+struct BodyForce {
+  std::string element_set;                      // the set it came from; empty: every element
+  std::vector<Index> elements;                  // resolved global element indices, ascending
+  std::array<double, 3> acceleration{0.0, 0.0, 0.0};  // m/s^2 (z = 0 in 2D)
+  std::string amplitude;                        // Abaqus amplitude name; empty: constant
+  std::string origin;                           // "file:line", for messages
+};
+
+// Settings of the static solver (docs/static.md): K u = f solved by preconditioned conjugate
+// gradients on the chosen backend, K assembled there by the two-kernel assembly.
+struct StaticSettings {
+  std::string backend = "auto";                 // "auto", "serial", "openmp" or "cuda"
+  std::string precision = "double";             // "double" or "float"
+  std::string preconditioner = "block_jacobi";  // "none", "jacobi" or "block_jacobi" (nodal dim x dim blocks)
+  double tolerance = 1e-8;                      // on the relative residual ||f - K u|| / ||f||, > 0
+  int max_iterations = 10000;                   // > 0
+  std::string format = "csr";                   // the matrix CG multiplies with: "csr" or "block_csr"
+  std::string assembly = "auto";                // race strategy: "auto", "colouring" or "atomics"
+  std::string step_name;                        // the Abaqus *STEP's name, when read from one
+  std::string origin;                           // "file:line", for messages
+};
+
 // Histories to record: at nodes (resolved), or at positions the solver interpolates with the shape
 // functions of the element holding them.
 struct Receiver {

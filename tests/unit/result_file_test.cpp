@@ -224,7 +224,8 @@ Xdmf parse_xdmf(const std::string& text) {
     ++xdmf.tag_counts[name];
     if (name == "Time") xdmf.times.push_back(std::stod(attribute_value(tag, "Value")));
     if (name == "Topology") xdmf.topologies.push_back(attribute_value(tag, "TopologyType"));
-    if (name == "DataItem") {
+    // Only HDF items reference datasets (a HyperSlab wraps one, with its XML selection beside it).
+    if (name == "DataItem" && attribute_value(tag, "Format") == "HDF") {
       DataItem item;
       std::istringstream dims(attribute_value(tag, "Dimensions"));
       for (hsize_t d; dims >> d;) item.dims.push_back(d);
@@ -520,6 +521,60 @@ TEST_F(ResultFileTest, NoSnapshotsWritesTheMeshAlone) {
   EXPECT_TRUE(xdmf.times.empty());
   EXPECT_EQ(xdmf.tag_counts.at("Grid"), 1);
   expect_references_valid(xdmf, path);
+}
+
+TEST_F(ResultFileTest, StaticSolutionWithStressColumnsInXdmf) {
+  const Model model = quad_model();
+  const auto n = static_cast<std::size_t>(model.mesh.n_nodes());
+  const fs::path path = folder_ / "static.h5";
+  const std::vector<double> u = field(2 * n, 1e-3), stress = field(3 * n, 1e6), mises = field(n, 2e6),
+                            reaction = field(2 * n, 5.0), history = {1.0, 0.1, 1e-9};
+  io::StaticFields fields;
+  fields.displacement = u;
+  fields.stress = stress;
+  fields.von_mises = mises;
+  fields.reaction = reaction;
+  fields.converged = true;
+  fields.iterations = 2;
+  fields.relative_residual = 1e-9;
+  fields.tolerance = 1e-8;
+  fields.preconditioner = "block_jacobi";
+  fields.residual_history = history;
+  {
+    io::RunMetadata meta = metadata();
+    meta.solver = "static";
+    ResultFile file = ResultFile::create(path, model, meta);
+    io::StaticFields short_stress = fields;
+    short_stress.stress = std::span<const double>(stress).first(3 * n - 1);
+    EXPECT_THROW(file.write_static(short_stress), Error);  // a wrong size is refused, naming the field
+    file.write_static(fields);
+    EXPECT_THROW(file.write_static(fields), Error);  // once per file
+    file.finish("complete");
+  }
+  const File file(path);
+  EXPECT_EQ(file.doubles("/static/displacement"), u);
+  EXPECT_EQ(file.doubles("/static/stress"), stress);
+  EXPECT_EQ(file.dims("/static/stress"), (std::vector<hsize_t>{n, 3}));
+  EXPECT_EQ(file.doubles("/static/von_mises"), mises);
+  EXPECT_EQ(file.doubles("/static/reaction_force"), reaction);
+  EXPECT_EQ(file.doubles("/static/residual_history"), history);
+  EXPECT_EQ(file.strings("/static/stress", "components"), (std::vector<std::string>{"xx", "yy", "xy"}));
+  EXPECT_EQ(file.integer("/static", "iterations"), 2);
+  EXPECT_EQ(file.integer("/static", "converged"), 1);
+  EXPECT_EQ(file.string("/static", "preconditioner"), "block_jacobi");
+  EXPECT_EQ(file.string("/metadata", "solver"), "static");
+  const std::vector<double> magnitude = file.doubles("/static/magnitude");
+  ASSERT_EQ(magnitude.size(), n);
+  EXPECT_DOUBLE_EQ(magnitude[1], std::hypot(u[2], u[3]));
+  const std::string text = read_text(folder_ / "static.xmf");
+  const Xdmf xdmf = parse_xdmf(text);
+  EXPECT_TRUE(xdmf.times.empty());
+  expect_references_valid(xdmf, path);
+  for (const char* name : {"displacement", "magnitude", "von_mises", "stress_xx", "stress_yy", "stress_xy",
+                           "reaction_force"})
+    EXPECT_NE(text.find(str("Attribute Name=\"", name, "\"")), std::string::npos) << name;
+  // stress_yy is column 1 of the [n][3] stress: start (0, 1), stride (1, 1), count (n, 1).
+  EXPECT_NE(text.find(str(">0 1 1 1 ", n, " 1</DataItem>")), std::string::npos);
 }
 
 TEST_F(ResultFileTest, RefusesBadInput) {

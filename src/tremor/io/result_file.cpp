@@ -108,6 +108,12 @@ void append_rows(hid_t dataset, hsize_t old_rows, hsize_t rows, std::span<const 
             str("cannot write ", what));
 }
 
+// Voigt component names in tremor's order (model/material.hpp).
+std::vector<std::string> voigt_names(int dim) {
+  if (dim == 2) return {"xx", "yy", "xy"};
+  return {"xx", "yy", "zz", "yz", "xz", "xy"};
+}
+
 void check_name(const std::string& name, const std::string& file) {
   if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
     throw Error(str(file, ": history name '", name, "' must be non-empty and contain no '/'"));
@@ -157,7 +163,10 @@ struct ResultFile::Impl {
   void reopen_snapshots(std::int64_t count);
   void truncate_to_checkpoint();
   void write_snapshot(double time, std::span<const double> displacement, std::span<const double> velocity);
+  void write_static(const StaticFields& fields);
   void finish(const std::string& status);
+  bool has_static = false;
+  int n_voigt = 6;
 };
 
 void ResultFile::Impl::write_mesh(const Model& source) {
@@ -227,6 +236,7 @@ void ResultFile::Impl::write_metadata(const std::string& status) {
   h5::set_attribute(group, "time_step", metadata.time_step, file);
   h5::set_attribute(group, "step_count", metadata.step_count, file);
   h5::set_attribute(group, "wall_time", metadata.wall_time, file);
+  h5::set_attribute(group, "solver", metadata.solver, file);
   h5::set_attribute(group, "status", status, file);
 }
 
@@ -336,6 +346,55 @@ void ResultFile::Impl::write_snapshot(double time, std::span<const double> displ
   snapshot_times.push_back(time);
 }
 
+void ResultFile::Impl::write_static(const StaticFields& fields) {
+  require_open();
+  if (has_static) throw Error(str(path.string(), ": the static solution is already written"));
+  const auto nodes = static_cast<hsize_t>(n_nodes);
+  const auto check_size = [&](std::span<const double> values, std::size_t per_node, const char* what) {
+    if (values.size() != static_cast<std::size_t>(nodes) * per_node)
+      throw Error(str(path.string(), ": static ", what, " has ", values.size(), " values; expected ",
+                      static_cast<std::size_t>(nodes) * per_node, " (", nodes, " nodes x ", per_node, ")"));
+  };
+  n_voigt = dim == 2 ? 3 : 6;
+  const auto d = static_cast<std::size_t>(dim);
+  check_size(fields.displacement, d, "displacement");
+  check_size(fields.stress, static_cast<std::size_t>(n_voigt), "stress");
+  check_size(fields.von_mises, 1, "von Mises stress");
+  check_size(fields.reaction, d, "reaction force");
+  Handle group = h5::create_group(handle.get(), "static", file);
+  const hid_t g = group.get();
+  const std::array<hsize_t, 2> vector_dims{nodes, static_cast<hsize_t>(dim)};
+  const std::array<hsize_t, 2> stress_dims{nodes, static_cast<hsize_t>(n_voigt)};
+  const std::array<hsize_t, 1> scalar_dims{nodes};
+  const auto write = [&](const char* name, std::span<const double> values, std::span<const hsize_t> dims,
+                         const char* units) {
+    h5::write_doubles(g, name, values, dims, file);
+    Handle dataset = h5::open_dataset(g, name, file);
+    h5::set_attribute(dataset.get(), "units", std::string(units), file);
+    return dataset;
+  };
+  write("displacement", fields.displacement, vector_dims, "m");
+  std::vector<double> magnitude(static_cast<std::size_t>(nodes));
+  for (std::size_t n = 0; n < magnitude.size(); ++n) {
+    double sum = 0.0;
+    for (std::size_t c = 0; c < d; ++c) sum += fields.displacement[n * d + c] * fields.displacement[n * d + c];
+    magnitude[n] = std::sqrt(sum);
+  }
+  write("magnitude", magnitude, scalar_dims, "m");
+  Handle stress = write("stress", fields.stress, stress_dims, "Pa");
+  h5::set_attribute(stress.get(), "components", voigt_names(dim), file);
+  write("von_mises", fields.von_mises, scalar_dims, "Pa");
+  write("reaction_force", fields.reaction, vector_dims, "N");
+  const std::array<hsize_t, 1> history_dims{static_cast<hsize_t>(fields.residual_history.size())};
+  h5::write_doubles(g, "residual_history", fields.residual_history, history_dims, file);
+  h5::set_attribute(g, "converged", std::int64_t{fields.converged ? 1 : 0}, file);
+  h5::set_attribute(g, "iterations", fields.iterations, file);
+  h5::set_attribute(g, "relative_residual", fields.relative_residual, file);
+  h5::set_attribute(g, "tolerance", fields.tolerance, file);
+  h5::set_attribute(g, "preconditioner", fields.preconditioner, file);
+  has_static = true;
+}
+
 void ResultFile::Impl::finish(const std::string& status) {
   if (finished) return;
   if (status != "complete" && status != "incomplete" && status.rfind("failed: ", 0) != 0)
@@ -373,6 +432,18 @@ void ResultFile::Impl::finish(const std::string& status) {
     fields.push_back(XdmfField{"displacement", dim, paths("displacement")});
     if (snapshot_options.magnitude) fields.push_back(XdmfField{"magnitude", 1, paths("magnitude")});
     if (snapshot_options.velocity) fields.push_back(XdmfField{"velocity", dim, paths("velocity")});
+  }
+  if (has_static && snapshot_times.empty()) {
+    // One grid on the whole mesh; each stress component its own scalar (a column of /static/stress).
+    fields.push_back(XdmfField{"displacement", dim, {"/static/displacement"}});
+    fields.push_back(XdmfField{"magnitude", 1, {"/static/magnitude"}});
+    fields.push_back(XdmfField{"von_mises", 1, {"/static/von_mises"}});
+    const std::vector<std::string> names = voigt_names(dim);
+    for (int k = 0; k < n_voigt; ++k)
+      fields.push_back(XdmfField{str("stress_", names[static_cast<std::size_t>(k)]), 1, {"/static/stress"}, k, n_voigt});
+    fields.push_back(XdmfField{"reaction_force", dim, {"/static/reaction_force"}});
+    write_xdmf(xdmf, path.filename().string(), full_mesh, {}, fields);
+    return;
   }
   write_xdmf(xdmf, path.filename().string(), snapshot_times.empty() ? full_mesh : snapshot_mesh, snapshot_times,
              fields);
@@ -804,6 +875,8 @@ void ResultFile::write_snapshot(double time, std::span<const float> displacement
   const std::vector<double> wide_velocity(velocity.begin(), velocity.end());
   impl().write_snapshot(time, wide_displacement, wide_velocity);
 }
+
+void ResultFile::write_static(const StaticFields& fields) { impl().write_static(fields); }
 
 void ResultFile::set_progress(std::int64_t step_count, double wall_time) {
   impl().metadata.step_count = step_count;

@@ -48,6 +48,22 @@ struct RunMetadata {
   double time_step = 0.0;  // s
   std::int64_t step_count = 0;  // steps taken (updated by set_progress and finish)
   double wall_time = 0.0;       // s, of the time loop (updated by set_progress and finish)
+  std::string solver = "explicit";  // "explicit" or "static"
+};
+
+// A static solution (static/solve.hpp), node by node over the whole mesh, with the record of the
+// solve that produced it. Spans are [n_nodes][components], node-major.
+struct StaticFields {
+  std::span<const double> displacement;  // dim per node, m
+  std::span<const double> stress;        // Voigt per node (xx, yy, xy in 2D; xx, yy, zz, yz, xz, xy in 3D), Pa
+  std::span<const double> von_mises;     // one per node, Pa
+  std::span<const double> reaction;      // dim per node, N: K u - f at constrained DOFs, 0 elsewhere
+  bool converged = false;
+  std::int64_t iterations = 0;
+  double relative_residual = 0.0;        // ||f - K u|| / ||f|| at the end
+  double tolerance = 0.0;
+  std::string preconditioner;
+  std::span<const double> residual_history;  // relative residual per iteration, from iteration 0
 };
 
 // Which nodes snapshots hold and which fields besides displacement (fixed at create()).
@@ -107,6 +123,10 @@ class ResultFile {
   // node, node-major. Times should increase (ParaView orders the series by them).
   void write_snapshot(double time, std::span<const double> displacement, std::span<const double> velocity = {});
   void write_snapshot(double time, std::span<const float> displacement, std::span<const float> velocity = {});
+
+  // Writes /static (docs/output-format.md): the fields above and the solver's record. Once per
+  // file; the XDMF file then shows them on the mesh.
+  void write_static(const StaticFields& fields);
 
   // Records the run's progress; written to /metadata at the next flush() or finish().
   void set_progress(std::int64_t step_count, double wall_time);

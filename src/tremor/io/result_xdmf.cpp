@@ -112,7 +112,10 @@ class Writer {
             << (field.components == 1 ? "Scalar" : "Vector") << "\" Center=\"Node\">\n";
         const std::string dims =
             field.components > 1 ? str(mesh_.n_nodes, " ", field.components) : str(mesh_.n_nodes);
-        item(out, inner + "    ", dims, "Float", 8, field.datasets.at(snapshot));
+        if (field.column >= 0)
+          column(out, inner + "    ", field.column, field.n_columns, field.datasets.at(snapshot));
+        else
+          item(out, inner + "    ", dims, "Float", 8, field.datasets.at(snapshot));
         out << inner << "  </Attribute>\n";
       }
       out << inner << "</Grid>\n";
@@ -121,6 +124,16 @@ class Writer {
   }
 
  private:
+  // Column `k` of a [n_nodes][n_columns] dataset: a HyperSlab (start, stride, count rows).
+  void column(std::ostringstream& out, const std::string& indent, int k, int n_columns,
+              const std::string& dataset) const {
+    out << indent << "<DataItem ItemType=\"HyperSlab\" Dimensions=\"" << mesh_.n_nodes << " 1\" Type=\"HyperSlab\">\n";
+    out << indent << "  <DataItem Dimensions=\"3 2\" Format=\"XML\">0 " << k << " 1 1 " << mesh_.n_nodes
+        << " 1</DataItem>\n";
+    item(out, indent + "  ", str(mesh_.n_nodes, " ", n_columns), "Float", 8, dataset);
+    out << indent << "</DataItem>\n";
+  }
+
   void item(std::ostringstream& out, const std::string& indent, const std::string& dims, const char* type,
             int precision, const std::string& dataset) const {
     out << indent << "<DataItem Dimensions=\"" << dims << "\" NumberType=\"" << type << "\" Precision=\""
@@ -142,7 +155,7 @@ void write_xdmf(const std::filesystem::path& xdmf_path, const std::string& h5_na
       << "  <Domain>\n";
   const Writer writer(h5_name, mesh);
   if (times.empty()) {
-    writer.grid(out, "    ", "mesh", nullptr, {}, 0);
+    writer.grid(out, "    ", "mesh", nullptr, fields, 0);
   } else {
     out << "    <Grid Name=\"snapshots\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
     for (std::size_t s = 0; s < times.size(); ++s)

@@ -31,6 +31,9 @@ struct XdmfField {
   std::string name;
   int components = 1;                 // 1: Scalar, otherwise Vector
   std::vector<std::string> datasets;  // one HDF5 path per snapshot, in the order of the times
+  // column >= 0: a scalar field that is column `column` of [n_nodes][n_columns] datasets.
+  int column = -1;
+  int n_columns = 0;
 };
 
 // The XDMF name of a (linear or quadratic) element type; GLL types map to their linear sub-cells
@@ -42,8 +45,8 @@ const char* xdmf_topology(ElementType type);
 std::vector<std::int32_t> gll_linear_cells(ElementType type, int order, const std::vector<std::int32_t>& connectivity);
 
 // Writes `xdmf_path` (atomically: temporary name, then rename) referencing datasets in
-// `h5_name` (a name relative to the XDMF file's folder). With no times, one static grid of the
-// mesh; otherwise a Temporal collection with one grid per time. Several blocks make each grid a
+// `h5_name` (a name relative to the XDMF file's folder). With no times, one grid of the mesh
+// with `fields` (each with one dataset) on it; otherwise a Temporal collection with one grid per time. Several blocks make each grid a
 // Spatial collection of one Uniform grid per block.
 void write_xdmf(const std::filesystem::path& xdmf_path, const std::string& h5_name, const XdmfMesh& mesh,
                 const std::vector<double>& times, const std::vector<XdmfField>& fields);

@@ -1,5 +1,7 @@
 #include "tremor/sparse/element_batch.hpp"
 
+#include <atomic>
+
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/fem/dispatch.hpp"
@@ -128,18 +130,41 @@ Size values_per_element(ElementMatrix matrix, MatrixStorage storage, int n_dof) 
   return storage == MatrixStorage::Upper ? d * (d + 1) / 2 : d * d;
 }
 
-DeviceArray<double> element_matrices(const Exec& exec, const DeviceElements& elements, int block,
-                                     ElementMatrix matrix, MatrixStorage storage) {
-  detail::check_space(exec, elements, "element matrices");
+namespace {
+
+std::atomic<std::size_t> workspace_budget{std::size_t(256) << 20};
+
+const DeviceElementBlock& block_of(const DeviceElements& elements, int block) {
   TREMOR_CHECK(block >= 0 && block < static_cast<int>(elements.blocks.size()), "element matrices: block ", block,
                " of ", elements.blocks.size());
-  const DeviceElementBlock& b = elements.blocks[static_cast<std::size_t>(block)];
-  const int n_dof = b.n_element_nodes * elements.dim;
-  const Size per_element = values_per_element(matrix, storage, n_dof);
+  return elements.blocks[static_cast<std::size_t>(block)];
+}
+
+}  // namespace
+
+std::size_t element_workspace_budget() { return workspace_budget.load(std::memory_order_relaxed); }
+
+void set_element_workspace_budget(std::size_t bytes) {
+  TREMOR_CHECK(bytes > 0, "element workspace budget must be positive");
+  workspace_budget.store(bytes, std::memory_order_relaxed);
+}
+
+DeviceArray<double> element_matrices(const Exec& exec, const DeviceElements& elements, int block,
+                                     ElementMatrix matrix, MatrixStorage storage) {
+  const DeviceElementBlock& b = block_of(elements, block);
+  const Size per_element = values_per_element(matrix, storage, b.n_element_nodes * elements.dim);
   const Size total = per_element * b.n_elements;
   TREMOR_CHECK(total <= Size(2147483647), "element matrices: ", b.n_elements, " elements x ", per_element,
                " values exceed the 2^31 - 1 values of one array; compute fewer elements per call");
   DeviceArray<double> out(exec, static_cast<Index>(total));
+  element_matrices(exec, elements, block, matrix, storage, out.data());
+  return out;
+}
+
+void element_matrices(const Exec& exec, const DeviceElements& elements, int block, ElementMatrix matrix,
+                      MatrixStorage storage, double* out) {
+  detail::check_space(exec, elements, "element matrices");
+  const DeviceElementBlock& b = block_of(elements, block);
   const BlockArrays in{elements.coordinates.data(), b.connectivity.data(), b.section.data(),
                        b.stiffness_factor.data(), elements.D.data(),     elements.thickness.data(),
                        elements.density.data()};
@@ -148,12 +173,11 @@ DeviceArray<double> element_matrices(const Exec& exec, const DeviceElements& ele
   fem::with_element(b.type, b.order, [&](auto element) {
     using E = decltype(element);
     switch (matrix) {
-      case ElementMatrix::Stiffness: return stiffness_batch<E>(exec, in, b.n_elements, upper, out.data(), workspace);
-      case ElementMatrix::ConsistentMass: return mass_batch<E>(exec, in, b.n_elements, upper, out.data(), workspace);
-      case ElementMatrix::LumpedMass: return lumped_batch<E>(exec, in, b.n_elements, out.data());
+      case ElementMatrix::Stiffness: return stiffness_batch<E>(exec, in, b.n_elements, upper, out, workspace);
+      case ElementMatrix::ConsistentMass: return mass_batch<E>(exec, in, b.n_elements, upper, out, workspace);
+      case ElementMatrix::LumpedMass: return lumped_batch<E>(exec, in, b.n_elements, out);
     }
   });
-  return out;
 }
 
 }  // namespace tremor::sparse

@@ -9,6 +9,8 @@
 // matrices may be stored as their upper triangle, row by row (the paper's symmetric output,
 // section 3.2.2): entries (r, c), c >= r, of row 0, then row 1, ... : n_dof (n_dof + 1) / 2
 // values instead of n_dof^2 (300 instead of 576 for hex8).
+#include <cstddef>
+
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/exec.hpp"
 #include "tremor/core/config.hpp"
@@ -32,5 +34,15 @@ Size values_per_element(ElementMatrix matrix, MatrixStorage storage, int n_dof);
 // exceed 2^31 - 1 values (e.g. more than 3.7M hex8 stiffness matrices at once: call per block).
 DeviceArray<double> element_matrices(const Exec& exec, const DeviceElements& elements, int block,
                                      ElementMatrix matrix, MatrixStorage storage);
+// The same into `out`: n_elements x values_per_element doubles in exec's memory.
+void element_matrices(const Exec& exec, const DeviceElements& elements, int block, ElementMatrix matrix,
+                      MatrixStorage storage, double* out);
+
+// Element matrices larger than 8 KiB (hex20 stiffness, 3D GLL elements of order >= 2) are built
+// in a workspace array rather than a thread's own memory; a launch over more elements than its
+// workspace budget holds is cut into chunks (element batches and kernel 2 of two_kernel.hpp).
+// Process-wide; 256 MiB by default. Tests lower it to run several chunks on small meshes.
+std::size_t element_workspace_budget();
+void set_element_workspace_budget(std::size_t bytes);
 
 }  // namespace tremor::sparse

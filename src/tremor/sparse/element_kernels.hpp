@@ -10,6 +10,7 @@
 #include "tremor/core/config.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/sparse/device_elements.hpp"
+#include "tremor/sparse/element_batch.hpp"
 
 namespace tremor::sparse::detail {
 
@@ -30,14 +31,12 @@ constexpr bool fits_local = N <= max_local_doubles;
 template <int N>
 constexpr int local_doubles = fits_local<N> ? N : 1;
 
-// The workspace of one launch is kept under this size; launches over more elements than fit are
-// cut into chunks. 256 MiB is about 9000 hex20 stiffness matrices in flight.
-constexpr std::size_t workspace_budget_bytes = std::size_t(256) << 20;
-
-// Items of one chunk when each needs `doubles_per_item` workspace doubles (all n when none).
+// Items of one chunk when each needs `doubles_per_item` workspace doubles (all n when none): as
+// many as element_workspace_budget() holds, at least one. The default 256 MiB is about 9000
+// hex20 stiffness matrices in flight.
 inline Index chunk_items(Index n, Size doubles_per_item) {
   if (doubles_per_item <= 0 || n <= 0) return n;
-  const Size fit = static_cast<Size>(workspace_budget_bytes / sizeof(double)) / doubles_per_item;
+  const Size fit = static_cast<Size>(element_workspace_budget() / sizeof(double)) / doubles_per_item;
   return static_cast<Index>(std::clamp<Size>(fit, 1, n));
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "assembly_test_helpers.hpp"
 #include "sparse_test_models.hpp"
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
@@ -38,7 +39,9 @@ std::vector<double> host_matrices(const Model& model, const sparse::SectionTable
     for (Index e = 0; e < block.n_elements(); ++e) {
       const auto nodes = block.nodes(e);
       for (int a = 0; a < n; ++a)
-        for (int c = 0; c < dim; ++c) x[static_cast<std::size_t>(a * dim + c)] = mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(c)];
+        for (int c = 0; c < dim; ++c)
+          x[static_cast<std::size_t>(a * dim + c)] =
+              mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(c)];
       const auto s = static_cast<std::size_t>(table.element_section[static_cast<std::size_t>(e)]);
       const double rho_t = table.density[s] * table.thickness[s];
       switch (matrix) {
@@ -64,40 +67,6 @@ std::vector<double> host_matrices(const Model& model, const sparse::SectionTable
   return out;
 }
 
-// "" when every element's values are within `relative` of the reference's, relative to the
-// element's largest reference magnitude (an entry that cancels to near zero is judged on the
-// element's scale); else the first difference. NaN (an unwritten, poisoned value) fails.
-std::string compare(const std::vector<double>& result, const std::vector<double>& reference, Size per_element,
-                    double relative) {
-  if (result.size() != reference.size()) return "sizes differ";
-  for (std::size_t begin = 0; begin < reference.size(); begin += static_cast<std::size_t>(per_element)) {
-    double scale = 0.0;
-    for (Size k = 0; k < per_element; ++k) scale = std::max(scale, std::abs(reference[begin + static_cast<std::size_t>(k)]));
-    for (Size k = 0; k < per_element; ++k) {
-      const std::size_t i = begin + static_cast<std::size_t>(k);
-      if (!(std::abs(result[i] - reference[i]) <= relative * scale)) {
-        std::ostringstream message;
-        message << "value " << i << " (element " << begin / static_cast<std::size_t>(per_element) << ", entry " << k
-                << ") is " << result[i] << ", the host gives " << reference[i];
-        return message.str();
-      }
-    }
-  }
-  return "";
-}
-
-// The batch on exec into an output poisoned with NaN first, back on the host.
-std::vector<double> batch(const Exec& exec, const sparse::DeviceElements& elements, ElementMatrix matrix,
-                          MatrixStorage storage) {
-  const auto& block = elements.blocks[0];
-  const Size n = sparse::values_per_element(matrix, storage, block.n_element_nodes * elements.dim) * block.n_elements;
-  const std::vector<double> poison(static_cast<std::size_t>(n), std::numeric_limits<double>::quiet_NaN());
-  DeviceArray<double> out(exec, std::span<const double>(poison));
-  sparse::element_matrices(exec, elements, 0, matrix, storage, out.data());
-  exec.synchronize();
-  return out.to_host();
-}
-
 // The upper triangles (row by row) of consecutive n_dof x n_dof matrices.
 std::vector<double> upper_of(const std::vector<double>& full, int n_dof) {
   std::vector<double> out;
@@ -121,15 +90,17 @@ TEST_P(ElementBatchTest, EqualsHostFemFunctions) {
   for (const Exec& exec : {Exec::serial(), Exec::openmp()}) {
     const sparse::DeviceElements elements(exec, model.mesh, table, colouring);
     for (ElementMatrix matrix : {ElementMatrix::Stiffness, ElementMatrix::ConsistentMass, ElementMatrix::LumpedMass}) {
-      const std::string what = param.label + " " + exec.describe() + " matrix " + std::to_string(static_cast<int>(matrix));
+      const std::string what =
+          param.label + " " + exec.describe() + " matrix " + std::to_string(static_cast<int>(matrix));
       const std::vector<double> reference = host_matrices(model, table, matrix);
-      const std::vector<double> full = batch(exec, elements, matrix, MatrixStorage::Full);
+      const std::vector<double> full = test::poisoned_batch(exec, elements, matrix, MatrixStorage::Full);
       const Size per = sparse::values_per_element(matrix, MatrixStorage::Full, n_dof);
-      EXPECT_EQ(compare(full, reference, per, 1e-12), "") << what;
+      EXPECT_EQ(test::compare_elementwise(full, reference, per, 1e-12), "") << what;
       if (matrix == ElementMatrix::LumpedMass) continue;
       // The upper triangle is stored from the same element matrix: the same bits.
-      const std::vector<double> upper = batch(exec, elements, matrix, MatrixStorage::Upper);
-      EXPECT_EQ(compare(upper, upper_of(full, n_dof), Size(n_dof) * (n_dof + 1) / 2, 0.0), "") << what << " upper";
+      const std::vector<double> upper = test::poisoned_batch(exec, elements, matrix, MatrixStorage::Upper);
+      EXPECT_EQ(test::compare_elementwise(upper, upper_of(full, n_dof), Size(n_dof) * (n_dof + 1) / 2, 0.0), "")
+          << what << " upper";
     }
   }
 }
@@ -147,14 +118,16 @@ TEST(ElementBatch, StiffnessCarriesTheAbsorbingFactor) {
   const sparse::DeviceElements elements(Exec::openmp(), model.mesh, table, sparse::colour_elements(model.mesh));
   const std::vector<double> reference = host_matrices(model, table, ElementMatrix::Stiffness);
   for (MatrixStorage storage : {MatrixStorage::Full, MatrixStorage::Upper}) {
-    const std::vector<double> result = batch(Exec::openmp(), elements, ElementMatrix::Stiffness, storage);
+    const std::vector<double> result =
+        test::poisoned_batch(Exec::openmp(), elements, ElementMatrix::Stiffness, storage);
     const std::vector<double> expected = storage == MatrixStorage::Full ? reference : upper_of(reference, 24);
-    EXPECT_EQ(compare(result, expected, storage == MatrixStorage::Full ? 576 : 300, 1e-12), "");
+    EXPECT_EQ(test::compare_elementwise(result, expected, storage == MatrixStorage::Full ? 576 : 300, 1e-12), "");
   }
   // Without the factor the first element with factor != 1 differs: the check above can fail.
   sparse::SectionTable plain = sparse::section_table(model);
-  EXPECT_NE(compare(batch(Exec::openmp(), elements, ElementMatrix::Stiffness, MatrixStorage::Full),
-                    host_matrices(model, plain, ElementMatrix::Stiffness), 576, 1e-12),
+  EXPECT_NE(test::compare_elementwise(
+                test::poisoned_batch(Exec::openmp(), elements, ElementMatrix::Stiffness, MatrixStorage::Full),
+                host_matrices(model, plain, ElementMatrix::Stiffness), 576, 1e-12),
             "");
 }
 
@@ -168,8 +141,9 @@ TEST(ElementBatch, WorkspaceChunksGiveTheSameMatrices) {
   const std::size_t saved = sparse::element_workspace_budget();
   for (std::size_t elements_per_chunk : {1, 3, 64}) {
     sparse::set_element_workspace_budget(elements_per_chunk * 3600 * sizeof(double));
-    EXPECT_EQ(compare(batch(Exec::openmp(), elements, ElementMatrix::Stiffness, MatrixStorage::Upper), reference,
-                      60 * 61 / 2, 1e-12),
+    EXPECT_EQ(test::compare_elementwise(
+                  test::poisoned_batch(Exec::openmp(), elements, ElementMatrix::Stiffness, MatrixStorage::Upper),
+                  reference, 60 * 61 / 2, 1e-12),
               "")
         << elements_per_chunk << " elements per chunk";
   }
@@ -181,13 +155,13 @@ TEST(ElementBatch, ComparisonDetectsAPerturbedValue) {
   const Model model = test::two_section_model(ElementType::Tet4, 1, 2, 0.3);
   const sparse::SectionTable table = sparse::section_table(model);
   const std::vector<double> reference = host_matrices(model, table, ElementMatrix::Stiffness);
-  ASSERT_EQ(compare(reference, reference, 144, 1e-12), "");
+  ASSERT_EQ(test::compare_elementwise(reference, reference, 144, 1e-12), "");
   std::vector<double> perturbed = reference;
   perturbed[150] *= 1.0 + 1e-9;
-  EXPECT_NE(compare(perturbed, reference, 144, 1e-12), "");
+  EXPECT_NE(test::compare_elementwise(perturbed, reference, 144, 1e-12), "");
   perturbed = reference;
   perturbed[7] = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_NE(compare(perturbed, reference, 144, 1e-12), "");
+  EXPECT_NE(test::compare_elementwise(perturbed, reference, 144, 1e-12), "");
 }
 
 TEST(ElementBatch, ValuesPerElement) {

@@ -39,7 +39,9 @@ struct DeviceElementBlock {
   Index n_in(int colour) const {
     return colour_offsets[static_cast<std::size_t>(colour) + 1] - colour_offsets[static_cast<std::size_t>(colour)];
   }
-  const Index* in(int colour) const { return colour_elements.data() + colour_offsets[static_cast<std::size_t>(colour)]; }
+  const Index* in(int colour) const {
+    return colour_elements.data() + colour_offsets[static_cast<std::size_t>(colour)];
+  }
 };
 
 struct DeviceElements {

@@ -164,7 +164,8 @@ void add_mass(const Exec& exec, ElementArrays in, Index n, const Index* list, Pa
         for (int b = 0; b < n_nodes; ++b) {
           const Size k = find_neighbour(pattern.neighbours + row_begin, row_count, nodes[b]);
           const Real value = static_cast<Real>(M[a * n_nodes + b]);
-          for (int r = 0; r < dim; ++r) add_value(values + slots(row_begin, row_count, row_node, k, r, r), value, atomic);
+          for (int r = 0; r < dim; ++r)
+            add_value(values + slots(row_begin, row_count, row_node, k, r, r), value, atomic);
         }
       }
     });

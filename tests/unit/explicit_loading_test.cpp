@@ -1,9 +1,12 @@
 // Loads and constraints of the explicit solver (explicit/loading.hpp): point-source forces at the
-// right DOFs, *CLOAD with and without an amplitude, held and prescribed DOFs and their precedence.
+// right DOFs, *CLOAD with and without an amplitude, body forces (gravity), held and prescribed
+// DOFs and their precedence.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "support/support.hpp"
@@ -248,6 +251,97 @@ TEST(ExplicitLoading, PrescribedDisplacementFollowsItsSignalExactly) {
     for (Index p = 0; p < history.n_points(); ++p) {
       EXPECT_EQ(history.value(s, p, explicit_fe::Quantity::Displacement, 1), expected) << "t = " << t;
       EXPECT_NEAR(history.value(s, p, explicit_fe::Quantity::Velocity, 1), velocity, 1e-12 * 1e-7 / dt);
+    }
+  }
+}
+
+BodyForce body_force(const Model& model, std::array<double, 3> acceleration, std::array<double, 3> force_per_volume,
+                     std::string amplitude) {
+  BodyForce force;
+  force.elements.resize(static_cast<std::size_t>(model.mesh.n_elements()));
+  for (std::size_t e = 0; e < force.elements.size(); ++e) force.elements[e] = static_cast<Index>(e);
+  force.acceleration = acceleration;
+  force.force_per_volume = force_per_volume;
+  force.amplitude = std::move(amplitude);
+  force.origin = "test body force";
+  return force;
+}
+
+TEST(ExplicitLoading, BodyForcesAreConstantOrFollowTheirAmplitude) {
+  Model model = steel_block();  // 10 x 10 mm, plane strain, thickness 1 m: 0.785 kg
+  model.amplitudes.push_back({"ramp", {{0.0, 0.0}, {1e-6, 1.0}}});
+  model.body_forces.push_back(body_force(model, {0.0, -9.81, 0.0}, {0.0, 0.0, 0.0}, ""));
+  model.body_forces.push_back(body_force(model, {0.0, 0.0, 0.0}, {2e4, 0.0, 0.0}, "ramp"));
+  model.validate();
+  const Loading loading(model);
+  EXPECT_EQ(loading.loaded_dofs().size(), static_cast<std::size_t>(2 * model.mesh.n_nodes()));
+  EXPECT_EQ(loading.n_functions(), 2u);  // the constant and the ramp
+  EXPECT_DOUBLE_EQ(loading.highest_frequency(), 0.5 / 1e-6);  // the ramp's sampling
+  std::vector<double> f(loading.loaded_dofs().size());
+  const double mass = 7850.0 * 1e-4;
+  for (double t : {0.0, 0.25e-6, 1e-6, 5e-6}) {
+    loading.forces(t, f);
+    double fx = 0.0, fy = 0.0;
+    for (std::size_t k = 0; k < f.size(); ++k) (loading.loaded_dofs()[k] % 2 ? fy : fx) += f[k];
+    // Rounding only, over 50 terms.
+    EXPECT_NEAR(fy, -mass * 9.81, 1e-14 * mass * 9.81 * 50) << t;
+    EXPECT_NEAR(fx, 2e4 * 1e-4 * std::min(t / 1e-6, 1.0), 1e-14 * 2.0 * 50) << t;
+  }
+  // A held DOF takes no body force.
+  Model held = model;
+  held.fixed.push_back({held.mesh.node_sets.at("ymin"), 1, 0.0, "", "bottom"});
+  const Loading on_rollers(held);
+  for (Index dof : on_rollers.loaded_dofs())
+    EXPECT_FALSE(dof % 2 == 1 && std::binary_search(held.mesh.node_sets.at("ymin").begin(),
+                                                    held.mesh.node_sets.at("ymin").end(), dof / 2))
+        << dof;
+  EXPECT_EQ(on_rollers.loaded_dofs().size(), loading.loaded_dofs().size() - 5);
+  // An undefined amplitude names the force.
+  Model broken = model;
+  broken.body_forces[1].amplitude = "gone";
+  try {
+    const Loading loading_broken(broken);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("test body force: amplitude 'gone'"), std::string::npos) << error.what();
+  }
+}
+
+// Free fall: with row-sum lumping (linear elements) each node's force over its mass is g exactly
+// and K annihilates a uniform displacement, so from rest every node follows the central
+// difference's constant-acceleration solution u_n = g dt^2 n (n + 1) / 2 (u_1 = dt^2 g: the load
+// acts from step 0).
+TEST(ExplicitLoading, GravityAcceleratesAFreeBodyUniformly) {
+  for (ElementType type : {ElementType::Quad4, ElementType::Tri3}) {
+    Model model = steel_block(6);
+    model.mesh = generate_rectangle({0.0, 0.0}, {0.01, 0.01}, {6, 6}, type);
+    const std::array<double, 3> g{3.0, -9.81, 0.0};
+    model.body_forces.push_back(body_force(model, g, {0.0, 0.0, 0.0}, ""));
+    Receiver receiver;
+    receiver.name = "all";
+    for (Index n = 0; n < model.mesh.n_nodes(); ++n) receiver.nodes.push_back(n);
+    model.receivers.push_back(receiver);
+    ExplicitSettings settings;
+    settings.duration = 1e-5;
+    model.explicit_settings = settings;
+    model.validate();
+    const auto run = explicit_fe::run_explicit(model);
+    ASSERT_TRUE(run.ok()) << run.message;
+    ASSERT_GT(run.steps, 20);
+    const explicit_fe::History& history = run.histories.at(0);
+    ASSERT_EQ(history.n_samples(), static_cast<std::size_t>(run.steps + 1));
+    const double dt = run.dt;
+    for (std::size_t s = 0; s < history.n_samples(); ++s) {
+      const double n = static_cast<double>(s);
+      for (int c = 0; c < 2; ++c) {
+        const double expected = g[static_cast<std::size_t>(c)] * dt * dt * n * (n + 1.0) / 2.0;
+        // Rounding: K u of a uniform u cancels to ~1e-16 |K| |u|, far below m g; 1e-9 leaves room
+        // for its accumulation over the steps.
+        for (Index p = 0; p < history.n_points(); ++p)
+          ASSERT_NEAR(history.value(s, p, explicit_fe::Quantity::Displacement, c), expected,
+                      1e-9 * std::abs(expected) + 1e-30)
+              << element_name(type) << " step " << s << " node " << p << " component " << c;
+      }
     }
   }
 }

@@ -10,6 +10,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/loading.hpp"
 #include "tremor/fem/faces.hpp"
+#include "tremor/fem/loads.hpp"
 #include "tremor/mesh/generate.hpp"
 
 namespace tremor {
@@ -198,7 +199,7 @@ TEST(FemFaces, SurfaceForcesOfAModelCarryTheSectionThickness) {
     Model model = plate(type, 0.002);
     // xmax: x = 0.04, height 0.01, outward normal +x; the pressure pushes along -x.
     const SurfaceLoad load = pressure_on(model.mesh, "xmax", 3.0e6);
-    const auto forces = explicit_fe::surface_forces(model, load);
+    const auto forces = fem::surface_forces(model, load);
     double fx = 0.0, fy = 0.0;
     for (const auto& [dof, f] : forces) {
       const Index node = dof / 2;

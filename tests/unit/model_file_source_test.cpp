@@ -538,10 +538,10 @@ TEST_F(ModelFileSource, DocumentedExamples) {
   // The 2D example with a prescribed displacement read from tests/data/model/burst.csv.
   bool found = false;
   for (const auto& block : blocks) {
-    // The [[traction]] example holds its rollers as prescribed displacements too; its own test
-    // is in model_file_traction_test.cpp.
+    // The [[traction]] and static examples hold prescribed displacements too; their own tests
+    // are in model_file_traction_test.cpp and model_file_static_test.cpp.
     if (block.find("[[prescribed_displacement]]") == std::string::npos ||
-        block.find("[[traction]]") != std::string::npos)
+        block.find("[[traction]]") != std::string::npos || block.find("[static]") != std::string::npos)
       continue;
     found = true;
     const Model two_d = io::read_model_buffer(block, "docs/model-file.md", test::data_path("model"));

@@ -1,7 +1,9 @@
 // `tremor info FILE`: a summary of a model (.toml), an Abaqus input (.inp) or a Gmsh mesh (.msh):
-// element counts per type, sets, materials, sections, bounding box, element sizes, the stable time
-// step of the explicit solver and the memory it will need.
+// element counts per type, sets, materials, sections, bounding box, element sizes, loads (body
+// forces among them), the explicit and static solvers' settings, the stable time step of the
+// explicit solver and the memory it will need.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -89,6 +91,45 @@ std::string signal_text(const Signal& signal) {
   else if (signal.kind == SignalKind::Gaussian)
     text += str(" b = ", signal.sharpness, " 1/s^2, t0 = ", si(signal.centre), "s");
   return text;
+}
+
+// "(0, 0, -9.81)" with dim components.
+std::string vector_text(const std::array<double, 3>& v, int dim) {
+  std::string text = "(";
+  for (int d = 0; d < dim; ++d) text += str(d ? ", " : "", v[static_cast<std::size_t>(d)]);
+  return text + ")";
+}
+
+// Body forces: the set, the acceleration or force per volume, and the elements they cover.
+void print_body_forces(const Model& model) {
+  if (model.body_forces.empty()) return;
+  const int dim = model.mesh.dim();
+  const auto non_zero = [](const std::array<double, 3>& v) { return v[0] != 0.0 || v[1] != 0.0 || v[2] != 0.0; };
+  std::printf("%-18s%zu\n", "body forces", model.body_forces.size());
+  for (const BodyForce& force : model.body_forces) {
+    const std::string where = force.element_set.empty() ? std::string("all elements") : force.element_set;
+    std::printf("  %-24s ", where.c_str());
+    const bool per_volume = non_zero(force.force_per_volume);
+    if (non_zero(force.acceleration) || !per_volume)
+      std::printf("acceleration %s m/s^2", vector_text(force.acceleration, dim).c_str());
+    if (per_volume)
+      std::printf("%sforce %s N/m^3", non_zero(force.acceleration) ? ", " : "",
+                  vector_text(force.force_per_volume, dim).c_str());
+    std::printf(" on %s elements", group_digits(static_cast<long long>(force.elements.size())).c_str());
+    if (!force.amplitude.empty()) std::printf(", amplitude %s", force.amplitude.c_str());
+    std::printf("\n");
+  }
+}
+
+// The static solver's settings (the model file's [static], or an Abaqus *STATIC step).
+void print_static(const Model& model) {
+  if (!model.static_settings) return;
+  const StaticSettings& s = *model.static_settings;
+  std::printf("%-18s", "static");
+  if (!s.step_name.empty()) std::printf("step %s: ", s.step_name.c_str());
+  std::printf("%s, %s preconditioner, tolerance %g, at most %d iterations, %s matrix, %s assembly, backend %s\n",
+              s.precision.c_str(), s.preconditioner.c_str(), s.tolerance, s.max_iterations, s.format.c_str(),
+              s.assembly.c_str(), s.backend.c_str());
 }
 
 // The model file's sources, prescribed displacements, receivers, absorbing layers, snapshots and
@@ -205,7 +246,9 @@ void run_info(const std::string& path) {
       std::printf("\n");
     }
   }
+  print_body_forces(model);
   print_excitation(model);
+  print_static(model);
   if (model.explicit_step) {
     std::printf("%-18s%s: duration %ss", "explicit step", model.explicit_step->name.c_str(),
                 si(model.explicit_step->duration).c_str());

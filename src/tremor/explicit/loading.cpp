@@ -8,7 +8,7 @@
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
-#include "tremor/fem/faces.hpp"
+#include "tremor/fem/loads.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -33,51 +33,6 @@ std::vector<int> functions_of(const std::vector<Entry>& entries) {
 }
 
 }  // namespace
-
-std::vector<std::pair<Index, double>> surface_forces(const Model& model, const SurfaceLoad& load) {
-  const Mesh& mesh = model.mesh;
-  const int dim = mesh.dim();
-  const std::string& at = load.origin.empty() ? model.source : load.origin;
-  std::vector<int> section;
-  if (dim == 2) section = model.element_sections();
-  std::map<Index, double> sum;
-  std::vector<double> coordinates, forces;
-  for (const Face& face : load.faces) {
-    TREMOR_CHECK(face.element >= 0 && face.element < mesh.n_elements(), at, ": surface '", load.surface,
-                 "' refers to element index ", face.element, " out of range");
-    const ElementRef ref = mesh.locate(face.element);
-    const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
-    const auto nodes = block.nodes(ref.element);
-    int local[max_face_nodes];
-    const int n = face_nodes(block.type, block.order, face.face, local);
-    coordinates.clear();
-    for (int a = 0; a < n; ++a)
-      for (double x : mesh.node(nodes[static_cast<std::size_t>(local[a])])) coordinates.push_back(x);
-    const FaceType type = face_type(block.type);
-    try {
-      if (load.pressure)
-        fem::pressure_forces(type, block.order, dim, coordinates, *load.pressure, forces);
-      else
-        fem::traction_forces(type, block.order, dim, coordinates, load.traction, forces);
-    } catch (const Error& error) {
-      throw Error(str(at, ": surface '", load.surface, "', face ", face.face, " of element ",
-                      mesh.element_label(face.element), ": ", error.what()));
-    }
-    double thickness = 1.0;
-    if (dim == 2) {
-      const int s = section[static_cast<std::size_t>(face.element)];
-      if (s >= 0) thickness = model.sections[static_cast<std::size_t>(s)].thickness;
-    }
-    for (int a = 0; a < n; ++a) {
-      const Index node = nodes[static_cast<std::size_t>(local[a])];
-      for (int c = 0; c < dim; ++c) sum[node * dim + c] += thickness * forces[static_cast<std::size_t>(a * dim + c)];
-    }
-  }
-  std::vector<std::pair<Index, double>> out;
-  for (const auto& [dof, force] : sum)
-    if (force != 0.0) out.emplace_back(dof, force);
-  return out;
-}
 
 Loading::Loading(const Model& model) {
   const int dim = model.mesh.dim();
@@ -161,7 +116,12 @@ Loading::Loading(const Model& model) {
     } else {
       function = amplitude_function(load.amplitude, load.origin);
     }
-    for (const auto& [dof, force] : surface_forces(model, load))
+    for (const auto& [dof, force] : fem::surface_forces(model, load))
+      if (!constrained(dof)) loads.push_back({dof, function, force});
+  }
+  for (const BodyForce& body : model.body_forces) {
+    const int function = amplitude_function(body.amplitude, body.origin);
+    for (const auto& [dof, force] : fem::body_forces(model, body))
       if (!constrained(dof)) loads.push_back({dof, function, force});
   }
   for (const NodalLoad& load : model.loads) {

@@ -5,7 +5,10 @@
 //   point sources       F[dof] += amplitude * direction[c] * signal(t - delay) at each node
 //   Abaqus *CLOAD       F[dof] += magnitude * amplitude(t), constant without an *AMPLITUDE
 //   surface loads       F[dof] += f[dof] * signal(t - delay), or * amplitude(t) (Abaqus *DSLOAD,
-//                                 *DLOAD), f the consistent nodal forces of surface_forces()
+//                                 *DLOAD), f the consistent nodal forces of fem::surface_forces()
+//   body forces         F[dof] += f[dof] * amplitude(t), constant without an *AMPLITUDE (gravity:
+//                                 Abaqus *DLOAD GRAV, BX, BY, BZ; [[body_force]]), f the
+//                                 consistent nodal forces of fem::body_forces()
 //   prescribed          u[dof]  = amplitude * factor[c] * signal(t - delay)    (model file)
 //                       u[dof]  = value * amplitude(t), or value without one   (Abaqus *BOUNDARY
 //                                 with a non-zero value or an amplitude)
@@ -30,12 +33,6 @@
 #include "tremor/model/model.hpp"
 
 namespace tremor::explicit_fe {
-
-// The consistent nodal forces of a surface load at time function 1 (fem/faces.hpp), summed over
-// its faces and multiplied by the section thickness in 2D (1 where no section applies): (DOF,
-// force) pairs sorted by DOF, one per loaded DOF, zeros left out. Throws naming the load's origin
-// for a degenerate face.
-std::vector<std::pair<Index, double>> surface_forces(const Model& model, const SurfaceLoad& load);
 
 // One term of a loaded or prescribed DOF's value: weight * function(t).
 struct LoadTerm {

@@ -2,7 +2,6 @@
 #include "tremor/explicit/partitioned_operator.hpp"
 
 #include <algorithm>
-#include <span>
 
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/error.hpp"
@@ -13,12 +12,6 @@
 namespace tremor::explicit_fe {
 
 namespace {
-
-// Host setup data for the Exec's memory.
-template <class T>
-DeviceArray<T> upload(const Exec& exec, const std::vector<T>& values) {
-  return DeviceArray<T>(exec, std::span<const T>(values));
-}
 
 // ku += K_e u_e for the n elements `list` of one colour of one block of type E. Elements of one
 // colour share no node, so the scatter-add has no races and each ku entry receives its element
@@ -96,62 +89,31 @@ MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& mode
 template <class Real>
 MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& model, const sparse::SectionTable& table,
                                              const sparse::ElementColouring& colouring)
-    : exec_(exec), dim_(model.mesh.dim()), n_colours_(colouring.n_colours) {
-  const Mesh& mesh = model.mesh;
-  n_dofs_ = mesh.n_nodes() * dim_;
-  coordinates_ = upload(exec, mesh.coordinates);
-  Index global = 0;
-  for (std::size_t b = 0; b < mesh.blocks.size(); ++b) {
-    const ElementBlock& source = mesh.blocks[b];
-    const auto n = static_cast<std::size_t>(source.n_elements());
-    std::vector<int> section(n);
-    std::vector<double> factor(n);
-    for (std::size_t e = 0; e < n; ++e) {
-      const auto g = static_cast<std::size_t>(global) + e;
-      section[e] = table.element_section[g];
-      factor[e] = table.stiffness_factor(g);
-    }
-    global += source.n_elements();
-    Block block;
-    block.type = source.type;
-    block.order = source.order;
-    block.connectivity = upload(exec, source.connectivity);
-    block.section = upload(exec, section);
-    block.stiffness_factor = upload(exec, factor);
-    block.colour_elements = upload(exec, colouring.blocks[b].elements);
-    block.colour_offsets = colouring.blocks[b].offsets;
-    blocks_.push_back(std::move(block));
-  }
-  std::vector<double> D, thickness;
-  for (std::size_t s = 0; s < table.D.size(); ++s) {
-    D.insert(D.end(), table.D[s].begin(), table.D[s].end());
-    thickness.push_back(table.thickness[s]);
-  }
-  D_ = upload(exec, D);
-  thickness_ = upload(exec, thickness);
-}
+    : exec_(exec), n_dofs_(model.mesh.n_nodes() * model.mesh.dim()), elements_(exec, model.mesh, table, colouring) {}
 
 template <class Real>
 void MatrixFreeOperator<Real>::apply(const Real* u, Real* ku) const {
   forall(exec_, n_dofs_, [=] TREMOR_LAMBDA(Index i) { ku[i] = Real(0); });
-  for (int c = 0; c < n_colours_; ++c)
-    for (const Block& block : blocks_) {
-      const auto first = block.colour_offsets[static_cast<std::size_t>(c)];
-      const Index n = block.colour_offsets[static_cast<std::size_t>(c) + 1] - first;
+  for (int c = 0; c < elements_.n_colours; ++c)
+    for (const sparse::DeviceElementBlock& block : elements_.blocks) {
+      const Index n = block.n_in(c);
       if (n == 0) continue;
       fem::with_element(block.type, block.order, [&](auto element) {
         using E = decltype(element);
-        apply_colour<E, Real>(exec_, n, block.colour_elements.data() + first, block.connectivity.data(),
-                              block.section.data(), block.stiffness_factor.data(), coordinates_.data(), D_.data(),
-                              thickness_.data(), u, ku);
+        apply_colour<E, Real>(exec_, n, block.in(c), block.connectivity.data(), block.section.data(),
+                              block.stiffness_factor.data(), elements_.coordinates.data(), elements_.D.data(),
+                              elements_.thickness.data(), u, ku);
       });
     }
 }
 
 template <class Real>
 std::size_t MatrixFreeOperator<Real>::bytes() const {
-  std::size_t total = static_cast<std::size_t>(coordinates_.size() + D_.size() + thickness_.size()) * sizeof(double);
-  for (const Block& block : blocks_)
+  // What an apply reads: not the densities, which DeviceElements also holds for the mass kernels.
+  std::size_t total =
+      static_cast<std::size_t>(elements_.coordinates.size() + elements_.D.size() + elements_.thickness.size()) *
+      sizeof(double);
+  for (const sparse::DeviceElementBlock& block : elements_.blocks)
     total += static_cast<std::size_t>(block.connectivity.size()) * sizeof(Index) +
              static_cast<std::size_t>(block.section.size()) * (sizeof(int) + sizeof(Index) + sizeof(double));
   return total;

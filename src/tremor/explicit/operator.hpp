@@ -40,6 +40,7 @@
 #include "tremor/sparse/assemble.hpp"
 #include "tremor/sparse/block_csr.hpp"
 #include "tremor/sparse/csr.hpp"
+#include "tremor/sparse/device_elements.hpp"
 #include "tremor/sparse/formats.hpp"
 
 namespace tremor::explicit_fe {
@@ -111,26 +112,12 @@ class MatrixFreeOperator final : public StiffnessOperator<Real> {
   // (8 B), and the per-section D and thickness.
   // No geometry is stored per quadrature point: Jacobians are recomputed on every apply.
   std::size_t bytes() const override;
-  int n_colours() const { return n_colours_; }
+  int n_colours() const { return elements_.n_colours; }
 
  private:
-  struct Block {
-    ElementType type = ElementType::Tri3;
-    int order = 1;
-    DeviceArray<Index> connectivity;
-    DeviceArray<int> section;               // per element of the block
-    DeviceArray<double> stiffness_factor;   // per element: absorbing layers' K_e scale, 1 elsewhere
-    DeviceArray<Index> colour_elements;     // the block's elements grouped by colour
-    std::vector<Index> colour_offsets;      // n_colours + 1, into colour_elements
-  };
   Exec exec_;
-  int dim_ = 3;
   Index n_dofs_ = 0;
-  int n_colours_ = 0;
-  DeviceArray<double> coordinates_;
-  std::vector<Block> blocks_;
-  DeviceArray<double> D_;          // 36 per section (n_voigt^2 used)
-  DeviceArray<double> thickness_;  // per section
+  sparse::DeviceElements elements_;  // mesh, sections and colours in exec_'s memory
 };
 
 // The assembled K in one of sparse/formats.hpp's formats, chosen by kind: "ell", "sell", "jds" or

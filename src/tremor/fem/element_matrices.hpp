@@ -1,7 +1,7 @@
 #pragma once
 // Element matrices of linear elasticity, templated on the reference element (elements.hpp):
-// stiffness K = t int B^T D B dV, consistent mass M = t int rho N^T N dV, lumped mass and the
-// stiffness action K u. All are TREMOR_HOST_DEVICE with fixed-size local arrays, so the same code
+// stiffness K = t int B^T D B dV, consistent mass M = t int rho N^T N dV, lumped mass, the
+// stiffness action K u and the nodal forces of a body force. All are TREMOR_HOST_DEVICE with fixed-size local arrays, so the same code
 // is the host reference and the body of a forall() kernel. Each kernel follows the verbs
 //   gather (the caller copies the element's node coordinates, node-major, into x)
 //   -> evaluate (shape gradients and Jacobian at a quadrature point)
@@ -291,6 +291,29 @@ TREMOR_HOST_DEVICE void lumped_mass(const double* x, double rho_thickness, const
     for (int a = 0; a < n; ++a) diagonal += m[a];
     for (int a = 0; a < n; ++a) m[a] *= total / diagonal;
   }
+}
+
+// Consistent nodal forces of a body force by the mass rule: f[a * dim + c] = rho_thickness int
+// N_a g_c dV, g a dim-vector constant over the element (an acceleration, with rho * t, or a force
+// per volume, with t). The mass rule integrates N_a det J exactly on affine elements, where the
+// forces total rho_thickness * g * volume. Returns the smallest det J met (<= 0: inverted).
+template <class E>
+TREMOR_HOST_DEVICE double element_body_force(const double* x, double rho_thickness, const double* g, double* f) {
+  constexpr int n = E::n_nodes, dim = E::dim;
+  const MassRule<E> rule = mass_rule<E>();
+  for (int k = 0; k < n * dim; ++k) f[k] = 0.0;
+  double N[n], dN[n * dim], J[dim * dim];
+  double min_det = 1e300;
+  for (int q = 0; q < rule.n_points; ++q) {
+    E::shape(rule.point(q), N);
+    E::gradients(rule.point(q), dN);
+    const double det = jacobian<dim>(n, x, dN, J);
+    min_det = det < min_det ? det : min_det;
+    const double scale = rule.weights[q] * det * rho_thickness;
+    for (int a = 0; a < n; ++a)
+      for (int c = 0; c < dim; ++c) f[a * dim + c] += scale * N[a] * g[c];
+  }
+  return min_det;
 }
 
 // With the element's default lumping rule.

@@ -124,6 +124,15 @@ struct PendingSurfaceLoad {
   Location where;
 };
 
+// A *DLOAD body force by element definition indices; `everywhere` for a GRAV line without an
+// element or set (Abaqus applies it to the whole model).
+struct PendingBodyForce {
+  BodyForce force;  // all but the elements
+  std::vector<Index> definitions;
+  bool everywhere = false;
+  Location where;
+};
+
 // When nodal history is recorded.
 struct Schedule {
   int every_n_steps = 1;
@@ -135,8 +144,8 @@ enum class OutputMode { None, Field, History };
 
 // Keywords a step may hold (the rest of the supported ones are model data).
 bool is_history_keyword(std::string_view name) {
-  return name == "DYNAMIC" || name == "CLOAD" || name == "DSLOAD" || name == "DLOAD" || name == "OUTPUT" ||
-         name == "NODEOUTPUT" || name == "NODEPRINT" || name == "ENDSTEP";
+  return name == "DYNAMIC" || name == "STATIC" || name == "CLOAD" || name == "DSLOAD" || name == "DLOAD" ||
+         name == "OUTPUT" || name == "NODEOUTPUT" || name == "NODEPRINT" || name == "ENDSTEP";
 }
 
 // Supported keywords that only model data may hold (*AMPLITUDE and *BOUNDARY may be in either).
@@ -350,6 +359,7 @@ class Reader {
     if (name == "BOUNDARY") return boundary(keyword);
     if (name == "STEP") return step(keyword);
     if (name == "DYNAMIC") return dynamic(keyword);
+    if (name == "STATIC") return static_procedure(keyword);
     if (name == "CLOAD") return cload(keyword);
     if (name == "SURFACE") return surface(keyword);
     if (name == "DSLOAD") return dsload(keyword);
@@ -370,6 +380,9 @@ class Reader {
       fail(keyword.where, keyword.display +
                               " is not supported: it generates or transforms mesh data; write the "
                               "nodes and elements out explicitly");
+    // Result-file requests of a static step: its solver writes its own result file.
+    if (static_step() && (name == "NODEFILE" || name == "ELFILE" || name == "ELPRINT" || name == "ELEMENTOUTPUT"))
+      return ignore_static_output(keyword);
     ignore(keyword.display, keyword.where);
     skip_data();
   }
@@ -955,11 +968,17 @@ class Reader {
       const Record record = read_line_record();
       const auto& f = record.fields;
       if (f.size() < 2 || f[1].text.empty())
-        fail(record.where, "*DLOAD expects: element or element set, load type (P1 to P6), magnitude");
+        fail(record.where,
+             "*DLOAD expects: element or element set, load type (P1 to P6, GRAV, BX, BY or BZ), magnitude[, direction]");
       const std::string load_type = abaqus::to_name(f[1].text);
-      // Face pressures are P1..P6; body forces (GRAV, BX, ...) and other types are not applied.
+      if (load_type == "GRAV" || load_type == "BX" || load_type == "BY" || load_type == "BZ") {
+        body_force(record, load_type, amplitude_name);
+        continue;
+      }
+      // Face pressures are P1..P6; other types (CENTRIF, BXNU, ...) are not applied.
       if (load_type.size() != 2 || load_type[0] != 'P' || load_type[1] < '1' || load_type[1] > '9') {
-        ignore(str("*DLOAD of type ", shown(load_type), " (tremor applies the face pressures P1 to P6)"),
+        ignore(str("*DLOAD of type ", shown(load_type),
+                   " (tremor applies the face pressures P1 to P6 and the body forces GRAV, BX, BY, BZ)"),
                record.where);
         continue;
       }
@@ -973,6 +992,53 @@ class Reader {
       entry.where = record.where;
       surface_loads_.push_back(std::move(entry));
     }
+  }
+
+  // A *DLOAD body force: GRAV, magnitude, direction (an acceleration of the magnitude along the
+  // normalised direction, times each element's density), or BX, BY, BZ, magnitude (a force per
+  // unit volume along x, y, z, the same whatever the density). GRAV without an element or set
+  // acts on the whole model, as Abaqus/CAE writes a gravity load on the whole model.
+  void body_force(const Record& record, const std::string& load_type, const std::string& amplitude_name) {
+    const auto& f = record.fields;
+    const bool gravity = load_type == "GRAV";
+    PendingBodyForce entry;
+    if (f[0].text.empty()) {
+      if (!gravity)
+        fail(f[0].where, str("*DLOAD ", load_type,
+                             " needs an element or element set (only GRAV may leave it blank, for the whole model)"));
+      entry.everywhere = true;
+    } else {
+      entry.definitions = elements_of(f[0]);
+      entry.force.element_set = abaqus::to_name(f[0].text);
+    }
+    const double magnitude = f.size() > 2 ? real_or(f[2], 0.0, "a load magnitude") : 0.0;
+    if (gravity) {
+      if (f.size() < 4)
+        fail(record.where, "*DLOAD GRAV needs the direction of gravity after its magnitude: magnitude, x, y, z");
+      if (f.size() > 6) fail(f[6].where, "*DLOAD GRAV takes a magnitude and 3 direction components");
+      std::array<double, 3> direction{0.0, 0.0, 0.0};
+      for (std::size_t d = 0; d + 3 < f.size(); ++d) direction[d] = real_or(f[3 + d], 0.0, "a direction component");
+      const double norm =
+          std::sqrt(direction[0] * direction[0] + direction[1] * direction[1] + direction[2] * direction[2]);
+      if (!(norm > 0.0) || !std::isfinite(norm))
+        fail(f[3].where, "*DLOAD GRAV: the direction is the zero vector; expected the direction of gravity");
+      if (mesh_dim_ == 2 && direction[2] != 0.0)
+        fail(f[5].where, "*DLOAD GRAV: the direction has a z component, but a 2D model's gravity lies in its plane");
+      for (std::size_t d = 0; d < 3; ++d) entry.force.acceleration[d] = magnitude * direction[d] / norm;
+    } else {
+      if (f.size() > 3)
+        fail(f[3].where, str("*DLOAD ", load_type, " takes one magnitude (a force per unit volume)"));
+      const auto component = static_cast<std::size_t>(load_type[1] - 'X');
+      if (component == 2 && mesh_dim_ == 2) {
+        ignore("*DLOAD BZ in a 2D model", record.where);
+        return;
+      }
+      entry.force.force_per_volume[component] = magnitude;
+    }
+    entry.force.amplitude = amplitude_name;
+    entry.force.origin = src_.where(record.where);
+    entry.where = record.where;
+    body_forces_.push_back(std::move(entry));
   }
 
   // Global faces of pending ones, a face -1 standing for the element's faces on the boundary.
@@ -997,8 +1063,8 @@ class Reader {
     if (in_step_)
       fail(keyword.where, "*STEP inside the step begun at " + src_.where(step_where_) + " (missing *END STEP)");
     if (steps_ > 0)
-      fail(keyword.where, "a second *STEP: tremor reads one explicit dynamic step (the first begins at " +
-                              src_.where(step_where_) + ")");
+      fail(keyword.where, "a second *STEP: tremor reads one step, with *STATIC or *DYNAMIC, EXPLICIT (the first "
+                          "begins at " + src_.where(step_where_) + "); give each analysis its own deck");
     check_parameters(keyword, {"NAME", "NLGEOM", "INC", "PERTURBATION", "UNSYMM", "EXTRAPOLATION", "AMPLITUDE"});
     const abaqus::Parameter* nlgeom = keyword.find("NLGEOM");
     if (nlgeom != nullptr && (!nlgeom->has_value || abaqus::to_name(nlgeom->value) == "YES"))
@@ -1024,12 +1090,12 @@ class Reader {
         fail(keyword.where, "*DYNAMIC, EXPLICIT=" + shown(explicit_flag->value) + " (expected 0 to 3)");
       is_explicit = *level >= 2;
     }
+    set_procedure(keyword, is_explicit ? "*DYNAMIC, EXPLICIT" : "*DYNAMIC");
     if (!is_explicit) {
       ignore("*DYNAMIC (implicit)", keyword.where);
       skip_data();
       return;
     }
-    if (model_.explicit_step) fail(keyword.where, "a second *DYNAMIC in the step");
     if (!src_.data_follows())
       fail(keyword.where, "*DYNAMIC, EXPLICIT needs a data line: [time increment], time period");
     const Record record = read_line_record();
@@ -1053,6 +1119,54 @@ class Reader {
       fail(record.fields[0].where, str("the time increment ", result.fixed_increment,
                                        " exceeds the time period of the step, ", result.duration));
     model_.explicit_step = result;
+  }
+
+  // True inside a step whose procedure is *STATIC.
+  bool static_step() const { return in_step_ && procedure_ == "*STATIC"; }
+
+  // An output request of a static step, listed in the warning.
+  void ignore_static_output(const KeywordLine& keyword) {
+    ignore(keyword.display + " in a *STATIC step (the static solver writes its own result file)", keyword.where);
+    skip_data();
+  }
+
+  // The step's procedure: one per step (tremor reads one step, so one per deck).
+  void set_procedure(const KeywordLine& keyword, const char* name) {
+    if (!procedure_.empty())
+      fail(keyword.where, str(keyword.display, ": the step already has the procedure ", procedure_, " (at ",
+                              src_.where(procedure_where_), "); a step holds one procedure, either *STATIC or "
+                              "*DYNAMIC, EXPLICIT"));
+    procedure_ = name;
+    procedure_where_ = keyword.where;
+  }
+
+  // *STATIC: a linear static step, K u = f with the step's loads and boundary conditions. The
+  // solver's settings are tremor's defaults (StaticSettings).
+  void static_procedure(const KeywordLine& keyword) {
+    // DIRECT and the time bookkeeping concern increments, which a linear step does not take.
+    check_parameters(keyword, {"DIRECT", "TIMERESET", "TOTALTIMEATSTART", "SOLVER", "RIKS"});
+    if (keyword.has("SOLVER"))
+      ignore("*STATIC, SOLVER (tremor solves by preconditioned conjugate gradients)", keyword.where);
+    if (keyword.has("RIKS")) ignore("*STATIC, RIKS (the static step is linear: loads at their full magnitude)",
+                                    keyword.where);
+    set_procedure(keyword, "*STATIC");
+    // The data line's initial increment, time period and bounds: a linear step applies its loads
+    // at once, so they are read and not used.
+    if (src_.data_follows()) {
+      const Record record = read_line_record();
+      for (const Field& field : record.fields) (void)real_or(field, 0.0, "a time increment or period");
+      if (src_.data_follows())
+        fail(src_.peek()->where, "*STATIC takes one data line (its time increments), not more");
+    }
+    StaticSettings settings;
+    settings.step_name = step_name_;
+    settings.origin = src_.where(keyword.where);
+    model_.static_settings = settings;
+    // Histories requested before this line belong to the static step too.
+    for (const auto& [display, where] : history_origin_)
+      ignore(display + " in a *STATIC step (the static solver writes its own result file)", where);
+    model_.histories.clear();
+    history_origin_.clear();
   }
 
   Schedule schedule(const KeywordLine& keyword, const Schedule& inherited) {
@@ -1089,6 +1203,7 @@ class Reader {
                                "TIMEPOINTS", "TIMEMARKS", "NAME"});
     const bool field = keyword.has("FIELD"), history = keyword.has("HISTORY");
     if (field == history) fail(keyword.where, "*OUTPUT needs exactly one of FIELD or HISTORY");
+    if (static_step()) return ignore_static_output(keyword);
     no_data(keyword);
     if (field) {
       output_mode_ = OutputMode::Field;
@@ -1100,6 +1215,7 @@ class Reader {
   }
 
   void node_output(const KeywordLine& keyword) {
+    if (static_step()) return ignore_static_output(keyword);
     check_parameters(keyword, {"NSET", "FREQUENCY", "TIMEINTERVAL", "NUMBERINTERVAL", "TIMEPOINTS", "GLOBAL", "TOTALS",
                                "OUTPUT", "SUMMARY", "VARIABLE", "LASTITERATIONS", "CONTACTELEMENTS"});
     // *NODE OUTPUT after *OUTPUT, FIELD asks for field output, which the model does not hold.
@@ -1143,6 +1259,7 @@ class Reader {
     history.every_n_steps = when.every_n_steps;
     history.every_time = when.every_time;
     model_.histories.push_back(std::move(history));
+    history_origin_.emplace_back(keyword.display, keyword.where);
   }
 
   void end_step(const KeywordLine& keyword) {
@@ -1240,6 +1357,19 @@ class Reader {
                                      [&](const Amplitude& a) { return a.name == name; });
       if (!known) fail(where, "undefined amplitude '" + name + "'");
     };
+    if (model_.static_settings) {
+      // A static step applies its loads and boundary values at their full magnitude.
+      const std::string note =
+          "AMPLITUDE= in a *STATIC step (the static solver applies loads and boundary values at full magnitude)";
+      for (const PendingFixed& entry : fixed_)
+        if (!entry.dof.amplitude.empty()) ignore(note, entry.where);
+      for (const PendingLoad& entry : loads_)
+        if (!entry.load.amplitude.empty()) ignore(note, entry.where);
+      for (const PendingSurfaceLoad& entry : surface_loads_)
+        if (!entry.load.amplitude.empty()) ignore(note, entry.where);
+      for (const PendingBodyForce& entry : body_forces_)
+        if (!entry.force.amplitude.empty()) ignore(note, entry.where);
+    }
     const int dim = mesh.dim();
     for (PendingFixed& entry : fixed_) {
       check_amplitude(entry.dof.amplitude, entry.where);
@@ -1248,6 +1378,18 @@ class Reader {
         continue;
       }
       model_.fixed.push_back(std::move(entry.dof));
+    }
+    for (PendingBodyForce& entry : body_forces_) {
+      check_amplitude(entry.force.amplitude, entry.where);
+      std::vector<Index>& elements = entry.force.elements;
+      if (entry.everywhere) {
+        elements.resize(static_cast<std::size_t>(mesh.n_elements()));
+        for (std::size_t e = 0; e < elements.size(); ++e) elements[e] = static_cast<Index>(e);
+      } else {
+        for (Index definition : entry.definitions) elements.push_back(global_of[static_cast<std::size_t>(definition)]);
+        normalise_set(elements);
+      }
+      model_.body_forces.push_back(std::move(entry.force));
     }
     for (PendingSurfaceLoad& entry : surface_loads_) {
       check_amplitude(entry.load.amplitude, entry.where);
@@ -1277,10 +1419,10 @@ class Reader {
     count(materials_.size(), "material(s)");
     count(sections_.size(), "section(s)");
     count(fixed_.size(), "boundary condition(s)");
-    count(loads_.size() + surface_loads_.size(), "load(s)");
+    count(loads_.size() + surface_loads_.size() + body_forces_.size(), "load(s)");
     count(model_.amplitudes.size(), "amplitude(s)");
     count(model_.histories.size(), "history output(s)");
-    if (model_.explicit_step) dropped.push_back("the step");
+    if (model_.explicit_step || model_.static_settings) dropped.push_back("the step");
     if (!dropped.empty()) {
       std::string list;
       for (std::size_t i = 0; i < dropped.size(); ++i) list += (i ? ", " : "") + dropped[i];
@@ -1376,7 +1518,10 @@ class Reader {
     if (draft.elastic == MaterialDraft::Elastic::None)
       fail(draft.where, "material '" + draft.name + "' has no *ELASTIC");
     if (!draft.density)
-      fail(draft.where, "material '" + draft.name + "' has no *DENSITY (explicit dynamics needs the mass)");
+      fail(draft.where, "material '" + draft.name + "' has no *DENSITY (" +
+                            (model_.static_settings ? "every tremor material has one; a *STATIC step uses it for GRAV"
+                                                   : "explicit dynamics needs the mass") +
+                            ")");
     try {
       Material m;
       const auto& k = draft.constants;
@@ -1431,11 +1576,15 @@ class Reader {
   std::map<std::string, std::vector<PendingFace>> surfaces_;  // *SURFACE, definition indices
   std::map<std::string, Location> surface_where_;
   std::vector<PendingSurfaceLoad> surface_loads_;
+  std::vector<PendingBodyForce> body_forces_;
 
   bool in_step_ = false;
   int steps_ = 0;
   Location step_where_;
   std::string step_name_;
+  std::string procedure_;  // the step's *STATIC or *DYNAMIC, for messages; empty: none yet
+  Location procedure_where_;
+  std::vector<std::pair<std::string, Location>> history_origin_;  // keyword and line of each history
   std::size_t fixed_before_step_ = 0;
   bool released_boundaries_ = false;
   OutputMode output_mode_ = OutputMode::None;

@@ -6,9 +6,12 @@
 // sets), *MATERIAL with *ELASTIC (ISOTROPIC, ENGINEERING CONSTANTS, ORTHOTROPIC, ANISOTROPIC),
 // *DENSITY, *DAMPING ALPHA=, *SOLID SECTION, *AMPLITUDE (TABULAR, EQUALLY SPACED), *BOUNDARY,
 // *SURFACE, TYPE=ELEMENT (element or set, face S1..S6, or no face for the element's faces on the
-// boundary; Mesh::face_sets), and one *STEP with *DYNAMIC, EXPLICIT, *CLOAD, *DSLOAD (P and TRVEC)
-// and *DLOAD (face pressures P1..P6) as SurfaceLoads, *OUTPUT, HISTORY, *NODE OUTPUT and
-// *NODE PRINT. Face numbers are Abaqus's (mesh/faces.hpp).
+// boundary; Mesh::face_sets), and one *STEP with one procedure, *DYNAMIC, EXPLICIT or *STATIC
+// (Model::static_settings), and *CLOAD, *DSLOAD (P and TRVEC) and *DLOAD (face pressures P1..P6)
+// as SurfaceLoads, *DLOAD GRAV (an acceleration) and BX, BY, BZ (forces per unit volume) as
+// BodyForces, *OUTPUT, HISTORY, *NODE OUTPUT and *NODE PRINT (histories of an explicit step; a
+// static step's output requests are listed in the warning). Face numbers are Abaqus's
+// (mesh/faces.hpp).
 // Node and element labels are the file's ids. Names of sets, materials, amplitudes and the step
 // are compared case-insensitively, as Abaqus does, and stored upper-cased ("Set-1" -> "SET-1").
 // Nodes and elements must be defined before the sets and elements that use them. 2D element types

@@ -26,11 +26,11 @@ namespace {
 
 using detail::Table;
 
-constexpr std::string_view top_keys[] = {"title",    "mesh",   "material",  "section",
-                                         "explicit", "source", "traction",  "prescribed_displacement",
+constexpr std::string_view top_keys[] = {"title",    "mesh",   "material",  "section",    "explicit",
+                                         "static",   "source", "traction",  "body_force", "prescribed_displacement",
                                          "receiver", "output", "absorbing"};
 // Tables the solvers will read; until they do, the reader warns and ignores them.
-constexpr std::string_view reserved_keys[] = {"sem", "static", "bem"};
+constexpr std::string_view reserved_keys[] = {"sem", "bem"};
 constexpr std::string_view mesh_keys[] = {"file",    "generator", "element",     "origin", "size", "divisions",
                                           "grading", "node_set",  "element_set", "surface"};
 constexpr std::string_view generator_only_keys[] = {"element", "origin", "size", "divisions", "grading"};
@@ -487,7 +487,8 @@ void read_sections(const Table& root, Model& model) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// [explicit], [[source]], [[traction]], [[prescribed_displacement]], [[receiver]]
+// [explicit], [static], [[source]], [[traction]], [[body_force]], [[prescribed_displacement]],
+// [[receiver]]
 
 std::string origin_of(const Table& table) { return str(table.file(), ":", table.line()); }
 
@@ -643,6 +644,10 @@ Signal read_tabulated(const Table& signal, const std::string& base_dir) {
   return Signal::parse_table(read_file(path.string(), "signal file", largest_signal_file), path.string());
 }
 
+// What a load of a static model without a signal holds: 1 at all times (a step at t = 0 should
+// an explicit run be made of the model anyway).
+Signal constant_signal() { return Signal::tabulated({{0.0, 1.0}}, "constant"); }
+
 Signal read_signal(const Table& owner, const std::string& base_dir) {
   if (!owner.has("signal"))
     owner.fail_at(owner.line(), "missing 'signal' (a table such as { kind = \"tone_burst\", frequency = 5e6, "
@@ -683,8 +688,6 @@ void name_where(Table& table) {
 
 constexpr std::string_view explicit_keys[] = {"duration", "time_step", "safety_factor", "precision", "backend",
                                               "operator", "allow_unstable", "ordering", "blocks"};
-constexpr std::string_view precisions[] = {"double", "float"};
-constexpr std::string_view backends[] = {"auto", "serial", "openmp", "cuda"};
 constexpr std::string_view orderings[] = {"none", "rcm"};
 
 ExplicitSettings read_explicit(const Table& table, const std::string& base_dir) {
@@ -697,8 +700,8 @@ ExplicitSettings read_explicit(const Table& table, const std::string& base_dir) 
   if (!(settings.safety_factor > 0.0 && settings.safety_factor <= 1.0))
     table.fail("safety_factor",
                str("'safety_factor' is ", settings.safety_factor, "; expected a number in (0, 1]"));
-  settings.precision = choice(table, "precision", precisions).value_or("double");
-  settings.backend = choice(table, "backend", backends).value_or("auto");
+  settings.precision = choice(table, "precision", solver_precisions()).value_or("double");
+  settings.backend = choice(table, "backend", solver_backends()).value_or("auto");
   std::vector<std::string_view> operators{"auto"};
   for (std::string_view kind : explicit_operator_kinds()) operators.push_back(kind);
   settings.operator_kind = choice(table, "operator", operators).value_or("auto");
@@ -715,10 +718,39 @@ ExplicitSettings read_explicit(const Table& table, const std::string& base_dir) 
   return settings;
 }
 
+constexpr std::string_view static_keys[] = {"backend", "precision",      "preconditioner", "tolerance",
+                                            "format",  "max_iterations", "assembly"};
+
+StaticSettings read_static(const Table& table) {
+  table.only(static_keys);
+  StaticSettings settings;
+  settings.origin = origin_of(table);
+  settings.backend = choice(table, "backend", solver_backends()).value_or(settings.backend);
+  settings.precision = choice(table, "precision", solver_precisions()).value_or(settings.precision);
+  settings.preconditioner = choice(table, "preconditioner", static_preconditioners()).value_or(settings.preconditioner);
+  settings.format = choice(table, "format", static_formats()).value_or(settings.format);
+  settings.assembly = choice(table, "assembly", static_assemblies()).value_or(settings.assembly);
+  if (table.has("tolerance")) {
+    settings.tolerance = *table.number("tolerance");
+    if (!(settings.tolerance > 0.0 && settings.tolerance < 1.0))
+      table.fail("tolerance", str("'tolerance' is ", settings.tolerance,
+                                  "; expected a relative residual ||f - K u|| / ||f|| in (0, 1), such as 1e-8"));
+  }
+  if (const auto iterations = table.integer("max_iterations")) {
+    if (*iterations < 1 || *iterations > std::numeric_limits<int>::max())
+      table.fail("max_iterations", str("'max_iterations' is ", *iterations, "; expected a count from 1 to ",
+                                       std::numeric_limits<int>::max()));
+    settings.max_iterations = static_cast<int>(*iterations);
+  }
+  return settings;
+}
+
 constexpr std::string_view source_keys[] = {"name", "node_set", "position", "direction", "amplitude", "signal",
                                             "delay"};
 
-PointSource read_source(Table& table, const Mesh& mesh, const std::string& base_dir) {
+// `signal_optional`: the model is static (a [static] table and no [explicit]), where a load without
+// a signal is constant.
+PointSource read_source(Table& table, const Mesh& mesh, const std::string& base_dir, bool signal_optional) {
   name_where(table);
   table.only(source_keys);
   PointSource source;
@@ -736,13 +768,13 @@ PointSource read_source(Table& table, const Mesh& mesh, const std::string& base_
   source.direction = direction_of(table, "direction", mesh.dim());
   source.amplitude = table.number("amplitude", 1.0);
   source.delay = non_negative(table, "delay", "s");
-  source.signal = read_signal(table, base_dir);
+  source.signal = signal_optional && !table.has("signal") ? constant_signal() : read_signal(table, base_dir);
   return source;
 }
 
 constexpr std::string_view traction_keys[] = {"name", "surface", "pressure", "traction", "signal", "delay"};
 
-SurfaceLoad read_traction(Table& table, const Mesh& mesh, const std::string& base_dir) {
+SurfaceLoad read_traction(Table& table, const Mesh& mesh, const std::string& base_dir, bool signal_optional) {
   name_where(table);
   table.only(traction_keys);
   SurfaceLoad load;
@@ -765,7 +797,8 @@ SurfaceLoad read_traction(Table& table, const Mesh& mesh, const std::string& bas
   else
     load.traction = vector_of(table, "traction", mesh.dim(), str(mesh.dim(), " components, Pa, global axes"));
   load.delay = non_negative(table, "delay", "s");
-  load.signal = read_signal(table, base_dir);
+  // Without a signal the load is constant (SurfaceLoad: no signal and no amplitude).
+  if (!signal_optional || table.has("signal")) load.signal = read_signal(table, base_dir);
   return load;
 }
 
@@ -773,7 +806,8 @@ constexpr std::string_view prescribed_keys[] = {"name",      "node_set", "direct
                                                 "amplitude", "signal",   "delay"};
 constexpr std::string_view axes_names[] = {"x", "y", "z"};
 
-PrescribedDisplacement read_prescribed(Table& table, const Mesh& mesh, const std::string& base_dir) {
+PrescribedDisplacement read_prescribed(Table& table, const Mesh& mesh, const std::string& base_dir,
+                                       bool signal_optional) {
   name_where(table);
   table.only(prescribed_keys);
   PrescribedDisplacement p;
@@ -803,8 +837,55 @@ PrescribedDisplacement read_prescribed(Table& table, const Mesh& mesh, const std
   }
   p.amplitude = table.number("amplitude", 1.0);
   p.delay = non_negative(table, "delay", "s");
-  p.signal = read_signal(table, base_dir);
+  p.signal = signal_optional && !table.has("signal") ? constant_signal() : read_signal(table, base_dir);
   return p;
+}
+
+constexpr std::string_view body_force_keys[] = {"element_set", "acceleration", "gravity", "direction",
+                                                "force_per_volume"};
+
+BodyForce read_body_force(const Table& table, const Mesh& mesh) {
+  table.only(body_force_keys);
+  BodyForce force;
+  force.origin = origin_of(table);
+  const int dim = mesh.dim();
+  if (table.has("element_set")) {
+    force.element_set = *table.string("element_set");
+    const auto set = mesh.element_sets.find(force.element_set);
+    if (set == mesh.element_sets.end()) {
+      const auto names = names_of(mesh.element_sets);
+      table.fail("element_set", str("no element set named '", force.element_set, "'",
+                                    detail::suggestion(force.element_set, views(names)), "; the mesh has ",
+                                    listing(names)));
+    }
+    if (set->second.empty()) table.fail("element_set", str("element set '", force.element_set, "' is empty"));
+    force.elements = set->second;
+    std::sort(force.elements.begin(), force.elements.end());
+    force.elements.erase(std::unique(force.elements.begin(), force.elements.end()), force.elements.end());
+  } else {
+    force.elements.resize(static_cast<std::size_t>(mesh.n_elements()));
+    for (std::size_t e = 0; e < force.elements.size(); ++e) force.elements[e] = static_cast<Index>(e);
+  }
+  const int given = int(table.has("acceleration")) + int(table.has("gravity")) + int(table.has("force_per_volume"));
+  if (given != 1)
+    table.fail_at(table.line(), "give one of 'acceleration' (m/s^2, a vector), 'gravity' (m/s^2, with 'direction') or "
+                                "'force_per_volume' (N/m^3, a vector)");
+  if (table.has("direction") && !table.has("gravity"))
+    table.fail("direction", "'direction' goes with 'gravity' (its magnitude); 'acceleration' is a whole vector");
+  const std::string components = str(dim, " components");
+  if (table.has("acceleration")) {
+    force.acceleration = vector_of(table, "acceleration", dim, str(components, ", m/s^2, global axes"));
+  } else if (table.has("force_per_volume")) {
+    force.force_per_volume = vector_of(table, "force_per_volume", dim, str(components, ", N/m^3, global axes"));
+  } else {
+    const double gravity = table.required_number("gravity", "m/s^2, the magnitude of the acceleration");
+    if (!table.has("direction"))
+      table.fail("gravity", str("missing 'direction' (", components, ", such as ",
+                                dim == 3 ? "[0, 0, -1]" : "[0, -1]", ": the way gravity pulls, normalised)"));
+    const std::array<double, 3> direction = direction_of(table, "direction", dim);
+    for (std::size_t d = 0; d < 3; ++d) force.acceleration[d] = gravity * direction[d];
+  }
+  return force;
 }
 
 constexpr std::string_view receiver_keys[] = {"name", "node_set", "positions", "record", "every"};
@@ -898,11 +979,16 @@ OutputSettings read_output(const Table& table, const Mesh& mesh) {
 
 void read_excitation(const Table& root, Model& model, const std::string& base_dir) {
   if (const auto table = root.table("explicit")) model.explicit_settings = read_explicit(*table, base_dir);
-  for (Table table : root.tables("source")) model.point_sources.push_back(read_source(table, model.mesh, base_dir));
+  if (const auto table = root.table("static")) model.static_settings = read_static(*table);
+  // A static model's loads need no signal: the static solver takes them at their full amplitude.
+  const bool signal_optional = model.static_settings && !model.explicit_settings;
+  for (Table table : root.tables("source"))
+    model.point_sources.push_back(read_source(table, model.mesh, base_dir, signal_optional));
   for (Table table : root.tables("traction"))
-    model.surface_loads.push_back(read_traction(table, model.mesh, base_dir));
+    model.surface_loads.push_back(read_traction(table, model.mesh, base_dir, signal_optional));
+  for (const Table& table : root.tables("body_force")) model.body_forces.push_back(read_body_force(table, model.mesh));
   for (Table table : root.tables("prescribed_displacement"))
-    model.prescribed.push_back(read_prescribed(table, model.mesh, base_dir));
+    model.prescribed.push_back(read_prescribed(table, model.mesh, base_dir, signal_optional));
   std::map<std::string, long> receiver_lines;
   for (Table table : root.tables("receiver")) {
     Receiver receiver = read_receiver(table, model.mesh);

@@ -20,6 +20,38 @@ std::string explicit_operator_list() {
   return out;
 }
 
+std::span<const std::string_view> static_preconditioners() {
+  static constexpr std::string_view kinds[] = {"none", "jacobi", "block_jacobi"};
+  return kinds;
+}
+
+std::span<const std::string_view> static_formats() {
+  static constexpr std::string_view kinds[] = {"csr", "block_csr"};
+  return kinds;
+}
+
+std::span<const std::string_view> static_assemblies() {
+  static constexpr std::string_view kinds[] = {"auto", "colouring", "atomics"};
+  return kinds;
+}
+
+std::span<const std::string_view> solver_backends() {
+  static constexpr std::string_view kinds[] = {"auto", "serial", "openmp", "cuda"};
+  return kinds;
+}
+
+std::span<const std::string_view> solver_precisions() {
+  static constexpr std::string_view kinds[] = {"double", "float"};
+  return kinds;
+}
+
+std::string quoted_choices(std::span<const std::string_view> choices) {
+  std::string out;
+  for (std::size_t i = 0; i < choices.size(); ++i)
+    out += str(i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ", "\"", choices[i], "\"");
+  return out;
+}
+
 Index nearest_node(const Mesh& mesh, std::span<const double> position) {
   const auto dim = static_cast<std::size_t>(mesh.dim());
   TREMOR_CHECK(position.size() >= dim, "nearest_node: a position of ", position.size(), " coordinates in a ", dim,
@@ -50,6 +82,10 @@ void check_nodes(const std::vector<Index>& nodes, const Mesh& mesh, const std::s
   for (Index n : nodes)
     TREMOR_CHECK(n >= 0 && n < mesh.n_nodes(), at, ": ", what, " refers to node index ", n, ", outside the mesh's ",
                  mesh.n_nodes(), " nodes");
+}
+
+bool one_of(const std::string& value, std::span<const std::string_view> choices) {
+  return std::find(choices.begin(), choices.end(), value) != choices.end();
 }
 
 void check_delay(double delay, const std::string& at, const char* what) {
@@ -94,6 +130,23 @@ void validate_excitation(const Model& model) {
     check_delay(load.delay, at, what.c_str());
     if (load.signal) load.signal->check(str(at, ": ", what, ": signal"));
   }
+  for (const auto& force : model.body_forces) {
+    const std::string& at = where(force.origin, model);
+    const std::string what =
+        force.element_set.empty() ? std::string("body force") : str("body force on '", force.element_set, "'");
+    TREMOR_CHECK(!force.elements.empty(), at, ": ", what, " has no element");
+    for (std::size_t k = 0; k < force.elements.size(); ++k) {
+      const Index e = force.elements[k];
+      TREMOR_CHECK(e >= 0 && e < mesh.n_elements(), at, ": ", what, " refers to element index ", e,
+                   ", outside the mesh's ", mesh.n_elements(), " elements");
+      TREMOR_CHECK(k == 0 || force.elements[k - 1] < e, at, ": ", what, " lists its elements out of order");
+    }
+    for (const auto* vector : {&force.acceleration, &force.force_per_volume}) {
+      const char* name = vector == &force.acceleration ? "acceleration" : "force per volume";
+      for (double c : *vector) TREMOR_CHECK(std::isfinite(c), at, ": ", what, ": ", name, " is not finite");
+      TREMOR_CHECK(dim == 3 || (*vector)[2] == 0.0, at, ": ", what, ": ", name, " has a z component in a 2D model");
+    }
+  }
   for (const auto& p : model.prescribed) {
     const std::string& at = where(p.origin, model);
     check_nodes(p.nodes, mesh, at, "prescribed displacement");
@@ -134,15 +187,32 @@ void validate_excitation(const Model& model) {
                  "; expected a positive time, or 0 for automatic");
     TREMOR_CHECK(s.safety_factor > 0.0 && s.safety_factor <= 1.0, at, ": explicit safety factor is ",
                  s.safety_factor, "; expected a number in (0, 1]");
-    TREMOR_CHECK(s.precision == "double" || s.precision == "float", at, ": explicit precision '", s.precision,
-                 "'; expected \"double\" or \"float\"");
-    TREMOR_CHECK(s.backend == "auto" || s.backend == "serial" || s.backend == "openmp" || s.backend == "cuda", at,
-                 ": explicit backend '", s.backend, "'; expected \"auto\", \"serial\", \"openmp\" or \"cuda\"");
+    TREMOR_CHECK(one_of(s.precision, solver_precisions()), at, ": explicit precision '", s.precision, "'; expected ",
+                 quoted_choices(solver_precisions()));
+    TREMOR_CHECK(one_of(s.backend, solver_backends()), at, ": explicit backend '", s.backend, "'; expected ",
+                 quoted_choices(solver_backends()));
     const auto kinds = explicit_operator_kinds();
     TREMOR_CHECK(s.operator_kind == "auto" || std::find(kinds.begin(), kinds.end(), s.operator_kind) != kinds.end(),
                  at, ": explicit operator '", s.operator_kind, "'; expected \"auto\" or one of ", explicit_operator_list());
     TREMOR_CHECK(s.ordering == "none" || s.ordering == "rcm", at, ": explicit ordering '", s.ordering,
                  "'; expected \"none\" or \"rcm\"");
+  }
+  if (model.static_settings) {
+    const StaticSettings& s = *model.static_settings;
+    const std::string& at = where(s.origin, model);
+    const auto check_choice = [&](const std::string& value, std::span<const std::string_view> choices,
+                                  const char* what) {
+      TREMOR_CHECK(one_of(value, choices), at, ": static ", what, " '", value, "'; expected ", quoted_choices(choices));
+    };
+    check_choice(s.backend, solver_backends(), "backend");
+    check_choice(s.precision, solver_precisions(), "precision");
+    check_choice(s.preconditioner, static_preconditioners(), "preconditioner");
+    check_choice(s.format, static_formats(), "format");
+    check_choice(s.assembly, static_assemblies(), "assembly");
+    TREMOR_CHECK(s.tolerance > 0.0 && s.tolerance < 1.0, at, ": static tolerance is ", s.tolerance,
+                 "; expected a relative residual in (0, 1)");
+    TREMOR_CHECK(s.max_iterations > 0, at, ": static max_iterations is ", s.max_iterations,
+                 "; expected at least 1");
   }
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // What drives a model and what it records, as the model file (or a program) describes them:
-// point forces, surface loads, prescribed displacements, receivers, and the explicit solver's
-// settings. The
-// solvers turn these descriptions into nodal forces, constraints and histories.
+// point forces, surface loads, body forces, prescribed displacements, receivers, and the explicit
+// and static solvers' settings. The solvers turn these descriptions into nodal forces, constraints
+// and histories.
 #include <array>
 #include <optional>
 #include <span>
@@ -62,31 +62,49 @@ struct PrescribedDisplacement {
   std::string origin;
 };
 
-// A body force per unit mass, an acceleration field g (m/s^2, global axes) on the elements of a
-// set, as gravity is (Abaqus *DLOAD GRAV, BX/BY/BZ; the model file's [[body_force]]). The solvers
-// turn it into consistent nodal forces f_a = t int rho g N_a dV (fem/loads.hpp), rho the density of
-// each element's section. In an explicit run it scales with its amplitude like a *CLOAD.
+// A body force on the elements of a set: an acceleration field g (m/s^2, global axes), as gravity
+// is (Abaqus *DLOAD GRAV; the model file's [[body_force]] acceleration or gravity), and a force per
+// unit volume b (N/m^3, Abaqus *DLOAD BX, BY, BZ; the model file's force_per_volume), which is not
+// scaled by the density, so a set mixing materials takes the same b everywhere. The solvers turn
+// it into consistent nodal forces f_a = t int (rho g + b) N_a dV (fem/loads.hpp), rho the density
+// and t the thickness (2D) of each element's section. In an explicit run it scales with its
+// amplitude like a *CLOAD, and is constant without one.
 struct BodyForce {
   std::string element_set;                      // the set it came from; empty: every element
   std::vector<Index> elements;                  // resolved global element indices, ascending
-  std::array<double, 3> acceleration{0.0, 0.0, 0.0};  // m/s^2 (z = 0 in 2D)
+  std::array<double, 3> acceleration{0.0, 0.0, 0.0};      // m/s^2 (z = 0 in 2D)
+  std::array<double, 3> force_per_volume{0.0, 0.0, 0.0};  // N/m^3 (z = 0 in 2D)
   std::string amplitude;                        // Abaqus amplitude name; empty: constant
   std::string origin;                           // "file:line", for messages
 };
 
 // Settings of the static solver (docs/static.md): K u = f solved by preconditioned conjugate
-// gradients on the chosen backend, K assembled there by the two-kernel assembly.
+// gradients on the chosen backend, K assembled there by the two-kernel assembly. The loads are
+// the model's point sources (amplitude * direction), *CLOADs, surface loads and body forces at
+// their full magnitude (signals, delays and amplitudes, which describe time, are not used); the
+// constraints its *BOUNDARY values and prescribed displacements (amplitude * factor).
 struct StaticSettings {
   std::string backend = "auto";                 // "auto", "serial", "openmp" or "cuda"
   std::string precision = "double";             // "double" or "float"
-  std::string preconditioner = "block_jacobi";  // "none", "jacobi" or "block_jacobi" (nodal dim x dim blocks)
-  double tolerance = 1e-8;                      // on the relative residual ||f - K u|| / ||f||, > 0
+  std::string preconditioner = "block_jacobi";  // static_preconditioners(): "none", "jacobi" or "block_jacobi" (nodal dim x dim blocks)
+  double tolerance = 1e-8;                      // on the relative residual ||f - K u|| / ||f||, in (0, 1)
   int max_iterations = 10000;                   // > 0
-  std::string format = "csr";                   // the matrix CG multiplies with: "csr" or "block_csr"
-  std::string assembly = "auto";                // race strategy: "auto", "colouring" or "atomics"
+  std::string format = "csr";                   // static_formats(): the matrix CG multiplies with, "csr" or "block_csr"
+  std::string assembly = "auto";                // static_assemblies(): race strategy, "auto", "colouring" or "atomics"
   std::string step_name;                        // the Abaqus *STEP's name, when read from one
   std::string origin;                           // "file:line", for messages
 };
+
+// The choices of StaticSettings' fields, in the order they are documented: the one list behind
+// the model file, Model::validate and their messages.
+std::span<const std::string_view> static_preconditioners();
+std::span<const std::string_view> static_formats();
+std::span<const std::string_view> static_assemblies();
+// Backends and precisions, shared by the explicit and static settings.
+std::span<const std::string_view> solver_backends();    // "auto", "serial", "openmp", "cuda"
+std::span<const std::string_view> solver_precisions();  // "double", "float"
+// "\"a\", \"b\" or \"c\"" for messages.
+std::string quoted_choices(std::span<const std::string_view> choices);
 
 // Histories to record: at nodes (resolved), or at positions the solver interpolates with the shape
 // functions of the element holding them.
@@ -131,10 +149,11 @@ std::string explicit_operator_list();
 // index; -1 for a mesh with no node. Brute force: O(nodes) per call.
 Index nearest_node(const Mesh& mesh, std::span<const double> position);
 
-// Checks the sources, surface loads, prescribed displacements, receivers and explicit settings of
-// a model against its mesh: nodes and faces in range, directions non-zero, values finite,
-// components within the dimension, delays >= 0, durations > 0, safety factor in (0, 1], signals
-// valid. Called by Model::validate.
+// Checks the sources, surface loads, body forces, prescribed displacements, receivers, and the
+// explicit and static settings of a model against its mesh: nodes, faces and elements in range,
+// directions non-zero, values finite, components within the dimension, delays >= 0, durations > 0,
+// safety factor in (0, 1], tolerance in (0, 1), settings among their choices, signals valid.
+// Called by Model::validate.
 void validate_excitation(const Model& model);
 
 }  // namespace tremor

@@ -1,0 +1,135 @@
+#include "tremor/fem/loads.hpp"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "tremor/core/error.hpp"
+#include "tremor/fem/dispatch.hpp"
+#include "tremor/fem/element_matrices.hpp"
+#include "tremor/fem/faces.hpp"
+
+namespace tremor::fem {
+
+namespace {
+
+const std::string& origin_of(const Model& model, const std::string& origin) {
+  return origin.empty() ? model.source : origin;
+}
+
+}  // namespace
+
+std::vector<std::pair<Index, double>> surface_forces(const Model& model, const SurfaceLoad& load) {
+  const Mesh& mesh = model.mesh;
+  const int dim = mesh.dim();
+  const std::string& at = origin_of(model, load.origin);
+  std::vector<int> section;
+  if (dim == 2) section = model.element_sections();
+  std::map<Index, double> sum;
+  std::vector<double> coordinates, forces;
+  for (const Face& face : load.faces) {
+    TREMOR_CHECK(face.element >= 0 && face.element < mesh.n_elements(), at, ": surface '", load.surface,
+                 "' refers to element index ", face.element, " out of range");
+    const ElementRef ref = mesh.locate(face.element);
+    const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
+    const auto nodes = block.nodes(ref.element);
+    int local[max_face_nodes];
+    const int n = face_nodes(block.type, block.order, face.face, local);
+    coordinates.clear();
+    for (int a = 0; a < n; ++a)
+      for (double x : mesh.node(nodes[static_cast<std::size_t>(local[a])])) coordinates.push_back(x);
+    const FaceType type = face_type(block.type);
+    try {
+      if (load.pressure)
+        pressure_forces(type, block.order, dim, coordinates, *load.pressure, forces);
+      else
+        traction_forces(type, block.order, dim, coordinates, load.traction, forces);
+    } catch (const Error& error) {
+      throw Error(str(at, ": surface '", load.surface, "', face ", face.face, " of element ",
+                      mesh.element_label(face.element), ": ", error.what()));
+    }
+    double thickness = 1.0;
+    if (dim == 2) {
+      const int s = section[static_cast<std::size_t>(face.element)];
+      if (s >= 0) thickness = model.sections[static_cast<std::size_t>(s)].thickness;
+    }
+    for (int a = 0; a < n; ++a) {
+      const Index node = nodes[static_cast<std::size_t>(local[a])];
+      for (int c = 0; c < dim; ++c) sum[node * dim + c] += thickness * forces[static_cast<std::size_t>(a * dim + c)];
+    }
+  }
+  std::vector<std::pair<Index, double>> out;
+  for (const auto& [dof, force] : sum)
+    if (force != 0.0) out.emplace_back(dof, force);
+  return out;
+}
+
+std::vector<std::pair<Index, double>> body_forces(const Model& model, const BodyForce& force) {
+  const Mesh& mesh = model.mesh;
+  const int dim = mesh.dim();
+  const std::string& at = origin_of(model, force.origin);
+  const std::string what =
+      force.element_set.empty() ? std::string("body force") : str("body force on '", force.element_set, "'");
+  const std::vector<int> section = model.element_sections();
+  std::vector<double> density, thickness;
+  for (const Section& s : model.sections) {
+    density.push_back(model.material(s.material).density);
+    thickness.push_back(dim == 2 ? s.thickness : 1.0);
+  }
+  const bool needs_density = std::any_of(force.acceleration.begin(), force.acceleration.end(),
+                                         [](double g) { return g != 0.0; });
+
+  // Dense accumulation with a list of the DOFs touched: a body force usually covers most of the
+  // mesh, where a map would cost a node allocation per DOF.
+  std::vector<double> sum(static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(dim), 0.0);
+  std::vector<char> touched(sum.size(), 0);
+  std::vector<Index> dofs;
+  for (const Index e : force.elements) {
+    TREMOR_CHECK(e >= 0 && e < mesh.n_elements(), at, ": ", what, " refers to element index ", e,
+                 ", outside the mesh's ", mesh.n_elements(), " elements");
+    const int s = section[static_cast<std::size_t>(e)];
+    TREMOR_CHECK(s >= 0 || !needs_density, at, ": ", what, ": element ", mesh.element_label(e),
+                 " has no section, so no density for the acceleration");
+    const double rho = s >= 0 ? density[static_cast<std::size_t>(s)] : 0.0;
+    const double t = s >= 0 ? thickness[static_cast<std::size_t>(s)] : 1.0;
+    // The load per unit volume, rho g + b, constant over the element.
+    double q[3];
+    bool zero = true;
+    for (int c = 0; c < dim; ++c) {
+      const auto k = static_cast<std::size_t>(c);
+      q[c] = rho * force.acceleration[k] + force.force_per_volume[k];
+      zero = zero && q[c] == 0.0;
+    }
+    if (zero) continue;
+    const ElementRef ref = mesh.locate(e);
+    const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
+    const auto nodes = block.nodes(ref.element);
+    with_element(block.type, block.order, [&](auto element) {
+      using E = decltype(element);
+      double x[E::n_nodes * E::dim], f[E::n_nodes * E::dim];
+      for (int a = 0; a < E::n_nodes; ++a)
+        for (int c = 0; c < E::dim; ++c)
+          x[a * E::dim + c] = mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(c)];
+      const double min_det = element_body_force<E>(x, t, q, f);
+      TREMOR_CHECK(min_det > 0.0, at, ": ", what, ": element ", mesh.element_label(e), " (",
+                   element_name(block.type, block.order), ") is inverted or degenerate: det J = ", min_det);
+      for (int a = 0; a < E::n_nodes; ++a)
+        for (int c = 0; c < E::dim; ++c) {
+          const auto dof = static_cast<std::size_t>(nodes[static_cast<std::size_t>(a)] * dim + c);
+          sum[dof] += f[a * E::dim + c];
+          if (!touched[dof]) {
+            touched[dof] = 1;
+            dofs.push_back(static_cast<Index>(dof));
+          }
+        }
+    });
+  }
+  std::sort(dofs.begin(), dofs.end());
+  std::vector<std::pair<Index, double>> out;
+  out.reserve(dofs.size());
+  for (const Index dof : dofs)
+    if (const double value = sum[static_cast<std::size_t>(dof)]; value != 0.0) out.emplace_back(dof, value);
+  return out;
+}
+
+}  // namespace tremor::fem

@@ -1,0 +1,70 @@
+#pragma once
+// DeviceElements: the mesh and its sections in the memory of one Exec (a GPU's for a Cuda Exec),
+// what every element-by-element kernel reads: the matrix-free stiffness action
+// (explicit/operator.hpp), the batched element matrices (element_batch.hpp) and the two-kernel
+// assembly (two_kernel.hpp). Built once on the host from the mesh, the section table
+// (section_table(): D, thickness, density, per-element section and absorbing-layer stiffness
+// factor) and an element colouring (colour_elements()); uploaded, then read-only.
+//
+// Sizes: coordinates 8 B x dim per node; per element its nodes (4 B each), section (4 B),
+// stiffness factor (8 B) and place in its block's colour lists (4 B); per section D (36 doubles,
+// n_voigt^2 used, row-major), thickness and density (8 B each).
+#include <cstddef>
+#include <vector>
+
+#include "tremor/backend/device_array.hpp"
+#include "tremor/backend/exec.hpp"
+#include "tremor/core/config.hpp"
+#include "tremor/mesh/element_type.hpp"
+#include "tremor/mesh/mesh.hpp"
+#include "tremor/sparse/assemble.hpp"
+#include "tremor/sparse/colouring.hpp"
+
+namespace tremor::sparse {
+
+// One element block: a single (type, order), so a launch over it is homogeneous.
+struct DeviceElementBlock {
+  ElementType type = ElementType::Tri3;
+  int order = 1;
+  int n_element_nodes = 0;
+  Index n_elements = 0;
+  Index first = 0;                       // global index of the block's first element
+  DeviceArray<Index> connectivity;       // n_element_nodes per element, as ElementBlock
+  DeviceArray<int> section;              // per element of the block: index into D, thickness, density
+  DeviceArray<double> stiffness_factor;  // per element: the absorbing layers' K_e scale, 1 elsewhere
+  DeviceArray<Index> colour_elements;    // the block's elements (indices within it) grouped by colour
+  std::vector<Index> colour_offsets;     // host: n_colours + 1, into colour_elements
+
+  // Elements of colour c: in(c)[0 .. n_in(c)), a pointer into the Exec's memory.
+  Index n_in(int colour) const {
+    return colour_offsets[static_cast<std::size_t>(colour) + 1] - colour_offsets[static_cast<std::size_t>(colour)];
+  }
+  const Index* in(int colour) const {
+    return colour_elements.data() + colour_offsets[static_cast<std::size_t>(colour)];
+  }
+};
+
+struct DeviceElements {
+  DeviceElements() = default;
+  // Throws tremor::Error when the table or the colouring was not built for this mesh.
+  DeviceElements(const Exec& exec, const Mesh& mesh, const SectionTable& table, const ElementColouring& colouring);
+
+  Exec exec = Exec::serial();  // the Exec whose memory holds the arrays
+  int dim = 3;
+  int n_voigt = 6;
+  Index n_nodes = 0;
+  int n_colours = 0;
+  DeviceArray<double> coordinates;  // dim per node, node-major
+  std::vector<DeviceElementBlock> blocks;
+  DeviceArray<double> D;          // 36 per section, n_voigt x n_voigt row-major in the first n_voigt^2
+  DeviceArray<double> thickness;  // per section (1 in 3D)
+  DeviceArray<double> density;    // per section
+
+  Index n_dofs() const { return n_nodes * dim; }
+  Index n_elements() const;
+  int n_sections() const { return static_cast<int>(thickness.size()); }
+  // Memory held by all arrays.
+  std::size_t bytes() const;
+};
+
+}  // namespace tremor::sparse

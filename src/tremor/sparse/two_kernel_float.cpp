@@ -1,0 +1,16 @@
+// Kernel 2 and the assembly entry points in float (two_kernel_values.hpp): forall kernels.
+#include "tremor/sparse/two_kernel_values.hpp"
+
+namespace tremor::sparse {
+
+template DeviceCoo<float> assemble_coo<float>(const Exec&, const DeviceElements&, GlobalMatrix, RaceStrategy,
+                                          AssemblyTimes*);
+template DeviceCsr<float> assemble_csr<float>(const Exec&, const DeviceElements&, GlobalMatrix, RaceStrategy,
+                                          AssemblyTimes*);
+template EllMatrix<float> assemble_ell<float>(const Exec&, const DeviceElements&, GlobalMatrix, RaceStrategy,
+                                          AssemblyTimes*);
+template DeviceBlockCsr<float> assemble_block_csr<float>(const Exec&, const DeviceElements&, GlobalMatrix,
+                                                     RaceStrategy, AssemblyTimes*);
+template DeviceArray<float> assemble_lumped_mass<float>(const Exec&, const DeviceElements&, RaceStrategy, AssemblyTimes*);
+
+}  // namespace tremor::sparse

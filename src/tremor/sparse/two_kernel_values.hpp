@@ -1,0 +1,381 @@
+#pragma once
+// Kernel 2 of the two-kernel assembly (two_kernel.hpp; paper section IV.A.2) and the assembly
+// entry points, templated on the value type; two_kernel_float.cpp and two_kernel_double.cpp
+// instantiate them (one nvcc translation unit per precision keeps compile times apart).
+#include <chrono>
+#include <span>
+#include <vector>
+
+#include "tremor/backend/atomic.hpp"
+#include "tremor/backend/forall.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/fem/dispatch.hpp"
+#include "tremor/fem/element_matrices.hpp"
+#include "tremor/sparse/element_kernels.hpp"
+#include "tremor/sparse/two_kernel.hpp"
+#include "tremor/sparse/two_kernel_detail.hpp"
+
+namespace tremor::sparse::detail {
+
+// Where the value of entry (row node r, its k-th neighbour, components i, j) lives, per format.
+enum class SlotOrder {
+  NodalBlocks,  // block CSR: block (offsets[r] + k), row-major within the block
+  ScalarRows,   // CSR and COO: row r * dim + i starts at offsets[r] dim^2 + i count dim
+  EllColumns,   // ELL: slot k * dim + j of row r * dim + i, column-major
+};
+
+struct ValueSlots {
+  SlotOrder order = SlotOrder::ScalarRows;
+  int dim = 3;
+  Size n_rows = 0;  // scalar rows (ELL's column stride)
+
+  // row_begin, count: the row node's place and length in the nodal pattern.
+  TREMOR_HOST_DEVICE Size operator()(Size row_begin, Size count, Index row_node, Size k, int i, int j) const {
+    const Size d = dim;
+    switch (order) {
+      case SlotOrder::NodalBlocks: return (row_begin + k) * d * d + i * d + j;
+      case SlotOrder::ScalarRows: return row_begin * d * d + i * count * d + k * d + j;
+      case SlotOrder::EllColumns: break;
+    }
+    return (k * d + j) * n_rows + static_cast<Size>(row_node) * d + i;
+  }
+};
+
+struct PatternView {
+  const Size* offsets;
+  const Index* neighbours;
+};
+
+// The place of `node` in the sorted list[0, count) by bisection: the paper's search within the
+// row's short target range (7 to 27 neighbours for hex8) rather than the whole matrix. The
+// pattern was built from the same connectivity, so the node is there.
+TREMOR_HOST_DEVICE inline Size find_neighbour(const Index* list, Size count, Index node) {
+  Size lo = 0, hi = count;
+  while (lo < hi) {
+    const Size mid = lo + (hi - lo) / 2;
+    if (list[mid] < node)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+template <class Real>
+TREMOR_HOST_DEVICE inline void add_value(Real* target, Real value, bool atomic) {
+  if (atomic)
+    atomic_add(target, value);
+  else
+    *target += value;
+}
+
+// One block's arrays and its sections, as kernel 2 captures them.
+struct ElementArrays {
+  const double* coordinates;
+  const Index* connectivity;
+  const int* section;
+  const double* factor;
+  const double* D;
+  const double* thickness;
+  const double* density;
+};
+
+inline ElementArrays arrays_of(const DeviceElements& elements, const DeviceElementBlock& block) {
+  return {elements.coordinates.data(), block.connectivity.data(), block.section.data(),
+          block.stiffness_factor.data(), elements.D.data(),         elements.thickness.data(),
+          elements.density.data()};
+}
+
+// Stiffness values, one thread per element of `list` (all n elements of the block when list is
+// null): gather, K_e in double (fem::element_stiffness, default rule; in the thread's memory or
+// its workspace slot, element_kernels.hpp), times the element's absorbing factor, then for each
+// of the n_nodes^2 node pairs one bisection in the row node's neighbour list and dim^2 adds of
+// the values rounded to Real (plain adds for one colour, atomics otherwise).
+// Traffic per element: n_nodes indices (4 B), n_nodes * dim coordinates (8 B), D (n_voigt^2 x
+// 8 B), thickness, section, factor; per node pair the row's offsets (16 B) and a bisection over
+// its neighbours (log2(count) 4 B reads, cached); n_dof^2 value read-modify-writes of
+// sizeof(Real) (plus n_dof^2 workspace doubles for elements larger than tet10).
+template <class E, class Real>
+void add_stiffness(const Exec& exec, ElementArrays in, Index n, const Index* list, PatternView pattern,
+                   ValueSlots slots, bool atomic, Real* values, Workspace& workspace) {
+  constexpr int dim = E::dim, n_nodes = E::n_nodes, n_dof = n_nodes * dim, N = n_dof * n_dof;
+  const fem::StiffnessRule<E> rule = fem::stiffness_rule<E>();
+  const Size per_item = fits_local<N> ? 0 : N;
+  const Index chunk = chunk_items(n, per_item);
+  double* scratch = workspace.reserve(per_item * chunk);
+  for (Index begin = 0; begin < n; begin += chunk) {
+    const Index count = n - begin < chunk ? n - begin : chunk;
+    forall(exec, count, [=] TREMOR_LAMBDA(Index i) {
+      const Index item = begin + i;
+      const Index e = list ? list[item] : item;
+      const Index* nodes = in.connectivity + static_cast<Size>(e) * n_nodes;
+      double x[n_dof];
+      gather_coordinates<E>(in.coordinates, nodes, x);
+      double local[local_doubles<N>];
+      double* K = fits_local<N> ? local : scratch + static_cast<Size>(i) * N;
+      const int s = in.section[e];
+      fem::element_stiffness<E>(x, in.D + 36 * s, in.thickness[s], rule, K);
+      const double f = in.factor[e];
+      for (int a = 0; a < n_nodes; ++a) {
+        const Index row_node = nodes[a];
+        const Size row_begin = pattern.offsets[row_node];
+        const Size row_count = pattern.offsets[row_node + 1] - row_begin;
+        for (int b = 0; b < n_nodes; ++b) {
+          const Size k = find_neighbour(pattern.neighbours + row_begin, row_count, nodes[b]);
+          for (int r = 0; r < dim; ++r)
+            for (int c = 0; c < dim; ++c)
+              add_value(values + slots(row_begin, row_count, row_node, k, r, c),
+                        static_cast<Real>(f * K[(a * dim + r) * n_dof + b * dim + c]), atomic);
+        }
+      }
+    });
+  }
+}
+
+// Consistent mass values: as add_stiffness with the scalar mass M_ab (fem::consistent_mass with
+// rho * thickness), added to the dim diagonal entries (r, r) of each node pair's block: the DOF
+// matrix M_ab delta_rc, whose off-diagonal block entries stay structural zeros.
+// Traffic per element: n_nodes indices, n_nodes * dim coordinates, density, thickness, section;
+// per node pair the offsets and a bisection; n_nodes^2 dim value read-modify-writes.
+template <class E, class Real>
+void add_mass(const Exec& exec, ElementArrays in, Index n, const Index* list, PatternView pattern, ValueSlots slots,
+              bool atomic, Real* values, Workspace& workspace) {
+  constexpr int dim = E::dim, n_nodes = E::n_nodes, n_dof = n_nodes * dim, N = n_nodes * n_nodes;
+  const fem::MassRule<E> rule = fem::mass_rule<E>();
+  const Size per_item = fits_local<N> ? 0 : N;
+  const Index chunk = chunk_items(n, per_item);
+  double* scratch = workspace.reserve(per_item * chunk);
+  for (Index begin = 0; begin < n; begin += chunk) {
+    const Index count = n - begin < chunk ? n - begin : chunk;
+    forall(exec, count, [=] TREMOR_LAMBDA(Index i) {
+      const Index item = begin + i;
+      const Index e = list ? list[item] : item;
+      const Index* nodes = in.connectivity + static_cast<Size>(e) * n_nodes;
+      double x[n_dof];
+      gather_coordinates<E>(in.coordinates, nodes, x);
+      double local[local_doubles<N>];
+      double* M = fits_local<N> ? local : scratch + static_cast<Size>(i) * N;
+      const int s = in.section[e];
+      fem::consistent_mass<E>(x, in.density[s] * in.thickness[s], rule, M);
+      for (int a = 0; a < n_nodes; ++a) {
+        const Index row_node = nodes[a];
+        const Size row_begin = pattern.offsets[row_node];
+        const Size row_count = pattern.offsets[row_node + 1] - row_begin;
+        for (int b = 0; b < n_nodes; ++b) {
+          const Size k = find_neighbour(pattern.neighbours + row_begin, row_count, nodes[b]);
+          const Real value = static_cast<Real>(M[a * n_nodes + b]);
+          for (int r = 0; r < dim; ++r)
+            add_value(values + slots(row_begin, row_count, row_node, k, r, r), value, atomic);
+        }
+      }
+    });
+  }
+}
+
+// Lumped mass per DOF: one thread per element, fem::lumped_mass (rho * thickness, the element's
+// lumping rule) added to each component of each of its nodes; no pattern.
+// Traffic per element: n_nodes indices, n_nodes * dim coordinates, density, thickness, section;
+// n_dof value read-modify-writes of sizeof(Real).
+template <class E, class Real>
+void add_lumped(const Exec& exec, ElementArrays in, Index n, const Index* list, bool atomic, Real* values) {
+  constexpr int dim = E::dim, n_nodes = E::n_nodes, n_dof = n_nodes * dim;
+  const fem::LumpingRule<E> rule = fem::lumping_rule<E>();
+  forall(exec, n, [=] TREMOR_LAMBDA(Index item) {
+    const Index e = list ? list[item] : item;
+    const Index* nodes = in.connectivity + static_cast<Size>(e) * n_nodes;
+    double x[n_dof], m[n_nodes];
+    gather_coordinates<E>(in.coordinates, nodes, x);
+    const int s = in.section[e];
+    fem::lumped_mass<E>(x, in.density[s] * in.thickness[s], rule, m);
+    for (int a = 0; a < n_nodes; ++a) {
+      const Real value = static_cast<Real>(m[a]);
+      for (int c = 0; c < dim; ++c) add_value(values + static_cast<Size>(nodes[a]) * dim + c, value, atomic);
+    }
+  });
+}
+
+// Runs launch(block, n, list, atomic) for every launch of the strategy: Colouring, colour by
+// colour and block by block within a colour, the colour's list; Atomics, block by block, all of
+// it (list null).
+template <class Launch>
+void for_each_launch(const DeviceElements& elements, RaceStrategy strategy, Launch&& launch) {
+  if (strategy == RaceStrategy::Atomics) {
+    for (const DeviceElementBlock& block : elements.blocks)
+      if (block.n_elements > 0) launch(block, block.n_elements, static_cast<const Index*>(nullptr), true);
+    return;
+  }
+  for (int c = 0; c < elements.n_colours; ++c)
+    for (const DeviceElementBlock& block : elements.blocks)
+      if (block.n_in(c) > 0) launch(block, block.n_in(c), block.in(c), false);
+}
+
+// Kernel 2 for a global matrix into values (zeroed by the caller).
+template <class Real>
+void add_matrix_values(const Exec& exec, const DeviceElements& elements, GlobalMatrix matrix, RaceStrategy strategy,
+                       PatternView pattern, ValueSlots slots, Real* values) {
+  Workspace workspace(exec);
+  for_each_launch(elements, strategy, [&](const DeviceElementBlock& block, Index n, const Index* list, bool atomic) {
+    fem::with_element(block.type, block.order, [&](auto element) {
+      using E = decltype(element);
+      if (matrix == GlobalMatrix::Stiffness)
+        add_stiffness<E, Real>(exec, arrays_of(elements, block), n, list, pattern, slots, atomic, values, workspace);
+      else
+        add_mass<E, Real>(exec, arrays_of(elements, block), n, list, pattern, slots, atomic, values, workspace);
+    });
+  });
+}
+
+template <class Real>
+void zero(const Exec& exec, Real* values, Index n) {
+  forall(exec, n, [=] TREMOR_LAMBDA(Index i) { values[i] = Real(0); });
+}
+
+// Synchronised wall-clock laps of the kernels, when the caller asked for times.
+class Stopwatch {
+ public:
+  Stopwatch(const Exec& exec, bool enabled) : exec_(exec), enabled_(enabled) { restart(); }
+  void restart() {
+    if (!enabled_) return;
+    exec_.synchronize();
+    start_ = std::chrono::steady_clock::now();
+  }
+  double elapsed_ms() const {
+    if (!enabled_) return 0.0;
+    exec_.synchronize();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  const Exec& exec_;
+  bool enabled_;
+  std::chrono::steady_clock::time_point start_{};
+};
+
+// Sizes the formats can hold: rows and entries within one array's 2^31 - 1.
+inline void check_sizes(const NodalPattern& pattern, Size stored, const char* format) {
+  TREMOR_CHECK(stored <= Size(2147483647), "assembly into ", format, ": ", stored, " stored entries (",
+               pattern.n_entries(), " node pairs x ", pattern.dim * pattern.dim,
+               ") exceed the 2^31 - 1 entries of one array");
+}
+
+}  // namespace tremor::sparse::detail
+
+namespace tremor::sparse {
+
+template <class Real>
+DeviceCoo<Real> assemble_coo(const Exec& exec, const DeviceElements& elements, GlobalMatrix matrix,
+                             RaceStrategy strategy, AssemblyTimes* times) {
+  detail::check_space(exec, elements, "assembly into COO");
+  detail::Stopwatch watch(exec, times != nullptr);
+  const NodalPattern pattern = build_nodal_pattern(exec, elements);
+  detail::check_sizes(pattern, pattern.nnz(), "COO");
+  const auto nnz = static_cast<Index>(pattern.nnz());
+  DeviceCoo<Real> out;
+  out.n_rows = elements.n_dofs();
+  out.rows = DeviceArray<Index>(exec, nnz);
+  out.columns = DeviceArray<Index>(exec, nnz);
+  detail::scalar_row_indices(exec, pattern, nullptr, out.columns.data(), out.rows.data());
+  if (times) times->pattern_ms = watch.elapsed_ms();
+  out.values = DeviceArray<Real>(exec, nnz);
+  watch.restart();
+  detail::zero(exec, out.values.data(), nnz);
+  detail::add_matrix_values(exec, elements, matrix, strategy, {pattern.offsets.data(), pattern.neighbours.data()},
+                            {detail::SlotOrder::ScalarRows, elements.dim, out.n_rows}, out.values.data());
+  if (times) times->values_ms = watch.elapsed_ms();
+  return out;
+}
+
+template <class Real>
+DeviceCsr<Real> assemble_csr(const Exec& exec, const DeviceElements& elements, GlobalMatrix matrix,
+                             RaceStrategy strategy, AssemblyTimes* times) {
+  detail::check_space(exec, elements, "assembly into CSR");
+  detail::Stopwatch watch(exec, times != nullptr);
+  const NodalPattern pattern = build_nodal_pattern(exec, elements);
+  detail::check_sizes(pattern, pattern.nnz(), "CSR");
+  const auto nnz = static_cast<Index>(pattern.nnz());
+  DeviceCsr<Real> out;
+  out.n_rows = elements.n_dofs();
+  out.offsets = DeviceArray<Size>(exec, out.n_rows + 1);
+  out.columns = DeviceArray<Index>(exec, nnz);
+  detail::scalar_row_indices(exec, pattern, out.offsets.data(), out.columns.data(), nullptr);
+  if (times) times->pattern_ms = watch.elapsed_ms();
+  out.values = DeviceArray<Real>(exec, nnz);
+  watch.restart();
+  detail::zero(exec, out.values.data(), nnz);
+  detail::add_matrix_values(exec, elements, matrix, strategy, {pattern.offsets.data(), pattern.neighbours.data()},
+                            {detail::SlotOrder::ScalarRows, elements.dim, out.n_rows}, out.values.data());
+  if (times) times->values_ms = watch.elapsed_ms();
+  return out;
+}
+
+template <class Real>
+EllMatrix<Real> assemble_ell(const Exec& exec, const DeviceElements& elements, GlobalMatrix matrix,
+                             RaceStrategy strategy, AssemblyTimes* times) {
+  detail::check_space(exec, elements, "assembly into ELL");
+  detail::Stopwatch watch(exec, times != nullptr);
+  const NodalPattern pattern = build_nodal_pattern(exec, elements);
+  const Size width = static_cast<Size>(pattern.max_neighbours) * elements.dim;
+  const Size stored = width * elements.n_dofs();
+  detail::check_sizes(pattern, stored, "ELL");
+  EllMatrix<Real> out;
+  out.n_rows = elements.n_dofs();
+  out.width = static_cast<Index>(width);
+  out.nnz = pattern.nnz();
+  out.columns = DeviceArray<Index>(exec, static_cast<Index>(stored));
+  detail::ell_indices(exec, pattern, pattern.max_neighbours, out.columns.data());
+  if (times) times->pattern_ms = watch.elapsed_ms();
+  out.values = DeviceArray<Real>(exec, static_cast<Index>(stored));
+  watch.restart();
+  detail::zero(exec, out.values.data(), static_cast<Index>(stored));
+  detail::add_matrix_values(exec, elements, matrix, strategy, {pattern.offsets.data(), pattern.neighbours.data()},
+                            {detail::SlotOrder::EllColumns, elements.dim, out.n_rows}, out.values.data());
+  if (times) times->values_ms = watch.elapsed_ms();
+  return out;
+}
+
+template <class Real>
+DeviceBlockCsr<Real> assemble_block_csr(const Exec& exec, const DeviceElements& elements, GlobalMatrix matrix,
+                                        RaceStrategy strategy, AssemblyTimes* times) {
+  detail::check_space(exec, elements, "assembly into block CSR");
+  detail::Stopwatch watch(exec, times != nullptr);
+  NodalPattern pattern = build_nodal_pattern(exec, elements);
+  detail::check_sizes(pattern, pattern.nnz(), "block CSR");
+  if (times) times->pattern_ms = watch.elapsed_ms();
+  DeviceBlockCsr<Real> out;
+  out.block = elements.dim;
+  out.n_block_rows = elements.n_nodes;
+  out.values = DeviceArray<Real>(exec, static_cast<Index>(pattern.nnz()));
+  watch.restart();
+  detail::zero(exec, out.values.data(), out.values.size());
+  detail::add_matrix_values(exec, elements, matrix, strategy, {pattern.offsets.data(), pattern.neighbours.data()},
+                            {detail::SlotOrder::NodalBlocks, elements.dim, elements.n_dofs()}, out.values.data());
+  if (times) times->values_ms = watch.elapsed_ms();
+  out.offsets = std::move(pattern.offsets);  // the nodal pattern is the block CSR index
+  out.columns = std::move(pattern.neighbours);
+  return out;
+}
+
+template <class Real>
+DeviceArray<Real> assemble_lumped_mass(const Exec& exec, const DeviceElements& elements, RaceStrategy strategy,
+                                       AssemblyTimes* times) {
+  detail::check_space(exec, elements, "lumped mass assembly");
+  DeviceArray<Real> out(exec, elements.n_dofs());
+  detail::Stopwatch watch(exec, times != nullptr);
+  detail::zero(exec, out.data(), out.size());
+  Real* values = out.data();
+  detail::for_each_launch(elements, strategy,
+                          [&](const DeviceElementBlock& block, Index n, const Index* list, bool atomic) {
+                            fem::with_element(block.type, block.order, [&](auto element) {
+                              using E = decltype(element);
+                              detail::add_lumped<E, Real>(exec, detail::arrays_of(elements, block), n, list, atomic,
+                                                          values);
+                            });
+                          });
+  if (times) {
+    times->pattern_ms = 0.0;
+    times->values_ms = watch.elapsed_ms();
+  }
+  return out;
+}
+
+}  // namespace tremor::sparse

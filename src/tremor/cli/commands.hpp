@@ -16,5 +16,6 @@ void add_run_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_partition_command(CLI::App& app);
+void add_static_command(CLI::App& app);
 
 }  // namespace tremor::cli

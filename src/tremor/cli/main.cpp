@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("tremor ") + TREMOR_VERSION + " (commit " + tremor::cli::git_commit + ")");
   tremor::cli::add_info_command(app);
   tremor::cli::add_run_command(app);
+  tremor::cli::add_static_command(app);
   tremor::cli::add_export_command(app);
   tremor::cli::add_bench_command(app);
   tremor::cli::add_partition_command(app);

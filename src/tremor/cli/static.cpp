@@ -1,0 +1,171 @@
+// `tremor static MODEL [-o RESULT]`: the static solver from the command line (docs/static.md).
+// Solves K u = f, prints what it solved and how, and writes the displacements, nodal stresses,
+// von Mises stress and reactions into one result file (docs/output-format.md, /static) with its
+// XDMF file. A solve that does not converge still writes its last iterate, with the status
+// "failed: ..." and the solver's report, and exits 1.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "tremor/cli/commands.hpp"
+#include "tremor/cli/format.hpp"
+#include "tremor/cli/git_commit.hpp"
+#include "tremor/cli/model_hash.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/core/log.hpp"
+#include "tremor/io/load.hpp"
+#include "tremor/io/result_file.hpp"
+#include "tremor/static/solve.hpp"
+
+namespace tremor::cli {
+
+namespace {
+
+namespace st = tremor::static_fe;
+
+struct StaticArgs {
+  std::string model;
+  std::string output;
+  st::SolveOptions options;
+  double tolerance = 0.0;
+  int max_iterations = 0;
+  CLI::Option* tolerance_option = nullptr;
+  CLI::Option* iterations_option = nullptr;
+};
+
+// "(1500, -20, 0)" for a dim-vector.
+std::string vector_text(const double* v, int dim) {
+  std::string text = "(";
+  char number[32];
+  for (int c = 0; c < dim; ++c) {
+    std::snprintf(number, sizeof number, "%.6g", v[c]);
+    text += str(c > 0 ? ", " : "", number);
+  }
+  return text + ")";
+}
+
+// The largest of a per-node quantity (norm over `width` values) and the node holding it.
+std::pair<double, Index> largest(const std::vector<double>& values, int width) {
+  std::pair<double, Index> best{0.0, 0};
+  const auto n = static_cast<Index>(values.size() / static_cast<std::size_t>(width));
+  for (Index i = 0; i < n; ++i) {
+    double sum = 0.0;
+    for (int c = 0; c < width; ++c) sum += values[static_cast<std::size_t>(i * width + c)] * values[static_cast<std::size_t>(i * width + c)];
+    if (std::sqrt(sum) > best.first) best = {std::sqrt(sum), i};
+  }
+  return best;
+}
+
+void static_command(StaticArgs& args) {
+  if (args.tolerance_option->count() > 0) args.options.tolerance = args.tolerance;
+  if (args.iterations_option->count() > 0) args.options.max_iterations = args.max_iterations;
+  const Model model = io::load_model(args.model);
+  const StaticSettings settings = st::resolve_settings(model, args.options);
+  const std::filesystem::path output =
+      !args.output.empty() ? std::filesystem::path(args.output)
+                           : std::filesystem::path(std::filesystem::path(args.model).stem().string() + ".h5");
+  const Mesh& mesh = model.mesh;
+  const int dim = mesh.dim();
+  std::printf("static            %s: %dD, %s DOF, %s, %s (%s assembly), %s preconditioner, backend %s\n",
+              args.model.c_str(), dim, group_digits(mesh.n_nodes() * dim).c_str(), settings.precision.c_str(),
+              settings.format.c_str(), settings.assembly.c_str(), settings.preconditioner.c_str(),
+              settings.backend.c_str());
+  std::fflush(stdout);
+
+  io::RunMetadata metadata;
+  metadata.git_commit = git_commit;
+  metadata.model_path = args.model;
+  metadata.model_hash = model_hash(args.model, model);
+  metadata.backend = settings.backend;
+  metadata.precision = settings.precision;
+  metadata.solver = "static";
+  // Created before the solve: a folder that cannot hold the result is named at once.
+  io::ResultFile file = io::ResultFile::create(output, model, metadata);
+  st::StaticResult result;
+  try {
+    result = st::solve_static(model, args.options);
+  } catch (const std::exception& e) {
+    file.finish(std::string("failed: ") + e.what());
+    throw;
+  }
+  io::StaticFields fields;
+  fields.displacement = result.displacement;
+  fields.stress = result.recovery.stress;
+  fields.von_mises = result.recovery.von_mises;
+  fields.reaction = result.reaction;
+  fields.converged = result.cg.converged();
+  fields.iterations = result.cg.iterations;
+  fields.relative_residual = result.cg.relative_residual;
+  fields.tolerance = result.settings.tolerance;
+  fields.preconditioner = result.settings.preconditioner;
+  fields.residual_history = result.cg.history;
+  file.write_static(fields);
+  const std::string status = result.cg.converged() ? "complete" : "failed: " + result.cg.report;
+  file.finish(status, 0, result.cg.seconds);
+
+  const auto& t = result.timings;
+  double applied[3] = {0, 0, 0}, reaction[3] = {0, 0, 0};
+  for (Index i = 0; i < mesh.n_nodes(); ++i)
+    for (int c = 0; c < dim; ++c) {
+      applied[c] += result.applied[static_cast<std::size_t>(i * dim + c)];
+      reaction[c] += result.reaction[static_cast<std::size_t>(i * dim + c)];
+    }
+  const auto [u_max, u_node] = largest(result.displacement, dim);
+  const auto [s_max, s_node] = largest(result.recovery.von_mises, 1);
+  std::printf("  constrained     %s DOF\n", group_digits(result.n_constrained).c_str());
+  std::printf("  stiffness       %s entries, %s B, pattern %.3g s, values %.3g s\n",
+              group_digits(static_cast<long long>(result.nnz)).c_str(), si(static_cast<double>(result.matrix_bytes)).c_str(),
+              t.pattern, t.values);
+  std::printf("  CG              %d iterations, relative residual %.3g (tolerance %.3g), %.3g s: %s\n",
+              result.cg.iterations, result.cg.relative_residual, result.settings.tolerance, t.solve,
+              std::string(st::to_string(result.cg.status)).c_str());
+  std::printf("  applied force   %s N\n", vector_text(applied, dim).c_str());
+  std::printf("  reactions       %s N (their sum balances the applied force)\n", vector_text(reaction, dim).c_str());
+  std::printf("  max |u|         %s m at node %lld\n", si(u_max).c_str(),
+              static_cast<long long>(mesh.node_labels[static_cast<std::size_t>(u_node)]));
+  std::printf("  max von Mises   %s Pa at node %lld\n", si(s_max).c_str(),
+              static_cast<long long>(mesh.node_labels[static_cast<std::size_t>(s_node)]));
+  std::printf("  times           setup %.3g s, preconditioner %.3g s, recovery %.3g s\n", t.setup, t.preconditioner,
+              t.recovery);
+  std::printf("  output          %s (%s)\n", file.path().string().c_str(),
+              result.cg.converged() ? "complete" : "failed");
+  std::fflush(stdout);
+  if (!result.cg.converged()) {
+    std::fprintf(stderr, "error: %s\n%s holds the last iterate (status failed)\n", result.cg.report.c_str(),
+                 file.path().string().c_str());
+    throw ExitStatus{1};
+  }
+}
+
+}  // namespace
+
+void add_static_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("static", "Solve linear static elasticity K u = f on a model (.toml) or an Abaqus "
+                                           "*STATIC input (.inp)");
+  auto args = std::make_shared<StaticArgs>();
+  cmd->add_option("MODEL", args->model, "model file (.toml) or Abaqus/CalculiX input (.inp)")->required();
+  cmd->add_option("-o,--output", args->output, "result file (default: <model stem>.h5 in the current directory)");
+  cmd->add_option("--backend", args->options.backend, "backend (overrides the model; auto: cuda when a GPU is usable)")
+      ->check(CLI::IsMember({"auto", "serial", "openmp", "cuda"}));
+  cmd->add_option("--precision", args->options.precision, "matrix and vector precision (overrides the model)")
+      ->check(CLI::IsMember({"double", "float"}));
+  cmd->add_option("--preconditioner", args->options.preconditioner, "CG preconditioner (overrides the model)")
+      ->check(CLI::IsMember({"none", "jacobi", "block_jacobi"}));
+  cmd->add_option("--format", args->options.format, "the assembled matrix CG multiplies with (overrides the model)")
+      ->check(CLI::IsMember({"csr", "block_csr"}));
+  cmd->add_option("--assembly", args->options.assembly,
+                  "race strategy of the assembly (overrides the model; auto: colouring)")
+      ->check(CLI::IsMember({"auto", "colouring", "atomics"}));
+  args->tolerance_option =
+      cmd->add_option("--tolerance", args->tolerance, "relative residual ||f - K u|| / ||f|| to reach (default 1e-8)")
+          ->check(CLI::Range(0.0, 1.0));
+  args->iterations_option =
+      cmd->add_option("--max-iterations", args->max_iterations, "CG iteration limit (default 10000)")
+          ->check(CLI::PositiveNumber);
+  cmd->callback([args] { static_command(*args); });
+}
+
+}  // namespace tremor::cli

@@ -310,6 +310,20 @@ TEST(TwoKernelAssemblyExtra, TimesAreReported) {
   EXPECT_EQ(timed.width, 81);  // interior hex8 node: 27 neighbours x 3
 }
 
+// The stiffness shorthands are the general calls with GlobalMatrix::Stiffness and colouring.
+TEST(TwoKernelAssemblyExtra, StiffnessShorthands) {
+  const Model model = test::two_section_model(ElementType::Tri6, 1, 4, 0.3);
+  const sparse::SectionTable table = sparse::section_table(model);
+  const sparse::ElementColouring colouring = sparse::colour_elements(model.mesh);
+  const sparse::DeviceElements elements(Exec::openmp(), model.mesh, table, colouring);
+  const CsrMatrix reference = sparse::assemble_stiffness(model, table, colouring, Exec::openmp());
+  const Exec exec = Exec::openmp();
+  EXPECT_EQ(compare(on_host(sparse::assemble_stiffness_csr<double>(exec, elements)), reference, 1e-12), "");
+  EXPECT_EQ(compare(on_host(sparse::assemble_stiffness_coo<double>(exec, elements)), reference, 1e-12), "");
+  EXPECT_EQ(compare(on_host(sparse::assemble_stiffness_ell<double>(exec, elements)), reference, 1e-12), "");
+  EXPECT_EQ(compare(on_host(sparse::assemble_stiffness_block_csr<double>(exec, elements)), reference, 1e-12), "");
+}
+
 // The comparisons can fail: one perturbed entry, a NaN, a moved column.
 TEST(TwoKernelAssemblyExtra, ComparisonsDetectAPerturbedEntry) {
   const Model model = test::two_section_model(ElementType::Quad4, 1, 4, 0.3);

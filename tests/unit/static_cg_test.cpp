@@ -457,6 +457,14 @@ TEST(StaticCg, BreaksDownOnANonFiniteMatrix) {
                                        PreconditionerKind::None, 1, CgSettings{});
   EXPECT_EQ(solve.result.status, CgStatus::Breakdown);
   EXPECT_NE(solve.result.report.find("non-finite"), std::string::npos) << solve.result.report;
+  // A non-finite initial guess: reported before the first step.
+  std::vector<double> guess(5, 1.0);
+  guess[3] = std::numeric_limits<double>::infinity();
+  const auto from_guess = solve_csr<double>(Exec::serial(), dense_to_csr(random_spd(5, 2), 5), random_vector(5, 3),
+                                            PreconditionerKind::None, 1, CgSettings{}, guess);
+  EXPECT_EQ(from_guess.result.status, CgStatus::Breakdown);
+  EXPECT_EQ(from_guess.result.iterations, 0);
+  EXPECT_NE(from_guess.result.report.find("cannot start"), std::string::npos) << from_guess.result.report;
 }
 
 TEST(StaticCg, RejectsBadArguments) {

@@ -83,6 +83,8 @@ void print_material(const Material& m) {
 }
 
 std::string signal_text(const Signal& signal) {
+  // One point: the same value at all times (a static model's load without a signal).
+  if (signal.kind == SignalKind::Tabulated && signal.table.size() == 1) return "constant";
   std::string text(to_string(signal.kind));
   if (signal.kind == SignalKind::ToneBurst)
     text += str(" ", si(signal.frequency), "Hz, ", signal.cycles, " cycles");

@@ -125,11 +125,21 @@ template <class Real>
 DeviceArray<Real> assemble_lumped_mass(const Exec& exec, const DeviceElements& elements, RaceStrategy strategy,
                                        AssemblyTimes* times = nullptr);
 
-// The stiffness K, the static solver's matrix.
+// The stiffness K (the static solver's matrix) in each format.
 template <class Real>
 DeviceCsr<Real> assemble_stiffness_csr(const Exec& exec, const DeviceElements& elements,
                                        RaceStrategy strategy = RaceStrategy::Colouring) {
   return assemble_csr<Real>(exec, elements, GlobalMatrix::Stiffness, strategy);
+}
+template <class Real>
+DeviceCoo<Real> assemble_stiffness_coo(const Exec& exec, const DeviceElements& elements,
+                                       RaceStrategy strategy = RaceStrategy::Colouring) {
+  return assemble_coo<Real>(exec, elements, GlobalMatrix::Stiffness, strategy);
+}
+template <class Real>
+EllMatrix<Real> assemble_stiffness_ell(const Exec& exec, const DeviceElements& elements,
+                                       RaceStrategy strategy = RaceStrategy::Colouring) {
+  return assemble_ell<Real>(exec, elements, GlobalMatrix::Stiffness, strategy);
 }
 template <class Real>
 DeviceBlockCsr<Real> assemble_stiffness_block_csr(const Exec& exec, const DeviceElements& elements,

@@ -176,8 +176,14 @@ CgResult cg(const Exec& exec, const LinearOperator<Real>& A, const Preconditione
   }
   double r_norm = std::sqrt(norm_squared(exec, n, r));
   result.history.push_back(r_norm / b_norm);
-  TREMOR_CHECK(finite(r_norm), "CG: the initial guess gives a non-finite residual");
   result.relative_residual = r_norm / b_norm;
+  if (!finite(r_norm)) {
+    result.status = CgStatus::Breakdown;
+    result.report =
+        "CG cannot start: the initial residual b - A x is not finite (the matrix or the initial guess holds a "
+        "non-finite value)";
+    return finish(result);
+  }
   if (result.relative_residual <= tolerance) return finish(result);
 
   if (!M.is_identity()) M.apply(exec, r, z);

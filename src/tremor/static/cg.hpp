@@ -8,9 +8,10 @@
 // Precision: vectors and the operator are in Real (float or double); every dot product and norm is
 // accumulated in double, also for Real = float, and the scalars alpha, beta are computed in double
 // and rounded to Real where a kernel applies them. A float solve thus loses accuracy only through
-// its vectors and matrix, not through its reductions; its attainable relative residual is still
-// limited to about 1e-6 (float rounding times the growth of the recurrence), which the solver
-// detects (CgStatus::Stagnated) instead of running to the iteration limit.
+// its vectors and matrix, not through its reductions. Its attainable relative residual is still
+// limited, to roughly float's rounding (6e-8) times the condition number of the (preconditioned)
+// matrix: 1e-5 or so on a typical stiffness. The solver detects that floor (CgStatus::Stagnated)
+// instead of running to the iteration limit.
 #include <functional>
 #include <string>
 #include <string_view>
@@ -69,7 +70,7 @@ struct CgResult {
   CgStatus status = CgStatus::Converged;
   int iterations = 0;
   // ||b - A x|| / ||b|| of the returned x, recomputed from b and A (not the recurrence's value);
-  // 0 for b = 0. At a breakdown: the last finite recurrence value.
+  // 0 for b = 0. At a breakdown: the recurrence's last value.
   double relative_residual = 0.0;
   // history[k]: the relative residual after k iterations (history[0] from the initial guess).
   // The recurrence's value, except where the true residual was recomputed (a convergence check):
@@ -94,15 +95,15 @@ struct CgResult {
 // replacement). From then on the solve stops as Stagnated when two successive checks fail to
 // halve the true residual, or when the residual fails to halve within as many iterations as the
 // recurrence first took to reach the tolerance (at least 100): the signature of the rounding
-// floor, typically reached in float with a tolerance below about 1e-6.
+// floor, typically reached in float with a tolerance below about 1e-5.
 //
 // Cost per iteration: one operator application (LinearOperator::bytes_per_apply), one
 // preconditioner application (Jacobi 3 n Real, block-Jacobi about (dim + 2) n Real; none: z is r
 // itself, no traffic) and 14 n Real of vector reads and writes: p.q 2, the x and r update 6, r.r 1,
-// r.z 2 (skipped without a preconditioner: it is r.r), the p update 3. In double with 3D CSR
-// (about 81 entries of 12 B per row) the vectors add some 14% to the SpMV's traffic. Each of the
-// three dot products is a reduction that ends with a device-to-host copy of its block partials on
-// CUDA (a synchronisation point).
+// r.z 2 (skipped without a preconditioner: it is r.r), the p update 3. In double with 3D CSR (about
+// 81 entries of 12 B per row) vectors and preconditioner add 10 to 15% to the SpMV's traffic. Each
+// of the three dot products is a reduction that ends with a device-to-host copy of its block
+// partials on CUDA (a synchronisation point).
 template <class Real>
 CgResult cg(const Exec& exec, const LinearOperator<Real>& A, const Preconditioner<Real>& M, const Real* b, Real* x,
             const CgSettings& settings);

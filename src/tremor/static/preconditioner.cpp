@@ -198,7 +198,7 @@ double pivot_tolerance() {
   int component = block ? 0 : static_cast<int>(first % d);
   const char* what = block ? "block-Jacobi preconditioner" : "Jacobi preconditioner";
   const std::string others =
-      n_failures > 1 ? str(" (", n_failures - 1, block ? " more nodes" : " more rows", " fail the same way)") : "";
+      n_failures > 1 ? str(" (and ", n_failures - 1, block ? " more nodes" : " more rows", ")") : "";
   const int code = status[first];
   if (!block || code <= dim) {
     if (block) component = code - 1;

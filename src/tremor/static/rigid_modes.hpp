@@ -5,18 +5,20 @@
 // singular K breaks down or drifts without a word on the cause; this check names the body and the
 // motions left free instead.
 //
-// Per body (connected component of the mesh through shared element nodes, the node graph of
-// mesh/adjacency.hpp), the rigid motions span 6 modes in 3D (translations along x, y, z;
-// rotations about x, y, z) and 3 in 2D (translations along x, y; rotation in the plane). The
-// constraints hold the body when these modes, restricted to the constrained DOFs, are linearly
-// independent: when the Gram matrix G = Phi_c^T Phi_c (Phi_c: the modes' values at the
-// constrained DOFs, m x m with m = 6 or 3) has full rank. Rotations are taken about the centroid
-// P of the body's constrained nodes (the body's centroid when none) and divided by the body's
-// radius about P, so every mode's entries are at most 1 and G compares like with like.
-// An eigenvalue of G counts as zero when it is at most `rigid_mode_tolerance` times the largest:
-// rounding puts the eigenvalues of truly free modes near 1e-16 of the largest, while a genuine
-// constraint, even by one DOF at a tenth of the body's radius from the axis among a million
-// constrained DOFs, stays above 1e-8 of it.
+// Per body (a connected component of the mesh's node graph, mesh/adjacency.hpp: nodes linked by
+// shared elements; found by union-find over the elements, without building the graph), the rigid
+// motions span 6 modes in 3D (translations along x, y, z; rotations about x, y, z) and 3 in 2D
+// (translations along x, y; rotation in the plane). The constraints hold the body when these modes,
+// restricted to the constrained DOFs, are linearly independent: when the Gram matrix G = Phi_c^T
+// Phi_c (m x m, m = 6 or 3; Phi_c holds the modes' values at the constrained DOFs) has full rank.
+// Rotations are taken about the centroid P of the body's constrained nodes (the body's centroid
+// when none) and divided by the body's radius about P, so every mode's entries are at most 1 and G
+// compares like with like. An eigenvalue of G counts as zero when it is at most
+// `rigid_mode_tolerance` times the largest: rounding puts the eigenvalues of truly free modes near
+// 1e-16 of the largest (6 orders below), while a genuine constraint stays far above: one DOF at a
+// tenth of the body's radius from an axis gives an eigenvalue near 1e-2, against a largest
+// eigenvalue of at most the number of constrained DOFs, so even among a million constrained DOFs it
+// stays near 1e-8 of the largest (2 orders above).
 //
 // Nodes that no element uses belong to no body and are skipped (constraints.hpp's
 // hold_isolated_nodes fixes them). Cost: O(connectivity + constrained DOFs), on the host.

@@ -101,8 +101,8 @@ INSTANTIATE_TEST_SUITE_P(Elements, RecoveryTest,
                                            Case{ElementType::Tet4, 1}, Case{ElementType::Tet10, 2},
                                            Case{ElementType::Hex8, 1}, Case{ElementType::Hex20, 2},
                                            Case{ElementType::HexGLL, 3}),
-                         [](const auto& info) {
-                           std::string name = element_name(info.param.type, info.param.order);
+                         [](const auto& param_info) {
+                           std::string name = element_name(param_info.param.type, param_info.param.order);
                            for (char& c : name)
                              if (c == '-') c = '_';
                            return name;

@@ -17,6 +17,7 @@ namespace detail {
 #if defined(__CUDACC__)
 constexpr int reduce_block_size = 256;
 constexpr int reduce_max_blocks = 1024;
+constexpr int reduce_max_devices = 64;
 
 template <class T, class Term>
 __global__ void sum_kernel(Index n, Term term, T* partials) {
@@ -68,12 +69,23 @@ T sum(const Exec& exec, Index n, Term term) {
 #if defined(__CUDACC__)
       const Size wanted = (Size(n) + detail::reduce_block_size - 1) / detail::reduce_block_size;
       const int blocks = wanted < detail::reduce_max_blocks ? static_cast<int>(wanted) : detail::reduce_max_blocks;
-      DeviceArray<T> partials(exec, blocks);
-      detail::sum_kernel<T><<<blocks, detail::reduce_block_size, 0, static_cast<cudaStream_t>(exec.stream())>>>(
-          n, term, partials.data());
+      // The block partials live in a buffer kept per host thread and device (reduce_max_blocks
+      // values, never freed): a solver reduces several times per iteration, and a cudaMalloc /
+      // cudaFree pair each time would serialise the device.
+      thread_local T* buffer[detail::reduce_max_devices] = {};
+      const int device = exec.device();
+      TREMOR_CHECK(device >= 0 && device < detail::reduce_max_devices, "sum: CUDA device ", device, " out of range");
+      if (buffer[device] == nullptr)
+        TREMOR_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&buffer[device]), sizeof(T) * detail::reduce_max_blocks));
+      const auto stream = static_cast<cudaStream_t>(exec.stream());
+      detail::sum_kernel<T><<<blocks, detail::reduce_block_size, 0, stream>>>(n, term, buffer[device]);
       TREMOR_CUDA_CHECK(cudaGetLastError());
+      T partials[detail::reduce_max_blocks];
+      TREMOR_CUDA_CHECK(cudaMemcpyAsync(partials, buffer[device], sizeof(T) * static_cast<std::size_t>(blocks),
+                                        cudaMemcpyDeviceToHost, stream));
+      TREMOR_CUDA_CHECK(cudaStreamSynchronize(stream));
       T total = T(0);
-      for (const T& value : partials.to_host()) total += value;
+      for (int b = 0; b < blocks; ++b) total += partials[b];
       return total;
 #else
       detail::throw_not_compiled_for_cuda();

@@ -65,15 +65,21 @@ StaticLoads static_loads(const Model& model) {
 
   // Loads.
   const auto add = [&](Index d, double value) { out.applied[static_cast<std::size_t>(d)] += value; };
+  std::set<Index> concentrated;  // DOFs a point force acts on
   for (const NodalLoad& load : model.loads) {
     ignore_amplitude(load.amplitude, load.origin);
-    for (Index node : load.nodes) add(dof(node, load.component, load.origin), load.magnitude);
+    for (Index node : load.nodes) {
+      add(dof(node, load.component, load.origin), load.magnitude);
+      if (load.magnitude != 0.0) concentrated.insert(dof(node, load.component, load.origin));
+    }
   }
   for (const PointSource& source : model.point_sources)
     for (Index node : source.nodes)
       for (int c = 0; c < dim; ++c)
-        if (source.direction[static_cast<std::size_t>(c)] != 0.0)
+        if (source.direction[static_cast<std::size_t>(c)] != 0.0) {
           add(node * dim + c, source.amplitude * source.direction[static_cast<std::size_t>(c)]);
+          concentrated.insert(node * dim + c);
+        }
   for (const SurfaceLoad& load : model.surface_loads) {
     ignore_amplitude(load.amplitude, load.origin);
     for (const auto& [d, value] : fem::surface_forces(model, load)) add(d, value);
@@ -84,15 +90,16 @@ StaticLoads static_loads(const Model& model) {
   }
 
   out.force = out.applied;
+  // Distributed loads reach the supports' nodes as a matter of course; a point force on a held
+  // DOF is more likely a mistake, so those are counted in a warning.
   std::size_t dropped = 0;
   for (Index d : out.fixed_dofs) {
-    double& value = out.force[static_cast<std::size_t>(d)];
-    if (value != 0.0) ++dropped;
-    value = 0.0;
+    out.force[static_cast<std::size_t>(d)] = 0.0;
+    if (concentrated.count(d)) ++dropped;
   }
   if (dropped > 0)
-    warn(str(dropped, " loaded degree", dropped == 1 ? " of freedom is" : "s of freedom are",
-             " also constrained: those forces go into the reactions"));
+    warn(str(dropped, " point force", dropped == 1 ? " acts on a degree" : "s act on degrees",
+             " of freedom that are also constrained: they go into the reactions and do not move the model"));
   return out;
 }
 

@@ -12,7 +12,8 @@
 // A static solve applies every load at its full magnitude: an *AMPLITUDE named by a load or a
 // boundary condition is not evaluated (a warning says so). Of two prescriptions of one DOF the
 // later in the model wins, with a warning when their values differ. A force on a constrained DOF
-// goes into that DOF's reaction (it does not move the model); a warning counts them.
+// goes into that DOF's reaction (it does not move the model); a warning counts the point forces
+// (*CLOAD, [[source]]) among them.
 #include <string>
 #include <vector>
 

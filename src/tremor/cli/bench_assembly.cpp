@@ -291,6 +291,14 @@ std::size_t estimate_peak(Index nodes, Index elements, int n_element_nodes, long
   return peak;
 }
 
+// The perturbed tet4 block of cells^3 cells: interior nodes of its Kuhn tetrahedra have 15
+// neighbours, themselves included (the count before the mesh is generated).
+long long tet4_nnz(Size cells) { return 15LL * 9 * (cells + 1) * (cells + 1) * (cells + 1); }
+std::size_t tet4_peak(Size cells, std::size_t real_bytes) {
+  return estimate_peak(Index((cells + 1) * (cells + 1) * (cells + 1)), Index(6 * cells * cells * cells), 4,
+                       tet4_nnz(cells), 15 * 3, real_bytes);
+}
+
 std::string gib(std::size_t bytes) { return fixed(double(bytes) / double(std::size_t(1) << 30), 2) + " GiB"; }
 
 // The planned grids, with what each backend does with them.
@@ -403,9 +411,8 @@ void run_assembly_bench(const AssemblyArgs& args) {
       const Size c = args.tet4_cells;
       const Index elements = Index(6 * c * c * c);
       const Index nodes = Index((c + 1) * (c + 1) * (c + 1));
-      // Interior nodes of the Kuhn tetrahedra have 15 neighbours, themselves included.
-      const long long nnz = 15LL * 9 * nodes;
-      const std::size_t peak = estimate_peak(nodes, elements, 4, nnz, 15 * 3, real_bytes);
+      const long long nnz = tet4_nnz(c);
+      const std::size_t peak = tet4_peak(c, real_bytes);
       std::printf("  tet4 perturbed %4lld^3 cells x 6 %12s nodes %12s elements ~%s non-zeros, peak ~%s:",
                   (long long)c, group_digits(nodes).c_str(), group_digits(elements).c_str(),
                   group_digits(nnz).c_str(), gib(peak).c_str());
@@ -438,7 +445,11 @@ void run_assembly_bench(const AssemblyArgs& args) {
         const int n_nodes = nodes_per_element(type);
         const int n_dof = 3 * n_nodes;
         const std::size_t out_bytes = std::size_t(n_elements) * std::size_t(n_dof) * std::size_t(n_dof) * 8;
-        const std::string why = runs(d, n_elements, out_bytes);
+        const std::size_t out_values = std::size_t(n_elements) * std::size_t(n_dof) * std::size_t(n_dof);
+        const std::string why = out_values > std::size_t(2147483647)
+                                    ? str(group_digits(static_cast<long long>(out_values)),
+                                          " values, more than an array indexes")
+                                    : runs(d, n_elements, out_bytes);
         if (!why.empty()) {
           skips.push_back({str("element matrices ", what, " on ", d.name()), why});
           std::printf("  %-6s %-7s %4lld^3 cells: not run (%s)\n", type_name.c_str(), d.name().c_str(),
@@ -451,7 +462,7 @@ void run_assembly_bench(const AssemblyArgs& args) {
           colouring = sparse::colour_elements(mesh->model.mesh);
         }
         const sparse::DeviceElements elements(d.exec, mesh->model.mesh, *table, *colouring);
-        DeviceArray<double> out(d.exec, static_cast<Index>(std::size_t(n_elements) * std::size_t(n_dof) * n_dof));
+        DeviceArray<double> out(d.exec, static_cast<Index>(out_values));
         for (const ElementMatrixKind& kind : element_kinds) {
           ElementCase c;
           c.backend = d.name();
@@ -498,19 +509,28 @@ void run_assembly_bench(const AssemblyArgs& args) {
   // --- two-kernel assembly -----------------------------------------------------------------------
   std::printf("\ntwo-kernel assembly of K (%s): kernel 1, kernel 2, total ms (medians), format MB, kernel 2 GB/s\n",
               args.precision.c_str());
-  const auto assemble_mesh = [&](BenchMesh& mesh, Size size, long long expected_nnz, std::size_t peak_bytes) {
+  // The devices that run a mesh of `elements` needing ~`peak_bytes`; the others listed as skipped.
+  const auto runners = [&](const std::string& kind, Size size, Index elements, std::size_t peak_bytes) {
+    std::vector<const Device*> out;
+    for (const Device& d : devices) {
+      const std::string why = runs(d, elements, peak_bytes);
+      if (why.empty()) {
+        out.push_back(&d);
+        continue;
+      }
+      skips.push_back({str("assembly ", kind, " ", size, " on ", d.name()), why});
+      std::printf("  %-14s %4lld %-7s not run (%s)\n", kind.c_str(), (long long)size, d.name().c_str(), why.c_str());
+    }
+    return out;
+  };
+  const auto assemble_mesh = [&](BenchMesh& mesh, Size size, long long expected_nnz,
+                                 const std::vector<const Device*>& on) {
     const std::string what = str(mesh.kind, " ", size);
     const sparse::SectionTable table = sparse::section_table(mesh.model);
     const sparse::ElementColouring colouring = sparse::colour_elements(mesh.model.mesh);
     const int n_element_nodes = nodes_per_element(mesh.model.mesh.blocks.front().type);
-    for (const Device& d : devices) {
-      const std::string why = runs(d, mesh.n_elements(), peak_bytes);
-      if (!why.empty()) {
-        skips.push_back({str("assembly ", what, " on ", d.name()), why});
-        std::printf("  %-14s %4lld %-7s not run (%s)\n", mesh.kind.c_str(), (long long)size, d.name().c_str(),
-                    why.c_str());
-        continue;
-      }
+    for (const Device* device : on) {
+      const Device& d = *device;
       try {
         const sparse::DeviceElements elements(d.exec, mesh.model.mesh, table, colouring);
         for (Format format : all_formats)
@@ -573,8 +593,10 @@ void run_assembly_bench(const AssemblyArgs& args) {
   };
   for (const GridPlan& g : grids) {
     try {
+      const auto on = runners("hex8 grid", g.size, Index((g.size - 1) * (g.size - 1) * (g.size - 1)), g.peak_bytes);
+      if (on.empty()) continue;
       BenchMesh mesh = make_mesh("hex8 grid", ElementType::Hex8, g.size - 1);
-      assemble_mesh(mesh, g.size, g.nnz, g.peak_bytes);
+      assemble_mesh(mesh, g.size, g.nnz, on);
     } catch (const std::exception& e) {
       failures.push_back({str("assembly hex8 grid ", g.size), e.what()});
       std::printf("  hex8 grid %lld failed: %s\n", (long long)g.size, e.what());
@@ -582,10 +604,13 @@ void run_assembly_bench(const AssemblyArgs& args) {
   }
   if (args.tet4_cells > 0) {
     try {
-      BenchMesh mesh = make_mesh("tet4 perturbed", ElementType::Tet4, args.tet4_cells);
-      const long long nnz = static_cast<long long>(node_graph(mesh.model.mesh).n_entries()) * 9;
-      const std::size_t peak = estimate_peak(mesh.n_nodes(), mesh.n_elements(), 4, nnz, 3 * 27, real_bytes);
-      assemble_mesh(mesh, args.tet4_cells, nnz, peak);
+      const Size c = args.tet4_cells;
+      const auto on = runners("tet4 perturbed", c, Index(6 * c * c * c), tet4_peak(c, real_bytes));
+      if (!on.empty()) {
+        BenchMesh mesh = make_mesh("tet4 perturbed", ElementType::Tet4, c);
+        const long long nnz = static_cast<long long>(node_graph(mesh.model.mesh).n_entries()) * 9;
+        assemble_mesh(mesh, c, nnz, on);
+      }
     } catch (const std::exception& e) {
       failures.push_back({"assembly tet4 perturbed", e.what()});
       std::printf("  tet4 perturbed failed: %s\n", e.what());

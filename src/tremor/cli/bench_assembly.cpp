@@ -73,7 +73,7 @@ struct AssemblyArgs {
   std::vector<Size> element_cells;    // cells per direction of the hex8 element-matrix boxes
   Size type_cells = 24;               // tet4, tet10, hex20 element matrices
   Size tet4_cells = 55;               // unstructured assembly mesh: 6 x 55^3 = 998,250 tet4
-  Size cpu_max_elements = 300000;
+  Size cpu_max_elements = 120000;
   std::string precision = "double";
   std::string output_dir;
   double min_seconds = 0.0;
@@ -377,7 +377,7 @@ void run_assembly_bench(const AssemblyArgs& args) {
                 args.dry_run ? "" : str(", copy ", fixed(1e-9 * d.copy.bytes_per_second(), 1), " GB/s").c_str());
 
   if (args.dry_run) {
-    std::printf("\nelement matrices (%s values each; output in double):\n", "per element");
+    std::printf("\nelement matrices (output in double):\n");
     const auto dry_box = [&](const char* type, ElementType t, Size cells, Index elements, int n_nodes) {
       const int n_dof = 3 * n_nodes;
       const std::size_t out = std::size_t(elements) * std::size_t(n_dof) * std::size_t(n_dof) * 8;
@@ -788,7 +788,7 @@ CLI::App* add_bench_assembly_command(CLI::App& bench) {
                   "cells per direction of the unstructured tet4 mesh assembled, 6 tetrahedra each (55: ~1M; 0: none)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--cpu-max-elements", args->cpu_max_elements,
-                  "largest mesh the host backends run, elements (300000)")
+                  "largest mesh the host backends run, elements (120000)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--precision", args->precision, "value type of the assembled matrices: float, double (double)")
       ->check(CLI::IsMember({"float", "double"}));

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "tremor/backend/bandwidth.hpp"
+#include "tremor/cli/bench_common.hpp"
 #include "tremor/cli/commands.hpp"
 #include "tremor/cli/format.hpp"
 #include "tremor/cli/git_commit.hpp"
@@ -360,45 +361,6 @@ void time_case(const OperatorChoice& choice, const Exec& exec, const CaseInputs&
   c.seconds = timing.seconds;
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    if (static_cast<unsigned char>(ch) >= 0x20) out += ch;
-  }
-  return out + "\"";
-}
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown";
-}
-
-struct LoadAverage {
-  double values[3] = {-1, -1, -1};
-  LoadAverage() {
-    if (::getloadavg(values, 3) < 0) values[0] = values[1] = values[2] = -1;
-  }
-  std::string json() const { return str("[", values[0], ", ", values[1], ", ", values[2], "]"); }
-};
-
-int host_threads(const Exec& exec) {
-#if defined(_OPENMP)
-  if (exec.backend() == Backend::OpenMP) return omp_get_max_threads();
-#endif
-  (void)exec;
-  return 1;
-}
-
-std::string fixed(double value, int digits) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
-}
-
 // --dry-run: the problems' sizes, without assembling or timing (K's non-zeros from the node graph:
 // dim^2 per graph entry, the node itself included).
 void print_sizes(const BenchArgs& args, const std::vector<std::string>& problems) {
@@ -580,9 +542,7 @@ void run_bench(const BenchArgs& args) {
   const auto ms_or_dash = [](const Case* c) { return c ? fixed(c->ms_per_step(), 3) : std::string("-"); };
   const auto ms_or_null = [](const Case* c) { return c ? str(c->ms_per_step()) : std::string("null"); };
 
-  const std::time_t now = std::time(nullptr);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  const std::string date = utc_date();
   std::ostringstream json;
   json << "{\n  \"benchmark\": \"explicit time step\",\n  \"device\": " << json_string(exec.describe())
        << ",\n  \"backend\": " << json_string(std::string(to_string(exec.backend())))
@@ -756,7 +716,10 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("-o,--json", args->json, "JSON file to write");
   cmd->add_option("--markdown", args->markdown, "markdown tables to write");
   cmd->add_option("--note", args->note, "free text stored in the JSON (e.g. what else the machine was doing)");
-  cmd->callback([args] { run_bench(*args); });
+  const CLI::App* assembly = add_bench_assembly_command(*cmd);
+  cmd->callback([args, assembly] {
+    if (!assembly->parsed()) run_bench(*args);
+  });
 }
 
 }  // namespace tremor::cli

@@ -99,9 +99,11 @@ void compare(const Exec& exec, const char* suite) {
       ASSERT_TRUE(reference.result.converged()) << what << ": " << reference.result.report;
       ASSERT_TRUE(other.result.converged()) << what << ": " << other.result.report;
       // Rounding may move the step at which the tolerance is crossed by one. Without a
-      // preconditioner CG loses orthogonality over its hundreds of steps on the stiffness
-      // and rounding shifts its convergence by a few: 1% of the count is allowed.
-      const double allowed = kind == PreconditionerKind::None ? 0.01 * reference.result.iterations : 1.0;
+      // preconditioner CG loses orthogonality over its hundreds of steps on the stiffness, and
+      // the order of the dot products' sums shifts its convergence: OpenMP 668 against Serial's
+      // 670, CUDA's block tree 634 (H100). 10% of the count is allowed; the solutions must still
+      // agree to solution_tolerance.
+      const double allowed = kind == PreconditionerKind::None ? 0.1 * reference.result.iterations : 1.0;
       EXPECT_NEAR(other.result.iterations, reference.result.iterations, allowed) << what;
       const double distance = test::l2_distance(other.x, reference.x) / test::l2_norm(reference.x);
       EXPECT_LE(distance, solution_tolerance) << what;  // false for NaN: an unwritten entry fails

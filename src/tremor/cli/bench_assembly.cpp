@@ -25,6 +25,7 @@
 // zeroing of the value array (one write per stored value, padding included). The element data of
 // the element-matrix kernels is counted the same way, with their output written once.
 #include <algorithm>
+#include <filesystem>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -335,6 +336,14 @@ void run_assembly_bench(const AssemblyArgs& args) {
                "' is neither float nor double");
   for (Size s : args.sizes) TREMOR_CHECK(s >= 2, "--sizes: ", s, " nodes per direction; at least 2");
   for (Size c : args.element_cells) TREMOR_CHECK(c >= 1, "--element-cells: ", c, " cells; at least 1");
+  // The output folder is made before anything runs, so a path that cannot hold the results is
+  // named at once rather than after minutes of measuring.
+  if (!args.output_dir.empty() && !args.dry_run) {
+    std::error_code error;
+    std::filesystem::create_directories(args.output_dir, error);
+    TREMOR_CHECK(!error && std::filesystem::is_directory(args.output_dir), "--output-dir ", args.output_dir,
+                 ": cannot create the folder (", error ? error.message() : std::string("not a folder"), ")");
+  }
   const std::size_t real_bytes = args.precision == "float" ? sizeof(float) : sizeof(double);
   std::vector<Device> devices = make_devices(args, !args.dry_run);
   const bool gpu = std::any_of(devices.begin(), devices.end(), [](const Device& d) { return !d.host(); });
@@ -792,8 +801,8 @@ CLI::App* add_bench_assembly_command(CLI::App& bench) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--precision", args->precision, "value type of the assembled matrices: float, double (double)")
       ->check(CLI::IsMember({"float", "double"}));
-  cmd->add_option("--output-dir", args->output_dir, "folder to write assembly.json and assembly.md to")
-      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--output-dir", args->output_dir,
+                  "folder to write assembly.json and assembly.md to (made when missing)");
   cmd->add_option("--min-seconds", args->min_seconds, "repeat each case until this long (0)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--repeats", args->repeats, "timed runs per case at least (3)")->check(CLI::PositiveNumber);
   cmd->add_option("--copy-mb", args->copy_mb, "array size of the copy-bandwidth measurement, MiB (1024)")

@@ -91,7 +91,8 @@ struct DeviceCoo {
 
   Size nnz() const { return values.size(); }
   std::size_t bytes() const {
-    return static_cast<std::size_t>(rows.size() + columns.size()) * sizeof(Index) +
+    // Each size widened before the sum: two arrays of over 2^30 entries overflow Index.
+    return (static_cast<std::size_t>(rows.size()) + static_cast<std::size_t>(columns.size())) * sizeof(Index) +
            static_cast<std::size_t>(values.size()) * sizeof(Real);
   }
 };

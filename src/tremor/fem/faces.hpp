@@ -16,7 +16,7 @@
 // are exact too; on a curved face the rule's error is that of integrating |g| approximately.
 // In 2D the forces are per unit thickness and are multiplied by the section thickness.
 //
-// Host-side setup code: the solvers precompute the nodal forces once (explicit/loading.cpp).
+// Host-side setup code: the solvers precompute the nodal forces once (fem/loads.hpp).
 #include <array>
 #include <span>
 #include <vector>

@@ -69,12 +69,13 @@ T sum(const Exec& exec, Index n, Term term) {
 #if defined(__CUDACC__)
       const Size wanted = (Size(n) + detail::reduce_block_size - 1) / detail::reduce_block_size;
       const int blocks = wanted < detail::reduce_max_blocks ? static_cast<int>(wanted) : detail::reduce_max_blocks;
-      // The block partials live in a buffer kept per host thread and device (reduce_max_blocks
-      // values, never freed): a solver reduces several times per iteration, and a cudaMalloc /
+      // The block partials live in a buffer kept per host thread, device and instantiation
+      // (reduce_max_blocks values, never freed): a solver reduces several times per iteration, and a cudaMalloc /
       // cudaFree pair each time would serialise the device.
       thread_local T* buffer[detail::reduce_max_devices] = {};
       const int device = exec.device();
       TREMOR_CHECK(device >= 0 && device < detail::reduce_max_devices, "sum: CUDA device ", device, " out of range");
+      TREMOR_CUDA_CHECK(cudaSetDevice(device));  // the buffer, launch and copy belong to exec's device
       if (buffer[device] == nullptr)
         TREMOR_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&buffer[device]), sizeof(T) * detail::reduce_max_blocks));
       const auto stream = static_cast<cudaStream_t>(exec.stream());

@@ -161,7 +161,7 @@ void add_static_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "colouring", "atomics"}));
   args->tolerance_option =
       cmd->add_option("--tolerance", args->tolerance, "relative residual ||f - K u|| / ||f|| to reach (default 1e-8)")
-          ->check(CLI::Range(0.0, 1.0));
+          ->check(CLI::PositiveNumber);  // resolve_settings checks it lies in (0, 1)
   args->iterations_option =
       cmd->add_option("--max-iterations", args->max_iterations, "CG iteration limit (default 10000)")
           ->check(CLI::PositiveNumber);

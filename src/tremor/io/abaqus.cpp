@@ -1147,8 +1147,9 @@ class Reader {
     check_parameters(keyword, {"DIRECT", "TIMERESET", "TOTALTIMEATSTART", "SOLVER", "RIKS"});
     if (keyword.has("SOLVER"))
       ignore("*STATIC, SOLVER (tremor solves by preconditioned conjugate gradients)", keyword.where);
-    if (keyword.has("RIKS")) ignore("*STATIC, RIKS (the static step is linear: loads at their full magnitude)",
-                                    keyword.where);
+    if (keyword.has("RIKS"))
+      fail(keyword.where, "*STATIC, RIKS asks for an arc-length (nonlinear) analysis; tremor's static solver is "
+                          "linear: remove RIKS for a linear solve at the loads' full magnitude");
     set_procedure(keyword, "*STATIC");
     // The data line's initial increment, time period and bounds: a linear step applies its loads
     // at once, so they are read and not used.

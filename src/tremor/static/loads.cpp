@@ -56,8 +56,10 @@ StaticLoads static_loads(const Model& model) {
   }
   for (const PrescribedDisplacement& p : model.prescribed)
     for (Index node : p.nodes)
-      for (int c : p.components)
-        prescribe(dof(node, c, p.origin), p.amplitude * p.factor[static_cast<std::size_t>(c)], p.origin);
+      for (int c : p.components) {
+        const Index d = dof(node, c, p.origin);  // checks c before factor[c] is read
+        prescribe(d, p.amplitude * p.factor[static_cast<std::size_t>(c)], p.origin);
+      }
   for (const auto& [d, entry] : fixed) {
     out.fixed_dofs.push_back(d);
     out.fixed_values.push_back(entry.first);

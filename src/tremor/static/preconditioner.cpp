@@ -12,6 +12,14 @@ namespace tremor::static_fe {
 
 namespace {
 
+// rows x dim, refused (not wrapped) beyond what one array can index.
+Index checked_product(Index rows, int dim) {
+  const Size product = static_cast<Size>(rows) * dim;
+  TREMOR_CHECK(product <= Size{2147483647}, "preconditioner: ", rows, " x ", dim,
+               " values exceed what one array can index (2^31 - 1)");
+  return static_cast<Index>(product);
+}
+
 // Position of `column` in the sorted columns [begin, end), -1 when absent.
 TREMOR_HOST_DEVICE inline Size find_column(const Index* columns, Size begin, Size end, Index column) {
   Size low = begin, high = end;
@@ -230,7 +238,7 @@ DeviceArray<Real> invert(const Exec& exec, PreconditionerKind kind, Index n_rows
                          const DeviceArray<double>& blocks, std::span<const Label> labels) {
   const Index n_nodes = n_rows / dim;
   const bool block = kind == PreconditionerKind::BlockJacobi;
-  DeviceArray<Real> inverse(exec, block ? n_rows * dim : n_rows);
+  DeviceArray<Real> inverse(exec, block ? checked_product(n_rows, dim) : n_rows);
   DeviceArray<int> status(exec, block ? n_nodes : n_rows);
   if (block)
     invert_blocks_any(exec, dim, n_nodes, blocks.data(), pivot_tolerance<Real>(), inverse.data(), status.data());
@@ -286,7 +294,7 @@ Preconditioner<Real> Preconditioner<Real>::build(const Exec& exec, Preconditione
   out.n_rows_ = matrix.n_rows;
   out.block_ = kind == PreconditionerKind::BlockJacobi ? dim : 1;
   if (kind == PreconditionerKind::None || matrix.n_rows == 0) return out;
-  DeviceArray<double> blocks(exec, matrix.n_rows * dim);
+  DeviceArray<double> blocks(exec, checked_product(matrix.n_rows, dim));
   csr_diagonal_blocks(exec, matrix.view(), dim, blocks.data());
   out.inverse_ = invert<Real>(exec, kind, matrix.n_rows, dim, blocks, node_labels);
   return out;
@@ -303,7 +311,7 @@ Preconditioner<Real> Preconditioner<Real>::build(const Exec& exec, Preconditione
   out.n_rows_ = matrix.n_rows();
   out.block_ = kind == PreconditionerKind::BlockJacobi ? dim : 1;
   if (kind == PreconditionerKind::None || matrix.n_rows() == 0) return out;
-  DeviceArray<double> blocks(exec, matrix.n_rows() * dim);
+  DeviceArray<double> blocks(exec, checked_product(matrix.n_rows(), dim));
   block_csr_diagonal_blocks(exec, matrix.n_block_rows, dim, matrix.offsets.data(), matrix.columns.data(),
                             matrix.values.data(), blocks.data());
   out.inverse_ = invert<Real>(exec, kind, matrix.n_rows(), dim, blocks, node_labels);

@@ -139,6 +139,9 @@ StaticResult solve_static(const Model& model, const SolveOptions& options) {
   const StaticSettings& settings = out.settings;
   const Exec exec = make_exec(settings.backend);
   const Mesh& mesh = model.mesh;
+  const Size n_dofs = static_cast<Size>(mesh.n_nodes()) * mesh.dim();
+  TREMOR_CHECK(n_dofs <= Size{2147483647}, model.source, ": ", n_dofs,
+               " degrees of freedom exceed what one array can index (2^31 - 1)");
 
   const sparse::SectionTable table = sparse::section_table(model);  // checks sections and geometry
   StaticLoads loads = static_loads(model);

@@ -34,7 +34,7 @@ struct SolveOptions {
 };
 
 // The settings a solve uses, "auto" resolved (backend: cuda when a GPU is usable, else openmp;
-// assembly: colouring on the host, atomics on CUDA). Throws tremor::Error naming the setting, its
+// assembly: colouring, whose sums are the same bits on every run). Throws tremor::Error naming the setting, its
 // origin and the allowed values.
 StaticSettings resolve_settings(const Model& model, const SolveOptions& options = {});
 

@@ -86,20 +86,81 @@ inline ElementArrays arrays_of(const DeviceElements& elements, const DeviceEleme
           elements.density.data()};
 }
 
+// Gradients at every quadrature point fit the thread's memory (hex8: 8 points x 8 nodes x 3):
+// kernel 2 then integrates each node pair's block directly instead of forming K_e.
+template <class E>
+constexpr int stiffness_points = fem::rule_points<E>(E::stiffness_degree);
+template <class E>
+constexpr bool direct_blocks = stiffness_points<E> * E::n_nodes * E::dim <= 256;
+
+// Entry (row, col) of fem::element_stiffness's K_e from the gradients g[q][node][dim] and
+// scale[q] = w_q det J_q t: the same operations in the same order as that function (it integrates
+// the upper triangle, row <= col, point by point and mirrors it), so the value is its bits.
+template <class E>
+TREMOR_HOST_DEVICE double stiffness_entry(const double* g, const double* scale, const double* D, int row, int col) {
+  constexpr int dim = E::dim, nv = fem::voigt_size<dim>, per_point = E::n_nodes * dim;
+  const int p = row <= col ? row : col, t = row <= col ? col : row;
+  double acc = 0.0;
+  for (int q = 0; q < stiffness_points<E>; ++q) {
+    double column[nv], stress[nv];
+    fem::strain_column<dim>(g + q * per_point + (p / dim) * dim, p % dim, column);
+    for (int k = 0; k < nv; ++k) {
+      stress[k] = 0.0;
+      for (int l = 0; l < nv; ++l) stress[k] += D[k * nv + l] * column[l];
+    }
+    fem::strain_column<dim>(g + q * per_point + (t / dim) * dim, t % dim, column);
+    double sum = 0.0;
+    for (int k = 0; k < nv; ++k) sum += column[k] * stress[k];
+    acc += scale[q] * sum;
+  }
+  return acc;
+}
+
 // Stiffness values, one thread per element of `list` (all n elements of the block when list is
-// null): gather, K_e in double (fem::element_stiffness, default rule; in the thread's memory or
-// its workspace slot, element_kernels.hpp), times the element's absorbing factor, then for each
-// of the n_nodes^2 node pairs one bisection in the row node's neighbour list and dim^2 adds of
-// the values rounded to Real (plain adds for one colour, atomics otherwise).
+// null), plain adds for one colour, atomics otherwise. Two paths with the same values:
+//   direct (small elements, direct_blocks<E>): the physical gradients at every quadrature point
+//     kept in the thread's memory, each node pair's dim x dim block integrated entry by entry and
+//     added at once: no K_e array, which would be read and written once per quadrature point;
+//   K_e (larger elements): fem::element_stiffness into the thread's memory or its workspace slot
+//     (element_kernels.hpp), then scattered.
+// Either way each of the n_nodes^2 node pairs costs one bisection in the row node's neighbour list.
 // Traffic per element: n_nodes indices (4 B), n_nodes * dim coordinates (8 B), D (n_voigt^2 x
 // 8 B), thickness, section, factor; per node pair the row's offsets (16 B) and a bisection over
 // its neighbours (log2(count) 4 B reads, cached); n_dof^2 value read-modify-writes of
-// sizeof(Real) (plus n_dof^2 workspace doubles for elements larger than tet10).
+// sizeof(Real) (plus n_dof^2 workspace doubles on the K_e path for elements larger than tet10).
 template <class E, class Real>
 void add_stiffness(const Exec& exec, ElementArrays in, Index n, const Index* list, PatternView pattern,
                    ValueSlots slots, bool atomic, Real* values, Workspace& workspace) {
   constexpr int dim = E::dim, n_nodes = E::n_nodes, n_dof = n_nodes * dim, N = n_dof * n_dof;
   const fem::StiffnessRule<E> rule = fem::stiffness_rule<E>();
+  if constexpr (direct_blocks<E>) {
+    forall(exec, n, [=] TREMOR_LAMBDA(Index item) {
+      constexpr int Q = stiffness_points<E>, per_point = n_nodes * dim;
+      const Index e = list ? list[item] : item;
+      const Index* nodes = in.connectivity + static_cast<Size>(e) * n_nodes;
+      double x[n_dof];
+      gather_coordinates<E>(in.coordinates, nodes, x);
+      const int s = in.section[e];
+      const double* D = in.D + 36 * s;
+      double g[Q * per_point], scale[Q];
+      for (int q = 0; q < Q; ++q)
+        scale[q] = rule.weights[q] * fem::physical_gradients<E>(x, rule.point(q), g + q * per_point) * in.thickness[s];
+      const double f = in.factor[e];
+      for (int a = 0; a < n_nodes; ++a) {
+        const Index row_node = nodes[a];
+        const Size row_begin = pattern.offsets[row_node];
+        const Size row_count = pattern.offsets[row_node + 1] - row_begin;
+        for (int b = 0; b < n_nodes; ++b) {
+          const Size k = find_neighbour(pattern.neighbours + row_begin, row_count, nodes[b]);
+          for (int r = 0; r < dim; ++r)
+            for (int c = 0; c < dim; ++c)
+              add_value(values + slots(row_begin, row_count, row_node, k, r, c),
+                        static_cast<Real>(f * stiffness_entry<E>(g, scale, D, a * dim + r, b * dim + c)), atomic);
+        }
+      }
+    });
+    return;
+  }
   const Size per_item = fits_local<N> ? 0 : N;
   const Index chunk = chunk_items(n, per_item);
   double* scratch = workspace.reserve(per_item * chunk);

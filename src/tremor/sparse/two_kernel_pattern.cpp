@@ -178,29 +178,47 @@ Size structured_hex8_nnz(Size x, Size y, Size z) {
 
 namespace detail {
 
-// Scalar CSR/COO index arrays from the pattern (kernel 1, paper section IV.B.1-2): one thread per
-// node writes its dim rows: row (node, i) holds, for each neighbour in order, its dim DOF
-// columns. Traffic per node: its pattern row (8 B offsets, 4 B per neighbour) read; dim offsets
-// (8 B) and dim^2 columns (4 B) per neighbour written (and as many rows for COO).
+// Scalar CSR/COO index arrays from the pattern (kernel 1, paper section IV.B.1-2): row (node, i)
+// holds, for each neighbour in order, its dim DOF columns. One thread per pattern entry (node,
+// neighbour k), which finds its node by bisection in the node offsets and writes that neighbour's
+// dim x dim columns: consecutive threads write consecutive columns of a row, so the stores
+// coalesce (one thread per node writing its whole rows did not). The row
+// offsets are written by a second pass, one thread per node (empty nodes included).
+// Traffic per entry: log2(nodes) cached offset reads, its neighbour (4 B) read, dim^2 columns
+// (4 B) written (and as many rows for COO); per node dim offsets (8 B) written.
 void scalar_row_indices(const Exec& exec, const NodalPattern& pattern, Size* offsets, Index* columns, Index* rows) {
   const Size* node_offsets = pattern.offsets.data();
   const Index* neighbours = pattern.neighbours.data();
   const int dim = pattern.dim;
   const Index n_nodes = pattern.n_nodes;
+  const Size n_entries = pattern.n_entries();
+  TREMOR_CHECK(n_entries <= Size{2147483647}, "sparsity: ", n_entries, " pattern entries exceed 2^31 - 1");
+  forall(exec, static_cast<Index>(n_entries), [=] TREMOR_LAMBDA(Index entry) {
+    // The last node whose first entry is at or before `entry` (empty nodes share the next's offset).
+    Index lo = 0, hi = n_nodes;
+    while (hi - lo > 1) {
+      const Index mid = lo + (hi - lo) / 2;
+      if (node_offsets[mid] <= static_cast<Size>(entry))
+        lo = mid;
+      else
+        hi = mid;
+    }
+    const Size d = dim;
+    const Size begin = node_offsets[lo], count = node_offsets[lo + 1] - begin, k = entry - begin;
+    for (int i = 0; i < dim; ++i) {
+      const Size first = begin * d * d + i * count * d;
+      for (int j = 0; j < dim; ++j) {
+        columns[first + k * d + j] = neighbours[entry] * dim + j;
+        if (rows) rows[first + k * d + j] = lo * dim + i;
+      }
+    }
+  });
+  if (!offsets) return;
   forall(exec, n_nodes, [=] TREMOR_LAMBDA(Index node) {
     const Size d = dim;
     const Size begin = node_offsets[node], count = node_offsets[node + 1] - begin;
-    for (int i = 0; i < dim; ++i) {
-      const Index row = node * dim + i;
-      const Size first = begin * d * d + i * count * d;
-      if (offsets) offsets[row] = first;
-      for (Size k = 0; k < count; ++k)
-        for (int j = 0; j < dim; ++j) {
-          columns[first + k * d + j] = neighbours[begin + k] * dim + j;
-          if (rows) rows[first + k * d + j] = row;
-        }
-    }
-    if (offsets && node == n_nodes - 1) offsets[static_cast<Size>(n_nodes) * d] = (begin + count) * d * d;
+    for (int i = 0; i < dim; ++i) offsets[static_cast<Size>(node) * d + i] = begin * d * d + i * count * d;
+    if (node == n_nodes - 1) offsets[static_cast<Size>(n_nodes) * d] = (begin + count) * d * d;
   });
 }
 

@@ -17,6 +17,7 @@
 #include "tremor/sparse/assemble.hpp"
 #include "tremor/sparse/block_csr.hpp"
 #include "tremor/sparse/csr.hpp"
+#include "dense_test_helpers.hpp"
 #include "tremor/static/cg.hpp"
 #include "tremor/static/constraints.hpp"
 #include "tremor/static/preconditioner.hpp"
@@ -25,6 +26,8 @@ namespace tremor::static_fe {
 namespace {
 
 using sparse::CsrMatrix;
+using test::csr_to_dense;
+using test::dense_solve;
 
 // A dense row-major n x n matrix as CSR, every entry kept (so the pattern is the full square).
 CsrMatrix dense_to_csr(const std::vector<double>& a, Index n) {
@@ -41,41 +44,6 @@ CsrMatrix dense_to_csr(const std::vector<double>& a, Index n) {
     m.offsets.push_back(static_cast<Size>(m.columns.size()));
   }
   return m;
-}
-
-std::vector<double> csr_to_dense(const CsrMatrix& m) {
-  const auto n = static_cast<std::size_t>(m.n_rows);
-  std::vector<double> a(n * n, 0.0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (Size k = m.offsets[i]; k < m.offsets[i + 1]; ++k)
-      a[i * n + static_cast<std::size_t>(m.columns[static_cast<std::size_t>(k)])] =
-          m.values[static_cast<std::size_t>(k)];
-  return a;
-}
-
-// x = A^-1 b by Cholesky in double (A symmetric positive definite, row-major).
-std::vector<double> dense_solve(std::vector<double> a, std::vector<double> b) {
-  const std::size_t n = b.size();
-  for (std::size_t j = 0; j < n; ++j) {
-    double d = a[j * n + j];
-    for (std::size_t k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
-    EXPECT_GT(d, 0.0) << "dense_solve: not positive definite at " << j;
-    a[j * n + j] = std::sqrt(d);
-    for (std::size_t i = j + 1; i < n; ++i) {
-      double s = a[i * n + j];
-      for (std::size_t k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k];
-      a[i * n + j] = s / a[j * n + j];
-    }
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t k = 0; k < i; ++k) b[i] -= a[i * n + k] * b[k];
-    b[i] /= a[i * n + i];
-  }
-  for (std::size_t i = n; i-- > 0;) {
-    for (std::size_t k = i + 1; k < n; ++k) b[i] -= a[k * n + i] * b[k];
-    b[i] /= a[i * n + i];
-  }
-  return b;
 }
 
 double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {

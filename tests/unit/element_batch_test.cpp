@@ -1,4 +1,4 @@
-// sparse/element_batch.hpp: the element matrices of a whole block computed by one forall kernel
+// sparse/element_batch.hpp: the element matrices of a whole block computed by one kernel launch
 // equal the host fem functions (fem/element_matrices.hpp) element by element, for every element
 // family, on Serial and OpenMP; the upper-triangle storage is the full matrix's upper triangle.
 #include <gtest/gtest.h>

@@ -15,16 +15,7 @@ namespace {
 using detail::fits_local;
 using detail::local_doubles;
 
-// Arrays of one block and its sections, as the kernels capture them.
-struct BlockArrays {
-  const double* coordinates;
-  const Index* connectivity;
-  const int* section;
-  const double* factor;
-  const double* D;
-  const double* thickness;
-  const double* density;
-};
+using detail::ElementArrays;
 
 // Stiffness of every element of the block (element-matrices paper, section 3.1, Eq. 5; one
 // thread per element, section 3.2): gather -> fem::element_stiffness -> times the absorbing
@@ -35,7 +26,7 @@ struct BlockArrays {
 // thickness, section (4 B), factor (8 B) read; n_values doubles written (plus the n_dof^2
 // workspace doubles written and read for a large element's Upper).
 template <class E>
-void stiffness_batch(const Exec& exec, BlockArrays in, Index n_elements, bool upper, double* out,
+void stiffness_batch(const Exec& exec, ElementArrays in, Index n_elements, bool upper, double* out,
                      detail::Workspace& workspace) {
   constexpr int dim = E::dim, n_dof = E::n_nodes * dim, N = n_dof * n_dof;
   const fem::StiffnessRule<E> rule = fem::stiffness_rule<E>();
@@ -74,7 +65,7 @@ void stiffness_batch(const Exec& exec, BlockArrays in, Index n_elements, bool up
 // Traffic per element: n_nodes indices, n_nodes * dim coordinates, density and thickness read;
 // n_values doubles written.
 template <class E>
-void mass_batch(const Exec& exec, BlockArrays in, Index n_elements, bool upper, double* out,
+void mass_batch(const Exec& exec, ElementArrays in, Index n_elements, bool upper, double* out,
                 detail::Workspace& workspace) {
   constexpr int n = E::n_nodes, dim = E::dim, n_dof = n * dim, N = n * n;
   const fem::MassRule<E> rule = fem::mass_rule<E>();
@@ -108,7 +99,7 @@ void mass_batch(const Exec& exec, BlockArrays in, Index n_elements, bool upper, 
 // element's default lumping, the nodal value repeated for each component.
 // Traffic per element: as mass_batch's reads; n_dof doubles written.
 template <class E>
-void lumped_batch(const Exec& exec, BlockArrays in, Index n_elements, double* out) {
+void lumped_batch(const Exec& exec, ElementArrays in, Index n_elements, double* out) {
   constexpr int n = E::n_nodes, dim = E::dim, n_dof = n * dim;
   const fem::LumpingRule<E> rule = fem::lumping_rule<E>();
   forall(exec, n_elements, [=] TREMOR_LAMBDA(Index e) {
@@ -165,9 +156,7 @@ void element_matrices(const Exec& exec, const DeviceElements& elements, int bloc
                       MatrixStorage storage, double* out) {
   detail::check_space(exec, elements, "element matrices");
   const DeviceElementBlock& b = block_of(elements, block);
-  const BlockArrays in{elements.coordinates.data(), b.connectivity.data(), b.section.data(),
-                       b.stiffness_factor.data(), elements.D.data(),     elements.thickness.data(),
-                       elements.density.data()};
+  const ElementArrays in = detail::arrays_of(elements, b);
   const bool upper = storage == MatrixStorage::Upper;
   detail::Workspace workspace(exec);
   fem::with_element(b.type, b.order, [&](auto element) {

@@ -61,6 +61,23 @@ class Workspace {
   DeviceArray<double> array_;
 };
 
+// One block's arrays and its sections, as the element kernels capture them.
+struct ElementArrays {
+  const double* coordinates;
+  const Index* connectivity;
+  const int* section;
+  const double* factor;
+  const double* D;
+  const double* thickness;
+  const double* density;
+};
+
+inline ElementArrays arrays_of(const DeviceElements& elements, const DeviceElementBlock& block) {
+  return {elements.coordinates.data(), block.connectivity.data(), block.section.data(),
+          block.stiffness_factor.data(), elements.D.data(),         elements.thickness.data(),
+          elements.density.data()};
+}
+
 // The element's node coordinates, node-major (x[a * dim + c]), as fem's kernels take them.
 template <class E>
 TREMOR_HOST_DEVICE inline void gather_coordinates(const double* coordinates, const Index* nodes, double* x) {

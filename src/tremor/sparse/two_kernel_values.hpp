@@ -69,23 +69,6 @@ TREMOR_HOST_DEVICE inline void add_value(Real* target, Real value, bool atomic) 
     *target += value;
 }
 
-// One block's arrays and its sections, as kernel 2 captures them.
-struct ElementArrays {
-  const double* coordinates;
-  const Index* connectivity;
-  const int* section;
-  const double* factor;
-  const double* D;
-  const double* thickness;
-  const double* density;
-};
-
-inline ElementArrays arrays_of(const DeviceElements& elements, const DeviceElementBlock& block) {
-  return {elements.coordinates.data(), block.connectivity.data(), block.section.data(),
-          block.stiffness_factor.data(), elements.D.data(),         elements.thickness.data(),
-          elements.density.data()};
-}
-
 // Gradients at every quadrature point fit the thread's memory (hex8: 8 points x 8 nodes x 3):
 // kernel 2 then integrates each node pair's block directly instead of forming K_e.
 template <class E>

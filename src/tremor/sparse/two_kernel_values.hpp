@@ -76,34 +76,50 @@ constexpr int stiffness_points = fem::rule_points<E>(E::stiffness_degree);
 template <class E>
 constexpr bool direct_blocks = stiffness_points<E> * E::n_nodes * E::dim <= 256;
 
-// Entry (row, col) of fem::element_stiffness's K_e from the gradients g[q][node][dim] and
-// scale[q] = w_q det J_q t: the same operations in the same order as that function (it integrates
-// the upper triangle, row <= col, point by point and mirrors it), so the value is its bits.
+// Block (a, b), a <= b, of fem::element_stiffness's K_e from the gradients g[q][node][dim] and
+// scale[q] = w_q det J_q t, into block[r * dim + c] = K_e(a dim + r, b dim + c): the same
+// operations in the same order as that function (it integrates the upper triangle point by point,
+// the stress of the row DOF first, and mirrors it), so the values are its bits. Node a's stresses
+// are formed once per point for the whole block rather than once per entry.
 template <class E>
-TREMOR_HOST_DEVICE double stiffness_entry(const double* g, const double* scale, const double* D, int row, int col) {
+TREMOR_HOST_DEVICE void stiffness_block(const double* g, const double* scale, const double* D, int a, int b,
+                                        double* block) {
   constexpr int dim = E::dim, nv = fem::voigt_size<dim>, per_point = E::n_nodes * dim;
-  const int p = row <= col ? row : col, t = row <= col ? col : row;
-  double acc = 0.0;
+  for (int k = 0; k < dim * dim; ++k) block[k] = 0.0;
   for (int q = 0; q < stiffness_points<E>; ++q) {
-    double column[nv], stress[nv];
-    fem::strain_column<dim>(g + q * per_point + (p / dim) * dim, p % dim, column);
-    for (int k = 0; k < nv; ++k) {
-      stress[k] = 0.0;
-      for (int l = 0; l < nv; ++l) stress[k] += D[k * nv + l] * column[l];
+    const double* ga = g + q * per_point + a * dim;
+    const double* gb = g + q * per_point + b * dim;
+    double stress[dim][nv];
+    for (int r = 0; r < dim; ++r) {
+      double column[nv];
+      fem::strain_column<dim>(ga, r, column);
+      for (int k = 0; k < nv; ++k) {
+        stress[r][k] = 0.0;
+        for (int l = 0; l < nv; ++l) stress[r][k] += D[k * nv + l] * column[l];
+      }
     }
-    fem::strain_column<dim>(g + q * per_point + (t / dim) * dim, t % dim, column);
-    double sum = 0.0;
-    for (int k = 0; k < nv; ++k) sum += column[k] * stress[k];
-    acc += scale[q] * sum;
+    for (int c = 0; c < dim; ++c) {
+      double column[nv];
+      fem::strain_column<dim>(gb, c, column);
+      for (int r = 0; r < dim; ++r) {
+        if (a == b && r > c) continue;  // the lower triangle mirrors the upper one below
+        double sum = 0.0;
+        for (int k = 0; k < nv; ++k) sum += column[k] * stress[r][k];
+        block[r * dim + c] += scale[q] * sum;
+      }
+    }
   }
-  return acc;
+  if (a == b)
+    for (int r = 0; r < dim; ++r)
+      for (int c = 0; c < r; ++c) block[r * dim + c] = block[c * dim + r];
 }
 
 // Stiffness values, one thread per element of `list` (all n elements of the block when list is
 // null), plain adds for one colour, atomics otherwise. Two paths with the same values:
 //   direct (small elements, direct_blocks<E>): the physical gradients at every quadrature point
-//     kept in the thread's memory, each node pair's dim x dim block integrated entry by entry and
-//     added at once: no K_e array, which would be read and written once per quadrature point;
+//     kept in the thread's memory, each node pair's dim x dim block integrated once for both
+//     orders (K_e is symmetric; stiffness_block) and added at once: no K_e array, which would be
+//     read and written once per quadrature point;
 //   K_e (larger elements): fem::element_stiffness into the thread's memory or its workspace slot
 //     (element_kernels.hpp), then scattered.
 // Either way each of the n_nodes^2 node pairs costs one bisection in the row node's neighbour list.
@@ -130,15 +146,27 @@ void add_stiffness(const Exec& exec, ElementArrays in, Index n, const Index* lis
         scale[q] = rule.weights[q] * fem::physical_gradients<E>(x, rule.point(q), g + q * per_point) * in.thickness[s];
       const double f = in.factor[e];
       for (int a = 0; a < n_nodes; ++a) {
-        const Index row_node = nodes[a];
-        const Size row_begin = pattern.offsets[row_node];
-        const Size row_count = pattern.offsets[row_node + 1] - row_begin;
-        for (int b = 0; b < n_nodes; ++b) {
-          const Size k = find_neighbour(pattern.neighbours + row_begin, row_count, nodes[b]);
+        const Index row_a = nodes[a];
+        const Size begin_a = pattern.offsets[row_a];
+        const Size count_a = pattern.offsets[row_a + 1] - begin_a;
+        for (int b = a; b < n_nodes; ++b) {
+          double block[dim * dim];
+          stiffness_block<E>(g, scale, D, a, b, block);
+          const Index row_b = nodes[b];
+          const Size k_ab = find_neighbour(pattern.neighbours + begin_a, count_a, row_b);
           for (int r = 0; r < dim; ++r)
             for (int c = 0; c < dim; ++c)
-              add_value(values + slots(row_begin, row_count, row_node, k, r, c),
-                        static_cast<Real>(f * stiffness_entry<E>(g, scale, D, a * dim + r, b * dim + c)), atomic);
+              add_value(values + slots(begin_a, count_a, row_a, k_ab, r, c), static_cast<Real>(f * block[r * dim + c]),
+                        atomic);
+          if (b == a) continue;
+          // K_e is symmetric: block (b, a) is block (a, b) transposed.
+          const Size begin_b = pattern.offsets[row_b];
+          const Size count_b = pattern.offsets[row_b + 1] - begin_b;
+          const Size k_ba = find_neighbour(pattern.neighbours + begin_b, count_b, row_a);
+          for (int r = 0; r < dim; ++r)
+            for (int c = 0; c < dim; ++c)
+              add_value(values + slots(begin_b, count_b, row_b, k_ba, c, r), static_cast<Real>(f * block[r * dim + c]),
+                        atomic);
         }
       }
     });

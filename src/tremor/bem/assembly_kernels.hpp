@@ -1,0 +1,137 @@
+#pragma once
+// The pointwise bodies of the H and G assembly (assembly.hpp), shared by the portable forall
+// kernels and the CUDA block-per-pair kernel: each takes a lane and a lane count and integrates
+// its share of the quadrature points, so one thread (lanes = 1) or a block of g x g threads
+// (paper section 3.1) computes the same sums.
+#include "tremor/bem/assembly.hpp"
+#include "tremor/bem/fundamental.hpp"
+#include "tremor/bem/integration.hpp"
+
+namespace tremor::bem::detail {
+
+struct PairSums {
+  Complex G[9];
+  Complex H[9];
+};
+
+struct Quadrature {
+  GaussRule regular, singular;
+  double near_ratio;
+  int max_depth;
+};
+
+inline Quadrature quadrature_of(const IntegrationOptions& options) {
+  return {gauss_rule(options.gauss), gauss_rule(options.singular_gauss), options.near_ratio, options.max_depth};
+}
+
+TREMOR_HOST_DEVICE inline void centre_of(const ElementNodes& e, double* x) {
+  double st[2], j[3];
+  reference_centre(e.n_vertices, st);
+  element_map(e, st[0], st[1], x, j);
+}
+
+// Adds u* (into G, when wanted) and t* of `part` (into H) times w |j| at the point x with the
+// unnormalised normal j.
+TREMOR_HOST_DEVICE inline void add_point(const Medium& m, const double* xi, const double* x, const double* j, double w,
+                                         KernelPart h_part, bool with_g, PairSums& sums) {
+  const double norm = ::sqrt(j[0] * j[0] + j[1] * j[1] + j[2] * j[2]);
+  const double n[3] = {j[0] / norm, j[1] / norm, j[2] / norm};
+  const double d[3] = {x[0] - xi[0], x[1] - xi[1], x[2] - xi[2]};
+  const double weight = w * norm;
+  Complex u[9], t[9];
+  if (with_g) {
+    // u* is always the full kernel; with h_part Full one call gives both.
+    if (h_part == KernelPart::Full) {
+      fundamental(m, d, n, KernelPart::Full, u, t);
+    } else {
+      fundamental(m, d, n, KernelPart::Full, u, nullptr);
+      fundamental(m, d, n, h_part, nullptr, t);
+    }
+    for (int k = 0; k < 9; ++k) sums.G[k] += weight * u[k];
+  } else {
+    fundamental(m, d, n, h_part, nullptr, t);
+  }
+  for (int k = 0; k < 9; ++k) sums.H[k] += weight * t[k];
+}
+
+// Element e with the collocation point xi off it: adaptive g x g quadrature.
+TREMOR_HOST_DEVICE inline void regular_pair(const Medium& m, const ElementNodes& e, const double* xi,
+                                            const Quadrature& q, KernelPart h_part, bool with_g, int lane, int lanes,
+                                            PairSums& sums) {
+  integrate_near(e, xi, q.regular, q.near_ratio, q.max_depth, lane, lanes,
+                 [&](const double* x, const double* j, double w) { add_point(m, xi, x, j, w, h_part, with_g, sums); });
+}
+
+// The collocation point's own element: G by Duffy's triangles (u* ~ 1/r, cancelled by their
+// Jacobian), H's bounded part t*_dynamic - t*_static the same way (eq. 4).
+TREMOR_HOST_DEVICE inline void singular_pair(const Medium& m, const ElementNodes& e, const Quadrature& q, int lane,
+                                             int lanes, PairSums& sums) {
+  double c[2], xi[3], j[3];
+  reference_centre(e.n_vertices, c);
+  element_map(e, c[0], c[1], xi, j);
+  integrate_singular(e, c, q.singular, lane, lanes, [&](const double* x, const double* jx, double w) {
+    add_point(m, xi, x, jx, w, KernelPart::Regular, true, sums);
+  });
+}
+
+// c + PV int t*_static over the element, for a collocation point xi at the centre of a flat
+// element: c = I/2, and in the element's plane dr/dn = 0 leaves
+//   t*_static,ij = q (r_i n_j - r_j n_i) / (4 pi r^2),   q = mu / (lambda + 2 mu),
+// whose principal value in polar coordinates (rho, theta) about xi is
+//   PV int r_i / r^2 dS = int_0^2pi e_i(theta) ln R(theta) dtheta
+// (the ln epsilon term vanishes: e(theta) integrates to zero around xi), R the distance to the
+// boundary, p / cos(theta - theta_0) along an edge at distance p: smooth in theta over each edge,
+// integrated by 2g Gauss points per edge. A warped quadrilateral is taken as its projection on
+// the tangent plane at xi.
+TREMOR_HOST_DEVICE inline void flat_free_term(const Medium& m, const ElementNodes& e, const GaussRule& rule,
+                                              Complex* out) {
+  double c[2], xi[3], j[3];
+  reference_centre(e.n_vertices, c);
+  element_map(e, c[0], c[1], xi, j);
+  const double norm = ::sqrt(j[0] * j[0] + j[1] * j[1] + j[2] * j[2]);
+  const double n[3] = {j[0] / norm, j[1] / norm, j[2] / norm};
+  // In-plane basis e1, e2 = n x e1, e1 along the first edge.
+  double e1[3] = {e.x[1][0] - e.x[0][0], e.x[1][1] - e.x[0][1], e.x[1][2] - e.x[0][2]};
+  const double along = e1[0] * n[0] + e1[1] * n[1] + e1[2] * n[2];
+  for (int k = 0; k < 3; ++k) e1[k] -= along * n[k];
+  const double l1 = ::sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]);
+  for (int k = 0; k < 3; ++k) e1[k] /= l1;
+  const double e2[3] = {n[1] * e1[2] - n[2] * e1[1], n[2] * e1[0] - n[0] * e1[2], n[0] * e1[1] - n[1] * e1[0]};
+  double v[4][2], ell = 0.0;  // vertices in the plane, relative to xi; ell keeps ln(R / ell) O(1)
+  for (int a = 0; a < e.n_vertices; ++a) {
+    const double d[3] = {e.x[a][0] - xi[0], e.x[a][1] - xi[1], e.x[a][2] - xi[2]};
+    v[a][0] = d[0] * e1[0] + d[1] * e1[1] + d[2] * e1[2];
+    v[a][1] = d[0] * e2[0] + d[1] * e2[1] + d[2] * e2[2];
+    const double r = ::sqrt(v[a][0] * v[a][0] + v[a][1] * v[a][1]);
+    ell = r > ell ? r : ell;
+  }
+  constexpr double pi = 3.14159265358979323846;
+  double pv[2] = {0, 0};
+  for (int a = 0; a < e.n_vertices; ++a) {
+    const double* A = v[a];
+    const double* B = v[(a + 1) % e.n_vertices];
+    const double ex = B[0] - A[0], ey = B[1] - A[1], length = ::sqrt(ex * ex + ey * ey);
+    const double p = (A[0] * ey - A[1] * ex) / length;  // distance to the edge's line (> 0 inside)
+    const double theta_0 = ::atan2(-ex, ey);            // direction of the foot of the perpendicular
+    const double theta_a = ::atan2(A[1], A[0]);
+    double span = ::atan2(B[1], B[0]) - theta_a;
+    if (span > pi) span -= 2.0 * pi;
+    if (span < -pi) span += 2.0 * pi;
+    for (int half = 0; half < 2; ++half)
+      for (int k = 0; k < rule.g; ++k) {
+        const double theta = theta_a + span * (0.25 * (1.0 + rule.x[k]) + 0.5 * half);
+        const double w = 0.25 * rule.w[k] * span;
+        const double lnR = ::log(p / (::cos(theta - theta_0) * ell));
+        pv[0] += w * ::cos(theta) * lnR;
+        pv[1] += w * ::sin(theta) * lnR;
+      }
+  }
+  const double pv3[3] = {pv[0] * e1[0] + pv[1] * e2[0], pv[0] * e1[1] + pv[1] * e2[1], pv[0] * e1[2] + pv[1] * e2[2]};
+  constexpr double four_pi = 4.0 * pi;
+  const Complex q = m.mu / (m.lambda + 2.0 * m.mu);
+  for (int i = 0; i < 3; ++i)
+    for (int k = 0; k < 3; ++k)
+      out[3 * i + k] = (i == k ? Complex(0.5) : Complex()) + (pv3[i] * n[k] - pv3[k] * n[i]) / four_pi * q;
+}
+
+}  // namespace tremor::bem::detail

@@ -15,11 +15,19 @@
 
 namespace tremor::bem {
 
+// How the CUDA backend spreads the pairs (the host backends run one pair per iteration):
+enum class PairLayout {
+  ThreadPerPair,  // the portable forall body, one thread per (i, j)
+  BlockPerPair,   // paper section 3.1: a block of g x g threads per pair, one quadrature point
+                  // each, reduced by warp shuffles and shared memory in a fixed order
+};
+
 struct IntegrationOptions {
   int gauss = 8;            // g: g x g points per element or subdivision piece (the paper's 8)
   int singular_gauss = 8;   // per Duffy triangle of the element holding the collocation point
   double near_ratio = 2.0;  // subdivide a piece closer to the point than near_ratio x its diameter
   int max_depth = 6;        // at most this many halvings
+  PairLayout layout = PairLayout::BlockPerPair;
 };
 
 // How c_i + PV int t*_static over the collocation point's own element is found (the strongly
@@ -41,6 +49,10 @@ struct BoundaryView {
   const Index* connectivity = nullptr;
   Index n_elements = 0;
 };
+
+// Throws when H or G of n constant elements (9 n^2 values each) would not fit one array: at most
+// 15,447 elements (2 x 68.7 GB, about what one 80 GB GPU holds).
+void check_element_count(Index n);
 
 // The collocation points (3 per element): each element's reference centre.
 void collocation_points(const Exec& exec, BoundaryView boundary, double* points);

@@ -528,10 +528,41 @@ std::map<DimTag, std::string> group_names(const State& state, const std::map<Dim
   return names;
 }
 
-Mesh build_mesh(Input& in, State& state) {
+// What the file is read as: the mesh of a solid (read_gmsh) or a boundary surface in 3D
+// (read_gmsh_surface).
+enum class Target { Solid, Surface };
+
+// A surface mesh holds linear triangles and quadrilaterals and nothing of higher dimension; the
+// first block that breaks this is an error naming its first element.
+void check_surface_groups(Input& in, const State& state) {
+  bool any = false;
+  for (const ElementGroup& group : state.groups) {
+    if (group.labels.empty()) continue;
+    const GmshElementType& type = *group.type;
+    if (group.dim == 3)
+      in.fail_at(group.header, str("element ", group.labels.front(), " (", type.name, ", Gmsh type ", type.code,
+                                   ") is a volume element; a boundary-element mesh holds surface elements only (save "
+                                   "only the boundary surfaces: in Gmsh, put them in a physical group and no volume "
+                                   "in any)"));
+    if (group.dim != 2) continue;
+    if (type.code != 2 && type.code != 3)
+      in.fail_at(group.header, str("element ", group.labels.front(), " (", type.name, ", Gmsh type ", type.code,
+                                   ") is not a linear triangle or quadrilateral; the boundary-element reader reads "
+                                   "linear triangles (Gmsh type 2) and quadrilaterals (Gmsh type 3) (in Gmsh, mesh "
+                                   "with Mesh.ElementOrder = 1)"));
+    any = true;
+  }
+  if (!any)
+    in.fail_at(in.here(), "the file holds no surface elements; expected linear triangles or quadrilaterals (with "
+                          "physical groups defined, Gmsh saves only the elements in them)");
+}
+
+Mesh build_mesh(Input& in, State& state, Target target) {
   const Position end = in.here();
   if (!state.have_nodes) in.fail_at(end, "reached the end of the file without a $Nodes section; expected one");
   if (!state.have_elements) in.fail_at(end, "reached the end of the file without an $Elements section; expected one");
+  const bool surface_mesh = target == Target::Surface;
+  if (surface_mesh) check_surface_groups(in, state);
   int dim = -1;
   for (const auto& group : state.groups)
     if (!group.labels.empty()) dim = std::max(dim, group.dim);
@@ -621,10 +652,11 @@ Mesh build_mesh(Input& in, State& state) {
     }
   }
   // Groups of dimension dim - 1 are surfaces too: each of their elements must be a face of a
-  // mesh element, matched by its corner nodes (Gmsh lists an element's vertices first).
+  // mesh element, matched by its corner nodes (Gmsh lists an element's vertices first). A surface
+  // mesh has no use for edge sets: its lines give node sets only.
   std::optional<FaceIndex> face_index;
   for (const ElementGroup& group : state.groups) {
-    if (group.dim != dim - 1) continue;
+    if (surface_mesh || group.dim != dim - 1) continue;
     const auto physicals = state.entity_physicals.find({group.dim, group.entity});
     if (physicals == state.entity_physicals.end() || physicals->second.empty()) continue;
     if (!face_index) {
@@ -673,14 +705,16 @@ Mesh build_mesh(Input& in, State& state) {
     for (std::size_t e = 0; e < all.size(); ++e) all[e] = static_cast<Index>(e);
   }
 
+  if (surface_mesh) {
+    mesh.validate_surface(in.name());
+    return mesh;
+  }
   if (dim == 2) mesh.reduce_to_2d(in.name());
   mesh.validate(in.name());
   return mesh;
 }
 
-}  // namespace
-
-Mesh read_gmsh_buffer(std::string_view bytes, const std::string& name) {
+Mesh read_buffer(std::string_view bytes, const std::string& name, Target target) {
   Input in(bytes, name);
   if (!in.skip_space()) in.fail_at(in.here(), "the file is empty; expected a Gmsh mesh starting with $MeshFormat");
   const std::string_view first = in.word("$MeshFormat");
@@ -726,11 +760,25 @@ Mesh read_gmsh_buffer(std::string_view bytes, const std::string& name) {
     if (state.skipped.size() > 10) list += str(" and ", state.skipped.size() - 10, " more");
     log::warn(str(name, ": skipped sections tremor does not read: ", list));
   }
-  return build_mesh(in, state);
+  return build_mesh(in, state, target);
+}
+
+}  // namespace
+
+Mesh read_gmsh_buffer(std::string_view bytes, const std::string& name) {
+  return read_buffer(bytes, name, Target::Solid);
 }
 
 Mesh read_gmsh(const std::string& path) {
   return read_gmsh_buffer(read_file(path, "Gmsh mesh file"), path);
+}
+
+Mesh read_gmsh_surface_buffer(std::string_view bytes, const std::string& name) {
+  return read_buffer(bytes, name, Target::Surface);
+}
+
+Mesh read_gmsh_surface(const std::string& path) {
+  return read_gmsh_surface_buffer(read_file(path, "Gmsh mesh file"), path);
 }
 
 }  // namespace tremor::io

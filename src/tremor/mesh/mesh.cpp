@@ -80,14 +80,23 @@ void Mesh::reduce_to_2d(std::string_view source) {
   dim_ = 2;
 }
 
-void Mesh::validate(std::string_view source) const {
+void Mesh::validate(std::string_view source) const { validate_with(source, dim_); }
+
+void Mesh::validate_surface(std::string_view source) const {
+  TREMOR_CHECK(dim_ == 3, source, ": a surface mesh of dimension ", dim_, " (expected 3)");
+  validate_with(source, 2);
+}
+
+void Mesh::validate_with(std::string_view source, int element_dim) const {
   TREMOR_CHECK(dim_ == 2 || dim_ == 3, source, ": mesh dimension ", dim_, " (expected 2 or 3)");
   TREMOR_CHECK(coordinates.size() == static_cast<std::size_t>(n_nodes()) * dim_, source,
                ": coordinate array does not match the node count");
   const Index nodes = n_nodes();
   for (const auto& block : blocks) {
-    TREMOR_CHECK(dimension(block.type) == dim_, source, ": ", element_name(block.type, block.order),
-                 " elements in a ", dim_, "D mesh (mixing 2D and 3D elements is not supported)");
+    TREMOR_CHECK(dimension(block.type) == element_dim, source, ": ", element_name(block.type, block.order),
+                 " elements in a ", element_dim == dim_ ? "" : "surface ", dim_, "D mesh (",
+                 element_dim == dim_ ? "mixing 2D and 3D elements is not supported" : "expected 2D elements only",
+                 ")");
     const std::size_t per = static_cast<std::size_t>(block.n_element_nodes());
     TREMOR_CHECK(block.connectivity.size() == per * block.labels.size(), source, ": ",
                  element_name(block.type, block.order), " connectivity does not match the element count");

@@ -66,6 +66,9 @@ class Mesh {
   // Checks indices in range, set members in range (faces: element and face number), element
   // dimension equal to the mesh's.
   void validate(std::string_view source) const;
+  // The same for a surface mesh (boundary elements, io::read_gmsh_surface): a 3D mesh whose
+  // elements are all 2D (triangles and quadrilaterals, not required to be planar).
+  void validate_surface(std::string_view source) const;
 
   // Axis-aligned bounding box: lower[0..dim), upper[0..dim).
   void bounding_box(double lower[3], double upper[3]) const;
@@ -78,6 +81,8 @@ class Mesh {
   std::map<std::string, std::vector<Face>> face_sets;      // surfaces: sorted, unique faces
 
  private:
+  void validate_with(std::string_view source, int element_dim) const;
+
   int dim_ = 3;
 };
 

@@ -6,7 +6,7 @@
 //   residual ||A X - B||_1 / (||A||_1 ||X||_1) < 1e-13: LU with partial pivoting is backward stable,
 //     the computed X solves (A + E) X = B with ||E|| <= about 3 n u rho ||A|| in the worst case
 //     (Higham, Accuracy and Stability, Thm 9.4; u = 1.1e-16, growth factor rho small for random
-//     matrices); observed 2e-17 to 1e-16 here (rounding errors add like a random walk), so 1e-13
+//     matrices); observed 7e-17 to 4e-16 here (rounding errors add like a random walk), so 1e-13
 //     leaves a margin of three orders yet fails a wrong pivot, a transposed factor or a lost
 //     right-hand side (which give residuals of order 1).
 //   condition estimates: Higham's estimator gives a lower bound of ||A^-1||_1 (so rcond is at least

@@ -486,6 +486,8 @@ TEST_F(BemMesh, WavelengthNamesTheWorstElement) {
   EXPECT_EQ(exact.elements_per_wavelength, 10.0);
   EXPECT_TRUE(exact.sufficient);
   EXPECT_CONTAINS(error_of([&] { check_wavelength(mesh, 0.0, 10.0); }), "the shear wavelength must be positive");
+  mesh.connectivity[2] = 99;  // arrays are checked before any geometry is computed
+  EXPECT_CONTAINS(error_of([&] { check_wavelength(mesh, 20.0, 10.0); }), "element 1 refers to node index 99");
 }
 
 TEST_F(BemMesh, LargeMeshIsCheckedInLinearTime) {

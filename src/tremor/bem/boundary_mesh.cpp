@@ -461,6 +461,7 @@ WavelengthReport check_wavelength(const BoundaryMesh& mesh, double shear_wavelen
                ": the shear wavelength must be positive, got ", shear_wavelength);
   TREMOR_CHECK(std::isfinite(min_per_wavelength) && min_per_wavelength > 0, mesh.source,
                ": the minimum number of elements per wavelength must be positive, got ", min_per_wavelength);
+  check_structure(mesh);  // at least one element, every index in range
   WavelengthReport report;
   for (Index e = 0; e < mesh.n_elements(); ++e) {
     const double diameter = element_geometry(mesh, e).diameter;
@@ -469,7 +470,6 @@ WavelengthReport check_wavelength(const BoundaryMesh& mesh, double shear_wavelen
       report.diameter = diameter;
     }
   }
-  if (report.element < 0) return report;
   report.label = element_label(mesh, report.element);
   report.elements_per_wavelength =
       report.diameter > 0 ? shear_wavelength / report.diameter : std::numeric_limits<double>::infinity();

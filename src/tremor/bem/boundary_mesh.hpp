@@ -54,6 +54,7 @@ BoundaryMesh boundary_mesh(const Mesh& mesh, std::string source);
 BoundaryMesh read_boundary_mesh(const std::string& path);
 
 // ---- Geometry -------------------------------------------------------------------------------
+// These trust the mesh's indices: call them on a mesh check_boundary_mesh() has accepted.
 
 // The geometry of one element, from its vertices.
 struct ElementGeometry {
@@ -125,7 +126,7 @@ MeshReport check_boundary_mesh(const BoundaryMesh& mesh, Solid solid);
 // The resolution of the mesh against the shortest wave it must carry: elements per shear
 // wavelength, lambda_s / diameter, at the element with the largest diameter.
 struct WavelengthReport {
-  Index element = -1;                    // the worst element (0-based); -1 for an empty mesh
+  Index element = -1;                    // the worst element (0-based)
   Index label = 0;                       // and its label
   double diameter = 0.0;                 // its diameter
   double elements_per_wavelength = 0.0;  // shear_wavelength / diameter
@@ -135,7 +136,7 @@ struct WavelengthReport {
 
 // `shear_wavelength` = c_s / f for the highest frequency solved; `min_per_wavelength` is the
 // caller's requirement (linear elements commonly need 6 to 10). Returns the report; the caller
-// decides whether to warn or refuse.
+// decides whether to warn or refuse. Throws for inconsistent arrays as check_boundary_mesh does.
 WavelengthReport check_wavelength(const BoundaryMesh& mesh, double shear_wavelength, double min_per_wavelength);
 
 }  // namespace tremor::bem

@@ -52,12 +52,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-std::string gigabytes(std::size_t bytes) {
-  std::ostringstream out;
-  out << std::fixed << std::setprecision(2) << static_cast<double>(bytes) / 1e9 << " GB";
-  return out.str();
-}
-
 [[noreturn]] void throw_singular(const char* routine, Size pivot, Index n) {
   throw Error(str("dense solve: the matrix is exactly singular: ", routine, " found a zero pivot U(", pivot, ",", pivot,
                   ") = 0 at row and column ", pivot, " of ", n, " (counting from 1)"));
@@ -160,6 +154,12 @@ DenseSolveReport solve_dense_host(Index n, Index n_rhs, Complex* A, Complex* B, 
 
 #if defined(TREMOR_HAVE_CUDA)
 
+std::string gigabytes(std::size_t bytes) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(2) << static_cast<double>(bytes) / 1e9 << " GB";
+  return out.str();
+}
+
 const char* status_name(cusolverStatus_t status) {
   switch (status) {
     case CUSOLVER_STATUS_SUCCESS: return "success";
@@ -220,16 +220,16 @@ DenseSolveReport solve_dense_cuda(const Exec& exec, Index n, Index n_rhs, Comple
   check(cusolverDnXgetrf_bufferSize(solver.handle, solver.params, size, size, CUDA_C_64F, A, size, CUDA_C_64F,
                                     &device_bytes, &host_bytes),
         "cusolverDnXgetrf_bufferSize");
-  // Everything allocated beyond A and B, checked against the free memory before cuSOLVER runs
-  // (the estimate's vector and the norm's partial sums are small: 16 and 264 B per row).
+  // Everything this solve allocates beyond A and B, checked against the free memory before
+  // cuSOLVER runs (the norm's partial sums, 264 B per column, are freed by now).
   const std::size_t pivot_bytes = sizeof(std::int64_t) * static_cast<std::size_t>(n);
   const std::size_t estimate_bytes = estimate_condition ? sizeof(Complex) * static_cast<std::size_t>(n) : 0;
   const std::size_t needed = device_bytes + pivot_bytes + estimate_bytes + sizeof(int);
   const MemoryInfo memory = memory_info(exec);
-  TREMOR_CHECK(needed <= memory.free_bytes, "dense solve on ", exec.describe(), ": the LU of n = ", n,
-               " needs ", gigabytes(needed), " of GPU memory beyond A (", gigabytes(sizeof(Complex) * Size(n) * Size(n)),
-               ") and B (cuSOLVER workspace ", gigabytes(device_bytes), ", pivots ", gigabytes(pivot_bytes), "), but only ",
-               gigabytes(memory.free_bytes), " of ", gigabytes(memory.total_bytes), " is free");
+  TREMOR_CHECK(needed <= memory.free_bytes, "dense solve on ", exec.describe(), ": the LU of n = ", n, " (A takes ",
+               gigabytes(sizeof(Complex) * static_cast<std::size_t>(Size(n) * n)), ") needs ", gigabytes(needed),
+               " more GPU memory (cuSOLVER workspace ", gigabytes(device_bytes), ", pivots ", gigabytes(pivot_bytes),
+               "), but only ", gigabytes(memory.free_bytes), " of ", gigabytes(memory.total_bytes), " is free");
 
   // The workspace in 16-byte units: an Index count then reaches 32 GB.
   const Size workspace_units = static_cast<Size>((device_bytes + sizeof(Complex) - 1) / sizeof(Complex));

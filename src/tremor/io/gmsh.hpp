@@ -13,8 +13,9 @@ namespace tremor::io {
 // tet4, tet10, hex8, hex20, hex27 in 3D); Gmsh node orderings are mapped to tremor's, quad9 and
 // hex27 becoming GLL elements of order 2 (docs/elements.md). Lower-dimensional elements (faces,
 // lines, points) only contribute to node sets and surfaces. A mesh whose elements are all 2D is
-// returned as a 2D mesh (it must lie in a plane z = const). Node and element labels are Gmsh's tags; nodes no
-// mesh element uses are dropped.
+// returned as a 2D mesh (it must lie in a plane z = const; a surface in 3D is read with
+// read_gmsh_surface). Node and element labels are Gmsh's tags; nodes no mesh element uses are
+// dropped.
 //
 // Each physical group becomes a node set (the nodes of its elements, whatever their dimension) and,
 // for groups of the mesh's dimension, an element set, both named by the group's $PhysicalNames

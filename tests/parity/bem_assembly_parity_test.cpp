@@ -106,7 +106,9 @@ TEST(BemAssemblyParityGpu, CudaMatchesSerial) {
       // points in another order: rounding of sums of ~64 terms per piece, 1e-15 relative.
       EXPECT_LT(dh, 1e-12) << c.name;
       EXPECT_LT(dg, 1e-12) << c.name;
-      if (!s.sums.empty()) EXPECT_LT(relative_norm_1(s.sums, g.sums, 9), 1e-12) << c.name;
+      if (!s.sums.empty()) {
+        EXPECT_LT(relative_norm_1(s.sums, g.sums, 9), 1e-12) << c.name;
+      }
     }
   }
 }

@@ -12,7 +12,7 @@ struct Complex {
   double re = 0.0;
   double im = 0.0;
 
-  TREMOR_HOST_DEVICE constexpr Complex() = default;
+  constexpr Complex() = default;
   TREMOR_HOST_DEVICE constexpr Complex(double real, double imag = 0.0) : re(real), im(imag) {}
 
   TREMOR_HOST_DEVICE constexpr Complex& operator+=(Complex b) {

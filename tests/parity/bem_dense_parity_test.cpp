@@ -23,32 +23,17 @@
 #include "../unit/sparse_test_models.hpp"
 #include "support/support.hpp"
 #include "tremor/backend/device_array.hpp"
+#include "../unit/bem_dense_test_helpers.hpp"
 #include "tremor/bem/dense.hpp"
 #include "tremor/core/error.hpp"
 
 namespace tremor::bem {
 namespace {
 
-using Matrix = std::vector<Complex>;  // column-major
-
-std::size_t at(Index i, Index j, Index rows) { return static_cast<std::size_t>(Size(j) * rows + i); }
-
-Matrix random_matrix(Index rows, Index cols, std::uint64_t seed) {
-  Matrix a(static_cast<std::size_t>(Size(rows) * cols));
-  for (std::size_t k = 0; k < a.size(); ++k)
-    a[k] = Complex(test::hash_unit(seed * 1000003u + 2 * k), test::hash_unit(seed * 1000003u + 2 * k + 1));
-  return a;
-}
-
-double column_sum_norm(const Matrix& a, Index rows, Index cols) {
-  double largest = 0.0;
-  for (Index j = 0; j < cols; ++j) {
-    double sum = 0.0;
-    for (Index i = 0; i < rows; ++i) sum += std::hypot(a[at(i, j, rows)].re, a[at(i, j, rows)].im);
-    largest = std::max(largest, sum);
-  }
-  return largest;
-}
+using test_dense::at;
+using test_dense::column_sum_norm;
+using test_dense::Matrix;
+using test_dense::random_matrix;
 
 double relative_residual(const Matrix& a, const Matrix& x, const Matrix& b, Index n, Index cols) {
   Matrix r = b;

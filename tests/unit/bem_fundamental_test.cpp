@@ -14,7 +14,7 @@ namespace {
 
 constexpr double pi = 3.14159265358979323846;
 
-// Steel-like soil is not needed: any consistent moduli; nu = 0.25 (lambda = mu).
+// Moduli of a stiff soil; nu = 0.25 (lambda = mu).
 constexpr double rho = 2000.0, lambda = 1.0e8, mu = 1.0e8;
 
 double max_abs(const Complex* a, int n) {

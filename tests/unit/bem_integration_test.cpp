@@ -51,6 +51,13 @@ TEST(BemIntegration, AreasWholeSubdividedAndCollapsed) {
   }
 }
 
+// The rules hold at most max_gauss points: beyond it, an error rather than an overrun.
+TEST(BemIntegration, GaussPointsOutOfRangeAreRefused) {
+  EXPECT_THROW(gauss_rule(0), Error);
+  EXPECT_THROW(gauss_rule(max_gauss + 1), Error);
+  EXPECT_EQ(gauss_rule(max_gauss).g, max_gauss);
+}
+
 // The same area split over 8 lanes adds up to the one-lane sum.
 TEST(BemIntegration, LanesShareThePoints) {
   const GaussRule rule = gauss_rule(8);

@@ -21,6 +21,7 @@ struct Quadrature {
 };
 
 inline Quadrature quadrature_of(const IntegrationOptions& options) {
+  TREMOR_CHECK(options.near_ratio >= 0.0 && options.max_depth >= 0, "near_ratio and max_depth must not be negative");
   return {gauss_rule(options.gauss), gauss_rule(options.singular_gauss), options.near_ratio, options.max_depth};
 }
 

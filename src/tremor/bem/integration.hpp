@@ -9,6 +9,7 @@
 // (-1,1); a triangle is s, t >= 0, s + t <= 1 with vertices (0,0), (1,0), (0,1). Both orders are
 // counter-clockwise seen from the normal, dx/ds x dx/dt, which points out of the solid.
 #include "tremor/core/config.hpp"
+#include "tremor/core/error.hpp"
 #include "tremor/core/polynomials.hpp"
 
 namespace tremor::bem {
@@ -23,6 +24,8 @@ struct GaussRule {
 };
 
 inline GaussRule gauss_rule(int g) {
+  TREMOR_CHECK(g >= 1 && g <= max_gauss, "boundary-element quadrature of ", g, " Gauss points per direction: 1 to ",
+               max_gauss, " are supported");
   GaussRule rule;
   rule.g = g;
   gauss_legendre(g, rule.x, rule.w);

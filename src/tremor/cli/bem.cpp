@@ -351,7 +351,18 @@ void bem_command(BemArgs& args) {
 
   const bem::BoundaryMesh mesh = build_mesh(problem.mesh);
   const bem::Solid solid = solid_of(problem.mesh.solid);
-  const bem::MeshReport report = bem::check_boundary_mesh(mesh, solid);
+  bem::MeshReport report;
+  try {
+    report = bem::check_boundary_mesh(mesh, solid);
+  } catch (const Error& e) {
+    // The check speaks of the solver's names; say what they are in the model file.
+    const std::string what = e.what();
+    if (what.find("Solid::") == std::string::npos && what.find("flip_orientation") == std::string::npos) throw;
+    throw Error(str(what, " [", problem.mesh.origin, ": solid = \"", to_string(problem.mesh.solid), "\"",
+                    problem.mesh.flip ? ", flip = true" : "",
+                    "; in the model file Solid::Inside is \"inside\" or \"body\", Solid::Outside \"outside\" or "
+                    "\"cavity\", Solid::Open \"open\", and flip_orientation is flip = true]"));
+  }
   const Index ne = mesh.n_elements();
 
   // Settings, resolved.

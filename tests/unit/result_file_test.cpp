@@ -961,6 +961,19 @@ TEST_F(ResultFileTest, BemFrequenciesWithMixedCellsAndInteriorPoints) {
   EXPECT_NE(text.find(">0 0 1 1 1 2</DataItem>"), std::string::npos);
   EXPECT_NE(text.find(">0 0 1 1 1 1</DataItem>"), std::string::npos);
   EXPECT_NE(text.find("Center=\"Node\""), std::string::npos);  // the interior points' fields
+
+  // A run whose first frequency fails: /bem without rows, the XDMF file the surface alone.
+  const fs::path none = folder_ / "none.h5";
+  {
+    ResultFile empty = ResultFile::create(none, model, metadata());
+    empty.start_bem(setup);
+    empty.finish("failed: at 10 Hz: singular", 0, 0.0);
+  }
+  EXPECT_EQ(File(none).dims("/bem/frequency"), (std::vector<hsize_t>{0}));
+  const Xdmf surface = parse_xdmf(read_text(folder_ / "none.xmf"));
+  EXPECT_TRUE(surface.times.empty());
+  EXPECT_EQ(surface.topologies, (std::vector<std::string>{"Mixed"}));
+  expect_references_valid(surface, none);
 }
 
 }  // namespace

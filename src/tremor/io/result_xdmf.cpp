@@ -195,8 +195,10 @@ void write_xdmf_bem(const std::filesystem::path& xdmf_path, const std::string& h
   out << "<?xml version=\"1.0\" ?>\n"
       << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
       << "<Xdmf Version=\"3.0\">\n"
-      << "  <Domain>\n"
-      << "    <Grid Name=\"frequencies\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+      << "  <Domain>\n";
+  // No frequency solved (the first one failed): the surface alone, as the mesh of a run without
+  // snapshots is written.
+  if (rows > 0) out << "    <Grid Name=\"frequencies\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   const auto attribute = [&](const std::string& indent, const char* name, bool vector, const char* centre,
                              const std::string& dataset, std::size_t row, std::int64_t n) {
     out << indent << "<Attribute Name=\"" << name << "\" AttributeType=\"" << (vector ? "Vector" : "Scalar")
@@ -210,6 +212,25 @@ void write_xdmf_bem(const std::filesystem::path& xdmf_path, const std::string& h
         << h5 << ":" << dataset << "</DataItem>\n"
         << indent << "</Geometry>\n";
   };
+  const auto topology = [&](const std::string& indent) {
+    out << indent << "<Topology TopologyType=\"" << bem.cells.topology << "\" NumberOfElements=\"" << n_cells
+        << "\">\n";
+    if (bem.cells.topology == "Mixed")
+      out << indent << "  <DataItem Dimensions=\"" << bem.mixed_length
+          << "\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">" << h5 << ":" << escape(bem.cells.dataset)
+          << "</DataItem>\n";
+    else
+      out << indent << "  <DataItem Dimensions=\"" << n_cells << " " << bem.cells.nodes_per_cell
+          << "\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">" << h5 << ":" << escape(bem.cells.dataset)
+          << "</DataItem>\n";
+    out << indent << "</Topology>\n";
+  };
+  if (rows == 0) {
+    out << "    <Grid Name=\"surface\" GridType=\"Uniform\">\n";
+    topology("      ");
+    geometry("      ", bem.n_nodes, bem.coordinates);
+    out << "    </Grid>\n";
+  }
   for (std::size_t k = 0; k < rows; ++k) {
     const std::string time = number(bem.frequencies[k]);
     std::string indent = "      ";
@@ -221,17 +242,7 @@ void write_xdmf_bem(const std::filesystem::path& xdmf_path, const std::string& h
     }
     out << indent << "<Grid Name=\"" << (points ? "surface" : str("f", k)) << "\" GridType=\"Uniform\">\n";
     if (!points) out << indent << "  <Time Value=\"" << time << "\"/>\n";
-    out << indent << "  <Topology TopologyType=\"" << bem.cells.topology << "\" NumberOfElements=\"" << n_cells
-        << "\">\n";
-    if (bem.cells.topology == "Mixed")
-      out << indent << "    <DataItem Dimensions=\"" << bem.mixed_length
-          << "\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">" << h5 << ":" << escape(bem.cells.dataset)
-          << "</DataItem>\n";
-    else
-      out << indent << "    <DataItem Dimensions=\"" << n_cells << " " << bem.cells.nodes_per_cell
-          << "\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">" << h5 << ":" << escape(bem.cells.dataset)
-          << "</DataItem>\n";
-    out << indent << "  </Topology>\n";
+    topology(indent + "  ");
     geometry(indent + "  ", bem.n_nodes, bem.coordinates);
     attribute(indent + "  ", "displacement_real", true, "Cell", "/bem/displacement_real", k, n_cells);
     attribute(indent + "  ", "displacement_imag", true, "Cell", "/bem/displacement_imag", k, n_cells);
@@ -255,8 +266,8 @@ void write_xdmf_bem(const std::filesystem::path& xdmf_path, const std::string& h
       out << indent.substr(2) << "</Grid>\n";
     }
   }
-  out << "    </Grid>\n"
-      << "  </Domain>\n"
+  if (rows > 0) out << "    </Grid>\n";
+  out << "  </Domain>\n"
       << "</Xdmf>\n";
   write_file_atomically(xdmf_path, out.str(), "XDMF file");
 }

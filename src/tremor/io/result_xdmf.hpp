@@ -56,7 +56,8 @@ void write_xdmf(const std::filesystem::path& xdmf_path, const std::string& h5_na
 // them), each the surface with the cell-centred fields displacement_real, displacement_imag,
 // displacement_magnitude, traction_real and traction_imag, row k of the /bem datasets; with
 // interior points, a Spatial collection of the surface and a Polyvertex grid of the points
-// carrying displacement_real, displacement_imag and displacement_magnitude.
+// carrying displacement_real, displacement_imag and displacement_magnitude. With no frequency
+// solved, one grid of the surface alone.
 struct XdmfBem {
   std::int64_t n_nodes = 0;
   std::string coordinates;  // HDF5 path of the [n_nodes][3] coordinates

@@ -364,6 +364,7 @@ void bem_command(BemArgs& args) {
                     "\"cavity\", Solid::Open \"open\", and flip_orientation is flip = true]"));
   }
   const Index ne = mesh.n_elements();
+  bem::check_element_count(ne);  // H and G must fit: refused before any file is written
 
   // Settings, resolved.
   const Exec exec = Exec::make(parse_backend(options.backend));

@@ -341,6 +341,60 @@ void write_interior_csv(const std::filesystem::path& path, const BemProblem& pro
   io::write_file_atomically(path, text, "CSV file");
 }
 
+// What one frequency gave: times, condition, the largest boundary displacement, the forces (and
+// stiffnesses) of the sets with prescribed displacements, the first interior points.
+void print_frequency(double frequency, const bem::FrequencyResult& r, const std::vector<std::complex<double>>& u,
+                     const std::vector<std::complex<double>>& interior,
+                     const std::vector<std::complex<double>>& forces, const Conditions& conditions,
+                     const BemProblem& problem, const bem::BoundaryMesh& mesh) {
+  const auto ne = static_cast<std::size_t>(mesh.n_elements());
+  std::printf("  %-15s assembly %.3g s%s, solve %.3g s (%s), interior %.3g s, condition %s\n",
+              str(number(frequency), " Hz").c_str(), r.assembly_seconds,
+              r.row_sum_seconds > 0.0 ? str(" + row sums ", number(r.row_sum_seconds), " s").c_str() : "",
+              r.solve_seconds,
+              r.solve.backend.c_str(), r.interior_seconds,
+              std::isnan(r.solve.reciprocal_condition) ? "not estimated"
+                                                       : number(1.0 / r.solve.reciprocal_condition).c_str());
+  std::size_t worst = 0;
+  double largest = -1.0;
+  for (std::size_t e = 0; e < ne; ++e) {
+    const double m = std::sqrt(std::norm(u[3 * e]) + std::norm(u[3 * e + 1]) + std::norm(u[3 * e + 2]));
+    if (m > largest) {
+      largest = m;
+      worst = e;
+    }
+  }
+  std::printf("    max |u|       %sm at element %lld: (%s, %s, %s) m\n", si(largest).c_str(),
+              static_cast<long long>(mesh.element_labels[worst]), complex_text(u[3 * worst]).c_str(),
+              complex_text(u[3 * worst + 1]).c_str(), complex_text(u[3 * worst + 2]).c_str());
+  for (std::size_t s = 0; s < conditions.force_sets.size(); ++s) {
+    std::printf("    force on set %s: (%s, %s, %s) N\n", conditions.force_sets[s].c_str(),
+                complex_text(forces[3 * s]).c_str(), complex_text(forces[3 * s + 1]).c_str(),
+                complex_text(forces[3 * s + 2]).c_str());
+    for (std::size_t c = 0; c < 3; ++c) {
+      const std::complex<double> given = conditions.set_displacement[s][c];
+      if (std::isnan(given.real()) || std::abs(given) == 0.0) continue;
+      const std::complex<double> stiffness = forces[3 * s + c] / given;
+      std::printf("      stiffness   K_%c%c = F_%c / u_%c = %s N/m (|K| %s N/m, phase %.3g deg)\n", "xyz"[c],
+                  "xyz"[c], "xyz"[c], "xyz"[c], complex_text(stiffness).c_str(), number(std::abs(stiffness)).c_str(),
+                  std::arg(stiffness) * 180.0 / pi);
+    }
+  }
+  if (!problem.interior_points.empty()) {
+    std::printf("    interior      %-8s %-26s %-11s %s\n", "point", "position (m)", "|u| (m)", "u_x, u_y, u_z (m)");
+    for (std::size_t k = 0; k < problem.interior_points.size() && k < printed_points; ++k) {
+      const std::complex<double>* v = interior.data() + 3 * k;
+      std::printf("                  %-8zu %-26s %-11.4g %s, %s, %s\n", k + 1,
+                  point_text(problem.interior_points[k]).c_str(),
+                  std::sqrt(std::norm(v[0]) + std::norm(v[1]) + std::norm(v[2])), complex_text(v[0]).c_str(),
+                  complex_text(v[1]).c_str(), complex_text(v[2]).c_str());
+    }
+    if (problem.interior_points.size() > printed_points)
+      std::printf("                  ... and %zu more points in the result file\n",
+                  problem.interior_points.size() - printed_points);
+  }
+}
+
 void bem_command(BemArgs& args) {
   const auto started = std::chrono::steady_clock::now();
   BemProblem problem = io::read_bem_model_file(args.model);
@@ -537,51 +591,7 @@ void bem_command(BemArgs& args) {
     solved.push_back(frequency);
     interior_rows.push_back(interior);
 
-    std::printf("  %-15s assembly %.3g s%s, solve %.3g s (%s), interior %.3g s, condition %s\n",
-                str(number(frequency), " Hz").c_str(), r.assembly_seconds,
-                r.row_sum_seconds > 0.0 ? str(" + row sums ", number(r.row_sum_seconds), " s").c_str() : "",
-                r.solve_seconds,
-                r.solve.backend.c_str(), r.interior_seconds,
-                std::isnan(r.solve.reciprocal_condition) ? "not estimated"
-                                                         : number(1.0 / r.solve.reciprocal_condition).c_str());
-    std::size_t worst = 0;
-    double largest = -1.0;
-    for (std::size_t e = 0; e < static_cast<std::size_t>(ne); ++e) {
-      const double m = std::sqrt(std::norm(u[3 * e]) + std::norm(u[3 * e + 1]) + std::norm(u[3 * e + 2]));
-      if (m > largest) {
-        largest = m;
-        worst = e;
-      }
-    }
-    std::printf("    max |u|       %sm at element %lld: (%s, %s, %s) m\n", si(largest).c_str(),
-                static_cast<long long>(mesh.element_labels[worst]), complex_text(u[3 * worst]).c_str(),
-                complex_text(u[3 * worst + 1]).c_str(), complex_text(u[3 * worst + 2]).c_str());
-    for (std::size_t s = 0; s < conditions.force_sets.size(); ++s) {
-      std::printf("    force on set %s: (%s, %s, %s) N\n", conditions.force_sets[s].c_str(),
-                  complex_text(forces[3 * s]).c_str(), complex_text(forces[3 * s + 1]).c_str(),
-                  complex_text(forces[3 * s + 2]).c_str());
-      for (std::size_t c = 0; c < 3; ++c) {
-        const std::complex<double> given = conditions.set_displacement[s][c];
-        if (std::isnan(given.real()) || std::abs(given) == 0.0) continue;
-        const std::complex<double> stiffness = forces[3 * s + c] / given;
-        std::printf("      stiffness   K_%c%c = F_%c / u_%c = %s N/m (|K| %s N/m, phase %.3g deg)\n", "xyz"[c],
-                    "xyz"[c], "xyz"[c], "xyz"[c], complex_text(stiffness).c_str(), number(std::abs(stiffness)).c_str(),
-                    std::arg(stiffness) * 180.0 / pi);
-      }
-    }
-    if (!problem.interior_points.empty()) {
-      std::printf("    interior      %-8s %-26s %-11s %s\n", "point", "position (m)", "|u| (m)", "u_x, u_y, u_z (m)");
-      for (std::size_t k = 0; k < problem.interior_points.size() && k < printed_points; ++k) {
-        const std::complex<double>* v = interior.data() + 3 * k;
-        std::printf("                  %-8zu %-26s %-11.4g %s, %s, %s\n", k + 1,
-                    point_text(problem.interior_points[k]).c_str(),
-                    std::sqrt(std::norm(v[0]) + std::norm(v[1]) + std::norm(v[2])), complex_text(v[0]).c_str(),
-                    complex_text(v[1]).c_str(), complex_text(v[2]).c_str());
-      }
-      if (problem.interior_points.size() > printed_points)
-        std::printf("                  ... and %zu more points in the result file\n",
-                    problem.interior_points.size() - printed_points);
-    }
+    print_frequency(frequency, r, u, interior, forces, conditions, problem, mesh);
     std::fflush(stdout);
   }
   file.finish("complete", static_cast<std::int64_t>(solved.size()), solve_wall);

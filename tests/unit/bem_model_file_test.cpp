@@ -1,6 +1,8 @@
 // The boundary-element model file (io/bem_model_file.hpp): every key read into a BemProblem with
 // its default, the three mesh generators and a Gmsh surface file with its element sets, and every
 // error naming the file, the line and the key; the documented examples parse as written.
+#include "tremor/io/bem_model_file.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,7 +13,6 @@
 
 #include "support/support.hpp"
 #include "tremor/core/error.hpp"
-#include "tremor/io/bem_model_file.hpp"
 
 namespace tremor {
 namespace {
@@ -197,8 +198,8 @@ TEST(BemModelFile, HalfspaceWithFoundationAndFrequencyRange) {
 }
 
 TEST(BemModelFile, MixedComponentsAndComplexPressure) {
-  const BemProblem p = parse(replace_line(cavity, "pressure = 1e5",
-                                          "traction = { x = [1, 2] }\ndisplacement = { y = -1e-3, z = [0, 1e-3] }"));
+  const BemProblem p = parse(
+      replace_line(cavity, "pressure = 1e5", "traction = { x = [1, 2] }\ndisplacement = { y = -1e-3, z = [0, 1e-3] }"));
   const auto& c = p.boundary.at(0).components;
   EXPECT_EQ(c[0]->kind, BemPrescribed::Traction);
   EXPECT_EQ(c[0]->value, std::complex<double>(1.0, 2.0));
@@ -216,10 +217,10 @@ TEST(BemModelFile, MixedComponentsAndComplexPressure) {
 }
 
 TEST(BemModelFile, BoxTrianglesAndMaterialFromLame) {
-  const std::string box = replace_line(
-      replace_line(replace_line(cavity, "radius", "size = [2, 1, 0.5]\nshape = \"triangle\""), "divisions = 4",
-                   "divisions = [4, 2, 1]"),
-      "generator", "generator = \"box\"");
+  const std::string box =
+      replace_line(replace_line(replace_line(cavity, "radius", "size = [2, 1, 0.5]\nshape = \"triangle\""),
+                                "divisions = 4", "divisions = [4, 2, 1]"),
+                   "generator", "generator = \"box\"");
   const std::string text = replace_line(replace_line(box, "youngs_modulus", "lame_lambda = 2e8\ndamping_ratio = 0.05"),
                                         "poisson_ratio", "shear_modulus = 1e8");
   const BemProblem p = parse(replace_line(text, "solid", "solid = \"body\""));
@@ -248,10 +249,10 @@ TEST(BemModelFile, InteriorPointsLinesAndGrids) {
                              "from = [3, -1, 2]\n"
                              "to = [5, 1, 2]\n"
                              "count = [3, 2, 1]\n");
-  const std::vector<std::array<double, 3>> expected = {
-      {3, 0, 0}, {0, -4, 0.5},                                  // points
-      {3, 0, 0}, {4, 0, 0},   {5, 0, 0},  {6, 0, 0},             // line
-      {3, -1, 2}, {4, -1, 2}, {5, -1, 2}, {3, 1, 2}, {4, 1, 2}, {5, 1, 2}};  // grid, x fastest
+  const std::vector<std::array<double, 3>> expected = {{3, 0, 0},  {0, -4, 0.5},                         // points
+                                                       {3, 0, 0},  {4, 0, 0},    {5, 0, 0},  {6, 0, 0},  // line
+                                                       {3, -1, 2}, {4, -1, 2},   {5, -1, 2}, {3, 1, 2},
+                                                       {4, 1, 2},  {5, 1, 2}};  // grid, x fastest
   ASSERT_EQ(p.interior_points.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i)
     for (int c = 0; c < 3; ++c) EXPECT_DOUBLE_EQ(p.interior_points[i][c], expected[i][c]) << i << " " << c;
@@ -306,7 +307,8 @@ TEST(BemModelFile, GmshSurfaceFileWithSets) {
                {"[bem.mesh]: mesh file 'missing.msh' not found (looked for ", "missing.msh)"}, dir);
   std::ofstream(dir + "/patch.inp") << "*NODE\n";
   expect_error(replace_line(text, "file", "file = \"patch.inp\""), 5,
-               {"mesh file 'patch.inp' has extension '.inp'; a boundary-element mesh is a Gmsh surface mesh (.msh)"}, dir);
+               {"mesh file 'patch.inp' has extension '.inp'; a boundary-element mesh is a Gmsh surface mesh (.msh)"},
+               dir);
   expect_error(replace_line(text, "file", "file = \"\""), 5, {"'file' is empty"}, dir);
   expect_error(text, 5, {"this model was given in memory with no folder"});
   expect_error(replace_line(text, "flip", "radius = 1.0"), 6,
@@ -360,7 +362,8 @@ TEST(BemModelFile, FrequencyErrors) {
   expect_error(with("frequencies = [10.0, 0.0]"), 3, {"[bem]: 'frequencies'[1] is 0 Hz; frequencies must be positive"});
   expect_error(with("frequencies = [\n  10.0,\n  -5\n]"), 5, {"'frequencies'[1] is -5 Hz"});
   expect_error(with("frequencies = []"), 3, {"'frequencies' is empty"});
-  expect_error(with("frequencies = 10.0"), 3, {"'frequencies' must be a list of frequencies (Hz) or { start, stop, count }"});
+  expect_error(with("frequencies = 10.0"), 3,
+               {"'frequencies' must be a list of frequencies (Hz) or { start, stop, count }"});
   expect_error(with("frequencies = [10, \"x\"]"), 3, {"'frequencies'[1] must be a number, got a string"});
   expect_error(with("# none"), 2, {"[bem]: missing 'frequencies' (Hz)"});
   expect_error(with("frequencies = { start = 0, stop = 10, count = 3 }"), 3,
@@ -375,15 +378,18 @@ TEST(BemModelFile, FrequencyErrors) {
 }
 
 TEST(BemModelFile, SettingErrors) {
-  const auto with = [](const std::string& line) { return replace_line(cavity, "frequencies", "frequencies = [1]\n" + line); };
+  const auto with = [](const std::string& line) {
+    return replace_line(cavity, "frequencies", "frequencies = [1]\n" + line);
+  };
   expect_error(with("gauss = 0"), 4, {"[bem]: 'gauss' is 0; expected 1 to 16"});
   expect_error(with("gauss = 17"), 4, {"'gauss' is 17; expected 1 to 16"});
   expect_error(with("gauss = 2.5"), 4, {"'gauss' must be an integer"});
   expect_error(with("singular_gauss = 20"), 4, {"'singular_gauss' is 20; expected 1 to 16"});
   expect_error(with("max_depth = 9"), 4, {"'max_depth' is 9; expected 0 to 8"});
   expect_error(with("near_ratio = 0"), 4, {"'near_ratio' is 0; expected a positive number"});
-  expect_error(with("free_term = \"rigid\""), 4,
-               {"unknown free_term 'rigid' (did you mean 'rigid_body'?); expected \"auto\", \"rigid_body\" or \"direct\""});
+  expect_error(
+      with("free_term = \"rigid\""), 4,
+      {"unknown free_term 'rigid' (did you mean 'rigid_body'?); expected \"auto\", \"rigid_body\" or \"direct\""});
   expect_error(with("layout = \"warp\""), 4, {"unknown layout 'warp'", "\"block\" or \"thread\""});
   expect_error(with("backend = \"gpu\""), 4, {"unknown backend 'gpu'", "\"cuda\""});
   expect_error(with("min_elements_per_wavelength = -1"), 4, {"'min_elements_per_wavelength' is -1"});
@@ -397,29 +403,31 @@ TEST(BemModelFile, MeshErrors) {
                {"[bem.mesh]: unknown generator 'cylinder'; expected \"sphere\", \"box\" or \"halfspace\""});
   expect_error(with("generator", "file = \"x.msh\"\ngenerator = \"sphere\""), 6,
                {"takes either 'file' (a Gmsh surface mesh) or 'generator', not both"});
-  expect_error(with("generator", "# nothing"), 4, {"[bem.mesh]: missing 'file' (a Gmsh surface mesh, .msh) or 'generator'"});
+  expect_error(with("generator", "# nothing"), 4,
+               {"[bem.mesh]: missing 'file' (a Gmsh surface mesh, .msh) or 'generator'"});
   expect_error(with("radius", "radius = -2"), 6, {"'radius' is -2; expected a positive number"});
   expect_error(with("radius", "# none"), 4, {"missing 'radius'"});
   expect_error(with("divisions", "divisions = 0"), 7, {"'divisions' is 0; expected at least 1 cell per cube edge"});
   expect_error(with("divisions", "# none"), 4, {"missing 'divisions'"});
-  expect_error(with("solid", "# none"), 4,
-               {"missing 'solid': \"body\" (the solid inside the surface) or \"cavity\""});
+  expect_error(with("solid", "# none"), 4, {"missing 'solid': \"body\" (the solid inside the surface) or \"cavity\""});
   expect_error(with("solid", "solid = \"open\""), 8, {"a generated sphere or box is closed"});
   expect_error(with("solid", "solid = \"hole\""), 8, {"unknown solid 'hole'", "\"cavity\""});
   expect_error(with("solid", "solid = \"cavity\"\nflip = true"), 9, {"'flip' does not apply to a generated sphere"});
   expect_error(with("solid", "solid = \"cavity\"\nflip = 1"), 9, {"'flip' does not apply"});
   expect_error(with("solid", "solid = \"cavity\"\nshape = \"hexagon\""), 9,
                {"unknown shape 'hexagon'; expected \"quadrilateral\" or \"triangle\""});
-  expect_error(with("solid", "solid = \"cavity\"\nsize = [1, 1, 1]"), 9, {"'size' does not apply to the sphere generator"});
+  expect_error(with("solid", "solid = \"cavity\"\nsize = [1, 1, 1]"), 9,
+               {"'size' does not apply to the sphere generator"});
   expect_error(with("solid", "solid = \"cavity\"\nradius2 = 1"), 9, {"[bem.mesh]: unknown key 'radius2'"});
   // The box.
-  const std::string box = replace_line(replace_line(replace_line(cavity, "radius", "size = [2, 1, 0.5]"), "divisions = 4",
-                                                    "divisions = [4, 2, 1]"),
-                                       "generator", "generator = \"box\"");
+  const std::string box = replace_line(
+      replace_line(replace_line(cavity, "radius", "size = [2, 1, 0.5]"), "divisions = 4", "divisions = [4, 2, 1]"),
+      "generator", "generator = \"box\"");
   ASSERT_EQ(parse(box).mesh.kind, BemMeshKind::Box);
   expect_error(replace_line(box, "size", "size = [2, 0, 1]"), 6, {"'size'[1] is 0; lengths must be positive"});
   expect_error(replace_line(box, "size", "size = [2, 1]"), 6, {"'size' must be an array of 3 numbers"});
-  expect_error(replace_line(box, "divisions", "divisions = [4, 0, 1]"), 7, {"'divisions'[1] is 0; expected at least 1"});
+  expect_error(replace_line(box, "divisions", "divisions = [4, 0, 1]"), 7,
+               {"'divisions'[1] is 0; expected at least 1"});
   expect_error(replace_line(box, "divisions", "divisions = 4"), 7, {"'divisions' must be an array of 3 integers"});
   expect_error(replace_line(box, "size", "radius = 1"), 6, {"'radius' does not apply to the box generator"});
   // The half-space patch.
@@ -437,8 +445,10 @@ TEST(BemModelFile, MaterialErrors) {
   const auto with = [](const std::string& from, const std::string& to) { return replace_line(cavity, from, to); };
   expect_error(with("density", "density = 0"), 10, {"[bem.material]: 'density' is 0; expected a positive number"});
   expect_error(with("density", "# none"), 9, {"[bem.material]: missing 'density'"});
-  expect_error(with("poisson_ratio", "poisson_ratio = 0.5"), 12, {"'poisson_ratio' is 0.5; expected a value in (-1, 0.5)"});
-  expect_error(with("youngs_modulus", "youngs_modulus = -1"), 11, {"'youngs_modulus' is -1; expected a positive modulus"});
+  expect_error(with("poisson_ratio", "poisson_ratio = 0.5"), 12,
+               {"'poisson_ratio' is 0.5; expected a value in (-1, 0.5)"});
+  expect_error(with("youngs_modulus", "youngs_modulus = -1"), 11,
+               {"'youngs_modulus' is -1; expected a positive modulus"});
   expect_error(with("poisson_ratio", "# none"), 11,
                {"give exactly one pair of elastic constants", "got youngs_modulus"});
   expect_error(with("poisson_ratio", "poisson_ratio = 0.25\nshear_modulus = 1e8"), 11,
@@ -446,11 +456,14 @@ TEST(BemModelFile, MaterialErrors) {
   expect_error(with("youngs_modulus", "lame_lambda = -1e9"), 11, {"lame_lambda"});
   expect_error(replace_line(with("youngs_modulus", "lame_lambda = -1e9"), "poisson_ratio", "shear_modulus = 1e8"), 11,
                {"'lame_lambda' is -1000000000; the bulk modulus lambda + 2 mu / 3 must be positive"});
-  const std::string lame = replace_line(with("youngs_modulus", "lame_lambda = 1e8"), "poisson_ratio", "shear_modulus = 0");
+  const std::string lame =
+      replace_line(with("youngs_modulus", "lame_lambda = 1e8"), "poisson_ratio", "shear_modulus = 0");
   expect_error(lame, 12, {"'shear_modulus' is 0; expected a positive modulus"});
-  const std::string speeds = replace_line(with("youngs_modulus", "p_wave_speed = 100"), "poisson_ratio", "s_wave_speed = 100");
+  const std::string speeds =
+      replace_line(with("youngs_modulus", "p_wave_speed = 100"), "poisson_ratio", "s_wave_speed = 100");
   expect_error(speeds, 11, {"'p_wave_speed' is 100 m/s; it must exceed 2/sqrt(3) x 's_wave_speed'"});
-  expect_error(replace_line(speeds, "s_wave_speed", "s_wave_speed = 0"), 12, {"'s_wave_speed' is 0; expected a positive speed"});
+  expect_error(replace_line(speeds, "s_wave_speed", "s_wave_speed = 0"), 12,
+               {"'s_wave_speed' is 0; expected a positive speed"});
   expect_error(with("density", "density = 2000\ndamping_ratio = -0.01"), 11,
                {"'damping_ratio' is -0.01; expected the hysteretic damping ratio beta >= 0"});
   expect_error(with("density", "density = 2000\ndamping_alpha = 1"), 11,
@@ -463,7 +476,8 @@ TEST(BemModelFile, BoundaryErrors) {
   expect_error(replace_line(cavity, "element_set", "element_set = \"wall\""), 14,
                {"[[bem.boundary]] #1: no element set named 'wall' (did you mean 'all'?); the mesh has 'all'"});
   expect_error(replace_line(cavity, "element_set", "# none"), 13, {"missing 'element_set'"});
-  expect_error(with("pressure = [1, 2, 3]"), 15, {"[[bem.boundary]] #1 'all': 'pressure' must be a number or [re, im], got an array of 3"});
+  expect_error(with("pressure = [1, 2, 3]"), 15,
+               {"[[bem.boundary]] #1 'all': 'pressure' must be a number or [re, im], got an array of 3"});
   expect_error(with("pressure = \"high\""), 15, {"'pressure' must be a number or [re, im], got a string"});
   expect_error(with("pressure = 1\ntraction = [0, 0, 1]"), 16,
                {"'traction' with 'pressure': a pressure prescribes the traction in every component"});
@@ -471,11 +485,14 @@ TEST(BemModelFile, BoundaryErrors) {
   expect_error(with("# nothing"), 13, {"give 'pressure', 'traction' or 'displacement'"});
   expect_error(with("traction = { x = 1 }\ndisplacement = { x = 0 }"), 16,
                {"component x is given as both a traction and a displacement"});
-  expect_error(with("traction = [1, 2]"), 15, {"'traction' must be [x, y, z] or a table such as { z = 1e-3 }, got an array of 2"});
+  expect_error(with("traction = [1, 2]"), 15,
+               {"'traction' must be [x, y, z] or a table such as { z = 1e-3 }, got an array of 2"});
   expect_error(with("traction = 5"), 15, {"'traction' must be [x, y, z]"});
   expect_error(with("traction = { w = 1 }"), 15, {"[bem.boundary.traction]: unknown key 'w'"});
-  expect_error(with("displacement = { z = [1, 2, 3] }"), 15, {"'displacement.z' must be a number or [re, im], got an array of 3"});
-  expect_error(with("displacement = [0, 0, \"up\"]"), 15, {"'displacement'[2] must be a number or [re, im], got a string"});
+  expect_error(with("displacement = { z = [1, 2, 3] }"), 15,
+               {"'displacement.z' must be a number or [re, im], got an array of 3"});
+  expect_error(with("displacement = [0, 0, \"up\"]"), 15,
+               {"'displacement'[2] must be a number or [re, im], got a string"});
   expect_error(with("displacement = [0, 0, [1, \"i\"]]"), 15, {"'displacement'[2] must be a number or [re, im]"});
   expect_error(with("pressure = 1\nforce = 2"), 16, {"unknown key 'force'"});
   // One condition per set.

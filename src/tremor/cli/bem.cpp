@@ -90,12 +90,8 @@ bem::BoundaryMesh build_mesh(const BemMeshSource& source) {
   bem::BoundaryMesh mesh;
   try {
     switch (source.kind) {
-      case BemMeshKind::File:
-        mesh = bem::boundary_mesh(source.surface, source.path);
-        break;
-      case BemMeshKind::Sphere:
-        mesh = bem::sphere(source.sphere.radius, source.sphere.divisions, shape);
-        break;
+      case BemMeshKind::File: mesh = bem::boundary_mesh(source.surface, source.path); break;
+      case BemMeshKind::Sphere: mesh = bem::sphere(source.sphere.radius, source.sphere.divisions, shape); break;
       case BemMeshKind::Box:
         mesh = bem::box(source.box.size[0], source.box.size[1], source.box.size[2], source.box.divisions[0],
                         source.box.divisions[1], source.box.divisions[2], shape);
@@ -125,7 +121,8 @@ Mesh surface_mesh(const bem::BoundaryMesh& boundary) {
   for (Index e = 0; e < boundary.n_elements(); ++e) {
     const int n = boundary.n_vertices(e);
     ElementBlock& block = mesh.block_for(n == 3 ? ElementType::Tri3 : ElementType::Quad4);
-    for (int v = 0; v < n; ++v) block.connectivity.push_back(boundary.connectivity[4 * static_cast<std::size_t>(e) + v]);
+    for (int v = 0; v < n; ++v)
+      block.connectivity.push_back(boundary.connectivity[4 * static_cast<std::size_t>(e) + v]);
     block.labels.push_back(boundary.element_labels[static_cast<std::size_t>(e)]);
   }
   return mesh;
@@ -245,12 +242,12 @@ void check_interior_points(const BemProblem& problem, const bem::BoundaryMesh& m
 
 struct Conditions {
   bem::BoundaryConditions values;
-  std::vector<std::int32_t> prescribed;    // 3 per element: 1 where the displacement is given
-  std::vector<std::string> force_sets;     // sets with a prescribed displacement
+  std::vector<std::int32_t> prescribed;  // 3 per element: 1 where the displacement is given
+  std::vector<std::string> force_sets;   // sets with a prescribed displacement
   std::vector<std::vector<Index>> force_members;
   std::vector<std::array<std::complex<double>, 3>> set_displacement;  // uniform value per component, else NaN
-  std::vector<std::string> lines;          // what to print, one per condition
-  Index n_free = 0;                        // elements no condition names
+  std::vector<std::string> lines;                                     // what to print, one per condition
+  Index n_free = 0;                                                   // elements no condition names
 };
 
 Conditions translate_conditions(const BemProblem& problem, const bem::BoundaryMesh& mesh) {
@@ -270,8 +267,9 @@ Conditions translate_conditions(const BemProblem& problem, const bem::BoundaryMe
       int& o = owner[static_cast<std::size_t>(e)];
       if (o >= 0)
         throw Error(str(condition.origin, ": element ", mesh.element_labels[static_cast<std::size_t>(e)],
-                        " already has a boundary condition, from set '", problem.boundary[static_cast<std::size_t>(o)].element_set,
-                        "' (", problem.boundary[static_cast<std::size_t>(o)].origin,
+                        " already has a boundary condition, from set '",
+                        problem.boundary[static_cast<std::size_t>(o)].element_set, "' (",
+                        problem.boundary[static_cast<std::size_t>(o)].origin,
                         "); each element takes its condition from one set"));
       o = static_cast<int>(b);
       const bem::ElementGeometry g = bem::element_geometry(mesh, e);
@@ -344,17 +342,15 @@ void write_interior_csv(const std::filesystem::path& path, const BemProblem& pro
 // What one frequency gave: times, condition, the largest boundary displacement, the forces (and
 // stiffnesses) of the sets with prescribed displacements, the first interior points.
 void print_frequency(double frequency, const bem::FrequencyResult& r, const std::vector<std::complex<double>>& u,
-                     const std::vector<std::complex<double>>& interior,
-                     const std::vector<std::complex<double>>& forces, const Conditions& conditions,
-                     const BemProblem& problem, const bem::BoundaryMesh& mesh) {
+                     const std::vector<std::complex<double>>& interior, const std::vector<std::complex<double>>& forces,
+                     const Conditions& conditions, const BemProblem& problem, const bem::BoundaryMesh& mesh) {
   const auto ne = static_cast<std::size_t>(mesh.n_elements());
-  std::printf("  %-15s assembly %.3g s%s, solve %.3g s (%s), interior %.3g s, condition %s\n",
-              str(number(frequency), " Hz").c_str(), r.assembly_seconds,
-              r.row_sum_seconds > 0.0 ? str(" + row sums ", number(r.row_sum_seconds), " s").c_str() : "",
-              r.solve_seconds,
-              r.solve.backend.c_str(), r.interior_seconds,
-              std::isnan(r.solve.reciprocal_condition) ? "not estimated"
-                                                       : number(1.0 / r.solve.reciprocal_condition).c_str());
+  std::printf(
+      "  %-15s assembly %.3g s%s, solve %.3g s (%s), interior %.3g s, condition %s\n",
+      str(number(frequency), " Hz").c_str(), r.assembly_seconds,
+      r.row_sum_seconds > 0.0 ? str(" + row sums ", number(r.row_sum_seconds), " s").c_str() : "", r.solve_seconds,
+      r.solve.backend.c_str(), r.interior_seconds,
+      std::isnan(r.solve.reciprocal_condition) ? "not estimated" : number(1.0 / r.solve.reciprocal_condition).c_str());
   std::size_t worst = 0;
   double largest = -1.0;
   for (std::size_t e = 0; e < ne; ++e) {
@@ -375,8 +371,8 @@ void print_frequency(double frequency, const bem::FrequencyResult& r, const std:
       const std::complex<double> given = conditions.set_displacement[s][c];
       if (std::isnan(given.real()) || std::abs(given) == 0.0) continue;
       const std::complex<double> stiffness = forces[3 * s + c] / given;
-      std::printf("      stiffness   K_%c%c = F_%c / u_%c = %s N/m (|K| %s N/m, phase %.3g deg)\n", "xyz"[c],
-                  "xyz"[c], "xyz"[c], "xyz"[c], complex_text(stiffness).c_str(), number(std::abs(stiffness)).c_str(),
+      std::printf("      stiffness   K_%c%c = F_%c / u_%c = %s N/m (|K| %s N/m, phase %.3g deg)\n", "xyz"[c], "xyz"[c],
+                  "xyz"[c], "xyz"[c], complex_text(stiffness).c_str(), number(std::abs(stiffness)).c_str(),
                   std::arg(stiffness) * 180.0 / pi);
     }
   }
@@ -435,20 +431,20 @@ void bem_command(BemArgs& args) {
     throw Error(str(problem.mesh.origin, ": the rigid_body free term needs a closed surface; ", mesh.source,
                     " is open (", group_digits(report.n_boundary_edges), " rim edges): use free_term = \"direct\""));
   bem::FreeTermChoice free_choice{free_term == "rigid_body" ? bem::FreeTerm::RigidBody : bem::FreeTerm::Direct,
-                           solid == bem::Solid::Outside ? 1.0 : 0.0};
+                                  solid == bem::Solid::Outside ? 1.0 : 0.0};
 
   const BemMaterial& material = problem.material;
   const double highest = *std::max_element(problem.frequencies.begin(), problem.frequencies.end());
   const double lowest = *std::min_element(problem.frequencies.begin(), problem.frequencies.end());
-  const bem::WavelengthReport resolution = bem::check_wavelength(
-      mesh, material.shear_wave_speed() / highest, options.min_elements_per_wavelength);
+  const bem::WavelengthReport resolution =
+      bem::check_wavelength(mesh, material.shear_wave_speed() / highest, options.min_elements_per_wavelength);
 
   const Conditions conditions = translate_conditions(problem, mesh);
   if (!problem.interior_points.empty()) check_interior_points(problem, mesh, solid, report.box.diagonal());
 
   const std::size_t nf = problem.frequencies.size();
-  std::printf("bem               %s: %s elements, %zu frequenc%s (%s", args.model.c_str(),
-              group_digits(ne).c_str(), nf, nf == 1 ? "y" : "ies", number(lowest).c_str());
+  std::printf("bem               %s: %s elements, %zu frequenc%s (%s", args.model.c_str(), group_digits(ne).c_str(), nf,
+              nf == 1 ? "y" : "ies", number(lowest).c_str());
   if (nf > 1) std::printf(" .. %s", number(highest).c_str());
   std::printf(" Hz), backend %s\n", backend.c_str());
   std::string shapes;
@@ -471,15 +467,17 @@ void bem_command(BemArgs& args) {
               number(resolution.elements_per_wavelength).c_str(), number(highest).c_str(),
               static_cast<long long>(resolution.label), number(resolution.diameter).c_str(),
               number(options.min_elements_per_wavelength).c_str());
-  std::printf("  integration     %d x %d Gauss points (%d per singular triangle), near ratio %s, depth %d, free term %s%s\n",
-              integration.gauss, integration.gauss, integration.singular_gauss, number(integration.near_ratio).c_str(),
-              integration.max_depth, free_term.c_str(),
-              exec.backend() == Backend::Cuda ? str(", ", options.layout, " per pair").c_str() : "");
+  std::printf(
+      "  integration     %d x %d Gauss points (%d per singular triangle), near ratio %s, depth %d, free term %s%s\n",
+      integration.gauss, integration.gauss, integration.singular_gauss, number(integration.near_ratio).c_str(),
+      integration.max_depth, free_term.c_str(),
+      exec.backend() == Backend::Cuda ? str(", ", options.layout, " per pair").c_str() : "");
   for (const std::string& line : conditions.lines) std::printf("  boundary        %s\n", line.c_str());
   if (conditions.n_free > 0)
     std::printf("  boundary        %s elements in no set: zero traction\n", group_digits(conditions.n_free).c_str());
   if (!problem.interior_points.empty())
-    std::printf("  interior        %s points\n", group_digits(static_cast<long long>(problem.interior_points.size())).c_str());
+    std::printf("  interior        %s points\n",
+                group_digits(static_cast<long long>(problem.interior_points.size())).c_str());
   std::fflush(stdout);
 
   if (!resolution.sufficient) {

@@ -21,20 +21,30 @@ using detail::Table;
 
 constexpr std::string_view top_keys[] = {"title", "bem"};
 // Tables of the finite-element model file: a file holding one is for `tremor run` or `static`.
-constexpr std::string_view finite_element_keys[] = {"mesh",       "material", "section",   "explicit",
-                                                    "static",     "source",   "traction",  "body_force",
-                                                    "prescribed_displacement", "receiver", "output", "absorbing"};
-constexpr std::string_view bem_keys[] = {"mesh",      "material",  "boundary",   "interior",
-                                         "frequencies", "backend", "gauss",      "singular_gauss",
-                                         "near_ratio",  "max_depth", "free_term", "layout",
+constexpr std::string_view finite_element_keys[] = {"mesh",     "material",   "section",
+                                                    "explicit", "static",     "source",
+                                                    "traction", "body_force", "prescribed_displacement",
+                                                    "receiver", "output",     "absorbing"};
+constexpr std::string_view bem_keys[] = {"mesh",
+                                         "material",
+                                         "boundary",
+                                         "interior",
+                                         "frequencies",
+                                         "backend",
+                                         "gauss",
+                                         "singular_gauss",
+                                         "near_ratio",
+                                         "max_depth",
+                                         "free_term",
+                                         "layout",
                                          "min_elements_per_wavelength"};
-constexpr std::string_view mesh_keys[] = {"file", "generator", "solid",     "flip",      "radius",
-                                          "size", "divisions", "shape",     "foundation"};
+constexpr std::string_view mesh_keys[] = {"file", "generator", "solid", "flip",      "radius",
+                                          "size", "divisions", "shape", "foundation"};
 constexpr std::string_view generators[] = {"sphere", "box", "halfspace"};
 constexpr std::string_view solids[] = {"inside", "outside", "open", "body", "cavity"};
 constexpr std::string_view shapes[] = {"quadrilateral", "triangle"};
-constexpr std::string_view material_keys[] = {"density",      "youngs_modulus", "poisson_ratio", "lame_lambda",
-                                              "shear_modulus", "p_wave_speed",  "s_wave_speed",  "damping_ratio"};
+constexpr std::string_view material_keys[] = {"density",       "youngs_modulus", "poisson_ratio", "lame_lambda",
+                                              "shear_modulus", "p_wave_speed",   "s_wave_speed",  "damping_ratio"};
 constexpr std::string_view boundary_keys[] = {"element_set", "pressure", "traction", "displacement"};
 constexpr std::string_view component_names[] = {"x", "y", "z"};
 constexpr std::string_view interior_keys[] = {"points", "line", "grid"};
@@ -101,8 +111,7 @@ std::complex<double> complex_of(const toml::node& node, const Table& context, co
   if (node.is_integer() || node.is_floating_point()) return {detail::number_of(node, context, what), 0.0};
   const auto* pair = node.as_array();
   if (!pair || pair->size() != 2 || !((*pair)[0].is_number()) || !((*pair)[1].is_number()))
-    context.fail_at(detail::line_of(node),
-                    str(what, " must be a number or [re, im], got ", detail::describe(node)));
+    context.fail_at(detail::line_of(node), str(what, " must be a number or [re, im], got ", detail::describe(node)));
   return {detail::number_of((*pair)[0], context, str(what, "[0]")),
           detail::number_of((*pair)[1], context, str(what, "[1]"))};
 }
@@ -144,8 +153,8 @@ BemSolid solid_of(const Table& mesh, BemMeshKind kind) {
   if (closed && solid == BemSolid::Open)
     mesh.fail("solid", "a generated sphere or box is closed: 'solid' is \"body\" (inside) or \"cavity\" (outside)");
   if (kind == BemMeshKind::Halfspace && solid != BemSolid::Open)
-    mesh.fail("solid", str("the halfspace patch is an open surface: 'solid' is \"open\" (or left out), got \"",
-                           *value, "\""));
+    mesh.fail("solid",
+              str("the halfspace patch is an open surface: 'solid' is \"open\" (or left out), got \"", *value, "\""));
   return solid;
 }
 
@@ -196,8 +205,8 @@ BemMeshSource read_mesh(const Table& mesh, const std::string& base_dir) {
   if (from_file && generated)
     mesh.fail("generator", "[bem.mesh] takes either 'file' (a Gmsh surface mesh) or 'generator', not both");
   if (!from_file && !generated)
-    mesh.fail_at(mesh.line(), str("missing 'file' (a Gmsh surface mesh, .msh) or 'generator' (", choices(generators),
-                                  ")"));
+    mesh.fail_at(mesh.line(),
+                 str("missing 'file' (a Gmsh surface mesh, .msh) or 'generator' (", choices(generators), ")"));
   if (from_file) {
     constexpr std::string_view generator_keys[] = {"radius", "size", "divisions", "shape", "foundation"};
     refuse_keys(mesh, generator_keys, "belongs to generated meshes; a mesh 'file' defines its own elements");
@@ -228,8 +237,9 @@ BemMeshSource read_mesh(const Table& mesh, const std::string& base_dir) {
     for (const auto& [name, members] : out.surface.element_sets) out.element_sets.push_back(name);
   } else {
     const std::string generator = *choice(mesh, "generator", generators);
-    out.kind = generator == "sphere" ? BemMeshKind::Sphere : generator == "box" ? BemMeshKind::Box
-                                                                               : BemMeshKind::Halfspace;
+    out.kind = generator == "sphere" ? BemMeshKind::Sphere
+               : generator == "box"  ? BemMeshKind::Box
+                                     : BemMeshKind::Halfspace;
     out.shape = shape_of(mesh);
     out.element_sets = {"all"};
     if (out.kind == BemMeshKind::Sphere) {
@@ -237,7 +247,8 @@ BemMeshSource read_mesh(const Table& mesh, const std::string& base_dir) {
       refuse_keys(mesh, other, "does not apply to the sphere generator (radius, divisions, shape, solid)");
       out.sphere.radius = positive(mesh, "radius", "the sphere's radius, m");
       const auto n = mesh.integer("divisions");
-      if (!n) mesh.fail("divisions", "missing 'divisions' (cells per edge of the projected cube: 6 n^2 quadrilaterals)");
+      if (!n)
+        mesh.fail("divisions", "missing 'divisions' (cells per edge of the projected cube: 6 n^2 quadrilaterals)");
       if (*n < 1 || *n > std::numeric_limits<Index>::max())
         mesh.fail("divisions", str("'divisions' is ", *n, "; expected at least 1 cell per cube edge"));
       out.sphere.divisions = static_cast<Index>(*n);
@@ -303,7 +314,8 @@ BemMaterial read_material(const Table& material) {
   }
   const double a = *material.number(chosen->first), b = *material.number(chosen->second);
   if (chosen->first == "youngs_modulus") {
-    if (!(a > 0.0)) material.fail("youngs_modulus", str("'youngs_modulus' is ", a, "; expected a positive modulus, Pa"));
+    if (!(a > 0.0))
+      material.fail("youngs_modulus", str("'youngs_modulus' is ", a, "; expected a positive modulus, Pa"));
     if (!(b > -1.0 && b < 0.5))
       material.fail("poisson_ratio", str("'poisson_ratio' is ", b, "; expected a value in (-1, 0.5)"));
     out.mu = a / (2.0 * (1.0 + b));
@@ -311,7 +323,8 @@ BemMaterial read_material(const Table& material) {
   } else if (chosen->first == "lame_lambda") {
     if (!(b > 0.0)) material.fail("shear_modulus", str("'shear_modulus' is ", b, "; expected a positive modulus, Pa"));
     if (!(3.0 * a + 2.0 * b > 0.0))
-      material.fail("lame_lambda", str("'lame_lambda' is ", a, "; the bulk modulus lambda + 2 mu / 3 must be positive"));
+      material.fail("lame_lambda",
+                    str("'lame_lambda' is ", a, "; the bulk modulus lambda + 2 mu / 3 must be positive"));
     out.lambda = a;
     out.mu = b;
   } else {
@@ -331,8 +344,9 @@ BemMaterial read_material(const Table& material) {
 std::vector<double> read_frequencies(const Table& bem) {
   const toml::node* node = bem.node("frequencies");
   if (!node)
-    bem.fail_at(bem.line(), "missing 'frequencies' (Hz): a list such as [10.0, 20.0], or "
-                            "{ start = 10.0, stop = 100.0, count = 10 }");
+    bem.fail_at(bem.line(),
+                "missing 'frequencies' (Hz): a list such as [10.0, 20.0], or "
+                "{ start = 10.0, stop = 100.0, count = 10 }");
   std::vector<double> out;
   if (const auto* array = node->as_array()) {
     if (array->empty()) bem.fail("frequencies", "'frequencies' is empty; give at least one frequency, Hz");
@@ -383,14 +397,14 @@ void read_components(const Table& table, std::string_view key, BemPrescribed kin
   };
   if (const auto* array = node->as_array()) {
     if (array->size() != 3)
-      table.fail(key, str("'", key, "' must be [x, y, z] or a table such as { z = 1e-3 }, got ",
-                          detail::describe(*node)));
-    for (std::size_t c = 0; c < 3; ++c)
-      set(c, (*array)[c], detail::line_of((*array)[c]), str("'", key, "'[", c, "]"));
+      table.fail(key,
+                 str("'", key, "' must be [x, y, z] or a table such as { z = 1e-3 }, got ", detail::describe(*node)));
+    for (std::size_t c = 0; c < 3; ++c) set(c, (*array)[c], detail::line_of((*array)[c]), str("'", key, "'[", c, "]"));
     return;
   }
   if (!node->is_table())
-    table.fail(key, str("'", key, "' must be [x, y, z] or a table such as { z = 1e-3 }, got ", detail::describe(*node)));
+    table.fail(key,
+               str("'", key, "' must be [x, y, z] or a table such as { z = 1e-3 }, got ", detail::describe(*node)));
   const Table components = *table.table(key);
   components.only(component_names);
   for (std::size_t c = 0; c < 3; ++c)
@@ -404,9 +418,9 @@ BemBoundaryCondition read_boundary(Table& table, const BemMeshSource& mesh) {
   out.element_set = table.required_string("element_set", "the element set the condition applies to");
   if (!std::binary_search(mesh.element_sets.begin(), mesh.element_sets.end(), out.element_set)) {
     std::vector<std::string_view> names(mesh.element_sets.begin(), mesh.element_sets.end());
-    table.fail("element_set", str("no element set named '", out.element_set, "'",
-                                  detail::suggestion(out.element_set, names), "; the mesh has ",
-                                  listing(mesh.element_sets)));
+    table.fail("element_set",
+               str("no element set named '", out.element_set, "'", detail::suggestion(out.element_set, names),
+                   "; the mesh has ", listing(mesh.element_sets)));
   }
   table.set_where(str(table.where(), " '", out.element_set, "'"));
   out.origin = origin_of(table);
@@ -420,8 +434,9 @@ BemBoundaryCondition read_boundary(Table& table, const BemMeshSource& mesh) {
   read_components(table, "traction", BemPrescribed::Traction, out);
   read_components(table, "displacement", BemPrescribed::Displacement, out);
   if (!table.has("traction") && !table.has("displacement"))
-    table.fail_at(table.line(), "give 'pressure', 'traction' or 'displacement' (components not given have zero "
-                                "traction, as elements in no [[bem.boundary]] do)");
+    table.fail_at(table.line(),
+                  "give 'pressure', 'traction' or 'displacement' (components not given have zero "
+                  "traction, as elements in no [[bem.boundary]] do)");
   return out;
 }
 
@@ -485,9 +500,9 @@ void read_interior(const Table& interior, BemProblem& problem) {
     }
     const std::size_t first = problem.interior_points.size();
     const auto coordinate = [&](std::size_t d, std::int64_t k) {
-      return (*count)[d] == 1 ? (*from)[d]
-                              : (*from)[d] + ((*to)[d] - (*from)[d]) * static_cast<double>(k) /
-                                                 static_cast<double>((*count)[d] - 1);
+      return (*count)[d] == 1
+                 ? (*from)[d]
+                 : (*from)[d] + ((*to)[d] - (*from)[d]) * static_cast<double>(k) / static_cast<double>((*count)[d] - 1);
     };
     // x fastest, then y, then z.
     for (std::int64_t k = 0; k < (*count)[2]; ++k)
@@ -504,12 +519,12 @@ void read_interior(const Table& interior, BemProblem& problem) {
 BemOptions read_options(const Table& bem) {
   BemOptions out;
   out.gauss = bounded_integer(bem, "gauss", 1, most_gauss, "Gauss points per direction").value_or(out.gauss);
-  out.singular_gauss = bounded_integer(bem, "singular_gauss", 1, most_gauss, "Gauss points per direction")
-                           .value_or(out.singular_gauss);
+  out.singular_gauss =
+      bounded_integer(bem, "singular_gauss", 1, most_gauss, "Gauss points per direction").value_or(out.singular_gauss);
   if (bem.has("near_ratio"))
     out.near_ratio = positive(bem, "near_ratio", "distance over diameter below which a piece is subdivided");
-  out.max_depth = bounded_integer(bem, "max_depth", 0, deepest_subdivision, "halvings of a near piece")
-                      .value_or(out.max_depth);
+  out.max_depth =
+      bounded_integer(bem, "max_depth", 0, deepest_subdivision, "halvings of a near piece").value_or(out.max_depth);
   out.free_term = choice(bem, "free_term", free_terms).value_or(out.free_term);
   out.layout = choice(bem, "layout", layouts).value_or(out.layout);
   out.backend = choice(bem, "backend", backends).value_or(out.backend);
@@ -531,13 +546,15 @@ BemProblem read_bem_model_buffer(std::string_view text, const std::string& name,
   const Table root(document, name, "top level");
   for (std::string_view key : finite_element_keys)
     if (root.has(key))
-      root.fail(key, str("[", key, "] belongs to a finite-element model file (tremor run, tremor static); a "
+      root.fail(key, str("[", key,
+                         "] belongs to a finite-element model file (tremor run, tremor static); a "
                          "boundary-element model lies in a [bem] table (docs/bem.md)"));
   root.only(top_keys);
   const auto bem = root.table("bem");
   if (!bem)
-    root.fail_at(0, "missing [bem]: a boundary-element model file holds [bem] with 'frequencies', [bem.mesh], "
-                    "[bem.material] and [[bem.boundary]] (docs/bem.md)");
+    root.fail_at(0,
+                 "missing [bem]: a boundary-element model file holds [bem] with 'frequencies', [bem.mesh], "
+                 "[bem.material] and [[bem.boundary]] (docs/bem.md)");
   bem->only(bem_keys);
 
   BemProblem problem;

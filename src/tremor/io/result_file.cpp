@@ -482,7 +482,9 @@ void ResultFile::Impl::start_bem(const BemSetup& s) {
   h5::set_attribute(g, "damping_ratio", s.damping_ratio, file);
   h5::set_attribute(g, "n_elements", static_cast<std::int64_t>(ne), file);
   h5::set_attribute(g, "n_interior_points", static_cast<std::int64_t>(bem.n_points), file);
-  const auto units = [&](hid_t dataset, const char* unit) { h5::set_attribute(dataset, "units", std::string(unit), file); };
+  const auto units = [&](hid_t dataset, const char* unit) {
+    h5::set_attribute(dataset, "units", std::string(unit), file);
+  };
   const auto fixed = [&](hid_t parent, const char* name, std::span<const double> values, std::span<const hsize_t> dims,
                          const char* unit) {
     h5::write_doubles(parent, name, values, dims, file);

@@ -809,3 +809,172 @@ TEST_F(ResultFileTest, UnwritableFolderIsNamed) {
 
 }  // namespace
 }  // namespace tremor
+
+namespace tremor {
+namespace {
+
+// A surface of one quadrilateral and one triangle in z = 0 (the boundary-element solver's order:
+// the quadrilateral first), with labels 11 and 12.
+Model surface_model() {
+  Model model;
+  model.title = "surface";
+  model.mesh = Mesh(3);
+  const double xyz[5][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {2, 0, 0}};
+  for (int i = 0; i < 5; ++i) model.mesh.add_node(i + 1, xyz[i]);
+  ElementBlock& quads = model.mesh.block_for(ElementType::Quad4);
+  quads.connectivity = {0, 1, 2, 3};
+  quads.labels = {11};
+  ElementBlock& triangles = model.mesh.block_for(ElementType::Tri3);
+  triangles.connectivity = {1, 4, 2};
+  triangles.labels = {12};
+  return model;
+}
+
+std::vector<std::complex<double>> complex_field(std::size_t n, double scale) {
+  std::vector<std::complex<double>> values(n);
+  for (std::size_t i = 0; i < n; ++i)
+    values[i] = {scale * std::cos(static_cast<double>(i) + scale), scale * std::sin(2.0 * static_cast<double>(i))};
+  return values;
+}
+
+// /bem (docs/output-format.md): the setup, one row per frequency of every per-frequency dataset,
+// real and imaginary parts apart, |u| per element, and an XDMF file whose every reference names
+// a dataset of the right shape: a Mixed topology (a quadrilateral and a triangle), one time per
+// frequency, cell-centred hyperslabs of row k, the interior points as a Polyvertex grid.
+TEST_F(ResultFileTest, BemFrequenciesWithMixedCellsAndInteriorPoints) {
+  const Model model = surface_model();
+  const fs::path path = folder_ / "bem.h5";
+  const std::vector<double> frequencies = {10.0, 20.0, 40.0};
+  const std::vector<Index> connectivity = {0, 1, 2, 3, 1, 4, 2, -1};
+  const std::vector<Label> labels = {11, 12};
+  const std::vector<double> centroids = {0.5, 0.5, 0.0, 4.0 / 3.0, 1.0 / 3.0, 0.0}, normals = {0, 0, 1, 0, 0, 1},
+                            areas = {1.0, 0.5}, points = {0.5, 0.5, -1.0};
+  const std::vector<std::int32_t> prescribed = {0, 0, 1, 0, 0, 0};
+  io::BemSetup setup;
+  setup.frequencies = frequencies;
+  setup.connectivity = connectivity;
+  setup.element_labels = labels;
+  setup.centroids = centroids;
+  setup.normals = normals;
+  setup.areas = areas;
+  setup.prescribed = prescribed;
+  setup.interior_points = points;
+  setup.force_sets = {"foundation"};
+  setup.solid = "open";
+  setup.free_term = "direct";
+  setup.gauss = 8;
+  setup.damping_ratio = 0.05;
+  std::vector<std::vector<std::complex<double>>> u, t, interior, forces;
+  {
+    io::RunMetadata meta = metadata();
+    meta.solver = "bem";
+    ResultFile file = ResultFile::create(path, model, meta);
+    io::BemSetup short_areas = setup;
+    short_areas.areas = std::span<const double>(areas).first(1);
+    EXPECT_THROW(file.start_bem(short_areas), Error);  // sizes are checked against the elements
+    io::BemFrequencyFields early;
+    EXPECT_THROW(file.write_bem_frequency(early), Error);  // before start_bem
+    file.start_bem(setup);
+    EXPECT_THROW(file.start_bem(setup), Error);  // once per file
+    for (std::size_t k = 0; k < 2; ++k) {  // two of the three frequencies: a run stopped early
+      u.push_back(complex_field(6, 1e-3 * static_cast<double>(k + 1)));
+      t.push_back(complex_field(6, 1e4 * static_cast<double>(k + 1)));
+      interior.push_back(complex_field(3, 1e-4 * static_cast<double>(k + 1)));
+      forces.push_back(complex_field(3, 1e5 * static_cast<double>(k + 1)));
+      io::BemFrequencyFields fields;
+      fields.frequency = frequencies[k];
+      fields.displacement = u.back();
+      fields.traction = t.back();
+      fields.interior = interior.back();
+      fields.forces = forces.back();
+      fields.reciprocal_condition = 0.1 * static_cast<double>(k + 1);
+      fields.assembly_seconds = 1.5;
+      fields.solve_seconds = 0.25;
+      fields.interior_seconds = 0.125;
+      io::BemFrequencyFields wrong = fields;
+      wrong.traction = std::span<const std::complex<double>>(t.back()).first(5);
+      EXPECT_THROW(file.write_bem_frequency(wrong), Error);  // a wrong size is refused
+      file.write_bem_frequency(fields);
+    }
+    file.finish("failed: at 40 Hz: singular", 2, 3.0);
+  }
+  const File file(path);
+  EXPECT_EQ(file.string("/metadata", "solver"), "bem");
+  EXPECT_EQ(file.string("/metadata", "status"), "failed: at 40 Hz: singular");
+  EXPECT_EQ(file.integer("/metadata", "step_count"), 2);
+  EXPECT_EQ(file.string("/bem", "solid"), "open");
+  EXPECT_EQ(file.string("/bem", "free_term"), "direct");
+  EXPECT_EQ(file.string("/bem", "time_convention"), "exp(+i omega t)");
+  EXPECT_EQ(file.integer("/bem", "gauss"), 8);
+  EXPECT_EQ(file.real("/bem", "damping_ratio"), 0.05);
+  EXPECT_EQ(file.doubles("/bem/frequencies_requested"), frequencies);
+  EXPECT_EQ(file.doubles("/bem/frequency"), (std::vector<double>{10.0, 20.0}));
+  EXPECT_EQ(file.doubles("/bem/reciprocal_condition"), (std::vector<double>{0.1, 0.2}));
+  EXPECT_EQ(file.doubles("/bem/assembly_seconds"), (std::vector<double>{1.5, 1.5}));
+  EXPECT_EQ(file.longs("/bem/elements/labels"), (std::vector<long long>{11, 12}));
+  EXPECT_EQ(file.ints("/bem/elements/connectivity"), (std::vector<int>{0, 1, 2, 3, 1, 4, 2, -1}));
+  EXPECT_EQ(file.ints("/bem/elements/prescribed"), (std::vector<int>{0, 0, 1, 0, 0, 0}));
+  EXPECT_EQ(file.doubles("/bem/elements/areas"), areas);
+  EXPECT_EQ(file.doubles("/bem/elements/centroids"), centroids);
+  // XDMF's Mixed list: 5 then the quadrilateral's 4 vertices, 4 then the triangle's 3.
+  EXPECT_EQ(file.ints("/bem/elements/xdmf_cells"), (std::vector<int>{5, 0, 1, 2, 3, 4, 1, 4, 2}));
+  EXPECT_EQ(file.dims("/bem/displacement_real"), (std::vector<hsize_t>{2, 2, 3}));
+  EXPECT_EQ(file.dims("/bem/displacement_magnitude"), (std::vector<hsize_t>{2, 2}));
+  EXPECT_EQ(file.dims("/bem/interior/displacement_imag"), (std::vector<hsize_t>{2, 1, 3}));
+  EXPECT_EQ(file.dims("/bem/force_real"), (std::vector<hsize_t>{2, 1, 3}));
+  EXPECT_EQ(file.strings("/bem/force_real", "element_sets"), (std::vector<std::string>{"foundation"}));
+  const auto parts = [](const std::vector<std::vector<std::complex<double>>>& rows, bool imaginary) {
+    std::vector<double> out;
+    for (const auto& row : rows)
+      for (const auto& z : row) out.push_back(imaginary ? z.imag() : z.real());
+    return out;
+  };
+  EXPECT_EQ(file.doubles("/bem/displacement_real"), parts(u, false));
+  EXPECT_EQ(file.doubles("/bem/displacement_imag"), parts(u, true));
+  EXPECT_EQ(file.doubles("/bem/traction_real"), parts(t, false));
+  EXPECT_EQ(file.doubles("/bem/traction_imag"), parts(t, true));
+  EXPECT_EQ(file.doubles("/bem/interior/displacement_real"), parts(interior, false));
+  EXPECT_EQ(file.doubles("/bem/force_imag"), parts(forces, true));
+  EXPECT_EQ(file.doubles("/bem/interior/points"), points);
+  const std::vector<double> magnitude = file.doubles("/bem/displacement_magnitude");
+  ASSERT_EQ(magnitude.size(), 4u);
+  // Row 1, element 1: (|u_x|^2 + |u_y|^2 + |u_z|^2)^1/2 of the second frequency's second element.
+  EXPECT_DOUBLE_EQ(magnitude[3], std::sqrt(std::norm(u[1][3]) + std::norm(u[1][4]) + std::norm(u[1][5])));
+
+  const std::string text = read_text(folder_ / "bem.xmf");
+  const Xdmf xdmf = parse_xdmf(text);
+  EXPECT_EQ(xdmf.times, (std::vector<double>{10.0, 20.0}));  // the frequencies solved
+  expect_references_valid(xdmf, path);
+  EXPECT_EQ(xdmf.topologies, (std::vector<std::string>{"Mixed", "Polyvertex", "Mixed", "Polyvertex"}));
+  for (const char* name : {"displacement_real", "displacement_imag", "displacement_magnitude", "traction_real",
+                           "traction_imag"})
+    EXPECT_NE(text.find(str("Attribute Name=\"", name, "\" AttributeType=\"", std::string(name).find("magnitude") ==
+                                                                                       std::string::npos
+                                                                                   ? "Vector"
+                                                                                   : "Scalar",
+                            "\" Center=\"Cell\"")),
+              std::string::npos)
+        << name;
+  // Row 1 of a [2][2][3] dataset: start (1, 0, 0), stride 1, count (1, 2, 3).
+  EXPECT_NE(text.find(">1 0 0 1 1 1 1 2 3</DataItem>"), std::string::npos);
+  // Row 0 of the [2][2] magnitudes, and of the interior points' [2][1] magnitudes.
+  EXPECT_NE(text.find(">0 0 1 1 1 2</DataItem>"), std::string::npos);
+  EXPECT_NE(text.find(">0 0 1 1 1 1</DataItem>"), std::string::npos);
+  EXPECT_NE(text.find("Center=\"Node\""), std::string::npos);  // the interior points' fields
+
+  // A run whose first frequency fails: /bem without rows, the XDMF file the surface alone.
+  const fs::path none = folder_ / "none.h5";
+  {
+    ResultFile empty = ResultFile::create(none, model, metadata());
+    empty.start_bem(setup);
+    empty.finish("failed: at 10 Hz: singular", 0, 0.0);
+  }
+  EXPECT_EQ(File(none).dims("/bem/frequency"), (std::vector<hsize_t>{0}));
+  const Xdmf surface = parse_xdmf(read_text(folder_ / "none.xmf"));
+  EXPECT_TRUE(surface.times.empty());
+  EXPECT_EQ(surface.topologies, (std::vector<std::string>{"Mixed"}));
+  expect_references_valid(surface, none);
+}
+
+}  // namespace
+}  // namespace tremor

@@ -20,5 +20,6 @@ void add_bench_command(CLI::App& app);
 CLI::App* add_bench_assembly_command(CLI::App& bench);
 void add_partition_command(CLI::App& app);
 void add_static_command(CLI::App& app);
+void add_bem_command(CLI::App& app);
 
 }  // namespace tremor::cli

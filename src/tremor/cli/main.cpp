@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   tremor::cli::add_info_command(app);
   tremor::cli::add_run_command(app);
   tremor::cli::add_static_command(app);
+  tremor::cli::add_bem_command(app);
   tremor::cli::add_export_command(app);
   tremor::cli::add_bench_command(app);
   tremor::cli::add_partition_command(app);

@@ -164,9 +164,34 @@ struct ResultFile::Impl {
   void truncate_to_checkpoint();
   void write_snapshot(double time, std::span<const double> displacement, std::span<const double> velocity);
   void write_static(const StaticFields& fields);
+  void start_bem(const BemSetup& setup);
+  void write_bem_frequency(const BemFrequencyFields& fields);
+  void write_bem_xdmf(const fs::path& xdmf) const;
   void finish(const std::string& status);
   bool has_static = false;
   int n_voigt = 6;
+
+  // /bem: its per-frequency datasets, extended one row per frequency.
+  struct Bem {
+    bool started = false;
+    hsize_t n_elements = 0, n_points = 0, n_sets = 0;
+    hsize_t rows = 0;                 // frequencies written
+    std::vector<double> frequencies;  // Hz, of the rows written
+    Handle group;
+    Handle frequency, reciprocal_condition, assembly_seconds, solve_seconds, interior_seconds;
+    Handle displacement_real, displacement_imag, displacement_magnitude, traction_real, traction_imag;
+    Handle interior_real, interior_imag, interior_magnitude, force_real, force_imag;
+    XdmfCells cells;  // the surface's cells for the XDMF file
+    std::int64_t mixed_length = 0;
+
+    void close() {
+      for (Handle* h : {&frequency, &reciprocal_condition, &assembly_seconds, &solve_seconds, &interior_seconds,
+                        &displacement_real, &displacement_imag, &displacement_magnitude, &traction_real,
+                        &traction_imag, &interior_real, &interior_imag, &interior_magnitude, &force_real,
+                        &force_imag, &group})
+        h->reset();
+    }
+  } bem;
 };
 
 void ResultFile::Impl::write_mesh(const Model& source) {
@@ -395,6 +420,224 @@ void ResultFile::Impl::write_static(const StaticFields& fields) {
   has_static = true;
 }
 
+namespace {
+
+// Splits complex values into their real and imaginary parts.
+void split(std::span<const std::complex<double>> values, std::vector<double>& real, std::vector<double>& imag) {
+  real.resize(values.size());
+  imag.resize(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    real[i] = values[i].real();
+    imag[i] = values[i].imag();
+  }
+}
+
+// |v| of each complex 3-vector.
+std::vector<double> magnitudes(std::span<const std::complex<double>> values) {
+  std::vector<double> out(values.size() / 3);
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = std::sqrt(std::norm(values[3 * i]) + std::norm(values[3 * i + 1]) + std::norm(values[3 * i + 2]));
+  return out;
+}
+
+}  // namespace
+
+void ResultFile::Impl::start_bem(const BemSetup& s) {
+  require_open();
+  const std::string where = path.string();
+  if (bem.started) throw Error(str(where, ": /bem is already started"));
+  const std::size_t ne = s.element_labels.size();
+  const auto expect = [&](std::size_t got, std::size_t wanted, const char* what) {
+    if (got != wanted)
+      throw Error(str(where, ": /bem ", what, " has ", got, " values; expected ", wanted, " (", ne, " elements)"));
+  };
+  if (ne == 0) throw Error(str(where, ": /bem needs at least one element"));
+  if (s.frequencies.empty()) throw Error(str(where, ": /bem needs at least one frequency"));
+  expect(s.connectivity.size(), 4 * ne, "connectivity");
+  expect(s.centroids.size(), 3 * ne, "centroids");
+  expect(s.normals.size(), 3 * ne, "normals");
+  expect(s.areas.size(), ne, "areas");
+  expect(s.prescribed.size(), 3 * ne, "prescribed");
+  if (s.interior_points.size() % 3 != 0)
+    throw Error(str(where, ": /bem interior points need 3 coordinates each, got ", s.interior_points.size()));
+  for (Index node : s.connectivity)
+    if (node < -1 || node >= n_nodes)
+      throw Error(str(where, ": /bem connectivity names node ", node, "; the mesh has ", n_nodes, " nodes"));
+
+  bem.n_elements = ne;
+  bem.n_points = s.interior_points.size() / 3;
+  bem.n_sets = s.force_sets.size();
+  bem.group = h5::create_group(handle.get(), "bem", file);
+  const hid_t g = bem.group.get();
+  h5::set_attribute(g, "time_convention", std::string("exp(+i omega t)"), file);
+  h5::set_attribute(g, "solid", s.solid, file);
+  h5::set_attribute(g, "free_term", s.free_term, file);
+  h5::set_attribute(g, "gauss", std::int64_t{s.gauss}, file);
+  h5::set_attribute(g, "singular_gauss", std::int64_t{s.singular_gauss}, file);
+  h5::set_attribute(g, "near_ratio", s.near_ratio, file);
+  h5::set_attribute(g, "max_depth", std::int64_t{s.max_depth}, file);
+  h5::set_attribute(g, "density", s.density, file);
+  h5::set_attribute(g, "lame_lambda", s.lame_lambda, file);
+  h5::set_attribute(g, "shear_modulus", s.shear_modulus, file);
+  h5::set_attribute(g, "damping_ratio", s.damping_ratio, file);
+  h5::set_attribute(g, "n_elements", static_cast<std::int64_t>(ne), file);
+  h5::set_attribute(g, "n_interior_points", static_cast<std::int64_t>(bem.n_points), file);
+  const auto units = [&](hid_t dataset, const char* unit) {
+    h5::set_attribute(dataset, "units", std::string(unit), file);
+  };
+  const auto fixed = [&](hid_t parent, const char* name, std::span<const double> values, std::span<const hsize_t> dims,
+                         const char* unit) {
+    h5::write_doubles(parent, name, values, dims, file);
+    Handle dataset = h5::open_dataset(parent, name, file);
+    units(dataset.get(), unit);
+  };
+  const std::array<hsize_t, 1> frequency_dims{s.frequencies.size()};
+  fixed(g, "frequencies_requested", s.frequencies, frequency_dims, "Hz");
+
+  Handle elements = h5::create_group(g, "elements", file);
+  const hid_t e = elements.get();
+  const std::array<hsize_t, 1> scalar_dims{ne};
+  const std::array<hsize_t, 2> vector_dims{ne, 3};
+  const std::array<hsize_t, 2> connectivity_dims{ne, 4};
+  h5::write_int64(e, "labels", std::span<const std::int64_t>(s.element_labels.data(), ne), scalar_dims, file);
+  h5::write_int32(e, "connectivity", s.connectivity, connectivity_dims, file);
+  fixed(e, "centroids", s.centroids, vector_dims, "m");
+  h5::write_doubles(e, "normals", s.normals, vector_dims, file);
+  fixed(e, "areas", s.areas, scalar_dims, "m^2");
+  h5::write_int32(e, "prescribed", s.prescribed, vector_dims, file);
+
+  // The cells XDMF draws, in the solver's element order (cell-centred data follow it): one
+  // topology when every element is a triangle or every one a quadrilateral, else XDMF's Mixed
+  // list (a cell type, 4 triangle or 5 quadrilateral, then its vertices).
+  std::size_t n_triangles = 0;
+  for (std::size_t k = 0; k < ne; ++k) n_triangles += s.connectivity[4 * k + 3] < 0 ? 1 : 0;
+  std::vector<std::int32_t> cells;
+  bem.cells = XdmfCells{};
+  bem.cells.n_cells = static_cast<std::int64_t>(ne);
+  bem.cells.dataset = "/bem/elements/xdmf_cells";
+  if (n_triangles == ne || n_triangles == 0) {
+    const int per = n_triangles == ne ? 3 : 4;
+    bem.cells.topology = per == 3 ? "Triangle" : "Quadrilateral";
+    bem.cells.nodes_per_cell = per;
+    for (std::size_t k = 0; k < ne; ++k)
+      for (int v = 0; v < per; ++v) cells.push_back(s.connectivity[4 * k + static_cast<std::size_t>(v)]);
+    const std::array<hsize_t, 2> dims{ne, static_cast<hsize_t>(per)};
+    h5::write_int32(e, "xdmf_cells", cells, dims, file);
+  } else {
+    bem.cells.topology = "Mixed";
+    bem.cells.nodes_per_cell = 0;
+    for (std::size_t k = 0; k < ne; ++k) {
+      const bool triangle = s.connectivity[4 * k + 3] < 0;
+      cells.push_back(triangle ? 4 : 5);
+      for (std::size_t v = 0; v < (triangle ? 3u : 4u); ++v) cells.push_back(s.connectivity[4 * k + v]);
+    }
+    const std::array<hsize_t, 1> dims{cells.size()};
+    h5::write_int32(e, "xdmf_cells", cells, dims, file);
+    bem.mixed_length = static_cast<std::int64_t>(cells.size());
+  }
+
+  // Per-frequency datasets, extended by write_bem_frequency(); a row of the large ones is a chunk.
+  const std::array<hsize_t, 1> no_rows{0};
+  const std::array<hsize_t, 1> row_chunk{256};
+  const auto series = [&](hid_t parent, const char* name, const char* unit) {
+    Handle dataset = extendible_dataset(parent, name, no_rows, row_chunk, file);
+    if (unit) units(dataset.get(), unit);
+    return dataset;
+  };
+  bem.frequency = series(g, "frequency", "Hz");
+  bem.reciprocal_condition = series(g, "reciprocal_condition", nullptr);
+  bem.assembly_seconds = series(g, "assembly_seconds", "s");
+  bem.solve_seconds = series(g, "solve_seconds", "s");
+  bem.interior_seconds = series(g, "interior_seconds", "s");
+  const auto fields = [&](hid_t parent, const char* name, hsize_t n, bool vector, const char* unit) {
+    const std::array<hsize_t, 3> dims{0, n, 3};
+    const std::array<hsize_t, 3> chunk{1, n, 3};
+    Handle dataset = extendible_dataset(parent, name, std::span<const hsize_t>(dims.data(), vector ? 3 : 2),
+                                        std::span<const hsize_t>(chunk.data(), vector ? 3 : 2), file);
+    units(dataset.get(), unit);
+    return dataset;
+  };
+  bem.displacement_real = fields(g, "displacement_real", ne, true, "m");
+  bem.displacement_imag = fields(g, "displacement_imag", ne, true, "m");
+  bem.displacement_magnitude = fields(g, "displacement_magnitude", ne, false, "m");
+  bem.traction_real = fields(g, "traction_real", ne, true, "Pa");
+  bem.traction_imag = fields(g, "traction_imag", ne, true, "Pa");
+  if (bem.n_points > 0) {
+    Handle interior = h5::create_group(g, "interior", file);
+    const std::array<hsize_t, 2> point_dims{bem.n_points, 3};
+    fixed(interior.get(), "points", s.interior_points, point_dims, "m");
+    std::vector<std::int32_t> vertices(bem.n_points);
+    for (std::size_t k = 0; k < vertices.size(); ++k) vertices[k] = static_cast<std::int32_t>(k);
+    const std::array<hsize_t, 2> vertex_dims{bem.n_points, 1};
+    h5::write_int32(interior.get(), "vertices", vertices, vertex_dims, file);
+    bem.interior_real = fields(interior.get(), "displacement_real", bem.n_points, true, "m");
+    bem.interior_imag = fields(interior.get(), "displacement_imag", bem.n_points, true, "m");
+    bem.interior_magnitude = fields(interior.get(), "displacement_magnitude", bem.n_points, false, "m");
+  }
+  if (bem.n_sets > 0) {
+    bem.force_real = fields(g, "force_real", bem.n_sets, true, "N");
+    bem.force_imag = fields(g, "force_imag", bem.n_sets, true, "N");
+    h5::set_attribute(bem.force_real.get(), "element_sets", s.force_sets, file);
+    h5::set_attribute(bem.force_imag.get(), "element_sets", s.force_sets, file);
+  }
+  bem.started = true;
+}
+
+void ResultFile::Impl::write_bem_frequency(const BemFrequencyFields& f) {
+  require_open();
+  const std::string where = path.string();
+  if (!bem.started) throw Error(str(where, ": write_bem_frequency before start_bem"));
+  const auto expect = [&](std::size_t got, hsize_t n, const char* what) {
+    if (got != 3 * n) throw Error(str(where, ": /bem ", what, " has ", got, " values; expected ", 3 * n));
+  };
+  expect(f.displacement.size(), bem.n_elements, "displacement");
+  expect(f.traction.size(), bem.n_elements, "traction");
+  expect(f.interior.size(), bem.n_points, "interior displacement");
+  expect(f.forces.size(), bem.n_sets, "forces");
+  const hsize_t row = bem.rows;
+  const auto scalar = [&](const Handle& dataset, double value, const char* name) {
+    append_rows(dataset.get(), row, 1, {}, &value, file, str("/bem/", name));
+  };
+  scalar(bem.frequency, f.frequency, "frequency");
+  scalar(bem.reciprocal_condition, f.reciprocal_condition, "reciprocal_condition");
+  scalar(bem.assembly_seconds, f.assembly_seconds, "assembly_seconds");
+  scalar(bem.solve_seconds, f.solve_seconds, "solve_seconds");
+  scalar(bem.interior_seconds, f.interior_seconds, "interior_seconds");
+  std::vector<double> real, imag;
+  const auto complex_rows = [&](std::span<const std::complex<double>> values, hsize_t n, const Handle& re,
+                                const Handle& im, const Handle& magnitude, const std::string& name) {
+    split(values, real, imag);
+    const std::array<hsize_t, 2> dims{n, 3};
+    append_rows(re.get(), row, 1, dims, real.data(), file, name + "_real");
+    append_rows(im.get(), row, 1, dims, imag.data(), file, name + "_imag");
+    if (magnitude.valid()) {
+      const std::vector<double> m = magnitudes(values);
+      const std::array<hsize_t, 1> magnitude_dims{n};
+      append_rows(magnitude.get(), row, 1, magnitude_dims, m.data(), file, name + "_magnitude");
+    }
+  };
+  complex_rows(f.displacement, bem.n_elements, bem.displacement_real, bem.displacement_imag,
+               bem.displacement_magnitude, "/bem/displacement");
+  complex_rows(f.traction, bem.n_elements, bem.traction_real, bem.traction_imag, Handle(), "/bem/traction");
+  if (bem.n_points > 0)
+    complex_rows(f.interior, bem.n_points, bem.interior_real, bem.interior_imag, bem.interior_magnitude,
+                 "/bem/interior/displacement");
+  if (bem.n_sets > 0) complex_rows(f.forces, bem.n_sets, bem.force_real, bem.force_imag, Handle(), "/bem/force");
+  bem.rows = row + 1;
+  bem.frequencies.push_back(f.frequency);
+}
+
+void ResultFile::Impl::write_bem_xdmf(const fs::path& xdmf) const {
+  XdmfBem description;
+  description.n_nodes = n_nodes;
+  description.coordinates = "/mesh/coordinates";
+  description.cells = bem.cells;
+  description.mixed_length = bem.mixed_length;
+  description.n_points = static_cast<std::int64_t>(bem.n_points);
+  description.frequencies = bem.frequencies;
+  write_xdmf_bem(xdmf, path.filename().string(), description);
+}
+
 void ResultFile::Impl::finish(const std::string& status) {
   if (finished) return;
   if (status != "complete" && status != "incomplete" && status.rfind("failed: ", 0) != 0)
@@ -409,6 +652,7 @@ void ResultFile::Impl::finish(const std::string& status) {
   displacement_group.reset();
   magnitude_group.reset();
   velocity_group.reset();
+  bem.close();
   metadata_group.reset();
   histories_group.reset();
   snapshots_group.reset();
@@ -432,6 +676,10 @@ void ResultFile::Impl::finish(const std::string& status) {
     fields.push_back(XdmfField{"displacement", dim, paths("displacement")});
     if (snapshot_options.magnitude) fields.push_back(XdmfField{"magnitude", 1, paths("magnitude")});
     if (snapshot_options.velocity) fields.push_back(XdmfField{"velocity", dim, paths("velocity")});
+  }
+  if (bem.started) {
+    write_bem_xdmf(xdmf);
+    return;
   }
   if (has_static && snapshot_times.empty()) {
     // One grid on the whole mesh; each stress component its own scalar (a column of /static/stress).
@@ -877,6 +1125,10 @@ void ResultFile::write_snapshot(double time, std::span<const float> displacement
 }
 
 void ResultFile::write_static(const StaticFields& fields) { impl().write_static(fields); }
+
+void ResultFile::start_bem(const BemSetup& setup) { impl().start_bem(setup); }
+
+void ResultFile::write_bem_frequency(const BemFrequencyFields& fields) { impl().write_bem_frequency(fields); }
 
 void ResultFile::set_progress(std::int64_t step_count, double wall_time) {
   impl().metadata.step_count = step_count;

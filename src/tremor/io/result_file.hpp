@@ -12,6 +12,7 @@
 //
 // Not thread-safe; one ResultFile per file. Signal handling is the caller's: set a flag in the
 // handler and call finish("incomplete") from the time loop.
+#include <complex>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -48,7 +49,7 @@ struct RunMetadata {
   double time_step = 0.0;  // s
   std::int64_t step_count = 0;  // steps taken (updated by set_progress and finish)
   double wall_time = 0.0;       // s, of the time loop (updated by set_progress and finish)
-  std::string solver = "explicit";  // "explicit" or "static"
+  std::string solver = "explicit";  // "explicit", "static" or "bem"
 };
 
 // A static solution (static/solve.hpp), node by node over the whole mesh, with the record of the
@@ -64,6 +65,37 @@ struct StaticFields {
   double tolerance = 0.0;
   std::string preconditioner;
   std::span<const double> residual_history;  // relative residual per iteration, from iteration 0
+};
+
+// A boundary-element problem (bem/solve.hpp) as /bem records it, written once before its first
+// frequency (docs/output-format.md, "/bem"). Elements are in the solver's order; complex values
+// are amplitudes of e^{+i omega t}.
+struct BemSetup {
+  std::span<const double> frequencies;        // Hz, every frequency asked for, in order
+  std::span<const Index> connectivity;        // 4 mesh node indices per element, -1 as a triangle's 4th
+  std::span<const Label> element_labels;      // one per element
+  std::span<const double> centroids;          // 3 per element, m: the collocation points
+  std::span<const double> normals;            // 3 per element: unit normals out of the solid
+  std::span<const double> areas;              // one per element, m^2
+  std::span<const std::int32_t> prescribed;   // 3 per element: 0 traction given, 1 displacement given
+  std::span<const double> interior_points;    // 3 per point, m (may be empty)
+  std::vector<std::string> force_sets;        // element sets whose resultant force each frequency records
+  std::string solid;                          // "inside", "outside" or "open"
+  std::string free_term;                      // "rigid_body" or "direct"
+  int gauss = 0, singular_gauss = 0, max_depth = 0;
+  double near_ratio = 0.0;
+  double density = 0.0, lame_lambda = 0.0, shear_modulus = 0.0, damping_ratio = 0.0;
+};
+
+// One solved frequency of a boundary-element problem.
+struct BemFrequencyFields {
+  double frequency = 0.0;                                // Hz
+  std::span<const std::complex<double>> displacement;    // 3 per element, m
+  std::span<const std::complex<double>> traction;        // 3 per element, Pa
+  std::span<const std::complex<double>> interior;        // 3 per interior point, m
+  std::span<const std::complex<double>> forces;          // 3 per force set, N: the traction integrated
+  double reciprocal_condition = 0.0;  // of the solved system (NaN when not estimated)
+  double assembly_seconds = 0.0, solve_seconds = 0.0, interior_seconds = 0.0;
 };
 
 // Which nodes snapshots hold and which fields besides displacement (fixed at create()).
@@ -127,6 +159,14 @@ class ResultFile {
   // Writes /static (docs/output-format.md): the fields above and the solver's record. Once per
   // file; the XDMF file then shows them on the mesh.
   void write_static(const StaticFields& fields);
+
+  // Starts /bem (docs/output-format.md): what the problem is, with empty per-frequency datasets
+  // that write_bem_frequency() extends. Once per file; the mesh given to create() must be the
+  // surface (the XDMF file shows the fields on its elements, cell-centred).
+  void start_bem(const BemSetup& setup);
+  // Appends one solved frequency to /bem. The XDMF file then holds one grid per frequency written
+  // (ParaView's time is the frequency, Hz), so a run that fails keeps what it solved.
+  void write_bem_frequency(const BemFrequencyFields& fields);
 
   // Records the run's progress; written to /metadata at the next flush() or finish().
   void set_progress(std::int64_t step_count, double wall_time);

@@ -168,4 +168,108 @@ void write_xdmf(const std::filesystem::path& xdmf_path, const std::string& h5_na
   write_file_atomically(xdmf_path, out.str(), "XDMF file");
 }
 
+namespace {
+
+// Row `row` of a [rows][n][3] (vector) or [rows][n] (scalar) dataset, as a HyperSlab of n x 3 or n.
+void bem_row(std::ostringstream& out, const std::string& indent, const std::string& h5, const std::string& dataset,
+             std::size_t rows, std::size_t row, std::int64_t n, bool vector) {
+  const std::string shape = vector ? str(n, " 3") : str(n);
+  out << indent << "<DataItem ItemType=\"HyperSlab\" Dimensions=\"" << shape << "\" Type=\"HyperSlab\">\n";
+  if (vector)
+    out << indent << "  <DataItem Dimensions=\"3 3\" Format=\"XML\">" << row << " 0 0 1 1 1 1 " << n
+        << " 3</DataItem>\n";
+  else
+    out << indent << "  <DataItem Dimensions=\"3 2\" Format=\"XML\">" << row << " 0 1 1 1 " << n << "</DataItem>\n";
+  out << indent << "  <DataItem Dimensions=\"" << rows << " " << shape
+      << "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << h5 << ":" << dataset << "</DataItem>\n";
+  out << indent << "</DataItem>\n";
+}
+
+}  // namespace
+
+void write_xdmf_bem(const std::filesystem::path& xdmf_path, const std::string& h5_name, const XdmfBem& bem) {
+  const std::string h5 = escape(h5_name);
+  const std::size_t rows = bem.frequencies.size();
+  const std::int64_t n_cells = bem.cells.n_cells;
+  std::ostringstream out;
+  out << "<?xml version=\"1.0\" ?>\n"
+      << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+      << "<Xdmf Version=\"3.0\">\n"
+      << "  <Domain>\n";
+  // No frequency solved (the first one failed): the surface alone, as the mesh of a run without
+  // snapshots is written.
+  if (rows > 0) out << "    <Grid Name=\"frequencies\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  const auto attribute = [&](const std::string& indent, const char* name, bool vector, const char* centre,
+                             const std::string& dataset, std::size_t row, std::int64_t n) {
+    out << indent << "<Attribute Name=\"" << name << "\" AttributeType=\"" << (vector ? "Vector" : "Scalar")
+        << "\" Center=\"" << centre << "\">\n";
+    bem_row(out, indent + "  ", h5, dataset, rows, row, n, vector);
+    out << indent << "</Attribute>\n";
+  };
+  const auto geometry = [&](const std::string& indent, std::int64_t n, const std::string& dataset) {
+    out << indent << "<Geometry GeometryType=\"XYZ\">\n"
+        << indent << "  <DataItem Dimensions=\"" << n << " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">"
+        << h5 << ":" << dataset << "</DataItem>\n"
+        << indent << "</Geometry>\n";
+  };
+  const auto topology = [&](const std::string& indent) {
+    out << indent << "<Topology TopologyType=\"" << bem.cells.topology << "\" NumberOfElements=\"" << n_cells
+        << "\">\n";
+    if (bem.cells.topology == "Mixed")
+      out << indent << "  <DataItem Dimensions=\"" << bem.mixed_length
+          << "\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">" << h5 << ":" << escape(bem.cells.dataset)
+          << "</DataItem>\n";
+    else
+      out << indent << "  <DataItem Dimensions=\"" << n_cells << " " << bem.cells.nodes_per_cell
+          << "\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">" << h5 << ":" << escape(bem.cells.dataset)
+          << "</DataItem>\n";
+    out << indent << "</Topology>\n";
+  };
+  if (rows == 0) {
+    out << "    <Grid Name=\"surface\" GridType=\"Uniform\">\n";
+    topology("      ");
+    geometry("      ", bem.n_nodes, bem.coordinates);
+    out << "    </Grid>\n";
+  }
+  for (std::size_t k = 0; k < rows; ++k) {
+    const std::string time = number(bem.frequencies[k]);
+    std::string indent = "      ";
+    const bool points = bem.n_points > 0;
+    if (points) {
+      out << indent << "<Grid Name=\"f" << k << "\" GridType=\"Collection\" CollectionType=\"Spatial\">\n"
+          << indent << "  <Time Value=\"" << time << "\"/>\n";
+      indent += "  ";
+    }
+    out << indent << "<Grid Name=\"" << (points ? "surface" : str("f", k)) << "\" GridType=\"Uniform\">\n";
+    if (!points) out << indent << "  <Time Value=\"" << time << "\"/>\n";
+    topology(indent + "  ");
+    geometry(indent + "  ", bem.n_nodes, bem.coordinates);
+    attribute(indent + "  ", "displacement_real", true, "Cell", "/bem/displacement_real", k, n_cells);
+    attribute(indent + "  ", "displacement_imag", true, "Cell", "/bem/displacement_imag", k, n_cells);
+    attribute(indent + "  ", "displacement_magnitude", false, "Cell", "/bem/displacement_magnitude", k, n_cells);
+    attribute(indent + "  ", "traction_real", true, "Cell", "/bem/traction_real", k, n_cells);
+    attribute(indent + "  ", "traction_imag", true, "Cell", "/bem/traction_imag", k, n_cells);
+    out << indent << "</Grid>\n";
+    if (points) {
+      const std::int64_t n = bem.n_points;
+      out << indent << "<Grid Name=\"interior\" GridType=\"Uniform\">\n"
+          << indent << "  <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n
+          << "\" NodesPerElement=\"1\">\n"
+          << indent << "    <DataItem Dimensions=\"" << n << " 1\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">"
+          << h5 << ":/bem/interior/vertices</DataItem>\n"
+          << indent << "  </Topology>\n";
+      geometry(indent + "  ", n, "/bem/interior/points");
+      attribute(indent + "  ", "displacement_real", true, "Node", "/bem/interior/displacement_real", k, n);
+      attribute(indent + "  ", "displacement_imag", true, "Node", "/bem/interior/displacement_imag", k, n);
+      attribute(indent + "  ", "displacement_magnitude", false, "Node", "/bem/interior/displacement_magnitude", k, n);
+      out << indent << "</Grid>\n";
+      out << indent.substr(2) << "</Grid>\n";
+    }
+  }
+  if (rows > 0) out << "    </Grid>\n";
+  out << "  </Domain>\n"
+      << "</Xdmf>\n";
+  write_file_atomically(xdmf_path, out.str(), "XDMF file");
+}
+
 }  // namespace tremor::io

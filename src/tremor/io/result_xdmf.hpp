@@ -51,4 +51,22 @@ std::vector<std::int32_t> gll_linear_cells(ElementType type, int order, const st
 void write_xdmf(const std::filesystem::path& xdmf_path, const std::string& h5_name, const XdmfMesh& mesh,
                 const std::vector<double>& times, const std::vector<XdmfField>& fields);
 
+// A boundary-element result (/bem, docs/output-format.md): a Temporal collection with one grid
+// per solved frequency (its Time value is the frequency, Hz, so ParaView's time steps through
+// them), each the surface with the cell-centred fields displacement_real, displacement_imag,
+// displacement_magnitude, traction_real and traction_imag, row k of the /bem datasets; with
+// interior points, a Spatial collection of the surface and a Polyvertex grid of the points
+// carrying displacement_real, displacement_imag and displacement_magnitude. With no frequency
+// solved, one grid of the surface alone.
+struct XdmfBem {
+  std::int64_t n_nodes = 0;
+  std::string coordinates;  // HDF5 path of the [n_nodes][3] coordinates
+  XdmfCells cells;          // "Triangle", "Quadrilateral" ([n_cells][k]) or "Mixed" (a flat list)
+  std::int64_t mixed_length = 0;  // Mixed: the length of the list
+  std::int64_t n_points = 0;
+  std::vector<double> frequencies;  // Hz, one per row written
+};
+
+void write_xdmf_bem(const std::filesystem::path& xdmf_path, const std::string& h5_name, const XdmfBem& bem);
+
 }  // namespace tremor::io

@@ -1,0 +1,153 @@
+#pragma once
+// A boundary-element problem as a `[bem]` model file states it (docs/bem.md, "Running `tremor
+// bem`"; read by io/bem_model_file.hpp): the surface mesh or the generator that makes it, where the
+// solid lies, one isotropic damped material, the frequencies, the boundary conditions per element
+// set, the interior points where displacements are wanted, and the solver's settings. Plain data;
+// `tremor bem` turns it into the solver's inputs (bem/boundary_mesh.hpp, bem/solve.hpp). SI units.
+#include <array>
+#include <cmath>
+#include <complex>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tremor/core/config.hpp"
+#include "tremor/mesh/mesh.hpp"
+
+namespace tremor {
+
+// Where the solid lies relative to the boundary mesh (bem::Solid): inside a closed surface (a
+// body, normals outward), outside one (a cavity, normals inward), or on the side of an open surface
+// its normals point away from (a half-space's free surface, normals +z).
+enum class BemSolid { Inside, Outside, Open };
+
+// Generated elements: quadrilaterals, or each cut into two triangles (bem::ElementShape).
+enum class BemElementShape { Quadrilateral, Triangle };
+
+enum class BemMeshKind { File, Sphere, Box, Halfspace };
+
+// bem::sphere: the cube-projected sphere of `radius` at the origin, `divisions` per cube edge.
+struct BemSphere {
+  double radius = 0.0;
+  Index divisions = 0;
+};
+
+// bem::box: the surface of the box of `size` centred at the origin; sets xmin .. zmax per face.
+struct BemBox {
+  std::array<double, 3> size{};
+  std::array<Index, 3> divisions{};
+};
+
+// bem::halfspace_patch: the rectangle of `size` at z = 0, solid below; with a foundation (fx, fy)
+// the element sets "foundation" (centroids in |x| < fx/2, |y| < fy/2) and "free".
+struct BemHalfspace {
+  std::array<double, 2> size{};
+  std::array<Index, 2> divisions{};
+  std::optional<std::array<double, 2>> foundation;
+};
+
+struct BemMeshSource {
+  BemMeshKind kind = BemMeshKind::File;
+  std::string file;  // File: the path as the model file gives it
+  std::string path;  // File: resolved against the model file's folder
+  Mesh surface;      // File: the surface read by io::read_gmsh_surface (Tri3 and Quad4 blocks in 3D)
+  BemSphere sphere;
+  BemBox box;
+  BemHalfspace halfspace;
+  BemElementShape shape = BemElementShape::Quadrilateral;  // generators only
+  // Reverse every element's orientation after reading or generating (bem::flip_orientation). A
+  // generated sphere or box is oriented by `solid` instead (a cavity's normals point inward).
+  bool flip = false;
+  BemSolid solid = BemSolid::Open;
+  std::vector<std::string> element_sets;  // the sets the mesh has, sorted (for messages)
+  std::string origin;                     // "FILE:LINE: [bem.mesh]" for messages about the mesh
+};
+
+// One isotropic medium with hysteretic damping: moduli lambda (1 + 2 i beta), mu (1 + 2 i beta).
+struct BemMaterial {
+  double density = 0.0;        // kg/m^3
+  double lambda = 0.0;         // Lame's first parameter, Pa
+  double mu = 0.0;             // shear modulus, Pa
+  double damping_ratio = 0.0;  // beta >= 0 (loss factor 2 beta)
+  std::string origin;          // "FILE:LINE: [bem.material]"
+
+  double shear_wave_speed() const;  // sqrt(mu / rho) of the undamped moduli, m/s
+  double p_wave_speed() const;      // sqrt((lambda + 2 mu) / rho), m/s
+  double youngs_modulus() const;
+  double poisson_ratio() const;
+};
+
+enum class BemPrescribed { Traction, Displacement };
+
+// What one component of an element set's boundary condition prescribes.
+struct BemComponent {
+  BemPrescribed kind = BemPrescribed::Traction;
+  std::complex<double> value{};  // Pa (traction) or m (displacement); amplitude of e^{i omega t}
+};
+
+// The boundary condition of one element set ([[bem.boundary]]): a pressure p (traction -p n on
+// every element, n its unit normal out of the solid), or per component x, y, z a traction or a
+// displacement. Components left unset have zero traction. Elements in no [[bem.boundary]] set
+// have zero traction in every component (a free surface).
+struct BemBoundaryCondition {
+  std::string element_set;
+  std::optional<std::complex<double>> pressure;           // Pa
+  std::array<std::optional<BemComponent>, 3> components;  // x, y, z; each empty without pressure
+  std::string origin;                                     // "FILE:LINE: [[bem.boundary]] #k 'set'"
+
+  bool prescribes_displacement() const;
+};
+
+// Where a run of interior points came from, for messages and outputs.
+struct BemPointGroup {
+  std::string kind;  // "points", "line" or "grid"
+  std::size_t first = 0, count = 0;
+  std::string origin;  // "FILE:LINE"
+};
+
+struct BemOptions {
+  int gauss = 8;                   // g x g points per element piece (bem::IntegrationOptions)
+  int singular_gauss = 8;          // per Duffy triangle of the singular element
+  double near_ratio = 2.0;         // subdivide pieces closer than near_ratio x their diameter
+  int max_depth = 6;               // at most this many halvings
+  std::string free_term = "auto";  // "auto" (rigid_body on closed meshes, direct on open), "rigid_body", "direct"
+  std::string layout = "block";    // CUDA: "block" (a block per pair) or "thread" (a thread per pair)
+  std::string backend = "auto";    // "auto" (cuda when a GPU is usable, else openmp), "serial", "openmp", "cuda"
+  double min_elements_per_wavelength = 6.0;  // elements per shear wavelength at the highest frequency
+};
+
+struct BemProblem {
+  std::string source;  // the model file
+  std::string title;
+  BemMeshSource mesh;
+  BemMaterial material;
+  std::vector<double> frequencies;  // Hz, each > 0, in the order given
+  std::vector<BemBoundaryCondition> boundary;
+  std::vector<std::array<double, 3>> interior_points;  // m
+  std::vector<BemPointGroup> point_groups;             // cover interior_points in order
+  BemOptions options;
+};
+
+// "inside", "outside", "open".
+inline const char* to_string(BemSolid solid) {
+  switch (solid) {
+    case BemSolid::Inside: return "inside";
+    case BemSolid::Outside: return "outside";
+    case BemSolid::Open: return "open";
+  }
+  return "?";
+}
+
+inline double BemMaterial::shear_wave_speed() const { return std::sqrt(mu / density); }
+inline double BemMaterial::p_wave_speed() const { return std::sqrt((lambda + 2.0 * mu) / density); }
+inline double BemMaterial::youngs_modulus() const { return mu * (3.0 * lambda + 2.0 * mu) / (lambda + mu); }
+inline double BemMaterial::poisson_ratio() const { return lambda / (2.0 * (lambda + mu)); }
+
+inline bool BemBoundaryCondition::prescribes_displacement() const {
+  for (const auto& component : components)
+    if (component && component->kind == BemPrescribed::Displacement) return true;
+  return false;
+}
+
+}  // namespace tremor

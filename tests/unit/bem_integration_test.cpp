@@ -38,12 +38,12 @@ TEST(BemIntegration, AreasWholeSubdividedAndCollapsed) {
     const double exact = e.n_vertices == 4 ? 3.0 : std::sqrt(2.0);
     double whole = 0, near = 0, singular = 0;
     integrate_piece(e, whole_element(e.n_vertices), rule, 0, 1,
-                    [&](const double*, const double* j, double w) { whole += w * norm3(j); });
+                    [&](const double*, const double*, const double* j, double w) { whole += w * norm3(j); });
     const double xi[3] = {0.1, 0.0, 0.05};  // close to the element: several levels of pieces
-    integrate_near(e, xi, rule, 2.0, 5, 0, 1, [&](const double*, const double* j, double w) { near += w * norm3(j); });
+    integrate_near(e, xi, rule, 2.0, 5, 0, 1, [&](const double*, const double*, const double* j, double w) { near += w * norm3(j); });
     double c[2];
     reference_centre(e.n_vertices, c);
-    integrate_singular(e, c, rule, 0, 1, [&](const double*, const double* j, double w) { singular += w * norm3(j); });
+    integrate_singular(e, c, rule, 0, 1, [&](const double*, const double*, const double* j, double w) { singular += w * norm3(j); });
     // Flat elements: the integrand is constant, every rule is exact to rounding.
     EXPECT_NEAR(whole, exact, 1e-14);
     EXPECT_NEAR(near, exact, 1e-13);
@@ -64,9 +64,9 @@ TEST(BemIntegration, LanesShareThePoints) {
   const ElementNodes e = quad(1.0, 2.0, 0.3);
   const double xi[3] = {0.0, 2.5, 0.0};
   double one = 0, shared = 0;
-  integrate_near(e, xi, rule, 2.0, 4, 0, 1, [&](const double* x, const double*, double w) { one += w * x[0] * x[0]; });
+  integrate_near(e, xi, rule, 2.0, 4, 0, 1, [&](const double*, const double* x, const double*, double w) { one += w * x[0] * x[0]; });
   for (int lane = 0; lane < 8; ++lane)
-    integrate_near(e, xi, rule, 2.0, 4, lane, 8, [&](const double* x, const double*, double w) { shared += w * x[0] * x[0]; });
+    integrate_near(e, xi, rule, 2.0, 4, lane, 8, [&](const double*, const double* x, const double*, double w) { shared += w * x[0] * x[0]; });
   EXPECT_NEAR(one, shared, 1e-14 * std::abs(one));
 }
 
@@ -79,7 +79,7 @@ TEST(BemIntegration, WeaklySingularByDuffy) {
     double c[2], xi[3], j[3], sum = 0;
     reference_centre(4, c);
     element_map(q, c[0], c[1], xi, j);
-    integrate_singular(q, c, gauss_rule(g), 0, 1, [&](const double* x, const double* jx, double w) {
+    integrate_singular(q, c, gauss_rule(g), 0, 1, [&](const double*, const double* x, const double* jx, double w) {
       const double d[3] = {x[0] - xi[0], x[1] - xi[1], x[2] - xi[2]};
       sum += w * norm3(jx) / norm3(d);
     });
@@ -102,7 +102,7 @@ TEST(BemIntegration, SubdivisionResolvesNearPoints) {
   const double xi[3] = {0, 0, h};
   auto integral = [&](int depth) {
     double sum = 0;
-    integrate_near(q, xi, rule, 2.0, depth, 0, 1, [&](const double* x, const double* jx, double w) {
+    integrate_near(q, xi, rule, 2.0, depth, 0, 1, [&](const double*, const double* x, const double* jx, double w) {
       const double d[3] = {x[0] - xi[0], x[1] - xi[1], x[2] - xi[2]};
       const double r = norm3(d);
       sum += w * norm3(jx) * h / (r * r * r);
@@ -116,15 +116,21 @@ TEST(BemIntegration, SubdivisionResolvesNearPoints) {
 }
 
 // The flat free term: c = I/2 plus the principal value of the in-plane static traction kernel,
-// against a direct polar-coordinate sum of the same principal value on an irregular triangle.
-TEST(BemIntegration, FlatPrincipalValue) {
+// against a direct polar-coordinate sum of the same principal value on an irregular triangle, at
+// its centre (a constant element's node) and at a linear element's node near a corner.
+class BemFlatPrincipalValue : public ::testing::TestWithParam<int> {};
+
+TEST_P(BemFlatPrincipalValue, MatchesPolarSum) {
   const Medium m = make_medium(2000.0, 2e8, 1e8, 0.0, 0.0);
   const ElementNodes e = triangle({{0, 0, 0}, {3, 0.2, 0}, {0.4, 1.7, 0}});
-  Complex c[9];
-  detail::flat_free_term(m, e, gauss_rule(8), c);
-  // Reference: PV int r_i / r^2 dS = int e_i(theta) ln R(theta) dtheta, R by ray casting.
   double xi[3], j[3], st[2];
-  reference_centre(3, st);
+  if (GetParam() < 0)
+    reference_centre(3, st);
+  else
+    node_reference(ElementOrder::Linear, 3, GetParam(), st);
+  Complex c[9];
+  detail::flat_free_term(m, e, st, gauss_rule(8), c);
+  // Reference: PV int r_i / r^2 dS = int e_i(theta) ln R(theta) dtheta, R by ray casting.
   element_map(e, st[0], st[1], xi, j);
   const int n_theta = 200000;
   double pv[2] = {0, 0};
@@ -154,6 +160,8 @@ TEST(BemIntegration, FlatPrincipalValue) {
     EXPECT_NEAR(c[3 * 2 + i].re, -pv[i] * qv / four_pi, 1e-6 * std::abs(pv[i] * qv / four_pi) + 1e-12) << i;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(CentreAndNodes, BemFlatPrincipalValue, ::testing::Values(-1, 0, 1, 2));
 
 }  // namespace
 }  // namespace tremor::bem

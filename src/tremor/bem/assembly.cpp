@@ -1,6 +1,7 @@
 #include "tremor/bem/assembly.hpp"
 
 #include <limits>
+#include <span>
 
 #include "tremor/backend/forall.hpp"
 #include "tremor/bem/assembly_kernels.hpp"
@@ -14,168 +15,132 @@ namespace {
 void check_pairs(Index rows, Index columns) {
   TREMOR_CHECK(9 * static_cast<Size>(rows) * columns <= std::numeric_limits<Index>::max(),
                "boundary-element assembly of ", rows, " x ", columns,
-               " element pairs: 9 values per pair exceed the 2^31 - 1 entries of one array (at most 15,447 elements)");
+               " node pairs: 9 values per pair exceed the 2^31 - 1 entries of one array (at most 15,447 collocation "
+               "nodes: as many constant elements, 5,149 linear triangles or 3,861 linear quadrilaterals)");
 }
 
-// Writes pair (i, j)'s blocks, adding the free term to the diagonal block.
-TREMOR_HOST_DEVICE inline void write_pair(Index i, Index j, Size ld, bool rigid, double rigid_alpha,
+// Writes pair (node i, element j)'s blocks, adding c_i + PV int t*_static to the block of i's own
+// node when j holds i.
+template <int K>
+TREMOR_HOST_DEVICE inline void write_pair(Index i, Index j, BoundaryView boundary, bool rigid, double rigid_alpha,
                                           const Complex* row_sums, const Medium& medium, const ElementNodes& e,
-                                          const detail::Quadrature& q, detail::PairSums& sums, Complex* H, Complex* G) {
-  if (i == j) {
+                                          const detail::Quadrature& q, detail::PairSums<K>& sums, Complex* H,
+                                          Complex* G) {
+  const Index first = boundary.first_node[j];
+  const int nodes = boundary.first_node[j + 1] - first;
+  if (boundary.node_element[i] == j) {
+    const int a = static_cast<int>(i - first);
     Complex c[9];
     if (rigid) {
       for (int k = 0; k < 9; ++k)
         c[k] = (k % 4 == 0 ? Complex(rigid_alpha) : Complex()) - row_sums[9 * static_cast<Size>(i) + k];
     } else {
-      detail::flat_free_term(medium, e, q.regular, c);
+      double st[2];
+      node_reference(boundary.order, e.n_vertices, a, st);
+      detail::flat_free_term(medium, e, st, q.regular, c);
     }
-    for (int k = 0; k < 9; ++k) sums.H[k] += c[k];
+    for (int k = 0; k < 9; ++k) sums.H[9 * a + k] += c[k];
   }
-  for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b) {
-      const Size at = (3 * static_cast<Size>(i) + a) + (3 * static_cast<Size>(j) + b) * ld;
-      H[at] = sums.H[3 * a + b];
-      G[at] = sums.G[3 * a + b];
-    }
+  const Size ld = 3 * static_cast<Size>(boundary.n_nodes);
+  for (int b = 0; b < nodes; ++b)
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) {
+        const Size at = (3 * static_cast<Size>(i) + r) + (3 * static_cast<Size>(first + b) + c) * ld;
+        H[at] = sums.H[9 * b + 3 * r + c];
+        G[at] = sums.G[9 * b + 3 * r + c];
+      }
+}
+
+// The sums of pair (node i at xi, element j), lanes sharing the quadrature points.
+template <int K>
+TREMOR_HOST_DEVICE inline void pair_sums(Index i, Index j, BoundaryView boundary, const Medium& medium,
+                                         const ElementNodes& e, const double* xi, const detail::Quadrature& q,
+                                         int lane, int lanes, detail::PairSums<K>& sums) {
+  if (boundary.node_element[i] != j)
+    detail::regular_pair(medium, boundary.order, e, xi, q, KernelPart::Full, true, lane, lanes, sums);
+  else
+    detail::singular_pair(medium, boundary.order, e, static_cast<int>(i - boundary.first_node[j]), q, lane, lanes,
+                          sums);
 }
 
 #if defined(__CUDACC__)
 // Paper section 3.1: block (pair) of g x g threads, each integrating its quadrature points of
-// every piece (a near pair's subdivision, or the Duffy triangles), then a reduction of the 36
-// doubles of the two 3 x 3 complex blocks: warp shuffles, then the warps' partial sums in shared
-// memory added in warp order (the same bits every run). Traffic per pair as the forall kernel.
+// every piece (a near pair's subdivision, or the Duffy triangles), then a reduction of the 36 K
+// doubles of the pair's complex 3 x 3 blocks: warp shuffles, then the warps' partial sums in
+// shared memory added in warp order (the same bits every run). Traffic per pair as the forall
+// kernel.
 constexpr int max_block_lanes = max_gauss * max_gauss;
 
-__global__ void __launch_bounds__(max_block_lanes) pair_block_kernel(BoundaryView boundary, Medium medium,
-                                                                     detail::Quadrature q, const double* xi_all,
-                                                                     bool rigid, double rigid_alpha,
-                                                                     const Complex* row_sums, Complex* H, Complex* G) {
-  __shared__ double partial[max_block_lanes / 32][36];
-  const Index n = boundary.n_elements;
+template <int K>
+__global__ void __launch_bounds__(max_block_lanes)
+    pair_block_kernel(BoundaryView boundary, Medium medium, detail::Quadrature q, const double* xi_all, bool rigid,
+                      double rigid_alpha, const Complex* row_sums, Complex* H, Complex* G) {
+  constexpr int n_values = 36 * K;  // PairSums<K>: G then H, re/im
+  static_assert(sizeof(detail::PairSums<K>) == n_values * sizeof(double));
+  __shared__ double partial[max_block_lanes / 32][n_values];
+  const Index m = boundary.n_nodes;
   const Size pair = blockIdx.x;
-  const Index i = static_cast<Index>(pair % n), j = static_cast<Index>(pair / n);
+  const Index i = static_cast<Index>(pair % m), j = static_cast<Index>(pair / m);
   const int lane = threadIdx.x, lanes = blockDim.x;
   const ElementNodes e = gather_element(boundary.coordinates, boundary.connectivity, j);
-  detail::PairSums sums{};
-  if (i != j)
-    detail::regular_pair(medium, e, xi_all + 3 * static_cast<Size>(i), q, KernelPart::Full, true, lane, lanes, sums);
-  else
-    detail::singular_pair(medium, e, q, lane, lanes, sums);
-  double* values = &sums.G[0].re;  // PairSums is 36 contiguous doubles: G then H, re/im
-  static_assert(sizeof(detail::PairSums) == 36 * sizeof(double));
+  detail::PairSums<K> sums{};
+  pair_sums(i, j, boundary, medium, e, xi_all + 3 * static_cast<Size>(i), q, lane, lanes, sums);
+  double* values = &sums.G[0].re;
   const int warp = lane / 32, in_warp = lane % 32, warps = (lanes + 31) / 32;
-  for (int k = 0; k < 36; ++k) {
+  for (int k = 0; k < n_values; ++k) {
     double v = values[k];
     for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
     if (in_warp == 0) partial[warp][k] = v;
   }
   __syncthreads();
   if (lane != 0) return;
-  for (int k = 0; k < 36; ++k) {
+  for (int k = 0; k < n_values; ++k) {
     double v = partial[0][k];
     for (int w = 1; w < warps; ++w) v += partial[w][k];
     values[k] = v;
   }
-  write_pair(i, j, 3 * static_cast<Size>(n), rigid, rigid_alpha, row_sums, medium, e, q, sums, H, G);
+  write_pair(i, j, boundary, rigid, rigid_alpha, row_sums, medium, e, q, sums, H, G);
 }
 #endif
 
-}  // namespace
-
-void check_element_count(Index n) { check_pairs(n, n); }
-
-void collocation_points(const Exec& exec, BoundaryView boundary, double* points) {
-  forall(exec, boundary.n_elements, [=] TREMOR_LAMBDA(Index e) {
-    const ElementNodes nodes = gather_element(boundary.coordinates, boundary.connectivity, e);
-    detail::centre_of(nodes, points + 3 * static_cast<Size>(e));
-  });
-}
-
-// Traffic per (row, chunk) item: the chunk's elements (4 nodes x 24 B, cached), 9 complex written;
-// the sum over chunks reads them back in order.
-DeviceArray<Complex> static_row_sums(const Exec& exec, BoundaryView boundary, const Medium& medium,
-                                     const IntegrationOptions& options) {
-  const Index n = boundary.n_elements;
-  const Index chunks = n < 64 ? (n > 0 ? n : 1) : 64;
-  check_pairs(n, chunks);
+// One thread per pair (node i, element j), i fastest so that neighbouring threads write
+// neighbouring rows of the column-major matrices. Traffic per pair: element j's vertices (96 B,
+// cached across the threads of a column) and xi_i (24 B); 2 x 9 K complex written (288 K B). The
+// quadrature points (g^2 per piece, more near xi) dominate: each evaluates u* and t* (two complex
+// exponentials).
+template <int K>
+void assemble_pairs(const Exec& exec, BoundaryView boundary, const Medium& medium, const IntegrationOptions& options,
+                    bool rigid, double rigid_alpha, const Complex* row_sums, const double* xi_all, Complex* H,
+                    Complex* G) {
+  const Index m = boundary.n_nodes, n = boundary.n_elements;
   const detail::Quadrature q = detail::quadrature_of(options);
-  DeviceArray<double> points(exec, 3 * n);
-  collocation_points(exec, boundary, points.data());
-  DeviceArray<Complex> partial(exec, 9 * n * chunks);
-  const double* xi_all = points.data();
-  Complex* parts = partial.data();
-  forall(exec, n * chunks, [=] TREMOR_LAMBDA(Index item) {
-    const Index i = item % n, c = item / n;
-    const Index begin = static_cast<Index>(static_cast<Size>(n) * c / chunks);
-    const Index end = static_cast<Index>(static_cast<Size>(n) * (c + 1) / chunks);
-    detail::PairSums sums{};
-    for (Index j = begin; j < end; ++j) {
-      if (j == i) continue;
-      const ElementNodes e = gather_element(boundary.coordinates, boundary.connectivity, j);
-      detail::regular_pair(medium, e, xi_all + 3 * static_cast<Size>(i), q, KernelPart::Static, false, 0, 1, sums);
-    }
-    for (int k = 0; k < 9; ++k) parts[9 * static_cast<Size>(item) + k] = sums.H[k];
-  });
-  DeviceArray<Complex> sums(exec, 9 * n);
-  Complex* out = sums.data();
-  forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
-    Complex total[9];
-    for (Index c = 0; c < chunks; ++c)
-      for (int k = 0; k < 9; ++k) total[k] += parts[9 * (static_cast<Size>(c) * n + i) + k];
-    for (int k = 0; k < 9; ++k) out[9 * static_cast<Size>(i) + k] = total[k];
-  });
-  exec.synchronize();
-  return sums;
-}
-
-// One thread per pair (i, j), i fastest so that neighbouring threads write neighbouring rows of
-// the column-major matrices. Traffic per pair: element j's vertices (96 B, cached across the
-// threads of a column) and xi_i (24 B); 2 x 9 complex written (288 B). The quadrature points
-// (g^2 per piece, more near xi) dominate: each evaluates u* and t* (two complex exponentials).
-void assemble_constant(const Exec& exec, BoundaryView boundary, const Medium& medium, const IntegrationOptions& options,
-                       FreeTerm free_term, double rigid_alpha, const Complex* row_sums, Complex* H, Complex* G) {
-  const Index n = boundary.n_elements;
-  check_pairs(n, n);
-  TREMOR_CHECK(free_term != FreeTerm::RigidBody || row_sums != nullptr || n == 0,
-               "the rigid-body free term needs the static row sums");
-  const detail::Quadrature q = detail::quadrature_of(options);
-  DeviceArray<double> points(exec, 3 * n);
-  collocation_points(exec, boundary, points.data());
-  const double* xi_all = points.data();
-  const Size ld = 3 * static_cast<Size>(n);
-  const bool rigid = free_term == FreeTerm::RigidBody;
-  if (exec.backend() == Backend::Cuda && options.layout == PairLayout::BlockPerPair && n > 0) {
+  if (exec.backend() == Backend::Cuda && options.layout == PairLayout::BlockPerPair && m > 0) {
 #if defined(__CUDACC__)
     // g^2 lanes rounded up to whole warps; the spare lanes of the last warp hold zeros.
     const int lanes = (options.gauss * options.gauss + 31) / 32 * 32;
-    TREMOR_CHECK(options.singular_gauss <= max_gauss && options.gauss <= max_gauss, "at most ", max_gauss,
-                 " Gauss points per direction");
-    pair_block_kernel<<<static_cast<unsigned>(static_cast<Size>(n) * n), static_cast<unsigned>(lanes), 0,
-                        static_cast<cudaStream_t>(exec.stream())>>>(boundary, medium, q, xi_all, rigid, rigid_alpha,
-                                                                    row_sums, H, G);
+    pair_block_kernel<K><<<static_cast<unsigned>(static_cast<Size>(m) * n), static_cast<unsigned>(lanes), 0,
+                           static_cast<cudaStream_t>(exec.stream())>>>(boundary, medium, q, xi_all, rigid,
+                                                                       rigid_alpha, row_sums, H, G);
     TREMOR_CUDA_CHECK(cudaGetLastError());
     exec.synchronize();
     return;
 #endif
   }
-  forall(exec, n * n, [=] TREMOR_LAMBDA(Index item) {
-    const Index i = item % n, j = item / n;
+  forall(exec, m * n, [=] TREMOR_LAMBDA(Index item) {
+    const Index i = item % m, j = item / m;
     const ElementNodes e = gather_element(boundary.coordinates, boundary.connectivity, j);
-    detail::PairSums sums{};
-    if (i != j)
-      detail::regular_pair(medium, e, xi_all + 3 * static_cast<Size>(i), q, KernelPart::Full, true, 0, 1, sums);
-    else
-      detail::singular_pair(medium, e, q, 0, 1, sums);
-    write_pair(i, j, ld, rigid, rigid_alpha, row_sums, medium, e, q, sums, H, G);
+    detail::PairSums<K> sums{};
+    pair_sums(i, j, boundary, medium, e, xi_all + 3 * static_cast<Size>(i), q, 0, 1, sums);
+    write_pair(i, j, boundary, rigid, rigid_alpha, row_sums, medium, e, q, sums, H, G);
   });
   exec.synchronize();
 }
 
 // One thread per point, all elements in order. Traffic per point: every element's vertices and
-// its u and t (96 + 96 B, cached), 3 complex written.
-void interior_displacements(const Exec& exec, BoundaryView boundary, const Medium& medium,
-                            const IntegrationOptions& options, const double* points, Index n_points,
-                            const Complex* u, const Complex* t, Complex* out) {
+// its nodes' u and t (96 + 96 K B, cached), 3 complex written.
+template <int K>
+void interior_points(const Exec& exec, BoundaryView boundary, const Medium& medium, const IntegrationOptions& options,
+                     const double* points, Index n_points, const Complex* u, const Complex* t, Complex* out) {
   const Index n = boundary.n_elements;
   const detail::Quadrature q = detail::quadrature_of(options);
   forall(exec, n_points, [=] TREMOR_LAMBDA(Index p) {
@@ -183,16 +148,131 @@ void interior_displacements(const Exec& exec, BoundaryView boundary, const Mediu
     Complex sum[3];
     for (Index j = 0; j < n; ++j) {
       const ElementNodes e = gather_element(boundary.coordinates, boundary.connectivity, j);
-      detail::PairSums s{};
-      detail::regular_pair(medium, e, x, q, KernelPart::Full, true, 0, 1, s);
-      const Complex* uj = u + 3 * static_cast<Size>(j);
-      const Complex* tj = t + 3 * static_cast<Size>(j);
-      for (int a = 0; a < 3; ++a)
-        for (int b = 0; b < 3; ++b) sum[a] += s.G[3 * a + b] * tj[b] - s.H[3 * a + b] * uj[b];
+      detail::PairSums<K> s{};
+      detail::regular_pair(medium, boundary.order, e, x, q, KernelPart::Full, true, 0, 1, s);
+      const Index first = boundary.first_node[j];
+      const int nodes = boundary.first_node[j + 1] - first;
+      for (int b = 0; b < nodes; ++b) {
+        const Complex* ub = u + 3 * static_cast<Size>(first + b);
+        const Complex* tb = t + 3 * static_cast<Size>(first + b);
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 3; ++c) sum[r] += s.G[9 * b + 3 * r + c] * tb[c] - s.H[9 * b + 3 * r + c] * ub[c];
+      }
     }
-    for (int a = 0; a < 3; ++a) out[3 * static_cast<Size>(p) + a] = sum[a];
+    for (int r = 0; r < 3; ++r) out[3 * static_cast<Size>(p) + r] = sum[r];
   });
   exec.synchronize();
+}
+
+}  // namespace
+
+void check_node_count(Index n) { check_pairs(n, n); }
+
+std::vector<Index> first_nodes(const std::vector<Index>& connectivity, ElementOrder order) {
+  TREMOR_CHECK(connectivity.size() % 4 == 0, "boundary connectivity needs 4 entries per element");
+  const std::size_t n = connectivity.size() / 4;
+  std::vector<Index> first(n + 1, 0);
+  for (std::size_t e = 0; e < n; ++e) {
+    const Size next = static_cast<Size>(first[e]) + nodes_per_element(order, connectivity[4 * e + 3] < 0 ? 3 : 4);
+    TREMOR_CHECK(next <= std::numeric_limits<Index>::max(), "too many boundary-element nodes");
+    first[e + 1] = static_cast<Index>(next);
+  }
+  return first;
+}
+
+DeviceBoundary::DeviceBoundary(const Exec& exec, const std::vector<double>& coordinates,
+                               const std::vector<Index>& connectivity, ElementOrder order)
+    : coordinates_(exec, std::span<const double>(coordinates)),
+      connectivity_(exec, std::span<const Index>(connectivity)),
+      n_elements_(static_cast<Index>(connectivity.size() / 4)),
+      order_(order) {
+  const std::vector<Index> first = first_nodes(connectivity, order);
+  n_nodes_ = first.back();
+  std::vector<Index> element(static_cast<std::size_t>(n_nodes_));
+  for (Index e = 0; e < n_elements_; ++e)
+    for (Index p = first[static_cast<std::size_t>(e)]; p < first[static_cast<std::size_t>(e) + 1]; ++p)
+      element[static_cast<std::size_t>(p)] = e;
+  first_node_ = DeviceArray<Index>(exec, std::span<const Index>(first));
+  node_element_ = DeviceArray<Index>(exec, std::span<const Index>(element));
+}
+
+BoundaryView DeviceBoundary::view() const {
+  return {coordinates_.data(), connectivity_.data(), n_elements_, order_, first_node_.data(), node_element_.data(),
+          n_nodes_};
+}
+
+void collocation_points(const Exec& exec, BoundaryView boundary, double* points) {
+  forall(exec, boundary.n_nodes, [=] TREMOR_LAMBDA(Index i) {
+    const Index j = boundary.node_element[i];
+    const ElementNodes nodes = gather_element(boundary.coordinates, boundary.connectivity, j);
+    detail::node_position(boundary.order, nodes, static_cast<int>(i - boundary.first_node[j]),
+                          points + 3 * static_cast<Size>(i));
+  });
+}
+
+// Traffic per (node, chunk) item: the chunk's elements (4 vertices x 24 B, cached), 9 complex
+// written; the sum over chunks reads them back in order.
+DeviceArray<Complex> static_row_sums(const Exec& exec, BoundaryView boundary, const Medium& medium,
+                                     const IntegrationOptions& options) {
+  const Index m = boundary.n_nodes, n = boundary.n_elements;
+  const Index chunks = n < 64 ? (n > 0 ? n : 1) : 64;
+  check_pairs(m, chunks);
+  const detail::Quadrature q = detail::quadrature_of(options);
+  DeviceArray<double> points(exec, 3 * m);
+  collocation_points(exec, boundary, points.data());
+  DeviceArray<Complex> partial(exec, 9 * m * chunks);
+  const double* xi_all = points.data();
+  Complex* parts = partial.data();
+  forall(exec, m * chunks, [=] TREMOR_LAMBDA(Index item) {
+    const Index i = item % m, c = item / m;
+    const Index begin = static_cast<Index>(static_cast<Size>(n) * c / chunks);
+    const Index end = static_cast<Index>(static_cast<Size>(n) * (c + 1) / chunks);
+    const Index own = boundary.node_element[i];
+    detail::PairSums<1> sums{};
+    for (Index j = begin; j < end; ++j) {
+      if (j == own) continue;
+      const ElementNodes e = gather_element(boundary.coordinates, boundary.connectivity, j);
+      detail::regular_pair(medium, ElementOrder::Constant, e, xi_all + 3 * static_cast<Size>(i), q,
+                           KernelPart::Static, false, 0, 1, sums);
+    }
+    for (int k = 0; k < 9; ++k) parts[9 * static_cast<Size>(item) + k] = sums.H[k];
+  });
+  DeviceArray<Complex> sums(exec, 9 * m);
+  Complex* out = sums.data();
+  forall(exec, m, [=] TREMOR_LAMBDA(Index i) {
+    Complex total[9];
+    for (Index c = 0; c < chunks; ++c)
+      for (int k = 0; k < 9; ++k) total[k] += parts[9 * (static_cast<Size>(c) * m + i) + k];
+    for (int k = 0; k < 9; ++k) out[9 * static_cast<Size>(i) + k] = total[k];
+  });
+  exec.synchronize();
+  return sums;
+}
+
+void assemble(const Exec& exec, BoundaryView boundary, const Medium& medium, const IntegrationOptions& options,
+              FreeTerm free_term, double rigid_alpha, const Complex* row_sums, Complex* H, Complex* G) {
+  const Index m = boundary.n_nodes;
+  check_pairs(m, m);
+  check_pairs(m, boundary.n_elements);
+  TREMOR_CHECK(free_term != FreeTerm::RigidBody || row_sums != nullptr || m == 0,
+               "the rigid-body free term needs the static row sums");
+  DeviceArray<double> points(exec, 3 * m);
+  collocation_points(exec, boundary, points.data());
+  const bool rigid = free_term == FreeTerm::RigidBody;
+  if (boundary.order == ElementOrder::Constant)
+    assemble_pairs<1>(exec, boundary, medium, options, rigid, rigid_alpha, row_sums, points.data(), H, G);
+  else
+    assemble_pairs<max_element_nodes>(exec, boundary, medium, options, rigid, rigid_alpha, row_sums, points.data(),
+                                      H, G);
+}
+
+void interior_displacements(const Exec& exec, BoundaryView boundary, const Medium& medium,
+                            const IntegrationOptions& options, const double* points, Index n_points,
+                            const Complex* u, const Complex* t, Complex* out) {
+  if (boundary.order == ElementOrder::Constant)
+    interior_points<1>(exec, boundary, medium, options, points, n_points, u, t, out);
+  else
+    interior_points<max_element_nodes>(exec, boundary, medium, options, points, n_points, u, t, out);
 }
 
 }  // namespace tremor::bem

@@ -1,17 +1,22 @@
 #pragma once
-// H and G of constant boundary elements (paper section 2, eq. 2; Algorithm 2): one collocation
-// point per element, at its reference centre, and one traction and displacement vector per
-// element. Block (i, j) of each, 3 x 3, integrates t* and u* of a unit load at collocation point
-// i over element j:
+// H and G of the boundary-element solver (paper section 2, eq. 2; Algorithm 2) for constant
+// elements (one collocation node per element, at its reference centre) and discontinuous linear
+// ones (one per vertex, integration.hpp). Every node carries a displacement and a traction vector;
+// the nodes are numbered element by element (element e's are first_node[e] .. first_node[e+1]).
+// Block (i, p) of each, 3 x 3, integrates t* and u* of a unit load at node i against node p's
+// shape function N_p over p's element S:
 //
-//   H_ij = c_i delta_ij + int_Sj t*(xi_i, x) dS,     G_ij = int_Sj u*(xi_i, x) dS,
+//   H_ip = c_i delta_ip + int_S t*(xi_i, x) N_p(x) dS,     G_ip = int_S u*(xi_i, x) N_p(x) dS,
 //
-// so that H u = G t. Matrices are column-major, 3n x 3n, leading dimension 3n: entry
-// (3 i + a, 3 j + b) is load direction a at xi_i, component b on element j.
+// so that H u = G t. Matrices are column-major, 3m x 3m for m nodes, leading dimension 3m: entry
+// (3 i + a, 3 p + b) is load direction a at node i, component b at node p.
+#include <vector>
+
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/exec.hpp"
 #include "tremor/bem/complex.hpp"
 #include "tremor/bem/fundamental.hpp"
+#include "tremor/bem/integration.hpp"
 
 namespace tremor::bem {
 
@@ -42,34 +47,58 @@ enum class FreeTerm {
   Direct,
 };
 
-// The boundary on the device: coordinates (3 per node), connectivity (4 per element, -1 as a
-// triangle's fourth), in the memory space of the Exec that uses it.
+// The boundary on the device: coordinates (3 per mesh vertex), connectivity (4 per element, -1 as a
+// triangle's fourth), each element's first collocation node (n_elements + 1 entries) and each
+// node's element (n_nodes entries), in the memory space of the Exec that uses it.
 struct BoundaryView {
   const double* coordinates = nullptr;
   const Index* connectivity = nullptr;
   Index n_elements = 0;
+  ElementOrder order = ElementOrder::Constant;
+  const Index* first_node = nullptr;
+  const Index* node_element = nullptr;
+  Index n_nodes = 0;
 };
 
-// Throws when H or G of n constant elements (9 n^2 values each) would not fit one array: at most
-// 15,447 elements (2 x 68.7 GB, about what one 80 GB GPU holds).
-void check_element_count(Index n);
+// first_node of the elements of `connectivity` (4 per element) for `order`.
+std::vector<Index> first_nodes(const std::vector<Index>& connectivity, ElementOrder order);
 
-// The collocation points (3 per element): each element's reference centre.
+// The one owner of a boundary's arrays in an Exec's space.
+class DeviceBoundary {
+ public:
+  DeviceBoundary(const Exec& exec, const std::vector<double>& coordinates, const std::vector<Index>& connectivity,
+                 ElementOrder order);
+  BoundaryView view() const;
+  Index n_nodes() const { return n_nodes_; }
+
+ private:
+  DeviceArray<double> coordinates_;
+  DeviceArray<Index> connectivity_, first_node_, node_element_;
+  Index n_elements_ = 0, n_nodes_ = 0;
+  ElementOrder order_ = ElementOrder::Constant;
+};
+
+// Throws when H or G of n nodes (9 n^2 values each) would not fit one array: at most 15,447 nodes
+// (2 x 68.7 GB, about what one 80 GB GPU holds): as many constant elements, a third as many linear
+// triangles.
+void check_node_count(Index n);
+
+// The collocation points (3 per node).
 void collocation_points(const Exec& exec, BoundaryView boundary, double* points);
 
-// sum_{j != i} int_Sj t*_static(xi_i, x) dS, 9 per element (row-major 3 x 3): the rigid-body
-// sums. They depend on the moduli only, not on the frequency. Deterministic: partial sums over
-// fixed chunks of j, then added in chunk order.
+// sum over the elements S not holding node i of int_S t*_static(xi_i, x) dS, 9 per node (row-major
+// 3 x 3): the rigid-body sums (the shape functions sum to 1). They depend on the moduli only, not
+// on the frequency. Deterministic: partial sums over fixed chunks of elements, added in order.
 DeviceArray<Complex> static_row_sums(const Exec& exec, BoundaryView boundary, const Medium& medium,
                                      const IntegrationOptions& options);
 
-// H and G (each 9 n^2 complex values in exec's space). `rigid_alpha` is the alpha of
+// H and G (each 9 m^2 complex values for m nodes, in exec's space). `rigid_alpha` is the alpha of
 // FreeTerm::RigidBody and `row_sums` its static_row_sums; both unused for FreeTerm::Direct.
-void assemble_constant(const Exec& exec, BoundaryView boundary, const Medium& medium, const IntegrationOptions& options,
+void assemble(const Exec& exec, BoundaryView boundary, const Medium& medium, const IntegrationOptions& options,
                        FreeTerm free_term, double rigid_alpha, const Complex* row_sums, Complex* H, Complex* G);
 
 // Displacements (3 per point) at points inside the solid, off the boundary (c = I there):
-// u(p) = sum_j G_pj t_j - H_pj u_j from the boundary solution u, t (3 per element).
+// u(x) = sum_p G_xp t_p - H_xp u_p from the boundary solution u, t (3 per node).
 void interior_displacements(const Exec& exec, BoundaryView boundary, const Medium& medium,
                             const IntegrationOptions& options, const double* points, Index n_points,
                             const Complex* u, const Complex* t, Complex* out);

@@ -8,6 +8,8 @@
 // Reference coordinates (s, t): a quadrilateral is [-1, 1]^2 with vertices (-1,-1), (1,-1), (1,1),
 // (-1,1); a triangle is s, t >= 0, s + t <= 1 with vertices (0,0), (1,0), (0,1). Both orders are
 // counter-clockwise seen from the normal, dx/ds x dx/dt, which points out of the solid.
+#include <cstdint>
+
 #include "tremor/core/config.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/polynomials.hpp"
@@ -78,6 +80,53 @@ TREMOR_HOST_DEVICE inline void reference_centre(int n_vertices, double* st) {
   st[1] = st[0];
 }
 
+// The element types: constant elements (paper section 2), one node at the reference centre; and
+// discontinuous linear elements, one node per vertex, pulled towards the centre, at the 3-point
+// Gauss points of a triangle (barycentric 2/3, 1/6, 1/6) and the 2 x 2 Gauss points of a
+// quadrilateral. Displacement and traction are linear (bilinear) in each element through its own
+// nodes: every collocation point lies inside a flat element, where c = I/2, and tractions may jump
+// between elements at edges and corners without an extra unknown.
+enum class ElementOrder : std::uint8_t { Constant, Linear };
+
+constexpr int max_element_nodes = 4;
+
+TREMOR_HOST_DEVICE inline int nodes_per_element(ElementOrder order, int n_vertices) {
+  return order == ElementOrder::Constant ? 1 : n_vertices;
+}
+
+// How far from the centre towards vertex a a linear element's node a lies: the Gauss points.
+TREMOR_HOST_DEVICE inline double node_pull(int n_vertices) { return n_vertices == 3 ? 0.5 : 0.57735026918962576451; }
+
+// Reference coordinates of node a.
+TREMOR_HOST_DEVICE inline void node_reference(ElementOrder order, int n_vertices, int a, double* st) {
+  reference_centre(n_vertices, st);
+  if (order == ElementOrder::Constant) return;
+  const double tri[3][2] = {{0, 0}, {1, 0}, {0, 1}};
+  const double quad[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+  const double* v = n_vertices == 3 ? tri[a] : quad[a];
+  const double pull = node_pull(n_vertices);
+  st[0] += pull * (v[0] - st[0]);
+  st[1] += pull * (v[1] - st[1]);
+}
+
+// The shape functions at (s, t): 1 for a constant element; for a linear one the (bi)linear
+// interpolant through its nodes, N_a(node b) = delta_ab.
+TREMOR_HOST_DEVICE inline void shape_values(ElementOrder order, int n_vertices, double s, double t, double* N) {
+  if (order == ElementOrder::Constant) {
+    N[0] = 1.0;
+    return;
+  }
+  const double pull = node_pull(n_vertices);
+  if (n_vertices == 3) {
+    // Barycentric L, and node a at L = (1 - pull)/3 + pull delta_a.
+    const double L[3] = {1.0 - s - t, s, t};
+    for (int a = 0; a < 3; ++a) N[a] = (L[a] - (1.0 - pull) / 3.0) / pull;
+  } else {
+    const double sa[4] = {-1, 1, 1, -1}, ta[4] = {-1, -1, 1, 1};
+    for (int a = 0; a < 4; ++a) N[a] = 0.25 * (1.0 + s * sa[a] / pull) * (1.0 + t * ta[a] / pull);
+  }
+}
+
 // A piece of the reference domain: (s, t) = o + u a + v b, over the unit square (u, v in [0, 1])
 // or the unit triangle (u, v >= 0, u + v <= 1; integrated by collapsing it at o).
 struct Piece {
@@ -134,9 +183,9 @@ TREMOR_HOST_DEVICE inline void piece_extent(const ElementNodes& e, const Piece& 
   diameter = ::sqrt(diameter);
 }
 
-// Calls f(x, j, w) for the quadrature points k = lane, lane + lanes, ... < g^2 of the piece:
-// the point x, the unnormalised normal j at it and the weight w such that sum f(...) w |j|
-// integrates over the piece. Triangles collapse at o: (s, t) = o + u (a + v (b - a)), whose
+// Calls f(st, x, j, w) for the quadrature points k = lane, lane + lanes, ... < g^2 of the piece:
+// the reference point st, the point x, the unnormalised normal j at it and the weight w such
+// that sum f(...) w |j| integrates over the piece. Triangles collapse at o: (s, t) = o + u (a + v (b - a)), whose
 // Jacobian u |a x b| cancels a 1/r singularity at o (Duffy 1982).
 template <class F>
 TREMOR_HOST_DEVICE void integrate_piece(const ElementNodes& e, const Piece& p, const GaussRule& rule, int lane, int lanes,
@@ -157,7 +206,8 @@ TREMOR_HOST_DEVICE void integrate_piece(const ElementNodes& e, const Piece& p, c
     }
     double x[3], j[3];
     element_map(e, s, t, x, j);
-    f(x, j, w);
+    const double st[2] = {s, t};
+    f(st, x, j, w);
   }
 }
 

@@ -1,6 +1,7 @@
 #include "tremor/bem/solve.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <span>
 
 #include "tremor/backend/device_array.hpp"
@@ -43,46 +44,50 @@ void rearrange(const Exec& exec, Index n_dof, const Prescribed* kind, const Comp
 
 }  // namespace
 
-std::vector<FrequencyResult> solve_frequencies(const Exec& exec, const BoundaryMesh& boundary, double rho, double lambda,
-                                               double mu, double beta, const std::vector<double>& omegas,
-                                               const BoundaryConditions& conditions, const IntegrationOptions& options,
-                                               const FreeTermChoice& free_term,
-                                               const std::vector<double>& interior_points) {
-  const Index n = boundary.n_elements();
-  const Index n_dof = 3 * n;
-  TREMOR_CHECK(static_cast<Index>(conditions.kind.size()) == n_dof && static_cast<Index>(conditions.value.size()) == n_dof,
-               "boundary conditions for ", conditions.kind.size() / 3, " elements, the boundary has ", n);
+void solve_frequencies(const Exec& exec, const BoundaryMesh& boundary, double rho, double lambda, double mu, double beta,
+                       const std::vector<double>& omegas, const BoundaryConditions& conditions,
+                       const SolverOptions& options, const std::vector<double>& interior_points,
+                       const FrequencyObserver& each) {
   TREMOR_CHECK(interior_points.size() % 3 == 0, "interior points need 3 coordinates each");
+  for (const double omega : omegas)
+    TREMOR_CHECK(omega >= 0.0, "frequency ", omega, " rad/s: frequencies must be positive (0 for the static problem)");
   const Index n_points = static_cast<Index>(interior_points.size() / 3);
-  check_element_count(n);
+  const Index m = first_nodes(boundary.connectivity, options.elements).back();
+  const Index n_dof = 3 * m;
+  check_node_count(m);
+  TREMOR_CHECK(static_cast<Index>(conditions.kind.size()) == n_dof &&
+                   static_cast<Index>(conditions.value.size()) == n_dof,
+               "boundary conditions for ", conditions.kind.size() / 3, " nodes, the boundary has ", m);
+  const std::vector<Prescribed>& node_kind = conditions.kind;
+  const std::vector<Complex>& node_value = conditions.value;
 
-  DeviceArray<double> coordinates(exec, std::span<const double>(boundary.coordinates));
-  DeviceArray<Index> connectivity(exec, std::span<const Index>(boundary.connectivity));
-  const BoundaryView view{coordinates.data(), connectivity.data(), n};
-  DeviceArray<Prescribed> kind(exec, std::span<const Prescribed>(conditions.kind));
-  DeviceArray<Complex> value(exec, std::span<const Complex>(conditions.value));
+  const DeviceBoundary device_boundary(exec, boundary.coordinates, boundary.connectivity, options.elements);
+  const BoundaryView view = device_boundary.view();
+  DeviceArray<Prescribed> kind(exec, std::span<const Prescribed>(node_kind));
+  DeviceArray<Complex> value(exec, std::span<const Complex>(node_value));
   DeviceArray<double> points(exec, std::span<const double>(interior_points));
 
-  std::vector<FrequencyResult> results;
   DeviceArray<Complex> row_sums;
   double row_sum_seconds = 0.0;
+  const FreeTermChoice& free_term = options.free_term;
   if (free_term.method == FreeTerm::RigidBody) {
     // Frequency-independent: the static kernel with the (complex, hysteretic) moduli.
     const auto start = std::chrono::steady_clock::now();
-    row_sums = static_row_sums(exec, view, make_medium(rho, lambda, mu, beta, 0.0), options);
+    row_sums = static_row_sums(exec, view, make_medium(rho, lambda, mu, beta, 0.0), options.integration);
     row_sum_seconds = seconds_since(start);
   }
+  bool first_frequency = true;
   for (const double omega : omegas) {
-    TREMOR_CHECK(omega >= 0.0, "frequency ", omega, " rad/s: frequencies must be positive (0 for the static problem)");
     FrequencyResult result;
     result.omega = omega;
-    result.row_sum_seconds = results.empty() ? row_sum_seconds : 0.0;
+    result.row_sum_seconds = first_frequency ? row_sum_seconds : 0.0;
+    first_frequency = false;
     const Medium medium = make_medium(rho, lambda, mu, beta, omega);
-    // H and G: 2 x 9 n^2 complex values in exec's space; A is written over H.
-    DeviceArray<Complex> H(exec, 9 * n * n), G(exec, 9 * n * n), b(exec, n_dof);
+    // H and G: 2 x 9 m^2 complex values in exec's space; A is written over H.
+    DeviceArray<Complex> H(exec, n_dof * n_dof), G(exec, n_dof * n_dof), b(exec, n_dof);
     auto start = std::chrono::steady_clock::now();
-    assemble_constant(exec, view, medium, options, free_term.method, free_term.rigid_alpha, row_sums.data(), H.data(),
-                      G.data());
+    assemble(exec, view, medium, options.integration, free_term.method, free_term.rigid_alpha, row_sums.data(),
+             H.data(), G.data());
     result.assembly_seconds = seconds_since(start);
 
     start = std::chrono::steady_clock::now();
@@ -93,24 +98,104 @@ std::vector<FrequencyResult> solve_frequencies(const Exec& exec, const BoundaryM
 
     // x holds the unknown of each component: u where the traction was given, t where u was.
     const std::vector<Complex> x = b.to_host();
-    result.u.resize(n_dof);
-    result.t.resize(n_dof);
-    for (Index k = 0; k < n_dof; ++k) {
-      const bool traction_given = conditions.kind[k] == Prescribed::Traction;
-      result.u[k] = traction_given ? x[k] : conditions.value[k];
-      result.t[k] = traction_given ? conditions.value[k] : x[k];
+    result.u.resize(static_cast<std::size_t>(n_dof));
+    result.t.resize(static_cast<std::size_t>(n_dof));
+    for (std::size_t k = 0; k < static_cast<std::size_t>(n_dof); ++k) {
+      const bool traction_given = node_kind[k] == Prescribed::Traction;
+      result.u[k] = traction_given ? x[k] : node_value[k];
+      result.t[k] = traction_given ? node_value[k] : x[k];
     }
     if (n_points > 0) {
       start = std::chrono::steady_clock::now();
       DeviceArray<Complex> u(exec, std::span<const Complex>(result.u)), t(exec, std::span<const Complex>(result.t));
       DeviceArray<Complex> out(exec, 3 * n_points);
-      interior_displacements(exec, view, medium, options, points.data(), n_points, u.data(), t.data(), out.data());
+      interior_displacements(exec, view, medium, options.integration, points.data(), n_points, u.data(), t.data(),
+                             out.data());
       result.interior = out.to_host();
       result.interior_seconds = seconds_since(start);
     }
-    results.push_back(std::move(result));
+    each(result);
   }
+}
+
+std::vector<FrequencyResult> solve_frequencies(const Exec& exec, const BoundaryMesh& boundary, double rho, double lambda,
+                                               double mu, double beta, const std::vector<double>& omegas,
+                                               const BoundaryConditions& conditions, const SolverOptions& options,
+                                               const std::vector<double>& interior_points) {
+  std::vector<FrequencyResult> results;
+  solve_frequencies(exec, boundary, rho, lambda, mu, beta, omegas, conditions, options, interior_points,
+                    [&](FrequencyResult& r) { results.push_back(std::move(r)); });
   return results;
+}
+
+BoundaryConditions conditions_at_nodes(const BoundaryMesh& boundary, ElementOrder order,
+                                       const BoundaryConditions& per_element) {
+  const Index n = boundary.n_elements();
+  TREMOR_CHECK(static_cast<Index>(per_element.kind.size()) == 3 * n &&
+                   static_cast<Index>(per_element.value.size()) == 3 * n,
+               "boundary conditions for ", per_element.kind.size() / 3, " elements, the boundary has ", n);
+  const std::vector<Index> first = first_nodes(boundary.connectivity, order);
+  BoundaryConditions out;
+  out.kind.resize(3 * static_cast<std::size_t>(first.back()));
+  out.value.resize(out.kind.size());
+  for (Index e = 0; e < n; ++e)
+    for (Index p = first[static_cast<std::size_t>(e)]; p < first[static_cast<std::size_t>(e) + 1]; ++p)
+      for (int c = 0; c < 3; ++c) {
+        out.kind[static_cast<std::size_t>(3 * p + c)] = per_element.kind[static_cast<std::size_t>(3 * e + c)];
+        out.value[static_cast<std::size_t>(3 * p + c)] = per_element.value[static_cast<std::size_t>(3 * e + c)];
+      }
+  return out;
+}
+
+std::vector<double> node_positions(const BoundaryMesh& boundary, ElementOrder order) {
+  const std::vector<Index> first = first_nodes(boundary.connectivity, order);
+  std::vector<double> out(3 * static_cast<std::size_t>(first.back()));
+  for (Index e = 0; e < boundary.n_elements(); ++e) {
+    const ElementNodes nodes = gather_element(boundary.coordinates.data(), boundary.connectivity.data(), e);
+    for (int a = 0; a < nodes_per_element(order, nodes.n_vertices); ++a) {
+      double st[2], j[3];
+      node_reference(order, nodes.n_vertices, a, st);
+      element_map(nodes, st[0], st[1], out.data() + 3 * static_cast<std::size_t>(first[static_cast<std::size_t>(e)] + a), j);
+    }
+  }
+  return out;
+}
+
+std::vector<double> node_areas(const BoundaryMesh& boundary, ElementOrder order) {
+  const std::vector<Index> first = first_nodes(boundary.connectivity, order);
+  std::vector<double> out(static_cast<std::size_t>(first.back()), 0.0);
+  const GaussRule rule = gauss_rule(4);  // bilinear N times a bilinear |j|: exact
+  for (Index e = 0; e < boundary.n_elements(); ++e) {
+    const ElementNodes nodes = gather_element(boundary.coordinates.data(), boundary.connectivity.data(), e);
+    double* area = out.data() + first[static_cast<std::size_t>(e)];
+    integrate_piece(nodes, whole_element(nodes.n_vertices), rule, 0, 1,
+                    [&](const double* st, const double*, const double* j, double w) {
+                      double N[max_element_nodes];
+                      shape_values(order, nodes.n_vertices, st[0], st[1], N);
+                      const double dS = w * std::sqrt(j[0] * j[0] + j[1] * j[1] + j[2] * j[2]);
+                      for (int b = 0; b < nodes_per_element(order, nodes.n_vertices); ++b) area[b] += N[b] * dS;
+                    });
+  }
+  return out;
+}
+
+std::vector<Complex> element_centre_values(const BoundaryMesh& boundary, ElementOrder order,
+                                           const std::vector<Complex>& nodal) {
+  const std::vector<Index> first = first_nodes(boundary.connectivity, order);
+  TREMOR_CHECK(nodal.size() == 3 * static_cast<std::size_t>(first.back()), "nodal values for ", nodal.size() / 3,
+               " nodes, the boundary has ", first.back());
+  std::vector<Complex> out(3 * static_cast<std::size_t>(boundary.n_elements()));
+  for (Index e = 0; e < boundary.n_elements(); ++e) {
+    const int vertices = boundary.connectivity[4 * static_cast<std::size_t>(e) + 3] < 0 ? 3 : 4;
+    double st[2], N[max_element_nodes];
+    reference_centre(vertices, st);
+    shape_values(order, vertices, st[0], st[1], N);
+    for (int b = 0; b < nodes_per_element(order, vertices); ++b)
+      for (int c = 0; c < 3; ++c)
+        out[3 * static_cast<std::size_t>(e) + c] +=
+            N[b] * nodal[3 * static_cast<std::size_t>(first[static_cast<std::size_t>(e)] + b) + c];
+  }
+  return out;
 }
 
 }  // namespace tremor::bem

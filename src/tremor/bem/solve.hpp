@@ -1,9 +1,9 @@
 #pragma once
-// One frequency of the boundary-element solver: H and G (assembly.hpp), the mixed boundary
-// conditions rearranged into A x = b (each component of each element has either its traction or
-// its displacement prescribed; the other is the unknown), the dense LU solve (dense.hpp), and the
-// displacements at interior points.
+// The boundary-element solver, frequency by frequency: H and G (assembly.hpp), the mixed boundary
+// conditions rearranged into A x = b (each component at each collocation node has either its
+// traction or its displacement prescribed; the other is the unknown), the dense LU solve (dense.hpp), and the displacements at interior points.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "tremor/backend/exec.hpp"
@@ -16,7 +16,7 @@ namespace tremor::bem {
 
 enum class Prescribed : std::uint8_t { Traction, Displacement };
 
-// Per element and component (3 per element): which quantity is given, and its value.
+// Per collocation node and component (3 per node): which quantity is given, and its value.
 struct BoundaryConditions {
   std::vector<Prescribed> kind;
   std::vector<Complex> value;
@@ -27,22 +27,52 @@ struct FreeTermChoice {
   double rigid_alpha = 0.0;  // 0: solid inside the closed surface; 1: solid outside
 };
 
+struct SolverOptions {
+  ElementOrder elements = ElementOrder::Constant;
+  IntegrationOptions integration;
+  FreeTermChoice free_term;
+};
+
 struct FrequencyResult {
   double omega = 0.0;
-  std::vector<Complex> u, t;      // 3 per element
+  std::vector<Complex> u, t;      // 3 per collocation node (assembly.hpp numbers them)
   std::vector<Complex> interior;  // 3 per interior point
   DenseSolveReport solve;
   double assembly_seconds = 0.0, row_sum_seconds = 0.0, solve_seconds = 0.0, interior_seconds = 0.0;
 };
 
+// Called with each frequency's result as soon as it is solved; may throw to stop the run.
+using FrequencyObserver = std::function<void(FrequencyResult&)>;
+
 // Solves the boundary-element problem at each circular frequency omega (> 0; 0 is the static
 // problem) in turn: H and G are assembled on exec, rearranged in place, factored and solved.
 // Material: density rho, Lame lambda and mu, hysteretic damping ratio beta. The rigid-body sums
 // are computed once (they do not depend on the frequency).
+void solve_frequencies(const Exec& exec, const BoundaryMesh& boundary, double rho, double lambda, double mu, double beta,
+                       const std::vector<double>& omegas, const BoundaryConditions& conditions,
+                       const SolverOptions& options, const std::vector<double>& interior_points,
+                       const FrequencyObserver& each);
+
+// The same, every frequency's result returned.
 std::vector<FrequencyResult> solve_frequencies(const Exec& exec, const BoundaryMesh& boundary, double rho, double lambda,
                                                double mu, double beta, const std::vector<double>& omegas,
-                                               const BoundaryConditions& conditions, const IntegrationOptions& options,
-                                               const FreeTermChoice& free_term,
+                                               const BoundaryConditions& conditions, const SolverOptions& options,
                                                const std::vector<double>& interior_points);
+
+// Conditions given per element (3 per element), the same at each of its nodes.
+BoundaryConditions conditions_at_nodes(const BoundaryMesh& boundary, ElementOrder order,
+                                       const BoundaryConditions& per_element);
+
+// The collocation nodes' positions, 3 per node.
+std::vector<double> node_positions(const BoundaryMesh& boundary, ElementOrder order);
+
+// int_S N_p dS of each collocation node p: the area a nodal traction acts on (a resultant force
+// is sum_p t_p of these).
+std::vector<double> node_areas(const BoundaryMesh& boundary, ElementOrder order);
+
+// Nodal values (3 per node) at each element's reference centre (3 per element): the element's
+// value for constant elements, the interpolated centre value for linear ones.
+std::vector<Complex> element_centre_values(const BoundaryMesh& boundary, ElementOrder order,
+                                           const std::vector<Complex>& nodal);
 
 }  // namespace tremor::bem

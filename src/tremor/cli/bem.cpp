@@ -47,6 +47,7 @@ struct BemArgs {
   std::string csv;
   std::string backend;
   std::string free_term;
+  std::string elements;
   int gauss = 0;
   bool allow_coarse = false;
 };
@@ -398,6 +399,7 @@ void bem_command(BemArgs& args) {
   if (!args.backend.empty()) options.backend = args.backend;
   if (!args.free_term.empty()) options.free_term = args.free_term;
   if (args.gauss > 0) options.gauss = args.gauss;
+  if (!args.elements.empty()) options.elements = args.elements;
 
   const bem::BoundaryMesh mesh = build_mesh(problem.mesh);
   const bem::Solid solid = solid_of(problem.mesh.solid);
@@ -414,7 +416,10 @@ void bem_command(BemArgs& args) {
                     "\"cavity\", Solid::Open \"open\", and flip_orientation is flip = true]"));
   }
   const Index ne = mesh.n_elements();
-  bem::check_element_count(ne);  // H and G must fit: refused before any file is written
+  const bem::ElementOrder element_order =
+      options.elements == "linear" ? bem::ElementOrder::Linear : bem::ElementOrder::Constant;
+  const Index n_nodes = bem::first_nodes(mesh.connectivity, element_order).back();
+  bem::check_node_count(n_nodes);  // H and G must fit: refused before any file is written
 
   // Settings, resolved.
   const Exec exec = Exec::make(parse_backend(options.backend));
@@ -543,40 +548,45 @@ void bem_command(BemArgs& args) {
   std::vector<double> solved;
   std::vector<std::vector<std::complex<double>>> interior_rows;
   double solve_wall = 0.0;
-  for (const double frequency : problem.frequencies) {
-    const auto frequency_start = std::chrono::steady_clock::now();
-    bem::FrequencyResult r;
-    try {
-      r = std::move(bem::solve_frequencies(exec, mesh, material.density, material.lambda, material.mu,
-                                           material.damping_ratio, {2.0 * pi * frequency}, conditions.values,
-                                           integration, free_choice, points)
-                        .at(0));
-    } catch (const std::exception& e) {
-      const std::string why = str("at ", number(frequency), " Hz: ", e.what());
-      file.finish(str("failed: ", why), static_cast<std::int64_t>(solved.size()), solve_wall);
-      std::fprintf(stderr, "error: %s\n%s holds the %zu frequenc%s solved before it (status failed)\n", why.c_str(),
-                   file.path().string().c_str(), solved.size(), solved.size() == 1 ? "y" : "ies");
-      throw ExitStatus{1};
-    }
+  // Each frequency is written and reported as soon as it is solved; a failure keeps those before it.
+  const bem::ElementOrder order = element_order;
+  const std::vector<double> node_area = bem::node_areas(mesh, order);
+  const std::vector<Index> first_node = bem::first_nodes(mesh.connectivity, order);
+  std::vector<double> omegas;
+  for (const double frequency : problem.frequencies) omegas.push_back(2.0 * pi * frequency);
+  auto frequency_start = std::chrono::steady_clock::now();
+  const auto complex_of = [](const std::vector<bem::Complex>& values) {
+    std::vector<std::complex<double>> out(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) out[i] = {values[i].re, values[i].im};
+    return out;
+  };
+  const auto each = [&](bem::FrequencyResult& r) {
+    const double frequency = problem.frequencies[solved.size()];
     solve_wall += seconds_since(frequency_start);
-    const auto complex_of = [](const std::vector<bem::Complex>& values) {
-      std::vector<std::complex<double>> out(values.size());
-      for (std::size_t i = 0; i < values.size(); ++i) out[i] = {values[i].re, values[i].im};
-      return out;
-    };
-    const std::vector<std::complex<double>> u = complex_of(r.u), t = complex_of(r.t), interior = complex_of(r.interior);
-    // The resultant force on each set with a prescribed displacement: the traction on its elements
-    // times their areas (the dynamic stiffness when divided by the displacement).
+    const std::vector<std::complex<double>> u = complex_of(bem::element_centre_values(mesh, order, r.u)),
+                                            t = complex_of(bem::element_centre_values(mesh, order, r.t)),
+                                            interior = complex_of(r.interior);
+    // The resultant force on each set with a prescribed displacement: the traction at its elements'
+    // nodes times their areas (the dynamic stiffness when divided by the displacement).
     std::vector<std::complex<double>> forces(3 * conditions.force_sets.size());
     for (std::size_t s = 0; s < conditions.force_sets.size(); ++s)
       for (const Index e : conditions.force_members[s])
-        for (std::size_t c = 0; c < 3; ++c)
-          forces[3 * s + c] += t[3 * static_cast<std::size_t>(e) + c] * areas[static_cast<std::size_t>(e)];
+        for (Index p = first_node[static_cast<std::size_t>(e)]; p < first_node[static_cast<std::size_t>(e) + 1]; ++p)
+          for (std::size_t c = 0; c < 3; ++c) {
+            const bem::Complex v = r.t[3 * static_cast<std::size_t>(p) + c];
+            forces[3 * s + c] += std::complex<double>(v.re, v.im) * node_area[static_cast<std::size_t>(p)];
+          }
+    const std::vector<std::complex<double>> node_u =
+        order == bem::ElementOrder::Constant ? std::vector<std::complex<double>>() : complex_of(r.u);
+    const std::vector<std::complex<double>> node_t =
+        order == bem::ElementOrder::Constant ? std::vector<std::complex<double>>() : complex_of(r.t);
 
     io::BemFrequencyFields fields;
     fields.frequency = frequency;
     fields.displacement = u;
     fields.traction = t;
+    fields.node_displacement = node_u;
+    fields.node_traction = node_t;
     fields.interior = interior;
     fields.forces = forces;
     fields.reciprocal_condition = r.solve.reciprocal_condition;
@@ -591,6 +601,21 @@ void bem_command(BemArgs& args) {
 
     print_frequency(frequency, r, u, interior, forces, conditions, problem, mesh);
     std::fflush(stdout);
+    frequency_start = std::chrono::steady_clock::now();
+  };
+  try {
+    bem::solve_frequencies(exec, mesh, material.density, material.lambda, material.mu, material.damping_ratio, omegas,
+                           bem::conditions_at_nodes(mesh, order, conditions.values),
+                           {order, integration, free_choice}, points, each);
+  } catch (const std::exception& e) {
+    const std::string why =
+        solved.size() < problem.frequencies.size()
+            ? str("at ", number(problem.frequencies[solved.size()]), " Hz: ", e.what())
+            : std::string(e.what());
+    file.finish(str("failed: ", why), static_cast<std::int64_t>(solved.size()), solve_wall);
+    std::fprintf(stderr, "error: %s\n%s holds the %zu frequenc%s solved before it (status failed)\n", why.c_str(),
+                 file.path().string().c_str(), solved.size(), solved.size() == 1 ? "y" : "ies");
+    throw ExitStatus{1};
   }
   file.finish("complete", static_cast<std::int64_t>(solved.size()), solve_wall);
   if (!args.csv.empty() && !problem.interior_points.empty()) {
@@ -619,6 +644,10 @@ void add_bem_command(CLI::App& app) {
   cmd->add_option("--free-term", args->free_term,
                   "strongly singular part: auto (rigid_body on closed meshes, direct on open), rigid_body, direct")
       ->check(CLI::IsMember({"auto", "rigid_body", "direct"}));
+  cmd->add_option("--elements", args->elements,
+                  "element type (overrides the model): constant (one node per element) or linear (one per vertex, "
+                  "discontinuous)")
+      ->check(CLI::IsMember({"constant", "linear"}));
   cmd->add_option("--csv", args->csv, "also write the interior displacements to this CSV file");
   cmd->add_flag("--allow-coarse", args->allow_coarse,
                 "run a mesh with fewer than half the minimum elements per shear wavelength (warned, not refused)");

@@ -92,6 +92,8 @@ struct BemFrequencyFields {
   double frequency = 0.0;                                // Hz
   std::span<const std::complex<double>> displacement;    // 3 per element, m
   std::span<const std::complex<double>> traction;        // 3 per element, Pa
+  std::span<const std::complex<double>> node_displacement;  // linear elements: 3 per collocation node, m
+  std::span<const std::complex<double>> node_traction;      // linear elements: 3 per collocation node, Pa
   std::span<const std::complex<double>> interior;        // 3 per interior point, m
   std::span<const std::complex<double>> forces;          // 3 per force set, N: the traction integrated
   double reciprocal_condition = 0.0;  // of the solved system (NaN when not estimated)

@@ -38,6 +38,7 @@ TREMOR_HOST_DEVICE inline void write_pair(Index i, Index j, BoundaryView boundar
       double st[2];
       node_reference(boundary.order, e.n_vertices, a, st);
       detail::flat_free_term(medium, e, st, q.regular, c);
+      if (e.n_vertices == 4) detail::add_warped_correction(medium, e, st, q.singular, c);
     }
     for (int k = 0; k < 9; ++k) sums.H[9 * a + k] += c[k];
   }

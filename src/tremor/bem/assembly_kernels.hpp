@@ -114,8 +114,7 @@ TREMOR_HOST_DEVICE inline void singular_pair(const Medium& m, ElementOrder order
 //   PV int r_i / r^2 dS = int_0^2pi e_i(theta) ln R(theta) dtheta
 // (the ln epsilon term vanishes: e(theta) integrates to zero around xi), R the distance to the
 // boundary, p / cos(theta - theta_0) along an edge at distance p: smooth in theta over each edge,
-// integrated by 4g Gauss points per edge. A warped quadrilateral is taken as its projection on
-// the tangent plane at xi.
+// integrated by 4g Gauss points per edge. A warped quadrilateral adds warped_correction.
 TREMOR_HOST_DEVICE inline void flat_free_term(const Medium& m, const ElementNodes& e, const double* st,
                                               const GaussRule& rule, Complex* out) {
   double xi[3], j[3];
@@ -167,6 +166,32 @@ TREMOR_HOST_DEVICE inline void flat_free_term(const Medium& m, const ElementNode
   for (int i = 0; i < 3; ++i)
     for (int k = 0; k < 3; ++k)
       out[3 * i + k] = (i == k ? Complex(0.5) : Complex()) + (pv3[i] * n[k] - pv3[k] * n[i]) / four_pi * q;
+}
+
+// What a warped quadrilateral adds to flat_free_term, which integrates its projection on the
+// tangent plane at xi (normal n): int t*_static(xi, x) dS over the element minus the same over the
+// projection P x(s, t), both in the element's reference coordinates. Near xi the two surfaces
+// agree to first order (P x - x and the normals differ by O(r^2) and O(r)), so the difference is
+// O(1/r) and Duffy's triangles around xi integrate it. The projection's area element is
+// (j . n) ds dt: (P a) x (P b) = ((a x b) . n) n. c stays I/2 (the surface is smooth at xi).
+TREMOR_HOST_DEVICE inline void add_warped_correction(const Medium& m, const ElementNodes& e, const double* st,
+                                                     const GaussRule& rule, Complex* out) {
+  double xi[3], j0[3];
+  element_map(e, st[0], st[1], xi, j0);
+  const double norm0 = ::sqrt(j0[0] * j0[0] + j0[1] * j0[1] + j0[2] * j0[2]);
+  const double n[3] = {j0[0] / norm0, j0[1] / norm0, j0[2] / norm0};
+  integrate_singular(e, st, rule, 0, 1, [&](const double*, const double* x, const double* j, double w) {
+    const double norm = ::sqrt(j[0] * j[0] + j[1] * j[1] + j[2] * j[2]);
+    const double nx[3] = {j[0] / norm, j[1] / norm, j[2] / norm};
+    const double d[3] = {x[0] - xi[0], x[1] - xi[1], x[2] - xi[2]};
+    const double h = d[0] * n[0] + d[1] * n[1] + d[2] * n[2];
+    const double dp[3] = {d[0] - h * n[0], d[1] - h * n[1], d[2] - h * n[2]};
+    const double jn = j[0] * n[0] + j[1] * n[1] + j[2] * n[2];
+    Complex curved[9], flat[9];
+    fundamental(m, d, nx, KernelPart::Static, nullptr, curved);
+    fundamental(m, dp, n, KernelPart::Static, nullptr, flat);
+    for (int k = 0; k < 9; ++k) out[k] += (w * norm) * curved[k] - (w * jn) * flat[k];
+  });
 }
 
 }  // namespace tremor::bem::detail

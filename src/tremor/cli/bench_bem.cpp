@@ -85,7 +85,7 @@ constexpr double frequency = 20.0;        // Hz
 constexpr double cell = 0.5;              // m, the patch's cells
 constexpr double foundation_side = 2.0;   // m, the rigid foundation in the middle of the patch
 constexpr double sphere_radius = 10.0;    // m, the large case
-constexpr double cap_height = 0.9;        // the sphere's elements with centroid z > 0.9 R are pushed
+constexpr double cap_ratio = 0.5;         // the sphere's elements with centroid |x|, |y| < 0.5 z are pushed
 constexpr double pushed_displacement = 1e-3;  // m, vertical
 
 struct BemArgs {
@@ -114,6 +114,15 @@ struct Device {
 };
 
 std::string gib(std::size_t bytes) { return fixed(double(bytes) / double(std::size_t(1) << 30), 2) + " GiB"; }
+
+// check_element_count's refusal, naming the option that asked for n elements.
+void check_option_count(const char* option, Index n) {
+  try {
+    bem::check_element_count(n);
+  } catch (const Error& e) {
+    throw Error(str(option, " ", n, ": ", e.what()));
+  }
+}
 
 // H and G: 2 x 9 n^2 complex values.
 std::size_t matrix_bytes(Index n) { return 2 * 9 * std::size_t(n) * std::size_t(n) * sizeof(Complex); }
@@ -167,8 +176,12 @@ BenchMesh make_sphere(Index n) {
   m.mesh = bem::sphere(sphere_radius, divisions);
   m.free_term = bem::FreeTerm::RigidBody;
   m.rigid_alpha = 0.0;
-  for (Index e = 0; e < m.n(); ++e)
-    if (bem::element_geometry(m.mesh, e).centroid[2] > cap_height * sphere_radius) m.pushed.push_back(e);
+  // A cap on the top face of the projected cube (about 6% of the surface; the face's middle
+  // element at least).
+  for (Index e = 0; e < m.n(); ++e) {
+    const std::array<double, 3> c = bem::element_geometry(m.mesh, e).centroid;
+    if (std::max(std::fabs(c[0]), std::fabs(c[1])) < cap_ratio * c[2]) m.pushed.push_back(e);
+  }
   return m;
 }
 
@@ -305,6 +318,12 @@ struct MeshRecord {
   double count_seconds = 0.0;
 };
 
+// Device memory around the allocation of H and G (the large case).
+struct MemoryRecord {
+  std::string backend;
+  std::size_t matrix_bytes = 0, free_before = 0, free_after = 0;
+};
+
 struct Failure {
   std::string what, error;
 };
@@ -312,7 +331,7 @@ struct Skip {
   std::string what, why;
 };
 
-std::vector<Device> make_devices(const BemArgs& args, bool measure) {
+std::vector<Device> make_devices(const BemArgs& args) {
   std::vector<std::string> names = args.backends;
   if (names.empty())
     for (Backend b : available_backends()) names.emplace_back(to_string(b));
@@ -323,10 +342,6 @@ std::vector<Device> make_devices(const BemArgs& args, bool measure) {
       continue;
     Device d{Exec::make(backend), {}, {}};
     d.memory = memory_info(d.exec);
-    if (measure) {
-      const int mb = args.copy_mb > 0 ? args.copy_mb : (d.host() ? 256 : 1024);
-      d.copy = measure_copy_bandwidth(d.exec, std::size_t(mb) << 20);
-    }
     devices.push_back(d);
   }
   // CUDA, then OpenMP, then serial: the host backend that solves and serves as the guard's
@@ -377,441 +392,420 @@ std::string complex_text(Complex c) {
   return text;
 }
 std::string json_number(std::optional<double> v) { return v ? str(*v) : std::string("null"); }
+std::string three_digits(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", v);
+  return text;
+}
 
-void run_bem_bench(const BemArgs& args) {
-  TREMOR_CHECK(args.layout == "block" || args.layout == "thread" || args.layout == "both", "--layout: '", args.layout,
-               "' is not block, thread or both");
-  const std::vector<Index> sizes = args.sizes.empty() ? paper_sizes : args.sizes;
-  for (Index n : sizes) {
-    TREMOR_CHECK(n >= 1, "--sizes: ", n, " elements; at least 1");
-    bem::check_element_count(n);
-  }
-  std::optional<Index> large_request;  // elements asked for; nullopt: auto
-  bool large_off = false;
-  if (args.large != "auto") {
-    try {
-      std::size_t used = 0;
-      const long long value = std::stoll(args.large, &used);
-      TREMOR_CHECK(used == args.large.size() && value >= 0 && value <= std::numeric_limits<Index>::max(), "");
-      large_off = value == 0;
-      if (!large_off) large_request = static_cast<Index>(value);
-    } catch (const std::exception&) {
-      throw Error(str("--large: '", args.large, "' is neither auto nor a number of elements (0: no large case)"));
-    }
-    if (large_request) {
-      TREMOR_CHECK(*large_request >= 6, "--large ", *large_request, ": the sphere needs at least 6 elements");
-      bem::check_element_count(*large_request);
-    }
-  }
-  if (!args.output_dir.empty() && !args.dry_run) {
-    std::error_code error;
-    std::filesystem::create_directories(args.output_dir, error);
-    TREMOR_CHECK(!error && std::filesystem::is_directory(args.output_dir), "--output-dir ", args.output_dir,
-                 ": cannot create the folder (", error ? error.message() : std::string("not a folder"), ")");
-  }
-
-  bem::IntegrationOptions base_options;
-  base_options.gauss = args.gauss;
-  base_options.singular_gauss = args.gauss;
-  (void)bem::gauss_rule(args.gauss);  // refuses an unsupported g before anything runs
-
-  std::vector<Device> devices = make_devices(args, !args.dry_run);
-  const Device* gpu = nullptr;
-  for (const Device& d : devices)
-    if (!d.host()) gpu = &d;
-
-  // The large case: elements asked for, or on a GPU as many as H + G and the solve's reserve fit in
-  // its free memory, at most check_element_count's limit.
-  Index large_elements = 0;
-  std::string large_choice;
-  if (large_request) {
-    large_elements = *large_request;
-    large_choice = "--large";
-  } else if (!large_off && gpu) {
-    const double usable = memory_margin * double(gpu->memory.free_bytes) - double(solve_reserve);
-    Index n = usable > 0 ? static_cast<Index>(std::min(std::sqrt(usable / double(matrix_bytes(1))), 15447.0)) : 0;
-    while (n > 0) {  // the same limit as check_element_count, without its error
-      try {
-        bem::check_element_count(n);
-        break;
-      } catch (const Error&) {
-        --n;
-      }
-    }
-    large_elements = n;
-    large_choice = str("free memory of ", gpu->exec.describe(), ", ", gib(gpu->memory.free_bytes));
-  }
-  const Index large_divisions = large_elements >= 6 ? static_cast<Index>(std::floor(std::sqrt(large_elements / 6.0))) : 0;
-  const Index large_n = 6 * large_divisions * large_divisions;
-
-  std::printf("tremor bench bem: H and G of constant elements, g = %d (%d per singular triangle), near ratio %s, depth "
-              "%d; soil %s kg/m^3, c_s %s m/s, c_p %s m/s, damping %s, %s Hz; every case once untimed, then the median "
-              "of %d or more runs (at least %.2f s)\n",
-              base_options.gauss, base_options.singular_gauss, fixed(base_options.near_ratio, 1).c_str(),
-              base_options.max_depth, fixed(density, 0).c_str(), fixed(shear_speed, 0).c_str(),
-              fixed(p_speed, 0).c_str(), fixed(damping_ratio, 3).c_str(), fixed(frequency, 0).c_str(), args.repeats,
-              args.min_seconds);
-  std::printf("our H and G are 3n x 3n for n elements (one collocation point each); the paper's were 3m x 3n with m = "
-              "100, 400, 900, 1600 boundary elements at its sizes: 2.4 to 2.5 x its pairs\n");
-  for (const Device& d : devices)
-    std::printf("backend %-7s %s (%d thread%s), %s of %s free%s\n", d.name().c_str(), d.exec.describe().c_str(),
-                host_threads(d.exec), host_threads(d.exec) == 1 ? "" : "s", gib(d.memory.free_bytes).c_str(),
-                gib(d.memory.total_bytes).c_str(),
-                args.dry_run ? "" : str(", copy ", fixed(1e-9 * d.copy.bytes_per_second(), 1), " GB/s").c_str());
-
-  // Whether `d` runs a case of n elements, by memory, and if not, why.
-  const auto memory_refusal = [&](const Device& d, Index n) -> std::string {
-    const std::size_t bytes = matrix_bytes(n) + (d.host() ? 0 : solve_reserve);
-    if (d.memory.free_bytes > 0 && double(bytes) > memory_margin * double(d.memory.free_bytes))
-      return str("H and G need ", gib(matrix_bytes(n)), ", ", gib(d.memory.free_bytes), " free");
-    return "";
-  };
-  // Which devices run the large case: the GPU when it was chosen by memory; every backend when asked.
-  const auto large_runs_on = [&](const Device& d) { return large_request.has_value() || !d.host(); };
-
-  if (args.dry_run) {
-    std::printf("\nthe paper's sizes (half-space patches of %s m cells, Direct free term):\n", fixed(cell, 1).c_str());
-    for (Index n : sizes) {
-      const auto grid = patch_grid(n);
-      std::printf("  %6s elements  %3d x %-3d cells  %14s pairs (at least %s Gauss points)  H + G %s:",
-                  group_digits(n).c_str(), grid[0], grid[1], group_digits(Size(n) * n).c_str(),
-                  group_digits(Size(n) * n * args.gauss * args.gauss).c_str(), gib(matrix_bytes(n)).c_str());
-      for (const Device& d : devices) {
-        const std::string why = memory_refusal(d, n);
-        std::printf("  %s %s", d.name().c_str(),
-                    !why.empty()                          ? ("no (" + why + ")").c_str()
-                    : d.exec.backend() == Backend::Serial ? "yes, unless its estimate passes --max-serial-seconds"
-                                                          : "yes");
-      }
-      std::printf("\n");
-    }
-    if (large_n > 0) {
-      std::printf("large case: sphere of %d divisions, %s elements (%s), H + G %s:", large_divisions,
-                  group_digits(large_n).c_str(), large_choice.c_str(), gib(matrix_bytes(large_n)).c_str());
-      for (const Device& d : devices)
-        if (large_runs_on(d)) {
-          const std::string why = memory_refusal(d, large_n);
-          std::printf("  %s %s", d.name().c_str(), why.empty() ? "yes" : ("no (" + why + ")").c_str());
-        }
-      std::printf("\n");
-    } else {
-      std::printf("large case: none (%s)\n", large_off ? "--large 0" : "no GPU in this run; --large N runs one on the host");
-    }
-    return;
-  }
-
-  const LoadAverage load_at_start;
-  std::vector<MeshRecord> mesh_records;
-  std::vector<AssemblyCase> assembly_cases;
-  std::vector<SolveCase> solve_cases;
-  std::vector<GuardCase> guard_cases;
+// What one run measured.
+struct Results {
+  std::vector<MeshRecord> meshes;
+  std::vector<AssemblyCase> assembly;
+  std::vector<SolveCase> solves;
+  std::vector<GuardCase> guard;
+  std::vector<MemoryRecord> memory;
   std::vector<Failure> failures;
   std::vector<Skip> skips;
-  std::optional<std::pair<Index, double>> last_serial;  // elements and seconds of serial's last size
-  const Index smallest = *std::min_element(sizes.begin(), sizes.end());
-  // H and G on the host at the smallest size, per "backend/layout", for the guard.
-  std::map<std::string, std::pair<std::vector<Complex>, std::vector<Complex>>> guard_copies;
+};
 
-  const auto run_mesh = [&](const BenchMesh& m, const std::vector<const Device*>& on) {
-    const Index n = m.n();
-    const std::string what = str(m.name, " ", n);
-    MeshRecord record{m.name, m.grid, m.mesh.source, m.free_term == bem::FreeTerm::RigidBody ? "rigid_body" : "direct",
-                      n, Index(m.pushed.size()), {}, 0.0};
-    const auto count_start = Clock::now();
-    record.points = count_points(m, base_options);
-    record.count_seconds = seconds_since(count_start);
-    mesh_records.push_back(record);
-    std::printf("\n%s: %s elements (%s, %s), %s pairs, %s Gauss points (%.1f per pair; at least %d), H + G %s, "
-                "%s pushed elements\n",
-                m.name.c_str(), group_digits(n).c_str(), m.grid.c_str(), record.free_term.c_str(),
-                group_digits(Size(n) * n).c_str(), group_digits(record.points.total()).c_str(),
-                double(record.points.total()) / (double(n) * double(n)), args.gauss * args.gauss,
-                gib(matrix_bytes(n)).c_str(), group_digits(Index(m.pushed.size())).c_str());
-    bool host_solved = false;
-    const bool guard_here = !m.large() && n == smallest;
-    for (const Device* device : on) {
-      const Device& d = *device;
-      if (d.exec.backend() == Backend::Serial && last_serial) {
-        const double ratio = double(n) / double(last_serial->first);
-        const double estimate = last_serial->second * ratio * ratio;
-        if (estimate > args.max_serial_seconds) {
-          const std::string why = str("estimated ", fixed(estimate, 0), " s from ", fixed(last_serial->second, 2),
-                                      " s at ", last_serial->first, " elements, above --max-serial-seconds ",
-                                      fixed(args.max_serial_seconds, 0));
-          skips.push_back({str("assembly ", what, " on serial"), why});
-          std::printf("  %-7s not run: %s\n", d.name().c_str(), why.c_str());
-          continue;
-        }
-      }
-      if (const std::string why = memory_refusal(d, n); !why.empty()) {
-        skips.push_back({str(what, " on ", d.name()), why});
-        std::printf("  %-7s not run: %s\n", d.name().c_str(), why.c_str());
-        continue;
-      }
-      try {
-        const DeviceBoundary boundary(d.exec, m.mesh);
-        const std::size_t free_before = memory_info(d.exec).free_bytes;
-        DeviceArray<Complex> H(d.exec, Index(9 * Size(n) * n)), G(d.exec, Index(9 * Size(n) * n));
-        if (m.large())
-          std::printf("  %-7s H and G allocated: %s (free memory %s -> %s)\n", d.name().c_str(),
-                      gib(matrix_bytes(n)).c_str(), gib(free_before).c_str(),
-                      gib(memory_info(d.exec).free_bytes).c_str());
-        DeviceArray<Complex> row_sums;
-        std::optional<double> row_sums_ms;
-        if (m.free_term == bem::FreeTerm::RigidBody) {
-          const std::vector<double> times = time_runs(args.repeats, args.min_seconds, [&] {
-            d.exec.synchronize();
-            const auto start = Clock::now();
-            row_sums = row_sums_of(d.exec, boundary, base_options);
-            d.exec.synchronize();
-            return seconds_since(start);
-          });
-          row_sums_ms = 1e3 * median(times);
-        }
-        const std::vector<bem::PairLayout> layouts = layouts_of(d, args.layout);
-        for (std::size_t k = 0; k < layouts.size(); ++k) {
-          bem::IntegrationOptions options = base_options;
-          options.layout = layouts[k];
-          AssemblyCase c;
-          c.mesh = m.name;
-          c.elements = n;
-          c.backend = d.name();
-          c.layout = layout_name(d, layouts[k]);
-          c.points = record.points.total();
-          c.row_sums_ms = row_sums_ms;
-          const std::vector<double> times = time_runs(args.repeats, args.min_seconds, [&] {
-            d.exec.synchronize();
-            const auto start = Clock::now();
-            assemble(d.exec, boundary, m, options, row_sums.data(), H.data(), G.data());
-            d.exec.synchronize();
-            return seconds_since(start);
-          });
-          c.repeats = int(times.size());
-          c.ms = 1e3 * median(times);
-          // The paper's GPU time includes bringing H and G back to the host: timed once, after the
-          // last layout, where it fits in the host's memory (not for the large case).
-          const bool download = !d.host() && k + 1 == layouts.size() && !m.large();
-          if (guard_here || download) {
-            const auto start = Clock::now();
-            std::pair<std::vector<Complex>, std::vector<Complex>> copy{H.to_host(), G.to_host()};
-            if (download) c.download_ms = 1e3 * seconds_since(start);
-            if (guard_here) guard_copies[d.name() + "/" + c.layout] = std::move(copy);
-          }
-          std::printf("  %-7s %-6s %3d runs %12.3f ms%s  %10.4g pairs/s %10.4g points/s%s\n", c.backend.c_str(),
-                      c.layout.c_str(), c.repeats, c.ms,
-                      row_sums_ms ? str(" + row sums ", fixed(*row_sums_ms, 3), " ms").c_str() : "",
-                      c.pairs_per_second(), c.points_per_second(),
-                      c.download_ms ? str("  download ", fixed(*c.download_ms, 1), " ms").c_str() : "");
-          std::fflush(stdout);
-          assembly_cases.push_back(c);
-          if (d.exec.backend() == Backend::Serial) last_serial = std::make_pair(n, 1e-3 * c.ms);
-        }
+// The sizes and the large case: none, asked for (`--large N`, on every backend of the run), or on
+// a GPU as many elements as its free memory holds for H + G and the solve's reserve, at most
+// check_element_count's limit.
+struct Plan {
+  std::vector<Index> sizes;
+  Index smallest = 0;
+  Index large_elements = 0;  // 6 d^2 for d divisions; 0: no large case
+  Index large_divisions = 0;
+  std::string large_why;  // how its size was chosen, or why there is none
+  bool large_on_host = false;
+};
 
-        if (args.no_solve || (d.host() && host_solved)) continue;
-        if (d.host()) host_solved = true;
-        SolveCase s;
-        s.mesh = m.name;
-        s.elements = n;
-        s.backend = d.name();
-        const Index order = 3 * n;
-        const std::vector<Complex> b = rearrange(d.exec, m, H.data(), G.data());
-        const DeviceArray<Complex> rhs(d.exec, std::span<const Complex>(b));
-        DeviceArray<Complex> x(d.exec, order);
-        const std::size_t matrix = sizeof(Complex) * std::size_t(order) * std::size_t(order);
-        std::vector<double> factor, solve, condition;
-        bem::DenseSolveReport report;
-        // A stays in H; each run factors a copy of it in G's memory (G is no longer needed).
-        const std::vector<double> times = time_runs(args.repeats, args.min_seconds, [&] {
-          memory::copy(d.exec, G.data(), d.exec.space(), H.data(), d.exec.space(), matrix);
-          memory::copy(d.exec, x.data(), d.exec.space(), rhs.data(), d.exec.space(), sizeof(Complex) * b.size());
-          d.exec.synchronize();
-          const auto start = Clock::now();
-          report = bem::solve_dense(d.exec, order, 1, G.data(), x.data());
-          d.exec.synchronize();
-          factor.push_back(report.factor_seconds);
-          solve.push_back(report.solve_seconds);
-          condition.push_back(report.condition_seconds);
-          return seconds_since(start);
-        });
-        // The timed runs are the last ones; the untimed first is dropped unless it was kept.
-        const std::size_t first = factor.size() - times.size();
-        const auto tail = [&](const std::vector<double>& v) { return std::vector<double>(v.begin() + long(first), v.end()); };
-        s.repeats = int(times.size());
-        s.total_s = median(times);
-        s.factor_s = median(tail(factor));
-        s.solve_ms = 1e3 * median(tail(solve));
-        s.condition_ms = 1e3 * median(tail(condition));
-        s.solver = report.backend;
-        s.threads = report.threads;
-        s.reciprocal_condition = report.reciprocal_condition;
-        s.force = pushed_force(m, x.to_host());
-        std::printf("  %-7s solve  %3d runs  LU of %s: factor %.3f s (%.1f GFLOP/s), solve %.3f ms, condition %.3f "
-                    "ms, total %.3f s, %s%s, 1/cond %.3g; vertical force %s N\n",
-                    s.backend.c_str(), s.repeats, group_digits(order).c_str(), s.factor_s, s.gflops(), s.solve_ms,
-                    s.condition_ms, s.total_s, s.solver.c_str(),
-                    s.threads > 0 ? str(" ", s.threads, " threads").c_str() : "", s.reciprocal_condition,
-                    complex_text(s.force).c_str());
-        std::fflush(stdout);
-        solve_cases.push_back(s);
-      } catch (const std::exception& e) {
-        failures.push_back({str(what, " on ", d.name()), e.what()});
-        std::printf("  %-7s failed: %s\n", d.name().c_str(), e.what());
-      }
-    }
-  };
-
-  std::vector<const Device*> all;
-  for (const Device& d : devices) all.push_back(&d);
-  std::printf("\nthe paper's sizes: half-space patches of %s m cells, a %s x %s m rigid foundation in the middle\n",
-              fixed(cell, 1).c_str(), fixed(foundation_side, 0).c_str(), fixed(foundation_side, 0).c_str());
-  for (Index n : sizes) {
-    try {
-      run_mesh(make_patch(n), all);
-    } catch (const std::exception& e) {
-      failures.push_back({str("patch ", n), e.what()});
-      std::printf("  patch %d failed: %s\n", n, e.what());
-    }
+Plan make_plan(const BemArgs& args, const std::vector<Device>& devices) {
+  Plan plan;
+  plan.sizes = args.sizes.empty() ? paper_sizes : args.sizes;
+  for (Index n : plan.sizes) {
+    TREMOR_CHECK(n >= 1, "--sizes: ", n, " elements; at least 1");
+    check_option_count("--sizes", n);
   }
-
-  // The guard: every backend and layout against the first host backend at the smallest size (a
-  // host assembly made for it when no host backend is in the run).
-  try {
-    std::string reference;
-    for (const Device& d : devices)
-      if (d.host() && guard_copies.count(d.name() + "/-")) {
-        reference = d.name() + "/-";
-        break;
-      }
-    if (reference.empty() && !guard_copies.empty()) {
-      const Exec host = host_exec(devices.front().exec);
-      const BenchMesh m = make_patch(smallest);
-      const DeviceBoundary boundary(host, m.mesh);
-      DeviceArray<Complex> H(host, Index(9 * Size(smallest) * smallest)), G(host, Index(9 * Size(smallest) * smallest));
-      assemble(host, boundary, m, base_options, nullptr, H.data(), G.data());
-      reference = std::string(to_string(host.backend())) + "/- (reference only)";
-      guard_copies[reference] = {H.to_host(), G.to_host()};
-    }
-    if (!reference.empty()) {
-      const auto& [H_ref, G_ref] = guard_copies.at(reference);
-      const Index order = 3 * smallest;
-      const Exec serial = Exec::serial();
-      const double h_norm = bem::norm_1(serial, order, order, H_ref.data());
-      const double g_norm = bem::norm_1(serial, order, order, G_ref.data());
-      for (const auto& [key, copy] : guard_copies) {
-        if (key == reference) continue;
-        std::vector<Complex> dh(H_ref.size()), dg(G_ref.size());
-        for (std::size_t i = 0; i < dh.size(); ++i) {
-          dh[i] = copy.first[i] - H_ref[i];
-          dg[i] = copy.second[i] - G_ref[i];
-        }
-        GuardCase g;
-        g.elements = smallest;
-        g.backend = key.substr(0, key.find('/'));
-        g.layout = key.substr(key.find('/') + 1);
-        g.reference = reference.substr(0, reference.find('/'));
-        g.h_error = bem::norm_1(serial, order, order, dh.data()) / h_norm;
-        g.g_error = bem::norm_1(serial, order, order, dg.data()) / g_norm;
-        std::printf("guard at %d elements: %s %s against %s: ||dH||_1 / ||H||_1 = %.3g, ||dG||_1 / ||G||_1 = %.3g%s\n",
-                    smallest, g.backend.c_str(), g.layout.c_str(), g.reference.c_str(), g.h_error, g.g_error,
-                    g.ok() ? "" : str(": above ", guard_limit).c_str());
-        if (!g.ok())
-          failures.push_back({str("guard ", g.backend, " ", g.layout, " at ", smallest, " elements"),
-                              str("||dH||_1 / ||H||_1 = ", g.h_error, ", ||dG||_1 / ||G||_1 = ", g.g_error, " against ",
-                                  g.reference, ", above ", guard_limit)});
-        guard_cases.push_back(g);
-      }
-    }
-  } catch (const std::exception& e) {
-    failures.push_back({"guard", e.what()});
-    std::printf("guard failed: %s\n", e.what());
-  }
-  guard_copies.clear();
-
-  if (large_n > 0) {
-    std::vector<const Device*> on;
-    for (const Device& d : devices)
-      if (large_runs_on(d)) on.push_back(&d);
-    std::printf("\nlarge case: sphere of radius %s m, %d divisions (%s), rigid-body free term; elements with centroid "
-                "z > %s R pushed\n",
-                fixed(sphere_radius, 0).c_str(), large_divisions, large_choice.c_str(), fixed(cap_height, 1).c_str());
+  plan.smallest = *std::min_element(plan.sizes.begin(), plan.sizes.end());
+  Index asked = 0;
+  if (args.large != "auto") {
+    long long value = -1;
+    std::size_t used = 0;
     try {
-      run_mesh(make_sphere(large_n), on);
-    } catch (const std::exception& e) {
-      failures.push_back({"large", e.what()});
-      std::printf("  large case failed: %s\n", e.what());
+      value = std::stoll(args.large, &used);
+    } catch (const std::exception&) {
+      used = 0;
     }
+    TREMOR_CHECK(used > 0 && used == args.large.size() && value >= 0 && value <= std::numeric_limits<Index>::max(),
+                 "--large: '", args.large, "' is neither auto nor a number of elements (0: no large case)");
+    if (value == 0) {
+      plan.large_why = "--large 0";
+      return plan;
+    }
+    TREMOR_CHECK(value >= 6, "--large ", value, ": the sphere needs at least 6 elements");
+    asked = static_cast<Index>(value);
+    check_option_count("--large", asked);
+    plan.large_why = str("--large ", asked);
+    plan.large_on_host = true;
   } else {
-    const std::string why = large_off ? "--large 0" : "no GPU in this run (--large N runs one on the host)";
-    skips.push_back({"large case", why});
-    std::printf("\nlarge case: not run (%s)\n", why.c_str());
-  }
-  const LoadAverage load_at_end;
-
-  // --- speed-ups and output -----------------------------------------------------------------------
-  const auto find_case = [&](const AssemblyCase& c, const char* backend) -> const AssemblyCase* {
-    for (const AssemblyCase& o : assembly_cases)
-      if (o.backend == backend && o.mesh == c.mesh && o.elements == c.elements) return &o;
-    return nullptr;
-  };
-  const auto speedup = [&](const AssemblyCase& c, const char* over) -> std::optional<double> {
-    const AssemblyCase* o = find_case(c, over);
-    // Faster backends over slower ones only: OpenMP and CUDA over serial, CUDA over OpenMP.
-    if (!o || c.backend == over || c.backend == "serial" || (c.backend == "openmp" && std::string(over) == "openmp"))
-      return std::nullopt;
-    return o->ms / c.ms;
-  };
-  // The paper's comparison at the largest of its sizes where serial ran: OpenMP and CUDA over serial.
-  std::string summary;
-  {
-    std::ostringstream t;
-    const AssemblyCase* best_serial = nullptr;
-    for (const AssemblyCase& c : assembly_cases)
-      if (c.mesh == "patch" && c.backend == "serial" && (!best_serial || c.elements > best_serial->elements))
-        best_serial = &c;
-    if (best_serial) {
-      t << "At " << best_serial->elements << " elements (largest size serial ran), over serial:";
-      for (const AssemblyCase& c : assembly_cases)
-        if (c.mesh == "patch" && c.elements == best_serial->elements && c.backend != "serial")
-          t << " " << c.backend << (c.layout == "-" ? "" : " " + c.layout) << " " << fixed(*speedup(c, "serial"), 1)
-            << "x;";
-      t << " the paper, at 4000 mesh elements and 1600 boundary elements: OpenMP (4 threads) 2.7x, CUDA (GTX 980) 107x.";
-    } else {
-      t << "No serial run: no speed-up over serial to set beside the paper's (OpenMP 2.7x, CUDA 107x at 4000 mesh "
-           "elements).";
+    const auto gpu = std::find_if(devices.begin(), devices.end(), [](const Device& d) { return !d.host(); });
+    if (gpu == devices.end()) {
+      plan.large_why = "no GPU in this run; --large N runs one on the host";
+      return plan;
     }
-    summary = t.str();
+    const double usable = memory_margin * double(gpu->memory.free_bytes) - double(solve_reserve);
+    asked = usable > 0 ? static_cast<Index>(std::min(std::sqrt(usable / double(matrix_bytes(1))), 15447.0)) : 0;
+    for (; asked > 0; --asked) {  // check_element_count's limit, without its error
+      try {
+        bem::check_element_count(asked);
+        break;
+      } catch (const Error&) {
+      }
+    }
+    plan.large_why = str("the free memory of ", gpu->exec.describe(), ", ", gib(gpu->memory.free_bytes));
   }
+  plan.large_divisions = static_cast<Index>(std::floor(std::sqrt(double(asked) / 6.0)));
+  plan.large_elements = 6 * plan.large_divisions * plan.large_divisions;
+  if (plan.large_elements == 0) plan.large_why = str("no sphere fits: ", plan.large_why);
+  return plan;
+}
 
-  const std::string date = utc_date();
+// Why `d` cannot hold H and G of n elements (and the solve's reserve on a GPU); empty when it can.
+std::string memory_refusal(const Device& d, Index n) {
+  const std::size_t bytes = matrix_bytes(n) + (d.host() ? 0 : solve_reserve);
+  if (d.memory.free_bytes > 0 && double(bytes) > memory_margin * double(d.memory.free_bytes))
+    return str("H and G need ", gib(matrix_bytes(n)), ", ", gib(d.memory.free_bytes), " free");
+  return "";
+}
+
+bool runs_large(const Plan& plan, const Device& d) { return plan.large_elements > 0 && (plan.large_on_host || !d.host()); }
+
+void print_dry_run(const BemArgs& args, const Plan& plan, const std::vector<Device>& devices) {
+  std::printf("\nthe paper's sizes (half-space patches of %s m cells, Direct free term):\n", fixed(cell, 1).c_str());
+  for (Index n : plan.sizes) {
+    const auto grid = patch_grid(n);
+    std::printf("  %6s elements  %3d x %-3d cells  %14s pairs (at least %s Gauss points)  H + G %s:",
+                group_digits(n).c_str(), grid[0], grid[1], group_digits(Size(n) * n).c_str(),
+                group_digits(Size(n) * n * args.gauss * args.gauss).c_str(), gib(matrix_bytes(n)).c_str());
+    for (const Device& d : devices) {
+      const std::string why = memory_refusal(d, n);
+      std::printf("  %s %s", d.name().c_str(),
+                  !why.empty()                          ? ("no (" + why + ")").c_str()
+                  : d.exec.backend() == Backend::Serial ? "yes, unless its estimate passes --max-serial-seconds"
+                                                        : "yes");
+    }
+    std::printf("\n");
+  }
+  if (plan.large_elements == 0) {
+    std::printf("large case: none (%s)\n", plan.large_why.c_str());
+    return;
+  }
+  std::printf("large case: sphere of %d divisions, %s elements (%s), H + G %s:", plan.large_divisions,
+              group_digits(plan.large_elements).c_str(), plan.large_why.c_str(),
+              gib(matrix_bytes(plan.large_elements)).c_str());
+  for (const Device& d : devices)
+    if (runs_large(plan, d)) {
+      const std::string why = memory_refusal(d, plan.large_elements);
+      std::printf("  %s %s", d.name().c_str(), why.empty() ? "yes" : ("no (" + why + ")").c_str());
+    }
+  std::printf("\n");
+}
+
+// H and G on the host, per "backend/layout", at the smallest size: the guard's inputs.
+using GuardCopies = std::map<std::string, std::pair<std::vector<Complex>, std::vector<Complex>>>;
+
+// What carries from one mesh to the next.
+struct Runner {
+  const BemArgs& args;
+  bem::IntegrationOptions options;
+  Results& results;
+  std::optional<std::pair<Index, double>> last_serial;  // serial's last size: elements, seconds
+  GuardCopies guard_copies;
+};
+
+// The pushed elements' system (rearrange) factored and solved: each run on a fresh copy of A in
+// G's memory (G is not needed after the rearrangement), A kept in H.
+SolveCase time_solve(const BemArgs& args, const Device& d, const BenchMesh& m, DeviceArray<Complex>& H,
+                     DeviceArray<Complex>& G) {
+  SolveCase s;
+  s.mesh = m.name;
+  s.elements = m.n();
+  s.backend = d.name();
+  const Index order = 3 * m.n();
+  const std::vector<Complex> b = rearrange(d.exec, m, H.data(), G.data());
+  const DeviceArray<Complex> rhs(d.exec, std::span<const Complex>(b));
+  DeviceArray<Complex> x(d.exec, order);
+  const std::size_t matrix = sizeof(Complex) * std::size_t(order) * std::size_t(order);
+  std::vector<double> factor, solve, condition;
+  bem::DenseSolveReport report;
+  const std::vector<double> times = time_runs(args.repeats, args.min_seconds, [&] {
+    memory::copy(d.exec, G.data(), d.exec.space(), H.data(), d.exec.space(), matrix);
+    memory::copy(d.exec, x.data(), d.exec.space(), rhs.data(), d.exec.space(), sizeof(Complex) * b.size());
+    d.exec.synchronize();
+    const auto start = Clock::now();
+    report = bem::solve_dense(d.exec, order, 1, G.data(), x.data());
+    d.exec.synchronize();
+    factor.push_back(report.factor_seconds);
+    solve.push_back(report.solve_seconds);
+    condition.push_back(report.condition_seconds);
+    return seconds_since(start);
+  });
+  // The timed runs are the last ones: the untimed first is dropped unless it was kept.
+  const auto timed = [&](const std::vector<double>& v) {
+    return std::vector<double>(v.end() - static_cast<std::ptrdiff_t>(times.size()), v.end());
+  };
+  s.repeats = int(times.size());
+  s.total_s = median(times);
+  s.factor_s = median(timed(factor));
+  s.solve_ms = 1e3 * median(timed(solve));
+  s.condition_ms = 1e3 * median(timed(condition));
+  s.solver = report.backend;
+  s.threads = report.threads;
+  s.reciprocal_condition = report.reciprocal_condition;
+  s.force = pushed_force(m, x.to_host());
+  return s;
+}
+
+// Mesh m on device d: the row sums (rigid-body free term), H and G in each layout, the download
+// (GPU, not the large case), the guard's copies, and the solve when `solve`.
+void run_on_device(Runner& r, const Device& d, const BenchMesh& m, long long points, bool keep_for_guard, bool solve) {
+  const Index n = m.n();
+  const DeviceBoundary boundary(d.exec, m.mesh);
+  const std::size_t free_before = memory_info(d.exec).free_bytes;
+  DeviceArray<Complex> H(d.exec, Index(9 * Size(n) * n)), G(d.exec, Index(9 * Size(n) * n));
+  if (m.large()) {
+    const MemoryRecord memory{d.name(), matrix_bytes(n), free_before, memory_info(d.exec).free_bytes};
+    std::printf("  %-7s H and G allocated: %s (free memory %s -> %s)\n", d.name().c_str(), gib(memory.matrix_bytes).c_str(),
+                gib(memory.free_before).c_str(), gib(memory.free_after).c_str());
+    r.results.memory.push_back(memory);
+  }
+  DeviceArray<Complex> row_sums;
+  std::optional<double> row_sums_ms;
+  if (m.free_term == bem::FreeTerm::RigidBody) {
+    const std::vector<double> times = time_runs(r.args.repeats, r.args.min_seconds, [&] {
+      d.exec.synchronize();
+      const auto start = Clock::now();
+      row_sums = row_sums_of(d.exec, boundary, r.options);
+      d.exec.synchronize();
+      return seconds_since(start);
+    });
+    row_sums_ms = 1e3 * median(times);
+  }
+  const std::vector<bem::PairLayout> layouts = layouts_of(d, r.args.layout);
+  for (std::size_t k = 0; k < layouts.size(); ++k) {
+    bem::IntegrationOptions options = r.options;
+    options.layout = layouts[k];
+    AssemblyCase c;
+    c.mesh = m.name;
+    c.elements = n;
+    c.backend = d.name();
+    c.layout = layout_name(d, layouts[k]);
+    c.points = points;
+    c.row_sums_ms = row_sums_ms;
+    const std::vector<double> times = time_runs(r.args.repeats, r.args.min_seconds, [&] {
+      d.exec.synchronize();
+      const auto start = Clock::now();
+      assemble(d.exec, boundary, m, options, row_sums.data(), H.data(), G.data());
+      d.exec.synchronize();
+      return seconds_since(start);
+    });
+    c.repeats = int(times.size());
+    c.ms = 1e3 * median(times);
+    // The paper's GPU time includes bringing H and G back to the host: timed once, after the last
+    // layout, where the host holds them easily (not for the large case).
+    const bool download = !d.host() && k + 1 == layouts.size() && !m.large();
+    if (keep_for_guard || download) {
+      const auto start = Clock::now();
+      std::pair<std::vector<Complex>, std::vector<Complex>> copy{H.to_host(), G.to_host()};
+      if (download) c.download_ms = 1e3 * seconds_since(start);
+      if (keep_for_guard) r.guard_copies[d.name() + "/" + c.layout] = std::move(copy);
+    }
+    std::printf("  %-7s %-6s %3d runs %12.3f ms%s  %10.4g pairs/s %10.4g points/s%s\n", c.backend.c_str(),
+                c.layout.c_str(), c.repeats, c.ms,
+                row_sums_ms ? str(" + row sums ", fixed(*row_sums_ms, 3), " ms").c_str() : "", c.pairs_per_second(),
+                c.points_per_second(),
+                c.download_ms ? str("  download ", fixed(*c.download_ms, 1), " ms").c_str() : "");
+    std::fflush(stdout);
+    r.results.assembly.push_back(c);
+    if (d.exec.backend() == Backend::Serial) r.last_serial = std::make_pair(n, 1e-3 * c.ms);
+  }
+  if (!solve) return;
+  const SolveCase s = time_solve(r.args, d, m, H, G);
+  std::printf("  %-7s solve  %3d runs  LU of order %s: factor %.3f ms (%.1f GFLOP/s), solve %.3f ms, condition %.3f "
+              "ms, total %.3f ms, %s%s, 1/cond %.3g; vertical force %s N\n",
+              s.backend.c_str(), s.repeats, group_digits(s.order()).c_str(), 1e3 * s.factor_s, s.gflops(), s.solve_ms,
+              s.condition_ms, 1e3 * s.total_s, s.solver.c_str(), s.threads > 0 ? str(", ", s.threads, " threads").c_str() : "",
+              s.reciprocal_condition, complex_text(s.force).c_str());
+  std::fflush(stdout);
+  r.results.solves.push_back(s);
+}
+
+// Mesh m on the devices `on`: the Gauss points counted, then each device unless serial's estimate
+// or the memory rules it out. The first host device that runs it solves on the host (LAPACK runs
+// its own threads whichever host backend calls it); the GPU solves with cuSOLVER.
+void run_mesh(Runner& r, const BenchMesh& m, const std::vector<const Device*>& on, bool keep_for_guard) {
+  const Index n = m.n();
+  MeshRecord record{m.name, m.grid, m.mesh.source, m.free_term == bem::FreeTerm::RigidBody ? "rigid_body" : "direct",
+                    n, Index(m.pushed.size()), {}, 0.0};
+  const auto count_start = Clock::now();
+  record.points = count_points(m, r.options);
+  record.count_seconds = seconds_since(count_start);
+  r.results.meshes.push_back(record);
+  std::printf("\n%s: %s elements (%s, %s), %s pairs, %s Gauss points (%.1f per pair; at least %d), H + G %s, %s "
+              "pushed elements\n",
+              m.name.c_str(), group_digits(n).c_str(), m.grid.c_str(), record.free_term.c_str(),
+              group_digits(Size(n) * n).c_str(), group_digits(record.points.total()).c_str(),
+              double(record.points.total()) / (double(n) * double(n)), r.options.gauss * r.options.gauss,
+              gib(matrix_bytes(n)).c_str(), group_digits(record.pushed).c_str());
+  bool host_solved = false;
+  for (const Device* device : on) {
+    const Device& d = *device;
+    std::string why = memory_refusal(d, n);
+    if (why.empty() && d.exec.backend() == Backend::Serial && r.last_serial) {
+      const double ratio = double(n) / double(r.last_serial->first);
+      const double estimate = r.last_serial->second * ratio * ratio;
+      if (estimate > r.args.max_serial_seconds)
+        why = str("estimated ", fixed(estimate, 0), " s from ", fixed(r.last_serial->second, 2), " s at ",
+                  r.last_serial->first, " elements, above --max-serial-seconds ", fixed(r.args.max_serial_seconds, 0));
+    }
+    if (!why.empty()) {
+      r.results.skips.push_back({str(m.name, " ", n, " on ", d.name()), why});
+      std::printf("  %-7s not run: %s\n", d.name().c_str(), why.c_str());
+      continue;
+    }
+    const bool solve = !r.args.no_solve && (!d.host() || !host_solved);
+    if (d.host() && solve) host_solved = true;
+    try {
+      run_on_device(r, d, m, record.points.total(), keep_for_guard, solve);
+    } catch (const std::exception& e) {
+      r.results.failures.push_back({str(m.name, " ", n, " on ", d.name()), e.what()});
+      std::printf("  %-7s failed: %s\n", d.name().c_str(), e.what());
+    }
+  }
+}
+
+// Every backend and layout against the first host backend at the smallest size; with no host
+// backend in the run, against a host assembly made for the purpose.
+void run_guard(Runner& r, const std::vector<Device>& devices, Index smallest) {
+  if (r.guard_copies.empty()) return;
+  std::string reference;
+  for (const Device& d : devices)
+    if (d.host() && r.guard_copies.count(d.name() + "/-")) {
+      reference = d.name() + "/-";
+      break;
+    }
+  if (reference.empty()) {
+    const Exec host = host_exec(devices.front().exec);
+    const BenchMesh m = make_patch(smallest);
+    const DeviceBoundary boundary(host, m.mesh);
+    DeviceArray<Complex> H(host, Index(9 * Size(smallest) * smallest)), G(host, Index(9 * Size(smallest) * smallest));
+    assemble(host, boundary, m, r.options, nullptr, H.data(), G.data());
+    reference = std::string(to_string(host.backend())) + "/-";
+    r.guard_copies[reference] = {H.to_host(), G.to_host()};
+  }
+  const auto& [H_ref, G_ref] = r.guard_copies.at(reference);
+  const Index order = 3 * smallest;
+  const Exec serial = Exec::serial();
+  const double h_norm = bem::norm_1(serial, order, order, H_ref.data());
+  const double g_norm = bem::norm_1(serial, order, order, G_ref.data());
+  for (const auto& [key, copy] : r.guard_copies) {
+    if (key == reference) continue;
+    std::vector<Complex> dh(H_ref.size()), dg(G_ref.size());
+    for (std::size_t i = 0; i < dh.size(); ++i) {
+      dh[i] = copy.first[i] - H_ref[i];
+      dg[i] = copy.second[i] - G_ref[i];
+    }
+    GuardCase g;
+    g.elements = smallest;
+    g.backend = key.substr(0, key.find('/'));
+    g.layout = key.substr(key.find('/') + 1);
+    g.reference = reference.substr(0, reference.find('/'));
+    g.h_error = bem::norm_1(serial, order, order, dh.data()) / h_norm;
+    g.g_error = bem::norm_1(serial, order, order, dg.data()) / g_norm;
+    std::printf("guard at %d elements: %s %s against %s: ||dH||_1 / ||H||_1 = %.3g, ||dG||_1 / ||G||_1 = %.3g%s\n",
+                smallest, g.backend.c_str(), g.layout.c_str(), g.reference.c_str(), g.h_error, g.g_error,
+                g.ok() ? "" : str(": above ", guard_limit).c_str());
+    if (!g.ok())
+      r.results.failures.push_back({str("guard ", g.backend, " ", g.layout, " at ", smallest, " elements"),
+                                    str("||dH||_1 / ||H||_1 = ", g.h_error, ", ||dG||_1 / ||G||_1 = ", g.g_error,
+                                        " against ", g.reference, ", above ", guard_limit)});
+    r.results.guard.push_back(g);
+  }
+}
+
+// The case of `backend` beside c (same mesh and size, its first layout), or null.
+const AssemblyCase* find_case(const Results& results, const AssemblyCase& c, const std::string& backend) {
+  for (const AssemblyCase& o : results.assembly)
+    if (o.backend == backend && o.mesh == c.mesh && o.elements == c.elements) return &o;
+  return nullptr;
+}
+
+// Faster backends over slower ones: OpenMP and CUDA over serial, CUDA over OpenMP.
+std::optional<double> speedup(const Results& results, const AssemblyCase& c, const std::string& over) {
+  if (c.backend == over || c.backend == "serial" || (c.backend == "openmp" && over == "openmp")) return std::nullopt;
+  const AssemblyCase* o = find_case(results, c, over);
+  if (!o) return std::nullopt;
+  return o->ms / c.ms;
+}
+
+// The paper's comparison at the largest of the patch sizes serial ran.
+std::string summary_text(const Results& results) {
+  const AssemblyCase* serial = nullptr;
+  for (const AssemblyCase& c : results.assembly)
+    if (c.mesh == "patch" && c.backend == "serial" && (!serial || c.elements > serial->elements)) serial = &c;
+  if (!serial)
+    return "No serial run: no speed-up over serial to set beside the paper's (OpenMP 2.7x, CUDA 107x at 4000 mesh "
+           "elements).";
+  std::ostringstream t;
+  t << "At " << serial->elements << " elements (the largest size serial ran), over serial:";
+  for (const AssemblyCase& c : results.assembly)
+    if (c.mesh == "patch" && c.elements == serial->elements && c.backend != "serial")
+      t << " " << c.backend << (c.layout == "-" ? "" : " " + c.layout) << " " << fixed(*speedup(results, c, "serial"), 1)
+        << "x;";
+  t << " the paper, at 4000 mesh elements and 1600 boundary elements: OpenMP (4 threads) 2.7x, CUDA (GTX 980) 107x.";
+  return t.str();
+}
+
+struct RunInfo {
+  std::string date, summary;
+  LoadAverage load_at_start, load_at_end;
+};
+
+void write_results(const BemArgs& args, const std::vector<Device>& devices, const Plan& plan,
+                   const bem::IntegrationOptions& options, const Results& results, const RunInfo& info) {
   std::ostringstream json, md;
   json << "{\n  \"benchmark\": \"boundary-element H and G assembly and dense solve\",\n  \"date\": "
-       << json_string(date) << ",\n  \"git_commit\": " << json_string(git_commit)
+       << json_string(info.date) << ",\n  \"git_commit\": " << json_string(git_commit)
        << ",\n  \"note\": " << json_string(args.note) << ",\n  \"cpu\": " << json_string(cpu_model())
        << ",\n  \"logical_cpus\": " << ::sysconf(_SC_NPROCESSORS_ONLN)
-       << ",\n  \"load_average_at_start\": " << load_at_start.json()
-       << ",\n  \"load_average_at_end\": " << load_at_end.json() << ",\n  \"repeats\": " << args.repeats
+       << ",\n  \"load_average_at_start\": " << info.load_at_start.json()
+       << ",\n  \"load_average_at_end\": " << info.load_at_end.json() << ",\n  \"repeats\": " << args.repeats
        << ",\n  \"min_seconds\": " << args.min_seconds << ",\n  \"max_serial_seconds\": " << args.max_serial_seconds
-       << ",\n  \"single_run_seconds\": " << single_run_seconds << ",\n  \"no_solve\": " << (args.no_solve ? "true" : "false")
-       << ",\n  \"integration\": {\"gauss\": " << base_options.gauss
-       << ", \"singular_gauss\": " << base_options.singular_gauss << ", \"near_ratio\": " << base_options.near_ratio
-       << ", \"max_depth\": " << base_options.max_depth << "},\n  \"material\": {\"density\": " << density
-       << ", \"s_wave_speed\": " << shear_speed << ", \"p_wave_speed\": " << p_speed
-       << ", \"damping_ratio\": " << damping_ratio << ", \"frequency_hz\": " << frequency << "},\n  \"paper\": {\"sizes\": [";
+       << ",\n  \"single_run_seconds\": " << single_run_seconds
+       << ",\n  \"no_solve\": " << (args.no_solve ? "true" : "false") << ",\n  \"integration\": {\"gauss\": "
+       << options.gauss << ", \"singular_gauss\": " << options.singular_gauss
+       << ", \"near_ratio\": " << options.near_ratio << ", \"max_depth\": " << options.max_depth
+       << "},\n  \"material\": {\"density\": " << density << ", \"s_wave_speed\": " << shear_speed
+       << ", \"p_wave_speed\": " << p_speed << ", \"damping_ratio\": " << damping_ratio
+       << ", \"frequency_hz\": " << frequency << "},\n  \"paper\": {\"sizes\": [";
   for (std::size_t i = 0; i < paper_sizes.size(); ++i) json << (i ? ", " : "") << paper_sizes[i];
   json << "], \"boundary_elements\": [";
   for (std::size_t i = 0; i < paper_sizes.size(); ++i) json << (i ? ", " : "") << paper_boundary_elements[i];
   json << "], \"speedup_openmp_over_serial\": 2.7, \"speedup_cuda_over_serial\": 107, \"gpu\": \"GeForce GTX 980\", "
-          "\"openmp_threads\": 4, \"matrices\": \"3m x 3n for m boundary and n mesh elements; ours 3n x 3n: n / m = 2.4 to 2.5 x the pairs\"},\n"
-       << "  \"summary\": " << json_string(summary) << ",\n  \"backends\": [";
-  md << "Boundary-element H and G (BEM paper, sections 3-5), " << date << ", commit " << git_commit
-     << "; constant quadrilaterals, g = " << base_options.gauss << " (" << base_options.singular_gauss
-     << " per singular triangle), near ratio " << base_options.near_ratio << ", depth " << base_options.max_depth
-     << "; soil " << density << " kg/m^3, c_s " << shear_speed << " m/s, c_p " << p_speed << " m/s, damping "
-     << damping_ratio << ", " << frequency << " Hz; medians of " << args.repeats
-     << " or more runs after one untimed (a first run over " << single_run_seconds << " s is timed alone).\n\n"
+          "\"openmp_threads\": 4, \"matrices\": \"3m x 3n for m boundary and n mesh elements; here 3n x 3n, n / m = "
+          "2.4 to 2.5 times the pairs\"},\n  \"summary\": "
+       << json_string(info.summary) << ",\n  \"backends\": [";
+  md << "Boundary-element H and G (BEM paper, sections 3-5), " << info.date << ", commit " << git_commit
+     << "; constant quadrilaterals, g = " << options.gauss << " (" << options.singular_gauss
+     << " per singular triangle), near ratio " << options.near_ratio << ", depth " << options.max_depth << "; soil "
+     << density << " kg/m^3, c_s " << shear_speed << " m/s, c_p " << p_speed << " m/s, damping " << damping_ratio
+     << ", " << frequency << " Hz; medians of " << args.repeats << " or more runs after one untimed (a first run over "
+     << single_run_seconds << " s is timed alone).\n\n"
      << "H and G here are 3n x 3n for n elements (one collocation point each); the paper's were 3m x 3n with m "
         "boundary elements (its Table 1: 100, 400, 900, 1600 for n = 240, 960, 2160, 4000), so each size here is 2.4 "
-        "to 2.5 x the paper's pairs.\n\n"
+        "to 2.5 times the paper's pairs.\n\n"
      << "| backend | device | threads | copy GB/s | free / total memory |\n|---|---|---:|---:|---:|\n";
   for (std::size_t i = 0; i < devices.size(); ++i) {
     const Device& d = devices[i];
@@ -824,37 +818,39 @@ void run_bem_bench(const BemArgs& args) {
        << fixed(1e-9 * d.copy.bytes_per_second(), 0) << " | " << gib(d.memory.free_bytes) << " / "
        << gib(d.memory.total_bytes) << " |\n";
   }
+
   json << "\n  ],\n  \"meshes\": [";
   md << "\nMeshes: the paper's sizes as half-space patches (Direct free term, a " << foundation_side << " x "
-     << foundation_side << " m foundation pushed in the solve); the large case a sphere (rigid-body free term, a cap "
-     << "pushed). Gauss points counted exactly by walking the adaptive subdivision (g^2 per piece; near pairs are "
+     << foundation_side << " m foundation pushed in the solve), the large case a sphere (rigid-body free term, a cap "
+     << "pushed). Gauss points counted exactly by walking the adaptive subdivision (g^2 per piece: near pairs are "
         "split), each evaluating u* and t*.\n\n"
      << "| case | mesh | elements | pairs | Gauss points | per pair | free term | pushed | H + G |\n"
      << "|---|---|---:|---:|---:|---:|---|---:|---:|\n";
-  for (std::size_t i = 0; i < mesh_records.size(); ++i) {
-    const MeshRecord& r = mesh_records[i];
+  for (std::size_t i = 0; i < results.meshes.size(); ++i) {
+    const MeshRecord& r = results.meshes[i];
     const double pairs = double(r.elements) * double(r.elements);
     json << (i ? ",\n" : "\n") << "    {\"case\": " << json_string(r.name) << ", \"mesh\": " << json_string(r.grid)
          << ", \"source\": " << json_string(r.source) << ", \"elements\": " << r.elements
          << ", \"pairs\": " << Size(r.elements) * r.elements << ", \"regular_points\": " << r.points.regular
          << ", \"singular_points\": " << r.points.singular << ", \"gauss_points\": " << r.points.total()
-         << ", \"points_per_pair\": " << double(r.points.total()) / pairs
-         << ", \"count_seconds\": " << r.count_seconds << ", \"free_term\": " << json_string(r.free_term)
-         << ", \"pushed_elements\": " << r.pushed << ", \"matrix_bytes\": " << matrix_bytes(r.elements) << "}";
+         << ", \"points_per_pair\": " << double(r.points.total()) / pairs << ", \"count_seconds\": " << r.count_seconds
+         << ", \"free_term\": " << json_string(r.free_term) << ", \"pushed_elements\": " << r.pushed
+         << ", \"matrix_bytes\": " << matrix_bytes(r.elements) << "}";
     md << "| " << r.name << " | " << r.grid << " | " << r.elements << " | " << group_digits(Size(r.elements) * r.elements)
        << " | " << group_digits(r.points.total()) << " | " << fixed(double(r.points.total()) / pairs, 1) << " | "
        << r.free_term << " | " << r.pushed << " | " << gib(matrix_bytes(r.elements)) << " |\n";
   }
-  json << "\n  ],\n  \"assembly\": [";
-  md << "\nAssembly of H and G (bem::assemble_constant), median ms; row sums: the rigid-body free term's static sums "
-        "(timed apart, once per mesh); download: H and G copied to the host once (the paper's GPU time includes it); "
-        "speed-ups from the same run.\n\n"
+
+  json << (results.meshes.empty() ? "" : "\n  ") << "],\n  \"assembly\": [";
+  md << "\nAssembly of H and G (bem::assemble_constant), median ms; row sums: the rigid-body free term's static sums, "
+        "timed apart; download: H and G copied to the host once (the paper's GPU time includes it); speed-ups from "
+        "the same run.\n\n"
      << "| case | elements | backend | layout | runs | H and G ms | row sums ms | download ms | pairs/s | Gauss points/s "
         "| x serial | x OpenMP |\n|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   const auto or_dash = [](std::optional<double> v, int digits) { return v ? fixed(*v, digits) : std::string("-"); };
-  for (std::size_t i = 0; i < assembly_cases.size(); ++i) {
-    const AssemblyCase& c = assembly_cases[i];
-    const std::optional<double> x_serial = speedup(c, "serial"), x_openmp = speedup(c, "openmp");
+  for (std::size_t i = 0; i < results.assembly.size(); ++i) {
+    const AssemblyCase& c = results.assembly[i];
+    const std::optional<double> x_serial = speedup(results, c, "serial"), x_openmp = speedup(results, c, "openmp");
     json << (i ? ",\n" : "\n") << "    {\"case\": " << json_string(c.mesh) << ", \"elements\": " << c.elements
          << ", \"backend\": " << json_string(c.backend) << ", \"layout\": " << json_string(c.layout)
          << ", \"repeats\": " << c.repeats << ", \"assembly_ms\": " << c.ms
@@ -869,56 +865,75 @@ void run_bem_bench(const BemArgs& args) {
        << si(c.pairs_per_second()) << " | " << si(c.points_per_second()) << " | " << or_dash(x_serial, 1) << " | "
        << or_dash(x_openmp, 1) << " |\n";
   }
-  json << (assembly_cases.empty() ? "" : "\n  ") << "],\n  \"solve\": [";
-  md << "\n" << summary << "\n";
-  if (!solve_cases.empty())
+  md << "\n" << info.summary << "\n";
+
+  json << (results.assembly.empty() ? "" : "\n  ") << "],\n  \"solve\": [";
+  if (!results.solves.empty())
     md << "\nDense solve (bem::solve_dense: LU with partial pivoting, the condition estimate included in the total), "
-          "median of the runs, each on a fresh copy of A; GFLOP/s from the factorisation, (8/3) (3n)^3 real flops; "
-          "the vertical force on the pushed elements (N), the same problem on every backend.\n\n"
-       << "| case | elements | order | backend | solver | threads | runs | factor s | GFLOP/s | solve ms | condition "
-          "ms | total s | 1/cond | force N |\n|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
-  for (std::size_t i = 0; i < solve_cases.size(); ++i) {
-    const SolveCase& s = solve_cases[i];
+          "medians, each run on a fresh copy of A; GFLOP/s of the factorisation, (8/3) (3n)^3 real flops; the "
+          "vertical force on the pushed elements, the same problem on every backend. 1/cond is small because H is "
+          "dimensionless and G in m/Pa.\n\n"
+       << "| case | elements | order | backend | solver | threads | runs | factor ms | GFLOP/s | solve ms | condition "
+          "ms | total ms | 1/cond | force N |\n|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  for (std::size_t i = 0; i < results.solves.size(); ++i) {
+    const SolveCase& s = results.solves[i];
+    const bool finite = std::isfinite(s.reciprocal_condition);
     json << (i ? ",\n" : "\n") << "    {\"case\": " << json_string(s.mesh) << ", \"elements\": " << s.elements
          << ", \"order\": " << s.order() << ", \"backend\": " << json_string(s.backend)
          << ", \"solver\": " << json_string(s.solver) << ", \"threads\": " << s.threads << ", \"repeats\": " << s.repeats
          << ", \"factor_seconds\": " << s.factor_s << ", \"solve_ms\": " << s.solve_ms
-         << ", \"condition_ms\": " << s.condition_ms << ", \"total_seconds\": " << s.total_s
-         << ", \"flops\": " << s.flops() << ", \"gflops_per_second\": " << s.gflops()
-         << ", \"reciprocal_condition\": " << (std::isfinite(s.reciprocal_condition) ? str(s.reciprocal_condition) : "null")
+         << ", \"condition_ms\": " << s.condition_ms << ", \"total_seconds\": " << s.total_s << ", \"flops\": " << s.flops()
+         << ", \"gflops_per_second\": " << s.gflops()
+         << ", \"reciprocal_condition\": " << (finite ? str(s.reciprocal_condition) : std::string("null"))
          << ", \"vertical_force\": [" << s.force.re << ", " << s.force.im << "]}";
     md << "| " << s.mesh << " | " << s.elements << " | " << s.order() << " | " << s.backend << " | " << s.solver
-       << " | " << (s.threads > 0 ? str(s.threads) : "-") << " | " << s.repeats << " | " << fixed(s.factor_s, 3) << " | "
-       << fixed(s.gflops(), 1) << " | " << fixed(s.solve_ms, 3) << " | " << fixed(s.condition_ms, 3) << " | "
-       << fixed(s.total_s, 3) << " | " << str(s.reciprocal_condition) << " | " << complex_text(s.force) << " |\n";
+       << " | " << (s.threads > 0 ? str(s.threads) : "-") << " | " << s.repeats << " | " << fixed(1e3 * s.factor_s, 3)
+       << " | " << fixed(s.gflops(), 1) << " | " << fixed(s.solve_ms, 3) << " | " << fixed(s.condition_ms, 3) << " | "
+       << fixed(1e3 * s.total_s, 3) << " | " << (finite ? three_digits(s.reciprocal_condition) : "-") << " | "
+       << complex_text(s.force) << " |\n";
   }
-  json << (solve_cases.empty() ? "" : "\n  ") << "],\n  \"guard\": {\"limit\": " << guard_limit << ", \"elements\": "
-       << smallest << ", \"cases\": [";
-  if (!guard_cases.empty())
-    md << "\nGuard at " << smallest << " elements: ||H - H_ref||_1 / ||H_ref||_1 and the same for G (a failure above "
-       << guard_limit << "; the paper checked 1e-4, absolute).\n\n| backend | layout | against | H | G |\n|---|---|---|---:|---:|\n";
-  for (std::size_t i = 0; i < guard_cases.size(); ++i) {
-    const GuardCase& g = guard_cases[i];
-    json << (i ? ",\n" : "\n") << "    {\"backend\": " << json_string(g.backend) << ", \"layout\": " << json_string(g.layout)
-         << ", \"reference\": " << json_string(g.reference) << ", \"h_relative_error\": " << g.h_error
-         << ", \"g_relative_error\": " << g.g_error << ", \"ok\": " << (g.ok() ? "true" : "false") << "}";
-    md << "| " << g.backend << " | " << g.layout << " | " << g.reference << " | " << str(g.h_error) << " | "
-       << str(g.g_error) << " |\n";
+
+  json << (results.solves.empty() ? "" : "\n  ") << "],\n  \"guard\": {\"limit\": " << guard_limit
+       << ", \"elements\": " << plan.smallest << ", \"cases\": [";
+  if (!results.guard.empty())
+    md << "\nGuard at " << plan.smallest << " elements: ||H - H_ref||_1 / ||H_ref||_1 and the same for G (a failure "
+       << "above " << guard_limit << "; the paper checked 1e-4, absolute).\n\n"
+       << "| backend | layout | against | H | G |\n|---|---|---|---:|---:|\n";
+  for (std::size_t i = 0; i < results.guard.size(); ++i) {
+    const GuardCase& g = results.guard[i];
+    json << (i ? ",\n" : "\n") << "    {\"backend\": " << json_string(g.backend)
+         << ", \"layout\": " << json_string(g.layout) << ", \"reference\": " << json_string(g.reference)
+         << ", \"h_relative_error\": " << g.h_error << ", \"g_relative_error\": " << g.g_error
+         << ", \"ok\": " << (g.ok() ? "true" : "false") << "}";
+    md << "| " << g.backend << " | " << g.layout << " | " << g.reference << " | " << three_digits(g.h_error) << " | "
+       << three_digits(g.g_error) << " |\n";
   }
-  json << (guard_cases.empty() ? "" : "\n  ") << "]},\n  \"large\": {\"elements\": " << large_n
-       << ", \"divisions\": " << large_divisions << ", \"chosen_by\": " << json_string(large_n > 0 ? large_choice : "")
-       << ", \"matrix_bytes\": " << (large_n > 0 ? matrix_bytes(large_n) : 0) << "},\n  \"skipped\": [";
-  if (!skips.empty()) md << "\nNot run:\n\n";
-  for (std::size_t i = 0; i < skips.size(); ++i) {
-    json << (i ? ",\n" : "\n") << "    {\"case\": " << json_string(skips[i].what) << ", \"why\": " << json_string(skips[i].why)
-         << "}";
-    md << "- " << skips[i].what << ": " << skips[i].why << "\n";
+
+  json << (results.guard.empty() ? "" : "\n  ") << "]},\n  \"large\": {\"elements\": " << plan.large_elements
+       << ", \"divisions\": " << plan.large_divisions << ", \"why\": " << json_string(plan.large_why)
+       << ", \"matrix_bytes\": " << (plan.large_elements > 0 ? matrix_bytes(plan.large_elements) : 0)
+       << ", \"memory\": [";
+  if (!results.memory.empty()) md << "\nLarge case, memory around the allocation of H and G:";
+  for (std::size_t i = 0; i < results.memory.size(); ++i) {
+    const MemoryRecord& m = results.memory[i];
+    json << (i ? ", " : "") << "{\"backend\": " << json_string(m.backend) << ", \"matrix_bytes\": " << m.matrix_bytes
+         << ", \"free_before_bytes\": " << m.free_before << ", \"free_after_bytes\": " << m.free_after << "}";
+    md << (i ? ";" : "") << " " << m.backend << ": H and G " << gib(m.matrix_bytes) << ", free " << gib(m.free_before)
+       << " -> " << gib(m.free_after);
   }
-  json << (skips.empty() ? "" : "\n  ") << "],\n  \"failures\": [";
-  for (std::size_t i = 0; i < failures.size(); ++i)
-    json << (i ? ",\n" : "\n") << "    {\"case\": " << json_string(failures[i].what)
-         << ", \"error\": " << json_string(failures[i].error) << "}";
-  json << (failures.empty() ? "" : "\n  ") << "]\n}\n";
+  if (!results.memory.empty()) md << ".\n";
+  json << "]},\n  \"skipped\": [";
+  if (!results.skips.empty()) md << "\nNot run:\n\n";
+  for (std::size_t i = 0; i < results.skips.size(); ++i) {
+    json << (i ? ",\n" : "\n") << "    {\"case\": " << json_string(results.skips[i].what)
+         << ", \"why\": " << json_string(results.skips[i].why) << "}";
+    md << "- " << results.skips[i].what << ": " << results.skips[i].why << "\n";
+  }
+  json << (results.skips.empty() ? "" : "\n  ") << "],\n  \"failures\": [";
+  for (std::size_t i = 0; i < results.failures.size(); ++i)
+    json << (i ? ",\n" : "\n") << "    {\"case\": " << json_string(results.failures[i].what)
+         << ", \"error\": " << json_string(results.failures[i].error) << "}";
+  json << (results.failures.empty() ? "" : "\n  ") << "]\n}\n";
 
   std::printf("\n%s", md.str().c_str());
   if (!args.output_dir.empty()) {
@@ -926,8 +941,96 @@ void run_bem_bench(const BemArgs& args) {
     io::write_file_atomically(args.output_dir + "/bem.md", md.str(), "benchmark table");
     std::printf("wrote %s/bem.json and bem.md\n", args.output_dir.c_str());
   }
-  TREMOR_CHECK(failures.empty(), failures.size(), " case", failures.size() == 1 ? "" : "s", " failed, the first: ",
-               failures.front().what, ": ", failures.front().error);
+}
+
+void run_bem_bench(const BemArgs& args) {
+  TREMOR_CHECK(args.layout == "block" || args.layout == "thread" || args.layout == "both", "--layout: '", args.layout,
+               "' is not block, thread or both");
+  bem::IntegrationOptions options;
+  options.gauss = args.gauss;
+  options.singular_gauss = args.gauss;
+  (void)bem::gauss_rule(args.gauss);  // an unsupported g refused before anything runs
+  if (!args.output_dir.empty() && !args.dry_run) {
+    // Made before anything runs, so a path that cannot hold the results is named at once.
+    std::error_code error;
+    std::filesystem::create_directories(args.output_dir, error);
+    TREMOR_CHECK(!error && std::filesystem::is_directory(args.output_dir), "--output-dir ", args.output_dir,
+                 ": cannot create the folder (", error ? error.message() : std::string("not a folder"), ")");
+  }
+  std::vector<Device> devices = make_devices(args);
+  const Plan plan = make_plan(args, devices);  // sizes and --large checked before anything is measured
+  if (!args.dry_run)
+    for (Device& d : devices) {
+      const int mb = args.copy_mb > 0 ? args.copy_mb : (d.host() ? 256 : 1024);
+      d.copy = measure_copy_bandwidth(d.exec, std::size_t(mb) << 20);
+    }
+
+  std::printf("tremor bench bem: H and G of constant elements, g = %d (%d per singular triangle), near ratio %s, depth "
+              "%d; soil %s kg/m^3, c_s %s m/s, c_p %s m/s, damping %s, %s Hz; every case once untimed, then the median "
+              "of %d or more runs (at least %.2f s)\n",
+              options.gauss, options.singular_gauss, fixed(options.near_ratio, 1).c_str(), options.max_depth,
+              fixed(density, 0).c_str(), fixed(shear_speed, 0).c_str(), fixed(p_speed, 0).c_str(),
+              fixed(damping_ratio, 3).c_str(), fixed(frequency, 0).c_str(), args.repeats, args.min_seconds);
+  std::printf("our H and G are 3n x 3n for n elements (one collocation point each); the paper's were 3m x 3n with m = "
+              "100, 400, 900, 1600 boundary elements at its sizes: 2.4 to 2.5 times its pairs\n");
+  for (const Device& d : devices)
+    std::printf("backend %-7s %s (%d thread%s), %s of %s free%s\n", d.name().c_str(), d.exec.describe().c_str(),
+                host_threads(d.exec), host_threads(d.exec) == 1 ? "" : "s", gib(d.memory.free_bytes).c_str(),
+                gib(d.memory.total_bytes).c_str(),
+                args.dry_run ? "" : str(", copy ", fixed(1e-9 * d.copy.bytes_per_second(), 1), " GB/s").c_str());
+  if (args.dry_run) {
+    print_dry_run(args, plan, devices);
+    return;
+  }
+
+  RunInfo info;
+  Results results;
+  Runner runner{args, options, results, std::nullopt, {}};
+  std::vector<const Device*> all, large_on;
+  for (const Device& d : devices) {
+    all.push_back(&d);
+    if (runs_large(plan, d)) large_on.push_back(&d);
+  }
+  std::printf("\nthe paper's sizes: half-space patches of %s m cells, a %s x %s m rigid foundation in the middle\n",
+              fixed(cell, 1).c_str(), fixed(foundation_side, 0).c_str(), fixed(foundation_side, 0).c_str());
+  for (Index n : plan.sizes) {
+    try {
+      run_mesh(runner, make_patch(n), all, n == plan.smallest);
+    } catch (const std::exception& e) {
+      results.failures.push_back({str("patch ", n), e.what()});
+      std::printf("  patch %d failed: %s\n", n, e.what());
+    }
+  }
+  try {
+    run_guard(runner, devices, plan.smallest);
+  } catch (const std::exception& e) {
+    results.failures.push_back({"guard", e.what()});
+    std::printf("guard failed: %s\n", e.what());
+  }
+  runner.guard_copies.clear();
+
+  if (plan.large_elements > 0) {
+    std::printf("\nlarge case: sphere of radius %s m, %d divisions (%s), rigid-body free term, a cap pushed (the "
+                "elements with centroid |x|, |y| < %s z)\n",
+                fixed(sphere_radius, 0).c_str(), plan.large_divisions, plan.large_why.c_str(),
+                fixed(cap_ratio, 1).c_str());
+    try {
+      run_mesh(runner, make_sphere(plan.large_elements), large_on, false);
+    } catch (const std::exception& e) {
+      results.failures.push_back({"large", e.what()});
+      std::printf("  large case failed: %s\n", e.what());
+    }
+  } else {
+    results.skips.push_back({"large case", plan.large_why});
+    std::printf("\nlarge case: not run (%s)\n", plan.large_why.c_str());
+  }
+  info.load_at_end = LoadAverage();
+  info.date = utc_date();
+  info.summary = summary_text(results);
+  std::printf("\n%s\n", info.summary.c_str());
+  write_results(args, devices, plan, options, results, info);
+  TREMOR_CHECK(results.failures.empty(), results.failures.size(), " case", results.failures.size() == 1 ? "" : "s",
+               " failed, the first: ", results.failures.front().what, ": ", results.failures.front().error);
 }
 
 }  // namespace

@@ -70,22 +70,22 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 // (its collocation points): H and G were 3m x 3n there, 3n x 3n here.
 const std::vector<Index> paper_sizes{240, 960, 2160, 4000};
 const std::vector<Index> paper_boundary_elements{100, 400, 900, 1600};
-constexpr double guard_limit = 1e-12;            // the parity tests' bound; ~1e-16 expected
-constexpr double single_run_seconds = 5.0;       // an untimed run this long is timed instead
-constexpr double memory_margin = 0.9;            // of the free memory a case may plan to use
+constexpr double guard_limit = 1e-12;                        // the parity tests' bound; ~1e-16 expected
+constexpr double single_run_seconds = 5.0;                   // an untimed run this long is timed instead
+constexpr double memory_margin = 0.9;                        // of the free memory a case may plan to use
 constexpr std::size_t solve_reserve = std::size_t(1) << 30;  // cuSOLVER's workspace, pivots, vectors
 
 // The soil of examples/bem-foundation, at 20 Hz: 10.6 elements per shear wavelength on the
 // patch's 0.5 m cells (diagonal 0.71 m).
-constexpr double density = 1800.0;        // kg/m^3
-constexpr double shear_speed = 150.0;     // m/s
-constexpr double p_speed = 300.0;         // m/s
+constexpr double density = 1800.0;     // kg/m^3
+constexpr double shear_speed = 150.0;  // m/s
+constexpr double p_speed = 300.0;      // m/s
 constexpr double damping_ratio = 0.025;
-constexpr double frequency = 20.0;        // Hz
-constexpr double cell = 0.5;              // m, the patch's cells
-constexpr double foundation_side = 2.0;   // m, the rigid foundation in the middle of the patch
-constexpr double sphere_radius = 10.0;    // m, the large case
-constexpr double cap_ratio = 0.5;         // the sphere's elements with centroid |x|, |y| < 0.5 z are pushed
+constexpr double frequency = 20.0;            // Hz
+constexpr double cell = 0.5;                  // m, the patch's cells
+constexpr double foundation_side = 2.0;       // m, the rigid foundation in the middle of the patch
+constexpr double sphere_radius = 10.0;        // m, the large case
+constexpr double cap_ratio = 0.5;             // the sphere's elements with centroid |x|, |y| < 0.5 z are pushed
 constexpr double pushed_displacement = 1e-3;  // m, vertical
 
 struct BemArgs {
@@ -283,9 +283,9 @@ struct AssemblyCase {
   Index elements = 0;
   std::string backend, layout;  // layout "-" on the host
   int repeats = 0;
-  double ms = 0.0;                          // median
-  std::optional<double> row_sums_ms;        // the rigid-body free term's static row sums
-  std::optional<double> download_ms;        // H and G copied to the host once (the paper's GPU time includes it)
+  double ms = 0.0;                    // median
+  std::optional<double> row_sums_ms;  // the rigid-body free term's static row sums
+  std::optional<double> download_ms;  // H and G copied to the host once (the paper's GPU time includes it)
   long long points = 0;
   double pairs_per_second() const { return 1e3 * double(elements) * double(elements) / ms; }
   double points_per_second() const { return 1e3 * double(points) / ms; }
@@ -346,7 +346,9 @@ std::vector<Device> make_devices(const BemArgs& args) {
   }
   // CUDA, then OpenMP, then serial: the host backend that solves and serves as the guard's
   // reference is the first host one that ran a size.
-  const auto rank = [](const Device& d) { return d.exec.backend() == Backend::Cuda ? 0 : d.exec.backend() == Backend::OpenMP ? 1 : 2; };
+  const auto rank = [](const Device& d) {
+    return d.exec.backend() == Backend::Cuda ? 0 : d.exec.backend() == Backend::OpenMP ? 1 : 2;
+  };
   std::stable_sort(devices.begin(), devices.end(), [&](const Device& a, const Device& b) { return rank(a) < rank(b); });
   return devices;
 }
@@ -480,7 +482,9 @@ std::string memory_refusal(const Device& d, Index n) {
   return "";
 }
 
-bool runs_large(const Plan& plan, const Device& d) { return plan.large_elements > 0 && (plan.large_on_host || !d.host()); }
+bool runs_large(const Plan& plan, const Device& d) {
+  return plan.large_elements > 0 && (plan.large_on_host || !d.host());
+}
 
 void print_dry_run(const BemArgs& args, const Plan& plan, const std::vector<Device>& devices) {
   std::printf("\nthe paper's sizes (half-space patches of %s m cells, Direct free term):\n", fixed(cell, 1).c_str());
@@ -577,8 +581,8 @@ void run_on_device(Runner& r, const Device& d, const BenchMesh& m, long long poi
   DeviceArray<Complex> H(d.exec, Index(9 * Size(n) * n)), G(d.exec, Index(9 * Size(n) * n));
   if (m.large()) {
     const MemoryRecord memory{d.name(), matrix_bytes(n), free_before, memory_info(d.exec).free_bytes};
-    std::printf("  %-7s H and G allocated: %s (free memory %s -> %s)\n", d.name().c_str(), gib(memory.matrix_bytes).c_str(),
-                gib(memory.free_before).c_str(), gib(memory.free_after).c_str());
+    std::printf("  %-7s H and G allocated: %s (free memory %s -> %s)\n", d.name().c_str(),
+                gib(memory.matrix_bytes).c_str(), gib(memory.free_before).c_str(), gib(memory.free_after).c_str());
     r.results.memory.push_back(memory);
   }
   DeviceArray<Complex> row_sums;
@@ -617,8 +621,13 @@ void run_on_device(Runner& r, const Device& d, const BenchMesh& m, long long poi
     // layout, where the host holds them easily (not for the large case).
     const bool download = !d.host() && k + 1 == layouts.size() && !m.large();
     if (keep_for_guard || download) {
+      // Into host arrays allocated and touched beforehand, as the paper's were.
+      const std::size_t values = std::size_t(H.size());
+      std::pair<std::vector<Complex>, std::vector<Complex>> copy{std::vector<Complex>(values),
+                                                                 std::vector<Complex>(values)};
       const auto start = Clock::now();
-      std::pair<std::vector<Complex>, std::vector<Complex>> copy{H.to_host(), G.to_host()};
+      memory::copy(d.exec, copy.first.data(), MemorySpace::Host, H.data(), d.exec.space(), sizeof(Complex) * values);
+      memory::copy(d.exec, copy.second.data(), MemorySpace::Host, G.data(), d.exec.space(), sizeof(Complex) * values);
       if (download) c.download_ms = 1e3 * seconds_since(start);
       if (keep_for_guard) r.guard_copies[d.name() + "/" + c.layout] = std::move(copy);
     }
@@ -633,11 +642,12 @@ void run_on_device(Runner& r, const Device& d, const BenchMesh& m, long long poi
   }
   if (!solve) return;
   const SolveCase s = time_solve(r.args, d, m, H, G);
-  std::printf("  %-7s solve  %3d runs  LU of order %s: factor %.3f ms (%.1f GFLOP/s), solve %.3f ms, condition %.3f "
-              "ms, total %.3f ms, %s%s, 1/cond %.3g; vertical force %s N\n",
-              s.backend.c_str(), s.repeats, group_digits(s.order()).c_str(), 1e3 * s.factor_s, s.gflops(), s.solve_ms,
-              s.condition_ms, 1e3 * s.total_s, s.solver.c_str(), s.threads > 0 ? str(", ", s.threads, " threads").c_str() : "",
-              s.reciprocal_condition, complex_text(s.force).c_str());
+  std::printf(
+      "  %-7s solve  %3d runs  LU of order %s: factor %.3f ms (%.1f GFLOP/s), solve %.3f ms, condition %.3f "
+      "ms, total %.3f ms, %s%s, 1/cond %.3g; vertical force %s N\n",
+      s.backend.c_str(), s.repeats, group_digits(s.order()).c_str(), 1e3 * s.factor_s, s.gflops(), s.solve_ms,
+      s.condition_ms, 1e3 * s.total_s, s.solver.c_str(), s.threads > 0 ? str(", ", s.threads, " threads").c_str() : "",
+      s.reciprocal_condition, complex_text(s.force).c_str());
   std::fflush(stdout);
   r.results.solves.push_back(s);
 }
@@ -647,18 +657,25 @@ void run_on_device(Runner& r, const Device& d, const BenchMesh& m, long long poi
 // its own threads whichever host backend calls it); the GPU solves with cuSOLVER.
 void run_mesh(Runner& r, const BenchMesh& m, const std::vector<const Device*>& on, bool keep_for_guard) {
   const Index n = m.n();
-  MeshRecord record{m.name, m.grid, m.mesh.source, m.free_term == bem::FreeTerm::RigidBody ? "rigid_body" : "direct",
-                    n, Index(m.pushed.size()), {}, 0.0};
+  MeshRecord record{m.name,
+                    m.grid,
+                    m.mesh.source,
+                    m.free_term == bem::FreeTerm::RigidBody ? "rigid_body" : "direct",
+                    n,
+                    Index(m.pushed.size()),
+                    {},
+                    0.0};
   const auto count_start = Clock::now();
   record.points = count_points(m, r.options);
   record.count_seconds = seconds_since(count_start);
   r.results.meshes.push_back(record);
-  std::printf("\n%s: %s elements (%s, %s), %s pairs, %s Gauss points (%.1f per pair; at least %d), H + G %s, %s "
-              "pushed elements\n",
-              m.name.c_str(), group_digits(n).c_str(), m.grid.c_str(), record.free_term.c_str(),
-              group_digits(Size(n) * n).c_str(), group_digits(record.points.total()).c_str(),
-              double(record.points.total()) / (double(n) * double(n)), r.options.gauss * r.options.gauss,
-              gib(matrix_bytes(n)).c_str(), group_digits(record.pushed).c_str());
+  std::printf(
+      "\n%s: %s elements (%s, %s), %s pairs, %s Gauss points (%.1f per pair; at least %d), H + G %s, %s "
+      "pushed elements\n",
+      m.name.c_str(), group_digits(n).c_str(), m.grid.c_str(), record.free_term.c_str(),
+      group_digits(Size(n) * n).c_str(), group_digits(record.points.total()).c_str(),
+      double(record.points.total()) / (double(n) * double(n)), r.options.gauss * r.options.gauss,
+      gib(matrix_bytes(n)).c_str(), group_digits(record.pushed).c_str());
   bool host_solved = false;
   for (const Device* device : on) {
     const Device& d = *device;
@@ -762,8 +779,8 @@ std::string summary_text(const Results& results) {
   t << "At " << serial->elements << " elements (the largest size serial ran), over serial:";
   for (const AssemblyCase& c : results.assembly)
     if (c.mesh == "patch" && c.elements == serial->elements && c.backend != "serial")
-      t << " " << c.backend << (c.layout == "-" ? "" : " " + c.layout) << " " << fixed(*speedup(results, c, "serial"), 1)
-        << "x;";
+      t << " " << c.backend << (c.layout == "-" ? "" : " " + c.layout) << " "
+        << fixed(*speedup(results, c, "serial"), 1) << "x;";
   t << " the paper, at 4000 mesh elements and 1600 boundary elements: OpenMP (4 threads) 2.7x, CUDA (GTX 980) 107x.";
   return t.str();
 }
@@ -784,8 +801,8 @@ void write_results(const BemArgs& args, const std::vector<Device>& devices, cons
        << ",\n  \"load_average_at_end\": " << info.load_at_end.json() << ",\n  \"repeats\": " << args.repeats
        << ",\n  \"min_seconds\": " << args.min_seconds << ",\n  \"max_serial_seconds\": " << args.max_serial_seconds
        << ",\n  \"single_run_seconds\": " << single_run_seconds
-       << ",\n  \"no_solve\": " << (args.no_solve ? "true" : "false") << ",\n  \"integration\": {\"gauss\": "
-       << options.gauss << ", \"singular_gauss\": " << options.singular_gauss
+       << ",\n  \"no_solve\": " << (args.no_solve ? "true" : "false")
+       << ",\n  \"integration\": {\"gauss\": " << options.gauss << ", \"singular_gauss\": " << options.singular_gauss
        << ", \"near_ratio\": " << options.near_ratio << ", \"max_depth\": " << options.max_depth
        << "},\n  \"material\": {\"density\": " << density << ", \"s_wave_speed\": " << shear_speed
        << ", \"p_wave_speed\": " << p_speed << ", \"damping_ratio\": " << damping_ratio
@@ -836,16 +853,18 @@ void write_results(const BemArgs& args, const std::vector<Device>& devices, cons
          << ", \"points_per_pair\": " << double(r.points.total()) / pairs << ", \"count_seconds\": " << r.count_seconds
          << ", \"free_term\": " << json_string(r.free_term) << ", \"pushed_elements\": " << r.pushed
          << ", \"matrix_bytes\": " << matrix_bytes(r.elements) << "}";
-    md << "| " << r.name << " | " << r.grid << " | " << r.elements << " | " << group_digits(Size(r.elements) * r.elements)
-       << " | " << group_digits(r.points.total()) << " | " << fixed(double(r.points.total()) / pairs, 1) << " | "
-       << r.free_term << " | " << r.pushed << " | " << gib(matrix_bytes(r.elements)) << " |\n";
+    md << "| " << r.name << " | " << r.grid << " | " << r.elements << " | "
+       << group_digits(Size(r.elements) * r.elements) << " | " << group_digits(r.points.total()) << " | "
+       << fixed(double(r.points.total()) / pairs, 1) << " | " << r.free_term << " | " << r.pushed << " | "
+       << gib(matrix_bytes(r.elements)) << " |\n";
   }
 
   json << (results.meshes.empty() ? "" : "\n  ") << "],\n  \"assembly\": [";
   md << "\nAssembly of H and G (bem::assemble_constant), median ms; row sums: the rigid-body free term's static sums, "
         "timed apart; download: H and G copied to the host once (the paper's GPU time includes it); speed-ups from "
         "the same run.\n\n"
-     << "| case | elements | backend | layout | runs | H and G ms | row sums ms | download ms | pairs/s | Gauss points/s "
+     << "| case | elements | backend | layout | runs | H and G ms | row sums ms | download ms | pairs/s | Gauss "
+        "points/s "
         "| x serial | x OpenMP |\n|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   const auto or_dash = [](std::optional<double> v, int digits) { return v ? fixed(*v, digits) : std::string("-"); };
   for (std::size_t i = 0; i < results.assembly.size(); ++i) {
@@ -880,10 +899,10 @@ void write_results(const BemArgs& args, const std::vector<Device>& devices, cons
     const bool finite = std::isfinite(s.reciprocal_condition);
     json << (i ? ",\n" : "\n") << "    {\"case\": " << json_string(s.mesh) << ", \"elements\": " << s.elements
          << ", \"order\": " << s.order() << ", \"backend\": " << json_string(s.backend)
-         << ", \"solver\": " << json_string(s.solver) << ", \"threads\": " << s.threads << ", \"repeats\": " << s.repeats
-         << ", \"factor_seconds\": " << s.factor_s << ", \"solve_ms\": " << s.solve_ms
-         << ", \"condition_ms\": " << s.condition_ms << ", \"total_seconds\": " << s.total_s << ", \"flops\": " << s.flops()
-         << ", \"gflops_per_second\": " << s.gflops()
+         << ", \"solver\": " << json_string(s.solver) << ", \"threads\": " << s.threads
+         << ", \"repeats\": " << s.repeats << ", \"factor_seconds\": " << s.factor_s << ", \"solve_ms\": " << s.solve_ms
+         << ", \"condition_ms\": " << s.condition_ms << ", \"total_seconds\": " << s.total_s
+         << ", \"flops\": " << s.flops() << ", \"gflops_per_second\": " << s.gflops()
          << ", \"reciprocal_condition\": " << (finite ? str(s.reciprocal_condition) : std::string("null"))
          << ", \"vertical_force\": [" << s.force.re << ", " << s.force.im << "]}";
     md << "| " << s.mesh << " | " << s.elements << " | " << s.order() << " | " << s.backend << " | " << s.solver
@@ -965,14 +984,16 @@ void run_bem_bench(const BemArgs& args) {
       d.copy = measure_copy_bandwidth(d.exec, std::size_t(mb) << 20);
     }
 
-  std::printf("tremor bench bem: H and G of constant elements, g = %d (%d per singular triangle), near ratio %s, depth "
-              "%d; soil %s kg/m^3, c_s %s m/s, c_p %s m/s, damping %s, %s Hz; every case once untimed, then the median "
-              "of %d or more runs (at least %.2f s)\n",
-              options.gauss, options.singular_gauss, fixed(options.near_ratio, 1).c_str(), options.max_depth,
-              fixed(density, 0).c_str(), fixed(shear_speed, 0).c_str(), fixed(p_speed, 0).c_str(),
-              fixed(damping_ratio, 3).c_str(), fixed(frequency, 0).c_str(), args.repeats, args.min_seconds);
-  std::printf("our H and G are 3n x 3n for n elements (one collocation point each); the paper's were 3m x 3n with m = "
-              "100, 400, 900, 1600 boundary elements at its sizes: 2.4 to 2.5 times its pairs\n");
+  std::printf(
+      "tremor bench bem: H and G of constant elements, g = %d (%d per singular triangle), near ratio %s, depth "
+      "%d; soil %s kg/m^3, c_s %s m/s, c_p %s m/s, damping %s, %s Hz; every case once untimed, then the median "
+      "of %d or more runs (at least %.2f s)\n",
+      options.gauss, options.singular_gauss, fixed(options.near_ratio, 1).c_str(), options.max_depth,
+      fixed(density, 0).c_str(), fixed(shear_speed, 0).c_str(), fixed(p_speed, 0).c_str(),
+      fixed(damping_ratio, 3).c_str(), fixed(frequency, 0).c_str(), args.repeats, args.min_seconds);
+  std::printf(
+      "our H and G are 3n x 3n for n elements (one collocation point each); the paper's were 3m x 3n with m = "
+      "100, 400, 900, 1600 boundary elements at its sizes: 2.4 to 2.5 times its pairs\n");
   for (const Device& d : devices)
     std::printf("backend %-7s %s (%d thread%s), %s of %s free%s\n", d.name().c_str(), d.exec.describe().c_str(),
                 host_threads(d.exec), host_threads(d.exec) == 1 ? "" : "s", gib(d.memory.free_bytes).c_str(),
@@ -1010,10 +1031,10 @@ void run_bem_bench(const BemArgs& args) {
   runner.guard_copies.clear();
 
   if (plan.large_elements > 0) {
-    std::printf("\nlarge case: sphere of radius %s m, %d divisions (%s), rigid-body free term, a cap pushed (the "
-                "elements with centroid |x|, |y| < %s z)\n",
-                fixed(sphere_radius, 0).c_str(), plan.large_divisions, plan.large_why.c_str(),
-                fixed(cap_ratio, 1).c_str());
+    std::printf(
+        "\nlarge case: sphere of radius %s m, %d divisions (%s), rigid-body free term, a cap pushed (the "
+        "elements with centroid |x|, |y| < %s z)\n",
+        fixed(sphere_radius, 0).c_str(), plan.large_divisions, plan.large_why.c_str(), fixed(cap_ratio, 1).c_str());
     try {
       run_mesh(runner, make_sphere(plan.large_elements), large_on, false);
     } catch (const std::exception& e) {
@@ -1058,7 +1079,8 @@ CLI::App* add_bench_bem_command(CLI::App& bench) {
                   "skip a serial size whose estimated time (previous size's x (n / n_prev)^2) passes this (120)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--output-dir", args->output_dir, "folder to write bem.json and bem.md to (made when missing)");
-  cmd->add_option("--min-seconds", args->min_seconds, "repeat each case until this long (0)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--min-seconds", args->min_seconds, "repeat each case until this long (0)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--repeats", args->repeats, "timed runs per case at least (3)")->check(CLI::PositiveNumber);
   cmd->add_option("--copy-mb", args->copy_mb,
                   "array size of the copy-bandwidth measurement, MiB (1024 on a GPU, 256 on the host)")

@@ -1078,13 +1078,13 @@ CLI::App* add_bench_bem_command(CLI::App& bench) {
       ->delimiter(',')
       ->check(CLI::IsMember({"serial", "openmp", "cuda"}));
   cmd->add_option("--sizes", args->sizes,
-                  "elements of the half-space patches (default the paper's 240,960,2160,4000; at most 15,447)")
+                  "elements of the half-space patches (default the paper's 240,960,2160,4000; at most 15,446)")
       ->delimiter(',');
   cmd->add_option("--layout", args->layout, "CUDA pair layouts: block (the paper's), thread, both (both)")
       ->check(CLI::IsMember({"block", "thread", "both"}));
   cmd->add_option("--large", args->large,
                   "elements of the large sphere case: auto (on a GPU, the most its free memory holds for H, G and the "
-                  "solve, at most 15,447; none without a GPU), 0 (none), or N (on every backend of the run)");
+                  "solve, at most 15,446; none without a GPU), 0 (none), or N (on every backend of the run)");
   cmd->add_flag("--no-solve", args->no_solve, "time the assembly only");
   cmd->add_option("--gauss", args->gauss, "Gauss points per direction, regular and singular (8, the paper's)")
       ->check(CLI::Range(1, bem::max_gauss));

@@ -717,8 +717,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--markdown", args->markdown, "markdown tables to write");
   cmd->add_option("--note", args->note, "free text stored in the JSON (e.g. what else the machine was doing)");
   const CLI::App* assembly = add_bench_assembly_command(*cmd);
-  cmd->callback([args, assembly] {
-    if (!assembly->parsed()) run_bench(*args);
+  const CLI::App* bem = add_bench_bem_command(*cmd);
+  cmd->callback([args, assembly, bem] {
+    if (!assembly->parsed() && !bem->parsed()) run_bench(*args);
   });
 }
 

@@ -15,8 +15,8 @@ namespace {
 void check_pairs(Index rows, Index columns) {
   TREMOR_CHECK(9 * static_cast<Size>(rows) * columns <= std::numeric_limits<Index>::max(),
                "boundary-element assembly of ", rows, " x ", columns,
-               " node pairs: 9 values per pair exceed the 2^31 - 1 entries of one array (at most 15,447 collocation "
-               "nodes: as many constant elements, 5,149 linear triangles or 3,861 linear quadrilaterals)");
+               " node pairs: 9 values per pair exceed the 2^31 - 1 entries of one array (at most 15,446 collocation "
+               "nodes: as many constant elements, 5,148 linear triangles or 3,861 linear quadrilaterals)");
 }
 
 // Writes pair (node i, element j)'s blocks, adding c_i + PV int t*_static to the block of i's own

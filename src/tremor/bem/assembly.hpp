@@ -78,9 +78,9 @@ class DeviceBoundary {
   ElementOrder order_ = ElementOrder::Constant;
 };
 
-// Throws when H or G of n nodes (9 n^2 values each) would not fit one array: at most 15,447 nodes
-// (2 x 68.7 GB, about what one 80 GB GPU holds): as many constant elements, a third as many linear
-// triangles.
+// Throws when H or G of n nodes (9 n^2 values each) would not fit one array: at most 15,446 nodes
+// (34.4 GB each, 68.7 GB together, about what one 80 GB GPU holds): as many constant elements,
+// 5,148 linear triangles or 3,861 linear quadrilaterals.
 void check_node_count(Index n);
 
 // The collocation points (3 per node).

@@ -16,7 +16,7 @@
 //       on the GPU (cuSOLVER); factor time and GFLOP/s, (8/3) (3n)^3 real flops for the complex LU.
 //   the large case  a sphere (a body, the rigid-body free term, its static row sums timed apart)
 //       with as many elements as the GPU's free memory holds for H + G and the solve, at most
-//       check_element_count's limit (15,446 elements); a cap of it pushed 1 mm for the solve.
+//       check_node_count's limit (15,446 elements); a cap of it pushed 1 mm for the solve.
 //   the guard  H and G of every backend and layout against the OpenMP (else serial) ones at the
 //       smallest size, ||H - H_ref||_1 / ||H_ref||_1 and the same for G: a failure above 1e-12.
 //
@@ -51,6 +51,7 @@
 #include "tremor/bem/dense.hpp"
 #include "tremor/bem/generate.hpp"
 #include "tremor/bem/integration.hpp"
+#include "tremor/bem/solve.hpp"
 #include "tremor/cli/bench_common.hpp"
 #include "tremor/cli/commands.hpp"
 #include "tremor/cli/format.hpp"
@@ -116,10 +117,10 @@ struct Device {
 
 std::string gib(std::size_t bytes) { return fixed(double(bytes) / double(std::size_t(1) << 30), 2) + " GiB"; }
 
-// check_element_count's refusal, naming the option that asked for n elements.
+// check_node_count's refusal, naming the option that asked for n elements.
 void check_option_count(const char* option, Index n) {
   try {
-    bem::check_element_count(n);
+    bem::check_node_count(n);
   } catch (const Error& e) {
     throw Error(str(option, " ", n, ": ", e.what()));
   }
@@ -200,9 +201,7 @@ PointCount count_points(const BenchMesh& m, const bem::IntegrationOptions& optio
   const Index n = m.n();
   const bem::GaussRule rule = bem::gauss_rule(options.gauss);
   const int lanes = options.gauss * options.gauss;
-  std::vector<double> centres(3 * std::size_t(n));
-  const bem::BoundaryView host_view{m.mesh.coordinates.data(), m.mesh.connectivity.data(), n};
-  bem::collocation_points(Exec::serial(), host_view, centres.data());
+  const std::vector<double> centres = bem::node_positions(m.mesh, bem::ElementOrder::Constant);
   const double* xi = centres.data();
   long long pieces = 0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : pieces)
@@ -212,7 +211,7 @@ PointCount count_points(const BenchMesh& m, const bem::IntegrationOptions& optio
     for (Index i = 0; i < n; ++i)
       if (i != j)
         bem::integrate_near(e, xi + 3 * std::size_t(i), rule, options.near_ratio, options.max_depth, 0, lanes,
-                            [&](const double*, const double*, double) { ++count; });
+                            [&](const double*, const double*, const double*, double) { ++count; });
     pieces += count;
   }
   PointCount c;
@@ -222,16 +221,10 @@ PointCount count_points(const BenchMesh& m, const bem::IntegrationOptions& optio
   return c;
 }
 
-// The boundary in one Exec's memory.
-struct DeviceBoundary {
-  DeviceArray<double> coordinates;
-  DeviceArray<Index> connectivity;
-  Index n = 0;
+// The boundary in one Exec's memory: constant elements, the paper's.
+struct DeviceBoundary : bem::DeviceBoundary {
   DeviceBoundary(const Exec& exec, const bem::BoundaryMesh& mesh)
-      : coordinates(exec, std::span<const double>(mesh.coordinates)),
-        connectivity(exec, std::span<const Index>(mesh.connectivity)),
-        n(mesh.n_elements()) {}
-  bem::BoundaryView view() const { return {coordinates.data(), connectivity.data(), n}; }
+      : bem::DeviceBoundary(exec, mesh.coordinates, mesh.connectivity, bem::ElementOrder::Constant) {}
 };
 
 bem::Medium medium_at(double omega) {
@@ -245,7 +238,7 @@ constexpr double two_pi = 6.283185307179586;
 // (frequency-independent: the static kernel, as bem::solve_frequencies computes them).
 void assemble(const Exec& exec, const DeviceBoundary& boundary, const BenchMesh& m,
               const bem::IntegrationOptions& options, const Complex* row_sums, Complex* H, Complex* G) {
-  bem::assemble_constant(exec, boundary.view(), medium_at(two_pi * frequency), options, m.free_term, m.rigid_alpha,
+  bem::assemble(exec, boundary.view(), medium_at(two_pi * frequency), options, m.free_term, m.rigid_alpha,
                          row_sums, H, G);
 }
 DeviceArray<Complex> row_sums_of(const Exec& exec, const DeviceBoundary& boundary,
@@ -424,7 +417,7 @@ struct Results {
 
 // The sizes and the large case: none, asked for (`--large N`, on every backend of the run), or on
 // a GPU as many elements as its free memory holds for H + G and the solve's reserve, at most
-// check_element_count's limit.
+// check_node_count's limit.
 struct Plan {
   std::vector<Index> sizes;
   Index smallest = 0;
@@ -470,9 +463,9 @@ Plan make_plan(const BemArgs& args, const std::vector<Device>& devices) {
     }
     const double usable = memory_margin * double(gpu->memory.free_bytes) - double(solve_reserve);
     asked = usable > 0 ? static_cast<Index>(std::min(std::sqrt(usable / double(matrix_bytes(1))), 15447.0)) : 0;
-    for (; asked > 0; --asked) {  // check_element_count's limit, without its error
+    for (; asked > 0; --asked) {  // check_node_count's limit, without its error
       try {
-        bem::check_element_count(asked);
+        bem::check_node_count(asked);
         break;
       } catch (const Error&) {
       }
@@ -873,7 +866,7 @@ void write_results(const BemArgs& args, const std::vector<Device>& devices, cons
   }
 
   json << (results.meshes.empty() ? "" : "\n  ") << "],\n  \"assembly\": [";
-  md << "\nAssembly of H and G (bem::assemble_constant), median ms; row sums: the rigid-body free term's static sums, "
+  md << "\nAssembly of H and G (bem::assemble, constant elements), median ms; row sums: the rigid-body free term's static sums, "
         "timed apart; download: H and G copied to the host once (the paper's GPU time includes it); speed-ups from "
         "the same run.\n\n"
      << "| case | elements | backend | layout | runs | H and G ms | row sums ms | download ms | pairs/s | Gauss "

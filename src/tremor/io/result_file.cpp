@@ -175,7 +175,7 @@ struct ResultFile::Impl {
   struct Bem {
     bool started = false;
     hsize_t n_elements = 0, n_points = 0, n_sets = 0;
-    hsize_t n_nodes = 0;  // collocation nodes of linear elements; 0 for constant ones
+    hsize_t n_nodes = 0;              // collocation nodes of linear elements; 0 for constant ones
     hsize_t rows = 0;                 // frequencies written
     std::vector<double> frequencies;  // Hz, of the rows written
     Handle group;

@@ -129,6 +129,7 @@ TEST(BemModelFile, CavityWithDefaults) {
   EXPECT_EQ(p.options.near_ratio, 2.0);
   EXPECT_EQ(p.options.max_depth, 6);
   EXPECT_EQ(p.options.free_term, "auto");
+  EXPECT_EQ(p.options.elements, "constant");  // the paper's elements
   EXPECT_EQ(p.options.layout, "block");
   EXPECT_EQ(p.options.backend, "auto");
   EXPECT_EQ(p.options.min_elements_per_wavelength, 6.0);
@@ -137,7 +138,8 @@ TEST(BemModelFile, CavityWithDefaults) {
 TEST(BemModelFile, EverySetting) {
   const std::string text = replace_line(cavity, "frequencies",
                                         "frequencies = [10.0]\ngauss = 6\nsingular_gauss = 12\nnear_ratio = 3.5\n"
-                                        "max_depth = 4\nfree_term = \"direct\"\nlayout = \"thread\"\n"
+                                        "max_depth = 4\nfree_term = \"direct\"\nelements = \"linear\"\n"
+                                        "layout = \"thread\"\n"
                                         "backend = \"serial\"\nmin_elements_per_wavelength = 10");
   const BemProblem p = parse(text);
   EXPECT_EQ(p.options.gauss, 6);
@@ -145,11 +147,13 @@ TEST(BemModelFile, EverySetting) {
   EXPECT_EQ(p.options.near_ratio, 3.5);
   EXPECT_EQ(p.options.max_depth, 4);
   EXPECT_EQ(p.options.free_term, "direct");
+  EXPECT_EQ(p.options.elements, "linear");
   EXPECT_EQ(p.options.layout, "thread");
   EXPECT_EQ(p.options.backend, "serial");
   EXPECT_EQ(p.options.min_elements_per_wavelength, 10.0);
   for (const char* term : {"auto", "rigid_body"})
     EXPECT_EQ(parse(replace_line(text, "free_term", str("free_term = \"", term, "\""))).options.free_term, term);
+  EXPECT_EQ(parse(replace_line(text, "elements", "elements = \"constant\"")).options.elements, "constant");
   for (const char* backend : {"auto", "openmp", "cuda"})
     EXPECT_EQ(parse(replace_line(text, "backend", str("backend = \"", backend, "\""))).options.backend, backend);
 }
@@ -390,6 +394,10 @@ TEST(BemModelFile, SettingErrors) {
   expect_error(
       with("free_term = \"rigid\""), 4,
       {"unknown free_term 'rigid' (did you mean 'rigid_body'?); expected \"auto\", \"rigid_body\" or \"direct\""});
+  expect_error(with("elements = \"quadratic\""), 4,
+               {"[bem]: unknown elements 'quadratic'; expected \"constant\" or \"linear\""});
+  expect_error(with("elements = \"linar\""), 4, {"unknown elements 'linar' (did you mean 'linear'?)"});
+  expect_error(with("elements = 1"), 4, {"'elements'"});
   expect_error(with("layout = \"warp\""), 4, {"unknown layout 'warp'", "\"block\" or \"thread\""});
   expect_error(with("backend = \"gpu\""), 4, {"unknown backend 'gpu'", "\"cuda\""});
   expect_error(with("min_elements_per_wavelength = -1"), 4, {"'min_elements_per_wavelength' is -1"});

@@ -872,6 +872,15 @@ TEST_F(ResultFileTest, BemFrequenciesWithMixedCellsAndInteriorPoints) {
     io::BemSetup short_areas = setup;
     short_areas.areas = std::span<const double>(areas).first(1);
     EXPECT_THROW(file.start_bem(short_areas), Error);  // sizes are checked against the elements
+    io::BemSetup constant_with_nodes = setup;
+    const std::vector<double> one_position = {0.5, 0.5, 0.0};
+    const std::vector<Index> one_element = {0};
+    constant_with_nodes.node_positions = one_position;
+    constant_with_nodes.node_elements = one_element;
+    EXPECT_THROW(file.start_bem(constant_with_nodes), Error);  // constant elements have no separate nodes
+    io::BemSetup unknown_order = setup;
+    unknown_order.elements = "quadratic";
+    EXPECT_THROW(file.start_bem(unknown_order), Error);
     io::BemFrequencyFields early;
     EXPECT_THROW(file.write_bem_frequency(early), Error);  // before start_bem
     file.start_bem(setup);
@@ -904,6 +913,12 @@ TEST_F(ResultFileTest, BemFrequenciesWithMixedCellsAndInteriorPoints) {
   EXPECT_EQ(file.integer("/metadata", "step_count"), 2);
   EXPECT_EQ(file.string("/bem", "solid"), "open");
   EXPECT_EQ(file.string("/bem", "free_term"), "direct");
+  // Constant elements: the attribute only; their nodal values are the per-element datasets.
+  EXPECT_EQ(file.string("/bem", "elements"), "constant");
+  EXPECT_FALSE(file.exists("/bem/nodes"));
+  for (const char* name : {"node_displacement_real", "node_displacement_imag", "node_traction_real",
+                           "node_traction_imag"})
+    EXPECT_FALSE(file.exists(str("/bem/", name))) << name;
   EXPECT_EQ(file.string("/bem", "time_convention"), "exp(+i omega t)");
   EXPECT_EQ(file.integer("/bem", "gauss"), 8);
   EXPECT_EQ(file.real("/bem", "damping_ratio"), 0.05);
@@ -974,6 +989,103 @@ TEST_F(ResultFileTest, BemFrequenciesWithMixedCellsAndInteriorPoints) {
   EXPECT_TRUE(surface.times.empty());
   EXPECT_EQ(surface.topologies, (std::vector<std::string>{"Mixed"}));
   expect_references_valid(surface, none);
+}
+
+
+// Linear elements (docs/output-format.md, /bem): the collocation nodes (4 in the quadrilateral, 3
+// in the triangle) with their element, the nodal displacement and traction per frequency beside
+// the element-centre values, which keep the constant-element layout; the XDMF file stays
+// cell-centred on the surface.
+TEST_F(ResultFileTest, BemLinearElementsWriteTheirNodes) {
+  const Model model = surface_model();
+  const fs::path path = folder_ / "linear.h5";
+  const std::vector<double> frequencies = {10.0, 20.0};
+  const std::vector<Index> connectivity = {0, 1, 2, 3, 1, 4, 2, -1};
+  const std::vector<Label> labels = {11, 12};
+  const std::vector<double> centroids = {0.5, 0.5, 0.0, 4.0 / 3.0, 1.0 / 3.0, 0.0}, normals = {0, 0, 1, 0, 0, 1},
+                            areas = {1.0, 0.5};
+  const std::vector<std::int32_t> prescribed(6, 0);
+  std::vector<double> positions(21);
+  for (std::size_t k = 0; k < positions.size(); ++k) positions[k] = 0.125 * static_cast<double>(k);
+  const std::vector<Index> node_elements = {0, 0, 0, 0, 1, 1, 1};
+  io::BemSetup setup;
+  setup.frequencies = frequencies;
+  setup.connectivity = connectivity;
+  setup.element_labels = labels;
+  setup.centroids = centroids;
+  setup.normals = normals;
+  setup.areas = areas;
+  setup.prescribed = prescribed;
+  setup.solid = "inside";
+  setup.free_term = "rigid_body";
+  setup.elements = "linear";
+  setup.node_positions = positions;
+  setup.node_elements = node_elements;
+  std::vector<std::vector<std::complex<double>>> u, t, node_u, node_t;
+  {
+    ResultFile file = ResultFile::create(path, model, metadata());
+    io::BemSetup without_nodes = setup;
+    without_nodes.node_positions = {};
+    without_nodes.node_elements = {};
+    EXPECT_THROW(file.start_bem(without_nodes), Error);  // linear elements need their nodes
+    io::BemSetup short_positions = setup;
+    short_positions.node_positions = std::span<const double>(positions).first(20);
+    EXPECT_THROW(file.start_bem(short_positions), Error);
+    const std::vector<Index> outside = {0, 0, 0, 0, 1, 1, 2};
+    io::BemSetup bad_element = setup;
+    bad_element.node_elements = outside;
+    EXPECT_THROW(file.start_bem(bad_element), Error);  // element 2 of 2
+    file.start_bem(setup);
+    for (std::size_t k = 0; k < frequencies.size(); ++k) {
+      const double scale = static_cast<double>(k + 1);
+      u.push_back(complex_field(6, 1e-3 * scale));
+      t.push_back(complex_field(6, 1e4 * scale));
+      node_u.push_back(complex_field(21, 2e-3 * scale));
+      node_t.push_back(complex_field(21, 3e4 * scale));
+      io::BemFrequencyFields fields;
+      fields.frequency = frequencies[k];
+      fields.displacement = u.back();
+      fields.traction = t.back();
+      fields.node_displacement = node_u.back();
+      fields.node_traction = node_t.back();
+      io::BemFrequencyFields no_nodes = fields;
+      no_nodes.node_traction = {};
+      EXPECT_THROW(file.write_bem_frequency(no_nodes), Error);  // every frequency has its nodal solution
+      file.write_bem_frequency(fields);
+    }
+    file.finish("complete", 2, 1.0);
+  }
+  const File file(path);
+  EXPECT_EQ(file.string("/bem", "elements"), "linear");
+  EXPECT_EQ(file.dims("/bem/nodes/positions"), (std::vector<hsize_t>{7, 3}));
+  EXPECT_EQ(file.doubles("/bem/nodes/positions"), positions);
+  EXPECT_EQ(file.string("/bem/nodes/positions", "units"), "m");
+  EXPECT_EQ(file.ints("/bem/nodes/element"), (std::vector<int>{0, 0, 0, 0, 1, 1, 1}));
+  for (const char* name : {"node_displacement_real", "node_displacement_imag", "node_traction_real",
+                           "node_traction_imag"})
+    EXPECT_EQ(file.dims(str("/bem/", name)), (std::vector<hsize_t>{2, 7, 3})) << name;
+  EXPECT_EQ(file.string("/bem/node_traction_real", "units"), "Pa");
+  const auto parts = [](const std::vector<std::vector<std::complex<double>>>& rows, bool imaginary) {
+    std::vector<double> out;
+    for (const auto& row : rows)
+      for (const auto& z : row) out.push_back(imaginary ? z.imag() : z.real());
+    return out;
+  };
+  EXPECT_EQ(file.doubles("/bem/node_displacement_real"), parts(node_u, false));
+  EXPECT_EQ(file.doubles("/bem/node_displacement_imag"), parts(node_u, true));
+  EXPECT_EQ(file.doubles("/bem/node_traction_real"), parts(node_t, false));
+  EXPECT_EQ(file.doubles("/bem/node_traction_imag"), parts(node_t, true));
+  // The per-element datasets as for constant elements: the centre values, one row per element.
+  EXPECT_EQ(file.dims("/bem/displacement_real"), (std::vector<hsize_t>{2, 2, 3}));
+  EXPECT_EQ(file.doubles("/bem/displacement_real"), parts(u, false));
+  EXPECT_EQ(file.doubles("/bem/traction_imag"), parts(t, true));
+
+  const std::string text = read_text(folder_ / "linear.xmf");
+  const Xdmf xdmf = parse_xdmf(text);
+  EXPECT_EQ(xdmf.times, frequencies);
+  expect_references_valid(xdmf, path);
+  EXPECT_EQ(xdmf.topologies, (std::vector<std::string>{"Mixed", "Mixed"}));
+  EXPECT_EQ(text.find("node_"), std::string::npos);  // cell data only
 }
 
 }  // namespace

@@ -392,6 +392,38 @@ void print_frequency(double frequency, const bem::FrequencyResult& r, const std:
   }
 }
 
+// "linear (discontinuous, 3 nodes per triangle)": what the element type means on this mesh.
+std::string element_text(bem::ElementOrder order, const bem::MeshReport& report) {
+  if (order == bem::ElementOrder::Constant) return "constant (one node per element)";
+  std::string per;
+  if (report.n_triangles > 0) per += "3 nodes per triangle";
+  if (report.n_quadrilaterals > 0) per += str(per.empty() ? "" : ", ", "4 per quadrilateral");
+  return str("linear (discontinuous, ", per, ")");
+}
+
+// H and G (9 n^2 values each) must fit one array: refused naming the mesh and what would fit.
+void check_fits(const bem::BoundaryMesh& mesh, const BemMeshSource& source, bem::ElementOrder order, Index n_nodes) {
+  try {
+    bem::check_node_count(n_nodes);
+  } catch (const Error& e) {
+    const bool linear = order == bem::ElementOrder::Linear;
+    const Index n_constant = mesh.n_elements();
+    bool constant_fits = true;
+    try {
+      bem::check_node_count(n_constant);
+    } catch (const Error&) {
+      constant_fits = false;
+    }
+    throw Error(str(source.origin, ": ", mesh.source, ": ", group_digits(mesh.n_elements()),
+                    linear ? " linear elements have " : " constant elements have ", group_digits(n_nodes),
+                    " collocation nodes, too many for one run: ", e.what(), "; ",
+                    linear && constant_fits ? str("use constant elements (--elements constant or elements = "
+                                                  "\"constant\" in [bem]: ",
+                                                  group_digits(n_constant), " nodes) or a coarser mesh")
+                                            : std::string("use a coarser mesh")));
+  }
+}
+
 void bem_command(BemArgs& args) {
   const auto started = std::chrono::steady_clock::now();
   BemProblem problem = io::read_bem_model_file(args.model);
@@ -419,7 +451,7 @@ void bem_command(BemArgs& args) {
   const bem::ElementOrder element_order =
       options.elements == "linear" ? bem::ElementOrder::Linear : bem::ElementOrder::Constant;
   const Index n_nodes = bem::first_nodes(mesh.connectivity, element_order).back();
-  bem::check_node_count(n_nodes);  // H and G must fit: refused before any file is written
+  check_fits(mesh, problem.mesh, element_order, n_nodes);  // refused before any file is written
 
   // Settings, resolved.
   const Exec exec = Exec::make(parse_backend(options.backend));
@@ -460,6 +492,8 @@ void bem_command(BemArgs& args) {
               group_digits(report.n_nodes).c_str(), shapes.c_str(),
               report.closed ? "closed" : str("open (", group_digits(report.n_boundary_edges), " rim edges)").c_str(),
               number(report.area).c_str(), number(report.min_diameter).c_str(), number(report.max_diameter).c_str());
+  std::printf("  elements        %s: %s nodes, %s unknowns\n", element_text(element_order, report).c_str(),
+              group_digits(n_nodes).c_str(), group_digits(3 * static_cast<long long>(n_nodes)).c_str());
   std::printf("  solid           %s%s\n", to_string(problem.mesh.solid),
               solid == bem::Solid::Inside    ? " the surface (a body): normals outward"
               : solid == bem::Solid::Outside ? " the surface (a cavity): normals into the hole"
@@ -486,11 +520,13 @@ void bem_command(BemArgs& args) {
   std::fflush(stdout);
 
   if (!resolution.sufficient) {
+    // The message says what to refine; the frequency it was measured at and the way out are ours.
+    const std::string coarse = str(resolution.message, " (at ", number(highest), " Hz, the highest frequency)");
     const bool far = resolution.elements_per_wavelength < 0.5 * options.min_elements_per_wavelength;
     if (far && !args.allow_coarse)
-      throw Error(str(resolution.message, "; below half the minimum of ", number(options.min_elements_per_wavelength),
-                      ": refine the mesh, lower the highest frequency, or run with --allow-coarse"));
-    log::warn(resolution.message);
+      throw Error(str(coarse, "; fewer than half the minimum (", number(0.5 * options.min_elements_per_wavelength),
+                      ") are refused: run with --allow-coarse to solve it anyway"));
+    log::warn(coarse);
   }
 
   // The result file, created before the first solve: a folder that cannot hold it is named at once.
@@ -533,6 +569,20 @@ void bem_command(BemArgs& args) {
   setup.prescribed = conditions.prescribed;
   setup.interior_points = points;
   setup.force_sets = conditions.force_sets;
+  setup.elements = options.elements;
+  const std::vector<double> node_position = element_order == bem::ElementOrder::Linear
+                                                ? bem::node_positions(mesh, element_order)
+                                                : std::vector<double>();
+  std::vector<Index> node_element;  // linear: the element holding each collocation node
+  if (element_order == bem::ElementOrder::Linear) {
+    const std::vector<Index> first = bem::first_nodes(mesh.connectivity, element_order);
+    node_element.resize(static_cast<std::size_t>(n_nodes));
+    for (Index e = 0; e < ne; ++e)
+      for (Index p = first[static_cast<std::size_t>(e)]; p < first[static_cast<std::size_t>(e) + 1]; ++p)
+        node_element[static_cast<std::size_t>(p)] = e;
+  }
+  setup.node_positions = node_position;
+  setup.node_elements = node_element;
   setup.solid = to_string(problem.mesh.solid);
   setup.free_term = free_term;
   setup.gauss = integration.gauss;

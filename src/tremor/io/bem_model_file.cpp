@@ -25,19 +25,9 @@ constexpr std::string_view finite_element_keys[] = {"mesh",     "material",   "s
                                                     "explicit", "static",     "source",
                                                     "traction", "body_force", "prescribed_displacement",
                                                     "receiver", "output",     "absorbing"};
-constexpr std::string_view bem_keys[] = {"mesh",
-                                         "material",
-                                         "boundary",
-                                         "interior",
-                                         "frequencies",
-                                         "backend",
-                                         "gauss",
-                                         "singular_gauss",
-                                         "near_ratio",
-                                         "max_depth",
-                                         "free_term",
-                                         "layout",
-                                         "min_elements_per_wavelength"};
+constexpr std::string_view bem_keys[] = {
+    "mesh",           "material",   "boundary",  "interior",  "frequencies", "backend", "gauss",
+    "singular_gauss", "near_ratio", "max_depth", "free_term", "elements",    "layout",  "min_elements_per_wavelength"};
 constexpr std::string_view mesh_keys[] = {"file", "generator", "solid", "flip",      "radius",
                                           "size", "divisions", "shape", "foundation"};
 constexpr std::string_view generators[] = {"sphere", "box", "halfspace"};
@@ -53,6 +43,7 @@ constexpr std::string_view range_keys[] = {"start", "stop", "count"};
 constexpr std::string_view backends[] = {"auto", "serial", "openmp", "cuda"};
 constexpr std::string_view free_terms[] = {"auto", "rigid_body", "direct"};
 constexpr std::string_view layouts[] = {"block", "thread"};
+constexpr std::string_view element_orders[] = {"constant", "linear"};
 
 // Model files are hand-written text; anything larger is not one.
 constexpr std::uintmax_t largest_model_file = 64u << 20;
@@ -526,6 +517,7 @@ BemOptions read_options(const Table& bem) {
   out.max_depth =
       bounded_integer(bem, "max_depth", 0, deepest_subdivision, "halvings of a near piece").value_or(out.max_depth);
   out.free_term = choice(bem, "free_term", free_terms).value_or(out.free_term);
+  out.elements = choice(bem, "elements", element_orders).value_or(out.elements);
   out.layout = choice(bem, "layout", layouts).value_or(out.layout);
   out.backend = choice(bem, "backend", backends).value_or(out.backend);
   if (bem.has("min_elements_per_wavelength"))

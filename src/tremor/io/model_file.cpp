@@ -1073,6 +1073,11 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
     throw_input_error(name, static_cast<long>(e.source().begin.line), str("TOML syntax error: ", e.description()));
   }
   const Table root(document, name, "top level");
+  // A boundary-element model file (docs/bem.md) has [bem] and no [mesh]: point to its command
+  // rather than report the [mesh] it does not need.
+  if (root.has("bem") && !root.has("mesh"))
+    root.fail("bem", str("[bem] holds a boundary-element model: solve it with `tremor bem ", name,
+                         "` (docs/bem.md); this command reads finite-element model files ([mesh], [[material]], ...)"));
   std::vector<std::string_view> accepted(std::begin(top_keys), std::end(top_keys));
   accepted.insert(accepted.end(), std::begin(reserved_keys), std::end(reserved_keys));
   root.only(accepted);

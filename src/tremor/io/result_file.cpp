@@ -175,12 +175,14 @@ struct ResultFile::Impl {
   struct Bem {
     bool started = false;
     hsize_t n_elements = 0, n_points = 0, n_sets = 0;
+    hsize_t n_nodes = 0;              // collocation nodes of linear elements; 0 for constant ones
     hsize_t rows = 0;                 // frequencies written
     std::vector<double> frequencies;  // Hz, of the rows written
     Handle group;
     Handle frequency, reciprocal_condition, assembly_seconds, solve_seconds, interior_seconds;
     Handle displacement_real, displacement_imag, displacement_magnitude, traction_real, traction_imag;
     Handle interior_real, interior_imag, interior_magnitude, force_real, force_imag;
+    Handle node_displacement_real, node_displacement_imag, node_traction_real, node_traction_imag;
     XdmfCells cells;  // the surface's cells for the XDMF file
     std::int64_t mixed_length = 0;
 
@@ -188,7 +190,8 @@ struct ResultFile::Impl {
       for (Handle* h : {&frequency, &reciprocal_condition, &assembly_seconds, &solve_seconds, &interior_seconds,
                         &displacement_real, &displacement_imag, &displacement_magnitude, &traction_real,
                         &traction_imag, &interior_real, &interior_imag, &interior_magnitude, &force_real,
-                        &force_imag, &group})
+                        &force_imag, &node_displacement_real, &node_displacement_imag, &node_traction_real,
+                        &node_traction_imag, &group})
         h->reset();
     }
   } bem;
@@ -463,15 +466,31 @@ void ResultFile::Impl::start_bem(const BemSetup& s) {
   for (Index node : s.connectivity)
     if (node < -1 || node >= n_nodes)
       throw Error(str(where, ": /bem connectivity names node ", node, "; the mesh has ", n_nodes, " nodes"));
+  const bool linear = s.elements == "linear";
+  if (!linear && s.elements != "constant")
+    throw Error(str(where, ": /bem elements '", s.elements, "'; expected \"constant\" or \"linear\""));
+  if (!linear && (!s.node_positions.empty() || !s.node_elements.empty()))
+    throw Error(str(where, ": /bem collocation nodes are given for constant elements (one per element, not written)"));
+  if (linear) {
+    if (s.node_elements.empty()) throw Error(str(where, ": /bem linear elements need their collocation nodes"));
+    if (s.node_positions.size() != 3 * s.node_elements.size())
+      throw Error(str(where, ": /bem node positions have ", s.node_positions.size(), " values; expected ",
+                      3 * s.node_elements.size(), " (", s.node_elements.size(), " collocation nodes)"));
+    for (Index element : s.node_elements)
+      if (element < 0 || static_cast<std::size_t>(element) >= ne)
+        throw Error(str(where, ": /bem collocation node on element ", element, "; there are ", ne, " elements"));
+  }
 
   bem.n_elements = ne;
   bem.n_points = s.interior_points.size() / 3;
   bem.n_sets = s.force_sets.size();
+  bem.n_nodes = linear ? s.node_elements.size() : 0;
   bem.group = h5::create_group(handle.get(), "bem", file);
   const hid_t g = bem.group.get();
   h5::set_attribute(g, "time_convention", std::string("exp(+i omega t)"), file);
   h5::set_attribute(g, "solid", s.solid, file);
   h5::set_attribute(g, "free_term", s.free_term, file);
+  h5::set_attribute(g, "elements", s.elements, file);
   h5::set_attribute(g, "gauss", std::int64_t{s.gauss}, file);
   h5::set_attribute(g, "singular_gauss", std::int64_t{s.singular_gauss}, file);
   h5::set_attribute(g, "near_ratio", s.near_ratio, file);
@@ -574,6 +593,19 @@ void ResultFile::Impl::start_bem(const BemSetup& s) {
     bem.interior_imag = fields(interior.get(), "displacement_imag", bem.n_points, true, "m");
     bem.interior_magnitude = fields(interior.get(), "displacement_magnitude", bem.n_points, false, "m");
   }
+  if (linear) {
+    // The solution at the collocation nodes; the per-element datasets above hold it interpolated
+    // at the element centres, so a reader of constant-element files finds the same layout.
+    Handle nodes = h5::create_group(g, "nodes", file);
+    const std::array<hsize_t, 2> position_dims{bem.n_nodes, 3};
+    fixed(nodes.get(), "positions", s.node_positions, position_dims, "m");
+    const std::array<hsize_t, 1> element_dims{bem.n_nodes};
+    h5::write_int32(nodes.get(), "element", s.node_elements, element_dims, file);
+    bem.node_displacement_real = fields(g, "node_displacement_real", bem.n_nodes, true, "m");
+    bem.node_displacement_imag = fields(g, "node_displacement_imag", bem.n_nodes, true, "m");
+    bem.node_traction_real = fields(g, "node_traction_real", bem.n_nodes, true, "Pa");
+    bem.node_traction_imag = fields(g, "node_traction_imag", bem.n_nodes, true, "Pa");
+  }
   if (bem.n_sets > 0) {
     bem.force_real = fields(g, "force_real", bem.n_sets, true, "N");
     bem.force_imag = fields(g, "force_imag", bem.n_sets, true, "N");
@@ -594,6 +626,9 @@ void ResultFile::Impl::write_bem_frequency(const BemFrequencyFields& f) {
   expect(f.traction.size(), bem.n_elements, "traction");
   expect(f.interior.size(), bem.n_points, "interior displacement");
   expect(f.forces.size(), bem.n_sets, "forces");
+  // Constant elements have no node datasets (bem.n_nodes is 0): their nodal values are the above.
+  expect(f.node_displacement.size(), bem.n_nodes, "node displacement");
+  expect(f.node_traction.size(), bem.n_nodes, "node traction");
   const hsize_t row = bem.rows;
   const auto scalar = [&](const Handle& dataset, double value, const char* name) {
     append_rows(dataset.get(), row, 1, {}, &value, file, str("/bem/", name));
@@ -623,6 +658,12 @@ void ResultFile::Impl::write_bem_frequency(const BemFrequencyFields& f) {
     complex_rows(f.interior, bem.n_points, bem.interior_real, bem.interior_imag, bem.interior_magnitude,
                  "/bem/interior/displacement");
   if (bem.n_sets > 0) complex_rows(f.forces, bem.n_sets, bem.force_real, bem.force_imag, Handle(), "/bem/force");
+  if (bem.n_nodes > 0) {
+    complex_rows(f.node_displacement, bem.n_nodes, bem.node_displacement_real, bem.node_displacement_imag, Handle(),
+                 "/bem/node_displacement");
+    complex_rows(f.node_traction, bem.n_nodes, bem.node_traction_real, bem.node_traction_imag, Handle(),
+                 "/bem/node_traction");
+  }
   bem.rows = row + 1;
   bem.frequencies.push_back(f.frequency);
 }

@@ -80,6 +80,11 @@ struct BemSetup {
   std::span<const std::int32_t> prescribed;   // 3 per element: 0 traction given, 1 displacement given
   std::span<const double> interior_points;    // 3 per point, m (may be empty)
   std::vector<std::string> force_sets;        // element sets whose resultant force each frequency records
+  // "constant" (the paper's: a collocation node per element, at its centroid) or "linear"
+  // (discontinuous: a node per vertex, pulled into the element; bem/assembly.hpp numbers them).
+  std::string elements = "constant";
+  std::span<const double> node_positions;     // linear only: 3 per collocation node, m
+  std::span<const Index> node_elements;       // linear only: per node, the element holding it (0-based, as above)
   std::string solid;                          // "inside", "outside" or "open"
   std::string free_term;                      // "rigid_body" or "direct"
   int gauss = 0, singular_gauss = 0, max_depth = 0;
@@ -92,8 +97,11 @@ struct BemFrequencyFields {
   double frequency = 0.0;                                // Hz
   std::span<const std::complex<double>> displacement;    // 3 per element, m
   std::span<const std::complex<double>> traction;        // 3 per element, Pa
-  std::span<const std::complex<double>> node_displacement;  // linear elements: 3 per collocation node, m
-  std::span<const std::complex<double>> node_traction;      // linear elements: 3 per collocation node, Pa
+  // Linear elements: the solution itself, 3 per collocation node (empty for constant elements,
+  // whose displacement and traction above are their nodes' values). The per-element fields above
+  // then hold the values interpolated at each element's centre.
+  std::span<const std::complex<double>> node_displacement;  // m
+  std::span<const std::complex<double>> node_traction;      // Pa
   std::span<const std::complex<double>> interior;        // 3 per interior point, m
   std::span<const std::complex<double>> forces;          // 3 per force set, N: the traction integrated
   double reciprocal_condition = 0.0;  // of the solved system (NaN when not estimated)

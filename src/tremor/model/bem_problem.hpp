@@ -107,14 +107,14 @@ struct BemPointGroup {
 };
 
 struct BemOptions {
-  int gauss = 8;                   // g x g points per element piece (bem::IntegrationOptions)
-  int singular_gauss = 8;          // per Duffy triangle of the singular element
-  double near_ratio = 2.0;         // subdivide pieces closer than near_ratio x their diameter
-  int max_depth = 6;               // at most this many halvings
-  std::string free_term = "auto";  // "auto" (rigid_body on closed meshes, direct on open), "rigid_body", "direct"
+  int gauss = 8;                      // g x g points per element piece (bem::IntegrationOptions)
+  int singular_gauss = 8;             // per Duffy triangle of the singular element
+  double near_ratio = 2.0;            // subdivide pieces closer than near_ratio x their diameter
+  int max_depth = 6;                  // at most this many halvings
+  std::string free_term = "auto";     // "auto" (rigid_body on closed meshes, direct on open), "rigid_body", "direct"
   std::string elements = "constant";  // "constant" or "linear" (discontinuous: a node per vertex)
-  std::string layout = "block";    // CUDA: "block" (a block per pair) or "thread" (a thread per pair)
-  std::string backend = "auto";    // "auto" (cuda when a GPU is usable, else openmp), "serial", "openmp", "cuda"
+  std::string layout = "block";       // CUDA: "block" (a block per pair) or "thread" (a thread per pair)
+  std::string backend = "auto";       // "auto" (cuda when a GPU is usable, else openmp), "serial", "openmp", "cuda"
   double min_elements_per_wavelength = 6.0;  // elements per shear wavelength at the highest frequency
 };
 

@@ -478,7 +478,9 @@ TEST_F(BemMesh, WavelengthNamesTheWorstElement) {
   EXPECT_TRUE(report.message.empty());
   report = check_wavelength(mesh, 20.0, 10.0);  // 7.1 per wavelength
   EXPECT_FALSE(report.sufficient);
-  EXPECT_CONTAINS(report.message, "halfspace_patch(lx=4, ly=4, nx=4, ny=4, quadrilaterals): element 16 has diameter");
+  EXPECT_CONTAINS(report.message,
+                  "halfspace_patch(lx=4, ly=4, nx=4, ny=4, quadrilaterals): element 16 is 2.828 m across: 7.071 elements "
+                  "per shear wavelength (20 m)");
   EXPECT_CONTAINS(report.message, "where 10 are asked for");
   // Exactly the minimum is enough: cells of 1 x 0.75 have diameter 1.25, exactly.
   const WavelengthReport exact = check_wavelength(halfspace_patch(4.0, 3.0, 4, 4), 12.5, 10.0);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <unordered_map>
 #include <utility>
@@ -456,6 +457,15 @@ MeshReport check_boundary_mesh(const BoundaryMesh& mesh, Solid solid) {
   return report;
 }
 
+namespace {
+// 4 significant digits: a message's lengths, not a dump of doubles.
+std::string four_digits(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", v);
+  return text;
+}
+}  // namespace
+
 WavelengthReport check_wavelength(const BoundaryMesh& mesh, double shear_wavelength, double min_per_wavelength) {
   TREMOR_CHECK(std::isfinite(shear_wavelength) && shear_wavelength > 0, mesh.source,
                ": the shear wavelength must be positive, got ", shear_wavelength);
@@ -475,10 +485,11 @@ WavelengthReport check_wavelength(const BoundaryMesh& mesh, double shear_wavelen
       report.diameter > 0 ? shear_wavelength / report.diameter : std::numeric_limits<double>::infinity();
   report.sufficient = report.elements_per_wavelength >= min_per_wavelength;
   if (!report.sufficient)
-    report.message = str(mesh.source, ": element ", report.label, " has diameter ", report.diameter, ", only ",
-                         report.elements_per_wavelength, " elements per shear wavelength (", shear_wavelength,
-                         ") where ", min_per_wavelength, " are asked for; refine the mesh to element diameters below ",
-                         shear_wavelength / min_per_wavelength, " or lower the frequency");
+    report.message = str(mesh.source, ": element ", report.label, " is ", four_digits(report.diameter), " m across: ",
+                         four_digits(report.elements_per_wavelength), " elements per shear wavelength (",
+                         four_digits(shear_wavelength), " m) where ", four_digits(min_per_wavelength),
+                         " are asked for; refine to elements below ", four_digits(shear_wavelength / min_per_wavelength),
+                         " m across or lower the frequency");
   return report;
 }
 

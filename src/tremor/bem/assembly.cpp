@@ -1,5 +1,6 @@
 #include "tremor/bem/assembly.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <span>
 
@@ -137,17 +138,27 @@ void assemble_pairs(const Exec& exec, BoundaryView boundary, const Medium& mediu
   exec.synchronize();
 }
 
-// One thread per point, all elements in order. Traffic per point: every element's vertices and
-// its nodes' u and t (96 + 96 K B, cached), 3 complex written.
+// One work item per (point, chunk of elements), the chunk's elements in order, then the chunks'
+// partial sums added in chunk order per point (deterministic, and the same on every backend): a
+// few points still fill a GPU. Traffic per item: the chunk's elements' vertices and their nodes'
+// u and t (96 + 96 K B each, cached), 3 complex written and read back once.
 template <int K>
 void interior_points(const Exec& exec, BoundaryView boundary, const Medium& medium, const IntegrationOptions& options,
                      const double* points, Index n_points, const Complex* u, const Complex* t, Complex* out) {
   const Index n = boundary.n_elements;
+  if (n_points == 0) return;
+  const Index chunks = std::max<Index>(1, std::min<Index>(n, 65536 / n_points));
+  check_pairs(n_points, chunks);
   const detail::Quadrature q = detail::quadrature_of(options);
-  forall(exec, n_points, [=] TREMOR_LAMBDA(Index p) {
+  DeviceArray<Complex> partial(exec, 3 * n_points * chunks);
+  Complex* parts = partial.data();
+  forall(exec, n_points * chunks, [=] TREMOR_LAMBDA(Index item) {
+    const Index p = item % n_points, chunk = item / n_points;
+    const Index begin = static_cast<Index>(static_cast<Size>(n) * chunk / chunks);
+    const Index end = static_cast<Index>(static_cast<Size>(n) * (chunk + 1) / chunks);
     const double* x = points + 3 * static_cast<Size>(p);
     Complex sum[3];
-    for (Index j = 0; j < n; ++j) {
+    for (Index j = begin; j < end; ++j) {
       const ElementNodes e = gather_element(boundary.coordinates, boundary.connectivity, j);
       detail::PairSums<K> s{};
       detail::regular_pair(medium, boundary.order, e, x, q, KernelPart::Full, true, 0, 1, s);
@@ -160,7 +171,13 @@ void interior_points(const Exec& exec, BoundaryView boundary, const Medium& medi
           for (int c = 0; c < 3; ++c) sum[r] += s.G[9 * b + 3 * r + c] * tb[c] - s.H[9 * b + 3 * r + c] * ub[c];
       }
     }
-    for (int r = 0; r < 3; ++r) out[3 * static_cast<Size>(p) + r] = sum[r];
+    for (int r = 0; r < 3; ++r) parts[3 * static_cast<Size>(item) + r] = sum[r];
+  });
+  forall(exec, n_points, [=] TREMOR_LAMBDA(Index p) {
+    Complex total[3];
+    for (Index chunk = 0; chunk < chunks; ++chunk)
+      for (int r = 0; r < 3; ++r) total[r] += parts[3 * (static_cast<Size>(chunk) * n_points + p) + r];
+    for (int r = 0; r < 3; ++r) out[3 * static_cast<Size>(p) + r] = total[r];
   });
   exec.synchronize();
 }

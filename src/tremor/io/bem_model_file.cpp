@@ -17,6 +17,8 @@ namespace tremor::io {
 
 namespace {
 
+using detail::choice;
+using detail::choices;
 using detail::Table;
 
 constexpr std::string_view top_keys[] = {"title", "bem"};
@@ -54,23 +56,6 @@ constexpr std::size_t most_interior_points = 1000000;
 // bem/integration.hpp: Gauss rules of 1 to 16 points, at most 8 halvings of a near piece.
 constexpr std::int64_t most_gauss = 16;
 constexpr std::int64_t deepest_subdivision = 8;
-
-// "one of: "a", "b" or "c"".
-std::string choices(std::span<const std::string_view> options) {
-  std::string out;
-  for (std::size_t i = 0; i < options.size(); ++i)
-    out += str(i == 0 ? "" : i + 1 == options.size() ? " or " : ", ", "\"", options[i], "\"");
-  return out;
-}
-
-// A string that must be one of `options`.
-std::optional<std::string> choice(const Table& table, std::string_view key, std::span<const std::string_view> options) {
-  auto value = table.string(key);
-  if (value && std::find(options.begin(), options.end(), *value) == options.end())
-    table.fail(key, str("unknown ", key, " '", *value, "'", detail::suggestion(*value, options), "; expected ",
-                        choices(options)));
-  return value;
-}
 
 // "'a', 'b' and 3 more" (at most `shown` names).
 std::string listing(const std::vector<std::string>& names, std::size_t shown = 12) {

@@ -24,6 +24,8 @@ namespace tremor::io {
 
 namespace {
 
+using detail::choice;
+using detail::choices;
 using detail::Table;
 
 constexpr std::string_view top_keys[] = {"title",    "mesh",   "material",  "section",    "explicit",
@@ -491,23 +493,6 @@ void read_sections(const Table& root, Model& model) {
 // [[receiver]]
 
 std::string origin_of(const Table& table) { return str(table.file(), ":", table.line()); }
-
-// "one of: a, b, c" from a list of choices, each quoted.
-std::string choices(std::span<const std::string_view> options) {
-  std::string out;
-  for (std::size_t i = 0; i < options.size(); ++i)
-    out += str(i == 0 ? "" : i + 1 == options.size() ? " or " : ", ", "\"", options[i], "\"");
-  return out;
-}
-
-// A string that must be one of `options`.
-std::optional<std::string> choice(const Table& table, std::string_view key, std::span<const std::string_view> options) {
-  auto value = table.string(key);
-  if (value && std::find(options.begin(), options.end(), *value) == options.end())
-    table.fail(key, str("unknown ", key, " '", *value, "'", detail::suggestion(*value, options), "; expected ",
-                        choices(options)));
-  return value;
-}
 
 // The entries of `key`: a non-empty array of strings, each one of `options` and none twice; the
 // index in `options` of each, in order. `form` describes the array ("an array such as [...]"),

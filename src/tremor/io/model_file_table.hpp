@@ -19,6 +19,9 @@ std::string closest_match(std::string_view word, std::span<const std::string_vie
 // " (did you mean 'x'?)" or "".
 std::string suggestion(std::string_view word, std::span<const std::string_view> candidates);
 
+// "\"a\", \"b\" or \"c\"": the options of a choice, for messages.
+std::string choices(std::span<const std::string_view> options);
+
 // "a string", "an integer", ... for messages.
 std::string describe(const toml::node& node);
 
@@ -75,5 +78,8 @@ class Table {
 
 // Number from an array element or value node: finite, integer or float; throws naming `what`.
 double number_of(const toml::node& node, const Table& context, const std::string& what);
+
+// A string at `key` that must be one of `options` (an unknown one is named, with a suggestion).
+std::optional<std::string> choice(const Table& table, std::string_view key, std::span<const std::string_view> options);
 
 }  // namespace tremor::io::detail

@@ -120,14 +120,6 @@ const ElementMatrixKind element_kinds[] = {
     {"lumped mass", sparse::ElementMatrix::LumpedMass, sparse::MatrixStorage::Full},
 };
 
-// A backend of the run, with its copy bandwidth and memory.
-struct Device {
-  Exec exec;
-  CopyBandwidth copy;
-  MemoryInfo memory;
-  bool host() const { return exec.space() == MemorySpace::Host; }
-  std::string name() const { return std::string(to_string(exec.backend())); }
-};
 
 // A mesh of the benchmark: generated once, shared by every backend.
 struct BenchMesh {
@@ -300,7 +292,6 @@ std::size_t tet4_peak(Size cells, std::size_t real_bytes) {
                        tet4_nnz(cells), 15 * 3, real_bytes);
 }
 
-std::string gib(std::size_t bytes) { return fixed(double(bytes) / double(std::size_t(1) << 30), 2) + " GiB"; }
 
 // The planned grids, with what each backend does with them.
 struct GridPlan {
@@ -685,19 +676,8 @@ void run_assembly_bench(const AssemblyArgs& args) {
        << ",\n  \"repeats\": " << args.repeats << ",\n  \"min_seconds\": " << args.min_seconds
        << ",\n  \"cpu_max_elements\": " << args.cpu_max_elements << ",\n  \"backends\": [";
   md << "Assembly and element matrices, " << date << ", commit " << git_commit << "; K of steel in " << args.precision
-     << "; medians of " << args.repeats << " or more runs after one untimed; " << cpu_sizes << ".\n\n"
-     << "| backend | device | threads | copy GB/s | free / total memory |\n|---|---|---:|---:|---:|\n";
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    const Device& d = devices[i];
-    json << (i ? ",\n" : "\n") << "    {\"backend\": " << json_string(d.name())
-         << ", \"device\": " << json_string(d.exec.describe()) << ", \"threads\": " << host_threads(d.exec)
-         << ", \"copy_bandwidth_GBps\": " << 1e-9 * d.copy.bytes_per_second()
-         << ", \"free_memory_bytes\": " << d.memory.free_bytes << ", \"total_memory_bytes\": " << d.memory.total_bytes
-         << "}";
-    md << "| " << d.name() << " | " << d.exec.describe() << " | " << host_threads(d.exec) << " | "
-       << fixed(1e-9 * d.copy.bytes_per_second(), 0) << " | " << gib(d.memory.free_bytes) << " / "
-       << gib(d.memory.total_bytes) << " |\n";
-  }
+     << "; medians of " << args.repeats << " or more runs after one untimed; " << cpu_sizes << ".\n\n";
+  write_devices(json, md, devices);
   json << "\n  ],\n  \"element_matrices\": [";
   md << "\nElement matrices (element-matrices paper, Figs. 5-7): median ms per batch, elements/s, GB/s (element data "
         "read, output written in double), speed-up of CUDA over OpenMP.\n\n"

@@ -106,16 +106,7 @@ struct BemArgs {
   std::string note;
 };
 
-// A backend of the run, with its copy bandwidth and memory.
-struct Device {
-  Exec exec;
-  CopyBandwidth copy;
-  MemoryInfo memory;
-  bool host() const { return exec.space() == MemorySpace::Host; }
-  std::string name() const { return std::string(to_string(exec.backend())); }
-};
 
-std::string gib(std::size_t bytes) { return fixed(double(bytes) / double(std::size_t(1) << 30), 2) + " GiB"; }
 
 // check_node_count's refusal, naming the option that asked for n elements.
 void check_option_count(const char* option, Index n) {
@@ -828,19 +819,8 @@ void write_results(const BemArgs& args, const std::vector<Device>& devices, cons
      << single_run_seconds << " s is timed alone).\n\n"
      << "H and G here are 3n x 3n for n elements (one collocation point each); the paper's were 3m x 3n with m "
         "boundary elements (its Table 1: 100, 400, 900, 1600 for n = 240, 960, 2160, 4000), so each size here is 2.4 "
-        "to 2.5 times the paper's pairs.\n\n"
-     << "| backend | device | threads | copy GB/s | free / total memory |\n|---|---|---:|---:|---:|\n";
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    const Device& d = devices[i];
-    json << (i ? ",\n" : "\n") << "    {\"backend\": " << json_string(d.name())
-         << ", \"device\": " << json_string(d.exec.describe()) << ", \"threads\": " << host_threads(d.exec)
-         << ", \"copy_bandwidth_GBps\": " << 1e-9 * d.copy.bytes_per_second()
-         << ", \"free_memory_bytes\": " << d.memory.free_bytes << ", \"total_memory_bytes\": " << d.memory.total_bytes
-         << "}";
-    md << "| " << d.name() << " | " << d.exec.describe() << " | " << host_threads(d.exec) << " | "
-       << fixed(1e-9 * d.copy.bytes_per_second(), 0) << " | " << gib(d.memory.free_bytes) << " / "
-       << gib(d.memory.total_bytes) << " |\n";
-  }
+        "to 2.5 times the paper's pairs.\n\n";
+  write_devices(json, md, devices);
 
   json << "\n  ],\n  \"meshes\": [";
   md << "\nMeshes: the paper's sizes as half-space patches (Direct free term, a " << foundation_side << " x "

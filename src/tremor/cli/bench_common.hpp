@@ -11,9 +11,13 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <ostream>
 #include <string>
+#include <vector>
 
+#include "tremor/backend/bandwidth.hpp"
 #include "tremor/backend/exec.hpp"
+#include "tremor/backend/memory_info.hpp"
 #include "tremor/core/error.hpp"
 
 namespace tremor::cli {
@@ -68,6 +72,35 @@ inline std::string utc_date() {
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   return date;
+}
+
+// A backend of a run, with its copy bandwidth and memory.
+struct Device {
+  Exec exec;
+  CopyBandwidth copy;
+  MemoryInfo memory;
+  bool host() const { return exec.space() == MemorySpace::Host; }
+  std::string name() const { return std::string(to_string(exec.backend())); }
+};
+
+inline std::string gib(std::size_t bytes) {
+  return fixed(double(bytes) / double(std::size_t(1) << 30), 2) + " GiB";
+}
+
+// The backends' entries of the JSON "backends" array and the markdown table describing them.
+inline void write_devices(std::ostream& json, std::ostream& md, const std::vector<Device>& devices) {
+  md << "| backend | device | threads | copy GB/s | free / total memory |\n|---|---|---:|---:|---:|\n";
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const Device& d = devices[i];
+    json << (i ? ",\n" : "\n") << "    {\"backend\": " << json_string(d.name())
+         << ", \"device\": " << json_string(d.exec.describe()) << ", \"threads\": " << host_threads(d.exec)
+         << ", \"copy_bandwidth_GBps\": " << 1e-9 * d.copy.bytes_per_second()
+         << ", \"free_memory_bytes\": " << d.memory.free_bytes << ", \"total_memory_bytes\": " << d.memory.total_bytes
+         << "}";
+    md << "| " << d.name() << " | " << d.exec.describe() << " | " << host_threads(d.exec) << " | "
+       << fixed(1e-9 * d.copy.bytes_per_second(), 0) << " | " << gib(d.memory.free_bytes) << " / "
+       << gib(d.memory.total_bytes) << " |\n";
+  }
 }
 
 }  // namespace tremor::cli

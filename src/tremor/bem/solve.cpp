@@ -148,16 +148,10 @@ BoundaryConditions conditions_at_nodes(const BoundaryMesh& boundary, ElementOrde
 }
 
 std::vector<double> node_positions(const BoundaryMesh& boundary, ElementOrder order) {
-  const std::vector<Index> first = first_nodes(boundary.connectivity, order);
-  std::vector<double> out(3 * static_cast<std::size_t>(first.back()));
-  for (Index e = 0; e < boundary.n_elements(); ++e) {
-    const ElementNodes nodes = gather_element(boundary.coordinates.data(), boundary.connectivity.data(), e);
-    for (int a = 0; a < nodes_per_element(order, nodes.n_vertices); ++a) {
-      double st[2], j[3];
-      node_reference(order, nodes.n_vertices, a, st);
-      element_map(nodes, st[0], st[1], out.data() + 3 * static_cast<std::size_t>(first[static_cast<std::size_t>(e)] + a), j);
-    }
-  }
+  const Exec host = Exec::serial();
+  const DeviceBoundary nodes(host, boundary.coordinates, boundary.connectivity, order);
+  std::vector<double> out(3 * static_cast<std::size_t>(nodes.n_nodes()));
+  collocation_points(host, nodes.view(), out.data());
   return out;
 }
 

@@ -514,12 +514,7 @@ BemOptions read_options(const Table& bem) {
 }  // namespace
 
 BemProblem read_bem_model_buffer(std::string_view text, const std::string& name, const std::string& base_dir) {
-  toml::table document;
-  try {
-    document = toml::parse(text, std::string_view(name));
-  } catch (const toml::parse_error& e) {
-    throw_input_error(name, static_cast<long>(e.source().begin.line), str("TOML syntax error: ", e.description()));
-  }
+  const toml::table document = detail::parse_document(text, name);
   const Table root(document, name, "top level");
   for (std::string_view key : finite_element_keys)
     if (root.has(key))

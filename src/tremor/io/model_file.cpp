@@ -1051,12 +1051,7 @@ AbsorbingLayer read_absorbing(Table& table, const Model& model) {
 }  // namespace
 
 Model read_model_buffer(std::string_view text, const std::string& name, const std::string& base_dir) {
-  toml::table document;
-  try {
-    document = toml::parse(text, std::string_view(name));
-  } catch (const toml::parse_error& e) {
-    throw_input_error(name, static_cast<long>(e.source().begin.line), str("TOML syntax error: ", e.description()));
-  }
+  const toml::table document = detail::parse_document(text, name);
   const Table root(document, name, "top level");
   // A boundary-element model file (docs/bem.md) has [bem] and no [mesh]: point to its command
   // rather than report the [mesh] it does not need.

@@ -223,6 +223,14 @@ std::vector<Table> Table::tables(std::string_view key) const {
   return out;
 }
 
+toml::table parse_document(std::string_view text, const std::string& name) {
+  try {
+    return toml::parse(text, std::string_view(name));
+  } catch (const toml::parse_error& e) {
+    throw_input_error(name, static_cast<long>(e.source().begin.line), str("TOML syntax error: ", e.description()));
+  }
+}
+
 std::string choices(std::span<const std::string_view> options) {
   std::string out;
   for (std::size_t i = 0; i < options.size(); ++i)

@@ -19,6 +19,9 @@ std::string closest_match(std::string_view word, std::span<const std::string_vie
 // " (did you mean 'x'?)" or "".
 std::string suggestion(std::string_view word, std::span<const std::string_view> candidates);
 
+// The TOML document in `text`; a syntax error is thrown as "NAME:LINE: TOML syntax error: ...".
+toml::table parse_document(std::string_view text, const std::string& name);
+
 // "\"a\", \"b\" or \"c\"": the options of a choice, for messages.
 std::string choices(std::span<const std::string_view> options);
 

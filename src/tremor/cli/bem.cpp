@@ -22,6 +22,8 @@
 #include "tremor/bem/generate.hpp"
 #include "tremor/bem/solve.hpp"
 #include "tremor/cli/commands.hpp"
+#include "tremor/cli/options.hpp"
+#include "tremor/cli/signals.hpp"
 #include "tremor/cli/format.hpp"
 #include "tremor/cli/git_commit.hpp"
 #include "tremor/cli/model_hash.hpp"
@@ -424,8 +426,17 @@ void check_fits(const bem::BoundaryMesh& mesh, const BemMeshSource& source, bem:
   }
 }
 
+// Thrown from the per-frequency callback when SIGINT or SIGTERM asked to stop.
+struct Stopped {};
+
 void bem_command(BemArgs& args) {
   const auto started = std::chrono::steady_clock::now();
+  catch_stop_signals();
+  // The outputs are checked and the result file claimed before any work: a device, a link, a
+  // missing folder or a second writer is refused now, not after the solve.
+  const std::filesystem::path output = output_path(args.output, args.model);
+  if (!args.csv.empty()) io::check_output_path(args.csv, "CSV file");
+  io::OutputClaim claim = io::claim_result_file(output, false);
   BemProblem problem = io::read_bem_model_file(args.model);
   BemOptions& options = problem.options;
   if (!args.backend.empty()) options.backend = args.backend;
@@ -529,10 +540,7 @@ void bem_command(BemArgs& args) {
     log::warn(coarse);
   }
 
-  // The result file, created before the first solve: a folder that cannot hold it is named at once.
-  const std::filesystem::path output =
-      !args.output.empty() ? std::filesystem::path(args.output)
-                           : std::filesystem::path(std::filesystem::path(args.model).stem().string() + ".h5");
+  // The result file, created before the first solve.
   Model model;
   model.source = args.model;
   model.title = problem.title;
@@ -544,7 +552,7 @@ void bem_command(BemArgs& args) {
   metadata.backend = backend;
   metadata.precision = "double";
   metadata.solver = "bem";
-  io::ResultFile file = io::ResultFile::create(output, model, metadata);
+  io::ResultFile file = io::ResultFile::create(output, model, metadata, {}, std::move(claim));
 
   std::vector<Label> labels(mesh.element_labels.begin(), mesh.element_labels.end());
   std::vector<double> centroids(3 * static_cast<std::size_t>(ne)), normals(3 * static_cast<std::size_t>(ne)),
@@ -651,20 +659,29 @@ void bem_command(BemArgs& args) {
 
     print_frequency(frequency, r, u, interior, forces, conditions, problem, mesh);
     std::fflush(stdout);
+    if (stop_signal() != 0 && solved.size() < problem.frequencies.size()) throw Stopped{};
     frequency_start = std::chrono::steady_clock::now();
   };
   try {
     bem::solve_frequencies(exec, mesh, material.density, material.lambda, material.mu, material.damping_ratio, omegas,
                            bem::conditions_at_nodes(mesh, order, conditions.values),
                            {order, integration, free_choice}, points, each);
+  } catch (const Stopped&) {
+    file.finish("incomplete", static_cast<std::int64_t>(solved.size()), solve_wall);
+    std::fprintf(stderr, "interrupted by %s after %zu of %zu frequencies; %s holds them (status incomplete)\n",
+                 stop_signal_name(), solved.size(), problem.frequencies.size(), file.path().string().c_str());
+    throw ExitStatus{128 + stop_signal()};
   } catch (const std::exception& e) {
     const std::string why =
         solved.size() < problem.frequencies.size()
             ? str("at ", number(problem.frequencies[solved.size()]), " Hz: ", e.what())
             : std::string(e.what());
     file.finish(str("failed: ", why), static_cast<std::int64_t>(solved.size()), solve_wall);
-    std::fprintf(stderr, "error: %s\n%s holds the %zu frequenc%s solved before it (status failed)\n", why.c_str(),
-                 file.path().string().c_str(), solved.size(), solved.size() == 1 ? "y" : "ies");
+    if (file.stopped_writing())  // the message says what the file keeps
+      std::fprintf(stderr, "error: %s\n", why.c_str());
+    else
+      std::fprintf(stderr, "error: %s\n%s holds the %zu frequenc%s solved before it (status failed)\n", why.c_str(),
+                   file.path().string().c_str(), solved.size(), solved.size() == 1 ? "y" : "ies");
     throw ExitStatus{1};
   }
   file.finish("complete", static_cast<std::int64_t>(solved.size()), solve_wall);
@@ -690,7 +707,7 @@ void add_bem_command(CLI::App& app) {
   cmd->add_option("--backend", args->backend, "backend (overrides the model; auto: cuda when a GPU is usable)")
       ->check(CLI::IsMember({"auto", "serial", "openmp", "cuda"}));
   cmd->add_option("--gauss", args->gauss, "Gauss points per direction per element piece (overrides the model; 1-16)")
-      ->check(CLI::Range(1, 16));
+      ->check(within(1, 16));
   cmd->add_option("--free-term", args->free_term,
                   "strongly singular part: auto (rigid_body on closed meshes, direct on open), rigid_body, direct")
       ->check(CLI::IsMember({"auto", "rigid_body", "direct"}));

@@ -43,6 +43,7 @@
 #include "tremor/backend/bandwidth.hpp"
 #include "tremor/cli/bench_common.hpp"
 #include "tremor/cli/commands.hpp"
+#include "tremor/cli/options.hpp"
 #include "tremor/cli/format.hpp"
 #include "tremor/cli/git_commit.hpp"
 #include "tremor/core/error.hpp"
@@ -706,12 +707,12 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--backend", args->backend, "auto (the GPU when present), cuda, openmp, serial")
       ->check(CLI::IsMember({"auto", "serial", "openmp", "cuda"}));
   cmd->add_option("--scale", args->scale, "problem size relative to the standard one (DOF count), in (0, 4]");
-  cmd->add_option("--steps", args->steps, "timed steps per case")->check(CLI::PositiveNumber);
-  cmd->add_option("--warmup", args->warmup, "untimed steps before them")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--steps", args->steps, "timed steps per case")->check(positive());
+  cmd->add_option("--warmup", args->warmup, "untimed steps before them")->check(non_negative());
   cmd->add_option("--min-seconds", args->min_seconds, "time more steps (in chunks of --steps) until this long (0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->add_option("--copy-mb", args->copy_mb, "array size of the copy-bandwidth measurement, MiB (1024)")
-      ->check(CLI::Range(1, 65536));
+      ->check(within(1, 65536));
   cmd->add_flag("--dry-run", args->dry_run, "print the problems' sizes (nodes, DOF, non-zeros of K) and stop");
   cmd->add_option("-o,--json", args->json, "JSON file to write");
   cmd->add_option("--markdown", args->markdown, "markdown tables to write");

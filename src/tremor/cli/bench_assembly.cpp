@@ -41,6 +41,7 @@
 #include "tremor/backend/memory_info.hpp"
 #include "tremor/cli/bench_common.hpp"
 #include "tremor/cli/commands.hpp"
+#include "tremor/cli/options.hpp"
 #include "tremor/cli/format.hpp"
 #include "tremor/cli/git_commit.hpp"
 #include "tremor/core/error.hpp"
@@ -772,21 +773,21 @@ CLI::App* add_bench_assembly_command(CLI::App& bench) {
       ->delimiter(',');
   cmd->add_option("--type-cells", args->type_cells,
                   "cells per direction of the tet4, tet10 and hex20 element-matrix boxes (24; 0: none)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->add_option("--tet4-cells", args->tet4_cells,
                   "cells per direction of the unstructured tet4 mesh assembled, 6 tetrahedra each (55: ~1M; 0: none)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->add_option("--cpu-max-elements", args->cpu_max_elements,
                   "largest mesh the host backends run, elements (120000)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->add_option("--precision", args->precision, "value type of the assembled matrices: float, double (double)")
       ->check(CLI::IsMember({"float", "double"}));
   cmd->add_option("--output-dir", args->output_dir,
                   "folder to write assembly.json and assembly.md to (made when missing)");
-  cmd->add_option("--min-seconds", args->min_seconds, "repeat each case until this long (0)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--repeats", args->repeats, "timed runs per case at least (3)")->check(CLI::PositiveNumber);
+  cmd->add_option("--min-seconds", args->min_seconds, "repeat each case until this long (0)")->check(non_negative());
+  cmd->add_option("--repeats", args->repeats, "timed runs per case at least (3)")->check(positive());
   cmd->add_option("--copy-mb", args->copy_mb, "array size of the copy-bandwidth measurement, MiB (1024)")
-      ->check(CLI::Range(1, 65536));
+      ->check(within(1, 65536));
   cmd->add_flag("--dry-run", args->dry_run, "print what would run, with sizes and memory, and stop");
   cmd->add_option("--note", args->note, "free text stored in the JSON");
   cmd->callback([args] { run_assembly_bench(*args); });

@@ -3,6 +3,9 @@
 // tremor::Error on failure (main prints it and exits 1).
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
+#include <string>
+
 namespace tremor::cli {
 
 // Thrown by a command that has already said what happened, to exit with `code` (main prints
@@ -10,6 +13,9 @@ namespace tremor::cli {
 struct ExitStatus {
   int code = 1;
 };
+
+// The result file a command writes: `-o` when given, else `<model stem>.h5` in the current folder.
+std::filesystem::path output_path(const std::string& option, const std::string& model);
 
 void add_info_command(CLI::App& app);
 void add_run_command(CLI::App& app);

@@ -1,6 +1,7 @@
 // The `tremor` command.
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 
@@ -9,6 +10,9 @@
 #include "tremor/core/error.hpp"
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) then fails the write with EFBIG, which the writers report and
+  // survive, instead of killing the process with a core dump mid-write.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"tremor: elastodynamics on CPUs and GPUs"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("tremor ") + TREMOR_VERSION + " (commit " + tremor::cli::git_commit + ")");

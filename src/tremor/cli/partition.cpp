@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "tremor/cli/commands.hpp"
+#include "tremor/cli/options.hpp"
 #include "tremor/cli/format.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/io/file.hpp"
@@ -101,7 +102,7 @@ void add_partition_command(CLI::App& app) {
   cmd->add_option("--partitioner", args->partitioner, "greedy or aligned (default)")
       ->check(CLI::IsMember({"greedy", "aligned"}));
   cmd->add_option("--block-size", args->block_size, "nodes per GPU block: a multiple of 32 from 32 to 1024 (512)")
-      ->check(CLI::Range(32, 1024));
+      ->check(within(32, 1024));
   cmd->callback([args] { run_partition(*args); });
 }
 

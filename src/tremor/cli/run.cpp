@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "tremor/cli/commands.hpp"
+#include "tremor/cli/options.hpp"
+#include "tremor/cli/signals.hpp"
 #include "tremor/cli/format.hpp"
 #include "tremor/cli/git_commit.hpp"
 #include "tremor/cli/model_hash.hpp"
@@ -41,19 +43,6 @@ namespace {
 
 namespace ex = tremor::explicit_fe;
 using Clock = std::chrono::steady_clock;
-
-// Set by the signal handler, read by the time loop (through Observer::stop_requested).
-volatile std::sig_atomic_t stop_signal = 0;
-
-extern "C" void on_stop_signal(int signal) {
-  if (stop_signal != 0) {
-    // A second signal while the run winds down: give up at once (the `.partial` file stays).
-    std::signal(signal, SIG_DFL);
-    std::raise(signal);
-    return;
-  }
-  stop_signal = signal;
-}
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
@@ -249,7 +238,7 @@ class ResultWriter final : public ex::Observer {
     if (std::chrono::duration<double>(Clock::now() - last_flush_).count() >= flush_seconds_) flush(step);
   }
 
-  bool stop_requested() override { return stop_signal != 0 || (stop_at_step_ > 0 && last_step_ >= stop_at_step_); }
+  bool stop_requested() override { return stop_signal() != 0 || (stop_at_step_ > 0 && last_step_ >= stop_at_step_); }
 
   // The samples not yet in the file, from the histories the run returned.
   void append_rest(const std::vector<ex::History>& histories) {
@@ -314,9 +303,12 @@ std::filesystem::path checkpoint_path(const std::filesystem::path& result) {
 }
 
 void run_command(const RunArgs& args) {
-  stop_signal = 0;
-  std::signal(SIGINT, on_stop_signal);
-  std::signal(SIGTERM, on_stop_signal);
+  catch_stop_signals();
+  // The output claimed before any work and before anything else touches files: an output that
+  // cannot be written is refused at once, and a second run on the same output before it reads
+  // this run's checkpoint or truncates its file.
+  const std::filesystem::path output = output_path(args.output, args.model);
+  io::OutputClaim claim = io::claim_result_file(output, args.resume);
 
   const Model model = io::load_model(args.model);
   ex::RunOptions options;
@@ -343,9 +335,6 @@ void run_command(const RunArgs& args) {
   log::take_warnings();
   print_preflight(args.model, model, preflight);
 
-  const std::filesystem::path output =
-      !args.output.empty() ? std::filesystem::path(args.output)
-                           : std::filesystem::path(std::filesystem::path(args.model).stem().string() + ".h5");
   io::RunMetadata metadata;
   metadata.git_commit = git_commit;
   metadata.model_path = args.model;
@@ -408,8 +397,10 @@ void run_command(const RunArgs& args) {
   const std::vector<ex::History> histories = ex::make_histories(model, preflight.dt);
   std::map<std::string, int> ids;
   io::ResultFile file = args.resume ? io::ResultFile::reopen(output, model, metadata, snapshot_options,
-                                                             resumed.history_samples, resumed.n_snapshots)
-                                    : io::ResultFile::create(output, model, metadata, snapshot_options);
+                                                             resumed.history_samples, resumed.n_snapshots,
+                                                             std::move(claim))
+                                    : io::ResultFile::create(output, model, metadata, snapshot_options,
+                                                             std::move(claim));
   for (const ex::History& history : histories) {
     if (args.resume) {
       ids[history.name] = file.history_id(history.name);
@@ -452,7 +443,12 @@ void run_command(const RunArgs& args) {
   } catch (const std::exception& e) {
     log::set_quiet(false);
     progress.end();
+    // A file whose writing failed was left as it was (ResultFile::Impl::stop_writing); finish()
+    // then does nothing.
     file.finish(std::string("failed: ") + e.what());
+    if (writer.checkpoint_step() >= 0)
+      std::fprintf(stderr, "%s holds the state at step %s: once the cause is fixed, continue the run with --resume\n",
+                   checkpoint_file.string().c_str(), group_digits(writer.checkpoint_step()).c_str());
     throw;
   }
   log::set_quiet(false);
@@ -481,9 +477,9 @@ void run_command(const RunArgs& args) {
   std::fflush(stdout);
 
   if (run.status == ex::RunStatus::Stopped) {
-    const int signal = static_cast<int>(stop_signal);
+    const int signal = stop_signal();
     std::fprintf(stderr, "interrupted by %s: %s; %s holds the histories up to there (status incomplete)\n",
-                 signal == SIGTERM ? "SIGTERM" : "SIGINT", run.message.c_str(), file.path().string().c_str());
+                 stop_signal_name(), run.message.c_str(), file.path().string().c_str());
     if (writer.checkpoint_step() >= 0)
       std::fprintf(stderr, "%s holds the state at step %s: continue the run with --resume\n",
                    checkpoint_file.string().c_str(), group_digits(writer.checkpoint_step()).c_str());
@@ -516,25 +512,25 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--backend", args->backend, "backend (overrides the model)")
       ->check(CLI::IsMember({"auto", "serial", "openmp", "cuda"}));
   args->dt_option = cmd->add_option("--dt", args->dt, "time step in s (default: automatic)")
-                        ->check(CLI::PositiveNumber);
+                        ->check(positive());
   args->duration_option =
       cmd->add_option("--duration", args->duration, "simulated time in s (overrides the model)")
-          ->check(CLI::PositiveNumber);
+          ->check(positive());
   args->safety_option =
       cmd->add_option("--safety", args->safety, "automatic time step as this fraction of the stable one, in (0, 1]")
-          ->check(CLI::Range(0.0, 1.0));
+          ->check(within(0.0, 1.0, true));
   cmd->add_flag("--allow-unstable", args->allow_unstable, "run a --dt above the stable time step anyway");
   cmd->add_option("--check-every", args->check_every,
                   "steps between NaN/Inf checks, progress updates and interruption checks (default 100)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   args->checkpoint_option =
       cmd->add_option("--checkpoint-every", args->checkpoint_every,
                       "write the solver state to RESULT.checkpoint every N steps, for --resume")
-          ->check(CLI::PositiveNumber);
+          ->check(positive());
   cmd->add_flag("--resume", args->resume, "continue the interrupted run to RESULT from RESULT.checkpoint");
   // Stops the run as SIGINT would at the first check at or after step N: lets the tests interrupt
   // a run at a known step. Not shown in the help.
-  cmd->add_option("--stop-at-step", args->stop_at_step, "")->check(CLI::PositiveNumber)->group("");
+  cmd->add_option("--stop-at-step", args->stop_at_step, "")->check(positive())->group("");
   cmd->callback([args] { run_command(*args); });
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tremor/cli/commands.hpp"
+#include "tremor/cli/options.hpp"
 #include "tremor/cli/format.hpp"
 #include "tremor/cli/git_commit.hpp"
 #include "tremor/cli/model_hash.hpp"
@@ -62,11 +63,13 @@ std::pair<double, Index> largest(const std::vector<double>& values, int width) {
 void static_command(StaticArgs& args) {
   if (args.tolerance_option->count() > 0) args.options.tolerance = args.tolerance;
   if (args.iterations_option->count() > 0) args.options.max_iterations = args.max_iterations;
+  // Claimed before any work: an output that cannot be written (a missing folder, a device, a
+  // second writer) is refused at once. The file is created after the solve: a model the solver
+  // refuses leaves no file, as with tremor run.
+  const std::filesystem::path output = output_path(args.output, args.model);
+  io::OutputClaim claim = io::claim_result_file(output, false);
   const Model model = io::load_model(args.model);
   const StaticSettings settings = st::resolve_settings(model, args.options);
-  const std::filesystem::path output =
-      !args.output.empty() ? std::filesystem::path(args.output)
-                           : std::filesystem::path(std::filesystem::path(args.model).stem().string() + ".h5");
   const Mesh& mesh = model.mesh;
   const int dim = mesh.dim();
   std::printf("static            %s: %dD, %s DOF, %s, %s (%s assembly), %s preconditioner, backend %s\n",
@@ -82,15 +85,8 @@ void static_command(StaticArgs& args) {
   metadata.backend = settings.backend;
   metadata.precision = settings.precision;
   metadata.solver = "static";
-  // Created before the solve: a folder that cannot hold the result is named at once.
-  io::ResultFile file = io::ResultFile::create(output, model, metadata);
-  st::StaticResult result;
-  try {
-    result = st::solve_static(model, args.options);
-  } catch (const std::exception& e) {
-    file.finish(std::string("failed: ") + e.what());
-    throw;
-  }
+  const st::StaticResult result = st::solve_static(model, args.options);
+  io::ResultFile file = io::ResultFile::create(output, model, metadata, {}, std::move(claim));
   io::StaticFields fields;
   fields.displacement = result.displacement;
   fields.stress = result.recovery.stress;
@@ -161,10 +157,10 @@ void add_static_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "colouring", "atomics"}));
   args->tolerance_option =
       cmd->add_option("--tolerance", args->tolerance, "relative residual ||f - K u|| / ||f|| to reach (default 1e-8)")
-          ->check(CLI::PositiveNumber);  // resolve_settings checks it lies in (0, 1)
+          ->check(positive());  // resolve_settings checks it lies in (0, 1)
   args->iterations_option =
       cmd->add_option("--max-iterations", args->max_iterations, "CG iteration limit (default 10000)")
-          ->check(CLI::PositiveNumber);
+          ->check(positive());
   cmd->callback([args] { static_command(*args); });
 }
 

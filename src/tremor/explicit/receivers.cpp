@@ -221,7 +221,8 @@ std::vector<History> make_histories(const Model& model, double dt) {
     if (wants("A")) history.quantities.push_back(Quantity::Acceleration);
     if (history.quantities.empty()) continue;  // variables tremor does not record (stresses...)
     history.every_n_steps =
-        output.every_time > 0.0 ? std::max(1, static_cast<int>(std::llround(output.every_time / dt)))
+        // Clamped before the conversion: an interval longer than any run is one sample, at t = 0.
+        output.every_time > 0.0 ? static_cast<int>(std::clamp(std::round(output.every_time / dt), 1.0, 2147483647.0))
                                 : std::max(1, output.every_n_steps);
     history.nodes = output.nodes;
     history.node_labels = labels_of(output.nodes);

@@ -37,6 +37,14 @@ void warn(Preflight& preflight, const std::string& message) {
   log::warn(message);
 }
 
+// The fastest wave speed of the materials the sections use, m/s.
+double fastest_speed(const Model& model) {
+  double fastest = 0.0;
+  for (const Section& section : model.sections)
+    fastest = std::max(fastest, model.material(section.material).max_wave_speed());
+  return fastest;
+}
+
 // Three significant digits, for messages about estimates.
 std::string brief(double value) {
   char text[32];
@@ -95,7 +103,8 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   if (user_dt > 0.0) {
     TREMOR_CHECK(std::isfinite(user_dt), "time step must be finite, got ", user_dt);
     if (user_dt > stable.dt) {
-      TREMOR_CHECK(allow_unstable, "time step ", user_dt, " s is above the stable time step ", stable.dt,
+      TREMOR_CHECK(allow_unstable, options.time_step ? "--dt: " : str(model.source, ": [explicit] time_step: "),
+                   "time step ", user_dt, " s is above the stable time step ", stable.dt,
                    " s (set by element ", stable.label,
                    "); use a smaller time step, leave it automatic, or allow_unstable to run it anyway");
       warn(p, str("time step ", user_dt, " s is above the stable time step ", stable.dt, " s (set by element ",
@@ -122,8 +131,24 @@ Preflight resolve(const Model& model, const RunOptions& options) {
                ": no duration: give [explicit] duration in the model file, a *DYNAMIC, EXPLICIT step, or a "
                "duration option");
   // Steps to reach the duration; 1e-9 absorbs rounding of a duration that is a multiple of dt.
-  p.steps = static_cast<long long>(std::ceil(p.duration / p.dt * (1.0 - 1e-9)));
-  p.steps = std::max(p.steps, 1LL);
+  // Computed in double and refused past max_steps before any conversion, so a huge duration or a
+  // tiny step is a clear refusal, never an overflow that runs one step and calls it complete.
+  const double planned = std::ceil(p.duration / p.dt * (1.0 - 1e-9));
+  if (!(planned <= static_cast<double>(max_steps))) {
+    const std::string duration_from = options.duration ? "--duration" : str("the duration in ", model.source);
+    const std::string dt_from = p.dt_source == "user"      ? (options.time_step ? "--dt" : "time_step in the model")
+                                : p.dt_source == "abaqus" ? "the Abaqus step's increment"
+                                                          : "automatic: --safety x the stable step";
+    throw Error(str("the run would take ", brief(planned), " steps (duration ", brief(p.duration), " s from ",
+                    duration_from, " / time step ", brief(p.dt), " s, ", dt_from, "), more than the ",
+                    brief(static_cast<double>(max_steps)), " tremor takes in one run; check the duration and the time step"));
+  }
+  p.steps = std::max(static_cast<long long>(planned), 1LL);
+  if (p.steps > long_run_steps)
+    warn(p, str(brief(static_cast<double>(p.steps)), " steps planned: the time step ", brief(p.dt),
+                " s is set by element ", stable.label, " and the fastest wave (", brief(fastest_speed(model)),
+                " m/s); a nearly incompressible material (Poisson's ratio close to 0.5) or a tiny element makes it "
+                "small"));
   TREMOR_CHECK(options.checkpoint_every >= 0, "checkpoint_every must not be negative, got ", options.checkpoint_every);
   p.snapshot_every = model.output ? model.output->snapshot_steps(p.dt) : 0;
 

@@ -77,6 +77,12 @@ struct RunOptions {
 };
 
 // Numbers known before a run; printed by the CLI's pre-flight check.
+// The most steps one run takes: a duration and a time step asking for more are refused (a
+// user's typo, such as a duration in microseconds given as seconds, never an overflow). Past
+// long_run_steps the pre-flight warns and says what sets the time step.
+inline constexpr long long max_steps = 1'000'000'000'000;
+inline constexpr long long long_run_steps = 1'000'000;
+
 struct Preflight {
   Index n_dofs = 0;
   std::string precision, operator_kind, backend;  // as they run: "auto" resolved
@@ -90,7 +96,7 @@ struct Preflight {
   std::string dt_source;        // "automatic", "user", "abaqus"
   double safety_factor = 0.9;
   double duration = 0.0;        // s
-  long long steps = 0;          // ceil(duration / dt)
+  long long steps = 0;          // ceil(duration / dt), at most max_steps
   double highest_frequency = 0.0;     // Hz, over the source signals (0: none)
   double min_wave_speed = 0.0;        // m/s, slowest over the materials in use
   double largest_element = 0.0;       // m, largest vertex distance of any element

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cctype>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -556,6 +557,12 @@ BemProblem read_bem_model_buffer(std::string_view text, const std::string& name,
 
 BemProblem read_bem_model_file(const std::string& path) {
   namespace fs = std::filesystem;
+  std::string extension = fs::path(path).extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (extension == ".msh" || extension == ".inp")
+    throw Error(str(path, ": tremor bem reads a boundary-element model file (.toml with a [bem] table), not a ",
+                    extension == ".msh" ? "Gmsh mesh" : "Abaqus/CalculiX input",
+                    "; name the surface mesh in it: [bem.mesh] file = \"", fs::path(path).filename().string(), "\""));
   const std::string text = read_file(path, "model file", largest_model_file);
   std::string base_dir = fs::path(path).parent_path().string();
   if (base_dir.empty()) base_dir = ".";

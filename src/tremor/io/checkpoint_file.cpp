@@ -67,8 +67,7 @@ std::string shortest(double value) {
 
 // The whole checkpoint, as one HDF5 file at `file`.
 void write_contents(const std::string& file, const Checkpoint& checkpoint) {
-  Handle access = h5::open_or_fail(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, file, "cannot create properties");
-  h5::check(H5Pset_fclose_degree(access.get(), H5F_CLOSE_STRONG), file, "cannot set file properties");
+  Handle access = h5::writer_access(file);
   Handle handle = h5::open_or_fail(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose,
                                    file, "cannot create the checkpoint");
   const hid_t root = handle.get();

@@ -8,6 +8,8 @@
 #include <system_error>
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tremor/core/error.hpp"
@@ -45,28 +47,127 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// What a file that is not a regular one is, in a user's words.
+const char* kind_of(mode_t mode) {
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+fs::path folder_of(const fs::path& path) { return path.parent_path().empty() ? fs::path(".") : path.parent_path(); }
+
+}  // namespace
+
+void check_output_path(const fs::path& path, const char* what) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) == 0) {
+    if (!S_ISREG(info.st_mode))
+      throw Error(str(path.string(), ": refusing to write the ", what, " there: it is ", kind_of(info.st_mode),
+                      ", which tremor would replace; name a regular file or a new one"));
+  } else if (errno != ENOENT && errno != ENOTDIR) {
+    throw Error(str(path.string(), ": cannot write the ", what, " (", std::strerror(errno), ")"));
+  }
+  const fs::path folder = folder_of(path);
+  std::error_code error;
+  if (!fs::is_directory(folder, error))
+    throw Error(str(path.string(), ": cannot write the ", what, ": the folder ", folder.string(),
+                    fs::exists(folder, error) ? " is not a folder" : " does not exist"));
+}
+
+OutputClaim::OutputClaim(OutputClaim&& other) noexcept
+    : fd_(other.fd_), created_(other.created_), file_(std::move(other.file_)) {
+  other.fd_ = -1;
+  other.created_ = false;
+}
+
+OutputClaim& OutputClaim::operator=(OutputClaim&& other) noexcept {
+  if (this != &other) {
+    this->~OutputClaim();
+    fd_ = other.fd_;
+    created_ = other.created_;
+    file_ = std::move(other.file_);
+    other.fd_ = -1;
+    other.created_ = false;
+  }
+  return *this;
+}
+
+OutputClaim::~OutputClaim() {
+  if (fd_ < 0) return;
+  if (created_) ::unlink(file_.c_str());  // still locked: no other writer has it
+  ::close(fd_);
+  fd_ = -1;
+}
+
+OutputClaim OutputClaim::lock(const fs::path& file, bool create, const fs::path& output, const char* what) {
+  check_output_path(file, what);
+  // O_NOFOLLOW: a symbolic link put there since the check is refused, not followed.
+  const int flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+  bool created = false;
+  int fd = -1;
+  if (create) {
+    fd = ::open(file.c_str(), flags | O_CREAT | O_EXCL, 0666);
+    created = fd >= 0;
+  }
+  if (fd < 0 && (!create || errno == EEXIST)) fd = ::open(file.c_str(), flags);
+  if (fd < 0) {
+    const int error = errno;
+    if (error == ELOOP)
+      throw Error(str(output.string(), ": refusing to write the ", what, ": ", file.string(), " is a symbolic link"));
+    throw Error(str(output.string(), ": cannot write the ", what, ": cannot open ", file.string(), " (",
+                    std::strerror(error), ")"));
+  }
+  OutputClaim claim;
+  claim.fd_ = fd;
+  claim.file_ = file;
+  claim.created_ = created;
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
+    throw Error(str(output.string(), ": refusing to write the ", what, ": ", file.string(), " is not a regular file"));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    if (error == EWOULDBLOCK)
+      throw Error(str(output.string(), ": another process is writing this ", what, " (", file.string(),
+                      " is locked); wait for it to end or choose another output"));
+    throw Error(str(output.string(), ": cannot lock ", file.string(), " (", std::strerror(error), ")"));
+  }
+  return claim;
+}
+
+int OutputClaim::reserve(std::uint64_t bytes) const {
+  if (fd_ < 0) return EBADF;
+  const int error = ::posix_fallocate(fd_, 0, static_cast<off_t>(bytes));
+  // A file system that cannot allocate ahead (EOPNOTSUPP) leaves the writes to find out.
+  return error == EOPNOTSUPP ? 0 : error;
+}
+
+void OutputClaim::truncate(std::uint64_t bytes) {
+  if (fd_ >= 0 && ::ftruncate(fd_, static_cast<off_t>(bytes)) != 0)
+    throw Error(str(file_.string(), ": cannot cut it to ", bytes, " bytes (", std::strerror(errno), ")"));
+}
+
+namespace {
+
 fs::path temporary_for(const fs::path& path) {
   fs::path temporary = path;
   temporary += ".tmp";
   return temporary;
 }
 
-fs::path folder_of(const fs::path& path) { return path.parent_path().empty() ? fs::path(".") : path.parent_path(); }
-
 [[noreturn]] void fail(const fs::path& path, const char* what, const std::string& why) {
   throw Error(str(path.string(), ": cannot write the ", what, ": ", why));
 }
 
-// Creates (or truncates) the temporary; the message says why not in the user's terms.
-int create_temporary(const fs::path& path, const fs::path& temporary, const char* what) {
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd >= 0) return fd;
-  const int error = errno;
-  std::error_code ignored;
-  const fs::path folder = folder_of(path);
-  if (error == ENOENT && !fs::exists(folder, ignored))
-    fail(path, what, str("the folder ", folder.string(), " does not exist"));
-  fail(path, what, str("cannot create ", temporary.string(), " (", std::strerror(error), ")"));
+// Checks `path`, then claims and empties the temporary; the messages say why not in the user's terms.
+OutputClaim claim_temporary(const fs::path& path, const fs::path& temporary, const char* what) {
+  check_output_path(path, what);
+  OutputClaim claim = OutputClaim::lock(temporary, true, path, what);
+  claim.truncate();
+  return claim;
 }
 
 void remove_quietly(const fs::path& temporary) {
@@ -75,7 +176,8 @@ void remove_quietly(const fs::path& temporary) {
 }
 
 // Renames the finished temporary over `path`, then makes the rename durable.
-void replace_with(const fs::path& path, const fs::path& temporary, const char* what) {
+void replace_with(const fs::path& path, const fs::path& temporary, const char* what, OutputClaim& claim) {
+  claim.keep();  // the temporary becomes `path`: nothing of the claim's to remove after this
   if (::rename(temporary.c_str(), path.c_str()) != 0) {
     const int error = errno;
     remove_quietly(temporary);
@@ -88,7 +190,9 @@ void replace_with(const fs::path& path, const fs::path& temporary, const char* w
 
 void write_file_atomically(const fs::path& path, std::string_view contents, const char* what) {
   const fs::path temporary = temporary_for(path);
-  const int fd = create_temporary(path, temporary, what);
+  OutputClaim claim = claim_temporary(path, temporary, what);
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) fail(path, what, str("cannot open ", temporary.string(), " (", std::strerror(errno), ")"));
   // Throws, leaving no temporary behind.
   const auto abandon = [&](const char* action, int error) {
     ::close(fd);
@@ -112,13 +216,13 @@ void write_file_atomically(const fs::path& path, std::string_view contents, cons
     remove_quietly(temporary);
     fail(path, what, str("cannot close ", temporary.string(), " (", std::strerror(error), ")"));
   }
-  replace_with(path, temporary, what);
+  replace_with(path, temporary, what, claim);
 }
 
 void write_file_atomically(const fs::path& path, const std::function<void(const fs::path& temporary)>& write,
                            const char* what) {
   const fs::path temporary = temporary_for(path);
-  ::close(create_temporary(path, temporary, what));
+  OutputClaim claim = claim_temporary(path, temporary, what);
   try {
     write(temporary);
     sync_file(temporary);  // on the disk before the rename makes it the file
@@ -126,7 +230,7 @@ void write_file_atomically(const fs::path& path, const std::function<void(const 
     remove_quietly(temporary);
     throw;
   }
-  replace_with(path, temporary, what);
+  replace_with(path, temporary, what, claim);
 }
 
 }  // namespace tremor::io

@@ -10,7 +10,9 @@
 
 namespace tremor::io {
 
-Model load_model(const std::string& path) {
+namespace {
+
+Model read_any(const std::string& path) {
   std::string extension = std::filesystem::path(path).extension().string();
   for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (extension == ".toml") return read_model_file(path);
@@ -23,6 +25,17 @@ Model load_model(const std::string& path) {
   }
   throw Error(str(path, ": unknown kind of input '", extension.empty() ? std::string("(no extension)") : extension,
                   "'; expected .toml (tremor model file), .inp (Abaqus/CalculiX input) or .msh (Gmsh mesh)"));
+}
+
+}  // namespace
+
+Model load_model(const std::string& path) {
+  Model model = read_any(path);
+  // Every solver needs elements; a deck of nodes alone would "solve" to zeros.
+  if (model.mesh.n_elements() == 0)
+    throw Error(str(model.mesh.n_nodes() > 0 ? model.source : path, ": the mesh has no elements (",
+                    model.mesh.n_nodes(), " nodes); tremor needs elements to solve on"));
+  return model;
 }
 
 }  // namespace tremor::io

@@ -138,7 +138,12 @@ std::filesystem::path referenced_file(const Table& table, std::string_view key, 
                         "' cannot be read: this model was given in memory with no folder to resolve it against"));
   const fs::path path = fs::path(base_dir) / fs::path(file);
   std::error_code error;
-  if (!fs::is_regular_file(path, error))
+  const fs::file_status status = fs::status(path, error);
+  if (fs::is_directory(status))
+    table.fail(key, str(what, " '", file, "' is a folder (", path.string(), "); expected ", expected));
+  if (fs::exists(status) && !fs::is_regular_file(status))
+    table.fail(key, str(what, " '", file, "' is not a regular file (", path.string(), "); expected ", expected));
+  if (!fs::is_regular_file(status))
     table.fail(key, str(what, " '", file, "' not found (looked for ", path.string(), ")", hint));
   return path;
 }

@@ -4,13 +4,18 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <functional>
 #include <map>
 #include <system_error>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
+#include "tremor/io/file.hpp"
 #include "tremor/io/result_hdf5.hpp"
 #include "tremor/io/result_xdmf.hpp"
 #include "tremor/model/model.hpp"
@@ -147,10 +152,41 @@ struct ResultFile::Impl {
   XdmfMesh snapshot_mesh;  // the mesh snapshots live on (full_mesh, or the subset's)
 
   bool finished = false;
+  OutputClaim claim;        // the lock on the file written, held until it has its final name
+  std::string broken;       // why writing stopped (a write failed); empty while the file is whole
+  std::int64_t flushed_step = -1;  // metadata.step_count at the last successful flush; -1: none yet
+  std::uint64_t unflushed_bytes = 0;  // data handed to HDF5 since the last flush
+
+  // Flushes with the space it needs allocated first. HDF5 writes the superblock (with the file's
+  // new end) before it extends the file, so a flush refused by a full disk midway would leave a
+  // file that no longer opens ("truncated file"); with the file already long enough no write of
+  // the flush can be refused, and a reservation that fails stops writing before any of it.
+  void flush_file();
 
   void require_open() const {
+    if (!broken.empty()) throw Error(str(file, ": writing stopped after a failure: ", broken));
     if (finished) throw Error(str(path.string(), ": the result file is already finished"));
   }
+
+  // Runs a write; an HDF5 failure in it (a full disk, a file-size limit) ends all writing: see
+  // stop_writing().
+  template <class Write>
+  void writing(Write&& write) {
+    require_open();
+    try {
+      write();
+    } catch (const h5::Failure& failure) {
+      stop_writing(failure.what());
+    }
+  }
+  // After a failed write HDF5's state in memory no longer matches the file, and closing it would
+  // write its dirty metadata over what the last flush left consistent. So the library's
+  // descriptor is pointed at a read-only one of the same file (its further writes fail, its reads
+  // still see the file), every handle is closed, and the file stays `<path>.partial`, holding what
+  // the last flush wrote, with the status that flush gave it ("incomplete"). Throws an Error
+  // saying so.
+  [[noreturn]] void stop_writing(const std::string& why);
+  void close_objects();
 
   void write_mesh(const Model& model);
   void write_metadata(const std::string& status);
@@ -372,6 +408,7 @@ void ResultFile::Impl::write_snapshot(double time, std::span<const double> displ
   if (snapshot_options.velocity) write_field(velocity_group.get(), velocity, dims);
   append_rows(snapshot_time.get(), index, 1, {}, &time, file, "/snapshots/time");
   snapshot_times.push_back(time);
+  unflushed_bytes += (2 * displacement.size() + velocity.size()) * sizeof(double);
 }
 
 void ResultFile::Impl::write_static(const StaticFields& fields) {
@@ -666,6 +703,9 @@ void ResultFile::Impl::write_bem_frequency(const BemFrequencyFields& f) {
   }
   bem.rows = row + 1;
   bem.frequencies.push_back(f.frequency);
+  unflushed_bytes += (2 * (f.displacement.size() + f.traction.size() + f.interior.size() + f.forces.size() +
+                           f.node_displacement.size() + f.node_traction.size()) +
+                      8) * sizeof(double);
 }
 
 void ResultFile::Impl::write_bem_xdmf(const fs::path& xdmf) const {
@@ -679,12 +719,25 @@ void ResultFile::Impl::write_bem_xdmf(const fs::path& xdmf) const {
   write_xdmf_bem(xdmf, path.filename().string(), description);
 }
 
-void ResultFile::Impl::finish(const std::string& status) {
-  if (finished) return;
-  if (status != "complete" && status != "incomplete" && status.rfind("failed: ", 0) != 0)
-    throw Error(str(path.string(), ": result status '", status,
-                    "' must be \"complete\", \"incomplete\" or \"failed: <why>\""));
-  write_metadata(status);
+void ResultFile::Impl::flush_file() {
+  hsize_t size = 0;
+  h5::check(H5Fget_filesize(handle.get(), &size), file, "cannot read the size of the result file");
+  // The flush writes what is allocated (size) and the chunks still in HDF5's cache: at most what
+  // was handed to it since the last flush (twice, for chunks split across that boundary), plus
+  // one whole chunk of each history's two datasets (a chunk is allocated whole when first
+  // written: at most 4 x target_chunk_bytes of values and 4096 times), plus room for metadata.
+  const std::uint64_t per_history = 4 * target_chunk_bytes + 4096 * sizeof(double);
+  const std::uint64_t needed =
+      size + 2 * unflushed_bytes + histories.size() * per_history + 2 * target_chunk_bytes;
+  const int refused = claim.reserve(needed);
+  if (refused != 0)
+    stop_writing(str(file, ": cannot write the result file: no room for the next ", needed - size,
+                     " bytes (", std::strerror(refused), ")"));
+  h5::check(H5Fflush(handle.get(), H5F_SCOPE_LOCAL), file, "cannot write the result file");
+  unflushed_bytes = 0;
+}
+
+void ResultFile::Impl::close_objects() {
   for (auto& history : histories) {
     history.time.reset();
     history.values.reset();
@@ -697,13 +750,53 @@ void ResultFile::Impl::finish(const std::string& status) {
   metadata_group.reset();
   histories_group.reset();
   snapshots_group.reset();
+}
+
+void ResultFile::Impl::stop_writing(const std::string& why) {
+  broken = why;
+  finished = true;
+  void* vfd = nullptr;
+  if (handle.valid() && H5Fget_vfd_handle(handle.get(), H5P_DEFAULT, &vfd) >= 0 && vfd != nullptr) {
+    const int reader = ::open(partial.c_str(), O_RDONLY | O_CLOEXEC);
+    if (reader >= 0) {
+      ::dup2(reader, *static_cast<int*>(vfd));
+      ::close(reader);
+    }
+  }
+  close_objects();
+  handle.reset();  // fails (its writes are refused); the library lets go of the file all the same
+  h5::error_stack();
+  std::string kept = "what its last flush wrote";
+  if (metadata.solver == "explicit" && flushed_step >= 0)
+    kept = str("the run up to step ", flushed_step, " (its last flush)");
+  if (flushed_step < 0) kept = "the mesh and the run's settings";
+  throw Error(str(why, "\nwriting stopped: ", file, " keeps ", kept,
+                  ", status \"incomplete\"; what was computed after that is not in it"));
+}
+
+void ResultFile::Impl::finish(const std::string& status) {
+  if (finished) return;
+  if (status != "complete" && status != "incomplete" && status.rfind("failed: ", 0) != 0)
+    throw Error(str(path.string(), ": result status '", status,
+                    "' must be \"complete\", \"incomplete\" or \"failed: <why>\""));
+  if (!broken.empty()) return;  // the failure was reported when it happened; the file stays partial
+  writing([&] {
+    write_metadata(status);
+    // The close is checked before the rename: only a file closed whole gets the final name.
+    flush_file();
+  });
+  hsize_t size = 0;
+  h5::check(H5Fget_filesize(handle.get(), &size), file, "cannot read the size of the result file");
+  close_objects();
   finished = true;  // whatever happens next, the HDF5 file is closed (or unusable)
   h5::check(handle.reset(), file, "cannot close the result file (disk full?)");
+  claim.truncate(size);  // the space flush_file() reserved beyond the end HDF5 knows
   std::error_code error;
   fs::rename(partial, path, error);
   if (error)
     throw Error(str(path.string(), ": cannot rename ", partial.string(), " to it (", error.message(),
                     "); the results are in ", partial.string()));
+  sync_file(path.has_parent_path() ? path.parent_path() : fs::path("."));
   fs::path xdmf = path;
   xdmf.replace_extension(".xmf");
   std::vector<XdmfField> fields;
@@ -799,32 +892,39 @@ std::unique_ptr<ResultFile::Impl> prepare(const fs::path& path, const Model& mod
   return impl;
 }
 
-Handle file_access(const std::string& file) {
-  Handle access = h5::open_or_fail(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, file, "cannot create properties");
-  // Closing the file closes every object still open in it, so a close cannot leave it half open.
-  h5::check(H5Pset_fclose_degree(access.get(), H5F_CLOSE_STRONG), file, "cannot set file properties");
-  return access;
-}
-
 }  // namespace
 
+OutputClaim claim_result_file(const fs::path& path, bool continuing) {
+  check_output_path(path, "result file");
+  fs::path xdmf = path;
+  xdmf.replace_extension(".xmf");
+  if (xdmf != path) check_output_path(xdmf, "XDMF file");
+  fs::path partial = path;
+  partial += ".partial";
+  std::error_code error;
+  if (!continuing || fs::exists(fs::symlink_status(partial, error))) return OutputClaim::lock(partial, true, path, "result file");
+  // A finished file is continued under the `.partial` name: its lock moves with it.
+  if (!fs::exists(fs::symlink_status(path, error)))
+    throw Error(str(path.string(), ": no result file to continue (neither it nor ", partial.string(), " exists)"));
+  return OutputClaim::lock(path, false, path, "result file");
+}
+
 ResultFile ResultFile::create(const fs::path& path, const Model& model, const RunMetadata& metadata,
-                              const SnapshotOptions& snapshots) {
+                              const SnapshotOptions& snapshots, OutputClaim claim) {
   auto impl = prepare(path, model, metadata, snapshots);
 
-  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  impl->claim = claim.held() ? std::move(claim) : claim_result_file(path, false);
+  if (impl->claim.file() != impl->partial)
+    throw Error(str(path.string(), ": internal error: the claim is on ", impl->claim.file().string()));
+  impl->claim.truncate();
+  impl->claim.keep();
   std::error_code error;
-  if (!fs::is_directory(folder, error))
-    throw Error(str(path.string(), ": cannot create the result file: folder ", folder.string(), " does not exist"));
-  if (fs::is_directory(path, error))
-    throw Error(str(path.string(), ": cannot create the result file: a folder of that name exists"));
 
-  bool created = false;  // only a file this call created is removed on failure
+  bool created = true;  // the claim made `.partial` (or emptied a stale one): removed on failure
   try {
-    Handle access = file_access(impl->file);
+    Handle access = h5::writer_access(impl->file);
     impl->handle = h5::open_or_fail(H5Fcreate(impl->file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose,
                                     impl->file, "cannot create the result file");
-    created = true;
 
     impl->metadata_group = h5::create_group(impl->handle.get(), "metadata", impl->file);
     h5::set_attribute(impl->metadata_group.get(), "created", utc_now(), impl->file);
@@ -838,11 +938,13 @@ ResultFile ResultFile::create(const fs::path& path, const Model& model, const Ru
     impl->snapshot_time = extendible_dataset(impl->snapshots_group.get(), "time", no_rows, time_chunk, impl->file);
     h5::set_attribute(impl->snapshot_time.get(), "units", std::string("s"), impl->file);
     impl->start_snapshots(model.mesh);
-    h5::check(H5Fflush(impl->handle.get(), H5F_SCOPE_LOCAL), impl->file, "cannot flush the result file");
+    impl->flush_file();
   } catch (...) {
     // Leave no half-written `.partial` behind.
+    const std::string broken = impl->broken;
     impl.reset();
     if (created) fs::remove(fs::path(path.string() + ".partial"), error);
+    if (!broken.empty()) throw Error(str(broken, "; no result file was written"));
     throw;
   }
   return ResultFile(std::move(impl));
@@ -850,13 +952,16 @@ ResultFile ResultFile::create(const fs::path& path, const Model& model, const Ru
 
 ResultFile ResultFile::reopen(const fs::path& path, const Model& model, const RunMetadata& metadata,
                               const SnapshotOptions& snapshots,
-                              const std::map<std::string, std::int64_t>& history_samples, std::int64_t n_snapshots) {
+                              const std::map<std::string, std::int64_t>& history_samples, std::int64_t n_snapshots,
+                              OutputClaim claim) {
   auto impl = prepare(path, model, metadata, snapshots);
+  impl->claim = claim.held() ? std::move(claim) : claim_result_file(path, true);
+  impl->claim.keep();
   const std::string& file = impl->file;
   {
     // The XDMF file describes the mesh and the snapshot subset as create() wrote them: running
     // the same writers into a file held in memory (never stored) gives the same descriptions.
-    Handle access = file_access(file);
+    Handle access = h5::writer_access(file);
     h5::check(H5Pset_fapl_core(access.get(), 1 << 20, 0), file, "cannot set file properties");
     impl->handle = h5::open_or_fail(H5Fcreate("tremor-mesh-scratch.h5", H5F_ACC_TRUNC, H5P_DEFAULT, access.get()),
                                     H5Fclose, file, "cannot create a file in memory");
@@ -887,7 +992,7 @@ ResultFile ResultFile::reopen(const fs::path& path, const Model& model, const Ru
     renamed = true;
   }
   try {
-    Handle access = file_access(file);
+    Handle access = h5::writer_access(file);
     impl->handle = h5::open_or_fail(H5Fopen(file.c_str(), H5F_ACC_RDWR, access.get()), H5Fclose, file,
                                     "cannot open the result file to continue it");
     impl->metadata_group = h5::open_group(impl->handle.get(), "metadata", file);
@@ -898,7 +1003,7 @@ ResultFile ResultFile::reopen(const fs::path& path, const Model& model, const Ru
     impl->reopen_snapshots(n_snapshots);
     impl->truncate_to_checkpoint();
     impl->write_metadata("incomplete");
-    h5::check(H5Fflush(impl->handle.get(), H5F_SCOPE_LOCAL), file, "cannot flush the result file");
+    impl->flush_file();
   } catch (...) {
     // A file that cannot be continued goes back to the name the user knows it by.
     const fs::path partial = impl->partial;
@@ -1143,11 +1248,14 @@ void ResultFile::append_samples(int id, std::span<const double> times, std::span
                     times.size(), " samples; expected ", times.size() * per_sample));
   if (times.empty()) return;
   const std::string what = "/histories/" + history.name;
-  append_rows(history.time.get(), history.n_samples, times.size(), {}, times.data(), self.file, what + "/time");
-  const std::array<hsize_t, 3> row{history.n_nodes, history.n_quantities, static_cast<hsize_t>(self.dim)};
-  append_rows(history.values.get(), history.n_samples, times.size(), row, values.data(), self.file,
-              what + "/values");
+  self.writing([&] {
+    append_rows(history.time.get(), history.n_samples, times.size(), {}, times.data(), self.file, what + "/time");
+    const std::array<hsize_t, 3> row{history.n_nodes, history.n_quantities, static_cast<hsize_t>(self.dim)};
+    append_rows(history.values.get(), history.n_samples, times.size(), row, values.data(), self.file,
+                what + "/values");
+  });
   history.n_samples += times.size();
+  self.unflushed_bytes += (times.size() + values.size()) * sizeof(double);
 }
 
 void ResultFile::append_samples(int id, std::span<const double> times, std::span<const float> values) {
@@ -1156,20 +1264,26 @@ void ResultFile::append_samples(int id, std::span<const double> times, std::span
 }
 
 void ResultFile::write_snapshot(double time, std::span<const double> displacement, std::span<const double> velocity) {
-  impl().write_snapshot(time, displacement, velocity);
+  impl().writing([&] { impl().write_snapshot(time, displacement, velocity); });
 }
 
 void ResultFile::write_snapshot(double time, std::span<const float> displacement, std::span<const float> velocity) {
   const std::vector<double> wide_displacement(displacement.begin(), displacement.end());
   const std::vector<double> wide_velocity(velocity.begin(), velocity.end());
-  impl().write_snapshot(time, wide_displacement, wide_velocity);
+  write_snapshot(time, std::span<const double>(wide_displacement), std::span<const double>(wide_velocity));
 }
 
-void ResultFile::write_static(const StaticFields& fields) { impl().write_static(fields); }
+void ResultFile::write_static(const StaticFields& fields) {
+  impl().writing([&] { impl().write_static(fields); });
+}
 
-void ResultFile::start_bem(const BemSetup& setup) { impl().start_bem(setup); }
+void ResultFile::start_bem(const BemSetup& setup) {
+  impl().writing([&] { impl().start_bem(setup); });
+}
 
-void ResultFile::write_bem_frequency(const BemFrequencyFields& fields) { impl().write_bem_frequency(fields); }
+void ResultFile::write_bem_frequency(const BemFrequencyFields& fields) {
+  impl().writing([&] { impl().write_bem_frequency(fields); });
+}
 
 void ResultFile::set_progress(std::int64_t step_count, double wall_time) {
   impl().metadata.step_count = step_count;
@@ -1178,9 +1292,11 @@ void ResultFile::set_progress(std::int64_t step_count, double wall_time) {
 
 void ResultFile::flush() {
   Impl& self = impl();
-  self.require_open();
-  self.write_metadata("incomplete");
-  h5::check(H5Fflush(self.handle.get(), H5F_SCOPE_LOCAL), self.file, "cannot flush the result file (disk full?)");
+  self.writing([&] {
+    self.write_metadata("incomplete");
+    self.flush_file();
+  });
+  self.flushed_step = self.metadata.step_count;
 }
 
 void ResultFile::finish(const std::string& status) { impl().finish(status); }
@@ -1199,5 +1315,6 @@ fs::path ResultFile::xdmf_path() const {
   return xdmf;
 }
 bool ResultFile::finished() const { return impl().finished; }
+bool ResultFile::stopped_writing() const { return !impl().broken.empty(); }
 
 }  // namespace tremor::io

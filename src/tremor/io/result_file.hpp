@@ -2,8 +2,12 @@
 // ResultFile: the one HDF5 file a run writes (layout in docs/output-format.md) and the XDMF file
 // beside it that lets ParaView open the snapshots as a time series.
 //
-// Atomic: everything is written to `<path>.partial` in the same folder; finish() closes it and
-// renames it to `<path>` (replacing a previous file there only then), then writes `<stem>.xmf`.
+// Atomic: everything is written to `<path>.partial` in the same folder, locked against a second
+// writer (claim_result_file) before it is truncated; finish() closes it and renames it to
+// `<path>` (replacing a previous file there only then), then writes `<stem>.xmf`. `<path>` must
+// be absent or a regular file. A write that fails (a full disk) stops all writing at once: the
+// file stays `<path>.partial`, readable, holding what the last flush() wrote, and the failing
+// call throws saying so (ResultFile::Impl::stop_writing).
 // A run that fails or is interrupted calls finish() with status "failed: <why>" or "incomplete":
 // the file is still renamed, so nothing written is lost and the status says what it holds. The
 // destructor of a ResultFile that was never finished finishes it as "incomplete" (errors there
@@ -23,6 +27,7 @@
 #include <vector>
 
 #include "tremor/core/config.hpp"
+#include "tremor/io/file.hpp"
 
 namespace tremor {
 struct Model;
@@ -115,14 +120,21 @@ struct SnapshotOptions {
   bool velocity = false;     // velocity field, passed to write_snapshot
 };
 
+// Checks the output rules (io/file.hpp) for a result file at `path` and its XDMF file, and locks
+// the file it will be written into: `<path>.partial`, created empty when absent; when
+// `continuing` an interrupted run, the existing `<path>.partial`, else `<path>` itself (reopen()
+// renames it). Lets a command refuse a second writer before any work.
+OutputClaim claim_result_file(const std::filesystem::path& path, bool continuing);
+
 class ResultFile {
  public:
   // Starts `<path>.partial` (replacing a stale one) with /mesh and /metadata (status
   // "incomplete"). Throws tremor::Error naming the path when the folder does not exist or the
   // file cannot be created. An existing `<path>` is left untouched until finish().
   // `snapshots` says which nodes and fields snapshots will hold. The model is not kept.
+  // `claim`: claim_result_file(path, false) when the caller took it already, else taken here.
   static ResultFile create(const std::filesystem::path& path, const Model& model, const RunMetadata& metadata,
-                           const SnapshotOptions& snapshots = {});
+                           const SnapshotOptions& snapshots = {}, OutputClaim claim = {});
 
   // Continues the file of an interrupted run (a checkpoint's, docs/running.md): opens
   // `<path>.partial`, or `<path>` (renamed to `<path>.partial`) when the run was finished as
@@ -132,7 +144,8 @@ class ResultFile {
   // snapshots than asked for, or holds other histories or snapshot fields than the run's.
   static ResultFile reopen(const std::filesystem::path& path, const Model& model, const RunMetadata& metadata,
                            const SnapshotOptions& snapshots,
-                           const std::map<std::string, std::int64_t>& history_samples, std::int64_t n_snapshots);
+                           const std::map<std::string, std::int64_t>& history_samples, std::int64_t n_snapshots,
+                           OutputClaim claim = {});
 
   ResultFile(ResultFile&&) noexcept;
   ResultFile& operator=(ResultFile&&) noexcept;
@@ -196,6 +209,8 @@ class ResultFile {
   const std::filesystem::path& partial_path() const;  // where it is written until finish()
   std::filesystem::path xdmf_path() const;            // `<stem>.xmf` beside path()
   bool finished() const;
+  // A write failed and writing stopped: the file stays partial_path() (see stop_writing).
+  bool stopped_writing() const;
 
   struct Impl;
 

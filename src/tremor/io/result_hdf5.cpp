@@ -6,7 +6,14 @@
 
 namespace tremor::io::h5 {
 
-void silence_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+void silence_errors() {
+  // No clean-up of the library at exit: a file whose close failed (a full disk) stays in its
+  // tables, and 1.10's clean-up crashes on it. Every file tremor opens is closed explicitly;
+  // only one abandoned after a failed write is left, with its writes cut off (ResultFile).
+  // Refused, harmlessly, once the library has started.
+  H5dont_atexit();
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
 
 namespace {
 
@@ -26,19 +33,36 @@ std::string error_stack() {
   std::string message;
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect_message, &message);
   H5Eclear2(H5E_DEFAULT);
+  // A system error is buried in a long entry ("..., errno = 28, error message = 'No space left
+  // on device', buf = ..."): the outermost entry and the system's reason say it all.
+  const std::string marker = "error message = '";
+  const std::size_t at = message.rfind(marker);
+  if (at != std::string::npos) {
+    const std::size_t start = at + marker.size();
+    const std::size_t end = message.find('\'', start);
+    const std::string outer = message.substr(0, message.find("; "));
+    if (end != std::string::npos) return outer + ": " + message.substr(start, end - start);
+  }
   return message;
 }
 
 void check(herr_t status, std::string_view file, std::string_view what) {
   if (status >= 0) return;
   const std::string stack = error_stack();
-  if (stack.empty()) throw Error(str(file, ": ", what));
-  throw Error(str(file, ": ", what, " (hdf5: ", stack, ")"));
+  if (stack.empty()) throw Failure(str(file, ": ", what));
+  throw Failure(str(file, ": ", what, " (hdf5: ", stack, ")"));
 }
 
 hid_t check_id(hid_t id, std::string_view file, std::string_view what) {
   if (id < 0) check(-1, file, what);
   return id;
+}
+
+Handle writer_access(std::string_view file) {
+  Handle access = open_or_fail(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, file, "cannot create properties");
+  check(H5Pset_fclose_degree(access.get(), H5F_CLOSE_STRONG), file, "cannot set file properties");
+  check(H5Pset_file_locking(access.get(), false, true), file, "cannot set file properties");
+  return access;
 }
 
 Handle& Handle::operator=(Handle&& other) noexcept {

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "tremor/core/error.hpp"
+
 namespace tremor::io::h5 {
 
 // Turns off HDF5's own printing of its error stack (process-wide; idempotent); failures are read
@@ -19,7 +21,14 @@ void silence_errors();
 // The messages on HDF5's current error stack, innermost last, joined by "; " (then cleared).
 std::string error_stack();
 
-// Throws tremor::Error "FILE: WHAT (hdf5: STACK)" when `status` is negative.
+// What check() throws: a failure of the HDF5 library (a write refused by a full disk, a corrupt
+// file), told apart from the caller's own checks so a writer can stop writing after one.
+class Failure : public Error {
+ public:
+  using Error::Error;
+};
+
+// Throws h5::Failure "FILE: WHAT (hdf5: STACK)" when `status` is negative.
 void check(herr_t status, std::string_view file, std::string_view what);
 // Same for identifiers: returns `id` when valid.
 hid_t check_id(hid_t id, std::string_view file, std::string_view what);
@@ -45,6 +54,12 @@ class Handle {
   hid_t id_ = H5I_INVALID_HID;
   Closer closer_ = nullptr;
 };
+
+// File-access properties of a file tremor writes: closing the file closes every object still open
+// in it (a close cannot leave it half open), and HDF5 takes no lock of its own: the file is
+// locked by the OutputClaim (io/file.hpp) taken before HDF5 truncates it, and an HDF5 lock on
+// a second descriptor of the same file would conflict with that one (flock locks per descriptor).
+Handle writer_access(std::string_view file);
 
 // Checked constructors of handles; `file` and `what` name the failure in messages.
 Handle open_or_fail(hid_t id, Handle::Closer closer, std::string_view file, std::string_view what);

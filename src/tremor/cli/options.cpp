@@ -1,0 +1,50 @@
+#include "tremor/cli/options.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace tremor::cli {
+
+namespace {
+
+// The value as a finite double, or NaN when it is not one (junk after the number included).
+double finite_value(const std::string& text) {
+  errno = 0;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(value)) return std::nan("");
+  return value;
+}
+
+std::string brief(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+CLI::Validator bounded(std::string description, double low, bool low_open, double high) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        const double value = finite_value(text);
+        const bool ok = std::isfinite(value) && (low_open ? value > low : value >= low) && value <= high;
+        if (ok) return {};
+        return "must be " + description + ", got '" + text + "'";
+      },
+      description);
+}
+
+}  // namespace
+
+CLI::Validator positive() { return bounded("a finite number above 0", 0.0, true, HUGE_VAL); }
+
+CLI::Validator non_negative() { return bounded("a finite number, 0 or more", 0.0, false, HUGE_VAL); }
+
+CLI::Validator within(double low, double high, bool low_open) {
+  return bounded(std::string("a number in ") + (low_open ? "(" : "[") + brief(low) + ", " + brief(high) + "]", low,
+                 low_open, high);
+}
+
+}  // namespace tremor::cli

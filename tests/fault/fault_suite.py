@@ -1,0 +1,368 @@
+#!/usr/bin/env python3
+"""Fault injection for tremor's outputs (docs/running.md, "What tremor promises about your files").
+
+Each case runs `tremor` as a user would and then breaks something: a kill -9 at a random moment,
+a full disk (a file-size limit), an output that is not a regular file, a second writer, a
+truncated checkpoint, numbers that overflow. After each, the result file must open, say what it
+holds ("complete" only for a run that completed), and `--resume` must finish the run bit for bit
+as an uninterrupted one. Moments are drawn from a fixed seed, so a failure repeats.
+
+usage: fault_suite.py TREMOR CASE   (run from the repository root; CASE: see CASES below)
+"""
+import os
+import random
+import resource
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    import h5py
+    import numpy as np
+except ImportError:
+    print("skipped: this Python has no h5py (scripts/setup installs Debian's python3-h5py)")
+    sys.exit(77)
+
+TREMOR = os.path.abspath(sys.argv[1])
+ROOT = os.getcwd()
+TINY = os.path.join(ROOT, "tests/data/cli/tiny.toml")
+CANTILEVER = os.path.join(ROOT, "examples/cantilever-3d/model.toml")
+CAVITY = os.path.join(ROOT, "examples/bem-cavity/model.toml")
+SEED = 20261125
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL: " + message, flush=True)
+
+
+def tremor(args, limit_bytes=None, timeout=300, **kw):
+    """Runs tremor; returns (rc, stdout + stderr)."""
+    def limit():
+        if limit_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
+    p = subprocess.run([TREMOR] + args, capture_output=True, text=True, timeout=timeout, preexec_fn=limit,
+                       errors="replace", **kw)
+    return p.returncode, p.stdout + p.stderr
+
+
+def status_of(path):
+    """The status a result file records, or None when it does not open."""
+    try:
+        with h5py.File(path, "r") as f:
+            return f["metadata"].attrs["status"].decode() if isinstance(f["metadata"].attrs["status"], bytes) \
+                else str(f["metadata"].attrs["status"])
+    except Exception as e:  # noqa: BLE001 - any failure to read is what is tested
+        return None
+
+
+def histories(path):
+    with h5py.File(path, "r") as f:
+        return {name: (np.array(g["time"]), np.array(g["values"])) for name, g in f["histories"].items()}
+
+
+def same_histories(a, b):
+    ha, hb = histories(a), histories(b)
+    return ha.keys() == hb.keys() and all(
+        np.array_equal(ha[k][0], hb[k][0]) and np.array_equal(ha[k][1], hb[k][1]) for k in ha)
+
+
+def run_args(model, out, *extra):
+    return ["run", model, "-o", out, "--backend", "serial", *extra]
+
+
+# A run of about a second on 2 cores with a checkpoint every 500 steps: long enough to be killed
+# or to fill a disk in the middle, short enough for 20 tries.
+LONG = ["--duration", "1e-2", "--checkpoint-every", "5000"]
+
+
+def reference(work):
+    out = os.path.join(work, "reference.h5")
+    rc, text = tremor(run_args(TINY, out, *LONG))
+    assert rc == 0, text
+    return out
+
+
+def case_kill_run(work):
+    ref = reference(work)
+    rng = random.Random(SEED)
+    resumed = 0
+    started = time.monotonic()
+    rc, _ = tremor(run_args(TINY, os.path.join(work, "timing.h5"), *LONG))
+    whole = time.monotonic() - started
+    for trial in range(20):
+        out = os.path.join(work, f"kill{trial}.h5")
+        delay = rng.uniform(0.0, whole)
+        p = subprocess.Popen([TREMOR] + run_args(TINY, out, *LONG), stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        partial = out + ".partial"
+        where = f"kill -9 after {delay:.3f} s (trial {trial})"
+        if os.path.exists(out):  # finished before the kill
+            check(status_of(out) == "complete", f"{where}: finished file does not say complete")
+            continue
+        if os.path.exists(partial) and status_of(partial) is None:
+            # Killed while the file was being created, before its first flush: there is nothing
+            # to continue, and the same command starts afresh over the stale `.partial`.
+            check(not os.path.exists(out + ".checkpoint"), f"{where}: a checkpoint counts a file that does not open")
+            rc, text = tremor(run_args(TINY, out, *LONG))
+            check(rc == 0 and same_histories(out, ref), f"{where}: the fresh run over the stale file failed: {text}")
+            continue
+        if os.path.exists(partial):
+            check(status_of(partial) == "incomplete", f"{where}: {partial} does not say incomplete")
+        if not os.path.exists(out + ".checkpoint"):
+            continue  # killed before the first checkpoint: a fresh run is all there is to do
+        rc, text = tremor(run_args(TINY, out, *LONG, "--resume"))
+        check(rc == 0, f"{where}: --resume failed: {text}")
+        if rc == 0:
+            resumed += 1
+            check(status_of(out) == "complete", f"{where}: resumed file does not say complete")
+            check(same_histories(out, ref), f"{where}: resumed histories differ from the uninterrupted run")
+    print(f"kill_run: 20 kills in a {whole:.2f} s run, {resumed} resumed bit-identical", flush=True)
+
+
+def case_disk_full_run(work):
+    ref = reference(work)
+    size = os.path.getsize(ref)
+    rng = random.Random(SEED + 1)
+    resumed = refused = 0
+    for trial in range(12):
+        limit = rng.randint(4096, size)
+        out = os.path.join(work, f"full{trial}.h5")
+        rc, text = tremor(run_args(TINY, out, *LONG), limit_bytes=limit)
+        where = f"file-size limit {limit} of {size} bytes"
+        if rc == 0:
+            check(status_of(out) == "complete", f"{where}: rc 0 but the file does not say complete")
+            continue
+        check(rc == 1, f"{where}: exit status {rc} (a crash?): {text}")
+        check("error:" in text, f"{where}: no error message: {text}")
+        partial = out + ".partial"
+        final = out if os.path.exists(out) else partial
+        check(not os.path.exists(out) or status_of(out) != "complete", f"{where}: a failed run says complete")
+        if os.path.exists(final) and os.path.getsize(final) > 0:
+            check(status_of(final) in ("incomplete",) or (status_of(final) or "").startswith("failed: "),
+                  f"{where}: {final} does not open as incomplete or failed ({status_of(final)}): {text}")
+        if not os.path.exists(out + ".checkpoint"):
+            refused += 1
+            continue
+        rc, text = tremor(run_args(TINY, out, *LONG, "--resume"))
+        check(rc == 0, f"{where}: --resume after the failure failed: {text}")
+        if rc == 0:
+            resumed += 1
+            check(same_histories(out, ref), f"{where}: resumed histories differ from the uninterrupted run")
+    print(f"disk_full_run: 12 limits up to {size} bytes: {resumed} failed mid-run and resumed bit-identical, "
+          f"{refused} stopped before a checkpoint", flush=True)
+
+
+def case_disk_full_static_bem(work):
+    for name, args in (("static", ["static", CANTILEVER, "--backend", "serial"]),
+                       ("bem", ["bem", CAVITY, "--backend", "serial"])):
+        good = os.path.join(work, f"{name}.h5")
+        rc, text = tremor(args + ["-o", good])
+        assert rc == 0, text
+        size = os.path.getsize(good)
+        rng = random.Random(SEED + 2)
+        for trial in range(5):
+            limit = rng.randint(2048, size - 1)
+            out = os.path.join(work, f"{name}-full{trial}.h5")
+            rc, text = tremor(args + ["-o", out], limit_bytes=limit)
+            where = f"{name} with a file-size limit of {limit} of {size} bytes"
+            check(rc == 1, f"{where}: exit status {rc}, expected 1: {text}")
+            check(not os.path.exists(out) or status_of(out) != "complete", f"{where}: a failed run says complete")
+            partial = out + ".partial"
+            if os.path.exists(partial) and os.path.getsize(partial) > 0:
+                check(status_of(partial) is not None, f"{where}: {partial} does not open")
+
+
+def case_kill_static_bem(work):
+    rng = random.Random(SEED + 3)
+    for name, args in (("static", ["static", CANTILEVER, "--backend", "serial"]),
+                       ("bem", ["bem", CAVITY, "--backend", "serial"])):
+        started = time.monotonic()
+        rc, text = tremor(args + ["-o", os.path.join(work, f"{name}-timing.h5")])
+        assert rc == 0, text
+        whole = time.monotonic() - started
+        for trial in range(4):
+            out = os.path.join(work, f"{name}-kill{trial}.h5")
+            p = subprocess.Popen([TREMOR] + args + ["-o", out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            delay = rng.uniform(0.0, whole)
+            time.sleep(delay)
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+            where = f"{name} killed after {delay:.3f} s"
+            if os.path.exists(out):
+                check(status_of(out) == "complete", f"{where}: the finished file does not say complete")
+            # The same command again finishes, whatever the kill left.
+            rc, text = tremor(args + ["-o", out])
+            check(rc == 0 and status_of(out) == "complete", f"{where}: the rerun failed: {text}")
+            check(not os.path.exists(out + ".partial"), f"{where}: the rerun left {out}.partial")
+
+
+def case_outputs(work):
+    """-o naming a device, a FIFO, a symbolic link or a folder is refused before any work."""
+    targets = {}
+    fifo = os.path.join(work, "fifo")
+    os.mkfifo(fifo)
+    targets["FIFO"] = fifo
+    link_target = os.path.join(work, "precious.txt")
+    with open(link_target, "w") as f:
+        f.write("not tremor's\n")
+    link = os.path.join(work, "link.h5")
+    os.symlink(link_target, link)
+    targets["symbolic link"] = link
+    targets["folder"] = work
+    if os.geteuid() == 0:
+        device = os.path.join(work, "full")
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 7))  # as /dev/full
+        targets["character device"] = device
+    commands = {
+        "run": lambda out: run_args(TINY, out),
+        "static": lambda out: ["static", CANTILEVER, "-o", out, "--backend", "serial"],
+        "bem": lambda out: ["bem", CAVITY, "-o", out, "--backend", "serial"],
+        "bem --csv": lambda out: ["bem", CAVITY, "-o", os.path.join(work, "csv-run.h5"), "--csv", out,
+                                  "--backend", "serial"],
+    }
+    for kind, target in targets.items():
+        before = os.lstat(target)
+        for command, args in commands.items():
+            started = time.monotonic()
+            rc, text = tremor(args(target))
+            where = f"{command} -o {kind}"
+            check(rc == 1, f"{where}: exit status {rc}, expected 1: {text}")
+            check("refusing" in text or "folder" in text, f"{where}: the message does not say why: {text}")
+            check(time.monotonic() - started < 10, f"{where}: refused only after the work")
+            after = os.lstat(target)
+            check(stat.S_IFMT(after.st_mode) == stat.S_IFMT(before.st_mode) and after.st_ino == before.st_ino,
+                  f"{where}: the {kind} was replaced")
+    with open(link_target) as f:
+        check(f.read() == "not tremor's\n", "the symbolic link's target was written")
+
+
+def case_second_writer(work):
+    out = os.path.join(work, "same.h5")
+    # A writer holding the lock (as a running tremor does): the second is refused, the file untouched.
+    import fcntl
+    with open(out + ".partial", "wb") as held:
+        held.write(b"the first writer's data")
+        held.flush()
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        for args in (run_args(TINY, out), ["static", CANTILEVER, "-o", out, "--backend", "serial"],
+                     ["bem", CAVITY, "-o", out, "--backend", "serial"]):
+            rc, text = tremor(args)
+            check(rc == 1 and "another process is writing" in text, f"{args[0]}: second writer not refused: {text}")
+            with open(out + ".partial", "rb") as f:
+                check(f.read() == b"the first writer's data", f"{args[0]}: the first writer's file was changed")
+    os.remove(out + ".partial")
+    # Two real runs: the first completes with a readable file, the second is refused.
+    first = subprocess.Popen([TREMOR] + run_args(TINY, out, "--duration", "2e-4"), stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+    for _ in range(200):
+        if os.path.exists(out + ".partial"):
+            break
+        time.sleep(0.01)
+    rc, text = tremor(run_args(TINY, out, "--duration", "2e-4"))
+    first_text = first.communicate()[0]
+    check(first.returncode == 0, f"the first run failed: {first_text}")
+    if os.path.exists(out):
+        check(status_of(out) == "complete", "the first run's file does not open as complete")
+    check(rc == 1 and "another process is writing" in text or rc == 0,
+          f"the second run was neither refused nor a clean run after the first: {text}")
+
+
+def case_overflow(work):
+    out = os.path.join(work, "overflow.h5")
+    model = os.path.join(work, "huge.toml")
+    with open(TINY) as f:
+        text = f.read().replace("duration = 5e-6", "duration = 1e300")
+    with open(model, "w") as f:
+        f.write(text)
+    for args in (run_args(TINY, out, "--duration", "1e12"), run_args(model, out),
+                 run_args(TINY, out, "--dt", "1e-300", "--allow-unstable"),
+                 run_args(TINY, out, "--safety", "1e-300")):
+        rc, text = tremor(args)
+        check(rc == 1 and "steps" in text and "more than" in text, f"{args}: not refused: {text}")
+        check(not os.path.exists(out) and not os.path.exists(out + ".partial"), f"{args}: left a file")
+
+
+def case_nan_options(work):
+    out = os.path.join(work, "nan.h5")
+    for option, value in (("--dt", "nan"), ("--duration", "nan"), ("--dt", "inf"), ("--duration", "-inf"),
+                          ("--safety", "nan"), ("--safety", "0"), ("--dt", "0")):
+        rc, text = tremor(run_args(TINY, out, option, value))
+        check(rc != 0 and "must be a finite number" in text or "must be a number in" in text,
+              f"{option} {value}: not refused: {text}")
+        check(len(text) < 400, f"{option} {value}: the message is long: {text}")
+        check(not os.path.exists(out), f"{option} {value}: a result file was written")
+    rc, text = tremor(["static", CANTILEVER, "-o", out, "--tolerance", "nan"])
+    check(rc != 0 and "finite" in text, f"static --tolerance nan: not refused: {text}")
+
+
+def case_empty_deck(work):
+    nodes_only = os.path.join(work, "nodes.inp")
+    with open(nodes_only, "w") as f:
+        f.write("*NODE\n1, 0, 0, 0\n2, 1, 0, 0\n*STEP\n*STATIC\n*END STEP\n")
+    empty = os.path.join(work, "empty.inp")
+    open(empty, "w").close()
+    out = os.path.join(work, "empty.h5")
+    for deck in (nodes_only, empty):
+        for command in ("static", "run", "info"):
+            args = [command, deck] + (["-o", out] if command != "info" else [])
+            rc, text = tremor(args)
+            check(rc == 1 and "no elements" in text, f"{command} {os.path.basename(deck)}: {rc}: {text}")
+            check(not os.path.exists(out), f"{command} {os.path.basename(deck)}: a result file was written")
+
+
+def case_readonly_folder(work):
+    folder = os.path.join(work, "readonly")
+    os.mkdir(folder)
+    os.chmod(folder, 0o555)
+    out = os.path.join(folder, "r.h5")
+    as_user = {}
+    if os.geteuid() == 0:  # root writes anywhere: run tremor as nobody
+        as_user = {"user": 65534, "group": 65534}
+        os.chmod(work, 0o755)
+    rc, text = tremor(run_args(TINY, out), **as_user)
+    check(rc == 1 and "Permission denied" in text, f"run into a read-only folder: {rc}: {text}")
+    check(os.listdir(folder) == [], "something was written into the read-only folder")
+
+
+def case_truncated_checkpoint(work):
+    ref = reference(work)
+    out = os.path.join(work, "t.h5")
+    rc, text = tremor(run_args(TINY, out, *LONG, "--stop-at-step", "12000"))
+    check(rc == 130, f"the stopped run: {rc}: {text}")
+    checkpoint = out + ".checkpoint"
+    whole = open(checkpoint, "rb").read()
+    saved = open(out, "rb").read()
+    with open(checkpoint, "wb") as f:
+        f.write(whole[: len(whole) // 2])
+    rc, text = tremor(run_args(TINY, out, *LONG, "--resume"))
+    check(rc == 1 and "checkpoint" in text, f"a truncated checkpoint was not refused: {text}")
+    check(open(out, "rb").read() == saved, "the refused resume changed the result file")
+    with open(checkpoint, "wb") as f:
+        f.write(whole)
+    rc, text = tremor(run_args(TINY, out, *LONG, "--resume"))
+    check(rc == 0 and same_histories(out, ref), f"resume from the restored checkpoint: {text}")
+
+
+CASES = {name[5:]: f for name, f in globals().items() if name.startswith("case_")}
+
+if __name__ == "__main__":
+    case = sys.argv[2]
+    work = tempfile.mkdtemp(prefix=f"tremor-fault-{case}-")
+    try:
+        CASES[case](work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if failures:
+        print(f"{len(failures)} failure(s) in {case}")
+        sys.exit(1)
+    print(f"{case}: passed")

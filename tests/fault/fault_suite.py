@@ -31,7 +31,7 @@ TREMOR = os.path.abspath(sys.argv[1])
 ROOT = os.getcwd()
 TINY = os.path.join(ROOT, "tests/data/cli/tiny.toml")
 CANTILEVER = os.path.join(ROOT, "examples/cantilever-3d/model.toml")
-CAVITY = os.path.join(ROOT, "examples/bem-cavity/model.toml")
+CAVITY = os.path.join(ROOT, "tests/data/cli/bem_small.toml")
 SEED = 20261125
 failures = []
 
@@ -351,6 +351,24 @@ def case_truncated_checkpoint(work):
         f.write(whole)
     rc, text = tremor(run_args(TINY, out, *LONG, "--resume"))
     check(rc == 0 and same_histories(out, ref), f"resume from the restored checkpoint: {text}")
+
+
+def case_bem_sigterm(work):
+    """SIGTERM during a boundary-element solve: the frequency being solved is finished and
+    written, the file is finished as incomplete under its own name, and the exit status is 143."""
+    model = os.path.join(ROOT, "examples/bem-cavity/model.toml")  # 2 frequencies, seconds each
+    out = os.path.join(work, "term.h5")
+    p = subprocess.Popen([TREMOR, "bem", model, "-o", out, "--backend", "serial"], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    time.sleep(0.5)
+    p.send_signal(signal.SIGTERM)
+    text = p.communicate(timeout=300)[0]
+    check(p.returncode == 143, f"bem under SIGTERM: exit status {p.returncode}: {text}")
+    check("interrupted by SIGTERM after 1 of 2 frequencies" in text, f"bem under SIGTERM says: {text}")
+    check(status_of(out) == "incomplete", f"bem under SIGTERM: the file says {status_of(out)}")
+    check(not os.path.exists(out + ".partial"), "bem under SIGTERM left the .partial")
+    with h5py.File(out, "r") as f:
+        check(f["bem/frequency"].shape == (1,), "bem under SIGTERM: the solved frequency is not in the file")
 
 
 CASES = {name[5:]: f for name, f in globals().items() if name.startswith("case_")}

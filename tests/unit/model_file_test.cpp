@@ -374,7 +374,8 @@ TEST_F(ModelFile, MeshFileErrorsAgainstAFolder) {
   EXPECT_NE(extension.find("expected .msh (Gmsh) or .inp (Abaqus/CalculiX)"), std::string::npos);
   // A folder is not a mesh file.
   std::filesystem::create_directory(dir + "/sub.msh");
-  EXPECT_NE(error("[mesh]\nfile = \"sub.msh\"\n").find("not found"), std::string::npos);
+  const std::string folder = error("[mesh]\nfile = \"sub.msh\"\n");
+  EXPECT_EQ(folder.rfind("m.toml:2: [mesh]: mesh file 'sub.msh' is a folder", 0), 0u) << folder;
 }
 
 TEST_F(ModelFile, BoxSetErrors) {

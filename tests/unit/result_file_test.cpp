@@ -802,7 +802,7 @@ TEST_F(ResultFileTest, UnwritableFolderIsNamed) {
   } catch (const Error& error) {
     const std::string message = error.what();
     EXPECT_NE(message.find(path.string()), std::string::npos) << message;
-    EXPECT_NE(message.find("cannot create the result file"), std::string::npos) << message;
+    EXPECT_NE(message.find("cannot write the result file"), std::string::npos) << message;
   }
   EXPECT_FALSE(fs::exists(path));
 }

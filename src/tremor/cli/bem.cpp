@@ -707,7 +707,7 @@ void add_bem_command(CLI::App& app) {
   cmd->add_option("--backend", args->backend, "backend (overrides the model; auto: cuda when a GPU is usable)")
       ->check(CLI::IsMember({"auto", "serial", "openmp", "cuda"}));
   cmd->add_option("--gauss", args->gauss, "Gauss points per direction per element piece (overrides the model; 1-16)")
-      ->check(within(1, 16));
+      ->check(whole(1, 16));
   cmd->add_option("--free-term", args->free_term,
                   "strongly singular part: auto (rigid_body on closed meshes, direct on open), rigid_body, direct")
       ->check(CLI::IsMember({"auto", "rigid_body", "direct"}));

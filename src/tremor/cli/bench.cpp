@@ -712,7 +712,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--min-seconds", args->min_seconds, "time more steps (in chunks of --steps) until this long (0)")
       ->check(non_negative());
   cmd->add_option("--copy-mb", args->copy_mb, "array size of the copy-bandwidth measurement, MiB (1024)")
-      ->check(within(1, 65536));
+      ->check(whole(1, 65536));
   cmd->add_flag("--dry-run", args->dry_run, "print the problems' sizes (nodes, DOF, non-zeros of K) and stop");
   cmd->add_option("-o,--json", args->json, "JSON file to write");
   cmd->add_option("--markdown", args->markdown, "markdown tables to write");

@@ -787,7 +787,7 @@ CLI::App* add_bench_assembly_command(CLI::App& bench) {
   cmd->add_option("--min-seconds", args->min_seconds, "repeat each case until this long (0)")->check(non_negative());
   cmd->add_option("--repeats", args->repeats, "timed runs per case at least (3)")->check(positive());
   cmd->add_option("--copy-mb", args->copy_mb, "array size of the copy-bandwidth measurement, MiB (1024)")
-      ->check(within(1, 65536));
+      ->check(whole(1, 65536));
   cmd->add_flag("--dry-run", args->dry_run, "print what would run, with sizes and memory, and stop");
   cmd->add_option("--note", args->note, "free text stored in the JSON");
   cmd->callback([args] { run_assembly_bench(*args); });

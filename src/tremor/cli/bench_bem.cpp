@@ -1061,7 +1061,7 @@ CLI::App* add_bench_bem_command(CLI::App& bench) {
                   "solve, at most 15,446; none without a GPU), 0 (none), or N (on every backend of the run)");
   cmd->add_flag("--no-solve", args->no_solve, "time the assembly only");
   cmd->add_option("--gauss", args->gauss, "Gauss points per direction, regular and singular (8, the paper's)")
-      ->check(within(1, bem::max_gauss));
+      ->check(whole(1, bem::max_gauss));
   cmd->add_option("--max-serial-seconds", args->max_serial_seconds,
                   "skip a serial size whose estimated time (previous size's x (n / n_prev)^2) passes this (120)")
       ->check(non_negative());
@@ -1071,7 +1071,7 @@ CLI::App* add_bench_bem_command(CLI::App& bench) {
   cmd->add_option("--repeats", args->repeats, "timed runs per case at least (3)")->check(positive());
   cmd->add_option("--copy-mb", args->copy_mb,
                   "array size of the copy-bandwidth measurement, MiB (1024 on a GPU, 256 on the host)")
-      ->check(within(1, 65536));
+      ->check(whole(1, 65536));
   cmd->add_flag("--dry-run", args->dry_run, "print the sizes, memory and what runs where, and stop");
   cmd->add_option("--note", args->note, "free text stored in the JSON");
   cmd->callback([args] { run_bem_bench(*args); });

@@ -40,7 +40,7 @@ void print_sets(const char* heading, const std::map<std::string, std::vector<Mem
 
 void print_element_sizes(const Model& model) {
   if (model.mesh.n_elements() == 0) return;
-  fem::check_geometry(model.mesh, model.source);
+  fem::check_geometry(model.mesh, model.mesh_source());
   const auto sizes = fem::element_sizes(model.mesh);
   double smallest = sizes.front().min_length, largest = sizes.front().max_length;
   for (const auto& s : sizes) {

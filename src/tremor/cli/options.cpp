@@ -47,4 +47,17 @@ CLI::Validator within(double low, double high, bool low_open) {
                  low_open, high);
 }
 
+CLI::Validator whole(long long low, long long high) {
+  const std::string description = "a whole number in [" + std::to_string(low) + ", " + std::to_string(high) + "]";
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        const long long value = std::strtoll(text.c_str(), &end, 10);
+        const bool ok = end != text.c_str() && *end == '\0' && errno != ERANGE && value >= low && value <= high;
+        return ok ? std::string() : "must be " + description + ", got '" + text + "'";
+      },
+      description);
+}
+
 }  // namespace tremor::cli

@@ -10,5 +10,7 @@ CLI::Validator positive();      // finite, > 0
 CLI::Validator non_negative();  // finite, >= 0
 // finite, in [low, high]; `low_open`: (low, high].
 CLI::Validator within(double low, double high, bool low_open = false);
+// A whole number in [low, high], for counts ("--check-every: must be a whole number in [1, 2147483647], got '0.5'").
+CLI::Validator whole(long long low, long long high);
 
 }  // namespace tremor::cli

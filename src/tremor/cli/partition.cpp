@@ -102,7 +102,7 @@ void add_partition_command(CLI::App& app) {
   cmd->add_option("--partitioner", args->partitioner, "greedy or aligned (default)")
       ->check(CLI::IsMember({"greedy", "aligned"}));
   cmd->add_option("--block-size", args->block_size, "nodes per GPU block: a multiple of 32 from 32 to 1024 (512)")
-      ->check(within(32, 1024));
+      ->check(whole(32, 1024));
   cmd->callback([args] { run_partition(*args); });
 }
 

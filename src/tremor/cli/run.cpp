@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -522,15 +523,15 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--allow-unstable", args->allow_unstable, "run a --dt above the stable time step anyway");
   cmd->add_option("--check-every", args->check_every,
                   "steps between NaN/Inf checks, progress updates and interruption checks (default 100)")
-      ->check(positive());
+      ->check(whole(1, std::numeric_limits<int>::max()));
   args->checkpoint_option =
       cmd->add_option("--checkpoint-every", args->checkpoint_every,
                       "write the solver state to RESULT.checkpoint every N steps, for --resume")
-          ->check(positive());
+          ->check(whole(1, explicit_fe::max_steps));
   cmd->add_flag("--resume", args->resume, "continue the interrupted run to RESULT from RESULT.checkpoint");
   // Stops the run as SIGINT would at the first check at or after step N: lets the tests interrupt
   // a run at a known step. Not shown in the help.
-  cmd->add_option("--stop-at-step", args->stop_at_step, "")->check(positive())->group("");
+  cmd->add_option("--stop-at-step", args->stop_at_step, "")->check(whole(1, explicit_fe::max_steps))->group("");
   cmd->callback([args] { run_command(*args); });
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -160,7 +161,7 @@ void add_static_command(CLI::App& app) {
           ->check(positive());  // resolve_settings checks it lies in (0, 1)
   args->iterations_option =
       cmd->add_option("--max-iterations", args->max_iterations, "CG iteration limit (default 10000)")
-          ->check(positive());
+          ->check(whole(1, 1000000000));
   cmd->callback([args] { static_command(*args); });
 }
 

@@ -94,7 +94,16 @@ Preflight resolve(const Model& model, const RunOptions& options) {
                p.safety_factor);
   p.n_dofs = model.mesh.n_nodes() * model.mesh.dim();
 
-  const fem::TimeStepEstimate stable = fem::stable_time_step(model);
+  const fem::TimeStepEstimate stable = [&] {
+    try {
+      return fem::stable_time_step(model);
+    } catch (const Error&) {
+      // An inverted or degenerate element: named with det J, as info and static name it (the
+      // full check costs a pass over the mesh, so it runs only when the estimate fails).
+      fem::check_geometry(model.mesh, model.mesh_source());
+      throw;
+    }
+  }();
   p.stable_dt = stable.dt;
   p.stable_element = stable.label;
   const bool allow_unstable = options.allow_unstable || settings.allow_unstable;

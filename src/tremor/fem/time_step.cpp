@@ -141,7 +141,7 @@ TimeStepEstimate stable_time_step(const Model& model) {
     });
     for (Index e = 0; e < n; ++e) {
       const double value = lambda[static_cast<std::size_t>(e)];
-      TREMOR_CHECK(value > 0.0, model.source, ": element ", block.labels[static_cast<std::size_t>(e)],
+      TREMOR_CHECK(value > 0.0, model.mesh_source(), ": element ", block.labels[static_cast<std::size_t>(e)],
                    " (", element_name(block.type, block.order),
                    ") has no positive stiffness eigenvalue: it is inverted or degenerate");
       if (value > best_lambda) {

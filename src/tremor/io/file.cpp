@@ -86,7 +86,7 @@ OutputClaim::OutputClaim(OutputClaim&& other) noexcept
 
 OutputClaim& OutputClaim::operator=(OutputClaim&& other) noexcept {
   if (this != &other) {
-    this->~OutputClaim();
+    release();
     fd_ = other.fd_;
     created_ = other.created_;
     file_ = std::move(other.file_);
@@ -96,11 +96,14 @@ OutputClaim& OutputClaim::operator=(OutputClaim&& other) noexcept {
   return *this;
 }
 
-OutputClaim::~OutputClaim() {
+OutputClaim::~OutputClaim() { release(); }
+
+void OutputClaim::release() noexcept {
   if (fd_ < 0) return;
   if (created_) ::unlink(file_.c_str());  // still locked: no other writer has it
   ::close(fd_);
   fd_ = -1;
+  created_ = false;
 }
 
 OutputClaim OutputClaim::lock(const fs::path& file, bool create, const fs::path& output, const char* what) {

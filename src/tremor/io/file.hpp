@@ -57,6 +57,8 @@ class OutputClaim {
   const std::filesystem::path& file() const { return file_; }
 
  private:
+  void release() noexcept;  // unlocks (removing the file when the claim created it and never kept it)
+
   int fd_ = -1;
   bool created_ = false;
   std::filesystem::path file_;

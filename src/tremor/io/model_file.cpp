@@ -1077,6 +1077,8 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
   const auto mesh = root.table("mesh");
   if (!mesh) root.fail_at(0, "missing [mesh] (a 'file' to read or a 'generator')");
   model.mesh = read_mesh(*mesh, base_dir);
+  if (mesh->has("file"))  // messages about its elements name the mesh file, not this one
+    model.mesh_file = referenced_file(*mesh, "file", "mesh file", "the path of a .msh or .inp mesh", base_dir).string();
 
   std::map<std::string, long> material_lines;
   for (Table material : root.tables("material")) {

@@ -797,6 +797,7 @@ void ResultFile::Impl::finish(const std::string& status) {
     throw Error(str(path.string(), ": cannot rename ", partial.string(), " to it (", error.message(),
                     "); the results are in ", partial.string()));
   sync_file(path.has_parent_path() ? path.parent_path() : fs::path("."));
+  claim = OutputClaim();  // finished: readers may open it now
   fs::path xdmf = path;
   xdmf.replace_extension(".xmf");
   std::vector<XdmfField> fields;

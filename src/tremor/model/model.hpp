@@ -64,6 +64,10 @@ struct ExplicitStep {
 
 struct Model {
   std::string source;  // the file it was read from
+  // The mesh file a model file named ([mesh] file); empty when the mesh is the source's own (an
+  // .inp, a .msh) or generated. mesh_source() is what messages about elements name.
+  std::string mesh_file;
+  const std::string& mesh_source() const { return mesh_file.empty() ? source : mesh_file; }
   std::string title;
   Mesh mesh;
   std::vector<Material> materials;

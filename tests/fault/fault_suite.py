@@ -162,6 +162,39 @@ def case_disk_full_run(work):
           f"{refused} stopped before a checkpoint", flush=True)
 
 
+def case_disk_full_snapshots(work):
+    """As disk_full_run, with snapshots (written through as they are taken) filling most of the file."""
+    model = os.path.join(ROOT, "tests/data/cli/snapshots.toml")
+    options = ["--duration", "1e-4", "--checkpoint-every", "100"]
+    ref = os.path.join(work, "reference.h5")
+    rc, text = tremor(run_args(model, ref, *options))
+    assert rc == 0, text
+    size = os.path.getsize(ref)
+    rng = random.Random(SEED + 4)
+    resumed = 0
+    for trial in range(6):
+        limit = rng.randint(size // 3, size)
+        out = os.path.join(work, f"full{trial}.h5")
+        rc, text = tremor(run_args(model, out, *options), limit_bytes=limit)
+        where = f"snapshots, file-size limit {limit} of {size} bytes"
+        if rc == 0:
+            check(status_of(out) == "complete", f"{where}: rc 0 but the file does not say complete")
+            continue
+        check(rc == 1 and "writing stopped" in text, f"{where}: exit status {rc}: {text}")
+        check(status_of(out + ".partial") == "incomplete", f"{where}: the .partial does not open as incomplete")
+        if os.path.exists(out + ".checkpoint"):
+            rc, text = tremor(run_args(model, out, *options, "--resume"))
+            check(rc == 0, f"{where}: --resume failed: {text}")
+            if rc == 0:
+                resumed += 1
+                with h5py.File(out, "r") as a, h5py.File(ref, "r") as b:
+                    snaps = b["snapshots/displacement"]
+                    check(len(a["snapshots/displacement"]) == len(snaps) and all(
+                        np.array_equal(a["snapshots/displacement"][k][()], snaps[k][()]) for k in snaps),
+                        f"{where}: resumed snapshots differ from the uninterrupted run")
+    print(f"disk_full_snapshots: 6 limits up to {size} bytes, {resumed} resumed bit-identical", flush=True)
+
+
 def case_disk_full_static_bem(work):
     for name, args in (("static", ["static", CANTILEVER, "--backend", "serial"]),
                        ("bem", ["bem", CAVITY, "--backend", "serial"])):

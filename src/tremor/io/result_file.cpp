@@ -407,8 +407,7 @@ void ResultFile::Impl::write_snapshot(double time, std::span<const double> displ
   }
   if (snapshot_options.velocity) write_field(velocity_group.get(), velocity, dims);
   append_rows(snapshot_time.get(), index, 1, {}, &time, file, "/snapshots/time");
-  snapshot_times.push_back(time);
-  unflushed_bytes += (2 * displacement.size() + velocity.size()) * sizeof(double);
+  snapshot_times.push_back(time);  // written through at once (contiguous): nothing left for the flush
 }
 
 void ResultFile::Impl::write_static(const StaticFields& fields) {
@@ -722,13 +721,15 @@ void ResultFile::Impl::write_bem_xdmf(const fs::path& xdmf) const {
 void ResultFile::Impl::flush_file() {
   hsize_t size = 0;
   h5::check(H5Fget_filesize(handle.get(), &size), file, "cannot read the size of the result file");
-  // The flush writes what is allocated (size) and the chunks still in HDF5's cache: at most what
-  // was handed to it since the last flush (twice, for chunks split across that boundary), plus
-  // one whole chunk of each history's two datasets (a chunk is allocated whole when first
-  // written: at most 4 x target_chunk_bytes of values and 4096 times), plus room for metadata.
+  // The flush writes what is allocated (size) and the chunks still in HDF5's cache: at most the
+  // history samples and /bem rows handed to it since the last flush (twice, for chunks split
+  // across that boundary), plus one whole chunk of each history's two datasets and of the
+  // snapshot times (a chunk is allocated whole when first written: at most 4 x
+  // target_chunk_bytes of values and 4096 times), plus room for metadata. Snapshots themselves
+  // are written through when taken.
   const std::uint64_t per_history = 4 * target_chunk_bytes + 4096 * sizeof(double);
   const std::uint64_t needed =
-      size + 2 * unflushed_bytes + histories.size() * per_history + 2 * target_chunk_bytes;
+      size + 2 * unflushed_bytes + (histories.size() + 1) * per_history + 2 * target_chunk_bytes;
   const int refused = claim.reserve(needed);
   if (refused != 0)
     stop_writing(str(file, ": cannot write the result file: no room for the next ", needed - size,

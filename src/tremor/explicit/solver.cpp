@@ -150,7 +150,8 @@ Preflight resolve(const Model& model, const RunOptions& options) {
                                                           : "automatic: --safety x the stable step";
     throw Error(str("the run would take ", brief(planned), " steps (duration ", brief(p.duration), " s from ",
                     duration_from, " / time step ", brief(p.dt), " s, ", dt_from, "), more than the ",
-                    brief(static_cast<double>(max_steps)), " tremor takes in one run; check the duration and the time step"));
+                    brief(static_cast<double>(max_steps)),
+                    " tremor takes in one run; check the duration and the time step"));
   }
   p.steps = std::max(static_cast<long long>(planned), 1LL);
   if (p.steps > long_run_steps)

@@ -133,6 +133,7 @@ OutputClaim OutputClaim::lock(const fs::path& file, bool create, const fs::path&
     throw Error(str(output.string(), ": refusing to write the ", what, ": ", file.string(), " is not a regular file"));
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;
+    claim.created_ = false;  // whoever holds the lock has the file: it stays
     if (error == EWOULDBLOCK)
       throw Error(str(output.string(), ": another process is writing this ", what, " (", file.string(),
                       " is locked); wait for it to end or choose another output"));

@@ -68,9 +68,10 @@ class OutputClaim {
 // previous file (or none) or the complete new one, never a torn one: writes `<path>.tmp` in the
 // same folder (every write checked), syncs it, renames it over `path`, then syncs the folder (the
 // rename itself). `path` must be absent or a regular file and `<path>.tmp` is claimed
-// (OutputClaim) before it is truncated: a second writer of the same file is refused. On failure removes `<path>.tmp` and throws tremor::Error naming `path`, the
-// kind of file (`what`, "block file") and the system's reason (a missing folder, a full disk);
-// an existing `path` is then untouched. A `<path>.tmp` left by a crash is replaced.
+// (OutputClaim) before it is truncated: a second writer of the same file is refused. On failure
+// removes `<path>.tmp` and throws tremor::Error naming `path`, the kind of file (`what`, "block
+// file") and the system's reason (a missing folder, a full disk); an existing `path` is then
+// untouched. A `<path>.tmp` left by a crash is replaced.
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents, const char* what);
 
 // The same protocol for a writer that creates its file by name (the HDF5 library): `write` gets

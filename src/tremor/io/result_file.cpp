@@ -904,7 +904,8 @@ OutputClaim claim_result_file(const fs::path& path, bool continuing) {
   fs::path partial = path;
   partial += ".partial";
   std::error_code error;
-  if (!continuing || fs::exists(fs::symlink_status(partial, error))) return OutputClaim::lock(partial, true, path, "result file");
+  if (!continuing || fs::exists(fs::symlink_status(partial, error)))
+    return OutputClaim::lock(partial, true, path, "result file");
   // A finished file is continued under the `.partial` name: its lock moves with it.
   if (!fs::exists(fs::symlink_status(path, error)))
     throw Error(str(path.string(), ": no result file to continue (neither it nor ", partial.string(), " exists)"));

@@ -112,7 +112,9 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   if (user_dt > 0.0) {
     TREMOR_CHECK(std::isfinite(user_dt), "time step must be finite, got ", user_dt);
     if (user_dt > stable.dt) {
-      TREMOR_CHECK(allow_unstable, options.time_step ? "--dt: " : str(model.source, ": [explicit] time_step: "),
+      TREMOR_CHECK(allow_unstable, options.time_step ? "--dt: "
+                                    : str(settings.origin.empty() ? model.source : settings.origin,
+                                          ": [explicit] time_step: "),
                    "time step ", user_dt, " s is above the stable time step ", stable.dt,
                    " s (set by element ", stable.label,
                    "); use a smaller time step, leave it automatic, or allow_unstable to run it anyway");

@@ -129,6 +129,14 @@ def case_kill_run(work):
     print(f"kill_run: 20 kills in a {whole:.2f} s run, {resumed} resumed bit-identical", flush=True)
 
 
+def run_limited(args, out, limit, where):
+    """Runs tremor with a file-size limit of `limit` bytes; a run that fits must say complete."""
+    rc, text = tremor(args, limit_bytes=limit)
+    if rc == 0:
+        check(status_of(out) == "complete", f"{where}: rc 0 but the file does not say complete")
+    return rc, text
+
+
 def case_disk_full_run(work):
     ref = reference(work)
     size = os.path.getsize(ref)
@@ -137,10 +145,9 @@ def case_disk_full_run(work):
     for trial in range(12):
         limit = rng.randint(4096, size)
         out = os.path.join(work, f"full{trial}.h5")
-        rc, text = tremor(run_args(TINY, out, *LONG), limit_bytes=limit)
         where = f"file-size limit {limit} of {size} bytes"
+        rc, text = run_limited(run_args(TINY, out, *LONG), out, limit, where)
         if rc == 0:
-            check(status_of(out) == "complete", f"{where}: rc 0 but the file does not say complete")
             continue
         check(rc == 1, f"{where}: exit status {rc} (a crash?): {text}")
         check("error:" in text, f"{where}: no error message: {text}")
@@ -175,10 +182,9 @@ def case_disk_full_snapshots(work):
     for trial in range(6):
         limit = rng.randint(size // 3, size)
         out = os.path.join(work, f"full{trial}.h5")
-        rc, text = tremor(run_args(model, out, *options), limit_bytes=limit)
         where = f"snapshots, file-size limit {limit} of {size} bytes"
+        rc, text = run_limited(run_args(model, out, *options), out, limit, where)
         if rc == 0:
-            check(status_of(out) == "complete", f"{where}: rc 0 but the file does not say complete")
             continue
         check(rc == 1 and "writing stopped" in text, f"{where}: exit status {rc}: {text}")
         check(status_of(out + ".partial") == "incomplete", f"{where}: the .partial does not open as incomplete")

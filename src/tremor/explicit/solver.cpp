@@ -37,14 +37,6 @@ void warn(Preflight& preflight, const std::string& message) {
   log::warn(message);
 }
 
-// The fastest wave speed of the materials the sections use, m/s.
-double fastest_speed(const Model& model) {
-  double fastest = 0.0;
-  for (const Section& section : model.sections)
-    fastest = std::max(fastest, model.material(section.material).max_wave_speed());
-  return fastest;
-}
-
 // Three significant digits, for messages about estimates.
 std::string brief(double value) {
   char text[32];
@@ -156,11 +148,6 @@ Preflight resolve(const Model& model, const RunOptions& options) {
                     " tremor takes in one run; check the duration and the time step"));
   }
   p.steps = std::max(static_cast<long long>(planned), 1LL);
-  if (p.steps > long_run_steps)
-    warn(p, str(brief(static_cast<double>(p.steps)), " steps planned: the time step ", brief(p.dt),
-                " s is set by element ", stable.label, " and the fastest wave (", brief(fastest_speed(model)),
-                " m/s); a nearly incompressible material (Poisson's ratio close to 0.5) or a tiny element makes it "
-                "small"));
   TREMOR_CHECK(options.checkpoint_every >= 0, "checkpoint_every must not be negative, got ", options.checkpoint_every);
   p.snapshot_every = model.output ? model.output->snapshot_steps(p.dt) : 0;
 
@@ -180,11 +167,16 @@ Preflight resolve(const Model& model, const RunOptions& options) {
     warn(p, str("only ", brief(p.points_per_wavelength), " elements per shortest wavelength (",
                 brief(p.min_wave_speed), " m/s at ", brief(p.highest_frequency), " Hz, elements up to ",
                 brief(p.largest_element), " m); linear elements need about 10 or more"));
-  // Absorbing layers thinner than about 1.5 wavelengths at their design frequency reflect
-  // noticeably (Rajagopal et al. 2012, the ALID the pogo paper uses in section 4.3). The longest
-  // wavelength at f0 is the fastest wave's.
+  // The fastest wave sets the stable step (said when the run is long) and the longest wavelength
+  // at an absorbing layer's design frequency: layers thinner than about 1.5 wavelengths reflect
+  // noticeably (Rajagopal et al. 2012, the ALID the pogo paper uses in section 4.3).
   double fastest = 0.0;
   for (const std::string& name : used) fastest = std::max(fastest, model.material(name).max_wave_speed());
+  if (p.steps > long_run_steps)
+    warn(p, str(brief(static_cast<double>(p.steps)), " steps planned: the time step ", brief(p.dt),
+                " s is set by element ", stable.label, " and the fastest wave (", brief(fastest),
+                " m/s); a nearly incompressible material (Poisson's ratio close to 0.5) or a tiny element makes it "
+                "small"));
   for (const AbsorbingLayer& layer : model.absorbing) {
     const double f0 = design_frequency(model, layer);
     if (!(f0 > 0.0) || !(fastest > 0.0)) continue;

@@ -32,7 +32,9 @@ class DeviceArray {
     DeviceArray(std::move(other)).swap(*this);
     return *this;
   }
-  ~DeviceArray() { memory::release(exec_.space(), exec_.device(), data_); }
+  ~DeviceArray() {
+    memory::release(exec_.space(), exec_.device(), data_, sizeof(T) * static_cast<std::size_t>(size_));
+  }
 
   Index size() const { return size_; }
   const Exec& exec() const { return exec_; }

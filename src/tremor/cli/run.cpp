@@ -289,6 +289,7 @@ struct RunArgs {
   std::string model, output, precision, operator_kind, backend, ordering, blocks;
   double dt = 0.0, duration = 0.0, safety = 0.0;
   bool allow_unstable = false;
+  bool deterministic = false;
   int check_every = 100;
   long long checkpoint_every = 0;
   bool resume = false;
@@ -304,6 +305,7 @@ std::filesystem::path checkpoint_path(const std::filesystem::path& result) {
 }
 
 void run_command(const RunArgs& args) {
+  const auto command_started = Clock::now();
   catch_stop_signals();
   // The output claimed before any work and before anything else touches files: an output that
   // cannot be written is refused at once, and a second run on the same output before it reads
@@ -312,6 +314,7 @@ void run_command(const RunArgs& args) {
   io::OutputClaim claim = io::claim_result_file(output, args.resume);
 
   const Model model = io::load_model(args.model);
+  const double model_seconds = seconds_since(command_started);
   ex::RunOptions options;
   options.precision = args.precision;
   options.operator_kind = args.operator_kind;
@@ -322,6 +325,7 @@ void run_command(const RunArgs& args) {
   if (args.duration_option->count()) options.duration = args.duration;
   if (args.safety_option->count()) options.safety_factor = args.safety;
   options.allow_unstable = args.allow_unstable;
+  options.deterministic = args.deterministic;
   options.check_every = args.check_every;
 
   // Refused settings (an unstable time step, no duration) throw here, before any file exists.
@@ -437,6 +441,8 @@ void run_command(const RunArgs& args) {
   Progress progress;
   const double flush_seconds = model.output ? model.output->flush_seconds : 5.0;
   ResultWriter writer(file, ids, progress, flush_seconds, checkpoints, state.step, args.stop_at_step);
+  const double preflight_seconds = seconds_since(command_started) - model_seconds;
+  options.preflight = &preflight;  // checked once: the run takes its settings and time step from it
   ex::ExplicitRun run;
   log::set_quiet(true);  // until on_start: the solver's settings warnings were printed above
   try {
@@ -473,6 +479,22 @@ void run_command(const RunArgs& args) {
               group_digits(run.preflight.steps).c_str(), si(run.time).c_str(), si(run.preflight.duration).c_str());
   std::printf("  wall time       %.3g s\n", run.wall_seconds);
   std::printf("  speed           %.3g DOF-steps/s\n", run.dof_steps_per_second);
+  // Start to first step: reading the model, the pre-flight (with the output file's creation) and
+  // the solver's set-up, phase by phase.
+  std::printf("  set-up          %.3g s to the first step\n", model_seconds + preflight_seconds + run.setup_seconds);
+  const auto phase = [](int depth, const std::string& name, double seconds) {
+    std::printf("  %*s%-*s %8.3f s\n", 2 * depth, "", 64 - 2 * depth, name.c_str(), seconds);
+  };
+  phase(1, "model read", model_seconds);
+  phase(1, "pre-flight and output file", preflight_seconds);
+  for (const ex::SetupPhase& step : preflight.phases) phase(2, step.name, step.seconds);
+  phase(1, "solver set-up", run.setup_seconds);
+  for (const ex::SetupPhase& step : run.setup) phase(step.detail ? 3 : 2, step.name, step.seconds);
+  const bool on_gpu = run.preflight.backend == "cuda";
+  std::printf("  memory          %s %sB at most (estimate %sB); process peak resident %sB\n",
+              on_gpu ? "GPU" : "arrays", si(static_cast<double>(run.exec_peak_bytes)).c_str(),
+              si(static_cast<double>(preflight.memory_bytes)).c_str(),
+              si(static_cast<double>(run.host_peak_bytes)).c_str());
   std::printf("  output          %s (%s)\n", file.path().string().c_str(),
               run.status == ex::RunStatus::NonFinite ? "failed" : status.c_str());
   std::fflush(stdout);
@@ -521,6 +543,8 @@ void add_run_command(CLI::App& app) {
       cmd->add_option("--safety", args->safety, "automatic time step as this fraction of the stable one, in (0, 1]")
           ->check(within(0.0, 1.0, true));
   cmd->add_flag("--allow-unstable", args->allow_unstable, "run a --dt above the stable time step anyway");
+  cmd->add_flag("--deterministic", args->deterministic,
+                "on a GPU, assemble colour by colour: the same bits on every run (default: atomic adds, faster)");
   cmd->add_option("--check-every", args->check_every,
                   "steps between NaN/Inf checks, progress updates and interruption checks (default 100)")
       ->check(whole(1, std::numeric_limits<int>::max()));

@@ -52,6 +52,28 @@ CusparseOperator<Real>::CusparseOperator(const Exec& exec, const sparse::CsrMatr
 }
 
 template <class Real>
+CusparseOperator<Real>::CusparseOperator(const Exec& exec, sparse::DeviceCsr<Real>&& K) : exec_(exec), n_rows_(K.n_rows) {
+  TREMOR_CHECK(exec.backend() == Backend::Cuda, "the cusparse stiffness operator runs on the GPU; ", exec.describe(),
+               " was given (use backend cuda, or another operator)");
+  TREMOR_CHECK(K.nnz() <= std::numeric_limits<std::int32_t>::max(), "the cusparse operator uses 32-bit offsets; K has ",
+               K.nnz(), " entries");
+  // Columns and values are taken over as they are (Index is 32-bit); the offsets narrowed on the
+  // host (8 B per row: no matrix entry leaves the device).
+  const std::vector<Size> wide = K.offsets.to_host();
+  const std::vector<std::int32_t> offsets(wide.begin(), wide.end());
+  const Size nnz = K.nnz();
+  offsets_ = DeviceArray<std::int32_t>(exec, std::span<const std::int32_t>(offsets));
+  columns_ = std::move(K.columns);
+  values_ = std::move(K.values);
+  try {
+    create(exec, nnz);
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+template <class Real>
 void CusparseOperator<Real>::create(const Exec& exec, Size nnz) {
   cusparseHandle_t handle = nullptr;
   check(cusparseCreate(&handle), "cusparseCreate");
@@ -113,6 +135,11 @@ void CusparseOperator<Real>::apply(const Real* u, Real* ku) const {
 
 template <class Real>
 CusparseOperator<Real>::CusparseOperator(const Exec& exec, const sparse::CsrMatrix&) : exec_(exec) {
+  throw Error("the cusparse stiffness operator needs a tremor built with CUDA (configure with -DTREMOR_CUDA=ON)");
+}
+
+template <class Real>
+CusparseOperator<Real>::CusparseOperator(const Exec& exec, sparse::DeviceCsr<Real>&&) : exec_(exec) {
   throw Error("the cusparse stiffness operator needs a tremor built with CUDA (configure with -DTREMOR_CUDA=ON)");
 }
 

@@ -2,6 +2,8 @@
 #include "tremor/explicit/partitioned_operator.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <type_traits>
 
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/error.hpp"
@@ -61,6 +63,10 @@ AssembledOperator<Real>::AssembledOperator(const Exec& exec, const Model& model)
     : AssembledOperator(exec, sparse::assemble_stiffness(model, host_exec(exec))) {}
 
 template <class Real>
+AssembledOperator<Real>::AssembledOperator(const Exec& exec, const sparse::DeviceBlockCsr<double>& K)
+    : exec_(exec), matrix_(sparse::to_csr<Real>(exec, K)) {}
+
+template <class Real>
 void AssembledOperator<Real>::apply(const Real* u, Real* ku) const {
   sparse::spmv(exec_, matrix_.view(), u, ku);
 }
@@ -76,6 +82,14 @@ BlockCsrOperator<Real>::BlockCsrOperator(const Exec& exec, const Model& model)
     : BlockCsrOperator(exec, sparse::assemble_stiffness(model, host_exec(exec)), model.mesh.dim()) {}
 
 template <class Real>
+BlockCsrOperator<Real>::BlockCsrOperator(const Exec& exec, sparse::DeviceBlockCsr<Real>&& K)
+    : exec_(exec), matrix_(std::move(K)) {}
+
+template <class Real>
+BlockCsrOperator<Real>::BlockCsrOperator(const Exec& exec, const sparse::DeviceBlockCsr<double>& K)
+    : exec_(exec), matrix_(sparse::rounded<Real>(exec, K)) {}
+
+template <class Real>
 void BlockCsrOperator<Real>::apply(const Real* u, Real* ku) const {
   sparse::spmv(exec_, matrix_, u, ku);
 }
@@ -89,20 +103,30 @@ MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& mode
 template <class Real>
 MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& model, const sparse::SectionTable& table,
                                              const sparse::ElementColouring& colouring)
-    : exec_(exec), n_dofs_(model.mesh.n_nodes() * model.mesh.dim()), elements_(exec, model.mesh, table, colouring) {}
+    : MatrixFreeOperator(exec, std::make_shared<const sparse::DeviceElements>(exec, model.mesh, table, colouring)) {}
+
+template <class Real>
+MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<const sparse::DeviceElements> elements)
+    : exec_(exec), n_dofs_(elements->n_dofs()), elements_(std::move(elements)) {
+  TREMOR_CHECK(elements_->exec.space() == exec.space(), "matrix-free operator: the elements are in ",
+               elements_->exec.describe(), "'s memory; ", exec.describe(), " was given");
+  TREMOR_CHECK(elements_->n_colours > 0 || elements_->n_elements() == 0,
+               "matrix-free operator: the elements were built without a colouring");
+}
 
 template <class Real>
 void MatrixFreeOperator<Real>::apply(const Real* u, Real* ku) const {
   forall(exec_, n_dofs_, [=] TREMOR_LAMBDA(Index i) { ku[i] = Real(0); });
-  for (int c = 0; c < elements_.n_colours; ++c)
-    for (const sparse::DeviceElementBlock& block : elements_.blocks) {
+  const sparse::DeviceElements& elements = *elements_;
+  for (int c = 0; c < elements.n_colours; ++c)
+    for (const sparse::DeviceElementBlock& block : elements.blocks) {
       const Index n = block.n_in(c);
       if (n == 0) continue;
       fem::with_element(block.type, block.order, [&](auto element) {
         using E = decltype(element);
         apply_colour<E, Real>(exec_, n, block.in(c), block.connectivity.data(), block.section.data(),
-                              block.stiffness_factor.data(), elements_.coordinates.data(), elements_.D.data(),
-                              elements_.thickness.data(), u, ku);
+                              block.stiffness_factor.data(), elements.coordinates.data(), elements.D.data(),
+                              elements.thickness.data(), u, ku);
       });
     }
 }
@@ -111,9 +135,9 @@ template <class Real>
 std::size_t MatrixFreeOperator<Real>::bytes() const {
   // What an apply reads: not the densities, which DeviceElements also holds for the mass kernels.
   std::size_t total =
-      static_cast<std::size_t>(elements_.coordinates.size() + elements_.D.size() + elements_.thickness.size()) *
+      static_cast<std::size_t>(elements_->coordinates.size() + elements_->D.size() + elements_->thickness.size()) *
       sizeof(double);
-  for (const sparse::DeviceElementBlock& block : elements_.blocks)
+  for (const sparse::DeviceElementBlock& block : elements_->blocks)
     total += static_cast<std::size_t>(block.connectivity.size()) * sizeof(Index) +
              static_cast<std::size_t>(block.section.size()) * (sizeof(int) + sizeof(Index) + sizeof(double));
   return total;
@@ -134,11 +158,26 @@ auto make_format(const Exec& exec, const sparse::CsrMatrix& K, std::string_view 
   throw Error(str("'", kind, "' is not a sparse format operator"));
 }
 
+template <class Real>
+auto make_format(const Exec& exec, const sparse::DeviceBlockCsr<double>& K, std::string_view kind)
+    -> std::variant<sparse::EllMatrix<Real>, sparse::SellMatrix<Real>, sparse::JdsMatrix<Real>,
+                    sparse::BlockEllMatrix<Real>> {
+  if (kind == "ell") return sparse::to_ell<Real>(exec, K);
+  if (kind == "sell") return sparse::to_sell<Real>(exec, K);
+  if (kind == "jds") return sparse::to_jds<Real>(exec, K);
+  if (kind == "block_ell") return sparse::to_block_ell<Real>(exec, K);
+  throw Error(str("'", kind, "' is not a sparse format operator"));
+}
+
 }  // namespace
 
 template <class Real>
 FormatOperator<Real>::FormatOperator(const Exec& exec, const sparse::CsrMatrix& K, std::string_view kind, int dim)
     : exec_(exec), kind_(kind), n_rows_(K.n_rows), matrix_(make_format<Real>(exec, K, kind, dim)) {}
+
+template <class Real>
+FormatOperator<Real>::FormatOperator(const Exec& exec, const sparse::DeviceBlockCsr<double>& K, std::string_view kind)
+    : exec_(exec), kind_(kind), n_rows_(K.n_rows()), matrix_(make_format<Real>(exec, K, kind)) {}
 
 template <class Real>
 void FormatOperator<Real>::apply(const Real* u, Real* ku) const {
@@ -192,6 +231,58 @@ bool is_assembled_kind(std::string_view kind) { return kind != "matrix_free"; }
 
 template <class Real>
 std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
+                                                                 std::shared_ptr<const sparse::DeviceElements> elements,
+                                                                 sparse::RaceStrategy strategy, OperatorSetup* setup) {
+  const Exec& exec = elements->exec;
+  const auto kinds = stiffness_operator_kinds();
+  if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+    throw Error(str("unknown stiffness operator '", kind, "': expected one of ", explicit_operator_list()));
+  if (kind == "matrix_free") return std::make_unique<MatrixFreeOperator<Real>>(exec, std::move(elements));
+  if (kind == "partitioned") {
+    // The partitioners work on the host node graph; the layout is filled from a host K.
+    const sparse::SectionTable table = sparse::section_table(model);
+    const sparse::ElementColouring colouring = sparse::colour_elements(model.mesh);
+    return std::make_unique<PartitionedOperator<Real>>(
+        exec, sparse::assemble_stiffness(model, table, colouring, host_exec(exec)), model.mesh);
+  }
+  TREMOR_CHECK(kind != "cusparse" || exec.backend() == Backend::Cuda, "the cusparse stiffness operator runs on the "
+               "GPU; ", exec.describe(), " was given (use backend cuda, or another operator)");
+  const auto lap = [&exec](std::chrono::steady_clock::time_point& since) {
+    exec.synchronize();
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - since).count();
+    since = now;
+    return seconds;
+  };
+  auto since = std::chrono::steady_clock::now();
+  sparse::DeviceBlockCsr<double> K =
+      sparse::assemble_block_csr<double>(exec, *elements, sparse::GlobalMatrix::Stiffness, strategy);
+  const double assembly = lap(since);
+  std::unique_ptr<StiffnessOperator<Real>> out;
+  const std::size_t assembly_bytes = K.bytes();
+  if (kind == "block_csr") {
+    if constexpr (std::is_same_v<Real, double>)
+      out = std::make_unique<BlockCsrOperator<Real>>(exec, std::move(K));
+    else
+      out = std::make_unique<BlockCsrOperator<Real>>(exec, K);
+  } else if (kind == "assembled") {
+    out = std::make_unique<AssembledOperator<Real>>(exec, K);
+  } else if (kind == "cusparse") {
+    out = std::make_unique<CusparseOperator<Real>>(exec, sparse::to_csr<Real>(exec, K));
+  } else {
+    out = std::make_unique<FormatOperator<Real>>(exec, K, kind);
+  }
+  K = sparse::DeviceBlockCsr<double>();
+  if (setup) {
+    setup->assembly_seconds = assembly;
+    setup->format_seconds = lap(since);
+    setup->assembly_bytes = assembly_bytes;
+  }
+  return out;
+}
+
+template <class Real>
+std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
                                                                  const Exec& exec, const sparse::SectionTable& table,
                                                                  const sparse::ElementColouring& colouring) {
   const auto kinds = stiffness_operator_kinds();
@@ -226,6 +317,12 @@ template class MatrixFreeOperator<float>;
 template class MatrixFreeOperator<double>;
 template class FormatOperator<float>;
 template class FormatOperator<double>;
+template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(
+    const Model&, std::string_view, std::shared_ptr<const sparse::DeviceElements>, sparse::RaceStrategy,
+    OperatorSetup*);
+template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(
+    const Model&, std::string_view, std::shared_ptr<const sparse::DeviceElements>, sparse::RaceStrategy,
+    OperatorSetup*);
 template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(const Model&, std::string_view,
                                                                                    const Exec&);
 template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(const Model&, std::string_view,

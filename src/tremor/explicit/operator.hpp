@@ -42,6 +42,7 @@
 #include "tremor/sparse/csr.hpp"
 #include "tremor/sparse/device_elements.hpp"
 #include "tremor/sparse/formats.hpp"
+#include "tremor/sparse/two_kernel.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -66,6 +67,8 @@ class AssembledOperator final : public StiffnessOperator<Real> {
   // From an assembled K (sparse::assemble_stiffness), values rounded to Real.
   AssembledOperator(const Exec& exec, const sparse::CsrMatrix& K);
   AssembledOperator(const Exec& exec, const Model& model);
+  // From K assembled on exec (sparse::assemble_block_csr in double), rounded to Real on exec.
+  AssembledOperator(const Exec& exec, const sparse::DeviceBlockCsr<double>& K);
 
   Index n_dofs() const override { return matrix_.n_rows; }
   void apply(const Real* u, Real* ku) const override;
@@ -84,6 +87,9 @@ class BlockCsrOperator final : public StiffnessOperator<Real> {
   // From an assembled K (sparse::assemble_stiffness), values rounded to Real.
   BlockCsrOperator(const Exec& exec, const sparse::CsrMatrix& K, int dim);
   BlockCsrOperator(const Exec& exec, const Model& model);
+  // From K assembled on exec, already in Real (taken over) or in double (rounded on exec).
+  BlockCsrOperator(const Exec& exec, sparse::DeviceBlockCsr<Real>&& K);
+  BlockCsrOperator(const Exec& exec, const sparse::DeviceBlockCsr<double>& K);
 
   Index n_dofs() const override { return matrix_.n_rows(); }
   void apply(const Real* u, Real* ku) const override;
@@ -103,6 +109,8 @@ class MatrixFreeOperator final : public StiffnessOperator<Real> {
   // From a table and colouring built once (sparse::section_table, sparse::colour_elements).
   MatrixFreeOperator(const Exec& exec, const Model& model, const sparse::SectionTable& table,
                      const sparse::ElementColouring& colouring);
+  // On elements built once on exec with a colouring (shared with the mass and damping assembly).
+  MatrixFreeOperator(const Exec& exec, std::shared_ptr<const sparse::DeviceElements> elements);
 
   Index n_dofs() const override { return n_dofs_; }
   void apply(const Real* u, Real* ku) const override;
@@ -112,12 +120,12 @@ class MatrixFreeOperator final : public StiffnessOperator<Real> {
   // (8 B), and the per-section D and thickness.
   // No geometry is stored per quadrature point: Jacobians are recomputed on every apply.
   std::size_t bytes() const override;
-  int n_colours() const { return elements_.n_colours; }
+  int n_colours() const { return elements_->n_colours; }
 
  private:
   Exec exec_;
   Index n_dofs_ = 0;
-  sparse::DeviceElements elements_;  // mesh, sections and colours in exec_'s memory
+  std::shared_ptr<const sparse::DeviceElements> elements_;  // mesh, sections and colours in exec_'s memory
 };
 
 // The assembled K in one of sparse/formats.hpp's formats, chosen by kind: "ell", "sell", "jds" or
@@ -126,6 +134,8 @@ template <class Real>
 class FormatOperator final : public StiffnessOperator<Real> {
  public:
   FormatOperator(const Exec& exec, const sparse::CsrMatrix& K, std::string_view kind, int dim);
+  // From K assembled on exec in double.
+  FormatOperator(const Exec& exec, const sparse::DeviceBlockCsr<double>& K, std::string_view kind);
 
   Index n_dofs() const override { return n_rows_; }
   void apply(const Real* u, Real* ku) const override;
@@ -150,6 +160,8 @@ template <class Real>
 class CusparseOperator final : public StiffnessOperator<Real> {
  public:
   CusparseOperator(const Exec& exec, const sparse::CsrMatrix& K);
+  // From K in CSR on exec (sparse::to_csr), taken over.
+  CusparseOperator(const Exec& exec, sparse::DeviceCsr<Real>&& K);
   ~CusparseOperator() override;
   CusparseOperator(const CusparseOperator&) = delete;
   CusparseOperator& operator=(const CusparseOperator&) = delete;
@@ -193,6 +205,26 @@ std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& mo
                                                                  const sparse::ElementColouring& colouring,
                                                                  const sparse::CsrMatrix& K);
 
+// Set-up on the device: what make_stiffness_operator() below spent, in seconds.
+struct OperatorSetup {
+  double assembly_seconds = 0.0;  // K by the two-kernel assembly in double (pattern and values)
+  double format_seconds = 0.0;    // K converted to the kind's format, rounded to Real
+  std::size_t assembly_bytes = 0; // the double K in the Exec's memory while it exists
+};
+
+// The operator of `kind` set up on the Exec of `elements` (built on it from the model's mesh and
+// sections): an assembled kind assembles K there with the two-kernel assembly in double
+// (sparse::assemble_block_csr; `strategy` Colouring needs elements built with a colouring and gives
+// the host assembly's bits, Atomics is fastest on a GPU) and converts it to its format with values
+// rounded to Real; the double K is released before returning. No K exists on the host. "matrix_free"
+// keeps `elements` (it needs them built with a colouring). "partitioned" is laid out on the host
+// (its partition is a host graph algorithm) from a host assembly.
+template <class Real>
+std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
+                                                                 std::shared_ptr<const sparse::DeviceElements> elements,
+                                                                 sparse::RaceStrategy strategy,
+                                                                 OperatorSetup* setup = nullptr);
+
 // True for the kinds built from the assembled K (all but "matrix_free").
 bool is_assembled_kind(std::string_view kind);
 
@@ -218,6 +250,12 @@ extern template class FormatOperator<float>;
 extern template class FormatOperator<double>;
 extern template class CusparseOperator<float>;
 extern template class CusparseOperator<double>;
+extern template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(
+    const Model&, std::string_view, std::shared_ptr<const sparse::DeviceElements>, sparse::RaceStrategy,
+    OperatorSetup*);
+extern template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(
+    const Model&, std::string_view, std::shared_ptr<const sparse::DeviceElements>, sparse::RaceStrategy,
+    OperatorSetup*);
 extern template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(const Model&, std::string_view,
                                                                                           const Exec&);
 extern template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(const Model&,

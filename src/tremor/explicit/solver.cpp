@@ -9,7 +9,10 @@
 #include <set>
 #include <utility>
 
+#include <sys/resource.h>
+
 #include "tremor/backend/forall.hpp"
+#include "tremor/backend/memory.hpp"
 #include "tremor/backend/reduce.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
@@ -25,6 +28,9 @@
 #include "tremor/model/renumber.hpp"
 #include "tremor/partition/block_file.hpp"
 #include "tremor/sparse/assemble.hpp"
+#include "tremor/sparse/device_elements.hpp"
+#include "tremor/sparse/element_survey.hpp"
+#include "tremor/sparse/two_kernel.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -52,6 +58,33 @@ Exec make_exec(const std::string& backend) {
   throw Error(str("unknown backend '", backend, "': expected auto, serial, openmp or cuda"));
 }
 
+// Laps of the set-up, each ended by a synchronisation of the Exec so GPU work is counted where
+// it was queued.
+class SetupClock {
+ public:
+  explicit SetupClock(const Exec& exec, std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now())
+      : exec_(exec), start_(start), last_(std::chrono::steady_clock::now()) {}
+  void lap(std::string name) {
+    exec_.synchronize();
+    const auto now = std::chrono::steady_clock::now();
+    phases_.push_back({std::move(name), std::chrono::duration<double>(now - last_).count()});
+    phases_.insert(phases_.end(), details_.begin(), details_.end());
+    details_.clear();
+    last_ = now;
+  }
+  // A part of the next lap, timed by the callee.
+  void detail(std::string name, double seconds) { details_.push_back({std::move(name), seconds, true}); }
+  std::chrono::steady_clock::time_point start() const { return start_; }
+  void append(const std::vector<SetupPhase>& phases) { phases_.insert(phases_.end(), phases.begin(), phases.end()); }
+  double total() const { return std::chrono::duration<double>(last_ - start_).count(); }
+  std::vector<SetupPhase> take() { return std::move(phases_); }
+
+ private:
+  Exec exec_;
+  std::chrono::steady_clock::time_point start_, last_;
+  std::vector<SetupPhase> phases_, details_;
+};
+
 // Settings, time step and the numbers that need no operator; memory_bytes left 0.
 Preflight resolve(const Model& model, const RunOptions& options) {
   Preflight p;
@@ -78,6 +111,9 @@ Preflight resolve(const Model& model, const RunOptions& options) {
                 " (a block file serves the partitioned operator)"));
     p.blocks.clear();
   }
+  // Host backends assemble colour by colour (deterministic, and as fast as atomics there); a GPU
+  // with atomics unless determinism is asked for.
+  p.assembly = backend == Backend::Cuda && !options.deterministic ? "atomics" : "colouring";
   TREMOR_CHECK(p.operator_kind != "cusparse" || p.backend == "cuda", "the cusparse operator runs on the GPU; the "
                "backend is ", p.backend, " (use backend cuda, or another operator)");
   TREMOR_CHECK(options.check_every >= 1, "check_every must be at least 1, got ", options.check_every);
@@ -86,16 +122,17 @@ Preflight resolve(const Model& model, const RunOptions& options) {
                p.safety_factor);
   p.n_dofs = model.mesh.n_nodes() * model.mesh.dim();
 
-  const fem::TimeStepEstimate stable = [&] {
-    try {
-      return fem::stable_time_step(model);
-    } catch (const Error&) {
-      // An inverted or degenerate element: named with det J, as info and static name it (the
-      // full check costs a pass over the mesh, so it runs only when the estimate fails).
-      fem::check_geometry(model.mesh, model.mesh_source());
-      throw;
-    }
+  // One pass over the elements on the run's Exec: stable step, longest element, geometry check.
+  const Exec exec = make_exec(p.backend);
+  SetupClock clock(exec);
+  const sparse::SectionTable table = sparse::section_table(model, false);
+  const sparse::ElementSurvey survey = [&] {
+    const sparse::DeviceElements elements(exec, model.mesh, table, sparse::ElementColouring{});
+    return sparse::survey_elements(exec, elements, model, table);
   }();
+  clock.lap(str("element survey (stable step, sizes, geometry) on ", to_string(exec.backend())));
+  const fem::TimeStepEstimate stable{survey.stable_dt, survey.stable_element,
+                                     model.mesh.element_label(survey.stable_element)};
   p.stable_dt = stable.dt;
   p.stable_element = stable.label;
   const bool allow_unstable = options.allow_unstable || settings.allow_unstable;
@@ -153,13 +190,14 @@ Preflight resolve(const Model& model, const RunOptions& options) {
 
   const Loading loading(model);
   p.highest_frequency = loading.highest_frequency();
+  clock.lap("loads (highest frequency)");
+  p.phases = clock.take();
   std::set<std::string> used;
   for (const Section& section : model.sections) used.insert(section.material);
   double slowest = std::numeric_limits<double>::infinity();
   for (const std::string& name : used) slowest = std::min(slowest, model.material(name).min_wave_speed());
   p.min_wave_speed = std::isfinite(slowest) ? slowest : 0.0;
-  for (const fem::ElementSize& size : fem::element_sizes(model.mesh))
-    p.largest_element = std::max(p.largest_element, size.max_length);
+  p.largest_element = survey.largest_element;
   p.points_per_wavelength = p.highest_frequency > 0.0 && p.largest_element > 0.0
                                 ? p.min_wave_speed / p.highest_frequency / p.largest_element
                                 : std::numeric_limits<double>::infinity();
@@ -215,8 +253,23 @@ std::vector<double> renumbered(const std::vector<double>& in, const std::vector<
   return out;
 }
 
+std::size_t peak_resident_bytes() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return static_cast<std::size_t>(usage.ru_maxrss) * 1024;  // kilobytes on Linux
+}
+
+bool is_damped(const Model& model) {
+  return !model.absorbing.empty() || std::any_of(model.materials.begin(), model.materials.end(),
+                                                 [](const Material& m) { return m.damping_alpha != 0.0; });
+}
+
 template <class Real>
-ExplicitRun run_typed(const Model& original, Preflight preflight, const RunOptions& options, Observer* observer) {
+ExplicitRun run_typed(const Model& original, Preflight preflight, const RunOptions& options, Observer* observer,
+                      std::chrono::steady_clock::time_point called) {
+  const Exec exec = make_exec(preflight.backend);
+  SetupClock clock(exec, called);
+  if (!options.preflight) clock.append(preflight.phases);  // resolved by this call
   // The run's numbering: the model's, or reverse Cuthill-McKee's (old_to_new / new_to_old).
   std::vector<Index> new_to_old, old_to_new;
   std::optional<Model> reordered;
@@ -224,39 +277,64 @@ ExplicitRun run_typed(const Model& original, Preflight preflight, const RunOptio
     new_to_old = reverse_cuthill_mckee(node_graph(original.mesh));
     old_to_new = invert_permutation(new_to_old, original.mesh.n_nodes(), "node ordering");
     reordered = renumber_nodes(original, new_to_old);
+    clock.lap("node ordering (rcm)");
   }
   const Model& model = reordered ? *reordered : original;
   const int dim = model.mesh.dim();
-  const Exec exec = make_exec(preflight.backend);
-  const Exec setup = host_exec(exec);  // assembly and loads are prepared on the host
-  const auto started = std::chrono::steady_clock::now();
-  // One table and colouring (section checks, element geometry, absorbing profile) for the three.
-  const sparse::SectionTable table = sparse::section_table(model);
-  const sparse::ElementColouring colouring = sparse::colour_elements(model.mesh);
+  // Set-up on the Exec (a GPU's for CUDA): the mesh and sections go there once; K, the lumped mass
+  // and damping are assembled there by the two-kernel assembly, and K converted to the operator's
+  // format there. The host keeps the mesh and the model; no global K exists on it.
+  const sparse::RaceStrategy strategy =
+      preflight.assembly == "atomics" ? sparse::RaceStrategy::Atomics : sparse::RaceStrategy::Colouring;
+  // The elements were checked by the pre-flight's survey (resolve()).
+  const sparse::SectionTable table = sparse::section_table(model, false);
+  clock.lap("sections");
+  const sparse::ElementColouring colouring =
+      strategy == sparse::RaceStrategy::Colouring || preflight.operator_kind == "matrix_free"
+          ? sparse::colour_elements(model.mesh)
+          : sparse::ElementColouring{};
+  if (!colouring.blocks.empty()) clock.lap("element colouring");
+  auto elements = std::make_shared<const sparse::DeviceElements>(exec, model.mesh, table, colouring);
+  clock.lap(exec.space() == MemorySpace::Device ? "elements to the GPU" : "element arrays");
+  DeviceArray<double> device_mass = sparse::assemble_lumped_mass<double>(exec, *elements, strategy);
+  const bool damped = is_damped(model);
+  DeviceArray<double> device_damping =
+      damped ? sparse::assemble_lumped_damping<double>(exec, *elements, strategy) : DeviceArray<double>();
+  clock.lap(damped ? "lumped mass and damping" : "lumped mass");
   std::unique_ptr<StiffnessOperator<Real>> stiffness;
   if (!preflight.blocks.empty()) {
-    // The saved partition (of the model's numbering), carried to the run's: no partitioning.
+    // The saved partition (of the model's numbering), carried to the run's: no partitioning. The
+    // partitioned layout is filled on the host from a host assembly.
     partition::BlockPartition blocks = partition::read_block_file(preflight.blocks, node_graph(original.mesh));
     if (!new_to_old.empty()) blocks = partition::renumbered(std::move(blocks), new_to_old, node_graph(model.mesh));
-    const sparse::CsrMatrix K = sparse::assemble_stiffness(model, table, colouring, setup);
+    const sparse::CsrMatrix K = sparse::assemble_stiffness(model, table, sparse::colour_elements(model.mesh),
+                                                           host_exec(exec));
     stiffness = std::make_unique<PartitionedOperator<Real>>(exec, K, model.mesh, std::move(blocks));
+    clock.lap("stiffness (host assembly, partitioned layout)");
   } else {
-    stiffness = make_stiffness_operator<Real>(model, preflight.operator_kind, exec, table, colouring);
+    OperatorSetup built;
+    stiffness = make_stiffness_operator<Real>(model, preflight.operator_kind, elements, strategy, &built);
+    const bool assembled = preflight.operator_kind != "matrix_free" && preflight.operator_kind != "partitioned";
+    if (assembled) {
+      clock.detail(str("K by the two-kernel assembly (", preflight.assembly, ", double)"), built.assembly_seconds);
+      clock.detail(str("K to ", preflight.operator_kind, " in ", preflight.precision), built.format_seconds);
+    }
+    clock.lap(str("stiffness operator (", preflight.operator_kind, ")"));
   }
-  const std::vector<double> mass = sparse::assemble_lumped_mass(model, table, colouring, setup);
-  // Undamped models (the common case) skip the damping pass: CentralDifference takes no vector.
-  const bool damped = !model.absorbing.empty() ||
-                      std::any_of(model.materials.begin(), model.materials.end(),
-                                  [](const Material& m) { return m.damping_alpha != 0.0; });
-  const std::vector<double> damping =
-      damped ? sparse::assemble_lumped_damping(model, table, colouring, setup) : std::vector<double>{};
+  if (preflight.operator_kind != "matrix_free") elements.reset();  // only the matrix-free operator reads them
+  const std::vector<double> mass = device_mass.to_host();
+  const std::vector<double> damping = damped ? device_damping.to_host() : std::vector<double>{};
+  device_mass = DeviceArray<double>();
+  device_damping = DeviceArray<double>();
   const Loading loading(model);
   const std::vector<Index> constrained = loading.constrained_dofs();
   CentralDifference<Real> scheme(exec, *stiffness, mass, damping, preflight.dt, constrained);
+  clock.lap("integrator state");
   DeviceLoading<Real> loads(exec, loading, preflight.dt);
+  clock.lap("loads");
   Recorder<Real> recorder(exec, make_histories(model, preflight.dt), preflight.dt, preflight.n_dofs);
-  preflight.memory_bytes = stiffness->bytes() + state_bytes(static_cast<std::size_t>(preflight.n_dofs), sizeof(Real)) +
-                           snapshot_bytes(model, preflight.snapshot_every, sizeof(Real));
+  clock.lap("receivers");
+  const auto started = clock.start();
 
   const double dt = preflight.dt;
   const std::vector<Index>& prescribed_dofs = loading.prescribed_dofs();
@@ -318,6 +396,9 @@ ExplicitRun run_typed(const Model& original, Preflight preflight, const RunOptio
     snapshots.take(0, scheme.previous_displacement(), scheme.displacement());
   }
 
+  clock.lap("snapshot buffers and initial state");
+  run.setup_seconds = clock.total();
+  run.setup = clock.take();
   const auto loop_started = std::chrono::steady_clock::now();
   const Index n = preflight.n_dofs;
   const long long checkpoint_every = observer ? options.checkpoint_every : 0;
@@ -396,6 +477,8 @@ ExplicitRun run_typed(const Model& original, Preflight preflight, const RunOptio
       loop_seconds > 0.0 ? static_cast<double>(n) * static_cast<double>(step - first_step) / loop_seconds : 0.0;
   run.preflight = std::move(preflight);
   recorder.flush();
+  run.exec_peak_bytes = memory::usage(exec.space()).peak;
+  run.host_peak_bytes = peak_resident_bytes();
   run.histories = recorder.take_histories();
   if (!new_to_old.empty())  // back to the model's numbering
     for (History& history : run.histories) {
@@ -413,30 +496,43 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   Preflight p = resolve(model, options);
   const std::size_t real_size = p.precision == "float" ? sizeof(float) : sizeof(double);
   const auto dim = static_cast<Size>(model.mesh.dim());
+  const auto graph_started = std::chrono::steady_clock::now();
   const NodeGraph graph = p.operator_kind != "matrix_free" ? node_graph(model.mesh) : NodeGraph{};
   const Size nnz = p.operator_kind != "matrix_free" ? graph.n_entries() * dim * dim : 0;
   // A block file made for another mesh (or torn, or not one) is refused before the run.
   if (!p.blocks.empty()) (void)partition::read_block_file(p.blocks, graph);
-  p.memory_bytes =
-      memory_estimate(model.mesh, p.operator_kind, nnz, real_size) + snapshot_bytes(model, p.snapshot_every, real_size);
+  Index widest = 0;
+  for (Index node = 0; node < graph.n_nodes(); ++node)
+    widest = std::max(widest, static_cast<Index>(graph.offsets[node + 1] - graph.offsets[node]));
+  p.memory_bytes = memory_estimate(model.mesh, p.operator_kind, nnz, real_size, p.assembly == "colouring",
+                                   is_damped(model), widest) +
+                   snapshot_bytes(model, p.snapshot_every, real_size);
+  p.phases.push_back({"node graph (memory estimate)",
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - graph_started).count()});
   return p;
 }
 
-std::size_t memory_estimate(const Mesh& mesh, std::string_view operator_kind, Size stiffness_nnz,
-                            std::size_t real_size) {
+namespace {
+
+// The operator's own arrays in the time loop (StiffnessOperator::bytes, padding included).
+std::size_t operator_bytes(const Mesh& mesh, std::string_view operator_kind, Size stiffness_nnz,
+                           std::size_t real_size, Index max_neighbours) {
   const auto n = static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(mesh.dim());
-  std::size_t operator_bytes = 0;
-  if (operator_kind == "assembled") {
-    // CSR: offsets (8 B per row), per entry a column (4 B) and a value.
-    operator_bytes = (n + 1) * sizeof(Size) + static_cast<std::size_t>(stiffness_nnz) * (sizeof(Index) + real_size);
-  } else if (operator_kind == "cusparse") {
-    // CSR with 32-bit offsets (CusparseOperator), plus cuSPARSE's workspace (small; not counted).
-    operator_bytes = (n + 1) * sizeof(std::int32_t) + static_cast<std::size_t>(stiffness_nnz) * (sizeof(std::int32_t) + real_size);
-  } else if (operator_kind == "ell" || operator_kind == "sell" || operator_kind == "jds") {
-    // A column (4 B) and a value per entry; ELL and SELL pad rows to a common length, which this
-    // estimate leaves out (small for linear elements: sparse/formats.hpp reports it).
-    operator_bytes = static_cast<std::size_t>(stiffness_nnz) * (sizeof(Index) + real_size) + n * sizeof(Index);
-  } else if (operator_kind == "partitioned") {
+  const auto d = static_cast<std::size_t>(mesh.dim());
+  const auto nnz = static_cast<std::size_t>(stiffness_nnz);
+  if (operator_kind == "assembled")  // CSR: offsets (8 B per row), per entry a column (4 B) and a value
+    return (n + 1) * sizeof(Size) + nnz * (sizeof(Index) + real_size);
+  if (operator_kind == "cusparse")  // CSR with 32-bit offsets; cuSPARSE's workspace is small
+    return (n + 1) * sizeof(std::int32_t) + nnz * (sizeof(std::int32_t) + real_size);
+  if (operator_kind == "ell" || operator_kind == "sell" || operator_kind == "jds") {
+    // A column (4 B) and a value per entry, rows padded to their slice's (SELL) or the longest
+    // (ELL) length: the node-degree spread of linear elements pads ELL by up to ~40% (hex8 plates:
+    // 27 blocks inside, 12-18 on faces), which the estimate takes from the widest row.
+    std::size_t stored = nnz;
+    if (operator_kind == "ell" && max_neighbours > 0) stored = static_cast<std::size_t>(max_neighbours) * d * n;
+    return stored * (sizeof(Index) + real_size) + n * sizeof(Index);
+  }
+  if (operator_kind == "partitioned") {
     // Pogo's layout (partition/block_matrix.hpp): per node slot L links of a dim x dim block and a
     // 16-bit target, L the largest node degree, plus the slot's node (4 B); blocks are ~95% full
     // (the aligned partitioner's eta), so slots ~ nodes / 0.95.
@@ -444,31 +540,70 @@ std::size_t memory_estimate(const Mesh& mesh, std::string_view operator_kind, Si
     std::size_t links = 0;
     for (Index node = 0; node < mesh.n_nodes(); ++node)
       links = std::max<std::size_t>(links, static_cast<std::size_t>(graph.offsets[node + 1] - graph.offsets[node]));
-    const auto d = static_cast<std::size_t>(mesh.dim());
     const auto slots = static_cast<std::size_t>(static_cast<double>(mesh.n_nodes()) / 0.95);
-    operator_bytes = slots * (links * (d * d * real_size + sizeof(std::int16_t)) + sizeof(Index));
-  } else if (operator_kind == "block_csr" || operator_kind == "block_ell") {
-    // Nodal-block CSR: offsets (8 B per node), a column (4 B) per dim x dim block, the values.
-    const auto d = static_cast<std::size_t>(mesh.dim());
-    operator_bytes = (static_cast<std::size_t>(mesh.n_nodes()) + 1) * sizeof(Size) +
-                     static_cast<std::size_t>(stiffness_nnz) / (d * d) * sizeof(Index) +
-                     static_cast<std::size_t>(stiffness_nnz) * real_size;
-  } else {
-    // Coordinates, connectivity, per element section, colour slot and stiffness factor
-    // (MatrixFreeOperator::bytes).
-    operator_bytes = n * sizeof(double);
-    for (const ElementBlock& block : mesh.blocks)
-      operator_bytes += block.connectivity.size() * sizeof(Index) +
-                        static_cast<std::size_t>(block.n_elements()) * (sizeof(int) + sizeof(Index) + sizeof(double));
+    return slots * (links * (d * d * real_size + sizeof(std::int16_t)) + sizeof(Index));
   }
-  return operator_bytes + state_bytes(n, real_size);
+  if (operator_kind == "block_ell") {  // block rows padded to the widest node row
+    const std::size_t blocks = max_neighbours > 0 ? static_cast<std::size_t>(max_neighbours) *
+                                                        static_cast<std::size_t>(mesh.n_nodes())
+                                                  : nnz / (d * d);
+    return blocks * (sizeof(Index) + d * d * real_size);
+  }
+  if (operator_kind == "block_csr")  // offsets (8 B per node), a column (4 B) per dim x dim block, the values
+    return (static_cast<std::size_t>(mesh.n_nodes()) + 1) * sizeof(Size) + nnz / (d * d) * sizeof(Index) +
+           nnz * real_size;
+  return 0;  // matrix_free: the element arrays, counted by the caller
+}
+
+// sparse::DeviceElements: coordinates, connectivity, per element its section (4 B), stiffness
+// factor and damping (8 B each) and, with a colouring, its place in the colour lists (4 B).
+std::size_t element_bytes(const Mesh& mesh, bool coloured) {
+  std::size_t total = static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(mesh.dim()) * sizeof(double);
+  for (const ElementBlock& block : mesh.blocks)
+    total += block.connectivity.size() * sizeof(Index) +
+             static_cast<std::size_t>(block.n_elements()) *
+                 (sizeof(int) + 2 * sizeof(double) + (coloured ? sizeof(Index) : 0));
+  return total;
+}
+
+}  // namespace
+
+std::size_t memory_estimate(const Mesh& mesh, std::string_view operator_kind, Size stiffness_nnz,
+                            std::size_t real_size, bool coloured, bool damped, Index max_neighbours) {
+  const auto n = static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(mesh.dim());
+  const auto d = static_cast<std::size_t>(mesh.dim());
+  const auto nnz = static_cast<std::size_t>(stiffness_nnz);
+  const std::size_t elements = element_bytes(mesh, coloured || operator_kind == "matrix_free");
+  const std::size_t format = operator_bytes(mesh, operator_kind, stiffness_nnz, real_size, max_neighbours);
+  const std::size_t mass = n * sizeof(double) * (damped ? 2 : 1);
+  // The time loop: the operator (with the elements for matrix_free) and the integrator state.
+  const std::size_t loop = format + (operator_kind == "matrix_free" ? elements : 0) + state_bytes(n, real_size);
+  // The set-up's peak: elements, mass and damping, and K in double (block CSR: values, a column per
+  // block, offsets) while its format is filled (the format is K itself for block_csr in double),
+  // with the row lengths and offsets the converters stage (4 + 8 B per row).
+  std::size_t setup = elements + mass;
+  if (operator_kind != "matrix_free" && operator_kind != "partitioned") {
+    const std::size_t k_double =
+        nnz * sizeof(double) + nnz / (d * d) * sizeof(Index) + (static_cast<std::size_t>(mesh.n_nodes()) + 1) * sizeof(Size);
+    const bool in_place = operator_kind == "block_csr" && real_size == sizeof(double);
+    setup += k_double + (in_place ? 0 : format + n * (sizeof(Index) + sizeof(Size)));
+  }
+  return std::max(setup, loop);
 }
 
 ExplicitRun run_explicit(const Model& model, const RunOptions& options, Observer* observer) {
-  model.validate();
-  Preflight p = resolve(model, options);
-  if (p.precision == "float") return run_typed<float>(model, std::move(p), options, observer);
-  return run_typed<double>(model, std::move(p), options, observer);
+  const auto called = std::chrono::steady_clock::now();
+  Preflight p;
+  if (options.preflight) {
+    p = *options.preflight;
+  } else {
+    model.validate();
+    p = resolve(model, options);
+  }
+  // The arrays of this run only, from here: the memory it reports.
+  memory::reset_peak(make_exec(p.backend).space());
+  if (p.precision == "float") return run_typed<float>(model, std::move(p), options, observer, called);
+  return run_typed<double>(model, std::move(p), options, observer, called);
 }
 
 }  // namespace tremor::explicit_fe

@@ -57,6 +57,16 @@ struct SolverState {
   PendingSample snapshot;                // a velocity snapshot waiting for u_step+1
 };
 
+// One phase of a run's set-up and its wall time (the Exec synchronised at its end). A detail of
+// the phase before it (part of its time) is marked as such.
+struct SetupPhase {
+  std::string name;
+  double seconds = 0.0;
+  bool detail = false;
+};
+
+struct Preflight;
+
 struct RunOptions {
   // Empty / unset: from the model (see above).
   std::string precision;      // "double" or "float"
@@ -68,12 +78,19 @@ struct RunOptions {
   std::optional<double> duration;
   std::optional<double> safety_factor;
   bool allow_unstable = false;  // or'ed with the model file's allow_unstable
+  // On a GPU, K and the lumped mass are assembled with atomic adds (fastest; sums in the order the
+  // updates land, so the last bits of K vary from run to run); deterministic assembles colour by
+  // colour instead: the host assembly's bits, the same on every run. Host backends always do.
+  bool deterministic = false;
   int check_every = 100;        // steps between NaN/Inf checks (and Observer::on_progress calls)
   // Steps between Observer::on_checkpoint calls (0: none). Checkpoint steps are checked for
   // NaN/Inf too, so no checkpoint holds a state that has blown up.
   long long checkpoint_every = 0;
   // Continue from this state (from a checkpoint of a run with the same model and settings).
   const SolverState* resume = nullptr;
+  // The pre-flight of this model with these options (preflight()), when the caller made one: the
+  // run takes its settings, time step and element checks from it instead of resolving them again.
+  const Preflight* preflight = nullptr;
 };
 
 // Numbers known before a run; printed by the CLI's pre-flight check.
@@ -105,9 +122,13 @@ struct Preflight {
   double points_per_wavelength = 0.0;
   int snapshot_every = 0;             // steps between snapshots (the model's [output]); 0: none
   // Operator, integrator state, loads and snapshot buffers in the Exec's memory, estimated
-  // before building.
+  // before building: the larger of the set-up's peak (the elements, the mass and K in double while
+  // it is converted to the operator's format) and the time loop's.
   std::size_t memory_bytes = 0;
+  std::string assembly = "colouring";  // how K and the mass are assembled: "colouring" or "atomics"
   std::vector<std::string> warnings;  // also sent to log::warn
+  // Its own phases (the element survey on the Exec, the node graph of the memory estimate, ...).
+  std::vector<SetupPhase> phases;
 };
 
 // Resolves settings and the time step; throws tremor::Error for a refused time step (both
@@ -118,8 +139,13 @@ Preflight preflight(const Model& model, const RunOptions& options = {});
 // `stiffness_nnz` entries, the block kinds with as many in dim x dim blocks, or "matrix_free")
 // plus the integrator state, with state of `real_size` bytes (4 or 8). The one estimate behind the
 // pre-flight and `tremor info`.
+// `coloured`: the elements carry colour lists (assembly by colouring); `damped`: a damping vector is
+// assembled too; `max_neighbours`: the node graph's longest row, which sets the padding of ELL and
+// block ELL (0: unknown, padding left out). The larger of the set-up's peak (elements, mass, K in double and its format) and
+// the time loop's (operator and state).
 std::size_t memory_estimate(const Mesh& mesh, std::string_view operator_kind, Size stiffness_nnz,
-                            std::size_t real_size);
+                            std::size_t real_size, bool coloured = true, bool damped = false,
+                            Index max_neighbours = 0);
 
 enum class RunStatus { Completed, NonFinite, Stopped };
 
@@ -165,6 +191,15 @@ struct ExplicitRun {
   double time = 0.0;    // simulated time reached, s
   double wall_seconds = 0.0;
   double dof_steps_per_second = 0.0;
+  // From the call to the first step: the pre-flight's phases (unless RunOptions::preflight gave
+  // them), ordering, sections, colouring, elements to the Exec, K, its format, mass, loads,
+  // receivers, snapshot buffers, initial state.
+  std::vector<SetupPhase> setup;
+  double setup_seconds = 0.0;
+  // Memory the run held through tremor's arrays in the Exec's space at most (memory::usage; for a
+  // host Exec this is part of the process's memory), and the process's peak resident memory.
+  std::size_t exec_peak_bytes = 0;
+  std::size_t host_peak_bytes = 0;
   // On a NonFinite stop: where it was found (the node with the largest |u|, NaN counting largest).
   long long bad_step = -1;
   Label bad_node = 0;

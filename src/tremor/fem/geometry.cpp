@@ -6,6 +6,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
+#include "tremor/fem/element_survey.hpp"
 
 namespace tremor::fem {
 
@@ -39,13 +40,6 @@ ElementSize vertex_distances(const double* x) {
   return size;
 }
 
-// Volume of the reference element: the unit simplex or [-1, 1]^d.
-template <class E>
-constexpr double reference_volume() {
-  if constexpr (E::simplex) return E::dim == 2 ? 0.5 : 1.0 / 6.0;
-  return E::dim == 2 ? 4.0 : 8.0;
-}
-
 std::string prefix(std::string_view source) { return source.empty() ? std::string() : str(source, ": "); }
 
 }  // namespace
@@ -65,7 +59,9 @@ void check_geometry(const Mesh& mesh, std::string_view source) {
           TREMOR_CHECK(std::isfinite(value), prefix(source), "element ", label, " (", name,
                        ") has a node with a non-finite coordinate");
         const ElementSize size = vertex_distances<E>(x.data());
-        const double scale = std::pow(size.max_length, E::dim) / reference_volume<E>();
+        double scale = 1.0;  // max_length^dim, as fem::relative_det (element_survey.hpp) forms it
+        for (int d = 0; d < E::dim; ++d) scale *= size.max_length;
+        scale /= reference_volume<E>();
         // The worst point: quadrature points first, then the nodes.
         double worst = 1e300;
         std::string where;

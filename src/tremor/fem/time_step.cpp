@@ -7,6 +7,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
+#include "tremor/fem/element_survey.hpp"
 
 namespace tremor::fem {
 
@@ -14,44 +15,11 @@ namespace {
 
 constexpr int dense_limit = 200;
 
-// Power iteration for the largest eigenvalue of the symmetric positive semi-definite operator
-// `apply` (n x n). Returns a negative value when the operator produced a non-finite number.
-template <class Apply>
-double largest_eigenvalue(int n, Apply&& apply) {
-  std::vector<double> v(static_cast<std::size_t>(n)), w(static_cast<std::size_t>(n));
-  // Fixed pseudo-random start (xorshift), so no symmetric start is orthogonal to the top mode.
-  std::uint64_t state = 0x9E3779B97F4A7C15ull;
-  for (auto& value : v) {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    value = static_cast<double>(state >> 11) * 0x1.0p-53 - 0.5;
-  }
-  double rho = 0.0;
-  for (int iteration = 0; iteration < 3000; ++iteration) {
-    double vv = 0.0;
-    for (double value : v) vv += value * value;
-    const double scale = 1.0 / std::sqrt(vv);
-    for (auto& value : v) value *= scale;
-    apply(v.data(), w.data());
-    double vw = 0.0, ww = 0.0;
-    for (int i = 0; i < n; ++i) {
-      vw += v[static_cast<std::size_t>(i)] * w[static_cast<std::size_t>(i)];
-      ww += w[static_cast<std::size_t>(i)] * w[static_cast<std::size_t>(i)];
-    }
-    if (!std::isfinite(ww)) return -1.0;
-    rho = vw;
-    // ||w - rho v||^2 = ww - rho^2 for unit v.
-    const double residual2 = ww - rho * rho;
-    v.swap(w);
-    if (rho > 0.0 && residual2 <= 1e-16 * rho * rho) break;
-    if (ww == 0.0) break;
-  }
-  return rho;
-}
-
+// fits_survey elements: the device survey's own function (element_survey.hpp), so both give the
+// same bits; larger ones with K_e on the heap (up to dense_limit DOFs) or matrix-free.
 template <class E>
 double max_eigenvalue(const double* x, const double* D, double density, double thickness) {
+  if constexpr (fits_survey<E>) return max_eigenvalue_dense<E>(x, D, density, thickness);
   constexpr int n_dof = E::n_nodes * E::dim;
   double m[E::n_nodes];
   lumped_mass<E>(x, density * thickness, m);
@@ -64,7 +32,7 @@ double max_eigenvalue(const double* x, const double* D, double density, double t
     for (int r = 0; r < n_dof; ++r)
       for (int c = 0; c < n_dof; ++c)
         K[static_cast<std::size_t>(r) * n_dof + c] *= inv_sqrt[static_cast<std::size_t>(r)] * inv_sqrt[static_cast<std::size_t>(c)];
-    return largest_eigenvalue(n_dof, [&](const double* v, double* w) {
+    return largest_eigenvalue<n_dof>([&](const double* v, double* w) {
       for (int r = 0; r < n_dof; ++r) {
         double sum = 0.0;
         const double* row = K.data() + static_cast<std::size_t>(r) * n_dof;
@@ -76,7 +44,7 @@ double max_eigenvalue(const double* x, const double* D, double density, double t
     for (int q = 0; q < rule.n_points; ++q)
       if (!(jacobian_determinant<E>(x, rule.point(q)) > 0.0)) return -1.0;
     std::vector<double> u(n_dof);
-    return largest_eigenvalue(n_dof, [&](const double* v, double* w) {
+    return largest_eigenvalue<n_dof>([&](const double* v, double* w) {
       for (int i = 0; i < n_dof; ++i) u[static_cast<std::size_t>(i)] = v[i] * inv_sqrt[static_cast<std::size_t>(i)];
       apply_element_stiffness<E>(x, D, thickness, rule, u.data(), w);
       for (int i = 0; i < n_dof; ++i) w[i] *= inv_sqrt[static_cast<std::size_t>(i)];

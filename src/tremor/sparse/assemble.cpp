@@ -90,7 +90,7 @@ std::vector<double> assemble_lumped(const Model& model, const SectionTable& tabl
 
 }  // namespace
 
-SectionTable section_table(const Model& model) {
+SectionTable section_table(const Model& model, bool check_geometry) {
   const Mesh& mesh = model.mesh;
   SectionTable table;
   table.dim = mesh.dim();
@@ -116,7 +116,7 @@ SectionTable section_table(const Model& model) {
   for (std::size_t e = 0; e < table.element_section.size(); ++e)
     TREMOR_CHECK(table.element_section[e] >= 0, prefix(model), "element ", mesh.element_label(static_cast<Index>(e)),
                  " has no section (no material assigned)");
-  fem::check_geometry(mesh, model.mesh_source());
+  if (check_geometry) fem::check_geometry(mesh, model.mesh_source());
   AbsorbingProfile profile = absorbing_profile(model);
   table.element_alpha = std::move(profile.alpha);
   table.element_stiffness_factor = std::move(profile.stiffness_factor);

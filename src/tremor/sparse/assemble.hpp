@@ -44,7 +44,9 @@ struct SectionTable {
 
 // Builds the table and runs the checks above (`model.source` prefixes messages), with the
 // absorbing layers' per-element profile (absorbing_profile()).
-SectionTable section_table(const Model& model);
+// `check_geometry` false leaves out fem::check_geometry (a pass over the mesh on the host), for a
+// caller that checks the elements on its Exec instead (element_survey.hpp).
+SectionTable section_table(const Model& model, bool check_geometry = true);
 
 // K = sum_e K_e on stiffness_pattern(model.mesh). Entries are located by bisection in each row.
 CsrMatrix assemble_stiffness(const Model& model, const Exec& exec = Exec::openmp());

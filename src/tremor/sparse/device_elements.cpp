@@ -25,7 +25,8 @@ DeviceElements::DeviceElements(const Exec& exec_, const Mesh& mesh, const Sectio
   TREMOR_CHECK(table.element_stiffness_factor.empty() || table.element_stiffness_factor.size() == n_total,
                "device elements: ", table.element_stiffness_factor.size(), " stiffness factors for ", n_total,
                " elements");
-  TREMOR_CHECK(colouring.blocks.size() == mesh.blocks.size() && colouring.colour.size() == n_total,
+  const bool coloured = !colouring.blocks.empty();
+  TREMOR_CHECK(!coloured || (colouring.blocks.size() == mesh.blocks.size() && colouring.colour.size() == n_total),
                "device elements: the colouring was made for another mesh (", colouring.blocks.size(), " blocks, ",
                colouring.colour.size(), " elements; the mesh has ", mesh.blocks.size(), " and ", n_total, ")");
   TREMOR_CHECK(static_cast<Size>(mesh.n_nodes()) * dim <= Size(2147483647), "device elements: ", mesh.n_nodes(),
@@ -35,16 +36,17 @@ DeviceElements::DeviceElements(const Exec& exec_, const Mesh& mesh, const Sectio
   for (std::size_t b = 0; b < mesh.blocks.size(); ++b) {
     const ElementBlock& source = mesh.blocks[b];
     const auto n = static_cast<std::size_t>(source.n_elements());
-    TREMOR_CHECK(colouring.blocks[b].elements.size() == n, "device elements: the colouring of block ", b, " lists ",
-                 colouring.blocks[b].elements.size(), " elements, the block has ", n);
+    TREMOR_CHECK(!coloured || colouring.blocks[b].elements.size() == n, "device elements: the colouring of block ", b,
+                 " lists ", colouring.blocks[b].elements.size(), " elements, the block has ", n);
     std::vector<int> section(n);
-    std::vector<double> factor(n);
+    std::vector<double> factor(n), alpha(n);
     for (std::size_t e = 0; e < n; ++e) {
       const auto g = static_cast<std::size_t>(global) + e;
       section[e] = table.element_section[g];
       TREMOR_CHECK(section[e] >= 0 && static_cast<std::size_t>(section[e]) < table.D.size(),
                    "device elements: element ", mesh.element_label(static_cast<Index>(g)), " has no section");
       factor[e] = table.stiffness_factor(g);
+      alpha[e] = table.alpha(g);
     }
     DeviceElementBlock block;
     block.type = source.type;
@@ -55,8 +57,13 @@ DeviceElements::DeviceElements(const Exec& exec_, const Mesh& mesh, const Sectio
     block.connectivity = upload(exec, source.connectivity);
     block.section = upload(exec, section);
     block.stiffness_factor = upload(exec, factor);
-    block.colour_elements = upload(exec, colouring.blocks[b].elements);
-    block.colour_offsets = colouring.blocks[b].offsets;
+    block.alpha = upload(exec, alpha);
+    if (coloured) {
+      block.colour_elements = upload(exec, colouring.blocks[b].elements);
+      block.colour_offsets = colouring.blocks[b].offsets;
+    } else {
+      block.colour_offsets.assign(1, 0);
+    }
     blocks.push_back(std::move(block));
     global += source.n_elements();
   }
@@ -83,7 +90,7 @@ std::size_t DeviceElements::bytes() const {
   for (const DeviceElementBlock& block : blocks)
     total += static_cast<std::size_t>(block.connectivity.size() + block.colour_elements.size()) * sizeof(Index) +
              static_cast<std::size_t>(block.section.size()) * sizeof(int) +
-             static_cast<std::size_t>(block.stiffness_factor.size()) * sizeof(double);
+             static_cast<std::size_t>(block.stiffness_factor.size() + block.alpha.size()) * sizeof(double);
   return total;
 }
 

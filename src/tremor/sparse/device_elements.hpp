@@ -7,7 +7,7 @@
 // factor) and an element colouring (colour_elements()); uploaded, then read-only.
 //
 // Sizes: coordinates 8 B x dim per node; per element its nodes (4 B each), section (4 B),
-// stiffness factor (8 B) and place in its block's colour lists (4 B); per section D (36 doubles,
+// stiffness factor and damping (8 B each) and place in its block's colour lists (4 B); per section D (36 doubles,
 // n_voigt^2 used, row-major), thickness and density (8 B each).
 #include <cstddef>
 #include <vector>
@@ -32,6 +32,7 @@ struct DeviceElementBlock {
   DeviceArray<Index> connectivity;       // n_element_nodes per element, as ElementBlock
   DeviceArray<int> section;              // per element of the block: index into D, thickness, density
   DeviceArray<double> stiffness_factor;  // per element: the absorbing layers' K_e scale, 1 elsewhere
+  DeviceArray<double> alpha;             // per element: mass-proportional damping, s^-1 (SectionTable::alpha)
   DeviceArray<Index> colour_elements;    // the block's elements (indices within it) grouped by colour
   std::vector<Index> colour_offsets;     // host: n_colours + 1, into colour_elements
 
@@ -46,7 +47,9 @@ struct DeviceElementBlock {
 
 struct DeviceElements {
   DeviceElements() = default;
-  // Throws tremor::Error when the table or the colouring was not built for this mesh.
+  // Throws tremor::Error when the table or the colouring was not built for this mesh. An empty
+  // colouring (ElementColouring{}) gives no colour lists (n_colours 0): enough for kernels that
+  // add with atomics (RaceStrategy::Atomics), and it spares the host the colouring of a large mesh.
   DeviceElements(const Exec& exec, const Mesh& mesh, const SectionTable& table, const ElementColouring& colouring);
 
   Exec exec = Exec::serial();  // the Exec whose memory holds the arrays

@@ -70,12 +70,13 @@ struct ElementArrays {
   const double* D;
   const double* thickness;
   const double* density;
+  const double* alpha;  // per element: mass-proportional damping (the lumped damping's weight)
 };
 
 inline ElementArrays arrays_of(const DeviceElements& elements, const DeviceElementBlock& block) {
   return {elements.coordinates.data(), block.connectivity.data(), block.section.data(),
           block.stiffness_factor.data(), elements.D.data(),         elements.thickness.data(),
-          elements.density.data()};
+          elements.density.data(), block.alpha.data()};
 }
 
 // The element's node coordinates, node-major (x[a * dim + c]), as fem's kernels take them.

@@ -10,10 +10,14 @@
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/sparse/block_csr.hpp"
+#include "tremor/sparse/rows.hpp"
 
 namespace tremor::sparse {
 
 namespace {
+
+using detail::BlockRows;
+using detail::CsrRows;
 
 constexpr Index padding_column = -1;
 
@@ -31,17 +35,6 @@ void check_csr(const CsrMatrix& matrix, const char* format) {
                format, ": the CSR matrix's arrays do not fit its ", matrix.n_rows, " rows");
 }
 
-Index row_length(const CsrMatrix& matrix, Index row) {
-  const auto r = static_cast<std::size_t>(row);
-  return static_cast<Index>(matrix.offsets[r + 1] - matrix.offsets[r]);
-}
-
-Index longest_row(const CsrMatrix& matrix) {
-  Index longest = 0;
-  for (Index row = 0; row < matrix.n_rows; ++row) longest = std::max(longest, row_length(matrix, row));
-  return longest;
-}
-
 template <class T>
 DeviceArray<T> place(const Exec& exec, const std::vector<T>& host) {
   return DeviceArray<T>(exec, std::span<const T>(host));
@@ -52,24 +45,239 @@ void check_space(const Exec& exec, MemorySpace space, const char* format) {
                " memory, ", exec.describe(), " cannot run it");
 }
 
+// Every row's length, on the host (4 B per row): what the sorts and offsets are computed from.
+template <class Rows>
+std::vector<Index> row_lengths(const Exec& exec, const Rows& rows) {
+  DeviceArray<Index> lengths(exec, rows.n_rows());
+  Index* out = lengths.data();
+  forall(exec, rows.n_rows(), [=] TREMOR_LAMBDA(Index row) { out[row] = rows.length(row); });
+  return lengths.to_host();
+}
+
+Index longest(const std::vector<Index>& lengths) {
+  Index value = 0;
+  for (Index length : lengths) value = std::max(value, length);
+  return value;
+}
+
+Size total(const std::vector<Index>& lengths) {
+  Size value = 0;
+  for (Index length : lengths) value += length;
+  return value;
+}
+
 // Rows (original indices) in the order of a stable sort by decreasing length within consecutive
 // windows of `window` rows; window >= n_rows sorts them all. Counting sort: O(n + longest).
-std::vector<Index> sort_rows_by_length(const CsrMatrix& matrix, Index window) {
-  const Index n = matrix.n_rows;
+std::vector<Index> sort_rows_by_length(const std::vector<Index>& lengths, Index window) {
+  const auto n = static_cast<Index>(lengths.size());
   std::vector<Index> order(static_cast<std::size_t>(n));
   std::vector<Index> count;
+  const auto length = [&](Index row) { return lengths[static_cast<std::size_t>(row)]; };
   for (Index first = 0; first < n; first += window) {
     const Index last = first + std::min(window, n - first);
-    Index longest = 0;
-    for (Index row = first; row < last; ++row) longest = std::max(longest, row_length(matrix, row));
+    Index top = 0;
+    for (Index row = first; row < last; ++row) top = std::max(top, length(row));
     // count[len] = position (from the window's start) of the first row of length len.
-    count.assign(static_cast<std::size_t>(longest) + 2, 0);
-    for (Index row = first; row < last; ++row) ++count[static_cast<std::size_t>(longest - row_length(matrix, row)) + 1];
+    count.assign(static_cast<std::size_t>(top) + 2, 0);
+    for (Index row = first; row < last; ++row) ++count[static_cast<std::size_t>(top - length(row)) + 1];
     for (std::size_t k = 1; k < count.size(); ++k) count[k] += count[k - 1];
     for (Index row = first; row < last; ++row)
-      order[static_cast<std::size_t>(first + count[static_cast<std::size_t>(longest - row_length(matrix, row))]++)] = row;
+      order[static_cast<std::size_t>(first + count[static_cast<std::size_t>(top - length(row))]++)] = row;
   }
   return order;
+}
+
+// Runs convert(rows) on a host CSR: read in place on a host Exec, copied into the Exec's memory
+// (double values, as assembled) for a GPU.
+template <class Convert>
+auto with_rows(const Exec& exec, const CsrMatrix& matrix, const char* format, Convert convert) {
+  check_csr(matrix, format);
+  if (exec.space() == MemorySpace::Host)
+    return convert(CsrRows{matrix.n_rows, matrix.offsets.data(), matrix.columns.data(), matrix.values.data()});
+  const DeviceArray<Size> offsets = place(exec, matrix.offsets);
+  const DeviceArray<Index> columns = place(exec, matrix.columns);
+  const DeviceArray<double> values = place(exec, matrix.values);
+  return convert(CsrRows{matrix.n_rows, offsets.data(), columns.data(), values.data()});
+}
+
+BlockRows rows_of(const Exec& exec, const DeviceBlockCsr<double>& matrix, const char* format) {
+  TREMOR_CHECK(matrix.values.exec().space() == exec.space() || matrix.values.size() == 0, format, ": the matrix is in ",
+               matrix.values.exec().describe(), "'s memory; ", exec.describe(), " was given");
+  TREMOR_CHECK(matrix.block >= 1 && matrix.block <= 3, format, ": block size ", matrix.block, " is not 1, 2 or 3");
+  return BlockRows{matrix.block, matrix.n_block_rows, matrix.offsets.data(), matrix.columns.data(),
+                   matrix.values.data()};
+}
+
+// ---- one converter per format, for any row source -------------------------------------------------
+
+template <class Real, class Rows>
+DeviceCsr<Real> csr_from(const Exec& exec, const Rows& rows) {
+  const Index n = rows.n_rows();
+  const std::vector<Index> lengths = row_lengths(exec, rows);
+  std::vector<Size> offsets(static_cast<std::size_t>(n) + 1, 0);
+  for (Index row = 0; row < n; ++row)
+    offsets[static_cast<std::size_t>(row) + 1] = offsets[static_cast<std::size_t>(row)] + lengths[static_cast<std::size_t>(row)];
+  const Index stored = checked_count(offsets.back(), "CSR");
+  DeviceCsr<Real> out;
+  out.n_rows = n;
+  out.offsets = place(exec, offsets);
+  out.columns = DeviceArray<Index>(exec, stored);
+  out.values = DeviceArray<Real>(exec, stored);
+  const Size* begin = out.offsets.data();
+  Index* columns = out.columns.data();
+  Real* values = out.values.data();
+  forall(exec, n, [=] TREMOR_LAMBDA(Index row) {
+    const Index length = rows.length(row);
+    for (Index k = 0; k < length; ++k) {
+      columns[begin[row] + k] = rows.column(row, k);
+      values[begin[row] + k] = static_cast<Real>(rows.value(row, k));
+    }
+  });
+  return out;
+}
+
+template <class Real, class Rows>
+EllMatrix<Real> ell_from(const Exec& exec, const Rows& rows) {
+  const Index n = rows.n_rows();
+  const std::vector<Index> lengths = row_lengths(exec, rows);
+  const Index width = longest(lengths);
+  const Index stored = checked_count(Size(width) * n, "ELL");
+  EllMatrix<Real> out;
+  out.n_rows = n;
+  out.width = width;
+  out.nnz = total(lengths);
+  out.columns = DeviceArray<Index>(exec, stored);
+  out.values = DeviceArray<Real>(exec, stored);
+  Index* columns = out.columns.data();
+  Real* values = out.values.data();
+  forall(exec, n, [=] TREMOR_LAMBDA(Index row) {
+    const Index length = rows.length(row);
+    Size at = row;
+    for (Index k = 0; k < width; ++k, at += n) {
+      columns[at] = k < length ? rows.column(row, k) : padding_column;
+      values[at] = k < length ? static_cast<Real>(rows.value(row, k)) : Real(0);
+    }
+  });
+  return out;
+}
+
+template <class Real, class Rows>
+SellMatrix<Real> sell_from(const Exec& exec, const Rows& rows, int chunk, Index sigma) {
+  TREMOR_CHECK(chunk >= 1, "SELL: slice height C = ", chunk, " must be at least 1");
+  TREMOR_CHECK(sigma >= 1, "SELL: sort window sigma = ", sigma, " must be at least 1");
+  const Index n = rows.n_rows();
+  const std::vector<Index> lengths = row_lengths(exec, rows);
+  const std::vector<Index> row_of = sort_rows_by_length(lengths, sigma);
+  const Index n_slices = (n + chunk - 1) / chunk;
+  std::vector<Size> slice_offsets(static_cast<std::size_t>(n_slices) + 1, 0);
+  Index width = 0;
+  for (Index s = 0; s < n_slices; ++s) {
+    const Index first = s * chunk;
+    const Index height = std::min<Index>(chunk, n - first);
+    Index slice_width = 0;  // sorted within windows only: the first row need not be the longest
+    for (Index lane = 0; lane < height; ++lane)
+      slice_width = std::max(slice_width, lengths[static_cast<std::size_t>(row_of[static_cast<std::size_t>(first + lane)])]);
+    width = std::max(width, slice_width);
+    slice_offsets[static_cast<std::size_t>(s) + 1] = slice_offsets[static_cast<std::size_t>(s)] + Size(slice_width) * height;
+  }
+  const Index stored = checked_count(slice_offsets.back(), "SELL");
+  SellMatrix<Real> out;
+  out.n_rows = n;
+  out.chunk = chunk;
+  out.sigma = sigma;
+  out.width = width;
+  out.nnz = total(lengths);
+  out.slice_offsets = place(exec, slice_offsets);
+  out.row_of = place(exec, row_of);
+  out.columns = DeviceArray<Index>(exec, stored);
+  out.values = DeviceArray<Real>(exec, stored);
+  const Size* offsets = out.slice_offsets.data();
+  const Index* sorted = out.row_of.data();
+  Index* columns = out.columns.data();
+  Real* values = out.values.data();
+  forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
+    const Index s = i / chunk;
+    const Index lane = i - s * chunk;
+    const Index height = n - s * chunk < chunk ? n - s * chunk : chunk;
+    const Index slice_width = static_cast<Index>((offsets[s + 1] - offsets[s]) / height);
+    const Index row = sorted[i];
+    const Index length = rows.length(row);
+    Size at = offsets[s] + lane;
+    for (Index k = 0; k < slice_width; ++k, at += height) {
+      columns[at] = k < length ? rows.column(row, k) : padding_column;
+      values[at] = k < length ? static_cast<Real>(rows.value(row, k)) : Real(0);
+    }
+  });
+  return out;
+}
+
+template <class Real, class Rows>
+JdsMatrix<Real> jds_from(const Exec& exec, const Rows& rows) {
+  const Index n = rows.n_rows();
+  const std::vector<Index> lengths = row_lengths(exec, rows);
+  const Index stored = checked_count(total(lengths), "JDS");
+  const std::vector<Index> row_of = sort_rows_by_length(lengths, std::max<Index>(n, 1));
+  const auto length_of = [&](Index i) { return lengths[static_cast<std::size_t>(row_of[static_cast<std::size_t>(i)])]; };
+  const Index n_diagonals = n > 0 ? length_of(0) : 0;
+  // Diagonal d covers the sorted rows longer than d: a prefix, since lengths decrease.
+  std::vector<Size> diagonal_offsets(static_cast<std::size_t>(n_diagonals) + 1, 0);
+  Index covered = n;  // rows longer than d, found walking d up and the sorted rows down
+  for (Index d = 0; d < n_diagonals; ++d) {
+    while (covered > 0 && length_of(covered - 1) <= d) --covered;
+    diagonal_offsets[static_cast<std::size_t>(d) + 1] = diagonal_offsets[static_cast<std::size_t>(d)] + covered;
+  }
+  JdsMatrix<Real> out;
+  out.n_rows = n;
+  out.n_diagonals = n_diagonals;
+  out.nnz = stored;
+  out.diagonal_offsets = place(exec, diagonal_offsets);
+  out.row_of = place(exec, row_of);
+  out.columns = DeviceArray<Index>(exec, stored);
+  out.values = DeviceArray<Real>(exec, stored);
+  const Size* offsets = out.diagonal_offsets.data();
+  const Index* sorted = out.row_of.data();
+  Index* columns = out.columns.data();
+  Real* values = out.values.data();
+  forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
+    const Index row = sorted[i];
+    const Index length = rows.length(row);
+    for (Index d = 0; d < length; ++d) {
+      columns[offsets[d] + i] = rows.column(row, d);
+      values[offsets[d] + i] = static_cast<Real>(rows.value(row, d));
+    }
+  });
+  return out;
+}
+
+template <class Real>
+BlockEllMatrix<Real> block_ell_from(const Exec& exec, const BlockRows& rows) {
+  const Index n_nodes = rows.n_nodes;
+  const int dim = rows.dim;
+  const std::vector<Index> lengths = row_lengths(exec, rows);  // dim x blocks per scalar row
+  const Index width = longest(lengths) / dim;
+  const Index slots = checked_count(Size(width) * n_nodes, "nodal-block ELL");
+  checked_count(Size(slots) * dim * dim, "nodal-block ELL");
+  BlockEllMatrix<Real> out;
+  out.dim = dim;
+  out.n_nodes = n_nodes;
+  out.width = width;
+  out.n_blocks = total(lengths) / (Size(dim) * dim);
+  out.columns = DeviceArray<Index>(exec, slots);
+  out.values = DeviceArray<Real>(exec, slots * dim * dim);
+  Index* columns = out.columns.data();
+  Real* values = out.values.data();
+  forall(exec, n_nodes, [=] TREMOR_LAMBDA(Index node) {
+    const Size begin = rows.offsets[node];
+    const Index count = static_cast<Index>(rows.offsets[node + 1] - begin);
+    const Size per_block = Size(dim) * dim;
+    for (Index slot = 0; slot < width; ++slot) {
+      columns[Size(slot) * n_nodes + node] = slot < count ? rows.columns[begin + slot] : padding_column;
+      for (Size e = 0; e < per_block; ++e)
+        values[(Size(slot) * per_block + e) * n_nodes + node] =
+            slot < count ? static_cast<Real>(rows.values[(begin + slot) * per_block + e]) : Real(0);
+    }
+  });
+  return out;
 }
 
 }  // namespace
@@ -90,30 +298,12 @@ FormatStats EllMatrix<Real>::stats() const {
 
 template <class Real>
 EllMatrix<Real> to_ell(const Exec& exec, const CsrMatrix& matrix) {
-  check_csr(matrix, "ELL");
-  const Index n = matrix.n_rows;
-  const Index width = longest_row(matrix);
-  const Index stored = checked_count(Size(width) * n, "ELL");
-  std::vector<Index> columns(static_cast<std::size_t>(stored), padding_column);
-  std::vector<Real> values(static_cast<std::size_t>(stored), Real(0));
-#pragma omp parallel for schedule(static)
-  for (Index row = 0; row < n; ++row) {
-    const Size begin = matrix.offsets[static_cast<std::size_t>(row)];
-    const Index length = row_length(matrix, row);
-    for (Index k = 0; k < length; ++k) {
-      const auto to = static_cast<std::size_t>(Size(k) * n + row);
-      const auto from = static_cast<std::size_t>(begin + k);
-      columns[to] = matrix.columns[from];
-      values[to] = static_cast<Real>(matrix.values[from]);
-    }
-  }
-  EllMatrix<Real> out;
-  out.n_rows = n;
-  out.width = width;
-  out.nnz = matrix.nnz();
-  out.columns = place(exec, columns);
-  out.values = place(exec, values);
-  return out;
+  return with_rows(exec, matrix, "ELL", [&](const CsrRows& rows) { return ell_from<Real>(exec, rows); });
+}
+
+template <class Real>
+EllMatrix<Real> to_ell(const Exec& exec, const DeviceBlockCsr<double>& matrix) {
+  return ell_from<Real>(exec, rows_of(exec, matrix, "ELL"));
 }
 
 template <class Real>
@@ -143,52 +333,12 @@ FormatStats SellMatrix<Real>::stats() const {
 
 template <class Real>
 SellMatrix<Real> to_sell(const Exec& exec, const CsrMatrix& matrix, int chunk, Index sigma) {
-  check_csr(matrix, "SELL");
-  TREMOR_CHECK(chunk >= 1, "SELL: slice height C = ", chunk, " must be at least 1");
-  TREMOR_CHECK(sigma >= 1, "SELL: sort window sigma = ", sigma, " must be at least 1");
-  const Index n = matrix.n_rows;
-  const std::vector<Index> row_of = sort_rows_by_length(matrix, sigma);
-  const Index n_slices = (n + chunk - 1) / chunk;
-  std::vector<Size> slice_offsets(static_cast<std::size_t>(n_slices) + 1, 0);
-  Index width = 0;
-  for (Index s = 0; s < n_slices; ++s) {
-    const Index first = s * chunk;
-    const Index height = std::min<Index>(chunk, n - first);
-    Index slice_width = 0;  // sorted within windows only: the first row need not be the longest
-    for (Index lane = 0; lane < height; ++lane)
-      slice_width = std::max(slice_width, row_length(matrix, row_of[static_cast<std::size_t>(first + lane)]));
-    width = std::max(width, slice_width);
-    slice_offsets[static_cast<std::size_t>(s) + 1] = slice_offsets[static_cast<std::size_t>(s)] + Size(slice_width) * height;
-  }
-  const Index stored = checked_count(slice_offsets.back(), "SELL");
-  std::vector<Index> columns(static_cast<std::size_t>(stored), padding_column);
-  std::vector<Real> values(static_cast<std::size_t>(stored), Real(0));
-#pragma omp parallel for schedule(static)
-  for (Index i = 0; i < n; ++i) {
-    const Index s = i / chunk;
-    const Index lane = i - s * chunk;
-    const Index height = std::min<Index>(chunk, n - s * chunk);
-    const Index row = row_of[static_cast<std::size_t>(i)];
-    const Size begin = matrix.offsets[static_cast<std::size_t>(row)];
-    const Index length = row_length(matrix, row);
-    for (Index k = 0; k < length; ++k) {
-      const auto to = static_cast<std::size_t>(slice_offsets[static_cast<std::size_t>(s)] + Size(k) * height + lane);
-      const auto from = static_cast<std::size_t>(begin + k);
-      columns[to] = matrix.columns[from];
-      values[to] = static_cast<Real>(matrix.values[from]);
-    }
-  }
-  SellMatrix<Real> out;
-  out.n_rows = n;
-  out.chunk = chunk;
-  out.sigma = sigma;
-  out.width = width;
-  out.nnz = matrix.nnz();
-  out.slice_offsets = place(exec, slice_offsets);
-  out.row_of = place(exec, row_of);
-  out.columns = place(exec, columns);
-  out.values = place(exec, values);
-  return out;
+  return with_rows(exec, matrix, "SELL", [&](const CsrRows& rows) { return sell_from<Real>(exec, rows, chunk, sigma); });
+}
+
+template <class Real>
+SellMatrix<Real> to_sell(const Exec& exec, const DeviceBlockCsr<double>& matrix, int chunk, Index sigma) {
+  return sell_from<Real>(exec, rows_of(exec, matrix, "SELL"), chunk, sigma);
 }
 
 template <class Real>
@@ -226,43 +376,12 @@ FormatStats JdsMatrix<Real>::stats() const {
 
 template <class Real>
 JdsMatrix<Real> to_jds(const Exec& exec, const CsrMatrix& matrix) {
-  check_csr(matrix, "JDS");
-  const Index n = matrix.n_rows;
-  const Index stored = checked_count(matrix.nnz(), "JDS");
-  const std::vector<Index> row_of = sort_rows_by_length(matrix, std::max<Index>(n, 1));
-  const Index n_diagonals = n > 0 ? row_length(matrix, row_of.front()) : 0;
-  // Diagonal d covers the sorted rows longer than d: a prefix, since lengths decrease.
-  std::vector<Size> diagonal_offsets(static_cast<std::size_t>(n_diagonals) + 1, 0);
-  {
-    Index covered = n;  // rows longer than d, found walking d up and the sorted rows down
-    for (Index d = 0; d < n_diagonals; ++d) {
-      while (covered > 0 && row_length(matrix, row_of[static_cast<std::size_t>(covered) - 1]) <= d) --covered;
-      diagonal_offsets[static_cast<std::size_t>(d) + 1] = diagonal_offsets[static_cast<std::size_t>(d)] + covered;
-    }
-  }
-  std::vector<Index> columns(static_cast<std::size_t>(stored));
-  std::vector<Real> values(static_cast<std::size_t>(stored));
-#pragma omp parallel for schedule(static)
-  for (Index i = 0; i < n; ++i) {
-    const Index row = row_of[static_cast<std::size_t>(i)];
-    const Size begin = matrix.offsets[static_cast<std::size_t>(row)];
-    const Index length = row_length(matrix, row);
-    for (Index d = 0; d < length; ++d) {
-      const auto to = static_cast<std::size_t>(diagonal_offsets[static_cast<std::size_t>(d)] + i);
-      const auto from = static_cast<std::size_t>(begin + d);
-      columns[to] = matrix.columns[from];
-      values[to] = static_cast<Real>(matrix.values[from]);
-    }
-  }
-  JdsMatrix<Real> out;
-  out.n_rows = n;
-  out.n_diagonals = n_diagonals;
-  out.nnz = matrix.nnz();
-  out.diagonal_offsets = place(exec, diagonal_offsets);
-  out.row_of = place(exec, row_of);
-  out.columns = place(exec, columns);
-  out.values = place(exec, values);
-  return out;
+  return with_rows(exec, matrix, "JDS", [&](const CsrRows& rows) { return jds_from<Real>(exec, rows); });
+}
+
+template <class Real>
+JdsMatrix<Real> to_jds(const Exec& exec, const DeviceBlockCsr<double>& matrix) {
+  return jds_from<Real>(exec, rows_of(exec, matrix, "JDS"));
 }
 
 template <class Real>
@@ -297,38 +416,42 @@ FormatStats BlockEllMatrix<Real>::stats() const {
 template <class Real>
 BlockEllMatrix<Real> to_block_ell(const Exec& exec, const CsrMatrix& matrix, int dim) {
   check_csr(matrix, "nodal-block ELL");
-  // to_block_csr checks the nodal-block pattern (and dim) and rounds the values.
-  const BlockCsrMatrixT<Real> blocks = to_block_csr<Real>(matrix, dim);
-  const Index n_nodes = blocks.n_block_rows;
-  const auto per_block = static_cast<std::size_t>(dim) * static_cast<std::size_t>(dim);
-  Index width = 0;
-  for (Index node = 0; node < n_nodes; ++node)
-    width = std::max(width, static_cast<Index>(blocks.offsets[static_cast<std::size_t>(node) + 1] -
-                                                 blocks.offsets[static_cast<std::size_t>(node)]));
-  const Index slots = checked_count(Size(width) * n_nodes, "nodal-block ELL");
-  checked_count(Size(slots) * static_cast<Size>(per_block), "nodal-block ELL");
-  std::vector<Index> columns(static_cast<std::size_t>(slots), padding_column);
-  std::vector<Real> values(static_cast<std::size_t>(slots) * per_block, Real(0));
-  const auto nodes = static_cast<std::size_t>(n_nodes);
-#pragma omp parallel for schedule(static)
-  for (Index node = 0; node < n_nodes; ++node) {
-    const Size begin = blocks.offsets[static_cast<std::size_t>(node)];
-    const Size end = blocks.offsets[static_cast<std::size_t>(node) + 1];
-    for (Size k = begin; k < end; ++k) {
-      const auto slot = static_cast<std::size_t>(k - begin);
-      columns[slot * nodes + static_cast<std::size_t>(node)] = blocks.columns[static_cast<std::size_t>(k)];
-      for (std::size_t e = 0; e < per_block; ++e)
-        values[(slot * per_block + e) * nodes + static_cast<std::size_t>(node)] =
-            blocks.values[static_cast<std::size_t>(k) * per_block + e];
-    }
-  }
-  BlockEllMatrix<Real> out;
-  out.dim = dim;
-  out.n_nodes = n_nodes;
-  out.width = width;
-  out.n_blocks = blocks.n_blocks();
-  out.columns = place(exec, columns);
-  out.values = place(exec, values);
+  // to_block_csr checks the nodal-block pattern (and dim).
+  const BlockCsrMatrixT<double> blocks = to_block_csr<double>(matrix, dim);
+  if (exec.space() == MemorySpace::Host)
+    return block_ell_from<Real>(exec, BlockRows{dim, blocks.n_block_rows, blocks.offsets.data(), blocks.columns.data(),
+                                                blocks.values.data()});
+  return to_block_ell<Real>(exec, DeviceBlockCsr<double>(exec, blocks));
+}
+
+template <class Real>
+BlockEllMatrix<Real> to_block_ell(const Exec& exec, const DeviceBlockCsr<double>& matrix) {
+  return block_ell_from<Real>(exec, rows_of(exec, matrix, "nodal-block ELL"));
+}
+
+template <class Real>
+DeviceCsr<Real> to_csr(const Exec& exec, const DeviceBlockCsr<double>& matrix) {
+  return csr_from<Real>(exec, rows_of(exec, matrix, "CSR"));
+}
+
+template <class Real>
+DeviceBlockCsr<Real> rounded(const Exec& exec, const DeviceBlockCsr<double>& matrix) {
+  (void)rows_of(exec, matrix, "nodal-block CSR");
+  DeviceBlockCsr<Real> out;
+  out.block = matrix.block;
+  out.n_block_rows = matrix.n_block_rows;
+  out.offsets = DeviceArray<Size>(exec, matrix.offsets.size());
+  out.columns = DeviceArray<Index>(exec, matrix.columns.size());
+  out.values = DeviceArray<Real>(exec, matrix.values.size());
+  const Size* offsets = matrix.offsets.data();
+  const Index* columns = matrix.columns.data();
+  const double* values = matrix.values.data();
+  Size* offsets_out = out.offsets.data();
+  Index* columns_out = out.columns.data();
+  Real* values_out = out.values.data();
+  forall(exec, out.offsets.size(), [=] TREMOR_LAMBDA(Index i) { offsets_out[i] = offsets[i]; });
+  forall(exec, out.columns.size(), [=] TREMOR_LAMBDA(Index i) { columns_out[i] = columns[i]; });
+  forall(exec, out.values.size(), [=] TREMOR_LAMBDA(Index i) { values_out[i] = static_cast<Real>(values[i]); });
   return out;
 }
 
@@ -378,6 +501,12 @@ void spmv(const Exec& exec, const BlockEllMatrix<Real>& matrix, const Real* x, R
   template SellMatrix<Real> to_sell<Real>(const Exec&, const CsrMatrix&, int, Index);       \
   template JdsMatrix<Real> to_jds<Real>(const Exec&, const CsrMatrix&);                     \
   template BlockEllMatrix<Real> to_block_ell<Real>(const Exec&, const CsrMatrix&, int);     \
+  template EllMatrix<Real> to_ell<Real>(const Exec&, const DeviceBlockCsr<double>&);        \
+  template SellMatrix<Real> to_sell<Real>(const Exec&, const DeviceBlockCsr<double>&, int, Index); \
+  template JdsMatrix<Real> to_jds<Real>(const Exec&, const DeviceBlockCsr<double>&);        \
+  template BlockEllMatrix<Real> to_block_ell<Real>(const Exec&, const DeviceBlockCsr<double>&); \
+  template DeviceCsr<Real> to_csr<Real>(const Exec&, const DeviceBlockCsr<double>&);        \
+  template DeviceBlockCsr<Real> rounded<Real>(const Exec&, const DeviceBlockCsr<double>&);  \
   template void spmv<Real>(const Exec&, const EllMatrix<Real>&, const Real*, Real*);        \
   template void spmv<Real>(const Exec&, const SellMatrix<Real>&, const Real*, Real*);       \
   template void spmv<Real>(const Exec&, const JdsMatrix<Real>&, const Real*, Real*);        \

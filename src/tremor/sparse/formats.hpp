@@ -15,8 +15,11 @@
 //                    costs 4 / dim^2 B per value instead of 4.
 //
 // Common to all four:
-//   * Built on the host from an assembled CsrMatrix (double; values rounded to Real once) and
-//     copied into the memory of the Exec given to the converter, which owns them as DeviceArrays.
+//   * Built by one converter per format (formats.cpp) that reads the assembled matrix row by row
+//     (sparse/rows.hpp) in the Exec's memory: a host CsrMatrix (double; copied to a GPU first), or
+//     the nodal-block CSR the two-kernel assembly builds on the device. Values are rounded to Real
+//     once; the index arrays that need a sort (SELL, JDS) are computed on the host from the row
+//     lengths (4 B per row), the entries filled by a forall kernel on the Exec.
 //   * spmv(exec, A, x, y) is one forall kernel for Serial, OpenMP and CUDA; x and y (length
 //     n_rows, original row order) live in the Exec's memory and must not overlap. Each y entry
 //     is its row's sum in column order, carried in Real and started at +0, exactly as the CSR
@@ -41,6 +44,7 @@
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/exec.hpp"
 #include "tremor/core/config.hpp"
+#include "tremor/sparse/block_csr.hpp"
 #include "tremor/sparse/csr.hpp"
 
 namespace tremor::sparse {
@@ -172,6 +176,23 @@ JdsMatrix<Real> to_jds(const Exec& exec, const CsrMatrix& matrix);
 template <class Real>
 BlockEllMatrix<Real> to_block_ell(const Exec& exec, const CsrMatrix& matrix, int dim);
 
+// The same from the nodal-block CSR the two-kernel assembly builds in double on exec (set-up on the
+// device: no global K on the host). The formats are the ones the host CSR gives: the same arrays
+// for the same matrix. DOFs node-major; values rounded to Real.
+template <class Real>
+EllMatrix<Real> to_ell(const Exec& exec, const DeviceBlockCsr<double>& matrix);
+template <class Real>
+SellMatrix<Real> to_sell(const Exec& exec, const DeviceBlockCsr<double>& matrix, int chunk = 32, Index sigma = 256);
+template <class Real>
+JdsMatrix<Real> to_jds(const Exec& exec, const DeviceBlockCsr<double>& matrix);
+template <class Real>
+BlockEllMatrix<Real> to_block_ell(const Exec& exec, const DeviceBlockCsr<double>& matrix);
+// Scalar CSR (sparse::stiffness_pattern()'s order) and the block CSR itself, rounded to Real.
+template <class Real>
+DeviceCsr<Real> to_csr(const Exec& exec, const DeviceBlockCsr<double>& matrix);
+template <class Real>
+DeviceBlockCsr<Real> rounded(const Exec& exec, const DeviceBlockCsr<double>& matrix);
+
 // y = A x (see the common rules above). Throws tremor::Error when exec's memory space is not the
 // one the matrix was built in. Asynchronous on CUDA (exec.synchronize() before reading y).
 template <class Real>
@@ -192,6 +213,12 @@ void spmv(const Exec& exec, const BlockEllMatrix<Real>& matrix, const Real* x, R
   extern template SellMatrix<Real> to_sell<Real>(const Exec&, const CsrMatrix&, int, Index);       \
   extern template JdsMatrix<Real> to_jds<Real>(const Exec&, const CsrMatrix&);                     \
   extern template BlockEllMatrix<Real> to_block_ell<Real>(const Exec&, const CsrMatrix&, int);     \
+  extern template EllMatrix<Real> to_ell<Real>(const Exec&, const DeviceBlockCsr<double>&);        \
+  extern template SellMatrix<Real> to_sell<Real>(const Exec&, const DeviceBlockCsr<double>&, int, Index); \
+  extern template JdsMatrix<Real> to_jds<Real>(const Exec&, const DeviceBlockCsr<double>&);        \
+  extern template BlockEllMatrix<Real> to_block_ell<Real>(const Exec&, const DeviceBlockCsr<double>&); \
+  extern template DeviceCsr<Real> to_csr<Real>(const Exec&, const DeviceBlockCsr<double>&);        \
+  extern template DeviceBlockCsr<Real> rounded<Real>(const Exec&, const DeviceBlockCsr<double>&);  \
   extern template void spmv<Real>(const Exec&, const EllMatrix<Real>&, const Real*, Real*);        \
   extern template void spmv<Real>(const Exec&, const SellMatrix<Real>&, const Real*, Real*);       \
   extern template void spmv<Real>(const Exec&, const JdsMatrix<Real>&, const Real*, Real*);        \

@@ -128,6 +128,12 @@ template <class Real>
 DeviceArray<Real> assemble_lumped_mass(const Exec& exec, const DeviceElements& elements, RaceStrategy strategy,
                                        AssemblyTimes* times = nullptr);
 
+// Lumped mass-proportional damping per DOF, C = sum_e alpha_e M_e lumped (alpha_e of
+// SectionTable::alpha: the material's plus the absorbing layers'), as sparse::assemble_lumped_damping.
+template <class Real>
+DeviceArray<Real> assemble_lumped_damping(const Exec& exec, const DeviceElements& elements, RaceStrategy strategy,
+                                          AssemblyTimes* times = nullptr);
+
 // The stiffness K (the static solver's matrix) in each format.
 template <class Real>
 DeviceCsr<Real> assemble_stiffness_csr(const Exec& exec, const DeviceElements& elements,
@@ -160,7 +166,9 @@ DeviceBlockCsr<Real> assemble_stiffness_block_csr(const Exec& exec, const Device
   extern template DeviceBlockCsr<Real> assemble_block_csr<Real>(const Exec&, const DeviceElements&,            \
                                                                 GlobalMatrix, RaceStrategy, AssemblyTimes*);     \
   extern template DeviceArray<Real> assemble_lumped_mass<Real>(const Exec&, const DeviceElements&, RaceStrategy, \
-                                                               AssemblyTimes*);
+                                                               AssemblyTimes*);                                 \
+  extern template DeviceArray<Real> assemble_lumped_damping<Real>(const Exec&, const DeviceElements&,            \
+                                                                  RaceStrategy, AssemblyTimes*);
 TREMOR_TWO_KERNEL_EXTERN(float)
 TREMOR_TWO_KERNEL_EXTERN(double)
 #undef TREMOR_TWO_KERNEL_EXTERN

@@ -12,5 +12,7 @@ template EllMatrix<double> assemble_ell<double>(const Exec&, const DeviceElement
 template DeviceBlockCsr<double> assemble_block_csr<double>(const Exec&, const DeviceElements&, GlobalMatrix,
                                                      RaceStrategy, AssemblyTimes*);
 template DeviceArray<double> assemble_lumped_mass<double>(const Exec&, const DeviceElements&, RaceStrategy, AssemblyTimes*);
+template DeviceArray<double> assemble_lumped_damping<double>(const Exec&, const DeviceElements&, RaceStrategy,
+                                                      AssemblyTimes*);
 
 }  // namespace tremor::sparse

@@ -12,5 +12,7 @@ template EllMatrix<float> assemble_ell<float>(const Exec&, const DeviceElements&
 template DeviceBlockCsr<float> assemble_block_csr<float>(const Exec&, const DeviceElements&, GlobalMatrix,
                                                      RaceStrategy, AssemblyTimes*);
 template DeviceArray<float> assemble_lumped_mass<float>(const Exec&, const DeviceElements&, RaceStrategy, AssemblyTimes*);
+template DeviceArray<float> assemble_lumped_damping<float>(const Exec&, const DeviceElements&, RaceStrategy,
+                                                      AssemblyTimes*);
 
 }  // namespace tremor::sparse

@@ -248,8 +248,10 @@ void add_mass(const Exec& exec, ElementArrays in, Index n, const Index* list, Pa
 // lumping rule) added to each component of each of its nodes; no pattern.
 // Traffic per element: n_nodes indices, n_nodes * dim coordinates, density, thickness, section;
 // n_dof value read-modify-writes of sizeof(Real).
+// With `weighted`, each element's mass is scaled by its damping alpha: the lumped damping C.
 template <class E, class Real>
-void add_lumped(const Exec& exec, ElementArrays in, Index n, const Index* list, bool atomic, Real* values) {
+void add_lumped(const Exec& exec, ElementArrays in, Index n, const Index* list, bool atomic, bool weighted,
+                Real* values) {
   constexpr int dim = E::dim, n_nodes = E::n_nodes, n_dof = n_nodes * dim;
   const fem::LumpingRule<E> rule = fem::lumping_rule<E>();
   forall(exec, n, [=] TREMOR_LAMBDA(Index item) {
@@ -259,8 +261,9 @@ void add_lumped(const Exec& exec, ElementArrays in, Index n, const Index* list, 
     gather_coordinates<E>(in.coordinates, nodes, x);
     const int s = in.section[e];
     fem::lumped_mass<E>(x, in.density[s] * in.thickness[s], rule, m);
+    const double w = weighted ? in.alpha[e] : 1.0;
     for (int a = 0; a < n_nodes; ++a) {
-      const Real value = static_cast<Real>(m[a]);
+      const Real value = static_cast<Real>(w * m[a]);
       for (int c = 0; c < dim; ++c) add_value(values + static_cast<Size>(nodes[a]) * dim + c, value, atomic);
     }
   });
@@ -271,6 +274,8 @@ void add_lumped(const Exec& exec, ElementArrays in, Index n, const Index* list, 
 // it (list null).
 template <class Launch>
 void for_each_launch(const DeviceElements& elements, RaceStrategy strategy, Launch&& launch) {
+  TREMOR_CHECK(strategy == RaceStrategy::Atomics || elements.n_colours > 0 || elements.n_elements() == 0,
+               "assembly by colouring: the device elements were built without a colouring");
   if (strategy == RaceStrategy::Atomics) {
     for (const DeviceElementBlock& block : elements.blocks)
       if (block.n_elements > 0) launch(block, block.n_elements, static_cast<const Index*>(nullptr), true);
@@ -427,27 +432,41 @@ DeviceBlockCsr<Real> assemble_block_csr(const Exec& exec, const DeviceElements& 
   return out;
 }
 
+namespace detail {
+
 template <class Real>
-DeviceArray<Real> assemble_lumped_mass(const Exec& exec, const DeviceElements& elements, RaceStrategy strategy,
-                                       AssemblyTimes* times) {
-  detail::check_space(exec, elements, "lumped mass assembly");
+DeviceArray<Real> assemble_lumped(const Exec& exec, const DeviceElements& elements, RaceStrategy strategy,
+                                  bool weighted, AssemblyTimes* times) {
+  check_space(exec, elements, weighted ? "lumped damping assembly" : "lumped mass assembly");
   DeviceArray<Real> out(exec, elements.n_dofs());
-  detail::Stopwatch watch(exec, times != nullptr);
-  detail::zero(exec, out.data(), out.size());
+  Stopwatch watch(exec, times != nullptr);
+  zero(exec, out.data(), out.size());
   Real* values = out.data();
-  detail::for_each_launch(elements, strategy,
-                          [&](const DeviceElementBlock& block, Index n, const Index* list, bool atomic) {
-                            fem::with_element(block.type, block.order, [&](auto element) {
-                              using E = decltype(element);
-                              detail::add_lumped<E, Real>(exec, detail::arrays_of(elements, block), n, list, atomic,
-                                                          values);
-                            });
-                          });
+  for_each_launch(elements, strategy, [&](const DeviceElementBlock& block, Index n, const Index* list, bool atomic) {
+    fem::with_element(block.type, block.order, [&](auto element) {
+      using E = decltype(element);
+      add_lumped<E, Real>(exec, arrays_of(elements, block), n, list, atomic, weighted, values);
+    });
+  });
   if (times) {
     times->pattern_ms = 0.0;
     times->values_ms = watch.elapsed_ms();
   }
   return out;
+}
+
+}  // namespace detail
+
+template <class Real>
+DeviceArray<Real> assemble_lumped_mass(const Exec& exec, const DeviceElements& elements, RaceStrategy strategy,
+                                       AssemblyTimes* times) {
+  return detail::assemble_lumped<Real>(exec, elements, strategy, false, times);
+}
+
+template <class Real>
+DeviceArray<Real> assemble_lumped_damping(const Exec& exec, const DeviceElements& elements, RaceStrategy strategy,
+                                          AssemblyTimes* times) {
+  return detail::assemble_lumped<Real>(exec, elements, strategy, true, times);
 }
 
 }  // namespace tremor::sparse

@@ -1,0 +1,119 @@
+#include "tremor/sparse/element_survey.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "tremor/backend/device_array.hpp"
+#include "tremor/backend/forall.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/fem/dispatch.hpp"
+#include "tremor/fem/element_survey.hpp"
+#include "tremor/fem/geometry.hpp"
+#include "tremor/fem/time_step.hpp"
+#include "tremor/sparse/element_kernels.hpp"
+
+namespace tremor::sparse {
+
+namespace {
+
+struct Measures {
+  std::vector<double> lambda, longest, relative_det;
+};
+
+// One thread per element of a block whose K_e fits a thread. Traffic per element: n_nodes indices
+// and n_nodes * dim coordinates read, D, density and thickness of its section, 24 B written.
+template <class E>
+Measures measure_block(const Exec& exec, const DeviceElements& elements, const DeviceElementBlock& block) {
+  const Index n = block.n_elements;
+  DeviceArray<double> lambda(exec, n), longest(exec, n), relative(exec, n);
+  const detail::ElementArrays in = detail::arrays_of(elements, block);
+  double* lambda_out = lambda.data();
+  double* longest_out = longest.data();
+  double* relative_out = relative.data();
+  forall(exec, n, [=] TREMOR_LAMBDA(Index e) {
+    double x[fem::survey_dofs<E>];
+    detail::gather_coordinates<E>(in.coordinates, in.connectivity + static_cast<Size>(e) * E::n_nodes, x);
+    const int s = in.section[e];
+    const double length = fem::longest_vertex_distance<E>(x);
+    longest_out[e] = length;
+    relative_out[e] = fem::relative_det<E>(x, length);
+    lambda_out[e] = fem::max_eigenvalue_dense<E>(x, in.D + 36 * s, in.density[s], in.thickness[s]);
+  });
+  return {lambda.to_host(), longest.to_host(), relative.to_host()};
+}
+
+// The same on the host, for elements too large for a thread (and the reference's functions).
+template <class E>
+Measures measure_block_on_host(const Model& model, const SectionTable& table, Index first, const ElementBlock& block) {
+  const Index n = block.n_elements();
+  Measures out{std::vector<double>(static_cast<std::size_t>(n)), std::vector<double>(static_cast<std::size_t>(n)),
+               std::vector<double>(static_cast<std::size_t>(n))};
+  const int dim = model.mesh.dim();
+#pragma omp parallel for schedule(dynamic, 16)
+  for (Index e = 0; e < n; ++e) {
+    std::vector<double> x(static_cast<std::size_t>(E::n_nodes * E::dim));
+    const auto nodes = block.nodes(e);
+    for (int a = 0; a < E::n_nodes; ++a)
+      for (int c = 0; c < dim; ++c)
+        x[static_cast<std::size_t>(a * dim + c)] =
+            model.mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(c)];
+    const auto s = static_cast<std::size_t>(table.element_section[static_cast<std::size_t>(first + e)]);
+    const auto k = static_cast<std::size_t>(e);
+    out.longest[k] = fem::longest_vertex_distance<E>(x.data());
+    out.relative_det[k] = fem::relative_det<E>(x.data(), out.longest[k]);
+    const auto n_voigt = static_cast<std::size_t>(table.n_voigt);
+    out.lambda[k] = fem::element_max_eigenvalue(block.type, block.order, x,
+                                                std::span<const double>(table.D[s].data(), n_voigt * n_voigt),
+                                                table.density[s], table.thickness[s]);
+  }
+  return out;
+}
+
+}  // namespace
+
+ElementSurvey survey_elements(const Exec& exec, const DeviceElements& elements, const Model& model,
+                              const SectionTable& table) {
+  const Mesh& mesh = model.mesh;
+  TREMOR_CHECK(elements.blocks.size() == mesh.blocks.size() && elements.n_nodes == mesh.n_nodes(),
+               "element survey: the device elements were built for another mesh");
+  ElementSurvey survey;
+  double best_lambda = -1.0;
+  bool bad = false;
+  for (std::size_t b = 0; b < mesh.blocks.size() && !bad; ++b) {
+    const ElementBlock& block = mesh.blocks[b];
+    const DeviceElementBlock& device = elements.blocks[b];
+    const Measures m = fem::with_element(block.type, block.order, [&](auto element) {
+      using E = decltype(element);
+      TREMOR_CHECK(E::dim == mesh.dim(), model.mesh_source(), ": ", element_name(block.type, block.order),
+                   " elements in a ", mesh.dim(), "D mesh");
+      if constexpr (fem::fits_survey<E>)
+        return measure_block<E>(exec, elements, device);
+      else
+        return measure_block_on_host<E>(model, table, device.first, block);
+    });
+    for (Index e = 0; e < block.n_elements(); ++e) {
+      const auto k = static_cast<std::size_t>(e);
+      // Inverted, degenerate or non-finite: the host check names the element and where (it
+      // walks the whole mesh, in order, so the first bad element is named).
+      if (!(m.relative_det[k] > fem::degenerate_tolerance) || !(m.lambda[k] > 0.0)) {
+        bad = true;
+        break;
+      }
+      if (m.lambda[k] > best_lambda) {
+        best_lambda = m.lambda[k];
+        survey.stable_element = device.first + e;
+      }
+      survey.largest_element = std::max(survey.largest_element, m.longest[k]);
+    }
+  }
+  if (bad) {
+    fem::check_geometry(mesh, model.mesh_source());
+    (void)fem::stable_time_step(model);  // names the element without a positive eigenvalue
+    throw Error(str(model.mesh_source(), ": an element is inverted or degenerate"));  // not reached
+  }
+  TREMOR_CHECK(best_lambda > 0.0, model.source, ": no elements to estimate a time step from");
+  survey.stable_dt = 2.0 / std::sqrt(best_lambda);
+  return survey;
+}
+
+}  // namespace tremor::sparse

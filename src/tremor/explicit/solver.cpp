@@ -128,9 +128,18 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   const sparse::SectionTable table = sparse::section_table(model, false);
   const sparse::ElementSurvey survey = [&] {
     const sparse::DeviceElements elements(exec, model.mesh, table, sparse::ElementColouring{});
-    return sparse::survey_elements(exec, elements, model, table);
+    const sparse::ElementSurvey out = sparse::survey_elements(exec, elements, model, table);
+    clock.lap(str("element survey (stable step, sizes, geometry) on ", to_string(exec.backend())));
+    if (p.operator_kind != "matrix_free") {
+      // K's nodal pattern (kernel 1 of the two-kernel assembly) for the memory estimate: its entries
+      // and longest row, on the Exec rather than a host node graph.
+      const sparse::NodalPattern pattern = sparse::build_nodal_pattern(exec, elements);
+      p.stiffness_entries = pattern.n_entries();
+      p.max_neighbours = pattern.max_neighbours;
+      clock.lap("nodal pattern (memory estimate)");
+    }
+    return out;
   }();
-  clock.lap(str("element survey (stable step, sizes, geometry) on ", to_string(exec.backend())));
   const fem::TimeStepEstimate stable{survey.stable_dt, survey.stable_element,
                                      model.mesh.element_label(survey.stable_element)};
   p.stable_dt = stable.dt;
@@ -496,19 +505,12 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   Preflight p = resolve(model, options);
   const std::size_t real_size = p.precision == "float" ? sizeof(float) : sizeof(double);
   const auto dim = static_cast<Size>(model.mesh.dim());
-  const auto graph_started = std::chrono::steady_clock::now();
-  const NodeGraph graph = p.operator_kind != "matrix_free" ? node_graph(model.mesh) : NodeGraph{};
-  const Size nnz = p.operator_kind != "matrix_free" ? graph.n_entries() * dim * dim : 0;
+  const Size nnz = p.stiffness_entries * dim * dim;
   // A block file made for another mesh (or torn, or not one) is refused before the run.
-  if (!p.blocks.empty()) (void)partition::read_block_file(p.blocks, graph);
-  Index widest = 0;
-  for (Index node = 0; node < graph.n_nodes(); ++node)
-    widest = std::max(widest, static_cast<Index>(graph.offsets[node + 1] - graph.offsets[node]));
+  if (!p.blocks.empty()) (void)partition::read_block_file(p.blocks, node_graph(model.mesh));
   p.memory_bytes = memory_estimate(model.mesh, p.operator_kind, nnz, real_size, p.assembly == "colouring",
-                                   is_damped(model), widest) +
+                                   is_damped(model), p.max_neighbours) +
                    snapshot_bytes(model, p.snapshot_every, real_size);
-  p.phases.push_back({"node graph (memory estimate)",
-                      std::chrono::duration<double>(std::chrono::steady_clock::now() - graph_started).count()});
   return p;
 }
 
@@ -536,10 +538,12 @@ std::size_t operator_bytes(const Mesh& mesh, std::string_view operator_kind, Siz
     // Pogo's layout (partition/block_matrix.hpp): per node slot L links of a dim x dim block and a
     // 16-bit target, L the largest node degree, plus the slot's node (4 B); blocks are ~95% full
     // (the aligned partitioner's eta), so slots ~ nodes / 0.95.
-    const NodeGraph graph = node_graph(mesh);
-    std::size_t links = 0;
-    for (Index node = 0; node < mesh.n_nodes(); ++node)
-      links = std::max<std::size_t>(links, static_cast<std::size_t>(graph.offsets[node + 1] - graph.offsets[node]));
+    std::size_t links = static_cast<std::size_t>(max_neighbours);
+    if (links == 0) {
+      const NodeGraph graph = node_graph(mesh);
+      for (Index node = 0; node < mesh.n_nodes(); ++node)
+        links = std::max<std::size_t>(links, static_cast<std::size_t>(graph.offsets[node + 1] - graph.offsets[node]));
+    }
     const auto slots = static_cast<std::size_t>(static_cast<double>(mesh.n_nodes()) / 0.95);
     return slots * (links * (d * d * real_size + sizeof(std::int16_t)) + sizeof(Index));
   }
@@ -579,14 +583,14 @@ std::size_t memory_estimate(const Mesh& mesh, std::string_view operator_kind, Si
   // The time loop: the operator (with the elements for matrix_free) and the integrator state.
   const std::size_t loop = format + (operator_kind == "matrix_free" ? elements : 0) + state_bytes(n, real_size);
   // The set-up's peak: elements, mass and damping, and K in double (block CSR: values, a column per
-  // block, offsets) while its format is filled (the format is K itself for block_csr in double),
-  // with the row lengths and offsets the converters stage (4 + 8 B per row).
+  // block, offsets) while its format is filled (the format is K itself for block_csr in double).
+  // The row lengths the converters stage (4 B per row) are freed before the format is allocated.
   std::size_t setup = elements + mass;
   if (operator_kind != "matrix_free" && operator_kind != "partitioned") {
     const std::size_t k_double =
         nnz * sizeof(double) + nnz / (d * d) * sizeof(Index) + (static_cast<std::size_t>(mesh.n_nodes()) + 1) * sizeof(Size);
     const bool in_place = operator_kind == "block_csr" && real_size == sizeof(double);
-    setup += k_double + (in_place ? 0 : format + n * (sizeof(Index) + sizeof(Size)));
+    setup += k_double + (in_place ? 0 : format);
   }
   return std::max(setup, loop);
 }

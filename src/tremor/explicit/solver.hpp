@@ -121,6 +121,10 @@ struct Preflight {
   // Below about 10 linear elements per wavelength the wave is visibly dispersed.
   double points_per_wavelength = 0.0;
   int snapshot_every = 0;             // steps between snapshots (the model's [output]); 0: none
+  // K's nodal pattern, counted on the Exec (all kinds but matrix_free): node pairs (dim^2 entries
+  // each) and the longest node row (the padding of ELL and block ELL).
+  Size stiffness_entries = 0;
+  Index max_neighbours = 0;
   // Operator, integrator state, loads and snapshot buffers in the Exec's memory, estimated
   // before building: the larger of the set-up's peak (the elements, the mass and K in double while
   // it is converted to the operator's format) and the time loop's.

@@ -16,7 +16,7 @@ struct Scratch {
   Scratch(MemorySpace space_, int device_) : space(space_), device(device_) {}
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
-  ~Scratch() { memory::release(space, device, pointer); }
+  ~Scratch() { memory::release(space, device, pointer, bytes); }
 };
 }  // namespace detail
 
@@ -107,7 +107,7 @@ void* Exec::scratch(std::size_t bytes) const {
   if (bytes <= s.bytes) return s.pointer;
   void* grown = memory::allocate(*this, bytes);
   synchronize();  // kernels queued before this request may still read or write the old buffer
-  memory::release(s.space, s.device, s.pointer);
+  memory::release(s.space, s.device, s.pointer, s.bytes);
   s.pointer = grown;
   s.bytes = bytes;
   return grown;

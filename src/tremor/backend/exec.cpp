@@ -1,9 +1,27 @@
 #include "tremor/backend/exec.hpp"
 
 #include "tremor/backend/cuda_check.hpp"
+#include "tremor/backend/memory.hpp"
 #include "tremor/core/error.hpp"
 
 namespace tremor {
+
+namespace detail {
+// The scratch of an Exec and its copies: one buffer in their memory space, released by the last.
+struct Scratch {
+  MemorySpace space = MemorySpace::Host;
+  int device = -1;
+  void* pointer = nullptr;
+  std::size_t bytes = 0;
+  Scratch(MemorySpace space_, int device_) : space(space_), device(device_) {}
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  ~Scratch() { memory::release(space, device, pointer, bytes); }
+};
+}  // namespace detail
+
+Exec::Exec(Backend backend, int device)
+    : backend_(backend), device_(device), scratch_(std::make_shared<detail::Scratch>(space(), device)) {}
 
 std::string_view to_string(Backend backend) {
   switch (backend) {
@@ -59,8 +77,7 @@ Exec Exec::cuda(int device) {
   const int count = cuda_device_count();
   if (device < 0 || device >= count)
     throw Error(str("CUDA device ", device, " was requested but ", count, " usable device(s) found"));
-  Exec exec(Backend::Cuda);
-  exec.device_ = device;
+  Exec exec(Backend::Cuda, device);
 #if defined(TREMOR_HAVE_CUDA)
   TREMOR_CUDA_CHECK(cudaSetDevice(device));
 #endif
@@ -84,6 +101,19 @@ void Exec::synchronize() const {
   }
 #endif
 }
+
+void* Exec::scratch(std::size_t bytes) const {
+  detail::Scratch& s = *scratch_;
+  if (bytes <= s.bytes) return s.pointer;
+  void* grown = memory::allocate(*this, bytes);
+  synchronize();  // kernels queued before this request may still read or write the old buffer
+  memory::release(s.space, s.device, s.pointer, s.bytes);
+  s.pointer = grown;
+  s.bytes = bytes;
+  return grown;
+}
+
+std::size_t Exec::scratch_bytes() const { return scratch_->bytes; }
 
 std::string Exec::describe() const {
   if (backend_ != Backend::Cuda) return std::string(to_string(backend_));

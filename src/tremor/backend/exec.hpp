@@ -1,6 +1,14 @@
 #pragma once
 // Exec: where and how a kernel runs. Every allocating or launching call takes one explicitly;
 // there is no global device. Backends are chosen at run time within one binary.
+//
+// An Exec also owns scratch memory in its space, shared by its copies (an Exec is passed around by
+// value) and freed with the last of them: temporaries of a launch, such as a reduction's block
+// partials, reuse it instead of allocating per call. Like a CUDA stream, an Exec and its copies
+// serve one host thread at a time: work enqueued from two threads at once would interleave on the
+// stream, and so would their use of the scratch.
+#include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +30,10 @@ int cuda_device_count();
 // Backends usable in this process, Serial first.
 std::vector<Backend> available_backends();
 
+namespace detail {
+struct Scratch;
+}
+
 class Exec {
  public:
   static Exec serial() { return Exec(Backend::Serial); }
@@ -39,11 +51,20 @@ class Exec {
   void synchronize() const;
   std::string describe() const;
 
+  // At least `bytes` of this Exec's scratch in its memory space, uninitialised (64-byte aligned on
+  // the host, 256 on a GPU). Grown on demand, never shrunk: a pointer stays valid until a larger
+  // request through this Exec or a copy. Growing waits for the work queued on the stream, which may
+  // still use the old buffer; a request that fits costs no allocation and no synchronisation.
+  void* scratch(std::size_t bytes) const;
+  // Bytes the scratch holds now (0 before the first request).
+  std::size_t scratch_bytes() const;
+
  private:
-  explicit Exec(Backend backend) : backend_(backend) {}
+  explicit Exec(Backend backend, int device = -1);
   Backend backend_ = Backend::Serial;
   int device_ = -1;
   void* stream_ = nullptr;
+  std::shared_ptr<detail::Scratch> scratch_;
 };
 
 // The host backend that prepares data for `exec` (setup, assembly): exec itself when it runs on

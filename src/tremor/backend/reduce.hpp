@@ -2,6 +2,8 @@
 // sum(exec, n, term): the sum of term(i) over [0, n), computed in T. Deterministic for a given
 // backend and n: the CUDA path reduces per block in a fixed tree, then adds the block partials on
 // the host in order; the OpenMP path uses a static schedule and adds per-thread partials in order.
+// The block partials live in exec's scratch (Exec::scratch): a solver reduces several times per
+// iteration, and a cudaMalloc / cudaFree pair each time would serialise the device.
 #include <vector>
 
 #include "tremor/backend/device_array.hpp"
@@ -17,7 +19,6 @@ namespace detail {
 #if defined(__CUDACC__)
 constexpr int reduce_block_size = 256;
 constexpr int reduce_max_blocks = 1024;
-constexpr int reduce_max_devices = 64;
 
 template <class T, class Term>
 __global__ void sum_kernel(Index n, Term term, T* partials) {
@@ -69,20 +70,13 @@ T sum(const Exec& exec, Index n, Term term) {
 #if defined(__CUDACC__)
       const Size wanted = (Size(n) + detail::reduce_block_size - 1) / detail::reduce_block_size;
       const int blocks = wanted < detail::reduce_max_blocks ? static_cast<int>(wanted) : detail::reduce_max_blocks;
-      // The block partials live in a buffer kept per host thread, device and instantiation
-      // (reduce_max_blocks values, never freed): a solver reduces several times per iteration, and a cudaMalloc /
-      // cudaFree pair each time would serialise the device.
-      thread_local T* buffer[detail::reduce_max_devices] = {};
-      const int device = exec.device();
-      TREMOR_CHECK(device >= 0 && device < detail::reduce_max_devices, "sum: CUDA device ", device, " out of range");
-      TREMOR_CUDA_CHECK(cudaSetDevice(device));  // the buffer, launch and copy belong to exec's device
-      if (buffer[device] == nullptr)
-        TREMOR_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&buffer[device]), sizeof(T) * detail::reduce_max_blocks));
+      TREMOR_CUDA_CHECK(cudaSetDevice(exec.device()));  // the launch and copy belong to exec's device
+      T* buffer = static_cast<T*>(exec.scratch(sizeof(T) * detail::reduce_max_blocks));
       const auto stream = static_cast<cudaStream_t>(exec.stream());
-      detail::sum_kernel<T><<<blocks, detail::reduce_block_size, 0, stream>>>(n, term, buffer[device]);
+      detail::sum_kernel<T><<<blocks, detail::reduce_block_size, 0, stream>>>(n, term, buffer);
       TREMOR_CUDA_CHECK(cudaGetLastError());
       T partials[detail::reduce_max_blocks];
-      TREMOR_CUDA_CHECK(cudaMemcpyAsync(partials, buffer[device], sizeof(T) * static_cast<std::size_t>(blocks),
+      TREMOR_CUDA_CHECK(cudaMemcpyAsync(partials, buffer, sizeof(T) * static_cast<std::size_t>(blocks),
                                         cudaMemcpyDeviceToHost, stream));
       TREMOR_CUDA_CHECK(cudaStreamSynchronize(stream));
       T total = T(0);

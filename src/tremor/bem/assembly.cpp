@@ -5,6 +5,7 @@
 #include <span>
 
 #include "tremor/backend/forall.hpp"
+#include "tremor/backend/forall_blocks.hpp"
 #include "tremor/bem/assembly_kernels.hpp"
 #include "tremor/core/error.hpp"
 
@@ -65,45 +66,48 @@ TREMOR_HOST_DEVICE inline void pair_sums(Index i, Index j, BoundaryView boundary
                           sums);
 }
 
-#if defined(__CUDACC__)
 // Paper section 3.1: block (pair) of g x g threads, each integrating its quadrature points of
 // every piece (a near pair's subdivision, or the Duffy triangles), then a reduction of the 36 K
-// doubles of the pair's complex 3 x 3 blocks: warp shuffles, then the warps' partial sums in
-// shared memory added in warp order (the same bits every run). Traffic per pair as the forall
-// kernel.
+// doubles of the pair's complex 3 x 3 blocks: warp sums, then the warps' partial sums in shared
+// memory added in warp order (the same bits every run). Traffic per pair as the forall kernel.
+// The CUDA backend runs it (PairLayout::BlockPerPair); the host backends run the forall kernel.
 constexpr int max_block_lanes = max_gauss * max_gauss;
 
 template <int K>
-__global__ void __launch_bounds__(max_block_lanes)
-    pair_block_kernel(BoundaryView boundary, Medium medium, detail::Quadrature q, const double* xi_all, bool rigid,
-                      double rigid_alpha, const Complex* row_sums, Complex* H, Complex* G) {
+void pair_blocks(const Exec& exec, BoundaryView boundary, const Medium& medium, const detail::Quadrature& q,
+                 bool rigid, double rigid_alpha, const Complex* row_sums, const double* xi_all, int gauss, Complex* H,
+                 Complex* G) {
   constexpr int n_values = 36 * K;  // PairSums<K>: G then H, re/im
   static_assert(sizeof(detail::PairSums<K>) == n_values * sizeof(double));
-  __shared__ double partial[max_block_lanes / 32][n_values];
   const Index m = boundary.n_nodes;
-  const Size pair = blockIdx.x;
-  const Index i = static_cast<Index>(pair % m), j = static_cast<Index>(pair / m);
-  const int lane = threadIdx.x, lanes = blockDim.x;
-  const ElementNodes e = gather_element(boundary.coordinates, boundary.connectivity, j);
-  detail::PairSums<K> sums{};
-  pair_sums(i, j, boundary, medium, e, xi_all + 3 * static_cast<Size>(i), q, lane, lanes, sums);
-  double* values = &sums.G[0].re;
-  const int warp = lane / 32, in_warp = lane % 32, warps = (lanes + 31) / 32;
-  for (int k = 0; k < n_values; ++k) {
-    double v = values[k];
-    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
-    if (in_warp == 0) partial[warp][k] = v;
-  }
-  __syncthreads();
-  if (lane != 0) return;
-  for (int k = 0; k < n_values; ++k) {
-    double v = partial[0][k];
-    for (int w = 1; w < warps; ++w) v += partial[w][k];
-    values[k] = v;
-  }
-  write_pair(i, j, boundary, rigid, rigid_alpha, row_sums, medium, e, q, sums, H, G);
+  // g^2 lanes rounded up to whole warps; the spare lanes of the last warp hold zeros.
+  const int lanes = (gauss * gauss + 31) / 32 * 32;
+  // partial[warp][value], sized for the largest block as the kernel always was.
+  const std::size_t shared_bytes = sizeof(double) * (max_block_lanes / 32) * n_values;
+  forall_blocks<max_block_lanes>(exec, m * boundary.n_elements, lanes, shared_bytes,
+                                 [=] TREMOR_LAMBDA(const BlockContext& ctx) {
+    double* partial = ctx.shared<double>();
+    const Index i = ctx.block % m, j = ctx.block / m;
+    const ElementNodes e = gather_element(boundary.coordinates, boundary.connectivity, j);
+    for_each_thread(ctx, lanes, [&](int lane) {
+      detail::PairSums<K> sums{};
+      pair_sums(i, j, boundary, medium, e, xi_all + 3 * static_cast<Size>(i), q, lane, lanes, sums);
+      const double* values = &sums.G[0].re;
+      for (int k = 0; k < n_values; ++k) warp_sum(lane, values[k], &partial[(lane / 32) * n_values + k]);
+    });
+    ctx.sync();
+    for_each_thread(ctx, 1, [&](int) {
+      detail::PairSums<K> sums;
+      double* values = &sums.G[0].re;
+      for (int k = 0; k < n_values; ++k) {
+        double v = partial[k];
+        for (int w = 1; w < lanes / 32; ++w) v += partial[w * n_values + k];
+        values[k] = v;
+      }
+      write_pair(i, j, boundary, rigid, rigid_alpha, row_sums, medium, e, q, sums, H, G);
+    });
+  });
 }
-#endif
 
 // One thread per pair (node i, element j), i fastest so that neighbouring threads write
 // neighbouring rows of the column-major matrices. Traffic per pair: element j's vertices (96 B,
@@ -117,16 +121,9 @@ void assemble_pairs(const Exec& exec, BoundaryView boundary, const Medium& mediu
   const Index m = boundary.n_nodes, n = boundary.n_elements;
   const detail::Quadrature q = detail::quadrature_of(options);
   if (exec.backend() == Backend::Cuda && options.layout == PairLayout::BlockPerPair && m > 0) {
-#if defined(__CUDACC__)
-    // g^2 lanes rounded up to whole warps; the spare lanes of the last warp hold zeros.
-    const int lanes = (options.gauss * options.gauss + 31) / 32 * 32;
-    pair_block_kernel<K><<<static_cast<unsigned>(static_cast<Size>(m) * n), static_cast<unsigned>(lanes), 0,
-                           static_cast<cudaStream_t>(exec.stream())>>>(boundary, medium, q, xi_all, rigid,
-                                                                       rigid_alpha, row_sums, H, G);
-    TREMOR_CUDA_CHECK(cudaGetLastError());
+    pair_blocks<K>(exec, boundary, medium, q, rigid, rigid_alpha, row_sums, xi_all, options.gauss, H, G);
     exec.synchronize();
     return;
-#endif
   }
   forall(exec, m * n, [=] TREMOR_LAMBDA(Index item) {
     const Index i = item % m, j = item / m;

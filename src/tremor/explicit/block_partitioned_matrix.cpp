@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tremor/backend/forall.hpp"
+#include "tremor/backend/forall_blocks.hpp"
 #include "tremor/core/error.hpp"
 
 namespace tremor::explicit_fe {
@@ -60,7 +61,6 @@ void reference_apply(const Exec& exec, BlockLayout layout, int links, Index n_bl
   });
 }
 
-#if defined(__CUDACC__)
 // The pogo kernel (section 2.3, Fig. 3), one thread block per partition block, one thread per
 // slot. Stage: each thread copies the u values of shared positions t, t + bs, ...: its own slot,
 // then the loads' slots (Fig. 3(c): own rows directly, the rest through the link table); a
@@ -68,55 +68,45 @@ void reference_apply(const Exec& exec, BlockLayout layout, int links, Index n_bl
 // components in separate planes. Traffic per block: bs slot entries and the link table (4 B
 // each), u of the own and loaded nodes (dim values each, through slot_node: 4 B per loaded slot),
 // per warp its longest node's links of targets (2 B) and K (dim^2 values) for 32 threads, y.
-template <class Real, int Dim>
-__global__ void shared_apply_kernel(BlockLayout layout, int links, const Index* slot_node, const Index* load_start,
-                                    const std::int16_t* target, const Real* values, const Real* u, Real* y) {
-  extern __shared__ __align__(16) unsigned char shared_memory[];
-  Real* staged = reinterpret_cast<Real*>(shared_memory);
-  const int bs = layout.block_size, n_shared = layout.shared_slots();
-  const Index b = blockIdx.x;
-  const int t = threadIdx.x;
-  const Index own = slot_node[static_cast<Size>(b) * bs + t];
-  for (int p = t; p < n_shared; p += bs) {
-    const Index node = p < bs ? own : staged_node(layout, b, p, slot_node, load_start);
-    if (node >= 0)
-      for (int c = 0; c < Dim; ++c) staged[c * n_shared + p] = u[static_cast<Size>(node) * Dim + c];
-  }
-  __syncthreads();
-  if (own < 0) return;
-  Real sum[Dim];
-  for (int a = 0; a < Dim; ++a) sum[a] = Real(0);
-  for (int l = 0; l < links; ++l) {
-    const Size link = static_cast<Size>(b) * links + l;
-    const int p = target[link * bs + t];
-    if (p < 0) break;
-    const Real* K = values + link * (Dim * Dim) * bs + t;
-    for (int a = 0; a < Dim; ++a)
-      for (int c = 0; c < Dim; ++c) sum[a] += K[(a * Dim + c) * bs] * staged[c * n_shared + p];
-  }
-  for (int a = 0; a < Dim; ++a) y[static_cast<Size>(own) * Dim + a] = sum[a];
-}
-
+// The second phase reads the thread's own slot entry again (the first phase's line, from cache).
 template <class Real, int Dim>
 void shared_apply(const Exec& exec, BlockLayout layout, int links, Index n_blocks, const Index* slot_node,
                   const Index* load_start, const std::int16_t* target, const Real* values, const Real* u, Real* y) {
   if (n_blocks == 0) return;
   const auto shared = static_cast<std::size_t>(layout.shared_slots()) * Dim * sizeof(Real);
-  auto kernel = shared_apply_kernel<Real, Dim>;
-  if (shared > 48 * 1024) {  // beyond the default: opt in (up to the device's limit)
-    int device_limit = 0;
-    TREMOR_CUDA_CHECK(cudaDeviceGetAttribute(&device_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, exec.device()));
-    TREMOR_CHECK(shared <= static_cast<std::size_t>(device_limit), "the block layout needs ", shared,
-                 " bytes of shared memory per block; the device has ", device_limit,
-                 ": use fewer loads or a smaller block size");
-    TREMOR_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+  if (shared > 48 * 1024) {  // beyond the default: forall_blocks opts in, up to the device's limit
+    const std::size_t device_limit = max_block_shared_bytes(exec);
+    TREMOR_CHECK(shared <= device_limit, "the block layout needs ", shared, " bytes of shared memory per block; the "
+                 "device has ", device_limit, ": use fewer loads or a smaller block size");
   }
-  kernel<<<static_cast<unsigned>(n_blocks), static_cast<unsigned>(layout.block_size), shared,
-           static_cast<cudaStream_t>(exec.stream())>>>(layout, links, slot_node, load_start, target, values, u, y);
-  TREMOR_CUDA_CHECK(cudaGetLastError());
+  const int bs = layout.block_size;
+  forall_blocks(exec, n_blocks, bs, shared, [=] TREMOR_LAMBDA(const BlockContext& ctx) {
+    Real* staged = ctx.shared<Real>();
+    const int n_shared = layout.shared_slots();
+    const Index b = ctx.block;
+    for_each_thread(ctx, n_shared, [&](int p) {
+      const Index node = staged_node(layout, b, p, slot_node, load_start);  // p < bs: the own slot
+      if (node >= 0)
+        for (int c = 0; c < Dim; ++c) staged[c * n_shared + p] = u[static_cast<Size>(node) * Dim + c];
+    });
+    ctx.sync();
+    for_each_thread(ctx, bs, [&](int t) {
+      const Index own = slot_node[static_cast<Size>(b) * bs + t];
+      if (own < 0) return;
+      Real sum[Dim];
+      for (int a = 0; a < Dim; ++a) sum[a] = Real(0);
+      for (int l = 0; l < links; ++l) {
+        const Size link = static_cast<Size>(b) * links + l;
+        const int p = target[link * bs + t];
+        if (p < 0) break;
+        const Real* K = values + link * (Dim * Dim) * bs + t;
+        for (int a = 0; a < Dim; ++a)
+          for (int c = 0; c < Dim; ++c) sum[a] += K[(a * Dim + c) * bs] * staged[c * n_shared + p];
+      }
+      for (int a = 0; a < Dim; ++a) y[static_cast<Size>(own) * Dim + a] = sum[a];
+    });
+  });
 }
-#endif
 
 }  // namespace
 
@@ -272,16 +262,12 @@ void BlockPartitionedMatrix<Real>::apply(const Real* u, Real* y) const {
     apply_reference(u, y);
     return;
   }
-#if defined(__CUDACC__)
   if (dim_ == 2)
     shared_apply<Real, 2>(exec_, layout_, links_, n_blocks_, slot_node_.data(), load_start_.data(), link_target_.data(),
                           values_.data(), u, y);
   else
     shared_apply<Real, 3>(exec_, layout_, links_, n_blocks_, slot_node_.data(), load_start_.data(), link_target_.data(),
                           values_.data(), u, y);
-#else
-  apply_reference(u, y);  // reports that this build has no CUDA backend
-#endif
 }
 
 template <class Real>

@@ -1,0 +1,164 @@
+#pragma once
+// The boundary-element solver end to end (docs/bem.md, "Running `tremor bem`"): from a BemProblem
+// (model/bem_problem.hpp, as a [bem] model file states it) to the solution at each frequency.
+//
+//   1. plan_bem: the settings (RunOptions where given, else the problem's [bem] table), the
+//      surface mesh built from the problem's source and oriented with its normals out of the
+//      solid, its checks (check_boundary_mesh), the size of H and G, the backend, the free term,
+//      the resolution at the highest frequency, the boundary conditions per element and the
+//      interior points' side of the surface. Every refusal is a tremor::Error naming the model
+//      file's line; nothing is integrated yet.
+//   2. run_bem: refuses a mesh far too coarse (unless allow_coarse; a warning when merely coarse),
+//      then solves each frequency in turn (bem::solve_frequencies) and hands each to the Observer
+//      as soon as it is solved, with what a caller reports of it: the values at the elements'
+//      centres, the resultant force and dynamic stiffness of each set with a prescribed
+//      displacement, the largest boundary displacement. Between frequencies the Observer may ask
+//      to stop (status Stopped); a frequency that fails (a singular system) ends the run with
+//      status Failed, keeping those solved before it.
+//
+// Writing files and printing belong to the caller (the CLI writes each frequency through
+// io::ResultFile from Observer::on_frequency).
+#include <array>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tremor/backend/exec.hpp"
+#include "tremor/bem/assembly.hpp"
+#include "tremor/bem/boundary_mesh.hpp"
+#include "tremor/bem/solve.hpp"
+#include "tremor/core/config.hpp"
+#include "tremor/mesh/mesh.hpp"
+#include "tremor/model/bem_problem.hpp"
+
+namespace tremor::bem {
+
+// Overrides of the problem's [bem] settings (empty or 0: the problem's).
+struct RunOptions {
+  std::string backend;    // "auto" (cuda when a GPU is usable, else openmp), "serial", "openmp", "cuda"
+  std::string free_term;  // "auto" (rigid_body on closed meshes, direct on open), "rigid_body", "direct"
+  std::string elements;   // "constant" or "linear"
+  int gauss = 0;          // Gauss points per direction per element piece, 1 to 16
+  // Solve a mesh with fewer than half the minimum elements per shear wavelength (warned, not
+  // refused).
+  bool allow_coarse = false;
+  // Keep each frequency's boundary fields (u and t per element and node) in RunResult; a caller
+  // that writes them as they come (Observer::on_frequency) keeps only the interior values and
+  // forces, which are small.
+  bool keep_boundary_fields = true;
+};
+
+// The boundary conditions of BemProblem::boundary translated per element.
+struct ElementConditions {
+  BoundaryConditions values;              // 3 per element: a pressure p is the traction -p n
+  std::vector<std::int32_t> prescribed;   // 3 per element: 1 where the displacement is given
+  std::vector<Index> set_sizes;           // per BemProblem::boundary entry: the elements of its set
+  // The sets with a prescribed displacement, whose resultant force each frequency reports.
+  std::vector<std::string> force_sets;
+  std::vector<std::vector<Index>> force_members;
+  // Per force set and component: the displacement given, NaN where that component is not given.
+  std::vector<std::array<std::complex<double>, 3>> set_displacement;
+  Index n_free = 0;  // elements no condition names (zero traction)
+};
+
+// Everything run_bem needs, resolved and checked.
+struct Plan {
+  BemOptions settings;  // the problem's [bem] settings with the RunOptions applied
+  bool allow_coarse = false;
+  bool keep_boundary_fields = true;
+  BoundaryMesh mesh;    // oriented with its normals out of the solid
+  Solid solid = Solid::Open;
+  MeshReport report;
+  ElementOrder order = ElementOrder::Constant;
+  Index n_nodes = 0;    // collocation nodes (3 unknowns each)
+  Exec exec = Exec::serial();
+  IntegrationOptions integration;
+  std::string free_term;  // "rigid_body" or "direct" ("auto" resolved)
+  FreeTermChoice free_choice;
+  double lowest = 0.0, highest = 0.0;  // frequencies, Hz
+  WavelengthReport resolution;         // at the highest frequency, c_s of the undamped moduli
+  ElementConditions conditions;
+  std::vector<double> interior_points;  // 3 per point, m
+  // Per element (for results): centroid and unit normal (3 each), area.
+  std::vector<double> centroids, normals, areas;
+  // Linear elements only (empty for constant ones): the collocation nodes' positions (3 each) and
+  // the element holding each.
+  std::vector<double> node_positions;
+  std::vector<Index> node_elements;
+  double setup_seconds = 0.0;  // wall time of plan_bem
+};
+
+// One solved frequency, as the Observer receives it.
+struct FrequencySolution {
+  std::size_t index = 0;   // into BemProblem::frequencies
+  double frequency = 0.0;  // Hz
+  FrequencyResult result;  // nodal u and t, the solve's report and the times (solve.hpp)
+  // At each element's reference centre, 3 per element: the element's value for constant
+  // elements, interpolated for linear ones.
+  std::vector<std::complex<double>> displacement, traction;
+  // Linear elements: the nodal solution, 3 per collocation node (empty for constant elements).
+  std::vector<std::complex<double>> node_displacement, node_traction;
+  std::vector<std::complex<double>> interior;  // 3 per interior point, m
+  // Per force set, 3 each: the resultant force sum_p t_p A_p over its elements' nodes (N), and
+  // the dynamic stiffness F_c / u_c (N/m) where u_c is given and not zero, else NaN.
+  std::vector<std::complex<double>> forces, stiffness;
+  std::size_t largest_element = 0;  // the element whose centre has the largest |u|
+  double largest_displacement = 0.0;  // that |u| = (sum_c |u_c|^2)^1/2, m
+  // Wall time from the end of the previous frequency's on_frequency (or from the start of the
+  // solve) to this result: assembly, solve and interior points, without the Observer's time.
+  double wall_seconds = 0.0;
+};
+
+enum class RunStatus { Completed, Failed, Stopped };
+
+struct RunResult {
+  RunStatus status = RunStatus::Completed;
+  // Failed: what went wrong (the exception's message; the frequency is
+  // BemProblem::frequencies[frequencies.size()]).
+  std::string message;
+  std::vector<FrequencySolution> frequencies;  // those solved, in order (fields per RunOptions)
+  double setup_seconds = 0.0;                  // plan_bem
+  double solve_seconds = 0.0;                  // sum of the frequencies' wall_seconds
+  bool ok() const { return status == RunStatus::Completed; }
+};
+
+// Called by run_bem, in this order: on_start once, then on_frequency per frequency, each followed
+// (but the last) by stop_requested.
+class Observer {
+ public:
+  virtual ~Observer();
+  // After the resolution check, before anything is integrated (the CLI creates its result file).
+  // An exception thrown here leaves run_bem.
+  virtual void on_start(const Plan& /*plan*/) {}
+  // Each frequency as soon as it is solved. An exception thrown here fails the run at this
+  // frequency as a solve that fails does (status Failed, its message; this frequency is not in
+  // RunResult::frequencies).
+  virtual void on_frequency(const Plan& /*plan*/, const FrequencySolution& /*solution*/) {}
+  // Polled after each frequency but the last; true stops the run there with status Stopped
+  // (e.g. on SIGINT), the frequencies solved so far returned.
+  virtual bool stop_requested() { return false; }
+};
+
+// The boundary mesh the problem's [bem.mesh] describes, oriented with its normals out of the solid
+// (a cavity's generated sphere or box is flipped; `flip` reverses any). A generator's refusal
+// names the [bem.mesh] table.
+BoundaryMesh build_boundary_mesh(const BemMeshSource& source);
+
+Solid solid_of(BemSolid solid);
+
+// The surface as a Mesh (a block of tri3 and one of quad4, the labels kept), for result files.
+Mesh surface_mesh(const BoundaryMesh& boundary);
+
+// Resolves and checks everything before the solve (step 1 above); throws tremor::Error.
+Plan plan_bem(const BemProblem& problem, const RunOptions& options = {});
+
+// Solves a planned problem (step 2 above). Throws tremor::Error for a mesh far too coarse (before
+// Observer::on_start) and whatever on_start throws; a failing frequency returns status Failed.
+RunResult run_bem(const BemProblem& problem, const Plan& plan, Observer* observer = nullptr);
+
+// plan_bem, then run_bem.
+RunResult run_bem(const BemProblem& problem, const RunOptions& options = {}, Observer* observer = nullptr);
+
+}  // namespace tremor::bem

@@ -26,7 +26,7 @@ one() {
   nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$scratch/$name.smi" 2>/dev/null &
   local smi=$!
   local started=$(date +%s.%N)
-  "$tremor" run "$model" -o "$scratch/$name.h5" "$@" > "$scratch/$name.out" 2>&1
+  timeout 300 "$tremor" run "$model" -o "$scratch/$name.h5" "$@" > "$scratch/$name.out" 2>&1
   local rc=$?
   local ended=$(date +%s.%N)
   kill "$smi" 2>/dev/null

@@ -18,7 +18,10 @@
 #include "tremor/explicit/solver.hpp"
 #include "tremor/mesh/generate.hpp"
 #include "tremor/sparse/assemble.hpp"
+#include "tremor/fem/geometry.hpp"
+#include "tremor/fem/time_step.hpp"
 #include "tremor/sparse/device_elements.hpp"
+#include "tremor/sparse/element_survey.hpp"
 #include "tremor/sparse/two_kernel.hpp"
 #include "support/support.hpp"
 
@@ -105,7 +108,9 @@ TEST_P(SetupFamilies, DevicePathEqualsHostAssemblyBitForBit) {
       const auto device_f = make_stiffness_operator<float>(model, kind, elements, sparse::RaceStrategy::Colouring);
       const auto host_f = make_stiffness_operator<float>(model, kind, exec);
       EXPECT_TRUE(same_bits(apply_on(exec, *device_f, u), apply_on(exec, *host_f, u)));
-      if (std::string(kind) != "matrix_free") EXPECT_GT(setup.assembly_bytes, 0u);
+      if (std::string(kind) != "matrix_free") {
+        EXPECT_GT(setup.assembly_bytes, 0u);
+      }
     }
     // The lumped mass and damping, as the host assembles them.
     EXPECT_TRUE(same_bits(sparse::assemble_lumped_mass<double>(exec, *elements, sparse::RaceStrategy::Colouring).to_host(),
@@ -202,6 +207,50 @@ TEST(OperatorSetupGpu, DevicePathAgreesWithHostAssembly) {
       EXPECT_LE(max_difference(mass, host_mass), 1e-13 * max_abs(host_mass));
     }
   }
+}
+
+// The element survey on an Exec gives the host functions' stable step (the same bits: a run's time
+// step must not depend on its backend; the survey's kernel is compiled without FMA contraction),
+// the element setting it, and the longest element.
+void expect_survey_equals_host(const Exec& exec) {
+  for (const auto& c : test::operator_cases()) {
+    SCOPED_TRACE(c.label);
+    const Model model = damped_model(c.type, c.order);
+    const sparse::SectionTable table = sparse::section_table(model, false);
+    const sparse::DeviceElements elements(exec, model.mesh, table, sparse::ElementColouring{});
+    const sparse::ElementSurvey survey = sparse::survey_elements(exec, elements, model, table);
+    const fem::TimeStepEstimate host = fem::stable_time_step(model);
+    EXPECT_EQ(std::memcmp(&survey.stable_dt, &host.dt, sizeof(double)), 0) << survey.stable_dt << " vs " << host.dt;
+    EXPECT_EQ(survey.stable_element, host.element);
+    double longest = 0.0;
+    for (const fem::ElementSize& size : fem::element_sizes(model.mesh)) longest = std::max(longest, size.max_length);
+    EXPECT_EQ(survey.largest_element, longest);
+  }
+}
+
+TEST(ElementSurvey, EqualsTheHostFunctions) {
+  expect_survey_equals_host(Exec::serial());
+  expect_survey_equals_host(Exec::openmp());
+}
+
+// An inverted element is named by the host check's message (label, where det J is negative).
+TEST(ElementSurvey, InvertedElementIsNamed) {
+  Model model = damped_model(ElementType::Hex8, 1);
+  Mesh& mesh = model.mesh;
+  auto& connectivity = mesh.blocks[0].connectivity;
+  std::swap(connectivity[0], connectivity[4]);  // element 0 turned inside out along z
+  std::swap(connectivity[1], connectivity[5]);
+  std::swap(connectivity[2], connectivity[6]);
+  std::swap(connectivity[3], connectivity[7]);
+  const sparse::SectionTable table = sparse::section_table(model, false);
+  const sparse::DeviceElements elements(Exec::openmp(), mesh, table, sparse::ElementColouring{});
+  expect_error_containing([&] { (void)sparse::survey_elements(Exec::openmp(), elements, model, table); },
+                          "is inverted");
+}
+
+TEST(ElementSurveyGpu, EqualsTheHostBitForBit) {
+  TREMOR_REQUIRE_GPU();
+  expect_survey_equals_host(Exec::cuda());
 }
 
 }  // namespace

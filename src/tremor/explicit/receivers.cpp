@@ -1,6 +1,7 @@
 #include "tremor/explicit/receivers.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -102,9 +103,11 @@ std::string format_position(const std::array<double, 3>& p, int dim) {
 
 }  // namespace
 
-std::optional<Location> locate(const Mesh& mesh, std::span<const double> position) {
+std::vector<std::optional<Location>> locate_all(const Mesh& mesh, std::span<const std::array<double, 3>> positions) {
   const int dim = mesh.dim();
-  TREMOR_CHECK(static_cast<int>(position.size()) >= dim, "locate: ", position.size(), " coordinates in ", dim, "D");
+  const std::size_t n = positions.size();
+  std::vector<std::optional<Location>> out(n);
+  if (n == 0) return out;
   double lower[3], upper[3];
   mesh.bounding_box(lower, upper);
   double extent = 0.0;
@@ -112,14 +115,15 @@ std::optional<Location> locate(const Mesh& mesh, std::span<const double> positio
   const double slack = 1e-9 * extent;
   Index global = 0;
   for (const ElementBlock& block : mesh.blocks) {
-    std::optional<Location> found = fem::with_element(block.type, block.order, [&](auto element) {
+    if (std::all_of(out.begin(), out.end(), [](const auto& found) { return found.has_value(); })) break;
+    fem::with_element(block.type, block.order, [&](auto element) {
       using E = decltype(element);
-      std::optional<Location> result;
-      if (E::dim != dim) return result;
-      double x[E::n_nodes * E::dim], xi[3] = {0.0, 0.0, 0.0}, N[E::n_nodes];
-      for (Index e = 0; e < block.n_elements() && !result; ++e) {
+      if (E::dim != dim) return;
+      // Element e holds position p: its node box (widened by a quarter: curved quadratic edges may
+      // bulge past the nodes) holds p and Newton's inversion of its map lands inside it.
+      const auto holds = [&](Index e, std::size_t p, double* xi, double* N) {
         const auto nodes = block.nodes(e);
-        double lo[3], hi[3];
+        double x[E::n_nodes * E::dim], lo[3], hi[3];
         for (int i = 0; i < dim; ++i) {
           lo[i] = std::numeric_limits<double>::infinity();
           hi[i] = -lo[i];
@@ -134,26 +138,50 @@ std::optional<Location> locate(const Mesh& mesh, std::span<const double> positio
         bool inside_box = true;
         double size = 0.0;
         for (int i = 0; i < dim; ++i) {
-          // Curved (quadratic) edges may bulge past the nodes' box: widen it by a quarter.
           const double widen = 0.25 * (hi[i] - lo[i]) + slack;
-          inside_box = inside_box && position[static_cast<std::size_t>(i)] >= lo[i] - widen &&
-                       position[static_cast<std::size_t>(i)] <= hi[i] + widen;
+          inside_box = inside_box && positions[p][static_cast<std::size_t>(i)] >= lo[i] - widen &&
+                       positions[p][static_cast<std::size_t>(i)] <= hi[i] + widen;
           size = std::max(size, hi[i] - lo[i]);
         }
-        if (!inside_box || !invert<E>(x, position.data(), size, xi, N)) continue;
+        return inside_box && invert<E>(x, positions[p].data(), size, xi, N);
+      };
+      // One parallel pass over the block for every position still unplaced; each keeps the first
+      // element (lowest index) holding it, as a search in element order would.
+      std::vector<Index> first(n, std::numeric_limits<Index>::max());
+      const Index count = block.n_elements();
+#pragma omp parallel for schedule(static)
+      for (Index e = 0; e < count; ++e) {
+        double xi[3] = {0.0, 0.0, 0.0}, N[E::n_nodes];
+        for (std::size_t p = 0; p < n; ++p) {
+          if (out[p] || !holds(e, p, xi, N)) continue;
+#pragma omp critical(tremor_locate)
+          first[p] = std::min(first[p], e);
+        }
+      }
+      for (std::size_t p = 0; p < n; ++p) {
+        if (out[p] || first[p] == std::numeric_limits<Index>::max()) continue;
+        double xi[3] = {0.0, 0.0, 0.0}, N[E::n_nodes];
+        (void)holds(first[p], p, xi, N);
         Location location;
-        location.element = global + e;
+        location.element = global + first[p];
         for (int j = 0; j < dim; ++j) location.xi[static_cast<std::size_t>(j)] = xi[j];
+        const auto nodes = block.nodes(first[p]);
         location.nodes.assign(nodes.begin(), nodes.end());
         location.weights.assign(N, N + E::n_nodes);
-        result = std::move(location);
+        out[p] = std::move(location);
       }
-      return result;
     });
-    if (found) return found;
     global += block.n_elements();
   }
-  return std::nullopt;
+  return out;
+}
+
+std::optional<Location> locate(const Mesh& mesh, std::span<const double> position) {
+  TREMOR_CHECK(static_cast<int>(position.size()) >= mesh.dim(), "locate: ", position.size(), " coordinates in ",
+               mesh.dim(), "D");
+  std::array<double, 3> point{0.0, 0.0, 0.0};
+  std::copy(position.begin(), position.begin() + mesh.dim(), point.begin());
+  return locate_all(mesh, std::span<const std::array<double, 3>>(&point, 1)).front();
 }
 
 bool History::records(Quantity quantity) const {
@@ -197,13 +225,14 @@ std::vector<History> make_histories(const Model& model, double dt) {
       history.nodes = receiver.nodes;
       history.node_labels = labels_of(receiver.nodes);
     } else {
-      for (const auto& position : receiver.positions) {
-        std::optional<Location> location = locate(mesh, std::span<const double>(position.data(), 3));
-        if (!location)
+      std::vector<std::optional<Location>> located = locate_all(mesh, receiver.positions);
+      for (std::size_t k = 0; k < receiver.positions.size(); ++k) {
+        const auto& position = receiver.positions[k];
+        if (!located[k])
           throw Error(str(receiver.origin.empty() ? model.source : receiver.origin, ": receiver '", receiver.name,
                           "': position ", format_position(position, dim), " lies outside the mesh"));
         history.positions.push_back(position);
-        history.locations.push_back(std::move(*location));
+        history.locations.push_back(std::move(*located[k]));
       }
     }
     histories.push_back(std::move(history));

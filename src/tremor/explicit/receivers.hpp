@@ -40,10 +40,13 @@ struct Location {
 };
 
 // Finds the element holding `position` (mesh.dim() coordinates) by inverting each candidate
-// element's isoparametric map with Newton's method (host, O(elements) per call with a bounding
-// box test first). A position on a shared edge or face takes the first element found (the
-// interpolated values agree on a conforming mesh). nullopt when no element holds it.
+// element's isoparametric map with Newton's method (host, a bounding box test first). A position
+// on a shared edge or face takes the first element in element order (the interpolated values
+// agree on a conforming mesh). nullopt when no element holds it.
 std::optional<Location> locate(const Mesh& mesh, std::span<const double> position);
+// The same for many positions (their first mesh.dim() coordinates) in one parallel pass over the
+// elements (OpenMP): the result of locate() for each.
+std::vector<std::optional<Location>> locate_all(const Mesh& mesh, std::span<const std::array<double, 3>> positions);
 
 // One recorded history, samples in memory.
 struct History {

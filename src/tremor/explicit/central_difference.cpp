@@ -1,6 +1,7 @@
 #include "tremor/explicit/central_difference.hpp"
 
 #include <cmath>
+#include <initializer_list>
 #include <utility>
 
 #include "tremor/backend/forall.hpp"
@@ -9,50 +10,107 @@
 
 namespace tremor::explicit_fe {
 
+namespace {
+
+// Entries of mass or damping that are negative or not finite (device reduction).
+double count_bad(const Exec& exec, Index n, const double* m, const double* c) {
+  return sum<double>(exec, n, [=] TREMOR_LAMBDA(Index i) {
+    const double ci = c ? c[i] : 0.0;
+    return std::isfinite(m[i]) && m[i] >= 0.0 && std::isfinite(ci) && ci >= 0.0 ? 0.0 : 1.0;
+  });
+}
+
+// The diagonal coefficients of Eq. (4) per DOF on exec; returns the DOFs left without mass (no
+// element uses their node: held rather than divided by zero). Held DOFs get all coefficients zero,
+// so the update leaves them at zero with no branch.
+template <class Real>
+Index coefficients(const Exec& exec, Index n, const double* m, const double* c, std::span<const Index> fixed,
+                   double dt, Real* a_out, Real* cp_out, Real* kc_out, Real* inv_out) {
+  DeviceArray<unsigned char> held(exec, n);
+  unsigned char* is_held = held.data();
+  forall(exec, n, [=] TREMOR_LAMBDA(Index i) { is_held[i] = 0; });
+  const DeviceArray<Index> list(exec, fixed);
+  const Index* dofs = list.data();
+  forall(exec, list.size(), [=] TREMOR_LAMBDA(Index k) { is_held[dofs[k]] = 1; });
+  const double inv_dt2 = 1.0 / (dt * dt), inv_2dt = 0.5 / dt;
+  forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
+    const double mi = m[i], ci = c ? c[i] : 0.0;
+    if (is_held[i] || mi == 0.0) {
+      a_out[i] = cp_out[i] = kc_out[i] = inv_out[i] = Real(0);
+      return;
+    }
+    const double a = 1.0 / (mi * inv_dt2 + ci * inv_2dt);  // the diagonal inverse of Eq. (3)
+    a_out[i] = static_cast<Real>(a);
+    cp_out[i] = static_cast<Real>(a * (ci * inv_2dt - mi * inv_dt2));
+    kc_out[i] = static_cast<Real>(a * 2.0 * mi * inv_dt2);
+    inv_out[i] = static_cast<Real>(1.0 / mi);
+  });
+  const auto massless = static_cast<Index>(
+      sum<double>(exec, n, [=] TREMOR_LAMBDA(Index i) { return !is_held[i] && m[i] == 0.0 ? 1.0 : 0.0; }));
+  exec.synchronize();  // before `held` and `list` are released
+  return massless;
+}
+
+template <class Real>
+void fill_zero(const Exec& exec, Real* values, Index n) {
+  forall(exec, n, [=] TREMOR_LAMBDA(Index i) { values[i] = Real(0); });
+}
+
+}  // namespace
+
 template <class Real>
 CentralDifference<Real>::CentralDifference(const Exec& exec, const StiffnessOperator<Real>& stiffness,
                                            std::span<const double> mass, std::span<const double> damping, double dt,
                                            std::span<const Index> fixed)
+    : CentralDifference(exec, stiffness, DeviceArray<double>(exec, mass), DeviceArray<double>(exec, damping), dt,
+                        fixed) {}
+
+template <class Real>
+CentralDifference<Real>::CentralDifference(const Exec& exec, const StiffnessOperator<Real>& stiffness,
+                                           DeviceArray<double> mass, DeviceArray<double> damping, double dt,
+                                           std::span<const Index> fixed)
     : exec_(exec), stiffness_(stiffness), n_(stiffness.n_dofs()), dt_(dt) {
+  set_up(std::move(mass), std::move(damping), fixed);
+}
+
+// The constructors' common work: checks, then the coefficients computed on the Exec.
+template <class Real>
+void CentralDifference<Real>::set_up(DeviceArray<double> mass, DeviceArray<double> damping,
+                                     std::span<const Index> fixed) {
+  const Exec& exec = exec_;
+  const double dt = dt_;
   TREMOR_CHECK(std::isfinite(dt) && dt > 0.0, "time step must be positive and finite, got ", dt);
-  TREMOR_CHECK(static_cast<Index>(mass.size()) == n_, "mass has ", mass.size(), " entries for ", n_, " DOFs");
-  TREMOR_CHECK(damping.empty() || static_cast<Index>(damping.size()) == n_, "damping has ", damping.size(),
-               " entries for ", n_, " DOFs");
-  const auto n = static_cast<std::size_t>(n_);
-  std::vector<unsigned char> held(n, 0);
-  for (Index dof : fixed) {
-    TREMOR_CHECK(dof >= 0 && dof < n_, "fixed DOF ", dof, " out of range 0..", n_ - 1);
-    held[static_cast<std::size_t>(dof)] = 1;
-  }
-  // Held DOFs get all three coefficients zero, so the update leaves them at zero with no branch.
-  std::vector<Real> force_scale(n, Real(0)), prev_scale(n, Real(0)), curr_scale(n, Real(0)), inv_mass(n, Real(0));
-  const double inv_dt2 = 1.0 / (dt * dt), inv_2dt = 0.5 / dt;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double m = mass[i], c = damping.empty() ? 0.0 : damping[i];
-    TREMOR_CHECK(std::isfinite(m) && m >= 0.0, "mass of DOF ", i, " is ", m);
-    TREMOR_CHECK(std::isfinite(c) && c >= 0.0, "damping of DOF ", i, " is ", c);
-    if (held[i]) continue;
-    if (m == 0.0) {
-      // A node no element uses: no inertia and no stiffness; hold it rather than divide by zero.
-      ++massless_;
-      continue;
+  TREMOR_CHECK(mass.size() == n_, "mass has ", mass.size(), " entries for ", n_, " DOFs");
+  TREMOR_CHECK(damping.size() == 0 || damping.size() == n_, "damping has ", damping.size(), " entries for ", n_,
+               " DOFs");
+  TREMOR_CHECK(mass.exec().space() == exec.space() && (damping.size() == 0 || damping.exec().space() == exec.space()),
+               "mass and damping must be in the memory of ", exec.describe());
+  for (Index dof : fixed) TREMOR_CHECK(dof >= 0 && dof < n_, "fixed DOF ", dof, " out of range 0..", n_ - 1);
+  const Index n = n_;
+  const double* m = std::as_const(mass).data();
+  const double* c = damping.size() > 0 ? std::as_const(damping).data() : nullptr;
+  // A negative or non-finite mass or damping is refused, naming the first such DOF.
+  if (count_bad(exec, n, m, c) > 0.0) {
+    const std::vector<double> host_mass = mass.to_host();
+    const std::vector<double> host_damping = damping.to_host();
+    for (std::size_t i = 0; i < host_mass.size(); ++i) {
+      TREMOR_CHECK(std::isfinite(host_mass[i]) && host_mass[i] >= 0.0, "mass of DOF ", i, " is ", host_mass[i]);
+      const double ci = host_damping.empty() ? 0.0 : host_damping[i];
+      TREMOR_CHECK(std::isfinite(ci) && ci >= 0.0, "damping of DOF ", i, " is ", ci);
     }
-    const double a = 1.0 / (m * inv_dt2 + c * inv_2dt);  // the diagonal inverse of Eq. (3)
-    force_scale[i] = static_cast<Real>(a);
-    prev_scale[i] = static_cast<Real>(a * (c * inv_2dt - m * inv_dt2));
-    curr_scale[i] = static_cast<Real>(a * 2.0 * m * inv_dt2);
-    inv_mass[i] = static_cast<Real>(1.0 / m);
   }
-  force_scale_ = DeviceArray<Real>(exec, std::span<const Real>(force_scale));
-  prev_scale_ = DeviceArray<Real>(exec, std::span<const Real>(prev_scale));
-  curr_scale_ = DeviceArray<Real>(exec, std::span<const Real>(curr_scale));
-  mass_ = DeviceArray<double>(exec, mass);
-  inv_mass_ = DeviceArray<Real>(exec, std::span<const Real>(inv_mass));
-  const std::vector<Real> zero(n, Real(0));
-  prev_ = DeviceArray<Real>(exec, std::span<const Real>(zero));
-  curr_ = DeviceArray<Real>(exec, std::span<const Real>(zero));
-  next_ = DeviceArray<Real>(exec, std::span<const Real>(zero));
-  ku_ = DeviceArray<Real>(exec, std::span<const Real>(zero));
+  force_scale_ = DeviceArray<Real>(exec, n);
+  prev_scale_ = DeviceArray<Real>(exec, n);
+  curr_scale_ = DeviceArray<Real>(exec, n);
+  inv_mass_ = DeviceArray<Real>(exec, n);
+  massless_ = coefficients<Real>(exec, n, m, c, fixed, dt, force_scale_.data(), prev_scale_.data(),
+                                 curr_scale_.data(), inv_mass_.data());
+  mass_ = std::move(mass);
+  for (DeviceArray<Real>* state : {&prev_, &curr_, &next_, &ku_}) {
+    *state = DeviceArray<Real>(exec, n);
+    fill_zero(exec, state->data(), n);
+  }
+  exec.synchronize();
 }
 
 template <class Real>

@@ -28,6 +28,10 @@ class CentralDifference {
   // that do not match the operator.
   CentralDifference(const Exec& exec, const StiffnessOperator<Real>& stiffness, std::span<const double> mass,
                     std::span<const double> damping, double dt, std::span<const Index> fixed);
+  // The same from mass and damping already in the Exec's memory (assembled there; damping may be
+  // empty), taken over: the coefficients are computed there, nothing passes through the host.
+  CentralDifference(const Exec& exec, const StiffnessOperator<Real>& stiffness, DeviceArray<double> mass,
+                    DeviceArray<double> damping, double dt, std::span<const Index> fixed);
 
   Index n_dofs() const { return n_; }
   double dt() const { return dt_; }
@@ -60,6 +64,7 @@ class CentralDifference {
   double strain_energy() const;
 
  private:
+  void set_up(DeviceArray<double> mass, DeviceArray<double> damping, std::span<const Index> fixed);
   Exec exec_;
   const StiffnessOperator<Real>& stiffness_;
   Index n_ = 0;

@@ -331,13 +331,10 @@ ExplicitRun run_typed(const Model& original, Preflight preflight, const RunOptio
     clock.lap(str("stiffness operator (", preflight.operator_kind, ")"));
   }
   if (preflight.operator_kind != "matrix_free") elements.reset();  // only the matrix-free operator reads them
-  const std::vector<double> mass = device_mass.to_host();
-  const std::vector<double> damping = damped ? device_damping.to_host() : std::vector<double>{};
-  device_mass = DeviceArray<double>();
-  device_damping = DeviceArray<double>();
   const Loading loading(model);
   const std::vector<Index> constrained = loading.constrained_dofs();
-  CentralDifference<Real> scheme(exec, *stiffness, mass, damping, preflight.dt, constrained);
+  CentralDifference<Real> scheme(exec, *stiffness, std::move(device_mass), std::move(device_damping), preflight.dt,
+                                 constrained);
   clock.lap("integrator state");
   DeviceLoading<Real> loads(exec, loading, preflight.dt);
   clock.lap("loads");
@@ -580,8 +577,10 @@ std::size_t memory_estimate(const Mesh& mesh, std::string_view operator_kind, Si
   const std::size_t elements = element_bytes(mesh, coloured || operator_kind == "matrix_free");
   const std::size_t format = operator_bytes(mesh, operator_kind, stiffness_nnz, real_size, max_neighbours);
   const std::size_t mass = n * sizeof(double) * (damped ? 2 : 1);
-  // The time loop: the operator (with the elements for matrix_free) and the integrator state.
-  const std::size_t loop = format + (operator_kind == "matrix_free" ? elements : 0) + state_bytes(n, real_size);
+  // The time loop: the operator (with the elements for matrix_free) and the integrator state, with
+  // the damping and a flag per DOF that its set-up holds while it computes its coefficients.
+  const std::size_t loop = format + (operator_kind == "matrix_free" ? elements : 0) + state_bytes(n, real_size) +
+                           n * ((damped ? sizeof(double) : 0) + sizeof(unsigned char));
   // The set-up's peak: elements, mass and damping, and K in double (block CSR: values, a column per
   // block, offsets) while its format is filled (the format is K itself for block_csr in double).
   // The row lengths the converters stage (4 B per row) are freed before the format is allocated.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -86,7 +87,7 @@ TEST(TwoKernelPattern, NodeWithThousandsOfNeighbours) {
   const double centre[2] = {0.0, 0.0};
   mesh.add_node(1, centre);
   for (int i = 0; i < n; ++i) {
-    const double angle = 2.0 * 3.14159265358979 * i / n;
+    const double angle = 2.0 * std::numbers::pi * i / n;
     const double xy[2] = {std::cos(angle), std::sin(angle)};
     mesh.add_node(i + 2, xy);
   }

@@ -6,13 +6,14 @@
 
 #include <array>
 #include <cmath>
+#include <numbers>
 
 #include "tremor/bem/fundamental.hpp"
 
 namespace tremor::bem {
 namespace {
 
-constexpr double pi = 3.14159265358979323846;
+constexpr double pi = std::numbers::pi;
 
 // Moduli of a stiff soil; nu = 0.25 (lambda = mu).
 constexpr double rho = 2000.0, lambda = 1.0e8, mu = 1.0e8;

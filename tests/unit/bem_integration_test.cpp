@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
 
 #include "tremor/bem/assembly_kernels.hpp"
 #include "tremor/bem/integration.hpp"
@@ -135,7 +136,7 @@ TEST_P(BemFlatPrincipalValue, MatchesPolarSum) {
   const int n_theta = 200000;
   double pv[2] = {0, 0};
   for (int k = 0; k < n_theta; ++k) {
-    const double theta = 2.0 * 3.14159265358979323846 * (k + 0.5) / n_theta;
+    const double theta = 2.0 * std::numbers::pi * (k + 0.5) / n_theta;
     const double dir[2] = {std::cos(theta), std::sin(theta)};
     double R = 1e300;
     for (int a = 0; a < 3; ++a) {
@@ -148,9 +149,9 @@ TEST_P(BemFlatPrincipalValue, MatchesPolarSum) {
       const double u = ((p[0] - xi[0]) * dir[1] - (p[1] - xi[1]) * dir[0]) / den;
       if (s > 0 && u >= 0 && u <= 1) R = std::min(R, s);
     }
-    for (int i = 0; i < 2; ++i) pv[i] += dir[i] * std::log(R) * 2.0 * 3.14159265358979323846 / n_theta;
+    for (int i = 0; i < 2; ++i) pv[i] += dir[i] * std::log(R) * 2.0 * std::numbers::pi / n_theta;
   }
-  const double qv = 1e8 / (2e8 + 2e8), four_pi = 4.0 * 3.14159265358979323846;
+  const double qv = 1e8 / (2e8 + 2e8), four_pi = 4.0 * std::numbers::pi;
   // n = +z: entry (i, z) = pv_i q / 4 pi, entry (z, i) = -pv_i q / 4 pi; the midpoint rule in theta
   // converges slowly at the triangle's corners: 1e-6 of the values.
   EXPECT_NEAR(c[0].re, 0.5, 1e-15);

@@ -1,4 +1,4 @@
-// Gmsh surface meshes for the boundary-element solver (io::read_gmsh_surface, bem::read_boundary_mesh):
+// Gmsh surface meshes for the boundary-element solver (io::read_gmsh_surface, bem::boundary_mesh):
 // files written here in ASCII and binary, read back with their sets and orientation, and the
 // files a boundary-element mesh cannot be made of, refused with the file, the place and the tag.
 #include <gtest/gtest.h>
@@ -192,7 +192,7 @@ TEST(GmshSurfaceMesh, BoundaryMeshFromAFileIsAClosedOutwardCube) {
   for (const auto mode : {MshWriter::Ascii, MshWriter::Little}) {
     const std::string path = directory + (mode == MshWriter::Ascii ? "/cube.msh" : "/cube_bin.msh");
     std::ofstream(path, std::ios::binary) << cube(mode);
-    const bem::BoundaryMesh mesh = bem::read_boundary_mesh(path);
+    const bem::BoundaryMesh mesh = bem::boundary_mesh(io::read_gmsh_surface(path), path);
     EXPECT_EQ(mesh.source, path);
     EXPECT_EQ(mesh.n_elements(), 8);
     EXPECT_EQ(mesh.element_labels, (std::vector<Index>{1, 4, 5, 6, 2, 3, 7, 8}));
@@ -207,7 +207,7 @@ TEST(GmshSurfaceMesh, BoundaryMeshFromAFileIsAClosedOutwardCube) {
     EXPECT_NEAR(report.area, 6.0, 1e-14);
     EXPECT_NEAR(report.signed_volume, 1.0, 1e-14);
   }
-  EXPECT_THROW(bem::read_boundary_mesh(directory + "/missing.msh"), Error);
+  EXPECT_THROW(io::read_gmsh_surface(directory + "/missing.msh"), Error);
 }
 
 TEST(GmshSurfaceMesh, WithoutPhysicalGroupsOneSetHoldsAll) {

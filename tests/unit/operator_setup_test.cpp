@@ -30,6 +30,9 @@ namespace {
 
 using explicit_fe::make_stiffness_operator;
 using explicit_fe::StiffnessOperator;
+using test::max_abs;
+using test::max_difference;
+using test::same_bits;
 
 template <class Real>
 std::vector<Real> apply_on(const Exec& exec, const StiffnessOperator<Real>& op, const std::vector<double>& u) {
@@ -50,26 +53,6 @@ void expect_error_containing(Body body, const std::string& text) {
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find(text), std::string::npos) << error.what();
   }
-}
-
-template <class Real>
-bool same_bits(const std::vector<Real>& a, const std::vector<Real>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Real)) == 0;
-}
-
-template <class A, class B>
-double max_difference(const std::vector<A>& a, const std::vector<B>& b) {
-  double m = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    m = std::max(m, std::abs(static_cast<double>(a[i]) - static_cast<double>(b[i])));
-  return m;
-}
-
-template <class A>
-double max_abs(const std::vector<A>& a) {
-  double m = 0.0;
-  for (A v : a) m = std::max(m, std::abs(static_cast<double>(v)));
-  return m;
 }
 
 Model damped_model(ElementType type, int order) {

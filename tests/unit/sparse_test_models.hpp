@@ -5,6 +5,7 @@
 // normal-shear coupling non-zero, so a transposed or misplaced D entry shows).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -148,6 +149,27 @@ std::vector<Real> apply(const Exec& exec, const Matrix& matrix, const std::vecto
   spmv(exec, matrix, dx.data(), dy.data());
   exec.synchronize();
   return dy.to_host();
+}
+
+// The largest |a_i - b_i| and the largest |a_i|, in double.
+template <class A, class B>
+double max_difference(const std::vector<A>& a, const std::vector<B>& b) {
+  double m = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    m = std::max(m, std::abs(static_cast<double>(a[i]) - static_cast<double>(b[i])));
+  return m;
+}
+
+template <class A>
+double max_abs(const std::vector<A>& a) {
+  double m = 0.0;
+  for (A v : a) m = std::max(m, std::abs(static_cast<double>(v)));
+  return m;
+}
+
+template <class Real>
+bool same_bits(const std::vector<Real>& a, const std::vector<Real>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Real)) == 0;
 }
 
 // `result` holds the bits of the CSR `reference`, entry by entry (a gtest assertion).

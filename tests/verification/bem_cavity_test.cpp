@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <numbers>
 #include <vector>
 
 #include "tremor/bem/assembly.hpp"
@@ -14,7 +15,7 @@
 namespace tremor::bem {
 namespace {
 
-constexpr double pi = 3.14159265358979323846;
+constexpr double pi = std::numbers::pi;
 constexpr double rho = 2000.0, mu = 1.0e8, lambda = 1.0e8;  // nu = 0.25, c_s = 223.6 m/s
 constexpr double radius = 1.0, pressure = 1.0e5;
 

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "tremor/core/clock.hpp"
 #include "tremor/explicit/partitioned_operator.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/mesh/perturbed.hpp"
@@ -19,12 +20,8 @@
 namespace tremor {
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 TEST(PartitionEfficiency, AlignedReaches95PercentOnAMillionNodes) {
-  using clock = std::chrono::steady_clock;
+  using clock = Clock;
   auto start = clock::now();
   Model model;
   model.source = "perturbed";

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "tremor/backend/device_array.hpp"
+#include "tremor/core/clock.hpp"
 #include "tremor/backend/forall.hpp"
 
 namespace tremor {
@@ -49,9 +50,9 @@ CopyBandwidth measure_copy_bandwidth(const Exec& exec, std::size_t bytes, int re
     }
 #endif
     if (exec.backend() != Backend::Cuda) {
-      const auto start = std::chrono::steady_clock::now();
+      const auto start = Clock::now();
       copy(exec, x.view(), y.view());
-      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      seconds = seconds_since(start);
     }
     result.seconds = std::min(result.seconds, seconds);
   }

@@ -3,6 +3,8 @@
 // kernels and the CUDA block-per-pair kernel: each takes a lane and a lane count and integrates
 // its share of the quadrature points, so one thread (lanes = 1) or a block of g x g threads
 // (paper section 3.1) computes the same sums.
+#include <numbers>
+
 #include "tremor/bem/assembly.hpp"
 #include "tremor/bem/fundamental.hpp"
 #include "tremor/bem/integration.hpp"
@@ -136,7 +138,7 @@ TREMOR_HOST_DEVICE inline void flat_free_term(const Medium& m, const ElementNode
     const double r = ::sqrt(v[a][0] * v[a][0] + v[a][1] * v[a][1]);
     ell = r > ell ? r : ell;
   }
-  constexpr double pi = 3.14159265358979323846;
+  constexpr double pi = std::numbers::pi;
   double pv[2] = {0, 0};
   for (int a = 0; a < e.n_vertices; ++a) {
     const double* A = v[a];

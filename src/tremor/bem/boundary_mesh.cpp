@@ -10,7 +10,7 @@
 
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
-#include "tremor/io/gmsh.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/mesh/mesh.hpp"
 
 namespace tremor::bem {
@@ -316,7 +316,6 @@ BoundaryMesh boundary_mesh(const Mesh& mesh, std::string source) {
   return out;
 }
 
-BoundaryMesh read_boundary_mesh(const std::string& path) { return boundary_mesh(io::read_gmsh_surface(path), path); }
 
 // ---- Geometry -------------------------------------------------------------------------------
 
@@ -457,15 +456,6 @@ MeshReport check_boundary_mesh(const BoundaryMesh& mesh, Solid solid) {
   return report;
 }
 
-namespace {
-// 4 significant digits: a message's lengths, not a dump of doubles.
-std::string four_digits(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", v);
-  return text;
-}
-}  // namespace
-
 WavelengthReport check_wavelength(const BoundaryMesh& mesh, double shear_wavelength, double min_per_wavelength) {
   TREMOR_CHECK(std::isfinite(shear_wavelength) && shear_wavelength > 0, mesh.source,
                ": the shear wavelength must be positive, got ", shear_wavelength);
@@ -485,10 +475,10 @@ WavelengthReport check_wavelength(const BoundaryMesh& mesh, double shear_wavelen
       report.diameter > 0 ? shear_wavelength / report.diameter : std::numeric_limits<double>::infinity();
   report.sufficient = report.elements_per_wavelength >= min_per_wavelength;
   if (!report.sufficient)
-    report.message = str(mesh.source, ": element ", report.label, " is ", four_digits(report.diameter), " m across: ",
-                         four_digits(report.elements_per_wavelength), " elements per shear wavelength (",
-                         four_digits(shear_wavelength), " m) where ", four_digits(min_per_wavelength),
-                         " are asked for; refine to elements below ", four_digits(shear_wavelength / min_per_wavelength),
+    report.message = str(mesh.source, ": element ", report.label, " is ", number(report.diameter), " m across: ",
+                         number(report.elements_per_wavelength), " elements per shear wavelength (",
+                         number(shear_wavelength), " m) where ", number(min_per_wavelength),
+                         " are asked for; refine to elements below ", number(shear_wavelength / min_per_wavelength),
                          " m across or lower the frequency");
   return report;
 }

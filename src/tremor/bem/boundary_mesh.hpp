@@ -49,9 +49,6 @@ inline int BoundaryMesh::n_vertices(Index e) const { return connectivity[4 * sta
 // other element types and labels beyond Index's range.
 BoundaryMesh boundary_mesh(const Mesh& mesh, std::string source);
 
-// Reads a Gmsh MSH 4.1 surface mesh (ASCII or binary; io::read_gmsh_surface) from `path`.
-// Orientation is the file's: check it with check_boundary_mesh().
-BoundaryMesh read_boundary_mesh(const std::string& path);
 
 // ---- Geometry -------------------------------------------------------------------------------
 // These trust the mesh's indices: call them on a mesh check_boundary_mesh() has accepted.

@@ -15,6 +15,7 @@
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/forall.hpp"
 #include "tremor/backend/memory_info.hpp"
+#include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
 
 #if defined(TREMOR_HAVE_CUDA)
@@ -45,12 +46,6 @@ namespace {
 // Index is 32-bit, so every n and n_rhs tremor can hold fits LAPACK's integers; sizes of arrays
 // (n * n, n * n_rhs) are formed in 64 bits, and LAPACK itself (OpenBLAS) indexes in 64 bits.
 static_assert(sizeof(Index) <= sizeof(int), "LAPACK's 32-bit integers must hold any Index");
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 [[noreturn]] void throw_singular(const char* routine, Size pivot, Index n) {
   throw Error(str("dense solve: the matrix is exactly singular: ", routine, " found a zero pivot U(", pivot, ",", pivot,

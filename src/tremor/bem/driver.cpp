@@ -11,35 +11,17 @@
 
 #include "tremor/bem/generate.hpp"
 #include "tremor/bem/interior.hpp"
+#include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/core/log.hpp"
 
 namespace tremor::bem {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-// Numbers in messages as the CLI prints them: "%.4g".
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", value);
-  return text;
-}
-
 std::string point_text(const std::array<double, 3>& p) {
   return str("(", number(p[0]), ", ", number(p[1]), ", ", number(p[2]), ")");
-}
-
-// Counts in messages as the CLI prints them: 1234567 -> "1,234,567".
-std::string group_digits(long long value) {
-  std::string digits = std::to_string(value < 0 ? -value : value);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return value < 0 ? "-" + out : out;
 }
 
 // "interior point 3 (line at m.toml:20, point 2 of 10) at (x, y, z)".
@@ -291,7 +273,7 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
       for (Index p = first[static_cast<std::size_t>(e)]; p < first[static_cast<std::size_t>(e) + 1]; ++p)
         plan.node_elements[static_cast<std::size_t>(p)] = e;
   }
-  plan.setup_seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  plan.setup_seconds = seconds_since(started);
   return plan;
 }
 
@@ -324,7 +306,7 @@ RunResult run_bem(const BemProblem& problem, const Plan& plan, Observer* observe
   auto frequency_start = Clock::now();
   const auto each = [&](FrequencyResult& r) {
     FrequencySolution s;
-    s.wall_seconds = std::chrono::duration<double>(Clock::now() - frequency_start).count();
+    s.wall_seconds = seconds_since(frequency_start);
     s.index = out.frequencies.size();
     s.frequency = problem.frequencies[s.index];
     s.displacement = complex_of(element_centre_values(mesh, order, r.u));

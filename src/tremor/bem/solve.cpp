@@ -6,15 +6,12 @@
 
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/forall.hpp"
+#include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
 
 namespace tremor::bem {
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // b = sum over columns of G t (traction given) - H u (displacement given), one thread per row,
 // columns in order (deterministic); then A = H's columns where the displacement is unknown and
@@ -72,7 +69,7 @@ void solve_frequencies(const Exec& exec, const BoundaryMesh& boundary, double rh
   const FreeTermChoice& free_term = options.free_term;
   if (free_term.method == FreeTerm::RigidBody) {
     // Frequency-independent: the static kernel with the (complex, hysteretic) moduli.
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = Clock::now();
     row_sums = static_row_sums(exec, view, make_medium(rho, lambda, mu, beta, 0.0), options.integration);
     row_sum_seconds = seconds_since(start);
   }
@@ -85,12 +82,12 @@ void solve_frequencies(const Exec& exec, const BoundaryMesh& boundary, double rh
     const Medium medium = make_medium(rho, lambda, mu, beta, omega);
     // H and G: 2 x 9 m^2 complex values in exec's space; A is written over H.
     DeviceArray<Complex> H(exec, n_dof * n_dof), G(exec, n_dof * n_dof), b(exec, n_dof);
-    auto start = std::chrono::steady_clock::now();
+    auto start = Clock::now();
     assemble(exec, view, medium, options.integration, free_term.method, free_term.rigid_alpha, row_sums.data(),
              H.data(), G.data());
     result.assembly_seconds = seconds_since(start);
 
-    start = std::chrono::steady_clock::now();
+    start = Clock::now();
     rearrange(exec, n_dof, kind.data(), value.data(), H.data(), G.data(), b.data());
     G = DeviceArray<Complex>();  // the GPU's memory goes to the factorisation
     result.solve = solve_dense(exec, n_dof, 1, H.data(), b.data());
@@ -106,7 +103,7 @@ void solve_frequencies(const Exec& exec, const BoundaryMesh& boundary, double rh
       result.t[k] = traction_given ? node_value[k] : x[k];
     }
     if (n_points > 0) {
-      start = std::chrono::steady_clock::now();
+      start = Clock::now();
       DeviceArray<Complex> u(exec, std::span<const Complex>(result.u)), t(exec, std::span<const Complex>(result.t));
       DeviceArray<Complex> out(exec, 3 * n_points);
       interior_displacements(exec, view, medium, options.integration, points.data(), n_points, u.data(), t.data(),

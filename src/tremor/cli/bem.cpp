@@ -25,7 +25,8 @@
 #include "tremor/cli/commands.hpp"
 #include "tremor/cli/options.hpp"
 #include "tremor/cli/signals.hpp"
-#include "tremor/cli/format.hpp"
+#include "tremor/core/clock.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/cli/git_commit.hpp"
 #include "tremor/cli/model_hash.hpp"
 #include "tremor/core/error.hpp"
@@ -53,13 +54,6 @@ struct BemArgs {
   int gauss = 0;
   bool allow_coarse = false;
 };
-
-// "1.5e+05" style numbers, shortest that reads well.
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", value);
-  return text;
-}
 
 // "1.23e-04 - 4.5e-05i", or "1.23e-04" for a real value.
 std::string complex_text(std::complex<double> z) {
@@ -304,7 +298,7 @@ class BemReporter final : public bem::Observer {
 };
 
 void bem_command(BemArgs& args) {
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = Clock::now();
   catch_stop_signals();
   // The outputs are checked and the result file claimed before any work: a device, a link, a
   // missing folder or a second writer is refused now, not after the solve.
@@ -353,7 +347,7 @@ void bem_command(BemArgs& args) {
   }
   std::printf("  output          %s (complete), %s; %.3g s in all\n", file.path().string().c_str(),
               file.xdmf_path().string().c_str(),
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+              seconds_since(started));
   std::fflush(stdout);
 }
 

@@ -44,7 +44,8 @@
 #include "tremor/cli/bench_common.hpp"
 #include "tremor/cli/commands.hpp"
 #include "tremor/cli/options.hpp"
-#include "tremor/cli/format.hpp"
+#include "tremor/core/clock.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/cli/git_commit.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/central_difference.hpp"
@@ -65,10 +66,6 @@
 namespace tremor::cli {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 const std::vector<std::string> standard_problems{"tri2d", "hex8", "tet4"};
 const std::vector<std::string> known_orderings{"none", "rcm", "block"};

@@ -42,7 +42,8 @@
 #include "tremor/cli/bench_common.hpp"
 #include "tremor/cli/commands.hpp"
 #include "tremor/cli/options.hpp"
-#include "tremor/cli/format.hpp"
+#include "tremor/core/clock.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/cli/git_commit.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/io/file.hpp"
@@ -60,10 +61,7 @@ namespace tremor::cli {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using sparse::RaceStrategy;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 constexpr double target_ms = 50.0;      // 1M hex8 elements into CSR on the GPU
 constexpr Size target_cells = 100;      // 100^3 cells = 1M elements, 101^3 nodes

@@ -55,7 +55,8 @@
 #include "tremor/cli/bench_common.hpp"
 #include "tremor/cli/commands.hpp"
 #include "tremor/cli/options.hpp"
-#include "tremor/cli/format.hpp"
+#include "tremor/core/clock.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/cli/git_commit.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/io/file.hpp"
@@ -64,10 +65,7 @@ namespace tremor::cli {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using bem::Complex;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // The paper's Table 1: mesh elements n (ours: collocation points too) and its boundary elements m
 // (its collocation points): H and G were 3m x 3n there, 3n x 3n here.

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "tremor/cli/commands.hpp"
-#include "tremor/cli/format.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/fem/geometry.hpp"

@@ -11,7 +11,8 @@
 
 #include "tremor/cli/commands.hpp"
 #include "tremor/cli/options.hpp"
-#include "tremor/cli/format.hpp"
+#include "tremor/core/clock.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/io/file.hpp"
 #include "tremor/io/load.hpp"
@@ -55,9 +56,9 @@ void run_partition(const PartitionArguments& args) {
   const partition::BlockLayout layout = partition::default_layout(mesh, args.block_size);
   options.layout = layout;
 
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = Clock::now();
   const NodeGraph graph = node_graph(mesh);
-  const double graph_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double graph_seconds = seconds_since(start);
   const partition::BlockPartition blocks = partition::partition_mesh(mesh, graph, options);
   const auto problems = partition::check_partition(graph, blocks);
   TREMOR_CHECK(problems.empty(), "internal error: the partition does not serve the mesh: ", problems.front());

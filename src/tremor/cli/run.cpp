@@ -25,7 +25,8 @@
 #include "tremor/cli/commands.hpp"
 #include "tremor/cli/options.hpp"
 #include "tremor/cli/signals.hpp"
-#include "tremor/cli/format.hpp"
+#include "tremor/core/clock.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/cli/git_commit.hpp"
 #include "tremor/cli/model_hash.hpp"
 #include "tremor/core/error.hpp"
@@ -43,10 +44,6 @@ namespace tremor::cli {
 namespace {
 
 namespace ex = tremor::explicit_fe;
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
 // "1:05:03", "4:07", "12 s".
 std::string duration_text(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "?";
@@ -120,7 +117,7 @@ class Progress {
   void update(long long step, long long steps, double time) {
     const auto now = Clock::now();
     const double elapsed = seconds_since(started_);
-    const double since_shown = std::chrono::duration<double>(now - last_shown_).count();
+    const double since_shown = seconds_between(last_shown_, now);
     const double fraction = steps > 0 ? static_cast<double>(step) / static_cast<double>(steps) : 1.0;
     if (tty_) {
       if (since_shown < 0.1 && step < steps) return;
@@ -236,7 +233,7 @@ class ResultWriter final : public ex::Observer {
   void on_progress(long long step, long long steps, double time) override {
     progress_.update(step, steps, time);
     last_step_ = step;
-    if (std::chrono::duration<double>(Clock::now() - last_flush_).count() >= flush_seconds_) flush(step);
+    if (seconds_since(last_flush_) >= flush_seconds_) flush(step);
   }
 
   bool stop_requested() override { return stop_signal() != 0 || (stop_at_step_ > 0 && last_step_ >= stop_at_step_); }

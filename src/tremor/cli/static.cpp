@@ -13,7 +13,7 @@
 
 #include "tremor/cli/commands.hpp"
 #include "tremor/cli/options.hpp"
-#include "tremor/cli/format.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/cli/git_commit.hpp"
 #include "tremor/cli/model_hash.hpp"
 #include "tremor/core/error.hpp"

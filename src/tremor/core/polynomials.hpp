@@ -6,6 +6,8 @@
 // same code runs on the host and inside CUDA kernels; no tables, no heap.
 #include <math.h>
 
+#include <numbers>
+
 #include "tremor/core/config.hpp"
 
 namespace tremor {
@@ -34,7 +36,7 @@ TREMOR_HOST_DEVICE inline void legendre(int n, double x, double& p_n, double& p_
 // n-point Gauss-Legendre rule on [-1, 1], points ascending; exact for degree 2n - 1.
 // Newton on P_n from the Tricomi initial guess; weights 2 / ((1 - x^2) P_n'(x)^2).
 TREMOR_HOST_DEVICE inline void gauss_legendre(int n, double* x, double* w) {
-  const double pi = 3.14159265358979323846;
+  constexpr double pi = std::numbers::pi;
   for (int i = 0; i < (n + 1) / 2; ++i) {
     double t = -cos(pi * (i + 0.75) / (n + 0.5));
     double dp = 1.0;
@@ -63,7 +65,7 @@ TREMOR_HOST_DEVICE inline void gauss_legendre(int n, double* x, double* w) {
 // exact for degree 2n - 3. Interior points are the roots of P'_{n-1}, found by Newton from the
 // Chebyshev-Gauss-Lobatto points; weights 2 / (N (N + 1) P_N(x)^2) with N = n - 1.
 TREMOR_HOST_DEVICE inline void gauss_lobatto(int n, double* x, double* w) {
-  const double pi = 3.14159265358979323846;
+  constexpr double pi = std::numbers::pi;
   const int order = n - 1;
   for (int i = 0; i < (n + 1) / 2; ++i) {
     double t = -cos(pi * i / order);

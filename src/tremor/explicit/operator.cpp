@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "tremor/backend/forall.hpp"
+#include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
@@ -247,14 +248,14 @@ std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& mo
   }
   TREMOR_CHECK(kind != "cusparse" || exec.backend() == Backend::Cuda, "the cusparse stiffness operator runs on the "
                "GPU; ", exec.describe(), " was given (use backend cuda, or another operator)");
-  const auto lap = [&exec](std::chrono::steady_clock::time_point& since) {
+  const auto lap = [&exec](Clock::time_point& since) {
     exec.synchronize();
-    const auto now = std::chrono::steady_clock::now();
-    const double seconds = std::chrono::duration<double>(now - since).count();
+    const auto now = Clock::now();
+    const double seconds = seconds_between(since, now);
     since = now;
     return seconds;
   };
-  auto since = std::chrono::steady_clock::now();
+  auto since = Clock::now();
   sparse::DeviceBlockCsr<double> K =
       sparse::assemble_block_csr<double>(exec, *elements, sparse::GlobalMatrix::Stiffness, strategy);
   const double assembly = lap(since);

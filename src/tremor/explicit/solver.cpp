@@ -14,6 +14,7 @@
 #include "tremor/backend/forall.hpp"
 #include "tremor/backend/memory.hpp"
 #include "tremor/backend/reduce.hpp"
+#include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/explicit/central_difference.hpp"
@@ -21,7 +22,6 @@
 #include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/partitioned_operator.hpp"
 #include "tremor/explicit/snapshots.hpp"
-#include "tremor/fem/geometry.hpp"
 #include "tremor/fem/time_step.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/mesh/reorder.hpp"
@@ -62,26 +62,26 @@ Exec make_exec(const std::string& backend) {
 // it was queued.
 class SetupClock {
  public:
-  explicit SetupClock(const Exec& exec, std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now())
-      : exec_(exec), start_(start), last_(std::chrono::steady_clock::now()) {}
+  explicit SetupClock(const Exec& exec, Clock::time_point start = Clock::now())
+      : exec_(exec), start_(start), last_(Clock::now()) {}
   void lap(std::string name) {
     exec_.synchronize();
-    const auto now = std::chrono::steady_clock::now();
-    phases_.push_back({std::move(name), std::chrono::duration<double>(now - last_).count()});
+    const auto now = Clock::now();
+    phases_.push_back({std::move(name), seconds_between(last_, now)});
     phases_.insert(phases_.end(), details_.begin(), details_.end());
     details_.clear();
     last_ = now;
   }
   // A part of the next lap, timed by the callee.
   void detail(std::string name, double seconds) { details_.push_back({std::move(name), seconds, true}); }
-  std::chrono::steady_clock::time_point start() const { return start_; }
+  Clock::time_point start() const { return start_; }
   void append(const std::vector<SetupPhase>& phases) { phases_.insert(phases_.end(), phases.begin(), phases.end()); }
-  double total() const { return std::chrono::duration<double>(last_ - start_).count(); }
+  double total() const { return seconds_between(start_, last_); }
   std::vector<SetupPhase> take() { return std::move(phases_); }
 
  private:
   Exec exec_;
-  std::chrono::steady_clock::time_point start_, last_;
+  Clock::time_point start_, last_;
   std::vector<SetupPhase> phases_, details_;
 };
 
@@ -275,7 +275,7 @@ bool is_damped(const Model& model) {
 
 template <class Real>
 ExplicitRun run_typed(const Model& original, Preflight preflight, const RunOptions& options, Observer* observer,
-                      std::chrono::steady_clock::time_point called) {
+                      Clock::time_point called) {
   const Exec exec = make_exec(preflight.backend);
   SetupClock clock(exec, called);
   if (!options.preflight) clock.append(preflight.phases);  // resolved by this call
@@ -405,7 +405,7 @@ ExplicitRun run_typed(const Model& original, Preflight preflight, const RunOptio
   clock.lap("snapshot buffers and initial state");
   run.setup_seconds = clock.total();
   run.setup = clock.take();
-  const auto loop_started = std::chrono::steady_clock::now();
+  const auto loop_started = Clock::now();
   const Index n = preflight.n_dofs;
   const long long checkpoint_every = observer ? options.checkpoint_every : 0;
   const long long first_step = step;
@@ -474,11 +474,11 @@ ExplicitRun run_typed(const Model& original, Preflight preflight, const RunOptio
     }
   }
   snapshots.drain();  // every snapshot taken is passed on before the run returns
-  const auto finished = std::chrono::steady_clock::now();
+  const auto finished = Clock::now();
   run.steps = step;
   run.time = static_cast<double>(step) * dt;
-  run.wall_seconds = std::chrono::duration<double>(finished - started).count();
-  const double loop_seconds = std::chrono::duration<double>(finished - loop_started).count();
+  run.wall_seconds = seconds_between(started, finished);
+  const double loop_seconds = seconds_between(loop_started, finished);
   run.dof_steps_per_second =
       loop_seconds > 0.0 ? static_cast<double>(n) * static_cast<double>(step - first_step) / loop_seconds : 0.0;
   run.preflight = std::move(preflight);
@@ -595,7 +595,7 @@ std::size_t memory_estimate(const Mesh& mesh, std::string_view operator_kind, Si
 }
 
 ExplicitRun run_explicit(const Model& model, const RunOptions& options, Observer* observer) {
-  const auto called = std::chrono::steady_clock::now();
+  const auto called = Clock::now();
   Preflight p;
   if (options.preflight) {
     p = *options.preflight;

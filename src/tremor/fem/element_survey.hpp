@@ -13,6 +13,13 @@
 
 namespace tremor::fem {
 
+// Characteristic lengths of one element: the smallest and largest distance between two of its
+// vertices (corner nodes). For `tremor info` and mesh-resolution checks.
+struct ElementSize {
+  double min_length = 0.0;
+  double max_length = 0.0;
+};
+
 template <class E>
 constexpr int survey_dofs = E::n_nodes * E::dim;
 
@@ -88,10 +95,10 @@ constexpr double reference_volume() {
   return E::dim == 2 ? 4.0 : 8.0;
 }
 
-// Longest distance between two vertices of the element.
+// The shortest and longest distance between two of the element's vertices (corner nodes).
 template <class E>
-TREMOR_HOST_DEVICE double longest_vertex_distance(const double* x) {
-  double longest = 0.0;
+TREMOR_HOST_DEVICE ElementSize vertex_distances(const double* x) {
+  ElementSize size{1e300, 0.0};
   for (int v = 0; v < E::n_vertices; ++v)
     for (int w = v + 1; w < E::n_vertices; ++w) {
       double d2 = 0.0;
@@ -99,16 +106,17 @@ TREMOR_HOST_DEVICE double longest_vertex_distance(const double* x) {
         const double d = x[vertex_node<E>(v) * E::dim + c] - x[vertex_node<E>(w) * E::dim + c];
         d2 += d * d;
       }
-      longest = std::sqrt(d2) > longest ? std::sqrt(d2) : longest;
+      const double d = std::sqrt(d2);
+      size.min_length = d < size.min_length ? d : size.min_length;
+      size.max_length = d > size.max_length ? d : size.max_length;
     }
-  return longest;
+  return size;
 }
 
-// The smallest det J over the default stiffness quadrature points and the nodes, divided by
-// longest^dim / reference volume: below geometry.hpp's degenerate_tolerance the element is
-// inverted or degenerate (check_geometry then names it and says where). NaN coordinates give NaN.
+// The smallest det J over the default stiffness quadrature points, then the nodes; `where` gets
+// the point's index (quadrature points first, then nodes: n_points + node). A NaN det J wins.
 template <class E>
-TREMOR_HOST_DEVICE double relative_det(const double* x, double longest) {
+TREMOR_HOST_DEVICE double worst_det(const double* x, int* where = nullptr) {
   const StiffnessRule<E> rule = stiffness_rule<E>();
   double worst = 1e300;
   for (int p = 0; p < rule.n_points + E::n_nodes; ++p) {
@@ -119,8 +127,19 @@ TREMOR_HOST_DEVICE double relative_det(const double* x, double longest) {
       E::node(p - rule.n_points, xi);
     }
     const double det = jacobian_determinant<E>(x, xi);
-    worst = det < worst || std::isnan(det) ? det : worst;
+    if (det < worst || std::isnan(det)) {
+      worst = det;
+      if (where) *where = p;
+    }
   }
+  return worst;
+}
+
+// det J relative to the element's size: worst / (longest^dim / reference volume). Below
+// geometry.hpp's degenerate_tolerance the element is inverted or degenerate (check_geometry then
+// names it and says where). NaN coordinates give NaN.
+template <class E>
+TREMOR_HOST_DEVICE double relative_det(double worst, double longest) {
   double scale = 1.0;
   for (int d = 0; d < E::dim; ++d) scale *= longest;
   scale /= reference_volume<E>();

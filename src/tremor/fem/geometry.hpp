@@ -3,6 +3,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tremor/fem/element_survey.hpp"
 #include "tremor/mesh/mesh.hpp"
 
 namespace tremor::fem {
@@ -18,13 +19,7 @@ constexpr double degenerate_tolerance = 1e-10;
 // inverted: ..."), `source` (the mesh file) prefixed when not empty.
 void check_geometry(const Mesh& mesh, std::string_view source = {});
 
-// Characteristic lengths of one element: the smallest and largest distance between two of its
-// vertices (corner nodes). For `tremor info` and mesh-resolution checks.
-struct ElementSize {
-  double min_length = 0.0;
-  double max_length = 0.0;
-};
-// One entry per global element (blocks in order).
+// One entry per global element (blocks in order): fem::ElementSize (element_survey.hpp).
 std::vector<ElementSize> element_sizes(const Mesh& mesh);
 
 }  // namespace tremor::fem

@@ -107,9 +107,7 @@ std::vector<std::pair<Index, double>> body_forces(const Model& model, const Body
     with_element(block.type, block.order, [&](auto element) {
       using E = decltype(element);
       double x[E::n_nodes * E::dim], f[E::n_nodes * E::dim];
-      for (int a = 0; a < E::n_nodes; ++a)
-        for (int c = 0; c < E::dim; ++c)
-          x[a * E::dim + c] = mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(c)];
+      mesh.element_coordinates(block, ref.element, x);
       const double min_det = element_body_force<E>(x, t, q, f);
       TREMOR_CHECK(min_det > 0.0, at, ": ", what, ": element ", mesh.element_label(e), " (",
                    element_name(block.type, block.order), ") is inverted or degenerate: det J = ", min_det);

@@ -100,9 +100,7 @@ TimeStepEstimate stable_time_step(const Model& model) {
 #pragma omp parallel for schedule(dynamic, 16)
       for (Index e = 0; e < n; ++e) {
         double x[E::n_nodes * E::dim];
-        const auto nodes = block.nodes(e);
-        for (int a = 0; a < E::n_nodes; ++a)
-          for (int c = 0; c < E::dim; ++c) x[a * E::dim + c] = mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(c)];
+        mesh.element_coordinates(block, e, x);
         const auto s = static_cast<std::size_t>(owner[static_cast<std::size_t>(first + e)]);
         lambda[static_cast<std::size_t>(e)] = max_eigenvalue<E>(x, D[s].data(), density[s], thickness[s]);
       }

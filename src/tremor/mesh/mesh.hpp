@@ -51,6 +51,14 @@ class Mesh {
   std::span<const double> node(Index i) const {
     return {coordinates.data() + static_cast<std::size_t>(i) * dim_, static_cast<std::size_t>(dim_)};
   }
+  // The coordinates of `block`'s element `element` into x: node-major, dim() values per node (the
+  // layout of every element routine in fem/).
+  void element_coordinates(const ElementBlock& block, Index element, double* x) const {
+    const auto d = static_cast<std::size_t>(dim_);
+    std::size_t k = 0;
+    for (const Index n : block.nodes(element))
+      for (std::size_t c = 0; c < d; ++c) x[k++] = coordinates[static_cast<std::size_t>(n) * d + c];
+  }
   // The block holding `type`/`order`, created on first use.
   ElementBlock& block_for(ElementType type, int order = 1);
 

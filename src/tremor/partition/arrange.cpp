@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/partition/graph_tools.hpp"
 #include "tremor/partition/partition.hpp"
@@ -359,7 +360,7 @@ Index Arranger::split(Index b) {
 }
 
 BlockPartition Arranger::run() {
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = Clock::now();
   const Index n = graph_.n_nodes();
   Index count = 0;
   for (Index v = 0; v < n; ++v) {
@@ -468,7 +469,7 @@ BlockPartition Arranger::run() {
         stats.loaded_slots += layout_.load_length(k);
       }
   }
-  stats.arrange_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stats.arrange_seconds = seconds_since(t0);
   return result;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/mesh/reorder.hpp"
 #include "tremor/partition/graph_tools.hpp"
@@ -74,23 +75,23 @@ BlockPartition partition_mesh(const Mesh& mesh, const NodeGraph& graph, const Pa
                mesh.n_nodes());
   const BlockLayout layout = options.layout ? *options.layout : default_layout(mesh, options.block_size);
   layout.validate();
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = Clock::now();
   std::vector<Index> block_of = options.partitioner == Partitioner::Greedy
                                     ? greedy_blocks(graph, mesh, layout.block_size)
                                     : aligned_blocks(graph, mesh, layout.block_size);
-  const auto t1 = std::chrono::steady_clock::now();
+  const auto t1 = Clock::now();
   const Index initial = block_of.empty() ? 0 : *std::max_element(block_of.begin(), block_of.end()) + 1;
   BlockPartition result = arrange_blocks(graph, std::move(block_of), layout);
   result.partitioner = std::string(to_string(options.partitioner));
   result.stats.initial_blocks = initial;
-  result.stats.partition_seconds = std::chrono::duration<double>(t1 - t0).count();
+  result.stats.partition_seconds = seconds_between(t0, t1);
   return result;
 }
 
 BlockPartition partition_mesh(const Mesh& mesh, const PartitionOptions& options) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = Clock::now();
   const NodeGraph graph = node_graph(mesh);
-  const double graph_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double graph_seconds = seconds_since(t0);
   BlockPartition result = partition_mesh(mesh, graph, options);
   result.stats.partition_seconds += graph_seconds;
   return result;

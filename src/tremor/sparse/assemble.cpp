@@ -74,8 +74,7 @@ std::vector<double> assemble_lumped(const Model& model, const SectionTable& tabl
     buffer.resize(static_cast<std::size_t>(E::n_nodes * (E::dim + 1)));
     double* x = buffer.data();
     double* m = x + E::n_nodes * E::dim;
-    for (int a = 0; a < E::n_nodes; ++a)
-      for (int c = 0; c < E::dim; ++c) x[a * E::dim + c] = mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(c)];
+    mesh.element_coordinates(block, e, x);
     const auto global = static_cast<std::size_t>(first[static_cast<std::size_t>(b)] + e);
     const auto s = static_cast<std::size_t>(table.element_section[global]);
     fem::lumped_mass<E>(x, table.density[s] * table.thickness[s], m);
@@ -144,8 +143,7 @@ CsrMatrix assemble_stiffness(const Model& model, const SectionTable& table, cons
     buffer.resize(static_cast<std::size_t>(n_dof + n_dof * n_dof));
     double* x = buffer.data();
     double* Ke = x + n_dof;
-    for (int a = 0; a < E::n_nodes; ++a)
-      for (int c = 0; c < E::dim; ++c) x[a * E::dim + c] = mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(c)];
+    mesh.element_coordinates(block, e, x);
     const Index global = first[static_cast<std::size_t>(b)] + e;
     const auto s = static_cast<std::size_t>(table.element_section[static_cast<std::size_t>(global)]);
     const double min_det = fem::element_stiffness<E>(x, table.D[s].data(), table.thickness[s], Ke);

@@ -35,9 +35,9 @@ Measures measure_block(const Exec& exec, const DeviceElements& elements, const D
     double x[fem::survey_dofs<E>];
     detail::gather_coordinates<E>(in.coordinates, in.connectivity + static_cast<Size>(e) * E::n_nodes, x);
     const int s = in.section[e];
-    const double length = fem::longest_vertex_distance<E>(x);
+    const double length = fem::vertex_distances<E>(x).max_length;
     longest_out[e] = length;
-    relative_out[e] = fem::relative_det<E>(x, length);
+    relative_out[e] = fem::relative_det<E>(fem::worst_det<E>(x), length);
     lambda_out[e] = fem::max_eigenvalue_dense<E>(x, in.D + 36 * s, in.density[s], in.thickness[s]);
   });
   return {lambda.to_host(), longest.to_host(), relative.to_host()};
@@ -49,19 +49,14 @@ Measures measure_block_on_host(const Model& model, const SectionTable& table, In
   const Index n = block.n_elements();
   Measures out{std::vector<double>(static_cast<std::size_t>(n)), std::vector<double>(static_cast<std::size_t>(n)),
                std::vector<double>(static_cast<std::size_t>(n))};
-  const int dim = model.mesh.dim();
 #pragma omp parallel for schedule(dynamic, 16)
   for (Index e = 0; e < n; ++e) {
     std::vector<double> x(static_cast<std::size_t>(E::n_nodes * E::dim));
-    const auto nodes = block.nodes(e);
-    for (int a = 0; a < E::n_nodes; ++a)
-      for (int c = 0; c < dim; ++c)
-        x[static_cast<std::size_t>(a * dim + c)] =
-            model.mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(c)];
+    model.mesh.element_coordinates(block, e, x.data());
     const auto s = static_cast<std::size_t>(table.element_section[static_cast<std::size_t>(first + e)]);
     const auto k = static_cast<std::size_t>(e);
-    out.longest[k] = fem::longest_vertex_distance<E>(x.data());
-    out.relative_det[k] = fem::relative_det<E>(x.data(), out.longest[k]);
+    out.longest[k] = fem::vertex_distances<E>(x.data()).max_length;
+    out.relative_det[k] = fem::relative_det<E>(fem::worst_det<E>(x.data()), out.longest[k]);
     const auto n_voigt = static_cast<std::size_t>(table.n_voigt);
     out.lambda[k] = fem::element_max_eigenvalue(block.type, block.order, x,
                                                 std::span<const double>(table.D[s].data(), n_voigt * n_voigt),
@@ -119,26 +114,23 @@ ElementSurvey survey_elements(const Exec& exec, const DeviceElements& elements, 
   // largest, as stable_time_step does. Where very many elements are that close (a structured mesh
   // of equal elements), their kernel's arithmetic is the host's (no FMA contraction), and the first
   // largest found there is recomputed alone.
+  const double threshold = best_lambda * (1.0 - 1e-3);
+  const auto near = [&](double value) { return value >= threshold; };
+  constexpr std::ptrdiff_t max_candidates = 100000;
   std::vector<Index> candidates;
-  for (std::size_t e = 0; e < lambda.size(); ++e)
-    if (lambda[e] >= best_lambda * (1.0 - 1e-3)) candidates.push_back(static_cast<Index>(e));
-  constexpr std::size_t max_candidates = 100000;
-  if (candidates.size() > max_candidates) {
-    const auto first = std::find(lambda.begin(), lambda.end(), best_lambda);
-    candidates.assign(1, static_cast<Index>(first - lambda.begin()));
+  if (std::count_if(lambda.begin(), lambda.end(), near) > max_candidates) {
+    candidates.push_back(static_cast<Index>(std::find(lambda.begin(), lambda.end(), best_lambda) - lambda.begin()));
+  } else {
+    for (std::size_t e = 0; e < lambda.size(); ++e)
+      if (near(lambda[e])) candidates.push_back(static_cast<Index>(e));
   }
   std::vector<double> host(candidates.size());
-  const int dim = mesh.dim();
 #pragma omp parallel for schedule(dynamic, 16)
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const ElementRef where = mesh.locate(candidates[i]);
     const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(where.block)];
-    const auto nodes = block.nodes(where.element);
-    std::vector<double> x(nodes.size() * static_cast<std::size_t>(dim));
-    for (std::size_t a = 0; a < nodes.size(); ++a)
-      for (int c = 0; c < dim; ++c)
-        x[a * static_cast<std::size_t>(dim) + static_cast<std::size_t>(c)] =
-            mesh.node(nodes[a])[static_cast<std::size_t>(c)];
+    std::vector<double> x(static_cast<std::size_t>(block.n_element_nodes() * mesh.dim()));
+    mesh.element_coordinates(block, where.element, x.data());
     const auto s = static_cast<std::size_t>(table.element_section[static_cast<std::size_t>(candidates[i])]);
     const auto n_voigt = static_cast<std::size_t>(table.n_voigt);
     host[i] = fem::element_max_eigenvalue(block.type, block.order, x,

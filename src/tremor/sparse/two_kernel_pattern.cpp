@@ -6,6 +6,7 @@
 #include "tremor/backend/atomic.hpp"
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/core/search.hpp"
 #include "tremor/sparse/element_kernels.hpp"
 #include "tremor/sparse/scan.hpp"
 #include "tremor/sparse/two_kernel.hpp"
@@ -195,14 +196,7 @@ void scalar_row_indices(const Exec& exec, const NodalPattern& pattern, Size* off
   TREMOR_CHECK(n_entries <= Size{2147483647}, "sparsity: ", n_entries, " pattern entries exceed 2^31 - 1");
   forall(exec, static_cast<Index>(n_entries), [=] TREMOR_LAMBDA(Index entry) {
     // The last node whose first entry is at or before `entry` (empty nodes share the next's offset).
-    Index lo = 0, hi = n_nodes;
-    while (hi - lo > 1) {
-      const Index mid = lo + (hi - lo) / 2;
-      if (node_offsets[mid] <= static_cast<Size>(entry))
-        lo = mid;
-      else
-        hi = mid;
-    }
+    const Index lo = last_not_greater(node_offsets, Index{0}, n_nodes, static_cast<Size>(entry));
     const Size d = dim;
     const Size begin = node_offsets[lo], count = node_offsets[lo + 1] - begin, k = entry - begin;
     for (int i = 0; i < dim; ++i) {

@@ -9,6 +9,7 @@
 #include "tremor/backend/atomic.hpp"
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/core/search.hpp"
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
 #include "tremor/sparse/element_kernels.hpp"
@@ -50,15 +51,7 @@ struct PatternView {
 // row's short target range (7 to 27 neighbours for hex8) rather than the whole matrix. The
 // pattern was built from the same connectivity, so the node is there.
 TREMOR_HOST_DEVICE inline Size find_neighbour(const Index* list, Size count, Index node) {
-  Size lo = 0, hi = count;
-  while (lo < hi) {
-    const Size mid = lo + (hi - lo) / 2;
-    if (list[mid] < node)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return lower_bound(list, Size{0}, count, node);
 }
 
 template <class Real>

@@ -9,6 +9,7 @@
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/forall.hpp"
 #include "tremor/backend/reduce.hpp"
+#include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/static/preconditioner.hpp"
 
@@ -136,7 +137,7 @@ void require_converged(const CgResult& result) {
 template <class Real>
 CgResult cg(const Exec& exec, const LinearOperator<Real>& A, const Preconditioner<Real>& M, const Real* b, Real* x,
             const CgSettings& settings) {
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = Clock::now();
   const Index n = A.n_rows;
   TREMOR_CHECK(static_cast<bool>(A.apply), "CG: the operator has no apply function");
   TREMOR_CHECK(M.n_rows() == n, "CG: the preconditioner has ", M.n_rows(), " rows, the operator ", n);
@@ -147,7 +148,7 @@ CgResult cg(const Exec& exec, const LinearOperator<Real>& A, const Preconditione
   CgResult result;
   const auto finish = [&](CgResult& out) -> CgResult {
     exec.synchronize();
-    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    out.seconds = seconds_since(start);
     return out;
   };
 

@@ -7,6 +7,7 @@
 #include "tremor/backend/forall.hpp"
 #include "tremor/backend/reduce.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/core/search.hpp"
 
 namespace tremor::static_fe {
 
@@ -22,14 +23,7 @@ Index checked_product(Index rows, int dim) {
 
 // Position of `column` in the sorted columns [begin, end), -1 when absent.
 TREMOR_HOST_DEVICE inline Size find_column(const Index* columns, Size begin, Size end, Index column) {
-  Size low = begin, high = end;
-  while (low < high) {
-    const Size middle = low + (high - low) / 2;
-    if (columns[middle] < column)
-      low = middle + 1;
-    else
-      high = middle;
-  }
+  const Size low = lower_bound(columns, begin, end, column);
   return low < end && columns[low] == column ? low : Size(-1);
 }
 

@@ -4,6 +4,7 @@
 
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/forall.hpp"
+#include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/sparse/assemble.hpp"
@@ -18,11 +19,10 @@ namespace tremor::static_fe {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point& start) {
+// The seconds since `start`, and `start` moved to now: one phase after another.
+double lap(Clock::time_point& start) {
   const Clock::time_point now = Clock::now();
-  const double seconds = std::chrono::duration<double>(now - start).count();
+  const double seconds = seconds_between(start, now);
   start = now;
   return seconds;
 }
@@ -66,7 +66,7 @@ void assemble_and_solve(const Exec& exec, const Model& model, const sparse::Devi
   Real* x_data = x.data();
   forall(exec, n, [=] TREMOR_LAMBDA(Index i) { x_data[i] = Real(0); });
   impose_values<Real>(exec, device_constraints, x.data());
-  seconds_since(clock);
+  lap(clock);
 
   const auto solve = [&](auto& K, auto make_operator, auto build_preconditioner) {
     out.nnz = static_cast<Size>(K.values.size());  // scalar entries, dim^2 per block in block CSR
@@ -74,23 +74,23 @@ void assemble_and_solve(const Exec& exec, const Model& model, const sparse::Devi
     apply_constraints<Real>(exec, device_constraints, K, rhs.data());
     const Preconditioner<Real> M = build_preconditioner(K);
     exec.synchronize();
-    out.timings.preconditioner = seconds_since(clock);
+    out.timings.preconditioner = lap(clock);
     out.cg = static_fe::cg<Real>(exec, make_operator(K), M, rhs.data(), x.data(), cg);
-    out.timings.solve = seconds_since(clock);
+    out.timings.solve = lap(clock);
   };
   sparse::AssemblyTimes times;
   const std::span<const Label> labels(mesh.node_labels);
   if (settings.format == "block_csr") {
     sparse::DeviceBlockCsr<Real> K =
         sparse::assemble_block_csr<Real>(exec, elements, sparse::GlobalMatrix::Stiffness, strategy, &times);
-    seconds_since(clock);
+    lap(clock);
     solve(
         K, [&](const auto& A) { return block_csr_operator<Real>(exec, A); },
         [&](const auto& A) { return Preconditioner<Real>::build(exec, kind, A, labels); });
   } else {
     sparse::DeviceCsr<Real> K =
         sparse::assemble_csr<Real>(exec, elements, sparse::GlobalMatrix::Stiffness, strategy, &times);
-    seconds_since(clock);
+    lap(clock);
     solve(
         K, [&](const auto& A) { return csr_operator<Real>(exec, A); },
         [&](const auto& A) { return Preconditioner<Real>::build(exec, kind, A, mesh.dim(), labels); });
@@ -154,7 +154,7 @@ StaticResult solve_static(const Model& model, const SolveOptions& options) {
   const sparse::ElementColouring colouring = sparse::colour_elements(mesh);
   const sparse::DeviceElements elements(exec, mesh, table, colouring);
   exec.synchronize();
-  out.timings.setup = seconds_since(clock);
+  out.timings.setup = lap(clock);
 
   if (settings.precision == "float")
     assemble_and_solve<float>(exec, model, elements, loads, constraints, settings, out, clock);
@@ -168,7 +168,7 @@ StaticResult solve_static(const Model& model, const SolveOptions& options) {
     const auto d = static_cast<std::size_t>(dof);
     out.reaction[d] = out.recovery.internal_force[d] - out.applied[d];
   }
-  out.timings.recovery = seconds_since(clock);
+  out.timings.recovery = lap(clock);
   return out;
 }
 

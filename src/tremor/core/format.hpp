@@ -1,12 +1,14 @@
 #pragma once
-// Number formatting for terminal output.
+// Numbers as terminal output and messages print them.
 #include <string>
 
-namespace tremor::cli {
+namespace tremor {
 
 // 1234567 -> "1,234,567".
 std::string group_digits(long long value);
 // Engineering notation with an SI prefix: 2.1e11 -> "210 G", 1.5e-7 -> "150 n", 7850 -> "7.85 k".
 std::string si(double value);
+// Four significant digits, "%.4g": 0.000123456 -> "0.0001235", 2.5e9 -> "2.5e+09".
+std::string number(double value);
 
-}  // namespace tremor::cli
+}  // namespace tremor

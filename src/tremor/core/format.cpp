@@ -1,9 +1,9 @@
-#include "tremor/cli/format.hpp"
+#include "tremor/core/format.hpp"
 
 #include <cmath>
 #include <cstdio>
 
-namespace tremor::cli {
+namespace tremor {
 
 std::string group_digits(long long value) {
   std::string digits = std::to_string(value < 0 ? -value : value);
@@ -13,6 +13,12 @@ std::string group_digits(long long value) {
     out += digits[i];
   }
   return value < 0 ? "-" + out : out;
+}
+
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", value);
+  return text;
 }
 
 std::string si(double value) {
@@ -29,4 +35,4 @@ std::string si(double value) {
   return buffer;
 }
 
-}  // namespace tremor::cli
+}  // namespace tremor

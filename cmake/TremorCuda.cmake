@@ -24,6 +24,9 @@ if(NOT TREMOR_CUDA STREQUAL "OFF")
     set(CMAKE_CUDA_STANDARD 20)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit REQUIRED)
+    # One CUDA runtime for the process: every layer's shared library and the programs use the
+    # toolkit's libcudart.so, so streams and allocations made in one library serve the others.
+    set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
     set(TREMOR_HAVE_CUDA ON)
   elseif(TREMOR_CUDA STREQUAL "ON")
     message(FATAL_ERROR "TREMOR_CUDA=ON but no CUDA compiler was found (set CMAKE_CUDA_COMPILER)")

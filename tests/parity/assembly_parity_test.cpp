@@ -17,8 +17,8 @@
 
 #include "support/support.hpp"
 #include "tremor/sparse/assemble.hpp"
-#include "tremor/sparse/colouring.hpp"
-#include "tremor/sparse/device_elements.hpp"
+#include "tremor/fem/colouring.hpp"
+#include "tremor/fem/device_elements.hpp"
 #include "tremor/sparse/element_batch.hpp"
 #include "tremor/sparse/two_kernel.hpp"
 #include "unit/assembly_test_helpers.hpp"
@@ -54,11 +54,11 @@ void check_backend(const Exec& exec) {
   const bool host = exec.space() == MemorySpace::Host;
   for (const Case& c : cases) {
     const Model model = test::two_section_model(c.type, c.order, c.cells, 0.3);
-    const sparse::SectionTable table = sparse::section_table(model);
-    const sparse::ElementColouring colouring = sparse::colour_elements(model.mesh);
+    const fem::SectionTable table = fem::section_table(model);
+    const fem::ElementColouring colouring = fem::colour_elements(model.mesh);
     const Index m = test::max_elements_per_node(model.mesh);
-    const sparse::DeviceElements serial(Exec::serial(), model.mesh, table, colouring);
-    const sparse::DeviceElements elements(exec, model.mesh, table, colouring);
+    const fem::DeviceElements serial(Exec::serial(), model.mesh, table, colouring);
+    const fem::DeviceElements elements(exec, model.mesh, table, colouring);
 
     EXPECT_EQ(test::check_pattern(exec, model.mesh), "") << c.label;
 
@@ -126,10 +126,10 @@ void check_backend(const Exec& exec) {
 // hex20 launches cut into chunks of 7 elements (several chunks per colour) agree with Serial.
 void check_chunks(const Exec& exec) {
   const Model model = test::two_section_model(ElementType::Hex20, 1, 4, 0.3);
-  const sparse::SectionTable table = sparse::section_table(model);
-  const sparse::ElementColouring colouring = sparse::colour_elements(model.mesh);
-  const sparse::DeviceElements serial(Exec::serial(), model.mesh, table, colouring);
-  const sparse::DeviceElements elements(exec, model.mesh, table, colouring);
+  const fem::SectionTable table = fem::section_table(model);
+  const fem::ElementColouring colouring = fem::colour_elements(model.mesh);
+  const fem::DeviceElements serial(Exec::serial(), model.mesh, table, colouring);
+  const fem::DeviceElements elements(exec, model.mesh, table, colouring);
   const test::CsrMatrix reference =
       on_host(sparse::assemble_csr<double>(Exec::serial(), serial, GlobalMatrix::Stiffness, RaceStrategy::Colouring));
   const std::vector<double> batch = test::poisoned_batch(Exec::serial(), serial, sparse::ElementMatrix::Stiffness,

@@ -97,7 +97,7 @@ void compare_backends(const Model& model, long long steps, const std::vector<std
 
 // Every operator the GPU runs: CSR, nodal-block CSR, ELL, SELL, JDS, block ELL, the partitioned
 // layout, element by element and cuSPARSE.
-const std::vector<std::string> all_operators = explicit_fe::stiffness_operator_kinds(Backend::Cuda);
+const std::vector<std::string> all_operators = explicit_fe::operators().names(Backend::Cuda);
 
 // Receivers at the first source node (velocity and acceleration every step), so the comparison
 // sees motion from the first steps whatever the example's own receivers record.

@@ -1,6 +1,6 @@
 // explicit/block_partitioned_matrix: the block layout's reference apply against CSR SpMV on every element
 // family, in double and float, on Serial and OpenMP; the partitioned operator through the
-// StiffnessOperator interface; on a GPU the shared-memory kernel against the reference (and both
+// op::Operator interface; on a GPU the shared-memory kernel against the reference (and both
 // against the host). Outputs are poisoned with NaN, so an entry an apply fails to write fails.
 #include <gtest/gtest.h>
 
@@ -135,21 +135,21 @@ TEST(PartitionParity, OperatorMatchesAssembled) {
   const Family f{ElementType::Tri3, 1, 40, "tri3"};
   const Problem s = make_setup(f, partition::Partitioner::Aligned, 128);
   const explicit_fe::PartitionedOperator<double> op(Exec::openmp(), s.K, s.model.mesh, s.blocks);
-  const explicit_fe::AssembledOperator<double> csr(Exec::openmp(), s.K);
+  const sparse::CsrOperator<double> csr(Exec::openmp(), s.K);
   EXPECT_EQ(op.name(), "partitioned");
   EXPECT_EQ(op.n_dofs(), csr.n_dofs());
   EXPECT_GT(op.bytes(), 0u);
   // Appendix A's count: at least K's values once (every link of every node) and u and ku once.
   EXPECT_GE(op.traffic_bytes(), s.K.nnz() * sizeof(double) + 2 * s.K.n_rows * sizeof(double));
   std::vector<double> y(s.u.size(), std::numeric_limits<double>::quiet_NaN()), z(s.u.size());
-  op.apply(s.u.data(), y.data());
-  csr.apply(s.u.data(), z.data());
+  op.apply_unchecked(s.u.data(), y.data());
+  csr.apply_unchecked(s.u.data(), z.data());
   expect_close(y, z, s.K, s.u, 4.0, "operator");
   // And one made by the operator itself (default options) agrees too.
   const explicit_fe::PartitionedOperator<float> own(Exec::serial(), s.K, s.model.mesh);
   const std::vector<float> uf = to_real<float>(s.u);
   std::vector<float> yf(uf.size(), std::numeric_limits<float>::quiet_NaN()), zf(uf.size());
-  own.apply(uf.data(), yf.data());
+  own.apply_unchecked(uf.data(), yf.data());
   sparse::spmv(Exec::serial(), sparse::convert<float>(s.K), uf.data(), zf.data());
   expect_close(yf, zf, s.K, s.u, 4.0, "operator float");
 }
@@ -203,7 +203,7 @@ TEST(PartitionParityGpu, OperatorOnTheGpuMatchesTheHost) {
   DeviceArray<double> du(gpu, std::span<const double>(s.u));
   const std::vector<double> poison(s.u.size(), std::numeric_limits<double>::quiet_NaN());
   DeviceArray<double> dy(gpu, std::span<const double>(poison));
-  op.apply(du.data(), dy.data());
+  op.apply(du.view(), dy.view());
   gpu.synchronize();
   std::vector<double> expected(s.u.size());
   sparse::spmv(Exec::serial(), s.K, s.u.data(), expected.data());

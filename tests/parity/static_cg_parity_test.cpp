@@ -69,12 +69,12 @@ Outcome solve(const Exec& exec, bool block_format, PreconditionerKind kind, doub
     sparse::DeviceBlockCsr<double> matrix(exec, sparse::to_block_csr<double>(p.stiffness, 3));
     apply_constraints(exec, constraints, matrix, rhs.data());
     const auto precond = Preconditioner<double>::build(exec, kind, matrix, p.model.mesh.node_labels);
-    out.result = cg(exec, block_csr_operator(exec, matrix), precond, rhs.data(), x.data(), settings);
+    out.result = cg(exec, *block_csr_operator(exec, matrix), precond, rhs.data(), x.data(), settings);
   } else {
     sparse::DeviceCsr<double> matrix(exec, p.stiffness);
     apply_constraints(exec, constraints, matrix, rhs.data());
     const auto precond = Preconditioner<double>::build(exec, kind, matrix, 3, p.model.mesh.node_labels);
-    out.result = cg(exec, csr_operator(exec, matrix), precond, rhs.data(), x.data(), settings);
+    out.result = cg(exec, *csr_operator(exec, matrix), precond, rhs.data(), x.data(), settings);
   }
   out.x = x.to_host();
   return out;

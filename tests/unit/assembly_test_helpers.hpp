@@ -18,9 +18,9 @@
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/model/model.hpp"
 #include "tremor/sparse/assemble.hpp"
-#include "tremor/sparse/colouring.hpp"
+#include "tremor/fem/colouring.hpp"
 #include "tremor/sparse/csr.hpp"
-#include "tremor/sparse/device_elements.hpp"
+#include "tremor/fem/device_elements.hpp"
 #include "tremor/sparse/element_batch.hpp"
 #include "tremor/sparse/two_kernel.hpp"
 
@@ -29,8 +29,8 @@ namespace tremor::test {
 using sparse::CsrMatrix;
 
 // A section table that only sizes things: kernel 1 reads the connectivity alone.
-inline sparse::SectionTable pattern_only_table(const Mesh& mesh) {
-  sparse::SectionTable table;
+inline fem::SectionTable pattern_only_table(const Mesh& mesh) {
+  fem::SectionTable table;
   table.dim = mesh.dim();
   table.n_voigt = table.dim == 2 ? 3 : 6;
   table.D = {{}};
@@ -50,7 +50,7 @@ inline NodeGraph pattern_on_host(const sparse::NodalPattern& pattern) {
 
 // "" when kernel 1 gives node_graph(mesh) on exec, else the first difference.
 inline std::string check_pattern(const Exec& exec, const Mesh& mesh) {
-  const sparse::DeviceElements elements(exec, mesh, pattern_only_table(mesh), sparse::colour_elements(mesh));
+  const fem::DeviceElements elements(exec, mesh, pattern_only_table(mesh), fem::colour_elements(mesh));
   const sparse::NodalPattern pattern = sparse::build_nodal_pattern(exec, elements);
   const NodeGraph expected = node_graph(mesh);
   const NodeGraph result = pattern_on_host(pattern);
@@ -222,7 +222,7 @@ std::vector<double> widen(const std::vector<Real>& values) {
 
 // The consistent mass assembled on the host, element by element, from the fem functions: the
 // reference for kernel 2's M.
-inline CsrMatrix host_consistent_mass(const Model& model, const sparse::SectionTable& table) {
+inline CsrMatrix host_consistent_mass(const Model& model, const fem::SectionTable& table) {
   const Mesh& mesh = model.mesh;
   CsrMatrix M = sparse::stiffness_pattern(mesh);
   const int dim = mesh.dim();
@@ -276,7 +276,7 @@ inline std::string compare_elementwise(const std::vector<double>& result, const 
 }
 
 // The element matrices of block 0 on exec into an output poisoned with NaN first, on the host.
-inline std::vector<double> poisoned_batch(const Exec& exec, const sparse::DeviceElements& elements,
+inline std::vector<double> poisoned_batch(const Exec& exec, const fem::DeviceElements& elements,
                                           sparse::ElementMatrix matrix, sparse::MatrixStorage storage) {
   const auto& block = elements.blocks[0];
   const Size n = sparse::values_per_element(matrix, storage, block.n_element_nodes * elements.dim) * block.n_elements;

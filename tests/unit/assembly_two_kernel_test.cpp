@@ -20,8 +20,8 @@
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/mesh/generate.hpp"
 #include "tremor/sparse/assemble.hpp"
-#include "tremor/sparse/colouring.hpp"
-#include "tremor/sparse/device_elements.hpp"
+#include "tremor/fem/colouring.hpp"
+#include "tremor/fem/device_elements.hpp"
 #include "tremor/sparse/element_batch.hpp"
 #include "tremor/sparse/two_kernel.hpp"
 
@@ -43,16 +43,16 @@ using test::widen;
 
 struct CaseData {
   Model model;
-  sparse::SectionTable table;
-  sparse::ElementColouring colouring;
+  fem::SectionTable table;
+  fem::ElementColouring colouring;
   Index m = 0;  // most elements per node
 };
 
 CaseData make_setup(const test::ModelCase& param) {
   CaseData s;
   s.model = test::two_section_model(param.type, param.order, test::cells_for(param.type), 0.3);
-  s.table = sparse::section_table(s.model);
-  s.colouring = sparse::colour_elements(s.model.mesh);
+  s.table = fem::section_table(s.model);
+  s.colouring = fem::colour_elements(s.model.mesh);
   s.m = max_elements_per_node(s.model.mesh);
   return s;
 }
@@ -98,7 +98,7 @@ TEST(TwoKernelPattern, NodeWithThousandsOfNeighbours) {
   }
   for (const Exec& exec : {Exec::serial(), Exec::openmp()}) {
     EXPECT_EQ(check_pattern(exec, mesh), "") << exec.describe();
-    const sparse::DeviceElements elements(exec, mesh, pattern_only_table(mesh), sparse::colour_elements(mesh));
+    const fem::DeviceElements elements(exec, mesh, pattern_only_table(mesh), fem::colour_elements(mesh));
     EXPECT_EQ(sparse::build_nodal_pattern(exec, elements).max_neighbours, n + 1);
   }
 }
@@ -108,8 +108,8 @@ TEST(TwoKernelPattern, StructuredHex8CountIsEquation9) {
   const std::array<Size, 3> boxes[] = {{1, 1, 1}, {2, 2, 2}, {1, 3, 2}, {4, 1, 5}, {6, 5, 4}, {9, 2, 7}};
   for (const auto& cells : boxes) {
     const Mesh mesh = generate_box({0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, cells, ElementType::Hex8);
-    const sparse::DeviceElements elements(Exec::openmp(), mesh, pattern_only_table(mesh),
-                                          sparse::colour_elements(mesh));
+    const fem::DeviceElements elements(Exec::openmp(), mesh, pattern_only_table(mesh),
+                                          fem::colour_elements(mesh));
     const sparse::NodalPattern pattern = sparse::build_nodal_pattern(Exec::openmp(), elements);
     EXPECT_EQ(pattern.nnz(), sparse::structured_hex8_nnz(cells[0] + 1, cells[1] + 1, cells[2] + 1))
         << cells[0] << " x " << cells[1] << " x " << cells[2] << " cells";
@@ -126,9 +126,9 @@ TEST(TwoKernelColouring, StructuredHex8TakesEightColours) {
   const std::array<Size, 3> boxes[] = {{2, 2, 2}, {3, 4, 5}, {8, 8, 8}};
   for (const auto& cells : boxes) {
     const Mesh mesh = generate_box({0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, cells, ElementType::Hex8);
-    const sparse::ElementColouring colouring = sparse::colour_elements(mesh);
+    const fem::ElementColouring colouring = fem::colour_elements(mesh);
     EXPECT_EQ(colouring.n_colours, 8) << cells[0] << " x " << cells[1] << " x " << cells[2];
-    EXPECT_TRUE(sparse::is_valid_colouring(mesh, colouring));
+    EXPECT_TRUE(fem::is_valid_colouring(mesh, colouring));
   }
 }
 
@@ -144,7 +144,7 @@ TEST_P(TwoKernelAssembly, StiffnessEqualsHostAssembly) {
   const CsrMatrix reference = sparse::assemble_stiffness(s.model, s.table, s.colouring, Exec::openmp());
   ASSERT_LE(rounding_bound(s.m, u_double), 1e-12);
   for (const Exec& exec : {Exec::serial(), Exec::openmp()}) {
-    const sparse::DeviceElements elements(exec, s.model.mesh, s.table, s.colouring);
+    const fem::DeviceElements elements(exec, s.model.mesh, s.table, s.colouring);
     for (RaceStrategy strategy : {RaceStrategy::Colouring, RaceStrategy::Atomics}) {
       const std::string what =
           GetParam().label + " " + exec.describe() + (strategy == RaceStrategy::Colouring ? " colouring" : " atomics");
@@ -164,7 +164,7 @@ TEST_P(TwoKernelAssembly, StiffnessEqualsHostAssembly) {
 TEST_P(TwoKernelAssembly, ConsistentMassEqualsHostReference) {
   const CaseData s = make_setup(GetParam());
   const CsrMatrix reference = test::host_consistent_mass(s.model, s.table);
-  const sparse::DeviceElements elements(Exec::openmp(), s.model.mesh, s.table, s.colouring);
+  const fem::DeviceElements elements(Exec::openmp(), s.model.mesh, s.table, s.colouring);
   for (RaceStrategy strategy : {RaceStrategy::Colouring, RaceStrategy::Atomics}) {
     EXPECT_EQ(
         compare(on_host(sparse::assemble_csr<double>(Exec::openmp(), elements, GlobalMatrix::ConsistentMass, strategy)),
@@ -182,7 +182,7 @@ TEST_P(TwoKernelAssembly, LumpedMassEqualsHostAssembly) {
   const CaseData s = make_setup(GetParam());
   const std::vector<double> reference = sparse::assemble_lumped_mass(s.model, s.table, s.colouring, Exec::openmp());
   for (const Exec& exec : {Exec::serial(), Exec::openmp()}) {
-    const sparse::DeviceElements elements(exec, s.model.mesh, s.table, s.colouring);
+    const fem::DeviceElements elements(exec, s.model.mesh, s.table, s.colouring);
     for (RaceStrategy strategy : {RaceStrategy::Colouring, RaceStrategy::Atomics}) {
       EXPECT_EQ(compare(sparse::assemble_lumped_mass<double>(exec, elements, strategy).to_host(), reference, 1e-12),
                 "");
@@ -199,7 +199,7 @@ TEST_P(TwoKernelAssembly, LumpedMassEqualsHostAssembly) {
 TEST_P(TwoKernelAssembly, FormatsHoldTheSameMatrix) {
   const CaseData s = make_setup(GetParam());
   const Exec exec = Exec::openmp();
-  const sparse::DeviceElements elements(exec, s.model.mesh, s.table, s.colouring);
+  const fem::DeviceElements elements(exec, s.model.mesh, s.table, s.colouring);
   for (GlobalMatrix matrix : {GlobalMatrix::Stiffness, GlobalMatrix::ConsistentMass})
     for (RaceStrategy strategy : {RaceStrategy::Colouring, RaceStrategy::Atomics}) {
       const double tolerance = strategy == RaceStrategy::Colouring ? 0.0 : rounding_bound(s.m, u_double);
@@ -224,8 +224,8 @@ TEST_P(TwoKernelAssembly, FormatsHoldTheSameMatrix) {
 // Colouring: the same bits on Serial and OpenMP, and run after run.
 TEST_P(TwoKernelAssembly, ColouringIsBitIdenticalAcrossHostBackends) {
   const CaseData s = make_setup(GetParam());
-  const sparse::DeviceElements serial(Exec::serial(), s.model.mesh, s.table, s.colouring);
-  const sparse::DeviceElements openmp(Exec::openmp(), s.model.mesh, s.table, s.colouring);
+  const fem::DeviceElements serial(Exec::serial(), s.model.mesh, s.table, s.colouring);
+  const fem::DeviceElements openmp(Exec::openmp(), s.model.mesh, s.table, s.colouring);
   for (GlobalMatrix matrix : {GlobalMatrix::Stiffness, GlobalMatrix::ConsistentMass}) {
     const CsrMatrix reference =
         on_host(sparse::assemble_csr<double>(Exec::serial(), serial, matrix, RaceStrategy::Colouring));
@@ -251,20 +251,20 @@ INSTANTIATE_TEST_SUITE_P(Elements, TwoKernelAssembly, ::testing::ValuesIn(test::
 // The absorbing layers' per-element factor scales K_e as the host assembly scales it.
 TEST(TwoKernelAssemblyExtra, StiffnessCarriesTheAbsorbingFactor) {
   const Model model = test::two_section_model(ElementType::Tet4, 1, 3, 0.3);
-  sparse::SectionTable table = sparse::section_table(model);
+  fem::SectionTable table = fem::section_table(model);
   table.element_stiffness_factor.resize(static_cast<std::size_t>(model.mesh.n_elements()));
   for (std::size_t e = 0; e < table.element_stiffness_factor.size(); ++e)
     table.element_stiffness_factor[e] = 1.0 + 0.5 * static_cast<double>(e % 3);
-  const sparse::ElementColouring colouring = sparse::colour_elements(model.mesh);
+  const fem::ElementColouring colouring = fem::colour_elements(model.mesh);
   const CsrMatrix reference = sparse::assemble_stiffness(model, table, colouring, Exec::openmp());
-  const sparse::DeviceElements elements(Exec::openmp(), model.mesh, table, colouring);
+  const fem::DeviceElements elements(Exec::openmp(), model.mesh, table, colouring);
   for (RaceStrategy strategy : {RaceStrategy::Colouring, RaceStrategy::Atomics})
     EXPECT_EQ(
         compare(on_host(sparse::assemble_csr<double>(Exec::openmp(), elements, GlobalMatrix::Stiffness, strategy)),
                 reference, 1e-12),
         "");
   // The same without the factors differs: the check can fail.
-  const CsrMatrix plain = sparse::assemble_stiffness(model, sparse::section_table(model), colouring, Exec::openmp());
+  const CsrMatrix plain = sparse::assemble_stiffness(model, fem::section_table(model), colouring, Exec::openmp());
   EXPECT_NE(compare(on_host(sparse::assemble_csr<double>(Exec::openmp(), elements, GlobalMatrix::Stiffness,
                                                          RaceStrategy::Colouring)),
                     plain, 1e-12),
@@ -274,9 +274,9 @@ TEST(TwoKernelAssemblyExtra, StiffnessCarriesTheAbsorbingFactor) {
 // hex20 stiffness is built in the workspace; launches cut into chunks give the same bits.
 TEST(TwoKernelAssemblyExtra, WorkspaceChunksGiveTheSameMatrix) {
   const Model model = test::two_section_model(ElementType::Hex20, 1, 3, 0.3);
-  const sparse::SectionTable table = sparse::section_table(model);
-  const sparse::ElementColouring colouring = sparse::colour_elements(model.mesh);
-  const sparse::DeviceElements elements(Exec::openmp(), model.mesh, table, colouring);
+  const fem::SectionTable table = fem::section_table(model);
+  const fem::ElementColouring colouring = fem::colour_elements(model.mesh);
+  const fem::DeviceElements elements(Exec::openmp(), model.mesh, table, colouring);
   const CsrMatrix whole =
       on_host(sparse::assemble_csr<double>(Exec::openmp(), elements, GlobalMatrix::Stiffness, RaceStrategy::Colouring));
   const std::size_t saved = sparse::element_workspace_budget();
@@ -295,9 +295,9 @@ TEST(TwoKernelAssemblyExtra, WorkspaceChunksGiveTheSameMatrix) {
 // Timed assembly reports both kernels and gives the same matrix.
 TEST(TwoKernelAssemblyExtra, TimesAreReported) {
   const Model model = test::two_section_model(ElementType::Hex8, 1, 4, 0.3);
-  const sparse::SectionTable table = sparse::section_table(model);
-  const sparse::ElementColouring colouring = sparse::colour_elements(model.mesh);
-  const sparse::DeviceElements elements(Exec::openmp(), model.mesh, table, colouring);
+  const fem::SectionTable table = fem::section_table(model);
+  const fem::ElementColouring colouring = fem::colour_elements(model.mesh);
+  const fem::DeviceElements elements(Exec::openmp(), model.mesh, table, colouring);
   sparse::AssemblyTimes times{-1.0, -1.0};
   const auto timed =
       sparse::assemble_ell<double>(Exec::openmp(), elements, GlobalMatrix::Stiffness, RaceStrategy::Colouring, &times);
@@ -314,9 +314,9 @@ TEST(TwoKernelAssemblyExtra, TimesAreReported) {
 // The stiffness shorthands are the general calls with GlobalMatrix::Stiffness and colouring.
 TEST(TwoKernelAssemblyExtra, StiffnessShorthands) {
   const Model model = test::two_section_model(ElementType::Tri6, 1, 4, 0.3);
-  const sparse::SectionTable table = sparse::section_table(model);
-  const sparse::ElementColouring colouring = sparse::colour_elements(model.mesh);
-  const sparse::DeviceElements elements(Exec::openmp(), model.mesh, table, colouring);
+  const fem::SectionTable table = fem::section_table(model);
+  const fem::ElementColouring colouring = fem::colour_elements(model.mesh);
+  const fem::DeviceElements elements(Exec::openmp(), model.mesh, table, colouring);
   const CsrMatrix reference = sparse::assemble_stiffness(model, table, colouring, Exec::openmp());
   const Exec exec = Exec::openmp();
   EXPECT_EQ(compare(on_host(sparse::assemble_stiffness_csr<double>(exec, elements)), reference, 1e-12), "");
@@ -328,9 +328,9 @@ TEST(TwoKernelAssemblyExtra, StiffnessShorthands) {
 // The comparisons can fail: one perturbed entry, a NaN, a moved column.
 TEST(TwoKernelAssemblyExtra, ComparisonsDetectAPerturbedEntry) {
   const Model model = test::two_section_model(ElementType::Quad4, 1, 4, 0.3);
-  const sparse::SectionTable table = sparse::section_table(model);
-  const sparse::ElementColouring colouring = sparse::colour_elements(model.mesh);
-  const sparse::DeviceElements elements(Exec::openmp(), model.mesh, table, colouring);
+  const fem::SectionTable table = fem::section_table(model);
+  const fem::ElementColouring colouring = fem::colour_elements(model.mesh);
+  const fem::DeviceElements elements(Exec::openmp(), model.mesh, table, colouring);
   const CsrMatrix result =
       on_host(sparse::assemble_csr<double>(Exec::openmp(), elements, GlobalMatrix::Stiffness, RaceStrategy::Atomics));
   CsrMatrix reference = sparse::assemble_stiffness(model, table, colouring, Exec::openmp());

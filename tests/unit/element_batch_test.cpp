@@ -15,8 +15,8 @@
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
 #include "tremor/sparse/assemble.hpp"
-#include "tremor/sparse/colouring.hpp"
-#include "tremor/sparse/device_elements.hpp"
+#include "tremor/fem/colouring.hpp"
+#include "tremor/fem/device_elements.hpp"
 #include "tremor/sparse/element_batch.hpp"
 
 namespace tremor {
@@ -28,7 +28,7 @@ using sparse::MatrixStorage;
 // The matrices of every element of block 0, element-major, computed on the host by the fem
 // functions one element at a time (full storage; the lumped mass as its DOF diagonal), each
 // stiffness times the element's factor as the table gives it.
-std::vector<double> host_matrices(const Model& model, const sparse::SectionTable& table, ElementMatrix matrix) {
+std::vector<double> host_matrices(const Model& model, const fem::SectionTable& table, ElementMatrix matrix) {
   const Mesh& mesh = model.mesh;
   const ElementBlock& block = mesh.blocks[0];
   std::vector<double> out;
@@ -84,11 +84,11 @@ class ElementBatchTest : public ::testing::TestWithParam<test::ModelCase> {};
 TEST_P(ElementBatchTest, EqualsHostFemFunctions) {
   const auto& param = GetParam();
   const Model model = test::two_section_model(param.type, param.order, test::cells_for(param.type), 0.3);
-  const sparse::SectionTable table = sparse::section_table(model);
-  const sparse::ElementColouring colouring = sparse::colour_elements(model.mesh);
+  const fem::SectionTable table = fem::section_table(model);
+  const fem::ElementColouring colouring = fem::colour_elements(model.mesh);
   const int n_dof = model.mesh.blocks[0].n_element_nodes() * model.mesh.dim();
   for (const Exec& exec : {Exec::serial(), Exec::openmp()}) {
-    const sparse::DeviceElements elements(exec, model.mesh, table, colouring);
+    const fem::DeviceElements elements(exec, model.mesh, table, colouring);
     for (ElementMatrix matrix : {ElementMatrix::Stiffness, ElementMatrix::ConsistentMass, ElementMatrix::LumpedMass}) {
       const std::string what =
           param.label + " " + exec.describe() + " matrix " + std::to_string(static_cast<int>(matrix));
@@ -111,11 +111,11 @@ INSTANTIATE_TEST_SUITE_P(Elements, ElementBatchTest, ::testing::ValuesIn(test::o
 // Each element's absorbing-layer factor scales its stiffness (and only the stiffness).
 TEST(ElementBatch, StiffnessCarriesTheAbsorbingFactor) {
   const Model model = test::two_section_model(ElementType::Hex8, 1, 3, 0.3);
-  sparse::SectionTable table = sparse::section_table(model);
+  fem::SectionTable table = fem::section_table(model);
   table.element_stiffness_factor.resize(static_cast<std::size_t>(model.mesh.n_elements()));
   for (std::size_t e = 0; e < table.element_stiffness_factor.size(); ++e)
     table.element_stiffness_factor[e] = 1.0 + 0.25 * static_cast<double>(e % 4);
-  const sparse::DeviceElements elements(Exec::openmp(), model.mesh, table, sparse::colour_elements(model.mesh));
+  const fem::DeviceElements elements(Exec::openmp(), model.mesh, table, fem::colour_elements(model.mesh));
   const std::vector<double> reference = host_matrices(model, table, ElementMatrix::Stiffness);
   for (MatrixStorage storage : {MatrixStorage::Full, MatrixStorage::Upper}) {
     const std::vector<double> result =
@@ -124,7 +124,7 @@ TEST(ElementBatch, StiffnessCarriesTheAbsorbingFactor) {
     EXPECT_EQ(test::compare_elementwise(result, expected, storage == MatrixStorage::Full ? 576 : 300, 1e-12), "");
   }
   // Without the factor the first element with factor != 1 differs: the check above can fail.
-  sparse::SectionTable plain = sparse::section_table(model);
+  fem::SectionTable plain = fem::section_table(model);
   EXPECT_NE(test::compare_elementwise(
                 test::poisoned_batch(Exec::openmp(), elements, ElementMatrix::Stiffness, MatrixStorage::Full),
                 host_matrices(model, plain, ElementMatrix::Stiffness), 576, 1e-12),
@@ -135,8 +135,8 @@ TEST(ElementBatch, StiffnessCarriesTheAbsorbingFactor) {
 // come out the same when a launch is cut into chunks of one, two or several elements.
 TEST(ElementBatch, WorkspaceChunksGiveTheSameMatrices) {
   const Model model = test::two_section_model(ElementType::Hex20, 1, 3, 0.3);
-  const sparse::SectionTable table = sparse::section_table(model);
-  const sparse::DeviceElements elements(Exec::openmp(), model.mesh, table, sparse::colour_elements(model.mesh));
+  const fem::SectionTable table = fem::section_table(model);
+  const fem::DeviceElements elements(Exec::openmp(), model.mesh, table, fem::colour_elements(model.mesh));
   const std::vector<double> reference = upper_of(host_matrices(model, table, ElementMatrix::Stiffness), 60);
   const std::size_t saved = sparse::element_workspace_budget();
   for (std::size_t elements_per_chunk : {1, 3, 64}) {
@@ -153,7 +153,7 @@ TEST(ElementBatch, WorkspaceChunksGiveTheSameMatrices) {
 // The comparison catches one wrong value and an unwritten (NaN) one.
 TEST(ElementBatch, ComparisonDetectsAPerturbedValue) {
   const Model model = test::two_section_model(ElementType::Tet4, 1, 2, 0.3);
-  const sparse::SectionTable table = sparse::section_table(model);
+  const fem::SectionTable table = fem::section_table(model);
   const std::vector<double> reference = host_matrices(model, table, ElementMatrix::Stiffness);
   ASSERT_EQ(test::compare_elementwise(reference, reference, 144, 1e-12), "");
   std::vector<double> perturbed = reference;
@@ -169,8 +169,8 @@ TEST(ElementBatch, ValuesPerElement) {
   EXPECT_EQ(sparse::values_per_element(ElementMatrix::Stiffness, MatrixStorage::Upper, 24), 300);  // the paper's 300
   EXPECT_EQ(sparse::values_per_element(ElementMatrix::LumpedMass, MatrixStorage::Upper, 24), 24);
   const Model model = test::two_section_model(ElementType::Quad4, 1, 2, 0.0);
-  const sparse::DeviceElements elements(Exec::serial(), model.mesh, sparse::section_table(model),
-                                        sparse::colour_elements(model.mesh));
+  const fem::DeviceElements elements(Exec::serial(), model.mesh, fem::section_table(model),
+                                        fem::colour_elements(model.mesh));
   EXPECT_THROW(sparse::element_matrices(Exec::serial(), elements, 1, ElementMatrix::Stiffness, MatrixStorage::Full),
                Error);
 }

@@ -124,7 +124,7 @@ TEST(ExplicitSolver, FloatAndDoubleAgree) {
   ASSERT_TRUE(d.ok() && f.ok());
   ASSERT_EQ(d.steps, f.steps);
   EXPECT_EQ(d.preflight.precision, "double");
-  EXPECT_EQ(f.preflight.operator_kind, "matrix_free");
+  EXPECT_EQ(f.preflight.operator_kind(), "matrix_free");
   EXPECT_GT(d.dof_steps_per_second, 0.0);
   for (std::size_t h = 0; h < d.histories.size(); ++h) {
     const auto& a = d.histories[h].values;
@@ -175,12 +175,12 @@ TEST(ExplicitSolver, AutoOperatorIsTheBackendsFastest) {
   const Model model = loaded_block();
   RunOptions options;
   options.backend = "openmp";
-  EXPECT_EQ(explicit_fe::preflight(model, options).operator_kind, "block_csr");
+  EXPECT_EQ(explicit_fe::preflight(model, options).operator_kind(), "block_csr");
   options.operator_kind = "auto";
-  EXPECT_EQ(explicit_fe::preflight(model, options).operator_kind, "block_csr");
+  EXPECT_EQ(explicit_fe::preflight(model, options).operator_kind(), "block_csr");
   options.operator_kind = "ell";  // an explicit choice stays
-  EXPECT_EQ(explicit_fe::preflight(model, options).operator_kind, "ell");
-  EXPECT_EQ(explicit_fe::default_operator_kind(Backend::Cuda), "block_ell");
+  EXPECT_EQ(explicit_fe::preflight(model, options).operator_kind(), "ell");
+  EXPECT_EQ(explicit_fe::operators().default_for(Backend::Cuda).name, "block_ell");
 }
 
 TEST(ExplicitSolver, MemoryEstimateOfThePartitionedLayout) {
@@ -190,7 +190,7 @@ TEST(ExplicitSolver, MemoryEstimateOfThePartitionedLayout) {
   const Model model = test::two_section_model(ElementType::Tri3, 1, 100, 0.1);
   const auto op = explicit_fe::make_stiffness_operator<double>(model, "partitioned", Exec::serial());
   const auto dim = static_cast<Size>(model.mesh.dim());
-  const std::size_t estimate = explicit_fe::memory_estimate(model.mesh, "partitioned",
+  const std::size_t estimate = explicit_fe::memory_estimate(model.mesh, *explicit_fe::operators().find("partitioned"),
                                                             node_graph(model.mesh).n_entries() * dim * dim, 8);
   const std::size_t state = static_cast<std::size_t>(op->n_dofs()) * (9 * 8 + 8);
   EXPECT_GT(estimate - state, op->bytes() / 2);

@@ -20,7 +20,7 @@
 #include "tremor/sparse/assemble.hpp"
 #include "tremor/fem/geometry.hpp"
 #include "tremor/fem/time_step.hpp"
-#include "tremor/sparse/device_elements.hpp"
+#include "tremor/fem/device_elements.hpp"
 #include "tremor/sparse/element_survey.hpp"
 #include "tremor/sparse/two_kernel.hpp"
 #include "support/support.hpp"
@@ -29,18 +29,18 @@ namespace tremor {
 namespace {
 
 using explicit_fe::make_stiffness_operator;
-using explicit_fe::StiffnessOperator;
+using op::Operator;
 using test::max_abs;
 using test::max_difference;
 using test::same_bits;
 
 template <class Real>
-std::vector<Real> apply_on(const Exec& exec, const StiffnessOperator<Real>& op, const std::vector<double>& u) {
+std::vector<Real> apply_on(const Exec& exec, const op::Operator<Real>& op, const std::vector<double>& u) {
   std::vector<Real> host(u.begin(), u.end());
   DeviceArray<Real> in(exec, std::span<const Real>(host));
   std::vector<Real> poison(u.size(), static_cast<Real>(std::nan("")));  // every entry must be written
   DeviceArray<Real> out(exec, std::span<const Real>(poison));
-  op.apply(in.data(), out.data());
+  op.apply(in.view(), out.view());
   exec.synchronize();
   return out.to_host();
 }
@@ -61,10 +61,10 @@ Model damped_model(ElementType type, int order) {
   return model;
 }
 
-std::shared_ptr<const sparse::DeviceElements> elements_on(const Exec& exec, const Model& model, bool coloured) {
-  return std::make_shared<const sparse::DeviceElements>(
-      exec, model.mesh, sparse::section_table(model),
-      coloured ? sparse::colour_elements(model.mesh) : sparse::ElementColouring{});
+std::shared_ptr<const fem::DeviceElements> elements_on(const Exec& exec, const Model& model, bool coloured) {
+  return std::make_shared<const fem::DeviceElements>(
+      exec, model.mesh, fem::section_table(model),
+      coloured ? fem::colour_elements(model.mesh) : fem::ElementColouring{});
 }
 
 const char* const device_kinds[] = {"assembled", "block_csr", "ell", "sell", "jds", "block_ell", "matrix_free"};
@@ -82,7 +82,7 @@ TEST_P(SetupFamilies, DevicePathEqualsHostAssemblyBitForBit) {
     const auto elements = elements_on(exec, model, true);
     for (const char* kind : device_kinds) {
       SCOPED_TRACE(kind);
-      explicit_fe::OperatorSetup setup;
+      op::OperatorSetup setup;
       const auto device = make_stiffness_operator<double>(model, kind, elements, sparse::RaceStrategy::Colouring, &setup);
       const auto host = make_stiffness_operator<double>(model, kind, exec);
       EXPECT_EQ(device->name(), kind);
@@ -118,7 +118,7 @@ TEST(OperatorSetup, ColouringNeededIsAClearError) {
       "without a colouring");
   expect_error_containing(
       [&] { (void)make_stiffness_operator<double>(model, "matrix_free", elements, sparse::RaceStrategy::Atomics); },
-      "without a colouring");
+      "the matrix_free operator needs the elements built with a colouring");
 }
 
 // Atomics on the host: the same K up to the order of the sums (OpenMP threads race), so to
@@ -199,8 +199,8 @@ void expect_survey_equals_host(const Exec& exec) {
   for (const auto& c : test::operator_cases()) {
     SCOPED_TRACE(c.label);
     const Model model = damped_model(c.type, c.order);
-    const sparse::SectionTable table = sparse::section_table(model, false);
-    const sparse::DeviceElements elements(exec, model.mesh, table, sparse::ElementColouring{});
+    const fem::SectionTable table = fem::section_table(model, false);
+    const fem::DeviceElements elements(exec, model.mesh, table, fem::ElementColouring{});
     const sparse::ElementSurvey survey = sparse::survey_elements(exec, elements, model, table);
     const fem::TimeStepEstimate host = fem::stable_time_step(model);
     EXPECT_EQ(std::memcmp(&survey.stable_dt, &host.dt, sizeof(double)), 0) << survey.stable_dt << " vs " << host.dt;
@@ -225,8 +225,8 @@ TEST(ElementSurvey, InvertedElementIsNamed) {
   std::swap(connectivity[1], connectivity[5]);
   std::swap(connectivity[2], connectivity[6]);
   std::swap(connectivity[3], connectivity[7]);
-  const sparse::SectionTable table = sparse::section_table(model, false);
-  const sparse::DeviceElements elements(Exec::openmp(), mesh, table, sparse::ElementColouring{});
+  const fem::SectionTable table = fem::section_table(model, false);
+  const fem::DeviceElements elements(Exec::openmp(), mesh, table, fem::ElementColouring{});
   expect_error_containing([&] { (void)sparse::survey_elements(Exec::openmp(), elements, model, table); },
                           "is inverted");
 }

@@ -15,7 +15,7 @@
 #include "tremor/fem/element_matrices.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/sparse/assemble.hpp"
-#include "tremor/sparse/colouring.hpp"
+#include "tremor/fem/colouring.hpp"
 #include "tremor/sparse/csr.hpp"
 
 namespace tremor {
@@ -108,16 +108,16 @@ TEST(SparsePattern, MatchesDistinctPairsOnHigherOrderAndSimplexMeshes) {
 
 TEST(SparseColouring, ValidDeterministicAndSmall) {
   const Mesh quads = generate_rectangle({0.0, 0.0}, {1.0, 1.0}, {6, 5}, ElementType::Quad4);
-  const auto colouring = sparse::colour_elements(quads);
-  EXPECT_TRUE(sparse::is_valid_colouring(quads, colouring));
+  const auto colouring = fem::colour_elements(quads);
+  EXPECT_TRUE(fem::is_valid_colouring(quads, colouring));
   EXPECT_EQ(colouring.n_colours, 4);  // greedy in lexicographic order finds the 2 x 2 checkerboard
   const Mesh hexes = generate_box({0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, {3, 3, 3}, ElementType::Hex8);
-  EXPECT_EQ(sparse::colour_elements(hexes).n_colours, 8);
+  EXPECT_EQ(fem::colour_elements(hexes).n_colours, 8);
   for (const auto& c : test::operator_cases()) {
     SCOPED_TRACE(c.label);
     const Model model = two_section_model(c.type, c.order, 3, 0.1);
-    const auto a = sparse::colour_elements(model.mesh), b = sparse::colour_elements(model.mesh);
-    EXPECT_TRUE(sparse::is_valid_colouring(model.mesh, a));
+    const auto a = fem::colour_elements(model.mesh), b = fem::colour_elements(model.mesh);
+    EXPECT_TRUE(fem::is_valid_colouring(model.mesh, a));
     EXPECT_EQ(a.colour, b.colour);
     Index listed = 0;
     for (int blk = 0; blk < model.mesh.n_blocks(); ++blk)

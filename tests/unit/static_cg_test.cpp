@@ -123,7 +123,7 @@ Solve<Real> solve_csr(const Exec& exec, const CsrMatrix& a, const std::vector<do
   }
   DeviceArray<Real> b_device(exec, std::span<const Real>(b_real)), x_device(exec, std::span<const Real>(x0));
   Solve<Real> out;
-  out.result = cg(exec, op, precond, b_device.data(), x_device.data(), settings);
+  out.result = cg(exec, *op, precond, b_device.data(), x_device.data(), settings);
   out.x = x_device.to_host();
   return out;
 }
@@ -341,7 +341,7 @@ TEST(StaticCg, CsrAndBlockCsrGiveTheSameBits) {
     const auto op = block_csr_operator(exec, blocks);
     const auto precond = Preconditioner<double>::build(exec, kind, blocks);
     DeviceArray<double> b_device(exec, std::span<const double>(b)), x(exec, k.n_rows);
-    const CgResult result = cg(exec, op, precond, b_device.data(), x.data(), CgSettings{});
+    const CgResult result = cg(exec, *op, precond, b_device.data(), x.data(), CgSettings{});
     ASSERT_TRUE(result.converged()) << result.report;
     EXPECT_EQ(result.iterations, from_csr.result.iterations);
     EXPECT_EQ(result.history, from_csr.result.history);

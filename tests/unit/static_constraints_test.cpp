@@ -254,11 +254,11 @@ void check_elimination_and_solve(const Exec& exec, bool block_format) {
   CgResult result;
   if (block_format) {
     const auto op = block_csr_operator(exec, blocks);
-    result = cg(exec, op, Preconditioner<Real>::build(exec, PreconditionerKind::BlockJacobi, blocks), rhs.data(),
+    result = cg(exec, *op, Preconditioner<Real>::build(exec, PreconditionerKind::BlockJacobi, blocks), rhs.data(),
                 x.data(), settings);
   } else {
     const auto op = csr_operator(exec, csr);
-    result = cg(exec, op, Preconditioner<Real>::build(exec, PreconditionerKind::BlockJacobi, csr, 3), rhs.data(),
+    result = cg(exec, *op, Preconditioner<Real>::build(exec, PreconditionerKind::BlockJacobi, csr, 3), rhs.data(),
                 x.data(), settings);
   }
   ASSERT_TRUE(result.converged()) << what << ": " << result.report;

@@ -34,7 +34,7 @@ TEST_P(RecoveryTest, LinearFieldGivesExactStressAndBalancedForces) {
       for (int j = 0; j < dim; ++j) value += A[i][j] * mesh.node(n)[static_cast<std::size_t>(j)];
       u[static_cast<std::size_t>(n * dim + i)] = value;
     }
-  const sparse::SectionTable table = sparse::section_table(model);
+  const fem::SectionTable table = fem::section_table(model);
   const static_fe::Recovery r = static_fe::recover(model, table, u);
 
   // Voigt strain with engineering shears, and the stress D eps of the one section.

@@ -48,7 +48,7 @@ TEST_P(OperatorEnergy, LinearFieldEnergyIsExact) {
     eps = {G[0][0], G[1][1], G[0][1] + G[1][0]};
   else
     eps = {G[0][0], G[1][1], G[2][2], G[1][2] + G[2][1], G[0][2] + G[2][0], G[0][1] + G[1][0]};
-  const sparse::SectionTable table = sparse::section_table(model);
+  const fem::SectionTable table = fem::section_table(model);
   const double half_volume = 0.5 * 0.8 * (dim == 3 ? 0.6 : 1.0) * det_a;
   double expected = 0.0;
   for (std::size_t s = 0; s < table.D.size(); ++s) {
@@ -59,11 +59,11 @@ TEST_P(OperatorEnergy, LinearFieldEnergyIsExact) {
                      eps[static_cast<std::size_t>(l)];
     expected += table.thickness[s] * half_volume * quadratic;
   }
-  for (const auto& kind : explicit_fe::stiffness_operator_kinds(Backend::OpenMP)) {
+  for (const auto& kind : explicit_fe::operators().names(Backend::OpenMP)) {
     SCOPED_TRACE(kind);
     const auto op = explicit_fe::make_stiffness_operator<double>(model, kind);
     std::vector<double> ku(u.size());
-    op->apply(u.data(), ku.data());
+    op->apply({u.data(), op->n_dofs()}, {ku.data(), op->n_dofs()});
     double energy = 0.0;
     for (std::size_t i = 0; i < u.size(); ++i) energy += u[i] * ku[i];
     // Exact quadrature on affine elements: rounding only (sums of ~1e3 terms of mixed sign).
@@ -71,7 +71,7 @@ TEST_P(OperatorEnergy, LinearFieldEnergyIsExact) {
 
     const auto op_f = explicit_fe::make_stiffness_operator<float>(model, kind);
     std::vector<float> u_f(u.begin(), u.end()), ku_f(u.size());
-    op_f->apply(u_f.data(), ku_f.data());
+    op_f->apply({u_f.data(), op_f->n_dofs()}, {ku_f.data(), op_f->n_dofs()});
     double energy_f = 0.0;
     for (std::size_t i = 0; i < u.size(); ++i) energy_f += static_cast<double>(u_f[i]) * ku_f[i];
     // float u and K (or float accumulation): ~1e-7 per entry, but K u cancels (rigid parts of u

@@ -38,8 +38,8 @@ class DeviceArray {
 
   Index size() const { return size_; }
   const Exec& exec() const { return exec_; }
-  View<T> view() { return {data_, size_}; }
-  View<const T> view() const { return {data_, size_}; }
+  View<T> view() { return {data_, size_, exec_.space()}; }
+  View<const T> view() const { return {data_, size_, exec_.space()}; }
   T* data() { return data_; }
   const T* data() const { return data_; }
 

@@ -13,11 +13,11 @@
 #include <string_view>
 #include <vector>
 
+#include "tremor/backend/view.hpp"
+
 namespace tremor {
 
 enum class Backend { Serial, OpenMP, Cuda };
-// Host memory serves Serial and OpenMP; Device memory is the GPU's.
-enum class MemorySpace { Host, Device };
 
 std::string_view to_string(Backend backend);
 // "serial", "openmp", "cuda" or "auto" (the fastest present: CUDA when a GPU is usable).

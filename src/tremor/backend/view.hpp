@@ -7,17 +7,21 @@
 
 namespace tremor {
 
+// Host memory serves Serial and OpenMP; Device memory is the GPU's.
+enum class MemorySpace { Host, Device };
+
 template <class T>
 struct View {
   T* data = nullptr;
   Index size = 0;
+  MemorySpace space = MemorySpace::Host;  // where data lives (DeviceArray::view() says)
 
   TREMOR_HOST_DEVICE T& operator[](Index i) const { return data[i]; }
   TREMOR_HOST_DEVICE Index n() const { return size; }
   // A writable view converts to a read-only one.
   template <class U = T>
     requires(!std::is_const_v<U>)
-  TREMOR_HOST_DEVICE operator View<const U>() const { return {data, size}; }
+  TREMOR_HOST_DEVICE operator View<const U>() const { return {data, size, space}; }
 };
 
 }  // namespace tremor

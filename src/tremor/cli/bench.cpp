@@ -12,7 +12,7 @@
 // `min-seconds` have passed, between two synchronisations of the Exec: the cost of the time loop
 // itself.
 //
-// Counted bytes per step: the operator's own arrays (StiffnessOperator::bytes(): matrix values,
+// Counted bytes per step: the operator's own arrays (op::Operator::bytes(): matrix values,
 // indices, padding; the matrix-free operator's geometry and connectivity), plus u read once and
 // K u written once by the operator, plus the fused update's 7 reads and 1 write per DOF (Eq. 4 of
 // the pogo paper: A, F, K u, C', U_prev, K'', U_curr -> U_next): 10 values of sizeof(Real) per DOF.
@@ -61,7 +61,7 @@
 #include "tremor/model/renumber.hpp"
 #include "tremor/partition/partition.hpp"
 #include "tremor/sparse/assemble.hpp"
-#include "tremor/sparse/colouring.hpp"
+#include "tremor/fem/colouring.hpp"
 
 namespace tremor::cli {
 
@@ -97,15 +97,13 @@ std::optional<OperatorChoice> parse_operator(const std::string& name) {
   if (name == "partitioned" || name == "partitioned:aligned")
     return OperatorChoice{"partitioned:aligned", "partitioned", partition::Partitioner::Aligned};
   if (name == "partitioned:greedy") return OperatorChoice{name, "partitioned", partition::Partitioner::Greedy};
-  const auto kinds = explicit_fe::stiffness_operator_kinds();
-  if (std::find(kinds.begin(), kinds.end(), name) == kinds.end()) return std::nullopt;
+  if (!explicit_fe::operators().find(name)) return std::nullopt;
   return OperatorChoice{name, name, std::nullopt};
 }
 
 std::string operator_names() {
   std::string names;
-  for (const std::string& kind : explicit_fe::stiffness_operator_kinds())
-    names += (names.empty() ? "" : ", ") + kind;
+  for (const std::string& kind : explicit_fe::operators().names()) names += (names.empty() ? "" : ", ") + kind;
   return names + ", partitioned:greedy, partitioned:aligned";
 }
 
@@ -114,7 +112,7 @@ std::string operator_names() {
 std::vector<OperatorChoice> operator_choices(const std::vector<std::string>& asked, Backend backend) {
   std::vector<std::string> names = asked;
   if (names.empty())
-    for (const std::string& kind : explicit_fe::stiffness_operator_kinds(backend)) {
+    for (const std::string& kind : explicit_fe::operators().names(backend)) {
       if (kind == "partitioned") {
         names.push_back("partitioned:greedy");
         names.push_back("partitioned:aligned");
@@ -122,7 +120,7 @@ std::vector<OperatorChoice> operator_choices(const std::vector<std::string>& ask
         names.push_back(kind);
       }
     }
-  const auto runnable = explicit_fe::stiffness_operator_kinds(backend);
+  const auto runnable = explicit_fe::operators().names(backend);
   std::vector<OperatorChoice> out;
   for (const std::string& name : names) {
     const auto choice = parse_operator(name);
@@ -248,8 +246,8 @@ struct Failure {
 // Everything the cases of one problem in one ordering share.
 struct CaseInputs {
   const Model& model;
-  const sparse::SectionTable& table;
-  const sparse::ElementColouring& colouring;
+  const fem::SectionTable& table;
+  const fem::ElementColouring& colouring;
   const sparse::CsrMatrix& K;
   const std::vector<double>& mass;
   double dt = 0.0;
@@ -285,7 +283,7 @@ StepTiming time_steps(const Exec& exec, int warmup, int steps, double min_second
 }
 
 template <class Real>
-std::unique_ptr<explicit_fe::StiffnessOperator<Real>> build_operator(const OperatorChoice& choice, const Exec& exec,
+std::unique_ptr<op::Operator<Real>> build_operator(const OperatorChoice& choice, const Exec& exec,
                                                                      const CaseInputs& in, Case& c) {
   if (!choice.partitioner)
     return explicit_fe::make_stiffness_operator<Real>(in.model, choice.kind, exec, in.table, in.colouring, in.K);
@@ -404,7 +402,7 @@ void run_bench(const BenchArgs& args) {
   std::vector<Failure> failures;
   const Exec host = host_exec(exec);
   const bool assembled = std::any_of(operators.begin(), operators.end(), [](const OperatorChoice& choice) {
-    return explicit_fe::is_assembled_kind(choice.kind);
+    return explicit_fe::operators().find(choice.kind)->needs_assembly;
   });
   for (const std::string& name : problems) {
     ProblemSetup setup;
@@ -460,9 +458,9 @@ void run_bench(const BenchArgs& args) {
         os.bandwidth = bandwidth(graph, new_to_old);
         new_to_old = {};
         const Model& model = renumbered_model ? *renumbered_model : problem.model;
-        const sparse::SectionTable table = sparse::section_table(model);
+        const fem::SectionTable table = fem::section_table(model);
         start = Clock::now();
-        const sparse::ElementColouring colouring = sparse::colour_elements(model.mesh);
+        const fem::ElementColouring colouring = fem::colour_elements(model.mesh);
         os.colouring_seconds = seconds_since(start);
         start = Clock::now();
         const sparse::CsrMatrix K =

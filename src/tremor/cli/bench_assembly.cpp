@@ -52,8 +52,8 @@
 #include "tremor/mesh/perturbed.hpp"
 #include "tremor/model/model.hpp"
 #include "tremor/sparse/assemble.hpp"
-#include "tremor/sparse/colouring.hpp"
-#include "tremor/sparse/device_elements.hpp"
+#include "tremor/fem/colouring.hpp"
+#include "tremor/fem/device_elements.hpp"
 #include "tremor/sparse/element_batch.hpp"
 #include "tremor/sparse/two_kernel.hpp"
 
@@ -221,7 +221,7 @@ struct Assembled {
 
 // One assembly of K in `format`, timed around the call; the result freed outside the timing.
 template <class Real>
-Assembled assemble_once(Format format, const Exec& exec, const sparse::DeviceElements& elements,
+Assembled assemble_once(Format format, const Exec& exec, const fem::DeviceElements& elements,
                         RaceStrategy strategy, sparse::AssemblyTimes& times, double& total_ms) {
   const auto stiffness = sparse::GlobalMatrix::Stiffness;
   exec.synchronize();
@@ -435,8 +435,8 @@ void run_assembly_bench(const AssemblyArgs& args) {
   const auto element_box = [&](const std::string& type_name, ElementType type, Size cells) {
     const std::string what = str(type_name, " ", cells, "^3 cells");
     std::optional<BenchMesh> mesh;
-    std::optional<sparse::SectionTable> table;
-    std::optional<sparse::ElementColouring> colouring;
+    std::optional<fem::SectionTable> table;
+    std::optional<fem::ElementColouring> colouring;
     try {
       for (const Device& d : devices) {
         const Index n_elements = type == ElementType::Tet4 || type == ElementType::Tet10 ? Index(6 * cells * cells * cells)
@@ -457,10 +457,10 @@ void run_assembly_bench(const AssemblyArgs& args) {
         }
         if (!mesh) {
           mesh = make_mesh(type_name, type, cells);
-          table = sparse::section_table(mesh->model);
-          colouring = sparse::colour_elements(mesh->model.mesh);
+          table = fem::section_table(mesh->model);
+          colouring = fem::colour_elements(mesh->model.mesh);
         }
-        const sparse::DeviceElements elements(d.exec, mesh->model.mesh, *table, *colouring);
+        const fem::DeviceElements elements(d.exec, mesh->model.mesh, *table, *colouring);
         DeviceArray<double> out(d.exec, static_cast<Index>(out_values));
         for (const ElementMatrixKind& kind : element_kinds) {
           ElementCase c;
@@ -525,13 +525,13 @@ void run_assembly_bench(const AssemblyArgs& args) {
   const auto assemble_mesh = [&](BenchMesh& mesh, Size size, long long expected_nnz,
                                  const std::vector<const Device*>& on) {
     const std::string what = str(mesh.kind, " ", size);
-    const sparse::SectionTable table = sparse::section_table(mesh.model);
-    const sparse::ElementColouring colouring = sparse::colour_elements(mesh.model.mesh);
+    const fem::SectionTable table = fem::section_table(mesh.model);
+    const fem::ElementColouring colouring = fem::colour_elements(mesh.model.mesh);
     const int n_element_nodes = nodes_per_element(mesh.model.mesh.blocks.front().type);
     for (const Device* device : on) {
       const Device& d = *device;
       try {
-        const sparse::DeviceElements elements(d.exec, mesh.model.mesh, table, colouring);
+        const fem::DeviceElements elements(d.exec, mesh.model.mesh, table, colouring);
         for (Format format : all_formats)
           for (RaceStrategy strategy : all_strategies) {
             AssemblyCase c;

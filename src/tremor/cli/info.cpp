@@ -12,6 +12,7 @@
 #include "tremor/cli/commands.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/fem/geometry.hpp"
 #include "tremor/fem/time_step.hpp"
@@ -264,11 +265,12 @@ void run_info(const std::string& path) {
   const NodeGraph graph = node_graph(mesh);
   const Size dof = static_cast<Size>(mesh.n_nodes()) * mesh.dim();
   const Size nnz = graph.n_entries() * mesh.dim() * mesh.dim();
+  const op::OperatorEntry& assembled = *explicit_fe::operators().find("assembled");
   std::printf("%-18s%s DOF, stiffness %s non-zeros\n", "explicit solver", group_digits(dof).c_str(),
               group_digits(nnz).c_str());
   std::printf("  memory            %sB in double, %sB in single precision (state + CSR stiffness)\n",
-              si(static_cast<double>(explicit_fe::memory_estimate(mesh, "assembled", nnz, 8))).c_str(),
-              si(static_cast<double>(explicit_fe::memory_estimate(mesh, "assembled", nnz, 4))).c_str());
+              si(static_cast<double>(explicit_fe::memory_estimate(mesh, assembled, nnz, 8))).c_str(),
+              si(static_cast<double>(explicit_fe::memory_estimate(mesh, assembled, nnz, 4))).c_str());
 }
 
 }  // namespace

@@ -70,7 +70,7 @@ io::Quantity to_io(ex::Quantity quantity) {
 // The backend a run actually uses ("auto" resolved: CUDA when a GPU is usable, else OpenMP).
 void print_preflight(const std::string& model_path, const Model& model, const ex::Preflight& p) {
   std::printf("pre-flight        %s: %dD, %s DOF, %s, %s operator, backend %s%s\n", model_path.c_str(),
-              model.mesh.dim(), group_digits(p.n_dofs).c_str(), p.precision.c_str(), p.operator_kind.c_str(),
+              model.mesh.dim(), group_digits(p.n_dofs).c_str(), p.precision.c_str(), std::string(p.operator_kind()).c_str(),
               p.backend.c_str(), p.ordering == "rcm" ? ", RCM node ordering" : "");
   if (!p.blocks.empty()) std::printf("  blocks          %s\n", p.blocks.c_str());
   std::printf("  stable step     %ss (set by element %lld)\n", si(p.stable_dt).c_str(),
@@ -348,7 +348,7 @@ void run_command(const RunArgs& args) {
   CheckpointPlan checkpoints;
   checkpoints.run.model_hash = metadata.model_hash;
   checkpoints.run.precision = preflight.precision;
-  checkpoints.run.operator_kind = preflight.operator_kind;
+  checkpoints.run.operator_kind = preflight.operator_kind();
   checkpoints.run.ordering = preflight.ordering;
   checkpoints.run.backend = preflight.backend;
   checkpoints.run.time_step = preflight.dt;
@@ -520,10 +520,11 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("-o,--output", args->output, "result file (default: <model stem>.h5 in the current directory)");
   cmd->add_option("--precision", args->precision, "solver state precision (overrides the model)")
       ->check(CLI::IsMember({"double", "float"}));
-  std::vector<std::string> operators = explicit_fe::stiffness_operator_kinds();
+  std::vector<std::string> operators = explicit_fe::operators().names();
   operators.insert(operators.begin(), "auto");
   cmd->add_option("--operator", args->operator_kind,
-                  "stiffness operator (overrides the model; auto: block_ell on CUDA, block_csr on the host)")
+                  str("stiffness operator (overrides the model; auto: ", explicit_fe::operators().default_for(Backend::Cuda).name,
+                      " on CUDA, ", explicit_fe::operators().default_for(Backend::OpenMP).name, " on the host)"))
       ->check(CLI::IsMember(operators));
   cmd->add_option("--blocks", args->blocks,
                   "block file of the mesh (tremor partition) for the partitioned operator (overrides the model)");

@@ -1,6 +1,8 @@
 #pragma once
 // Numbers as terminal output and messages print them.
+#include <span>
 #include <string>
+#include <string_view>
 
 namespace tremor {
 
@@ -10,5 +12,11 @@ std::string group_digits(long long value);
 std::string si(double value);
 // Four significant digits, "%.4g": 0.000123456 -> "0.0001235", 2.5e9 -> "2.5e+09".
 std::string number(double value);
+
+// Closest of `candidates` to `word` when it is plausibly a typo of it (edit distance small for
+// its length, or one a prefix of the other); empty otherwise.
+std::string closest_match(std::string_view word, std::span<const std::string_view> candidates);
+// " (did you mean 'x'?)" or "".
+std::string suggestion(std::string_view word, std::span<const std::string_view> candidates);
 
 }  // namespace tremor

@@ -59,14 +59,14 @@ void fill_zero(const Exec& exec, Real* values, Index n) {
 }  // namespace
 
 template <class Real>
-CentralDifference<Real>::CentralDifference(const Exec& exec, const StiffnessOperator<Real>& stiffness,
+CentralDifference<Real>::CentralDifference(const Exec& exec, const op::Operator<Real>& stiffness,
                                            std::span<const double> mass, std::span<const double> damping, double dt,
                                            std::span<const Index> fixed)
     : CentralDifference(exec, stiffness, DeviceArray<double>(exec, mass), DeviceArray<double>(exec, damping), dt,
                         fixed) {}
 
 template <class Real>
-CentralDifference<Real>::CentralDifference(const Exec& exec, const StiffnessOperator<Real>& stiffness,
+CentralDifference<Real>::CentralDifference(const Exec& exec, const op::Operator<Real>& stiffness,
                                            DeviceArray<double> mass, DeviceArray<double> damping, double dt,
                                            std::span<const Index> fixed)
     : exec_(exec), stiffness_(stiffness), n_(stiffness.n_dofs()), dt_(dt) {
@@ -117,7 +117,7 @@ template <class Real>
 void CentralDifference<Real>::step(View<const Real> f, View<const Index> prescribed_dofs, View<const Real> prescribed) {
   TREMOR_CHECK(f.size == n_, "force has ", f.size, " entries for ", n_, " DOFs");
   TREMOR_CHECK(prescribed.size == prescribed_dofs.size, "prescribed values and DOFs differ in count");
-  stiffness_.apply(curr_.data(), ku_.data());
+  stiffness_.apply(curr_.view(), ku_.view());
   const View<const Real> a = force_scale_.view(), cp = prev_scale_.view(), kc = curr_scale_.view();
   const View<const Real> ku = std::as_const(ku_).view(), up = std::as_const(prev_).view(),
                          uc = std::as_const(curr_).view();
@@ -159,7 +159,7 @@ void CentralDifference<Real>::set_initial_conditions(std::span<const Real> u0, s
   forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
     if (inv_m[i] == Real(0)) uc[i] = Real(0);  // held DOFs start, and stay, at zero
   });
-  stiffness_.apply(curr_.data(), ku_.data());
+  stiffness_.apply(curr_.view(), ku_.view());
   const Real dt = static_cast<Real>(dt_), half_dt2 = static_cast<Real>(0.5 * dt_ * dt_);
   forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
     up[i] = inv_m[i] == Real(0) ? Real(0) : uc[i] - dt * v[i] - half_dt2 * inv_m[i] * ku[i];
@@ -182,7 +182,7 @@ double CentralDifference<Real>::kinetic_energy() const {
 template <class Real>
 double CentralDifference<Real>::strain_energy() const {
   DeviceArray<Real> k_prev(exec_, n_);
-  stiffness_.apply(prev_.data(), k_prev.data());
+  stiffness_.apply(prev_.view(), k_prev.view());
   const View<const Real> kp = std::as_const(k_prev).view(), uc = curr_.view();
   return 0.5 * sum<double>(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
            return static_cast<double>(uc[i]) * static_cast<double>(kp[i]);

@@ -5,7 +5,7 @@
 //   U_next = F' + C' U_prev + K' U_curr,   with A = (M / dt^2 + C / (2 dt))^-1 diagonal,
 //   F' = A F,   C' = A (C / (2 dt) - M / dt^2),   K' U = A (2 M / dt^2 U - K U).
 //
-// K is applied through a StiffnessOperator (assembled or matrix-free), so K' is never formed: per
+// K is applied through an op::Operator (assembled or matrix-free), so K' is never formed: per
 // step one operator apply plus one fused update over the DOFs (forall on the Exec given). State is
 // kept in Real (float or double) in the Exec's memory; the diagonal coefficients are computed in
 // double and stored in Real. The operator works on pointers in the same memory space.
@@ -26,11 +26,11 @@ class CentralDifference {
   // no stiffness coupling (nodes no element uses) are held at zero as well; their count is
   // reported by n_massless(). Throws tremor::Error on a non-positive or non-finite dt, or sizes
   // that do not match the operator.
-  CentralDifference(const Exec& exec, const StiffnessOperator<Real>& stiffness, std::span<const double> mass,
+  CentralDifference(const Exec& exec, const op::Operator<Real>& stiffness, std::span<const double> mass,
                     std::span<const double> damping, double dt, std::span<const Index> fixed);
   // The same from mass and damping already in the Exec's memory (assembled there; damping may be
   // empty), taken over: the coefficients are computed there, nothing passes through the host.
-  CentralDifference(const Exec& exec, const StiffnessOperator<Real>& stiffness, DeviceArray<double> mass,
+  CentralDifference(const Exec& exec, const op::Operator<Real>& stiffness, DeviceArray<double> mass,
                     DeviceArray<double> damping, double dt, std::span<const Index> fixed);
 
   Index n_dofs() const { return n_; }
@@ -66,7 +66,7 @@ class CentralDifference {
  private:
   void set_up(DeviceArray<double> mass, DeviceArray<double> damping, std::span<const Index> fixed);
   Exec exec_;
-  const StiffnessOperator<Real>& stiffness_;
+  const op::Operator<Real>& stiffness_;
   Index n_ = 0;
   double dt_ = 0.0;
   long long steps_ = 0;

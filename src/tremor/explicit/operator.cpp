@@ -2,14 +2,15 @@
 #include "tremor/explicit/partitioned_operator.hpp"
 
 #include <algorithm>
-#include <chrono>
-#include <type_traits>
+#include <cstdint>
 
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
+#include "tremor/mesh/adjacency.hpp"
+#include "tremor/partition/block_file.hpp"
 #include "tremor/sparse/assemble.hpp"
 
 namespace tremor::explicit_fe {
@@ -50,64 +51,19 @@ void apply_colour(const Exec& exec, Index n, const Index* list, const Index* con
 
 }  // namespace
 
-template <class Real>
-StiffnessOperator<Real>::~StiffnessOperator() = default;
-
-// ------------------------------------------------------------------------------------- assembled
-
-template <class Real>
-AssembledOperator<Real>::AssembledOperator(const Exec& exec, const sparse::CsrMatrix& K)
-    : exec_(exec), matrix_(exec, sparse::convert<Real>(K)) {}
-
-template <class Real>
-AssembledOperator<Real>::AssembledOperator(const Exec& exec, const Model& model)
-    : AssembledOperator(exec, sparse::assemble_stiffness(model, host_exec(exec))) {}
-
-template <class Real>
-AssembledOperator<Real>::AssembledOperator(const Exec& exec, const sparse::DeviceBlockCsr<double>& K)
-    : exec_(exec), matrix_(sparse::to_csr<Real>(exec, K)) {}
-
-template <class Real>
-void AssembledOperator<Real>::apply(const Real* u, Real* ku) const {
-  sparse::spmv(exec_, matrix_.view(), u, ku);
-}
-
-// ------------------------------------------------------------------------------------- block_csr
-
-template <class Real>
-BlockCsrOperator<Real>::BlockCsrOperator(const Exec& exec, const sparse::CsrMatrix& K, int dim)
-    : exec_(exec), matrix_(exec, sparse::to_block_csr<Real>(K, dim)) {}
-
-template <class Real>
-BlockCsrOperator<Real>::BlockCsrOperator(const Exec& exec, const Model& model)
-    : BlockCsrOperator(exec, sparse::assemble_stiffness(model, host_exec(exec)), model.mesh.dim()) {}
-
-template <class Real>
-BlockCsrOperator<Real>::BlockCsrOperator(const Exec& exec, sparse::DeviceBlockCsr<Real>&& K)
-    : exec_(exec), matrix_(std::move(K)) {}
-
-template <class Real>
-BlockCsrOperator<Real>::BlockCsrOperator(const Exec& exec, const sparse::DeviceBlockCsr<double>& K)
-    : exec_(exec), matrix_(sparse::rounded<Real>(exec, K)) {}
-
-template <class Real>
-void BlockCsrOperator<Real>::apply(const Real* u, Real* ku) const {
-  sparse::spmv(exec_, matrix_, u, ku);
-}
-
 // ----------------------------------------------------------------------------------- matrix_free
 
 template <class Real>
 MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& model)
-    : MatrixFreeOperator(exec, model, sparse::section_table(model), sparse::colour_elements(model.mesh)) {}
+    : MatrixFreeOperator(exec, model, fem::section_table(model), fem::colour_elements(model.mesh)) {}
 
 template <class Real>
-MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& model, const sparse::SectionTable& table,
-                                             const sparse::ElementColouring& colouring)
-    : MatrixFreeOperator(exec, std::make_shared<const sparse::DeviceElements>(exec, model.mesh, table, colouring)) {}
+MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& model, const fem::SectionTable& table,
+                                             const fem::ElementColouring& colouring)
+    : MatrixFreeOperator(exec, std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, colouring)) {}
 
 template <class Real>
-MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<const sparse::DeviceElements> elements)
+MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements)
     : exec_(exec), n_dofs_(elements->n_dofs()), elements_(std::move(elements)) {
   TREMOR_CHECK(elements_->exec.space() == exec.space(), "matrix-free operator: the elements are in ",
                elements_->exec.describe(), "'s memory; ", exec.describe(), " was given");
@@ -116,11 +72,11 @@ MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<c
 }
 
 template <class Real>
-void MatrixFreeOperator<Real>::apply(const Real* u, Real* ku) const {
+void MatrixFreeOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
   forall(exec_, n_dofs_, [=] TREMOR_LAMBDA(Index i) { ku[i] = Real(0); });
-  const sparse::DeviceElements& elements = *elements_;
+  const fem::DeviceElements& elements = *elements_;
   for (int c = 0; c < elements.n_colours; ++c)
-    for (const sparse::DeviceElementBlock& block : elements.blocks) {
+    for (const fem::DeviceElementBlock& block : elements.blocks) {
       const Index n = block.n_in(c);
       if (n == 0) continue;
       fem::with_element(block.type, block.order, [&](auto element) {
@@ -138,205 +94,124 @@ std::size_t MatrixFreeOperator<Real>::bytes() const {
   std::size_t total =
       static_cast<std::size_t>(elements_->coordinates.size() + elements_->D.size() + elements_->thickness.size()) *
       sizeof(double);
-  for (const sparse::DeviceElementBlock& block : elements_->blocks)
+  for (const fem::DeviceElementBlock& block : elements_->blocks)
     total += static_cast<std::size_t>(block.connectivity.size()) * sizeof(Index) +
              static_cast<std::size_t>(block.section.size()) * (sizeof(int) + sizeof(Index) + sizeof(double));
   return total;
 }
 
-// ---------------------------------------------------------------------------- ell, sell, jds, block_ell
+// ------------------------------------------------------------------------------------- registry
 
 namespace {
 
 template <class Real>
-auto make_format(const Exec& exec, const sparse::CsrMatrix& K, std::string_view kind, int dim)
-    -> std::variant<sparse::EllMatrix<Real>, sparse::SellMatrix<Real>, sparse::JdsMatrix<Real>,
-                    sparse::BlockEllMatrix<Real>> {
-  if (kind == "ell") return sparse::to_ell<Real>(exec, K);
-  if (kind == "sell") return sparse::to_sell<Real>(exec, K);
-  if (kind == "jds") return sparse::to_jds<Real>(exec, K);
-  if (kind == "block_ell") return sparse::to_block_ell<Real>(exec, K, dim);
-  throw Error(str("'", kind, "' is not a sparse format operator"));
+std::unique_ptr<op::Operator<Real>> make_matrix_free(const op::OperatorInputs& inputs) {
+  return std::make_unique<MatrixFreeOperator<Real>>(inputs.elements->exec, inputs.elements);
 }
 
 template <class Real>
-auto make_format(const Exec& exec, const sparse::DeviceBlockCsr<double>& K, std::string_view kind)
-    -> std::variant<sparse::EllMatrix<Real>, sparse::SellMatrix<Real>, sparse::JdsMatrix<Real>,
-                    sparse::BlockEllMatrix<Real>> {
-  if (kind == "ell") return sparse::to_ell<Real>(exec, K);
-  if (kind == "sell") return sparse::to_sell<Real>(exec, K);
-  if (kind == "jds") return sparse::to_jds<Real>(exec, K);
-  if (kind == "block_ell") return sparse::to_block_ell<Real>(exec, K);
-  throw Error(str("'", kind, "' is not a sparse format operator"));
+std::unique_ptr<op::Operator<Real>> make_partitioned(const op::OperatorInputs& inputs) {
+  const Model& model = *inputs.model;
+  const Exec& exec = inputs.elements->exec;
+  // The partitioners work on the host node graph; the layout is filled from a host K.
+  const sparse::CsrMatrix K = sparse::assemble_stiffness(model, fem::section_table(model, false),
+                                                         fem::colour_elements(model.mesh), host_exec(exec));
+  if (inputs.blocks.empty()) return std::make_unique<PartitionedOperator<Real>>(exec, K, model.mesh);
+  return std::make_unique<PartitionedOperator<Real>>(
+      exec, K, model.mesh, partition::read_block_file(inputs.blocks, node_graph(model.mesh)));
+}
+
+std::size_t element_arrays(const op::OperatorSizes& s) { return s.element_bytes; }
+std::size_t nothing(const op::OperatorSizes&) { return 0; }
+
+// Pogo's layout (partition/block_matrix.hpp): per node slot L links of a dim x dim block and a
+// 16-bit target, L the largest node degree, plus the slot's node (4 B); blocks are ~95% full (the
+// aligned partitioner's eta), so slots ~ nodes / 0.95.
+std::size_t partitioned_bytes(const op::OperatorSizes& s) {
+  auto links = static_cast<std::size_t>(s.max_neighbours);
+  if (links == 0) {
+    const NodeGraph graph = node_graph(*s.mesh);
+    for (Index node = 0; node < s.mesh->n_nodes(); ++node)
+      links = std::max<std::size_t>(links, static_cast<std::size_t>(graph.offsets[node + 1] - graph.offsets[node]));
+  }
+  const auto slots = static_cast<std::size_t>(static_cast<double>(s.n_nodes()) / 0.95);
+  return slots * (links * (s.dim() * s.dim() * s.real_size + sizeof(std::int16_t)) + sizeof(Index));
 }
 
 }  // namespace
 
-template <class Real>
-FormatOperator<Real>::FormatOperator(const Exec& exec, const sparse::CsrMatrix& K, std::string_view kind, int dim)
-    : exec_(exec), kind_(kind), n_rows_(K.n_rows), matrix_(make_format<Real>(exec, K, kind, dim)) {}
+void register_operators(op::Registry& registry) {
+  // Filled from a host assembly (no K on the Exec during the set-up).
+  registry.add({"partitioned", "K in the pogo paper's GPU block layout (512-node blocks, shared-memory staging)",
+                true, false, true, op::all_backends, partitioned_bytes, nothing, make_partitioned<float>,
+                make_partitioned<double>});
+  registry.add({"matrix_free", "no K: K_e u_e element by element from the coordinates, colour by colour", false,
+                true, false, op::all_backends, element_arrays, nothing, make_matrix_free<float>,
+                make_matrix_free<double>});
+}
 
-template <class Real>
-FormatOperator<Real>::FormatOperator(const Exec& exec, const sparse::DeviceBlockCsr<double>& K, std::string_view kind)
-    : exec_(exec), kind_(kind), n_rows_(K.n_rows()), matrix_(make_format<Real>(exec, K, kind)) {}
-
-template <class Real>
-void FormatOperator<Real>::apply(const Real* u, Real* ku) const {
-  std::visit([&](const auto& matrix) { sparse::spmv(exec_, matrix, u, ku); }, matrix_);
+const op::Registry& operators() {
+  static const op::Registry registry = [] {
+    op::Registry r;
+    sparse::register_operators(r);
+    register_operators(r);
+    r.set_default(Backend::Cuda, "block_ell");
+    r.set_default(Backend::OpenMP, "block_csr");
+    r.set_default(Backend::Serial, "block_csr");
+    return r;
+  }();
+  return registry;
 }
 
 template <class Real>
-std::size_t FormatOperator<Real>::bytes() const {
-  // Every stored column index is read (padding is recognised by its index), but a padding
-  // entry's value is not: the kernels skip it.
-  return std::visit(
-      [](const auto& matrix) {
-        const sparse::FormatStats stats = matrix.stats();
-        return matrix.bytes() - static_cast<std::size_t>(stats.padding()) * sizeof(Real);
-      },
-      matrix_);
+std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
+                                                            std::shared_ptr<const fem::DeviceElements> elements,
+                                                            sparse::RaceStrategy strategy, op::OperatorSetup* setup) {
+  const op::OperatorEntry& entry = operators().parse(kind, elements->exec.backend());
+  op::OperatorInputs inputs;
+  inputs.model = &model;
+  inputs.elements = std::move(elements);
+  inputs.deterministic = strategy == sparse::RaceStrategy::Colouring;
+  inputs.setup = setup;
+  return entry.make<Real>(inputs);
 }
 
 template <class Real>
-std::string FormatOperator<Real>::details() const {
-  return std::visit([](const auto& matrix) { return sparse::describe(matrix.stats()); }, matrix_);
-}
-
-// ------------------------------------------------------------------------------------------ make
-
-std::vector<std::string> stiffness_operator_kinds() {
-  const auto kinds = explicit_operator_kinds();
-  return {kinds.begin(), kinds.end()};
-}
-
-std::vector<std::string> stiffness_operator_kinds(Backend backend) {
-  std::vector<std::string> out;
-  for (const std::string& kind : stiffness_operator_kinds())
-    if (backend == Backend::Cuda || kind != "cusparse") out.push_back(kind);
-  return out;
-}
-
-std::string default_operator_kind(Backend backend) { return backend == Backend::Cuda ? "block_ell" : "block_csr"; }
-
-template <class Real>
-std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
-                                                                 const Exec& exec) {
-  const auto kinds = stiffness_operator_kinds();
-  if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end())
-    return make_stiffness_operator<Real>(model, kind, exec, sparse::section_table(model),
-                                         sparse::colour_elements(model.mesh));
-  return make_stiffness_operator<Real>(model, kind, exec, {}, {});  // the error listing the kinds
-}
-
-bool is_assembled_kind(std::string_view kind) { return kind != "matrix_free"; }
-
-template <class Real>
-std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
-                                                                 std::shared_ptr<const sparse::DeviceElements> elements,
-                                                                 sparse::RaceStrategy strategy, OperatorSetup* setup) {
-  const Exec& exec = elements->exec;
-  const auto kinds = stiffness_operator_kinds();
-  if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
-    throw Error(str("unknown stiffness operator '", kind, "': expected one of ", explicit_operator_list()));
-  if (kind == "matrix_free") return std::make_unique<MatrixFreeOperator<Real>>(exec, std::move(elements));
-  if (kind == "partitioned") {
-    // The partitioners work on the host node graph; the layout is filled from a host K.
-    const sparse::SectionTable table = sparse::section_table(model);
-    const sparse::ElementColouring colouring = sparse::colour_elements(model.mesh);
-    return std::make_unique<PartitionedOperator<Real>>(
-        exec, sparse::assemble_stiffness(model, table, colouring, host_exec(exec)), model.mesh);
-  }
-  TREMOR_CHECK(kind != "cusparse" || exec.backend() == Backend::Cuda, "the cusparse stiffness operator runs on the "
-               "GPU; ", exec.describe(), " was given (use backend cuda, or another operator)");
-  const auto lap = [&exec](Clock::time_point& since) {
-    exec.synchronize();
-    const auto now = Clock::now();
-    const double seconds = seconds_between(since, now);
-    since = now;
-    return seconds;
-  };
-  auto since = Clock::now();
-  sparse::DeviceBlockCsr<double> K =
-      sparse::assemble_block_csr<double>(exec, *elements, sparse::GlobalMatrix::Stiffness, strategy);
-  const double assembly = lap(since);
-  std::unique_ptr<StiffnessOperator<Real>> out;
-  const std::size_t assembly_bytes = K.bytes();
-  if (kind == "block_csr") {
-    if constexpr (std::is_same_v<Real, double>)
-      out = std::make_unique<BlockCsrOperator<Real>>(exec, std::move(K));
-    else
-      out = std::make_unique<BlockCsrOperator<Real>>(exec, K);
-  } else if (kind == "assembled") {
-    out = std::make_unique<AssembledOperator<Real>>(exec, K);
-  } else if (kind == "cusparse") {
-    out = std::make_unique<CusparseOperator<Real>>(exec, sparse::to_csr<Real>(exec, K));
-  } else {
-    out = std::make_unique<FormatOperator<Real>>(exec, K, kind);
-  }
-  K = sparse::DeviceBlockCsr<double>();
-  if (setup) {
-    setup->assembly_seconds = assembly;
-    setup->format_seconds = lap(since);
-    setup->assembly_bytes = assembly_bytes;
-  }
-  return out;
+std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
+                                                            const Exec& exec) {
+  (void)operators().parse(kind, exec.backend());  // an unknown kind is refused before the model's checks
+  return make_stiffness_operator<Real>(model, kind, exec, fem::section_table(model), fem::colour_elements(model.mesh));
 }
 
 template <class Real>
-std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
-                                                                 const Exec& exec, const sparse::SectionTable& table,
-                                                                 const sparse::ElementColouring& colouring) {
-  const auto kinds = stiffness_operator_kinds();
-  if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end() && is_assembled_kind(kind))
-    return make_stiffness_operator<Real>(model, kind, exec, table, colouring,
-                                         sparse::assemble_stiffness(model, table, colouring, host_exec(exec)));
-  return make_stiffness_operator<Real>(model, kind, exec, table, colouring, sparse::CsrMatrix{});
+std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
+                                                            const Exec& exec, const fem::SectionTable& table,
+                                                            const fem::ElementColouring& colouring) {
+  const op::OperatorEntry& entry = operators().parse(kind, exec.backend());
+  if (!entry.needs_assembly) return make_stiffness_operator<Real>(model, kind, exec, table, colouring, {});
+  return make_stiffness_operator<Real>(model, kind, exec, table, colouring,
+                                       sparse::assemble_stiffness(model, table, colouring, host_exec(exec)));
 }
 
 template <class Real>
-std::unique_ptr<StiffnessOperator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
-                                                                 const Exec& exec, const sparse::SectionTable& table,
-                                                                 const sparse::ElementColouring& colouring,
-                                                                 const sparse::CsrMatrix& K) {
-  if (kind == "assembled") return std::make_unique<AssembledOperator<Real>>(exec, K);
-  if (kind == "block_csr") return std::make_unique<BlockCsrOperator<Real>>(exec, K, model.mesh.dim());
-  if (kind == "cusparse") return std::make_unique<CusparseOperator<Real>>(exec, K);
-  if (kind == "partitioned") return std::make_unique<PartitionedOperator<Real>>(exec, K, model.mesh);
-  if (kind == "ell" || kind == "sell" || kind == "jds" || kind == "block_ell")
-    return std::make_unique<FormatOperator<Real>>(exec, K, kind, model.mesh.dim());
-  if (kind == "matrix_free") return std::make_unique<MatrixFreeOperator<Real>>(exec, model, table, colouring);
-  throw Error(str("unknown stiffness operator '", kind, "': expected one of ", explicit_operator_list()));
+std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
+                                                            const Exec& exec, const fem::SectionTable& table,
+                                                            const fem::ElementColouring& colouring,
+                                                            const sparse::CsrMatrix& K) {
+  const op::OperatorEntry& entry = operators().parse(kind, exec.backend());
+  const std::string_view name = entry.name;
+  // The host reference path: each class's constructor from a host K.
+  if (name == "matrix_free") return std::make_unique<MatrixFreeOperator<Real>>(exec, model, table, colouring);
+  if (name == "partitioned") return std::make_unique<PartitionedOperator<Real>>(exec, K, model.mesh);
+  if (name == "assembled") return std::make_unique<sparse::CsrOperator<Real>>(exec, K);
+  if (name == "block_csr") return std::make_unique<sparse::BlockCsrOperator<Real>>(exec, K, model.mesh.dim());
+  if (name == "cusparse") return std::make_unique<sparse::CusparseOperator<Real>>(exec, K);
+  return std::make_unique<sparse::FormatOperator<Real>>(exec, K, name, model.mesh.dim());
 }
 
-template class StiffnessOperator<float>;
-template class StiffnessOperator<double>;
-template class AssembledOperator<float>;
-template class AssembledOperator<double>;
-template class BlockCsrOperator<float>;
-template class BlockCsrOperator<double>;
 template class MatrixFreeOperator<float>;
 template class MatrixFreeOperator<double>;
-template class FormatOperator<float>;
-template class FormatOperator<double>;
-template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(
-    const Model&, std::string_view, std::shared_ptr<const sparse::DeviceElements>, sparse::RaceStrategy,
-    OperatorSetup*);
-template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(
-    const Model&, std::string_view, std::shared_ptr<const sparse::DeviceElements>, sparse::RaceStrategy,
-    OperatorSetup*);
-template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(const Model&, std::string_view,
-                                                                                   const Exec&);
-template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(const Model&, std::string_view,
-                                                                                     const Exec&);
-template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(
-    const Model&, std::string_view, const Exec&, const sparse::SectionTable&, const sparse::ElementColouring&);
-template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(
-    const Model&, std::string_view, const Exec&, const sparse::SectionTable&, const sparse::ElementColouring&);
-template std::unique_ptr<StiffnessOperator<float>> make_stiffness_operator<float>(
-    const Model&, std::string_view, const Exec&, const sparse::SectionTable&, const sparse::ElementColouring&,
-    const sparse::CsrMatrix&);
-template std::unique_ptr<StiffnessOperator<double>> make_stiffness_operator<double>(
-    const Model&, std::string_view, const Exec&, const sparse::SectionTable&, const sparse::ElementColouring&,
-    const sparse::CsrMatrix&);
+TREMOR_MAKE_STIFFNESS_OPERATOR(float, )
+TREMOR_MAKE_STIFFNESS_OPERATOR(double, )
 
 }  // namespace tremor::explicit_fe

@@ -20,7 +20,7 @@
 namespace tremor::explicit_fe {
 
 template <class Real>
-class PartitionedOperator final : public StiffnessOperator<Real> {
+class PartitionedOperator final : public op::Operator<Real> {
  public:
   // Partitions `mesh` with `options` (aligned partitioner, 512-node blocks by default), then lays
   // out K (assembled on that mesh, sparse::assemble_stiffness), values rounded to Real.
@@ -32,8 +32,9 @@ class PartitionedOperator final : public StiffnessOperator<Real> {
                       partition::BlockPartition partition);
 
   Index n_dofs() const override { return matrix_.n_dofs(); }
-  void apply(const Real* u, Real* ku) const override { matrix_.apply(u, ku); }
-  std::string name() const override { return "partitioned"; }
+  void apply_unchecked(const Real* u, Real* ku) const override { matrix_.apply(u, ku); }
+  std::string_view name() const override { return "partitioned"; }
+  const Exec& exec() const override { return matrix_.exec(); }
   // The layout's arrays: slot table, link table, 16-bit link targets, values
   // (block_partitioned_matrix.hpp).
   std::size_t bytes() const override { return matrix_.bytes(); }

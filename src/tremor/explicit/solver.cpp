@@ -28,7 +28,7 @@
 #include "tremor/model/renumber.hpp"
 #include "tremor/partition/block_file.hpp"
 #include "tremor/sparse/assemble.hpp"
-#include "tremor/sparse/device_elements.hpp"
+#include "tremor/fem/device_elements.hpp"
 #include "tremor/sparse/element_survey.hpp"
 #include "tremor/sparse/two_kernel.hpp"
 
@@ -91,31 +91,27 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   const ExplicitSettings defaults;
   const ExplicitSettings& settings = model.explicit_settings ? *model.explicit_settings : defaults;
   p.precision = !options.precision.empty() ? options.precision : settings.precision;
-  p.operator_kind = !options.operator_kind.empty() ? options.operator_kind : settings.operator_kind;
   p.backend = !options.backend.empty() ? options.backend : settings.backend;
   p.ordering = !options.ordering.empty() ? options.ordering : settings.ordering;
   TREMOR_CHECK(p.ordering == "none" || p.ordering == "rcm", "unknown node ordering '", p.ordering,
                "': expected none or rcm");
   TREMOR_CHECK(p.precision == "double" || p.precision == "float", "unknown precision '", p.precision,
                "': expected double or float");
-  const auto kinds = stiffness_operator_kinds();
-  TREMOR_CHECK(p.operator_kind == "auto" || std::find(kinds.begin(), kinds.end(), p.operator_kind) != kinds.end(),
-               "unknown stiffness operator '", p.operator_kind, "': expected \"auto\" or one of ",
-               explicit_operator_list());
   const Backend backend = make_exec(p.backend).backend();
   p.backend = std::string(to_string(backend));  // "auto" resolved to what runs
-  if (p.operator_kind == "auto") p.operator_kind = default_operator_kind(backend);
+  // The operator's name parsed into its registry entry, once; a model file's is named by its line.
+  const bool from_model = options.operator_kind.empty();
+  p.op = &operators().parse(from_model ? settings.operator_kind : options.operator_kind, backend,
+                            from_model ? settings.operator_origin : std::string());
   p.blocks = !options.blocks.empty() ? options.blocks : settings.blocks;
-  if (!p.blocks.empty() && p.operator_kind != "partitioned") {
-    warn(p, str("block file ", p.blocks, " is not used: the operator is ", p.operator_kind,
+  if (!p.blocks.empty() && !p.op->reads_blocks) {
+    warn(p, str("block file ", p.blocks, " is not used: the operator is ", p.op->name,
                 " (a block file serves the partitioned operator)"));
     p.blocks.clear();
   }
   // Host backends assemble colour by colour (deterministic, and as fast as atomics there); a GPU
   // with atomics unless determinism is asked for.
   p.assembly = backend == Backend::Cuda && !options.deterministic ? "atomics" : "colouring";
-  TREMOR_CHECK(p.operator_kind != "cusparse" || p.backend == "cuda", "the cusparse operator runs on the GPU; the "
-               "backend is ", p.backend, " (use backend cuda, or another operator)");
   TREMOR_CHECK(options.check_every >= 1, "check_every must be at least 1, got ", options.check_every);
   p.safety_factor = options.safety_factor.value_or(settings.safety_factor);
   TREMOR_CHECK(p.safety_factor > 0.0 && p.safety_factor <= 1.0, "safety factor must be in (0, 1], got ",
@@ -125,12 +121,12 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   // One pass over the elements on the run's Exec: stable step, longest element, geometry check.
   const Exec exec = make_exec(p.backend);
   SetupClock clock(exec);
-  const sparse::SectionTable table = sparse::section_table(model, false);
+  const fem::SectionTable table = fem::section_table(model, false);
   const sparse::ElementSurvey survey = [&] {
-    const sparse::DeviceElements elements(exec, model.mesh, table, sparse::ElementColouring{});
+    const fem::DeviceElements elements(exec, model.mesh, table, fem::ElementColouring{});
     const sparse::ElementSurvey out = sparse::survey_elements(exec, elements, model, table);
     clock.lap(str("element survey (stable step, sizes, geometry) on ", to_string(exec.backend())));
-    if (p.operator_kind != "matrix_free") {
+    if (p.op->needs_assembly) {
       // K's nodal pattern (kernel 1 of the two-kernel assembly) for the memory estimate: its entries
       // and longest row, on the Exec rather than a host node graph.
       const sparse::NodalPattern pattern = sparse::build_nodal_pattern(exec, elements);
@@ -296,41 +292,40 @@ ExplicitRun run_typed(const Model& original, Preflight preflight, const RunOptio
   const sparse::RaceStrategy strategy =
       preflight.assembly == "atomics" ? sparse::RaceStrategy::Atomics : sparse::RaceStrategy::Colouring;
   // The elements were checked by the pre-flight's survey (resolve()).
-  const sparse::SectionTable table = sparse::section_table(model, false);
+  const fem::SectionTable table = fem::section_table(model, false);
   clock.lap("sections");
-  const sparse::ElementColouring colouring =
-      strategy == sparse::RaceStrategy::Colouring || preflight.operator_kind == "matrix_free"
-          ? sparse::colour_elements(model.mesh)
-          : sparse::ElementColouring{};
+  const fem::ElementColouring colouring =
+      strategy == sparse::RaceStrategy::Colouring || preflight.op->needs_colouring
+          ? fem::colour_elements(model.mesh)
+          : fem::ElementColouring{};
   if (!colouring.blocks.empty()) clock.lap("element colouring");
-  auto elements = std::make_shared<const sparse::DeviceElements>(exec, model.mesh, table, colouring);
+  auto elements = std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, colouring);
   clock.lap(exec.space() == MemorySpace::Device ? "elements to the GPU" : "element arrays");
   DeviceArray<double> device_mass = sparse::assemble_lumped_mass<double>(exec, *elements, strategy);
   const bool damped = is_damped(model);
   DeviceArray<double> device_damping =
       damped ? sparse::assemble_lumped_damping<double>(exec, *elements, strategy) : DeviceArray<double>();
   clock.lap(damped ? "lumped mass and damping" : "lumped mass");
-  std::unique_ptr<StiffnessOperator<Real>> stiffness;
+  std::unique_ptr<op::Operator<Real>> stiffness;
   if (!preflight.blocks.empty()) {
     // The saved partition (of the model's numbering), carried to the run's: no partitioning. The
     // partitioned layout is filled on the host from a host assembly.
     partition::BlockPartition blocks = partition::read_block_file(preflight.blocks, node_graph(original.mesh));
     if (!new_to_old.empty()) blocks = partition::renumbered(std::move(blocks), new_to_old, node_graph(model.mesh));
-    const sparse::CsrMatrix K = sparse::assemble_stiffness(model, table, sparse::colour_elements(model.mesh),
+    const sparse::CsrMatrix K = sparse::assemble_stiffness(model, table, fem::colour_elements(model.mesh),
                                                            host_exec(exec));
     stiffness = std::make_unique<PartitionedOperator<Real>>(exec, K, model.mesh, std::move(blocks));
     clock.lap("stiffness (host assembly, partitioned layout)");
   } else {
-    OperatorSetup built;
-    stiffness = make_stiffness_operator<Real>(model, preflight.operator_kind, elements, strategy, &built);
-    const bool assembled = preflight.operator_kind != "matrix_free" && preflight.operator_kind != "partitioned";
-    if (assembled) {
+    op::OperatorSetup built;
+    stiffness = make_stiffness_operator<Real>(model, preflight.op->name, elements, strategy, &built);
+    if (built.assembly_bytes > 0) {  // K was assembled on the Exec
       clock.detail(str("K by the two-kernel assembly (", preflight.assembly, ", double)"), built.assembly_seconds);
-      clock.detail(str("K to ", preflight.operator_kind, " in ", preflight.precision), built.format_seconds);
+      clock.detail(str("K to ", preflight.op->name, " in ", preflight.precision), built.format_seconds);
     }
-    clock.lap(str("stiffness operator (", preflight.operator_kind, ")"));
+    clock.lap(str("stiffness operator (", preflight.op->name, ")"));
   }
-  if (preflight.operator_kind != "matrix_free") elements.reset();  // only the matrix-free operator reads them
+  if (!preflight.op->needs_colouring) elements.reset();  // only the element-by-element operators read them
   const Loading loading(model);
   const std::vector<Index> constrained = loading.constrained_dofs();
   CentralDifference<Real> scheme(exec, *stiffness, std::move(device_mass), std::move(device_damping), preflight.dt,
@@ -505,7 +500,7 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   const Size nnz = p.stiffness_entries * dim * dim;
   // A block file made for another mesh (or torn, or not one) is refused before the run.
   if (!p.blocks.empty()) (void)partition::read_block_file(p.blocks, node_graph(model.mesh));
-  p.memory_bytes = memory_estimate(model.mesh, p.operator_kind, nnz, real_size, p.assembly == "colouring",
+  p.memory_bytes = memory_estimate(model.mesh, *p.op, nnz, real_size, p.assembly == "colouring",
                                    is_damped(model), p.max_neighbours) +
                    snapshot_bytes(model, p.snapshot_every, real_size);
   return p;
@@ -513,50 +508,7 @@ Preflight preflight(const Model& model, const RunOptions& options) {
 
 namespace {
 
-// The operator's own arrays in the time loop (StiffnessOperator::bytes, padding included).
-std::size_t operator_bytes(const Mesh& mesh, std::string_view operator_kind, Size stiffness_nnz,
-                           std::size_t real_size, Index max_neighbours) {
-  const auto n = static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(mesh.dim());
-  const auto d = static_cast<std::size_t>(mesh.dim());
-  const auto nnz = static_cast<std::size_t>(stiffness_nnz);
-  if (operator_kind == "assembled")  // CSR: offsets (8 B per row), per entry a column (4 B) and a value
-    return (n + 1) * sizeof(Size) + nnz * (sizeof(Index) + real_size);
-  if (operator_kind == "cusparse")  // CSR with 32-bit offsets; cuSPARSE's workspace is small
-    return (n + 1) * sizeof(std::int32_t) + nnz * (sizeof(std::int32_t) + real_size);
-  if (operator_kind == "ell" || operator_kind == "sell" || operator_kind == "jds") {
-    // A column (4 B) and a value per entry, rows padded to their slice's (SELL) or the longest
-    // (ELL) length: the node-degree spread of linear elements pads ELL by up to ~40% (hex8 plates:
-    // 27 blocks inside, 12-18 on faces), which the estimate takes from the widest row.
-    std::size_t stored = nnz;
-    if (operator_kind == "ell" && max_neighbours > 0) stored = static_cast<std::size_t>(max_neighbours) * d * n;
-    return stored * (sizeof(Index) + real_size) + n * sizeof(Index);
-  }
-  if (operator_kind == "partitioned") {
-    // Pogo's layout (partition/block_matrix.hpp): per node slot L links of a dim x dim block and a
-    // 16-bit target, L the largest node degree, plus the slot's node (4 B); blocks are ~95% full
-    // (the aligned partitioner's eta), so slots ~ nodes / 0.95.
-    std::size_t links = static_cast<std::size_t>(max_neighbours);
-    if (links == 0) {
-      const NodeGraph graph = node_graph(mesh);
-      for (Index node = 0; node < mesh.n_nodes(); ++node)
-        links = std::max<std::size_t>(links, static_cast<std::size_t>(graph.offsets[node + 1] - graph.offsets[node]));
-    }
-    const auto slots = static_cast<std::size_t>(static_cast<double>(mesh.n_nodes()) / 0.95);
-    return slots * (links * (d * d * real_size + sizeof(std::int16_t)) + sizeof(Index));
-  }
-  if (operator_kind == "block_ell") {  // block rows padded to the widest node row
-    const std::size_t blocks = max_neighbours > 0 ? static_cast<std::size_t>(max_neighbours) *
-                                                        static_cast<std::size_t>(mesh.n_nodes())
-                                                  : nnz / (d * d);
-    return blocks * (sizeof(Index) + d * d * real_size);
-  }
-  if (operator_kind == "block_csr")  // offsets (8 B per node), a column (4 B) per dim x dim block, the values
-    return (static_cast<std::size_t>(mesh.n_nodes()) + 1) * sizeof(Size) + nnz / (d * d) * sizeof(Index) +
-           nnz * real_size;
-  return 0;  // matrix_free: the element arrays, counted by the caller
-}
-
-// sparse::DeviceElements: coordinates, connectivity, per element its section (4 B), stiffness
+// fem::DeviceElements: coordinates, connectivity, per element its section (4 B), stiffness
 // factor and damping (8 B each) and, with a colouring, its place in the colour lists (4 B).
 std::size_t element_bytes(const Mesh& mesh, bool coloured) {
   std::size_t total = static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(mesh.dim()) * sizeof(double);
@@ -569,28 +521,21 @@ std::size_t element_bytes(const Mesh& mesh, bool coloured) {
 
 }  // namespace
 
-std::size_t memory_estimate(const Mesh& mesh, std::string_view operator_kind, Size stiffness_nnz,
+std::size_t memory_estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffness_nnz,
                             std::size_t real_size, bool coloured, bool damped, Index max_neighbours) {
   const auto n = static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(mesh.dim());
-  const auto d = static_cast<std::size_t>(mesh.dim());
-  const auto nnz = static_cast<std::size_t>(stiffness_nnz);
-  const std::size_t elements = element_bytes(mesh, coloured || operator_kind == "matrix_free");
-  const std::size_t format = operator_bytes(mesh, operator_kind, stiffness_nnz, real_size, max_neighbours);
+  const std::size_t elements = element_bytes(mesh, coloured || op.needs_colouring);
+  const op::OperatorSizes sizes{&mesh, stiffness_nnz, max_neighbours, real_size, elements};
   const std::size_t mass = n * sizeof(double) * (damped ? 2 : 1);
-  // The time loop: the operator (with the elements for matrix_free) and the integrator state, with
-  // the damping and a flag per DOF that its set-up holds while it computes its coefficients.
-  const std::size_t loop = format + (operator_kind == "matrix_free" ? elements : 0) + state_bytes(n, real_size) +
+  // The time loop: the operator (the elements for the element-by-element kinds) and the integrator
+  // state, with the damping and a flag per DOF that its set-up holds while it computes its
+  // coefficients.
+  const std::size_t loop = op.loop_bytes(sizes) + state_bytes(n, real_size) +
                            n * ((damped ? sizeof(double) : 0) + sizeof(unsigned char));
-  // The set-up's peak: elements, mass and damping, and K in double (block CSR: values, a column per
-  // block, offsets) while its format is filled (the format is K itself for block_csr in double).
-  // The row lengths the converters stage (4 B per row) are freed before the format is allocated.
-  std::size_t setup = elements + mass;
-  if (operator_kind != "matrix_free" && operator_kind != "partitioned") {
-    const std::size_t k_double =
-        nnz * sizeof(double) + nnz / (d * d) * sizeof(Index) + (static_cast<std::size_t>(mesh.n_nodes()) + 1) * sizeof(Size);
-    const bool in_place = operator_kind == "block_csr" && real_size == sizeof(double);
-    setup += k_double + (in_place ? 0 : format);
-  }
+  // The set-up's peak: elements, mass and damping, and what building the operator holds (K in
+  // double while its format is filled). The row lengths the converters stage (4 B per row) are
+  // freed before the format is allocated.
+  const std::size_t setup = elements + mass + op.setup_bytes(sizes);
   return std::max(setup, loop);
 }
 

@@ -37,12 +37,14 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tremor/backend/exec.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/explicit/receivers.hpp"
 #include "tremor/model/model.hpp"
+#include "tremor/operator/registry.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -70,7 +72,7 @@ struct Preflight;
 struct RunOptions {
   // Empty / unset: from the model (see above).
   std::string precision;      // "double" or "float"
-  std::string operator_kind;  // "auto" or one of stiffness_operator_kinds(); empty: the model's
+  std::string operator_kind;  // "auto" or a name in operators() (operator.hpp); empty: the model's
   std::string backend;        // "auto" (CUDA when a GPU is usable, else OpenMP), "serial", "openmp", "cuda"
   std::string ordering;       // "none" or "rcm" (reverse Cuthill-McKee node ordering before the run)
   std::string blocks;         // block file for the "partitioned" operator (`tremor partition`)
@@ -102,7 +104,9 @@ inline constexpr long long long_run_steps = 1'000'000;
 
 struct Preflight {
   Index n_dofs = 0;
-  std::string precision, operator_kind, backend;  // as they run: "auto" resolved
+  std::string precision, backend;  // as they run: "auto" resolved
+  const op::OperatorEntry* op = nullptr;  // the stiffness operator (explicit_fe::operators()), "auto" resolved
+  std::string_view operator_kind() const { return op ? op->name : std::string_view(); }
   std::string ordering = "none";
   // The block file the "partitioned" operator takes its partition from (checked against the mesh
   // by preflight()); empty: it partitions the mesh itself.
@@ -147,7 +151,7 @@ Preflight preflight(const Model& model, const RunOptions& options = {});
 // assembled too; `max_neighbours`: the node graph's longest row, which sets the padding of ELL and
 // block ELL (0: unknown, padding left out). The larger of the set-up's peak (elements, mass, K in double and its format) and
 // the time loop's (operator and state).
-std::size_t memory_estimate(const Mesh& mesh, std::string_view operator_kind, Size stiffness_nnz,
+std::size_t memory_estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffness_nnz,
                             std::size_t real_size, bool coloured = true, bool damped = false,
                             Index max_neighbours = 0);
 

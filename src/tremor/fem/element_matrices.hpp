@@ -158,6 +158,18 @@ TREMOR_HOST_DEVICE void strain_column(const double* g, int c, double* column) {
   }
 }
 
+// The pointwise constitutive law of every element kernel (element matrices, the two-kernel
+// assembly's blocks, the matrix-free action, stress recovery): sigma = D eps in Voigt form, D
+// nv x nv row-major, each component summed in column order.
+template <int nv>
+TREMOR_HOST_DEVICE void stress(const double* D, const double* strain, double* sigma) {
+  for (int k = 0; k < nv; ++k) {
+    double sum = 0.0;
+    for (int l = 0; l < nv; ++l) sum += D[k * nv + l] * strain[l];
+    sigma[k] = sum;
+  }
+}
+
 // Strain (Voigt, engineering shear) of the nodal displacements u at xi: B u.
 template <class E>
 TREMOR_HOST_DEVICE double element_strain(const double* x, const double* u, const double* xi, double* strain) {
@@ -192,17 +204,14 @@ TREMOR_HOST_DEVICE double element_stiffness(const double* x, const double* D, do
     const double scale = rule.weights[q] * det * thickness;
     for (int a = 0; a < E::n_nodes; ++a)
       for (int i = 0; i < dim; ++i) {
-        double column[nv], stress[nv];
+        double column[nv], sigma[nv];
         strain_column<dim>(dNdx + a * dim, i, column);
-        for (int k = 0; k < nv; ++k) {  // pointwise: the stress of a unit nodal displacement
-          stress[k] = 0.0;
-          for (int l = 0; l < nv; ++l) stress[k] += D[k * nv + l] * column[l];
-        }
+        stress<nv>(D, column, sigma);  // pointwise: the stress of a unit nodal displacement
         const int row = a * dim + i;
         for (int col = row; col < n_dof; ++col) {  // integrate
           strain_column<dim>(dNdx + (col / dim) * dim, col % dim, column);
           double sum = 0.0;
-          for (int k = 0; k < nv; ++k) sum += column[k] * stress[k];
+          for (int k = 0; k < nv; ++k) sum += column[k] * sigma[k];
           K[row * n_dof + col] += scale * sum;
         }
       }
@@ -221,7 +230,7 @@ TREMOR_HOST_DEVICE void apply_element_stiffness(const double* x, const double* D
   double dNdx[E::n_nodes * dim];
   for (int q = 0; q < rule.n_points; ++q) {
     const double det = physical_gradients<E>(x, rule.point(q), dNdx);
-    double strain[nv] = {}, stress[nv];
+    double strain[nv] = {}, sigma[nv];
     double column[nv];
     for (int a = 0; a < E::n_nodes; ++a)
       for (int c = 0; c < dim; ++c) {
@@ -229,16 +238,13 @@ TREMOR_HOST_DEVICE void apply_element_stiffness(const double* x, const double* D
         for (int k = 0; k < nv; ++k) strain[k] += column[k] * u[a * dim + c];
       }
     const double scale = rule.weights[q] * det * thickness;
-    for (int k = 0; k < nv; ++k) {
-      stress[k] = 0.0;
-      for (int l = 0; l < nv; ++l) stress[k] += D[k * nv + l] * strain[l];
-      stress[k] *= scale;
-    }
+    stress<nv>(D, strain, sigma);
+    for (int k = 0; k < nv; ++k) sigma[k] *= scale;
     for (int a = 0; a < E::n_nodes; ++a)
       for (int c = 0; c < dim; ++c) {
         strain_column<dim>(dNdx + a * dim, c, column);
         double sum = 0.0;
-        for (int k = 0; k < nv; ++k) sum += column[k] * stress[k];
+        for (int k = 0; k < nv; ++k) sum += column[k] * sigma[k];
         f[a * dim + c] += sum;
       }
   }

@@ -396,7 +396,7 @@ BemBoundaryCondition read_boundary(Table& table, const BemMeshSource& mesh) {
   if (!std::binary_search(mesh.element_sets.begin(), mesh.element_sets.end(), out.element_set)) {
     std::vector<std::string_view> names(mesh.element_sets.begin(), mesh.element_sets.end());
     table.fail("element_set",
-               str("no element set named '", out.element_set, "'", detail::suggestion(out.element_set, names),
+               str("no element set named '", out.element_set, "'", suggestion(out.element_set, names),
                    "; the mesh has ", listing(mesh.element_sets)));
   }
   table.set_where(str(table.where(), " '", out.element_set, "'"));

@@ -25,7 +25,7 @@ struct Checkpoint {
   // The run: a resume must match every one of these.
   std::string model_hash;     // of the model file and what it read (cli/run.cpp model_hash)
   std::string precision;      // "float" or "double"
-  std::string operator_kind;  // one of explicit_operator_kinds() (model/source.hpp)
+  std::string operator_kind;  // the operator's name (explicit_fe::operators())
   std::string backend;        // as it ran: "serial", "openmp", "cuda"
   std::string ordering = "none";  // node ordering: "none" or "rcm" (the state is stored in the model's order)
   double time_step = 0.0;     // s

@@ -73,7 +73,7 @@ Mesh generate_mesh(const Table& mesh) {
   const std::string generator = mesh.required_string("generator", "\"rectangle\" or \"box\", or 'file'");
   if (std::find(std::begin(generators), std::end(generators), generator) == std::end(generators))
     mesh.fail("generator", str("unknown generator '", generator, "'; expected \"rectangle\" or \"box\"",
-                               detail::suggestion(generator, generators)));
+                               suggestion(generator, generators)));
   const int dim = generator == "rectangle" ? 2 : 3;
   const auto axes = static_cast<std::size_t>(dim);
 
@@ -418,14 +418,14 @@ Section read_section(const Table& section, const Model& model) {
     const auto names = names_of(mesh.element_sets);
     section.fail("element_set",
                  str("no element set named '", result.element_set, "'",
-                     detail::suggestion(result.element_set, views(names)), "; the mesh has ", listing(names)));
+                     suggestion(result.element_set, views(names)), "; the mesh has ", listing(names)));
   }
   result.material = section.required_string("material", "the name of a [[material]]");
   std::vector<std::string> materials;
   for (const auto& m : model.materials) materials.push_back(m.name);
   if (std::find(materials.begin(), materials.end(), result.material) == materials.end())
     section.fail("material",
-                 str("no material named '", result.material, "'", detail::suggestion(result.material, views(materials)),
+                 str("no material named '", result.material, "'", suggestion(result.material, views(materials)),
                      "; the model defines ", listing(materials)));
   const std::string formulation = section.string("formulation").value_or(mesh.dim() == 2 ? "plane_strain" : "solid");
   if (formulation == "solid") {
@@ -436,7 +436,7 @@ Section read_section(const Table& section, const Model& model) {
     result.formulation = Formulation::PlaneStress;
   } else {
     section.fail("formulation",
-                 str("unknown formulation '", formulation, "'", detail::suggestion(formulation, formulations),
+                 str("unknown formulation '", formulation, "'", suggestion(formulation, formulations),
                      "; expected \"plane_strain\" or \"plane_stress\" (2D) or \"solid\" (3D)"));
   }
   if ((result.formulation == Formulation::Solid) != (mesh.dim() == 3))
@@ -543,7 +543,7 @@ std::pair<std::string, std::vector<Index>> node_set_of(const Table& table, const
   const auto set = mesh.node_sets.find(name);
   if (set == mesh.node_sets.end()) {
     const auto names = names_of(mesh.node_sets);
-    table.fail(key, str("no node set named '", name, "'", detail::suggestion(name, views(names)), "; the mesh has ",
+    table.fail(key, str("no node set named '", name, "'", suggestion(name, views(names)), "; the mesh has ",
                         listing(names)));
   }
   if (set->second.empty()) table.fail(key, str("node set '", name, "' is empty"));
@@ -649,7 +649,7 @@ Signal read_signal(const Table& owner, const std::string& base_dir) {
   Table signal(*node.as_table(), owner.file(), str(owner.where(), ": signal"));
   const std::string kind = signal.required_string("kind", choices(signal_kinds));
   if (std::find(std::begin(signal_kinds), std::end(signal_kinds), kind) == std::end(signal_kinds))
-    signal.fail("kind", str("unknown signal kind '", kind, "'", detail::suggestion(kind, signal_kinds),
+    signal.fail("kind", str("unknown signal kind '", kind, "'", suggestion(kind, signal_kinds),
                             "; expected ", choices(signal_kinds)));
   signal.set_where(str(owner.where(), ": ", kind, " signal"));
   const double no_centre = std::nan("");
@@ -692,9 +692,9 @@ ExplicitSettings read_explicit(const Table& table, const std::string& base_dir) 
                str("'safety_factor' is ", settings.safety_factor, "; expected a number in (0, 1]"));
   settings.precision = choice(table, "precision", solver_precisions()).value_or("double");
   settings.backend = choice(table, "backend", solver_backends()).value_or("auto");
-  std::vector<std::string_view> operators{"auto"};
-  for (std::string_view kind : explicit_operator_kinds()) operators.push_back(kind);
-  settings.operator_kind = choice(table, "operator", operators).value_or("auto");
+  // Parsed against the operator registry by the run's pre-flight, which names this line.
+  settings.operator_kind = table.string("operator").value_or("auto");
+  if (table.has("operator")) settings.operator_origin = str(table.file(), ":", table.line("operator"));
   settings.allow_unstable = table.boolean("allow_unstable").value_or(false);
   settings.ordering = choice(table, "ordering", orderings).value_or("none");
   if (table.has("blocks")) {
@@ -774,7 +774,7 @@ SurfaceLoad read_traction(Table& table, const Mesh& mesh, const std::string& bas
   const auto set = mesh.face_sets.find(load.surface);
   if (set == mesh.face_sets.end()) {
     const auto names = names_of(mesh.face_sets);
-    table.fail("surface", str("no surface named '", load.surface, "'", detail::suggestion(load.surface, views(names)),
+    table.fail("surface", str("no surface named '", load.surface, "'", suggestion(load.surface, views(names)),
                               "; the mesh has ", listing(names)));
   }
   if (set->second.empty()) table.fail("surface", str("surface '", load.surface, "' is empty"));
@@ -845,7 +845,7 @@ BodyForce read_body_force(const Table& table, const Mesh& mesh) {
     if (set == mesh.element_sets.end()) {
       const auto names = names_of(mesh.element_sets);
       table.fail("element_set", str("no element set named '", force.element_set, "'",
-                                    detail::suggestion(force.element_set, views(names)), "; the mesh has ",
+                                    suggestion(force.element_set, views(names)), "; the mesh has ",
                                     listing(names)));
     }
     if (set->second.empty()) table.fail("element_set", str("element set '", force.element_set, "' is empty"));
@@ -908,7 +908,7 @@ Receiver read_receiver(Table& table, const Mesh& mesh) {
                                            "an array such as [\"displacement\", \"velocity\"]", "a string",
                                            [](std::size_t, const std::string& what) {
                                              return str("cannot record '", what, "'",
-                                                        detail::suggestion(what, recordable), "; expected ",
+                                                        suggestion(what, recordable), "; expected ",
                                                         choices(recordable));
                                            }))
       (k == 0 ? receiver.displacement : k == 1 ? receiver.velocity : receiver.acceleration) = true;
@@ -948,7 +948,7 @@ OutputSettings read_output(const Table& table, const Mesh& mesh) {
                                            "an array such as [\"displacement\", \"velocity\"]", "a string",
                                            [](std::size_t, const std::string& what) {
                                              return str("no snapshot field '", what, "'",
-                                                        detail::suggestion(what, snapshot_fields), "; expected ",
+                                                        suggestion(what, snapshot_fields), "; expected ",
                                                         choices(snapshot_fields));
                                            })) {
       output.magnitude = output.magnitude || snapshot_fields[k] == "magnitude";
@@ -1019,7 +1019,7 @@ AbsorbingLayer read_absorbing(Table& table, const Model& model) {
     for (const std::size_t k : choice_list(table, "faces", known,
                                            "an array of face names such as [\"xmax\", \"ymin\"]", "a face name",
                                            [&](std::size_t, const std::string& name) {
-                                             return str("unknown face '", name, "'", detail::suggestion(name, known),
+                                             return str("unknown face '", name, "'", suggestion(name, known),
                                                         "; a ", dim, "D model has ", choices(known));
                                            })) {
       const auto face = static_cast<BoxFace>(k);
@@ -1037,7 +1037,7 @@ AbsorbingLayer read_absorbing(Table& table, const Model& model) {
     if (set == mesh.element_sets.end()) {
       const auto names = names_of(mesh.element_sets);
       table.fail("element_set", str("no element set named '", layer.element_set, "'",
-                                    detail::suggestion(layer.element_set, views(names)), "; the mesh has ",
+                                    suggestion(layer.element_set, views(names)), "; the mesh has ",
                                     listing(names)));
     }
     if (set->second.empty()) table.fail("element_set", str("element set '", layer.element_set, "' is empty"));

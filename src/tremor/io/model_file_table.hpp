@@ -11,13 +11,9 @@
 #include <string_view>
 #include <vector>
 
-namespace tremor::io::detail {
+#include "tremor/core/format.hpp"
 
-// Closest of `candidates` to `word` when it is plausibly a typo of it (edit distance small for
-// its length, or one a prefix of the other); empty otherwise.
-std::string closest_match(std::string_view word, std::span<const std::string_view> candidates);
-// " (did you mean 'x'?)" or "".
-std::string suggestion(std::string_view word, std::span<const std::string_view> candidates);
+namespace tremor::io::detail {
 
 // The TOML document in `text`; a syntax error is thrown as "NAME:LINE: TOML syntax error: ...".
 toml::table parse_document(std::string_view text, const std::string& name);

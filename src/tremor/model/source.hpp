@@ -127,9 +127,11 @@ struct ExplicitSettings {
   double safety_factor = 0.9;   // in (0, 1]
   std::string precision = "double";        // "double" or "float"
   std::string backend = "auto";            // "auto", "serial", "openmp" or "cuda"
-  // "auto" (the fastest measured on the backend: explicit_fe::default_operator_kind) or one of
-  // explicit_operator_kinds()
+  // "auto" (the fastest measured on the backend) or the name of a stiffness operator: a name the
+  // run's pre-flight parses against the operator registry (explicit_fe::operators(), a layer above
+  // the model), naming operator_origin when it is unknown.
   std::string operator_kind = "auto";
+  std::string operator_origin;  // "FILE:LINE" of the operator's key when read from a file
   std::string ordering = "none";            // node ordering before the run: "none" or "rcm"
   // A block file (`tremor partition`) the "partitioned" operator takes its partition from instead
   // of partitioning the mesh; empty: none. A path as given, or resolved against the model file's
@@ -138,12 +140,6 @@ struct ExplicitSettings {
   bool allow_unstable = false;  // accept a time_step above the stable one
   std::string origin;
 };
-
-// The stiffness operators the explicit solver offers (explicit/operator.hpp describes each), in the
-// order they are documented: the one list behind the model file, the CLI and the solver.
-std::span<const std::string_view> explicit_operator_kinds();
-// The same as one string for messages: "\"assembled\", \"block_csr\", ...".
-std::string explicit_operator_list();
 
 // The node closest to `position` (dim coordinates; extra ones ignored), ties to the lowest
 // index; -1 for a mesh with no node. Brute force: O(nodes) per call.

@@ -7,7 +7,7 @@
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
 #include "tremor/fem/geometry.hpp"
-#include "tremor/sparse/colouring.hpp"
+#include "tremor/fem/colouring.hpp"
 
 namespace tremor::sparse {
 
@@ -23,7 +23,7 @@ void check_host(const Exec& exec, const char* what) {
 // order within a colour, in parallel within one (colour, block) when exec is OpenMP. Elements of
 // one colour share no node, so the body may add into nodal arrays.
 template <class Body>
-void for_each_element_coloured(const Exec& exec, const Mesh& mesh, const ElementColouring& colouring, Body body) {
+void for_each_element_coloured(const Exec& exec, const Mesh& mesh, const fem::ElementColouring& colouring, Body body) {
   const bool parallel = exec.backend() == Backend::OpenMP;
   for (int c = 0; c < colouring.n_colours; ++c)
     for (int b = 0; b < mesh.n_blocks(); ++b) {
@@ -59,7 +59,7 @@ void for_each_element_coloured(const Exec& exec, const Mesh& mesh, const Element
 
 // Lumped nodal mass of every element, times weight(table, global element), added into per-DOF values.
 template <class Weight>
-std::vector<double> assemble_lumped(const Model& model, const SectionTable& table, const ElementColouring& colouring,
+std::vector<double> assemble_lumped(const Model& model, const fem::SectionTable& table, const fem::ElementColouring& colouring,
                                     const Exec& exec, Weight weight) {
   check_host(exec, "lumped mass assembly");
   const Mesh& mesh = model.mesh;
@@ -89,44 +89,11 @@ std::vector<double> assemble_lumped(const Model& model, const SectionTable& tabl
 
 }  // namespace
 
-SectionTable section_table(const Model& model, bool check_geometry) {
-  const Mesh& mesh = model.mesh;
-  SectionTable table;
-  table.dim = mesh.dim();
-  table.n_voigt = table.dim == 2 ? 3 : 6;
-  for (const Section& section : model.sections) {
-    const Material& material = model.material(section.material);
-    material.validate();
-    std::array<double, 36> D{};
-    if (table.dim == 2) {
-      const Voigt3 d = plane_stiffness(material, section.formulation);
-      std::copy(d.begin(), d.end(), D.begin());
-      TREMOR_CHECK(section.thickness > 0.0, prefix(model), "section on '", section.element_set,
-                   "' has non-positive thickness ", section.thickness);
-    } else {
-      D = material.stiffness;
-    }
-    table.D.push_back(D);
-    table.thickness.push_back(table.dim == 2 ? section.thickness : 1.0);
-    table.density.push_back(material.density);
-    table.damping_alpha.push_back(material.damping_alpha);
-  }
-  table.element_section = model.element_sections();
-  for (std::size_t e = 0; e < table.element_section.size(); ++e)
-    TREMOR_CHECK(table.element_section[e] >= 0, prefix(model), "element ", mesh.element_label(static_cast<Index>(e)),
-                 " has no section (no material assigned)");
-  if (check_geometry) fem::check_geometry(mesh, model.mesh_source());
-  AbsorbingProfile profile = absorbing_profile(model);
-  table.element_alpha = std::move(profile.alpha);
-  table.element_stiffness_factor = std::move(profile.stiffness_factor);
-  return table;
-}
-
 CsrMatrix assemble_stiffness(const Model& model, const Exec& exec) {
-  return assemble_stiffness(model, section_table(model), colour_elements(model.mesh), exec);
+  return assemble_stiffness(model, fem::section_table(model), fem::colour_elements(model.mesh), exec);
 }
 
-CsrMatrix assemble_stiffness(const Model& model, const SectionTable& table, const ElementColouring& colouring,
+CsrMatrix assemble_stiffness(const Model& model, const fem::SectionTable& table, const fem::ElementColouring& colouring,
                              const Exec& exec) {
   check_host(exec, "stiffness assembly");
   const Mesh& mesh = model.mesh;
@@ -171,23 +138,23 @@ CsrMatrix assemble_stiffness(const Model& model, const SectionTable& table, cons
   return K;
 }
 
-std::vector<double> assemble_lumped_mass(const Model& model, const SectionTable& table,
-                                         const ElementColouring& colouring, const Exec& exec) {
-  return assemble_lumped(model, table, colouring, exec, [](const SectionTable&, std::size_t) { return 1.0; });
+std::vector<double> assemble_lumped_mass(const Model& model, const fem::SectionTable& table,
+                                         const fem::ElementColouring& colouring, const Exec& exec) {
+  return assemble_lumped(model, table, colouring, exec, [](const fem::SectionTable&, std::size_t) { return 1.0; });
 }
 
 std::vector<double> assemble_lumped_mass(const Model& model, const Exec& exec) {
-  return assemble_lumped_mass(model, section_table(model), colour_elements(model.mesh), exec);
+  return assemble_lumped_mass(model, fem::section_table(model), fem::colour_elements(model.mesh), exec);
 }
 
-std::vector<double> assemble_lumped_damping(const Model& model, const SectionTable& table,
-                                            const ElementColouring& colouring, const Exec& exec) {
+std::vector<double> assemble_lumped_damping(const Model& model, const fem::SectionTable& table,
+                                            const fem::ElementColouring& colouring, const Exec& exec) {
   return assemble_lumped(model, table, colouring, exec,
-                         [](const SectionTable& t, std::size_t e) { return t.alpha(e); });
+                         [](const fem::SectionTable& t, std::size_t e) { return t.alpha(e); });
 }
 
 std::vector<double> assemble_lumped_damping(const Model& model, const Exec& exec) {
-  return assemble_lumped_damping(model, section_table(model), colour_elements(model.mesh), exec);
+  return assemble_lumped_damping(model, fem::section_table(model), fem::colour_elements(model.mesh), exec);
 }
 
 }  // namespace tremor::sparse

@@ -15,7 +15,7 @@ namespace {
 using detail::fits_local;
 using detail::local_doubles;
 
-using detail::ElementArrays;
+using fem::ElementArrays;
 
 // Stiffness of every element of the block (element-matrices paper, section 3.1, Eq. 5; one
 // thread per element, section 3.2): gather -> fem::element_stiffness -> times the absorbing
@@ -26,7 +26,7 @@ using detail::ElementArrays;
 // thickness, section (4 B), factor (8 B) read; n_values doubles written (plus the n_dof^2
 // workspace doubles written and read for a large element's Upper).
 template <class E>
-void stiffness_batch(const Exec& exec, ElementArrays in, Index n_elements, bool upper, double* out,
+void stiffness_batch(const Exec& exec, fem::ElementArrays in, Index n_elements, bool upper, double* out,
                      detail::Workspace& workspace) {
   constexpr int dim = E::dim, n_dof = E::n_nodes * dim, N = n_dof * n_dof;
   const fem::StiffnessRule<E> rule = fem::stiffness_rule<E>();
@@ -39,7 +39,7 @@ void stiffness_batch(const Exec& exec, ElementArrays in, Index n_elements, bool 
     forall(exec, count, [=] TREMOR_LAMBDA(Index i) {
       const Index e = begin + i;
       double x[n_dof];
-      detail::gather_coordinates<E>(in.coordinates, in.connectivity + static_cast<Size>(e) * E::n_nodes, x);
+      fem::gather_coordinates<E>(in.coordinates, in.connectivity + static_cast<Size>(e) * E::n_nodes, x);
       double* target = out + static_cast<Size>(e) * n_values;
       double local[local_doubles<N>];
       double* K = fits_local<N> ? local : (upper ? scratch + static_cast<Size>(i) * N : target);
@@ -65,7 +65,7 @@ void stiffness_batch(const Exec& exec, ElementArrays in, Index n_elements, bool 
 // Traffic per element: n_nodes indices, n_nodes * dim coordinates, density and thickness read;
 // n_values doubles written.
 template <class E>
-void mass_batch(const Exec& exec, ElementArrays in, Index n_elements, bool upper, double* out,
+void mass_batch(const Exec& exec, fem::ElementArrays in, Index n_elements, bool upper, double* out,
                 detail::Workspace& workspace) {
   constexpr int n = E::n_nodes, dim = E::dim, n_dof = n * dim, N = n * n;
   const fem::MassRule<E> rule = fem::mass_rule<E>();
@@ -78,7 +78,7 @@ void mass_batch(const Exec& exec, ElementArrays in, Index n_elements, bool upper
     forall(exec, count, [=] TREMOR_LAMBDA(Index i) {
       const Index e = begin + i;
       double x[n_dof];
-      detail::gather_coordinates<E>(in.coordinates, in.connectivity + static_cast<Size>(e) * n, x);
+      fem::gather_coordinates<E>(in.coordinates, in.connectivity + static_cast<Size>(e) * n, x);
       double local[local_doubles<N>];
       double* M = fits_local<N> ? local : scratch + static_cast<Size>(i) * N;
       const int s = in.section[e];
@@ -99,12 +99,12 @@ void mass_batch(const Exec& exec, ElementArrays in, Index n_elements, bool upper
 // element's default lumping, the nodal value repeated for each component.
 // Traffic per element: as mass_batch's reads; n_dof doubles written.
 template <class E>
-void lumped_batch(const Exec& exec, ElementArrays in, Index n_elements, double* out) {
+void lumped_batch(const Exec& exec, fem::ElementArrays in, Index n_elements, double* out) {
   constexpr int n = E::n_nodes, dim = E::dim, n_dof = n * dim;
   const fem::LumpingRule<E> rule = fem::lumping_rule<E>();
   forall(exec, n_elements, [=] TREMOR_LAMBDA(Index e) {
     double x[n_dof], m[n];
-    detail::gather_coordinates<E>(in.coordinates, in.connectivity + static_cast<Size>(e) * n, x);
+    fem::gather_coordinates<E>(in.coordinates, in.connectivity + static_cast<Size>(e) * n, x);
     const int s = in.section[e];
     fem::lumped_mass<E>(x, in.density[s] * in.thickness[s], rule, m);
     double* target = out + static_cast<Size>(e) * n_dof;
@@ -125,7 +125,7 @@ namespace {
 
 std::atomic<std::size_t> workspace_budget{std::size_t(256) << 20};
 
-const DeviceElementBlock& block_of(const DeviceElements& elements, int block) {
+const fem::DeviceElementBlock& block_of(const fem::DeviceElements& elements, int block) {
   TREMOR_CHECK(block >= 0 && block < static_cast<int>(elements.blocks.size()), "element matrices: block ", block,
                " of ", elements.blocks.size());
   return elements.blocks[static_cast<std::size_t>(block)];
@@ -140,9 +140,9 @@ void set_element_workspace_budget(std::size_t bytes) {
   workspace_budget.store(bytes, std::memory_order_relaxed);
 }
 
-DeviceArray<double> element_matrices(const Exec& exec, const DeviceElements& elements, int block,
+DeviceArray<double> element_matrices(const Exec& exec, const fem::DeviceElements& elements, int block,
                                      ElementMatrix matrix, MatrixStorage storage) {
-  const DeviceElementBlock& b = block_of(elements, block);
+  const fem::DeviceElementBlock& b = block_of(elements, block);
   const Size per_element = values_per_element(matrix, storage, b.n_element_nodes * elements.dim);
   const Size total = per_element * b.n_elements;
   TREMOR_CHECK(total <= Size(2147483647), "element matrices: ", b.n_elements, " elements x ", per_element,
@@ -152,11 +152,11 @@ DeviceArray<double> element_matrices(const Exec& exec, const DeviceElements& ele
   return out;
 }
 
-void element_matrices(const Exec& exec, const DeviceElements& elements, int block, ElementMatrix matrix,
+void element_matrices(const Exec& exec, const fem::DeviceElements& elements, int block, ElementMatrix matrix,
                       MatrixStorage storage, double* out) {
-  detail::check_space(exec, elements, "element matrices");
-  const DeviceElementBlock& b = block_of(elements, block);
-  const ElementArrays in = detail::arrays_of(elements, b);
+  fem::check_space(exec, elements, "element matrices");
+  const fem::DeviceElementBlock& b = block_of(elements, block);
+  const fem::ElementArrays in = fem::arrays_of(elements, b);
   const bool upper = storage == MatrixStorage::Upper;
   detail::Workspace workspace(exec);
   fem::with_element(b.type, b.order, [&](auto element) {

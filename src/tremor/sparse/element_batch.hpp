@@ -14,7 +14,7 @@
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/exec.hpp"
 #include "tremor/core/config.hpp"
-#include "tremor/sparse/device_elements.hpp"
+#include "tremor/fem/device_elements.hpp"
 
 namespace tremor::sparse {
 
@@ -32,10 +32,10 @@ Size values_per_element(ElementMatrix matrix, MatrixStorage storage, int n_dof);
 // The matrices of every element of block `block` of `elements`, computed on exec (whose memory
 // must hold `elements`; the result is there too). Throws tremor::Error when the output would
 // exceed 2^31 - 1 values (e.g. more than 3.7M hex8 stiffness matrices at once: call per block).
-DeviceArray<double> element_matrices(const Exec& exec, const DeviceElements& elements, int block,
+DeviceArray<double> element_matrices(const Exec& exec, const fem::DeviceElements& elements, int block,
                                      ElementMatrix matrix, MatrixStorage storage);
 // The same into `out`: n_elements x values_per_element doubles in exec's memory.
-void element_matrices(const Exec& exec, const DeviceElements& elements, int block, ElementMatrix matrix,
+void element_matrices(const Exec& exec, const fem::DeviceElements& elements, int block, ElementMatrix matrix,
                       MatrixStorage storage, double* out);
 
 // Element matrices larger than 8 KiB (hex20 stiffness, 3D GLL elements of order >= 2) are built

@@ -1,7 +1,7 @@
 #pragma once
 // Pieces shared by the element-by-element kernels of element_batch.cpp and the two-kernel
-// assembly (two_kernel_*.cpp): where a thread keeps its element matrix, and the gather of an
-// element's node coordinates. Included by sources that launch forall kernels only.
+// assembly (two_kernel_*.cpp): where a thread keeps its element matrix (the element arrays and the
+// coordinate gather are fem/device_elements.hpp's). Included by sources that launch kernels only.
 #include <algorithm>
 #include <cstddef>
 
@@ -9,7 +9,7 @@
 #include "tremor/backend/exec.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/core/error.hpp"
-#include "tremor/sparse/device_elements.hpp"
+#include "tremor/fem/device_elements.hpp"
 #include "tremor/sparse/element_batch.hpp"
 
 namespace tremor::sparse::detail {
@@ -60,38 +60,5 @@ class Workspace {
   Exec exec_;
   DeviceArray<double> array_;
 };
-
-// One block's arrays and its sections, as the element kernels capture them.
-struct ElementArrays {
-  const double* coordinates;
-  const Index* connectivity;
-  const int* section;
-  const double* factor;
-  const double* D;
-  const double* thickness;
-  const double* density;
-  const double* alpha;  // per element: mass-proportional damping (the lumped damping's weight)
-};
-
-inline ElementArrays arrays_of(const DeviceElements& elements, const DeviceElementBlock& block) {
-  return {elements.coordinates.data(), block.connectivity.data(), block.section.data(),
-          block.stiffness_factor.data(), elements.D.data(),         elements.thickness.data(),
-          elements.density.data(), block.alpha.data()};
-}
-
-// The element's node coordinates, node-major (x[a * dim + c]), as fem's kernels take them.
-template <class E>
-TREMOR_HOST_DEVICE inline void gather_coordinates(const double* coordinates, const Index* nodes, double* x) {
-  for (int a = 0; a < E::n_nodes; ++a)
-    for (int c = 0; c < E::dim; ++c) x[a * E::dim + c] = coordinates[static_cast<Size>(nodes[a]) * E::dim + c];
-}
-
-// Throws unless exec runs where `elements` live.
-inline void check_space(const Exec& exec, const DeviceElements& elements, const char* what) {
-  TREMOR_CHECK(exec.space() == elements.exec.space() &&
-                   (exec.space() == MemorySpace::Host || exec.device() == elements.exec.device()),
-               what, ": the elements live in the memory of ", elements.exec.describe(), ", ", exec.describe(),
-               " cannot run on them");
-}
 
 }  // namespace tremor::sparse::detail

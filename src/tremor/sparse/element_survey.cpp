@@ -24,16 +24,16 @@ struct Measures {
 // One thread per element of a block whose K_e fits a thread. Traffic per element: n_nodes indices
 // and n_nodes * dim coordinates read, D, density and thickness of its section, 24 B written.
 template <class E>
-Measures measure_block(const Exec& exec, const DeviceElements& elements, const DeviceElementBlock& block) {
+Measures measure_block(const Exec& exec, const fem::DeviceElements& elements, const fem::DeviceElementBlock& block) {
   const Index n = block.n_elements;
   DeviceArray<double> lambda(exec, n), longest(exec, n), relative(exec, n);
-  const detail::ElementArrays in = detail::arrays_of(elements, block);
+  const fem::ElementArrays in = fem::arrays_of(elements, block);
   double* lambda_out = lambda.data();
   double* longest_out = longest.data();
   double* relative_out = relative.data();
   forall(exec, n, [=] TREMOR_LAMBDA(Index e) {
     double x[fem::survey_dofs<E>];
-    detail::gather_coordinates<E>(in.coordinates, in.connectivity + static_cast<Size>(e) * E::n_nodes, x);
+    fem::gather_coordinates<E>(in.coordinates, in.connectivity + static_cast<Size>(e) * E::n_nodes, x);
     const int s = in.section[e];
     const double length = fem::vertex_distances<E>(x).max_length;
     longest_out[e] = length;
@@ -45,7 +45,7 @@ Measures measure_block(const Exec& exec, const DeviceElements& elements, const D
 
 // The same on the host, for elements too large for a thread (and the reference's functions).
 template <class E>
-Measures measure_block_on_host(const Model& model, const SectionTable& table, Index first, const ElementBlock& block) {
+Measures measure_block_on_host(const Model& model, const fem::SectionTable& table, Index first, const ElementBlock& block) {
   const Index n = block.n_elements();
   Measures out{std::vector<double>(static_cast<std::size_t>(n)), std::vector<double>(static_cast<std::size_t>(n)),
                std::vector<double>(static_cast<std::size_t>(n))};
@@ -67,8 +67,8 @@ Measures measure_block_on_host(const Model& model, const SectionTable& table, In
 
 }  // namespace
 
-ElementSurvey survey_elements(const Exec& exec, const DeviceElements& elements, const Model& model,
-                              const SectionTable& table) {
+ElementSurvey survey_elements(const Exec& exec, const fem::DeviceElements& elements, const Model& model,
+                              const fem::SectionTable& table) {
   const Mesh& mesh = model.mesh;
   TREMOR_CHECK(elements.blocks.size() == mesh.blocks.size() && elements.n_nodes == mesh.n_nodes(),
                "element survey: the device elements were built for another mesh");
@@ -78,7 +78,7 @@ ElementSurvey survey_elements(const Exec& exec, const DeviceElements& elements, 
   std::vector<double> lambda(static_cast<std::size_t>(mesh.n_elements()));  // per global element
   for (std::size_t b = 0; b < mesh.blocks.size() && !bad; ++b) {
     const ElementBlock& block = mesh.blocks[b];
-    const DeviceElementBlock& device = elements.blocks[b];
+    const fem::DeviceElementBlock& device = elements.blocks[b];
     const Measures m = fem::with_element(block.type, block.order, [&](auto element) {
       using E = decltype(element);
       TREMOR_CHECK(E::dim == mesh.dim(), model.mesh_source(), ": ", element_name(block.type, block.order),

@@ -12,7 +12,7 @@
 #include "tremor/core/config.hpp"
 #include "tremor/model/model.hpp"
 #include "tremor/sparse/assemble.hpp"
-#include "tremor/sparse/device_elements.hpp"
+#include "tremor/fem/device_elements.hpp"
 
 namespace tremor::sparse {
 
@@ -24,9 +24,9 @@ struct ElementSurvey {
 
 // Throws tremor::Error naming the element (by fem::check_geometry's message, or time_step's) when
 // an element is inverted, degenerate, has a non-finite coordinate or no positive eigenvalue.
-// `elements` must have been built from model.mesh and `table` (section_table(model, false): the
+// `elements` must have been built from model.mesh and `table` (fem::section_table(model, false): the
 // survey is the geometry check).
-ElementSurvey survey_elements(const Exec& exec, const DeviceElements& elements, const Model& model,
-                              const SectionTable& table);
+ElementSurvey survey_elements(const Exec& exec, const fem::DeviceElements& elements, const Model& model,
+                              const fem::SectionTable& table);
 
 }  // namespace tremor::sparse

@@ -34,14 +34,14 @@
 #include "tremor/core/config.hpp"
 #include "tremor/sparse/block_csr.hpp"
 #include "tremor/sparse/csr.hpp"
-#include "tremor/sparse/device_elements.hpp"
+#include "tremor/fem/device_elements.hpp"
 #include "tremor/sparse/formats.hpp"
 
 namespace tremor::sparse {
 
 // How kernel 2 keeps elements that share a node from adding into one entry at once.
 enum class RaceStrategy {
-  // One launch per element colour (colour_elements(): no two elements of a colour share a node)
+  // One launch per element colour (fem::colour_elements(): no two elements of a colour share a node)
   // and block, plain adds. Every entry receives its contributions in colour order: the same bits
   // for every thread count and for Serial and OpenMP (the paper's 8-colouring on structured hex8).
   Colouring,
@@ -75,7 +75,7 @@ struct NodalPattern {
 // handled; the count and fill passes each pay it. hex8 interior nodes have m = 64 (4,096
 // comparisons), tet4 nodes of unstructured meshes m ~ 100; a hub node of thousands of elements
 // (a fan) costs ~1e7-1e8 comparisons in one thread and then bounds the kernel's time.
-NodalPattern build_nodal_pattern(const Exec& exec, const DeviceElements& elements);
+NodalPattern build_nodal_pattern(const Exec& exec, const fem::DeviceElements& elements);
 
 // Eq. 9 of the paper: the entries of K (3 DOFs per node) on a structured box of hex8 elements
 // with x, y and z nodes per direction (each >= 2):
@@ -110,64 +110,64 @@ struct AssemblyTimes {
 // memory is not the one of `elements`, or the matrix exceeds the 2^31 - 1 entries an array can
 // index.
 template <class Real>
-DeviceCoo<Real> assemble_coo(const Exec& exec, const DeviceElements& elements, GlobalMatrix matrix,
+DeviceCoo<Real> assemble_coo(const Exec& exec, const fem::DeviceElements& elements, GlobalMatrix matrix,
                              RaceStrategy strategy, AssemblyTimes* times = nullptr);
 template <class Real>
-DeviceCsr<Real> assemble_csr(const Exec& exec, const DeviceElements& elements, GlobalMatrix matrix,
+DeviceCsr<Real> assemble_csr(const Exec& exec, const fem::DeviceElements& elements, GlobalMatrix matrix,
                              RaceStrategy strategy, AssemblyTimes* times = nullptr);
 template <class Real>
-EllMatrix<Real> assemble_ell(const Exec& exec, const DeviceElements& elements, GlobalMatrix matrix,
+EllMatrix<Real> assemble_ell(const Exec& exec, const fem::DeviceElements& elements, GlobalMatrix matrix,
                              RaceStrategy strategy, AssemblyTimes* times = nullptr);
 template <class Real>
-DeviceBlockCsr<Real> assemble_block_csr(const Exec& exec, const DeviceElements& elements, GlobalMatrix matrix,
+DeviceBlockCsr<Real> assemble_block_csr(const Exec& exec, const fem::DeviceElements& elements, GlobalMatrix matrix,
                                         RaceStrategy strategy, AssemblyTimes* times = nullptr);
 
 // Lumped mass per DOF (fem::lumped_mass with rho * thickness, the same for each component of a
 // node), as sparse::assemble_lumped_mass; kernel 2 only.
 template <class Real>
-DeviceArray<Real> assemble_lumped_mass(const Exec& exec, const DeviceElements& elements, RaceStrategy strategy,
+DeviceArray<Real> assemble_lumped_mass(const Exec& exec, const fem::DeviceElements& elements, RaceStrategy strategy,
                                        AssemblyTimes* times = nullptr);
 
 // Lumped mass-proportional damping per DOF, C = sum_e alpha_e M_e lumped (alpha_e of
-// SectionTable::alpha: the material's plus the absorbing layers'), as sparse::assemble_lumped_damping.
+// fem::SectionTable::alpha: the material's plus the absorbing layers'), as sparse::assemble_lumped_damping.
 template <class Real>
-DeviceArray<Real> assemble_lumped_damping(const Exec& exec, const DeviceElements& elements, RaceStrategy strategy,
+DeviceArray<Real> assemble_lumped_damping(const Exec& exec, const fem::DeviceElements& elements, RaceStrategy strategy,
                                           AssemblyTimes* times = nullptr);
 
 // The stiffness K (the static solver's matrix) in each format.
 template <class Real>
-DeviceCsr<Real> assemble_stiffness_csr(const Exec& exec, const DeviceElements& elements,
+DeviceCsr<Real> assemble_stiffness_csr(const Exec& exec, const fem::DeviceElements& elements,
                                        RaceStrategy strategy = RaceStrategy::Colouring) {
   return assemble_csr<Real>(exec, elements, GlobalMatrix::Stiffness, strategy);
 }
 template <class Real>
-DeviceCoo<Real> assemble_stiffness_coo(const Exec& exec, const DeviceElements& elements,
+DeviceCoo<Real> assemble_stiffness_coo(const Exec& exec, const fem::DeviceElements& elements,
                                        RaceStrategy strategy = RaceStrategy::Colouring) {
   return assemble_coo<Real>(exec, elements, GlobalMatrix::Stiffness, strategy);
 }
 template <class Real>
-EllMatrix<Real> assemble_stiffness_ell(const Exec& exec, const DeviceElements& elements,
+EllMatrix<Real> assemble_stiffness_ell(const Exec& exec, const fem::DeviceElements& elements,
                                        RaceStrategy strategy = RaceStrategy::Colouring) {
   return assemble_ell<Real>(exec, elements, GlobalMatrix::Stiffness, strategy);
 }
 template <class Real>
-DeviceBlockCsr<Real> assemble_stiffness_block_csr(const Exec& exec, const DeviceElements& elements,
+DeviceBlockCsr<Real> assemble_stiffness_block_csr(const Exec& exec, const fem::DeviceElements& elements,
                                                   RaceStrategy strategy = RaceStrategy::Colouring) {
   return assemble_block_csr<Real>(exec, elements, GlobalMatrix::Stiffness, strategy);
 }
 
 #define TREMOR_TWO_KERNEL_EXTERN(Real)                                                                          \
-  extern template DeviceCoo<Real> assemble_coo<Real>(const Exec&, const DeviceElements&, GlobalMatrix,         \
+  extern template DeviceCoo<Real> assemble_coo<Real>(const Exec&, const fem::DeviceElements&, GlobalMatrix,         \
                                                      RaceStrategy, AssemblyTimes*);                              \
-  extern template DeviceCsr<Real> assemble_csr<Real>(const Exec&, const DeviceElements&, GlobalMatrix,         \
+  extern template DeviceCsr<Real> assemble_csr<Real>(const Exec&, const fem::DeviceElements&, GlobalMatrix,         \
                                                      RaceStrategy, AssemblyTimes*);                              \
-  extern template EllMatrix<Real> assemble_ell<Real>(const Exec&, const DeviceElements&, GlobalMatrix,         \
+  extern template EllMatrix<Real> assemble_ell<Real>(const Exec&, const fem::DeviceElements&, GlobalMatrix,         \
                                                      RaceStrategy, AssemblyTimes*);                              \
-  extern template DeviceBlockCsr<Real> assemble_block_csr<Real>(const Exec&, const DeviceElements&,            \
+  extern template DeviceBlockCsr<Real> assemble_block_csr<Real>(const Exec&, const fem::DeviceElements&,            \
                                                                 GlobalMatrix, RaceStrategy, AssemblyTimes*);     \
-  extern template DeviceArray<Real> assemble_lumped_mass<Real>(const Exec&, const DeviceElements&, RaceStrategy, \
+  extern template DeviceArray<Real> assemble_lumped_mass<Real>(const Exec&, const fem::DeviceElements&, RaceStrategy, \
                                                                AssemblyTimes*);                                 \
-  extern template DeviceArray<Real> assemble_lumped_damping<Real>(const Exec&, const DeviceElements&,            \
+  extern template DeviceArray<Real> assemble_lumped_damping<Real>(const Exec&, const fem::DeviceElements&,            \
                                                                   RaceStrategy, AssemblyTimes*);
 TREMOR_TWO_KERNEL_EXTERN(float)
 TREMOR_TWO_KERNEL_EXTERN(double)

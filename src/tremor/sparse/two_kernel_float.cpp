@@ -3,16 +3,16 @@
 
 namespace tremor::sparse {
 
-template DeviceCoo<float> assemble_coo<float>(const Exec&, const DeviceElements&, GlobalMatrix, RaceStrategy,
+template DeviceCoo<float> assemble_coo<float>(const Exec&, const fem::DeviceElements&, GlobalMatrix, RaceStrategy,
                                           AssemblyTimes*);
-template DeviceCsr<float> assemble_csr<float>(const Exec&, const DeviceElements&, GlobalMatrix, RaceStrategy,
+template DeviceCsr<float> assemble_csr<float>(const Exec&, const fem::DeviceElements&, GlobalMatrix, RaceStrategy,
                                           AssemblyTimes*);
-template EllMatrix<float> assemble_ell<float>(const Exec&, const DeviceElements&, GlobalMatrix, RaceStrategy,
+template EllMatrix<float> assemble_ell<float>(const Exec&, const fem::DeviceElements&, GlobalMatrix, RaceStrategy,
                                           AssemblyTimes*);
-template DeviceBlockCsr<float> assemble_block_csr<float>(const Exec&, const DeviceElements&, GlobalMatrix,
+template DeviceBlockCsr<float> assemble_block_csr<float>(const Exec&, const fem::DeviceElements&, GlobalMatrix,
                                                      RaceStrategy, AssemblyTimes*);
-template DeviceArray<float> assemble_lumped_mass<float>(const Exec&, const DeviceElements&, RaceStrategy, AssemblyTimes*);
-template DeviceArray<float> assemble_lumped_damping<float>(const Exec&, const DeviceElements&, RaceStrategy,
+template DeviceArray<float> assemble_lumped_mass<float>(const Exec&, const fem::DeviceElements&, RaceStrategy, AssemblyTimes*);
+template DeviceArray<float> assemble_lumped_damping<float>(const Exec&, const fem::DeviceElements&, RaceStrategy,
                                                       AssemblyTimes*);
 
 }  // namespace tremor::sparse

@@ -75,7 +75,7 @@ TREMOR_HOST_DEVICE inline void for_each_new_neighbour(const Incidence& in, Index
 // Incidence count: one thread per connectivity entry of a block, an atomic increment of its
 // node's count (paper section IV.C: atomics where threads share a node).
 // Traffic per entry: 4 B connectivity read, one 4 B atomic.
-void count_incidence(const Exec& exec, const DeviceElementBlock& block, Index* counts) {
+void count_incidence(const Exec& exec, const fem::DeviceElementBlock& block, Index* counts) {
   const Index* connectivity = block.connectivity.data();
   forall(exec, block.connectivity.size(),
          [=] TREMOR_LAMBDA(Index k) { atomic_add(counts + connectivity[k], Index(1)); });
@@ -85,7 +85,7 @@ void count_incidence(const Exec& exec, const DeviceElementBlock& block, Index* c
 // The order within a list varies run to run; nothing downstream depends on it (the neighbour
 // lists are sorted).
 // Traffic per entry: 4 B connectivity, 8 B offset read, one 4 B atomic, 4 B element write.
-void fill_incidence(const Exec& exec, const DeviceElementBlock& block, const Size* offsets, Index* cursor,
+void fill_incidence(const Exec& exec, const fem::DeviceElementBlock& block, const Size* offsets, Index* cursor,
                     Index* elements) {
   const Index* connectivity = block.connectivity.data();
   const Index first = block.first;
@@ -129,8 +129,8 @@ void fill_neighbours(const Exec& exec, Index n_nodes, Incidence in, const Size* 
 
 }  // namespace
 
-NodalPattern build_nodal_pattern(const Exec& exec, const DeviceElements& elements) {
-  detail::check_space(exec, elements, "kernel 1 (sparsity)");
+NodalPattern build_nodal_pattern(const Exec& exec, const fem::DeviceElements& elements) {
+  fem::check_space(exec, elements, "kernel 1 (sparsity)");
   const Index n_nodes = elements.n_nodes;
   NodalPattern pattern;
   pattern.dim = elements.dim;
@@ -141,7 +141,7 @@ NodalPattern build_nodal_pattern(const Exec& exec, const DeviceElements& element
   Index* count = counts.data();
   forall(exec, n_nodes, [=] TREMOR_LAMBDA(Index i) { count[i] = 0; });
   std::vector<BlockRef> refs;
-  for (const DeviceElementBlock& block : elements.blocks) {
+  for (const fem::DeviceElementBlock& block : elements.blocks) {
     if (block.n_elements == 0) continue;
     count_incidence(exec, block, counts.data());
     refs.push_back({block.connectivity.data(), block.first, block.n_element_nodes});
@@ -152,7 +152,7 @@ NodalPattern build_nodal_pattern(const Exec& exec, const DeviceElements& element
                " connectivity entries exceed the 2^31 - 1 of one array");
   DeviceArray<Index> incidence_elements(exec, static_cast<Index>(incidence_total.total));
   forall(exec, n_nodes, [=] TREMOR_LAMBDA(Index i) { count[i] = 0; });
-  for (const DeviceElementBlock& block : elements.blocks)
+  for (const fem::DeviceElementBlock& block : elements.blocks)
     if (block.n_elements > 0)
       fill_incidence(exec, block, incidence_offsets.data(), counts.data(), incidence_elements.data());
   DeviceArray<BlockRef> blocks(exec, std::span<const BlockRef>(refs));

@@ -82,14 +82,11 @@ TREMOR_HOST_DEVICE void stiffness_block(const double* g, const double* scale, co
   for (int q = 0; q < stiffness_points<E>; ++q) {
     const double* ga = g + q * per_point + a * dim;
     const double* gb = g + q * per_point + b * dim;
-    double stress[dim][nv];
+    double sigma[dim][nv];
     for (int r = 0; r < dim; ++r) {
       double column[nv];
       fem::strain_column<dim>(ga, r, column);
-      for (int k = 0; k < nv; ++k) {
-        stress[r][k] = 0.0;
-        for (int l = 0; l < nv; ++l) stress[r][k] += D[k * nv + l] * column[l];
-      }
+      fem::stress<nv>(D, column, sigma[r]);
     }
     for (int c = 0; c < dim; ++c) {
       double column[nv];
@@ -97,7 +94,7 @@ TREMOR_HOST_DEVICE void stiffness_block(const double* g, const double* scale, co
       for (int r = 0; r < dim; ++r) {
         if (a == b && r > c) continue;  // the lower triangle mirrors the upper one below
         double sum = 0.0;
-        for (int k = 0; k < nv; ++k) sum += column[k] * stress[r][k];
+        for (int k = 0; k < nv; ++k) sum += column[k] * sigma[r][k];
         block[r * dim + c] += scale[q] * sum;
       }
     }
@@ -121,7 +118,7 @@ TREMOR_HOST_DEVICE void stiffness_block(const double* g, const double* scale, co
 // its neighbours (log2(count) 4 B reads, cached); n_dof^2 value read-modify-writes of
 // sizeof(Real) (plus n_dof^2 workspace doubles on the K_e path for elements larger than tet10).
 template <class E, class Real>
-void add_stiffness(const Exec& exec, ElementArrays in, Index n, const Index* list, PatternView pattern,
+void add_stiffness(const Exec& exec, fem::ElementArrays in, Index n, const Index* list, PatternView pattern,
                    ValueSlots slots, bool atomic, Real* values, Workspace& workspace) {
   constexpr int dim = E::dim, n_nodes = E::n_nodes, n_dof = n_nodes * dim, N = n_dof * n_dof;
   const fem::StiffnessRule<E> rule = fem::stiffness_rule<E>();
@@ -131,7 +128,7 @@ void add_stiffness(const Exec& exec, ElementArrays in, Index n, const Index* lis
       const Index e = list ? list[item] : item;
       const Index* nodes = in.connectivity + static_cast<Size>(e) * n_nodes;
       double x[n_dof];
-      gather_coordinates<E>(in.coordinates, nodes, x);
+      fem::gather_coordinates<E>(in.coordinates, nodes, x);
       const int s = in.section[e];
       const double* D = in.D + 36 * s;
       double g[Q * per_point], scale[Q];
@@ -175,7 +172,7 @@ void add_stiffness(const Exec& exec, ElementArrays in, Index n, const Index* lis
       const Index e = list ? list[item] : item;
       const Index* nodes = in.connectivity + static_cast<Size>(e) * n_nodes;
       double x[n_dof];
-      gather_coordinates<E>(in.coordinates, nodes, x);
+      fem::gather_coordinates<E>(in.coordinates, nodes, x);
       double local[local_doubles<N>];
       double* K = fits_local<N> ? local : scratch + static_cast<Size>(i) * N;
       const int s = in.section[e];
@@ -203,7 +200,7 @@ void add_stiffness(const Exec& exec, ElementArrays in, Index n, const Index* lis
 // Traffic per element: n_nodes indices, n_nodes * dim coordinates, density, thickness, section;
 // per node pair the offsets and a bisection; n_nodes^2 dim value read-modify-writes.
 template <class E, class Real>
-void add_mass(const Exec& exec, ElementArrays in, Index n, const Index* list, PatternView pattern, ValueSlots slots,
+void add_mass(const Exec& exec, fem::ElementArrays in, Index n, const Index* list, PatternView pattern, ValueSlots slots,
               bool atomic, Real* values, Workspace& workspace) {
   constexpr int dim = E::dim, n_nodes = E::n_nodes, n_dof = n_nodes * dim, N = n_nodes * n_nodes;
   const fem::MassRule<E> rule = fem::mass_rule<E>();
@@ -217,7 +214,7 @@ void add_mass(const Exec& exec, ElementArrays in, Index n, const Index* list, Pa
       const Index e = list ? list[item] : item;
       const Index* nodes = in.connectivity + static_cast<Size>(e) * n_nodes;
       double x[n_dof];
-      gather_coordinates<E>(in.coordinates, nodes, x);
+      fem::gather_coordinates<E>(in.coordinates, nodes, x);
       double local[local_doubles<N>];
       double* M = fits_local<N> ? local : scratch + static_cast<Size>(i) * N;
       const int s = in.section[e];
@@ -243,7 +240,7 @@ void add_mass(const Exec& exec, ElementArrays in, Index n, const Index* list, Pa
 // n_dof value read-modify-writes of sizeof(Real).
 // With `weighted`, each element's mass is scaled by its damping alpha: the lumped damping C.
 template <class E, class Real>
-void add_lumped(const Exec& exec, ElementArrays in, Index n, const Index* list, bool atomic, bool weighted,
+void add_lumped(const Exec& exec, fem::ElementArrays in, Index n, const Index* list, bool atomic, bool weighted,
                 Real* values) {
   constexpr int dim = E::dim, n_nodes = E::n_nodes, n_dof = n_nodes * dim;
   const fem::LumpingRule<E> rule = fem::lumping_rule<E>();
@@ -251,7 +248,7 @@ void add_lumped(const Exec& exec, ElementArrays in, Index n, const Index* list, 
     const Index e = list ? list[item] : item;
     const Index* nodes = in.connectivity + static_cast<Size>(e) * n_nodes;
     double x[n_dof], m[n_nodes];
-    gather_coordinates<E>(in.coordinates, nodes, x);
+    fem::gather_coordinates<E>(in.coordinates, nodes, x);
     const int s = in.section[e];
     fem::lumped_mass<E>(x, in.density[s] * in.thickness[s], rule, m);
     const double w = weighted ? in.alpha[e] : 1.0;
@@ -266,31 +263,31 @@ void add_lumped(const Exec& exec, ElementArrays in, Index n, const Index* list, 
 // colour and block by block within a colour, the colour's list; Atomics, block by block, all of
 // it (list null).
 template <class Launch>
-void for_each_launch(const DeviceElements& elements, RaceStrategy strategy, Launch&& launch) {
+void for_each_launch(const fem::DeviceElements& elements, RaceStrategy strategy, Launch&& launch) {
   TREMOR_CHECK(strategy == RaceStrategy::Atomics || elements.n_colours > 0 || elements.n_elements() == 0,
                "assembly by colouring: the device elements were built without a colouring");
   if (strategy == RaceStrategy::Atomics) {
-    for (const DeviceElementBlock& block : elements.blocks)
+    for (const fem::DeviceElementBlock& block : elements.blocks)
       if (block.n_elements > 0) launch(block, block.n_elements, static_cast<const Index*>(nullptr), true);
     return;
   }
   for (int c = 0; c < elements.n_colours; ++c)
-    for (const DeviceElementBlock& block : elements.blocks)
+    for (const fem::DeviceElementBlock& block : elements.blocks)
       if (block.n_in(c) > 0) launch(block, block.n_in(c), block.in(c), false);
 }
 
 // Kernel 2 for a global matrix into values (zeroed by the caller).
 template <class Real>
-void add_matrix_values(const Exec& exec, const DeviceElements& elements, GlobalMatrix matrix, RaceStrategy strategy,
+void add_matrix_values(const Exec& exec, const fem::DeviceElements& elements, GlobalMatrix matrix, RaceStrategy strategy,
                        PatternView pattern, ValueSlots slots, Real* values) {
   Workspace workspace(exec);
-  for_each_launch(elements, strategy, [&](const DeviceElementBlock& block, Index n, const Index* list, bool atomic) {
+  for_each_launch(elements, strategy, [&](const fem::DeviceElementBlock& block, Index n, const Index* list, bool atomic) {
     fem::with_element(block.type, block.order, [&](auto element) {
       using E = decltype(element);
       if (matrix == GlobalMatrix::Stiffness)
-        add_stiffness<E, Real>(exec, arrays_of(elements, block), n, list, pattern, slots, atomic, values, workspace);
+        add_stiffness<E, Real>(exec, fem::arrays_of(elements, block), n, list, pattern, slots, atomic, values, workspace);
       else
-        add_mass<E, Real>(exec, arrays_of(elements, block), n, list, pattern, slots, atomic, values, workspace);
+        add_mass<E, Real>(exec, fem::arrays_of(elements, block), n, list, pattern, slots, atomic, values, workspace);
     });
   });
 }
@@ -333,9 +330,9 @@ inline void check_sizes(const NodalPattern& pattern, Size stored, const char* fo
 namespace tremor::sparse {
 
 template <class Real>
-DeviceCoo<Real> assemble_coo(const Exec& exec, const DeviceElements& elements, GlobalMatrix matrix,
+DeviceCoo<Real> assemble_coo(const Exec& exec, const fem::DeviceElements& elements, GlobalMatrix matrix,
                              RaceStrategy strategy, AssemblyTimes* times) {
-  detail::check_space(exec, elements, "assembly into COO");
+  fem::check_space(exec, elements, "assembly into COO");
   detail::Stopwatch watch(exec, times != nullptr);
   const NodalPattern pattern = build_nodal_pattern(exec, elements);
   detail::check_sizes(pattern, pattern.nnz(), "COO");
@@ -356,9 +353,9 @@ DeviceCoo<Real> assemble_coo(const Exec& exec, const DeviceElements& elements, G
 }
 
 template <class Real>
-DeviceCsr<Real> assemble_csr(const Exec& exec, const DeviceElements& elements, GlobalMatrix matrix,
+DeviceCsr<Real> assemble_csr(const Exec& exec, const fem::DeviceElements& elements, GlobalMatrix matrix,
                              RaceStrategy strategy, AssemblyTimes* times) {
-  detail::check_space(exec, elements, "assembly into CSR");
+  fem::check_space(exec, elements, "assembly into CSR");
   detail::Stopwatch watch(exec, times != nullptr);
   const NodalPattern pattern = build_nodal_pattern(exec, elements);
   detail::check_sizes(pattern, pattern.nnz(), "CSR");
@@ -379,9 +376,9 @@ DeviceCsr<Real> assemble_csr(const Exec& exec, const DeviceElements& elements, G
 }
 
 template <class Real>
-EllMatrix<Real> assemble_ell(const Exec& exec, const DeviceElements& elements, GlobalMatrix matrix,
+EllMatrix<Real> assemble_ell(const Exec& exec, const fem::DeviceElements& elements, GlobalMatrix matrix,
                              RaceStrategy strategy, AssemblyTimes* times) {
-  detail::check_space(exec, elements, "assembly into ELL");
+  fem::check_space(exec, elements, "assembly into ELL");
   detail::Stopwatch watch(exec, times != nullptr);
   const NodalPattern pattern = build_nodal_pattern(exec, elements);
   const Size width = static_cast<Size>(pattern.max_neighbours) * elements.dim;
@@ -404,9 +401,9 @@ EllMatrix<Real> assemble_ell(const Exec& exec, const DeviceElements& elements, G
 }
 
 template <class Real>
-DeviceBlockCsr<Real> assemble_block_csr(const Exec& exec, const DeviceElements& elements, GlobalMatrix matrix,
+DeviceBlockCsr<Real> assemble_block_csr(const Exec& exec, const fem::DeviceElements& elements, GlobalMatrix matrix,
                                         RaceStrategy strategy, AssemblyTimes* times) {
-  detail::check_space(exec, elements, "assembly into block CSR");
+  fem::check_space(exec, elements, "assembly into block CSR");
   detail::Stopwatch watch(exec, times != nullptr);
   NodalPattern pattern = build_nodal_pattern(exec, elements);
   detail::check_sizes(pattern, pattern.nnz(), "block CSR");
@@ -428,17 +425,17 @@ DeviceBlockCsr<Real> assemble_block_csr(const Exec& exec, const DeviceElements& 
 namespace detail {
 
 template <class Real>
-DeviceArray<Real> assemble_lumped(const Exec& exec, const DeviceElements& elements, RaceStrategy strategy,
+DeviceArray<Real> assemble_lumped(const Exec& exec, const fem::DeviceElements& elements, RaceStrategy strategy,
                                   bool weighted, AssemblyTimes* times) {
-  check_space(exec, elements, weighted ? "lumped damping assembly" : "lumped mass assembly");
+  fem::check_space(exec, elements, weighted ? "lumped damping assembly" : "lumped mass assembly");
   DeviceArray<Real> out(exec, elements.n_dofs());
   Stopwatch watch(exec, times != nullptr);
   zero(exec, out.data(), out.size());
   Real* values = out.data();
-  for_each_launch(elements, strategy, [&](const DeviceElementBlock& block, Index n, const Index* list, bool atomic) {
+  for_each_launch(elements, strategy, [&](const fem::DeviceElementBlock& block, Index n, const Index* list, bool atomic) {
     fem::with_element(block.type, block.order, [&](auto element) {
       using E = decltype(element);
-      add_lumped<E, Real>(exec, arrays_of(elements, block), n, list, atomic, weighted, values);
+      add_lumped<E, Real>(exec, fem::arrays_of(elements, block), n, list, atomic, weighted, values);
     });
   });
   if (times) {
@@ -451,13 +448,13 @@ DeviceArray<Real> assemble_lumped(const Exec& exec, const DeviceElements& elemen
 }  // namespace detail
 
 template <class Real>
-DeviceArray<Real> assemble_lumped_mass(const Exec& exec, const DeviceElements& elements, RaceStrategy strategy,
+DeviceArray<Real> assemble_lumped_mass(const Exec& exec, const fem::DeviceElements& elements, RaceStrategy strategy,
                                        AssemblyTimes* times) {
   return detail::assemble_lumped<Real>(exec, elements, strategy, false, times);
 }
 
 template <class Real>
-DeviceArray<Real> assemble_lumped_damping(const Exec& exec, const DeviceElements& elements, RaceStrategy strategy,
+DeviceArray<Real> assemble_lumped_damping(const Exec& exec, const fem::DeviceElements& elements, RaceStrategy strategy,
                                           AssemblyTimes* times) {
   return detail::assemble_lumped<Real>(exec, elements, strategy, true, times);
 }

@@ -91,22 +91,46 @@ std::string advice(PreconditionerKind kind, bool stagnated) {
 
 }  // namespace
 
+namespace {
+
+// An assembled matrix owned by the caller as CG's operator: spmv on it (a view for CSR, the
+// matrix for block CSR, as their spmv take them).
+template <class Real, class Matrix>
+class MatrixOperator final : public op::Operator<Real> {
+ public:
+  MatrixOperator(const Exec& exec, Matrix matrix, Index n, std::size_t bytes, std::string_view name)
+      : exec_(exec), matrix_(matrix), n_(n), bytes_(bytes), name_(name) {}
+  const Exec& exec() const override { return exec_; }
+  Index n_dofs() const override { return n_; }
+  std::string_view name() const override { return name_; }
+  std::size_t bytes() const override { return bytes_; }
+  void apply_unchecked(const Real* x, Real* y) const override {
+    if constexpr (std::is_pointer_v<Matrix>)
+      sparse::spmv(exec_, *matrix_, x, y);
+    else
+      sparse::spmv(exec_, matrix_, x, y);
+  }
+
+ private:
+  Exec exec_;
+  Matrix matrix_;
+  Index n_;
+  std::size_t bytes_;
+  std::string_view name_;
+};
+
+}  // namespace
+
 template <class Real>
-LinearOperator<Real> csr_operator(const Exec& exec, const sparse::DeviceCsr<Real>& matrix) {
-  LinearOperator<Real> op;
-  op.n_rows = matrix.n_rows;
-  op.apply = [exec, view = matrix.view()](const Real* x, Real* y) { sparse::spmv(exec, view, x, y); };
-  op.bytes_per_apply = static_cast<double>(matrix.bytes()) + 2.0 * sizeof(Real) * matrix.n_rows;
-  return op;
+std::unique_ptr<op::Operator<Real>> csr_operator(const Exec& exec, const sparse::DeviceCsr<Real>& matrix) {
+  return std::make_unique<MatrixOperator<Real, sparse::CsrView<Real>>>(exec, matrix.view(), matrix.n_rows,
+                                                                       matrix.bytes(), "csr");
 }
 
 template <class Real>
-LinearOperator<Real> block_csr_operator(const Exec& exec, const sparse::DeviceBlockCsr<Real>& matrix) {
-  LinearOperator<Real> op;
-  op.n_rows = matrix.n_rows();
-  op.apply = [exec, &matrix](const Real* x, Real* y) { sparse::spmv(exec, matrix, x, y); };
-  op.bytes_per_apply = static_cast<double>(matrix.bytes()) + 2.0 * sizeof(Real) * matrix.n_rows();
-  return op;
+std::unique_ptr<op::Operator<Real>> block_csr_operator(const Exec& exec, const sparse::DeviceBlockCsr<Real>& matrix) {
+  return std::make_unique<MatrixOperator<Real, const sparse::DeviceBlockCsr<Real>*>>(
+      exec, &matrix, matrix.n_rows(), matrix.bytes(), "block_csr");
 }
 
 CgSettings cg_settings(const StaticSettings& settings) {
@@ -135,11 +159,12 @@ void require_converged(const CgResult& result) {
 }
 
 template <class Real>
-CgResult cg(const Exec& exec, const LinearOperator<Real>& A, const Preconditioner<Real>& M, const Real* b, Real* x,
+CgResult cg(const Exec& exec, const op::Operator<Real>& A, const Preconditioner<Real>& M, const Real* b, Real* x,
             const CgSettings& settings) {
   const auto start = Clock::now();
-  const Index n = A.n_rows;
-  TREMOR_CHECK(static_cast<bool>(A.apply), "CG: the operator has no apply function");
+  const Index n = A.n_dofs();
+  TREMOR_CHECK(A.exec().space() == exec.space(), "CG: the operator runs on ", A.exec().describe(), ", the solve on ",
+               exec.describe());
   TREMOR_CHECK(M.n_rows() == n, "CG: the preconditioner has ", M.n_rows(), " rows, the operator ", n);
   TREMOR_CHECK(settings.tolerance > 0.0 && std::isfinite(settings.tolerance), "CG: tolerance ", settings.tolerance,
                " must be positive");
@@ -169,7 +194,7 @@ CgResult cg(const Exec& exec, const LinearOperator<Real>& A, const Preconditione
 
   // r = b - A x0.
   if (settings.use_initial_guess) {
-    A.apply(x, r);
+    A.apply_unchecked(x, r);
     residual_from_product(exec, n, b, r);
   } else {
     fill(exec, n, x, Real(0));
@@ -212,7 +237,7 @@ CgResult cg(const Exec& exec, const LinearOperator<Real>& A, const Preconditione
       breakdown_value = rz;
       break;
     }
-    A.apply(p, q);
+    A.apply_unchecked(p, q);
     const double pq = dot(exec, n, p, q);
     if (!(pq > 0.0) || !finite(pq)) {
       breakdown = "p.Ap";
@@ -232,7 +257,7 @@ CgResult cg(const Exec& exec, const LinearOperator<Real>& A, const Preconditione
     }
     if (relative <= tolerance) {
       // The recurrence claims convergence: check the true residual, and replace r by it.
-      A.apply(x, r);
+      A.apply_unchecked(x, r);
       residual_from_product(exec, n, b, r);
       r_norm = std::sqrt(norm_squared(exec, n, r));
       relative = r_norm / b_norm;
@@ -286,7 +311,7 @@ CgResult cg(const Exec& exec, const LinearOperator<Real>& A, const Preconditione
     return finish(result);
   }
   // Out of iterations or stagnated: report the true residual of the returned x.
-  A.apply(x, q);
+  A.apply_unchecked(x, q);
   residual_from_product(exec, n, b, q);
   result.relative_residual = std::sqrt(norm_squared(exec, n, q)) / b_norm;
   if (result.status != CgStatus::Stagnated) {
@@ -303,13 +328,13 @@ CgResult cg(const Exec& exec, const LinearOperator<Real>& A, const Preconditione
   return finish(result);
 }
 
-template CgResult cg<float>(const Exec&, const LinearOperator<float>&, const Preconditioner<float>&, const float*,
+template CgResult cg<float>(const Exec&, const op::Operator<float>&, const Preconditioner<float>&, const float*,
                             float*, const CgSettings&);
-template CgResult cg<double>(const Exec&, const LinearOperator<double>&, const Preconditioner<double>&, const double*,
+template CgResult cg<double>(const Exec&, const op::Operator<double>&, const Preconditioner<double>&, const double*,
                              double*, const CgSettings&);
-template LinearOperator<float> csr_operator<float>(const Exec&, const sparse::DeviceCsr<float>&);
-template LinearOperator<double> csr_operator<double>(const Exec&, const sparse::DeviceCsr<double>&);
-template LinearOperator<float> block_csr_operator<float>(const Exec&, const sparse::DeviceBlockCsr<float>&);
-template LinearOperator<double> block_csr_operator<double>(const Exec&, const sparse::DeviceBlockCsr<double>&);
+template std::unique_ptr<op::Operator<float>> csr_operator<float>(const Exec&, const sparse::DeviceCsr<float>&);
+template std::unique_ptr<op::Operator<double>> csr_operator<double>(const Exec&, const sparse::DeviceCsr<double>&);
+template std::unique_ptr<op::Operator<float>> block_csr_operator<float>(const Exec&, const sparse::DeviceBlockCsr<float>&);
+template std::unique_ptr<op::Operator<double>> block_csr_operator<double>(const Exec&, const sparse::DeviceBlockCsr<double>&);
 
 }  // namespace tremor::static_fe

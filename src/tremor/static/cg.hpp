@@ -12,7 +12,7 @@
 // limited, to roughly float's rounding (6e-8) times ||A|| ||x|| / ||b||: 1e-5 on a compact
 // well-supported body, 4e-2 on the slender verification cantilever (docs/static.md). The solver
 // detects that floor (CgStatus::Stagnated) instead of running to the iteration limit.
-#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +20,7 @@
 #include "tremor/backend/exec.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/model/source.hpp"
+#include "tremor/operator/operator.hpp"
 #include "tremor/sparse/block_csr.hpp"
 #include "tremor/sparse/csr.hpp"
 
@@ -28,24 +29,18 @@ namespace tremor::static_fe {
 template <class Real>
 class Preconditioner;
 
-// A symmetric positive definite operator y = A x on vectors of n_rows entries in the memory of
-// the Exec the solve runs on. apply() may be asynchronous on that Exec's stream.
-template <class Real>
-struct LinearOperator {
-  Index n_rows = 0;
-  std::function<void(const Real* x, Real* y)> apply;
-  // Bytes one application reads and writes (the matrix, x once, y once), for reports.
-  double bytes_per_apply = 0.0;
-};
+// CG's A: a symmetric positive definite op::Operator (operator/operator.hpp) on vectors in the
+// memory of the Exec the solve runs on; one apply per iteration reads its bytes() and x, writes y.
 
 // The operator of an assembled matrix held in exec's memory: sparse::spmv on it. The matrix must
-// outlive the operator (it is referenced, not copied).
+// outlive the operator (it is referenced, not copied: the preconditioner and the constraints
+// read it too).
 // Per application: CSR reads nnz (sizeof(Real) + 4) + 8 (n + 1) bytes of matrix and writes n Real;
 // block CSR reads n_blocks (B^2 sizeof(Real) + 4) + 8 (nodes + 1) bytes.
 template <class Real>
-LinearOperator<Real> csr_operator(const Exec& exec, const sparse::DeviceCsr<Real>& matrix);
+std::unique_ptr<op::Operator<Real>> csr_operator(const Exec& exec, const sparse::DeviceCsr<Real>& matrix);
 template <class Real>
-LinearOperator<Real> block_csr_operator(const Exec& exec, const sparse::DeviceBlockCsr<Real>& matrix);
+std::unique_ptr<op::Operator<Real>> block_csr_operator(const Exec& exec, const sparse::DeviceBlockCsr<Real>& matrix);
 
 struct CgSettings {
   double tolerance = 1e-8;     // on the relative residual ||b - A x|| / ||b||, > 0
@@ -97,7 +92,7 @@ struct CgResult {
 // recurrence first took to reach the tolerance (at least 100): the signature of the rounding
 // floor, typically reached in float with a tolerance below about 1e-5.
 //
-// Cost per iteration: one operator application (LinearOperator::bytes_per_apply), one
+// Cost per iteration: one operator application (op::Operator::bytes() + x and y), one
 // preconditioner application (Jacobi 3 n Real, block-Jacobi about (dim + 2) n Real; none: z is r
 // itself, no traffic) and 14 n Real of vector reads and writes: p.q 2, the x and r update 6, r.r 1,
 // r.z 2 (skipped without a preconditioner: it is r.r), the p update 3. In double with 3D CSR (about
@@ -105,19 +100,19 @@ struct CgResult {
 // of the three dot products is a reduction that ends with a device-to-host copy of its block
 // partials on CUDA (a synchronisation point).
 template <class Real>
-CgResult cg(const Exec& exec, const LinearOperator<Real>& A, const Preconditioner<Real>& M, const Real* b, Real* x,
+CgResult cg(const Exec& exec, const op::Operator<Real>& A, const Preconditioner<Real>& M, const Real* b, Real* x,
             const CgSettings& settings);
 
 // Throws tremor::Error with result.report when the solve did not converge.
 void require_converged(const CgResult& result);
 
-extern template CgResult cg<float>(const Exec&, const LinearOperator<float>&, const Preconditioner<float>&,
+extern template CgResult cg<float>(const Exec&, const op::Operator<float>&, const Preconditioner<float>&,
                                    const float*, float*, const CgSettings&);
-extern template CgResult cg<double>(const Exec&, const LinearOperator<double>&, const Preconditioner<double>&,
+extern template CgResult cg<double>(const Exec&, const op::Operator<double>&, const Preconditioner<double>&,
                                     const double*, double*, const CgSettings&);
-extern template LinearOperator<float> csr_operator<float>(const Exec&, const sparse::DeviceCsr<float>&);
-extern template LinearOperator<double> csr_operator<double>(const Exec&, const sparse::DeviceCsr<double>&);
-extern template LinearOperator<float> block_csr_operator<float>(const Exec&, const sparse::DeviceBlockCsr<float>&);
-extern template LinearOperator<double> block_csr_operator<double>(const Exec&, const sparse::DeviceBlockCsr<double>&);
+extern template std::unique_ptr<op::Operator<float>> csr_operator<float>(const Exec&, const sparse::DeviceCsr<float>&);
+extern template std::unique_ptr<op::Operator<double>> csr_operator<double>(const Exec&, const sparse::DeviceCsr<double>&);
+extern template std::unique_ptr<op::Operator<float>> block_csr_operator<float>(const Exec&, const sparse::DeviceBlockCsr<float>&);
+extern template std::unique_ptr<op::Operator<double>> block_csr_operator<double>(const Exec&, const sparse::DeviceBlockCsr<double>&);
 
 }  // namespace tremor::static_fe

@@ -37,7 +37,7 @@ std::vector<std::array<double, 3>> out_of_plane_rows(const Model& model) {
 
 }  // namespace
 
-Recovery recover(const Model& model, const sparse::SectionTable& table, std::span<const double> u) {
+Recovery recover(const Model& model, const fem::SectionTable& table, std::span<const double> u) {
   const Mesh& mesh = model.mesh;
   const int dim = mesh.dim(), nv = table.n_voigt;
   const auto n_nodes = static_cast<std::size_t>(mesh.n_nodes());
@@ -77,11 +77,13 @@ Recovery recover(const Model& model, const sparse::SectionTable& table, std::spa
           double xi[3] = {0.0, 0.0, 0.0}, strain[6] = {};
           E::node(a, xi);
           fem::element_strain<E>(x.data(), ue.data(), xi, strain);
-          for (int k = 0; k < nv; ++k) {
-            double sigma = 0.0;
-            for (int l = 0; l < nv; ++l) sigma += D[k * nv + l] * strain[l];
-            out.stress[node * static_cast<std::size_t>(nv) + static_cast<std::size_t>(k)] += sigma;
-          }
+          double sigma[6];
+          if constexpr (E::dim == 2)
+            fem::stress<3>(D, strain, sigma);
+          else
+            fem::stress<6>(D, strain, sigma);
+          for (int k = 0; k < nv; ++k)
+            out.stress[node * static_cast<std::size_t>(nv) + static_cast<std::size_t>(k)] += sigma[k];
           if constexpr (E::dim == 2) {
             const auto& row = rows[s];
             sigma_zz[node] += row[0] * strain[0] + row[1] * strain[1] + row[2] * strain[2];

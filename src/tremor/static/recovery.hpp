@@ -24,7 +24,7 @@ struct Recovery {
 };
 
 // `u` holds dim values per node, node-major. Nodes no element uses get zero stress.
-Recovery recover(const Model& model, const sparse::SectionTable& table, std::span<const double> u);
+Recovery recover(const Model& model, const fem::SectionTable& table, std::span<const double> u);
 
 // Von Mises stress of a Voigt stress (3D: xx, yy, zz, yz, xz, xy; 2D: xx, yy, xy plus sigma_zz).
 double von_mises_3d(const double* s);

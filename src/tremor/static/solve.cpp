@@ -8,7 +8,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/sparse/assemble.hpp"
-#include "tremor/sparse/colouring.hpp"
+#include "tremor/fem/colouring.hpp"
 #include "tremor/sparse/two_kernel.hpp"
 #include "tremor/static/constraints.hpp"
 #include "tremor/static/loads.hpp"
@@ -47,7 +47,7 @@ Exec make_exec(const std::string& backend) {
 
 // Steps 3 and 4 of the header in Real, with the assembled matrix of `format`.
 template <class Real>
-void assemble_and_solve(const Exec& exec, const Model& model, const sparse::DeviceElements& elements,
+void assemble_and_solve(const Exec& exec, const Model& model, const fem::DeviceElements& elements,
                         const StaticLoads& loads, const Constraints& constraints, const StaticSettings& settings,
                         StaticResult& out, Clock::time_point& clock) {
   const Mesh& mesh = model.mesh;
@@ -75,7 +75,7 @@ void assemble_and_solve(const Exec& exec, const Model& model, const sparse::Devi
     const Preconditioner<Real> M = build_preconditioner(K);
     exec.synchronize();
     out.timings.preconditioner = lap(clock);
-    out.cg = static_fe::cg<Real>(exec, make_operator(K), M, rhs.data(), x.data(), cg);
+    out.cg = static_fe::cg<Real>(exec, *make_operator(K), M, rhs.data(), x.data(), cg);
     out.timings.solve = lap(clock);
   };
   sparse::AssemblyTimes times;
@@ -143,7 +143,7 @@ StaticResult solve_static(const Model& model, const SolveOptions& options) {
   TREMOR_CHECK(n_dofs <= Size{2147483647}, model.source, ": ", n_dofs,
                " degrees of freedom exceed what one array can index (2^31 - 1)");
 
-  const sparse::SectionTable table = sparse::section_table(model);  // checks sections and geometry
+  const fem::SectionTable table = fem::section_table(model);  // checks sections and geometry
   StaticLoads loads = static_loads(model);
   out.warnings = loads.warnings;
   const Constraints constraints =
@@ -151,8 +151,8 @@ StaticResult solve_static(const Model& model, const SolveOptions& options) {
   check_rigid_modes(mesh, constraints.dofs);
   out.n_dofs = loads.n_dofs;
   out.n_constrained = constraints.n_constrained();
-  const sparse::ElementColouring colouring = sparse::colour_elements(mesh);
-  const sparse::DeviceElements elements(exec, mesh, table, colouring);
+  const fem::ElementColouring colouring = fem::colour_elements(mesh);
+  const fem::DeviceElements elements(exec, mesh, table, colouring);
   exec.synchronize();
   out.timings.setup = lap(clock);
 

@@ -1,12 +1,12 @@
-// CusparseOperator (operator.hpp): cuSPARSE's generic SpMV on the assembled K, the baseline that
+// CusparseOperator (operators.hpp): cuSPARSE's generic SpMV on the assembled K, the baseline that
 // tremor's own formats are measured against. Host code calling the cuSPARSE API; a build without
 // CUDA compiles the class with a constructor that says so.
 #include <limits>
 #include <vector>
 
 #include "tremor/core/error.hpp"
-#include "tremor/explicit/operator.hpp"
 #include "tremor/sparse/csr.hpp"
+#include "tremor/sparse/operators.hpp"
 
 #if defined(TREMOR_HAVE_CUDA)
 #include <cusparse.h>
@@ -14,7 +14,7 @@
 #include "tremor/backend/cuda_check.hpp"
 #endif
 
-namespace tremor::explicit_fe {
+namespace tremor::sparse {
 
 #if defined(TREMOR_HAVE_CUDA)
 namespace {
@@ -32,7 +32,7 @@ constexpr cudaDataType value_type() {
 }  // namespace
 
 template <class Real>
-CusparseOperator<Real>::CusparseOperator(const Exec& exec, const sparse::CsrMatrix& K) : exec_(exec), n_rows_(K.n_rows) {
+CusparseOperator<Real>::CusparseOperator(const Exec& exec, const CsrMatrix& K) : exec_(exec), n_rows_(K.n_rows) {
   TREMOR_CHECK(exec.backend() == Backend::Cuda, "the cusparse stiffness operator runs on the GPU; ", exec.describe(),
                " was given (use backend cuda, or another operator)");
   TREMOR_CHECK(K.nnz() <= std::numeric_limits<std::int32_t>::max(), "the cusparse operator uses 32-bit offsets; K has ",
@@ -52,7 +52,7 @@ CusparseOperator<Real>::CusparseOperator(const Exec& exec, const sparse::CsrMatr
 }
 
 template <class Real>
-CusparseOperator<Real>::CusparseOperator(const Exec& exec, sparse::DeviceCsr<Real>&& K) : exec_(exec), n_rows_(K.n_rows) {
+CusparseOperator<Real>::CusparseOperator(const Exec& exec, DeviceCsr<Real>&& K) : exec_(exec), n_rows_(K.n_rows) {
   TREMOR_CHECK(exec.backend() == Backend::Cuda, "the cusparse stiffness operator runs on the GPU; ", exec.describe(),
                " was given (use backend cuda, or another operator)");
   TREMOR_CHECK(K.nnz() <= std::numeric_limits<std::int32_t>::max(), "the cusparse operator uses 32-bit offsets; K has ",
@@ -116,7 +116,7 @@ CusparseOperator<Real>::~CusparseOperator() {
 }
 
 template <class Real>
-void CusparseOperator<Real>::apply(const Real* u, Real* ku) const {
+void CusparseOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
   auto handle = static_cast<cusparseHandle_t>(handle_);
   // Dense vector descriptors are cheap host structs; made per call since u and ku change.
   cusparseDnVecDescr_t vx = nullptr, vy = nullptr;
@@ -134,12 +134,12 @@ void CusparseOperator<Real>::apply(const Real* u, Real* ku) const {
 #else
 
 template <class Real>
-CusparseOperator<Real>::CusparseOperator(const Exec& exec, const sparse::CsrMatrix&) : exec_(exec) {
+CusparseOperator<Real>::CusparseOperator(const Exec& exec, const CsrMatrix&) : exec_(exec) {
   throw Error("the cusparse stiffness operator needs a tremor built with CUDA (configure with -DTREMOR_CUDA=ON)");
 }
 
 template <class Real>
-CusparseOperator<Real>::CusparseOperator(const Exec& exec, sparse::DeviceCsr<Real>&&) : exec_(exec) {
+CusparseOperator<Real>::CusparseOperator(const Exec& exec, DeviceCsr<Real>&&) : exec_(exec) {
   throw Error("the cusparse stiffness operator needs a tremor built with CUDA (configure with -DTREMOR_CUDA=ON)");
 }
 
@@ -147,7 +147,7 @@ template <class Real>
 CusparseOperator<Real>::~CusparseOperator() = default;
 
 template <class Real>
-void CusparseOperator<Real>::apply(const Real*, Real*) const {}
+void CusparseOperator<Real>::apply_unchecked(const Real*, Real*) const {}
 
 template <class Real>
 void CusparseOperator<Real>::create(const Exec&, Size) {}
@@ -166,4 +166,4 @@ std::size_t CusparseOperator<Real>::bytes() const {
 template class CusparseOperator<float>;
 template class CusparseOperator<double>;
 
-}  // namespace tremor::explicit_fe
+}  // namespace tremor::sparse

@@ -1,10 +1,10 @@
-#include "tremor/sparse/device_elements.hpp"
+#include "tremor/fem/device_elements.hpp"
 
 #include <span>
 
 #include "tremor/core/error.hpp"
 
-namespace tremor::sparse {
+namespace tremor::fem {
 
 namespace {
 
@@ -94,4 +94,4 @@ std::size_t DeviceElements::bytes() const {
   return total;
 }
 
-}  // namespace tremor::sparse
+}  // namespace tremor::fem

@@ -1,8 +1,8 @@
-#include "tremor/sparse/colouring.hpp"
+#include "tremor/fem/colouring.hpp"
 
 #include <algorithm>
 
-namespace tremor::sparse {
+namespace tremor::fem {
 
 namespace {
 
@@ -85,4 +85,4 @@ bool is_valid_colouring(const Mesh& mesh, const ElementColouring& colouring) {
   return true;
 }
 
-}  // namespace tremor::sparse
+}  // namespace tremor::fem

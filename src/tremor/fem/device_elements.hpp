@@ -1,26 +1,28 @@
 #pragma once
 // DeviceElements: the mesh and its sections in the memory of one Exec (a GPU's for a Cuda Exec),
 // what every element-by-element kernel reads: the matrix-free stiffness action
-// (explicit/operator.hpp), the batched element matrices (element_batch.hpp) and the two-kernel
-// assembly (two_kernel.hpp). Built once on the host from the mesh, the section table
-// (section_table(): D, thickness, density, per-element section and absorbing-layer stiffness
-// factor) and an element colouring (colour_elements()); uploaded, then read-only.
+// (explicit/operator.hpp), the batched element matrices (sparse/element_batch.hpp), the two-kernel
+// assembly (sparse/two_kernel.hpp) and the element survey. Built once on the host from the mesh,
+// the section table (sections.hpp) and an element colouring (colouring.hpp); uploaded, then
+// read-only. ElementArrays is what one block's kernel captures of it, gather_coordinates() the
+// one gather of an element's node coordinates.
 //
 // Sizes: coordinates 8 B x dim per node; per element its nodes (4 B each), section (4 B),
-// stiffness factor and damping (8 B each) and place in its block's colour lists (4 B); per section D (36 doubles,
-// n_voigt^2 used, row-major), thickness and density (8 B each).
+// stiffness factor and damping (8 B each) and place in its block's colour lists (4 B); per
+// section D (36 doubles, n_voigt^2 used, row-major), thickness and density (8 B each).
 #include <cstddef>
 #include <vector>
 
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/exec.hpp"
 #include "tremor/core/config.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/fem/colouring.hpp"
+#include "tremor/fem/sections.hpp"
 #include "tremor/mesh/element_type.hpp"
 #include "tremor/mesh/mesh.hpp"
-#include "tremor/sparse/assemble.hpp"
-#include "tremor/sparse/colouring.hpp"
 
-namespace tremor::sparse {
+namespace tremor::fem {
 
 // One element block: a single (type, order), so a launch over it is homogeneous.
 struct DeviceElementBlock {
@@ -70,4 +72,37 @@ struct DeviceElements {
   std::size_t bytes() const;
 };
 
-}  // namespace tremor::sparse
+// One block's arrays and its sections, as the element kernels capture them.
+struct ElementArrays {
+  const double* coordinates;
+  const Index* connectivity;
+  const int* section;
+  const double* factor;
+  const double* D;
+  const double* thickness;
+  const double* density;
+  const double* alpha;  // per element: mass-proportional damping (the lumped damping's weight)
+};
+
+inline ElementArrays arrays_of(const DeviceElements& elements, const DeviceElementBlock& block) {
+  return {elements.coordinates.data(), block.connectivity.data(), block.section.data(),
+          block.stiffness_factor.data(), elements.D.data(),         elements.thickness.data(),
+          elements.density.data(), block.alpha.data()};
+}
+
+// The element's node coordinates, node-major (x[a * dim + c]), as fem's kernels take them.
+template <class E>
+TREMOR_HOST_DEVICE inline void gather_coordinates(const double* coordinates, const Index* nodes, double* x) {
+  for (int a = 0; a < E::n_nodes; ++a)
+    for (int c = 0; c < E::dim; ++c) x[a * E::dim + c] = coordinates[static_cast<Size>(nodes[a]) * E::dim + c];
+}
+
+// Throws unless exec runs where `elements` live.
+inline void check_space(const Exec& exec, const DeviceElements& elements, const char* what) {
+  TREMOR_CHECK(exec.space() == elements.exec.space() &&
+                   (exec.space() == MemorySpace::Host || exec.device() == elements.exec.device()),
+               what, ": the elements live in the memory of ", elements.exec.describe(), ", ", exec.describe(),
+               " cannot run on them");
+}
+
+}  // namespace tremor::fem

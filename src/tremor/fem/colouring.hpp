@@ -8,7 +8,7 @@
 #include "tremor/core/config.hpp"
 #include "tremor/mesh/mesh.hpp"
 
-namespace tremor::sparse {
+namespace tremor::fem {
 
 struct ElementColouring {
   // Elements of each block grouped by colour: those of colour c in block b are
@@ -39,4 +39,4 @@ ElementColouring colour_elements(const Mesh& mesh);
 // True when no two elements of the same colour share a node (for tests and debug checks).
 bool is_valid_colouring(const Mesh& mesh, const ElementColouring& colouring);
 
-}  // namespace tremor::sparse
+}  // namespace tremor::fem

@@ -1,0 +1,51 @@
+#include "tremor/fem/sections.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "tremor/core/error.hpp"
+#include "tremor/fem/geometry.hpp"
+#include "tremor/model/absorbing.hpp"
+
+namespace tremor::fem {
+
+namespace {
+
+std::string prefix(const Model& model) { return model.source.empty() ? std::string() : str(model.source, ": "); }
+
+}  // namespace
+
+SectionTable section_table(const Model& model, bool check_geometry) {
+  const Mesh& mesh = model.mesh;
+  SectionTable table;
+  table.dim = mesh.dim();
+  table.n_voigt = table.dim == 2 ? 3 : 6;
+  for (const Section& section : model.sections) {
+    const Material& material = model.material(section.material);
+    material.validate();
+    std::array<double, 36> D{};
+    if (table.dim == 2) {
+      const Voigt3 d = plane_stiffness(material, section.formulation);
+      std::copy(d.begin(), d.end(), D.begin());
+      TREMOR_CHECK(section.thickness > 0.0, prefix(model), "section on '", section.element_set,
+                   "' has non-positive thickness ", section.thickness);
+    } else {
+      D = material.stiffness;
+    }
+    table.D.push_back(D);
+    table.thickness.push_back(table.dim == 2 ? section.thickness : 1.0);
+    table.density.push_back(material.density);
+    table.damping_alpha.push_back(material.damping_alpha);
+  }
+  table.element_section = model.element_sections();
+  for (std::size_t e = 0; e < table.element_section.size(); ++e)
+    TREMOR_CHECK(table.element_section[e] >= 0, prefix(model), "element ", mesh.element_label(static_cast<Index>(e)),
+                 " has no section (no material assigned)");
+  if (check_geometry) fem::check_geometry(mesh, model.mesh_source());
+  AbsorbingProfile profile = absorbing_profile(model);
+  table.element_alpha = std::move(profile.alpha);
+  table.element_stiffness_factor = std::move(profile.stiffness_factor);
+  return table;
+}
+
+}  // namespace tremor::fem

@@ -1,0 +1,42 @@
+#pragma once
+// The section table: what every element kernel needs of each section (its material's D in Voigt
+// form, 3x3 plane in 2D; thickness; density; damping) and which section each element belongs to,
+// with the absorbing layers' per-element damping and stiffness factor. Built once per run from
+// the model on the host; DeviceElements (device_elements.hpp) carries it to an Exec.
+#include <array>
+#include <vector>
+
+#include "tremor/model/model.hpp"
+
+namespace tremor::fem {
+
+// What the element kernels need of each section, and which section each element belongs to.
+struct SectionTable {
+  int dim = 3;
+  int n_voigt = 6;                           // 3 in 2D, 6 in 3D
+  std::vector<std::array<double, 36>> D;     // per section: n_voigt x n_voigt, row-major
+  std::vector<double> thickness;             // per section: the section's thickness in 2D, 1 in 3D
+  std::vector<double> density;               // per section, kg/m^3
+  std::vector<double> damping_alpha;         // per section, s^-1
+  std::vector<int> element_section;          // per global element
+  // Absorbing layers (model/absorbing.hpp), per global element: damping added to the section's
+  // alpha, and the factor K_e is scaled by (D scaled as a whole, so anisotropic materials keep
+  // their anisotropy). Empty when the model has no layer: 0 and 1 everywhere.
+  std::vector<double> element_alpha;
+  std::vector<double> element_stiffness_factor;
+  double stiffness_factor(std::size_t element) const {
+    return element_stiffness_factor.empty() ? 1.0 : element_stiffness_factor[element];
+  }
+  double alpha(std::size_t element) const {
+    return damping_alpha[static_cast<std::size_t>(element_section[element])] +
+           (element_alpha.empty() ? 0.0 : element_alpha[element]);
+  }
+};
+
+// Builds the table and runs the checks above (`model.source` prefixes messages), with the
+// absorbing layers' per-element profile (absorbing_profile()).
+// `check_geometry` false leaves out fem::check_geometry (a pass over the mesh on the host), for a
+// caller that checks the elements on its Exec instead (element_survey.hpp).
+SectionTable section_table(const Model& model, bool check_geometry = true);
+
+}  // namespace tremor::fem

@@ -1,0 +1,42 @@
+#pragma once
+// Operator<Real>: y = A x for a square operator on DOF vectors (node-major) in the memory of one
+// Exec: the explicit scheme's K u (pogo paper section 2.1, Eq. 1-4), the static solver's CG
+// matrix. Every kind (registry.hpp) implements it; the time loop and CG hold it by this interface.
+// Virtual at host level only: one call per step or iteration, the loops inside are kernels on
+// the operator's Exec, and apply() only queues work on a Cuda Exec's stream.
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "tremor/backend/exec.hpp"
+#include "tremor/backend/view.hpp"
+#include "tremor/core/config.hpp"
+
+namespace tremor::op {
+
+template <class Real>
+class Operator {
+ public:
+  virtual ~Operator();
+  // The Exec whose memory holds the operator and the vectors it applies to.
+  virtual const Exec& exec() const = 0;
+  virtual Index n_dofs() const = 0;
+  // Its name in the registry (registry.hpp).
+  virtual std::string_view name() const = 0;
+  // Memory the operator reads per apply besides x and y (its own arrays), in bytes.
+  virtual std::size_t bytes() const = 0;
+  // A line about its storage for reports (padding of the padded formats); empty by default.
+  virtual std::string details() const { return {}; }
+
+  // y = A x. Throws tremor::Error, naming the operator, unless both views hold n_dofs() entries in
+  // the memory of exec() and do not overlap (y is overwritten).
+  void apply(View<const Real> x, View<Real> y) const;
+  // The same on pointers the caller has checked once: what a kind implements. (Public, as nvcc
+  // does not allow kernels' lambdas in a protected member.)
+  virtual void apply_unchecked(const Real* x, Real* y) const = 0;
+};
+
+extern template class Operator<float>;
+extern template class Operator<double>;
+
+}  // namespace tremor::op

@@ -1,0 +1,101 @@
+#include "tremor/operator/registry.hpp"
+
+#include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
+
+namespace tremor::op {
+
+std::size_t OperatorSizes::n_nodes() const { return static_cast<std::size_t>(mesh->n_nodes()); }
+std::size_t OperatorSizes::dim() const { return static_cast<std::size_t>(mesh->dim()); }
+std::size_t OperatorSizes::n_dofs() const { return n_nodes() * dim(); }
+
+std::size_t OperatorSizes::assembled_k_bytes() const {
+  const auto nnz = static_cast<std::size_t>(stiffness_entries);
+  return nnz * sizeof(double) + nnz / (dim() * dim()) * sizeof(Index) + (n_nodes() + 1) * sizeof(Size);
+}
+
+template <class Real>
+std::unique_ptr<Operator<Real>> OperatorEntry::make(const OperatorInputs& inputs) const {
+  TREMOR_CHECK(inputs.model && inputs.elements, "the ", name, " operator needs the model and its elements");
+  const Backend backend = inputs.elements->exec.backend();
+  TREMOR_CHECK(runs_on(backend), "the ", name, " operator does not run on ", inputs.elements->exec.describe(),
+               " (use another backend, or another operator)");
+  TREMOR_CHECK(!needs_colouring || inputs.elements->n_colours > 0 || inputs.elements->n_elements() == 0, "the ",
+               name, " operator needs the elements built with a colouring");
+  if constexpr (std::is_same_v<Real, float>)
+    return make_float(inputs);
+  else
+    return make_double(inputs);
+}
+
+void Registry::add(const OperatorEntry& entry) {
+  TREMOR_CHECK(!entry.name.empty() && entry.name != "auto", "operator registry: '", entry.name,
+               "' cannot name an operator");
+  TREMOR_CHECK(find(entry.name) == nullptr, "operator registry: '", entry.name, "' is registered twice");
+  TREMOR_CHECK(entry.make_float && entry.make_double && entry.loop_bytes && entry.setup_bytes,
+               "operator registry: '", entry.name, "' lacks a factory or a memory model");
+  entries_.push_back(entry);
+}
+
+void Registry::set_default(Backend backend, std::string_view name) {
+  const OperatorEntry* entry = find(name);
+  TREMOR_CHECK(entry && entry->runs_on(backend), "operator registry: no '", name, "' operator runs on ",
+               to_string(backend));
+  default_[static_cast<int>(backend)] = std::string(name);
+}
+
+const OperatorEntry* Registry::find(std::string_view name) const {
+  for (const OperatorEntry& entry : entries_)
+    if (entry.name == name) return &entry;
+  return nullptr;
+}
+
+const OperatorEntry& Registry::default_for(Backend backend) const {
+  const OperatorEntry* entry = find(default_[static_cast<int>(backend)]);
+  TREMOR_CHECK(entry, "operator registry: no default operator for ", to_string(backend));
+  return *entry;
+}
+
+const OperatorEntry& Registry::parse(std::string_view name, Backend backend, std::string_view where) const {
+  const std::string at = where.empty() ? std::string() : str(where, ": ");
+  if (name == "auto") return default_for(backend);
+  const OperatorEntry* entry = find(name);
+  if (!entry) {
+    std::vector<std::string_view> known{"auto"};
+    for (const OperatorEntry& e : entries_) known.push_back(e.name);
+    throw Error(str(at, "unknown stiffness operator '", name, "'", suggestion(name, known), "; expected \"auto\" or one of ",
+                    quoted_names()));
+  }
+  if (!entry->runs_on(backend)) {
+    std::string where_it_runs;
+    for (const Backend b : {Backend::Serial, Backend::OpenMP, Backend::Cuda})
+      if (entry->runs_on(b)) where_it_runs += str(where_it_runs.empty() ? "" : ", ", to_string(b));
+    throw Error(str(at, "the ", name, " operator runs on ", where_it_runs, "; the backend is ", to_string(backend),
+                    " (use another backend, or another operator)"));
+  }
+  return *entry;
+}
+
+std::vector<std::string> Registry::names() const {
+  std::vector<std::string> out;
+  for (const OperatorEntry& entry : entries_) out.emplace_back(entry.name);
+  return out;
+}
+
+std::vector<std::string> Registry::names(Backend backend) const {
+  std::vector<std::string> out;
+  for (const OperatorEntry& entry : entries_)
+    if (entry.runs_on(backend)) out.emplace_back(entry.name);
+  return out;
+}
+
+std::string Registry::quoted_names() const {
+  std::string out;
+  for (const OperatorEntry& entry : entries_) out += str(out.empty() ? "\"" : ", \"", entry.name, "\"");
+  return out;
+}
+
+template std::unique_ptr<Operator<float>> OperatorEntry::make<float>(const OperatorInputs&) const;
+template std::unique_ptr<Operator<double>> OperatorEntry::make<double>(const OperatorInputs&) const;
+
+}  // namespace tremor::op

@@ -1,0 +1,114 @@
+#pragma once
+// The registry of operator kinds: one entry per kind (its name, a line about it, whether it is
+// built from an assembled K, where it runs, its memory model and its factory). The model reader's
+// check, the CLI's choices, the pre-flight's memory estimate, the benchmark and `tremor info`
+// read it; adding a kind is one entry and one class.
+//
+// A Registry is a value; each layer that implements kinds adds them (sparse::register_operators for
+// the assembled formats, explicit_fe::register_operators for the matrix-free and partitioned ones)
+// and explicit_fe::operators() is the registry of a run, complete. A kind's name is parsed into its
+// entry once, at the edge (the pre-flight, the CLI); past it, code holds the entry, not a string.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tremor/backend/exec.hpp"
+#include "tremor/core/config.hpp"
+#include "tremor/fem/device_elements.hpp"
+#include "tremor/mesh/mesh.hpp"
+#include "tremor/model/model.hpp"
+#include "tremor/operator/operator.hpp"
+
+namespace tremor::op {
+
+// What a kind's memory model is given: counts the pre-flight has before anything is built.
+struct OperatorSizes {
+  const Mesh* mesh = nullptr;
+  Size stiffness_entries = 0;  // scalar entries of K (dim^2 per nodal block)
+  Index max_neighbours = 0;    // the longest row of K in nodes (0: unknown)
+  std::size_t real_size = sizeof(double);
+  std::size_t element_bytes = 0;  // fem::DeviceElements as the run builds them
+
+  std::size_t n_dofs() const;
+  std::size_t n_nodes() const;
+  std::size_t dim() const;
+  // K in double in nodal-block CSR while the two-kernel assembly holds it (values, a column per
+  // block, offsets per node).
+  std::size_t assembled_k_bytes() const;
+};
+
+// What the set-up spent building one operator, for the run summary.
+struct OperatorSetup {
+  double assembly_seconds = 0.0;   // K by the two-kernel assembly in double (pattern and values)
+  double format_seconds = 0.0;     // K converted to the kind's format, rounded to Real
+  std::size_t assembly_bytes = 0;  // the double K in the Exec's memory while it exists
+};
+
+// What a factory builds from: the elements on the Exec the operator will run on.
+struct OperatorInputs {
+  const Model* model = nullptr;
+  std::shared_ptr<const fem::DeviceElements> elements;  // built from model->mesh on the operator's Exec
+  bool deterministic = true;  // assemble colour by colour (elements built with a colouring), else atomics
+  std::string blocks;         // a block file (`tremor partition`) for the kinds that read one
+  OperatorSetup* setup = nullptr;  // filled when not null
+};
+
+template <class Real>
+using Factory = std::unique_ptr<Operator<Real>> (*)(const OperatorInputs&);
+
+// Where a kind runs: a bit per Backend.
+using Backends = std::uint8_t;
+constexpr Backends backend_bit(Backend backend) { return static_cast<Backends>(1u << static_cast<unsigned>(backend)); }
+constexpr Backends all_backends = backend_bit(Backend::Serial) | backend_bit(Backend::OpenMP) | backend_bit(Backend::Cuda);
+
+struct OperatorEntry {
+  std::string_view name;
+  std::string_view summary;       // one line: what it stores and how it applies
+  bool needs_assembly = true;     // built from K assembled in double (the set-up holds K)
+  bool needs_colouring = false;   // reads the elements colour by colour in every apply
+  bool reads_blocks = false;      // takes a block file (`tremor partition`)
+  Backends backends = all_backends;
+  // Its arrays in the time loop (Operator::bytes(), padding included).
+  std::size_t (*loop_bytes)(const OperatorSizes&) = nullptr;
+  // What building it holds on the Exec at most besides the elements, mass and damping.
+  std::size_t (*setup_bytes)(const OperatorSizes&) = nullptr;
+  Factory<float> make_float = nullptr;
+  Factory<double> make_double = nullptr;
+
+  bool runs_on(Backend backend) const { return (backends & backend_bit(backend)) != 0; }
+  template <class Real>
+  std::unique_ptr<Operator<Real>> make(const OperatorInputs& inputs) const;
+};
+
+class Registry {
+ public:
+  // Throws tremor::Error when the name is taken, empty, or the entry lacks a factory or memory model.
+  void add(const OperatorEntry& entry);
+  // The fastest kind measured on a backend (docs/benchmarks.md): what "auto" means there.
+  void set_default(Backend backend, std::string_view name);
+
+  const std::vector<OperatorEntry>& entries() const { return entries_; }
+  const OperatorEntry* find(std::string_view name) const;
+  // The entry of `name`; anything else throws tremor::Error: "WHERE: unknown stiffness operator
+  // 'NAME'; expected "auto" or one of ..." (`where` prefixed when not empty). "auto" gives
+  // default_for(backend), and a kind that does not run on `backend` is refused saying where it does.
+  const OperatorEntry& parse(std::string_view name, Backend backend, std::string_view where = {}) const;
+  const OperatorEntry& default_for(Backend backend) const;
+  // Names in registration order: all, or those that run on `backend`.
+  std::vector<std::string> names() const;
+  std::vector<std::string> names(Backend backend) const;
+  // "\"assembled\", \"block_csr\", ..." for messages.
+  std::string quoted_names() const;
+
+ private:
+  std::vector<OperatorEntry> entries_;
+  std::string default_[3];
+};
+
+extern template std::unique_ptr<Operator<float>> OperatorEntry::make<float>(const OperatorInputs&) const;
+extern template std::unique_ptr<Operator<double>> OperatorEntry::make<double>(const OperatorInputs&) const;
+
+}  // namespace tremor::op

@@ -1,0 +1,265 @@
+#include "tremor/sparse/operators.hpp"
+
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#include "tremor/core/clock.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/sparse/assemble.hpp"
+#include "tremor/sparse/two_kernel.hpp"
+
+namespace tremor::sparse {
+
+// ------------------------------------------------------------------------------------- assembled
+
+template <class Real>
+CsrOperator<Real>::CsrOperator(const Exec& exec, const CsrMatrix& K)
+    : exec_(exec), matrix_(exec, convert<Real>(K)) {}
+
+template <class Real>
+CsrOperator<Real>::CsrOperator(const Exec& exec, const Model& model)
+    : CsrOperator(exec, assemble_stiffness(model, host_exec(exec))) {}
+
+template <class Real>
+CsrOperator<Real>::CsrOperator(const Exec& exec, const DeviceBlockCsr<double>& K)
+    : exec_(exec), matrix_(to_csr<Real>(exec, K)) {}
+
+template <class Real>
+CsrOperator<Real>::CsrOperator(const Exec& exec, DeviceCsr<Real>&& K) : exec_(exec), matrix_(std::move(K)) {}
+
+template <class Real>
+void CsrOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
+  spmv(exec_, matrix_.view(), u, ku);
+}
+
+// ------------------------------------------------------------------------------------- block_csr
+
+template <class Real>
+BlockCsrOperator<Real>::BlockCsrOperator(const Exec& exec, const CsrMatrix& K, int dim)
+    : exec_(exec), matrix_(exec, to_block_csr<Real>(K, dim)) {}
+
+template <class Real>
+BlockCsrOperator<Real>::BlockCsrOperator(const Exec& exec, const Model& model)
+    : BlockCsrOperator(exec, assemble_stiffness(model, host_exec(exec)), model.mesh.dim()) {}
+
+template <class Real>
+BlockCsrOperator<Real>::BlockCsrOperator(const Exec& exec, DeviceBlockCsr<Real>&& K)
+    : exec_(exec), matrix_(std::move(K)) {}
+
+template <class Real>
+BlockCsrOperator<Real>::BlockCsrOperator(const Exec& exec, const DeviceBlockCsr<double>& K)
+    : exec_(exec), matrix_(rounded<Real>(exec, K)) {}
+
+template <class Real>
+void BlockCsrOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
+  spmv(exec_, matrix_, u, ku);
+}
+
+// ---------------------------------------------------------------------------- ell, sell, jds, block_ell
+
+namespace {
+
+template <class Real>
+auto make_format(const Exec& exec, const CsrMatrix& K, std::string_view kind, int dim)
+    -> std::variant<EllMatrix<Real>, SellMatrix<Real>, JdsMatrix<Real>,
+                    BlockEllMatrix<Real>> {
+  if (kind == "ell") return to_ell<Real>(exec, K);
+  if (kind == "sell") return to_sell<Real>(exec, K);
+  if (kind == "jds") return to_jds<Real>(exec, K);
+  if (kind == "block_ell") return to_block_ell<Real>(exec, K, dim);
+  throw Error(str("'", kind, "' is not a sparse format operator"));
+}
+
+template <class Real>
+auto make_format(const Exec& exec, const DeviceBlockCsr<double>& K, std::string_view kind)
+    -> std::variant<EllMatrix<Real>, SellMatrix<Real>, JdsMatrix<Real>,
+                    BlockEllMatrix<Real>> {
+  if (kind == "ell") return to_ell<Real>(exec, K);
+  if (kind == "sell") return to_sell<Real>(exec, K);
+  if (kind == "jds") return to_jds<Real>(exec, K);
+  if (kind == "block_ell") return to_block_ell<Real>(exec, K);
+  throw Error(str("'", kind, "' is not a sparse format operator"));
+}
+
+}  // namespace
+
+template <class Real>
+FormatOperator<Real>::FormatOperator(const Exec& exec, const CsrMatrix& K, std::string_view kind, int dim)
+    : exec_(exec), kind_(kind), n_rows_(K.n_rows), matrix_(make_format<Real>(exec, K, kind, dim)) {}
+
+template <class Real>
+FormatOperator<Real>::FormatOperator(const Exec& exec, const DeviceBlockCsr<double>& K, std::string_view kind)
+    : exec_(exec), kind_(kind), n_rows_(K.n_rows()), matrix_(make_format<Real>(exec, K, kind)) {}
+
+template <class Real>
+void FormatOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
+  std::visit([&](const auto& matrix) { spmv(exec_, matrix, u, ku); }, matrix_);
+}
+
+template <class Real>
+std::size_t FormatOperator<Real>::bytes() const {
+  // Every stored column index is read (padding is recognised by its index), but a padding
+  // entry's value is not: the kernels skip it.
+  return std::visit(
+      [](const auto& matrix) {
+        const FormatStats stats = matrix.stats();
+        return matrix.bytes() - static_cast<std::size_t>(stats.padding()) * sizeof(Real);
+      },
+      matrix_);
+}
+
+template <class Real>
+std::string FormatOperator<Real>::details() const {
+  return std::visit([](const auto& matrix) { return describe(matrix.stats()); }, matrix_);
+}
+
+
+// --------------------------------------------------------------------------------- registration
+
+namespace {
+
+// K assembled on the elements' Exec in double by the two-kernel assembly, then `convert`ed to the
+// kind's format there; the double K is released before returning. What it took goes to
+// inputs.setup.
+template <class Real, class Convert>
+std::unique_ptr<op::Operator<Real>> set_up(const op::OperatorInputs& inputs, Convert convert) {
+  const Exec& exec = inputs.elements->exec;
+  const RaceStrategy strategy = inputs.deterministic ? RaceStrategy::Colouring : RaceStrategy::Atomics;
+  const auto lap = [&exec](Clock::time_point& since) {
+    exec.synchronize();
+    const auto now = Clock::now();
+    const double seconds = seconds_between(since, now);
+    since = now;
+    return seconds;
+  };
+  auto since = Clock::now();
+  DeviceBlockCsr<double> K = assemble_block_csr<double>(exec, *inputs.elements, GlobalMatrix::Stiffness, strategy);
+  const double assembly = lap(since);
+  const std::size_t assembly_bytes = K.bytes();
+  std::unique_ptr<op::Operator<Real>> out = convert(exec, std::move(K));
+  K = DeviceBlockCsr<double>();
+  if (inputs.setup) {
+    inputs.setup->assembly_seconds = assembly;
+    inputs.setup->format_seconds = lap(since);
+    inputs.setup->assembly_bytes = assembly_bytes;
+  }
+  return out;
+}
+
+template <class Real>
+std::unique_ptr<op::Operator<Real>> make_csr(const op::OperatorInputs& inputs) {
+  return set_up<Real>(inputs, [](const Exec& exec, DeviceBlockCsr<double>&& K) {
+    return std::make_unique<CsrOperator<Real>>(exec, K);
+  });
+}
+
+template <class Real>
+std::unique_ptr<op::Operator<Real>> make_block_csr(const op::OperatorInputs& inputs) {
+  return set_up<Real>(inputs, [](const Exec& exec, DeviceBlockCsr<double>&& K) {
+    if constexpr (std::is_same_v<Real, double>)
+      return std::make_unique<BlockCsrOperator<Real>>(exec, std::move(K));  // K itself: no copy
+    else
+      return std::make_unique<BlockCsrOperator<Real>>(exec, K);
+  });
+}
+
+template <class Real>
+std::unique_ptr<op::Operator<Real>> make_cusparse(const op::OperatorInputs& inputs) {
+  return set_up<Real>(inputs, [](const Exec& exec, DeviceBlockCsr<double>&& K) {
+    return std::make_unique<CusparseOperator<Real>>(exec, to_csr<Real>(exec, K));
+  });
+}
+
+template <class Real>
+std::unique_ptr<op::Operator<Real>> make_format(const op::OperatorInputs& inputs, std::string_view kind) {
+  return set_up<Real>(inputs, [kind](const Exec& exec, DeviceBlockCsr<double>&& K) {
+    return std::make_unique<FormatOperator<Real>>(exec, K, kind);
+  });
+}
+
+template <class Real>
+std::unique_ptr<op::Operator<Real>> make_ell(const op::OperatorInputs& inputs) {
+  return make_format<Real>(inputs, "ell");
+}
+template <class Real>
+std::unique_ptr<op::Operator<Real>> make_sell(const op::OperatorInputs& inputs) {
+  return make_format<Real>(inputs, "sell");
+}
+template <class Real>
+std::unique_ptr<op::Operator<Real>> make_jds(const op::OperatorInputs& inputs) {
+  return make_format<Real>(inputs, "jds");
+}
+template <class Real>
+std::unique_ptr<op::Operator<Real>> make_block_ell(const op::OperatorInputs& inputs) {
+  return make_format<Real>(inputs, "block_ell");
+}
+
+// Memory models: each format's arrays (their bytes()), from the pre-flight's counts.
+std::size_t nnz_of(const op::OperatorSizes& s) { return static_cast<std::size_t>(s.stiffness_entries); }
+
+std::size_t csr_bytes(const op::OperatorSizes& s) {  // offsets (8 B per row), a column (4 B) and a value per entry
+  return (s.n_dofs() + 1) * sizeof(Size) + nnz_of(s) * (sizeof(Index) + s.real_size);
+}
+std::size_t cusparse_bytes(const op::OperatorSizes& s) {  // CSR with 32-bit offsets; the workspace is small
+  return (s.n_dofs() + 1) * sizeof(std::int32_t) + nnz_of(s) * (sizeof(std::int32_t) + s.real_size);
+}
+std::size_t block_csr_bytes(const op::OperatorSizes& s) {  // offsets per node, a column per block, the values
+  return (s.n_nodes() + 1) * sizeof(Size) + nnz_of(s) / (s.dim() * s.dim()) * sizeof(Index) + nnz_of(s) * s.real_size;
+}
+// ELL pads every row to the longest: the node-degree spread of linear elements pads it by up to
+// ~40% (hex8 plates: 27 blocks inside, 12-18 on faces), taken from the widest row.
+std::size_t ell_bytes(const op::OperatorSizes& s) {
+  const std::size_t stored =
+      s.max_neighbours > 0 ? static_cast<std::size_t>(s.max_neighbours) * s.dim() * s.n_dofs() : nnz_of(s);
+  return stored * (sizeof(Index) + s.real_size) + s.n_dofs() * sizeof(Index);
+}
+// SELL (slices sorted by length: little padding) and JDS: a column and a value per entry, a
+// permutation entry per row.
+std::size_t sell_bytes(const op::OperatorSizes& s) {
+  return nnz_of(s) * (sizeof(Index) + s.real_size) + s.n_dofs() * sizeof(Index);
+}
+std::size_t block_ell_bytes(const op::OperatorSizes& s) {  // block rows padded to the widest node row
+  const std::size_t blocks = s.max_neighbours > 0 ? static_cast<std::size_t>(s.max_neighbours) * s.n_nodes()
+                                                  : nnz_of(s) / (s.dim() * s.dim());
+  return blocks * (sizeof(Index) + s.dim() * s.dim() * s.real_size);
+}
+
+// The set-up's peak: K in double while its format is filled (block_csr in double is K itself).
+template <std::size_t (*Format)(const op::OperatorSizes&)>
+std::size_t with_k(const op::OperatorSizes& s) {
+  return s.assembled_k_bytes() + Format(s);
+}
+std::size_t block_csr_setup(const op::OperatorSizes& s) {
+  return s.assembled_k_bytes() + (s.real_size == sizeof(double) ? 0 : block_csr_bytes(s));
+}
+
+}  // namespace
+
+void register_operators(op::Registry& registry) {
+  constexpr op::Backends cuda = op::backend_bit(Backend::Cuda);
+  registry.add({"assembled", "K in scalar CSR (8-byte row offsets), one row per thread", true, false, false,
+                op::all_backends, csr_bytes, with_k<csr_bytes>, make_csr<float>, make_csr<double>});
+  registry.add({"block_csr", "K in nodal-block CSR: one column index per dim x dim block", true, false, false,
+                op::all_backends, block_csr_bytes, block_csr_setup, make_block_csr<float>, make_block_csr<double>});
+  registry.add({"ell", "K in ELL: rows padded to the longest, column-major", true, false, false, op::all_backends,
+                ell_bytes, with_k<ell_bytes>, make_ell<float>, make_ell<double>});
+  registry.add({"sell", "K in SELL-C-sigma (C = 32, sigma = 256): ELL by slices of sorted rows", true, false, false,
+                op::all_backends, sell_bytes, with_k<sell_bytes>, make_sell<float>, make_sell<double>});
+  registry.add({"jds", "K in jagged diagonals: rows sorted by length", true, false, false, op::all_backends,
+                sell_bytes, with_k<sell_bytes>, make_jds<float>, make_jds<double>});
+  registry.add({"block_ell", "K in nodal-block ELL: dim x dim blocks, one column index per block, coalesced", true,
+                false, false, op::all_backends, block_ell_bytes, with_k<block_ell_bytes>, make_block_ell<float>,
+                make_block_ell<double>});
+  registry.add({"cusparse", "K in CSR applied by cuSPARSE's SpMV: the baseline", true, false, false, cuda,
+                cusparse_bytes, with_k<cusparse_bytes>, make_cusparse<float>, make_cusparse<double>});
+}
+
+template class CsrOperator<float>;
+template class CsrOperator<double>;
+template class BlockCsrOperator<float>;
+template class BlockCsrOperator<double>;
+template class FormatOperator<float>;
+template class FormatOperator<double>;
+
+}  // namespace tremor::sparse

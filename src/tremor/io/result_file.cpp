@@ -1069,9 +1069,11 @@ void ResultFile::Impl::reopen_histories(const std::map<std::string, std::int64_t
     history.n_samples = rows;
     histories.push_back(std::move(history));
   }
-  for (const auto& [name, count] : samples)
+  for (const auto& entry : samples) {
+    const std::string& name = entry.first;  // a structured binding is not captured by clang 14's lambdas
     if (std::none_of(histories.begin(), histories.end(), [&](const History& h) { return h.name == name; }))
       throw Error(str(where, ": the checkpoint counts samples of history '", name, "', which the file lacks"));
+  }
 }
 
 void ResultFile::Impl::reopen_snapshots(std::int64_t count) {

@@ -115,9 +115,21 @@ void CentralDifference<Real>::set_up(DeviceArray<double> mass, DeviceArray<doubl
 
 template <class Real>
 void CentralDifference<Real>::step(View<const Real> f, View<const Index> prescribed_dofs, View<const Real> prescribed) {
+  apply_stiffness();
+  advance(f, prescribed_dofs, prescribed);
+}
+
+template <class Real>
+View<Real> CentralDifference<Real>::apply_stiffness() {
+  stiffness_.apply(curr_.view(), ku_.view());
+  return ku_.view();
+}
+
+template <class Real>
+void CentralDifference<Real>::advance(View<const Real> f, View<const Index> prescribed_dofs,
+                                      View<const Real> prescribed) {
   TREMOR_CHECK(f.size == n_, "force has ", f.size, " entries for ", n_, " DOFs");
   TREMOR_CHECK(prescribed.size == prescribed_dofs.size, "prescribed values and DOFs differ in count");
-  stiffness_.apply(curr_.view(), ku_.view());
   const View<const Real> a = force_scale_.view(), cp = prev_scale_.view(), kc = curr_scale_.view();
   const View<const Real> ku = std::as_const(ku_).view(), up = std::as_const(prev_).view(),
                          uc = std::as_const(curr_).view();

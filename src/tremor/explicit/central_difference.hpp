@@ -44,6 +44,11 @@ class CentralDifference {
   // `prescribed` (values at time() + dt, in the Exec's memory; empty for none). Only queues
   // work on a Cuda Exec: no host synchronisation.
   void step(View<const Real> force, View<const Index> prescribed_dofs = {}, View<const Real> prescribed = {});
+  // step() in two halves, for a subdomain whose shared nodes' internal forces are summed with its
+  // neighbours' between them: apply_stiffness() computes K U_curr and returns it (writable, in the
+  // Exec's memory), advance() completes the step from it.
+  View<Real> apply_stiffness();
+  void advance(View<const Real> force, View<const Index> prescribed_dofs = {}, View<const Real> prescribed = {});
 
   // Displacement now (U_curr) and one step before (U_prev), in the Exec's memory.
   View<const Real> displacement() const { return curr_.view(); }

@@ -1,34 +1,27 @@
 #include "tremor/explicit/solver.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <mutex>
 #include <set>
 #include <utility>
 
 #include <sys/resource.h>
 
-#include "tremor/backend/forall.hpp"
 #include "tremor/backend/memory.hpp"
-#include "tremor/backend/reduce.hpp"
 #include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
-#include "tremor/explicit/central_difference.hpp"
 #include "tremor/explicit/loading.hpp"
 #include "tremor/explicit/operator.hpp"
-#include "tremor/explicit/partitioned_operator.hpp"
-#include "tremor/explicit/snapshots.hpp"
+#include "tremor/explicit/subdomain.hpp"
+#include "tremor/fem/device_elements.hpp"
+#include "tremor/fem/sections.hpp"
 #include "tremor/fem/time_step.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/mesh/reorder.hpp"
-#include "tremor/model/renumber.hpp"
 #include "tremor/partition/block_file.hpp"
-#include "tremor/sparse/assemble.hpp"
-#include "tremor/fem/device_elements.hpp"
 #include "tremor/sparse/element_survey.hpp"
 #include "tremor/sparse/two_kernel.hpp"
 
@@ -57,33 +50,6 @@ Exec make_exec(const std::string& backend) {
   if (backend == "cuda") return Exec::cuda();  // throws, saying why, without a usable GPU
   throw Error(str("unknown backend '", backend, "': expected auto, serial, openmp or cuda"));
 }
-
-// Laps of the set-up, each ended by a synchronisation of the Exec so GPU work is counted where
-// it was queued.
-class SetupClock {
- public:
-  explicit SetupClock(const Exec& exec, Clock::time_point start = Clock::now())
-      : exec_(exec), start_(start), last_(Clock::now()) {}
-  void lap(std::string name) {
-    exec_.synchronize();
-    const auto now = Clock::now();
-    phases_.push_back({std::move(name), seconds_between(last_, now)});
-    phases_.insert(phases_.end(), details_.begin(), details_.end());
-    details_.clear();
-    last_ = now;
-  }
-  // A part of the next lap, timed by the callee.
-  void detail(std::string name, double seconds) { details_.push_back({std::move(name), seconds, true}); }
-  Clock::time_point start() const { return start_; }
-  void append(const std::vector<SetupPhase>& phases) { phases_.insert(phases_.end(), phases.begin(), phases.end()); }
-  double total() const { return seconds_between(start_, last_); }
-  std::vector<SetupPhase> take() { return std::move(phases_); }
-
- private:
-  Exec exec_;
-  Clock::time_point start_, last_;
-  std::vector<SetupPhase> phases_, details_;
-};
 
 // Settings, time step and the numbers that need no operator; memory_bytes left 0.
 Preflight resolve(const Model& model, const RunOptions& options) {
@@ -248,245 +214,111 @@ std::size_t snapshot_bytes(const Model& model, int every, std::size_t real_size)
   return n * (sizeof(Index) + real_size + (output.velocity ? real_size + sizeof(double) : 0));
 }
 
-// A node-major DOF vector from one numbering to another: out[map[node] * dim + c] = in[node * dim + c].
-std::vector<double> renumbered(const std::vector<double>& in, const std::vector<Index>& map, int dim) {
-  if (map.empty()) return in;
-  std::vector<double> out(in.size());
-  const auto d = static_cast<std::size_t>(dim);
-  for (std::size_t node = 0; node < map.size(); ++node)
-    for (std::size_t c = 0; c < d; ++c) out[static_cast<std::size_t>(map[node]) * d + c] = in[node * d + c];
-  return out;
-}
-
 std::size_t peak_resident_bytes() {
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
   return static_cast<std::size_t>(usage.ru_maxrss) * 1024;  // kilobytes on Linux
 }
 
-bool is_damped(const Model& model) {
-  return !model.absorbing.empty() || std::any_of(model.materials.begin(), model.materials.end(),
-                                                 [](const Material& m) { return m.damping_alpha != 0.0; });
-}
 
 template <class Real>
-ExplicitRun run_typed(const Model& original, Preflight preflight, const RunOptions& options, Observer* observer,
+ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions& options, Observer* observer,
                       Clock::time_point called) {
   const Exec exec = make_exec(preflight.backend);
   SetupClock clock(exec, called);
   if (!options.preflight) clock.append(preflight.phases);  // resolved by this call
-  // The run's numbering: the model's, or reverse Cuthill-McKee's (old_to_new / new_to_old).
-  std::vector<Index> new_to_old, old_to_new;
-  std::optional<Model> reordered;
+  // The run's numbering: the model's, or reverse Cuthill-McKee's.
+  Numbering numbering(model.mesh.n_nodes(), model.mesh.dim());
   if (preflight.ordering == "rcm") {
-    new_to_old = reverse_cuthill_mckee(node_graph(original.mesh));
-    old_to_new = invert_permutation(new_to_old, original.mesh.n_nodes(), "node ordering");
-    reordered = renumber_nodes(original, new_to_old);
+    numbering = Numbering(model.mesh.n_nodes(), model.mesh.dim(), reverse_cuthill_mckee(node_graph(model.mesh)));
     clock.lap("node ordering (rcm)");
   }
-  const Model& model = reordered ? *reordered : original;
-  const int dim = model.mesh.dim();
-  // Set-up on the Exec (a GPU's for CUDA): the mesh and sections go there once; K, the lumped mass
-  // and damping are assembled there by the two-kernel assembly, and K converted to the operator's
-  // format there. The host keeps the mesh and the model; no global K exists on it.
-  const sparse::RaceStrategy strategy =
-      preflight.assembly == "atomics" ? sparse::RaceStrategy::Atomics : sparse::RaceStrategy::Colouring;
-  // The elements were checked by the pre-flight's survey (resolve()).
-  const fem::SectionTable table = fem::section_table(model, false);
-  clock.lap("sections");
-  const fem::ElementColouring colouring =
-      strategy == sparse::RaceStrategy::Colouring || preflight.op->needs_colouring
-          ? fem::colour_elements(model.mesh)
-          : fem::ElementColouring{};
-  if (!colouring.blocks.empty()) clock.lap("element colouring");
-  auto elements = std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, colouring);
-  clock.lap(exec.space() == MemorySpace::Device ? "elements to the GPU" : "element arrays");
-  DeviceArray<double> device_mass = sparse::assemble_lumped_mass<double>(exec, *elements, strategy);
-  const bool damped = is_damped(model);
-  DeviceArray<double> device_damping =
-      damped ? sparse::assemble_lumped_damping<double>(exec, *elements, strategy) : DeviceArray<double>();
-  clock.lap(damped ? "lumped mass and damping" : "lumped mass");
-  std::unique_ptr<op::Operator<Real>> stiffness;
-  if (!preflight.blocks.empty()) {
-    // The saved partition (of the model's numbering), carried to the run's: no partitioning. The
-    // partitioned layout is filled on the host from a host assembly.
-    partition::BlockPartition blocks = partition::read_block_file(preflight.blocks, node_graph(original.mesh));
-    if (!new_to_old.empty()) blocks = partition::renumbered(std::move(blocks), new_to_old, node_graph(model.mesh));
-    const sparse::CsrMatrix K = sparse::assemble_stiffness(model, table, fem::colour_elements(model.mesh),
-                                                           host_exec(exec));
-    stiffness = std::make_unique<PartitionedOperator<Real>>(exec, K, model.mesh, std::move(blocks));
-    clock.lap("stiffness (host assembly, partitioned layout)");
-  } else {
-    op::OperatorSetup built;
-    stiffness = make_stiffness_operator<Real>(model, preflight.op->name, elements, strategy, &built);
-    if (built.assembly_bytes > 0) {  // K was assembled on the Exec
-      clock.detail(str("K by the two-kernel assembly (", preflight.assembly, ", double)"), built.assembly_seconds);
-      clock.detail(str("K to ", preflight.op->name, " in ", preflight.precision), built.format_seconds);
-    }
-    clock.lap(str("stiffness operator (", preflight.op->name, ")"));
-  }
-  if (!preflight.op->needs_colouring) elements.reset();  // only the element-by-element operators read them
-  const Loading loading(model);
-  const std::vector<Index> constrained = loading.constrained_dofs();
-  CentralDifference<Real> scheme(exec, *stiffness, std::move(device_mass), std::move(device_damping), preflight.dt,
-                                 constrained);
-  clock.lap("integrator state");
-  DeviceLoading<Real> loads(exec, loading, preflight.dt);
-  clock.lap("loads");
-  Recorder<Real> recorder(exec, make_histories(model, preflight.dt), preflight.dt, preflight.n_dofs);
-  clock.lap("receivers");
+  // The observer guard: held around every observer call, here and on the snapshot writer's
+  // thread (snapshots.hpp), so the observer sees one call at a time. Declared before the
+  // subdomain: the snapshot writer, which takes it, is joined first.
+  std::mutex observer_guard;
+  NoSharedNodes<Real> exchange;
+  const std::unique_ptr<Subdomain<Real>> subdomain =
+      set_up_subdomain<Real>(exec, model, std::move(numbering), preflight, exchange, clock, observer, observer_guard);
+  Subdomain<Real>& d = *subdomain;
   const auto started = clock.start();
 
   const double dt = preflight.dt;
-  const std::vector<Index>& prescribed_dofs = loading.prescribed_dofs();
-  std::vector<double> prescribed(prescribed_dofs.size());
-  std::vector<Real> prescribed_real(prescribed_dofs.size());
-  const auto prescribe = [&](double t) {
-    loading.prescribed(t, prescribed);
-    for (std::size_t k = 0; k < prescribed.size(); ++k) prescribed_real[k] = static_cast<Real>(prescribed[k]);
-  };
+  const std::vector<Index>& prescribed_dofs = d.loading->prescribed_dofs();
   // Start from rest, with prescribed DOFs on their motion at t = -dt and 0 (both zero for
   // signals that start at rest).
   if (!prescribed_dofs.empty()) {
-    std::vector<Real> previous(static_cast<std::size_t>(preflight.n_dofs), Real(0)), current(previous);
-    prescribe(-dt);
-    for (std::size_t k = 0; k < prescribed_dofs.size(); ++k)
-      previous[static_cast<std::size_t>(prescribed_dofs[k])] = prescribed_real[k];
-    prescribe(0.0);
-    for (std::size_t k = 0; k < prescribed_dofs.size(); ++k)
-      current[static_cast<std::size_t>(prescribed_dofs[k])] = prescribed_real[k];
-    scheme.set_state(previous, current, 0);
+    std::vector<double> values(prescribed_dofs.size());
+    std::vector<Real> previous(static_cast<std::size_t>(d.scheme->n_dofs()), Real(0)), current(previous);
+    for (auto [t, state] : {std::pair{-dt, &previous}, std::pair{0.0, &current}}) {
+      d.loading->prescribed(t, values);
+      for (std::size_t k = 0; k < prescribed_dofs.size(); ++k)
+        (*state)[static_cast<std::size_t>(prescribed_dofs[k])] = static_cast<Real>(values[k]);
+    }
+    d.scheme->set_state(previous, current, 0);
   }
 
   ExplicitRun run;
   run.dt = dt;
-  // The observer guard: held around every observer call, here and on the snapshot writer's
-  // thread (snapshots.hpp), so the observer sees one call at a time.
-  std::mutex observer_guard;
   if (observer) {
     const std::lock_guard lock(observer_guard);
     observer->on_start(preflight);
   }
   if (observer)
-    recorder.set_on_sample([observer, &observer_guard](const History& history, std::size_t sample) {
+    d.recorder->set_on_sample([observer, &observer_guard](const History& history, std::size_t sample) {
       const std::lock_guard lock(observer_guard);
       observer->on_sample(history, sample);
     });
-  // Declared after the guard: its destructor (joining the writer, which takes the guard) runs first.
-  SnapshotTaker<Real> snapshots(exec, original, preflight.snapshot_every, dt, old_to_new, observer, observer_guard);
-  long long step = 0;
+  long long first_step = 0;
   if (options.resume) {
-    // Continue from a checkpoint: its state replaces the start from rest; the samples up to its
-    // step were passed on by the run that wrote it.
+    // Continue from a checkpoint (in the model's numbering): its state replaces the start from
+    // rest; the samples up to its step were passed on by the run that wrote it.
     const SolverState& state = *options.resume;
     const auto n_dofs = static_cast<std::size_t>(preflight.n_dofs);
     TREMOR_CHECK(state.previous.size() == n_dofs && state.current.size() == n_dofs, "checkpoint holds ",
                  state.current.size(), " DOFs; the model has ", n_dofs);
     TREMOR_CHECK(state.step >= 0 && state.step <= preflight.steps, "checkpoint at step ", state.step,
                  " lies outside the run's ", preflight.steps, " steps");
-    const std::vector<double> state_previous = renumbered(state.previous, old_to_new, dim);
-    const std::vector<double> state_current = renumbered(state.current, old_to_new, dim);
+    const std::vector<double> state_previous = d.numbering.to_local(state.previous);
+    const std::vector<double> state_current = d.numbering.to_local(state.current);
     const std::vector<Real> previous(state_previous.begin(), state_previous.end());
     const std::vector<Real> current(state_current.begin(), state_current.end());
-    scheme.set_state(previous, current, state.step);
-    recorder.restore_pending(state.receivers);
-    snapshots.restore(state.snapshot);
-    step = state.step;
+    d.scheme->set_state(previous, current, state.step);
+    d.recorder->restore_pending(state.receivers);
+    d.snapshots->restore(state.snapshot);
+    first_step = state.step;
   } else {
-    recorder.record(0, scheme.previous_displacement(), scheme.displacement());
-    snapshots.take(0, scheme.previous_displacement(), scheme.displacement());
+    d.recorder->record(0, d.scheme->previous_displacement(), d.scheme->displacement());
+    d.snapshots->take(0, d.scheme->previous_displacement(), d.scheme->displacement());
   }
 
   clock.lap("snapshot buffers and initial state");
   run.setup_seconds = clock.total();
   run.setup = clock.take();
   const auto loop_started = Clock::now();
-  const Index n = preflight.n_dofs;
-  const long long checkpoint_every = observer ? options.checkpoint_every : 0;
-  const long long first_step = step;
-  while (step < preflight.steps) {
-    loads.update(step);  // F at t_n drives u_n+1 (Eq. 4); prescribed values at t_n+1
-    scheme.step(loads.force(), loads.prescribed_dofs(), loads.prescribed_values());
-    ++step;
-    recorder.record(step, scheme.previous_displacement(), scheme.displacement());
-    snapshots.take(step, scheme.previous_displacement(), scheme.displacement());
-    const bool checkpoint = checkpoint_every > 0 && step % checkpoint_every == 0 && step < preflight.steps;
-    if (step % options.check_every != 0 && step != preflight.steps && !checkpoint) continue;
-    // The one host synchronisation every check_every steps: samples, then the NaN/Inf count.
-    recorder.flush();
-    snapshots.check();  // a snapshot that failed to be written stops the run here
-    const View<const Real> u_exec = scheme.displacement();
-    const double bad = sum<double>(exec, n, [=] TREMOR_LAMBDA(Index i) {
-      return std::isfinite(static_cast<double>(u_exec[i])) ? 0.0 : 1.0;
-    });
-    if (bad > 0.0) {
-      // Worst node: NaN first, then Inf, then the largest |u|.
-      std::vector<Real> previous, u;
-      scheme.get_state(previous, u);
-      const auto rank = [&](Index i) {
-        const double value = static_cast<double>(u[i]);
-        return std::pair<int, double>(std::isnan(value) ? 2 : std::isinf(value) ? 1 : 0,
-                                      std::isfinite(value) ? std::abs(value) : 0.0);
-      };
-      Index worst = 0;
-      for (Index i = 1; i < n; ++i)
-        if (rank(i) > rank(worst)) worst = i;
-      run.status = RunStatus::NonFinite;
-      run.bad_step = step;
-      run.bad_node = model.mesh.node_labels[static_cast<std::size_t>(worst / dim)];
-      run.message = str("the solution is not finite at step ", step, " (t = ", static_cast<double>(step) * dt,
-                        " s): node ", run.bad_node, " has u", "xyz"[worst % dim], " = ",
-                        static_cast<double>(u[worst]), "; ", static_cast<long long>(bad),
-                        " values are NaN or Inf. The time step ", dt, " s against the stable ", preflight.stable_dt,
-                        " s, or the loads, are the usual causes");
-      break;
-    }
-    if (checkpoint) {
-      // The file the checkpoint counts holds every snapshot up to this step first.
-      snapshots.drain();
-      SolverState state;
-      state.step = step;
-      std::vector<Real> previous, current;
-      scheme.get_state(previous, current);
-      state.previous = renumbered(std::vector<double>(previous.begin(), previous.end()), new_to_old, dim);
-      state.current = renumbered(std::vector<double>(current.begin(), current.end()), new_to_old, dim);
-      state.receivers = recorder.pending();
-      state.snapshot = snapshots.pending(scheme.displacement());
-      const std::lock_guard lock(observer_guard);
-      observer->on_checkpoint(state);
-    }
-    bool stop = false;
-    if (observer) {
-      const std::lock_guard lock(observer_guard);
-      observer->on_progress(step, preflight.steps, static_cast<double>(step) * dt);
-      stop = step < preflight.steps && observer->stop_requested();
-    }
-    if (stop) {
-      run.status = RunStatus::Stopped;
-      run.message = str("stopped at step ", step, " of ", preflight.steps, " (t = ", static_cast<double>(step) * dt,
-                        " s) on request");
-      break;
-    }
-  }
-  snapshots.drain();  // every snapshot taken is passed on before the run returns
+  LoopSettings settings;
+  settings.model = &model;
+  settings.preflight = &preflight;
+  settings.first_step = first_step;
+  settings.check_every = options.check_every;
+  settings.checkpoint_every = observer ? options.checkpoint_every : 0;
+  settings.observer = observer;
+  settings.observer_guard = &observer_guard;
+  Subdomain<Real>* const subdomains[] = {&d};
+  run_subdomains<Real>(subdomains, exchange, settings, run);
   const auto finished = Clock::now();
-  run.steps = step;
-  run.time = static_cast<double>(step) * dt;
+  run.time = static_cast<double>(run.steps) * dt;
   run.wall_seconds = seconds_between(started, finished);
   const double loop_seconds = seconds_between(loop_started, finished);
-  run.dof_steps_per_second =
-      loop_seconds > 0.0 ? static_cast<double>(n) * static_cast<double>(step - first_step) / loop_seconds : 0.0;
+  run.dof_steps_per_second = loop_seconds > 0.0 ? static_cast<double>(preflight.n_dofs) *
+                                                      static_cast<double>(run.steps - first_step) / loop_seconds
+                                                : 0.0;
   run.preflight = std::move(preflight);
-  recorder.flush();
+  d.recorder->flush();
   run.exec_peak_bytes = memory::usage(exec.space()).peak;
   run.host_peak_bytes = peak_resident_bytes();
-  run.histories = recorder.take_histories();
-  if (!new_to_old.empty())  // back to the model's numbering
-    for (History& history : run.histories) {
-      for (Index& node : history.nodes) node = new_to_old[static_cast<std::size_t>(node)];
-      for (Location& location : history.locations)
-        for (Index& node : location.nodes) node = new_to_old[static_cast<std::size_t>(node)];
-    }
+  run.histories = d.recorder->take_histories();
+  for (History& history : run.histories) d.numbering.to_global(history);  // back to the model's numbering
   return run;
 }
 

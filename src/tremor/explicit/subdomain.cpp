@@ -1,0 +1,306 @@
+#include "tremor/explicit/subdomain.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "tremor/backend/forall.hpp"
+#include "tremor/backend/reduce.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/explicit/operator.hpp"
+#include "tremor/explicit/partitioned_operator.hpp"
+#include "tremor/fem/colouring.hpp"
+#include "tremor/fem/device_elements.hpp"
+#include "tremor/fem/sections.hpp"
+#include "tremor/mesh/adjacency.hpp"
+#include "tremor/mesh/reorder.hpp"
+#include "tremor/model/renumber.hpp"
+#include "tremor/partition/block_file.hpp"
+#include "tremor/sparse/assemble.hpp"
+#include "tremor/sparse/two_kernel.hpp"
+
+namespace tremor::explicit_fe {
+
+Numbering::Numbering(Index n_nodes, int dim) : n_model_nodes_(n_nodes), dim_(dim) {}
+
+Numbering::Numbering(Index n_model_nodes, int dim, std::vector<Index> local_to_global)
+    : n_model_nodes_(n_model_nodes), dim_(dim), local_to_global_(std::move(local_to_global)) {
+  global_to_local_.assign(static_cast<std::size_t>(n_model_nodes), -1);
+  for (std::size_t local = 0; local < local_to_global_.size(); ++local) {
+    const Index global = local_to_global_[local];
+    TREMOR_CHECK(global >= 0 && global < n_model_nodes, "subdomain node ", local, " is model node ", global,
+                 ", outside 0..", n_model_nodes - 1);
+    Index& slot = global_to_local_[static_cast<std::size_t>(global)];
+    TREMOR_CHECK(slot < 0, "model node ", global, " appears twice in a subdomain (local nodes ", slot, " and ",
+                 local, ")");
+    slot = static_cast<Index>(local);
+  }
+}
+
+Index Numbering::n_local_nodes() const {
+  return identity() ? n_model_nodes_ : static_cast<Index>(local_to_global_.size());
+}
+
+Index Numbering::global_node(Index local) const {
+  return identity() ? local : local_to_global_[static_cast<std::size_t>(local)];
+}
+
+Index Numbering::local_node(Index global) const {
+  return identity() ? global : global_to_local_[static_cast<std::size_t>(global)];
+}
+
+void Numbering::to_global(std::span<const double> local, std::span<double> global) const {
+  const auto d = static_cast<std::size_t>(dim_);
+  TREMOR_CHECK(local.size() == static_cast<std::size_t>(n_local_nodes()) * d &&
+                   global.size() == static_cast<std::size_t>(n_model_nodes_) * d,
+               "DOF vectors of ", local.size(), " and ", global.size(), " entries for ", n_local_nodes(), " and ",
+               n_model_nodes_, " nodes");
+  for (std::size_t node = 0; node < static_cast<std::size_t>(n_local_nodes()); ++node) {
+    const auto to = static_cast<std::size_t>(global_node(static_cast<Index>(node)));
+    for (std::size_t c = 0; c < d; ++c) global[to * d + c] = local[node * d + c];
+  }
+}
+
+std::vector<double> Numbering::to_local(std::span<const double> global) const {
+  const auto d = static_cast<std::size_t>(dim_);
+  TREMOR_CHECK(global.size() == static_cast<std::size_t>(n_model_nodes_) * d, "a DOF vector of ", global.size(),
+               " entries for ", n_model_nodes_, " nodes");
+  std::vector<double> local(static_cast<std::size_t>(n_local_nodes()) * d);
+  for (std::size_t node = 0; node < static_cast<std::size_t>(n_local_nodes()); ++node) {
+    const auto from = static_cast<std::size_t>(global_node(static_cast<Index>(node)));
+    for (std::size_t c = 0; c < d; ++c) local[node * d + c] = global[from * d + c];
+  }
+  return local;
+}
+
+void Numbering::to_global(History& history) const {
+  if (identity()) return;
+  for (Index& node : history.nodes) node = global_node(node);
+  for (Location& location : history.locations)
+    for (Index& node : location.nodes) node = global_node(node);
+}
+
+SetupClock::SetupClock(const Exec& exec, Clock::time_point start) : exec_(exec), start_(start), last_(Clock::now()) {}
+
+void SetupClock::lap(std::string name) {
+  exec_.synchronize();
+  const auto now = Clock::now();
+  phases_.push_back({std::move(name), seconds_between(last_, now)});
+  phases_.insert(phases_.end(), details_.begin(), details_.end());
+  details_.clear();
+  last_ = now;
+}
+
+template <class Real>
+Subdomain<Real>::~Subdomain() = default;
+
+bool is_damped(const Model& model) {
+  return !model.absorbing.empty() || std::any_of(model.materials.begin(), model.materials.end(),
+                                                 [](const Material& m) { return m.damping_alpha != 0.0; });
+}
+
+template <class Real>
+std::unique_ptr<Subdomain<Real>> set_up_subdomain(const Exec& exec, const Model& original, Numbering numbering,
+                                                  const Preflight& preflight, Exchange<Real>& exchange,
+                                                  SetupClock& clock, Observer* observer, std::mutex& observer_guard) {
+  TREMOR_CHECK(numbering.n_local_nodes() == original.mesh.n_nodes(), "a subdomain of ", numbering.n_local_nodes(),
+               " of the model's ", original.mesh.n_nodes(), " nodes: a subdomain holds every node");
+  auto d = std::make_unique<Subdomain<Real>>(exec, std::move(numbering));
+  if (!d->numbering.identity()) {
+    d->renumbered = renumber_nodes(original, d->numbering.local_to_global());
+    clock.lap("model in the subdomain's numbering");
+  }
+  d->model = d->renumbered ? &*d->renumbered : &original;
+  const Model& model = *d->model;
+  // Set-up on the Exec (a GPU's for CUDA): the mesh and sections go there once; K, the lumped mass
+  // and damping are assembled there by the two-kernel assembly, and K converted to the operator's
+  // format there. The host keeps the mesh and the model; no global K exists on it.
+  const sparse::RaceStrategy strategy =
+      preflight.assembly == "atomics" ? sparse::RaceStrategy::Atomics : sparse::RaceStrategy::Colouring;
+  // The elements were checked by the pre-flight's survey.
+  const fem::SectionTable table = fem::section_table(model, false);
+  clock.lap("sections");
+  const fem::ElementColouring colouring =
+      strategy == sparse::RaceStrategy::Colouring || preflight.op->needs_colouring
+          ? fem::colour_elements(model.mesh)
+          : fem::ElementColouring{};
+  if (!colouring.blocks.empty()) clock.lap("element colouring");
+  auto elements = std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, colouring);
+  clock.lap(exec.space() == MemorySpace::Device ? "elements to the GPU" : "element arrays");
+  DeviceArray<double> mass = sparse::assemble_lumped_mass<double>(exec, *elements, strategy);
+  const bool damped = is_damped(model);
+  DeviceArray<double> damping =
+      damped ? sparse::assemble_lumped_damping<double>(exec, *elements, strategy) : DeviceArray<double>();
+  const View<double> summed[] = {mass.view(), damping.view()};
+  exchange.sum_mass(std::span<const View<double>>(summed, 1));
+  if (damped) exchange.sum_mass(std::span<const View<double>>(summed + 1, 1));
+  clock.lap(damped ? "lumped mass and damping" : "lumped mass");
+  if (!preflight.blocks.empty()) {
+    // The saved partition (of the model's numbering), carried to the subdomain's: no partitioning.
+    // The partitioned layout is filled on the host from a host assembly.
+    partition::BlockPartition blocks = partition::read_block_file(preflight.blocks, node_graph(original.mesh));
+    if (!d->numbering.identity())
+      blocks = partition::renumbered(std::move(blocks), d->numbering.local_to_global(), node_graph(model.mesh));
+    const sparse::CsrMatrix K =
+        sparse::assemble_stiffness(model, table, fem::colour_elements(model.mesh), host_exec(exec));
+    d->stiffness = std::make_unique<PartitionedOperator<Real>>(exec, K, model.mesh, std::move(blocks));
+    clock.lap("stiffness (host assembly, partitioned layout)");
+  } else {
+    op::OperatorSetup built;
+    d->stiffness = make_stiffness_operator<Real>(model, preflight.op->name, elements, strategy, &built);
+    if (built.assembly_bytes > 0) {  // K was assembled on the Exec
+      clock.detail(str("K by the two-kernel assembly (", preflight.assembly, ", double)"), built.assembly_seconds);
+      clock.detail(str("K to ", preflight.op->name, " in ", preflight.precision), built.format_seconds);
+    }
+    clock.lap(str("stiffness operator (", preflight.op->name, ")"));
+  }
+  elements.reset();  // the element-by-element operators hold their own reference
+  d->loading = std::make_unique<Loading>(model);
+  d->scheme = std::make_unique<CentralDifference<Real>>(exec, *d->stiffness, std::move(mass), std::move(damping),
+                                                        preflight.dt, d->loading->constrained_dofs());
+  clock.lap("integrator state");
+  d->loads = std::make_unique<DeviceLoading<Real>>(exec, *d->loading, preflight.dt);
+  clock.lap("loads");
+  d->recorder = std::make_unique<Recorder<Real>>(exec, make_histories(model, preflight.dt), preflight.dt,
+                                                 model.mesh.n_nodes() * model.mesh.dim());
+  clock.lap("receivers");
+  // The snapshot nodes are the model's; the taker gathers them at their local numbers (and takes
+  // nothing without an observer).
+  d->snapshots = std::make_unique<SnapshotTaker<Real>>(exec, original, preflight.snapshot_every, preflight.dt,
+                                                       d->numbering.global_to_local(), observer, observer_guard);
+  return d;
+}
+
+namespace {
+
+// DOFs of the subdomain's displacement that are NaN or Inf (a reduction on its Exec).
+template <class Real>
+double non_finite(const Subdomain<Real>& d) {
+  const View<const Real> u = d.scheme->displacement();
+  return sum<double>(d.exec, u.size, [=] TREMOR_LAMBDA(Index i) {
+    return std::isfinite(static_cast<double>(u[i])) ? 0.0 : 1.0;
+  });
+}
+
+// The worst DOF of a state that is not finite: NaN first, then Inf, then the largest |u|.
+struct Worst {
+  int rank = -1;
+  double size = 0.0;
+  Index node = 0;  // the model's
+  int component = 0;
+  double value = 0.0;
+};
+
+template <class Real>
+void find_worst(const Subdomain<Real>& d, Worst& worst) {
+  std::vector<Real> previous, u;
+  d.scheme->get_state(previous, u);
+  const int dim = d.numbering.dim();
+  for (std::size_t i = 0; i < u.size(); ++i) {
+    const double value = static_cast<double>(u[i]);
+    const int rank = std::isnan(value) ? 2 : std::isinf(value) ? 1 : 0;
+    const double size = std::isfinite(value) ? std::abs(value) : 0.0;
+    if (rank > worst.rank || (rank == worst.rank && size > worst.size))
+      worst = {rank, size, d.numbering.global_node(static_cast<Index>(i) / dim), static_cast<int>(i % dim), value};
+  }
+}
+
+}  // namespace
+
+template <class Real>
+void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>& exchange,
+                    const LoopSettings& settings, ExplicitRun& run) {
+  const Preflight& p = *settings.preflight;
+  const Model& model = *settings.model;
+  const double dt = p.dt;
+  Observer* observer = settings.observer;
+  std::vector<View<Real>> forces(subdomains.size());
+  long long step = settings.first_step;
+  while (step < p.steps) {
+    // F at t_n drives u_n+1 (Eq. 4); prescribed values at t_n+1. The shared nodes' internal forces
+    // are summed between the operator apply and the update.
+    for (std::size_t s = 0; s < subdomains.size(); ++s) {
+      subdomains[s]->loads->update(step);
+      forces[s] = subdomains[s]->scheme->apply_stiffness();
+    }
+    exchange.sum_forces(forces);
+    for (Subdomain<Real>* d : subdomains)
+      d->scheme->advance(d->loads->force(), d->loads->prescribed_dofs(), d->loads->prescribed_values());
+    ++step;
+    for (Subdomain<Real>* d : subdomains) {
+      d->recorder->record(step, d->scheme->previous_displacement(), d->scheme->displacement());
+      d->snapshots->take(step, d->scheme->previous_displacement(), d->scheme->displacement());
+    }
+    const bool checkpoint =
+        settings.checkpoint_every > 0 && step % settings.checkpoint_every == 0 && step < p.steps;
+    if (step % settings.check_every != 0 && step != p.steps && !checkpoint) continue;
+    // The one host synchronisation every check_every steps: samples, then the NaN/Inf count.
+    double bad = 0.0;
+    for (Subdomain<Real>* d : subdomains) {
+      d->recorder->flush();
+      d->snapshots->check();  // a snapshot that failed to be written stops the run here
+      bad += non_finite(*d);
+    }
+    if (bad > 0.0) {
+      Worst worst;
+      for (const Subdomain<Real>* d : subdomains) find_worst(*d, worst);
+      run.status = RunStatus::NonFinite;
+      run.bad_step = step;
+      run.bad_node = model.mesh.node_labels[static_cast<std::size_t>(worst.node)];
+      run.message = str("the solution is not finite at step ", step, " (t = ", static_cast<double>(step) * dt,
+                        " s): node ", run.bad_node, " has u", "xyz"[worst.component], " = ", worst.value, "; ",
+                        static_cast<long long>(bad), " values are NaN or Inf. The time step ", dt,
+                        " s against the stable ", p.stable_dt, " s, or the loads, are the usual causes");
+      break;
+    }
+    if (checkpoint) {
+      // The state in the model's numbering; the file the checkpoint counts holds every snapshot up
+      // to this step first.
+      SolverState state;
+      state.step = step;
+      const auto n_model = static_cast<std::size_t>(p.n_dofs);
+      state.previous.assign(n_model, 0.0);
+      state.current.assign(n_model, 0.0);
+      for (Subdomain<Real>* d : subdomains) {
+        std::vector<Real> previous, current;
+        d->scheme->get_state(previous, current);
+        d->numbering.to_global(std::vector<double>(previous.begin(), previous.end()), state.previous);
+        d->numbering.to_global(std::vector<double>(current.begin(), current.end()), state.current);
+        const std::vector<PendingSample>& pending = d->recorder->pending();
+        state.receivers.insert(state.receivers.end(), pending.begin(), pending.end());
+        d->snapshots->drain();
+        const PendingSample snapshot = d->snapshots->pending(d->scheme->displacement());
+        if (snapshot.active || !state.snapshot.active) state.snapshot = snapshot;  // the one that waits
+      }
+      const std::lock_guard lock(*settings.observer_guard);
+      observer->on_checkpoint(state);
+    }
+    bool stop = false;
+    if (observer) {
+      const std::lock_guard lock(*settings.observer_guard);
+      observer->on_progress(step, p.steps, static_cast<double>(step) * dt);
+      stop = step < p.steps && observer->stop_requested();
+    }
+    if (stop) {
+      run.status = RunStatus::Stopped;
+      run.message = str("stopped at step ", step, " of ", p.steps, " (t = ", static_cast<double>(step) * dt,
+                        " s) on request");
+      break;
+    }
+  }
+  for (Subdomain<Real>* d : subdomains) d->snapshots->drain();  // every snapshot taken is passed on before the run returns
+  run.steps = step;
+}
+
+template struct Subdomain<float>;
+template struct Subdomain<double>;
+template std::unique_ptr<Subdomain<float>> set_up_subdomain(const Exec&, const Model&, Numbering, const Preflight&,
+                                                            Exchange<float>&, SetupClock&, Observer*, std::mutex&);
+template std::unique_ptr<Subdomain<double>> set_up_subdomain(const Exec&, const Model&, Numbering, const Preflight&,
+                                                             Exchange<double>&, SetupClock&, Observer*, std::mutex&);
+template void run_subdomains(std::span<Subdomain<float>* const>, Exchange<float>&, const LoopSettings&,
+                             ExplicitRun&);
+template void run_subdomains(std::span<Subdomain<double>* const>, Exchange<double>&, const LoopSettings&,
+                             ExplicitRun&);
+
+}  // namespace tremor::explicit_fe

@@ -1,0 +1,131 @@
+// The explicit run's seam between set-up and time loop (explicit/subdomain.hpp): a subdomain's
+// numbering maps to the model's and back, and the time loop hands the internal forces to the
+// exchange after every operator apply and before the update, and the lumped mass once in the
+// set-up, so what an exchange does to them is what the run computes with.
+#include <gtest/gtest.h>
+
+#include <mutex>
+#include <vector>
+
+#include "tremor/core/error.hpp"
+#include "tremor/explicit/subdomain.hpp"
+#include "unit/explicit_test_models.hpp"
+
+namespace tremor {
+namespace {
+
+using explicit_fe::Numbering;
+
+TEST(ExplicitSubdomain, NumberingMapsDofVectorsAndHistoriesBothWays) {
+  // Three of the model's five nodes, in the order 4, 0, 2; two DOFs per node.
+  const Numbering numbering(5, 2, {4, 0, 2});
+  EXPECT_FALSE(numbering.identity());
+  EXPECT_EQ(numbering.n_local_nodes(), 3);
+  EXPECT_EQ(numbering.global_node(0), 4);
+  EXPECT_EQ(numbering.local_node(2), 2);
+  EXPECT_EQ(numbering.local_node(4), 0);
+  EXPECT_EQ(numbering.local_node(3), -1);  // not in the subdomain
+  const std::vector<double> local = {40, 41, 0, 1, 20, 21};
+  std::vector<double> global(10, -1.0);
+  numbering.to_global(local, global);
+  EXPECT_EQ(global, (std::vector<double>{0, 1, -1, -1, 20, 21, -1, -1, 40, 41}));  // others untouched
+  EXPECT_EQ(numbering.to_local(global), local);
+  explicit_fe::History history;
+  history.nodes = {1, 2};
+  explicit_fe::Location location;
+  location.nodes = {0, 1};
+  location.weights = {0.5, 0.5};
+  history.locations.push_back(location);
+  numbering.to_global(history);
+  EXPECT_EQ(history.nodes, (std::vector<Index>{0, 2}));
+  EXPECT_EQ(history.locations[0].nodes, (std::vector<Index>{4, 0}));
+
+  const Numbering identity(5, 3);
+  EXPECT_TRUE(identity.identity());
+  EXPECT_EQ(identity.n_local_nodes(), 5);
+  EXPECT_EQ(identity.global_node(3), 3);
+  EXPECT_EQ(identity.to_local(std::vector<double>(15, 2.0)), std::vector<double>(15, 2.0));
+}
+
+TEST(ExplicitSubdomain, NumberingRefusesRepeatedOrForeignNodes) {
+  EXPECT_THROW(Numbering(5, 2, {1, 3, 1}), Error);  // node 1 twice
+  EXPECT_THROW(Numbering(5, 2, {0, 5}), Error);     // no node 5
+  EXPECT_THROW(Numbering(5, 2, {-1}), Error);
+  const Numbering numbering(5, 2, {4, 0, 2});
+  std::vector<double> global(8);  // four nodes, not five
+  EXPECT_THROW(numbering.to_global(std::vector<double>(6), global), Error);
+}
+
+// An exchange that records its calls and scales what it is given: a stand-in for the sum over
+// neighbouring subdomains.
+struct ScalingExchange : explicit_fe::Exchange<double> {
+  double force_factor = 1.0;
+  int force_calls = 0, mass_calls = 0;
+  void sum_forces(std::span<const View<double>> forces) override {
+    ++force_calls;
+    ASSERT_EQ(forces.size(), 1u);
+    for (Index i = 0; i < forces[0].size; ++i) forces[0][i] *= force_factor;
+  }
+  void sum_mass(std::span<const View<double>> mass) override {
+    ++mass_calls;
+    ASSERT_EQ(mass.size(), 1u);
+  }
+};
+
+// Sets up the model as one subdomain in its own numbering on the serial backend, runs it with
+// `exchange`, and returns its histories.
+std::vector<explicit_fe::History> run_through(const Model& model, explicit_fe::Exchange<double>& exchange,
+                                              const explicit_fe::RunOptions& options) {
+  const explicit_fe::Preflight preflight = explicit_fe::preflight(model, options);
+  const Exec exec = Exec::serial();
+  explicit_fe::SetupClock clock(exec);
+  std::mutex guard;
+  auto subdomain = explicit_fe::set_up_subdomain<double>(exec, model, Numbering(model.mesh.n_nodes(), model.mesh.dim()),
+                                                         preflight, exchange, clock, nullptr, guard);
+  subdomain->recorder->record(0, subdomain->scheme->previous_displacement(), subdomain->scheme->displacement());
+  explicit_fe::LoopSettings settings;
+  settings.model = &model;
+  settings.preflight = &preflight;
+  settings.observer_guard = &guard;
+  explicit_fe::ExplicitRun run;
+  explicit_fe::Subdomain<double>* const subdomains[] = {subdomain.get()};
+  explicit_fe::run_subdomains<double>(subdomains, exchange, settings, run);
+  EXPECT_TRUE(run.ok()) << run.message;
+  EXPECT_EQ(run.steps, preflight.steps);
+  subdomain->recorder->flush();
+  return subdomain->recorder->take_histories();
+}
+
+TEST(ExplicitSubdomain, TheExchangeActsOnTheInternalForcesOfEveryStep) {
+  Model model = test::loaded_block(4e-6, 2e6, 2);
+  explicit_fe::RunOptions options;
+  options.backend = "serial";
+  options.precision = "double";
+  options.time_step = 2e-8;  // below the stable step of the model and of its twice-as-stiff copy
+  // An exchange that doubles K u computes the model whose Young's modulus is doubled: doubling is
+  // exact in binary, so D, every element matrix, K and K u of that model are exactly twice this
+  // one's, and the two runs agree bit for bit.
+  ScalingExchange doubling;
+  doubling.force_factor = 2.0;
+  const std::vector<explicit_fe::History> doubled = run_through(model, doubling, options);
+  EXPECT_EQ(doubling.mass_calls, 1);  // undamped: the mass only
+  EXPECT_EQ(doubling.force_calls, 200);  // one per step: 4 us / 20 ns
+
+  ScalingExchange none;
+  const std::vector<explicit_fe::History> plain = run_through(model, none, options);
+  Model stiffer = model;
+  stiffer.materials[0] = Material::from_youngs("steel", 2 * 210e9, 0.3, 7850.0);
+  const explicit_fe::ExplicitRun reference = explicit_fe::run_explicit(stiffer, options);
+  ASSERT_TRUE(reference.ok());
+  ASSERT_EQ(doubled.size(), reference.histories.size());
+  for (std::size_t h = 0; h < doubled.size(); ++h) {
+    SCOPED_TRACE(doubled[h].name);
+    EXPECT_EQ(doubled[h].nodes, reference.histories[h].nodes);
+    EXPECT_EQ(doubled[h].times, reference.histories[h].times);
+    EXPECT_EQ(doubled[h].values, reference.histories[h].values);
+    EXPECT_NE(plain[h].values, reference.histories[h].values);  // the exchange made the difference
+  }
+}
+
+}  // namespace
+}  // namespace tremor

@@ -90,7 +90,7 @@ void compare_backends(const Model& model, long long steps, const std::vector<std
       options.backend = "cuda";
       options.operator_kind = kind;
       const ExplicitRun gpu = explicit_fe::run_explicit(model, options, &gpu_seen);
-      EXPECT_EQ(gpu.preflight.backend, "cuda");
+      EXPECT_EQ(gpu.preflight.backend, Backend::Cuda);
       expect_close(cpu, cpu_seen, gpu, gpu_seen, precision == "double" ? 1e-10 : 1e-4);
     }
 }

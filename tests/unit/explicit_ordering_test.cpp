@@ -48,7 +48,7 @@ TEST(ExplicitOrdering, RcmRunEqualsThePlainRunInTheModelsNumbering) {
   options.ordering = "rcm";
   const auto rcm = explicit_fe::run_explicit(model, options, &rcm_seen);
   ASSERT_TRUE(plain.ok() && rcm.ok());
-  EXPECT_EQ(rcm.preflight.ordering, "rcm");
+  EXPECT_EQ(rcm.preflight.ordering, NodeOrdering::Rcm);
   ASSERT_EQ(plain.histories.size(), rcm.histories.size());
   for (std::size_t h = 0; h < plain.histories.size(); ++h) {
     SCOPED_TRACE(plain.histories[h].name);

@@ -123,7 +123,7 @@ TEST(ExplicitSolver, FloatAndDoubleAgree) {
   const auto f = explicit_fe::run_explicit(model, options);
   ASSERT_TRUE(d.ok() && f.ok());
   ASSERT_EQ(d.steps, f.steps);
-  EXPECT_EQ(d.preflight.precision, "double");
+  EXPECT_EQ(d.preflight.precision, Precision::Double);
   EXPECT_EQ(f.preflight.operator_kind(), "matrix_free");
   EXPECT_GT(d.dof_steps_per_second, 0.0);
   for (std::size_t h = 0; h < d.histories.size(); ++h) {

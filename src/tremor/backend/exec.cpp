@@ -3,6 +3,7 @@
 #include "tremor/backend/cuda_check.hpp"
 #include "tremor/backend/memory.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
 
 namespace tremor {
 
@@ -37,7 +38,8 @@ Backend parse_backend(std::string_view name) {
   if (name == "openmp") return Backend::OpenMP;
   if (name == "cuda") return Backend::Cuda;
   if (name == "auto") return cuda_device_count() > 0 ? Backend::Cuda : Backend::OpenMP;
-  throw Error(str("unknown backend '", name, "': expected serial, openmp, cuda or auto"));
+  static constexpr std::string_view names[] = {"auto", "serial", "openmp", "cuda"};
+  throw Error(unknown_choice("backend", name, names));
 }
 
 bool cuda_compiled() {

@@ -70,8 +70,9 @@ io::Quantity to_io(ex::Quantity quantity) {
 // The backend a run actually uses ("auto" resolved: CUDA when a GPU is usable, else OpenMP).
 void print_preflight(const std::string& model_path, const Model& model, const ex::Preflight& p) {
   std::printf("pre-flight        %s: %dD, %s DOF, %s, %s operator, backend %s%s\n", model_path.c_str(),
-              model.mesh.dim(), group_digits(p.n_dofs).c_str(), p.precision.c_str(), std::string(p.operator_kind()).c_str(),
-              p.backend.c_str(), p.ordering == "rcm" ? ", RCM node ordering" : "");
+              model.mesh.dim(), group_digits(p.n_dofs).c_str(), std::string(to_string(p.precision)).c_str(),
+              std::string(p.operator_kind()).c_str(), std::string(to_string(p.backend)).c_str(),
+              p.ordering == NodeOrdering::Rcm ? ", RCM node ordering" : "");
   if (!p.blocks.empty()) std::printf("  blocks          %s\n", p.blocks.c_str());
   std::printf("  stable step     %ss (set by element %lld)\n", si(p.stable_dt).c_str(),
               static_cast<long long>(p.stable_element));
@@ -341,16 +342,16 @@ void run_command(const RunArgs& args) {
   metadata.git_commit = git_commit;
   metadata.model_path = args.model;
   metadata.model_hash = model_hash(args.model, model);
-  metadata.backend = preflight.backend;
-  metadata.precision = preflight.precision;
+  metadata.backend = to_string(preflight.backend);
+  metadata.precision = to_string(preflight.precision);
   metadata.time_step = preflight.dt;
 
   CheckpointPlan checkpoints;
   checkpoints.run.model_hash = metadata.model_hash;
-  checkpoints.run.precision = preflight.precision;
+  checkpoints.run.precision = to_string(preflight.precision);
   checkpoints.run.operator_kind = preflight.operator_kind();
-  checkpoints.run.ordering = preflight.ordering;
-  checkpoints.run.backend = preflight.backend;
+  checkpoints.run.ordering = to_string(preflight.ordering);
+  checkpoints.run.backend = to_string(preflight.backend);
   checkpoints.run.time_step = preflight.dt;
   checkpoints.run.total_steps = preflight.steps;
   const std::filesystem::path checkpoint_file = checkpoint_path(output);
@@ -487,7 +488,7 @@ void run_command(const RunArgs& args) {
   for (const ex::SetupPhase& step : preflight.phases) phase(2, step.name, step.seconds);
   phase(1, "solver set-up", run.setup_seconds);
   for (const ex::SetupPhase& step : run.setup) phase(step.detail ? 3 : 2, step.name, step.seconds);
-  const bool on_gpu = run.preflight.backend == "cuda";
+  const bool on_gpu = run.preflight.backend == Backend::Cuda;
   std::printf("  memory          %s %sB at most (estimate %sB); process peak resident %sB\n",
               on_gpu ? "GPU" : "arrays", si(static_cast<double>(run.exec_peak_bytes)).c_str(),
               si(static_cast<double>(preflight.memory_bytes)).c_str(),

@@ -94,4 +94,15 @@ std::string suggestion(std::string_view word, std::span<const std::string_view> 
   return match.empty() ? std::string() : str(" (did you mean '", match, "'?)");
 }
 
+std::string choices(std::span<const std::string_view> options) {
+  std::string out;
+  for (std::size_t i = 0; i < options.size(); ++i)
+    out += str(i == 0 ? "" : i + 1 == options.size() ? " or " : ", ", "\"", options[i], "\"");
+  return out;
+}
+
+std::string unknown_choice(std::string_view what, std::string_view word, std::span<const std::string_view> options) {
+  return str("unknown ", what, " '", word, "'", suggestion(word, options), "; expected ", choices(options));
+}
+
 }  // namespace tremor

@@ -43,28 +43,18 @@ std::string brief(double value) {
   return text;
 }
 
-Exec make_exec(const std::string& backend) {
-  if (backend == "auto") return cuda_device_count() > 0 ? Exec::cuda() : Exec::openmp();
-  if (backend == "openmp") return Exec::openmp();
-  if (backend == "serial") return Exec::serial();
-  if (backend == "cuda") return Exec::cuda();  // throws, saying why, without a usable GPU
-  throw Error(str("unknown backend '", backend, "': expected auto, serial, openmp or cuda"));
-}
-
 // Settings, time step and the numbers that need no operator; memory_bytes left 0.
 Preflight resolve(const Model& model, const RunOptions& options) {
   Preflight p;
   const ExplicitSettings defaults;
   const ExplicitSettings& settings = model.explicit_settings ? *model.explicit_settings : defaults;
-  p.precision = !options.precision.empty() ? options.precision : settings.precision;
-  p.backend = !options.backend.empty() ? options.backend : settings.backend;
-  p.ordering = !options.ordering.empty() ? options.ordering : settings.ordering;
-  TREMOR_CHECK(p.ordering == "none" || p.ordering == "rcm", "unknown node ordering '", p.ordering,
-               "': expected none or rcm");
-  TREMOR_CHECK(p.precision == "double" || p.precision == "float", "unknown precision '", p.precision,
-               "': expected double or float");
-  const Backend backend = make_exec(p.backend).backend();
-  p.backend = std::string(to_string(backend));  // "auto" resolved to what runs
+  // The choices parsed once, here (the model reader checked the model file's).
+  p.precision = parse_named(!options.precision.empty() ? options.precision : settings.precision, precision_names,
+                            "precision");
+  p.ordering = parse_named(!options.ordering.empty() ? options.ordering : settings.ordering, node_ordering_names,
+                           "node ordering");
+  const Backend backend = parse_backend(!options.backend.empty() ? options.backend : settings.backend);
+  p.backend = Exec::make(backend).backend();  // a CUDA Exec throws, saying why, without a usable GPU
   // The operator's name parsed into its registry entry, once; a model file's is named by its line.
   const bool from_model = options.operator_kind.empty();
   p.op = &operators().parse(from_model ? settings.operator_kind : options.operator_kind, backend,
@@ -77,7 +67,8 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   }
   // Host backends assemble colour by colour (deterministic, and as fast as atomics there); a GPU
   // with atomics unless determinism is asked for.
-  p.assembly = backend == Backend::Cuda && !options.deterministic ? "atomics" : "colouring";
+  p.assembly = backend == Backend::Cuda && !options.deterministic ? sparse::RaceStrategy::Atomics
+                                                                  : sparse::RaceStrategy::Colouring;
   TREMOR_CHECK(options.check_every >= 1, "check_every must be at least 1, got ", options.check_every);
   p.safety_factor = options.safety_factor.value_or(settings.safety_factor);
   TREMOR_CHECK(p.safety_factor > 0.0 && p.safety_factor <= 1.0, "safety factor must be in (0, 1], got ",
@@ -85,7 +76,7 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   p.n_dofs = model.mesh.n_nodes() * model.mesh.dim();
 
   // One pass over the elements on the run's Exec: stable step, longest element, geometry check.
-  const Exec exec = make_exec(p.backend);
+  const Exec exec = Exec::make(p.backend);
   SetupClock clock(exec);
   const fem::SectionTable table = fem::section_table(model, false);
   const sparse::ElementSurvey survey = [&] {
@@ -224,12 +215,12 @@ std::size_t peak_resident_bytes() {
 template <class Real>
 ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions& options, Observer* observer,
                       Clock::time_point called) {
-  const Exec exec = make_exec(preflight.backend);
+  const Exec exec = Exec::make(preflight.backend);
   SetupClock clock(exec, called);
   if (!options.preflight) clock.append(preflight.phases);  // resolved by this call
   // The run's numbering: the model's, or reverse Cuthill-McKee's.
   Numbering numbering(model.mesh.n_nodes(), model.mesh.dim());
-  if (preflight.ordering == "rcm") {
+  if (preflight.ordering == NodeOrdering::Rcm) {
     numbering = Numbering(model.mesh.n_nodes(), model.mesh.dim(), reverse_cuthill_mckee(node_graph(model.mesh)));
     clock.lap("node ordering (rcm)");
   }
@@ -327,12 +318,12 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
 Preflight preflight(const Model& model, const RunOptions& options) {
   model.validate();
   Preflight p = resolve(model, options);
-  const std::size_t real_size = p.precision == "float" ? sizeof(float) : sizeof(double);
+  const std::size_t real_size = tremor::real_size(p.precision);
   const auto dim = static_cast<Size>(model.mesh.dim());
   const Size nnz = p.stiffness_entries * dim * dim;
   // A block file made for another mesh (or torn, or not one) is refused before the run.
   if (!p.blocks.empty()) (void)partition::read_block_file(p.blocks, node_graph(model.mesh));
-  p.memory_bytes = memory_estimate(model.mesh, *p.op, nnz, real_size, p.assembly == "colouring",
+  p.memory_bytes = memory_estimate(model.mesh, *p.op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring,
                                    is_damped(model), p.max_neighbours) +
                    snapshot_bytes(model, p.snapshot_every, real_size);
   return p;
@@ -381,8 +372,8 @@ ExplicitRun run_explicit(const Model& model, const RunOptions& options, Observer
     p = resolve(model, options);
   }
   // The arrays of this run only, from here: the memory it reports.
-  memory::reset_peak(make_exec(p.backend).space());
-  if (p.precision == "float") return run_typed<float>(model, std::move(p), options, observer, called);
+  memory::reset_peak(Exec::make(p.backend).space());
+  if (p.precision == Precision::Float) return run_typed<float>(model, std::move(p), options, observer, called);
   return run_typed<double>(model, std::move(p), options, observer, called);
 }
 

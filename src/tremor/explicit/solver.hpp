@@ -43,8 +43,10 @@
 #include "tremor/backend/exec.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/explicit/receivers.hpp"
+#include "tremor/mesh/reorder.hpp"
 #include "tremor/model/model.hpp"
 #include "tremor/operator/registry.hpp"
+#include "tremor/sparse/two_kernel.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -104,10 +106,11 @@ inline constexpr long long long_run_steps = 1'000'000;
 
 struct Preflight {
   Index n_dofs = 0;
-  std::string precision, backend;  // as they run: "auto" resolved
+  Precision precision = Precision::Double;
+  Backend backend = Backend::Serial;  // as it runs: "auto" resolved
   const op::OperatorEntry* op = nullptr;  // the stiffness operator (explicit_fe::operators()), "auto" resolved
   std::string_view operator_kind() const { return op ? op->name : std::string_view(); }
-  std::string ordering = "none";
+  NodeOrdering ordering = NodeOrdering::None;
   // The block file the "partitioned" operator takes its partition from (checked against the mesh
   // by preflight()); empty: it partitions the mesh itself.
   std::string blocks;
@@ -133,7 +136,7 @@ struct Preflight {
   // before building: the larger of the set-up's peak (the elements, the mass and K in double while
   // it is converted to the operator's format) and the time loop's.
   std::size_t memory_bytes = 0;
-  std::string assembly = "colouring";  // how K and the mass are assembled: "colouring" or "atomics"
+  sparse::RaceStrategy assembly = sparse::RaceStrategy::Colouring;  // how K and the mass are assembled
   std::vector<std::string> warnings;  // also sent to log::warn
   // Its own phases (the element survey on the Exec, the node graph of the memory estimate, ...).
   std::vector<SetupPhase> phases;

@@ -84,11 +84,9 @@ SetupClock::SetupClock(const Exec& exec, Clock::time_point start) : exec_(exec),
 
 void SetupClock::lap(std::string name) {
   exec_.synchronize();
-  const auto now = Clock::now();
-  phases_.push_back({std::move(name), seconds_between(last_, now)});
+  phases_.push_back({std::move(name), tremor::lap(last_)});
   phases_.insert(phases_.end(), details_.begin(), details_.end());
   details_.clear();
-  last_ = now;
 }
 
 template <class Real>
@@ -115,8 +113,7 @@ std::unique_ptr<Subdomain<Real>> set_up_subdomain(const Exec& exec, const Model&
   // Set-up on the Exec (a GPU's for CUDA): the mesh and sections go there once; K, the lumped mass
   // and damping are assembled there by the two-kernel assembly, and K converted to the operator's
   // format there. The host keeps the mesh and the model; no global K exists on it.
-  const sparse::RaceStrategy strategy =
-      preflight.assembly == "atomics" ? sparse::RaceStrategy::Atomics : sparse::RaceStrategy::Colouring;
+  const sparse::RaceStrategy strategy = preflight.assembly;
   // The elements were checked by the pre-flight's survey.
   const fem::SectionTable table = fem::section_table(model, false);
   clock.lap("sections");
@@ -149,8 +146,8 @@ std::unique_ptr<Subdomain<Real>> set_up_subdomain(const Exec& exec, const Model&
     op::OperatorSetup built;
     d->stiffness = make_stiffness_operator<Real>(model, preflight.op->name, elements, strategy, &built);
     if (built.assembly_bytes > 0) {  // K was assembled on the Exec
-      clock.detail(str("K by the two-kernel assembly (", preflight.assembly, ", double)"), built.assembly_seconds);
-      clock.detail(str("K to ", preflight.op->name, " in ", preflight.precision), built.format_seconds);
+      clock.detail(str("K by the two-kernel assembly (", to_string(preflight.assembly), ", double)"), built.assembly_seconds);
+      clock.detail(str("K to ", preflight.op->name, " in ", to_string(preflight.precision)), built.format_seconds);
     }
     clock.lap(str("stiffness operator (", preflight.op->name, ")"));
   }

@@ -19,7 +19,6 @@ namespace tremor::io {
 namespace {
 
 using detail::choice;
-using detail::choices;
 using detail::Table;
 
 constexpr std::string_view top_keys[] = {"title", "bem"};

@@ -25,7 +25,6 @@ namespace tremor::io {
 namespace {
 
 using detail::choice;
-using detail::choices;
 using detail::Table;
 
 constexpr std::string_view top_keys[] = {"title",    "mesh",   "material",  "section",    "explicit",

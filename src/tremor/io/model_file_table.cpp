@@ -178,18 +178,10 @@ toml::table parse_document(std::string_view text, const std::string& name) {
   }
 }
 
-std::string choices(std::span<const std::string_view> options) {
-  std::string out;
-  for (std::size_t i = 0; i < options.size(); ++i)
-    out += str(i == 0 ? "" : i + 1 == options.size() ? " or " : ", ", "\"", options[i], "\"");
-  return out;
-}
-
 std::optional<std::string> choice(const Table& table, std::string_view key, std::span<const std::string_view> options) {
   auto value = table.string(key);
   if (value && std::find(options.begin(), options.end(), *value) == options.end())
-    table.fail(key, str("unknown ", key, " '", *value, "'", suggestion(*value, options), "; expected ",
-                        choices(options)));
+    table.fail(key, unknown_choice(key, *value, options));
   return value;
 }
 

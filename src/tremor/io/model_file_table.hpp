@@ -18,9 +18,6 @@ namespace tremor::io::detail {
 // The TOML document in `text`; a syntax error is thrown as "NAME:LINE: TOML syntax error: ...".
 toml::table parse_document(std::string_view text, const std::string& name);
 
-// "\"a\", \"b\" or \"c\"": the options of a choice, for messages.
-std::string choices(std::span<const std::string_view> options);
-
 // "a string", "an integer", ... for messages.
 std::string describe(const toml::node& node);
 

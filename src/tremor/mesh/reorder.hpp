@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tremor/core/choice.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/mesh/adjacency.hpp"
 
@@ -21,6 +22,12 @@ namespace tremor {
 // appended by increasing degree (ties by index); the whole sequence is then reversed.
 // Deterministic; O(entries log(max degree)) time and O(nodes) memory besides the graph.
 std::vector<Index> reverse_cuthill_mckee(const NodeGraph& graph);
+
+// The node ordering a run asks for: the mesh's own, or reverse Cuthill-McKee's.
+enum class NodeOrdering { None, Rcm };
+inline constexpr std::array<Named<NodeOrdering>, 2> node_ordering_names{{{"none", NodeOrdering::None},
+                                                                         {"rcm", NodeOrdering::Rcm}}};
+constexpr std::string_view to_string(NodeOrdering o) { return name_of(o, node_ordering_names); }
 
 // max |new(i) - new(j)| over the graph's edges i - j, with new = the inverse of new_to_old: the
 // half-bandwidth of a nodal matrix in that order (0 for a graph without edges). Throws

@@ -126,21 +126,16 @@ template <class Real, class Convert>
 std::unique_ptr<op::Operator<Real>> set_up(const op::OperatorInputs& inputs, Convert convert) {
   const Exec& exec = inputs.elements->exec;
   const RaceStrategy strategy = inputs.deterministic ? RaceStrategy::Colouring : RaceStrategy::Atomics;
-  const auto lap = [&exec](Clock::time_point& since) {
-    exec.synchronize();
-    const auto now = Clock::now();
-    const double seconds = seconds_between(since, now);
-    since = now;
-    return seconds;
-  };
   auto since = Clock::now();
   DeviceBlockCsr<double> K = assemble_block_csr<double>(exec, *inputs.elements, GlobalMatrix::Stiffness, strategy);
+  exec.synchronize();
   const double assembly = lap(since);
   const std::size_t assembly_bytes = K.bytes();
   std::unique_ptr<op::Operator<Real>> out = convert(exec, std::move(K));
   K = DeviceBlockCsr<double>();
   if (inputs.setup) {
     inputs.setup->assembly_seconds = assembly;
+    exec.synchronize();
     inputs.setup->format_seconds = lap(since);
     inputs.setup->assembly_bytes = assembly_bytes;
   }

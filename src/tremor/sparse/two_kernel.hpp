@@ -31,6 +31,7 @@
 
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/exec.hpp"
+#include "tremor/core/choice.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/sparse/block_csr.hpp"
 #include "tremor/sparse/csr.hpp"
@@ -49,6 +50,9 @@ enum class RaceStrategy {
   // parallelism, sums in whatever order the updates land.
   Atomics,
 };
+inline constexpr std::array<Named<RaceStrategy>, 2> race_strategy_names{{{"colouring", RaceStrategy::Colouring},
+                                                                         {"atomics", RaceStrategy::Atomics}}};
+constexpr std::string_view to_string(RaceStrategy s) { return name_of(s, race_strategy_names); }
 
 enum class GlobalMatrix {
   Stiffness,       // K = sum_e factor_e K_e (fem::element_stiffness, default rule)

@@ -1,11 +1,13 @@
 #include "tremor/static/solve.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/sparse/assemble.hpp"
 #include "tremor/fem/colouring.hpp"
@@ -19,30 +21,12 @@ namespace tremor::static_fe {
 
 namespace {
 
-// The seconds since `start`, and `start` moved to now: one phase after another.
-double lap(Clock::time_point& start) {
-  const Clock::time_point now = Clock::now();
-  const double seconds = seconds_between(start, now);
-  start = now;
-  return seconds;
-}
-
 std::string where(const std::string& origin) { return origin.empty() ? std::string() : origin + ": "; }
 
-void check_choice(const std::string& value, std::initializer_list<const char*> allowed, const char* what,
+void check_choice(const std::string& value, std::initializer_list<std::string_view> allowed, const char* what,
                   const std::string& origin) {
-  std::string list;
-  for (const char* choice : allowed) {
-    if (value == choice) return;
-    list += str(list.empty() ? "" : ", ", "\"", choice, "\"");
-  }
-  throw Error(str(where(origin), what, " \"", value, "\" is not one of ", list));
-}
-
-Exec make_exec(const std::string& backend) {
-  if (backend == "openmp") return Exec::openmp();
-  if (backend == "serial") return Exec::serial();
-  return Exec::cuda();  // throws, saying why, without a usable GPU
+  if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
+    throw Error(str(where(origin), unknown_choice(what, value, {allowed.begin(), allowed.size()})));
 }
 
 // Steps 3 and 4 of the header in Real, with the assembled matrix of `format`.
@@ -52,8 +36,7 @@ void assemble_and_solve(const Exec& exec, const Model& model, const fem::DeviceE
                         StaticResult& out, Clock::time_point& clock) {
   const Mesh& mesh = model.mesh;
   const Index n = loads.n_dofs;
-  const auto strategy =
-      settings.assembly == "atomics" ? sparse::RaceStrategy::Atomics : sparse::RaceStrategy::Colouring;
+  const auto strategy = parse_named(settings.assembly, sparse::race_strategy_names, "assembly");
   const PreconditionerKind kind = parse_preconditioner(settings.preconditioner);
   std::vector<Real> force(static_cast<std::size_t>(n));
   for (std::size_t i = 0; i < force.size(); ++i) force[i] = static_cast<Real>(loads.force[i]);
@@ -137,7 +120,7 @@ StaticResult solve_static(const Model& model, const SolveOptions& options) {
   Clock::time_point clock = Clock::now();
   out.settings = resolve_settings(model, options);
   const StaticSettings& settings = out.settings;
-  const Exec exec = make_exec(settings.backend);
+  const Exec exec = Exec::make(parse_backend(settings.backend));  // CUDA throws, saying why, without a GPU
   const Mesh& mesh = model.mesh;
   const Size n_dofs = static_cast<Size>(mesh.n_nodes()) * mesh.dim();
   TREMOR_CHECK(n_dofs <= Size{2147483647}, model.source, ": ", n_dofs,

@@ -1,691 +1,120 @@
-// `tremor bench`: throughput of the explicit time step for every stiffness operator and precision
-// on standard problems generated in process (or model files), against the device's copy bandwidth
-// and the cuSPARSE CSR baseline measured in the same run (docs/benchmarks.md). JSON plus markdown:
-// every case; the setup of every problem; and the block-partitioned layout's cases side by side
-// with the baseline, as the pogo paper's Table 2 compares its partitioners (section 3).
-//
-// Per problem: the mesh is generated (or read) once, then for each node ordering renumbered, and
-// K (assembled once on the host per ordering), the lumped mass and the stable step are set up.
-// Each case builds its operator from that K, the central-difference integrator, starts from a
-// smooth displacement field, takes `warmup` untimed steps, then times `steps` steps (one operator
-// apply plus the fused update each; no loads or receivers), and more in chunks of `steps` until
-// `min-seconds` have passed, between two synchronisations of the Exec: the cost of the time loop
-// itself.
-//
-// Counted bytes per step: the operator's own arrays (op::Operator::bytes(): matrix values,
-// indices, padding; the matrix-free operator's geometry and connectivity), plus u read once and
-// K u written once by the operator, plus the fused update's 7 reads and 1 write per DOF (Eq. 4 of
-// the pogo paper: A, F, K u, C', U_prev, K'', U_curr -> U_next): 10 values of sizeof(Real) per DOF.
-// u is counted once, as if every reuse hit the cache: the figure is the least traffic the step
-// needs, so achieved GB/s = counted bytes / time is a lower bound of what the memory moved.
-#include <sys/utsname.h>
-#include <unistd.h>
+// `tremor bench` and its subcommands `assembly` and `bem`: their options, parsed into the
+// arguments of the benchmarks (bench/), which run them; the build's commit goes with them into the
+// reports.
+#include <CLI/CLI.hpp>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
-#include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <ctime>
-#include <exception>
-#include <fstream>
 #include <memory>
-#include <numeric>
-#include <optional>
-#include <set>
-#include <sstream>
 #include <string>
-#include <vector>
 
-#include "tremor/backend/bandwidth.hpp"
-#include "tremor/cli/bench_common.hpp"
+#include "tremor/bem/integration.hpp"
+#include "tremor/bench/assembly.hpp"
+#include "tremor/bench/bem.hpp"
+#include "tremor/bench/operators.hpp"
 #include "tremor/cli/commands.hpp"
-#include "tremor/cli/options.hpp"
-#include "tremor/core/clock.hpp"
-#include "tremor/core/format.hpp"
 #include "tremor/cli/git_commit.hpp"
+#include "tremor/cli/options.hpp"
 #include "tremor/core/error.hpp"
-#include "tremor/explicit/central_difference.hpp"
-#include "tremor/explicit/operator.hpp"
-#include "tremor/explicit/partitioned_operator.hpp"
-#include "tremor/fem/time_step.hpp"
-#include "tremor/io/file.hpp"
-#include "tremor/io/load.hpp"
-#include "tremor/mesh/adjacency.hpp"
-#include "tremor/mesh/generate.hpp"
-#include "tremor/mesh/perturbed.hpp"
-#include "tremor/mesh/reorder.hpp"
-#include "tremor/model/renumber.hpp"
-#include "tremor/partition/partition.hpp"
-#include "tremor/sparse/assemble.hpp"
-#include "tremor/fem/colouring.hpp"
 
 namespace tremor::cli {
 
 namespace {
 
-const std::vector<std::string> standard_problems{"tri2d", "hex8", "tet4"};
-const std::vector<std::string> known_orderings{"none", "rcm", "block"};
-
-struct BenchArgs {
-  std::vector<std::string> problems;  // empty: the standard ones, unless model files are given
-  std::vector<std::string> models;    // model files, timed besides (or instead of) the problems
-  std::vector<std::string> operators;  // empty: every kind the backend runs, both partitioners
-  std::vector<std::string> precisions{"float", "double"};
-  std::vector<std::string> orderings{"none", "rcm"};
-  std::string backend = "auto";
-  double scale = 1.0;
-  int steps = 200, warmup = 20;
-  double min_seconds = 0.0;
-  int copy_mb = 1024;
-  bool dry_run = false;
-  std::string json, markdown, note;
-};
-
-// An operator as the benchmark names it: a kind of make_stiffness_operator(), or
-// "partitioned:greedy" / "partitioned:aligned" (plain "partitioned" is the aligned one).
-struct OperatorChoice {
-  std::string name;  // as reported
-  std::string kind;  // as make_stiffness_operator() takes it
-  std::optional<partition::Partitioner> partitioner;
-};
-
-std::optional<OperatorChoice> parse_operator(const std::string& name) {
-  if (name == "partitioned" || name == "partitioned:aligned")
-    return OperatorChoice{"partitioned:aligned", "partitioned", partition::Partitioner::Aligned};
-  if (name == "partitioned:greedy") return OperatorChoice{name, "partitioned", partition::Partitioner::Greedy};
-  if (!explicit_fe::operators().find(name)) return std::nullopt;
-  return OperatorChoice{name, name, std::nullopt};
+// The options that end `bench assembly` and `bench bem`, in this order: where the report goes (as
+// REPORT.json and REPORT.md), how long each case is timed, the copy measurement, the dry run and
+// the note.
+template <class Args>
+void add_report_options(CLI::App* cmd, Args& args, const std::string& report, const std::string& copy_default,
+                        const std::string& dry_run) {
+  cmd->add_option("--output-dir", args.output_dir,
+                  "folder to write " + report + ".json and " + report + ".md to (made when missing)");
+  cmd->add_option("--min-seconds", args.min_seconds, "repeat each case until this long (0)")->check(non_negative());
+  cmd->add_option("--repeats", args.repeats, "timed runs per case at least (3)")->check(positive());
+  cmd->add_option("--copy-mb", args.copy_mb, "array size of the copy-bandwidth measurement, MiB (" + copy_default + ")")
+      ->check(whole(1, 65536));
+  cmd->add_flag("--dry-run", args.dry_run, dry_run);
+  cmd->add_option("--note", args.note, "free text stored in the JSON");
 }
 
-std::string operator_names() {
-  std::string names;
-  for (const std::string& kind : explicit_fe::operators().names()) names += (names.empty() ? "" : ", ") + kind;
-  return names + ", partitioned:greedy, partitioned:aligned";
+// `tremor bench assembly`; returned so that bench's own callback can tell when it ran instead.
+CLI::App* add_bench_assembly_command(CLI::App& parent) {
+  auto* cmd = parent.add_subcommand("assembly", "Time element matrices and the two-kernel assembly of K on every backend");
+  auto args = std::make_shared<bench::AssemblyArgs>();
+  args->commit = git_commit;
+  cmd->add_option("--backend", args->backends,
+                  "backends to compare: cuda, openmp, serial (default: cuda when a GPU is present, and openmp)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"serial", "openmp", "cuda"}));
+  cmd->add_option("--sizes", args->sizes,
+                  "nodes per direction of the structured hex8 grids assembled (default 20,30,40,60,80,101,128,160,200, "
+                  "each where it fits)")
+      ->delimiter(',');
+  cmd->add_option("--element-cells", args->element_cells,
+                  "cells per direction of the hex8 element-matrix boxes (default 32,48,64,96, and 150 on a GPU)")
+      ->delimiter(',');
+  cmd->add_option("--type-cells", args->type_cells,
+                  "cells per direction of the tet4, tet10 and hex20 element-matrix boxes (24; 0: none)")
+      ->check(non_negative());
+  cmd->add_option("--tet4-cells", args->tet4_cells,
+                  "cells per direction of the unstructured tet4 mesh assembled, 6 tetrahedra each (55: ~1M; 0: none)")
+      ->check(non_negative());
+  cmd->add_option("--cpu-max-elements", args->cpu_max_elements,
+                  "largest mesh the host backends run, elements (120000)")
+      ->check(non_negative());
+  cmd->add_option("--precision", args->precision, "value type of the assembled matrices: float, double (double)")
+      ->check(CLI::IsMember({"float", "double"}));
+  add_report_options(cmd, *args, "assembly", "1024", "print what would run, with sizes and memory, and stop");
+  cmd->callback([args] { bench::run_assembly(*args); });
+  return cmd;
 }
 
-// The operators of a run: those asked for (duplicates dropped), or every kind the backend runs
-// with the partitioned one under both partitioners.
-std::vector<OperatorChoice> operator_choices(const std::vector<std::string>& asked, Backend backend) {
-  std::vector<std::string> names = asked;
-  if (names.empty())
-    for (const std::string& kind : explicit_fe::operators().names(backend)) {
-      if (kind == "partitioned") {
-        names.push_back("partitioned:greedy");
-        names.push_back("partitioned:aligned");
-      } else {
-        names.push_back(kind);
-      }
-    }
-  const auto runnable = explicit_fe::operators().names(backend);
-  std::vector<OperatorChoice> out;
-  for (const std::string& name : names) {
-    const auto choice = parse_operator(name);
-    TREMOR_CHECK(choice, "--operators: '", name, "' is not an operator: expected one of ", operator_names());
-    TREMOR_CHECK(std::find(runnable.begin(), runnable.end(), choice->kind) != runnable.end(), "--operators: ",
-                 name, " does not run on the ", to_string(backend), " backend");
-    if (std::none_of(out.begin(), out.end(), [&](const OperatorChoice& c) { return c.name == choice->name; }))
-      out.push_back(*choice);
-  }
-  return out;
-}
-
-struct Problem {
-  std::string name, description;
-  Model model;
-  bool from_file = false;
-};
-
-// The standard problems at `scale` x their DOF count (cells scale with its square or cube root).
-//   tri2d  2D plane-strain steel, tri3 (perturbed_triangles: random diagonals, jittered nodes,
-//          random node numbering), ~2M DOF: the size of the pogo paper's weld model.
-//   hex8   3D aluminium plate, 4 hex8 through its thickness, ~10M DOF, the generator's numbering.
-//   tet4   3D steel block, tet4 (perturbed_tetrahedra: 6 per cell, jittered nodes, random node
-//          numbering), ~5M DOF.
-// The unstructured two are numbered as a mesher might leave them, with no locality: the "none"
-// ordering is then the poor case that RCM or the block order repair.
-Problem make_problem(const std::string& name, double scale) {
-  constexpr std::uint64_t seed = 20260101;  // fixed: every run times the same meshes
-  Problem p;
-  p.name = name;
-  Model& model = p.model;
-  model.source = "tremor bench " + name;
-  const auto cells = [&](double full, double root) {
-    return std::max<Size>(2, static_cast<Size>(std::llround(full * std::pow(scale, 1.0 / root))));
-  };
-  if (name == "tri2d") {
-    const Size n = cells(1000, 2);  // (n + 1)^2 nodes x 2 DOF
-    model.mesh = perturbed_triangles({0.05, 0.05}, {n, n}, seed);
-    model.materials.push_back(Material::from_youngs("steel", 210e9, 0.3, 7850.0));
-    model.sections.push_back({"all", "steel", Formulation::PlaneStrain, 1.0});
-    p.description = str("2D tri3 ", n, " x ", n, " cells x 2, perturbed, random numbering");
-  } else if (name == "hex8") {
-    const Size n = cells(816, 2);  // (n + 1)^2 x 5 nodes x 3 DOF
-    model.mesh = generate_box({0, 0, 0}, {0.5e-3 * double(n), 0.5e-3 * double(n), 2e-3}, {n, n, 4}, ElementType::Hex8);
-    model.materials.push_back(Material::from_youngs("aluminium", 70e9, 0.33, 2700.0));
-    model.sections.push_back({"all", "aluminium", Formulation::Solid, 1.0});
-    p.description = str("3D hex8 plate ", n, " x ", n, " x 4 cells");
-  } else if (name == "tet4") {
-    const Size n = cells(118, 3);  // (n + 1)^3 nodes x 3 DOF
-    model.mesh = perturbed_tetrahedra({0.05, 0.05, 0.05}, {n, n, n}, seed);
-    model.materials.push_back(Material::from_youngs("steel", 210e9, 0.3, 7850.0));
-    model.sections.push_back({"all", "steel", Formulation::Solid, 1.0});
-    p.description = str("3D tet4 block ", n, "^3 cells x 6, perturbed, random numbering");
-  } else {
-    throw Error(str("unknown benchmark problem '", name, "': expected tri2d, hex8 or tet4"));
-  }
-  model.validate();
-  return p;
-}
-
-Problem load_problem(const std::string& path) {
-  Problem p;
-  p.name = path;
-  p.model = io::load_model(path);
-  p.from_file = true;
-  std::set<std::string> types;
-  for (const auto& block : p.model.mesh.blocks) types.insert(element_name(block.type, block.order));
-  std::string type_list;
-  for (const auto& t : types) type_list += (type_list.empty() ? "" : ", ") + t;
-  p.description = str("model file, ", p.model.mesh.dim(), "D ", type_list);
-  return p;
-}
-
-// What one ordering of a problem cost to set up, and its figures.
-struct OrderingSetup {
-  std::string ordering;
-  double order_seconds = 0.0;  // RCM, or the aligned partition of the block order; renumbering included
-  double colouring_seconds = 0.0, assemble_seconds = 0.0, mass_seconds = 0.0;
-  Index bandwidth = 0;  // max |i - j| over the node graph's edges in this numbering
-  long long nnz = 0;
-  std::string error;  // set when the ordering could not be set up
-  double seconds() const { return order_seconds + colouring_seconds + assemble_seconds + mass_seconds; }
-};
-
-struct ProblemSetup {
-  std::string name, description;
-  Index nodes = 0, dofs = 0, elements = 0;
-  long long graph_entries = 0;
-  double generate_seconds = 0.0, graph_seconds = 0.0;
-  std::vector<OrderingSetup> orderings;
-};
-
-// The block layout of a partitioned case (pogo paper section 3, Table 2).
-struct PartitionRecord {
-  std::string partitioner;
-  bool reused = false;  // the block order's own partition, renumbered with the mesh
-  int block_size = 0, links = 0, passes = 0;
-  Index blocks = 0, initial_blocks = 0, splits = 0;
-  double efficiency = 0.0;
-  double partition_seconds = 0.0;  // node graph, partitioner and memory arrangement (stages 1 and 2)
-  double arrange_seconds = 0.0;    // of which the memory arrangement with its splits
-  double layout_seconds = 0.0;     // the operator's arrays from K and the partition, copied to the device
-  std::size_t traffic_bytes = 0;   // per apply, counted as the paper's Appendix A does
-};
-
-struct Case {
-  std::string problem, ordering, operator_name, precision;
-  Index dofs = 0;
-  int steps = 0;
-  double operator_seconds = 0.0, setup_seconds = 0.0, seconds = 0.0;
-  std::size_t operator_bytes = 0, counted_bytes = 0;  // per step
-  std::string details;                                // the operator's storage (padding)
-  std::optional<PartitionRecord> partition;
-  double ms_per_step() const { return 1e3 * seconds / steps; }
-  double gdof_steps() const { return 1e-9 * double(dofs) * steps / seconds; }
-  double gbytes_per_second() const { return 1e-9 * double(counted_bytes) * steps / seconds; }
-};
-
-struct Failure {
-  std::string problem, ordering, operator_name, precision, error;
-};
-
-// Everything the cases of one problem in one ordering share.
-struct CaseInputs {
-  const Model& model;
-  const fem::SectionTable& table;
-  const fem::ElementColouring& colouring;
-  const sparse::CsrMatrix& K;
-  const std::vector<double>& mass;
-  double dt = 0.0;
-  // The block order's aligned partition, for this numbering (only with ordering "block").
-  const partition::BlockPartition* block_partition = nullptr;
-  double block_partition_seconds = 0.0;
-  // Partitions made for this numbering, by partitioner: the second precision lays out the same
-  // blocks (the partition does not depend on it) instead of partitioning again.
-  std::map<partition::Partitioner, partition::BlockPartition>* partitions = nullptr;
-};
-
-struct StepTiming {
-  int steps = 0;
-  double seconds = 0.0;
-};
-
-// The one time loop: `warmup` untimed steps, then `steps` timed ones, and more in chunks of
-// `steps` until `min_seconds` have passed, so a small problem is timed over enough steps for the
-// clock's resolution and the machine's noise. Synchronises the Exec before and after.
-template <class Step>
-StepTiming time_steps(const Exec& exec, int warmup, int steps, double min_seconds, Step&& step) {
-  for (int k = 0; k < warmup; ++k) step();
-  exec.synchronize();
-  StepTiming timing;
-  const auto start = Clock::now();
-  do {
-    for (int k = 0; k < steps; ++k) step();
-    exec.synchronize();
-    timing.steps += steps;
-    timing.seconds = seconds_since(start);
-  } while (timing.seconds < min_seconds);
-  return timing;
-}
-
-template <class Real>
-std::unique_ptr<op::Operator<Real>> build_operator(const OperatorChoice& choice, const Exec& exec,
-                                                                     const CaseInputs& in, Case& c) {
-  if (!choice.partitioner)
-    return explicit_fe::make_stiffness_operator<Real>(in.model, choice.kind, exec, in.table, in.colouring, in.K);
-  // The block order was made by the aligned partitioner: its partition, renumbered with the mesh,
-  // is the one whose u reads are contiguous; partitioning again could give another.
-  const bool reuse = in.block_partition != nullptr && *choice.partitioner == partition::Partitioner::Aligned;
-  const auto made = in.partitions->find(*choice.partitioner);
-  const bool again = !reuse && made != in.partitions->end();  // made for the other precision
-  partition::PartitionOptions options;
-  options.partitioner = *choice.partitioner;
-  const auto start = Clock::now();
-  auto op = reuse   ? std::make_unique<explicit_fe::PartitionedOperator<Real>>(exec, in.K, in.model.mesh,
-                                                                               *in.block_partition)
-            : again ? std::make_unique<explicit_fe::PartitionedOperator<Real>>(exec, in.K, in.model.mesh, made->second)
-                    : std::make_unique<explicit_fe::PartitionedOperator<Real>>(exec, in.K, in.model.mesh, options);
-  exec.synchronize();
-  if (!reuse && !again) in.partitions->emplace(*choice.partitioner, op->partition());
-  const double seconds = seconds_since(start);
-  const partition::BlockPartition& blocks = op->partition();
-  PartitionRecord r;
-  r.partitioner = blocks.partitioner;
-  r.reused = reuse;
-  r.block_size = blocks.layout.block_size;
-  r.links = op->matrix().links();
-  r.blocks = blocks.n_blocks;
-  r.initial_blocks = blocks.stats.initial_blocks;
-  r.splits = blocks.stats.split_blocks;
-  r.passes = blocks.stats.arrange_passes;
-  r.efficiency = blocks.efficiency();
-  r.arrange_seconds = blocks.stats.arrange_seconds;
-  if (reuse) {
-    r.partition_seconds = in.block_partition_seconds;
-    r.layout_seconds = seconds;
-  } else if (again) {  // the partition's own times, from when it was made
-    r.partition_seconds = blocks.stats.partition_seconds + blocks.stats.arrange_seconds;
-    r.layout_seconds = seconds;
-  } else {
-    r.partition_seconds = blocks.stats.partition_seconds + blocks.stats.arrange_seconds;
-    r.layout_seconds = std::max(0.0, seconds - r.partition_seconds);
-  }
-  r.traffic_bytes = op->traffic_bytes();
-  c.partition = r;
-  return op;
-}
-
-template <class Real>
-void time_case(const OperatorChoice& choice, const Exec& exec, const CaseInputs& in, const BenchArgs& args, Case& c) {
-  const Model& model = in.model;
-  const auto setup = Clock::now();
-  const auto stiffness = build_operator<Real>(choice, exec, in, c);
-  exec.synchronize();
-  c.operator_seconds = seconds_since(setup);
-  explicit_fe::CentralDifference<Real> scheme(exec, *stiffness, in.mass, {}, in.dt, {});
-  const int dim = model.mesh.dim();
-  std::vector<Real> u0(static_cast<std::size_t>(stiffness->n_dofs())), v0(u0.size(), Real(0));
-  // A smooth field, so the values are neither zero nor denormal.
-  for (Index i = 0; i < model.mesh.n_nodes(); ++i)
-    for (int d = 0; d < dim; ++d)
-      u0[static_cast<std::size_t>(i * dim + d)] = static_cast<Real>(1e-9 * std::sin(1e3 * model.mesh.node(i)[d] + d));
-  scheme.set_initial_conditions(u0, v0);
-  const DeviceArray<Real> force(exec, std::span<const Real>(std::vector<Real>(u0.size(), Real(0))));
-  exec.synchronize();
-  c.setup_seconds = seconds_since(setup);
-  c.dofs = stiffness->n_dofs();
-  c.operator_bytes = stiffness->bytes();
-  c.details = stiffness->details();
-  c.counted_bytes = c.operator_bytes + 10 * static_cast<std::size_t>(c.dofs) * sizeof(Real);
-  const StepTiming timing =
-      time_steps(exec, args.warmup, args.steps, args.min_seconds, [&] { scheme.step(force.view()); });
-  c.steps = timing.steps;
-  c.seconds = timing.seconds;
-}
-
-// --dry-run: the problems' sizes, without assembling or timing (K's non-zeros from the node graph:
-// dim^2 per graph entry, the node itself included).
-void print_sizes(const BenchArgs& args, const std::vector<std::string>& problems) {
-  for (const std::string& name : problems) {
-    const auto start = Clock::now();
-    const Problem p = std::find(standard_problems.begin(), standard_problems.end(), name) != standard_problems.end()
-                          ? make_problem(name, args.scale)
-                          : load_problem(name);
-    const double generate = seconds_since(start);
-    const NodeGraph graph = node_graph(p.model.mesh);
-    const int dim = p.model.mesh.dim();
-    std::printf("problem %-6s %s: %s nodes, %s elements, %s DOF, %s non-zeros of K (%s in %.1f s)\n",
-                p.name.c_str(), p.description.c_str(), group_digits(p.model.mesh.n_nodes()).c_str(),
-                group_digits(p.model.mesh.n_elements()).c_str(),
-                group_digits(static_cast<long long>(p.model.mesh.n_nodes()) * dim).c_str(),
-                group_digits(static_cast<long long>(graph.n_entries()) * dim * dim).c_str(),
-                p.from_file ? "read" : "generated", generate);
-  }
-}
-
-void run_bench(const BenchArgs& args) {
-  TREMOR_CHECK(args.scale > 0.0 && args.scale <= 4.0, "--scale ", args.scale, " outside (0, 4]");
-  for (const std::string& precision : args.precisions)
-    TREMOR_CHECK(precision == "float" || precision == "double", "--precisions: '", precision,
-                 "' is neither float nor double");
-  std::vector<std::string> problems = args.problems;
-  if (problems.empty() && args.models.empty()) problems = standard_problems;
-  problems.insert(problems.end(), args.models.begin(), args.models.end());
-  if (args.dry_run) {
-    print_sizes(args, problems);
-    return;
-  }
-  const Exec exec = Exec::make(parse_backend(args.backend));
-  const std::vector<OperatorChoice> operators = operator_choices(args.operators, exec.backend());
-  const LoadAverage load_at_start;
-  const CopyBandwidth copy = measure_copy_bandwidth(exec, std::size_t(args.copy_mb) << 20);
-  std::printf("device            %s (%d thread%s), host CPU %s\n", exec.describe().c_str(), host_threads(exec),
-              host_threads(exec) == 1 ? "" : "s", cpu_model().c_str());
-  std::printf("copy bandwidth    %.1f GB/s (a %zu MB array, fastest of %d copies)\n", 1e-9 * copy.bytes_per_second(),
-              copy.bytes >> 20, copy.repeats);
-  std::vector<Case> cases;
-  std::vector<ProblemSetup> setups;
-  std::vector<Failure> failures;
-  const Exec host = host_exec(exec);
-  const bool assembled = std::any_of(operators.begin(), operators.end(), [](const OperatorChoice& choice) {
-    return explicit_fe::operators().find(choice.kind)->needs_assembly;
-  });
-  for (const std::string& name : problems) {
-    ProblemSetup setup;
-    auto start = Clock::now();
-    Problem problem = std::find(standard_problems.begin(), standard_problems.end(), name) != standard_problems.end()
-                          ? make_problem(name, args.scale)
-                          : load_problem(name);
-    setup.generate_seconds = seconds_since(start);
-    setup.name = problem.name;
-    setup.description = problem.description;
-    const Mesh& mesh = problem.model.mesh;
-    const int dim = mesh.dim();
-    setup.nodes = mesh.n_nodes();
-    setup.dofs = mesh.n_nodes() * dim;
-    setup.elements = mesh.n_elements();
-    start = Clock::now();
-    const NodeGraph graph = node_graph(mesh);
-    setup.graph_seconds = seconds_since(start);
-    setup.graph_entries = static_cast<long long>(graph.n_entries());
-    std::printf("\nproblem %-6s %s: %s nodes, %s elements, %s DOF; %s in %.2f s, node graph %.2f s\n",
-                name.c_str(), problem.description.c_str(), group_digits(setup.nodes).c_str(),
-                group_digits(setup.elements).c_str(), group_digits(setup.dofs).c_str(),
-                problem.from_file ? "read" : "generated", setup.generate_seconds, setup.graph_seconds);
-    for (const std::string& ordering : args.orderings) {
-      OrderingSetup os;
-      os.ordering = ordering;
-      bool recorded = false;
-      try {
-        // The model in this ordering: the problem's own for "none", a renumbered copy otherwise.
-        std::optional<Model> renumbered_model;
-        std::optional<partition::BlockPartition> block_partition;
-        double block_partition_seconds = 0.0;
-        std::vector<Index> new_to_old;
-        start = Clock::now();
-        if (ordering == "rcm") {
-          new_to_old = reverse_cuthill_mckee(graph);
-          renumbered_model = renumber_nodes(problem.model, new_to_old);
-        } else if (ordering == "block") {
-          partition::BlockPartition blocks = partition::partition_mesh(mesh, graph, {});
-          // As the operator's own partitioning counts it: the node graph, the partitioner, the arrangement.
-          block_partition_seconds = setup.graph_seconds + blocks.stats.partition_seconds + blocks.stats.arrange_seconds;
-          new_to_old = blocks.node_order();
-          renumbered_model = renumber_nodes(problem.model, new_to_old);
-          os.order_seconds = seconds_since(start);
-          // Not part of the order's cost: the check the partitioned operator repeats on its input.
-          block_partition = partition::renumbered(std::move(blocks), new_to_old, node_graph(renumbered_model->mesh));
-        }
-        if (ordering != "block") os.order_seconds = seconds_since(start);
-        if (new_to_old.empty()) {
-          new_to_old.resize(static_cast<std::size_t>(mesh.n_nodes()));
-          std::iota(new_to_old.begin(), new_to_old.end(), Index(0));
-        }
-        os.bandwidth = bandwidth(graph, new_to_old);
-        new_to_old = {};
-        const Model& model = renumbered_model ? *renumbered_model : problem.model;
-        const fem::SectionTable table = fem::section_table(model);
-        start = Clock::now();
-        const fem::ElementColouring colouring = fem::colour_elements(model.mesh);
-        os.colouring_seconds = seconds_since(start);
-        start = Clock::now();
-        const sparse::CsrMatrix K =
-            assembled ? sparse::assemble_stiffness(model, table, colouring, host) : sparse::CsrMatrix{};
-        os.assemble_seconds = seconds_since(start);
-        os.nnz = static_cast<long long>(K.nnz());
-        start = Clock::now();
-        const std::vector<double> mass = sparse::assemble_lumped_mass(model, table, colouring, host);
-        os.mass_seconds = seconds_since(start);
-        const double dt = 0.9 * fem::stable_time_step(model).dt;
-        std::printf("ordering %-6s %s non-zeros, half-bandwidth %s nodes; order %.2f s, colouring %.2f s, K %.2f s, "
-                    "mass %.2f s\n",
-                    ordering.c_str(), group_digits(os.nnz).c_str(), group_digits(os.bandwidth).c_str(),
-                    os.order_seconds, os.colouring_seconds, os.assemble_seconds, os.mass_seconds);
-        setup.orderings.push_back(os);
-        recorded = true;
-        std::map<partition::Partitioner, partition::BlockPartition> partitions;
-        const CaseInputs inputs{model, table, colouring, K, mass, dt, block_partition ? &*block_partition : nullptr,
-                                block_partition_seconds, &partitions};
-        for (const OperatorChoice& choice : operators)
-          for (const std::string& precision : args.precisions) {
-            Case c;
-            c.problem = name;
-            c.ordering = ordering;
-            c.operator_name = choice.name;
-            c.precision = precision;
-            try {
-              if (precision == "float")
-                time_case<float>(choice, exec, inputs, args, c);
-              else
-                time_case<double>(choice, exec, inputs, args, c);
-            } catch (const std::exception& e) {
-              std::printf("  %-19s %-6s failed: %s\n", choice.name.c_str(), precision.c_str(), e.what());
-              failures.push_back({name, ordering, choice.name, precision, e.what()});
-              continue;
-            }
-            std::printf("  %-19s %-6s %9.3f ms/step %7.3f GDOF-steps/s %8.1f GB/s (%5.1f%% of copy)  setup %.2f s%s%s\n",
-                        choice.name.c_str(), precision.c_str(), c.ms_per_step(), c.gdof_steps(),
-                        c.gbytes_per_second(), 100.0 * c.gbytes_per_second() * 1e9 / copy.bytes_per_second(),
-                        c.setup_seconds, c.details.empty() ? "" : "  ", c.details.c_str());
-            if (c.partition) {
-              const PartitionRecord& r = *c.partition;
-              std::printf("  %-19s %-6s %s blocks of %d (%s split), eta %.4f; partition %.2f s%s (arrangement %.2f s), "
-                          "layout %.2f s\n",
-                          "", "", group_digits(r.blocks).c_str(), r.block_size, group_digits(r.splits).c_str(),
-                          r.efficiency, r.partition_seconds, r.reused ? ", the block order's" : "",
-                          r.arrange_seconds, r.layout_seconds);
-            }
-            std::fflush(stdout);
-            cases.push_back(c);
-          }
-      } catch (const std::exception& e) {
-        std::printf("ordering %-6s failed: %s\n", ordering.c_str(), e.what());
-        os.error = e.what();
-        if (!recorded) setup.orderings.push_back(os);
-        failures.push_back({name, ordering, "", "", e.what()});
-      }
-    }
-    setups.push_back(std::move(setup));
-  }
-  const LoadAverage load_at_end;
-
-  const auto find_case = [&](const Case& c, const std::string& ordering, const std::string& operator_name) {
-    for (const Case& b : cases)
-      if (b.operator_name == operator_name && b.problem == c.problem && b.ordering == ordering &&
-          b.precision == c.precision)
-        return &b;
-    return static_cast<const Case*>(nullptr);
-  };
-  // Throughput relative to cuSPARSE CSR on the same problem, ordering and precision, when it ran.
-  const auto baseline = [&](const Case& c) {
-    const Case* b = find_case(c, c.ordering, "cusparse");
-    return b ? c.gdof_steps() / b->gdof_steps() : 0.0;
-  };
-  const auto ms_or_dash = [](const Case* c) { return c ? fixed(c->ms_per_step(), 3) : std::string("-"); };
-  const auto ms_or_null = [](const Case* c) { return c ? str(c->ms_per_step()) : std::string("null"); };
-
-  const std::string date = utc_date();
-  std::ostringstream json;
-  json << "{\n  \"benchmark\": \"explicit time step\",\n  \"device\": " << json_string(exec.describe())
-       << ",\n  \"backend\": " << json_string(std::string(to_string(exec.backend())))
-       << ",\n  \"threads\": " << host_threads(exec) << ",\n  \"cpu\": " << json_string(cpu_model())
-       << ",\n  \"logical_cpus\": " << ::sysconf(_SC_NPROCESSORS_ONLN)
-       << ",\n  \"load_average_at_start\": " << load_at_start.json()
-       << ",\n  \"load_average_at_end\": " << load_at_end.json() << ",\n  \"date\": " << json_string(date)
-       << ",\n  \"git_commit\": " << json_string(git_commit) << ",\n  \"note\": " << json_string(args.note)
-       << ",\n  \"scale\": " << args.scale << ",\n  \"steps\": " << args.steps
-       << ",\n  \"warmup_steps\": " << args.warmup << ",\n  \"min_seconds\": " << args.min_seconds
-       << ",\n  \"copy_bandwidth_GBps\": " << 1e-9 * copy.bytes_per_second() << ",\n  \"problems\": {";
-  for (std::size_t i = 0; i < setups.size(); ++i)
-    json << (i == 0 ? "\n" : ",\n") << "    " << json_string(setups[i].name) << ": "
-         << json_string(setups[i].description);
-  json << "\n  },\n  \"setup\": {";
-  for (std::size_t i = 0; i < setups.size(); ++i) {
-    const ProblemSetup& s = setups[i];
-    json << (i == 0 ? "\n" : ",\n") << "    " << json_string(s.name) << ": {\"nodes\": " << s.nodes
-         << ", \"dofs\": " << s.dofs << ", \"elements\": " << s.elements << ", \"graph_entries\": " << s.graph_entries
-         << ", \"generate_seconds\": " << s.generate_seconds << ", \"graph_seconds\": " << s.graph_seconds
-         << ", \"orderings\": {";
-    for (std::size_t j = 0; j < s.orderings.size(); ++j) {
-      const OrderingSetup& o = s.orderings[j];
-      json << (j == 0 ? "\n" : ",\n") << "      " << json_string(o.ordering) << ": {\"order_seconds\": " << o.order_seconds
-           << ", \"colouring_seconds\": " << o.colouring_seconds << ", \"assemble_seconds\": " << o.assemble_seconds
-           << ", \"mass_seconds\": " << o.mass_seconds << ", \"setup_seconds\": " << o.seconds()
-           << ", \"half_bandwidth\": " << o.bandwidth << ", \"nnz\": " << o.nnz;
-      if (!o.error.empty()) json << ", \"error\": " << json_string(o.error);
-      json << "}";
-    }
-    json << "}}";
-  }
-  json << "\n  },\n  \"cases\": [\n";
-  std::ostringstream md;
-  md << "Explicit time step on " << exec.describe() << ", " << date << ", commit " << git_commit
-     << "; copy bandwidth " << std::lround(1e-9 * copy.bytes_per_second()) << " GB/s.\n\n"
-     << "| problem | ordering | DOF | operator | precision | ms/step | GDOF-steps/s | counted MB/step | GB/s | % of copy | x cuSPARSE |\n"
-     << "|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|\n";
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const Case& c = cases[i];
-    const double percent = 100.0 * c.gbytes_per_second() * 1e9 / copy.bytes_per_second();
-    json << "    {\"problem\": " << json_string(c.problem) << ", \"ordering\": " << json_string(c.ordering)
-         << ", \"dofs\": " << c.dofs << ", \"operator\": " << json_string(c.operator_name)
-         << ", \"precision\": " << json_string(c.precision) << ", \"steps\": " << c.steps
-         << ", \"seconds\": " << c.seconds << ", \"setup_seconds\": " << c.setup_seconds
-         << ", \"operator_seconds\": " << c.operator_seconds << ", \"ms_per_step\": " << c.ms_per_step()
-         << ", \"gdof_steps_per_second\": " << c.gdof_steps() << ", \"operator_bytes\": " << c.operator_bytes
-         << ", \"counted_bytes_per_step\": " << c.counted_bytes << ", \"achieved_GBps\": " << c.gbytes_per_second()
-         << ", \"percent_of_copy\": " << percent << ", \"ratio_to_cusparse\": " << baseline(c)
-         << ", \"storage\": " << json_string(c.details) << "}" << (i + 1 < cases.size() ? ",\n" : "\n");
-    md << "| " << c.problem << " | " << c.ordering << " | " << c.dofs << " | " << c.operator_name << " | "
-       << c.precision << " | " << fixed(c.ms_per_step(), 3) << " | " << fixed(c.gdof_steps(), 3) << " | "
-       << fixed(1e-6 * double(c.counted_bytes), 1) << " | " << fixed(c.gbytes_per_second(), 0) << " | "
-       << fixed(percent, 1) << " | " << (baseline(c) > 0.0 ? fixed(baseline(c), 2) : "-") << " |\n";
-  }
-  json << "  ],\n  \"partitioned\": [\n";
-
-  md << "\nSetup per problem and ordering (host: " << host.describe() << "), seconds: node ordering (RCM; for "
-     << "\"block\" the aligned partition and the renumbering), element colouring, assembly of K, lumped mass.\n\n"
-     << "| problem | ordering | DOF | non-zeros | half-bandwidth | generate | node graph | order | colouring | K | mass |\n"
-     << "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-  for (const ProblemSetup& s : setups)
-    for (const OrderingSetup& o : s.orderings)
-      md << "| " << s.name << " | " << o.ordering << " | " << s.dofs << " | " << o.nnz << " | " << o.bandwidth
-         << " | " << fixed(s.generate_seconds, 2) << " | " << fixed(s.graph_seconds, 2) << " | "
-         << fixed(o.order_seconds, 2) << " | " << fixed(o.colouring_seconds, 2) << " | "
-         << fixed(o.assemble_seconds, 2) << " | " << fixed(o.mass_seconds, 2) << " |"
-         << (o.error.empty() ? "" : " failed: " + o.error) << "\n";
-
-  md << "\nTable 2: the block-partitioned layout (pogo paper section 3) by partitioner. Partition: node graph, "
-        "partitioner and memory arrangement with its splits; layout: the operator's arrays from K, on the device; "
-        "pre-processing: partition + layout + K + lumped mass + colouring, what a run adds before its first step. "
-        "cuSPARSE, ELL and block-ELL: the same problem and precision, cuSPARSE in the same ordering, the ELL formats "
-        "in RCM order.\n\n"
-     << "| problem | ordering | partitioner | precision | block size | blocks | split | eta | partition s | layout s "
-        "| pre-processing s | ms/step | cuSPARSE ms/step | x cuSPARSE | ELL rcm ms/step | block-ELL rcm ms/step |\n"
-     << "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-  bool first = true;
-  bool any_reused = false;
-  for (const Case& c : cases) {
-    if (!c.partition) continue;
-    const PartitionRecord& r = *c.partition;
-    const ProblemSetup& s = *std::find_if(setups.begin(), setups.end(), [&](const ProblemSetup& p) { return p.name == c.problem; });
-    const OrderingSetup& o =
-        *std::find_if(s.orderings.begin(), s.orderings.end(), [&](const OrderingSetup& x) { return x.ordering == c.ordering; });
-    const double preprocessing =
-        r.partition_seconds + r.layout_seconds + o.assemble_seconds + o.mass_seconds + o.colouring_seconds;
-    const Case* cusparse = find_case(c, c.ordering, "cusparse");
-    const Case* ell = find_case(c, "rcm", "ell");
-    const Case* block_ell = find_case(c, "rcm", "block_ell");
-    json << (first ? "" : ",\n") << "    {\"problem\": " << json_string(c.problem)
-         << ", \"ordering\": " << json_string(c.ordering) << ", \"operator\": " << json_string(c.operator_name)
-         << ", \"partitioner\": " << json_string(r.partitioner) << ", \"precision\": " << json_string(c.precision)
-         << ", \"dofs\": " << c.dofs << ", \"block_size\": " << r.block_size << ", \"blocks\": " << r.blocks
-         << ", \"initial_blocks\": " << r.initial_blocks << ", \"split_blocks\": " << r.splits
-         << ", \"arrange_passes\": " << r.passes << ", \"links\": " << r.links << ", \"efficiency\": " << r.efficiency
-         << ", \"reused_partition\": " << (r.reused ? "true" : "false")
-         << ", \"partition_seconds\": " << r.partition_seconds << ", \"arrange_seconds\": " << r.arrange_seconds
-         << ", \"layout_seconds\": " << r.layout_seconds << ", \"preprocessing_seconds\": " << preprocessing
-         << ", \"traffic_bytes_per_apply\": " << r.traffic_bytes << ", \"ms_per_step\": " << c.ms_per_step()
-         << ", \"cusparse_ms_per_step\": " << ms_or_null(cusparse) << ", \"ratio_to_cusparse\": " << baseline(c)
-         << ", \"ell_rcm_ms_per_step\": " << ms_or_null(ell) << ", \"block_ell_rcm_ms_per_step\": " << ms_or_null(block_ell)
-         << "}";
-    first = false;
-    any_reused = any_reused || r.reused;
-    md << "| " << c.problem << " | " << c.ordering << " | " << r.partitioner << (r.reused ? "*" : "") << " | "
-       << c.precision << " | " << r.block_size << " | " << r.blocks << " | " << r.splits << " | "
-       << fixed(r.efficiency, 4) << " | " << fixed(r.partition_seconds, 2) << " | " << fixed(r.layout_seconds, 2)
-       << " | " << fixed(preprocessing, 2) << " | " << fixed(c.ms_per_step(), 3) << " | " << ms_or_dash(cusparse)
-       << " | " << (baseline(c) > 0.0 ? fixed(baseline(c), 2) : "-") << " | " << ms_or_dash(ell) << " | "
-       << ms_or_dash(block_ell) << " |\n";
-  }
-  if (any_reused)
-    md << "\n\\* the block order's own partition, renumbered with the mesh (its time is that of the partition "
-          "that made the order).\n";
-  json << (first ? "" : "\n") << "  ],\n  \"failures\": [";
-  for (std::size_t i = 0; i < failures.size(); ++i) {
-    const Failure& f = failures[i];
-    json << (i == 0 ? "\n" : ",\n") << "    {\"problem\": " << json_string(f.problem)
-         << ", \"ordering\": " << json_string(f.ordering) << ", \"operator\": " << json_string(f.operator_name)
-         << ", \"precision\": " << json_string(f.precision) << ", \"error\": " << json_string(f.error) << "}";
-  }
-  json << (failures.empty() ? "" : "\n  ") << "]\n}\n";
-  if (!args.json.empty()) io::write_file_atomically(args.json, json.str(), "benchmark JSON");
-  if (!args.markdown.empty()) io::write_file_atomically(args.markdown, md.str(), "benchmark table");
-  std::printf("\n%s", md.str().c_str());
-  TREMOR_CHECK(failures.empty(), failures.size(), " case", failures.size() == 1 ? "" : "s",
-               " failed, the first: ", failures.front().problem, " ", failures.front().ordering, " ",
-               failures.front().operator_name, " ", failures.front().precision, ": ", failures.front().error);
+// `tremor bench bem`, likewise.
+CLI::App* add_bench_bem_command(CLI::App& parent) {
+  auto* cmd = parent.add_subcommand(
+      "bem", "Time the boundary-element H and G assembly and the dense solve on every backend (the BEM paper's sizes)");
+  auto args = std::make_shared<bench::BemArgs>();
+  args->commit = git_commit;
+  cmd->add_option("--backend", args->backends,
+                  "backends to compare: serial, openmp, cuda (default: every one present, cuda when a GPU is)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"serial", "openmp", "cuda"}));
+  cmd->add_option("--sizes", args->sizes,
+                  "elements of the half-space patches (default the paper's 240,960,2160,4000; at most 15,446)")
+      ->delimiter(',');
+  cmd->add_option("--layout", args->layout, "CUDA pair layouts: block (the paper's), thread, both (both)")
+      ->check(CLI::IsMember({"block", "thread", "both"}));
+  cmd->add_option("--large", args->large,
+                  "elements of the large sphere case: auto (on a GPU, the most its free memory holds for H, G and the "
+                  "solve, at most 15,446; none without a GPU), 0 (none), or N (on every backend of the run)");
+  cmd->add_flag("--no-solve", args->no_solve, "time the assembly only");
+  cmd->add_option("--gauss", args->gauss, "Gauss points per direction, regular and singular (8, the paper's)")
+      ->check(whole(1, bem::max_gauss));
+  cmd->add_option("--max-serial-seconds", args->max_serial_seconds,
+                  "skip a serial size whose estimated time (previous size's x (n / n_prev)^2) passes this (120)")
+      ->check(non_negative());
+  add_report_options(cmd, *args, "bem", "1024 on a GPU, 256 on the host",
+                     "print the sizes, memory and what runs where, and stop");
+  cmd->callback([args] { bench::run_bem(*args); });
+  return cmd;
 }
 
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "Time the explicit step of every operator and precision on standard problems");
-  auto args = std::make_shared<BenchArgs>();
+  auto args = std::make_shared<bench::OperatorArgs>();
+  args->commit = git_commit;
   cmd->add_option("--problems", args->problems,
                   "tri2d (2D tri3, ~2M DOF), hex8 (plate, ~10M DOF), tet4 (~5M DOF); default: all three, "
                   "none when --model is given")
       ->delimiter(',')
-      ->check(CLI::IsMember(standard_problems));
+      ->check(CLI::IsMember(bench::standard_problems()));
   cmd->add_option("--model", args->models, "model file (.toml, .inp, .msh) to time as a problem (repeatable)")
       ->check(CLI::ExistingFile);
   const CLI::Validator operator_name(
       [](std::string& name) {
-        return parse_operator(name) ? std::string()
-                                    : str("'", name, "' is not an operator: expected one of ", operator_names());
+        return bench::is_operator(name)
+                   ? std::string()
+                   : str("'", name, "' is not an operator: expected one of ", bench::operator_names());
       },
       "OPERATOR");
   cmd->add_option("--operators", args->operators,
@@ -698,7 +127,7 @@ void add_bench_command(CLI::App& app) {
                   "node orderings: none (as generated or read), rcm (reverse Cuthill-McKee), block (the aligned "
                   "partitioner's block order); default none,rcm")
       ->delimiter(',')
-      ->check(CLI::IsMember(known_orderings));
+      ->check(CLI::IsMember(bench::known_orderings()));
   cmd->add_option("--backend", args->backend, "auto (the GPU when present), cuda, openmp, serial")
       ->check(CLI::IsMember({"auto", "serial", "openmp", "cuda"}));
   cmd->add_option("--scale", args->scale, "problem size relative to the standard one (DOF count), in (0, 4]");
@@ -715,7 +144,7 @@ void add_bench_command(CLI::App& app) {
   const CLI::App* assembly = add_bench_assembly_command(*cmd);
   const CLI::App* bem = add_bench_bem_command(*cmd);
   cmd->callback([args, assembly, bem] {
-    if (!assembly->parsed() && !bem->parsed()) run_bench(*args);
+    if (!assembly->parsed() && !bem->parsed()) bench::run_operators(*args);
   });
 }
 

@@ -20,12 +20,8 @@ std::filesystem::path output_path(const std::string& option, const std::string& 
 void add_info_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_export_command(CLI::App& app);
+// `tremor bench`, with its subcommands `assembly` and `bem`.
 void add_bench_command(CLI::App& app);
-// `tremor bench assembly`, a subcommand of `bench`; returned so that bench's own callback can
-// tell when it ran instead.
-CLI::App* add_bench_assembly_command(CLI::App& bench);
-// `tremor bench bem`, likewise.
-CLI::App* add_bench_bem_command(CLI::App& bench);
 void add_partition_command(CLI::App& app);
 void add_static_command(CLI::App& app);
 void add_bem_command(CLI::App& app);

@@ -26,16 +26,15 @@
 // before any run, so a first run adds only launch costs, milliseconds). Serial sizes whose
 // estimated time (the previous size's time x (n / n_prev)^2) passes `--max-serial-seconds` are not
 // run, and said so.
+#include "tremor/bench/bem.hpp"
+
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <exception>
-#include <filesystem>
 #include <limits>
 #include <map>
-#include <memory>
 #include <optional>
 #include <span>
 #include <sstream>
@@ -52,16 +51,13 @@
 #include "tremor/bem/generate.hpp"
 #include "tremor/bem/integration.hpp"
 #include "tremor/bem/solve.hpp"
-#include "tremor/cli/bench_common.hpp"
-#include "tremor/cli/commands.hpp"
-#include "tremor/cli/options.hpp"
+#include "tremor/bench/report.hpp"
+#include "tremor/bench/timing.hpp"
 #include "tremor/core/clock.hpp"
-#include "tremor/core/format.hpp"
-#include "tremor/cli/git_commit.hpp"
 #include "tremor/core/error.hpp"
-#include "tremor/io/file.hpp"
+#include "tremor/core/format.hpp"
 
-namespace tremor::cli {
+namespace tremor::bench {
 
 namespace {
 
@@ -88,24 +84,6 @@ constexpr double foundation_side = 2.0;       // m, the rigid foundation in the 
 constexpr double sphere_radius = 10.0;        // m, the large case
 constexpr double cap_ratio = 0.5;             // the sphere's elements with centroid |x|, |y| < 0.5 z are pushed
 constexpr double pushed_displacement = 1e-3;  // m, vertical
-
-struct BemArgs {
-  std::vector<std::string> backends;  // empty: serial, openmp, and cuda when a GPU is present
-  std::vector<Index> sizes;           // elements of the patches; empty: the paper's
-  std::string layout = "both";
-  std::string large = "auto";
-  bool no_solve = false;
-  std::string output_dir;
-  bool dry_run = false;
-  double min_seconds = 0.0;
-  int repeats = 3;
-  double max_serial_seconds = 120.0;
-  int copy_mb = 0;  // 0: 1024 on a GPU, 256 on the host
-  int gauss = 8;
-  std::string note;
-};
-
-
 
 // check_node_count's refusal, naming the option that asked for n elements.
 void check_option_count(const char* option, Index n) {
@@ -246,30 +224,11 @@ void touch(const Device& d, DeviceArray<Complex>& a) {
   for (Index i = 0; i < n; ++i) data[i] = Complex();
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
-// Runs `once` (which returns its own seconds): once untimed, then `repeats` times and more until
-// `min_seconds` have been timed; an untimed run above single_run_seconds is kept as the first
-// timed one and needs no repeats (its warm-up share is below 1%). Returns the timed seconds.
+// The timing of every case: an untimed first run above single_run_seconds is kept as the first
+// timed one and needs no repeats (its warm-up share is below 1%).
 template <class Once>
 std::vector<double> time_runs(int repeats, double min_seconds, Once&& once) {
-  const double first = once();
-  std::vector<double> times;
-  double timed = 0.0;
-  if (first > single_run_seconds) {
-    times.push_back(first);
-    timed = first;
-    repeats = 1;
-  }
-  while (int(times.size()) < repeats || timed < min_seconds) {
-    times.push_back(once());
-    timed += times.back();
-  }
-  return times;
+  return warm_then_time(repeats, min_seconds, once, single_run_seconds);
 }
 
 struct AssemblyCase {
@@ -318,26 +277,11 @@ struct MemoryRecord {
   std::size_t matrix_bytes = 0, free_before = 0, free_after = 0;
 };
 
-struct Failure {
-  std::string what, error;
-};
-struct Skip {
-  std::string what, why;
-};
-
-std::vector<Device> make_devices(const BemArgs& args) {
+std::vector<Device> bem_devices(const BemArgs& args) {
   std::vector<std::string> names = args.backends;
   if (names.empty())
     for (Backend b : available_backends()) names.emplace_back(to_string(b));
-  std::vector<Device> devices;
-  for (const std::string& name : names) {
-    const Backend backend = parse_backend(name);
-    if (std::any_of(devices.begin(), devices.end(), [&](const Device& d) { return d.exec.backend() == backend; }))
-      continue;
-    Device d{Exec::make(backend), {}, {}};
-    d.memory = memory_info(d.exec);
-    devices.push_back(d);
-  }
+  std::vector<Device> devices = make_devices(names);
   // CUDA, then OpenMP, then serial: the host backend that solves and serves as the guard's
   // reference is the first host one that ran a size.
   const auto rank = [](const Device& d) {
@@ -550,15 +494,11 @@ SolveCase time_solve(const BemArgs& args, const Device& d, const BenchMesh& m, D
     condition.push_back(report.condition_seconds);
     return seconds_since(start);
   });
-  // The timed runs are the last ones: the untimed first is dropped unless it was kept.
-  const auto timed = [&](const std::vector<double>& v) {
-    return std::vector<double>(v.end() - static_cast<std::ptrdiff_t>(times.size()), v.end());
-  };
   s.repeats = int(times.size());
   s.total_s = median(times);
-  s.factor_s = median(timed(factor));
-  s.solve_ms = 1e3 * median(timed(solve));
-  s.condition_ms = 1e3 * median(timed(condition));
+  s.factor_s = median(timed_values(factor, times.size()));
+  s.solve_ms = 1e3 * median(timed_values(solve, times.size()));
+  s.condition_ms = 1e3 * median(timed_values(condition, times.size()));
   s.solver = report.backend;
   s.threads = report.threads;
   s.reciprocal_condition = report.reciprocal_condition;
@@ -781,20 +721,14 @@ std::string summary_text(const Results& results) {
   return t.str();
 }
 
-struct RunInfo {
-  std::string date, summary;
-  LoadAverage load_at_start, load_at_end;
-};
-
 void write_results(const BemArgs& args, const std::vector<Device>& devices, const Plan& plan,
-                   const bem::IntegrationOptions& options, const Results& results, const RunInfo& info) {
+                   const bem::IntegrationOptions& options, const Results& results, const RunRecord& run,
+                   const std::string& summary) {
   std::ostringstream json, md;
-  json << "{\n  \"benchmark\": \"boundary-element H and G assembly and dense solve\",\n  \"date\": "
-       << json_string(info.date) << ",\n  \"git_commit\": " << json_string(git_commit)
-       << ",\n  \"note\": " << json_string(args.note) << ",\n  \"cpu\": " << json_string(cpu_model())
-       << ",\n  \"logical_cpus\": " << ::sysconf(_SC_NPROCESSORS_ONLN)
-       << ",\n  \"load_average_at_start\": " << info.load_at_start.json()
-       << ",\n  \"load_average_at_end\": " << info.load_at_end.json() << ",\n  \"repeats\": " << args.repeats
+  json << "{\n  \"benchmark\": \"boundary-element H and G assembly and dense solve\"";
+  run.json_provenance(json);
+  run.json_machine(json);
+  json << ",\n  \"repeats\": " << args.repeats
        << ",\n  \"min_seconds\": " << args.min_seconds << ",\n  \"max_serial_seconds\": " << args.max_serial_seconds
        << ",\n  \"single_run_seconds\": " << single_run_seconds
        << ",\n  \"no_solve\": " << (args.no_solve ? "true" : "false")
@@ -809,8 +743,8 @@ void write_results(const BemArgs& args, const std::vector<Device>& devices, cons
   json << "], \"speedup_openmp_over_serial\": 2.7, \"speedup_cuda_over_serial\": 107, \"gpu\": \"GeForce GTX 980\", "
           "\"openmp_threads\": 4, \"matrices\": \"3m x 3n for m boundary and n mesh elements; here 3n x 3n, n / m = "
           "2.4 to 2.5 times the pairs\"},\n  \"summary\": "
-       << json_string(info.summary) << ",\n  \"backends\": [";
-  md << "Boundary-element H and G (BEM paper, sections 3-5), " << info.date << ", commit " << git_commit
+       << json_string(summary) << ",\n  \"backends\": [";
+  md << "Boundary-element H and G (BEM paper, sections 3-5), " << run.date << ", commit " << run.commit
      << "; constant quadrilaterals, g = " << options.gauss << " (" << options.singular_gauss
      << " per singular triangle), near ratio " << options.near_ratio << ", depth " << options.max_depth << "; soil "
      << density << " kg/m^3, c_s " << shear_speed << " m/s, c_p " << p_speed << " m/s, damping " << damping_ratio
@@ -869,7 +803,7 @@ void write_results(const BemArgs& args, const std::vector<Device>& devices, cons
        << si(c.pairs_per_second()) << " | " << si(c.points_per_second()) << " | " << or_dash(x_serial, 1) << " | "
        << or_dash(x_openmp, 1) << " |\n";
   }
-  md << "\n" << info.summary << "\n";
+  md << "\n" << summary << "\n";
 
   json << (results.assembly.empty() ? "" : "\n  ") << "],\n  \"solve\": [";
   if (!results.solves.empty())
@@ -926,42 +860,24 @@ void write_results(const BemArgs& args, const std::vector<Device>& devices, cons
        << " -> " << gib(m.free_after);
   }
   if (!results.memory.empty()) md << ".\n";
-  json << "]},\n  \"skipped\": [";
-  if (!results.skips.empty()) md << "\nNot run:\n\n";
-  for (std::size_t i = 0; i < results.skips.size(); ++i) {
-    json << (i ? ",\n" : "\n") << "    {\"case\": " << json_string(results.skips[i].what)
-         << ", \"why\": " << json_string(results.skips[i].why) << "}";
-    md << "- " << results.skips[i].what << ": " << results.skips[i].why << "\n";
-  }
-  json << (results.skips.empty() ? "" : "\n  ") << "],\n  \"failures\": [";
-  for (std::size_t i = 0; i < results.failures.size(); ++i)
-    json << (i ? ",\n" : "\n") << "    {\"case\": " << json_string(results.failures[i].what)
-         << ", \"error\": " << json_string(results.failures[i].error) << "}";
-  json << (results.failures.empty() ? "" : "\n  ") << "]\n}\n";
+  json << "]},\n  ";
+  write_skips_and_failures(json, md, results.skips, results.failures);
 
   std::printf("\n%s", md.str().c_str());
-  if (!args.output_dir.empty()) {
-    io::write_file_atomically(args.output_dir + "/bem.json", json.str(), "benchmark JSON");
-    io::write_file_atomically(args.output_dir + "/bem.md", md.str(), "benchmark table");
-    std::printf("wrote %s/bem.json and bem.md\n", args.output_dir.c_str());
-  }
+  if (!args.output_dir.empty()) write_report_to(args.output_dir, "bem", json.str(), md.str());
 }
 
-void run_bem_bench(const BemArgs& args) {
+}  // namespace
+
+void run_bem(const BemArgs& args) {
   TREMOR_CHECK(args.layout == "block" || args.layout == "thread" || args.layout == "both", "--layout: '", args.layout,
                "' is not block, thread or both");
   bem::IntegrationOptions options;
   options.gauss = args.gauss;
   options.singular_gauss = args.gauss;
   (void)bem::gauss_rule(args.gauss);  // an unsupported g refused before anything runs
-  if (!args.output_dir.empty() && !args.dry_run) {
-    // Made before anything runs, so a path that cannot hold the results is named at once.
-    std::error_code error;
-    std::filesystem::create_directories(args.output_dir, error);
-    TREMOR_CHECK(!error && std::filesystem::is_directory(args.output_dir), "--output-dir ", args.output_dir,
-                 ": cannot create the folder (", error ? error.message() : std::string("not a folder"), ")");
-  }
-  std::vector<Device> devices = make_devices(args);
+  if (!args.output_dir.empty() && !args.dry_run) make_output_dir(args.output_dir);
+  std::vector<Device> devices = bem_devices(args);
   const Plan plan = make_plan(args, devices);  // sizes and --large checked before anything is measured
   if (!args.dry_run)
     for (Device& d : devices) {
@@ -979,17 +895,13 @@ void run_bem_bench(const BemArgs& args) {
   std::printf(
       "our H and G are 3n x 3n for n elements (one collocation point each); the paper's were 3m x 3n with m = "
       "100, 400, 900, 1600 boundary elements at its sizes: 2.4 to 2.5 times its pairs\n");
-  for (const Device& d : devices)
-    std::printf("backend %-7s %s (%d thread%s), %s of %s free%s\n", d.name().c_str(), d.exec.describe().c_str(),
-                host_threads(d.exec), host_threads(d.exec) == 1 ? "" : "s", gib(d.memory.free_bytes).c_str(),
-                gib(d.memory.total_bytes).c_str(),
-                args.dry_run ? "" : str(", copy ", fixed(1e-9 * d.copy.bytes_per_second(), 1), " GB/s").c_str());
+  print_devices(devices, !args.dry_run);
   if (args.dry_run) {
     print_dry_run(args, plan, devices);
     return;
   }
 
-  RunInfo info;
+  RunRecord run{args.commit, args.note};
   Results results;
   Runner runner{args, options, results, std::nullopt, {}};
   std::vector<const Device*> all, large_on;
@@ -1030,50 +942,11 @@ void run_bem_bench(const BemArgs& args) {
     results.skips.push_back({"large case", plan.large_why});
     std::printf("\nlarge case: not run (%s)\n", plan.large_why.c_str());
   }
-  info.load_at_end = LoadAverage();
-  info.date = utc_date();
-  info.summary = summary_text(results);
-  std::printf("\n%s\n", info.summary.c_str());
-  write_results(args, devices, plan, options, results, info);
-  TREMOR_CHECK(results.failures.empty(), results.failures.size(), " case", results.failures.size() == 1 ? "" : "s",
-               " failed, the first: ", results.failures.front().what, ": ", results.failures.front().error);
+  run.finish();
+  const std::string summary = summary_text(results);
+  std::printf("\n%s\n", summary.c_str());
+  write_results(args, devices, plan, options, results, run, summary);
+  check_no_failures(results.failures);
 }
 
-}  // namespace
-
-CLI::App* add_bench_bem_command(CLI::App& bench) {
-  auto* cmd = bench.add_subcommand(
-      "bem", "Time the boundary-element H and G assembly and the dense solve on every backend (the BEM paper's sizes)");
-  auto args = std::make_shared<BemArgs>();
-  cmd->add_option("--backend", args->backends,
-                  "backends to compare: serial, openmp, cuda (default: every one present, cuda when a GPU is)")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"serial", "openmp", "cuda"}));
-  cmd->add_option("--sizes", args->sizes,
-                  "elements of the half-space patches (default the paper's 240,960,2160,4000; at most 15,446)")
-      ->delimiter(',');
-  cmd->add_option("--layout", args->layout, "CUDA pair layouts: block (the paper's), thread, both (both)")
-      ->check(CLI::IsMember({"block", "thread", "both"}));
-  cmd->add_option("--large", args->large,
-                  "elements of the large sphere case: auto (on a GPU, the most its free memory holds for H, G and the "
-                  "solve, at most 15,446; none without a GPU), 0 (none), or N (on every backend of the run)");
-  cmd->add_flag("--no-solve", args->no_solve, "time the assembly only");
-  cmd->add_option("--gauss", args->gauss, "Gauss points per direction, regular and singular (8, the paper's)")
-      ->check(whole(1, bem::max_gauss));
-  cmd->add_option("--max-serial-seconds", args->max_serial_seconds,
-                  "skip a serial size whose estimated time (previous size's x (n / n_prev)^2) passes this (120)")
-      ->check(non_negative());
-  cmd->add_option("--output-dir", args->output_dir, "folder to write bem.json and bem.md to (made when missing)");
-  cmd->add_option("--min-seconds", args->min_seconds, "repeat each case until this long (0)")
-      ->check(non_negative());
-  cmd->add_option("--repeats", args->repeats, "timed runs per case at least (3)")->check(positive());
-  cmd->add_option("--copy-mb", args->copy_mb,
-                  "array size of the copy-bandwidth measurement, MiB (1024 on a GPU, 256 on the host)")
-      ->check(whole(1, 65536));
-  cmd->add_flag("--dry-run", args->dry_run, "print the sizes, memory and what runs where, and stop");
-  cmd->add_option("--note", args->note, "free text stored in the JSON");
-  cmd->callback([args] { run_bem_bench(*args); });
-  return cmd;
-}
-
-}  // namespace tremor::cli
+}  // namespace tremor::bench

@@ -14,24 +14,23 @@
 //       with colouring against ELL with atomics.
 //
 // Every case runs once untimed, then is timed (exec.synchronize() and steady_clock around the
-// call) `--repeats` times and more until `--min-seconds` have passed; the median is reported.
-// An assembly call allocates its result, so its total includes the allocation. The host backends
-// run only the meshes of at most `--cpu-max-elements` elements; the GPU runs every grid that fits
-// its free memory (estimated per format before anything is allocated).
+// call) `--repeats` times and more until `--min-seconds` have been timed (bench/timing.hpp); the
+// median is reported. An assembly call allocates its result, so its total includes the
+// allocation. The host backends run only the meshes of at most `--cpu-max-elements` elements;
+// the GPU runs every grid that fits its free memory (estimated per format before anything is
+// allocated).
 //
 // Kernel 2's bytes, estimated as the least it must move: per element its connectivity, section,
 // stiffness factor and colour-list entry (4 n + 16 B) and its nodes' coordinates (24 n B), then
 // each of its (3n)^2 values read and written once in the matrix (2 sizeof(Real) each); plus the
 // zeroing of the value array (one write per stored value, padding included). The element data of
 // the element-matrix kernels is counted the same way, with their output written once.
+#include "tremor/bench/assembly.hpp"
+
 #include <algorithm>
-#include <filesystem>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <exception>
-#include <functional>
-#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -39,14 +38,11 @@
 
 #include "tremor/backend/bandwidth.hpp"
 #include "tremor/backend/memory_info.hpp"
-#include "tremor/cli/bench_common.hpp"
-#include "tremor/cli/commands.hpp"
-#include "tremor/cli/options.hpp"
+#include "tremor/bench/report.hpp"
+#include "tremor/bench/timing.hpp"
 #include "tremor/core/clock.hpp"
-#include "tremor/core/format.hpp"
-#include "tremor/cli/git_commit.hpp"
 #include "tremor/core/error.hpp"
-#include "tremor/io/file.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/mesh/generate.hpp"
 #include "tremor/mesh/perturbed.hpp"
@@ -57,7 +53,7 @@
 #include "tremor/sparse/element_batch.hpp"
 #include "tremor/sparse/two_kernel.hpp"
 
-namespace tremor::cli {
+namespace tremor::bench {
 
 namespace {
 
@@ -66,22 +62,6 @@ using sparse::RaceStrategy;
 constexpr double target_ms = 50.0;      // 1M hex8 elements into CSR on the GPU
 constexpr Size target_cells = 100;      // 100^3 cells = 1M elements, 101^3 nodes
 constexpr double memory_margin = 0.8;   // of the free memory a case may plan to use
-
-struct AssemblyArgs {
-  std::vector<std::string> backends;  // empty: CUDA when present, and OpenMP
-  std::vector<Size> sizes;            // nodes per direction of the hex8 grids; empty: the default list
-  std::vector<Size> element_cells;    // cells per direction of the hex8 element-matrix boxes
-  Size type_cells = 24;               // tet4, tet10, hex20 element matrices
-  Size tet4_cells = 55;               // unstructured assembly mesh: 6 x 55^3 = 998,250 tet4
-  Size cpu_max_elements = 120000;
-  std::string precision = "double";
-  std::string output_dir;
-  double min_seconds = 0.0;
-  int repeats = 3;
-  int copy_mb = 1024;
-  bool dry_run = false;
-  std::string note;
-};
 
 // The default grids: the paper's range (about 20 to 160 nodes a side, 4M nodes on 12 GB), the
 // target's 101, and larger ones a GPU of more memory holds; each kept where it fits.
@@ -159,28 +139,6 @@ BenchMesh make_mesh(const std::string& kind, ElementType type, Size cells) {
 // colour-list entry and the nodes' coordinates.
 std::size_t element_data_bytes(int n_element_nodes) { return std::size_t(n_element_nodes) * (4 + 24) + 16; }
 
-// Median of a non-empty list.
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
-// Runs `once` (which returns its own times) untimed once, then `repeats` times and more until
-// `min_seconds` have passed.
-template <class Once>
-int repeat_timed(const Exec& exec, int repeats, double min_seconds, Once&& once) {
-  once(false);
-  exec.synchronize();
-  const auto start = Clock::now();
-  int n = 0;
-  do {
-    once(true);
-    ++n;
-  } while (n < repeats || seconds_since(start) < min_seconds);
-  return n;
-}
-
 struct ElementCase {
   std::string backend, type, matrix;
   Size cells = 0;
@@ -202,14 +160,6 @@ struct AssemblyCase {
   int repeats = 0;
   double kernel1_ms = 0.0, kernel2_ms = 0.0, total_ms = 0.0;  // medians
   double kernel2_gbytes_per_second() const { return kernel2_ms > 0 ? 1e-6 * double(kernel2_bytes) / kernel2_ms : 0.0; }
-};
-
-struct Failure {
-  std::string what, error;
-};
-
-struct Skip {
-  std::string what, why;
 };
 
 // What one assembly returned: non-zeros (padding excluded), the format's bytes, the stored
@@ -299,43 +249,31 @@ struct GridPlan {
   std::size_t peak_bytes = 0;
 };
 
-std::vector<Device> make_devices(const AssemblyArgs& args, bool measure) {
+std::vector<Device> assembly_devices(const AssemblyArgs& args, bool measure) {
   std::vector<std::string> names = args.backends;
   if (names.empty()) {
     for (Backend b : available_backends())
       if (b != Backend::Serial) names.emplace_back(to_string(b));
     if (names.empty()) names.emplace_back("serial");
   }
-  std::vector<Device> devices;
-  for (const std::string& name : names) {
-    const Backend backend = parse_backend(name);
-    if (std::any_of(devices.begin(), devices.end(), [&](const Device& d) { return d.exec.backend() == backend; }))
-      continue;
-    Device d{Exec::make(backend), {}, {}};
-    d.memory = memory_info(d.exec);
-    if (measure) d.copy = measure_copy_bandwidth(d.exec, std::size_t(args.copy_mb) << 20);
-    devices.push_back(d);
-  }
+  std::vector<Device> devices = make_devices(names);
+  if (measure)
+    for (Device& d : devices) d.copy = measure_copy_bandwidth(d.exec, std::size_t(args.copy_mb) << 20);
   // The GPU first: its cases are the ones the run is for.
   std::stable_sort(devices.begin(), devices.end(), [](const Device& a, const Device& b) { return !a.host() && b.host(); });
   return devices;
 }
 
-void run_assembly_bench(const AssemblyArgs& args) {
+}  // namespace
+
+void run_assembly(const AssemblyArgs& args) {
   TREMOR_CHECK(args.precision == "float" || args.precision == "double", "--precision: '", args.precision,
                "' is neither float nor double");
   for (Size s : args.sizes) TREMOR_CHECK(s >= 2, "--sizes: ", s, " nodes per direction; at least 2");
   for (Size c : args.element_cells) TREMOR_CHECK(c >= 1, "--element-cells: ", c, " cells; at least 1");
-  // The output folder is made before anything runs, so a path that cannot hold the results is
-  // named at once rather than after minutes of measuring.
-  if (!args.output_dir.empty() && !args.dry_run) {
-    std::error_code error;
-    std::filesystem::create_directories(args.output_dir, error);
-    TREMOR_CHECK(!error && std::filesystem::is_directory(args.output_dir), "--output-dir ", args.output_dir,
-                 ": cannot create the folder (", error ? error.message() : std::string("not a folder"), ")");
-  }
+  if (!args.output_dir.empty() && !args.dry_run) make_output_dir(args.output_dir);
   const std::size_t real_bytes = args.precision == "float" ? sizeof(float) : sizeof(double);
-  std::vector<Device> devices = make_devices(args, !args.dry_run);
+  std::vector<Device> devices = assembly_devices(args, !args.dry_run);
   const bool gpu = std::any_of(devices.begin(), devices.end(), [](const Device& d) { return !d.host(); });
 
   // Grids: those asked for, or the default list; each above 2^31 - 1 non-zeros left out.
@@ -369,11 +307,7 @@ void run_assembly_bench(const AssemblyArgs& args) {
   std::printf("tremor bench assembly: K of steel, %s values; every case once untimed, then the median of %d or more "
               "runs (at least %.2f s)\n",
               args.precision.c_str(), args.repeats, args.min_seconds);
-  for (const Device& d : devices)
-    std::printf("backend %-7s %s (%d thread%s), %s of %s free%s\n", d.name().c_str(), d.exec.describe().c_str(),
-                host_threads(d.exec), host_threads(d.exec) == 1 ? "" : "s", gib(d.memory.free_bytes).c_str(),
-                gib(d.memory.total_bytes).c_str(),
-                args.dry_run ? "" : str(", copy ", fixed(1e-9 * d.copy.bytes_per_second(), 1), " GB/s").c_str());
+  print_devices(devices, !args.dry_run);
 
   if (args.dry_run) {
     std::printf("\nelement matrices (output in double):\n");
@@ -424,7 +358,7 @@ void run_assembly_bench(const AssemblyArgs& args) {
     return;
   }
 
-  const LoadAverage load_at_start;
+  RunRecord run{args.commit, args.note};
   std::vector<ElementCase> element_cases;
   std::vector<AssemblyCase> assembly_cases;
   std::vector<Failure> failures;
@@ -472,15 +406,15 @@ void run_assembly_bench(const AssemblyArgs& args) {
           c.values_per_element = sparse::values_per_element(kind.matrix, kind.storage, n_dof);
           c.bytes = std::size_t(n_elements) * (element_data_bytes(n_nodes) + std::size_t(c.values_per_element) * 8);
           try {
-            std::vector<double> ms;
-            c.repeats = repeat_timed(d.exec, args.repeats, args.min_seconds, [&](bool timed) {
+            const std::vector<double> times = warm_then_time(args.repeats, args.min_seconds, [&] {
               d.exec.synchronize();
               const auto start = Clock::now();
               sparse::element_matrices(d.exec, elements, 0, kind.matrix, kind.storage, out.data());
               d.exec.synchronize();
-              if (timed) ms.push_back(1e3 * seconds_since(start));
+              return seconds_since(start);
             });
-            c.ms = median(ms);
+            c.repeats = int(times.size());
+            c.ms = 1e3 * median(times);
           } catch (const std::exception& e) {
             failures.push_back({str("element matrices ", what, " ", kind.name, " on ", d.name()), e.what()});
             std::printf("  %-6s %-7s %-22s failed: %s\n", type_name.c_str(), d.name().c_str(), kind.name, e.what());
@@ -545,22 +479,22 @@ void run_assembly_bench(const AssemblyArgs& args) {
             c.expected_nnz = expected_nnz;
             const std::string name = str("assembly ", what, " ", c.format, " ", c.strategy, " on ", d.name());
             try {
-              std::vector<double> k1, k2, total;
+              std::vector<double> k1, k2;  // every run's, the untimed first included
               Assembled result;
-              c.repeats = repeat_timed(d.exec, args.repeats, args.min_seconds, [&](bool timed) {
+              const std::vector<double> total = warm_then_time(args.repeats, args.min_seconds, [&] {
                 sparse::AssemblyTimes times;
                 double total_ms = 0.0;
                 result = real_bytes == sizeof(float)
                              ? assemble_once<float>(format, d.exec, elements, strategy, times, total_ms)
                              : assemble_once<double>(format, d.exec, elements, strategy, times, total_ms);
-                if (!timed) return;
                 k1.push_back(times.pattern_ms);
                 k2.push_back(times.values_ms);
-                total.push_back(total_ms);
+                return 1e-3 * total_ms;
               });
-              c.kernel1_ms = median(k1);
-              c.kernel2_ms = median(k2);
-              c.total_ms = median(total);
+              c.repeats = int(total.size());
+              c.kernel1_ms = median(timed_values(k1, total.size()));
+              c.kernel2_ms = median(timed_values(k2, total.size()));
+              c.total_ms = 1e3 * median(total);
               c.nnz = result.nnz;
               c.storage_bytes = result.bytes;
               const std::size_t element_values = std::size_t(3 * n_element_nodes) * std::size_t(3 * n_element_nodes);
@@ -615,7 +549,7 @@ void run_assembly_bench(const AssemblyArgs& args) {
       std::printf("  tet4 perturbed failed: %s\n", e.what());
     }
   }
-  const LoadAverage load_at_end;
+  run.finish();
 
   // --- speed-ups, the target line, output -------------------------------------------------------
   const auto element_speedup = [&](const ElementCase& c) {
@@ -663,18 +597,16 @@ void run_assembly_bench(const AssemblyArgs& args) {
     target_text = t.str();
   }
 
-  const std::string date = utc_date();
   const std::string cpu_sizes = str("host backends run meshes of at most ", group_digits(args.cpu_max_elements),
                                     " elements (--cpu-max-elements)");
   std::ostringstream json, md;
-  json << "{\n  \"benchmark\": \"assembly and element matrices\",\n  \"date\": " << json_string(date)
-       << ",\n  \"git_commit\": " << json_string(git_commit) << ",\n  \"note\": " << json_string(args.note)
-       << ",\n  \"cpu\": " << json_string(cpu_model()) << ",\n  \"logical_cpus\": " << ::sysconf(_SC_NPROCESSORS_ONLN)
-       << ",\n  \"load_average_at_start\": " << load_at_start.json()
-       << ",\n  \"load_average_at_end\": " << load_at_end.json() << ",\n  \"precision\": " << json_string(args.precision)
+  json << "{\n  \"benchmark\": \"assembly and element matrices\"";
+  run.json_provenance(json);
+  run.json_machine(json);
+  json << ",\n  \"precision\": " << json_string(args.precision)
        << ",\n  \"repeats\": " << args.repeats << ",\n  \"min_seconds\": " << args.min_seconds
        << ",\n  \"cpu_max_elements\": " << args.cpu_max_elements << ",\n  \"backends\": [";
-  md << "Assembly and element matrices, " << date << ", commit " << git_commit << "; K of steel in " << args.precision
+  md << "Assembly and element matrices, " << run.date << ", commit " << run.commit << "; K of steel in " << args.precision
      << "; medians of " << args.repeats << " or more runs after one untimed; " << cpu_sizes << ".\n\n";
   write_devices(json, md, devices);
   json << "\n  ],\n  \"element_matrices\": [";
@@ -729,67 +661,13 @@ void run_assembly_bench(const AssemblyArgs& args) {
        << ", \"elements\": " << target_cells * target_cells * target_cells << ", \"target_ms\": " << target_ms
        << ", \"csr_colouring_ms\": " << ms_json(csr_c) << ", \"csr_atomics_ms\": " << ms_json(csr_a)
        << ", \"ell_colouring_ms\": " << ms_json(ell_c) << ", \"ell_atomics_ms\": " << ms_json(ell_a)
-       << ", \"text\": " << json_string(target_text) << "},\n  \"skipped\": [";
+       << ", \"text\": " << json_string(target_text) << "},\n  ";
   md << "\n" << target_text << "\n";
-  if (!skips.empty()) md << "\nNot run:\n\n";
-  for (std::size_t i = 0; i < skips.size(); ++i) {
-    json << (i ? ",\n" : "\n") << "    {\"case\": " << json_string(skips[i].what) << ", \"why\": " << json_string(skips[i].why)
-         << "}";
-    md << "- " << skips[i].what << ": " << skips[i].why << "\n";
-  }
-  json << (skips.empty() ? "" : "\n  ") << "],\n  \"failures\": [";
-  for (std::size_t i = 0; i < failures.size(); ++i)
-    json << (i ? ",\n" : "\n") << "    {\"case\": " << json_string(failures[i].what)
-         << ", \"error\": " << json_string(failures[i].error) << "}";
-  json << (failures.empty() ? "" : "\n  ") << "]\n}\n";
+  write_skips_and_failures(json, md, skips, failures);
 
   std::printf("\n%s\n", target_text.c_str());
-  if (!args.output_dir.empty()) {
-    io::write_file_atomically(args.output_dir + "/assembly.json", json.str(), "benchmark JSON");
-    io::write_file_atomically(args.output_dir + "/assembly.md", md.str(), "benchmark table");
-    std::printf("wrote %s/assembly.json and assembly.md\n", args.output_dir.c_str());
-  }
-  TREMOR_CHECK(failures.empty(), failures.size(), " case", failures.size() == 1 ? "" : "s", " failed, the first: ",
-               failures.front().what, ": ", failures.front().error);
+  if (!args.output_dir.empty()) write_report_to(args.output_dir, "assembly", json.str(), md.str());
+  check_no_failures(failures);
 }
 
-}  // namespace
-
-CLI::App* add_bench_assembly_command(CLI::App& bench) {
-  auto* cmd = bench.add_subcommand("assembly", "Time element matrices and the two-kernel assembly of K on every backend");
-  auto args = std::make_shared<AssemblyArgs>();
-  cmd->add_option("--backend", args->backends,
-                  "backends to compare: cuda, openmp, serial (default: cuda when a GPU is present, and openmp)")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"serial", "openmp", "cuda"}));
-  cmd->add_option("--sizes", args->sizes,
-                  "nodes per direction of the structured hex8 grids assembled (default 20,30,40,60,80,101,128,160,200, "
-                  "each where it fits)")
-      ->delimiter(',');
-  cmd->add_option("--element-cells", args->element_cells,
-                  "cells per direction of the hex8 element-matrix boxes (default 32,48,64,96, and 150 on a GPU)")
-      ->delimiter(',');
-  cmd->add_option("--type-cells", args->type_cells,
-                  "cells per direction of the tet4, tet10 and hex20 element-matrix boxes (24; 0: none)")
-      ->check(non_negative());
-  cmd->add_option("--tet4-cells", args->tet4_cells,
-                  "cells per direction of the unstructured tet4 mesh assembled, 6 tetrahedra each (55: ~1M; 0: none)")
-      ->check(non_negative());
-  cmd->add_option("--cpu-max-elements", args->cpu_max_elements,
-                  "largest mesh the host backends run, elements (120000)")
-      ->check(non_negative());
-  cmd->add_option("--precision", args->precision, "value type of the assembled matrices: float, double (double)")
-      ->check(CLI::IsMember({"float", "double"}));
-  cmd->add_option("--output-dir", args->output_dir,
-                  "folder to write assembly.json and assembly.md to (made when missing)");
-  cmd->add_option("--min-seconds", args->min_seconds, "repeat each case until this long (0)")->check(non_negative());
-  cmd->add_option("--repeats", args->repeats, "timed runs per case at least (3)")->check(positive());
-  cmd->add_option("--copy-mb", args->copy_mb, "array size of the copy-bandwidth measurement, MiB (1024)")
-      ->check(whole(1, 65536));
-  cmd->add_flag("--dry-run", args->dry_run, "print what would run, with sizes and memory, and stop");
-  cmd->add_option("--note", args->note, "free text stored in the JSON");
-  cmd->callback([args] { run_assembly_bench(*args); });
-  return cmd;
-}
-
-}  // namespace tremor::cli
+}  // namespace tremor::bench

@@ -84,7 +84,6 @@ const char* format_name(Format f) {
   }
   return "?";
 }
-const char* strategy_name(RaceStrategy s) { return s == RaceStrategy::Colouring ? "colouring" : "atomics"; }
 
 struct ElementMatrixKind {
   const char* name;
@@ -472,7 +471,7 @@ void run_assembly(const AssemblyArgs& args) {
             c.backend = d.name();
             c.mesh = mesh.kind;
             c.format = format_name(format);
-            c.strategy = strategy_name(strategy);
+            c.strategy = to_string(strategy);
             c.size = size;
             c.nodes = mesh.n_nodes();
             c.elements = mesh.n_elements();

@@ -7,9 +7,12 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "tremor/cli/commands.hpp"
+#include "tremor/cli/options.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/operator.hpp"
@@ -196,8 +199,8 @@ void print_excitation(const Model& model) {
   }
 }
 
-void run_info(const std::string& path) {
-  const Model model = io::load_model(path);
+void run_info(const std::string& path, std::optional<int> order) {
+  const Model model = io::load_model(path, order);
   const Mesh& mesh = model.mesh;
   std::printf("%-18s%s\n", "file", path.c_str());
   if (!model.title.empty()) std::printf("%-18s%s\n", "title", model.title.c_str());
@@ -278,8 +281,10 @@ void run_info(const std::string& path) {
 void add_info_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "Summarise a model (.toml), an Abaqus input (.inp) or a Gmsh mesh (.msh)");
   auto file = std::make_shared<std::string>();
+  auto order = std::make_shared<std::optional<int>>();
   cmd->add_option("FILE", *file, "model, .inp or .msh file")->required();
-  cmd->callback([file] { run_info(*file); });
+  add_order_option(cmd, *order);
+  cmd->callback([file, order] { run_info(*file, *order); });
 }
 
 }  // namespace tremor::cli

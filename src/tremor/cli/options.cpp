@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "tremor/core/format.hpp"
+#include "tremor/mesh/element_type.hpp"
+
 namespace tremor::cli {
 
 namespace {
@@ -58,6 +61,14 @@ CLI::Validator whole(long long low, long long high) {
         return ok ? std::string() : "must be " + description + ", got '" + text + "'";
       },
       description);
+}
+
+CLI::Option* add_order_option(CLI::App* command, std::optional<int>& order) {
+  return command
+      ->add_option("--order", order,
+                   str("raise the mesh (hex8/hex20/hex27, quad4/quad8/quad9) to GLL elements of this order, 1-",
+                       max_gll_order, " (overrides the model's [mesh] order)"))
+      ->check(whole(1, max_gll_order));
 }
 
 }  // namespace tremor::cli

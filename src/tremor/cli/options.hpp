@@ -2,6 +2,8 @@
 // Checks of numeric command-line options, shared by every command: a value must parse whole as a
 // finite number (NaN and infinities are refused, never read as "not given"), and a refusal
 // states its bounds briefly ("--dt: must be a finite number above 0, got 'nan'").
+#include <optional>
+
 #include <CLI/CLI.hpp>
 
 namespace tremor::cli {
@@ -12,5 +14,10 @@ CLI::Validator non_negative();  // finite, >= 0
 CLI::Validator within(double low, double high, bool low_open = false);
 // A whole number in [low, high], for counts ("--check-every: must be a whole number in [1, 2147483647], got '0.5'").
 CLI::Validator whole(long long low, long long high);
+
+// `--order P`: raise the model's mesh to GLL elements of order P (1..8) as it is loaded, in place
+// of the model file's [mesh] order (docs/model-file.md). Every command that loads a model for a
+// solver takes it, so a block file, a run and its summary see the same mesh.
+CLI::Option* add_order_option(CLI::App* command, std::optional<int>& order);
 
 }  // namespace tremor::cli

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <system_error>
@@ -27,6 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct PartitionArguments {
+  std::optional<int> order;  // --order
   std::string model;
   std::string output;
   std::string partitioner = "aligned";
@@ -47,7 +49,7 @@ void run_partition(const PartitionArguments& args) {
   TREMOR_CHECK(args.block_size % partition::row_width == 0, "--block-size ", args.block_size,
                ": not a multiple of 32 (a block is made of rows of one warp)");
   check_output_folder(args.output);
-  const Model model = io::load_model(args.model);
+  const Model model = io::load_model(args.model, args.order);
   const Mesh& mesh = model.mesh;
   TREMOR_CHECK(mesh.n_nodes() > 0, args.model, ": the mesh has no nodes");
   partition::PartitionOptions options;
@@ -99,6 +101,7 @@ void add_partition_command(CLI::App& app) {
       "partition", "Partition a model's mesh into GPU blocks and write the block file of the partitioned operator");
   auto args = std::make_shared<PartitionArguments>();
   cmd->add_option("MODEL", args->model, "model file (.toml), Abaqus input (.inp) or Gmsh mesh (.msh)")->required();
+  add_order_option(cmd, args->order);
   cmd->add_option("-o,--output", args->output, "block file to write (replaced atomically)")->required();
   cmd->add_option("--partitioner", args->partitioner, "greedy or aligned (default)")
       ->check(CLI::IsMember({"greedy", "aligned"}));

@@ -16,6 +16,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -284,6 +285,7 @@ class ResultWriter final : public ex::Observer {
 };
 
 struct RunArgs {
+  std::optional<int> order;  // --order
   std::string model, output, precision, operator_kind, backend, ordering, blocks;
   double dt = 0.0, duration = 0.0, safety = 0.0;
   bool allow_unstable = false;
@@ -311,7 +313,7 @@ void run_command(const RunArgs& args) {
   const std::filesystem::path output = output_path(args.output, args.model);
   io::OutputClaim claim = io::claim_result_file(output, args.resume);
 
-  const Model model = io::load_model(args.model);
+  const Model model = io::load_model(args.model, args.order);
   const double model_seconds = seconds_since(command_started);
   ex::RunOptions options;
   options.precision = args.precision;
@@ -518,6 +520,7 @@ void add_run_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Run the explicit solver on a model (.toml) or an Abaqus input (.inp)");
   auto args = std::make_shared<RunArgs>();
   cmd->add_option("MODEL", args->model, "model file (.toml) or Abaqus/CalculiX input (.inp)")->required();
+  add_order_option(cmd, args->order);
   cmd->add_option("-o,--output", args->output, "result file (default: <model stem>.h5 in the current directory)");
   cmd->add_option("--precision", args->precision, "solver state precision (overrides the model)")
       ->check(CLI::IsMember({"double", "float"}));

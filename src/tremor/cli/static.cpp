@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "tremor/cli/commands.hpp"
@@ -29,6 +30,7 @@ namespace {
 namespace st = tremor::static_fe;
 
 struct StaticArgs {
+  std::optional<int> order;  // --order
   std::string model;
   std::string output;
   st::SolveOptions options;
@@ -69,7 +71,7 @@ void static_command(StaticArgs& args) {
   // refuses leaves no file, as with tremor run.
   const std::filesystem::path output = output_path(args.output, args.model);
   io::OutputClaim claim = io::claim_result_file(output, false);
-  const Model model = io::load_model(args.model);
+  const Model model = io::load_model(args.model, args.order);
   const StaticSettings settings = st::resolve_settings(model, args.options);
   const Mesh& mesh = model.mesh;
   const int dim = mesh.dim();
@@ -144,6 +146,7 @@ void add_static_command(CLI::App& app) {
                                            "*STATIC input (.inp)");
   auto args = std::make_shared<StaticArgs>();
   cmd->add_option("MODEL", args->model, "model file (.toml) or Abaqus/CalculiX input (.inp)")->required();
+  add_order_option(cmd, args->order);
   cmd->add_option("-o,--output", args->output, "result file (default: <model stem>.h5 in the current directory)");
   cmd->add_option("--backend", args->options.backend, "backend (overrides the model; auto: cuda when a GPU is usable)")
       ->check(CLI::IsMember({"auto", "serial", "openmp", "cuda"}));

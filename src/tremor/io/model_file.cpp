@@ -18,6 +18,7 @@
 #include "tremor/io/abaqus.hpp"
 #include "tremor/io/gmsh.hpp"
 #include "tremor/io/model_file_table.hpp"
+#include "tremor/mesh/elevate.hpp"
 #include "tremor/mesh/generate.hpp"
 
 namespace tremor::io {
@@ -32,8 +33,8 @@ constexpr std::string_view top_keys[] = {"title",    "mesh",   "material",  "sec
                                          "receiver", "output", "absorbing"};
 // Tables the solvers will read; until they do, the reader warns and ignores them.
 constexpr std::string_view reserved_keys[] = {"sem", "bem"};
-constexpr std::string_view mesh_keys[] = {"file",    "generator", "element",     "origin", "size", "divisions",
-                                          "grading", "node_set",  "element_set", "surface"};
+constexpr std::string_view mesh_keys[] = {"file",    "generator", "element",     "origin",  "size", "divisions",
+                                          "grading", "node_set",  "element_set", "surface", "order"};
 constexpr std::string_view generator_only_keys[] = {"element", "origin", "size", "divisions", "grading"};
 constexpr std::string_view generators[] = {"rectangle", "box"};
 constexpr std::string_view set_keys[] = {"name", "min", "max"};
@@ -273,7 +274,17 @@ void add_box_surfaces(Mesh& mesh, const Table& table) {
   }
 }
 
-Mesh read_mesh(const Table& mesh, const std::string& base_dir) {
+// The GLL order the mesh is raised to: `order` (the caller's, e.g. `tremor run --order`) when
+// given, else [mesh] order; 0 when neither asks.
+int mesh_order(const Table& mesh, std::optional<int> order) {
+  const auto value = mesh.integer("order");
+  if (value && (*value < 1 || *value > max_gll_order))
+    mesh.fail("order", str("'order' is ", *value, "; expected the GLL order of the elements, 1..", max_gll_order));
+  if (order) return *order;
+  return value ? static_cast<int>(*value) : 0;
+}
+
+Mesh read_mesh(const Table& mesh, const std::string& base_dir, std::optional<int> order) {
   mesh.only(mesh_keys);
   const bool from_file = mesh.has("file"), generated = mesh.has("generator");
   if (from_file && generated)
@@ -281,7 +292,13 @@ Mesh read_mesh(const Table& mesh, const std::string& base_dir) {
   if (!from_file && !generated)
     mesh.fail_at(mesh.line(), "missing 'file' (a .msh or .inp mesh) or 'generator' (\"rectangle\" or \"box\")");
   if (from_file) (void)mesh.string("file");  // type check before anything else
+  const int elevate_to = mesh_order(mesh, order);
   Mesh result = from_file ? read_mesh_file(mesh, base_dir) : generate_mesh(mesh);
+  // Raised to GLL order before anything else (box sets, sources at positions) sees the mesh, so
+  // they find the GLL nodes; errors name the mesh file, or the model file for a generated mesh.
+  if (elevate_to > 0)
+    result = elevate_order(result, elevate_to,
+                           from_file ? referenced_file(mesh, "file", "mesh file", "", base_dir).string() : mesh.file());
   // Every mesh has the element set "all", which the default section uses.
   if (!result.element_sets.count("all")) {
     std::vector<Index> all(static_cast<std::size_t>(result.n_elements()));
@@ -1054,7 +1071,8 @@ AbsorbingLayer read_absorbing(Table& table, const Model& model) {
 
 }  // namespace
 
-Model read_model_buffer(std::string_view text, const std::string& name, const std::string& base_dir) {
+Model read_model_buffer(std::string_view text, const std::string& name, const std::string& base_dir,
+                        std::optional<int> order) {
   const toml::table document = detail::parse_document(text, name);
   const Table root(document, name, "top level");
   // A boundary-element model file (docs/bem.md) has [bem] and no [mesh]: point to its command
@@ -1075,7 +1093,7 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
   model.title = root.string("title").value_or("");
   const auto mesh = root.table("mesh");
   if (!mesh) root.fail_at(0, "missing [mesh] (a 'file' to read or a 'generator')");
-  model.mesh = read_mesh(*mesh, base_dir);
+  model.mesh = read_mesh(*mesh, base_dir, order);
   if (mesh->has("file"))  // messages about its elements name the mesh file, not this one
     model.mesh_file = referenced_file(*mesh, "file", "mesh file", "the path of a .msh or .inp mesh", base_dir).string();
 
@@ -1093,12 +1111,12 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
   return model;
 }
 
-Model read_model_file(const std::string& path) {
+Model read_model_file(const std::string& path, std::optional<int> order) {
   namespace fs = std::filesystem;
   const std::string text = read_file(path, "model file", largest_model_file);
   std::string base_dir = fs::path(path).parent_path().string();
   if (base_dir.empty()) base_dir = ".";
-  return read_model_buffer(text, path, base_dir);
+  return read_model_buffer(text, path, base_dir, order);
 }
 
 }  // namespace tremor::io

@@ -6,7 +6,10 @@
 #include <fstream>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include "tremor/backend/exec.hpp"
+#include "tremor/core/error.hpp"
 
 namespace tremor::test {
 
@@ -58,6 +61,20 @@ double l2_distance(const std::vector<double>& a, const std::vector<double>& b) {
   double sum = 0.0;
   for (std::size_t i = 0; i < a.size(); ++i) sum += (a[i] - b[i]) * (a[i] - b[i]);
   return std::sqrt(sum);
+}
+
+std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+void expect_contains(const std::string& message, const std::vector<std::string>& pieces) {
+  for (const auto& piece : pieces)
+    EXPECT_NE(message.find(piece), std::string::npos) << "'" << piece << "' not in: " << message;
 }
 
 }  // namespace tremor::test

@@ -1,5 +1,6 @@
 #pragma once
 // Shared test helpers: data paths that work from any checkout location, GPU skips.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ bool gpu_present();
 // Euclidean norm of a, and of a - b (the same size): relative L2 errors in the parity tests.
 double l2_norm(const std::vector<double>& a);
 double l2_distance(const std::vector<double>& a, const std::vector<double>& b);
+// The message of the tremor::Error `action` throws, or "no error".
+std::string error_of(const std::function<void()>& action);
+// Fails the test, naming the piece, for each piece `message` lacks.
+void expect_contains(const std::string& message, const std::vector<std::string>& pieces);
 }  // namespace tremor::test
 namespace tremor { using test::gpu_present; }
 namespace tremor::test {

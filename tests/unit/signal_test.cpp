@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "support/support.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/model/model.hpp"
 
@@ -20,19 +21,8 @@ constexpr double pi = std::numbers::pi;
 
 static_assert(std::is_trivially_copyable_v<SignalParameters>, "kernels take the analytic part by value");
 
-std::string error_of(const auto& action) {
-  try {
-    action();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-void expect_contains(const std::string& message, const std::vector<std::string>& pieces) {
-  for (const auto& piece : pieces)
-    EXPECT_NE(message.find(piece), std::string::npos) << "'" << piece << "' not in: " << message;
-}
+using test::error_of;
+using test::expect_contains;
 
 // |S(f)| of the signal, S(f) = integral of s(t) exp(-2 pi i f t) over [begin, end], by the midpoint
 // rule with `samples` points. The signals are smooth and sampled at 40 points per period of the

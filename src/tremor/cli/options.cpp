@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "tremor/core/format.hpp"
+#include "tremor/core/error.hpp"
 #include "tremor/mesh/element_type.hpp"
 
 namespace tremor::cli {

@@ -89,6 +89,64 @@ Layout layout_of(const Mesh& mesh, int block_index, std::string_view source) {
   return layout;
 }
 
+// The element's geometry on its grid of order g: its nodes where they are; for serendipity
+// elements also the face and cell centres their shape functions give there (quad8 and a hex20
+// face: -1/4 per corner, 1/2 per mid-edge; hex20's centre: -1/4 per corner, 1/4 per mid-edge).
+void element_geometry(const Mesh& input, std::span<const Index> nodes, const Layout& layout,
+                      std::vector<double>& geometry) {
+  const int dim = input.dim();
+  const auto udim = static_cast<std::size_t>(dim);
+  const auto g1 = static_cast<std::size_t>(layout.order + 1);
+  const std::size_t n_grid = g1 * g1 * (dim == 3 ? g1 : 1);
+  geometry.assign(n_grid * udim, 0.0);
+  std::vector<char> present(n_grid, 0);
+  for (std::size_t a = 0; a < nodes.size(); ++a) {
+    const auto at = static_cast<std::size_t>(grid_index(layout.grid[a], layout.order));
+    present[at] = 1;
+    for (std::size_t c = 0; c < udim; ++c) geometry[at * udim + c] = input.node(nodes[a])[c];
+  }
+  if (!layout.serendipity) return;
+  const auto point = [&](std::size_t at) {
+    return Point{static_cast<int>(at % g1), static_cast<int>(at / g1 % g1), static_cast<int>(at / (g1 * g1))};
+  };
+  for (std::size_t at = 0; at < n_grid; ++at) {
+    if (present[at]) continue;
+    const Point centre = point(at);
+    int inside = 0;
+    for (int d = 0; d < dim; ++d) inside += centre[static_cast<std::size_t>(d)] == 1;
+    // The corners and mid-edges of the face (or cell) whose centre this is.
+    for (std::size_t q = 0; q < n_grid; ++q) {
+      if (!present[q]) continue;
+      const Point other = point(q);
+      int off = 0;
+      bool same_entity = true;
+      for (int d = 0; d < dim; ++d) {
+        const auto a = static_cast<std::size_t>(d);
+        if (centre[a] != 1 && other[a] != centre[a]) same_entity = false;
+        if (centre[a] == 1 && other[a] == 1) ++off;
+      }
+      if (!same_entity) continue;
+      const double weight = off == 0 ? -0.25 : (inside == 2 ? 0.5 : 0.25);
+      for (std::size_t c = 0; c < udim; ++c) geometry[at * udim + c] += weight * geometry[q * udim + c];
+    }
+  }
+}
+
+// The longest distance between two corners of the element: the length scale of the det J check.
+double corner_span(const Mesh& input, std::span<const Index> nodes, const Layout& layout) {
+  const int dim = input.dim();
+  double length = 0.0;
+  for (int u = 0; u < (1 << dim); ++u)
+    for (int v = u + 1; v < (1 << dim); ++v) {
+      const auto x = input.node(nodes[static_cast<std::size_t>(layout.corner[static_cast<std::size_t>(u)])]);
+      const auto y = input.node(nodes[static_cast<std::size_t>(layout.corner[static_cast<std::size_t>(v)])]);
+      double squared = 0.0;
+      for (int c = 0; c < dim; ++c) squared += (x[static_cast<std::size_t>(c)] - y[static_cast<std::size_t>(c)]) * (x[static_cast<std::size_t>(c)] - y[static_cast<std::size_t>(c)]);
+      length = std::max(length, std::sqrt(squared));
+    }
+  return length;
+}
+
 std::vector<double> gll(int order) {
   std::vector<double> x(static_cast<std::size_t>(order) + 1);
   gll_points(order + 1, x.data());
@@ -185,53 +243,10 @@ OrderElevation::OrderElevation(const Mesh& input, int order, std::string_view so
     const auto g1 = static_cast<std::size_t>(g + 1);
     for (Index e = 0; e < block.n_elements(); ++e) {
       const auto nodes = block.nodes(e);
-      // The element's geometry on its grid of order g.
-      const std::size_t n_grid = g1 * g1 * static_cast<std::size_t>(gz);
-      geometry.assign(n_grid * udim, 0.0);
-      std::vector<char> present(n_grid, 0);
-      for (std::size_t a = 0; a < nodes.size(); ++a) {
-        const auto at = static_cast<std::size_t>(grid_index(layout.grid[a], g));
-        present[at] = 1;
-        for (std::size_t c = 0; c < udim; ++c) geometry[at * udim + c] = input.node(nodes[a])[c];
-      }
-      if (layout.serendipity) {
-        // Serendipity elements interpolate their face and cell centres from corners and
-        // mid-edges: quad8 (and a hex20 face) -1/4 per corner, 1/2 per mid-edge; hex20's centre
-        // -1/4 per corner, 1/4 per mid-edge (the shape functions at those points).
-        for (std::size_t at = 0; at < n_grid; ++at) {
-          if (present[at]) continue;
-          const Point pt = {static_cast<int>(at % g1), static_cast<int>(at / g1 % g1), static_cast<int>(at / (g1 * g1))};
-          int inside = 0;
-          for (int d = 0; d < dim; ++d) inside += pt[static_cast<std::size_t>(d)] == 1;
-          for (std::size_t q = 0; q < n_grid; ++q) {
-            if (!present[q]) continue;
-            const Point qt = {static_cast<int>(q % g1), static_cast<int>(q / g1 % g1), static_cast<int>(q / (g1 * g1))};
-            int off = 0;
-            bool same_entity = true;
-            for (int d = 0; d < dim; ++d) {
-              const auto a = static_cast<std::size_t>(d);
-              if (pt[a] != 1 && qt[a] != pt[a]) same_entity = false;
-              if (pt[a] == 1 && qt[a] == 1) ++off;
-            }
-            if (!same_entity) continue;
-            const double weight = off == 0 ? -0.25 : (inside == 2 ? 0.5 : 0.25);
-            for (std::size_t c = 0; c < udim; ++c) geometry[at * udim + c] += weight * geometry[q * udim + c];
-          }
-        }
-      }
+      element_geometry(input, nodes, layout, geometry);
 
       // Positions and det J at the GLL points of order p (tensor products of the 1D tables).
-      double length = 0.0;
-      for (int u = 0; u < (1 << dim); ++u)
-        for (int v = u + 1; v < (1 << dim); ++v) {
-          double squared = 0.0;
-          for (std::size_t c = 0; c < udim; ++c) {
-            const double delta = input.node(nodes[static_cast<std::size_t>(layout.corner[static_cast<std::size_t>(u)])])[c] -
-                                 input.node(nodes[static_cast<std::size_t>(layout.corner[static_cast<std::size_t>(v)])])[c];
-            squared += delta * delta;
-          }
-          length = std::max(length, std::sqrt(squared));
-        }
+      const double length = corner_span(input, nodes, layout);
       const double threshold = 1e-10 * std::pow(length, dim) / std::pow(2.0, dim);
       for (int k = 0; k < nz; ++k)
         for (int j = 0; j < n1; ++j)

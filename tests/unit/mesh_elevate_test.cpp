@@ -393,6 +393,11 @@ TEST(MeshElevate, ModelFileOrder) {
     const std::string message = error_of([&] { io::read_model_buffer(text, "m.toml", ""); });
     expect_contains(message, {"m.toml:7: ", "expected the GLL order of the elements, 1..8"});
   }
+  // A generated mesh of other elements: refused at the order line.
+  std::string tets = model_text;
+  tets.replace(tets.find("\"hex8\""), 6, "\"tet4\"");
+  expect_contains(error_of([&] { io::read_model_buffer(tets, "m.toml", ""); }),
+                  {"m.toml:7: block 1 holds tet4 elements (element 1 first)"});
 }
 
 TEST(MeshElevate, AbaqusModelNodeListsFollow) {

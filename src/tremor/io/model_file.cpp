@@ -295,10 +295,16 @@ Mesh read_mesh(const Table& mesh, const std::string& base_dir, std::optional<int
   const int elevate_to = mesh_order(mesh, order);
   Mesh result = from_file ? read_mesh_file(mesh, base_dir) : generate_mesh(mesh);
   // Raised to GLL order before anything else (box sets, sources at positions) sees the mesh, so
-  // they find the GLL nodes; errors name the mesh file, or the model file for a generated mesh.
-  if (elevate_to > 0)
-    result = elevate_order(result, elevate_to,
-                           from_file ? referenced_file(mesh, "file", "mesh file", "", base_dir).string() : mesh.file());
+  // they find the GLL nodes. Errors name the mesh file; for a generated mesh, the model file at
+  // its 'order' line when that asked.
+  if (elevate_to > 0) {
+    std::string source = mesh.file();
+    if (from_file)
+      source = referenced_file(mesh, "file", "mesh file", "", base_dir).string();
+    else if (!order && mesh.has("order"))
+      source = str(mesh.file(), ":", mesh.line("order"));
+    result = elevate_order(result, elevate_to, source);
+  }
   // Every mesh has the element set "all", which the default section uses.
   if (!result.element_sets.count("all")) {
     std::vector<Index> all(static_cast<std::size_t>(result.n_elements()));

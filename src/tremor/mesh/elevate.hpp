@@ -53,8 +53,10 @@ class OrderElevation {
     std::array<int, 8> corner{};
   };
 
+  // Elevates `input` (validated) to order `order`; throws as above, naming `source`.
   OrderElevation(const Mesh& input, int order, std::string_view source);
 
+  // The elevated mesh, with the input's element sets and surfaces and its node sets mapped.
   const Mesh& mesh() const { return mesh_; }
   Mesh take_mesh() { return std::move(mesh_); }
 

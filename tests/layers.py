@@ -21,6 +21,7 @@ ALLOWED = {
     "explicit": ["partition", "sparse", "operator", "fem"] + BELOW,
     "static": ["partition", "sparse", "operator", "fem"] + BELOW,
     "bem": ["partition", "sparse", "operator", "fem"] + BELOW,
+    "sem": ["operator", "fem"] + BELOW,
     "bench": ["explicit", "static", "bem", "io", "partition", "sparse", "operator", "fem"] + BELOW,
     "cli": None,  # the command: everything
 }

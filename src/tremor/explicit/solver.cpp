@@ -53,8 +53,10 @@ Preflight resolve(const Model& model, const RunOptions& options) {
                             "precision");
   p.ordering = parse_named(!options.ordering.empty() ? options.ordering : settings.ordering, node_ordering_names,
                            "node ordering");
-  const Backend backend = parse_backend(!options.backend.empty() ? options.backend : settings.backend);
-  p.backend = Exec::make(backend).backend();  // a CUDA Exec throws, saying why, without a usable GPU
+  // The Exec of the survey below; a CUDA Exec throws, saying why, without a usable GPU.
+  const Exec exec = Exec::make(parse_backend(!options.backend.empty() ? options.backend : settings.backend));
+  const Backend backend = exec.backend();
+  p.backend = backend;
   // The operator's name parsed into its registry entry, once; a model file's is named by its line.
   const bool from_model = options.operator_kind.empty();
   p.op = &operators().parse(from_model ? settings.operator_kind : options.operator_kind, backend,
@@ -76,7 +78,6 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   p.n_dofs = model.mesh.n_nodes() * model.mesh.dim();
 
   // One pass over the elements on the run's Exec: stable step, longest element, geometry check.
-  const Exec exec = Exec::make(p.backend);
   SetupClock clock(exec);
   const fem::SectionTable table = fem::section_table(model, false);
   const sparse::ElementSurvey survey = [&] {

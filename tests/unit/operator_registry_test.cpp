@@ -32,8 +32,11 @@ TEST(OperatorRegistry, EveryKindIsComplete) {
     SCOPED_TRACE(std::string(entry.name));
     EXPECT_FALSE(entry.summary.empty());
     EXPECT_TRUE(entry.make_float && entry.make_double && entry.loop_bytes && entry.setup_bytes);
-    // Only the element-by-element kind does without K; it is the one that reads colours.
-    EXPECT_EQ(entry.needs_assembly, !entry.needs_colouring);
+    // Only element-by-element kinds (no K) may read colours in every apply.
+    if (entry.needs_colouring) EXPECT_FALSE(entry.needs_assembly);
+    // The kinds without K are matrix_free (every element type) and sem (GLL hexahedra only).
+    if (!entry.needs_assembly) EXPECT_TRUE(entry.name == "matrix_free" || entry.name == "sem");
+    EXPECT_EQ(entry.unsupported != nullptr, entry.name == "sem");
   }
   EXPECT_TRUE(registry.default_for(Backend::Cuda).runs_on(Backend::Cuda));
   EXPECT_EQ(registry.default_for(Backend::Serial).name, "block_csr");

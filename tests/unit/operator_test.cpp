@@ -97,7 +97,7 @@ TEST_P(OperatorFamilies, DeterministicAndOpenMpEqualsSerial) {
   const Model model = test::two_section_model(c.type, c.order, test::cells_for(c.type), 0.15);
   const int threads = omp_get_max_threads();
   omp_set_num_threads(4);  // several threads even on a small machine
-  for (const std::string& kind : explicit_fe::operators().names(Backend::Serial)) {
+  for (const std::string& kind : explicit_fe::operators().names(Backend::Serial, model.mesh)) {
     SCOPED_TRACE(kind);
     const auto u = test::test_vector(model.mesh.n_nodes() * model.mesh.dim(), 2);
     const auto serial = make_stiffness_operator<double>(model, kind, Exec::serial());
@@ -160,7 +160,7 @@ TEST(Operator, UnknownKindIsAClearError) {
   }
   EXPECT_EQ(explicit_fe::operators().names(), (std::vector<std::string>{"assembled", "block_csr", "ell", "sell", "jds",
                                                                        "block_ell", "cusparse", "partitioned",
-                                                                       "matrix_free"}));
+                                                                       "matrix_free", "sem"}));
 }
 
 // The cuSPARSE baseline is GPU-only: on a host Exec (or a build without CUDA) it says so.
@@ -175,7 +175,7 @@ TEST(Operator, CusparseOnTheHostIsAClearError) {
   }
   EXPECT_EQ(explicit_fe::operators().names(Backend::Serial),
             (std::vector<std::string>{"assembled", "block_csr", "ell", "sell", "jds", "block_ell", "partitioned",
-                                      "matrix_free"}));
+                                      "matrix_free", "sem"}));
 }
 
 TEST(Operator, MatrixFreeOperatorRefusesAnInvertedElement) {

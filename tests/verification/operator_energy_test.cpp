@@ -59,7 +59,7 @@ TEST_P(OperatorEnergy, LinearFieldEnergyIsExact) {
                      eps[static_cast<std::size_t>(l)];
     expected += table.thickness[s] * half_volume * quadratic;
   }
-  for (const auto& kind : explicit_fe::operators().names(Backend::OpenMP)) {
+  for (const auto& kind : explicit_fe::operators().names(Backend::OpenMP, model.mesh)) {
     SCOPED_TRACE(kind);
     const auto op = explicit_fe::make_stiffness_operator<double>(model, kind);
     std::vector<double> ku(u.size());

@@ -11,6 +11,7 @@
 #include "tremor/fem/element_matrices.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/partition/block_file.hpp"
+#include "tremor/sem/operator.hpp"
 #include "tremor/sparse/assemble.hpp"
 
 namespace tremor::explicit_fe {
@@ -155,6 +156,7 @@ const op::Registry& operators() {
     op::Registry r;
     sparse::register_operators(r);
     register_operators(r);
+    sem::register_operators(r);
     r.set_default(Backend::Cuda, "block_ell");
     r.set_default(Backend::OpenMP, "block_csr");
     r.set_default(Backend::Serial, "block_csr");
@@ -202,6 +204,8 @@ std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, 
   const std::string_view name = entry.name;
   // The host reference path: each class's constructor from a host K.
   if (name == "matrix_free") return std::make_unique<MatrixFreeOperator<Real>>(exec, model, table, colouring);
+  if (name == "sem") return std::make_unique<sem::SemOperator<Real>>(
+      std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, colouring), true);
   if (name == "partitioned") return std::make_unique<PartitionedOperator<Real>>(exec, K, model.mesh);
   if (name == "assembled") return std::make_unique<sparse::CsrOperator<Real>>(exec, K);
   if (name == "block_csr") return std::make_unique<sparse::BlockCsrOperator<Real>>(exec, K, model.mesh.dim());

@@ -61,6 +61,9 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   const bool from_model = options.operator_kind.empty();
   p.op = &operators().parse(from_model ? settings.operator_kind : options.operator_kind, backend,
                             from_model ? settings.operator_origin : std::string());
+  if (!p.op->takes(model.mesh))
+    throw Error(str(from_model && !settings.operator_origin.empty() ? settings.operator_origin + ": " : "",
+                    p.op->unsupported(model.mesh)));
   p.blocks = !options.blocks.empty() ? options.blocks : settings.blocks;
   if (!p.blocks.empty() && !p.op->reads_blocks) {
     warn(p, str("block file ", p.blocks, " is not used: the operator is ", p.op->name,

@@ -22,6 +22,10 @@ std::unique_ptr<Operator<Real>> OperatorEntry::make(const OperatorInputs& inputs
                " (use another backend, or another operator)");
   TREMOR_CHECK(!needs_colouring || inputs.elements->n_colours > 0 || inputs.elements->n_elements() == 0, "the ",
                name, " operator needs the elements built with a colouring");
+  if (unsupported) {
+    const std::string why = unsupported(inputs.model->mesh);
+    TREMOR_CHECK(why.empty(), why);
+  }
   if constexpr (std::is_same_v<Real, float>)
     return make_float(inputs);
   else
@@ -86,6 +90,13 @@ std::vector<std::string> Registry::names(Backend backend) const {
   std::vector<std::string> out;
   for (const OperatorEntry& entry : entries_)
     if (entry.runs_on(backend)) out.emplace_back(entry.name);
+  return out;
+}
+
+std::vector<std::string> Registry::names(Backend backend, const Mesh& mesh) const {
+  std::vector<std::string> out;
+  for (const OperatorEntry& entry : entries_)
+    if (entry.runs_on(backend) && entry.takes(mesh)) out.emplace_back(entry.name);
   return out;
 }
 

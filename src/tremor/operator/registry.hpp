@@ -8,6 +8,8 @@
 // the assembled formats, explicit_fe::register_operators for the matrix-free and partitioned ones)
 // and explicit_fe::operators() is the registry of a run, complete. A kind's name is parsed into its
 // entry once, at the edge (the pre-flight, the CLI); past it, code holds the entry, not a string.
+// A kind may take only some element types (sem: GLL hexahedra): its entry says why not for a mesh,
+// and the pre-flight and the factory refuse with that message.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -77,8 +79,11 @@ struct OperatorEntry {
   std::size_t (*setup_bytes)(const OperatorSizes&) = nullptr;
   Factory<float> make_float = nullptr;
   Factory<double> make_double = nullptr;
+  // Why the kind cannot run on a mesh (its element types), empty when it can; null: every mesh.
+  std::string (*unsupported)(const Mesh&) = nullptr;
 
   bool runs_on(Backend backend) const { return (backends & backend_bit(backend)) != 0; }
+  bool takes(const Mesh& mesh) const { return !unsupported || unsupported(mesh).empty(); }
   template <class Real>
   std::unique_ptr<Operator<Real>> make(const OperatorInputs& inputs) const;
 };
@@ -100,6 +105,8 @@ class Registry {
   // Names in registration order: all, or those that run on `backend`.
   std::vector<std::string> names() const;
   std::vector<std::string> names(Backend backend) const;
+  // Those that run on `backend` and take the mesh's element types (OperatorEntry::unsupported).
+  std::vector<std::string> names(Backend backend, const Mesh& mesh) const;
   // "\"assembled\", \"block_csr\", ..." for messages.
   std::string quoted_names() const;
 

@@ -1,191 +1,192 @@
 #pragma once
-// K_e u_e of a GLL hexahedron of order P by sum factorisation: the portable element body of the
-// `sem` operator (issue: spectral elements; the multi-GPU spectral-element paper, section 2, and
-// the matrix-free tensor-product evaluation of Kronbichler and Kormann 2012, section 3).
+// The sum-factorised steps of K_e u_e on a GLL hexahedron of order P: the portable body of the
+// `sem` operator (operator.hpp; the multi-GPU spectral-element paper, section 2, and the
+// tensor-product evaluation of Kronbichler and Kormann 2012, section 3).
 //
-// The element's (P + 1)^3 nodal values are interpolated and differentiated to the (P + 1)^3
+// The element's n^3 nodal values (n = P + 1) are interpolated and differentiated to the n^3
 // Gauss-Legendre points one direction at a time with the 1D matrices B (values) and G
-// (derivatives): 3 sweeps of (P + 1)^4 multiply-adds per derivative instead of (P + 1)^6. At each
-// point the Jacobian (from the node coordinates, the same sweeps), the strain, the pointwise
-// stress fem::stress (sigma = D eps) and the flux w det J sigma J^-T follow; the transposed
-// sweeps (B^T, G^T) integrate the flux back onto the nodes. The quadrature is that of the
-// assembled GLL elements (fem::stiffness_rule: P + 1 Gauss points per direction, exact on
-// affine elements, the paper's full Gauss-Legendre integration), so this equals
+// (derivatives): 8 n^4 multiply-adds per component instead of 3 n^6. At each point the strain,
+// the pointwise stress sigma = D eps and the flux w det J sigma J^-T follow; the transposed sweeps
+// (B^T, G^T) integrate the flux back onto the nodes, another 8 n^4. The quadrature is that of
+// the assembled GLL elements (fem::stiffness_rule: n Gauss points per direction, exact on affine
+// elements, the paper's full Gauss-Legendre integration), so the result equals
 // fem::apply_element_stiffness<HexGll<P>> to rounding.
 //
-// Work arrays are fixed-size members of the Hex<P> object (a few times 3 (P + 1)^3 doubles): on
-// the host one per thread; the GPU kernels keep them in shared memory instead.
+// Each step is a function of one point (or node) index p in [0, n^3), lexicographic with x
+// fastest (p = i + n (j + n k), the GLL node order), reading arrays of n^3 values written by the
+// step before: a kernel runs a step for every p of an element (for_each_thread), then a barrier,
+// then the next step (operator.cpp). Arrays are component-major: v[c * n^3 + p].
 #include "tremor/core/config.hpp"
 #include "tremor/core/polynomials.hpp"
-#include "tremor/fem/element_matrices.hpp"
 
 namespace tremor::sem {
 
-// The 1D matrices of a GLL element of order P at the P + 1 Gauss-Legendre points: B[q][i] =
-// l_i(x_q), G[q][i] = l_i'(x_q), l_i the Lagrange polynomials on the GLL points; w the weights.
+// The 1D matrices of a GLL element of order P at the P + 1 Gauss-Legendre points, row-major:
+// B[q * n + i] = l_i(x_q), G[q * n + i] = l_i'(x_q), l_i the Lagrange polynomials on the GLL
+// points; the Gauss points x_q and weights w_q. Computed in double on the host.
 template <int P>
 struct Basis1d {
   static constexpr int n = P + 1;
-  double B[n][n];
-  double G[n][n];
+  double B[n * n];
+  double G[n * n];
+  double points[n];
   double w[n];
 
-  TREMOR_HOST_DEVICE Basis1d() {
-    double nodes[n], points[n];
+  Basis1d() {
+    double nodes[n];
     gll_points(n, nodes);
     gauss_legendre(n, points, w);
-    for (int q = 0; q < n; ++q) lagrange(n, nodes, points[q], B[q], G[q]);
+    for (int q = 0; q < n; ++q) lagrange(n, nodes, points[q], B + q * n, G + q * n);
   }
 };
 
-template <int P>
-class Hex {
- public:
-  static constexpr int n = P + 1, n_nodes = n * n * n;
+template <int P, class T>
+struct HexSweeps {
+  static constexpr int n = P + 1, n2 = n * n, n3 = n * n * n;
 
-  // f = K_e u_e for the element with node coordinates x and displacements u (node-major,
-  // x[a * 3 + c], a = i + n (j + n k)); D the section's 6 x 6 Voigt matrix, row-major.
-  TREMOR_HOST_DEVICE void apply(const Basis1d<P>& b, const double* x, const double* D, const double* u, double* f) {
-    // Reference derivatives at the points: dx[c][alpha][q], du[c][alpha][q].
+  // Step 1, along x, for p = (qi, j, k): t0 = B v and t1 = G v for the 3 components of v.
+  TREMOR_HOST_DEVICE static void along_x(const T* B, const T* G, int p, const T* v, T* t0, T* t1) {
+    const int qi = p % n, row = p - qi;
     for (int c = 0; c < 3; ++c) {
-      gradient(b, x + c, dx_[c]);
-      gradient(b, u + c, du_[c]);
+      T value = T(0), slope = T(0);
+      for (int i = 0; i < n; ++i) {
+        const T vi = v[c * n3 + row + i];
+        value += B[qi * n + i] * vi;
+        slope += G[qi * n + i] * vi;
+      }
+      t0[c * n3 + p] = value;
+      t1[c * n3 + p] = slope;
     }
-    for (int q = 0; q < n_nodes; ++q) {
-      const int qi = q % n, qj = q / n % n, qk = q / (n * n);
-      double J[3][3];  // J[c][alpha] = d x_c / d xi_alpha
-      for (int c = 0; c < 3; ++c)
-        for (int a = 0; a < 3; ++a) J[c][a] = dx_[c][a][q];
-      double inv[3][3];  // inv[alpha][beta] = d xi_alpha / d x_beta
-      const double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
-                         J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
-                         J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-      fem::invert<3>(&J[0][0], det, &inv[0][0]);
-      double grad[3][3];  // grad[c][beta] = d u_c / d x_beta
-      for (int c = 0; c < 3; ++c)
-        for (int beta = 0; beta < 3; ++beta) {
-          double sum = 0.0;
-          for (int a = 0; a < 3; ++a) sum += du_[c][a][q] * inv[a][beta];
-          grad[c][beta] = sum;
-        }
-      // Voigt strain xx, yy, zz, yz, xz, xy with engineering shears (fem::strain_column's order).
-      const double strain[6] = {grad[0][0], grad[1][1], grad[2][2], grad[1][2] + grad[2][1],
-                                grad[0][2] + grad[2][0], grad[0][1] + grad[1][0]};
-      double sigma[6];
-      fem::stress<6>(D, strain, sigma);
-      const double scale = b.w[qi] * b.w[qj] * b.w[qk] * det;
-      const double S[3][3] = {{sigma[0], sigma[5], sigma[4]}, {sigma[5], sigma[1], sigma[3]}, {sigma[4], sigma[3], sigma[2]}};
-      // flux[c][alpha] = scale * sum_beta S[c][beta] inv[alpha][beta]: what dN_a/dxi_alpha meets.
-      for (int c = 0; c < 3; ++c)
-        for (int a = 0; a < 3; ++a) {
-          double sum = 0.0;
-          for (int beta = 0; beta < 3; ++beta) sum += S[c][beta] * inv[a][beta];
-          du_[c][a][q] = scale * sum;  // the derivatives are spent: the flux takes their place
-        }
+  }
+
+  // Step 2, along y, for p = (qi, qj, k): s[3c] = B B v, s[3c + 1] = B G v (towards d/dxi),
+  // s[3c + 2] = G B v (towards d/deta).
+  TREMOR_HOST_DEVICE static void along_y(const T* B, const T* G, int p, const T* t0, const T* t1, T* s) {
+    const int qi = p % n, qj = p / n % n, base = qi + n2 * (p / n2);
+    for (int c = 0; c < 3; ++c) {
+      T bb = T(0), bg = T(0), gb = T(0);
+      for (int j = 0; j < n; ++j) {
+        const int at = c * n3 + base + n * j;
+        bb += B[qj * n + j] * t0[at];
+        bg += B[qj * n + j] * t1[at];
+        gb += G[qj * n + j] * t0[at];
+      }
+      s[(3 * c + 0) * n3 + p] = bb;
+      s[(3 * c + 1) * n3 + p] = bg;
+      s[(3 * c + 2) * n3 + p] = gb;
     }
-    for (int c = 0; c < 3; ++c) integrate(b, du_[c], f + c);
   }
 
- private:
-  // d v / d xi_alpha at every point, out[alpha][q], for v[a * 3] (one component of a node-major
-  // field): along x with B or G, then y, then z (Kronbichler and Kormann 2012, Eq. 6).
-  TREMOR_HOST_DEVICE void gradient(const Basis1d<P>& b, const double* v, double (*out)[n_nodes]) {
-    // Sweep 1, x: value and derivative, t_[0] = B v, t_[1] = G v, indexed (qi, j, k).
-    for (int k = 0; k < n; ++k)
-      for (int j = 0; j < n; ++j)
-        for (int qi = 0; qi < n; ++qi) {
-          double value = 0.0, slope = 0.0;
-          for (int i = 0; i < n; ++i) {
-            const double vi = v[(i + n * (j + n * k)) * 3];
-            value += b.B[qi][i] * vi;
-            slope += b.G[qi][i] * vi;
-          }
-          t_[0][qi + n * (j + n * k)] = value;
-          t_[1][qi + n * (j + n * k)] = slope;
-        }
-    // Sweep 2, y: s_[0] = B B v, s_[1] = B G v (d/dx), s_[2] = G B v (d/dy), indexed (qi, qj, k).
-    for (int k = 0; k < n; ++k)
-      for (int qj = 0; qj < n; ++qj)
-        for (int qi = 0; qi < n; ++qi) {
-          double bb = 0.0, bg = 0.0, gb = 0.0;
-          for (int j = 0; j < n; ++j) {
-            const int at = qi + n * (j + n * k);
-            bb += b.B[qj][j] * t_[0][at];
-            bg += b.B[qj][j] * t_[1][at];
-            gb += b.G[qj][j] * t_[0][at];
-          }
-          const int to = qi + n * (qj + n * k);
-          s_[0][to] = bb;
-          s_[1][to] = bg;
-          s_[2][to] = gb;
-        }
-    // Sweep 3, z: d/dx = B B G v, d/dy = B G B v with B along z; d/dz = G along z of B B v.
-    for (int qk = 0; qk < n; ++qk)
-      for (int qj = 0; qj < n; ++qj)
-        for (int qi = 0; qi < n; ++qi) {
-          double dx = 0.0, dy = 0.0, dz = 0.0;
-          for (int k = 0; k < n; ++k) {
-            const int at = qi + n * (qj + n * k);
-            dx += b.B[qk][k] * s_[1][at];
-            dy += b.B[qk][k] * s_[2][at];
-            dz += b.G[qk][k] * s_[0][at];
-          }
-          const int to = qi + n * (qj + n * qk);
-          out[0][to] = dx;
-          out[1][to] = dy;
-          out[2][to] = dz;
-        }
+  // Step 3, along z, for the point p = (qi, qj, qk): d[c][alpha] = d v_c / d xi_alpha there.
+  TREMOR_HOST_DEVICE static void along_z(const T* B, const T* G, int p, const T* s, T (&d)[3][3]) {
+    const int base = p % n2, qk = p / n2;
+    for (int c = 0; c < 3; ++c) {
+      T dx = T(0), dy = T(0), dz = T(0);
+      for (int k = 0; k < n; ++k) {
+        const int at = base + n2 * k;
+        dx += B[qk * n + k] * s[(3 * c + 1) * n3 + at];
+        dy += B[qk * n + k] * s[(3 * c + 2) * n3 + at];
+        dz += G[qk * n + k] * s[(3 * c + 0) * n3 + at];
+      }
+      d[c][0] = dx;
+      d[c][1] = dy;
+      d[c][2] = dz;
+    }
   }
 
-  // f[a * 3] = sum_q sum_alpha dN_a/dxi_alpha(q) flux[alpha][q]: the transposed sweeps, z first.
-  TREMOR_HOST_DEVICE void integrate(const Basis1d<P>& b, double (*flux)[n_nodes], double* f) {
-    // Sweep z: s_[0] = B^T flux_x, s_[1] = B^T flux_y, s_[2] = G^T flux_z, indexed (qi, qj, k).
-    for (int k = 0; k < n; ++k)
-      for (int qj = 0; qj < n; ++qj)
-        for (int qi = 0; qi < n; ++qi) {
-          double fx = 0.0, fy = 0.0, fz = 0.0;
-          for (int qk = 0; qk < n; ++qk) {
-            const int at = qi + n * (qj + n * qk);
-            fx += b.B[qk][k] * flux[0][at];
-            fy += b.B[qk][k] * flux[1][at];
-            fz += b.G[qk][k] * flux[2][at];
-          }
-          const int to = qi + n * (qj + n * k);
-          s_[0][to] = fx;
-          s_[1][to] = fy;
-          s_[2][to] = fz;
-        }
-    // Sweep y: t_[0] = B^T (x part) + B^T (z part) (both B along y), t_[1] = G^T (y part).
-    for (int k = 0; k < n; ++k)
-      for (int j = 0; j < n; ++j)
-        for (int qi = 0; qi < n; ++qi) {
-          double along_x = 0.0, rest = 0.0;
-          for (int qj = 0; qj < n; ++qj) {
-            const int at = qi + n * (qj + n * k);
-            along_x += b.B[qj][j] * s_[0][at];
-            rest += b.B[qj][j] * s_[2][at] + b.G[qj][j] * s_[1][at];
-          }
-          const int to = qi + n * (j + n * k);
-          t_[0][to] = along_x;
-          t_[1][to] = rest;
-        }
-    // Sweep x: G^T on the x part, B^T on the rest.
-    for (int k = 0; k < n; ++k)
-      for (int j = 0; j < n; ++j)
-        for (int i = 0; i < n; ++i) {
-          double sum = 0.0;
-          for (int qi = 0; qi < n; ++qi) {
-            const int at = qi + n * (j + n * k);
-            sum += b.G[qi][i] * t_[0][at] + b.B[qi][i] * t_[1][at];
-          }
-          f[(i + n * (j + n * k)) * 3] = sum;
-        }
+  // Transposed step 3, for p = (qi, qj, k), from the flux f[(3c + alpha) n^3 + q] (what
+  // d N_a / d xi_alpha meets at point q): s[3c] = B^T f_xi, s[3c + 1] = B^T f_eta,
+  // s[3c + 2] = G^T f_zeta, all along z.
+  TREMOR_HOST_DEVICE static void back_z(const T* B, const T* G, int p, const T* f, T* s) {
+    const int base = p % n2, k = p / n2;
+    for (int c = 0; c < 3; ++c) {
+      T fx = T(0), fy = T(0), fz = T(0);
+      for (int qk = 0; qk < n; ++qk) {
+        const int at = base + n2 * qk;
+        fx += B[qk * n + k] * f[(3 * c + 0) * n3 + at];
+        fy += B[qk * n + k] * f[(3 * c + 1) * n3 + at];
+        fz += G[qk * n + k] * f[(3 * c + 2) * n3 + at];
+      }
+      s[(3 * c + 0) * n3 + p] = fx;
+      s[(3 * c + 1) * n3 + p] = fy;
+      s[(3 * c + 2) * n3 + p] = fz;
+    }
   }
 
-  double dx_[3][3][n_nodes];  // d x_c / d xi_alpha at the points
-  double du_[3][3][n_nodes];  // d u_c / d xi_alpha at the points, then the flux
-  double t_[2][n_nodes];      // sweep scratch
-  double s_[3][n_nodes];
+  // Transposed step 2, for p = (qi, j, k): t0 = B^T s[3c] (the xi part), t1 = B^T s[3c + 2] +
+  // G^T s[3c + 1] (the zeta and eta parts, both B^T along x next), along y.
+  TREMOR_HOST_DEVICE static void back_y(const T* B, const T* G, int p, const T* s, T* t0, T* t1) {
+    const int qi = p % n, j = p / n % n, base = qi + n2 * (p / n2);
+    for (int c = 0; c < 3; ++c) {
+      T along_xi = T(0), rest = T(0);
+      for (int qj = 0; qj < n; ++qj) {
+        const int at = base + n * qj;
+        along_xi += B[qj * n + j] * s[(3 * c + 0) * n3 + at];
+        rest += B[qj * n + j] * s[(3 * c + 2) * n3 + at] + G[qj * n + j] * s[(3 * c + 1) * n3 + at];
+      }
+      t0[c * n3 + p] = along_xi;
+      t1[c * n3 + p] = rest;
+    }
+  }
+
+  // Transposed step 1, for the node p = (i, j, k): its force, out[c] = G^T t0 + B^T t1 along x.
+  TREMOR_HOST_DEVICE static void back_x(const T* B, const T* G, int p, const T* t0, const T* t1, T (&out)[3]) {
+    const int i = p % n, row = p - i;
+    for (int c = 0; c < 3; ++c) {
+      T sum = T(0);
+      for (int qi = 0; qi < n; ++qi) sum += G[qi * n + i] * t0[c * n3 + row + qi] + B[qi * n + i] * t1[c * n3 + row + qi];
+      out[c] = sum;
+    }
+  }
 };
+
+// The flux at one point: f[c][alpha] = scale * sum_beta sigma_{c beta} inv[alpha][beta], where
+// sigma = D eps and eps is the symmetric part of grad u, grad[c][beta] = sum_alpha d[c][alpha]
+// inv[alpha][beta]; inv = J^-1 (d xi_alpha / d x_beta) and scale = w det J. D is the 6 x 6 Voigt
+// matrix row-major (xx, yy, zz, yz, xz, xy, engineering shears, as fem::strain_column); an
+// isotropic section passes lambda and mu instead (a fifth of the flops).
+template <class T>
+TREMOR_HOST_DEVICE inline void flux(const T (&d)[3][3], const T (&inv)[3][3], T scale, const T* D, bool isotropic,
+                                    T lambda, T mu, T (&f)[3][3]) {
+  T g[3][3];
+  for (int c = 0; c < 3; ++c)
+    for (int beta = 0; beta < 3; ++beta) g[c][beta] = d[c][0] * inv[0][beta] + d[c][1] * inv[1][beta] + d[c][2] * inv[2][beta];
+  const T strain[6] = {g[0][0], g[1][1], g[2][2], g[1][2] + g[2][1], g[0][2] + g[2][0], g[0][1] + g[1][0]};
+  T sigma[6];
+  if (isotropic) {
+    const T volume = lambda * (strain[0] + strain[1] + strain[2]);
+    for (int m = 0; m < 3; ++m) sigma[m] = volume + T(2) * mu * strain[m];
+    for (int m = 3; m < 6; ++m) sigma[m] = mu * strain[m];
+  } else {
+    for (int m = 0; m < 6; ++m) {
+      T sum = T(0);
+      for (int l = 0; l < 6; ++l) sum += D[m * 6 + l] * strain[l];
+      sigma[m] = sum;
+    }
+  }
+  const T S[3][3] = {{sigma[0], sigma[5], sigma[4]}, {sigma[5], sigma[1], sigma[3]}, {sigma[4], sigma[3], sigma[2]}};
+  for (int c = 0; c < 3; ++c)
+    for (int alpha = 0; alpha < 3; ++alpha)
+      f[c][alpha] = scale * (S[c][0] * inv[alpha][0] + S[c][1] * inv[alpha][1] + S[c][2] * inv[alpha][2]);
+}
+
+// det and inverse of the Jacobian J[c][alpha] = d x_c / d xi_alpha: inv[alpha][beta].
+template <class T>
+TREMOR_HOST_DEVICE inline T invert_jacobian(const T (&J)[3][3], T (&inv)[3][3]) {
+  const T c00 = J[1][1] * J[2][2] - J[1][2] * J[2][1], c01 = J[1][2] * J[2][0] - J[1][0] * J[2][2],
+          c02 = J[1][0] * J[2][1] - J[1][1] * J[2][0];
+  const T det = J[0][0] * c00 + J[0][1] * c01 + J[0][2] * c02;
+  const T r = T(1) / det;
+  inv[0][0] = c00 * r;
+  inv[1][0] = c01 * r;
+  inv[2][0] = c02 * r;
+  inv[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) * r;
+  inv[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) * r;
+  inv[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) * r;
+  inv[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) * r;
+  inv[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) * r;
+  inv[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * r;
+  return det;
+}
 
 }  // namespace tremor::sem

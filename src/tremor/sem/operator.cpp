@@ -1,0 +1,352 @@
+#include "tremor/sem/operator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+
+#include "tremor/backend/atomic.hpp"
+#include "tremor/backend/forall.hpp"
+#include "tremor/backend/forall_blocks.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
+#include "tremor/mesh/element_type.hpp"
+#include "tremor/sem/sum_factorised.hpp"
+
+namespace tremor::sem {
+
+namespace {
+
+// How a block of threads covers elements of order P: one thread per Gauss point, several elements
+// per block where an element has fewer than 128 points (so a block keeps 4 warps busy), the
+// threads rounded up to whole warps. Shared memory per element: 18 arrays of n^3 values (the
+// gathered u and the sweeps of sum_factorised.hpp, two halves used in turn), plus B and G.
+template <int P>
+struct Layout {
+  static constexpr int n = P + 1, n3 = n * n * n;
+  static constexpr int per_block = n3 >= 128 ? 1 : 128 / n3;
+  static constexpr int threads = (per_block * n3 + 31) / 32 * 32;
+  static constexpr int arrays = 18;
+  template <class T>
+  static constexpr std::size_t shared_bytes() {
+    return (2 * n * n + static_cast<std::size_t>(per_block) * arrays * n3) * sizeof(T);
+  }
+  static Index blocks(Index n_elements) { return (n_elements + per_block - 1) / per_block; }
+};
+
+template <class F>
+decltype(auto) with_order(int order, F&& f) {
+  switch (order) {
+    case 1: return f(std::integral_constant<int, 1>{});
+    case 2: return f(std::integral_constant<int, 2>{});
+    case 3: return f(std::integral_constant<int, 3>{});
+    case 4: return f(std::integral_constant<int, 4>{});
+    case 5: return f(std::integral_constant<int, 5>{});
+    case 6: return f(std::integral_constant<int, 6>{});
+    case 7: return f(std::integral_constant<int, 7>{});
+    case 8: return f(std::integral_constant<int, 8>{});
+    default: break;
+  }
+  throw Error(str("sem operator: GLL order ", order, " is outside 1..", max_gll_order));
+}
+
+// The geometric factors of one block's n elements: per element and Gauss point q,
+// geometry[(e * 10 + m) * n^3 + q] = J^-1 [m / 3][m % 3] for m < 9 and w det J * factor for m = 9.
+// The node coordinates take the sweeps of the apply (in double), so the Jacobian is exact for the
+// element's geometry of order P. bad[e] = 1 where det J <= 0 at some point.
+template <int P, class Real>
+void compute_geometry(const Exec& exec, Index n, const Index* connectivity, const double* coordinates,
+                      const double* factor, const double* basis, Real* geometry, int* bad) {
+  using L = Layout<P>;
+  using S = HexSweeps<P, double>;
+  constexpr int n1 = L::n, n3 = L::n3;
+  forall(exec, n, [=] TREMOR_LAMBDA(Index e) { bad[e] = 0; });
+  forall_blocks<L::threads>(exec, L::blocks(n), L::threads, L::template shared_bytes<double>(),
+                            [=] TREMOR_LAMBDA(const BlockContext& ctx) {
+    double* B = ctx.shared<double>();
+    double* G = B + n1 * n1;
+    double* work = G + n1 * n1;
+    for_each_thread(ctx, 2 * n1 * n1, [&](int t) { B[t] = basis[t]; });
+    for_each_thread(ctx, L::per_block * n3, [&](int t) {
+      const int slot = t / n3, p = t % n3;
+      const Index e = ctx.block * L::per_block + slot;
+      if (e >= n) return;
+      double* x = work + slot * L::arrays * n3;
+      const Index node = connectivity[static_cast<Size>(e) * n3 + p];
+      for (int c = 0; c < 3; ++c) x[c * n3 + p] = coordinates[static_cast<Size>(node) * 3 + c];
+    });
+    ctx.sync();
+    for_each_thread(ctx, L::per_block * n3, [&](int t) {
+      double* x = work + t / n3 * L::arrays * n3;
+      S::along_x(B, G, t % n3, x, x + 3 * n3, x + 6 * n3);
+    });
+    ctx.sync();
+    for_each_thread(ctx, L::per_block * n3, [&](int t) {
+      double* x = work + t / n3 * L::arrays * n3;
+      S::along_y(B, G, t % n3, x + 3 * n3, x + 6 * n3, x + 9 * n3);
+    });
+    ctx.sync();
+    for_each_thread(ctx, L::per_block * n3, [&](int t) {
+      const int slot = t / n3, p = t % n3;
+      const Index e = ctx.block * L::per_block + slot;
+      if (e >= n) return;
+      double J[3][3], inv[3][3];
+      S::along_z(B, G, p, work + slot * L::arrays * n3 + 9 * n3, J);
+      const double det = invert_jacobian(J, inv);
+      const double* w = basis + 2 * n1 * n1;  // the Gauss weights follow B and G
+      Real* out = geometry + static_cast<Size>(e) * 10 * n3 + p;
+      for (int m = 0; m < 9; ++m) out[m * n3] = static_cast<Real>(inv[m / 3][m % 3]);
+      out[9 * n3] = static_cast<Real>(w[p % n1] * w[p / n1 % n1] * w[p / (n1 * n1)] * det * factor[e]);
+      if (!(det > 0.0)) bad[e] = 1;
+    });
+  });
+}
+
+// ku += K_e u_e for the n elements of one block (list[i] for i < n, or i itself without a list).
+// Without a list elements share nodes and add by atomics; a list is one colour, whose elements
+// share none.
+template <int P, class Real>
+void apply_elements(const Exec& exec, Index n, const Index* list, const Index* connectivity, const int* section,
+                    const Real* geometry, const Real* material, const int* isotropic, const Real* basis,
+                    const Real* u, Real* ku) {
+  using L = Layout<P>;
+  using S = HexSweeps<P, Real>;
+  constexpr int n1 = L::n, n3 = L::n3;
+  forall_blocks<L::threads>(exec, L::blocks(n), L::threads, L::template shared_bytes<Real>(),
+                            [=] TREMOR_LAMBDA(const BlockContext& ctx) {
+    Real* B = ctx.shared<Real>();
+    Real* G = B + n1 * n1;
+    Real* work = G + n1 * n1;
+    for_each_thread(ctx, 2 * n1 * n1, [&](int t) { B[t] = basis[t]; });
+    // Gather: u of the element's nodes into the first 3 arrays.
+    for_each_thread(ctx, L::per_block * n3, [&](int t) {
+      const int slot = t / n3, p = t % n3;
+      const Index i = ctx.block * L::per_block + slot;
+      if (i >= n) return;
+      const Index e = list ? list[i] : i;
+      const Index node = connectivity[static_cast<Size>(e) * n3 + p];
+      Real* v = work + slot * L::arrays * n3;
+      for (int c = 0; c < 3; ++c) v[c * n3 + p] = u[static_cast<Size>(node) * 3 + c];
+    });
+    ctx.sync();
+    for_each_thread(ctx, L::per_block * n3, [&](int t) {
+      Real* v = work + t / n3 * L::arrays * n3;
+      S::along_x(B, G, t % n3, v, v + 3 * n3, v + 6 * n3);
+    });
+    ctx.sync();
+    for_each_thread(ctx, L::per_block * n3, [&](int t) {
+      Real* v = work + t / n3 * L::arrays * n3;
+      S::along_y(B, G, t % n3, v + 3 * n3, v + 6 * n3, v + 9 * n3);
+    });
+    ctx.sync();
+    // The last sweep and the pointwise flux, into the first 9 arrays (u and step 1 are spent).
+    for_each_thread(ctx, L::per_block * n3, [&](int t) {
+      const int slot = t / n3, p = t % n3;
+      const Index i = ctx.block * L::per_block + slot;
+      if (i >= n) return;
+      const Index e = list ? list[i] : i;
+      Real* v = work + slot * L::arrays * n3;
+      Real d[3][3], inv[3][3], f[3][3];
+      S::along_z(B, G, p, v + 9 * n3, d);
+      const Real* g = geometry + static_cast<Size>(e) * 10 * n3 + p;
+      for (int m = 0; m < 9; ++m) inv[m / 3][m % 3] = g[m * n3];
+      const int s = section[e];
+      const Real* D = material + 36 * s;
+      flux(d, inv, g[9 * n3], D, isotropic[s] != 0, D[1], D[21], f);
+      for (int c = 0; c < 3; ++c)
+        for (int alpha = 0; alpha < 3; ++alpha) v[(3 * c + alpha) * n3 + p] = f[c][alpha];
+    });
+    ctx.sync();
+    for_each_thread(ctx, L::per_block * n3, [&](int t) {
+      Real* v = work + t / n3 * L::arrays * n3;
+      S::back_z(B, G, t % n3, v, v + 9 * n3);
+    });
+    ctx.sync();
+    for_each_thread(ctx, L::per_block * n3, [&](int t) {
+      Real* v = work + t / n3 * L::arrays * n3;
+      S::back_y(B, G, t % n3, v + 9 * n3, v, v + 3 * n3);
+    });
+    ctx.sync();
+    // The last transposed sweep and the scatter-add.
+    for_each_thread(ctx, L::per_block * n3, [&](int t) {
+      const int slot = t / n3, p = t % n3;
+      const Index i = ctx.block * L::per_block + slot;
+      if (i >= n) return;
+      const Index e = list ? list[i] : i;
+      Real* v = work + slot * L::arrays * n3;
+      Real force[3];
+      S::back_x(B, G, p, v, v + 3 * n3, force);
+      const Index node = connectivity[static_cast<Size>(e) * n3 + p];
+      Real* out = ku + static_cast<Size>(node) * 3;
+      if (list) {
+        for (int c = 0; c < 3; ++c) out[c] += force[c];
+      } else {
+        for (int c = 0; c < 3; ++c) atomic_add(out + c, force[c]);
+      }
+    });
+  });
+}
+
+// A section's D is isotropic when it has the form of lambda and mu (zeros where it must, equal
+// entries to a relative 1e-14): then the flux computes sigma from lambda = D[0][1] and mu = D[3][3].
+bool is_isotropic(const double* D) {
+  const double lambda = D[1], mu = D[21], scale = std::abs(D[0]);
+  const auto near = [&](double a, double b) { return std::abs(a - b) <= 1e-14 * scale; };
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) {
+      double expected = 0.0;
+      if (i < 3 && j < 3) expected = i == j ? lambda + 2.0 * mu : lambda;
+      if (i >= 3 && i == j) expected = mu;
+      if (!near(D[i * 6 + j], expected)) return false;
+    }
+  return true;
+}
+
+template <class Real>
+std::vector<Real> rounded(std::span<const double> values) {
+  std::vector<Real> out(values.size());
+  std::transform(values.begin(), values.end(), out.begin(), [](double x) { return static_cast<Real>(x); });
+  return out;
+}
+
+// Why element block b (0-based) of this type stops the sem operator, and what to do.
+std::string refusal(std::size_t b, ElementType type, int order) {
+  return str("the sem operator takes GLL hexahedra (order 1..", max_gll_order, "); element block ", b + 1, " holds ",
+             element_name(type, order),
+             " elements: raise a hex8, hex20 or hex27 mesh to GLL order P with `[mesh] order = P` in the model "
+             "file or `--order P`, generate `hex-gllP` boxes, or choose another operator");
+}
+
+}  // namespace
+
+std::string unsupported_mesh(const Mesh& mesh) {
+  for (std::size_t b = 0; b < mesh.blocks.size(); ++b) {
+    const ElementBlock& block = mesh.blocks[b];
+    if (block.type != ElementType::HexGLL && block.n_elements() > 0) return refusal(b, block.type, block.order);
+  }
+  return {};
+}
+
+std::size_t loop_bytes(const Mesh& mesh, std::size_t real_size, bool coloured) {
+  std::size_t total = 0;
+  for (const ElementBlock& block : mesh.blocks) {
+    const auto n3 = static_cast<std::size_t>(block.n_element_nodes());
+    const auto n_elements = static_cast<std::size_t>(block.n_elements());
+    total += n_elements * (n3 * (sizeof(Index) + 10 * real_size) + sizeof(int) + (coloured ? sizeof(Index) : 0));
+  }
+  return total;
+}
+
+template <class Real>
+SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elements, bool deterministic)
+    : exec_(elements->exec), n_dofs_(elements->n_dofs()), elements_(std::move(elements)) {
+  const fem::DeviceElements& els = *elements_;
+  for (std::size_t b = 0; b < els.blocks.size(); ++b)
+    TREMOR_CHECK(els.blocks[b].type == ElementType::HexGLL || els.blocks[b].n_elements == 0,
+                 refusal(b, els.blocks[b].type, els.blocks[b].order));
+  coloured_ = deterministic && els.n_colours > 0;
+  TREMOR_CHECK(!deterministic || coloured_ || els.n_elements() == 0,
+               "the sem operator: a deterministic scatter needs the elements built with a colouring");
+  const std::vector<double> D = els.D.to_host();
+  std::vector<int> isotropic(static_cast<std::size_t>(els.n_sections()));
+  for (std::size_t s = 0; s < isotropic.size(); ++s) isotropic[s] = is_isotropic(D.data() + 36 * s) ? 1 : 0;
+  material_ = DeviceArray<Real>(exec_, std::span<const Real>(rounded<Real>(D)));
+  isotropic_ = DeviceArray<int>(exec_, std::span<const int>(isotropic));
+  for (std::size_t b = 0; b < els.blocks.size(); ++b) {
+    const fem::DeviceElementBlock& block = els.blocks[b];
+    with_order(block.order, [&](auto order) {
+      constexpr int P = decltype(order)::value, n = P + 1, n3 = n * n * n;
+      const Basis1d<P> basis;
+      std::vector<double> host(basis.B, basis.B + n * n);
+      host.insert(host.end(), basis.G, basis.G + n * n);
+      basis_.emplace_back(exec_, std::span<const Real>(rounded<Real>(host)));
+      host.insert(host.end(), basis.w, basis.w + n);
+      const DeviceArray<double> exact(exec_, std::span<const double>(host));
+      geometry_.emplace_back(exec_, block.n_elements * 10 * n3);
+      DeviceArray<int> bad(exec_, block.n_elements);
+      compute_geometry<P, Real>(exec_, block.n_elements, block.connectivity.data(), els.coordinates.data(),
+                                block.stiffness_factor.data(), exact.data(), geometry_.back().data(), bad.data());
+      const std::vector<int> failed = bad.to_host();  // waits for the kernel
+      const auto first = std::find(failed.begin(), failed.end(), 1);
+      TREMOR_CHECK(first == failed.end(), "the sem operator: element ", block.first + (first - failed.begin()) + 1,
+                   " (", element_name(block.type, block.order), ", element block ", b + 1,
+                   ") has a Jacobian that is not positive at a Gauss point: the element is inverted or degenerate");
+    });
+  }
+}
+
+template <class Real>
+void SemOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
+  forall(exec_, n_dofs_, [=] TREMOR_LAMBDA(Index i) { ku[i] = Real(0); });
+  const fem::DeviceElements& els = *elements_;
+  const int n_passes = coloured_ ? els.n_colours : 1;
+  for (int c = 0; c < n_passes; ++c)
+    for (std::size_t b = 0; b < els.blocks.size(); ++b) {
+      const fem::DeviceElementBlock& block = els.blocks[b];
+      const Index n = coloured_ ? block.n_in(c) : block.n_elements;
+      if (n == 0) continue;
+      const Index* list = coloured_ ? block.in(c) : nullptr;
+      with_order(block.order, [&](auto order) {
+        apply_elements<decltype(order)::value, Real>(exec_, n, list, block.connectivity.data(), block.section.data(),
+                                                     geometry_[b].data(), material_.data(), isotropic_.data(),
+                                                     basis_[b].data(), u, ku);
+      });
+    }
+}
+
+template <class Real>
+std::size_t SemOperator<Real>::bytes() const {
+  std::size_t total = static_cast<std::size_t>(material_.size()) * sizeof(Real) +
+                      static_cast<std::size_t>(isotropic_.size()) * sizeof(int);
+  for (std::size_t b = 0; b < geometry_.size(); ++b) {
+    const fem::DeviceElementBlock& block = elements_->blocks[b];
+    total += static_cast<std::size_t>(geometry_[b].size() + basis_[b].size()) * sizeof(Real) +
+             static_cast<std::size_t>(block.connectivity.size()) * sizeof(Index) +
+             static_cast<std::size_t>(block.section.size()) * (sizeof(int) + (coloured_ ? sizeof(Index) : 0));
+  }
+  return total;
+}
+
+template <class Real>
+std::string SemOperator<Real>::details() const {
+  std::string orders;
+  for (const fem::DeviceElementBlock& block : elements_->blocks)
+    orders += str(orders.empty() ? "" : ", ", block.order);
+  return str("GLL order ", orders, ", geometric factors stored per Gauss point, ",
+             coloured_ ? str(elements_->n_colours, " colours") : std::string("atomic scatter"));
+}
+
+namespace {
+
+template <class Real>
+std::unique_ptr<op::Operator<Real>> make_sem(const op::OperatorInputs& inputs) {
+  return std::make_unique<SemOperator<Real>>(inputs.elements, inputs.deterministic);
+}
+
+// The memory model: the operator's arrays besides the elements it keeps.
+std::size_t sem_loop_bytes(const op::OperatorSizes& s) {
+  return s.element_bytes + loop_bytes(*s.mesh, s.real_size, true);
+}
+std::size_t nothing(const op::OperatorSizes&) { return 0; }
+
+}  // namespace
+
+void register_operators(op::Registry& registry) {
+  op::OperatorEntry entry{"sem",
+                          "no K: GLL hexahedra by sum factorisation (1D matrices along each direction), "
+                          "geometric factors per Gauss point",
+                          false,
+                          false,
+                          false,
+                          op::all_backends,
+                          sem_loop_bytes,
+                          nothing,
+                          make_sem<float>,
+                          make_sem<double>};
+  entry.unsupported = unsupported_mesh;
+  registry.add(entry);
+}
+
+template class SemOperator<float>;
+template class SemOperator<double>;
+
+}  // namespace tremor::sem

@@ -1,0 +1,74 @@
+#pragma once
+// The `sem` stiffness operator: K u on a mesh of GLL hexahedra of order 1..8 without K, element
+// by element by sum factorisation (sum_factorised.hpp; the multi-GPU spectral-element paper,
+// section 2). Per element: gather the (P + 1)^3 nodes' u, the three 1D sweeps to the Gauss points,
+// the pointwise stress through the stored geometric factors and the section's material
+// (isotropic or 21 constants), the transposed sweeps, scatter-add scaled by the absorbing
+// layers' stiffness factor. One body for every backend (forall_blocks): a GPU block holds one
+// element (several at orders 1 to 3) with a thread per point, its sweeps in shared memory; the
+// host runs the same steps point by point.
+//
+// Geometric factors: per element and Gauss point, J^-1 (9 values) and w det J times the
+// stiffness factor (1), in Real, computed on the Exec at set-up from the GLL node coordinates
+// by the same sweeps. The scatter is colour by colour (deterministic: each DOF receives its
+// elements' forces in a fixed order) when the elements carry a colouring, atomic otherwise.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tremor/backend/device_array.hpp"
+#include "tremor/backend/exec.hpp"
+#include "tremor/core/config.hpp"
+#include "tremor/fem/device_elements.hpp"
+#include "tremor/mesh/mesh.hpp"
+#include "tremor/operator/operator.hpp"
+#include "tremor/operator/registry.hpp"
+
+namespace tremor::sem {
+
+template <class Real>
+class SemOperator final : public op::Operator<Real> {
+ public:
+  // On elements built on their Exec. deterministic: scatter colour by colour (the elements must
+  // carry a colouring), else with atomics. Throws tremor::Error for elements that are not GLL
+  // hexahedra, or whose Jacobian is not positive at a Gauss point (naming the element).
+  SemOperator(std::shared_ptr<const fem::DeviceElements> elements, bool deterministic);
+
+  const Exec& exec() const override { return exec_; }
+  Index n_dofs() const override { return n_dofs_; }
+  std::string_view name() const override { return "sem"; }
+  // Per element its nodes (4 B each), its colour-list place (4 B, when coloured) and its section
+  // (4 B); per Gauss point 10 geometric factors (sizeof(Real) each); per section 36 material
+  // constants; the 1D matrices.
+  std::size_t bytes() const override;
+  std::string details() const override;
+  void apply_unchecked(const Real* u, Real* ku) const override;
+  bool deterministic() const { return coloured_; }
+
+ private:
+  Exec exec_;
+  Index n_dofs_ = 0;
+  bool coloured_ = false;
+  std::shared_ptr<const fem::DeviceElements> elements_;
+  std::vector<DeviceArray<Real>> geometry_;  // per block: 10 x (P + 1)^3 per element, point fastest
+  std::vector<DeviceArray<Real>> basis_;     // per block: B then G, (P + 1)^2 each, row-major
+  DeviceArray<Real> material_;               // 36 per section: D, row-major
+  DeviceArray<int> isotropic_;               // per section: 1 when D is isotropic (lambda, mu used)
+};
+
+// Empty when the sem operator takes the mesh (GLL hexahedra only); else why not, naming the first
+// block of another type and what to do.
+std::string unsupported_mesh(const Mesh& mesh);
+
+// Bytes of the operator's own arrays on `mesh` in precision real_size (the memory model).
+std::size_t loop_bytes(const Mesh& mesh, std::size_t real_size, bool coloured);
+
+// Adds "sem" to `registry`.
+void register_operators(op::Registry& registry);
+
+extern template class SemOperator<float>;
+extern template class SemOperator<double>;
+
+}  // namespace tremor::sem

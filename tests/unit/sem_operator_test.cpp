@@ -1,0 +1,168 @@
+// The sem operator (sem/operator.hpp): sum-factorised K u on GLL hexahedra of order 1..8 against
+// the element-by-element action of the assembled GLL elements (matrix_free: fem::apply_element_
+// stiffness with the same Gauss rule) on distorted, curved, two-material (isotropic and fully
+// anisotropic) meshes; colour-by-colour and atomic scatter; OpenMP against Serial; float;
+// absorbing layers; rigid motions; the refusals.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "sparse_test_models.hpp"
+#include "support/support.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/explicit/operator.hpp"
+#include "tremor/fem/colouring.hpp"
+#include "tremor/fem/sections.hpp"
+#include "tremor/sem/operator.hpp"
+
+namespace tremor {
+namespace {
+
+using explicit_fe::make_stiffness_operator;
+using test::max_abs;
+using test::max_difference;
+using test::same_bits;
+
+template <class Real>
+std::vector<Real> apply_operator(const op::Operator<Real>& op, const std::vector<double>& u) {
+  std::vector<Real> in(u.begin(), u.end()), out(u.size(), Real(-7));  // poisoned: every entry must be written
+  op.apply_unchecked(in.data(), out.data());
+  return out;
+}
+
+// Two cells per direction: eight elements, each touching both sections' boundary. The moves
+// scale with the cell, the GLL spacing near a corner with 1 / P^2: above order 4 they are smaller,
+// so that no element inverts.
+Model curved_model(int order) {
+  return test::two_section_model(ElementType::HexGLL, order, 2, order <= 4 ? 0.15 : 0.6 / (order * order));
+}
+
+template <class Real>
+std::unique_ptr<sem::SemOperator<Real>> atomic_sem(const Model& model, const Exec& exec) {
+  auto elements = std::make_shared<const fem::DeviceElements>(exec, model.mesh, fem::section_table(model),
+                                                               fem::ElementColouring{});
+  return std::make_unique<sem::SemOperator<Real>>(elements, false);
+}
+
+class SemOrders : public ::testing::TestWithParam<int> {};
+
+TEST_P(SemOrders, EqualsTheElementActionOnCurvedAnisotropicMeshes) {
+  const int order = GetParam();
+  const Model model = curved_model(order);
+  const auto reference = make_stiffness_operator<double>(model, "matrix_free", Exec::serial());
+  const auto sem = make_stiffness_operator<double>(model, "sem", Exec::serial());
+  EXPECT_EQ(sem->name(), "sem");
+  EXPECT_EQ(sem->n_dofs(), reference->n_dofs());
+  const auto u = test::test_vector(sem->n_dofs(), 5);
+  const auto expected = apply_operator(*reference, u), got = apply_operator(*sem, u);
+  const double scale = max_abs(expected);
+  ASSERT_GT(scale, 0.0);
+  // The same quadrature and products in another order: rounding of ~1e-16 per operation over
+  // sums of O(P) terms per sweep, far below 1e-12 of the largest force.
+  EXPECT_LE(max_difference(expected, got), 1e-12 * scale);
+  // Atomic scatter: the same sums in another order of elements.
+  EXPECT_LE(max_difference(expected, apply_operator(*atomic_sem<double>(model, Exec::serial()), u)), 1e-12 * scale);
+  // Float: every sweep and the geometry in float (2^-24 relative per operation over O(10 P)
+  // operations per value) with little cancellation for a random u: ~1e-6 of max |K u|.
+  const auto sem_f = make_stiffness_operator<float>(model, "sem", Exec::serial());
+  EXPECT_LE(max_difference(expected, apply_operator(*sem_f, u)), 2e-5 * scale);
+}
+
+INSTANTIATE_TEST_SUITE_P(Orders, SemOrders, ::testing::Range(1, 9),
+                         [](const auto& param_info) { return "P" + std::to_string(param_info.param); });
+
+TEST(SemOperator, OpenMpEqualsSerialAndRepeats) {
+  const Model model = curved_model(4);
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(4);  // several threads even on a small machine
+  const auto u = test::test_vector(model.mesh.n_nodes() * 3, 7);
+  const auto serial = apply_operator(*make_stiffness_operator<double>(model, "sem", Exec::serial()), u);
+  const auto parallel = make_stiffness_operator<double>(model, "sem", Exec::openmp());
+  // Colour by colour: each DOF receives its elements' forces in the same order on every backend.
+  EXPECT_TRUE(same_bits(serial, apply_operator(*parallel, u)));
+  EXPECT_TRUE(same_bits(apply_operator(*parallel, u), apply_operator(*parallel, u)));
+  // Atomics on several threads: the same sums in an order that may vary, to rounding.
+  const auto atomic = apply_operator(*atomic_sem<double>(model, Exec::openmp()), u);
+  EXPECT_LE(max_difference(serial, atomic), 1e-13 * max_abs(serial));
+  omp_set_num_threads(threads);
+}
+
+// A rigid motion (translation plus a small rotation) strains nothing: K u = 0 to rounding.
+TEST(SemOperator, RigidMotionGivesNoForce) {
+  const Model model = curved_model(3);
+  const auto sem = make_stiffness_operator<double>(model, "sem", Exec::serial());
+  std::vector<double> u(static_cast<std::size_t>(sem->n_dofs())), ones(u.size());
+  for (Index node = 0; node < model.mesh.n_nodes(); ++node) {
+    const auto x = model.mesh.node(node);
+    const double t[3] = {1e-6, -2e-6, 0.5e-6}, w[3] = {1e-6, 2e-6, -1e-6};  // translation, rotation
+    const double motion[3] = {t[0] + w[1] * x[2] - w[2] * x[1], t[1] + w[2] * x[0] - w[0] * x[2],
+                              t[2] + w[0] * x[1] - w[1] * x[0]};
+    for (int c = 0; c < 3; ++c) u[static_cast<std::size_t>(node * 3 + c)] = motion[c];
+  }
+  // The force of a unit-size strain for scale: K applied to a field of O(1e-6) gradients.
+  const auto scale = max_abs(apply_operator(*sem, test::test_vector(sem->n_dofs(), 1))) * 1e-6;
+  EXPECT_LE(max_abs(apply_operator(*sem, u)), 1e-9 * scale);
+}
+
+// Absorbing (SRM) layers scale K_e: folded into the stored w det J, as matrix_free scales K_e u_e.
+TEST(SemOperator, AbsorbingLayersScaleTheStiffness) {
+  Model model = curved_model(3);
+  AbsorbingLayer layer;
+  layer.kind = AbsorbingKind::Srm;
+  layer.faces = {BoxFace::XMax, BoxFace::YMin};
+  layer.thickness = 0.4;
+  layer.frequency = 1e4;
+  layer.alpha_max = 6.0 * 3.14159 * 1e4;
+  model.absorbing.push_back(layer);
+  const auto reference = make_stiffness_operator<double>(model, "matrix_free", Exec::serial());
+  const auto sem = make_stiffness_operator<double>(model, "sem", Exec::serial());
+  const auto u = test::test_vector(sem->n_dofs(), 3);
+  const auto expected = apply_operator(*reference, u), got = apply_operator(*sem, u);
+  EXPECT_LE(max_difference(expected, got), 1e-12 * max_abs(expected));  // as above
+  const auto plain = apply_operator(*make_stiffness_operator<double>(curved_model(3), "sem", Exec::serial()), u);
+  EXPECT_GT(max_difference(plain, got), 0.05 * max_abs(expected));  // the layer does change K u
+}
+
+TEST(SemOperator, OtherElementTypesAreRefused) {
+  const Model model = test::two_section_model(ElementType::Hex8, 1, 2, 0.0);
+  const std::string message = test::error_of([&] { (void)make_stiffness_operator<double>(model, "sem"); });
+  test::expect_contains(message, {"the sem operator takes GLL hexahedra", "element block 1 holds hex8",
+                                  "[mesh] order = P", "--order P"});
+  EXPECT_FALSE(explicit_fe::operators().find("sem")->takes(model.mesh));
+  EXPECT_TRUE(explicit_fe::operators().find("sem")->takes(curved_model(2).mesh));
+  const auto names = explicit_fe::operators().names(Backend::Serial, model.mesh);
+  EXPECT_EQ(std::find(names.begin(), names.end(), "sem"), names.end());
+}
+
+// The model's geometry check names an inverted element before the operator is built (the sem
+// operator's own check at its Gauss points is a second guard).
+TEST(SemOperator, InvertedElementIsNamed) {
+  Model model = test::two_section_model(ElementType::HexGLL, 2, 2, 0.0);
+  // Mirror the second element's nodes through its centre in x: it turns inside out.
+  ElementBlock& block = model.mesh.blocks[0];
+  const auto nodes = block.nodes(1);
+  std::vector<Index> mirrored(nodes.begin(), nodes.end());
+  for (int k = 0; k < 3; ++k)
+    for (int j = 0; j < 3; ++j) std::swap(mirrored[static_cast<std::size_t>(9 * k + 3 * j)], mirrored[static_cast<std::size_t>(9 * k + 3 * j + 2)]);
+  std::copy(mirrored.begin(), mirrored.end(), block.connectivity.begin() + 27);
+  const std::string message = test::error_of([&] { (void)make_stiffness_operator<double>(model, "sem"); });
+  test::expect_contains(message, {"element 2 (hex-gll2) is inverted"});
+}
+
+TEST(SemOperator, MemoryModelCountsItsArrays) {
+  const Model model = curved_model(4);
+  const auto sem = make_stiffness_operator<float>(model, "sem", Exec::serial());
+  // Per Gauss point 10 floats and a node index (4 B), per element section and colour place (8 B):
+  // the model's count; the operator adds its 36 constants per section and the 1D matrices.
+  const std::size_t counted = sem::loop_bytes(model.mesh, sizeof(float), true);
+  EXPECT_GE(sem->bytes(), counted);
+  EXPECT_LE(sem->bytes(), counted + 2 * (36 + 1) * sizeof(float) + 2 * sizeof(int) + 2 * 25 * sizeof(float));
+  EXPECT_NE(sem->details().find("GLL order 4"), std::string::npos) << sem->details();
+}
+
+}  // namespace
+}  // namespace tremor

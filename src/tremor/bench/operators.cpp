@@ -50,12 +50,19 @@
 #include "tremor/mesh/reorder.hpp"
 #include "tremor/model/renumber.hpp"
 #include "tremor/partition/partition.hpp"
+#include "tremor/sem/operator.hpp"
 #include "tremor/sparse/assemble.hpp"
 #include "tremor/fem/colouring.hpp"
 
 namespace tremor::bench {
 
 const std::vector<std::string>& standard_problems() {
+  static const std::vector<std::string> names{"tri2d", "hex8", "tet4", "gll1", "gll2", "gll3", "gll4",
+                                              "gll5", "gll6", "gll7", "gll8"};
+  return names;
+}
+
+const std::vector<std::string>& default_problems() {
   static const std::vector<std::string> names{"tri2d", "hex8", "tet4"};
   return names;
 }
@@ -67,15 +74,18 @@ const std::vector<std::string>& known_orderings() {
 
 namespace {
 
-// An operator as the benchmark names it: a kind of make_stiffness_operator(), or
-// "partitioned:greedy" / "partitioned:aligned" (plain "partitioned" is the aligned one).
+// An operator as the benchmark names it: a kind of make_stiffness_operator(),
+// "partitioned:greedy" / "partitioned:aligned" (plain "partitioned" is the aligned one), or
+// "sem:atomic" (sem scattering with atomics; plain "sem" goes colour by colour).
 struct OperatorChoice {
   std::string name;  // as reported
   std::string kind;  // as make_stiffness_operator() takes it
   std::optional<partition::Partitioner> partitioner;
+  bool atomic = false;
 };
 
 std::optional<OperatorChoice> parse_operator(const std::string& name) {
+  if (name == "sem:atomic") return OperatorChoice{name, "sem", std::nullopt, true};
   if (name == "partitioned" || name == "partitioned:aligned")
     return OperatorChoice{"partitioned:aligned", "partitioned", partition::Partitioner::Aligned};
   if (name == "partitioned:greedy") return OperatorChoice{name, "partitioned", partition::Partitioner::Greedy};
@@ -90,13 +100,13 @@ bool is_operator(const std::string& name) { return parse_operator(name).has_valu
 std::string operator_names() {
   std::string names;
   for (const std::string& kind : explicit_fe::operators().names()) names += (names.empty() ? "" : ", ") + kind;
-  return names + ", partitioned:greedy, partitioned:aligned";
+  return names + ", partitioned:greedy, partitioned:aligned, sem:atomic";
 }
 
 namespace {
 
 // The operators of a run: those asked for (duplicates dropped), or every kind the backend runs
-// with the partitioned one under both partitioners.
+// with the partitioned one under both partitioners and sem under both scatters.
 std::vector<OperatorChoice> operator_choices(const std::vector<std::string>& asked, Backend backend) {
   std::vector<std::string> names = asked;
   if (names.empty())
@@ -104,6 +114,9 @@ std::vector<OperatorChoice> operator_choices(const std::vector<std::string>& ask
       if (kind == "partitioned") {
         names.push_back("partitioned:greedy");
         names.push_back("partitioned:aligned");
+      } else if (kind == "sem") {
+        names.push_back("sem");
+        names.push_back("sem:atomic");
       } else {
         names.push_back(kind);
       }
@@ -125,6 +138,7 @@ struct Problem {
   std::string name, description;
   Model model;
   bool from_file = false;
+  bool uniform = false;  // every element congruent, one material: the first element gives the stable step
 };
 
 // The standard problems at `scale` x their DOF count (cells scale with its square or cube root).
@@ -162,8 +176,22 @@ Problem make_problem(const std::string& name, double scale) {
     model.materials.push_back(Material::from_youngs("steel", 210e9, 0.3, 7850.0));
     model.sections.push_back({"all", "steel", Formulation::Solid, 1.0});
     p.description = str("3D tet4 block ", n, "^3 cells x 6, perturbed, random numbering");
+  } else if (name.size() == 4 && name.starts_with("gll") && name[3] >= '1' && name[3] <= '8') {
+    // A 2 mm aluminium plate of cubic GLL elements of order P, ceil(4 / P) through the thickness
+    // (4 hex8 layers' worth of nodes at P = 1), n x n in the plane: 3 (P n + 1)^2 (P nz + 1) DOF,
+    // ~20M at scale 1.
+    const int order = name[3] - '0';
+    const Size nz = (4 + order - 1) / order, layers = order * nz + 1;
+    const double side = std::sqrt(20e6 * scale / (3.0 * double(layers)));
+    const Size n = std::max<Size>(2, static_cast<Size>(std::llround((side - 1.0) / order)));
+    const double h = 2e-3 / double(nz);
+    model.mesh = generate_box({0, 0, 0}, {h * double(n), h * double(n), 2e-3}, {n, n, nz}, ElementType::HexGLL, order);
+    model.materials.push_back(Material::from_youngs("aluminium", 70e9, 0.33, 2700.0));
+    model.sections.push_back({"all", "aluminium", Formulation::Solid, 1.0});
+    p.description = str("3D hex-gll", order, " plate ", n, " x ", n, " x ", nz, " cells");
+    p.uniform = true;
   } else {
-    throw Error(str("unknown benchmark problem '", name, "': expected tri2d, hex8 or tet4"));
+    throw Error(str("unknown benchmark problem '", name, "': expected tri2d, hex8, tet4 or gll1 .. gll8"));
   }
   model.validate();
   return p;
@@ -254,9 +282,26 @@ struct CaseInputs {
   std::map<partition::Partitioner, partition::BlockPartition>* partitions = nullptr;
 };
 
+// The stable step of a mesh of congruent elements of one material: its first element's.
+double first_element_step(const Model& model) {
+  const ElementBlock& block = model.mesh.blocks.front();
+  const int dim = model.mesh.dim();
+  std::vector<double> x(static_cast<std::size_t>(block.n_element_nodes() * dim));
+  model.mesh.element_coordinates(block, 0, x.data());
+  const fem::SectionTable table = fem::section_table(model, false);
+  const auto nv = static_cast<std::size_t>(table.n_voigt);
+  const double lambda = fem::element_max_eigenvalue(block.type, block.order, x,
+                                                    std::span<const double>(table.D[0].data(), nv * nv),
+                                                    table.density[0], table.thickness[0]);
+  return 2.0 / std::sqrt(lambda);
+}
+
 template <class Real>
 std::unique_ptr<op::Operator<Real>> build_operator(const OperatorChoice& choice, const Exec& exec,
                                                                      const CaseInputs& in, Case& c) {
+  if (choice.atomic)  // the elements without colour lists: sem scatters with atomics
+    return std::make_unique<sem::SemOperator<Real>>(
+        std::make_shared<const fem::DeviceElements>(exec, in.model.mesh, in.table, fem::ElementColouring{}), false);
   if (!choice.partitioner)
     return explicit_fe::make_stiffness_operator<Real>(in.model, choice.kind, exec, in.table, in.colouring, in.K);
   // The block order was made by the aligned partitioner: its partition, renumbered with the mesh,
@@ -363,7 +408,7 @@ void run_operators(const OperatorArgs& args) {
     TREMOR_CHECK(precision == "float" || precision == "double", "--precisions: '", precision,
                  "' is neither float nor double");
   std::vector<std::string> problems = args.problems;
-  if (problems.empty() && args.models.empty()) problems = standard_problems();
+  if (problems.empty() && args.models.empty()) problems = default_problems();
   problems.insert(problems.end(), args.models.begin(), args.models.end());
   if (args.dry_run) {
     print_sizes(args, problems);
@@ -396,10 +441,14 @@ void run_operators(const OperatorArgs& args) {
     setup.nodes = mesh.n_nodes();
     setup.dofs = mesh.n_nodes() * dim;
     setup.elements = mesh.n_elements();
+    // The node graph serves K's pattern, the orderings and the bandwidth: a run of element-by-
+    // element operators in the mesh's own numbering does without (at high GLL order it is large).
+    const bool graph_needed =
+        assembled || std::any_of(args.orderings.begin(), args.orderings.end(), [](const std::string& o) { return o != "none"; });
     start = Clock::now();
-    const NodeGraph graph = node_graph(mesh);
+    const NodeGraph graph = graph_needed ? node_graph(mesh) : NodeGraph{};
     setup.graph_seconds = seconds_since(start);
-    setup.graph_entries = static_cast<long long>(graph.n_entries());
+    setup.graph_entries = graph_needed ? static_cast<long long>(graph.n_entries()) : 0;
     std::printf("\nproblem %-6s %s: %s nodes, %s elements, %s DOF; %s in %.2f s, node graph %.2f s\n",
                 name.c_str(), problem.description.c_str(), group_digits(setup.nodes).c_str(),
                 group_digits(setup.elements).c_str(), group_digits(setup.dofs).c_str(),
@@ -433,7 +482,7 @@ void run_operators(const OperatorArgs& args) {
           new_to_old.resize(static_cast<std::size_t>(mesh.n_nodes()));
           std::iota(new_to_old.begin(), new_to_old.end(), Index(0));
         }
-        os.bandwidth = bandwidth(graph, new_to_old);
+        os.bandwidth = graph_needed ? bandwidth(graph, new_to_old) : 0;
         new_to_old = {};
         const Model& model = renumbered_model ? *renumbered_model : problem.model;
         const fem::SectionTable table = fem::section_table(model);
@@ -448,7 +497,7 @@ void run_operators(const OperatorArgs& args) {
         start = Clock::now();
         const std::vector<double> mass = sparse::assemble_lumped_mass(model, table, colouring, host);
         os.mass_seconds = seconds_since(start);
-        const double dt = 0.9 * fem::stable_time_step(model).dt;
+        const double dt = 0.9 * (problem.uniform ? first_element_step(model) : fem::stable_time_step(model).dt);
         std::printf("ordering %-6s %s non-zeros, half-bandwidth %s nodes; order %.2f s, colouring %.2f s, K %.2f s, "
                     "mass %.2f s\n",
                     ordering.c_str(), group_digits(os.nnz).c_str(), group_digits(os.bandwidth).c_str(),

@@ -22,13 +22,15 @@ struct OperatorArgs {
   std::string commit;  // the build's, for the report
 };
 
-// tri2d, hex8, tet4.
+// tri2d, hex8, tet4 (the FE problems, run when none is named), and gll1 .. gll8 (2 mm aluminium
+// plates of GLL hexahedra of order 1 .. 8, ~20M DOF each, for the sem operator).
 const std::vector<std::string>& standard_problems();
+const std::vector<std::string>& default_problems();
 // none, rcm, block.
 const std::vector<std::string>& known_orderings();
 
 // Whether `name` is an operator the benchmark times: a kind of the run's registry, or
-// partitioned:greedy, partitioned:aligned.
+// partitioned:greedy, partitioned:aligned, sem:atomic.
 bool is_operator(const std::string& name);
 // The names is_operator accepts, comma-separated.
 std::string operator_names();

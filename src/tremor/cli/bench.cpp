@@ -104,8 +104,9 @@ void add_bench_command(CLI::App& app) {
   auto args = std::make_shared<bench::OperatorArgs>();
   args->commit = git_commit;
   cmd->add_option("--problems", args->problems,
-                  "tri2d (2D tri3, ~2M DOF), hex8 (plate, ~10M DOF), tet4 (~5M DOF); default: all three, "
-                  "none when --model is given")
+                  "tri2d (2D tri3, ~2M DOF), hex8 (plate, ~10M DOF), tet4 (~5M DOF); default: these three, "
+                  "none when --model is given; gll1 .. gll8 (plates of GLL hexahedra of order 1 .. 8, ~20M DOF, "
+                  "for the sem operator)")
       ->delimiter(',')
       ->check(CLI::IsMember(bench::standard_problems()));
   cmd->add_option("--model", args->models, "model file (.toml, .inp, .msh) to time as a problem (repeatable)")

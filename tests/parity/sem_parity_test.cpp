@@ -1,0 +1,71 @@
+// The sem operator on a GPU against the same body on the host (Serial), for every order 1..8, on
+// curved two-material meshes (test::two_section_model): colour by colour and with atomics, double
+// and float; and the GPU's colour-by-colour scatter repeats itself bit for bit.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "support/support.hpp"
+#include "tremor/backend/device_array.hpp"
+#include "tremor/explicit/operator.hpp"
+#include "tremor/fem/colouring.hpp"
+#include "tremor/fem/sections.hpp"
+#include "tremor/sem/operator.hpp"
+#include "unit/sparse_test_models.hpp"
+
+namespace tremor {
+namespace {
+
+using test::max_abs;
+using test::max_difference;
+using test::same_bits;
+
+template <class Real>
+std::vector<Real> apply_on(const op::Operator<Real>& op, const std::vector<double>& u) {
+  const std::vector<Real> in(u.begin(), u.end());
+  DeviceArray<Real> x(op.exec(), std::span<const Real>(in));
+  DeviceArray<Real> y(op.exec(), std::span<const Real>(std::vector<Real>(u.size(), Real(-7))));  // every entry written
+  op.apply({x.data(), x.size()}, {y.data(), y.size()});
+  return y.to_host();
+}
+
+template <class Real>
+std::unique_ptr<sem::SemOperator<Real>> make(const Model& model, const Exec& exec, bool coloured) {
+  const fem::ElementColouring colouring = coloured ? fem::colour_elements(model.mesh) : fem::ElementColouring{};
+  return std::make_unique<sem::SemOperator<Real>>(
+      std::make_shared<const fem::DeviceElements>(exec, model.mesh, fem::section_table(model), colouring), coloured);
+}
+
+class SemParity : public ::testing::TestWithParam<int> {};
+
+TEST_P(SemParity, GpuEqualsHost) {
+  TREMOR_REQUIRE_GPU();
+  const int order = GetParam();
+  // Three cells per direction (27 elements: more than one GPU block at every order, partial
+  // blocks at orders 1 to 3), smaller moves above order 4 as in the unit test.
+  const Model model = test::two_section_model(ElementType::HexGLL, order, 3, order <= 4 ? 0.15 : 0.6 / (order * order));
+  const auto u = test::test_vector(model.mesh.n_nodes() * 3, 11);
+  const auto host = apply_on(*make<double>(model, Exec::serial(), true), u);
+  const double scale = max_abs(host);
+  ASSERT_GT(scale, 0.0);
+  for (const bool coloured : {true, false}) {
+    SCOPED_TRACE(coloured ? "colours" : "atomics");
+    const auto gpu = make<double>(model, Exec::cuda(), coloured);
+    const auto first = apply_on(*gpu, u);
+    // The same operations; the GPU contracts products into FMAs and (atomics) sums in another
+    // order: rounding of ~1e-16 per operation, far below 1e-12.
+    EXPECT_LE(max_difference(first, host), 1e-12 * scale);
+    if (coloured) EXPECT_TRUE(same_bits(first, apply_on(*gpu, u)));
+    // Float: rounding of 2^-24 per operation over O(10 P) operations per value, ~1e-6 of the largest.
+    const auto gpu_f = apply_on(*make<float>(model, Exec::cuda(), coloured), u);
+    EXPECT_LE(max_difference(gpu_f, host), 2e-5 * scale);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Orders, SemParity, ::testing::Range(1, 9),
+                         [](const auto& param_info) { return "P" + std::to_string(param_info.param); });
+
+}  // namespace
+}  // namespace tremor

@@ -17,6 +17,7 @@
 #include "tremor/explicit/operator.hpp"
 #include "tremor/fem/colouring.hpp"
 #include "tremor/fem/sections.hpp"
+#include "tremor/model/elevate.hpp"
 #include "tremor/sem/operator.hpp"
 
 namespace tremor {
@@ -74,6 +75,36 @@ TEST_P(SemOrders, EqualsTheElementActionOnCurvedAnisotropicMeshes) {
 
 INSTANTIATE_TEST_SUITE_P(Orders, SemOrders, ::testing::Range(1, 9),
                          [](const auto& param_info) { return "P" + std::to_string(param_info.param); });
+
+// Elements on the trilinear map of their vertices (a distorted hex8 mesh raised to order P, so
+// every element is a general trilinear hexahedron, not a parallelepiped) take their Jacobians from
+// the vertices at each Gauss point: the same K u as the stored factors and as matrix_free.
+TEST(SemOperator, TrilinearElementsFromTheirVertices) {
+  for (const int order : {1, 2, 4, 7}) {
+    SCOPED_TRACE(order);
+    Model model = test::two_section_model(ElementType::Hex8, 1, 3, 0.15);
+    elevate_order(model, order);
+    const auto reference = make_stiffness_operator<double>(model, "matrix_free", Exec::serial());
+    const auto sem = make_stiffness_operator<double>(model, "sem", Exec::serial());
+    EXPECT_NE(sem->details().find("Jacobians from the vertices (trilinear)"), std::string::npos) << sem->details();
+    const auto u = test::test_vector(sem->n_dofs(), 9);
+    const auto expected = apply_operator(*reference, u);
+    const double scale = max_abs(expected);
+    // As for the stored factors: the same quadrature, rounding only.
+    EXPECT_LE(max_difference(expected, apply_operator(*sem, u)), 1e-12 * scale);
+    const auto elements = std::make_shared<const fem::DeviceElements>(Exec::serial(), model.mesh, fem::section_table(model),
+                                                                      fem::colour_elements(model.mesh));
+    const sem::SemOperator<double> stored(elements, true, sem::Geometry::Stored);
+    EXPECT_NE(stored.details().find("stored per Gauss point"), std::string::npos) << stored.details();
+    EXPECT_LE(max_difference(expected, apply_operator(stored, u)), 1e-12 * scale);
+    // Float, trilinear: the corners relative to vertex 0 in float, the Jacobian from them.
+    const auto sem_f = make_stiffness_operator<float>(model, "sem", Exec::serial());
+    EXPECT_LE(max_difference(expected, apply_operator(*sem_f, u)), 2e-5 * scale);  // as in SemOrders
+  }
+  // A curved mesh (GLL nodes moved off the map) keeps the stored factors.
+  const auto curved = make_stiffness_operator<double>(curved_model(2), "sem", Exec::serial());
+  EXPECT_NE(curved->details().find("stored per Gauss point"), std::string::npos) << curved->details();
+}
 
 TEST(SemOperator, OpenMpEqualsSerialAndRepeats) {
   const Model model = curved_model(4);
@@ -160,7 +191,8 @@ TEST(SemOperator, MemoryModelCountsItsArrays) {
   // the model's count; the operator adds its 36 constants per section and the 1D matrices.
   const std::size_t counted = sem::loop_bytes(model.mesh, sizeof(float), true);
   EXPECT_GE(sem->bytes(), counted);
-  EXPECT_LE(sem->bytes(), counted + 2 * (36 + 1) * sizeof(float) + 2 * sizeof(int) + 2 * 25 * sizeof(float));
+  EXPECT_LE(sem->bytes(), counted + 2 * (36 + 1) * sizeof(float) + 2 * sizeof(int) + (2 * 25 + 2 * 5) * sizeof(float));
+  EXPECT_NE(sem->details().find("stored per Gauss point"), std::string::npos) << sem->details();  // curved
   EXPECT_NE(sem->details().find("GLL order 4"), std::string::npos) << sem->details();
 }
 

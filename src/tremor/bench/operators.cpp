@@ -76,16 +76,18 @@ namespace {
 
 // An operator as the benchmark names it: a kind of make_stiffness_operator(),
 // "partitioned:greedy" / "partitioned:aligned" (plain "partitioned" is the aligned one), or
-// "sem:atomic" (sem scattering with atomics; plain "sem" goes colour by colour).
+// "sem:atomic" (sem scattering with atomics; plain "sem" goes colour by colour) or "sem:stored"
+// (colour by colour with the geometric factors stored per Gauss point even on trilinear elements).
 struct OperatorChoice {
   std::string name;  // as reported
   std::string kind;  // as make_stiffness_operator() takes it
   std::optional<partition::Partitioner> partitioner;
-  bool atomic = false;
+  bool atomic = false, stored = false;
 };
 
 std::optional<OperatorChoice> parse_operator(const std::string& name) {
-  if (name == "sem:atomic") return OperatorChoice{name, "sem", std::nullopt, true};
+  if (name == "sem:atomic") return OperatorChoice{name, "sem", std::nullopt, true, false};
+  if (name == "sem:stored") return OperatorChoice{name, "sem", std::nullopt, false, true};
   if (name == "partitioned" || name == "partitioned:aligned")
     return OperatorChoice{"partitioned:aligned", "partitioned", partition::Partitioner::Aligned};
   if (name == "partitioned:greedy") return OperatorChoice{name, "partitioned", partition::Partitioner::Greedy};
@@ -100,13 +102,13 @@ bool is_operator(const std::string& name) { return parse_operator(name).has_valu
 std::string operator_names() {
   std::string names;
   for (const std::string& kind : explicit_fe::operators().names()) names += (names.empty() ? "" : ", ") + kind;
-  return names + ", partitioned:greedy, partitioned:aligned, sem:atomic";
+  return names + ", partitioned:greedy, partitioned:aligned, sem:atomic, sem:stored";
 }
 
 namespace {
 
 // The operators of a run: those asked for (duplicates dropped), or every kind the backend runs
-// with the partitioned one under both partitioners and sem under both scatters.
+// with the partitioned one under both partitioners and sem in its three variants.
 std::vector<OperatorChoice> operator_choices(const std::vector<std::string>& asked, Backend backend) {
   std::vector<std::string> names = asked;
   if (names.empty())
@@ -117,6 +119,7 @@ std::vector<OperatorChoice> operator_choices(const std::vector<std::string>& ask
       } else if (kind == "sem") {
         names.push_back("sem");
         names.push_back("sem:atomic");
+        names.push_back("sem:stored");
       } else {
         names.push_back(kind);
       }
@@ -302,6 +305,10 @@ std::unique_ptr<op::Operator<Real>> build_operator(const OperatorChoice& choice,
   if (choice.atomic)  // the elements without colour lists: sem scatters with atomics
     return std::make_unique<sem::SemOperator<Real>>(
         std::make_shared<const fem::DeviceElements>(exec, in.model.mesh, in.table, fem::ElementColouring{}), false);
+  if (choice.stored)
+    return std::make_unique<sem::SemOperator<Real>>(
+        std::make_shared<const fem::DeviceElements>(exec, in.model.mesh, in.table, in.colouring), true,
+        sem::Geometry::Stored);
   if (!choice.partitioner)
     return explicit_fe::make_stiffness_operator<Real>(in.model, choice.kind, exec, in.table, in.colouring, in.K);
   // The block order was made by the aligned partitioner: its partition, renumbered with the mesh,

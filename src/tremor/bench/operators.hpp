@@ -30,7 +30,7 @@ const std::vector<std::string>& default_problems();
 const std::vector<std::string>& known_orderings();
 
 // Whether `name` is an operator the benchmark times: a kind of the run's registry, or
-// partitioned:greedy, partitioned:aligned, sem:atomic.
+// partitioned:greedy, partitioned:aligned, sem:atomic, sem:stored.
 bool is_operator(const std::string& name);
 // The names is_operator accepts, comma-separated.
 std::string operator_names();

@@ -9,6 +9,8 @@
 #include "tremor/backend/forall_blocks.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
+#include "tremor/core/polynomials.hpp"
+#include "tremor/fem/elements.hpp"
 #include "tremor/mesh/element_type.hpp"
 #include "tremor/sem/sum_factorised.hpp"
 
@@ -19,16 +21,18 @@ namespace {
 // How a block of threads covers elements of order P: one thread per Gauss point, several elements
 // per block where an element has fewer than 128 points (so a block keeps 4 warps busy), the
 // threads rounded up to whole warps. Shared memory per element: 18 arrays of n^3 values (the
-// gathered u and the sweeps of sum_factorised.hpp, two halves used in turn), plus B and G.
+// gathered u and the sweeps of sum_factorised.hpp, two halves used in turn), plus the 1D basis:
+// B, G, the Gauss points and weights (basis_size values).
 template <int P>
 struct Layout {
   static constexpr int n = P + 1, n3 = n * n * n;
   static constexpr int per_block = n3 >= 128 ? 1 : 128 / n3;
   static constexpr int threads = (per_block * n3 + 31) / 32 * 32;
   static constexpr int arrays = 18;
+  static constexpr int basis_size = 2 * n * n + 2 * n;
   template <class T>
   static constexpr std::size_t shared_bytes() {
-    return (2 * n * n + static_cast<std::size_t>(per_block) * arrays * n3) * sizeof(T);
+    return (basis_size + static_cast<std::size_t>(per_block) * arrays * n3) * sizeof(T);
   }
   static Index blocks(Index n_elements) { return (n_elements + per_block - 1) / per_block; }
 };
@@ -92,7 +96,7 @@ void compute_geometry(const Exec& exec, Index n, const Index* connectivity, cons
       double J[3][3], inv[3][3];
       S::along_z(B, G, p, work + slot * L::arrays * n3 + 9 * n3, J);
       const double det = invert_jacobian(J, inv);
-      const double* w = basis + 2 * n1 * n1;  // the Gauss weights follow B and G
+      const double* w = basis + 2 * n1 * n1 + n1;  // the Gauss weights follow B, G and the points
       Real* out = geometry + static_cast<Size>(e) * 10 * n3 + p;
       for (int m = 0; m < 9; ++m) out[m * n3] = static_cast<Real>(inv[m / 3][m % 3]);
       out[9 * n3] = static_cast<Real>(w[p % n1] * w[p / n1 % n1] * w[p / (n1 * n1)] * det * factor[e]);
@@ -101,10 +105,65 @@ void compute_geometry(const Exec& exec, Index n, const Index* connectivity, cons
   });
 }
 
+// Which of a block's n elements lie on the trilinear map of their vertices: flags[e] = 0 when every
+// node is within 1e-12 of the element's diagonal of that map (a generated or elevated hex8 mesh,
+// to rounding) and det J > 0 at every Gauss point, 1 when a node is off it (curved), 2 when on it
+// but inverted. corners[25 e ..] = the vertices relative to vertex 0 (24 values) and the
+// absorbing layers' stiffness factor: what the trilinear apply reads per element.
+template <int P, class Real>
+void survey_corners(const Exec& exec, Index n, const Index* connectivity, const double* coordinates,
+                    const double* factor, const double* basis, Real* corners, int* flags) {
+  using E = fem::HexGll<P>;
+  constexpr int n1 = P + 1, n3 = n1 * n1 * n1;
+  forall(exec, n, [=] TREMOR_LAMBDA(Index e) {
+    const Index* nodes = connectivity + static_cast<Size>(e) * n3;
+    const double* origin = coordinates + static_cast<Size>(nodes[0]) * 3;
+    double x[24], size2 = 0.0;
+    for (int v = 0; v < 8; ++v) {
+      const double* at = coordinates + static_cast<Size>(nodes[fem::vertex_node<E>(v)]) * 3;
+      double length2 = 0.0;
+      for (int c = 0; c < 3; ++c) {
+        x[3 * v + c] = at[c] - origin[c];
+        length2 += x[3 * v + c] * x[3 * v + c];
+      }
+      size2 = size2 > length2 ? size2 : length2;
+    }
+    double gll[n1];
+    gll_points(n1, gll);
+    int flag = 0;
+    for (int a = 0; a < n3 && flag == 0; ++a) {
+      const double xi = gll[a % n1], eta = gll[a / n1 % n1], zeta = gll[a / (n1 * n1)];
+      const double* at = coordinates + static_cast<Size>(nodes[a]) * 3;
+      double off2 = 0.0;
+      for (int c = 0; c < 3; ++c) {
+        double mapped = 0.0;
+        for (int v = 1; v < 8; ++v) {
+          double sx, sy, sz;
+          vertex_signs(v, sx, sy, sz);
+          mapped += 0.125 * (1.0 + sx * xi) * (1.0 + sy * eta) * (1.0 + sz * zeta) * x[3 * v + c];
+        }
+        const double d = at[c] - origin[c] - mapped;
+        off2 += d * d;
+      }
+      if (off2 > 1e-24 * size2) flag = 1;
+    }
+    const double* points = basis + 2 * n1 * n1;
+    for (int q = 0; q < n3 && flag == 0; ++q) {
+      double J[3][3], inv[3][3];
+      trilinear_jacobian(x, points[q % n1], points[q / n1 % n1], points[q / (n1 * n1)], J);
+      if (!(invert_jacobian(J, inv) > 0.0)) flag = 2;
+    }
+    for (int k = 0; k < 24; ++k) corners[static_cast<Size>(e) * 25 + k] = static_cast<Real>(x[k]);
+    corners[static_cast<Size>(e) * 25 + 24] = static_cast<Real>(factor[e]);
+    flags[e] = flag;
+  });
+}
+
 // ku += K_e u_e for the n elements of one block (list[i] for i < n, or i itself without a list).
 // Without a list elements share nodes and add by atomics; a list is one colour, whose elements
 // share none.
-template <int P, class Real>
+// geometry: the stored factors (compute_geometry) or, Trilinear, the corners (survey_corners).
+template <int P, class Real, bool Trilinear>
 void apply_elements(const Exec& exec, Index n, const Index* list, const Index* connectivity, const int* section,
                     const Real* geometry, const Real* material, const int* isotropic, const Real* basis,
                     const Real* u, Real* ku) {
@@ -113,10 +172,11 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const Index* c
   constexpr int n1 = L::n, n3 = L::n3;
   forall_blocks<L::threads>(exec, L::blocks(n), L::threads, L::template shared_bytes<Real>(),
                             [=] TREMOR_LAMBDA(const BlockContext& ctx) {
+    const Real* factors = geometry;  // (nvcc: captured here, not first inside the if constexpr below)
     Real* B = ctx.shared<Real>();
     Real* G = B + n1 * n1;
-    Real* work = G + n1 * n1;
-    for_each_thread(ctx, 2 * n1 * n1, [&](int t) { B[t] = basis[t]; });
+    Real* work = B + L::basis_size;
+    for_each_thread(ctx, L::basis_size, [&](int t) { B[t] = basis[t]; });
     // Gather: u of the element's nodes into the first 3 arrays.
     for_each_thread(ctx, L::per_block * n3, [&](int t) {
       const int slot = t / n3, p = t % n3;
@@ -145,13 +205,24 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const Index* c
       if (i >= n) return;
       const Index e = list ? list[i] : i;
       Real* v = work + slot * L::arrays * n3;
-      Real d[3][3], inv[3][3], f[3][3];
+      Real d[3][3], inv[3][3], f[3][3], scale;
       S::along_z(B, G, p, v + 9 * n3, d);
-      const Real* g = geometry + static_cast<Size>(e) * 10 * n3 + p;
-      for (int m = 0; m < 9; ++m) inv[m / 3][m % 3] = g[m * n3];
+      if constexpr (Trilinear) {
+        const Real* corners = factors + static_cast<Size>(e) * 25;
+        const Real* points = G + n1 * n1;
+        const Real* w = points + n1;
+        const int qi = p % n1, qj = p / n1 % n1, qk = p / (n1 * n1);
+        Real J[3][3];
+        trilinear_jacobian(corners, points[qi], points[qj], points[qk], J);
+        scale = w[qi] * w[qj] * w[qk] * invert_jacobian(J, inv) * corners[24];
+      } else {
+        const Real* g = factors + static_cast<Size>(e) * 10 * n3 + p;
+        for (int m = 0; m < 9; ++m) inv[m / 3][m % 3] = g[m * n3];
+        scale = g[9 * n3];
+      }
       const int s = section[e];
       const Real* D = material + 36 * s;
-      flux(d, inv, g[9 * n3], D, isotropic[s] != 0, D[1], D[21], f);
+      flux(d, inv, scale, D, isotropic[s] != 0, D[1], D[21], f);
       for (int c = 0; c < 3; ++c)
         for (int alpha = 0; alpha < 3; ++alpha) v[(3 * c + alpha) * n3 + p] = f[c][alpha];
     });
@@ -237,7 +308,8 @@ std::size_t loop_bytes(const Mesh& mesh, std::size_t real_size, bool coloured) {
 }
 
 template <class Real>
-SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elements, bool deterministic)
+SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elements, bool deterministic,
+                               Geometry geometry)
     : exec_(elements->exec), n_dofs_(elements->n_dofs()), elements_(std::move(elements)) {
   const fem::DeviceElements& els = *elements_;
   for (std::size_t b = 0; b < els.blocks.size(); ++b)
@@ -258,18 +330,34 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
       const Basis1d<P> basis;
       std::vector<double> host(basis.B, basis.B + n * n);
       host.insert(host.end(), basis.G, basis.G + n * n);
-      basis_.emplace_back(exec_, std::span<const Real>(rounded<Real>(host)));
+      host.insert(host.end(), basis.points, basis.points + n);
       host.insert(host.end(), basis.w, basis.w + n);
+      basis_.emplace_back(exec_, std::span<const Real>(rounded<Real>(host)));
       const DeviceArray<double> exact(exec_, std::span<const double>(host));
+      const auto inverted = [&](const std::vector<int>& flags, int value) {
+        const auto first = std::find(flags.begin(), flags.end(), value);
+        TREMOR_CHECK(first == flags.end(), "the sem operator: element ", block.first + (first - flags.begin()) + 1,
+                     " (", element_name(block.type, block.order), ", element block ", b + 1,
+                     ") has a Jacobian that is not positive at a Gauss point: the element is inverted or degenerate");
+      };
+      // The corners first (25 values per element): kept when every element is trilinear.
+      DeviceArray<Real> corners(exec_, block.n_elements * 25);
+      DeviceArray<int> flags(exec_, block.n_elements);
+      survey_corners<P, Real>(exec_, block.n_elements, block.connectivity.data(), els.coordinates.data(),
+                              block.stiffness_factor.data(), exact.data(), corners.data(), flags.data());
+      const std::vector<int> kinds = flags.to_host();  // waits for the kernel
+      inverted(kinds, 2);
+      const bool trilinear = std::all_of(kinds.begin(), kinds.end(), [](int k) { return k == 0; });
+      trilinear_.push_back(trilinear && geometry == Geometry::Auto ? 1 : 0);
+      if (trilinear_.back()) {
+        geometry_.push_back(std::move(corners));
+        return;
+      }
+      corners = DeviceArray<Real>();
       geometry_.emplace_back(exec_, block.n_elements * 10 * n3);
-      DeviceArray<int> bad(exec_, block.n_elements);
       compute_geometry<P, Real>(exec_, block.n_elements, block.connectivity.data(), els.coordinates.data(),
-                                block.stiffness_factor.data(), exact.data(), geometry_.back().data(), bad.data());
-      const std::vector<int> failed = bad.to_host();  // waits for the kernel
-      const auto first = std::find(failed.begin(), failed.end(), 1);
-      TREMOR_CHECK(first == failed.end(), "the sem operator: element ", block.first + (first - failed.begin()) + 1,
-                   " (", element_name(block.type, block.order), ", element block ", b + 1,
-                   ") has a Jacobian that is not positive at a Gauss point: the element is inverted or degenerate");
+                                block.stiffness_factor.data(), exact.data(), geometry_.back().data(), flags.data());
+      inverted(flags.to_host(), 1);
     });
   }
 }
@@ -286,9 +374,10 @@ void SemOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
       if (n == 0) continue;
       const Index* list = coloured_ ? block.in(c) : nullptr;
       with_order(block.order, [&](auto order) {
-        apply_elements<decltype(order)::value, Real>(exec_, n, list, block.connectivity.data(), block.section.data(),
-                                                     geometry_[b].data(), material_.data(), isotropic_.data(),
-                                                     basis_[b].data(), u, ku);
+        constexpr int P = decltype(order)::value;
+        const auto launch = trilinear_[b] ? apply_elements<P, Real, true> : apply_elements<P, Real, false>;
+        launch(exec_, n, list, block.connectivity.data(), block.section.data(), geometry_[b].data(), material_.data(),
+               isotropic_.data(), basis_[b].data(), u, ku);
       });
     }
 }
@@ -311,8 +400,13 @@ std::string SemOperator<Real>::details() const {
   std::string orders;
   for (const fem::DeviceElementBlock& block : elements_->blocks)
     orders += str(orders.empty() ? "" : ", ", block.order);
-  return str("GLL order ", orders, ", geometric factors stored per Gauss point, ",
-             coloured_ ? str(elements_->n_colours, " colours") : std::string("atomic scatter"));
+  const bool all_trilinear = std::all_of(trilinear_.begin(), trilinear_.end(), [](char t) { return t != 0; });
+  const bool none_trilinear = std::none_of(trilinear_.begin(), trilinear_.end(), [](char t) { return t != 0; });
+  return str("GLL order ", orders, ", ",
+             all_trilinear    ? "Jacobians from the vertices (trilinear)"
+             : none_trilinear ? "geometric factors stored per Gauss point"
+                              : "trilinear blocks from the vertices, others stored per Gauss point",
+             ", ", coloured_ ? str(elements_->n_colours, " colours") : std::string("atomic scatter"));
 }
 
 namespace {

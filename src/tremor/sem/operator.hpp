@@ -8,9 +8,10 @@
 // element (several at orders 1 to 3) with a thread per point, its sweeps in shared memory; the
 // host runs the same steps point by point.
 //
-// Geometric factors: per element and Gauss point, J^-1 (9 values) and w det J times the
-// stiffness factor (1), in Real, computed on the Exec at set-up from the GLL node coordinates
-// by the same sweeps. The scatter is colour by colour (deterministic: each DOF receives its
+// Geometric factors (Geometry below): recomputed at each Gauss point from the element's vertices
+// where the elements are trilinear, else stored per element and Gauss point, J^-1 (9 values) and
+// w det J times the stiffness factor (1), in Real, computed on the Exec at set-up from the GLL node
+// coordinates by the same sweeps. The scatter is colour by colour (deterministic: each DOF receives its
 // elements' forces in a fixed order) when the elements carry a colouring, atomic otherwise.
 #include <cstddef>
 #include <memory>
@@ -28,20 +29,27 @@
 
 namespace tremor::sem {
 
+// Where the Jacobian at a Gauss point comes from. Auto: recomputed from the element's 8 vertices
+// in a block whose elements all sit on their trilinear map (boxes, hex8 meshes raised to order P:
+// 25 values per element read instead of 10 per point, the fastest measured, docs/sem.md), stored
+// per point otherwise (curved elements). Stored: per point everywhere (for the comparison).
+enum class Geometry { Auto, Stored };
+
 template <class Real>
 class SemOperator final : public op::Operator<Real> {
  public:
   // On elements built on their Exec. deterministic: scatter colour by colour (the elements must
   // carry a colouring), else with atomics. Throws tremor::Error for elements that are not GLL
   // hexahedra, or whose Jacobian is not positive at a Gauss point (naming the element).
-  SemOperator(std::shared_ptr<const fem::DeviceElements> elements, bool deterministic);
+  SemOperator(std::shared_ptr<const fem::DeviceElements> elements, bool deterministic,
+              Geometry geometry = Geometry::Auto);
 
   const Exec& exec() const override { return exec_; }
   Index n_dofs() const override { return n_dofs_; }
   std::string_view name() const override { return "sem"; }
   // Per element its nodes (4 B each), its colour-list place (4 B, when coloured) and its section
-  // (4 B); per Gauss point 10 geometric factors (sizeof(Real) each); per section 36 material
-  // constants; the 1D matrices.
+  // (4 B); its 25 corner values (trilinear blocks) or per Gauss point 10 geometric factors
+  // (sizeof(Real) each); per section 36 material constants; the 1D basis.
   std::size_t bytes() const override;
   std::string details() const override;
   void apply_unchecked(const Real* u, Real* ku) const override;
@@ -52,7 +60,9 @@ class SemOperator final : public op::Operator<Real> {
   Index n_dofs_ = 0;
   bool coloured_ = false;
   std::shared_ptr<const fem::DeviceElements> elements_;
-  std::vector<DeviceArray<Real>> geometry_;  // per block: 10 x (P + 1)^3 per element, point fastest
+  std::vector<DeviceArray<Real>> geometry_;  // per block: trilinear, 25 per element (corners, factor);
+                                             // else 10 x (P + 1)^3 per element, point fastest
+  std::vector<char> trilinear_;              // per block
   std::vector<DeviceArray<Real>> basis_;     // per block: B then G, (P + 1)^2 each, row-major
   DeviceArray<Real> material_;               // 36 per section: D, row-major
   DeviceArray<int> isotropic_;               // per section: 1 when D is isotropic (lambda, mu used)
@@ -62,7 +72,8 @@ class SemOperator final : public op::Operator<Real> {
 // block of another type and what to do.
 std::string unsupported_mesh(const Mesh& mesh);
 
-// Bytes of the operator's own arrays on `mesh` in precision real_size (the memory model).
+// Bytes of the operator's own arrays on `mesh` in precision real_size (the memory model), with the
+// factors stored per Gauss point: an upper bound.
 std::size_t loop_bytes(const Mesh& mesh, std::size_t real_size, bool coloured);
 
 // Adds "sem" to `registry`.

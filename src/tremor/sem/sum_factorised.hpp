@@ -44,15 +44,27 @@ template <int P, class T>
 struct HexSweeps {
   static constexpr int n = P + 1, n2 = n * n, n3 = n * n * n;
 
+  // A row (stride 1) or column (stride n) of B and G from `first`, into registers: each step
+  // applies it to 3 components, and the arrays it writes share memory with B and G, so the
+  // compiler would otherwise reload the coefficients after every store.
+  TREMOR_HOST_DEVICE static void coefficients(const T* B, const T* G, int first, int stride, T (&b)[n], T (&g)[n]) {
+    for (int m = 0; m < n; ++m) {
+      b[m] = B[first + m * stride];
+      g[m] = G[first + m * stride];
+    }
+  }
+
   // Step 1, along x, for p = (qi, j, k): t0 = B v and t1 = G v for the 3 components of v.
   TREMOR_HOST_DEVICE static void along_x(const T* B, const T* G, int p, const T* v, T* t0, T* t1) {
     const int qi = p % n, row = p - qi;
+    T b[n], g[n];
+    coefficients(B, G, qi * n, 1, b, g);
     for (int c = 0; c < 3; ++c) {
       T value = T(0), slope = T(0);
       for (int i = 0; i < n; ++i) {
         const T vi = v[c * n3 + row + i];
-        value += B[qi * n + i] * vi;
-        slope += G[qi * n + i] * vi;
+        value += b[i] * vi;
+        slope += g[i] * vi;
       }
       t0[c * n3 + p] = value;
       t1[c * n3 + p] = slope;
@@ -63,13 +75,15 @@ struct HexSweeps {
   // s[3c + 2] = G B v (towards d/deta).
   TREMOR_HOST_DEVICE static void along_y(const T* B, const T* G, int p, const T* t0, const T* t1, T* s) {
     const int qi = p % n, qj = p / n % n, base = qi + n2 * (p / n2);
+    T b[n], g[n];
+    coefficients(B, G, qj * n, 1, b, g);
     for (int c = 0; c < 3; ++c) {
       T bb = T(0), bg = T(0), gb = T(0);
       for (int j = 0; j < n; ++j) {
         const int at = c * n3 + base + n * j;
-        bb += B[qj * n + j] * t0[at];
-        bg += B[qj * n + j] * t1[at];
-        gb += G[qj * n + j] * t0[at];
+        bb += b[j] * t0[at];
+        bg += b[j] * t1[at];
+        gb += g[j] * t0[at];
       }
       s[(3 * c + 0) * n3 + p] = bb;
       s[(3 * c + 1) * n3 + p] = bg;
@@ -80,13 +94,15 @@ struct HexSweeps {
   // Step 3, along z, for the point p = (qi, qj, qk): d[c][alpha] = d v_c / d xi_alpha there.
   TREMOR_HOST_DEVICE static void along_z(const T* B, const T* G, int p, const T* s, T (&d)[3][3]) {
     const int base = p % n2, qk = p / n2;
+    T b[n], g[n];
+    coefficients(B, G, qk * n, 1, b, g);
     for (int c = 0; c < 3; ++c) {
       T dx = T(0), dy = T(0), dz = T(0);
       for (int k = 0; k < n; ++k) {
         const int at = base + n2 * k;
-        dx += B[qk * n + k] * s[(3 * c + 1) * n3 + at];
-        dy += B[qk * n + k] * s[(3 * c + 2) * n3 + at];
-        dz += G[qk * n + k] * s[(3 * c + 0) * n3 + at];
+        dx += b[k] * s[(3 * c + 1) * n3 + at];
+        dy += b[k] * s[(3 * c + 2) * n3 + at];
+        dz += g[k] * s[(3 * c + 0) * n3 + at];
       }
       d[c][0] = dx;
       d[c][1] = dy;
@@ -99,13 +115,15 @@ struct HexSweeps {
   // s[3c + 2] = G^T f_zeta, all along z.
   TREMOR_HOST_DEVICE static void back_z(const T* B, const T* G, int p, const T* f, T* s) {
     const int base = p % n2, k = p / n2;
+    T b[n], g[n];
+    coefficients(B, G, k, n, b, g);
     for (int c = 0; c < 3; ++c) {
       T fx = T(0), fy = T(0), fz = T(0);
       for (int qk = 0; qk < n; ++qk) {
         const int at = base + n2 * qk;
-        fx += B[qk * n + k] * f[(3 * c + 0) * n3 + at];
-        fy += B[qk * n + k] * f[(3 * c + 1) * n3 + at];
-        fz += G[qk * n + k] * f[(3 * c + 2) * n3 + at];
+        fx += b[qk] * f[(3 * c + 0) * n3 + at];
+        fy += b[qk] * f[(3 * c + 1) * n3 + at];
+        fz += g[qk] * f[(3 * c + 2) * n3 + at];
       }
       s[(3 * c + 0) * n3 + p] = fx;
       s[(3 * c + 1) * n3 + p] = fy;
@@ -117,12 +135,14 @@ struct HexSweeps {
   // G^T s[3c + 1] (the zeta and eta parts, both B^T along x next), along y.
   TREMOR_HOST_DEVICE static void back_y(const T* B, const T* G, int p, const T* s, T* t0, T* t1) {
     const int qi = p % n, j = p / n % n, base = qi + n2 * (p / n2);
+    T b[n], g[n];
+    coefficients(B, G, j, n, b, g);
     for (int c = 0; c < 3; ++c) {
       T along_xi = T(0), rest = T(0);
       for (int qj = 0; qj < n; ++qj) {
         const int at = base + n * qj;
-        along_xi += B[qj * n + j] * s[(3 * c + 0) * n3 + at];
-        rest += B[qj * n + j] * s[(3 * c + 2) * n3 + at] + G[qj * n + j] * s[(3 * c + 1) * n3 + at];
+        along_xi += b[qj] * s[(3 * c + 0) * n3 + at];
+        rest += b[qj] * s[(3 * c + 2) * n3 + at] + g[qj] * s[(3 * c + 1) * n3 + at];
       }
       t0[c * n3 + p] = along_xi;
       t1[c * n3 + p] = rest;
@@ -132,9 +152,11 @@ struct HexSweeps {
   // Transposed step 1, for the node p = (i, j, k): its force, out[c] = G^T t0 + B^T t1 along x.
   TREMOR_HOST_DEVICE static void back_x(const T* B, const T* G, int p, const T* t0, const T* t1, T (&out)[3]) {
     const int i = p % n, row = p - i;
+    T b[n], g[n];
+    coefficients(B, G, i, n, b, g);
     for (int c = 0; c < 3; ++c) {
       T sum = T(0);
-      for (int qi = 0; qi < n; ++qi) sum += G[qi * n + i] * t0[c * n3 + row + qi] + B[qi * n + i] * t1[c * n3 + row + qi];
+      for (int qi = 0; qi < n; ++qi) sum += g[qi] * t0[c * n3 + row + qi] + b[qi] * t1[c * n3 + row + qi];
       out[c] = sum;
     }
   }

@@ -17,6 +17,8 @@
 #include "tremor/explicit/operator.hpp"
 #include "tremor/fem/colouring.hpp"
 #include "tremor/fem/sections.hpp"
+#include "tremor/explicit/solver.hpp"
+#include "tremor/io/load.hpp"
 #include "tremor/model/elevate.hpp"
 #include "tremor/sem/operator.hpp"
 
@@ -167,6 +169,27 @@ TEST(SemOperator, OtherElementTypesAreRefused) {
   EXPECT_TRUE(explicit_fe::operators().find("sem")->takes(curved_model(2).mesh));
   const auto names = explicit_fe::operators().names(Backend::Serial, model.mesh);
   EXPECT_EQ(std::find(names.begin(), names.end(), "sem"), names.end());
+}
+
+// The pre-flight of a plate raised to GLL order 4: the stable step from the global estimate, and
+// the resolution counted in GLL points (largest element / 4 apart) against the spectral elements'
+// 5, not in elements against the linear ones' 10.
+TEST(SemOperator, PreflightCountsGllPointsAndEstimatesTheStepGlobally) {
+  const Model model = io::load_model(test::data_path("cli/tiny_plate.toml"), 4);
+  explicit_fe::RunOptions options;
+  options.backend = "serial";
+  options.operator_kind = "sem";
+  const explicit_fe::Preflight p = explicit_fe::preflight(model, options);
+  EXPECT_EQ(p.gll_order, 4);
+  EXPECT_EQ(p.stable_element, 0);
+  EXPECT_NE(p.stable_by.find("Lanczos iterations"), std::string::npos) << p.stable_by;
+  EXPECT_DOUBLE_EQ(p.points_per_wavelength, p.min_wave_speed / p.highest_frequency / (p.largest_element / 4));
+  EXPECT_STREQ(p.wavelength_unit(), "GLL points");
+  EXPECT_EQ(p.wanted_per_wavelength(), 5.0);
+  // The 3-cycle 300 kHz burst has content to ~600 kHz: 5.2 mm shear waves over 1 mm cubes (1.73 mm
+  // diagonals, GLL points 0.43 mm apart), about 12 points: no warning.
+  EXPECT_GT(p.points_per_wavelength, 5.0);
+  for (const std::string& warning : p.warnings) EXPECT_EQ(warning.find("per shortest wavelength"), std::string::npos) << warning;
 }
 
 // The model's geometry check names an inverted element before the operator is built (the sem

@@ -62,9 +62,9 @@ void print_time_step(const Model& model) {
     std::printf("%-18sneeds materials and sections (a mesh file alone has none)\n", "stable time step");
     return;
   }
-  const fem::TimeStepEstimate estimate = fem::stable_time_step(model);
-  std::printf("%-18s%ss (set by element %lld); the explicit solver uses 0.9 of it by default\n", "stable time step",
-              si(estimate.dt).c_str(), static_cast<long long>(estimate.label));
+  const explicit_fe::StableStep estimate = explicit_fe::stable_step(model, Exec::openmp());
+  std::printf("%-18s%ss (%s); the explicit solver uses 0.9 of it by default\n", "stable time step",
+              si(estimate.dt).c_str(), estimate.by.c_str());
   if (model.explicit_step && model.explicit_step->duration > 0)
     std::printf("  steps for %ss    %s at 0.9 x the stable step\n", si(model.explicit_step->duration).c_str(),
                 group_digits(static_cast<long long>(std::ceil(model.explicit_step->duration / (0.9 * estimate.dt))))

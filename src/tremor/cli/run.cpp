@@ -75,8 +75,7 @@ void print_preflight(const std::string& model_path, const Model& model, const ex
               std::string(p.operator_kind()).c_str(), std::string(to_string(p.backend)).c_str(),
               p.ordering == NodeOrdering::Rcm ? ", RCM node ordering" : "");
   if (!p.blocks.empty()) std::printf("  blocks          %s\n", p.blocks.c_str());
-  std::printf("  stable step     %ss (set by element %lld)\n", si(p.stable_dt).c_str(),
-              static_cast<long long>(p.stable_element));
+  std::printf("  stable step     %ss (%s)\n", si(p.stable_dt).c_str(), p.stable_by.c_str());
   std::string why;
   if (p.dt_source == "automatic") {
     char factor[32];
@@ -92,9 +91,12 @@ void print_preflight(const std::string& model_path, const Model& model, const ex
   std::printf("  time step       %ss (%s)\n", si(p.dt).c_str(), why.c_str());
   std::printf("  steps           %s for %ss\n", group_digits(p.steps).c_str(), si(p.duration).c_str());
   if (p.highest_frequency > 0.0) {
-    std::printf("  wavelength      %.3g elements per shortest wavelength (%.0f m/s at %sHz, elements up to %sm)%s\n",
-                p.points_per_wavelength, p.min_wave_speed, si(p.highest_frequency).c_str(),
-                si(p.largest_element).c_str(), p.points_per_wavelength < 10.0 ? "  < 10: dispersed" : "");
+    std::printf("  wavelength      %.3g %s per shortest wavelength (%.0f m/s at %sHz, elements up to %sm%s)%s\n",
+                p.points_per_wavelength, p.wavelength_unit(), p.min_wave_speed, si(p.highest_frequency).c_str(),
+                si(p.largest_element).c_str(), p.gll_order > 1 ? str(", GLL order ", p.gll_order).c_str() : "",
+                p.points_per_wavelength < p.wanted_per_wavelength()
+                    ? str("  < ", p.wanted_per_wavelength(), ": dispersed").c_str()
+                    : "");
   } else {
     std::printf("  wavelength      no source frequency to check against\n");
   }

@@ -21,7 +21,9 @@
 #include "tremor/fem/time_step.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/mesh/reorder.hpp"
+#include "tremor/operator/spectrum.hpp"
 #include "tremor/partition/block_file.hpp"
+#include "tremor/sem/operator.hpp"
 #include "tremor/sparse/element_survey.hpp"
 #include "tremor/sparse/two_kernel.hpp"
 
@@ -41,6 +43,33 @@ std::string brief(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3g", value);
   return text;
+}
+
+// The lowest order of a mesh whose elements are all GLL of order >= 2; else 1.
+int gll_order(const Mesh& mesh) {
+  int order = 0;
+  for (const ElementBlock& block : mesh.blocks) {
+    if (block.n_elements() == 0) continue;
+    if ((block.type != ElementType::HexGLL && block.type != ElementType::QuadGLL) || block.order < 2) return 1;
+    order = order == 0 ? block.order : std::min(order, block.order);
+  }
+  return std::max(order, 1);
+}
+
+// dt rounded down to 3 significant digits.
+double round_down(double dt) {
+  const double unit = std::pow(10.0, std::floor(std::log10(dt)) - 2.0);
+  return std::floor(dt / unit * (1.0 + 1e-15)) * unit;
+}
+
+// The global estimate on elements built on exec (without colours: the sem operator scatters by
+// atomics; the rounding hides the order of the sums).
+StableStep global_step(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements) {
+  const DeviceArray<double> mass = sparse::assemble_lumped_mass<double>(exec, *elements, sparse::RaceStrategy::Atomics);
+  const sem::SemOperator<double> K(std::move(elements), false);
+  const op::Spectrum spectrum = op::largest_eigenvalue(K, mass.data());
+  return {round_down(2.0 / std::sqrt(spectrum.largest)), 0,
+          str("largest eigenvalue of M^-1 K, ", spectrum.iterations, " Lanczos iterations")};
 }
 
 // Settings, time step and the numbers that need no operator; memory_bytes left 0.
@@ -83,24 +112,32 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   // One pass over the elements on the run's Exec: stable step, longest element, geometry check.
   SetupClock clock(exec);
   const fem::SectionTable table = fem::section_table(model, false);
+  const bool global = global_stable_step(model.mesh);
+  StableStep stable;
   const sparse::ElementSurvey survey = [&] {
-    const fem::DeviceElements elements(exec, model.mesh, table, fem::ElementColouring{});
-    const sparse::ElementSurvey out = sparse::survey_elements(exec, elements, model, table);
-    clock.lap(str("element survey (stable step, sizes, geometry) on ", to_string(exec.backend())));
+    const auto elements = std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, fem::ElementColouring{});
+    const sparse::ElementSurvey out = sparse::survey_elements(exec, *elements, model, table, !global);
+    clock.lap(str("element survey (", global ? "" : "stable step, ", "sizes, geometry) on ", to_string(exec.backend())));
+    if (global) {
+      stable = global_step(exec, elements);
+      clock.lap(str("stable step (", stable.by, ")"));
+    } else {
+      const Label label = model.mesh.element_label(out.stable_element);
+      stable = {out.stable_dt, label, str("set by element ", label)};
+    }
     if (p.op->needs_assembly) {
       // K's nodal pattern (kernel 1 of the two-kernel assembly) for the memory estimate: its entries
       // and longest row, on the Exec rather than a host node graph.
-      const sparse::NodalPattern pattern = sparse::build_nodal_pattern(exec, elements);
+      const sparse::NodalPattern pattern = sparse::build_nodal_pattern(exec, *elements);
       p.stiffness_entries = pattern.n_entries();
       p.max_neighbours = pattern.max_neighbours;
       clock.lap("nodal pattern (memory estimate)");
     }
     return out;
   }();
-  const fem::TimeStepEstimate stable{survey.stable_dt, survey.stable_element,
-                                     model.mesh.element_label(survey.stable_element)};
   p.stable_dt = stable.dt;
-  p.stable_element = stable.label;
+  p.stable_element = stable.element;
+  p.stable_by = stable.by;
   const bool allow_unstable = options.allow_unstable || settings.allow_unstable;
   const double user_dt = options.time_step.value_or(settings.time_step);
   const double abaqus_dt = model.explicit_step ? model.explicit_step->fixed_increment : 0.0;
@@ -111,10 +148,10 @@ Preflight resolve(const Model& model, const RunOptions& options) {
                                     : str(settings.origin.empty() ? model.source : settings.origin,
                                           ": [explicit] time_step: "),
                    "time step ", user_dt, " s is above the stable time step ", stable.dt,
-                   " s (set by element ", stable.label,
+                   " s (", stable.by,
                    "); use a smaller time step, leave it automatic, or allow_unstable to run it anyway");
-      warn(p, str("time step ", user_dt, " s is above the stable time step ", stable.dt, " s (set by element ",
-                  stable.label, "); running it as asked (allow_unstable)"));
+      warn(p, str("time step ", user_dt, " s is above the stable time step ", stable.dt, " s (", stable.by,
+                  "); running it as asked (allow_unstable)"));
     }
     p.dt = user_dt;
     p.dt_source = "user";
@@ -126,7 +163,7 @@ Preflight resolve(const Model& model, const RunOptions& options) {
     p.dt_source = "automatic";
     if (abaqus_dt > 0.0)
       warn(p, str(model.source, ": the fixed time increment ", abaqus_dt, " s of step '", model.explicit_step->name,
-                  "' is above the stable time step ", stable.dt, " s (set by element ", stable.label, "); using ",
+                  "' is above the stable time step ", stable.dt, " s (", stable.by, "); using ",
                   p.dt, " s (", p.safety_factor, " x stable) instead"));
   }
 
@@ -164,13 +201,16 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   for (const std::string& name : used) slowest = std::min(slowest, model.material(name).min_wave_speed());
   p.min_wave_speed = std::isfinite(slowest) ? slowest : 0.0;
   p.largest_element = survey.largest_element;
+  p.gll_order = gll_order(model.mesh);
   p.points_per_wavelength = p.highest_frequency > 0.0 && p.largest_element > 0.0
-                                ? p.min_wave_speed / p.highest_frequency / p.largest_element
+                                ? p.min_wave_speed / p.highest_frequency / (p.largest_element / p.gll_order)
                                 : std::numeric_limits<double>::infinity();
-  if (p.points_per_wavelength < 10.0)
-    warn(p, str("only ", brief(p.points_per_wavelength), " elements per shortest wavelength (",
+  if (p.points_per_wavelength < p.wanted_per_wavelength())
+    warn(p, str("only ", brief(p.points_per_wavelength), " ", p.wavelength_unit(), " per shortest wavelength (",
                 brief(p.min_wave_speed), " m/s at ", brief(p.highest_frequency), " Hz, elements up to ",
-                brief(p.largest_element), " m); linear elements need about 10 or more"));
+                brief(p.largest_element), " m",
+                p.gll_order > 1 ? str(" at GLL order ", p.gll_order, "); spectral elements need about 5 or more")
+                                : std::string("); linear elements need about 10 or more")));
   // The fastest wave sets the stable step (said when the run is long) and the longest wavelength
   // at an absorbing layer's design frequency: layers thinner than about 1.5 wavelengths reflect
   // noticeably (Rajagopal et al. 2012, the ALID the pogo paper uses in section 4.3).
@@ -178,7 +218,7 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   for (const std::string& name : used) fastest = std::max(fastest, model.material(name).max_wave_speed());
   if (p.steps > long_run_steps)
     warn(p, str(brief(static_cast<double>(p.steps)), " steps planned: the time step ", brief(p.dt),
-                " s is set by element ", stable.label, " and the fastest wave (", brief(fastest),
+                " s is ", stable.by, " and the fastest wave (", brief(fastest),
                 " m/s); a nearly incompressible material (Poisson's ratio close to 0.5) or a tiny element makes it "
                 "small"));
   for (const AbsorbingLayer& layer : model.absorbing) {
@@ -318,6 +358,26 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
 }
 
 }  // namespace
+
+bool global_stable_step(const Mesh& mesh) {
+  bool high_order = false;
+  for (const ElementBlock& block : mesh.blocks) {
+    if (block.n_elements() == 0) continue;
+    if (block.type != ElementType::HexGLL) return false;
+    high_order = high_order || block.order >= 2;
+  }
+  return high_order;
+}
+
+StableStep stable_step(const Model& model, const Exec& exec) {
+  const fem::SectionTable table = fem::section_table(model, false);
+  const auto elements = std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, fem::ElementColouring{});
+  const bool global = global_stable_step(model.mesh);
+  const sparse::ElementSurvey survey = sparse::survey_elements(exec, *elements, model, table, !global);
+  if (global) return global_step(exec, elements);
+  const Label label = model.mesh.element_label(survey.stable_element);
+  return {survey.stable_dt, label, str("set by element ", label)};
+}
 
 Preflight preflight(const Model& model, const RunOptions& options) {
   model.validate();

@@ -114,8 +114,9 @@ struct Preflight {
   // The block file the "partitioned" operator takes its partition from (checked against the mesh
   // by preflight()); empty: it partitions the mesh itself.
   std::string blocks;
-  double stable_dt = 0.0;       // s, the element bound (no safety factor)
-  Label stable_element = 0;     // label of the element setting it
+  double stable_dt = 0.0;       // s, the stable step (no safety factor): stable_step()
+  Label stable_element = 0;     // label of the element setting it (0: a global estimate)
+  std::string stable_by;        // what sets it: "set by element N", or the global estimate
   double dt = 0.0;              // s, the step the run uses
   std::string dt_source;        // "automatic", "user", "abaqus"
   double safety_factor = 0.9;
@@ -124,9 +125,14 @@ struct Preflight {
   double highest_frequency = 0.0;     // Hz, over the source signals (0: none)
   double min_wave_speed = 0.0;        // m/s, slowest over the materials in use
   double largest_element = 0.0;       // m, largest vertex distance of any element
-  // min_wave_speed / highest_frequency / largest_element; infinity without a source frequency.
-  // Below about 10 linear elements per wavelength the wave is visibly dispersed.
+  // min_wave_speed / highest_frequency / (largest_element / gll_order); infinity without a source
+  // frequency. Below about 10 linear elements per wavelength the wave is visibly dispersed; GLL
+  // elements of order P >= 2 count their points, largest_element / P apart, and need about 5
+  // (Komatitsch and Tromp 1999; the spectral-element issue's Rayleigh-Lamb check uses 5).
   double points_per_wavelength = 0.0;
+  int gll_order = 1;  // the lowest order of a mesh of GLL elements of order >= 2; 1 otherwise
+  double wanted_per_wavelength() const { return gll_order > 1 ? 5.0 : 10.0; }
+  const char* wavelength_unit() const { return gll_order > 1 ? "GLL points" : "elements"; }
   int snapshot_every = 0;             // steps between snapshots (the model's [output]); 0: none
   // K's nodal pattern, counted on the Exec (all kinds but matrix_free): node pairs (dim^2 entries
   // each) and the longest node row (the padding of ELL and block ELL).
@@ -145,6 +151,21 @@ struct Preflight {
 // Resolves settings and the time step; throws tremor::Error for a refused time step (both
 // numbers and the element), a missing duration, an unknown precision, operator or backend.
 Preflight preflight(const Model& model, const RunOptions& options = {});
+
+// The stable step of central differences with the lumped mass, 2 / sqrt(lambda_max(M^-1 K)):
+//   - element by element, the bound max_e lambda_max(M_e^-1 K_e) (fem::stable_time_step, safe, and
+//     tight for low-order elements);
+//   - for a mesh of GLL hexahedra of order 2 or more, globally: the largest eigenvalue of M^-1 K
+//     by Lanczos on the sem operator (op::largest_eigenvalue) on `exec`, rounded down to 3
+//     significant digits (so that every backend gets the same step). The element bound is there
+//     up to 2x too small, and costs a power iteration per element.
+struct StableStep {
+  double dt = 0.0;
+  Label element = 0;  // the element setting it; 0 for the global estimate
+  std::string by;     // "set by element N" or "largest eigenvalue of M^-1 K, N Lanczos iterations"
+};
+bool global_stable_step(const Mesh& mesh);
+StableStep stable_step(const Model& model, const Exec& exec);
 
 // Bytes the explicit solver needs on `mesh`: the stiffness operator (an assembled kind with
 // `stiffness_nnz` entries, the block kinds with as many in dim x dim blocks, or "matrix_free")

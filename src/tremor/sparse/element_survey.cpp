@@ -24,7 +24,8 @@ struct Measures {
 // One thread per element of a block whose K_e fits a thread. Traffic per element: n_nodes indices
 // and n_nodes * dim coordinates read, D, density and thickness of its section, 24 B written.
 template <class E>
-Measures measure_block(const Exec& exec, const fem::DeviceElements& elements, const fem::DeviceElementBlock& block) {
+Measures measure_block(const Exec& exec, const fem::DeviceElements& elements, const fem::DeviceElementBlock& block,
+                       bool eigenvalues) {
   const Index n = block.n_elements;
   DeviceArray<double> lambda(exec, n), longest(exec, n), relative(exec, n);
   const fem::ElementArrays in = fem::arrays_of(elements, block);
@@ -38,14 +39,15 @@ Measures measure_block(const Exec& exec, const fem::DeviceElements& elements, co
     const double length = fem::vertex_distances<E>(x).max_length;
     longest_out[e] = length;
     relative_out[e] = fem::relative_det<E>(fem::worst_det<E>(x), length);
-    lambda_out[e] = fem::max_eigenvalue_dense<E>(x, in.D + 36 * s, in.density[s], in.thickness[s]);
+    lambda_out[e] = eigenvalues ? fem::max_eigenvalue_dense<E>(x, in.D + 36 * s, in.density[s], in.thickness[s]) : 1.0;
   });
   return {lambda.to_host(), longest.to_host(), relative.to_host()};
 }
 
 // The same on the host, for elements too large for a thread (and the reference's functions).
 template <class E>
-Measures measure_block_on_host(const Model& model, const fem::SectionTable& table, Index first, const ElementBlock& block) {
+Measures measure_block_on_host(const Model& model, const fem::SectionTable& table, Index first, const ElementBlock& block,
+                               bool eigenvalues) {
   const Index n = block.n_elements();
   Measures out{std::vector<double>(static_cast<std::size_t>(n)), std::vector<double>(static_cast<std::size_t>(n)),
                std::vector<double>(static_cast<std::size_t>(n))};
@@ -58,9 +60,10 @@ Measures measure_block_on_host(const Model& model, const fem::SectionTable& tabl
     out.longest[k] = fem::vertex_distances<E>(x.data()).max_length;
     out.relative_det[k] = fem::relative_det<E>(fem::worst_det<E>(x.data()), out.longest[k]);
     const auto n_voigt = static_cast<std::size_t>(table.n_voigt);
-    out.lambda[k] = fem::element_max_eigenvalue(block.type, block.order, x,
-                                                std::span<const double>(table.D[s].data(), n_voigt * n_voigt),
-                                                table.density[s], table.thickness[s]);
+    out.lambda[k] = eigenvalues ? fem::element_max_eigenvalue(block.type, block.order, x,
+                                                              std::span<const double>(table.D[s].data(), n_voigt * n_voigt),
+                                                              table.density[s], table.thickness[s])
+                                : 1.0;
   }
   return out;
 }
@@ -68,7 +71,7 @@ Measures measure_block_on_host(const Model& model, const fem::SectionTable& tabl
 }  // namespace
 
 ElementSurvey survey_elements(const Exec& exec, const fem::DeviceElements& elements, const Model& model,
-                              const fem::SectionTable& table) {
+                              const fem::SectionTable& table, bool eigenvalues) {
   const Mesh& mesh = model.mesh;
   TREMOR_CHECK(elements.blocks.size() == mesh.blocks.size() && elements.n_nodes == mesh.n_nodes(),
                "element survey: the device elements were built for another mesh");
@@ -84,9 +87,9 @@ ElementSurvey survey_elements(const Exec& exec, const fem::DeviceElements& eleme
       TREMOR_CHECK(E::dim == mesh.dim(), model.mesh_source(), ": ", element_name(block.type, block.order),
                    " elements in a ", mesh.dim(), "D mesh");
       if constexpr (fem::fits_survey<E>)
-        return measure_block<E>(exec, elements, device);
+        return measure_block<E>(exec, elements, device, eigenvalues);
       else
-        return measure_block_on_host<E>(model, table, device.first, block);
+        return measure_block_on_host<E>(model, table, device.first, block, eigenvalues);
     });
     for (Index e = 0; e < block.n_elements(); ++e) {
       const auto k = static_cast<std::size_t>(e);
@@ -107,6 +110,7 @@ ElementSurvey survey_elements(const Exec& exec, const fem::DeviceElements& eleme
     throw Error(str(model.mesh_source(), ": an element is inverted or degenerate"));  // not reached
   }
   TREMOR_CHECK(best_lambda > 0.0, model.source, ": no elements to estimate a time step from");
+  if (!eigenvalues) return survey;
   // The step is the host's (fem::stable_time_step), so a run's time step does not depend on its
   // backend. On a GPU the power iteration can end a few ulp, or where the top two eigenvalues of
   // an element nearly coincide and it stops short of convergence up to ~1e-4, away from the

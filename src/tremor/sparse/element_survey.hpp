@@ -26,7 +26,9 @@ struct ElementSurvey {
 // an element is inverted, degenerate, has a non-finite coordinate or no positive eigenvalue.
 // `elements` must have been built from model.mesh and `table` (fem::section_table(model, false): the
 // survey is the geometry check).
+// eigenvalues false: sizes and geometry only, stable_dt left 0 (the caller estimates the step
+// globally: explicit_fe's stable step of high-order GLL meshes).
 ElementSurvey survey_elements(const Exec& exec, const fem::DeviceElements& elements, const Model& model,
-                              const fem::SectionTable& table);
+                              const fem::SectionTable& table, bool eigenvalues = true);
 
 }  // namespace tremor::sparse

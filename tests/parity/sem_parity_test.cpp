@@ -48,13 +48,15 @@ TEST_P(SemParity, GpuEqualsHost) {
   const int order = GetParam();
   // Three cells per direction (27 elements: more than one GPU block at every order, partial
   // blocks at orders 1 to 3): curved (smaller moves above order 4, as in the unit test; the
-  // factors stored per point), and a distorted hex8 mesh raised to the order (trilinear elements,
-  // Jacobians from the vertices).
+  // factors stored per point), a distorted hex8 mesh raised to the order (trilinear elements,
+  // Jacobians from the vertices) and a box (parallelepipeds, J per element).
   const Model curved = test::two_section_model(ElementType::HexGLL, order, 3, order <= 4 ? 0.15 : 0.6 / (order * order));
   Model trilinear = test::two_section_model(ElementType::Hex8, 1, 3, 0.15);
   elevate_order(trilinear, order);
-  for (const Model* model : {&curved, static_cast<const Model*>(&trilinear)}) {
-    SCOPED_TRACE(model == &curved ? "curved" : "trilinear");
+  Model affine = test::two_section_model(ElementType::Hex8, 1, 3, 0.0);  // a box: J per element
+  elevate_order(affine, order);
+  for (const Model* model : {&curved, static_cast<const Model*>(&trilinear), static_cast<const Model*>(&affine)}) {
+    SCOPED_TRACE(model == &curved ? "curved" : model == &affine ? "affine" : "trilinear");
     expect_parity(*model);
   }
 }

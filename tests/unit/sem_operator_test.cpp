@@ -80,15 +80,16 @@ INSTANTIATE_TEST_SUITE_P(Orders, SemOrders, ::testing::Range(1, 9),
 
 // Elements on the trilinear map of their vertices (a distorted hex8 mesh raised to order P, so
 // every element is a general trilinear hexahedron, not a parallelepiped) take their Jacobians from
-// the vertices at each Gauss point: the same K u as the stored factors and as matrix_free.
-TEST(SemOperator, TrilinearElementsFromTheirVertices) {
+// the vertices at each Gauss point, parallelepipeds once per element: the same K u as the stored
+// factors and as matrix_free.
+TEST(SemOperator, TrilinearAndAffineElementsFromTheirVertices) {
   for (const int order : {1, 2, 4, 7}) {
     SCOPED_TRACE(order);
     Model model = test::two_section_model(ElementType::Hex8, 1, 3, 0.15);
     elevate_order(model, order);
     const auto reference = make_stiffness_operator<double>(model, "matrix_free", Exec::serial());
     const auto sem = make_stiffness_operator<double>(model, "sem", Exec::serial());
-    EXPECT_NE(sem->details().find("Jacobians from the vertices (trilinear)"), std::string::npos) << sem->details();
+    EXPECT_NE(sem->details().find("trilinear: J from the vertices"), std::string::npos) << sem->details();
     const auto u = test::test_vector(sem->n_dofs(), 9);
     const auto expected = apply_operator(*reference, u);
     const double scale = max_abs(expected);
@@ -102,6 +103,27 @@ TEST(SemOperator, TrilinearElementsFromTheirVertices) {
     // Float, trilinear: the corners relative to vertex 0 in float, the Jacobian from them.
     const auto sem_f = make_stiffness_operator<float>(model, "sem", Exec::serial());
     EXPECT_LE(max_difference(expected, apply_operator(*sem_f, u)), 2e-5 * scale);  // as in SemOrders
+  }
+  // A sheared two-material box raised to the order: every element a parallelepiped, J^-1 and
+  // det J once per element.
+  for (const int order : {1, 3, 8}) {
+    SCOPED_TRACE(order);
+    Model model = test::two_section_model(ElementType::Hex8, 1, 2, 0.0);
+    for (Index node = 0; node < model.mesh.n_nodes(); ++node) {  // a linear map: shear and stretch
+      double* x = model.mesh.coordinates.data() + 3 * node;
+      const double y = x[1], z = x[2];
+      x[0] += 0.3 * y - 0.2 * z;
+      x[1] = 1.1 * y + 0.25 * z;
+    }
+    elevate_order(model, order);
+    const auto reference = make_stiffness_operator<double>(model, "matrix_free", Exec::serial());
+    const auto sem = make_stiffness_operator<double>(model, "sem", Exec::serial());
+    EXPECT_NE(sem->details().find("affine: J per element"), std::string::npos) << sem->details();
+    const auto u = test::test_vector(sem->n_dofs(), 4);
+    const auto expected = apply_operator(*reference, u);
+    EXPECT_LE(max_difference(expected, apply_operator(*sem, u)), 1e-12 * max_abs(expected));  // as above
+    const auto sem_f = make_stiffness_operator<float>(model, "sem", Exec::serial());
+    EXPECT_LE(max_difference(expected, apply_operator(*sem_f, u)), 2e-5 * max_abs(expected));
   }
   // A curved mesh (GLL nodes moved off the map) keeps the stored factors.
   const auto curved = make_stiffness_operator<double>(curved_model(2), "sem", Exec::serial());

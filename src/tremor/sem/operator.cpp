@@ -105,14 +105,17 @@ void compute_geometry(const Exec& exec, Index n, const Index* connectivity, cons
   });
 }
 
-// Which of a block's n elements lie on the trilinear map of their vertices: flags[e] = 0 when every
-// node is within 1e-12 of the element's diagonal of that map (a generated or elevated hex8 mesh,
-// to rounding) and det J > 0 at every Gauss point, 1 when a node is off it (curved), 2 when on it
-// but inverted. corners[25 e ..] = the vertices relative to vertex 0 (24 values) and the
-// absorbing layers' stiffness factor: what the trilinear apply reads per element.
+// How each of a block's n elements is shaped (Shape): on the trilinear map of its vertices when
+// every node is within 1e-12 of the element's diagonal of that map (a generated or elevated hex8
+// mesh, to rounding), and then affine (a parallelepiped) when its vertices are too; inverted when
+// det J <= 0 at a Gauss point of that map. corners[25 e ..] = the vertices relative to vertex 0
+// (24 values) and the absorbing layers' stiffness factor, what the trilinear apply reads;
+// affine[10 e ..] = J^-1 (9 values) and det J times the factor, what the affine apply reads.
+enum Shape : int { Affine = 0, Curved = 1, Inverted = 2, Trilinear = 3 };
+
 template <int P, class Real>
 void survey_corners(const Exec& exec, Index n, const Index* connectivity, const double* coordinates,
-                    const double* factor, const double* basis, Real* corners, int* flags) {
+                    const double* factor, const double* basis, Real* corners, Real* affine, int* flags) {
   using E = fem::HexGll<P>;
   constexpr int n1 = P + 1, n3 = n1 * n1 * n1;
   forall(exec, n, [=] TREMOR_LAMBDA(Index e) {
@@ -130,8 +133,8 @@ void survey_corners(const Exec& exec, Index n, const Index* connectivity, const 
     }
     double gll[n1];
     gll_points(n1, gll);
-    int flag = 0;
-    for (int a = 0; a < n3 && flag == 0; ++a) {
+    int flag = Affine;
+    for (int a = 0; a < n3 && flag == Affine; ++a) {
       const double xi = gll[a % n1], eta = gll[a / n1 % n1], zeta = gll[a / (n1 * n1)];
       const double* at = coordinates + static_cast<Size>(nodes[a]) * 3;
       double off2 = 0.0;
@@ -145,13 +148,36 @@ void survey_corners(const Exec& exec, Index n, const Index* connectivity, const 
         const double d = at[c] - origin[c] - mapped;
         off2 += d * d;
       }
-      if (off2 > 1e-24 * size2) flag = 1;
+      if (off2 > 1e-24 * size2) flag = Curved;
     }
     const double* points = basis + 2 * n1 * n1;
-    for (int q = 0; q < n3 && flag == 0; ++q) {
+    for (int q = 0; q < n3 && flag == Affine; ++q) {
       double J[3][3], inv[3][3];
       trilinear_jacobian(x, points[q % n1], points[q / n1 % n1], points[q / (n1 * n1)], J);
-      if (!(invert_jacobian(J, inv) > 0.0)) flag = 2;
+      if (!(invert_jacobian(J, inv) > 0.0)) flag = Inverted;
+    }
+    // Affine: every vertex at x0 + i a + j b + k c (a, b, c the edges from vertex 0, i, j, k in
+    // {0, 1}); then J = [a b c] / 2 everywhere.
+    for (int v = 1; v < 8 && flag == Affine; ++v) {
+      double sx, sy, sz;
+      vertex_signs(v, sx, sy, sz);
+      double off2 = 0.0;
+      for (int c = 0; c < 3; ++c) {
+        const double d = x[3 * v + c] - (sx > 0 ? x[3 + c] : 0.0) - (sy > 0 ? x[9 + c] : 0.0) - (sz > 0 ? x[12 + c] : 0.0);
+        off2 += d * d;
+      }
+      if (off2 > 1e-24 * size2) flag = Trilinear;
+    }
+    if (flag == Affine) {
+      double J[3][3], inv[3][3];
+      for (int c = 0; c < 3; ++c) {
+        J[c][0] = 0.5 * x[3 + c];
+        J[c][1] = 0.5 * x[9 + c];
+        J[c][2] = 0.5 * x[12 + c];
+      }
+      const double det = invert_jacobian(J, inv);
+      for (int m = 0; m < 9; ++m) affine[static_cast<Size>(e) * 10 + m] = static_cast<Real>(inv[m / 3][m % 3]);
+      affine[static_cast<Size>(e) * 10 + 9] = static_cast<Real>(det * factor[e]);
     }
     for (int k = 0; k < 24; ++k) corners[static_cast<Size>(e) * 25 + k] = static_cast<Real>(x[k]);
     corners[static_cast<Size>(e) * 25 + 24] = static_cast<Real>(factor[e]);
@@ -162,8 +188,11 @@ void survey_corners(const Exec& exec, Index n, const Index* connectivity, const 
 // ku += K_e u_e for the n elements of one block (list[i] for i < n, or i itself without a list).
 // Without a list elements share nodes and add by atomics; a list is one colour, whose elements
 // share none.
-// geometry: the stored factors (compute_geometry) or, Trilinear, the corners (survey_corners).
-template <int P, class Real, bool Trilinear>
+// geometry, by Mode (the Geometry of a block): the stored factors (compute_geometry), the corners
+// or the affine factors (survey_corners).
+enum Mode : int { StoredMode = 0, TrilinearMode = 1, AffineMode = 2 };
+
+template <int P, class Real, int Mode>
 void apply_elements(const Exec& exec, Index n, const Index* list, const Index* connectivity, const int* section,
                     const Real* geometry, const Real* material, const int* isotropic, const Real* basis,
                     const Real* u, Real* ku) {
@@ -207,7 +236,12 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const Index* c
       Real* v = work + slot * L::arrays * n3;
       Real d[3][3], inv[3][3], f[3][3], scale;
       S::along_z(B, G, p, v + 9 * n3, d);
-      if constexpr (Trilinear) {
+      if constexpr (Mode == AffineMode) {
+        const Real* g = factors + static_cast<Size>(e) * 10;
+        const Real* w = G + n1 * n1 + n1;
+        for (int m = 0; m < 9; ++m) inv[m / 3][m % 3] = g[m];
+        scale = w[p % n1] * w[p / n1 % n1] * w[p / (n1 * n1)] * g[9];
+      } else if constexpr (Mode == TrilinearMode) {
         const Real* corners = factors + static_cast<Size>(e) * 25;
         const Real* points = G + n1 * n1;
         const Real* w = points + n1;
@@ -340,24 +374,30 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
                      " (", element_name(block.type, block.order), ", element block ", b + 1,
                      ") has a Jacobian that is not positive at a Gauss point: the element is inverted or degenerate");
       };
-      // The corners first (25 values per element): kept when every element is trilinear.
-      DeviceArray<Real> corners(exec_, block.n_elements * 25);
+      // The shapes first, with the corners and the affine factors: one is kept when every element
+      // of the block is trilinear, or affine.
+      DeviceArray<Real> corners(exec_, block.n_elements * 25), affine(exec_, block.n_elements * 10);
       DeviceArray<int> flags(exec_, block.n_elements);
       survey_corners<P, Real>(exec_, block.n_elements, block.connectivity.data(), els.coordinates.data(),
-                              block.stiffness_factor.data(), exact.data(), corners.data(), flags.data());
-      const std::vector<int> kinds = flags.to_host();  // waits for the kernel
-      inverted(kinds, 2);
-      const bool trilinear = std::all_of(kinds.begin(), kinds.end(), [](int k) { return k == 0; });
-      trilinear_.push_back(trilinear && geometry == Geometry::Auto ? 1 : 0);
-      if (trilinear_.back()) {
-        geometry_.push_back(std::move(corners));
+                              block.stiffness_factor.data(), exact.data(), corners.data(), affine.data(),
+                              flags.data());
+      const std::vector<int> shapes = flags.to_host();  // waits for the kernel
+      inverted(shapes, Inverted);
+      const auto all = [&](auto is) { return std::all_of(shapes.begin(), shapes.end(), is); };
+      const bool stored = geometry == Geometry::Stored;
+      mode_.push_back(!stored && all([](int s) { return s == Affine; }) ? AffineMode
+                      : !stored && all([](int s) { return s == Affine || s == Trilinear; }) ? TrilinearMode
+                                                                                           : StoredMode);
+      if (mode_.back() != StoredMode) {
+        geometry_.push_back(std::move(mode_.back() == AffineMode ? affine : corners));
         return;
       }
       corners = DeviceArray<Real>();
+      affine = DeviceArray<Real>();
       geometry_.emplace_back(exec_, block.n_elements * 10 * n3);
       compute_geometry<P, Real>(exec_, block.n_elements, block.connectivity.data(), els.coordinates.data(),
                                 block.stiffness_factor.data(), exact.data(), geometry_.back().data(), flags.data());
-      inverted(flags.to_host(), 1);
+      inverted(flags.to_host(), 1);  // compute_geometry's flag
     });
   }
 }
@@ -375,7 +415,9 @@ void SemOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
       const Index* list = coloured_ ? block.in(c) : nullptr;
       with_order(block.order, [&](auto order) {
         constexpr int P = decltype(order)::value;
-        const auto launch = trilinear_[b] ? apply_elements<P, Real, true> : apply_elements<P, Real, false>;
+        const auto launch = mode_[b] == AffineMode      ? apply_elements<P, Real, AffineMode>
+                            : mode_[b] == TrilinearMode ? apply_elements<P, Real, TrilinearMode>
+                                                        : apply_elements<P, Real, StoredMode>;
         launch(exec_, n, list, block.connectivity.data(), block.section.data(), geometry_[b].data(), material_.data(),
                isotropic_.data(), basis_[b].data(), u, ku);
       });
@@ -400,13 +442,15 @@ std::string SemOperator<Real>::details() const {
   std::string orders;
   for (const fem::DeviceElementBlock& block : elements_->blocks)
     orders += str(orders.empty() ? "" : ", ", block.order);
-  const bool all_trilinear = std::all_of(trilinear_.begin(), trilinear_.end(), [](char t) { return t != 0; });
-  const bool none_trilinear = std::none_of(trilinear_.begin(), trilinear_.end(), [](char t) { return t != 0; });
-  return str("GLL order ", orders, ", ",
-             all_trilinear    ? "Jacobians from the vertices (trilinear)"
-             : none_trilinear ? "geometric factors stored per Gauss point"
-                              : "trilinear blocks from the vertices, others stored per Gauss point",
-             ", ", coloured_ ? str(elements_->n_colours, " colours") : std::string("atomic scatter"));
+  std::string geometry;
+  for (const char mode : mode_) {
+    const char* name = mode == AffineMode      ? "affine: J per element"
+                       : mode == TrilinearMode ? "trilinear: J from the vertices"
+                                               : "geometric factors stored per Gauss point";
+    if (geometry.find(name) == std::string::npos) geometry += str(geometry.empty() ? "" : " / ", name);
+  }
+  return str("GLL order ", orders, ", ", geometry, ", ",
+             coloured_ ? str(elements_->n_colours, " colours") : std::string("atomic scatter"));
 }
 
 namespace {

@@ -29,10 +29,12 @@
 
 namespace tremor::sem {
 
-// Where the Jacobian at a Gauss point comes from. Auto: recomputed from the element's 8 vertices
-// in a block whose elements all sit on their trilinear map (boxes, hex8 meshes raised to order P:
-// 25 values per element read instead of 10 per point, the fastest measured, docs/sem.md), stored
-// per point otherwise (curved elements). Stored: per point everywhere (for the comparison).
+// Where the Jacobian at a Gauss point comes from, per element block. Auto: for a block of
+// parallelepipeds (boxes, structured hex8 meshes raised to order P), J^-1 and det J once per
+// element (10 values); for a block of elements on the trilinear map of their vertices (any hex8
+// mesh raised to order P), J recomputed at each point from the 8 vertices (25 values per
+// element); otherwise (curved elements) J^-1 and w det J stored per Gauss point (10 values per
+// point). Stored: per point everywhere, for the comparison (docs/sem.md has the measurements).
 enum class Geometry { Auto, Stored };
 
 template <class Real>
@@ -60,9 +62,10 @@ class SemOperator final : public op::Operator<Real> {
   Index n_dofs_ = 0;
   bool coloured_ = false;
   std::shared_ptr<const fem::DeviceElements> elements_;
-  std::vector<DeviceArray<Real>> geometry_;  // per block: trilinear, 25 per element (corners, factor);
-                                             // else 10 x (P + 1)^3 per element, point fastest
-  std::vector<char> trilinear_;              // per block
+  std::vector<DeviceArray<Real>> geometry_;  // per block: affine, 10 per element; trilinear, 25 per
+                                             // element (corners, factor); else 10 x (P + 1)^3 per
+                                             // element, point fastest
+  std::vector<char> mode_;                   // per block: how the Jacobians are had (operator.cpp's Mode)
   std::vector<DeviceArray<Real>> basis_;     // per block: B then G, (P + 1)^2 each, row-major
   DeviceArray<Real> material_;               // 36 per section: D, row-major
   DeviceArray<int> isotropic_;               // per section: 1 when D is isotropic (lambda, mu used)

@@ -268,12 +268,17 @@ void run_info(const std::string& path, std::optional<int> order) {
   const NodeGraph graph = node_graph(mesh);
   const Size dof = static_cast<Size>(mesh.n_nodes()) * mesh.dim();
   const Size nnz = graph.n_entries() * mesh.dim() * mesh.dim();
-  const op::OperatorEntry& assembled = *explicit_fe::operators().find("assembled");
+  // The model's operator when it names one that takes the mesh, else the assembled CSR.
+  const op::OperatorEntry* named =
+      model.explicit_settings ? explicit_fe::operators().find(model.explicit_settings->operator_kind) : nullptr;
+  const op::OperatorEntry& entry =
+      named && named->takes(mesh) ? *named : *explicit_fe::operators().find("assembled");
   std::printf("%-18s%s DOF, stiffness %s non-zeros\n", "explicit solver", group_digits(dof).c_str(),
               group_digits(nnz).c_str());
-  std::printf("  memory            %sB in double, %sB in single precision (state + CSR stiffness)\n",
-              si(static_cast<double>(explicit_fe::memory_estimate(mesh, assembled, nnz, 8))).c_str(),
-              si(static_cast<double>(explicit_fe::memory_estimate(mesh, assembled, nnz, 4))).c_str());
+  std::printf("  memory            %sB in double, %sB in single precision (state + %s)\n",
+              si(static_cast<double>(explicit_fe::memory_estimate(mesh, entry, nnz, 8))).c_str(),
+              si(static_cast<double>(explicit_fe::memory_estimate(mesh, entry, nnz, 4))).c_str(),
+              entry.name == "assembled" ? "CSR stiffness" : str("the ", entry.name, " operator").c_str());
 }
 
 }  // namespace

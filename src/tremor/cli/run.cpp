@@ -530,7 +530,8 @@ void add_run_command(CLI::App& app) {
   operators.insert(operators.begin(), "auto");
   cmd->add_option("--operator", args->operator_kind,
                   str("stiffness operator (overrides the model; auto: ", explicit_fe::operators().default_for(Backend::Cuda).name,
-                      " on CUDA, ", explicit_fe::operators().default_for(Backend::OpenMP).name, " on the host)"))
+                      " on CUDA, ", explicit_fe::operators().default_for(Backend::OpenMP).name,
+                      " on the host; sem on meshes of GLL hexahedra)"))
       ->check(CLI::IsMember(operators));
   cmd->add_option("--blocks", args->blocks,
                   "block file of the mesh (tremor partition) for the partitioned operator (overrides the model)");

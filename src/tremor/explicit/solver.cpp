@@ -88,8 +88,12 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   p.backend = backend;
   // The operator's name parsed into its registry entry, once; a model file's is named by its line.
   const bool from_model = options.operator_kind.empty();
-  p.op = &operators().parse(from_model ? settings.operator_kind : options.operator_kind, backend,
-                            from_model ? settings.operator_origin : std::string());
+  const std::string& asked = from_model ? settings.operator_kind : options.operator_kind;
+  p.op = &operators().parse(asked, backend, from_model ? settings.operator_origin : std::string());
+  // "auto" on GLL hexahedra is sem: two orders of magnitude faster there than any assembled kind,
+  // whose K grows with (2P + 1)^3 neighbours per node (docs/benchmarks.md, "Spectral elements").
+  const op::OperatorEntry& sem_entry = *operators().find("sem");
+  if (asked == "auto" && sem_entry.takes(model.mesh)) p.op = &sem_entry;
   if (!p.op->takes(model.mesh))
     throw Error(str(from_model && !settings.operator_origin.empty() ? settings.operator_origin + ": " : "",
                     p.op->unsupported(model.mesh)));

@@ -37,6 +37,39 @@ struct Layout {
   static Index blocks(Index n_elements) { return (n_elements + per_block - 1) / per_block; }
 };
 
+// The start of every element's sweeps in a block (forall_blocks body): each element's 3 values
+// per node (u, or the coordinates) gathered into its work arrays, then steps 1 and 2
+// (sum_factorised.hpp); after the barrier that ends it, work + 9 n^3 holds what along_z reads.
+// The block's elements are list[i] (or i without a list) for i < n. B and G, written into shared
+// memory just before, are visible from its first barrier on (the gather does not read them).
+template <int P, class T>
+TREMOR_HOST_DEVICE void gather_and_sweep(const BlockContext& ctx, const T* B, const T* G, T* work, Index n,
+                                         const Index* list, const Index* connectivity, const T* values) {
+  using L = Layout<P>;
+  using S = HexSweeps<P, T>;
+  constexpr int n3 = L::n3;
+  for_each_thread(ctx, L::per_block * n3, [&](int t) {
+    const int slot = t / n3, p = t % n3;
+    const Index i = ctx.block * L::per_block + slot;
+    if (i >= n) return;
+    const Index e = list ? list[i] : i;
+    const Index node = connectivity[static_cast<Size>(e) * n3 + p];
+    T* v = work + slot * L::arrays * n3;
+    for (int c = 0; c < 3; ++c) v[c * n3 + p] = values[static_cast<Size>(node) * 3 + c];
+  });
+  ctx.sync();
+  for_each_thread(ctx, L::per_block * n3, [&](int t) {
+    T* v = work + t / n3 * L::arrays * n3;
+    S::along_x(B, G, t % n3, v, v + 3 * n3, v + 6 * n3);
+  });
+  ctx.sync();
+  for_each_thread(ctx, L::per_block * n3, [&](int t) {
+    T* v = work + t / n3 * L::arrays * n3;
+    S::along_y(B, G, t % n3, v + 3 * n3, v + 6 * n3, v + 9 * n3);
+  });
+  ctx.sync();
+}
+
 template <class F>
 decltype(auto) with_order(int order, F&& f) {
   switch (order) {
@@ -68,27 +101,9 @@ void compute_geometry(const Exec& exec, Index n, const Index* connectivity, cons
                             [=] TREMOR_LAMBDA(const BlockContext& ctx) {
     double* B = ctx.shared<double>();
     double* G = B + n1 * n1;
-    double* work = G + n1 * n1;
-    for_each_thread(ctx, 2 * n1 * n1, [&](int t) { B[t] = basis[t]; });
-    for_each_thread(ctx, L::per_block * n3, [&](int t) {
-      const int slot = t / n3, p = t % n3;
-      const Index e = ctx.block * L::per_block + slot;
-      if (e >= n) return;
-      double* x = work + slot * L::arrays * n3;
-      const Index node = connectivity[static_cast<Size>(e) * n3 + p];
-      for (int c = 0; c < 3; ++c) x[c * n3 + p] = coordinates[static_cast<Size>(node) * 3 + c];
-    });
-    ctx.sync();
-    for_each_thread(ctx, L::per_block * n3, [&](int t) {
-      double* x = work + t / n3 * L::arrays * n3;
-      S::along_x(B, G, t % n3, x, x + 3 * n3, x + 6 * n3);
-    });
-    ctx.sync();
-    for_each_thread(ctx, L::per_block * n3, [&](int t) {
-      double* x = work + t / n3 * L::arrays * n3;
-      S::along_y(B, G, t % n3, x + 3 * n3, x + 6 * n3, x + 9 * n3);
-    });
-    ctx.sync();
+    double* work = B + L::basis_size;
+    for_each_thread(ctx, L::basis_size, [&](int t) { B[t] = basis[t]; });
+    gather_and_sweep<P, double>(ctx, B, G, work, n, nullptr, connectivity, coordinates);
     for_each_thread(ctx, L::per_block * n3, [&](int t) {
       const int slot = t / n3, p = t % n3;
       const Index e = ctx.block * L::per_block + slot;
@@ -206,27 +221,7 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const Index* c
     Real* G = B + n1 * n1;
     Real* work = B + L::basis_size;
     for_each_thread(ctx, L::basis_size, [&](int t) { B[t] = basis[t]; });
-    // Gather: u of the element's nodes into the first 3 arrays.
-    for_each_thread(ctx, L::per_block * n3, [&](int t) {
-      const int slot = t / n3, p = t % n3;
-      const Index i = ctx.block * L::per_block + slot;
-      if (i >= n) return;
-      const Index e = list ? list[i] : i;
-      const Index node = connectivity[static_cast<Size>(e) * n3 + p];
-      Real* v = work + slot * L::arrays * n3;
-      for (int c = 0; c < 3; ++c) v[c * n3 + p] = u[static_cast<Size>(node) * 3 + c];
-    });
-    ctx.sync();
-    for_each_thread(ctx, L::per_block * n3, [&](int t) {
-      Real* v = work + t / n3 * L::arrays * n3;
-      S::along_x(B, G, t % n3, v, v + 3 * n3, v + 6 * n3);
-    });
-    ctx.sync();
-    for_each_thread(ctx, L::per_block * n3, [&](int t) {
-      Real* v = work + t / n3 * L::arrays * n3;
-      S::along_y(B, G, t % n3, v + 3 * n3, v + 6 * n3, v + 9 * n3);
-    });
-    ctx.sync();
+    gather_and_sweep<P, Real>(ctx, B, G, work, n, list, connectivity, u);
     // The last sweep and the pointwise flux, into the first 9 arrays (u and step 1 are spent).
     for_each_thread(ctx, L::per_block * n3, [&](int t) {
       const int slot = t / n3, p = t % n3;

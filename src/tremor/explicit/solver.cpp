@@ -72,6 +72,15 @@ StableStep global_step(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
           str("largest eigenvalue of M^-1 K, ", spectrum.iterations, " Lanczos iterations")};
 }
 
+// The stable step from a survey of `elements` (built on exec from the model): the element bound it
+// found, or (global) the global estimate, the survey having skipped the eigenvalues.
+StableStep step_from(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements, const Model& model,
+                     const sparse::ElementSurvey& survey, bool global) {
+  if (global) return global_step(exec, std::move(elements));
+  const Label label = model.mesh.element_label(survey.stable_element);
+  return {survey.stable_dt, label, str("set by element ", label)};
+}
+
 // Settings, time step and the numbers that need no operator; memory_bytes left 0.
 Preflight resolve(const Model& model, const RunOptions& options) {
   Preflight p;
@@ -122,13 +131,8 @@ Preflight resolve(const Model& model, const RunOptions& options) {
     const auto elements = std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, fem::ElementColouring{});
     const sparse::ElementSurvey out = sparse::survey_elements(exec, *elements, model, table, !global);
     clock.lap(str("element survey (", global ? "" : "stable step, ", "sizes, geometry) on ", to_string(exec.backend())));
-    if (global) {
-      stable = global_step(exec, elements);
-      clock.lap(str("stable step (", stable.by, ")"));
-    } else {
-      const Label label = model.mesh.element_label(out.stable_element);
-      stable = {out.stable_dt, label, str("set by element ", label)};
-    }
+    stable = step_from(exec, elements, model, out, global);
+    if (global) clock.lap(str("stable step (", stable.by, ")"));
     if (p.op->needs_assembly) {
       // K's nodal pattern (kernel 1 of the two-kernel assembly) for the memory estimate: its entries
       // and longest row, on the Exec rather than a host node graph.
@@ -377,10 +381,7 @@ StableStep stable_step(const Model& model, const Exec& exec) {
   const fem::SectionTable table = fem::section_table(model, false);
   const auto elements = std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, fem::ElementColouring{});
   const bool global = global_stable_step(model.mesh);
-  const sparse::ElementSurvey survey = sparse::survey_elements(exec, *elements, model, table, !global);
-  if (global) return global_step(exec, elements);
-  const Label label = model.mesh.element_label(survey.stable_element);
-  return {survey.stable_dt, label, str("set by element ", label)};
+  return step_from(exec, elements, model, sparse::survey_elements(exec, *elements, model, table, !global), global);
 }
 
 Preflight preflight(const Model& model, const RunOptions& options) {

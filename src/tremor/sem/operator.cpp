@@ -10,6 +10,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/core/polynomials.hpp"
+#include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/elements.hpp"
 #include "tremor/mesh/element_type.hpp"
 #include "tremor/sem/sum_factorised.hpp"
@@ -70,20 +71,15 @@ TREMOR_HOST_DEVICE void gather_and_sweep(const BlockContext& ctx, const T* B, co
   ctx.sync();
 }
 
+// f(std::integral_constant<int, P>) for a block of GLL hexahedra of order P, through
+// fem::with_element (the one runtime-to-template switch); nothing for a block of another type
+// (only empty ones reach here: the constructor refuses the others).
 template <class F>
-decltype(auto) with_order(int order, F&& f) {
-  switch (order) {
-    case 1: return f(std::integral_constant<int, 1>{});
-    case 2: return f(std::integral_constant<int, 2>{});
-    case 3: return f(std::integral_constant<int, 3>{});
-    case 4: return f(std::integral_constant<int, 4>{});
-    case 5: return f(std::integral_constant<int, 5>{});
-    case 6: return f(std::integral_constant<int, 6>{});
-    case 7: return f(std::integral_constant<int, 7>{});
-    case 8: return f(std::integral_constant<int, 8>{});
-    default: break;
-  }
-  throw Error(str("sem operator: GLL order ", order, " is outside 1..", max_gll_order));
+void with_order(const fem::DeviceElementBlock& block, F&& f) {
+  fem::with_element(block.type, block.order, [&](auto element) {
+    using E = decltype(element);
+    if constexpr (E::type == ElementType::HexGLL) f(std::integral_constant<int, E::order>{});
+  });
 }
 
 // The geometric factors of one block's n elements: per element and Gauss point q,
@@ -354,7 +350,13 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
   isotropic_ = DeviceArray<int>(exec_, std::span<const int>(isotropic));
   for (std::size_t b = 0; b < els.blocks.size(); ++b) {
     const fem::DeviceElementBlock& block = els.blocks[b];
-    with_order(block.order, [&](auto order) {
+    if (block.type != ElementType::HexGLL) {  // an empty block of another type: nothing to apply
+      basis_.emplace_back();
+      geometry_.emplace_back();
+      mode_.push_back(StoredMode);
+      continue;
+    }
+    with_order(block, [&](auto order) {
       constexpr int P = decltype(order)::value, n = P + 1, n3 = n * n * n;
       const Basis1d<P> basis;
       std::vector<double> host(basis.B, basis.B + n * n);
@@ -408,7 +410,7 @@ void SemOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
       const Index n = coloured_ ? block.n_in(c) : block.n_elements;
       if (n == 0) continue;
       const Index* list = coloured_ ? block.in(c) : nullptr;
-      with_order(block.order, [&](auto order) {
+      with_order(block, [&](auto order) {
         constexpr int P = decltype(order)::value;
         const auto launch = mode_[b] == AffineMode      ? apply_elements<P, Real, AffineMode>
                             : mode_[b] == TrilinearMode ? apply_elements<P, Real, TrilinearMode>

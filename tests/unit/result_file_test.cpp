@@ -17,6 +17,7 @@
 #include "support/support.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
+#include "tremor/io/result_xdmf.hpp"
 #include "tremor/mesh/generate.hpp"
 #include "tremor/model/model.hpp"
 
@@ -472,6 +473,50 @@ TEST_F(ResultFileTest, MixedAndGllBlocksInXdmf) {
   EXPECT_EQ(xdmf.times.size(), 2u);
   // Two blocks: each time step is a spatial collection of two uniform grids.
   EXPECT_EQ(xdmf.topologies, (std::vector<std::string>{"Quadrilateral", "Triangle", "Quadrilateral", "Triangle"}));
+  expect_references_valid(xdmf, path);
+}
+
+// GLL hexahedra of order 3 drawn as 27 hex8 sub-cells each: in ParaView's vertex order every
+// sub-cell has a positive volume, and together they fill the body exactly once (their volumes
+// sum to the box's, which overlapping or inverted cells would not give).
+TEST_F(ResultFileTest, GllHexahedraAsLinearSubCellsInXdmf) {
+  Model model;
+  model.mesh = generate_box({0.0, 0.0, 0.0}, {2.0, 1.0, 0.5}, {2, 1, 1}, ElementType::HexGLL, 3);
+  const auto& gll = model.mesh.blocks[0].connectivity;
+  const std::vector<std::int32_t> cells = io::gll_linear_cells(ElementType::HexGLL, 3, gll);
+  ASSERT_EQ(cells.size(), 2u * 27 * 8);
+  double total = 0.0;
+  for (std::size_t c = 0; c < cells.size() / 8; ++c) {
+    // The generated box is affine, so each sub-cell is a box: volume from the edges at vertex 0
+    // (to 1, 3 and 4 in hex8 order), their triple product.
+    const auto x = [&](int v, int d) {
+      return model.mesh.coordinates[static_cast<std::size_t>(cells[c * 8 + static_cast<std::size_t>(v)]) * 3 +
+                                    static_cast<std::size_t>(d)];
+    };
+    std::array<std::array<double, 3>, 3> e{};
+    for (int d = 0; d < 3; ++d) {
+      e[0][static_cast<std::size_t>(d)] = x(1, d) - x(0, d);
+      e[1][static_cast<std::size_t>(d)] = x(3, d) - x(0, d);
+      e[2][static_cast<std::size_t>(d)] = x(4, d) - x(0, d);
+    }
+    const double volume = e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) -
+                          e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
+                          e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
+    EXPECT_GT(volume, 0.0) << "sub-cell " << c;
+    total += volume;
+  }
+  EXPECT_NEAR(total, 1.0, 1e-12);  // 2 x 1 x 0.5; rounding of the GLL coordinates only
+
+  const fs::path path = folder_ / "gll-hex.h5";
+  ResultFile result = ResultFile::create(path, model, metadata());
+  result.write_snapshot(0.0, field(static_cast<std::size_t>(model.mesh.n_nodes()) * 3, 1.0));
+  result.finish("complete");
+  const File file(path);
+  EXPECT_EQ(file.string("/mesh/blocks/block_0", "element_type"), "hex-gll3");
+  EXPECT_EQ(file.dims("/mesh/blocks/block_0/linear_cells"), (std::vector<hsize_t>{54, 8}));
+  EXPECT_EQ(file.ints("/mesh/blocks/block_0/linear_cells"), (std::vector<int>(cells.begin(), cells.end())));
+  const Xdmf xdmf = parse_xdmf(read_text(result.xdmf_path()));
+  EXPECT_EQ(xdmf.topologies, (std::vector<std::string>{"Hexahedron"}));
   expect_references_valid(xdmf, path);
 }
 

@@ -40,8 +40,8 @@ std::vector<Real> apply_operator(const op::Operator<Real>& op, const std::vector
 // Two cells per direction: eight elements, each touching both sections' boundary. The moves
 // scale with the cell, the GLL spacing near a corner with 1 / P^2: above order 4 they are smaller,
 // so that no element inverts.
-Model curved_model(int order) {
-  return test::two_section_model(ElementType::HexGLL, order, 2, order <= 4 ? 0.15 : 0.6 / (order * order));
+Model curved_model(int order, ElementType type = ElementType::HexGLL) {
+  return test::two_section_model(type, order, 2, order <= 4 ? 0.15 : 0.6 / (order * order));
 }
 
 template <class Real>
@@ -53,9 +53,13 @@ std::unique_ptr<sem::SemOperator<Real>> atomic_sem(const Model& model, const Exe
 
 class SemOrders : public ::testing::TestWithParam<int> {};
 
+// 2D: GLL quadrilaterals, a plane-strain isotropic section 0.25 thick and a plane-stress
+// anisotropic one 0.5 thick (the thickness scales each element's integral).
 TEST_P(SemOrders, EqualsTheElementActionOnCurvedAnisotropicMeshes) {
+  for (const ElementType type : {ElementType::HexGLL, ElementType::QuadGLL}) {
+  SCOPED_TRACE(element_name(type, GetParam()));
   const int order = GetParam();
-  const Model model = curved_model(order);
+  const Model model = curved_model(order, type);
   const auto reference = make_stiffness_operator<double>(model, "matrix_free", Exec::serial());
   const auto sem = make_stiffness_operator<double>(model, "sem", Exec::serial());
   EXPECT_EQ(sem->name(), "sem");
@@ -73,6 +77,7 @@ TEST_P(SemOrders, EqualsTheElementActionOnCurvedAnisotropicMeshes) {
   // operations per value) with little cancellation for a random u: ~1e-6 of max |K u|.
   const auto sem_f = make_stiffness_operator<float>(model, "sem", Exec::serial());
   EXPECT_LE(max_difference(expected, apply_operator(*sem_f, u)), 2e-5 * scale);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Orders, SemOrders, ::testing::Range(1, 9),
@@ -130,6 +135,39 @@ TEST(SemOperator, TrilinearAndAffineElementsFromTheirVertices) {
   EXPECT_NE(curved->details().find("stored per Gauss point"), std::string::npos) << curved->details();
 }
 
+// The same in 2D: a distorted quad4 mesh raised to order P (bilinear quadrilaterals, J from the
+// 4 vertices), a sheared rectangle (parallelograms, J once per element), the stored factors.
+TEST(SemOperator, BilinearAndAffineQuadrilateralsFromTheirVertices) {
+  for (const int order : {1, 2, 5, 8}) {
+    SCOPED_TRACE(order);
+    for (const bool sheared : {false, true}) {
+      Model model = test::two_section_model(ElementType::Quad4, 1, 3, sheared ? 0.0 : 0.15);
+      if (sheared)
+        for (Index node = 0; node < model.mesh.n_nodes(); ++node) {
+          double* x = model.mesh.coordinates.data() + 2 * node;
+          x[0] += 0.3 * x[1];
+          x[1] *= 1.1;
+        }
+      elevate_order(model, order);
+      const auto reference = make_stiffness_operator<double>(model, "matrix_free", Exec::serial());
+      const auto sem = make_stiffness_operator<double>(model, "sem", Exec::serial());
+      EXPECT_NE(sem->details().find(sheared ? "affine: J per element" : "bilinear: J from the vertices"),
+                std::string::npos)
+          << sem->details();
+      const auto u = test::test_vector(sem->n_dofs(), 11);
+      const auto expected = apply_operator(*reference, u);
+      const double scale = max_abs(expected);
+      EXPECT_LE(max_difference(expected, apply_operator(*sem, u)), 1e-12 * scale);  // as in SemOrders
+      const auto elements = std::make_shared<const fem::DeviceElements>(
+          Exec::serial(), model.mesh, fem::section_table(model), fem::colour_elements(model.mesh));
+      const sem::SemOperator<double> stored(elements, true, sem::Geometry::Stored);
+      EXPECT_LE(max_difference(expected, apply_operator(stored, u)), 1e-12 * scale);
+      const auto sem_f = make_stiffness_operator<float>(model, "sem", Exec::serial());
+      EXPECT_LE(max_difference(expected, apply_operator(*sem_f, u)), 2e-5 * scale);
+    }
+  }
+}
+
 TEST(SemOperator, OpenMpEqualsSerialAndRepeats) {
   const Model model = curved_model(4);
   const int threads = omp_get_max_threads();
@@ -185,10 +223,12 @@ TEST(SemOperator, AbsorbingLayersScaleTheStiffness) {
 TEST(SemOperator, OtherElementTypesAreRefused) {
   const Model model = test::two_section_model(ElementType::Hex8, 1, 2, 0.0);
   const std::string message = test::error_of([&] { (void)make_stiffness_operator<double>(model, "sem"); });
-  test::expect_contains(message, {"the sem operator takes GLL hexahedra", "element block 1 holds hex8",
+  test::expect_contains(message, {"the sem operator takes GLL hexahedra and quadrilaterals", "element block 1 holds hex8",
                                   "[mesh] order = P", "--order P"});
   EXPECT_FALSE(explicit_fe::operators().find("sem")->takes(model.mesh));
   EXPECT_TRUE(explicit_fe::operators().find("sem")->takes(curved_model(2).mesh));
+  EXPECT_TRUE(explicit_fe::operators().find("sem")->takes(curved_model(2, ElementType::QuadGLL).mesh));
+  EXPECT_FALSE(explicit_fe::operators().find("sem")->takes(test::two_section_model(ElementType::Quad4, 1, 2, 0.0).mesh));
   const auto names = explicit_fe::operators().names(Backend::Serial, model.mesh);
   EXPECT_EQ(std::find(names.begin(), names.end(), "sem"), names.end());
 }

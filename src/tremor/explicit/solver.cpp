@@ -371,7 +371,7 @@ bool global_stable_step(const Mesh& mesh) {
   bool high_order = false;
   for (const ElementBlock& block : mesh.blocks) {
     if (block.n_elements() == 0) continue;
-    if (block.type != ElementType::HexGLL) return false;
+    if (block.type != ElementType::HexGLL && block.type != ElementType::QuadGLL) return false;
     high_order = high_order || block.order >= 2;
   }
   return high_order;

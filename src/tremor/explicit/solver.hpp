@@ -155,7 +155,7 @@ Preflight preflight(const Model& model, const RunOptions& options = {});
 // The stable step of central differences with the lumped mass, 2 / sqrt(lambda_max(M^-1 K)):
 //   - element by element, the bound max_e lambda_max(M_e^-1 K_e) (fem::stable_time_step, safe, and
 //     tight for low-order elements);
-//   - for a mesh of GLL hexahedra of order 2 or more, globally: the largest eigenvalue of M^-1 K
+//   - for a mesh of GLL hexahedra or quadrilaterals of order 2 or more, globally: the largest eigenvalue of M^-1 K
 //     by Lanczos on the sem operator (op::largest_eigenvalue) on `exec`, rounded down to 3
 //     significant digits (so that every backend gets the same step). The element bound is there
 //     up to 2x too small, and costs a power iteration per element.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
+#include <type_traits>
 
 #include "tremor/backend/atomic.hpp"
 #include "tremor/backend/forall.hpp"
@@ -19,79 +20,109 @@ namespace tremor::sem {
 
 namespace {
 
-// How a block of threads covers elements of order P: one thread per Gauss point, several elements
-// per block where an element has fewer than 128 points (so a block keeps 4 warps busy), the
-// threads rounded up to whole warps. Shared memory per element: 18 arrays of n^3 values (the
-// gathered u and the sweeps of sum_factorised.hpp, two halves used in turn), plus the 1D basis:
-// B, G, the Gauss points and weights (basis_size values).
-template <int P>
+// How a block of threads covers elements of dimension Dim and order P: one thread per Gauss
+// point, several elements per block where an element has fewer than 128 points (so a block keeps
+// 4 warps busy), the threads rounded up to whole warps. Shared memory per element: `arrays`
+// arrays of n^Dim values (3D: the gathered u and the sweeps of sum_factorised.hpp, two halves
+// used in turn, 18; 2D: u, step 1's two and the flux, 10), plus the 1D basis: B, G, the Gauss
+// points and weights (basis_size values). Geometric values: per element (affine) or per point
+// (stored) J^-1 and the scale, Dim^2 + 1; per element the 2^Dim vertices and the scale
+// (multilinear).
+template <int Dim, int P>
 struct Layout {
-  static constexpr int n = P + 1, n3 = n * n * n;
-  static constexpr int per_block = n3 >= 128 ? 1 : 128 / n3;
-  static constexpr int threads = (per_block * n3 + 31) / 32 * 32;
-  static constexpr int arrays = 18;
+  static constexpr int n = P + 1, points = Dim == 3 ? n * n * n : n * n;
+  static constexpr int per_block = points >= 128 ? 1 : 128 / points;
+  static constexpr int threads = (per_block * points + 31) / 32 * 32;
+  static constexpr int arrays = Dim == 3 ? 18 : 10;
   static constexpr int basis_size = 2 * n * n + 2 * n;
+  static constexpr int factors = Dim * Dim + 1, vertices = 1 << Dim, corners = Dim * vertices + 1;
   template <class T>
   static constexpr std::size_t shared_bytes() {
-    return (basis_size + static_cast<std::size_t>(per_block) * arrays * n3) * sizeof(T);
+    return (basis_size + static_cast<std::size_t>(per_block) * arrays * points) * sizeof(T);
   }
   static Index blocks(Index n_elements) { return (n_elements + per_block - 1) / per_block; }
 };
 
-// The start of every element's sweeps in a block (forall_blocks body): each element's 3 values
-// per node (u, or the coordinates) gathered into its work arrays, then steps 1 and 2
-// (sum_factorised.hpp); after the barrier that ends it, work + 9 n^3 holds what along_z reads.
+template <int Dim, int P, class T>
+using Sweeps = std::conditional_t<Dim == 3, HexSweeps<P, T>, QuadSweeps<P, T>>;
+
+// The product of the Gauss weights at point p (lexicographic, x fastest).
+template <int Dim, int n, class T>
+TREMOR_HOST_DEVICE T weight(const T* w, int p) {
+  T product = w[p % n] * w[p / n % n];
+  if constexpr (Dim == 3) product *= w[p / (n * n)];
+  return product;
+}
+
+// The start of every element's sweeps in a block (forall_blocks body): each element's Dim values
+// per node (u, or the coordinates) gathered into its work arrays, then the sweeps up to the last
+// direction (sum_factorised.hpp); after the barrier that ends it, what the last forward sweep
+// reads is in place: 3D, s at work + 9 n^3; 2D, t0 and t1 at work + 2 n^2 and + 4 n^2.
 // The block's elements are list[i] (or i without a list) for i < n. B and G, written into shared
 // memory just before, are visible from its first barrier on (the gather does not read them).
-template <int P, class T>
+template <int Dim, int P, class T>
 TREMOR_HOST_DEVICE void gather_and_sweep(const BlockContext& ctx, const T* B, const T* G, T* work, Index n,
                                          const Index* list, const Index* connectivity, const T* values) {
-  using L = Layout<P>;
-  using S = HexSweeps<P, T>;
-  constexpr int n3 = L::n3;
-  for_each_thread(ctx, L::per_block * n3, [&](int t) {
-    const int slot = t / n3, p = t % n3;
+  using L = Layout<Dim, P>;
+  using S = Sweeps<Dim, P, T>;
+  constexpr int np = L::points;
+  for_each_thread(ctx, L::per_block * np, [&](int t) {
+    const int slot = t / np, p = t % np;
     const Index i = ctx.block * L::per_block + slot;
     if (i >= n) return;
     const Index e = list ? list[i] : i;
-    const Index node = connectivity[static_cast<Size>(e) * n3 + p];
-    T* v = work + slot * L::arrays * n3;
-    for (int c = 0; c < 3; ++c) v[c * n3 + p] = values[static_cast<Size>(node) * 3 + c];
+    const Index node = connectivity[static_cast<Size>(e) * np + p];
+    T* v = work + slot * L::arrays * np;
+    for (int c = 0; c < Dim; ++c) v[c * np + p] = values[static_cast<Size>(node) * Dim + c];
   });
   ctx.sync();
-  for_each_thread(ctx, L::per_block * n3, [&](int t) {
-    T* v = work + t / n3 * L::arrays * n3;
-    S::along_x(B, G, t % n3, v, v + 3 * n3, v + 6 * n3);
+  for_each_thread(ctx, L::per_block * np, [&](int t) {
+    T* v = work + t / np * L::arrays * np;
+    S::along_x(B, G, t % np, v, v + Dim * np, v + 2 * Dim * np);
   });
   ctx.sync();
-  for_each_thread(ctx, L::per_block * n3, [&](int t) {
-    T* v = work + t / n3 * L::arrays * n3;
-    S::along_y(B, G, t % n3, v + 3 * n3, v + 6 * n3, v + 9 * n3);
-  });
-  ctx.sync();
+  if constexpr (Dim == 3) {
+    for_each_thread(ctx, L::per_block * np, [&](int t) {
+      T* v = work + t / np * L::arrays * np;
+      S::along_y(B, G, t % np, v + 3 * np, v + 6 * np, v + 9 * np);
+    });
+    ctx.sync();
+  }
 }
 
-// f(std::integral_constant<int, P>) for a block of GLL hexahedra of order P, through
-// fem::with_element (the one runtime-to-template switch); nothing for a block of another type
-// (only empty ones reach here: the constructor refuses the others).
+// The last forward sweep at point p of the element whose work arrays are v: d[c][alpha] =
+// d v_c / d xi_alpha.
+template <int Dim, int P, class T>
+TREMOR_HOST_DEVICE void last_sweep(const T* B, const T* G, int p, const T* v, T (&d)[Dim][Dim]) {
+  constexpr int np = Layout<Dim, P>::points;
+  if constexpr (Dim == 3)
+    HexSweeps<P, T>::along_z(B, G, p, v + 9 * np, d);
+  else
+    QuadSweeps<P, T>::along_y(B, G, p, v + 2 * np, v + 4 * np, d);
+}
+
+// f(dim, order) for a block of GLL hexahedra or quadrilaterals (std::integral_constant each),
+// through fem::with_element (the one runtime-to-template switch); nothing for a block of another
+// type (only empty ones reach here: the constructor refuses the others).
 template <class F>
 void with_order(const fem::DeviceElementBlock& block, F&& f) {
   fem::with_element(block.type, block.order, [&](auto element) {
     using E = decltype(element);
-    if constexpr (E::type == ElementType::HexGLL) f(std::integral_constant<int, E::order>{});
+    if constexpr (E::type == ElementType::HexGLL || E::type == ElementType::QuadGLL)
+      f(std::integral_constant<int, E::dim>{}, std::integral_constant<int, E::order>{});
   });
 }
 
 // The geometric factors of one block's n elements: per element and Gauss point q,
-// geometry[(e * 10 + m) * n^3 + q] = J^-1 [m / 3][m % 3] for m < 9 and w det J * factor for m = 9.
-// The node coordinates take the sweeps of the apply (in double), so the Jacobian is exact for the
-// element's geometry of order P. bad[e] = 1 where det J <= 0 at some point.
-template <int P, class Real>
+// geometry[(e * F + m) * n^Dim + q] = J^-1 [m / Dim][m % Dim] for m < Dim^2 and
+// w det J * scale[e] for m = Dim^2 (F = Dim^2 + 1). The node coordinates take the sweeps of the
+// apply (in double), so the Jacobian is exact for the element's geometry of order P.
+// bad[e] = 1 where det J <= 0 at some point.
+template <int Dim, int P, class Real>
 void compute_geometry(const Exec& exec, Index n, const Index* connectivity, const double* coordinates,
-                      const double* factor, const double* basis, Real* geometry, int* bad) {
-  using L = Layout<P>;
-  using S = HexSweeps<P, double>;
-  constexpr int n1 = L::n, n3 = L::n3;
+                      const double* scale, const double* basis, Real* geometry, int* bad) {
+  using L = Layout<Dim, P>;
+  constexpr int n1 = L::n, np = L::points, F = L::factors;
   forall(exec, n, [=] TREMOR_LAMBDA(Index e) { bad[e] = 0; });
   forall_blocks<L::threads>(exec, L::blocks(n), L::threads, L::template shared_bytes<double>(),
                             [=] TREMOR_LAMBDA(const BlockContext& ctx) {
@@ -99,62 +130,77 @@ void compute_geometry(const Exec& exec, Index n, const Index* connectivity, cons
     double* G = B + n1 * n1;
     double* work = B + L::basis_size;
     for_each_thread(ctx, L::basis_size, [&](int t) { B[t] = basis[t]; });
-    gather_and_sweep<P, double>(ctx, B, G, work, n, nullptr, connectivity, coordinates);
-    for_each_thread(ctx, L::per_block * n3, [&](int t) {
-      const int slot = t / n3, p = t % n3;
+    gather_and_sweep<Dim, P, double>(ctx, B, G, work, n, nullptr, connectivity, coordinates);
+    for_each_thread(ctx, L::per_block * np, [&](int t) {
+      const int slot = t / np, p = t % np;
       const Index e = ctx.block * L::per_block + slot;
       if (e >= n) return;
-      double J[3][3], inv[3][3];
-      S::along_z(B, G, p, work + slot * L::arrays * n3 + 9 * n3, J);
+      double J[Dim][Dim], inv[Dim][Dim];
+      last_sweep<Dim, P, double>(B, G, p, work + slot * L::arrays * np, J);
       const double det = invert_jacobian(J, inv);
       const double* w = basis + 2 * n1 * n1 + n1;  // the Gauss weights follow B, G and the points
-      Real* out = geometry + static_cast<Size>(e) * 10 * n3 + p;
-      for (int m = 0; m < 9; ++m) out[m * n3] = static_cast<Real>(inv[m / 3][m % 3]);
-      out[9 * n3] = static_cast<Real>(w[p % n1] * w[p / n1 % n1] * w[p / (n1 * n1)] * det * factor[e]);
+      Real* out = geometry + static_cast<Size>(e) * F * np + p;
+      for (int m = 0; m < Dim * Dim; ++m) out[m * np] = static_cast<Real>(inv[m / Dim][m % Dim]);
+      out[Dim * Dim * np] = static_cast<Real>(weight<Dim, n1>(w, p) * det * scale[e]);
       if (!(det > 0.0)) bad[e] = 1;
     });
   });
 }
 
-// How each of a block's n elements is shaped (Shape): on the trilinear map of its vertices when
-// every node is within 1e-12 of the element's diagonal of that map (a generated or elevated hex8
-// mesh, to rounding), and then affine (a parallelepiped) when its vertices are too; inverted when
-// det J <= 0 at a Gauss point of that map. corners[25 e ..] = the vertices relative to vertex 0
-// (24 values) and the absorbing layers' stiffness factor, what the trilinear apply reads;
-// affine[10 e ..] = J^-1 (9 values) and det J times the factor, what the affine apply reads.
+// The Jacobian of the multilinear map of an element's vertices (x relative to vertex 0).
+template <class T>
+TREMOR_HOST_DEVICE void vertex_jacobian(const T* x, const T* xi, T (&J)[3][3]) {
+  trilinear_jacobian(x, xi[0], xi[1], xi[2], J);
+}
+template <class T>
+TREMOR_HOST_DEVICE void vertex_jacobian(const T* x, const T* xi, T (&J)[2][2]) {
+  bilinear_jacobian(x, xi[0], xi[1], J);
+}
+
+// How each of a block's n elements is shaped (Shape): on the multilinear (trilinear, bilinear)
+// map of its vertices when every node is within 1e-12 of the element's diagonal of that map (a
+// generated or elevated hex8 or quad4 mesh, to rounding), and then affine (a parallelepiped or
+// parallelogram) when its vertices are too; inverted when det J <= 0 at a Gauss point of that map.
+// corners[C e ..] = the vertices relative to vertex 0 (Dim 2^Dim values) and the element's scale
+// (the absorbing layers' stiffness factor times the section's thickness), what the multilinear
+// apply reads; affine[F e ..] = J^-1 (Dim^2 values) and det J times the scale, what the affine
+// apply reads.
 enum Shape : int { Affine = 0, Curved = 1, Inverted = 2, Trilinear = 3 };
 
-template <int P, class Real>
+template <int Dim, int P, class Real>
 void survey_corners(const Exec& exec, Index n, const Index* connectivity, const double* coordinates,
-                    const double* factor, const double* basis, Real* corners, Real* affine, int* flags) {
-  using E = fem::HexGll<P>;
-  constexpr int n1 = P + 1, n3 = n1 * n1 * n1;
+                    const double* scale, const double* basis, Real* corners, Real* affine, int* flags) {
+  using E = fem::GllElement<Dim, P>;
+  using L = Layout<Dim, P>;
+  constexpr int n1 = L::n, np = L::points, V = L::vertices, C = L::corners, F = L::factors;
   forall(exec, n, [=] TREMOR_LAMBDA(Index e) {
-    const Index* nodes = connectivity + static_cast<Size>(e) * n3;
-    const double* origin = coordinates + static_cast<Size>(nodes[0]) * 3;
-    double x[24], size2 = 0.0;
-    for (int v = 0; v < 8; ++v) {
-      const double* at = coordinates + static_cast<Size>(nodes[fem::vertex_node<E>(v)]) * 3;
+    const Index* nodes = connectivity + static_cast<Size>(e) * np;
+    const double* origin = coordinates + static_cast<Size>(nodes[0]) * Dim;
+    double x[Dim * V], size2 = 0.0;
+    for (int v = 0; v < V; ++v) {
+      const double* at = coordinates + static_cast<Size>(nodes[fem::vertex_node<E>(v)]) * Dim;
       double length2 = 0.0;
-      for (int c = 0; c < 3; ++c) {
-        x[3 * v + c] = at[c] - origin[c];
-        length2 += x[3 * v + c] * x[3 * v + c];
+      for (int c = 0; c < Dim; ++c) {
+        x[Dim * v + c] = at[c] - origin[c];
+        length2 += x[Dim * v + c] * x[Dim * v + c];
       }
       size2 = size2 > length2 ? size2 : length2;
     }
     double gll[n1];
     gll_points(n1, gll);
     int flag = Affine;
-    for (int a = 0; a < n3 && flag == Affine; ++a) {
-      const double xi = gll[a % n1], eta = gll[a / n1 % n1], zeta = gll[a / (n1 * n1)];
-      const double* at = coordinates + static_cast<Size>(nodes[a]) * 3;
+    for (int a = 0; a < np && flag == Affine; ++a) {
+      const double xi[3] = {gll[a % n1], gll[a / n1 % n1], Dim == 3 ? gll[a / (n1 * n1)] : 0.0};
+      const double* at = coordinates + static_cast<Size>(nodes[a]) * Dim;
       double off2 = 0.0;
-      for (int c = 0; c < 3; ++c) {
+      for (int c = 0; c < Dim; ++c) {
         double mapped = 0.0;
-        for (int v = 1; v < 8; ++v) {
-          double sx, sy, sz;
-          vertex_signs(v, sx, sy, sz);
-          mapped += 0.125 * (1.0 + sx * xi) * (1.0 + sy * eta) * (1.0 + sz * zeta) * x[3 * v + c];
+        for (int v = 1; v < V; ++v) {
+          double s[3];
+          vertex_signs(v, s[0], s[1], s[2]);
+          double shape = 1.0;
+          for (int d = 0; d < Dim; ++d) shape *= 0.5 * (1.0 + s[d] * xi[d]);
+          mapped += shape * x[Dim * v + c];
         }
         const double d = at[c] - origin[c] - mapped;
         off2 += d * d;
@@ -162,36 +208,37 @@ void survey_corners(const Exec& exec, Index n, const Index* connectivity, const 
       if (off2 > 1e-24 * size2) flag = Curved;
     }
     const double* points = basis + 2 * n1 * n1;
-    for (int q = 0; q < n3 && flag == Affine; ++q) {
-      double J[3][3], inv[3][3];
-      trilinear_jacobian(x, points[q % n1], points[q / n1 % n1], points[q / (n1 * n1)], J);
+    for (int q = 0; q < np && flag == Affine; ++q) {
+      const double xi[3] = {points[q % n1], points[q / n1 % n1], Dim == 3 ? points[q / (n1 * n1)] : 0.0};
+      double J[Dim][Dim], inv[Dim][Dim];
+      vertex_jacobian(x, xi, J);
       if (!(invert_jacobian(J, inv) > 0.0)) flag = Inverted;
     }
-    // Affine: every vertex at x0 + i a + j b + k c (a, b, c the edges from vertex 0, i, j, k in
-    // {0, 1}); then J = [a b c] / 2 everywhere.
-    for (int v = 1; v < 8 && flag == Affine; ++v) {
-      double sx, sy, sz;
-      vertex_signs(v, sx, sy, sz);
+    // Affine: every vertex at x0 + i a + j b (+ k c) (a, b, c the edges from vertex 0 to vertices
+    // 1, 3 and 4, i, j, k in {0, 1}); then J = [a b c] / 2 everywhere.
+    constexpr int edge[3] = {1, 3, 4};
+    for (int v = 1; v < V && flag == Affine; ++v) {
+      double s[3];
+      vertex_signs(v, s[0], s[1], s[2]);
       double off2 = 0.0;
-      for (int c = 0; c < 3; ++c) {
-        const double d = x[3 * v + c] - (sx > 0 ? x[3 + c] : 0.0) - (sy > 0 ? x[9 + c] : 0.0) - (sz > 0 ? x[12 + c] : 0.0);
+      for (int c = 0; c < Dim; ++c) {
+        double d = x[Dim * v + c];
+        for (int k = 0; k < Dim; ++k)
+          if (s[k] > 0) d -= x[Dim * edge[k] + c];
         off2 += d * d;
       }
       if (off2 > 1e-24 * size2) flag = Trilinear;
     }
     if (flag == Affine) {
-      double J[3][3], inv[3][3];
-      for (int c = 0; c < 3; ++c) {
-        J[c][0] = 0.5 * x[3 + c];
-        J[c][1] = 0.5 * x[9 + c];
-        J[c][2] = 0.5 * x[12 + c];
-      }
+      double J[Dim][Dim], inv[Dim][Dim];
+      for (int c = 0; c < Dim; ++c)
+        for (int k = 0; k < Dim; ++k) J[c][k] = 0.5 * x[Dim * edge[k] + c];
       const double det = invert_jacobian(J, inv);
-      for (int m = 0; m < 9; ++m) affine[static_cast<Size>(e) * 10 + m] = static_cast<Real>(inv[m / 3][m % 3]);
-      affine[static_cast<Size>(e) * 10 + 9] = static_cast<Real>(det * factor[e]);
+      for (int m = 0; m < Dim * Dim; ++m) affine[static_cast<Size>(e) * F + m] = static_cast<Real>(inv[m / Dim][m % Dim]);
+      affine[static_cast<Size>(e) * F + Dim * Dim] = static_cast<Real>(det * scale[e]);
     }
-    for (int k = 0; k < 24; ++k) corners[static_cast<Size>(e) * 25 + k] = static_cast<Real>(x[k]);
-    corners[static_cast<Size>(e) * 25 + 24] = static_cast<Real>(factor[e]);
+    for (int k = 0; k < Dim * V; ++k) corners[static_cast<Size>(e) * C + k] = static_cast<Real>(x[k]);
+    corners[static_cast<Size>(e) * C + Dim * V] = static_cast<Real>(scale[e]);
     flags[e] = flag;
   });
 }
@@ -203,13 +250,15 @@ void survey_corners(const Exec& exec, Index n, const Index* connectivity, const 
 // or the affine factors (survey_corners).
 enum Mode : int { StoredMode = 0, TrilinearMode = 1, AffineMode = 2 };
 
-template <int P, class Real, int Mode>
+template <int Dim, int P, class Real, int Mode>
 void apply_elements(const Exec& exec, Index n, const Index* list, const Index* connectivity, const int* section,
                     const Real* geometry, const Real* material, const int* isotropic, const Real* basis,
                     const Real* u, Real* ku) {
-  using L = Layout<P>;
-  using S = HexSweeps<P, Real>;
-  constexpr int n1 = L::n, n3 = L::n3;
+  using L = Layout<Dim, P>;
+  using S = Sweeps<Dim, P, Real>;
+  constexpr int n1 = L::n, np = L::points;
+  // Where the flux goes: 3D, the first 9 arrays (u and step 1 are spent); 2D, after t0 and t1.
+  constexpr int flux_at = Dim == 3 ? 0 : 6 * np;
   forall_blocks<L::threads>(exec, L::blocks(n), L::threads, L::template shared_bytes<Real>(),
                             [=] TREMOR_LAMBDA(const BlockContext& ctx) {
     const Real* factors = geometry;  // (nvcc: captured here, not first inside the if constexpr below)
@@ -217,85 +266,101 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const Index* c
     Real* G = B + n1 * n1;
     Real* work = B + L::basis_size;
     for_each_thread(ctx, L::basis_size, [&](int t) { B[t] = basis[t]; });
-    gather_and_sweep<P, Real>(ctx, B, G, work, n, list, connectivity, u);
-    // The last sweep and the pointwise flux, into the first 9 arrays (u and step 1 are spent).
-    for_each_thread(ctx, L::per_block * n3, [&](int t) {
-      const int slot = t / n3, p = t % n3;
+    gather_and_sweep<Dim, P, Real>(ctx, B, G, work, n, list, connectivity, u);
+    // The last sweep and the pointwise flux.
+    for_each_thread(ctx, L::per_block * np, [&](int t) {
+      const int slot = t / np, p = t % np;
       const Index i = ctx.block * L::per_block + slot;
       if (i >= n) return;
       const Index e = list ? list[i] : i;
-      Real* v = work + slot * L::arrays * n3;
-      Real d[3][3], inv[3][3], f[3][3], scale;
-      S::along_z(B, G, p, v + 9 * n3, d);
+      Real* v = work + slot * L::arrays * np;
+      Real d[Dim][Dim], inv[Dim][Dim], f[Dim][Dim], scale;
+      last_sweep<Dim, P, Real>(B, G, p, v, d);
+      const Real* w = G + n1 * n1 + n1;  // the Gauss weights follow G and the points
       if constexpr (Mode == AffineMode) {
-        const Real* g = factors + static_cast<Size>(e) * 10;
-        const Real* w = G + n1 * n1 + n1;
-        for (int m = 0; m < 9; ++m) inv[m / 3][m % 3] = g[m];
-        scale = w[p % n1] * w[p / n1 % n1] * w[p / (n1 * n1)] * g[9];
+        const Real* g = factors + static_cast<Size>(e) * L::factors;
+        for (int m = 0; m < Dim * Dim; ++m) inv[m / Dim][m % Dim] = g[m];
+        scale = weight<Dim, n1>(w, p) * g[Dim * Dim];
       } else if constexpr (Mode == TrilinearMode) {
-        const Real* corners = factors + static_cast<Size>(e) * 25;
+        const Real* corners = factors + static_cast<Size>(e) * L::corners;
         const Real* points = G + n1 * n1;
-        const Real* w = points + n1;
-        const int qi = p % n1, qj = p / n1 % n1, qk = p / (n1 * n1);
-        Real J[3][3];
-        trilinear_jacobian(corners, points[qi], points[qj], points[qk], J);
-        scale = w[qi] * w[qj] * w[qk] * invert_jacobian(J, inv) * corners[24];
+        const Real xi[3] = {points[p % n1], points[p / n1 % n1], Dim == 3 ? points[p / (n1 * n1)] : Real(0)};
+        Real J[Dim][Dim];
+        vertex_jacobian(corners, xi, J);
+        scale = weight<Dim, n1>(w, p) * invert_jacobian(J, inv) * corners[L::corners - 1];
       } else {
-        const Real* g = factors + static_cast<Size>(e) * 10 * n3 + p;
-        for (int m = 0; m < 9; ++m) inv[m / 3][m % 3] = g[m * n3];
-        scale = g[9 * n3];
+        const Real* g = factors + static_cast<Size>(e) * L::factors * np + p;
+        for (int m = 0; m < Dim * Dim; ++m) inv[m / Dim][m % Dim] = g[m * np];
+        scale = g[Dim * Dim * np];
       }
       const int s = section[e];
       const Real* D = material + 36 * s;
-      flux(d, inv, scale, D, isotropic[s] != 0, D[1], D[21], f);
-      for (int c = 0; c < 3; ++c)
-        for (int alpha = 0; alpha < 3; ++alpha) v[(3 * c + alpha) * n3 + p] = f[c][alpha];
+      flux(d, inv, scale, D, isotropic[s] != 0, D[1], D[Dim == 3 ? 21 : 8], f);
+      for (int c = 0; c < Dim; ++c)
+        for (int alpha = 0; alpha < Dim; ++alpha) v[flux_at + (Dim * c + alpha) * np + p] = f[c][alpha];
     });
     ctx.sync();
-    for_each_thread(ctx, L::per_block * n3, [&](int t) {
-      Real* v = work + t / n3 * L::arrays * n3;
-      S::back_z(B, G, t % n3, v, v + 9 * n3);
-    });
-    ctx.sync();
-    for_each_thread(ctx, L::per_block * n3, [&](int t) {
-      Real* v = work + t / n3 * L::arrays * n3;
-      S::back_y(B, G, t % n3, v + 9 * n3, v, v + 3 * n3);
+    if constexpr (Dim == 3) {
+      for_each_thread(ctx, L::per_block * np, [&](int t) {
+        Real* v = work + t / np * L::arrays * np;
+        S::back_z(B, G, t % np, v, v + 9 * np);
+      });
+      ctx.sync();
+    }
+    for_each_thread(ctx, L::per_block * np, [&](int t) {
+      Real* v = work + t / np * L::arrays * np;
+      S::back_y(B, G, t % np, v + (Dim == 3 ? 9 * np : flux_at), v, v + Dim * np);
     });
     ctx.sync();
     // The last transposed sweep and the scatter-add.
-    for_each_thread(ctx, L::per_block * n3, [&](int t) {
-      const int slot = t / n3, p = t % n3;
+    for_each_thread(ctx, L::per_block * np, [&](int t) {
+      const int slot = t / np, p = t % np;
       const Index i = ctx.block * L::per_block + slot;
       if (i >= n) return;
       const Index e = list ? list[i] : i;
-      Real* v = work + slot * L::arrays * n3;
-      Real force[3];
-      S::back_x(B, G, p, v, v + 3 * n3, force);
-      const Index node = connectivity[static_cast<Size>(e) * n3 + p];
-      Real* out = ku + static_cast<Size>(node) * 3;
+      Real* v = work + slot * L::arrays * np;
+      Real force[Dim];
+      S::back_x(B, G, p, v, v + Dim * np, force);
+      const Index node = connectivity[static_cast<Size>(e) * np + p];
+      Real* out = ku + static_cast<Size>(node) * Dim;
       if (list) {
-        for (int c = 0; c < 3; ++c) out[c] += force[c];
+        for (int c = 0; c < Dim; ++c) out[c] += force[c];
       } else {
-        for (int c = 0; c < 3; ++c) atomic_add(out + c, force[c]);
+        for (int c = 0; c < Dim; ++c) atomic_add(out + c, force[c]);
       }
     });
   });
 }
 
-// A section's D is isotropic when it has the form of lambda and mu (zeros where it must, equal
-// entries to a relative 1e-14): then the flux computes sigma from lambda = D[0][1] and mu = D[3][3].
-bool is_isotropic(const double* D) {
-  const double lambda = D[1], mu = D[21], scale = std::abs(D[0]);
+// A section's D (n_voigt x n_voigt: 6 in 3D, 3 in 2D) is isotropic when it has the form of
+// lambda and mu (zeros where it must, equal entries to a relative 1e-14): then the flux computes
+// sigma from lambda = D[0][1] and mu = D[3][3] (2D: D[2][2]).
+bool is_isotropic(const double* D, int n_voigt) {
+  const int normal = n_voigt == 6 ? 3 : 2;
+  const double lambda = D[1], mu = D[normal * n_voigt + normal], scale = std::abs(D[0]);
   const auto near = [&](double a, double b) { return std::abs(a - b) <= 1e-14 * scale; };
-  for (int i = 0; i < 6; ++i)
-    for (int j = 0; j < 6; ++j) {
+  for (int i = 0; i < n_voigt; ++i)
+    for (int j = 0; j < n_voigt; ++j) {
       double expected = 0.0;
-      if (i < 3 && j < 3) expected = i == j ? lambda + 2.0 * mu : lambda;
-      if (i >= 3 && i == j) expected = mu;
-      if (!near(D[i * 6 + j], expected)) return false;
+      if (i < normal && j < normal) expected = i == j ? lambda + 2.0 * mu : lambda;
+      if (i >= normal && i == j) expected = mu;
+      if (!near(D[i * n_voigt + j], expected)) return false;
     }
   return true;
 }
+
+// Each element's scale of w det J: the absorbing layers' stiffness factor times the section's
+// thickness (1 in 3D; 2D integrals are per unit thickness).
+DeviceArray<double> element_scale(const Exec& exec, const fem::DeviceElements& els, const fem::DeviceElementBlock& block) {
+  DeviceArray<double> scale(exec, block.n_elements);
+  double* out = scale.data();
+  const double *factor = block.stiffness_factor.data(), *thickness = els.thickness.data();
+  const int* section = block.section.data();
+  forall(exec, block.n_elements, [=] TREMOR_LAMBDA(Index e) { out[e] = factor[e] * thickness[section[e]]; });
+  return scale;
+}
+
+bool gll(ElementType type) { return type == ElementType::HexGLL || type == ElementType::QuadGLL; }
 
 template <class Real>
 std::vector<Real> rounded(std::span<const double> values) {
@@ -306,10 +371,12 @@ std::vector<Real> rounded(std::span<const double> values) {
 
 // Why element block b (0-based) of this type stops the sem operator, and what to do.
 std::string refusal(std::size_t b, ElementType type, int order) {
-  return str("the sem operator takes GLL hexahedra (order 1..", max_gll_order, "); element block ", b + 1, " holds ",
+  return str("the sem operator takes GLL hexahedra and quadrilaterals (order 1..", max_gll_order, "); element block ",
+             b + 1, " holds ",
              element_name(type, order),
-             " elements: raise a hex8, hex20 or hex27 mesh to GLL order P with `[mesh] order = P` in the model "
-             "file or `--order P`, generate `hex-gllP` boxes, or choose another operator");
+             " elements: raise a hex8, hex20 or hex27 (2D: quad4, quad8 or quad9) mesh to GLL order P with "
+             "`[mesh] order = P` in the model file or `--order P`, generate `hex-gllP` or `quad-gllP` elements, or "
+             "choose another operator");
 }
 
 }  // namespace
@@ -317,7 +384,7 @@ std::string refusal(std::size_t b, ElementType type, int order) {
 std::string unsupported_mesh(const Mesh& mesh) {
   for (std::size_t b = 0; b < mesh.blocks.size(); ++b) {
     const ElementBlock& block = mesh.blocks[b];
-    if (block.type != ElementType::HexGLL && block.n_elements() > 0) return refusal(b, block.type, block.order);
+    if (!gll(block.type) && block.n_elements() > 0) return refusal(b, block.type, block.order);
   }
   return {};
 }
@@ -325,9 +392,10 @@ std::string unsupported_mesh(const Mesh& mesh) {
 std::size_t loop_bytes(const Mesh& mesh, std::size_t real_size, bool coloured) {
   std::size_t total = 0;
   for (const ElementBlock& block : mesh.blocks) {
-    const auto n3 = static_cast<std::size_t>(block.n_element_nodes());
+    const auto points = static_cast<std::size_t>(block.n_element_nodes());
     const auto n_elements = static_cast<std::size_t>(block.n_elements());
-    total += n_elements * (n3 * (sizeof(Index) + 10 * real_size) + sizeof(int) + (coloured ? sizeof(Index) : 0));
+    const std::size_t factors = block.type == ElementType::QuadGLL ? 5 : 10;  // J^-1 and w det J per point
+    total += n_elements * (points * (sizeof(Index) + factors * real_size) + sizeof(int) + (coloured ? sizeof(Index) : 0));
   }
   return total;
 }
@@ -338,26 +406,29 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
     : exec_(elements->exec), n_dofs_(elements->n_dofs()), elements_(std::move(elements)) {
   const fem::DeviceElements& els = *elements_;
   for (std::size_t b = 0; b < els.blocks.size(); ++b)
-    TREMOR_CHECK(els.blocks[b].type == ElementType::HexGLL || els.blocks[b].n_elements == 0,
+    TREMOR_CHECK(gll(els.blocks[b].type) || els.blocks[b].n_elements == 0,
                  refusal(b, els.blocks[b].type, els.blocks[b].order));
   coloured_ = deterministic && els.n_colours > 0;
   TREMOR_CHECK(!deterministic || coloured_ || els.n_elements() == 0,
                "the sem operator: a deterministic scatter needs the elements built with a colouring");
   const std::vector<double> D = els.D.to_host();
   std::vector<int> isotropic(static_cast<std::size_t>(els.n_sections()));
-  for (std::size_t s = 0; s < isotropic.size(); ++s) isotropic[s] = is_isotropic(D.data() + 36 * s) ? 1 : 0;
+  for (std::size_t s = 0; s < isotropic.size(); ++s) isotropic[s] = is_isotropic(D.data() + 36 * s, els.n_voigt) ? 1 : 0;
   material_ = DeviceArray<Real>(exec_, std::span<const Real>(rounded<Real>(D)));
   isotropic_ = DeviceArray<int>(exec_, std::span<const int>(isotropic));
   for (std::size_t b = 0; b < els.blocks.size(); ++b) {
     const fem::DeviceElementBlock& block = els.blocks[b];
-    if (block.type != ElementType::HexGLL) {  // an empty block of another type: nothing to apply
+    if (!gll(block.type)) {  // an empty block of another type: nothing to apply
       basis_.emplace_back();
       geometry_.emplace_back();
       mode_.push_back(StoredMode);
       continue;
     }
-    with_order(block, [&](auto order) {
-      constexpr int P = decltype(order)::value, n = P + 1, n3 = n * n * n;
+    const DeviceArray<double> scale = element_scale(exec_, els, block);
+    with_order(block, [&](auto dim, auto order) {
+      constexpr int Dim = decltype(dim)::value, P = decltype(order)::value;
+      using L = Layout<Dim, P>;
+      constexpr int n = L::n;
       const Basis1d<P> basis;
       std::vector<double> host(basis.B, basis.B + n * n);
       host.insert(host.end(), basis.G, basis.G + n * n);
@@ -373,11 +444,10 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
       };
       // The shapes first, with the corners and the affine factors: one is kept when every element
       // of the block is trilinear, or affine.
-      DeviceArray<Real> corners(exec_, block.n_elements * 25), affine(exec_, block.n_elements * 10);
+      DeviceArray<Real> corners(exec_, block.n_elements * L::corners), affine(exec_, block.n_elements * L::factors);
       DeviceArray<int> flags(exec_, block.n_elements);
-      survey_corners<P, Real>(exec_, block.n_elements, block.connectivity.data(), els.coordinates.data(),
-                              block.stiffness_factor.data(), exact.data(), corners.data(), affine.data(),
-                              flags.data());
+      survey_corners<Dim, P, Real>(exec_, block.n_elements, block.connectivity.data(), els.coordinates.data(),
+                                   scale.data(), exact.data(), corners.data(), affine.data(), flags.data());
       const std::vector<int> shapes = flags.to_host();  // waits for the kernel
       inverted(shapes, Inverted);
       const auto all = [&](auto is) { return std::all_of(shapes.begin(), shapes.end(), is); };
@@ -391,9 +461,9 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
       }
       corners = DeviceArray<Real>();
       affine = DeviceArray<Real>();
-      geometry_.emplace_back(exec_, block.n_elements * 10 * n3);
-      compute_geometry<P, Real>(exec_, block.n_elements, block.connectivity.data(), els.coordinates.data(),
-                                block.stiffness_factor.data(), exact.data(), geometry_.back().data(), flags.data());
+      geometry_.emplace_back(exec_, block.n_elements * L::factors * L::points);
+      compute_geometry<Dim, P, Real>(exec_, block.n_elements, block.connectivity.data(), els.coordinates.data(),
+                                     scale.data(), exact.data(), geometry_.back().data(), flags.data());
       inverted(flags.to_host(), 1);  // compute_geometry's flag
     });
   }
@@ -410,11 +480,11 @@ void SemOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
       const Index n = coloured_ ? block.n_in(c) : block.n_elements;
       if (n == 0) continue;
       const Index* list = coloured_ ? block.in(c) : nullptr;
-      with_order(block, [&](auto order) {
-        constexpr int P = decltype(order)::value;
-        const auto launch = mode_[b] == AffineMode      ? apply_elements<P, Real, AffineMode>
-                            : mode_[b] == TrilinearMode ? apply_elements<P, Real, TrilinearMode>
-                                                        : apply_elements<P, Real, StoredMode>;
+      with_order(block, [&](auto dim, auto order) {
+        constexpr int Dim = decltype(dim)::value, P = decltype(order)::value;
+        const auto launch = mode_[b] == AffineMode      ? apply_elements<Dim, P, Real, AffineMode>
+                            : mode_[b] == TrilinearMode ? apply_elements<Dim, P, Real, TrilinearMode>
+                                                        : apply_elements<Dim, P, Real, StoredMode>;
         launch(exec_, n, list, block.connectivity.data(), block.section.data(), geometry_[b].data(), material_.data(),
                isotropic_.data(), basis_[b].data(), u, ku);
       });
@@ -440,9 +510,11 @@ std::string SemOperator<Real>::details() const {
   for (const fem::DeviceElementBlock& block : elements_->blocks)
     orders += str(orders.empty() ? "" : ", ", block.order);
   std::string geometry;
-  for (const char mode : mode_) {
+  for (std::size_t b = 0; b < mode_.size(); ++b) {
+    const char mode = mode_[b];
+    const bool quad = elements_->blocks[b].type == ElementType::QuadGLL;
     const char* name = mode == AffineMode      ? "affine: J per element"
-                       : mode == TrilinearMode ? "trilinear: J from the vertices"
+                       : mode == TrilinearMode ? (quad ? "bilinear: J from the vertices" : "trilinear: J from the vertices")
                                                : "geometric factors stored per Gauss point";
     if (geometry.find(name) == std::string::npos) geometry += str(geometry.empty() ? "" : " / ", name);
   }
@@ -467,7 +539,7 @@ std::size_t nothing(const op::OperatorSizes&) { return 0; }
 
 void register_operators(op::Registry& registry) {
   op::OperatorEntry entry{"sem",
-                          "no K: GLL hexahedra by sum factorisation (1D matrices along each direction), "
+                          "no K: GLL hexahedra and quadrilaterals by sum factorisation (1D matrices along each direction), "
                           "geometric factors per Gauss point",
                           false,
                           false,

@@ -162,6 +162,77 @@ struct HexSweeps {
   }
 };
 
+// The same on a GLL quadrilateral of order P (2D, 2 components): n^2 points, p = i + n j. Step 1
+// along x gives t0 = B v and t1 = G v; step 2 along y the gradient, d/dxi = B t1 and
+// d/deta = G t0: 4 n^3 multiply-adds per component. The transposed steps integrate the flux
+// f[(2c + alpha) n^2 + q] back: along y t0 = B^T f_xi and t1 = G^T f_eta, along x
+// G^T t0 + B^T t1.
+template <int P, class T>
+struct QuadSweeps {
+  static constexpr int n = P + 1, n2 = n * n;
+
+  // Step 1, along x, for p = (qi, j).
+  TREMOR_HOST_DEVICE static void along_x(const T* B, const T* G, int p, const T* v, T* t0, T* t1) {
+    const int qi = p % n, row = p - qi;
+    T b[n], g[n];
+    HexSweeps<P, T>::coefficients(B, G, qi * n, 1, b, g);
+    for (int c = 0; c < 2; ++c) {
+      T value = T(0), slope = T(0);
+      for (int i = 0; i < n; ++i) {
+        const T vi = v[c * n2 + row + i];
+        value += b[i] * vi;
+        slope += g[i] * vi;
+      }
+      t0[c * n2 + p] = value;
+      t1[c * n2 + p] = slope;
+    }
+  }
+
+  // Step 2, along y, for the point p = (qi, qj): d[c][alpha] = d v_c / d xi_alpha there.
+  TREMOR_HOST_DEVICE static void along_y(const T* B, const T* G, int p, const T* t0, const T* t1, T (&d)[2][2]) {
+    const int qi = p % n, qj = p / n;
+    T b[n], g[n];
+    HexSweeps<P, T>::coefficients(B, G, qj * n, 1, b, g);
+    for (int c = 0; c < 2; ++c) {
+      T dx = T(0), dy = T(0);
+      for (int j = 0; j < n; ++j) {
+        dx += b[j] * t1[c * n2 + qi + n * j];
+        dy += g[j] * t0[c * n2 + qi + n * j];
+      }
+      d[c][0] = dx;
+      d[c][1] = dy;
+    }
+  }
+
+  // Transposed step 2, for p = (qi, j), along y.
+  TREMOR_HOST_DEVICE static void back_y(const T* B, const T* G, int p, const T* f, T* t0, T* t1) {
+    const int qi = p % n, j = p / n;
+    T b[n], g[n];
+    HexSweeps<P, T>::coefficients(B, G, j, n, b, g);
+    for (int c = 0; c < 2; ++c) {
+      T along_xi = T(0), along_eta = T(0);
+      for (int qj = 0; qj < n; ++qj) {
+        along_xi += b[qj] * f[(2 * c + 0) * n2 + qi + n * qj];
+        along_eta += g[qj] * f[(2 * c + 1) * n2 + qi + n * qj];
+      }
+      t0[c * n2 + p] = along_xi;
+      t1[c * n2 + p] = along_eta;
+    }
+  }
+
+  // Transposed step 1, for the node p = (i, j): its force, G^T t0 + B^T t1 along x.
+  TREMOR_HOST_DEVICE static void back_x(const T* B, const T* G, int p, const T* t0, const T* t1, T (&out)[2]) {
+    const int i = p % n, row = p - i;
+    T b[n], g[n];
+    HexSweeps<P, T>::coefficients(B, G, i, n, b, g);
+    for (int c = 0; c < 2; ++c) {
+      T sum = T(0);
+      for (int qi = 0; qi < n; ++qi) sum += g[qi] * t0[c * n2 + row + qi] + b[qi] * t1[c * n2 + row + qi];
+      out[c] = sum;
+    }
+  }
+};
+
 // The flux at one point: f[c][alpha] = scale * sum_beta sigma_{c beta} inv[alpha][beta], where
 // sigma = D eps and eps is the symmetric part of grad u, grad[c][beta] = sum_alpha d[c][alpha]
 // inv[alpha][beta]; inv = J^-1 (d xi_alpha / d x_beta) and scale = w det J. D is the 6 x 6 Voigt
@@ -192,6 +263,30 @@ TREMOR_HOST_DEVICE inline void flux(const T (&d)[3][3], const T (&inv)[3][3], T 
       f[c][alpha] = scale * (S[c][0] * inv[alpha][0] + S[c][1] * inv[alpha][1] + S[c][2] * inv[alpha][2]);
 }
 
+// The same in 2D (plane strain or plane stress, whichever D is): D is 3 x 3 row-major (xx, yy,
+// xy); isotropic, lambda = D[0][1] and mu = D[2][2] (both formulations have that form).
+template <class T>
+TREMOR_HOST_DEVICE inline void flux(const T (&d)[2][2], const T (&inv)[2][2], T scale, const T* D, bool isotropic,
+                                    T lambda, T mu, T (&f)[2][2]) {
+  T g[2][2];
+  for (int c = 0; c < 2; ++c)
+    for (int beta = 0; beta < 2; ++beta) g[c][beta] = d[c][0] * inv[0][beta] + d[c][1] * inv[1][beta];
+  const T strain[3] = {g[0][0], g[1][1], g[0][1] + g[1][0]};
+  T sigma[3];
+  if (isotropic) {
+    const T area = lambda * (strain[0] + strain[1]);
+    sigma[0] = area + T(2) * mu * strain[0];
+    sigma[1] = area + T(2) * mu * strain[1];
+    sigma[2] = mu * strain[2];
+  } else {
+    for (int m = 0; m < 3; ++m) sigma[m] = D[m * 3] * strain[0] + D[m * 3 + 1] * strain[1] + D[m * 3 + 2] * strain[2];
+  }
+  const T S[2][2] = {{sigma[0], sigma[2]}, {sigma[2], sigma[1]}};
+  for (int c = 0; c < 2; ++c)
+    for (int alpha = 0; alpha < 2; ++alpha)
+      f[c][alpha] = scale * (S[c][0] * inv[alpha][0] + S[c][1] * inv[alpha][1]);
+}
+
 // The Jacobian J[c][alpha] = d x_c / d xi_alpha at (xi, eta, zeta) of the trilinear map of an
 // element's 8 vertices (fem::vertex_node's order: 0-3 counter-clockwise at zeta = -1, 4-7 above),
 // given as x[3 v + c] relative to vertex 0 (whose entries are not read): 7 x 9 multiply-adds
@@ -218,6 +313,35 @@ TREMOR_HOST_DEVICE inline void trilinear_jacobian(const T* x, T xi, T eta, T zet
       J[k][2] += x[3 * v + k] * d_zeta;
     }
   }
+}
+
+// The same for the bilinear map of a quadrilateral's 4 vertices (x[2 v + c], vertex_signs' x and
+// y signs), at (xi, eta).
+template <class T>
+TREMOR_HOST_DEVICE inline void bilinear_jacobian(const T* x, T xi, T eta, T (&J)[2][2]) {
+  for (auto& row : J)
+    for (T& value : row) value = T(0);
+  for (int v = 1; v < 4; ++v) {
+    T sx, sy, sz;
+    vertex_signs(v, sx, sy, sz);
+    const T d_xi = T(0.25) * sx * (T(1) + sy * eta), d_eta = T(0.25) * (T(1) + sx * xi) * sy;
+    for (int k = 0; k < 2; ++k) {
+      J[k][0] += x[2 * v + k] * d_xi;
+      J[k][1] += x[2 * v + k] * d_eta;
+    }
+  }
+}
+
+// det and inverse of a 2 x 2 Jacobian.
+template <class T>
+TREMOR_HOST_DEVICE inline T invert_jacobian(const T (&J)[2][2], T (&inv)[2][2]) {
+  const T det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+  const T r = T(1) / det;
+  inv[0][0] = J[1][1] * r;
+  inv[0][1] = -J[0][1] * r;
+  inv[1][0] = -J[1][0] * r;
+  inv[1][1] = J[0][0] * r;
+  return det;
 }
 
 // det and inverse of the Jacobian J[c][alpha] = d x_c / d xi_alpha: inv[alpha][beta].

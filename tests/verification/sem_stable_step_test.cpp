@@ -23,7 +23,7 @@ namespace {
 // lambda_max of M^-1 K by 3000 power iterations on M^-1/2 K M^-1/2 (the Rayleigh quotient rises
 // to it from below): a lower bound of lambda_max that the estimate must not fall short of.
 double power_iteration(const Model& model) {
-  const auto K = explicit_fe::make_stiffness_operator<double>(model, "sem", Exec::openmp());
+  const auto K = explicit_fe::make_stiffness_operator<double>(model, "sem", Exec::serial());
   const std::vector<double> mass = sparse::assemble_lumped_mass(model);
   const std::size_t n = mass.size();
   std::vector<double> v = test::test_vector(static_cast<Index>(n), 17), x(n), y(n);
@@ -51,7 +51,7 @@ TEST(SemStableStep, WithinFivePercentOfTheTrueLimit) {
     Model model = test::two_section_model(linear, 1, quad ? 4 : order <= 4 ? 3 : 2, 0.15);
     elevate_order(model, order);
     ASSERT_TRUE(explicit_fe::global_stable_step(model.mesh));
-    const explicit_fe::StableStep step = explicit_fe::stable_step(model, Exec::openmp());
+    const explicit_fe::StableStep step = explicit_fe::stable_step(model, Exec::serial());
     const double limit = 2.0 / std::sqrt(power_iteration(model));
     const double element_bound = fem::stable_time_step(model).dt;
     std::printf("%s order %d: stable step %.6g s (%s), power-iteration limit %.6g s, element bound %.6g s\n", quad ? "quad" : "hex", order,

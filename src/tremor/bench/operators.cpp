@@ -18,6 +18,9 @@
 // the pogo paper: A, F, K u, C', U_prev, K'', U_curr -> U_next): 10 values of sizeof(Real) per DOF.
 // u is counted once, as if every reuse hit the cache: the figure is the least traffic the step
 // needs, so achieved GB/s = counted bytes / time is a lower bound of what the memory moved.
+// Counted flops per step (operators that count them, op::Operator::flops(): sem) plus the update's
+// 6 per DOF, against the multiply-add peak of the precision measured in the same run; the
+// roofline is the longer of bytes / copy bandwidth and flops / peak.
 #include "tremor/bench/operators.hpp"
 
 #include <algorithm>
@@ -34,6 +37,7 @@
 #include <vector>
 
 #include "tremor/backend/bandwidth.hpp"
+#include "tremor/backend/memory.hpp"
 #include "tremor/bench/report.hpp"
 #include "tremor/bench/timing.hpp"
 #include "tremor/core/clock.hpp"
@@ -259,11 +263,21 @@ struct Case {
   int steps = 0;
   double operator_seconds = 0.0, setup_seconds = 0.0, seconds = 0.0;
   std::size_t operator_bytes = 0, counted_bytes = 0;  // per step
+  double flops = 0.0;                                 // per step, counted (0: the operator does not count)
+  std::size_t device_bytes = 0;                       // the Exec's memory the case holds: operator, elements, state
   std::string details;                                // the operator's storage (padding)
   std::optional<PartitionRecord> partition;
   double ms_per_step() const { return 1e3 * seconds / steps; }
   double gdof_steps() const { return 1e-9 * double(dofs) * steps / seconds; }
   double gbytes_per_second() const { return 1e-9 * double(counted_bytes) * steps / seconds; }
+  double flops_per_second() const { return flops * steps / seconds; }
+  // The roofline's time per step: the counted bytes at the copy bandwidth or the counted flops at
+  // the multiply-add peak of the case's precision, whichever is longer; as a percentage of the
+  // measured time.
+  double percent_of_roofline(double bytes_per_second, double peak) const {
+    const double bound = std::max(double(counted_bytes) / bytes_per_second, peak > 0.0 ? flops / peak : 0.0);
+    return 100.0 * bound * steps / seconds;
+  }
 };
 
 struct CaseFailure {
@@ -344,6 +358,7 @@ template <class Real>
 void time_case(const OperatorChoice& choice, const Exec& exec, const CaseInputs& in, const OperatorArgs& args,
                Case& c) {
   const Model& model = in.model;
+  const std::size_t held_before = memory::usage(exec.space()).current;
   const auto setup = Clock::now();
   const auto stiffness = build_operator<Real>(choice, exec, in, c);
   exec.synchronize();
@@ -363,6 +378,9 @@ void time_case(const OperatorChoice& choice, const Exec& exec, const CaseInputs&
   c.operator_bytes = stiffness->bytes();
   c.details = stiffness->details();
   c.counted_bytes = c.operator_bytes + 10 * static_cast<std::size_t>(c.dofs) * sizeof(Real);
+  // The fused update: a (f - K u) + c' u_prev + k'' u_curr, 6 flops per DOF.
+  if (stiffness->flops() > 0.0) c.flops = stiffness->flops() + 6.0 * double(c.dofs);
+  c.device_bytes = memory::usage(exec.space()).current - held_before;
   // `warmup` untimed steps, then runs of `steps` steps.
   for (int k = 0; k < args.warmup; ++k) scheme.step(force.view());
   exec.synchronize();
@@ -416,6 +434,16 @@ void run_operators(const OperatorArgs& args) {
               host_threads(exec) == 1 ? "" : "s", cpu_model().c_str());
   std::printf("copy bandwidth    %.1f GB/s (a %zu MB array, fastest of %d copies)\n", 1e-9 * copy.bytes_per_second(),
               copy.bytes >> 20, copy.repeats);
+  // The multiply-add peak of each precision, the compute roofline (several times the threads a
+  // GPU holds at once; a few per host thread).
+  const Index fma_threads = exec.backend() == Backend::Cuda ? Index(1) << 22 : Index(256) * host_threads(exec);
+  const FmaRate fma_float = measure_fma_rate<float>(exec, fma_threads),
+                fma_double = measure_fma_rate<double>(exec, fma_threads);
+  std::printf("multiply-add peak %.3g TFLOP/s float, %.3g TFLOP/s double (fastest of %d runs)\n",
+              1e-12 * fma_float.flops_per_second(), 1e-12 * fma_double.flops_per_second(), fma_float.repeats);
+  const auto peak = [&](const Case& c) {
+    return c.precision == "float" ? fma_float.flops_per_second() : fma_double.flops_per_second();
+  };
   std::vector<Case> cases;
   std::vector<ProblemSetup> setups;
   std::vector<CaseFailure> failures;
@@ -528,6 +556,12 @@ void run_operators(const OperatorArgs& args) {
                         choice.name.c_str(), precision.c_str(), c.ms_per_step(), c.gdof_steps(),
                         c.gbytes_per_second(), 100.0 * c.gbytes_per_second() * 1e9 / copy.bytes_per_second(),
                         c.setup_seconds, c.details.empty() ? "" : "  ", c.details.c_str());
+            if (c.flops > 0.0)
+              std::printf("  %-19s %-6s %.0f flops/DOF-step, %.2f TFLOP/s (%.1f%% of the multiply-add peak), %.1f%% of "
+                          "the roofline; %.0f B of device memory per DOF\n",
+                          "", "", c.flops / double(c.dofs), 1e-12 * c.flops_per_second(),
+                          100.0 * c.flops_per_second() / peak(c), c.percent_of_roofline(copy.bytes_per_second(), peak(c)),
+                          double(c.device_bytes) / double(c.dofs));
             if (c.partition) {
               const PartitionRecord& r = *c.partition;
               std::printf("  %-19s %-6s %s blocks of %d (%s split), eta %.4f; partition %.2f s%s (arrangement %.2f s), "
@@ -573,7 +607,9 @@ void run_operators(const OperatorArgs& args) {
   run.json_provenance(json);
   json << ",\n  \"scale\": " << args.scale << ",\n  \"steps\": " << args.steps
        << ",\n  \"warmup_steps\": " << args.warmup << ",\n  \"min_seconds\": " << args.min_seconds
-       << ",\n  \"copy_bandwidth_GBps\": " << 1e-9 * copy.bytes_per_second() << ",\n  \"problems\": {";
+       << ",\n  \"copy_bandwidth_GBps\": " << 1e-9 * copy.bytes_per_second()
+       << ",\n  \"fma_peak_TFLOPs\": {\"float\": " << 1e-12 * fma_float.flops_per_second()
+       << ", \"double\": " << 1e-12 * fma_double.flops_per_second() << "},\n  \"problems\": {";
   for (std::size_t i = 0; i < setups.size(); ++i)
     json << (i == 0 ? "\n" : ",\n") << "    " << json_string(setups[i].name) << ": "
          << json_string(setups[i].description);
@@ -598,9 +634,14 @@ void run_operators(const OperatorArgs& args) {
   json << "\n  },\n  \"cases\": [\n";
   std::ostringstream md;
   md << "Explicit time step on " << exec.describe() << ", " << run.date << ", commit " << run.commit
-     << "; copy bandwidth " << std::lround(1e-9 * copy.bytes_per_second()) << " GB/s.\n\n"
-     << "| problem | ordering | DOF | operator | precision | ms/step | GDOF-steps/s | counted MB/step | GB/s | % of copy | x cuSPARSE |\n"
-     << "|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|\n";
+     << "; copy bandwidth " << std::lround(1e-9 * copy.bytes_per_second()) << " GB/s; multiply-add peak "
+     << fixed(1e-12 * fma_float.flops_per_second(), 1) << " TFLOP/s float, " << fixed(1e-12 * fma_double.flops_per_second(), 1)
+     << " double. Flops and the roofline (the counted bytes at the copy bandwidth or the counted flops at the peak, "
+        "whichever takes longer) where the operator counts its flops; device memory: what the case holds, operator, "
+        "elements and integrator, per DOF.\n\n"
+     << "| problem | ordering | DOF | operator | precision | ms/step | GDOF-steps/s | counted MB/step | GB/s | % of copy "
+        "| flops/DOF-step | % of FMA peak | % of roofline | device B/DOF | x cuSPARSE |\n"
+     << "|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
     const double percent = 100.0 * c.gbytes_per_second() * 1e9 / copy.bytes_per_second();
@@ -611,12 +652,19 @@ void run_operators(const OperatorArgs& args) {
          << ", \"operator_seconds\": " << c.operator_seconds << ", \"ms_per_step\": " << c.ms_per_step()
          << ", \"gdof_steps_per_second\": " << c.gdof_steps() << ", \"operator_bytes\": " << c.operator_bytes
          << ", \"counted_bytes_per_step\": " << c.counted_bytes << ", \"achieved_GBps\": " << c.gbytes_per_second()
-         << ", \"percent_of_copy\": " << percent << ", \"ratio_to_cusparse\": " << baseline(c)
+         << ", \"percent_of_copy\": " << percent << ", \"flops_per_step\": " << c.flops
+         << ", \"percent_of_fma_peak\": " << 100.0 * c.flops_per_second() / peak(c)
+         << ", \"percent_of_roofline\": " << c.percent_of_roofline(copy.bytes_per_second(), peak(c))
+         << ", \"device_bytes\": " << c.device_bytes << ", \"ratio_to_cusparse\": " << baseline(c)
          << ", \"storage\": " << json_string(c.details) << "}" << (i + 1 < cases.size() ? ",\n" : "\n");
     md << "| " << c.problem << " | " << c.ordering << " | " << c.dofs << " | " << c.operator_name << " | "
        << c.precision << " | " << fixed(c.ms_per_step(), 3) << " | " << fixed(c.gdof_steps(), 3) << " | "
        << fixed(1e-6 * double(c.counted_bytes), 1) << " | " << fixed(c.gbytes_per_second(), 0) << " | "
-       << fixed(percent, 1) << " | " << (baseline(c) > 0.0 ? fixed(baseline(c), 2) : "-") << " |\n";
+       << fixed(percent, 1) << " | " << (c.flops > 0.0 ? fixed(c.flops / double(c.dofs), 0) : "-") << " | "
+       << (c.flops > 0.0 ? fixed(100.0 * c.flops_per_second() / peak(c), 1) : "-") << " | "
+       << fixed(c.percent_of_roofline(copy.bytes_per_second(), peak(c)), 1) << " | "
+       << fixed(double(c.device_bytes) / double(c.dofs), 0) << " | "
+       << (baseline(c) > 0.0 ? fixed(baseline(c), 2) : "-") << " |\n";
   }
   json << "  ],\n  \"partitioned\": [\n";
 

@@ -27,6 +27,9 @@ class Operator {
   virtual std::size_t bytes() const = 0;
   // A line about its storage for reports (padding of the padded formats); empty by default.
   virtual std::string details() const { return {}; }
+  // Floating-point operations per apply, counted from the kernel's arithmetic (a multiply-add is
+  // 2, a division 1), for the benchmark's roofline; 0 where not counted.
+  virtual double flops() const { return 0.0; }
 
   // y = A x. Throws tremor::Error, naming the operator, unless both views hold n_dofs() entries in
   // the memory of exec() and do not overlap (y is overwritten).

@@ -250,30 +250,32 @@ void survey_corners(const Exec& exec, Index n, const Index* connectivity, const 
 // or the affine factors (survey_corners).
 enum Mode : int { StoredMode = 0, TrilinearMode = 1, AffineMode = 2 };
 
-template <int Dim, int P, class Real, int Mode, bool Columns>
+template <int Dim, int P, class Real, int Mode>
 void apply_elements(const Exec& exec, Index n, const Index* list, const Index* connectivity, const int* section,
                     const Real* geometry, const Real* material, const int* isotropic, const Real* basis,
                     const Real* u, Real* ku) {
   using L = Layout<Dim, P>;
   using S = Sweeps<Dim, P, Real>;
-  static_assert(!Columns || Dim == 3, "the column step is the hexahedra's");
+  constexpr int n1 = L::n, np = L::points;
+  // Where the flux goes: 3D, the first 9 arrays (u and step 1 are spent); 2D, after t0 and t1.
+  constexpr int flux_at = Dim == 3 ? 0 : 6 * np;
   forall_blocks<L::threads>(exec, L::blocks(n), L::threads, L::template shared_bytes<Real>(),
                             [=] TREMOR_LAMBDA(const BlockContext& ctx) {
-    // (nvcc: what the branches of the if constexpr below use is captured or declared here, not
-    // first inside them.)
-    constexpr int n1 = L::n, np = L::points, n2 = n1 * n1;
-    // Where the flux goes: 3D, the first 9 arrays (u and step 1 are spent); 2D, after t0 and t1.
-    constexpr int flux_at = Dim == 3 ? 0 : 6 * np;
-    const Real* factors = geometry;
-    const Index count = n;
+    const Real* factors = geometry;  // (nvcc: captured here, not first inside the if constexpr below)
     Real* B = ctx.shared<Real>();
     Real* G = B + n1 * n1;
     Real* work = B + L::basis_size;
     for_each_thread(ctx, L::basis_size, [&](int t) { B[t] = basis[t]; });
     gather_and_sweep<Dim, P, Real>(ctx, B, G, work, n, list, connectivity, u);
-    // The pointwise physics at point p of element e: the flux f from the gradient d.
-    const auto point_flux = [&](Index e, int p, const Real(&d)[Dim][Dim], Real(&f)[Dim][Dim]) {
-      Real inv[Dim][Dim], scale;
+    // The last sweep and the pointwise flux.
+    for_each_thread(ctx, L::per_block * np, [&](int t) {
+      const int slot = t / np, p = t % np;
+      const Index i = ctx.block * L::per_block + slot;
+      if (i >= n) return;
+      const Index e = list ? list[i] : i;
+      Real* v = work + slot * L::arrays * np;
+      Real d[Dim][Dim], inv[Dim][Dim], f[Dim][Dim], scale;
+      last_sweep<Dim, P, Real>(B, G, p, v, d);
       const Real* w = G + n1 * n1 + n1;  // the Gauss weights follow G and the points
       if constexpr (Mode == AffineMode) {
         const Real* g = factors + static_cast<Size>(e) * L::factors;
@@ -294,40 +296,16 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const Index* c
       const int s = section[e];
       const Real* D = material + 36 * s;
       flux(d, inv, scale, D, isotropic[s] != 0, D[1], D[Dim == 3 ? 21 : 8], f);
-    };
-    if constexpr (Columns) {
-      // The last sweep, the flux and the first transposed sweep column by column, in registers.
-      for_each_thread(ctx, L::per_block * n2, [&](int t) {
-        const int slot = t / n2;
-        const Index i = ctx.block * L::per_block + slot;
-        if (i >= count) return;
-        const Index e = list ? list[i] : i;
-        S::column(B, G, t % n2, work + slot * L::arrays * np + 9 * np,
-                  [&](int p, const Real(&d)[3][3], Real(&f)[3][3]) { point_flux(e, p, d, f); });
-      });
-      ctx.sync();
-    } else {
-      // The last sweep and the pointwise flux.
+      for (int c = 0; c < Dim; ++c)
+        for (int alpha = 0; alpha < Dim; ++alpha) v[flux_at + (Dim * c + alpha) * np + p] = f[c][alpha];
+    });
+    ctx.sync();
+    if constexpr (Dim == 3) {
       for_each_thread(ctx, L::per_block * np, [&](int t) {
-        const int slot = t / np, p = t % np;
-        const Index i = ctx.block * L::per_block + slot;
-        if (i >= count) return;
-        const Index e = list ? list[i] : i;
-        Real* v = work + slot * L::arrays * np;
-        Real d[Dim][Dim], f[Dim][Dim];
-        last_sweep<Dim, P, Real>(B, G, p, v, d);
-        point_flux(e, p, d, f);
-        for (int c = 0; c < Dim; ++c)
-          for (int alpha = 0; alpha < Dim; ++alpha) v[flux_at + (Dim * c + alpha) * np + p] = f[c][alpha];
+        Real* v = work + t / np * L::arrays * np;
+        S::back_z(B, G, t % np, v, v + 9 * np);
       });
       ctx.sync();
-      if constexpr (Dim == 3) {
-        for_each_thread(ctx, L::per_block * np, [&](int t) {
-          Real* v = work + t / np * L::arrays * np;
-          S::back_z(B, G, t % np, v, v + 9 * np);
-        });
-        ctx.sync();
-      }
     }
     for_each_thread(ctx, L::per_block * np, [&](int t) {
       Real* v = work + t / np * L::arrays * np;
@@ -401,10 +379,6 @@ double element_flops(int dim, int order, int mode, bool isotropic) {
   return sweeps + points * point;
 }
 
-// Whether the hexahedra of an order take the column step (HexSweeps::column) unless told: where
-// its 18 (P + 1) values per thread fit the registers.
-bool columns_by_default(int order, std::size_t real_size) { return (order + 1) * real_size <= 6 * 4; }
-
 bool gll(ElementType type) { return type == ElementType::HexGLL || type == ElementType::QuadGLL; }
 
 template <class Real>
@@ -447,7 +421,7 @@ std::size_t loop_bytes(const Mesh& mesh, std::size_t real_size, bool coloured) {
 
 template <class Real>
 SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elements, bool deterministic,
-                               Geometry geometry, Kernel kernel)
+                               Geometry geometry)
     : exec_(elements->exec), n_dofs_(elements->n_dofs()), elements_(std::move(elements)) {
   const fem::DeviceElements& els = *elements_;
   for (std::size_t b = 0; b < els.blocks.size(); ++b)
@@ -467,7 +441,6 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
       basis_.emplace_back();
       geometry_.emplace_back();
       mode_.push_back(StoredMode);
-      columns_.push_back(false);
       continue;
     }
     const DeviceArray<double> scale = element_scale(exec_, els, block);
@@ -513,7 +486,6 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
       inverted(flags.to_host(), 1);  // compute_geometry's flag
     });
     const int dim = block.type == ElementType::HexGLL ? 3 : 2;
-    columns_.push_back(dim == 3 && (kernel == Kernel::Columns || (kernel == Kernel::Auto && columns_by_default(block.order, sizeof(Real)))));
     std::vector<double> per_section(isotropic.size(), 0.0);
     for (std::size_t s = 0; s < per_section.size(); ++s)
       per_section[s] = element_flops(dim, block.order, mode_.back(), isotropic[s] != 0);
@@ -534,15 +506,9 @@ void SemOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
       const Index* list = coloured_ ? block.in(c) : nullptr;
       with_order(block, [&](auto dim, auto order) {
         constexpr int Dim = decltype(dim)::value, P = decltype(order)::value;
-        using Launch = decltype(&apply_elements<Dim, P, Real, AffineMode, false>);
-        Launch launch = mode_[b] == AffineMode      ? apply_elements<Dim, P, Real, AffineMode, false>
-                        : mode_[b] == TrilinearMode ? apply_elements<Dim, P, Real, TrilinearMode, false>
-                                                    : apply_elements<Dim, P, Real, StoredMode, false>;
-        if constexpr (Dim == 3)
-          if (columns_[b])
-            launch = mode_[b] == AffineMode      ? apply_elements<Dim, P, Real, AffineMode, true>
-                     : mode_[b] == TrilinearMode ? apply_elements<Dim, P, Real, TrilinearMode, true>
-                                                 : apply_elements<Dim, P, Real, StoredMode, true>;
+        const auto launch = mode_[b] == AffineMode      ? apply_elements<Dim, P, Real, AffineMode>
+                            : mode_[b] == TrilinearMode ? apply_elements<Dim, P, Real, TrilinearMode>
+                                                        : apply_elements<Dim, P, Real, StoredMode>;
         launch(exec_, n, list, block.connectivity.data(), block.section.data(), geometry_[b].data(), material_.data(),
                isotropic_.data(), basis_[b].data(), u, ku);
       });
@@ -576,8 +542,7 @@ std::string SemOperator<Real>::details() const {
                                                : "geometric factors stored per Gauss point";
     if (geometry.find(name) == std::string::npos) geometry += str(geometry.empty() ? "" : " / ", name);
   }
-  const bool columns = std::any_of(columns_.begin(), columns_.end(), [](char c) { return c != 0; });
-  return str("GLL order ", orders, ", ", geometry, columns ? ", z sweeps in registers" : "", ", ",
+  return str("GLL order ", orders, ", ", geometry, ", ",
              coloured_ ? str(elements_->n_colours, " colours") : std::string("atomic scatter"));
 }
 

@@ -149,49 +149,6 @@ struct HexSweeps {
     }
   }
 
-  // Step 3, the pointwise physics and transposed step 3 for a whole column (qi, qj) = c2 (its n
-  // points along z) in one thread: its 9 n values of s (step 2's outputs) read once into registers,
-  // for each point qk the gradient d (the z contractions), flux(qk, d, f) the flux there, and its
-  // contributions to the 9 n transposed-step-3 sums accumulated in registers, written at the end
-  // over the column's own s (no other thread reads or writes the column in between). Per point 9
-  // reads and 9 writes of shared memory instead of along_z's and back_z's 9 n reads each and the
-  // flux's 9 writes; the price is 18 n values per thread in registers.
-  template <class Flux>
-  TREMOR_HOST_DEVICE static void column(const T* B, const T* G, int c2, T* s, Flux&& flux) {
-    T y[9][n], sum[9][n];
-    for (int m = 0; m < 9; ++m)
-      for (int k = 0; k < n; ++k) {
-        y[m][k] = s[m * n3 + c2 + n2 * k];
-        sum[m][k] = T(0);
-      }
-    for (int qk = 0; qk < n; ++qk) {
-      T b[n], g[n];
-      coefficients(B, G, qk * n, 1, b, g);
-      T d[3][3];
-      for (int c = 0; c < 3; ++c) {
-        T dx = T(0), dy = T(0), dz = T(0);
-        for (int k = 0; k < n; ++k) {
-          dx += b[k] * y[3 * c + 1][k];
-          dy += b[k] * y[3 * c + 2][k];
-          dz += g[k] * y[3 * c + 0][k];
-        }
-        d[c][0] = dx;
-        d[c][1] = dy;
-        d[c][2] = dz;
-      }
-      T f[3][3];
-      flux(c2 + n2 * qk, d, f);
-      for (int c = 0; c < 3; ++c)
-        for (int k = 0; k < n; ++k) {
-          sum[3 * c + 0][k] += b[k] * f[c][0];
-          sum[3 * c + 1][k] += b[k] * f[c][1];
-          sum[3 * c + 2][k] += g[k] * f[c][2];
-        }
-    }
-    for (int m = 0; m < 9; ++m)
-      for (int k = 0; k < n; ++k) s[m * n3 + c2 + n2 * k] = sum[m][k];
-  }
-
   // Transposed step 1, for the node p = (i, j, k): its force, out[c] = G^T t0 + B^T t1 along x.
   TREMOR_HOST_DEVICE static void back_x(const T* B, const T* G, int p, const T* t0, const T* t1, T (&out)[3]) {
     const int i = p % n, row = p - i;

@@ -33,10 +33,12 @@ std::vector<Real> apply_on(const op::Operator<Real>& op, const std::vector<doubl
 }
 
 template <class Real>
-std::unique_ptr<sem::SemOperator<Real>> make(const Model& model, const Exec& exec, bool coloured) {
+std::unique_ptr<sem::SemOperator<Real>> make(const Model& model, const Exec& exec, bool coloured,
+                                             sem::Kernel kernel = sem::Kernel::Auto) {
   const fem::ElementColouring colouring = coloured ? fem::colour_elements(model.mesh) : fem::ElementColouring{};
   return std::make_unique<sem::SemOperator<Real>>(
-      std::make_shared<const fem::DeviceElements>(exec, model.mesh, fem::section_table(model), colouring), coloured);
+      std::make_shared<const fem::DeviceElements>(exec, model.mesh, fem::section_table(model), colouring), coloured,
+      sem::Geometry::Auto, kernel);
 }
 
 void expect_parity(const Model& model);
@@ -94,6 +96,12 @@ void expect_parity(const Model& model) {
     const auto gpu_f = apply_on(*make<float>(model, Exec::cuda(), coloured), u);
     EXPECT_LE(max_difference(gpu_f, host), 2e-5 * scale);
   }
+  if (model.mesh.dim() == 3)  // both steps of the hexahedra's kernel, whichever the order's default
+    for (const sem::Kernel kernel : {sem::Kernel::Points, sem::Kernel::Columns}) {
+      SCOPED_TRACE(kernel == sem::Kernel::Points ? "points" : "columns");
+      EXPECT_LE(max_difference(apply_on(*make<double>(model, Exec::cuda(), false, kernel), u), host), 1e-12 * scale);
+      EXPECT_LE(max_difference(apply_on(*make<float>(model, Exec::cuda(), false, kernel), u), host), 2e-5 * scale);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Orders, SemParity, ::testing::Range(1, 9),

@@ -82,16 +82,21 @@ namespace {
 // An operator as the benchmark names it: a kind of make_stiffness_operator(),
 // "partitioned:greedy" / "partitioned:aligned" (plain "partitioned" is the aligned one), or
 // "sem:atomic" (sem scattering with atomics; plain "sem" goes colour by colour) or "sem:stored"
-// (colour by colour with the geometric factors stored per Gauss point even on trilinear elements).
+// (colour by colour with the geometric factors stored per Gauss point even on trilinear elements),
+// "sem:points" and "sem:columns" (sem:atomic with the kernel's step for hexahedra forced,
+// sem::Kernel).
 struct OperatorChoice {
   std::string name;  // as reported
   std::string kind;  // as make_stiffness_operator() takes it
   std::optional<partition::Partitioner> partitioner;
   bool atomic = false, stored = false;
+  sem::Kernel kernel = sem::Kernel::Auto;
 };
 
 std::optional<OperatorChoice> parse_operator(const std::string& name) {
   if (name == "sem:atomic") return OperatorChoice{name, "sem", std::nullopt, true, false};
+  if (name == "sem:points") return OperatorChoice{name, "sem", std::nullopt, true, false, sem::Kernel::Points};
+  if (name == "sem:columns") return OperatorChoice{name, "sem", std::nullopt, true, false, sem::Kernel::Columns};
   if (name == "sem:stored") return OperatorChoice{name, "sem", std::nullopt, false, true};
   if (name == "partitioned" || name == "partitioned:aligned")
     return OperatorChoice{"partitioned:aligned", "partitioned", partition::Partitioner::Aligned};
@@ -107,7 +112,7 @@ bool is_operator(const std::string& name) { return parse_operator(name).has_valu
 std::string operator_names() {
   std::string names;
   for (const std::string& kind : explicit_fe::operators().names()) names += (names.empty() ? "" : ", ") + kind;
-  return names + ", partitioned:greedy, partitioned:aligned, sem:atomic, sem:stored";
+  return names + ", partitioned:greedy, partitioned:aligned, sem:atomic, sem:stored, sem:points, sem:columns";
 }
 
 namespace {
@@ -305,7 +310,8 @@ std::unique_ptr<op::Operator<Real>> build_operator(const OperatorChoice& choice,
                                                                      const CaseInputs& in, Case& c) {
   if (choice.atomic)  // the elements without colour lists: sem scatters with atomics
     return std::make_unique<sem::SemOperator<Real>>(
-        std::make_shared<const fem::DeviceElements>(exec, in.model.mesh, in.table, fem::ElementColouring{}), false);
+        std::make_shared<const fem::DeviceElements>(exec, in.model.mesh, in.table, fem::ElementColouring{}), false,
+        sem::Geometry::Auto, choice.kernel);
   if (choice.stored)
     return std::make_unique<sem::SemOperator<Real>>(
         std::make_shared<const fem::DeviceElements>(exec, in.model.mesh, in.table, in.colouring), true,

@@ -37,6 +37,12 @@ namespace tremor::sem {
 // point). Stored: per point everywhere, for the comparison (docs/sem.md has the measurements).
 enum class Geometry { Auto, Stored };
 
+// How the hexahedra's kernel spreads an element over threads: Points, a thread per Gauss point,
+// every sweep through shared memory; Columns, a thread per column of n points along z, the z
+// sweeps and the flux in registers (operator.cpp, apply_columns). Auto chooses by order and
+// precision (operator.cpp, columns_by_default).
+enum class Kernel { Auto, Points, Columns };
+
 template <class Real>
 class SemOperator final : public op::Operator<Real> {
  public:
@@ -44,7 +50,7 @@ class SemOperator final : public op::Operator<Real> {
   // carry a colouring), else with atomics. Throws tremor::Error for elements that are not GLL
   // hexahedra, or whose Jacobian is not positive at a Gauss point (naming the element).
   SemOperator(std::shared_ptr<const fem::DeviceElements> elements, bool deterministic,
-              Geometry geometry = Geometry::Auto);
+              Geometry geometry = Geometry::Auto, Kernel kernel = Kernel::Auto);
 
   const Exec& exec() const override { return exec_; }
   Index n_dofs() const override { return n_dofs_; }
@@ -70,6 +76,7 @@ class SemOperator final : public op::Operator<Real> {
   std::vector<DeviceArray<Real>> geometry_;  // per block: affine, 10 per element; trilinear, 25 per
                                              // element (corners, factor); else 10 x (P + 1)^3 per
                                              // element, point fastest
+  std::vector<char> columns_;                // per block: the column step (Kernel::Columns)
   std::vector<char> mode_;                   // per block: how the Jacobians are had (operator.cpp's Mode)
   std::vector<DeviceArray<Real>> basis_;     // per block: B then G, (P + 1)^2 each, row-major
   DeviceArray<Real> material_;               // 36 per section: D, row-major

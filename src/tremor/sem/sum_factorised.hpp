@@ -149,6 +149,64 @@ struct HexSweeps {
     }
   }
 
+  // Steps 2 and 3, the pointwise physics and transposed step 3 for a whole column (qi, qj) = c2 of
+  // points along z in one thread (the column kernel, operator.cpp): step 2 at its n points from
+  // step 1's t0 and t1 (shared memory, written by other threads) into registers; then for each
+  // point qk the gradient d (the z contractions in registers), flux(p, d, f) the flux there, and
+  // its contributions to the 9 n transposed-step-3 sums, accumulated in registers and written to
+  // the column's own entries of s at the end. Per point no shared-memory traffic for the z sweeps
+  // (along_z and back_z read 9 n values each) nor for the flux; the price is 18 n values per
+  // thread in registers.
+  template <class Flux>
+  TREMOR_HOST_DEVICE static void column(const T* B, const T* G, int c2, const T* t0, const T* t1, T* s, Flux&& flux) {
+    const int qi = c2 % n, qj = c2 / n;
+    T y[9][n], sum[9][n];
+    {
+      T b[n], g[n];
+      coefficients(B, G, qj * n, 1, b, g);
+      for (int k = 0; k < n; ++k)
+        for (int c = 0; c < 3; ++c) {
+          T bb = T(0), bg = T(0), gb = T(0);
+          for (int j = 0; j < n; ++j) {
+            const int at = c * n3 + qi + n * j + n2 * k;
+            bb += b[j] * t0[at];
+            bg += b[j] * t1[at];
+            gb += g[j] * t0[at];
+          }
+          y[3 * c + 0][k] = bb;
+          y[3 * c + 1][k] = bg;
+          y[3 * c + 2][k] = gb;
+          sum[3 * c + 0][k] = sum[3 * c + 1][k] = sum[3 * c + 2][k] = T(0);
+        }
+    }
+    for (int qk = 0; qk < n; ++qk) {
+      T b[n], g[n];
+      coefficients(B, G, qk * n, 1, b, g);
+      T d[3][3];
+      for (int c = 0; c < 3; ++c) {
+        T dx = T(0), dy = T(0), dz = T(0);
+        for (int k = 0; k < n; ++k) {
+          dx += b[k] * y[3 * c + 1][k];
+          dy += b[k] * y[3 * c + 2][k];
+          dz += g[k] * y[3 * c + 0][k];
+        }
+        d[c][0] = dx;
+        d[c][1] = dy;
+        d[c][2] = dz;
+      }
+      T f[3][3];
+      flux(c2 + n2 * qk, d, f);
+      for (int c = 0; c < 3; ++c)
+        for (int k = 0; k < n; ++k) {
+          sum[3 * c + 0][k] += b[k] * f[c][0];
+          sum[3 * c + 1][k] += b[k] * f[c][1];
+          sum[3 * c + 2][k] += g[k] * f[c][2];
+        }
+    }
+    for (int m = 0; m < 9; ++m)
+      for (int k = 0; k < n; ++k) s[m * n3 + c2 + n2 * k] = sum[m][k];
+  }
+
   // Transposed step 1, for the node p = (i, j, k): its force, out[c] = G^T t0 + B^T t1 along x.
   TREMOR_HOST_DEVICE static void back_x(const T* B, const T* G, int p, const T* t0, const T* t1, T (&out)[3]) {
     const int i = p % n, row = p - i;

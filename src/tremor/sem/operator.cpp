@@ -478,8 +478,13 @@ double element_flops(int dim, int order, int mode, bool isotropic) {
   return sweeps + points * point;
 }
 
-// Whether the hexahedra of an order take the column kernel (apply_columns) unless told.
-bool columns_by_default(int, std::size_t) { return false; }
+// Whether the hexahedra of an order take the column kernel (apply_columns) unless told: where it
+// was measured faster (H100, 20M-DOF plates, docs/benchmarks.md): from order 2 in float, orders 2
+// to 5 in double (above, its 18 (P + 1) doubles per thread crowd the registers). At order 1 the
+// point kernel's 16 elements per block do as well.
+bool columns_by_default(int order, std::size_t real_size) {
+  return order >= 2 && (real_size <= sizeof(float) || order <= 5);
+}
 
 bool gll(ElementType type) { return type == ElementType::HexGLL || type == ElementType::QuadGLL; }
 

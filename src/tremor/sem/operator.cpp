@@ -479,11 +479,12 @@ double element_flops(int dim, int order, int mode, bool isotropic) {
 }
 
 // Whether the hexahedra of an order take the column kernel (apply_columns) unless told: where it
-// was measured faster (H100, 20M-DOF plates, docs/benchmarks.md): from order 2 in float, orders 2
-// to 5 in double (above, its 18 (P + 1) doubles per thread crowd the registers). At order 1 the
-// point kernel's 16 elements per block do as well.
-bool columns_by_default(int order, std::size_t real_size) {
-  return order >= 2 && (real_size <= sizeof(float) || order <= 5);
+// was measured faster (H100, 20M-DOF plates, docs/benchmarks.md), with the atomic scatter from
+// order 2 in float and at orders 2 to 5 in double (above, its 18 (P + 1) doubles per thread crowd
+// the registers); at order 1 the point kernel's 16 elements per block do as well. Colour by
+// colour, each launch one colour's elements, the point kernel was as fast or faster at most orders.
+bool columns_by_default(int order, std::size_t real_size, bool coloured) {
+  return !coloured && order >= 2 && (real_size <= sizeof(float) || order <= 5);
 }
 
 bool gll(ElementType type) { return type == ElementType::HexGLL || type == ElementType::QuadGLL; }
@@ -594,7 +595,7 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
       inverted(flags.to_host(), 1);  // compute_geometry's flag
     });
     const int dim = block.type == ElementType::HexGLL ? 3 : 2;
-    columns_.push_back(dim == 3 && (kernel == Kernel::Columns || (kernel == Kernel::Auto && columns_by_default(block.order, sizeof(Real)))));
+    columns_.push_back(dim == 3 && (kernel == Kernel::Columns || (kernel == Kernel::Auto && columns_by_default(block.order, sizeof(Real), coloured_))));
     std::vector<double> per_section(isotropic.size(), 0.0);
     for (std::size_t s = 0; s < per_section.size(); ++s)
       per_section[s] = element_flops(dim, block.order, mode_.back(), isotropic[s] != 0);

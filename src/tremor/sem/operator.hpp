@@ -1,12 +1,14 @@
 #pragma once
-// The `sem` stiffness operator: K u on a mesh of GLL hexahedra of order 1..8 without K, element
-// by element by sum factorisation (sum_factorised.hpp; the multi-GPU spectral-element paper,
-// section 2). Per element: gather the (P + 1)^3 nodes' u, the three 1D sweeps to the Gauss points,
-// the pointwise stress through the stored geometric factors and the section's material
-// (isotropic or 21 constants), the transposed sweeps, scatter-add scaled by the absorbing
-// layers' stiffness factor. One body for every backend (forall_blocks): a GPU block holds one
-// element (several at orders 1 to 3) with a thread per point, its sweeps in shared memory; the
-// host runs the same steps point by point.
+// The `sem` stiffness operator: K u on a mesh of GLL hexahedra (or, in 2D, quadrilaterals) of
+// order 1..8 without K, element by element by sum factorisation (sum_factorised.hpp; the
+// multi-GPU spectral-element paper, section 2). Per element: gather the (P + 1)^d nodes' u, the
+// 1D sweeps to the Gauss points, the pointwise stress through the geometric factors and the
+// section's material (isotropic or 21 constants; 2D plane strain or plane stress, times the
+// thickness), the transposed sweeps, scatter-add scaled by the absorbing layers' stiffness factor.
+// One body for every backend (forall_blocks): a GPU block holds one element or several, with a
+// thread per point (the point kernel) or, for hexahedra, per column of points along z (the column
+// kernel, Kernel below), the sweeps through shared memory; the host runs the same steps thread
+// index by thread index.
 //
 // Geometric factors (Geometry below): recomputed at each Gauss point from the element's vertices
 // where the elements are trilinear, else stored per element and Gauss point, J^-1 (9 values) and
@@ -39,8 +41,9 @@ enum class Geometry { Auto, Stored };
 
 // How the hexahedra's kernel spreads an element over threads: Points, a thread per Gauss point,
 // every sweep through shared memory; Columns, a thread per column of n points along z, the z
-// sweeps and the flux in registers (operator.cpp, apply_columns). Auto chooses by order and
-// precision (operator.cpp, columns_by_default).
+// sweeps and the flux in registers (operator.cpp, apply_columns). Auto chooses by order,
+// precision and scatter, as measured (operator.cpp, columns_by_default). Quadrilaterals take the
+// point kernel.
 enum class Kernel { Auto, Points, Columns };
 
 template <class Real>
@@ -48,7 +51,8 @@ class SemOperator final : public op::Operator<Real> {
  public:
   // On elements built on their Exec. deterministic: scatter colour by colour (the elements must
   // carry a colouring), else with atomics. Throws tremor::Error for elements that are not GLL
-  // hexahedra, or whose Jacobian is not positive at a Gauss point (naming the element).
+  // hexahedra or quadrilaterals, or whose Jacobian is not positive at a Gauss point (naming the
+// element).
   SemOperator(std::shared_ptr<const fem::DeviceElements> elements, bool deterministic,
               Geometry geometry = Geometry::Auto, Kernel kernel = Kernel::Auto);
 
@@ -73,10 +77,10 @@ class SemOperator final : public op::Operator<Real> {
   bool coloured_ = false;
   double flops_ = 0.0;
   std::shared_ptr<const fem::DeviceElements> elements_;
-  std::vector<DeviceArray<Real>> geometry_;  // per block: affine, 10 per element; trilinear, 25 per
-                                             // element (corners, factor); else 10 x (P + 1)^3 per
-                                             // element, point fastest
-  std::vector<char> columns_;                // per block: the column step (Kernel::Columns)
+  std::vector<DeviceArray<Real>> geometry_;  // per block: affine, 10 (2D: 5) per element;
+                                             // trilinear, 25 (bilinear, 9) per element (corners,
+                                             // scale); else 10 (5) per point, point fastest
+  std::vector<char> columns_;                // per block: the column kernel (Kernel::Columns)
   std::vector<char> mode_;                   // per block: how the Jacobians are had (operator.cpp's Mode)
   std::vector<DeviceArray<Real>> basis_;     // per block: B then G, (P + 1)^2 each, row-major
   DeviceArray<Real> material_;               // 36 per section: D, row-major

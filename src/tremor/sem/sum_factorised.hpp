@@ -152,15 +152,17 @@ struct HexSweeps {
   // Steps 2 and 3, the pointwise physics and transposed step 3 for a whole column (qi, qj) = c2 of
   // points along z in one thread (the column kernel, operator.cpp): step 2 at its n points from
   // step 1's t0 and t1 (shared memory, written by other threads) into registers; then for each
-  // point qk the gradient d (the z contractions in registers), flux(p, d, f) the flux there, and
-  // its contributions to the 9 n transposed-step-3 sums, accumulated in registers and written to
-  // the column's own entries of s at the end. Per point no shared-memory traffic for the z sweeps
-  // (along_z and back_z read 9 n values each) nor for the flux; the price is 18 n values per
-  // thread in registers.
+  // point qk the gradient d (the z contractions in registers) and flux(p, d, f) the flux there,
+  // stored in the column's own entries of s; then the column's 9 n flux values back into
+  // registers and the transposed z sweep over them, written over the same entries. Per point, for
+  // the z sweeps and the flux, 9 writes, 9 reads and 9 writes of the thread's own entries, against
+  // along_z's and back_z's 9 n reads each; the price is 9 n values per thread in registers (18 n
+  // when the transposed sums were kept in registers alongside step 2's values: measured slower,
+  // docs/benchmarks.md).
   template <class Flux>
   TREMOR_HOST_DEVICE static void column(const T* B, const T* G, int c2, const T* t0, const T* t1, T* s, Flux&& flux) {
     const int qi = c2 % n, qj = c2 / n;
-    T y[9][n], sum[9][n];
+    T y[9][n];
     {
       T b[n], g[n];
       coefficients(B, G, qj * n, 1, b, g);
@@ -176,7 +178,6 @@ struct HexSweeps {
           y[3 * c + 0][k] = bb;
           y[3 * c + 1][k] = bg;
           y[3 * c + 2][k] = gb;
-          sum[3 * c + 0][k] = sum[3 * c + 1][k] = sum[3 * c + 2][k] = T(0);
         }
     }
     for (int qk = 0; qk < n; ++qk) {
@@ -197,14 +198,28 @@ struct HexSweeps {
       T f[3][3];
       flux(c2 + n2 * qk, d, f);
       for (int c = 0; c < 3; ++c)
-        for (int k = 0; k < n; ++k) {
-          sum[3 * c + 0][k] += b[k] * f[c][0];
-          sum[3 * c + 1][k] += b[k] * f[c][1];
-          sum[3 * c + 2][k] += g[k] * f[c][2];
-        }
+        for (int alpha = 0; alpha < 3; ++alpha) s[(3 * c + alpha) * n3 + c2 + n2 * qk] = f[c][alpha];
     }
+    // Transposed step 3 (y is spent: the flux takes its registers): s[3c + alpha] at node k = the
+    // sum over qk of B (alpha < 2) or G (alpha = 2) [qk][k] times the flux component at qk.
+    T flux_at[9][n];
     for (int m = 0; m < 9; ++m)
-      for (int k = 0; k < n; ++k) s[m * n3 + c2 + n2 * k] = sum[m][k];
+      for (int qk = 0; qk < n; ++qk) flux_at[m][qk] = s[m * n3 + c2 + n2 * qk];
+    for (int k = 0; k < n; ++k) {
+      T b[n], g[n];
+      coefficients(B, G, k, n, b, g);
+      for (int c = 0; c < 3; ++c) {
+        T fx = T(0), fy = T(0), fz = T(0);
+        for (int qk = 0; qk < n; ++qk) {
+          fx += b[qk] * flux_at[3 * c + 0][qk];
+          fy += b[qk] * flux_at[3 * c + 1][qk];
+          fz += g[qk] * flux_at[3 * c + 2][qk];
+        }
+        s[(3 * c + 0) * n3 + c2 + n2 * k] = fx;
+        s[(3 * c + 1) * n3 + c2 + n2 * k] = fy;
+        s[(3 * c + 2) * n3 + c2 + n2 * k] = fz;
+      }
+    }
   }
 
   // Transposed step 1, for the node p = (i, j, k): its force, out[c] = G^T t0 + B^T t1 along x.

@@ -480,12 +480,10 @@ double element_flops(int dim, int order, int mode, bool isotropic) {
 
 // Whether the hexahedra of an order take the column kernel (apply_columns) unless told: where it
 // was measured faster (H100, 20M-DOF plates, docs/benchmarks.md), with the atomic scatter from
-// order 2 in float and at orders 2 to 5 in double (above, its 18 (P + 1) doubles per thread crowd
-// the registers); at order 1 the point kernel's 16 elements per block do as well. Colour by
-// colour, each launch one colour's elements, the point kernel was as fast or faster at most orders.
-bool columns_by_default(int order, std::size_t real_size, bool coloured) {
-  return !coloured && order >= 2 && (real_size <= sizeof(float) || order <= 5);
-}
+// order 2 in float and in double (at order 7 in double within 2% of the point kernel); at order 1
+// the point kernel's 16 elements per block do better. Colour by colour, each launch one colour's
+// elements, the point kernel was as fast or faster at most orders.
+bool columns_by_default(int order, std::size_t, bool coloured) { return !coloured && order >= 2; }
 
 bool gll(ElementType type) { return type == ElementType::HexGLL || type == ElementType::QuadGLL; }
 

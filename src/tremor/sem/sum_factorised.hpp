@@ -152,15 +152,17 @@ struct HexSweeps {
   // Steps 2 and 3, the pointwise physics and transposed step 3 for a whole column (qi, qj) = c2 of
   // points along z in one thread (the column kernel, operator.cpp): step 2 at its n points from
   // step 1's t0 and t1 (shared memory, written by other threads) into registers; then for each
-  // point qk the gradient d (the z contractions in registers) and flux(p, d, f) the flux there,
-  // stored in the column's own entries of s; then the column's 9 n flux values back into
-  // registers and the transposed z sweep over them, written over the same entries. Per point, for
-  // the z sweeps and the flux, 9 writes, 9 reads and 9 writes of the thread's own entries, against
-  // along_z's and back_z's 9 n reads each; the price is 9 n values per thread in registers (18 n
-  // when the transposed sums were kept in registers alongside step 2's values: measured slower,
-  // docs/benchmarks.md).
+  // point qk the gradient d (the z contractions in registers) and flux(p, d, f) the flux there;
+  // the transposed z sweep's 9 n sums written at the end over the column's own entries of s (no
+  // other thread reads or writes them in this step). Per point no shared-memory traffic for the
+  // z sweeps, against along_z's and back_z's 9 n reads each. Two ways to the transposed sums,
+  // chosen by precision as measured (docs/benchmarks.md): in float accumulated in registers as
+  // each flux is found (18 n values per thread); in double, where those registers spill, the
+  // fluxes stored in the column's entries, then read back and summed (9 n values per thread, 9
+  // more writes and reads per point).
   template <class Flux>
   TREMOR_HOST_DEVICE static void column(const T* B, const T* G, int c2, const T* t0, const T* t1, T* s, Flux&& flux) {
+    constexpr bool sums_in_registers = sizeof(T) <= sizeof(float);
     const int qi = c2 % n, qj = c2 / n;
     T y[9][n];
     {
@@ -180,6 +182,10 @@ struct HexSweeps {
           y[3 * c + 2][k] = gb;
         }
     }
+    [[maybe_unused]] T sum[sums_in_registers ? 9 : 1][n];
+    if constexpr (sums_in_registers)
+      for (auto& row : sum)
+        for (T& value : row) value = T(0);
     for (int qk = 0; qk < n; ++qk) {
       T b[n], g[n];
       coefficients(B, G, qk * n, 1, b, g);
@@ -197,27 +203,41 @@ struct HexSweeps {
       }
       T f[3][3];
       flux(c2 + n2 * qk, d, f);
-      for (int c = 0; c < 3; ++c)
-        for (int alpha = 0; alpha < 3; ++alpha) s[(3 * c + alpha) * n3 + c2 + n2 * qk] = f[c][alpha];
+      if constexpr (sums_in_registers) {
+        for (int c = 0; c < 3; ++c)
+          for (int k = 0; k < n; ++k) {
+            sum[3 * c + 0][k] += b[k] * f[c][0];
+            sum[3 * c + 1][k] += b[k] * f[c][1];
+            sum[3 * c + 2][k] += g[k] * f[c][2];
+          }
+      } else {
+        for (int c = 0; c < 3; ++c)
+          for (int alpha = 0; alpha < 3; ++alpha) s[(3 * c + alpha) * n3 + c2 + n2 * qk] = f[c][alpha];
+      }
     }
-    // Transposed step 3 (y is spent: the flux takes its registers): s[3c + alpha] at node k = the
-    // sum over qk of B (alpha < 2) or G (alpha = 2) [qk][k] times the flux component at qk.
-    T flux_at[9][n];
-    for (int m = 0; m < 9; ++m)
-      for (int qk = 0; qk < n; ++qk) flux_at[m][qk] = s[m * n3 + c2 + n2 * qk];
-    for (int k = 0; k < n; ++k) {
-      T b[n], g[n];
-      coefficients(B, G, k, n, b, g);
-      for (int c = 0; c < 3; ++c) {
-        T fx = T(0), fy = T(0), fz = T(0);
-        for (int qk = 0; qk < n; ++qk) {
-          fx += b[qk] * flux_at[3 * c + 0][qk];
-          fy += b[qk] * flux_at[3 * c + 1][qk];
-          fz += g[qk] * flux_at[3 * c + 2][qk];
+    if constexpr (sums_in_registers) {
+      for (int m = 0; m < 9; ++m)
+        for (int k = 0; k < n; ++k) s[m * n3 + c2 + n2 * k] = sum[m][k];
+    } else {
+      // y is spent: the fluxes take its registers. s[3c + alpha] at node k = the sum over qk of
+      // B (alpha < 2) or G (alpha = 2) [qk][k] times the flux component at qk.
+      T flux_at[9][n];
+      for (int m = 0; m < 9; ++m)
+        for (int qk = 0; qk < n; ++qk) flux_at[m][qk] = s[m * n3 + c2 + n2 * qk];
+      for (int k = 0; k < n; ++k) {
+        T b[n], g[n];
+        coefficients(B, G, k, n, b, g);
+        for (int c = 0; c < 3; ++c) {
+          T fx = T(0), fy = T(0), fz = T(0);
+          for (int qk = 0; qk < n; ++qk) {
+            fx += b[qk] * flux_at[3 * c + 0][qk];
+            fy += b[qk] * flux_at[3 * c + 1][qk];
+            fz += g[qk] * flux_at[3 * c + 2][qk];
+          }
+          s[(3 * c + 0) * n3 + c2 + n2 * k] = fx;
+          s[(3 * c + 1) * n3 + c2 + n2 * k] = fy;
+          s[(3 * c + 2) * n3 + c2 + n2 * k] = fz;
         }
-        s[(3 * c + 0) * n3 + c2 + n2 * k] = fx;
-        s[(3 * c + 1) * n3 + c2 + n2 * k] = fy;
-        s[(3 * c + 2) * n3 + c2 + n2 * k] = fz;
       }
     }
   }

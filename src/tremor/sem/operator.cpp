@@ -479,11 +479,16 @@ double element_flops(int dim, int order, int mode, bool isotropic) {
 }
 
 // Whether the hexahedra of an order take the column kernel (apply_columns) unless told: where it
-// was measured faster (H100, 20M-DOF plates, docs/benchmarks.md), with the atomic scatter from
-// order 2 in float and in double (at order 7 in double within 2% of the point kernel); at order 1
-// the point kernel's 16 elements per block do better. Colour by colour, each launch one colour's
-// elements, the point kernel was as fast or faster at most orders.
-bool columns_by_default(int order, std::size_t, bool coloured) { return !coloured && order >= 2; }
+// was measured faster with the atomic scatter (H100, 20M-DOF plates, docs/benchmarks.md): orders
+// 2 to 6 in float (at 7 and 8 its 18 (P + 1) floats per thread crowd the registers), 2 to 6 and 8
+// in double (at 7 the point kernel by 3%); at order 1 the point kernel's 16 elements per block do
+// better. Colour by colour, each launch one colour's elements, the point kernel was as fast or
+// faster at most orders.
+bool columns_by_default(int order, std::size_t real_size, bool coloured) {
+  constexpr bool in_float[] = {false, false, true, true, true, true, true, false, false};
+  constexpr bool in_double[] = {false, false, true, true, true, true, true, false, true};
+  return !coloured && order >= 1 && order <= 8 && (real_size <= sizeof(float) ? in_float : in_double)[order];
+}
 
 bool gll(ElementType type) { return type == ElementType::HexGLL || type == ElementType::QuadGLL; }
 

@@ -598,7 +598,9 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
       inverted(flags.to_host(), 1);  // compute_geometry's flag
     });
     const int dim = block.type == ElementType::HexGLL ? 3 : 2;
-    columns_.push_back(dim == 3 && (kernel == Kernel::Columns || (kernel == Kernel::Auto && columns_by_default(block.order, sizeof(Real), coloured_))));
+    const bool columns = kernel == Kernel::Columns ||
+                         (kernel == Kernel::Auto && columns_by_default(block.order, sizeof(Real), coloured_));
+    columns_.push_back(dim == 3 && columns);
     std::vector<double> per_section(isotropic.size(), 0.0);
     for (std::size_t s = 0; s < per_section.size(); ++s)
       per_section[s] = element_flops(dim, block.order, mode_.back(), isotropic[s] != 0);

@@ -53,42 +53,42 @@ std::unique_ptr<sem::SemOperator<Real>> atomic_sem(const Model& model, const Exe
 
 class SemOrders : public ::testing::TestWithParam<int> {};
 
-// 2D: GLL quadrilaterals, a plane-strain isotropic section 0.25 thick and a plane-stress
-// anisotropic one 0.5 thick (the thickness scales each element's integral).
+// GLL hexahedra and, in 2D, quadrilaterals: a plane-strain isotropic section 0.25 thick and a
+// plane-stress anisotropic one 0.5 thick (the thickness scales each element's integral).
 TEST_P(SemOrders, EqualsTheElementActionOnCurvedAnisotropicMeshes) {
   for (const ElementType type : {ElementType::HexGLL, ElementType::QuadGLL}) {
-  SCOPED_TRACE(element_name(type, GetParam()));
-  const int order = GetParam();
-  const Model model = curved_model(order, type);
-  const auto reference = make_stiffness_operator<double>(model, "matrix_free", Exec::serial());
-  const auto sem = make_stiffness_operator<double>(model, "sem", Exec::serial());
-  EXPECT_EQ(sem->name(), "sem");
-  EXPECT_EQ(sem->n_dofs(), reference->n_dofs());
-  const auto u = test::test_vector(sem->n_dofs(), 5);
-  const auto expected = apply_operator(*reference, u), got = apply_operator(*sem, u);
-  const double scale = max_abs(expected);
-  ASSERT_GT(scale, 0.0);
-  // The same quadrature and products in another order: rounding of ~1e-16 per operation over
-  // sums of O(P) terms per sweep, far below 1e-12 of the largest force.
-  EXPECT_LE(max_difference(expected, got), 1e-12 * scale);
-  // Atomic scatter: the same sums in another order of elements.
-  EXPECT_LE(max_difference(expected, apply_operator(*atomic_sem<double>(model, Exec::serial()), u)), 1e-12 * scale);
-  // Float: every sweep and the geometry in float (2^-24 relative per operation over O(10 P)
-  // operations per value) with little cancellation for a random u: ~1e-6 of max |K u|.
-  const auto sem_f = make_stiffness_operator<float>(model, "sem", Exec::serial());
-  EXPECT_LE(max_difference(expected, apply_operator(*sem_f, u)), 2e-5 * scale);
-  if (type == ElementType::HexGLL) {
-    // Both steps of the hexahedra's kernel, whichever the order's default: the same sums.
-    const auto elements = std::make_shared<const fem::DeviceElements>(Exec::serial(), model.mesh,
-                                                                      fem::section_table(model), fem::colour_elements(model.mesh));
-    for (const sem::Kernel kernel : {sem::Kernel::Points, sem::Kernel::Columns}) {
-      const sem::SemOperator<double> forced(elements, true, sem::Geometry::Auto, kernel);
-      EXPECT_EQ(forced.details().find("z sweeps in registers") != std::string::npos, kernel == sem::Kernel::Columns);
-      EXPECT_LE(max_difference(expected, apply_operator(forced, u)), 1e-12 * scale);
-      const sem::SemOperator<float> forced_f(elements, true, sem::Geometry::Auto, kernel);
-      EXPECT_LE(max_difference(expected, apply_operator(forced_f, u)), 2e-5 * scale);
+    SCOPED_TRACE(element_name(type, GetParam()));
+    const int order = GetParam();
+    const Model model = curved_model(order, type);
+    const auto reference = make_stiffness_operator<double>(model, "matrix_free", Exec::serial());
+    const auto sem = make_stiffness_operator<double>(model, "sem", Exec::serial());
+    EXPECT_EQ(sem->name(), "sem");
+    EXPECT_EQ(sem->n_dofs(), reference->n_dofs());
+    const auto u = test::test_vector(sem->n_dofs(), 5);
+    const auto expected = apply_operator(*reference, u), got = apply_operator(*sem, u);
+    const double scale = max_abs(expected);
+    ASSERT_GT(scale, 0.0);
+    // The same quadrature and products in another order: rounding of ~1e-16 per operation over
+    // sums of O(P) terms per sweep, far below 1e-12 of the largest force.
+    EXPECT_LE(max_difference(expected, got), 1e-12 * scale);
+    // Atomic scatter: the same sums in another order of elements.
+    EXPECT_LE(max_difference(expected, apply_operator(*atomic_sem<double>(model, Exec::serial()), u)), 1e-12 * scale);
+    // Float: every sweep and the geometry in float (2^-24 relative per operation over O(10 P)
+    // operations per value) with little cancellation for a random u: ~1e-6 of max |K u|.
+    const auto sem_f = make_stiffness_operator<float>(model, "sem", Exec::serial());
+    EXPECT_LE(max_difference(expected, apply_operator(*sem_f, u)), 2e-5 * scale);
+    if (type == ElementType::HexGLL) {
+      // Both hexahedron kernels, whichever the order's default: the same sums.
+      const auto elements = std::make_shared<const fem::DeviceElements>(
+          Exec::serial(), model.mesh, fem::section_table(model), fem::colour_elements(model.mesh));
+      for (const sem::Kernel kernel : {sem::Kernel::Points, sem::Kernel::Columns}) {
+        const sem::SemOperator<double> forced(elements, true, sem::Geometry::Auto, kernel);
+        EXPECT_EQ(forced.details().find("z sweeps in registers") != std::string::npos, kernel == sem::Kernel::Columns);
+        EXPECT_LE(max_difference(expected, apply_operator(forced, u)), 1e-12 * scale);
+        const sem::SemOperator<float> forced_f(elements, true, sem::Geometry::Auto, kernel);
+        EXPECT_LE(max_difference(expected, apply_operator(forced_f, u)), 2e-5 * scale);
+      }
     }
-  }
   }
 }
 

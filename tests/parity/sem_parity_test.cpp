@@ -45,38 +45,34 @@ void expect_parity(const Model& model);
 
 class SemParity : public ::testing::TestWithParam<int> {};
 
-TEST_P(SemParity, GpuEqualsHost) {
-  TREMOR_REQUIRE_GPU();
-  const int order = GetParam();
-  // Three cells per direction (27 elements: more than one GPU block at every order, partial
-  // blocks at orders 1 to 3): curved (smaller moves above order 4, as in the unit test; the
-  // factors stored per point), a distorted hex8 mesh raised to the order (trilinear elements,
-  // Jacobians from the vertices) and a box (parallelepipeds, J per element).
-  const Model curved = test::two_section_model(ElementType::HexGLL, order, 3, order <= 4 ? 0.15 : 0.6 / (order * order));
-  Model trilinear = test::two_section_model(ElementType::Hex8, 1, 3, 0.15);
-  elevate_order(trilinear, order);
-  Model affine = test::two_section_model(ElementType::Hex8, 1, 3, 0.0);  // a box: J per element
+// Parity on three meshes of `cells` per direction at `order`: curved GLL elements (smaller moves
+// above order 4, as in the unit test; the factors stored per point), a distorted linear mesh
+// raised to the order (multilinear elements, Jacobians from the vertices) and a box (J per
+// element).
+void expect_parity_on_every_shape(ElementType gll, ElementType linear, int order, Size cells) {
+  const Model curved = test::two_section_model(gll, order, cells, order <= 4 ? 0.15 : 0.6 / (order * order));
+  Model multilinear = test::two_section_model(linear, 1, cells, 0.15);
+  elevate_order(multilinear, order);
+  Model affine = test::two_section_model(linear, 1, cells, 0.0);
   elevate_order(affine, order);
-  for (const Model* model : {&curved, static_cast<const Model*>(&trilinear), static_cast<const Model*>(&affine)}) {
-    SCOPED_TRACE(model == &curved ? "curved" : model == &affine ? "affine" : "trilinear");
+  for (const Model* model : {&curved, static_cast<const Model*>(&multilinear), static_cast<const Model*>(&affine)}) {
+    SCOPED_TRACE(model == &curved ? "curved" : model == &affine ? "affine" : "multilinear");
     expect_parity(*model);
   }
+}
+
+// Three cells per direction (27 elements: more than one GPU block at every order, partial blocks
+// at orders 1 to 3).
+TEST_P(SemParity, GpuEqualsHost) {
+  TREMOR_REQUIRE_GPU();
+  expect_parity_on_every_shape(ElementType::HexGLL, ElementType::Hex8, GetParam(), 3);
 }
 
 // The same in 2D: GLL quadrilaterals, 6 cells per direction (36 elements), plane strain and plane
 // stress sections of two thicknesses.
 TEST_P(SemParity, GpuEqualsHostOnQuadrilaterals) {
   TREMOR_REQUIRE_GPU();
-  const int order = GetParam();
-  const Model curved = test::two_section_model(ElementType::QuadGLL, order, 6, order <= 4 ? 0.15 : 0.6 / (order * order));
-  Model bilinear = test::two_section_model(ElementType::Quad4, 1, 6, 0.15);
-  elevate_order(bilinear, order);
-  Model affine = test::two_section_model(ElementType::Quad4, 1, 6, 0.0);
-  elevate_order(affine, order);
-  for (const Model* model : {&curved, static_cast<const Model*>(&bilinear), static_cast<const Model*>(&affine)}) {
-    SCOPED_TRACE(model == &curved ? "curved" : model == &affine ? "affine" : "bilinear");
-    expect_parity(*model);
-  }
+  expect_parity_on_every_shape(ElementType::QuadGLL, ElementType::Quad4, GetParam(), 6);
 }
 
 void expect_parity(const Model& model) {
@@ -91,7 +87,9 @@ void expect_parity(const Model& model) {
     // The same operations; the GPU contracts products into FMAs and (atomics) sums in another
     // order: rounding of ~1e-16 per operation, far below 1e-12.
     EXPECT_LE(max_difference(first, host), 1e-12 * scale);
-    if (coloured) EXPECT_TRUE(same_bits(first, apply_on(*gpu, u)));
+    if (coloured) {
+      EXPECT_TRUE(same_bits(first, apply_on(*gpu, u)));
+    }
     // Float: rounding of 2^-24 per operation over O(10 P) operations per value, ~1e-6 of the largest.
     const auto gpu_f = apply_on(*make<float>(model, Exec::cuda(), coloured), u);
     EXPECT_LE(max_difference(gpu_f, host), 2e-5 * scale);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "explicit_test_models.hpp"
@@ -22,15 +23,20 @@ using explicit_fe::SolverState;
 // A 10 mm plane-strain steel square, 12 x 12 quad4, a Ricker force on its centre node; a velocity
 // receiver at two nodes, a displacement receiver at a position every 2nd step; snapshots of
 // displacement and velocity every 5 steps.
-Model snapshot_block(const std::string& precision) {
-  Model model = test::loaded_block(2e-6, 2e6, 2);
-  model.explicit_settings->precision = precision;
+// Snapshots of displacement and velocity every 5 steps, the model validated.
+Model with_snapshots(Model model) {
   OutputSettings output;
   output.snapshot_every = 5;
   output.velocity = true;
   model.output = output;
   model.validate();
   return model;
+}
+
+Model snapshot_block(const std::string& precision) {
+  Model model = test::loaded_block(2e-6, 2e6, 2);
+  model.explicit_settings->precision = precision;
+  return with_snapshots(std::move(model));
 }
 
 struct Taken {
@@ -129,26 +135,12 @@ Model gll_block(const std::string& precision) {
   source.signal = Signal::ricker(3e5);  // content to ~0.8 MHz: 6 GLL points per shear wavelength
   source.origin = "inner force";
   model.point_sources.push_back(source);
-  Receiver receiver;
-  receiver.name = "r";
-  receiver.nodes = {3 * layer + 4 * row + 6, 6 * layer + 4 * row + 4};
-  receiver.velocity = true;
-  model.receivers.push_back(receiver);
-  Receiver probe;
-  probe.name = "probe";
-  probe.positions = {{0.0021, 0.0013, 0.0017}};
-  probe.every_n_steps = 2;
-  model.receivers.push_back(probe);
+  test::add_test_receivers(model, {3 * layer + 4 * row + 6, 6 * layer + 4 * row + 4}, {0.0021, 0.0013, 0.0017});
   ExplicitSettings settings;
   settings.duration = 1e-6;
   settings.precision = precision;
   model.explicit_settings = settings;
-  OutputSettings output;
-  output.snapshot_every = 5;
-  output.velocity = true;
-  model.output = output;
-  model.validate();
-  return model;
+  return with_snapshots(std::move(model));
 }
 
 // Runs uninterrupted, then stopped at step 10 (a checkpoint every 5 steps) and resumed from the

@@ -1,9 +1,28 @@
 #pragma once
 // Small explicit-solver models shared by the solver and checkpoint tests.
+#include <array>
+#include <utility>
+#include <vector>
+
 #include "tremor/mesh/generate.hpp"
 #include "tremor/model/model.hpp"
 
 namespace tremor::test {
+
+// Receiver "r", displacement and velocity at `nodes`, and receiver "probe", the displacement at
+// `position` every 2nd step.
+inline void add_test_receivers(Model& model, std::vector<Index> nodes, const std::array<double, 3>& position) {
+  Receiver receiver;
+  receiver.name = "r";
+  receiver.nodes = std::move(nodes);
+  receiver.velocity = true;
+  model.receivers.push_back(receiver);
+  Receiver probe;
+  probe.name = "probe";
+  probe.positions = {position};
+  probe.every_n_steps = 2;
+  model.receivers.push_back(probe);
+}
 
 // A 10 mm plane-strain steel square, 12 x 12 quad4 (13 x 13 nodes), a 1 kN Ricker point force of
 // peak frequency `frequency` on its centre node; receiver "r" records displacement and velocity at
@@ -22,16 +41,7 @@ inline Model loaded_block(double duration, double frequency, int offset) {
   source.signal = Signal::ricker(frequency);
   source.origin = "centre force";
   model.point_sources.push_back(source);
-  Receiver receiver;
-  receiver.name = "r";
-  receiver.nodes = {6 * 13 + 6 + offset, (6 + offset) * 13 + 6};
-  receiver.velocity = true;
-  model.receivers.push_back(receiver);
-  Receiver probe;
-  probe.name = "probe";
-  probe.positions = {{0.0071, 0.0033, 0.0}};
-  probe.every_n_steps = 2;
-  model.receivers.push_back(probe);
+  add_test_receivers(model, {6 * 13 + 6 + offset, (6 + offset) * 13 + 6}, {0.0071, 0.0033, 0.0});
   ExplicitSettings settings;
   settings.duration = duration;
   model.explicit_settings = settings;

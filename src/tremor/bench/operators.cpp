@@ -276,6 +276,7 @@ struct Case {
   double gdof_steps() const { return 1e-9 * double(dofs) * steps / seconds; }
   double gbytes_per_second() const { return 1e-9 * double(counted_bytes) * steps / seconds; }
   double flops_per_second() const { return flops * steps / seconds; }
+  double percent_of_peak(double peak) const { return 100.0 * flops_per_second() / peak; }
   // The roofline's time per step: the counted bytes at the copy bandwidth or the counted flops at
   // the multiply-add peak of the case's precision, whichever is longer; as a percentage of the
   // measured time.
@@ -567,7 +568,7 @@ void run_operators(const OperatorArgs& args) {
               std::printf("  %-19s %-6s %.0f flops/DOF-step, %.2f TFLOP/s (%.1f%% of the multiply-add peak), %.1f%% of "
                           "the roofline; %.0f B of device memory per DOF\n",
                           "", "", c.flops / double(c.dofs), 1e-12 * c.flops_per_second(),
-                          100.0 * c.flops_per_second() / peak(c), c.percent_of_roofline(copy.bytes_per_second(), peak(c)),
+                          c.percent_of_peak(peak(c)), c.percent_of_roofline(copy.bytes_per_second(), peak(c)),
                           double(c.device_bytes) / double(c.dofs));
             if (c.partition) {
               const PartitionRecord& r = *c.partition;
@@ -660,7 +661,7 @@ void run_operators(const OperatorArgs& args) {
          << ", \"gdof_steps_per_second\": " << c.gdof_steps() << ", \"operator_bytes\": " << c.operator_bytes
          << ", \"counted_bytes_per_step\": " << c.counted_bytes << ", \"achieved_GBps\": " << c.gbytes_per_second()
          << ", \"percent_of_copy\": " << percent << ", \"flops_per_step\": " << c.flops
-         << ", \"percent_of_fma_peak\": " << 100.0 * c.flops_per_second() / peak(c)
+         << ", \"percent_of_fma_peak\": " << c.percent_of_peak(peak(c))
          << ", \"percent_of_roofline\": " << c.percent_of_roofline(copy.bytes_per_second(), peak(c))
          << ", \"device_bytes\": " << c.device_bytes << ", \"ratio_to_cusparse\": " << baseline(c)
          << ", \"storage\": " << json_string(c.details) << "}" << (i + 1 < cases.size() ? ",\n" : "\n");
@@ -668,7 +669,7 @@ void run_operators(const OperatorArgs& args) {
        << c.precision << " | " << fixed(c.ms_per_step(), 3) << " | " << fixed(c.gdof_steps(), 3) << " | "
        << fixed(1e-6 * double(c.counted_bytes), 1) << " | " << fixed(c.gbytes_per_second(), 0) << " | "
        << fixed(percent, 1) << " | " << (c.flops > 0.0 ? fixed(c.flops / double(c.dofs), 0) : "-") << " | "
-       << (c.flops > 0.0 ? fixed(100.0 * c.flops_per_second() / peak(c), 1) : "-") << " | "
+       << (c.flops > 0.0 ? fixed(c.percent_of_peak(peak(c)), 1) : "-") << " | "
        << fixed(c.percent_of_roofline(copy.bytes_per_second(), peak(c)), 1) << " | "
        << fixed(double(c.device_bytes) / double(c.dofs), 0) << " | "
        << (baseline(c) > 0.0 ? fixed(baseline(c), 2) : "-") << " |\n";

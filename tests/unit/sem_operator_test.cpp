@@ -97,7 +97,7 @@ INSTANTIATE_TEST_SUITE_P(Orders, SemOrders, ::testing::Range(1, 9),
 
 // Elements on the trilinear map of their vertices (a distorted hex8 mesh raised to order P, so
 // every element is a general trilinear hexahedron, not a parallelepiped) take their Jacobians from
-// the vertices at each Gauss point, parallelepipeds once per element: the same K u as the stored
+// the vertices at each GLL point, parallelepipeds once per element: the same K u as the stored
 // factors and as matrix_free.
 TEST(SemOperator, TrilinearAndAffineElementsFromTheirVertices) {
   for (const int order : {1, 2, 4, 7}) {
@@ -115,7 +115,7 @@ TEST(SemOperator, TrilinearAndAffineElementsFromTheirVertices) {
     const auto elements = std::make_shared<const fem::DeviceElements>(Exec::serial(), model.mesh, fem::section_table(model),
                                                                       fem::colour_elements(model.mesh));
     const sem::SemOperator<double> stored(elements, true, sem::Geometry::Stored);
-    EXPECT_NE(stored.details().find("stored per Gauss point"), std::string::npos) << stored.details();
+    EXPECT_NE(stored.details().find("stored per GLL point"), std::string::npos) << stored.details();
     EXPECT_LE(max_difference(expected, apply_operator(stored, u)), 1e-12 * scale);
     // Float, trilinear: the corners relative to vertex 0 in float, the Jacobian from them.
     const auto sem_f = make_stiffness_operator<float>(model, "sem", Exec::serial());
@@ -144,7 +144,7 @@ TEST(SemOperator, TrilinearAndAffineElementsFromTheirVertices) {
   }
   // A curved mesh (GLL nodes moved off the map) keeps the stored factors.
   const auto curved = make_stiffness_operator<double>(curved_model(2), "sem", Exec::serial());
-  EXPECT_NE(curved->details().find("stored per Gauss point"), std::string::npos) << curved->details();
+  EXPECT_NE(curved->details().find("stored per GLL point"), std::string::npos) << curved->details();
 }
 
 // The same in 2D: a distorted quad4 mesh raised to order P (bilinear quadrilaterals, J from the
@@ -272,7 +272,7 @@ TEST(SemOperator, PreflightCountsGllPointsAndEstimatesTheStepGlobally) {
 }
 
 // The model's geometry check names an inverted element before the operator is built (the sem
-// operator's own check at its Gauss points is a second guard).
+// operator's own check at its GLL points is a second guard).
 TEST(SemOperator, InvertedElementIsNamed) {
   Model model = test::two_section_model(ElementType::HexGLL, 2, 2, 0.0);
   // Mirror the second element's nodes through its centre in x: it turns inside out.
@@ -287,33 +287,33 @@ TEST(SemOperator, InvertedElementIsNamed) {
 }
 
 // The counted flops of one apply (the benchmark's roofline): for a box of isotropic affine order-4
-// hexahedra, per element the sweeps 96 x 5^4 = 60,000 and per Gauss point 141 (gradient 54, strain
-// 3, stress 15, flux 63, weights 3, scatter 3) x 125 = 17,625: 77,625 per element. The anisotropic
+// hexahedra, per element the line sums 36 x 5^4 = 22,500 and per point 141 (gradient 54, strain
+// 3, stress 15, flux 63, weights 3, scatter 3) x 125 = 17,625: 40,125 per element. The anisotropic
 // section's stress is a 6 x 6 product (72 instead of 15).
 TEST(SemOperator, CountsItsFlops) {
   Model box = test::two_section_model(ElementType::Hex8, 1, 2, 0.0, false);  // steel only
   elevate_order(box, 4);
   const auto sem = make_stiffness_operator<double>(box, "sem", Exec::serial());
   EXPECT_NE(sem->details().find("affine"), std::string::npos);
-  EXPECT_DOUBLE_EQ(sem->flops(), 8 * 77625.0);
+  EXPECT_DOUBLE_EQ(sem->flops(), 8 * 40125.0);
   Model two = test::two_section_model(ElementType::Hex8, 1, 2, 0.0);  // half the elements anisotropic
   elevate_order(two, 4);
-  EXPECT_DOUBLE_EQ(make_stiffness_operator<double>(two, "sem", Exec::serial())->flops(), 8 * 77625.0 + 4 * 125 * 57.0);
-  // 2D, affine isotropic quadrilaterals of order 4: 32 x 5^3 = 4,000 and 50 x 25 = 1,250 per element.
+  EXPECT_DOUBLE_EQ(make_stiffness_operator<double>(two, "sem", Exec::serial())->flops(), 8 * 40125.0 + 4 * 125 * 57.0);
+  // 2D, affine isotropic quadrilaterals of order 4: 16 x 5^3 = 2,000 and 50 x 25 = 1,250 per element.
   Model quads = test::two_section_model(ElementType::Quad4, 1, 3, 0.0, false);
   elevate_order(quads, 4);
-  EXPECT_DOUBLE_EQ(make_stiffness_operator<double>(quads, "sem", Exec::serial())->flops(), 9 * 5250.0);
+  EXPECT_DOUBLE_EQ(make_stiffness_operator<double>(quads, "sem", Exec::serial())->flops(), 9 * 3250.0);
 }
 
 TEST(SemOperator, MemoryModelCountsItsArrays) {
   const Model model = curved_model(4);
   const auto sem = make_stiffness_operator<float>(model, "sem", Exec::serial());
-  // Per Gauss point 10 floats and a node index (4 B), per element section and colour place (8 B):
+  // Per GLL point 10 floats and a node index (4 B), per element section and colour place (8 B):
   // the model's count; the operator adds its 36 constants per section and the 1D matrices.
   const std::size_t counted = sem::loop_bytes(model.mesh, sizeof(float), true);
   EXPECT_GE(sem->bytes(), counted);
-  EXPECT_LE(sem->bytes(), counted + 2 * (36 + 1) * sizeof(float) + 2 * sizeof(int) + (2 * 25 + 2 * 5) * sizeof(float));
-  EXPECT_NE(sem->details().find("stored per Gauss point"), std::string::npos) << sem->details();  // curved
+  EXPECT_LE(sem->bytes(), counted + 2 * (36 + 1) * sizeof(float) + 2 * sizeof(int) + (25 + 2 * 5) * sizeof(float));
+  EXPECT_NE(sem->details().find("stored per GLL point"), std::string::npos) << sem->details();  // curved
   EXPECT_NE(sem->details().find("GLL order 4"), std::string::npos) << sem->details();
 }
 

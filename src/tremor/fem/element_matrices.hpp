@@ -53,7 +53,10 @@ TREMOR_HOST_DEVICE void make_rule(int degree, QuadratureRule<E::dim, MaxPoints>&
 template <class E>
 TREMOR_HOST_DEVICE StiffnessRule<E> stiffness_rule() {
   StiffnessRule<E> rule;
-  make_rule<E>(E::stiffness_degree, rule);
+  if constexpr (E::lumping == Lumping::Nodal)
+    tensor_rule(E::order + 1, true, rule);
+  else
+    make_rule<E>(E::stiffness_degree, rule);
   return rule;
 }
 template <class E>

@@ -20,11 +20,10 @@ namespace tremor::sem {
 
 namespace {
 
-// How a block of threads covers elements of dimension Dim and order P: one thread per Gauss
-// point, several elements per block where an element has fewer than 128 points (so a block keeps
-// 4 warps busy), the threads rounded up to whole warps. Shared memory per element: `arrays`
-// arrays of n^Dim values (3D: the gathered u and the sweeps of sum_factorised.hpp, two halves
-// used in turn, 18; 2D: u, step 1's two and the flux, 10), plus the 1D basis: B, G, the Gauss
+// How a block of threads covers elements of dimension Dim and order P: one thread per point,
+// several elements per block where an element has fewer than 128 points (so a block keeps 4
+// warps busy), the threads rounded up to whole warps. Shared memory per element: `arrays` arrays
+// of n^Dim values (the gathered u, Dim, and the flux, Dim^2), plus the 1D basis: G, the GLL
 // points and weights (basis_size values). Geometric values: per element (affine) or per point
 // (stored) J^-1 and the scale, Dim^2 + 1; per element the 2^Dim vertices and the scale
 // (multilinear).
@@ -33,8 +32,8 @@ struct Layout {
   static constexpr int n = P + 1, points = Dim == 3 ? n * n * n : n * n;
   static constexpr int per_block = points >= 128 ? 1 : 128 / points;
   static constexpr int threads = (per_block * points + 31) / 32 * 32;
-  static constexpr int arrays = Dim == 3 ? 18 : 10;
-  static constexpr int basis_size = 2 * n * n + 2 * n;
+  static constexpr int arrays = Dim + Dim * Dim;
+  static constexpr int basis_size = n * n + 2 * n;
   static constexpr int factors = Dim * Dim + 1, vertices = 1 << Dim, corners = Dim * vertices + 1;
   template <class T>
   static constexpr std::size_t shared_bytes() {
@@ -44,9 +43,9 @@ struct Layout {
 };
 
 template <int Dim, int P, class T>
-using Sweeps = std::conditional_t<Dim == 3, HexSweeps<P, T>, QuadSweeps<P, T>>;
+using Steps = Collocated<Dim, P, T>;
 
-// The product of the Gauss weights at point p (lexicographic, x fastest).
+// The product of the GLL weights at point p (lexicographic, x fastest).
 template <int Dim, int n, class T>
 TREMOR_HOST_DEVICE T weight(const T* w, int p) {
   T product = w[p % n] * w[p / n % n];
@@ -54,18 +53,18 @@ TREMOR_HOST_DEVICE T weight(const T* w, int p) {
   return product;
 }
 
-// The start of every element's sweeps in a block (forall_blocks body): each element's Dim values
-// per node (u, or the coordinates) gathered into its work arrays, then the sweeps up to the last
-// direction (sum_factorised.hpp); after the barrier that ends it, what the last forward sweep
-// reads is in place: 3D, s at work + 9 n^3; 2D, t0 and t1 at work + 2 n^2 and + 4 n^2.
-// The block's elements are list[i] (or i without a list) for i < n. B and G, written into shared
-// memory just before, are visible from its first barrier on (the gather does not read them).
+// The start of every element's work in a block (forall_blocks body): the 1D basis copied into
+// shared memory (G, then the points and weights), each element's Dim values per node (u, or the
+// coordinates) gathered into the first Dim arrays of its work, a barrier. The block's elements
+// are list[i] (or i without a list) for i < n. Returns G.
 template <int Dim, int P, class T>
-TREMOR_HOST_DEVICE void gather_and_sweep(const BlockContext& ctx, const T* B, const T* G, T* work, Index n,
-                                         const Index* list, const Index* connectivity, const T* values) {
+TREMOR_HOST_DEVICE T* load_and_gather(const BlockContext& ctx, const T* basis, Index n, const Index* list,
+                                      const Index* connectivity, const T* values) {
   using L = Layout<Dim, P>;
-  using S = Sweeps<Dim, P, T>;
   constexpr int np = L::points;
+  T* G = ctx.shared<T>();
+  T* work = G + L::basis_size;
+  for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
   for_each_thread(ctx, L::per_block * np, [&](int t) {
     const int slot = t / np, p = t % np;
     const Index i = ctx.block * L::per_block + slot;
@@ -76,29 +75,7 @@ TREMOR_HOST_DEVICE void gather_and_sweep(const BlockContext& ctx, const T* B, co
     for (int c = 0; c < Dim; ++c) v[c * np + p] = values[static_cast<Size>(node) * Dim + c];
   });
   ctx.sync();
-  for_each_thread(ctx, L::per_block * np, [&](int t) {
-    T* v = work + t / np * L::arrays * np;
-    S::along_x(B, G, t % np, v, v + Dim * np, v + 2 * Dim * np);
-  });
-  ctx.sync();
-  if constexpr (Dim == 3) {
-    for_each_thread(ctx, L::per_block * np, [&](int t) {
-      T* v = work + t / np * L::arrays * np;
-      S::along_y(B, G, t % np, v + 3 * np, v + 6 * np, v + 9 * np);
-    });
-    ctx.sync();
-  }
-}
-
-// The last forward sweep at point p of the element whose work arrays are v: d[c][alpha] =
-// d v_c / d xi_alpha.
-template <int Dim, int P, class T>
-TREMOR_HOST_DEVICE void last_sweep(const T* B, const T* G, int p, const T* v, T (&d)[Dim][Dim]) {
-  constexpr int np = Layout<Dim, P>::points;
-  if constexpr (Dim == 3)
-    HexSweeps<P, T>::along_z(B, G, p, v + 9 * np, d);
-  else
-    QuadSweeps<P, T>::along_y(B, G, p, v + 2 * np, v + 4 * np, d);
+  return G;
 }
 
 // f(dim, order) for a block of GLL hexahedra or quadrilaterals (std::integral_constant each),
@@ -113,9 +90,9 @@ void with_order(const fem::DeviceElementBlock& block, F&& f) {
   });
 }
 
-// The geometric factors of one block's n elements: per element and Gauss point q,
+// The geometric factors of one block's n elements: per element and GLL point q,
 // geometry[(e * F + m) * n^Dim + q] = J^-1 [m / Dim][m % Dim] for m < Dim^2 and
-// w det J * scale[e] for m = Dim^2 (F = Dim^2 + 1). The node coordinates take the sweeps of the
+// w det J * scale[e] for m = Dim^2 (F = Dim^2 + 1). The node coordinates take the gradient of the
 // apply (in double), so the Jacobian is exact for the element's geometry of order P.
 // bad[e] = 1 where det J <= 0 at some point.
 template <int Dim, int P, class Real>
@@ -126,19 +103,16 @@ void compute_geometry(const Exec& exec, Index n, const Index* connectivity, cons
   forall(exec, n, [=] TREMOR_LAMBDA(Index e) { bad[e] = 0; });
   forall_blocks<L::threads>(exec, L::blocks(n), L::threads, L::template shared_bytes<double>(),
                             [=] TREMOR_LAMBDA(const BlockContext& ctx) {
-    double* B = ctx.shared<double>();
-    double* G = B + n1 * n1;
-    double* work = B + L::basis_size;
-    for_each_thread(ctx, L::basis_size, [&](int t) { B[t] = basis[t]; });
-    gather_and_sweep<Dim, P, double>(ctx, B, G, work, n, nullptr, connectivity, coordinates);
+    const double* G = load_and_gather<Dim, P, double>(ctx, basis, n, nullptr, connectivity, coordinates);
+    const double* work = G + L::basis_size;
     for_each_thread(ctx, L::per_block * np, [&](int t) {
       const int slot = t / np, p = t % np;
       const Index e = ctx.block * L::per_block + slot;
       if (e >= n) return;
       double J[Dim][Dim], inv[Dim][Dim];
-      last_sweep<Dim, P, double>(B, G, p, work + slot * L::arrays * np, J);
+      Steps<Dim, P, double>::gradient(G, p, work + slot * L::arrays * np, J);
       const double det = invert_jacobian(J, inv);
-      const double* w = basis + 2 * n1 * n1 + n1;  // the Gauss weights follow B, G and the points
+      const double* w = G + n1 * n1 + n1;  // the GLL weights follow G and the points
       Real* out = geometry + static_cast<Size>(e) * F * np + p;
       for (int m = 0; m < Dim * Dim; ++m) out[m * np] = static_cast<Real>(inv[m / Dim][m % Dim]);
       out[Dim * Dim * np] = static_cast<Real>(weight<Dim, n1>(w, p) * det * scale[e]);
@@ -160,7 +134,7 @@ TREMOR_HOST_DEVICE void vertex_jacobian(const T* x, const T* xi, T (&J)[2][2]) {
 // How each of a block's n elements is shaped (Shape): on the multilinear (trilinear, bilinear)
 // map of its vertices when every node is within 1e-12 of the element's diagonal of that map (a
 // generated or elevated hex8 or quad4 mesh, to rounding), and then affine (a parallelepiped or
-// parallelogram) when its vertices are too; inverted when det J <= 0 at a Gauss point of that map.
+// parallelogram) when its vertices are too; inverted when det J <= 0 at a GLL point of that map.
 // corners[C e ..] = the vertices relative to vertex 0 (Dim 2^Dim values) and the element's scale
 // (the absorbing layers' stiffness factor times the section's thickness), what the multilinear
 // apply reads; affine[F e ..] = J^-1 (Dim^2 values) and det J times the scale, what the affine
@@ -207,7 +181,7 @@ void survey_corners(const Exec& exec, Index n, const Index* connectivity, const 
       }
       if (off2 > 1e-24 * size2) flag = Curved;
     }
-    const double* points = basis + 2 * n1 * n1;
+    const double* points = basis + n1 * n1;
     for (int q = 0; q < np && flag == Affine; ++q) {
       const double xi[3] = {points[q % n1], points[q / n1 % n1], Dim == 3 ? points[q / (n1 * n1)] : 0.0};
       double J[Dim][Dim], inv[Dim][Dim];
@@ -251,7 +225,7 @@ void survey_corners(const Exec& exec, Index n, const Index* connectivity, const 
 enum Mode : int { StoredMode = 0, TrilinearMode = 1, AffineMode = 2 };
 
 // The pointwise physics at point p of element e: the flux f from the gradient d, with the
-// Jacobian as the block's Mode has it. G is the 1D basis in shared memory (G, then the Gauss
+// Jacobian as the block's Mode has it. G is the 1D basis in shared memory (G, then the GLL
 // points and weights follow).
 template <int Dim, int P, class Real, int Mode>
 TREMOR_HOST_DEVICE void point_flux(const Real* factors, const int* section, const Real* material, const int* isotropic,
@@ -281,74 +255,67 @@ TREMOR_HOST_DEVICE void point_flux(const Real* factors, const int* section, cons
   flux(d, inv, scale, D, isotropic[s] != 0, D[1], D[Dim == 3 ? 21 : 8], f);
 }
 
+// out += force for one node's Dim components: plain adds colour by colour (a colour's elements
+// share no node), atomics otherwise.
+template <int Dim, class Real>
+TREMOR_HOST_DEVICE void add_force(Real* out, const Real (&force)[Dim], bool coloured) {
+  if (coloured) {
+    for (int c = 0; c < Dim; ++c) out[c] += force[c];
+  } else {
+    for (int c = 0; c < Dim; ++c) atomic_add(out + c, force[c]);
+  }
+}
+
+// The point kernel: a thread per point of each element in the block. Gather u; the gradient and
+// the flux at each point, the flux into shared memory; the force at each node from the fluxes
+// along its Dim lines, scattered. Two barriers; per point 3 Dim n shared-memory reads of u and of
+// the flux (3D: 9 n each way), Dim^2 writes.
 template <int Dim, int P, class Real, int Mode>
 void apply_elements(const Exec& exec, Index n, const Index* list, const Index* connectivity, const int* section,
                     const Real* geometry, const Real* material, const int* isotropic, const Real* basis,
                     const Real* u, Real* ku) {
   using L = Layout<Dim, P>;
-  using S = Sweeps<Dim, P, Real>;
-  constexpr int n1 = L::n, np = L::points;
-  // Where the flux goes: 3D, the first 9 arrays (u and step 1 are spent); 2D, after t0 and t1.
-  constexpr int flux_at = Dim == 3 ? 0 : 6 * np;
+  using S = Steps<Dim, P, Real>;
+  constexpr int np = L::points;
   forall_blocks<L::threads>(exec, L::blocks(n), L::threads, L::template shared_bytes<Real>(),
                             [=] TREMOR_LAMBDA(const BlockContext& ctx) {
-    Real* B = ctx.shared<Real>();
-    Real* G = B + n1 * n1;
-    Real* work = B + L::basis_size;
-    for_each_thread(ctx, L::basis_size, [&](int t) { B[t] = basis[t]; });
-    gather_and_sweep<Dim, P, Real>(ctx, B, G, work, n, list, connectivity, u);
-    // The last sweep and the pointwise flux.
+    const Real* G = load_and_gather<Dim, P, Real>(ctx, basis, n, list, connectivity, u);
+    Real* work = ctx.shared<Real>() + L::basis_size;
+    // The element of thread t (-1 past the last), its point and its work arrays: u, then the flux.
+    const auto element = [&](int t) {
+      const Index i = ctx.block * L::per_block + t / np;
+      return i >= n ? Index(-1) : list ? list[i] : i;
+    };
     for_each_thread(ctx, L::per_block * np, [&](int t) {
-      const int slot = t / np, p = t % np;
-      const Index i = ctx.block * L::per_block + slot;
-      if (i >= n) return;
-      const Index e = list ? list[i] : i;
-      Real* v = work + slot * L::arrays * np;
+      const Index e = element(t);
+      if (e < 0) return;
+      const int p = t % np;
+      Real* v = work + t / np * L::arrays * np;
       Real d[Dim][Dim], f[Dim][Dim];
-      last_sweep<Dim, P, Real>(B, G, p, v, d);
+      S::gradient(G, p, v, d);
       point_flux<Dim, P, Real, Mode>(geometry, section, material, isotropic, G, e, p, d, f);
       for (int c = 0; c < Dim; ++c)
-        for (int alpha = 0; alpha < Dim; ++alpha) v[flux_at + (Dim * c + alpha) * np + p] = f[c][alpha];
+        for (int alpha = 0; alpha < Dim; ++alpha) v[(Dim + Dim * c + alpha) * np + p] = f[c][alpha];
     });
     ctx.sync();
-    if constexpr (Dim == 3) {
-      for_each_thread(ctx, L::per_block * np, [&](int t) {
-        Real* v = work + t / np * L::arrays * np;
-        S::back_z(B, G, t % np, v, v + 9 * np);
-      });
-      ctx.sync();
-    }
     for_each_thread(ctx, L::per_block * np, [&](int t) {
-      Real* v = work + t / np * L::arrays * np;
-      S::back_y(B, G, t % np, v + (Dim == 3 ? 9 * np : flux_at), v, v + Dim * np);
-    });
-    ctx.sync();
-    // The last transposed sweep and the scatter-add.
-    for_each_thread(ctx, L::per_block * np, [&](int t) {
-      const int slot = t / np, p = t % np;
-      const Index i = ctx.block * L::per_block + slot;
-      if (i >= n) return;
-      const Index e = list ? list[i] : i;
-      Real* v = work + slot * L::arrays * np;
+      const Index e = element(t);
+      if (e < 0) return;
+      const int a = t % np;
       Real force[Dim];
-      S::back_x(B, G, p, v, v + Dim * np, force);
-      const Index node = connectivity[static_cast<Size>(e) * np + p];
-      Real* out = ku + static_cast<Size>(node) * Dim;
-      if (list) {
-        for (int c = 0; c < Dim; ++c) out[c] += force[c];
-      } else {
-        for (int c = 0; c < Dim; ++c) atomic_add(out + c, force[c]);
-      }
+      S::divergence(G, a, work + t / np * L::arrays * np + Dim * np, force);
+      const Index node = connectivity[static_cast<Size>(e) * np + a];
+      add_force<Dim>(ku + static_cast<Size>(node) * Dim, force, list != nullptr);
     });
   });
 }
 
 // The column kernel of hexahedra (Kernel::Columns): a thread per (i, j) column of an element's
 // points through every step, each looping over the n points along z (so every phase keeps all
-// threads busy), several elements per block where n^2 < 128. Steps 1 and the transposed 2 and 1
-// go through shared memory as in apply_elements; step 2, the z sweeps and the flux are one
-// thread's registers (HexSweeps::column): per point 24 n shared-memory reads and 24 writes
-// instead of 42 n and 45, four barriers instead of six. The same 18 arrays per element.
+// threads busy), several elements per block where n^2 < 128. The column's own u and the z part
+// of the transposed sums stay in the thread's registers (6 n values): per point 6 n shared-memory
+// reads each way instead of 9 n. The same arrays as the point kernel
+// (the flux's z arrays hold each column's z sums).
 template <int P>
 struct ColumnLayout : Layout<3, P> {
   static constexpr int n2 = (P + 1) * (P + 1);
@@ -367,14 +334,13 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
                    const Real* geometry, const Real* material, const int* isotropic, const Real* basis, const Real* u,
                    Real* ku) {
   using L = ColumnLayout<P>;
-  using S = HexSweeps<P, Real>;
+  using S = Steps<3, P, Real>;
   constexpr int n1 = L::n, n2 = L::n2, n3 = L::points;
   forall_blocks<L::threads>(exec, L::blocks(n), L::threads, L::template shared_bytes<Real>(),
                             [=] TREMOR_LAMBDA(const BlockContext& ctx) {
-    Real* B = ctx.shared<Real>();
-    Real* G = B + n1 * n1;
-    Real* work = B + L::basis_size;
-    for_each_thread(ctx, L::basis_size, [&](int t) { B[t] = basis[t]; });
+    Real* G = ctx.shared<Real>();
+    Real* work = G + L::basis_size;
+    for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
     // The element of thread t's column (-1 past the last), and its work arrays.
     const auto element = [&](int t) {
       const Index i = ctx.block * L::per_block + t / n2;
@@ -393,39 +359,55 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
     });
     ctx.sync();
     for_each_thread(ctx, L::per_block * n2, [&](int t) {
-      Real* v = arrays(t);
-      for (int k = 0; k < n1; ++k) S::along_x(B, G, t % n2 + n2 * k, v, v + 3 * n3, v + 6 * n3);
-    });
-    ctx.sync();
-    for_each_thread(ctx, L::per_block * n2, [&](int t) {
       const Index e = element(t);
       if (e < 0) return;
       Real* v = arrays(t);
-      S::column(B, G, t % n2, v + 3 * n3, v + 6 * n3, v + 9 * n3, [&](int p, const Real(&d)[3][3], Real(&f)[3][3]) {
-        point_flux<3, P, Real, Mode>(geometry, section, material, isotropic, G, e, p, d, f);
-      });
-    });
-    ctx.sync();
-    for_each_thread(ctx, L::per_block * n2, [&](int t) {
-      Real* v = arrays(t);
-      for (int k = 0; k < n1; ++k) S::back_y(B, G, t % n2 + n2 * k, v + 9 * n3, v, v + 3 * n3);
-    });
-    ctx.sync();
-    for_each_thread(ctx, L::per_block * n2, [&](int t) {
-      const Index e = element(t);
-      if (e < 0) return;
-      Real* v = arrays(t);
-      for (int k = 0; k < n1; ++k) {
-        const int p = t % n2 + n2 * k;
-        Real force[3];
-        S::back_x(B, G, p, v, v + 3 * n3, force);
-        const Index node = connectivity[static_cast<Size>(e) * n3 + p];
-        Real* out = ku + static_cast<Size>(node) * 3;
-        if (list) {
-          for (int c = 0; c < 3; ++c) out[c] += force[c];
-        } else {
-          for (int c = 0; c < 3; ++c) atomic_add(out + c, force[c]);
+      const int c2 = t % n2;
+      // The column's u along z, and the z sums of the transposed step at its n nodes.
+      Real column[3][n1], along_z[3][n1];
+      for (int k = 0; k < n1; ++k)
+        for (int c = 0; c < 3; ++c) {
+          column[c][k] = v[c * n3 + c2 + n2 * k];
+          along_z[c][k] = Real(0);
         }
+      const int i = c2 % n1, j = c2 / n1;
+      for (int qk = 0; qk < n1; ++qk) {
+        const int p = c2 + n2 * qk;
+        Real d[3][3], f[3][3];
+        for (int c = 0; c < 3; ++c) {
+          Real dx = Real(0), dy = Real(0), dz = Real(0);
+          for (int m = 0; m < n1; ++m) {
+            dx += G[i * n1 + m] * v[c * n3 + p - i + m];
+            dy += G[j * n1 + m] * v[c * n3 + p + n1 * (m - j)];
+            dz += G[qk * n1 + m] * column[c][m];
+          }
+          d[c][0] = dx;
+          d[c][1] = dy;
+          d[c][2] = dz;
+        }
+        point_flux<3, P, Real, Mode>(geometry, section, material, isotropic, G, e, p, d, f);
+        for (int c = 0; c < 3; ++c) {
+          v[(3 + 3 * c + 0) * n3 + p] = f[c][0];
+          v[(3 + 3 * c + 1) * n3 + p] = f[c][1];
+          for (int k = 0; k < n1; ++k) along_z[c][k] += G[qk * n1 + k] * f[c][2];
+        }
+      }
+      // Into the column's own entries of the flux's z arrays, which no other thread touches.
+      for (int c = 0; c < 3; ++c)
+        for (int k = 0; k < n1; ++k) v[(3 + 3 * c + 2) * n3 + c2 + n2 * k] = along_z[c][k];
+    });
+    ctx.sync();
+    for_each_thread(ctx, L::per_block * n2, [&](int t) {
+      const Index e = element(t);
+      if (e < 0) return;
+      const Real* flux = arrays(t) + 3 * n3;
+      for (int k = 0; k < n1; ++k) {
+        const int a = t % n2 + n2 * k;
+        Real force[3];
+        S::divergence(G, a, flux, force, 2);
+        for (int c = 0; c < 3; ++c) force[c] += flux[(3 * c + 2) * n3 + a];
+        const Index node = connectivity[static_cast<Size>(e) * n3 + a];
+        add_force<3>(ku + static_cast<Size>(node) * 3, force, list != nullptr);
       }
     });
   });
@@ -460,13 +442,13 @@ DeviceArray<double> element_scale(const Exec& exec, const fem::DeviceElements& e
 }
 
 // Floating-point operations of one element's apply, counted from the steps above (a multiply-add
-// is 2): the sweeps (3D: along x 6 n MACs per point, along y and z 9 n each, and the same back;
-// 2D: 4 n per point each way, twice), then per Gauss point the gradient d inv, the strain, the
+// is 2): the sums along the lines (per point Dim^2 n multiply-adds for the gradient and as many
+// back: 3D 36 n^4 per element, 2D 16 n^3), then per point the gradient d inv, the strain, the
 // stress, the flux with its scale, the Jacobian where it is recomputed (and the weight product),
 // and the scatter's adds.
 double element_flops(int dim, int order, int mode, bool isotropic) {
   const double n = order + 1, points = dim == 3 ? n * n * n : n * n;
-  const double sweeps = dim == 3 ? 96.0 * n * n * n * n : 32.0 * n * n * n;
+  const double sweeps = dim == 3 ? 36.0 * n * n * n * n : 16.0 * n * n * n;
   double point = 0.0;
   if (dim == 3) {
     point = 54 + 3 + (isotropic ? 15 : 72) + 63 + 3;  // gradient, strain, stress, flux, scatter
@@ -561,8 +543,7 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
       using L = Layout<Dim, P>;
       constexpr int n = L::n;
       const Basis1d<P> basis;
-      std::vector<double> host(basis.B, basis.B + n * n);
-      host.insert(host.end(), basis.G, basis.G + n * n);
+      std::vector<double> host(basis.G, basis.G + n * n);
       host.insert(host.end(), basis.points, basis.points + n);
       host.insert(host.end(), basis.w, basis.w + n);
       basis_.emplace_back(exec_, std::span<const Real>(rounded<Real>(host)));
@@ -571,7 +552,7 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
         const auto first = std::find(flags.begin(), flags.end(), value);
         TREMOR_CHECK(first == flags.end(), "the sem operator: element ", block.first + (first - flags.begin()) + 1,
                      " (", element_name(block.type, block.order), ", element block ", b + 1,
-                     ") has a Jacobian that is not positive at a Gauss point: the element is inverted or degenerate");
+                     ") has a Jacobian that is not positive at a GLL point: the element is inverted or degenerate");
       };
       // The shapes first, with the corners and the affine factors: one is kept when every element
       // of the block is trilinear, or affine.
@@ -660,7 +641,7 @@ std::string SemOperator<Real>::details() const {
     const bool quad = elements_->blocks[b].type == ElementType::QuadGLL;
     const char* name = mode == AffineMode      ? "affine: J per element"
                        : mode == TrilinearMode ? (quad ? "bilinear: J from the vertices" : "trilinear: J from the vertices")
-                                               : "geometric factors stored per Gauss point";
+                                               : "geometric factors stored per GLL point";
     if (geometry.find(name) == std::string::npos) geometry += str(geometry.empty() ? "" : " / ", name);
   }
   const bool columns = std::any_of(columns_.begin(), columns_.end(), [](char c) { return c != 0; });
@@ -686,7 +667,7 @@ std::size_t nothing(const op::OperatorSizes&) { return 0; }
 void register_operators(op::Registry& registry) {
   op::OperatorEntry entry{"sem",
                           "no K: GLL hexahedra and quadrilaterals by sum factorisation (1D matrices along each direction), "
-                          "geometric factors per Gauss point",
+                          "geometric factors per GLL point",
                           false,
                           false,
                           false,

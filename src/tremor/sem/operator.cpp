@@ -334,7 +334,6 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
                    const Real* geometry, const Real* material, const int* isotropic, const Real* basis, const Real* u,
                    Real* ku) {
   using L = ColumnLayout<P>;
-  using S = Steps<3, P, Real>;
   constexpr int n1 = L::n, n2 = L::n2, n3 = L::points;
   forall_blocks<L::threads>(exec, L::blocks(n), L::threads, L::template shared_bytes<Real>(),
                             [=] TREMOR_LAMBDA(const BlockContext& ctx) {
@@ -370,16 +369,25 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
           column[c][k] = v[c * n3 + c2 + n2 * k];
           along_z[c][k] = Real(0);
         }
+      // The rows of G the column's sums take, in registers: the flux's stores into shared
+      // memory would otherwise make the compiler reload them.
       const int i = c2 % n1, j = c2 / n1;
+      Real gi[n1], gj[n1];
+      for (int m = 0; m < n1; ++m) {
+        gi[m] = G[i * n1 + m];
+        gj[m] = G[j * n1 + m];
+      }
       for (int qk = 0; qk < n1; ++qk) {
         const int p = c2 + n2 * qk;
+        Real gk[n1];
+        for (int m = 0; m < n1; ++m) gk[m] = G[qk * n1 + m];
         Real d[3][3], f[3][3];
         for (int c = 0; c < 3; ++c) {
           Real dx = Real(0), dy = Real(0), dz = Real(0);
           for (int m = 0; m < n1; ++m) {
-            dx += G[i * n1 + m] * v[c * n3 + p - i + m];
-            dy += G[j * n1 + m] * v[c * n3 + p + n1 * (m - j)];
-            dz += G[qk * n1 + m] * column[c][m];
+            dx += gi[m] * v[c * n3 + p - i + m];
+            dy += gj[m] * v[c * n3 + p + n1 * (m - j)];
+            dz += gk[m] * column[c][m];
           }
           d[c][0] = dx;
           d[c][1] = dy;
@@ -389,7 +397,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
         for (int c = 0; c < 3; ++c) {
           v[(3 + 3 * c + 0) * n3 + p] = f[c][0];
           v[(3 + 3 * c + 1) * n3 + p] = f[c][1];
-          for (int k = 0; k < n1; ++k) along_z[c][k] += G[qk * n1 + k] * f[c][2];
+          for (int k = 0; k < n1; ++k) along_z[c][k] += gk[k] * f[c][2];
         }
       }
       // Into the column's own entries of the flux's z arrays, which no other thread touches.
@@ -401,11 +409,21 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
       const Index e = element(t);
       if (e < 0) return;
       const Real* flux = arrays(t) + 3 * n3;
+      const int c2 = t % n2, i = c2 % n1, j = c2 / n1;
+      Real ti[n1], tj[n1];  // the columns of G, held across the scatter's global stores
+      for (int q = 0; q < n1; ++q) {
+        ti[q] = G[q * n1 + i];
+        tj[q] = G[q * n1 + j];
+      }
       for (int k = 0; k < n1; ++k) {
-        const int a = t % n2 + n2 * k;
+        const int a = c2 + n2 * k;
         Real force[3];
-        S::divergence(G, a, flux, force, 2);
-        for (int c = 0; c < 3; ++c) force[c] += flux[(3 * c + 2) * n3 + a];
+        for (int c = 0; c < 3; ++c) {
+          Real sum = flux[(3 * c + 2) * n3 + a];
+          for (int q = 0; q < n1; ++q)
+            sum += ti[q] * flux[(3 * c + 0) * n3 + a + q - i] + tj[q] * flux[(3 * c + 1) * n3 + a + n1 * (q - j)];
+          force[c] = sum;
+        }
         const Index node = connectivity[static_cast<Size>(e) * n3 + a];
         add_force<3>(ku + static_cast<Size>(node) * 3, force, list != nullptr);
       }
@@ -461,16 +479,10 @@ double element_flops(int dim, int order, int mode, bool isotropic) {
 }
 
 // Whether the hexahedra of an order take the column kernel (apply_columns) unless told: where it
-// was measured faster with the atomic scatter (H100, 20M-DOF plates, docs/benchmarks.md): orders
-// 2 to 6 in float (at 7 and 8 its 18 (P + 1) floats per thread crowd the registers), 2 to 6 and 8
-// in double (at 7 the point kernel by 3%); at order 1 the point kernel's 16 elements per block do
-// better. Colour by colour, each launch one colour's elements, the point kernel was as fast or
-// faster at most orders.
-bool columns_by_default(int order, std::size_t real_size, bool coloured) {
-  constexpr bool in_float[] = {false, false, true, true, true, true, true, false, false};
-  constexpr bool in_double[] = {false, false, true, true, true, true, true, false, true};
-  return !coloured && order >= 1 && order <= 8 && (real_size <= sizeof(float) ? in_float : in_double)[order];
-}
+// was measured faster with the atomic scatter (H100, 20M-DOF plates, docs/benchmarks.md), orders
+// 2 to 8 in float and double, by 1-17%; at order 1 the point kernel's 16 elements per block do
+// better. Colour by colour, each launch one colour's elements, the point kernel.
+bool columns_by_default(int order, bool coloured) { return !coloured && order >= 2; }
 
 bool gll(ElementType type) { return type == ElementType::HexGLL || type == ElementType::QuadGLL; }
 
@@ -580,7 +592,7 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
     });
     const int dim = block.type == ElementType::HexGLL ? 3 : 2;
     const bool columns = kernel == Kernel::Columns ||
-                         (kernel == Kernel::Auto && columns_by_default(block.order, sizeof(Real), coloured_));
+                         (kernel == Kernel::Auto && columns_by_default(block.order, coloured_));
     columns_.push_back(dim == 3 && columns);
     std::vector<double> per_section(isotropic.size(), 0.0);
     for (std::size_t s = 0; s < per_section.size(); ++s)

@@ -60,10 +60,10 @@ struct Collocated {
 
   // The force at node a from the fluxes f[(Dim c + alpha) n^Dim + q] (what d N_a / d xi_alpha
   // meets at point q, weights included): out[c] = sum over alpha and the points q on a's line
-  // along alpha of G[q][a_alpha] f; the directions below `to` (the column kernel sums z itself).
-  TREMOR_HOST_DEVICE static void divergence(const T* G, int a, const T* f, T (&out)[Dim], int to = Dim) {
+  // along alpha of G[q][a_alpha] f.
+  TREMOR_HOST_DEVICE static void divergence(const T* G, int a, const T* f, T (&out)[Dim]) {
     for (int c = 0; c < Dim; ++c) out[c] = T(0);
-    for (int alpha = 0; alpha < to; ++alpha) {
+    for (int alpha = 0; alpha < Dim; ++alpha) {
       const int i = index(a, alpha), first = a - i * stride(alpha);
       for (int c = 0; c < Dim; ++c) {
         T sum = T(0);

@@ -387,19 +387,20 @@ TEST(LambWaves, A0AndS0GroupVelocitiesIn2mmAluminium) {
 // 4, one element (5 points) through the thickness. The strip is 300 mm long: S0's burst at 200 kHz
 // is 270 mm long, and the far end's reflection must reach the second receiver after it has passed.
 //
-// Measured, c_g against the propagated record (the estimator's bias removed) and c_phase, A0, by
-// mean GLL points per A0 wavelength: 5.1: +3.20%, +0.570%; 6.0: +0.92%, +0.154%; 7.0: +0.20%,
-// +0.022%; 10.0: -0.00%, -0.001% (two elements through the thickness change the 5.1 figures by
-// 0.03%: the error is the in-plane resolution, 1.3 elements per wavelength). The phase error falls
-// as (points)^-8 = h^2P, the dispersion of order-P spectral elements, and c_g = dw/dk carries about
-// 2P + 1 times the relative phase error of a mode whose error grows as k^2P: 0.5% in c_g takes
-// about 6.5 GLL points per A0 wavelength at P = 4. At 5 points the test holds the measured figures
-// with a small margin; at 7 points, c_g within the 0.5% by both estimates and against the
-// propagated record, c_phase within 0.05%. S0 (15.8 points per its own wavelength on the 5-point
-// mesh): c_g +0.05%, +0.03% (peaks), +0.04% against the propagated record, c_phase +0.010%.
+// Measured (GLL quadrature), c_g by cross-correlation and envelope peaks, against the propagated
+// record (the estimator's bias removed), and c_phase, A0, by mean GLL points per A0 wavelength:
+// 5.1: +3.66%, +4.10%, +4.00%, +0.737%; 7.0: -0.01%, +0.27%, +0.32%, +0.045% (with the Gauss-
+// Legendre rule, before: +3.20% and +0.570% at 5.1, +0.20% and +0.022% at 7, against the
+// propagated record). The phase error falls as (points)^-8 = h^2P, the dispersion of order-P
+// spectral elements, and c_g = dw/dk carries about 2P + 1 times the relative phase error of a mode
+// whose error grows as k^2P: 0.5% in c_g takes about 6.5 GLL points per A0 wavelength at P = 4.
+// At 5 points the test holds the measured figures with a small margin; at 7 points, c_g within the
+// issue's 0.5% by both estimates and against the propagated record, c_phase within 0.05%. S0
+// (15.8 points per its own wavelength on the 5-point mesh): c_g +0.05%, +0.03% (peaks), +0.04%
+// against the propagated record, c_phase +0.010%.
 TEST(LambWaves, SpectralElementsOfOrder4) {
   expect_lamb_speeds({{"A0 (GLL 4, 5 points)", Strip::Gll4, a0(), 200e3, 0.04, 0.08, 95e-6, 0.3, 1, 5.0}},
-                     {0.035, 0.035, 0.0065});
+                     {0.045, 0.045, 0.008});
   expect_lamb_speeds({{"A0 (GLL 4, 7 points)", Strip::Gll4, a0(), 200e3, 0.04, 0.08, 95e-6, 0.3, 1, 7.0},
                       {"S0 (GLL 4, 5 points)", Strip::Gll4, s0(), 200e3, 0.04, 0.08, 90e-6, 0.3, 0, 5.0}},
                      {0.005, 0.005, 0.0005});

@@ -49,12 +49,14 @@ TREMOR_HOST_DEVICE void make_rule(int degree, QuadratureRule<E::dim, MaxPoints>&
   }
 }
 
-// Default rules: exact for K and M on affine elements (docs/elements.md).
+// Default rules: exact for K and M on affine elements (docs/elements.md), except K of GLL
+// elements of order 2 and more, integrated on their own nodes (the spectral element method's
+// rule, the lumped mass's: degree 2P - 1, docs/sem.md).
 template <class E>
 TREMOR_HOST_DEVICE StiffnessRule<E> stiffness_rule() {
   StiffnessRule<E> rule;
-  if constexpr (E::lumping == Lumping::Nodal)
-    tensor_rule(E::order + 1, true, rule);
+  if constexpr (E::lumping == Lumping::Nodal && E::order >= 2)
+    tensor_rule(E::order + 1, true, rule);  // the spectral element method's: on the GLL nodes
   else
     make_rule<E>(E::stiffness_degree, rule);
   return rule;

@@ -321,7 +321,8 @@ struct GllElement {
   static constexpr int n_vertices = Dim == 2 ? 4 : 8;
   static constexpr bool simplex = false;
   // grad N has degree P per direction: 2P for stiffness and mass (P + 1 Gauss points, exact on
-  // affine elements). The lumped mass uses the (P + 1)-point GLL rule on the nodes themselves.
+  // affine elements; stiffness_rule takes the (P + 1)-point GLL rule on the nodes from order 2,
+  // element_matrices.hpp). The lumped mass uses that GLL rule too.
   static constexpr int stiffness_degree = 2 * P, mass_degree = 2 * P;
   static constexpr Lumping lumping = Lumping::Nodal;
 

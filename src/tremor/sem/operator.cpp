@@ -23,8 +23,8 @@ namespace {
 // How a block of threads covers elements of dimension Dim and order P: one thread per point,
 // several elements per block where an element has fewer than 128 points (so a block keeps 4
 // warps busy), the threads rounded up to whole warps. Shared memory per element: `arrays` arrays
-// of n^Dim values (the gathered u, Dim, and the flux, Dim^2), plus the 1D basis: G, the GLL
-// points and weights (basis_size values). Geometric values: per element (affine) or per point
+// of n^Dim values (the gathered u, Dim, and the flux, Dim^2), plus the 1D basis: G, the points,
+// the weights and B (basis_size values, Basis1d::values). Geometric values: per element (affine) or per point
 // (stored) J^-1 and the scale, Dim^2 + 1; per element the 2^Dim vertices and the scale
 // (multilinear).
 template <int Dim, int P>
@@ -33,7 +33,7 @@ struct Layout {
   static constexpr int per_block = points >= 128 ? 1 : 128 / points;
   static constexpr int threads = (per_block * points + 31) / 32 * 32;
   static constexpr int arrays = Dim + Dim * Dim;
-  static constexpr int basis_size = n * n + 2 * n;
+  static constexpr int basis_size = Basis1d<P>::size;
   static constexpr int factors = Dim * Dim + 1, vertices = 1 << Dim, corners = Dim * vertices + 1;
   template <class T>
   static constexpr std::size_t shared_bytes() {
@@ -461,12 +461,14 @@ DeviceArray<double> element_scale(const Exec& exec, const fem::DeviceElements& e
 
 // Floating-point operations of one element's apply, counted from the steps above (a multiply-add
 // is 2): the sums along the lines (per point Dim^2 n multiply-adds for the gradient and as many
-// back: 3D 36 n^4 per element, 2D 16 n^3), then per point the gradient d inv, the strain, the
+// back: 3D 36 n^4 per element, 2D 16 n^3; order 1, Dim^2 n^Dim each way), then per point the
+// gradient d inv, the strain, the
 // stress, the flux with its scale, the Jacobian where it is recomputed (and the weight product),
 // and the scatter's adds.
 double element_flops(int dim, int order, int mode, bool isotropic) {
   const double n = order + 1, points = dim == 3 ? n * n * n : n * n;
-  const double sweeps = dim == 3 ? 36.0 * n * n * n * n : 16.0 * n * n * n;
+  const double sweeps = order == 1 ? 4.0 * dim * dim * points * points  // every shape function, both ways
+                        : dim == 3 ? 36.0 * n * n * n * n : 16.0 * n * n * n;
   double point = 0.0;
   if (dim == 3) {
     point = 54 + 3 + (isotropic ? 15 : 72) + 63 + 3;  // gradient, strain, stress, flux, scatter
@@ -553,11 +555,7 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
     with_order(block, [&](auto dim, auto order) {
       constexpr int Dim = decltype(dim)::value, P = decltype(order)::value;
       using L = Layout<Dim, P>;
-      constexpr int n = L::n;
-      const Basis1d<P> basis;
-      std::vector<double> host(basis.G, basis.G + n * n);
-      host.insert(host.end(), basis.points, basis.points + n);
-      host.insert(host.end(), basis.w, basis.w + n);
+      const std::vector<double> host = Basis1d<P>().values();
       basis_.emplace_back(exec_, std::span<const Real>(rounded<Real>(host)));
       const DeviceArray<double> exact(exec_, std::span<const double>(host));
       const auto inverted = [&](const std::vector<int>& flags, int value) {
@@ -593,7 +591,7 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
     const int dim = block.type == ElementType::HexGLL ? 3 : 2;
     const bool columns = kernel == Kernel::Columns ||
                          (kernel == Kernel::Auto && columns_by_default(block.order, coloured_));
-    columns_.push_back(dim == 3 && columns);
+    columns_.push_back(dim == 3 && columns && block.order >= 2);  // order 1: points (not collocated)
     std::vector<double> per_section(isotropic.size(), 0.0);
     for (std::size_t s = 0; s < per_section.size(); ++s)
       per_section[s] = element_flops(dim, block.order, mode_.back(), isotropic[s] != 0);
@@ -657,7 +655,7 @@ std::string SemOperator<Real>::details() const {
     if (geometry.find(name) == std::string::npos) geometry += str(geometry.empty() ? "" : " / ", name);
   }
   const bool columns = std::any_of(columns_.begin(), columns_.end(), [](char c) { return c != 0; });
-  return str("GLL order ", orders, ", ", geometry, columns ? ", z sweeps in registers" : "", ", ",
+  return str("GLL order ", orders, ", ", geometry, columns ? ", a thread per column" : "", ", ",
              coloured_ ? str(elements_->n_colours, " colours") : std::string("atomic scatter"));
 }
 

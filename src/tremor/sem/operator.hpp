@@ -2,19 +2,20 @@
 // The `sem` stiffness operator: K u on a mesh of GLL hexahedra (or, in 2D, quadrilaterals) of
 // order 1..8 without K, element by element by sum factorisation (sum_factorised.hpp; the
 // multi-GPU spectral-element paper, section 2). Per element: gather the (P + 1)^d nodes' u, the
-// 1D sweeps to the Gauss points, the pointwise stress through the geometric factors and the
-// section's material (isotropic or 21 constants; 2D plane strain or plane stress, times the
-// thickness), the transposed sweeps, scatter-add scaled by the absorbing layers' stiffness factor.
-// One body for every backend (forall_blocks): a GPU block holds one element or several, with a
-// thread per point (the point kernel) or, for hexahedra, per column of points along z (the column
-// kernel, Kernel below), the sweeps through shared memory; the host runs the same steps thread
-// index by thread index.
+// gradient at the quadrature points (the GLL nodes, sums along the lines through each), the
+// pointwise stress through the geometric factors and the section's material (isotropic or 21
+// constants; 2D plane strain or plane stress, times the thickness), the transposed sums,
+// scatter-add scaled by the absorbing layers' stiffness factor. One body for every backend
+// (forall_blocks): a GPU block holds one element or several, with a thread per point (the point
+// kernel) or, for hexahedra, per column of points along z (the column kernel, Kernel below), u
+// and the flux in shared memory; the host runs the same steps thread index by thread index.
 //
-// Geometric factors (Geometry below): recomputed at each Gauss point from the element's vertices
-// where the elements are trilinear, else stored per element and Gauss point, J^-1 (9 values) and
-// w det J times the stiffness factor (1), in Real, computed on the Exec at set-up from the GLL node
-// coordinates by the same sweeps. The scatter is colour by colour (deterministic: each DOF receives its
-// elements' forces in a fixed order) when the elements carry a colouring, atomic otherwise.
+// Geometric factors (Geometry below): recomputed at each point from the element's vertices where
+// the elements are trilinear, else stored per element and point, J^-1 (9 values) and w det J
+// times the stiffness factor (1), in Real, computed on the Exec at set-up from the GLL node
+// coordinates by the same gradient. The scatter is colour by colour (deterministic: each DOF
+// receives its elements' forces in a fixed order) when the elements carry a colouring, atomic
+// otherwise.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -31,15 +32,15 @@
 
 namespace tremor::sem {
 
-// Where the Jacobian at a Gauss point comes from, per element block. Auto: for a block of
+// Where the Jacobian at a point comes from, per element block. Auto: for a block of
 // parallelepipeds (boxes, structured hex8 meshes raised to order P), J^-1 and det J once per
 // element (10 values); for a block of elements on the trilinear map of their vertices (any hex8
 // mesh raised to order P), J recomputed at each point from the 8 vertices (25 values per
-// element); otherwise (curved elements) J^-1 and w det J stored per Gauss point (10 values per
+// element); otherwise (curved elements) J^-1 and w det J stored per point (10 values per
 // point). Stored: per point everywhere, for the comparison (docs/sem.md has the measurements).
 enum class Geometry { Auto, Stored };
 
-// How the hexahedra's kernel spreads an element over threads: Points, a thread per Gauss point,
+// How the hexahedra's kernel spreads an element over threads: Points, a thread per point,
 // every sweep through shared memory; Columns, a thread per column of n points along z, the z
 // sweeps and the flux in registers (operator.cpp, apply_columns). Auto chooses by order,
 // precision and scatter, as measured (operator.cpp, columns_by_default). Quadrilaterals take the
@@ -51,7 +52,7 @@ class SemOperator final : public op::Operator<Real> {
  public:
   // On elements built on their Exec. deterministic: scatter colour by colour (the elements must
   // carry a colouring), else with atomics. Throws tremor::Error for elements that are not GLL
-  // hexahedra or quadrilaterals, or whose Jacobian is not positive at a Gauss point (naming the
+  // hexahedra or quadrilaterals, or whose Jacobian is not positive at a point (naming the
 // element).
   SemOperator(std::shared_ptr<const fem::DeviceElements> elements, bool deterministic,
               Geometry geometry = Geometry::Auto, Kernel kernel = Kernel::Auto);
@@ -60,11 +61,11 @@ class SemOperator final : public op::Operator<Real> {
   Index n_dofs() const override { return n_dofs_; }
   std::string_view name() const override { return "sem"; }
   // Per element its nodes (4 B each), its colour-list place (4 B, when coloured) and its section
-  // (4 B); its 25 corner values (trilinear blocks) or per Gauss point 10 geometric factors
+  // (4 B); its 25 corner values (trilinear blocks) or per point 10 geometric factors
   // (sizeof(Real) each); per section 36 material constants; the 1D basis.
   std::size_t bytes() const override;
   std::string details() const override;
-  // Per element: the sweeps, 96 n^4 (3D) or 32 n^3 (2D) for n = P + 1, and per Gauss point the
+  // Per element: the sweeps, 96 n^4 (3D) or 32 n^3 (2D) for n = P + 1, and per point the
   // gradient, strain, stress (isotropic or 21 constants), flux, the Jacobian where recomputed and
   // the scatter's adds (operator.cpp, element_flops).
   double flops() const override { return flops_; }
@@ -82,7 +83,7 @@ class SemOperator final : public op::Operator<Real> {
                                              // scale); else 10 (5) per point, point fastest
   std::vector<char> columns_;                // per block: the column kernel (Kernel::Columns)
   std::vector<char> mode_;                   // per block: how the Jacobians are had (operator.cpp's Mode)
-  std::vector<DeviceArray<Real>> basis_;     // per block: B then G, (P + 1)^2 each, row-major
+  std::vector<DeviceArray<Real>> basis_;     // per block: Basis1d<P>::values (G, points, weights, B)
   DeviceArray<Real> material_;               // 36 per section: D, row-major
   DeviceArray<int> isotropic_;               // per section: 1 when D is isotropic (lambda, mu used)
 };
@@ -92,7 +93,7 @@ class SemOperator final : public op::Operator<Real> {
 std::string unsupported_mesh(const Mesh& mesh);
 
 // Bytes of the operator's own arrays on `mesh` in precision real_size (the memory model), with the
-// factors stored per Gauss point: an upper bound.
+// factors stored per point: an upper bound.
 std::size_t loop_bytes(const Mesh& mesh, std::size_t real_size, bool coloured);
 
 // Adds "sem" to `registry`.

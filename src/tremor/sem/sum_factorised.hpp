@@ -11,26 +11,47 @@
 // and the flux w det J sigma J^-T follow; the transposed sums (G^T along each line) give the
 // nodal forces, another 3 n per component. The result equals fem::apply_element_stiffness with
 // that rule to rounding.
+#include <vector>
+
 #include "tremor/core/config.hpp"
 #include "tremor/core/polynomials.hpp"
 
 namespace tremor::sem {
 
-// The 1D matrices of a GLL element of order P collocated on its own nodes: G[q * n + m] =
-// l_m'(x_q), the derivative at GLL point q of the Lagrange polynomial of node m, row-major; the
-// GLL points x_q and weights w_q. The values need no matrix (l_m(x_q) is 1 for m = q, else 0).
-// Computed in double on the host.
+// Whether order P integrates on its own GLL nodes (P >= 2). Order 1 keeps the 2-point
+// Gauss-Legendre rule of hex8 and quad4, the same element (the 2-point GLL rule, exact for
+// degree 1 only, would under-integrate it).
+template <int P>
+inline constexpr bool collocated = P >= 2;
+
+// The 1D matrices of a GLL element of order P at its n = P + 1 quadrature points x_q (the GLL
+// nodes, or for order 1 the Gauss points), row-major: G[q * n + m] = l_m'(x_q), the derivative of
+// the Lagrange polynomial of node m, and B[q * n + m] = l_m(x_q) (the identity where collocated);
+// the points and weights w_q. Computed in double on the host; `values` lists G, the points, the
+// weights and B, the layout the kernels read.
 template <int P>
 struct Basis1d {
-  static constexpr int n = P + 1;
+  static constexpr int n = P + 1, size = 2 * n * n + 2 * n;
   double G[n * n];
   double points[n];
   double w[n];
+  double B[n * n];
 
   Basis1d() {
-    gauss_lobatto(n, points, w);
-    double value[n];
-    for (int q = 0; q < n; ++q) lagrange(n, points, points[q], value, G + q * n);
+    double nodes[n];
+    gll_points(n, nodes);
+    if constexpr (collocated<P>)
+      gauss_lobatto(n, points, w);
+    else
+      gauss_legendre(n, points, w);
+    for (int q = 0; q < n; ++q) lagrange(n, nodes, points[q], B + q * n, G + q * n);
+  }
+  std::vector<double> values() const {
+    std::vector<double> out(G, G + n * n);
+    out.insert(out.end(), points, points + n);
+    out.insert(out.end(), w, w + n);
+    out.insert(out.end(), B, B + n * n);
+    return out;
   }
 };
 
@@ -42,12 +63,33 @@ template <int Dim, int P, class T>
 struct Collocated {
   static constexpr int n = P + 1, np = Dim == 3 ? n * n * n : n * n;
 
+  // Order 1 (Gauss points, not the nodes): d N_a / d xi_alpha at point q, the product over the
+  // directions of G (along alpha) or B (the others) from the basis laid out as Basis1d::values.
+  TREMOR_HOST_DEVICE static T shape_derivative(const T* G, int q, int a, int alpha) {
+    const T* B = G + n * n + 2 * n;
+    T product = T(1);
+    for (int beta = 0; beta < Dim; ++beta) {
+      const int at = index(q, beta) * n + index(a, beta);
+      product *= beta == alpha ? G[at] : B[at];
+    }
+    return product;
+  }
+
   // The stride between neighbours along direction alpha and p's index along it.
   TREMOR_HOST_DEVICE static constexpr int stride(int alpha) { return alpha == 0 ? 1 : alpha == 1 ? n : n * n; }
   TREMOR_HOST_DEVICE static int index(int p, int alpha) { return p / stride(alpha) % n; }
 
   // d[c][alpha] = d v_c / d xi_alpha at point p: Dim sums of n along the lines through p.
   TREMOR_HOST_DEVICE static void gradient(const T* G, int p, const T* v, T (&d)[Dim][Dim]) {
+    if constexpr (!collocated<P>) {  // every node's shape function (2^Dim of them)
+      for (int c = 0; c < Dim; ++c)
+        for (int alpha = 0; alpha < Dim; ++alpha) {
+          T sum = T(0);
+          for (int a = 0; a < np; ++a) sum += shape_derivative(G, p, a, alpha) * v[c * np + a];
+          d[c][alpha] = sum;
+        }
+      return;
+    }
     for (int alpha = 0; alpha < Dim; ++alpha) {
       const int q = index(p, alpha), first = p - q * stride(alpha);
       for (int c = 0; c < Dim; ++c) {
@@ -63,6 +105,14 @@ struct Collocated {
   // along alpha of G[q][a_alpha] f.
   TREMOR_HOST_DEVICE static void divergence(const T* G, int a, const T* f, T (&out)[Dim]) {
     for (int c = 0; c < Dim; ++c) out[c] = T(0);
+    if constexpr (!collocated<P>) {  // every point's flux
+      for (int q = 0; q < np; ++q)
+        for (int alpha = 0; alpha < Dim; ++alpha) {
+          const T weight = shape_derivative(G, q, a, alpha);
+          for (int c = 0; c < Dim; ++c) out[c] += weight * f[(Dim * c + alpha) * np + q];
+        }
+      return;
+    }
     for (int alpha = 0; alpha < Dim; ++alpha) {
       const int i = index(a, alpha), first = a - i * stride(alpha);
       for (int c = 0; c < Dim; ++c) {

@@ -77,7 +77,7 @@ Recovery recover(const Model& model, const fem::SectionTable& table, std::span<c
           double xi[3] = {0.0, 0.0, 0.0}, strain[6] = {};
           E::node(a, xi);
           fem::element_strain<E>(x.data(), ue.data(), xi, strain);
-          double sigma[6];
+          double sigma[6] = {};
           if constexpr (E::dim == 2)
             fem::stress<3>(D, strain, sigma);
           else

@@ -315,20 +315,16 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const Index* c
 // threads busy), several elements per block where n^2 < 128. The column's own u and the z part
 // of the transposed sums stay in the thread's registers (6 n values): per point 6 n shared-memory
 // reads each way instead of 9 n. The same arrays as the point kernel
-// (the flux's z arrays hold each column's z sums), each element's `stride` values apart: padded
-// to n^2 modulo the 32 banks, so that the two elements a warp can hold meet the banks as one
-// element of consecutive columns would (H100, P = 4: a quarter of the shared loads' wavefronts
-// and 43% of the stores' were bank conflicts at the unpadded 1,500).
+// (the flux's z arrays hold each column's z sums).
 template <int P>
 struct ColumnLayout : Layout<3, P> {
   static constexpr int n2 = (P + 1) * (P + 1);
   static constexpr int per_block = n2 >= 128 ? 1 : 128 / n2;
   static constexpr int threads = (per_block * n2 + 31) / 32 * 32;
-  static constexpr int used = Layout<3, P>::arrays * Layout<3, P>::points;
-  static constexpr int stride = used + ((n2 - used) % 32 + 32) % 32;
   template <class T>
   static constexpr std::size_t shared_bytes() {
-    return (Layout<3, P>::basis_size + static_cast<std::size_t>(per_block) * stride) * sizeof(T);
+    return (Layout<3, P>::basis_size + static_cast<std::size_t>(per_block) * Layout<3, P>::arrays * Layout<3, P>::points) *
+           sizeof(T);
   }
   static Index blocks(Index n_elements) { return (n_elements + per_block - 1) / per_block; }
 };
@@ -349,7 +345,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
       const Index i = ctx.block * L::per_block + t / n2;
       return i >= n ? Index(-1) : list ? list[i] : i;
     };
-    const auto arrays = [&](int t) { return work + t / n2 * L::stride; };
+    const auto arrays = [&](int t) { return work + t / n2 * L::arrays * n3; };
     for_each_thread(ctx, L::per_block * n2, [&](int t) {
       const Index e = element(t);
       if (e < 0) return;

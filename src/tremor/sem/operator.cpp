@@ -261,8 +261,6 @@ template <int Dim, class Real>
 TREMOR_HOST_DEVICE void add_force(Real* out, const Real (&force)[Dim], bool coloured) {
   if (coloured) {
     for (int c = 0; c < Dim; ++c) out[c] += force[c];
-  } else if constexpr (Dim == 3) {
-    atomic_add_triplet(out, force);
   } else {
     for (int c = 0; c < Dim; ++c) atomic_add(out + c, force[c]);
   }
@@ -355,9 +353,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
       for (int k = 0; k < n1; ++k) {
         const int p = t % n2 + n2 * k;
         const Index node = connectivity[static_cast<Size>(e) * n3 + p];
-        Real value[3];
-        load_triplet(u + static_cast<Size>(node) * 3, value);
-        for (int c = 0; c < 3; ++c) v[c * n3 + p] = value[c];
+        for (int c = 0; c < 3; ++c) v[c * n3 + p] = u[static_cast<Size>(node) * 3 + c];
       }
     });
     ctx.sync();

@@ -383,6 +383,26 @@ TEST(StaticCg, ReportsTheIterationLimitWithWhatToTry) {
       << in_float.result.report;
 }
 
+// The stop hook (a signal `tremor static` caught): polled before each iteration, it ends the solve
+// as Interrupted with the last iterate in x and its true residual, not as a failure to converge.
+int polls = 0;
+bool stop_at_the_fourth_poll() { return ++polls >= 4; }
+
+TEST(StaticCg, StopsWhenAskedWithTheLastIterate) {
+  const CsrMatrix a = laplacian_1d(100, 0.0);
+  const std::vector<double> b = random_vector(100, 8);
+  CgSettings settings;
+  settings.stop_requested = stop_at_the_fourth_poll;
+  polls = 0;
+  const auto solve = solve_csr<double>(Exec::serial(), a, b, PreconditionerKind::Jacobi, 1, settings);
+  EXPECT_EQ(solve.result.status, CgStatus::Interrupted);
+  EXPECT_EQ(solve.result.iterations, 3);  // three polls said go on
+  EXPECT_EQ(to_string(solve.result.status), "interrupted");
+  EXPECT_NEAR(solve.result.relative_residual, true_relative_residual(a, b, solve.x), 1e-15);
+  EXPECT_GT(solve.result.relative_residual, 1e-3);  // far from converged: the stop was honoured
+  EXPECT_NE(solve.result.report.find("interrupted after 3 iterations"), std::string::npos) << solve.result.report;
+}
+
 TEST(StaticCg, FloatStopsWhereItsRoundingStagnates) {
   // 1D Laplacian of 400 unknowns, cond about 6.5e4: float CG's recurrence keeps shrinking while
   // the true residual stays near cond * 6e-8; the solve stops as Stagnated long before the

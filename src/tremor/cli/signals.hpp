@@ -1,6 +1,6 @@
 #pragma once
-// SIGINT and SIGTERM for the commands that write results as they go (run, bem): the first
-// signal asks the command to stop at its next check and finish its file as "incomplete"; a
+// SIGINT and SIGTERM for the commands that write results (run, bem, static): the first signal
+// asks the command to stop at its next check and finish its file as "incomplete"; a
 // second one, while it winds down, ends the process at once (the `.partial` file stays).
 namespace tremor::cli {
 

@@ -2,7 +2,9 @@
 // Solves K u = f, prints what it solved and how, and writes the displacements, nodal stresses,
 // von Mises stress and reactions into one result file (docs/output-format.md, /static) with its
 // XDMF file. A solve that does not converge still writes its last iterate, with the status
-// "failed: ..." and the solver's report, and exits 1.
+// "failed: ..." and the solver's report, and exits 1. SIGINT or SIGTERM stops CG at its next
+// iteration (set-up runs to its end first): the last iterate is written with the status
+// "incomplete", and the exit status is 128 + the signal.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +16,7 @@
 
 #include "tremor/cli/commands.hpp"
 #include "tremor/cli/options.hpp"
+#include "tremor/cli/signals.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/cli/git_commit.hpp"
 #include "tremor/cli/model_hash.hpp"
@@ -71,6 +74,8 @@ void static_command(StaticArgs& args) {
   // refuses leaves no file, as with tremor run.
   const std::filesystem::path output = output_path(args.output, args.model);
   io::OutputClaim claim = io::claim_result_file(output, false);
+  catch_stop_signals();
+  args.options.stop_requested = [] { return stop_signal() != 0; };
   const Model model = io::load_model(args.model, args.order);
   const StaticSettings settings = st::resolve_settings(model, args.options);
   const Mesh& mesh = model.mesh;
@@ -102,8 +107,14 @@ void static_command(StaticArgs& args) {
   fields.preconditioner = result.settings.preconditioner;
   fields.residual_history = result.cg.history;
   file.write_static(fields);
-  const std::string status = result.cg.converged() ? "complete" : "failed: " + result.cg.report;
+  const bool interrupted = result.cg.status == st::CgStatus::Interrupted;
+  const std::string status = result.cg.converged() ? "complete" : interrupted ? "incomplete" : "failed: " + result.cg.report;
   file.finish(status, 0, result.cg.seconds);
+  if (interrupted) {
+    std::fprintf(stderr, "interrupted by %s: %s; %s holds the last iterate (status incomplete)\n", stop_signal_name(),
+                 result.cg.report.c_str(), file.path().string().c_str());
+    throw ExitStatus{128 + stop_signal()};
+  }
 
   const auto& t = result.timings;
   double applied[3] = {0, 0, 0}, reaction[3] = {0, 0, 0};

@@ -150,6 +150,7 @@ std::string_view to_string(CgStatus status) {
     case CgStatus::MaxIterations: return "iteration limit reached";
     case CgStatus::Stagnated: return "stagnated";
     case CgStatus::Breakdown: return "breakdown";
+    case CgStatus::Interrupted: return "interrupted";
   }
   return "converged";
 }
@@ -231,6 +232,10 @@ CgResult cg(const Exec& exec, const op::Operator<Real>& A, const Preconditioner<
   double breakdown_value = 0.0;
   int k = 0;
   for (; k < settings.max_iterations;) {
+    if (settings.stop_requested != nullptr && settings.stop_requested()) {
+      result.status = CgStatus::Interrupted;
+      break;
+    }
     if (!(rz > 0.0) || !finite(rz)) {  // r.z: the preconditioner is not positive definite
       breakdown = "r.z (the residual times the preconditioned residual)";
       preconditioner_broke = true;
@@ -310,11 +315,14 @@ CgResult cg(const Exec& exec, const op::Operator<Real>& A, const Preconditioner<
             " (relative residual reached: ", scientific(result.relative_residual), ")");
     return finish(result);
   }
-  // Out of iterations or stagnated: report the true residual of the returned x.
+  // Out of iterations, stagnated or interrupted: report the true residual of the returned x.
   A.apply_unchecked(x, q);
   residual_from_product(exec, n, b, q);
   result.relative_residual = std::sqrt(norm_squared(exec, n, q)) / b_norm;
-  if (result.status != CgStatus::Stagnated) {
+  if (result.status == CgStatus::Interrupted) {
+    result.report = str("CG interrupted after ", k, " iterations at a relative residual of ",
+                        scientific(result.relative_residual));
+  } else if (result.status != CgStatus::Stagnated) {
     result.status = CgStatus::MaxIterations;
     result.report = str("CG did not converge: ", k, " iterations (the limit) reached a relative residual of ",
                         scientific(result.relative_residual), ", above the tolerance ", tolerance, " (", precision,

@@ -47,6 +47,9 @@ struct CgSettings {
   int max_iterations = 10000;  // > 0
   // false: start from x = 0 (x's contents are ignored); true: x holds the initial guess on entry.
   bool use_initial_guess = false;
+  // Polled before each iteration when set: true stops the solve as Interrupted (a signal the
+  // caller caught, say), x holding the last iterate.
+  bool (*stop_requested)() = nullptr;
 };
 
 // The solver settings a model file or *STEP gives (StaticSettings::tolerance, max_iterations),
@@ -58,6 +61,7 @@ enum class CgStatus {
   MaxIterations,  // the iteration limit was reached first
   Stagnated,      // the true residual stopped decreasing above the tolerance (rounding limit)
   Breakdown,      // p.Ap <= 0 or a non-finite value: the matrix (or preconditioner) is not SPD
+  Interrupted,    // CgSettings::stop_requested asked to stop
 };
 std::string_view to_string(CgStatus status);
 

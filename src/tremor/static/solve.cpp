@@ -33,7 +33,7 @@ void check_choice(const std::string& value, std::initializer_list<std::string_vi
 template <class Real>
 void assemble_and_solve(const Exec& exec, const Model& model, const fem::DeviceElements& elements,
                         const StaticLoads& loads, const Constraints& constraints, const StaticSettings& settings,
-                        StaticResult& out, Clock::time_point& clock) {
+                        bool (*stop_requested)(), StaticResult& out, Clock::time_point& clock) {
   const Mesh& mesh = model.mesh;
   const Index n = loads.n_dofs;
   const auto strategy = parse_named(settings.assembly, sparse::race_strategy_names, "assembly");
@@ -45,6 +45,7 @@ void assemble_and_solve(const Exec& exec, const Model& model, const fem::DeviceE
   const DeviceConstraints device_constraints(exec, constraints);
   CgSettings cg = cg_settings(settings);
   cg.use_initial_guess = true;
+  cg.stop_requested = stop_requested;
   // The initial guess: zero, with the prescribed values (their rows then start with no residual).
   Real* x_data = x.data();
   forall(exec, n, [=] TREMOR_LAMBDA(Index i) { x_data[i] = Real(0); });
@@ -140,9 +141,9 @@ StaticResult solve_static(const Model& model, const SolveOptions& options) {
   out.timings.setup = lap(clock);
 
   if (settings.precision == "float")
-    assemble_and_solve<float>(exec, model, elements, loads, constraints, settings, out, clock);
+    assemble_and_solve<float>(exec, model, elements, loads, constraints, settings, options.stop_requested, out, clock);
   else
-    assemble_and_solve<double>(exec, model, elements, loads, constraints, settings, out, clock);
+    assemble_and_solve<double>(exec, model, elements, loads, constraints, settings, options.stop_requested, out, clock);
 
   out.recovery = recover(model, table, out.displacement);
   out.applied = std::move(loads.applied);

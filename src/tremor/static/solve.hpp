@@ -31,6 +31,7 @@ struct SolveOptions {
   std::string backend, precision, preconditioner, format, assembly;
   std::optional<double> tolerance;
   std::optional<int> max_iterations;
+  bool (*stop_requested)() = nullptr;  // CgSettings::stop_requested: an interruption the caller caught
 };
 
 // The settings a solve uses, "auto" resolved (backend: cuda when a GPU is usable, else openmp;

@@ -23,10 +23,9 @@ namespace {
 // How a block of threads covers elements of dimension Dim and order P: one thread per point,
 // several elements per block where an element has fewer than 128 points (so a block keeps 4
 // warps busy), the threads rounded up to whole warps. Shared memory per element: `arrays` arrays
-// of n^Dim values (the gathered u, Dim, and the flux, Dim^2), plus the 1D basis: G, the points,
-// the weights and B (basis_size values, Basis1d::values). Geometric values: per element (affine) or per point
-// (stored) J^-1 and the scale, Dim^2 + 1; per element the 2^Dim vertices and the scale
-// (multilinear).
+// of n^Dim values (the gathered u, Dim, and the flux, Dim^2), plus the 1D basis (basis_size
+// values, Basis1d::values). Geometric values: per element (affine) or per point (stored) J^-1 and
+// the scale, Dim^2 + 1; per element the 2^Dim vertices and the scale (multilinear).
 template <int Dim, int P>
 struct Layout {
   static constexpr int n = P + 1, points = Dim == 3 ? n * n * n : n * n;
@@ -54,7 +53,7 @@ TREMOR_HOST_DEVICE T weight(const T* w, int p) {
 }
 
 // The start of every element's work in a block (forall_blocks body): the 1D basis copied into
-// shared memory (G, then the points and weights), each element's Dim values per node (u, or the
+// shared memory (Basis1d::values: G, the points, the weights, B), each element's Dim values per node (u, or the
 // coordinates) gathered into the first Dim arrays of its work, a barrier. The block's elements
 // are list[i] (or i without a list) for i < n. Returns G.
 template <int Dim, int P, class T>
@@ -268,8 +267,9 @@ TREMOR_HOST_DEVICE void add_force(Real* out, const Real (&force)[Dim], bool colo
 
 // The point kernel: a thread per point of each element in the block. Gather u; the gradient and
 // the flux at each point, the flux into shared memory; the force at each node from the fluxes
-// along its Dim lines, scattered. Two barriers; per point 3 Dim n shared-memory reads of u and of
-// the flux (3D: 9 n each way), Dim^2 writes.
+// along its Dim lines, scattered. Two barriers; per point Dim^2 n shared-memory reads of u and as
+// many of the flux (3D: 9 n each way), Dim^2 writes (order 1, not collocated: every node's u and
+// every point's flux, n^Dim each).
 template <int Dim, int P, class Real, int Mode>
 void apply_elements(const Exec& exec, Index n, const Index* list, const Index* connectivity, const int* section,
                     const Real* geometry, const Real* material, const int* isotropic, const Real* basis,
@@ -333,6 +333,7 @@ template <int P, class Real, int Mode>
 void apply_columns(const Exec& exec, Index n, const Index* list, const Index* connectivity, const int* section,
                    const Real* geometry, const Real* material, const int* isotropic, const Real* basis, const Real* u,
                    Real* ku) {
+  static_assert(collocated<P>, "the column kernel sums along lines of nodes: GLL quadrature, order 2 and more");
   using L = ColumnLayout<P>;
   constexpr int n1 = L::n, n2 = L::n2, n3 = L::points;
   forall_blocks<L::threads>(exec, L::blocks(n), L::threads, L::template shared_bytes<Real>(),
@@ -616,7 +617,7 @@ void SemOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
         Launch launch = mode_[b] == AffineMode      ? apply_elements<Dim, P, Real, AffineMode>
                         : mode_[b] == TrilinearMode ? apply_elements<Dim, P, Real, TrilinearMode>
                                                     : apply_elements<Dim, P, Real, StoredMode>;
-        if constexpr (Dim == 3)
+        if constexpr (Dim == 3 && collocated<P>)
           if (columns_[b])
             launch = mode_[b] == AffineMode      ? apply_columns<P, Real, AffineMode>
                      : mode_[b] == TrilinearMode ? apply_columns<P, Real, TrilinearMode>

@@ -383,7 +383,7 @@ TEST(LambWaves, A0AndS0GroupVelocitiesIn2mmAluminium) {
                      {0.02, 0.02, 0.02});
 }
 
-// The spectral-element issue's verification (b): both modes at 200 kHz on GLL hexahedra of order
+// The spectral elements' Lamb-wave check: both modes at 200 kHz on GLL hexahedra of order
 // 4, one element (5 points) through the thickness. The strip is 300 mm long: S0's burst at 200 kHz
 // is 270 mm long, and the far end's reflection must reach the second receiver after it has passed.
 //
@@ -395,7 +395,7 @@ TEST(LambWaves, A0AndS0GroupVelocitiesIn2mmAluminium) {
 // spectral elements, and c_g = dw/dk carries about 2P + 1 times the relative phase error of a mode
 // whose error grows as k^2P: 0.5% in c_g takes about 6.5 GLL points per A0 wavelength at P = 4.
 // At 5 points the test holds the measured figures with a small margin; at 7 points, c_g within the
-// issue's 0.5% by both estimates and against the propagated record, c_phase within 0.05%. S0
+// 0.5% target by both estimates and against the propagated record, c_phase within 0.05%. S0
 // (15.8 points per its own wavelength on the 5-point mesh): c_g +0.05%, +0.03% (peaks), +0.04%
 // against the propagated record, c_phase +0.010%.
 TEST(LambWaves, SpectralElementsOfOrder4) {

@@ -58,7 +58,7 @@ TEST(SemStableStep, WithinFivePercentOfTheTrueLimit) {
       std::printf("%s order %d: stable step %.6g s (%s), power-iteration limit %.6g s, element bound %.6g s\n",
                   quad ? "quad" : "hex", order, step.dt, step.by.c_str(), limit, element_bound);
       EXPECT_LE(step.dt, limit);         // never above a limit the power iteration has shown
-      EXPECT_GE(step.dt, 0.95 * limit);  // the 5%
+      EXPECT_GE(step.dt, 0.95 * limit);  // the 5% required of it
       EXPECT_GT(step.dt, 1.08 * element_bound);  // and a real gain over the element bound (9-32% here, 2026-11-27)
     }
 }

@@ -128,7 +128,7 @@ struct Preflight {
   // min_wave_speed / highest_frequency / (largest_element / gll_order); infinity without a source
   // frequency. Below about 10 linear elements per wavelength the wave is visibly dispersed; GLL
   // elements of order P >= 2 count their points, largest_element / P apart, and need about 5
-  // (Komatitsch and Tromp 1999; the spectral-element issue's Rayleigh-Lamb check uses 5).
+  // (Komatitsch and Tromp 1999; the Rayleigh-Lamb check of docs/verification.md uses 5).
   double points_per_wavelength = 0.0;
   int gll_order = 1;  // the lowest order of a mesh of GLL elements of order >= 2; 1 otherwise
   double wanted_per_wavelength() const { return gll_order > 1 ? 5.0 : 10.0; }

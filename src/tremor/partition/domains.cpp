@@ -1,0 +1,147 @@
+#include "tremor/partition/domains.hpp"
+
+#include <metis.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <span>
+
+#include "tremor/core/error.hpp"
+#include "tremor/mesh/element_type.hpp"
+
+namespace tremor::partition {
+
+namespace {
+
+// The nodes on the smallest face (3D) or edge (2D) of an element type: two elements sharing at
+// least this many nodes share a face.
+int face_nodes(ElementType type, int order) {
+  switch (type) {
+    case ElementType::Tri3:
+    case ElementType::Quad4: return 2;
+    case ElementType::Tri6:
+    case ElementType::Quad8:
+    case ElementType::Tet4: return 3;
+    case ElementType::QuadGLL: return order + 1;
+    case ElementType::Hex8: return 4;
+    case ElementType::Tet10: return 6;
+    case ElementType::Hex20: return 8;
+    case ElementType::HexGLL: return (order + 1) * (order + 1);
+  }
+  return 2;
+}
+
+// METIS's call status as text.
+const char* metis_status(int status) {
+  switch (status) {
+    case METIS_ERROR_INPUT: return "an input error";
+    case METIS_ERROR_MEMORY: return "out of memory";
+    default: return "an error";
+  }
+}
+
+}  // namespace
+
+Decomposition decompose(const Mesh& mesh, int n_domains, std::span<const double> element_cost) {
+  const Index n_elements = mesh.n_elements(), n_nodes = mesh.n_nodes();
+  TREMOR_CHECK(n_domains >= 1, "the number of subdomains must be at least 1, got ", n_domains);
+  TREMOR_CHECK(n_domains <= n_elements, n_domains, " subdomains were asked for a mesh of ", n_elements,
+               " elements: at most one subdomain per element");
+  TREMOR_CHECK(element_cost.empty() || static_cast<Index>(element_cost.size()) == n_elements, "element costs: ",
+               element_cost.size(), " values for ", n_elements, " elements");
+  TREMOR_CHECK(n_elements <= std::numeric_limits<idx_t>::max() && n_nodes <= std::numeric_limits<idx_t>::max(),
+               "the mesh is too large for METIS's 32-bit indices");
+
+  // The elements' nodes in METIS's mesh format, their weights, and the face size.
+  std::vector<idx_t> eptr{0}, eind, weight;
+  eptr.reserve(static_cast<std::size_t>(n_elements) + 1);
+  weight.reserve(static_cast<std::size_t>(n_elements));
+  const double largest_cost =
+      element_cost.empty() ? 1.0 : *std::max_element(element_cost.begin(), element_cost.end());
+  int ncommon = std::numeric_limits<int>::max();
+  Index element = 0;
+  for (const ElementBlock& block : mesh.blocks) {
+    if (block.n_elements() > 0) ncommon = std::min(ncommon, face_nodes(block.type, block.order));
+    for (Index e = 0; e < block.n_elements(); ++e, ++element) {
+      for (const Index node : block.nodes(e)) eind.push_back(static_cast<idx_t>(node));
+      eptr.push_back(static_cast<idx_t>(eind.size()));
+      if (element_cost.empty()) {
+        weight.push_back(static_cast<idx_t>(block.n_element_nodes()));
+      } else {
+        const double cost = element_cost[static_cast<std::size_t>(element)];
+        TREMOR_CHECK(cost > 0.0 && std::isfinite(cost), "element cost ", cost, " of element ", element + 1,
+                     " must be a positive number");
+        // Integer weights for METIS, 1 to 1000 relative to the largest cost.
+        weight.push_back(static_cast<idx_t>(std::max(1.0, std::round(1000.0 * cost / largest_cost))));
+      }
+    }
+  }
+
+  Decomposition out;
+  out.element_domain.assign(static_cast<std::size_t>(n_elements), 0);
+  if (n_domains > 1) {
+    idx_t ne = static_cast<idx_t>(n_elements), nn = static_cast<idx_t>(n_nodes), common = ncommon, numflag = 0;
+    idx_t *xadj = nullptr, *adjncy = nullptr;
+    int status = METIS_MeshToDual(&ne, &nn, eptr.data(), eind.data(), &common, &numflag, &xadj, &adjncy);
+    TREMOR_CHECK(status == METIS_OK, "METIS could not build the element graph: ", metis_status(status));
+    idx_t options[METIS_NOPTIONS];
+    METIS_SetDefaultOptions(options);
+    options[METIS_OPTION_SEED] = 1;  // the same subdomains on every run and machine
+    options[METIS_OPTION_CONTIG] = 0;
+    idx_t constraints = 1, parts = n_domains, cut = 0;
+    std::vector<idx_t> part(static_cast<std::size_t>(n_elements));
+    status = METIS_PartGraphKway(&ne, &constraints, xadj, adjncy, weight.data(), nullptr, nullptr, &parts, nullptr,
+                                 nullptr, options, &cut, part.data());
+    METIS_Free(xadj);
+    METIS_Free(adjncy);
+    TREMOR_CHECK(status == METIS_OK, "METIS could not split the mesh into ", n_domains, " subdomains: ",
+                 metis_status(status));
+    std::transform(part.begin(), part.end(), out.element_domain.begin(), [](idx_t p) { return static_cast<int>(p); });
+  }
+
+  // The nodes of global element e, from METIS's arrays.
+  const auto nodes_of = [&](Index e) {
+    return std::span<const idx_t>(eind.data() + eptr[static_cast<std::size_t>(e)],
+                                  eind.data() + eptr[static_cast<std::size_t>(e) + 1]);
+  };
+  // Which subdomains use each node: the multiplicity, counted once per subdomain.
+  out.domains.resize(static_cast<std::size_t>(n_domains));
+  out.node_multiplicity.assign(static_cast<std::size_t>(n_nodes), 0);
+  std::vector<int> last_domain(static_cast<std::size_t>(n_nodes), -1);
+  std::vector<std::vector<Index>> used(static_cast<std::size_t>(n_domains));
+  for (int d = 0; d < n_domains; ++d) {
+    for (Index e = 0; e < n_elements; ++e) {
+      if (out.element_domain[static_cast<std::size_t>(e)] != d) continue;
+      for (const idx_t node : nodes_of(e)) {
+        if (last_domain[static_cast<std::size_t>(node)] == d) continue;
+        last_domain[static_cast<std::size_t>(node)] = d;
+        used[static_cast<std::size_t>(d)].push_back(node);
+        ++out.node_multiplicity[static_cast<std::size_t>(node)];
+      }
+    }
+  }
+  for (int d = 0; d < n_domains; ++d) {
+    Subdomain& domain = out.domains[static_cast<std::size_t>(d)];
+    std::vector<Index>& nodes = used[static_cast<std::size_t>(d)];
+    TREMOR_CHECK(!nodes.empty(), "METIS left subdomain ", d + 1, " of ", n_domains,
+                 " empty: ask for fewer subdomains");
+    std::sort(nodes.begin(), nodes.end());
+    const auto shared = [&](auto node) { return out.node_multiplicity[static_cast<std::size_t>(node)] > 1; };
+    std::stable_partition(nodes.begin(), nodes.end(), [&](Index node) { return !shared(node); });
+    domain.n_owned = static_cast<Index>(std::count_if(nodes.begin(), nodes.end(), [&](Index n) { return !shared(n); }));
+    domain.nodes = std::move(nodes);
+    for (Index e = 0; e < n_elements; ++e)
+      if (out.element_domain[static_cast<std::size_t>(e)] == d) domain.elements.push_back(e);
+    const auto touches_shared = [&](Index e) {
+      const auto element_nodes = nodes_of(e);
+      return std::any_of(element_nodes.begin(), element_nodes.end(), shared);
+    };
+    std::stable_partition(domain.elements.begin(), domain.elements.end(), touches_shared);
+    domain.n_interface = static_cast<Index>(
+        std::count_if(domain.elements.begin(), domain.elements.end(), touches_shared));
+  }
+  return out;
+}
+
+}  // namespace tremor::partition

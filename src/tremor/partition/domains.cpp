@@ -105,14 +105,17 @@ Decomposition decompose(const Mesh& mesh, int n_domains, std::span<const double>
     return std::span<const idx_t>(eind.data() + eptr[static_cast<std::size_t>(e)],
                                   eind.data() + eptr[static_cast<std::size_t>(e) + 1]);
   };
-  // Which subdomains use each node: the multiplicity, counted once per subdomain.
+  // Each subdomain's elements in the model's order, then which subdomains use each node: the
+  // multiplicity, counted once per subdomain (last_domain marks the subdomain that last counted
+  // a node; subdomains are visited in order).
   out.domains.resize(static_cast<std::size_t>(n_domains));
+  for (Index e = 0; e < n_elements; ++e)
+    out.domains[static_cast<std::size_t>(out.element_domain[static_cast<std::size_t>(e)])].elements.push_back(e);
   out.node_multiplicity.assign(static_cast<std::size_t>(n_nodes), 0);
   std::vector<int> last_domain(static_cast<std::size_t>(n_nodes), -1);
   std::vector<std::vector<Index>> used(static_cast<std::size_t>(n_domains));
   for (int d = 0; d < n_domains; ++d) {
-    for (Index e = 0; e < n_elements; ++e) {
-      if (out.element_domain[static_cast<std::size_t>(e)] != d) continue;
+    for (const Index e : out.domains[static_cast<std::size_t>(d)].elements) {
       for (const idx_t node : nodes_of(e)) {
         if (last_domain[static_cast<std::size_t>(node)] == d) continue;
         last_domain[static_cast<std::size_t>(node)] = d;
@@ -128,18 +131,15 @@ Decomposition decompose(const Mesh& mesh, int n_domains, std::span<const double>
                  " empty: ask for fewer subdomains");
     std::sort(nodes.begin(), nodes.end());
     const auto shared = [&](auto node) { return out.node_multiplicity[static_cast<std::size_t>(node)] > 1; };
-    std::stable_partition(nodes.begin(), nodes.end(), [&](Index node) { return !shared(node); });
-    domain.n_owned = static_cast<Index>(std::count_if(nodes.begin(), nodes.end(), [&](Index n) { return !shared(n); }));
+    const auto owned_end = std::stable_partition(nodes.begin(), nodes.end(), [&](Index node) { return !shared(node); });
+    domain.n_owned = static_cast<Index>(owned_end - nodes.begin());
     domain.nodes = std::move(nodes);
-    for (Index e = 0; e < n_elements; ++e)
-      if (out.element_domain[static_cast<std::size_t>(e)] == d) domain.elements.push_back(e);
-    const auto touches_shared = [&](Index e) {
-      const auto element_nodes = nodes_of(e);
-      return std::any_of(element_nodes.begin(), element_nodes.end(), shared);
-    };
-    std::stable_partition(domain.elements.begin(), domain.elements.end(), touches_shared);
-    domain.n_interface = static_cast<Index>(
-        std::count_if(domain.elements.begin(), domain.elements.end(), touches_shared));
+    const auto interface_end =
+        std::stable_partition(domain.elements.begin(), domain.elements.end(), [&](Index e) {
+          const auto element_nodes = nodes_of(e);
+          return std::any_of(element_nodes.begin(), element_nodes.end(), shared);
+        });
+    domain.n_interface = static_cast<Index>(interface_end - domain.elements.begin());
   }
   return out;
 }

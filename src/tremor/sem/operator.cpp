@@ -52,6 +52,14 @@ TREMOR_HOST_DEVICE T weight(const T* w, int p) {
   return product;
 }
 
+// The element of a block's thread t, whose elements take `per_element` threads each, `per_block`
+// of them: list[i] (or i without a list) for the block's i-th element, -1 past the last of n.
+TREMOR_HOST_DEVICE inline Index element_of(const BlockContext& ctx, int per_block, int per_element, int t, Index n,
+                                           const Index* list) {
+  const Index i = ctx.block * per_block + t / per_element;
+  return i >= n ? Index(-1) : list ? list[i] : i;
+}
+
 // The start of every element's work in a block (forall_blocks body): the 1D basis copied into
 // shared memory (Basis1d::values: G, the points, the weights, B), each element's Dim values per node (u, or the
 // coordinates) gathered into the first Dim arrays of its work, a barrier. The block's elements
@@ -65,12 +73,11 @@ TREMOR_HOST_DEVICE T* load_and_gather(const BlockContext& ctx, const T* basis, I
   T* work = G + L::basis_size;
   for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
   for_each_thread(ctx, L::per_block * np, [&](int t) {
-    const int slot = t / np, p = t % np;
-    const Index i = ctx.block * L::per_block + slot;
-    if (i >= n) return;
-    const Index e = list ? list[i] : i;
+    const Index e = element_of(ctx, L::per_block, np, t, n, list);
+    if (e < 0) return;
+    const int p = t % np;
     const Index node = connectivity[static_cast<Size>(e) * np + p];
-    T* v = work + slot * L::arrays * np;
+    T* v = work + t / np * L::arrays * np;
     for (int c = 0; c < Dim; ++c) v[c * np + p] = values[static_cast<Size>(node) * Dim + c];
   });
   ctx.sync();
@@ -105,11 +112,11 @@ void compute_geometry(const Exec& exec, Index n, const Index* connectivity, cons
     const double* G = load_and_gather<Dim, P, double>(ctx, basis, n, nullptr, connectivity, coordinates);
     const double* work = G + L::basis_size;
     for_each_thread(ctx, L::per_block * np, [&](int t) {
-      const int slot = t / np, p = t % np;
-      const Index e = ctx.block * L::per_block + slot;
-      if (e >= n) return;
+      const Index e = element_of(ctx, L::per_block, np, t, n, nullptr);
+      if (e < 0) return;
+      const int p = t % np;
       double J[Dim][Dim], inv[Dim][Dim];
-      Steps<Dim, P, double>::gradient(G, p, work + slot * L::arrays * np, J);
+      Steps<Dim, P, double>::gradient(G, p, work + t / np * L::arrays * np, J);
       const double det = invert_jacobian(J, inv);
       const double* w = G + n1 * n1 + n1;  // the GLL weights follow G and the points
       Real* out = geometry + static_cast<Size>(e) * F * np + p;
@@ -282,10 +289,7 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const Index* c
     const Real* G = load_and_gather<Dim, P, Real>(ctx, basis, n, list, connectivity, u);
     Real* work = ctx.shared<Real>() + L::basis_size;
     // The element of thread t (-1 past the last), its point and its work arrays: u, then the flux.
-    const auto element = [&](int t) {
-      const Index i = ctx.block * L::per_block + t / np;
-      return i >= n ? Index(-1) : list ? list[i] : i;
-    };
+    const auto element = [&](int t) { return element_of(ctx, L::per_block, np, t, n, list); };
     for_each_thread(ctx, L::per_block * np, [&](int t) {
       const Index e = element(t);
       if (e < 0) return;
@@ -342,10 +346,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
     Real* work = G + L::basis_size;
     for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
     // The element of thread t's column (-1 past the last), and its work arrays.
-    const auto element = [&](int t) {
-      const Index i = ctx.block * L::per_block + t / n2;
-      return i >= n ? Index(-1) : list ? list[i] : i;
-    };
+    const auto element = [&](int t) { return element_of(ctx, L::per_block, n2, t, n, list); };
     const auto arrays = [&](int t) { return work + t / n2 * L::arrays * n3; };
     for_each_thread(ctx, L::per_block * n2, [&](int t) {
       const Index e = element(t);

@@ -190,5 +190,35 @@ TEST(Operator, MatrixFreeOperatorRefusesAnInvertedElement) {
   }
 }
 
+// The operators that scatter element by element add into y (the explicit scheme then zeroes K u
+// in its update, not in a pass of its own); the assembled ones overwrite it and refuse to add.
+TEST(Operator, ElementOperatorsAddIntoYAndAssembledOnesRefuse) {
+  const Model model = test::two_section_model(ElementType::HexGLL, 2, 2, 0.1);
+  const auto u = test::test_vector(model.mesh.n_nodes() * 3, 3), y0 = test::test_vector(model.mesh.n_nodes() * 3, 4);
+  for (const char* kind : {"matrix_free", "sem"}) {
+    SCOPED_TRACE(kind);
+    const auto op = make_stiffness_operator<double>(model, kind, Exec::serial());
+    ASSERT_TRUE(op->adds());
+    const std::vector<double> ku = apply_operator(*op, u);
+    std::vector<double> y = y0;
+    op->add(View<const double>{u.data(), op->n_dofs(), MemorySpace::Host},
+            View<double>{y.data(), op->n_dofs(), MemorySpace::Host});
+    double worst = 0.0;
+    for (std::size_t i = 0; i < y.size(); ++i) worst = std::max(worst, std::abs(y[i] - (y0[i] + ku[i])));
+    // The same sums, each added to y0's entry once: rounding of max |y| only.
+    EXPECT_LE(worst, 1e-13 * (max_abs(ku) + max_abs(y0)));
+  }
+  const auto csr = make_stiffness_operator<double>(model, "assembled", Exec::serial());
+  EXPECT_FALSE(csr->adds());
+  std::vector<double> y = y0;
+  try {
+    csr->add(View<const double>{u.data(), csr->n_dofs(), MemorySpace::Host},
+             View<double>{y.data(), csr->n_dofs(), MemorySpace::Host});
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("assembled operator: it overwrites y"), std::string::npos) << error.what();
+  }
+}
+
 }  // namespace
 }  // namespace tremor

@@ -121,7 +121,11 @@ void CentralDifference<Real>::step(View<const Real> f, View<const Index> prescri
 
 template <class Real>
 View<Real> CentralDifference<Real>::apply_stiffness() {
-  stiffness_.apply(curr_.view(), ku_.view());
+  // An operator that adds into K u finds it zeroed by the last update (or the set-up).
+  if (stiffness_.adds())
+    stiffness_.add(curr_.view(), ku_.view());
+  else
+    stiffness_.apply(curr_.view(), ku_.view());
   return ku_.view();
 }
 
@@ -131,11 +135,18 @@ void CentralDifference<Real>::advance(View<const Real> f, View<const Index> pres
   TREMOR_CHECK(f.size == n_, "force has ", f.size, " entries for ", n_, " DOFs");
   TREMOR_CHECK(prescribed.size == prescribed_dofs.size, "prescribed values and DOFs differ in count");
   const View<const Real> a = force_scale_.view(), cp = prev_scale_.view(), kc = curr_scale_.view();
-  const View<const Real> ku = std::as_const(ku_).view(), up = std::as_const(prev_).view(),
-                         uc = std::as_const(curr_).view();
-  const View<Real> un = next_.view();
+  const View<const Real> up = std::as_const(prev_).view(), uc = std::as_const(curr_).view();
+  const View<Real> un = next_.view(), ku = ku_.view();
   // Eq. (4) fused, 7 values read and 1 written per DOF: U_next = A (F - K U_curr) + C' U_prev + K'' U_curr.
-  forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) { un[i] = a[i] * (f[i] - ku[i]) + cp[i] * up[i] + kc[i] * uc[i]; });
+  // For an operator that adds into K u, K u is zeroed here for the next apply: one more write in
+  // a pass that streams 8 values instead of a pass of its own.
+  if (stiffness_.adds())
+    forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
+      un[i] = a[i] * (f[i] - ku[i]) + cp[i] * up[i] + kc[i] * uc[i];
+      ku[i] = Real(0);
+    });
+  else
+    forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) { un[i] = a[i] * (f[i] - ku[i]) + cp[i] * up[i] + kc[i] * uc[i]; });
   // DOF indices are the caller's (Loading checks them against the mesh).
   forall(exec_, prescribed_dofs.size,
          [=] TREMOR_LAMBDA(Index k) { un[prescribed_dofs[k]] = prescribed[k]; });
@@ -176,6 +187,7 @@ void CentralDifference<Real>::set_initial_conditions(std::span<const Real> u0, s
   forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
     up[i] = inv_m[i] == Real(0) ? Real(0) : uc[i] - dt * v[i] - half_dt2 * inv_m[i] * ku[i];
   });
+  fill_zero(exec_, ku_.data(), n_);  // as apply_stiffness() expects it
   exec_.synchronize();
   steps_ = 0;
 }

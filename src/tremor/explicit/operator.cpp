@@ -75,6 +75,11 @@ MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<c
 template <class Real>
 void MatrixFreeOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
   forall(exec_, n_dofs_, [=] TREMOR_LAMBDA(Index i) { ku[i] = Real(0); });
+  add_unchecked(u, ku);
+}
+
+template <class Real>
+void MatrixFreeOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
   const fem::DeviceElements& elements = *elements_;
   for (int c = 0; c < elements.n_colours; ++c)
     for (const fem::DeviceElementBlock& block : elements.blocks) {

@@ -46,6 +46,8 @@ class MatrixFreeOperator final : public op::Operator<Real> {
 
   Index n_dofs() const override { return n_dofs_; }
   void apply_unchecked(const Real* u, Real* ku) const override;
+  bool adds() const override { return true; }
+  void add_unchecked(const Real* u, Real* ku) const override;
   std::string_view name() const override { return "matrix_free"; }
   const Exec& exec() const override { return exec_; }
   // Node coordinates (8 B x dim per node), connectivity (4 B per element node), per element its

@@ -16,7 +16,7 @@ template <class Real>
 Operator<Real>::~Operator() = default;
 
 template <class Real>
-void Operator<Real>::apply(View<const Real> x, View<Real> y) const {
+void Operator<Real>::check(View<const Real> x, View<Real> y) const {
   const MemorySpace space = exec().space();
   TREMOR_CHECK(x.size == n_dofs() && y.size == n_dofs(), name(), " operator: x has ", x.size, " entries and y ",
                y.size, "; the operator has ", n_dofs(), " DOFs");
@@ -26,7 +26,23 @@ void Operator<Real>::apply(View<const Real> x, View<Real> y) const {
   const std::uintptr_t bytes = static_cast<std::uintptr_t>(n_dofs()) * sizeof(Real);
   TREMOR_CHECK(y_begin + bytes <= x_begin || x_begin + bytes <= y_begin || bytes == 0, name(),
                " operator: x and y overlap");
+}
+
+template <class Real>
+void Operator<Real>::apply(View<const Real> x, View<Real> y) const {
+  check(x, y);
   apply_unchecked(x.data, y.data);
+}
+
+template <class Real>
+void Operator<Real>::add(View<const Real> x, View<Real> y) const {
+  check(x, y);
+  add_unchecked(x.data, y.data);
+}
+
+template <class Real>
+void Operator<Real>::add_unchecked(const Real*, Real*) const {
+  TREMOR_CHECK(false, name(), " operator: it overwrites y and cannot add into it");
 }
 
 template class Operator<float>;

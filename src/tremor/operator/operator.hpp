@@ -37,6 +37,17 @@ class Operator {
   // The same on pointers the caller has checked once: what a kind implements. (Public, as nvcc
   // does not allow kernels' lambdas in a protected member.)
   virtual void apply_unchecked(const Real* x, Real* y) const = 0;
+
+  // Whether the operator can add into y (y += A x): those that scatter element by element, whose
+  // apply() is a pass zeroing y and then this. A caller that keeps y at zero between applies (the
+  // explicit scheme zeroes K u as its update reads it) saves that pass, a write of every DOF.
+  virtual bool adds() const { return false; }
+  // y += A x, with apply()'s checks. Throws tremor::Error where !adds().
+  void add(View<const Real> x, View<Real> y) const;
+  virtual void add_unchecked(const Real* x, Real* y) const;
+
+ private:
+  void check(View<const Real> x, View<Real> y) const;
 };
 
 extern template class Operator<float>;

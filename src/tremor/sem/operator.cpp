@@ -604,6 +604,11 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
 template <class Real>
 void SemOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
   forall(exec_, n_dofs_, [=] TREMOR_LAMBDA(Index i) { ku[i] = Real(0); });
+  add_unchecked(u, ku);
+}
+
+template <class Real>
+void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
   const fem::DeviceElements& els = *elements_;
   const int n_passes = coloured_ ? els.n_colours : 1;
   for (int c = 0; c < n_passes; ++c)

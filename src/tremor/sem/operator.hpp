@@ -65,11 +65,14 @@ class SemOperator final : public op::Operator<Real> {
   // (sizeof(Real) each); per section 36 material constants; the 1D basis.
   std::size_t bytes() const override;
   std::string details() const override;
-  // Per element: the sweeps, 96 n^4 (3D) or 32 n^3 (2D) for n = P + 1, and per point the
+  // Per element: the sums along lines of nodes, 36 n^4 (3D) or 16 n^3 (2D) for n = P + 1 (order 1:
+  // every shape function at every point), and per point the
   // gradient, strain, stress (isotropic or 21 constants), flux, the Jacobian where recomputed and
   // the scatter's adds (operator.cpp, element_flops).
   double flops() const override { return flops_; }
   void apply_unchecked(const Real* u, Real* ku) const override;
+  bool adds() const override { return true; }
+  void add_unchecked(const Real* u, Real* ku) const override;
   bool deterministic() const { return coloured_; }
 
  private:

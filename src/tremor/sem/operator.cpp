@@ -230,36 +230,59 @@ void survey_corners(const Exec& exec, Index n, const Index* connectivity, const 
 // or the affine factors (survey_corners).
 enum Mode : int { StoredMode = 0, TrilinearMode = 1, AffineMode = 2 };
 
-// The pointwise physics at point p of element e: the flux f from the gradient d, with the
-// Jacobian as the block's Mode has it. G is the 1D basis in shared memory (G, then the GLL
-// points and weights follow).
+// The pointwise physics of element e: what every point of it shares, read once (its material;
+// the Jacobian of an affine element), then at(p) the flux f from the gradient d at point p, with
+// the Jacobian as the block's Mode has it. G is the 1D basis in shared memory (G, then the GLL
+// points and weights follow). A thread that computes several points of one element (the column
+// kernel) reads the shared values once rather than at each point: fewer L1 requests where they
+// limit the kernel.
 template <int Dim, int P, class Real, int Mode>
-TREMOR_HOST_DEVICE void point_flux(const Real* factors, const int* section, const Real* material, const int* isotropic,
-                                   const Real* G, Index e, int p, const Real (&d)[Dim][Dim], Real (&f)[Dim][Dim]) {
+struct ElementPhysics {
   using L = Layout<Dim, P>;
-  constexpr int n1 = L::n, np = L::points;
-  Real inv[Dim][Dim], scale;
-  const Real* w = G + n1 * n1 + n1;
-  if constexpr (Mode == AffineMode) {
-    const Real* g = factors + static_cast<Size>(e) * L::factors;
-    for (int m = 0; m < Dim * Dim; ++m) inv[m / Dim][m % Dim] = g[m];
-    scale = weight<Dim, n1>(w, p) * g[Dim * Dim];
-  } else if constexpr (Mode == TrilinearMode) {
-    const Real* corners = factors + static_cast<Size>(e) * L::corners;
-    const Real* points = G + n1 * n1;
-    const Real xi[3] = {points[p % n1], points[p / n1 % n1], Dim == 3 ? points[p / (n1 * n1)] : Real(0)};
-    Real J[Dim][Dim];
-    vertex_jacobian(corners, xi, J);
-    scale = weight<Dim, n1>(w, p) * invert_jacobian(J, inv) * corners[L::corners - 1];
-  } else {
-    const Real* g = factors + static_cast<Size>(e) * L::factors * np + p;
-    for (int m = 0; m < Dim * Dim; ++m) inv[m / Dim][m % Dim] = g[m * np];
-    scale = g[Dim * Dim * np];
+  static constexpr int n1 = L::n;
+  const Real* factors;
+  Index e;
+  const Real* D;
+  bool isotropic;
+  Real lambda, mu;
+  Real inv[Dim][Dim], det;  // affine elements only
+
+  TREMOR_HOST_DEVICE ElementPhysics(const Real* geometry, const int* section, const Real* material,
+                                    const int* isotropic_sections, Index element)
+      : factors(geometry), e(element) {
+    const int s = section[e];
+    D = material + 36 * s;
+    isotropic = isotropic_sections[s] != 0;
+    lambda = D[1];
+    mu = D[Dim == 3 ? 21 : 8];
+    if constexpr (Mode == AffineMode) {
+      const Real* g = factors + static_cast<Size>(e) * L::factors;
+      for (int m = 0; m < Dim * Dim; ++m) inv[m / Dim][m % Dim] = g[m];
+      det = g[Dim * Dim];
+    }
   }
-  const int s = section[e];
-  const Real* D = material + 36 * s;
-  flux(d, inv, scale, D, isotropic[s] != 0, D[1], D[Dim == 3 ? 21 : 8], f);
-}
+
+  TREMOR_HOST_DEVICE void at(const Real* G, int p, const Real (&d)[Dim][Dim], Real (&f)[Dim][Dim]) const {
+    const Real* w = G + n1 * n1 + n1;
+    if constexpr (Mode == AffineMode) {
+      flux(d, inv, weight<Dim, n1>(w, p) * det, D, isotropic, lambda, mu, f);
+    } else if constexpr (Mode == TrilinearMode) {
+      const Real* corners = factors + static_cast<Size>(e) * L::corners;
+      const Real* points = G + n1 * n1;
+      const Real xi[3] = {points[p % n1], points[p / n1 % n1], Dim == 3 ? points[p / (n1 * n1)] : Real(0)};
+      Real J[Dim][Dim], inverse[Dim][Dim];
+      vertex_jacobian(corners, xi, J);
+      const Real scale = weight<Dim, n1>(w, p) * invert_jacobian(J, inverse) * corners[L::corners - 1];
+      flux(d, inverse, scale, D, isotropic, lambda, mu, f);
+    } else {
+      constexpr int np = L::points;
+      const Real* g = factors + static_cast<Size>(e) * L::factors * np + p;
+      Real inverse[Dim][Dim];
+      for (int m = 0; m < Dim * Dim; ++m) inverse[m / Dim][m % Dim] = g[m * np];
+      flux(d, inverse, g[Dim * Dim * np], D, isotropic, lambda, mu, f);
+    }
+  }
+};
 
 // out += force for one node's Dim components: plain adds colour by colour (a colour's elements
 // share no node), atomics otherwise.
@@ -297,7 +320,7 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const Index* c
       Real* v = work + t / np * L::arrays * np;
       Real d[Dim][Dim], f[Dim][Dim];
       S::gradient(G, p, v, d);
-      point_flux<Dim, P, Real, Mode>(geometry, section, material, isotropic, G, e, p, d, f);
+      ElementPhysics<Dim, P, Real, Mode>(geometry, section, material, isotropic, e).at(G, p, d, f);
       for (int c = 0; c < Dim; ++c)
         for (int alpha = 0; alpha < Dim; ++alpha) v[(Dim + Dim * c + alpha) * np + p] = f[c][alpha];
     });
@@ -379,6 +402,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
         gi[m] = G[i * n1 + m];
         gj[m] = G[j * n1 + m];
       }
+      const ElementPhysics<3, P, Real, Mode> physics(geometry, section, material, isotropic, e);
       for (int qk = 0; qk < n1; ++qk) {
         const int p = c2 + n2 * qk;
         Real gk[n1];
@@ -395,7 +419,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
           d[c][1] = dy;
           d[c][2] = dz;
         }
-        point_flux<3, P, Real, Mode>(geometry, section, material, isotropic, G, e, p, d, f);
+        physics.at(G, p, d, f);
         for (int c = 0; c < 3; ++c) {
           v[(3 + 3 * c + 0) * n3 + p] = f[c][0];
           v[(3 + 3 * c + 1) * n3 + p] = f[c][1];

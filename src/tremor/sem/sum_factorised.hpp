@@ -88,14 +88,14 @@ struct Collocated {
           for (int a = 0; a < np; ++a) sum += shape_derivative(G, p, a, alpha) * v[c * np + a];
           d[c][alpha] = sum;
         }
-      return;
-    }
-    for (int alpha = 0; alpha < Dim; ++alpha) {
-      const int q = index(p, alpha), first = p - q * stride(alpha);
-      for (int c = 0; c < Dim; ++c) {
-        T sum = T(0);
-        for (int m = 0; m < n; ++m) sum += G[q * n + m] * v[c * np + first + m * stride(alpha)];
-        d[c][alpha] = sum;
+    } else {
+      for (int alpha = 0; alpha < Dim; ++alpha) {
+        const int q = index(p, alpha), first = p - q * stride(alpha);
+        for (int c = 0; c < Dim; ++c) {
+          T sum = T(0);
+          for (int m = 0; m < n; ++m) sum += G[q * n + m] * v[c * np + first + m * stride(alpha)];
+          d[c][alpha] = sum;
+        }
       }
     }
   }
@@ -111,14 +111,14 @@ struct Collocated {
           const T weight = shape_derivative(G, q, a, alpha);
           for (int c = 0; c < Dim; ++c) out[c] += weight * f[(Dim * c + alpha) * np + q];
         }
-      return;
-    }
-    for (int alpha = 0; alpha < Dim; ++alpha) {
-      const int i = index(a, alpha), first = a - i * stride(alpha);
-      for (int c = 0; c < Dim; ++c) {
-        T sum = T(0);
-        for (int q = 0; q < n; ++q) sum += G[q * n + i] * f[(Dim * c + alpha) * np + first + q * stride(alpha)];
-        out[c] += sum;
+    } else {
+      for (int alpha = 0; alpha < Dim; ++alpha) {
+        const int i = index(a, alpha), first = a - i * stride(alpha);
+        for (int c = 0; c < Dim; ++c) {
+          T sum = T(0);
+          for (int q = 0; q < n; ++q) sum += G[q * n + i] * f[(Dim * c + alpha) * np + first + q * stride(alpha)];
+          out[c] += sum;
+        }
       }
     }
   }

@@ -60,55 +60,26 @@ TREMOR_HOST_DEVICE inline Index element_of(const BlockContext& ctx, int per_bloc
   return i >= n ? Index(-1) : list ? list[i] : i;
 }
 
-// Each of a block's elements' Dim values per node (u, or the coordinates) gathered into the first
-// Dim arrays of its work (v[c np + p], v = work + slot * arrays * np): a thread per component, so
-// that consecutive threads read a node's components and then the next node's, one contiguous
-// run along a line of consecutively numbered nodes. (A thread per node reading its Dim components
-// made Dim strided requests of many sectors each, as many L1 wavefronts as the shared-memory
-// sums: the GPU kernels are bound by L1 throughput, docs/sem.md.)
-template <int Dim, int np, int arrays, class T>
-TREMOR_HOST_DEVICE void gather(const BlockContext& ctx, int per_block, Index n, const Index* list,
-                               const Index* connectivity, const T* values, T* work) {
-  for_each_thread(ctx, per_block * np * Dim, [&](int t) {
-    const Index e = element_of(ctx, per_block, np * Dim, t, n, list);
-    if (e < 0) return;
-    const int q = t % (np * Dim), p = q / Dim, c = q % Dim;
-    const Index node = connectivity[static_cast<Size>(e) * np + p];
-    work[t / (np * Dim) * arrays * np + c * np + p] = values[static_cast<Size>(node) * Dim + c];
-  });
-}
-
-// The reverse for the forces in the first Dim arrays of each element's work: out[node Dim + c] +=
-// v[c np + p], a thread per component. Plain adds colour by colour (list: a colour's elements
-// share no node), atomics otherwise.
-template <int Dim, int np, int arrays, class T>
-TREMOR_HOST_DEVICE void scatter(const BlockContext& ctx, int per_block, Index n, const Index* list,
-                                const Index* connectivity, const T* work, T* out) {
-  for_each_thread(ctx, per_block * np * Dim, [&](int t) {
-    const Index e = element_of(ctx, per_block, np * Dim, t, n, list);
-    if (e < 0) return;
-    const int q = t % (np * Dim), p = q / Dim, c = q % Dim;
-    const Index node = connectivity[static_cast<Size>(e) * np + p];
-    const T value = work[t / (np * Dim) * arrays * np + c * np + p];
-    T* to = out + static_cast<Size>(node) * Dim + c;
-    if (list)
-      *to += value;
-    else
-      atomic_add(to, value);
-  });
-}
-
 // The start of every element's work in a block (forall_blocks body): the 1D basis copied into
-// shared memory (Basis1d::values: G, the points, the weights, B), each element's values per node
-// gathered (gather), a barrier. The block's elements are list[i] (or i without a list) for i < n.
-// Returns G.
+// shared memory (Basis1d::values: G, the points, the weights, B), each element's Dim values per node (u, or the
+// coordinates) gathered into the first Dim arrays of its work, a barrier. The block's elements
+// are list[i] (or i without a list) for i < n. Returns G.
 template <int Dim, int P, class T>
 TREMOR_HOST_DEVICE T* load_and_gather(const BlockContext& ctx, const T* basis, Index n, const Index* list,
                                       const Index* connectivity, const T* values) {
   using L = Layout<Dim, P>;
+  constexpr int np = L::points;
   T* G = ctx.shared<T>();
+  T* work = G + L::basis_size;
   for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
-  gather<Dim, L::points, L::arrays>(ctx, L::per_block, n, list, connectivity, values, G + L::basis_size);
+  for_each_thread(ctx, L::per_block * np, [&](int t) {
+    const Index e = element_of(ctx, L::per_block, np, t, n, list);
+    if (e < 0) return;
+    const int p = t % np;
+    const Index node = connectivity[static_cast<Size>(e) * np + p];
+    T* v = work + t / np * L::arrays * np;
+    for (int c = 0; c < Dim; ++c) v[c * np + p] = values[static_cast<Size>(node) * Dim + c];
+  });
   ctx.sync();
   return G;
 }
@@ -313,9 +284,20 @@ struct ElementPhysics {
   }
 };
 
+// out += force for one node's Dim components: plain adds colour by colour (a colour's elements
+// share no node), atomics otherwise.
+template <int Dim, class Real>
+TREMOR_HOST_DEVICE void add_force(Real* out, const Real (&force)[Dim], bool coloured) {
+  if (coloured) {
+    for (int c = 0; c < Dim; ++c) out[c] += force[c];
+  } else {
+    for (int c = 0; c < Dim; ++c) atomic_add(out + c, force[c]);
+  }
+}
+
 // The point kernel: a thread per point of each element in the block. Gather u; the gradient and
 // the flux at each point, the flux into shared memory; the force at each node from the fluxes
-// along its Dim lines, into the u arrays (no longer read), scattered. Three barriers; per point Dim^2 n shared-memory reads of u and as
+// along its Dim lines, scattered. Two barriers; per point Dim^2 n shared-memory reads of u and as
 // many of the flux (3D: 9 n each way), Dim^2 writes (order 1, not collocated: every node's u and
 // every point's flux, n^Dim each).
 template <int Dim, int P, class Real, int Mode>
@@ -347,13 +329,11 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const Index* c
       const Index e = element(t);
       if (e < 0) return;
       const int a = t % np;
-      Real* v = work + t / np * L::arrays * np;
       Real force[Dim];
-      S::divergence(G, a, v + Dim * np, force);
-      for (int c = 0; c < Dim; ++c) v[c * np + a] = force[c];
+      S::divergence(G, a, work + t / np * L::arrays * np + Dim * np, force);
+      const Index node = connectivity[static_cast<Size>(e) * np + a];
+      add_force<Dim>(ku + static_cast<Size>(node) * Dim, force, list != nullptr);
     });
-    ctx.sync();
-    scatter<Dim, np, L::arrays>(ctx, L::per_block, n, list, connectivity, work, ku);
   });
 }
 
@@ -391,7 +371,16 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
     // The element of thread t's column (-1 past the last), and its work arrays.
     const auto element = [&](int t) { return element_of(ctx, L::per_block, n2, t, n, list); };
     const auto arrays = [&](int t) { return work + t / n2 * L::arrays * n3; };
-    gather<3, n3, L::arrays>(ctx, L::per_block, n, list, connectivity, u, work);
+    for_each_thread(ctx, L::per_block * n2, [&](int t) {
+      const Index e = element(t);
+      if (e < 0) return;
+      Real* v = arrays(t);
+      for (int k = 0; k < n1; ++k) {
+        const int p = t % n2 + n2 * k;
+        const Index node = connectivity[static_cast<Size>(e) * n3 + p];
+        for (int c = 0; c < 3; ++c) v[c * n3 + p] = u[static_cast<Size>(node) * 3 + c];
+      }
+    });
     ctx.sync();
     for_each_thread(ctx, L::per_block * n2, [&](int t) {
       const Index e = element(t);
@@ -445,8 +434,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
     for_each_thread(ctx, L::per_block * n2, [&](int t) {
       const Index e = element(t);
       if (e < 0) return;
-      Real* v = arrays(t);
-      const Real* flux = v + 3 * n3;
+      const Real* flux = arrays(t) + 3 * n3;
       const int c2 = t % n2, i = c2 % n1, j = c2 / n1;
       Real ti[n1], tj[n1];  // the columns of G, held across the scatter's global stores
       for (int q = 0; q < n1; ++q) {
@@ -455,16 +443,17 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
       }
       for (int k = 0; k < n1; ++k) {
         const int a = c2 + n2 * k;
+        Real force[3];
         for (int c = 0; c < 3; ++c) {
           Real sum = flux[(3 * c + 2) * n3 + a];
           for (int q = 0; q < n1; ++q)
             sum += ti[q] * flux[(3 * c + 0) * n3 + a + q - i] + tj[q] * flux[(3 * c + 1) * n3 + a + n1 * (q - j)];
-          v[c * n3 + a] = sum;  // the force, into u's arrays (no longer read), for the scatter
+          force[c] = sum;
         }
+        const Index node = connectivity[static_cast<Size>(e) * n3 + a];
+        add_force<3>(ku + static_cast<Size>(node) * 3, force, list != nullptr);
       }
     });
-    ctx.sync();
-    scatter<3, n3, L::arrays>(ctx, L::per_block, n, list, connectivity, work, ku);
   });
 }
 

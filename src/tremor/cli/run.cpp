@@ -75,6 +75,8 @@ void print_preflight(const std::string& model_path, const Model& model, const ex
               std::string(p.operator_kind()).c_str(), std::string(to_string(p.backend)).c_str(),
               p.ordering == NodeOrdering::Rcm ? ", RCM node ordering" : "");
   if (!p.blocks.empty()) std::printf("  blocks          %s\n", p.blocks.c_str());
+  if (p.domains > 1)
+    std::printf("  subdomains      %d (METIS), stepped together, shared nodes' forces summed every step\n", p.domains);
   std::printf("  stable step     %ss (%s)\n", si(p.stable_dt).c_str(), p.stable_by.c_str());
   std::string why;
   if (p.dt_source == "automatic") {
@@ -293,6 +295,7 @@ struct RunArgs {
   bool allow_unstable = false;
   bool deterministic = false;
   int check_every = 100;
+  int domains = 1;
   long long checkpoint_every = 0;
   bool resume = false;
   long long stop_at_step = 0;
@@ -329,6 +332,9 @@ void run_command(const RunArgs& args) {
   options.allow_unstable = args.allow_unstable;
   options.deterministic = args.deterministic;
   options.check_every = args.check_every;
+  options.domains = args.domains;
+  if (args.domains > 1 && (args.resume || args.checkpoint_option->count()))
+    throw Error(str("--domains ", args.domains, " takes no checkpoints or --resume yet: run them on one domain"));
 
   // Refused settings (an unstable time step, no duration) throw here, before any file exists.
   log::set_quiet(true);
@@ -550,6 +556,10 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--allow-unstable", args->allow_unstable, "run a --dt above the stable time step anyway");
   cmd->add_flag("--deterministic", args->deterministic,
                 "on a GPU, assemble colour by colour: the same bits on every run (default: atomic adds, faster)");
+  cmd->add_option("--domains", args->domains,
+                  "decompose the mesh into N subdomains (METIS) stepped together with their shared nodes' "
+                  "forces summed every step; the same results to rounding (default 1)")
+      ->check(whole(1, std::numeric_limits<int>::max()));
   cmd->add_option("--check-every", args->check_every,
                   "steps between NaN/Inf checks, progress updates and interruption checks (default 100)")
       ->check(whole(1, std::numeric_limits<int>::max()));

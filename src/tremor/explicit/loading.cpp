@@ -37,6 +37,7 @@ std::vector<int> functions_of(const std::vector<Entry>& entries) {
 Loading::Loading(const Model& model) {
   const int dim = model.mesh.dim();
   const Index n_nodes = model.mesh.n_nodes();
+  dim_ = dim;
   n_dofs_ = n_nodes * dim;
   const auto dof_of = [&](Index node, int component, const std::string& origin) {
     TREMOR_CHECK(node >= 0 && node < n_nodes, origin, ": node index ", node, " out of range");
@@ -148,6 +149,53 @@ std::vector<Index> Loading::constrained_dofs() const {
   all.insert(all.end(), prescribed_.begin(), prescribed_.end());
   std::sort(all.begin(), all.end());
   return all;
+}
+
+Loading Loading::restricted(std::span<const Index> local_to_global) const {
+  const Index d = dim_, n_model_nodes = n_dofs_ / dim_;
+  std::vector<Index> to_local(static_cast<std::size_t>(n_model_nodes), -1);
+  for (std::size_t i = 0; i < local_to_global.size(); ++i) {
+    const Index node = local_to_global[i];
+    TREMOR_CHECK(node >= 0 && node < n_model_nodes, "subdomain node ", i, " is model node ", node, ", outside 0..",
+                 n_model_nodes - 1);
+    to_local[static_cast<std::size_t>(node)] = static_cast<Index>(i);
+  }
+  const auto local_dof = [&](Index dof) {
+    const Index node = to_local[static_cast<std::size_t>(dof / d)];
+    return node < 0 ? Index(-1) : node * d + dof % d;
+  };
+  Loading out;
+  out.dim_ = dim_;
+  out.n_dofs_ = static_cast<Index>(local_to_global.size()) * d;
+  out.functions_ = functions_;
+  out.scratch_.assign(functions_.size(), 0.0);
+  for (const Index dof : held_)
+    if (const Index local = local_dof(dof); local >= 0) out.held_.push_back(local);
+  std::sort(out.held_.begin(), out.held_.end());
+  // A DOF list and its terms: the kept DOFs sorted in local numbers, each slot's terms in their order.
+  const auto restrict_list = [&](const std::vector<Index>& dofs, const std::vector<Term>& terms,
+                                 std::vector<Index>& out_dofs, std::vector<Term>& out_terms, std::vector<int>& used) {
+    std::vector<std::pair<Index, Index>> kept;  // (local DOF, slot)
+    for (std::size_t slot = 0; slot < dofs.size(); ++slot)
+      if (const Index local = local_dof(dofs[slot]); local >= 0) kept.push_back({local, static_cast<Index>(slot)});
+    std::sort(kept.begin(), kept.end());
+    std::vector<Index> new_slot(dofs.size(), -1);
+    for (std::size_t k = 0; k < kept.size(); ++k) {
+      out_dofs.push_back(kept[k].first);
+      new_slot[static_cast<std::size_t>(kept[k].second)] = static_cast<Index>(k);
+    }
+    std::set<int> functions;
+    for (const Term& term : terms)
+      if (const Index slot = new_slot[static_cast<std::size_t>(term.slot)]; slot >= 0) {
+        out_terms.push_back({slot, term.function, term.weight});
+        functions.insert(term.function);
+      }
+    std::stable_sort(out_terms.begin(), out_terms.end(), [](const Term& a, const Term& b) { return a.slot < b.slot; });
+    used.assign(functions.begin(), functions.end());
+  };
+  restrict_list(prescribed_, prescribed_terms_, out.prescribed_, out.prescribed_terms_, out.prescribed_functions_);
+  restrict_list(loaded_, force_terms_, out.loaded_, out.force_terms_, out.force_functions_);
+  return out;
 }
 
 void Loading::evaluate(const std::vector<Term>& terms, const std::vector<int>& used, double t,

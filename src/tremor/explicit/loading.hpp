@@ -47,6 +47,12 @@ class Loading {
   // amplitude is missing or a component exceeds the mesh dimension.
   explicit Loading(const Model& model);
 
+  // The loading of a subdomain that holds some of the model's nodes: local node i is model node
+  // local_to_global[i]. Every DOF of those nodes keeps all its terms (a load on a node several
+  // subdomains hold acts in full in each: the subdomains sum only their internal forces); DOFs of
+  // other nodes are dropped. The sums per DOF are the model's, term for term.
+  Loading restricted(std::span<const Index> local_to_global) const;
+
   Index n_dofs() const { return n_dofs_; }
   // Sorted, unique DOF lists (node * dim + component); the three are disjoint.
   const std::vector<Index>& held_dofs() const { return held_; }
@@ -83,6 +89,8 @@ class Loading {
   // Evaluates the functions used by `terms` once each at t, then sums the terms into out.
   void evaluate(const std::vector<Term>& terms, const std::vector<int>& used, double t, std::span<double> out) const;
 
+  Loading() = default;
+  int dim_ = 3;
   Index n_dofs_ = 0;
   std::vector<Function> functions_;
   std::vector<Index> held_, prescribed_, loaded_;

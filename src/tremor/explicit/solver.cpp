@@ -270,35 +270,78 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   const Exec exec = Exec::make(preflight.backend);
   SetupClock clock(exec, called);
   if (!options.preflight) clock.append(preflight.phases);  // resolved by this call
-  // The run's numbering: the model's, or reverse Cuthill-McKee's.
-  Numbering numbering(model.mesh.n_nodes(), model.mesh.dim());
-  if (preflight.ordering == NodeOrdering::Rcm) {
-    numbering = Numbering(model.mesh.n_nodes(), model.mesh.dim(), reverse_cuthill_mckee(node_graph(model.mesh)));
-    clock.lap("node ordering (rcm)");
-  }
+  const double dt = preflight.dt;
+  const int dim = model.mesh.dim();
   // The observer guard: held around every observer call, here and on the snapshot writer's
   // thread (snapshots.hpp), so the observer sees one call at a time. Declared before the
-  // subdomain: the snapshot writer, which takes it, is joined first.
+  // subdomains: the snapshot writer, which takes it, is joined first.
   std::mutex observer_guard;
-  NoSharedNodes<Real> exchange;
-  const std::unique_ptr<Subdomain<Real>> subdomain =
-      set_up_subdomain<Real>(exec, model, std::move(numbering), preflight, exchange, clock, observer, observer_guard);
-  Subdomain<Real>& d = *subdomain;
+  std::unique_ptr<Exchange<Real>> exchange;
+  std::vector<std::unique_ptr<Subdomain<Real>>> owned;
+  std::vector<ModelPart> parts;  // a decomposed run's: what each subdomain holds of the model
+  std::optional<HistoryMerge> merge;
+  const auto on_sample = [observer, &observer_guard](const History& history, std::size_t sample) {
+    const std::lock_guard lock(observer_guard);
+    observer->on_sample(history, sample);
+  };
+  if (options.domains <= 1) {
+    // The run's numbering: the model's, or reverse Cuthill-McKee's.
+    Numbering numbering(model.mesh.n_nodes(), dim);
+    if (preflight.ordering == NodeOrdering::Rcm) {
+      numbering = Numbering(model.mesh.n_nodes(), dim, reverse_cuthill_mckee(node_graph(model.mesh)));
+      clock.lap("node ordering (rcm)");
+    }
+    exchange = std::make_unique<NoSharedNodes<Real>>();
+    owned.push_back(
+        set_up_subdomain<Real>(exec, model, std::move(numbering), preflight, *exchange, clock, observer, observer_guard));
+    if (observer) owned.front()->recorder->set_on_sample(on_sample);
+  } else {
+    TREMOR_CHECK(!options.resume && options.checkpoint_every <= 0 && preflight.snapshot_every <= 0,
+                 "a run decomposed into ", options.domains,
+                 " subdomains takes no snapshots, checkpoints or resume yet: run them on one domain");
+    const partition::Decomposition decomposition = partition::decompose(model.mesh, options.domains);
+    clock.lap(str("decomposition into ", options.domains, " subdomains (METIS)"));
+    parts = decompose_model(model, decomposition, dt);
+    clock.lap("the subdomains' parts of the model");
+    auto in_process = std::make_unique<InProcessExchange<Real>>(exec, decomposition, dim);
+    for (ModelPart& part : parts)
+      owned.push_back(begin_subdomain<Real>(exec, model, Numbering(model.mesh.n_nodes(), dim, part.nodes), &part,
+                                            preflight, clock));
+    std::vector<View<double>> mass, damping;
+    for (const auto& d : owned) {
+      mass.push_back(d->mass.view());
+      damping.push_back(d->damping.view());
+    }
+    in_process->sum_mass(mass);
+    if (is_damped(model)) in_process->sum_mass(damping);
+    clock.lap("lumped mass summed over the subdomains");
+    for (const auto& d : owned) finish_subdomain(*d, model, preflight, clock, observer, observer_guard);
+    merge.emplace(make_histories(model, dt), parts);
+    if (observer) merge->set_on_sample(on_sample);
+    for (std::size_t s = 0; s < owned.size(); ++s) {
+      const Recorder<Real>* recorder = owned[s]->recorder.get();
+      HistoryMerge* into = &*merge;
+      owned[s]->recorder->set_on_sample([into, recorder, s](const History& history, std::size_t sample) {
+        into->add(s, static_cast<std::size_t>(&history - recorder->histories().data()), history, sample);
+      });
+    }
+    exchange = std::move(in_process);
+  }
   const auto started = clock.start();
 
-  const double dt = preflight.dt;
-  const std::vector<Index>& prescribed_dofs = d.loading->prescribed_dofs();
-  // Start from rest, with prescribed DOFs on their motion at t = -dt and 0 (both zero for
-  // signals that start at rest).
-  if (!prescribed_dofs.empty()) {
+  for (const auto& d : owned) {
+    const std::vector<Index>& prescribed_dofs = d->loading->prescribed_dofs();
+    // Start from rest, with prescribed DOFs on their motion at t = -dt and 0 (both zero for
+    // signals that start at rest).
+    if (prescribed_dofs.empty()) continue;
     std::vector<double> values(prescribed_dofs.size());
-    std::vector<Real> previous(static_cast<std::size_t>(d.scheme->n_dofs()), Real(0)), current(previous);
+    std::vector<Real> previous(static_cast<std::size_t>(d->scheme->n_dofs()), Real(0)), current(previous);
     for (auto [t, state] : {std::pair{-dt, &previous}, std::pair{0.0, &current}}) {
-      d.loading->prescribed(t, values);
+      d->loading->prescribed(t, values);
       for (std::size_t k = 0; k < prescribed_dofs.size(); ++k)
         (*state)[static_cast<std::size_t>(prescribed_dofs[k])] = static_cast<Real>(values[k]);
     }
-    d.scheme->set_state(previous, current, 0);
+    d->scheme->set_state(previous, current, 0);
   }
 
   ExplicitRun run;
@@ -307,11 +350,7 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
     const std::lock_guard lock(observer_guard);
     observer->on_start(preflight);
   }
-  if (observer)
-    d.recorder->set_on_sample([observer, &observer_guard](const History& history, std::size_t sample) {
-      const std::lock_guard lock(observer_guard);
-      observer->on_sample(history, sample);
-    });
+  Subdomain<Real>& d = *owned.front();  // the one subdomain of a run that is not decomposed
   long long first_step = 0;
   if (options.resume) {
     // Continue from a checkpoint (in the model's numbering): its state replaces the start from
@@ -331,8 +370,10 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
     d.snapshots->restore(state.snapshot);
     first_step = state.step;
   } else {
-    d.recorder->record(0, d.scheme->previous_displacement(), d.scheme->displacement());
-    d.snapshots->take(0, d.scheme->previous_displacement(), d.scheme->displacement());
+    for (const auto& s : owned) {
+      s->recorder->record(0, s->scheme->previous_displacement(), s->scheme->displacement());
+      s->snapshots->take(0, s->scheme->previous_displacement(), s->scheme->displacement());
+    }
   }
 
   clock.lap("snapshot buffers and initial state");
@@ -347,8 +388,9 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   settings.checkpoint_every = observer ? options.checkpoint_every : 0;
   settings.observer = observer;
   settings.observer_guard = &observer_guard;
-  Subdomain<Real>* const subdomains[] = {&d};
-  run_subdomains<Real>(subdomains, exchange, settings, run);
+  std::vector<Subdomain<Real>*> subdomains;
+  for (const auto& s : owned) subdomains.push_back(s.get());
+  run_subdomains<Real>(subdomains, *exchange, settings, run);
   const auto finished = Clock::now();
   run.time = static_cast<double>(run.steps) * dt;
   run.wall_seconds = seconds_between(started, finished);
@@ -357,11 +399,15 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
                                                       static_cast<double>(run.steps - first_step) / loop_seconds
                                                 : 0.0;
   run.preflight = std::move(preflight);
-  d.recorder->flush();
+  for (const auto& s : owned) s->recorder->flush();
   run.exec_peak_bytes = memory::usage(exec.space()).peak;
   run.host_peak_bytes = peak_resident_bytes();
-  run.histories = d.recorder->take_histories();
-  for (History& history : run.histories) d.numbering.to_global(history);  // back to the model's numbering
+  if (merge) {
+    run.histories = merge->take();  // in the model's numbering
+  } else {
+    run.histories = d.recorder->take_histories();
+    for (History& history : run.histories) d.numbering.to_global(history);  // back to the model's numbering
+  }
   return run;
 }
 
@@ -387,6 +433,17 @@ StableStep stable_step(const Model& model, const Exec& exec) {
 Preflight preflight(const Model& model, const RunOptions& options) {
   model.validate();
   Preflight p = resolve(model, options);
+  // A decomposition's refusals, before a result file exists.
+  TREMOR_CHECK(options.domains >= 1, "the number of subdomains must be at least 1, got ", options.domains);
+  if (options.domains > 1) {
+    TREMOR_CHECK(options.domains <= model.mesh.n_elements(), options.domains, " subdomains were asked for a mesh of ",
+                 model.mesh.n_elements(), " elements: at most one subdomain per element");
+    TREMOR_CHECK(p.snapshot_every <= 0 && !options.resume && options.checkpoint_every <= 0, "a run decomposed into ",
+                 options.domains, " subdomains takes no snapshots, checkpoints or resume yet: run them on one domain");
+    TREMOR_CHECK(p.blocks.empty() && p.op->name != "partitioned",
+                 "the partitioned operator runs on one domain: its block layout is made for the whole mesh");
+  }
+  p.domains = options.domains;
   const std::size_t real_size = tremor::real_size(p.precision);
   const auto dim = static_cast<Size>(model.mesh.dim());
   const Size nnz = p.stiffness_entries * dim * dim;

@@ -86,6 +86,10 @@ struct RunOptions {
   // updates land, so the last bits of K vary from run to run); deterministic assembles colour by
   // colour instead: the host assembly's bits, the same on every run. Host backends always do.
   bool deterministic = false;
+  // Subdomains the run is decomposed into (partition::decompose, METIS), stepped together in this
+  // process on its Exec with their shared nodes' forces summed after every apply: the same
+  // results as one domain to rounding. 1: one domain. Checkpoints, resuming and snapshots need 1.
+  int domains = 1;
   int check_every = 100;        // steps between NaN/Inf checks (and Observer::on_progress calls)
   // Steps between Observer::on_checkpoint calls (0: none). Checkpoint steps are checked for
   // NaN/Inf too, so no checkpoint holds a state that has blown up.
@@ -111,6 +115,7 @@ struct Preflight {
   const op::OperatorEntry* op = nullptr;  // the stiffness operator (explicit_fe::operators()), "auto" resolved
   std::string_view operator_kind() const { return op ? op->name : std::string_view(); }
   NodeOrdering ordering = NodeOrdering::None;
+  int domains = 1;  // RunOptions::domains, checked
   // The block file the "partitioned" operator takes its partition from (checked against the mesh
   // by preflight()); empty: it partitions the mesh itself.
   std::string blocks;

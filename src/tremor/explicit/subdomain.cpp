@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <utility>
 
 #include "tremor/backend/forall.hpp"
@@ -92,19 +93,218 @@ void SetupClock::lap(std::string name) {
 template <class Real>
 Subdomain<Real>::~Subdomain() = default;
 
+// ------------------------------------------------------------------------- the in-process exchange
+
+template <class Real>
+InProcessExchange<Real>::InProcessExchange(const Exec& exec, const partition::Decomposition& decomposition, int dim)
+    : exec_(exec), dim_(dim) {
+  const std::size_t n = decomposition.domains.size();
+  // Each shared node's copies (subdomain order, as the domains are visited): their staging rows.
+  std::map<Index, std::vector<Index>> copies;
+  for (std::size_t s = 0; s < n; ++s) {
+    const partition::Subdomain& domain = decomposition.domains[s];
+    n_local_.push_back(static_cast<Index>(domain.nodes.size()));
+    n_owned_.push_back(domain.n_owned);
+    base_.push_back(total_);
+    for (Index j = 0; j < domain.n_shared(); ++j)
+      copies[domain.nodes[static_cast<std::size_t>(domain.n_owned + j)]].push_back(total_ + j);
+    total_ += domain.n_shared();
+  }
+  for (std::size_t s = 0; s < n; ++s) {
+    const partition::Subdomain& domain = decomposition.domains[s];
+    std::vector<Index> offsets{0}, sources;
+    for (Index j = 0; j < domain.n_shared(); ++j) {
+      const std::vector<Index>& rows = copies.at(domain.nodes[static_cast<std::size_t>(domain.n_owned + j)]);
+      TREMOR_CHECK(rows.size() >= 2, "subdomain ", s, "'s shared node ", domain.nodes[static_cast<std::size_t>(domain.n_owned + j)],
+                   " is held by no other subdomain");
+      sources.insert(sources.end(), rows.begin(), rows.end());
+      offsets.push_back(static_cast<Index>(sources.size()));
+    }
+    offsets_.emplace_back(exec, std::span<const Index>(offsets));
+    sources_.emplace_back(exec, std::span<const Index>(sources));
+  }
+  staged_forces_ = DeviceArray<Real>(exec, total_ * dim);
+  staged_mass_ = DeviceArray<double>(exec, total_ * dim);
+}
+
+namespace {
+
+// to[k] = from[k] for k < n.
+template <class T>
+void copy_values(const Exec& exec, Index n, const T* from, T* to) {
+  forall(exec, n, [=] TREMOR_LAMBDA(Index k) { to[k] = from[k]; });
+}
+
+// tail[j dim + c] = the sum of staged[sources[e] dim + c] over e in [offsets[j], offsets[j + 1]),
+// in that order, for the n shared nodes j of one subdomain.
+template <class T>
+void sum_copies(const Exec& exec, Index n, Index dim, const Index* offsets, const Index* sources, const T* staged,
+                T* tail) {
+  forall(exec, n * dim, [=] TREMOR_LAMBDA(Index k) {
+    const Index j = k / dim, c = k % dim;
+    T total = T(0);
+    for (Index e = offsets[j]; e < offsets[j + 1]; ++e) total += staged[sources[e] * dim + c];
+    tail[k] = total;
+  });
+}
+
+}  // namespace
+
+template <class Real>
+template <class T>
+void InProcessExchange<Real>::sum(std::span<const View<T>> values, DeviceArray<T>& staging) {
+  TREMOR_CHECK(values.size() == n_local_.size(), "an exchange of ", n_local_.size(), " subdomains was given ",
+               values.size(), " vectors");
+  const Index dim = dim_;
+  for (std::size_t s = 0; s < values.size(); ++s) {
+    TREMOR_CHECK(values[s].size == n_local_[s] * dim, "subdomain ", s, ": ", values[s].size, " values for ",
+                 n_local_[s], " nodes");
+    copy_values(exec_, (n_local_[s] - n_owned_[s]) * dim, values[s].data + n_owned_[s] * dim,
+                staging.data() + base_[s] * dim);
+  }
+  // Every copy sums its node's copies in the same (subdomain) order: equal bits everywhere.
+  for (std::size_t s = 0; s < values.size(); ++s)
+    sum_copies(exec_, n_local_[s] - n_owned_[s], dim, offsets_[s].data(), sources_[s].data(),
+               std::as_const(staging).data(), values[s].data + n_owned_[s] * dim);
+}
+
+template <class Real>
+void InProcessExchange<Real>::sum_forces(std::span<const View<Real>> forces) {
+  sum(forces, staged_forces_);
+}
+
+template <class Real>
+void InProcessExchange<Real>::sum_mass(std::span<const View<double>> mass) {
+  sum(mass, staged_mass_);
+}
+
+// ------------------------------------------------------------------------------ the model's parts
+
+std::vector<ModelPart> decompose_model(const Model& model, const partition::Decomposition& decomposition, double dt) {
+  const fem::SectionTable table = fem::section_table(model, false);
+  const Loading loading(model);
+  const std::vector<History> histories = make_histories(model, dt);
+  const std::size_t n = decomposition.domains.size();
+  // A node belongs to the first subdomain holding it.
+  std::vector<int> owner(static_cast<std::size_t>(model.mesh.n_nodes()), -1);
+  for (std::size_t s = n; s-- > 0;)
+    for (const Index node : decomposition.domains[s].nodes) owner[static_cast<std::size_t>(node)] = static_cast<int>(s);
+  std::vector<ModelPart> parts(n);
+  for (std::size_t s = 0; s < n; ++s) {
+    const partition::Subdomain& domain = decomposition.domains[s];
+    ModelPart& part = parts[s];
+    part.model.source = model.source;
+    part.model.mesh_file = model.mesh_file;
+    part.model.title = model.title;
+    part.model.materials = model.materials;
+    part.model.sections = model.sections;
+    part.model.absorbing = model.absorbing;
+    part.model.mesh = partition::subdomain_mesh(model.mesh, domain, part.elements);
+    part.nodes = domain.nodes;
+    part.table = table;
+    part.table.element_section.clear();
+    part.table.element_alpha.clear();
+    part.table.element_stiffness_factor.clear();
+    for (const Index e : part.elements) {
+      const auto g = static_cast<std::size_t>(e);
+      part.table.element_section.push_back(table.element_section[g]);
+      if (!table.element_alpha.empty()) part.table.element_alpha.push_back(table.element_alpha[g]);
+      if (!table.element_stiffness_factor.empty())
+        part.table.element_stiffness_factor.push_back(table.element_stiffness_factor[g]);
+    }
+    part.loading = std::make_unique<Loading>(loading.restricted(domain.nodes));
+    std::vector<Index> local(static_cast<std::size_t>(model.mesh.n_nodes()), -1);
+    for (std::size_t i = 0; i < domain.nodes.size(); ++i) local[static_cast<std::size_t>(domain.nodes[i])] = static_cast<Index>(i);
+    for (std::size_t h = 0; h < histories.size(); ++h) {
+      const History& full = histories[h];
+      History mine;
+      mine.name = full.name;
+      mine.origin = full.origin;
+      mine.dim = full.dim;
+      mine.quantities = full.quantities;
+      mine.every_n_steps = full.every_n_steps;
+      std::vector<Index> points;
+      for (Index p = 0; p < full.n_points(); ++p) {
+        const auto q = static_cast<std::size_t>(p);
+        if (!full.nodes.empty()) {
+          if (owner[static_cast<std::size_t>(full.nodes[q])] != static_cast<int>(s)) continue;
+          mine.nodes.push_back(local[static_cast<std::size_t>(full.nodes[q])]);
+          mine.node_labels.push_back(full.node_labels[q]);
+        } else {
+          const Location& where = full.locations[q];
+          if (decomposition.element_domain[static_cast<std::size_t>(where.element)] != static_cast<int>(s)) continue;
+          Location moved = where;
+          for (Index& node : moved.nodes) node = local[static_cast<std::size_t>(node)];
+          mine.positions.push_back(full.positions[q]);
+          mine.locations.push_back(std::move(moved));
+        }
+        points.push_back(p);
+      }
+      if (points.empty()) continue;
+      part.histories.push_back(std::move(mine));
+      part.history_of.push_back(static_cast<int>(h));
+      part.history_points.push_back(std::move(points));
+    }
+  }
+  return parts;
+}
+
+HistoryMerge::HistoryMerge(std::vector<History> histories, const std::vector<ModelPart>& parts)
+    : histories_(std::move(histories)),
+      maps_(parts.size()),
+      n_parts_(histories_.size(), 0),
+      count_(histories_.size()),
+      first_open_(histories_.size(), 0) {
+  for (std::size_t s = 0; s < parts.size(); ++s)
+    for (std::size_t k = 0; k < parts[s].history_of.size(); ++k) {
+      maps_[s].push_back({parts[s].history_of[k], parts[s].history_points[k]});
+      ++n_parts_[static_cast<std::size_t>(parts[s].history_of[k])];
+    }
+}
+
+void HistoryMerge::add(std::size_t part, std::size_t k, const History& from, std::size_t sample) {
+  const Map& map = maps_[part][k];
+  const auto h = static_cast<std::size_t>(map.history);
+  History& to = histories_[h];
+  const std::size_t point_size = to.quantities.size() * static_cast<std::size_t>(to.dim);
+  if (sample >= to.times.size()) {  // the first part to complete it
+    TREMOR_CHECK(sample == to.times.size(), "history '", to.name, "': sample ", sample, " arrived before sample ",
+                 to.times.size());
+    to.times.push_back(from.times[sample]);
+    to.values.resize(to.values.size() + to.sample_size(), 0.0);
+    count_[h].push_back(0);
+  }
+  const double* in = from.values.data() + sample * from.sample_size();
+  double* out = to.values.data() + sample * to.sample_size();
+  for (std::size_t i = 0; i < map.points.size(); ++i)
+    std::copy_n(in + i * point_size, point_size, out + static_cast<std::size_t>(map.points[i]) * point_size);
+  ++count_[h][sample - first_open_[h]];
+  // Samples complete in order: pass on those every part has filled.
+  while (!count_[h].empty() && count_[h].front() == n_parts_[h]) {
+    if (on_sample_) on_sample_(to, first_open_[h]);
+    count_[h].erase(count_[h].begin());
+    ++first_open_[h];
+  }
+}
+
 bool is_damped(const Model& model) {
   return !model.absorbing.empty() || std::any_of(model.materials.begin(), model.materials.end(),
                                                  [](const Material& m) { return m.damping_alpha != 0.0; });
 }
 
 template <class Real>
-std::unique_ptr<Subdomain<Real>> set_up_subdomain(const Exec& exec, const Model& original, Numbering numbering,
-                                                  const Preflight& preflight, Exchange<Real>& exchange,
-                                                  SetupClock& clock, Observer* observer, std::mutex& observer_guard) {
-  TREMOR_CHECK(numbering.n_local_nodes() == original.mesh.n_nodes(), "a subdomain of ", numbering.n_local_nodes(),
-               " of the model's ", original.mesh.n_nodes(), " nodes: a subdomain holds every node");
+std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& original, Numbering numbering,
+                                                 ModelPart* part, const Preflight& preflight, SetupClock& clock) {
+  if (!part)
+    TREMOR_CHECK(numbering.n_local_nodes() == original.mesh.n_nodes(), "a subdomain of ", numbering.n_local_nodes(),
+                 " of the model's ", original.mesh.n_nodes(), " nodes without its part of the model");
   auto d = std::make_unique<Subdomain<Real>>(exec, std::move(numbering));
-  if (!d->numbering.identity()) {
+  d->part = part;
+  if (part) {
+    TREMOR_CHECK(preflight.blocks.empty() && preflight.op->name != "partitioned",
+                 "the partitioned operator runs on one domain: its block layout is made for the whole mesh");
+    d->renumbered = std::move(part->model);
+  } else if (!d->numbering.identity()) {
     d->renumbered = renumber_nodes(original, d->numbering.local_to_global());
     clock.lap("model in the subdomain's numbering");
   }
@@ -114,57 +314,72 @@ std::unique_ptr<Subdomain<Real>> set_up_subdomain(const Exec& exec, const Model&
   // and damping are assembled there by the two-kernel assembly, and K converted to the operator's
   // format there. The host keeps the mesh and the model; no global K exists on it.
   const sparse::RaceStrategy strategy = preflight.assembly;
-  // The elements were checked by the pre-flight's survey.
-  const fem::SectionTable table = fem::section_table(model, false);
+  // The elements were checked by the pre-flight's survey. A part has its rows of the model's table.
+  const fem::SectionTable table = part ? std::move(part->table) : fem::section_table(model, false);
   clock.lap("sections");
   const fem::ElementColouring colouring =
       strategy == sparse::RaceStrategy::Colouring || preflight.op->needs_colouring
           ? fem::colour_elements(model.mesh)
           : fem::ElementColouring{};
   if (!colouring.blocks.empty()) clock.lap("element colouring");
-  auto elements = std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, colouring);
+  d->elements = std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, colouring);
   clock.lap(exec.space() == MemorySpace::Device ? "elements to the GPU" : "element arrays");
-  DeviceArray<double> mass = sparse::assemble_lumped_mass<double>(exec, *elements, strategy);
-  const bool damped = is_damped(model);
-  DeviceArray<double> damping =
-      damped ? sparse::assemble_lumped_damping<double>(exec, *elements, strategy) : DeviceArray<double>();
-  const View<double> summed[] = {mass.view(), damping.view()};
-  exchange.sum_mass(std::span<const View<double>>(summed, 1));
-  if (damped) exchange.sum_mass(std::span<const View<double>>(summed + 1, 1));
-  clock.lap(damped ? "lumped mass and damping" : "lumped mass");
+  d->mass = sparse::assemble_lumped_mass<double>(exec, *d->elements, strategy);
+  if (is_damped(original)) d->damping = sparse::assemble_lumped_damping<double>(exec, *d->elements, strategy);
+  clock.lap(is_damped(original) ? "lumped mass and damping" : "lumped mass");
+  return d;
+}
+
+template <class Real>
+void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight& preflight, SetupClock& clock,
+                      Observer* observer, std::mutex& observer_guard) {
+  const Exec& exec = d.exec;
+  const Model& model = *d.model;
   if (!preflight.blocks.empty()) {
     // The saved partition (of the model's numbering), carried to the subdomain's: no partitioning.
     // The partitioned layout is filled on the host from a host assembly.
     partition::BlockPartition blocks = partition::read_block_file(preflight.blocks, node_graph(original.mesh));
-    if (!d->numbering.identity())
-      blocks = partition::renumbered(std::move(blocks), d->numbering.local_to_global(), node_graph(model.mesh));
-    const sparse::CsrMatrix K =
-        sparse::assemble_stiffness(model, table, fem::colour_elements(model.mesh), host_exec(exec));
-    d->stiffness = std::make_unique<PartitionedOperator<Real>>(exec, K, model.mesh, std::move(blocks));
+    if (!d.numbering.identity())
+      blocks = partition::renumbered(std::move(blocks), d.numbering.local_to_global(), node_graph(model.mesh));
+    const fem::SectionTable table = fem::section_table(model, false);
+    const sparse::CsrMatrix K = sparse::assemble_stiffness(model, table, fem::colour_elements(model.mesh), host_exec(exec));
+    d.stiffness = std::make_unique<PartitionedOperator<Real>>(exec, K, model.mesh, std::move(blocks));
     clock.lap("stiffness (host assembly, partitioned layout)");
   } else {
     op::OperatorSetup built;
-    d->stiffness = make_stiffness_operator<Real>(model, preflight.op->name, elements, strategy, &built);
+    d.stiffness = make_stiffness_operator<Real>(model, preflight.op->name, d.elements, preflight.assembly, &built);
     if (built.assembly_bytes > 0) {  // K was assembled on the Exec
       clock.detail(str("K by the two-kernel assembly (", to_string(preflight.assembly), ", double)"), built.assembly_seconds);
       clock.detail(str("K to ", preflight.op->name, " in ", to_string(preflight.precision)), built.format_seconds);
     }
     clock.lap(str("stiffness operator (", preflight.op->name, ")"));
   }
-  elements.reset();  // the element-by-element operators hold their own reference
-  d->loading = std::make_unique<Loading>(model);
-  d->scheme = std::make_unique<CentralDifference<Real>>(exec, *d->stiffness, std::move(mass), std::move(damping),
-                                                        preflight.dt, d->loading->constrained_dofs());
+  d.elements.reset();  // the element-by-element operators hold their own reference
+  d.loading = d.part ? std::move(d.part->loading) : std::make_unique<Loading>(model);
+  d.scheme = std::make_unique<CentralDifference<Real>>(exec, *d.stiffness, std::move(d.mass), std::move(d.damping),
+                                                       preflight.dt, d.loading->constrained_dofs());
   clock.lap("integrator state");
-  d->loads = std::make_unique<DeviceLoading<Real>>(exec, *d->loading, preflight.dt);
+  d.loads = std::make_unique<DeviceLoading<Real>>(exec, *d.loading, preflight.dt);
   clock.lap("loads");
-  d->recorder = std::make_unique<Recorder<Real>>(exec, make_histories(model, preflight.dt), preflight.dt,
-                                                 model.mesh.n_nodes() * model.mesh.dim());
+  d.recorder = std::make_unique<Recorder<Real>>(
+      exec, d.part ? std::move(d.part->histories) : make_histories(model, preflight.dt), preflight.dt,
+      model.mesh.n_nodes() * model.mesh.dim());
   clock.lap("receivers");
   // The snapshot nodes are the model's; the taker gathers them at their local numbers (and takes
   // nothing without an observer).
-  d->snapshots = std::make_unique<SnapshotTaker<Real>>(exec, original, preflight.snapshot_every, preflight.dt,
-                                                       d->numbering.global_to_local(), observer, observer_guard);
+  d.snapshots = std::make_unique<SnapshotTaker<Real>>(exec, original, preflight.snapshot_every, preflight.dt,
+                                                      d.numbering.global_to_local(), observer, observer_guard);
+}
+
+template <class Real>
+std::unique_ptr<Subdomain<Real>> set_up_subdomain(const Exec& exec, const Model& original, Numbering numbering,
+                                                  const Preflight& preflight, Exchange<Real>& exchange,
+                                                  SetupClock& clock, Observer* observer, std::mutex& observer_guard) {
+  std::unique_ptr<Subdomain<Real>> d = begin_subdomain<Real>(exec, original, std::move(numbering), nullptr, preflight, clock);
+  const View<double> summed[] = {d->mass.view(), d->damping.view()};
+  exchange.sum_mass(std::span<const View<double>>(summed, 1));
+  if (d->damping.size() > 0) exchange.sum_mass(std::span<const View<double>>(summed + 1, 1));
+  finish_subdomain(*d, original, preflight, clock, observer, observer_guard);
   return d;
 }
 
@@ -291,6 +506,14 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
 
 template struct Subdomain<float>;
 template struct Subdomain<double>;
+template class InProcessExchange<float>;
+template class InProcessExchange<double>;
+template std::unique_ptr<Subdomain<float>> begin_subdomain(const Exec&, const Model&, Numbering, ModelPart*,
+                                                           const Preflight&, SetupClock&);
+template std::unique_ptr<Subdomain<double>> begin_subdomain(const Exec&, const Model&, Numbering, ModelPart*,
+                                                            const Preflight&, SetupClock&);
+template void finish_subdomain(Subdomain<float>&, const Model&, const Preflight&, SetupClock&, Observer*, std::mutex&);
+template void finish_subdomain(Subdomain<double>&, const Model&, const Preflight&, SetupClock&, Observer*, std::mutex&);
 template std::unique_ptr<Subdomain<float>> set_up_subdomain(const Exec&, const Model&, Numbering, const Preflight&,
                                                             Exchange<float>&, SetupClock&, Observer*, std::mutex&);
 template std::unique_ptr<Subdomain<double>> set_up_subdomain(const Exec&, const Model&, Numbering, const Preflight&,

@@ -7,6 +7,7 @@
 // share (the multi-GPU paper's "common nodes", section 3; nothing to do for one subdomain), and
 // the set-up hands it the lumped mass likewise. Output leaves a subdomain through its Numbering,
 // the one place that maps local node numbers to the model's.
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -22,6 +23,9 @@
 #include "tremor/explicit/receivers.hpp"
 #include "tremor/explicit/snapshots.hpp"
 #include "tremor/explicit/solver.hpp"
+#include "tremor/fem/device_elements.hpp"
+#include "tremor/fem/sections.hpp"
+#include "tremor/partition/domains.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -77,6 +81,83 @@ class NoSharedNodes final : public Exchange<Real> {
   void sum_mass(std::span<const View<double>>) override {}
 };
 
+// The subdomains of a decomposition in one process, on one Exec: each shared node's values summed
+// over the subdomains holding it in the order of their numbers, the same sum written to every
+// copy (so the copies stay bit for bit equal, and a run repeats itself). A subdomain's shared
+// nodes are its last local nodes (partition::Subdomain), so each sum is staged from the
+// contiguous tails of the vectors: one copy into a staging array, one kernel per subdomain.
+template <class Real>
+class InProcessExchange final : public Exchange<Real> {
+ public:
+  InProcessExchange(const Exec& exec, const partition::Decomposition& decomposition, int dim);
+  void sum_forces(std::span<const View<Real>> forces) override;
+  void sum_mass(std::span<const View<double>> mass) override;
+  // Shared node copies summed per exchange (the subdomains' shared nodes together).
+  Index n_shared_copies() const { return total_; }
+
+ private:
+  template <class T>
+  void sum(std::span<const View<T>> values, DeviceArray<T>& staging);
+
+  Exec exec_;
+  int dim_ = 3;
+  Index total_ = 0;
+  std::vector<Index> n_local_, n_owned_, base_;  // per subdomain; base_: its first row in the staging arrays
+  // Per subdomain, per shared node j: the staging rows of its copies, sources[offsets[j]..offsets[j + 1]),
+  // in subdomain order.
+  std::vector<DeviceArray<Index>> offsets_, sources_;
+  DeviceArray<Real> staged_forces_;
+  DeviceArray<double> staged_mass_;
+};
+
+// What one subdomain of a decomposed run holds of the model (decompose_model): its mesh in local
+// numbers (local node i is the model's nodes[i]) inside a model that has the original's
+// materials, sections and absorbing layers but no sets, loads or outputs; its elements' rows of
+// the model's section table (absorbing layers' profiles included, computed on the whole mesh);
+// the model's loading restricted to its nodes; and the points of each history it owns (a node
+// belongs to the first subdomain holding it, a position to its element's subdomain).
+struct ModelPart {
+  Model model;
+  std::vector<Index> nodes;     // the model's node of each local node
+  std::vector<Index> elements;  // the model's element of each local element
+  fem::SectionTable table;
+  std::unique_ptr<Loading> loading;
+  std::vector<History> histories;  // in local numbers
+  // Per history above: the model's history (an index into make_histories(model, dt)) and the
+  // point of it each of its points is.
+  std::vector<int> history_of;
+  std::vector<std::vector<Index>> history_points;
+};
+
+// The parts of `model` for each subdomain of `decomposition` (partition::decompose of its mesh).
+std::vector<ModelPart> decompose_model(const Model& model, const partition::Decomposition& decomposition, double dt);
+
+// The model's histories from the points the subdomains record: each part's samples copied into
+// the model's history in place, a sample passed on (on_sample) once every part holding points of
+// it has completed it. Subdomains complete the same samples in the same order.
+class HistoryMerge {
+ public:
+  using Callback = std::function<void(const History&, std::size_t sample)>;
+  // `histories`: make_histories(model, dt), samples empty; `parts`: the decomposition's.
+  HistoryMerge(std::vector<History> histories, const std::vector<ModelPart>& parts);
+  void set_on_sample(Callback on_sample) { on_sample_ = std::move(on_sample); }
+  // Part `part`'s history `k` completed its sample `sample`.
+  void add(std::size_t part, std::size_t k, const History& history, std::size_t sample);
+  std::vector<History> take() { return std::move(histories_); }
+
+ private:
+  struct Map {
+    int history = 0;
+    std::vector<Index> points;
+  };
+  std::vector<History> histories_;
+  std::vector<std::vector<Map>> maps_;   // [part][k]
+  std::vector<int> n_parts_;             // per history, the parts recording points of it
+  std::vector<std::vector<int>> count_;  // per history, per sample not yet complete: parts in
+  std::vector<std::size_t> first_open_;  // per history, its first sample not yet passed on
+  Callback on_sample_;
+};
+
 // Laps of a set-up, each ended by a synchronisation of the Exec so GPU work is counted where it
 // was queued (ExplicitRun::setup).
 class SetupClock {
@@ -108,6 +189,10 @@ struct Subdomain {
   std::unique_ptr<DeviceLoading<Real>> loads;       // reads *loading
   std::unique_ptr<Recorder<Real>> recorder;
   std::unique_ptr<SnapshotTaker<Real>> snapshots;  // its writer takes the observer guard: destroy it first
+  // Held between begin_subdomain and finish_subdomain only.
+  std::shared_ptr<const fem::DeviceElements> elements;
+  DeviceArray<double> mass, damping;
+  ModelPart* part = nullptr;
 
   explicit Subdomain(const Exec& e, Numbering n) : exec(e), numbering(std::move(n)) {}
   Subdomain(const Subdomain&) = delete;
@@ -128,6 +213,19 @@ template <class Real>
 std::unique_ptr<Subdomain<Real>> set_up_subdomain(const Exec& exec, const Model& model, Numbering numbering,
                                                   const Preflight& preflight, Exchange<Real>& exchange,
                                                   SetupClock& clock, Observer* observer, std::mutex& observer_guard);
+
+// set_up_subdomain in two halves around the exchange of the lumped mass, for subdomains set up
+// together (a decomposed run in one process): begin_subdomain builds the elements and the lumped
+// mass and damping (not yet summed), finish_subdomain the rest once the caller has summed them
+// over every subdomain (Exchange::sum_mass). `part` (decompose_model; taken from: its loading
+// and histories move into the subdomain) gives a subdomain holding part of the model, whose
+// numbering lists its nodes; nullptr a subdomain holding every node.
+template <class Real>
+std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& model, Numbering numbering,
+                                                 ModelPart* part, const Preflight& preflight, SetupClock& clock);
+template <class Real>
+void finish_subdomain(Subdomain<Real>& d, const Model& model, const Preflight& preflight, SetupClock& clock,
+                      Observer* observer, std::mutex& observer_guard);
 
 // What the time loop needs besides the subdomains.
 struct LoopSettings {

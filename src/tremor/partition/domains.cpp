@@ -144,4 +144,36 @@ Decomposition decompose(const Mesh& mesh, int n_domains, std::span<const double>
   return out;
 }
 
+Mesh subdomain_mesh(const Mesh& mesh, const Subdomain& d, std::vector<Index>& global_elements) {
+  const int dim = mesh.dim();
+  std::vector<Index> local(static_cast<std::size_t>(mesh.n_nodes()), -1);
+  Mesh out(dim);
+  out.coordinates.reserve(d.nodes.size() * static_cast<std::size_t>(dim));
+  out.node_labels.reserve(d.nodes.size());
+  for (std::size_t i = 0; i < d.nodes.size(); ++i) {
+    const Index node = d.nodes[i];
+    TREMOR_CHECK(node >= 0 && node < mesh.n_nodes() && local[static_cast<std::size_t>(node)] < 0,
+                 "subdomain node ", i, " is model node ", node, ": out of range or listed twice");
+    local[static_cast<std::size_t>(node)] = static_cast<Index>(i);
+    out.add_node(mesh.node_labels[static_cast<std::size_t>(node)], mesh.node(node));
+  }
+  global_elements = d.elements;
+  std::sort(global_elements.begin(), global_elements.end());
+  for (const Index element : global_elements) {
+    TREMOR_CHECK(element >= 0 && element < mesh.n_elements(), "subdomain element ", element, " out of range");
+    const ElementRef ref = mesh.locate(element);
+    const ElementBlock& from = mesh.blocks[static_cast<std::size_t>(ref.block)];
+    ElementBlock& to = out.block_for(from.type, from.order);
+    for (const Index node : from.nodes(ref.element)) {
+      const Index l = local[static_cast<std::size_t>(node)];
+      TREMOR_CHECK(l >= 0, "model element ", from.labels[static_cast<std::size_t>(ref.element)], " uses node ",
+                   mesh.node_labels[static_cast<std::size_t>(node)], ", which its subdomain does not hold");
+      to.connectivity.push_back(l);
+    }
+    to.labels.push_back(from.labels[static_cast<std::size_t>(ref.element)]);
+  }
+  return out;
+}
+
 }  // namespace tremor::partition
+

@@ -46,4 +46,10 @@ struct Decomposition {
 // or a non-positive cost, or a part METIS leaves empty.
 Decomposition decompose(const Mesh& mesh, int n_domains, std::span<const double> element_cost = {});
 
+// The mesh of subdomain d of `mesh`: its nodes in its local numbering (local node i is d.nodes[i],
+// label and coordinates kept), its elements in the model's order (local element e is model
+// element global_elements[e] on return), each keeping its label. No sets: a subdomain's loads,
+// sections and outputs come from the model's.
+Mesh subdomain_mesh(const Mesh& mesh, const Subdomain& d, std::vector<Index>& global_elements);
+
 }  // namespace tremor::partition

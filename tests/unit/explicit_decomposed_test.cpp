@@ -1,0 +1,231 @@
+// A run decomposed into subdomains (RunOptions::domains: METIS parts stepped together in one
+// process, their shared nodes' internal forces summed after every apply) against the same run on
+// one domain: every history equal to rounding, for point sources, surface tractions, body forces,
+// prescribed displacements, held nodes, absorbing layers, receivers at nodes and at positions,
+// 2D and 3D, assembled and element-by-element operators, 2, 3 and 4 subdomains.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "tremor/core/error.hpp"
+#include "tremor/explicit/solver.hpp"
+#include "tremor/explicit/subdomain.hpp"
+#include "tremor/mesh/generate.hpp"
+#include "tremor/partition/domains.hpp"
+#include "unit/explicit_test_models.hpp"
+
+namespace tremor {
+namespace {
+
+using explicit_fe::ExplicitRun;
+using explicit_fe::History;
+using explicit_fe::RunOptions;
+
+// A 3D steel bar 4 x 2 x 1 mm of hex8 (or GLL hexahedra of `order`), fixed at x = 0, under a
+// Ricker traction on its top face, a constant body force and a point force; an absorbing layer at
+// x = max; receivers at the nodes of the far end and at a position inside.
+Model loaded_bar(ElementType type, int order, Size cells) {
+  Model model;
+  model.source = "bar";
+  model.mesh = generate_box({0.0, 0.0, 0.0}, {4e-3, 2e-3, 1e-3}, {2 * cells, cells, cells / 2 + 1}, type, order);
+  model.materials.push_back(Material::from_youngs("steel", 210e9, 0.3, 7850.0));
+  model.sections.push_back({"all", "steel", Formulation::Solid, 1.0});
+  FixedDof fixed;
+  fixed.nodes = model.mesh.node_sets.at("xmin");
+  for (int c = 0; c < 3; ++c) {
+    fixed.component = c;
+    model.fixed.push_back(fixed);
+  }
+  SurfaceLoad traction;
+  traction.surface = "zmax";
+  traction.faces = model.mesh.face_sets.at("zmax");
+  traction.traction = {0.0, 2e5, -1e6};
+  traction.signal = Signal::ricker(2e6);
+  traction.origin = "top traction";
+  model.surface_loads.push_back(traction);
+  BodyForce gravity;
+  gravity.acceleration = {0.0, 0.0, -9.81e4};
+  for (Index e = 0; e < model.mesh.n_elements(); ++e) gravity.elements.push_back(e);
+  gravity.origin = "gravity";
+  model.body_forces.push_back(gravity);
+  PointSource source;
+  source.nodes = {model.mesh.node_sets.at("xmax").front()};
+  source.direction = {1.0, 0.0, 0.0};
+  source.amplitude = 50.0;
+  source.signal = Signal::ricker(3e6);
+  source.origin = "end force";
+  model.point_sources.push_back(source);
+  AbsorbingLayer layer;
+  layer.faces = {BoxFace::XMax};
+  layer.thickness = 1e-3;
+  layer.frequency = 2e6;
+  layer.origin = "layer";
+  model.absorbing.push_back(layer);
+  const std::vector<Index>& end = model.mesh.node_sets.at("xmax");
+  test::add_test_receivers(model, {end.begin(), end.end()}, {2.9e-3, 1.3e-3, 0.4e-3});
+  ExplicitSettings settings;
+  settings.duration = 1.5e-6;
+  model.explicit_settings = settings;
+  model.validate();
+  return model;
+}
+
+// The 2D block of the solver tests with a prescribed displacement on its left side added.
+Model prescribed_block() {
+  Model model = test::loaded_block(2e-6, 2e6, 2);
+  PrescribedDisplacement moved;
+  moved.nodes = model.mesh.node_sets.at("xmin");
+  moved.components = {0};
+  moved.factor = {1.0, 0.0, 0.0};
+  moved.amplitude = 1e-9;
+  moved.signal = Signal::ricker(1e6);
+  moved.origin = "left side";
+  model.prescribed.push_back(moved);
+  model.validate();
+  return model;
+}
+
+// Each history of `got` equals the one of `want` of the same place: the same points and times,
+// values to `tolerance` of the history's largest value.
+void expect_same_histories(const std::vector<History>& want, const std::vector<History>& got, double tolerance) {
+  ASSERT_EQ(want.size(), got.size());
+  for (std::size_t h = 0; h < want.size(); ++h) {
+    SCOPED_TRACE(want[h].name);
+    EXPECT_EQ(got[h].name, want[h].name);
+    EXPECT_EQ(got[h].nodes, want[h].nodes);
+    EXPECT_EQ(got[h].node_labels, want[h].node_labels);
+    EXPECT_EQ(got[h].positions, want[h].positions);
+    EXPECT_EQ(got[h].times, want[h].times);
+    ASSERT_EQ(got[h].values.size(), want[h].values.size());
+    double largest = 0.0, worst = 0.0;
+    for (std::size_t i = 0; i < want[h].values.size(); ++i) {
+      largest = std::max(largest, std::abs(want[h].values[i]));
+      worst = std::max(worst, std::abs(got[h].values[i] - want[h].values[i]));
+    }
+    ASSERT_GT(largest, 0.0);  // a history that moves: the comparison means something
+    EXPECT_LE(worst, tolerance * largest) << "largest " << largest;
+  }
+}
+
+ExplicitRun run(const Model& model, RunOptions options, int domains) {
+  options.domains = domains;
+  ExplicitRun result = explicit_fe::run_explicit(model, options);
+  EXPECT_TRUE(result.ok()) << result.message;
+  return result;
+}
+
+struct DecomposedCase {
+  std::string name;
+  Model (*model)();
+  std::string operator_kind, backend;
+};
+
+void PrintTo(const DecomposedCase& c, std::ostream* os) { *os << c.name; }
+
+class Decomposed : public ::testing::TestWithParam<DecomposedCase> {};
+
+TEST_P(Decomposed, EqualsTheSingleDomainRun) {
+  const DecomposedCase& c = GetParam();
+  const Model model = c.model();
+  RunOptions options;
+  options.backend = c.backend;
+  options.precision = "double";
+  options.operator_kind = c.operator_kind;
+  const ExplicitRun single = run(model, options, 1);
+  for (const int domains : {2, 3, 4}) {
+    SCOPED_TRACE(domains);
+    const ExplicitRun decomposed = run(model, options, domains);
+    EXPECT_EQ(decomposed.steps, single.steps);
+    // The same element sums, the shared nodes' forces and masses added in another order: rounding
+    // of ~1e-16 per step, grown by the steps (a few hundred) and the cancellation in waves that
+    // have not yet arrived at a receiver: 1e-12 of the largest value, the target for every history.
+    expect_same_histories(single.histories, decomposed.histories, 1e-12);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Models, Decomposed,
+    ::testing::Values(
+        DecomposedCase{"quad4_prescribed_block_csr", prescribed_block, "block_csr", "serial"},
+        DecomposedCase{"hex8_bar_matrix_free", [] { return loaded_bar(ElementType::Hex8, 1, 4); }, "matrix_free", "openmp"},
+        DecomposedCase{"hex8_bar_assembled", [] { return loaded_bar(ElementType::Hex8, 1, 4); }, "assembled", "serial"},
+        DecomposedCase{"gll3_bar_sem", [] { return loaded_bar(ElementType::HexGLL, 3, 2); }, "sem", "openmp"}),
+    [](const ::testing::TestParamInfo<DecomposedCase>& info) { return info.param.name; });
+
+TEST(DecomposedRun, RepeatsItselfBitForBitAndSharedCopiesAgree) {
+  const Model model = loaded_bar(ElementType::Hex8, 1, 4);
+  RunOptions options;
+  options.backend = "openmp";
+  options.precision = "double";
+  const ExplicitRun first = run(model, options, 3), second = run(model, options, 3);
+  ASSERT_EQ(first.histories.size(), second.histories.size());
+  for (std::size_t h = 0; h < first.histories.size(); ++h) EXPECT_EQ(first.histories[h].values, second.histories[h].values);
+}
+
+TEST(DecomposedRun, TheExchangeSumsEachSharedNodeOverItsCopies) {
+  // Four subdomains of a 4 x 4 quad mesh: the centre node is held by all four.
+  const Mesh mesh = generate_rectangle({0.0, 0.0}, {1.0, 1.0}, {4, 4}, ElementType::Quad4);
+  const partition::Decomposition decomposition = partition::decompose(mesh, 4);
+  explicit_fe::InProcessExchange<double> exchange(Exec::serial(), decomposition, 2);
+  // Subdomain s holds the value s + 1 (x) and 10 (s + 1) (y) at every node: after the sum each
+  // copy of a node holds the sum over the subdomains holding it.
+  std::vector<std::vector<double>> values;
+  for (std::size_t s = 0; s < 4; ++s) {
+    const auto n = decomposition.domains[s].nodes.size();
+    values.emplace_back(2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+      values[s][2 * i] = double(s + 1);
+      values[s][2 * i + 1] = 10.0 * double(s + 1);
+    }
+  }
+  std::vector<View<double>> views;
+  for (auto& v : values) views.push_back({v.data(), static_cast<Index>(v.size()), MemorySpace::Host});
+  exchange.sum_forces(views);
+  std::vector<double> expected(static_cast<std::size_t>(mesh.n_nodes()), 0.0);
+  for (std::size_t s = 0; s < 4; ++s)
+    for (const Index node : decomposition.domains[s].nodes) expected[static_cast<std::size_t>(node)] += double(s + 1);
+  Index shared = 0;
+  for (std::size_t s = 0; s < 4; ++s) {
+    const partition::Subdomain& d = decomposition.domains[s];
+    for (std::size_t i = 0; i < d.nodes.size(); ++i) {
+      const double want = i < static_cast<std::size_t>(d.n_owned) ? double(s + 1) : expected[static_cast<std::size_t>(d.nodes[i])];
+      EXPECT_EQ(values[s][2 * i], want) << "subdomain " << s << " node " << d.nodes[i];
+      EXPECT_EQ(values[s][2 * i + 1], 10.0 * want);
+    }
+    shared += d.n_shared();
+  }
+  EXPECT_EQ(exchange.n_shared_copies(), shared);
+  EXPECT_GT(shared, 0);
+  EXPECT_DOUBLE_EQ(expected[12], 10.0);  // the centre node (2, 2): all four subdomains
+}
+
+TEST(DecomposedRun, RefusesWhatItCannotDoYet) {
+  const Model model = test::loaded_block(1e-7, 2e6, 2);
+  RunOptions options;
+  options.backend = "serial";
+  options.domains = 2;
+  options.checkpoint_every = 10;
+  try {
+    (void)explicit_fe::run_explicit(model, options);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("takes no snapshots, checkpoints or resume yet"), std::string::npos)
+        << error.what();
+  }
+  options.checkpoint_every = 0;
+  options.domains = 145;  // 144 elements
+  try {
+    (void)explicit_fe::run_explicit(model, options);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("145 subdomains were asked for a mesh of 144 elements"), std::string::npos)
+        << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace tremor

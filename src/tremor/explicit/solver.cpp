@@ -277,9 +277,10 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   // subdomains: the snapshot writer, which takes it, is joined first.
   std::mutex observer_guard;
   std::unique_ptr<Exchange<Real>> exchange;
-  std::vector<std::unique_ptr<Subdomain<Real>>> owned;
   std::vector<ModelPart> parts;  // a decomposed run's: what each subdomain holds of the model
   std::optional<HistoryMerge> merge;
+  std::optional<SnapshotMerge> snapshot_merge;  // before the subdomains, whose snapshot takers call it
+  std::vector<std::unique_ptr<Subdomain<Real>>> owned;
   const auto on_sample = [observer, &observer_guard](const History& history, std::size_t sample) {
     const std::lock_guard lock(observer_guard);
     observer->on_sample(history, sample);
@@ -296,9 +297,8 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
         set_up_subdomain<Real>(exec, model, std::move(numbering), preflight, *exchange, clock, observer, observer_guard));
     if (observer) owned.front()->recorder->set_on_sample(on_sample);
   } else {
-    TREMOR_CHECK(!options.resume && options.checkpoint_every <= 0 && preflight.snapshot_every <= 0,
-                 "a run decomposed into ", options.domains,
-                 " subdomains takes no snapshots, checkpoints or resume yet: run them on one domain");
+    TREMOR_CHECK(!options.resume && options.checkpoint_every <= 0, "a run decomposed into ", options.domains,
+                 " subdomains takes no checkpoints or resume yet: run them on one domain");
     const partition::Decomposition decomposition = partition::decompose(model.mesh, options.domains);
     clock.lap(str("decomposition into ", options.domains, " subdomains (METIS)"));
     parts = decompose_model(model, decomposition, dt);
@@ -315,7 +315,9 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
     in_process->sum_mass(mass);
     if (is_damped(model)) in_process->sum_mass(damping);
     clock.lap("lumped mass summed over the subdomains");
-    for (const auto& d : owned) finish_subdomain(*d, model, preflight, clock, observer, observer_guard);
+    snapshot_merge.emplace(model, parts, observer);
+    for (std::size_t s = 0; s < owned.size(); ++s)
+      finish_subdomain(*owned[s], model, preflight, clock, snapshot_merge->part_observer(s), observer_guard);
     merge.emplace(make_histories(model, dt), parts);
     if (observer) merge->set_on_sample(on_sample);
     for (std::size_t s = 0; s < owned.size(); ++s) {
@@ -438,8 +440,8 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   if (options.domains > 1) {
     TREMOR_CHECK(options.domains <= model.mesh.n_elements(), options.domains, " subdomains were asked for a mesh of ",
                  model.mesh.n_elements(), " elements: at most one subdomain per element");
-    TREMOR_CHECK(p.snapshot_every <= 0 && !options.resume && options.checkpoint_every <= 0, "a run decomposed into ",
-                 options.domains, " subdomains takes no snapshots, checkpoints or resume yet: run them on one domain");
+    TREMOR_CHECK(!options.resume && options.checkpoint_every <= 0, "a run decomposed into ", options.domains,
+                 " subdomains takes no checkpoints or resume yet: run them on one domain");
     TREMOR_CHECK(p.blocks.empty() && p.op->name != "partitioned",
                  "the partitioned operator runs on one domain: its block layout is made for the whole mesh");
   }

@@ -245,8 +245,68 @@ std::vector<ModelPart> decompose_model(const Model& model, const partition::Deco
       part.history_of.push_back(static_cast<int>(h));
       part.history_points.push_back(std::move(points));
     }
+    // The snapshot nodes it owns, in the model's order, at their local numbers.
+    if (model.output) {
+      OutputSettings output = *model.output;
+      output.snapshot_nodes.clear();
+      const std::vector<Index>& listed = model.output->snapshot_nodes;
+      const auto n_listed = static_cast<Index>(listed.empty() ? model.mesh.n_nodes() : listed.size());
+      for (Index k = 0; k < n_listed; ++k) {
+        const Index node = listed.empty() ? k : listed[static_cast<std::size_t>(k)];
+        if (owner[static_cast<std::size_t>(node)] != static_cast<int>(s)) continue;
+        output.snapshot_nodes.push_back(local[static_cast<std::size_t>(node)]);
+        part.snapshot_points.push_back(k);
+      }
+      part.model.output = std::move(output);
+    }
   }
   return parts;
+}
+
+SnapshotMerge::SnapshotMerge(const Model& model, const std::vector<ModelPart>& parts, Observer* observer)
+    : observer_(observer), dim_(model.mesh.dim()), velocity_(model.output && model.output->velocity) {
+  const std::size_t listed = model.output && !model.output->snapshot_nodes.empty()
+                                 ? model.output->snapshot_nodes.size()
+                                 : static_cast<std::size_t>(model.mesh.n_nodes());
+  n_values_ = listed * static_cast<std::size_t>(dim_);
+  observers_.resize(parts.size());
+  for (std::size_t s = 0; s < parts.size(); ++s) {
+    points_.push_back(parts[s].snapshot_points);
+    observers_[s].merge = this;
+    observers_[s].part = s;
+    if (!parts[s].snapshot_points.empty()) ++n_parts_;
+  }
+}
+
+Observer* SnapshotMerge::part_observer(std::size_t part) {
+  return observer_ && !points_[part].empty() ? &observers_[part] : nullptr;
+}
+
+void SnapshotMerge::add(std::size_t part, const Snapshot& snapshot) {
+  Pending& merged = pending_[snapshot.step];
+  if (merged.count == 0) {
+    merged.displacement.assign(n_values_, 0.0);
+    if (velocity_) merged.velocity.assign(n_values_, 0.0);
+  }
+  const auto d = static_cast<std::size_t>(dim_);
+  const std::vector<Index>& points = points_[part];
+  TREMOR_CHECK(snapshot.displacement.size() == points.size() * d, "a subdomain's snapshot of ",
+               snapshot.displacement.size(), " values for ", points.size(), " nodes");
+  for (std::size_t i = 0; i < points.size(); ++i)
+    for (std::size_t c = 0; c < d; ++c) {
+      const std::size_t to = static_cast<std::size_t>(points[i]) * d + c;
+      merged.displacement[to] = snapshot.displacement[i * d + c];
+      if (velocity_) merged.velocity[to] = snapshot.velocity[i * d + c];
+    }
+  if (++merged.count < n_parts_) return;
+  // Complete: every earlier step was completed and passed on first (see the class comment).
+  TREMOR_CHECK(pending_.begin()->first == snapshot.step, "the snapshot of step ", snapshot.step,
+               " was complete before that of step ", pending_.begin()->first);
+  Snapshot whole = snapshot;
+  whole.displacement = merged.displacement;
+  whole.velocity = merged.velocity;
+  observer_->on_snapshot(whole);
+  pending_.erase(pending_.begin());
 }
 
 HistoryMerge::HistoryMerge(std::vector<History> histories, const std::vector<ModelPart>& parts)
@@ -366,9 +426,15 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
       model.mesh.n_nodes() * model.mesh.dim());
   clock.lap("receivers");
   // The snapshot nodes are the model's; the taker gathers them at their local numbers (and takes
-  // nothing without an observer).
-  d.snapshots = std::make_unique<SnapshotTaker<Real>>(exec, original, preflight.snapshot_every, preflight.dt,
-                                                      d.numbering.global_to_local(), observer, observer_guard);
+  // nothing without an observer). A part's are in its own model (ModelPart::snapshot_points),
+  // none when it owns none of them.
+  if (d.part)
+    d.snapshots = std::make_unique<SnapshotTaker<Real>>(
+        exec, model, d.part->snapshot_points.empty() ? 0 : preflight.snapshot_every, preflight.dt, std::vector<Index>{},
+        observer, observer_guard);
+  else
+    d.snapshots = std::make_unique<SnapshotTaker<Real>>(exec, original, preflight.snapshot_every, preflight.dt,
+                                                        d.numbering.global_to_local(), observer, observer_guard);
 }
 
 template <class Real>

@@ -8,6 +8,7 @@
 // the set-up hands it the lumped mass likewise. Output leaves a subdomain through its Numbering,
 // the one place that maps local node numbers to the model's.
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -127,10 +128,46 @@ struct ModelPart {
   // point of it each of its points is.
   std::vector<int> history_of;
   std::vector<std::vector<Index>> history_points;
+  // The snapshot nodes it takes (model.output's, in local numbers): the model's snapshot nodes it
+  // owns; snapshot_points[i] is the place of its i-th in the model's list. Empty: it takes none.
+  std::vector<Index> snapshot_points;
 };
 
 // The parts of `model` for each subdomain of `decomposition` (partition::decompose of its mesh).
 std::vector<ModelPart> decompose_model(const Model& model, const partition::Decomposition& decomposition, double dt);
+
+// The model's snapshots from the nodes the subdomains take (ModelPart::snapshot_points): each
+// part's values copied into the model's snapshot in place, which is passed on to `observer` once
+// every part taking nodes has given its own of that step. The parts' snapshot takers call it on
+// their writer threads, holding the run's observer guard (snapshots.hpp), which guards it too;
+// each gives its snapshots in step order, and so the merged ones leave in step order.
+class SnapshotMerge {
+ public:
+  SnapshotMerge(const Model& model, const std::vector<ModelPart>& parts, Observer* observer);
+  // What part `part`'s snapshot taker reports to; nullptr for a part that takes no node.
+  Observer* part_observer(std::size_t part);
+
+ private:
+  struct PartObserver final : Observer {
+    SnapshotMerge* merge = nullptr;
+    std::size_t part = 0;
+    void on_snapshot(const Snapshot& snapshot) override { merge->add(part, snapshot); }
+  };
+  struct Pending {
+    int count = 0;
+    std::vector<double> displacement, velocity;
+  };
+  void add(std::size_t part, const Snapshot& snapshot);
+
+  Observer* observer_ = nullptr;
+  int dim_ = 3;
+  bool velocity_ = false;
+  std::size_t n_values_ = 0;  // of a snapshot's displacement
+  int n_parts_ = 0;           // parts taking nodes
+  std::vector<std::vector<Index>> points_;
+  std::vector<PartObserver> observers_;
+  std::map<long long, Pending> pending_;  // by step
+};
 
 // The model's histories from the points the subdomains record: each part's samples copied into
 // the model's history in place, a sample passed on (on_sample) once every part holding points of

@@ -146,9 +146,10 @@ Model gll_block(const std::string& precision) {
 // Runs uninterrupted, then stopped at step 10 (a checkpoint every 5 steps) and resumed from the
 // last checkpoint; the concatenated histories and snapshots must equal the uninterrupted ones
 // exactly: the resumed run repeats the same operations on the same values.
-void expect_resume_is_exact(const Model& model, const std::string& backend = "") {
+void expect_resume_is_exact(const Model& model, const std::string& backend = "", int domains = 1) {
   RunOptions options;
   options.backend = backend;
+  options.domains = domains;
   options.check_every = 5;
   Keeper whole;
   const auto full = explicit_fe::run_explicit(model, options, &whole);
@@ -193,6 +194,12 @@ void expect_resume_is_exact(const Model& model, const std::string& backend = "")
 
 TEST(ExplicitCheckpoint, ResumedRunEqualsUninterruptedInDouble) { expect_resume_is_exact(snapshot_block("double")); }
 TEST(ExplicitCheckpoint, ResumedRunEqualsUninterruptedInFloat) { expect_resume_is_exact(snapshot_block("float")); }
+
+// A decomposed run's checkpoint holds the model's state and pending samples, merged from the
+// subdomains', and a resume with the same subdomains splits them again: the same bits.
+TEST(ExplicitCheckpoint, ResumedDecomposedRunEqualsUninterrupted) {
+  expect_resume_is_exact(snapshot_block("double"), "openmp", 3);
+}
 
 // The same on GLL hexahedra through the sem operator (its colour-by-colour scatter on the host
 // gives the same bits on every run, so a resumed run can equal the whole one exactly). Serial: a

@@ -333,8 +333,6 @@ void run_command(const RunArgs& args) {
   options.deterministic = args.deterministic;
   options.check_every = args.check_every;
   options.domains = args.domains;
-  if (args.domains > 1 && (args.resume || args.checkpoint_option->count()))
-    throw Error(str("--domains ", args.domains, " takes no checkpoints or --resume yet: run them on one domain"));
 
   // Refused settings (an unstable time step, no duration) throw here, before any file exists.
   log::set_quiet(true);

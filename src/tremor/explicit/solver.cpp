@@ -297,8 +297,6 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
         set_up_subdomain<Real>(exec, model, std::move(numbering), preflight, *exchange, clock, observer, observer_guard));
     if (observer) owned.front()->recorder->set_on_sample(on_sample);
   } else {
-    TREMOR_CHECK(!options.resume && options.checkpoint_every <= 0, "a run decomposed into ", options.domains,
-                 " subdomains takes no checkpoints or resume yet: run them on one domain");
     const partition::Decomposition decomposition = partition::decompose(model.mesh, options.domains);
     clock.lap(str("decomposition into ", options.domains, " subdomains (METIS)"));
     parts = decompose_model(model, decomposition, dt);
@@ -363,13 +361,18 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
                  state.current.size(), " DOFs; the model has ", n_dofs);
     TREMOR_CHECK(state.step >= 0 && state.step <= preflight.steps, "checkpoint at step ", state.step,
                  " lies outside the run's ", preflight.steps, " steps");
-    const std::vector<double> state_previous = d.numbering.to_local(state.previous);
-    const std::vector<double> state_current = d.numbering.to_local(state.current);
-    const std::vector<Real> previous(state_previous.begin(), state_previous.end());
-    const std::vector<Real> current(state_current.begin(), state_current.end());
-    d.scheme->set_state(previous, current, state.step);
-    d.recorder->restore_pending(state.receivers);
-    d.snapshots->restore(state.snapshot);
+    // The checkpoint is the model's, whatever the decomposition that wrote it: each subdomain
+    // takes its part.
+    for (std::size_t s = 0; s < owned.size(); ++s) {
+      Subdomain<Real>& sub = *owned[s];
+      const std::vector<double> state_previous = sub.numbering.to_local(state.previous);
+      const std::vector<double> state_current = sub.numbering.to_local(state.current);
+      const std::vector<Real> previous(state_previous.begin(), state_previous.end());
+      const std::vector<Real> current(state_current.begin(), state_current.end());
+      sub.scheme->set_state(previous, current, state.step);
+      sub.recorder->restore_pending(merge ? merge->split_pending(state.receivers, s) : state.receivers);
+      sub.snapshots->restore(snapshot_merge ? snapshot_merge->split_pending(state.snapshot, s) : state.snapshot);
+    }
     first_step = state.step;
   } else {
     for (const auto& s : owned) {
@@ -390,6 +393,10 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   settings.checkpoint_every = observer ? options.checkpoint_every : 0;
   settings.observer = observer;
   settings.observer_guard = &observer_guard;
+  if (merge) {
+    settings.history_merge = &*merge;
+    settings.snapshot_merge = &*snapshot_merge;
+  }
   std::vector<Subdomain<Real>*> subdomains;
   for (const auto& s : owned) subdomains.push_back(s.get());
   run_subdomains<Real>(subdomains, *exchange, settings, run);
@@ -440,8 +447,6 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   if (options.domains > 1) {
     TREMOR_CHECK(options.domains <= model.mesh.n_elements(), options.domains, " subdomains were asked for a mesh of ",
                  model.mesh.n_elements(), " elements: at most one subdomain per element");
-    TREMOR_CHECK(!options.resume && options.checkpoint_every <= 0, "a run decomposed into ", options.domains,
-                 " subdomains takes no checkpoints or resume yet: run them on one domain");
     TREMOR_CHECK(p.blocks.empty() && p.op->name != "partitioned",
                  "the partitioned operator runs on one domain: its block layout is made for the whole mesh");
   }

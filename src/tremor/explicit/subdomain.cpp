@@ -263,6 +263,97 @@ std::vector<ModelPart> decompose_model(const Model& model, const partition::Deco
   return parts;
 }
 
+namespace {
+
+// Pending samples of pieces of one set of n_points points (dim values each), piece i's point j
+// at points[i][j], as one; pieces without points are left out.
+PendingSample merge_pieces(std::span<const PendingSample* const> pieces,
+                           std::span<const std::vector<Index>* const> points, std::size_t n_points, int dim) {
+  PendingSample whole;
+  const auto d = static_cast<std::size_t>(dim);
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    const PendingSample& piece = *pieces[i];
+    if (!piece.active) continue;
+    TREMOR_CHECK(piece.before.size() == points[i]->size() * d && piece.at.size() == points[i]->size() * d,
+                 "a subdomain's pending sample of ", piece.at.size(), " values for ", points[i]->size(), " points");
+    if (!whole.active) {
+      whole.active = true;
+      whole.step = piece.step;
+      whole.before.assign(n_points * d, 0.0);
+      whole.at.assign(n_points * d, 0.0);
+    }
+    TREMOR_CHECK(piece.step == whole.step, "the subdomains' pending samples are of steps ", whole.step, " and ",
+                 piece.step);
+    for (std::size_t j = 0; j < points[i]->size(); ++j)
+      for (std::size_t c = 0; c < d; ++c) {
+        const std::size_t to = static_cast<std::size_t>((*points[i])[j]) * d + c;
+        whole.before[to] = piece.before[j * d + c];
+        whole.at[to] = piece.at[j * d + c];
+      }
+  }
+  return whole;
+}
+
+// The piece of `whole` at `points`.
+PendingSample split_piece(const PendingSample& whole, const std::vector<Index>& points, int dim) {
+  PendingSample piece;
+  piece.step = whole.step;
+  if (!whole.active || points.empty()) return piece;
+  piece.active = true;
+  const auto d = static_cast<std::size_t>(dim);
+  for (const Index point : points)
+    for (std::size_t c = 0; c < d; ++c) {
+      const std::size_t from = static_cast<std::size_t>(point) * d + c;
+      TREMOR_CHECK(from < whole.before.size() && from < whole.at.size(), "checkpoint: a pending sample of ",
+                   whole.at.size(), " values for a point ", point);
+      piece.before.push_back(whole.before[from]);
+      piece.at.push_back(whole.at[from]);
+    }
+  return piece;
+}
+
+}  // namespace
+
+PendingSample SnapshotMerge::merge_pending(std::span<const PendingSample> parts) const {
+  std::vector<const PendingSample*> pieces;
+  std::vector<const std::vector<Index>*> points;
+  for (std::size_t s = 0; s < parts.size(); ++s) {
+    pieces.push_back(&parts[s]);
+    points.push_back(&points_[s]);
+  }
+  return merge_pieces(pieces, points, n_values_ / static_cast<std::size_t>(dim_), dim_);
+}
+
+PendingSample SnapshotMerge::split_pending(const PendingSample& whole, std::size_t part) const {
+  return split_piece(whole, points_[part], dim_);
+}
+
+std::vector<PendingSample> HistoryMerge::merge_pending(std::span<const std::vector<PendingSample>* const> parts) const {
+  std::vector<PendingSample> whole;
+  for (std::size_t h = 0; h < histories_.size(); ++h) {
+    std::vector<const PendingSample*> pieces;
+    std::vector<const std::vector<Index>*> points;
+    for (std::size_t s = 0; s < parts.size(); ++s)
+      for (std::size_t k = 0; k < maps_[s].size(); ++k)
+        if (static_cast<std::size_t>(maps_[s][k].history) == h) {
+          pieces.push_back(&(*parts[s])[k]);
+          points.push_back(&maps_[s][k].points);
+        }
+    whole.push_back(merge_pieces(pieces, points, static_cast<std::size_t>(histories_[h].n_points()), histories_[h].dim));
+  }
+  return whole;
+}
+
+std::vector<PendingSample> HistoryMerge::split_pending(const std::vector<PendingSample>& whole, std::size_t part) const {
+  TREMOR_CHECK(whole.size() == histories_.size(), "checkpoint holds ", whole.size(),
+               " pending receiver samples; the model has ", histories_.size(), " histories");
+  std::vector<PendingSample> pieces;
+  for (const Map& map : maps_[part])
+    pieces.push_back(split_piece(whole[static_cast<std::size_t>(map.history)], map.points,
+                                 histories_[static_cast<std::size_t>(map.history)].dim));
+  return pieces;
+}
+
 SnapshotMerge::SnapshotMerge(const Model& model, const std::vector<ModelPart>& parts, Observer* observer)
     : observer_(observer), dim_(model.mesh.dim()), velocity_(model.output && model.output->velocity) {
   const std::size_t listed = model.output && !model.output->snapshot_nodes.empty()
@@ -539,16 +630,24 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
       const auto n_model = static_cast<std::size_t>(p.n_dofs);
       state.previous.assign(n_model, 0.0);
       state.current.assign(n_model, 0.0);
+      // (A node several subdomains hold has the same bits in each.)
+      std::vector<const std::vector<PendingSample>*> receivers;
+      std::vector<PendingSample> snapshots;
       for (Subdomain<Real>* d : subdomains) {
         std::vector<Real> previous, current;
         d->scheme->get_state(previous, current);
         d->numbering.to_global(std::vector<double>(previous.begin(), previous.end()), state.previous);
         d->numbering.to_global(std::vector<double>(current.begin(), current.end()), state.current);
-        const std::vector<PendingSample>& pending = d->recorder->pending();
-        state.receivers.insert(state.receivers.end(), pending.begin(), pending.end());
+        receivers.push_back(&d->recorder->pending());
         d->snapshots->drain();
-        const PendingSample snapshot = d->snapshots->pending(d->scheme->displacement());
-        if (snapshot.active || !state.snapshot.active) state.snapshot = snapshot;  // the one that waits
+        snapshots.push_back(d->snapshots->pending(d->scheme->displacement()));
+      }
+      if (settings.history_merge) {
+        state.receivers = settings.history_merge->merge_pending(receivers);
+        state.snapshot = settings.snapshot_merge->merge_pending(snapshots);
+      } else {  // one subdomain holding every node
+        state.receivers = *receivers.front();
+        state.snapshot = snapshots.front();
       }
       const std::lock_guard lock(*settings.observer_guard);
       observer->on_checkpoint(state);

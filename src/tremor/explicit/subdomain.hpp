@@ -146,6 +146,10 @@ class SnapshotMerge {
   SnapshotMerge(const Model& model, const std::vector<ModelPart>& parts, Observer* observer);
   // What part `part`'s snapshot taker reports to; nullptr for a part that takes no node.
   Observer* part_observer(std::size_t part);
+  // A checkpoint's velocity snapshot waiting for its next step: the parts' (one each, inactive
+  // for those taking no node) as the model's, and back.
+  PendingSample merge_pending(std::span<const PendingSample> parts) const;
+  PendingSample split_pending(const PendingSample& whole, std::size_t part) const;
 
  private:
   struct PartObserver final : Observer {
@@ -181,6 +185,10 @@ class HistoryMerge {
   // Part `part`'s history `k` completed its sample `sample`.
   void add(std::size_t part, std::size_t k, const History& history, std::size_t sample);
   std::vector<History> take() { return std::move(histories_); }
+  // A checkpoint's samples waiting for their next step: the parts' recorders' (Recorder::pending)
+  // as the model's histories' (one per history), and back.
+  std::vector<PendingSample> merge_pending(std::span<const std::vector<PendingSample>* const> parts) const;
+  std::vector<PendingSample> split_pending(const std::vector<PendingSample>& whole, std::size_t part) const;
 
  private:
   struct Map {
@@ -273,6 +281,9 @@ struct LoopSettings {
   long long checkpoint_every = 0;  // 0: none
   Observer* observer = nullptr;
   std::mutex* observer_guard = nullptr;  // held around every observer call
+  // A decomposed run's: a checkpoint's pending samples merged from the subdomains'.
+  const HistoryMerge* history_merge = nullptr;
+  const SnapshotMerge* snapshot_merge = nullptr;
 };
 
 // Steps the subdomains from settings.first_step to the preflight's last step (or a stop: NaN/Inf,

@@ -274,6 +274,36 @@ TEST(ExplicitParityGpu, ResumeFromACheckpointIsBitIdentical) {
   }
 }
 
+// A run decomposed into subdomains on one GPU (the in-process exchange's kernels there) equals the
+// single-domain CPU run, as the single-domain GPU run does: every operator, both precisions, 3
+// subdomains, the featured model's every feature (snapshots with velocity included).
+TEST(ExplicitParityGpu, DecomposedRunOnOneGpu) {
+  TREMOR_REQUIRE_GPU();
+  for (const auto& c : featured_cases) {
+    SCOPED_TRACE(element_name(c.type, c.order));
+    const Model model = featured_model(c.type, c.order, c.cells);
+    RunOptions options;
+    options.backend = "openmp";
+    options.duration = 120 * explicit_fe::preflight(model, options).dt;
+    for (const std::string precision : {"double", "float"})
+      for (const std::string& kind : all_operators) {
+        if (kind == "partitioned" || !explicit_fe::operators().find(kind)->takes(model.mesh)) continue;
+        SCOPED_TRACE(precision + " " + kind);
+        options.precision = precision;
+        options.backend = "openmp";
+        options.operator_kind = kind == "cusparse" ? "assembled" : kind;
+        options.domains = 1;
+        Collector cpu_seen, gpu_seen;
+        const ExplicitRun cpu = explicit_fe::run_explicit(model, options, &cpu_seen);
+        options.backend = "cuda";
+        options.operator_kind = kind;
+        options.domains = 3;
+        const ExplicitRun gpu = explicit_fe::run_explicit(model, options, &gpu_seen);
+        expect_close(cpu, cpu_seen, gpu, gpu_seen, precision == "double" ? 1e-10 : 1e-4);
+      }
+  }
+}
+
 // A run that blows up on the GPU stops with the step and the node, as on the CPU.
 TEST(ExplicitParityGpu, NonFiniteStateIsReported) {
   TREMOR_REQUIRE_GPU();

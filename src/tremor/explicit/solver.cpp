@@ -449,6 +449,8 @@ Preflight preflight(const Model& model, const RunOptions& options) {
                  model.mesh.n_elements(), " elements: at most one subdomain per element");
     TREMOR_CHECK(p.blocks.empty() && p.op->name != "partitioned",
                  "the partitioned operator runs on one domain: its block layout is made for the whole mesh");
+    TREMOR_CHECK(p.ordering == NodeOrdering::None, "--ordering rcm renumbers one domain; a run decomposed into ",
+                 options.domains, " subdomains numbers each subdomain's nodes itself (owned first, shared last)");
   }
   p.domains = options.domains;
   const std::size_t real_size = tremor::real_size(p.precision);

@@ -93,91 +93,6 @@ void SetupClock::lap(std::string name) {
 template <class Real>
 Subdomain<Real>::~Subdomain() = default;
 
-// ------------------------------------------------------------------------- the in-process exchange
-
-template <class Real>
-InProcessExchange<Real>::InProcessExchange(const Exec& exec, const partition::Decomposition& decomposition, int dim)
-    : exec_(exec), dim_(dim) {
-  const std::size_t n = decomposition.domains.size();
-  // Each shared node's copies (subdomain order, as the domains are visited): their staging rows.
-  std::map<Index, std::vector<Index>> copies;
-  for (std::size_t s = 0; s < n; ++s) {
-    const partition::Subdomain& domain = decomposition.domains[s];
-    n_local_.push_back(static_cast<Index>(domain.nodes.size()));
-    n_owned_.push_back(domain.n_owned);
-    base_.push_back(total_);
-    for (Index j = 0; j < domain.n_shared(); ++j)
-      copies[domain.nodes[static_cast<std::size_t>(domain.n_owned + j)]].push_back(total_ + j);
-    total_ += domain.n_shared();
-  }
-  for (std::size_t s = 0; s < n; ++s) {
-    const partition::Subdomain& domain = decomposition.domains[s];
-    std::vector<Index> offsets{0}, sources;
-    for (Index j = 0; j < domain.n_shared(); ++j) {
-      const std::vector<Index>& rows = copies.at(domain.nodes[static_cast<std::size_t>(domain.n_owned + j)]);
-      TREMOR_CHECK(rows.size() >= 2, "subdomain ", s, "'s shared node ", domain.nodes[static_cast<std::size_t>(domain.n_owned + j)],
-                   " is held by no other subdomain");
-      sources.insert(sources.end(), rows.begin(), rows.end());
-      offsets.push_back(static_cast<Index>(sources.size()));
-    }
-    offsets_.emplace_back(exec, std::span<const Index>(offsets));
-    sources_.emplace_back(exec, std::span<const Index>(sources));
-  }
-  staged_forces_ = DeviceArray<Real>(exec, total_ * dim);
-  staged_mass_ = DeviceArray<double>(exec, total_ * dim);
-}
-
-namespace {
-
-// to[k] = from[k] for k < n.
-template <class T>
-void copy_values(const Exec& exec, Index n, const T* from, T* to) {
-  forall(exec, n, [=] TREMOR_LAMBDA(Index k) { to[k] = from[k]; });
-}
-
-// tail[j dim + c] = the sum of staged[sources[e] dim + c] over e in [offsets[j], offsets[j + 1]),
-// in that order, for the n shared nodes j of one subdomain.
-template <class T>
-void sum_copies(const Exec& exec, Index n, Index dim, const Index* offsets, const Index* sources, const T* staged,
-                T* tail) {
-  forall(exec, n * dim, [=] TREMOR_LAMBDA(Index k) {
-    const Index j = k / dim, c = k % dim;
-    T total = T(0);
-    for (Index e = offsets[j]; e < offsets[j + 1]; ++e) total += staged[sources[e] * dim + c];
-    tail[k] = total;
-  });
-}
-
-}  // namespace
-
-template <class Real>
-template <class T>
-void InProcessExchange<Real>::sum(std::span<const View<T>> values, DeviceArray<T>& staging) {
-  TREMOR_CHECK(values.size() == n_local_.size(), "an exchange of ", n_local_.size(), " subdomains was given ",
-               values.size(), " vectors");
-  const Index dim = dim_;
-  for (std::size_t s = 0; s < values.size(); ++s) {
-    TREMOR_CHECK(values[s].size == n_local_[s] * dim, "subdomain ", s, ": ", values[s].size, " values for ",
-                 n_local_[s], " nodes");
-    copy_values(exec_, (n_local_[s] - n_owned_[s]) * dim, values[s].data + n_owned_[s] * dim,
-                staging.data() + base_[s] * dim);
-  }
-  // Every copy sums its node's copies in the same (subdomain) order: equal bits everywhere.
-  for (std::size_t s = 0; s < values.size(); ++s)
-    sum_copies(exec_, n_local_[s] - n_owned_[s], dim, offsets_[s].data(), sources_[s].data(),
-               std::as_const(staging).data(), values[s].data + n_owned_[s] * dim);
-}
-
-template <class Real>
-void InProcessExchange<Real>::sum_forces(std::span<const View<Real>> forces) {
-  sum(forces, staged_forces_);
-}
-
-template <class Real>
-void InProcessExchange<Real>::sum_mass(std::span<const View<double>> mass) {
-  sum(mass, staged_mass_);
-}
-
 // ------------------------------------------------------------------------------ the model's parts
 
 std::vector<ModelPart> decompose_model(const Model& model, const partition::Decomposition& decomposition, double dt) {
@@ -671,8 +586,6 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
 
 template struct Subdomain<float>;
 template struct Subdomain<double>;
-template class InProcessExchange<float>;
-template class InProcessExchange<double>;
 template std::unique_ptr<Subdomain<float>> begin_subdomain(const Exec&, const Model&, Numbering, ModelPart*,
                                                            const Preflight&, SetupClock&);
 template std::unique_ptr<Subdomain<double>> begin_subdomain(const Exec&, const Model&, Numbering, ModelPart*,

@@ -26,6 +26,7 @@
 #include "tremor/explicit/solver.hpp"
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/fem/sections.hpp"
+#include "tremor/parallel/exchange.hpp"
 #include "tremor/partition/domains.hpp"
 
 namespace tremor::explicit_fe {
@@ -61,55 +62,9 @@ class Numbering {
   std::vector<Index> local_to_global_, global_to_local_;
 };
 
-// Sums the values of shared nodes over the subdomains, so each holds the total there. Entry s of a
-// span is subdomain s's vector, local numbering, in its Exec's memory. A process with one
-// subdomain passes a span of one.
-template <class Real>
-class Exchange {
- public:
-  virtual ~Exchange() = default;
-  // The internal forces K u, after each operator apply (the time loop).
-  virtual void sum_forces(std::span<const View<Real>> forces) = 0;
-  // The lumped mass, and the damping, in the set-up before the integrator's coefficients.
-  virtual void sum_mass(std::span<const View<double>> mass) = 0;
-};
-
-// One subdomain holding every node: nothing is shared.
-template <class Real>
-class NoSharedNodes final : public Exchange<Real> {
- public:
-  void sum_forces(std::span<const View<Real>>) override {}
-  void sum_mass(std::span<const View<double>>) override {}
-};
-
-// The subdomains of a decomposition in one process, on one Exec: each shared node's values summed
-// over the subdomains holding it in the order of their numbers, the same sum written to every
-// copy (so the copies stay bit for bit equal, and a run repeats itself). A subdomain's shared
-// nodes are its last local nodes (partition::Subdomain), so each sum is staged from the
-// contiguous tails of the vectors: one copy into a staging array, one kernel per subdomain.
-template <class Real>
-class InProcessExchange final : public Exchange<Real> {
- public:
-  InProcessExchange(const Exec& exec, const partition::Decomposition& decomposition, int dim);
-  void sum_forces(std::span<const View<Real>> forces) override;
-  void sum_mass(std::span<const View<double>> mass) override;
-  // Shared node copies summed per exchange (the subdomains' shared nodes together).
-  Index n_shared_copies() const { return total_; }
-
- private:
-  template <class T>
-  void sum(std::span<const View<T>> values, DeviceArray<T>& staging);
-
-  Exec exec_;
-  int dim_ = 3;
-  Index total_ = 0;
-  std::vector<Index> n_local_, n_owned_, base_;  // per subdomain; base_: its first row in the staging arrays
-  // Per subdomain, per shared node j: the staging rows of its copies, sources[offsets[j]..offsets[j + 1]),
-  // in subdomain order.
-  std::vector<DeviceArray<Index>> offsets_, sources_;
-  DeviceArray<Real> staged_forces_;
-  DeviceArray<double> staged_mass_;
-};
+using parallel::Exchange;
+using parallel::InProcessExchange;
+using parallel::NoSharedNodes;
 
 // What one subdomain of a decomposed run holds of the model (decompose_model): its mesh in local
 // numbers (local node i is the model's nodes[i]) inside a model that has the original's

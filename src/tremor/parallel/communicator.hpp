@@ -1,0 +1,48 @@
+#pragma once
+// The processes of a run. Communicator::world() is MPI's COMM_WORLD when this process was started
+// by an MPI launcher (mpirun: its environment says so), and this process alone otherwise, or when
+// tremor was built without MPI (TREMOR_MPI=OFF, or no MPI found). MPI is initialised on first use
+// and finalised at exit, so a program that never asks runs as it always did.
+//
+// Host-buffer operations only: what a decomposed run's time loop and set-up need between
+// processes. Every process must make the same calls in the same order (they are collective),
+// except send/receive pairs.
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tremor::parallel {
+
+// Whether this build can run over several processes.
+bool mpi_compiled();
+
+class Communicator {
+ public:
+  static Communicator& world();
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bool root() const { return rank_ == 0; }
+
+  // The sum of `value` over the processes, the same bits on every one (summed in rank order).
+  double sum(double value) const;
+  // Every process's `value`, in rank order, on every process.
+  std::vector<double> all_gather(double value) const;
+  // Every process's bytes on `root`, in rank order (empty elsewhere).
+  std::vector<std::vector<char>> gather(std::span<const char> bytes, int root = 0) const;
+  // `bytes` of `root` on every process (resized there).
+  void broadcast(std::vector<char>& bytes, int root = 0) const;
+  // Exchanges with the processes `ranks` (distinct, not this one): send[i] goes to ranks[i] and
+  // receive[i], whose size that process sends, comes from it. All transfers at once.
+  void exchange(std::span<const int> ranks, std::span<const std::span<const double>> send,
+                std::span<const std::span<double>> receive) const;
+  void barrier() const;
+
+ private:
+  Communicator();
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+}  // namespace tremor::parallel

@@ -1,0 +1,197 @@
+#include "tremor/parallel/exchange.hpp"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "tremor/backend/forall.hpp"
+#include "tremor/backend/memory.hpp"
+#include "tremor/core/error.hpp"
+
+namespace tremor::parallel {
+
+template <class Real>
+InProcessExchange<Real>::InProcessExchange(const Exec& exec, const partition::Decomposition& decomposition, int dim)
+    : exec_(exec), dim_(dim) {
+  const std::size_t n = decomposition.domains.size();
+  // Each shared node's copies (subdomain order, as the domains are visited): their staging rows.
+  std::map<Index, std::vector<Index>> copies;
+  for (std::size_t s = 0; s < n; ++s) {
+    const partition::Subdomain& domain = decomposition.domains[s];
+    n_local_.push_back(static_cast<Index>(domain.nodes.size()));
+    n_owned_.push_back(domain.n_owned);
+    base_.push_back(total_);
+    for (Index j = 0; j < domain.n_shared(); ++j)
+      copies[domain.nodes[static_cast<std::size_t>(domain.n_owned + j)]].push_back(total_ + j);
+    total_ += domain.n_shared();
+  }
+  for (std::size_t s = 0; s < n; ++s) {
+    const partition::Subdomain& domain = decomposition.domains[s];
+    std::vector<Index> offsets{0}, sources;
+    for (Index j = 0; j < domain.n_shared(); ++j) {
+      const std::vector<Index>& rows = copies.at(domain.nodes[static_cast<std::size_t>(domain.n_owned + j)]);
+      TREMOR_CHECK(rows.size() >= 2, "subdomain ", s, "'s shared node ", domain.nodes[static_cast<std::size_t>(domain.n_owned + j)],
+                   " is held by no other subdomain");
+      sources.insert(sources.end(), rows.begin(), rows.end());
+      offsets.push_back(static_cast<Index>(sources.size()));
+    }
+    offsets_.emplace_back(exec, std::span<const Index>(offsets));
+    sources_.emplace_back(exec, std::span<const Index>(sources));
+  }
+  staged_forces_ = DeviceArray<Real>(exec, total_ * dim);
+  staged_mass_ = DeviceArray<double>(exec, total_ * dim);
+}
+
+namespace {
+
+// to[k] = from[k] for k < n.
+template <class T>
+void copy_values(const Exec& exec, Index n, const T* from, T* to) {
+  forall(exec, n, [=] TREMOR_LAMBDA(Index k) { to[k] = from[k]; });
+}
+
+// tail[j dim + c] = the sum of staged[sources[e] dim + c] over e in [offsets[j], offsets[j + 1]),
+// in that order, for the n shared nodes j of one subdomain.
+template <class T>
+void sum_copies(const Exec& exec, Index n, Index dim, const Index* offsets, const Index* sources, const T* staged,
+                T* tail) {
+  forall(exec, n * dim, [=] TREMOR_LAMBDA(Index k) {
+    const Index j = k / dim, c = k % dim;
+    T total = T(0);
+    for (Index e = offsets[j]; e < offsets[j + 1]; ++e) total += staged[sources[e] * dim + c];
+    tail[k] = total;
+  });
+}
+
+}  // namespace
+
+template <class Real>
+template <class T>
+void InProcessExchange<Real>::sum(std::span<const View<T>> values, DeviceArray<T>& staging) {
+  TREMOR_CHECK(values.size() == n_local_.size(), "an exchange of ", n_local_.size(), " subdomains was given ",
+               values.size(), " vectors");
+  const Index dim = dim_;
+  for (std::size_t s = 0; s < values.size(); ++s) {
+    TREMOR_CHECK(values[s].size == n_local_[s] * dim, "subdomain ", s, ": ", values[s].size, " values for ",
+                 n_local_[s], " nodes");
+    copy_values(exec_, (n_local_[s] - n_owned_[s]) * dim, values[s].data + n_owned_[s] * dim,
+                staging.data() + base_[s] * dim);
+  }
+  // Every copy sums its node's copies in the same (subdomain) order: equal bits everywhere.
+  for (std::size_t s = 0; s < values.size(); ++s)
+    sum_copies(exec_, n_local_[s] - n_owned_[s], dim, offsets_[s].data(), sources_[s].data(),
+               std::as_const(staging).data(), values[s].data + n_owned_[s] * dim);
+}
+
+template <class Real>
+void InProcessExchange<Real>::sum_forces(std::span<const View<Real>> forces) {
+  sum(forces, staged_forces_);
+}
+
+template <class Real>
+void InProcessExchange<Real>::sum_mass(std::span<const View<double>> mass) {
+  sum(mass, staged_mass_);
+}
+
+template <class Real>
+MpiExchange<Real>::MpiExchange(const Exec& exec, const partition::Decomposition& decomposition, int dim,
+                               const Communicator& communicator)
+    : exec_(exec), dim_(dim), communicator_(&communicator) {
+  const int rank = communicator.rank();
+  TREMOR_CHECK(decomposition.n_domains() == communicator.size(), "a decomposition into ", decomposition.n_domains(),
+               " subdomains over ", communicator.size(), " processes: one subdomain each");
+  const partition::Subdomain& mine = decomposition.domains[static_cast<std::size_t>(rank)];
+  n_local_ = static_cast<Index>(mine.nodes.size());
+  n_owned_ = mine.n_owned;
+  // The subdomains holding each of this one's shared nodes, in subdomain order.
+  std::map<Index, Index> tail_of;  // model node -> its place in this subdomain's tail
+  for (Index j = 0; j < mine.n_shared(); ++j) tail_of[mine.nodes[static_cast<std::size_t>(n_owned_ + j)]] = j;
+  std::vector<std::vector<int>> holders(static_cast<std::size_t>(mine.n_shared()));
+  for (int s = 0; s < decomposition.n_domains(); ++s) {
+    const partition::Subdomain& domain = decomposition.domains[static_cast<std::size_t>(s)];
+    for (Index k = domain.n_owned; k < static_cast<Index>(domain.nodes.size()); ++k) {
+      const auto found = tail_of.find(domain.nodes[static_cast<std::size_t>(k)]);
+      if (found != tail_of.end()) holders[static_cast<std::size_t>(found->second)].push_back(s);
+    }
+  }
+  // Each neighbour's list: the shared nodes in ascending model order (the same on both sides).
+  std::map<int, std::vector<std::pair<Index, Index>>> shared_with;  // neighbour -> (model node, tail index)
+  for (const auto& [node, j] : tail_of)
+    for (const int s : holders[static_cast<std::size_t>(j)])
+      if (s != rank) shared_with[s].push_back({node, j});
+  std::vector<std::map<Index, Index>> place(shared_with.size());  // per neighbour: tail index -> place
+  for (const auto& [s, nodes] : shared_with) {
+    neighbours_.push_back(s);
+    send_nodes_.emplace_back();
+    for (std::size_t k = 0; k < nodes.size(); ++k) {
+      send_nodes_.back().push_back(nodes[k].second);
+      place[neighbours_.size() - 1][nodes[k].second] = static_cast<Index>(k);
+    }
+    send_.emplace_back(nodes.size() * static_cast<std::size_t>(dim));
+    receive_.emplace_back(nodes.size() * static_cast<std::size_t>(dim));
+  }
+  offsets_.push_back(0);
+  for (Index j = 0; j < mine.n_shared(); ++j) {
+    const std::vector<int>& by = holders[static_cast<std::size_t>(j)];
+    TREMOR_CHECK(by.size() >= 2, "subdomain ", rank, "'s shared node ", mine.nodes[static_cast<std::size_t>(n_owned_ + j)],
+                 " is held by no other subdomain");
+    for (const int s : by) {
+      if (s == rank) {
+        copies_.push_back({-1, j});
+        continue;
+      }
+      const auto n = static_cast<std::size_t>(std::lower_bound(neighbours_.begin(), neighbours_.end(), s) - neighbours_.begin());
+      copies_.push_back({static_cast<int>(n), place[n].at(j)});
+    }
+    offsets_.push_back(static_cast<Index>(copies_.size()));
+  }
+}
+
+template <class Real>
+template <class T>
+void MpiExchange<Real>::sum(std::span<const View<T>> values) {
+  TREMOR_CHECK(values.size() == 1, "a process's exchange was given ", values.size(), " subdomains' vectors, not one");
+  const View<T> v = values[0];
+  const auto d = static_cast<std::size_t>(dim_);
+  TREMOR_CHECK(v.size == n_local_ * dim_, "a subdomain's vector of ", v.size, " values for ", n_local_, " nodes");
+  const std::size_t n_tail = static_cast<std::size_t>(n_local_ - n_owned_) * d;
+  std::vector<T> tail(n_tail);
+  T* device_tail = v.data + static_cast<std::size_t>(n_owned_) * d;
+  memory::copy(exec_, tail.data(), MemorySpace::Host, device_tail, v.space, n_tail * sizeof(T));
+  // Values widened to double travel exactly and come back as they were.
+  for (std::size_t n = 0; n < neighbours_.size(); ++n)
+    for (std::size_t k = 0; k < send_nodes_[n].size(); ++k)
+      for (std::size_t c = 0; c < d; ++c)
+        send_[n][k * d + c] = static_cast<double>(tail[static_cast<std::size_t>(send_nodes_[n][k]) * d + c]);
+  std::vector<std::span<const double>> send(send_.begin(), send_.end());
+  std::vector<std::span<double>> receive(receive_.begin(), receive_.end());
+  communicator_->exchange(neighbours_, send, receive);
+  std::vector<T> summed(n_tail);
+  for (std::size_t j = 0; j + 1 < offsets_.size(); ++j)
+    for (std::size_t c = 0; c < d; ++c) {
+      T total = T(0);
+      for (Index e = offsets_[j]; e < offsets_[j + 1]; ++e) {
+        const auto [n, at] = copies_[static_cast<std::size_t>(e)];
+        total += n < 0 ? tail[j * d + c] : static_cast<T>(receive_[static_cast<std::size_t>(n)][static_cast<std::size_t>(at) * d + c]);
+      }
+      summed[j * d + c] = total;
+    }
+  memory::copy(exec_, device_tail, v.space, summed.data(), MemorySpace::Host, n_tail * sizeof(T));
+}
+
+template <class Real>
+void MpiExchange<Real>::sum_forces(std::span<const View<Real>> forces) {
+  sum(forces);
+}
+
+template <class Real>
+void MpiExchange<Real>::sum_mass(std::span<const View<double>> mass) {
+  sum(mass);
+}
+
+template class InProcessExchange<float>;
+template class InProcessExchange<double>;
+template class MpiExchange<float>;
+template class MpiExchange<double>;
+
+}  // namespace tremor::parallel

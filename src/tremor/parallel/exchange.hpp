@@ -1,0 +1,111 @@
+#pragma once
+// The interface exchange of a decomposed run (the multi-GPU spectral-element paper, section 3):
+// after every operator apply the internal forces of the nodes that several subdomains hold (its
+// "common nodes") are summed over those subdomains, and so once in the set-up are the lumped mass
+// and damping, so that a shared node's update is the same in every subdomain holding it. Each
+// subdomain's vectors are in its own numbering (partition::Subdomain: shared nodes last).
+//
+// Every exchange sums a node's copies in the order of their subdomains' numbers and writes the
+// same sum to each copy: the copies stay equal bit for bit, and a run repeats itself bit for bit
+// with the same decomposition.
+#include <span>
+#include <vector>
+
+#include "tremor/backend/device_array.hpp"
+#include "tremor/backend/exec.hpp"
+#include "tremor/backend/view.hpp"
+#include "tremor/core/config.hpp"
+#include "tremor/parallel/communicator.hpp"
+#include "tremor/partition/domains.hpp"
+
+namespace tremor::parallel {
+
+// Sums the values of shared nodes over the subdomains, so each holds the total there. Entry s of a
+// span is subdomain s's vector, local numbering, in its Exec's memory. A process with one
+// subdomain passes a span of one.
+template <class Real>
+class Exchange {
+ public:
+  virtual ~Exchange() = default;
+  // The internal forces K u, after each operator apply (the time loop).
+  virtual void sum_forces(std::span<const View<Real>> forces) = 0;
+  // The lumped mass, and the damping, in the set-up before the integrator's coefficients.
+  virtual void sum_mass(std::span<const View<double>> mass) = 0;
+};
+
+// One subdomain holding every node: nothing is shared.
+template <class Real>
+class NoSharedNodes final : public Exchange<Real> {
+ public:
+  void sum_forces(std::span<const View<Real>>) override {}
+  void sum_mass(std::span<const View<double>>) override {}
+};
+
+// The subdomains of a decomposition in one process, on one Exec: each shared node's values summed
+// over the subdomains holding it in the order of their numbers, the same sum written to every
+// copy (so the copies stay bit for bit equal, and a run repeats itself). A subdomain's shared
+// nodes are its last local nodes (partition::Subdomain), so each sum is staged from the
+// contiguous tails of the vectors: one copy into a staging array, one kernel per subdomain.
+template <class Real>
+class InProcessExchange final : public Exchange<Real> {
+ public:
+  InProcessExchange(const Exec& exec, const partition::Decomposition& decomposition, int dim);
+  void sum_forces(std::span<const View<Real>> forces) override;
+  void sum_mass(std::span<const View<double>> mass) override;
+  // Shared node copies summed per exchange (the subdomains' shared nodes together).
+  Index n_shared_copies() const { return total_; }
+
+ private:
+  template <class T>
+  void sum(std::span<const View<T>> values, DeviceArray<T>& staging);
+
+  Exec exec_;
+  int dim_ = 3;
+  Index total_ = 0;
+  std::vector<Index> n_local_, n_owned_, base_;  // per subdomain; base_: its first row in the staging arrays
+  // Per subdomain, per shared node j: the staging rows of its copies, sources[offsets[j]..offsets[j + 1]),
+  // in subdomain order.
+  std::vector<DeviceArray<Index>> offsets_, sources_;
+  DeviceArray<Real> staged_forces_;
+  DeviceArray<double> staged_mass_;
+};
+
+// The subdomains of a decomposition over the processes of `communicator`, one each (this process
+// holds subdomain rank(), its vectors on `exec`). Point to point, the paper's P2P strategy: each
+// pair of neighbouring subdomains sends each other exactly the nodes they share, in ascending
+// model node order, all transfers at once; each shared node's copies are then summed in subdomain
+// order, as InProcessExchange does, so the two give the same bits. Host buffers: a GPU's values
+// are copied to the host and back around the transfers.
+template <class Real>
+class MpiExchange final : public Exchange<Real> {
+ public:
+  MpiExchange(const Exec& exec, const partition::Decomposition& decomposition, int dim,
+              const Communicator& communicator);
+  // Spans of one: this process's subdomain.
+  void sum_forces(std::span<const View<Real>> forces) override;
+  void sum_mass(std::span<const View<double>> mass) override;
+  const std::vector<int>& neighbours() const { return neighbours_; }
+
+ private:
+  template <class T>
+  void sum(std::span<const View<T>> values);
+
+  Exec exec_;
+  int dim_ = 3;
+  const Communicator* communicator_ = nullptr;
+  Index n_local_ = 0, n_owned_ = 0;
+  std::vector<int> neighbours_;                  // ascending
+  std::vector<std::vector<Index>> send_nodes_;   // per neighbour: the shared nodes (tail index) it shares, by model node
+  // Per shared node j: its copies in subdomain order, copies_[offsets_[j] .. offsets_[j + 1]):
+  // (neighbour index, or -1 for this subdomain's own; the node's place in that neighbour's list).
+  std::vector<Index> offsets_;
+  std::vector<std::pair<int, Index>> copies_;
+  std::vector<std::vector<double>> send_, receive_;
+};
+
+extern template class InProcessExchange<float>;
+extern template class InProcessExchange<double>;
+extern template class MpiExchange<float>;
+extern template class MpiExchange<double>;
+
+}  // namespace tremor::parallel

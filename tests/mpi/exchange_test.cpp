@@ -1,0 +1,95 @@
+// The interface exchange over processes (parallel::MpiExchange), run by mpirun with 2 and 3
+// processes (tests/CMakeLists.txt): each process holds one subdomain of a METIS decomposition and
+// its exchange must give exactly the bits of the in-process exchange over all the subdomains, which
+// every process also computes for comparison. The sums are taken in the same (subdomain) order in
+// both, so equality is exact.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "tremor/mesh/generate.hpp"
+#include "tremor/parallel/communicator.hpp"
+#include "tremor/parallel/exchange.hpp"
+#include "tremor/partition/domains.hpp"
+
+namespace tremor {
+namespace {
+
+using parallel::Communicator;
+
+// A value per (subdomain, node, component) whose sums round differently in different orders.
+double value(std::size_t s, Index node, int c) { return std::sin(1.0 + 0.37 * double(s) + 0.013 * double(node) + 0.7 * c) * 1e3; }
+
+template <class T>
+void expect_exchange_matches(const Mesh& mesh, int dim) {
+  const Communicator& world = Communicator::world();
+  ASSERT_GE(world.size(), 2) << "run under mpirun with several processes";
+  const partition::Decomposition decomposition = partition::decompose(mesh, world.size());
+  std::vector<std::vector<T>> all;
+  for (std::size_t s = 0; s < decomposition.domains.size(); ++s) {
+    const std::vector<Index>& nodes = decomposition.domains[s].nodes;
+    all.emplace_back(nodes.size() * static_cast<std::size_t>(dim));
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      for (int c = 0; c < dim; ++c) all[s][i * static_cast<std::size_t>(dim) + c] = static_cast<T>(value(s, nodes[i], c));
+  }
+  const auto rank = static_cast<std::size_t>(world.rank());
+  std::vector<T> mine = all[rank];
+  // The reference: every subdomain in this process.
+  std::vector<View<T>> views;
+  for (auto& v : all) views.push_back({v.data(), static_cast<Index>(v.size()), MemorySpace::Host});
+  parallel::InProcessExchange<T> in_process(Exec::serial(), decomposition, dim);
+  if constexpr (std::is_same_v<T, double>)
+    in_process.sum_mass(views);
+  else
+    in_process.sum_forces(views);
+  parallel::MpiExchange<T> over_processes(Exec::serial(), decomposition, dim, world);
+  EXPECT_FALSE(over_processes.neighbours().empty());
+  const View<T> view{mine.data(), static_cast<Index>(mine.size()), MemorySpace::Host};
+  if constexpr (std::is_same_v<T, double>)
+    over_processes.sum_mass(std::span<const View<double>>(&view, 1));
+  else
+    over_processes.sum_forces(std::span<const View<T>>(&view, 1));
+  EXPECT_EQ(mine, all[rank]) << "process " << rank;
+  // Not a trivial comparison: the shared nodes changed.
+  const partition::Subdomain& d = decomposition.domains[rank];
+  ASSERT_GT(d.n_shared(), 0);
+  const auto first_shared = static_cast<std::size_t>(d.n_owned) * static_cast<std::size_t>(dim);
+  EXPECT_NE(mine[first_shared], static_cast<T>(value(rank, d.nodes[static_cast<std::size_t>(d.n_owned)], 0)));
+}
+
+TEST(MpiExchange, EqualsTheInProcessExchangeBitForBitIn3dDouble) {
+  expect_exchange_matches<double>(generate_box({0.0, 0.0, 0.0}, {1.0, 0.6, 0.4}, {10, 6, 4}, ElementType::Hex8), 3);
+}
+
+TEST(MpiExchange, EqualsTheInProcessExchangeBitForBitIn2dFloat) {
+  expect_exchange_matches<float>(generate_rectangle({0.0, 0.0}, {1.0, 1.0}, {12, 12}, ElementType::Quad8), 2);
+}
+
+TEST(MpiCommunicator, SumsAndGathersInRankOrder) {
+  const Communicator& world = Communicator::world();
+  const double mine = 0.1 * (world.rank() + 1);
+  double expected = 0.0;
+  for (int r = 0; r < world.size(); ++r) expected += 0.1 * (r + 1);
+  EXPECT_EQ(world.sum(mine), expected);
+  const std::vector<double> all = world.all_gather(mine);
+  ASSERT_EQ(all.size(), static_cast<std::size_t>(world.size()));
+  for (int r = 0; r < world.size(); ++r) EXPECT_EQ(all[static_cast<std::size_t>(r)], 0.1 * (r + 1));
+  const std::string text(static_cast<std::size_t>(world.rank() + 1), static_cast<char>('a' + world.rank()));
+  const std::vector<std::vector<char>> gathered = world.gather(std::span<const char>(text.data(), text.size()));
+  if (world.root()) {
+    ASSERT_EQ(gathered.size(), static_cast<std::size_t>(world.size()));
+    for (int r = 0; r < world.size(); ++r)
+      EXPECT_EQ(std::string(gathered[static_cast<std::size_t>(r)].begin(), gathered[static_cast<std::size_t>(r)].end()),
+                std::string(static_cast<std::size_t>(r + 1), static_cast<char>('a' + r)));
+  } else {
+    EXPECT_TRUE(gathered.empty());
+  }
+  std::vector<char> message;
+  if (world.root()) message = {'g', 'o'};
+  world.broadcast(message);
+  EXPECT_EQ(std::string(message.begin(), message.end()), "go");
+}
+
+}  // namespace
+}  // namespace tremor

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tremor/mesh/generate.hpp"
+#include "tremor/model/absorbing.hpp"
 #include "tremor/model/model.hpp"
 
 namespace tremor::test {
@@ -45,6 +46,78 @@ inline Model loaded_block(double duration, double frequency, int offset) {
   ExplicitSettings settings;
   settings.duration = duration;
   model.explicit_settings = settings;
+  model.validate();
+  return model;
+}
+
+// A 3D steel bar 4 x 2 x 1 mm of hex8 (or GLL hexahedra of `order`), fixed at x = 0, under a
+// Ricker traction on its top face, a constant body force and a point force; an absorbing layer at
+// x = max; receivers at the nodes of the far end and at a position inside.
+inline Model loaded_bar(ElementType type, int order, Size cells) {
+  Model model;
+  model.source = "bar";
+  model.mesh = generate_box({0.0, 0.0, 0.0}, {4e-3, 2e-3, 1e-3}, {2 * cells, cells, cells / 2 + 1}, type, order);
+  model.materials.push_back(Material::from_youngs("steel", 210e9, 0.3, 7850.0));
+  model.sections.push_back({"all", "steel", Formulation::Solid, 1.0});
+  FixedDof fixed;
+  fixed.nodes = model.mesh.node_sets.at("xmin");
+  for (int c = 0; c < 3; ++c) {
+    fixed.component = c;
+    model.fixed.push_back(fixed);
+  }
+  SurfaceLoad traction;
+  traction.surface = "zmax";
+  traction.faces = model.mesh.face_sets.at("zmax");
+  traction.traction = {0.0, 2e5, -1e6};
+  traction.signal = Signal::ricker(2e6);
+  traction.origin = "top traction";
+  model.surface_loads.push_back(traction);
+  BodyForce gravity;
+  gravity.acceleration = {0.0, 0.0, -9.81e4};
+  for (Index e = 0; e < model.mesh.n_elements(); ++e) gravity.elements.push_back(e);
+  gravity.origin = "gravity";
+  model.body_forces.push_back(gravity);
+  PointSource source;
+  source.nodes = {model.mesh.node_sets.at("xmax").front()};
+  source.direction = {1.0, 0.0, 0.0};
+  source.amplitude = 50.0;
+  source.signal = Signal::ricker(3e6);
+  source.origin = "end force";
+  model.point_sources.push_back(source);
+  AbsorbingLayer layer;
+  layer.faces = {BoxFace::XMax};
+  layer.thickness = 1e-3;
+  layer.frequency = 2e6;
+  layer.origin = "layer";
+  model.absorbing.push_back(layer);
+  const std::vector<Index>& end = model.mesh.node_sets.at("xmax");
+  add_test_receivers(model, {end.begin(), end.end()}, {2.9e-3, 1.3e-3, 0.4e-3});
+  ExplicitSettings settings;
+  settings.duration = 1.5e-6;
+  model.explicit_settings = settings;
+  OutputSettings output;  // every node's displacement and velocity
+  output.snapshot_every = 7;
+  output.velocity = true;
+  model.output = output;
+  model.validate();
+  return model;
+}
+
+// The 2D block of the solver tests with a prescribed displacement on its left side added.
+inline Model prescribed_block() {
+  Model model = loaded_block(2e-6, 2e6, 2);
+  PrescribedDisplacement moved;
+  moved.nodes = model.mesh.node_sets.at("xmin");
+  moved.components = {0};
+  moved.factor = {1.0, 0.0, 0.0};
+  moved.amplitude = 1e-9;
+  moved.signal = Signal::ricker(1e6);
+  moved.origin = "left side";
+  model.prescribed.push_back(moved);
+  OutputSettings output;  // the top side's displacement
+  output.snapshot_every = 5;
+  output.snapshot_nodes = model.mesh.node_sets.at("ymax");
+  model.output = output;
   model.validate();
   return model;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <set>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/explicit/loading.hpp"
+#include "tremor/explicit/processes.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/subdomain.hpp"
 #include "tremor/fem/device_elements.hpp"
@@ -22,6 +24,7 @@
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/mesh/reorder.hpp"
 #include "tremor/operator/spectrum.hpp"
+#include "tremor/parallel/communicator.hpp"
 #include "tremor/partition/block_file.hpp"
 #include "tremor/sem/operator.hpp"
 #include "tremor/sparse/element_survey.hpp"
@@ -285,7 +288,75 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
     const std::lock_guard lock(observer_guard);
     observer->on_sample(history, sample);
   };
-  if (options.domains <= 1) {
+  const parallel::Communicator* processes =
+      options.communicator && options.communicator->size() > 1 ? options.communicator : nullptr;
+  std::optional<ProcessGroup> group;
+  if (processes) {
+    // One subdomain per process: the first decomposes, the others build the same subdomains from
+    // its answer; each builds its own part. A failure on any process stops every one.
+    const int rank = processes->rank(), n = processes->size();
+    std::exception_ptr failure;
+    std::vector<char> answer;
+    try {
+      if (processes->root()) {
+        const partition::Decomposition d = partition::decompose(model.mesh, n);
+        answer.resize(d.element_domain.size() * sizeof(int));
+        std::memcpy(answer.data(), d.element_domain.data(), answer.size());
+      }
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    agree(*processes, failure);
+    processes->broadcast(answer);
+    std::vector<int> element_domain(answer.size() / sizeof(int));
+    std::memcpy(element_domain.data(), answer.data(), answer.size());
+    const partition::Decomposition decomposition = partition::decomposition_of(model.mesh, std::move(element_domain), n);
+    clock.lap(str("decomposition into ", n, " subdomains (METIS), one per process"));
+    auto over = std::unique_ptr<MpiExchange<Real>>();
+    try {
+      parts = decompose_model(model, decomposition, dt, rank);
+      clock.lap("this process's part of the model");
+      over = std::make_unique<MpiExchange<Real>>(exec, decomposition, dim, *processes);
+      owned.push_back(begin_subdomain<Real>(exec, model, Numbering(model.mesh.n_nodes(), dim, parts[rank].nodes),
+                                            &parts[rank], preflight, clock));
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    agree(*processes, failure);
+    Subdomain<Real>& mine = *owned.front();
+    const View<double> mass[] = {mine.mass.view(), mine.damping.view()};
+    over->sum_mass(std::span<const View<double>>(mass, 1));
+    if (is_damped(model)) over->sum_mass(std::span<const View<double>>(mass + 1, 1));
+    clock.lap("lumped mass summed over the processes");
+    merge.emplace(make_histories(model, dt), parts);
+    snapshot_merge.emplace(model, parts, processes->root() ? observer : nullptr);
+    group.emplace(*processes, parts, dim, &*merge, &*snapshot_merge, observer_guard);
+    try {
+      Observer* snapshots = processes->root()                  ? snapshot_merge->part_observer(0)
+                            : parts[rank].snapshot_points.empty() ? nullptr
+                                                                  : group->snapshot_outbox();
+      finish_subdomain(mine, model, preflight, clock, snapshots, observer_guard);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    agree(*processes, failure);
+    if (processes->root()) {
+      if (observer) merge->set_on_sample(on_sample);
+      const Recorder<Real>* recorder = mine.recorder.get();
+      HistoryMerge* into = &*merge;
+      mine.recorder->set_on_sample([into, recorder](const History& history, std::size_t sample) {
+        into->add(0, static_cast<std::size_t>(&history - recorder->histories().data()), history, sample);
+      });
+    } else {
+      const Recorder<Real>* recorder = mine.recorder.get();
+      ProcessGroup* to = &*group;
+      mine.recorder->set_on_sample([to, recorder](const History& history, std::size_t sample) {
+        to->queue_sample(static_cast<std::size_t>(&history - recorder->histories().data()), history, sample);
+      });
+      observer = nullptr;  // the first process alone reports
+    }
+    exchange = std::move(over);
+  } else if (options.domains <= 1) {
     // The run's numbering: the model's, or reverse Cuthill-McKee's.
     Numbering numbering(model.mesh.n_nodes(), dim);
     if (preflight.ordering == NodeOrdering::Rcm) {
@@ -365,13 +436,14 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
     // takes its part.
     for (std::size_t s = 0; s < owned.size(); ++s) {
       Subdomain<Real>& sub = *owned[s];
+      const std::size_t part = processes ? static_cast<std::size_t>(processes->rank()) : s;
       const std::vector<double> state_previous = sub.numbering.to_local(state.previous);
       const std::vector<double> state_current = sub.numbering.to_local(state.current);
       const std::vector<Real> previous(state_previous.begin(), state_previous.end());
       const std::vector<Real> current(state_current.begin(), state_current.end());
       sub.scheme->set_state(previous, current, state.step);
-      sub.recorder->restore_pending(merge ? merge->split_pending(state.receivers, s) : state.receivers);
-      sub.snapshots->restore(snapshot_merge ? snapshot_merge->split_pending(state.snapshot, s) : state.snapshot);
+      sub.recorder->restore_pending(merge ? merge->split_pending(state.receivers, part) : state.receivers);
+      sub.snapshots->restore(snapshot_merge ? snapshot_merge->split_pending(state.snapshot, part) : state.snapshot);
     }
     first_step = state.step;
   } else {
@@ -390,13 +462,15 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   settings.preflight = &preflight;
   settings.first_step = first_step;
   settings.check_every = options.check_every;
-  settings.checkpoint_every = observer ? options.checkpoint_every : 0;
+  // (Over processes every one takes part in a checkpoint; the first alone has the observer.)
+  settings.checkpoint_every = observer || group ? options.checkpoint_every : 0;
   settings.observer = observer;
   settings.observer_guard = &observer_guard;
   if (merge) {
     settings.history_merge = &*merge;
     settings.snapshot_merge = &*snapshot_merge;
   }
+  if (group) settings.processes = &*group;
   std::vector<Subdomain<Real>*> subdomains;
   for (const auto& s : owned) subdomains.push_back(s.get());
   run_subdomains<Real>(subdomains, *exchange, settings, run);
@@ -412,7 +486,8 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   run.exec_peak_bytes = memory::usage(exec.space()).peak;
   run.host_peak_bytes = peak_resident_bytes();
   if (merge) {
-    run.histories = merge->take();  // in the model's numbering
+    run.histories = merge->take();  // in the model's numbering (only the first process's are complete)
+    if (group && !group->root()) run.histories.clear();
   } else {
     run.histories = d.recorder->take_histories();
     for (History& history : run.histories) d.numbering.to_global(history);  // back to the model's numbering

@@ -48,6 +48,10 @@
 #include "tremor/operator/registry.hpp"
 #include "tremor/sparse/two_kernel.hpp"
 
+namespace tremor::parallel {
+class Communicator;
+}
+
 namespace tremor::explicit_fe {
 
 // Everything a run needs to continue from a step: both central-difference time levels and the
@@ -90,6 +94,11 @@ struct RunOptions {
   // process on its Exec with their shared nodes' forces summed after every apply: the same
   // results as one domain to rounding. 1: one domain. Checkpoints, resuming and snapshots need 1.
   int domains = 1;
+  // The processes of a run over several (mpirun): with more than one, each steps the subdomain of
+  // its rank (domains is their number), the first alone passes samples, snapshots and checkpoints
+  // to the observer, and run_explicit returns the histories there (none elsewhere). Null: this
+  // process alone.
+  const parallel::Communicator* communicator = nullptr;
   int check_every = 100;        // steps between NaN/Inf checks (and Observer::on_progress calls)
   // Steps between Observer::on_checkpoint calls (0: none). Checkpoint steps are checked for
   // NaN/Inf too, so no checkpoint holds a state that has blown up.

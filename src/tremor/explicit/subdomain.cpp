@@ -10,6 +10,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/partitioned_operator.hpp"
+#include "tremor/explicit/processes.hpp"
 #include "tremor/fem/colouring.hpp"
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/fem/sections.hpp"
@@ -95,7 +96,8 @@ Subdomain<Real>::~Subdomain() = default;
 
 // ------------------------------------------------------------------------------ the model's parts
 
-std::vector<ModelPart> decompose_model(const Model& model, const partition::Decomposition& decomposition, double dt) {
+std::vector<ModelPart> decompose_model(const Model& model, const partition::Decomposition& decomposition, double dt,
+                                       int only) {
   const fem::SectionTable table = fem::section_table(model, false);
   const Loading loading(model);
   const std::vector<History> histories = make_histories(model, dt);
@@ -108,26 +110,28 @@ std::vector<ModelPart> decompose_model(const Model& model, const partition::Deco
   for (std::size_t s = 0; s < n; ++s) {
     const partition::Subdomain& domain = decomposition.domains[s];
     ModelPart& part = parts[s];
-    part.model.source = model.source;
-    part.model.mesh_file = model.mesh_file;
-    part.model.title = model.title;
-    part.model.materials = model.materials;
-    part.model.sections = model.sections;
-    part.model.absorbing = model.absorbing;
-    part.model.mesh = partition::subdomain_mesh(model.mesh, domain, part.elements);
     part.nodes = domain.nodes;
-    part.table = table;
-    part.table.element_section.clear();
-    part.table.element_alpha.clear();
-    part.table.element_stiffness_factor.clear();
-    for (const Index e : part.elements) {
-      const auto g = static_cast<std::size_t>(e);
-      part.table.element_section.push_back(table.element_section[g]);
-      if (!table.element_alpha.empty()) part.table.element_alpha.push_back(table.element_alpha[g]);
-      if (!table.element_stiffness_factor.empty())
-        part.table.element_stiffness_factor.push_back(table.element_stiffness_factor[g]);
+    if (only < 0 || static_cast<std::size_t>(only) == s) {
+      part.model.source = model.source;
+      part.model.mesh_file = model.mesh_file;
+      part.model.title = model.title;
+      part.model.materials = model.materials;
+      part.model.sections = model.sections;
+      part.model.absorbing = model.absorbing;
+      part.model.mesh = partition::subdomain_mesh(model.mesh, domain, part.elements);
+      part.table = table;
+      part.table.element_section.clear();
+      part.table.element_alpha.clear();
+      part.table.element_stiffness_factor.clear();
+      for (const Index e : part.elements) {
+        const auto g = static_cast<std::size_t>(e);
+        part.table.element_section.push_back(table.element_section[g]);
+        if (!table.element_alpha.empty()) part.table.element_alpha.push_back(table.element_alpha[g]);
+        if (!table.element_stiffness_factor.empty())
+          part.table.element_stiffness_factor.push_back(table.element_stiffness_factor[g]);
+      }
+      part.loading = std::make_unique<Loading>(loading.restricted(domain.nodes));
     }
-    part.loading = std::make_unique<Loading>(loading.restricted(domain.nodes));
     std::vector<Index> local(static_cast<std::size_t>(model.mesh.n_nodes()), -1);
     for (std::size_t i = 0; i < domain.nodes.size(); ++i) local[static_cast<std::size_t>(domain.nodes[i])] = static_cast<Index>(i);
     for (std::size_t h = 0; h < histories.size(); ++h) {
@@ -289,6 +293,7 @@ Observer* SnapshotMerge::part_observer(std::size_t part) {
 }
 
 void SnapshotMerge::add(std::size_t part, const Snapshot& snapshot) {
+  if (!observer_) return;  // (a process whose first has nobody to pass snapshots to)
   Pending& merged = pending_[snapshot.step];
   if (merged.count == 0) {
     merged.displacement.assign(n_values_, 0.0);
@@ -329,6 +334,13 @@ HistoryMerge::HistoryMerge(std::vector<History> histories, const std::vector<Mod
 }
 
 void HistoryMerge::add(std::size_t part, std::size_t k, const History& from, std::size_t sample) {
+  add(part, k, from.times[sample],
+      std::span<const double>(from.values.data() + sample * from.sample_size(), from.sample_size()), sample);
+}
+
+void HistoryMerge::add(std::size_t part, std::size_t k, double time, std::span<const double> in, std::size_t sample) {
+  TREMOR_CHECK(part < maps_.size() && k < maps_[part].size(), "a sample of subdomain ", part, "'s history ", k,
+               ", which it does not record");
   const Map& map = maps_[part][k];
   const auto h = static_cast<std::size_t>(map.history);
   History& to = histories_[h];
@@ -336,14 +348,15 @@ void HistoryMerge::add(std::size_t part, std::size_t k, const History& from, std
   if (sample >= to.times.size()) {  // the first part to complete it
     TREMOR_CHECK(sample == to.times.size(), "history '", to.name, "': sample ", sample, " arrived before sample ",
                  to.times.size());
-    to.times.push_back(from.times[sample]);
+    to.times.push_back(time);
     to.values.resize(to.values.size() + to.sample_size(), 0.0);
     count_[h].push_back(0);
   }
-  const double* in = from.values.data() + sample * from.sample_size();
+  TREMOR_CHECK(in.size() == map.points.size() * point_size, "a sample of ", in.size(), " values for ",
+               map.points.size(), " points of history '", to.name, "'");
   double* out = to.values.data() + sample * to.sample_size();
   for (std::size_t i = 0; i < map.points.size(); ++i)
-    std::copy_n(in + i * point_size, point_size, out + static_cast<std::size_t>(map.points[i]) * point_size);
+    std::copy_n(in.data() + i * point_size, point_size, out + static_cast<std::size_t>(map.points[i]) * point_size);
   ++count_[h][sample - first_open_[h]];
   // Samples complete in order: pass on those every part has filled.
   while (!count_[h].empty() && count_[h].front() == n_parts_[h]) {
@@ -518,16 +531,36 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
     const bool checkpoint =
         settings.checkpoint_every > 0 && step % settings.checkpoint_every == 0 && step < p.steps;
     if (step % settings.check_every != 0 && step != p.steps && !checkpoint) continue;
-    // The one host synchronisation every check_every steps: samples, then the NaN/Inf count.
+    // The one host synchronisation every check_every steps: samples, then the NaN/Inf count. Over
+    // several processes the samples and snapshots go to the first, and a failure on any stops all.
+    ProcessGroup* processes = settings.processes;
     double bad = 0.0;
-    for (Subdomain<Real>* d : subdomains) {
-      d->recorder->flush();
-      d->snapshots->check();  // a snapshot that failed to be written stops the run here
-      bad += non_finite(*d);
+    std::exception_ptr failure;
+    try {
+      for (Subdomain<Real>* d : subdomains) {
+        d->recorder->flush();
+        if (processes) d->snapshots->drain();  // so that the outbox holds them up to this step
+        d->snapshots->check();  // a snapshot that failed to be written stops the run here
+        bad += non_finite(*d);
+      }
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    if (processes) {
+      processes->agree(failure);
+      processes->ship();
+      bad = processes->sum(bad);
+    } else if (failure) {
+      std::rethrow_exception(failure);
     }
     if (bad > 0.0) {
       Worst worst;
       for (const Subdomain<Real>* d : subdomains) find_worst(*d, worst);
+      if (processes) {
+        const std::array<double, 5> all = processes->worst(
+            {double(worst.rank), worst.size, double(worst.node), double(worst.component), worst.value});
+        worst = {static_cast<int>(all[0]), all[1], static_cast<Index>(all[2]), static_cast<int>(all[3]), all[4]};
+      }
       run.status = RunStatus::NonFinite;
       run.bad_step = step;
       run.bad_node = model.mesh.node_labels[static_cast<std::size_t>(worst.node)];
@@ -557,15 +590,24 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
         d->snapshots->drain();
         snapshots.push_back(d->snapshots->pending(d->scheme->displacement()));
       }
-      if (settings.history_merge) {
+      if (processes) {  // this process's one subdomain, to the first
+        const Subdomain<Real>& d = *subdomains.front();
+        std::vector<Real> previous, current;
+        d.scheme->get_state(previous, current);
+        processes->gather_state(step, std::vector<double>(previous.begin(), previous.end()),
+                                std::vector<double>(current.begin(), current.end()), d.recorder->pending(),
+                                snapshots.front(), state);
+      } else if (settings.history_merge) {
         state.receivers = settings.history_merge->merge_pending(receivers);
         state.snapshot = settings.snapshot_merge->merge_pending(snapshots);
       } else {  // one subdomain holding every node
         state.receivers = *receivers.front();
         state.snapshot = snapshots.front();
       }
-      const std::lock_guard lock(*settings.observer_guard);
-      observer->on_checkpoint(state);
+      if (observer) {
+        const std::lock_guard lock(*settings.observer_guard);
+        observer->on_checkpoint(state);
+      }
     }
     bool stop = false;
     if (observer) {
@@ -573,6 +615,7 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
       observer->on_progress(step, p.steps, static_cast<double>(step) * dt);
       stop = step < p.steps && observer->stop_requested();
     }
+    if (processes) stop = processes->stop_decision(stop);
     if (stop) {
       run.status = RunStatus::Stopped;
       run.message = str("stopped at step ", step, " of ", p.steps, " (t = ", static_cast<double>(step) * dt,
@@ -581,6 +624,7 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
     }
   }
   for (Subdomain<Real>* d : subdomains) d->snapshots->drain();  // every snapshot taken is passed on before the run returns
+  if (settings.processes) settings.processes->ship();
   run.steps = step;
 }
 

@@ -31,6 +31,8 @@
 
 namespace tremor::explicit_fe {
 
+class ProcessGroup;
+
 // A subdomain's nodes (local numbers 0..n_local_nodes()-1) as nodes of the model: local node i is
 // the model's node local_to_global()[i]. DOFs are node-major (node * dim + component) on both sides.
 class Numbering {
@@ -64,6 +66,7 @@ class Numbering {
 
 using parallel::Exchange;
 using parallel::InProcessExchange;
+using parallel::MpiExchange;
 using parallel::NoSharedNodes;
 
 // What one subdomain of a decomposed run holds of the model (decompose_model): its mesh in local
@@ -89,7 +92,11 @@ struct ModelPart {
 };
 
 // The parts of `model` for each subdomain of `decomposition` (partition::decompose of its mesh).
-std::vector<ModelPart> decompose_model(const Model& model, const partition::Decomposition& decomposition, double dt);
+// With `only` >= 0, only that part gets its model, table and loading (a process of a run over
+// several, which steps one subdomain); every part gets its nodes and its maps of histories and
+// snapshots, which the first process's merges need.
+std::vector<ModelPart> decompose_model(const Model& model, const partition::Decomposition& decomposition, double dt,
+                                       int only = -1);
 
 // The model's snapshots from the nodes the subdomains take (ModelPart::snapshot_points): each
 // part's values copied into the model's snapshot in place, which is passed on to `observer` once
@@ -101,6 +108,8 @@ class SnapshotMerge {
   SnapshotMerge(const Model& model, const std::vector<ModelPart>& parts, Observer* observer);
   // What part `part`'s snapshot taker reports to; nullptr for a part that takes no node.
   Observer* part_observer(std::size_t part);
+  // Part `part`'s snapshot (its nodes' values), from its taker or from another process.
+  void add(std::size_t part, const Snapshot& snapshot);
   // A checkpoint's velocity snapshot waiting for its next step: the parts' (one each, inactive
   // for those taking no node) as the model's, and back.
   PendingSample merge_pending(std::span<const PendingSample> parts) const;
@@ -116,7 +125,6 @@ class SnapshotMerge {
     int count = 0;
     std::vector<double> displacement, velocity;
   };
-  void add(std::size_t part, const Snapshot& snapshot);
 
   Observer* observer_ = nullptr;
   int dim_ = 3;
@@ -139,6 +147,8 @@ class HistoryMerge {
   void set_on_sample(Callback on_sample) { on_sample_ = std::move(on_sample); }
   // Part `part`'s history `k` completed its sample `sample`.
   void add(std::size_t part, std::size_t k, const History& history, std::size_t sample);
+  // The same from the sample's time and values ([point][quantity][component] of the part's points).
+  void add(std::size_t part, std::size_t k, double time, std::span<const double> values, std::size_t sample);
   std::vector<History> take() { return std::move(histories_); }
   // A checkpoint's samples waiting for their next step: the parts' recorders' (Recorder::pending)
   // as the model's histories' (one per history), and back.
@@ -239,6 +249,8 @@ struct LoopSettings {
   // A decomposed run's: a checkpoint's pending samples merged from the subdomains'.
   const HistoryMerge* history_merge = nullptr;
   const SnapshotMerge* snapshot_merge = nullptr;
+  // A run over several processes (processes.hpp); the subdomains are this process's one.
+  ProcessGroup* processes = nullptr;
 };
 
 // Steps the subdomains from settings.first_step to the preflight's last step (or a stop: NaN/Inf,

@@ -99,12 +99,23 @@ Decomposition decompose(const Mesh& mesh, int n_domains, std::span<const double>
                  metis_status(status));
     std::transform(part.begin(), part.end(), out.element_domain.begin(), [](idx_t p) { return static_cast<int>(p); });
   }
+  return decomposition_of(mesh, std::move(out.element_domain), n_domains);
+}
 
-  // The nodes of global element e, from METIS's arrays.
-  const auto nodes_of = [&](Index e) {
-    return std::span<const idx_t>(eind.data() + eptr[static_cast<std::size_t>(e)],
-                                  eind.data() + eptr[static_cast<std::size_t>(e) + 1]);
-  };
+Decomposition decomposition_of(const Mesh& mesh, std::vector<int> element_domain, int n_domains) {
+  const Index n_elements = mesh.n_elements(), n_nodes = mesh.n_nodes();
+  TREMOR_CHECK(static_cast<Index>(element_domain.size()) == n_elements, "a decomposition of ",
+               element_domain.size(), " elements for a mesh of ", n_elements);
+  for (const int d : element_domain)
+    TREMOR_CHECK(d >= 0 && d < n_domains, "an element in subdomain ", d, " of ", n_domains);
+  Decomposition out;
+  out.element_domain = std::move(element_domain);
+  // The nodes of each global element.
+  std::vector<std::span<const Index>> element_nodes;
+  element_nodes.reserve(static_cast<std::size_t>(n_elements));
+  for (const ElementBlock& block : mesh.blocks)
+    for (Index e = 0; e < block.n_elements(); ++e) element_nodes.push_back(block.nodes(e));
+  const auto nodes_of = [&](Index e) { return element_nodes[static_cast<std::size_t>(e)]; };
   // Each subdomain's elements in the model's order, then which subdomains use each node: the
   // multiplicity, counted once per subdomain (last_domain marks the subdomain that last counted
   // a node; subdomains are visited in order).
@@ -116,7 +127,7 @@ Decomposition decompose(const Mesh& mesh, int n_domains, std::span<const double>
   std::vector<std::vector<Index>> used(static_cast<std::size_t>(n_domains));
   for (int d = 0; d < n_domains; ++d) {
     for (const Index e : out.domains[static_cast<std::size_t>(d)].elements) {
-      for (const idx_t node : nodes_of(e)) {
+      for (const Index node : nodes_of(e)) {
         if (last_domain[static_cast<std::size_t>(node)] == d) continue;
         last_domain[static_cast<std::size_t>(node)] = d;
         used[static_cast<std::size_t>(d)].push_back(node);

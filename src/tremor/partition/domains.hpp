@@ -46,6 +46,11 @@ struct Decomposition {
 // or a non-positive cost, or a part METIS leaves empty.
 Decomposition decompose(const Mesh& mesh, int n_domains, std::span<const double> element_cost = {});
 
+// The subdomains of `mesh` whose elements lie in element_domain[e] (one per element, in [0,
+// n_domains)): what decompose() builds from METIS's answer. A process given the answer of another
+// (a run over several processes: the first decomposes) builds the same subdomains.
+Decomposition decomposition_of(const Mesh& mesh, std::vector<int> element_domain, int n_domains);
+
 // The mesh of subdomain d of `mesh`: its nodes in its local numbering (local node i is d.nodes[i],
 // label and coordinates kept), its elements in the model's order (local element e is model
 // element global_elements[e] on return), each keeping its label. No sets: a subdomain's loads,

@@ -1,0 +1,224 @@
+#include "tremor/explicit/processes.hpp"
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "tremor/core/error.hpp"
+
+namespace tremor::explicit_fe {
+
+namespace {
+
+// Bytes between processes: values appended in order and read back in the same order.
+class Writer {
+ public:
+  explicit Writer(std::vector<char>& bytes) : bytes_(bytes) {}
+  template <class T>
+  void put(const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const auto* p = reinterpret_cast<const char*>(&value);
+    bytes_.insert(bytes_.end(), p, p + sizeof(T));
+  }
+  void put(std::span<const double> values) {
+    put(static_cast<std::uint64_t>(values.size()));
+    const auto* p = reinterpret_cast<const char*>(values.data());
+    bytes_.insert(bytes_.end(), p, p + values.size() * sizeof(double));
+  }
+  void put(const PendingSample& s) {
+    put(static_cast<int>(s.active));
+    put(s.step);
+    put(std::span<const double>(s.before));
+    put(std::span<const double>(s.at));
+  }
+
+ private:
+  std::vector<char>& bytes_;
+};
+
+class Reader {
+ public:
+  explicit Reader(const std::vector<char>& bytes) : bytes_(bytes) {}
+  bool done() const { return at_ == bytes_.size(); }
+  template <class T>
+  T get() {
+    T value;
+    take(&value, sizeof(T));
+    return value;
+  }
+  std::vector<double> values() {
+    std::vector<double> out(static_cast<std::size_t>(get<std::uint64_t>()));
+    take(out.data(), out.size() * sizeof(double));
+    return out;
+  }
+  PendingSample pending() {
+    PendingSample s;
+    s.active = get<int>() != 0;
+    s.step = get<long long>();
+    s.before = values();
+    s.at = values();
+    return s;
+  }
+
+ private:
+  void take(void* to, std::size_t n) {
+    TREMOR_CHECK(at_ + n <= bytes_.size(), "a message between processes ended after ", bytes_.size(), " bytes");
+    std::memcpy(to, bytes_.data() + at_, n);
+    at_ += n;
+  }
+  const std::vector<char>& bytes_;
+  std::size_t at_ = 0;
+};
+
+}  // namespace
+
+ProcessGroup::ProcessGroup(const parallel::Communicator& communicator, const std::vector<ModelPart>& parts, int dim,
+                           HistoryMerge* histories, SnapshotMerge* snapshots, std::mutex& guard)
+    : communicator_(&communicator), parts_(&parts), dim_(dim), histories_(histories), snapshots_(snapshots),
+      guard_(&guard) {
+  TREMOR_CHECK(static_cast<int>(parts.size()) == communicator.size(), parts.size(), " subdomains for ",
+               communicator.size(), " processes: one each");
+}
+
+void ProcessGroup::queue_sample(std::size_t k, const History& history, std::size_t sample) {
+  Writer out(samples_);
+  out.put(static_cast<std::uint64_t>(k));
+  out.put(static_cast<std::uint64_t>(sample));
+  out.put(history.times[sample]);
+  out.put(std::span<const double>(history.values.data() + sample * history.sample_size(), history.sample_size()));
+  ++n_samples_;
+}
+
+void ProcessGroup::Outbox::on_snapshot(const Snapshot& snapshot) {
+  Writer out(bytes);
+  out.put(snapshot.step);
+  out.put(snapshot.time);
+  out.put(snapshot.displacement);
+  out.put(snapshot.velocity);
+  ++count;
+}
+
+void ProcessGroup::ship() {
+  std::vector<char> message;
+  {
+    const std::lock_guard lock(*guard_);  // the snapshot writer fills the outbox holding it
+    Writer out(message);
+    out.put(n_samples_);
+    message.insert(message.end(), samples_.begin(), samples_.end());
+    out.put(outbox_.count);
+    message.insert(message.end(), outbox_.bytes.begin(), outbox_.bytes.end());
+    samples_.clear();
+    n_samples_ = 0;
+    outbox_.bytes.clear();
+    outbox_.count = 0;
+  }
+  const std::vector<std::vector<char>> all = communicator_->gather(message);
+  if (!root()) return;
+  // The history merge's callback takes the observer guard itself; the snapshot merge is called
+  // holding it, as by the snapshot writer.
+  for (std::size_t r = 1; r < all.size(); ++r) {
+    Reader in(all[r]);
+    const int n_samples = in.get<int>();
+    for (int i = 0; i < n_samples; ++i) {
+      const auto k = static_cast<std::size_t>(in.get<std::uint64_t>());
+      const auto sample = static_cast<std::size_t>(in.get<std::uint64_t>());
+      const double time = in.get<double>();
+      const std::vector<double> values = in.values();
+      histories_->add(r, k, time, values, sample);
+    }
+    const int n_snapshots = in.get<int>();
+    for (int i = 0; i < n_snapshots; ++i) {
+      Snapshot snapshot;
+      snapshot.step = in.get<long long>();
+      snapshot.time = in.get<double>();
+      const std::vector<double> displacement = in.values(), velocity = in.values();
+      snapshot.displacement = displacement;
+      snapshot.velocity = velocity;
+      const std::lock_guard lock(*guard_);
+      snapshots_->add(r, snapshot);
+    }
+  }
+}
+
+bool ProcessGroup::stop_decision(bool stop) const {
+  std::vector<char> flag(1, stop ? 1 : 0);
+  communicator_->broadcast(flag);
+  return flag.at(0) != 0;
+}
+
+std::array<double, 5> ProcessGroup::worst(const std::array<double, 5>& mine) const {
+  std::vector<char> bytes(sizeof(mine));
+  std::memcpy(bytes.data(), mine.data(), sizeof(mine));
+  const std::vector<std::vector<char>> all = communicator_->gather(bytes);
+  std::vector<char> chosen = bytes;
+  if (root()) {
+    std::array<double, 5> best = mine;
+    for (const std::vector<char>& from : all) {
+      std::array<double, 5> other{};
+      std::memcpy(other.data(), from.data(), sizeof(other));
+      if (other[0] > best[0] || (other[0] == best[0] && other[1] > best[1])) best = other;
+    }
+    std::memcpy(chosen.data(), best.data(), sizeof(best));
+  }
+  communicator_->broadcast(chosen);
+  std::array<double, 5> out{};
+  std::memcpy(out.data(), chosen.data(), sizeof(out));
+  return out;
+}
+
+void ProcessGroup::gather_state(long long step, std::span<const double> previous, std::span<const double> current,
+                                const std::vector<PendingSample>& receivers, const PendingSample& snapshot,
+                                SolverState& state) const {
+  std::vector<char> message;
+  Writer out(message);
+  out.put(previous);
+  out.put(current);
+  out.put(static_cast<std::uint64_t>(receivers.size()));
+  for (const PendingSample& s : receivers) out.put(s);
+  out.put(snapshot);
+  const std::vector<std::vector<char>> all = communicator_->gather(message);
+  if (!root()) return;
+  state.step = step;
+  const std::size_t n_model = state.previous.size();
+  std::vector<std::vector<PendingSample>> pending(all.size());
+  std::vector<PendingSample> snapshots;
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    Reader in(all[r]);
+    const std::vector<Index>& nodes = (*parts_)[r].nodes;
+    const Numbering numbering(static_cast<Index>(n_model) / dim_, dim_, nodes);
+    numbering.to_global(in.values(), state.previous);
+    numbering.to_global(in.values(), state.current);
+    const auto n = static_cast<std::size_t>(in.get<std::uint64_t>());
+    for (std::size_t k = 0; k < n; ++k) pending[r].push_back(in.pending());
+    snapshots.push_back(in.pending());
+  }
+  std::vector<const std::vector<PendingSample>*> pieces;
+  for (const auto& p : pending) pieces.push_back(&p);
+  state.receivers = histories_->merge_pending(pieces);
+  state.snapshot = snapshots_->merge_pending(snapshots);
+}
+
+void agree(const parallel::Communicator& communicator, std::exception_ptr failure) {
+  const parallel::Communicator* communicator_ = &communicator;
+  std::string message;
+  if (failure) {
+    try {
+      std::rethrow_exception(failure);
+    } catch (const std::exception& error) {
+      message = error.what();
+    } catch (...) {
+      message = "an unknown error";
+    }
+  }
+  const std::vector<double> failed = communicator_->all_gather(failure ? 1.0 : 0.0);
+  int first = -1;
+  for (std::size_t r = 0; r < failed.size() && first < 0; ++r)
+    if (failed[r] != 0.0) first = static_cast<int>(r);
+  if (first < 0) return;
+  std::vector<char> text(message.begin(), message.end());
+  communicator_->broadcast(text, first);
+  throw Error(str("process ", first, " of ", communicator_->size(), ": ", std::string(text.begin(), text.end())));
+}
+
+}  // namespace tremor::explicit_fe

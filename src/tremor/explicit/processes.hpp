@@ -1,0 +1,78 @@
+#pragma once
+// A run over several processes (mpirun -np N tremor run): each process steps one subdomain of the
+// decomposition (subdomain = its rank) and exchanges the shared nodes' forces with its neighbours
+// (parallel::MpiExchange). ProcessGroup is what the time loop does with the other processes at
+// its check points, every check_every steps (the same steps on every process):
+//
+//   - the NaN/Inf count summed over the processes, and the worst value found among them;
+//   - the samples and snapshots each process's subdomain recorded since the last check sent to
+//     the first process (rank 0), which merges them into the model's histories and snapshots
+//     (HistoryMerge, SnapshotMerge) and alone passes them to the observer (the result file);
+//   - the first process's stop decision (its observer: SIGINT) given to every process;
+//   - a checkpoint's state and pending samples gathered to the first process;
+//   - a failure on any process (an exception) made every process's, with its message.
+#include <array>
+#include <exception>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tremor/explicit/subdomain.hpp"
+#include "tremor/parallel/communicator.hpp"
+
+namespace tremor::explicit_fe {
+
+// Collective: throws, on every process, the failure of the lowest process that had one (`failure`,
+// or null for none), naming that process.
+void agree(const parallel::Communicator& communicator, std::exception_ptr failure);
+
+class ProcessGroup {
+ public:
+  // `parts`: decompose_model's, every process's maps (histories, snapshots, nodes); `histories`
+  // and `snapshots` merge on the first process (null elsewhere); `guard`: the observer guard.
+  ProcessGroup(const parallel::Communicator& communicator, const std::vector<ModelPart>& parts, int dim,
+               HistoryMerge* histories, SnapshotMerge* snapshots, std::mutex& guard);
+
+  const parallel::Communicator& communicator() const { return *communicator_; }
+  bool root() const { return communicator_->root(); }
+
+  // Where this process's recorder and snapshot taker report when it is not the first.
+  void queue_sample(std::size_t k, const History& history, std::size_t sample);
+  Observer* snapshot_outbox() { return &outbox_; }
+
+  // Collective: what every process queued, merged on the first.
+  void ship();
+  double sum(double value) const { return communicator_->sum(value); }
+  // Collective: the first process's `stop` on every process.
+  bool stop_decision(bool stop) const;
+  // Collective: this process's worst DOF (rank: 2 NaN, 1 Inf, 0 finite; size |u|; the model's
+  // node; component; value) against the others'; the worst of all on every process.
+  std::array<double, 5> worst(const std::array<double, 5>& mine) const;
+  // Collective: this process's piece of a checkpoint (its subdomain's state in local numbers and
+  // its pending samples) merged into the model's on the first process (`state` elsewhere is left
+  // as it was).
+  void gather_state(long long step, std::span<const double> previous, std::span<const double> current,
+                    const std::vector<PendingSample>& receivers, const PendingSample& snapshot,
+                    SolverState& state) const;
+  void agree(std::exception_ptr failure) const { explicit_fe::agree(*communicator_, failure); }
+
+ private:
+  struct Outbox final : Observer {
+    std::vector<char> bytes;  // guarded by the observer guard (the snapshot writer holds it)
+    int count = 0;
+    void on_snapshot(const Snapshot& snapshot) override;
+  };
+
+  const parallel::Communicator* communicator_;
+  const std::vector<ModelPart>* parts_;
+  int dim_ = 3;
+  HistoryMerge* histories_ = nullptr;
+  SnapshotMerge* snapshots_ = nullptr;
+  std::mutex* guard_ = nullptr;
+  std::vector<char> samples_;
+  int n_samples_ = 0;
+  Outbox outbox_;
+};
+
+}  // namespace tremor::explicit_fe

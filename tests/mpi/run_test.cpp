@@ -1,0 +1,202 @@
+// A run over several processes (mpirun -np 2 and 3; RunOptions::communicator): each process steps
+// one subdomain and exchanges its shared nodes with its neighbours; the first process merges the
+// samples and snapshots. Against the same run on one domain, computed by the first process alone:
+// every history and snapshot to 1e-12 of its largest value (the shared nodes' sums in another
+// order: rounding, see tests/unit/explicit_decomposed_test.cpp); against the same decomposition in
+// one process (RunOptions::domains): the same bits, as the exchanges sum in the same order.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "tremor/core/error.hpp"
+#include "tremor/explicit/solver.hpp"
+#include "tremor/parallel/communicator.hpp"
+#include "unit/explicit_test_models.hpp"
+
+namespace tremor {
+namespace {
+
+using explicit_fe::ExplicitRun;
+using explicit_fe::RunOptions;
+using parallel::Communicator;
+
+struct Kept final : explicit_fe::Observer {
+  std::vector<long long> steps;
+  std::vector<std::vector<double>> fields;  // displacement then velocity, per snapshot
+  std::vector<explicit_fe::SolverState> checkpoints;
+  long long stop_after = 0, step = 0;
+  void on_snapshot(const explicit_fe::Snapshot& s) override {
+    steps.push_back(s.step);
+    std::vector<double> values(s.displacement.begin(), s.displacement.end());
+    values.insert(values.end(), s.velocity.begin(), s.velocity.end());
+    fields.push_back(std::move(values));
+  }
+  void on_checkpoint(const explicit_fe::SolverState& state) override { checkpoints.push_back(state); }
+  void on_progress(long long s, long long, double) override { step = s; }
+  bool stop_requested() override { return stop_after > 0 && step >= stop_after; }
+};
+
+double largest(const std::vector<double>& values) {
+  double m = 0.0;
+  for (const double v : values) m = std::max(m, std::abs(v));
+  return m;
+}
+
+double difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double m = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
+  return m;
+}
+
+void expect_runs_close(const ExplicitRun& want, const Kept& want_kept, const ExplicitRun& got, const Kept& got_kept,
+                       double tolerance) {
+  ASSERT_EQ(got.histories.size(), want.histories.size());
+  for (std::size_t h = 0; h < want.histories.size(); ++h) {
+    SCOPED_TRACE(want.histories[h].name);
+    EXPECT_EQ(got.histories[h].times, want.histories[h].times);
+    ASSERT_EQ(got.histories[h].values.size(), want.histories[h].values.size());
+    ASSERT_GT(largest(want.histories[h].values), 0.0);
+    EXPECT_LE(difference(got.histories[h].values, want.histories[h].values),
+              tolerance * largest(want.histories[h].values));
+  }
+  ASSERT_EQ(got_kept.steps, want_kept.steps);
+  ASSERT_GT(want_kept.steps.size(), 2u);
+  for (std::size_t s = 0; s < want_kept.fields.size(); ++s) {
+    ASSERT_EQ(got_kept.fields[s].size(), want_kept.fields[s].size());
+    EXPECT_LE(difference(got_kept.fields[s], want_kept.fields[s]), tolerance * std::max(1e-300, largest(want_kept.fields[s])))
+        << "snapshot " << s;
+  }
+}
+
+class OverProcesses : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(OverProcesses, EqualsOneDomainAndTheSameDecompositionInOneProcess) {
+  const Communicator& world = Communicator::world();
+  ASSERT_GE(world.size(), 2) << "run under mpirun with several processes";
+  const Model model = std::string(GetParam()) == "sem" ? test::loaded_bar(ElementType::HexGLL, 3, 2)
+                                                       : test::loaded_bar(ElementType::Hex8, 1, 4);
+  RunOptions options;
+  options.backend = "serial";
+  options.precision = "double";
+  options.operator_kind = GetParam();
+  options.check_every = 13;
+  options.communicator = &world;
+  options.domains = world.size();
+  Kept kept;
+  const ExplicitRun run = explicit_fe::run_explicit(model, options, world.root() ? &kept : nullptr);
+  ASSERT_TRUE(run.ok()) << run.message;
+  if (!world.root()) {
+    EXPECT_TRUE(run.histories.empty());
+    return;
+  }
+  options.communicator = nullptr;
+  Kept single_kept, same_kept;
+  options.domains = 1;
+  const ExplicitRun single = explicit_fe::run_explicit(model, options, &single_kept);
+  expect_runs_close(single, single_kept, run, kept, 1e-12);
+  options.domains = world.size();
+  const ExplicitRun same = explicit_fe::run_explicit(model, options, &same_kept);
+  expect_runs_close(same, same_kept, run, kept, 0.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Operators, OverProcesses, ::testing::Values("block_csr", "matrix_free", "sem"));
+
+// Stopped by the first process's observer at step 21 after checkpoints every 7 steps (the
+// snapshots' interval: a velocity snapshot waits at each), then resumed from the last: the two
+// halves give the uninterrupted run's bits.
+TEST(OverProcesses, StopAndResumeFromACheckpoint) {
+  const Communicator& world = Communicator::world();
+  const Model model = test::loaded_bar(ElementType::Hex8, 1, 4);
+  RunOptions options;
+  options.backend = "serial";
+  options.check_every = 7;
+  options.communicator = &world;
+  options.domains = world.size();
+  Kept whole;
+  const ExplicitRun full = explicit_fe::run_explicit(model, options, world.root() ? &whole : nullptr);
+  ASSERT_TRUE(full.ok());
+  options.checkpoint_every = 7;
+  Kept first;
+  first.stop_after = 21;
+  const ExplicitRun stopped = explicit_fe::run_explicit(model, options, world.root() ? &first : nullptr);
+  EXPECT_EQ(stopped.status, explicit_fe::RunStatus::Stopped);  // on every process
+  EXPECT_EQ(stopped.steps, 21);
+  // Every process resumes from the first's checkpoint (a result file's, in a real run).
+  std::vector<char> bytes;
+  explicit_fe::SolverState state;
+  if (world.root()) {
+    ASSERT_EQ(first.checkpoints.size(), 3u);
+    state = first.checkpoints.back();
+    EXPECT_TRUE(state.snapshot.active);  // a velocity snapshot waits for step 22
+  }
+  const auto share = [&](std::vector<double>& values) {
+    bytes.assign(reinterpret_cast<const char*>(values.data()),
+                 reinterpret_cast<const char*>(values.data() + values.size()));
+    world.broadcast(bytes);
+    values.assign(reinterpret_cast<const double*>(bytes.data()),
+                  reinterpret_cast<const double*>(bytes.data() + bytes.size()));
+  };
+  share(state.previous);
+  share(state.current);
+  std::vector<double> step{double(state.step)};
+  share(step);
+  state.step = static_cast<long long>(step[0]);
+  std::vector<double> count{double(state.receivers.size())};
+  share(count);
+  state.receivers.resize(static_cast<std::size_t>(count[0]));
+  for (explicit_fe::PendingSample& s : state.receivers) {
+    std::vector<double> head{double(s.active), double(s.step)};
+    share(head);
+    s.active = head[0] != 0.0;
+    s.step = static_cast<long long>(head[1]);
+    share(s.before);
+    share(s.at);
+  }
+  std::vector<double> head{double(state.snapshot.active), double(state.snapshot.step)};
+  share(head);
+  state.snapshot.active = head[0] != 0.0;
+  state.snapshot.step = static_cast<long long>(head[1]);
+  share(state.snapshot.before);
+  share(state.snapshot.at);
+  options.resume = &state;
+  options.checkpoint_every = 0;
+  Kept second;
+  const ExplicitRun resumed = explicit_fe::run_explicit(model, options, world.root() ? &second : nullptr);
+  ASSERT_TRUE(resumed.ok()) << resumed.message;
+  if (!world.root()) return;
+  for (std::size_t h = 0; h < full.histories.size(); ++h) {
+    std::vector<double> values(stopped.histories[h].values);
+    values.insert(values.end(), resumed.histories[h].values.begin(), resumed.histories[h].values.end());
+    EXPECT_EQ(values, full.histories[h].values) << full.histories[h].name;
+  }
+  std::vector<std::vector<double>> fields(first.fields);
+  fields.insert(fields.end(), second.fields.begin(), second.fields.end());
+  EXPECT_EQ(fields, whole.fields);
+}
+
+// A run that blows up stops on every process at the same step, naming the node (the worst over
+// all processes) on each.
+TEST(OverProcesses, NonFiniteStateStopsEveryProcess) {
+  const Communicator& world = Communicator::world();
+  const Model model = test::loaded_bar(ElementType::Hex8, 1, 4);
+  RunOptions options;
+  options.backend = "serial";
+  options.communicator = &world;
+  options.domains = world.size();
+  options.allow_unstable = true;
+  options.time_step = 3.0 * explicit_fe::preflight(model, options).stable_dt;
+  options.duration = 2000 * *options.time_step;
+  const ExplicitRun run = explicit_fe::run_explicit(model, options);
+  EXPECT_EQ(run.status, explicit_fe::RunStatus::NonFinite);
+  EXPECT_GT(run.bad_step, 0);
+  const std::vector<double> steps = world.all_gather(double(run.bad_step)), nodes = world.all_gather(double(run.bad_node));
+  for (int r = 1; r < world.size(); ++r) {
+    EXPECT_EQ(steps[static_cast<std::size_t>(r)], steps[0]);
+    EXPECT_EQ(nodes[static_cast<std::size_t>(r)], nodes[0]);
+  }
+}
+
+}  // namespace
+}  // namespace tremor

@@ -1,5 +1,5 @@
 # Runs one tremor command and checks its exit status and output.
-#   cmake -DCOMMAND="tremor;info;FILE" -DEXPECT_RC=0|nonzero -DEXPECT="regex;regex" -P run_command.cmake
+#   cmake -DCOMMAND="tremor;info;FILE" -DEXPECT_RC=0|nonzero -DEXPECT="regex;regex" [-DREJECT="regex;..."] -P run_command.cmake
 execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(all "${out}${err}")
 if(EXPECT_RC STREQUAL "nonzero")
@@ -12,5 +12,10 @@ endif()
 foreach(pattern IN LISTS EXPECT)
   if(NOT all MATCHES "${pattern}")
     message(FATAL_ERROR "output does not match '${pattern}':\n${all}")
+  endif()
+endforeach()
+foreach(pattern IN LISTS REJECT)
+  if(all MATCHES "${pattern}")
+    message(FATAL_ERROR "output matches '${pattern}', which it must not:\n${all}")
   endif()
 endforeach()

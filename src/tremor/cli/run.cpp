@@ -33,9 +33,11 @@
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/explicit/operator.hpp"
+#include "tremor/explicit/processes.hpp"
 #include "tremor/explicit/receivers.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/io/checkpoint_file.hpp"
+#include "tremor/parallel/communicator.hpp"
 #include "tremor/io/file.hpp"
 #include "tremor/io/load.hpp"
 #include "tremor/io/result_file.hpp"
@@ -75,7 +77,9 @@ void print_preflight(const std::string& model_path, const Model& model, const ex
               std::string(p.operator_kind()).c_str(), std::string(to_string(p.backend)).c_str(),
               p.ordering == NodeOrdering::Rcm ? ", RCM node ordering" : "");
   if (!p.blocks.empty()) std::printf("  blocks          %s\n", p.blocks.c_str());
-  if (p.domains > 1)
+  if (p.processes > 1)
+    std::printf("  subdomains      %d (METIS), one per process, shared nodes' forces exchanged every step\n", p.processes);
+  else if (p.domains > 1)
     std::printf("  subdomains      %d (METIS), stepped together, shared nodes' forces summed every step\n", p.domains);
   std::printf("  stable step     %ss (%s)\n", si(p.stable_dt).c_str(), p.stable_by.c_str());
   std::string why;
@@ -309,17 +313,8 @@ std::filesystem::path checkpoint_path(const std::filesystem::path& result) {
   return path;
 }
 
-void run_command(const RunArgs& args) {
-  const auto command_started = Clock::now();
-  catch_stop_signals();
-  // The output claimed before any work and before anything else touches files: an output that
-  // cannot be written is refused at once, and a second run on the same output before it reads
-  // this run's checkpoint or truncates its file.
-  const std::filesystem::path output = output_path(args.output, args.model);
-  io::OutputClaim claim = io::claim_result_file(output, args.resume);
-
-  const Model model = io::load_model(args.model, args.order);
-  const double model_seconds = seconds_since(command_started);
+// The run's options from the command line (the model file's settings apply where it says nothing).
+ex::RunOptions run_options(const RunArgs& args, const parallel::Communicator& world) {
   ex::RunOptions options;
   options.precision = args.precision;
   options.operator_kind = args.operator_kind;
@@ -333,6 +328,80 @@ void run_command(const RunArgs& args) {
   options.deterministic = args.deterministic;
   options.check_every = args.check_every;
   options.domains = args.domains;
+  if (world.size() > 1) {  // mpirun: a subdomain per process
+    if (args.domains != 1 && args.domains != world.size())
+      throw Error(str("--domains ", args.domains, " under mpirun with ", world.size(),
+                      " processes: a run over processes has one subdomain per process"));
+    options.domains = world.size();
+    options.communicator = &world;
+  }
+  return options;
+}
+
+// Every process but the first of a run over several: the same model, pre-flight and run, quietly;
+// the first reports and writes the result file (ex::ProcessGroup).
+void run_on_worker(const RunArgs& args, const parallel::Communicator& world) {
+  catch_stop_signals();
+  log::set_quiet(true);
+  Model model;
+  ex::Preflight preflight;
+  ex::RunOptions options;
+  std::exception_ptr failure;
+  try {
+    model = io::load_model(args.model, args.order);
+    options = run_options(args, world);
+    preflight = ex::preflight(model, options);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  ex::agree(world, failure);
+  io::Checkpoint resumed;
+  ex::SolverState state;
+  if (args.resume) {  // the first process checked it is this run's
+    resumed = io::read_checkpoint(checkpoint_path(output_path(args.output, args.model)));
+    state.step = resumed.step;
+    state.previous = std::move(resumed.previous);
+    state.current = std::move(resumed.current);
+    for (io::CheckpointPending& pending : resumed.receivers)
+      state.receivers.push_back(
+          ex::PendingSample{pending.active, pending.step, std::move(pending.before), std::move(pending.at)});
+    state.snapshot = ex::PendingSample{resumed.snapshot.active, resumed.snapshot.step,
+                                       std::move(resumed.snapshot.before), std::move(resumed.snapshot.at)};
+    options.resume = &state;
+  }
+  options.checkpoint_every = args.checkpoint_option->count() ? args.checkpoint_every
+                             : args.resume                  ? resumed.checkpoint_every
+                                                            : 0;
+  options.preflight = &preflight;
+  const ex::ExplicitRun run = ex::run_explicit(model, options, nullptr);
+  if (run.status == ex::RunStatus::Stopped) throw ExitStatus{128 + (stop_signal() != 0 ? stop_signal() : SIGINT)};
+  if (run.status == ex::RunStatus::NonFinite) throw ExitStatus{1};
+}
+
+void run_command(const RunArgs& args) {
+  const parallel::Communicator& world = parallel::Communicator::world();
+  if (!world.root()) return run_on_worker(args, world);
+  const auto command_started = Clock::now();
+  catch_stop_signals();
+  // The output claimed before any work and before anything else touches files: an output that
+  // cannot be written is refused at once, and a second run on the same output before it reads
+  // this run's checkpoint or truncates its file.
+  // Over several processes, every one takes part in one agreement on the start (ex::agree): a
+  // failure on any, up to the pre-flight, stops all of them with its message.
+  const std::filesystem::path output = output_path(args.output, args.model);
+  io::OutputClaim claim;
+  Model model;
+  ex::RunOptions options;
+  double model_seconds = 0.0;
+  try {
+    claim = io::claim_result_file(output, args.resume);
+    model = io::load_model(args.model, args.order);
+    model_seconds = seconds_since(command_started);
+    options = run_options(args, world);
+  } catch (...) {
+    if (world.size() > 1) ex::agree(world, std::current_exception());
+    throw;
+  }
 
   // Refused settings (an unstable time step, no duration) throw here, before any file exists.
   log::set_quiet(true);
@@ -341,8 +410,10 @@ void run_command(const RunArgs& args) {
     preflight = ex::preflight(model, options);
   } catch (...) {
     log::set_quiet(false);
+    if (world.size() > 1) ex::agree(world, std::current_exception());
     throw;
   }
+  if (world.size() > 1) ex::agree(world, nullptr);
   log::take_warnings();
   print_preflight(args.model, model, preflight);
 

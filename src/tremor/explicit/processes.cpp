@@ -218,7 +218,8 @@ void agree(const parallel::Communicator& communicator, std::exception_ptr failur
   if (first < 0) return;
   std::vector<char> text(message.begin(), message.end());
   communicator_->broadcast(text, first);
-  throw Error(str("process ", first, " of ", communicator_->size(), ": ", std::string(text.begin(), text.end())));
+  if (first == 0 && communicator_->root()) throw AgreedFailure(message);  // its own message, as it was
+  throw AgreedFailure(str("process ", first, " of ", communicator_->size(), ": ", std::string(text.begin(), text.end())));
 }
 
 }  // namespace tremor::explicit_fe

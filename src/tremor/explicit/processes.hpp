@@ -18,13 +18,22 @@
 #include <string>
 #include <vector>
 
+#include "tremor/core/error.hpp"
 #include "tremor/explicit/subdomain.hpp"
 #include "tremor/parallel/communicator.hpp"
 
 namespace tremor::explicit_fe {
 
+// A failure every process of a run agreed on (agree()): the first process reports it, the others
+// stop without repeating it.
+class AgreedFailure : public Error {
+ public:
+  using Error::Error;
+};
+
 // Collective: throws, on every process, the failure of the lowest process that had one (`failure`,
-// or null for none), naming that process.
+// or null for none), as an AgreedFailure: on the first process with the failure's message when it
+// was its own, else naming the process and quoting it.
 void agree(const parallel::Communicator& communicator, std::exception_ptr failure);
 
 class ProcessGroup {

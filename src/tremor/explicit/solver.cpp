@@ -528,6 +528,7 @@ Preflight preflight(const Model& model, const RunOptions& options) {
                  options.domains, " subdomains numbers each subdomain's nodes itself (owned first, shared last)");
   }
   p.domains = options.domains;
+  p.processes = options.communicator ? options.communicator->size() : 1;
   const std::size_t real_size = tremor::real_size(p.precision);
   const auto dim = static_cast<Size>(model.mesh.dim());
   const Size nnz = p.stiffness_entries * dim * dim;

@@ -124,7 +124,8 @@ struct Preflight {
   const op::OperatorEntry* op = nullptr;  // the stiffness operator (explicit_fe::operators()), "auto" resolved
   std::string_view operator_kind() const { return op ? op->name : std::string_view(); }
   NodeOrdering ordering = NodeOrdering::None;
-  int domains = 1;  // RunOptions::domains, checked
+  int domains = 1;    // RunOptions::domains, checked
+  int processes = 1;  // of RunOptions::communicator
   // The block file the "partitioned" operator takes its partition from (checked against the mesh
   // by preflight()); empty: it partitions the mesh itself.
   std::string blocks;

@@ -156,6 +156,14 @@ void Communicator::exchange(std::span<const int> ranks, std::span<const std::spa
 #endif
 }
 
+void Communicator::abort(int code) const {
+#if defined(TREMOR_HAVE_MPI)
+  if (size_ > 1) MPI_Abort(MPI_COMM_WORLD, code);
+#else
+  (void)code;
+#endif
+}
+
 void Communicator::barrier() const {
 #if defined(TREMOR_HAVE_MPI)
   if (size_ > 1) check_mpi(MPI_Barrier(MPI_COMM_WORLD), "barrier");

@@ -38,6 +38,9 @@ class Communicator {
   void exchange(std::span<const int> ranks, std::span<const std::span<const double>> send,
                 std::span<const std::span<double>> receive) const;
   void barrier() const;
+  // Ends every process of the run with `code` (MPI_Abort): for a failure the others cannot know
+  // of, which would leave them waiting for this one. Returns without MPI (one process).
+  void abort(int code) const;
 
  private:
   Communicator();

@@ -270,7 +270,11 @@ std::size_t peak_resident_bytes() {
 template <class Real>
 ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions& options, Observer* observer,
                       Clock::time_point called) {
-  const Exec exec = Exec::make(preflight.backend);
+  // Over several processes on a host with several GPUs, each takes the GPU of its place on the
+  // host (local rank modulo the GPUs).
+  const bool spread = options.communicator && options.communicator->size() > 1 && preflight.backend == Backend::Cuda;
+  const Exec exec = spread ? Exec::cuda(options.communicator->local_rank() % cuda_device_count())
+                           : Exec::make(preflight.backend);
   SetupClock clock(exec, called);
   if (!options.preflight) clock.append(preflight.phases);  // resolved by this call
   const double dt = preflight.dt;

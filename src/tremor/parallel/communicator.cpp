@@ -61,6 +61,10 @@ Communicator::Communicator() {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "rank");
   check_mpi(MPI_Comm_size(MPI_COMM_WORLD, &size_), "size");
+  MPI_Comm host;
+  check_mpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &host), "host split");
+  check_mpi(MPI_Comm_rank(host, &local_rank_), "host rank");
+  MPI_Comm_free(&host);
 #endif
 }
 

@@ -23,6 +23,8 @@ class Communicator {
 
   int rank() const { return rank_; }
   int size() const { return size_; }
+  // This process's number among those on its host (0 alone): which of the host's GPUs it takes.
+  int local_rank() const { return local_rank_; }
   bool root() const { return rank_ == 0; }
 
   // The sum of `value` over the processes, the same bits on every one (summed in rank order).
@@ -46,6 +48,7 @@ class Communicator {
   Communicator();
   int rank_ = 0;
   int size_ = 1;
+  int local_rank_ = 0;
 };
 
 }  // namespace tremor::parallel

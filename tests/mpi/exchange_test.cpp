@@ -10,7 +10,10 @@
 
 #include "tremor/mesh/generate.hpp"
 #include "tremor/parallel/communicator.hpp"
+#include "support/support.hpp"
+#include "tremor/backend/device_array.hpp"
 #include "tremor/parallel/exchange.hpp"
+#include "tremor/parallel/nccl_exchange.hpp"
 #include "tremor/partition/domains.hpp"
 
 namespace tremor {
@@ -64,6 +67,28 @@ TEST(MpiExchange, EqualsTheInProcessExchangeBitForBitIn3dDouble) {
 
 TEST(MpiExchange, EqualsTheInProcessExchangeBitForBitIn2dFloat) {
   expect_exchange_matches<float>(generate_rectangle({0.0, 0.0}, {1.0, 1.0}, {12, 12}, ElementType::Quad8), 2);
+}
+
+// On GPUs: the NCCL exchange gives the host exchange's bits (the same sums in the same order).
+TEST(NcclExchangeGpu, EqualsTheHostExchangeBitForBit) {
+  TREMOR_REQUIRE_GPU();
+  const Communicator& world = Communicator::world();
+  const Exec gpu = Exec::cuda(world.local_rank() % cuda_device_count());
+  const Mesh mesh = generate_box({0.0, 0.0, 0.0}, {1.0, 0.6, 0.4}, {10, 6, 4}, ElementType::Hex8);
+  const partition::Decomposition decomposition = partition::decompose(mesh, world.size());
+  const auto rank = static_cast<std::size_t>(world.rank());
+  const std::vector<Index>& nodes = decomposition.domains[rank].nodes;
+  std::vector<double> host(nodes.size() * 3);
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    for (int c = 0; c < 3; ++c) host[i * 3 + c] = value(rank, nodes[i], c);
+  DeviceArray<double> device(gpu, std::span<const double>(host));
+  parallel::MpiExchange<double> on_host(Exec::serial(), decomposition, 3, world);
+  parallel::NcclExchange<double> on_gpu(gpu, decomposition, 3, world);
+  const View<double> host_view{host.data(), static_cast<Index>(host.size()), MemorySpace::Host};
+  on_host.sum_forces(std::span<const View<double>>(&host_view, 1));
+  const View<double> device_view = device.view();
+  on_gpu.sum_forces(std::span<const View<double>>(&device_view, 1));
+  EXPECT_EQ(device.to_host(), host);
 }
 
 TEST(MpiCommunicator, SumsAndGathersInRankOrder) {

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <vector>
 
+#include "support/support.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/parallel/communicator.hpp"
@@ -195,6 +196,36 @@ TEST(OverProcesses, NonFiniteStateStopsEveryProcess) {
   for (int r = 1; r < world.size(); ++r) {
     EXPECT_EQ(steps[static_cast<std::size_t>(r)], steps[0]);
     EXPECT_EQ(nodes[static_cast<std::size_t>(r)], nodes[0]);
+  }
+}
+
+// On GPUs (one per process where the host has several; NcclExchange): the same run against one
+// GPU's, computed by the first process. Colour-by-colour assembly (deterministic) on both, so the
+// difference is the shared nodes' sums in another order only.
+TEST(OverProcessesGpu, EqualsOneGpu) {
+  TREMOR_REQUIRE_GPU();
+  const Communicator& world = Communicator::world();
+  for (const char* kind : {"block_ell", "sem"}) {
+    SCOPED_TRACE(kind);
+    const Model model = std::string(kind) == "sem" ? test::loaded_bar(ElementType::HexGLL, 3, 2)
+                                                   : test::loaded_bar(ElementType::Hex8, 1, 4);
+    RunOptions options;
+    options.backend = "cuda";
+    options.precision = "double";
+    options.operator_kind = kind;
+    options.deterministic = true;
+    options.communicator = &world;
+    options.domains = world.size();
+    Kept kept;
+    const ExplicitRun run = explicit_fe::run_explicit(model, options, world.root() ? &kept : nullptr);
+    ASSERT_TRUE(run.ok()) << run.message;
+    if (!world.root()) continue;
+    options.communicator = nullptr;
+    options.domains = 1;
+    Kept single_kept;
+    const ExplicitRun single = explicit_fe::run_explicit(model, options, &single_kept);
+    // As on the host (1e-12), with the GPU's fused multiply-adds in both runs alike.
+    expect_runs_close(single, single_kept, run, kept, 1e-12);
   }
 }
 

@@ -25,6 +25,7 @@
 #include "tremor/mesh/reorder.hpp"
 #include "tremor/operator/spectrum.hpp"
 #include "tremor/parallel/communicator.hpp"
+#include "tremor/parallel/nccl_exchange.hpp"
 #include "tremor/partition/block_file.hpp"
 #include "tremor/sem/operator.hpp"
 #include "tremor/sparse/element_survey.hpp"
@@ -316,11 +317,16 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
     std::memcpy(element_domain.data(), answer.data(), answer.size());
     const partition::Decomposition decomposition = partition::decomposition_of(model.mesh, std::move(element_domain), n);
     clock.lap(str("decomposition into ", n, " subdomains (METIS), one per process"));
-    auto over = std::unique_ptr<MpiExchange<Real>>();
+    std::unique_ptr<Exchange<Real>> over;
     try {
       parts = decompose_model(model, decomposition, dt, rank);
       clock.lap("this process's part of the model");
-      over = std::make_unique<MpiExchange<Real>>(exec, decomposition, dim, *processes);
+      // GPUs exchange device to device through NCCL where the build has it; host buffers over MPI
+      // otherwise.
+      if (exec.backend() == Backend::Cuda && parallel::nccl_compiled())
+        over = std::make_unique<parallel::NcclExchange<Real>>(exec, decomposition, dim, *processes);
+      else
+        over = std::make_unique<MpiExchange<Real>>(exec, decomposition, dim, *processes);
       owned.push_back(begin_subdomain<Real>(exec, model, Numbering(model.mesh.n_nodes(), dim, parts[rank].nodes),
                                             &parts[rank], preflight, clock));
     } catch (...) {

@@ -93,19 +93,13 @@ void InProcessExchange<Real>::sum_mass(std::span<const View<double>> mass) {
   sum(mass, staged_mass_);
 }
 
-template <class Real>
-MpiExchange<Real>::MpiExchange(const Exec& exec, const partition::Decomposition& decomposition, int dim,
-                               const Communicator& communicator)
-    : exec_(exec), dim_(dim), communicator_(&communicator) {
-  const int rank = communicator.rank();
-  TREMOR_CHECK(decomposition.n_domains() == communicator.size(), "a decomposition into ", decomposition.n_domains(),
-               " subdomains over ", communicator.size(), " processes: one subdomain each");
-  const partition::Subdomain& mine = decomposition.domains[static_cast<std::size_t>(rank)];
-  n_local_ = static_cast<Index>(mine.nodes.size());
-  n_owned_ = mine.n_owned;
+Neighbourhood::Neighbourhood(const partition::Decomposition& decomposition, int rank) {
+  const partition::Subdomain& mine = decomposition.domains.at(static_cast<std::size_t>(rank));
+  n_local = static_cast<Index>(mine.nodes.size());
+  n_owned = mine.n_owned;
   // The subdomains holding each of this one's shared nodes, in subdomain order.
   std::map<Index, Index> tail_of;  // model node -> its place in this subdomain's tail
-  for (Index j = 0; j < mine.n_shared(); ++j) tail_of[mine.nodes[static_cast<std::size_t>(n_owned_ + j)]] = j;
+  for (Index j = 0; j < mine.n_shared(); ++j) tail_of[mine.nodes[static_cast<std::size_t>(n_owned + j)]] = j;
   std::vector<std::vector<int>> holders(static_cast<std::size_t>(mine.n_shared()));
   for (int s = 0; s < decomposition.n_domains(); ++s) {
     const partition::Subdomain& domain = decomposition.domains[static_cast<std::size_t>(s)];
@@ -121,29 +115,46 @@ MpiExchange<Real>::MpiExchange(const Exec& exec, const partition::Decomposition&
       if (s != rank) shared_with[s].push_back({node, j});
   std::vector<std::map<Index, Index>> place(shared_with.size());  // per neighbour: tail index -> place
   for (const auto& [s, nodes] : shared_with) {
-    neighbours_.push_back(s);
-    send_nodes_.emplace_back();
+    neighbours.push_back(s);
+    send_nodes.emplace_back();
     for (std::size_t k = 0; k < nodes.size(); ++k) {
-      send_nodes_.back().push_back(nodes[k].second);
-      place[neighbours_.size() - 1][nodes[k].second] = static_cast<Index>(k);
+      send_nodes.back().push_back(nodes[k].second);
+      place[neighbours.size() - 1][nodes[k].second] = static_cast<Index>(k);
     }
-    send_.emplace_back(nodes.size() * static_cast<std::size_t>(dim));
-    receive_.emplace_back(nodes.size() * static_cast<std::size_t>(dim));
   }
-  offsets_.push_back(0);
+  offsets.push_back(0);
   for (Index j = 0; j < mine.n_shared(); ++j) {
     const std::vector<int>& by = holders[static_cast<std::size_t>(j)];
-    TREMOR_CHECK(by.size() >= 2, "subdomain ", rank, "'s shared node ", mine.nodes[static_cast<std::size_t>(n_owned_ + j)],
+    TREMOR_CHECK(by.size() >= 2, "subdomain ", rank, "'s shared node ", mine.nodes[static_cast<std::size_t>(n_owned + j)],
                  " is held by no other subdomain");
     for (const int s : by) {
       if (s == rank) {
-        copies_.push_back({-1, j});
+        copies.push_back({-1, j});
         continue;
       }
-      const auto n = static_cast<std::size_t>(std::lower_bound(neighbours_.begin(), neighbours_.end(), s) - neighbours_.begin());
-      copies_.push_back({static_cast<int>(n), place[n].at(j)});
+      const auto n = static_cast<std::size_t>(std::lower_bound(neighbours.begin(), neighbours.end(), s) - neighbours.begin());
+      copies.push_back({static_cast<int>(n), place[n].at(j)});
     }
-    offsets_.push_back(static_cast<Index>(copies_.size()));
+    offsets.push_back(static_cast<Index>(copies.size()));
+  }
+}
+
+template <class Real>
+MpiExchange<Real>::MpiExchange(const Exec& exec, const partition::Decomposition& decomposition, int dim,
+                               const Communicator& communicator)
+    : exec_(exec), dim_(dim), communicator_(&communicator) {
+  TREMOR_CHECK(decomposition.n_domains() == communicator.size(), "a decomposition into ", decomposition.n_domains(),
+               " subdomains over ", communicator.size(), " processes: one subdomain each");
+  const Neighbourhood around(decomposition, communicator.rank());
+  n_local_ = around.n_local;
+  n_owned_ = around.n_owned;
+  neighbours_ = around.neighbours;
+  send_nodes_ = around.send_nodes;
+  offsets_ = around.offsets;
+  copies_ = around.copies;
+  for (const std::vector<Index>& nodes : send_nodes_) {
+    send_.emplace_back(nodes.size() * static_cast<std::size_t>(dim));
+    receive_.emplace_back(nodes.size() * static_cast<std::size_t>(dim));
   }
 }
 

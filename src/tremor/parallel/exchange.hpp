@@ -70,6 +70,21 @@ class InProcessExchange final : public Exchange<Real> {
   DeviceArray<double> staged_mass_;
 };
 
+// What one subdomain of a decomposition exchanges with the others (subdomain `rank`, one per
+// process): its neighbours (the subdomains sharing nodes with it, ascending), the shared nodes it
+// sends each (tail indices, in ascending model node order: the order both sides use), and for
+// each of its shared nodes the copies to sum, in subdomain order.
+struct Neighbourhood {
+  Neighbourhood(const partition::Decomposition& decomposition, int rank);
+  Index n_local = 0, n_owned = 0;
+  std::vector<int> neighbours;
+  std::vector<std::vector<Index>> send_nodes;
+  // Shared node j's copies: copies[offsets[j] .. offsets[j + 1]), each (neighbour index, or -1 for
+  // this subdomain's own; the node's place in that neighbour's list, or j).
+  std::vector<Index> offsets;
+  std::vector<std::pair<int, Index>> copies;
+};
+
 // The subdomains of a decomposition over the processes of `communicator`, one each (this process
 // holds subdomain rank(), its vectors on `exec`). Point to point, the paper's P2P strategy: each
 // pair of neighbouring subdomains sends each other exactly the nodes they share, in ascending

@@ -1,0 +1,159 @@
+#include "tremor/parallel/nccl_exchange.hpp"
+
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+#include "tremor/backend/forall.hpp"
+#include "tremor/core/error.hpp"
+
+#if defined(TREMOR_HAVE_NCCL)
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include "tremor/backend/cuda_check.hpp"
+#endif
+
+namespace tremor::parallel {
+
+namespace {
+
+#if defined(TREMOR_HAVE_NCCL)
+void check_nccl(ncclResult_t status, const char* what) {
+  if (status != ncclSuccess) throw Error(str("NCCL ", what, " failed: ", ncclGetErrorString(status)));
+}
+
+template <class T>
+ncclDataType_t nccl_type() {
+  return std::is_same_v<T, float> ? ncclFloat : ncclDouble;
+}
+#endif
+
+// send[r dim + c] = tail[rows[r] dim + c].
+template <class T>
+void pack(const Exec& exec, Index n_rows, Index dim, const Index* rows, const T* tail, T* send) {
+  forall(exec, n_rows * dim, [=] TREMOR_LAMBDA(Index k) { send[k] = tail[rows[k / dim] * dim + k % dim]; });
+}
+
+// tail[j dim + c] = the sum of node j's copies in subdomain order: receive rows (source >= 0) and
+// its own value (source < 0). Each thread reads only its own entry of tail before writing it.
+template <class T>
+void sum_copies(const Exec& exec, Index n_shared, Index dim, const Index* offsets, const Index* sources,
+                const T* receive, T* tail) {
+  forall(exec, n_shared * dim, [=] TREMOR_LAMBDA(Index k) {
+    const Index j = k / dim, c = k % dim;
+    T total = T(0);
+    for (Index e = offsets[j]; e < offsets[j + 1]; ++e) {
+      const Index source = sources[e];
+      total += source >= 0 ? receive[source * dim + c] : tail[k];
+    }
+    tail[k] = total;
+  });
+}
+
+}  // namespace
+
+bool nccl_compiled() {
+#if defined(TREMOR_HAVE_NCCL)
+  return true;
+#else
+  return false;
+#endif
+}
+
+template <class Real>
+struct NcclExchange<Real>::Handle {
+#if defined(TREMOR_HAVE_NCCL)
+  ncclComm_t comm = nullptr;
+#endif
+};
+
+template <class Real>
+NcclExchange<Real>::NcclExchange(const Exec& exec, const partition::Decomposition& decomposition, int dim,
+                                 const Communicator& communicator)
+    : handle_(std::make_unique<Handle>()), exec_(exec), dim_(dim) {
+  TREMOR_CHECK(nccl_compiled(), "the NCCL exchange needs a build with CUDA, MPI and NCCL");
+  TREMOR_CHECK(exec.backend() == Backend::Cuda, "the NCCL exchange runs on a GPU; the backend is ",
+               to_string(exec.backend()));
+  TREMOR_CHECK(decomposition.n_domains() == communicator.size(), "a decomposition into ", decomposition.n_domains(),
+               " subdomains over ", communicator.size(), " processes: one subdomain each");
+  const Neighbourhood around(decomposition, communicator.rank());
+  n_local_ = around.n_local;
+  n_owned_ = around.n_owned;
+  neighbours_ = around.neighbours;
+  std::vector<Index> rows;
+  block_.push_back(0);
+  for (const std::vector<Index>& nodes : around.send_nodes) {
+    rows.insert(rows.end(), nodes.begin(), nodes.end());
+    block_.push_back(static_cast<Index>(rows.size()));
+  }
+  std::vector<Index> sources;
+  for (const auto& [n, at] : around.copies)
+    sources.push_back(n < 0 ? -1 - at : block_[static_cast<std::size_t>(n)] + at);
+  send_rows_ = DeviceArray<Index>(exec, std::span<const Index>(rows));
+  offsets_ = DeviceArray<Index>(exec, std::span<const Index>(around.offsets));
+  sources_ = DeviceArray<Index>(exec, std::span<const Index>(sources));
+  const Index n_values = static_cast<Index>(rows.size()) * dim;
+  send_ = DeviceArray<Real>(exec, n_values);
+  receive_ = DeviceArray<Real>(exec, n_values);
+  send_mass_ = DeviceArray<double>(exec, n_values);
+  receive_mass_ = DeviceArray<double>(exec, n_values);
+#if defined(TREMOR_HAVE_NCCL)
+  // The first process's unique id to every process, then every process joins.
+  ncclUniqueId id;
+  std::vector<char> bytes(sizeof(id));
+  if (communicator.root()) {
+    check_nccl(ncclGetUniqueId(&id), "unique id");
+    std::memcpy(bytes.data(), &id, sizeof(id));
+  }
+  communicator.broadcast(bytes);
+  std::memcpy(&id, bytes.data(), sizeof(id));
+  TREMOR_CUDA_CHECK(cudaSetDevice(exec.device()));
+  check_nccl(ncclCommInitRank(&handle_->comm, communicator.size(), id, communicator.rank()), "communicator set-up");
+#endif
+}
+
+template <class Real>
+NcclExchange<Real>::~NcclExchange() {
+#if defined(TREMOR_HAVE_NCCL)
+  if (handle_ && handle_->comm) ncclCommDestroy(handle_->comm);
+#endif
+}
+
+template <class Real>
+template <class T>
+void NcclExchange<Real>::sum(std::span<const View<T>> values, DeviceArray<T>& send, DeviceArray<T>& receive) {
+  TREMOR_CHECK(values.size() == 1, "a process's exchange was given ", values.size(), " subdomains' vectors, not one");
+  const View<T> v = values[0];
+  TREMOR_CHECK(v.size == n_local_ * dim_, "a subdomain's vector of ", v.size, " values for ", n_local_, " nodes");
+  T* tail = v.data + static_cast<std::size_t>(n_owned_) * static_cast<std::size_t>(dim_);
+  pack(exec_, block_.back(), dim_, std::as_const(send_rows_).data(), tail, send.data());
+#if defined(TREMOR_HAVE_NCCL)
+  const auto stream = static_cast<cudaStream_t>(exec_.stream());
+  check_nccl(ncclGroupStart(), "group start");
+  for (std::size_t n = 0; n < neighbours_.size(); ++n) {
+    const std::size_t first = static_cast<std::size_t>(block_[n]) * static_cast<std::size_t>(dim_);
+    const std::size_t count = static_cast<std::size_t>(block_[n + 1] - block_[n]) * static_cast<std::size_t>(dim_);
+    check_nccl(ncclSend(send.data() + first, count, nccl_type<T>(), neighbours_[n], handle_->comm, stream), "send");
+    check_nccl(ncclRecv(receive.data() + first, count, nccl_type<T>(), neighbours_[n], handle_->comm, stream), "receive");
+  }
+  check_nccl(ncclGroupEnd(), "group end");
+#endif
+  sum_copies(exec_, n_local_ - n_owned_, dim_, std::as_const(offsets_).data(), std::as_const(sources_).data(),
+             std::as_const(receive).data(), tail);
+}
+
+template <class Real>
+void NcclExchange<Real>::sum_forces(std::span<const View<Real>> forces) {
+  sum(forces, send_, receive_);
+}
+
+template <class Real>
+void NcclExchange<Real>::sum_mass(std::span<const View<double>> mass) {
+  sum(mass, send_mass_, receive_mass_);
+}
+
+template class NcclExchange<float>;
+template class NcclExchange<double>;
+
+}  // namespace tremor::parallel

@@ -313,6 +313,20 @@ std::filesystem::path checkpoint_path(const std::filesystem::path& result) {
   return path;
 }
 
+// The solver's state from a checkpoint read back (taken over).
+ex::SolverState solver_state(io::Checkpoint checkpoint) {
+  ex::SolverState state;
+  state.step = checkpoint.step;
+  state.previous = std::move(checkpoint.previous);
+  state.current = std::move(checkpoint.current);
+  for (io::CheckpointPending& pending : checkpoint.receivers)
+    state.receivers.push_back(
+        ex::PendingSample{pending.active, pending.step, std::move(pending.before), std::move(pending.at)});
+  state.snapshot = ex::PendingSample{checkpoint.snapshot.active, checkpoint.snapshot.step,
+                                     std::move(checkpoint.snapshot.before), std::move(checkpoint.snapshot.at)};
+  return state;
+}
+
 // The run's options from the command line (the model file's settings apply where it says nothing).
 ex::RunOptions run_options(const RunArgs& args, const parallel::Communicator& world) {
   ex::RunOptions options;
@@ -355,23 +369,16 @@ void run_on_worker(const RunArgs& args, const parallel::Communicator& world) {
     failure = std::current_exception();
   }
   ex::agree(world, failure);
-  io::Checkpoint resumed;
+  // The first process checked that the checkpoint is this run's; every process reads it (the
+  // same file: the model's paths are the same on every host).
+  options.checkpoint_every = args.checkpoint_option->count() ? args.checkpoint_every : 0;
   ex::SolverState state;
-  if (args.resume) {  // the first process checked it is this run's
-    resumed = io::read_checkpoint(checkpoint_path(output_path(args.output, args.model)));
-    state.step = resumed.step;
-    state.previous = std::move(resumed.previous);
-    state.current = std::move(resumed.current);
-    for (io::CheckpointPending& pending : resumed.receivers)
-      state.receivers.push_back(
-          ex::PendingSample{pending.active, pending.step, std::move(pending.before), std::move(pending.at)});
-    state.snapshot = ex::PendingSample{resumed.snapshot.active, resumed.snapshot.step,
-                                       std::move(resumed.snapshot.before), std::move(resumed.snapshot.at)};
+  if (args.resume) {
+    io::Checkpoint resumed = io::read_checkpoint(checkpoint_path(output_path(args.output, args.model)));
+    if (!args.checkpoint_option->count()) options.checkpoint_every = resumed.checkpoint_every;
+    state = solver_state(std::move(resumed));
     options.resume = &state;
   }
-  options.checkpoint_every = args.checkpoint_option->count() ? args.checkpoint_every
-                             : args.resume                  ? resumed.checkpoint_every
-                                                            : 0;
   options.preflight = &preflight;
   const ex::ExplicitRun run = ex::run_explicit(model, options, nullptr);
   if (run.status == ex::RunStatus::Stopped) throw ExitStatus{128 + (stop_signal() != 0 ? stop_signal() : SIGINT)};
@@ -504,14 +511,7 @@ void run_command(const RunArgs& args) {
   }
   ex::SolverState state;
   if (args.resume) {
-    state.step = resumed.step;
-    state.previous = std::move(resumed.previous);
-    state.current = std::move(resumed.current);
-    for (io::CheckpointPending& pending : resumed.receivers)
-      state.receivers.push_back(
-          ex::PendingSample{pending.active, pending.step, std::move(pending.before), std::move(pending.at)});
-    state.snapshot = ex::PendingSample{resumed.snapshot.active, resumed.snapshot.step,
-                                       std::move(resumed.snapshot.before), std::move(resumed.snapshot.at)};
+    state = solver_state(std::move(resumed));
     options.resume = &state;
   }
 

@@ -93,7 +93,10 @@ void InProcessExchange<Real>::sum_mass(std::span<const View<double>> mass) {
   sum(mass, staged_mass_);
 }
 
-Neighbourhood::Neighbourhood(const partition::Decomposition& decomposition, int rank) {
+Neighbourhood::Neighbourhood(const partition::Decomposition& decomposition, const Communicator& communicator) {
+  TREMOR_CHECK(decomposition.n_domains() == communicator.size(), "a decomposition into ", decomposition.n_domains(),
+               " subdomains over ", communicator.size(), " processes: one subdomain each");
+  const int rank = communicator.rank();
   const partition::Subdomain& mine = decomposition.domains.at(static_cast<std::size_t>(rank));
   n_local = static_cast<Index>(mine.nodes.size());
   n_owned = mine.n_owned;
@@ -143,9 +146,7 @@ template <class Real>
 MpiExchange<Real>::MpiExchange(const Exec& exec, const partition::Decomposition& decomposition, int dim,
                                const Communicator& communicator)
     : exec_(exec), dim_(dim), communicator_(&communicator) {
-  TREMOR_CHECK(decomposition.n_domains() == communicator.size(), "a decomposition into ", decomposition.n_domains(),
-               " subdomains over ", communicator.size(), " processes: one subdomain each");
-  const Neighbourhood around(decomposition, communicator.rank());
+  const Neighbourhood around(decomposition, communicator);
   n_local_ = around.n_local;
   n_owned_ = around.n_owned;
   neighbours_ = around.neighbours;

@@ -75,7 +75,8 @@ class InProcessExchange final : public Exchange<Real> {
 // sends each (tail indices, in ascending model node order: the order both sides use), and for
 // each of its shared nodes the copies to sum, in subdomain order.
 struct Neighbourhood {
-  Neighbourhood(const partition::Decomposition& decomposition, int rank);
+  // Subdomain communicator.rank() of a decomposition into communicator.size() subdomains.
+  Neighbourhood(const partition::Decomposition& decomposition, const Communicator& communicator);
   Index n_local = 0, n_owned = 0;
   std::vector<int> neighbours;
   std::vector<std::vector<Index>> send_nodes;

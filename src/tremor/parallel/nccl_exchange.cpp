@@ -75,9 +75,7 @@ NcclExchange<Real>::NcclExchange(const Exec& exec, const partition::Decompositio
   TREMOR_CHECK(nccl_compiled(), "the NCCL exchange needs a build with CUDA, MPI and NCCL");
   TREMOR_CHECK(exec.backend() == Backend::Cuda, "the NCCL exchange runs on a GPU; the backend is ",
                to_string(exec.backend()));
-  TREMOR_CHECK(decomposition.n_domains() == communicator.size(), "a decomposition into ", decomposition.n_domains(),
-               " subdomains over ", communicator.size(), " processes: one subdomain each");
-  const Neighbourhood around(decomposition, communicator.rank());
+  const Neighbourhood around(decomposition, communicator);
   n_local_ = around.n_local;
   n_owned_ = around.n_owned;
   neighbours_ = around.neighbours;

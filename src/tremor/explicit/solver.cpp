@@ -288,6 +288,7 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   std::vector<ModelPart> parts;  // a decomposed run's: what each subdomain holds of the model
   std::optional<HistoryMerge> merge;
   std::optional<SnapshotMerge> snapshot_merge;  // before the subdomains, whose snapshot takers call it
+  std::optional<ProcessGroup> group;            // (its outbox too)
   std::vector<std::unique_ptr<Subdomain<Real>>> owned;
   const auto on_sample = [observer, &observer_guard](const History& history, std::size_t sample) {
     const std::lock_guard lock(observer_guard);
@@ -295,7 +296,6 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   };
   const parallel::Communicator* processes =
       options.communicator && options.communicator->size() > 1 ? options.communicator : nullptr;
-  std::optional<ProcessGroup> group;
   if (processes) {
     // One subdomain per process: the first decomposes, the others build the same subdomains from
     // its answer; each builds its own part. A failure on any process stops every one.

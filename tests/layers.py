@@ -18,11 +18,12 @@ ALLOWED = {
     "operator": ["fem"] + BELOW,
     "sparse": ["operator", "fem"] + BELOW,
     "partition": ["operator", "fem"] + BELOW,
-    "explicit": ["sem", "partition", "sparse", "operator", "fem"] + BELOW,
+    "parallel": ["partition"] + BELOW,
+    "explicit": ["sem", "parallel", "partition", "sparse", "operator", "fem"] + BELOW,
     "static": ["partition", "sparse", "operator", "fem"] + BELOW,
     "bem": ["partition", "sparse", "operator", "fem"] + BELOW,
     "sem": ["operator", "fem"] + BELOW,
-    "bench": ["explicit", "static", "bem", "io", "sem", "partition", "sparse", "operator", "fem"] + BELOW,
+    "bench": ["explicit", "static", "bem", "io", "sem", "parallel", "partition", "sparse", "operator", "fem"] + BELOW,
     "cli": None,  # the command: everything
 }
 

@@ -123,7 +123,7 @@ INSTANTIATE_TEST_SUITE_P(
         DecomposedCase{"hex8_bar_matrix_free", [] { return test::loaded_bar(ElementType::Hex8, 1, 4); }, "matrix_free", "openmp"},
         DecomposedCase{"hex8_bar_assembled", [] { return test::loaded_bar(ElementType::Hex8, 1, 4); }, "assembled", "serial"},
         DecomposedCase{"gll3_bar_sem", [] { return test::loaded_bar(ElementType::HexGLL, 3, 2); }, "sem", "openmp"}),
-    [](const ::testing::TestParamInfo<DecomposedCase>& info) { return info.param.name; });
+    [](const ::testing::TestParamInfo<DecomposedCase>& param) { return param.param.name; });
 
 TEST(DecomposedRun, RepeatsItselfBitForBitAndSharedCopiesAgree) {
   const Model model = test::loaded_bar(ElementType::Hex8, 1, 4);
@@ -170,6 +170,42 @@ TEST(DecomposedRun, TheExchangeSumsEachSharedNodeOverItsCopies) {
   EXPECT_EQ(exchange.n_shared_copies(), shared);
   EXPECT_GT(shared, 0);
   EXPECT_DOUBLE_EQ(expected[12], 10.0);  // the centre node (2, 2): all four subdomains
+}
+
+// The observer (the result file's writer) is given each sample once every subdomain has filled it:
+// what it sees at that moment is the sample's final values, for a receiver whose nodes (a whole
+// side) several subdomains share.
+TEST(DecomposedRun, SamplesReachTheObserverComplete) {
+  Model model = test::prescribed_block();
+  Receiver side;
+  side.name = "top side";
+  side.nodes = model.mesh.node_sets.at("ymax");
+  side.velocity = true;
+  model.receivers.push_back(side);
+  struct Seen final : explicit_fe::Observer {
+    std::vector<std::vector<double>> samples;  // of "top side", as seen when passed on
+    void on_sample(const History& history, std::size_t sample) override {
+      if (history.name != "top side") return;
+      EXPECT_EQ(sample + 1, history.n_samples());
+      const auto size = history.sample_size();
+      samples.emplace_back(history.values.begin() + static_cast<std::ptrdiff_t>(sample * size),
+                           history.values.begin() + static_cast<std::ptrdiff_t>((sample + 1) * size));
+    }
+  } seen;
+  RunOptions options;
+  options.backend = "serial";
+  options.domains = 3;
+  options.check_every = 1000;  // many samples completed in one flush
+  const ExplicitRun result = explicit_fe::run_explicit(model, options, &seen);
+  ASSERT_TRUE(result.ok()) << result.message;
+  const History& top = result.histories.back();
+  ASSERT_EQ(top.name, "top side");
+  ASSERT_EQ(seen.samples.size(), top.n_samples());
+  ASSERT_GT(top.n_samples(), 10u);
+  for (std::size_t s = 0; s < top.n_samples(); ++s)
+    EXPECT_TRUE(std::equal(seen.samples[s].begin(), seen.samples[s].end(),
+                           top.values.begin() + static_cast<std::ptrdiff_t>(s * top.sample_size())))
+        << "sample " << s;
 }
 
 TEST(DecomposedRun, MoreSubdomainsThanElementsIsAClearError) {

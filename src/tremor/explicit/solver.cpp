@@ -321,9 +321,16 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
     try {
       parts = decompose_model(model, decomposition, dt, rank);
       clock.lap("this process's part of the model");
-      // GPUs exchange device to device through NCCL where the build has it; host buffers over MPI
-      // otherwise.
-      if (exec.backend() == Backend::Cuda && parallel::nccl_compiled())
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    agree(*processes, failure);
+    try {
+      // GPUs exchange device to device through NCCL where the build has it and every process has
+      // a GPU of its own (NCCL refuses two processes on one); host buffers over MPI otherwise.
+      const bool own_gpu = exec.backend() == Backend::Cuda && processes->local_rank() < cuda_device_count();
+      const std::vector<double> own = processes->all_gather(own_gpu ? 1.0 : 0.0);
+      if (parallel::nccl_compiled() && std::all_of(own.begin(), own.end(), [](double v) { return v != 0.0; }))
         over = std::make_unique<parallel::NcclExchange<Real>>(exec, decomposition, dim, *processes);
       else
         over = std::make_unique<MpiExchange<Real>>(exec, decomposition, dim, *processes);

@@ -324,8 +324,7 @@ HistoryMerge::HistoryMerge(std::vector<History> histories, const std::vector<Mod
     : histories_(std::move(histories)),
       maps_(parts.size()),
       n_parts_(histories_.size(), 0),
-      count_(histories_.size()),
-      first_open_(histories_.size(), 0) {
+      open_(histories_.size()) {
   for (std::size_t s = 0; s < parts.size(); ++s)
     for (std::size_t k = 0; k < parts[s].history_of.size(); ++k) {
       maps_[s].push_back({parts[s].history_of[k], parts[s].history_points[k]});
@@ -345,24 +344,26 @@ void HistoryMerge::add(std::size_t part, std::size_t k, double time, std::span<c
   const auto h = static_cast<std::size_t>(map.history);
   History& to = histories_[h];
   const std::size_t point_size = to.quantities.size() * static_cast<std::size_t>(to.dim);
-  if (sample >= to.times.size()) {  // the first part to complete it
-    TREMOR_CHECK(sample == to.times.size(), "history '", to.name, "': sample ", sample, " arrived before sample ",
-                 to.times.size());
-    to.times.push_back(time);
-    to.values.resize(to.values.size() + to.sample_size(), 0.0);
-    count_[h].push_back(0);
-  }
+  // Samples are staged until every part has filled them: the history holds complete ones only
+  // (an observer writes what it holds).
+  std::deque<Staged>& open = open_[h];
+  const std::size_t done = to.times.size();
+  TREMOR_CHECK(sample >= done && sample <= done + open.size(), "history '", to.name, "': sample ", sample,
+               " arrived with ", done, " complete and ", open.size(), " open");
+  if (sample == done + open.size()) open.push_back({time, std::vector<double>(to.sample_size(), 0.0), 0});
+  Staged& staged = open[sample - done];
   TREMOR_CHECK(in.size() == map.points.size() * point_size, "a sample of ", in.size(), " values for ",
                map.points.size(), " points of history '", to.name, "'");
-  double* out = to.values.data() + sample * to.sample_size();
   for (std::size_t i = 0; i < map.points.size(); ++i)
-    std::copy_n(in.data() + i * point_size, point_size, out + static_cast<std::size_t>(map.points[i]) * point_size);
-  ++count_[h][sample - first_open_[h]];
+    std::copy_n(in.data() + i * point_size, point_size,
+                staged.values.data() + static_cast<std::size_t>(map.points[i]) * point_size);
+  ++staged.count;
   // Samples complete in order: pass on those every part has filled.
-  while (!count_[h].empty() && count_[h].front() == n_parts_[h]) {
-    if (on_sample_) on_sample_(to, first_open_[h]);
-    count_[h].erase(count_[h].begin());
-    ++first_open_[h];
+  while (!open.empty() && open.front().count == n_parts_[h]) {
+    to.times.push_back(open.front().time);
+    to.values.insert(to.values.end(), open.front().values.begin(), open.front().values.end());
+    open.pop_front();
+    if (on_sample_) on_sample_(to, to.times.size() - 1);
   }
 }
 
@@ -547,8 +548,13 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
       failure = std::current_exception();
     }
     if (processes) {
+      // (The first process's merges write the result file: a failure there is agreed too.)
+      try {
+        processes->ship();
+      } catch (...) {
+        if (!failure) failure = std::current_exception();
+      }
       processes->agree(failure);
-      processes->ship();
       bad = processes->sum(bad);
     } else if (failure) {
       std::rethrow_exception(failure);
@@ -604,10 +610,19 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
         state.receivers = *receivers.front();
         state.snapshot = snapshots.front();
       }
-      if (observer) {
-        const std::lock_guard lock(*settings.observer_guard);
-        observer->on_checkpoint(state);
+      std::exception_ptr written;
+      try {
+        if (observer) {
+          const std::lock_guard lock(*settings.observer_guard);
+          observer->on_checkpoint(state);
+        }
+      } catch (...) {
+        written = std::current_exception();
       }
+      if (processes)
+        processes->agree(written);
+      else if (written)
+        std::rethrow_exception(written);
     }
     bool stop = false;
     if (observer) {
@@ -623,8 +638,24 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
       break;
     }
   }
-  for (Subdomain<Real>* d : subdomains) d->snapshots->drain();  // every snapshot taken is passed on before the run returns
-  if (settings.processes) settings.processes->ship();
+  // Every snapshot taken is passed on before the run returns (over processes, a failure in doing
+  // so is agreed, so that no process waits for another).
+  if (settings.processes) {
+    std::exception_ptr failure;
+    try {
+      for (Subdomain<Real>* d : subdomains) d->snapshots->drain();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    try {
+      settings.processes->ship();
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+    settings.processes->agree(failure);
+  } else {
+    for (Subdomain<Real>* d : subdomains) d->snapshots->drain();
+  }
   run.steps = step;
 }
 

@@ -7,6 +7,7 @@
 // share (the multi-GPU paper's "common nodes", section 3; nothing to do for one subdomain), and
 // the set-up hands it the lumped mass likewise. Output leaves a subdomain through its Numbering,
 // the one place that maps local node numbers to the model's.
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -162,9 +163,13 @@ class HistoryMerge {
   };
   std::vector<History> histories_;
   std::vector<std::vector<Map>> maps_;   // [part][k]
-  std::vector<int> n_parts_;             // per history, the parts recording points of it
-  std::vector<std::vector<int>> count_;  // per history, per sample not yet complete: parts in
-  std::vector<std::size_t> first_open_;  // per history, its first sample not yet passed on
+  struct Staged {  // a sample not yet complete
+    double time = 0.0;
+    std::vector<double> values;
+    int count = 0;  // parts in
+  };
+  std::vector<int> n_parts_;               // per history, the parts recording points of it
+  std::vector<std::deque<Staged>> open_;   // per history, its samples after the complete ones
   Callback on_sample_;
 };
 

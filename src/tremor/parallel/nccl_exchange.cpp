@@ -97,15 +97,18 @@ NcclExchange<Real>::NcclExchange(const Exec& exec, const partition::Decompositio
   send_mass_ = DeviceArray<double>(exec, n_values);
   receive_mass_ = DeviceArray<double>(exec, n_values);
 #if defined(TREMOR_HAVE_NCCL)
-  // The first process's unique id to every process, then every process joins.
+  // The first process's unique id to every process (with whether it could make one, so that a
+  // failure there stops every process here rather than in the next collective), then every
+  // process joins.
   ncclUniqueId id;
-  std::vector<char> bytes(sizeof(id));
-  if (communicator.root()) {
-    check_nccl(ncclGetUniqueId(&id), "unique id");
-    std::memcpy(bytes.data(), &id, sizeof(id));
+  std::vector<char> bytes(1 + sizeof(id), 0);
+  if (communicator.root() && ncclGetUniqueId(&id) == ncclSuccess) {
+    bytes[0] = 1;
+    std::memcpy(bytes.data() + 1, &id, sizeof(id));
   }
   communicator.broadcast(bytes);
-  std::memcpy(&id, bytes.data(), sizeof(id));
+  TREMOR_CHECK(bytes.at(0) == 1, "NCCL could not make the communicator's id on the first process");
+  std::memcpy(&id, bytes.data() + 1, sizeof(id));
   TREMOR_CUDA_CHECK(cudaSetDevice(exec.device()));
   check_nccl(ncclCommInitRank(&handle_->comm, communicator.size(), id, communicator.rank()), "communicator set-up");
 #endif

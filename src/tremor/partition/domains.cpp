@@ -147,8 +147,8 @@ Decomposition decomposition_of(const Mesh& mesh, std::vector<int> element_domain
     domain.nodes = std::move(nodes);
     const auto interface_end =
         std::stable_partition(domain.elements.begin(), domain.elements.end(), [&](Index e) {
-          const auto element_nodes = nodes_of(e);
-          return std::any_of(element_nodes.begin(), element_nodes.end(), shared);
+          const auto its_nodes = nodes_of(e);
+          return std::any_of(its_nodes.begin(), its_nodes.end(), shared);
         });
     domain.n_interface = static_cast<Index>(interface_end - domain.elements.begin());
   }

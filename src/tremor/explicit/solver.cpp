@@ -268,6 +268,16 @@ std::size_t peak_resident_bytes() {
 }
 
 
+// Each sample `recorder` completes, passed to to(k, history, sample) with k the history's place in
+// the recorder (the merges know a part's histories by it).
+template <class Real, class To>
+void route_samples(Recorder<Real>& recorder, To to) {
+  const Recorder<Real>* from = &recorder;
+  recorder.set_on_sample([from, to](const History& history, std::size_t sample) {
+    to(static_cast<std::size_t>(&history - from->histories().data()), history, sample);
+  });
+}
+
 template <class Real>
 ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions& options, Observer* observer,
                       Clock::time_point called) {
@@ -318,8 +328,10 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
     const partition::Decomposition decomposition = partition::decomposition_of(model.mesh, std::move(element_domain), n);
     clock.lap(str("decomposition into ", n, " subdomains (METIS), one per process"));
     std::unique_ptr<Exchange<Real>> over;
+    std::vector<History> histories;
     try {
-      parts = decompose_model(model, decomposition, dt, rank);
+      histories = make_histories(model, dt);
+      parts = decompose_model(model, decomposition, histories, rank);
       clock.lap("this process's part of the model");
     } catch (...) {
       failure = std::current_exception();
@@ -341,11 +353,10 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
     }
     agree(*processes, failure);
     Subdomain<Real>& mine = *owned.front();
-    const View<double> mass[] = {mine.mass.view(), mine.damping.view()};
-    over->sum_mass(std::span<const View<double>>(mass, 1));
-    if (is_damped(model)) over->sum_mass(std::span<const View<double>>(mass + 1, 1));
+    Subdomain<Real>* const one[] = {&mine};
+    sum_lumped_mass<Real>(*over, one);
     clock.lap("lumped mass summed over the processes");
-    merge.emplace(make_histories(model, dt), parts);
+    merge.emplace(std::move(histories), parts);
     snapshot_merge.emplace(model, parts, processes->root() ? observer : nullptr);
     group.emplace(*processes, parts, dim, &*merge, &*snapshot_merge, observer_guard);
     try {
@@ -359,16 +370,12 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
     agree(*processes, failure);
     if (processes->root()) {
       if (observer) merge->set_on_sample(on_sample);
-      const Recorder<Real>* recorder = mine.recorder.get();
-      HistoryMerge* into = &*merge;
-      mine.recorder->set_on_sample([into, recorder](const History& history, std::size_t sample) {
-        into->add(0, static_cast<std::size_t>(&history - recorder->histories().data()), history, sample);
+      route_samples(*mine.recorder, [into = &*merge](std::size_t k, const History& history, std::size_t sample) {
+        into->add(0, k, history, sample);
       });
     } else {
-      const Recorder<Real>* recorder = mine.recorder.get();
-      ProcessGroup* to = &*group;
-      mine.recorder->set_on_sample([to, recorder](const History& history, std::size_t sample) {
-        to->queue_sample(static_cast<std::size_t>(&history - recorder->histories().data()), history, sample);
+      route_samples(*mine.recorder, [to = &*group](std::size_t k, const History& history, std::size_t sample) {
+        to->queue_sample(k, history, sample);
       });
       observer = nullptr;  // the first process alone reports
     }
@@ -387,32 +394,27 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   } else {
     const partition::Decomposition decomposition = partition::decompose(model.mesh, options.domains);
     clock.lap(str("decomposition into ", options.domains, " subdomains (METIS)"));
-    parts = decompose_model(model, decomposition, dt);
+    std::vector<History> histories = make_histories(model, dt);
+    parts = decompose_model(model, decomposition, histories);
     clock.lap("the subdomains' parts of the model");
     auto in_process = std::make_unique<InProcessExchange<Real>>(exec, decomposition, dim);
-    for (ModelPart& part : parts)
+    std::vector<Subdomain<Real>*> all;
+    for (ModelPart& part : parts) {
       owned.push_back(begin_subdomain<Real>(exec, model, Numbering(model.mesh.n_nodes(), dim, part.nodes), &part,
                                             preflight, clock));
-    std::vector<View<double>> mass, damping;
-    for (const auto& d : owned) {
-      mass.push_back(d->mass.view());
-      damping.push_back(d->damping.view());
+      all.push_back(owned.back().get());
     }
-    in_process->sum_mass(mass);
-    if (is_damped(model)) in_process->sum_mass(damping);
+    sum_lumped_mass<Real>(*in_process, all);
     clock.lap("lumped mass summed over the subdomains");
     snapshot_merge.emplace(model, parts, observer);
     for (std::size_t s = 0; s < owned.size(); ++s)
       finish_subdomain(*owned[s], model, preflight, clock, snapshot_merge->part_observer(s), observer_guard);
-    merge.emplace(make_histories(model, dt), parts);
+    merge.emplace(std::move(histories), parts);
     if (observer) merge->set_on_sample(on_sample);
-    for (std::size_t s = 0; s < owned.size(); ++s) {
-      const Recorder<Real>* recorder = owned[s]->recorder.get();
-      HistoryMerge* into = &*merge;
-      owned[s]->recorder->set_on_sample([into, recorder, s](const History& history, std::size_t sample) {
-        into->add(s, static_cast<std::size_t>(&history - recorder->histories().data()), history, sample);
+    for (std::size_t s = 0; s < owned.size(); ++s)
+      route_samples(*owned[s]->recorder, [into = &*merge, s](std::size_t k, const History& history, std::size_t sample) {
+        into->add(s, k, history, sample);
       });
-    }
     exchange = std::move(in_process);
   }
   const auto started = clock.start();

@@ -96,11 +96,10 @@ Subdomain<Real>::~Subdomain() = default;
 
 // ------------------------------------------------------------------------------ the model's parts
 
-std::vector<ModelPart> decompose_model(const Model& model, const partition::Decomposition& decomposition, double dt,
-                                       int only) {
+std::vector<ModelPart> decompose_model(const Model& model, const partition::Decomposition& decomposition,
+                                       const std::vector<History>& histories, int only) {
   const fem::SectionTable table = fem::section_table(model, false);
   const Loading loading(model);
-  const std::vector<History> histories = make_histories(model, dt);
   const std::size_t n = decomposition.domains.size();
   // A node belongs to the first subdomain holding it.
   std::vector<int> owner(static_cast<std::size_t>(model.mesh.n_nodes()), -1);
@@ -458,13 +457,23 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
 }
 
 template <class Real>
+void sum_lumped_mass(Exchange<Real>& exchange, std::span<Subdomain<Real>* const> subdomains) {
+  std::vector<View<double>> mass, damping;
+  for (Subdomain<Real>* d : subdomains) {
+    mass.push_back(d->mass.view());
+    damping.push_back(d->damping.view());
+  }
+  exchange.sum_mass(mass);
+  if (subdomains.front()->damping.size() > 0) exchange.sum_mass(damping);  // damped: every subdomain has one
+}
+
+template <class Real>
 std::unique_ptr<Subdomain<Real>> set_up_subdomain(const Exec& exec, const Model& original, Numbering numbering,
                                                   const Preflight& preflight, Exchange<Real>& exchange,
                                                   SetupClock& clock, Observer* observer, std::mutex& observer_guard) {
   std::unique_ptr<Subdomain<Real>> d = begin_subdomain<Real>(exec, original, std::move(numbering), nullptr, preflight, clock);
-  const View<double> summed[] = {d->mass.view(), d->damping.view()};
-  exchange.sum_mass(std::span<const View<double>>(summed, 1));
-  if (d->damping.size() > 0) exchange.sum_mass(std::span<const View<double>>(summed + 1, 1));
+  Subdomain<Real>* const one[] = {d.get()};
+  sum_lumped_mass<Real>(exchange, one);
   finish_subdomain(*d, original, preflight, clock, observer, observer_guard);
   return d;
 }
@@ -665,6 +674,8 @@ template std::unique_ptr<Subdomain<float>> begin_subdomain(const Exec&, const Mo
                                                            const Preflight&, SetupClock&);
 template std::unique_ptr<Subdomain<double>> begin_subdomain(const Exec&, const Model&, Numbering, ModelPart*,
                                                             const Preflight&, SetupClock&);
+template void sum_lumped_mass(Exchange<float>&, std::span<Subdomain<float>* const>);
+template void sum_lumped_mass(Exchange<double>&, std::span<Subdomain<double>* const>);
 template void finish_subdomain(Subdomain<float>&, const Model&, const Preflight&, SetupClock&, Observer*, std::mutex&);
 template void finish_subdomain(Subdomain<double>&, const Model&, const Preflight&, SetupClock&, Observer*, std::mutex&);
 template std::unique_ptr<Subdomain<float>> set_up_subdomain(const Exec&, const Model&, Numbering, const Preflight&,

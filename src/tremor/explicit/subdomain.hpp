@@ -92,12 +92,13 @@ struct ModelPart {
   std::vector<Index> snapshot_points;
 };
 
-// The parts of `model` for each subdomain of `decomposition` (partition::decompose of its mesh).
+// The parts of `model` for each subdomain of `decomposition` (partition::decompose of its mesh);
+// `histories`: make_histories(model, dt), which the parts' points refer to.
 // With `only` >= 0, only that part gets its model, table and loading (a process of a run over
 // several, which steps one subdomain); every part gets its nodes and its maps of histories and
 // snapshots, which the first process's merges need.
-std::vector<ModelPart> decompose_model(const Model& model, const partition::Decomposition& decomposition, double dt,
-                                       int only = -1);
+std::vector<ModelPart> decompose_model(const Model& model, const partition::Decomposition& decomposition,
+                                       const std::vector<History>& histories, int only = -1);
 
 // The model's snapshots from the nodes the subdomains take (ModelPart::snapshot_points): each
 // part's values copied into the model's snapshot in place, which is passed on to `observer` once
@@ -238,6 +239,10 @@ std::unique_ptr<Subdomain<Real>> set_up_subdomain(const Exec& exec, const Model&
 template <class Real>
 std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& model, Numbering numbering,
                                                  ModelPart* part, const Preflight& preflight, SetupClock& clock);
+// Between the two: the lumped mass, and the damping where the model has one, summed over the
+// copies of the shared nodes (`subdomains`: those the exchange holds in this process).
+template <class Real>
+void sum_lumped_mass(Exchange<Real>& exchange, std::span<Subdomain<Real>* const> subdomains);
 template <class Real>
 void finish_subdomain(Subdomain<Real>& d, const Model& model, const Preflight& preflight, SetupClock& clock,
                       Observer* observer, std::mutex& observer_guard);

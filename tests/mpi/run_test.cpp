@@ -3,7 +3,8 @@
 // samples and snapshots. Against the same run on one domain, computed by the first process alone:
 // every history and snapshot to 1e-12 of its largest value (the shared nodes' sums in another
 // order: rounding, see tests/unit/explicit_decomposed_test.cpp); against the same decomposition in
-// one process (RunOptions::domains): the same bits, as the exchanges sum in the same order.
+// one process (RunOptions::domains): the same bits with the point-to-point exchange, as the
+// exchanges sum in the same order. Both exchanges, with and without overlap.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include "support/support.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/parallel/communicator.hpp"
 #include "unit/explicit_test_models.hpp"
@@ -71,17 +73,26 @@ void expect_runs_close(const ExplicitRun& want, const Kept& want_kept, const Exp
   }
 }
 
-class OverProcesses : public ::testing::TestWithParam<const char*> {};
+struct Case {
+  const char* kind;
+  const char* exchange;
+  bool overlap;
+};
+
+class OverProcesses : public ::testing::TestWithParam<Case> {};
 
 TEST_P(OverProcesses, EqualsOneDomainAndTheSameDecompositionInOneProcess) {
   const Communicator& world = Communicator::world();
   ASSERT_GE(world.size(), 2) << "run under mpirun with several processes";
-  const Model model = std::string(GetParam()) == "sem" ? test::loaded_bar(ElementType::HexGLL, 3, 2)
-                                                       : test::loaded_bar(ElementType::Hex8, 1, 4);
+  const Case c = GetParam();
+  const Model model = std::string(c.kind) == "sem" ? test::loaded_bar(ElementType::HexGLL, 3, 2)
+                                                   : test::loaded_bar(ElementType::Hex8, 1, 4);
   RunOptions options;
   options.backend = "serial";
   options.precision = "double";
-  options.operator_kind = GetParam();
+  options.operator_kind = c.kind;
+  options.exchange = c.exchange;
+  options.overlap = c.overlap;
   options.check_every = 13;
   options.communicator = &world;
   options.domains = world.size();
@@ -97,12 +108,21 @@ TEST_P(OverProcesses, EqualsOneDomainAndTheSameDecompositionInOneProcess) {
   options.domains = 1;
   const ExplicitRun single = explicit_fe::run_explicit(model, options, &single_kept);
   expect_runs_close(single, single_kept, run, kept, 1e-12);
+  if (std::string(c.exchange) != "p2p") return;
   options.domains = world.size();
   const ExplicitRun same = explicit_fe::run_explicit(model, options, &same_kept);
   expect_runs_close(same, same_kept, run, kept, 0.0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Operators, OverProcesses, ::testing::Values("block_csr", "matrix_free", "sem"));
+INSTANTIATE_TEST_SUITE_P(Operators, OverProcesses,
+                         ::testing::Values(Case{"block_csr", "p2p", true}, Case{"block_csr", "allreduce", true},
+                                           Case{"matrix_free", "p2p", true}, Case{"matrix_free", "p2p", false},
+                                           Case{"matrix_free", "allreduce", true}, Case{"sem", "p2p", true},
+                                           Case{"sem", "p2p", false}, Case{"sem", "allreduce", true}),
+                         [](const ::testing::TestParamInfo<Case>& param) {
+                           return std::string(param.param.kind) + "_" + param.param.exchange +
+                                  (param.param.overlap ? "_overlap" : "");
+                         });
 
 // Stopped by the first process's observer at step 21 after checkpoints every 7 steps (the
 // snapshots' interval: a velocity snapshot waits at each), then resumed from the last: the two
@@ -205,14 +225,17 @@ TEST(OverProcesses, NonFiniteStateStopsEveryProcess) {
 TEST(OverProcessesGpu, EqualsOneGpu) {
   TREMOR_REQUIRE_GPU();
   const Communicator& world = Communicator::world();
-  for (const char* kind : {"block_ell", "sem"}) {
-    SCOPED_TRACE(kind);
-    const Model model = std::string(kind) == "sem" ? test::loaded_bar(ElementType::HexGLL, 3, 2)
-                                                   : test::loaded_bar(ElementType::Hex8, 1, 4);
+  for (const Case c : {Case{"block_ell", "p2p", true}, Case{"block_ell", "allreduce", true}, Case{"sem", "p2p", true},
+                       Case{"sem", "p2p", false}, Case{"sem", "allreduce", true}, Case{"matrix_free", "allreduce", true}}) {
+    SCOPED_TRACE(str(c.kind, " ", c.exchange, c.overlap ? " overlap" : ""));
+    const Model model = std::string(c.kind) == "sem" ? test::loaded_bar(ElementType::HexGLL, 3, 2)
+                                                     : test::loaded_bar(ElementType::Hex8, 1, 4);
     RunOptions options;
     options.backend = "cuda";
     options.precision = "double";
-    options.operator_kind = kind;
+    options.operator_kind = c.kind;
+    options.exchange = c.exchange;
+    options.overlap = c.overlap;
     options.deterministic = true;
     options.communicator = &world;
     options.domains = world.size();

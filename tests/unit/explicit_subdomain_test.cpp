@@ -61,7 +61,8 @@ TEST(ExplicitSubdomain, NumberingRefusesRepeatedOrForeignNodes) {
 struct ScalingExchange : explicit_fe::Exchange<double> {
   double force_factor = 1.0;
   int force_calls = 0, mass_calls = 0;
-  void sum_forces(std::span<const View<double>> forces) override {
+  void start_forces(std::span<const View<double>>) override {}
+  void finish_forces(std::span<const View<double>> forces) override {
     ++force_calls;
     ASSERT_EQ(forces.size(), 1u);
     for (Index i = 0; i < forces[0].size; ++i) forces[0][i] *= force_factor;

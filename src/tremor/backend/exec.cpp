@@ -14,10 +14,16 @@ struct Scratch {
   int device = -1;
   void* pointer = nullptr;
   std::size_t bytes = 0;
+  void* stream = nullptr;  // a stream the Exec owns (cuda_side_stream), destroyed last
   Scratch(MemorySpace space_, int device_) : space(space_), device(device_) {}
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
-  ~Scratch() { memory::release(space, device, pointer, bytes); }
+  ~Scratch() {
+    memory::release(space, device, pointer, bytes);
+#if defined(TREMOR_HAVE_CUDA)
+    if (stream) (void)cudaStreamDestroy(static_cast<cudaStream_t>(stream));
+#endif
+  }
 };
 }  // namespace detail
 
@@ -82,6 +88,19 @@ Exec Exec::cuda(int device) {
   Exec exec(Backend::Cuda, device);
 #if defined(TREMOR_HAVE_CUDA)
   TREMOR_CUDA_CHECK(cudaSetDevice(device));
+#endif
+  return exec;
+}
+
+Exec Exec::cuda_side_stream(int device) {
+  Exec exec = cuda(device);
+#if defined(TREMOR_HAVE_CUDA)
+  int least = 0, greatest = 0;
+  TREMOR_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  cudaStream_t stream = nullptr;
+  TREMOR_CUDA_CHECK(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, greatest));
+  exec.stream_ = stream;
+  exec.scratch_->stream = stream;
 #endif
   return exec;
 }

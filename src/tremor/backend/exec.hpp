@@ -40,6 +40,11 @@ class Exec {
   static Exec openmp() { return Exec(Backend::OpenMP); }
   // The default stream of `device`; throws tremor::Error when no such CUDA device is usable.
   static Exec cuda(int device = 0);
+  // A stream of its own on `device` (released with the last copy), which work on the default stream
+  // does not wait for, nor it for that work: ordered against other streams by events only. Its
+  // blocks are scheduled before the default stream's (highest priority): work that others wait on,
+  // such as an interface exchange overlapping the interior's work.
+  static Exec cuda_side_stream(int device);
   static Exec make(Backend backend);
 
   Backend backend() const { return backend_; }

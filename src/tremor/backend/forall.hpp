@@ -50,4 +50,11 @@ void forall(const Exec& exec, Index n, Body body) {
   }
 }
 
+// values[i] = 0 for i < n, on exec (float, double, Index; compiled once, in forall.cpp).
+template <class T>
+void fill_zero(const Exec& exec, T* values, Index n);
+extern template void fill_zero<float>(const Exec&, float*, Index);
+extern template void fill_zero<double>(const Exec&, double*, Index);
+extern template void fill_zero<Index>(const Exec&, Index*, Index);
+
 }  // namespace tremor

@@ -77,10 +77,13 @@ void print_preflight(const std::string& model_path, const Model& model, const ex
               std::string(p.operator_kind()).c_str(), std::string(to_string(p.backend)).c_str(),
               p.ordering == NodeOrdering::Rcm ? ", RCM node ordering" : "");
   if (!p.blocks.empty()) std::printf("  blocks          %s\n", p.blocks.c_str());
+  const char* overlap = p.overlap ? ", overlapping the interior's forces" : "";
   if (p.processes > 1)
-    std::printf("  subdomains      %d (METIS), one per process, shared nodes' forces exchanged every step\n", p.processes);
+    std::printf("  subdomains      %d (METIS), one per process, shared nodes' forces exchanged every step (%s%s)\n",
+                p.processes, std::string(parallel::to_string(p.exchange)).c_str(), overlap);
   else if (p.domains > 1)
-    std::printf("  subdomains      %d (METIS), stepped together, shared nodes' forces summed every step\n", p.domains);
+    std::printf("  subdomains      %d (METIS), stepped together, shared nodes' forces summed every step%s\n", p.domains,
+                overlap);
   std::printf("  stable step     %ss (%s)\n", si(p.stable_dt).c_str(), p.stable_by.c_str());
   std::string why;
   if (p.dt_source == "automatic") {
@@ -300,6 +303,8 @@ struct RunArgs {
   bool deterministic = false;
   int check_every = 100;
   int domains = 1;
+  std::string exchange = "p2p";
+  bool no_overlap = false;
   long long checkpoint_every = 0;
   bool resume = false;
   long long stop_at_step = 0;
@@ -342,6 +347,8 @@ ex::RunOptions run_options(const RunArgs& args, const parallel::Communicator& wo
   options.deterministic = args.deterministic;
   options.check_every = args.check_every;
   options.domains = args.domains;
+  options.exchange = args.exchange;
+  options.overlap = !args.no_overlap;
   if (world.size() > 1) {  // mpirun: a subdomain per process
     if (args.domains != 1 && args.domains != world.size())
       throw Error(str("--domains ", args.domains, " under mpirun with ", world.size(),
@@ -629,6 +636,15 @@ void add_run_command(CLI::App& app) {
                   "decompose the mesh into N subdomains (METIS) stepped together with their shared nodes' "
                   "forces summed every step; the same results to rounding (default 1)")
       ->check(whole(1, std::numeric_limits<int>::max()));
+  cmd->add_option("--exchange", args->exchange,
+                  "between processes (mpirun), how the shared nodes' forces are summed: p2p (each pair of "
+                  "neighbours sends the nodes they share) or allreduce (one array over every shared node); "
+                  "default p2p")
+      ->check(CLI::IsMember({"p2p", "allreduce"}));
+  cmd->add_flag("--no-overlap", args->no_overlap,
+                "in a decomposed run, apply each subdomain's whole operator before its exchange (default: "
+                "the elements touching shared nodes first, the interior while the exchange runs; sem and "
+                "matrix_free)");
   cmd->add_option("--check-every", args->check_every,
                   "steps between NaN/Inf checks, progress updates and interruption checks (default 100)")
       ->check(whole(1, std::numeric_limits<int>::max()));

@@ -51,11 +51,6 @@ Index coefficients(const Exec& exec, Index n, const double* m, const double* c, 
   return massless;
 }
 
-template <class Real>
-void fill_zero(const Exec& exec, Real* values, Index n) {
-  forall(exec, n, [=] TREMOR_LAMBDA(Index i) { values[i] = Real(0); });
-}
-
 }  // namespace
 
 template <class Real>
@@ -126,6 +121,13 @@ View<Real> CentralDifference<Real>::apply_stiffness() {
     stiffness_.add(curr_.view(), ku_.view());
   else
     stiffness_.apply(curr_.view(), ku_.view());
+  return ku_.view();
+}
+
+template <class Real>
+View<Real> CentralDifference<Real>::add_stiffness(const op::Operator<Real>& part) {
+  TREMOR_CHECK(stiffness_.adds() && part.adds(), "the stiffness is applied part by part only where its parts add into K u");
+  part.add(curr_.view(), ku_.view());
   return ku_.view();
 }
 

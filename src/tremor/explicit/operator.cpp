@@ -74,7 +74,7 @@ MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<c
 
 template <class Real>
 void MatrixFreeOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
-  forall(exec_, n_dofs_, [=] TREMOR_LAMBDA(Index i) { ku[i] = Real(0); });
+  fill_zero(exec_, ku, n_dofs_);
   add_unchecked(u, ku);
 }
 
@@ -218,8 +218,31 @@ std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, 
   return std::make_unique<sparse::FormatOperator<Real>>(exec, K, name, model.mesh.dim());
 }
 
+template <class Real>
+SplitOperator<Real>::SplitOperator(std::unique_ptr<op::Operator<Real>> first, std::unique_ptr<op::Operator<Real>> second)
+    : first_(std::move(first)), second_(std::move(second)) {
+  TREMOR_CHECK(first_ && second_ && first_->adds() && second_->adds(), "a split operator's parts must add into K u");
+  TREMOR_CHECK(first_->n_dofs() == second_->n_dofs() && first_->exec().backend() == second_->exec().backend() &&
+                   first_->exec().stream() == second_->exec().stream(),
+               "a split operator's parts must have one size and one Exec");
+}
+
+template <class Real>
+void SplitOperator<Real>::apply_unchecked(const Real* x, Real* y) const {
+  fill_zero(exec(), y, n_dofs());
+  add_unchecked(x, y);
+}
+
+template <class Real>
+void SplitOperator<Real>::add_unchecked(const Real* x, Real* y) const {
+  first_->add_unchecked(x, y);
+  second_->add_unchecked(x, y);
+}
+
 template class MatrixFreeOperator<float>;
 template class MatrixFreeOperator<double>;
+template class SplitOperator<float>;
+template class SplitOperator<double>;
 TREMOR_MAKE_STIFFNESS_OPERATOR(float, )
 TREMOR_MAKE_STIFFNESS_OPERATOR(double, )
 

@@ -46,11 +46,8 @@
 #include "tremor/mesh/reorder.hpp"
 #include "tremor/model/model.hpp"
 #include "tremor/operator/registry.hpp"
+#include "tremor/parallel/exchange.hpp"
 #include "tremor/sparse/two_kernel.hpp"
-
-namespace tremor::parallel {
-class Communicator;
-}
 
 namespace tremor::explicit_fe {
 
@@ -99,6 +96,14 @@ struct RunOptions {
   // to the observer, and run_explicit returns the histories there (none elsewhere). Null: this
   // process alone.
   const parallel::Communicator* communicator = nullptr;
+  // Between processes, how the shared nodes' forces are summed (parallel/exchange.hpp): "p2p", each
+  // pair of neighbouring subdomains sends the nodes they share, or "allreduce", one array over
+  // every shared node summed over all processes.
+  std::string exchange = "p2p";
+  // A decomposed run with an element-by-element operator (sem, matrix_free) applies each
+  // subdomain's elements touching a shared node first, starts the exchange, and applies the
+  // interior's while it runs; false: the whole apply, then the exchange.
+  bool overlap = true;
   int check_every = 100;        // steps between NaN/Inf checks (and Observer::on_progress calls)
   // Steps between Observer::on_checkpoint calls (0: none). Checkpoint steps are checked for
   // NaN/Inf too, so no checkpoint holds a state that has blown up.
@@ -126,6 +131,9 @@ struct Preflight {
   NodeOrdering ordering = NodeOrdering::None;
   int domains = 1;    // RunOptions::domains, checked
   int processes = 1;  // of RunOptions::communicator
+  parallel::Strategy exchange = parallel::Strategy::PointToPoint;  // RunOptions::exchange
+  // RunOptions::overlap where it applies: a decomposed run whose operator is element by element.
+  bool overlap = false;
   // The block file the "partitioned" operator takes its partition from (checked against the mesh
   // by preflight()); empty: it partitions the mesh itself.
   std::string blocks;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <utility>
 
 #include "tremor/backend/forall.hpp"
@@ -96,6 +97,25 @@ Subdomain<Real>::~Subdomain() = default;
 
 // ------------------------------------------------------------------------------ the model's parts
 
+namespace {
+
+// The rows of `table` for the elements listed (per-element columns; the per-section ones kept).
+fem::SectionTable table_rows(const fem::SectionTable& table, std::span<const Index> elements) {
+  fem::SectionTable rows = table;
+  rows.element_section.clear();
+  rows.element_alpha.clear();
+  rows.element_stiffness_factor.clear();
+  for (const Index e : elements) {
+    const auto g = static_cast<std::size_t>(e);
+    rows.element_section.push_back(table.element_section[g]);
+    if (!table.element_alpha.empty()) rows.element_alpha.push_back(table.element_alpha[g]);
+    if (!table.element_stiffness_factor.empty()) rows.element_stiffness_factor.push_back(table.element_stiffness_factor[g]);
+  }
+  return rows;
+}
+
+}  // namespace
+
 std::vector<ModelPart> decompose_model(const Model& model, const partition::Decomposition& decomposition,
                                        const std::vector<History>& histories, int only) {
   const fem::SectionTable table = fem::section_table(model, false);
@@ -110,6 +130,7 @@ std::vector<ModelPart> decompose_model(const Model& model, const partition::Deco
     const partition::Subdomain& domain = decomposition.domains[s];
     ModelPart& part = parts[s];
     part.nodes = domain.nodes;
+    part.n_owned = domain.n_owned;
     if (only < 0 || static_cast<std::size_t>(only) == s) {
       part.model.source = model.source;
       part.model.mesh_file = model.mesh_file;
@@ -118,17 +139,7 @@ std::vector<ModelPart> decompose_model(const Model& model, const partition::Deco
       part.model.sections = model.sections;
       part.model.absorbing = model.absorbing;
       part.model.mesh = partition::subdomain_mesh(model.mesh, domain, part.elements);
-      part.table = table;
-      part.table.element_section.clear();
-      part.table.element_alpha.clear();
-      part.table.element_stiffness_factor.clear();
-      for (const Index e : part.elements) {
-        const auto g = static_cast<std::size_t>(e);
-        part.table.element_section.push_back(table.element_section[g]);
-        if (!table.element_alpha.empty()) part.table.element_alpha.push_back(table.element_alpha[g]);
-        if (!table.element_stiffness_factor.empty())
-          part.table.element_stiffness_factor.push_back(table.element_stiffness_factor[g]);
-      }
+      part.table = table_rows(table, part.elements);
       part.loading = std::make_unique<Loading>(loading.restricted(domain.nodes));
     }
     std::vector<Index> local(static_cast<std::size_t>(model.mesh.n_nodes()), -1);
@@ -403,6 +414,32 @@ std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& 
   if (!colouring.blocks.empty()) clock.lap("element colouring");
   d->elements = std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, colouring);
   clock.lap(exec.space() == MemorySpace::Device ? "elements to the GPU" : "element arrays");
+  if (part && preflight.overlap) {
+    // The elements touching a shared node, and the rest: each its own mesh on the subdomain's
+    // nodes (its own colouring) and its rows of the table. Not split where either would be empty.
+    std::vector<Index> touching, interior;
+    Index e = 0;
+    for (const ElementBlock& block : model.mesh.blocks)
+      for (Index k = 0; k < block.n_elements(); ++k, ++e) {
+        const auto nodes = block.nodes(k);
+        const bool shared = std::any_of(nodes.begin(), nodes.end(), [&](Index n) { return n >= part->n_owned; });
+        (shared ? touching : interior).push_back(e);
+      }
+    if (!touching.empty() && !interior.empty()) {
+      partition::Subdomain all_nodes;
+      all_nodes.nodes.resize(static_cast<std::size_t>(model.mesh.n_nodes()));
+      std::iota(all_nodes.nodes.begin(), all_nodes.nodes.end(), Index(0));
+      for (auto [list, into] : {std::pair{&touching, &d->interface_elements}, std::pair{&interior, &d->interior_elements}}) {
+        all_nodes.elements = *list;
+        std::vector<Index> order;
+        const Mesh mesh = partition::subdomain_mesh(model.mesh, all_nodes, order);
+        *into = std::make_shared<const fem::DeviceElements>(
+            exec, mesh, table_rows(table, order),
+            colouring.blocks.empty() ? fem::ElementColouring{} : fem::colour_elements(mesh));
+      }
+      clock.lap(str("elements split: ", touching.size(), " touching a shared node, ", interior.size(), " interior"));
+    }
+  }
   d->mass = sparse::assemble_lumped_mass<double>(exec, *d->elements, strategy);
   if (is_damped(original)) d->damping = sparse::assemble_lumped_damping<double>(exec, *d->elements, strategy);
   clock.lap(is_damped(original) ? "lumped mass and damping" : "lumped mass");
@@ -426,7 +463,15 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
     clock.lap("stiffness (host assembly, partitioned layout)");
   } else {
     op::OperatorSetup built;
-    d.stiffness = make_stiffness_operator<Real>(model, preflight.op->name, d.elements, preflight.assembly, &built);
+    if (d.interface_elements) {
+      auto split = std::make_unique<SplitOperator<Real>>(
+          make_stiffness_operator<Real>(model, preflight.op->name, std::move(d.interface_elements), preflight.assembly),
+          make_stiffness_operator<Real>(model, preflight.op->name, std::move(d.interior_elements), preflight.assembly));
+      d.split = split.get();
+      d.stiffness = std::move(split);
+    } else {
+      d.stiffness = make_stiffness_operator<Real>(model, preflight.op->name, d.elements, preflight.assembly, &built);
+    }
     if (built.assembly_bytes > 0) {  // K was assembled on the Exec
       clock.detail(str("K by the two-kernel assembly (", to_string(preflight.assembly), ", double)"), built.assembly_seconds);
       clock.detail(str("K to ", preflight.op->name, " in ", to_string(preflight.precision)), built.format_seconds);
@@ -526,11 +571,17 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
   while (step < p.steps) {
     // F at t_n drives u_n+1 (Eq. 4); prescribed values at t_n+1. The shared nodes' internal forces
     // are summed between the operator apply and the update.
+    // A split subdomain applies the elements touching its shared nodes first, and the interior's
+    // while the exchange runs.
     for (std::size_t s = 0; s < subdomains.size(); ++s) {
-      subdomains[s]->loads->update(step);
-      forces[s] = subdomains[s]->scheme->apply_stiffness();
+      Subdomain<Real>& d = *subdomains[s];
+      d.loads->update(step);
+      forces[s] = d.split ? d.scheme->add_stiffness(d.split->first()) : d.scheme->apply_stiffness();
     }
-    exchange.sum_forces(forces);
+    exchange.start_forces(forces);
+    for (Subdomain<Real>* d : subdomains)
+      if (d->split) d->scheme->add_stiffness(d->split->second());
+    exchange.finish_forces(forces);
     for (Subdomain<Real>* d : subdomains)
       d->scheme->advance(d->loads->force(), d->loads->prescribed_dofs(), d->loads->prescribed_values());
     ++step;

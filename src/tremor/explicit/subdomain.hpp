@@ -79,6 +79,7 @@ using parallel::NoSharedNodes;
 struct ModelPart {
   Model model;
   std::vector<Index> nodes;     // the model's node of each local node
+  Index n_owned = 0;            // local nodes [n_owned, nodes.size()) are shared with other parts
   std::vector<Index> elements;  // the model's element of each local element
   fem::SectionTable table;
   std::unique_ptr<Loading> loading;
@@ -201,12 +202,16 @@ struct Subdomain {
   const Model* model = nullptr;     // in local numbers
   std::unique_ptr<Loading> loading;
   std::unique_ptr<op::Operator<Real>> stiffness;
+  // The stiffness as the elements touching a shared node, then the rest (Preflight::overlap):
+  // *stiffness itself, or null when not split.
+  const SplitOperator<Real>* split = nullptr;
   std::unique_ptr<CentralDifference<Real>> scheme;  // reads *stiffness
   std::unique_ptr<DeviceLoading<Real>> loads;       // reads *loading
   std::unique_ptr<Recorder<Real>> recorder;
   std::unique_ptr<SnapshotTaker<Real>> snapshots;  // its writer takes the observer guard: destroy it first
   // Held between begin_subdomain and finish_subdomain only.
   std::shared_ptr<const fem::DeviceElements> elements;
+  std::shared_ptr<const fem::DeviceElements> interface_elements, interior_elements;  // where split
   DeviceArray<double> mass, damping;
   ModelPart* part = nullptr;
 

@@ -39,6 +39,25 @@ void finalize_at_exit() {
 
 }  // namespace
 
+struct Requests::Impl {
+#if defined(TREMOR_HAVE_MPI)
+  std::vector<MPI_Request> requests;
+#endif
+};
+
+Requests::Requests() : impl_(std::make_unique<Impl>()) {}
+Requests::~Requests() = default;
+Requests::Requests(Requests&&) noexcept = default;
+Requests& Requests::operator=(Requests&&) noexcept = default;
+
+bool Requests::pending() const {
+#if defined(TREMOR_HAVE_MPI)
+  return impl_ && !impl_->requests.empty();
+#else
+  return false;
+#endif
+}
+
 bool mpi_compiled() {
 #if defined(TREMOR_HAVE_MPI)
   return true;
@@ -139,11 +158,19 @@ void Communicator::broadcast(std::vector<char>& bytes, int root) const {
 
 void Communicator::exchange(std::span<const int> ranks, std::span<const std::span<const double>> send,
                             std::span<const std::span<double>> receive) const {
+  Requests requests = start_exchange(ranks, send, receive);
+  wait(requests);
+}
+
+Requests Communicator::start_exchange(std::span<const int> ranks, std::span<const std::span<const double>> send,
+                                      std::span<const std::span<double>> receive) const {
   TREMOR_CHECK(send.size() == ranks.size() && receive.size() == ranks.size(), "an exchange with ", ranks.size(),
                " processes was given ", send.size(), " and ", receive.size(), " buffers");
-  if (ranks.empty()) return;
+  Requests started;
+  if (ranks.empty()) return started;
 #if defined(TREMOR_HAVE_MPI)
-  std::vector<MPI_Request> requests(2 * ranks.size(), MPI_REQUEST_NULL);
+  std::vector<MPI_Request>& requests = started.impl_->requests;
+  requests.assign(2 * ranks.size(), MPI_REQUEST_NULL);
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     TREMOR_CHECK(ranks[i] >= 0 && ranks[i] < size_ && ranks[i] != rank_, "an exchange with process ", ranks[i],
                  " from process ", rank_, " of ", size_);
@@ -154,9 +181,38 @@ void Communicator::exchange(std::span<const int> ranks, std::span<const std::spa
                         &requests[2 * i + 1]),
               "send");
   }
-  check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "exchange");
+  return started;
 #else
   throw Error(str("an exchange with process ", ranks[0], ": this tremor runs as one process (built without MPI)"));
+#endif
+}
+
+Requests Communicator::start_sum(std::span<double> values) const {
+  Requests started;
+#if defined(TREMOR_HAVE_MPI)
+  if (size_ > 1 && !values.empty()) {
+    TREMOR_CHECK(values.size() <= static_cast<std::size_t>(std::numeric_limits<int>::max()), "a sum of ",
+                 values.size(), " values is too large for one MPI transfer");
+    started.impl_->requests.assign(1, MPI_REQUEST_NULL);
+    check_mpi(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_SUM,
+                             MPI_COMM_WORLD, started.impl_->requests.data()),
+              "all-reduce");
+  }
+#else
+  (void)values;
+#endif
+  return started;
+}
+
+void Communicator::wait(Requests& requests) const {
+#if defined(TREMOR_HAVE_MPI)
+  std::vector<MPI_Request>& pending = requests.impl_->requests;
+  if (pending.empty()) return;
+  const int status = MPI_Waitall(static_cast<int>(pending.size()), pending.data(), MPI_STATUSES_IGNORE);
+  pending.clear();
+  check_mpi(status, "exchange");
+#else
+  (void)requests;
 #endif
 }
 

@@ -8,6 +8,7 @@
 // processes. Every process must make the same calls in the same order (they are collective),
 // except send/receive pairs.
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -16,6 +17,21 @@ namespace tremor::parallel {
 
 // Whether this build can run over several processes.
 bool mpi_compiled();
+
+// Transfers under way (Communicator::start_exchange, start_sum), completed by Communicator::wait.
+class Requests {
+ public:
+  Requests();
+  ~Requests();
+  Requests(Requests&&) noexcept;
+  Requests& operator=(Requests&&) noexcept;
+  bool pending() const;
+
+ private:
+  friend class Communicator;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 class Communicator {
  public:
@@ -39,6 +55,13 @@ class Communicator {
   // receive[i], whose size that process sends, comes from it. All transfers at once.
   void exchange(std::span<const int> ranks, std::span<const std::span<const double>> send,
                 std::span<const std::span<double>> receive) const;
+  // The same started (the buffers must outlive the wait), so that work can run until wait().
+  Requests start_exchange(std::span<const int> ranks, std::span<const std::span<const double>> send,
+                          std::span<const std::span<double>> receive) const;
+  // values summed over every process in place (MPI's all-reduce), started; wait() completes it.
+  Requests start_sum(std::span<double> values) const;
+  // Completes the transfers (none: returns at once).
+  void wait(Requests& requests) const;
   void barrier() const;
   // Ends every process of the run with `code` (MPI_Abort): for a failure the others cannot know
   // of, which would leave them waiting for this one. Returns without MPI (one process).

@@ -7,8 +7,33 @@
 #include "tremor/backend/forall.hpp"
 #include "tremor/backend/memory.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
 
 namespace tremor::parallel {
+
+Strategy parse_strategy(std::string_view name) {
+  if (name == "p2p") return Strategy::PointToPoint;
+  if (name == "allreduce") return Strategy::AllReduce;
+  static constexpr std::string_view names[] = {"p2p", "allreduce"};
+  throw Error(unknown_choice("exchange", name, names));
+}
+
+std::string_view to_string(Strategy strategy) {
+  return strategy == Strategy::AllReduce ? "allreduce" : "p2p";
+}
+
+SharedSlots::SharedSlots(const partition::Decomposition& decomposition, int domain) {
+  // slot_of[node]: the node's place among the model's shared nodes (multiplicity > 1), in model order.
+  std::vector<Index> slot_of(decomposition.node_multiplicity.size(), -1);
+  for (std::size_t node = 0; node < slot_of.size(); ++node)
+    if (decomposition.node_multiplicity[node] > 1) slot_of[node] = n_slots++;
+  const partition::Subdomain& mine = decomposition.domains.at(static_cast<std::size_t>(domain));
+  for (std::size_t k = static_cast<std::size_t>(mine.n_owned); k < mine.nodes.size(); ++k) {
+    const Index slot = slot_of[static_cast<std::size_t>(mine.nodes[k])];
+    TREMOR_CHECK(slot >= 0, "subdomain ", domain, "'s shared node ", mine.nodes[k], " is held by no other subdomain");
+    slots.push_back(slot);
+  }
+}
 
 template <class Real>
 InProcessExchange<Real>::InProcessExchange(const Exec& exec, const partition::Decomposition& decomposition, int dim)
@@ -84,7 +109,7 @@ void InProcessExchange<Real>::sum(std::span<const View<T>> values, DeviceArray<T
 }
 
 template <class Real>
-void InProcessExchange<Real>::sum_forces(std::span<const View<Real>> forces) {
+void InProcessExchange<Real>::finish_forces(std::span<const View<Real>> forces) {
   sum(forces, staged_forces_);
 }
 
@@ -144,8 +169,9 @@ Neighbourhood::Neighbourhood(const partition::Decomposition& decomposition, cons
 
 template <class Real>
 MpiExchange<Real>::MpiExchange(const Exec& exec, const partition::Decomposition& decomposition, int dim,
-                               const Communicator& communicator)
-    : exec_(exec), dim_(dim), communicator_(&communicator) {
+                               const Communicator& communicator, Strategy strategy)
+    : exec_(exec), dim_(dim), communicator_(&communicator), strategy_(strategy),
+      slots_(decomposition, communicator.rank()) {
   const Neighbourhood around(decomposition, communicator);
   n_local_ = around.n_local;
   n_owned_ = around.n_owned;
@@ -153,52 +179,84 @@ MpiExchange<Real>::MpiExchange(const Exec& exec, const partition::Decomposition&
   send_nodes_ = around.send_nodes;
   offsets_ = around.offsets;
   copies_ = around.copies;
+  const auto d = static_cast<std::size_t>(dim);
+  tail_.resize(static_cast<std::size_t>(n_local_ - n_owned_) * d);
+  if (strategy == Strategy::AllReduce) {
+    all_.resize(static_cast<std::size_t>(slots_.n_slots) * d);
+    return;
+  }
   for (const std::vector<Index>& nodes : send_nodes_) {
-    send_.emplace_back(nodes.size() * static_cast<std::size_t>(dim));
-    receive_.emplace_back(nodes.size() * static_cast<std::size_t>(dim));
+    send_.emplace_back(nodes.size() * d);
+    receive_.emplace_back(nodes.size() * d);
   }
 }
 
 template <class Real>
 template <class T>
-void MpiExchange<Real>::sum(std::span<const View<T>> values) {
-  TREMOR_CHECK(values.size() == 1, "a process's exchange was given ", values.size(), " subdomains' vectors, not one");
-  const View<T> v = values[0];
+void MpiExchange<Real>::start(View<T> v) {
   const auto d = static_cast<std::size_t>(dim_);
   TREMOR_CHECK(v.size == n_local_ * dim_, "a subdomain's vector of ", v.size, " values for ", n_local_, " nodes");
-  const std::size_t n_tail = static_cast<std::size_t>(n_local_ - n_owned_) * d;
-  std::vector<T> tail(n_tail);
-  T* device_tail = v.data + static_cast<std::size_t>(n_owned_) * d;
-  memory::copy(exec_, tail.data(), MemorySpace::Host, device_tail, v.space, n_tail * sizeof(T));
+  TREMOR_CHECK(!requests_.pending(), "an exchange started twice");
   // Values widened to double travel exactly and come back as they were.
+  std::vector<T> tail(tail_.size());
+  memory::copy(exec_, tail.data(), MemorySpace::Host, v.data + static_cast<std::size_t>(n_owned_) * d, v.space,
+               tail.size() * sizeof(T));
+  for (std::size_t k = 0; k < tail.size(); ++k) tail_[k] = static_cast<double>(tail[k]);
+  if (strategy_ == Strategy::AllReduce) {
+    std::fill(all_.begin(), all_.end(), 0.0);
+    for (std::size_t j = 0; j < slots_.slots.size(); ++j)
+      for (std::size_t c = 0; c < d; ++c) all_[static_cast<std::size_t>(slots_.slots[j]) * d + c] = tail_[j * d + c];
+    requests_ = communicator_->start_sum(all_);
+    return;
+  }
   for (std::size_t n = 0; n < neighbours_.size(); ++n)
     for (std::size_t k = 0; k < send_nodes_[n].size(); ++k)
-      for (std::size_t c = 0; c < d; ++c)
-        send_[n][k * d + c] = static_cast<double>(tail[static_cast<std::size_t>(send_nodes_[n][k]) * d + c]);
+      for (std::size_t c = 0; c < d; ++c) send_[n][k * d + c] = tail_[static_cast<std::size_t>(send_nodes_[n][k]) * d + c];
   std::vector<std::span<const double>> send(send_.begin(), send_.end());
   std::vector<std::span<double>> receive(receive_.begin(), receive_.end());
-  communicator_->exchange(neighbours_, send, receive);
-  std::vector<T> summed(n_tail);
-  for (std::size_t j = 0; j + 1 < offsets_.size(); ++j)
-    for (std::size_t c = 0; c < d; ++c) {
-      T total = T(0);
-      for (Index e = offsets_[j]; e < offsets_[j + 1]; ++e) {
-        const auto [n, at] = copies_[static_cast<std::size_t>(e)];
-        total += n < 0 ? tail[j * d + c] : static_cast<T>(receive_[static_cast<std::size_t>(n)][static_cast<std::size_t>(at) * d + c]);
-      }
-      summed[j * d + c] = total;
-    }
-  memory::copy(exec_, device_tail, v.space, summed.data(), MemorySpace::Host, n_tail * sizeof(T));
+  requests_ = communicator_->start_exchange(neighbours_, send, receive);
 }
 
 template <class Real>
-void MpiExchange<Real>::sum_forces(std::span<const View<Real>> forces) {
-  sum(forces);
+template <class T>
+void MpiExchange<Real>::finish(View<T> v) {
+  const auto d = static_cast<std::size_t>(dim_);
+  communicator_->wait(requests_);
+  std::vector<T> summed(tail_.size());
+  if (strategy_ == Strategy::AllReduce) {
+    for (std::size_t j = 0; j < slots_.slots.size(); ++j)
+      for (std::size_t c = 0; c < d; ++c)
+        summed[j * d + c] = static_cast<T>(all_[static_cast<std::size_t>(slots_.slots[j]) * d + c]);
+  } else {
+    for (std::size_t j = 0; j + 1 < offsets_.size(); ++j)
+      for (std::size_t c = 0; c < d; ++c) {
+        T total = T(0);
+        for (Index e = offsets_[j]; e < offsets_[j + 1]; ++e) {
+          const auto [n, at] = copies_[static_cast<std::size_t>(e)];
+          total += static_cast<T>(n < 0 ? tail_[j * d + c]
+                                        : receive_[static_cast<std::size_t>(n)][static_cast<std::size_t>(at) * d + c]);
+        }
+        summed[j * d + c] = total;
+      }
+  }
+  memory::copy(exec_, v.data + static_cast<std::size_t>(n_owned_) * d, v.space, summed.data(), MemorySpace::Host,
+               summed.size() * sizeof(T));
+}
+
+template <class Real>
+void MpiExchange<Real>::start_forces(std::span<const View<Real>> forces) {
+  start(this_process<Real>(forces));
+}
+
+template <class Real>
+void MpiExchange<Real>::finish_forces(std::span<const View<Real>> forces) {
+  finish(this_process<Real>(forces));
 }
 
 template <class Real>
 void MpiExchange<Real>::sum_mass(std::span<const View<double>> mass) {
-  sum(mass);
+  start(this_process<double>(mass));
+  finish(this_process<double>(mass));
 }
 
 template class InProcessExchange<float>;

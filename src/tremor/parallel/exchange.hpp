@@ -5,20 +5,45 @@
 // and damping, so that a shared node's update is the same in every subdomain holding it. Each
 // subdomain's vectors are in its own numbering (partition::Subdomain: shared nodes last).
 //
-// Every exchange sums a node's copies in the order of their subdomains' numbers and writes the
-// same sum to each copy: the copies stay equal bit for bit, and a run repeats itself bit for bit
-// with the same decomposition.
+// Between processes, two strategies (the paper's): point to point, where each pair of
+// neighbouring subdomains sends each other exactly the nodes they share and each shared node's
+// copies are summed in the order of their subdomains' numbers, and all-reduce, where one array
+// over every shared node of the model (each process's own copies in their places, zero
+// elsewhere) is summed over all processes by the library's all-reduce. Either way every copy of a
+// node gets the same sum (the copies stay equal bit for bit), and a run repeats itself bit for bit
+// with the same decomposition and strategy; the two strategies may differ in the last bit where
+// three or more subdomains share a node.
+//
+// The forces' sum comes in two halves so that work can run between them (overlap): start once
+// the shared nodes' forces are final, finish before they are read; the work between must neither
+// read nor write the shared nodes' values (the interior elements' apply).
+#include <memory>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/exec.hpp"
 #include "tremor/backend/view.hpp"
 #include "tremor/core/config.hpp"
+#include "tremor/core/error.hpp"
 #include "tremor/parallel/communicator.hpp"
 #include "tremor/partition/domains.hpp"
 
 namespace tremor::parallel {
+
+enum class Strategy { PointToPoint, AllReduce };
+// "p2p" or "allreduce".
+Strategy parse_strategy(std::string_view name);
+std::string_view to_string(Strategy strategy);
+
+// Every shared node of a decomposition (model nodes held by several subdomains), numbered in model
+// order: the all-reduce's array. slots[j]: the place of subdomain `domain`'s shared node j.
+struct SharedSlots {
+  SharedSlots(const partition::Decomposition& decomposition, int domain);
+  Index n_slots = 0;
+  std::vector<Index> slots;
+};
 
 // Sums the values of shared nodes over the subdomains, so each holds the total there. Entry s of a
 // span is subdomain s's vector, local numbering, in its Exec's memory. A process with one
@@ -27,17 +52,31 @@ template <class Real>
 class Exchange {
  public:
   virtual ~Exchange() = default;
-  // The internal forces K u, after each operator apply (the time loop).
-  virtual void sum_forces(std::span<const View<Real>> forces) = 0;
+  // The internal forces K u, after each operator apply (the time loop): start_forces once the
+  // shared nodes' forces are final, finish_forces before any is read.
+  virtual void start_forces(std::span<const View<Real>> forces) = 0;
+  virtual void finish_forces(std::span<const View<Real>> forces) = 0;
+  void sum_forces(std::span<const View<Real>> forces) {
+    start_forces(forces);
+    finish_forces(forces);
+  }
   // The lumped mass, and the damping, in the set-up before the integrator's coefficients.
   virtual void sum_mass(std::span<const View<double>> mass) = 0;
 };
+
+// The one vector of a process's subdomain (an exchange over processes is given spans of one).
+template <class T>
+View<T> this_process(std::span<const View<T>> values) {
+  TREMOR_CHECK(values.size() == 1, "a process's exchange was given ", values.size(), " subdomains' vectors, not one");
+  return values[0];
+}
 
 // One subdomain holding every node: nothing is shared.
 template <class Real>
 class NoSharedNodes final : public Exchange<Real> {
  public:
-  void sum_forces(std::span<const View<Real>>) override {}
+  void start_forces(std::span<const View<Real>>) override {}
+  void finish_forces(std::span<const View<Real>>) override {}
   void sum_mass(std::span<const View<double>>) override {}
 };
 
@@ -50,7 +89,9 @@ template <class Real>
 class InProcessExchange final : public Exchange<Real> {
  public:
   InProcessExchange(const Exec& exec, const partition::Decomposition& decomposition, int dim);
-  void sum_forces(std::span<const View<Real>> forces) override;
+  // All of it in finish_forces: the subdomains are stepped one after another on one Exec.
+  void start_forces(std::span<const View<Real>>) override {}
+  void finish_forces(std::span<const View<Real>> forces) override;
   void sum_mass(std::span<const View<double>> mass) override;
   // Shared node copies summed per exchange (the subdomains' shared nodes together).
   Index n_shared_copies() const { return total_; }
@@ -87,28 +128,35 @@ struct Neighbourhood {
 };
 
 // The subdomains of a decomposition over the processes of `communicator`, one each (this process
-// holds subdomain rank(), its vectors on `exec`). Point to point, the paper's P2P strategy: each
-// pair of neighbouring subdomains sends each other exactly the nodes they share, in ascending
-// model node order, all transfers at once; each shared node's copies are then summed in subdomain
-// order, as InProcessExchange does, so the two give the same bits. Host buffers: a GPU's values
-// are copied to the host and back around the transfers.
+// holds subdomain rank(), its vectors on `exec`), in host buffers: a GPU's values are copied to
+// the host and back around the transfers. Point to point: the neighbours' transfers all at once,
+// in ascending model node order; each shared node's copies then summed in subdomain order, as
+// InProcessExchange does, so the two give the same bits. All-reduce: MPI's, in double. The
+// transfers are non-blocking between start_forces and finish_forces.
 template <class Real>
 class MpiExchange final : public Exchange<Real> {
  public:
   MpiExchange(const Exec& exec, const partition::Decomposition& decomposition, int dim,
-              const Communicator& communicator);
+              const Communicator& communicator, Strategy strategy = Strategy::PointToPoint);
   // Spans of one: this process's subdomain.
-  void sum_forces(std::span<const View<Real>> forces) override;
+  void start_forces(std::span<const View<Real>> forces) override;
+  void finish_forces(std::span<const View<Real>> forces) override;
   void sum_mass(std::span<const View<double>> mass) override;
   const std::vector<int>& neighbours() const { return neighbours_; }
 
  private:
   template <class T>
-  void sum(std::span<const View<T>> values);
+  void start(View<T> values);
+  template <class T>
+  void finish(View<T> values);
 
   Exec exec_;
   int dim_ = 3;
   const Communicator* communicator_ = nullptr;
+  Strategy strategy_ = Strategy::PointToPoint;
+  SharedSlots slots_;
+  std::vector<double> tail_, all_;  // this subdomain's shared values; the all-reduce's array
+  Requests requests_;               // the transfers between start and finish
   Index n_local_ = 0, n_owned_ = 0;
   std::vector<int> neighbours_;                  // ascending
   std::vector<std::vector<Index>> send_nodes_;   // per neighbour: the shared nodes (tail index) it shares, by model node

@@ -51,6 +51,18 @@ void sum_copies(const Exec& exec, Index n_shared, Index dim, const Index* offset
   });
 }
 
+// all[slots[j] dim + c] = tail[j dim + c] (the array zeroed first).
+template <class T>
+void scatter_slots(const Exec& exec, Index n_shared, Index dim, const Index* slots, const T* tail, T* all) {
+  forall(exec, n_shared * dim, [=] TREMOR_LAMBDA(Index k) { all[slots[k / dim] * dim + k % dim] = tail[k]; });
+}
+
+// tail[j dim + c] = all[slots[j] dim + c].
+template <class T>
+void gather_slots(const Exec& exec, Index n_shared, Index dim, const Index* slots, const T* all, T* tail) {
+  forall(exec, n_shared * dim, [=] TREMOR_LAMBDA(Index k) { tail[k] = all[slots[k / dim] * dim + k % dim]; });
+}
+
 }  // namespace
 
 bool nccl_compiled() {
@@ -65,16 +77,18 @@ template <class Real>
 struct NcclExchange<Real>::Handle {
 #if defined(TREMOR_HAVE_NCCL)
   ncclComm_t comm = nullptr;
+  cudaEvent_t ready = nullptr, done = nullptr;  // on the Exec's stream, then on the side stream
 #endif
 };
 
 template <class Real>
 NcclExchange<Real>::NcclExchange(const Exec& exec, const partition::Decomposition& decomposition, int dim,
-                                 const Communicator& communicator)
-    : handle_(std::make_unique<Handle>()), exec_(exec), dim_(dim) {
+                                 const Communicator& communicator, Strategy strategy)
+    : handle_(std::make_unique<Handle>()), exec_(exec), side_(exec), dim_(dim), strategy_(strategy) {
   TREMOR_CHECK(nccl_compiled(), "the NCCL exchange needs a build with CUDA, MPI and NCCL");
   TREMOR_CHECK(exec.backend() == Backend::Cuda, "the NCCL exchange runs on a GPU; the backend is ",
                to_string(exec.backend()));
+  side_ = Exec::cuda_side_stream(exec.device());
   const Neighbourhood around(decomposition, communicator);
   n_local_ = around.n_local;
   n_owned_ = around.n_owned;
@@ -91,12 +105,23 @@ NcclExchange<Real>::NcclExchange(const Exec& exec, const partition::Decompositio
   send_rows_ = DeviceArray<Index>(exec, std::span<const Index>(rows));
   offsets_ = DeviceArray<Index>(exec, std::span<const Index>(around.offsets));
   sources_ = DeviceArray<Index>(exec, std::span<const Index>(sources));
-  const Index n_values = static_cast<Index>(rows.size()) * dim;
-  send_ = DeviceArray<Real>(exec, n_values);
-  receive_ = DeviceArray<Real>(exec, n_values);
-  send_mass_ = DeviceArray<double>(exec, n_values);
-  receive_mass_ = DeviceArray<double>(exec, n_values);
+  if (strategy == Strategy::AllReduce) {
+    const SharedSlots shared(decomposition, communicator.rank());
+    n_slots_ = shared.n_slots;
+    slots_ = DeviceArray<Index>(exec, std::span<const Index>(shared.slots));
+    send_ = DeviceArray<Real>(exec, n_slots_ * dim);
+    send_mass_ = DeviceArray<double>(exec, n_slots_ * dim);
+  } else {
+    const Index n_values = static_cast<Index>(rows.size()) * dim;
+    send_ = DeviceArray<Real>(exec, n_values);
+    receive_ = DeviceArray<Real>(exec, n_values);
+    send_mass_ = DeviceArray<double>(exec, n_values);
+    receive_mass_ = DeviceArray<double>(exec, n_values);
+  }
 #if defined(TREMOR_HAVE_NCCL)
+  TREMOR_CUDA_CHECK(cudaSetDevice(exec.device()));
+  TREMOR_CUDA_CHECK(cudaEventCreateWithFlags(&handle_->ready, cudaEventDisableTiming));
+  TREMOR_CUDA_CHECK(cudaEventCreateWithFlags(&handle_->done, cudaEventDisableTiming));
   // The first process's unique id to every process (with whether it could make one, so that a
   // failure there stops every process here rather than in the next collective), then every
   // process joins.
@@ -109,7 +134,6 @@ NcclExchange<Real>::NcclExchange(const Exec& exec, const partition::Decompositio
   communicator.broadcast(bytes);
   TREMOR_CHECK(bytes.at(0) == 1, "NCCL could not make the communicator's id on the first process");
   std::memcpy(&id, bytes.data() + 1, sizeof(id));
-  TREMOR_CUDA_CHECK(cudaSetDevice(exec.device()));
   check_nccl(ncclCommInitRank(&handle_->comm, communicator.size(), id, communicator.rank()), "communicator set-up");
 #endif
 }
@@ -117,41 +141,77 @@ NcclExchange<Real>::NcclExchange(const Exec& exec, const partition::Decompositio
 template <class Real>
 NcclExchange<Real>::~NcclExchange() {
 #if defined(TREMOR_HAVE_NCCL)
-  if (handle_ && handle_->comm) ncclCommDestroy(handle_->comm);
+  if (!handle_) return;
+  if (handle_->comm) ncclCommDestroy(handle_->comm);
+  if (handle_->ready) (void)cudaEventDestroy(handle_->ready);
+  if (handle_->done) (void)cudaEventDestroy(handle_->done);
 #endif
 }
 
 template <class Real>
 template <class T>
-void NcclExchange<Real>::sum(std::span<const View<T>> values, DeviceArray<T>& send, DeviceArray<T>& receive) {
-  TREMOR_CHECK(values.size() == 1, "a process's exchange was given ", values.size(), " subdomains' vectors, not one");
-  const View<T> v = values[0];
+void NcclExchange<Real>::start(View<T> v, DeviceArray<T>& send, DeviceArray<T>& receive) {
   TREMOR_CHECK(v.size == n_local_ * dim_, "a subdomain's vector of ", v.size, " values for ", n_local_, " nodes");
   T* tail = v.data + static_cast<std::size_t>(n_owned_) * static_cast<std::size_t>(dim_);
-  pack(exec_, block_.back(), dim_, std::as_const(send_rows_).data(), tail, send.data());
+  const Index n_shared = n_local_ - n_owned_;
 #if defined(TREMOR_HAVE_NCCL)
-  const auto stream = static_cast<cudaStream_t>(exec_.stream());
-  check_nccl(ncclGroupStart(), "group start");
-  for (std::size_t n = 0; n < neighbours_.size(); ++n) {
-    const std::size_t first = static_cast<std::size_t>(block_[n]) * static_cast<std::size_t>(dim_);
-    const std::size_t count = static_cast<std::size_t>(block_[n + 1] - block_[n]) * static_cast<std::size_t>(dim_);
-    check_nccl(ncclSend(send.data() + first, count, nccl_type<T>(), neighbours_[n], handle_->comm, stream), "send");
-    check_nccl(ncclRecv(receive.data() + first, count, nccl_type<T>(), neighbours_[n], handle_->comm, stream), "receive");
+  // The side stream starts when the work queued so far on the Exec's (the forces) is done.
+  TREMOR_CUDA_CHECK(cudaSetDevice(exec_.device()));
+  const auto stream = static_cast<cudaStream_t>(side_.stream());
+  TREMOR_CUDA_CHECK(cudaEventRecord(handle_->ready, static_cast<cudaStream_t>(exec_.stream())));
+  TREMOR_CUDA_CHECK(cudaStreamWaitEvent(stream, handle_->ready, 0));
+  if (strategy_ == Strategy::AllReduce) {
+    const std::size_t count = static_cast<std::size_t>(n_slots_) * static_cast<std::size_t>(dim_);
+    TREMOR_CUDA_CHECK(cudaMemsetAsync(send.data(), 0, count * sizeof(T), stream));
+    scatter_slots(side_, n_shared, dim_, std::as_const(slots_).data(), static_cast<const T*>(tail), send.data());
+    check_nccl(ncclAllReduce(send.data(), send.data(), count, nccl_type<T>(), ncclSum, handle_->comm, stream),
+               "all-reduce");
+    gather_slots(side_, n_shared, dim_, std::as_const(slots_).data(), std::as_const(send).data(), tail);
+  } else {
+    pack(side_, block_.back(), dim_, std::as_const(send_rows_).data(), static_cast<const T*>(tail), send.data());
+    check_nccl(ncclGroupStart(), "group start");
+    for (std::size_t n = 0; n < neighbours_.size(); ++n) {
+      const std::size_t first = static_cast<std::size_t>(block_[n]) * static_cast<std::size_t>(dim_);
+      const std::size_t count = static_cast<std::size_t>(block_[n + 1] - block_[n]) * static_cast<std::size_t>(dim_);
+      check_nccl(ncclSend(send.data() + first, count, nccl_type<T>(), neighbours_[n], handle_->comm, stream), "send");
+      check_nccl(ncclRecv(receive.data() + first, count, nccl_type<T>(), neighbours_[n], handle_->comm, stream),
+                 "receive");
+    }
+    check_nccl(ncclGroupEnd(), "group end");
+    sum_copies(side_, n_shared, dim_, std::as_const(offsets_).data(), std::as_const(sources_).data(),
+               std::as_const(receive).data(), tail);
   }
-  check_nccl(ncclGroupEnd(), "group end");
+  TREMOR_CUDA_CHECK(cudaEventRecord(handle_->done, stream));
+#else
+  (void)tail;
+  (void)n_shared;
+  (void)send;
+  (void)receive;
 #endif
-  sum_copies(exec_, n_local_ - n_owned_, dim_, std::as_const(offsets_).data(), std::as_const(sources_).data(),
-             std::as_const(receive).data(), tail);
 }
 
 template <class Real>
-void NcclExchange<Real>::sum_forces(std::span<const View<Real>> forces) {
-  sum(forces, send_, receive_);
+void NcclExchange<Real>::finish() {
+#if defined(TREMOR_HAVE_NCCL)
+  // The Exec's later work (the update) waits for the sums.
+  TREMOR_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(exec_.stream()), handle_->done, 0));
+#endif
+}
+
+template <class Real>
+void NcclExchange<Real>::start_forces(std::span<const View<Real>> forces) {
+  start(this_process<Real>(forces), send_, receive_);
+}
+
+template <class Real>
+void NcclExchange<Real>::finish_forces(std::span<const View<Real>>) {
+  finish();
 }
 
 template <class Real>
 void NcclExchange<Real>::sum_mass(std::span<const View<double>> mass) {
-  sum(mass, send_mass_, receive_mass_);
+  start(this_process<double>(mass), send_mass_, receive_mass_);
+  finish();
 }
 
 template class NcclExchange<float>;

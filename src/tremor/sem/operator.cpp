@@ -627,7 +627,7 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
 
 template <class Real>
 void SemOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
-  forall(exec_, n_dofs_, [=] TREMOR_LAMBDA(Index i) { ku[i] = Real(0); });
+  fill_zero(exec_, ku, n_dofs_);
   add_unchecked(u, ku);
 }
 

@@ -47,8 +47,7 @@ void assemble_and_solve(const Exec& exec, const Model& model, const fem::DeviceE
   cg.use_initial_guess = true;
   cg.stop_requested = stop_requested;
   // The initial guess: zero, with the prescribed values (their rows then start with no residual).
-  Real* x_data = x.data();
-  forall(exec, n, [=] TREMOR_LAMBDA(Index i) { x_data[i] = Real(0); });
+  fill_zero(exec, x.data(), n);
   impose_values<Real>(exec, device_constraints, x.data());
   lap(clock);
 

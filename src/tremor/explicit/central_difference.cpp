@@ -125,9 +125,13 @@ View<Real> CentralDifference<Real>::apply_stiffness() {
 }
 
 template <class Real>
-View<Real> CentralDifference<Real>::add_stiffness(const op::Operator<Real>& part) {
-  TREMOR_CHECK(stiffness_.adds() && part.adds(), "the stiffness is applied part by part only where its parts add into K u");
-  part.add(curr_.view(), ku_.view());
+View<Real> CentralDifference<Real>::apply_stiffness(const op::Operator<Real>& part) {
+  TREMOR_CHECK(stiffness_.adds() == part.adds(), "a part of the stiffness that ", part.adds() ? "adds" : "does not add",
+               " into K u, of a stiffness that ", stiffness_.adds() ? "does" : "does not");
+  if (part.adds())
+    part.add(curr_.view(), ku_.view());
+  else
+    part.apply(curr_.view(), ku_.view());
   return ku_.view();
 }
 

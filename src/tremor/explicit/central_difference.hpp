@@ -48,10 +48,10 @@ class CentralDifference {
   // neighbours' between them: apply_stiffness() computes K U_curr and returns it (writable, in the
   // Exec's memory), advance() completes the step from it.
   View<Real> apply_stiffness();
-  // apply_stiffness() part by part, for a stiffness that adds into K u (op::Operator::adds()) and
-  // is the sum of parts (SplitOperator): adds `part`'s K U_curr into K u, which the last update
-  // zeroed, and returns K u. Once per part and step, before advance().
-  View<Real> add_stiffness(const op::Operator<Real>& part);
+  // apply_stiffness() part by part, for a stiffness made of parts (op::SplitOperator): `part`'s
+  // K U_curr added into K u (parts that add: the last update zeroed it) or written into its rows
+  // (RowBlocks); returns K u. Once per part and step, before advance().
+  View<Real> apply_stiffness(const op::Operator<Real>& part);
   void advance(View<const Real> force, View<const Index> prescribed_dofs = {}, View<const Real> prescribed = {});
 
   // Displacement now (U_curr) and one step before (U_prev), in the Exec's memory.

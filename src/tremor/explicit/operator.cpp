@@ -151,9 +151,18 @@ void register_operators(op::Registry& registry) {
   registry.add({"partitioned", "K in the pogo paper's GPU block layout (512-node blocks, shared-memory staging)",
                 true, false, true, op::all_backends, partitioned_bytes, nothing, make_partitioned<float>,
                 make_partitioned<double>});
-  registry.add({"matrix_free", "no K: K_e u_e element by element from the coordinates, colour by colour", false,
-                true, false, op::all_backends, element_arrays, nothing, make_matrix_free<float>,
-                make_matrix_free<double>});
+  op::OperatorEntry matrix_free{"matrix_free",
+                                "no K: K_e u_e element by element from the coordinates, colour by colour",
+                                false,
+                                true,
+                                false,
+                                op::all_backends,
+                                element_arrays,
+                                nothing,
+                                make_matrix_free<float>,
+                                make_matrix_free<double>};
+  matrix_free.splits = true;  // by elements: it adds into K u
+  registry.add(matrix_free);
 }
 
 const op::Registry& operators() {
@@ -173,9 +182,11 @@ const op::Registry& operators() {
 template <class Real>
 std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
                                                             std::shared_ptr<const fem::DeviceElements> elements,
-                                                            sparse::RaceStrategy strategy, op::OperatorSetup* setup) {
+                                                            sparse::RaceStrategy strategy, op::OperatorSetup* setup,
+                                                            Index split_at_node) {
   const op::OperatorEntry& entry = operators().parse(kind, elements->exec.backend());
   op::OperatorInputs inputs;
+  inputs.split_at_node = split_at_node;
   inputs.model = &model;
   inputs.elements = std::move(elements);
   inputs.deterministic = strategy == sparse::RaceStrategy::Colouring;
@@ -218,31 +229,8 @@ std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, 
   return std::make_unique<sparse::FormatOperator<Real>>(exec, K, name, model.mesh.dim());
 }
 
-template <class Real>
-SplitOperator<Real>::SplitOperator(std::unique_ptr<op::Operator<Real>> first, std::unique_ptr<op::Operator<Real>> second)
-    : first_(std::move(first)), second_(std::move(second)) {
-  TREMOR_CHECK(first_ && second_ && first_->adds() && second_->adds(), "a split operator's parts must add into K u");
-  TREMOR_CHECK(first_->n_dofs() == second_->n_dofs() && first_->exec().backend() == second_->exec().backend() &&
-                   first_->exec().stream() == second_->exec().stream(),
-               "a split operator's parts must have one size and one Exec");
-}
-
-template <class Real>
-void SplitOperator<Real>::apply_unchecked(const Real* x, Real* y) const {
-  fill_zero(exec(), y, n_dofs());
-  add_unchecked(x, y);
-}
-
-template <class Real>
-void SplitOperator<Real>::add_unchecked(const Real* x, Real* y) const {
-  first_->add_unchecked(x, y);
-  second_->add_unchecked(x, y);
-}
-
 template class MatrixFreeOperator<float>;
 template class MatrixFreeOperator<double>;
-template class SplitOperator<float>;
-template class SplitOperator<double>;
 TREMOR_MAKE_STIFFNESS_OPERATOR(float, )
 TREMOR_MAKE_STIFFNESS_OPERATOR(double, )
 

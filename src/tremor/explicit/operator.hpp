@@ -63,33 +63,6 @@ class MatrixFreeOperator final : public op::Operator<Real> {
   std::shared_ptr<const fem::DeviceElements> elements_;  // mesh, sections and colours in exec_'s memory
 };
 
-// K as the sum of two operators on disjoint sets of a mesh's elements, both adding into K u: a
-// decomposed run's subdomain split into the elements touching a shared node (first) and the rest
-// (second), so that the shared nodes' forces are final, and their exchange can start, before the
-// interior's are computed (the overlap of the multi-GPU paper's section 3). As one operator, it
-// applies both.
-template <class Real>
-class SplitOperator final : public op::Operator<Real> {
- public:
-  // Throws tremor::Error unless both add into y and have the same size and Exec.
-  SplitOperator(std::unique_ptr<op::Operator<Real>> first, std::unique_ptr<op::Operator<Real>> second);
-  const op::Operator<Real>& first() const { return *first_; }
-  const op::Operator<Real>& second() const { return *second_; }
-
-  const Exec& exec() const override { return first_->exec(); }
-  Index n_dofs() const override { return first_->n_dofs(); }
-  std::string_view name() const override { return first_->name(); }
-  std::size_t bytes() const override { return first_->bytes() + second_->bytes(); }
-  std::string details() const override { return first_->details(); }
-  double flops() const override { return first_->flops() + second_->flops(); }
-  void apply_unchecked(const Real* x, Real* y) const override;
-  bool adds() const override { return true; }
-  void add_unchecked(const Real* x, Real* y) const override;
-
- private:
-  std::unique_ptr<op::Operator<Real>> first_, second_;
-};
-
 // Adds "partitioned" and "matrix_free" to `registry`.
 void register_operators(op::Registry& registry);
 
@@ -109,7 +82,8 @@ template <class Real>
 std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
                                                             std::shared_ptr<const fem::DeviceElements> elements,
                                                             sparse::RaceStrategy strategy,
-                                                            op::OperatorSetup* setup = nullptr);
+                                                            op::OperatorSetup* setup = nullptr,
+                                                            Index split_at_node = -1);
 
 // The reference: the operator `kind` on exec from K assembled on the host in double
 // (sparse::assemble_stiffness), converted and copied.
@@ -138,7 +112,7 @@ extern template class MatrixFreeOperator<double>;
 #define TREMOR_MAKE_STIFFNESS_OPERATOR(Real, extern_)                                                               \
   extern_ template std::unique_ptr<op::Operator<Real>> make_stiffness_operator<Real>(                              \
       const Model&, std::string_view, std::shared_ptr<const fem::DeviceElements>, sparse::RaceStrategy,             \
-      op::OperatorSetup*);                                                                                          \
+      op::OperatorSetup*, Index);                                                                                   \
   extern_ template std::unique_ptr<op::Operator<Real>> make_stiffness_operator<Real>(const Model&, std::string_view, \
                                                                                      const Exec&);                  \
   extern_ template std::unique_ptr<op::Operator<Real>> make_stiffness_operator<Real>(                              \

@@ -549,7 +549,7 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   p.domains = options.domains;
   p.processes = options.communicator ? options.communicator->size() : 1;
   p.exchange = parallel::parse_strategy(options.exchange);
-  p.overlap = options.overlap && (p.domains > 1 || p.processes > 1) && !p.op->needs_assembly;
+  p.overlap = options.overlap && (p.domains > 1 || p.processes > 1) && p.op->splits;
   const std::size_t real_size = tremor::real_size(p.precision);
   const auto dim = static_cast<Size>(model.mesh.dim());
   const Size nnz = p.stiffness_entries * dim * dim;

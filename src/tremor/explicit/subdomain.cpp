@@ -414,7 +414,7 @@ std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& 
   if (!colouring.blocks.empty()) clock.lap("element colouring");
   d->elements = std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, colouring);
   clock.lap(exec.space() == MemorySpace::Device ? "elements to the GPU" : "element arrays");
-  if (part && preflight.overlap) {
+  if (part && preflight.overlap && !preflight.op->needs_assembly) {  // the element-by-element kinds
     // The elements touching a shared node, and the rest: each its own mesh on the subdomain's
     // nodes (its own colouring) and its rows of the table. Not split where either would be empty.
     std::vector<Index> touching, interior;
@@ -463,20 +463,24 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
     clock.lap("stiffness (host assembly, partitioned layout)");
   } else {
     op::OperatorSetup built;
-    if (d.interface_elements) {
-      auto split = std::make_unique<SplitOperator<Real>>(
+    if (d.interface_elements) {  // the element-by-element kinds, split by elements
+      d.stiffness = std::make_unique<op::SplitOperator<Real>>(
           make_stiffness_operator<Real>(model, preflight.op->name, std::move(d.interface_elements), preflight.assembly),
           make_stiffness_operator<Real>(model, preflight.op->name, std::move(d.interior_elements), preflight.assembly));
-      d.split = split.get();
-      d.stiffness = std::move(split);
-    } else {
-      d.stiffness = make_stiffness_operator<Real>(model, preflight.op->name, d.elements, preflight.assembly, &built);
+    } else {  // the assembled kinds split by rows, the shared nodes' first
+      const Index split_at = d.part && preflight.overlap ? d.part->n_owned : -1;
+      d.stiffness = make_stiffness_operator<Real>(model, preflight.op->name, d.elements, preflight.assembly, &built,
+                                                  split_at);
     }
+    d.split = dynamic_cast<const op::SplitOperator<Real>*>(d.stiffness.get());
+    const char* parts = !d.split                ? ""
+                        : d.split->adds() ? ", in two parts: the elements touching shared nodes, the rest"
+                                          : ", in two parts: the shared nodes' rows, the rest";
     if (built.assembly_bytes > 0) {  // K was assembled on the Exec
       clock.detail(str("K by the two-kernel assembly (", to_string(preflight.assembly), ", double)"), built.assembly_seconds);
       clock.detail(str("K to ", preflight.op->name, " in ", to_string(preflight.precision)), built.format_seconds);
     }
-    clock.lap(str("stiffness operator (", preflight.op->name, ")"));
+    clock.lap(str("stiffness operator (", preflight.op->name, parts, ")"));
   }
   d.elements.reset();  // the element-by-element operators hold their own reference
   d.loading = d.part ? std::move(d.part->loading) : std::make_unique<Loading>(model);
@@ -576,11 +580,11 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
     for (std::size_t s = 0; s < subdomains.size(); ++s) {
       Subdomain<Real>& d = *subdomains[s];
       d.loads->update(step);
-      forces[s] = d.split ? d.scheme->add_stiffness(d.split->first()) : d.scheme->apply_stiffness();
+      forces[s] = d.split ? d.scheme->apply_stiffness(d.split->first()) : d.scheme->apply_stiffness();
     }
     exchange.start_forces(forces);
     for (Subdomain<Real>* d : subdomains)
-      if (d->split) d->scheme->add_stiffness(d->split->second());
+      if (d->split) d->scheme->apply_stiffness(d->split->second());
     exchange.finish_forces(forces);
     for (Subdomain<Real>* d : subdomains)
       d->scheme->advance(d->loads->force(), d->loads->prescribed_dofs(), d->loads->prescribed_values());

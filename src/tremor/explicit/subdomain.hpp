@@ -27,6 +27,7 @@
 #include "tremor/explicit/solver.hpp"
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/fem/sections.hpp"
+#include "tremor/operator/split.hpp"
 #include "tremor/parallel/exchange.hpp"
 #include "tremor/partition/domains.hpp"
 
@@ -204,7 +205,7 @@ struct Subdomain {
   std::unique_ptr<op::Operator<Real>> stiffness;
   // The stiffness as the elements touching a shared node, then the rest (Preflight::overlap):
   // *stiffness itself, or null when not split.
-  const SplitOperator<Real>* split = nullptr;
+  const op::SplitOperator<Real>* split = nullptr;
   std::unique_ptr<CentralDifference<Real>> scheme;  // reads *stiffness
   std::unique_ptr<DeviceLoading<Real>> loads;       // reads *loading
   std::unique_ptr<Recorder<Real>> recorder;

@@ -56,6 +56,10 @@ struct OperatorInputs {
   bool deterministic = true;  // assemble colour by colour (elements built with a colouring), else atomics
   std::string blocks;         // a block file (`tremor partition`) for the kinds that read one
   OperatorSetup* setup = nullptr;  // filled when not null
+  // >= 0, for a kind that splits by rows (OperatorEntry::splits and needs_assembly): K built as an
+  // op::SplitOperator of RowBlocks, the rows of nodes [split_at_node, n) first, the rest second
+  // (a subdomain's shared nodes are its last); built whole where either part would be empty.
+  Index split_at_node = -1;
 };
 
 template <class Real>
@@ -81,6 +85,10 @@ struct OperatorEntry {
   Factory<double> make_double = nullptr;
   // Why the kind cannot run on a mesh (its element types), empty when it can; null: every mesh.
   std::string (*unsupported)(const Mesh&) = nullptr;
+  // Whether a decomposed run can build it in two parts (op::SplitOperator) to overlap the
+  // exchange: by elements (the element-by-element kinds, which add into y) or by rows
+  // (OperatorInputs::split_at_node).
+  bool splits = false;
 
   bool runs_on(Backend backend) const { return (backends & backend_bit(backend)) != 0; }
   bool takes(const Mesh& mesh) const { return !unsupported || unsupported(mesh).empty(); }

@@ -718,6 +718,7 @@ void register_operators(op::Registry& registry) {
                           make_sem<float>,
                           make_sem<double>};
   entry.unsupported = unsupported_mesh;
+  entry.splits = true;  // by elements: it adds into K u
   registry.add(entry);
 }
 

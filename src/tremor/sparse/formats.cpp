@@ -100,11 +100,15 @@ auto with_rows(const Exec& exec, const CsrMatrix& matrix, const char* format, Co
   return convert(CsrRows{matrix.n_rows, offsets.data(), columns.data(), values.data()});
 }
 
-BlockRows rows_of(const Exec& exec, const DeviceBlockCsr<double>& matrix, const char* format) {
+BlockRows rows_of(const Exec& exec, const DeviceBlockCsr<double>& matrix, const char* format, NodeRange nodes = {}) {
   TREMOR_CHECK(matrix.values.exec().space() == exec.space() || matrix.values.size() == 0, format, ": the matrix is in ",
                matrix.values.exec().describe(), "'s memory; ", exec.describe(), " was given");
   TREMOR_CHECK(matrix.block >= 1 && matrix.block <= 3, format, ": block size ", matrix.block, " is not 1, 2 or 3");
-  return BlockRows{matrix.block, matrix.n_block_rows, matrix.offsets.data(), matrix.columns.data(),
+  const Index last = nodes.last < 0 ? matrix.n_block_rows : nodes.last;
+  TREMOR_CHECK(nodes.first >= 0 && nodes.first <= last && last <= matrix.n_block_rows, format, ": node rows [",
+               nodes.first, ", ", last, ") of a matrix of ", matrix.n_block_rows);
+  // The rows' offsets are absolute: a range is a view from its first node's.
+  return BlockRows{matrix.block, last - nodes.first, matrix.offsets.data() + nodes.first, matrix.columns.data(),
                    matrix.values.data()};
 }
 
@@ -302,8 +306,8 @@ EllMatrix<Real> to_ell(const Exec& exec, const CsrMatrix& matrix) {
 }
 
 template <class Real>
-EllMatrix<Real> to_ell(const Exec& exec, const DeviceBlockCsr<double>& matrix) {
-  return ell_from<Real>(exec, rows_of(exec, matrix, "ELL"));
+EllMatrix<Real> to_ell(const Exec& exec, const DeviceBlockCsr<double>& matrix, NodeRange nodes) {
+  return ell_from<Real>(exec, rows_of(exec, matrix, "ELL", nodes));
 }
 
 template <class Real>
@@ -337,8 +341,9 @@ SellMatrix<Real> to_sell(const Exec& exec, const CsrMatrix& matrix, int chunk, I
 }
 
 template <class Real>
-SellMatrix<Real> to_sell(const Exec& exec, const DeviceBlockCsr<double>& matrix, int chunk, Index sigma) {
-  return sell_from<Real>(exec, rows_of(exec, matrix, "SELL"), chunk, sigma);
+SellMatrix<Real> to_sell(const Exec& exec, const DeviceBlockCsr<double>& matrix, int chunk, Index sigma,
+                         NodeRange nodes) {
+  return sell_from<Real>(exec, rows_of(exec, matrix, "SELL", nodes), chunk, sigma);
 }
 
 template <class Real>
@@ -380,8 +385,8 @@ JdsMatrix<Real> to_jds(const Exec& exec, const CsrMatrix& matrix) {
 }
 
 template <class Real>
-JdsMatrix<Real> to_jds(const Exec& exec, const DeviceBlockCsr<double>& matrix) {
-  return jds_from<Real>(exec, rows_of(exec, matrix, "JDS"));
+JdsMatrix<Real> to_jds(const Exec& exec, const DeviceBlockCsr<double>& matrix, NodeRange nodes) {
+  return jds_from<Real>(exec, rows_of(exec, matrix, "JDS", nodes));
 }
 
 template <class Real>
@@ -425,13 +430,13 @@ BlockEllMatrix<Real> to_block_ell(const Exec& exec, const CsrMatrix& matrix, int
 }
 
 template <class Real>
-BlockEllMatrix<Real> to_block_ell(const Exec& exec, const DeviceBlockCsr<double>& matrix) {
-  return block_ell_from<Real>(exec, rows_of(exec, matrix, "nodal-block ELL"));
+BlockEllMatrix<Real> to_block_ell(const Exec& exec, const DeviceBlockCsr<double>& matrix, NodeRange nodes) {
+  return block_ell_from<Real>(exec, rows_of(exec, matrix, "nodal-block ELL", nodes));
 }
 
 template <class Real>
-DeviceCsr<Real> to_csr(const Exec& exec, const DeviceBlockCsr<double>& matrix) {
-  return csr_from<Real>(exec, rows_of(exec, matrix, "CSR"));
+DeviceCsr<Real> to_csr(const Exec& exec, const DeviceBlockCsr<double>& matrix, NodeRange nodes) {
+  return csr_from<Real>(exec, rows_of(exec, matrix, "CSR", nodes));
 }
 
 template <class Real>
@@ -501,11 +506,11 @@ void spmv(const Exec& exec, const BlockEllMatrix<Real>& matrix, const Real* x, R
   template SellMatrix<Real> to_sell<Real>(const Exec&, const CsrMatrix&, int, Index);       \
   template JdsMatrix<Real> to_jds<Real>(const Exec&, const CsrMatrix&);                     \
   template BlockEllMatrix<Real> to_block_ell<Real>(const Exec&, const CsrMatrix&, int);     \
-  template EllMatrix<Real> to_ell<Real>(const Exec&, const DeviceBlockCsr<double>&);        \
-  template SellMatrix<Real> to_sell<Real>(const Exec&, const DeviceBlockCsr<double>&, int, Index); \
-  template JdsMatrix<Real> to_jds<Real>(const Exec&, const DeviceBlockCsr<double>&);        \
-  template BlockEllMatrix<Real> to_block_ell<Real>(const Exec&, const DeviceBlockCsr<double>&); \
-  template DeviceCsr<Real> to_csr<Real>(const Exec&, const DeviceBlockCsr<double>&);        \
+  template EllMatrix<Real> to_ell<Real>(const Exec&, const DeviceBlockCsr<double>&, NodeRange);        \
+  template SellMatrix<Real> to_sell<Real>(const Exec&, const DeviceBlockCsr<double>&, int, Index, NodeRange); \
+  template JdsMatrix<Real> to_jds<Real>(const Exec&, const DeviceBlockCsr<double>&, NodeRange);        \
+  template BlockEllMatrix<Real> to_block_ell<Real>(const Exec&, const DeviceBlockCsr<double>&, NodeRange); \
+  template DeviceCsr<Real> to_csr<Real>(const Exec&, const DeviceBlockCsr<double>&, NodeRange);        \
   template DeviceBlockCsr<Real> rounded<Real>(const Exec&, const DeviceBlockCsr<double>&);  \
   template void spmv<Real>(const Exec&, const EllMatrix<Real>&, const Real*, Real*);        \
   template void spmv<Real>(const Exec&, const SellMatrix<Real>&, const Real*, Real*);       \

@@ -179,17 +179,25 @@ BlockEllMatrix<Real> to_block_ell(const Exec& exec, const CsrMatrix& matrix, int
 // The same from the nodal-block CSR the two-kernel assembly builds in double on exec (set-up on the
 // device: no global K on the host). The formats are the ones the host CSR gives: the same arrays
 // for the same matrix. DOFs node-major; values rounded to Real.
+//   `nodes` takes the rows of a range of nodes only: a matrix of (last - first) x dim rows whose
+// columns are all of the matrix's, which applied to x gives rows [first dim, last dim) of A x
+// (op::RowBlock), so that a subdomain's shared nodes' rows can be applied before the rest.
+struct NodeRange {
+  Index first = 0;
+  Index last = -1;  // -1: to the last node
+};
 template <class Real>
-EllMatrix<Real> to_ell(const Exec& exec, const DeviceBlockCsr<double>& matrix);
+EllMatrix<Real> to_ell(const Exec& exec, const DeviceBlockCsr<double>& matrix, NodeRange nodes = {});
 template <class Real>
-SellMatrix<Real> to_sell(const Exec& exec, const DeviceBlockCsr<double>& matrix, int chunk = 32, Index sigma = 256);
+SellMatrix<Real> to_sell(const Exec& exec, const DeviceBlockCsr<double>& matrix, int chunk = 32, Index sigma = 256,
+                         NodeRange nodes = {});
 template <class Real>
-JdsMatrix<Real> to_jds(const Exec& exec, const DeviceBlockCsr<double>& matrix);
+JdsMatrix<Real> to_jds(const Exec& exec, const DeviceBlockCsr<double>& matrix, NodeRange nodes = {});
 template <class Real>
-BlockEllMatrix<Real> to_block_ell(const Exec& exec, const DeviceBlockCsr<double>& matrix);
+BlockEllMatrix<Real> to_block_ell(const Exec& exec, const DeviceBlockCsr<double>& matrix, NodeRange nodes = {});
 // Scalar CSR (sparse::stiffness_pattern()'s order) and the block CSR itself, rounded to Real.
 template <class Real>
-DeviceCsr<Real> to_csr(const Exec& exec, const DeviceBlockCsr<double>& matrix);
+DeviceCsr<Real> to_csr(const Exec& exec, const DeviceBlockCsr<double>& matrix, NodeRange nodes = {});
 template <class Real>
 DeviceBlockCsr<Real> rounded(const Exec& exec, const DeviceBlockCsr<double>& matrix);
 
@@ -213,11 +221,11 @@ void spmv(const Exec& exec, const BlockEllMatrix<Real>& matrix, const Real* x, R
   extern template SellMatrix<Real> to_sell<Real>(const Exec&, const CsrMatrix&, int, Index);       \
   extern template JdsMatrix<Real> to_jds<Real>(const Exec&, const CsrMatrix&);                     \
   extern template BlockEllMatrix<Real> to_block_ell<Real>(const Exec&, const CsrMatrix&, int);     \
-  extern template EllMatrix<Real> to_ell<Real>(const Exec&, const DeviceBlockCsr<double>&);        \
-  extern template SellMatrix<Real> to_sell<Real>(const Exec&, const DeviceBlockCsr<double>&, int, Index); \
-  extern template JdsMatrix<Real> to_jds<Real>(const Exec&, const DeviceBlockCsr<double>&);        \
-  extern template BlockEllMatrix<Real> to_block_ell<Real>(const Exec&, const DeviceBlockCsr<double>&); \
-  extern template DeviceCsr<Real> to_csr<Real>(const Exec&, const DeviceBlockCsr<double>&);        \
+  extern template EllMatrix<Real> to_ell<Real>(const Exec&, const DeviceBlockCsr<double>&, NodeRange);        \
+  extern template SellMatrix<Real> to_sell<Real>(const Exec&, const DeviceBlockCsr<double>&, int, Index, NodeRange); \
+  extern template JdsMatrix<Real> to_jds<Real>(const Exec&, const DeviceBlockCsr<double>&, NodeRange);        \
+  extern template BlockEllMatrix<Real> to_block_ell<Real>(const Exec&, const DeviceBlockCsr<double>&, NodeRange); \
+  extern template DeviceCsr<Real> to_csr<Real>(const Exec&, const DeviceBlockCsr<double>&, NodeRange);        \
   extern template DeviceBlockCsr<Real> rounded<Real>(const Exec&, const DeviceBlockCsr<double>&);  \
   extern template void spmv<Real>(const Exec&, const EllMatrix<Real>&, const Real*, Real*);        \
   extern template void spmv<Real>(const Exec&, const SellMatrix<Real>&, const Real*, Real*);       \

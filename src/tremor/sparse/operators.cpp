@@ -6,6 +6,7 @@
 
 #include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/operator/split.hpp"
 #include "tremor/sparse/assemble.hpp"
 #include "tremor/sparse/two_kernel.hpp"
 
@@ -72,13 +73,13 @@ auto make_format(const Exec& exec, const CsrMatrix& K, std::string_view kind, in
 }
 
 template <class Real>
-auto make_format(const Exec& exec, const DeviceBlockCsr<double>& K, std::string_view kind)
+auto make_format(const Exec& exec, const DeviceBlockCsr<double>& K, std::string_view kind, NodeRange nodes)
     -> std::variant<EllMatrix<Real>, SellMatrix<Real>, JdsMatrix<Real>,
                     BlockEllMatrix<Real>> {
-  if (kind == "ell") return to_ell<Real>(exec, K);
-  if (kind == "sell") return to_sell<Real>(exec, K);
-  if (kind == "jds") return to_jds<Real>(exec, K);
-  if (kind == "block_ell") return to_block_ell<Real>(exec, K);
+  if (kind == "ell") return to_ell<Real>(exec, K, nodes);
+  if (kind == "sell") return to_sell<Real>(exec, K, 32, 256, nodes);
+  if (kind == "jds") return to_jds<Real>(exec, K, nodes);
+  if (kind == "block_ell") return to_block_ell<Real>(exec, K, nodes);
   throw Error(str("'", kind, "' is not a sparse format operator"));
 }
 
@@ -89,8 +90,11 @@ FormatOperator<Real>::FormatOperator(const Exec& exec, const CsrMatrix& K, std::
     : exec_(exec), kind_(kind), n_rows_(K.n_rows), matrix_(make_format<Real>(exec, K, kind, dim)) {}
 
 template <class Real>
-FormatOperator<Real>::FormatOperator(const Exec& exec, const DeviceBlockCsr<double>& K, std::string_view kind)
-    : exec_(exec), kind_(kind), n_rows_(K.n_rows()), matrix_(make_format<Real>(exec, K, kind)) {}
+FormatOperator<Real>::FormatOperator(const Exec& exec, const DeviceBlockCsr<double>& K, std::string_view kind,
+                                     NodeRange nodes)
+    : exec_(exec), kind_(kind),
+      n_rows_(((nodes.last < 0 ? K.n_block_rows : nodes.last) - nodes.first) * K.block),
+      matrix_(make_format<Real>(exec, K, kind, nodes)) {}
 
 template <class Real>
 void FormatOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
@@ -120,8 +124,9 @@ std::string FormatOperator<Real>::details() const {
 namespace {
 
 // K assembled on the elements' Exec in double by the two-kernel assembly, then `convert`ed to the
-// kind's format there; the double K is released before returning. What it took goes to
-// inputs.setup.
+// kind's format there, whole (`convert(exec, K, NodeRange{})`) or, with inputs.split_at_node, as
+// two RowBlocks (the shared nodes' rows first); the double K is released before returning. What it
+// took goes to inputs.setup.
 template <class Real, class Convert>
 std::unique_ptr<op::Operator<Real>> set_up(const op::OperatorInputs& inputs, Convert convert) {
   const Exec& exec = inputs.elements->exec;
@@ -131,7 +136,16 @@ std::unique_ptr<op::Operator<Real>> set_up(const op::OperatorInputs& inputs, Con
   exec.synchronize();
   const double assembly = lap(since);
   const std::size_t assembly_bytes = K.bytes();
-  std::unique_ptr<op::Operator<Real>> out = convert(exec, std::move(K));
+  const Index at = inputs.split_at_node, n_nodes = K.n_block_rows;
+  std::unique_ptr<op::Operator<Real>> out;
+  if (at > 0 && at < n_nodes) {
+    const Index n = K.n_rows();
+    auto shared = std::make_unique<op::RowBlock<Real>>(convert(exec, K, NodeRange{at, n_nodes}), at * K.block, n);
+    auto owned = std::make_unique<op::RowBlock<Real>>(convert(exec, K, NodeRange{0, at}), 0, n);
+    out = std::make_unique<op::SplitOperator<Real>>(std::move(shared), std::move(owned));
+  } else {
+    out = convert(exec, K, NodeRange{});
+  }
   K = DeviceBlockCsr<double>();
   if (inputs.setup) {
     inputs.setup->assembly_seconds = assembly;
@@ -144,32 +158,36 @@ std::unique_ptr<op::Operator<Real>> set_up(const op::OperatorInputs& inputs, Con
 
 template <class Real>
 std::unique_ptr<op::Operator<Real>> make_csr(const op::OperatorInputs& inputs) {
-  return set_up<Real>(inputs, [](const Exec& exec, DeviceBlockCsr<double>&& K) {
-    return std::make_unique<CsrOperator<Real>>(exec, K);
+  return set_up<Real>(inputs, [](const Exec& exec, const DeviceBlockCsr<double>& K, NodeRange nodes) {
+    return std::make_unique<CsrOperator<Real>>(exec, to_csr<Real>(exec, K, nodes));
   });
 }
 
 template <class Real>
 std::unique_ptr<op::Operator<Real>> make_block_csr(const op::OperatorInputs& inputs) {
-  return set_up<Real>(inputs, [](const Exec& exec, DeviceBlockCsr<double>&& K) {
+  op::OperatorInputs whole = inputs;  // the block CSR is K itself: not split
+  whole.split_at_node = -1;
+  return set_up<Real>(whole, [](const Exec& exec, DeviceBlockCsr<double>& K, NodeRange) {
     if constexpr (std::is_same_v<Real, double>)
       return std::make_unique<BlockCsrOperator<Real>>(exec, std::move(K));  // K itself: no copy
     else
-      return std::make_unique<BlockCsrOperator<Real>>(exec, K);
+      return std::make_unique<BlockCsrOperator<Real>>(exec, std::as_const(K));
   });
 }
 
 template <class Real>
 std::unique_ptr<op::Operator<Real>> make_cusparse(const op::OperatorInputs& inputs) {
-  return set_up<Real>(inputs, [](const Exec& exec, DeviceBlockCsr<double>&& K) {
+  op::OperatorInputs whole = inputs;  // cuSPARSE's square CSR: not split
+  whole.split_at_node = -1;
+  return set_up<Real>(whole, [](const Exec& exec, const DeviceBlockCsr<double>& K, NodeRange) {
     return std::make_unique<CusparseOperator<Real>>(exec, to_csr<Real>(exec, K));
   });
 }
 
 template <class Real>
 std::unique_ptr<op::Operator<Real>> make_format(const op::OperatorInputs& inputs, std::string_view kind) {
-  return set_up<Real>(inputs, [kind](const Exec& exec, DeviceBlockCsr<double>&& K) {
-    return std::make_unique<FormatOperator<Real>>(exec, K, kind);
+  return set_up<Real>(inputs, [kind](const Exec& exec, const DeviceBlockCsr<double>& K, NodeRange nodes) {
+    return std::make_unique<FormatOperator<Real>>(exec, K, kind, nodes);
   });
 }
 
@@ -231,21 +249,28 @@ std::size_t block_csr_setup(const op::OperatorSizes& s) {
 
 }  // namespace
 
+// An entry whose K a decomposed run may build as the rows of its shared nodes and the rest
+// (OperatorInputs::split_at_node).
+op::OperatorEntry splits_by_rows(op::OperatorEntry entry) {
+  entry.splits = true;
+  return entry;
+}
+
 void register_operators(op::Registry& registry) {
   constexpr op::Backends cuda = op::backend_bit(Backend::Cuda);
-  registry.add({"assembled", "K in scalar CSR (8-byte row offsets), one row per thread", true, false, false,
-                op::all_backends, csr_bytes, with_k<csr_bytes>, make_csr<float>, make_csr<double>});
+  registry.add(splits_by_rows({"assembled", "K in scalar CSR (8-byte row offsets), one row per thread", true, false, false,
+                op::all_backends, csr_bytes, with_k<csr_bytes>, make_csr<float>, make_csr<double>}));
   registry.add({"block_csr", "K in nodal-block CSR: one column index per dim x dim block", true, false, false,
                 op::all_backends, block_csr_bytes, block_csr_setup, make_block_csr<float>, make_block_csr<double>});
-  registry.add({"ell", "K in ELL: rows padded to the longest, column-major", true, false, false, op::all_backends,
-                ell_bytes, with_k<ell_bytes>, make_ell<float>, make_ell<double>});
-  registry.add({"sell", "K in SELL-C-sigma (C = 32, sigma = 256): ELL by slices of sorted rows", true, false, false,
-                op::all_backends, sell_bytes, with_k<sell_bytes>, make_sell<float>, make_sell<double>});
-  registry.add({"jds", "K in jagged diagonals: rows sorted by length", true, false, false, op::all_backends,
-                sell_bytes, with_k<sell_bytes>, make_jds<float>, make_jds<double>});
-  registry.add({"block_ell", "K in nodal-block ELL: dim x dim blocks, one column index per block, coalesced", true,
+  registry.add(splits_by_rows({"ell", "K in ELL: rows padded to the longest, column-major", true, false, false, op::all_backends,
+                ell_bytes, with_k<ell_bytes>, make_ell<float>, make_ell<double>}));
+  registry.add(splits_by_rows({"sell", "K in SELL-C-sigma (C = 32, sigma = 256): ELL by slices of sorted rows", true, false, false,
+                op::all_backends, sell_bytes, with_k<sell_bytes>, make_sell<float>, make_sell<double>}));
+  registry.add(splits_by_rows({"jds", "K in jagged diagonals: rows sorted by length", true, false, false, op::all_backends,
+                sell_bytes, with_k<sell_bytes>, make_jds<float>, make_jds<double>}));
+  registry.add(splits_by_rows({"block_ell", "K in nodal-block ELL: dim x dim blocks, one column index per block, coalesced", true,
                 false, false, op::all_backends, block_ell_bytes, with_k<block_ell_bytes>, make_block_ell<float>,
-                make_block_ell<double>});
+                make_block_ell<double>}));
   registry.add({"cusparse", "K in CSR applied by cuSPARSE's SpMV: the baseline", true, false, false, cuda,
                 cusparse_bytes, with_k<cusparse_bytes>, make_cusparse<float>, make_cusparse<double>});
 }

@@ -84,8 +84,8 @@ template <class Real>
 class FormatOperator final : public op::Operator<Real> {
  public:
   FormatOperator(const Exec& exec, const CsrMatrix& K, std::string_view kind, int dim);
-  // From K assembled on exec in double.
-  FormatOperator(const Exec& exec, const DeviceBlockCsr<double>& K, std::string_view kind);
+  // From K assembled on exec in double (the rows of `nodes` only: see to_ell()).
+  FormatOperator(const Exec& exec, const DeviceBlockCsr<double>& K, std::string_view kind, NodeRange nodes = {});
 
   Index n_dofs() const override { return n_rows_; }
   void apply_unchecked(const Real* u, Real* ku) const override;

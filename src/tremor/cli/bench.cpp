@@ -9,6 +9,7 @@
 #include "tremor/bem/integration.hpp"
 #include "tremor/bench/assembly.hpp"
 #include "tremor/bench/bem.hpp"
+#include "tremor/bench/exchange.hpp"
 #include "tremor/bench/operators.hpp"
 #include "tremor/cli/commands.hpp"
 #include "tremor/cli/git_commit.hpp"
@@ -97,6 +98,26 @@ CLI::App* add_bench_bem_command(CLI::App& parent) {
   return cmd;
 }
 
+// `tremor bench exchange`, under mpirun.
+CLI::App* add_bench_exchange_command(CLI::App& parent) {
+  auto* cmd = parent.add_subcommand(
+      "exchange", "Time the shared nodes' exchange between processes (run under mpirun): NCCL and MPI, point to "
+                  "point and all-reduce, against the number of shared nodes");
+  auto args = std::make_shared<bench::ExchangeArgs>();
+  args->commit = git_commit;
+  cmd->add_option("--sizes", args->sizes,
+                  "elements along each side of the GLL plates, order 4 (default 16,32,64,128,256,512)")
+      ->delimiter(',')
+      ->check(whole(2, 4096));
+  cmd->add_option("--precision", args->precision, "value type exchanged: float, double (float)")
+      ->check(CLI::IsMember({"float", "double"}));
+  cmd->add_option("--repeats", args->repeats, "exchanges timed per case (500)")->check(whole(1, 1000000));
+  cmd->add_option("--output-dir", args->output_dir, "folder to write exchange.json and exchange.md to");
+  cmd->add_option("--note", args->note, "free text stored in the JSON");
+  cmd->callback([args] { bench::run_exchange(*args); });
+  return cmd;
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
@@ -144,8 +165,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--note", args->note, "free text stored in the JSON (e.g. what else the machine was doing)");
   const CLI::App* assembly = add_bench_assembly_command(*cmd);
   const CLI::App* bem = add_bench_bem_command(*cmd);
-  cmd->callback([args, assembly, bem] {
-    if (!assembly->parsed() && !bem->parsed()) bench::run_operators(*args);
+  const CLI::App* exchange = add_bench_exchange_command(*cmd);
+  cmd->callback([args, assembly, bem, exchange] {
+    if (!assembly->parsed() && !bem->parsed() && !exchange->parsed()) bench::run_operators(*args);
   });
 }
 

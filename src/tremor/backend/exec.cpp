@@ -92,6 +92,17 @@ Exec Exec::cuda(int device) {
   return exec;
 }
 
+Exec Exec::cuda_stream(int device) {
+  Exec exec = cuda(device);
+#if defined(TREMOR_HAVE_CUDA)
+  cudaStream_t stream = nullptr;
+  TREMOR_CUDA_CHECK(cudaStreamCreate(&stream));
+  exec.stream_ = stream;
+  exec.scratch_->stream = stream;
+#endif
+  return exec;
+}
+
 Exec Exec::cuda_side_stream(int device) {
   Exec exec = cuda(device);
 #if defined(TREMOR_HAVE_CUDA)

@@ -40,6 +40,10 @@ class Exec {
   static Exec openmp() { return Exec(Backend::OpenMP); }
   // The default stream of `device`; throws tremor::Error when no such CUDA device is usable.
   static Exec cuda(int device = 0);
+  // A stream of its own on `device` (released with the last copy), ordered against the default
+  // stream as the default stream orders every blocking stream (a synchronous copy waits for it),
+  // but not against other streams: libraries' internal streams (NCCL's) do not hold it up.
+  static Exec cuda_stream(int device);
   // A stream of its own on `device` (released with the last copy), which work on the default stream
   // does not wait for, nor it for that work: ordered against other streams by events only. Its
   // blocks are scheduled before the default stream's (highest priority): work that others wait on,

@@ -282,9 +282,11 @@ template <class Real>
 ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions& options, Observer* observer,
                       Clock::time_point called) {
   // Over several processes on a host with several GPUs, each takes the GPU of its place on the
-  // host (local rank modulo the GPUs).
+  // host (local rank modulo the GPUs), on a stream of its own, which NCCL's internal streams do
+  // not synchronise with as they do with the default stream (the overlap needs the exchange's
+  // side stream to run beside it).
   const bool spread = options.communicator && options.communicator->size() > 1 && preflight.backend == Backend::Cuda;
-  const Exec exec = spread ? Exec::cuda(options.communicator->local_rank() % cuda_device_count())
+  const Exec exec = spread ? Exec::cuda_stream(options.communicator->local_rank() % cuda_device_count())
                            : Exec::make(preflight.backend);
   SetupClock clock(exec, called);
   if (!options.preflight) clock.append(preflight.phases);  // resolved by this call

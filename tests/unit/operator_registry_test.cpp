@@ -33,9 +33,16 @@ TEST(OperatorRegistry, EveryKindIsComplete) {
     EXPECT_FALSE(entry.summary.empty());
     EXPECT_TRUE(entry.make_float && entry.make_double && entry.loop_bytes && entry.setup_bytes);
     // Only element-by-element kinds (no K) may read colours in every apply.
-    if (entry.needs_colouring) EXPECT_FALSE(entry.needs_assembly);
+    if (entry.needs_colouring) {
+      EXPECT_FALSE(entry.needs_assembly);
+    }
     // The kinds without K are matrix_free (every element type) and sem (GLL hexahedra only).
-    if (!entry.needs_assembly) EXPECT_TRUE(entry.name == "matrix_free" || entry.name == "sem");
+    if (!entry.needs_assembly) {
+      EXPECT_TRUE(entry.name == "matrix_free" || entry.name == "sem");
+    }
+    // A decomposed run splits the kinds without K by elements and every assembled kind but the
+    // block CSR (K itself), the partitioned layout and cuSPARSE's square CSR by rows.
+    EXPECT_EQ(entry.splits, entry.name != "block_csr" && entry.name != "partitioned" && entry.name != "cusparse");
     EXPECT_EQ(entry.unsupported != nullptr, entry.name == "sem");
   }
   EXPECT_TRUE(registry.default_for(Backend::Cuda).runs_on(Backend::Cuda));

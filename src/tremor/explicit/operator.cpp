@@ -183,10 +183,11 @@ template <class Real>
 std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
                                                             std::shared_ptr<const fem::DeviceElements> elements,
                                                             sparse::RaceStrategy strategy, op::OperatorSetup* setup,
-                                                            Index split_at_node) {
+                                                            Index split_at_node, const Exec* first_exec) {
   const op::OperatorEntry& entry = operators().parse(kind, elements->exec.backend());
   op::OperatorInputs inputs;
   inputs.split_at_node = split_at_node;
+  inputs.first_exec = first_exec;
   inputs.model = &model;
   inputs.elements = std::move(elements);
   inputs.deterministic = strategy == sparse::RaceStrategy::Colouring;

@@ -83,7 +83,8 @@ std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, 
                                                             std::shared_ptr<const fem::DeviceElements> elements,
                                                             sparse::RaceStrategy strategy,
                                                             op::OperatorSetup* setup = nullptr,
-                                                            Index split_at_node = -1);
+                                                            Index split_at_node = -1,
+                                                            const Exec* first_exec = nullptr);
 
 // The reference: the operator `kind` on exec from K assembled on the host in double
 // (sparse::assemble_stiffness), converted and copied.
@@ -112,7 +113,7 @@ extern template class MatrixFreeOperator<double>;
 #define TREMOR_MAKE_STIFFNESS_OPERATOR(Real, extern_)                                                               \
   extern_ template std::unique_ptr<op::Operator<Real>> make_stiffness_operator<Real>(                              \
       const Model&, std::string_view, std::shared_ptr<const fem::DeviceElements>, sparse::RaceStrategy,             \
-      op::OperatorSetup*, Index);                                                                                   \
+      op::OperatorSetup*, Index, const Exec*);                                                                      \
   extern_ template std::unique_ptr<op::Operator<Real>> make_stiffness_operator<Real>(const Model&, std::string_view, \
                                                                                      const Exec&);                  \
   extern_ template std::unique_ptr<op::Operator<Real>> make_stiffness_operator<Real>(                              \

@@ -349,7 +349,7 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
       else
         over = std::make_unique<MpiExchange<Real>>(exec, decomposition, dim, *processes);
       owned.push_back(begin_subdomain<Real>(exec, model, Numbering(model.mesh.n_nodes(), dim, parts[rank].nodes),
-                                            &parts[rank], preflight, clock));
+                                            &parts[rank], preflight, clock, over->interface_exec()));
     } catch (...) {
       failure = std::current_exception();
     }

@@ -384,7 +384,8 @@ bool is_damped(const Model& model) {
 
 template <class Real>
 std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& original, Numbering numbering,
-                                                 ModelPart* part, const Preflight& preflight, SetupClock& clock) {
+                                                 ModelPart* part, const Preflight& preflight, SetupClock& clock,
+                                                 const Exec* interface_exec) {
   if (!part)
     TREMOR_CHECK(numbering.n_local_nodes() == original.mesh.n_nodes(), "a subdomain of ", numbering.n_local_nodes(),
                  " of the model's ", original.mesh.n_nodes(), " nodes without its part of the model");
@@ -414,6 +415,10 @@ std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& 
   if (!colouring.blocks.empty()) clock.lap("element colouring");
   d->elements = std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, colouring);
   clock.lap(exec.space() == MemorySpace::Device ? "elements to the GPU" : "element arrays");
+  // The first part beside the rest: rows always; elements where they add by atomics.
+  const bool atomics = strategy == sparse::RaceStrategy::Atomics && !preflight.op->needs_colouring;
+  if (part && preflight.overlap && interface_exec && (preflight.op->needs_assembly || atomics))
+    d->interface_exec = *interface_exec;
   if (part && preflight.overlap && !preflight.op->needs_assembly) {  // the element-by-element kinds
     // The elements touching a shared node, and the rest: each its own mesh on the subdomain's
     // nodes (its own colouring) and its rows of the table. Not split where either would be empty.
@@ -433,8 +438,9 @@ std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& 
         all_nodes.elements = *list;
         std::vector<Index> order;
         const Mesh mesh = partition::subdomain_mesh(model.mesh, all_nodes, order);
+        const bool first = list == &touching;
         *into = std::make_shared<const fem::DeviceElements>(
-            exec, mesh, table_rows(table, order),
+            first && d->interface_exec ? *d->interface_exec : exec, mesh, table_rows(table, order),
             colouring.blocks.empty() ? fem::ElementColouring{} : fem::colour_elements(mesh));
       }
       clock.lap(str("elements split: ", touching.size(), " touching a shared node, ", interior.size(), " interior"));
@@ -470,7 +476,7 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
     } else {  // the assembled kinds split by rows, the shared nodes' first
       const Index split_at = d.part && preflight.overlap ? d.part->n_owned : -1;
       d.stiffness = make_stiffness_operator<Real>(model, preflight.op->name, d.elements, preflight.assembly, &built,
-                                                  split_at);
+                                                  split_at, d.interface_exec ? &*d.interface_exec : nullptr);
     }
     d.split = dynamic_cast<const op::SplitOperator<Real>*>(d.stiffness.get());
     const char* parts = !d.split                ? ""
@@ -577,6 +583,7 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
     // are summed between the operator apply and the update.
     // A split subdomain applies the elements touching its shared nodes first, and the interior's
     // while the exchange runs.
+    exchange.begin_forces();
     for (std::size_t s = 0; s < subdomains.size(); ++s) {
       Subdomain<Real>& d = *subdomains[s];
       d.loads->update(step);
@@ -726,9 +733,9 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
 template struct Subdomain<float>;
 template struct Subdomain<double>;
 template std::unique_ptr<Subdomain<float>> begin_subdomain(const Exec&, const Model&, Numbering, ModelPart*,
-                                                           const Preflight&, SetupClock&);
+                                                           const Preflight&, SetupClock&, const Exec*);
 template std::unique_ptr<Subdomain<double>> begin_subdomain(const Exec&, const Model&, Numbering, ModelPart*,
-                                                            const Preflight&, SetupClock&);
+                                                            const Preflight&, SetupClock&, const Exec*);
 template void sum_lumped_mass(Exchange<float>&, std::span<Subdomain<float>* const>);
 template void sum_lumped_mass(Exchange<double>&, std::span<Subdomain<double>* const>);
 template void finish_subdomain(Subdomain<float>&, const Model&, const Preflight&, SetupClock&, Observer*, std::mutex&);

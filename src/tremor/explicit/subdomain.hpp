@@ -213,6 +213,9 @@ struct Subdomain {
   // Held between begin_subdomain and finish_subdomain only.
   std::shared_ptr<const fem::DeviceElements> elements;
   std::shared_ptr<const fem::DeviceElements> interface_elements, interior_elements;  // where split
+  // Where the first part of a split stiffness runs (the exchange's stream: begin_subdomain), or
+  // none: the subdomain's Exec.
+  std::optional<Exec> interface_exec;
   DeviceArray<double> mass, damping;
   ModelPart* part = nullptr;
 
@@ -241,10 +244,13 @@ std::unique_ptr<Subdomain<Real>> set_up_subdomain(const Exec& exec, const Model&
 // mass and damping (not yet summed), finish_subdomain the rest once the caller has summed them
 // over every subdomain (Exchange::sum_mass). `part` (decompose_model; taken from: its loading
 // and histories move into the subdomain) gives a subdomain holding part of the model, whose
-// numbering lists its nodes; nullptr a subdomain holding every node.
+// numbering lists its nodes; nullptr a subdomain holding every node. `interface_exec`
+// (Exchange::interface_exec()) runs the forces of the elements touching shared nodes, or of the
+// shared nodes' rows, where that is safe beside the rest (atomic adds, or rows).
 template <class Real>
 std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& model, Numbering numbering,
-                                                 ModelPart* part, const Preflight& preflight, SetupClock& clock);
+                                                 ModelPart* part, const Preflight& preflight, SetupClock& clock,
+                                                 const Exec* interface_exec = nullptr);
 // Between the two: the lumped mass, and the damping where the model has one, summed over the
 // copies of the shared nodes (`subdomains`: those the exchange holds in this process).
 template <class Real>

@@ -60,6 +60,8 @@ struct OperatorInputs {
   // op::SplitOperator of RowBlocks, the rows of nodes [split_at_node, n) first, the rest second
   // (a subdomain's shared nodes are its last); built whole where either part would be empty.
   Index split_at_node = -1;
+  // Where the first part runs (a stream of the elements' device; null: the elements' Exec).
+  const Exec* first_exec = nullptr;
 };
 
 template <class Real>

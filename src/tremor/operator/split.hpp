@@ -6,7 +6,9 @@
 //     element-by-element kinds), the elements touching a shared node first;
 //   - RowBlocks, each writing a range of y's rows only (the assembled kinds' rows of the shared
 //     nodes, then the rest).
-// As one operator, a SplitOperator applies both parts.
+// The first part may run on a stream of its own (the exchange's), beside the second, where that
+// is safe: parts adding by atomics, or RowBlocks. As one operator, a SplitOperator applies both
+// parts, one after the other.
 #include <memory>
 #include <string>
 #include <string_view>
@@ -39,12 +41,13 @@ template <class Real>
 class SplitOperator final : public Operator<Real> {
  public:
   // Both parts add into y (disjoint elements) or neither does (RowBlocks of disjoint rows covering
-  // every row); one size, one Exec. Throws tremor::Error otherwise.
+  // every row); one size, one backend and device (the first may be on another stream: the
+  // operator's Exec is the second's). Throws tremor::Error otherwise.
   SplitOperator(std::unique_ptr<Operator<Real>> first, std::unique_ptr<Operator<Real>> second);
   const Operator<Real>& first() const { return *first_; }
   const Operator<Real>& second() const { return *second_; }
 
-  const Exec& exec() const override { return first_->exec(); }
+  const Exec& exec() const override { return second_->exec(); }
   Index n_dofs() const override { return first_->n_dofs(); }
   std::string_view name() const override { return first_->name(); }
   std::size_t bytes() const override { return first_->bytes() + second_->bytes(); }
@@ -55,6 +58,9 @@ class SplitOperator final : public Operator<Real> {
   void add_unchecked(const Real* x, Real* y) const override;
 
  private:
+  // Both parts, each by `part` (apply or add); the first waited for where on another stream.
+  template <class Part>
+  void both(Part part) const;
   std::unique_ptr<Operator<Real>> first_, second_;
 };
 

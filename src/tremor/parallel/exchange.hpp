@@ -16,7 +16,9 @@
 //
 // The forces' sum comes in two halves so that work can run between them (overlap): start once
 // the shared nodes' forces are final, finish before they are read; the work between must neither
-// read nor write the shared nodes' values (the interior elements' apply).
+// read nor write the shared nodes' values (the interior elements' apply). An exchange with a
+// stream of its own (NcclExchange) lends it for the forces of the elements touching shared nodes,
+// so that they run beside the interior's and the exchange follows them at once.
 #include <memory>
 #include <span>
 #include <string_view>
@@ -56,6 +58,11 @@ class Exchange {
   // shared nodes' forces are final, finish_forces before any is read.
   virtual void start_forces(std::span<const View<Real>> forces) = 0;
   virtual void finish_forces(std::span<const View<Real>> forces) = 0;
+  // The Exec (a stream of the run's GPU) on which start_forces queues its work, where the shared
+  // nodes' forces may be computed too; null: the run's Exec. Work queued there between
+  // begin_forces() and start_forces() follows the run's work queued before begin_forces().
+  virtual const Exec* interface_exec() const { return nullptr; }
+  virtual void begin_forces() {}
   void sum_forces(std::span<const View<Real>> forces) {
     start_forces(forces);
     finish_forces(forces);

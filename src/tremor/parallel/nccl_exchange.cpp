@@ -154,12 +154,11 @@ void NcclExchange<Real>::start(View<T> v, DeviceArray<T>& send, DeviceArray<T>& 
   TREMOR_CHECK(v.size == n_local_ * dim_, "a subdomain's vector of ", v.size, " values for ", n_local_, " nodes");
   T* tail = v.data + static_cast<std::size_t>(n_owned_) * static_cast<std::size_t>(dim_);
   const Index n_shared = n_local_ - n_owned_;
+  // The side stream starts when the work queued so far on the Exec's (the forces) is done, and
+  // the work queued on it since begin_forces() (the shared nodes' forces).
+  side_waits();
 #if defined(TREMOR_HAVE_NCCL)
-  // The side stream starts when the work queued so far on the Exec's (the forces) is done.
-  TREMOR_CUDA_CHECK(cudaSetDevice(exec_.device()));
   const auto stream = static_cast<cudaStream_t>(side_.stream());
-  TREMOR_CUDA_CHECK(cudaEventRecord(handle_->ready, static_cast<cudaStream_t>(exec_.stream())));
-  TREMOR_CUDA_CHECK(cudaStreamWaitEvent(stream, handle_->ready, 0));
   if (strategy_ == Strategy::AllReduce) {
     const std::size_t count = static_cast<std::size_t>(n_slots_) * static_cast<std::size_t>(dim_);
     TREMOR_CUDA_CHECK(cudaMemsetAsync(send.data(), 0, count * sizeof(T), stream));
@@ -188,6 +187,20 @@ void NcclExchange<Real>::start(View<T> v, DeviceArray<T>& send, DeviceArray<T>& 
   (void)send;
   (void)receive;
 #endif
+}
+
+template <class Real>
+void NcclExchange<Real>::side_waits() {
+#if defined(TREMOR_HAVE_NCCL)
+  TREMOR_CUDA_CHECK(cudaSetDevice(exec_.device()));
+  TREMOR_CUDA_CHECK(cudaEventRecord(handle_->ready, static_cast<cudaStream_t>(exec_.stream())));
+  TREMOR_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(side_.stream()), handle_->ready, 0));
+#endif
+}
+
+template <class Real>
+void NcclExchange<Real>::begin_forces() {
+  side_waits();
 }
 
 template <class Real>

@@ -37,12 +37,15 @@ class NcclExchange final : public Exchange<Real> {
   NcclExchange& operator=(const NcclExchange&) = delete;
   void start_forces(std::span<const View<Real>> forces) override;
   void finish_forces(std::span<const View<Real>> forces) override;
+  const Exec* interface_exec() const override { return &side_; }
+  void begin_forces() override;
   void sum_mass(std::span<const View<double>> mass) override;
 
  private:
   template <class T>
   void start(View<T> values, DeviceArray<T>& send, DeviceArray<T>& receive);
   void finish();
+  void side_waits();  // the side stream follows the Exec's work queued so far
 
   struct Handle;  // the NCCL communicator and the events (no NCCL or CUDA header here)
   std::unique_ptr<Handle> handle_;

@@ -140,7 +140,9 @@ std::unique_ptr<op::Operator<Real>> set_up(const op::OperatorInputs& inputs, Con
   std::unique_ptr<op::Operator<Real>> out;
   if (at > 0 && at < n_nodes) {
     const Index n = K.n_rows();
-    auto shared = std::make_unique<op::RowBlock<Real>>(convert(exec, K, NodeRange{at, n_nodes}), at * K.block, n);
+    const Exec& first = inputs.first_exec ? *inputs.first_exec : exec;  // K is whole on exec (synchronised above)
+    auto shared = std::make_unique<op::RowBlock<Real>>(convert(first, K, NodeRange{at, n_nodes}), at * K.block, n);
+    first.synchronize();
     auto owned = std::make_unique<op::RowBlock<Real>>(convert(exec, K, NodeRange{0, at}), 0, n);
     out = std::make_unique<op::SplitOperator<Real>>(std::move(shared), std::move(owned));
   } else {

@@ -109,7 +109,13 @@ void print_preflight(const std::string& model_path, const Model& model, const ex
   } else {
     std::printf("  wavelength      no source frequency to check against\n");
   }
-  std::printf("  memory          %sB (estimate)\n", si(static_cast<double>(p.memory_bytes)).c_str());
+  if (p.processes > 1)
+    std::printf("  memory          %sB (estimate), about %sB on each of the %d processes' %s\n",
+                si(static_cast<double>(p.memory_bytes)).c_str(),
+                si(static_cast<double>(p.memory_bytes) / p.processes).c_str(), p.processes,
+                p.backend == Backend::Cuda ? "GPUs" : "backends");
+  else
+    std::printf("  memory          %sB (estimate)\n", si(static_cast<double>(p.memory_bytes)).c_str());
   std::fflush(stdout);
   for (const std::string& warning : p.warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
 }

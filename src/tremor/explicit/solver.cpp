@@ -76,6 +76,15 @@ StableStep global_step(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
           str("largest eigenvalue of M^-1 K, ", spectrum.iterations, " Lanczos iterations")};
 }
 
+// The Exec of this process: over several processes on GPUs, the GPU of its place on the host
+// (local rank modulo the GPUs), on a stream of its own for the run (`own_stream`).
+Exec process_exec(Backend backend, const RunOptions& options, bool own_stream) {
+  if (backend != Backend::Cuda || !options.communicator || options.communicator->size() <= 1)
+    return Exec::make(backend);
+  const int device = options.communicator->local_rank() % std::max(1, cuda_device_count());
+  return own_stream ? Exec::cuda_stream(device) : Exec::cuda(device);
+}
+
 // The stable step from a survey of `elements` (built on exec from the model): the element bound it
 // found, or (global) the global estimate, the survey having skipped the eigenvalues.
 StableStep step_from(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements, const Model& model,
@@ -95,8 +104,10 @@ Preflight resolve(const Model& model, const RunOptions& options) {
                             "precision");
   p.ordering = parse_named(!options.ordering.empty() ? options.ordering : settings.ordering, node_ordering_names,
                            "node ordering");
-  // The Exec of the survey below; a CUDA Exec throws, saying why, without a usable GPU.
-  const Exec exec = Exec::make(parse_backend(!options.backend.empty() ? options.backend : settings.backend));
+  // The Exec of the survey below (this process's GPU); a CUDA Exec throws, saying why, without a
+  // usable GPU.
+  const Exec exec =
+      process_exec(parse_backend(!options.backend.empty() ? options.backend : settings.backend), options, false);
   const Backend backend = exec.backend();
   p.backend = backend;
   // The operator's name parsed into its registry entry, once; a model file's is named by its line.
@@ -285,9 +296,7 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   // host (local rank modulo the GPUs), on a stream of its own, which NCCL's internal streams do
   // not synchronise with as they do with the default stream (the overlap needs the exchange's
   // side stream to run beside it).
-  const bool spread = options.communicator && options.communicator->size() > 1 && preflight.backend == Backend::Cuda;
-  const Exec exec = spread ? Exec::cuda_stream(options.communicator->local_rank() % cuda_device_count())
-                           : Exec::make(preflight.backend);
+  const Exec exec = process_exec(preflight.backend, options, true);
   SetupClock clock(exec, called);
   if (!options.preflight) clock.append(preflight.phases);  // resolved by this call
   const double dt = preflight.dt;

@@ -21,6 +21,8 @@
 #include "tremor/mesh/generate.hpp"
 #include "tremor/mesh/perturbed.hpp"
 #include "tremor/partition/block_file.hpp"
+#include "tremor/partition/domain_file.hpp"
+#include "tremor/partition/domains.hpp"
 #include "tremor/partition/graph_tools.hpp"
 #include "tremor/partition/partition.hpp"
 #include "tremor/partition/partitioners.hpp"
@@ -427,6 +429,87 @@ TEST(BlockFile, RefusesCorruptTruncatedAndForeignFiles) {
   expect_refused("TRMBLOCK", "truncated");
   expect_refused("hello, world", "not a tremor block file");
   EXPECT_THROW(partition::read_block_file(std::filesystem::path(dir) / "missing.blocks"), Error);
+}
+
+}  // namespace
+}  // namespace tremor
+
+// ---------------------------------------------------------------------------- decomposition file
+
+namespace tremor {
+namespace {
+
+// Writes `text` to `path`.
+void write_text(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+// read_domain_file's message for `text`, failing the test when it is accepted.
+std::string refusal(const std::filesystem::path& path, const std::string& text, const Mesh& mesh) {
+  write_text(path, text);
+  try {
+    partition::read_domain_file(path, mesh);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "accepted:\n" << text;
+  return {};
+}
+
+TEST(DomainFile, RoundTripsAndRefusesAnotherMesh) {
+  const std::filesystem::path dir = test::temporary_directory("domain_file");
+  const Mesh mesh = generate_box({0.0, 0.0, 0.0}, {1.0, 0.5, 0.2}, {10, 5, 2}, ElementType::Hex8);
+  const partition::Decomposition d = partition::decompose(mesh, 3);
+  const std::filesystem::path path = dir / "mesh.domains";
+  write_text(path, partition::encode_domain_file(mesh, d));
+  const partition::SavedDecomposition saved = partition::read_domain_file(path, mesh);
+  EXPECT_EQ(saved.n_domains, 3);
+  EXPECT_EQ(saved.element_domain, d.element_domain);
+  // The same subdomains rebuilt from it (what a run does).
+  const partition::Decomposition again = partition::decomposition_of(mesh, saved.element_domain, saved.n_domains);
+  for (int s = 0; s < 3; ++s) EXPECT_EQ(again.domains[s].nodes, d.domains[s].nodes);
+
+  // The same element count, another connectivity (other divisions): refused by name.
+  const Mesh other = generate_box({0.0, 0.0, 0.0}, {1.0, 0.5, 0.2}, {5, 10, 2}, ElementType::Hex8);
+  ASSERT_EQ(other.n_elements(), mesh.n_elements());
+  EXPECT_NE(partition::mesh_fingerprint(other), partition::mesh_fingerprint(mesh));
+  try {
+    partition::read_domain_file(path, other);
+    ADD_FAILURE() << "a decomposition of another mesh was accepted";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("made for another mesh"), std::string::npos) << message;
+    EXPECT_NE(message.find(path.string()), std::string::npos) << message;
+  }
+}
+
+TEST(DomainFile, NamesTheLineOfWhatItCannotRead) {
+  const std::filesystem::path dir = test::temporary_directory("domain_file_bad");
+  const std::filesystem::path path = dir / "bad.domains";
+  const Mesh mesh = generate_rectangle({0.0, 0.0}, {1.0, 1.0}, {2, 2}, ElementType::Quad4);  // 4 elements
+  const std::string good = partition::encode_domain_file(mesh, partition::decompose(mesh, 2));
+  const std::string head = good.substr(0, good.find("\nmesh ")) + good.substr(good.find("\nmesh "), 22) + "\n";
+  // The good file with a comment line is read.
+  write_text(path, head + "# a comment\n0\n0\n1\n1\n");
+  EXPECT_EQ(partition::read_domain_file(path, mesh).element_domain, (std::vector<int>{0, 0, 1, 1}));
+  EXPECT_NE(refusal(path, "elements 4\n", mesh).find(":1: not a decomposition file"), std::string::npos);
+  EXPECT_NE(refusal(path, head + "0\n0\nx\n1\n", mesh).find(":7: element 3's subdomain \"x\""), std::string::npos);
+  EXPECT_NE(refusal(path, head + "0\n0\n2\n1\n", mesh).find(":7: element 3's subdomain \"2\" is not a whole number from 0 to 1"),
+            std::string::npos);
+  EXPECT_NE(refusal(path, head + "0\n0\n1\n", mesh).find("3 subdomain lines for its 4 elements (cut short?)"),
+            std::string::npos);
+  EXPECT_NE(refusal(path, head + "0\n0\n1\n1\n1\n", mesh).find(":9: more subdomain lines than its 4 elements"),
+            std::string::npos);
+  EXPECT_NE(refusal(path, head + "0\n0\n0\n0\n", mesh).find("subdomain 1 has no element"), std::string::npos);
+  std::string bad_count = head;
+  bad_count.replace(bad_count.find("domains 2"), 9, "domains two");
+  EXPECT_NE(refusal(path, bad_count + "0\n0\n1\n1\n", mesh).find(":3: domains \"two\" is not a positive whole number"),
+            std::string::npos);
+  EXPECT_NE(refusal(path, "", mesh).find(":1: not a decomposition file"), std::string::npos);
+  try {
+    partition::read_domain_file(dir / "missing.domains", mesh);
+    ADD_FAILURE() << "a missing file was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot open the decomposition file"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -1,9 +1,13 @@
 // `tremor partition MODEL -o FILE`: partitions a model's mesh into GPU blocks (pogo paper
 // section 3: a partitioner, then the memory arrangement with split-and-retry) and writes the block
-// file the "partitioned" stiffness operator reads (partition/block_file.hpp), atomically.
+// file the "partitioned" stiffness operator reads (partition/block_file.hpp), atomically. With
+// --domains N: decomposes it into N subdomains by METIS (the multi-GPU paper, section 3) and writes
+// the decomposition file `tremor run --decomposition` reads (partition/domain_file.hpp).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <set>
@@ -19,6 +23,8 @@
 #include "tremor/io/load.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/partition/block_file.hpp"
+#include "tremor/partition/domain_file.hpp"
+#include "tremor/partition/domains.hpp"
 #include "tremor/partition/partition.hpp"
 
 namespace tremor::cli {
@@ -33,6 +39,8 @@ struct PartitionArguments {
   std::string output;
   std::string partitioner = "aligned";
   int block_size = 512;
+  int domains = 0;  // --domains: a decomposition file instead of a block file
+  CLI::Option *partitioner_option = nullptr, *block_size_option = nullptr;
 };
 
 // Refuses an output in a folder that is missing (or a file) before the minutes a large mesh's
@@ -41,11 +49,38 @@ void check_output_folder(const fs::path& output) {
   const fs::path folder = output.parent_path().empty() ? fs::path(".") : output.parent_path();
   std::error_code error;
   if (fs::is_directory(folder, error)) return;
-  throw Error(str(output.string(), ": cannot write the block file: ", folder.string(),
+  throw Error(str(output.string(), ": cannot write the output file: ", folder.string(),
                   fs::exists(folder, error) ? " is not a folder" : " does not exist"));
 }
 
+// --domains N: METIS's decomposition, written as a decomposition file.
+void run_decomposition(const PartitionArguments& args) {
+  TREMOR_CHECK(!args.partitioner_option->count() && !args.block_size_option->count(),
+               "--partitioner and --block-size make a block file; --domains makes a decomposition file");
+  check_output_folder(args.output);
+  const Model model = io::load_model(args.model, args.order);
+  const Mesh& mesh = model.mesh;
+  const auto start = Clock::now();
+  const partition::Decomposition d = partition::decompose(mesh, args.domains);
+  const double seconds = seconds_since(start);
+  Index shared = 0, most = 0;
+  for (const int m : d.node_multiplicity) shared += m > 1 ? 1 : 0;
+  for (const partition::Subdomain& s : d.domains) most = std::max(most, static_cast<Index>(s.elements.size()));
+  std::printf("%-14s%dD, %s elements, %s nodes\n", "mesh", mesh.dim(), group_digits(mesh.n_elements()).c_str(),
+              group_digits(mesh.n_nodes()).c_str());
+  std::printf("%-14s%d (METIS k-way), at most %s elements each; %s nodes shared\n", "subdomains", d.n_domains(),
+              group_digits(most).c_str(), group_digits(shared).c_str());
+  std::printf("%-14s%.2f s\n", "time", seconds);
+  io::write_file_atomically(args.output, partition::encode_domain_file(mesh, d), "decomposition file");
+  std::printf("wrote %s: reuse it with tremor run %s --decomposition %s\n", args.output.c_str(), args.model.c_str(),
+              args.output.c_str());
+}
+
 void run_partition(const PartitionArguments& args) {
+  if (args.domains > 0) {
+    run_decomposition(args);
+    return;
+  }
   TREMOR_CHECK(args.block_size % partition::row_width == 0, "--block-size ", args.block_size,
                ": not a multiple of 32 (a block is made of rows of one warp)");
   check_output_folder(args.output);
@@ -98,15 +133,22 @@ void run_partition(const PartitionArguments& args) {
 
 void add_partition_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
-      "partition", "Partition a model's mesh into GPU blocks and write the block file of the partitioned operator");
+      "partition", "Partition a model's mesh into GPU blocks and write the block file of the partitioned operator, "
+                   "or (--domains N) into subdomains for decomposed runs");
   auto args = std::make_shared<PartitionArguments>();
   cmd->add_option("MODEL", args->model, "model file (.toml), Abaqus input (.inp) or Gmsh mesh (.msh)")->required();
   add_order_option(cmd, args->order);
-  cmd->add_option("-o,--output", args->output, "block file to write (replaced atomically)")->required();
-  cmd->add_option("--partitioner", args->partitioner, "greedy or aligned (default)")
-      ->check(CLI::IsMember({"greedy", "aligned"}));
-  cmd->add_option("--block-size", args->block_size, "nodes per GPU block: a multiple of 32 from 32 to 1024 (512)")
-      ->check(whole(32, 1024));
+  cmd->add_option("-o,--output", args->output, "block file (or decomposition file) to write, replaced atomically")
+      ->required();
+  cmd->add_option("--domains", args->domains,
+                  "decompose into N subdomains (METIS) and write the decomposition file tremor run --decomposition "
+                  "reads, instead of a block file")
+      ->check(whole(1, std::numeric_limits<int>::max()));
+  args->partitioner_option = cmd->add_option("--partitioner", args->partitioner, "greedy or aligned (default)")
+                                 ->check(CLI::IsMember({"greedy", "aligned"}));
+  args->block_size_option =
+      cmd->add_option("--block-size", args->block_size, "nodes per GPU block: a multiple of 32 from 32 to 1024 (512)")
+          ->check(whole(32, 1024));
   cmd->callback([args] { run_partition(*args); });
 }
 

@@ -310,6 +310,7 @@ struct RunArgs {
   int check_every = 100;
   int domains = 1;
   std::string exchange = "p2p";
+  std::string decomposition;
   bool no_overlap = false;
   long long checkpoint_every = 0;
   bool resume = false;
@@ -354,6 +355,7 @@ ex::RunOptions run_options(const RunArgs& args, const parallel::Communicator& wo
   options.check_every = args.check_every;
   options.domains = args.domains;
   options.exchange = args.exchange;
+  options.decomposition = args.decomposition;
   options.overlap = !args.no_overlap;
   if (world.size() > 1) {  // mpirun: a subdomain per process
     if (args.domains != 1 && args.domains != world.size())
@@ -642,6 +644,9 @@ void add_run_command(CLI::App& app) {
                   "decompose the mesh into N subdomains (METIS) stepped together with their shared nodes' "
                   "forces summed every step; the same results to rounding (default 1)")
       ->check(whole(1, std::numeric_limits<int>::max()));
+  cmd->add_option("--decomposition", args->decomposition,
+                  "a decomposition file (tremor partition MODEL --domains N) used instead of METIS; its N "
+                  "subdomains are the run's (--domains, or the processes under mpirun)");
   cmd->add_option("--exchange", args->exchange,
                   "between processes (mpirun), how the shared nodes' forces are summed: p2p (each pair of "
                   "neighbours sends the nodes they share) or allreduce (one array over every shared node); "

@@ -26,6 +26,7 @@
 #include "tremor/operator/spectrum.hpp"
 #include "tremor/parallel/communicator.hpp"
 #include "tremor/parallel/nccl_exchange.hpp"
+#include "tremor/partition/domain_file.hpp"
 #include "tremor/partition/block_file.hpp"
 #include "tremor/sem/operator.hpp"
 #include "tremor/sparse/element_survey.hpp"
@@ -74,6 +75,15 @@ StableStep global_step(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
   const op::Spectrum spectrum = op::largest_eigenvalue(K, mass.data());
   return {round_down(2.0 / std::sqrt(spectrum.largest)), 0,
           str("largest eigenvalue of M^-1 K, ", spectrum.iterations, " Lanczos iterations")};
+}
+
+// The run's decomposition into n subdomains: METIS's, or the decomposition file's.
+partition::Decomposition decompose(const Model& model, const RunOptions& options, int n) {
+  if (options.decomposition.empty()) return partition::decompose(model.mesh, n);
+  partition::SavedDecomposition saved = partition::read_domain_file(options.decomposition, model.mesh);
+  TREMOR_CHECK(saved.n_domains == n, options.decomposition, ": a decomposition into ", saved.n_domains,
+               " subdomains for a run of ", n);
+  return partition::decomposition_of(model.mesh, std::move(saved.element_domain), n);
 }
 
 // The Exec of this process: over several processes on GPUs, the GPU of its place on the host
@@ -325,7 +335,7 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
     std::vector<char> answer;
     try {
       if (processes->root()) {
-        const partition::Decomposition d = partition::decompose(model.mesh, n);
+        const partition::Decomposition d = decompose(model, options, n);
         answer.resize(d.element_domain.size() * sizeof(int));
         std::memcpy(answer.data(), d.element_domain.data(), answer.size());
       }
@@ -337,7 +347,8 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
     std::vector<int> element_domain(answer.size() / sizeof(int));
     std::memcpy(element_domain.data(), answer.data(), answer.size());
     const partition::Decomposition decomposition = partition::decomposition_of(model.mesh, std::move(element_domain), n);
-    clock.lap(str("decomposition into ", n, " subdomains (METIS), one per process"));
+    clock.lap(str("decomposition into ", n, " subdomains (",
+                  options.decomposition.empty() ? "METIS" : options.decomposition, "), one per process"));
     std::unique_ptr<Exchange<Real>> over;
     std::vector<History> histories;
     try {
@@ -391,7 +402,7 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
       observer = nullptr;  // the first process alone reports
     }
     exchange = std::move(over);
-  } else if (options.domains <= 1) {
+  } else if (preflight.domains <= 1) {
     // The run's numbering: the model's, or reverse Cuthill-McKee's.
     Numbering numbering(model.mesh.n_nodes(), dim);
     if (preflight.ordering == NodeOrdering::Rcm) {
@@ -403,8 +414,9 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
         set_up_subdomain<Real>(exec, model, std::move(numbering), preflight, *exchange, clock, observer, observer_guard));
     if (observer) owned.front()->recorder->set_on_sample(on_sample);
   } else {
-    const partition::Decomposition decomposition = partition::decompose(model.mesh, options.domains);
-    clock.lap(str("decomposition into ", options.domains, " subdomains (METIS)"));
+    const partition::Decomposition decomposition = decompose(model, options, preflight.domains);
+    clock.lap(str("decomposition into ", preflight.domains, " subdomains (",
+                  options.decomposition.empty() ? "METIS" : options.decomposition, ")"));
     std::vector<History> histories = make_histories(model, dt);
     parts = decompose_model(model, decomposition, histories);
     clock.lap("the subdomains' parts of the model");
@@ -549,16 +561,29 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   Preflight p = resolve(model, options);
   // A decomposition's refusals, before a result file exists.
   TREMOR_CHECK(options.domains >= 1, "the number of subdomains must be at least 1, got ", options.domains);
-  if (options.domains > 1) {
-    TREMOR_CHECK(options.domains <= model.mesh.n_elements(), options.domains, " subdomains were asked for a mesh of ",
+  int domains = options.domains;
+  const int processes = options.communicator ? options.communicator->size() : 1;
+  if (!options.decomposition.empty()) {
+    // Read (and checked against the mesh) here, before a result file exists; the run reads it again.
+    const int saved = partition::read_domain_file(options.decomposition, model.mesh).n_domains;
+    if (processes > 1)
+      TREMOR_CHECK(saved == processes, options.decomposition, ": a decomposition into ", saved,
+                   " subdomains, run over ", processes, " processes: one subdomain each (mpirun -np ", saved, ")");
+    else
+      TREMOR_CHECK(domains == 1 || domains == saved, options.decomposition, ": a decomposition into ", saved,
+                   " subdomains, and --domains ", domains);
+    domains = saved;
+  }
+  if (domains > 1) {
+    TREMOR_CHECK(domains <= model.mesh.n_elements(), domains, " subdomains were asked for a mesh of ",
                  model.mesh.n_elements(), " elements: at most one subdomain per element");
     TREMOR_CHECK(p.blocks.empty() && p.op->name != "partitioned",
                  "the partitioned operator runs on one domain: its block layout is made for the whole mesh");
     TREMOR_CHECK(p.ordering == NodeOrdering::None, "--ordering rcm renumbers one domain; a run decomposed into ",
-                 options.domains, " subdomains numbers each subdomain's nodes itself (owned first, shared last)");
+                 domains, " subdomains numbers each subdomain's nodes itself (owned first, shared last)");
   }
-  p.domains = options.domains;
-  p.processes = options.communicator ? options.communicator->size() : 1;
+  p.domains = domains;
+  p.processes = processes;
   p.exchange = parallel::parse_strategy(options.exchange);
   p.overlap = options.overlap && (p.domains > 1 || p.processes > 1) && p.op->splits;
   const std::size_t real_size = tremor::real_size(p.precision);
@@ -608,12 +633,8 @@ std::size_t memory_estimate(const Mesh& mesh, const op::OperatorEntry& op, Size 
 ExplicitRun run_explicit(const Model& model, const RunOptions& options, Observer* observer) {
   const auto called = Clock::now();
   Preflight p;
-  if (options.preflight) {
-    p = *options.preflight;
-  } else {
-    model.validate();
-    p = resolve(model, options);
-  }
+  // The caller's pre-flight, or this call's: the same settings, decomposition and checks.
+  p = options.preflight ? *options.preflight : preflight(model, options);
   // The arrays of this run only, from here: the memory it reports.
   memory::reset_peak(Exec::make(p.backend).space());
   if (p.precision == Precision::Float) return run_typed<float>(model, std::move(p), options, observer, called);

@@ -96,6 +96,10 @@ struct RunOptions {
   // to the observer, and run_explicit returns the histories there (none elsewhere). Null: this
   // process alone.
   const parallel::Communicator* communicator = nullptr;
+  // A decomposition file (`tremor partition MODEL --domains N`, partition/domain_file.hpp) used
+  // instead of METIS; empty: METIS at the start of the run. Its subdomain count is the run's: with
+  // domains = 1 in one process it sets it, and otherwise must equal domains (or the processes).
+  std::string decomposition;
   // Between processes, how the shared nodes' forces are summed (parallel/exchange.hpp): "p2p", each
   // pair of neighbouring subdomains sends the nodes they share, or "allreduce", one array over
   // every shared node summed over all processes.
@@ -129,7 +133,7 @@ struct Preflight {
   const op::OperatorEntry* op = nullptr;  // the stiffness operator (explicit_fe::operators()), "auto" resolved
   std::string_view operator_kind() const { return op ? op->name : std::string_view(); }
   NodeOrdering ordering = NodeOrdering::None;
-  int domains = 1;    // RunOptions::domains, checked
+  int domains = 1;    // RunOptions::domains, checked (or the decomposition file's)
   int processes = 1;  // of RunOptions::communicator
   parallel::Strategy exchange = parallel::Strategy::PointToPoint;  // RunOptions::exchange
   // RunOptions::overlap where it applies: a decomposed run whose operator is element by element.

@@ -10,6 +10,12 @@
 
 namespace tremor {
 
+std::string hex16(unsigned long long value) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", value);
+  return text;
+}
+
 std::string group_digits(long long value) {
   std::string digits = std::to_string(value < 0 ? -value : value);
   std::string out;

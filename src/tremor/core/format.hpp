@@ -8,6 +8,8 @@ namespace tremor {
 
 // 1234567 -> "1,234,567".
 std::string group_digits(long long value);
+// 16 lowercase hex digits ("00000000000000ff"): a 64-bit fingerprint or checksum.
+std::string hex16(unsigned long long value);
 // Engineering notation with an SI prefix: 2.1e11 -> "210 G", 1.5e-7 -> "150 n", 7850 -> "7.85 k".
 std::string si(double value);
 // Four significant digits, "%.4g": 0.000123456 -> "0.0001235", 2.5e9 -> "2.5e+09".

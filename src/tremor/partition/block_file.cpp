@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
 
 namespace tremor::partition {
 
@@ -81,12 +82,6 @@ class Reader {
   std::size_t end_, pos_ = 0;
   std::string_view file_;
 };
-
-std::string hex(std::uint64_t value) {
-  char text[19];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 }  // namespace
 
@@ -204,7 +199,7 @@ void check_fingerprint(const BlockPartition& partition, const NodeGraph& graph, 
   const std::uint64_t fingerprint = graph_fingerprint(graph);
   TREMOR_CHECK(partition.fingerprint == fingerprint && partition.n_nodes == graph.n_nodes(), source,
                ": the partition was made for another mesh (its mesh: ", partition.n_nodes, " nodes, graph fingerprint ",
-               hex(partition.fingerprint), "; this mesh: ", graph.n_nodes(), " nodes, fingerprint ", hex(fingerprint),
+               hex16(partition.fingerprint), "; this mesh: ", graph.n_nodes(), " nodes, fingerprint ", hex16(fingerprint),
                "); partition this mesh again with `tremor partition`");
 }
 

@@ -23,12 +23,6 @@ void mix(std::uint64_t& hash, std::uint64_t value) {
   }
 }
 
-std::string hex(std::uint64_t value) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
 }  // namespace
 
 std::uint64_t mesh_fingerprint(const Mesh& mesh) {
@@ -50,7 +44,7 @@ std::string encode_domain_file(const Mesh& mesh, const Decomposition& decomposit
   std::string out;
   out.reserve(decomposition.element_domain.size() * 3 + 128);
   out += str(header, "\nelements ", mesh.n_elements(), "\ndomains ", decomposition.n_domains(), "\nmesh ",
-             hex(mesh_fingerprint(mesh)), "\n");
+             hex16(mesh_fingerprint(mesh)), "\n");
   char number[16];
   for (const int d : decomposition.element_domain) {
     const auto [end, error] = std::to_chars(number, number + sizeof number, d);
@@ -100,7 +94,7 @@ SavedDecomposition read_domain_file(const std::filesystem::path& path, const Mes
   const long long n_elements = whole("elements");
   const long long n_domains = whole("domains");
   const std::string fingerprint = field("mesh");
-  TREMOR_CHECK(n_elements == mesh.n_elements() && fingerprint == hex(mesh_fingerprint(mesh)), where,
+  TREMOR_CHECK(n_elements == mesh.n_elements() && fingerprint == hex16(mesh_fingerprint(mesh)), where,
                ": the decomposition was made for another mesh (", group_digits(n_elements), " elements; this mesh has ",
                group_digits(mesh.n_elements()), " elements, ", group_digits(mesh.n_nodes()),
                " nodes): run `tremor partition MODEL --domains N` again");

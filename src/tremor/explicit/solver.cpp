@@ -365,9 +365,9 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
       const bool own_gpu = exec.backend() == Backend::Cuda && processes->local_rank() < cuda_device_count();
       const std::vector<double> own = processes->all_gather(own_gpu ? 1.0 : 0.0);
       if (parallel::nccl_compiled() && std::all_of(own.begin(), own.end(), [](double v) { return v != 0.0; }))
-        over = std::make_unique<parallel::NcclExchange<Real>>(exec, decomposition, dim, *processes);
+        over = std::make_unique<parallel::NcclExchange<Real>>(exec, decomposition, dim, *processes, preflight.exchange);
       else
-        over = std::make_unique<MpiExchange<Real>>(exec, decomposition, dim, *processes);
+        over = std::make_unique<MpiExchange<Real>>(exec, decomposition, dim, *processes, preflight.exchange);
       owned.push_back(begin_subdomain<Real>(exec, model, Numbering(model.mesh.n_nodes(), dim, parts[rank].nodes),
                                             &parts[rank], preflight, clock, over->interface_exec()));
     } catch (...) {

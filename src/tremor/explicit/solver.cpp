@@ -77,13 +77,11 @@ StableStep global_step(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
           str("largest eigenvalue of M^-1 K, ", spectrum.iterations, " Lanczos iterations")};
 }
 
-// The run's decomposition into n subdomains: METIS's, or the decomposition file's.
-partition::Decomposition decompose(const Model& model, const RunOptions& options, int n) {
-  if (options.decomposition.empty()) return partition::decompose(model.mesh, n);
-  partition::SavedDecomposition saved = partition::read_domain_file(options.decomposition, model.mesh);
-  TREMOR_CHECK(saved.n_domains == n, options.decomposition, ": a decomposition into ", saved.n_domains,
-               " subdomains for a run of ", n);
-  return partition::decomposition_of(model.mesh, std::move(saved.element_domain), n);
+// The run's decomposition into its subdomains: the decomposition file's (read by the pre-flight),
+// or METIS's.
+partition::Decomposition decompose(const Model& model, const Preflight& preflight) {
+  if (!preflight.element_domain) return partition::decompose(model.mesh, preflight.domains);
+  return partition::decomposition_of(model.mesh, *preflight.element_domain, preflight.domains);
 }
 
 // The Exec of this process: over several processes on GPUs, the GPU of its place on the host
@@ -335,7 +333,7 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
     std::vector<char> answer;
     try {
       if (processes->root()) {
-        const partition::Decomposition d = decompose(model, options, n);
+        const partition::Decomposition d = decompose(model, preflight);
         answer.resize(d.element_domain.size() * sizeof(int));
         std::memcpy(answer.data(), d.element_domain.data(), answer.size());
       }
@@ -414,7 +412,7 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
         set_up_subdomain<Real>(exec, model, std::move(numbering), preflight, *exchange, clock, observer, observer_guard));
     if (observer) owned.front()->recorder->set_on_sample(on_sample);
   } else {
-    const partition::Decomposition decomposition = decompose(model, options, preflight.domains);
+    const partition::Decomposition decomposition = decompose(model, preflight);
     clock.lap(str("decomposition into ", preflight.domains, " subdomains (",
                   options.decomposition.empty() ? "METIS" : options.decomposition, ")"));
     std::vector<History> histories = make_histories(model, dt);
@@ -564,8 +562,10 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   int domains = options.domains;
   const int processes = options.communicator ? options.communicator->size() : 1;
   if (!options.decomposition.empty()) {
-    // Read (and checked against the mesh) here, before a result file exists; the run reads it again.
-    const int saved = partition::read_domain_file(options.decomposition, model.mesh).n_domains;
+    // Read (and checked against the mesh) here, before a result file exists; the run takes it from here.
+    partition::SavedDecomposition file = partition::read_domain_file(options.decomposition, model.mesh);
+    const int saved = file.n_domains;
+    p.element_domain = std::make_shared<const std::vector<int>>(std::move(file.element_domain));
     if (processes > 1)
       TREMOR_CHECK(saved == processes, options.decomposition, ": a decomposition into ", saved,
                    " subdomains, run over ", processes, " processes: one subdomain each (mpirun -np ", saved, ")");
@@ -574,6 +574,7 @@ Preflight preflight(const Model& model, const RunOptions& options) {
                    " subdomains, and --domains ", domains);
     domains = saved;
   }
+  if (processes > 1) domains = processes;  // a subdomain per process
   if (domains > 1) {
     TREMOR_CHECK(domains <= model.mesh.n_elements(), domains, " subdomains were asked for a mesh of ",
                  model.mesh.n_elements(), " elements: at most one subdomain per element");

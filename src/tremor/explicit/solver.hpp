@@ -34,6 +34,7 @@
 //   Abaqus fixed increment    used when at most the stable step, otherwise tremor's automatic
 //                             step, with a warning (as CalculiX does: it takes the smaller).
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -134,6 +135,8 @@ struct Preflight {
   std::string_view operator_kind() const { return op ? op->name : std::string_view(); }
   NodeOrdering ordering = NodeOrdering::None;
   int domains = 1;    // RunOptions::domains, checked (or the decomposition file's)
+  // Each element's subdomain from RunOptions::decomposition, read once here; null: METIS's.
+  std::shared_ptr<const std::vector<int>> element_domain;
   int processes = 1;  // of RunOptions::communicator
   parallel::Strategy exchange = parallel::Strategy::PointToPoint;  // RunOptions::exchange
   // RunOptions::overlap where it applies: a decomposed run whose operator is element by element.

@@ -79,23 +79,33 @@ struct Case {
   bool overlap;
 };
 
+// The bar of a case (GLL order 3 for sem, hex8 otherwise) and its options over the processes, in double.
+Model case_model(const Case& c) {
+  return std::string(c.kind) == "sem" ? test::loaded_bar(ElementType::HexGLL, 3, 2)
+                                      : test::loaded_bar(ElementType::Hex8, 1, 4);
+}
+
+RunOptions case_options(const Case& c, const char* backend, const Communicator& world) {
+  RunOptions options;
+  options.backend = backend;
+  options.precision = "double";
+  options.operator_kind = c.kind;
+  options.exchange = c.exchange;
+  options.overlap = c.overlap;
+  options.communicator = &world;
+  options.domains = world.size();
+  return options;
+}
+
 class OverProcesses : public ::testing::TestWithParam<Case> {};
 
 TEST_P(OverProcesses, EqualsOneDomainAndTheSameDecompositionInOneProcess) {
   const Communicator& world = Communicator::world();
   ASSERT_GE(world.size(), 2) << "run under mpirun with several processes";
   const Case c = GetParam();
-  const Model model = std::string(c.kind) == "sem" ? test::loaded_bar(ElementType::HexGLL, 3, 2)
-                                                   : test::loaded_bar(ElementType::Hex8, 1, 4);
-  RunOptions options;
-  options.backend = "serial";
-  options.precision = "double";
-  options.operator_kind = c.kind;
-  options.exchange = c.exchange;
-  options.overlap = c.overlap;
+  const Model model = case_model(c);
+  RunOptions options = case_options(c, "serial", world);
   options.check_every = 13;
-  options.communicator = &world;
-  options.domains = world.size();
   Kept kept;
   const ExplicitRun run = explicit_fe::run_explicit(model, options, world.root() ? &kept : nullptr);
   ASSERT_TRUE(run.ok()) << run.message;
@@ -229,17 +239,9 @@ TEST(OverProcessesGpu, EqualsOneGpu) {
                        Case{"sem", "p2p", true},
                        Case{"sem", "p2p", false}, Case{"sem", "allreduce", true}, Case{"matrix_free", "allreduce", true}}) {
     SCOPED_TRACE(str(c.kind, " ", c.exchange, c.overlap ? " overlap" : ""));
-    const Model model = std::string(c.kind) == "sem" ? test::loaded_bar(ElementType::HexGLL, 3, 2)
-                                                     : test::loaded_bar(ElementType::Hex8, 1, 4);
-    RunOptions options;
-    options.backend = "cuda";
-    options.precision = "double";
-    options.operator_kind = c.kind;
-    options.exchange = c.exchange;
-    options.overlap = c.overlap;
+    const Model model = case_model(c);
+    RunOptions options = case_options(c, "cuda", world);
     options.deterministic = true;
-    options.communicator = &world;
-    options.domains = world.size();
     Kept kept;
     const ExplicitRun run = explicit_fe::run_explicit(model, options, world.root() ? &kept : nullptr);
     ASSERT_TRUE(run.ok()) << run.message;

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <vector>
 
+#include "support/runs.hpp"
 #include "support/support.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
@@ -24,85 +25,18 @@ namespace {
 using explicit_fe::ExplicitRun;
 using explicit_fe::RunOptions;
 using parallel::Communicator;
+using test::Kept;
+using test::expect_runs_close;
+using test::RunCase;
+using test::case_model;
+using test::case_options;
 
-struct Kept final : explicit_fe::Observer {
-  std::vector<long long> steps;
-  std::vector<std::vector<double>> fields;  // displacement then velocity, per snapshot
-  std::vector<explicit_fe::SolverState> checkpoints;
-  long long stop_after = 0, step = 0;
-  void on_snapshot(const explicit_fe::Snapshot& s) override {
-    steps.push_back(s.step);
-    std::vector<double> values(s.displacement.begin(), s.displacement.end());
-    values.insert(values.end(), s.velocity.begin(), s.velocity.end());
-    fields.push_back(std::move(values));
-  }
-  void on_checkpoint(const explicit_fe::SolverState& state) override { checkpoints.push_back(state); }
-  void on_progress(long long s, long long, double) override { step = s; }
-  bool stop_requested() override { return stop_after > 0 && step >= stop_after; }
-};
-
-double largest(const std::vector<double>& values) {
-  double m = 0.0;
-  for (const double v : values) m = std::max(m, std::abs(v));
-  return m;
-}
-
-double difference(const std::vector<double>& a, const std::vector<double>& b) {
-  double m = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-  return m;
-}
-
-void expect_runs_close(const ExplicitRun& want, const Kept& want_kept, const ExplicitRun& got, const Kept& got_kept,
-                       double tolerance) {
-  ASSERT_EQ(got.histories.size(), want.histories.size());
-  for (std::size_t h = 0; h < want.histories.size(); ++h) {
-    SCOPED_TRACE(want.histories[h].name);
-    EXPECT_EQ(got.histories[h].times, want.histories[h].times);
-    ASSERT_EQ(got.histories[h].values.size(), want.histories[h].values.size());
-    ASSERT_GT(largest(want.histories[h].values), 0.0);
-    EXPECT_LE(difference(got.histories[h].values, want.histories[h].values),
-              tolerance * largest(want.histories[h].values));
-  }
-  ASSERT_EQ(got_kept.steps, want_kept.steps);
-  ASSERT_GT(want_kept.steps.size(), 2u);
-  for (std::size_t s = 0; s < want_kept.fields.size(); ++s) {
-    ASSERT_EQ(got_kept.fields[s].size(), want_kept.fields[s].size());
-    EXPECT_LE(difference(got_kept.fields[s], want_kept.fields[s]), tolerance * std::max(1e-300, largest(want_kept.fields[s])))
-        << "snapshot " << s;
-  }
-}
-
-struct Case {
-  const char* kind;
-  const char* exchange;
-  bool overlap;
-};
-
-// The bar of a case (GLL order 3 for sem, hex8 otherwise) and its options over the processes, in double.
-Model case_model(const Case& c) {
-  return std::string(c.kind) == "sem" ? test::loaded_bar(ElementType::HexGLL, 3, 2)
-                                      : test::loaded_bar(ElementType::Hex8, 1, 4);
-}
-
-RunOptions case_options(const Case& c, const char* backend, const Communicator& world) {
-  RunOptions options;
-  options.backend = backend;
-  options.precision = "double";
-  options.operator_kind = c.kind;
-  options.exchange = c.exchange;
-  options.overlap = c.overlap;
-  options.communicator = &world;
-  options.domains = world.size();
-  return options;
-}
-
-class OverProcesses : public ::testing::TestWithParam<Case> {};
+class OverProcesses : public ::testing::TestWithParam<RunCase> {};
 
 TEST_P(OverProcesses, EqualsOneDomainAndTheSameDecompositionInOneProcess) {
   const Communicator& world = Communicator::world();
   ASSERT_GE(world.size(), 2) << "run under mpirun with several processes";
-  const Case c = GetParam();
+  const RunCase c = GetParam();
   const Model model = case_model(c);
   RunOptions options = case_options(c, "serial", world);
   options.check_every = 13;
@@ -125,11 +59,11 @@ TEST_P(OverProcesses, EqualsOneDomainAndTheSameDecompositionInOneProcess) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Operators, OverProcesses,
-                         ::testing::Values(Case{"block_csr", "p2p", true}, Case{"block_ell", "p2p", true},
-                                           Case{"block_ell", "allreduce", true}, Case{"matrix_free", "p2p", true},
-                                           Case{"matrix_free", "p2p", false}, Case{"sem", "p2p", true},
-                                           Case{"sem", "p2p", false}, Case{"sem", "allreduce", true}),
-                         [](const ::testing::TestParamInfo<Case>& param) {
+                         ::testing::Values(RunCase{"block_csr", "p2p", true}, RunCase{"block_ell", "p2p", true},
+                                           RunCase{"block_ell", "allreduce", true}, RunCase{"matrix_free", "p2p", true},
+                                           RunCase{"matrix_free", "p2p", false}, RunCase{"sem", "p2p", true},
+                                           RunCase{"sem", "p2p", false}, RunCase{"sem", "allreduce", true}),
+                         [](const ::testing::TestParamInfo<RunCase>& param) {
                            return std::string(param.param.kind) + "_" + param.param.exchange +
                                   (param.param.overlap ? "_overlap" : "");
                          });
@@ -230,18 +164,15 @@ TEST(OverProcesses, NonFiniteStateStopsEveryProcess) {
 }
 
 // On GPUs (one per process where the host has several; NcclExchange): the same run against one
-// GPU's, computed by the first process. Colour-by-colour assembly (deterministic) on both, so the
-// difference is the shared nodes' sums in another order only.
+// GPU's, computed by the first process (test::gpu_run_cases).
 TEST(OverProcessesGpu, EqualsOneGpu) {
   TREMOR_REQUIRE_GPU();
   const Communicator& world = Communicator::world();
-  for (const Case c : {Case{"block_ell", "p2p", true}, Case{"block_ell", "p2p", false}, Case{"block_ell", "allreduce", true},
-                       Case{"sem", "p2p", true},
-                       Case{"sem", "p2p", false}, Case{"sem", "allreduce", true}, Case{"matrix_free", "allreduce", true}}) {
-    SCOPED_TRACE(str(c.kind, " ", c.exchange, c.overlap ? " overlap" : ""));
+  for (const auto& [c, deterministic] : test::gpu_run_cases) {
+    SCOPED_TRACE(str(c.kind, " ", c.exchange, c.overlap ? " overlap" : "", deterministic ? "" : " atomics"));
     const Model model = case_model(c);
     RunOptions options = case_options(c, "cuda", world);
-    options.deterministic = true;
+    options.deterministic = deterministic;
     Kept kept;
     const ExplicitRun run = explicit_fe::run_explicit(model, options, world.root() ? &kept : nullptr);
     ASSERT_TRUE(run.ok()) << run.message;

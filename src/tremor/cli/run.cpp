@@ -79,8 +79,9 @@ void print_preflight(const std::string& model_path, const Model& model, const ex
   if (!p.blocks.empty()) std::printf("  blocks          %s\n", p.blocks.c_str());
   const char* overlap = p.overlap ? ", overlapping the interior's forces" : "";
   if (p.processes > 1)
-    std::printf("  subdomains      %d (METIS), one per process, shared nodes' forces exchanged every step (%s%s)\n",
-                p.processes, std::string(parallel::to_string(p.exchange)).c_str(), overlap);
+    std::printf("  subdomains      %d (METIS), one per %s, shared nodes' forces exchanged every step (%s%s)\n",
+                p.processes, p.threaded ? "GPU (a thread each)" : "process",
+                std::string(parallel::to_string(p.exchange)).c_str(), overlap);
   else if (p.domains > 1)
     std::printf("  subdomains      %d (METIS), stepped together, shared nodes' forces summed every step%s\n", p.domains,
                 overlap);
@@ -110,10 +111,12 @@ void print_preflight(const std::string& model_path, const Model& model, const ex
     std::printf("  wavelength      no source frequency to check against\n");
   }
   if (p.processes > 1)
-    std::printf("  memory          %sB (estimate), about %sB on each of the %d processes' %s\n",
+    std::printf("  memory          %sB (estimate), about %sB on each of the %d %s\n",
                 si(static_cast<double>(p.memory_bytes)).c_str(),
                 si(static_cast<double>(p.memory_bytes) / p.processes).c_str(), p.processes,
-                p.backend == Backend::Cuda ? "GPUs" : "backends");
+                p.threaded                     ? "GPUs"
+                : p.backend == Backend::Cuda ? "processes' GPUs"
+                                             : "processes' backends");
   else
     std::printf("  memory          %sB (estimate)\n", si(static_cast<double>(p.memory_bytes)).c_str());
   std::fflush(stdout);
@@ -309,6 +312,7 @@ struct RunArgs {
   bool deterministic = false;
   int check_every = 100;
   int domains = 1;
+  int gpus = 1;  // --gpus: a thread per GPU of this host
   std::string exchange = "p2p";
   std::string decomposition;
   bool no_overlap = false;
@@ -340,6 +344,7 @@ ex::SolverState solver_state(io::Checkpoint checkpoint) {
 }
 
 // The run's options from the command line (the model file's settings apply where it says nothing).
+// `world`: the processes (mpirun), or the first of the threads of --gpus.
 ex::RunOptions run_options(const RunArgs& args, const parallel::Communicator& world) {
   ex::RunOptions options;
   options.precision = args.precision;
@@ -357,10 +362,18 @@ ex::RunOptions run_options(const RunArgs& args, const parallel::Communicator& wo
   options.exchange = args.exchange;
   options.decomposition = args.decomposition;
   options.overlap = !args.no_overlap;
-  if (world.size() > 1) {  // mpirun: a subdomain per process
+  if (world.size() > 1) {  // mpirun, or --gpus: a subdomain per process or GPU
     if (args.domains != 1 && args.domains != world.size())
-      throw Error(str("--domains ", args.domains, " under mpirun with ", world.size(),
-                      " processes: a run over processes has one subdomain per process"));
+      throw Error(world.threaded()
+                      ? str("--domains ", args.domains, " with --gpus ", world.size(), ": a run over several GPUs has one "
+                            "subdomain per GPU")
+                      : str("--domains ", args.domains, " under mpirun with ", world.size(),
+                            " processes: a run over processes has one subdomain per process"));
+    if (world.threaded()) {
+      if (!args.backend.empty() && args.backend != "cuda" && args.backend != "auto")
+        throw Error(str("--gpus ", args.gpus, " runs on GPUs; --backend ", args.backend, " asks for the CPU"));
+      options.backend = "cuda";
+    }
     options.domains = world.size();
     options.communicator = &world;
   }
@@ -400,6 +413,22 @@ void run_on_worker(const RunArgs& args, const parallel::Communicator& world) {
   if (run.status == ex::RunStatus::NonFinite) throw ExitStatus{1};
 }
 
+// The threads of --gpus N, a member each (none for one GPU); refused under mpirun and past the
+// host's GPUs.
+std::vector<parallel::Communicator> gpu_threads(const RunArgs& args, const parallel::Communicator& world) {
+  if (args.gpus <= 1) return {};
+  if (world.size() > 1)
+    throw Error(str("--gpus ", args.gpus, " under mpirun with ", world.size(), " processes: a run over processes "
+                    "takes one GPU per process (mpirun -np N), and --gpus N one process for N GPUs; use one or the other"));
+  const int present = cuda_device_count();
+  if (args.gpus > present)
+    throw Error(str("--gpus ", args.gpus, ": ",
+                    !cuda_compiled() ? std::string("this tremor was built without CUDA (configure with -DTREMOR_CUDA=ON)")
+                    : present == 0   ? std::string("this host has no usable GPU")
+                                     : str("this host has ", present, " usable GPU", present == 1 ? "" : "s")));
+  return parallel::Communicator::threads(args.gpus, "GPU");
+}
+
 void run_command(const RunArgs& args) {
   const parallel::Communicator& world = parallel::Communicator::world();
   if (!world.root()) return run_on_worker(args, world);
@@ -415,11 +444,13 @@ void run_command(const RunArgs& args) {
   Model model;
   ex::RunOptions options;
   double model_seconds = 0.0;
+  std::vector<parallel::Communicator> gpus;
   try {
+    gpus = gpu_threads(args, world);
     claim = io::claim_result_file(output, args.resume);
     model = io::load_model(args.model, args.order);
     model_seconds = seconds_since(command_started);
-    options = run_options(args, world);
+    options = run_options(args, gpus.empty() ? world : gpus.front());
   } catch (...) {
     if (world.size() > 1) ex::agree(world, std::current_exception());
     throw;
@@ -538,7 +569,7 @@ void run_command(const RunArgs& args) {
   ex::ExplicitRun run;
   log::set_quiet(true);  // until on_start: the solver's settings warnings were printed above
   try {
-    run = ex::run_explicit(model, options, &writer);
+    run = gpus.empty() ? ex::run_explicit(model, options, &writer) : ex::run_threads(model, options, &writer, gpus);
   } catch (const std::exception& e) {
     log::set_quiet(false);
     progress.end();
@@ -584,7 +615,7 @@ void run_command(const RunArgs& args) {
   for (const ex::SetupPhase& step : run.setup) phase(step.detail ? 3 : 2, step.name, step.seconds);
   const bool on_gpu = run.preflight.backend == Backend::Cuda;
   std::printf("  memory          %s %sB at most (estimate %sB); process peak resident %sB\n",
-              on_gpu ? "GPU" : "arrays", si(static_cast<double>(run.exec_peak_bytes)).c_str(),
+              gpus.empty() ? (on_gpu ? "GPU" : "arrays") : str(gpus.size(), " GPUs together").c_str(), si(static_cast<double>(run.exec_peak_bytes)).c_str(),
               si(static_cast<double>(preflight.memory_bytes)).c_str(),
               si(static_cast<double>(run.host_peak_bytes)).c_str());
   std::printf("  output          %s (%s)\n", file.path().string().c_str(),
@@ -644,11 +675,15 @@ void add_run_command(CLI::App& app) {
                   "decompose the mesh into N subdomains (METIS) stepped together with their shared nodes' "
                   "forces summed every step; the same results to rounding (default 1)")
       ->check(whole(1, std::numeric_limits<int>::max()));
+  cmd->add_option("--gpus", args->gpus,
+                  "run on N GPUs of this host from this process, a thread and a subdomain (METIS) each, as "
+                  "mpirun -np N would (default 1)")
+      ->check(whole(1, std::numeric_limits<int>::max()));
   cmd->add_option("--decomposition", args->decomposition,
                   "a decomposition file (tremor partition MODEL --domains N) used instead of METIS; its N "
-                  "subdomains are the run's (--domains, or the processes under mpirun)");
+                  "subdomains are the run's (--domains, --gpus, or the processes under mpirun)");
   cmd->add_option("--exchange", args->exchange,
-                  "between processes (mpirun), how the shared nodes' forces are summed: p2p (each pair of "
+                  "between processes (mpirun) or GPUs (--gpus), how the shared nodes' forces are summed: p2p (each pair of "
                   "neighbours sends the nodes they share) or allreduce (one array over every shared node); "
                   "default p2p")
       ->check(CLI::IsMember({"p2p", "allreduce"}));

@@ -10,6 +10,9 @@ void warn(const std::string& message);
 void info(const std::string& message);
 // Silences stderr output (tests); warnings are still recorded.
 void set_quiet(bool quiet);
+// Silences the calling thread altogether (not recorded either): the threads of a run over several
+// GPUs but the first, whose warnings would repeat its own.
+void set_thread_silent(bool silent);
 // Warnings issued since the last call, then cleared.
 std::vector<std::string> take_warnings();
 

@@ -1,11 +1,22 @@
 #include "tremor/explicit/processes.hpp"
 
+#include <algorithm>
 #include <array>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <type_traits>
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 #include "tremor/core/error.hpp"
+#include "tremor/core/log.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -219,7 +230,101 @@ void agree(const parallel::Communicator& communicator, std::exception_ptr failur
   std::vector<char> text(message.begin(), message.end());
   communicator_->broadcast(text, first);
   if (first == 0 && communicator_->root()) throw AgreedFailure(message);  // its own message, as it was
-  throw AgreedFailure(str("process ", first, " of ", communicator_->size(), ": ", std::string(text.begin(), text.end())));
+  throw AgreedFailure(str(communicator_->name(first), ": ", std::string(text.begin(), text.end())));
+}
+
+namespace {
+
+std::string message_of(std::exception_ptr failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const std::exception& error) {
+    return error.what();
+  } catch (...) {
+    return "an unknown error";
+  }
+}
+
+}  // namespace
+
+ExplicitRun run_threads(const Model& model, const RunOptions& options, Observer* observer,
+                        std::span<const parallel::Communicator> members) {
+  TREMOR_CHECK(!members.empty() && members.front().threaded(), "run_threads takes the members of a group of threads");
+  const int n = static_cast<int>(members.size());
+  // Members still running, and when the group failed (to give the rest stop_grace_seconds).
+  std::mutex mutex;
+  std::condition_variable changed;
+  int running = n;
+  const auto finished = [&] {
+    const std::lock_guard lock(mutex);
+    --running;
+    changed.notify_all();
+  };
+  const auto member = [&](int k, Observer* reporting) {
+    const parallel::Communicator& me = members[static_cast<std::size_t>(k)];
+    RunOptions mine = options;
+    mine.communicator = &me;
+    try {
+      ExplicitRun run = run_explicit(model, mine, reporting);
+      finished();
+      return run;
+    } catch (const AgreedFailure&) {  // every member has it; the first reports it
+      finished();
+      throw;
+    } catch (...) {
+      // The others may be waiting for this member: their waits throw this failure instead.
+      const std::exception_ptr failure = std::current_exception();
+      me.fail(k == 0 ? message_of(failure) : str(me.name(k), ": ", message_of(failure)));
+      finished();
+      throw;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int k = 1; k < n; ++k)
+    threads.emplace_back([&, k] {
+      log::set_thread_silent(true);  // the first member reports what they all would
+#if defined(_OPENMP)
+      omp_set_num_threads(std::max(1, omp_get_num_procs() / n));  // the host's cores shared in set-up
+#endif
+      try {
+        (void)member(k, nullptr);
+      } catch (...) {  // reported through the group (fail) or by the first member (agreed)
+      }
+    });
+  // A watchdog: after a failure, members that never return (waiting on a GPU for a peer that has
+  // stopped) would keep the process from ending; past the grace period it ends it.
+  std::thread watchdog([&] {
+    std::unique_lock lock(mutex);
+    while (running > 0) {
+      changed.wait_for(lock, std::chrono::seconds(1));
+      const std::string failure = members.front().failure();
+      if (failure.empty() || running == 0) continue;
+      if (changed.wait_for(lock, std::chrono::duration<double>(stop_grace_seconds), [&] { return running == 0; }))
+        break;
+      std::fprintf(stderr, "error: %s\nerror: %d of the %d members did not stop within %g s of the failure: ending\n",
+                   failure.c_str(), running, n, stop_grace_seconds);
+      std::fflush(stderr);
+      std::_Exit(1);
+    }
+  });
+#if defined(_OPENMP)
+  const int cores = omp_get_max_threads();
+  omp_set_num_threads(std::max(1, omp_get_num_procs() / n));
+#endif
+  ExplicitRun run;
+  std::exception_ptr failure;
+  try {
+    run = member(0, observer);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+#if defined(_OPENMP)
+  omp_set_num_threads(cores);
+#endif
+  for (std::thread& thread : threads) thread.join();
+  watchdog.join();
+  if (failure) std::rethrow_exception(failure);
+  return run;
 }
 
 }  // namespace tremor::explicit_fe

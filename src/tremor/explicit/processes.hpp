@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tremor/core/error.hpp"
+#include "tremor/explicit/solver.hpp"
 #include "tremor/explicit/subdomain.hpp"
 #include "tremor/parallel/communicator.hpp"
 
@@ -35,6 +36,20 @@ class AgreedFailure : public Error {
 // or null for none), as an AgreedFailure: on the first process with the failure's message when it
 // was its own, else naming the process and quoting it.
 void agree(const parallel::Communicator& communicator, std::exception_ptr failure);
+
+// A run over several GPUs from one process (tremor run --gpus N): `members`, the members of a
+// group of threads (parallel::Communicator::threads), each stepping on a thread of its own the
+// subdomain of its rank, on the GPU of that number, exactly as processes do under mpirun
+// (run_explicit with RunOptions::communicator). The calling thread is the first member and alone
+// reports to `observer`; options.preflight, when given, serves every member (made with the first
+// member as the communicator). A member's failure the others did not agree on stops their waits
+// (Communicator::fail) with its message, which the first member's run throws; a member that has
+// not stopped within stop_grace_seconds after a failure (one waiting on its GPU for a transfer
+// that will never come) ends the process with the failure's message and exit status 1. Returns
+// the first member's run.
+ExplicitRun run_threads(const Model& model, const RunOptions& options, Observer* observer,
+                        std::span<const parallel::Communicator> members);
+inline constexpr double stop_grace_seconds = 60.0;
 
 class ProcessGroup {
  public:

@@ -566,9 +566,11 @@ Preflight preflight(const Model& model, const RunOptions& options) {
     partition::SavedDecomposition file = partition::read_domain_file(options.decomposition, model.mesh);
     const int saved = file.n_domains;
     p.element_domain = std::make_shared<const std::vector<int>>(std::move(file.element_domain));
+    const bool threaded = options.communicator && options.communicator->threaded();
     if (processes > 1)
       TREMOR_CHECK(saved == processes, options.decomposition, ": a decomposition into ", saved,
-                   " subdomains, run over ", processes, " processes: one subdomain each (mpirun -np ", saved, ")");
+                   " subdomains, run over ", processes, threaded ? " GPUs" : " processes", ": one subdomain each (",
+                   threaded ? "--gpus " : "mpirun -np ", saved, ")");
     else
       TREMOR_CHECK(domains == 1 || domains == saved, options.decomposition, ": a decomposition into ", saved,
                    " subdomains, and --domains ", domains);
@@ -585,6 +587,7 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   }
   p.domains = domains;
   p.processes = processes;
+  p.threaded = options.communicator && options.communicator->threaded();
   p.exchange = parallel::parse_strategy(options.exchange);
   p.overlap = options.overlap && (p.domains > 1 || p.processes > 1) && p.op->splits;
   const std::size_t real_size = tremor::real_size(p.precision);
@@ -637,7 +640,8 @@ ExplicitRun run_explicit(const Model& model, const RunOptions& options, Observer
   // The caller's pre-flight, or this call's: the same settings, decomposition and checks.
   p = options.preflight ? *options.preflight : preflight(model, options);
   // The arrays of this run only, from here: the memory it reports.
-  memory::reset_peak(Exec::make(p.backend).space());
+  // (No Exec made here: a CUDA one would make the first GPU this thread's, not the run's.)
+  memory::reset_peak(p.backend == Backend::Cuda ? MemorySpace::Device : MemorySpace::Host);
   if (p.precision == Precision::Float) return run_typed<float>(model, std::move(p), options, observer, called);
   return run_typed<double>(model, std::move(p), options, observer, called);
 }

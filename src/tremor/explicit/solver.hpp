@@ -138,6 +138,7 @@ struct Preflight {
   // Each element's subdomain from RunOptions::decomposition, read once here; null: METIS's.
   std::shared_ptr<const std::vector<int>> element_domain;
   int processes = 1;  // of RunOptions::communicator
+  bool threaded = false;  // its members are threads of one process, a GPU each (--gpus)
   parallel::Strategy exchange = parallel::Strategy::PointToPoint;  // RunOptions::exchange
   // RunOptions::overlap where it applies: a decomposed run whose operator is element by element.
   bool overlap = false;

@@ -131,6 +131,9 @@ std::vector<ModelPart> decompose_model(const Model& model, const partition::Deco
     ModelPart& part = parts[s];
     part.nodes = domain.nodes;
     part.n_owned = domain.n_owned;
+    for (std::size_t i = static_cast<std::size_t>(domain.n_owned); i < domain.nodes.size(); ++i)
+      if (owner[static_cast<std::size_t>(domain.nodes[i])] == static_cast<int>(s))
+        part.shared_owned.push_back(static_cast<Index>(i));
     if (only < 0 || static_cast<std::size_t>(only) == s) {
       part.model.source = model.source;
       part.model.mesh_file = model.mesh_file;
@@ -391,6 +394,8 @@ std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& 
                  " of the model's ", original.mesh.n_nodes(), " nodes without its part of the model");
   auto d = std::make_unique<Subdomain<Real>>(exec, std::move(numbering));
   d->part = part;
+  d->n_counted = part ? part->n_owned : d->numbering.n_local_nodes();
+  if (part) d->shared_counted = DeviceArray<Index>(exec, std::span<const Index>(part->shared_owned));
   if (part) {
     TREMOR_CHECK(preflight.blocks.empty() && preflight.op->name != "partitioned",
                  "the partitioned operator runs on one domain: its block layout is made for the whole mesh");
@@ -539,8 +544,11 @@ namespace {
 template <class Real>
 double non_finite(const Subdomain<Real>& d) {
   const View<const Real> u = d.scheme->displacement();
-  return sum<double>(d.exec, u.size, [=] TREMOR_LAMBDA(Index i) {
-    return std::isfinite(static_cast<double>(u[i])) ? 0.0 : 1.0;
+  const Index dim = d.numbering.dim(), inner = d.n_counted * dim;
+  const Index* shared = d.shared_counted.data();
+  return sum<double>(d.exec, inner + d.shared_counted.size() * dim, [=] TREMOR_LAMBDA(Index i) {
+    const Index k = i < inner ? i : shared[(i - inner) / dim] * dim + (i - inner) % dim;
+    return std::isfinite(static_cast<double>(u[k])) ? 0.0 : 1.0;
   });
 }
 

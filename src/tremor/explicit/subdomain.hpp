@@ -81,6 +81,7 @@ struct ModelPart {
   Model model;
   std::vector<Index> nodes;     // the model's node of each local node
   Index n_owned = 0;            // local nodes [n_owned, nodes.size()) are shared with other parts
+  std::vector<Index> shared_owned;  // those of the shared nodes it owns (the first holding them)
   std::vector<Index> elements;  // the model's element of each local element
   fem::SectionTable table;
   std::unique_ptr<Loading> loading;
@@ -218,6 +219,10 @@ struct Subdomain {
   std::optional<Exec> interface_exec;
   DeviceArray<double> mass, damping;
   ModelPart* part = nullptr;
+  // The nodes whose values it counts (the NaN/Inf check), so that a node several subdomains hold
+  // counts once: local nodes [0, n_counted) and the shared nodes it owns (ModelPart::shared_owned).
+  Index n_counted = 0;
+  DeviceArray<Index> shared_counted;
 
   explicit Subdomain(const Exec& e, Numbering n) : exec(e), numbering(std::move(n)) {}
   Subdomain(const Subdomain&) = delete;

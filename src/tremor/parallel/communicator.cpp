@@ -1,8 +1,13 @@
 #include "tremor/parallel/communicator.hpp"
 
+#include <algorithm>
+#include <condition_variable>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <mutex>
 #include <numeric>
+#include <utility>
 
 #include "tremor/core/error.hpp"
 
@@ -39,10 +44,90 @@ void finalize_at_exit() {
 
 }  // namespace
 
+namespace detail {
+
+// What the members of a group of threads share. One lock serves everything: the members meet
+// only at check points, at set-up and, on host buffers, once a step.
+struct ThreadGroup {
+  ThreadGroup(int n, std::string what)
+      : n(n), what(std::move(what)), slots(static_cast<std::size_t>(n)), channels(static_cast<std::size_t>(n) * n) {}
+
+  // A message from one member to another: posted by the sender, taken (copied) by the receiver,
+  // one at a time; the sender's buffer stays valid until it is taken.
+  struct Channel {
+    const double* data = nullptr;
+    std::size_t size = 0;
+    unsigned long long posted = 0, taken = 0;
+  };
+
+  const int n;
+  const std::string what;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::string failure;  // the first member's failure (fail()): every wait throws it
+  int arrived = 0;      // at the barrier of this generation
+  unsigned long long generation = 0;
+  std::vector<std::span<const char>> slots;  // each member's part of a collective
+  std::vector<Channel> channels;             // [from * n + to]
+
+  Channel& channel(int from, int to) { return channels[static_cast<std::size_t>(from) * n + to]; }
+
+  void throw_if_failed() const {
+    if (!failure.empty()) throw Error(failure);
+  }
+  template <class Ready>
+  void wait_for(std::unique_lock<std::mutex>& lock, Ready ready) {
+    changed.wait(lock, [&] { return !failure.empty() || ready(); });
+    throw_if_failed();
+  }
+  void fail(const std::string& message) {
+    const std::lock_guard lock(mutex);
+    if (failure.empty()) failure = message;
+    changed.notify_all();
+  }
+  void barrier() {
+    std::unique_lock lock(mutex);
+    throw_if_failed();
+    const unsigned long long now = generation;
+    if (++arrived == n) {
+      arrived = 0;
+      ++generation;
+      changed.notify_all();
+      return;
+    }
+    wait_for(lock, [&] { return generation != now; });
+  }
+  // Every member's `mine` to read(slots) between two barriers (so that none is gone before all
+  // have read); a failure in read() is the group's.
+  template <class Read>
+  void collective(int rank, std::span<const char> mine, Read read) {
+    {
+      const std::lock_guard lock(mutex);
+      slots[static_cast<std::size_t>(rank)] = mine;
+    }
+    barrier();
+    try {
+      read(std::as_const(slots));
+    } catch (const std::exception& error) {
+      fail(error.what());
+      throw;
+    }
+    barrier();
+  }
+};
+
+}  // namespace detail
+
 struct Requests::Impl {
 #if defined(TREMOR_HAVE_MPI)
   std::vector<MPI_Request> requests;
 #endif
+  // A group of threads': the messages to take from `peers` into `receive` and then see this
+  // member's own taken, or (`sum`) values to sum over the group.
+  std::vector<int> peers;
+  std::vector<std::span<double>> receive;
+  std::span<double> values;
+  bool sum = false;
 };
 
 Requests::Requests() : impl_(std::make_unique<Impl>()) {}
@@ -51,8 +136,10 @@ Requests::Requests(Requests&&) noexcept = default;
 Requests& Requests::operator=(Requests&&) noexcept = default;
 
 bool Requests::pending() const {
+  if (!impl_) return false;
+  if (!impl_->peers.empty() || impl_->sum) return true;
 #if defined(TREMOR_HAVE_MPI)
-  return impl_ && !impl_->requests.empty();
+  return !impl_->requests.empty();
 #else
   return false;
 #endif
@@ -87,9 +174,34 @@ Communicator::Communicator() {
 #endif
 }
 
+Communicator::Communicator(std::shared_ptr<detail::ThreadGroup> group, int rank)
+    : rank_(rank), size_(group->n), local_rank_(rank), group_(std::move(group)) {}
+
 Communicator& Communicator::world() {
   static Communicator world;
   return world;
+}
+
+std::vector<Communicator> Communicator::threads(int n, std::string what) {
+  TREMOR_CHECK(n >= 1, "a group of ", n, " threads");
+  auto group = std::make_shared<detail::ThreadGroup>(n, std::move(what));
+  std::vector<Communicator> members;
+  for (int k = 0; k < n; ++k) members.push_back(Communicator(group, k));
+  return members;
+}
+
+std::string Communicator::name(int rank) const {
+  return str(group_ ? group_->what : std::string("process"), " ", rank, " of ", size_);
+}
+
+void Communicator::fail(const std::string& message) const {
+  if (group_) group_->fail(message);
+}
+
+std::string Communicator::failure() const {
+  if (!group_) return {};
+  const std::lock_guard lock(group_->mutex);
+  return group_->failure;
 }
 
 double Communicator::sum(double value) const {
@@ -99,6 +211,13 @@ double Communicator::sum(double value) const {
 
 std::vector<double> Communicator::all_gather(double value) const {
   std::vector<double> values(static_cast<std::size_t>(size_), value);
+  if (group_) {
+    const std::span<const char> mine(reinterpret_cast<const char*>(&value), sizeof value);
+    group_->collective(rank_, mine, [&](const std::vector<std::span<const char>>& slots) {
+      for (std::size_t r = 0; r < slots.size(); ++r) std::memcpy(&values[r], slots[r].data(), sizeof(double));
+    });
+    return values;
+  }
 #if defined(TREMOR_HAVE_MPI)
   if (size_ > 1) check_mpi(MPI_Allgather(&value, 1, MPI_DOUBLE, values.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD), "all-gather");
 #endif
@@ -109,6 +228,13 @@ std::vector<std::vector<char>> Communicator::gather(std::span<const char> bytes,
   std::vector<std::vector<char>> out;
   if (size_ == 1) {
     out.emplace_back(bytes.begin(), bytes.end());
+    return out;
+  }
+  if (group_) {
+    group_->collective(rank_, bytes, [&](const std::vector<std::span<const char>>& slots) {
+      if (rank_ == root)
+        for (const std::span<const char> slot : slots) out.emplace_back(slot.begin(), slot.end());
+    });
     return out;
   }
 #if defined(TREMOR_HAVE_MPI)
@@ -142,6 +268,14 @@ std::vector<std::vector<char>> Communicator::gather(std::span<const char> bytes,
 }
 
 void Communicator::broadcast(std::vector<char>& bytes, int root) const {
+  if (group_) {
+    if (size_ == 1) return;
+    const std::span<const char> mine = rank_ == root ? std::span<const char>(bytes) : std::span<const char>();
+    group_->collective(rank_, mine, [&](const std::vector<std::span<const char>>& slots) {
+      if (rank_ != root) bytes.assign(slots[static_cast<std::size_t>(root)].begin(), slots[static_cast<std::size_t>(root)].end());
+    });
+    return;
+  }
 #if defined(TREMOR_HAVE_MPI)
   if (size_ == 1) return;
   unsigned long long count = bytes.size();
@@ -168,12 +302,26 @@ Requests Communicator::start_exchange(std::span<const int> ranks, std::span<cons
                " processes was given ", send.size(), " and ", receive.size(), " buffers");
   Requests started;
   if (ranks.empty()) return started;
+  for (const int peer : ranks)
+    TREMOR_CHECK(peer >= 0 && peer < size_ && peer != rank_, "an exchange with ", name(peer), " from ", name(rank_));
+  if (group_) {
+    std::unique_lock lock(group_->mutex);
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      detail::ThreadGroup::Channel& out = group_->channel(rank_, ranks[i]);
+      group_->wait_for(lock, [&] { return out.taken == out.posted; });  // the last one taken (wait)
+      out.data = send[i].data();
+      out.size = send[i].size();
+      ++out.posted;
+    }
+    group_->changed.notify_all();
+    started.impl_->peers.assign(ranks.begin(), ranks.end());
+    started.impl_->receive.assign(receive.begin(), receive.end());
+    return started;
+  }
 #if defined(TREMOR_HAVE_MPI)
   std::vector<MPI_Request>& requests = started.impl_->requests;
   requests.assign(2 * ranks.size(), MPI_REQUEST_NULL);
   for (std::size_t i = 0; i < ranks.size(); ++i) {
-    TREMOR_CHECK(ranks[i] >= 0 && ranks[i] < size_ && ranks[i] != rank_, "an exchange with process ", ranks[i],
-                 " from process ", rank_, " of ", size_);
     check_mpi(MPI_Irecv(receive[i].data(), static_cast<int>(receive[i].size()), MPI_DOUBLE, ranks[i], 0,
                         MPI_COMM_WORLD, &requests[2 * i]),
               "receive");
@@ -189,6 +337,13 @@ Requests Communicator::start_exchange(std::span<const int> ranks, std::span<cons
 
 Requests Communicator::start_sum(std::span<double> values) const {
   Requests started;
+  if (group_) {  // summed in wait(), in rank order
+    if (size_ > 1) {
+      started.impl_->values = values;
+      started.impl_->sum = true;
+    }
+    return started;
+  }
 #if defined(TREMOR_HAVE_MPI)
   if (size_ > 1 && !values.empty()) {
     TREMOR_CHECK(values.size() <= static_cast<std::size_t>(std::numeric_limits<int>::max()), "a sum of ",
@@ -205,6 +360,51 @@ Requests Communicator::start_sum(std::span<double> values) const {
 }
 
 void Communicator::wait(Requests& requests) const {
+  Requests::Impl& r = *requests.impl_;
+  if (group_ && r.sum) {
+    r.sum = false;
+    std::vector<double> total(r.values.size(), 0.0);
+    const std::span<const char> mine(reinterpret_cast<const char*>(r.values.data()), r.values.size_bytes());
+    group_->collective(rank_, mine, [&](const std::vector<std::span<const char>>& slots) {
+      for (std::size_t m = 0; m < slots.size(); ++m) {
+        TREMOR_CHECK(slots[m].size() == mine.size(), "a sum of ", r.values.size(), " values on ", name(rank_),
+                     " and of ", slots[m].size() / sizeof(double), " on ", name(static_cast<int>(m)));
+        const auto* other = reinterpret_cast<const double*>(slots[m].data());
+        for (std::size_t i = 0; i < total.size(); ++i) total[i] += other[i];
+      }
+    });
+    std::copy(total.begin(), total.end(), r.values.begin());
+    return;
+  }
+  if (group_ && !r.peers.empty()) {
+    // Each peer's message copied out of its buffer (outside the lock), then this member's own
+    // messages seen taken, so that its send buffers may be reused.
+    std::vector<int> peers;
+    peers.swap(r.peers);
+    std::unique_lock lock(group_->mutex);
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+      detail::ThreadGroup::Channel& in = group_->channel(peers[i], rank_);
+      group_->wait_for(lock, [&] { return in.posted > in.taken; });
+      if (in.size != r.receive[i].size()) {
+        const std::string message = str(name(rank_), " expected ", r.receive[i].size(), " values from ",
+                                        name(peers[i]), ", which sent ", in.size);
+        lock.unlock();
+        group_->fail(message);
+        throw Error(message);
+      }
+      const double* data = in.data;
+      lock.unlock();
+      std::copy(data, data + r.receive[i].size(), r.receive[i].begin());
+      lock.lock();
+      ++in.taken;
+      group_->changed.notify_all();
+    }
+    for (const int peer : peers) {
+      detail::ThreadGroup::Channel& out = group_->channel(rank_, peer);
+      group_->wait_for(lock, [&] { return out.taken == out.posted; });
+    }
+    return;
+  }
 #if defined(TREMOR_HAVE_MPI)
   std::vector<MPI_Request>& pending = requests.impl_->requests;
   if (pending.empty()) return;
@@ -218,13 +418,14 @@ void Communicator::wait(Requests& requests) const {
 
 void Communicator::abort(int code) const {
 #if defined(TREMOR_HAVE_MPI)
-  if (size_ > 1) MPI_Abort(MPI_COMM_WORLD, code);
+  if (size_ > 1 && !group_) MPI_Abort(MPI_COMM_WORLD, code);
 #else
   (void)code;
 #endif
 }
 
 void Communicator::barrier() const {
+  if (group_) return group_->barrier();
 #if defined(TREMOR_HAVE_MPI)
   if (size_ > 1) check_mpi(MPI_Barrier(MPI_COMM_WORLD), "barrier");
 #endif

@@ -1,0 +1,104 @@
+#pragma once
+// Comparing a decomposed run with another (tests of runs over processes and over threads): what
+// an observer was given, and the histories and snapshots of two runs side by side.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "tremor/explicit/solver.hpp"
+#include "tremor/parallel/communicator.hpp"
+#include "unit/explicit_test_models.hpp"
+
+namespace tremor::test {
+
+// What a run passed to its observer: snapshots, checkpoints; stops at `stop_after` when asked.
+struct Kept final : explicit_fe::Observer {
+  std::vector<long long> steps;
+  std::vector<std::vector<double>> fields;  // displacement then velocity, per snapshot
+  std::vector<explicit_fe::SolverState> checkpoints;
+  long long stop_after = 0, step = 0;
+  void on_snapshot(const explicit_fe::Snapshot& s) override {
+    steps.push_back(s.step);
+    std::vector<double> values(s.displacement.begin(), s.displacement.end());
+    values.insert(values.end(), s.velocity.begin(), s.velocity.end());
+    fields.push_back(std::move(values));
+  }
+  void on_checkpoint(const explicit_fe::SolverState& state) override { checkpoints.push_back(state); }
+  void on_progress(long long s, long long, double) override { step = s; }
+  bool stop_requested() override { return stop_after > 0 && step >= stop_after; }
+};
+
+inline double largest(const std::vector<double>& values) {
+  double m = 0.0;
+  for (const double v : values) m = std::max(m, std::abs(v));
+  return m;
+}
+
+inline double difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double m = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
+  return m;
+}
+
+// Every history and snapshot of `got` within `tolerance` of `want`'s largest value, at the same
+// times and steps (moving ones: a comparison that means something).
+inline void expect_runs_close(const explicit_fe::ExplicitRun& want, const Kept& want_kept,
+                              const explicit_fe::ExplicitRun& got, const Kept& got_kept, double tolerance) {
+  ASSERT_EQ(got.histories.size(), want.histories.size());
+  for (std::size_t h = 0; h < want.histories.size(); ++h) {
+    SCOPED_TRACE(want.histories[h].name);
+    EXPECT_EQ(got.histories[h].times, want.histories[h].times);
+    ASSERT_EQ(got.histories[h].values.size(), want.histories[h].values.size());
+    ASSERT_GT(largest(want.histories[h].values), 0.0);
+    EXPECT_LE(difference(got.histories[h].values, want.histories[h].values),
+              tolerance * largest(want.histories[h].values));
+  }
+  ASSERT_EQ(got_kept.steps, want_kept.steps);
+  ASSERT_GT(want_kept.steps.size(), 2u);
+  for (std::size_t s = 0; s < want_kept.fields.size(); ++s) {
+    ASSERT_EQ(got_kept.fields[s].size(), want_kept.fields[s].size());
+    EXPECT_LE(difference(got_kept.fields[s], want_kept.fields[s]), tolerance * std::max(1e-300, largest(want_kept.fields[s])))
+        << "snapshot " << s;
+  }
+}
+
+// A decomposed run of the tests: an operator, an exchange, with or without overlap.
+struct RunCase {
+  const char* kind;
+  const char* exchange;
+  bool overlap;
+};
+
+// The cases run on GPUs against one GPU: colour-by-colour assembly (deterministic) on both, so
+// that the difference is the shared nodes' sums in another order only; and sem with its atomic
+// scatter, the interface elements' on the exchange's side stream.
+struct GpuRunCase {
+  RunCase run;
+  bool deterministic;
+};
+inline const std::vector<GpuRunCase> gpu_run_cases = {
+    {{"block_ell", "p2p", true}, true},  {{"block_ell", "p2p", false}, true}, {{"block_ell", "allreduce", true}, true},
+    {{"sem", "p2p", true}, true},        {{"sem", "p2p", false}, true},       {{"sem", "allreduce", true}, true},
+    {{"matrix_free", "allreduce", true}, true}, {{"sem", "p2p", true}, false}};
+
+// The bar of a case (GLL order 3 for sem, hex8 otherwise).
+inline Model case_model(const RunCase& c) {
+  return std::string(c.kind) == "sem" ? loaded_bar(ElementType::HexGLL, 3, 2) : loaded_bar(ElementType::Hex8, 1, 4);
+}
+
+// Its options over the members of `group` (a subdomain each), in double.
+inline explicit_fe::RunOptions case_options(const RunCase& c, const char* backend, const parallel::Communicator& group) {
+  explicit_fe::RunOptions options;
+  options.backend = backend;
+  options.precision = "double";
+  options.operator_kind = c.kind;
+  options.exchange = c.exchange;
+  options.overlap = c.overlap;
+  options.communicator = &group;
+  options.domains = group.size();
+  return options;
+}
+
+}  // namespace tremor::test

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Strong and weak scaling of `tremor run` over GPUs (docs/benchmarks.md, "Several GPUs"): each case
-# runs one plate on N GPUs, one process per GPU under mpirun (N = 1: one process, no mpirun), and
+# runs one plate on N GPUs, one process per GPU under mpirun (N = 1: one process, no mpirun; with
+# --gpus among its options: one process driving them, no mpirun), and
 # its summary goes into RESULTS_DIR/scaling.log; a line per case goes into RESULTS_DIR/scaling.txt
 # (GPUs, plate, DOF, precision, options, loop speed in DOF-steps/s, wall time).
 #
@@ -39,7 +40,7 @@ for case in "$@"; do
   file=$(model "$plate") || continue
   flags=(--precision "$precision")
   [ -n "$options" ] && IFS=, read -r -a more <<< "$options" && flags+=("${more[@]}")
-  if [ "$gpus" = 1 ]; then
+  if [ "$gpus" = 1 ] || [[ ",$options," == *",--gpus,"* ]]; then
     command=("$tremor" run "$file" "${flags[@]}" -o "$scratch/run.h5")
   else
     command=($mpirun -np "$gpus" "$tremor" run "$file" "${flags[@]}" -o "$scratch/run.h5")

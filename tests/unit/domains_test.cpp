@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "support/support.hpp"
+#include "tremor/mesh/elevate.hpp"
 #include "tremor/mesh/generate.hpp"
 #include "tremor/partition/domains.hpp"
 
@@ -105,6 +106,21 @@ TEST(Domains, GllElementsShareWholeFaces) {
   const Mesh mesh = generate_box({0, 0, 0}, {1, 1, 0.5}, {4, 4, 2}, ElementType::HexGLL, 3);
   const Decomposition d = decompose(mesh, 3);
   expect_consistent(mesh, d);
+}
+
+// METIS sees an element's corners only: a mesh raised to GLL order 4 splits exactly as the hex8
+// (quad4) mesh it came from, whose corners it keeps, and the faces it shares are whole.
+TEST(Domains, AMeshRaisedToGllOrderSplitsAsItsLinearMesh) {
+  for (const Mesh& linear : {generate_box({0, 0, 0}, {1, 1, 0.25}, {10, 9, 3}, ElementType::Hex8),
+                             generate_rectangle({0, 0}, {2, 1}, {20, 11}, ElementType::Quad4)}) {
+    const Mesh raised = OrderElevation(linear, 4, "box").mesh();
+    SCOPED_TRACE(raised.dim());
+    for (const int n : {2, 3, 4}) {
+      const Decomposition d = decompose(raised, n);
+      expect_consistent(raised, d);
+      EXPECT_EQ(d.element_domain, decompose(linear, n).element_domain) << n << " subdomains";
+    }
+  }
 }
 
 TEST(Domains, RefusesImpossibleRequests) {

@@ -141,6 +141,23 @@ void print_static(const Model& model) {
 // The model file's sources, prescribed displacements, receivers, absorbing layers, snapshots and
 // solver settings: what a run will do, checked before running it.
 void print_excitation(const Model& model) {
+  if (!model.defects.empty()) std::printf("%-18s%zu\n", "defects", model.defects.size());
+  for (std::size_t k = 0; k < model.defects.size(); ++k) {
+    const Defect& d = model.defects[k];
+    std::printf("  %-24s %s, ", d.name.c_str(), d.side == Defect::Side::Top ? "top" : "bottom");
+    if (d.map)
+      std::printf("depth map of %s x %s points from (%sm, %sm) every %sm x %sm", group_digits(d.map->nx).c_str(),
+                  group_digits(d.map->ny).c_str(), si(d.map->origin[0]).c_str(), si(d.map->origin[1]).c_str(),
+                  si(d.map->spacing[0]).c_str(), si(d.map->spacing[1]).c_str());
+    else
+      std::printf("random outline of %d points at %sm..%sm from (%sm, %sm), up to %sm deep, seed %llu", d.outline_points,
+                  si(d.inner_radius).c_str(), si(d.outer_radius).c_str(), si(d.centre[0]).c_str(), si(d.centre[1]).c_str(),
+                  si(d.max_depth).c_str(), static_cast<unsigned long long>(d.seed));
+    if (k < model.defect_effects.size())
+      std::printf(": %s surface corners %s, the deepest by %sm", group_digits(model.defect_effects[k].corners).c_str(),
+                  d.side == Defect::Side::Top ? "lowered" : "raised", si(model.defect_effects[k].deepest).c_str());
+    std::printf("\n");
+  }
   if (!model.point_sources.empty()) std::printf("%-18s%zu\n", "point sources", model.point_sources.size());
   for (const PointSource& source : model.point_sources) {
     std::string where = str("node set ", source.node_set);

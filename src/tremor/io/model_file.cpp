@@ -18,6 +18,7 @@
 #include "tremor/io/abaqus.hpp"
 #include "tremor/io/gmsh.hpp"
 #include "tremor/io/model_file_table.hpp"
+#include "tremor/mesh/defect.hpp"
 #include "tremor/mesh/elevate.hpp"
 #include "tremor/mesh/generate.hpp"
 
@@ -33,8 +34,8 @@ constexpr std::string_view top_keys[] = {"title",    "mesh",   "material",  "sec
                                          "receiver", "output", "absorbing"};
 // Tables the solvers will read; until they do, the reader warns and ignores them.
 constexpr std::string_view reserved_keys[] = {"sem", "bem"};
-constexpr std::string_view mesh_keys[] = {"file",    "generator", "element",     "origin",  "size", "divisions",
-                                          "grading", "node_set",  "element_set", "surface", "order"};
+constexpr std::string_view mesh_keys[] = {"file",    "generator", "element",     "origin",  "size",  "divisions",
+                                          "grading", "node_set",  "element_set", "surface", "order", "defect"};
 constexpr std::string_view generator_only_keys[] = {"element", "origin", "size", "divisions", "grading"};
 constexpr std::string_view generators[] = {"rectangle", "box"};
 constexpr std::string_view set_keys[] = {"name", "min", "max"};
@@ -1075,6 +1076,68 @@ AbsorbingLayer read_absorbing(Table& table, const Model& model) {
   return layer;
 }
 
+// ---------------------------------------------------------------------------------------------
+// [[mesh.defect]]
+
+constexpr std::string_view defect_keys[] = {"name",       "side", "centre", "inner_radius", "outer_radius", "points",
+                                            "max_depth", "seed", "map",    "origin",       "spacing"};
+constexpr std::string_view random_defect_keys[] = {"centre", "inner_radius", "outer_radius", "points", "max_depth", "seed"};
+constexpr std::string_view map_defect_keys[] = {"map", "origin", "spacing"};
+constexpr std::string_view plate_sides[] = {"top", "bottom"};
+// A depth map is a grid of numbers; a larger file is not one.
+constexpr std::uintmax_t largest_depth_map = 256u << 20;
+
+// Two numbers (a point or a spacing in the x-y plane), m.
+std::array<double, 2> plane_pair(const Table& table, std::string_view key, std::string_view meaning) {
+  const auto values = table.numbers(key, 2);
+  if (!values) table.fail_at(table.line(), str("missing '", key, "' (", meaning, ")"));
+  return {(*values)[0], (*values)[1]};
+}
+
+Defect read_defect(const Table& table, int number, const std::string& base_dir) {
+  table.only(defect_keys);
+  Defect d;
+  d.origin = origin_of(table);
+  d.name = table.string("name").value_or(str("defect ", number));
+  d.side = choice(table, "side", plate_sides).value_or("top") == "top" ? Defect::Side::Top : Defect::Side::Bottom;
+  const auto uses = [&](std::span<const std::string_view> keys) {
+    return std::any_of(keys.begin(), keys.end(), [&](std::string_view k) { return table.has(k); });
+  };
+  if (table.has("map")) {
+    for (std::string_view key : random_defect_keys)
+      if (table.has(key))
+        table.fail(key, str("'", key, "' belongs to the random recipe; a defect from a depth map takes 'map', 'origin' "
+                            "and 'spacing'"));
+    const auto path = referenced_file(table, "map", "depth map", "the path of a CSV grid of depths", base_dir);
+    const std::array<double, 2> spacing = plane_pair(table, "spacing", "the grid's spacing in x and y, m");
+    if (!(spacing[0] > 0.0 && spacing[1] > 0.0))
+      table.fail("spacing", str("'spacing' is [", spacing[0], ", ", spacing[1], "]; expected two positive numbers, m"));
+    d.map = parse_depth_grid(read_file(path.string(), "depth map", largest_depth_map), path.string(),
+                             plane_pair(table, "origin", "the x and y of the grid's first depth, m"), spacing);
+    return d;
+  }
+  if (!uses(random_defect_keys) && !table.has("map"))
+    table.fail_at(table.line(), "a defect takes the random recipe ('centre', 'inner_radius', 'outer_radius', "
+                                "'max_depth', ...) or a depth map ('map', 'origin', 'spacing')");
+  for (std::string_view key : {"origin", "spacing"})
+    if (table.has(key)) table.fail(key, str("'", key, "' belongs to a depth map ('map'); the random recipe takes 'centre'"));
+  d.centre = plane_pair(table, "centre", "the x and y of the defect's centre, m");
+  d.inner_radius = positive(table, "inner_radius", "R1: the outline's points lie between R1 and R2 from the centre, m");
+  d.outer_radius = positive(table, "outer_radius", "R2, m");
+  if (!(d.outer_radius > d.inner_radius))
+    table.fail("outer_radius", str("'outer_radius' is ", d.outer_radius, "; expected more than 'inner_radius' (",
+                                   d.inner_radius, ")"));
+  const auto points = table.integer("points");
+  d.outline_points = static_cast<int>(points.value_or(16));
+  if (d.outline_points < 3 || d.outline_points > 10000)
+    table.fail("points", str("'points' is ", points.value_or(0), "; expected the outline's points, 3..10000"));
+  d.max_depth = positive(table, "max_depth", "the deepest loss of thickness, m");
+  const auto seed = table.integer("seed");
+  if (seed && *seed < 0) table.fail("seed", str("'seed' is ", *seed, "; expected a whole number of at least 0"));
+  d.seed = static_cast<std::uint64_t>(seed.value_or(1));
+  return d;
+}
+
 }  // namespace
 
 Model read_model_buffer(std::string_view text, const std::string& name, const std::string& base_dir,
@@ -1102,6 +1165,14 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
   model.mesh = read_mesh(*mesh, base_dir, order);
   if (mesh->has("file"))  // messages about its elements name the mesh file, not this one
     model.mesh_file = referenced_file(*mesh, "file", "mesh file", "the path of a .msh or .inp mesh", base_dir).string();
+  // Thickness-loss defects, once the mesh has its order and its sets (found on the plate as it
+  // was drawn); sources and receivers at positions then see the lowered surface.
+  int defects = 0;
+  for (Table table : mesh->tables("defect")) {
+    name_where(table);
+    model.defects.push_back(read_defect(table, ++defects, base_dir));
+  }
+  model.defect_effects = apply_defects(model.mesh, model.defects, model.mesh_source());
 
   std::map<std::string, long> material_lines;
   for (Table material : root.tables("material")) {

@@ -89,6 +89,25 @@ Layout layout_of(const Mesh& mesh, int block_index, std::string_view source) {
   return layout;
 }
 
+}  // namespace
+
+OrderElevation::Layout OrderElevation::layout(const Mesh& mesh, int block, std::string_view source) {
+  return layout_of(mesh, block, source);
+}
+
+std::vector<double> OrderElevation::grid_positions(ElementType type, int order) {
+  std::vector<double> at(static_cast<std::size_t>(order) + 1);
+  if (is_gll(type)) {
+    gll_points(order + 1, at.data());
+    for (double& x : at) x = 0.5 * (1.0 + x);
+  } else {
+    for (int i = 0; i <= order; ++i) at[static_cast<std::size_t>(i)] = static_cast<double>(i) / order;
+  }
+  return at;
+}
+
+namespace {
+
 // The element's geometry on its grid of order g: its nodes where they are; for serendipity
 // elements also the face and cell centres their shape functions give there (quad8 and a hex20
 // face: -1/4 per corner, 1/2 per mid-edge; hex20's centre: -1/4 per corner, 1/4 per mid-edge).

@@ -53,6 +53,13 @@ class OrderElevation {
     std::array<int, 8> corner{};
   };
 
+  // The layout of `mesh`'s block `block` (hex8, hex20, hex-gllQ, quad4, quad8, quad-gllQ);
+  // throws naming `source` for other types.
+  static Layout layout(const Mesh& mesh, int block, std::string_view source);
+  // Where grid coordinate i of a layout lies on [0, 1]: i / order, or the GLL point of the order
+  // for GLL types.
+  static std::vector<double> grid_positions(ElementType type, int order);
+
   // Elevates `input` (validated) to order `order`; throws as above, naming `source`.
   OrderElevation(const Mesh& input, int order, std::string_view source);
 

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "tremor/mesh/defect.hpp"
 #include "tremor/mesh/mesh.hpp"
 #include "tremor/model/absorbing.hpp"
 #include "tremor/model/material.hpp"
@@ -89,6 +90,9 @@ struct Model {
   std::optional<OutputSettings> output;  // the model file's [output] (model/output.hpp)
   // Absorbing boundary layers (model/absorbing.hpp).
   std::vector<AbsorbingLayer> absorbing;
+  // Thickness-loss defects, applied to the mesh (mesh/defect.hpp), and what each did there.
+  std::vector<Defect> defects;
+  std::vector<DefectEffect> defect_effects;
 
   const Material& material(std::string_view name) const;
   // Per global element: the index of its section, or -1 where none applies.

@@ -1,11 +1,11 @@
 #include "tremor/model/signal.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <limits>
 
 #include "tremor/core/error.hpp"
+#include "tremor/core/text_rows.hpp"
 #include "tremor/model/model.hpp"
 
 namespace tremor {
@@ -22,42 +22,6 @@ constexpr double ricker_half_width = 1.3251763074617884;
 constexpr double ricker_highest = 2.7637568757026756;
 // A Hann window's spectrum has its second null 3 / T from its centre.
 constexpr double hann_nulls = 3.0;
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
-  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
-  return text;
-}
-
-// Fields of one line: separated by commas or semicolons where it has any (each field trimmed),
-// else by whitespace.
-std::vector<std::string_view> fields_of(std::string_view line) {
-  std::vector<std::string_view> fields;
-  if (line.find_first_of(",;") != std::string_view::npos) {
-    while (true) {
-      const std::size_t end = line.find_first_of(",;");
-      fields.push_back(trim(line.substr(0, end)));
-      if (end == std::string_view::npos) break;
-      line.remove_prefix(end + 1);
-    }
-    return fields;
-  }
-  while (!(line = trim(line)).empty()) {
-    std::size_t end = 0;
-    while (end < line.size() && !is_space(line[end])) ++end;
-    fields.push_back(line.substr(0, end));
-    line.remove_prefix(end);
-  }
-  return fields;
-}
-
-bool parse_double(std::string_view text, double& out) {
-  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
-  const auto result = std::from_chars(text.data(), text.data() + text.size(), out);
-  return result.ec == std::errc() && result.ptr == text.data() + text.size();
-}
 
 }  // namespace
 
@@ -119,32 +83,17 @@ Signal Signal::from_amplitude(const Amplitude& amplitude) {
 
 Signal Signal::parse_table(std::string_view text, const std::string& file) {
   std::vector<std::pair<double, double>> points;
-  long line_number = 0;
-  bool first_content = true;
-  while (!text.empty()) {
-    const std::size_t end = text.find('\n');
-    const std::string_view raw = text.substr(0, end);
-    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
-    ++line_number;
-    const std::string_view line = trim(raw);
-    if (line.empty() || line.front() == '#') continue;
-    const auto fields = fields_of(line);
+  for (const TextRow& row : text_rows(text)) {
     double time = 0.0, value = 0.0;
-    const bool numeric = !fields.empty() && parse_double(fields[0], time);
-    if (first_content && !numeric) {  // a header line
-      first_content = false;
-      continue;
-    }
-    first_content = false;
-    if (fields.size() != 2)
-      throw_input_error(file, line_number,
-                        str("expected 2 fields, time and value; got ", fields.size(), ": '", line, "'"));
-    if (!numeric || !std::isfinite(time))
-      throw_input_error(file, line_number, str("time '", fields[0], "' is not a finite number"));
-    if (!parse_double(fields[1], value) || !std::isfinite(value))
-      throw_input_error(file, line_number, str("value '", fields[1], "' is not a finite number"));
+    if (row.fields.size() != 2)
+      throw_input_error(file, row.line,
+                        str("expected 2 fields, time and value; got ", row.fields.size(), ": '", row.text, "'"));
+    if (!finite_number(row.fields[0], time))
+      throw_input_error(file, row.line, str("time '", row.fields[0], "' is not a finite number"));
+    if (!finite_number(row.fields[1], value))
+      throw_input_error(file, row.line, str("value '", row.fields[1], "' is not a finite number"));
     if (!points.empty() && !(time > points.back().first))
-      throw_input_error(file, line_number,
+      throw_input_error(file, row.line,
                         str("time ", time, " does not increase (the previous point is at ", points.back().first,
                             "); times must increase strictly"));
     points.emplace_back(time, value);

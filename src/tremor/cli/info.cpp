@@ -177,7 +177,11 @@ void print_excitation(const Model& model) {
   if (!model.receivers.empty()) std::printf("%-18s%zu\n", "receivers", model.receivers.size());
   for (const Receiver& r : model.receivers) {
     std::printf("  %-24s ", r.name.c_str());
-    if (r.nodes.empty())
+    if (r.grid)
+      std::printf("grid of %s x %s points on '%s' from (%sm, %sm) to (%sm, %sm)", group_digits(r.grid->count[0]).c_str(),
+                  group_digits(r.grid->count[1]).c_str(), r.grid->surface.c_str(), si(r.grid->min[0]).c_str(),
+                  si(r.grid->min[1]).c_str(), si(r.grid->max[0]).c_str(), si(r.grid->max[1]).c_str());
+    else if (r.nodes.empty())
       std::printf("%zu positions", r.positions.size());
     else
       std::printf("%s nodes", group_digits(static_cast<long long>(r.nodes.size())).c_str());

@@ -553,7 +553,8 @@ void run_command(const RunArgs& args) {
       positions.insert(positions.end(), history.positions[p].begin(), history.positions[p].begin() + history.dim);
       elements.push_back(history.locations[p].element);
     }
-    ids[history.name] = file.add_position_history(history.name, positions, elements, quantities);
+    ids[history.name] = file.add_position_history(history.name, positions, elements, quantities,
+                                                  history.grid ? &*history.grid : nullptr);
   }
   ex::SolverState state;
   if (args.resume) {

@@ -176,6 +176,147 @@ std::vector<std::optional<Location>> locate_all(const Mesh& mesh, std::span<cons
   return out;
 }
 
+namespace {
+
+// Reference coordinates of hexahedron face f (faces.hpp): the fixed coordinate and its value,
+// and the two free ones.
+struct HexFace {
+  int fixed;
+  double at;
+  int free[2];
+};
+HexFace hex_face(int face) {
+  switch (face) {
+    case 0: return {2, -1.0, {0, 1}};
+    case 1: return {2, 1.0, {0, 1}};
+    case 2: return {1, -1.0, {0, 2}};
+    case 3: return {0, 1.0, {1, 2}};
+    case 4: return {1, 1.0, {0, 2}};
+    default: return {0, -1.0, {1, 2}};
+  }
+}
+
+// Finds the reference point of face `f` of element E (x node-major) over (px, py) by Newton's
+// method on its x and y; true when it lies on the face (within a relative 1e-9), with N filled.
+template <class E>
+bool invert_on_face(const double* x, const HexFace& f, double px, double py, double size, double* xi, double* N) {
+  constexpr int n = E::n_nodes;
+  xi[0] = xi[1] = xi[2] = 0.0;
+  xi[f.fixed] = f.at;
+  double dN[n * 3];
+  for (int iteration = 0; iteration < 30; ++iteration) {
+    E::shape(xi, N);
+    E::gradients(xi, dN);
+    double r[2] = {px, py}, J[4] = {0.0, 0.0, 0.0, 0.0};
+    for (int a = 0; a < n; ++a)
+      for (int i = 0; i < 2; ++i) {
+        r[i] -= N[a] * x[a * 3 + i];
+        for (int j = 0; j < 2; ++j) J[i * 2 + j] += x[a * 3 + i] * dN[a * 3 + f.free[j]];
+      }
+    if (std::max(std::abs(r[0]), std::abs(r[1])) <= 1e-12 * size)
+      return std::abs(xi[f.free[0]]) <= 1.0 + 1e-9 && std::abs(xi[f.free[1]]) <= 1.0 + 1e-9;
+    double step[2];
+    if (!solve_small(2, J, r, step)) return false;  // a face seen edge-on from above
+    for (int j = 0; j < 2; ++j) {
+      xi[f.free[j]] += step[j];
+      if (!std::isfinite(xi[f.free[j]]) || std::abs(xi[f.free[j]]) > 10.0) return false;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::optional<SurfacePoint>> locate_on_surface(const Mesh& mesh, std::span<const Face> faces,
+                                                           std::span<const std::array<double, 2>> points) {
+  std::vector<std::optional<SurfacePoint>> out(points.size());
+  if (points.empty() || faces.empty()) return out;
+  TREMOR_CHECK(mesh.dim() == 3, "points on a surface: the mesh is 2D");
+  // Each face's x-y box (widened by a quarter, as curved faces may bulge past their nodes) into
+  // the cells of a grid of about one face per cell.
+  std::vector<std::array<double, 4>> boxes(faces.size());
+  double lo[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+  double hi[2] = {-lo[0], -lo[1]};
+  for (std::size_t k = 0; k < faces.size(); ++k) {
+    const ElementRef ref = mesh.locate(faces[k].element);
+    const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
+    const bool hexahedron = block.type == ElementType::Hex8 || block.type == ElementType::Hex20 ||
+                            block.type == ElementType::HexGLL;
+    TREMOR_CHECK(hexahedron, "points on a surface take faces of hexahedra; "
+                 "element ", mesh.element_label(faces[k].element), " is ", element_name(block.type, block.order));
+    int local[max_face_nodes];
+    const int count = face_nodes(block.type, block.order, faces[k].face, local);
+    std::array<double, 4> box{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
+                              -std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+    for (int a = 0; a < count; ++a) {
+      const auto x = mesh.node(block.nodes(ref.element)[static_cast<std::size_t>(local[a])]);
+      for (int i = 0; i < 2; ++i) {
+        box[static_cast<std::size_t>(i)] = std::min(box[static_cast<std::size_t>(i)], x[static_cast<std::size_t>(i)]);
+        box[static_cast<std::size_t>(i + 2)] = std::max(box[static_cast<std::size_t>(i + 2)], x[static_cast<std::size_t>(i)]);
+      }
+    }
+    for (int i = 0; i < 2; ++i) {
+      const double widen = 0.25 * (box[static_cast<std::size_t>(i + 2)] - box[static_cast<std::size_t>(i)]);
+      box[static_cast<std::size_t>(i)] -= widen;
+      box[static_cast<std::size_t>(i + 2)] += widen;
+      lo[i] = std::min(lo[i], box[static_cast<std::size_t>(i)]);
+      hi[i] = std::max(hi[i], box[static_cast<std::size_t>(i + 2)]);
+    }
+    boxes[k] = box;
+  }
+  const double extent = std::max(hi[0] - lo[0], hi[1] - lo[1]);
+  const auto cells = static_cast<Index>(std::max(1.0, std::ceil(std::sqrt(static_cast<double>(faces.size())))));
+  const double width[2] = {std::max(hi[0] - lo[0], 1e-300) / cells, std::max(hi[1] - lo[1], 1e-300) / cells};
+  const auto cell_of = [&](int axis, double v) {
+    return std::clamp<Index>(static_cast<Index>(std::floor((v - lo[axis]) / width[axis])), 0, cells - 1);
+  };
+  std::vector<std::vector<std::size_t>> binned(static_cast<std::size_t>(cells * cells));
+  for (std::size_t k = 0; k < faces.size(); ++k)
+    for (Index j = cell_of(1, boxes[k][1]); j <= cell_of(1, boxes[k][3]); ++j)
+      for (Index i = cell_of(0, boxes[k][0]); i <= cell_of(0, boxes[k][2]); ++i)
+        binned[static_cast<std::size_t>(j * cells + i)].push_back(k);
+  const double slack = 1e-9 * extent;
+  const auto count = static_cast<std::int64_t>(points.size());
+#pragma omp parallel for schedule(dynamic, 256)
+  for (std::int64_t q = 0; q < count; ++q) {
+    const auto& p = points[static_cast<std::size_t>(q)];
+    if (p[0] < lo[0] - slack || p[0] > hi[0] + slack || p[1] < lo[1] - slack || p[1] > hi[1] + slack) continue;
+    for (const std::size_t k : binned[static_cast<std::size_t>(cell_of(1, p[1]) * cells + cell_of(0, p[0]))]) {
+      const auto& box = boxes[k];
+      if (p[0] < box[0] - slack || p[0] > box[2] + slack || p[1] < box[1] - slack || p[1] > box[3] + slack) continue;
+      const ElementRef ref = mesh.locate(faces[k].element);
+      const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
+      bool found = false;
+      fem::with_element(block.type, block.order, [&](auto element) {
+        using E = decltype(element);
+        if constexpr (E::dim == 3 && !E::simplex) {
+          const auto nodes = block.nodes(ref.element);
+          double x[E::n_nodes * 3], xi[3], N[E::n_nodes];
+          double size = 0.0;
+          for (int a = 0; a < E::n_nodes; ++a)
+            for (int i = 0; i < 3; ++i) x[a * 3 + i] = mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(i)];
+          for (int i = 0; i < 2; ++i) size = std::max(size, box[static_cast<std::size_t>(i + 2)] - box[static_cast<std::size_t>(i)]);
+          if (!invert_on_face<E>(x, hex_face(faces[k].face), p[0], p[1], size, xi, N)) return;
+          SurfacePoint at;
+          at.location.element = faces[k].element;
+          at.position = {p[0], p[1], 0.0};
+          for (int j = 0; j < 3; ++j) at.location.xi[static_cast<std::size_t>(j)] = xi[j];
+          for (int a = 0; a < E::n_nodes; ++a) {
+            at.position[2] += N[a] * x[a * 3 + 2];
+            if (N[a] == 0.0) continue;  // off the face (Lagrange shape functions vanish there)
+            at.location.nodes.push_back(nodes[static_cast<std::size_t>(a)]);
+            at.location.weights.push_back(N[a]);
+          }
+          out[static_cast<std::size_t>(q)] = std::move(at);
+          found = true;
+        }
+      });
+      if (found) break;
+    }
+  }
+  return out;
+}
+
 std::optional<Location> locate(const Mesh& mesh, std::span<const double> position) {
   TREMOR_CHECK(static_cast<int>(position.size()) >= mesh.dim(), "locate: ", position.size(), " coordinates in ",
                mesh.dim(), "D");
@@ -224,6 +365,21 @@ std::vector<History> make_histories(const Model& model, double dt) {
     if (!receiver.nodes.empty()) {
       history.nodes = receiver.nodes;
       history.node_labels = labels_of(receiver.nodes);
+    } else if (receiver.grid) {
+      const ReceiverGrid& grid = *receiver.grid;
+      std::vector<std::array<double, 2>> points(static_cast<std::size_t>(grid.n_points()));
+      for (Index p = 0; p < grid.n_points(); ++p) points[static_cast<std::size_t>(p)] = grid.point(p);
+      std::vector<std::optional<SurfacePoint>> located = locate_on_surface(mesh, grid.faces, points);
+      for (std::size_t k = 0; k < points.size(); ++k) {
+        if (!located[k])
+          throw Error(str(receiver.origin.empty() ? model.source : receiver.origin, ": receiver '", receiver.name,
+                          "': grid point ", k, " at (", points[k][0], ", ", points[k][1], ") is not over surface '",
+                          grid.surface, "'"));
+        history.positions.push_back(located[k]->position);
+        history.locations.push_back(std::move(located[k]->location));
+      }
+      history.grid = grid;
+      history.grid->faces.clear();
     } else {
       std::vector<std::optional<Location>> located = locate_all(mesh, receiver.positions);
       for (std::size_t k = 0; k < receiver.positions.size(); ++k) {

@@ -48,6 +48,19 @@ std::optional<Location> locate(const Mesh& mesh, std::span<const double> positio
 // elements (OpenMP): the result of locate() for each.
 std::vector<std::optional<Location>> locate_all(const Mesh& mesh, std::span<const std::array<double, 3>> positions);
 
+// The points of a surface of hexahedra (`faces`) at each (x, y) of `points`: for each, its element,
+// the element's reference coordinates there (the face's own coordinate at -1 or +1, the other two
+// by Newton's method on the face's x and y) and the nodes whose shape functions are not zero
+// there (a face's, for GLL and hex8 elements), with z in position[2]. A point over two faces (on
+// an edge between them) takes the first face in the set's order; nullopt where no face lies over
+// it. The faces' x-y boxes are binned, so a grid of 10^5 points costs about as many face tests.
+struct SurfacePoint {
+  Location location;
+  std::array<double, 3> position{0.0, 0.0, 0.0};
+};
+std::vector<std::optional<SurfacePoint>> locate_on_surface(const Mesh& mesh, std::span<const Face> faces,
+                                                           std::span<const std::array<double, 2>> points);
+
 // One recorded history, samples in memory.
 struct History {
   std::string name;
@@ -59,6 +72,8 @@ struct History {
   std::vector<std::array<double, 3>> positions;
   std::vector<Location> locations;
   std::vector<Quantity> quantities;  // in the order displacement, velocity, acceleration
+  // A receiver grid's shape (its faces left out), when the positions are its points in order.
+  std::optional<ReceiverGrid> grid;
   int every_n_steps = 1;
 
   std::vector<double> times;   // per sample, s

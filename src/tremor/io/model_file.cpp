@@ -785,6 +785,19 @@ PointSource read_source(Table& table, const Mesh& mesh, const std::string& base_
   return source;
 }
 
+// The surface a table's 'surface' names, and its faces; refused when there is none or it is empty.
+std::pair<std::string, std::vector<Face>> surface_of(const Table& table, const Mesh& mesh) {
+  std::string name = table.required_string("surface", "the name of a surface of the mesh");
+  const auto set = mesh.face_sets.find(name);
+  if (set == mesh.face_sets.end()) {
+    const auto names = names_of(mesh.face_sets);
+    table.fail("surface", str("no surface named '", name, "'", suggestion(name, views(names)), "; the mesh has ",
+                              listing(names)));
+  }
+  if (set->second.empty()) table.fail("surface", str("surface '", name, "' is empty"));
+  return {std::move(name), set->second};
+}
+
 constexpr std::string_view traction_keys[] = {"name", "surface", "pressure", "traction", "signal", "delay"};
 
 SurfaceLoad read_traction(Table& table, const Mesh& mesh, const std::string& base_dir, bool signal_optional) {
@@ -793,15 +806,7 @@ SurfaceLoad read_traction(Table& table, const Mesh& mesh, const std::string& bas
   SurfaceLoad load;
   load.origin = origin_of(table);
   if (const auto name = table.string("name")) load.name = *name;
-  load.surface = table.required_string("surface", "the name of a surface of the mesh");
-  const auto set = mesh.face_sets.find(load.surface);
-  if (set == mesh.face_sets.end()) {
-    const auto names = names_of(mesh.face_sets);
-    table.fail("surface", str("no surface named '", load.surface, "'", suggestion(load.surface, views(names)),
-                              "; the mesh has ", listing(names)));
-  }
-  if (set->second.empty()) table.fail("surface", str("surface '", load.surface, "' is empty"));
-  load.faces = set->second;
+  std::tie(load.surface, load.faces) = surface_of(table, mesh);
   if (table.has("pressure") == table.has("traction"))
     table.fail_at(table.line(), "a traction takes either 'pressure' (Pa, acting against the outward normal) or "
                                 "'traction' (a vector, Pa, global axes), not both");
@@ -901,7 +906,41 @@ BodyForce read_body_force(const Table& table, const Mesh& mesh) {
   return force;
 }
 
-constexpr std::string_view receiver_keys[] = {"name", "node_set", "positions", "record", "every"};
+constexpr std::string_view receiver_keys[] = {"name", "node_set", "positions", "grid", "record", "every"};
+constexpr std::string_view grid_keys[] = {"min", "max", "count", "surface"};
+// A grid's points are one history's; past this a grid is a mistake (or a snapshot's work).
+constexpr Index largest_grid = 10'000'000;
+
+ReceiverGrid read_grid(const Table& owner, const Mesh& mesh) {
+  const toml::node& node = *owner.node("grid");
+  if (!node.as_table())
+    owner.fail("grid", str("'grid' must be a table such as { min = [-0.05, -0.05], max = [0.05, 0.05], count = "
+                           "[101, 101], surface = \"zmax\" }, got ", detail::describe(node)));
+  Table table(*node.as_table(), owner.file(), str(owner.where(), ": grid"));
+  table.only(grid_keys);
+  if (mesh.dim() != 3) table.fail_at(table.line(), "a grid lies on a surface of a 3D mesh; this mesh is 2D");
+  ReceiverGrid grid;
+  for (std::string_view key : {"min", "max"}) {
+    const auto values = table.numbers(key, 2);
+    if (!values) table.fail_at(table.line(), str("missing '", key, "' (x and y of the grid's ", key == "min" ? "first" : "last",
+                                                  " point, m)"));
+    (key == "min" ? grid.min : grid.max) = {(*values)[0], (*values)[1]};
+  }
+  const auto count = table.integers("count", 2);
+  if (!count) table.fail_at(table.line(), "missing 'count' (the points along x and along y, such as [101, 101])");
+  for (std::size_t a = 0; a < 2; ++a) {
+    if ((*count)[a] < 1 || (*count)[a] > largest_grid)
+      table.fail("count", str("'count'[", a, "] is ", (*count)[a], "; expected a number of points, at least 1"));
+    grid.count[a] = static_cast<Index>((*count)[a]);
+    if (grid.count[a] > 1 && !(grid.max[a] > grid.min[a]))
+      table.fail("max", str("'max'[", a, "] is ", grid.max[a], ", not above 'min'[", a, "] (", grid.min[a], ") with ",
+                            grid.count[a], " points along ", "xy"[a]));
+  }
+  if (grid.count[0] * grid.count[1] > largest_grid)
+    table.fail("count", str(grid.count[0], " x ", grid.count[1], " points; a grid holds at most ", largest_grid));
+  std::tie(grid.surface, grid.faces) = surface_of(table, mesh);
+  return grid;
+}
 constexpr std::string_view recordable[] = {"displacement", "velocity", "acceleration"};
 
 Receiver read_receiver(Table& table, const Mesh& mesh) {
@@ -911,11 +950,13 @@ Receiver read_receiver(Table& table, const Mesh& mesh) {
   receiver.name = table.required_string("name", "the receiver's name, naming its histories");
   if (receiver.name.empty()) table.fail("name", "'name' is empty");
   name_where(table);
-  if (table.has("node_set") == table.has("positions"))
-    table.fail_at(table.line(), "a receiver takes either 'node_set' (record at its nodes) or 'positions' (record at "
-                                "points, interpolated), not both");
+  if (int(table.has("node_set")) + int(table.has("positions")) + int(table.has("grid")) != 1)
+    table.fail_at(table.line(), "a receiver takes one of 'node_set' (record at its nodes), 'positions' (record at "
+                                "points, interpolated) and 'grid' (a grid of points on a surface)");
   if (table.has("node_set")) {
     std::tie(receiver.node_set, receiver.nodes) = node_set_of(table, mesh);
+  } else if (table.has("grid")) {
+    receiver.grid = read_grid(table, mesh);
   } else {
     const toml::node& node = *table.node("positions");
     const auto* array = node.as_array();

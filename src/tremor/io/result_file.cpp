@@ -1172,7 +1172,8 @@ int ResultFile::add_history(const std::string& name, std::span<const Index> node
 }
 
 int ResultFile::add_position_history(const std::string& name, std::span<const double> positions,
-                                     std::span<const Index> elements, std::span<const Quantity> quantities) {
+                                     std::span<const Index> elements, std::span<const Quantity> quantities,
+                                     const ReceiverGrid* grid) {
   Impl& self = impl();
   self.require_open();
   const auto dim = static_cast<std::size_t>(self.dim);
@@ -1195,6 +1196,16 @@ int ResultFile::add_position_history(const std::string& name, std::span<const do
     const std::array<hsize_t, 1> element_dims{elements.size()};
     h5::write_int64(group, "element_labels", labels, element_dims, self.file);
     h5::write_int32(group, "element_indices", elements, element_dims, self.file);
+    if (!grid) return;
+    if (static_cast<std::size_t>(grid->n_points()) != elements.size())
+      throw Error(str(self.path.string(), ": history '", name, "': a grid of ", grid->n_points(), " points for ",
+                      elements.size(), " positions"));
+    const std::array<hsize_t, 1> two{2};
+    const std::int64_t count[] = {grid->count[0], grid->count[1]};
+    h5::write_int64(group, "grid_count", count, two, self.file);
+    h5::write_doubles(group, "grid_min", grid->min, two, self.file);
+    h5::write_doubles(group, "grid_max", grid->max, two, self.file);
+    h5::set_attribute(group, "grid_surface", grid->surface, self.file);
   });
 }
 

@@ -31,6 +31,7 @@
 
 namespace tremor {
 struct Model;
+struct ReceiverGrid;
 }
 
 namespace tremor::io {
@@ -159,9 +160,11 @@ class ResultFile {
   // Names must be unique, non-empty and free of '/'. Returns the id for append_samples.
   int add_history(const std::string& name, std::span<const Index> nodes, std::span<const Quantity> quantities);
   // The same at positions inside elements: `positions` holds dim coordinates per point (m),
-  // `elements` the element (global index, blocks in order) each lies in.
+  // `elements` the element (global index, blocks in order) each lies in. With `grid`, the
+  // positions are its points in order, and its shape is written beside them.
   int add_position_history(const std::string& name, std::span<const double> positions,
-                           std::span<const Index> elements, std::span<const Quantity> quantities);
+                           std::span<const Index> elements, std::span<const Quantity> quantities,
+                           const ReceiverGrid* grid = nullptr);
   // The id of a declared (or reopened) history; throws when there is none of that name.
   int history_id(const std::string& name) const;
   // Samples and snapshots in the file so far (what a checkpoint records).

@@ -153,7 +153,17 @@ void validate_excitation(const Model& model) {
     TREMOR_CHECK(!receiver.name.empty(), at, ": receiver has no name");
     for (std::size_t q = 0; q < r; ++q)
       TREMOR_CHECK(model.receivers[q].name != receiver.name, at, ": receiver '", receiver.name, "' is defined twice");
-    if (receiver.positions.empty()) {
+    if (receiver.grid) {
+      const ReceiverGrid& g = *receiver.grid;
+      TREMOR_CHECK(receiver.nodes.empty() && receiver.positions.empty(), at, ": receiver '", receiver.name,
+                   "' has a grid and nodes or positions");
+      TREMOR_CHECK(mesh.dim() == 3, at, ": receiver '", receiver.name, "': a grid lies on a surface of a 3D mesh");
+      TREMOR_CHECK(g.count[0] >= 1 && g.count[1] >= 1 && !g.faces.empty(), at, ": receiver '", receiver.name,
+                   "' has an empty grid");
+      for (int a = 0; a < 2; ++a)
+        TREMOR_CHECK(std::isfinite(g.min[a]) && std::isfinite(g.max[a]) && (g.count[a] == 1 || g.max[a] > g.min[a]), at,
+                     ": receiver '", receiver.name, "': its grid's ", "xy"[a], " range is empty or not finite");
+    } else if (receiver.positions.empty()) {
       check_nodes(receiver.nodes, mesh, at, "receiver");
     } else {
       TREMOR_CHECK(receiver.nodes.empty(), at, ": receiver '", receiver.name, "' has both nodes and positions");
@@ -200,6 +210,15 @@ void validate_excitation(const Model& model) {
     TREMOR_CHECK(s.max_iterations > 0, at, ": static max_iterations is ", s.max_iterations,
                  "; expected at least 1");
   }
+}
+
+std::array<double, 2> ReceiverGrid::point(Index p) const {
+  const Index i = p % count[0], j = p / count[0];
+  const auto along = [&](int axis, Index k) {
+    const auto a = static_cast<std::size_t>(axis);
+    return count[a] > 1 ? min[a] + (max[a] - min[a]) * static_cast<double>(k) / static_cast<double>(count[a] - 1) : min[a];
+  };
+  return {along(0, i), along(1, j)};
 }
 
 }  // namespace tremor

@@ -108,11 +108,25 @@ std::string quoted_choices(std::span<const std::string_view> choices);
 
 // Histories to record: at nodes (resolved), or at positions the solver interpolates with the shape
 // functions of the element holding them.
+// A regular grid of points on a surface of a 3D mesh (an inspection area): count[0] x count[1]
+// points from min to max in x and y (point j * count[0] + i at x = min[0] + i (max[0] - min[0]) /
+// (count[0] - 1), likewise y), each at the surface's height there, found among its faces.
+struct ReceiverGrid {
+  std::array<double, 2> min{0.0, 0.0}, max{0.0, 0.0};  // m
+  std::array<Index, 2> count{1, 1};
+  std::string surface;       // the face set
+  std::vector<Face> faces;   // resolved faces
+  Index n_points() const { return count[0] * count[1]; }
+  // Point p's x and y.
+  std::array<double, 2> point(Index p) const;
+};
+
 struct Receiver {
   std::string name;
   std::string node_set;                          // when from a set
   std::vector<Index> nodes;                      // resolved nodes (empty when from positions)
   std::vector<std::array<double, 3>> positions;  // m (z = 0 in 2D)
+  std::optional<ReceiverGrid> grid;              // points on a surface instead of nodes or positions
   bool displacement = true;
   bool velocity = false;
   bool acceleration = false;

@@ -22,6 +22,7 @@ ALLOWED = {
     "explicit": ["sem", "parallel", "partition", "sparse", "operator", "fem"] + BELOW,
     "static": ["partition", "sparse", "operator", "fem"] + BELOW,
     "bem": ["partition", "sparse", "operator", "fem"] + BELOW,
+    "imaging": BELOW,
     "sem": ["operator", "fem"] + BELOW,
     "bench": ["explicit", "static", "bem", "io", "sem", "parallel", "partition", "sparse", "operator", "fem"] + BELOW,
     "cli": None,  # the command: everything

@@ -20,6 +20,8 @@ std::filesystem::path output_path(const std::string& option, const std::string& 
 void add_info_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_export_command(CLI::App& app);
+// `tremor image`: maps of receiver grids (docs/imaging.md).
+void add_image_command(CLI::App& app);
 // `tremor bench`, with its subcommands `assembly` and `bem`.
 void add_bench_command(CLI::App& app);
 void add_partition_command(CLI::App& app);

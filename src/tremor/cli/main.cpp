@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   tremor::cli::add_static_command(app);
   tremor::cli::add_bem_command(app);
   tremor::cli::add_export_command(app);
+  tremor::cli::add_image_command(app);
   tremor::cli::add_bench_command(app);
   tremor::cli::add_partition_command(app);
   // Under mpirun a failure every process agreed on (AgreedFailure) is reported by the first

@@ -147,23 +147,9 @@ void export_one(hid_t group, const std::string& name, const std::string& result,
 }  // namespace
 
 ExportSummary export_histories(const fs::path& result_path, const fs::path& out_dir) {
-  h5::silence_errors();
   const std::string result = result_path.string();
   std::error_code error;
-  if (!fs::is_regular_file(result_path, error)) {
-    fs::path partial = result_path;
-    partial += ".partial";
-    if (fs::exists(partial, error))
-      throw Error(str(result, ": no such result file (", partial.string(),
-                      " exists: a run still writing, or one that was killed)"));
-    throw Error(str(result, ": no such result file"));
-  }
-  if (H5Fis_hdf5(result.c_str()) <= 0) {
-    h5::error_stack();
-    throw Error(str(result, ": not an HDF5 result file"));
-  }
-  Handle file = h5::open_or_fail(H5Fopen(result.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, result,
-                                 "cannot open the result file");
+  Handle file = h5::open_result(result);
   ExportSummary summary;
   {
     Handle metadata = h5::open_group(file.get(), "metadata", result);

@@ -1173,7 +1173,8 @@ int ResultFile::add_history(const std::string& name, std::span<const Index> node
 
 int ResultFile::add_position_history(const std::string& name, std::span<const double> positions,
                                      std::span<const Index> elements, std::span<const Quantity> quantities,
-                                     const ReceiverGrid* grid) {
+                                     const ReceiverGrid* grid, std::span<const unsigned char> footprint,
+                                     std::span<const double> depth) {
   Impl& self = impl();
   self.require_open();
   const auto dim = static_cast<std::size_t>(self.dim);
@@ -1206,6 +1207,21 @@ int ResultFile::add_position_history(const std::string& name, std::span<const do
     h5::write_doubles(group, "grid_min", grid->min, two, self.file);
     h5::write_doubles(group, "grid_max", grid->max, two, self.file);
     h5::set_attribute(group, "grid_surface", grid->surface, self.file);
+    if (footprint.empty()) return;
+    if (footprint.size() != elements.size() || depth.size() != elements.size())
+      throw Error(str(self.path.string(), ": history '", name, "': ", footprint.size(), " footprint and ", depth.size(),
+                      " depth values for ", elements.size(), " points"));
+    const std::array<hsize_t, 1> points{elements.size()};
+    Handle space = h5::simple_space(points, self.file);
+    Handle mask(h5::check_id(H5Dcreate2(group, "footprint", H5T_STD_U8LE, space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                                        H5P_DEFAULT),
+                             self.file, "cannot create the footprint"),
+                H5Dclose);
+    h5::check(H5Dwrite(mask.get(), H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, footprint.data()), self.file,
+              "cannot write the footprint");
+    h5::write_doubles(group, "depth", depth, points, self.file);
+    Handle depth_set = h5::open_dataset(group, "depth", self.file);
+    h5::set_attribute(depth_set.get(), "units", std::string("m"), self.file);
   });
 }
 

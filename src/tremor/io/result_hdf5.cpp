@@ -1,6 +1,7 @@
 #include "tremor/io/result_hdf5.hpp"
 
 #include <array>
+#include <filesystem>
 
 #include "tremor/core/error.hpp"
 
@@ -80,6 +81,25 @@ herr_t Handle::reset() {
   if (id_ >= 0 && closer_ != nullptr) status = closer_(id_);
   id_ = H5I_INVALID_HID;
   return status;
+}
+
+Handle open_result(const std::string& result, bool writable) {
+  silence_errors();
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(result, error)) {
+    std::filesystem::path partial = result;
+    partial += ".partial";
+    if (std::filesystem::exists(partial, error))
+      throw Error(str(result, ": no such result file (", partial.string(),
+                      " exists: a run still writing, or one that was killed)"));
+    throw Error(str(result, ": no such result file"));
+  }
+  if (H5Fis_hdf5(result.c_str()) <= 0) {
+    error_stack();
+    throw Error(str(result, ": not an HDF5 result file"));
+  }
+  return open_or_fail(H5Fopen(result.c_str(), writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, result,
+                      writable ? "cannot open the result file to add to it" : "cannot open the result file");
 }
 
 Handle open_or_fail(hid_t id, Handle::Closer closer, std::string_view file, std::string_view what) {

@@ -61,6 +61,10 @@ class Handle {
 // a second descriptor of the same file would conflict with that one (flock locks per descriptor).
 Handle writer_access(std::string_view file);
 
+// A result file opened for reading (or, `writable`, for adding to it): refused by name when it is
+// missing (saying so when a run is still writing it), not HDF5, or cannot be opened.
+Handle open_result(const std::string& path, bool writable = false);
+
 // Checked constructors of handles; `file` and `what` name the failure in messages.
 Handle open_or_fail(hid_t id, Handle::Closer closer, std::string_view file, std::string_view what);
 Handle create_group(hid_t parent, const std::string& name, std::string_view file);

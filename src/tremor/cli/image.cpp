@@ -1,0 +1,208 @@
+// `tremor image RESULT`: the total-displacement maps of a result file's receiver grids (the
+// maximum of each point's Hilbert envelope), as PNG images and as /images/<grid> in the file; a
+// footprint reconstructed by a threshold, and its overlap with the true one where the model had
+// defects (docs/imaging.md).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tremor/cli/commands.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
+#include "tremor/imaging/envelope.hpp"
+#include "tremor/imaging/maps.hpp"
+#include "tremor/io/png.hpp"
+#include "tremor/io/result_grid.hpp"
+
+namespace tremor::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ImageArgs {
+  std::string result, grid, quantity = "displacement", component = "z", baseline, output_dir;
+  double from = 0.0, to = std::numeric_limits<double>::infinity();
+  double threshold_db = -6.0;
+  int scale = 0;  // pixels per grid point; 0: enough for 400 pixels across
+};
+
+// Points read at once: a block of traces, bounded in memory whatever the grid.
+constexpr Index block_points = 2048;
+
+// The envelope peaks of `grid` (minus the same traces of `baseline`) over [first, last) samples.
+imaging::GridMap total_map(const io::GridReader& reader, const io::StoredGrid& grid, const io::GridReader* baseline,
+                           const io::StoredGrid* base, int quantity, int component, std::size_t first,
+                           std::size_t last) {
+  imaging::GridMap map;
+  map.nx = grid.count[0];
+  map.ny = grid.count[1];
+  map.min = grid.min;
+  map.max = grid.max;
+  map.values.assign(static_cast<std::size_t>(grid.n_points()), 0.0);
+  const std::size_t n_samples = grid.time.size();
+  if (n_samples == 0) return map;
+  const imaging::Envelopes envelopes(n_samples);
+  for (Index begin = 0; begin < grid.n_points(); begin += block_points) {
+    const Index end = std::min(grid.n_points(), begin + block_points);
+    std::vector<double> traces = reader.traces(grid, quantity, component, begin, end);
+    if (baseline) {
+      const std::vector<double> other = baseline->traces(*base, quantity, component, begin, end);
+      for (std::size_t k = 0; k < traces.size(); ++k) traces[k] -= other[k];
+    }
+    const Index width = end - begin;
+#pragma omp parallel for schedule(dynamic, 16)
+    for (Index p = 0; p < width; ++p) {
+      std::vector<double> signal(n_samples);
+      for (std::size_t s = 0; s < n_samples; ++s) signal[s] = traces[s * static_cast<std::size_t>(width) + static_cast<std::size_t>(p)];
+      map.values[static_cast<std::size_t>(begin + p)] = envelopes.peak(signal, first, last);
+    }
+  }
+  return map;
+}
+
+void run_image(const ImageArgs& args) {
+  auto opened = std::make_unique<io::GridReader>(args.result);  // closed before the images are added
+  const io::GridReader& reader = *opened;
+  std::vector<const io::StoredGrid*> grids;
+  for (const io::StoredGrid& g : reader.grids())
+    if (args.grid.empty() || g.name == args.grid) grids.push_back(&g);
+  if (grids.empty()) {
+    std::string names;
+    for (const io::StoredGrid& g : reader.grids()) names += str(names.empty() ? "" : ", ", g.name);
+    throw Error(args.grid.empty()
+                    ? str(args.result, ": no receiver grid in this result file (a [[receiver]] with grid = { ... })")
+                    : str(args.result, ": no receiver grid named '", args.grid, "'",
+                          names.empty() ? std::string("; it has none") : "; it has " + names));
+  }
+  if (reader.status() != "complete")
+    std::fprintf(stderr, "warning: %s: the run's status is '%s': the maps cover the samples it wrote\n",
+                 args.result.c_str(), reader.status().c_str());
+  std::optional<io::GridReader> baseline;
+  if (!args.baseline.empty()) baseline.emplace(args.baseline);
+  const fs::path folder = !args.output_dir.empty() ? fs::path(args.output_dir) : fs::path(args.result).parent_path();
+  if (!args.output_dir.empty()) {
+    std::error_code error;
+    fs::create_directories(folder, error);
+    if (error || !fs::is_directory(folder))
+      throw Error(str(args.output_dir, ": cannot create the output folder (", error.message(), ")"));
+  }
+  const double fraction = std::pow(10.0, args.threshold_db / 20.0);
+  std::vector<io::StoredImage> images;
+  std::vector<std::string> lines;
+  for (const io::StoredGrid* grid : grids) {
+    const auto q = std::find(grid->quantities.begin(), grid->quantities.end(), args.quantity);
+    if (q == grid->quantities.end())
+      throw Error(str(args.result, ": grid '", grid->name, "' does not record ", args.quantity,
+                      " (it records ", grid->quantities.front(), grid->quantities.size() > 1 ? ", ..." : "", ")"));
+    const int component = args.component == "x" ? 0 : args.component == "y" ? 1 : 2;
+    if (component >= grid->dimension)
+      throw Error(str(args.result, ": grid '", grid->name, "' has ", grid->dimension, " components; no ", args.component));
+    const io::StoredGrid* base = nullptr;
+    if (baseline) {
+      for (const io::StoredGrid& g : baseline->grids())
+        if (g.name == grid->name) base = &g;
+      if (!base)
+        throw Error(str(args.baseline, ": the baseline has no receiver grid named '", grid->name, "'"));
+      if (base->count != grid->count || base->time != grid->time ||
+          std::find(base->quantities.begin(), base->quantities.end(), args.quantity) == base->quantities.end())
+        throw Error(str(args.baseline, ": grid '", grid->name, "' is not the same grid as in ", args.result,
+                        " (its points, sample times or quantities differ): a baseline is the same model without the "
+                        "defect, run the same way"));
+    }
+    // The samples in the window.
+    std::size_t first = 0, last = 0;
+    for (std::size_t s = 0; s < grid->time.size(); ++s) {
+      if (grid->time[s] < args.from) first = s + 1;
+      if (grid->time[s] <= args.to) last = s + 1;
+    }
+    if (first >= last)
+      throw Error(str(args.result, ": grid '", grid->name, "' has no sample between ", args.from, " s and ", args.to,
+                      " s (its samples run from ", grid->time.empty() ? 0.0 : grid->time.front(), " s to ",
+                      grid->time.empty() ? 0.0 : grid->time.back(), " s)"));
+    imaging::GridMap map = total_map(
+        reader, *grid, baseline ? &*baseline : nullptr, base,
+        static_cast<int>(q - grid->quantities.begin()), component, first, last);
+    double peak = 0.0;
+    Index at = 0;
+    for (Index p = 0; p < grid->n_points(); ++p)
+      if (map.values[static_cast<std::size_t>(p)] > peak) peak = map.values[static_cast<std::size_t>(at = p)];
+    imaging::normalise(map);
+    const std::vector<unsigned char> found = imaging::threshold(map, fraction);
+    io::StoredImage image;
+    image.name = grid->name;
+    image.nx = map.nx;
+    image.ny = map.ny;
+    image.values = map.values;
+    image.numbers = {{"peak", peak}, {"from", grid->time[first]}, {"to", grid->time[last - 1]},
+                     {"threshold_db", args.threshold_db}};
+    image.texts = {{"quantity", args.quantity}, {"component", args.component}, {"baseline", args.baseline}};
+    const auto where = map.point(at);
+    std::string line = str(grid->name, ": ", group_digits(map.nx), " x ", group_digits(map.ny), " points, samples ",
+                           si(grid->time[first]), "s..", si(grid->time[last - 1]), "s; peak ", peak, " at (",
+                           si(where[0]), "m, ", si(where[1]), "m)");
+    const std::size_t n_found = static_cast<std::size_t>(std::count(found.begin(), found.end(), 1));
+    line += str("\n  above ", args.threshold_db, " dB   ", group_digits(static_cast<long long>(n_found)), " points");
+    if (const auto c = imaging::centroid(map, found)) line += str(", centroid (", si((*c)[0]), "m, ", si((*c)[1]), "m)");
+    if (!grid->footprint.empty()) {
+      const double iou = imaging::intersection_over_union(found, grid->footprint);
+      image.numbers.push_back({"iou", iou});
+      const auto n_true = static_cast<std::size_t>(std::count(grid->footprint.begin(), grid->footprint.end(), 1));
+      line += str("\n  true footprint  ", group_digits(static_cast<long long>(n_true)), " points");
+      if (const auto c = imaging::centroid(map, grid->footprint))
+        line += str(", centroid (", si((*c)[0]), "m, ", si((*c)[1]), "m)");
+      char text[32];
+      std::snprintf(text, sizeof text, "%.3f", iou);
+      line += str("\n  intersection over union  ", text);
+    }
+    const int scale = args.scale > 0 ? args.scale
+                                     : static_cast<int>(std::max<Index>(1, (400 + std::max(map.nx, map.ny) - 1) /
+                                                                               std::max(map.nx, map.ny)));
+    const fs::path png = folder / str(fs::path(args.result).stem().string(), ".", grid->name, ".png");
+    io::write_png(png, imaging::render(map, grid->footprint, scale), static_cast<std::size_t>(map.nx * scale),
+                  static_cast<std::size_t>(map.ny * scale));
+    line += str("\n  wrote ", png.string());
+    lines.push_back(line);
+    images.push_back(std::move(image));
+  }
+  baseline.reset();
+  opened.reset();
+  io::write_images(args.result, images);
+  for (const std::string& line : lines) std::printf("%s\n", line.c_str());
+  std::printf("wrote /images/ in %s\n", args.result.c_str());
+}
+
+}  // namespace
+
+void add_image_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "image", "Map a result file's receiver grids: the maximum of each point's Hilbert envelope (total displacement), "
+               "as PNG images and /images/<grid> in the file, with the defect's footprint reconstructed");
+  auto args = std::make_shared<ImageArgs>();
+  cmd->add_option("RESULT", args->result, "result file written by tremor run, with a receiver grid")->required();
+  cmd->add_option("--grid", args->grid, "the grid to map (default: every grid of the file)");
+  cmd->add_option("--quantity", args->quantity, "displacement (default), velocity or acceleration")
+      ->check(CLI::IsMember({"displacement", "velocity", "acceleration"}));
+  cmd->add_option("--component", args->component, "x, y or z (default z: out of plane)")
+      ->check(CLI::IsMember({"x", "y", "z"}));
+  cmd->add_option("--from", args->from, "the time window's start, s (default: the first sample)");
+  cmd->add_option("--to", args->to, "the time window's end, s (default: the last sample)");
+  cmd->add_option("--baseline", args->baseline,
+                  "a result file of the same model without the defect, run the same way: its traces are subtracted "
+                  "point by point before the envelopes");
+  cmd->add_option("--threshold", args->threshold_db,
+                  "the level of the reconstructed footprint, dB of the map's maximum (default -6)")
+      ->check(CLI::Range(-200.0, 0.0));
+  cmd->add_option("-o,--output-dir", args->output_dir, "folder for the PNG images (default: the result file's)");
+  cmd->add_option("--scale", args->scale, "pixels per grid point (default: 400 pixels across at least)")
+      ->check(CLI::Range(1, 64));
+  cmd->callback([args] { run_image(*args); });
+}
+
+}  // namespace tremor::cli

@@ -1,0 +1,39 @@
+#pragma once
+// The envelope of a signal: the magnitude of its analytic signal s + i H[s] (H the Hilbert
+// transform), computed by FFT: the spectrum's negative frequencies removed and its positive ones
+// doubled (Marple's discrete analytic signal). The signal is padded with zeros to a power of two
+// of at least twice its length, so that the circular transform does not fold its end onto its
+// start. This is what the multi-GPU spectral-element paper's "total displacement" takes the
+// maximum of (section 5.1, after Liu et al.).
+//
+// Envelopes serves many signals of one length with one FFTW plan; envelope() of different
+// signals may run on different threads at once (FFTW's new-array execution is thread-safe).
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace tremor::imaging {
+
+class Envelopes {
+ public:
+  explicit Envelopes(std::size_t length);
+  ~Envelopes();
+  Envelopes(const Envelopes&) = delete;
+  Envelopes& operator=(const Envelopes&) = delete;
+
+  std::size_t length() const { return length_; }
+  // |s + i H[s]| of `signal` (length() values) into `out` (length() values).
+  void envelope(std::span<const double> signal, std::span<double> out) const;
+  // The largest value of the envelope over samples [first, last).
+  double peak(std::span<const double> signal, std::size_t first, std::size_t last) const;
+
+ private:
+  struct Plan;
+  std::size_t length_ = 0, padded_ = 0;
+  std::unique_ptr<Plan> plan_;
+};
+
+// The envelope of one signal.
+std::vector<double> envelope(std::span<const double> signal);
+
+}  // namespace tremor::imaging

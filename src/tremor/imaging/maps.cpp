@@ -1,0 +1,108 @@
+#include "tremor/imaging/maps.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tremor/core/error.hpp"
+
+namespace tremor::imaging {
+
+std::array<double, 2> GridMap::point(Index p) const {
+  const Index i = p % nx, j = p / nx;
+  const auto along = [](double lo, double hi, Index n, Index k) {
+    return n > 1 ? lo + (hi - lo) * static_cast<double>(k) / static_cast<double>(n - 1) : lo;
+  };
+  return {along(min[0], max[0], nx, i), along(min[1], max[1], ny, j)};
+}
+
+void normalise(GridMap& map) {
+  double largest = 0.0;
+  for (const double v : map.values) largest = std::max(largest, std::abs(v));
+  if (largest > 0.0)
+    for (double& v : map.values) v /= largest;
+}
+
+std::vector<unsigned char> threshold(const GridMap& map, double fraction) {
+  double largest = 0.0;
+  for (const double v : map.values) largest = std::max(largest, v);
+  std::vector<unsigned char> mask(map.values.size(), 0);
+  if (largest <= 0.0) return mask;
+  for (std::size_t p = 0; p < mask.size(); ++p) mask[p] = map.values[p] >= fraction * largest ? 1 : 0;
+  return mask;
+}
+
+double intersection_over_union(std::span<const unsigned char> a, std::span<const unsigned char> b) {
+  TREMOR_CHECK(a.size() == b.size(), "masks of ", a.size(), " and ", b.size(), " points");
+  std::size_t both = 0, either = 0;
+  for (std::size_t p = 0; p < a.size(); ++p) {
+    both += a[p] && b[p];
+    either += a[p] || b[p];
+  }
+  return either == 0 ? 0.0 : static_cast<double>(both) / static_cast<double>(either);
+}
+
+std::optional<std::array<double, 2>> centroid(const GridMap& grid, std::span<const unsigned char> mask) {
+  double x = 0.0, y = 0.0;
+  std::size_t n = 0;
+  for (std::size_t p = 0; p < mask.size(); ++p) {
+    if (!mask[p]) continue;
+    const auto at = grid.point(static_cast<Index>(p));
+    x += at[0];
+    y += at[1];
+    ++n;
+  }
+  if (n == 0) return std::nullopt;
+  return std::array<double, 2>{x / static_cast<double>(n), y / static_cast<double>(n)};
+}
+
+namespace {
+
+// Viridis at nine evenly spaced values (matplotlib's table, sampled): dark blue to yellow.
+constexpr unsigned char scale_colours[9][3] = {{68, 1, 84},    {71, 44, 122},  {59, 81, 139},
+                                               {44, 113, 142}, {33, 144, 141}, {39, 173, 129},
+                                               {92, 200, 99},  {170, 220, 50}, {253, 231, 37}};
+
+std::array<unsigned char, 3> colour(double value) {
+  const double v = std::clamp(std::isfinite(value) ? value : 0.0, 0.0, 1.0) * 8.0;
+  const int k = std::min(static_cast<int>(v), 7);
+  const double t = v - k;
+  std::array<unsigned char, 3> rgb{};
+  for (int c = 0; c < 3; ++c)
+    rgb[static_cast<std::size_t>(c)] =
+        static_cast<unsigned char>(std::lround((1 - t) * scale_colours[k][c] + t * scale_colours[k + 1][c]));
+  return rgb;
+}
+
+}  // namespace
+
+std::vector<unsigned char> render(const GridMap& map, std::span<const unsigned char> outline, int scale) {
+  TREMOR_CHECK(scale >= 1 && map.nx >= 1 && map.ny >= 1 &&
+                   map.values.size() == static_cast<std::size_t>(map.nx * map.ny),
+               "a map of ", map.values.size(), " values on ", map.nx, " x ", map.ny, " points at scale ", scale);
+  TREMOR_CHECK(outline.empty() || outline.size() == map.values.size(), "an outline of ", outline.size(),
+               " points for a map of ", map.values.size());
+  const auto inside = [&](Index i, Index j) {
+    return i >= 0 && j >= 0 && i < map.nx && j < map.ny && outline[static_cast<std::size_t>(j * map.nx + i)];
+  };
+  // A point of the region with a neighbour outside it.
+  const auto boundary = [&](Index i, Index j) {
+    return !outline.empty() && inside(i, j) &&
+           (!inside(i - 1, j) || !inside(i + 1, j) || !inside(i, j - 1) || !inside(i, j + 1));
+  };
+  const auto width = static_cast<std::size_t>(map.nx) * static_cast<std::size_t>(scale);
+  const auto height = static_cast<std::size_t>(map.ny) * static_cast<std::size_t>(scale);
+  std::vector<unsigned char> pixels(width * height * 3);
+  for (std::size_t row = 0; row < height; ++row) {
+    const Index j = map.ny - 1 - static_cast<Index>(row / static_cast<std::size_t>(scale));
+    for (std::size_t column = 0; column < width; ++column) {
+      const Index i = static_cast<Index>(column / static_cast<std::size_t>(scale));
+      const std::array<unsigned char, 3> rgb =
+          boundary(i, j) ? std::array<unsigned char, 3>{255, 255, 255}
+                         : colour(map.values[static_cast<std::size_t>(j * map.nx + i)]);
+      std::copy(rgb.begin(), rgb.end(), pixels.begin() + static_cast<std::ptrdiff_t>((row * width + column) * 3));
+    }
+  }
+  return pixels;
+}
+
+}  // namespace tremor::imaging

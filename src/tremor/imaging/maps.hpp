@@ -1,0 +1,40 @@
+#pragma once
+// Maps over a receiver grid (the total-displacement images of the multi-GPU spectral-element
+// paper, Figs. 18 and 20) and what is read from them: a reconstructed footprint by a threshold,
+// its intersection over union with the true footprint, its centroid; and the map as a colour
+// image with the true footprint's outline.
+#include <array>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "tremor/core/config.hpp"
+
+namespace tremor::imaging {
+
+// Values on an nx x ny grid of points from `min` to `max` (m): value j * nx + i at
+// x = min[0] + i (max[0] - min[0]) / (nx - 1), likewise y (a receiver grid's order).
+struct GridMap {
+  Index nx = 0, ny = 0;
+  std::array<double, 2> min{0.0, 0.0}, max{0.0, 0.0};
+  std::vector<double> values;
+
+  std::array<double, 2> point(Index p) const;
+};
+
+// Divided by its largest value (unchanged when that is 0).
+void normalise(GridMap& map);
+// The points at or above `fraction` of the largest value: 1, else 0.
+std::vector<unsigned char> threshold(const GridMap& map, double fraction);
+// |a and b| / |a or b|; 0 when both are empty.
+double intersection_over_union(std::span<const unsigned char> a, std::span<const unsigned char> b);
+// The mean x, y of the points of `mask`; none when it is empty.
+std::optional<std::array<double, 2>> centroid(const GridMap& grid, std::span<const unsigned char> mask);
+
+// The map as 8-bit RGB pixels, rows from the largest y down (as seen from above), each point a
+// `scale` x `scale` square, coloured by value from 0 to 1 (a perceptually uniform scale from dark
+// blue through green to yellow); the points of `outline` (a mask, or empty) on the boundary of
+// its region drawn white. Width nx scale, height ny scale.
+std::vector<unsigned char> render(const GridMap& map, std::span<const unsigned char> outline, int scale);
+
+}  // namespace tremor::imaging

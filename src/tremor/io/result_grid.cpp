@@ -1,0 +1,128 @@
+#include "tremor/io/result_grid.hpp"
+
+#include "tremor/core/error.hpp"
+#include "tremor/io/result_hdf5.hpp"
+
+namespace tremor::io {
+
+using h5::Handle;
+
+struct GridReader::Impl {
+  std::string path;
+  Handle file;
+};
+
+namespace {
+
+template <class T>
+std::vector<T> read_all(hid_t group, const std::string& name, hid_t type, const std::string& file,
+                        const std::string& where) {
+  Handle dataset = h5::open_dataset(group, name, file);
+  const auto dims = h5::dataset_dims(dataset.get(), file, where + "/" + name);
+  std::size_t n = 1;
+  for (const hsize_t d : dims) n *= static_cast<std::size_t>(d);
+  std::vector<T> values(n);
+  if (n > 0)
+    h5::check(H5Dread(dataset.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), file,
+              "cannot read " + where + "/" + name);
+  return values;
+}
+
+}  // namespace
+
+GridReader::GridReader(const std::filesystem::path& result) : impl_(std::make_unique<Impl>()) {
+  impl_->path = result.string();
+  const std::string& file = impl_->path;
+  impl_->file = h5::open_result(file);
+  {
+    Handle metadata = h5::open_group(impl_->file.get(), "metadata", file);
+    status_ = h5::read_string_attribute(metadata.get(), "status", file);
+  }
+  if (H5Lexists(impl_->file.get(), "histories", H5P_DEFAULT) <= 0) return;
+  Handle histories = h5::open_group(impl_->file.get(), "histories", file);
+  for (const std::string& name : h5::group_members(histories.get(), file, "cannot list /histories")) {
+    Handle group = h5::open_group(histories.get(), name, file);
+    if (H5Lexists(group.get(), "grid_count", H5P_DEFAULT) <= 0) continue;
+    const std::string where = "/histories/" + name;
+    StoredGrid grid;
+    grid.name = name;
+    const auto count = read_all<std::int64_t>(group.get(), "grid_count", H5T_NATIVE_INT64, file, where);
+    const auto lo = read_all<double>(group.get(), "grid_min", H5T_NATIVE_DOUBLE, file, where);
+    const auto hi = read_all<double>(group.get(), "grid_max", H5T_NATIVE_DOUBLE, file, where);
+    if (count.size() != 2 || lo.size() != 2 || hi.size() != 2 || count[0] < 1 || count[1] < 1)
+      throw Error(str(file, ": ", where, ": grid_count, grid_min and grid_max are not pairs of a grid"));
+    grid.count = {static_cast<Index>(count[0]), static_cast<Index>(count[1])};
+    grid.min = {lo[0], lo[1]};
+    grid.max = {hi[0], hi[1]};
+    grid.surface = h5::read_string_attribute(group.get(), "grid_surface", file);
+    grid.quantities = h5::read_strings_attribute(group.get(), "quantities", file);
+    grid.dimension = static_cast<int>(h5::read_int_attribute(group.get(), "dimension", file));
+    grid.time = read_all<double>(group.get(), "time", H5T_NATIVE_DOUBLE, file, where);
+    Handle values = h5::open_dataset(group.get(), "values", file);
+    const auto dims = h5::dataset_dims(values.get(), file, where + "/values");
+    if (dims.size() != 4 || dims[0] != grid.time.size() || dims[1] != static_cast<hsize_t>(grid.n_points()) ||
+        dims[2] != grid.quantities.size() || dims[3] != static_cast<hsize_t>(grid.dimension))
+      throw Error(str(file, ": ", where, ": the shapes of time, values and the grid disagree"));
+    if (H5Lexists(group.get(), "footprint", H5P_DEFAULT) > 0) {
+      grid.footprint = read_all<unsigned char>(group.get(), "footprint", H5T_NATIVE_UCHAR, file, where);
+      grid.depth = read_all<double>(group.get(), "depth", H5T_NATIVE_DOUBLE, file, where);
+      if (grid.footprint.size() != static_cast<std::size_t>(grid.n_points()) || grid.depth.size() != grid.footprint.size())
+        throw Error(str(file, ": ", where, ": footprint and depth are not one value per grid point"));
+    }
+    grids_.push_back(std::move(grid));
+  }
+}
+
+GridReader::~GridReader() = default;
+
+std::vector<double> GridReader::traces(const StoredGrid& grid, int quantity, int component, Index first,
+                                       Index last) const {
+  const std::string& file = impl_->path;
+  TREMOR_CHECK(quantity >= 0 && static_cast<std::size_t>(quantity) < grid.quantities.size() && component >= 0 &&
+                   component < grid.dimension && first >= 0 && first <= last && last <= grid.n_points(),
+               file, ": grid '", grid.name, "': quantity ", quantity, ", component ", component, ", points ", first,
+               "..", last);
+  const auto n_samples = static_cast<hsize_t>(grid.time.size());
+  std::vector<double> out(static_cast<std::size_t>(n_samples) * static_cast<std::size_t>(last - first));
+  if (out.empty()) return out;
+  Handle group = h5::open_group(impl_->file.get(), "histories/" + grid.name, file);
+  Handle values = h5::open_dataset(group.get(), "values", file);
+  Handle file_space = h5::open_or_fail(H5Dget_space(values.get()), H5Sclose, file, "values");
+  const hsize_t start[4] = {0, static_cast<hsize_t>(first), static_cast<hsize_t>(quantity), static_cast<hsize_t>(component)};
+  const hsize_t count[4] = {n_samples, static_cast<hsize_t>(last - first), 1, 1};
+  h5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), file,
+            "cannot select the grid's traces");
+  const std::array<hsize_t, 2> memory_dims{n_samples, static_cast<hsize_t>(last - first)};
+  Handle memory_space = h5::simple_space(memory_dims, file);
+  h5::check(H5Dread(values.get(), H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT, out.data()),
+            file, str("cannot read the traces of grid '", grid.name, "'"));
+  return out;
+}
+
+void write_images(const std::filesystem::path& result, const std::vector<StoredImage>& images) {
+  const std::string file = result.string();
+  Handle handle = h5::open_result(file, true);
+  Handle group = H5Lexists(handle.get(), "images", H5P_DEFAULT) > 0 ? h5::open_group(handle.get(), "images", file)
+                                                                     : h5::create_group(handle.get(), "images", file);
+  for (const StoredImage& image : images) {
+    TREMOR_CHECK(image.values.size() == static_cast<std::size_t>(image.nx * image.ny), file, ": image '", image.name,
+                 "' of ", image.values.size(), " values on ", image.nx, " x ", image.ny, " points");
+    const std::string partial = image.name + ".partial";
+    if (H5Lexists(group.get(), partial.c_str(), H5P_DEFAULT) > 0)
+      h5::check(H5Ldelete(group.get(), partial.c_str(), H5P_DEFAULT), file, "cannot remove " + partial);
+    const std::array<hsize_t, 2> dims{static_cast<hsize_t>(image.ny), static_cast<hsize_t>(image.nx)};
+    h5::write_doubles(group.get(), partial, image.values, dims, file);
+    {
+      Handle dataset = h5::open_dataset(group.get(), partial, file);
+      for (const auto& [key, value] : image.numbers) h5::set_attribute(dataset.get(), key.c_str(), value, file);
+      for (const auto& [key, value] : image.texts) h5::set_attribute(dataset.get(), key.c_str(), value, file);
+    }
+    if (H5Lexists(group.get(), image.name.c_str(), H5P_DEFAULT) > 0)
+      h5::check(H5Ldelete(group.get(), image.name.c_str(), H5P_DEFAULT), file, "cannot replace image " + image.name);
+    h5::check(H5Lmove(group.get(), partial.c_str(), group.get(), image.name.c_str(), H5P_DEFAULT, H5P_DEFAULT), file,
+              "cannot name image " + image.name);
+  }
+  h5::check(H5Fflush(handle.get(), H5F_SCOPE_GLOBAL), file, "cannot flush the images");
+}
+
+}  // namespace tremor::io

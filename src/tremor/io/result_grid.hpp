@@ -1,0 +1,69 @@
+#pragma once
+// Receiver grids read back from a result file (docs/output-format.md, /histories/<name> with
+// grid_count), one quantity's component at a time for a range of points, and maps written into
+// the file as /images/<name> (tremor image).
+#include <array>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tremor/core/config.hpp"
+
+namespace tremor::io {
+
+struct StoredGrid {
+  std::string name;
+  std::array<Index, 2> count{0, 0};
+  std::array<double, 2> min{0.0, 0.0}, max{0.0, 0.0};
+  std::string surface;
+  std::vector<std::string> quantities;  // "displacement", "velocity", "acceleration"
+  int dimension = 3;
+  std::vector<double> time;  // s, per sample
+  // The model's thickness-loss defects at the grid's points (empty without defects): inside a
+  // defect's footprint (1) or not, and the loss of thickness there, m.
+  std::vector<unsigned char> footprint;
+  std::vector<double> depth;
+  Index n_points() const { return count[0] * count[1]; }
+};
+
+class GridReader {
+ public:
+  // Opens `result` for reading; refused by name as the other readers of results are.
+  explicit GridReader(const std::filesystem::path& result);
+  ~GridReader();
+  GridReader(const GridReader&) = delete;
+  GridReader& operator=(const GridReader&) = delete;
+
+  // Every grid history of the file, by name.
+  const std::vector<StoredGrid>& grids() const { return grids_; }
+  // The file's /metadata status ("complete", "incomplete", "failed: ...").
+  const std::string& status() const { return status_; }
+  // values[s][p - first] of quantity `quantity` (an index into grid.quantities), component
+  // `component`, for points [first, last).
+  std::vector<double> traces(const StoredGrid& grid, int quantity, int component, Index first, Index last) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::vector<StoredGrid> grids_;
+  std::string status_;
+};
+
+// A map written as /images/<name>: float64 [ny][nx] values (x fastest), with numeric and text
+// attributes.
+struct StoredImage {
+  std::string name;
+  Index nx = 0, ny = 0;
+  std::vector<double> values;
+  std::vector<std::pair<std::string, double>> numbers;
+  std::vector<std::pair<std::string, std::string>> texts;
+};
+
+// Adds (replaces) the images in `result`. Each is written under a temporary name and then linked
+// to its own, so a failure leaves the image it replaces, or none, never a torn one; the rest of
+// the file is not touched.
+void write_images(const std::filesystem::path& result, const std::vector<StoredImage>& images);
+
+}  // namespace tremor::io

@@ -15,7 +15,6 @@
 #include "tremor/cli/commands.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
-#include "tremor/imaging/envelope.hpp"
 #include "tremor/imaging/maps.hpp"
 #include "tremor/io/png.hpp"
 #include "tremor/io/result_grid.hpp"
@@ -33,37 +32,20 @@ struct ImageArgs {
   int scale = 0;  // pixels per grid point; 0: enough for 400 pixels across
 };
 
-// Points read at once: a block of traces, bounded in memory whatever the grid.
-constexpr Index block_points = 2048;
-
 // The envelope peaks of `grid` (minus the same traces of `baseline`) over [first, last) samples.
 imaging::GridMap total_map(const io::GridReader& reader, const io::StoredGrid& grid, const io::GridReader* baseline,
                            const io::StoredGrid* base, int quantity, int component, std::size_t first,
                            std::size_t last) {
-  imaging::GridMap map;
-  map.nx = grid.count[0];
-  map.ny = grid.count[1];
+  imaging::GridMap map =
+      imaging::peak_map(grid.count[0], grid.count[1], grid.time.size(), first, last,
+                        [&](Index begin, Index end, std::vector<double>& traces) {
+                          traces = reader.traces(grid, quantity, component, begin, end);
+                          if (!baseline) return;
+                          const std::vector<double> other = baseline->traces(*base, quantity, component, begin, end);
+                          for (std::size_t k = 0; k < traces.size(); ++k) traces[k] -= other[k];
+                        });
   map.min = grid.min;
   map.max = grid.max;
-  map.values.assign(static_cast<std::size_t>(grid.n_points()), 0.0);
-  const std::size_t n_samples = grid.time.size();
-  if (n_samples == 0) return map;
-  const imaging::Envelopes envelopes(n_samples);
-  for (Index begin = 0; begin < grid.n_points(); begin += block_points) {
-    const Index end = std::min(grid.n_points(), begin + block_points);
-    std::vector<double> traces = reader.traces(grid, quantity, component, begin, end);
-    if (baseline) {
-      const std::vector<double> other = baseline->traces(*base, quantity, component, begin, end);
-      for (std::size_t k = 0; k < traces.size(); ++k) traces[k] -= other[k];
-    }
-    const Index width = end - begin;
-#pragma omp parallel for schedule(dynamic, 16)
-    for (Index p = 0; p < width; ++p) {
-      std::vector<double> signal(n_samples);
-      for (std::size_t s = 0; s < n_samples; ++s) signal[s] = traces[s * static_cast<std::size_t>(width) + static_cast<std::size_t>(p)];
-      map.values[static_cast<std::size_t>(begin + p)] = envelopes.peak(signal, first, last);
-    }
-  }
   return map;
 }
 
@@ -110,11 +92,19 @@ void run_image(const ImageArgs& args) {
         if (g.name == grid->name) base = &g;
       if (!base)
         throw Error(str(args.baseline, ": the baseline has no receiver grid named '", grid->name, "'"));
-      if (base->count != grid->count || base->time != grid->time ||
-          std::find(base->quantities.begin(), base->quantities.end(), args.quantity) == base->quantities.end())
-        throw Error(str(args.baseline, ": grid '", grid->name, "' is not the same grid as in ", args.result,
-                        " (its points, sample times or quantities differ): a baseline is the same model without the "
-                        "defect, run the same way"));
+      if (base->count != grid->count || base->min != grid->min || base->max != grid->max)
+        throw Error(str(args.baseline, ": grid '", grid->name, "' has other points than in ", args.result,
+                        ": a baseline is the same model without the defect, with the same grid"));
+      if (std::find(base->quantities.begin(), base->quantities.end(), args.quantity) == base->quantities.end())
+        throw Error(str(args.baseline, ": grid '", grid->name, "' does not record ", args.quantity));
+      if (base->time != grid->time)
+        throw Error(str(args.baseline, ": grid '", grid->name, "' is sampled at other times than in ", args.result,
+                        base->time.size() > 1 && grid->time.size() > 1
+                            ? str(" (every ", si(base->time[1] - base->time[0]), "s, against every ",
+                                  si(grid->time[1] - grid->time[0]), "s there)")
+                            : std::string(),
+                        ": a defect changes the automatic time step, so run both with the same [explicit] time_step "
+                        "(or --dt) and duration"));
     }
     // The samples in the window.
     std::size_t first = 0, last = 0;

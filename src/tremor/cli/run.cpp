@@ -343,24 +343,6 @@ ex::SolverState solver_state(io::Checkpoint checkpoint) {
   return state;
 }
 
-// At each point of a grid history, whether it lies in a defect's footprint, and the loss of
-// thickness there: its height below the plate's top, or above its bottom, whichever surface the
-// grid lies nearer (the plate's extent in z is its thickness where no defect is).
-void defects_on_grid(const Model& model, const ex::History& grid, std::vector<unsigned char>& footprint,
-                     std::vector<double>& depth) {
-  double lower[3], upper[3];
-  model.mesh.bounding_box(lower, upper);
-  double mean = 0.0;
-  for (const auto& p : grid.positions) mean += p[2] / static_cast<double>(grid.positions.size());
-  const bool top = mean > 0.5 * (lower[2] + upper[2]);
-  for (const auto& p : grid.positions) {
-    bool inside = false;
-    for (const Defect& d : model.defects) inside = inside || d.inside(p[0], p[1]);
-    footprint.push_back(inside ? 1 : 0);
-    depth.push_back(std::max(0.0, top ? upper[2] - p[2] : p[2] - lower[2]));
-  }
-}
-
 // The run's options from the command line (the model file's settings apply where it says nothing).
 // `world`: the processes (mpirun), or the first of the threads of --gpus.
 ex::RunOptions run_options(const RunArgs& args, const parallel::Communicator& world) {
@@ -574,7 +556,7 @@ void run_command(const RunArgs& args) {
     // A grid over a plate with defects: where they are and how deep at its points.
     std::vector<unsigned char> footprint;
     std::vector<double> depth;
-    if (history.grid && !model.defects.empty()) defects_on_grid(model, history, footprint, depth);
+    if (history.grid && !model.defects.empty()) defects_at(model.mesh, model.defects, history.positions, footprint, depth);
     ids[history.name] = file.add_position_history(history.name, positions, elements, quantities,
                                                   history.grid ? &*history.grid : nullptr, footprint, depth);
   }

@@ -4,15 +4,44 @@
 #include <cmath>
 
 #include "tremor/core/error.hpp"
+#include "tremor/imaging/envelope.hpp"
 
 namespace tremor::imaging {
 
 std::array<double, 2> GridMap::point(Index p) const {
   const Index i = p % nx, j = p / nx;
-  const auto along = [](double lo, double hi, Index n, Index k) {
-    return n > 1 ? lo + (hi - lo) * static_cast<double>(k) / static_cast<double>(n - 1) : lo;
+  const auto along = [](double lo, double hi, Index n, Index k) {  // as ReceiverGrid::point
+    const auto last = static_cast<double>(n - 1);
+    return n > 1 ? (lo * (last - static_cast<double>(k)) + hi * static_cast<double>(k)) / last : lo;
   };
   return {along(min[0], max[0], nx, i), along(min[1], max[1], ny, j)};
+}
+
+GridMap peak_map(Index nx, Index ny, std::size_t n_samples, std::size_t first, std::size_t last,
+                 const std::function<void(Index begin, Index end, std::vector<double>& traces)>& read) {
+  // Points a block: the traces of 2048 points of a few thousand samples, some tens of MB.
+  constexpr Index block = 2048;
+  GridMap map;
+  map.nx = nx;
+  map.ny = ny;
+  map.values.assign(static_cast<std::size_t>(nx * ny), 0.0);
+  if (n_samples == 0) return map;
+  const Envelopes envelopes(n_samples);
+  std::vector<double> traces;
+  for (Index begin = 0; begin < nx * ny; begin += block) {
+    const Index end = std::min(nx * ny, begin + block);
+    traces.assign(n_samples * static_cast<std::size_t>(end - begin), 0.0);
+    read(begin, end, traces);
+    const Index width = end - begin;
+#pragma omp parallel for schedule(dynamic, 16)
+    for (Index p = 0; p < width; ++p) {
+      std::vector<double> signal(n_samples);
+      for (std::size_t s = 0; s < n_samples; ++s)
+        signal[s] = traces[s * static_cast<std::size_t>(width) + static_cast<std::size_t>(p)];
+      map.values[static_cast<std::size_t>(begin + p)] = envelopes.peak(signal, first, last);
+    }
+  }
+  return map;
 }
 
 void normalise(GridMap& map) {

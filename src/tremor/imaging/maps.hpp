@@ -4,6 +4,7 @@
 // its intersection over union with the true footprint, its centroid; and the map as a colour
 // image with the true footprint's outline.
 #include <array>
+#include <functional>
 #include <optional>
 #include <span>
 #include <vector>
@@ -21,6 +22,13 @@ struct GridMap {
 
   std::array<double, 2> point(Index p) const;
 };
+
+// The map of the envelope peaks of nx x ny traces of n_samples samples over samples [first,
+// last): read(begin, end, traces) fills traces[s * (end - begin) + p - begin] for points [begin,
+// end), which are asked for in blocks so that the traces of a large grid need not all be in memory.
+// Peaks of different points are computed in parallel (OpenMP).
+GridMap peak_map(Index nx, Index ny, std::size_t n_samples, std::size_t first, std::size_t last,
+                 const std::function<void(Index begin, Index end, std::vector<double>& traces)>& read);
 
 // Divided by its largest value (unchanged when that is 0).
 void normalise(GridMap& map);

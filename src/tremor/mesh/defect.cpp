@@ -109,6 +109,23 @@ double Defect::deepest() const {
   return map->depth.empty() ? 0.0 : *std::max_element(map->depth.begin(), map->depth.end());
 }
 
+void defects_at(const Mesh& mesh, std::span<const Defect> defects, std::span<const std::array<double, 3>> points,
+                std::vector<unsigned char>& footprint, std::vector<double>& depth) {
+  double lower[3], upper[3];
+  mesh.bounding_box(lower, upper);
+  double mean = 0.0;
+  for (const auto& p : points) mean += p[2] / static_cast<double>(points.size());
+  const bool top = mean > 0.5 * (lower[2] + upper[2]);
+  footprint.clear();
+  depth.clear();
+  for (const auto& p : points) {
+    bool inside = false;
+    for (const Defect& d : defects) inside = inside || d.inside(p[0], p[1]);
+    footprint.push_back(inside ? 1 : 0);
+    depth.push_back(std::max(0.0, top ? upper[2] - p[2] : p[2] - lower[2]));
+  }
+}
+
 std::vector<DefectEffect> apply_defects(Mesh& mesh, std::span<const Defect> defects, std::string_view source) {
   std::vector<DefectEffect> effects(defects.size());
   if (defects.empty()) return effects;

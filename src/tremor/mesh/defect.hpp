@@ -84,6 +84,13 @@ struct DefectEffect {
   double deepest = 0.0;  // m
 };
 
+// At each point (x, y, z) on a surface of the plate `mesh` (after apply_defects): whether it lies
+// in a defect's footprint (1), and the loss of thickness there (m): its height below the plate's
+// top, or above its bottom, whichever surface the points lie nearer on average (the plate's
+// extent in z is its thickness where no defect is).
+void defects_at(const Mesh& mesh, std::span<const Defect> defects, std::span<const std::array<double, 3>> points,
+                std::vector<unsigned char>& footprint, std::vector<double>& depth);
+
 // Lowers (raises) the plate's surface of hexahedra (hex8, hex20, hex-gllP, in one or several
 // blocks) by each defect in turn, as above. Throws tremor::Error naming `source`, the defect and
 // the element: a 2D mesh or other element types, a defect deeper than 90% of the plate, one that

@@ -216,7 +216,9 @@ std::array<double, 2> ReceiverGrid::point(Index p) const {
   const Index i = p % count[0], j = p / count[0];
   const auto along = [&](int axis, Index k) {
     const auto a = static_cast<std::size_t>(axis);
-    return count[a] > 1 ? min[a] + (max[a] - min[a]) * static_cast<double>(k) / static_cast<double>(count[a] - 1) : min[a];
+    // Weighted from both ends, so that the middle of a symmetric range is 0 exactly.
+    const auto n = static_cast<double>(count[a] - 1);
+    return count[a] > 1 ? (min[a] * (n - static_cast<double>(k)) + max[a] * static_cast<double>(k)) / n : min[a];
   };
   return {along(0, i), along(1, j)};
 }

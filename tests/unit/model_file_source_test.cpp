@@ -355,8 +355,8 @@ TEST_F(ModelFileSource, ReceiverErrors) {
   const std::string r = plate + "[[receiver]]\n";  // keys from line 12
   expect_error(r + "node_set = \"xmax\"\n", 11, {"[[receiver]] #1: missing 'name' (the receiver's name"});
   expect_error(r + "name = \"\"\nnode_set = \"xmax\"\n", 12, {"'name' is empty"});
-  expect_error(r + "name = \"a\"\n", 11, {"[[receiver]] #1 'a': a receiver takes either 'node_set'"});
-  expect_error(r + "name = \"a\"\nnode_set = \"xmax\"\npositions = [[0, 0]]\n", 11, {"not both"});
+  expect_error(r + "name = \"a\"\n", 11, {"[[receiver]] #1 'a': a receiver takes one of 'node_set'", "'grid'"});
+  expect_error(r + "name = \"a\"\nnode_set = \"xmax\"\npositions = [[0, 0]]\n", 11, {"takes one of"});
   expect_error(r + "name = \"a\"\npositions = [[0, 0], [0.05, -0.01]]\n", 13,
                {"[[receiver]] #1 'a': 'positions'[1] lies outside the mesh, which spans [0, 0.2] x [0, 0.1]"});
   expect_error(r + "name = \"a\"\npositions = [0.05, 0.01]\n", 13, {"'positions'[0] must be an array of 2 coordinates"});

@@ -141,6 +141,18 @@ void print_static(const Model& model) {
 // The model file's sources, prescribed displacements, receivers, absorbing layers, snapshots and
 // solver settings: what a run will do, checked before running it.
 void print_excitation(const Model& model) {
+  if (!model.transducers.empty()) std::printf("%-18s%zu\n", "transducers", model.transducers.size());
+  for (const Transducer& t : model.transducers) {
+    std::printf("  %-24s %s at (%sm, %sm) on '%s'%s: ", t.name.c_str(), t.mode == Transducer::Mode::A0 ? "A0" : "S0",
+                si(t.position[0]).c_str(), si(t.position[1]).c_str(), t.surface.c_str(),
+                t.mode == Transducer::Mode::S0 ? str(" and '", t.opposite, "'").c_str() : "");
+    if (t.radius > 0.0)
+      std::printf("disc of %sm radius, %s faces of %.4g mm^2 each side", si(t.radius).c_str(),
+                  group_digits(static_cast<long long>(t.faces.empty() ? 0 : t.faces.front())).c_str(), t.area * 1e6);
+    else
+      std::printf("point force");
+    std::printf(", %sN, %s\n", si(t.amplitude).c_str(), signal_text(t.signal).c_str());
+  }
   if (!model.defects.empty()) std::printf("%-18s%zu\n", "defects", model.defects.size());
   for (std::size_t k = 0; k < model.defects.size(); ++k) {
     const Defect& d = model.defects[k];

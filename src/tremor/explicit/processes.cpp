@@ -158,6 +158,13 @@ bool ProcessGroup::stop_decision(bool stop) const {
   return flag.at(0) != 0;
 }
 
+bool worse(const std::array<double, 5>& a, const std::array<double, 5>& b) {
+  if (a[0] != b[0]) return a[0] > b[0];
+  if (a[1] != b[1]) return a[1] > b[1];
+  if (a[2] != b[2]) return a[2] < b[2];
+  return a[3] < b[3];
+}
+
 std::array<double, 5> ProcessGroup::worst(const std::array<double, 5>& mine) const {
   std::vector<char> bytes(sizeof(mine));
   std::memcpy(bytes.data(), mine.data(), sizeof(mine));
@@ -168,7 +175,7 @@ std::array<double, 5> ProcessGroup::worst(const std::array<double, 5>& mine) con
     for (const std::vector<char>& from : all) {
       std::array<double, 5> other{};
       std::memcpy(other.data(), from.data(), sizeof(other));
-      if (other[0] > best[0] || (other[0] == best[0] && other[1] > best[1])) best = other;
+      if (worse(other, best)) best = other;
     }
     std::memcpy(chosen.data(), best.data(), sizeof(best));
   }

@@ -51,6 +51,11 @@ ExplicitRun run_threads(const Model& model, const RunOptions& options, Observer*
                         std::span<const parallel::Communicator> members);
 inline constexpr double stop_grace_seconds = 60.0;
 
+// Whether DOF a is worse than DOF b, each as (rank: 2 NaN, 1 Inf, 0 finite; size |u|; the model's
+// node; component; value): NaN before Inf before the largest |u|, then the lowest node and
+// component, so that the worst DOF is the same however the model is decomposed.
+bool worse(const std::array<double, 5>& a, const std::array<double, 5>& b);
+
 class ProcessGroup {
  public:
   // `parts`: decompose_model's, every process's maps (histories, snapshots, nodes); `histories`

@@ -570,8 +570,11 @@ void find_worst(const Subdomain<Real>& d, Worst& worst) {
     const double value = static_cast<double>(u[i]);
     const int rank = std::isnan(value) ? 2 : std::isinf(value) ? 1 : 0;
     const double size = std::isfinite(value) ? std::abs(value) : 0.0;
-    if (rank > worst.rank || (rank == worst.rank && size > worst.size))
-      worst = {rank, size, d.numbering.global_node(static_cast<Index>(i) / dim), static_cast<int>(i % dim), value};
+    const Index node = d.numbering.global_node(static_cast<Index>(i) / dim);
+    const int component = static_cast<int>(i % dim);
+    if (worst.rank < 0 || worse({double(rank), size, double(node), double(component), value},
+                                {double(worst.rank), worst.size, double(worst.node), double(worst.component), worst.value}))
+      worst = {rank, size, node, component, value};
   }
 }
 

@@ -31,7 +31,7 @@ using detail::Table;
 
 constexpr std::string_view top_keys[] = {"title",    "mesh",   "material",  "section",    "explicit",
                                          "static",   "source", "traction",  "body_force", "prescribed_displacement",
-                                         "receiver", "output", "absorbing"};
+                                         "receiver", "output", "absorbing", "transducer"};
 // Tables the solvers will read; until they do, the reader warns and ignores them.
 constexpr std::string_view reserved_keys[] = {"sem", "bem"};
 constexpr std::string_view mesh_keys[] = {"file",    "generator", "element",     "origin",  "size",  "divisions",
@@ -1031,6 +1031,29 @@ OutputSettings read_output(const Table& table, const Mesh& mesh) {
   return output;
 }
 
+constexpr std::string_view transducer_keys[] = {"name",   "position", "radius", "mode",    "amplitude",
+                                                "signal", "delay",    "surface", "opposite"};
+constexpr std::string_view transducer_modes[] = {"A0", "S0"};
+
+Transducer read_transducer(Table& table, const std::string& base_dir) {
+  name_where(table);
+  table.only(transducer_keys);
+  Transducer t;
+  t.origin = origin_of(table);
+  t.name = table.string("name").value_or(table.where());
+  const auto position = table.numbers("position", 2);
+  if (!position) table.fail_at(table.line(), "missing 'position' (x and y of the transducer's centre on the plate, m)");
+  t.position = {(*position)[0], (*position)[1]};
+  t.radius = non_negative(table, "radius", "m; 0 or absent: a point force");
+  t.mode = choice(table, "mode", transducer_modes).value_or("A0") == "S0" ? Transducer::Mode::S0 : Transducer::Mode::A0;
+  t.amplitude = table.number("amplitude", 1.0);
+  t.delay = non_negative(table, "delay", "s");
+  t.surface = table.string("surface").value_or("zmax");
+  t.opposite = table.string("opposite").value_or("zmin");
+  t.signal = read_signal(table, base_dir);
+  return t;
+}
+
 void read_excitation(const Table& root, Model& model, const std::string& base_dir) {
   if (const auto table = root.table("explicit")) model.explicit_settings = read_explicit(*table, base_dir);
   if (const auto table = root.table("static")) model.static_settings = read_static(*table);
@@ -1040,6 +1063,7 @@ void read_excitation(const Table& root, Model& model, const std::string& base_di
     model.point_sources.push_back(read_source(table, model.mesh, base_dir, signal_optional));
   for (Table table : root.tables("traction"))
     model.surface_loads.push_back(read_traction(table, model.mesh, base_dir, signal_optional));
+  for (Table table : root.tables("transducer")) add_transducer(model, read_transducer(table, base_dir));
   for (const Table& table : root.tables("body_force")) model.body_forces.push_back(read_body_force(table, model.mesh));
   for (Table table : root.tables("prescribed_displacement"))
     model.prescribed.push_back(read_prescribed(table, model.mesh, base_dir, signal_optional));
@@ -1056,6 +1080,8 @@ void read_excitation(const Table& root, Model& model, const std::string& base_di
 
 // ---------------------------------------------------------------------------------------------
 // [[absorbing]]
+
+
 
 constexpr std::string_view absorbing_keys[] = {"kind",  "faces",     "thickness", "element_set",
                                                "power", "alpha_max", "frequency"};

@@ -12,6 +12,7 @@
 #include "tremor/model/material.hpp"
 #include "tremor/model/output.hpp"
 #include "tremor/model/source.hpp"
+#include "tremor/model/transducer.hpp"
 
 namespace tremor {
 
@@ -84,6 +85,7 @@ struct Model {
   std::vector<BodyForce> body_forces;      // also from Abaqus *DLOAD GRAV, BX, BY, BZ
   std::vector<PrescribedDisplacement> prescribed;
   std::vector<Receiver> receivers;
+  std::vector<Transducer> transducers;  // already added as point sources or surface loads
   std::optional<ExplicitSettings> explicit_settings;
   // The model file's [static], or an Abaqus *STEP with *STATIC (model/source.hpp).
   std::optional<StaticSettings> static_settings;

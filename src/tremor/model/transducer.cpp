@@ -1,0 +1,123 @@
+#include "tremor/model/transducer.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
+#include "tremor/model/model.hpp"
+
+namespace tremor {
+
+namespace {
+
+struct FaceGeometry {
+  std::array<double, 2> centre{0.0, 0.0};
+  double area = 0.0;     // projected on x-y
+  double normal_z = 0.0;  // the sign of the outward normal's z, from the corners' orientation
+};
+
+// A face's corners in order: its centre, its projected area (shoelace) and its orientation.
+FaceGeometry geometry(const Mesh& mesh, const Face& face) {
+  const ElementRef ref = mesh.locate(face.element);
+  const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
+  int local[8];
+  const int n = face_vertices(block.type, block.order, face.face, local);
+  const auto nodes = block.nodes(ref.element);
+  FaceGeometry g;
+  double twice_area = 0.0;
+  for (int a = 0; a < n; ++a) {
+    const auto p = mesh.node(nodes[static_cast<std::size_t>(local[a])]);
+    const auto q = mesh.node(nodes[static_cast<std::size_t>(local[(a + 1) % n])]);
+    g.centre[0] += p[0] / n;
+    g.centre[1] += p[1] / n;
+    twice_area += p[0] * q[1] - q[0] * p[1];
+  }
+  // Counter-clockwise seen from outside (faces.hpp): positive seen from +z when the face looks up.
+  g.area = 0.5 * std::abs(twice_area);
+  g.normal_z = twice_area > 0.0 ? 1.0 : twice_area < 0.0 ? -1.0 : 0.0;
+  return g;
+}
+
+}  // namespace
+
+void add_transducer(Model& model, Transducer t) {
+  const Mesh& mesh = model.mesh;
+  const std::string at = t.origin.empty() ? model.source : t.origin;
+  TREMOR_CHECK(mesh.dim() == 3, at, ": transducer '", t.name, "' stands on a plate; the mesh is 2D");
+  std::vector<std::string> surfaces{t.surface};
+  if (t.mode == Transducer::Mode::S0) surfaces.push_back(t.opposite);
+  for (const std::string& name : surfaces) {
+    const auto set = mesh.face_sets.find(name);
+    TREMOR_CHECK(set != mesh.face_sets.end() && !set->second.empty(), at, ": transducer '", t.name,
+                 "': the mesh has no surface '", name, "'");
+    // The surface's faces near the position, and which way it faces.
+    double nearest = std::numeric_limits<double>::infinity(), normal = 0.0, largest = 0.0;
+    std::vector<Face> disc;
+    double area = 0.0;
+    for (const Face& face : set->second) {
+      const FaceGeometry g = geometry(mesh, face);
+      normal += g.normal_z;
+      largest = std::max(largest, std::sqrt(g.area));
+      const double distance = std::hypot(g.centre[0] - t.position[0], g.centre[1] - t.position[1]);
+      nearest = std::min(nearest, distance);
+      if (t.radius > 0.0 && distance <= t.radius) {
+        disc.push_back(face);
+        area += g.area;
+      }
+    }
+    TREMOR_CHECK(normal != 0.0, at, ": transducer '", t.name, "': surface '", name,
+                 "' does not face up or down (z); a transducer stands on a plate's top or bottom");
+    // Pushing into the plate: down on a surface facing up, up on one facing down.
+    const double inward = normal > 0.0 ? -1.0 : 1.0;
+    TREMOR_CHECK(nearest <= largest, at, ": transducer '", t.name, "' at (", t.position[0], ", ", t.position[1],
+                 ") is not over surface '", name, "' (its nearest face centre is ", nearest, " m away)");
+    if (t.radius > 0.0) {
+      TREMOR_CHECK(!disc.empty(), at, ": transducer '", t.name, "': no face of surface '", name,
+                   "' has its centre within its radius ", t.radius, " m; give radius 0 for a point force, or refine "
+                   "the mesh under it");
+      SurfaceLoad load;
+      load.name = str(t.name, surfaces.size() > 1 ? (name == t.surface ? " (top)" : " (bottom)") : "");
+      load.surface = name;
+      load.faces = disc;
+      load.pressure = t.amplitude / area;  // positive: into the plate
+      load.signal = t.signal;
+      load.delay = t.delay;
+      load.origin = at;
+      model.surface_loads.push_back(std::move(load));
+      t.faces.push_back(disc.size());
+      t.area = area;
+      continue;
+    }
+    // A point force at the surface's node nearest the position in x-y.
+    Index best = -1;
+    double closest = std::numeric_limits<double>::infinity();
+    for (const Face& face : set->second) {
+      const ElementRef ref = mesh.locate(face.element);
+      const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
+      int local[max_face_nodes];
+      const int n = face_nodes(block.type, block.order, face.face, local);
+      for (int a = 0; a < n; ++a) {
+        const Index node = block.nodes(ref.element)[static_cast<std::size_t>(local[a])];
+        const double d = std::hypot(mesh.node(node)[0] - t.position[0], mesh.node(node)[1] - t.position[1]);
+        if (d < closest || (d == closest && node < best)) {
+          closest = d;
+          best = node;
+        }
+      }
+    }
+    PointSource source;
+    source.nodes = {best};
+    source.position = std::array<double, 3>{t.position[0], t.position[1], mesh.node(best)[2]};
+    source.direction = {0.0, 0.0, inward};
+    source.amplitude = t.amplitude;
+    source.signal = t.signal;
+    source.delay = t.delay;
+    source.origin = at;
+    model.point_sources.push_back(std::move(source));
+    t.nodes.push_back(best);
+  }
+  model.transducers.push_back(std::move(t));
+}
+
+}  // namespace tremor

@@ -1,0 +1,45 @@
+#pragma once
+// Transducers on a plate (guided-wave inspection; the multi-GPU spectral-element paper, section
+// 5): a point force, or a disc of uniform pressure, pushing into the plate's top surface (A0: one
+// side) or into both its surfaces at the same place (S0: opposite forces on the top and the
+// bottom, which excite the symmetric mode and cancel the antisymmetric one). A transducer becomes
+// the point sources or surface loads that do this (add_transducer); the model keeps it for
+// `tremor info`.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "tremor/core/config.hpp"
+#include "tremor/model/signal.hpp"
+
+namespace tremor {
+
+struct Model;
+
+struct Transducer {
+  enum class Mode { A0, S0 };
+  std::string name;
+  std::array<double, 2> position{0.0, 0.0};  // m: x and y on the plate
+  double radius = 0.0;                       // m: 0 a point force, else a disc
+  Mode mode = Mode::A0;
+  double amplitude = 1.0;  // N: the force on each surface (a disc's pressure times its area)
+  Signal signal;
+  double delay = 0.0;          // s
+  std::string surface = "zmax";   // the surface it stands on
+  std::string opposite = "zmin";  // S0: the surface under it
+  std::string origin;             // "file:line"
+  // What it became: per surface (one for A0, two for S0), the node of a point force or the faces
+  // of a disc, and a disc's area (m^2, projected on x-y).
+  std::vector<Index> nodes;
+  std::vector<std::size_t> faces;
+  double area = 0.0;
+};
+
+// Adds the point sources (the node of `surface` nearest the position in x-y, pushed along the
+// surface's inward z) or surface loads (the faces of `surface` whose centres lie within the
+// radius, at the pressure that makes `amplitude` over their area) of `t` to `model`, and `t`
+// itself. Throws tremor::Error naming t.origin: a surface the mesh lacks or that is not normal to
+// z, a position over no face of it, a disc that holds no face centre.
+void add_transducer(Model& model, Transducer t);
+
+}  // namespace tremor

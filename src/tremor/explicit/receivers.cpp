@@ -423,35 +423,36 @@ Recorder<Real>::Recorder(const Exec& exec, std::vector<History> histories, doubl
     : exec_(exec), histories_(std::move(histories)), dt_(dt) {
   TREMOR_CHECK(std::isfinite(dt) && dt > 0.0, "recorder: time step ", dt);
   dim_ = histories_.empty() ? 1 : histories_.front().dim;
-  std::map<Index, Index> slot_of;  // node -> gather slot
-  const auto slot = [&](Index node) {
+  std::vector<Index> offsets{0}, dofs;
+  std::vector<double> weights;
+  const auto term = [&](Index node, int c, double weight) {
     TREMOR_CHECK(node >= 0 && static_cast<Size>(node) * dim_ < n_dofs, "receiver node ", node, " out of range");
-    const auto [it, inserted] = slot_of.emplace(node, static_cast<Index>(gather_nodes_.size()));
-    if (inserted) gather_nodes_.push_back(node);
-    return it->second;
+    dofs.push_back(node * dim_ + c);
+    weights.push_back(weight);
   };
   for (const History& history : histories_) {
     TREMOR_CHECK(history.dim == dim_, "histories of different dimensions");
-    std::vector<std::vector<std::pair<Index, double>>> points;
-    if (!history.nodes.empty())
-      for (Index node : history.nodes) points.push_back({{slot(node), 1.0}});
-    else
-      for (const Location& location : history.locations) {
-        std::vector<std::pair<Index, double>> terms;
-        for (std::size_t a = 0; a < location.nodes.size(); ++a)
-          if (location.weights[a] != 0.0) terms.emplace_back(slot(location.nodes[a]), location.weights[a]);
-        points.push_back(std::move(terms));
+    row_begin_.push_back(static_cast<Index>(offsets.size() - 1));
+    for (Index p = 0; p < history.n_points(); ++p)
+      for (int c = 0; c < dim_; ++c) {
+        if (!history.nodes.empty()) {
+          term(history.nodes[static_cast<std::size_t>(p)], c, 1.0);
+        } else {
+          const Location& location = history.locations[static_cast<std::size_t>(p)];
+          for (std::size_t a = 0; a < location.nodes.size(); ++a)
+            if (location.weights[a] != 0.0) term(location.nodes[a], c, location.weights[a]);
+        }
+        offsets.push_back(static_cast<Index>(dofs.size()));
       }
-    terms_.push_back(std::move(points));
   }
-  std::vector<Index> dofs;
-  for (Index node : gather_nodes_)
-    for (int c = 0; c < dim_; ++c) dofs.push_back(node * dim_ + c);
-  gather_dofs_ = DeviceArray<Index>(exec_, std::span<const Index>(dofs));
+  n_rows_ = static_cast<Index>(offsets.size() - 1);
+  offsets_ = DeviceArray<Index>(exec_, std::span<const Index>(offsets));
+  dofs_ = DeviceArray<Index>(exec_, std::span<const Index>(dofs));
+  weights_ = DeviceArray<double>(exec_, std::span<const double>(weights));
   // A few hundred recording steps per transfer, within 64 MB of buffer.
-  const std::size_t row_pair = std::max<std::size_t>(2 * dofs.size() * sizeof(Real), 1);
+  const std::size_t row_pair = std::max<std::size_t>(2 * static_cast<std::size_t>(n_rows_) * sizeof(Real), 1);
   capacity_ = static_cast<Index>(std::clamp<std::size_t>((std::size_t(64) << 20) / row_pair, 1, 256));
-  buffer_ = DeviceArray<Real>(exec_, static_cast<Index>(2 * dofs.size()) * capacity_);
+  buffer_ = DeviceArray<Real>(exec_, 2 * n_rows_ * capacity_);
   pending_.resize(histories_.size());
 }
 
@@ -465,29 +466,26 @@ template void gather_entries<double>(const Exec&, View<const double>, View<const
 
 namespace {
 
-// out[k] = previous[dofs[k]] and out[n + k] = current[dofs[k]], n = dofs.size: both time levels
-// of one recording step in one launch.
+// out[r] = row r of previous and out[n + r] = row r of current, n rows (Recorder's rows): both time
+// levels of one recording step in one launch.
 template <class Real>
-void gather_levels(const Exec& exec, View<const Real> previous, View<const Real> current, View<const Index> dofs,
-                   Real* out) {
-  const Index n = dofs.size;
+void record_levels(const Exec& exec, View<const Real> previous, View<const Real> current, Index n,
+                   const Index* offsets, const Index* dofs, const double* weights, Real* out) {
   forall(exec, 2 * n, [=] TREMOR_LAMBDA(Index k) {
-    out[k] = k < n ? previous[dofs[k]] : current[dofs[k - n]];
+    const Real* u = k < n ? previous.data : current.data;
+    const Index r = k < n ? k : k - n;
+    double sum = 0.0;
+    for (Index t = offsets[r]; t < offsets[r + 1]; ++t) sum += weights[t] * static_cast<double>(u[dofs[t]]);
+    out[k] = static_cast<Real>(sum);
   });
 }
 
 }  // namespace
 
 template <class Real>
-void Recorder<Real>::interpolate(const History& history, std::size_t h, const std::vector<double>& gathered,
-                                 std::vector<double>& out) const {
-  out.assign(static_cast<std::size_t>(history.n_points()) * static_cast<std::size_t>(dim_), 0.0);
-  const auto& points = terms_[h];
-  for (std::size_t p = 0; p < points.size(); ++p)
-    for (const auto& [slot, weight] : points[p])
-      for (int c = 0; c < dim_; ++c)
-        out[p * static_cast<std::size_t>(dim_) + static_cast<std::size_t>(c)] +=
-            weight * gathered[static_cast<std::size_t>(slot) * static_cast<std::size_t>(dim_) + static_cast<std::size_t>(c)];
+void Recorder<Real>::values_of(std::size_t h, const std::vector<double>& level, std::vector<double>& out) const {
+  const auto begin = level.begin() + row_begin_[h];
+  out.assign(begin, begin + histories_[h].n_points() * dim_);
 }
 
 template <class Real>
@@ -503,8 +501,8 @@ void Recorder<Real>::record(long long step, View<const Real> previous, View<cons
   }
   if (!need) return;
   if (static_cast<Index>(buffered_.size()) == capacity_) flush();
-  const auto width = static_cast<std::size_t>(gather_dofs_.size());
-  gather_levels<Real>(exec_, previous, current, std::as_const(gather_dofs_).view(),
+  const auto width = static_cast<std::size_t>(n_rows_);
+  record_levels<Real>(exec_, previous, current, n_rows_, offsets_.data(), dofs_.data(), weights_.data(),
                       buffer_.data() + 2 * width * buffered_.size());
   buffered_.push_back(step);
 }
@@ -512,7 +510,7 @@ void Recorder<Real>::record(long long step, View<const Real> previous, View<cons
 template <class Real>
 void Recorder<Real>::flush() {
   if (buffered_.empty()) return;
-  const auto width = static_cast<std::size_t>(gather_dofs_.size());
+  const auto width = static_cast<std::size_t>(n_rows_);
   std::vector<Real> host(2 * width * buffered_.size());
   memory::copy(exec_, host.data(), MemorySpace::Host, buffer_.data(), exec_.space(), sizeof(Real) * host.size());
   for (std::size_t r = 0; r < buffered_.size(); ++r) {
@@ -535,7 +533,7 @@ void Recorder<Real>::complete(long long step) {
     const bool due = step % n == 0;
     if (!kinematic && !due) continue;
     if (kinematic && !due && !pending.active) continue;
-    interpolate(history, h, current_, u_curr);
+    values_of(h, current_, u_curr);
     const std::size_t n_values = u_curr.size();
     if (!kinematic) {
       history.times.push_back(static_cast<double>(step) * dt_);
@@ -563,7 +561,7 @@ void Recorder<Real>::complete(long long step) {
       if (on_sample_) on_sample_(history, history.n_samples() - 1);
     }
     if (due) {
-      interpolate(history, h, previous_, u_prev);
+      values_of(h, previous_, u_prev);
       pending.active = true;
       pending.step = step;
       pending.before = u_prev;

@@ -49,6 +49,9 @@ imaging::GridMap total_map(const io::GridReader& reader, const io::StoredGrid& g
   return map;
 }
 
+// A length for the printout: rounding's residue of a sum of lengths (below a picometre) shown as 0.
+std::string metres(double x) { return si(std::abs(x) < 1e-12 ? 0.0 : x) + "m"; }
+
 void run_image(const ImageArgs& args) {
   auto opened = std::make_unique<io::GridReader>(args.result);  // closed before the images are added
   const io::GridReader& reader = *opened;
@@ -136,17 +139,17 @@ void run_image(const ImageArgs& args) {
     const auto where = map.point(at);
     std::string line = str(grid->name, ": ", group_digits(map.nx), " x ", group_digits(map.ny), " points, samples ",
                            si(grid->time[first]), "s..", si(grid->time[last - 1]), "s; peak ", peak, " at (",
-                           si(where[0]), "m, ", si(where[1]), "m)");
+                           metres(where[0]), ", ", metres(where[1]), ")");
     const std::size_t n_found = static_cast<std::size_t>(std::count(found.begin(), found.end(), 1));
     line += str("\n  above ", args.threshold_db, " dB   ", group_digits(static_cast<long long>(n_found)), " points");
-    if (const auto c = imaging::centroid(map, found)) line += str(", centroid (", si((*c)[0]), "m, ", si((*c)[1]), "m)");
+    if (const auto c = imaging::centroid(map, found)) line += str(", centroid (", metres((*c)[0]), ", ", metres((*c)[1]), ")");
     if (!grid->footprint.empty()) {
       const double iou = imaging::intersection_over_union(found, grid->footprint);
       image.numbers.push_back({"iou", iou});
       const auto n_true = static_cast<std::size_t>(std::count(grid->footprint.begin(), grid->footprint.end(), 1));
       line += str("\n  true footprint  ", group_digits(static_cast<long long>(n_true)), " points");
       if (const auto c = imaging::centroid(map, grid->footprint))
-        line += str(", centroid (", si((*c)[0]), "m, ", si((*c)[1]), "m)");
+        line += str(", centroid (", metres((*c)[0]), ", ", metres((*c)[1]), ")");
       char text[32];
       std::snprintf(text, sizeof text, "%.3f", iou);
       line += str("\n  intersection over union  ", text);

@@ -8,3 +8,18 @@ function(check_output all)
     endif()
   endforeach()
 endfunction()
+
+# Runs ${TREMOR} with the arguments after `expect_rc` (an exit status, or "nonzero") and fails,
+# showing its output, when it exits otherwise; its stdout and stderr go into `output`.
+function(tremor expect_rc)
+  execute_process(COMMAND "${TREMOR}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  set(all "${out}${err}")
+  if(expect_rc STREQUAL "nonzero")
+    if(rc EQUAL 0)
+      message(FATAL_ERROR "tremor ${ARGN}: expected a non-zero exit status, got 0\n${all}")
+    endif()
+  elseif(NOT rc EQUAL expect_rc)
+    message(FATAL_ERROR "tremor ${ARGN}: expected exit status ${expect_rc}, got ${rc}\n${all}")
+  endif()
+  set(output "${all}" PARENT_SCOPE)
+endfunction()

@@ -11,19 +11,6 @@ file(MAKE_DIRECTORY "${WORK}")
 set(domains "${WORK}/model.domains")
 include(${CMAKE_CURRENT_LIST_DIR}/checks.cmake)
 
-function(tremor expect_rc)
-  execute_process(COMMAND "${TREMOR}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  set(all "${out}${err}")
-  if(expect_rc STREQUAL "nonzero")
-    if(rc EQUAL 0)
-      message(FATAL_ERROR "tremor ${ARGN}: expected a non-zero exit status, got 0\n${all}")
-    endif()
-  elseif(NOT rc EQUAL expect_rc)
-    message(FATAL_ERROR "tremor ${ARGN}: expected exit status ${expect_rc}, got ${rc}\n${all}")
-  endif()
-  set(output "${all}" PARENT_SCOPE)
-endfunction()
-
 # 1.
 tremor(0 partition "${MODEL}" --domains 3 -o "${domains}")
 check_output("${output}" "subdomains +3 \\(METIS k-way\\), at most [0-9,]+ elements each; [0-9,]+ nodes shared"

@@ -131,14 +131,7 @@ TEST(OverProcesses, StopAndResumeFromACheckpoint) {
   const ExplicitRun resumed = explicit_fe::run_explicit(model, options, world.root() ? &second : nullptr);
   ASSERT_TRUE(resumed.ok()) << resumed.message;
   if (!world.root()) return;
-  for (std::size_t h = 0; h < full.histories.size(); ++h) {
-    std::vector<double> values(stopped.histories[h].values);
-    values.insert(values.end(), resumed.histories[h].values.begin(), resumed.histories[h].values.end());
-    EXPECT_EQ(values, full.histories[h].values) << full.histories[h].name;
-  }
-  std::vector<std::vector<double>> fields(first.fields);
-  fields.insert(fields.end(), second.fields.begin(), second.fields.end());
-  EXPECT_EQ(fields, whole.fields);
+  test::expect_halves_make_the_whole(full, whole, stopped, first, resumed, second);
 }
 
 // A run that blows up stops on every process at the same step, naming the node (the worst over

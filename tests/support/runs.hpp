@@ -64,6 +64,23 @@ inline void expect_runs_close(const explicit_fe::ExplicitRun& want, const Kept& 
   }
 }
 
+// A run stopped (`stopped`, its observer `first`) and resumed (`resumed`, `second`) gives the
+// uninterrupted run's (`full`, `whole`) histories and snapshots, bit for bit.
+inline void expect_halves_make_the_whole(const explicit_fe::ExplicitRun& full, const Kept& whole,
+                                         const explicit_fe::ExplicitRun& stopped, const Kept& first,
+                                         const explicit_fe::ExplicitRun& resumed, const Kept& second) {
+  ASSERT_EQ(stopped.histories.size(), full.histories.size());
+  ASSERT_EQ(resumed.histories.size(), full.histories.size());
+  for (std::size_t h = 0; h < full.histories.size(); ++h) {
+    std::vector<double> values(stopped.histories[h].values);
+    values.insert(values.end(), resumed.histories[h].values.begin(), resumed.histories[h].values.end());
+    EXPECT_EQ(values, full.histories[h].values) << full.histories[h].name;
+  }
+  std::vector<std::vector<double>> fields(first.fields);
+  fields.insert(fields.end(), second.fields.begin(), second.fields.end());
+  EXPECT_EQ(fields, whole.fields);
+}
+
 // A decomposed run of the tests: an operator, an exchange, with or without overlap.
 struct RunCase {
   const char* kind;

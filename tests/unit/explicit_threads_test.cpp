@@ -222,14 +222,7 @@ TEST(OverThreads, StopAndResumeFromACheckpoint) {
   Kept second;
   const ExplicitRun resumed = explicit_fe::run_threads(model, options, &second, members);
   ASSERT_TRUE(resumed.ok()) << resumed.message;
-  for (std::size_t h = 0; h < full.histories.size(); ++h) {
-    std::vector<double> values(stopped.histories[h].values);
-    values.insert(values.end(), resumed.histories[h].values.begin(), resumed.histories[h].values.end());
-    EXPECT_EQ(values, full.histories[h].values) << full.histories[h].name;
-  }
-  std::vector<std::vector<double>> fields(first.fields);
-  fields.insert(fields.end(), second.fields.begin(), second.fields.end());
-  EXPECT_EQ(fields, whole.fields);
+  test::expect_halves_make_the_whole(full, whole, stopped, first, resumed, second);
 }
 
 // A run that blows up stops every member at the same step, and says what the single-domain run

@@ -161,22 +161,9 @@ TEST(OverProcesses, NonFiniteStateStopsEveryProcess) {
 TEST(OverProcessesGpu, EqualsOneGpu) {
   TREMOR_REQUIRE_GPU();
   const Communicator& world = Communicator::world();
-  for (const auto& [c, deterministic] : test::gpu_run_cases) {
-    SCOPED_TRACE(str(c.kind, " ", c.exchange, c.overlap ? " overlap" : "", deterministic ? "" : " atomics"));
-    const Model model = case_model(c);
-    RunOptions options = case_options(c, "cuda", world);
-    options.deterministic = deterministic;
-    Kept kept;
-    const ExplicitRun run = explicit_fe::run_explicit(model, options, world.root() ? &kept : nullptr);
-    ASSERT_TRUE(run.ok()) << run.message;
-    if (!world.root()) continue;
-    options.communicator = nullptr;
-    options.domains = 1;
-    Kept single_kept;
-    const ExplicitRun single = explicit_fe::run_explicit(model, options, &single_kept);
-    // As on the host (1e-12), with the GPU's fused multiply-adds in both runs alike.
-    expect_runs_close(single, single_kept, run, kept, 1e-12);
-  }
+  test::expect_gpu_cases_equal_one_gpu(world, world.root(), [&](const Model& model, const RunOptions& options, Kept& kept) {
+    return explicit_fe::run_explicit(model, options, world.root() ? &kept : nullptr);
+  });
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "tremor/core/format.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/parallel/communicator.hpp"
 #include "unit/explicit_test_models.hpp"
@@ -100,6 +101,12 @@ inline const std::vector<GpuRunCase> gpu_run_cases = {
     {{"sem", "p2p", true}, true},        {{"sem", "p2p", false}, true},       {{"sem", "allreduce", true}, true},
     {{"matrix_free", "allreduce", true}, true}, {{"sem", "p2p", true}, false}};
 
+// Each of gpu_run_cases run decomposed over `group`'s members by run(model, options, kept) (the
+// observer on the first member), against the same run on one GPU, computed where `compare`: to
+// 1e-12 as on the host, the GPU's fused multiply-adds in both runs alike.
+template <class Run>
+void expect_gpu_cases_equal_one_gpu(const parallel::Communicator& group, bool compare, Run run);
+
 // The bar of a case (GLL order 3 for sem, hex8 otherwise).
 inline Model case_model(const RunCase& c) {
   return std::string(c.kind) == "sem" ? loaded_bar(ElementType::HexGLL, 3, 2) : loaded_bar(ElementType::Hex8, 1, 4);
@@ -116,6 +123,25 @@ inline explicit_fe::RunOptions case_options(const RunCase& c, const char* backen
   options.communicator = &group;
   options.domains = group.size();
   return options;
+}
+
+template <class Run>
+void expect_gpu_cases_equal_one_gpu(const parallel::Communicator& group, bool compare, Run run) {
+  for (const auto& [c, deterministic] : gpu_run_cases) {
+    SCOPED_TRACE(str(c.kind, " ", c.exchange, c.overlap ? " overlap" : "", deterministic ? "" : " atomics"));
+    const Model model = case_model(c);
+    explicit_fe::RunOptions options = case_options(c, "cuda", group);
+    options.deterministic = deterministic;
+    Kept kept;
+    const explicit_fe::ExplicitRun decomposed = run(model, options, kept);
+    ASSERT_TRUE(decomposed.ok()) << decomposed.message;
+    if (!compare) continue;
+    options.communicator = nullptr;
+    options.domains = 1;
+    Kept single_kept;
+    const explicit_fe::ExplicitRun single = explicit_fe::run_explicit(model, options, &single_kept);
+    expect_runs_close(single, single_kept, decomposed, kept, 1e-12);
+  }
 }
 
 }  // namespace tremor::test

@@ -273,21 +273,9 @@ TEST(OverThreads, TheFirstMembersFailureStopsEveryMember) {
 TEST(OverThreadsGpu, EqualsOneGpu) {
   TREMOR_REQUIRE_GPU();
   const std::vector<Communicator> members = Communicator::threads(2, "GPU");
-  for (const auto& [c, deterministic] : test::gpu_run_cases) {
-    SCOPED_TRACE(str(c.kind, " ", c.exchange, c.overlap ? " overlap" : "", deterministic ? "" : " atomics"));
-    const Model model = case_model(c);
-    RunOptions options = case_options(c, "cuda", members.front());
-    options.deterministic = deterministic;
-    Kept kept;
-    const ExplicitRun run = explicit_fe::run_threads(model, options, &kept, members);
-    ASSERT_TRUE(run.ok()) << run.message;
-    options.communicator = nullptr;
-    options.domains = 1;
-    Kept single_kept;
-    const ExplicitRun single = explicit_fe::run_explicit(model, options, &single_kept);
-    // As on the host (1e-12), with the GPU's fused multiply-adds in both runs alike.
-    expect_runs_close(single, single_kept, run, kept, 1e-12);
-  }
+  test::expect_gpu_cases_equal_one_gpu(members.front(), true, [&](const Model& model, const RunOptions& options, Kept& kept) {
+    return explicit_fe::run_threads(model, options, &kept, members);
+  });
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "support/support.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
+#include "tremor/explicit/processes.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/parallel/communicator.hpp"
 #include "unit/explicit_test_models.hpp"
@@ -88,43 +89,16 @@ TEST(OverProcesses, StopAndResumeFromACheckpoint) {
   const ExplicitRun stopped = explicit_fe::run_explicit(model, options, world.root() ? &first : nullptr);
   EXPECT_EQ(stopped.status, explicit_fe::RunStatus::Stopped);  // on every process
   EXPECT_EQ(stopped.steps, 21);
-  // Every process resumes from the first's checkpoint (a result file's, in a real run).
-  std::vector<char> bytes;
+  // Every process resumes from the first's checkpoint (a result file's, in a real run), which the
+  // first sends as `tremor run --resume` does.
   explicit_fe::SolverState state;
   if (world.root()) {
     ASSERT_EQ(first.checkpoints.size(), 3u);
     state = first.checkpoints.back();
     EXPECT_TRUE(state.snapshot.active);  // a velocity snapshot waits for step 22
   }
-  const auto share = [&](std::vector<double>& values) {
-    bytes.assign(reinterpret_cast<const char*>(values.data()),
-                 reinterpret_cast<const char*>(values.data() + values.size()));
-    world.broadcast(bytes);
-    values.assign(reinterpret_cast<const double*>(bytes.data()),
-                  reinterpret_cast<const double*>(bytes.data() + bytes.size()));
-  };
-  share(state.previous);
-  share(state.current);
-  std::vector<double> step{double(state.step)};
-  share(step);
-  state.step = static_cast<long long>(step[0]);
-  std::vector<double> count{double(state.receivers.size())};
-  share(count);
-  state.receivers.resize(static_cast<std::size_t>(count[0]));
-  for (explicit_fe::PendingSample& s : state.receivers) {
-    std::vector<double> head{double(s.active), double(s.step)};
-    share(head);
-    s.active = head[0] != 0.0;
-    s.step = static_cast<long long>(head[1]);
-    share(s.before);
-    share(s.at);
-  }
-  std::vector<double> head{double(state.snapshot.active), double(state.snapshot.step)};
-  share(head);
-  state.snapshot.active = head[0] != 0.0;
-  state.snapshot.step = static_cast<long long>(head[1]);
-  share(state.snapshot.before);
-  share(state.snapshot.at);
+  long long every = 0;
+  explicit_fe::broadcast_state(world, state, every);
   options.resume = &state;
   options.checkpoint_every = 0;
   Kept second;
@@ -132,6 +106,35 @@ TEST(OverProcesses, StopAndResumeFromACheckpoint) {
   ASSERT_TRUE(resumed.ok()) << resumed.message;
   if (!world.root()) return;
   test::expect_halves_make_the_whole(full, whole, stopped, first, resumed, second);
+}
+
+// A resumed run's checkpoint, read by the first process alone, reaches every process whole.
+TEST(OverProcesses, TheFirstProcessSendsTheCheckpoint) {
+  const Communicator& world = Communicator::world();
+  explicit_fe::SolverState state;
+  long long every = 0;
+  if (world.root()) {
+    state.step = 42;
+    state.previous = {1.0, -2.0, 3.5};
+    state.current = {4.0, 5.0, 6.0};
+    state.receivers.push_back({true, 41, {0.25, 0.5}, {0.75, 1.0}});
+    state.receivers.push_back({});
+    state.snapshot = {true, 40, {9.0}, {10.0}};
+    every = 7;
+  }
+  explicit_fe::broadcast_state(world, state, every);
+  EXPECT_EQ(state.step, 42);
+  EXPECT_EQ(every, 7);
+  EXPECT_EQ(state.previous, (std::vector<double>{1.0, -2.0, 3.5}));
+  EXPECT_EQ(state.current, (std::vector<double>{4.0, 5.0, 6.0}));
+  ASSERT_EQ(state.receivers.size(), 2u);
+  EXPECT_TRUE(state.receivers[0].active);
+  EXPECT_EQ(state.receivers[0].step, 41);
+  EXPECT_EQ(state.receivers[0].before, (std::vector<double>{0.25, 0.5}));
+  EXPECT_EQ(state.receivers[0].at, (std::vector<double>{0.75, 1.0}));
+  EXPECT_FALSE(state.receivers[1].active);
+  EXPECT_TRUE(state.snapshot.active);
+  EXPECT_EQ(state.snapshot.at, (std::vector<double>{10.0}));
 }
 
 // A run that blows up stops on every process at the same step, naming the node (the worst over

@@ -397,14 +397,12 @@ void run_on_worker(const RunArgs& args, const parallel::Communicator& world) {
     failure = std::current_exception();
   }
   ex::agree(world, failure);
-  // The first process checked that the checkpoint is this run's; every process reads it (the
-  // same file: the model's paths are the same on every host).
+  // The first process reads the checkpoint and checks that it is this run's, and sends it and the
+  // checkpoint interval to every process (which need not see its file: other hosts).
   options.checkpoint_every = args.checkpoint_option->count() ? args.checkpoint_every : 0;
   ex::SolverState state;
   if (args.resume) {
-    io::Checkpoint resumed = io::read_checkpoint(checkpoint_path(output_path(args.output, args.model)));
-    if (!args.checkpoint_option->count()) options.checkpoint_every = resumed.checkpoint_every;
-    state = solver_state(std::move(resumed));
+    ex::broadcast_state(world, state, options.checkpoint_every);
     options.resume = &state;
   }
   options.preflight = &preflight;
@@ -564,6 +562,7 @@ void run_command(const RunArgs& args) {
   if (args.resume) {
     state = solver_state(std::move(resumed));
     options.resume = &state;
+    if (world.size() > 1) ex::broadcast_state(world, state, options.checkpoint_every);  // to run_on_worker
   }
 
   Progress progress;

@@ -158,6 +158,31 @@ bool ProcessGroup::stop_decision(bool stop) const {
   return flag.at(0) != 0;
 }
 
+void broadcast_state(const parallel::Communicator& communicator, SolverState& state, long long& extra) {
+  std::vector<char> message;
+  if (communicator.root()) {
+    Writer out(message);
+    out.put(state.step);
+    out.put(extra);
+    out.put(std::span<const double>(state.previous));
+    out.put(std::span<const double>(state.current));
+    out.put(static_cast<std::uint64_t>(state.receivers.size()));
+    for (const PendingSample& s : state.receivers) out.put(s);
+    out.put(state.snapshot);
+  }
+  communicator.broadcast(message);
+  if (communicator.root()) return;
+  Reader in(message);
+  state.step = in.get<long long>();
+  extra = in.get<long long>();
+  state.previous = in.values();
+  state.current = in.values();
+  state.receivers.resize(static_cast<std::size_t>(in.get<std::uint64_t>()));
+  for (PendingSample& s : state.receivers) s = in.pending();
+  state.snapshot = in.pending();
+  TREMOR_CHECK(in.done(), "a checkpoint from the first process was ", message.size(), " bytes with more at its end");
+}
+
 bool worse(const std::array<double, 5>& a, const std::array<double, 5>& b) {
   if (a[0] != b[0]) return a[0] > b[0];
   if (a[1] != b[1]) return a[1] > b[1];

@@ -51,6 +51,10 @@ ExplicitRun run_threads(const Model& model, const RunOptions& options, Observer*
                         std::span<const parallel::Communicator> members);
 inline constexpr double stop_grace_seconds = 60.0;
 
+// Collective: the first member's `state` and `extra` (a resumed run's checkpoint, read by the first
+// alone) on every member, so that members on other hosts need not see its file.
+void broadcast_state(const parallel::Communicator& communicator, SolverState& state, long long& extra);
+
 // Whether DOF a is worse than DOF b, each as (rank: 2 NaN, 1 Inf, 0 finite; size |u|; the model's
 // node; component; value): NaN before Inf before the largest |u|, then the lowest node and
 // component, so that the worst DOF is the same however the model is decomposed.

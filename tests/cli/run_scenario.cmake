@@ -1,6 +1,8 @@
 # Runs `tremor run` on a model and exports the result, checking exit statuses, output and files.
 #   cmake -DTREMOR=path/to/tremor -DMODEL=model.toml -DWORK=dir -DMODE=complete|interrupt|resume
-#         [-DPRECISION=double|float -DH5_EQUAL=path/to/tremor_h5_equal] -P run_scenario.cmake
+#         [-DPRECISION=double|float -DH5_EQUAL=path/to/tremor_h5_equal] [-DLAUNCHER="mpirun;-np;2"]
+#         -P run_scenario.cmake
+# LAUNCHER (resume only): a command line the runs start under (mpirun: a run over processes).
 # complete:  the run exits 0 and prints the pre-flight and summary; the result file exists (no
 #            `.partial` left); the export writes a CSV whose header is `time,<id>_ux,<id>_uy`.
 # interrupt: SIGINT after 1 s (`timeout --preserve-status -s INT 1`): exit 130, "incomplete" printed, the result
@@ -18,13 +20,13 @@ include(${CMAKE_CURRENT_LIST_DIR}/checks.cmake)
 
 if(MODE STREQUAL "resume")
   set(common --backend serial --check-every 10 --precision ${PRECISION})
-  execute_process(COMMAND "${TREMOR}" run "${MODEL}" -o "${WORK}/whole.h5" ${common}
+  execute_process(COMMAND ${LAUNCHER} "${TREMOR}" run "${MODEL}" -o "${WORK}/whole.h5" ${common}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "whole run: expected exit status 0, got ${rc}\n${out}${err}")
   endif()
   check_output("${out}" "snapshots +every 10 steps .*magnitude, velocity")
-  execute_process(COMMAND "${TREMOR}" run "${MODEL}" -o "${result}" ${common} --checkpoint-every 20 --stop-at-step 40
+  execute_process(COMMAND ${LAUNCHER} "${TREMOR}" run "${MODEL}" -o "${result}" ${common} --checkpoint-every 20 --stop-at-step 40
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 130)
     message(FATAL_ERROR "stopped run: expected exit status 130, got ${rc}\n${out}${err}")
@@ -33,13 +35,13 @@ if(MODE STREQUAL "resume")
   if(NOT EXISTS "${result}.checkpoint")
     message(FATAL_ERROR "expected ${result}.checkpoint after the stop")
   endif()
-  execute_process(COMMAND "${TREMOR}" run "${MODEL}" -o "${result}" ${common}
+  execute_process(COMMAND ${LAUNCHER} "${TREMOR}" run "${MODEL}" -o "${result}" ${common}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(rc EQUAL 0)
     message(FATAL_ERROR "a fresh run over a checkpoint must be refused\n${out}${err}")
   endif()
   check_output("${err}" "result.h5.checkpoint exists.*--resume")
-  execute_process(COMMAND "${TREMOR}" run "${MODEL}" -o "${result}" ${common} --resume
+  execute_process(COMMAND ${LAUNCHER} "${TREMOR}" run "${MODEL}" -o "${result}" ${common} --resume
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "resumed run: expected exit status 0, got ${rc}\n${out}${err}")
@@ -55,7 +57,7 @@ if(MODE STREQUAL "resume")
     message(FATAL_ERROR "the resumed file differs from the whole run's:\n${out}${err}")
   endif()
   check_output("${out}" "equal: 34 datasets")
-  execute_process(COMMAND "${TREMOR}" run "${MODEL}" -o "${result}" ${common} --resume
+  execute_process(COMMAND ${LAUNCHER} "${TREMOR}" run "${MODEL}" -o "${result}" ${common} --resume
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(rc EQUAL 0)
     message(FATAL_ERROR "a resume without a checkpoint must be refused\n${out}${err}")

@@ -85,7 +85,7 @@ template <class Real>
 NcclExchange<Real>::NcclExchange(const Exec& exec, const partition::Decomposition& decomposition, int dim,
                                  const Communicator& communicator, Strategy strategy)
     : handle_(std::make_unique<Handle>()), exec_(exec), side_(exec), dim_(dim), strategy_(strategy) {
-  TREMOR_CHECK(nccl_compiled(), "the NCCL exchange needs a build with CUDA, MPI and NCCL");
+  TREMOR_CHECK(nccl_compiled(), "the NCCL exchange needs a build with CUDA and NCCL");
   TREMOR_CHECK(exec.backend() == Backend::Cuda, "the NCCL exchange runs on a GPU; the backend is ",
                to_string(exec.backend()));
   side_ = Exec::cuda_side_stream(exec.device());

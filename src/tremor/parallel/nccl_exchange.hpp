@@ -11,7 +11,8 @@
 //   All-reduce: one kernel writes the subdomain's shared values into the array over every shared
 // node of the model (zero elsewhere), NCCL sums it in place over the processes, one kernel reads
 // the sums back.
-// The NCCL communicator is bootstrapped over `communicator` (MPI).
+// The NCCL communicator is bootstrapped over `communicator` (MPI's processes, or a group of
+// threads).
 #include <memory>
 #include <span>
 #include <vector>
@@ -23,7 +24,7 @@
 
 namespace tremor::parallel {
 
-// Whether this build has NCCL (CUDA and MPI builds where the toolkit's NCCL was found).
+// Whether this build has NCCL (CUDA builds where the toolkit's NCCL was found).
 bool nccl_compiled();
 
 template <class Real>

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The multi-GPU checks and benchmarks of one host in one go (docs/parallel.md): tests/mpi over the
-# host's GPUs, `tremor bench exchange`, `tremor run --gpus N` against `mpirun -np N tremor run`
+# host's GPUs, the same GPU cases over threads (OverThreadsGpu), `tremor bench exchange`, `tremor run --gpus N` against `mpirun -np N tremor run`
 # (the same bits), and bench/scaling.sh's weak and strong cases up to N GPUs (SEM plates at GLL
 # order 4 and hex8 block_ell plates, 10M DOF per GPU, float and double; the all-reduce exchange,
 # no overlap and --gpus N at N GPUs).
 #
 # Usage, from the repository root on a GPU host: bench/multi-gpu.sh BIN RESULTS_DIR N
-# BIN: the folder holding tremor and tremor_mpi_tests. MPIRUN (default "mpirun") is the launcher
+# BIN: the folder holding tremor, tremor_mpi_tests, tremor_unit_tests and tremor_h5_equal. MPIRUN (default "mpirun") is the launcher
 # with its flags (on a host without MPI installed, a relocatable bundle's mpirun with -x for its
 # environment).
 set -uo pipefail
@@ -23,6 +23,11 @@ mkdir -p "$out"
 timeout 300 $mpirun -np "$n" "$bin/tremor_mpi_tests" > "$out/mpi-np$n.log" 2>&1
 echo "tests/mpi -np $n: rc=$?" | tee "$out/summary.txt"
 grep -h "PASSED\|FAILED" "$out/mpi-np$n.log" | sort | uniq -c | tee -a "$out/summary.txt"
+# One process, a thread per GPU (--gpus): the decomposed GPU cases over the host's first two GPUs,
+# NCCL between them, against one GPU.
+timeout 300 "$bin/tremor_unit_tests" --gtest_filter='OverThreadsGpu*' > "$out/threads.log" 2>&1
+echo "OverThreadsGpu: rc=$?" | tee -a "$out/summary.txt"
+grep -h "PASSED\|FAILED\|SKIPPED" "$out/threads.log" | sort | uniq -c | tee -a "$out/summary.txt"
 timeout 300 $mpirun -np "$n" "$bin/tremor" bench exchange --output-dir "$out/exchange-np$n" > "$out/exchange-np$n.log" 2>&1
 echo "bench exchange -np $n: rc=$?" | tee -a "$out/summary.txt"
 # One process driving the N GPUs against N processes: the same result file, bit for bit (colour-by-

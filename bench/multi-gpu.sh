@@ -6,7 +6,8 @@
 # no overlap and --gpus N at N GPUs).
 #
 # Usage, from the repository root on a GPU host: bench/multi-gpu.sh BIN RESULTS_DIR N
-# BIN: the folder holding tremor, tremor_mpi_tests, tremor_unit_tests and tremor_h5_equal. MPIRUN (default "mpirun") is the launcher
+# BIN: the folder holding tremor, tremor_mpi_tests, tremor_unit_tests and tremor_h5_equal.
+# MPIRUN (default "mpirun") is the launcher
 # with its flags (on a host without MPI installed, a relocatable bundle's mpirun with -x for its
 # environment).
 set -uo pipefail

@@ -7,9 +7,8 @@
 #
 # Usage, from the repository root on a GPU host: bench/multi-gpu.sh BIN RESULTS_DIR N
 # BIN: the folder holding tremor, tremor_mpi_tests, tremor_unit_tests and tremor_h5_equal.
-# MPIRUN (default "mpirun") is the launcher
-# with its flags (on a host without MPI installed, a relocatable bundle's mpirun with -x for its
-# environment).
+# MPIRUN (default "mpirun") is the launcher with its flags (on a host without MPI installed, a
+# relocatable bundle's mpirun with -x for its environment).
 set -uo pipefail
 bin=${1:?usage: bench/multi-gpu.sh BIN RESULTS_DIR N}
 out=${2:?usage: bench/multi-gpu.sh BIN RESULTS_DIR N}

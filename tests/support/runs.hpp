@@ -65,6 +65,23 @@ inline void expect_runs_close(const explicit_fe::ExplicitRun& want, const Kept& 
   }
 }
 
+// A decomposed run of `model` (`run`, its observer `kept`; `options` its, over n_domains members)
+// against the same run in one process: one domain to 1e-12 of each history's largest value (the
+// shared nodes' sums in another order), and, point to point, the same decomposition bit for bit.
+inline void expect_equals_one_domain_and_in_process(const Model& model, explicit_fe::RunOptions options,
+                                                    const explicit_fe::ExplicitRun& run, const Kept& kept,
+                                                    int n_domains) {
+  options.communicator = nullptr;
+  Kept single_kept, same_kept;
+  options.domains = 1;
+  const explicit_fe::ExplicitRun single = explicit_fe::run_explicit(model, options, &single_kept);
+  expect_runs_close(single, single_kept, run, kept, 1e-12);
+  if (options.exchange != "p2p") return;
+  options.domains = n_domains;
+  const explicit_fe::ExplicitRun same = explicit_fe::run_explicit(model, options, &same_kept);
+  expect_runs_close(same, same_kept, run, kept, 0.0);
+}
+
 // A run stopped (`stopped`, its observer `first`) and resumed (`resumed`, `second`) gives the
 // uninterrupted run's (`full`, `whole`) histories and snapshots, bit for bit.
 inline void expect_halves_make_the_whole(const explicit_fe::ExplicitRun& full, const Kept& whole,

@@ -175,15 +175,7 @@ TEST_P(OverThreads, EqualsOneDomainAndTheSameDecompositionInOneProcess) {
   Kept kept;
   const ExplicitRun run = explicit_fe::run_threads(model, options, &kept, members);
   ASSERT_TRUE(run.ok()) << run.message;
-  options.communicator = nullptr;
-  Kept single_kept, same_kept;
-  options.domains = 1;
-  const ExplicitRun single = explicit_fe::run_explicit(model, options, &single_kept);
-  expect_runs_close(single, single_kept, run, kept, 1e-12);
-  if (std::string(c.exchange) != "p2p") return;
-  options.domains = n;
-  const ExplicitRun same = explicit_fe::run_explicit(model, options, &same_kept);
-  expect_runs_close(same, same_kept, run, kept, 0.0);
+  test::expect_equals_one_domain_and_in_process(model, options, run, kept, n);
 }
 
 INSTANTIATE_TEST_SUITE_P(Operators, OverThreads,

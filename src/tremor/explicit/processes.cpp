@@ -183,29 +183,29 @@ void broadcast_state(const parallel::Communicator& communicator, SolverState& st
   TREMOR_CHECK(in.done(), "a checkpoint from the first process was ", message.size(), " bytes with more at its end");
 }
 
-bool worse(const std::array<double, 5>& a, const std::array<double, 5>& b) {
+bool worse(const DofReport& a, const DofReport& b) {
   if (a[0] != b[0]) return a[0] > b[0];
   if (a[1] != b[1]) return a[1] > b[1];
   if (a[2] != b[2]) return a[2] < b[2];
   return a[3] < b[3];
 }
 
-std::array<double, 5> ProcessGroup::worst(const std::array<double, 5>& mine) const {
+DofReport ProcessGroup::worst(const DofReport& mine) const {
   std::vector<char> bytes(sizeof(mine));
   std::memcpy(bytes.data(), mine.data(), sizeof(mine));
   const std::vector<std::vector<char>> all = communicator_->gather(bytes);
   std::vector<char> chosen = bytes;
   if (root()) {
-    std::array<double, 5> best = mine;
+    DofReport best = mine;
     for (const std::vector<char>& from : all) {
-      std::array<double, 5> other{};
+      DofReport other{};
       std::memcpy(other.data(), from.data(), sizeof(other));
       if (worse(other, best)) best = other;
     }
     std::memcpy(chosen.data(), best.data(), sizeof(best));
   }
   communicator_->broadcast(chosen);
-  std::array<double, 5> out{};
+  DofReport out{};
   std::memcpy(out.data(), chosen.data(), sizeof(out));
   return out;
 }
@@ -242,31 +242,9 @@ void ProcessGroup::gather_state(long long step, std::span<const double> previous
   state.snapshot = snapshots_->merge_pending(snapshots);
 }
 
-void agree(const parallel::Communicator& communicator, std::exception_ptr failure) {
-  const parallel::Communicator* communicator_ = &communicator;
-  std::string message;
-  if (failure) {
-    try {
-      std::rethrow_exception(failure);
-    } catch (const std::exception& error) {
-      message = error.what();
-    } catch (...) {
-      message = "an unknown error";
-    }
-  }
-  const std::vector<double> failed = communicator_->all_gather(failure ? 1.0 : 0.0);
-  int first = -1;
-  for (std::size_t r = 0; r < failed.size() && first < 0; ++r)
-    if (failed[r] != 0.0) first = static_cast<int>(r);
-  if (first < 0) return;
-  std::vector<char> text(message.begin(), message.end());
-  communicator_->broadcast(text, first);
-  if (first == 0 && communicator_->root()) throw AgreedFailure(message);  // its own message, as it was
-  throw AgreedFailure(str(communicator_->name(first), ": ", std::string(text.begin(), text.end())));
-}
-
 namespace {
 
+// An exception's message.
 std::string message_of(std::exception_ptr failure) {
   try {
     std::rethrow_exception(failure);
@@ -278,6 +256,20 @@ std::string message_of(std::exception_ptr failure) {
 }
 
 }  // namespace
+
+void agree(const parallel::Communicator& communicator, std::exception_ptr failure) {
+  const parallel::Communicator* communicator_ = &communicator;
+  const std::string message = failure ? message_of(failure) : std::string();
+  const std::vector<double> failed = communicator_->all_gather(failure ? 1.0 : 0.0);
+  int first = -1;
+  for (std::size_t r = 0; r < failed.size() && first < 0; ++r)
+    if (failed[r] != 0.0) first = static_cast<int>(r);
+  if (first < 0) return;
+  std::vector<char> text(message.begin(), message.end());
+  communicator_->broadcast(text, first);
+  if (first == 0 && communicator_->root()) throw AgreedFailure(message);  // its own message, as it was
+  throw AgreedFailure(str(communicator_->name(first), ": ", std::string(text.begin(), text.end())));
+}
 
 ExplicitRun run_threads(const Model& model, const RunOptions& options, Observer* observer,
                         std::span<const parallel::Communicator> members) {
@@ -311,13 +303,17 @@ ExplicitRun run_threads(const Model& model, const RunOptions& options, Observer*
       throw;
     }
   };
+  // The host's cores shared among the members for their set-up (OpenMP's threads of each).
+  const auto share_cores = [n] {
+#if defined(_OPENMP)
+    omp_set_num_threads(std::max(1, omp_get_num_procs() / n));
+#endif
+  };
   std::vector<std::thread> threads;
   for (int k = 1; k < n; ++k)
     threads.emplace_back([&, k] {
       log::set_thread_silent(true);  // the first member reports what they all would
-#if defined(_OPENMP)
-      omp_set_num_threads(std::max(1, omp_get_num_procs() / n));  // the host's cores shared in set-up
-#endif
+      share_cores();
       try {
         (void)member(k, nullptr);
       } catch (...) {  // reported through the group (fail) or by the first member (agreed)
@@ -341,8 +337,8 @@ ExplicitRun run_threads(const Model& model, const RunOptions& options, Observer*
   });
 #if defined(_OPENMP)
   const int cores = omp_get_max_threads();
-  omp_set_num_threads(std::max(1, omp_get_num_procs() / n));
 #endif
+  share_cores();
   ExplicitRun run;
   std::exception_ptr failure;
   try {

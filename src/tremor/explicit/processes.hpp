@@ -55,10 +55,12 @@ inline constexpr double stop_grace_seconds = 60.0;
 // alone) on every member, so that members on other hosts need not see its file.
 void broadcast_state(const parallel::Communicator& communicator, SolverState& state, long long& extra);
 
-// Whether DOF a is worse than DOF b, each as (rank: 2 NaN, 1 Inf, 0 finite; size |u|; the model's
-// node; component; value): NaN before Inf before the largest |u|, then the lowest node and
-// component, so that the worst DOF is the same however the model is decomposed.
-bool worse(const std::array<double, 5>& a, const std::array<double, 5>& b);
+// A DOF of the NaN/Inf report: (rank: 2 NaN, 1 Inf, 0 finite; size |u|; the model's node;
+// component; value).
+using DofReport = std::array<double, 5>;
+// Whether DOF a is worse than DOF b: NaN before Inf before the largest |u|, then the lowest node
+// and component, so that the worst DOF is the same however the model is decomposed.
+bool worse(const DofReport& a, const DofReport& b);
 
 class ProcessGroup {
  public:
@@ -81,7 +83,7 @@ class ProcessGroup {
   bool stop_decision(bool stop) const;
   // Collective: this process's worst DOF (rank: 2 NaN, 1 Inf, 0 finite; size |u|; the model's
   // node; component; value) against the others'; the worst of all on every process.
-  std::array<double, 5> worst(const std::array<double, 5>& mine) const;
+  DofReport worst(const DofReport& mine) const;
   // Collective: this process's piece of a checkpoint (its subdomain's state in local numbers and
   // its pending samples) merged into the model's on the first process (`state` elsewhere is left
   // as it was).

@@ -552,17 +552,10 @@ double non_finite(const Subdomain<Real>& d) {
   });
 }
 
-// The worst DOF of a state that is not finite: NaN first, then Inf, then the largest |u|.
-struct Worst {
-  int rank = -1;
-  double size = 0.0;
-  Index node = 0;  // the model's
-  int component = 0;
-  double value = 0.0;
-};
-
+// The worst DOF of a state that is not finite (worse(): NaN first, then Inf, then the largest
+// |u|, then the lowest node); its rank starts below any DOF's.
 template <class Real>
-void find_worst(const Subdomain<Real>& d, Worst& worst) {
+void find_worst(const Subdomain<Real>& d, DofReport& worst) {
   std::vector<Real> previous, u;
   d.scheme->get_state(previous, u);
   const int dim = d.numbering.dim();
@@ -570,11 +563,9 @@ void find_worst(const Subdomain<Real>& d, Worst& worst) {
     const double value = static_cast<double>(u[i]);
     const int rank = std::isnan(value) ? 2 : std::isinf(value) ? 1 : 0;
     const double size = std::isfinite(value) ? std::abs(value) : 0.0;
-    const Index node = d.numbering.global_node(static_cast<Index>(i) / dim);
-    const int component = static_cast<int>(i % dim);
-    if (worst.rank < 0 || worse({double(rank), size, double(node), double(component), value},
-                                {double(worst.rank), worst.size, double(worst.node), double(worst.component), worst.value}))
-      worst = {rank, size, node, component, value};
+    const DofReport dof{double(rank), size, double(d.numbering.global_node(static_cast<Index>(i) / dim)),
+                        double(static_cast<int>(i % dim)), value};
+    if (worse(dof, worst)) worst = dof;
   }
 }
 
@@ -642,18 +633,14 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
       std::rethrow_exception(failure);
     }
     if (bad > 0.0) {
-      Worst worst;
+      DofReport worst{-1.0, 0.0, 0.0, 0.0, 0.0};
       for (const Subdomain<Real>* d : subdomains) find_worst(*d, worst);
-      if (processes) {
-        const std::array<double, 5> all = processes->worst(
-            {double(worst.rank), worst.size, double(worst.node), double(worst.component), worst.value});
-        worst = {static_cast<int>(all[0]), all[1], static_cast<Index>(all[2]), static_cast<int>(all[3]), all[4]};
-      }
+      if (processes) worst = processes->worst(worst);
       run.status = RunStatus::NonFinite;
       run.bad_step = step;
-      run.bad_node = model.mesh.node_labels[static_cast<std::size_t>(worst.node)];
+      run.bad_node = model.mesh.node_labels[static_cast<std::size_t>(worst[2])];
       run.message = str("the solution is not finite at step ", step, " (t = ", static_cast<double>(step) * dt,
-                        " s): node ", run.bad_node, " has u", "xyz"[worst.component], " = ", worst.value, "; ",
+                        " s): node ", run.bad_node, " has u", "xyz"[static_cast<int>(worst[3])], " = ", worst[4], "; ",
                         static_cast<long long>(bad), " values are NaN or Inf. The time step ", dt,
                         " s against the stable ", p.stable_dt, " s, or the loads, are the usual causes");
       break;

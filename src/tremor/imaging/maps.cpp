@@ -5,16 +5,12 @@
 
 #include "tremor/core/error.hpp"
 #include "tremor/imaging/envelope.hpp"
+#include "tremor/model/source.hpp"
 
 namespace tremor::imaging {
 
 std::array<double, 2> GridMap::point(Index p) const {
-  const Index i = p % nx, j = p / nx;
-  const auto along = [](double lo, double hi, Index n, Index k) {  // as ReceiverGrid::point
-    const auto last = static_cast<double>(n - 1);
-    return n > 1 ? (lo * (last - static_cast<double>(k)) + hi * static_cast<double>(k)) / last : lo;
-  };
-  return {along(min[0], max[0], nx, i), along(min[1], max[1], ny, j)};
+  return {ReceiverGrid::along(min[0], max[0], nx, p % nx), ReceiverGrid::along(min[1], max[1], ny, p / nx)};
 }
 
 GridMap peak_map(Index nx, Index ny, std::size_t n_samples, std::size_t first, std::size_t last,

@@ -785,6 +785,13 @@ PointSource read_source(Table& table, const Mesh& mesh, const std::string& base_
   return source;
 }
 
+// Two numbers (a point or a spacing in the x-y plane), m.
+std::array<double, 2> plane_pair(const Table& table, std::string_view key, std::string_view meaning) {
+  const auto values = table.numbers(key, 2);
+  if (!values) table.fail_at(table.line(), str("missing '", key, "' (", meaning, ")"));
+  return {(*values)[0], (*values)[1]};
+}
+
 // The surface a table's 'surface' names, and its faces; refused when there is none or it is empty.
 std::pair<std::string, std::vector<Face>> surface_of(const Table& table, const Mesh& mesh) {
   std::string name = table.required_string("surface", "the name of a surface of the mesh");
@@ -920,12 +927,8 @@ ReceiverGrid read_grid(const Table& owner, const Mesh& mesh) {
   table.only(grid_keys);
   if (mesh.dim() != 3) table.fail_at(table.line(), "a grid lies on a surface of a 3D mesh; this mesh is 2D");
   ReceiverGrid grid;
-  for (std::string_view key : {"min", "max"}) {
-    const auto values = table.numbers(key, 2);
-    if (!values) table.fail_at(table.line(), str("missing '", key, "' (x and y of the grid's ", key == "min" ? "first" : "last",
-                                                  " point, m)"));
-    (key == "min" ? grid.min : grid.max) = {(*values)[0], (*values)[1]};
-  }
+  grid.min = plane_pair(table, "min", "x and y of the grid's first point, m");
+  grid.max = plane_pair(table, "max", "x and y of the grid's last point, m");
   const auto count = table.integers("count", 2);
   if (!count) table.fail_at(table.line(), "missing 'count' (the points along x and along y, such as [101, 101])");
   for (std::size_t a = 0; a < 2; ++a) {
@@ -1041,9 +1044,7 @@ Transducer read_transducer(Table& table, const std::string& base_dir) {
   Transducer t;
   t.origin = origin_of(table);
   t.name = table.string("name").value_or(table.where());
-  const auto position = table.numbers("position", 2);
-  if (!position) table.fail_at(table.line(), "missing 'position' (x and y of the transducer's centre on the plate, m)");
-  t.position = {(*position)[0], (*position)[1]};
+  t.position = plane_pair(table, "position", "x and y of the transducer's centre on the plate, m");
   t.radius = non_negative(table, "radius", "m; 0 or absent: a point force");
   t.mode = choice(table, "mode", transducer_modes).value_or("A0") == "S0" ? Transducer::Mode::S0 : Transducer::Mode::A0;
   t.amplitude = table.number("amplitude", 1.0);
@@ -1153,13 +1154,6 @@ constexpr std::string_view map_defect_keys[] = {"map", "origin", "spacing"};
 constexpr std::string_view plate_sides[] = {"top", "bottom"};
 // A depth map is a grid of numbers; a larger file is not one.
 constexpr std::uintmax_t largest_depth_map = 256u << 20;
-
-// Two numbers (a point or a spacing in the x-y plane), m.
-std::array<double, 2> plane_pair(const Table& table, std::string_view key, std::string_view meaning) {
-  const auto values = table.numbers(key, 2);
-  if (!values) table.fail_at(table.line(), str("missing '", key, "' (", meaning, ")"));
-  return {(*values)[0], (*values)[1]};
-}
 
 Defect read_defect(const Table& table, int number, const std::string& base_dir) {
   table.only(defect_keys);

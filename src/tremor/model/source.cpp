@@ -212,15 +212,13 @@ void validate_excitation(const Model& model) {
   }
 }
 
+double ReceiverGrid::along(double lo, double hi, Index n, Index k) {
+  const auto last = static_cast<double>(n - 1);
+  return n > 1 ? (lo * (last - static_cast<double>(k)) + hi * static_cast<double>(k)) / last : lo;
+}
+
 std::array<double, 2> ReceiverGrid::point(Index p) const {
-  const Index i = p % count[0], j = p / count[0];
-  const auto along = [&](int axis, Index k) {
-    const auto a = static_cast<std::size_t>(axis);
-    // Weighted from both ends, so that the middle of a symmetric range is 0 exactly.
-    const auto n = static_cast<double>(count[a] - 1);
-    return count[a] > 1 ? (min[a] * (n - static_cast<double>(k)) + max[a] * static_cast<double>(k)) / n : min[a];
-  };
-  return {along(0, i), along(1, j)};
+  return {along(min[0], max[0], count[0], p % count[0]), along(min[1], max[1], count[1], p / count[0])};
 }
 
 }  // namespace tremor

@@ -119,6 +119,9 @@ struct ReceiverGrid {
   Index n_points() const { return count[0] * count[1]; }
   // Point p's x and y.
   std::array<double, 2> point(Index p) const;
+  // The k-th of n coordinates spaced evenly from lo to hi (lo when n is 1), weighted from both
+  // ends, so that the middle of a symmetric range is 0 exactly.
+  static double along(double lo, double hi, Index n, Index k);
 };
 
 struct Receiver {

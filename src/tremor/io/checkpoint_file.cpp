@@ -27,14 +27,12 @@ void write_vector(hid_t parent, const std::string& name, const std::vector<doubl
 }
 
 std::vector<double> read_vector(hid_t parent, const std::string& name, const std::string& file) {
-  Handle dataset = h5::open_dataset(parent, name, file);
-  const auto dims = h5::dataset_dims(dataset.get(), file, name);
-  if (dims.size() != 1) throw Error(str(file, ": ", name, " is not a vector; not a tremor checkpoint"));
-  std::vector<double> values(dims[0]);
-  if (!values.empty())
-    h5::check(H5Dread(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), file,
-              "cannot read " + name);
-  return values;
+  {
+    Handle dataset = h5::open_dataset(parent, name, file);
+    if (h5::dataset_dims(dataset.get(), file, name).size() != 1)
+      throw Error(str(file, ": ", name, " is not a vector; not a tremor checkpoint"));
+  }
+  return h5::read_doubles(parent, name, file, name);
 }
 
 void write_pending(hid_t parent, const std::string& name, const CheckpointPending& pending, const std::string& file) {

@@ -12,24 +12,6 @@ struct GridReader::Impl {
   Handle file;
 };
 
-namespace {
-
-template <class T>
-std::vector<T> read_all(hid_t group, const std::string& name, hid_t type, const std::string& file,
-                        const std::string& where) {
-  Handle dataset = h5::open_dataset(group, name, file);
-  const auto dims = h5::dataset_dims(dataset.get(), file, where + "/" + name);
-  std::size_t n = 1;
-  for (const hsize_t d : dims) n *= static_cast<std::size_t>(d);
-  std::vector<T> values(n);
-  if (n > 0)
-    h5::check(H5Dread(dataset.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), file,
-              "cannot read " + where + "/" + name);
-  return values;
-}
-
-}  // namespace
-
 GridReader::GridReader(const std::filesystem::path& result) : impl_(std::make_unique<Impl>()) {
   impl_->path = result.string();
   const std::string& file = impl_->path;
@@ -46,9 +28,9 @@ GridReader::GridReader(const std::filesystem::path& result) : impl_(std::make_un
     const std::string where = "/histories/" + name;
     StoredGrid grid;
     grid.name = name;
-    const auto count = read_all<std::int64_t>(group.get(), "grid_count", H5T_NATIVE_INT64, file, where);
-    const auto lo = read_all<double>(group.get(), "grid_min", H5T_NATIVE_DOUBLE, file, where);
-    const auto hi = read_all<double>(group.get(), "grid_max", H5T_NATIVE_DOUBLE, file, where);
+    const auto count = h5::read_int64(group.get(), "grid_count", file, where + "/grid_count");
+    const auto lo = h5::read_doubles(group.get(), "grid_min", file, where + "/grid_min");
+    const auto hi = h5::read_doubles(group.get(), "grid_max", file, where + "/grid_max");
     if (count.size() != 2 || lo.size() != 2 || hi.size() != 2 || count[0] < 1 || count[1] < 1)
       throw Error(str(file, ": ", where, ": grid_count, grid_min and grid_max are not pairs of a grid"));
     grid.count = {static_cast<Index>(count[0]), static_cast<Index>(count[1])};
@@ -57,15 +39,15 @@ GridReader::GridReader(const std::filesystem::path& result) : impl_(std::make_un
     grid.surface = h5::read_string_attribute(group.get(), "grid_surface", file);
     grid.quantities = h5::read_strings_attribute(group.get(), "quantities", file);
     grid.dimension = static_cast<int>(h5::read_int_attribute(group.get(), "dimension", file));
-    grid.time = read_all<double>(group.get(), "time", H5T_NATIVE_DOUBLE, file, where);
+    grid.time = h5::read_doubles(group.get(), "time", file, where + "/time");
     Handle values = h5::open_dataset(group.get(), "values", file);
     const auto dims = h5::dataset_dims(values.get(), file, where + "/values");
     if (dims.size() != 4 || dims[0] != grid.time.size() || dims[1] != static_cast<hsize_t>(grid.n_points()) ||
         dims[2] != grid.quantities.size() || dims[3] != static_cast<hsize_t>(grid.dimension))
       throw Error(str(file, ": ", where, ": the shapes of time, values and the grid disagree"));
     if (H5Lexists(group.get(), "footprint", H5P_DEFAULT) > 0) {
-      grid.footprint = read_all<unsigned char>(group.get(), "footprint", H5T_NATIVE_UCHAR, file, where);
-      grid.depth = read_all<double>(group.get(), "depth", H5T_NATIVE_DOUBLE, file, where);
+      grid.footprint = h5::read_uint8(group.get(), "footprint", file, where + "/footprint");
+      grid.depth = h5::read_doubles(group.get(), "depth", file, where + "/depth");
       if (grid.footprint.size() != static_cast<std::size_t>(grid.n_points()) || grid.depth.size() != grid.footprint.size())
         throw Error(str(file, ": ", where, ": footprint and depth are not one value per grid point"));
     }

@@ -264,6 +264,35 @@ double read_double_attribute(hid_t object, const char* name, std::string_view fi
   return value;
 }
 
+namespace {
+
+template <class T>
+std::vector<T> read_values(hid_t parent, const std::string& name, hid_t type, std::string_view file,
+                           const std::string& where) {
+  Handle dataset = open_dataset(parent, name, file);
+  std::size_t n = 1;
+  for (const hsize_t d : dataset_dims(dataset.get(), file, where)) n *= static_cast<std::size_t>(d);
+  std::vector<T> values(n);
+  if (n > 0) check(H5Dread(dataset.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), file, "cannot read " + where);
+  return values;
+}
+
+}  // namespace
+
+std::vector<double> read_doubles(hid_t parent, const std::string& name, std::string_view file, const std::string& where) {
+  return read_values<double>(parent, name, H5T_NATIVE_DOUBLE, file, where);
+}
+
+std::vector<std::int64_t> read_int64(hid_t parent, const std::string& name, std::string_view file,
+                                     const std::string& where) {
+  return read_values<std::int64_t>(parent, name, H5T_NATIVE_INT64, file, where);
+}
+
+std::vector<unsigned char> read_uint8(hid_t parent, const std::string& name, std::string_view file,
+                                      const std::string& where) {
+  return read_values<unsigned char>(parent, name, H5T_NATIVE_UCHAR, file, where);
+}
+
 std::vector<hsize_t> dataset_dims(hid_t dataset, std::string_view file, std::string_view what) {
   Handle space = open_or_fail(H5Dget_space(dataset), H5Sclose, file, what);
   const int rank = H5Sget_simple_extent_ndims(space.get());

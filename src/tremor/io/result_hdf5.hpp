@@ -93,6 +93,13 @@ std::vector<std::string> read_strings_attribute(hid_t object, const char* name, 
 std::int64_t read_int_attribute(hid_t object, const char* name, std::string_view file);
 double read_double_attribute(hid_t object, const char* name, std::string_view file);
 std::vector<hsize_t> dataset_dims(hid_t dataset, std::string_view file, std::string_view what);
+// Every value of the dataset `name` under `parent`, whatever its shape (row-major), converted to
+// the element type; `where` names it in messages.
+std::vector<double> read_doubles(hid_t parent, const std::string& name, std::string_view file, const std::string& where);
+std::vector<std::int64_t> read_int64(hid_t parent, const std::string& name, std::string_view file,
+                                     const std::string& where);
+std::vector<unsigned char> read_uint8(hid_t parent, const std::string& name, std::string_view file,
+                                      const std::string& where);
 // Names of the links in a group, in name order.
 std::vector<std::string> group_members(hid_t group, std::string_view file, std::string_view what);
 

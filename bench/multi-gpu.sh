@@ -8,23 +8,26 @@
 # Usage, from the repository root on a GPU host: bench/multi-gpu.sh BIN RESULTS_DIR N
 # BIN: the folder holding tremor, tremor_mpi_tests, tremor_unit_tests and tremor_h5_equal.
 # MPIRUN (default "mpirun") is the launcher with its flags (on a host without MPI installed, a
-# relocatable bundle's mpirun with -x for its environment).
+# relocatable bundle's mpirun with -x for its environment). PARTS (default "tests scaling") picks
+# the checks, the scaling cases or both.
 set -uo pipefail
 bin=${1:?usage: bench/multi-gpu.sh BIN RESULTS_DIR N}
 out=${2:?usage: bench/multi-gpu.sh BIN RESULTS_DIR N}
 n=${3:?usage: bench/multi-gpu.sh BIN RESULTS_DIR N}
 mpirun=${MPIRUN:-mpirun}
+parts=" ${PARTS:-tests scaling} "
 mkdir -p "$out"
 {
   date -u +%Y-%m-%dT%H:%M:%SZ
   nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader
   nvidia-smi topo -m
 } > "$out/device.txt" 2>&1
+if [[ $parts == *" tests "* ]]; then
 timeout 300 $mpirun -np "$n" "$bin/tremor_mpi_tests" > "$out/mpi-np$n.log" 2>&1
 echo "tests/mpi -np $n: rc=$?" | tee "$out/summary.txt"
 grep -h "PASSED\|FAILED" "$out/mpi-np$n.log" | sort | uniq -c | tee -a "$out/summary.txt"
-# One process, a thread per GPU (--gpus): the decomposed GPU cases over the host's first two GPUs,
-# NCCL between them, against one GPU.
+# One process, a thread per GPU (--gpus): the decomposed GPU cases over up to four of the host's
+# GPUs, NCCL between them, against one GPU.
 timeout 300 "$bin/tremor_unit_tests" --gtest_filter='OverThreadsGpu*' > "$out/threads.log" 2>&1
 echo "OverThreadsGpu: rc=$?" | tee -a "$out/summary.txt"
 grep -h "PASSED\|FAILED\|SKIPPED" "$out/threads.log" | sort | uniq -c | tee -a "$out/summary.txt"
@@ -45,6 +48,8 @@ for model in examples/plate-sem-3d/model.toml examples/plate-a0-3d/model.toml; d
   echo "$name: mpirun -np $n rc=$rc_mpi, --gpus $n rc=$rc_gpus, histories: $equal" | tee -a "$out/summary.txt"
   rm -f "$out/$name"-*.h5 "$out/$name"-*.xdmf
 done
+fi
+[[ $parts == *" scaling "* ]] || exit 0
 # Plates of 10M, 20M, 40M, ... DOF: side s with 15 (4s + 1)^2 (SEM) or 15 (s + 1)^2 (hex8) DOF.
 sem=(204 288 408 577 816) hex8=(816 1154 1632 2308 3264)
 cases=()

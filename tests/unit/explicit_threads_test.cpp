@@ -5,6 +5,7 @@
 // order) and against the same decomposition in one process (the same bits with the
 // point-to-point exchange), as tests/mpi does over processes; then stops, resumes and failures.
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <functional>
 #include <stdexcept>
@@ -259,12 +260,13 @@ TEST(OverThreads, TheFirstMembersFailureStopsEveryMember) {
             std::string::npos);
 }
 
-// On GPUs: a thread per GPU where the host has two (NcclExchange between them), or both threads on
-// the one GPU of a host with one (host buffers exchanged through the group), against one GPU's
-// run (test::gpu_run_cases).
+// On GPUs: a thread per GPU where the host has two to four (NcclExchange between them), or two
+// threads on the one GPU of a host with one (host buffers exchanged through the group), against
+// one GPU's run (test::gpu_run_cases).
 TEST(OverThreadsGpu, EqualsOneGpu) {
   TREMOR_REQUIRE_GPU();
-  const std::vector<Communicator> members = Communicator::threads(2, "GPU");
+  const int threads = std::clamp(cuda_device_count(), 2, 4);
+  const std::vector<Communicator> members = Communicator::threads(threads, "GPU");
   test::expect_gpu_cases_equal_one_gpu(members.front(), true, [&](const Model& model, const RunOptions& options, Kept& kept) {
     return explicit_fe::run_threads(model, options, &kept, members);
   });

@@ -6,7 +6,7 @@ Layout of the file: docs/output-format.md. Needs Debian's python3-h5py and pytho
     tools/plot_histories.py RESULT.h5 [-o DIR] [--history NAME ...] [--quantity displacement]
                             [--snapshot INDEX ...] [--component magnitude|x|y|z]
 
-Writes DIR/<history>.png (one panel per component, one line per node or position, labelled with
+Writes DIR/<history>.png (a shot's: DIR/<shot>.<history>.png; one panel per component, one line per node or position, labelled with
 the node ids of the input file or the position's number and coordinates) and, for each
 --snapshot (an index, or -1 for the last), DIR/snapshot_<INDEX>.png: the displacement magnitude,
 or one signed component, on the snapshot nodes, the colour scale saturating at the 99.5th percentile. 2D meshes are drawn as a coloured triangulation
@@ -152,7 +152,10 @@ def main():
         status = result["metadata"].attrs["status"]
         if status != "complete":
             print(f"{args.result}: run status is '{status}'", file=sys.stderr)
-        histories = result["histories"]
+        # /histories, and each shot's as "<shot>.<history>" (a model with shots).
+        histories = {name: group for name, group in result["histories"].items()}
+        for shot, group in result.get("shots", {}).items():
+            histories.update({f"{shot}.{name}": h for name, h in group["histories"].items()})
         for name in args.history or list(histories):
             if name not in histories:
                 raise SystemExit(f"{args.result}: no history '{name}' (has: {', '.join(histories) or 'none'})")

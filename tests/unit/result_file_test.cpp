@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -736,6 +737,63 @@ TEST_F(ResultFileTest, ReopenTruncatesToTheCheckpointAndContinues) {
   const Xdmf xdmf = parse_xdmf(read_text(fs::path(path).replace_extension(".xmf")));
   EXPECT_EQ(xdmf.times, (std::vector<double>{0.0, 1e-6, 2e-6}));
   expect_references_valid(xdmf, path);
+}
+
+// A model's shots: each shot's histories in its group, known as "<shot>/<name>"; reopened at a
+// checkpoint in the first shot, the second shot's group (begun after it) is dropped, to be written
+// again, and the first's histories truncated and continued.
+TEST_F(ResultFileTest, ShotsHaveGroupsAndReopenDropsTheLaterOnes) {
+  const Model model = quad_model();
+  const fs::path path = folder_ / "shots.h5";
+  const std::size_t dim = 2;
+  const std::vector<Index> nodes{2, 4};
+  const std::array<Quantity, 1> quantities{Quantity::Displacement};
+  const std::vector<std::string> fired{"pzt1", "pzt2"};
+  std::vector<double> times, values;
+  {
+    ResultFile result = ResultFile::create(path, model, metadata(), {});
+    result.begin_shot("a", std::span<const std::string>(fired).first(1));
+    const int a = result.add_history("probe", nodes, quantities);
+    samples(0, 5, 2, 1, dim, times, values);
+    result.append_samples(a, times, values);
+    result.begin_shot("b", fired);
+    const int b = result.add_history("probe", nodes, quantities);  // the same name in another shot
+    result.append_samples(b, times, values);
+    EXPECT_EQ(result.history_id("a/probe"), a);
+    EXPECT_EQ(result.history_id("b/probe"), b);
+    EXPECT_EQ(result.sample_counts(), (std::map<std::string, std::int64_t>{{"a/probe", 5}, {"b/probe", 5}}));
+    EXPECT_THROW(result.begin_shot("c/d", fired), Error);
+    result.finish("incomplete");
+  }
+  {
+    const File file(path);
+    EXPECT_EQ(file.doubles("/shots/a/histories/probe/time"), times);
+    EXPECT_EQ(file.doubles("/shots/b/histories/probe/values"), values);
+    EXPECT_EQ(file.strings("/shots/b", "transducers"), fired);
+    EXPECT_FALSE(file.exists("/histories/probe"));
+  }
+  {
+    ResultFile result = ResultFile::reopen(path, model, metadata(), {}, {{"a/probe", 3}}, 0);
+    EXPECT_EQ(result.n_samples(result.history_id("a/probe")), 3);
+    EXPECT_THROW((void)result.history_id("b/probe"), Error);
+    result.begin_shot("a", std::span<const std::string>(fired).first(1));  // continued
+    const int a = result.history_id("a/probe");
+    samples(3, 3, 2, 1, dim, times, values);
+    result.append_samples(a, times, values);
+    result.begin_shot("b", fired);  // written again
+    const int b = result.add_history("probe", nodes, quantities);
+    samples(0, 2, 2, 1, dim, times, values);
+    result.append_samples(b, times, values);
+    result.finish("complete");
+  }
+  const File file(path);
+  samples(0, 6, 2, 1, dim, times, values);
+  EXPECT_EQ(file.doubles("/shots/a/histories/probe/time"), times);
+  EXPECT_EQ(file.doubles("/shots/a/histories/probe/values"), values);
+  samples(0, 2, 2, 1, dim, times, values);
+  EXPECT_EQ(file.doubles("/shots/b/histories/probe/values"), values);
+  // A checkpoint that counts part of a shot's histories is of another run.
+  EXPECT_THROW(ResultFile::reopen(path, model, metadata(), {}, {{"a/probe", 3}, {"b/other", 1}}, 0), Error);
 }
 
 TEST_F(ResultFileTest, ReopenRefusesWhatTheFileCannotHold) {

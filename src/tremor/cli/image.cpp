@@ -26,7 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct ImageArgs {
-  std::string result, grid, quantity = "displacement", component = "z", baseline, output_dir;
+  std::string result, grid, shot, quantity = "displacement", component = "z", baseline, output_dir;
   double from = 0.0, to = std::numeric_limits<double>::infinity();
   double threshold_db = -6.0;
   int scale = 0;  // pixels per grid point; 0: enough for 400 pixels across
@@ -57,13 +57,15 @@ void run_image(const ImageArgs& args) {
   const io::GridReader& reader = *opened;
   std::vector<const io::StoredGrid*> grids;
   for (const io::StoredGrid& g : reader.grids())
-    if (args.grid.empty() || g.name == args.grid) grids.push_back(&g);
+    if ((args.grid.empty() || g.name == args.grid) && (args.shot.empty() || g.shot == args.shot)) grids.push_back(&g);
   if (grids.empty()) {
     std::string names;
-    for (const io::StoredGrid& g : reader.grids()) names += str(names.empty() ? "" : ", ", g.name);
-    throw Error(args.grid.empty()
+    for (const io::StoredGrid& g : reader.grids()) names += str(names.empty() ? "" : ", ", g.label());
+    const std::string asked = str(args.grid.empty() ? "" : str(" named '", args.grid, "'"),
+                                  args.shot.empty() ? "" : str(" in shot '", args.shot, "'"));
+    throw Error(asked.empty() && names.empty()
                     ? str(args.result, ": no receiver grid in this result file (a [[receiver]] with grid = { ... })")
-                    : str(args.result, ": no receiver grid named '", args.grid, "'",
+                    : str(args.result, ": no receiver grid", asked,
                           names.empty() ? std::string("; it has none") : "; it has " + names));
   }
   if (reader.status() != "complete")
@@ -84,24 +86,24 @@ void run_image(const ImageArgs& args) {
   for (const io::StoredGrid* grid : grids) {
     const auto q = std::find(grid->quantities.begin(), grid->quantities.end(), args.quantity);
     if (q == grid->quantities.end())
-      throw Error(str(args.result, ": grid '", grid->name, "' does not record ", args.quantity,
+      throw Error(str(args.result, ": grid '", grid->label(), "' does not record ", args.quantity,
                       " (it records ", grid->quantities.front(), grid->quantities.size() > 1 ? ", ..." : "", ")"));
     const int component = args.component == "x" ? 0 : args.component == "y" ? 1 : 2;
     if (component >= grid->dimension)
-      throw Error(str(args.result, ": grid '", grid->name, "' has ", grid->dimension, " components; no ", args.component));
+      throw Error(str(args.result, ": grid '", grid->label(), "' has ", grid->dimension, " components; no ", args.component));
     const io::StoredGrid* base = nullptr;
     if (baseline) {
       for (const io::StoredGrid& g : baseline->grids())
-        if (g.name == grid->name) base = &g;
+        if (g.name == grid->name && g.shot == grid->shot) base = &g;
       if (!base)
-        throw Error(str(args.baseline, ": the baseline has no receiver grid named '", grid->name, "'"));
+        throw Error(str(args.baseline, ": the baseline has no receiver grid named '", grid->label(), "'"));
       if (base->count != grid->count || base->min != grid->min || base->max != grid->max)
-        throw Error(str(args.baseline, ": grid '", grid->name, "' has other points than in ", args.result,
+        throw Error(str(args.baseline, ": grid '", grid->label(), "' has other points than in ", args.result,
                         ": a baseline is the same model without the defect, with the same grid"));
       if (std::find(base->quantities.begin(), base->quantities.end(), args.quantity) == base->quantities.end())
-        throw Error(str(args.baseline, ": grid '", grid->name, "' does not record ", args.quantity));
+        throw Error(str(args.baseline, ": grid '", grid->label(), "' does not record ", args.quantity));
       if (base->time != grid->time)
-        throw Error(str(args.baseline, ": grid '", grid->name, "' is sampled at other times than in ", args.result,
+        throw Error(str(args.baseline, ": grid '", grid->label(), "' is sampled at other times than in ", args.result,
                         base->time.size() > 1 && grid->time.size() > 1
                             ? str(" (every ", si(base->time[1] - base->time[0]), "s, against every ",
                                   si(grid->time[1] - grid->time[0]), "s there)")
@@ -116,7 +118,7 @@ void run_image(const ImageArgs& args) {
       if (grid->time[s] <= args.to) last = s + 1;
     }
     if (first >= last)
-      throw Error(str(args.result, ": grid '", grid->name, "' has no sample between ", args.from, " s and ", args.to,
+      throw Error(str(args.result, ": grid '", grid->label(), "' has no sample between ", args.from, " s and ", args.to,
                       " s (its samples run from ", grid->time.empty() ? 0.0 : grid->time.front(), " s to ",
                       grid->time.empty() ? 0.0 : grid->time.back(), " s)"));
     imaging::GridMap map = total_map(
@@ -129,7 +131,7 @@ void run_image(const ImageArgs& args) {
     imaging::normalise(map);
     const std::vector<unsigned char> found = imaging::threshold(map, fraction);
     io::StoredImage image;
-    image.name = grid->name;
+    image.name = grid->label();
     image.nx = map.nx;
     image.ny = map.ny;
     image.values = map.values;
@@ -137,7 +139,7 @@ void run_image(const ImageArgs& args) {
                      {"threshold_db", args.threshold_db}};
     image.texts = {{"quantity", args.quantity}, {"component", args.component}, {"baseline", args.baseline}};
     const auto where = map.point(at);
-    std::string line = str(grid->name, ": ", group_digits(map.nx), " x ", group_digits(map.ny), " points, samples ",
+    std::string line = str(grid->label(), ": ", group_digits(map.nx), " x ", group_digits(map.ny), " points, samples ",
                            si(grid->time[first]), "s..", si(grid->time[last - 1]), "s; peak ", peak, " at (",
                            metres(where[0]), ", ", metres(where[1]), ")");
     const std::size_t n_found = static_cast<std::size_t>(std::count(found.begin(), found.end(), 1));
@@ -157,7 +159,7 @@ void run_image(const ImageArgs& args) {
     const int scale = args.scale > 0 ? args.scale
                                      : static_cast<int>(std::max<Index>(1, (400 + std::max(map.nx, map.ny) - 1) /
                                                                                std::max(map.nx, map.ny)));
-    const fs::path png = folder / str(fs::path(args.result).stem().string(), ".", grid->name, ".png");
+    const fs::path png = folder / str(fs::path(args.result).stem().string(), ".", grid->label(), ".png");
     io::write_png(png, imaging::render(map, grid->footprint, scale), static_cast<std::size_t>(map.nx * scale),
                   static_cast<std::size_t>(map.ny * scale));
     line += str("\n  wrote ", png.string());
@@ -180,6 +182,7 @@ void add_image_command(CLI::App& app) {
   auto args = std::make_shared<ImageArgs>();
   cmd->add_option("RESULT", args->result, "result file written by tremor run, with a receiver grid")->required();
   cmd->add_option("--grid", args->grid, "the grid to map (default: every grid of the file)");
+  cmd->add_option("--shot", args->shot, "the shot whose grids to map, in a model with shots (default: every shot)");
   cmd->add_option("--quantity", args->quantity, "displacement (default), velocity or acceleration")
       ->check(CLI::IsMember({"displacement", "velocity", "acceleration"}));
   cmd->add_option("--component", args->component, "x, y or z (default z: out of plane)")

@@ -153,6 +153,13 @@ void print_excitation(const Model& model) {
       std::printf("point force");
     std::printf(", %sN, %s\n", si(t.amplitude).c_str(), signal_text(t.signal).c_str());
   }
+  if (!model.shots.empty())
+    std::printf("%-18s%zu, stepped one after another on one set-up\n", "shots", model.shots.size());
+  for (const Shot& shot : model.shots) {
+    std::string fired;
+    for (const std::string& name : shot.transducers) fired += (fired.empty() ? "" : ", ") + name;
+    std::printf("  %-24s fires %s\n", shot.name.c_str(), fired.c_str());
+  }
   if (!model.defects.empty()) std::printf("%-18s%zu\n", "defects", model.defects.size());
   for (std::size_t k = 0; k < model.defects.size(); ++k) {
     const Defect& d = model.defects[k];

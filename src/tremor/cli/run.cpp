@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -129,10 +130,13 @@ class Progress {
  public:
   Progress() : tty_(isatty(fileno(stderr)) != 0) {}
 
-  // `first_step`: where this session starts (a resumed run's checkpoint), for the rate.
-  void start(double duration, long long first_step) {
+  // `first_step`: where this session starts (a resumed run's checkpoint), for the rate; `label`
+  // goes before each line (a shot's name).
+  void start(double duration, long long first_step, std::string label = {}) {
     duration_ = duration;
     first_step_ = first_step;
+    label_ = std::move(label);
+    next_fraction_ = 0.1;
     started_ = last_shown_ = Clock::now();
   }
 
@@ -151,7 +155,7 @@ class Progress {
     const double rate = elapsed > 0.0 ? static_cast<double>(step - first_step_) / elapsed : 0.0;
     const double eta = rate > 0.0 ? static_cast<double>(steps - step) / rate : -1.0;
     char text[256];
-    std::snprintf(text, sizeof text, "%5.1f%%  %s steps/s  t = %ss of %ss  ETA %s", 100.0 * fraction,
+    std::snprintf(text, sizeof text, "%s%5.1f%%  %s steps/s  t = %ss of %ss  ETA %s", label_.c_str(), 100.0 * fraction,
                   group_digits(std::llround(rate)).c_str(), si(time).c_str(), si(duration_).c_str(),
                   duration_text(eta).c_str());
     if (tty_) {
@@ -175,6 +179,7 @@ class Progress {
  private:
   bool tty_;
   bool drawn_ = false;
+  std::string label_;
   double duration_ = 0.0;
   double next_fraction_ = 0.1;
   long long first_step_ = 0;
@@ -194,6 +199,8 @@ struct CheckpointPlan {
 class ResultWriter final : public ex::Observer {
  public:
   static constexpr std::size_t chunk_samples = 1024;
+  // A model's shot `index` begun in the file (or continued, `resumed`): its histories' ids by name.
+  using BeginShot = std::function<std::map<std::string, int>(std::size_t index, bool resumed)>;
 
   ResultWriter(io::ResultFile& file, std::map<std::string, int> ids, Progress& progress, double flush_seconds,
                CheckpointPlan checkpoints, long long first_step, long long stop_at_step)
@@ -213,7 +220,34 @@ class ResultWriter final : public ex::Observer {
     for (const std::string& warning : log::take_warnings())
       if (!shown.count(warning)) std::fprintf(stderr, "warning: %s\n", warning.c_str());
     started_ = last_flush_ = Clock::now();
+    duration_ = preflight.duration;
     progress_.start(preflight.duration, first_step_);
+  }
+
+  void set_shots(const Model& model, BeginShot begin_shot) {
+    model_ = &model;
+    begin_shot_ = std::move(begin_shot);
+  }
+
+  void on_shot(std::size_t index, bool resumed) override {
+    ids_ = begin_shot_(index, resumed);
+    shot_ = static_cast<int>(index) + 1;
+    last_step_ = resumed ? first_step_ : 0;
+    written_.clear();
+    seen_.clear();
+    const Shot& shot = model_->shots[index];
+    progress_.end();
+    std::string fired;
+    for (const std::string& name : shot.transducers) fired += (fired.empty() ? "" : ", ") + name;
+    std::printf("shot %zu of %zu      %s (%s)%s\n", index + 1, model_->shots.size(), shot.name.c_str(), fired.c_str(),
+                resumed ? str(", from step ", group_digits(first_step_)).c_str() : "");
+    std::fflush(stdout);
+    progress_.start(duration_, resumed ? first_step_ : 0, shot.name + "  ");
+  }
+
+  // The shot's samples not yet in the file.
+  void on_shot_end(std::size_t /*index*/, const std::vector<ex::History>& histories) override {
+    append_rest(histories);
   }
 
   void on_sample(const ex::History& history, std::size_t /*sample*/) override {
@@ -235,6 +269,7 @@ class ResultWriter final : public ex::Observer {
     flush(state.step);
     io::sync_file(file_.partial_path());
     io::Checkpoint checkpoint = checkpoints_.run;
+    checkpoint.shot = state.shot;
     checkpoint.step = state.step;
     checkpoint.wall_time = wall_time();
     checkpoint.previous = state.previous;
@@ -258,7 +293,11 @@ class ResultWriter final : public ex::Observer {
     if (seconds_since(last_flush_) >= flush_seconds_) flush(step);
   }
 
-  bool stop_requested() override { return stop_signal() != 0 || (stop_at_step_ > 0 && last_step_ >= stop_at_step_); }
+  bool stop_requested() override {
+    return stop_signal() != 0 || (stop_at_step_ > 0 && (stop_in_shot_ == 0 || shot_ == stop_in_shot_) &&
+                                  last_step_ >= stop_at_step_);
+  }
+  void stop_in_shot(int shot) { stop_in_shot_ = shot; }
 
   // The samples not yet in the file, from the histories the run returned.
   void append_rest(const std::vector<ex::History>& histories) {
@@ -302,7 +341,44 @@ class ResultWriter final : public ex::Observer {
   std::map<std::string, std::size_t> written_;
   std::map<std::string, const ex::History*> seen_;
   Clock::time_point started_, last_flush_;
+  double duration_ = 0.0;
+  int shot_ = 0, stop_in_shot_ = 0;  // 1-based; 0: none
+  const Model* model_ = nullptr;
+  BeginShot begin_shot_;
 };
+
+// Declares `histories` in the file, or finds them in a file continued (`reopened`): their ids by
+// name. `shot`: the shot (ResultFile::begin_shot) they belong to; empty: none.
+std::map<std::string, int> declare_histories(io::ResultFile& file, const Model& model,
+                                             const std::vector<ex::History>& histories, bool reopened,
+                                             const std::string& shot) {
+  std::map<std::string, int> ids;
+  for (const ex::History& history : histories) {
+    if (reopened) {
+      ids[history.name] = file.history_id(shot.empty() ? history.name : str(shot, "/", history.name));
+      continue;
+    }
+    std::vector<io::Quantity> quantities;
+    for (const ex::Quantity q : history.quantities) quantities.push_back(to_io(q));
+    if (!history.nodes.empty()) {
+      ids[history.name] = file.add_history(history.name, history.nodes, quantities);
+      continue;
+    }
+    std::vector<double> positions;
+    std::vector<Index> elements;
+    for (std::size_t p = 0; p < history.positions.size(); ++p) {
+      positions.insert(positions.end(), history.positions[p].begin(), history.positions[p].begin() + history.dim);
+      elements.push_back(history.locations[p].element);
+    }
+    // A grid over a plate with defects: where they are and how deep at its points.
+    std::vector<unsigned char> footprint;
+    std::vector<double> depth;
+    if (history.grid && !model.defects.empty()) defects_at(model.mesh, model.defects, history.positions, footprint, depth);
+    ids[history.name] = file.add_position_history(history.name, positions, elements, quantities,
+                                                  history.grid ? &*history.grid : nullptr, footprint, depth);
+  }
+  return ids;
+}
 
 struct RunArgs {
   std::optional<int> order;  // --order
@@ -319,6 +395,7 @@ struct RunArgs {
   long long checkpoint_every = 0;
   bool resume = false;
   long long stop_at_step = 0;
+  int stop_in_shot = 0;  // with stop_at_step: in this shot (1-based) only; 0: the first to reach it
   CLI::Option *dt_option = nullptr, *duration_option = nullptr, *safety_option = nullptr;
   CLI::Option* checkpoint_option = nullptr;
 };
@@ -332,6 +409,7 @@ std::filesystem::path checkpoint_path(const std::filesystem::path& result) {
 // The solver's state from a checkpoint read back (taken over).
 ex::SolverState solver_state(io::Checkpoint checkpoint) {
   ex::SolverState state;
+  state.shot = static_cast<int>(checkpoint.shot);
   state.step = checkpoint.step;
   state.previous = std::move(checkpoint.previous);
   state.current = std::move(checkpoint.current);
@@ -521,9 +599,15 @@ void run_command(const RunArgs& args) {
   if (options.checkpoint_every > 0)
     std::printf("  checkpoints     every %s steps to %s\n", group_digits(options.checkpoint_every).c_str(),
                 checkpoint_file.string().c_str());
+  if (!model.shots.empty())
+    std::printf("  shots           %zu, stepped one after another on this set-up\n", model.shots.size());
   if (args.resume)
-    std::printf("  resuming        from step %s of %s (%s)\n", group_digits(resumed.step).c_str(),
-                group_digits(preflight.steps).c_str(), checkpoint_file.string().c_str());
+    std::printf("  resuming        from step %s of %s%s (%s)\n", group_digits(resumed.step).c_str(),
+                group_digits(preflight.steps).c_str(),
+                model.shots.empty() || resumed.shot < 0 || resumed.shot >= static_cast<std::int64_t>(model.shots.size())
+                    ? ""
+                    : str(" of shot '", model.shots[static_cast<std::size_t>(resumed.shot)].name, "'").c_str(),
+                checkpoint_file.string().c_str());
   std::fflush(stdout);
 
   // Histories at nodes and at positions; a resumed run reopens the file the checkpoint counted.
@@ -534,30 +618,8 @@ void run_command(const RunArgs& args) {
                                                              std::move(claim))
                                     : io::ResultFile::create(output, model, metadata, snapshot_options,
                                                              std::move(claim));
-  for (const ex::History& history : histories) {
-    if (args.resume) {
-      ids[history.name] = file.history_id(history.name);
-      continue;
-    }
-    std::vector<io::Quantity> quantities;
-    for (const ex::Quantity q : history.quantities) quantities.push_back(to_io(q));
-    if (!history.nodes.empty()) {
-      ids[history.name] = file.add_history(history.name, history.nodes, quantities);
-      continue;
-    }
-    std::vector<double> positions;
-    std::vector<Index> elements;
-    for (std::size_t p = 0; p < history.positions.size(); ++p) {
-      positions.insert(positions.end(), history.positions[p].begin(), history.positions[p].begin() + history.dim);
-      elements.push_back(history.locations[p].element);
-    }
-    // A grid over a plate with defects: where they are and how deep at its points.
-    std::vector<unsigned char> footprint;
-    std::vector<double> depth;
-    if (history.grid && !model.defects.empty()) defects_at(model.mesh, model.defects, history.positions, footprint, depth);
-    ids[history.name] = file.add_position_history(history.name, positions, elements, quantities,
-                                                  history.grid ? &*history.grid : nullptr, footprint, depth);
-  }
+  // A model with shots declares each shot's histories as the shot begins (ResultWriter::on_shot).
+  if (model.shots.empty()) ids = declare_histories(file, model, histories, args.resume, "");
   ex::SolverState state;
   if (args.resume) {
     state = solver_state(std::move(resumed));
@@ -568,6 +630,12 @@ void run_command(const RunArgs& args) {
   Progress progress;
   const double flush_seconds = model.output ? model.output->flush_seconds : 5.0;
   ResultWriter writer(file, ids, progress, flush_seconds, checkpoints, state.step, args.stop_at_step);
+  writer.stop_in_shot(args.stop_in_shot);
+  writer.set_shots(model, [&](std::size_t index, bool continued) {
+    const Shot& shot = model.shots[index];
+    file.begin_shot(shot.name, shot.transducers);
+    return declare_histories(file, model, histories, continued, shot.name);
+  });
   const double preflight_seconds = seconds_since(command_started) - model_seconds;
   options.preflight = &preflight;  // checked once: the run takes its settings and time step from it
   ex::ExplicitRun run;
@@ -604,6 +672,13 @@ void run_command(const RunArgs& args) {
   std::printf("  DOF             %s\n", group_digits(run.preflight.n_dofs).c_str());
   std::printf("  steps           %s of %s (t = %ss of %ss)\n", group_digits(run.steps).c_str(),
               group_digits(run.preflight.steps).c_str(), si(run.time).c_str(), si(run.preflight.duration).c_str());
+  if (!model.shots.empty()) {
+    std::string names;
+    for (std::size_t k = 0; k < run.shots.size(); ++k)
+      names += str(k == 0 ? "" : ", ", model.shots[static_cast<std::size_t>(run.first_shot) + k].name);
+    std::printf("  shots           %zu of %zu stepped here (%s); the steps are the last one's\n", run.shots.size(),
+                model.shots.size(), names.c_str());
+  }
   std::printf("  wall time       %.3g s\n", run.wall_seconds);
   std::printf("  speed           %.3g DOF-steps/s\n", run.dof_steps_per_second);
   // Start to first step: reading the model, the pre-flight (with the output file's creation) and
@@ -706,6 +781,7 @@ void add_run_command(CLI::App& app) {
   // Stops the run as SIGINT would at the first check at or after step N: lets the tests interrupt
   // a run at a known step. Not shown in the help.
   cmd->add_option("--stop-at-step", args->stop_at_step, "")->check(whole(1, explicit_fe::max_steps))->group("");
+  cmd->add_option("--stop-in-shot", args->stop_in_shot, "")->check(whole(1, 1 << 30))->group("");
   cmd->callback([args] { run_command(*args); });
 }
 

@@ -34,7 +34,7 @@ std::vector<int> functions_of(const std::vector<Entry>& entries) {
 
 }  // namespace
 
-Loading::Loading(const Model& model) {
+Loading::Loading(const Model& model, const Shot* shot) {
   const int dim = model.mesh.dim();
   const Index n_nodes = model.mesh.n_nodes();
   dim_ = dim;
@@ -100,6 +100,7 @@ Loading::Loading(const Model& model) {
   std::vector<Entry> loads;
   const auto constrained = [&](Index dof) { return held.count(dof) || prescribed.count(dof); };
   for (const PointSource& source : model.point_sources) {
+    if (!fires(shot, source.transducer)) continue;
     functions_.push_back({source.signal, source.delay, false});
     const int function = static_cast<int>(functions_.size()) - 1;
     for (Index node : source.nodes)
@@ -110,6 +111,7 @@ Loading::Loading(const Model& model) {
       }
   }
   for (const SurfaceLoad& load : model.surface_loads) {
+    if (!fires(shot, load.transducer)) continue;
     int function = 0;
     if (load.signal) {
       functions_.push_back({*load.signal, load.delay, false});

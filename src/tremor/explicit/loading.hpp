@@ -44,8 +44,9 @@ struct LoadTerm {
 class Loading {
  public:
   // Resolves amplitudes by name; throws tremor::Error naming the load (its origin) when an
-  // amplitude is missing or a component exceeds the mesh dimension.
-  explicit Loading(const Model& model);
+  // amplitude is missing or a component exceeds the mesh dimension. With `shot`, the loads of
+  // transducers it does not fire are left out (model/transducer.hpp).
+  explicit Loading(const Model& model, const Shot* shot = nullptr);
 
   // The loading of a subdomain that holds some of the model's nodes: local node i is model node
   // local_to_global[i]. Every DOF of those nodes keeps all its terms (a load on a node several

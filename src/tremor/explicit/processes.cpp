@@ -162,6 +162,7 @@ void broadcast_state(const parallel::Communicator& communicator, SolverState& st
   std::vector<char> message;
   if (communicator.root()) {
     Writer out(message);
+    out.put(static_cast<long long>(state.shot));
     out.put(state.step);
     out.put(extra);
     out.put(std::span<const double>(state.previous));
@@ -173,6 +174,7 @@ void broadcast_state(const parallel::Communicator& communicator, SolverState& st
   communicator.broadcast(message);
   if (communicator.root()) return;
   Reader in(message);
+  state.shot = static_cast<int>(in.get<long long>());
   state.step = in.get<long long>();
   extra = in.get<long long>();
   state.previous = in.values();

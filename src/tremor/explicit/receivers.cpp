@@ -584,6 +584,16 @@ void Recorder<Real>::restore_pending(std::vector<PendingSample> pending) {
   pending_ = std::move(pending);
 }
 
+template <class Real>
+void Recorder<Real>::restart() {
+  flush();
+  for (History& history : histories_) {
+    history.times.clear();
+    history.values.clear();
+  }
+  pending_.assign(histories_.size(), Pending{});
+}
+
 template class Recorder<float>;
 template class Recorder<double>;
 

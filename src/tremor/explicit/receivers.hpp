@@ -137,6 +137,9 @@ class Recorder {
   const std::vector<PendingSample>& pending() const { return pending_; }
   // Restores pending() from a checkpoint (one per history; throws on a count or size mismatch).
   void restore_pending(std::vector<PendingSample> pending);
+  // Completes what is buffered, then forgets every sample and pending one: the next record() is a
+  // new run's step 0 (a model's next shot).
+  void restart();
 
  private:
   using Pending = PendingSample;

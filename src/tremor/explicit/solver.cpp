@@ -221,6 +221,9 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   p.steps = std::max(static_cast<long long>(planned), 1LL);
   TREMOR_CHECK(options.checkpoint_every >= 0, "checkpoint_every must not be negative, got ", options.checkpoint_every);
   p.snapshot_every = model.output ? model.output->snapshot_steps(p.dt) : 0;
+  TREMOR_CHECK(model.shots.empty() || p.snapshot_every == 0, model.shots.front().origin,
+               ": a model with shots takes no snapshots ([output] snapshot_every): they would mix the shots' "
+               "fields in one series; run a shot alone (a model of its transducers) for its snapshots");
 
   const Loading loading(model);
   p.highest_frequency = loading.highest_frequency();
@@ -440,67 +443,24 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   }
   const auto started = clock.start();
 
-  for (const auto& d : owned) {
-    const std::vector<Index>& prescribed_dofs = d->loading->prescribed_dofs();
-    // Start from rest, with prescribed DOFs on their motion at t = -dt and 0 (both zero for
-    // signals that start at rest).
-    if (prescribed_dofs.empty()) continue;
-    std::vector<double> values(prescribed_dofs.size());
-    std::vector<Real> previous(static_cast<std::size_t>(d->scheme->n_dofs()), Real(0)), current(previous);
-    for (auto [t, state] : {std::pair{-dt, &previous}, std::pair{0.0, &current}}) {
-      d->loading->prescribed(t, values);
-      for (std::size_t k = 0; k < prescribed_dofs.size(); ++k)
-        (*state)[static_cast<std::size_t>(prescribed_dofs[k])] = static_cast<Real>(values[k]);
-    }
-    d->scheme->set_state(previous, current, 0);
-  }
-
+  // The shots (model/transducer.hpp): the model's, in order, on this one set-up; or one with every
+  // load. A resumed run continues the checkpoint's shot.
+  std::vector<const Shot*> shots;
+  for (const Shot& shot : model.shots) shots.push_back(&shot);
+  if (shots.empty()) shots.push_back(nullptr);
+  const std::size_t first_shot = options.resume ? static_cast<std::size_t>(std::max(options.resume->shot, 0)) : 0;
+  TREMOR_CHECK(first_shot < shots.size(), "checkpoint of shot ", first_shot + 1, "; the model has ", shots.size(),
+               " shot", shots.size() == 1 ? "" : "s");
   ExplicitRun run;
   run.dt = dt;
+  run.first_shot = static_cast<int>(first_shot);
   if (observer) {
     const std::lock_guard lock(observer_guard);
     observer->on_start(preflight);
   }
-  Subdomain<Real>& d = *owned.front();  // the one subdomain of a run that is not decomposed
-  long long first_step = 0;
-  if (options.resume) {
-    // Continue from a checkpoint (in the model's numbering): its state replaces the start from
-    // rest; the samples up to its step were passed on by the run that wrote it.
-    const SolverState& state = *options.resume;
-    const auto n_dofs = static_cast<std::size_t>(preflight.n_dofs);
-    TREMOR_CHECK(state.previous.size() == n_dofs && state.current.size() == n_dofs, "checkpoint holds ",
-                 state.current.size(), " DOFs; the model has ", n_dofs);
-    TREMOR_CHECK(state.step >= 0 && state.step <= preflight.steps, "checkpoint at step ", state.step,
-                 " lies outside the run's ", preflight.steps, " steps");
-    // The checkpoint is the model's, whatever the decomposition that wrote it: each subdomain
-    // takes its part.
-    for (std::size_t s = 0; s < owned.size(); ++s) {
-      Subdomain<Real>& sub = *owned[s];
-      const std::size_t part = processes ? static_cast<std::size_t>(processes->rank()) : s;
-      const std::vector<double> state_previous = sub.numbering.to_local(state.previous);
-      const std::vector<double> state_current = sub.numbering.to_local(state.current);
-      const std::vector<Real> previous(state_previous.begin(), state_previous.end());
-      const std::vector<Real> current(state_current.begin(), state_current.end());
-      sub.scheme->set_state(previous, current, state.step);
-      sub.recorder->restore_pending(merge ? merge->split_pending(state.receivers, part) : state.receivers);
-      sub.snapshots->restore(snapshot_merge ? snapshot_merge->split_pending(state.snapshot, part) : state.snapshot);
-    }
-    first_step = state.step;
-  } else {
-    for (const auto& s : owned) {
-      s->recorder->record(0, s->scheme->previous_displacement(), s->scheme->displacement());
-      s->snapshots->take(0, s->scheme->previous_displacement(), s->scheme->displacement());
-    }
-  }
-
-  clock.lap("snapshot buffers and initial state");
-  run.setup_seconds = clock.total();
-  run.setup = clock.take();
-  const auto loop_started = Clock::now();
   LoopSettings settings;
   settings.model = &model;
   settings.preflight = &preflight;
-  settings.first_step = first_step;
   settings.check_every = options.check_every;
   // (Over processes every one takes part in a checkpoint; the first alone has the observer.)
   settings.checkpoint_every = observer || group ? options.checkpoint_every : 0;
@@ -513,18 +473,97 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
   if (group) settings.processes = &*group;
   std::vector<Subdomain<Real>*> subdomains;
   for (const auto& s : owned) subdomains.push_back(s.get());
-  run_subdomains<Real>(subdomains, *exchange, settings, run);
+  Subdomain<Real>& d = *owned.front();  // the one subdomain of a run that is not decomposed
+  Clock::time_point loop_started;
+  double loop_steps = 0.0;
+  for (std::size_t k = first_shot; k < shots.size(); ++k) {
+    const bool resumed = options.resume && k == first_shot;
+    if (k > first_shot)  // the last shot's samples are out: a new shot starts from nothing
+      for (const auto& s : owned) {
+        s->recorder->restart();
+        s->snapshots->restore(PendingSample{});
+      }
+    if (shots[k])
+      for (const auto& s : owned) load_shot(*s, model, *shots[k], dt);
+    // Start from rest, with prescribed DOFs on their motion at t = -dt and 0 (a new run's state is
+    // zero already: set only where something is prescribed).
+    if (!resumed)
+      for (const auto& s : owned)
+        if (k > first_shot || !s->loading->prescribed_dofs().empty()) start_from_rest(*s, dt);
+    if (observer && shots[k]) {
+      const std::lock_guard lock(observer_guard);
+      observer->on_shot(k, resumed);
+    }
+    long long first_step = 0;
+    if (resumed) {
+      // Continue from a checkpoint (in the model's numbering): its state replaces the start from
+      // rest; the samples up to its step were passed on by the run that wrote it.
+      const SolverState& state = *options.resume;
+      const auto n_dofs = static_cast<std::size_t>(preflight.n_dofs);
+      TREMOR_CHECK(state.previous.size() == n_dofs && state.current.size() == n_dofs, "checkpoint holds ",
+                   state.current.size(), " DOFs; the model has ", n_dofs);
+      TREMOR_CHECK(state.step >= 0 && state.step <= preflight.steps, "checkpoint at step ", state.step,
+                   " lies outside the run's ", preflight.steps, " steps");
+      // The checkpoint is the model's, whatever the decomposition that wrote it: each subdomain
+      // takes its part.
+      for (std::size_t s = 0; s < owned.size(); ++s) {
+        Subdomain<Real>& sub = *owned[s];
+        const std::size_t part = processes ? static_cast<std::size_t>(processes->rank()) : s;
+        const std::vector<double> state_previous = sub.numbering.to_local(state.previous);
+        const std::vector<double> state_current = sub.numbering.to_local(state.current);
+        const std::vector<Real> previous(state_previous.begin(), state_previous.end());
+        const std::vector<Real> current(state_current.begin(), state_current.end());
+        sub.scheme->set_state(previous, current, state.step);
+        sub.recorder->restore_pending(merge ? merge->split_pending(state.receivers, part) : state.receivers);
+        sub.snapshots->restore(snapshot_merge ? snapshot_merge->split_pending(state.snapshot, part) : state.snapshot);
+      }
+      first_step = state.step;
+    } else {
+      for (const auto& s : owned) {
+        s->recorder->record(0, s->scheme->previous_displacement(), s->scheme->displacement());
+        s->snapshots->take(0, s->scheme->previous_displacement(), s->scheme->displacement());
+      }
+    }
+    if (k == first_shot) {
+      clock.lap("snapshot buffers and initial state");
+      run.setup_seconds = clock.total();
+      run.setup = clock.take();
+      loop_started = Clock::now();
+    }
+    settings.first_step = first_step;
+    settings.shot = static_cast<int>(k);
+    // Between shots, a checkpoint at the new shot's start: what a resumed run starts from.
+    settings.checkpoint_first = k > first_shot;
+    run_subdomains<Real>(subdomains, *exchange, settings, run);
+    loop_steps += static_cast<double>(run.steps - first_step);
+    for (const auto& s : owned) s->recorder->flush();
+    if (!shots[k]) break;
+    // The shot's histories, in the model's numbering (only the first process's are complete).
+    std::vector<History> histories;
+    if (merge) {
+      histories = merge->take_samples();
+      if (group && !group->root()) histories.clear();
+    } else {
+      histories = d.recorder->histories();
+      for (History& history : histories) d.numbering.to_global(history);
+    }
+    if (observer) {
+      const std::lock_guard lock(observer_guard);
+      observer->on_shot_end(k, histories);
+    }
+    run.shots.push_back(std::move(histories));
+    if (!run.ok()) break;
+  }
   const auto finished = Clock::now();
   run.time = static_cast<double>(run.steps) * dt;
   run.wall_seconds = seconds_between(started, finished);
   const double loop_seconds = seconds_between(loop_started, finished);
-  run.dof_steps_per_second = loop_seconds > 0.0 ? static_cast<double>(preflight.n_dofs) *
-                                                      static_cast<double>(run.steps - first_step) / loop_seconds
-                                                : 0.0;
+  run.dof_steps_per_second =
+      loop_seconds > 0.0 ? static_cast<double>(preflight.n_dofs) * loop_steps / loop_seconds : 0.0;
   run.preflight = std::move(preflight);
-  for (const auto& s : owned) s->recorder->flush();
   run.exec_peak_bytes = memory::usage(exec.space()).peak;
   run.host_peak_bytes = peak_resident_bytes();
+  if (!model.shots.empty()) return run;
   if (merge) {
     run.histories = merge->take();  // in the model's numbering (only the first process's are complete)
     if (group && !group->root()) run.histories.clear();
@@ -593,6 +632,13 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   const std::size_t real_size = tremor::real_size(p.precision);
   const auto dim = static_cast<Size>(model.mesh.dim());
   const Size nnz = p.stiffness_entries * dim * dim;
+  // One domain's K is built as one array of 32-bit indices (the two-kernel assembly, nodal-block
+  // CSR in double): refused before any of it is made. A decomposed run builds each subdomain's.
+  TREMOR_CHECK(!p.op->needs_assembly || nnz <= Size(2147483647) || p.domains > 1 || p.processes > 1, "the ",
+               p.op->name, " operator assembles K, whose ", nnz, " entries (", p.stiffness_entries,
+               " node pairs x ", dim * dim, ") exceed the 2^31 - 1 one array holds: decompose the model (--gpus N, ",
+               "mpirun -np N or --domains N: each subdomain holds its part of K), or use an element-by-element "
+               "operator (matrix_free; sem on GLL meshes)");
   // A block file made for another mesh (or torn, or not one) is refused before the run.
   if (!p.blocks.empty()) (void)partition::read_block_file(p.blocks, node_graph(model.mesh));
   p.memory_bytes = memory_estimate(model.mesh, *p.op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring,

@@ -56,6 +56,7 @@ namespace tremor::explicit_fe {
 // samples waiting for the next step (receivers, a velocity snapshot). Samples and snapshots
 // already passed to the Observer are not part of it: the caller has written them.
 struct SolverState {
+  int shot = 0;  // the model's shot it belongs to (model/transducer.hpp; 0 without shots)
   long long step = 0;
   // u_step-1 and u_step, all DOFs; a float state widened to double (exact, and exact back).
   std::vector<double> previous, current;
@@ -241,8 +242,15 @@ class Observer {
   // Each snapshot, in step order (the model's [output]).
   virtual void on_snapshot(const Snapshot& /*snapshot*/) {}
   // Every RunOptions::checkpoint_every steps (not at the last step), after that step's samples
-  // and snapshot were passed on and its state was found finite.
+  // and snapshot were passed on and its state was found finite; with shots, also at the start of
+  // each shot after the first (step 0, once its first samples were passed on).
   virtual void on_checkpoint(const SolverState& /*state*/) {}
+  // A model with shots (model/transducer.hpp): before the first sample of shot `index` (the
+  // model's shots[index]), or as a run resumed within it continues (`resumed`), and after its last,
+  // with its histories complete (in the model's numbering). Samples and snapshots between the two
+  // are the shot's; its steps count from 0.
+  virtual void on_shot(std::size_t /*index*/, bool /*resumed*/) {}
+  virtual void on_shot_end(std::size_t /*index*/, const std::vector<History>& /*histories*/) {}
 };
 
 struct ExplicitRun {
@@ -267,6 +275,11 @@ struct ExplicitRun {
   long long bad_step = -1;
   Label bad_node = 0;
   std::vector<History> histories;  // what was recorded (up to the stop; after the resumed step)
+  // A model with shots: the histories of each shot stepped, from the first (or the resumed one)
+  // to the last or the one that stopped, in order; `histories` stays empty and `steps` is the
+  // last one's. (Over processes, the first's alone.)
+  std::vector<std::vector<History>> shots;
+  int first_shot = 0;  // of `shots`: the model's shot it starts with (a resumed run's)
   bool ok() const { return status == RunStatus::Completed; }
 };
 

@@ -345,6 +345,16 @@ HistoryMerge::HistoryMerge(std::vector<History> histories, const std::vector<Mod
     }
 }
 
+std::vector<History> HistoryMerge::take_samples() {
+  std::vector<History> out = histories_;
+  for (History& history : histories_) {
+    history.times.clear();
+    history.values.clear();
+  }
+  for (auto& open : open_) open.clear();
+  return out;
+}
+
 void HistoryMerge::add(std::size_t part, std::size_t k, const History& from, std::size_t sample) {
   add(part, k, from.times[sample],
       std::span<const double>(from.values.data() + sample * from.sample_size(), from.sample_size()), sample);
@@ -517,6 +527,31 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
 }
 
 template <class Real>
+void load_shot(Subdomain<Real>& d, const Model& model, const Shot& shot, double dt) {
+  auto loading = d.part ? std::make_unique<Loading>(Loading(model, &shot).restricted(d.part->nodes))
+                        : std::make_unique<Loading>(*d.model, &shot);
+  // Transducers load and never constrain, so the integrator's constrained DOFs stay right.
+  TREMOR_CHECK(loading->constrained_dofs() == d.loading->constrained_dofs(), "shot '", shot.name,
+               "' constrains other degrees of freedom than the model");
+  d.loads.reset();
+  d.loading = std::move(loading);
+  d.loads = std::make_unique<DeviceLoading<Real>>(d.exec, *d.loading, dt);
+}
+
+template <class Real>
+void start_from_rest(Subdomain<Real>& d, double dt) {
+  const std::vector<Index>& dofs = d.loading->prescribed_dofs();
+  std::vector<Real> previous(static_cast<std::size_t>(d.scheme->n_dofs()), Real(0)), current(previous);
+  std::vector<double> values(dofs.size());
+  for (auto [t, state] : {std::pair{-dt, &previous}, std::pair{0.0, &current}}) {
+    d.loading->prescribed(t, values);
+    for (std::size_t k = 0; k < dofs.size(); ++k)
+      (*state)[static_cast<std::size_t>(dofs[k])] = static_cast<Real>(values[k]);
+  }
+  d.scheme->set_state(previous, current, 0);
+}
+
+template <class Real>
 void sum_lumped_mass(Exchange<Real>& exchange, std::span<Subdomain<Real>* const> subdomains) {
   std::vector<View<double>> mass, damping;
   for (Subdomain<Real>* d : subdomains) {
@@ -580,33 +615,10 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
   Observer* observer = settings.observer;
   std::vector<View<Real>> forces(subdomains.size());
   long long step = settings.first_step;
-  while (step < p.steps) {
-    // F at t_n drives u_n+1 (Eq. 4); prescribed values at t_n+1. The shared nodes' internal forces
-    // are summed between the operator apply and the update.
-    // A split subdomain applies the elements touching its shared nodes first, and the interior's
-    // while the exchange runs.
-    exchange.begin_forces();
-    for (std::size_t s = 0; s < subdomains.size(); ++s) {
-      Subdomain<Real>& d = *subdomains[s];
-      d.loads->update(step);
-      forces[s] = d.split ? d.scheme->apply_stiffness(d.split->first()) : d.scheme->apply_stiffness();
-    }
-    exchange.start_forces(forces);
-    for (Subdomain<Real>* d : subdomains)
-      if (d->split) d->scheme->apply_stiffness(d->split->second());
-    exchange.finish_forces(forces);
-    for (Subdomain<Real>* d : subdomains)
-      d->scheme->advance(d->loads->force(), d->loads->prescribed_dofs(), d->loads->prescribed_values());
-    ++step;
-    for (Subdomain<Real>* d : subdomains) {
-      d->recorder->record(step, d->scheme->previous_displacement(), d->scheme->displacement());
-      d->snapshots->take(step, d->scheme->previous_displacement(), d->scheme->displacement());
-    }
-    const bool checkpoint =
-        settings.checkpoint_every > 0 && step % settings.checkpoint_every == 0 && step < p.steps;
-    if (step % settings.check_every != 0 && step != p.steps && !checkpoint) continue;
-    // The one host synchronisation every check_every steps: samples, then the NaN/Inf count. Over
-    // several processes the samples and snapshots go to the first, and a failure on any stops all.
+  // The one host synchronisation every check_every steps: samples, then the NaN/Inf count. Over
+  // several processes the samples and snapshots go to the first, and a failure on any stops all.
+  // Then the checkpoint, when due, and progress. True: the run stops here.
+  const auto check = [&](bool checkpoint) -> bool {
     ProcessGroup* processes = settings.processes;
     double bad = 0.0;
     std::exception_ptr failure;
@@ -643,7 +655,7 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
                         " s): node ", run.bad_node, " has u", "xyz"[static_cast<int>(worst[3])], " = ", worst[4], "; ",
                         static_cast<long long>(bad), " values are NaN or Inf. The time step ", dt,
                         " s against the stable ", p.stable_dt, " s, or the loads, are the usual causes");
-      break;
+      return true;
     }
     if (checkpoint) {
       // The state in the model's numbering; the file the checkpoint counts holds every snapshot up
@@ -679,6 +691,7 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
         state.receivers = *receivers.front();
         state.snapshot = snapshots.front();
       }
+      state.shot = settings.shot;
       std::exception_ptr written;
       try {
         if (observer) {
@@ -704,8 +717,37 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
       run.status = RunStatus::Stopped;
       run.message = str("stopped at step ", step, " of ", p.steps, " (t = ", static_cast<double>(step) * dt,
                         " s) on request");
-      break;
+      return true;
     }
+    return false;
+  };
+  bool stopped = settings.checkpoint_first && settings.checkpoint_every > 0 && check(true);
+  while (!stopped && step < p.steps) {
+    // F at t_n drives u_n+1 (Eq. 4); prescribed values at t_n+1. The shared nodes' internal forces
+    // are summed between the operator apply and the update.
+    // A split subdomain applies the elements touching its shared nodes first, and the interior's
+    // while the exchange runs.
+    exchange.begin_forces();
+    for (std::size_t s = 0; s < subdomains.size(); ++s) {
+      Subdomain<Real>& d = *subdomains[s];
+      d.loads->update(step);
+      forces[s] = d.split ? d.scheme->apply_stiffness(d.split->first()) : d.scheme->apply_stiffness();
+    }
+    exchange.start_forces(forces);
+    for (Subdomain<Real>* d : subdomains)
+      if (d->split) d->scheme->apply_stiffness(d->split->second());
+    exchange.finish_forces(forces);
+    for (Subdomain<Real>* d : subdomains)
+      d->scheme->advance(d->loads->force(), d->loads->prescribed_dofs(), d->loads->prescribed_values());
+    ++step;
+    for (Subdomain<Real>* d : subdomains) {
+      d->recorder->record(step, d->scheme->previous_displacement(), d->scheme->displacement());
+      d->snapshots->take(step, d->scheme->previous_displacement(), d->scheme->displacement());
+    }
+    const bool checkpoint =
+        settings.checkpoint_every > 0 && step % settings.checkpoint_every == 0 && step < p.steps;
+    if (step % settings.check_every != 0 && step != p.steps && !checkpoint) continue;
+    stopped = check(checkpoint);
   }
   // Every snapshot taken is passed on before the run returns (over processes, a failure in doing
   // so is agreed, so that no process waits for another).
@@ -742,6 +784,10 @@ template std::unique_ptr<Subdomain<float>> set_up_subdomain(const Exec&, const M
                                                             Exchange<float>&, SetupClock&, Observer*, std::mutex&);
 template std::unique_ptr<Subdomain<double>> set_up_subdomain(const Exec&, const Model&, Numbering, const Preflight&,
                                                              Exchange<double>&, SetupClock&, Observer*, std::mutex&);
+template void load_shot(Subdomain<float>&, const Model&, const Shot&, double);
+template void load_shot(Subdomain<double>&, const Model&, const Shot&, double);
+template void start_from_rest(Subdomain<float>&, double);
+template void start_from_rest(Subdomain<double>&, double);
 template void run_subdomains(std::span<Subdomain<float>* const>, Exchange<float>&, const LoopSettings&,
                              ExplicitRun&);
 template void run_subdomains(std::span<Subdomain<double>* const>, Exchange<double>&, const LoopSettings&,

@@ -155,6 +155,8 @@ class HistoryMerge {
   // The same from the sample's time and values ([point][quantity][component] of the part's points).
   void add(std::size_t part, std::size_t k, double time, std::span<const double> values, std::size_t sample);
   std::vector<History> take() { return std::move(histories_); }
+  // The histories with their samples so far, which it then forgets (a model's next shot).
+  std::vector<History> take_samples();
   // A checkpoint's samples waiting for their next step: the parts' recorders' (Recorder::pending)
   // as the model's histories' (one per history), and back.
   std::vector<PendingSample> merge_pending(std::span<const std::vector<PendingSample>* const> parts) const;
@@ -264,6 +266,17 @@ template <class Real>
 void finish_subdomain(Subdomain<Real>& d, const Model& model, const Preflight& preflight, SetupClock& clock,
                       Observer* observer, std::mutex& observer_guard);
 
+// Gives subdomain `d` the loads of `shot` (model/transducer.hpp) in place of the ones it has: a
+// part's restricted from `model` (in its own numbering), or those of d.model. The constraints are
+// the same in every shot.
+template <class Real>
+void load_shot(Subdomain<Real>& d, const Model& model, const Shot& shot, double dt);
+
+// Puts subdomain `d` at rest at step 0: zero displacement, prescribed DOFs on their motion at
+// t = -dt and 0.
+template <class Real>
+void start_from_rest(Subdomain<Real>& d, double dt);
+
 // What the time loop needs besides the subdomains.
 struct LoopSettings {
   const Model* model = nullptr;  // the model, in its own numbering (labels of the NaN report)
@@ -278,6 +291,9 @@ struct LoopSettings {
   const SnapshotMerge* snapshot_merge = nullptr;
   // A run over several processes (processes.hpp); the subdomains are this process's one.
   ProcessGroup* processes = nullptr;
+  int shot = 0;                  // the model's shot being stepped (its checkpoints say so)
+  // A checkpoint of first_step before stepping (a shot's start: the run's checkpoint between shots).
+  bool checkpoint_first = false;
 };
 
 // Steps the subdomains from settings.first_step to the preflight's last step (or a stop: NaN/Inf,

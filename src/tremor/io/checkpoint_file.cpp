@@ -80,6 +80,7 @@ void write_contents(const std::string& file, const Checkpoint& checkpoint) {
   h5::set_attribute(root, "time_step", checkpoint.time_step, file);
   h5::set_attribute(root, "total_steps", checkpoint.total_steps, file);
   h5::set_attribute(root, "checkpoint_every", checkpoint.checkpoint_every, file);
+  h5::set_attribute(root, "shot", checkpoint.shot, file);
   h5::set_attribute(root, "step", checkpoint.step, file);
   h5::set_attribute(root, "wall_time", checkpoint.wall_time, file);
   h5::set_attribute(root, "n_snapshots", checkpoint.n_snapshots, file);
@@ -137,6 +138,7 @@ Checkpoint read_checkpoint(const fs::path& path) {
   checkpoint.time_step = h5::read_double_attribute(root, "time_step", file);
   checkpoint.total_steps = h5::read_int_attribute(root, "total_steps", file);
   checkpoint.checkpoint_every = h5::read_int_attribute(root, "checkpoint_every", file);
+  if (h5::has_attribute(root, "shot")) checkpoint.shot = h5::read_int_attribute(root, "shot", file);
   checkpoint.step = h5::read_int_attribute(root, "step", file);
   checkpoint.wall_time = h5::read_double_attribute(root, "wall_time", file);
   checkpoint.n_snapshots = h5::read_int_attribute(root, "n_snapshots", file);

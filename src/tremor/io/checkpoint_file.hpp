@@ -32,7 +32,8 @@ struct Checkpoint {
   std::int64_t total_steps = 0;
   std::int64_t checkpoint_every = 0;  // steps; the resumed run's default
 
-  // The state at `step`.
+  // The state at `step` of shot `shot` (0 for a model without shots).
+  std::int64_t shot = 0;
   std::int64_t step = 0;
   double wall_time = 0.0;  // s of time loop up to here, over all sessions of the run
   std::vector<double> previous, current;         // u_step-1, u_step; a float state widened exactly
@@ -40,7 +41,8 @@ struct Checkpoint {
   CheckpointPending snapshot;                    // a velocity snapshot waiting for u_step+1
 
   // What the result file held at `step`.
-  std::map<std::string, std::int64_t> history_samples;  // per history name
+  // per history name (a shot's: "<shot>/<name>", ResultFile::sample_counts)
+  std::map<std::string, std::int64_t> history_samples;
   std::int64_t n_snapshots = 0;
 };
 

@@ -55,8 +55,8 @@ struct FileCloser {
 // Samples read and printed per block, bounding memory for long histories.
 constexpr hsize_t block_bytes = hsize_t{8} << 20;
 
-void export_one(hid_t group, const std::string& name, const std::string& result, const fs::path& csv) {
-  const std::string where = "/histories/" + name;
+// The history in `group`, `where` in the file.
+void export_one(hid_t group, const std::string& where, const std::string& result, const fs::path& csv) {
   const auto quantities = h5::read_strings_attribute(group, "quantities", result);
   const auto dimension = h5::read_int_attribute(group, "dimension", result);
   if (dimension < 1 || dimension > 3) throw Error(str(result, ": ", where, ": dimension ", dimension, " is not 1..3"));
@@ -158,12 +158,21 @@ ExportSummary export_histories(const fs::path& result_path, const fs::path& out_
   fs::create_directories(out_dir, error);
   if (error || !fs::is_directory(out_dir))
     throw Error(str(out_dir.string(), ": cannot create the output folder (", error.message(), ")"));
-  Handle histories = h5::open_group(file.get(), "histories", result);
-  for (const auto& name : h5::group_members(histories.get(), result, "cannot list /histories")) {
-    Handle group = h5::open_group(histories.get(), name, result);
-    const fs::path csv = out_dir / (name + ".csv");
-    export_one(group.get(), name, result, csv);
-    summary.files.push_back(csv);
+  // /histories, then each shot's (a model with shots), named "<shot>.<history>.csv".
+  const auto export_group = [&](const std::string& at, const std::string& prefix) {
+    Handle histories = h5::open_group(file.get(), at, result);
+    for (const auto& name : h5::group_members(histories.get(), result, "cannot list " + at)) {
+      Handle group = h5::open_group(histories.get(), name, result);
+      const fs::path csv = out_dir / (prefix + name + ".csv");
+      export_one(group.get(), at + "/" + name, result, csv);
+      summary.files.push_back(csv);
+    }
+  };
+  export_group("/histories", "");
+  if (H5Lexists(file.get(), "shots", H5P_DEFAULT) > 0) {
+    Handle shots = h5::open_group(file.get(), "shots", result);
+    for (const auto& shot : h5::group_members(shots.get(), result, "cannot list /shots"))
+      export_group(str("/shots/", shot, "/histories"), shot + ".");
   }
   return summary;
 }

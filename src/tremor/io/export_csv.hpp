@@ -1,6 +1,6 @@
 #pragma once
 // CSV export of a result file's histories (docs/output-format.md): one file per history set,
-// `<out_dir>/<history name>.csv`, first column `time`, then one column per node, quantity and
+// `<out_dir>/<history name>.csv` (a shot's: `<shot>.<history name>.csv`), first column `time`, then one column per node, quantity and
 // component named `<node label>_ux`, `_uy`, `_uz` (`_vx`.. velocity, `_ax`.. acceleration; a
 // history at positions `p1_ux`, `p2_ux`, .. instead of node labels), in
 // the order of the values dataset ([node][quantity][component]). Numbers are printed with

@@ -31,7 +31,7 @@ using detail::Table;
 
 constexpr std::string_view top_keys[] = {"title",    "mesh",   "material",  "section",    "explicit",
                                          "static",   "source", "traction",  "body_force", "prescribed_displacement",
-                                         "receiver", "output", "absorbing", "transducer"};
+                                         "receiver", "output", "absorbing", "transducer", "shot"};
 // Tables the solvers will read; until they do, the reader warns and ignores them.
 constexpr std::string_view reserved_keys[] = {"sem", "bem"};
 constexpr std::string_view mesh_keys[] = {"file",    "generator", "element",     "origin",  "size",  "divisions",
@@ -1055,6 +1055,18 @@ Transducer read_transducer(Table& table, const std::string& base_dir) {
   return t;
 }
 
+constexpr std::string_view shot_keys[] = {"name", "transducers"};
+
+Shot read_shot(Table& table) {
+  name_where(table);
+  table.only(shot_keys);
+  Shot shot;
+  shot.origin = origin_of(table);
+  shot.name = table.required_string("name", "the shot's name: its group of the result file");
+  shot.transducers = table.strings("transducers").value_or(std::vector<std::string>{});
+  return shot;
+}
+
 void read_excitation(const Table& root, Model& model, const std::string& base_dir) {
   if (const auto table = root.table("explicit")) model.explicit_settings = read_explicit(*table, base_dir);
   if (const auto table = root.table("static")) model.static_settings = read_static(*table);
@@ -1065,6 +1077,12 @@ void read_excitation(const Table& root, Model& model, const std::string& base_di
   for (Table table : root.tables("traction"))
     model.surface_loads.push_back(read_traction(table, model.mesh, base_dir, signal_optional));
   for (Table table : root.tables("transducer")) add_transducer(model, read_transducer(table, base_dir));
+  for (Table table : root.tables("shot")) add_shot(model, read_shot(table));
+  if (!model.shots.empty())
+    for (const Transducer& t : model.transducers)
+      if (std::none_of(model.shots.begin(), model.shots.end(),
+                       [&](const Shot& shot) { return std::count(shot.transducers.begin(), shot.transducers.end(), t.name) > 0; }))
+        log::warn(str(t.origin, ": transducer '", t.name, "' is in no shot: it never fires"));
   for (const Table& table : root.tables("body_force")) model.body_forces.push_back(read_body_force(table, model.mesh));
   for (Table table : root.tables("prescribed_displacement"))
     model.prescribed.push_back(read_prescribed(table, model.mesh, base_dir, signal_optional));

@@ -148,6 +148,20 @@ std::optional<std::vector<std::int64_t>> Table::integers(std::string_view key, s
   return out;
 }
 
+std::optional<std::vector<std::string>> Table::strings(std::string_view key) const {
+  const toml::node* value = table_.get(key);
+  if (!value) return std::nullopt;
+  const auto* array = value->as_array();
+  if (!array) fail(key, str("'", key, "' must be an array of strings, got ", describe(*value)));
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const auto* text = (*array)[i].as_string();
+    if (!text) fail_at(line_of((*array)[i]), str("'", key, "'[", i, "] must be a string, got ", describe((*array)[i])));
+    out.push_back(text->get());
+  }
+  return out;
+}
+
 std::optional<Table> Table::table(std::string_view key) const {
   const toml::node* value = table_.get(key);
   if (!value) return std::nullopt;

@@ -57,6 +57,8 @@ class Table {
   // An array of exactly `count` finite numbers (or integers).
   std::optional<std::vector<double>> numbers(std::string_view key, std::size_t count) const;
   std::optional<std::vector<std::int64_t>> integers(std::string_view key, std::size_t count) const;
+  // An array of strings, of any length.
+  std::optional<std::vector<std::string>> strings(std::string_view key) const;
 
   // Sub-tables: `key` must be a table ([key]) or an array of tables ([[key]]); absent: none.
   std::optional<Table> table(std::string_view key) const;

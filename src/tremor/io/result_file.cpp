@@ -58,7 +58,8 @@ constexpr std::int64_t format_version = 1;
 constexpr std::size_t target_chunk_bytes = std::size_t{64} * 1024;
 
 struct History {
-  std::string name;
+  std::string name;   // a shot's: "<shot>/<name>" (ResultFile::begin_shot)
+  std::string where;  // its group in the file, for messages
   std::size_t n_nodes = 0;
   std::size_t n_quantities = 0;
   hsize_t n_samples = 0;
@@ -134,6 +135,10 @@ struct ResultFile::Impl {
   Handle metadata_group;
   Handle histories_group;
   Handle snapshots_group;
+  // Shots (begin_shot): /shots, and /shots/<shot>/histories of the shot now written.
+  Handle shots_group, shot_histories;
+  std::string shot;
+  std::vector<std::string> dropped_shots;  // reopen: shots begun after the checkpoint
   int dim = 3;
   Index n_nodes = 0;
   std::vector<Label> node_labels;
@@ -750,6 +755,8 @@ void ResultFile::Impl::close_objects() {
   bem.close();
   metadata_group.reset();
   histories_group.reset();
+  shot_histories.reset();
+  shots_group.reset();
   snapshots_group.reset();
 }
 
@@ -1044,30 +1051,55 @@ void truncate_rows(hid_t dataset, hsize_t rows, const std::string& file, const s
 
 void ResultFile::Impl::reopen_histories(const std::map<std::string, std::int64_t>& samples) {
   const std::string where = path.string();
-  for (const std::string& name : h5::group_members(histories_group.get(), file, "cannot list /histories")) {
-    const auto wanted = samples.find(name);
-    if (wanted == samples.end())
-      throw Error(str(where, ": history '", name, "' is not in the checkpoint; the file and the checkpoint are of "
-                      "different runs"));
-    Handle group = h5::open_group(histories_group.get(), name, file);
-    History history;
-    history.name = name;
-    history.n_quantities = h5::read_strings_attribute(group.get(), "quantities", file).size();
-    history.time = h5::open_dataset(group.get(), "time", file);
-    history.values = h5::open_dataset(group.get(), "values", file);
-    const std::string what = "/histories/" + name;
-    const auto time_dims = h5::dataset_dims(history.time.get(), file, what + "/time");
-    const auto value_dims = h5::dataset_dims(history.values.get(), file, what + "/values");
-    if (time_dims.size() != 1 || value_dims.size() != 4 || value_dims[2] != history.n_quantities ||
-        value_dims[3] != static_cast<hsize_t>(dim))
-      throw Error(str(where, ": ", what, ": the shapes of time and values are not those of a history"));
-    history.n_nodes = value_dims[1];
-    const auto rows = static_cast<hsize_t>(wanted->second);
-    if (wanted->second < 0 || std::min(time_dims[0], value_dims[0]) < rows)
-      throw Error(str(where, ": history '", name, "' holds ", std::min(time_dims[0], value_dims[0]),
-                      " samples, fewer than the ", wanted->second, " the checkpoint counted"));
-    history.n_samples = rows;
-    histories.push_back(std::move(history));
+  // The histories of /histories, and of each shot's group: those the checkpoint counts are
+  // continued; a shot begun after the checkpoint (none of its histories counted) is dropped, to be
+  // written again.
+  const auto reopen_group = [&](hid_t parent, const std::string& shot_name, const std::string& at) {
+    std::vector<History> found;
+    std::size_t missing = 0;
+    std::string first_missing;
+    for (const std::string& name : h5::group_members(parent, file, "cannot list " + at)) {
+      const std::string key = shot_name.empty() ? name : str(shot_name, "/", name);
+      const auto wanted = samples.find(key);
+      if (wanted == samples.end()) {
+        if (missing++ == 0) first_missing = key;
+        continue;
+      }
+      Handle group = h5::open_group(parent, name, file);
+      History history;
+      history.name = key;
+      history.where = str(at, "/", name);
+      history.n_quantities = h5::read_strings_attribute(group.get(), "quantities", file).size();
+      history.time = h5::open_dataset(group.get(), "time", file);
+      history.values = h5::open_dataset(group.get(), "values", file);
+      const std::string& what = history.where;
+      const auto time_dims = h5::dataset_dims(history.time.get(), file, what + "/time");
+      const auto value_dims = h5::dataset_dims(history.values.get(), file, what + "/values");
+      if (time_dims.size() != 1 || value_dims.size() != 4 || value_dims[2] != history.n_quantities ||
+          value_dims[3] != static_cast<hsize_t>(dim))
+        throw Error(str(where, ": ", what, ": the shapes of time and values are not those of a history"));
+      history.n_nodes = value_dims[1];
+      const auto rows = static_cast<hsize_t>(wanted->second);
+      if (wanted->second < 0 || std::min(time_dims[0], value_dims[0]) < rows)
+        throw Error(str(where, ": history '", key, "' holds ", std::min(time_dims[0], value_dims[0]),
+                        " samples, fewer than the ", wanted->second, " the checkpoint counted"));
+      history.n_samples = rows;
+      found.push_back(std::move(history));
+    }
+    if (missing > 0 && (shot_name.empty() || !found.empty()))
+      throw Error(str(where, ": history '", first_missing, "' is not in the checkpoint; the file and the checkpoint "
+                      "are of different runs"));
+    if (missing > 0) dropped_shots.push_back(shot_name);
+    for (History& history : found) histories.push_back(std::move(history));
+  };
+  reopen_group(histories_group.get(), "", "/histories");
+  if (H5Lexists(handle.get(), "shots", H5P_DEFAULT) > 0) {
+    shots_group = h5::open_group(handle.get(), "shots", file);
+    for (const std::string& name : h5::group_members(shots_group.get(), file, "cannot list /shots")) {
+      Handle group = h5::open_group(shots_group.get(), name, file);
+      Handle shot_histories_group = h5::open_group(group.get(), "histories", file);
+      reopen_group(shot_histories_group.get(), name, str("/shots/", name, "/histories"));
+    }
   }
   for (const auto& entry : samples) {
     const std::string& name = entry.first;  // a structured binding is not captured by clang 14's lambdas
@@ -1108,10 +1140,11 @@ void ResultFile::Impl::reopen_snapshots(std::int64_t count) {
 
 void ResultFile::Impl::truncate_to_checkpoint() {
   for (const History& history : histories) {
-    const std::string what = "/histories/" + history.name;
-    truncate_rows(history.time.get(), history.n_samples, file, what + "/time");
-    truncate_rows(history.values.get(), history.n_samples, file, what + "/values");
+    truncate_rows(history.time.get(), history.n_samples, file, history.where + "/time");
+    truncate_rows(history.values.get(), history.n_samples, file, history.where + "/values");
   }
+  for (const std::string& name : dropped_shots)
+    h5::check(H5Ldelete(shots_group.get(), name.c_str(), H5P_DEFAULT), file, str("cannot remove /shots/", name));
   const hsize_t rows = snapshot_times.size();
   truncate_rows(snapshot_time.get(), rows, file, "/snapshots/time");
   // Snapshots written after the checkpoint are removed: the run writes them again.
@@ -1229,15 +1262,17 @@ int ResultFile::Impl::declare_history(const std::string& name, std::size_t n_poi
                                       std::span<const Quantity> quantities,
                                       const std::function<void(hid_t group)>& write_points) {
   check_name(name, path.string());
+  const std::string key = shot.empty() ? name : str(shot, "/", name);
   for (const auto& history : histories)
-    if (history.name == name) throw Error(str(path.string(), ": history '", name, "' is declared twice"));
-  if (quantities.empty()) throw Error(str(path.string(), ": history '", name, "' records no quantity"));
+    if (history.name == key) throw Error(str(path.string(), ": history '", key, "' is declared twice"));
+  if (quantities.empty()) throw Error(str(path.string(), ": history '", key, "' records no quantity"));
 
   History history;
-  history.name = name;
+  history.name = key;
+  history.where = shot.empty() ? str("/histories/", name) : str("/shots/", shot, "/histories/", name);
   history.n_nodes = n_points;
   history.n_quantities = quantities.size();
-  Handle group = h5::create_group(histories_group.get(), name, file);
+  Handle group = h5::create_group((shot.empty() ? histories_group : shot_histories).get(), name, file);
   std::vector<std::string> names;
   for (Quantity quantity : quantities) names.emplace_back(quantity_name(quantity));
   h5::set_attribute(group.get(), "quantities", names, file);
@@ -1315,6 +1350,29 @@ void ResultFile::start_bem(const BemSetup& setup) {
 
 void ResultFile::write_bem_frequency(const BemFrequencyFields& fields) {
   impl().writing([&] { impl().write_bem_frequency(fields); });
+}
+
+void ResultFile::begin_shot(const std::string& name, std::span<const std::string> transducers) {
+  Impl& self = impl();
+  self.require_open();
+  if (name.empty() || name.find('/') != std::string::npos)
+    throw Error(str(self.path.string(), ": shot name '", name, "' must be non-empty and contain no '/'"));
+  self.writing([&] {
+    const hid_t root = self.handle.get();
+    if (!self.shots_group.valid())
+      self.shots_group = H5Lexists(root, "shots", H5P_DEFAULT) > 0 ? h5::open_group(root, "shots", self.file)
+                                                                   : h5::create_group(root, "shots", self.file);
+    if (H5Lexists(self.shots_group.get(), name.c_str(), H5P_DEFAULT) > 0) {  // a resumed shot
+      Handle group = h5::open_group(self.shots_group.get(), name, self.file);
+      self.shot_histories = h5::open_group(group.get(), "histories", self.file);
+    } else {
+      Handle group = h5::create_group(self.shots_group.get(), name, self.file);
+      h5::set_attribute(group.get(), "transducers", std::vector<std::string>(transducers.begin(), transducers.end()),
+                        self.file);
+      self.shot_histories = h5::create_group(group.get(), "histories", self.file);
+    }
+    self.shot = name;
+  });
 }
 
 void ResultFile::set_progress(std::int64_t step_count, double wall_time) {

@@ -155,6 +155,12 @@ class ResultFile {
   // Finishes an unfinished file as "incomplete" (see above).
   ~ResultFile();
 
+  // A model's shots (model/transducer.hpp): the histories declared after this call are the shot's,
+  // /shots/<name>/histories/<history> (the shot's group records the transducers it fires), known
+  // to history_id() and sample_counts() as "<name>/<history>". A shot begun already (a reopened
+  // file's) is continued.
+  void begin_shot(const std::string& name, std::span<const std::string> transducers);
+
   // Declares a history set: /histories/<name>, recording `quantities` (each with the mesh's
   // dimension of components) at `nodes` (mesh node indices, any order, as the columns will be).
   // Names must be unique, non-empty and free of '/'. Returns the id for append_samples.

@@ -20,14 +20,25 @@ GridReader::GridReader(const std::filesystem::path& result) : impl_(std::make_un
     Handle metadata = h5::open_group(impl_->file.get(), "metadata", file);
     status_ = h5::read_string_attribute(metadata.get(), "status", file);
   }
-  if (H5Lexists(impl_->file.get(), "histories", H5P_DEFAULT) <= 0) return;
-  Handle histories = h5::open_group(impl_->file.get(), "histories", file);
-  for (const std::string& name : h5::group_members(histories.get(), file, "cannot list /histories")) {
+  read_grids(impl_->file.get(), "", "/histories");
+  if (H5Lexists(impl_->file.get(), "shots", H5P_DEFAULT) <= 0) return;
+  Handle shots = h5::open_group(impl_->file.get(), "shots", file);
+  for (const std::string& shot : h5::group_members(shots.get(), file, "cannot list /shots"))
+    read_grids(impl_->file.get(), shot, str("/shots/", shot, "/histories"));
+}
+
+void GridReader::read_grids(hid_t file_handle, const std::string& shot, const std::string& at) {
+  const std::string& file = impl_->path;
+  if (H5Lexists(file_handle, at.c_str(), H5P_DEFAULT) <= 0) return;
+  Handle histories = h5::open_group(file_handle, at, file);
+  for (const std::string& name : h5::group_members(histories.get(), file, "cannot list " + at)) {
     Handle group = h5::open_group(histories.get(), name, file);
     if (H5Lexists(group.get(), "grid_count", H5P_DEFAULT) <= 0) continue;
-    const std::string where = "/histories/" + name;
+    const std::string where = at + "/" + name;
     StoredGrid grid;
     grid.name = name;
+    grid.shot = shot;
+    grid.group = where;
     const auto count = h5::read_int64(group.get(), "grid_count", file, where + "/grid_count");
     const auto lo = h5::read_doubles(group.get(), "grid_min", file, where + "/grid_min");
     const auto hi = h5::read_doubles(group.get(), "grid_max", file, where + "/grid_max");
@@ -55,6 +66,7 @@ GridReader::GridReader(const std::filesystem::path& result) : impl_(std::make_un
   }
 }
 
+
 GridReader::~GridReader() = default;
 
 std::vector<double> GridReader::traces(const StoredGrid& grid, int quantity, int component, Index first,
@@ -62,12 +74,12 @@ std::vector<double> GridReader::traces(const StoredGrid& grid, int quantity, int
   const std::string& file = impl_->path;
   TREMOR_CHECK(quantity >= 0 && static_cast<std::size_t>(quantity) < grid.quantities.size() && component >= 0 &&
                    component < grid.dimension && first >= 0 && first <= last && last <= grid.n_points(),
-               file, ": grid '", grid.name, "': quantity ", quantity, ", component ", component, ", points ", first,
+               file, ": grid '", grid.label(), "': quantity ", quantity, ", component ", component, ", points ", first,
                "..", last);
   const auto n_samples = static_cast<hsize_t>(grid.time.size());
   std::vector<double> out(static_cast<std::size_t>(n_samples) * static_cast<std::size_t>(last - first));
   if (out.empty()) return out;
-  Handle group = h5::open_group(impl_->file.get(), "histories/" + grid.name, file);
+  Handle group = h5::open_group(impl_->file.get(), grid.group, file);
   Handle values = h5::open_dataset(group.get(), "values", file);
   Handle file_space = h5::open_or_fail(H5Dget_space(values.get()), H5Sclose, file, "values");
   const hsize_t start[4] = {0, static_cast<hsize_t>(first), static_cast<hsize_t>(quantity), static_cast<hsize_t>(component)};
@@ -77,7 +89,7 @@ std::vector<double> GridReader::traces(const StoredGrid& grid, int quantity, int
   const std::array<hsize_t, 2> memory_dims{n_samples, static_cast<hsize_t>(last - first)};
   Handle memory_space = h5::simple_space(memory_dims, file);
   h5::check(H5Dread(values.get(), H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT, out.data()),
-            file, str("cannot read the traces of grid '", grid.name, "'"));
+            file, str("cannot read the traces of grid '", grid.label(), "'"));
   return out;
 }
 

@@ -3,6 +3,7 @@
 // grid_count), one quantity's component at a time for a range of points, and maps written into
 // the file as /images/<name> (tremor image).
 #include <array>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -15,6 +16,10 @@ namespace tremor::io {
 
 struct StoredGrid {
   std::string name;
+  std::string shot;   // the shot whose grid it is (/shots/<shot>/histories/<name>); empty: /histories/<name>
+  std::string group;  // its group in the file
+  // "<shot>.<name>", or the name: what maps and images are called.
+  std::string label() const { return shot.empty() ? name : shot + "." + name; }
   std::array<Index, 2> count{0, 0};
   std::array<double, 2> min{0.0, 0.0}, max{0.0, 0.0};
   std::string surface;
@@ -36,7 +41,7 @@ class GridReader {
   GridReader(const GridReader&) = delete;
   GridReader& operator=(const GridReader&) = delete;
 
-  // Every grid history of the file, by name.
+  // Every grid history of the file: /histories' by name, then each shot's (in the file's order).
   const std::vector<StoredGrid>& grids() const { return grids_; }
   // The file's /metadata status ("complete", "incomplete", "failed: ...").
   const std::string& status() const { return status_; }
@@ -45,6 +50,8 @@ class GridReader {
   std::vector<double> traces(const StoredGrid& grid, int quantity, int component, Index first, Index last) const;
 
  private:
+  // The grids among the histories of group `at` (a shot's, or /histories).
+  void read_grids(std::int64_t file, const std::string& shot, const std::string& at);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::vector<StoredGrid> grids_;

@@ -86,6 +86,7 @@ struct Model {
   std::vector<PrescribedDisplacement> prescribed;
   std::vector<Receiver> receivers;
   std::vector<Transducer> transducers;  // already added as point sources or surface loads
+  std::vector<Shot> shots;              // none: one run with every load (model/transducer.hpp)
   std::optional<ExplicitSettings> explicit_settings;
   // The model file's [static], or an Abaqus *STEP with *STATIC (model/source.hpp).
   std::optional<StaticSettings> static_settings;

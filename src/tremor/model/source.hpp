@@ -28,6 +28,7 @@ struct PointSource {
   Signal signal;
   double delay = 0.0;  // s, >= 0
   std::string origin;  // "file:line", for messages
+  std::string transducer;  // the transducer it stands for (model/transducer.hpp); empty: none
 };
 
 // A distributed load on a surface (a face set, mesh/faces.hpp): a pressure p acting against the
@@ -45,6 +46,7 @@ struct SurfaceLoad {
   std::string amplitude;  // Abaqus amplitude name, when no signal
   double delay = 0.0;     // s, >= 0, with a signal
   std::string origin;     // "file:line", for messages
+  std::string transducer;  // the transducer it stands for (model/transducer.hpp); empty: none
 };
 
 // Displacement prescribed on each node of a set: for each constrained component c,

@@ -1,5 +1,6 @@
 #include "tremor/model/transducer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -84,6 +85,7 @@ void add_transducer(Model& model, Transducer t) {
       load.signal = t.signal;
       load.delay = t.delay;
       load.origin = at;
+      load.transducer = t.name;
       model.surface_loads.push_back(std::move(load));
       t.faces.push_back(disc.size());
       t.area = area;
@@ -114,10 +116,38 @@ void add_transducer(Model& model, Transducer t) {
     source.signal = t.signal;
     source.delay = t.delay;
     source.origin = at;
+    source.transducer = t.name;
     model.point_sources.push_back(std::move(source));
     t.nodes.push_back(best);
   }
   model.transducers.push_back(std::move(t));
+}
+
+bool fires(const Shot* shot, const std::string& transducer) {
+  return !shot || transducer.empty() ||
+         std::find(shot->transducers.begin(), shot->transducers.end(), transducer) != shot->transducers.end();
+}
+
+void add_shot(Model& model, Shot shot) {
+  const std::string at = shot.origin.empty() ? model.source : shot.origin;
+  TREMOR_CHECK(!shot.name.empty() && shot.name.find('/') == std::string::npos, at,
+               ": a shot needs a name without '/' (it names the shot's group of the result file)");
+  for (const Shot& other : model.shots)
+    TREMOR_CHECK(other.name != shot.name, at, ": shot '", shot.name, "' is named already (", other.origin, ")");
+  TREMOR_CHECK(!shot.transducers.empty(), at, ": shot '", shot.name, "' fires no transducer; list their names");
+  for (std::size_t i = 0; i < shot.transducers.size(); ++i) {
+    const std::string& name = shot.transducers[i];
+    const auto count = std::count_if(model.transducers.begin(), model.transducers.end(),
+                                     [&](const Transducer& t) { return t.name == name; });
+    TREMOR_CHECK(count > 0, at, ": shot '", shot.name, "' fires transducer '", name,
+                 "', which the model does not have");
+    TREMOR_CHECK(count == 1, at, ": shot '", shot.name, "' fires transducer '", name, "', a name ", count,
+                 " transducers share; give each its own name");
+    TREMOR_CHECK(std::find(shot.transducers.begin(), shot.transducers.begin() + static_cast<std::ptrdiff_t>(i), name) ==
+                     shot.transducers.begin() + static_cast<std::ptrdiff_t>(i),
+                 at, ": shot '", shot.name, "' lists transducer '", name, "' twice");
+  }
+  model.shots.push_back(std::move(shot));
 }
 
 }  // namespace tremor

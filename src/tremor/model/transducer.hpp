@@ -35,6 +35,25 @@ struct Transducer {
   double area = 0.0;
 };
 
+// A shot: transducers fired together. A model with shots is stepped once per shot, in order, on
+// one set-up (explicit/solver.hpp): in each, the loads of its transducers act and those of the
+// other transducers do not; every other load (sources, tractions, body forces, prescribed
+// displacements) acts in every shot.
+struct Shot {
+  std::string name;
+  std::vector<std::string> transducers;  // names of the model's transducers
+  std::string origin;                    // "file:line"
+};
+
+// Whether `shot` fires the load of `transducer` (a load's PointSource/SurfaceLoad::transducer): a
+// load of no transducer always acts; with no shot (null) every load does.
+bool fires(const Shot* shot, const std::string& transducer);
+
+// Adds `shot` to `model`, after its transducers. Throws tremor::Error naming shot.origin: an empty
+// or repeated name, no transducers, a name no transducer has or that several share, a transducer
+// listed twice.
+void add_shot(Model& model, Shot shot);
+
 // Adds the point sources (the node of `surface` nearest the position in x-y, pushed along the
 // surface's inward z) or surface loads (the faces of `surface` whose centres lie within the
 // radius, at the pressure that makes `amplitude` over their area) of `t` to `model`, and `t`

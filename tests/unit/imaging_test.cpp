@@ -83,6 +83,38 @@ TEST(Maps, ThresholdOverlapAndCentroid) {
   EXPECT_FALSE(imaging::centroid(map, std::vector<unsigned char>(20, 0)));
 }
 
+// Gaussian smoothing: a point spreads as exp(-d^2 / 2 sigma^2) along x and y (separable), sums
+// are kept away from the edges, a constant map stays constant up to its edges, sigma 0 does nothing.
+TEST(Maps, SmoothedByAGaussian) {
+  imaging::GridMap map;
+  map.nx = 41;
+  map.ny = 31;
+  map.min = {0.0, 0.0};
+  map.max = {0.04, 0.03};  // 1 mm spacing
+  map.values.assign(41 * 31, 0.0);
+  map.values[15 * 41 + 20] = 1.0;  // (20, 15) mm
+  imaging::GridMap spread = map;
+  imaging::smooth(spread, 2e-3);
+  // Weights exp(-k^2 / 8) over |k| <= 6 along each axis, normalised.
+  double norm = 0.0;
+  for (int k = -6; k <= 6; ++k) norm += std::exp(-k * k / 8.0);
+  for (const auto& [i, j] : {std::pair{20, 15}, std::pair{22, 15}, std::pair{21, 17}, std::pair{26, 15}, std::pair{27, 15}}) {
+    const int di = i - 20, dj = j - 15;
+    const double want = std::abs(di) > 6 || std::abs(dj) > 6 ? 0.0 : std::exp(-(di * di + dj * dj) / 8.0) / (norm * norm);
+    EXPECT_NEAR(spread.values[static_cast<std::size_t>(j * 41 + i)], want, 1e-15) << i << ", " << j;
+  }
+  double sum = 0.0;
+  for (const double v : spread.values) sum += v;
+  EXPECT_NEAR(sum, 1.0, 1e-14);  // 6 mm from every edge: nothing cut off
+  imaging::GridMap flat = map;
+  flat.values.assign(flat.values.size(), 2.5);
+  imaging::smooth(flat, 3e-3);
+  for (const double v : flat.values) EXPECT_NEAR(v, 2.5, 1e-14);  // the edges' weights renormalised
+  imaging::GridMap same = map;
+  imaging::smooth(same, 0.0);
+  EXPECT_EQ(same.values, map.values);
+}
+
 // Decodes a PNG of tremor's (one IDAT, no filter) back to RGB rows, checking every chunk's CRC.
 std::vector<unsigned char> decode(const std::string& png, std::size_t& width, std::size_t& height) {
   EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));

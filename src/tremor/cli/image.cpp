@@ -29,6 +29,7 @@ struct ImageArgs {
   std::string result, grid, shot, quantity = "displacement", component = "z", baseline, output_dir;
   double from = 0.0, to = std::numeric_limits<double>::infinity();
   double threshold_db = -6.0;
+  double smooth = 0.0;  // m, the Gaussian's standard deviation; 0: none
   int scale = 0;  // pixels per grid point; 0: enough for 400 pixels across
 };
 
@@ -128,6 +129,7 @@ void run_image(const ImageArgs& args) {
     Index at = 0;
     for (Index p = 0; p < grid->n_points(); ++p)
       if (map.values[static_cast<std::size_t>(p)] > peak) peak = map.values[static_cast<std::size_t>(at = p)];
+    imaging::smooth(map, args.smooth);  // after the peak, which stays the envelope's own
     imaging::normalise(map);
     const std::vector<unsigned char> found = imaging::threshold(map, fraction);
     io::StoredImage image;
@@ -136,14 +138,15 @@ void run_image(const ImageArgs& args) {
     image.ny = map.ny;
     image.values = map.values;
     image.numbers = {{"peak", peak}, {"from", grid->time[first]}, {"to", grid->time[last - 1]},
-                     {"threshold_db", args.threshold_db}};
+                     {"threshold_db", args.threshold_db}, {"smooth", args.smooth}};
     image.texts = {{"quantity", args.quantity}, {"component", args.component}, {"baseline", args.baseline}};
     const auto where = map.point(at);
     std::string line = str(grid->label(), ": ", group_digits(map.nx), " x ", group_digits(map.ny), " points, samples ",
                            si(grid->time[first]), "s..", si(grid->time[last - 1]), "s; peak ", peak, " at (",
                            metres(where[0]), ", ", metres(where[1]), ")");
     const std::size_t n_found = static_cast<std::size_t>(std::count(found.begin(), found.end(), 1));
-    line += str("\n  above ", args.threshold_db, " dB   ", group_digits(static_cast<long long>(n_found)), " points");
+    line += str("\n  above ", args.threshold_db, " dB   ", args.smooth > 0.0 ? str("(smoothed over ", metres(args.smooth), ") ") : "",
+                group_digits(static_cast<long long>(n_found)), " points");
     if (const auto c = imaging::centroid(map, found)) line += str(", centroid (", metres((*c)[0]), ", ", metres((*c)[1]), ")");
     if (!grid->footprint.empty()) {
       const double iou = imaging::intersection_over_union(found, grid->footprint);
@@ -192,6 +195,9 @@ void add_image_command(CLI::App& app) {
   cmd->add_option("--baseline", args->baseline,
                   "a result file of the same model without the defect, run the same way: its traces are subtracted "
                   "point by point before the envelopes");
+  cmd->add_option("--smooth", args->smooth,
+                  "smooth the map by a Gaussian of this standard deviation, m, before the threshold (default 0: none)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--threshold", args->threshold_db,
                   "the level of the reconstructed footprint, dB of the map's maximum (default -6)")
       ->check(CLI::Range(-200.0, 0.0));

@@ -47,6 +47,36 @@ void normalise(GridMap& map) {
     for (double& v : map.values) v /= largest;
 }
 
+void smooth(GridMap& map, double sigma) {
+  if (!(sigma > 0.0) || map.values.empty()) return;
+  // Separable: along x, then along y, each a 1D convolution with weights renormalised at the edges.
+  const auto pass = [&](Index n, double spacing, Index stride, Index lines, Index line_stride) {
+    if (n < 2 || !(spacing > 0.0)) return;
+    const Index reach = static_cast<Index>(std::ceil(3.0 * sigma / spacing));
+    std::vector<double> kernel(static_cast<std::size_t>(reach) + 1);
+    for (Index k = 0; k <= reach; ++k) {
+      const double x = static_cast<double>(k) * spacing / sigma;
+      kernel[static_cast<std::size_t>(k)] = std::exp(-0.5 * x * x);
+    }
+    std::vector<double> line(static_cast<std::size_t>(n));
+    for (Index l = 0; l < lines; ++l) {
+      double* values = map.values.data() + static_cast<std::size_t>(l * line_stride);
+      for (Index i = 0; i < n; ++i) line[static_cast<std::size_t>(i)] = values[i * stride];
+      for (Index i = 0; i < n; ++i) {
+        double sum = 0.0, weights = 0.0;
+        for (Index j = std::max<Index>(0, i - reach); j <= std::min<Index>(n - 1, i + reach); ++j) {
+          const double w = kernel[static_cast<std::size_t>(std::abs(j - i))];
+          sum += w * line[static_cast<std::size_t>(j)];
+          weights += w;
+        }
+        values[i * stride] = sum / weights;
+      }
+    }
+  };
+  pass(map.nx, map.nx > 1 ? (map.max[0] - map.min[0]) / static_cast<double>(map.nx - 1) : 0.0, 1, map.ny, map.nx);
+  pass(map.ny, map.ny > 1 ? (map.max[1] - map.min[1]) / static_cast<double>(map.ny - 1) : 0.0, map.nx, map.nx, 1);
+}
+
 std::vector<unsigned char> threshold(const GridMap& map, double fraction) {
   double largest = 0.0;
   for (const double v : map.values) largest = std::max(largest, v);

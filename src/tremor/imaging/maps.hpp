@@ -32,6 +32,12 @@ GridMap peak_map(Index nx, Index ny, std::size_t n_samples, std::size_t first, s
 
 // Divided by its largest value (unchanged when that is 0).
 void normalise(GridMap& map);
+// Smoothed by a Gaussian of standard deviation `sigma` (m) along x and y, cut at 3 sigma; near the
+// grid's edges the weights that fall inside are renormalised, so a constant map stays constant.
+// A map's detail finer than the wave's resolution (about half a wavelength), such as a defect's
+// depth varying from one element corner to the next, then no longer splits its bright region.
+// sigma <= 0 leaves it unchanged.
+void smooth(GridMap& map, double sigma);
 // The points at or above `fraction` of the largest value: 1, else 0.
 std::vector<unsigned char> threshold(const GridMap& map, double fraction);
 // |a and b| / |a or b|; 0 when both are empty.

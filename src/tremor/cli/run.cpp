@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -17,9 +19,11 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -193,12 +197,102 @@ struct CheckpointPlan {
   double wall_before = 0.0;    // s of time loop spent by the sessions before this one
 };
 
-// Sends samples to the result file in chunks as they are recorded, writes snapshots and
-// checkpoints, flushes the file every few seconds, shows progress and passes on a stop request
-// from a signal (or from --stop-at-step, which tests use to interrupt a run at a known step).
+// Appends history samples to the result file on a thread of its own, so that the time loop does
+// not wait for the disk while a large receiver grid's samples (hundreds of MB a run) are written.
+// Every other use of the file takes `guard` (HDF5 is called by one thread at a time); drain()
+// waits until what was queued is written, and rethrows a failure to write it.
+class SampleWriter {
+ public:
+  SampleWriter(io::ResultFile& file, std::mutex& guard) : file_(file), guard_(guard) {}
+  SampleWriter(const SampleWriter&) = delete;
+  SampleWriter& operator=(const SampleWriter&) = delete;
+  ~SampleWriter() {
+    {
+      const std::lock_guard lock(mutex_);
+      closing_ = true;
+    }
+    changed_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  // Queues samples of history `id`, waiting while more than `max_queued` bytes are queued.
+  void append(int id, std::vector<double> times, std::vector<double> values) {
+    std::unique_lock lock(mutex_);
+    rethrow();
+    if (!thread_.joinable()) thread_ = std::thread([this] { write_loop(); });
+    changed_.wait(lock, [&] { return queued_bytes_ <= max_queued || failure_; });
+    rethrow();
+    queued_bytes_ += 8 * (times.size() + values.size());
+    queue_.push_back({id, std::move(times), std::move(values)});
+    changed_.notify_all();
+  }
+  void drain() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return (queue_.empty() && !busy_) || failure_; });
+    rethrow();
+  }
+  void check() {
+    const std::lock_guard lock(mutex_);
+    rethrow();
+  }
+
+ private:
+  static constexpr std::size_t max_queued = std::size_t(1) << 30;
+  struct Job {
+    int id = 0;
+    std::vector<double> times, values;
+  };
+  void rethrow() {
+    if (failure_) std::rethrow_exception(failure_);
+  }
+  void write_loop() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      changed_.wait(lock, [&] { return !queue_.empty() || closing_; });
+      if (queue_.empty()) return;
+      Job job = std::move(queue_.front());
+      queue_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      std::exception_ptr failed;
+      try {
+        const std::lock_guard file_lock(guard_);
+        file_.append_samples(job.id, job.times, job.values);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+      lock.lock();
+      busy_ = false;
+      queued_bytes_ -= 8 * (job.times.size() + job.values.size());
+      if (failed && !failure_) failure_ = failed;
+      changed_.notify_all();
+      if (failure_) {
+        queue_.clear();
+        queued_bytes_ = 0;
+      }
+    }
+  }
+
+  io::ResultFile& file_;
+  std::mutex& guard_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Job> queue_;
+  std::size_t queued_bytes_ = 0;
+  bool busy_ = false, closing_ = false;
+  std::exception_ptr failure_;
+  std::thread thread_;
+};
+
+// Sends samples to the result file in chunks as they are recorded (through a SampleWriter),
+// writes snapshots and checkpoints, flushes the file every few seconds, shows progress and passes
+// on a stop request from a signal (or from --stop-at-step, which tests use to interrupt a run at a
+// known step). finish_writing() before the file is finished.
 class ResultWriter final : public ex::Observer {
  public:
+  // A history's samples are sent once this many, or this many bytes, wait.
   static constexpr std::size_t chunk_samples = 1024;
+  static constexpr std::size_t chunk_bytes = std::size_t(8) << 20;
   // A model's shot `index` begun in the file (or continued, `resumed`): its histories' ids by name.
   using BeginShot = std::function<std::map<std::string, int>(std::size_t index, bool resumed)>;
 
@@ -230,7 +324,10 @@ class ResultWriter final : public ex::Observer {
   }
 
   void on_shot(std::size_t index, bool resumed) override {
-    ids_ = begin_shot_(index, resumed);
+    {
+      const std::lock_guard lock(file_guard_);
+      ids_ = begin_shot_(index, resumed);
+    }
     shot_ = static_cast<int>(index) + 1;
     last_step_ = resumed ? first_step_ : 0;
     written_.clear();
@@ -254,10 +351,13 @@ class ResultWriter final : public ex::Observer {
     const auto id = ids_.find(history.name);
     if (id == ids_.end()) return;
     seen_[history.name] = &history;
-    if (history.n_samples() - written_[history.name] >= chunk_samples) append(history, id->second);
+    const std::size_t waiting = history.n_samples() - written_[history.name];
+    if (waiting >= chunk_samples || waiting * history.sample_size() * sizeof(double) >= chunk_bytes)
+      append(history, id->second);
   }
 
   void on_snapshot(const ex::Snapshot& snapshot) override {
+    const std::lock_guard lock(file_guard_);
     file_.write_snapshot(snapshot.time, snapshot.displacement, snapshot.velocity);
   }
 
@@ -267,6 +367,7 @@ class ResultWriter final : public ex::Observer {
     // counts it, so a kill (or a power loss) between the two leaves a file holding at least what
     // it says.
     flush(state.step);
+    const std::lock_guard lock(file_guard_);
     io::sync_file(file_.partial_path());
     io::Checkpoint checkpoint = checkpoints_.run;
     checkpoint.shot = state.shot;
@@ -291,6 +392,7 @@ class ResultWriter final : public ex::Observer {
     progress_.update(step, steps, time);
     last_step_ = step;
     if (seconds_since(last_flush_) >= flush_seconds_) flush(step);
+    samples_.check();  // a failed write stops the run here
   }
 
   bool stop_requested() override {
@@ -308,24 +410,32 @@ class ResultWriter final : public ex::Observer {
     }
   }
 
+  // Waits until every sample sent is in the file; rethrows a failure to write one.
+  void finish_writing() { samples_.drain(); }
+
   // s of time loop over all sessions of the run (a resumed run adds the earlier ones').
   double wall_time() const { return checkpoints_.wall_before + seconds_since(started_); }
 
  private:
   void flush(long long step) {
     for (const auto& [name, history] : seen_) append(*history, ids_.at(name));
+    samples_.drain();
+    const std::lock_guard lock(file_guard_);
     file_.set_progress(step, wall_time());
     file_.flush();
     last_flush_ = Clock::now();
   }
 
+  // The history's samples not yet sent, copied (the recorder goes on growing them).
   void append(const ex::History& history, int id) {
     std::size_t& written = written_[history.name];
     const std::size_t n = history.n_samples();
     if (n <= written) return;
     const std::size_t size = history.sample_size();
-    file_.append_samples(id, std::span<const double>(history.times).subspan(written, n - written),
-                         std::span<const double>(history.values).subspan(written * size, (n - written) * size));
+    const auto from = static_cast<std::ptrdiff_t>(written);
+    samples_.append(id, std::vector<double>(history.times.begin() + from, history.times.end()),
+                    std::vector<double>(history.values.begin() + from * static_cast<std::ptrdiff_t>(size),
+                                        history.values.begin() + static_cast<std::ptrdiff_t>(n * size)));
     written = n;
   }
 
@@ -342,6 +452,8 @@ class ResultWriter final : public ex::Observer {
   std::map<std::string, const ex::History*> seen_;
   Clock::time_point started_, last_flush_;
   double duration_ = 0.0;
+  std::mutex file_guard_;  // every use of the file, by this thread, the snapshots' or the samples'
+  SampleWriter samples_{file_, file_guard_};
   int shot_ = 0, stop_in_shot_ = 0;  // 1-based; 0: none
   const Model* model_ = nullptr;
   BeginShot begin_shot_;
@@ -645,8 +757,12 @@ void run_command(const RunArgs& args) {
   } catch (const std::exception& e) {
     log::set_quiet(false);
     progress.end();
-    // A file whose writing failed was left as it was (ResultFile::Impl::stop_writing); finish()
-    // then does nothing.
+    // What was sent reaches the file, unless writing is what failed. A file whose writing failed
+    // was left as it was (ResultFile::Impl::stop_writing); finish() then does nothing.
+    try {
+      writer.finish_writing();
+    } catch (const std::exception&) {
+    }
     file.finish(std::string("failed: ") + e.what());
     if (writer.checkpoint_step() >= 0)
       std::fprintf(stderr, "%s holds the state at step %s: once the cause is fixed, continue the run with --resume\n",
@@ -656,6 +772,7 @@ void run_command(const RunArgs& args) {
   log::set_quiet(false);
   progress.end();
   writer.append_rest(run.histories);
+  writer.finish_writing();
 
   std::string status;
   switch (run.status) {

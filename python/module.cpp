@@ -1,0 +1,172 @@
+// The compiled part of the `tremor` Python package (docs/python.md): models read by the library's
+// readers, and explicit runs whose histories come back as numpy arrays. tremor::Error becomes
+// tremor.Error with the same text. The GIL is released while the solver works; a progress
+// callback, and Python's signal handlers (Ctrl-C), run every few steps with the GIL held, and an
+// exception raised there stops the run at that step and is raised from tremor.run.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tremor/core/error.hpp"
+#include "tremor/explicit/receivers.hpp"
+#include "tremor/explicit/solver.hpp"
+#include "tremor/io/load.hpp"
+#include "tremor/model/model.hpp"
+
+namespace py = pybind11;
+namespace ex = tremor::explicit_fe;
+
+namespace {
+
+// A history as numpy arrays: times [samples], values [samples][points][quantities][dim].
+py::dict history_dict(const ex::History& h) {
+  py::dict out;
+  out["name"] = h.name;
+  out["times"] = py::array_t<double>(static_cast<py::ssize_t>(h.times.size()), h.times.data());
+  const auto samples = static_cast<py::ssize_t>(h.n_samples());
+  const std::vector<py::ssize_t> shape{samples, static_cast<py::ssize_t>(h.n_points()),
+                                       static_cast<py::ssize_t>(h.quantities.size()), h.dim};
+  out["values"] = py::array_t<double>(shape, h.values.data());
+  std::vector<std::string> quantities;
+  for (const ex::Quantity q : h.quantities) quantities.emplace_back(ex::to_string(q));
+  out["quantities"] = quantities;
+  if (!h.nodes.empty()) {
+    const std::vector<std::int64_t> labels(h.node_labels.begin(), h.node_labels.end());
+    out["node_labels"] = py::array_t<std::int64_t>(static_cast<py::ssize_t>(labels.size()), labels.data());
+  } else {
+    py::array_t<double> positions({static_cast<py::ssize_t>(h.positions.size()), static_cast<py::ssize_t>(h.dim)});
+    auto p = positions.mutable_unchecked<2>();
+    for (std::size_t i = 0; i < h.positions.size(); ++i)
+      for (int c = 0; c < h.dim; ++c) p(static_cast<py::ssize_t>(i), c) = h.positions[i][static_cast<std::size_t>(c)];
+    out["positions"] = positions;
+  }
+  return out;
+}
+
+py::dict histories_dict(const std::vector<ex::History>& histories) {
+  py::dict out;
+  for (const ex::History& h : histories) out[py::str(h.name)] = history_dict(h);
+  return out;
+}
+
+// Progress and interruption: called by the solver's thread, which released the GIL.
+class PythonObserver final : public ex::Observer {
+ public:
+  explicit PythonObserver(py::object progress) : progress_(std::move(progress)) {}
+  void on_progress(long long step, long long steps, double time) override {
+    py::gil_scoped_acquire gil;
+    if (failure_) return;
+    try {
+      if (!progress_.is_none()) progress_(step, steps, time);
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    } catch (py::error_already_set& e) {
+      failure_.emplace(std::move(e));
+    }
+  }
+  bool stop_requested() override {
+    py::gil_scoped_acquire gil;
+    return failure_.has_value();
+  }
+  // The exception raised in a callback or by a signal handler, raised again (the GIL held).
+  void rethrow() {
+    if (failure_) {
+      py::error_already_set e = std::move(*failure_);
+      failure_.reset();
+      throw e;
+    }
+  }
+
+ private:
+  py::object progress_;
+  std::optional<py::error_already_set> failure_;
+};
+
+py::dict run(const tremor::Model& model, const std::string& backend, const std::optional<std::string>& precision,
+             const std::optional<std::string>& operator_kind, const std::optional<double>& duration,
+             const std::optional<double>& time_step, int check_every, py::object progress) {
+  ex::RunOptions options;
+  options.backend = backend;
+  if (precision) options.precision = *precision;
+  if (operator_kind) options.operator_kind = *operator_kind;
+  if (duration) options.duration = *duration;
+  if (time_step) options.time_step = *time_step;
+  options.check_every = check_every;
+  PythonObserver observer(std::move(progress));
+  ex::ExplicitRun result;
+  {
+    py::gil_scoped_release released;
+    result = ex::run_explicit(model, options, &observer);
+  }
+  observer.rethrow();
+  py::dict out;
+  out["status"] = result.status == ex::RunStatus::Completed   ? "complete"
+                  : result.status == ex::RunStatus::NonFinite ? "failed"
+                                                              : "stopped";
+  out["message"] = result.message;
+  out["dt"] = result.dt;
+  out["steps"] = result.steps;
+  out["time"] = result.time;
+  out["wall_seconds"] = result.wall_seconds;
+  out["setup_seconds"] = result.setup_seconds;
+  out["dof_steps_per_second"] = result.dof_steps_per_second;
+  out["n_dofs"] = result.preflight.n_dofs;
+  out["backend"] = std::string(tremor::to_string(result.preflight.backend));
+  out["precision"] = std::string(tremor::to_string(result.preflight.precision));
+  out["operator"] = std::string(result.preflight.operator_kind());
+  out["histories"] = histories_dict(result.histories);
+  py::dict shots;
+  for (std::size_t k = 0; k < result.shots.size(); ++k)
+    shots[py::str(model.shots[static_cast<std::size_t>(result.first_shot) + k].name)] = histories_dict(result.shots[k]);
+  out["shots"] = shots;
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_tremor, m) {
+  m.doc() = "tremor's solvers (docs/python.md)";
+  m.attr("version") = TREMOR_VERSION;
+  py::register_exception<tremor::Error>(m, "Error");
+
+  py::class_<tremor::Model>(m, "Model")
+      .def_static(
+          "load",
+          [](const std::string& path, std::optional<int> order) {
+            py::gil_scoped_release released;
+            return tremor::io::load_model(path, order);
+          },
+          py::arg("path"), py::arg("order") = py::none(),
+          "Reads a model file (.toml), an Abaqus/CalculiX input (.inp) or a Gmsh mesh (.msh); order raises "
+          "it to GLL elements of that order")
+      .def_property_readonly("title", [](const tremor::Model& model) { return model.title; })
+      .def_property_readonly("source", [](const tremor::Model& model) { return model.source; })
+      .def_property_readonly("dim", [](const tremor::Model& model) { return model.mesh.dim(); })
+      .def_property_readonly("n_nodes", [](const tremor::Model& model) { return model.mesh.n_nodes(); })
+      .def_property_readonly("n_elements", [](const tremor::Model& model) { return model.mesh.n_elements(); })
+      .def_property_readonly("n_dofs",
+                             [](const tremor::Model& model) { return model.mesh.n_nodes() * model.mesh.dim(); })
+      .def_property_readonly("receivers",
+                             [](const tremor::Model& model) {
+                               std::vector<std::string> names;
+                               for (const tremor::Receiver& r : model.receivers) names.push_back(r.name);
+                               return names;
+                             })
+      .def_property_readonly("shots",
+                             [](const tremor::Model& model) {
+                               std::vector<std::string> names;
+                               for (const tremor::Shot& s : model.shots) names.push_back(s.name);
+                               return names;
+                             })
+      .def("__repr__", [](const tremor::Model& model) {
+        return tremor::str("<tremor.Model ", model.source, ": ", model.mesh.dim(), "D, ", model.mesh.n_nodes(),
+                           " nodes, ", model.mesh.n_elements(), " elements>");
+      });
+
+  m.def("_run", &run, py::arg("model"), py::arg("backend"), py::arg("precision"), py::arg("operator"),
+        py::arg("duration"), py::arg("time_step"), py::arg("check_every"), py::arg("progress"));
+}

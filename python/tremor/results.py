@@ -1,0 +1,110 @@
+"""Result files of `tremor run` read as numpy arrays (layout: docs/output-format.md).
+
+    result = tremor.open("plate.h5")
+    result.status                      # "complete", "incomplete" or "failed: ..."
+    probe = result.histories["probe"]  # a History; a model with shots: result.shots["A0"]["area"]
+    result.images["A0.area"]           # the maps of `tremor image`
+    u = result.snapshot(3)             # {"time": t, "displacement": [nodes][dim], ...}
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+UNITS = {"displacement": "m", "velocity": "m/s", "acceleration": "m/s^2"}
+
+
+@dataclass
+class History:
+    """One history: times [samples] (s) and values [samples][points][quantities][dim]."""
+
+    name: str
+    times: np.ndarray
+    values: np.ndarray
+    quantities: list  # "displacement", "velocity", "acceleration": the third axis of values
+    node_labels: np.ndarray = None  # at nodes: their labels in the input file
+    positions: np.ndarray = None  # at positions: [points][dim], m
+
+    @property
+    def units(self):
+        """The unit of each quantity, in the order of `quantities`."""
+        return [UNITS[q] for q in self.quantities]
+
+    def quantity(self, name):
+        """values of one quantity: [samples][points][dim]."""
+        if name not in self.quantities:
+            raise KeyError(f"history '{self.name}' records {', '.join(self.quantities)}, not {name}")
+        return self.values[:, :, self.quantities.index(name), :]
+
+
+def _history(name, group):
+    return History(name=name, times=group["time"][:], values=group["values"][:],
+                   quantities=[str(q) for q in group.attrs["quantities"]],
+                   node_labels=group["node_labels"][:] if "node_labels" in group else None,
+                   positions=group["positions"][:] if "positions" in group else None)
+
+
+class Result:
+    """A result file, read when opened (histories, images) or on demand (snapshots)."""
+
+    def __init__(self, path):
+        import h5py  # Debian's python3-h5py
+
+        self.path = str(path)
+        try:
+            self._file = h5py.File(self.path, "r")
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{self.path}: no such result file") from None
+        except OSError as error:
+            raise OSError(f"{self.path}: not a tremor result file ({error})") from None
+        if "metadata" not in self._file:
+            raise OSError(f"{self.path}: not a tremor result file (no /metadata)")
+        self.metadata = {key: _plain(value) for key, value in self._file["metadata"].attrs.items()}
+        self.status = self.metadata.get("status", "")
+        self.histories = {name: _history(name, group) for name, group in self._file.get("histories", {}).items()}
+        self.shots = {shot: {name: _history(name, group) for name, group in g["histories"].items()}
+                      for shot, g in self._file.get("shots", {}).items()}
+        self.images = {name: dataset[:] for name, dataset in self._file.get("images", {}).items()}
+        snapshots = self._file.get("snapshots")
+        self.snapshot_times = snapshots["time"][:] if snapshots is not None and "time" in snapshots else np.zeros(0)
+
+    def snapshot(self, index):
+        """Snapshot `index` (negative counts from the end): time and each field recorded."""
+        n = len(self.snapshot_times)
+        if not -n <= index < n:
+            raise IndexError(f"{self.path}: snapshot {index} does not exist (the file has {n})")
+        index %= n
+        snapshots = self._file["snapshots"]
+        out = {"time": float(self.snapshot_times[index])}
+        for field in ("displacement", "magnitude", "velocity"):
+            if field in snapshots:
+                out[field] = snapshots[field][f"{index:06d}"][:]
+        return out
+
+    def close(self):
+        self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return (f"<tremor.Result {self.path}: {self.status}, {len(self.histories)} histories, "
+                f"{len(self.shots)} shots, {len(self.snapshot_times)} snapshots>")
+
+
+def _plain(value):
+    if isinstance(value, bytes):
+        return value.decode()
+    if isinstance(value, np.ndarray) and value.size == 1:
+        return value.item()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def open(path):  # noqa: A001 (tremor.open, as the package's users call it)
+    """Reads a result file written by tremor (docs/output-format.md)."""
+    return Result(path)
+

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Plot the histories (and optionally snapshots) of a tremor result file.
 
-Layout of the file: docs/output-format.md. Needs Debian's python3-h5py and python3-matplotlib.
+Layout of the file: docs/output-format.md. A command line over tremor.plot (docs/python.md): needs
+the Python package (build/python, found from here when run in the repository) and Debian's
+python3-h5py and python3-matplotlib.
 
     tools/plot_histories.py RESULT.h5 [-o DIR] [--history NAME ...] [--quantity displacement]
                             [--snapshot INDEX ...] [--component magnitude|x|y|z]
@@ -17,123 +19,16 @@ import argparse
 import os
 import sys
 
-import h5py
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import matplotlib.tri as mtri  # noqa: E402
-import numpy as np  # noqa: E402
-
-AXES = "xyz"
-UNITS = {"displacement": "m", "velocity": "m/s", "acceleration": "m/s²"}
-LETTERS = {"displacement": "u", "velocity": "v", "acceleration": "a"}  # as in the CSV columns
-
-
-def time_unit(times):
-    """A scale and unit that show `times` (s) as numbers of a readable size."""
-    largest = float(np.max(np.abs(times))) if len(times) else 0.0
-    for scale, unit in ((1e9, "ns"), (1e6, "µs"), (1e3, "ms")):
-        if largest * scale < 1e4 / 10:
-            return scale, unit
-    return 1.0, "s"
-
-
-def plot_history(group, name, quantity, out_dir):
-    quantities = list(group.attrs["quantities"])
-    if quantity not in quantities:
-        print(f"{name}: records {', '.join(quantities)}, not {quantity}; skipped", file=sys.stderr)
-        return None
-    q = quantities.index(quantity)
-    dim = int(group.attrs["dimension"])
-    time = group["time"][:]
-    values = group["values"][:, :, q, :]  # [sample][node][component]
-    if "positions" in group:  # a receiver at positions: number them as the CSV export does
-        positions = group["positions"][:]
-        labels = [f"p{i + 1} ({', '.join(f'{x:.4g}' for x in point)}) m" for i, point in enumerate(positions)]
-    else:
-        labels = [f"node {label}" for label in group["node_labels"][:]]
-    scale, unit = time_unit(time)
-    fig, axes = plt.subplots(dim, 1, sharex=True, figsize=(8, 2.2 * dim + 0.8), squeeze=False)
-    for c in range(dim):
-        ax = axes[c][0]
-        for n, label in enumerate(labels):
-            ax.plot(time * scale, values[:, n, c], label=label, linewidth=1)
-        ax.set_ylabel(f"{LETTERS[quantity]}{AXES[c]} ({UNITS[quantity]})")
-        ax.grid(True, alpha=0.3)
-    axes[-1][0].set_xlabel(f"time ({unit})")
-    if len(labels) <= 10:
-        axes[0][0].legend(loc="upper right", fontsize="small")
-    fig.suptitle(f"{name}: {quantity}")
-    fig.tight_layout()
-    path = os.path.join(out_dir, f"{name}.png")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
-
-
-def plot_snapshot(result, index, component, out_dir):
-    snapshots = result["snapshots"]
-    times = snapshots["time"][:]
-    if index < 0:
-        index += len(times)
-    if not 0 <= index < len(times):
-        raise SystemExit(f"snapshot {index} does not exist (the file has {len(times)})")
-    displacement = snapshots["displacement"][f"{index:06d}"][:]
-    dim = displacement.shape[1]
-    if component == "magnitude":
-        field, label, cmap = np.linalg.norm(displacement, axis=1), "|u| (m)", "viridis"
-    else:
-        c = AXES.index(component)
-        if c >= dim:
-            raise SystemExit(f"a {dim}D snapshot has no {component} component")
-        field, label, cmap = displacement[:, c], f"u{component} (m)", "RdBu_r"
-    # The colour scale saturates at the 99.5th percentile of |field|, so that the few nodes next to
-    # a point source do not hide the waves elsewhere; signed components are centred on zero.
-    extent = float(np.percentile(np.abs(field), 99.5)) or float(np.max(np.abs(field))) or 1.0
-    limits = (0.0, extent) if component == "magnitude" else (-extent, extent)
-    if int(snapshots.attrs["all_nodes"]):
-        coordinates = result["mesh/coordinates"][:]
-        cells = [result[f"mesh/blocks/{b}"] for b in result["mesh/blocks"]]
-        cells = [g["linear_cells"][:] if "linear_cells" in g else g["connectivity"][:] for g in cells]
-    else:
-        coordinates = snapshots["mesh/coordinates"][:]
-        cells = [snapshots["mesh"][name][:] for name in snapshots["mesh"] if name.startswith("block_")]
-    axes = (0, 1)
-    triangles = None
-    if dim == 2 and cells:
-        # Split every cell into triangles over its corner nodes (the first 3 or 4).
-        parts = []
-        for block in cells:
-            parts.append(block[:, [0, 1, 2]])
-            if block.shape[1] not in (3, 6):
-                parts.append(block[:, [0, 2, 3]])
-        triangles = np.vstack(parts)
-    elif dim == 3:
-        span = coordinates.max(axis=0) - coordinates.min(axis=0)
-        flat = int(np.argmin(span))
-        if span[flat] <= 1e-9 * max(float(span.max()), 1e-300):  # nodes on one plane: draw it
-            axes = tuple(a for a in range(3) if a != flat)
-            triangles = "delaunay"
-    fig, ax = plt.subplots(figsize=(8, 6))
-    x, y = coordinates[:, axes[0]], coordinates[:, axes[1]]
-    if triangles is not None:
-        triangulation = mtri.Triangulation(x, y) if isinstance(triangles, str) else mtri.Triangulation(x, y, triangles)
-        image = ax.tripcolor(triangulation, field, shading="gouraud", cmap=cmap)
-    else:
-        image = ax.scatter(x, y, c=field, s=4, cmap=cmap)
-    image.set_clim(*limits)
-    ax.set_aspect("equal")
-    fig.colorbar(image, ax=ax, label=label)
-    ax.set_xlabel(f"{AXES[axes[0]]} (m)")
-    ax.set_ylabel(f"{AXES[axes[1]]} (m)")
-    scale, unit = time_unit(times)
-    ax.set_title(f"snapshot {index}, t = {times[index] * scale:.4g} {unit}")
-    fig.tight_layout()
-    path = os.path.join(out_dir, f"snapshot_{index}.png")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+try:
+    import tremor
+except ImportError:  # run from the repository: the package built in build/python
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "python"))
+    try:
+        import tremor
+    except ImportError:
+        raise SystemExit("tools/plot_histories.py needs the tremor Python package: build it (scripts/build) "
+                         "or set PYTHONPATH to a build's python folder") from None
+import tremor.plot  # noqa: E402
 
 
 def main():
@@ -141,29 +36,42 @@ def main():
     parser.add_argument("result", help="result file (.h5) written by tremor run")
     parser.add_argument("-o", "--out", default=".", help="folder for the PNG files (default: .)")
     parser.add_argument("--history", action="append", help="history set to plot (default: all)")
-    parser.add_argument("--quantity", default="displacement", choices=sorted(UNITS))
+    parser.add_argument("--quantity", default="displacement", choices=sorted(tremor.results.UNITS))
     parser.add_argument("--snapshot", type=int, action="append",
                         help="also plot snapshot INDEX (0-based; -1 is the last); may be repeated")
     parser.add_argument("--component", default="magnitude", choices=["magnitude", "x", "y", "z"],
                         help="what the snapshot plots show (default: the displacement magnitude)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    with h5py.File(args.result, "r") as result:
-        status = result["metadata"].attrs["status"]
-        if status != "complete":
-            print(f"{args.result}: run status is '{status}'", file=sys.stderr)
+    try:
+        result = tremor.open(args.result)
+    except OSError as error:
+        raise SystemExit(str(error)) from None
+    with result:
+        if result.status != "complete":
+            print(f"{args.result}: run status is '{result.status}'", file=sys.stderr)
         # /histories, and each shot's as "<shot>.<history>" (a model with shots).
-        histories = {name: group for name, group in result["histories"].items()}
-        for shot, group in result.get("shots", {}).items():
-            histories.update({f"{shot}.{name}": h for name, h in group["histories"].items()})
+        histories = dict(result.histories)
+        for shot, shot_histories in result.shots.items():
+            histories.update({f"{shot}.{name}": h for name, h in shot_histories.items()})
         for name in args.history or list(histories):
             if name not in histories:
                 raise SystemExit(f"{args.result}: no history '{name}' (has: {', '.join(histories) or 'none'})")
-            path = plot_history(histories[name], name, args.quantity, args.out)
-            if path:
-                print(path)
+            h = histories[name]
+            if args.quantity not in h.quantities:
+                print(f"{name}: records {', '.join(h.quantities)}, not {args.quantity}; skipped", file=sys.stderr)
+                continue
+            print(tremor.plot.history(h, os.path.join(args.out, f"{name}.png"), args.quantity,
+                                      title=f"{name}: {args.quantity}"))
         for index in args.snapshot or []:
-            print(plot_snapshot(result, index, args.component, args.out))
+            n = len(result.snapshot_times)
+            if -n <= index < 0:
+                index += n  # named by its place in the file
+            try:
+                print(tremor.plot.snapshot(result, index, os.path.join(args.out, f"snapshot_{index}.png"),
+                                           args.component))
+            except (IndexError, ValueError) as error:
+                raise SystemExit(str(error)) from None
 
 
 if __name__ == "__main__":

@@ -56,6 +56,7 @@ class Result:
             raise FileNotFoundError(f"{self.path}: no such result file") from None
         except OSError as error:
             raise OSError(f"{self.path}: not a tremor result file ({error})") from None
+        self.h5 = self._file  # the open h5py.File, for what a Result does not expose
         if "metadata" not in self._file:
             raise OSError(f"{self.path}: not a tremor result file (no /metadata)")
         self.metadata = {key: _plain(value) for key, value in self._file["metadata"].attrs.items()}

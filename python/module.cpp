@@ -1,5 +1,5 @@
 // The compiled part of the `tremor` Python package (docs/python.md): models read by the library's
-// readers, and explicit runs whose histories come back as numpy arrays. tremor::Error becomes
+// readers, explicit runs whose histories come back as numpy arrays, and static solutions. tremor::Error becomes
 // tremor.Error with the same text. The GIL is released while the solver works; a progress
 // callback, and Python's signal handlers (Ctrl-C), run every few steps with the GIL held, and an
 // exception raised there stops the run at that step and is raised from tremor.run.
@@ -17,6 +17,7 @@
 #include "tremor/explicit/solver.hpp"
 #include "tremor/io/load.hpp"
 #include "tremor/model/model.hpp"
+#include "tremor/static/solve.hpp"
 
 namespace py = pybind11;
 namespace ex = tremor::explicit_fe;
@@ -126,6 +127,51 @@ py::dict run(const tremor::Model& model, const std::string& backend, const std::
   return out;
 }
 
+// A node-major vector of `width` values per node as a numpy array [nodes][width].
+py::array_t<double> per_node(const std::vector<double>& values, std::size_t width) {
+  const std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(width == 0 ? 0 : values.size() / width),
+                                       static_cast<py::ssize_t>(width)};
+  return py::array_t<double>(shape, values.data());
+}
+
+py::dict solve_static(const tremor::Model& model, const std::string& backend, const std::optional<std::string>& precision,
+                      const std::optional<std::string>& preconditioner, const std::optional<double>& tolerance,
+                      const std::optional<int>& max_iterations) {
+  tremor::static_fe::SolveOptions options;
+  options.backend = backend;
+  if (precision) options.precision = *precision;
+  if (preconditioner) options.preconditioner = *preconditioner;
+  options.tolerance = tolerance;
+  options.max_iterations = max_iterations;
+  tremor::static_fe::StaticResult result;
+  {
+    py::gil_scoped_release released;
+    result = tremor::static_fe::solve_static(model, options);
+  }
+  const auto dim = static_cast<std::size_t>(model.mesh.dim());
+  const std::size_t nodes = static_cast<std::size_t>(model.mesh.n_nodes());
+  py::dict out;
+  out["displacement"] = per_node(result.displacement, dim);
+  out["stress"] = per_node(result.recovery.stress, nodes == 0 ? 0 : result.recovery.stress.size() / nodes);
+  out["von_mises"] = py::array_t<double>(static_cast<py::ssize_t>(result.recovery.von_mises.size()),
+                                         result.recovery.von_mises.data());
+  out["reaction"] = per_node(result.reaction, dim);
+  out["applied"] = per_node(result.applied, dim);
+  out["converged"] = result.cg.status == tremor::static_fe::CgStatus::Converged;
+  out["status"] = std::string(tremor::static_fe::to_string(result.cg.status));
+  out["iterations"] = result.cg.iterations;
+  out["relative_residual"] = result.cg.relative_residual;
+  out["residual_history"] = py::array_t<double>(static_cast<py::ssize_t>(result.cg.history.size()),
+                                                result.cg.history.data());
+  out["n_dofs"] = result.n_dofs;
+  out["backend"] = result.settings.backend;
+  out["precision"] = result.settings.precision;
+  out["preconditioner"] = result.settings.preconditioner;
+  out["tolerance"] = result.settings.tolerance;
+  out["warnings"] = result.warnings;
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_tremor, m) {
@@ -167,6 +213,8 @@ PYBIND11_MODULE(_tremor, m) {
                            " nodes, ", model.mesh.n_elements(), " elements>");
       });
 
+  m.def("_static", &solve_static, py::arg("model"), py::arg("backend"), py::arg("precision"),
+        py::arg("preconditioner"), py::arg("tolerance"), py::arg("max_iterations"));
   m.def("_run", &run, py::arg("model"), py::arg("backend"), py::arg("precision"), py::arg("operator"),
         py::arg("duration"), py::arg("time_step"), py::arg("check_every"), py::arg("progress"));
 }

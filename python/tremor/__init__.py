@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._tremor import Error, Model, version
-from ._tremor import _run
+from ._tremor import _run, _static
 from .results import History, Result, open  # noqa: A004 (tremor.open reads a result file)
 
-__all__ = ["Error", "History", "Model", "Result", "Run", "open", "run", "version"]
+__all__ = ["Error", "History", "Model", "Result", "Run", "Static", "open", "run", "static", "version"]
 
 
 @dataclass
@@ -58,3 +58,35 @@ def run(model, backend="auto", precision=None, operator=None, duration=None, dt=
     histories = {name: _history(h) for name, h in out.pop("histories").items()}
     shots = {shot: {name: _history(h) for name, h in hs.items()} for shot, hs in out.pop("shots").items()}
     return Run(histories=histories, shots=shots, **out)
+
+
+@dataclass
+class Static:
+    """What tremor.static returns: the solution node by node, with the solve's record."""
+
+    displacement: np.ndarray  # [nodes][dim], m
+    stress: np.ndarray  # [nodes][Voigt: xx, yy, xy (+zz in 2D) or xx, yy, zz, yz, xz, xy], Pa
+    von_mises: np.ndarray  # [nodes], Pa
+    reaction: np.ndarray  # [nodes][dim], N: K u - f at constrained DOFs, 0 elsewhere
+    applied: np.ndarray  # [nodes][dim], N
+    converged: bool
+    status: str
+    iterations: int
+    relative_residual: float
+    residual_history: np.ndarray
+    n_dofs: int
+    backend: str
+    precision: str
+    preconditioner: str
+    tolerance: float
+    warnings: list
+
+
+def static(model, backend="auto", precision=None, preconditioner=None, tolerance=None, max_iterations=None):
+    """Solves K u = f for `model` (a tremor.Model with a static step, docs/static.md) and returns a
+    Static. The options override the model's [static] settings as `tremor static`'s do; a singular
+    model raises tremor.Error naming what can still move. A solve that does not converge returns its
+    last iterate with converged False, as the command line writes it."""
+    if not isinstance(model, Model):
+        raise TypeError(f"tremor.static takes a tremor.Model, got {type(model).__name__}")
+    return Static(**_static(model, backend, precision, preconditioner, tolerance, max_iterations))

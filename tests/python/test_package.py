@@ -104,6 +104,32 @@ def test_shots(tmp_path):
         assert result.images["a0.area"].shape == (17, 17)
 
 
+def test_static_equals_the_command_lines_result(tmp_path):
+    model = tremor.Model.load(os.path.join(ROOT, "examples", "cantilever-3d", "model.toml"))
+    solution = tremor.static(model, backend="serial")
+    assert solution.converged and solution.status == "converged"
+    assert solution.displacement.shape == (model.n_nodes, 3) and solution.stress.shape == (model.n_nodes, 6)
+    assert solution.relative_residual <= solution.tolerance
+    output = tmp_path / "cantilever.h5"
+    cli("static", os.path.join(ROOT, "examples", "cantilever-3d", "model.toml"), "--backend", "serial",
+        "-o", str(output))
+    with tremor.open(output) as result:
+        written = result.h5["static"]
+        # The same solve on the same backend: the same bits.
+        np.testing.assert_array_equal(written["displacement"][:], solution.displacement)
+        np.testing.assert_array_equal(written["stress"][:], solution.stress)
+        np.testing.assert_array_equal(written["reaction_force"][:], solution.reaction)
+        assert written.attrs["iterations"] == solution.iterations
+    # The reactions balance the applied load: to the solve's residual (tolerance 1e-8 of ||f||),
+    # well inside 1e-6 of the total applied force.
+    total = np.abs(solution.applied).sum()
+    assert total > 0.0
+    np.testing.assert_allclose(solution.reaction.sum(axis=0), -solution.applied.sum(axis=0), rtol=0, atol=1e-6 * total)
+    free = tremor.Model.load(os.path.join(ROOT, "tests", "data", "cli", "static_free.toml"))
+    with pytest.raises(tremor.Error, match="can still"):
+        tremor.static(free, backend="serial")
+
+
 def test_open_refuses_what_is_not_a_result(tmp_path):
     with pytest.raises(FileNotFoundError, match="no such result file"):
         tremor.open(tmp_path / "none.h5")

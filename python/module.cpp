@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <complex>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +19,8 @@
 #include "tremor/io/load.hpp"
 #include "tremor/model/model.hpp"
 #include "tremor/static/solve.hpp"
+#include "tremor/bem/driver.hpp"
+#include "tremor/io/bem_model_file.hpp"
 
 namespace py = pybind11;
 namespace ex = tremor::explicit_fe;
@@ -172,6 +175,80 @@ py::dict solve_static(const tremor::Model& model, const std::string& backend, co
   return out;
 }
 
+// Complex values, 3 per item, as a numpy array [items][3].
+py::array_t<std::complex<double>> triples(const std::vector<std::complex<double>>& values) {
+  const std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(values.size() / 3), 3};
+  return py::array_t<std::complex<double>>(shape, values.data());
+}
+
+// Stops a boundary-element run between frequencies on Ctrl-C (Python's signal handlers, run with
+// the GIL).
+class BemInterrupt final : public tremor::bem::Observer {
+ public:
+  bool stop_requested() override {
+    py::gil_scoped_acquire gil;
+    if (!failure_ && PyErr_CheckSignals() != 0) failure_.emplace();
+    return failure_.has_value();
+  }
+  void rethrow() {
+    if (failure_) {
+      py::error_already_set e = std::move(*failure_);
+      failure_.reset();
+      throw e;
+    }
+  }
+
+ private:
+  std::optional<py::error_already_set> failure_;
+};
+
+py::dict solve_bem(const std::string& path, const std::string& backend, const std::optional<std::string>& elements,
+                   bool allow_coarse) {
+  tremor::bem::RunOptions options;
+  options.backend = backend;
+  if (elements) options.elements = *elements;
+  options.allow_coarse = allow_coarse;
+  BemInterrupt interrupt;
+  tremor::BemProblem problem;
+  tremor::bem::Plan plan;
+  tremor::bem::RunResult result;
+  {
+    py::gil_scoped_release released;
+    problem = tremor::io::read_bem_model_file(path);
+    plan = tremor::bem::plan_bem(problem, options);
+    result = tremor::bem::run_bem(problem, plan, &interrupt);
+  }
+  interrupt.rethrow();
+  py::dict out;
+  out["status"] = result.status == tremor::bem::RunStatus::Completed ? "complete"
+                  : result.status == tremor::bem::RunStatus::Failed  ? "failed"
+                                                                     : "stopped";
+  out["message"] = result.message;
+  out["centroids"] = per_node(plan.centroids, 3);
+  out["normals"] = per_node(plan.normals, 3);
+  out["areas"] = py::array_t<double>(static_cast<py::ssize_t>(plan.areas.size()), plan.areas.data());
+  out["interior_points"] = per_node(plan.interior_points, 3);
+  out["force_sets"] = plan.conditions.force_sets;
+  py::list frequencies;
+  for (const tremor::bem::FrequencySolution& s : result.frequencies) {
+    py::dict f;
+    f["frequency"] = s.frequency;
+    f["displacement"] = triples(s.displacement);
+    f["traction"] = triples(s.traction);
+    f["interior"] = triples(s.interior);
+    f["forces"] = triples(s.forces);
+    f["stiffness"] = triples(s.stiffness);
+    f["reciprocal_condition"] = s.result.solve.reciprocal_condition;
+    f["wall_seconds"] = s.wall_seconds;
+    frequencies.append(f);
+  }
+  out["frequencies"] = frequencies;
+  out["setup_seconds"] = result.setup_seconds;
+  out["solve_seconds"] = result.solve_seconds;
+  out["backend"] = std::string(tremor::to_string(plan.exec.backend()));
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_tremor, m) {
@@ -215,6 +292,7 @@ PYBIND11_MODULE(_tremor, m) {
 
   m.def("_static", &solve_static, py::arg("model"), py::arg("backend"), py::arg("precision"),
         py::arg("preconditioner"), py::arg("tolerance"), py::arg("max_iterations"));
+  m.def("_bem", &solve_bem, py::arg("path"), py::arg("backend"), py::arg("elements"), py::arg("allow_coarse"));
   m.def("_run", &run, py::arg("model"), py::arg("backend"), py::arg("precision"), py::arg("operator"),
         py::arg("duration"), py::arg("time_step"), py::arg("check_every"), py::arg("progress"));
 }

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._tremor import Error, Model, version
-from ._tremor import _run, _static
+from ._tremor import _bem, _run, _static
 from .results import History, Result, open  # noqa: A004 (tremor.open reads a result file)
 
-__all__ = ["Error", "History", "Model", "Result", "Run", "Static", "open", "run", "static", "version"]
+__all__ = ["Bem", "Error", "History", "Model", "Result", "Run", "Static", "bem", "open", "run", "static", "version"]
 
 
 @dataclass
@@ -90,3 +90,31 @@ def static(model, backend="auto", precision=None, preconditioner=None, tolerance
     if not isinstance(model, Model):
         raise TypeError(f"tremor.static takes a tremor.Model, got {type(model).__name__}")
     return Static(**_static(model, backend, precision, preconditioner, tolerance, max_iterations))
+
+
+@dataclass
+class Bem:
+    """What tremor.bem returns: the surface's elements and, per frequency solved, the complex
+    amplitudes (of e^{+i omega t}) of the boundary-element solution."""
+
+    status: str  # "complete", "failed" (a frequency's solve failed: see message) or "stopped"
+    message: str
+    centroids: np.ndarray  # [elements][3], m: the collocation points
+    normals: np.ndarray  # [elements][3], out of the solid
+    areas: np.ndarray  # [elements], m^2
+    interior_points: np.ndarray  # [points][3], m
+    force_sets: list  # the sets with a prescribed displacement, whose forces each frequency reports
+    frequencies: list  # per frequency solved: a dict of frequency (Hz), displacement and traction
+    #   [elements][3] (m, Pa), interior [points][3] (m), forces [sets][3] (N), stiffness [sets][3]
+    #   (N/m, NaN where no displacement is given), reciprocal_condition, wall_seconds
+    setup_seconds: float
+    solve_seconds: float
+    backend: str
+
+
+def bem(path, backend="auto", elements=None, allow_coarse=False):
+    """Solves the frequency-domain boundary-element model of the [bem] model file `path`
+    (docs/bem.md) at each of its frequencies and returns a Bem. elements: "constant" or "linear"
+    overrides the model's. Ctrl-C stops the run between frequencies (KeyboardInterrupt); a model
+    refused (a mesh too coarse, unless allow_coarse) raises tremor.Error with the command line's text."""
+    return Bem(**_bem(str(path), backend, elements, bool(allow_coarse)))

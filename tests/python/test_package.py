@@ -130,6 +130,28 @@ def test_static_equals_the_command_lines_result(tmp_path):
         tremor.static(free, backend="serial")
 
 
+def test_bem_equals_the_command_lines_result(tmp_path):
+    model = os.path.join(ROOT, "examples", "bem-cavity", "model.toml")
+    solution = tremor.bem(model, backend="serial")
+    assert solution.status == "complete"
+    assert [f["frequency"] for f in solution.frequencies] == [25.0, 50.0]
+    n = len(solution.areas)
+    assert solution.centroids.shape == (n, 3) and solution.frequencies[0]["displacement"].shape == (n, 3)
+    output = tmp_path / "cavity.h5"
+    cli("bem", model, "--backend", "serial", "-o", str(output))
+    with tremor.open(output) as result:
+        written = result.h5["bem"]
+        np.testing.assert_array_equal(written["frequency"][:], [25.0, 50.0])
+        for k, f in enumerate(solution.frequencies):
+            # The same assembly and solve on the same backend: the same bits.
+            np.testing.assert_array_equal(written["displacement_real"][k], f["displacement"].real)
+            np.testing.assert_array_equal(written["displacement_imag"][k], f["displacement"].imag)
+            np.testing.assert_array_equal(written["traction_real"][k], f["traction"].real)
+        np.testing.assert_array_equal(written["elements/centroids"][:], solution.centroids)
+    with pytest.raises(tremor.Error, match="no such"):
+        tremor.bem(tmp_path / "none.toml")
+
+
 def test_open_refuses_what_is_not_a_result(tmp_path):
     with pytest.raises(FileNotFoundError, match="no such result file"):
         tremor.open(tmp_path / "none.h5")

@@ -1,7 +1,8 @@
-"""tremor from Python: models, explicit runs and result files as numpy arrays (docs/python.md).
+"""tremor from Python: models, explicit runs, static and boundary-element solutions and result
+files as numpy arrays (docs/python.md).
 
     import tremor
-    model = tremor.Model.load("examples/plate-2d/model.toml")
+    model = tremor.Model.load("tests/data/cli/tiny.toml")
     run = tremor.run(model, backend="openmp")
     probe = run.histories["probe"]          # probe.times [s], probe.values [sample][point][quantity][xyz]
     result = tremor.open("plate.h5")        # a result file written by `tremor run`

@@ -58,25 +58,19 @@ py::dict histories_dict(const std::vector<ex::History>& histories) {
   return out;
 }
 
-// Progress and interruption: called by the solver's thread, which released the GIL.
-class PythonObserver final : public ex::Observer {
+// A Python exception raised while a solver ran (by a callback, or by a signal handler: Ctrl-C),
+// kept until the solver has returned and then raised again. Its calls need the GIL.
+class PythonFailure {
  public:
-  explicit PythonObserver(py::object progress) : progress_(std::move(progress)) {}
-  void on_progress(long long step, long long steps, double time) override {
-    py::gil_scoped_acquire gil;
-    if (failure_) return;
-    try {
-      if (!progress_.is_none()) progress_(step, steps, time);
-      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-    } catch (py::error_already_set& e) {
-      failure_.emplace(std::move(e));
-    }
+  // Runs Python's signal handlers; true once an exception is kept.
+  bool check_signals() {
+    if (!failure_ && PyErr_CheckSignals() != 0) failure_.emplace();
+    return failed();
   }
-  bool stop_requested() override {
-    py::gil_scoped_acquire gil;
-    return failure_.has_value();
+  void keep(py::error_already_set&& e) {
+    if (!failure_) failure_.emplace(std::move(e));
   }
-  // The exception raised in a callback or by a signal handler, raised again (the GIL held).
+  bool failed() const { return failure_.has_value(); }
   void rethrow() {
     if (failure_) {
       py::error_already_set e = std::move(*failure_);
@@ -86,8 +80,32 @@ class PythonObserver final : public ex::Observer {
   }
 
  private:
-  py::object progress_;
   std::optional<py::error_already_set> failure_;
+};
+
+// Progress and interruption of an explicit run: called by the solver's thread, which released
+// the GIL.
+class PythonObserver final : public ex::Observer {
+ public:
+  explicit PythonObserver(py::object progress) : progress_(std::move(progress)) {}
+  void on_progress(long long step, long long steps, double time) override {
+    py::gil_scoped_acquire gil;
+    if (failure.failed()) return;
+    try {
+      if (!progress_.is_none()) progress_(step, steps, time);
+      failure.check_signals();
+    } catch (py::error_already_set& e) {
+      failure.keep(std::move(e));
+    }
+  }
+  bool stop_requested() override {
+    py::gil_scoped_acquire gil;
+    return failure.failed();
+  }
+  PythonFailure failure;
+
+ private:
+  py::object progress_;
 };
 
 py::dict run(const tremor::Model& model, const std::string& backend, const std::optional<std::string>& precision,
@@ -106,7 +124,7 @@ py::dict run(const tremor::Model& model, const std::string& backend, const std::
     py::gil_scoped_release released;
     result = ex::run_explicit(model, options, &observer);
   }
-  observer.rethrow();
+  observer.failure.rethrow();
   py::dict out;
   out["status"] = result.status == ex::RunStatus::Completed   ? "complete"
                   : result.status == ex::RunStatus::NonFinite ? "failed"
@@ -187,19 +205,9 @@ class BemInterrupt final : public tremor::bem::Observer {
  public:
   bool stop_requested() override {
     py::gil_scoped_acquire gil;
-    if (!failure_ && PyErr_CheckSignals() != 0) failure_.emplace();
-    return failure_.has_value();
+    return failure.check_signals();
   }
-  void rethrow() {
-    if (failure_) {
-      py::error_already_set e = std::move(*failure_);
-      failure_.reset();
-      throw e;
-    }
-  }
-
- private:
-  std::optional<py::error_already_set> failure_;
+  PythonFailure failure;
 };
 
 py::dict solve_bem(const std::string& path, const std::string& backend, const std::optional<std::string>& elements,
@@ -218,7 +226,7 @@ py::dict solve_bem(const std::string& path, const std::string& backend, const st
     plan = tremor::bem::plan_bem(problem, options);
     result = tremor::bem::run_bem(problem, plan, &interrupt);
   }
-  interrupt.rethrow();
+  interrupt.failure.rethrow();
   py::dict out;
   out["status"] = result.status == tremor::bem::RunStatus::Completed ? "complete"
                   : result.status == tremor::bem::RunStatus::Failed  ? "failed"

@@ -1,8 +1,9 @@
 // The compiled part of the `tremor` Python package (docs/python.md): models read by the library's
-// readers, explicit runs whose histories come back as numpy arrays, and static solutions. tremor::Error becomes
-// tremor.Error with the same text. The GIL is released while the solver works; a progress
-// callback, and Python's signal handlers (Ctrl-C), run every few steps with the GIL held, and an
-// exception raised there stops the run at that step and is raised from tremor.run.
+// readers, explicit runs whose histories come back as numpy arrays, static and boundary-element
+// solutions. tremor::Error becomes tremor.Error with the same text. The GIL is released while a
+// solver works; a progress callback, and Python's signal handlers (Ctrl-C), run every few steps
+// (between frequencies for boundary elements) with the GIL held, and an exception raised there
+// stops the run there and is raised from the call.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>

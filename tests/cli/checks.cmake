@@ -9,17 +9,22 @@ function(check_output all)
   endforeach()
 endfunction()
 
+# Fails, naming `what` and showing `all` (its output), when exit status `rc` is not `expect_rc`
+# (an exit status, or "nonzero").
+function(check_status rc expect_rc what all)
+  if(expect_rc STREQUAL "nonzero")
+    if(rc EQUAL 0)
+      message(FATAL_ERROR "${what}: expected a non-zero exit status, got 0\n${all}")
+    endif()
+  elseif(NOT rc EQUAL expect_rc)
+    message(FATAL_ERROR "${what}: expected exit status ${expect_rc}, got ${rc}\n${all}")
+  endif()
+endfunction()
+
 # Runs ${TREMOR} with the arguments after `expect_rc` (an exit status, or "nonzero") and fails,
 # showing its output, when it exits otherwise; its stdout and stderr go into `output`.
 function(tremor expect_rc)
   execute_process(COMMAND "${TREMOR}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  set(all "${out}${err}")
-  if(expect_rc STREQUAL "nonzero")
-    if(rc EQUAL 0)
-      message(FATAL_ERROR "tremor ${ARGN}: expected a non-zero exit status, got 0\n${all}")
-    endif()
-  elseif(NOT rc EQUAL expect_rc)
-    message(FATAL_ERROR "tremor ${ARGN}: expected exit status ${expect_rc}, got ${rc}\n${all}")
-  endif()
-  set(output "${all}" PARENT_SCOPE)
+  check_status("${rc}" "${expect_rc}" "tremor ${ARGN}" "${out}${err}")
+  set(output "${out}${err}" PARENT_SCOPE)
 endfunction()

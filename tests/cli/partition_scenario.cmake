@@ -13,21 +13,12 @@ file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 set(blocks "${WORK}/model.blocks")
 
-function(partition expect_rc)
-  execute_process(COMMAND "${TREMOR}" partition "${MODEL}" ${ARGN}
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  set(all "${out}${err}")
-  if(expect_rc STREQUAL "nonzero")
-    if(rc EQUAL 0)
-      message(FATAL_ERROR "tremor partition ${ARGN}: expected a non-zero exit status, got 0\n${all}")
-    endif()
-  elseif(NOT rc EQUAL expect_rc)
-    message(FATAL_ERROR "tremor partition ${ARGN}: expected exit status ${expect_rc}, got ${rc}\n${all}")
-  endif()
-  set(output "${all}" PARENT_SCOPE)
-endfunction()
-
 include(${CMAKE_CURRENT_LIST_DIR}/checks.cmake)
+
+# `tremor partition MODEL` with the arguments after `expect_rc` (checks.cmake's tremor()).
+macro(partition expect_rc)
+  tremor(${expect_rc} partition "${MODEL}" ${ARGN})
+endmacro()
 
 function(check_no_temporary path)
   if(EXISTS "${path}.tmp")

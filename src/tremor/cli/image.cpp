@@ -60,8 +60,9 @@ void run_image(const ImageArgs& args) {
   for (const io::StoredGrid& g : reader.grids())
     if ((args.grid.empty() || g.name == args.grid) && (args.shot.empty() || g.shot == args.shot)) grids.push_back(&g);
   if (grids.empty()) {
-    std::string names;
-    for (const io::StoredGrid& g : reader.grids()) names += str(names.empty() ? "" : ", ", g.label());
+    std::vector<std::string> labels;
+    for (const io::StoredGrid& g : reader.grids()) labels.push_back(g.label());
+    const std::string names = listed(labels);
     const std::string asked = str(args.grid.empty() ? "" : str(" named '", args.grid, "'"),
                                   args.shot.empty() ? "" : str(" in shot '", args.shot, "'"));
     throw Error(asked.empty() && names.empty()

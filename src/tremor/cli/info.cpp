@@ -155,11 +155,8 @@ void print_excitation(const Model& model) {
   }
   if (!model.shots.empty())
     std::printf("%-18s%zu, stepped one after another on one set-up\n", "shots", model.shots.size());
-  for (const Shot& shot : model.shots) {
-    std::string fired;
-    for (const std::string& name : shot.transducers) fired += (fired.empty() ? "" : ", ") + name;
-    std::printf("  %-24s fires %s\n", shot.name.c_str(), fired.c_str());
-  }
+  for (const Shot& shot : model.shots)
+    std::printf("  %-24s fires %s\n", shot.name.c_str(), listed(shot.transducers).c_str());
   if (!model.defects.empty()) std::printf("%-18s%zu\n", "defects", model.defects.size());
   for (std::size_t k = 0; k < model.defects.size(); ++k) {
     const Defect& d = model.defects[k];

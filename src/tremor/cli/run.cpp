@@ -334,9 +334,8 @@ class ResultWriter final : public ex::Observer {
     seen_.clear();
     const Shot& shot = model_->shots[index];
     progress_.end();
-    std::string fired;
-    for (const std::string& name : shot.transducers) fired += (fired.empty() ? "" : ", ") + name;
-    std::printf("shot %zu of %zu      %s (%s)%s\n", index + 1, model_->shots.size(), shot.name.c_str(), fired.c_str(),
+    std::printf("shot %zu of %zu      %s (%s)%s\n", index + 1, model_->shots.size(), shot.name.c_str(),
+                listed(shot.transducers).c_str(),
                 resumed ? str(", from step ", group_digits(first_step_)).c_str() : "");
     std::fflush(stdout);
     progress_.start(duration_, resumed ? first_step_ : 0, shot.name + "  ");
@@ -790,11 +789,11 @@ void run_command(const RunArgs& args) {
   std::printf("  steps           %s of %s (t = %ss of %ss)\n", group_digits(run.steps).c_str(),
               group_digits(run.preflight.steps).c_str(), si(run.time).c_str(), si(run.preflight.duration).c_str());
   if (!model.shots.empty()) {
-    std::string names;
+    std::vector<std::string> names;
     for (std::size_t k = 0; k < run.shots.size(); ++k)
-      names += str(k == 0 ? "" : ", ", model.shots[static_cast<std::size_t>(run.first_shot) + k].name);
+      names.push_back(model.shots[static_cast<std::size_t>(run.first_shot) + k].name);
     std::printf("  shots           %zu of %zu stepped here (%s); the steps are the last one's\n", run.shots.size(),
-                model.shots.size(), names.c_str());
+                model.shots.size(), listed(names).c_str());
   }
   std::printf("  wall time       %.3g s\n", run.wall_seconds);
   std::printf("  speed           %.3g DOF-steps/s\n", run.dof_steps_per_second);

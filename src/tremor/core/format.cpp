@@ -100,6 +100,12 @@ std::string suggestion(std::string_view word, std::span<const std::string_view> 
   return match.empty() ? std::string() : str(" (did you mean '", match, "'?)");
 }
 
+std::string listed(std::span<const std::string> names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
 std::string choices(std::span<const std::string_view> options) {
   std::string out;
   for (std::size_t i = 0; i < options.size(); ++i)

@@ -260,17 +260,16 @@ std::string message_of(std::exception_ptr failure) {
 }  // namespace
 
 void agree(const parallel::Communicator& communicator, std::exception_ptr failure) {
-  const parallel::Communicator* communicator_ = &communicator;
   const std::string message = failure ? message_of(failure) : std::string();
-  const std::vector<double> failed = communicator_->all_gather(failure ? 1.0 : 0.0);
+  const std::vector<double> failed = communicator.all_gather(failure ? 1.0 : 0.0);
   int first = -1;
   for (std::size_t r = 0; r < failed.size() && first < 0; ++r)
     if (failed[r] != 0.0) first = static_cast<int>(r);
   if (first < 0) return;
   std::vector<char> text(message.begin(), message.end());
-  communicator_->broadcast(text, first);
-  if (first == 0 && communicator_->root()) throw AgreedFailure(message);  // its own message, as it was
-  throw AgreedFailure(str(communicator_->name(first), ": ", std::string(text.begin(), text.end())));
+  communicator.broadcast(text, first);
+  if (first == 0 && communicator.root()) throw AgreedFailure(message);  // its own message, as it was
+  throw AgreedFailure(str(communicator.name(first), ": ", std::string(text.begin(), text.end())));
 }
 
 ExplicitRun run_threads(const Model& model, const RunOptions& options, Observer* observer,

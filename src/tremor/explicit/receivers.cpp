@@ -587,10 +587,7 @@ void Recorder<Real>::restore_pending(std::vector<PendingSample> pending) {
 template <class Real>
 void Recorder<Real>::restart() {
   flush();
-  for (History& history : histories_) {
-    history.times.clear();
-    history.values.clear();
-  }
+  for (History& history : histories_) history.clear_samples();
   pending_.assign(histories_.size(), Pending{});
 }
 

@@ -85,6 +85,11 @@ struct History {
     return static_cast<std::size_t>(n_points()) * quantities.size() * static_cast<std::size_t>(dim);
   }
   bool records(Quantity quantity) const;
+  // Forgets the samples (times and values), keeping what it records where.
+  void clear_samples() {
+    times.clear();
+    values.clear();
+  }
   // Value of one entry; `quantity` must be recorded.
   double value(std::size_t sample, Index point, Quantity quantity, int component) const;
 };

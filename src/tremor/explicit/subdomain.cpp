@@ -347,10 +347,7 @@ HistoryMerge::HistoryMerge(std::vector<History> histories, const std::vector<Mod
 
 std::vector<History> HistoryMerge::take_samples() {
   std::vector<History> out = histories_;
-  for (History& history : histories_) {
-    history.times.clear();
-    history.values.clear();
-  }
+  for (History& history : histories_) history.clear_samples();
   for (auto& open : open_) open.clear();
   return out;
 }

@@ -159,20 +159,14 @@ ExportSummary export_histories(const fs::path& result_path, const fs::path& out_
   if (error || !fs::is_directory(out_dir))
     throw Error(str(out_dir.string(), ": cannot create the output folder (", error.message(), ")"));
   // /histories, then each shot's (a model with shots), named "<shot>.<history>.csv".
-  const auto export_group = [&](const std::string& at, const std::string& prefix) {
-    Handle histories = h5::open_group(file.get(), at, result);
-    for (const auto& name : h5::group_members(histories.get(), result, "cannot list " + at)) {
+  for (const h5::HistoriesGroup& at : h5::histories_groups(file.get(), result)) {
+    Handle histories = h5::open_group(file.get(), at.path, result);
+    for (const auto& name : h5::group_members(histories.get(), result, "cannot list " + at.path)) {
       Handle group = h5::open_group(histories.get(), name, result);
-      const fs::path csv = out_dir / (prefix + name + ".csv");
-      export_one(group.get(), at + "/" + name, result, csv);
+      const fs::path csv = out_dir / ((at.shot.empty() ? "" : at.shot + ".") + name + ".csv");
+      export_one(group.get(), at.path + "/" + name, result, csv);
       summary.files.push_back(csv);
     }
-  };
-  export_group("/histories", "");
-  if (H5Lexists(file.get(), "shots", H5P_DEFAULT) > 0) {
-    Handle shots = h5::open_group(file.get(), "shots", result);
-    for (const auto& shot : h5::group_members(shots.get(), result, "cannot list /shots"))
-      export_group(str("/shots/", shot, "/histories"), shot + ".");
   }
   return summary;
 }

@@ -1080,8 +1080,7 @@ void read_excitation(const Table& root, Model& model, const std::string& base_di
   for (Table table : root.tables("shot")) add_shot(model, read_shot(table));
   if (!model.shots.empty())
     for (const Transducer& t : model.transducers)
-      if (std::none_of(model.shots.begin(), model.shots.end(),
-                       [&](const Shot& shot) { return std::count(shot.transducers.begin(), shot.transducers.end(), t.name) > 0; }))
+      if (std::none_of(model.shots.begin(), model.shots.end(), [&](const Shot& shot) { return fires(&shot, t.name); }))
         log::warn(str(t.origin, ": transducer '", t.name, "' is in no shot: it never fires"));
   for (const Table& table : root.tables("body_force")) model.body_forces.push_back(read_body_force(table, model.mesh));
   for (Table table : root.tables("prescribed_displacement"))

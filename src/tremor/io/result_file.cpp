@@ -1092,14 +1092,9 @@ void ResultFile::Impl::reopen_histories(const std::map<std::string, std::int64_t
     if (missing > 0) dropped_shots.push_back(shot_name);
     for (History& history : found) histories.push_back(std::move(history));
   };
-  reopen_group(histories_group.get(), "", "/histories");
-  if (H5Lexists(handle.get(), "shots", H5P_DEFAULT) > 0) {
-    shots_group = h5::open_group(handle.get(), "shots", file);
-    for (const std::string& name : h5::group_members(shots_group.get(), file, "cannot list /shots")) {
-      Handle group = h5::open_group(shots_group.get(), name, file);
-      Handle shot_histories_group = h5::open_group(group.get(), "histories", file);
-      reopen_group(shot_histories_group.get(), name, str("/shots/", name, "/histories"));
-    }
+  for (const h5::HistoriesGroup& at : h5::histories_groups(handle.get(), file)) {
+    Handle group = h5::open_group(handle.get(), at.path, file);
+    reopen_group(group.get(), at.shot, at.path);
   }
   for (const auto& entry : samples) {
     const std::string& name = entry.first;  // a structured binding is not captured by clang 14's lambdas
@@ -1143,8 +1138,10 @@ void ResultFile::Impl::truncate_to_checkpoint() {
     truncate_rows(history.time.get(), history.n_samples, file, history.where + "/time");
     truncate_rows(history.values.get(), history.n_samples, file, history.where + "/values");
   }
-  for (const std::string& name : dropped_shots)
-    h5::check(H5Ldelete(shots_group.get(), name.c_str(), H5P_DEFAULT), file, str("cannot remove /shots/", name));
+  for (const std::string& name : dropped_shots) {
+    const std::string group = "/shots/" + name;
+    h5::check(H5Ldelete(handle.get(), group.c_str(), H5P_DEFAULT), file, "cannot remove " + group);
+  }
   const hsize_t rows = snapshot_times.size();
   truncate_rows(snapshot_time.get(), rows, file, "/snapshots/time");
   // Snapshots written after the checkpoint are removed: the run writes them again.

@@ -20,52 +20,44 @@ GridReader::GridReader(const std::filesystem::path& result) : impl_(std::make_un
     Handle metadata = h5::open_group(impl_->file.get(), "metadata", file);
     status_ = h5::read_string_attribute(metadata.get(), "status", file);
   }
-  read_grids(impl_->file.get(), "", "/histories");
-  if (H5Lexists(impl_->file.get(), "shots", H5P_DEFAULT) <= 0) return;
-  Handle shots = h5::open_group(impl_->file.get(), "shots", file);
-  for (const std::string& shot : h5::group_members(shots.get(), file, "cannot list /shots"))
-    read_grids(impl_->file.get(), shot, str("/shots/", shot, "/histories"));
-}
-
-void GridReader::read_grids(hid_t file_handle, const std::string& shot, const std::string& at) {
-  const std::string& file = impl_->path;
-  if (H5Lexists(file_handle, at.c_str(), H5P_DEFAULT) <= 0) return;
-  Handle histories = h5::open_group(file_handle, at, file);
-  for (const std::string& name : h5::group_members(histories.get(), file, "cannot list " + at)) {
-    Handle group = h5::open_group(histories.get(), name, file);
-    if (H5Lexists(group.get(), "grid_count", H5P_DEFAULT) <= 0) continue;
-    const std::string where = at + "/" + name;
-    StoredGrid grid;
-    grid.name = name;
-    grid.shot = shot;
-    grid.group = where;
-    const auto count = h5::read_int64(group.get(), "grid_count", file, where + "/grid_count");
-    const auto lo = h5::read_doubles(group.get(), "grid_min", file, where + "/grid_min");
-    const auto hi = h5::read_doubles(group.get(), "grid_max", file, where + "/grid_max");
-    if (count.size() != 2 || lo.size() != 2 || hi.size() != 2 || count[0] < 1 || count[1] < 1)
-      throw Error(str(file, ": ", where, ": grid_count, grid_min and grid_max are not pairs of a grid"));
-    grid.count = {static_cast<Index>(count[0]), static_cast<Index>(count[1])};
-    grid.min = {lo[0], lo[1]};
-    grid.max = {hi[0], hi[1]};
-    grid.surface = h5::read_string_attribute(group.get(), "grid_surface", file);
-    grid.quantities = h5::read_strings_attribute(group.get(), "quantities", file);
-    grid.dimension = static_cast<int>(h5::read_int_attribute(group.get(), "dimension", file));
-    grid.time = h5::read_doubles(group.get(), "time", file, where + "/time");
-    Handle values = h5::open_dataset(group.get(), "values", file);
-    const auto dims = h5::dataset_dims(values.get(), file, where + "/values");
-    if (dims.size() != 4 || dims[0] != grid.time.size() || dims[1] != static_cast<hsize_t>(grid.n_points()) ||
-        dims[2] != grid.quantities.size() || dims[3] != static_cast<hsize_t>(grid.dimension))
-      throw Error(str(file, ": ", where, ": the shapes of time, values and the grid disagree"));
-    if (H5Lexists(group.get(), "footprint", H5P_DEFAULT) > 0) {
-      grid.footprint = h5::read_uint8(group.get(), "footprint", file, where + "/footprint");
-      grid.depth = h5::read_doubles(group.get(), "depth", file, where + "/depth");
-      if (grid.footprint.size() != static_cast<std::size_t>(grid.n_points()) || grid.depth.size() != grid.footprint.size())
-        throw Error(str(file, ": ", where, ": footprint and depth are not one value per grid point"));
+  for (const h5::HistoriesGroup& at : h5::histories_groups(impl_->file.get(), file)) {
+    Handle histories = h5::open_group(impl_->file.get(), at.path, file);
+    for (const std::string& name : h5::group_members(histories.get(), file, "cannot list " + at.path)) {
+      Handle group = h5::open_group(histories.get(), name, file);
+      if (H5Lexists(group.get(), "grid_count", H5P_DEFAULT) <= 0) continue;
+      const std::string where = at.path + "/" + name;
+      StoredGrid grid;
+      grid.name = name;
+      grid.shot = at.shot;
+      grid.group = where;
+      const auto count = h5::read_int64(group.get(), "grid_count", file, where + "/grid_count");
+      const auto lo = h5::read_doubles(group.get(), "grid_min", file, where + "/grid_min");
+      const auto hi = h5::read_doubles(group.get(), "grid_max", file, where + "/grid_max");
+      if (count.size() != 2 || lo.size() != 2 || hi.size() != 2 || count[0] < 1 || count[1] < 1)
+        throw Error(str(file, ": ", where, ": grid_count, grid_min and grid_max are not pairs of a grid"));
+      grid.count = {static_cast<Index>(count[0]), static_cast<Index>(count[1])};
+      grid.min = {lo[0], lo[1]};
+      grid.max = {hi[0], hi[1]};
+      grid.surface = h5::read_string_attribute(group.get(), "grid_surface", file);
+      grid.quantities = h5::read_strings_attribute(group.get(), "quantities", file);
+      grid.dimension = static_cast<int>(h5::read_int_attribute(group.get(), "dimension", file));
+      grid.time = h5::read_doubles(group.get(), "time", file, where + "/time");
+      Handle values = h5::open_dataset(group.get(), "values", file);
+      const auto dims = h5::dataset_dims(values.get(), file, where + "/values");
+      if (dims.size() != 4 || dims[0] != grid.time.size() || dims[1] != static_cast<hsize_t>(grid.n_points()) ||
+          dims[2] != grid.quantities.size() || dims[3] != static_cast<hsize_t>(grid.dimension))
+        throw Error(str(file, ": ", where, ": the shapes of time, values and the grid disagree"));
+      if (H5Lexists(group.get(), "footprint", H5P_DEFAULT) > 0) {
+        grid.footprint = h5::read_uint8(group.get(), "footprint", file, where + "/footprint");
+        grid.depth = h5::read_doubles(group.get(), "depth", file, where + "/depth");
+        if (grid.footprint.size() != static_cast<std::size_t>(grid.n_points()) ||
+            grid.depth.size() != grid.footprint.size())
+          throw Error(str(file, ": ", where, ": footprint and depth are not one value per grid point"));
+      }
+      grids_.push_back(std::move(grid));
     }
-    grids_.push_back(std::move(grid));
   }
 }
-
 
 GridReader::~GridReader() = default;
 

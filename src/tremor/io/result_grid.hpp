@@ -3,7 +3,6 @@
 // grid_count), one quantity's component at a time for a range of points, and maps written into
 // the file as /images/<name> (tremor image).
 #include <array>
-#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -50,8 +49,6 @@ class GridReader {
   std::vector<double> traces(const StoredGrid& grid, int quantity, int component, Index first, Index last) const;
 
  private:
-  // The grids among the histories of group `at` (a shot's, or /histories).
-  void read_grids(std::int64_t file, const std::string& shot, const std::string& at);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::vector<StoredGrid> grids_;

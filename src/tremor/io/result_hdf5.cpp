@@ -317,4 +317,16 @@ std::vector<std::string> group_members(hid_t group, std::string_view file, std::
   return names;
 }
 
+std::vector<HistoriesGroup> histories_groups(hid_t file_handle, std::string_view file) {
+  std::vector<HistoriesGroup> out;
+  if (H5Lexists(file_handle, "histories", H5P_DEFAULT) > 0) out.push_back({"", "/histories"});
+  if (H5Lexists(file_handle, "shots", H5P_DEFAULT) <= 0) return out;
+  Handle shots = open_group(file_handle, "shots", file);
+  for (std::string& shot : group_members(shots.get(), file, "cannot list /shots")) {
+    std::string path = "/shots/" + shot + "/histories";
+    out.push_back({std::move(shot), std::move(path)});
+  }
+  return out;
+}
+
 }  // namespace tremor::io::h5

@@ -102,5 +102,12 @@ std::vector<unsigned char> read_uint8(hid_t parent, const std::string& name, std
                                       const std::string& where);
 // Names of the links in a group, in name order.
 std::vector<std::string> group_members(hid_t group, std::string_view file, std::string_view what);
+// The groups of a result file that hold histories (docs/output-format.md): /histories (shot ""),
+// where present, then each shot's /shots/<shot>/histories, in name order.
+struct HistoriesGroup {
+  std::string shot;
+  std::string path;
+};
+std::vector<HistoriesGroup> histories_groups(hid_t file_handle, std::string_view file);
 
 }  // namespace tremor::io::h5

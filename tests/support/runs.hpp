@@ -43,19 +43,30 @@ inline double difference(const std::vector<double>& a, const std::vector<double>
   return m;
 }
 
+// Each history of `got` equals the one of `want` of the same place: the same points and times,
+// values to `tolerance` of the history's largest value.
+inline void expect_histories_close(const std::vector<explicit_fe::History>& want,
+                                   const std::vector<explicit_fe::History>& got, double tolerance) {
+  ASSERT_EQ(want.size(), got.size());
+  for (std::size_t h = 0; h < want.size(); ++h) {
+    SCOPED_TRACE(want[h].name);
+    EXPECT_EQ(got[h].name, want[h].name);
+    EXPECT_EQ(got[h].nodes, want[h].nodes);
+    EXPECT_EQ(got[h].node_labels, want[h].node_labels);
+    EXPECT_EQ(got[h].positions, want[h].positions);
+    EXPECT_EQ(got[h].times, want[h].times);
+    ASSERT_EQ(got[h].values.size(), want[h].values.size());
+    const double size = largest(want[h].values);
+    ASSERT_GT(size, 0.0);  // a history that moves: the comparison means something
+    EXPECT_LE(difference(got[h].values, want[h].values), tolerance * size) << "largest " << size;
+  }
+}
+
 // Every history and snapshot of `got` within `tolerance` of `want`'s largest value, at the same
 // times and steps (moving ones: a comparison that means something).
 inline void expect_runs_close(const explicit_fe::ExplicitRun& want, const Kept& want_kept,
                               const explicit_fe::ExplicitRun& got, const Kept& got_kept, double tolerance) {
-  ASSERT_EQ(got.histories.size(), want.histories.size());
-  for (std::size_t h = 0; h < want.histories.size(); ++h) {
-    SCOPED_TRACE(want.histories[h].name);
-    EXPECT_EQ(got.histories[h].times, want.histories[h].times);
-    ASSERT_EQ(got.histories[h].values.size(), want.histories[h].values.size());
-    ASSERT_GT(largest(want.histories[h].values), 0.0);
-    EXPECT_LE(difference(got.histories[h].values, want.histories[h].values),
-              tolerance * largest(want.histories[h].values));
-  }
+  expect_histories_close(want.histories, got.histories, tolerance);
   ASSERT_EQ(got_kept.steps, want_kept.steps);
   ASSERT_GT(want_kept.steps.size(), 2u);
   for (std::size_t s = 0; s < want_kept.fields.size(); ++s) {

@@ -19,6 +19,7 @@
 #include "tremor/explicit/solver.hpp"
 #include "tremor/explicit/subdomain.hpp"
 #include "tremor/mesh/generate.hpp"
+#include "support/runs.hpp"
 #include "support/support.hpp"
 #include "tremor/partition/domain_file.hpp"
 #include "tremor/partition/domains.hpp"
@@ -30,28 +31,6 @@ namespace {
 using explicit_fe::ExplicitRun;
 using explicit_fe::History;
 using explicit_fe::RunOptions;
-
-// Each history of `got` equals the one of `want` of the same place: the same points and times,
-// values to `tolerance` of the history's largest value.
-void expect_same_histories(const std::vector<History>& want, const std::vector<History>& got, double tolerance) {
-  ASSERT_EQ(want.size(), got.size());
-  for (std::size_t h = 0; h < want.size(); ++h) {
-    SCOPED_TRACE(want[h].name);
-    EXPECT_EQ(got[h].name, want[h].name);
-    EXPECT_EQ(got[h].nodes, want[h].nodes);
-    EXPECT_EQ(got[h].node_labels, want[h].node_labels);
-    EXPECT_EQ(got[h].positions, want[h].positions);
-    EXPECT_EQ(got[h].times, want[h].times);
-    ASSERT_EQ(got[h].values.size(), want[h].values.size());
-    double largest = 0.0, worst = 0.0;
-    for (std::size_t i = 0; i < want[h].values.size(); ++i) {
-      largest = std::max(largest, std::abs(want[h].values[i]));
-      worst = std::max(worst, std::abs(got[h].values[i] - want[h].values[i]));
-    }
-    ASSERT_GT(largest, 0.0);  // a history that moves: the comparison means something
-    EXPECT_LE(worst, tolerance * largest) << "largest " << largest;
-  }
-}
 
 // The snapshots a run passes on.
 struct Snapshots final : explicit_fe::Observer {
@@ -133,7 +112,7 @@ TEST_P(Decomposed, EqualsTheSingleDomainRun) {
       // The same element sums, the shared nodes' forces and masses added in another order: rounding
       // of ~1e-16 per step, grown by the steps (a few hundred) and the cancellation in waves that
       // have not yet arrived at a receiver: 1e-12 of the largest value, the target for every history.
-      expect_same_histories(single.histories, decomposed.histories, 1e-12);
+      test::expect_histories_close(single.histories, decomposed.histories, 1e-12);
       expect_same_snapshots(single_snapshots, snapshots, 1e-12);
     }
 }
@@ -269,7 +248,7 @@ TEST(DecomposedRun, TakesItsSubdomainsFromADecompositionFile) {
   EXPECT_TRUE(std::any_of(from_file.setup.begin(), from_file.setup.end(), [&](const explicit_fe::SetupPhase& p) {
     return p.name == str("decomposition into 3 subdomains (", path.string(), ")");
   }));
-  expect_same_histories(single.histories, from_file.histories, 1e-12);  // as METIS's subdomains (above)
+  test::expect_histories_close(single.histories, from_file.histories, 1e-12);  // as METIS's subdomains (above)
   options.domains = 2;
   try {
     (void)explicit_fe::run_explicit(model, options);

@@ -18,6 +18,9 @@
 #include "tremor/explicit/receivers.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/io/load.hpp"
+#include "tremor/io/model_file.hpp"
+#include "tremor/mesh/element_type.hpp"
+#include "tremor/mesh/mesh.hpp"
 #include "tremor/model/model.hpp"
 #include "tremor/static/solve.hpp"
 #include "tremor/bem/driver.hpp"
@@ -258,6 +261,131 @@ py::dict solve_bem(const std::string& path, const std::string& backend, const st
   return out;
 }
 
+// A numpy array of `values` with `shape`, copied.
+template <class T, class U>
+py::array_t<T> array_of(const std::vector<U>& values, std::vector<py::ssize_t> shape) {
+  py::array_t<T> out(shape);
+  T* data = out.mutable_data();
+  for (std::size_t i = 0; i < values.size(); ++i) data[i] = static_cast<T>(values[i]);
+  return out;
+}
+
+template <class T>
+py::array_t<T> vector_of(const std::vector<T>& values) {
+  return array_of<T>(values, {static_cast<py::ssize_t>(values.size())});
+}
+
+py::dict sets_of(const std::map<std::string, std::vector<tremor::Index>>& sets) {
+  py::dict out;
+  for (const auto& [name, members] : sets) out[py::str(name)] = array_of<std::int64_t>(members, {static_cast<py::ssize_t>(members.size())});
+  return out;
+}
+
+// A 2D array's rows as a vector, row-major, checked to have `columns` columns (0: any), naming
+// `what` in the message.
+template <class T>
+std::vector<T> rows_of(const py::handle& object, int columns, const std::string& what, py::ssize_t& rows) {
+  const auto array = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(object);
+  if (!array) throw tremor::Error(tremor::str(what, " must be an array of numbers"));
+  if (array.ndim() != 2 || (columns > 0 && array.shape(1) != columns))
+    throw tremor::Error(tremor::str(what, " must be an array of shape [n][", columns > 0 ? std::to_string(columns) : "k",
+                                    "], got ", array.ndim(), " dimension", array.ndim() == 1 ? "" : "s",
+                                    array.ndim() == 2 ? tremor::str(" [", array.shape(0), "][", array.shape(1), "]") : ""));
+  rows = array.shape(0);
+  return std::vector<T>(array.data(), array.data() + array.size());
+}
+
+template <class T>
+std::vector<T> list_of(const py::handle& object, const std::string& what) {
+  const auto array = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(object);
+  if (!array || array.ndim() != 1) throw tremor::Error(tremor::str(what, " must be a 1D array of integers"));
+  return std::vector<T>(array.data(), array.data() + array.size());
+}
+
+// A mesh from numpy arrays (tremor.Mesh): nodes [n][dim]; blocks, each (element name,
+// connectivity [elements][nodes per element], labels or None); sets of 0-based node and element
+// indices; surfaces as [faces][2] (element index, face number). Labels default to 1, 2, ... in
+// order (elements numbered on across blocks). Checked as a mesh file's: indices in range, sets
+// and faces valid, one dimension.
+tremor::Mesh mesh_of(const py::handle& nodes, const py::handle& node_labels, const py::list& blocks,
+                     const py::dict& node_sets, const py::dict& element_sets, const py::dict& surfaces) {
+  using tremor::Index;
+  using tremor::str;
+  py::ssize_t n = 0;
+  const auto coordinates_in = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(nodes);
+  const int dim = coordinates_in && coordinates_in.ndim() == 2 ? static_cast<int>(coordinates_in.shape(1)) : 0;
+  if (dim != 2 && dim != 3) (void)rows_of<double>(nodes, 3, "nodes (coordinates, m, 2 or 3 per node)", n);
+  tremor::Mesh mesh(dim);
+  mesh.coordinates = rows_of<double>(nodes, dim, "nodes", n);
+  for (std::size_t i = 0; i < mesh.coordinates.size(); ++i)
+    if (!std::isfinite(mesh.coordinates[i]))
+      throw tremor::Error(str("nodes[", i / static_cast<std::size_t>(dim), "][", i % static_cast<std::size_t>(dim), "] is ",
+                              mesh.coordinates[i], ": coordinates must be finite"));
+  if (node_labels.is_none()) {
+    for (py::ssize_t i = 0; i < n; ++i) mesh.node_labels.push_back(i + 1);
+  } else {
+    mesh.node_labels = list_of<tremor::Label>(node_labels, "node_labels");
+    if (static_cast<py::ssize_t>(mesh.node_labels.size()) != n)
+      throw tremor::Error(str("node_labels has ", mesh.node_labels.size(), " labels for ", n, " nodes"));
+  }
+  tremor::Label next_label = 1;
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    const auto block = blocks[b].cast<py::tuple>();
+    const std::string name = block[0].cast<std::string>();
+    tremor::ElementType type{};
+    int order = 1;
+    try {
+      tremor::parse_element_name(name, type, order);
+    } catch (const tremor::Error& e) {
+      throw tremor::Error(str("block ", b + 1, ": ", e.what()));
+    }
+    tremor::ElementBlock& out = mesh.block_for(type, order);
+    py::ssize_t rows = 0;
+    const std::vector<std::int64_t> connectivity =
+        rows_of<std::int64_t>(block[1], tremor::nodes_per_element(type, order),
+                              str("block ", b + 1, " (", name, "): the connectivity"), rows);
+    for (std::size_t k = 0; k < connectivity.size(); ++k) {
+      if (connectivity[k] < 0 || connectivity[k] >= n)
+        throw tremor::Error(str("block ", b + 1, " (", name, "): element ", k / static_cast<std::size_t>(tremor::nodes_per_element(type, order)),
+                                " refers to node index ", connectivity[k], "; the mesh has ", n, " nodes (indices from 0)"));
+      out.connectivity.push_back(static_cast<Index>(connectivity[k]));
+    }
+    if (block.size() > 2 && !block[2].is_none()) {
+      const std::vector<tremor::Label> labels = list_of<tremor::Label>(block[2], str("block ", b + 1, ": labels"));
+      if (static_cast<py::ssize_t>(labels.size()) != rows)
+        throw tremor::Error(str("block ", b + 1, " (", name, "): ", labels.size(), " labels for ", rows, " elements"));
+      out.labels.insert(out.labels.end(), labels.begin(), labels.end());
+    } else {
+      for (py::ssize_t e = 0; e < rows; ++e) out.labels.push_back(next_label + e);
+    }
+    next_label += rows;
+  }
+  const auto members = [](const py::dict& sets, const char* what, std::map<std::string, std::vector<Index>>& into) {
+    for (const auto& [key, value] : sets) {
+      const std::string name = key.cast<std::string>();
+      std::vector<Index> list;
+      for (const std::int64_t i : list_of<std::int64_t>(value, str(what, " '", name, "'"))) list.push_back(static_cast<Index>(i));
+      tremor::normalise_set(list);
+      into[name] = std::move(list);
+    }
+  };
+  members(node_sets, "node set", mesh.node_sets);
+  members(element_sets, "element set", mesh.element_sets);
+  for (const auto& [key, value] : surfaces) {
+    const std::string name = key.cast<std::string>();
+    py::ssize_t rows = 0;
+    const std::vector<std::int64_t> pairs = rows_of<std::int64_t>(value, 2, str("surface '", name, "' ([faces][2]: element index, face)"), rows);
+    std::vector<tremor::Face> faces;
+    for (py::ssize_t f = 0; f < rows; ++f)
+      faces.push_back({static_cast<Index>(pairs[2 * f]), static_cast<int>(pairs[2 * f + 1])});
+    std::sort(faces.begin(), faces.end());
+    faces.erase(std::unique(faces.begin(), faces.end()), faces.end());
+    mesh.face_sets[name] = std::move(faces);
+  }
+  mesh.validate("tremor.Mesh");
+  return mesh;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_tremor, m) {
@@ -265,7 +393,54 @@ PYBIND11_MODULE(_tremor, m) {
   m.attr("version") = TREMOR_VERSION;
   py::register_exception<tremor::Error>(m, "Error");
 
-  py::class_<tremor::Model>(m, "Model")
+  py::class_<tremor::Mesh>(m, "_Mesh")
+      .def_property_readonly("dim", &tremor::Mesh::dim)
+      .def_property_readonly("n_nodes", &tremor::Mesh::n_nodes)
+      .def_property_readonly("n_elements", &tremor::Mesh::n_elements)
+      .def_property_readonly("nodes",
+                             [](const tremor::Mesh& mesh) {
+                               return array_of<double>(mesh.coordinates, {mesh.n_nodes(), mesh.dim()});
+                             })
+      .def_property_readonly("node_labels", [](const tremor::Mesh& mesh) { return vector_of(mesh.node_labels); })
+      .def_property_readonly("blocks",
+                             [](const tremor::Mesh& mesh) {
+                               py::list out;
+                               for (const tremor::ElementBlock& block : mesh.blocks) {
+                                 if (block.n_elements() == 0) continue;
+                                 out.append(py::make_tuple(
+                                     tremor::element_name(block.type, block.order),
+                                     array_of<std::int64_t>(block.connectivity, {block.n_elements(), block.n_element_nodes()}),
+                                     vector_of(block.labels)));
+                               }
+                               return out;
+                             })
+      .def_property_readonly("node_sets", [](const tremor::Mesh& mesh) { return sets_of(mesh.node_sets); })
+      .def_property_readonly("element_sets", [](const tremor::Mesh& mesh) { return sets_of(mesh.element_sets); })
+      .def_property_readonly("surfaces", [](const tremor::Mesh& mesh) {
+        py::dict out;
+        for (const auto& [name, faces] : mesh.face_sets) {
+          py::array_t<std::int64_t> pairs({static_cast<py::ssize_t>(faces.size()), py::ssize_t(2)});
+          auto p = pairs.mutable_unchecked<2>();
+          for (std::size_t f = 0; f < faces.size(); ++f) {
+            p(static_cast<py::ssize_t>(f), 0) = faces[f].element;
+            p(static_cast<py::ssize_t>(f), 1) = faces[f].face;
+          }
+          out[py::str(name)] = pairs;
+        }
+        return out;
+      });
+  m.def("_mesh", &mesh_of, py::arg("nodes"), py::arg("node_labels"), py::arg("blocks"), py::arg("node_sets"),
+        py::arg("element_sets"), py::arg("surfaces"));
+  m.def(
+      "_compile",
+      [](const std::string& text, const std::string& name, const std::string& base_dir, std::optional<int> order,
+         const tremor::Mesh* mesh) {
+        py::gil_scoped_release released;
+        return tremor::io::read_model_buffer(text, name, base_dir, order, mesh);
+      },
+      py::arg("text"), py::arg("name"), py::arg("base_dir"), py::arg("order"), py::arg("mesh"));
+
+  py::class_<tremor::Model>(m, "_Model")
       .def_static(
           "load",
           [](const std::string& path, std::optional<int> order) {
@@ -276,6 +451,8 @@ PYBIND11_MODULE(_tremor, m) {
           "Reads a model file (.toml), an Abaqus/CalculiX input (.inp) or a Gmsh mesh (.msh); order raises "
           "it to GLL elements of that order")
       .def_property_readonly("title", [](const tremor::Model& model) { return model.title; })
+      .def_property_readonly("mesh", [](const tremor::Model& model) -> const tremor::Mesh& { return model.mesh; },
+                             py::return_value_policy::reference_internal)
       .def_property_readonly("source", [](const tremor::Model& model) { return model.source; })
       .def_property_readonly("dim", [](const tremor::Model& model) { return model.mesh.dim(); })
       .def_property_readonly("n_nodes", [](const tremor::Model& model) { return model.mesh.n_nodes(); })

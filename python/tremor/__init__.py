@@ -2,7 +2,7 @@
 files as numpy arrays (docs/python.md).
 
     import tremor
-    model = tremor.Model.load("tests/data/cli/tiny.toml")
+    model = tremor.Model.load("tests/data/cli/tiny.toml")   # or built here: tremor.Model(), set_mesh, add_...
     run = tremor.run(model, backend="openmp")
     probe = run.histories["probe"]          # probe.times [s], probe.values [sample][point][quantity][xyz]
     result = tremor.open("plate.h5")        # a result file written by `tremor run`
@@ -11,11 +11,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._tremor import Error, Model, version
+from ._tremor import Error, version
 from ._tremor import _bem, _run, _static
+from .model import Mesh, Model, gaussian, ricker, tabulated, tone_burst
 from .results import History, Result, open  # noqa: A004 (tremor.open reads a result file)
 
-__all__ = ["Bem", "Error", "History", "Model", "Result", "Run", "Static", "bem", "open", "run", "static", "version"]
+__all__ = ["Bem", "Error", "History", "Mesh", "Model", "Result", "Run", "Static", "bem", "gaussian", "open", "ricker",
+           "run", "static", "tabulated", "tone_burst", "version"]
 
 
 @dataclass
@@ -55,7 +57,7 @@ def run(model, backend="auto", precision=None, operator=None, duration=None, dt=
     """
     if not isinstance(model, Model):
         raise TypeError(f"tremor.run takes a tremor.Model, got {type(model).__name__}")
-    out = _run(model, backend, precision, operator, duration, dt, int(check_every), progress)
+    out = _run(model._model(), backend, precision, operator, duration, dt, int(check_every), progress)
     histories = {name: _history(h) for name, h in out.pop("histories").items()}
     shots = {shot: {name: _history(h) for name, h in hs.items()} for shot, hs in out.pop("shots").items()}
     return Run(histories=histories, shots=shots, **out)
@@ -90,7 +92,7 @@ def static(model, backend="auto", precision=None, preconditioner=None, tolerance
     last iterate with converged False, as the command line writes it."""
     if not isinstance(model, Model):
         raise TypeError(f"tremor.static takes a tremor.Model, got {type(model).__name__}")
-    return Static(**_static(model, backend, precision, preconditioner, tolerance, max_iterations))
+    return Static(**_static(model._model(), backend, precision, preconditioner, tolerance, max_iterations))
 
 
 @dataclass

@@ -102,6 +102,36 @@ StableStep step_from(const Exec& exec, std::shared_ptr<const fem::DeviceElements
   return {survey.stable_dt, label, str("set by element ", label)};
 }
 
+}  // namespace
+
+void plan_steps(Preflight& p, const Model& model, const RunOptions& options) {
+  const ExplicitSettings defaults;
+  const ExplicitSettings& settings = model.explicit_settings ? *model.explicit_settings : defaults;
+  p.duration = options.duration.value_or(0.0);
+  if (!(p.duration > 0.0)) p.duration = settings.duration;
+  if (!(p.duration > 0.0) && model.explicit_step) p.duration = model.explicit_step->duration;
+  TREMOR_CHECK(p.duration > 0.0 && std::isfinite(p.duration), model.source,
+               ": no duration: give [explicit] duration in the model file, a *DYNAMIC, EXPLICIT step, or a "
+               "duration option");
+  // Steps to reach the duration; 1e-9 absorbs rounding of a duration that is a multiple of dt.
+  // Computed in double and refused past max_steps before any conversion, so a huge duration or a
+  // tiny step is a clear refusal, never an overflow that runs one step and calls it complete.
+  const double planned = std::ceil(p.duration / p.dt * (1.0 - 1e-9));
+  if (!(planned <= static_cast<double>(max_steps))) {
+    const std::string duration_from = options.duration ? "--duration" : str("the duration in ", model.source);
+    const std::string dt_from = p.dt_source == "user"      ? (options.time_step ? "--dt" : "time_step in the model")
+                                : p.dt_source == "abaqus" ? "the Abaqus step's increment"
+                                                          : "automatic: --safety x the stable step";
+    throw Error(str("the run would take ", brief(planned), " steps (duration ", brief(p.duration), " s from ",
+                    duration_from, " / time step ", brief(p.dt), " s, ", dt_from, "), more than the ",
+                    brief(static_cast<double>(max_steps)),
+                    " tremor takes in one run; check the duration and the time step"));
+  }
+  p.steps = std::max(static_cast<long long>(planned), 1LL);
+}
+
+namespace {
+
 // Settings, time step and the numbers that need no operator; memory_bytes left 0.
 Preflight resolve(const Model& model, const RunOptions& options) {
   Preflight p;
@@ -198,27 +228,7 @@ Preflight resolve(const Model& model, const RunOptions& options) {
                   p.dt, " s (", p.safety_factor, " x stable) instead"));
   }
 
-  p.duration = options.duration.value_or(0.0);
-  if (!(p.duration > 0.0)) p.duration = settings.duration;
-  if (!(p.duration > 0.0) && model.explicit_step) p.duration = model.explicit_step->duration;
-  TREMOR_CHECK(p.duration > 0.0 && std::isfinite(p.duration), model.source,
-               ": no duration: give [explicit] duration in the model file, a *DYNAMIC, EXPLICIT step, or a "
-               "duration option");
-  // Steps to reach the duration; 1e-9 absorbs rounding of a duration that is a multiple of dt.
-  // Computed in double and refused past max_steps before any conversion, so a huge duration or a
-  // tiny step is a clear refusal, never an overflow that runs one step and calls it complete.
-  const double planned = std::ceil(p.duration / p.dt * (1.0 - 1e-9));
-  if (!(planned <= static_cast<double>(max_steps))) {
-    const std::string duration_from = options.duration ? "--duration" : str("the duration in ", model.source);
-    const std::string dt_from = p.dt_source == "user"      ? (options.time_step ? "--dt" : "time_step in the model")
-                                : p.dt_source == "abaqus" ? "the Abaqus step's increment"
-                                                          : "automatic: --safety x the stable step";
-    throw Error(str("the run would take ", brief(planned), " steps (duration ", brief(p.duration), " s from ",
-                    duration_from, " / time step ", brief(p.dt), " s, ", dt_from, "), more than the ",
-                    brief(static_cast<double>(max_steps)),
-                    " tremor takes in one run; check the duration and the time step"));
-  }
-  p.steps = std::max(static_cast<long long>(planned), 1LL);
+  plan_steps(p, model, options);
   TREMOR_CHECK(options.checkpoint_every >= 0, "checkpoint_every must not be negative, got ", options.checkpoint_every);
   p.snapshot_every = model.output ? model.output->snapshot_steps(p.dt) : 0;
   TREMOR_CHECK(model.shots.empty() || p.snapshot_every == 0, model.shots.front().origin,

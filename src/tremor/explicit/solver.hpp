@@ -183,6 +183,9 @@ struct Preflight {
 // Resolves settings and the time step; throws tremor::Error for a refused time step (both
 // numbers and the element), a missing duration, an unknown precision, operator or backend.
 Preflight preflight(const Model& model, const RunOptions& options = {});
+// The duration (RunOptions, else the model's [explicit], else its Abaqus step) and the steps to
+// reach it at p.dt into p; throws for a missing duration or more than max_steps.
+void plan_steps(Preflight& p, const Model& model, const RunOptions& options);
 
 // The stable step of central differences with the lumped mass, 2 / sqrt(lambda_max(M^-1 K)):
 //   - element by element, the bound max_e lambda_max(M_e^-1 K_e) (fem::stable_time_step, safe, and

@@ -285,16 +285,22 @@ int mesh_order(const Table& mesh, std::optional<int> order) {
   return value ? static_cast<int>(*value) : 0;
 }
 
-Mesh read_mesh(const Table& mesh, const std::string& base_dir, std::optional<int> order) {
+Mesh read_mesh(const Table& mesh, const std::string& base_dir, std::optional<int> order, const Mesh* given) {
   mesh.only(mesh_keys);
   const bool from_file = mesh.has("file"), generated = mesh.has("generator");
-  if (from_file && generated)
+  if (given && (from_file || generated))
+    mesh.fail(from_file ? "file" : "generator",
+              str("[mesh] takes no '", from_file ? "file" : "generator", "' for a model whose mesh is given with it"));
+  if (given) {
+    for (std::string_view key : generator_only_keys)
+      if (mesh.has(key)) mesh.fail(key, str("'", key, "' is a generator's; this model's mesh is given with it"));
+  } else if (from_file && generated)
     mesh.fail("generator", "[mesh] takes either 'file' (a mesh file) or 'generator' (a structured mesh), not both");
-  if (!from_file && !generated)
+  else if (!from_file && !generated)
     mesh.fail_at(mesh.line(), "missing 'file' (a .msh or .inp mesh) or 'generator' (\"rectangle\" or \"box\")");
   if (from_file) (void)mesh.string("file");  // type check before anything else
   const int elevate_to = mesh_order(mesh, order);
-  Mesh result = from_file ? read_mesh_file(mesh, base_dir) : generate_mesh(mesh);
+  Mesh result = given ? *given : from_file ? read_mesh_file(mesh, base_dir) : generate_mesh(mesh);
   // Raised to GLL order before anything else (box sets, sources at positions) sees the mesh, so
   // they find the GLL nodes. Errors name the mesh file; for a generated mesh, the model file at
   // its 'order' line when that asked.
@@ -1219,7 +1225,7 @@ Defect read_defect(const Table& table, int number, const std::string& base_dir) 
 }  // namespace
 
 Model read_model_buffer(std::string_view text, const std::string& name, const std::string& base_dir,
-                        std::optional<int> order) {
+                        std::optional<int> order, const Mesh* mesh_given) {
   const toml::table document = detail::parse_document(text, name);
   const Table root(document, name, "top level");
   // A boundary-element model file (docs/bem.md) has [bem] and no [mesh]: point to its command
@@ -1240,7 +1246,7 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
   model.title = root.string("title").value_or("");
   const auto mesh = root.table("mesh");
   if (!mesh) root.fail_at(0, "missing [mesh] (a 'file' to read or a 'generator')");
-  model.mesh = read_mesh(*mesh, base_dir, order);
+  model.mesh = read_mesh(*mesh, base_dir, order, mesh_given);
   if (mesh->has("file"))  // messages about its elements name the mesh file, not this one
     model.mesh_file = referenced_file(*mesh, "file", "mesh file", "the path of a .msh or .inp mesh", base_dir).string();
   // Thickness-loss defects, once the mesh has its order and its sets (found on the plate as it
@@ -1262,6 +1268,44 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
   read_sections(root, model);
   read_excitation(root, model, base_dir);
   for (Table table : root.tables("absorbing")) model.absorbing.push_back(read_absorbing(table, model));
+  model.validate();
+  return model;
+}
+
+Model read_excitation_buffer(std::string_view text, const std::string& name, const std::string& base_dir,
+                             const Model& base) {
+  constexpr std::string_view run_keys[] = {"explicit",                "source",   "traction",   "body_force",
+                                           "prescribed_displacement", "receiver", "transducer", "shot"};
+  const toml::table document = detail::parse_document(text, name);
+  const Table root(document, name, "top level");
+  for (const auto& [key, node] : document) {
+    const std::string_view k = key.str();
+    if (std::find(std::begin(run_keys), std::end(run_keys), k) == std::end(run_keys))
+      root.fail(k, str("'", k, "' belongs to the set-up, which its runs keep; a run gives [[source]], [[traction]], "
+                       "[[body_force]], [[prescribed_displacement]], [[receiver]], [[transducer]], [[shot]] and "
+                       "[explicit] duration"));
+  }
+  if (const auto table = root.table("explicit"))
+    for (std::string_view key : explicit_keys)
+      if (key != "duration" && table->has(key))
+        table->fail(key, str("[explicit] ", key, " is the set-up's; a run gives its duration"));
+  Model model = base;
+  model.source = name;
+  model.point_sources.clear();
+  model.surface_loads.clear();
+  model.body_forces.clear();
+  if (root.has("prescribed_displacement")) model.prescribed.clear();  // else the set-up's constraints
+  model.receivers.clear();
+  model.transducers.clear();
+  model.shots.clear();
+  model.output.reset();
+  const std::optional<ExplicitSettings> kept = model.explicit_settings;
+  read_excitation(root, model, base_dir);
+  if (root.has("explicit") && kept) {  // the set-up's settings with the run's duration
+    const double duration = model.explicit_settings->duration;
+    model.explicit_settings = kept;
+    if (duration > 0.0) model.explicit_settings->duration = duration;
+  }
   model.validate();
   return model;
 }

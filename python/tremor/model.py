@@ -1,0 +1,487 @@
+"""Models for tremor's solvers: read from files, or built in Python from the model file's tables
+and keys (docs/model-file.md), with the model file's checks and messages.
+
+    model = tremor.Model(title="plate")
+    model.set_mesh(generator="box", element="hex8", size=[0.1, 0.1, 0.002], divisions=[50, 50, 1])
+    model.add_material(name="aluminium", density=2700.0, youngs_modulus=70e9, poisson_ratio=0.33)
+    model.add_source(position=[0.05, 0.05, 0.002], direction=[0, 0, -1],
+                     signal=tremor.tone_burst(200e3, 5))
+    model.add_receiver(name="probe", positions=[[0.08, 0.05, 0.002]])
+    model.set_explicit(duration=40e-6)
+    model.save("plate.toml")              # `tremor run plate.toml` reads the same model back
+
+A model is compiled by the reader of `tremor run` when it is used (run, save, its counts and its
+mesh): a key the reader refuses raises tremor.Error naming the Python line that set it.
+"""
+import copy
+import json
+import math
+import os
+import re
+import sys
+import tomllib
+
+import numpy as np
+
+from . import _tremor
+from ._tremor import Error
+
+# The name a model built in Python has in the reader's messages.
+_BUILT = "<python model>"
+# Keys whose values are paths, resolved against the model file's folder.
+_PATH_KEYS = ("file", "blocks", "map")
+
+
+def tone_burst(frequency, cycles):
+    """A Hann-windowed tone burst of `cycles` cycles at `frequency` Hz (a signal table)."""
+    return {"kind": "tone_burst", "frequency": float(frequency), "cycles": float(cycles)}
+
+
+def ricker(frequency, centre=None):
+    """A Ricker wavelet peaking at `frequency` Hz, centred at `centre` s (default 1 / frequency)."""
+    out = {"kind": "ricker", "frequency": float(frequency)}
+    if centre is not None:
+        out["centre"] = float(centre)
+    return out
+
+
+def gaussian(sharpness, centre=None):
+    """exp(-sharpness (t - centre)^2) (a signal table)."""
+    out = {"kind": "gaussian", "sharpness": float(sharpness)}
+    if centre is not None:
+        out["centre"] = float(centre)
+    return out
+
+
+def tabulated(times, values):
+    """A signal through the points (times[i], values[i]), linear between them, 0 outside."""
+    times, values = np.asarray(times, dtype=float), np.asarray(values, dtype=float)
+    if times.shape != values.shape or times.ndim != 1:
+        raise Error(f"a tabulated signal takes times and values of one length, got shapes {times.shape} and "
+                    f"{values.shape}")
+    return {"kind": "tabulated", "points": np.stack([times, values], axis=1)}
+
+
+def _signal(value):
+    """A signal given as a table, an array of [time, value] rows or a pair (times, values)."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, tuple) and len(value) == 2:
+        return tabulated(*value)
+    array = np.asarray(value, dtype=float)
+    if array.ndim == 2 and array.shape[1] == 2:
+        return {"kind": "tabulated", "points": array}
+    raise Error("a signal is a table (tremor.tone_burst(...), ricker, gaussian), an array of [time, value] rows or "
+                f"a pair (times, values), got {type(value).__name__}")
+
+
+class Mesh:
+    """A mesh: nodes [n][dim] (m), element blocks, node and element sets (0-based indices) and
+    surfaces ([faces][2]: element index, local face number, mesh/faces.hpp's numbering).
+
+        mesh = tremor.Mesh(nodes, elements, element="hex8", node_sets={"top": [...]})
+        mesh = tremor.Mesh(nodes, blocks=[("hex8", hexes), ("tet4", tets)])
+        mesh = tremor.Mesh.box(size=[0.1, 0.1, 0.002], divisions=[50, 50, 1])   # the generator's
+
+    Node orders within elements are tremor's (docs/elements.md). Labels default to 1, 2, ... Checked
+    as a mesh file is: indices in range, sets and faces valid, one dimension.
+    """
+
+    def __init__(self, nodes, elements=None, element=None, *, blocks=None, node_labels=None, element_labels=None,
+                 node_sets=None, element_sets=None, surfaces=None):
+        if blocks is None:
+            if elements is None or element is None:
+                raise TypeError('tremor.Mesh takes nodes and elements with their type (element="hex8"), or '
+                                "blocks=[(element, connectivity), ...]")
+            blocks = [(element, elements, element_labels)]
+        blocks = [(str(b[0]), b[1], b[2] if len(b) > 2 else None) for b in blocks]
+        self._mesh = _tremor._mesh(nodes, node_labels, blocks, dict(node_sets or {}), dict(element_sets or {}),
+                                   dict(surfaces or {}))
+
+    @classmethod
+    def _of(cls, compiled):
+        mesh = cls.__new__(cls)
+        mesh._mesh = compiled
+        return mesh
+
+    @classmethod
+    def box(cls, size, divisions, element="hex8", origin=None, grading=None):
+        """The box generator's mesh (docs/model-file.md, [mesh]), as arrays."""
+        return cls._generated("box", element, size, divisions, origin, grading)
+
+    @classmethod
+    def rectangle(cls, size, divisions, element="quad4", origin=None, grading=None):
+        """The rectangle generator's mesh, as arrays."""
+        return cls._generated("rectangle", element, size, divisions, origin, grading)
+
+    @classmethod
+    def _generated(cls, generator, element, size, divisions, origin, grading):
+        keys = {"generator": generator, "element": element, "size": size, "divisions": divisions}
+        if origin is not None:
+            keys["origin"] = origin
+        if grading is not None:
+            keys["grading"] = grading
+        text = _toml({"mesh": keys})
+        compiled = _tremor._compile(text, f"tremor.Mesh.{generator}", os.getcwd(), None, None)
+        return cls._of(compiled.mesh)
+
+    dim = property(lambda self: self._mesh.dim)
+    n_nodes = property(lambda self: self._mesh.n_nodes)
+    n_elements = property(lambda self: self._mesh.n_elements)
+    nodes = property(lambda self: self._mesh.nodes, doc="[nodes][dim], m (a copy)")
+    node_labels = property(lambda self: self._mesh.node_labels)
+    blocks = property(lambda self: self._mesh.blocks, doc="[(element, connectivity, labels)]")
+    node_sets = property(lambda self: self._mesh.node_sets)
+    element_sets = property(lambda self: self._mesh.element_sets)
+    surfaces = property(lambda self: self._mesh.surfaces)
+
+    def __repr__(self):
+        kinds = ", ".join(b[0] for b in self.blocks)
+        return f"<tremor.Mesh: {self.dim}D, {self.n_nodes} nodes, {self.n_elements} elements ({kinds})>"
+
+
+def _caller():
+    """file:line of the user's code that called a Model method."""
+    frame = sys._getframe(1)
+    here = os.path.dirname(os.path.abspath(__file__))
+    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here:
+        frame = frame.f_back
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "<python>"
+
+
+class Model:
+    """A model for tremor's solvers (docs/python.md): loaded with Model.load(path), or built here
+    table by table with the model file's keys (docs/model-file.md is the reference for every key).
+
+    The tables of many (material, section, source, transducer, shot, traction, body_force,
+    prescribed_displacement, receiver, absorbing, and the mesh's node_set, element_set, surface and
+    defect) are appended by add_<table>(**keys); the single ones (explicit, static, output) are set
+    by set_<table>(**keys), which keeps the keys set before (None removes one). set_mesh(...) takes
+    the [mesh] keys or a tremor.Mesh of arrays. Signals may be given as tables (tremor.tone_burst)
+    or numpy arrays of [time, value] rows.
+    """
+
+    _MANY = ("material", "section", "source", "transducer", "shot", "traction", "body_force",
+             "prescribed_displacement", "receiver", "absorbing")
+    _MESH_MANY = ("node_set", "element_set", "surface", "defect")
+    _ONE = ("explicit", "static", "output")
+
+    def __init__(self, title=None, mesh=None, **mesh_keys):
+        self._doc = {}
+        if title is not None:
+            self._doc["title"] = str(title)
+        self._mesh = None  # a tremor.Mesh given as arrays
+        self._base = os.getcwd()  # relative paths in the tables are relative to this folder
+        self._order = None
+        self._file = None  # (text, path) of the model file loaded, while unchanged
+        self._opaque = None  # the path of an Abaqus input or Gmsh mesh loaded as a whole
+        self._origins = {}  # (table, index) -> where it was set
+        self._compiled = None
+        if mesh is not None or mesh_keys:
+            self.set_mesh(mesh, **mesh_keys)
+
+    @classmethod
+    def load(cls, path, order=None):
+        """Reads a model file (.toml), an Abaqus/CalculiX input (.inp) or a Gmsh mesh (.msh) with
+        the readers of `tremor run`; order raises the mesh to GLL elements of that order."""
+        path = os.fspath(path)
+        model = cls()
+        model._order = None if order is None else int(order)
+        model._compiled = _tremor._Model.load(path, model._order)  # the CLI's checks and messages
+        if not path.endswith(".toml"):
+            model._opaque = path
+            return model
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8")
+        base = os.path.dirname(os.path.abspath(path))
+        model._doc = tomllib.loads(text)
+        model._base = base
+        model._file = (text, path)
+        for key in list(model._doc):
+            if key in cls._MANY:
+                for i in range(len(model._doc[key])):
+                    model._origins[(key, i)] = path
+        return model
+
+    # -- the tables ----------------------------------------------------------------------------
+
+    def _changed(self):
+        if self._opaque:
+            raise Error(f"{self._opaque}: a model read from an Abaqus input or a Gmsh mesh is changed in that file; to "
+                        f"build on its mesh, start a model here with set_mesh(file={self._opaque!r})")
+        self._file = None
+        self._compiled = None
+
+    def set_mesh(self, mesh=None, **keys):
+        """[mesh]: the generator's keys (generator="box", element="hex8", size=..., divisions=...),
+        file="part.inp" (.inp or .msh, relative to the working folder), or a tremor.Mesh; order=P
+        raises it to GLL elements of order P. Replaces the mesh and keeps the mesh's sets and defects."""
+        self._changed()
+        if mesh is not None and not isinstance(mesh, Mesh):
+            raise TypeError(f"set_mesh takes a tremor.Mesh, got {type(mesh).__name__}")
+        old = self._doc.get("mesh", {})
+        table = {k: v for k, v in old.items() if k in self._MESH_MANY}
+        table.update(_clean(keys))
+        self._doc["mesh"] = table
+        self._mesh = mesh
+        self._origins[("mesh", None)] = _caller()
+        return self
+
+    def _add(self, table, keys, within_mesh=False):
+        self._changed()
+        keys = _clean(keys)
+        if "signal" in keys:
+            keys["signal"] = _signal(keys["signal"])
+        owner = self._doc.setdefault("mesh", {}) if within_mesh else self._doc
+        tables = owner.setdefault(table, [])
+        tables.append(keys)
+        self._origins[(("mesh." if within_mesh else "") + table, len(tables) - 1)] = _caller()
+        return self
+
+    def _set(self, table, keys):
+        self._changed()
+        current = self._doc.setdefault(table, {})
+        for key, value in _clean(keys, keep_none=True).items():
+            if value is None:
+                current.pop(key, None)
+            else:
+                current[key] = value
+        self._origins[(table, None)] = _caller()
+        return self
+
+    def set_title(self, title):
+        self._changed()
+        self._doc["title"] = str(title)
+        return self
+
+    # -- the compiled model ----------------------------------------------------------------------
+
+    def _model(self):
+        """The model as the reader of `tremor run` makes it (compiled once per change)."""
+        if self._compiled is None:
+            if "mesh" not in self._doc and self._mesh is None:
+                raise Error("the model has no mesh: set_mesh(generator=..., ...), set_mesh(file=...) or "
+                            "set_mesh(tremor.Mesh(...))")
+            text, lines = _toml(self._doc, with_lines=True)
+            try:
+                self._compiled = _tremor._compile(text, _BUILT, self._base, self._order,
+                                                  self._mesh._mesh if self._mesh is not None else None)
+            except Error as e:
+                raise Error(self._where(str(e), lines)) from None
+        return self._compiled
+
+    def _where(self, message, lines):
+        """The reader's "<python model>:LINE: ..." as "where the table was set: ..."."""
+        match = re.match(re.escape(_BUILT) + r":(\d+): (.*)", message, re.S)
+        if not match:
+            return message
+        line, rest = int(match.group(1)), match.group(2)
+        origin = None
+        for first, key in lines:
+            if first <= line:
+                origin = self._origins.get(key)
+        return f"{origin or _BUILT}: {rest}"
+
+    def check(self):
+        """Compiles the model now: raises tremor.Error as `tremor run` would refuse it."""
+        self._model()
+        return self
+
+    title = property(lambda self: self._model().title)
+    source = property(lambda self: self._model().source)
+    dim = property(lambda self: self._model().dim)
+    n_nodes = property(lambda self: self._model().n_nodes)
+    n_elements = property(lambda self: self._model().n_elements)
+    n_dofs = property(lambda self: self._model().n_dofs)
+    receivers = property(lambda self: self._model().receivers)
+    shots = property(lambda self: self._model().shots)
+
+    @property
+    def mesh(self):
+        """The mesh as the solvers see it (order raised, box sets and defects applied): a tremor.Mesh."""
+        return Mesh._of(self._model().mesh)
+
+    @property
+    def tables(self):
+        """The model file's tables as a dict (a copy; None for a model read from .inp or .msh)."""
+        return None if self._opaque else copy.deepcopy(self._doc)
+
+    def __repr__(self):
+        m = self._model()
+        return f"<tremor.Model {m.source}: {m.dim}D, {m.n_nodes} nodes, {m.n_elements} elements>"
+
+    # -- saving ----------------------------------------------------------------------------------
+
+    def to_toml(self, folder=None):
+        """The model file's text, paths relative to `folder` (default: the working folder)."""
+        if self._opaque:
+            raise Error(f"{self._opaque}: a model read from an Abaqus input or a Gmsh mesh has no model file; "
+                        "tremor run reads that file itself")
+        folder = os.path.abspath(folder or os.getcwd())
+        return _toml(_rebased(self._doc, self._base, folder))
+
+    def save(self, path, mesh_file=None):
+        """Writes the model file `path` (atomically) that `tremor run` reads back to this model. A
+        mesh given as arrays goes beside it as an Abaqus input (mesh_file, default the model's
+        name with .inp), which its [mesh] names. Returns the path."""
+        path = os.fspath(path)
+        self._model()  # a model the reader refuses is not written
+        if self._opaque:
+            self.to_toml()
+        folder = os.path.dirname(os.path.abspath(path))
+        doc = _rebased(self._doc, self._base, folder)
+        if self._order is not None:
+            doc.setdefault("mesh", {})["order"] = self._order
+        if self._mesh is not None:
+            mesh_path = mesh_file or os.path.splitext(os.path.basename(path))[0] + ".inp"
+            _tremor._write_mesh(self._mesh._mesh, os.path.join(folder, mesh_path))
+            doc["mesh"] = {"file": mesh_path, **doc.get("mesh", {})}
+        _write_atomically(path, _toml(doc))
+        return path
+
+
+def _table_adder(table, within_mesh):
+    def add(self, **keys):
+        return self._add(table, keys, within_mesh)
+    where = f"[[mesh.{table}]]" if within_mesh else f"[[{table}]]"
+    add.__doc__ = f"Appends a {where} table with these keys (docs/model-file.md); returns the model."
+    add.__name__ = f"add_{table}"
+    return add
+
+
+def _table_setter(table):
+    def set_table(self, **keys):
+        return self._set(table, keys)
+    set_table.__doc__ = (f"Sets keys of the [{table}] table (docs/model-file.md), keeping those set before; "
+                         "None removes a key. Returns the model.")
+    set_table.__name__ = f"set_{table}"
+    return set_table
+
+
+for _name in Model._MANY:
+    setattr(Model, f"add_{_name}", _table_adder(_name, False))
+for _name in Model._MESH_MANY:
+    setattr(Model, f"add_{_name}", _table_adder(_name, True))
+for _name in Model._ONE:
+    setattr(Model, f"set_{_name}", _table_setter(_name))
+
+
+# -- the model file's text -------------------------------------------------------------------------
+
+def _clean(keys, keep_none=False):
+    """Keys with numpy values turned into Python ones (lists, floats, ints)."""
+    out = {}
+    for key, value in keys.items():
+        if value is None and not keep_none:
+            continue
+        out[key] = _plain(value)
+    return out
+
+
+def _plain(value):
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _rebased(doc, base, folder):
+    """A copy of the tables whose relative paths, relative to `base`, are made relative to `folder`."""
+    def walk(value, key=None):
+        if isinstance(value, dict):
+            return {k: walk(v, k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if key in _PATH_KEYS and isinstance(value, str) and not os.path.isabs(value):
+            return os.path.relpath(os.path.join(base, value), folder)
+        return value
+    return walk(doc)
+
+
+_BARE = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _key(key):
+    return key if _BARE.match(key) else json.dumps(key)
+
+
+def _value(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)  # the shortest text that reads back to the same double
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items()) + " }" if value else "{}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    raise Error(f"a model file holds numbers, strings, booleans, lists and tables, not {type(value).__name__} "
+                f"({value!r})")
+
+
+def _toml(doc, with_lines=False):
+    """The model file's text of the tables `doc`; with_lines, also [(first line, (table, index))]
+    of each table written, for messages."""
+    out, lines = [], []
+
+    def tables(value):
+        return isinstance(value, list) and value and all(isinstance(v, dict) for v in value)
+
+    def keys(table, top=False):
+        for key, value in table.items():
+            if not tables(value) and not (top and isinstance(value, dict)):
+                out.append(f"{_key(key)} = {_value(_plain(value))}")
+
+    def arrays(table, prefix):
+        for key, value in table.items():
+            if tables(value):
+                for i, item in enumerate(value):
+                    out.append("")
+                    lines.append((len(out) + 1, (prefix + key, i)))
+                    out.append(f"[[{prefix}{key}]]")
+                    keys(item)
+                    arrays(item, f"{prefix}{key}.")
+
+    lines.append((1, ("title", None)))
+    keys(doc, top=True)
+    first = ["mesh", "explicit", "static", "output"]
+    for name in first + [k for k in doc if k not in first]:
+        value = doc.get(name)
+        if isinstance(value, dict):
+            out.append("")
+            lines.append((len(out) + 1, (name, None)))
+            out.append(f"[{_key(name)}]")
+            keys(value)
+            arrays(value, f"{name}.")
+    arrays(doc, "")
+    text = "\n".join(out) + "\n"
+    return (text, lines) if with_lines else text
+
+
+def _write_atomically(path, text):
+    folder = os.path.dirname(os.path.abspath(path))
+    temporary = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, path)
+    except OSError as e:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise Error(f"{path}: cannot write the model file: {e.strerror}") from None

@@ -1,0 +1,156 @@
+#include "tremor/explicit/simulation.hpp"
+
+#include <algorithm>
+#include <mutex>
+
+#include "tremor/core/clock.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/explicit/loading.hpp"
+#include "tremor/explicit/subdomain.hpp"
+#include "tremor/parallel/exchange.hpp"
+
+namespace tremor::explicit_fe {
+
+struct Simulation::Runner {
+  virtual ~Runner() = default;
+  virtual ExplicitRun run(const Model& excitation, const RunOptions& options, Observer* observer) = 0;
+  Model model;
+  Preflight preflight;
+  std::vector<SetupPhase> setup;
+  double setup_seconds = 0.0;
+};
+
+template <class Real>
+struct Simulation::Typed final : Simulation::Runner {
+  parallel::NoSharedNodes<Real> exchange;
+  std::mutex observer_guard;  // the observer sees one call at a time (as in run_explicit)
+  std::unique_ptr<Subdomain<Real>> d;
+
+  Typed(Model m, Preflight p, Clock::time_point called) {
+    model = std::move(m);
+    preflight = std::move(p);
+    const Exec exec = Exec::make(preflight.backend);
+    SetupClock clock(exec, called);
+    clock.append(preflight.phases);
+    d = set_up_subdomain<Real>(exec, model, Numbering(model.mesh.n_nodes(), model.mesh.dim()), preflight, exchange,
+                               clock, nullptr, observer_guard);
+    clock.lap("set-up kept for the runs");
+    setup_seconds = clock.total();
+    setup = clock.take();
+  }
+
+  ExplicitRun run(const Model& excitation, const RunOptions& options, Observer* observer) override {
+    const auto called = Clock::now();
+    const Mesh& mesh = excitation.mesh;
+    TREMOR_CHECK(mesh.dim() == model.mesh.dim() && mesh.n_nodes() == model.mesh.n_nodes() &&
+                     mesh.n_elements() == model.mesh.n_elements(),
+                 excitation.source, ": a run of a set-up model takes its mesh (", model.mesh.n_nodes(), " nodes, ",
+                 model.mesh.n_elements(), " elements); this one has ", mesh.n_nodes(), " and ", mesh.n_elements());
+    auto loading = std::make_unique<Loading>(excitation);
+    TREMOR_CHECK(loading->constrained_dofs() == d->loading->constrained_dofs(), excitation.source,
+                 ": the run holds other DOFs fixed or prescribed than the set-up (", loading->constrained_dofs().size(),
+                 " against ", d->loading->constrained_dofs().size(),
+                 "): the integrator is built for the set-up's; prescribe the same node sets and components");
+    Preflight p = preflight;
+    plan_steps(p, excitation, options);
+    p.snapshot_every = 0;
+    const double dt = p.dt;
+    // The run's loads and receivers on the set-up: the subdomain reads the excitation model while
+    // it runs (its mesh is the set-up's), and the set-up's again after.
+    d->model = &excitation;
+    struct Restore {
+      Subdomain<Real>& d;
+      const Model& model;
+      ~Restore() { d.model = &model; }
+    } restore{*d, model};
+    d->loading = std::move(loading);
+    d->loads = std::make_unique<DeviceLoading<Real>>(d->exec, *d->loading, dt);
+    d->recorder = std::make_unique<Recorder<Real>>(d->exec, make_histories(excitation, dt), dt,
+                                                   mesh.n_nodes() * mesh.dim());
+    if (observer)
+      d->recorder->set_on_sample([observer, this](const History& history, std::size_t sample) {
+        const std::lock_guard lock(observer_guard);
+        observer->on_sample(history, sample);
+      });
+    d->snapshots->restore(PendingSample{});
+
+    std::vector<const Shot*> shots;
+    for (const Shot& shot : excitation.shots) shots.push_back(&shot);
+    if (shots.empty()) shots.push_back(nullptr);
+    ExplicitRun run;
+    run.dt = dt;
+    if (observer) {
+      const std::lock_guard lock(observer_guard);
+      observer->on_start(p);
+    }
+    LoopSettings settings;
+    settings.model = &excitation;
+    settings.preflight = &p;
+    settings.check_every = options.check_every;
+    settings.observer = observer;
+    settings.observer_guard = &observer_guard;
+    Subdomain<Real>* const one[] = {d.get()};
+    const auto started = Clock::now();
+    for (std::size_t k = 0; k < shots.size(); ++k) {
+      if (k > 0) d->recorder->restart();
+      if (shots[k]) load_shot(*d, excitation, *shots[k], dt);
+      start_from_rest(*d, dt);  // whatever the run before left
+      if (observer && shots[k]) {
+        const std::lock_guard lock(observer_guard);
+        observer->on_shot(k, false);
+      }
+      d->recorder->record(0, d->scheme->previous_displacement(), d->scheme->displacement());
+      settings.shot = static_cast<int>(k);
+      run_subdomains<Real>(one, exchange, settings, run);
+      d->recorder->flush();
+      if (!shots[k]) break;
+      std::vector<History> histories = d->recorder->histories();
+      if (observer) {
+        const std::lock_guard lock(observer_guard);
+        observer->on_shot_end(k, histories);
+      }
+      run.shots.push_back(std::move(histories));
+      if (!run.ok()) break;
+    }
+    const auto finished = Clock::now();
+    run.time = static_cast<double>(run.steps) * dt;
+    run.wall_seconds = seconds_between(started, finished);
+    const double steps = shots.front() ? static_cast<double>(p.steps) * static_cast<double>(run.shots.size() - 1) +
+                                             static_cast<double>(run.steps)
+                                       : static_cast<double>(run.steps);
+    run.dof_steps_per_second = run.wall_seconds > 0.0 ? static_cast<double>(p.n_dofs) * steps / run.wall_seconds : 0.0;
+    run.setup_seconds = seconds_between(called, started);  // the loads and receivers
+    if (excitation.shots.empty()) run.histories = d->recorder->take_histories();
+    run.preflight = std::move(p);
+    return run;
+  }
+};
+
+Simulation::Simulation(const Model& model, const RunOptions& options) {
+  const auto called = Clock::now();
+  TREMOR_CHECK(options.domains <= 1 && !options.communicator && options.decomposition.empty(),
+               "a kept set-up runs one domain in one process: decompose with tremor run (--gpus, mpirun, --domains)");
+  TREMOR_CHECK(options.resume == nullptr, "a kept set-up starts every run from rest; resume with tremor run");
+  Preflight p = options.preflight ? *options.preflight : explicit_fe::preflight(model, options);
+  TREMOR_CHECK(p.ordering == NodeOrdering::None,
+               "a kept set-up runs in the model's node order; leave the ordering 'none'");
+  TREMOR_CHECK(p.blocks.empty() && p.op->name != "partitioned",
+               "the partitioned operator runs through tremor run; a kept set-up takes the others");
+  if (p.precision == Precision::Float)
+    runner_ = std::make_unique<Typed<float>>(model, std::move(p), called);
+  else
+    runner_ = std::make_unique<Typed<double>>(model, std::move(p), called);
+}
+
+Simulation::~Simulation() = default;
+
+const Model& Simulation::model() const { return runner_->model; }
+const Preflight& Simulation::preflight() const { return runner_->preflight; }
+const std::vector<SetupPhase>& Simulation::setup() const { return runner_->setup; }
+double Simulation::setup_seconds() const { return runner_->setup_seconds; }
+
+ExplicitRun Simulation::run(const Model& excitation, const RunOptions& options, Observer* observer) {
+  return runner_->run(excitation, options, observer);
+}
+
+}  // namespace tremor::explicit_fe

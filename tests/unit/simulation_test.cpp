@@ -1,0 +1,129 @@
+// explicit_fe::Simulation: one set-up, many runs. A run equals run_explicit of the same model bit
+// for bit, the first and every later one (each from rest, whatever the run before left); a run with
+// other loads, receivers or duration equals run_explicit of that model; shots run as run_explicit
+// runs them; what the set-up holds cannot change between runs, and saying so names it.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "support/runs.hpp"
+#include "support/support.hpp"
+#include "tremor/explicit/simulation.hpp"
+#include "tremor/explicit/solver.hpp"
+#include "tremor/io/model_file.hpp"
+
+namespace tremor {
+namespace {
+
+using explicit_fe::ExplicitRun;
+using explicit_fe::RunOptions;
+using explicit_fe::Simulation;
+using test::error_of;
+using test::expect_contains;
+
+// A 20 x 20 x 2 mm aluminium plate of 1 mm hex8 cells, clamped along one edge (constraints the
+// integrator holds), with material damping (a damped integrator).
+const std::string setup =
+    "[mesh]\ngenerator = \"box\"\nelement = \"hex8\"\norigin = [-0.01, -0.01, 0.0]\nsize = [0.02, 0.02, 0.002]\n"
+    "divisions = [20, 20, 2]\n"
+    "[[material]]\nname = \"al\"\ndensity = 2700.0\nyoungs_modulus = 70e9\npoisson_ratio = 0.33\ndamping_alpha = 2e3\n"
+    "[[prescribed_displacement]]\nnode_set = \"xmin\"\ncomponents = [\"x\", \"y\", \"z\"]\namplitude = 0.0\n"
+    "signal = { kind = \"ricker\", frequency = 1e6 }\n";
+
+std::string excitation(double frequency, double x, const std::string& duration = "1e-5") {
+  return "[explicit]\nduration = " + duration +
+         "\n[[source]]\nposition = [" + std::to_string(x) + ", 0.0, 0.002]\ndirection = [0.0, 0.0, -1.0]\n"
+         "signal = { kind = \"tone_burst\", frequency = " + std::to_string(frequency) + ", cycles = 3 }\n"
+         "[[receiver]]\nname = \"probe\"\npositions = [[0.004, 0.002, 0.002]]\nrecord = [\"displacement\", \"velocity\"]\n";
+}
+
+Model read(const std::string& text) { return io::read_model_buffer(text, "m.toml", ""); }
+
+RunOptions options(const char* precision = "double") {
+  RunOptions o;
+  o.backend = "serial";
+  o.precision = precision;
+  o.check_every = 10;
+  return o;
+}
+
+void expect_same(const ExplicitRun& got, const ExplicitRun& want) {
+  ASSERT_TRUE(got.ok()) << got.message;
+  EXPECT_EQ(got.steps, want.steps);
+  EXPECT_EQ(got.dt, want.dt);
+  test::expect_histories_close(want.histories, got.histories, 0.0);  // the same arithmetic: the same bits
+}
+
+TEST(Simulation, RunsEqualRunExplicitEveryTime) {
+  for (const char* precision : {"double", "float"}) {
+    const Model model = read(setup + excitation(1e6, -0.005));
+    const ExplicitRun want = explicit_fe::run_explicit(model, options(precision));
+    Simulation simulation(model, options(precision));
+    EXPECT_GT(simulation.setup_seconds(), 0.0);
+    expect_same(simulation.run(model, options(precision)), want);
+    expect_same(simulation.run(model, options(precision)), want);  // from rest again
+  }
+}
+
+TEST(Simulation, RunsOtherLoadsReceiversAndDurations) {
+  const Model model = read(setup + excitation(1e6, -0.005));
+  Simulation simulation(model, options());
+  for (const auto& [frequency, x, duration] :
+       {std::tuple{2e6, 0.003, "8e-6"}, std::tuple{5e5, -0.002, "1.2e-5"}, std::tuple{1e6, -0.005, "1e-5"}}) {
+    const std::string text = excitation(frequency, x, duration);
+    const Model variant = read(setup + text);
+    const Model run_model = io::read_excitation_buffer(text, "run.toml", "", simulation.model());
+    expect_same(simulation.run(run_model, options()), explicit_fe::run_explicit(variant, options()));
+  }
+  // The duration given as an option.
+  RunOptions shorter = options();
+  shorter.duration = 4e-6;
+  const ExplicitRun run = simulation.run(model, shorter);
+  expect_same(run, explicit_fe::run_explicit(model, shorter));
+  EXPECT_EQ(run.steps, explicit_fe::preflight(model, shorter).steps);
+}
+
+TEST(Simulation, RunsShots) {
+  const std::string transducers =
+      "[explicit]\nduration = 6e-6\n"
+      "[[transducer]]\nname = \"one\"\nposition = [-0.005, 0.0]\nsignal = { kind = \"tone_burst\", frequency = 1e6, cycles = 3 }\n"
+      "[[transducer]]\nname = \"two\"\nposition = [0.005, 0.003]\nmode = \"S0\"\n"
+      "signal = { kind = \"tone_burst\", frequency = 1e6, cycles = 3 }\n"
+      "[[receiver]]\nname = \"probe\"\npositions = [[0.002, 0.002, 0.002]]\n"
+      "[[shot]]\nname = \"a\"\ntransducers = [\"one\"]\n[[shot]]\nname = \"b\"\ntransducers = [\"two\"]\n";
+  const Model base = read(setup + excitation(1e6, -0.005));
+  Simulation simulation(base, options());
+  const ExplicitRun got = simulation.run(io::read_excitation_buffer(transducers, "run.toml", "", base), options());
+  const ExplicitRun want = explicit_fe::run_explicit(read(setup + transducers), options());
+  ASSERT_TRUE(got.ok()) << got.message;
+  ASSERT_EQ(got.shots.size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) test::expect_histories_close(want.shots[k], got.shots[k], 0.0);
+}
+
+TEST(Simulation, RefusesToChangeTheSetUp) {
+  const Model base = read(setup + excitation(1e6, -0.005));
+  const auto fails = [&](const std::string& text) {
+    return error_of([&] { (void)io::read_excitation_buffer(text, "run.toml", "", base); });
+  };
+  expect_contains(fails("[[material]]\nname = \"steel\"\ndensity = 7850.0\n"),
+                  {"run.toml:1", "'material' belongs to the set-up"});
+  expect_contains(fails("[explicit]\ntime_step = 1e-8\n"), {"run.toml:2", "[explicit] time_step is the set-up's"});
+  expect_contains(fails("[[source]]\nposition = [0.0, 0.0, 0.002]\n"), {"run.toml:1", "missing 'direction'"});
+  Simulation simulation(base, options());
+  // Other constrained DOFs than the integrator holds.
+  const Model free = read(setup.substr(0, setup.find("[[prescribed")) + excitation(1e6, -0.005));
+  expect_contains(error_of([&] { (void)simulation.run(free, options()); }),
+                  {"holds other DOFs fixed or prescribed than the set-up"});
+  const Model smaller = read(
+      "[mesh]\ngenerator = \"box\"\nelement = \"hex8\"\nsize = [0.02, 0.02, 0.002]\ndivisions = [10, 10, 1]\n"
+      "[[material]]\nname = \"al\"\ndensity = 2700.0\nyoungs_modulus = 70e9\npoisson_ratio = 0.33\n" +
+      excitation(1e6, 0.005));
+  expect_contains(error_of([&] { (void)simulation.run(smaller, options()); }), {"takes its mesh"});
+  RunOptions decomposed = options();
+  decomposed.domains = 2;
+  expect_contains(error_of([&] { Simulation s(base, decomposed); }), {"one domain in one process"});
+}
+
+}  // namespace
+}  // namespace tremor

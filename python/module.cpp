@@ -16,6 +16,8 @@
 
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/receivers.hpp"
+#include "tremor/explicit/simulation.hpp"
+#include "tremor/io/abaqus_writer.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/io/load.hpp"
 #include "tremor/io/model_file.hpp"
@@ -112,6 +114,8 @@ class PythonObserver final : public ex::Observer {
   py::object progress_;
 };
 
+py::dict run_dict(const ex::ExplicitRun& result, const tremor::Model& model);
+
 py::dict run(const tremor::Model& model, const std::string& backend, const std::optional<std::string>& precision,
              const std::optional<std::string>& operator_kind, const std::optional<double>& duration,
              const std::optional<double>& time_step, int check_every, py::object progress) {
@@ -129,6 +133,46 @@ py::dict run(const tremor::Model& model, const std::string& backend, const std::
     result = ex::run_explicit(model, options, &observer);
   }
   observer.failure.rethrow();
+  return run_dict(result, model);
+}
+
+// A kept set-up (explicit_fe::Simulation) and its runs, each from a run's tables (TOML text:
+// io::read_excitation_buffer) or the model's own.
+class PythonSimulation {
+ public:
+  PythonSimulation(const tremor::Model& model, const std::string& backend, const std::optional<std::string>& precision,
+                   const std::optional<std::string>& operator_kind, const std::optional<double>& time_step) {
+    ex::RunOptions options;
+    options.backend = backend;
+    if (precision) options.precision = *precision;
+    if (operator_kind) options.operator_kind = *operator_kind;
+    if (time_step) options.time_step = *time_step;
+    py::gil_scoped_release released;
+    simulation_ = std::make_unique<ex::Simulation>(model, options);
+  }
+  py::dict run(const std::optional<std::string>& text, const std::string& name, const std::string& base_dir,
+               const std::optional<double>& duration, int check_every, py::object progress) {
+    ex::RunOptions options;
+    if (duration) options.duration = *duration;
+    options.check_every = check_every;
+    PythonObserver observer(std::move(progress));
+    ex::ExplicitRun result;
+    std::optional<tremor::Model> excitation;
+    {
+      py::gil_scoped_release released;
+      if (text) excitation = tremor::io::read_excitation_buffer(*text, name, base_dir, simulation_->model());
+      result = simulation_->run(excitation ? *excitation : simulation_->model(), options, &observer);
+    }
+    observer.failure.rethrow();
+    return run_dict(result, excitation ? *excitation : simulation_->model());
+  }
+  const ex::Simulation& simulation() const { return *simulation_; }
+
+ private:
+  std::unique_ptr<ex::Simulation> simulation_;
+};
+
+py::dict run_dict(const ex::ExplicitRun& result, const tremor::Model& model) {
   py::dict out;
   out["status"] = result.status == ex::RunStatus::Completed   ? "complete"
                   : result.status == ex::RunStatus::NonFinite ? "failed"
@@ -479,6 +523,28 @@ PYBIND11_MODULE(_tremor, m) {
   m.def("_static", &solve_static, py::arg("model"), py::arg("backend"), py::arg("precision"),
         py::arg("preconditioner"), py::arg("tolerance"), py::arg("max_iterations"));
   m.def("_bem", &solve_bem, py::arg("path"), py::arg("backend"), py::arg("elements"), py::arg("allow_coarse"));
+  m.def(
+      "_write_mesh",
+      [](const tremor::Mesh& mesh, const std::string& path) {
+        py::gil_scoped_release released;
+        tremor::io::write_abaqus_mesh(mesh, path);
+      },
+      py::arg("mesh"), py::arg("path"));
+  py::class_<PythonSimulation>(m, "_Simulation")
+      .def(py::init<const tremor::Model&, const std::string&, const std::optional<std::string>&,
+                    const std::optional<std::string>&, const std::optional<double>&>(),
+           py::arg("model"), py::arg("backend"), py::arg("precision"), py::arg("operator"), py::arg("time_step"))
+      .def("run", &PythonSimulation::run, py::arg("text"), py::arg("name"), py::arg("base_dir"), py::arg("duration"),
+           py::arg("check_every"), py::arg("progress"))
+      .def_property_readonly("setup_seconds", [](const PythonSimulation& s) { return s.simulation().setup_seconds(); })
+      .def_property_readonly("dt", [](const PythonSimulation& s) { return s.simulation().preflight().dt; })
+      .def_property_readonly("n_dofs", [](const PythonSimulation& s) { return s.simulation().preflight().n_dofs; })
+      .def_property_readonly("backend",
+                             [](const PythonSimulation& s) { return std::string(tremor::to_string(s.simulation().preflight().backend)); })
+      .def_property_readonly("precision",
+                             [](const PythonSimulation& s) { return std::string(tremor::to_string(s.simulation().preflight().precision)); })
+      .def_property_readonly("operator",
+                             [](const PythonSimulation& s) { return std::string(s.simulation().preflight().operator_kind()); });
   m.def("_run", &run, py::arg("model"), py::arg("backend"), py::arg("precision"), py::arg("operator"),
         py::arg("duration"), py::arg("time_step"), py::arg("check_every"), py::arg("progress"));
 }

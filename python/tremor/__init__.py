@@ -13,11 +13,11 @@ import numpy as np
 
 from ._tremor import Error, version
 from ._tremor import _bem, _run, _static
-from .model import Mesh, Model, gaussian, ricker, tabulated, tone_burst
+from .model import Mesh, Model, Simulation, gaussian, ricker, tabulated, tone_burst
 from .results import History, Result, open  # noqa: A004 (tremor.open reads a result file)
 
 __all__ = ["Bem", "Error", "History", "Mesh", "Model", "Result", "Run", "Static", "bem", "gaussian", "open", "ricker",
-           "run", "static", "tabulated", "tone_burst", "version"]
+           "run", "Simulation", "static", "tabulated", "tone_burst", "version"]
 
 
 @dataclass
@@ -57,7 +57,10 @@ def run(model, backend="auto", precision=None, operator=None, duration=None, dt=
     """
     if not isinstance(model, Model):
         raise TypeError(f"tremor.run takes a tremor.Model, got {type(model).__name__}")
-    out = _run(model._model(), backend, precision, operator, duration, dt, int(check_every), progress)
+    return _run_of(_run(model._model(), backend, precision, operator, duration, dt, int(check_every), progress))
+
+
+def _run_of(out):
     histories = {name: _history(h) for name, h in out.pop("histories").items()}
     shots = {shot: {name: _history(h) for name, h in hs.items()} for shot, hs in out.pop("shots").items()}
     return Run(histories=histories, shots=shots, **out)

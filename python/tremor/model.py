@@ -249,6 +249,25 @@ class Model:
         self._origins[(table, None)] = _caller()
         return self
 
+    def copy(self):
+        """An independent copy (its tables changed without changing this model)."""
+        if self._opaque:
+            self._changed()
+        other = copy.copy(self)
+        other._doc = copy.deepcopy(self._doc)
+        other._origins = dict(self._origins)
+        return other
+
+    def without(self, *tables):
+        """A copy without the named tables ("source", "receiver", "mesh.node_set", ...): the start of
+        a variant with other loads or receivers."""
+        other = self.copy()
+        other._changed()
+        for name in tables:
+            owner, key = (other._doc.get("mesh", {}), name[5:]) if name.startswith("mesh.") else (other._doc, name)
+            owner.pop(key, None)
+        return other
+
     def set_title(self, title):
         self._changed()
         self._doc["title"] = str(title)
@@ -338,6 +357,25 @@ class Model:
             doc["mesh"] = {"file": mesh_path, **doc.get("mesh", {})}
         _write_atomically(path, _toml(doc))
         return path
+
+
+# The tables a run of a kept set-up gives (io::read_excitation_buffer): the rest is the set-up's.
+_RUN_TABLES = ("source", "traction", "body_force", "prescribed_displacement", "receiver", "transducer", "shot")
+
+
+def _run_tables(model):
+    """The tables of `model` a Simulation's run takes, and the rest (the set-up's)."""
+    run, rest = {}, {}
+    for key, value in model._doc.items():
+        if key in _RUN_TABLES:
+            run[key] = value
+        elif key == "explicit":
+            if "duration" in value:
+                run["explicit"] = {"duration": value["duration"]}
+            rest["explicit"] = {k: v for k, v in value.items() if k != "duration"}
+        elif key not in ("title", "output"):
+            rest[key] = value
+    return run, rest
 
 
 def _table_adder(table, within_mesh):
@@ -485,3 +523,63 @@ def _write_atomically(path, text):
         except OSError:
             pass
         raise Error(f"{path}: cannot write the model file: {e.strerror}") from None
+
+
+class Simulation:
+    """One set-up of a model (stiffness operator, lumped mass, integrator, time step: the costly
+    part of a run), kept for many runs, each from rest with its own loads, receivers, shots and
+    duration: a parametric sweep pays the set-up once.
+
+        sim = tremor.Simulation(model, backend="cuda", precision="float")
+        for f in (100e3, 150e3, 200e3):
+            variant = model.without("source").add_source(..., signal=tremor.tone_burst(f, 5))
+            run = sim.run(variant)          # a tremor.Run, as tremor.run(variant) returns
+
+    A run's model may differ from the set-up's only in its [[source]], [[traction]], [[body_force]],
+    [[prescribed_displacement]] (on the same DOFs), [[receiver]], [[transducer]] and [[shot]]
+    tables and its [explicit] duration; anything else raises tremor.Error naming the table. Each
+    run's histories equal tremor.run's for the same model, bit for bit. One domain; no snapshots.
+    """
+
+    def __init__(self, model, backend="auto", precision=None, operator=None, dt=None):
+        if not isinstance(model, Model):
+            raise TypeError(f"tremor.Simulation takes a tremor.Model, got {type(model).__name__}")
+        self._model = model.copy() if not model._opaque else model
+        self._sim = _tremor._Simulation(self._model._model(), backend, precision, operator, dt)
+        self._setup = None if model._opaque else _run_tables(self._model)[1]
+
+    setup_seconds = property(lambda self: self._sim.setup_seconds, doc="s: the set-up, made once")
+    dt = property(lambda self: self._sim.dt)
+    n_dofs = property(lambda self: self._sim.n_dofs)
+    backend = property(lambda self: self._sim.backend)
+    precision = property(lambda self: self._sim.precision)
+    operator = property(lambda self: self._sim.operator)
+
+    def run(self, model=None, duration=None, check_every=100, progress=None):
+        """Steps `model` (default: the set-up's own) from rest on the kept set-up and returns a
+        tremor.Run (setup_seconds: the run's loads and receivers only). duration (s) overrides
+        the model's; progress and Ctrl-C as for tremor.run."""
+        from . import _run_of  # the package's Run, built from the solver's record
+        if model is None:
+            out = self._sim.run(None, _BUILT, "", duration, int(check_every), progress)
+            return _run_of(out)
+        if not isinstance(model, Model):
+            raise TypeError(f"Simulation.run takes a tremor.Model, got {type(model).__name__}")
+        if model._opaque or self._setup is None:
+            raise Error("a Simulation of a model read from an Abaqus input or a Gmsh mesh runs that model only: "
+                        "call run() without a model")
+        run, rest = _run_tables(model)
+        for key in sorted(set(rest) | set(self._setup)):
+            if rest.get(key) != self._setup.get(key) and not (key == "explicit" and not rest.get(key)
+                                                              and not self._setup.get(key)):
+                where = f"[{key}]" if isinstance(rest.get(key, self._setup.get(key)), dict) else f"[[{key}]]"
+                raise Error(f"the run's model changes {where}, which the Simulation's set-up holds: a run changes "
+                            f"only {', '.join(_RUN_TABLES)} and the [explicit] duration")
+        if model._mesh is not self._model._mesh:
+            raise Error("the run's model has another tremor.Mesh than the Simulation's set-up")
+        text, lines = _toml(_rebased(run, model._base, self._model._base), with_lines=True)
+        try:
+            out = self._sim.run(text, _BUILT, self._model._base, duration, int(check_every), progress)
+        except Error as e:
+            raise Error(model._where(str(e), lines)) from None
+        return _run_of(out)

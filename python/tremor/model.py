@@ -229,9 +229,9 @@ class Model:
 
     def _add(self, table, keys, within_mesh=False):
         self._changed()
+        if keys.get("signal") is not None:
+            keys = dict(keys, signal=_signal(keys["signal"]))
         keys = _clean(keys)
-        if "signal" in keys:
-            keys["signal"] = _signal(keys["signal"])
         owner = self._doc.setdefault("mesh", {}) if within_mesh else self._doc
         tables = owner.setdefault(table, [])
         tables.append(keys)

@@ -1,16 +1,13 @@
 // The central-difference integrator (pogo paper section 2.1, Eq. 4) on small plane-strain steel
 // blocks: exact conservation of the discrete energy without damping, the decay rate of
-// mass-proportional damping, second-order convergence in dt, held degrees of freedom, the update
-// in lanes and one value at a time alike.
+// mass-proportional damping, second-order convergence in dt, held degrees of freedom.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <numbers>
-#include <span>
 #include <vector>
 
-#include "tremor/backend/lanes.hpp"
 #include "tremor/explicit/central_difference.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/fem/time_step.hpp"
@@ -152,42 +149,6 @@ TEST(CentralDifference, HeldDegreesOfFreedomStayAtZero) {
   double moving = 0.0;
   for (double v : d.final_displacement) moving = std::max(moving, std::abs(v));
   EXPECT_GT(moving, 1e-8);  // the rest of the block does move
-}
-
-// The update takes 16 bytes per array per access where every array is aligned and one value per
-// access otherwise (the caller's force view need not be): both give the same steps, bit for bit,
-// including the DOFs past the last whole lane (50 DOFs: 2 left over in float, none in double).
-template <class Real>
-void expect_unaligned_force_steps_the_same() {
-  const Model model = block(0.0, 4);
-  const Exec exec = Exec::openmp();
-  const auto stiffness = explicit_fe::make_stiffness_operator<Real>(model, "assembled");
-  const auto mass = sparse::assemble_lumped_mass(model);
-  const Index n = stiffness->n_dofs();
-  ASSERT_EQ(n, 50);
-  std::vector<Real> load(static_cast<std::size_t>(n) + 1, Real(0));
-  for (Index i = 0; i < n; ++i) load[static_cast<std::size_t>(i) + 1] = static_cast<Real>(std::sin(0.7 * i));
-  const DeviceArray<Real> shifted(exec, std::span<const Real>(load));  // the force from its second entry
-  const DeviceArray<Real> whole(exec, std::span<const Real>(load).subspan(1));
-  const View<const Real> unaligned{shifted.data() + 1, n, shifted.view().space};
-  ASSERT_FALSE(aligned_16({unaligned.data}));
-  ASSERT_TRUE(aligned_16({whole.data()}));
-  std::vector<std::vector<Real>> states;
-  for (const View<const Real> force : {whole.view(), unaligned}) {
-    explicit_fe::CentralDifference<Real> scheme(exec, *stiffness, mass, {}, 0.9 * stable_dt(model), {});
-    for (int step = 0; step < 20; ++step) scheme.step(force);
-    const View<const Real> u = scheme.displacement();
-    states.emplace_back(u.data, u.data + u.size);
-  }
-  EXPECT_EQ(states[0], states[1]);
-  Real largest = 0;
-  for (Real v : states[0]) largest = std::max(largest, std::abs(v));
-  EXPECT_GT(largest, Real(0));  // the load moved the block
-}
-
-TEST(CentralDifference, UnalignedForceStepsTheSame) {
-  expect_unaligned_force_steps_the_same<float>();
-  expect_unaligned_force_steps_the_same<double>();
 }
 
 TEST(CentralDifference, RejectsBadTimeStepsAndSizes) {

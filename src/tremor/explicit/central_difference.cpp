@@ -5,27 +5,12 @@
 #include <utility>
 
 #include "tremor/backend/forall.hpp"
-#include "tremor/backend/lanes.hpp"
 #include "tremor/backend/reduce.hpp"
 #include "tremor/core/error.hpp"
 
 namespace tremor::explicit_fe {
 
 namespace {
-
-// Eq. (4) on the W DOFs from i: U_next = A (F - K U_curr) + C' U_prev + K'' U_curr; with `zero`,
-// K u zeroed for the next apply (an operator that adds into it).
-template <int W, class Real>
-TREMOR_HOST_DEVICE void update(Index i, const Real* a, const Real* f, const Real* ku_in, const Real* cp, const Real* up,
-                               const Real* kc, const Real* uc, Real* un, Real* ku, bool zero) {
-  using L = Lanes<Real, W>;
-  const L A = L::load(a, i), F = L::load(f, i), K = L::load(ku_in, i), Cp = L::load(cp, i), Up = L::load(up, i),
-          Kc = L::load(kc, i), Uc = L::load(uc, i);
-  L out;
-  for (int w = 0; w < W; ++w) out.v[w] = A.v[w] * (F.v[w] - K.v[w]) + Cp.v[w] * Up.v[w] + Kc.v[w] * Uc.v[w];
-  out.store(un, i);
-  if (zero) L{}.store(ku, i);
-}
 
 // Entries of mass or damping that are negative or not finite (device reduction).
 double count_bad(const Exec& exec, Index n, const double* m, const double* c) {
@@ -158,17 +143,16 @@ void CentralDifference<Real>::advance(View<const Real> f, View<const Index> pres
   const View<const Real> a = force_scale_.view(), cp = prev_scale_.view(), kc = curr_scale_.view();
   const View<const Real> up = std::as_const(prev_).view(), uc = std::as_const(curr_).view();
   const View<Real> un = next_.view(), ku = ku_.view();
-  // Eq. (4) fused, 7 values read and 1 written per DOF, in lanes of 16 bytes where the arrays
-  // allow (the force is the caller's and may not be aligned). For an operator that adds into K u,
-  // K u is zeroed here for the next apply: one more write in a pass that streams 8 values instead
-  // of a pass of its own.
-  const bool zero = stiffness_.adds();
-  const bool aligned = aligned_16({a.data, f.data, ku.data, cp.data, up.data, kc.data, uc.data, un.data});
-  constexpr int W = lanes_of<Real>;
-  forall_lanes<Real>(
-      exec_, n_, aligned,
-      [=] TREMOR_LAMBDA(Index i) { update<W>(i, a.data, f.data, ku.data, cp.data, up.data, kc.data, uc.data, un.data, ku.data, zero); },
-      [=] TREMOR_LAMBDA(Index i) { update<1>(i, a.data, f.data, ku.data, cp.data, up.data, kc.data, uc.data, un.data, ku.data, zero); });
+  // Eq. (4) fused, 7 values read and 1 written per DOF: U_next = A (F - K U_curr) + C' U_prev + K'' U_curr.
+  // For an operator that adds into K u, K u is zeroed here for the next apply: one more write in
+  // a pass that streams 8 values instead of a pass of its own.
+  if (stiffness_.adds())
+    forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
+      un[i] = a[i] * (f[i] - ku[i]) + cp[i] * up[i] + kc[i] * uc[i];
+      ku[i] = Real(0);
+    });
+  else
+    forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) { un[i] = a[i] * (f[i] - ku[i]) + cp[i] * up[i] + kc[i] * uc[i]; });
   // DOF indices are the caller's (Loading checks them against the mesh).
   forall(exec_, prescribed_dofs.size,
          [=] TREMOR_LAMBDA(Index k) { un[prescribed_dofs[k]] = prescribed[k]; });

@@ -104,12 +104,7 @@ struct Simulation::Typed final : Simulation::Runner {
       run_subdomains<Real>(one, exchange, settings, run);
       d->recorder->flush();
       if (!shots[k]) break;
-      std::vector<History> histories = d->recorder->histories();
-      if (observer) {
-        const std::lock_guard lock(observer_guard);
-        observer->on_shot_end(k, histories);
-      }
-      run.shots.push_back(std::move(histories));
+      end_shot(observer, observer_guard, k, d->recorder->histories(), run);
       if (!run.ok()) break;
     }
     const auto finished = Clock::now();

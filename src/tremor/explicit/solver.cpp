@@ -557,11 +557,7 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
       histories = d.recorder->histories();
       for (History& history : histories) d.numbering.to_global(history);
     }
-    if (observer) {
-      const std::lock_guard lock(observer_guard);
-      observer->on_shot_end(k, histories);
-    }
-    run.shots.push_back(std::move(histories));
+    end_shot(observer, observer_guard, k, std::move(histories), run);
     if (!run.ok()) break;
   }
   const auto finished = Clock::now();

@@ -535,6 +535,15 @@ void load_shot(Subdomain<Real>& d, const Model& model, const Shot& shot, double 
   d.loads = std::make_unique<DeviceLoading<Real>>(d.exec, *d.loading, dt);
 }
 
+void end_shot(Observer* observer, std::mutex& guard, std::size_t index, std::vector<History> histories,
+              ExplicitRun& run) {
+  if (observer) {
+    const std::lock_guard lock(guard);
+    observer->on_shot_end(index, histories);
+  }
+  run.shots.push_back(std::move(histories));
+}
+
 template <class Real>
 void start_from_rest(Subdomain<Real>& d, double dt) {
   const std::vector<Index>& dofs = d.loading->prescribed_dofs();

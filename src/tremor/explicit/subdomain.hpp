@@ -277,6 +277,11 @@ void load_shot(Subdomain<Real>& d, const Model& model, const Shot& shot, double 
 template <class Real>
 void start_from_rest(Subdomain<Real>& d, double dt);
 
+// Shot `index` stepped: its histories passed to the observer (if any, under `guard`) and kept in
+// run.shots.
+void end_shot(Observer* observer, std::mutex& guard, std::size_t index, std::vector<History> histories,
+              ExplicitRun& run);
+
 // What the time loop needs besides the subdomains.
 struct LoopSettings {
   const Model* model = nullptr;  // the model, in its own numbering (labels of the NaN report)

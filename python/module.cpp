@@ -356,14 +356,15 @@ tremor::Mesh mesh_of(const py::handle& nodes, const py::handle& node_labels, con
   using tremor::Index;
   using tremor::str;
   py::ssize_t n = 0;
-  const auto coordinates_in = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(nodes);
-  const int dim = coordinates_in && coordinates_in.ndim() == 2 ? static_cast<int>(coordinates_in.shape(1)) : 0;
-  if (dim != 2 && dim != 3) (void)rows_of<double>(nodes, 3, "nodes (coordinates, m, 2 or 3 per node)", n);
-  tremor::Mesh mesh(dim);
-  mesh.coordinates = rows_of<double>(nodes, dim, "nodes", n);
+  std::vector<double> coordinates = rows_of<double>(nodes, 0, "nodes (coordinates, m, 2 or 3 per node)", n);
+  const std::size_t dim = n > 0 ? coordinates.size() / static_cast<std::size_t>(n) : 3;
+  if (dim != 2 && dim != 3)
+    throw tremor::Error(str("nodes must be an array of shape [n][2] or [n][3] (coordinates, m), got [", n, "][", dim, "]"));
+  tremor::Mesh mesh(static_cast<int>(dim));
+  mesh.coordinates = std::move(coordinates);
   for (std::size_t i = 0; i < mesh.coordinates.size(); ++i)
     if (!std::isfinite(mesh.coordinates[i]))
-      throw tremor::Error(str("nodes[", i / static_cast<std::size_t>(dim), "][", i % static_cast<std::size_t>(dim), "] is ",
+      throw tremor::Error(str("nodes[", i / dim, "][", i % dim, "] is ",
                               mesh.coordinates[i], ": coordinates must be finite"));
   if (node_labels.is_none()) {
     for (py::ssize_t i = 0; i < n; ++i) mesh.node_labels.push_back(i + 1);
@@ -443,7 +444,7 @@ PYBIND11_MODULE(_tremor, m) {
       .def_property_readonly("n_elements", &tremor::Mesh::n_elements)
       .def_property_readonly("nodes",
                              [](const tremor::Mesh& mesh) {
-                               return array_of<double>(mesh.coordinates, {mesh.n_nodes(), mesh.dim()});
+                               return per_node(mesh.coordinates, static_cast<std::size_t>(mesh.dim()));
                              })
       .def_property_readonly("node_labels", [](const tremor::Mesh& mesh) { return vector_of(mesh.node_labels); })
       .def_property_readonly("blocks",

@@ -74,23 +74,13 @@ struct Simulation::Typed final : Simulation::Runner {
       });
     d->snapshots->restore(PendingSample{});
 
-    std::vector<const Shot*> shots;
-    for (const Shot& shot : excitation.shots) shots.push_back(&shot);
-    if (shots.empty()) shots.push_back(nullptr);
+    const std::vector<const Shot*> shots = shots_of(excitation);
     ExplicitRun run;
     run.dt = dt;
-    if (observer) {
-      const std::lock_guard lock(observer_guard);
-      observer->on_start(p);
-    }
-    LoopSettings settings;
-    settings.model = &excitation;
-    settings.preflight = &p;
-    settings.check_every = options.check_every;
-    settings.observer = observer;
-    settings.observer_guard = &observer_guard;
+    LoopSettings settings = start_loop(excitation, p, options.check_every, observer, observer_guard);
     Subdomain<Real>* const one[] = {d.get()};
     const auto started = Clock::now();
+    double steps = 0.0;  // over the shots
     for (std::size_t k = 0; k < shots.size(); ++k) {
       if (k > 0) d->recorder->restart();
       if (shots[k]) load_shot(*d, excitation, *shots[k], dt);
@@ -102,6 +92,7 @@ struct Simulation::Typed final : Simulation::Runner {
       d->recorder->record(0, d->scheme->previous_displacement(), d->scheme->displacement());
       settings.shot = static_cast<int>(k);
       run_subdomains<Real>(one, exchange, settings, run);
+      steps += static_cast<double>(run.steps);
       d->recorder->flush();
       if (!shots[k]) break;
       end_shot(observer, observer_guard, k, d->recorder->histories(), run);
@@ -110,9 +101,6 @@ struct Simulation::Typed final : Simulation::Runner {
     const auto finished = Clock::now();
     run.time = static_cast<double>(run.steps) * dt;
     run.wall_seconds = seconds_between(started, finished);
-    const double steps = shots.front() ? static_cast<double>(p.steps) * static_cast<double>(run.shots.size() - 1) +
-                                             static_cast<double>(run.steps)
-                                       : static_cast<double>(run.steps);
     run.dof_steps_per_second = run.wall_seconds > 0.0 ? static_cast<double>(p.n_dofs) * steps / run.wall_seconds : 0.0;
     run.setup_seconds = seconds_between(called, started);  // the loads and receivers
     if (excitation.shots.empty()) run.histories = d->recorder->take_histories();

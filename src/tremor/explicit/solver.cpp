@@ -455,27 +455,16 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
 
   // The shots (model/transducer.hpp): the model's, in order, on this one set-up; or one with every
   // load. A resumed run continues the checkpoint's shot.
-  std::vector<const Shot*> shots;
-  for (const Shot& shot : model.shots) shots.push_back(&shot);
-  if (shots.empty()) shots.push_back(nullptr);
+  const std::vector<const Shot*> shots = shots_of(model);
   const std::size_t first_shot = options.resume ? static_cast<std::size_t>(std::max(options.resume->shot, 0)) : 0;
   TREMOR_CHECK(first_shot < shots.size(), "checkpoint of shot ", first_shot + 1, "; the model has ", shots.size(),
                " shot", shots.size() == 1 ? "" : "s");
   ExplicitRun run;
   run.dt = dt;
   run.first_shot = static_cast<int>(first_shot);
-  if (observer) {
-    const std::lock_guard lock(observer_guard);
-    observer->on_start(preflight);
-  }
-  LoopSettings settings;
-  settings.model = &model;
-  settings.preflight = &preflight;
-  settings.check_every = options.check_every;
+  LoopSettings settings = start_loop(model, preflight, options.check_every, observer, observer_guard);
   // (Over processes every one takes part in a checkpoint; the first alone has the observer.)
   settings.checkpoint_every = observer || group ? options.checkpoint_every : 0;
-  settings.observer = observer;
-  settings.observer_guard = &observer_guard;
   if (merge) {
     settings.history_merge = &*merge;
     settings.snapshot_merge = &*snapshot_merge;

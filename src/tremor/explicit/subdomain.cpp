@@ -535,6 +535,28 @@ void load_shot(Subdomain<Real>& d, const Model& model, const Shot& shot, double 
   d.loads = std::make_unique<DeviceLoading<Real>>(d.exec, *d.loading, dt);
 }
 
+std::vector<const Shot*> shots_of(const Model& model) {
+  std::vector<const Shot*> shots;
+  for (const Shot& shot : model.shots) shots.push_back(&shot);
+  if (shots.empty()) shots.push_back(nullptr);
+  return shots;
+}
+
+LoopSettings start_loop(const Model& model, const Preflight& preflight, int check_every, Observer* observer,
+                        std::mutex& observer_guard) {
+  if (observer) {
+    const std::lock_guard lock(observer_guard);
+    observer->on_start(preflight);
+  }
+  LoopSettings settings;
+  settings.model = &model;
+  settings.preflight = &preflight;
+  settings.check_every = check_every;
+  settings.observer = observer;
+  settings.observer_guard = &observer_guard;
+  return settings;
+}
+
 void end_shot(Observer* observer, std::mutex& guard, std::size_t index, std::vector<History> histories,
               ExplicitRun& run) {
   if (observer) {

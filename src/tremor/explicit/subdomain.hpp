@@ -277,6 +277,9 @@ void load_shot(Subdomain<Real>& d, const Model& model, const Shot& shot, double 
 template <class Real>
 void start_from_rest(Subdomain<Real>& d, double dt);
 
+// The model's shots in order (model/transducer.hpp), or one null shot (every load) without any.
+std::vector<const Shot*> shots_of(const Model& model);
+
 // Shot `index` stepped: its histories passed to the observer (if any, under `guard`) and kept in
 // run.shots.
 void end_shot(Observer* observer, std::mutex& guard, std::size_t index, std::vector<History> histories,
@@ -300,6 +303,11 @@ struct LoopSettings {
   // A checkpoint of first_step before stepping (a shot's start: the run's checkpoint between shots).
   bool checkpoint_first = false;
 };
+
+// The settings every run's loop takes (model, pre-flight, check interval, observer and its guard),
+// after passing on_start to the observer (under the guard): the start of a run's time loop.
+LoopSettings start_loop(const Model& model, const Preflight& preflight, int check_every, Observer* observer,
+                        std::mutex& observer_guard);
 
 // Steps the subdomains from settings.first_step to the preflight's last step (or a stop: NaN/Inf,
 // the observer's request). Fills the run's status, message, bad step and node, and steps; the

@@ -83,25 +83,6 @@ TEST(Maps, ThresholdOverlapAndCentroid) {
   EXPECT_FALSE(imaging::centroid(map, std::vector<unsigned char>(20, 0)));
 }
 
-// The relative rise over a baseline: map / baseline - 1 where positive, 0 where the map fell or the
-// baseline is 0; grids of other sizes refused.
-TEST(Maps, RelativeRiseOverABaseline) {
-  const imaging::GridMap baseline = ramp();  // 0, 0.5, 1, 1.5, 2 along x
-  imaging::GridMap map = baseline;
-  for (Index p = 0; p < 20; ++p) map.values[static_cast<std::size_t>(p)] *= p < 10 ? 1.25 : 0.8;
-  const imaging::GridMap rise = imaging::relative_rise(map, baseline);
-  for (Index p = 0; p < 20; ++p) {
-    const double want = p % 5 == 0 ? 0.0 : p < 10 ? 0.25 : 0.0;  // 1.25 x -> 0.25 (to rounding); 0.8 x -> 0
-    EXPECT_NEAR(rise.values[static_cast<std::size_t>(p)], want, 1e-15) << p;
-  }
-  EXPECT_EQ(rise.nx, 5);
-  EXPECT_EQ(rise.max, baseline.max);
-  imaging::GridMap other = baseline;
-  other.nx = 4;
-  other.ny = 5;
-  EXPECT_THROW((void)imaging::relative_rise(other, baseline), Error);
-}
-
 // Gaussian smoothing: a point spreads as exp(-d^2 / 2 sigma^2) along x and y (separable), sums
 // are kept away from the edges, a constant map stays constant up to its edges, sigma 0 does nothing.
 TEST(Maps, SmoothedByAGaussian) {

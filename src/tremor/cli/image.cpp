@@ -27,30 +27,24 @@ namespace fs = std::filesystem;
 
 struct ImageArgs {
   std::string result, grid, shot, quantity = "displacement", component = "z", baseline, output_dir;
-  std::string map = "difference";  // with a baseline: "difference" of traces or "ratio" of envelope peaks
   double from = 0.0, to = std::numeric_limits<double>::infinity();
   double threshold_db = -6.0;
   double smooth = 0.0;  // m, the Gaussian's standard deviation; 0: none
   int scale = 0;  // pixels per grid point; 0: enough for 400 pixels across
 };
 
-// The envelope peaks of `grid` over [first, last) samples: of its traces, of its traces minus the
-// same traces of `baseline` (ratio false), or their relative rise over the baseline's peaks
-// (ratio true, imaging::relative_rise).
+// The envelope peaks of `grid` (minus the same traces of `baseline`) over [first, last) samples.
 imaging::GridMap total_map(const io::GridReader& reader, const io::StoredGrid& grid, const io::GridReader* baseline,
                            const io::StoredGrid* base, int quantity, int component, std::size_t first,
-                           std::size_t last, bool ratio) {
-  const auto peaks = [&](const io::GridReader& from, const io::StoredGrid& g, const io::GridReader* minus) {
-    return imaging::peak_map(g.count[0], g.count[1], g.time.size(), first, last,
-                             [&](Index begin, Index end, std::vector<double>& traces) {
-                               traces = from.traces(g, quantity, component, begin, end);
-                               if (!minus) return;
-                               const std::vector<double> other = minus->traces(*base, quantity, component, begin, end);
-                               for (std::size_t k = 0; k < traces.size(); ++k) traces[k] -= other[k];
-                             });
-  };
-  imaging::GridMap map = ratio ? imaging::relative_rise(peaks(reader, grid, nullptr), peaks(*baseline, *base, nullptr))
-                               : peaks(reader, grid, baseline);
+                           std::size_t last) {
+  imaging::GridMap map =
+      imaging::peak_map(grid.count[0], grid.count[1], grid.time.size(), first, last,
+                        [&](Index begin, Index end, std::vector<double>& traces) {
+                          traces = reader.traces(grid, quantity, component, begin, end);
+                          if (!baseline) return;
+                          const std::vector<double> other = baseline->traces(*base, quantity, component, begin, end);
+                          for (std::size_t k = 0; k < traces.size(); ++k) traces[k] -= other[k];
+                        });
   map.min = grid.min;
   map.max = grid.max;
   return map;
@@ -79,9 +73,6 @@ void run_image(const ImageArgs& args) {
   if (reader.status() != "complete")
     std::fprintf(stderr, "warning: %s: the run's status is '%s': the maps cover the samples it wrote\n",
                  args.result.c_str(), reader.status().c_str());
-  const bool ratio = args.map == "ratio";
-  if (ratio && args.baseline.empty())
-    throw Error("--map ratio compares the envelope peaks with a baseline's: give --baseline (the model without the defect)");
   std::optional<io::GridReader> baseline;
   if (!args.baseline.empty()) baseline.emplace(args.baseline);
   const fs::path folder = !args.output_dir.empty() ? fs::path(args.output_dir) : fs::path(args.result).parent_path();
@@ -134,7 +125,7 @@ void run_image(const ImageArgs& args) {
                       grid->time.empty() ? 0.0 : grid->time.back(), " s)"));
     imaging::GridMap map = total_map(
         reader, *grid, baseline ? &*baseline : nullptr, base,
-        static_cast<int>(q - grid->quantities.begin()), component, first, last, ratio);
+        static_cast<int>(q - grid->quantities.begin()), component, first, last);
     double peak = 0.0;
     Index at = 0;
     for (Index p = 0; p < grid->n_points(); ++p)
@@ -149,10 +140,7 @@ void run_image(const ImageArgs& args) {
     image.values = map.values;
     image.numbers = {{"peak", peak}, {"from", grid->time[first]}, {"to", grid->time[last - 1]},
                      {"threshold_db", args.threshold_db}, {"smooth", args.smooth}};
-    image.texts = {{"quantity", args.quantity},
-                   {"component", args.component},
-                   {"baseline", args.baseline},
-                   {"map", baseline ? args.map : std::string("field")}};
+    image.texts = {{"quantity", args.quantity}, {"component", args.component}, {"baseline", args.baseline}};
     const auto where = map.point(at);
     std::string line = str(grid->label(), ": ", group_digits(map.nx), " x ", group_digits(map.ny), " points, samples ",
                            si(grid->time[first]), "s..", si(grid->time[last - 1]), "s; peak ", peak, " at (",
@@ -208,10 +196,6 @@ void add_image_command(CLI::App& app) {
   cmd->add_option("--baseline", args->baseline,
                   "a result file of the same model without the defect, run the same way: its traces are subtracted "
                   "point by point before the envelopes");
-  cmd->add_option("--map", args->map,
-                  "with --baseline: difference (default), the envelope of the traces minus the baseline's; or ratio, "
-                  "the relative rise of the envelope's peak over the baseline's, where a thickness loss raises A0")
-      ->check(CLI::IsMember({"difference", "ratio"}));
   cmd->add_option("--smooth", args->smooth,
                   "smooth the map by a Gaussian of this standard deviation, m, before the threshold (default 0: none)")
       ->check(CLI::Range(0.0, 1.0));

@@ -47,17 +47,6 @@ void normalise(GridMap& map) {
     for (double& v : map.values) v /= largest;
 }
 
-GridMap relative_rise(const GridMap& map, const GridMap& baseline) {
-  TREMOR_CHECK(map.nx == baseline.nx && map.ny == baseline.ny && map.values.size() == baseline.values.size(),
-               "a map of ", map.nx, " x ", map.ny, " points against a baseline of ", baseline.nx, " x ", baseline.ny);
-  GridMap out = map;
-  for (std::size_t p = 0; p < out.values.size(); ++p) {
-    const double base = baseline.values[p];
-    out.values[p] = base > 0.0 ? std::max(0.0, map.values[p] / base - 1.0) : 0.0;
-  }
-  return out;
-}
-
 void smooth(GridMap& map, double sigma) {
   if (!(sigma > 0.0) || map.values.empty()) return;
   // Separable: along x, then along y, each a 1D convolution with weights renormalised at the edges.

@@ -32,12 +32,6 @@ GridMap peak_map(Index nx, Index ny, std::size_t n_samples, std::size_t first, s
 
 // Divided by its largest value (unchanged when that is 0).
 void normalise(GridMap& map);
-// The relative rise of `map` over `baseline` (the same grid) point by point: map / baseline - 1
-// where that is positive, 0 elsewhere and where the baseline is 0. Over a thickness loss A0's
-// amplitude rises (a thinner plate carries the same energy flux at a larger displacement), while
-// the field scattered around the defect, which a difference of traces also shows, leaves the
-// envelope's peak there about as it was.
-GridMap relative_rise(const GridMap& map, const GridMap& baseline);
 // Smoothed by a Gaussian of standard deviation `sigma` (m) along x and y, cut at 3 sigma; near the
 // grid's edges the weights that fall inside are renormalised, so a constant map stays constant.
 // A map's detail finer than the wave's resolution (about half a wavelength), such as a defect's

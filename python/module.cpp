@@ -108,6 +108,19 @@ class PythonObserver final : public ex::Observer {
     py::gil_scoped_acquire gil;
     return failure.failed();
   }
+  // The model's [output] snapshots, kept in memory (called by the solver's snapshot writer, one
+  // call at a time: no GIL needed to copy).
+  void on_snapshot(const ex::Snapshot& snapshot) override {
+    snapshots.push_back({snapshot.step, snapshot.time,
+                         std::vector<double>(snapshot.displacement.begin(), snapshot.displacement.end()),
+                         std::vector<double>(snapshot.velocity.begin(), snapshot.velocity.end())});
+  }
+  struct Kept {
+    long long step = 0;
+    double time = 0.0;
+    std::vector<double> displacement, velocity;
+  };
+  std::vector<Kept> snapshots;
   PythonFailure failure;
 
  private:
@@ -115,6 +128,9 @@ class PythonObserver final : public ex::Observer {
 };
 
 py::dict run_dict(const ex::ExplicitRun& result, const tremor::Model& model);
+py::array_t<double> per_node(const std::vector<double>& values, std::size_t width);
+template <class T>
+py::array_t<T> vector_of(const std::vector<T>& values);
 
 py::dict run(const tremor::Model& model, const std::string& backend, const std::optional<std::string>& precision,
              const std::optional<std::string>& operator_kind, const std::optional<double>& duration,
@@ -133,7 +149,23 @@ py::dict run(const tremor::Model& model, const std::string& backend, const std::
     result = ex::run_explicit(model, options, &observer);
   }
   observer.failure.rethrow();
-  return run_dict(result, model);
+  py::dict out = run_dict(result, model);
+  // Snapshots as [nodes][dim] arrays, at the model's snapshot nodes (None: every node).
+  const auto dim = static_cast<std::size_t>(model.mesh.dim());
+  py::list snapshots;
+  for (const PythonObserver::Kept& s : observer.snapshots) {
+    py::dict one;
+    one["step"] = s.step;
+    one["time"] = s.time;
+    one["displacement"] = per_node(s.displacement, dim);
+    one["velocity"] = s.velocity.empty() ? py::object(py::none()) : py::object(per_node(s.velocity, dim));
+    snapshots.append(one);
+  }
+  out["snapshots"] = snapshots;
+  out["snapshot_nodes"] = model.output && !model.output->snapshot_nodes.empty()
+                              ? py::object(vector_of(model.output->snapshot_nodes))
+                              : py::object(py::none());
+  return out;
 }
 
 // A kept set-up (explicit_fe::Simulation) and its runs, each from a run's tables (TOML text:

@@ -38,6 +38,10 @@ class Run:
     operator: str
     histories: dict = field(default_factory=dict)  # name -> History (a model without shots)
     shots: dict = field(default_factory=dict)  # shot name -> {name -> History}
+    # The model's [output] snapshots: each {"step", "time", "displacement": [nodes][dim] (m),
+    # "velocity": [nodes][dim] (m/s) or None}, at snapshot_nodes (0-based; None: every node).
+    snapshots: list = field(default_factory=list)
+    snapshot_nodes: np.ndarray = None
 
 
 def _history(d):

@@ -153,3 +153,25 @@ def test_a_kept_set_up_skips_the_set_up():
     assert all(r.status == "complete" for r in runs)
     assert max(r.setup_seconds for r in runs[1:]) < 0.2 * sim.setup_seconds, (
         [r.setup_seconds for r in runs], sim.setup_seconds)
+
+
+def test_snapshots_come_back_as_the_command_line_writes_them(tmp_path):
+    model = strip().set_output(snapshot_every=20, snapshot_fields=["displacement", "velocity"],
+                               snapshot_node_set="xmax")
+    run = tremor.run(model, backend="serial")
+    nodes = model.mesh.node_sets["xmax"]
+    np.testing.assert_array_equal(run.snapshot_nodes, nodes)
+    assert [s["step"] for s in run.snapshots] == list(range(0, run.steps, 20))  # none at the last step
+    path = model.save(tmp_path / "strip.toml")
+    out = tmp_path / "strip.h5"
+    subprocess.run([CLI, "run", str(path), "--backend", "serial", "-o", str(out)], check=True, capture_output=True)
+    with tremor.open(str(out)) as result:
+        assert len(result.snapshot_times) == len(run.snapshots)
+        for k, snapshot in enumerate(run.snapshots):
+            written = result.snapshot(k)
+            assert written["time"] == snapshot["time"]
+            # The same field the file holds, bit for bit: the same run and the same copy.
+            np.testing.assert_array_equal(written["displacement"], snapshot["displacement"])
+            np.testing.assert_array_equal(written["velocity"], snapshot["velocity"])
+    assert np.abs(run.snapshots[-1]["displacement"]).max() > 0.0  # the burst reached the far edge
+    assert tremor.run(strip(), backend="serial").snapshots == []  # none asked for, none taken

@@ -28,7 +28,7 @@
 #include "tremor/core/clock.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/cli/git_commit.hpp"
-#include "tremor/cli/model_hash.hpp"
+#include "tremor/record/explicit_run.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/io/bem_model_file.hpp"
@@ -222,7 +222,7 @@ class BemReporter final : public bem::Observer {
     io::RunMetadata metadata;
     metadata.git_commit = git_commit;
     metadata.model_path = args_.model;
-    metadata.model_hash = model_hash(args_.model, model);
+    metadata.model_hash = record::model_file_hash(args_.model, model);
     metadata.backend = std::string(to_string(plan.exec.backend()));
     metadata.precision = "double";
     metadata.solver = "bem";

@@ -7,23 +7,18 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
-#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -34,7 +29,6 @@
 #include "tremor/core/clock.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/cli/git_commit.hpp"
-#include "tremor/cli/model_hash.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/explicit/operator.hpp"
@@ -43,6 +37,7 @@
 #include "tremor/explicit/solver.hpp"
 #include "tremor/io/checkpoint_file.hpp"
 #include "tremor/parallel/communicator.hpp"
+#include "tremor/record/explicit_run.hpp"
 #include "tremor/io/file.hpp"
 #include "tremor/io/load.hpp"
 #include "tremor/io/result_file.hpp"
@@ -64,15 +59,6 @@ std::string duration_text(double seconds) {
   else
     std::snprintf(text, sizeof text, "%lld:%02lld:%02lld", total / 3600, total / 60 % 60, total % 60);
   return text;
-}
-
-io::Quantity to_io(ex::Quantity quantity) {
-  switch (quantity) {
-    case ex::Quantity::Displacement: return io::Quantity::Displacement;
-    case ex::Quantity::Velocity: return io::Quantity::Velocity;
-    case ex::Quantity::Acceleration: return io::Quantity::Acceleration;
-  }
-  return io::Quantity::Displacement;
 }
 
 // The backend a run actually uses ("auto" resolved: CUDA when a GPU is usable, else OpenMP).
@@ -190,122 +176,18 @@ class Progress {
   Clock::time_point started_, last_shown_;
 };
 
-// What a checkpoint records of the run besides the solver's state (io::Checkpoint's run fields).
-struct CheckpointPlan {
-  std::filesystem::path path;  // empty: no checkpoints
-  io::Checkpoint run;          // identity and settings; the state is filled at each checkpoint
-  double wall_before = 0.0;    // s of time loop spent by the sessions before this one
-};
-
-// Appends history samples to the result file on a thread of its own, so that the time loop does
-// not wait for the disk while a large receiver grid's samples (hundreds of MB a run) are written.
-// Every other use of the file takes `guard` (HDF5 is called by one thread at a time); drain()
-// waits until what was queued is written, and rethrows a failure to write it.
-class SampleWriter {
+// What the command shows while a run is recorded (record::Recording passes it every event after
+// the file has taken it): the settings warnings not shown by the pre-flight, the progress display,
+// a line as each shot begins; and what stops the run: a signal, or --stop-at-step, which tests
+// use to interrupt a run at a known step.
+class Console final : public ex::Observer {
  public:
-  SampleWriter(io::ResultFile& file, std::mutex& guard) : file_(file), guard_(guard) {}
-  SampleWriter(const SampleWriter&) = delete;
-  SampleWriter& operator=(const SampleWriter&) = delete;
-  ~SampleWriter() {
-    {
-      const std::lock_guard lock(mutex_);
-      closing_ = true;
-    }
-    changed_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
-
-  // Queues samples of history `id`, waiting while more than `max_queued` bytes are queued.
-  void append(int id, std::vector<double> times, std::vector<double> values) {
-    std::unique_lock lock(mutex_);
-    rethrow();
-    if (!thread_.joinable()) thread_ = std::thread([this] { write_loop(); });
-    changed_.wait(lock, [&] { return queued_bytes_ <= max_queued || failure_; });
-    rethrow();
-    queued_bytes_ += 8 * (times.size() + values.size());
-    queue_.push_back({id, std::move(times), std::move(values)});
-    changed_.notify_all();
-  }
-  void drain() {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return (queue_.empty() && !busy_) || failure_; });
-    rethrow();
-  }
-  void check() {
-    const std::lock_guard lock(mutex_);
-    rethrow();
-  }
-
- private:
-  static constexpr std::size_t max_queued = std::size_t(1) << 30;
-  struct Job {
-    int id = 0;
-    std::vector<double> times, values;
-  };
-  void rethrow() {
-    if (failure_) std::rethrow_exception(failure_);
-  }
-  void write_loop() {
-    std::unique_lock lock(mutex_);
-    for (;;) {
-      changed_.wait(lock, [&] { return !queue_.empty() || closing_; });
-      if (queue_.empty()) return;
-      Job job = std::move(queue_.front());
-      queue_.pop_front();
-      busy_ = true;
-      lock.unlock();
-      std::exception_ptr failed;
-      try {
-        const std::lock_guard file_lock(guard_);
-        file_.append_samples(job.id, job.times, job.values);
-      } catch (...) {
-        failed = std::current_exception();
-      }
-      lock.lock();
-      busy_ = false;
-      queued_bytes_ -= 8 * (job.times.size() + job.values.size());
-      if (failed && !failure_) failure_ = failed;
-      changed_.notify_all();
-      if (failure_) {
-        queue_.clear();
-        queued_bytes_ = 0;
-      }
-    }
-  }
-
-  io::ResultFile& file_;
-  std::mutex& guard_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<Job> queue_;
-  std::size_t queued_bytes_ = 0;
-  bool busy_ = false, closing_ = false;
-  std::exception_ptr failure_;
-  std::thread thread_;
-};
-
-// Sends samples to the result file in chunks as they are recorded (through a SampleWriter),
-// writes snapshots and checkpoints, flushes the file every few seconds, shows progress and passes
-// on a stop request from a signal (or from --stop-at-step, which tests use to interrupt a run at a
-// known step). finish_writing() before the file is finished.
-class ResultWriter final : public ex::Observer {
- public:
-  // A history's samples are sent once this many, or this many bytes, wait.
-  static constexpr std::size_t chunk_samples = 1024;
-  static constexpr std::size_t chunk_bytes = std::size_t(8) << 20;
-  // A model's shot `index` begun in the file (or continued, `resumed`): its histories' ids by name.
-  using BeginShot = std::function<std::map<std::string, int>(std::size_t index, bool resumed)>;
-
-  ResultWriter(io::ResultFile& file, std::map<std::string, int> ids, Progress& progress, double flush_seconds,
-               CheckpointPlan checkpoints, long long first_step, long long stop_at_step)
-      : file_(file),
-        ids_(std::move(ids)),
+  Console(const Model& model, Progress& progress, long long first_step, long long stop_at_step, int stop_in_shot)
+      : model_(model),
         progress_(progress),
-        flush_seconds_(flush_seconds),
-        checkpoints_(std::move(checkpoints)),
         first_step_(first_step),
         stop_at_step_(stop_at_step),
-        checkpoint_step_(first_step > 0 ? first_step : -1) {}
+        stop_in_shot_(stop_in_shot) {}
 
   void on_start(const ex::Preflight& preflight) override {
     // The solver resolves its settings again before this call; their warnings were shown already.
@@ -313,183 +195,42 @@ class ResultWriter final : public ex::Observer {
     const std::set<std::string> shown(preflight.warnings.begin(), preflight.warnings.end());
     for (const std::string& warning : log::take_warnings())
       if (!shown.count(warning)) std::fprintf(stderr, "warning: %s\n", warning.c_str());
-    started_ = last_flush_ = Clock::now();
     duration_ = preflight.duration;
     progress_.start(preflight.duration, first_step_);
   }
 
-  void set_shots(const Model& model, BeginShot begin_shot) {
-    model_ = &model;
-    begin_shot_ = std::move(begin_shot);
-  }
-
   void on_shot(std::size_t index, bool resumed) override {
-    {
-      const std::lock_guard lock(file_guard_);
-      ids_ = begin_shot_(index, resumed);
-    }
     shot_ = static_cast<int>(index) + 1;
     last_step_ = resumed ? first_step_ : 0;
-    written_.clear();
-    seen_.clear();
-    const Shot& shot = model_->shots[index];
+    const Shot& shot = model_.shots[index];
     progress_.end();
-    std::printf("shot %zu of %zu      %s (%s)%s\n", index + 1, model_->shots.size(), shot.name.c_str(),
+    std::printf("shot %zu of %zu      %s (%s)%s\n", index + 1, model_.shots.size(), shot.name.c_str(),
                 listed(shot.transducers).c_str(),
                 resumed ? str(", from step ", group_digits(first_step_)).c_str() : "");
     std::fflush(stdout);
     progress_.start(duration_, resumed ? first_step_ : 0, shot.name + "  ");
   }
 
-  // The shot's samples not yet in the file.
-  void on_shot_end(std::size_t /*index*/, const std::vector<ex::History>& histories) override {
-    append_rest(histories);
-  }
-
-  void on_sample(const ex::History& history, std::size_t /*sample*/) override {
-    const auto id = ids_.find(history.name);
-    if (id == ids_.end()) return;
-    seen_[history.name] = &history;
-    const std::size_t waiting = history.n_samples() - written_[history.name];
-    if (waiting >= chunk_samples || waiting * history.sample_size() * sizeof(double) >= chunk_bytes)
-      append(history, id->second);
-  }
-
-  void on_snapshot(const ex::Snapshot& snapshot) override {
-    const std::lock_guard lock(file_guard_);
-    file_.write_snapshot(snapshot.time, snapshot.displacement, snapshot.velocity);
-  }
-
-  void on_checkpoint(const ex::SolverState& state) override {
-    if (checkpoints_.path.empty()) return;
-    // The file first: everything up to this step reaches the disk before the checkpoint that
-    // counts it, so a kill (or a power loss) between the two leaves a file holding at least what
-    // it says.
-    flush(state.step);
-    const std::lock_guard lock(file_guard_);
-    io::sync_file(file_.partial_path());
-    io::Checkpoint checkpoint = checkpoints_.run;
-    checkpoint.shot = state.shot;
-    checkpoint.step = state.step;
-    checkpoint.wall_time = wall_time();
-    checkpoint.previous = state.previous;
-    checkpoint.current = state.current;
-    for (const ex::PendingSample& pending : state.receivers)
-      checkpoint.receivers.push_back(io::CheckpointPending{pending.active, pending.step, pending.before, pending.at});
-    checkpoint.snapshot =
-        io::CheckpointPending{state.snapshot.active, state.snapshot.step, state.snapshot.before, state.snapshot.at};
-    checkpoint.history_samples = file_.sample_counts();
-    checkpoint.n_snapshots = file_.n_snapshots();
-    io::write_checkpoint(checkpoints_.path, checkpoint);
-    checkpoint_step_ = state.step;
-  }
-
-  // The step of the newest checkpoint (this session's, or the one it resumed from); -1: none.
-  long long checkpoint_step() const { return checkpoint_step_; }
-
   void on_progress(long long step, long long steps, double time) override {
     progress_.update(step, steps, time);
     last_step_ = step;
-    if (seconds_since(last_flush_) >= flush_seconds_) flush(step);
-    samples_.check();  // a failed write stops the run here
   }
 
   bool stop_requested() override {
     return stop_signal() != 0 || (stop_at_step_ > 0 && (stop_in_shot_ == 0 || shot_ == stop_in_shot_) &&
                                   last_step_ >= stop_at_step_);
   }
-  void stop_in_shot(int shot) { stop_in_shot_ = shot; }
-
-  // The samples not yet in the file, from the histories the run returned.
-  void append_rest(const std::vector<ex::History>& histories) {
-    seen_.clear();  // the recorder's histories were moved into these
-    for (const ex::History& history : histories) {
-      const auto id = ids_.find(history.name);
-      if (id != ids_.end()) append(history, id->second);
-    }
-  }
-
-  // Waits until every sample sent is in the file; rethrows a failure to write one.
-  void finish_writing() { samples_.drain(); }
-
-  // s of time loop over all sessions of the run (a resumed run adds the earlier ones').
-  double wall_time() const { return checkpoints_.wall_before + seconds_since(started_); }
 
  private:
-  void flush(long long step) {
-    for (const auto& [name, history] : seen_) append(*history, ids_.at(name));
-    samples_.drain();
-    const std::lock_guard lock(file_guard_);
-    file_.set_progress(step, wall_time());
-    file_.flush();
-    last_flush_ = Clock::now();
-  }
-
-  // The history's samples not yet sent, copied (the recorder goes on growing them).
-  void append(const ex::History& history, int id) {
-    std::size_t& written = written_[history.name];
-    const std::size_t n = history.n_samples();
-    if (n <= written) return;
-    const std::size_t size = history.sample_size();
-    const auto from = static_cast<std::ptrdiff_t>(written);
-    samples_.append(id, std::vector<double>(history.times.begin() + from, history.times.end()),
-                    std::vector<double>(history.values.begin() + from * static_cast<std::ptrdiff_t>(size),
-                                        history.values.begin() + static_cast<std::ptrdiff_t>(n * size)));
-    written = n;
-  }
-
-  io::ResultFile& file_;
-  std::map<std::string, int> ids_;
+  const Model& model_;
   Progress& progress_;
-  double flush_seconds_;
-  CheckpointPlan checkpoints_;
   long long first_step_ = 0;
   long long stop_at_step_ = 0;
+  int stop_in_shot_ = 0;  // 1-based; 0: the first shot to reach stop_at_step_
   long long last_step_ = 0;
-  long long checkpoint_step_ = -1;
-  std::map<std::string, std::size_t> written_;
-  std::map<std::string, const ex::History*> seen_;
-  Clock::time_point started_, last_flush_;
+  int shot_ = 0;
   double duration_ = 0.0;
-  std::mutex file_guard_;  // every use of the file, by this thread, the snapshots' or the samples'
-  SampleWriter samples_{file_, file_guard_};
-  int shot_ = 0, stop_in_shot_ = 0;  // 1-based; 0: none
-  const Model* model_ = nullptr;
-  BeginShot begin_shot_;
 };
-
-// Declares `histories` in the file, or finds them in a file continued (`reopened`): their ids by
-// name. `shot`: the shot (ResultFile::begin_shot) they belong to; empty: none.
-std::map<std::string, int> declare_histories(io::ResultFile& file, const Model& model,
-                                             const std::vector<ex::History>& histories, bool reopened,
-                                             const std::string& shot) {
-  std::map<std::string, int> ids;
-  for (const ex::History& history : histories) {
-    if (reopened) {
-      ids[history.name] = file.history_id(shot.empty() ? history.name : str(shot, "/", history.name));
-      continue;
-    }
-    std::vector<io::Quantity> quantities;
-    for (const ex::Quantity q : history.quantities) quantities.push_back(to_io(q));
-    if (!history.nodes.empty()) {
-      ids[history.name] = file.add_history(history.name, history.nodes, quantities);
-      continue;
-    }
-    std::vector<double> positions;
-    std::vector<Index> elements;
-    for (std::size_t p = 0; p < history.positions.size(); ++p) {
-      positions.insert(positions.end(), history.positions[p].begin(), history.positions[p].begin() + history.dim);
-      elements.push_back(history.locations[p].element);
-    }
-    // A grid over a plate with defects: where they are and how deep at its points.
-    std::vector<unsigned char> footprint;
-    std::vector<double> depth;
-    if (history.grid && !model.defects.empty()) defects_at(model.mesh, model.defects, history.positions, footprint, depth);
-    ids[history.name] = file.add_position_history(history.name, positions, elements, quantities,
-                                                  history.grid ? &*history.grid : nullptr, footprint, depth);
-  }
-  return ids;
-}
 
 struct RunArgs {
   std::optional<int> order;  // --order
@@ -510,12 +251,6 @@ struct RunArgs {
   CLI::Option *dt_option = nullptr, *duration_option = nullptr, *safety_option = nullptr;
   CLI::Option* checkpoint_option = nullptr;
 };
-
-std::filesystem::path checkpoint_path(const std::filesystem::path& result) {
-  std::filesystem::path path = result;
-  path += ".checkpoint";
-  return path;
-}
 
 // The solver's state from a checkpoint read back (taken over).
 ex::SolverState solver_state(io::Checkpoint checkpoint) {
@@ -657,15 +392,9 @@ void run_command(const RunArgs& args) {
   log::take_warnings();
   print_preflight(args.model, model, preflight);
 
-  io::RunMetadata metadata;
-  metadata.git_commit = git_commit;
-  metadata.model_path = args.model;
-  metadata.model_hash = model_hash(args.model, model);
-  metadata.backend = to_string(preflight.backend);
-  metadata.precision = to_string(preflight.precision);
-  metadata.time_step = preflight.dt;
-
-  CheckpointPlan checkpoints;
+  const io::RunMetadata metadata =
+      record::run_metadata(preflight, args.model, record::model_file_hash(args.model, model), git_commit);
+  record::CheckpointPlan checkpoints;
   checkpoints.run.model_hash = metadata.model_hash;
   checkpoints.run.precision = to_string(preflight.precision);
   checkpoints.run.operator_kind = preflight.operator_kind();
@@ -673,7 +402,7 @@ void run_command(const RunArgs& args) {
   checkpoints.run.backend = to_string(preflight.backend);
   checkpoints.run.time_step = preflight.dt;
   checkpoints.run.total_steps = preflight.steps;
-  const std::filesystem::path checkpoint_file = checkpoint_path(output);
+  const std::filesystem::path checkpoint_file = record::checkpoint_path(output);
   std::error_code exists_error;
   io::Checkpoint resumed;
   if (args.resume) {
@@ -696,11 +425,8 @@ void run_command(const RunArgs& args) {
   if (options.checkpoint_every > 0) checkpoints.path = checkpoint_file;
   checkpoints.wall_before = args.resume ? resumed.wall_time : 0.0;
 
-  io::SnapshotOptions snapshot_options;
+  const io::SnapshotOptions snapshot_options = record::snapshot_options(model, preflight);
   if (model.output && preflight.snapshot_every > 0) {
-    snapshot_options.nodes = model.output->snapshot_nodes;
-    snapshot_options.magnitude = model.output->magnitude;
-    snapshot_options.velocity = model.output->velocity;
     const std::size_t n_nodes = snapshot_options.nodes.empty() ? static_cast<std::size_t>(model.mesh.n_nodes())
                                                                : snapshot_options.nodes.size();
     std::printf("  snapshots       every %s steps (%ss), %s nodes%s%s\n", group_digits(preflight.snapshot_every).c_str(),
@@ -721,16 +447,18 @@ void run_command(const RunArgs& args) {
                 checkpoint_file.string().c_str());
   std::fflush(stdout);
 
-  // Histories at nodes and at positions; a resumed run reopens the file the checkpoint counted.
-  const std::vector<ex::History> histories = ex::make_histories(model, preflight.dt);
-  std::map<std::string, int> ids;
-  io::ResultFile file = args.resume ? io::ResultFile::reopen(output, model, metadata, snapshot_options,
-                                                             resumed.history_samples, resumed.n_snapshots,
-                                                             std::move(claim))
-                                    : io::ResultFile::create(output, model, metadata, snapshot_options,
-                                                             std::move(claim));
-  // A model with shots declares each shot's histories as the shot begins (ResultWriter::on_shot).
-  if (model.shots.empty()) ids = declare_histories(file, model, histories, args.resume, "");
+  // A resumed run reopens the file the checkpoint counted.
+  record::RecordSettings settings;
+  settings.output = output;
+  settings.claim = std::move(claim);
+  settings.metadata = metadata;
+  settings.snapshots = snapshot_options;
+  settings.checkpoints = checkpoints;
+  settings.resumed = args.resume ? &resumed : nullptr;
+  settings.flush_seconds = model.output ? model.output->flush_seconds : 5.0;
+  Progress progress;
+  Console console(model, progress, args.resume ? resumed.step : 0, args.stop_at_step, args.stop_in_shot);
+  record::Recording recording(model, preflight, std::move(settings), &console);
   ex::SolverState state;
   if (args.resume) {
     state = solver_state(std::move(resumed));
@@ -738,51 +466,25 @@ void run_command(const RunArgs& args) {
     if (world.size() > 1) ex::broadcast_state(world, state, options.checkpoint_every);  // to run_on_worker
   }
 
-  Progress progress;
-  const double flush_seconds = model.output ? model.output->flush_seconds : 5.0;
-  ResultWriter writer(file, ids, progress, flush_seconds, checkpoints, state.step, args.stop_at_step);
-  writer.stop_in_shot(args.stop_in_shot);
-  writer.set_shots(model, [&](std::size_t index, bool continued) {
-    const Shot& shot = model.shots[index];
-    file.begin_shot(shot.name, shot.transducers);
-    return declare_histories(file, model, histories, continued, shot.name);
-  });
   const double preflight_seconds = seconds_since(command_started) - model_seconds;
   options.preflight = &preflight;  // checked once: the run takes its settings and time step from it
   ex::ExplicitRun run;
   log::set_quiet(true);  // until on_start: the solver's settings warnings were printed above
   try {
-    run = gpus.empty() ? ex::run_explicit(model, options, &writer) : ex::run_threads(model, options, &writer, gpus);
-  } catch (const std::exception& e) {
+    run = recording.run([&](ex::Observer* observer) {
+      return gpus.empty() ? ex::run_explicit(model, options, observer)
+                          : ex::run_threads(model, options, observer, gpus);
+    });
+  } catch (const std::exception&) {
     log::set_quiet(false);
     progress.end();
-    // What was sent reaches the file, unless writing is what failed. A file whose writing failed
-    // was left as it was (ResultFile::Impl::stop_writing); finish() then does nothing.
-    try {
-      writer.finish_writing();
-    } catch (const std::exception&) {
-    }
-    file.finish(std::string("failed: ") + e.what());
-    if (writer.checkpoint_step() >= 0)
+    if (recording.checkpoint_step() >= 0)
       std::fprintf(stderr, "%s holds the state at step %s: once the cause is fixed, continue the run with --resume\n",
-                   checkpoint_file.string().c_str(), group_digits(writer.checkpoint_step()).c_str());
+                   checkpoint_file.string().c_str(), group_digits(recording.checkpoint_step()).c_str());
     throw;
   }
   log::set_quiet(false);
   progress.end();
-  writer.append_rest(run.histories);
-  writer.finish_writing();
-
-  std::string status;
-  switch (run.status) {
-    case ex::RunStatus::Completed: status = "complete"; break;
-    case ex::RunStatus::NonFinite: status = "failed: " + run.message; break;
-    case ex::RunStatus::Stopped: status = "incomplete"; break;
-  }
-  file.finish(status, run.steps, writer.wall_time());
-  // A complete run needs its checkpoint no more; a stopped or failed one keeps it for --resume.
-  std::error_code remove_error;
-  if (run.status == ex::RunStatus::Completed) std::filesystem::remove(checkpoint_file, remove_error);
 
   std::printf("summary\n");
   std::printf("  DOF             %s\n", group_digits(run.preflight.n_dofs).c_str());
@@ -813,17 +515,17 @@ void run_command(const RunArgs& args) {
               gpus.empty() ? (on_gpu ? "GPU" : "arrays") : str(gpus.size(), " GPUs together").c_str(), si(static_cast<double>(run.exec_peak_bytes)).c_str(),
               si(static_cast<double>(preflight.memory_bytes)).c_str(),
               si(static_cast<double>(run.host_peak_bytes)).c_str());
-  std::printf("  output          %s (%s)\n", file.path().string().c_str(),
-              run.status == ex::RunStatus::NonFinite ? "failed" : status.c_str());
+  std::printf("  output          %s (%s)\n", recording.path().string().c_str(),
+              run.status == ex::RunStatus::NonFinite ? "failed" : recording.status().c_str());
   std::fflush(stdout);
 
   if (run.status == ex::RunStatus::Stopped) {
     const int signal = stop_signal();
     std::fprintf(stderr, "interrupted by %s: %s; %s holds the histories up to there (status incomplete)\n",
-                 stop_signal_name(), run.message.c_str(), file.path().string().c_str());
-    if (writer.checkpoint_step() >= 0)
+                 stop_signal_name(), run.message.c_str(), recording.path().string().c_str());
+    if (recording.checkpoint_step() >= 0)
       std::fprintf(stderr, "%s holds the state at step %s: continue the run with --resume\n",
-                   checkpoint_file.string().c_str(), group_digits(writer.checkpoint_step()).c_str());
+                   checkpoint_file.string().c_str(), group_digits(recording.checkpoint_step()).c_str());
     throw ExitStatus{128 + (signal != 0 ? signal : SIGINT)};
   }
   if (run.status == ex::RunStatus::NonFinite) {

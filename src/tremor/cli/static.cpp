@@ -19,7 +19,7 @@
 #include "tremor/cli/signals.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/cli/git_commit.hpp"
-#include "tremor/cli/model_hash.hpp"
+#include "tremor/record/explicit_run.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/io/load.hpp"
@@ -89,7 +89,7 @@ void static_command(StaticArgs& args) {
   io::RunMetadata metadata;
   metadata.git_commit = git_commit;
   metadata.model_path = args.model;
-  metadata.model_hash = model_hash(args.model, model);
+  metadata.model_hash = record::model_file_hash(args.model, model);
   metadata.backend = settings.backend;
   metadata.precision = settings.precision;
   metadata.solver = "static";

@@ -1,0 +1,451 @@
+#include "tremor/record/explicit_run.hpp"
+
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <exception>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "tremor/core/clock.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/explicit/receivers.hpp"
+#include "tremor/io/file.hpp"
+#include "tremor/mesh/defect.hpp"
+
+namespace tremor::record {
+
+namespace ex = tremor::explicit_fe;
+
+namespace {
+
+// FNV-1a (64 bit), fed piece by piece.
+class Fnv1a {
+ public:
+  void add(const void* data, std::size_t size) {
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < size; ++i) {
+      hash_ ^= bytes[i];
+      hash_ *= 1099511628211ull;
+    }
+  }
+  template <class T>
+  void add(const std::vector<T>& values) {
+    add(values.data(), values.size() * sizeof(T));
+  }
+  std::string hex() const {
+    char text[24];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash_));
+    return text;
+  }
+
+ private:
+  std::uint64_t hash_ = 14695981039346656037ull;
+};
+
+io::Quantity to_io(ex::Quantity quantity) {
+  switch (quantity) {
+    case ex::Quantity::Displacement: return io::Quantity::Displacement;
+    case ex::Quantity::Velocity: return io::Quantity::Velocity;
+    case ex::Quantity::Acceleration: return io::Quantity::Acceleration;
+  }
+  return io::Quantity::Displacement;
+}
+
+// Appends history samples to the result file on a thread of its own, so that the time loop does
+// not wait for the disk while a large receiver grid's samples (hundreds of MB a run) are written.
+// Every other use of the file takes `guard` (HDF5 is called by one thread at a time); drain()
+// waits until what was queued is written, and rethrows a failure to write it.
+class SampleWriter {
+ public:
+  SampleWriter(io::ResultFile& file, std::mutex& guard) : file_(file), guard_(guard) {}
+  SampleWriter(const SampleWriter&) = delete;
+  SampleWriter& operator=(const SampleWriter&) = delete;
+  ~SampleWriter() {
+    {
+      const std::lock_guard lock(mutex_);
+      closing_ = true;
+    }
+    changed_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  // Queues samples of history `id`, waiting while more than `max_queued` bytes are queued.
+  void append(int id, std::vector<double> times, std::vector<double> values) {
+    std::unique_lock lock(mutex_);
+    rethrow();
+    if (!thread_.joinable()) thread_ = std::thread([this] { write_loop(); });
+    changed_.wait(lock, [&] { return queued_bytes_ <= max_queued || failure_; });
+    rethrow();
+    queued_bytes_ += 8 * (times.size() + values.size());
+    queue_.push_back({id, std::move(times), std::move(values)});
+    changed_.notify_all();
+  }
+  void drain() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return (queue_.empty() && !busy_) || failure_; });
+    rethrow();
+  }
+  void check() {
+    const std::lock_guard lock(mutex_);
+    rethrow();
+  }
+
+ private:
+  static constexpr std::size_t max_queued = std::size_t(1) << 30;
+  struct Job {
+    int id = 0;
+    std::vector<double> times, values;
+  };
+  void rethrow() {
+    if (failure_) std::rethrow_exception(failure_);
+  }
+  void write_loop() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      changed_.wait(lock, [&] { return !queue_.empty() || closing_; });
+      if (queue_.empty()) return;
+      Job job = std::move(queue_.front());
+      queue_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      std::exception_ptr failed;
+      try {
+        const std::lock_guard file_lock(guard_);
+        file_.append_samples(job.id, job.times, job.values);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+      lock.lock();
+      busy_ = false;
+      queued_bytes_ -= 8 * (job.times.size() + job.values.size());
+      if (failed && !failure_) failure_ = failed;
+      changed_.notify_all();
+      if (failure_) {
+        queue_.clear();
+        queued_bytes_ = 0;
+      }
+    }
+  }
+
+  io::ResultFile& file_;
+  std::mutex& guard_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Job> queue_;
+  std::size_t queued_bytes_ = 0;
+  bool busy_ = false, closing_ = false;
+  std::exception_ptr failure_;
+  std::thread thread_;
+};
+
+// Declares `histories` in the file, or finds them in a file continued (`reopened`): their ids by
+// name. `shot`: the shot (ResultFile::begin_shot) they belong to; empty: none.
+std::map<std::string, int> declare_histories(io::ResultFile& file, const Model& model,
+                                             const std::vector<ex::History>& histories, bool reopened,
+                                             const std::string& shot) {
+  std::map<std::string, int> ids;
+  for (const ex::History& history : histories) {
+    if (reopened) {
+      ids[history.name] = file.history_id(shot.empty() ? history.name : str(shot, "/", history.name));
+      continue;
+    }
+    std::vector<io::Quantity> quantities;
+    for (const ex::Quantity q : history.quantities) quantities.push_back(to_io(q));
+    if (!history.nodes.empty()) {
+      ids[history.name] = file.add_history(history.name, history.nodes, quantities);
+      continue;
+    }
+    std::vector<double> positions;
+    std::vector<Index> elements;
+    for (std::size_t p = 0; p < history.positions.size(); ++p) {
+      positions.insert(positions.end(), history.positions[p].begin(), history.positions[p].begin() + history.dim);
+      elements.push_back(history.locations[p].element);
+    }
+    // A grid over a plate with defects: where they are and how deep at its points.
+    std::vector<unsigned char> footprint;
+    std::vector<double> depth;
+    if (history.grid && !model.defects.empty()) defects_at(model.mesh, model.defects, history.positions, footprint, depth);
+    ids[history.name] = file.add_position_history(history.name, positions, elements, quantities,
+                                                  history.grid ? &*history.grid : nullptr, footprint, depth);
+  }
+  return ids;
+}
+
+// Sends samples to the result file in chunks as they are recorded (through a SampleWriter),
+// writes snapshots and checkpoints, begins each shot's group and flushes the file every few
+// seconds; passes every event on to `next`. finish_writing() before the file is finished.
+class ResultWriter final : public ex::Observer {
+ public:
+  // A history's samples are sent once this many, or this many bytes, wait.
+  static constexpr std::size_t chunk_samples = 1024;
+  static constexpr std::size_t chunk_bytes = std::size_t(8) << 20;
+
+  ResultWriter(io::ResultFile& file, const Model& model, std::vector<ex::History> declared, bool reopened,
+               ex::Observer* next, double flush_seconds, CheckpointPlan checkpoints, long long first_step)
+      : file_(file),
+        model_(model),
+        declared_(std::move(declared)),
+        next_(next),
+        flush_seconds_(flush_seconds),
+        checkpoints_(std::move(checkpoints)),
+        checkpoint_step_(first_step > 0 ? first_step : -1) {
+    // A model with shots declares each shot's histories as the shot begins (on_shot).
+    if (model.shots.empty()) ids_ = declare_histories(file_, model_, declared_, reopened, "");
+  }
+
+  void on_start(const ex::Preflight& preflight) override {
+    started_ = last_flush_ = Clock::now();
+    if (next_) next_->on_start(preflight);
+  }
+
+  void on_shot(std::size_t index, bool resumed) override {
+    {
+      const std::lock_guard lock(file_guard_);
+      const Shot& shot = model_.shots[index];
+      file_.begin_shot(shot.name, shot.transducers);
+      ids_ = declare_histories(file_, model_, declared_, resumed, shot.name);
+    }
+    written_.clear();
+    seen_.clear();
+    if (next_) next_->on_shot(index, resumed);
+  }
+
+  // The shot's samples not yet in the file.
+  void on_shot_end(std::size_t index, const std::vector<ex::History>& histories) override {
+    append_rest(histories);
+    if (next_) next_->on_shot_end(index, histories);
+  }
+
+  void on_sample(const ex::History& history, std::size_t sample) override {
+    const auto id = ids_.find(history.name);
+    if (id != ids_.end()) {
+      seen_[history.name] = &history;
+      const std::size_t waiting = history.n_samples() - written_[history.name];
+      if (waiting >= chunk_samples || waiting * history.sample_size() * sizeof(double) >= chunk_bytes)
+        append(history, id->second);
+    }
+    if (next_) next_->on_sample(history, sample);
+  }
+
+  void on_snapshot(const ex::Snapshot& snapshot) override {
+    {
+      const std::lock_guard lock(file_guard_);
+      file_.write_snapshot(snapshot.time, snapshot.displacement, snapshot.velocity);
+    }
+    if (next_) next_->on_snapshot(snapshot);
+  }
+
+  void on_checkpoint(const ex::SolverState& state) override {
+    if (!checkpoints_.path.empty()) write_checkpoint(state);
+    if (next_) next_->on_checkpoint(state);
+  }
+
+  long long checkpoint_step() const { return checkpoint_step_; }
+
+  void on_progress(long long step, long long steps, double time) override {
+    if (next_) next_->on_progress(step, steps, time);
+    if (seconds_since(last_flush_) >= flush_seconds_) flush(step);
+    samples_.check();  // a failed write stops the run here
+  }
+
+  bool stop_requested() override { return next_ != nullptr && next_->stop_requested(); }
+
+  // The samples not yet in the file, from the histories the run returned.
+  void append_rest(const std::vector<ex::History>& histories) {
+    seen_.clear();  // the recorder's histories were moved into these
+    for (const ex::History& history : histories) {
+      const auto id = ids_.find(history.name);
+      if (id != ids_.end()) append(history, id->second);
+    }
+  }
+
+  // Waits until every sample sent is in the file; rethrows a failure to write one.
+  void finish_writing() { samples_.drain(); }
+
+  // s of time loop over all sessions of the run (a resumed run adds the earlier ones').
+  double wall_time() const { return checkpoints_.wall_before + seconds_since(started_); }
+
+ private:
+  void write_checkpoint(const ex::SolverState& state) {
+    // The file first: everything up to this step reaches the disk before the checkpoint that
+    // counts it, so a kill (or a power loss) between the two leaves a file holding at least what
+    // it says.
+    flush(state.step);
+    const std::lock_guard lock(file_guard_);
+    io::sync_file(file_.partial_path());
+    io::Checkpoint checkpoint = checkpoints_.run;
+    checkpoint.shot = state.shot;
+    checkpoint.step = state.step;
+    checkpoint.wall_time = wall_time();
+    checkpoint.previous = state.previous;
+    checkpoint.current = state.current;
+    for (const ex::PendingSample& pending : state.receivers)
+      checkpoint.receivers.push_back(io::CheckpointPending{pending.active, pending.step, pending.before, pending.at});
+    checkpoint.snapshot =
+        io::CheckpointPending{state.snapshot.active, state.snapshot.step, state.snapshot.before, state.snapshot.at};
+    checkpoint.history_samples = file_.sample_counts();
+    checkpoint.n_snapshots = file_.n_snapshots();
+    io::write_checkpoint(checkpoints_.path, checkpoint);
+    checkpoint_step_ = state.step;
+  }
+
+  void flush(long long step) {
+    for (const auto& [name, history] : seen_) append(*history, ids_.at(name));
+    samples_.drain();
+    const std::lock_guard lock(file_guard_);
+    file_.set_progress(step, wall_time());
+    file_.flush();
+    last_flush_ = Clock::now();
+  }
+
+  // The history's samples not yet sent, copied (the recorder goes on growing them).
+  void append(const ex::History& history, int id) {
+    std::size_t& written = written_[history.name];
+    const std::size_t n = history.n_samples();
+    if (n <= written) return;
+    const std::size_t size = history.sample_size();
+    const auto from = static_cast<std::ptrdiff_t>(written);
+    samples_.append(id, std::vector<double>(history.times.begin() + from, history.times.end()),
+                    std::vector<double>(history.values.begin() + from * static_cast<std::ptrdiff_t>(size),
+                                        history.values.begin() + static_cast<std::ptrdiff_t>(n * size)));
+    written = n;
+  }
+
+  io::ResultFile& file_;
+  const Model& model_;
+  std::vector<ex::History> declared_;  // make_histories(model, dt): what each shot declares
+  ex::Observer* next_;
+  std::map<std::string, int> ids_;
+  double flush_seconds_;
+  CheckpointPlan checkpoints_;
+  long long checkpoint_step_ = -1;
+  std::map<std::string, std::size_t> written_;
+  std::map<std::string, const ex::History*> seen_;
+  Clock::time_point started_ = Clock::now(), last_flush_ = Clock::now();
+  std::mutex file_guard_;  // every use of the file, by this thread, the snapshots' or the samples'
+  SampleWriter samples_{file_, file_guard_};
+};
+
+}  // namespace
+
+std::string model_hash(std::string_view model_bytes, const Model& model) {
+  Fnv1a file, inputs;
+  file.add(model_bytes.data(), model_bytes.size());
+  const Mesh& mesh = model.mesh;
+  inputs.add(mesh.coordinates);
+  inputs.add(mesh.node_labels);
+  for (const ElementBlock& block : mesh.blocks) {
+    const int kind[2] = {static_cast<int>(block.type), block.order};
+    inputs.add(kind, sizeof kind);
+    inputs.add(block.connectivity);
+    inputs.add(block.labels);
+  }
+  const auto signal = [&](const Signal& s) { inputs.add(s.table); };
+  for (const PointSource& source : model.point_sources) signal(source.signal);
+  for (const PrescribedDisplacement& p : model.prescribed) signal(p.signal);
+  for (const SurfaceLoad& load : model.surface_loads)
+    if (load.signal) signal(*load.signal);
+  for (const Amplitude& amplitude : model.amplitudes) inputs.add(amplitude.points);
+  return str("fnv1a64:", file.hex(), ":", inputs.hex());
+}
+
+std::string model_file_hash(const std::filesystem::path& path, const Model& model) {
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return model_hash(bytes, model);
+}
+
+std::filesystem::path checkpoint_path(const std::filesystem::path& result) {
+  std::filesystem::path path = result;
+  path += ".checkpoint";
+  return path;
+}
+
+io::RunMetadata run_metadata(const ex::Preflight& preflight, std::string model_path, std::string model_hash,
+                             std::string git_commit) {
+  io::RunMetadata metadata;
+  metadata.git_commit = std::move(git_commit);
+  metadata.model_path = std::move(model_path);
+  metadata.model_hash = std::move(model_hash);
+  metadata.backend = to_string(preflight.backend);
+  metadata.precision = to_string(preflight.precision);
+  metadata.time_step = preflight.dt;
+  return metadata;
+}
+
+io::SnapshotOptions snapshot_options(const Model& model, const ex::Preflight& preflight) {
+  io::SnapshotOptions options;
+  if (model.output && preflight.snapshot_every > 0) {
+    options.nodes = model.output->snapshot_nodes;
+    options.magnitude = model.output->magnitude;
+    options.velocity = model.output->velocity;
+  }
+  return options;
+}
+
+struct Recording::Impl {
+  Impl(const Model& model, const ex::Preflight& preflight, RecordSettings s, ex::Observer* next)
+      : settings(std::move(s)),
+        file(settings.resumed ? io::ResultFile::reopen(settings.output, model, settings.metadata, settings.snapshots,
+                                                       settings.resumed->history_samples,
+                                                       settings.resumed->n_snapshots, std::move(settings.claim))
+                              : io::ResultFile::create(settings.output, model, settings.metadata, settings.snapshots,
+                                                       std::move(settings.claim))),
+        writer(file, model, ex::make_histories(model, preflight.dt), settings.resumed != nullptr, next,
+               settings.flush_seconds, settings.checkpoints, settings.resumed ? settings.resumed->step : 0) {
+    settings.resumed = nullptr;  // read; not kept
+  }
+  RecordSettings settings;
+  io::ResultFile file;
+  ResultWriter writer;
+  std::string status;
+};
+
+Recording::Recording(const Model& model, const ex::Preflight& preflight, RecordSettings settings, ex::Observer* next)
+    : impl_(std::make_unique<Impl>(model, preflight, std::move(settings), next)) {}
+Recording::Recording(Recording&&) noexcept = default;
+Recording& Recording::operator=(Recording&&) noexcept = default;
+Recording::~Recording() = default;
+
+ex::ExplicitRun Recording::run(const std::function<ex::ExplicitRun(ex::Observer*)>& step) {
+  Impl& r = *impl_;
+  ex::ExplicitRun run;
+  try {
+    run = step(&r.writer);
+  } catch (const std::exception& e) {
+    // What was sent reaches the file, unless writing is what failed. A file whose writing failed
+    // was left as it was (ResultFile::Impl::stop_writing); finish() then does nothing.
+    try {
+      r.writer.finish_writing();
+    } catch (const std::exception&) {
+    }
+    r.status = std::string("failed: ") + e.what();
+    r.file.finish(r.status);
+    throw;
+  }
+  r.writer.append_rest(run.histories);
+  r.writer.finish_writing();
+  switch (run.status) {
+    case ex::RunStatus::Completed: r.status = "complete"; break;
+    case ex::RunStatus::NonFinite: r.status = "failed: " + run.message; break;
+    case ex::RunStatus::Stopped: r.status = "incomplete"; break;
+  }
+  r.file.finish(r.status, run.steps, r.writer.wall_time());
+  // A complete run needs its checkpoint no more; a stopped or failed one keeps it for --resume.
+  std::error_code ignored;
+  if (run.status == ex::RunStatus::Completed) std::filesystem::remove(checkpoint_path(r.settings.output), ignored);
+  return run;
+}
+
+const std::filesystem::path& Recording::path() const { return impl_->file.path(); }
+const std::string& Recording::status() const { return impl_->status; }
+long long Recording::checkpoint_step() const { return impl_->writer.checkpoint_step(); }
+
+}  // namespace tremor::record

@@ -1,0 +1,82 @@
+#pragma once
+// An explicit run recorded into one result file as it goes (docs/output-format.md): the
+// histories' samples sent in chunks from a thread of their own, the snapshots, the checkpoints, a
+// flush every few seconds, and the file finished with the run's status. `tremor run` and the
+// Python package's tremor.run(output=...) record through this one path; what is shown meanwhile
+// (progress, shots) and what stops a run (signals, Ctrl-C) belong to the observer they pass on.
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "tremor/explicit/solver.hpp"
+#include "tremor/io/checkpoint_file.hpp"
+#include "tremor/io/result_file.hpp"
+#include "tremor/model/model.hpp"
+
+namespace tremor::record {
+
+// What identifies the input of a run: the `model_hash` of a result file's metadata and of a
+// checkpoint, so that a resume is refused when the model changed. "fnv1a64:<model>:<inputs>":
+// FNV-1a of the model file's bytes, and of what it read from other files (the mesh: coordinates,
+// labels, connectivity; tabulated signals and amplitudes).
+std::string model_hash(std::string_view model_bytes, const Model& model);
+// The same of the model file `path` (unreadable: as if empty).
+std::string model_file_hash(const std::filesystem::path& path, const Model& model);
+
+// `RESULT.checkpoint`: where the checkpoints of a run to RESULT go (docs/running.md).
+std::filesystem::path checkpoint_path(const std::filesystem::path& result);
+
+// The result file's metadata of a run set up by `preflight`.
+io::RunMetadata run_metadata(const explicit_fe::Preflight& preflight, std::string model_path, std::string model_hash,
+                             std::string git_commit);
+// The nodes and fields the model's snapshots hold (none when it takes none).
+io::SnapshotOptions snapshot_options(const Model& model, const explicit_fe::Preflight& preflight);
+
+// What a checkpoint records of the run besides the solver's state (io::Checkpoint's run fields).
+struct CheckpointPlan {
+  std::filesystem::path path;  // empty: no checkpoints
+  io::Checkpoint run;          // identity and settings; the state is filled at each checkpoint
+  double wall_before = 0.0;    // s of time loop spent by the sessions before this one
+};
+
+struct RecordSettings {
+  std::filesystem::path output;
+  io::OutputClaim claim;  // io::claim_result_file(output, resumed != nullptr), taken before any work
+  io::RunMetadata metadata;
+  io::SnapshotOptions snapshots;
+  CheckpointPlan checkpoints;
+  // A run continued from this checkpoint: the file is reopened at its counts of samples and
+  // snapshots (it must live as long as the Recording's constructor). Null: a new file.
+  const io::Checkpoint* resumed = nullptr;
+  double flush_seconds = 5.0;  // between flushes of the file during the run
+};
+
+class Recording {
+ public:
+  // Creates `settings.output` (or reopens it, for a run resumed) and declares the model's
+  // histories in it (a model with shots: each shot's, as it begins). `next` (may be null) gets
+  // every event of the run after the file has taken it; its stop_requested stops the run.
+  Recording(const Model& model, const explicit_fe::Preflight& preflight, RecordSettings settings, explicit_fe::Observer* next);
+  Recording(Recording&&) noexcept;
+  Recording& operator=(Recording&&) noexcept;
+  ~Recording();
+
+  // Runs `step` (run_explicit, run_threads or Simulation::run with the observer given to it) and
+  // finishes the file with the run's status: "complete", "incomplete" (stopped) or "failed: why"
+  // (a NaN). On an exception, what was sent reaches the file, which is finished as "failed: what",
+  // and the exception goes on. A complete run's checkpoint is deleted; any other keeps it.
+  explicit_fe::ExplicitRun run(const std::function<explicit_fe::ExplicitRun(explicit_fe::Observer*)>& step);
+
+  const std::filesystem::path& path() const;  // the result file's
+  const std::string& status() const;          // as finished; empty before
+  // The step of the newest checkpoint (written by this run, or resumed from); -1: none.
+  long long checkpoint_step() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tremor::record

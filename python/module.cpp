@@ -10,6 +10,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,8 @@
 #include "tremor/explicit/simulation.hpp"
 #include "tremor/io/abaqus_writer.hpp"
 #include "tremor/explicit/solver.hpp"
+#include "tremor/record/explicit_run.hpp"
+#include "tremor/cli/git_commit.hpp"
 #include "tremor/io/load.hpp"
 #include "tremor/io/model_file.hpp"
 #include "tremor/mesh/element_type.hpp"
@@ -93,7 +96,9 @@ class PythonFailure {
 // the GIL.
 class PythonObserver final : public ex::Observer {
  public:
-  explicit PythonObserver(py::object progress) : progress_(std::move(progress)) {}
+  // `keep_snapshots`: the model's snapshots kept in memory (not when a result file holds them).
+  explicit PythonObserver(py::object progress, bool keep_snapshots = true)
+      : progress_(std::move(progress)), keep_snapshots_(keep_snapshots) {}
   void on_progress(long long step, long long steps, double time) override {
     py::gil_scoped_acquire gil;
     if (failure.failed()) return;
@@ -111,6 +116,7 @@ class PythonObserver final : public ex::Observer {
   // The model's [output] snapshots, kept in memory (called by the solver's snapshot writer, one
   // call at a time: no GIL needed to copy).
   void on_snapshot(const ex::Snapshot& snapshot) override {
+    if (!keep_snapshots_) return;
     snapshots.push_back({snapshot.step, snapshot.time,
                          std::vector<double>(snapshot.displacement.begin(), snapshot.displacement.end()),
                          std::vector<double>(snapshot.velocity.begin(), snapshot.velocity.end())});
@@ -125,6 +131,7 @@ class PythonObserver final : public ex::Observer {
 
  private:
   py::object progress_;
+  bool keep_snapshots_;
 };
 
 py::dict run_dict(const ex::ExplicitRun& result, const tremor::Model& model);
@@ -132,9 +139,12 @@ py::array_t<double> per_node(const std::vector<double>& values, std::size_t widt
 template <class T>
 py::array_t<T> vector_of(const std::vector<T>& values);
 
+// `output`: the result file to record the run into, as `tremor run -o` does (the command's
+// writer: record::Recording); `model_path` and `model_bytes` identify the model in its metadata.
 py::dict run(const tremor::Model& model, const std::string& backend, const std::optional<std::string>& precision,
              const std::optional<std::string>& operator_kind, const std::optional<double>& duration,
-             const std::optional<double>& time_step, int check_every, py::object progress) {
+             const std::optional<double>& time_step, int check_every, py::object progress,
+             const std::optional<std::string>& output, const std::string& model_path, const std::string& model_bytes) {
   ex::RunOptions options;
   options.backend = backend;
   if (precision) options.precision = *precision;
@@ -142,14 +152,38 @@ py::dict run(const tremor::Model& model, const std::string& backend, const std::
   if (duration) options.duration = *duration;
   if (time_step) options.time_step = *time_step;
   options.check_every = check_every;
-  PythonObserver observer(std::move(progress));
+  PythonObserver observer(std::move(progress), /*keep_snapshots=*/!output);
   ex::ExplicitRun result;
   {
     py::gil_scoped_release released;
-    result = ex::run_explicit(model, options, &observer);
+    if (!output) {
+      result = ex::run_explicit(model, options, &observer);
+    } else {
+      // The file claimed before any work, as the command does: a second writer is refused at once.
+      const std::filesystem::path path = *output;
+      tremor::io::OutputClaim claim = tremor::io::claim_result_file(path, false);
+      const std::filesystem::path checkpoint = tremor::record::checkpoint_path(path);
+      std::error_code exists_error;
+      if (std::filesystem::exists(checkpoint, exists_error))
+        throw tremor::Error(tremor::str(checkpoint.string(), " exists: an earlier run to ", path.string(),
+                                        " was interrupted; continue it with `tremor run --resume`, or delete the "
+                                        "checkpoint to start afresh"));
+      const ex::Preflight preflight = ex::preflight(model, options);
+      tremor::record::RecordSettings settings;
+      settings.output = path;
+      settings.claim = std::move(claim);
+      settings.metadata = tremor::record::run_metadata(
+          preflight, model_path, tremor::record::model_hash(model_bytes, model), tremor::cli::git_commit);
+      settings.snapshots = tremor::record::snapshot_options(model, preflight);
+      if (model.output) settings.flush_seconds = model.output->flush_seconds;
+      options.preflight = &preflight;
+      tremor::record::Recording recording(model, preflight, std::move(settings), &observer);
+      result = recording.run([&](ex::Observer* o) { return ex::run_explicit(model, options, o); });
+    }
   }
   observer.failure.rethrow();
   py::dict out = run_dict(result, model);
+  out["output"] = output ? py::object(py::str(*output)) : py::object(py::none());
   // Snapshots as [nodes][dim] arrays, at the model's snapshot nodes (None: every node).
   const auto dim = static_cast<std::size_t>(model.mesh.dim());
   py::list snapshots;
@@ -579,5 +613,6 @@ PYBIND11_MODULE(_tremor, m) {
       .def_property_readonly("operator",
                              [](const PythonSimulation& s) { return std::string(s.simulation().preflight().operator_kind()); });
   m.def("_run", &run, py::arg("model"), py::arg("backend"), py::arg("precision"), py::arg("operator"),
-        py::arg("duration"), py::arg("time_step"), py::arg("check_every"), py::arg("progress"));
+        py::arg("duration"), py::arg("time_step"), py::arg("check_every"), py::arg("progress"), py::arg("output"),
+        py::arg("model_path"), py::arg("model_bytes"));
 }

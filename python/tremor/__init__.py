@@ -7,6 +7,7 @@ files as numpy arrays (docs/python.md).
     probe = run.histories["probe"]          # probe.times [s], probe.values [sample][point][quantity][xyz]
     result = tremor.open("plate.h5")        # a result file written by `tremor run`
 """
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,8 +41,10 @@ class Run:
     shots: dict = field(default_factory=dict)  # shot name -> {name -> History}
     # The model's [output] snapshots: each {"step", "time", "displacement": [nodes][dim] (m),
     # "velocity": [nodes][dim] (m/s) or None}, at snapshot_nodes (0-based; None: every node).
+    # Empty when the run wrote a result file: its snapshots are there (tremor.open(run.output)).
     snapshots: list = field(default_factory=list)
     snapshot_nodes: np.ndarray = None
+    output: str = None  # the result file written (output=...), or None
 
 
 def _history(d):
@@ -50,7 +53,7 @@ def _history(d):
 
 
 def run(model, backend="auto", precision=None, operator=None, duration=None, dt=None, check_every=100,
-        progress=None):
+        progress=None, output=None):
     """Runs the explicit solver on `model` (a tremor.Model) and returns a Run.
 
     backend: "auto" (CUDA when a GPU is usable, else OpenMP), "serial", "openmp" or "cuda";
@@ -58,10 +61,18 @@ def run(model, backend="auto", precision=None, operator=None, duration=None, dt=
     (s) override the model file's. progress(step, steps, time) is called every check_every steps;
     an exception it raises, or Ctrl-C, stops the run there and is raised here. tremor's refusals
     raise tremor.Error with the command line's text.
+
+    output: a result file (docs/output-format.md) written as the run goes, as `tremor run -o
+    output` writes it: atomically (`output.partial` until the run ends), finished as "complete",
+    "incomplete" (stopped: Ctrl-C, or the progress callback raised) or "failed: why". The
+    histories come back in memory as well; the snapshots are in the file only.
     """
     if not isinstance(model, Model):
         raise TypeError(f"tremor.run takes a tremor.Model, got {type(model).__name__}")
-    return _run_of(_run(model._model(), backend, precision, operator, duration, dt, int(check_every), progress))
+    compiled = model._model()
+    path, text = model._identity() if output is not None else ("", b"")
+    return _run_of(_run(compiled, backend, precision, operator, duration, dt, int(check_every), progress,
+                        None if output is None else os.fspath(output), path, text))
 
 
 def _run_of(out):

@@ -289,6 +289,16 @@ class Model:
                 raise Error(self._where(str(e), lines)) from None
         return self._compiled
 
+    def _identity(self):
+        """(path, bytes) naming and identifying the model in a result file's metadata: the file
+        loaded while unchanged, else the model file's text of the tables built here."""
+        if self._opaque:
+            with open(self._opaque, "rb") as f:
+                return self._opaque, f.read()
+        if self._file is not None:
+            return self._file[1], self._file[0].encode("utf-8")
+        return _BUILT, _toml(self._doc).encode("utf-8")
+
     def _where(self, message, lines):
         """The reader's "<python model>:LINE: ..." as "where the table was set: ..."."""
         match = re.match(re.escape(_BUILT) + r":(\d+): (.*)", message, re.S)

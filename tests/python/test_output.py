@@ -1,0 +1,121 @@
+"""tremor.run(..., output=path): the result file the command line writes, from Python, kept and
+marked when a run is stopped, refused where the command refuses."""
+import os
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+import pytest
+
+import tremor
+
+ROOT = os.environ.get("TREMOR_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+CLI = os.environ.get("TREMOR_CLI", "tremor")
+DATA = os.path.join(ROOT, "tests", "data", "cli")
+# Metadata that differs between two runs of the same model: when, how long, and which build.
+RUN_TO_RUN = {"created", "wall_time", "git_commit"}
+
+
+def datasets(path):
+    """Every dataset of a result file, by name, as numpy arrays (wall times left out: they differ
+    from run to run)."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        def visit(name, item):
+            if isinstance(item, h5py.Dataset) and not name.endswith("_seconds"):
+                out[name] = item[()]
+        f.visititems(visit)
+        metadata = {k: v for k, v in f["metadata"].attrs.items() if k not in RUN_TO_RUN}
+    return out, metadata
+
+
+def assert_same_file(a, b):
+    data_a, meta_a = datasets(a)
+    data_b, meta_b = datasets(b)
+    assert sorted(data_a) == sorted(data_b)
+    for name in data_a:
+        # The same solver, settings and backend: the same bits, dataset by dataset.
+        np.testing.assert_array_equal(data_a[name], data_b[name], err_msg=name)
+    assert meta_a == meta_b
+
+
+@pytest.mark.parametrize("name", ["snapshots.toml", "shots_plate.toml"])
+def test_the_file_is_the_command_lines(tmp_path, name):
+    model = os.path.join(DATA, name)
+    ours, theirs = tmp_path / "python.h5", tmp_path / "cli.h5"
+    run = tremor.run(tremor.Model.load(model), backend="serial", output=ours)
+    assert run.status == "complete" and run.output == str(ours)
+    subprocess.run([CLI, "run", model, "--backend", "serial", "-o", str(theirs)], check=True, capture_output=True)
+    assert_same_file(ours, theirs)
+    assert not os.path.exists(str(ours) + ".partial")
+    with tremor.open(ours) as result:
+        assert result.status == "complete"
+        for shot, histories in run.shots.items() or [(None, run.histories)]:
+            written = result.shots[shot] if shot else result.histories
+            for key, history in histories.items():
+                np.testing.assert_array_equal(written[key].values, history.values)
+        if name == "snapshots.toml":
+            assert run.snapshots == []  # in the file only
+            assert len(result.snapshot_times) > 2
+
+
+def test_a_stopped_run_keeps_its_file(tmp_path):
+    model = tremor.Model.load(os.path.join(DATA, "snapshots.toml"))
+    whole = tremor.run(model, backend="serial")
+    output = tmp_path / "stopped.h5"
+
+    def stop(step, steps, t):
+        if step >= 30:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        tremor.run(model, backend="serial", check_every=10, progress=stop, output=output)
+    with tremor.open(output) as result:
+        assert result.status == "incomplete"
+        assert result.metadata["step_count"] == 30
+        for name, history in result.histories.items():
+            # What was recorded up to the stop, as the whole run recorded it.
+            n = len(history.times)
+            assert 0 < n < len(whole.histories[name].times)
+            np.testing.assert_array_equal(history.values, whole.histories[name].values[:n])
+        assert 0 < len(result.snapshot_times) < 9
+
+    def fail(step, steps, t):
+        raise ValueError("a callback's own error")
+    with pytest.raises(ValueError, match="a callback's own error"):
+        tremor.run(model, backend="serial", check_every=10, progress=fail, output=output)
+    with tremor.open(output) as result:
+        assert result.status == "incomplete" and result.metadata["step_count"] == 10
+
+
+def test_a_model_built_here(tmp_path):
+    model = tremor.Model.load(os.path.join(DATA, "tiny.toml")).copy().set_title("built")
+    output = tmp_path / "built.h5"
+    run = tremor.run(model, backend="serial", output=output)
+    with tremor.open(output) as result:
+        assert result.metadata["model_path"] == "<python model>"
+        assert result.metadata["model_title"] == "built"
+        assert result.metadata["model_hash"].startswith("fnv1a64:")
+        np.testing.assert_array_equal(result.histories["probe"].values, run.histories["probe"].values)
+
+
+def test_refusals(tmp_path):
+    model = tremor.Model.load(os.path.join(DATA, "tiny.toml"))
+    missing = tmp_path / "no" / "such" / "folder" / "out.h5"
+    with pytest.raises(tremor.Error, match="folder"):
+        tremor.run(model, backend="serial", output=missing)
+    # An interrupted command-line run's checkpoint is not overwritten by a run from here.
+    output = tmp_path / "kept.h5"
+    (tmp_path / "kept.h5.checkpoint").write_bytes(b"state")
+    with pytest.raises(tremor.Error, match=r"kept\.h5\.checkpoint exists: .*--resume"):
+        tremor.run(model, backend="serial", output=output)
+    assert (tmp_path / "kept.h5.checkpoint").read_bytes() == b"state"
+    assert not output.exists()
+    # A refused model leaves no file behind.
+    with pytest.raises(tremor.Error, match="precision"):
+        tremor.run(model, backend="serial", precision="half", output=tmp_path / "refused.h5")
+    assert not (tmp_path / "refused.h5").exists() and not (tmp_path / "refused.h5.partial").exists()
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-v"]))

@@ -20,7 +20,9 @@
 #include "tremor/explicit/simulation.hpp"
 #include "tremor/io/abaqus_writer.hpp"
 #include "tremor/explicit/solver.hpp"
+#include "tremor/record/bem_run.hpp"
 #include "tremor/record/explicit_run.hpp"
+#include "tremor/record/static_solution.hpp"
 #include "tremor/cli/git_commit.hpp"
 #include "tremor/io/load.hpp"
 #include "tremor/io/model_file.hpp"
@@ -269,20 +271,46 @@ py::array_t<double> per_node(const std::vector<double>& values, std::size_t widt
   return py::array_t<double>(shape, values.data());
 }
 
+// The Ctrl-C of a static solve running on this thread (CG polls a plain function between
+// iterations, which runs Python's signal handlers with the GIL).
+thread_local PythonFailure* static_interrupt = nullptr;
+
+// `output`: the result file to write, as `tremor static -o` does (record::write_static_result).
 py::dict solve_static(const tremor::Model& model, const std::string& backend, const std::optional<std::string>& precision,
                       const std::optional<std::string>& preconditioner, const std::optional<double>& tolerance,
-                      const std::optional<int>& max_iterations) {
+                      const std::optional<int>& max_iterations, const std::optional<std::string>& output,
+                      const std::string& model_path, const std::string& model_bytes) {
   tremor::static_fe::SolveOptions options;
   options.backend = backend;
   if (precision) options.precision = *precision;
   if (preconditioner) options.preconditioner = *preconditioner;
   options.tolerance = tolerance;
   options.max_iterations = max_iterations;
+  PythonFailure interrupt;
+  static_interrupt = &interrupt;
+  struct Forget {
+    ~Forget() { static_interrupt = nullptr; }
+  } const forget;
+  options.stop_requested = [] {
+    py::gil_scoped_acquire gil;
+    return static_interrupt->check_signals();
+  };
   tremor::static_fe::StaticResult result;
   {
     py::gil_scoped_release released;
+    // Claimed before the solve; the file is created after it, so a refused model leaves none.
+    std::optional<tremor::io::OutputClaim> claim;
+    if (output) claim = tremor::io::claim_result_file(*output, false);
     result = tremor::static_fe::solve_static(model, options);
+    if (output) {
+      tremor::io::RunMetadata metadata;
+      metadata.git_commit = tremor::cli::git_commit;
+      metadata.model_path = model_path;
+      metadata.model_hash = tremor::record::model_hash(model_bytes, model);
+      tremor::record::write_static_result(*output, std::move(*claim), model, metadata, result);
+    }
   }
+  interrupt.rethrow();  // Ctrl-C: the last iterate was written as incomplete
   const auto dim = static_cast<std::size_t>(model.mesh.dim());
   const std::size_t nodes = static_cast<std::size_t>(model.mesh.n_nodes());
   py::dict out;
@@ -324,8 +352,9 @@ class BemInterrupt final : public tremor::bem::Observer {
   PythonFailure failure;
 };
 
+// `output`: the result file to write as the run goes, as `tremor bem -o` does (record::BemRecording).
 py::dict solve_bem(const std::string& path, const std::string& backend, const std::optional<std::string>& elements,
-                   bool allow_coarse) {
+                   bool allow_coarse, const std::optional<std::string>& output) {
   tremor::bem::RunOptions options;
   options.backend = backend;
   if (elements) options.elements = *elements;
@@ -336,9 +365,18 @@ py::dict solve_bem(const std::string& path, const std::string& backend, const st
   tremor::bem::RunResult result;
   {
     py::gil_scoped_release released;
+    std::optional<tremor::io::OutputClaim> claim;
+    if (output) claim = tremor::io::claim_result_file(*output, false);
     problem = tremor::io::read_bem_model_file(path);
     plan = tremor::bem::plan_bem(problem, options);
-    result = tremor::bem::run_bem(problem, plan, &interrupt);
+    if (!output) {
+      result = tremor::bem::run_bem(problem, plan, &interrupt);
+    } else {
+      tremor::record::BemRecording recording(problem, path, tremor::cli::git_commit, *output, std::move(*claim),
+                                             &interrupt);
+      result = tremor::bem::run_bem(problem, plan, &recording);
+      recording.finish(result);
+    }
   }
   interrupt.failure.rethrow();
   py::dict out;
@@ -588,8 +626,10 @@ PYBIND11_MODULE(_tremor, m) {
       });
 
   m.def("_static", &solve_static, py::arg("model"), py::arg("backend"), py::arg("precision"),
-        py::arg("preconditioner"), py::arg("tolerance"), py::arg("max_iterations"));
-  m.def("_bem", &solve_bem, py::arg("path"), py::arg("backend"), py::arg("elements"), py::arg("allow_coarse"));
+        py::arg("preconditioner"), py::arg("tolerance"), py::arg("max_iterations"), py::arg("output"),
+        py::arg("model_path"), py::arg("model_bytes"));
+  m.def("_bem", &solve_bem, py::arg("path"), py::arg("backend"), py::arg("elements"), py::arg("allow_coarse"),
+        py::arg("output"));
   m.def(
       "_write_mesh",
       [](const tremor::Mesh& mesh, const std::string& path) {

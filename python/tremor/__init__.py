@@ -103,14 +103,20 @@ class Static:
     warnings: list
 
 
-def static(model, backend="auto", precision=None, preconditioner=None, tolerance=None, max_iterations=None):
+def static(model, backend="auto", precision=None, preconditioner=None, tolerance=None, max_iterations=None,
+           output=None):
     """Solves K u = f for `model` (a tremor.Model with a static step, docs/static.md) and returns a
     Static. The options override the model's [static] settings as `tremor static`'s do; a singular
     model raises tremor.Error naming what can still move. A solve that does not converge returns its
-    last iterate with converged False, as the command line writes it."""
+    last iterate with converged False, as the command line writes it. Ctrl-C stops the solve between
+    iterations (KeyboardInterrupt). output: the result file `tremor static -o output` writes,
+    finished as "complete", "failed: why" (not converged) or "incomplete" (Ctrl-C)."""
     if not isinstance(model, Model):
         raise TypeError(f"tremor.static takes a tremor.Model, got {type(model).__name__}")
-    return Static(**_static(model._model(), backend, precision, preconditioner, tolerance, max_iterations))
+    compiled = model._model()
+    path, text = model._identity() if output is not None else ("", b"")
+    return Static(**_static(compiled, backend, precision, preconditioner, tolerance, max_iterations,
+                            None if output is None else os.fspath(output), path, text))
 
 
 @dataclass
@@ -133,9 +139,12 @@ class Bem:
     backend: str
 
 
-def bem(path, backend="auto", elements=None, allow_coarse=False):
+def bem(path, backend="auto", elements=None, allow_coarse=False, output=None):
     """Solves the frequency-domain boundary-element model of the [bem] model file `path`
     (docs/bem.md) at each of its frequencies and returns a Bem. elements: "constant" or "linear"
     overrides the model's. Ctrl-C stops the run between frequencies (KeyboardInterrupt); a model
-    refused (a mesh too coarse, unless allow_coarse) raises tremor.Error with the command line's text."""
-    return Bem(**_bem(str(path), backend, elements, bool(allow_coarse)))
+    refused (a mesh too coarse, unless allow_coarse) raises tremor.Error with the command line's text.
+    output: the result file `tremor bem -o output` writes, each frequency as it is solved, finished as
+    "complete", "incomplete" (Ctrl-C) or "failed: at F Hz: why"."""
+    return Bem(**_bem(os.fspath(path), backend, elements, bool(allow_coarse),
+                      None if output is None else os.fspath(output)))

@@ -1,6 +1,7 @@
 """tremor.run(..., output=path): the result file the command line writes, from Python, kept and
 marked when a run is stopped, refused where the command refuses."""
 import os
+import signal
 import subprocess
 import sys
 
@@ -97,6 +98,50 @@ def test_a_model_built_here(tmp_path):
         assert result.metadata["model_title"] == "built"
         assert result.metadata["model_hash"].startswith("fnv1a64:")
         np.testing.assert_array_equal(result.histories["probe"].values, run.histories["probe"].values)
+
+
+def test_static_and_bem_files_are_the_command_lines(tmp_path):
+    cantilever = os.path.join(ROOT, "examples", "cantilever-3d", "model.toml")
+    solution = tremor.static(tremor.Model.load(cantilever), backend="serial", output=tmp_path / "static.h5")
+    assert solution.converged
+    subprocess.run([CLI, "static", cantilever, "--backend", "serial", "-o", str(tmp_path / "static-cli.h5")],
+                   check=True, capture_output=True)
+    assert_same_file(tmp_path / "static.h5", tmp_path / "static-cli.h5")
+    cavity = os.path.join(ROOT, "examples", "bem-cavity", "model.toml")
+    solution = tremor.bem(cavity, backend="serial", output=tmp_path / "bem.h5")
+    assert solution.status == "complete"
+    subprocess.run([CLI, "bem", cavity, "--backend", "serial", "-o", str(tmp_path / "bem-cli.h5")],
+                   check=True, capture_output=True)
+    assert_same_file(tmp_path / "bem.h5", tmp_path / "bem-cli.h5")
+    with tremor.open(tmp_path / "bem.h5") as result:
+        assert result.status == "complete" and result.metadata["solver"] == "bem"
+    # Not converged: the last iterate, written as failed, as the command writes it.
+    capped = tremor.static(tremor.Model.load(cantilever), backend="serial", max_iterations=3,
+                           output=tmp_path / "capped.h5")
+    assert not capped.converged
+    with tremor.open(tmp_path / "capped.h5") as result:
+        assert result.status.startswith("failed: ")
+        np.testing.assert_array_equal(result.h5["static"]["displacement"][:], capped.displacement)
+
+
+def test_ctrl_c_stops_a_static_solve_and_keeps_its_iterate(tmp_path):
+    model = tremor.Model.load(os.path.join(ROOT, "examples", "cantilever-3d", "model.toml"))
+
+    def interrupt(*_):
+        raise KeyboardInterrupt
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.3)  # as Ctrl-C would, while CG iterates
+    try:
+        # A tolerance no solve reaches: only the interruption ends it (about 1,000 iterations a
+        # second here; the cap bounds the test should the interruption not work).
+        with pytest.raises(KeyboardInterrupt):
+            tremor.static(model, backend="serial", tolerance=1e-30, max_iterations=200_000, output=tmp_path / "s.h5")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    with tremor.open(tmp_path / "s.h5") as result:
+        assert result.status == "incomplete"
+        assert 0 < result.h5["static"].attrs["iterations"] < 200_000
 
 
 def test_refusals(tmp_path):

@@ -28,7 +28,7 @@
 #include "tremor/core/clock.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/cli/git_commit.hpp"
-#include "tremor/record/explicit_run.hpp"
+#include "tremor/record/bem_run.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/io/bem_model_file.hpp"
@@ -206,95 +206,19 @@ void write_interior_csv(const std::filesystem::path& path, const BemProblem& pro
   io::write_file_atomically(path, text, "CSV file");
 }
 
-// Creates the result file when the solve starts, writes and prints each frequency as soon as it
-// is solved (flushed, so a run that stops keeps every frequency written), and passes SIGINT and
-// SIGTERM on as a stop request between frequencies.
-class BemReporter final : public bem::Observer {
+// Prints each frequency as soon as it is solved (after record::BemRecording wrote it), and passes
+// SIGINT and SIGTERM on as a stop request between frequencies.
+class BemConsole final : public bem::Observer {
  public:
-  BemReporter(const BemArgs& args, const BemProblem& problem, std::filesystem::path output, io::OutputClaim claim)
-      : args_(args), problem_(problem), output_(std::move(output)), claim_(std::move(claim)) {}
-
-  void on_start(const bem::Plan& plan) override {
-    Model model;
-    model.source = args_.model;
-    model.title = problem_.title;
-    model.mesh = bem::surface_mesh(plan.mesh);
-    io::RunMetadata metadata;
-    metadata.git_commit = git_commit;
-    metadata.model_path = args_.model;
-    metadata.model_hash = record::model_file_hash(args_.model, model);
-    metadata.backend = std::string(to_string(plan.exec.backend()));
-    metadata.precision = "double";
-    metadata.solver = "bem";
-    file_.emplace(io::ResultFile::create(output_, model, metadata, {}, std::move(claim_)));
-
-    const std::vector<Label> labels(plan.mesh.element_labels.begin(), plan.mesh.element_labels.end());
-    io::BemSetup setup;
-    setup.frequencies = problem_.frequencies;
-    setup.connectivity = plan.mesh.connectivity;
-    setup.element_labels = labels;
-    setup.centroids = plan.centroids;
-    setup.normals = plan.normals;
-    setup.areas = plan.areas;
-    setup.prescribed = plan.conditions.prescribed;
-    setup.interior_points = plan.interior_points;
-    setup.force_sets = plan.conditions.force_sets;
-    setup.elements = plan.settings.elements;
-    setup.node_positions = plan.node_positions;
-    setup.node_elements = plan.node_elements;
-    setup.solid = to_string(problem_.mesh.solid);
-    setup.free_term = plan.free_term;
-    setup.gauss = plan.integration.gauss;
-    setup.singular_gauss = plan.integration.singular_gauss;
-    setup.max_depth = plan.integration.max_depth;
-    setup.near_ratio = plan.integration.near_ratio;
-    setup.density = problem_.material.density;
-    setup.lame_lambda = problem_.material.lambda;
-    setup.shear_modulus = problem_.material.mu;
-    setup.damping_ratio = problem_.material.damping_ratio;
-    file_->start_bem(setup);
-  }
-
+  explicit BemConsole(const BemProblem& problem) : problem_(problem) {}
   void on_frequency(const bem::Plan& plan, const bem::FrequencySolution& s) override {
-    solve_wall_ += s.wall_seconds;
-    io::BemFrequencyFields fields;
-    fields.frequency = s.frequency;
-    fields.displacement = s.displacement;
-    fields.traction = s.traction;
-    fields.node_displacement = s.node_displacement;
-    fields.node_traction = s.node_traction;
-    fields.interior = s.interior;
-    fields.forces = s.forces;
-    fields.reciprocal_condition = s.result.solve.reciprocal_condition;
-    fields.assembly_seconds = s.result.assembly_seconds + s.result.row_sum_seconds;
-    fields.solve_seconds = s.result.solve_seconds;
-    fields.interior_seconds = s.result.interior_seconds;
-    file_->write_bem_frequency(fields);
-    file_->set_progress(static_cast<std::int64_t>(solved_.size() + 1), solve_wall_);
-    file_->flush();
-    solved_.push_back(s.frequency);
-    interior_rows_.push_back(s.interior);
-
     print_frequency(s, plan, problem_);
     std::fflush(stdout);
   }
-
   bool stop_requested() override { return stop_signal() != 0; }
 
-  io::ResultFile& file() { return *file_; }
-  const std::vector<double>& solved() const { return solved_; }
-  const std::vector<std::vector<std::complex<double>>>& interior_rows() const { return interior_rows_; }
-  double solve_wall() const { return solve_wall_; }
-
  private:
-  const BemArgs& args_;
   const BemProblem& problem_;
-  std::filesystem::path output_;
-  io::OutputClaim claim_;
-  std::optional<io::ResultFile> file_;
-  std::vector<double> solved_;  // the frequencies written, Hz
-  std::vector<std::vector<std::complex<double>>> interior_rows_;
-  double solve_wall_ = 0.0;
 };
 
 void bem_command(BemArgs& args) {
@@ -316,21 +240,19 @@ void bem_command(BemArgs& args) {
   const bem::Plan plan = bem::plan_bem(problem, options);
   print_plan(args.model, problem, plan);
 
-  BemReporter reporter(args, problem, output, std::move(claim));
-  const bem::RunResult run = bem::run_bem(problem, plan, &reporter);
-  io::ResultFile& file = reporter.file();
-  const std::size_t n_solved = reporter.solved().size();
+  BemConsole console(problem);
+  record::BemRecording recording(problem, args.model, git_commit, output, std::move(claim), &console);
+  const bem::RunResult run = bem::run_bem(problem, plan, &recording);
+  io::ResultFile& file = recording.file();
+  const std::size_t n_solved = recording.solved().size();
+  const std::string status = recording.finish(run);
   if (run.status == bem::RunStatus::Stopped) {
-    file.finish("incomplete", static_cast<std::int64_t>(n_solved), reporter.solve_wall());
     std::fprintf(stderr, "interrupted by %s after %zu of %zu frequencies; %s holds them (status incomplete)\n",
                  stop_signal_name(), n_solved, problem.frequencies.size(), file.path().string().c_str());
     throw ExitStatus{128 + stop_signal()};
   }
   if (run.status == bem::RunStatus::Failed) {
-    const std::string why = n_solved < problem.frequencies.size()
-                                ? str("at ", number(problem.frequencies[n_solved]), " Hz: ", run.message)
-                                : run.message;
-    file.finish(str("failed: ", why), static_cast<std::int64_t>(n_solved), reporter.solve_wall());
+    const std::string why = status.substr(std::string("failed: ").size());
     if (file.stopped_writing())  // the message says what the file keeps
       std::fprintf(stderr, "error: %s\n", why.c_str());
     else
@@ -338,9 +260,8 @@ void bem_command(BemArgs& args) {
                    file.path().string().c_str(), n_solved, n_solved == 1 ? "y" : "ies");
     throw ExitStatus{1};
   }
-  file.finish("complete", static_cast<std::int64_t>(n_solved), reporter.solve_wall());
   if (!args.csv.empty() && !problem.interior_points.empty()) {
-    write_interior_csv(args.csv, problem, reporter.solved(), reporter.interior_rows());
+    write_interior_csv(args.csv, problem, recording.solved(), recording.interior_rows());
     std::printf("  csv             %s\n", args.csv.c_str());
   } else if (!args.csv.empty()) {
     log::warn(str("--csv ", args.csv, ": the model has no interior points; no CSV written"));

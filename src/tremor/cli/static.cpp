@@ -20,6 +20,7 @@
 #include "tremor/core/format.hpp"
 #include "tremor/cli/git_commit.hpp"
 #include "tremor/record/explicit_run.hpp"
+#include "tremor/record/static_solution.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/io/load.hpp"
@@ -90,29 +91,12 @@ void static_command(StaticArgs& args) {
   metadata.git_commit = git_commit;
   metadata.model_path = args.model;
   metadata.model_hash = record::model_file_hash(args.model, model);
-  metadata.backend = settings.backend;
-  metadata.precision = settings.precision;
-  metadata.solver = "static";
   const st::StaticResult result = st::solve_static(model, args.options);
-  io::ResultFile file = io::ResultFile::create(output, model, metadata, {}, std::move(claim));
-  io::StaticFields fields;
-  fields.displacement = result.displacement;
-  fields.stress = result.recovery.stress;
-  fields.von_mises = result.recovery.von_mises;
-  fields.reaction = result.reaction;
-  fields.converged = result.cg.converged();
-  fields.iterations = result.cg.iterations;
-  fields.relative_residual = result.cg.relative_residual;
-  fields.tolerance = result.settings.tolerance;
-  fields.preconditioner = result.settings.preconditioner;
-  fields.residual_history = result.cg.history;
-  file.write_static(fields);
+  const record::WrittenFile file = record::write_static_result(output, std::move(claim), model, metadata, result);
   const bool interrupted = result.cg.status == st::CgStatus::Interrupted;
-  const std::string status = result.cg.converged() ? "complete" : interrupted ? "incomplete" : "failed: " + result.cg.report;
-  file.finish(status, 0, result.cg.seconds);
   if (interrupted) {
     std::fprintf(stderr, "interrupted by %s: %s; %s holds the last iterate (status incomplete)\n", stop_signal_name(),
-                 result.cg.report.c_str(), file.path().string().c_str());
+                 result.cg.report.c_str(), file.path.string().c_str());
     throw ExitStatus{128 + stop_signal()};
   }
 
@@ -140,12 +124,12 @@ void static_command(StaticArgs& args) {
               static_cast<long long>(mesh.node_labels[static_cast<std::size_t>(s_node)]));
   std::printf("  times           setup %.3g s, preconditioner %.3g s, recovery %.3g s\n", t.setup, t.preconditioner,
               t.recovery);
-  std::printf("  output          %s (%s)\n", file.path().string().c_str(),
+  std::printf("  output          %s (%s)\n", file.path.string().c_str(),
               result.cg.converged() ? "complete" : "failed");
   std::fflush(stdout);
   if (!result.cg.converged()) {
     std::fprintf(stderr, "error: %s\n%s holds the last iterate (status failed)\n", result.cg.report.c_str(),
-                 file.path().string().c_str());
+                 file.path.string().c_str());
     throw ExitStatus{1};
   }
 }

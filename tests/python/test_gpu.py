@@ -60,6 +60,25 @@ def test_a_gpu_run_equals_the_cpu_run(order):
         np.testing.assert_allclose(g["displacement"], c["displacement"], rtol=0, atol=1e-10 * scale)
 
 
+def test_a_gpu_run_writes_its_result_file(tmp_path):
+    model = plate(4)
+    output = tmp_path / "gpu.h5"
+    gpu = on_gpu(tremor.run, model, precision="double", output=output)
+    assert gpu.status == "complete" and gpu.output == str(output)
+    assert output.exists() and not (tmp_path / "gpu.h5.partial").exists()
+    pytest.importorskip("h5py")  # to read the file back
+    cpu = tremor.run(model, backend="openmp", precision="double")
+    with tremor.open(output) as result:
+        assert result.status == "complete" and result.metadata["backend"] == "cuda"
+        for name, history in gpu.histories.items():
+            np.testing.assert_array_equal(result.histories[name].values, history.values)  # what the run recorded
+        assert len(result.snapshot_times) == len(cpu.snapshots) > 1
+        for k, c in enumerate(cpu.snapshots):
+            scale = max(np.abs(c["displacement"]).max(), 1e-300)
+            np.testing.assert_allclose(result.snapshot(k)["displacement"], c["displacement"], rtol=0,
+                                       atol=1e-10 * scale)
+
+
 def test_a_kept_set_up_on_the_gpu():
     model = plate(4)
     sim = on_gpu(tremor.Simulation, model, precision="double")

@@ -4,7 +4,8 @@
 #    points above -6 dB, the true footprint and the overlap; a PNG beside the result file.
 # 2. Again into another folder with a window and a threshold: the same map replaced in the file.
 # 3. Refusals, each naming what is wrong: a grid that is not there, a quantity the grid does not
-#    record, a baseline without the grid, a result file without grids, a missing file.
+#    record, --combine without shots, a baseline without the grid, a result file without grids, a
+#    missing file.
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -32,6 +33,8 @@ check_output("${output}" "samples 1\\.[0-9]+ us\\.\\.2\\.[0-9]+ us" "above -3 dB
 # 3.
 tremor(nonzero image "${WORK}/plate.h5" --grid nothere)
 check_output("${output}" "error: [^ ]*plate\\.h5: no receiver grid named 'nothere'; it has area")
+tremor(nonzero image "${WORK}/plate.h5" --combine all)
+check_output("${output}" "error: [^ ]*plate\\.h5: --combine adds the maps of several shots, and grid 'area' belongs to none")
 tremor(nonzero image "${WORK}/plate.h5" --quantity velocity)
 check_output("${output}" "error: [^ ]*plate\\.h5: grid 'area' does not record velocity \\(it records displacement\\)")
 tremor(0 run tests/data/cli/tiny.toml --backend serial -o "${WORK}/tiny.h5")

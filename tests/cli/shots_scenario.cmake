@@ -2,8 +2,8 @@
 #   cmake -DTREMOR=path/to/tremor -DH5_EQUAL=path/to/tremor_h5_equal -DWORK=dir -P shots_scenario.cmake
 #   (from the repository root)
 # 1. `tremor info` lists the shots and what each fires.
-# 2. A whole run steps both, each under /shots/<name>; `tremor image` maps each shot's grid and
-#    `tremor export` writes each shot's histories.
+# 2. A whole run steps both, each under /shots/<name>; `tremor image` maps each shot's grid, and
+#    both added into one (--combine); `tremor export` writes each shot's histories.
 # 3. The same run checkpointed every 20 steps and stopped at step 40 of the second shot (exit 130),
 #    then resumed: every dataset under /shots equals the whole run's, bit for bit.
 cmake_minimum_required(VERSION 3.25)
@@ -26,8 +26,12 @@ check_output("${output}" "a0\\.area: 17 x 17 points" "s0\\.area: 17 x 17 points"
              "wrote [^ ]*whole\\.s0\\.area\\.png")
 tremor(0 image "${WORK}/whole.h5" --shot s0 --grid area -o "${WORK}/maps")
 check_output("${output}" "s0\\.area: 17 x 17 points" "wrote [^ ]*maps/whole\\.s0\\.area\\.png")
+tremor(0 image "${WORK}/whole.h5" --shot a0,s0 --combine both)
+check_output("${output}" "both\\.area: 17 x 17 points" "the sum of the maps of 2 shots \\(a0, s0\\)"
+             "wrote [^ ]*whole\\.both\\.area\\.png")
 tremor(nonzero image "${WORK}/whole.h5" --shot s1)
-check_output("${output}" "no receiver grid in shot 's1'; it has a0\\.area, s0\\.area")
+check_output("${output}" "no shot named 's1' \\(did you mean 's0'\\?\\); it has a0, s0")
+
 tremor(0 export "${WORK}/whole.h5" -o "${WORK}/csv")
 check_output("${output}" "wrote [^ ]*a0\\.probe\\.csv" "wrote [^ ]*s0\\.probe\\.csv" "wrote [^ ]*s0\\.area\\.csv")
 

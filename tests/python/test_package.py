@@ -100,8 +100,15 @@ def test_shots(tmp_path):
     with pytest.raises(KeyError, match="records displacement, not velocity"):
         area.quantity("velocity")
     cli("image", str(output), "-o", str(tmp_path))
+    cli("image", str(output), "--shot", "a0,s0", "--combine", "both", "-o", str(tmp_path))
     with tremor.open(output) as result:
         assert result.images["a0.area"].shape == (17, 17)
+        # The combined map is the sum of the shots' envelope peaks (each image is normalised by
+        # its own peak, kept beside it), normalised: to rounding.
+        peak = {name: result.h5["images"][name].attrs["peak"] for name in ("a0.area", "s0.area")}
+        total = result.images["a0.area"] * peak["a0.area"] + result.images["s0.area"] * peak["s0.area"]
+        np.testing.assert_allclose(result.images["both.area"], total / total.max(), rtol=0, atol=1e-12)
+        assert result.h5["images"]["both.area"].attrs["shots"] == "a0, s0"
 
 
 def test_static_equals_the_command_lines_result(tmp_path):

@@ -85,6 +85,20 @@ TEST(Maps, ThresholdOverlapAndCentroid) {
 
 // Gaussian smoothing: a point spreads as exp(-d^2 / 2 sigma^2) along x and y (separable), sums
 // are kept away from the edges, a constant map stays constant up to its edges, sigma 0 does nothing.
+TEST(Maps, AddedPointByPoint) {
+  imaging::GridMap map = ramp();
+  const imaging::GridMap other = ramp();
+  imaging::add(map, other);
+  for (std::size_t p = 0; p < map.values.size(); ++p) EXPECT_EQ(map.values[p], 2.0 * other.values[p]);
+  imaging::GridMap smaller = ramp();
+  smaller.nx -= 1;
+  smaller.values.resize(static_cast<std::size_t>(smaller.nx * smaller.ny));
+  EXPECT_THROW(imaging::add(map, smaller), Error);  // other points: refused, not read past the end
+  imaging::GridMap shifted = ramp();
+  shifted.max[0] += 1.0;
+  EXPECT_THROW(imaging::add(map, shifted), Error);
+}
+
 TEST(Maps, SmoothedByAGaussian) {
   imaging::GridMap map;
   map.nx = 41;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tremor/cli/commands.hpp"
@@ -26,7 +27,8 @@ namespace {
 namespace fs = std::filesystem;
 
 struct ImageArgs {
-  std::string result, grid, shot, quantity = "displacement", component = "z", baseline, output_dir;
+  std::string result, grid, quantity = "displacement", component = "z", baseline, output_dir, combine;
+  std::vector<std::string> shots;  // empty: every shot
   double from = 0.0, to = std::numeric_limits<double>::infinity();
   double threshold_db = -6.0;
   double smooth = 0.0;  // m, the Gaussian's standard deviation; 0: none
@@ -53,23 +55,128 @@ imaging::GridMap total_map(const io::GridReader& reader, const io::StoredGrid& g
 // A length for the printout: rounding's residue of a sum of lengths (below a picometre) shown as 0.
 std::string metres(double x) { return si(std::abs(x) < 1e-12 ? 0.0 : x) + "m"; }
 
-void run_image(const ImageArgs& args) {
-  auto opened = std::make_unique<io::GridReader>(args.result);  // closed before the images are added
-  const io::GridReader& reader = *opened;
+// A map to report: one grid's, or the sum of one grid's maps over several shots (--combine).
+struct Mapped {
+  std::string label;
+  const io::StoredGrid* grid = nullptr;  // the first of them: points, times, footprint
+  std::vector<std::string> shots;        // those added (--combine)
+  imaging::GridMap map;
+  std::size_t first = 0, last = 0;       // the window's samples
+};
+
+// The grids of `reader` that `args` selects (--grid, --shot), refused naming what it has when none
+// is, or a shot asked for is not in the file.
+std::vector<const io::StoredGrid*> selected_grids(const ImageArgs& args, const io::GridReader& reader) {
+  std::vector<std::string> labels, shots;
+  for (const io::StoredGrid& g : reader.grids()) {
+    labels.push_back(g.label());
+    if (!g.shot.empty() && std::find(shots.begin(), shots.end(), g.shot) == shots.end()) shots.push_back(g.shot);
+  }
+  const std::vector<std::string_view> shot_names(shots.begin(), shots.end());
+  for (const std::string& shot : args.shots)
+    if (std::find(shots.begin(), shots.end(), shot) == shots.end())
+      throw Error(str(args.result, ": no shot named '", shot, "'", suggestion(shot, shot_names),
+                      shots.empty() ? std::string("; the run had no shots") : "; it has " + listed(shots)));
   std::vector<const io::StoredGrid*> grids;
   for (const io::StoredGrid& g : reader.grids())
-    if ((args.grid.empty() || g.name == args.grid) && (args.shot.empty() || g.shot == args.shot)) grids.push_back(&g);
+    if ((args.grid.empty() || g.name == args.grid) &&
+        (args.shots.empty() || std::find(args.shots.begin(), args.shots.end(), g.shot) != args.shots.end()))
+      grids.push_back(&g);
   if (grids.empty()) {
-    std::vector<std::string> labels;
-    for (const io::StoredGrid& g : reader.grids()) labels.push_back(g.label());
     const std::string names = listed(labels);
     const std::string asked = str(args.grid.empty() ? "" : str(" named '", args.grid, "'"),
-                                  args.shot.empty() ? "" : str(" in shot '", args.shot, "'"));
+                                  args.shots.empty() ? "" : str(" in shot ", listed(args.shots)));
     throw Error(asked.empty() && names.empty()
                     ? str(args.result, ": no receiver grid in this result file (a [[receiver]] with grid = { ... })")
                     : str(args.result, ": no receiver grid", asked,
                           names.empty() ? std::string("; it has none") : "; it has " + names));
   }
+  if (!args.combine.empty())
+    for (const io::StoredGrid* g : grids)
+      if (g->shot.empty())
+        throw Error(str(args.result, ": --combine adds the maps of several shots, and grid '", g->label(),
+                        "' belongs to none (the model has no [[shot]])"));
+  return grids;
+}
+
+// The map of `grid` over the window, checked against the baseline's grid of the same name and shot.
+Mapped map_grid(const ImageArgs& args, const io::GridReader& reader, const io::GridReader* baseline,
+                const io::StoredGrid& grid) {
+  const auto q = std::find(grid.quantities.begin(), grid.quantities.end(), args.quantity);
+  if (q == grid.quantities.end())
+    throw Error(str(args.result, ": grid '", grid.label(), "' does not record ", args.quantity,
+                    " (it records ", grid.quantities.front(), grid.quantities.size() > 1 ? ", ..." : "", ")"));
+  const int component = args.component == "x" ? 0 : args.component == "y" ? 1 : 2;
+  if (component >= grid.dimension)
+    throw Error(str(args.result, ": grid '", grid.label(), "' has ", grid.dimension, " components; no ", args.component));
+  const io::StoredGrid* base = nullptr;
+  if (baseline) {
+    for (const io::StoredGrid& g : baseline->grids())
+      if (g.name == grid.name && g.shot == grid.shot) base = &g;
+    if (!base)
+      throw Error(str(args.baseline, ": the baseline has no receiver grid named '", grid.label(), "'"));
+    if (base->count != grid.count || base->min != grid.min || base->max != grid.max)
+      throw Error(str(args.baseline, ": grid '", grid.label(), "' has other points than in ", args.result,
+                      ": a baseline is the same model without the defect, with the same grid"));
+    if (std::find(base->quantities.begin(), base->quantities.end(), args.quantity) == base->quantities.end())
+      throw Error(str(args.baseline, ": grid '", grid.label(), "' does not record ", args.quantity));
+    if (base->time != grid.time)
+      throw Error(str(args.baseline, ": grid '", grid.label(), "' is sampled at other times than in ", args.result,
+                      base->time.size() > 1 && grid.time.size() > 1
+                          ? str(" (every ", si(base->time[1] - base->time[0]), "s, against every ",
+                                si(grid.time[1] - grid.time[0]), "s there)")
+                          : std::string(),
+                      ": a defect changes the automatic time step, so run both with the same [explicit] time_step "
+                      "(or --dt) and duration"));
+  }
+  Mapped out;
+  out.label = grid.label();
+  out.grid = &grid;
+  out.shots = {grid.shot};
+  // The samples in the window.
+  for (std::size_t s = 0; s < grid.time.size(); ++s) {
+    if (grid.time[s] < args.from) out.first = s + 1;
+    if (grid.time[s] <= args.to) out.last = s + 1;
+  }
+  if (out.first >= out.last)
+    throw Error(str(args.result, ": grid '", grid.label(), "' has no sample between ", args.from, " s and ", args.to,
+                    " s (its samples run from ", grid.time.empty() ? 0.0 : grid.time.front(), " s to ",
+                    grid.time.empty() ? 0.0 : grid.time.back(), " s)"));
+  out.map = total_map(reader, grid, baseline, base, static_cast<int>(q - grid.quantities.begin()), component,
+                      out.first, out.last);
+  return out;
+}
+
+// The maps to report: each selected grid's; with --combine, per grid name the sum of its shots'
+// maps, labelled COMBINE.<grid>.
+std::vector<Mapped> maps_of(const ImageArgs& args, const io::GridReader& reader, const io::GridReader* baseline,
+                            const std::vector<const io::StoredGrid*>& grids) {
+  std::vector<Mapped> out;
+  for (const io::StoredGrid* grid : grids) {
+    Mapped one = map_grid(args, reader, baseline, *grid);
+    if (args.combine.empty()) {
+      out.push_back(std::move(one));
+      continue;
+    }
+    const auto same = std::find_if(out.begin(), out.end(), [&](const Mapped& m) { return m.grid->name == grid->name; });
+    if (same == out.end()) {
+      one.label = str(args.combine, ".", grid->name);
+      out.push_back(std::move(one));
+      continue;
+    }
+    if (grid->time != same->grid->time)
+      throw Error(str(args.result, ": --combine: grid '", grid->label(), "' is sampled at other times than '",
+                      same->grid->label(), "'"));
+    imaging::add(same->map, one.map);
+    same->shots.push_back(grid->shot);
+  }
+  return out;
+}
+
+void run_image(const ImageArgs& args) {
+  auto opened = std::make_unique<io::GridReader>(args.result);  // closed before the images are added
+  const io::GridReader& reader = *opened;
+  const std::vector<const io::StoredGrid*> grids = selected_grids(args, reader);
   if (reader.status() != "complete")
     std::fprintf(stderr, "warning: %s: the run's status is '%s': the maps cover the samples it wrote\n",
                  args.result.c_str(), reader.status().c_str());
@@ -85,47 +192,10 @@ void run_image(const ImageArgs& args) {
   const double fraction = std::pow(10.0, args.threshold_db / 20.0);
   std::vector<io::StoredImage> images;
   std::vector<std::string> lines;
-  for (const io::StoredGrid* grid : grids) {
-    const auto q = std::find(grid->quantities.begin(), grid->quantities.end(), args.quantity);
-    if (q == grid->quantities.end())
-      throw Error(str(args.result, ": grid '", grid->label(), "' does not record ", args.quantity,
-                      " (it records ", grid->quantities.front(), grid->quantities.size() > 1 ? ", ..." : "", ")"));
-    const int component = args.component == "x" ? 0 : args.component == "y" ? 1 : 2;
-    if (component >= grid->dimension)
-      throw Error(str(args.result, ": grid '", grid->label(), "' has ", grid->dimension, " components; no ", args.component));
-    const io::StoredGrid* base = nullptr;
-    if (baseline) {
-      for (const io::StoredGrid& g : baseline->grids())
-        if (g.name == grid->name && g.shot == grid->shot) base = &g;
-      if (!base)
-        throw Error(str(args.baseline, ": the baseline has no receiver grid named '", grid->label(), "'"));
-      if (base->count != grid->count || base->min != grid->min || base->max != grid->max)
-        throw Error(str(args.baseline, ": grid '", grid->label(), "' has other points than in ", args.result,
-                        ": a baseline is the same model without the defect, with the same grid"));
-      if (std::find(base->quantities.begin(), base->quantities.end(), args.quantity) == base->quantities.end())
-        throw Error(str(args.baseline, ": grid '", grid->label(), "' does not record ", args.quantity));
-      if (base->time != grid->time)
-        throw Error(str(args.baseline, ": grid '", grid->label(), "' is sampled at other times than in ", args.result,
-                        base->time.size() > 1 && grid->time.size() > 1
-                            ? str(" (every ", si(base->time[1] - base->time[0]), "s, against every ",
-                                  si(grid->time[1] - grid->time[0]), "s there)")
-                            : std::string(),
-                        ": a defect changes the automatic time step, so run both with the same [explicit] time_step "
-                        "(or --dt) and duration"));
-    }
-    // The samples in the window.
-    std::size_t first = 0, last = 0;
-    for (std::size_t s = 0; s < grid->time.size(); ++s) {
-      if (grid->time[s] < args.from) first = s + 1;
-      if (grid->time[s] <= args.to) last = s + 1;
-    }
-    if (first >= last)
-      throw Error(str(args.result, ": grid '", grid->label(), "' has no sample between ", args.from, " s and ", args.to,
-                      " s (its samples run from ", grid->time.empty() ? 0.0 : grid->time.front(), " s to ",
-                      grid->time.empty() ? 0.0 : grid->time.back(), " s)"));
-    imaging::GridMap map = total_map(
-        reader, *grid, baseline ? &*baseline : nullptr, base,
-        static_cast<int>(q - grid->quantities.begin()), component, first, last);
+  for (Mapped& mapped : maps_of(args, reader, baseline ? &*baseline : nullptr, grids)) {
+    const io::StoredGrid* grid = mapped.grid;
+    imaging::GridMap& map = mapped.map;
+    const std::size_t first = mapped.first, last = mapped.last;
     double peak = 0.0;
     Index at = 0;
     for (Index p = 0; p < grid->n_points(); ++p)
@@ -134,17 +204,21 @@ void run_image(const ImageArgs& args) {
     imaging::normalise(map);
     const std::vector<unsigned char> found = imaging::threshold(map, fraction);
     io::StoredImage image;
-    image.name = grid->label();
+    image.name = mapped.label;
     image.nx = map.nx;
     image.ny = map.ny;
     image.values = map.values;
     image.numbers = {{"peak", peak}, {"from", grid->time[first]}, {"to", grid->time[last - 1]},
                      {"threshold_db", args.threshold_db}, {"smooth", args.smooth}};
     image.texts = {{"quantity", args.quantity}, {"component", args.component}, {"baseline", args.baseline}};
+    if (!args.combine.empty()) image.texts.push_back({"shots", listed(mapped.shots)});
     const auto where = map.point(at);
-    std::string line = str(grid->label(), ": ", group_digits(map.nx), " x ", group_digits(map.ny), " points, samples ",
+    std::string line = str(mapped.label, ": ", group_digits(map.nx), " x ", group_digits(map.ny), " points, samples ",
                            si(grid->time[first]), "s..", si(grid->time[last - 1]), "s; peak ", peak, " at (",
                            metres(where[0]), ", ", metres(where[1]), ")");
+    if (!args.combine.empty())
+      line += str("\n  the sum of the maps of ", mapped.shots.size(), " shot", mapped.shots.size() == 1 ? "" : "s",
+                  " (", listed(mapped.shots), ")");
     const std::size_t n_found = static_cast<std::size_t>(std::count(found.begin(), found.end(), 1));
     line += str("\n  above ", args.threshold_db, " dB   ", args.smooth > 0.0 ? str("(smoothed over ", metres(args.smooth), ") ") : "",
                 group_digits(static_cast<long long>(n_found)), " points");
@@ -163,7 +237,7 @@ void run_image(const ImageArgs& args) {
     const int scale = args.scale > 0 ? args.scale
                                      : static_cast<int>(std::max<Index>(1, (400 + std::max(map.nx, map.ny) - 1) /
                                                                                std::max(map.nx, map.ny)));
-    const fs::path png = folder / str(fs::path(args.result).stem().string(), ".", grid->label(), ".png");
+    const fs::path png = folder / str(fs::path(args.result).stem().string(), ".", mapped.label, ".png");
     io::write_png(png, imaging::render(map, grid->footprint, scale), static_cast<std::size_t>(map.nx * scale),
                   static_cast<std::size_t>(map.ny * scale));
     line += str("\n  wrote ", png.string());
@@ -186,7 +260,12 @@ void add_image_command(CLI::App& app) {
   auto args = std::make_shared<ImageArgs>();
   cmd->add_option("RESULT", args->result, "result file written by tremor run, with a receiver grid")->required();
   cmd->add_option("--grid", args->grid, "the grid to map (default: every grid of the file)");
-  cmd->add_option("--shot", args->shot, "the shot whose grids to map, in a model with shots (default: every shot)");
+  cmd->add_option("--shot", args->shots,
+                  "the shots whose grids to map, in a model with shots, comma-separated (default: every shot)")
+      ->delimiter(',');
+  cmd->add_option("--combine", args->combine,
+                  "add the selected shots' maps of each grid point by point into one image, NAME.<grid>: each shot "
+                  "its own envelopes, so transducers fired in different shots do not interfere (docs/imaging.md)");
   cmd->add_option("--quantity", args->quantity, "displacement (default), velocity or acceleration")
       ->check(CLI::IsMember({"displacement", "velocity", "acceleration"}));
   cmd->add_option("--component", args->component, "x, y or z (default z: out of plane)")

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/imaging/envelope.hpp"
 #include "tremor/model/source.hpp"
 
@@ -38,6 +39,13 @@ GridMap peak_map(Index nx, Index ny, std::size_t n_samples, std::size_t first, s
     }
   }
   return map;
+}
+
+void add(GridMap& map, const GridMap& other) {
+  if (other.nx != map.nx || other.ny != map.ny || other.min != map.min || other.max != map.max)
+    throw Error(str("maps of ", map.nx, " x ", map.ny, " and ", other.nx, " x ", other.ny,
+                    " points over other extents cannot be added"));
+  for (std::size_t p = 0; p < map.values.size(); ++p) map.values[p] += other.values[p];
 }
 
 void normalise(GridMap& map) {

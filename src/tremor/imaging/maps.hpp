@@ -30,6 +30,9 @@ struct GridMap {
 GridMap peak_map(Index nx, Index ny, std::size_t n_samples, std::size_t first, std::size_t last,
                  const std::function<void(Index begin, Index end, std::vector<double>& traces)>& read);
 
+// map += other point by point: the maps of one grid from several shots (the same points, refused
+// otherwise), each the envelope peaks of its own traces.
+void add(GridMap& map, const GridMap& other);
 // Divided by its largest value (unchanged when that is 0).
 void normalise(GridMap& map);
 // Smoothed by a Gaussian of standard deviation `sigma` (m) along x and y, cut at 3 sigma; near the

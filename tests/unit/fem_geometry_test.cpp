@@ -1,9 +1,13 @@
 // Geometry checks name the element at fault; element sizes are the vertex distances.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tremor/core/error.hpp"
+#include "tremor/fem/element_survey.hpp"
 #include "tremor/fem/elements.hpp"
 #include "tremor/fem/geometry.hpp"
 #include "tremor/mesh/mesh.hpp"
@@ -119,6 +123,43 @@ TEST(Geometry, GllCornersAreItsVertices) {
   const auto sizes = element_sizes(mesh);
   EXPECT_DOUBLE_EQ(sizes[0].min_length, 2.0);
   EXPECT_DOUBLE_EQ(sizes[0].max_length, std::sqrt(20.0));
+}
+
+// GLL elements of order 2 and more: det J at their nodes summed along the lines of nodes, the same
+// bits and the same worst point as the dense Jacobian at every quadrature point and node, on
+// curved, distorted elements of every order in 2D and 3D; and an inverted one found as inverted.
+template <int Dim, int P>
+void expect_line_sums_equal_the_dense_jacobian() {
+  using E = GllElement<Dim, P>;
+  for (int trial = 0; trial < 3; ++trial) {
+    std::vector<double> x(static_cast<std::size_t>(E::n_nodes * Dim));
+    for (int a = 0; a < E::n_nodes; ++a) {
+      double xi[Dim];
+      E::node(a, xi);
+      for (int c = 0; c < Dim; ++c) {
+        // A smooth bend and a shear, and a node-by-node jitter that no formula reproduces.
+        const double jitter = 0.02 * std::sin(12.9898 * (a + 1) * (c + 1) + 78.233 * trial);
+        x[static_cast<std::size_t>(a * Dim + c)] =
+            (c + 1) * xi[c] + 0.15 * xi[(c + 1) % Dim] + 0.1 * std::sin(xi[(c + 2) % Dim] + trial) + jitter;
+      }
+    }
+    if (trial == 2)  // node 0 pulled past its neighbours: det J < 0 there
+      for (int c = 0; c < Dim; ++c) x[static_cast<std::size_t>(c)] += 3.0;
+    int fast_where = -1, dense_where = -1;
+    const double fast = worst_det<E>(x.data(), &fast_where);
+    const double dense = worst_det_dense<E>(x.data(), &dense_where);
+    EXPECT_EQ(fast, dense) << "order " << P << ", trial " << trial;  // bit for bit
+    EXPECT_EQ(fast_where, dense_where) << "order " << P << ", trial " << trial;
+    if (trial == 2) EXPECT_LT(fast, 0.0) << "order " << P;
+    else EXPECT_GT(fast, 0.0) << "order " << P;
+  }
+}
+
+TEST(Geometry, GllDetAlongLinesEqualsTheDenseJacobian) {
+  [&]<int... P>(std::integer_sequence<int, P...>) {
+    (expect_line_sums_equal_the_dense_jacobian<2, P + 2>(), ...);
+    (expect_line_sums_equal_the_dense_jacobian<3, P + 2>(), ...);
+  }(std::make_integer_sequence<int, 7>{});
 }
 
 }  // namespace

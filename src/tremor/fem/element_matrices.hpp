@@ -80,6 +80,17 @@ TREMOR_HOST_DEVICE LumpingRule<E> lumping_rule() {
 
 // ------------------------------------------------------------------------------------ evaluate
 
+// det J of a Dim x Dim matrix, row-major.
+template <int Dim>
+TREMOR_HOST_DEVICE double determinant(const double* J) {
+  if constexpr (Dim == 2) {
+    return J[0] * J[3] - J[1] * J[2];
+  } else {
+    return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+           J[2] * (J[3] * J[7] - J[4] * J[6]);
+  }
+}
+
 // Jacobian J[i * Dim + j] = dx_i / dxi_j of the map x(xi) = sum_a N_a(xi) x_a; returns det J.
 template <int Dim>
 TREMOR_HOST_DEVICE double jacobian(int n_nodes, const double* x, const double* dN, double* J) {
@@ -87,12 +98,7 @@ TREMOR_HOST_DEVICE double jacobian(int n_nodes, const double* x, const double* d
   for (int a = 0; a < n_nodes; ++a)
     for (int i = 0; i < Dim; ++i)
       for (int j = 0; j < Dim; ++j) J[i * Dim + j] += x[a * Dim + i] * dN[a * Dim + j];
-  if constexpr (Dim == 2) {
-    return J[0] * J[3] - J[1] * J[2];
-  } else {
-    return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
-           J[2] * (J[3] * J[7] - J[4] * J[6]);
-  }
+  return determinant<Dim>(J);
 }
 
 // Inverse of J given its determinant (the caller checks det != 0).

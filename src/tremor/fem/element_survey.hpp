@@ -113,10 +113,10 @@ TREMOR_HOST_DEVICE ElementSize vertex_distances(const double* x) {
   return size;
 }
 
-// The smallest det J over the default stiffness quadrature points, then the nodes; `where` gets
-// the point's index (quadrature points first, then nodes: n_points + node). A NaN det J wins.
+// worst_det below by evaluating the Jacobian in full at every point: n_nodes multiply-adds per
+// entry per point.
 template <class E>
-TREMOR_HOST_DEVICE double worst_det(const double* x, int* where = nullptr) {
+TREMOR_HOST_DEVICE double worst_det_dense(const double* x, int* where = nullptr) {
   const StiffnessRule<E> rule = stiffness_rule<E>();
   double worst = 1e300;
   for (int p = 0; p < rule.n_points + E::n_nodes; ++p) {
@@ -133,6 +133,56 @@ TREMOR_HOST_DEVICE double worst_det(const double* x, int* where = nullptr) {
     }
   }
   return worst;
+}
+
+// GLL elements from order 2 integrate their stiffness on their nodes (stiffness_rule), so the
+// rule's points are the nodes, in the same order. At a node every Lagrange polynomial of another
+// node along a direction is exactly 0, so of the dense sum J_ij = sum_a x_ai dN_a/dxi_j only the
+// nodes on the point's line along j add anything but zeros: summing those, in the same order and
+// with the same factors, gives the dense path's bits with (P + 1) rather than (P + 1)^Dim terms
+// (the pre-flight's survey of a plate of 4M elements at P = 4: minutes on the host before). The
+// nodes, the same points as the rule's, are not visited twice. Finite coordinates only (a NaN
+// coordinate makes NaN only the dets on its lines; the geometry check rejects it before).
+template <class E>
+TREMOR_HOST_DEVICE double worst_det_on_gll_nodes(const double* x, int* where) {
+  constexpr int n = E::n_1d, Dim = E::dim;
+  // value[i][m] = l_m(t_i), derivative[i][m] = l_m'(t_i): what E::gradients computes at a node.
+  double t[n], value[n][n], derivative[n][n];
+  gll_points(n, t);
+  for (int i = 0; i < n; ++i) lagrange(n, t, t[i], value[i], derivative[i]);
+  constexpr int stride[3] = {1, n, n * n};
+  double worst = 1e300;
+  for (int q = 0; q < E::n_nodes; ++q) {
+    int index[Dim];
+    for (int d = 0, rest = q; d < Dim; ++d, rest /= n) index[d] = rest % n;
+    double J[Dim * Dim];
+    for (int j = 0; j < Dim; ++j) {
+      const int first = q - index[j] * stride[j];  // the line's node with index 0 along j
+      for (int i = 0; i < Dim; ++i) J[i * Dim + j] = 0.0;
+      for (int m = 0; m < n; ++m) {
+        double dN = 1.0;  // E::gradients' product, factor by factor
+        for (int d = 0; d < Dim; ++d) dN *= d == j ? derivative[index[j]][m] : value[index[d]][index[d]];
+        const int a = first + m * stride[j];
+        for (int i = 0; i < Dim; ++i) J[i * Dim + j] += x[a * Dim + i] * dN;
+      }
+    }
+    const double det = determinant<Dim>(J);
+    if (det < worst || std::isnan(det)) {
+      worst = det;
+      if (where) *where = q;
+    }
+  }
+  return worst;
+}
+
+// The smallest det J over the default stiffness quadrature points, then the nodes; `where` gets
+// the point's index (quadrature points first, then nodes: n_points + node). A NaN det J wins.
+template <class E>
+TREMOR_HOST_DEVICE double worst_det(const double* x, int* where = nullptr) {
+  if constexpr ((E::type == ElementType::HexGLL || E::type == ElementType::QuadGLL) && E::order >= 2)
+    return worst_det_on_gll_nodes<E>(x, where);
+  else
+    return worst_det_dense<E>(x, where);
 }
 
 // det J relative to the element's size: worst / (longest^dim / reference volume). Below

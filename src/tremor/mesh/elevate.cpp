@@ -252,7 +252,16 @@ OrderElevation::OrderElevation(const Mesh& input, int order, std::string_view so
     return entry->second;
   };
 
-  std::vector<double> geometry, x(per_element * udim);
+  // Each element's GLL points and det J there, chunk by chunk in parallel (the work of the
+  // elevation: (g + 1)^dim terms at each of (p + 1)^dim points), then the chunk's nodes numbered in
+  // element order (sequential: shared edges and faces take the numbers their first element gives).
+  constexpr Index chunk = 16384;
+  std::vector<double> positions(static_cast<std::size_t>(chunk) * per_element * udim);
+  struct Failure {
+    double det = 0.0, threshold = 0.0;
+    int i = -1, j = -1, k = -1;  // the GLL point; i < 0: none
+  };
+  std::vector<Failure> failures(static_cast<std::size_t>(chunk));
   for (std::size_t b = 0; b < input.blocks.size(); ++b) {
     const ElementBlock& block = input.blocks[b];
     const Layout& layout = layouts_[b];
@@ -260,108 +269,130 @@ OrderElevation::OrderElevation(const Mesh& input, int order, std::string_view so
     const int gz = dim == 3 ? g + 1 : 1;
     const Interpolation& map = maps[static_cast<std::size_t>(g - 1)];
     const auto g1 = static_cast<std::size_t>(g + 1);
-    for (Index e = 0; e < block.n_elements(); ++e) {
-      const auto nodes = block.nodes(e);
-      element_geometry(input, nodes, layout, geometry);
-
-      // Positions and det J at the GLL points of order p (tensor products of the 1D tables).
-      const double length = corner_span(input, nodes, layout);
-      const double threshold = 1e-10 * std::pow(length, dim) / std::pow(2.0, dim);
-      for (int k = 0; k < nz; ++k)
-        for (int j = 0; j < n1; ++j)
-          for (int i = 0; i < n1; ++i) {
-            double position[3] = {0.0, 0.0, 0.0}, jacobian[3][3] = {};
-            for (int c3 = 0; c3 < gz; ++c3)
-              for (int c2 = 0; c2 <= g; ++c2)
-                for (int c1 = 0; c1 <= g; ++c1) {
-                  const auto row = [&](int at) { return static_cast<std::size_t>(at) * g1; };
-                  const double v1 = map.value[row(i) + static_cast<std::size_t>(c1)],
-                               v2 = map.value[row(j) + static_cast<std::size_t>(c2)],
-                               v3 = dim == 3 ? map.value[row(k) + static_cast<std::size_t>(c3)] : 1.0;
-                  const double d1 = map.derivative[row(i) + static_cast<std::size_t>(c1)],
-                               d2 = map.derivative[row(j) + static_cast<std::size_t>(c2)],
-                               d3 = dim == 3 ? map.derivative[row(k) + static_cast<std::size_t>(c3)] : 0.0;
-                  const double* gx = &geometry[static_cast<std::size_t>(grid_index({c1, c2, c3}, g)) * udim];
-                  for (std::size_t c = 0; c < udim; ++c) {
-                    position[c] += v1 * v2 * v3 * gx[c];
-                    jacobian[c][0] += d1 * v2 * v3 * gx[c];
-                    jacobian[c][1] += v1 * d2 * v3 * gx[c];
-                    jacobian[c][2] += v1 * v2 * d3 * gx[c];
-                  }
+    for (Index first = 0; first < block.n_elements(); first += chunk) {
+      const Index n_chunk = std::min(chunk, block.n_elements() - first);
+#pragma omp parallel
+      {
+        std::vector<double> geometry;
+#pragma omp for schedule(static)
+        for (Index m = 0; m < n_chunk; ++m) {
+          const Index e = first + m;
+          const auto nodes = block.nodes(e);
+          element_geometry(input, nodes, layout, geometry);
+          double* x = positions.data() + static_cast<std::size_t>(m) * per_element * udim;
+          Failure& failure = failures[static_cast<std::size_t>(m)];
+          failure = Failure{};
+          // Positions and det J at the GLL points of order p (tensor products of the 1D tables).
+          const double length = corner_span(input, nodes, layout);
+          const double threshold = 1e-10 * std::pow(length, dim) / std::pow(2.0, dim);
+          for (int k = 0; k < nz && failure.i < 0; ++k)
+            for (int j = 0; j < n1 && failure.i < 0; ++j)
+              for (int i = 0; i < n1; ++i) {
+                double position[3] = {0.0, 0.0, 0.0}, jacobian[3][3] = {};
+                for (int c3 = 0; c3 < gz; ++c3)
+                  for (int c2 = 0; c2 <= g; ++c2)
+                    for (int c1 = 0; c1 <= g; ++c1) {
+                      const auto row = [&](int at) { return static_cast<std::size_t>(at) * g1; };
+                      const double v1 = map.value[row(i) + static_cast<std::size_t>(c1)],
+                                   v2 = map.value[row(j) + static_cast<std::size_t>(c2)],
+                                   v3 = dim == 3 ? map.value[row(k) + static_cast<std::size_t>(c3)] : 1.0;
+                      const double d1 = map.derivative[row(i) + static_cast<std::size_t>(c1)],
+                                   d2 = map.derivative[row(j) + static_cast<std::size_t>(c2)],
+                                   d3 = dim == 3 ? map.derivative[row(k) + static_cast<std::size_t>(c3)] : 0.0;
+                      const double* gx = &geometry[static_cast<std::size_t>(grid_index({c1, c2, c3}, g)) * udim];
+                      for (std::size_t c = 0; c < udim; ++c) {
+                        position[c] += v1 * v2 * v3 * gx[c];
+                        jacobian[c][0] += d1 * v2 * v3 * gx[c];
+                        jacobian[c][1] += v1 * d2 * v3 * gx[c];
+                        jacobian[c][2] += v1 * v2 * d3 * gx[c];
+                      }
+                    }
+                const double det =
+                    dim == 2 ? jacobian[0][0] * jacobian[1][1] - jacobian[0][1] * jacobian[1][0]
+                             : jacobian[0][0] * (jacobian[1][1] * jacobian[2][2] - jacobian[1][2] * jacobian[2][1]) -
+                                   jacobian[0][1] * (jacobian[1][0] * jacobian[2][2] - jacobian[1][2] * jacobian[2][0]) +
+                                   jacobian[0][2] * (jacobian[1][0] * jacobian[2][1] - jacobian[1][1] * jacobian[2][0]);
+                if (!(det > threshold)) {
+                  failure = Failure{det, threshold, i, j, k};
+                  break;
                 }
-            const double det =
-                dim == 2 ? jacobian[0][0] * jacobian[1][1] - jacobian[0][1] * jacobian[1][0]
-                         : jacobian[0][0] * (jacobian[1][1] * jacobian[2][2] - jacobian[1][2] * jacobian[2][1]) -
-                               jacobian[0][1] * (jacobian[1][0] * jacobian[2][2] - jacobian[1][2] * jacobian[2][0]) +
-                               jacobian[0][2] * (jacobian[1][0] * jacobian[2][1] - jacobian[1][1] * jacobian[2][0]);
-            if (!(det > threshold))
-              throw Error(str(source, ": element ", block.labels[static_cast<std::size_t>(e)], " (block ", b + 1, ", ",
-                              element_name(block.type, block.order), ") has det J = ", det, " at the GLL point (",
-                              xi[static_cast<std::size_t>(i)], ", ", xi[static_cast<std::size_t>(j)],
-                              dim == 3 ? str(", ", xi[static_cast<std::size_t>(k)]) : std::string(), ") of order ", p,
-                              ": ", det < -threshold ? "inverted (wrong node order or a node on the wrong side)"
-                                                     : "degenerate (collapsed or flat)",
-                              "; order elevation needs det J > 0 at every GLL point"));
-            const auto at = static_cast<std::size_t>(grid_index({i, j, k}, p)) * udim;
-            for (std::size_t c = 0; c < udim; ++c) x[at + c] = position[c];
-          }
+                const auto at = static_cast<std::size_t>(grid_index({i, j, k}, p)) * udim;
+                for (std::size_t c = 0; c < udim; ++c) x[at + c] = position[c];
+              }
+        }
+      }
+      for (Index m = 0; m < n_chunk; ++m) {
+        const Index e = first + m;
+        const auto nodes = block.nodes(e);
+        const double* x = positions.data() + static_cast<std::size_t>(m) * per_element * udim;
+        const Failure& failure = failures[static_cast<std::size_t>(m)];
+        if (failure.i >= 0)  // the first such element in order, at its first such point
+          throw Error(str(source, ": element ", block.labels[static_cast<std::size_t>(e)], " (block ", b + 1, ", ",
+                          element_name(block.type, block.order), ") has det J = ", failure.det, " at the GLL point (",
+                          xi[static_cast<std::size_t>(failure.i)], ", ", xi[static_cast<std::size_t>(failure.j)],
+                          dim == 3 ? str(", ", xi[static_cast<std::size_t>(failure.k)]) : std::string(), ") of order ",
+                          p, ": ",
+                          failure.det < -failure.threshold ? "inverted (wrong node order or a node on the wrong side)"
+                                                           : "degenerate (collapsed or flat)",
+                          "; order elevation needs det J > 0 at every GLL point"));
 
-      // Number the element's nodes: corners keep theirs, edges, faces and the interior share.
-      Index vertex[8];
-      for (int bits = 0; bits < (1 << dim); ++bits)
-        vertex[bits] = kept_[static_cast<std::size_t>(nodes[static_cast<std::size_t>(layout.corner[static_cast<std::size_t>(bits)])])];
-      Index interior = -1;
-      for (int k = 0; k < nz; ++k)
-        for (int j = 0; j < n1; ++j)
-          for (int i = 0; i < n1; ++i) {
-            const Point pt = {i, j, k};
-            int inside[3], n_inside = 0, bits = 0;
-            for (int d = 0; d < dim; ++d) {
-              const auto a = static_cast<std::size_t>(d);
-              if (side(pt[a], p) == 1)
-                inside[n_inside++] = d;
-              else if (pt[a] == p)
-                bits |= 1 << d;
+        // Number the element's nodes: corners keep theirs, edges, faces and the interior share.
+        Index vertex[8];
+        for (int bits = 0; bits < (1 << dim); ++bits)
+          vertex[bits] = kept_[static_cast<std::size_t>(nodes[static_cast<std::size_t>(layout.corner[static_cast<std::size_t>(bits)])])];
+        Index interior = -1;
+        for (int k = 0; k < nz; ++k)
+          for (int j = 0; j < n1; ++j)
+            for (int i = 0; i < n1; ++i) {
+              const Point pt = {i, j, k};
+              int inside[3], n_inside = 0, bits = 0;
+              for (int d = 0; d < dim; ++d) {
+                const auto a = static_cast<std::size_t>(d);
+                if (side(pt[a], p) == 1)
+                  inside[n_inside++] = d;
+                else if (pt[a] == p)
+                  bits |= 1 << d;
+              }
+              Index node;
+              if (n_inside == 0) {
+                node = vertex[bits];
+              } else if (n_inside == 1) {
+                // From the smaller corner index to the larger.
+                const int axis = inside[0];
+                const Index v0 = vertex[bits], v1 = vertex[bits | (1 << axis)];
+                const int t = pt[static_cast<std::size_t>(axis)];
+                node = find_or_create({std::min(v0, v1), std::max(v0, v1), -1, -1}, p - 1) + (v0 < v1 ? t : p - t) - 1;
+              } else if (n_inside == 2 && dim == 3) {
+                // From the smallest corner towards its smaller neighbour, then across.
+                const int a = inside[0], c = inside[1];
+                const auto at = [&](int s0, int t0) { return vertex[bits | (s0 << a) | (t0 << c)]; };
+                int s0 = 0, t0 = 0;
+                for (int s = 0; s < 2; ++s)
+                  for (int t = 0; t < 2; ++t)
+                    if (at(s, t) < at(s0, t0)) {
+                      s0 = s;
+                      t0 = t;
+                    }
+                const int s = s0 ? p - pt[static_cast<std::size_t>(a)] : pt[static_cast<std::size_t>(a)];
+                const int t = t0 ? p - pt[static_cast<std::size_t>(c)] : pt[static_cast<std::size_t>(c)];
+                const bool along_s = at(1 - s0, t0) < at(s0, 1 - t0);
+                const int u = along_s ? s : t, w = along_s ? t : s;
+                EntityKey key = {at(0, 0), at(1, 0), at(1, 1), at(0, 1)};
+                std::sort(key.begin(), key.end());
+                node = find_or_create(key, Size{p - 1} * (p - 1)) + (u - 1) + (p - 1) * (w - 1);
+              } else {
+                if (interior < 0) interior = create(n_inside == 3 ? Size{p - 1} * (p - 1) * (p - 1) : Size{p - 1} * (p - 1));
+                node = interior + (i - 1) + (p - 1) * ((j - 1) + (dim == 3 ? (p - 1) * (k - 1) : 0));
+              }
+              out.connectivity.push_back(node);
+              double* target = mesh_.coordinates.data() + static_cast<std::size_t>(node) * udim;
+              if (node >= n_kept && std::isnan(target[0])) {
+                const auto at = static_cast<std::size_t>(grid_index(pt, p)) * udim;
+                for (std::size_t c = 0; c < udim; ++c) target[c] = x[at + c];
+              }
             }
-            Index node;
-            if (n_inside == 0) {
-              node = vertex[bits];
-            } else if (n_inside == 1) {
-              // From the smaller corner index to the larger.
-              const int axis = inside[0];
-              const Index v0 = vertex[bits], v1 = vertex[bits | (1 << axis)];
-              const int t = pt[static_cast<std::size_t>(axis)];
-              node = find_or_create({std::min(v0, v1), std::max(v0, v1), -1, -1}, p - 1) + (v0 < v1 ? t : p - t) - 1;
-            } else if (n_inside == 2 && dim == 3) {
-              // From the smallest corner towards its smaller neighbour, then across.
-              const int a = inside[0], c = inside[1];
-              const auto at = [&](int s0, int t0) { return vertex[bits | (s0 << a) | (t0 << c)]; };
-              int s0 = 0, t0 = 0;
-              for (int s = 0; s < 2; ++s)
-                for (int t = 0; t < 2; ++t)
-                  if (at(s, t) < at(s0, t0)) {
-                    s0 = s;
-                    t0 = t;
-                  }
-              const int s = s0 ? p - pt[static_cast<std::size_t>(a)] : pt[static_cast<std::size_t>(a)];
-              const int t = t0 ? p - pt[static_cast<std::size_t>(c)] : pt[static_cast<std::size_t>(c)];
-              const bool along_s = at(1 - s0, t0) < at(s0, 1 - t0);
-              const int u = along_s ? s : t, w = along_s ? t : s;
-              EntityKey key = {at(0, 0), at(1, 0), at(1, 1), at(0, 1)};
-              std::sort(key.begin(), key.end());
-              node = find_or_create(key, Size{p - 1} * (p - 1)) + (u - 1) + (p - 1) * (w - 1);
-            } else {
-              if (interior < 0) interior = create(n_inside == 3 ? Size{p - 1} * (p - 1) * (p - 1) : Size{p - 1} * (p - 1));
-              node = interior + (i - 1) + (p - 1) * ((j - 1) + (dim == 3 ? (p - 1) * (k - 1) : 0));
-            }
-            out.connectivity.push_back(node);
-            double* target = mesh_.coordinates.data() + static_cast<std::size_t>(node) * udim;
-            if (node >= n_kept && std::isnan(target[0])) {
-              const auto at = static_cast<std::size_t>(grid_index(pt, p)) * udim;
-              for (std::size_t c = 0; c < udim; ++c) target[c] = x[at + c];
-            }
-          }
-      out.labels.push_back(block.labels[static_cast<std::size_t>(e)]);
+        out.labels.push_back(block.labels[static_cast<std::size_t>(e)]);
+      }
     }
   }
 

@@ -255,7 +255,8 @@ OrderElevation::OrderElevation(const Mesh& input, int order, std::string_view so
   // Each element's GLL points and det J there, chunk by chunk in parallel (the work of the
   // elevation: (g + 1)^dim terms at each of (p + 1)^dim points), then the chunk's nodes numbered in
   // element order (sequential: shared edges and faces take the numbers their first element gives).
-  constexpr Index chunk = 16384;
+  Index chunk = 0;  // elements a chunk holds: 16384, fewer where no block has as many
+  for (const ElementBlock& block : input.blocks) chunk = std::max(chunk, std::min<Index>(16384, block.n_elements()));
   std::vector<double> positions(static_cast<std::size_t>(chunk) * per_element * udim);
   struct Failure {
     double det = 0.0, threshold = 0.0;

@@ -24,9 +24,11 @@
 #include "tremor/record/explicit_run.hpp"
 #include "tremor/record/static_solution.hpp"
 #include "tremor/cli/git_commit.hpp"
+#include "tremor/io/file.hpp"
 #include "tremor/io/load.hpp"
 #include "tremor/io/model_file.hpp"
 #include "tremor/mesh/element_type.hpp"
+#include "tremor/mesh/faces.hpp"
 #include "tremor/mesh/mesh.hpp"
 #include "tremor/model/model.hpp"
 #include "tremor/static/solve.hpp"
@@ -164,12 +166,7 @@ py::dict run(const tremor::Model& model, const std::string& backend, const std::
       // The file claimed before any work, as the command does: a second writer is refused at once.
       const std::filesystem::path path = *output;
       tremor::io::OutputClaim claim = tremor::io::claim_result_file(path, false);
-      const std::filesystem::path checkpoint = tremor::record::checkpoint_path(path);
-      std::error_code exists_error;
-      if (std::filesystem::exists(checkpoint, exists_error))
-        throw tremor::Error(tremor::str(checkpoint.string(), " exists: an earlier run to ", path.string(),
-                                        " was interrupted; continue it with `tremor run --resume`, or delete the "
-                                        "checkpoint to start afresh"));
+      tremor::record::refuse_over_checkpoint(path, "`tremor run --resume`");
       const ex::Preflight preflight = ex::preflight(model, options);
       tremor::record::RecordSettings settings;
       settings.output = path;
@@ -527,8 +524,7 @@ tremor::Mesh mesh_of(const py::handle& nodes, const py::handle& node_labels, con
     std::vector<tremor::Face> faces;
     for (py::ssize_t f = 0; f < rows; ++f)
       faces.push_back({static_cast<Index>(pairs[2 * f]), static_cast<int>(pairs[2 * f + 1])});
-    std::sort(faces.begin(), faces.end());
-    faces.erase(std::unique(faces.begin(), faces.end()), faces.end());
+    tremor::normalise_faces(faces);
     mesh.face_sets[name] = std::move(faces);
   }
   mesh.validate("tremor.Mesh");
@@ -630,6 +626,13 @@ PYBIND11_MODULE(_tremor, m) {
         py::arg("model_path"), py::arg("model_bytes"));
   m.def("_bem", &solve_bem, py::arg("path"), py::arg("backend"), py::arg("elements"), py::arg("allow_coarse"),
         py::arg("output"));
+  m.def(
+      "_write_text",
+      [](const std::string& path, const std::string& text, const std::string& what) {
+        py::gil_scoped_release released;
+        tremor::io::write_file_atomically(path, text, what.c_str());
+      },
+      py::arg("path"), py::arg("text"), py::arg("what"));
   m.def(
       "_write_mesh",
       [](const tremor::Mesh& mesh, const std::string& path) {

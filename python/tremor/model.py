@@ -365,7 +365,7 @@ class Model:
             mesh_path = mesh_file or os.path.splitext(os.path.basename(path))[0] + ".inp"
             _tremor._write_mesh(self._mesh._mesh, os.path.join(folder, mesh_path))
             doc["mesh"] = {"file": mesh_path, **doc.get("mesh", {})}
-        _write_atomically(path, _toml(doc))
+        _tremor._write_text(path, _toml(doc), "model file")
         return path
 
 
@@ -516,23 +516,6 @@ def _toml(doc, with_lines=False):
     arrays(doc, "")
     text = "\n".join(out) + "\n"
     return (text, lines) if with_lines else text
-
-
-def _write_atomically(path, text):
-    folder = os.path.dirname(os.path.abspath(path))
-    temporary = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
-    try:
-        with open(temporary, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
-    except OSError as e:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise Error(f"{path}: cannot write the model file: {e.strerror}") from None
 
 
 class Simulation:

@@ -403,7 +403,6 @@ void run_command(const RunArgs& args) {
   checkpoints.run.time_step = preflight.dt;
   checkpoints.run.total_steps = preflight.steps;
   const std::filesystem::path checkpoint_file = record::checkpoint_path(output);
-  std::error_code exists_error;
   io::Checkpoint resumed;
   if (args.resume) {
     resumed = io::read_checkpoint(checkpoint_file);
@@ -414,9 +413,8 @@ void run_command(const RunArgs& args) {
       throw Error(str(checkpoint_file.string(), ": cannot resume: the checkpoint is of a different run:", why,
                       "\nresume with the model and options of that run, or delete the checkpoint to start afresh"));
     }
-  } else if (std::filesystem::exists(checkpoint_file, exists_error)) {
-    throw Error(str(checkpoint_file.string(), " exists: an earlier run to ", output.string(),
-                    " was interrupted; continue it with --resume, or delete the checkpoint to start afresh"));
+  } else {
+    record::refuse_over_checkpoint(output, "--resume");
   }
   options.checkpoint_every = args.checkpoint_option->count() ? args.checkpoint_every
                              : args.resume                  ? resumed.checkpoint_every

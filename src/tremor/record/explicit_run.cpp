@@ -368,6 +368,14 @@ std::filesystem::path checkpoint_path(const std::filesystem::path& result) {
   return path;
 }
 
+void refuse_over_checkpoint(const std::filesystem::path& result, std::string_view resume) {
+  const std::filesystem::path checkpoint = checkpoint_path(result);
+  std::error_code error;
+  if (std::filesystem::exists(checkpoint, error))
+    throw Error(str(checkpoint.string(), " exists: an earlier run to ", result.string(), " was interrupted; continue it "
+                    "with ", resume, ", or delete the checkpoint to start afresh"));
+}
+
 io::RunMetadata run_metadata(const ex::Preflight& preflight, std::string model_path, std::string model_hash,
                              std::string git_commit) {
   io::RunMetadata metadata;

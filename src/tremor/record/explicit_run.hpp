@@ -27,6 +27,9 @@ std::string model_file_hash(const std::filesystem::path& path, const Model& mode
 
 // `RESULT.checkpoint`: where the checkpoints of a run to RESULT go (docs/running.md).
 std::filesystem::path checkpoint_path(const std::filesystem::path& result);
+// Refuses a new run to `result` while an interrupted run's checkpoint lies beside it (the new run
+// would orphan it), naming it and how to continue that run (`resume`: "--resume", ...).
+void refuse_over_checkpoint(const std::filesystem::path& result, std::string_view resume);
 
 // The result file's metadata of a run set up by `preflight`.
 io::RunMetadata run_metadata(const explicit_fe::Preflight& preflight, std::string model_path, std::string model_hash,

@@ -20,7 +20,8 @@
 //     GPU: it may compute what the whole block agrees on (indices, an element's vertices) but
 //     writes no memory. Inside f, `return` ends that t's iteration, like `continue`.
 //   - A thread's values do not survive from one for_each_thread loop to the next on the host
-//     (the other threads run in between): pass them through shared memory.
+//     (the other threads run in between): pass them through shared memory, or through a
+//     Carried (below), which keeps them in the thread's registers on the GPU.
 //   - Call ctx.sync() between a loop that writes shared memory and one that reads another
 //     thread's entries, outside for_each_thread and on every path through the body (a barrier
 //     that some threads skip hangs the block on a GPU).
@@ -86,6 +87,30 @@ TREMOR_HOST_DEVICE inline void warp_sum(int t, T value, T* out) {
   *out = t % 32 == 0 ? value : *out + value;
 #endif
 }
+
+// Values of type T that each t of a for_each_thread loop over at most Threads iterations carries
+// into the next such loop: carried[t] is t's own. On the GPU each thread runs one t per loop and
+// keeps one T (registers, where T's indices are known at compile time), so what a kernel keeps
+// this way costs no shared-memory traffic; on the host, where t runs after t, an entry per t.
+// Declare it in the body, outside for_each_thread; Threads must cover every loop that indexes it.
+template <class T, int Threads>
+class Carried {
+ public:
+  TREMOR_HOST_DEVICE T& operator[]([[maybe_unused]] int t) {
+#if defined(__CUDA_ARCH__)
+    return value_;
+#else
+    return values_[t];
+#endif
+  }
+
+ private:
+#if defined(__CUDA_ARCH__)
+  T value_;
+#else
+  T values_[Threads];
+#endif
+};
 
 // The most shared memory one block may use on exec: the device's opt-in limit on a GPU; on the
 // host, the largest any supported GPU allows (227 KiB).

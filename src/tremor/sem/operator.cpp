@@ -263,16 +263,21 @@ struct ElementPhysics {
   }
 
   TREMOR_HOST_DEVICE void at(const Real* G, int p, const Real (&d)[Dim][Dim], Real (&f)[Dim][Dim]) const {
-    const Real* w = G + n1 * n1 + n1;
+    const Real* points = G + n1 * n1;
+    const Real xi[3] = {points[p % n1], points[p / n1 % n1], Dim == 3 ? points[p / (n1 * n1)] : Real(0)};
+    at(p, weight<Dim, n1>(G + n1 * n1 + n1, p), xi, d, f);
+  }
+
+  // The same with the point's GLL weight product w and coordinates xi given (what a mode does
+  // not use, the compiler drops).
+  TREMOR_HOST_DEVICE void at(int p, Real w, const Real (&xi)[3], const Real (&d)[Dim][Dim], Real (&f)[Dim][Dim]) const {
     if constexpr (Mode == AffineMode) {
-      flux(d, inv, weight<Dim, n1>(w, p) * det, D, isotropic, lambda, mu, f);
+      flux(d, inv, w * det, D, isotropic, lambda, mu, f);
     } else if constexpr (Mode == TrilinearMode) {
       const Real* corners = factors + static_cast<Size>(e) * L::corners;
-      const Real* points = G + n1 * n1;
-      const Real xi[3] = {points[p % n1], points[p / n1 % n1], Dim == 3 ? points[p / (n1 * n1)] : Real(0)};
       Real J[Dim][Dim], inverse[Dim][Dim];
       vertex_jacobian(corners, xi, J);
-      const Real scale = weight<Dim, n1>(w, p) * invert_jacobian(J, inverse) * corners[L::corners - 1];
+      const Real scale = w * invert_jacobian(J, inverse) * corners[L::corners - 1];
       flux(d, inverse, scale, D, isotropic, lambda, mu, f);
     } else {
       constexpr int np = L::points;
@@ -344,6 +349,27 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const Index* c
 // that thread, and the z part of the transposed sums at its n nodes (6 n values). Shared memory
 // holds the gathered u and the flux's x and y parts, 9 arrays per element; per point 12 n reads
 // and 9 writes there, against the point kernel's 18 n and 12.
+// The 1D basis of order P in Real (Basis1d's G, points and weights), passed to the column kernel
+// by value: on a GPU it sits among the kernel's parameters, in the constant bank, so that its
+// entries at indices known at compile time (the same for every thread: the loop over the points
+// along z, unrolled) are operands of the multiply-adds rather than shared-memory loads, the
+// unit that bounds the kernel.
+template <int P, class Real>
+struct Line {
+  static constexpr int n = P + 1;
+  Real G[n * n], points[n], w[n];
+  static Line make() {
+    const Basis1d<P> basis;
+    Line line{};
+    for (int m = 0; m < n * n; ++m) line.G[m] = static_cast<Real>(basis.G[m]);
+    for (int m = 0; m < n; ++m) {
+      line.points[m] = static_cast<Real>(basis.points[m]);
+      line.w[m] = static_cast<Real>(basis.w[m]);
+    }
+    return line;
+  }
+};
+
 template <int P>
 struct ColumnLayout : Layout<3, P> {
   static constexpr int n2 = (P + 1) * (P + 1);
@@ -365,6 +391,8 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
   static_assert(collocated<P>, "the column kernel sums along lines of nodes: GLL quadrature, order 2 and more");
   using L = ColumnLayout<P>;
   constexpr int n1 = L::n, n2 = L::n2, n3 = L::points;
+  static const Line<P, Real> constants = Line<P, Real>::make();
+  const Line<P, Real> line = constants;
   forall_blocks<L::threads>(exec, L::blocks(n), L::threads, L::template shared_bytes<Real>(),
                             [=] TREMOR_LAMBDA(const BlockContext& ctx) {
     Real* G = ctx.shared<Real>();
@@ -406,11 +434,16 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
         gi[m] = G[i * n1 + m];
         gj[m] = G[j * n1 + m];
       }
+      const Real* points = G + n1 * n1;
+      const Real xi = points[i], eta = points[j], wij = points[n1 + i] * points[n1 + j];
       const ElementPhysics<3, P, Real, Mode> physics(geometry, section, material, isotropic, e);
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
       for (int qk = 0; qk < n1; ++qk) {
         const int p = c2 + n2 * qk;
         Real gk[n1];
-        for (int m = 0; m < n1; ++m) gk[m] = G[qk * n1 + m];
+        for (int m = 0; m < n1; ++m) gk[m] = line.G[qk * n1 + m];
         Real d[3][3], f[3][3];
         for (int c = 0; c < 3; ++c) {
           Real dx = Real(0), dy = Real(0), dz = Real(0);
@@ -423,7 +456,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
           d[c][1] = dy;
           d[c][2] = dz;
         }
-        physics.at(G, p, d, f);
+        physics.at(p, wij * line.w[qk], {xi, eta, line.points[qk]}, d, f);
         for (int c = 0; c < 3; ++c) {
           v[(3 + 2 * c + 0) * n3 + p] = f[c][0];
           v[(3 + 2 * c + 1) * n3 + p] = f[c][1];

@@ -376,10 +376,13 @@ struct ColumnLayout : Layout<3, P> {
   static constexpr int per_block = n2 >= 128 ? 1 : 128 / n2;
   static constexpr int threads = (per_block * n2 + 31) / 32 * 32;
   static constexpr int arrays = 3 + 6;  // u, then the flux's x and y parts per component
+  // Each element's arrays `stride` values apart: padded to n^2 modulo the 32 banks, so that the
+  // two elements a warp can hold meet the banks as consecutive columns of one element would.
+  static constexpr int used = arrays * Layout<3, P>::points;
+  static constexpr int stride = used + ((n2 - used) % 32 + 32) % 32;
   template <class T>
   static constexpr std::size_t shared_bytes() {
-    return (Layout<3, P>::basis_size + static_cast<std::size_t>(per_block) * arrays * Layout<3, P>::points) *
-           sizeof(T);
+    return (Layout<3, P>::basis_size + static_cast<std::size_t>(per_block) * stride) * sizeof(T);
   }
   static Index blocks(Index n_elements) { return (n_elements + per_block - 1) / per_block; }
 };
@@ -400,7 +403,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
     for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
     // The element of thread t's column (-1 past the last), and its work arrays.
     const auto element = [&](int t) { return element_of(ctx, L::per_block, n2, t, n, list); };
-    const auto arrays = [&](int t) { return work + t / n2 * L::arrays * n3; };
+    const auto arrays = [&](int t) { return work + t / n2 * L::stride; };
     // Each column's u along z, then the z sums of the transposed step at its nodes.
     struct Column {
       Real u[3][n1], z[3][n1];

@@ -300,6 +300,36 @@ TREMOR_HOST_DEVICE void add_force(Real* out, const Real (&force)[Dim], bool colo
   }
 }
 
+// ku[3 node + c] += force[c] for a node (none where node < 0), plain adds colour by colour,
+// atomics otherwise. On a GPU every thread of the warp calls it at once, and the warp's 3 x 32
+// values go out in the order of their addresses: in each of three rounds, lane L adds value
+// 32 r + L of the warp's list (component c of the node of lane s, by shuffles), so that an
+// instruction's 32 adds cover runs of consecutive entries (a node's three components, then the
+// next node's along a line of the element) instead of one component of 32 nodes 12 or 24 bytes
+// apart. The atomics reach L2 in about a third of the sectors: what bounds the column kernel at
+// the H100's clocks (docs/benchmarks.md).
+template <class Real>
+TREMOR_HOST_DEVICE void add_forces_by_warp(Real* ku, Index node, const Real (&force)[3], bool coloured) {
+#if defined(__CUDA_ARCH__)
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  for (int r = 0; r < 3; ++r) {
+    const int g = 32 * r + lane, s = g / 3, c = g % 3;
+    const Real x = __shfl_sync(0xffffffffu, force[0], s), y = __shfl_sync(0xffffffffu, force[1], s),
+               z = __shfl_sync(0xffffffffu, force[2], s);
+    const Index at = __shfl_sync(0xffffffffu, node, s);
+    const Real value = c == 0 ? x : c == 1 ? y : z;
+    if (at < 0) continue;
+    Real* out = ku + static_cast<Size>(at) * 3 + c;
+    if (coloured)
+      *out += value;
+    else
+      atomic_add(out, value);
+  }
+#else
+  if (node >= 0) add_force<3>(ku + static_cast<Size>(node) * 3, force, coloured);
+#endif
+}
+
 // The point kernel: a thread per point of each element in the block. Gather u; the gradient and
 // the flux at each point, the flux into shared memory; the force at each node from the fluxes
 // along its Dim lines, scattered. Two barriers; per point Dim^2 n shared-memory reads of u and as
@@ -468,9 +498,10 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
       }
     });
     ctx.sync();
-    for_each_thread(ctx, L::per_block * n2, [&](int t) {
-      const Index e = element(t);
-      if (e < 0) return;
+    // Every thread of the block, those without a column too: the scatter passes values between
+    // the threads of a warp (add_forces_by_warp).
+    for_each_thread(ctx, L::threads, [&](int t) {
+      const Index e = t < L::per_block * n2 ? element(t) : Index(-1);
       const Real* flux = arrays(t) + 3 * n3;
       const Column& mine = columns[t];
       const int c2 = t % n2, i = c2 % n1, j = c2 / n1;
@@ -481,15 +512,18 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
       }
       for (int k = 0; k < n1; ++k) {
         const int a = c2 + n2 * k;
-        Real force[3];
-        for (int c = 0; c < 3; ++c) {
-          Real sum = mine.z[c][k];
-          for (int q = 0; q < n1; ++q)
-            sum += ti[q] * flux[(2 * c + 0) * n3 + a + q - i] + tj[q] * flux[(2 * c + 1) * n3 + a + n1 * (q - j)];
-          force[c] = sum;
+        Real force[3] = {Real(0), Real(0), Real(0)};
+        Index node = -1;
+        if (e >= 0) {
+          for (int c = 0; c < 3; ++c) {
+            Real sum = mine.z[c][k];
+            for (int q = 0; q < n1; ++q)
+              sum += ti[q] * flux[(2 * c + 0) * n3 + a + q - i] + tj[q] * flux[(2 * c + 1) * n3 + a + n1 * (q - j)];
+            force[c] = sum;
+          }
+          node = connectivity[static_cast<Size>(e) * n3 + a];
         }
-        const Index node = connectivity[static_cast<Size>(e) * n3 + a];
-        add_force<3>(ku + static_cast<Size>(node) * 3, force, list != nullptr);
+        add_forces_by_warp(ku, node, force, list != nullptr);
       }
     });
   });

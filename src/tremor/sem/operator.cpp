@@ -300,33 +300,35 @@ TREMOR_HOST_DEVICE void add_force(Real* out, const Real (&force)[Dim], bool colo
   }
 }
 
-// ku[3 node + c] += force[c] for a node (none where node < 0), plain adds colour by colour,
-// atomics otherwise. On a GPU every thread of the warp calls it at once, and the warp's 3 x 32
-// values go out in the order of their addresses: in each of three rounds, lane L adds value
+// ku[Dim node + c] += force[c] for a node (none where node < 0), plain adds colour by colour,
+// atomics otherwise. On a GPU every thread of the warp calls it at once, and the warp's Dim x 32
+// values go out in the order of their addresses: in each of Dim rounds, lane L adds value
 // 32 r + L of the warp's list (component c of the node of lane s, by shuffles), so that an
-// instruction's 32 adds cover runs of consecutive entries (a node's three components, then the
-// next node's along a line of the element) instead of one component of 32 nodes 12 or 24 bytes
-// apart. The atomics reach L2 in about a third of the sectors: what bounds the column kernel at
-// the H100's clocks (docs/benchmarks.md).
-template <class Real>
-TREMOR_HOST_DEVICE void add_forces_by_warp(Real* ku, Index node, const Real (&force)[3], bool coloured) {
+// instruction's 32 adds cover runs of consecutive entries (a node's components, then the next
+// node's along a line of the element) instead of one component of 32 nodes Dim values apart.
+// The atomics reach L2 in about a third of the sectors (3D), what bounds the column kernel at the
+// H100's clocks (docs/benchmarks.md).
+template <int Dim, class Real>
+TREMOR_HOST_DEVICE void add_forces_by_warp(Real* ku, Index node, const Real (&force)[Dim], bool coloured) {
 #if defined(__CUDA_ARCH__)
   const int lane = static_cast<int>(threadIdx.x % 32);
-  for (int r = 0; r < 3; ++r) {
-    const int g = 32 * r + lane, s = g / 3, c = g % 3;
-    const Real x = __shfl_sync(0xffffffffu, force[0], s), y = __shfl_sync(0xffffffffu, force[1], s),
-               z = __shfl_sync(0xffffffffu, force[2], s);
+  for (int r = 0; r < Dim; ++r) {
+    const int g = 32 * r + lane, s = g / Dim, c = g % Dim;
+    Real value = Real(0);
+    for (int m = 0; m < Dim; ++m) {
+      const Real x = __shfl_sync(0xffffffffu, force[m], s);
+      if (c == m) value = x;
+    }
     const Index at = __shfl_sync(0xffffffffu, node, s);
-    const Real value = c == 0 ? x : c == 1 ? y : z;
     if (at < 0) continue;
-    Real* out = ku + static_cast<Size>(at) * 3 + c;
+    Real* out = ku + static_cast<Size>(at) * Dim + c;
     if (coloured)
       *out += value;
     else
       atomic_add(out, value);
   }
 #else
-  if (node >= 0) add_force<3>(ku + static_cast<Size>(node) * 3, force, coloured);
+  if (node >= 0) add_force<Dim>(ku + static_cast<Size>(node) * Dim, force, coloured);
 #endif
 }
 
@@ -360,14 +362,18 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const Index* c
         for (int alpha = 0; alpha < Dim; ++alpha) v[(Dim + Dim * c + alpha) * np + p] = f[c][alpha];
     });
     ctx.sync();
-    for_each_thread(ctx, L::per_block * np, [&](int t) {
-      const Index e = element(t);
-      if (e < 0) return;
+    // Every thread of the block, those without a point too: the scatter passes values between the
+    // threads of a warp (add_forces_by_warp).
+    for_each_thread(ctx, L::threads, [&](int t) {
+      const Index e = t < L::per_block * np ? element(t) : Index(-1);
       const int a = t % np;
-      Real force[Dim];
-      S::divergence(G, a, work + t / np * L::arrays * np + Dim * np, force);
-      const Index node = connectivity[static_cast<Size>(e) * np + a];
-      add_force<Dim>(ku + static_cast<Size>(node) * Dim, force, list != nullptr);
+      Real force[Dim] = {};
+      Index node = -1;
+      if (e >= 0) {
+        S::divergence(G, a, work + t / np * L::arrays * np + Dim * np, force);
+        node = connectivity[static_cast<Size>(e) * np + a];
+      }
+      add_forces_by_warp<Dim>(ku, node, force, list != nullptr);
     });
   });
 }
@@ -523,7 +529,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
           }
           node = connectivity[static_cast<Size>(e) * n3 + a];
         }
-        add_forces_by_warp(ku, node, force, list != nullptr);
+        add_forces_by_warp<3>(ku, node, force, list != nullptr);
       }
     });
   });

@@ -362,18 +362,14 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const Index* c
         for (int alpha = 0; alpha < Dim; ++alpha) v[(Dim + Dim * c + alpha) * np + p] = f[c][alpha];
     });
     ctx.sync();
-    // Every thread of the block, those without a point too: the scatter passes values between the
-    // threads of a warp (add_forces_by_warp).
-    for_each_thread(ctx, L::threads, [&](int t) {
-      const Index e = t < L::per_block * np ? element(t) : Index(-1);
+    for_each_thread(ctx, L::per_block * np, [&](int t) {
+      const Index e = element(t);
+      if (e < 0) return;
       const int a = t % np;
-      Real force[Dim] = {};
-      Index node = -1;
-      if (e >= 0) {
-        S::divergence(G, a, work + t / np * L::arrays * np + Dim * np, force);
-        node = connectivity[static_cast<Size>(e) * np + a];
-      }
-      add_forces_by_warp<Dim>(ku, node, force, list != nullptr);
+      Real force[Dim];
+      S::divergence(G, a, work + t / np * L::arrays * np + Dim * np, force);
+      const Index node = connectivity[static_cast<Size>(e) * np + a];
+      add_force<Dim>(ku + static_cast<Size>(node) * Dim, force, list != nullptr);
     });
   });
 }
@@ -450,6 +446,9 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
       if (e < 0) return;
       Real* v = arrays(t);
       Column& mine = columns[t];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
       for (int k = 0; k < n1; ++k) {
         const int p = t % n2 + n2 * k;
         const Index node = connectivity[static_cast<Size>(e) * n3 + p];
@@ -516,6 +515,9 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
         ti[q] = G[q * n1 + i];
         tj[q] = G[q * n1 + j];
       }
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
       for (int k = 0; k < n1; ++k) {
         const int a = c2 + n2 * k;
         Real force[3] = {Real(0), Real(0), Real(0)};

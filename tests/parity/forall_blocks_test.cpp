@@ -117,6 +117,53 @@ void expect_refused(const Exec& exec, int block_threads, std::size_t shared_byte
   }
 }
 
+// Carried: three values each t keeps from one loop to the next while the block's other t run in
+// between (the host) or beside (the GPU), and a shared value written by another t in between.
+// Exact sums of small integers and quarters: any mix-up of t's shows.
+std::vector<double> carried_values(const Exec& exec) {
+  constexpr Index n_blocks = 37;
+  const std::vector<double> poison(static_cast<std::size_t>(n_blocks) * threads, std::numeric_limits<double>::quiet_NaN());
+  DeviceArray<double> out(exec, std::span<const double>(poison));
+  double* o = out.data();
+  forall_blocks(exec, n_blocks, threads, sizeof(double) * threads, [=] TREMOR_LAMBDA(const BlockContext& ctx) {
+    struct Three {
+      double a[3];
+    };
+    Carried<Three, threads> carried;
+    double* shared = ctx.shared<double>();
+    for_each_thread(ctx, threads, [&](int t) {
+      for (int c = 0; c < 3; ++c) carried[t].a[c] = 1000.0 * static_cast<double>(ctx.block) + t + 0.25 * c;
+      shared[t] = -t;
+    });
+    ctx.sync();
+    for_each_thread(ctx, threads, [&](int t) {
+      const Three& mine = carried[t];
+      o[ctx.block * threads + t] = mine.a[0] + mine.a[1] + mine.a[2] + shared[(t + 1) % threads];
+    });
+  });
+  exec.synchronize();
+  return out.to_host();
+}
+
+void check_carried(const Exec& exec) {
+  const std::vector<double> out = carried_values(exec);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const double b = static_cast<double>(i / threads), t = static_cast<double>(i % threads);
+    const double next = static_cast<double>((i % threads + 1) % threads);
+    EXPECT_EQ(out[i], 3.0 * (1000.0 * b + t) + 0.75 - next) << exec.describe() << ", block " << b << ", t " << t;
+  }
+}
+
+TEST(ForallBlocksParity, CarriedValuesStayWithTheirThread) {
+  check_carried(Exec::serial());
+  check_carried(Exec::openmp());
+}
+
+TEST(ForallBlocksParityGpu, CarriedValuesStayWithTheirThread) {
+  TREMOR_REQUIRE_GPU();
+  check_carried(Exec::cuda());
+}
+
 TEST(ForallBlocksParity, OpenMPMatchesSerial) {
   check_block_sums(Exec::openmp(), 1000);
   check_block_sums(Exec::openmp(), 7000);  // 57 KiB of shared memory: above the 48 KiB default

@@ -2,10 +2,12 @@
 // generator, orientation-independent sharing, curved quadratic input, sets, errors, and the
 // model file's [mesh] order.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -209,6 +211,122 @@ TEST(MeshElevate, SharedNodesWhateverTheElementOrientation) {
     // The node sets of the box's sides (vertex sets, given before the turn) take their GLL nodes.
     EXPECT_EQ(elevated.node_sets.at("xmin").size(), static_cast<std::size_t>((2 * p + 1) * (2 * p + 1)));
     for (Index i : elevated.node_sets.at("xmin")) EXPECT_NEAR(elevated.node(i)[0], 0.0, tolerance);
+  }
+}
+
+// The numbering elevate.hpp documents, computed the plain way for hex8 input: elements in order,
+// each one's GLL points x fastest; corners keep their nodes; an edge's or face's nodes are created
+// by the first element meeting it, the edge's from its smaller corner, the face's from its
+// smallest corner towards the smaller of that corner's neighbours, then across; the interior's in
+// grid order. Returns the connectivity.
+std::vector<Index> documented_numbering(const Mesh& input, int p) {
+  std::map<std::array<Index, 4>, Index> created;
+  Index next = input.n_nodes();
+  std::vector<Index> connectivity;
+  const ElementBlock& block = input.blocks[0];
+  for (Index e = 0; e < block.n_elements(); ++e) {
+    const auto nodes = block.nodes(e);
+    const auto corner = [&](int x, int y, int z) { return nodes[static_cast<std::size_t>(corner_of({x, y, z}))]; };
+    Index interior = -1;
+    for (int k = 0; k <= p; ++k)
+      for (int j = 0; j <= p; ++j)
+        for (int i = 0; i <= p; ++i) {
+          const std::array<int, 3> at = {i, j, k};
+          std::vector<int> inside;
+          std::array<int, 3> end{};  // 1 on the upper end of an axis
+          for (int a = 0; a < 3; ++a) {
+            if (at[static_cast<std::size_t>(a)] > 0 && at[static_cast<std::size_t>(a)] < p) inside.push_back(a);
+            end[static_cast<std::size_t>(a)] = at[static_cast<std::size_t>(a)] == p;
+          }
+          const auto vertex = [&](int a, int s, int c, int t) {  // the corner s along axis a, t along c
+            std::array<int, 3> bits = end;
+            if (a >= 0) bits[static_cast<std::size_t>(a)] = s;
+            if (c >= 0) bits[static_cast<std::size_t>(c)] = t;
+            return corner(bits[0], bits[1], bits[2]);
+          };
+          const auto make = [&](const std::array<Index, 4>& key, Index count) {
+            const auto [entry, fresh] = created.try_emplace(key, next);
+            if (fresh) next += count;
+            return entry->second;
+          };
+          Index node = 0;
+          if (inside.empty()) {
+            node = vertex(-1, 0, -1, 0);
+          } else if (inside.size() == 1) {
+            const int a = inside[0], t = at[static_cast<std::size_t>(a)];
+            const Index v0 = vertex(a, 0, -1, 0), v1 = vertex(a, 1, -1, 0);
+            node = make({std::min(v0, v1), std::max(v0, v1), -1, -1}, p - 1) + (v0 < v1 ? t - 1 : p - t - 1);
+          } else if (inside.size() == 2) {
+            const int a = inside[0], c = inside[1];
+            std::array<Index, 4> key = {vertex(a, 0, c, 0), vertex(a, 1, c, 0), vertex(a, 1, c, 1), vertex(a, 0, c, 1)};
+            std::sort(key.begin(), key.end());
+            const Index base = make(key, (p - 1) * (p - 1));
+            int s0 = 0, t0 = 0;  // the smallest corner
+            for (int s = 0; s < 2; ++s)
+              for (int t = 0; t < 2; ++t)
+                if (vertex(a, s, c, t) == key[0]) s0 = s, t0 = t;
+            const int s = s0 ? p - at[static_cast<std::size_t>(a)] : at[static_cast<std::size_t>(a)];
+            const int t = t0 ? p - at[static_cast<std::size_t>(c)] : at[static_cast<std::size_t>(c)];
+            // Along a first when the neighbour across a is the smaller one.
+            const bool along_a = vertex(a, 1 - s0, c, t0) < vertex(a, s0, c, 1 - t0);
+            node = base + (along_a ? (s - 1) + (p - 1) * (t - 1) : (t - 1) + (p - 1) * (s - 1));
+          } else {
+            if (interior < 0) {
+              interior = next;
+              next += (p - 1) * (p - 1) * (p - 1);
+            }
+            node = interior + (i - 1) + (p - 1) * ((j - 1) + (p - 1) * (k - 1));
+          }
+          connectivity.push_back(node);
+        }
+  }
+  return connectivity;
+}
+
+TEST(MeshElevate, NumberingIsTheDocumentedOneWhateverTheThreads) {
+  // Nodes renumbered (n -> 37 n mod N), elements in reverse order and each turned: the numbering
+  // depends on the input's numbering, which no longer follows the geometry.
+  const Mesh plain = box(ElementType::Hex8);
+  const auto rotations = cube_rotations();
+  const Index n = plain.n_nodes();
+  ASSERT_NE(n % 37, 0);
+  Mesh input(3);
+  std::vector<Index> to(static_cast<std::size_t>(n));
+  for (Index i = 0; i < n; ++i) to[static_cast<std::size_t>(i)] = static_cast<Index>((37 * static_cast<long long>(i)) % n);
+  input.coordinates.resize(plain.coordinates.size());
+  input.node_labels.resize(static_cast<std::size_t>(n));
+  for (Index i = 0; i < n; ++i) {
+    const auto at = static_cast<std::size_t>(to[static_cast<std::size_t>(i)]);
+    for (std::size_t d = 0; d < 3; ++d) input.coordinates[at * 3 + d] = plain.node(i)[d];
+    input.node_labels[at] = 100 + 2 * static_cast<Label>(i);
+  }
+  ElementBlock& block = input.block_for(ElementType::Hex8);
+  const ElementBlock& original = plain.blocks[0];
+  for (Index e = original.n_elements() - 1; e >= 0; --e) {
+    const auto nodes = original.nodes(e);
+    const auto& turn = rotations[static_cast<std::size_t>((5 * e + 1) % 24)];
+    for (int v = 0; v < 8; ++v)
+      block.connectivity.push_back(to[static_cast<std::size_t>(nodes[static_cast<std::size_t>(turn[static_cast<std::size_t>(v)])])]);
+    block.labels.push_back(original.labels[static_cast<std::size_t>(e)]);
+  }
+  const Label largest = *std::max_element(input.node_labels.begin(), input.node_labels.end());
+  const int threads = omp_get_max_threads();
+  for (int p : {2, 3, 5}) {
+    SCOPED_TRACE(p);
+    omp_set_num_threads(1);
+    const Mesh one = elevate_order(input, p, "turned box");
+    omp_set_num_threads(4);  // several threads even on a small machine
+    const Mesh four = elevate_order(input, p, "turned box");
+    omp_set_num_threads(threads);
+    EXPECT_EQ(one.blocks[0].connectivity, documented_numbering(input, p));
+    // New labels follow the largest input label in index order.
+    for (Index i = n; i < one.n_nodes(); ++i) ASSERT_EQ(one.node_labels[static_cast<std::size_t>(i)], largest + 1 + (i - n));
+    // Any number of threads: the same mesh, bit for bit.
+    EXPECT_EQ(four.blocks[0].connectivity, one.blocks[0].connectivity);
+    EXPECT_EQ(four.node_labels, one.node_labels);
+    EXPECT_EQ(0, std::memcmp(four.coordinates.data(), one.coordinates.data(), one.coordinates.size() * sizeof(double)));
+    EXPECT_EQ(four.node_sets, one.node_sets);
+    expect_same_mesh(one, box(ElementType::HexGLL, p));
   }
 }
 

@@ -170,17 +170,31 @@ Mesh read_mesh_file(const Table& mesh, const std::string& base_dir) {
                         "'; expected .msh (Gmsh) or .inp (Abaqus/CalculiX)"));
 }
 
-// Nodes (or element centroids) within the closed box [min, max], widened by a tolerance of 1e-9
-// of the mesh's extent so that a box drawn on a face of a generated mesh catches the nodes whose
-// coordinates carry rounding.
-void add_box_sets(Mesh& mesh, const Table& table, bool nodes) {
+// The mesh's bounding box, and the tolerance of 1e-9 of its extent by which boxes and positions
+// are widened (a box drawn on a face of a generated mesh catches the nodes whose coordinates carry
+// rounding): one pass over the nodes, once per model rather than once per box or position.
+struct Bounds {
+  int dim = 3;
+  double lower[3] = {0.0, 0.0, 0.0}, upper[3] = {0.0, 0.0, 0.0};
+  double tolerance = 0.0;
+  explicit Bounds(const Mesh& mesh) : dim(mesh.dim()) {
+    mesh.bounding_box(lower, upper);
+    double extent = 0.0;
+    for (int d = 0; d < dim; ++d) extent = std::max(extent, upper[d] - lower[d]);
+    tolerance = 1e-9 * extent;
+  }
+  std::string span() const {
+    std::string text;
+    for (int d = 0; d < dim; ++d) text += str(d ? " x " : "", "[", lower[d], ", ", upper[d], "]");
+    return text;
+  }
+};
+
+// Nodes (or element centroids) within the closed box [min, max], widened by the bounds' tolerance.
+void add_box_sets(Mesh& mesh, const Table& table, const Bounds& bounds, bool nodes) {
   const std::string_view kind = nodes ? "node_set" : "element_set";
   const auto axes = static_cast<std::size_t>(mesh.dim());
-  double lower[3], upper[3];
-  mesh.bounding_box(lower, upper);
-  double extent = 0.0;
-  for (std::size_t d = 0; d < axes; ++d) extent = std::max(extent, upper[d] - lower[d]);
-  const double tolerance = 1e-9 * extent;
+  const double tolerance = bounds.tolerance;
   for (Table set : table.tables(kind)) {
     set.only(set_keys);
     const std::string name = set.required_string("name", str("the ", nodes ? "node" : "element", " set's name"));
@@ -215,24 +229,17 @@ void add_box_sets(Mesh& mesh, const Table& table, bool nodes) {
           if (inside(centroid)) members.push_back(global);
         }
     }
-    if (members.empty()) {
-      std::string span;
-      for (std::size_t d = 0; d < axes; ++d) span += str(d ? " x " : "", "[", lower[d], ", ", upper[d], "]");
-      set.fail("min", str("the box holds no ", nodes ? "node" : "element centroid", "; the mesh spans ", span));
-    }
+    if (members.empty())
+      set.fail("min", str("the box holds no ", nodes ? "node" : "element centroid", "; the mesh spans ", bounds.span()));
     (nodes ? mesh.node_sets : mesh.element_sets)[name] = std::move(members);
   }
 }
 
 // Surfaces of the boundary faces whose nodes all lie within the box [min, max] (widened as for
 // the node sets).
-void add_box_surfaces(Mesh& mesh, const Table& table) {
+void add_box_surfaces(Mesh& mesh, const Table& table, const Bounds& bounds) {
   const auto axes = static_cast<std::size_t>(mesh.dim());
-  double lower[3], upper[3];
-  mesh.bounding_box(lower, upper);
-  double extent = 0.0;
-  for (std::size_t d = 0; d < axes; ++d) extent = std::max(extent, upper[d] - lower[d]);
-  const double tolerance = 1e-9 * extent;
+  const double tolerance = bounds.tolerance;
   for (Table set : table.tables("surface")) {
     set.only(set_keys);
     const std::string name = set.required_string("name", "the surface's name, used by [[traction]]");
@@ -265,12 +272,9 @@ void add_box_surfaces(Mesh& mesh, const Table& table) {
         all = in_box[static_cast<std::size_t>(nodes[static_cast<std::size_t>(local[a])])];
       if (all) members.push_back(face);
     }
-    if (members.empty()) {
-      std::string span;
-      for (std::size_t d = 0; d < axes; ++d) span += str(d ? " x " : "", "[", lower[d], ", ", upper[d], "]");
+    if (members.empty())
       set.fail("min", str("the box holds no boundary face (a face is in it when all its nodes are); the mesh spans ",
-                          span));
-    }
+                          bounds.span()));
     mesh.face_sets[name] = std::move(members);
   }
 }
@@ -318,9 +322,10 @@ Mesh read_mesh(const Table& mesh, const std::string& base_dir, std::optional<int
     for (std::size_t e = 0; e < all.size(); ++e) all[e] = static_cast<Index>(e);
     result.element_sets["all"] = std::move(all);
   }
-  add_box_sets(result, mesh, true);
-  add_box_sets(result, mesh, false);
-  add_box_surfaces(result, mesh);
+  const Bounds bounds(result);
+  add_box_sets(result, mesh, bounds, true);
+  add_box_sets(result, mesh, bounds, false);
+  add_box_surfaces(result, mesh, bounds);
   return result;
 }
 
@@ -600,27 +605,19 @@ std::array<double, 3> direction_of(const Table& table, std::string_view key, int
 }
 
 // A position inside the mesh's bounding box (widened as the box sets are).
-std::array<double, 3> position_in(const Table& table, const toml::node& node, const Mesh& mesh,
+std::array<double, 3> position_in(const Table& table, const toml::node& node, const Bounds& bounds,
                                   const std::string& what) {
-  const int dim = mesh.dim();
+  const int dim = bounds.dim;
   const auto* array = node.as_array();
   if (!array || array->size() != static_cast<std::size_t>(dim))
     table.fail_at(detail::line_of(node),
                   str(what, " must be an array of ", dim, " coordinates, m; got ", detail::describe(node)));
   std::array<double, 3> x{0.0, 0.0, 0.0};
   for (std::size_t d = 0; d < array->size(); ++d) x[d] = detail::number_of((*array)[d], table, str(what, "[", d, "]"));
-  double lower[3], upper[3];
-  mesh.bounding_box(lower, upper);
-  double extent = 0.0;
-  for (int d = 0; d < dim; ++d) extent = std::max(extent, upper[d] - lower[d]);
-  const double tolerance = 1e-9 * extent;
   for (int d = 0; d < dim; ++d) {
     const auto k = static_cast<std::size_t>(d);
-    if (x[k] < lower[d] - tolerance || x[k] > upper[d] + tolerance) {
-      std::string span;
-      for (int e = 0; e < dim; ++e) span += str(e ? " x " : "", "[", lower[e], ", ", upper[e], "]");
-      table.fail_at(detail::line_of(node), str(what, " lies outside the mesh, which spans ", span));
-    }
+    if (x[k] < bounds.lower[d] - bounds.tolerance || x[k] > bounds.upper[d] + bounds.tolerance)
+      table.fail_at(detail::line_of(node), str(what, " lies outside the mesh, which spans ", bounds.span()));
   }
   return x;
 }
@@ -769,7 +766,8 @@ constexpr std::string_view source_keys[] = {"name", "node_set", "position", "dir
 
 // `signal_optional`: the model is static (a [static] table and no [explicit]), where a load without
 // a signal is constant.
-PointSource read_source(Table& table, const Mesh& mesh, const std::string& base_dir, bool signal_optional) {
+PointSource read_source(Table& table, const Mesh& mesh, const Bounds& bounds, const std::string& base_dir,
+                        bool signal_optional) {
   name_where(table);
   table.only(source_keys);
   PointSource source;
@@ -780,7 +778,7 @@ PointSource read_source(Table& table, const Mesh& mesh, const std::string& base_
   if (table.has("node_set")) {
     std::tie(source.node_set, source.nodes) = node_set_of(table, mesh);
   } else {
-    const auto x = position_in(table, *table.node("position"), mesh, "'position'");
+    const auto x = position_in(table, *table.node("position"), bounds, "'position'");
     source.position = x;
     source.nodes = {nearest_node(mesh, x)};
   }
@@ -952,7 +950,7 @@ ReceiverGrid read_grid(const Table& owner, const Mesh& mesh) {
 }
 constexpr std::string_view recordable[] = {"displacement", "velocity", "acceleration"};
 
-Receiver read_receiver(Table& table, const Mesh& mesh) {
+Receiver read_receiver(Table& table, const Mesh& mesh, const Bounds& bounds) {
   table.only(receiver_keys);
   Receiver receiver;
   receiver.origin = origin_of(table);
@@ -973,7 +971,7 @@ Receiver read_receiver(Table& table, const Mesh& mesh) {
       table.fail("positions", str("'positions' must be an array of points such as [[0.01, 0.0]], got ",
                                   detail::describe(node)));
     for (std::size_t i = 0; i < array->size(); ++i)
-      receiver.positions.push_back(position_in(table, (*array)[i], mesh, str("'positions'[", i, "]")));
+      receiver.positions.push_back(position_in(table, (*array)[i], bounds, str("'positions'[", i, "]")));
   }
   if (table.has("record")) {
     receiver.displacement = false;
@@ -1078,8 +1076,9 @@ void read_excitation(const Table& root, Model& model, const std::string& base_di
   if (const auto table = root.table("static")) model.static_settings = read_static(*table);
   // A static model's loads need no signal: the static solver takes them at their full amplitude.
   const bool signal_optional = model.static_settings && !model.explicit_settings;
+  const Bounds bounds(model.mesh);
   for (Table table : root.tables("source"))
-    model.point_sources.push_back(read_source(table, model.mesh, base_dir, signal_optional));
+    model.point_sources.push_back(read_source(table, model.mesh, bounds, base_dir, signal_optional));
   for (Table table : root.tables("traction"))
     model.surface_loads.push_back(read_traction(table, model.mesh, base_dir, signal_optional));
   for (Table table : root.tables("transducer")) add_transducer(model, read_transducer(table, base_dir));
@@ -1093,7 +1092,7 @@ void read_excitation(const Table& root, Model& model, const std::string& base_di
     model.prescribed.push_back(read_prescribed(table, model.mesh, base_dir, signal_optional));
   std::map<std::string, long> receiver_lines;
   for (Table table : root.tables("receiver")) {
-    Receiver receiver = read_receiver(table, model.mesh);
+    Receiver receiver = read_receiver(table, model.mesh, bounds);
     const auto [first, inserted] = receiver_lines.emplace(receiver.name, table.line("name"));
     if (!inserted)
       table.fail("name", str("receiver '", receiver.name, "' is already defined at line ", first->second));

@@ -1,9 +1,10 @@
 #include "tremor/mesh/elevate.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <iterator>
 #include <limits>
-#include <unordered_map>
 
 #include "tremor/core/error.hpp"
 #include "tremor/core/polynomials.hpp"
@@ -187,11 +188,68 @@ struct Interpolation {
 
 // Edge keys hold two corners and -1, -1; face keys four sorted corners.
 using EntityKey = std::array<Index, 4>;
-struct EntityHash {
-  std::size_t operator()(const EntityKey& key) const {
-    std::size_t h = 0;
-    for (Index v : key) h = (h ^ static_cast<std::size_t>(static_cast<std::uint32_t>(v))) * 0x100000001b3ull;
-    return h;
+
+// The entities of an element's grid of order p with a coordinate inside (edges, faces and, with
+// every coordinate inside, the interior), in the order a scan of the grid (x fastest) first meets
+// them: the order in which an element creates their nodes.
+struct Grid {
+  struct Entity {
+    int n_inside = 0;
+    int inside[3] = {-1, -1, -1};  // the axes along which it extends
+    int upper = 0;                 // the axes (bits) along which it sits at the upper end
+    int nodes = 0;                 // (p - 1)^n_inside
+    int shared = -1;               // its rank among the edges and faces; -1: the interior
+  };
+  int dim = 3;
+  std::vector<Entity> entities;
+  std::vector<int> entity_at;  // per grid point: its entity, -1 at a corner
+  std::vector<int> of_shared;  // per rank among the edges and faces: the entity
+  int n_shared = 0;
+
+  Grid(int dim_, int p) : dim(dim_) {
+    const int top = dim == 3 ? p : 0;
+    int seen[27];
+    std::fill(std::begin(seen), std::end(seen), -1);
+    for (int k = 0; k <= top; ++k)
+      for (int j = 0; j <= p; ++j)
+        for (int i = 0; i <= p; ++i) {
+          const Point pt = {i, j, k};
+          Entity entity;
+          int id = 0, scale = 1;
+          for (int d = 0; d < dim; ++d) {
+            const int at = side(pt[static_cast<std::size_t>(d)], p);
+            if (at == 1) entity.inside[entity.n_inside++] = d;
+            if (at == 2) entity.upper |= 1 << d;
+            id += at * scale;
+            scale *= 3;
+          }
+          if (entity.n_inside > 0 && seen[id] < 0) {
+            entity.nodes = 1;
+            for (int n = 0; n < entity.n_inside; ++n) entity.nodes *= p - 1;
+            if (entity.n_inside < dim) {
+              entity.shared = n_shared++;
+              of_shared.push_back(static_cast<int>(entities.size()));
+            }
+            seen[id] = static_cast<int>(entities.size());
+            entities.push_back(entity);
+          }
+          entity_at.push_back(entity.n_inside > 0 ? seen[id] : -1);
+        }
+  }
+
+  // The key of edge or face `rank` of an element with these corners (indexed by x bit 0, y bit 1,
+  // z bit 2): an edge's two corners, smaller first, and -1, -1; a face's four, sorted.
+  EntityKey key(int rank, const Index vertex[8]) const {
+    const Entity& entity = entities[static_cast<std::size_t>(of_shared[static_cast<std::size_t>(rank)])];
+    const int u = entity.upper;
+    if (entity.n_inside == 1) {
+      const Index v0 = vertex[u], v1 = vertex[u | (1 << entity.inside[0])];
+      return {std::min(v0, v1), std::max(v0, v1), -1, -1};
+    }
+    const int a = entity.inside[0], c = entity.inside[1];
+    EntityKey key = {vertex[u], vertex[u | (1 << a)], vertex[u | (1 << a) | (1 << c)], vertex[u | (1 << c)]};
+    std::sort(key.begin(), key.end());
+    return key;
   }
 };
 
@@ -233,168 +291,254 @@ OrderElevation::OrderElevation(const Mesh& input, int order, std::string_view so
 
   ElementBlock& out = mesh_.block_for(dim == 3 ? ElementType::HexGLL : ElementType::QuadGLL, order);
   const auto per_element = static_cast<std::size_t>(nodes_per_element(out.type, order));
-  out.connectivity.reserve(static_cast<std::size_t>(input.n_elements()) * per_element);
-  out.labels.reserve(static_cast<std::size_t>(input.n_elements()));
-
-  std::unordered_map<EntityKey, Index, EntityHash> entities;
-  const auto create = [&](Size count) {
-    TREMOR_CHECK(static_cast<Size>(mesh_.n_nodes()) + count <= std::numeric_limits<Index>::max(), source,
-                 ": the mesh elevated to order ", p, " needs more than ", std::numeric_limits<Index>::max(),
-                 " nodes");
-    const Index base = mesh_.n_nodes();
-    const double unset[3] = {std::nan(""), std::nan(""), std::nan("")};
-    for (Size c = 0; c < count; ++c) mesh_.add_node(++next_label, std::span<const double>(unset, udim));
-    return base;
-  };
-  const auto find_or_create = [&](const EntityKey& key, Size count) {
-    const auto [entry, inserted] = entities.try_emplace(key, 0);
-    if (inserted) entry->second = create(count);
-    return entry->second;
+  const Grid grid(dim, p);
+  const auto n_shared = static_cast<std::size_t>(grid.n_shared);
+  std::vector<Index> block_start(input.blocks.size() + 1, 0);  // each block's first global element
+  for (std::size_t b = 0; b < input.blocks.size(); ++b) block_start[b + 1] = block_start[b] + input.blocks[b].n_elements();
+  const auto n_elements = static_cast<std::size_t>(block_start.back());
+  const auto corners_of = [&](std::size_t b, Index e, Index vertex[8]) {
+    const auto nodes = input.blocks[b].nodes(e);
+    for (int bits = 0; bits < (1 << dim); ++bits)
+      vertex[bits] = kept_[static_cast<std::size_t>(nodes[static_cast<std::size_t>(layouts_[b].corner[static_cast<std::size_t>(bits)])])];
   };
 
-  // Each element's GLL points and det J there, chunk by chunk in parallel (the work of the
-  // elevation: (g + 1)^dim terms at each of (p + 1)^dim points), then the chunk's nodes numbered in
-  // element order (sequential: shared edges and faces take the numbers their first element gives).
-  Index chunk = 0;  // elements a chunk holds: 16384, fewer where no block has as many
-  for (const ElementBlock& block : input.blocks) chunk = std::max(chunk, std::min<Index>(16384, block.n_elements()));
-  std::vector<double> positions(static_cast<std::size_t>(chunk) * per_element * udim);
+  // The numbering, in parallel, is the one of creating the nodes element by element: each
+  // element's edges and faces (its occurrences of them, n_shared per element) are keyed by their
+  // corners; the first occurrence of a key in element order creates the entity's nodes (found by
+  // bucketing the keys on their smallest corner and sorting each bucket); a prefix sum over the
+  // elements and their entities in creation order then places every entity's nodes.
+  std::vector<Index> entity_start(n_elements * n_shared);  // per occurrence: its entity's first node
+  std::vector<char> creates(n_elements * n_shared, 0);      // per occurrence: whether it is the first
+  std::vector<Size> first_new(n_elements + 1, 0);           // per element: its first created node
+  std::vector<Index> interior_start(n_elements);            // per element: its interior's first node
+  {
+    std::vector<EntityKey> keys(n_elements * n_shared);
+    for (std::size_t b = 0; b < input.blocks.size(); ++b) {
+      const Index count = input.blocks[b].n_elements();
+#pragma omp parallel for schedule(static)
+      for (Index e = 0; e < count; ++e) {
+        Index vertex[8];
+        corners_of(b, e, vertex);
+        const std::size_t o = static_cast<std::size_t>(block_start[b] + e) * n_shared;
+        for (std::size_t s = 0; s < n_shared; ++s) keys[o + s] = grid.key(static_cast<int>(s), vertex);
+      }
+    }
+    const auto n_occurrences = static_cast<Size>(keys.size());
+    std::vector<Size> owner(keys.size());  // per occurrence: the first occurrence of its key
+    {
+      std::vector<Size> bucket(static_cast<std::size_t>(n_kept) + 1, 0);
+#pragma omp parallel for schedule(static)
+      for (Size o = 0; o < n_occurrences; ++o)
+        std::atomic_ref<Size>(bucket[static_cast<std::size_t>(keys[static_cast<std::size_t>(o)][0]) + 1])
+            .fetch_add(1, std::memory_order_relaxed);
+      for (std::size_t v = 1; v < bucket.size(); ++v) bucket[v] += bucket[v - 1];
+      std::vector<Size> filled(bucket.begin(), bucket.end() - 1);
+      std::vector<Size>& members = owner;  // the buckets' occurrences, then each occurrence's owner
+#pragma omp parallel for schedule(static)
+      for (Size o = 0; o < n_occurrences; ++o) {
+        const auto v = static_cast<std::size_t>(keys[static_cast<std::size_t>(o)][0]);
+        members[static_cast<std::size_t>(std::atomic_ref<Size>(filled[v]).fetch_add(1, std::memory_order_relaxed))] = o;
+      }
+      std::vector<Size>().swap(filled);
+      std::vector<Size> first(keys.size());
+#pragma omp parallel for schedule(dynamic, 4096)
+      for (Index v = 0; v < n_kept; ++v) {
+        const auto begin = members.begin() + bucket[static_cast<std::size_t>(v)];
+        const auto end = members.begin() + bucket[static_cast<std::size_t>(v) + 1];
+        std::sort(begin, end, [&](Size a, Size c) {
+          const EntityKey& ka = keys[static_cast<std::size_t>(a)];
+          const EntityKey& kc = keys[static_cast<std::size_t>(c)];
+          return ka != kc ? ka < kc : a < c;
+        });
+        Size run = -1;
+        for (auto it = begin; it != end; ++it) {
+          if (it == begin || keys[static_cast<std::size_t>(*it)] != keys[static_cast<std::size_t>(*(it - 1))]) run = *it;
+          first[static_cast<std::size_t>(*it)] = run;
+        }
+      }
+      owner.swap(first);
+    }
+#pragma omp parallel for schedule(static)
+    for (Size o = 0; o < n_occurrences; ++o) creates[static_cast<std::size_t>(o)] = owner[static_cast<std::size_t>(o)] == o;
+#pragma omp parallel for schedule(static)
+    for (std::size_t g = 0; g < n_elements; ++g) {
+      Size created = 0;
+      for (const Grid::Entity& entity : grid.entities)
+        if (entity.shared < 0 || creates[g * n_shared + static_cast<std::size_t>(entity.shared)]) created += entity.nodes;
+      first_new[g + 1] = created;
+    }
+    first_new[0] = n_kept;
+    for (std::size_t g = 1; g <= n_elements; ++g) first_new[g] += first_new[g - 1];
+    TREMOR_CHECK(first_new.back() <= std::numeric_limits<Index>::max(), source, ": the mesh elevated to order ", p,
+                 " needs more than ", std::numeric_limits<Index>::max(), " nodes");
+#pragma omp parallel for schedule(static)
+    for (std::size_t g = 0; g < n_elements; ++g) {
+      auto next = static_cast<Index>(first_new[g]);
+      for (const Grid::Entity& entity : grid.entities)
+        if (entity.shared >= 0 && creates[g * n_shared + static_cast<std::size_t>(entity.shared)]) {
+          entity_start[g * n_shared + static_cast<std::size_t>(entity.shared)] = next;
+          next += entity.nodes;
+        } else if (entity.shared < 0) {
+          interior_start[g] = next;
+          next += entity.nodes;
+        }
+    }
+#pragma omp parallel for schedule(static)
+    for (Size o = 0; o < n_occurrences; ++o)
+      if (!creates[static_cast<std::size_t>(o)])
+        entity_start[static_cast<std::size_t>(o)] = entity_start[static_cast<std::size_t>(owner[static_cast<std::size_t>(o)])];
+  }
+  const auto n_nodes = static_cast<std::size_t>(first_new.back());
+  mesh_.coordinates.resize(n_nodes * udim);
+  mesh_.node_labels.resize(n_nodes);
+  // New nodes are labelled from the largest input label + 1, in the order of their indices.
+#pragma omp parallel for schedule(static)
+  for (std::size_t n = static_cast<std::size_t>(n_kept); n < n_nodes; ++n)
+    mesh_.node_labels[n] = next_label + 1 + static_cast<Label>(n - static_cast<std::size_t>(n_kept));
+  out.connectivity.resize(n_elements * per_element);
+  for (const ElementBlock& block : input.blocks) out.labels.insert(out.labels.end(), block.labels.begin(), block.labels.end());
+
+  // Each element's positions and det J at its GLL points of order p (tensor products of the 1D
+  // tables), checked point by point until one fails; into x, per_element * dim values.
   struct Failure {
     double det = 0.0, threshold = 0.0;
     int i = -1, j = -1, k = -1;  // the GLL point; i < 0: none
   };
-  std::vector<Failure> failures(static_cast<std::size_t>(chunk));
-  for (std::size_t b = 0; b < input.blocks.size(); ++b) {
+  const auto place = [&](std::size_t b, Index e, std::vector<double>& geometry, double* x) {
     const ElementBlock& block = input.blocks[b];
     const Layout& layout = layouts_[b];
     const int g = layout.order;
     const int gz = dim == 3 ? g + 1 : 1;
     const Interpolation& map = maps[static_cast<std::size_t>(g - 1)];
     const auto g1 = static_cast<std::size_t>(g + 1);
-    for (Index first = 0; first < block.n_elements(); first += chunk) {
-      const Index n_chunk = std::min(chunk, block.n_elements() - first);
-#pragma omp parallel
-      {
-        std::vector<double> geometry;
-#pragma omp for schedule(static)
-        for (Index m = 0; m < n_chunk; ++m) {
-          const Index e = first + m;
-          const auto nodes = block.nodes(e);
-          element_geometry(input, nodes, layout, geometry);
-          double* x = positions.data() + static_cast<std::size_t>(m) * per_element * udim;
-          Failure& failure = failures[static_cast<std::size_t>(m)];
-          failure = Failure{};
-          // Positions and det J at the GLL points of order p (tensor products of the 1D tables).
-          const double length = corner_span(input, nodes, layout);
-          const double threshold = 1e-10 * std::pow(length, dim) / std::pow(2.0, dim);
-          for (int k = 0; k < nz && failure.i < 0; ++k)
-            for (int j = 0; j < n1 && failure.i < 0; ++j)
-              for (int i = 0; i < n1; ++i) {
-                double position[3] = {0.0, 0.0, 0.0}, jacobian[3][3] = {};
-                for (int c3 = 0; c3 < gz; ++c3)
-                  for (int c2 = 0; c2 <= g; ++c2)
-                    for (int c1 = 0; c1 <= g; ++c1) {
-                      const auto row = [&](int at) { return static_cast<std::size_t>(at) * g1; };
-                      const double v1 = map.value[row(i) + static_cast<std::size_t>(c1)],
-                                   v2 = map.value[row(j) + static_cast<std::size_t>(c2)],
-                                   v3 = dim == 3 ? map.value[row(k) + static_cast<std::size_t>(c3)] : 1.0;
-                      const double d1 = map.derivative[row(i) + static_cast<std::size_t>(c1)],
-                                   d2 = map.derivative[row(j) + static_cast<std::size_t>(c2)],
-                                   d3 = dim == 3 ? map.derivative[row(k) + static_cast<std::size_t>(c3)] : 0.0;
-                      const double* gx = &geometry[static_cast<std::size_t>(grid_index({c1, c2, c3}, g)) * udim];
-                      for (std::size_t c = 0; c < udim; ++c) {
-                        position[c] += v1 * v2 * v3 * gx[c];
-                        jacobian[c][0] += d1 * v2 * v3 * gx[c];
-                        jacobian[c][1] += v1 * d2 * v3 * gx[c];
-                        jacobian[c][2] += v1 * v2 * d3 * gx[c];
-                      }
-                    }
-                const double det =
-                    dim == 2 ? jacobian[0][0] * jacobian[1][1] - jacobian[0][1] * jacobian[1][0]
-                             : jacobian[0][0] * (jacobian[1][1] * jacobian[2][2] - jacobian[1][2] * jacobian[2][1]) -
-                                   jacobian[0][1] * (jacobian[1][0] * jacobian[2][2] - jacobian[1][2] * jacobian[2][0]) +
-                                   jacobian[0][2] * (jacobian[1][0] * jacobian[2][1] - jacobian[1][1] * jacobian[2][0]);
-                if (!(det > threshold)) {
-                  failure = Failure{det, threshold, i, j, k};
-                  break;
+    const auto nodes = block.nodes(e);
+    element_geometry(input, nodes, layout, geometry);
+    const double length = corner_span(input, nodes, layout);
+    const double threshold = 1e-10 * std::pow(length, dim) / std::pow(2.0, dim);
+    for (int k = 0; k < nz; ++k)
+      for (int j = 0; j < n1; ++j)
+        for (int i = 0; i < n1; ++i) {
+          double position[3] = {0.0, 0.0, 0.0}, jacobian[3][3] = {};
+          for (int c3 = 0; c3 < gz; ++c3)
+            for (int c2 = 0; c2 <= g; ++c2)
+              for (int c1 = 0; c1 <= g; ++c1) {
+                const auto row = [&](int at) { return static_cast<std::size_t>(at) * g1; };
+                const double v1 = map.value[row(i) + static_cast<std::size_t>(c1)],
+                             v2 = map.value[row(j) + static_cast<std::size_t>(c2)],
+                             v3 = dim == 3 ? map.value[row(k) + static_cast<std::size_t>(c3)] : 1.0;
+                const double d1 = map.derivative[row(i) + static_cast<std::size_t>(c1)],
+                             d2 = map.derivative[row(j) + static_cast<std::size_t>(c2)],
+                             d3 = dim == 3 ? map.derivative[row(k) + static_cast<std::size_t>(c3)] : 0.0;
+                const double* gx = &geometry[static_cast<std::size_t>(grid_index({c1, c2, c3}, g)) * udim];
+                for (std::size_t c = 0; c < udim; ++c) {
+                  position[c] += v1 * v2 * v3 * gx[c];
+                  jacobian[c][0] += d1 * v2 * v3 * gx[c];
+                  jacobian[c][1] += v1 * d2 * v3 * gx[c];
+                  jacobian[c][2] += v1 * v2 * d3 * gx[c];
                 }
-                const auto at = static_cast<std::size_t>(grid_index({i, j, k}, p)) * udim;
-                for (std::size_t c = 0; c < udim; ++c) x[at + c] = position[c];
               }
+          const double det =
+              dim == 2 ? jacobian[0][0] * jacobian[1][1] - jacobian[0][1] * jacobian[1][0]
+                       : jacobian[0][0] * (jacobian[1][1] * jacobian[2][2] - jacobian[1][2] * jacobian[2][1]) -
+                             jacobian[0][1] * (jacobian[1][0] * jacobian[2][2] - jacobian[1][2] * jacobian[2][0]) +
+                             jacobian[0][2] * (jacobian[1][0] * jacobian[2][1] - jacobian[1][1] * jacobian[2][0]);
+          if (!(det > threshold)) return Failure{det, threshold, i, j, k};
+          const auto at = static_cast<std::size_t>(grid_index({i, j, k}, p)) * udim;
+          for (std::size_t c = 0; c < udim; ++c) x[at + c] = position[c];
         }
-      }
-      for (Index m = 0; m < n_chunk; ++m) {
-        const Index e = first + m;
-        const auto nodes = block.nodes(e);
-        const double* x = positions.data() + static_cast<std::size_t>(m) * per_element * udim;
-        const Failure& failure = failures[static_cast<std::size_t>(m)];
-        if (failure.i >= 0)  // the first such element in order, at its first such point
-          throw Error(str(source, ": element ", block.labels[static_cast<std::size_t>(e)], " (block ", b + 1, ", ",
-                          element_name(block.type, block.order), ") has det J = ", failure.det, " at the GLL point (",
-                          xi[static_cast<std::size_t>(failure.i)], ", ", xi[static_cast<std::size_t>(failure.j)],
-                          dim == 3 ? str(", ", xi[static_cast<std::size_t>(failure.k)]) : std::string(), ") of order ",
-                          p, ": ",
-                          failure.det < -failure.threshold ? "inverted (wrong node order or a node on the wrong side)"
-                                                           : "degenerate (collapsed or flat)",
-                          "; order elevation needs det J > 0 at every GLL point"));
+    return Failure{};
+  };
 
-        // Number the element's nodes: corners keep theirs, edges, faces and the interior share.
+  // Every element in parallel: its positions, then its nodes (corners keep theirs, edges, faces
+  // and the interior share) and the coordinates of the nodes it created.
+  auto first_failed = static_cast<Size>(n_elements);
+  for (std::size_t b = 0; b < input.blocks.size(); ++b) {
+    const Index count = input.blocks[b].n_elements();
+#pragma omp parallel
+    {
+      std::vector<double> geometry, x(per_element * udim);
+#pragma omp for schedule(static)
+      for (Index e = 0; e < count; ++e) {
+        const auto global = static_cast<std::size_t>(block_start[b] + e);
+        if (place(b, e, geometry, x.data()).i >= 0) {
+          std::atomic_ref<Size> failed(first_failed);
+          for (Size seen = failed.load(); static_cast<Size>(global) < seen;)
+            if (failed.compare_exchange_weak(seen, static_cast<Size>(global))) break;
+          continue;
+        }
         Index vertex[8];
-        for (int bits = 0; bits < (1 << dim); ++bits)
-          vertex[bits] = kept_[static_cast<std::size_t>(nodes[static_cast<std::size_t>(layout.corner[static_cast<std::size_t>(bits)])])];
-        Index interior = -1;
+        corners_of(b, e, vertex);
+        const std::size_t occurrences = global * n_shared;
+        Index* connectivity = out.connectivity.data() + global * per_element;
         for (int k = 0; k < nz; ++k)
           for (int j = 0; j < n1; ++j)
             for (int i = 0; i < n1; ++i) {
               const Point pt = {i, j, k};
-              int inside[3], n_inside = 0, bits = 0;
-              for (int d = 0; d < dim; ++d) {
-                const auto a = static_cast<std::size_t>(d);
-                if (side(pt[a], p) == 1)
-                  inside[n_inside++] = d;
-                else if (pt[a] == p)
-                  bits |= 1 << d;
-              }
+              const int at = static_cast<int>(grid_index(pt, p));
+              const int id = grid.entity_at[static_cast<std::size_t>(at)];
+              int bits = 0;
+              for (int d = 0; d < dim; ++d)
+                if (pt[static_cast<std::size_t>(d)] == p) bits |= 1 << d;
               Index node;
-              if (n_inside == 0) {
+              bool created = false;
+              if (id < 0) {
                 node = vertex[bits];
-              } else if (n_inside == 1) {
-                // From the smaller corner index to the larger.
-                const int axis = inside[0];
-                const Index v0 = vertex[bits], v1 = vertex[bits | (1 << axis)];
-                const int t = pt[static_cast<std::size_t>(axis)];
-                node = find_or_create({std::min(v0, v1), std::max(v0, v1), -1, -1}, p - 1) + (v0 < v1 ? t : p - t) - 1;
-              } else if (n_inside == 2 && dim == 3) {
-                // From the smallest corner towards its smaller neighbour, then across.
-                const int a = inside[0], c = inside[1];
-                const auto at = [&](int s0, int t0) { return vertex[bits | (s0 << a) | (t0 << c)]; };
-                int s0 = 0, t0 = 0;
-                for (int s = 0; s < 2; ++s)
-                  for (int t = 0; t < 2; ++t)
-                    if (at(s, t) < at(s0, t0)) {
-                      s0 = s;
-                      t0 = t;
-                    }
-                const int s = s0 ? p - pt[static_cast<std::size_t>(a)] : pt[static_cast<std::size_t>(a)];
-                const int t = t0 ? p - pt[static_cast<std::size_t>(c)] : pt[static_cast<std::size_t>(c)];
-                const bool along_s = at(1 - s0, t0) < at(s0, 1 - t0);
-                const int u = along_s ? s : t, w = along_s ? t : s;
-                EntityKey key = {at(0, 0), at(1, 0), at(1, 1), at(0, 1)};
-                std::sort(key.begin(), key.end());
-                node = find_or_create(key, Size{p - 1} * (p - 1)) + (u - 1) + (p - 1) * (w - 1);
               } else {
-                if (interior < 0) interior = create(n_inside == 3 ? Size{p - 1} * (p - 1) * (p - 1) : Size{p - 1} * (p - 1));
-                node = interior + (i - 1) + (p - 1) * ((j - 1) + (dim == 3 ? (p - 1) * (k - 1) : 0));
+                const Grid::Entity& entity = grid.entities[static_cast<std::size_t>(id)];
+                const auto o = occurrences + static_cast<std::size_t>(entity.shared);
+                if (entity.n_inside == 1) {
+                  // From the smaller corner index to the larger.
+                  const int axis = entity.inside[0];
+                  const Index v0 = vertex[bits], v1 = vertex[bits | (1 << axis)];
+                  const int t = pt[static_cast<std::size_t>(axis)];
+                  node = entity_start[o] + (v0 < v1 ? t : p - t) - 1;
+                  created = creates[o];
+                } else if (entity.shared >= 0) {
+                  // From the smallest corner towards its smaller neighbour, then across.
+                  const int a = entity.inside[0], c = entity.inside[1];
+                  const auto at_corner = [&](int s0, int t0) { return vertex[bits | (s0 << a) | (t0 << c)]; };
+                  int s0 = 0, t0 = 0;
+                  for (int s = 0; s < 2; ++s)
+                    for (int t = 0; t < 2; ++t)
+                      if (at_corner(s, t) < at_corner(s0, t0)) {
+                        s0 = s;
+                        t0 = t;
+                      }
+                  const int s = s0 ? p - pt[static_cast<std::size_t>(a)] : pt[static_cast<std::size_t>(a)];
+                  const int t = t0 ? p - pt[static_cast<std::size_t>(c)] : pt[static_cast<std::size_t>(c)];
+                  const bool along_s = at_corner(1 - s0, t0) < at_corner(s0, 1 - t0);
+                  const int u = along_s ? s : t, w = along_s ? t : s;
+                  node = entity_start[o] + (u - 1) + (p - 1) * (w - 1);
+                  created = creates[o];
+                } else {
+                  node = interior_start[global] + (i - 1) + (p - 1) * ((j - 1) + (dim == 3 ? (p - 1) * (k - 1) : 0));
+                  created = true;
+                }
               }
-              out.connectivity.push_back(node);
-              double* target = mesh_.coordinates.data() + static_cast<std::size_t>(node) * udim;
-              if (node >= n_kept && std::isnan(target[0])) {
-                const auto at = static_cast<std::size_t>(grid_index(pt, p)) * udim;
-                for (std::size_t c = 0; c < udim; ++c) target[c] = x[at + c];
-              }
+              connectivity[at] = node;
+              if (created)
+                for (std::size_t c = 0; c < udim; ++c)
+                  mesh_.coordinates[static_cast<std::size_t>(node) * udim + c] = x[static_cast<std::size_t>(at) * udim + c];
             }
-        out.labels.push_back(block.labels[static_cast<std::size_t>(e)]);
       }
     }
+  }
+  if (first_failed < static_cast<Size>(n_elements)) {
+    // The first such element in order, at its first such point.
+    const auto b = static_cast<std::size_t>(
+        std::upper_bound(block_start.begin(), block_start.end(), static_cast<Index>(first_failed)) - block_start.begin() - 1);
+    const auto e = static_cast<Index>(first_failed) - block_start[b];
+    std::vector<double> geometry, x(per_element * udim);
+    const Failure failure = place(b, e, geometry, x.data());
+    const ElementBlock& block = input.blocks[b];
+    throw Error(str(source, ": element ", block.labels[static_cast<std::size_t>(e)], " (block ", b + 1, ", ",
+                    element_name(block.type, block.order), ") has det J = ", failure.det, " at the GLL point (",
+                    xi[static_cast<std::size_t>(failure.i)], ", ", xi[static_cast<std::size_t>(failure.j)],
+                    dim == 3 ? str(", ", xi[static_cast<std::size_t>(failure.k)]) : std::string(), ") of order ", p,
+                    ": ",
+                    failure.det < -failure.threshold ? "inverted (wrong node order or a node on the wrong side)"
+                                                     : "degenerate (collapsed or flat)",
+                    "; order elevation needs det J > 0 at every GLL point"));
   }
 
   // Element indices and face numbers are unchanged, so element sets and surfaces carry over.
@@ -409,30 +553,57 @@ void OrderElevation::map_covered(const std::vector<char>& in_set, std::vector<ch
   const int p = order_;
   const ElementBlock& elevated = mesh_.blocks.front();
   const int n_entities = dim == 3 ? 27 : 9;
+  // Per edge, face and interior (sides as in on_closure): the elevated grid's points on its closure.
+  std::vector<std::vector<int>> targets_on(static_cast<std::size_t>(n_entities));
+  for (int entity = 0; entity < n_entities; ++entity) {
+    const Point sides = {entity % 3, entity / 3 % 3, entity / 9};
+    for (int k = 0; k <= (dim == 3 ? p : 0); ++k)
+      for (int j = 0; j <= p; ++j)
+        for (int i = 0; i <= p; ++i)
+          if (on_closure({i, j, k}, p, sides, dim))
+            targets_on[static_cast<std::size_t>(entity)].push_back(static_cast<int>(grid_index({i, j, k}, p)));
+  }
   Index global = 0;
   for (std::size_t b = 0; b < input_blocks_.size(); ++b) {
     const ElementBlock& block = input_blocks_[b];
     const Layout& layout = layouts_[b];
-    for (Index e = 0; e < block.n_elements(); ++e, ++global) {
-      const auto nodes = block.nodes(e);
-      if (std::none_of(nodes.begin(), nodes.end(), [&](Index n) { return in_set[static_cast<std::size_t>(n)]; }))
-        continue;
-      const auto targets = elevated.nodes(global);
-      for (int entity = 0; entity < n_entities; ++entity) {
-        const Point sides = {entity % 3, entity / 3 % 3, entity / 9};
-        if (std::find(sides.begin(), sides.begin() + dim, 1) == sides.begin() + dim) continue;  // a corner
-        bool all = true;
-        for (std::size_t a = 0; a < nodes.size() && all; ++a)
-          if (on_closure(layout.grid[a], layout.order, sides, dim)) all = in_set[static_cast<std::size_t>(nodes[a])];
-        if (!all) continue;
-        for (std::size_t a = 0; a < nodes.size(); ++a)
-          if (on_closure(layout.grid[a], layout.order, sides, dim)) covered[static_cast<std::size_t>(nodes[a])] = 1;
-        for (int k = 0; k <= (dim == 3 ? p : 0); ++k)
-          for (int j = 0; j <= p; ++j)
-            for (int i = 0; i <= p; ++i)
-              if (on_closure({i, j, k}, p, sides, dim)) out.push_back(targets[static_cast<std::size_t>(grid_index({i, j, k}, p))]);
+    // The edges, faces and interior (not the corners) with the block's local nodes on their closure.
+    std::vector<int> entities;
+    std::vector<std::vector<int>> nodes_on;
+    for (int entity = 0; entity < n_entities; ++entity) {
+      const Point sides = {entity % 3, entity / 3 % 3, entity / 9};
+      if (std::find(sides.begin(), sides.begin() + dim, 1) == sides.begin() + dim) continue;  // a corner
+      entities.push_back(entity);
+      nodes_on.emplace_back();
+      for (std::size_t a = 0; a < layout.grid.size(); ++a)
+        if (on_closure(layout.grid[a], layout.order, sides, dim)) nodes_on.back().push_back(static_cast<int>(a));
+    }
+    const Index first = global;
+#pragma omp parallel
+    {
+      std::vector<Index> found;
+      std::vector<Index> nodes_covered;
+#pragma omp for schedule(static)
+      for (Index e = 0; e < block.n_elements(); ++e) {
+        const auto nodes = block.nodes(e);
+        if (std::none_of(nodes.begin(), nodes.end(), [&](Index n) { return in_set[static_cast<std::size_t>(n)]; }))
+          continue;
+        const auto targets = elevated.nodes(first + e);
+        for (std::size_t m = 0; m < entities.size(); ++m) {
+          const std::vector<int>& on = nodes_on[m];
+          if (!std::all_of(on.begin(), on.end(), [&](int a) { return in_set[static_cast<std::size_t>(nodes[static_cast<std::size_t>(a)])]; }))
+            continue;
+          for (const int a : on) nodes_covered.push_back(nodes[static_cast<std::size_t>(a)]);
+          for (const int at : targets_on[static_cast<std::size_t>(entities[m])]) found.push_back(targets[static_cast<std::size_t>(at)]);
+        }
+      }
+#pragma omp critical
+      {
+        out.insert(out.end(), found.begin(), found.end());
+        for (const Index n : nodes_covered) covered[static_cast<std::size_t>(n)] = 1;
       }
     }
+    global += block.n_elements();
   }
 }
 
@@ -489,7 +660,17 @@ std::vector<Index> OrderElevation::map_nodes(std::span<const Index> nodes) const
       }
     }
   }
-  normalise_set(out);
+  // Sorted and unique: through marks on the elevated nodes where the set is a large part of them
+  // (a side of a big mesh: millions of entries, most of them several times), else by sorting.
+  if (static_cast<Size>(out.size()) > Size{mesh_.n_nodes()} / 16) {
+    std::vector<char> member(static_cast<std::size_t>(mesh_.n_nodes()), 0);
+    for (const Index n : out) member[static_cast<std::size_t>(n)] = 1;
+    out.clear();
+    for (Index n = 0; n < mesh_.n_nodes(); ++n)
+      if (member[static_cast<std::size_t>(n)]) out.push_back(n);
+  } else {
+    normalise_set(out);
+  }
   return out;
 }
 

@@ -43,6 +43,14 @@ void expect_consistent(const Mesh& mesh, const Decomposition& d) {
       if (users[static_cast<std::size_t>(node)].count(s) > 0) expected.insert(node);
     EXPECT_EQ(std::set<Index>(domain.nodes.begin(), domain.nodes.end()), expected);
     EXPECT_EQ(domain.nodes.size(), expected.size());  // no node twice
+    // Owned nodes, then shared nodes, each group in the model's order; likewise the interface
+    // elements, then the rest.
+    const auto owned_end = domain.nodes.begin() + domain.n_owned;
+    EXPECT_TRUE(std::is_sorted(domain.nodes.begin(), owned_end));
+    EXPECT_TRUE(std::is_sorted(owned_end, domain.nodes.end()));
+    const auto interface_end = domain.elements.begin() + domain.n_interface;
+    EXPECT_TRUE(std::is_sorted(domain.elements.begin(), interface_end));
+    EXPECT_TRUE(std::is_sorted(interface_end, domain.elements.end()));
     for (std::size_t i = 0; i < domain.nodes.size(); ++i) {
       const bool shared = users[static_cast<std::size_t>(domain.nodes[i])].size() > 1;
       EXPECT_EQ(shared, static_cast<Index>(i) >= domain.n_owned) << "subdomain " << s << ", local node " << i;
@@ -78,8 +86,10 @@ TEST(Domains, SplitsABoxIntoBalancedSubdomainsWithSharedNodesLast) {
         EXPECT_LT(domain.n_shared(), static_cast<Index>(domain.nodes.size()) / 2);
       }
     }
-    // The same subdomains on a second call (METIS's seed is fixed).
+    // The same subdomains on a second call (METIS's seed is fixed), and METIS's answer alone is
+    // the same as the decomposition's.
     EXPECT_EQ(decompose(mesh, n).element_domain, d.element_domain);
+    EXPECT_EQ(element_domains(mesh, n), d.element_domain);
   }
 }
 

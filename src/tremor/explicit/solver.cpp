@@ -346,9 +346,13 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
     std::vector<char> answer;
     try {
       if (processes->root()) {
-        const partition::Decomposition d = decompose(model, preflight);
-        answer.resize(d.element_domain.size() * sizeof(int));
-        std::memcpy(answer.data(), d.element_domain.data(), answer.size());
+        // METIS's answer (or the decomposition file's) alone: every process builds the
+        // subdomains from it below, this one included.
+        const std::vector<int> element_domain = preflight.element_domain
+                                                    ? *preflight.element_domain
+                                                    : partition::element_domains(model.mesh, preflight.domains);
+        answer.resize(element_domain.size() * sizeof(int));
+        std::memcpy(answer.data(), element_domain.data(), answer.size());
       }
     } catch (...) {
       failure = std::current_exception();

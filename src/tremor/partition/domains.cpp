@@ -62,6 +62,10 @@ const char* metis_status(int status) {
 }  // namespace
 
 Decomposition decompose(const Mesh& mesh, int n_domains, std::span<const double> element_cost) {
+  return decomposition_of(mesh, element_domains(mesh, n_domains, element_cost), n_domains);
+}
+
+std::vector<int> element_domains(const Mesh& mesh, int n_domains, std::span<const double> element_cost) {
   const Index n_elements = mesh.n_elements(), n_nodes = mesh.n_nodes();
   TREMOR_CHECK(n_domains >= 1, "the number of subdomains must be at least 1, got ", n_domains);
   TREMOR_CHECK(n_domains <= n_elements, n_domains, " subdomains were asked for a mesh of ", n_elements,
@@ -98,8 +102,7 @@ Decomposition decompose(const Mesh& mesh, int n_domains, std::span<const double>
     }
   }
 
-  Decomposition out;
-  out.element_domain.assign(static_cast<std::size_t>(n_elements), 0);
+  std::vector<int> element_domain(static_cast<std::size_t>(n_elements), 0);
   if (n_domains > 1) {
     idx_t ne = static_cast<idx_t>(n_elements), nn = static_cast<idx_t>(n_nodes), common = ncommon, numflag = 0;
     idx_t *xadj = nullptr, *adjncy = nullptr;
@@ -120,9 +123,9 @@ Decomposition decompose(const Mesh& mesh, int n_domains, std::span<const double>
     METIS_Free(adjncy);
     TREMOR_CHECK(status == METIS_OK, "METIS could not split the mesh into ", n_domains, " subdomains: ",
                  metis_status(status));
-    std::transform(part.begin(), part.end(), out.element_domain.begin(), [](idx_t p) { return static_cast<int>(p); });
+    std::transform(part.begin(), part.end(), element_domain.begin(), [](idx_t p) { return static_cast<int>(p); });
   }
-  return decomposition_of(mesh, std::move(out.element_domain), n_domains);
+  return element_domain;
 }
 
 Decomposition decomposition_of(const Mesh& mesh, std::vector<int> element_domain, int n_domains) {
@@ -141,29 +144,48 @@ Decomposition decomposition_of(const Mesh& mesh, std::vector<int> element_domain
   const auto nodes_of = [&](Index e) { return element_nodes[static_cast<std::size_t>(e)]; };
   // Each subdomain's elements in the model's order, then which subdomains use each node: the
   // multiplicity, counted once per subdomain (last_domain marks the subdomain that last counted
-  // a node; subdomains are visited in order).
+  // a node; subdomains are visited in order), the first subdomain to use it, and the others.
   out.domains.resize(static_cast<std::size_t>(n_domains));
   for (Index e = 0; e < n_elements; ++e)
     out.domains[static_cast<std::size_t>(out.element_domain[static_cast<std::size_t>(e)])].elements.push_back(e);
   out.node_multiplicity.assign(static_cast<std::size_t>(n_nodes), 0);
-  std::vector<int> last_domain(static_cast<std::size_t>(n_nodes), -1);
-  std::vector<std::vector<Index>> used(static_cast<std::size_t>(n_domains));
+  std::vector<int> last_domain(static_cast<std::size_t>(n_nodes), -1), first_domain(static_cast<std::size_t>(n_nodes), -1);
+  std::vector<std::pair<Index, int>> also;  // (node, a subdomain after its first one)
+  std::vector<Size> count(static_cast<std::size_t>(n_domains), 0);
   for (int d = 0; d < n_domains; ++d) {
     for (const Index e : out.domains[static_cast<std::size_t>(d)].elements) {
       for (const Index node : nodes_of(e)) {
-        if (last_domain[static_cast<std::size_t>(node)] == d) continue;
-        last_domain[static_cast<std::size_t>(node)] = d;
-        used[static_cast<std::size_t>(d)].push_back(node);
-        ++out.node_multiplicity[static_cast<std::size_t>(node)];
+        const auto n = static_cast<std::size_t>(node);
+        if (last_domain[n] == d) continue;
+        last_domain[n] = d;
+        if (out.node_multiplicity[n]++ == 0)
+          first_domain[n] = d;
+        else
+          also.emplace_back(node, d);
+        ++count[static_cast<std::size_t>(d)];
       }
     }
   }
+  std::vector<int>().swap(last_domain);
+  // Each subdomain's nodes in the model's order: one pass over the nodes (rather than a sort of
+  // each subdomain's list, the cost of the largest meshes), the few shared ones merged in.
+  std::sort(also.begin(), also.end());
+  std::vector<std::vector<Index>> used(static_cast<std::size_t>(n_domains));
+  for (int d = 0; d < n_domains; ++d) used[static_cast<std::size_t>(d)].reserve(static_cast<std::size_t>(count[static_cast<std::size_t>(d)]));
+  auto next_also = also.begin();
+  for (Index node = 0; node < n_nodes; ++node) {
+    const int d = first_domain[static_cast<std::size_t>(node)];
+    if (d < 0) continue;
+    used[static_cast<std::size_t>(d)].push_back(node);
+    for (; next_also != also.end() && next_also->first == node; ++next_also)
+      used[static_cast<std::size_t>(next_also->second)].push_back(node);
+  }
+  std::vector<int>().swap(first_domain);
   for (int d = 0; d < n_domains; ++d) {
     Subdomain& domain = out.domains[static_cast<std::size_t>(d)];
     std::vector<Index>& nodes = used[static_cast<std::size_t>(d)];
     TREMOR_CHECK(!nodes.empty(), "METIS left subdomain ", d + 1, " of ", n_domains,
                  " empty: ask for fewer subdomains");
-    std::sort(nodes.begin(), nodes.end());
     const auto shared = [&](auto node) { return out.node_multiplicity[static_cast<std::size_t>(node)] > 1; };
     const auto owned_end = std::stable_partition(nodes.begin(), nodes.end(), [&](Index node) { return !shared(node); });
     domain.n_owned = static_cast<Index>(owned_end - nodes.begin());

@@ -46,6 +46,10 @@ struct Decomposition {
 // or a non-positive cost, or a part METIS leaves empty.
 Decomposition decompose(const Mesh& mesh, int n_domains, std::span<const double> element_cost = {});
 
+// METIS's answer alone, decompose()'s first step: each element's subdomain, in [0, n_domains).
+// The same arguments and errors, but for an empty part, which decomposition_of() finds.
+std::vector<int> element_domains(const Mesh& mesh, int n_domains, std::span<const double> element_cost = {});
+
 // The subdomains of `mesh` whose elements lie in element_domain[e] (one per element, in [0,
 // n_domains)): what decompose() builds from METIS's answer. A process given the answer of another
 // (a run over several processes: the first decomposes) builds the same subdomains.

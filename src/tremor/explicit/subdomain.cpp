@@ -126,6 +126,9 @@ std::vector<ModelPart> decompose_model(const Model& model, const partition::Deco
   for (std::size_t s = n; s-- > 0;)
     for (const Index node : decomposition.domains[s].nodes) owner[static_cast<std::size_t>(node)] = static_cast<int>(s);
   std::vector<ModelPart> parts(n);
+  // Each subdomain's local numbers of the model's nodes, -1 elsewhere: one array for all (set for
+  // a subdomain, then reset), since it spans the whole model.
+  std::vector<Index> local(static_cast<std::size_t>(model.mesh.n_nodes()), -1);
   for (std::size_t s = 0; s < n; ++s) {
     const partition::Subdomain& domain = decomposition.domains[s];
     ModelPart& part = parts[s];
@@ -145,7 +148,6 @@ std::vector<ModelPart> decompose_model(const Model& model, const partition::Deco
       part.table = table_rows(table, part.elements);
       part.loading = std::make_unique<Loading>(loading.restricted(domain.nodes));
     }
-    std::vector<Index> local(static_cast<std::size_t>(model.mesh.n_nodes()), -1);
     for (std::size_t i = 0; i < domain.nodes.size(); ++i) local[static_cast<std::size_t>(domain.nodes[i])] = static_cast<Index>(i);
     for (std::size_t h = 0; h < histories.size(); ++h) {
       const History& full = histories[h];
@@ -191,6 +193,7 @@ std::vector<ModelPart> decompose_model(const Model& model, const partition::Deco
       }
       part.model.output = std::move(output);
     }
+    for (const Index node : domain.nodes) local[static_cast<std::size_t>(node)] = -1;
   }
   return parts;
 }

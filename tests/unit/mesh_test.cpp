@@ -2,6 +2,7 @@
 
 #include "tremor/core/error.hpp"
 #include "tremor/mesh/adjacency.hpp"
+#include "tremor/mesh/generate.hpp"
 #include "tremor/mesh/mesh.hpp"
 
 namespace tremor {
@@ -28,6 +29,20 @@ TEST(Mesh, NodeGraphOfTwoQuads) {
   EXPECT_EQ(graph.n_entries(), 28);
   const std::vector<Index> row1(graph.neighbours.begin() + graph.offsets[1], graph.neighbours.begin() + graph.offsets[2]);
   EXPECT_EQ(row1, (std::vector<Index>{0, 1, 2, 3, 4, 5}));
+}
+
+TEST(Mesh, NodeGraphEntriesCountedWithoutTheGraph) {
+  // Two blocks of different types and a node no element uses: the count equals the graph's.
+  EXPECT_EQ(node_graph_entries(two_quads()), 28);
+  Mesh mixed = generate_box({0, 0, 0}, {1, 1, 1}, {3, 2, 2}, ElementType::Hex8);
+  ElementBlock& tets = mixed.block_for(ElementType::Tet4);
+  tets.connectivity = {0, 1, 4, 13};  // a tet over nodes some hexahedra hold, adding neighbours
+  tets.labels = {100};
+  const double far[3] = {9.0, 9.0, 9.0};
+  mixed.add_node(1000, far);
+  EXPECT_EQ(node_graph_entries(mixed), node_graph(mixed).n_entries());
+  const Mesh gll = generate_box({0, 0, 0}, {1, 1, 1}, {2, 2, 1}, ElementType::HexGLL, 3);
+  EXPECT_EQ(node_graph_entries(gll), node_graph(gll).n_entries());
 }
 
 TEST(Mesh, LocateAndLabels) {

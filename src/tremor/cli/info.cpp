@@ -302,9 +302,8 @@ void run_info(const std::string& path, std::optional<int> order) {
 
   print_time_step(model);
 
-  const NodeGraph graph = node_graph(mesh);
   const Size dof = static_cast<Size>(mesh.n_nodes()) * mesh.dim();
-  const Size nnz = graph.n_entries() * mesh.dim() * mesh.dim();
+  const Size nnz = node_graph_entries(mesh) * mesh.dim() * mesh.dim();
   // The model's operator when it names one that takes the mesh, else the assembled CSR.
   const op::OperatorEntry* named =
       model.explicit_settings ? explicit_fe::operators().find(model.explicit_settings->operator_kind) : nullptr;

@@ -1,10 +1,16 @@
 #include "tremor/mesh/adjacency.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 namespace tremor {
 
-NodeGraph node_graph(const Mesh& mesh) {
+namespace {
+
+// Per node i in turn, row(i, nodes): the nodes of the elements holding it, itself included, sorted
+// and unique. With `parallel`, nodes are visited in parallel (OpenMP) and row must allow that.
+template <class Row>
+void for_each_row(const Mesh& mesh, bool parallel, Row row) {
   const Index n = mesh.n_nodes();
   // Element lists per node first, then the union of their nodes: memory ~ sum of element sizes.
   std::vector<Size> elem_offsets(static_cast<std::size_t>(n) + 1, 0);
@@ -24,23 +30,44 @@ NodeGraph node_graph(const Mesh& mesh) {
       incidence[static_cast<std::size_t>(fill[static_cast<std::size_t>(block.connectivity[k])]++)] = {
           b, static_cast<Index>(k / per)};
   }
-  NodeGraph graph;
-  graph.offsets.assign(static_cast<std::size_t>(n) + 1, 0);
-  std::vector<Index> row;
-  for (Index i = 0; i < n; ++i) {
-    row.clear();
-    row.push_back(i);
-    for (Size k = elem_offsets[static_cast<std::size_t>(i)]; k < elem_offsets[static_cast<std::size_t>(i) + 1]; ++k) {
-      const auto& inc = incidence[static_cast<std::size_t>(k)];
-      const auto nodes = mesh.blocks[static_cast<std::size_t>(inc.block)].nodes(inc.element);
-      row.insert(row.end(), nodes.begin(), nodes.end());
+  std::vector<Size>().swap(fill);
+#pragma omp parallel if (parallel)
+  {
+    std::vector<Index> nodes;
+#pragma omp for schedule(dynamic, 1024)
+    for (Index i = 0; i < n; ++i) {
+      nodes.clear();
+      nodes.push_back(i);
+      for (Size k = elem_offsets[static_cast<std::size_t>(i)]; k < elem_offsets[static_cast<std::size_t>(i) + 1]; ++k) {
+        const auto& inc = incidence[static_cast<std::size_t>(k)];
+        const auto element = mesh.blocks[static_cast<std::size_t>(inc.block)].nodes(inc.element);
+        nodes.insert(nodes.end(), element.begin(), element.end());
+      }
+      std::sort(nodes.begin(), nodes.end());
+      nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+      row(i, nodes);
     }
-    std::sort(row.begin(), row.end());
-    row.erase(std::unique(row.begin(), row.end()), row.end());
+  }
+}
+
+}  // namespace
+
+NodeGraph node_graph(const Mesh& mesh) {
+  NodeGraph graph;
+  graph.offsets.assign(static_cast<std::size_t>(mesh.n_nodes()) + 1, 0);
+  for_each_row(mesh, false, [&](Index i, const std::vector<Index>& row) {
     graph.neighbours.insert(graph.neighbours.end(), row.begin(), row.end());
     graph.offsets[static_cast<std::size_t>(i) + 1] = static_cast<Size>(graph.neighbours.size());
-  }
+  });
   return graph;
+}
+
+Size node_graph_entries(const Mesh& mesh) {
+  Size entries = 0;
+  for_each_row(mesh, true, [&](Index, const std::vector<Index>& row) {
+    std::atomic_ref<Size>(entries).fetch_add(static_cast<Size>(row.size()), std::memory_order_relaxed);
+  });
+  return entries;
 }
 
 }  // namespace tremor

@@ -19,4 +19,8 @@ struct NodeGraph {
 
 NodeGraph node_graph(const Mesh& mesh);
 
+// The entries node_graph(mesh) holds (its n_entries()), counted in parallel without storing them:
+// the size of an assembled stiffness's pattern where the pattern itself would not fit in memory.
+Size node_graph_entries(const Mesh& mesh);
+
 }  // namespace tremor

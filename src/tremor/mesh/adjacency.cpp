@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 
 namespace tremor {
 
@@ -31,23 +32,38 @@ void for_each_row(const Mesh& mesh, bool parallel, Row row) {
           b, static_cast<Index>(k / per)};
   }
   std::vector<Size>().swap(fill);
-#pragma omp parallel if (parallel)
+  const auto visit = [&](Index i, std::vector<Index>& nodes) {
+    nodes.clear();
+    nodes.push_back(i);
+    for (Size k = elem_offsets[static_cast<std::size_t>(i)]; k < elem_offsets[static_cast<std::size_t>(i) + 1]; ++k) {
+      const auto& inc = incidence[static_cast<std::size_t>(k)];
+      const auto element = mesh.blocks[static_cast<std::size_t>(inc.block)].nodes(inc.element);
+      nodes.insert(nodes.end(), element.begin(), element.end());
+    }
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    row(i, nodes);
+  };
+  if (!parallel) {  // in order
+    std::vector<Index> nodes;
+    for (Index i = 0; i < n; ++i) visit(i, nodes);
+    return;
+  }
+  std::exception_ptr failure;  // the first, rethrown once the threads are done
+#pragma omp parallel
   {
     std::vector<Index> nodes;
 #pragma omp for schedule(dynamic, 1024)
     for (Index i = 0; i < n; ++i) {
-      nodes.clear();
-      nodes.push_back(i);
-      for (Size k = elem_offsets[static_cast<std::size_t>(i)]; k < elem_offsets[static_cast<std::size_t>(i) + 1]; ++k) {
-        const auto& inc = incidence[static_cast<std::size_t>(k)];
-        const auto element = mesh.blocks[static_cast<std::size_t>(inc.block)].nodes(inc.element);
-        nodes.insert(nodes.end(), element.begin(), element.end());
+      try {
+        visit(i, nodes);
+      } catch (...) {
+#pragma omp critical(tremor_node_rows)
+        if (!failure) failure = std::current_exception();
       }
-      std::sort(nodes.begin(), nodes.end());
-      nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-      row(i, nodes);
     }
   }
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <exception>
 #include <iterator>
 #include <limits>
 
@@ -579,6 +580,13 @@ void OrderElevation::map_covered(const std::vector<char>& in_set, std::vector<ch
         if (on_closure(layout.grid[a], layout.order, sides, dim)) nodes_on.back().push_back(static_cast<int>(a));
     }
     const Index first = global;
+    // Element by element in parallel, each thread's finds merged after; a failure (out of
+    // memory: a side of a large mesh holds millions of nodes) is rethrown once the threads are done.
+    std::exception_ptr failure;
+    const auto failed = [&] {
+#pragma omp critical(tremor_elevation_failure)
+      if (!failure) failure = std::current_exception();
+    };
 #pragma omp parallel
     {
       std::vector<Index> found;
@@ -589,20 +597,29 @@ void OrderElevation::map_covered(const std::vector<char>& in_set, std::vector<ch
         if (std::none_of(nodes.begin(), nodes.end(), [&](Index n) { return in_set[static_cast<std::size_t>(n)]; }))
           continue;
         const auto targets = elevated.nodes(first + e);
-        for (std::size_t m = 0; m < entities.size(); ++m) {
-          const std::vector<int>& on = nodes_on[m];
-          if (!std::all_of(on.begin(), on.end(), [&](int a) { return in_set[static_cast<std::size_t>(nodes[static_cast<std::size_t>(a)])]; }))
-            continue;
-          for (const int a : on) nodes_covered.push_back(nodes[static_cast<std::size_t>(a)]);
-          for (const int at : targets_on[static_cast<std::size_t>(entities[m])]) found.push_back(targets[static_cast<std::size_t>(at)]);
+        try {
+          for (std::size_t m = 0; m < entities.size(); ++m) {
+            const std::vector<int>& on = nodes_on[m];
+            if (!std::all_of(on.begin(), on.end(), [&](int a) { return in_set[static_cast<std::size_t>(nodes[static_cast<std::size_t>(a)])]; }))
+              continue;
+            for (const int a : on) nodes_covered.push_back(nodes[static_cast<std::size_t>(a)]);
+            for (const int at : targets_on[static_cast<std::size_t>(entities[m])]) found.push_back(targets[static_cast<std::size_t>(at)]);
+          }
+        } catch (...) {
+          failed();
         }
       }
-#pragma omp critical
+#pragma omp critical(tremor_elevation_sets)
       {
-        out.insert(out.end(), found.begin(), found.end());
+        try {
+          out.insert(out.end(), found.begin(), found.end());
+        } catch (...) {
+          failed();
+        }
         for (const Index n : nodes_covered) covered[static_cast<std::size_t>(n)] = 1;
       }
     }
+    if (failure) std::rethrow_exception(failure);
     global += block.n_elements();
   }
 }

@@ -77,11 +77,11 @@ StableStep global_step(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
           str("largest eigenvalue of M^-1 K, ", spectrum.iterations, " Lanczos iterations")};
 }
 
-// The run's decomposition into its subdomains: the decomposition file's (read by the pre-flight),
-// or METIS's.
-partition::Decomposition decompose(const Model& model, const Preflight& preflight) {
-  if (!preflight.element_domain) return partition::decompose(model.mesh, preflight.domains);
-  return partition::decomposition_of(model.mesh, *preflight.element_domain, preflight.domains);
+// Each element's subdomain in the run's decomposition: the decomposition file's (read by the
+// pre-flight), or METIS's.
+std::vector<int> element_domains(const Model& model, const Preflight& preflight) {
+  if (!preflight.element_domain) return partition::element_domains(model.mesh, preflight.domains);
+  return *preflight.element_domain;
 }
 
 // The Exec of this process: over several processes on GPUs, the GPU of its place on the host
@@ -346,11 +346,8 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
     std::vector<char> answer;
     try {
       if (processes->root()) {
-        // METIS's answer (or the decomposition file's) alone: every process builds the
-        // subdomains from it below, this one included.
-        const std::vector<int> element_domain = preflight.element_domain
-                                                    ? *preflight.element_domain
-                                                    : partition::element_domains(model.mesh, preflight.domains);
+        // The answer alone: every process builds the subdomains from it below, this one included.
+        const std::vector<int> element_domain = element_domains(model, preflight);
         answer.resize(element_domain.size() * sizeof(int));
         std::memcpy(answer.data(), element_domain.data(), answer.size());
       }
@@ -429,7 +426,8 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
         set_up_subdomain<Real>(exec, model, std::move(numbering), preflight, *exchange, clock, observer, observer_guard));
     if (observer) owned.front()->recorder->set_on_sample(on_sample);
   } else {
-    const partition::Decomposition decomposition = decompose(model, preflight);
+    const partition::Decomposition decomposition =
+        partition::decomposition_of(model.mesh, element_domains(model, preflight), preflight.domains);
     clock.lap(str("decomposition into ", preflight.domains, " subdomains (",
                   options.decomposition.empty() ? "METIS" : options.decomposition, ")"));
     std::vector<History> histories = make_histories(model, dt);

@@ -201,13 +201,12 @@ struct Grid {
     int nodes = 0;                 // (p - 1)^n_inside
     int shared = -1;               // its rank among the edges and faces; -1: the interior
   };
-  int dim = 3;
   std::vector<Entity> entities;
   std::vector<int> entity_at;  // per grid point: its entity, -1 at a corner
   std::vector<int> of_shared;  // per rank among the edges and faces: the entity
   int n_shared = 0;
 
-  Grid(int dim_, int p) : dim(dim_) {
+  Grid(int dim, int p) {
     const int top = dim == 3 ? p : 0;
     int seen[27];
     std::fill(std::begin(seen), std::end(seen), -1);

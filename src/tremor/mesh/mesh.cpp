@@ -131,18 +131,21 @@ void Mesh::bounding_box(double lower[3], double upper[3]) const {
     upper[d] = 0.0;
   }
   if (n_nodes() == 0) return;
-  for (int d = 0; d < dim_; ++d) {
-    double low = coordinates[static_cast<std::size_t>(d)], high = low;
-    const Index n = n_nodes();
-    const double* x = coordinates.data() + d;
-    // In parallel: a pass over every node of meshes of up to billions of DOF.
-#pragma omp parallel for reduction(min : low) reduction(max : high) schedule(static)
-    for (Index i = 0; i < n; ++i) {
-      low = std::min(low, x[static_cast<std::size_t>(i) * static_cast<std::size_t>(dim_)]);
-      high = std::max(high, x[static_cast<std::size_t>(i) * static_cast<std::size_t>(dim_)]);
+  double low[3] = {0.0, 0.0, 0.0}, high[3] = {0.0, 0.0, 0.0};
+  for (int d = 0; d < dim_; ++d) low[d] = high[d] = coordinates[static_cast<std::size_t>(d)];
+  const Index n = n_nodes();
+  const auto d_count = static_cast<std::size_t>(dim_);
+  // One pass, in parallel: every node of meshes of up to billions of DOF.
+#pragma omp parallel for reduction(min : low[:3]) reduction(max : high[:3]) schedule(static)
+  for (Index i = 0; i < n; ++i)
+    for (std::size_t d = 0; d < d_count; ++d) {
+      const double x = coordinates[static_cast<std::size_t>(i) * d_count + d];
+      low[d] = std::min(low[d], x);
+      high[d] = std::max(high[d], x);
     }
-    lower[d] = low;
-    upper[d] = high;
+  for (int d = 0; d < dim_; ++d) {
+    lower[d] = low[d];
+    upper[d] = high[d];
   }
 }
 

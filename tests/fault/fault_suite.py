@@ -419,6 +419,67 @@ def case_bem_sigterm(work):
         check(f["bem/frequency"].shape == (1,), "bem under SIGTERM: the solved frequency is not in the file")
 
 
+def case_mpi_sigterm_worker(work):
+    """SIGTERM to a process of `mpirun -np 2 tremor run` other than the first: every process
+    stops at its next check, the first finishes the file as incomplete and says why."""
+    mpirun = shutil.which("mpirun")
+    if mpirun is None:
+        print("skipped: no mpirun")
+        sys.exit(77)
+    model = os.path.join(ROOT, "tests/data/cli/long.toml")  # minutes of steps on 2 cores
+    out = os.path.join(work, "term.h5")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_btl="self,vader", OMP_NUM_THREADS="1")
+    p = subprocess.Popen([mpirun, "-np", "2", "--oversubscribe", TREMOR, "run", model, "-o", out, "--backend",
+                          "serial", "--check-every", "20"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, env=env)
+
+    def second_rank():
+        """The pid of world rank 1 among mpirun's children, once it is stepping."""
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    environ = f.read().split(b"\0")
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    command = f.read()
+            except OSError:
+                continue
+            if b"OMPI_COMM_WORLD_RANK=1" in environ and TREMOR.encode() in command and out.encode() in command:
+                return int(entry)
+        return None
+
+    # The signal lands inside the time loop: once the result file is open and the set-up is
+    # done (a loaded machine may take longer than any fixed delay to get there).
+    deadline = time.monotonic() + 120
+    worker = None
+    while p.poll() is None and time.monotonic() < deadline:
+        worker = worker or second_rank()
+        if worker and os.path.exists(out + ".partial"):
+            break
+        time.sleep(0.05)
+    time.sleep(1.0)
+    check(worker is not None and p.poll() is None, "mpirun -np 2: no second process found stepping")
+    if worker is None:
+        p.kill()
+        return
+    started = time.monotonic()
+    os.kill(worker, signal.SIGTERM)
+    try:
+        text = p.communicate(timeout=60)[0]
+    except subprocess.TimeoutExpired:
+        p.kill()
+        text = p.communicate()[0]
+        check(False, f"SIGTERM to the second process did not stop the run within 60 s: {text[-2000:]}")
+        return
+    check(p.returncode != 0, f"SIGTERM to the second process: exit status {p.returncode}")
+    check("interrupted by a signal to another process of the run" in text,
+          f"SIGTERM to the second process: the first does not say why it stopped: {text[-2000:]}")
+    check(status_of(out) == "incomplete", f"SIGTERM to the second process: the file says {status_of(out)}")
+    print(f"stopped {time.monotonic() - started:.1f} s after the signal")
+
+
 CASES = {name[5:]: f for name, f in globals().items() if name.startswith("case_")}
 
 if __name__ == "__main__":

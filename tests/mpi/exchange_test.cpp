@@ -27,7 +27,7 @@ double value(std::size_t s, Index node, int c) { return std::sin(1.0 + 0.37 * do
 template <class T>
 void expect_exchange_matches(const Mesh& mesh, int dim, parallel::Strategy strategy = parallel::Strategy::PointToPoint) {
   const Communicator& world = Communicator::world();
-  ASSERT_GE(world.size(), 2) << "run under mpirun with several processes";
+  if (world.size() < 2) GTEST_SKIP() << "run under mpirun with several processes";
   const partition::Decomposition decomposition = partition::decompose(mesh, world.size());
   std::vector<std::vector<T>> all;
   for (std::size_t s = 0; s < decomposition.domains.size(); ++s) {

@@ -36,7 +36,7 @@ class OverProcesses : public ::testing::TestWithParam<RunCase> {};
 
 TEST_P(OverProcesses, EqualsOneDomainAndTheSameDecompositionInOneProcess) {
   const Communicator& world = Communicator::world();
-  ASSERT_GE(world.size(), 2) << "run under mpirun with several processes";
+  if (world.size() < 2) GTEST_SKIP() << "run under mpirun with several processes";
   const RunCase c = GetParam();
   const Model model = case_model(c);
   RunOptions options = case_options(c, "serial", world);

@@ -31,10 +31,7 @@ using explicit_fe::ExplicitRun;
 using explicit_fe::RunOptions;
 
 std::string example(const std::string& name) {
-  namespace fs = std::filesystem;
-  const fs::path configured = fs::path(TREMOR_SOURCE_DIR) / "examples" / name / "model.toml";
-  if (fs::exists(configured)) return configured.string();
-  return (fs::path("examples") / name / "model.toml").string();
+  return test::source_path("examples/" + name + "/model.toml");
 }
 
 struct Collector : explicit_fe::Observer {

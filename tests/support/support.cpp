@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -13,12 +14,18 @@
 
 namespace tremor::test {
 
-std::string data_path(const std::string& name) {
+std::string source_path(const std::string& relative) {
   namespace fs = std::filesystem;
-  const fs::path configured = fs::path(TREMOR_SOURCE_DIR) / "tests" / "data";
-  if (fs::exists(configured)) return (configured / name).string();
-  return (fs::path("tests") / "data" / name).string();
+  // The repository root: where the suite says it is (the GPU suite runs a build made elsewhere,
+  // from a checkout at another path), else where the build was configured, else the working
+  // directory (ctest and .gpu/run run the tests from the root).
+  if (const char* root = std::getenv("TREMOR_SOURCE_DIR"); root != nullptr && *root != '\0')
+    return (fs::path(root) / relative).string();
+  if (fs::exists(fs::path(TREMOR_SOURCE_DIR) / "tests" / "data")) return (fs::path(TREMOR_SOURCE_DIR) / relative).string();
+  return relative;
 }
+
+std::string data_path(const std::string& name) { return source_path("tests/data/" + name); }
 
 std::vector<std::string> fenced_blocks(const std::string& document, const std::string& language) {
   std::ifstream in(data_path("../../" + document));

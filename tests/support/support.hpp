@@ -6,9 +6,12 @@
 
 namespace tremor::test {
 
-// Absolute or cwd-relative path of tests/data/<name>: the configured source tree when it exists
-// (ctest), else tests/data relative to the working directory (binaries carried to a GPU host and
-// run from the repository root).
+// Path of `relative` (e.g. "examples/bem-cavity/model.toml") in the repository: under
+// $TREMOR_SOURCE_DIR when set (.gpu/run sets it: binaries carried to a GPU host run against a
+// checkout at another path), else under the configured source tree when it exists (ctest), else
+// relative to the working directory (the repository root).
+std::string source_path(const std::string& relative);
+// source_path("tests/data/<name>").
 std::string data_path(const std::string& name);
 // The fenced code blocks of one language (```toml ... ```) in a document of the repository
 // (path relative to its root), in order: documentation examples are tested as written.

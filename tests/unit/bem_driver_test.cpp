@@ -19,11 +19,12 @@
 #include "tremor/bem/interior.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/io/bem_model_file.hpp"
+#include "support/support.hpp"
 
 namespace tremor::bem {
 namespace {
 
-std::string source_path(const std::string& relative) { return std::string(TREMOR_SOURCE_DIR) + "/" + relative; }
+using tremor::test::source_path;
 
 // u_r(r) of a spherical cavity of radius a under a harmonic pressure p in a damped medium,
 // e^{i omega t}: u_r = A f'(r) with f = e^{-i k_p r} / r, A from sigma_rr(a) = -p

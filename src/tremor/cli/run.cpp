@@ -330,6 +330,8 @@ void run_on_worker(const RunArgs& args, const parallel::Communicator& world) {
     options.resume = &state;
   }
   options.preflight = &preflight;
+  // A signal to this process stops every process at the next check (the first finishes the file).
+  options.stop_here = [] { return stop_signal() != 0; };
   const ex::ExplicitRun run = ex::run_explicit(model, options, nullptr);
   if (run.status == ex::RunStatus::Stopped) throw ExitStatus{128 + (stop_signal() != 0 ? stop_signal() : SIGINT)};
   if (run.status == ex::RunStatus::NonFinite) throw ExitStatus{1};
@@ -519,8 +521,11 @@ void run_command(const RunArgs& args) {
 
   if (run.status == ex::RunStatus::Stopped) {
     const int signal = stop_signal();
+    // Over processes, a signal to another process stops this one too.
+    const std::string by = signal != 0 || world.size() == 1 ? std::string(stop_signal_name())
+                                                            : std::string("a signal to another process of the run");
     std::fprintf(stderr, "interrupted by %s: %s; %s holds the histories up to there (status incomplete)\n",
-                 stop_signal_name(), run.message.c_str(), recording.path().string().c_str());
+                 by.c_str(), run.message.c_str(), recording.path().string().c_str());
     if (recording.checkpoint_step() >= 0)
       std::fprintf(stderr, "%s holds the state at step %s: continue the run with --resume\n",
                    checkpoint_file.string().c_str(), group_digits(recording.checkpoint_step()).c_str());

@@ -85,9 +85,10 @@ class Reader {
 }  // namespace
 
 ProcessGroup::ProcessGroup(const parallel::Communicator& communicator, const std::vector<ModelPart>& parts, int dim,
-                           HistoryMerge* histories, SnapshotMerge* snapshots, std::mutex& guard)
+                           HistoryMerge* histories, SnapshotMerge* snapshots, std::mutex& guard,
+                           std::function<bool()> stop_here)
     : communicator_(&communicator), parts_(&parts), dim_(dim), histories_(histories), snapshots_(snapshots),
-      guard_(&guard) {
+      guard_(&guard), stop_here_(std::move(stop_here)) {
   TREMOR_CHECK(static_cast<int>(parts.size()) == communicator.size(), parts.size(), " subdomains for ",
                communicator.size(), " processes: one each");
 }
@@ -153,9 +154,8 @@ void ProcessGroup::ship() {
 }
 
 bool ProcessGroup::stop_decision(bool stop) const {
-  std::vector<char> flag(1, stop ? 1 : 0);
-  communicator_->broadcast(flag);
-  return flag.at(0) != 0;
+  const bool mine = stop || (stop_here_ && stop_here_());
+  return communicator_->sum(mine ? 1.0 : 0.0) > 0.0;
 }
 
 void broadcast_state(const parallel::Communicator& communicator, SolverState& state, long long& extra) {

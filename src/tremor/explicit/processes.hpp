@@ -13,6 +13,7 @@
 //   - a failure on any process (an exception) made every process's, with its message.
 #include <array>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <span>
 #include <string>
@@ -67,7 +68,8 @@ class ProcessGroup {
   // `parts`: decompose_model's, every process's maps (histories, snapshots, nodes); `histories`
   // and `snapshots` merge on the first process (null elsewhere); `guard`: the observer guard.
   ProcessGroup(const parallel::Communicator& communicator, const std::vector<ModelPart>& parts, int dim,
-               HistoryMerge* histories, SnapshotMerge* snapshots, std::mutex& guard);
+               HistoryMerge* histories, SnapshotMerge* snapshots, std::mutex& guard,
+               std::function<bool()> stop_here = nullptr);
 
   const parallel::Communicator& communicator() const { return *communicator_; }
   bool root() const { return communicator_->root(); }
@@ -79,7 +81,8 @@ class ProcessGroup {
   // Collective: what every process queued, merged on the first.
   void ship();
   double sum(double value) const { return communicator_->sum(value); }
-  // Collective: the first process's `stop` on every process.
+  // Collective: whether any process asks to stop: `stop` (the first's observer) or a process's own
+  // stop_here (a signal to it).
   bool stop_decision(bool stop) const;
   // Collective: this process's worst DOF (rank: 2 NaN, 1 Inf, 0 finite; size |u|; the model's
   // node; component; value) against the others'; the worst of all on every process.
@@ -105,6 +108,7 @@ class ProcessGroup {
   HistoryMerge* histories_ = nullptr;
   SnapshotMerge* snapshots_ = nullptr;
   std::mutex* guard_ = nullptr;
+  std::function<bool()> stop_here_;
   std::vector<char> samples_;
   int n_samples_ = 0;
   Outbox outbox_;

@@ -392,7 +392,7 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
     clock.lap("lumped mass summed over the processes");
     merge.emplace(std::move(histories), parts);
     snapshot_merge.emplace(model, parts, processes->root() ? observer : nullptr);
-    group.emplace(*processes, parts, dim, &*merge, &*snapshot_merge, observer_guard);
+    group.emplace(*processes, parts, dim, &*merge, &*snapshot_merge, observer_guard, options.stop_here);
     try {
       Observer* snapshots = processes->root()                  ? snapshot_merge->part_observer(0)
                             : parts[rank].snapshot_points.empty() ? nullptr

@@ -34,6 +34,7 @@
 //   Abaqus fixed increment    used when at most the stable step, otherwise tremor's automatic
 //                             step, with a warning (as CalculiX does: it takes the smaller).
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -98,6 +99,10 @@ struct RunOptions {
   // to the observer, and run_explicit returns the histories there (none elsewhere). Null: this
   // process alone.
   const parallel::Communicator* communicator = nullptr;
+  // Over processes: this process's own request to stop (a signal to a process other than the
+  // first, which has no observer), or'ed with every other process's at each check, so that a
+  // signal to any process stops the whole run. Null: none.
+  std::function<bool()> stop_here;
   // A decomposition file (`tremor partition MODEL --domains N`, partition/domain_file.hpp) used
   // instead of METIS; empty: METIS at the start of the run. Its subdomain count is the run's: with
   // domains = 1 in one process it sets it, and otherwise must equal domains (or the processes).

@@ -1,9 +1,15 @@
 #include "tremor/backend/memory.hpp"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <new>
+#include <sstream>
 
 #include "tremor/backend/cuda_check.hpp"
 #include "tremor/core/error.hpp"
@@ -28,7 +34,94 @@ void count_allocation(MemorySpace space, std::size_t bytes) {
   while (now > peak && !c.peak.compare_exchange_weak(peak, now)) {
   }
 }
+// "1.5 GB": sizes in messages.
+std::string gigabytes(std::size_t bytes) {
+  std::ostringstream out;
+  out.precision(3);
+  out << static_cast<double>(bytes) / 1e9 << " GB";
+  return out.str();
+}
+
+// A "Name:   123 kB" line of /proc/meminfo in bytes; false when absent.
+bool meminfo(const std::string& name, std::size_t& bytes) {
+  std::ifstream in("/proc/meminfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(name + ":", 0) != 0) continue;
+    std::istringstream fields(line.substr(name.size() + 1));
+    std::size_t kib = 0;
+    if (!(fields >> kib)) return false;
+    bytes = kib * 1024;
+    return true;
+  }
+  return false;
+}
+
+// The first number of a file (a cgroup's memory.max: a number or "max"); false otherwise.
+bool number_in(const std::string& path, std::size_t& value) {
+  std::ifstream in(path);
+  unsigned long long read = 0;
+  if (!(in >> read)) return false;
+  value = static_cast<std::size_t>(read);
+  return true;
+}
+
+// This process's cgroup folder under /sys/fs/cgroup (v2: the "0::" line of /proc/self/cgroup).
+std::string cgroup_folder() {
+  std::ifstream in("/proc/self/cgroup");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("0::", 0) == 0) return "/sys/fs/cgroup" + line.substr(3);
+  return "/sys/fs/cgroup";
+}
+
 }  // namespace
+
+HostAvailable host_available() {
+  HostAvailable out;
+  const auto bound = [&](std::size_t bytes, std::string by) {
+    if (out.known() && bytes >= out.bytes) return;
+    out.bytes = bytes;
+    out.by = std::move(by);
+  };
+  std::size_t available = 0;
+  if (meminfo("MemAvailable", available)) bound(available, str(gigabytes(available), ", MemAvailable of /proc/meminfo"));
+  // What the process maps now (statm: total pages, then ..., data + stack pages sixth).
+  std::size_t mapped = 0, data = 0;
+  {
+    std::ifstream statm("/proc/self/statm");
+    std::size_t pages[6] = {};
+    for (std::size_t& p : pages) statm >> p;
+    if (statm) {
+      const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+      mapped = pages[0] * page;
+      data = pages[5] * page;
+    }
+  }
+  const auto limit = [&](int resource, std::size_t used, const char* what) {
+    rlimit l{};
+    if (getrlimit(resource, &l) != 0 || l.rlim_cur == RLIM_INFINITY) return;
+    const auto cap = static_cast<std::size_t>(l.rlim_cur);
+    bound(cap > used ? cap - used : 0,
+          str(gigabytes(cap > used ? cap - used : 0), " left under ", what, " of ", gigabytes(cap), ", of which ",
+              gigabytes(used), " are in use"));
+  };
+  limit(RLIMIT_AS, mapped, "the address-space limit (ulimit -v)");
+  limit(RLIMIT_DATA, data, "the data-segment limit (ulimit -d)");
+  // The cgroup's limit (a container's, a job's): v2, else v1 (whose "no limit" is a huge number).
+  const std::string folder = cgroup_folder();
+  std::size_t cap = 0, used = 0;
+  if (number_in(folder + "/memory.max", cap) && number_in(folder + "/memory.current", used)) {
+    bound(cap > used ? cap - used : 0, str(gigabytes(cap > used ? cap - used : 0), " left under the cgroup's memory.max of ",
+                                           gigabytes(cap), " (", folder, ")"));
+  } else if (number_in("/sys/fs/cgroup/memory/memory.limit_in_bytes", cap) && cap < (std::size_t(1) << 60) &&
+             number_in("/sys/fs/cgroup/memory/memory.usage_in_bytes", used)) {
+    bound(cap > used ? cap - used : 0,
+          str(gigabytes(cap > used ? cap - used : 0), " left under the cgroup's memory.limit_in_bytes of ",
+              gigabytes(cap)));
+  }
+  return out;
+}
 
 Usage usage(MemorySpace space) {
   const Counter& c = counter(space);

@@ -1,6 +1,7 @@
 #pragma once
 // Raw allocation and copies per memory space; DeviceArray is the owner built on these.
 #include <cstddef>
+#include <string>
 
 #include "tremor/backend/exec.hpp"
 
@@ -23,5 +24,18 @@ struct Usage {
 Usage usage(MemorySpace space);
 // Sets the peak to the current usage.
 void reset_peak(MemorySpace space);
+
+// What this process may still allocate on the host: the least of the system's MemAvailable
+// (/proc/meminfo), the address-space and data limits (RLIMIT_AS, RLIMIT_DATA: `ulimit -v`, `ulimit
+// -d`) less what the process maps (/proc/self/statm), and its cgroup's memory limit less its usage
+// (cgroup v2 memory.max, v1 memory.limit_in_bytes), each where present. `by` names the one that
+// bounds it ("MemAvailable of /proc/meminfo", "the address-space limit (ulimit -v) of 2 GB, of
+// which 300 MB are mapped", ...); no bound known: bytes is SIZE_MAX and `by` empty.
+struct HostAvailable {
+  std::size_t bytes = static_cast<std::size_t>(-1);
+  std::string by;
+  bool known() const { return !by.empty(); }
+};
+HostAvailable host_available();
 
 }  // namespace tremor::memory

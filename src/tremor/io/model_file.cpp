@@ -21,6 +21,7 @@
 #include "tremor/mesh/defect.hpp"
 #include "tremor/mesh/elevate.hpp"
 #include "tremor/mesh/generate.hpp"
+#include "tremor/model/elevate.hpp"
 
 namespace tremor::io {
 
@@ -124,6 +125,18 @@ std::string lowercase(std::string text) {
   return text;
 }
 
+// The files referenced_file() resolved while a model file is read (Model::inputs): set by
+// read_model_buffer and read_excitation_buffer for the time they read.
+thread_local std::vector<std::string>* files_read = nullptr;
+
+struct CollectFilesRead {
+  explicit CollectFilesRead(std::vector<std::string>& into) : previous(files_read) { files_read = &into; }
+  ~CollectFilesRead() { files_read = previous; }
+  CollectFilesRead(const CollectFilesRead&) = delete;
+  CollectFilesRead& operator=(const CollectFilesRead&) = delete;
+  std::vector<std::string>* previous;
+};
+
 // The file a table's `key` names, resolved against the model file's folder: refused, naming the
 // key, when the name is empty, when the model has no folder (given in memory) or when no regular
 // file is there. `what` names the kind ("mesh file"), `expected` what an empty name should be,
@@ -146,6 +159,8 @@ std::filesystem::path referenced_file(const Table& table, std::string_view key, 
     table.fail(key, str(what, " '", file, "' is not a regular file (", path.string(), "); expected ", expected));
   if (!fs::is_regular_file(status))
     table.fail(key, str(what, " '", file, "' not found (looked for ", path.string(), ")", hint));
+  if (files_read && std::find(files_read->begin(), files_read->end(), path.string()) == files_read->end())
+    files_read->push_back(path.string());
   return path;
 }
 
@@ -314,6 +329,7 @@ Mesh read_mesh(const Table& mesh, const std::string& base_dir, std::optional<int
       source = referenced_file(mesh, "file", "mesh file", "", base_dir).string();
     else if (!order && mesh.has("order"))
       source = str(mesh.file(), ":", mesh.line("order"));
+    check_elevation_fits(result, elevate_to, source);  // before any of it is allocated
     result = elevate_order(result, elevate_to, source);
   }
   // Every mesh has the element set "all", which the default section uses.
@@ -378,6 +394,9 @@ Material read_material(Table& material) {
   const double density = material.required_number("density", "kg/m^3");
   if (!(density > 0.0))
     material.fail("density", str("'density' is ", density, "; expected a positive density, kg/m^3"));
+  if (density < smallest_material_constant || density > largest_material_constant)
+    material.fail("density", str("'density' is ", density, "; expected a density within [", smallest_material_constant,
+                                 ", ", largest_material_constant, "] kg/m^3, the magnitudes of a material"));
   const double damping = material.number("damping_alpha", 0.0);
   if (!(damping >= 0.0))
     material.fail("damping_alpha", str("'damping_alpha' is ", damping, "; expected a non-negative rate, 1/s"));
@@ -418,6 +437,20 @@ Material read_material(Table& material) {
     }
   } else {
     for (std::string_view key : chosen->keys) values.push_back(*material.number(key));
+  }
+  // Each modulus within the magnitudes of a material, named by its key (Poisson's ratios are
+  // ratios; wave speeds are checked through the moduli they give).
+  for (std::string_view key : chosen->keys) {
+    if (key.find("poisson") != std::string_view::npos || key.find("speed") != std::string_view::npos) continue;
+    const std::vector<double> given_values =
+        key == "stiffness" ? std::vector<double>(stiffness.begin(), stiffness.end())
+        : key.ends_with("moduli") ? *material.numbers(key, 3)
+                             : std::vector<double>{*material.number(key)};
+    for (const double value : given_values)
+      if (std::abs(value) > largest_material_constant || (value != 0.0 && std::abs(value) < smallest_material_constant))
+        material.fail(key, str("'", key, "' holds ", value, " Pa; expected moduli within [",
+                               smallest_material_constant, ", ", largest_material_constant,
+                               "] Pa in magnitude, the magnitudes of a material"));
   }
   Material result;
   try {
@@ -597,9 +630,12 @@ std::array<double, 3> vector_of(const Table& table, std::string_view key, int di
 std::array<double, 3> direction_of(const Table& table, std::string_view key, int dim) {
   std::array<double, 3> direction =
       vector_of(table, key, dim, str(dim, " components of the direction; they are normalised"));
+  // Scaled by its largest component first, so that neither [1e308, 1e308] nor [1e-320, 0]
+  // overflows or underflows the norm.
+  const double largest = std::max({std::abs(direction[0]), std::abs(direction[1]), std::abs(direction[2])});
+  if (!(largest > 0.0)) table.fail(key, str("'", key, "' is the zero vector; expected a direction"));
+  for (double& c : direction) c /= largest;
   const double norm = std::sqrt(direction[0] * direction[0] + direction[1] * direction[1] + direction[2] * direction[2]);
-  if (!(norm > 0.0) || !std::isfinite(norm))
-    table.fail(key, str("'", key, "' is the zero vector; expected a direction"));
   for (double& c : direction) c /= norm;
   return direction;
 }
@@ -640,24 +676,42 @@ Signal read_tabulated(const Table& signal, const std::string& base_dir) {
     if (!array || array->empty())
       signal.fail("points", str("'points' must be an array of [time, value] pairs, got ", detail::describe(node)));
     std::vector<std::pair<double, double>> points;
+    points.reserve(array->size());
+    // A finite float or an integer, read without formatting anything unless it fails (a table
+    // from Python holds millions of points).
+    const auto number = [&](const toml::node& node, std::size_t i, int k) {
+      if (const auto* real = node.as_floating_point(); real && std::isfinite(real->get())) return real->get();
+      if (const auto* integer = node.as_integer()) return static_cast<double>(integer->get());
+      return detail::number_of(node, signal, str("'points'[", i, "][", k, "]"));  // throws, naming it
+    };
     for (std::size_t i = 0; i < array->size(); ++i) {
       const toml::node& pair = (*array)[i];
       const auto* two = pair.as_array();
       if (!two || two->size() != 2)
         signal.fail_at(detail::line_of(pair),
                        str("'points'[", i, "] must be a pair [time, value], got ", detail::describe(pair)));
-      const double t = detail::number_of((*two)[0], signal, str("'points'[", i, "][0]"));
-      const double v = detail::number_of((*two)[1], signal, str("'points'[", i, "][1]"));
+      const double t = number((*two)[0], i, 0);
+      const double v = number((*two)[1], i, 1);
       if (!points.empty() && !(t > points.back().first))
         signal.fail_at(detail::line_of(pair), str("'points'[", i, "] has time ", t, ", not after the previous ",
                                                   points.back().first, "; times must increase strictly"));
       points.emplace_back(t, v);
     }
-    return Signal::tabulated(std::move(points), str(signal.where(), " points"));
+    try {
+      return Signal::tabulated(std::move(points), str(signal.where(), " points"));
+    } catch (const Error& error) {  // what the points give (their spacing), at the table's line
+      throw_input_error(signal.file(), signal.line("points"), error.what());
+    }
   }
   const fs::path path =
       referenced_file(signal, "file", "signal file", "the path of a CSV file of time,value lines", base_dir);
-  return Signal::parse_table(read_file(path.string(), "signal file", largest_signal_file), path.string());
+  Signal table = Signal::parse_table(read_file(path.string(), "signal file", largest_signal_file), path.string());
+  try {
+    table.check(path.string());
+  } catch (const Error& error) {
+    signal.fail("file", error.what());
+  }
+  return table;
 }
 
 // What a load of a static model without a signal holds: 1 at all times (a step at t = 0 should
@@ -679,19 +733,34 @@ Signal read_signal(const Table& owner, const std::string& base_dir) {
                             "; expected ", choices(signal_kinds)));
   signal.set_where(str(owner.where(), ": ", kind, " signal"));
   const double no_centre = std::nan("");
-  if (kind == "tone_burst") {
-    signal.only(tone_burst_keys);
-    return Signal::tone_burst(positive(signal, "frequency", "Hz"), positive(signal, "cycles", "the number of cycles"));
-  }
-  if (kind == "gaussian") {
-    signal.only(gaussian_keys);
-    return Signal::gaussian(positive(signal, "sharpness", "b in exp(-b (t - centre)^2), 1/s^2"),
-                            signal.number("centre").value_or(no_centre));
-  }
-  if (kind == "ricker") {
-    signal.only(ricker_keys);
-    return Signal::ricker(positive(signal, "frequency", "peak frequency, Hz"),
-                          signal.number("centre").value_or(no_centre));
+  // A frequency (or, squared, a sharpness) within the signals' magnitudes, named by its key.
+  const auto rate = [&](std::string_view key, std::string_view meaning, int power) {
+    const double value = positive(signal, key, meaning);
+    const double lowest = std::pow(smallest_signal_frequency, power), highest = std::pow(largest_signal_frequency, power);
+    if (value < lowest || value > highest)
+      signal.fail(key, str("'", key, "' is ", value, "; expected ", lowest, " to ", highest, " (", meaning,
+                           "): beyond, no signal, and its phase or period overflows"));
+    return value;
+  };
+  // What the signal derives from its keys (the highest frequency) is refused at the table's line.
+  try {
+    if (kind == "tone_burst") {
+      signal.only(tone_burst_keys);
+      const double frequency = rate("frequency", "Hz", 1);
+      return Signal::tone_burst(frequency, positive(signal, "cycles", "the number of cycles"));
+    }
+    if (kind == "gaussian") {
+      signal.only(gaussian_keys);
+      return Signal::gaussian(rate("sharpness", "b in exp(-b (t - centre)^2), 1/s^2", 2),
+                              signal.number("centre").value_or(no_centre));
+    }
+    if (kind == "ricker") {
+      signal.only(ricker_keys);
+      return Signal::ricker(rate("frequency", "peak frequency, Hz", 1), signal.number("centre").value_or(no_centre));
+    }
+  } catch (const Error& error) {
+    if (std::string_view(error.what()).starts_with(signal.file())) throw;  // named its line already
+    throw_input_error(signal.file(), signal.line(), error.what());
   }
   signal.only(tabulated_keys);
   return read_tabulated(signal, base_dir);
@@ -699,7 +768,11 @@ Signal read_signal(const Table& owner, const std::string& base_dir) {
 
 // "[[source]] #2 'name'" where the table names itself.
 void name_where(Table& table) {
-  if (const auto name = table.string("name")) table.set_where(str(table.where(), " '", *name, "'"));
+  if (const auto name = table.string("name")) {
+    // Shown escaped when it holds control characters or quotes (a NUL would cut the message).
+    const std::string quoted = quoted_name(*name);
+    table.set_where(str(table.where(), " ", quoted.size() == name->size() + 2 ? str("'", *name, "'") : quoted));
+  }
 }
 
 constexpr std::string_view explicit_keys[] = {"duration", "time_step", "safety_factor", "precision", "backend",
@@ -1067,6 +1140,7 @@ Shot read_shot(Table& table) {
   Shot shot;
   shot.origin = origin_of(table);
   shot.name = table.required_string("name", "the shot's name: its group of the result file");
+  if (const std::string problem = shot_name_problem(shot.name); !problem.empty()) table.fail("name", problem);
   shot.transducers = table.strings("transducers").value_or(std::vector<std::string>{});
   return shot;
 }
@@ -1241,6 +1315,7 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
                     "] is reserved for the solvers and not read by this version of tremor; ignored"));
 
   Model model;
+  const CollectFilesRead collect(model.inputs);
   model.source = name;
   model.title = root.string("title").value_or("");
   const auto mesh = root.table("mesh");
@@ -1289,6 +1364,7 @@ Model read_excitation_buffer(std::string_view text, const std::string& name, con
       if (key != "duration" && table->has(key))
         table->fail(key, str("[explicit] ", key, " is the set-up's; a run gives its duration"));
   Model model = base;
+  const CollectFilesRead collect(model.inputs);  // the set-up's files and the run's
   model.source = name;
   model.point_sources.clear();
   model.surface_loads.clear();

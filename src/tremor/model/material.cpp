@@ -13,6 +13,9 @@ namespace {
 void check_density(const std::string& name, double density) {
   TREMOR_CHECK(std::isfinite(density) && density > 0.0, "material '", name, "': density must be positive, got ",
                density);
+  TREMOR_CHECK(density >= smallest_material_constant && density <= largest_material_constant, "material '", name,
+               "': density ", density, " kg/m^3 is outside [", smallest_material_constant, ", ",
+               largest_material_constant, "], the magnitudes of a material (docs/model-file.md)");
 }
 
 Material make_isotropic(std::string name, double lambda, double mu, double density) {
@@ -27,6 +30,7 @@ Material make_isotropic(std::string name, double lambda, double mu, double densi
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) m.stiffness[static_cast<std::size_t>(6 * i + j)] = lambda + (i == j ? 2.0 * mu : 0.0);
   for (int i = 3; i < 6; ++i) m.stiffness[static_cast<std::size_t>(7 * i)] = mu;
+  m.validate();  // the magnitudes, of lambda + 2 mu as given or derived
   return m;
 }
 
@@ -227,6 +231,11 @@ void Material::validate() const {
     }
   TREMOR_CHECK(positive_definite(stiffness.data(), 6), "material '", name,
                "': stiffness matrix is not positive definite");
+  double largest = 0.0;
+  for (double entry : stiffness) largest = std::max(largest, std::abs(entry));
+  TREMOR_CHECK(largest >= smallest_material_constant && largest <= largest_material_constant, "material '", name,
+               "': its largest stiffness entry is ", largest, " Pa, outside [", smallest_material_constant, ", ",
+               largest_material_constant, "], the magnitudes of a material (docs/model-file.md)");
 }
 
 Voigt3 plane_stiffness(const Material& material, Formulation formulation) {

@@ -12,6 +12,14 @@ using Voigt3 = std::array<double, 9>;  // 2D (xx, yy, xy), row-major 3x3
 // How a 2D element block is interpreted; 3D blocks are always Solid.
 enum class Formulation { Solid, PlaneStrain, PlaneStress };
 
+// Material constants are SI numbers of a physical magnitude: a density (kg/m^3) or an elastic
+// modulus (Pa, the largest entry of the stiffness) outside [1e-30, 1e30] is no material, and
+// would overflow or underflow the element matrices, the wave speeds and the stable step (whose
+// squares reach 1e60 at these bounds, far inside double's 1e308). Smaller moduli beside a largest
+// one within the range are allowed (a nearly fluid shear modulus).
+inline constexpr double smallest_material_constant = 1e-30;
+inline constexpr double largest_material_constant = 1e30;
+
 struct Material {
   std::string name;
   double density = 0.0;
@@ -44,7 +52,9 @@ struct Material {
   // points-per-wavelength checks).
   double min_wave_speed() const;
 
-  // Density positive, stiffness symmetric positive definite; throws naming the material.
+  // Density positive, stiffness symmetric positive definite, the density and the largest stiffness
+  // entry within [smallest_material_constant, largest_material_constant]; throws naming the
+  // material.
   void validate() const;
 };
 

@@ -154,29 +154,51 @@ void Signal::check(std::string_view where) const {
   const auto positive = [&](double v, const char* what) {
     TREMOR_CHECK(std::isfinite(v) && v > 0.0, where, ": ", what, " is ", v, "; expected a positive number");
   };
+  const auto within = [&](double v, double lowest, double highest, const char* what, const char* unit) {
+    TREMOR_CHECK(v >= lowest && v <= highest, where, ": ", what, " is ", v, " ", unit, "; expected ", lowest, " to ",
+                 highest, " ", unit, " (docs/model-file.md, signals)");
+  };
+  const auto frequency_in_range = [&](double v, const char* what) {
+    within(v, smallest_signal_frequency, largest_signal_frequency, what, "Hz");
+  };
   switch (kind) {
     case SignalKind::ToneBurst:
       positive(frequency, "frequency");
       positive(cycles, "cycles");
+      frequency_in_range(frequency, "frequency");
+      // Its spectrum reaches f (1 + 3 / n): a fraction of a cycle widens it past any frequency.
+      frequency_in_range(highest_frequency(), "the highest frequency f (1 + 3 / cycles)");
       break;
     case SignalKind::Gaussian:
       positive(sharpness, "sharpness");
+      within(sharpness, smallest_signal_frequency * smallest_signal_frequency,
+             largest_signal_frequency * largest_signal_frequency, "sharpness", "1/s^2");
       TREMOR_CHECK(std::isfinite(centre), where, ": centre is ", centre, "; expected a finite time");
       break;
     case SignalKind::Ricker:
       positive(frequency, "frequency");
+      frequency_in_range(frequency, "frequency");
       TREMOR_CHECK(std::isfinite(centre), where, ": centre is ", centre, "; expected a finite time");
       break;
-    case SignalKind::Tabulated:
+    case SignalKind::Tabulated: {
       TREMOR_CHECK(!table.empty(), where, ": the table has no point");
+      // The finest spacing sets the highest frequency, 1 / (2 dt): at most the largest frequency.
+      const double closest = 0.5 / largest_signal_frequency;
       for (std::size_t k = 0; k < table.size(); ++k) {
-        TREMOR_CHECK(std::isfinite(table[k].first) && std::isfinite(table[k].second), where, ": point ", k + 1,
-                     " (", table[k].first, ", ", table[k].second, ") is not finite");
-        if (k > 0)
-          TREMOR_CHECK(table[k].first > table[k - 1].first, where, ": times must increase strictly (",
-                       table[k - 1].first, " then ", table[k].first, ")");
+        const auto [time, value] = table[k];
+        if (!std::isfinite(time) || !std::isfinite(value))
+          throw Error(str(where, ": point ", k + 1, " (", time, ", ", value, ") is not finite"));
+        if (k == 0) continue;
+        const double before = table[k - 1].first;
+        if (!(time > before))
+          throw Error(str(where, ": times must increase strictly (", before, " then ", time, ")"));
+        if (!(time - before >= closest))
+          throw Error(str(where, ": points ", k, " and ", k + 1, " are ", time - before, " s apart (", before, " then ",
+                          time, "); expected at least ", closest, " s, a frequency of at most ",
+                          largest_signal_frequency, " Hz"));
       }
       break;
+    }
   }
 }
 

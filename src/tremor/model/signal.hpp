@@ -25,6 +25,12 @@ namespace tremor {
 
 struct Amplitude;
 
+// A signal's frequencies (Hz) lie within [1e-30, 1e30]: outside, no physical signal, and 2 pi f t,
+// a period or the highest frequency overflow or underflow double. Sharpness b (1/s^2) is a
+// frequency squared: within [1e-60, 1e60].
+inline constexpr double smallest_signal_frequency = 1e-30;
+inline constexpr double largest_signal_frequency = 1e30;
+
 enum class SignalKind : int {
   // sin(2 pi f t) * (1 - cos(2 pi f t / n)) / 2 on [0, n / f], zero outside: n cycles of a
   // sine at f under a Hann window.
@@ -109,8 +115,11 @@ struct Signal : SignalParameters {
   //               the kinks of linear interpolation).
   double highest_frequency() const;
 
-  // Throws tremor::Error naming the problem (non-positive frequency, cycles, sharpness; a table
-  // with no point, times not increasing, values not finite). `where` prefixes the message.
+  // Throws tremor::Error naming the problem (non-positive frequency, cycles, sharpness; a frequency
+  // outside [smallest_signal_frequency, largest_signal_frequency] or a highest frequency above it;
+  // a table with no point, times not increasing, values not finite, points closer than 1 /
+  // largest_signal_frequency). `where` prefixes the message. One pass over a table, formatting
+  // nothing unless it fails.
   void check(std::string_view where) const;
 };
 

@@ -128,10 +128,45 @@ bool fires(const Shot* shot, const std::string& transducer) {
          std::find(shot->transducers.begin(), shot->transducers.end(), transducer) != shot->transducers.end();
 }
 
+std::string shot_name_problem(std::string_view name) {
+  const char* group = " (a shot's name is its group of the result file, /shots/<name>)";
+  if (name.empty()) return str("the shot's name is empty", group);
+  if (name == "." || name == "..") return str("the shot's name ", quoted_name(name), " is not a group's name", group);
+  if (name.find('/') != std::string_view::npos)
+    return str("the shot's name ", quoted_name(name), " holds '/': a shot needs a name without '/'", group);
+  for (const char c : name)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      return str("the shot's name ", quoted_name(name), " holds a control character", group);
+  return {};
+}
+
+std::string quoted_name(std::string_view name) {
+  std::string out = "\"";
+  for (const char c : name) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[byte >> 4];
+      out += hex[byte & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
 void add_shot(Model& model, Shot shot) {
   const std::string at = shot.origin.empty() ? model.source : shot.origin;
-  TREMOR_CHECK(!shot.name.empty() && shot.name.find('/') == std::string::npos, at,
-               ": a shot needs a name without '/' (it names the shot's group of the result file)");
+  const std::string problem = shot_name_problem(shot.name);
+  TREMOR_CHECK(problem.empty(), at, ": ", problem);
   for (const Shot& other : model.shots)
     TREMOR_CHECK(other.name != shot.name, at, ": shot '", shot.name, "' is named already (", other.origin, ")");
   TREMOR_CHECK(!shot.transducers.empty(), at, ": shot '", shot.name, "' fires no transducer; list their names");

@@ -7,6 +7,7 @@
 // `tremor info`.
 #include <array>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tremor/core/config.hpp"
@@ -49,9 +50,17 @@ struct Shot {
 // load of no transducer always acts; with no shot (null) every load does.
 bool fires(const Shot* shot, const std::string& transducer);
 
-// Adds `shot` to `model`, after its transducers. Throws tremor::Error naming shot.origin: an empty
-// or repeated name, no transducers, a name no transducer has or that several share, a transducer
-// listed twice.
+// Why `name` cannot name a shot, empty when it can. A shot's name is its group of the result file
+// (/shots/<name>): an HDF5 link name, so not empty, not "." or "..", without '/', and (so that
+// it reads back whole and prints) without NUL or other control characters.
+std::string shot_name_problem(std::string_view name);
+// `name` in double quotes, control characters, quotes and backslashes escaped ("\x00", "\n"):
+// how messages show a name that may hold anything.
+std::string quoted_name(std::string_view name);
+
+// Adds `shot` to `model`, after its transducers. Throws tremor::Error naming shot.origin: a name
+// shot_name_problem refuses or a repeated one, no transducers, a name no transducer has or that
+// several share, a transducer listed twice.
 void add_shot(Model& model, Shot shot);
 
 // Adds the point sources (the node of `surface` nearest the position in x-y, pushed along the

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <set>
 #include <utility>
 
@@ -13,6 +14,7 @@
 #include "tremor/backend/memory.hpp"
 #include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/explicit/loading.hpp"
 #include "tremor/explicit/processes.hpp"
@@ -41,6 +43,34 @@ namespace {
 void warn(Preflight& preflight, const std::string& message) {
   preflight.warnings.push_back(message);
   log::warn(message);
+}
+
+// fem::DeviceElements: coordinates, connectivity, per element its section (4 B), stiffness
+// factor and damping (8 B each) and, with a colouring, its place in the colour lists (4 B).
+std::size_t element_bytes(const Mesh& mesh, bool coloured) {
+  std::size_t total = static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(mesh.dim()) * sizeof(double);
+  for (const ElementBlock& block : mesh.blocks)
+    total += block.connectivity.size() * sizeof(Index) +
+             static_cast<std::size_t>(block.n_elements()) *
+                 (sizeof(int) + 2 * sizeof(double) + (coloured ? sizeof(Index) : 0));
+  return total;
+}
+
+// memory_estimate's, with the geometric factors of an element-by-element kind when known.
+// `split`: a decomposed run's element-by-element operator in two parts (Preflight::overlap), each
+// part's elements on all of its subdomain's nodes.
+std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffness_nnz, std::size_t real_size,
+                     bool coloured, bool damped, Index max_neighbours, std::size_t geometry_values,
+                     bool split = false);
+
+// Refuses `bytes` of host memory for `what` when the process may not allocate that much
+// (memory::host_available), before any of it is allocated.
+void refuse_beyond_host(std::size_t bytes, const std::string& what) {
+  const memory::HostAvailable available = memory::host_available();
+  if (available.known() && bytes > available.bytes)
+    throw Error(str("out of host memory: ", what, " needs about ", si(static_cast<double>(bytes)),
+                    "B (estimate), more than the ", available.by,
+                    "; run a smaller model, free memory or raise the limit"));
 }
 
 // Three significant digits, for messages about estimates.
@@ -73,7 +103,7 @@ StableStep global_step(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
   const DeviceArray<double> mass = sparse::assemble_lumped_mass<double>(exec, *elements, sparse::RaceStrategy::Atomics);
   const sem::SemOperator<double> K(std::move(elements), false);
   const op::Spectrum spectrum = op::largest_eigenvalue(K, mass.data());
-  return {round_down(2.0 / std::sqrt(spectrum.largest)), 0,
+  return {round_down(2.0 / std::sqrt(spectrum.largest)), K.geometry_values(), 0,
           str("largest eigenvalue of M^-1 K, ", spectrum.iterations, " Lanczos iterations")};
 }
 
@@ -99,29 +129,49 @@ StableStep step_from(const Exec& exec, std::shared_ptr<const fem::DeviceElements
                      const sparse::ElementSurvey& survey, bool global) {
   if (global) return global_step(exec, std::move(elements));
   const Label label = model.mesh.element_label(survey.stable_element);
-  return {survey.stable_dt, label, str("set by element ", label)};
+  return {survey.stable_dt, 0, label, str("set by element ", label)};
+}
+
+}  // namespace
+
+namespace {
+
+// The duration: RunOptions', else the model file's [explicit], else its Abaqus step's.
+double duration_of(const Model& model, const RunOptions& options) {
+  const ExplicitSettings defaults;
+  const ExplicitSettings& settings = model.explicit_settings ? *model.explicit_settings : defaults;
+  double duration = options.duration.value_or(0.0);
+  if (!(duration > 0.0)) duration = settings.duration;
+  if (!(duration > 0.0) && model.explicit_step) duration = model.explicit_step->duration;
+  TREMOR_CHECK(duration > 0.0 && std::isfinite(duration), model.source,
+               ": no duration: give [explicit] duration in the model file, a *DYNAMIC, EXPLICIT step, or a "
+               "duration option");
+  return duration;
 }
 
 }  // namespace
 
 void plan_steps(Preflight& p, const Model& model, const RunOptions& options) {
-  const ExplicitSettings defaults;
-  const ExplicitSettings& settings = model.explicit_settings ? *model.explicit_settings : defaults;
-  p.duration = options.duration.value_or(0.0);
-  if (!(p.duration > 0.0)) p.duration = settings.duration;
-  if (!(p.duration > 0.0) && model.explicit_step) p.duration = model.explicit_step->duration;
-  TREMOR_CHECK(p.duration > 0.0 && std::isfinite(p.duration), model.source,
-               ": no duration: give [explicit] duration in the model file, a *DYNAMIC, EXPLICIT step, or a "
-               "duration option");
+  p.duration = duration_of(model, options);
+  const std::string duration_from = options.duration ? "--duration" : str("the duration in ", model.source);
+  const std::string dt_from = p.dt_source == "user"      ? (options.time_step ? "--dt" : "time_step in the model")
+                              : p.dt_source == "abaqus" ? "the Abaqus step's increment"
+                                                        : str("automatic: ", p.safety_factor, " x the stable step ",
+                                                              brief(p.stable_dt), " s, ", p.stable_by);
+  // A step longer than the whole run would step once past its end and call that complete (a
+  // material of no physical stiffness gives a step of 1e145 s). The pre-flight shortens an
+  // automatic one to the duration; a step given, or a kept set-up's (Simulation), is refused.
+  TREMOR_CHECK(std::isfinite(p.dt) && p.dt > 0.0, "the time step is ", p.dt, " s (", dt_from,
+               "); expected a positive finite step");
+  if (p.dt > p.duration)
+    throw Error(str("the time step ", brief(p.dt), " s (", dt_from, ") is longer than the duration ", brief(p.duration),
+                    " s (", duration_from, "): the run would be one step past its end; give a longer duration, or a "
+                    "time step of at most the duration (--dt, [explicit] time_step) if one step is meant"));
   // Steps to reach the duration; 1e-9 absorbs rounding of a duration that is a multiple of dt.
   // Computed in double and refused past max_steps before any conversion, so a huge duration or a
   // tiny step is a clear refusal, never an overflow that runs one step and calls it complete.
   const double planned = std::ceil(p.duration / p.dt * (1.0 - 1e-9));
   if (!(planned <= static_cast<double>(max_steps))) {
-    const std::string duration_from = options.duration ? "--duration" : str("the duration in ", model.source);
-    const std::string dt_from = p.dt_source == "user"      ? (options.time_step ? "--dt" : "time_step in the model")
-                                : p.dt_source == "abaqus" ? "the Abaqus step's increment"
-                                                          : "automatic: --safety x the stable step";
     throw Error(str("the run would take ", brief(planned), " steps (duration ", brief(p.duration), " s from ",
                     duration_from, " / time step ", brief(p.dt), " s, ", dt_from, "), more than the ",
                     brief(static_cast<double>(max_steps)),
@@ -179,6 +229,17 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   SetupClock clock(exec);
   const fem::SectionTable table = fem::section_table(model, false);
   const bool global = global_stable_step(model.mesh);
+  // On the host, what the survey allocates must fit first (its elements; for the global estimate
+  // the mass, an affine sem operator in double and the Lanczos vectors).
+  if (exec.space() == MemorySpace::Host) {
+    const std::size_t n = static_cast<std::size_t>(model.mesh.n_nodes()) * static_cast<std::size_t>(model.mesh.dim());
+    const auto n_elements = static_cast<std::size_t>(model.mesh.n_elements());
+    refuse_beyond_host(element_bytes(model.mesh, false) + 3 * sizeof(double) * n_elements +
+                           (global ? 6 * sizeof(double) * n + 35 * sizeof(double) * n_elements : 0),
+                       "the pre-flight's element survey");
+  }
+  const std::size_t held_before = memory::usage(exec.space()).current;
+  memory::reset_peak(exec.space());
   StableStep stable;
   const sparse::ElementSurvey survey = [&] {
     const auto elements = std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, fem::ElementColouring{});
@@ -196,6 +257,8 @@ Preflight resolve(const Model& model, const RunOptions& options) {
     }
     return out;
   }();
+  p.survey_peak_bytes = memory::usage(exec.space()).peak - std::min(held_before, memory::usage(exec.space()).peak);
+  p.geometry_values = stable.geometry_values;
   p.stable_dt = stable.dt;
   p.stable_element = stable.element;
   p.stable_by = stable.by;
@@ -228,6 +291,15 @@ Preflight resolve(const Model& model, const RunOptions& options) {
                   p.dt, " s (", p.safety_factor, " x stable) instead"));
   }
 
+  // An automatic step longer than the whole run: one step of the duration, said (docs/model-file.md).
+  if (p.dt_source == "automatic" && p.dt > duration_of(model, options)) {
+    const double duration = duration_of(model, options);
+    warn(p, str("the automatic time step ", brief(p.dt), " s (", p.safety_factor, " x the stable step ", brief(stable.dt),
+                " s, ", stable.by, ") is longer than the duration ", brief(duration),
+                " s: the run is one step of the duration; check the duration, the materials and the mesh"));
+    p.dt = duration;
+    p.dt_source = "automatic, shortened to the duration";
+  }
   plan_steps(p, model, options);
   TREMOR_CHECK(options.checkpoint_every >= 0, "checkpoint_every must not be negative, got ", options.checkpoint_every);
   p.snapshot_every = model.output ? model.output->snapshot_steps(p.dt) : 0;
@@ -592,7 +664,15 @@ StableStep stable_step(const Model& model, const Exec& exec) {
 
 Preflight preflight(const Model& model, const RunOptions& options) {
   model.validate();
-  Preflight p = resolve(model, options);
+  Preflight p;
+  try {
+    p = resolve(model, options);
+  } catch (const std::bad_alloc&) {
+    throw Error(str("out of host memory in the pre-flight",
+                    last_setup_phase().empty() ? std::string() : str(", after '", last_setup_phase(), "'"), "; ",
+                    memory::host_available().by.empty() ? std::string("no limit known")
+                                                         : str("the process had ", memory::host_available().by)));
+  }
   // A decomposition's refusals, before a result file exists.
   TREMOR_CHECK(options.domains >= 1, "the number of subdomains must be at least 1, got ", options.domains);
   int domains = options.domains;
@@ -638,43 +718,59 @@ Preflight preflight(const Model& model, const RunOptions& options) {
                "operator (matrix_free; sem on GLL meshes)");
   // A block file made for another mesh (or torn, or not one) is refused before the run.
   if (!p.blocks.empty()) (void)partition::read_block_file(p.blocks, node_graph(model.mesh));
-  p.memory_bytes = memory_estimate(model.mesh, *p.op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring,
-                                   is_damped(model), p.max_neighbours) +
-                   snapshot_bytes(model, p.snapshot_every, real_size);
+  // The whole run's arrays; each process holds its subdomain's, about its share (METIS balances
+  // the elements to a few percent; the shared nodes are a thin layer), and first the pre-flight's
+  // survey of the whole model, counted.
+  const std::size_t run = estimate(model.mesh, *p.op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring,
+                                   is_damped(model), p.max_neighbours, p.geometry_values,
+                                   p.overlap && !p.op->needs_assembly) +
+                          snapshot_bytes(model, p.snapshot_every, real_size);
+  const auto shares = static_cast<std::size_t>(std::max(processes, 1));
+  p.process_memory_bytes = std::max(run / shares, p.survey_peak_bytes);
+  p.memory_bytes = std::max(run, p.survey_peak_bytes * shares);
+  // The host: a host backend's arrays, and the copies the set-up makes there (the section table and
+  // colour lists, 28 B per element; the model in another numbering, or in subdomains, a copy of
+  // the mesh).
+  std::size_t mesh_bytes = static_cast<std::size_t>(model.mesh.n_nodes()) *
+                           (static_cast<std::size_t>(model.mesh.dim()) * sizeof(double) + sizeof(Label));
+  for (const ElementBlock& block : model.mesh.blocks) mesh_bytes += block.connectivity.size() * sizeof(Index);
+  p.host_bytes = (p.backend == Backend::Cuda ? 0 : p.process_memory_bytes) +
+                 static_cast<std::size_t>(model.mesh.n_elements()) * 28 +
+                 (p.ordering == NodeOrdering::Rcm || p.domains > 1 ? mesh_bytes / shares : 0);
+  refuse_beyond_host(p.host_bytes, p.backend == Backend::Cuda ? "the run's set-up on the host"
+                                                               : str("the run's arrays (", to_string(p.backend), ")"));
   return p;
 }
 
 namespace {
 
-// fem::DeviceElements: coordinates, connectivity, per element its section (4 B), stiffness
-// factor and damping (8 B each) and, with a colouring, its place in the colour lists (4 B).
-std::size_t element_bytes(const Mesh& mesh, bool coloured) {
-  std::size_t total = static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(mesh.dim()) * sizeof(double);
-  for (const ElementBlock& block : mesh.blocks)
-    total += block.connectivity.size() * sizeof(Index) +
-             static_cast<std::size_t>(block.n_elements()) *
-                 (sizeof(int) + 2 * sizeof(double) + (coloured ? sizeof(Index) : 0));
-  return total;
+std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffness_nnz, std::size_t real_size,
+                     bool coloured, bool damped, Index max_neighbours, std::size_t geometry_values, bool split) {
+  const auto n = static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(mesh.dim());
+  const bool colours = coloured || op.needs_colouring;
+  const std::size_t elements = element_bytes(mesh, colours);
+  const op::OperatorSizes sizes{&mesh, stiffness_nnz, max_neighbours, real_size, elements, geometry_values, colours};
+  const std::size_t mass = n * sizeof(double) * (damped ? 2 : 1);
+  // The time loop: the operator (the elements for the element-by-element kinds) and the integrator
+  // state, with the damping and a flag per DOF that its set-up holds while it computes its
+  // coefficients.
+  // Split in two, the parts' elements hold the coordinates twice; while the parts are built, the
+  // whole's elements are held too.
+  const std::size_t coordinates = n * sizeof(double);
+  const std::size_t loop = op.loop_bytes(sizes) + (split ? coordinates : 0) + state_bytes(n, real_size) +
+                           n * ((damped ? sizeof(double) : 0) + sizeof(unsigned char));
+  // The set-up's peak: elements, mass and damping, and what building the operator holds (K in
+  // double while its format is filled). The row lengths the converters stage (4 B per row) are
+  // freed before the format is allocated.
+  const std::size_t setup = elements + mass + op.setup_bytes(sizes) + (split ? elements + coordinates : 0);
+  return std::max(setup, loop);
 }
 
 }  // namespace
 
 std::size_t memory_estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffness_nnz,
                             std::size_t real_size, bool coloured, bool damped, Index max_neighbours) {
-  const auto n = static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(mesh.dim());
-  const std::size_t elements = element_bytes(mesh, coloured || op.needs_colouring);
-  const op::OperatorSizes sizes{&mesh, stiffness_nnz, max_neighbours, real_size, elements};
-  const std::size_t mass = n * sizeof(double) * (damped ? 2 : 1);
-  // The time loop: the operator (the elements for the element-by-element kinds) and the integrator
-  // state, with the damping and a flag per DOF that its set-up holds while it computes its
-  // coefficients.
-  const std::size_t loop = op.loop_bytes(sizes) + state_bytes(n, real_size) +
-                           n * ((damped ? sizeof(double) : 0) + sizeof(unsigned char));
-  // The set-up's peak: elements, mass and damping, and what building the operator holds (K in
-  // double while its format is filled). The row lengths the converters stage (4 B per row) are
-  // freed before the format is allocated.
-  const std::size_t setup = elements + mass + op.setup_bytes(sizes);
-  return std::max(setup, loop);
+  return estimate(mesh, op, stiffness_nnz, real_size, coloured, damped, max_neighbours, 0);
 }
 
 ExplicitRun run_explicit(const Model& model, const RunOptions& options, Observer* observer) {
@@ -684,9 +780,27 @@ ExplicitRun run_explicit(const Model& model, const RunOptions& options, Observer
   p = options.preflight ? *options.preflight : preflight(model, options);
   // The arrays of this run only, from here: the memory it reports.
   // (No Exec made here: a CUDA one would make the first GPU this thread's, not the run's.)
-  memory::reset_peak(p.backend == Backend::Cuda ? MemorySpace::Device : MemorySpace::Host);
-  if (p.precision == Precision::Float) return run_typed<float>(model, std::move(p), options, observer, called);
-  return run_typed<double>(model, std::move(p), options, observer, called);
+  const MemorySpace space = p.backend == Backend::Cuda ? MemorySpace::Device : MemorySpace::Host;
+  memory::reset_peak(space);
+  const std::string phase_before = last_setup_phase();
+  const std::size_t estimated = p.process_memory_bytes, host_estimated = p.host_bytes, survey = p.survey_peak_bytes;
+  try {
+    ExplicitRun run = p.precision == Precision::Float ? run_typed<float>(model, std::move(p), options, observer, called)
+                                                      : run_typed<double>(model, std::move(p), options, observer, called);
+    // What the pre-flight's survey held counts too: the estimate covers it.
+    run.exec_peak_bytes = std::max(run.exec_peak_bytes, survey);
+    return run;
+  } catch (const std::bad_alloc&) {
+    const std::string phase = last_setup_phase();
+    const memory::HostAvailable available = memory::host_available();
+    throw Error(str("out of host memory while setting up the run",
+                    phase == phase_before ? std::string(", at its start") : str(", after '", phase, "'"),
+                    "; the pre-flight estimated ", si(static_cast<double>(host_estimated)), "B on the host",
+                    space == MemorySpace::Device ? str(" and ", si(static_cast<double>(estimated)), "B on the GPU")
+                                                 : std::string(),
+                    "; tremor's arrays held ", si(static_cast<double>(memory::usage(MemorySpace::Host).current)),
+                    "B of it", available.known() ? str("; ", available.by) : std::string()));
+  }
 }
 
 }  // namespace tremor::explicit_fe

@@ -178,7 +178,22 @@ struct Preflight {
   // Operator, integrator state, loads and snapshot buffers in the Exec's memory, estimated
   // before building: the larger of the set-up's peak (the elements, the mass and K in double while
   // it is converted to the operator's format) and the time loop's.
+  // Over several processes (mpirun, --gpus) the whole run's, every process's subdomain summed;
+  // process_memory_bytes is this process's own (its subdomain, or all of them for --domains N in
+  // one process), what its Exec holds at most.
   std::size_t memory_bytes = 0;
+  std::size_t process_memory_bytes = 0;
+  // Host memory this process adds for the run (estimate): the arrays of a host backend, and on any
+  // backend the host copies its set-up makes of the elements. Refused by the pre-flight when above
+  // what the process may still allocate (memory::host_available, named in the message).
+  std::size_t host_bytes = 0;
+  // What the pre-flight's own arrays (the element survey, the Lanczos estimate of the stable step,
+  // K's pattern) held at most in the Exec's space, counted (memory::usage): part of what the run's
+  // summary reports as used.
+  std::size_t survey_peak_bytes = 0;
+  // The sem operator's geometric factors (op::OperatorSizes::geometry_values), as the pre-flight's
+  // Lanczos estimate built it; 0 where it built none.
+  std::size_t geometry_values = 0;
   sparse::RaceStrategy assembly = sparse::RaceStrategy::Colouring;  // how K and the mass are assembled
   std::vector<std::string> warnings;  // also sent to log::warn
   // Its own phases (the element survey on the Exec, the node graph of the memory estimate, ...).
@@ -201,6 +216,7 @@ void plan_steps(Preflight& p, const Model& model, const RunOptions& options);
 //     up to 2x too small, and costs a power iteration per element.
 struct StableStep {
   double dt = 0.0;
+  std::size_t geometry_values = 0;  // the global estimate's sem operator's geometric factors
   Label element = 0;  // the element setting it; 0 for the global estimate
   std::string by;     // "set by element N" or "largest eigenvalue of M^-1 K, N Lanczos iterations"
 };
@@ -218,6 +234,10 @@ StableStep stable_step(const Model& model, const Exec& exec);
 std::size_t memory_estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffness_nnz,
                             std::size_t real_size, bool coloured = true, bool damped = false,
                             Index max_neighbours = 0);
+
+// The name of the last set-up phase this thread completed (SetupClock::lap), for a message about
+// a failure in the phase after it; empty before the first.
+std::string last_setup_phase();
 
 enum class RunStatus { Completed, NonFinite, Stopped };
 

@@ -33,6 +33,11 @@ struct OperatorSizes {
   Index max_neighbours = 0;    // the longest row of K in nodes (0: unknown)
   std::size_t real_size = sizeof(double);
   std::size_t element_bytes = 0;  // fem::DeviceElements as the run builds them
+  // The geometric factors an element-by-element kind keeps (sem: per element 10 for affine blocks,
+  // 25 for trilinear ones, 10 per point otherwise), counted by the pre-flight's own sem operator;
+  // 0: unknown (the kind assumes the most).
+  std::size_t geometry_values = 0;
+  bool coloured = true;  // the elements carry colour lists (an assembly or scatter colour by colour)
 
   std::size_t n_dofs() const;
   std::size_t n_nodes() const;

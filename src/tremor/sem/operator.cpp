@@ -622,15 +622,30 @@ std::string unsupported_mesh(const Mesh& mesh) {
   return {};
 }
 
-std::size_t loop_bytes(const Mesh& mesh, std::size_t real_size, bool coloured) {
+std::size_t loop_bytes(const Mesh& mesh, std::size_t real_size, std::size_t geometry_values) {
   std::size_t total = 0;
   for (const ElementBlock& block : mesh.blocks) {
+    if (!gll(block.type) || block.n_elements() == 0) continue;
     const auto points = static_cast<std::size_t>(block.n_element_nodes());
     const auto n_elements = static_cast<std::size_t>(block.n_elements());
     const std::size_t factors = block.type == ElementType::QuadGLL ? 5 : 10;  // J^-1 and w det J per point
-    total += n_elements * (points * (sizeof(Index) + factors * real_size) + sizeof(int) + (coloured ? sizeof(Index) : 0));
+    if (geometry_values == 0) total += n_elements * points * factors * real_size;
+    // The 1D basis (Basis1d<P>::values: G, points, weights, B), at most 4 (P + 1)^2 values.
+    total += 4 * static_cast<std::size_t>(block.order + 1) * static_cast<std::size_t>(block.order + 1) * real_size;
   }
-  return total;
+  // (The materials, 36 values and a flag per section, are a few hundred bytes.)
+  return total + geometry_values * real_size;
+}
+
+std::size_t setup_bytes(const Mesh& mesh, std::size_t real_size) {
+  std::size_t most = 0;
+  for (const ElementBlock& block : mesh.blocks) {
+    if (!gll(block.type)) continue;
+    const bool quad = block.type == ElementType::QuadGLL;
+    most = std::max(most, static_cast<std::size_t>(block.n_elements()) *
+                              ((quad ? 9 + 5 : 25 + 10) * real_size + sizeof(int) + sizeof(double)));
+  }
+  return most;
 }
 
 template <class Real>
@@ -753,6 +768,13 @@ std::size_t SemOperator<Real>::bytes() const {
 }
 
 template <class Real>
+std::size_t SemOperator<Real>::geometry_values() const {
+  std::size_t total = 0;
+  for (const DeviceArray<Real>& factors : geometry_) total += static_cast<std::size_t>(factors.size());
+  return total;
+}
+
+template <class Real>
 std::string SemOperator<Real>::details() const {
   std::string orders;
   for (const fem::DeviceElementBlock& block : elements_->blocks)
@@ -778,11 +800,14 @@ std::unique_ptr<op::Operator<Real>> make_sem(const op::OperatorInputs& inputs) {
   return std::make_unique<SemOperator<Real>>(inputs.elements, inputs.deterministic);
 }
 
-// The memory model: the operator's arrays besides the elements it keeps.
+// The memory model: the elements it keeps and its own arrays; building it, the corners and
+// affine factors of the largest block besides.
 std::size_t sem_loop_bytes(const op::OperatorSizes& s) {
-  return s.element_bytes + loop_bytes(*s.mesh, s.real_size, true);
+  return s.element_bytes + loop_bytes(*s.mesh, s.real_size, s.geometry_values);
 }
-std::size_t nothing(const op::OperatorSizes&) { return 0; }
+std::size_t sem_setup_bytes(const op::OperatorSizes& s) {
+  return loop_bytes(*s.mesh, s.real_size, s.geometry_values) + setup_bytes(*s.mesh, s.real_size);
+}
 
 }  // namespace
 
@@ -795,7 +820,7 @@ void register_operators(op::Registry& registry) {
                           false,
                           op::all_backends,
                           sem_loop_bytes,
-                          nothing,
+                          sem_setup_bytes,
                           make_sem<float>,
                           make_sem<double>};
   entry.unsupported = unsupported_mesh;

@@ -74,6 +74,8 @@ class SemOperator final : public op::Operator<Real> {
   bool adds() const override { return true; }
   void add_unchecked(const Real* u, Real* ku) const override;
   bool deterministic() const { return coloured_; }
+  // The geometric factors it keeps, all blocks (Geometry): what its memory model counts.
+  std::size_t geometry_values() const;
 
  private:
   Exec exec_;
@@ -95,9 +97,14 @@ class SemOperator final : public op::Operator<Real> {
 // block of another type and what to do.
 std::string unsupported_mesh(const Mesh& mesh);
 
-// Bytes of the operator's own arrays on `mesh` in precision real_size (the memory model), with the
-// factors stored per point: an upper bound.
-std::size_t loop_bytes(const Mesh& mesh, std::size_t real_size, bool coloured);
+// Bytes of the operator's own arrays on `mesh` in precision real_size besides the elements it
+// shares (the memory model): `geometry_values` geometric factors (SemOperator::geometry_values();
+// 0: unknown, taken as 10 per point, the most), the materials and the 1D bases.
+std::size_t loop_bytes(const Mesh& mesh, std::size_t real_size, std::size_t geometry_values);
+// What its constructor holds at most besides them: per element the corners (25, bilinear 9) and
+// the affine factors (10, 2D 5) in Real, a flag (4 B) and a scale (8 B), until the block's kind is
+// known.
+std::size_t setup_bytes(const Mesh& mesh, std::size_t real_size);
 
 // Adds "sem" to `registry`.
 void register_operators(op::Registry& registry);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tremor/cli/commands.hpp"
+#include "tremor/cli/options.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/imaging/maps.hpp"
@@ -270,17 +271,17 @@ void add_image_command(CLI::App& app) {
       ->check(CLI::IsMember({"displacement", "velocity", "acceleration"}));
   cmd->add_option("--component", args->component, "x, y or z (default z: out of plane)")
       ->check(CLI::IsMember({"x", "y", "z"}));
-  cmd->add_option("--from", args->from, "the time window's start, s (default: the first sample)");
-  cmd->add_option("--to", args->to, "the time window's end, s (default: the last sample)");
+  cmd->add_option("--from", args->from, "the time window's start, s (default: the first sample)")->check(finite());
+  cmd->add_option("--to", args->to, "the time window's end, s (default: the last sample)")->check(finite());
   cmd->add_option("--baseline", args->baseline,
                   "a result file of the same model without the defect, run the same way: its traces are subtracted "
                   "point by point before the envelopes");
   cmd->add_option("--smooth", args->smooth,
                   "smooth the map by a Gaussian of this standard deviation, m, before the threshold (default 0: none)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(within(0.0, 1.0));
   cmd->add_option("--threshold", args->threshold_db,
                   "the level of the reconstructed footprint, dB of the map's maximum (default -6)")
-      ->check(CLI::Range(-200.0, 0.0));
+      ->check(within(-200.0, 0.0));
   cmd->add_option("-o,--output-dir", args->output_dir, "folder for the PNG images (default: the result file's)");
   cmd->add_option("--scale", args->scale, "pixels per grid point (default: 400 pixels across at least)")
       ->check(CLI::Range(1, 64));

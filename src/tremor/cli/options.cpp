@@ -2,65 +2,56 @@
 
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "tremor/core/error.hpp"
+#include "tremor/core/rules.hpp"
 #include "tremor/mesh/element_type.hpp"
 
 namespace tremor::cli {
 
 namespace {
 
-// The value as a finite double, or NaN when it is not one (junk after the number included).
-double finite_value(const std::string& text) {
+// The text as a double, or NaN when it does not parse whole as a number (junk after it) or
+// overflows one: the rule then refuses it.
+double number_of(const std::string& text) {
   errno = 0;
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(value)) return std::nan("");
+  if (end == text.c_str() || *end != '\0' || errno == ERANGE) return std::nan("");
   return value;
 }
 
-std::string brief(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
-}
-
-CLI::Validator bounded(std::string description, double low, bool low_open, double high) {
+CLI::Validator validator(const NumberRule& rule) {
   return CLI::Validator(
-      [=](std::string& text) -> std::string {
-        const double value = finite_value(text);
-        const bool ok = std::isfinite(value) && (low_open ? value > low : value >= low) && value <= high;
-        if (ok) return {};
-        return "must be " + description + ", got '" + text + "'";
+      [rule](std::string& text) -> std::string {
+        return rule.admits(number_of(text)) ? std::string() : rule.refusal("'" + text + "'");
       },
-      description);
+      rule.description);
 }
 
 }  // namespace
 
-CLI::Validator positive() { return bounded("a finite number above 0", 0.0, true, HUGE_VAL); }
+CLI::Validator finite() { return validator(finite_number()); }
 
-CLI::Validator non_negative() { return bounded("a finite number, 0 or more", 0.0, false, HUGE_VAL); }
+CLI::Validator positive() { return validator(positive_number()); }
 
-CLI::Validator within(double low, double high, bool low_open) {
-  return bounded(std::string("a number in ") + (low_open ? "(" : "[") + brief(low) + ", " + brief(high) + "]", low,
-                 low_open, high);
-}
+CLI::Validator non_negative() { return validator(non_negative_number()); }
+
+CLI::Validator within(double low, double high, bool low_open) { return validator(number_within(low, high, low_open)); }
 
 CLI::Validator whole(long long low, long long high) {
-  const std::string description = "a whole number in [" + std::to_string(low) + ", " + std::to_string(high) + "]";
+  const WholeRule rule = whole_number(low, high);
   return CLI::Validator(
-      [=](std::string& text) -> std::string {
+      [rule](std::string& text) -> std::string {
         errno = 0;
         char* end = nullptr;
         const long long value = std::strtoll(text.c_str(), &end, 10);
-        const bool ok = end != text.c_str() && *end == '\0' && errno != ERANGE && value >= low && value <= high;
-        return ok ? std::string() : "must be " + description + ", got '" + text + "'";
+        const bool parsed = end != text.c_str() && *end == '\0' && errno != ERANGE;
+        return parsed && rule.admits(value) ? std::string() : rule.refusal("'" + text + "'");
       },
-      description);
+      rule.description);
 }
 
 CLI::Option* add_order_option(CLI::App* command, std::optional<int>& order) {

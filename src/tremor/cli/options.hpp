@@ -1,13 +1,15 @@
 #pragma once
-// Checks of numeric command-line options, shared by every command: a value must parse whole as a
-// finite number (NaN and infinities are refused, never read as "not given"), and a refusal
-// states its bounds briefly ("--dt: must be a finite number above 0, got 'nan'").
+// Checks of numeric command-line options, shared by every command: the rules of core/rules.hpp,
+// which the Python package applies to its arguments too. A value must parse whole as a finite
+// number (NaN and infinities are refused, never read as "not given"), and a refusal states its
+// bounds briefly ("--dt: must be a finite number above 0, got 'nan'").
 #include <optional>
 
 #include <CLI/CLI.hpp>
 
 namespace tremor::cli {
 
+CLI::Validator finite();        // finite
 CLI::Validator positive();      // finite, > 0
 CLI::Validator non_negative();  // finite, >= 0
 // finite, in [low, high]; `low_open`: (low, high].

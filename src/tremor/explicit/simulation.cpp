@@ -1,6 +1,7 @@
 #include "tremor/explicit/simulation.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 
 #include "tremor/core/clock.hpp"
@@ -18,6 +19,7 @@ struct Simulation::Runner {
   Preflight preflight;
   std::vector<SetupPhase> setup;
   double setup_seconds = 0.0;
+  std::atomic<bool> running{false};  // a run holds the subdomain's fields, loads and recorder
 };
 
 template <class Real>
@@ -133,6 +135,15 @@ const std::vector<SetupPhase>& Simulation::setup() const { return runner_->setup
 double Simulation::setup_seconds() const { return runner_->setup_seconds; }
 
 ExplicitRun Simulation::run(const Model& excitation, const RunOptions& options, Observer* observer) {
+  // A run steps the set-up's one set of fields with its own loads and recorder in place: a second
+  // run at the same time (another thread) would step and record over it.
+  TREMOR_CHECK(!runner_->running.exchange(true),
+               "this set-up is running another run (from another thread); a kept set-up runs one run at a time: "
+               "wait for it, or give each thread its own set-up");
+  struct Done {
+    std::atomic<bool>& running;
+    ~Done() { running = false; }
+  } const done{runner_->running};
   return runner_->run(excitation, options, observer);
 }
 

@@ -36,7 +36,8 @@ class Simulation {
   // this one's (a copy of model() with other loads and receivers, or io::read_excitation_buffer's),
   // for options.duration or its own. Its constrained DOFs must be the set-up's. Returns the run as
   // run_explicit does (setup_seconds 0: nothing was set up); `observer` sees its progress and
-  // samples and may stop it.
+  // samples and may stop it. One run at a time: a run called while another is running (from
+  // another thread) throws tremor::Error at once and leaves that run alone.
   ExplicitRun run(const Model& excitation, const RunOptions& options = {}, Observer* observer = nullptr);
 
  private:

@@ -8,14 +8,19 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
+#include "tremor/core/rules.hpp"
 #include "tremor/explicit/receivers.hpp"
 #include "tremor/explicit/simulation.hpp"
 #include "tremor/io/abaqus_writer.hpp"
@@ -25,6 +30,7 @@
 #include "tremor/record/static_solution.hpp"
 #include "tremor/cli/git_commit.hpp"
 #include "tremor/io/file.hpp"
+#include "tremor/io/limits.hpp"
 #include "tremor/io/load.hpp"
 #include "tremor/io/model_file.hpp"
 #include "tremor/mesh/element_type.hpp"
@@ -39,6 +45,148 @@ namespace py = pybind11;
 namespace ex = tremor::explicit_fe;
 
 namespace {
+
+// -- arguments -------------------------------------------------------------------------------------
+// Every argument a user gives is checked before use, naming it: a wrong type raises TypeError
+// ("duration: must be a number, got str 'abc'"), a value outside its rule tremor.Error with the
+// command line's rule and words (core/rules.hpp: "duration: must be a finite number above 0, got
+// nan"). Nothing is converted silently: 3.7 is not an index, True not a number, 2**64 not -1.
+
+// The value as a message shows it: its repr, cut short (a huge int's repr may itself fail).
+std::string shown(const py::handle& value) {
+  std::string text;
+  try {
+    text = py::repr(value).cast<std::string>();
+  } catch (const py::error_already_set&) {
+    text = "<" + py::type::of(value).attr("__name__").cast<std::string>() + ">";
+  }
+  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+}
+
+[[noreturn]] void wrong_type(std::string_view name, std::string_view expected, const py::handle& value) {
+  throw py::type_error(tremor::str(name, ": must be ", expected, ", got ",
+                                   py::type::of(value).attr("__name__").cast<std::string>(), " ", shown(value)));
+}
+
+bool is_bool(const py::handle& value) {
+  if (PyBool_Check(value.ptr())) return true;
+  const std::string type = py::type::of(value).attr("__name__").cast<std::string>();
+  return type == "bool_" || type == "bool";  // numpy's
+}
+
+// A number: int, float or numpy's (not bool, str or complex), as a double; an int beyond a
+// double's range is an infinity of its sign.
+double real_of(std::string_view name, const py::handle& value) {
+  PyObject* object = value.ptr();
+  if (is_bool(value) || PyUnicode_Check(object) || PyBytes_Check(object) || PyComplex_Check(object))
+    wrong_type(name, "a number", value);
+  if (PyIndex_Check(object)) {
+    const py::object whole = py::reinterpret_steal<py::object>(PyNumber_Index(object));
+    if (!whole) throw py::error_already_set();
+    const double x = PyLong_AsDouble(whole.ptr());
+    if (x == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return PyObject_RichCompareBool(whole.ptr(), py::int_(0).ptr(), Py_LT) == 1 ? -HUGE_VAL : HUGE_VAL;
+    }
+    return x;
+  }
+  const py::object real = py::reinterpret_steal<py::object>(PyNumber_Float(object));
+  if (!real) {
+    PyErr_Clear();
+    wrong_type(name, "a number", value);
+  }
+  return PyFloat_AsDouble(real.ptr());
+}
+
+// A number checked against `rule`; an int too large for a double is refused shown as given.
+double number_arg(std::string_view name, const py::handle& value, const tremor::NumberRule& rule) {
+  const double x = real_of(name, value);
+  if (!std::isfinite(x) && PyIndex_Check(value.ptr()))
+    throw tremor::Error(tremor::str(name, ": ", rule.refusal(shown(value))));
+  return rule.check(name, x);
+}
+
+std::optional<double> optional_number(std::string_view name, const py::handle& value, const tremor::NumberRule& rule) {
+  if (value.is_none()) return std::nullopt;
+  return number_arg(name, value, rule);
+}
+
+// A whole number: int or numpy's integers (3.7, 3.0 and True are not), checked against `rule`.
+py::int_ index_of(std::string_view name, const py::handle& value) {
+  if (is_bool(value) || !PyIndex_Check(value.ptr())) wrong_type(name, "a whole number (an int)", value);
+  const py::object whole = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
+  if (!whole) throw py::error_already_set();
+  return py::reinterpret_borrow<py::int_>(whole);
+}
+
+long long whole_arg(std::string_view name, const py::handle& value, const tremor::WholeRule& rule) {
+  const py::int_ whole = index_of(name, value);
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(whole.ptr(), &overflow);
+  if (overflow != 0) throw tremor::Error(tremor::str(name, ": ", rule.refusal(shown(value))));
+  if (x == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return rule.check(name, x);
+}
+
+std::optional<long long> optional_whole(std::string_view name, const py::handle& value, const tremor::WholeRule& rule) {
+  if (value.is_none()) return std::nullopt;
+  return whole_arg(name, value, rule);
+}
+
+std::string text_arg(std::string_view name, const py::handle& value) {
+  if (!PyUnicode_Check(value.ptr())) wrong_type(name, "a string", value);
+  return value.cast<std::string>();
+}
+
+// One of the names of a choice (a backend, a precision...): the solvers refuse an unknown one,
+// naming the choices; an empty one they would read as "not given", as None is.
+std::string choice_arg(std::string_view name, const py::handle& value) {
+  std::string text = text_arg(name, value);
+  if (text.empty()) throw tremor::Error(tremor::str(name, ": must be a name, got an empty string (None: the default)"));
+  return text;
+}
+
+std::optional<std::string> optional_choice(std::string_view name, const py::handle& value) {
+  if (value.is_none()) return std::nullopt;
+  return choice_arg(name, value);
+}
+
+// A path: str or os.PathLike (pathlib.Path); a NUL would cut it short where the system reads it.
+std::string path_arg(std::string_view name, const py::handle& value) {
+  const py::object path = py::reinterpret_steal<py::object>(PyOS_FSPath(value.ptr()));
+  if (!path || !PyUnicode_Check(path.ptr())) {
+    PyErr_Clear();
+    wrong_type(name, "a path (str or os.PathLike)", value);
+  }
+  std::string text = path.cast<std::string>();
+  if (text.empty()) throw py::value_error(tremor::str(name, ": must be a path, got an empty string"));
+  if (text.find('\0') != std::string::npos)
+    throw py::value_error(tremor::str(name, ": a path cannot hold a NUL character, got ", shown(value)));
+  return text;
+}
+
+std::optional<std::string> optional_path(std::string_view name, const py::handle& value) {
+  if (value.is_none()) return std::nullopt;
+  return path_arg(name, value);
+}
+
+bool flag_arg(std::string_view name, const py::handle& value) {
+  if (!is_bool(value)) wrong_type(name, "True or False", value);
+  return value.cast<bool>();
+}
+
+py::object callable_arg(std::string_view name, const py::handle& value) {
+  if (!value.is_none() && !PyCallable_Check(value.ptr()))
+    wrong_type(name, "a function (step, steps, time) or None", value);
+  return py::reinterpret_borrow<py::object>(value);
+}
+
+// The command line's rules for the options a Python call shares with it (cli/run.cpp, static.cpp).
+const tremor::WholeRule& check_every_rule() {
+  static const tremor::WholeRule rule = tremor::whole_number(1, std::numeric_limits<int>::max());
+  return rule;
+}
+
 
 // A history as numpy arrays: times [samples], values [samples][points][quantities][dim].
 py::dict history_dict(const ex::History& h) {
@@ -139,24 +287,32 @@ class PythonObserver final : public ex::Observer {
 };
 
 py::dict run_dict(const ex::ExplicitRun& result, const tremor::Model& model);
+
+// The options of tremor.run and tremor.Simulation: those of `tremor run`, with its rules.
+ex::RunOptions run_options(const py::object& backend, const py::object& precision, const py::object& operator_kind,
+                           const py::object& time_step) {
+  ex::RunOptions options;
+  options.backend = choice_arg("backend", backend);
+  if (const auto p = optional_choice("precision", precision)) options.precision = *p;
+  if (const auto o = optional_choice("operator", operator_kind)) options.operator_kind = *o;
+  if (const auto dt = optional_number("dt", time_step, tremor::positive_number())) options.time_step = *dt;
+  return options;
+}
 py::array_t<double> per_node(const std::vector<double>& values, std::size_t width);
 template <class T>
 py::array_t<T> vector_of(const std::vector<T>& values);
 
 // `output`: the result file to record the run into, as `tremor run -o` does (the command's
 // writer: record::Recording); `model_path` and `model_bytes` identify the model in its metadata.
-py::dict run(const tremor::Model& model, const std::string& backend, const std::optional<std::string>& precision,
-             const std::optional<std::string>& operator_kind, const std::optional<double>& duration,
-             const std::optional<double>& time_step, int check_every, py::object progress,
-             const std::optional<std::string>& output, const std::string& model_path, const std::string& model_bytes) {
-  ex::RunOptions options;
-  options.backend = backend;
-  if (precision) options.precision = *precision;
-  if (operator_kind) options.operator_kind = *operator_kind;
-  if (duration) options.duration = *duration;
-  if (time_step) options.time_step = *time_step;
-  options.check_every = check_every;
-  PythonObserver observer(std::move(progress), /*keep_snapshots=*/!output);
+py::dict run(const tremor::Model& model, const py::object& backend, const py::object& precision,
+             const py::object& operator_kind, const py::object& duration, const py::object& time_step,
+             const py::object& check_every, const py::object& progress, const py::object& output_path,
+             const std::string& model_path, const std::string& model_bytes) {
+  ex::RunOptions options = run_options(backend, precision, operator_kind, time_step);
+  if (const auto d = optional_number("duration", duration, tremor::positive_number())) options.duration = *d;
+  options.check_every = static_cast<int>(whole_arg("check_every", check_every, check_every_rule()));
+  const std::optional<std::string> output = optional_path("output", output_path);
+  PythonObserver observer(callable_arg("progress", progress), /*keep_snapshots=*/!output);
   ex::ExplicitRun result;
   {
     py::gil_scoped_release released;
@@ -205,22 +361,19 @@ py::dict run(const tremor::Model& model, const std::string& backend, const std::
 // io::read_excitation_buffer) or the model's own.
 class PythonSimulation {
  public:
-  PythonSimulation(const tremor::Model& model, const std::string& backend, const std::optional<std::string>& precision,
-                   const std::optional<std::string>& operator_kind, const std::optional<double>& time_step) {
-    ex::RunOptions options;
-    options.backend = backend;
-    if (precision) options.precision = *precision;
-    if (operator_kind) options.operator_kind = *operator_kind;
-    if (time_step) options.time_step = *time_step;
+  PythonSimulation(const tremor::Model& model, const py::object& backend, const py::object& precision,
+                   const py::object& operator_kind, const py::object& time_step) {
+    const ex::RunOptions options = run_options(backend, precision, operator_kind, time_step);
     py::gil_scoped_release released;
     simulation_ = std::make_unique<ex::Simulation>(model, options);
   }
   py::dict run(const std::optional<std::string>& text, const std::string& name, const std::string& base_dir,
-               const std::optional<double>& duration, int check_every, py::object progress) {
+               const py::object& duration, const py::object& check_every, const py::object& progress) {
     ex::RunOptions options;
-    if (duration) options.duration = *duration;
-    options.check_every = check_every;
-    PythonObserver observer(std::move(progress));
+    if (const auto d = optional_number("duration", duration, tremor::positive_number())) options.duration = *d;
+    options.check_every = static_cast<int>(whole_arg("check_every", check_every, check_every_rule()));
+    if (text) tremor::io::check_model_text(name, text->size());
+    PythonObserver observer(callable_arg("progress", progress));
     ex::ExplicitRun result;
     std::optional<tremor::Model> excitation;
     {
@@ -273,16 +426,18 @@ py::array_t<double> per_node(const std::vector<double>& values, std::size_t widt
 thread_local PythonFailure* static_interrupt = nullptr;
 
 // `output`: the result file to write, as `tremor static -o` does (record::write_static_result).
-py::dict solve_static(const tremor::Model& model, const std::string& backend, const std::optional<std::string>& precision,
-                      const std::optional<std::string>& preconditioner, const std::optional<double>& tolerance,
-                      const std::optional<int>& max_iterations, const std::optional<std::string>& output,
-                      const std::string& model_path, const std::string& model_bytes) {
+py::dict solve_static(const tremor::Model& model, const py::object& backend, const py::object& precision,
+                      const py::object& preconditioner, const py::object& tolerance, const py::object& max_iterations,
+                      const py::object& output_path, const std::string& model_path, const std::string& model_bytes) {
   tremor::static_fe::SolveOptions options;
-  options.backend = backend;
-  if (precision) options.precision = *precision;
-  if (preconditioner) options.preconditioner = *preconditioner;
-  options.tolerance = tolerance;
-  options.max_iterations = max_iterations;
+  options.backend = choice_arg("backend", backend);
+  if (const auto p = optional_choice("precision", precision)) options.precision = *p;
+  if (const auto p = optional_choice("preconditioner", preconditioner)) options.preconditioner = *p;
+  // `tremor static --tolerance` and `--max-iterations`' rules (the solver then wants a tolerance below 1).
+  options.tolerance = optional_number("tolerance", tolerance, tremor::positive_number());
+  if (const auto n = optional_whole("max_iterations", max_iterations, tremor::whole_number(1, 1000000000)))
+    options.max_iterations = static_cast<int>(*n);
+  const std::optional<std::string> output = optional_path("output", output_path);
   PythonFailure interrupt;
   static_interrupt = &interrupt;
   struct Forget {
@@ -350,12 +505,20 @@ class BemInterrupt final : public tremor::bem::Observer {
 };
 
 // `output`: the result file to write as the run goes, as `tremor bem -o` does (record::BemRecording).
-py::dict solve_bem(const std::string& path, const std::string& backend, const std::optional<std::string>& elements,
-                   bool allow_coarse, const std::optional<std::string>& output) {
+py::dict solve_bem(const py::object& model_path, const py::object& backend, const py::object& elements,
+                   const py::object& allow_coarse, const py::object& output_path) {
+  const std::string path = path_arg("path", model_path);
   tremor::bem::RunOptions options;
-  options.backend = backend;
-  if (elements) options.elements = *elements;
-  options.allow_coarse = allow_coarse;
+  options.backend = choice_arg("backend", backend);
+  if (const auto e = optional_choice("elements", elements)) {
+    // `tremor bem --elements`' choices: the boundary-element plan reads any other name as constant.
+    constexpr std::string_view kinds[] = {"constant", "linear"};
+    if (*e != kinds[0] && *e != kinds[1])
+      throw tremor::Error(tremor::str("elements: ", tremor::unknown_choice("element kind", *e, kinds)));
+    options.elements = *e;
+  }
+  options.allow_coarse = flag_arg("allow_coarse", allow_coarse);
+  const std::optional<std::string> output = optional_path("output", output_path);
   BemInterrupt interrupt;
   tremor::BemProblem problem;
   tremor::bem::Plan plan;
@@ -426,26 +589,102 @@ py::dict sets_of(const std::map<std::string, std::vector<tremor::Index>>& sets) 
   return out;
 }
 
-// A 2D array's rows as a vector, row-major, checked to have `columns` columns (0: any), naming
-// `what` in the message.
-template <class T>
-std::vector<T> rows_of(const py::handle& object, int columns, const std::string& what, py::ssize_t& rows) {
-  const auto array = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(object);
-  if (!array) throw tremor::Error(tremor::str(what, " must be an array of numbers"));
-  if (array.ndim() != 2 || (columns > 0 && array.shape(1) != columns))
-    throw tremor::Error(tremor::str(what, " must be an array of shape [n][", columns > 0 ? std::to_string(columns) : "k",
-                                    "], got ", array.ndim(), " dimension", array.ndim() == 1 ? "" : "s",
-                                    array.ndim() == 2 ? tremor::str(" [", array.shape(0), "][", array.shape(1), "]") : ""));
-  rows = array.shape(0);
-  return std::vector<T>(array.data(), array.data() + array.size());
+// "got 1 dimension", "got 2 dimensions [3][5]": an array's shape in a message.
+std::string shape_of(const py::array& array) {
+  std::string out = tremor::str(array.ndim(), " dimension", array.ndim() == 1 ? "" : "s");
+  if (array.ndim() == 2) out += tremor::str(" [", array.shape(0), "][", array.shape(1), "]");
+  return out;
 }
 
-template <class T>
-std::vector<T> list_of(const py::handle& object, const std::string& what) {
-  const auto array = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(object);
-  if (!array || array.ndim() != 1) throw tremor::Error(tremor::str(what, " must be a 1D array of integers"));
-  return std::vector<T>(array.data(), array.data() + array.size());
+// A 2D array's shape checked: `columns` columns (0: any), naming `what`.
+void check_rows(const py::array& array, int columns, const std::string& what) {
+  if (array.ndim() != 2 || (columns > 0 && array.shape(1) != columns))
+    throw tremor::Error(tremor::str(what, " must be an array of shape [n][",
+                                    columns > 0 ? std::to_string(columns) : "k", "], got ", shape_of(array)));
 }
+
+// A 2D array of numbers as a row-major vector of doubles, checked to have `columns` columns.
+std::vector<double> real_rows(const py::handle& object, int columns, const std::string& what, py::ssize_t& rows) {
+  const auto array = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(object);
+  if (!array) throw tremor::Error(tremor::str(what, " must be an array of numbers"));
+  check_rows(array, columns, what);
+  rows = array.shape(0);
+  return std::vector<double>(array.data(), array.data() + array.size());
+}
+
+// An array of whole numbers (indices, labels) as int64, each exactly what was given: a float
+// array's values must be whole (3.7 is no index), unsigned ones at most 2^63 - 1; booleans,
+// strings and Python ints beyond 64 bits are refused. Any shape; the caller checks it.
+py::array_t<std::int64_t> whole_array(const py::handle& object, const std::string& what) {
+  using Int64 = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
+  const py::array array = py::array::ensure(object);
+  const auto refuse = [&](const std::string& why) -> py::array_t<std::int64_t> {
+    throw tremor::Error(tremor::str(what, " must be an array of whole numbers (", why, ")"));
+  };
+  if (!array) return refuse(tremor::str("got ", py::type::of(object).attr("__name__").cast<std::string>(), " ",
+                                        shown(object)));
+  if (array.size() == 0) return Int64::ensure(array);  // [] is float64 to numpy
+  const char kind = array.dtype().kind();
+  if (kind == 'i') return Int64::ensure(array);
+  if (kind == 'u') {
+    const auto values = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>::ensure(array);
+    for (py::ssize_t k = 0; k < values.size(); ++k)
+      if (values.data()[k] > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        return refuse(tremor::str("item ", k, " is ", values.data()[k], ", beyond 2^63 - 1"));
+    return Int64::ensure(array);
+  }
+  if (kind == 'f') {
+    const auto values = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(array);
+    Int64 out(std::vector<py::ssize_t>(array.shape(), array.shape() + array.ndim()));
+    for (py::ssize_t k = 0; k < values.size(); ++k) {
+      const double x = values.data()[k];
+      // 2^63 is the first double beyond int64; a non-whole or non-finite value is no index.
+      if (!(std::trunc(x) == x && std::abs(x) < 9223372036854775808.0))
+        return refuse(tremor::str("item ", k, " is ", x));
+      out.mutable_data()[k] = static_cast<std::int64_t>(x);
+    }
+    return out;
+  }
+  return refuse(tremor::str("got an array of ", py::str(array.dtype()).cast<std::string>()));
+}
+
+std::vector<std::int64_t> whole_rows(const py::handle& object, int columns, const std::string& what,
+                                     py::ssize_t& rows) {
+  const py::array_t<std::int64_t> array = whole_array(object, what);
+  // An empty list is one dimension to numpy: no rows.
+  if (array.size() == 0 && array.ndim() == 1) {
+    rows = 0;
+    return {};
+  }
+  check_rows(array, columns, what);
+  rows = array.shape(0);
+  return std::vector<std::int64_t>(array.data(), array.data() + array.size());
+}
+
+std::vector<std::int64_t> whole_list(const py::handle& object, const std::string& what) {
+  const py::array_t<std::int64_t> array = whole_array(object, what);
+  if (array.ndim() != 1)
+    throw tremor::Error(tremor::str(what, " must be a 1D array of whole numbers, got ", shape_of(array)));
+  return std::vector<std::int64_t>(array.data(), array.data() + array.size());
+}
+
+// A set's indices (0-based) checked against `count` items ("node", "element") before they are
+// narrowed to tremor::Index.
+std::vector<tremor::Index> indices_of(const std::vector<std::int64_t>& values, std::int64_t count, const char* item,
+                                      const std::string& what) {
+  std::vector<tremor::Index> out;
+  out.reserve(values.size());
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    if (values[k] < 0 || values[k] >= count)
+      throw tremor::Error(tremor::str(what, ": item ", k, " is ", item, " index ", values[k], "; the mesh has ", count,
+                                      " ", item, "s (indices from 0)"));
+    out.push_back(static_cast<tremor::Index>(values[k]));
+  }
+  return out;
+}
+
+// A dict's names (sets, surfaces) as strings.
+std::string name_of(const py::handle& key, const std::string& what) { return text_arg(what + ": a name", key); }
 
 // A mesh from numpy arrays (tremor.Mesh): nodes [n][dim]; blocks, each (element name,
 // connectivity [elements][nodes per element], labels or None); sets of 0-based node and element
@@ -457,10 +696,12 @@ tremor::Mesh mesh_of(const py::handle& nodes, const py::handle& node_labels, con
   using tremor::Index;
   using tremor::str;
   py::ssize_t n = 0;
-  std::vector<double> coordinates = rows_of<double>(nodes, 0, "nodes (coordinates, m, 2 or 3 per node)", n);
+  std::vector<double> coordinates = real_rows(nodes, 0, "nodes (coordinates, m, 2 or 3 per node)", n);
   const std::size_t dim = n > 0 ? coordinates.size() / static_cast<std::size_t>(n) : 3;
   if (dim != 2 && dim != 3)
     throw tremor::Error(str("nodes must be an array of shape [n][2] or [n][3] (coordinates, m), got [", n, "][", dim, "]"));
+  if (n > std::numeric_limits<Index>::max())
+    throw tremor::Error(str("nodes: ", n, " nodes is more than a mesh holds (", std::numeric_limits<Index>::max(), ")"));
   tremor::Mesh mesh(static_cast<int>(dim));
   mesh.coordinates = std::move(coordinates);
   for (std::size_t i = 0; i < mesh.coordinates.size(); ++i)
@@ -470,14 +711,18 @@ tremor::Mesh mesh_of(const py::handle& nodes, const py::handle& node_labels, con
   if (node_labels.is_none()) {
     for (py::ssize_t i = 0; i < n; ++i) mesh.node_labels.push_back(i + 1);
   } else {
-    mesh.node_labels = list_of<tremor::Label>(node_labels, "node_labels");
+    mesh.node_labels = whole_list(node_labels, "node_labels");
     if (static_cast<py::ssize_t>(mesh.node_labels.size()) != n)
       throw tremor::Error(str("node_labels has ", mesh.node_labels.size(), " labels for ", n, " nodes"));
   }
   tremor::Label next_label = 1;
+  std::int64_t n_elements = 0;
   for (std::size_t b = 0; b < blocks.size(); ++b) {
+    if (!py::isinstance<py::tuple>(blocks[b]) || py::len(blocks[b]) < 2 || py::len(blocks[b]) > 3)
+      wrong_type(str("blocks[", b, "]"), "a tuple (element, connectivity) or (element, connectivity, labels)",
+                 blocks[b]);
     const auto block = blocks[b].cast<py::tuple>();
-    const std::string name = block[0].cast<std::string>();
+    const std::string name = text_arg(str("blocks[", b, "]: the element"), block[0]);
     tremor::ElementType type{};
     int order = 1;
     try {
@@ -487,17 +732,17 @@ tremor::Mesh mesh_of(const py::handle& nodes, const py::handle& node_labels, con
     }
     tremor::ElementBlock& out = mesh.block_for(type, order);
     py::ssize_t rows = 0;
+    const int per = tremor::nodes_per_element(type, order);
     const std::vector<std::int64_t> connectivity =
-        rows_of<std::int64_t>(block[1], tremor::nodes_per_element(type, order),
-                              str("block ", b + 1, " (", name, "): the connectivity"), rows);
+        whole_rows(block[1], per, str("block ", b + 1, " (", name, "): the connectivity"), rows);
     for (std::size_t k = 0; k < connectivity.size(); ++k) {
       if (connectivity[k] < 0 || connectivity[k] >= n)
-        throw tremor::Error(str("block ", b + 1, " (", name, "): element ", k / static_cast<std::size_t>(tremor::nodes_per_element(type, order)),
+        throw tremor::Error(str("block ", b + 1, " (", name, "): element ", k / static_cast<std::size_t>(per),
                                 " refers to node index ", connectivity[k], "; the mesh has ", n, " nodes (indices from 0)"));
       out.connectivity.push_back(static_cast<Index>(connectivity[k]));
     }
     if (block.size() > 2 && !block[2].is_none()) {
-      const std::vector<tremor::Label> labels = list_of<tremor::Label>(block[2], str("block ", b + 1, ": labels"));
+      const std::vector<tremor::Label> labels = whole_list(block[2], str("block ", b + 1, ": labels"));
       if (static_cast<py::ssize_t>(labels.size()) != rows)
         throw tremor::Error(str("block ", b + 1, " (", name, "): ", labels.size(), " labels for ", rows, " elements"));
       out.labels.insert(out.labels.end(), labels.begin(), labels.end());
@@ -505,25 +750,42 @@ tremor::Mesh mesh_of(const py::handle& nodes, const py::handle& node_labels, con
       for (py::ssize_t e = 0; e < rows; ++e) out.labels.push_back(next_label + e);
     }
     next_label += rows;
+    n_elements += rows;
+    if (n_elements > std::numeric_limits<Index>::max())
+      throw tremor::Error(str("blocks: ", n_elements, " elements is more than a mesh holds (",
+                              std::numeric_limits<Index>::max(), ")"));
   }
-  const auto members = [](const py::dict& sets, const char* what, std::map<std::string, std::vector<Index>>& into) {
+  const auto members = [&](const py::dict& sets, const char* what, const char* item, std::int64_t count,
+                           std::map<std::string, std::vector<Index>>& into) {
     for (const auto& [key, value] : sets) {
-      const std::string name = key.cast<std::string>();
-      std::vector<Index> list;
-      for (const std::int64_t i : list_of<std::int64_t>(value, str(what, " '", name, "'"))) list.push_back(static_cast<Index>(i));
+      const std::string name = name_of(key, what);
+      std::vector<Index> list = indices_of(whole_list(value, str(what, " '", name, "'")), count, item,
+                                           str(what, " '", name, "'"));
       tremor::normalise_set(list);
       into[name] = std::move(list);
     }
   };
-  members(node_sets, "node set", mesh.node_sets);
-  members(element_sets, "element set", mesh.element_sets);
+  members(node_sets, "node set", "node", n, mesh.node_sets);
+  members(element_sets, "element set", "element", n_elements, mesh.element_sets);
   for (const auto& [key, value] : surfaces) {
-    const std::string name = key.cast<std::string>();
+    const std::string name = name_of(key, "surface");
+    const std::string what = str("surface '", name, "' ([faces][2]: element index, face)");
     py::ssize_t rows = 0;
-    const std::vector<std::int64_t> pairs = rows_of<std::int64_t>(value, 2, str("surface '", name, "' ([faces][2]: element index, face)"), rows);
+    const std::vector<std::int64_t> pairs = whole_rows(value, 2, what, rows);
     std::vector<tremor::Face> faces;
-    for (py::ssize_t f = 0; f < rows; ++f)
-      faces.push_back({static_cast<Index>(pairs[2 * f]), static_cast<int>(pairs[2 * f + 1])});
+    for (py::ssize_t f = 0; f < rows; ++f) {
+      const std::int64_t element = pairs[static_cast<std::size_t>(2 * f)];
+      const std::int64_t face = pairs[static_cast<std::size_t>(2 * f + 1)];
+      if (element < 0 || element >= n_elements)
+        throw tremor::Error(str(what, ": row ", f, " is element index ", element, "; the mesh has ", n_elements,
+                                " elements (indices from 0)"));
+      const tremor::ElementBlock& block = mesh.blocks[static_cast<std::size_t>(mesh.locate(static_cast<Index>(element)).block)];
+      if (face < 0 || face >= tremor::n_faces(block.type))
+        throw tremor::Error(str(what, ": row ", f, " is face ", face, " of element index ", element, ", a ",
+                                tremor::element_name(block.type, block.order), " with faces 0..",
+                                tremor::n_faces(block.type) - 1));
+      faces.push_back({static_cast<Index>(element), static_cast<int>(face)});
+    }
     tremor::normalise_faces(faces);
     mesh.face_sets[name] = std::move(faces);
   }
@@ -574,12 +836,18 @@ PYBIND11_MODULE(_tremor, m) {
         }
         return out;
       });
+  // The argument checks, for the package's functions written in Python.
+  m.def("_path", [](const std::string& name, const py::object& value) { return path_arg(name, value); });
+  m.def("_real", [](const std::string& name, const py::object& value) { return real_of(name, value); });
+  m.def("_index", [](const std::string& name, const py::object& value) { return index_of(name, value); });
+  m.def("_text", [](const std::string& name, const py::object& value) { return text_arg(name, value); });
   m.def("_mesh", &mesh_of, py::arg("nodes"), py::arg("node_labels"), py::arg("blocks"), py::arg("node_sets"),
         py::arg("element_sets"), py::arg("surfaces"));
   m.def(
       "_compile",
       [](const std::string& text, const std::string& name, const std::string& base_dir, std::optional<int> order,
          const tremor::Mesh* mesh) {
+        tremor::io::check_model_text(name, text.size());
         py::gil_scoped_release released;
         return tremor::io::read_model_buffer(text, name, base_dir, order, mesh);
       },
@@ -588,9 +856,13 @@ PYBIND11_MODULE(_tremor, m) {
   py::class_<tremor::Model>(m, "_Model")
       .def_static(
           "load",
-          [](const std::string& path, std::optional<int> order) {
+          [](const py::object& path_given, const py::object& order_given) {
+            const std::string path = path_arg("path", path_given);
+            // `--order`'s rule (cli/options.cpp).
+            const std::optional<long long> order =
+                optional_whole("order", order_given, tremor::whole_number(1, tremor::max_gll_order));
             py::gil_scoped_release released;
-            return tremor::io::load_model(path, order);
+            return tremor::io::load_model(path, order ? std::optional<int>(static_cast<int>(*order)) : std::nullopt);
           },
           py::arg("path"), py::arg("order") = py::none(),
           "Reads a model file (.toml), an Abaqus/CalculiX input (.inp) or a Gmsh mesh (.msh); order raises "
@@ -641,8 +913,7 @@ PYBIND11_MODULE(_tremor, m) {
       },
       py::arg("mesh"), py::arg("path"));
   py::class_<PythonSimulation>(m, "_Simulation")
-      .def(py::init<const tremor::Model&, const std::string&, const std::optional<std::string>&,
-                    const std::optional<std::string>&, const std::optional<double>&>(),
+      .def(py::init<const tremor::Model&, const py::object&, const py::object&, const py::object&, const py::object&>(),
            py::arg("model"), py::arg("backend"), py::arg("precision"), py::arg("operator"), py::arg("time_step"))
       .def("run", &PythonSimulation::run, py::arg("text"), py::arg("name"), py::arg("base_dir"), py::arg("duration"),
            py::arg("check_every"), py::arg("progress"))

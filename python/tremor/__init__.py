@@ -7,7 +7,6 @@ files as numpy arrays (docs/python.md).
     probe = run.histories["probe"]          # probe.times [s], probe.values [sample][point][quantity][xyz]
     result = tremor.open("plate.h5")        # a result file written by `tremor run`
 """
-import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -71,8 +70,8 @@ def run(model, backend="auto", precision=None, operator=None, duration=None, dt=
         raise TypeError(f"tremor.run takes a tremor.Model, got {type(model).__name__}")
     compiled = model._model()
     path, text = model._identity() if output is not None else ("", b"")
-    return _run_of(_run(compiled, backend, precision, operator, duration, dt, int(check_every), progress,
-                        None if output is None else os.fspath(output), path, text))
+    return _run_of(_run(compiled, backend, precision, operator, duration, dt, check_every, progress, output, path,
+                        text))
 
 
 def _run_of(out):
@@ -115,8 +114,8 @@ def static(model, backend="auto", precision=None, preconditioner=None, tolerance
         raise TypeError(f"tremor.static takes a tremor.Model, got {type(model).__name__}")
     compiled = model._model()
     path, text = model._identity() if output is not None else ("", b"")
-    return Static(**_static(compiled, backend, precision, preconditioner, tolerance, max_iterations,
-                            None if output is None else os.fspath(output), path, text))
+    return Static(**_static(compiled, backend, precision, preconditioner, tolerance, max_iterations, output, path,
+                            text))
 
 
 @dataclass
@@ -146,5 +145,4 @@ def bem(path, backend="auto", elements=None, allow_coarse=False, output=None):
     refused (a mesh too coarse, unless allow_coarse) raises tremor.Error with the command line's text.
     output: the result file `tremor bem -o output` writes, each frequency as it is solved, finished as
     "complete", "incomplete" (Ctrl-C) or "failed: at F Hz: why"."""
-    return Bem(**_bem(os.fspath(path), backend, elements, bool(allow_coarse),
-                      None if output is None else os.fspath(output)))
+    return Bem(**_bem(path, backend, elements, allow_coarse, output))

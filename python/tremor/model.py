@@ -32,30 +32,44 @@ _BUILT = "<python model>"
 _PATH_KEYS = ("file", "blocks", "map")
 
 
+# A signal's numbers are checked for their type here (TypeError naming the argument) and for their
+# range by the model file's reader when the model is used (tremor.Error naming the Python line).
+_real = _tremor._real
+
+
 def tone_burst(frequency, cycles):
     """A Hann-windowed tone burst of `cycles` cycles at `frequency` Hz (a signal table)."""
-    return {"kind": "tone_burst", "frequency": float(frequency), "cycles": float(cycles)}
+    return {"kind": "tone_burst", "frequency": _real("frequency", frequency), "cycles": _real("cycles", cycles)}
 
 
 def ricker(frequency, centre=None):
     """A Ricker wavelet peaking at `frequency` Hz, centred at `centre` s (default 1 / frequency)."""
-    out = {"kind": "ricker", "frequency": float(frequency)}
+    out = {"kind": "ricker", "frequency": _real("frequency", frequency)}
     if centre is not None:
-        out["centre"] = float(centre)
+        out["centre"] = _real("centre", centre)
     return out
 
 
 def gaussian(sharpness, centre=None):
     """exp(-sharpness (t - centre)^2) (a signal table)."""
-    out = {"kind": "gaussian", "sharpness": float(sharpness)}
+    out = {"kind": "gaussian", "sharpness": _real("sharpness", sharpness)}
     if centre is not None:
-        out["centre"] = float(centre)
+        out["centre"] = _real("centre", centre)
     return out
+
+
+def _reals(name, value):
+    """An array of numbers as floats; anything else raises tremor.Error naming it."""
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError, OverflowError) as error:
+        raise Error(f"{name} must be an array of numbers ({error})") from None
+    return array
 
 
 def tabulated(times, values):
     """A signal through the points (times[i], values[i]), linear between them, 0 outside."""
-    times, values = np.asarray(times, dtype=float), np.asarray(values, dtype=float)
+    times, values = _reals("times", times), _reals("values", values)
     if times.shape != values.shape or times.ndim != 1:
         raise Error(f"a tabulated signal takes times and values of one length, got shapes {times.shape} and "
                     f"{values.shape}")
@@ -68,7 +82,10 @@ def _signal(value):
         return value
     if isinstance(value, tuple) and len(value) == 2:
         return tabulated(*value)
-    array = np.asarray(value, dtype=float)
+    if isinstance(value, (str, bytes)):
+        raise Error(f"a signal is a table (tremor.tone_burst(...), ricker, gaussian), an array of [time, value] rows "
+                    f"or a pair (times, values), got {type(value).__name__} {value!r:.60}")
+    array = _reals("signal", value)
     if array.ndim == 2 and array.shape[1] == 2:
         return {"kind": "tabulated", "points": array}
     raise Error("a signal is a table (tremor.tone_burst(...), ricker, gaussian), an array of [time, value] rows or "
@@ -94,9 +111,12 @@ class Mesh:
                 raise TypeError('tremor.Mesh takes nodes and elements with their type (element="hex8"), or '
                                 "blocks=[(element, connectivity), ...]")
             blocks = [(element, elements, element_labels)]
-        blocks = [(str(b[0]), b[1], b[2] if len(b) > 2 else None) for b in blocks]
-        self._mesh = _tremor._mesh(nodes, node_labels, blocks, dict(node_sets or {}), dict(element_sets or {}),
-                                   dict(surfaces or {}))
+        if not isinstance(blocks, (list, tuple)):
+            raise TypeError(f"blocks: must be a list of (element, connectivity[, labels]), got "
+                            f"{type(blocks).__name__}")
+        blocks = [tuple(b) if isinstance(b, (list, tuple)) else b for b in blocks]  # the binding checks each
+        self._mesh = _tremor._mesh(nodes, node_labels, blocks, _sets("node_sets", node_sets),
+                                   _sets("element_sets", element_sets), _sets("surfaces", surfaces))
 
     @classmethod
     def _of(cls, compiled):
@@ -138,6 +158,15 @@ class Mesh:
     def __repr__(self):
         kinds = ", ".join(b[0] for b in self.blocks)
         return f"<tremor.Mesh: {self.dim}D, {self.n_nodes} nodes, {self.n_elements} elements ({kinds})>"
+
+
+def _sets(name, sets):
+    """Named sets (a dict: name -> indices) as a dict."""
+    if sets is None:
+        return {}
+    if not isinstance(sets, dict):
+        raise TypeError(f"{name}: must be a dict of name -> indices, got {type(sets).__name__}")
+    return dict(sets)
 
 
 def _caller():
@@ -184,10 +213,11 @@ class Model:
     def load(cls, path, order=None):
         """Reads a model file (.toml), an Abaqus/CalculiX input (.inp) or a Gmsh mesh (.msh) with
         the readers of `tremor run`; order raises the mesh to GLL elements of that order."""
+        compiled = _tremor._Model.load(path, order)  # the CLI's checks and messages, the arguments' first
         path = os.fspath(path)
         model = cls()
         model._order = None if order is None else int(order)
-        model._compiled = _tremor._Model.load(path, model._order)  # the CLI's checks and messages
+        model._compiled = compiled
         if not path.endswith(".toml"):
             model._opaque = path
             return model
@@ -264,6 +294,8 @@ class Model:
         other = self.copy()
         other._changed()
         for name in tables:
+            if not isinstance(name, str):
+                raise TypeError(f"without: a table's name must be a string, got {type(name).__name__} {name!r:.60}")
             owner, key = (other._doc.get("mesh", {}), name[5:]) if name.startswith("mesh.") else (other._doc, name)
             owner.pop(key, None)
         return other
@@ -346,14 +378,16 @@ class Model:
         if self._opaque:
             raise Error(f"{self._opaque}: a model read from an Abaqus input or a Gmsh mesh has no model file; "
                         "tremor run reads that file itself")
-        folder = os.path.abspath(folder or os.getcwd())
+        folder = os.path.abspath(os.getcwd() if folder is None else _tremor._path("folder", folder))
         return _toml(_rebased(self._doc, self._base, folder))
 
     def save(self, path, mesh_file=None):
         """Writes the model file `path` (atomically) that `tremor run` reads back to this model. A
         mesh given as arrays goes beside it as an Abaqus input (mesh_file, default the model's
         name with .inp), which its [mesh] names. Returns the path."""
-        path = os.fspath(path)
+        path = _tremor._path("path", path)
+        if mesh_file is not None:
+            mesh_file = _tremor._path("mesh_file", mesh_file)
         self._model()  # a model the reader refuses is not written
         if self._opaque:
             self.to_toml()
@@ -455,6 +489,8 @@ _BARE = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 def _key(key):
+    if not isinstance(key, str):
+        raise Error(f"a model file's keys are strings, got {type(key).__name__} {key!r:.60}")
     return key if _BARE.match(key) else json.dumps(key)
 
 
@@ -554,7 +590,7 @@ class Simulation:
         the model's; progress and Ctrl-C as for tremor.run."""
         from . import _run_of  # the package's Run, built from the solver's record
         if model is None:
-            out = self._sim.run(None, _BUILT, "", duration, int(check_every), progress)
+            out = self._sim.run(None, _BUILT, "", duration, check_every, progress)
             return _run_of(out)
         if not isinstance(model, Model):
             raise TypeError(f"Simulation.run takes a tremor.Model, got {type(model).__name__}")
@@ -572,7 +608,7 @@ class Simulation:
             raise Error("the run's model has another tremor.Mesh than the Simulation's set-up")
         text, lines = _toml(_rebased(run, model._base, self._model._base), with_lines=True)
         try:
-            out = self._sim.run(text, _BUILT, self._model._base, duration, int(check_every), progress)
+            out = self._sim.run(text, _BUILT, self._model._base, duration, check_every, progress)
         except Error as e:
             raise Error(model._where(str(e), lines)) from None
         return _run_of(out)

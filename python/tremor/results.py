@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._tremor import _index, _path
+
 UNITS = {"displacement": "m", "velocity": "m/s", "acceleration": "m/s^2"}
 
 
@@ -49,7 +51,7 @@ class Result:
     def __init__(self, path):
         import h5py  # Debian's python3-h5py
 
-        self.path = str(path)
+        self.path = _path("path", path)  # str or os.PathLike, else TypeError naming it
         try:
             self._file = h5py.File(self.path, "r")
         except FileNotFoundError:
@@ -70,6 +72,7 @@ class Result:
 
     def snapshot(self, index):
         """Snapshot `index` (negative counts from the end): time and each field recorded."""
+        index = _index("index", index)  # an int (3.7 is no index), else TypeError naming it
         n = len(self.snapshot_times)
         if not -n <= index < n:
             raise IndexError(f"{self.path}: snapshot {index} does not exist (the file has {n})")

@@ -2,6 +2,7 @@
 #include "tremor/explicit/partitioned_operator.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "tremor/backend/forall.hpp"
@@ -131,8 +132,8 @@ std::size_t element_arrays(const op::OperatorSizes& s) { return s.element_bytes;
 std::size_t nothing(const op::OperatorSizes&) { return 0; }
 
 // Pogo's layout (partition/block_matrix.hpp): per node slot L links of a dim x dim block and a
-// 16-bit target, L the largest node degree, plus the slot's node (4 B); blocks are ~95% full (the
-// aligned partitioner's eta), so slots ~ nodes / 0.95.
+// 16-bit target, L the largest node degree, plus the slot's node (4 B); blocks of 512 slots are
+// ~95% full (the aligned partitioner's eta), and whole blocks are allocated.
 std::size_t partitioned_bytes(const op::OperatorSizes& s) {
   auto links = static_cast<std::size_t>(s.max_neighbours);
   if (links == 0) {
@@ -140,7 +141,9 @@ std::size_t partitioned_bytes(const op::OperatorSizes& s) {
     for (Index node = 0; node < s.mesh->n_nodes(); ++node)
       links = std::max<std::size_t>(links, static_cast<std::size_t>(graph.offsets[node + 1] - graph.offsets[node]));
   }
-  const auto slots = static_cast<std::size_t>(static_cast<double>(s.n_nodes()) / 0.95);
+  const std::size_t block = 512;
+  const auto blocks = static_cast<std::size_t>(std::ceil(static_cast<double>(s.n_nodes()) / (0.95 * block)));
+  const std::size_t slots = blocks * block;
   return slots * (links * (s.dim() * s.dim() * s.real_size + sizeof(std::int16_t)) + sizeof(Index));
 }
 

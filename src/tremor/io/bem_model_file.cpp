@@ -12,6 +12,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/io/file.hpp"
 #include "tremor/io/gmsh.hpp"
+#include "tremor/io/limits.hpp"
 #include "tremor/io/model_file_table.hpp"
 
 namespace tremor::io {
@@ -47,8 +48,6 @@ constexpr std::string_view free_terms[] = {"auto", "rigid_body", "direct"};
 constexpr std::string_view layouts[] = {"block", "thread"};
 constexpr std::string_view element_orders[] = {"constant", "linear"};
 
-// Model files are hand-written text; anything larger is not one.
-constexpr std::uintmax_t largest_model_file = 64u << 20;
 // Each frequency is a dense assembly and solve: a count beyond this is a typo, not a plan.
 constexpr std::int64_t most_frequencies = 10000;
 // Interior points cost a row of H and G each per frequency; beyond this a grid is a typo.
@@ -562,7 +561,7 @@ BemProblem read_bem_model_file(const std::string& path) {
     throw Error(str(path, ": tremor bem reads a boundary-element model file (.toml with a [bem] table), not a ",
                     extension == ".msh" ? "Gmsh mesh" : "Abaqus/CalculiX input",
                     "; name the surface mesh in it: [bem.mesh] file = \"", fs::path(path).filename().string(), "\""));
-  const std::string text = read_file(path, "model file", largest_model_file);
+  const std::string text = read_file(path, "model file", largest_model_text);
   std::string base_dir = fs::path(path).parent_path().string();
   if (base_dir.empty()) base_dir = ".";
   return read_bem_model_buffer(text, path, base_dir);

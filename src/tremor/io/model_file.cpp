@@ -17,6 +17,7 @@
 #include "tremor/core/log.hpp"
 #include "tremor/io/abaqus.hpp"
 #include "tremor/io/gmsh.hpp"
+#include "tremor/io/limits.hpp"
 #include "tremor/io/model_file_table.hpp"
 #include "tremor/mesh/defect.hpp"
 #include "tremor/mesh/elevate.hpp"
@@ -46,8 +47,6 @@ constexpr std::string_view material_keys[] = {
 constexpr std::string_view section_keys[] = {"element_set", "material", "formulation", "thickness"};
 constexpr std::string_view formulations[] = {"solid", "plane_strain", "plane_stress"};
 
-// Model files are hand-written text; anything larger is not one.
-constexpr std::uintmax_t largest_model_file = 64u << 20;
 
 std::vector<std::string_view> views(const std::vector<std::string>& names) {
   return std::vector<std::string_view>(names.begin(), names.end());
@@ -1387,7 +1386,7 @@ Model read_excitation_buffer(std::string_view text, const std::string& name, con
 
 Model read_model_file(const std::string& path, std::optional<int> order) {
   namespace fs = std::filesystem;
-  const std::string text = read_file(path, "model file", largest_model_file);
+  const std::string text = read_file(path, "model file", largest_model_text);
   std::string base_dir = fs::path(path).parent_path().string();
   if (base_dir.empty()) base_dir = ".";
   return read_model_buffer(text, path, base_dir, order);

@@ -6,8 +6,10 @@
 #include <zlib.h>
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tremor/core/error.hpp"
@@ -127,6 +129,49 @@ TEST(Maps, SmoothedByAGaussian) {
   imaging::GridMap same = map;
   imaging::smooth(same, 0.0);
   EXPECT_EQ(same.values, map.values);
+}
+
+// A setting that is not a number in its range is refused naming it, not taken as 0 or stored: NaN
+// passes every comparison (a window of every sample, no smoothing, a threshold of no point).
+TEST(Maps, RefuseSettingsThatAreNotNumbersInTheirRange) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const auto refused = [](const imaging::MapSettings& settings, const std::string& naming) {
+    try {
+      settings.check();
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(naming), std::string::npos) << e.what();
+      return true;
+    }
+    return false;
+  };
+  EXPECT_NO_THROW(imaging::MapSettings{}.check());  // the defaults: the whole record, -6 dB, no smoothing
+  for (const double bad : {nan, inf, -inf}) {
+    EXPECT_TRUE(refused({.from = bad}, "window start (from)")) << bad;
+    EXPECT_TRUE(refused({.threshold_db = bad}, "threshold (threshold_db)")) << bad;
+    EXPECT_TRUE(refused({.smooth = bad}, "smoothing (smooth)")) << bad;
+  }
+  EXPECT_TRUE(refused({.to = nan}, "window end (to)"));
+  EXPECT_TRUE(refused({.to = -inf}, "window end (to)"));
+  EXPECT_TRUE(refused({.threshold_db = 1.0}, "threshold (threshold_db)"));  // above the maximum
+  EXPECT_TRUE(refused({.smooth = -1e-3}, "smoothing (smooth)"));
+  // Each function that takes one refuses it too, whoever calls it.
+  const std::vector<double> time{0.0, 1e-6, 2e-6, 3e-6};
+  EXPECT_THROW(imaging::window(time, nan, 3e-6), Error);
+  EXPECT_THROW(imaging::window(time, 0.0, nan), Error);
+  EXPECT_EQ(imaging::window(time, 0.5e-6, inf), (std::pair<std::size_t, std::size_t>{1, 4}));
+  EXPECT_EQ(imaging::window(time, 1e-6, 2e-6), (std::pair<std::size_t, std::size_t>{1, 3}));
+  EXPECT_EQ(imaging::window(time, 2.5e-6, 1e-6).first, imaging::window(time, 2.5e-6, 1e-6).second);  // empty
+  EXPECT_THROW(imaging::threshold_fraction(nan), Error);
+  EXPECT_DOUBLE_EQ(imaging::threshold_fraction(-20.0), 0.1);
+  imaging::GridMap map = ramp();
+  EXPECT_THROW(imaging::smooth(map, nan), Error);
+  EXPECT_THROW(imaging::smooth(map, -inf), Error);
+  EXPECT_THROW(imaging::threshold(map, nan), Error);
+  EXPECT_THROW(imaging::threshold(map, 1.5), Error);
+  const std::vector<double> before = map.values;
+  imaging::smooth(map, 1e300);  // finite but wider than the grid: every point reached, no overflowing count
+  for (std::size_t p = 0; p < map.values.size(); ++p) EXPECT_TRUE(std::isfinite(map.values[p])) << p;
+  EXPECT_NE(map.values, before);
 }
 
 // Decodes a PNG of tremor's (one IDAT, no filter) back to RGB rows, checking every chunk's CRC.

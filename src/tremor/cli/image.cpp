@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "tremor/cli/commands.hpp"
@@ -18,6 +19,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/imaging/maps.hpp"
+#include "tremor/io/file.hpp"
 #include "tremor/io/png.hpp"
 #include "tremor/io/result_grid.hpp"
 
@@ -134,11 +136,7 @@ Mapped map_grid(const ImageArgs& args, const io::GridReader& reader, const io::G
   out.label = grid.label();
   out.grid = &grid;
   out.shots = {grid.shot};
-  // The samples in the window.
-  for (std::size_t s = 0; s < grid.time.size(); ++s) {
-    if (grid.time[s] < args.from) out.first = s + 1;
-    if (grid.time[s] <= args.to) out.last = s + 1;
-  }
+  std::tie(out.first, out.last) = imaging::window(grid.time, args.from, args.to);
   if (out.first >= out.last)
     throw Error(str(args.result, ": grid '", grid.label(), "' has no sample between ", args.from, " s and ", args.to,
                     " s (its samples run from ", grid.time.empty() ? 0.0 : grid.time.front(), " s to ",
@@ -174,24 +172,51 @@ std::vector<Mapped> maps_of(const ImageArgs& args, const io::GridReader& reader,
   return out;
 }
 
+// A PNG image to write once every map is made.
+struct Picture {
+  fs::path path;
+  std::vector<unsigned char> pixels;
+  std::size_t width = 0, height = 0;
+};
+
 void run_image(const ImageArgs& args) {
-  auto opened = std::make_unique<io::GridReader>(args.result);  // closed before the images are added
+  imaging::MapSettings settings;
+  settings.from = args.from;
+  settings.to = args.to;
+  settings.threshold_db = args.threshold_db;
+  settings.smooth = args.smooth;
+  settings.check();
+  std::error_code error;
+  // A missing file: the reader says what there is instead (a run's .partial).
+  if (!fs::exists(fs::symlink_status(args.result, error))) io::GridReader missing(args.result);
+  // The result file is held from the start, before anything is written: another process that has
+  // it open (a run writing it, another tremor image) is named now, not after the PNG images. The
+  // maps go into a copy that replaces the file only when complete (docs/imaging.md).
+  io::FileUpdate update = io::FileUpdate::hold(args.result, "result file");
+  auto opened = std::make_unique<io::GridReader>(update.file(), true);  // closed before the images are added
   const io::GridReader& reader = *opened;
   const std::vector<const io::StoredGrid*> grids = selected_grids(args, reader);
   if (reader.status() != "complete")
     std::fprintf(stderr, "warning: %s: the run's status is '%s': the maps cover the samples it wrote\n",
                  args.result.c_str(), reader.status().c_str());
   std::optional<io::GridReader> baseline;
-  if (!args.baseline.empty()) baseline.emplace(args.baseline);
+  if (!args.baseline.empty()) {
+    // The result file itself is held here, and read without a lock of HDF5's.
+    const bool held = fs::equivalent(args.baseline, update.file(), error);
+    if (!held && io::locked_by_a_writer(args.baseline))  // HDF5 would say only "Resource temporarily unavailable"
+      throw Error(str(args.baseline, ": another process is writing this baseline result file (a run, or tremor "
+                                     "image adding its maps); try again once it has ended"));
+    baseline.emplace(args.baseline, held);
+  }
   const fs::path folder = !args.output_dir.empty() ? fs::path(args.output_dir) : fs::path(args.result).parent_path();
   if (!args.output_dir.empty()) {
-    std::error_code error;
     fs::create_directories(folder, error);
     if (error || !fs::is_directory(folder))
       throw Error(str(args.output_dir, ": cannot create the output folder (", error.message(), ")"));
   }
-  const double fraction = std::pow(10.0, args.threshold_db / 20.0);
+  const double fraction = imaging::threshold_fraction(args.threshold_db);
   std::vector<io::StoredImage> images;
+  std::vector<Picture> pictures;
   std::vector<std::string> lines;
   for (Mapped& mapped : maps_of(args, reader, baseline ? &*baseline : nullptr, grids)) {
     const io::StoredGrid* grid = mapped.grid;
@@ -238,16 +263,28 @@ void run_image(const ImageArgs& args) {
     const int scale = args.scale > 0 ? args.scale
                                      : static_cast<int>(std::max<Index>(1, (400 + std::max(map.nx, map.ny) - 1) /
                                                                                std::max(map.nx, map.ny)));
-    const fs::path png = folder / str(fs::path(args.result).stem().string(), ".", mapped.label, ".png");
-    io::write_png(png, imaging::render(map, grid->footprint, scale), static_cast<std::size_t>(map.nx * scale),
-                  static_cast<std::size_t>(map.ny * scale));
-    line += str("\n  wrote ", png.string());
+    Picture picture;
+    picture.path = folder / str(fs::path(args.result).stem().string(), ".", mapped.label, ".png");
+    io::check_output_path(picture.path, "PNG image");
+    picture.pixels = imaging::render(map, grid->footprint, scale);
+    picture.width = static_cast<std::size_t>(map.nx * scale);
+    picture.height = static_cast<std::size_t>(map.ny * scale);
+    line += str("\n  wrote ", picture.path.string());
     lines.push_back(line);
     images.push_back(std::move(image));
+    pictures.push_back(std::move(picture));
   }
   baseline.reset();
   opened.reset();
-  io::write_images(args.result, images);
+  // The maps into the copy first, the PNG images next, the copy over the file last: a failure
+  // anywhere leaves the result file as it was (and no PNG image when the file's write failed).
+  update.prepare([&](const fs::path& copy) { io::write_images(copy, images); });
+  try {
+    for (const Picture& picture : pictures) io::write_png(picture.path, picture.pixels, picture.width, picture.height);
+  } catch (const Error& e) {
+    throw Error(str(e.what(), "; ", args.result, " is unchanged"));  // the update's copy goes with it
+  }
+  update.commit();
   for (const std::string& line : lines) std::printf("%s\n", line.c_str());
   std::printf("wrote /images/ in %s\n", args.result.c_str());
 }

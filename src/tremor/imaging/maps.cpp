@@ -14,6 +14,42 @@ std::array<double, 2> GridMap::point(Index p) const {
   return {ReceiverGrid::along(min[0], max[0], nx, p % nx), ReceiverGrid::along(min[1], max[1], ny, p / nx)};
 }
 
+namespace {
+
+// Refuses a setting's value that breaks `rule` (!ok), naming the setting and the value.
+void require(bool ok, const char* setting, double value, const char* rule) {
+  if (!ok) throw Error(str("the map's ", setting, " must be ", rule, ", got ", value));
+}
+
+}  // namespace
+
+void MapSettings::check() const {
+  require(std::isfinite(from), "window start (from)", from, "a finite time in s");
+  require(std::isfinite(to) || to == std::numeric_limits<double>::infinity(), "window end (to)", to,
+          "a finite time in s (or infinity: the last sample)");
+  threshold_fraction(threshold_db);
+  require(std::isfinite(smooth) && smooth >= 0.0, "smoothing (smooth)", smooth,
+          "a finite standard deviation in m, at least 0 (0: none)");
+}
+
+std::pair<std::size_t, std::size_t> window(std::span<const double> time, double from, double to) {
+  MapSettings settings;
+  settings.from = from;
+  settings.to = to;
+  settings.check();
+  std::size_t first = 0, last = 0;
+  for (std::size_t s = 0; s < time.size(); ++s) {
+    if (time[s] < from) first = s + 1;
+    if (time[s] <= to) last = s + 1;
+  }
+  return {first, std::max(first, last)};
+}
+
+double threshold_fraction(double db) {
+  require(std::isfinite(db) && db <= 0.0, "threshold (threshold_db)", db, "a finite level in dB, at most 0");
+  return std::pow(10.0, db / 20.0);
+}
+
 GridMap peak_map(Index nx, Index ny, std::size_t n_samples, std::size_t first, std::size_t last,
                  const std::function<void(Index begin, Index end, std::vector<double>& traces)>& read) {
   // Points a block: the traces of 2048 points of a few thousand samples, some tens of MB.
@@ -56,11 +92,14 @@ void normalise(GridMap& map) {
 }
 
 void smooth(GridMap& map, double sigma) {
-  if (!(sigma > 0.0) || map.values.empty()) return;
+  require(std::isfinite(sigma) && sigma >= 0.0, "smoothing (smooth)", sigma,
+          "a finite standard deviation in m, at least 0 (0: none)");
+  if (sigma == 0.0 || map.values.empty()) return;
   // Separable: along x, then along y, each a 1D convolution with weights renormalised at the edges.
   const auto pass = [&](Index n, double spacing, Index stride, Index lines, Index line_stride) {
     if (n < 2 || !(spacing > 0.0)) return;
-    const Index reach = static_cast<Index>(std::ceil(3.0 * sigma / spacing));
+    // Beyond the line's length every point is reached: no larger kernel (nor an overflowing count).
+    const Index reach = static_cast<Index>(std::min(static_cast<double>(n), std::ceil(3.0 * sigma / spacing)));
     std::vector<double> kernel(static_cast<std::size_t>(reach) + 1);
     for (Index k = 0; k <= reach; ++k) {
       const double x = static_cast<double>(k) * spacing / sigma;
@@ -86,6 +125,7 @@ void smooth(GridMap& map, double sigma) {
 }
 
 std::vector<unsigned char> threshold(const GridMap& map, double fraction) {
+  require(fraction >= 0.0 && fraction <= 1.0, "threshold", fraction, "a fraction of its maximum in [0, 1]");
   double largest = 0.0;
   for (const double v : map.values) largest = std::max(largest, v);
   std::vector<unsigned char> mask(map.values.size(), 0);

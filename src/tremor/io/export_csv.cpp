@@ -8,7 +8,11 @@
 #include <memory>
 #include <system_error>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "tremor/core/error.hpp"
+#include "tremor/io/file.hpp"
 #include "tremor/io/result_file.hpp"
 #include "tremor/io/result_hdf5.hpp"
 
@@ -91,15 +95,29 @@ void export_one(hid_t group, const std::string& where, const std::string& result
   const hsize_t n_samples = time_dims[0];
   const hsize_t row = value_dims[1] * value_dims[2] * value_dims[3];
 
+  // The file rules of every output (docs/running.md): `csv` absent or a regular file, written as
+  // `csv`.partial, claimed (locked, not a link) before it is truncated, renamed when complete.
   fs::path temporary = csv;
   temporary += ".partial";
-  std::unique_ptr<std::FILE, FileCloser> out(std::fopen(temporary.c_str(), "wb"));
-  if (!out) throw Error(str(temporary.string(), ": cannot create the CSV file (", std::strerror(errno), ")"));
+  OutputClaim claim = OutputClaim::lock(temporary, true, csv, "CSV file");
+  claim.truncate();
+  const auto remove_temporary = [&] {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);  // still claimed: no other writer has it
+    claim.keep();
+  };
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  std::unique_ptr<std::FILE, FileCloser> out(fd >= 0 ? ::fdopen(fd, "wb") : nullptr);
+  if (!out) {
+    const std::string reason = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    remove_temporary();
+    throw Error(str(csv.string(), ": cannot create ", temporary.string(), " (", reason, ")"));
+  }
   const auto fail = [&](const char* what) {
     const std::string reason = std::strerror(errno);
     out.reset();
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
+    remove_temporary();
     throw Error(str(csv.string(), ": ", what, " (", reason, ")"));
   };
   std::fputs("time", out.get());
@@ -134,14 +152,21 @@ void export_one(hid_t group, const std::string& where, const std::string& result
     }
   }
   if (std::fflush(out.get()) != 0 || std::ferror(out.get()) != 0) fail("cannot write the CSV file");
+  if (::fsync(::fileno(out.get())) != 0) fail("cannot sync the CSV file");  // on the disk before it is named
   if (std::fclose(out.release()) != 0) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
-    throw Error(str(csv.string(), ": cannot write the CSV file (", std::strerror(errno), ")"));
+    const std::string reason = std::strerror(errno);
+    remove_temporary();
+    throw Error(str(csv.string(), ": cannot write the CSV file (", reason, ")"));
   }
+  // A link or FIFO put at the CSV's name since it was checked is refused, not replaced.
+  check_output_path(csv, "CSV file");
+  claim.keep();
   std::error_code error;
   fs::rename(temporary, csv, error);
-  if (error) throw Error(str(csv.string(), ": cannot rename ", temporary.string(), " to it (", error.message(), ")"));
+  if (error) {
+    remove_temporary();
+    throw Error(str(csv.string(), ": cannot rename ", temporary.string(), " to it (", error.message(), ")"));
+  }
 }
 
 }  // namespace
@@ -149,7 +174,16 @@ void export_one(hid_t group, const std::string& where, const std::string& result
 ExportSummary export_histories(const fs::path& result_path, const fs::path& out_dir) {
   const std::string result = result_path.string();
   std::error_code error;
-  Handle file = h5::open_result(result);
+  Handle file;
+  try {
+    file = h5::open_result(result);
+  } catch (const Error&) {
+    // HDF5 says only that its lock was refused ("Resource temporarily unavailable").
+    if (locked_by_a_writer(result_path))
+      throw Error(str(result, ": another process is writing this result file (a run, or tremor image adding its "
+                              "maps); try again once it has ended"));
+    throw;
+  }
   ExportSummary summary;
   {
     Handle metadata = h5::open_group(file.get(), "metadata", result);
@@ -158,15 +192,29 @@ ExportSummary export_histories(const fs::path& result_path, const fs::path& out_
   fs::create_directories(out_dir, error);
   if (error || !fs::is_directory(out_dir))
     throw Error(str(out_dir.string(), ": cannot create the output folder (", error.message(), ")"));
-  // /histories, then each shot's (a model with shots), named "<shot>.<history>.csv".
+  // /histories, then each shot's (a model with shots), named "<shot>.<history>.csv". Every CSV's
+  // name (and its temporary's) is checked before any is written: a symbolic link, FIFO, device or
+  // folder there is refused, and nothing written.
+  struct Planned {
+    std::string histories, name;
+    fs::path csv;
+  };
+  std::vector<Planned> planned;
   for (const h5::HistoriesGroup& at : h5::histories_groups(file.get(), result)) {
     Handle histories = h5::open_group(file.get(), at.path, result);
     for (const auto& name : h5::group_members(histories.get(), result, "cannot list " + at.path)) {
-      Handle group = h5::open_group(histories.get(), name, result);
-      const fs::path csv = out_dir / ((at.shot.empty() ? "" : at.shot + ".") + name + ".csv");
-      export_one(group.get(), at.path + "/" + name, result, csv);
-      summary.files.push_back(csv);
+      planned.push_back({at.path, name, out_dir / ((at.shot.empty() ? "" : at.shot + ".") + name + ".csv")});
+      check_output_path(planned.back().csv, "CSV file");
+      fs::path temporary = planned.back().csv;
+      temporary += ".partial";
+      check_output_path(temporary, "CSV file");
     }
+  }
+  for (const Planned& one : planned) {
+    Handle histories = h5::open_group(file.get(), one.histories, result);
+    Handle group = h5::open_group(histories.get(), one.name, result);
+    export_one(group.get(), one.histories + "/" + one.name, result, one.csv);
+    summary.files.push_back(one.csv);
   }
   return summary;
 }

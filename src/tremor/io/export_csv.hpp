@@ -16,9 +16,11 @@ struct ExportSummary {
   std::string status;                        // the result file's /metadata status
 };
 
-// Each CSV is written under a temporary name in `out_dir` (created when missing) and renamed
-// when complete, so an interrupted export leaves no truncated CSV. Throws tremor::Error naming
-// the file at fault (the result file, or the CSV that could not be written).
+// Each CSV follows the rules of every output (docs/running.md): its name must be absent or a
+// regular file (a symbolic link, FIFO, device or folder there is refused before any CSV is
+// written), and it is written as `<csv>.partial` in `out_dir` (created when missing), locked, and
+// renamed when complete, so an interrupted export leaves no truncated CSV. Throws tremor::Error
+// naming the file at fault (the result file, or the CSV that could not be written).
 ExportSummary export_histories(const std::filesystem::path& result_path, const std::filesystem::path& out_dir);
 
 // The column names of a history's CSV, after `time`: at nodes `<node label>_ux`, ...; at

@@ -1,14 +1,18 @@
 #include "tremor/io/file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
+#include <vector>
 
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -235,6 +239,193 @@ void write_file_atomically(const fs::path& path, const std::function<void(const 
     throw;
   }
   replace_with(path, temporary, what, claim);
+}
+
+}  // namespace tremor::io
+
+namespace tremor::io {
+
+bool locked_by_a_writer(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  const bool locked = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);  // and with it the shared lock, when it was taken
+  return locked;
+}
+
+FileUpdate::FileUpdate(FileUpdate&& other) noexcept
+    : fd_(other.fd_),
+      what_(other.what_),
+      path_(std::move(other.path_)),
+      file_(std::move(other.file_)),
+      copy_(std::move(other.copy_)),
+      copy_claim_(std::move(other.copy_claim_)),
+      prepared_(other.prepared_) {
+  other.fd_ = -1;
+  other.copy_.clear();
+  other.prepared_ = false;
+}
+
+FileUpdate& FileUpdate::operator=(FileUpdate&& other) noexcept {
+  if (this != &other) {
+    release();
+    fd_ = other.fd_;
+    what_ = other.what_;
+    path_ = std::move(other.path_);
+    file_ = std::move(other.file_);
+    copy_ = std::move(other.copy_);
+    copy_claim_ = std::move(other.copy_claim_);
+    prepared_ = other.prepared_;
+    other.fd_ = -1;
+    other.copy_.clear();
+    other.prepared_ = false;
+  }
+  return *this;
+}
+
+FileUpdate::~FileUpdate() { release(); }
+
+void FileUpdate::discard() noexcept {
+  if (!copy_.empty()) ::unlink(copy_.c_str());  // still claimed: no other writer has it
+  copy_claim_.keep();  // removed above; the name is no longer the claim's to remove
+  copy_claim_ = OutputClaim();
+  copy_.clear();
+  prepared_ = false;
+}
+
+void FileUpdate::release() noexcept {
+  discard();
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+FileUpdate FileUpdate::hold(const fs::path& path, const char* what) {
+  FileUpdate update;
+  update.what_ = what;
+  update.path_ = path;
+  std::error_code error;
+  const fs::file_status status = fs::symlink_status(path, error);
+  if (!fs::exists(status)) throw Error(str(path.string(), ": no such ", what));
+  // A link: the file it names is changed, the link stays a link.
+  update.file_ = fs::is_symlink(status) ? fs::canonical(path, error) : path;
+  if (error) throw Error(str(path.string(), ": cannot follow the symbolic link (", error.message(), ")"));
+  // O_NONBLOCK: a FIFO is not waited on, only refused below.
+  update.fd_ = ::open(update.file_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (update.fd_ < 0) throw Error(str(path.string(), ": cannot open the ", what, " (", std::strerror(errno), ")"));
+  struct stat info {};
+  if (::fstat(update.fd_, &info) != 0 || !S_ISREG(info.st_mode))
+    throw Error(str(path.string(), ": not a regular file; expected a ", what));
+  if (::faccessat(AT_FDCWD, update.file_.c_str(), W_OK, AT_EACCESS) != 0)
+    throw Error(str(path.string(), ": cannot change the ", what, ": it is read-only (", std::strerror(errno), ")"));
+  if (::flock(update.fd_, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK)
+      throw Error(str(path.string(), ": another process has this ", what,
+                      " open (a run still writing it, tremor image or export, or a program reading it through "
+                      "HDF5); nothing was written: try again once it has closed the file"));
+    throw Error(str(path.string(), ": cannot lock the ", what, " (", std::strerror(errno), ")"));
+  }
+  return update;
+}
+
+namespace {
+
+// Copies `bytes` of `from` to `to` from their starts: a reflink (FICLONE) where the file system
+// shares blocks, else copy_file_range (in the kernel, and on some file systems shared too), else
+// reads and writes. Returns 0 or the system's error.
+int copy_contents(int from, int to, std::uint64_t bytes) {
+  if (::ioctl(to, FICLONE, from) == 0) return 0;
+  off64_t in = 0, out = 0;
+  bool in_kernel = true;
+  std::vector<char> buffer;
+  while (static_cast<std::uint64_t>(in) < bytes) {
+    const std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(bytes - static_cast<std::uint64_t>(in), 1u << 30));
+    if (in_kernel) {
+      const ssize_t copied = ::copy_file_range(from, &in, to, &out, chunk, 0);
+      if (copied > 0) continue;
+      if (copied == 0) return EIO;  // the file shrank while copied
+      if (errno == EINTR) continue;
+      // Not offered between these files (an old kernel, two file systems): read and write.
+      if (in == 0 && (errno == ENOSYS || errno == EXDEV || errno == EOPNOTSUPP || errno == EINVAL)) {
+        in_kernel = false;
+        continue;
+      }
+      return errno;
+    }
+    buffer.resize(std::min<std::size_t>(chunk, std::size_t{8} << 20));
+    const ssize_t got = ::pread(from, buffer.data(), buffer.size(), in);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return errno;
+    if (got == 0) return EIO;
+    for (ssize_t done = 0; done < got;) {
+      const ssize_t put = ::pwrite(to, buffer.data() + done, static_cast<std::size_t>(got - done), out + done);
+      if (put < 0 && errno == EINTR) continue;
+      if (put < 0) return errno;
+      done += put;
+    }
+    in += got;
+    out += got;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void FileUpdate::abandon(const std::string& why) {
+  const std::string copy = copy_.string();
+  discard();
+  throw Error(str(path_.string(), ": cannot update the ", what_, ": ", why, "; ", path_.string(), " is unchanged",
+                  copy.empty() ? std::string() : str(" (the update went into a copy, ", copy, ", now removed)")));
+}
+
+void FileUpdate::prepare(const std::function<void(const fs::path& copy)>& change) {
+  TREMOR_CHECK(fd_ >= 0 && !prepared_, path_.string(), ": an update prepared twice, or of no file");
+  std::string why;
+  try {
+    fs::path copy = file_;
+    copy += ".tmp";
+    // Claimed before it is truncated: a symbolic link or another writer there is refused.
+    copy_claim_ = OutputClaim::lock(copy, true, path_, what_);
+    copy_ = copy;
+    copy_claim_.truncate();
+    struct stat info {};
+    if (::fstat(fd_, &info) != 0) throw Error(str("cannot read its size (", std::strerror(errno), ")"));
+    const int to = ::open(copy_.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (to < 0) throw Error(str("cannot open ", copy_.string(), " (", std::strerror(errno), ")"));
+    int error = ::fchmod(to, info.st_mode & 07777) == 0 ? 0 : errno;
+    if (error == 0) error = copy_contents(fd_, to, static_cast<std::uint64_t>(info.st_size));
+    if (::close(to) != 0 && error == 0) error = errno;
+    if (error != 0) throw Error(str("cannot copy it to ", copy_.string(), " (", std::strerror(error), ")"));
+    change(copy_);
+    sync_file(copy_);  // on the disk before the rename makes it the file
+    prepared_ = true;
+    return;
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  abandon(why);
+}
+
+void FileUpdate::commit() {
+  TREMOR_CHECK(prepared_, path_.string(), ": an update committed before it was prepared");
+  // The file is still the one held and copied: a run finishing in the meantime renames its new
+  // file over it, which the copy, made of the old one, must not replace.
+  struct stat held {}, now {};
+  if (::fstat(fd_, &held) != 0 || ::stat(file_.c_str(), &now) != 0 || held.st_dev != now.st_dev ||
+      held.st_ino != now.st_ino) {
+    discard();
+    throw Error(str(path_.string(), ": another process replaced the ", what_,
+                    " while it was being updated (a run that finished writing it?); it is as that process left it: "
+                    "try again"));
+  }
+  copy_claim_.keep();  // the copy becomes the file
+  if (::rename(copy_.c_str(), file_.c_str()) != 0) {
+    const int error = errno;
+    abandon(str("cannot rename ", copy_.string(), " over it (", std::strerror(error), ")"));
+  }
+  copy_.clear();
+  copy_claim_ = OutputClaim();
+  prepared_ = false;
+  sync_file(folder_of(file_));
 }
 
 }  // namespace tremor::io

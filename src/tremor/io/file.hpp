@@ -81,4 +81,54 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 void write_file_atomically(const std::filesystem::path& path,
                            const std::function<void(const std::filesystem::path& temporary)>& write, const char* what);
 
+// Whether another process holds an exclusive lock on `path` (flock): a writer of it (OutputClaim,
+// FileUpdate), which readers locking as HDF5 does are refused by. False when it cannot be opened.
+bool locked_by_a_writer(const std::filesystem::path& path);
+
+// A change to an existing file made so that a failure at any moment leaves the file as it was:
+// the file is held (an exclusive lock), copied beside itself, the copy changed, synced and renamed
+// over the file only when complete (tremor image adding maps to a result file). Readers that opened
+// the file before keep reading the old one. A symbolic link is followed: the file it names is
+// changed, the link stays. Killed mid-way, it leaves `<file>.tmp`, which the next update replaces.
+class FileUpdate {
+ public:
+  FileUpdate() = default;
+  FileUpdate(FileUpdate&& other) noexcept;
+  FileUpdate& operator=(FileUpdate&& other) noexcept;
+  FileUpdate(const FileUpdate&) = delete;
+  FileUpdate& operator=(const FileUpdate&) = delete;
+  ~FileUpdate();  // removes a copy never renamed over the file, then lets go of the file
+
+  // Holds `path`: refused (a tremor::Error naming `path` and the kind of file, `what`) when it is
+  // missing, not a regular file, read-only, or another process has it open with a lock: a writer
+  // of it (tremor's OutputClaim), a reader through HDF5 (which locks what it opens), another
+  // update. The caller then reads the file without a lock of its own (which would conflict with
+  // this one).
+  static FileUpdate hold(const std::filesystem::path& path, const char* what);
+
+  // The file changed (for a symbolic link, the file it names).
+  const std::filesystem::path& file() const { return file_; }
+
+  // Copies the file to `<file>.tmp` (claimed as OutputClaim does; a reflink where the file system
+  // shares blocks, else copy_file_range, else reads and writes), with the file's permissions;
+  // `change` changes the copy, named by its path, throwing on failure; the copy is synced. On any
+  // failure the copy is removed and a tremor::Error says why and that the file is unchanged.
+  void prepare(const std::function<void(const std::filesystem::path& copy)>& change);
+  // Renames the prepared copy over the file, then syncs the folder. Refused, the copy removed and
+  // the file unchanged, when the file was replaced since it was held (a run that finished writing it).
+  void commit();
+
+ private:
+  [[noreturn]] void abandon(const std::string& why);  // removes the copy, throws saying the file is unchanged
+  void release() noexcept;
+
+  void discard() noexcept;  // removes the copy (while its claim still holds it), then lets the claim go
+
+  int fd_ = -1;  // the file, locked
+  const char* what_ = "file";
+  std::filesystem::path path_, file_, copy_;
+  OutputClaim copy_claim_;
+  bool prepared_ = false;
+};
+
 }  // namespace tremor::io

@@ -12,10 +12,26 @@ struct GridReader::Impl {
   Handle file;
 };
 
-GridReader::GridReader(const std::filesystem::path& result) : impl_(std::make_unique<Impl>()) {
+namespace {
+
+// `file` opened for reading or writing without HDF5's lock: its caller holds the file.
+Handle open_held(const std::string& file, bool writable) {
+  h5::silence_errors();
+  if (H5Fis_hdf5(file.c_str()) <= 0) {
+    h5::error_stack();
+    throw Error(str(file, ": not an HDF5 result file"));
+  }
+  const Handle access = h5::writer_access(file);
+  return h5::open_or_fail(H5Fopen(file.c_str(), writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, access.get()), H5Fclose,
+                          file, writable ? "cannot open the result file to add to it" : "cannot open the result file");
+}
+
+}  // namespace
+
+GridReader::GridReader(const std::filesystem::path& result, bool held) : impl_(std::make_unique<Impl>()) {
   impl_->path = result.string();
   const std::string& file = impl_->path;
-  impl_->file = h5::open_result(file);
+  impl_->file = held ? open_held(file, false) : h5::open_result(file);
   {
     Handle metadata = h5::open_group(impl_->file.get(), "metadata", file);
     status_ = h5::read_string_attribute(metadata.get(), "status", file);
@@ -87,28 +103,32 @@ std::vector<double> GridReader::traces(const StoredGrid& grid, int quantity, int
 
 void write_images(const std::filesystem::path& result, const std::vector<StoredImage>& images) {
   const std::string file = result.string();
-  Handle handle = h5::open_result(file, true);
-  Handle group = H5Lexists(handle.get(), "images", H5P_DEFAULT) > 0 ? h5::open_group(handle.get(), "images", file)
-                                                                     : h5::create_group(handle.get(), "images", file);
-  for (const StoredImage& image : images) {
-    TREMOR_CHECK(image.values.size() == static_cast<std::size_t>(image.nx * image.ny), file, ": image '", image.name,
-                 "' of ", image.values.size(), " values on ", image.nx, " x ", image.ny, " points");
-    const std::string partial = image.name + ".partial";
-    if (H5Lexists(group.get(), partial.c_str(), H5P_DEFAULT) > 0)
-      h5::check(H5Ldelete(group.get(), partial.c_str(), H5P_DEFAULT), file, "cannot remove " + partial);
-    const std::array<hsize_t, 2> dims{static_cast<hsize_t>(image.ny), static_cast<hsize_t>(image.nx)};
-    h5::write_doubles(group.get(), partial, image.values, dims, file);
-    {
-      Handle dataset = h5::open_dataset(group.get(), partial, file);
-      for (const auto& [key, value] : image.numbers) h5::set_attribute(dataset.get(), key.c_str(), value, file);
-      for (const auto& [key, value] : image.texts) h5::set_attribute(dataset.get(), key.c_str(), value, file);
+  Handle handle = open_held(file, true);
+  {
+    Handle group = H5Lexists(handle.get(), "images", H5P_DEFAULT) > 0 ? h5::open_group(handle.get(), "images", file)
+                                                                       : h5::create_group(handle.get(), "images", file);
+    for (const StoredImage& image : images) {
+      TREMOR_CHECK(image.values.size() == static_cast<std::size_t>(image.nx * image.ny), file, ": image '",
+                   image.name, "' of ", image.values.size(), " values on ", image.nx, " x ", image.ny, " points");
+      const std::string partial = image.name + ".partial";
+      if (H5Lexists(group.get(), partial.c_str(), H5P_DEFAULT) > 0)
+        h5::check(H5Ldelete(group.get(), partial.c_str(), H5P_DEFAULT), file, "cannot remove " + partial);
+      const std::array<hsize_t, 2> dims{static_cast<hsize_t>(image.ny), static_cast<hsize_t>(image.nx)};
+      h5::write_doubles(group.get(), partial, image.values, dims, file);
+      {
+        Handle dataset = h5::open_dataset(group.get(), partial, file);
+        for (const auto& [key, value] : image.numbers) h5::set_attribute(dataset.get(), key.c_str(), value, file);
+        for (const auto& [key, value] : image.texts) h5::set_attribute(dataset.get(), key.c_str(), value, file);
+      }
+      if (H5Lexists(group.get(), image.name.c_str(), H5P_DEFAULT) > 0)
+        h5::check(H5Ldelete(group.get(), image.name.c_str(), H5P_DEFAULT), file, "cannot replace image " + image.name);
+      h5::check(H5Lmove(group.get(), partial.c_str(), group.get(), image.name.c_str(), H5P_DEFAULT, H5P_DEFAULT), file,
+                "cannot name image " + image.name);
     }
-    if (H5Lexists(group.get(), image.name.c_str(), H5P_DEFAULT) > 0)
-      h5::check(H5Ldelete(group.get(), image.name.c_str(), H5P_DEFAULT), file, "cannot replace image " + image.name);
-    h5::check(H5Lmove(group.get(), partial.c_str(), group.get(), image.name.c_str(), H5P_DEFAULT, H5P_DEFAULT), file,
-              "cannot name image " + image.name);
   }
   h5::check(H5Fflush(handle.get(), H5F_SCOPE_GLOBAL), file, "cannot flush the images");
+  // The close writes what the flush left (the superblock's end of file): a failure there counts too.
+  h5::check(handle.reset(), file, "cannot close the file after adding the images");
 }
 
 }  // namespace tremor::io

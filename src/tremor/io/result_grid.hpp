@@ -34,8 +34,10 @@ struct StoredGrid {
 
 class GridReader {
  public:
-  // Opens `result` for reading; refused by name as the other readers of results are.
-  explicit GridReader(const std::filesystem::path& result);
+  // Opens `result` for reading; refused by name as the other readers of results are. HDF5 locks
+  // the file while it is open (shared: other readers may, a writer may not), unless `held`: the
+  // caller holds it (io::FileUpdate), and a lock of HDF5's would conflict with the caller's.
+  explicit GridReader(const std::filesystem::path& result, bool held = false);
   ~GridReader();
   GridReader(const GridReader&) = delete;
   GridReader& operator=(const GridReader&) = delete;
@@ -65,9 +67,10 @@ struct StoredImage {
   std::vector<std::pair<std::string, std::string>> texts;
 };
 
-// Adds (replaces) the images in `result`. Each is written under a temporary name and then linked
-// to its own, so a failure leaves the image it replaces, or none, never a torn one; the rest of
-// the file is not touched.
+// Adds (replaces) the images in `result`, then flushes and closes it, every step checked. A failed
+// write can leave the file unreadable, so `result` is the copy of a result file that an
+// io::FileUpdate holds (tremor image: docs/imaging.md), which alone replaces the file once this
+// succeeded; HDF5 takes no lock of its own on it (that would conflict with the update's claim).
 void write_images(const std::filesystem::path& result, const std::vector<StoredImage>& images);
 
 }  // namespace tremor::io

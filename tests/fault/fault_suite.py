@@ -318,6 +318,175 @@ def case_second_writer(work):
           f"the second run was neither refused nor a clean run after the first: {text}")
 
 
+SHOTS = os.path.join(ROOT, "tests/data/cli/shots_plate.toml")  # a 17 x 17 grid in two shots, well under a second
+
+
+def grid_results(work):
+    """Result files with receiver grids: the shots plate's (two shots), and the same plate with its
+    transducers fired together in one run (one grid, no shots: /histories/area)."""
+    shots = os.path.join(work, "shots.h5")
+    rc, text = tremor(run_args(SHOTS, shots))
+    assert rc == 0, text
+    with open(SHOTS) as f:
+        lines = f.read().split("\n")
+    model, skipping = [], False
+    for line in lines:  # the [[shot]] tables dropped
+        skipping = line.strip() == "[[shot]]" or (skipping and line.strip() != "")
+        if not skipping:
+            model.append(line)
+    together = os.path.join(work, "together.toml")
+    with open(together, "w") as f:
+        f.write("\n".join(model))
+    single = os.path.join(work, "single.h5")
+    rc, text = tremor(run_args(together, single))
+    assert rc == 0, text
+    for path in (shots, single):
+        xmf = os.path.splitext(path)[0] + ".xmf"
+        if os.path.exists(xmf):
+            os.remove(xmf)
+    return shots, single
+
+
+def whole(path):
+    """Whether every group and dataset of an HDF5 file reads back (h5py); else why not."""
+    try:
+        with h5py.File(path, "r") as f:
+            f.visititems(lambda name, item: item[()] if isinstance(item, h5py.Dataset) else None)
+        return None
+    except Exception as e:  # noqa: BLE001 - any failure to read is what is tested
+        return str(e) or type(e).__name__
+
+
+def contents(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def case_image_file_size(work):
+    """`tremor image` refused a write (a file-size limit, as a full disk): the result file stays
+    byte for byte as it was, no PNG image nor copy is left, and without the limit it then works."""
+    for out in grid_results(work):
+        name = os.path.basename(out)
+        size = os.path.getsize(out)
+        saved = contents(out)
+        # Just past the file (`ulimit -f` of its size in KB + 1): the copy fits, the images do not;
+        # one byte past it; half of it: the copy itself is refused.
+        for limit in ((size // 1024 + 1) * 1024, size + 1, size // 2):
+            rc, text = tremor(["image", out], limit_bytes=limit)
+            where = f"tremor image {name} with a file-size limit of {limit} of {size} bytes"
+            check(rc == 1 and "error:" in text and f"{out} is unchanged" in text, f"{where}: {rc}: {text}")
+            check(contents(out) == saved, f"{where}: the result file changed")
+            check(whole(out) is None, f"{where}: the result file does not read back: {whole(out)}")
+            check(sorted(os.listdir(work)) == sorted(["shots.h5", "single.h5", "together.toml"]),
+                  f"{where}: left {sorted(os.listdir(work))}")
+        rc, text = tremor(["image", out])
+        check(rc == 0, f"tremor image {name} after the refused writes: {rc}: {text}")
+        imaged = contents(out)
+        # Imaged once, refused again: the file keeps the first images.
+        rc, text = tremor(["image", out, "--threshold", "-3"], limit_bytes=size + 1)
+        check(rc == 1 and contents(out) == imaged, f"tremor image {name} refused over its own images: {text}")
+        rc, text = tremor(["image", out, "--threshold", "-3"])
+        check(rc == 0, f"tremor image {name} again: {rc}: {text}")
+        if whole(out) is not None:
+            check(False, f"{name} after tremor image: {whole(out)}")
+            continue
+        try:
+            with h5py.File(out, "r") as f:
+                thresholds = {k: f["images"][k].attrs["threshold_db"] for k in f["images"]}
+        except Exception as e:  # noqa: BLE001 - any failure to read is what is tested
+            thresholds = str(e)
+        check(thresholds == ({"a0.area": -3.0, "s0.area": -3.0} if name == "shots.h5" else {"area": -3.0}),
+              f"{name}: the images are not those of the last tremor image: {thresholds}")
+        rc, text = tremor(["export", out, "-o", os.path.join(work, "csv")])
+        check(rc == 0, f"tremor export {name} after tremor image: {text}")
+        shutil.rmtree(os.path.join(work, "csv"))
+        for png in [p for p in os.listdir(work) if p.endswith(".png")]:
+            os.remove(os.path.join(work, png))
+
+
+def case_image_held(work):
+    """`tremor image` of a result file another process has open is refused at once, saying so,
+    before any PNG image is written; `tremor export` says the same of a file being written."""
+    import fcntl
+    out, _ = grid_results(work)
+    saved = contents(out)
+
+    def refused(where):
+        rc, text = tremor(["image", out])
+        check(rc == 1 and "another process has this result file open" in text, f"{where}: {rc}: {text}")
+        check(contents(out) == saved, f"{where}: the result file changed")
+        check(not [p for p in os.listdir(work) if p.endswith(".png") or p.endswith(".tmp")],
+              f"{where}: left {os.listdir(work)}")
+
+    with open(out, "rb") as held:  # a writer's lock, as a run holds on the file it writes
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        refused("a writer's lock held")
+        rc, text = tremor(["export", out, "-o", os.path.join(work, "csv")])
+        check(rc == 1 and "another process is writing this result file" in text, f"export of a held file: {text}")
+    if os.environ.get("HDF5_USE_FILE_LOCKING", "").upper() != "FALSE":
+        with h5py.File(out, "r"):  # a reader through HDF5, which locks what it opens
+            refused("h5py reading it")
+    # A run still writing its file.
+    running = os.path.join(work, "running.h5")
+    p = subprocess.Popen([TREMOR] + run_args(TINY, running, "--duration", "1"), stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not os.path.exists(running + ".partial") and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)  # the file claimed and opened
+    rc, text = tremor(["image", running + ".partial"])
+    check(rc == 1 and "another process has this result file open" in text, f"image of a run's .partial: {text}")
+    p.kill()
+    p.wait()
+    # Two at once: each maps the file or is refused; the file reads back with a complete set.
+    both = [subprocess.Popen([TREMOR, "image", out], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            for _ in range(2)]
+    texts = [q.communicate(timeout=120)[0] for q in both]
+    for q, text in zip(both, texts):
+        check(q.returncode == 0 or q.returncode == 1 and "another process has this result file open" in text,
+              f"two tremor image at once: {q.returncode}: {text}")
+    check(any(q.returncode == 0 for q in both), f"two tremor image at once: neither mapped: {texts}")
+    check(whole(out) is None, f"after two tremor image at once: {whole(out)}")
+    with h5py.File(out, "r") as f:
+        check(sorted(f["images"]) == ["a0.area", "s0.area"], "after two tremor image at once: the images")
+
+
+def case_export_outputs(work):
+    """`tremor export` refuses a symbolic link, FIFO, folder or device at a CSV's name (or its
+    temporary's) before writing any CSV, as every output does, naming the path."""
+    out = os.path.join(work, "tiny.h5")
+    rc, text = tremor(run_args(TINY, out))
+    assert rc == 0, text
+    folder = os.path.join(work, "csv")
+    precious = os.path.join(work, "precious.txt")
+    with open(precious, "w") as f:
+        f.write("not tremor's\n")
+    makers = {"symbolic link": lambda path: os.symlink(precious, path), "FIFO": os.mkfifo, "folder": os.mkdir}
+    if os.geteuid() == 0:
+        makers["character device"] = lambda path: os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    for kind, make in makers.items():
+        for name in ("probe.csv", "probe.csv.partial"):
+            os.mkdir(folder)
+            target = os.path.join(folder, name)
+            make(target)
+            before = os.lstat(target)
+            where = f"export over a {kind} at {name}"
+            try:
+                rc, text = tremor(["export", out, "-o", folder], timeout=30)
+            except subprocess.TimeoutExpired:  # a FIFO opened for writing waits for a reader
+                rc, text = None, "no exit within 30 s"
+            check(rc == 1 and f"{target}: refusing" in text, f"{where}: {rc}: {text}")
+            after = os.lstat(target) if os.path.lexists(target) else None
+            check(after is not None and stat.S_IFMT(after.st_mode) == stat.S_IFMT(before.st_mode) and
+                  after.st_ino == before.st_ino, f"{where}: the {kind} was replaced")
+            check(os.listdir(folder) == [name], f"{where}: wrote {os.listdir(folder)}")
+            shutil.rmtree(folder)
+    with open(precious) as f:
+        check(f.read() == "not tremor's\n", "the symbolic link's target was written")
+    rc, text = tremor(["export", out, "-o", folder])
+    check(rc == 0 and os.listdir(folder) == ["probe.csv"], f"export into a clean folder: {text}")
+
+
 def case_overflow(work):
     out = os.path.join(work, "overflow.h5")
     model = os.path.join(work, "huge.toml")

@@ -649,6 +649,125 @@ def case_mpi_sigterm_worker(work):
     print(f"stopped {time.monotonic() - started:.1f} s after the signal")
 
 
+def digest(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def grid_plate(work, name, corner):
+    """tiny_plate.toml with a 3 x 3 receiver grid on its top surface from `corner` (x, y, m)."""
+    with open(os.path.join(ROOT, "tests/data/cli/tiny_plate.toml")) as f:
+        text = f.read()
+    x, y = corner
+    text += (f'\n[[receiver]]\nname = "area"\ngrid = {{ min = [{x}, {y}], max = [{x + 0.002}, {y + 0.002}], '
+             f'count = [3, 3], surface = "zmax" }}\n')
+    model = os.path.join(work, name)
+    with open(model, "w") as f:
+        f.write(text)
+    return model
+
+
+def case_refused_keeps_earlier(work):
+    """A run refused or failed before its first step leaves an earlier result at its output as it
+    was (byte for byte, no .partial) and says so; the same for static and bem."""
+    out = os.path.join(work, "out.h5")
+    rc, text = tremor(run_args(grid_plate(work, "grid.toml", (-0.002, -0.002)), out))
+    assert rc == 0, text
+    before = digest(out)
+    # The grid moved off the plate: refused where its points are placed, after the output was claimed.
+    rc, text = tremor(run_args(grid_plate(work, "off.toml", (0.5, 0.5)), out))
+    check(rc == 1 and "is not over surface" in text, f"run with a grid off the plate: {rc}: {text}")
+    check(digest(out) == before, "run with a grid off the plate: the earlier result file changed")
+    check(not os.path.exists(out + ".partial"), "run with a grid off the plate: left a .partial")
+    check("out.h5 is kept as it was" in text, f"run with a grid off the plate: does not say the file was kept: {text}")
+    for name, good, refused in (
+            ("static", ["static", CANTILEVER, "--backend", "serial"],
+             ["static", os.path.join(ROOT, "tests/data/cli/static_free.toml"), "--backend", "serial"]),
+            ("bem", ["bem", CAVITY, "--backend", "serial"],
+             ["bem", os.path.join(ROOT, "tests/data/cli/bem_zero_frequency.toml"), "--backend", "serial"])):
+        out = os.path.join(work, f"{name}.h5")
+        rc, text = tremor(good + ["-o", out])
+        assert rc == 0, text
+        before = digest(out)
+        rc, text = tremor(refused + ["-o", out])
+        check(rc == 1 and "error:" in text, f"{name}: the refused model: {rc}: {text}")
+        check(digest(out) == before and not os.path.exists(out + ".partial"),
+              f"{name}: the refused model changed the earlier result file")
+        check(f"{name}.h5 is kept as it was" in text, f"{name}: does not say the file was kept: {text}")
+
+
+def case_output_names_input(work):
+    """-o naming a file the model reads (however spelled, or through a hard link; or its .partial
+    or .xmf) is refused before any work, naming both, and the input is untouched."""
+    model = os.path.join(work, "same.toml")
+    shutil.copy(TINY, model)
+    os.mkdir(os.path.join(work, "sub"))
+    os.link(model, os.path.join(work, "alias.h5"))
+    # A model reading an Abaqus mesh and a signal table whose name is a result's temporary file.
+    shutil.copy(os.path.join(ROOT, "tests/data/model/block.inp"), os.path.join(work, "block.inp"))
+    with open(os.path.join(work, "sig.h5.partial"), "w") as f:
+        f.write("0,0\n1e-6,1\n2e-6,0\n")
+    with open(os.path.join(ROOT, "tests/data/model/block_inp.toml")) as f:
+        text = f.read()
+    text += ('\n[explicit]\nduration = 2e-6\n\n[[source]]\nposition = [0.0, 0.0, 0.0]\n'
+             'direction = [0.0, 0.0, 1.0]\nsignal = { kind = "tabulated", file = "sig.h5.partial" }\n')
+    mesh_model = os.path.join(work, "mesh.toml")
+    with open(mesh_model, "w") as f:
+        f.write(text)
+    bem_model = os.path.join(work, "cavity.toml")
+    shutil.copy(os.path.join(ROOT, "tests/data/cli/bem_open_cavity.toml"), bem_model)
+    shutil.copy(os.path.join(ROOT, "tests/data/cli/bem_patch.msh"), os.path.join(work, "bem_patch.msh"))
+    cases = [
+        (run_args(model, model), model),
+        (run_args(model, os.path.join(work, "sub", "..", "same.toml")), model),
+        (run_args(model, os.path.join(work, "alias.h5")), model),
+        (run_args(mesh_model, os.path.join(work, "block.inp")), os.path.join(work, "block.inp")),
+        (run_args(mesh_model, os.path.join(work, "sig.h5")), os.path.join(work, "sig.h5.partial")),
+        (["static", model, "-o", model, "--backend", "serial"], model),
+        (["bem", bem_model, "-o", bem_model, "--backend", "serial"], bem_model),
+        (["bem", bem_model, "-o", os.path.join(work, "bem_patch.msh"), "--backend", "serial"],
+         os.path.join(work, "bem_patch.msh")),
+        (["bem", bem_model, "-o", os.path.join(work, "b.h5"), "--csv", bem_model, "--backend", "serial"], bem_model),
+    ]
+    for args, input_file in cases:
+        before = digest(input_file)
+        rc, text = tremor(args)
+        where = " ".join(os.path.relpath(a, work) if a.startswith(work) else a for a in args)
+        check(rc == 1 and "refusing to write" in text and os.path.basename(input_file) in text,
+              f"{where}: not refused naming the input: {rc}: {text}")
+        check("pre-flight" not in text and "summary" not in text, f"{where}: refused only after the work: {text}")
+        check(digest(input_file) == before, f"{where}: the input {input_file} changed")
+    leftovers = sorted(f for f in os.listdir(work) if f.endswith((".xmf", ".h5")) or f.endswith(".toml.partial"))
+    check(leftovers == ["alias.h5"], f"the refusals left files: {leftovers}")
+
+
+def case_xmf_output(work):
+    """-o naming a .xmf file: its XDMF file would be itself, written over the results; refused."""
+    for args in (run_args(TINY, os.path.join(work, "out.xmf")),
+                 run_args(TINY, os.path.join(work, "out.XMF")),
+                 ["static", CANTILEVER, "-o", os.path.join(work, "out.xmf"), "--backend", "serial"],
+                 ["bem", CAVITY, "-o", os.path.join(work, "out.xmf"), "--backend", "serial"]):
+        rc, text = tremor(args)
+        check(rc == 1 and "XDMF file" in text and "refusing" in text, f"{args[:2]} -o .xmf: {rc}: {text}")
+        check(os.listdir(work) == [], f"{args[:2]} -o .xmf: left {os.listdir(work)}")
+
+
+def case_resume_drops_images(work):
+    """A map made of an interrupted run's file covers only its first part: --resume removes
+    /images (and says so), so the finished file holds none made of partial histories."""
+    out = os.path.join(work, "r.h5")
+    options = ["--duration", "2e-5", "--checkpoint-every", "100"]
+    rc, text = tremor(run_args(TINY, out, *options, "--stop-at-step", "150"))
+    check(rc == 130 and status_of(out) == "incomplete", f"the interrupted run: {rc}: {text}")
+    with h5py.File(out, "r+") as f:  # as tremor image leaves it
+        f.create_dataset("images/probe/map", data=np.ones((2, 2)))
+    rc, text = tremor(run_args(TINY, out, *options, "--resume"))
+    check(rc == 0 and status_of(out) == "complete", f"the resumed run: {rc}: {text}")
+    check("/images removed" in text, f"the resumed run does not say it removed /images: {text}")
+    with h5py.File(out, "r") as f:
+        check("images" not in f, "the finished file keeps the maps of the partial run")
+
+
 CASES = {name[5:]: f for name, f in globals().items() if name.startswith("case_")}
 
 if __name__ == "__main__":

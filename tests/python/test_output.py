@@ -162,5 +162,32 @@ def test_refusals(tmp_path):
     assert not (tmp_path / "refused.h5").exists() and not (tmp_path / "refused.h5.partial").exists()
 
 
+
+def test_outputs_that_would_lose_files(tmp_path):
+    """The checks of the record layer, shared with the command line: an output that is the model
+    file or whose XDMF file would be itself is refused, and a model refused after its output was
+    claimed (a receiver grid off the plate) leaves an earlier result as it was."""
+    model_file = tmp_path / "same.toml"
+    model_file.write_bytes(open(os.path.join(DATA, "tiny.toml"), "rb").read())
+    model = tremor.Model.load(str(model_file))
+    with pytest.raises(tremor.Error, match="an input of this run"):
+        tremor.run(model, backend="serial", output=model_file)
+    assert model_file.read_bytes() == open(os.path.join(DATA, "tiny.toml"), "rb").read()
+    with pytest.raises(tremor.Error, match="XDMF file"):
+        tremor.run(model, backend="serial", output=tmp_path / "out.xmf")
+    assert not (tmp_path / "out.xmf").exists()
+
+    plate = open(os.path.join(DATA, "tiny_plate.toml")).read()
+    grid = '\n[[receiver]]\nname = "area"\ngrid = {{ min = [{0}, {0}], max = [{1}, {1}], count = [3, 3], surface = "zmax" }}\n'
+    on, off = tmp_path / "on.toml", tmp_path / "off.toml"
+    on.write_text(plate + grid.format(-0.002, 0.0))
+    off.write_text(plate + grid.format(0.5, 0.502))
+    output = tmp_path / "out.h5"
+    assert tremor.run(tremor.Model.load(str(on)), backend="serial", output=output).status == "complete"
+    earlier = output.read_bytes()
+    with pytest.raises(tremor.Error, match="not over surface"):
+        tremor.run(tremor.Model.load(str(off)), backend="serial", output=output)
+    assert output.read_bytes() == earlier and not (tmp_path / "out.h5.partial").exists()
+
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-v"]))

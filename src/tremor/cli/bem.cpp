@@ -29,6 +29,7 @@
 #include "tremor/core/format.hpp"
 #include "tremor/cli/git_commit.hpp"
 #include "tremor/record/bem_run.hpp"
+#include "tremor/record/explicit_run.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/io/bem_model_file.hpp"
@@ -221,15 +222,26 @@ class BemConsole final : public bem::Observer {
   const BemProblem& problem_;
 };
 
-void bem_command(BemArgs& args) {
-  const auto started = Clock::now();
-  catch_stop_signals();
-  // The outputs are checked and the result file claimed before any work: a device, a link, a
-  // missing folder or a second writer is refused now, not after the solve.
-  const std::filesystem::path output = output_path(args.output, args.model);
-  if (!args.csv.empty()) io::check_output_path(args.csv, "CSV file");
-  io::OutputClaim claim = io::claim_result_file(output, false);
+// The run and its files, `output` claimed. `output_is_input`: set when the output is refused for
+// naming one of the model's files.
+void solve_and_write(BemArgs& args, const std::filesystem::path& output, io::OutputClaim claim,
+                     const Clock::time_point started, bool& output_is_input) {
   const BemProblem problem = io::read_bem_model_file(args.model);
+  // Nothing the run reads may be written over: the model file, its surface mesh.
+  std::vector<std::filesystem::path> inputs = record::bem_inputs(problem);
+  output_is_input = true;
+  record::refuse_output_over_inputs(output, inputs);
+  output_is_input = false;
+  if (!args.csv.empty()) {
+    std::filesystem::path partial = output;
+    partial += ".partial";
+    for (const std::filesystem::path& other : {output, partial, io::result_xdmf_path(output)})
+      inputs.push_back(other);
+    for (const std::filesystem::path& other : inputs)
+      if (io::same_file(args.csv, other))
+        throw Error(str(args.csv, ": refusing to write the CSV file there: it is ", other.string(),
+                        ", which this run reads or writes; choose another name"));
+  }
   bem::RunOptions options;
   options.backend = args.backend;
   options.free_term = args.free_term;
@@ -246,6 +258,11 @@ void bem_command(BemArgs& args) {
   io::ResultFile& file = recording.file();
   const std::size_t n_solved = recording.solved().size();
   const std::string status = recording.finish(run);
+  if (!recording.note().empty()) {  // failed before its first frequency: nothing written
+    std::fprintf(stderr, "error: %s\n%s\n", status.substr(std::string("failed: ").size()).c_str(),
+                 recording.note().c_str());
+    throw ExitStatus{1};
+  }
   if (run.status == bem::RunStatus::Stopped) {
     std::fprintf(stderr, "interrupted by %s after %zu of %zu frequencies; %s holds them (status incomplete)\n",
                  stop_signal_name(), n_solved, problem.frequencies.size(), file.path().string().c_str());
@@ -270,6 +287,28 @@ void bem_command(BemArgs& args) {
               file.xdmf_path().string().c_str(),
               seconds_since(started));
   std::fflush(stdout);
+}
+
+void bem_command(BemArgs& args) {
+  const auto started = Clock::now();
+  catch_stop_signals();
+  // The outputs are checked and the result file claimed before any work: a device, a link, a
+  // missing folder or a second writer is refused now, not after the solve.
+  const std::filesystem::path output = output_path(args.output, args.model);
+  if (!args.csv.empty()) io::check_output_path(args.csv, "CSV file");
+  const record::EarlierResult earlier(output);
+  io::OutputClaim claim = io::claim_result_file(output, false);
+  bool output_is_input = false;
+  try {
+    solve_and_write(args, output, std::move(claim), started, output_is_input);
+  } catch (const ExitStatus&) {
+    throw;
+  } catch (...) {
+    // Refused, or failed before anything was written: an earlier result there stays as it was.
+    const std::string kept = output_is_input ? std::string() : earlier.kept();
+    if (!kept.empty()) std::fprintf(stderr, "%s\n", kept.c_str());
+    throw;
+  }
 }
 
 }  // namespace

@@ -353,9 +353,12 @@ std::vector<parallel::Communicator> gpu_threads(const RunArgs& args, const paral
   return parallel::Communicator::threads(args.gpus, "GPU");
 }
 
-void run_command(const RunArgs& args) {
-  const parallel::Communicator& world = parallel::Communicator::world();
-  if (!world.root()) return run_on_worker(args, world);
+// How far the first process got with the output, for what a failure says about it.
+enum class OutputStage { None, Claimed, Recording };
+
+// The first process of a run (or the only one).
+void run_on_root(const RunArgs& args, const parallel::Communicator& world, const std::filesystem::path& output,
+                 OutputStage& stage) {
   const auto command_started = Clock::now();
   catch_stop_signals();
   // The output claimed before any work and before anything else touches files: an output that
@@ -363,7 +366,6 @@ void run_command(const RunArgs& args) {
   // this run's checkpoint or truncates its file.
   // Over several processes, every one takes part in one agreement on the start (ex::agree): a
   // failure on any, up to the pre-flight, stops all of them with its message.
-  const std::filesystem::path output = output_path(args.output, args.model);
   io::OutputClaim claim;
   Model model;
   ex::RunOptions options;
@@ -372,7 +374,16 @@ void run_command(const RunArgs& args) {
   try {
     gpus = gpu_threads(args, world);
     claim = io::claim_result_file(output, args.resume);
+    stage = OutputStage::Claimed;
     model = io::load_model(args.model, args.order);
+    // Nothing the run reads may be written over: the model, its mesh and signal files, the
+    // block and decomposition files.
+    std::vector<std::filesystem::path> inputs = record::model_inputs(model);
+    for (const std::string& file : {args.blocks, args.decomposition})
+      if (!file.empty()) inputs.emplace_back(file);
+    stage = OutputStage::None;  // refused here, the file there is an input, not a result to speak of
+    record::refuse_output_over_inputs(output, inputs);
+    stage = OutputStage::Claimed;
     model_seconds = seconds_since(command_started);
     options = run_options(args, gpus.empty() ? world : gpus.front());
   } catch (...) {
@@ -459,6 +470,11 @@ void run_command(const RunArgs& args) {
   Progress progress;
   Console console(model, progress, args.resume ? resumed.step : 0, args.stop_at_step, args.stop_in_shot);
   record::Recording recording(model, preflight, std::move(settings), &console);
+  stage = OutputStage::Recording;
+  if (recording.dropped_images())
+    std::printf("  images          /images removed: tremor image made them of the interrupted run's partial "
+                "histories; image the finished file again\n");
+  std::fflush(stdout);
   ex::SolverState state;
   if (args.resume) {
     state = solver_state(std::move(resumed));
@@ -478,6 +494,7 @@ void run_command(const RunArgs& args) {
   } catch (const std::exception&) {
     log::set_quiet(false);
     progress.end();
+    if (!recording.note().empty()) std::fprintf(stderr, "%s\n", recording.note().c_str());
     if (recording.checkpoint_step() >= 0)
       std::fprintf(stderr, "%s holds the state at step %s: once the cause is fixed, continue the run with --resume\n",
                    checkpoint_file.string().c_str(), group_digits(recording.checkpoint_step()).c_str());
@@ -534,6 +551,27 @@ void run_command(const RunArgs& args) {
   if (run.status == ex::RunStatus::NonFinite) {
     std::fprintf(stderr, "error: %s\n", run.message.c_str());
     throw ExitStatus{1};
+  }
+}
+
+void run_command(const RunArgs& args) {
+  const parallel::Communicator& world = parallel::Communicator::world();
+  if (!world.root()) return run_on_worker(args, world);
+  const std::filesystem::path output = output_path(args.output, args.model);
+  const record::EarlierResult earlier(output);
+  OutputStage stage = OutputStage::None;
+  try {
+    run_on_root(args, world, output, stage);
+  } catch (const ExitStatus&) {
+    throw;
+  } catch (...) {
+    // Refused or failed before its time loop: an earlier result there stays, and is said to
+    // (a Recording says what became of its file itself).
+    if (stage == OutputStage::Claimed) {
+      const std::string kept = earlier.kept();
+      if (!kept.empty()) std::fprintf(stderr, "%s\n", kept.c_str());
+    }
+    throw;
   }
 }
 

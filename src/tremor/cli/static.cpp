@@ -67,17 +67,16 @@ std::pair<double, Index> largest(const std::vector<double>& values, int width) {
   return best;
 }
 
-void static_command(StaticArgs& args) {
-  if (args.tolerance_option->count() > 0) args.options.tolerance = args.tolerance;
-  if (args.iterations_option->count() > 0) args.options.max_iterations = args.max_iterations;
-  // Claimed before any work: an output that cannot be written (a missing folder, a device, a
-  // second writer) is refused at once. The file is created after the solve: a model the solver
-  // refuses leaves no file, as with tremor run.
-  const std::filesystem::path output = output_path(args.output, args.model);
-  io::OutputClaim claim = io::claim_result_file(output, false);
+// The solve and its result file, `output` claimed. `output_is_input`: set when the output is
+// refused for naming one of the model's files.
+void solve_and_write(StaticArgs& args, const std::filesystem::path& output, io::OutputClaim claim,
+                     bool& output_is_input) {
   catch_stop_signals();
   args.options.stop_requested = [] { return stop_signal() != 0; };
   const Model model = io::load_model(args.model, args.order);
+  output_is_input = true;
+  record::refuse_output_over_inputs(output, record::model_inputs(model));
+  output_is_input = false;
   const StaticSettings settings = st::resolve_settings(model, args.options);
   const Mesh& mesh = model.mesh;
   const int dim = mesh.dim();
@@ -131,6 +130,27 @@ void static_command(StaticArgs& args) {
     std::fprintf(stderr, "error: %s\n%s holds the last iterate (status failed)\n", result.cg.report.c_str(),
                  file.path.string().c_str());
     throw ExitStatus{1};
+  }
+}
+
+void static_command(StaticArgs& args) {
+  if (args.tolerance_option->count() > 0) args.options.tolerance = args.tolerance;
+  if (args.iterations_option->count() > 0) args.options.max_iterations = args.max_iterations;
+  // Claimed before any work: an output that cannot be written (a missing folder, a device, a
+  // second writer) is refused at once. The file is created after the solve: a model the solver
+  // refuses leaves no file, as with tremor run, and an earlier result there stays as it was.
+  const std::filesystem::path output = output_path(args.output, args.model);
+  const record::EarlierResult earlier(output);
+  io::OutputClaim claim = io::claim_result_file(output, false);
+  bool output_is_input = false;
+  try {
+    solve_and_write(args, output, std::move(claim), output_is_input);
+  } catch (const ExitStatus&) {
+    throw;
+  } catch (...) {
+    const std::string kept = output_is_input ? std::string() : earlier.kept();
+    if (!kept.empty()) std::fprintf(stderr, "%s\n", kept.c_str());
+    throw;
   }
 }
 

@@ -82,6 +82,18 @@ void check_output_path(const fs::path& path, const char* what) {
                     fs::exists(folder, error) ? " is not a folder" : " does not exist"));
 }
 
+bool same_file(const fs::path& a, const fs::path& b) {
+  struct stat first {}, second {};
+  const bool a_exists = ::stat(a.c_str(), &first) == 0;
+  const bool b_exists = ::stat(b.c_str(), &second) == 0;
+  if (a_exists && b_exists) return first.st_dev == second.st_dev && first.st_ino == second.st_ino;
+  // Not both there yet (two outputs, say): one file once created when the names resolve alike.
+  std::error_code error_a, error_b;
+  const fs::path canonical_a = fs::weakly_canonical(a, error_a);
+  const fs::path canonical_b = fs::weakly_canonical(b, error_b);
+  return !error_a && !error_b && canonical_a == canonical_b;
+}
+
 OutputClaim::OutputClaim(OutputClaim&& other) noexcept
     : fd_(other.fd_), created_(other.created_), file_(std::move(other.file_)) {
   other.fd_ = -1;

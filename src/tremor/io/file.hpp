@@ -26,6 +26,11 @@ void sync_file(const std::filesystem::path& path);
 // output in messages ("result file").
 void check_output_path(const std::filesystem::path& path, const char* what);
 
+// Whether `a` and `b` name one file: the same device and inode when both exist (however spelled,
+// through links or hard links); otherwise whether they would be one file once created (the same
+// path after std::filesystem::weakly_canonical: two outputs spelled differently).
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
+
 // An exclusive lock on the file an output is written into before it gets its own name, taken
 // before anything there is truncated, so a second writer of the same output is refused and the
 // first one's file stays whole. flock(2) on a descriptor held for the claim's life: the lock

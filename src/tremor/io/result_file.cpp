@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -209,6 +210,12 @@ struct ResultFile::Impl {
   void write_bem_frequency(const BemFrequencyFields& fields);
   void write_bem_xdmf(const fs::path& xdmf) const;
   void finish(const std::string& status);
+  // finish() up to the rename: the status written, the file flushed, closed and cut to its size.
+  void close_whole(const std::string& status);
+  std::string abandon();
+  bool reopened = false;            // by reopen(): a resumed run's file
+  bool reopened_from_final = false;  // reopen() renamed `path` to `.partial` (an interrupted run's)
+  bool images_dropped = false;       // reopen() removed /images
   bool has_static = false;
   int n_voigt = 6;
 
@@ -782,12 +789,7 @@ void ResultFile::Impl::stop_writing(const std::string& why) {
                   ", status \"incomplete\"; what was computed after that is not in it"));
 }
 
-void ResultFile::Impl::finish(const std::string& status) {
-  if (finished) return;
-  if (status != "complete" && status != "incomplete" && status.rfind("failed: ", 0) != 0)
-    throw Error(str(path.string(), ": result status '", status,
-                    "' must be \"complete\", \"incomplete\" or \"failed: <why>\""));
-  if (!broken.empty()) return;  // the failure was reported when it happened; the file stays partial
+void ResultFile::Impl::close_whole(const std::string& status) {
   writing([&] {
     write_metadata(status);
     // The close is checked before the rename: only a file closed whole gets the final name.
@@ -799,6 +801,15 @@ void ResultFile::Impl::finish(const std::string& status) {
   finished = true;  // whatever happens next, the HDF5 file is closed (or unusable)
   h5::check(handle.reset(), file, "cannot close the result file (disk full?)");
   claim.truncate(size);  // the space flush_file() reserved beyond the end HDF5 knows
+}
+
+void ResultFile::Impl::finish(const std::string& status) {
+  if (finished) return;
+  if (status != "complete" && status != "incomplete" && status.rfind("failed: ", 0) != 0)
+    throw Error(str(path.string(), ": result status '", status,
+                    "' must be \"complete\", \"incomplete\" or \"failed: <why>\""));
+  if (!broken.empty()) return;  // the failure was reported when it happened; the file stays partial
+  close_whole(status);
   std::error_code error;
   fs::rename(partial, path, error);
   if (error)
@@ -806,8 +817,7 @@ void ResultFile::Impl::finish(const std::string& status) {
                     "); the results are in ", partial.string()));
   sync_file(path.has_parent_path() ? path.parent_path() : fs::path("."));
   claim = OutputClaim();  // finished: readers may open it now
-  fs::path xdmf = path;
-  xdmf.replace_extension(".xmf");
+  const fs::path xdmf = result_xdmf_path(path);
   std::vector<XdmfField> fields;
   if (!snapshot_times.empty()) {
     const auto paths = [&](const char* field) {
@@ -838,6 +848,45 @@ void ResultFile::Impl::finish(const std::string& status) {
   }
   write_xdmf(xdmf, path.filename().string(), snapshot_times.empty() ? full_mesh : snapshot_mesh, snapshot_times,
              fields);
+}
+
+std::string ResultFile::Impl::abandon() {
+  if (finished) return {};
+  std::error_code error;
+  if (!reopened) {
+    // Nothing of this run's is worth keeping: the file goes, and `path` was never touched.
+    finished = true;
+    close_objects();
+    handle.reset();
+    h5::error_stack();
+    fs::remove(partial, error);  // still locked by the claim: no other writer has it
+    claim = OutputClaim();
+    if (fs::exists(fs::symlink_status(path, error)))
+      return str(path.string(), " is kept as it was: this run wrote nothing to it");
+    return str("no result file was written to ", path.string());
+  }
+  // A resumed run's file: as the interrupted run left it (status incomplete, the checkpoint's
+  // counts), under the name it had.
+  try {
+    close_whole("incomplete");
+  } catch (const std::exception& failure) {
+    finished = true;
+    claim = OutputClaim();
+    return str(failure.what(), "; ", partial.string(), " holds what its last flush wrote");
+  }
+  fs::path holder = partial;
+  if (reopened_from_final) {
+    fs::rename(partial, path, error);
+    if (error) {
+      claim = OutputClaim();
+      return str("cannot rename ", partial.string(), " back to ", path.string(), " (", error.message(),
+                 "): the results are in ", partial.string());
+    }
+    holder = path;
+  }
+  claim = OutputClaim();
+  return str(holder.string(), " holds what it held (status incomplete, up to step ", metadata.step_count,
+             "); --resume continues it");
 }
 
 ResultFile::ResultFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -903,11 +952,22 @@ std::unique_ptr<ResultFile::Impl> prepare(const fs::path& path, const Model& mod
 
 }  // namespace
 
-OutputClaim claim_result_file(const fs::path& path, bool continuing) {
-  check_output_path(path, "result file");
+fs::path result_xdmf_path(const fs::path& path) {
   fs::path xdmf = path;
   xdmf.replace_extension(".xmf");
-  if (xdmf != path) check_output_path(xdmf, "XDMF file");
+  return xdmf;
+}
+
+OutputClaim claim_result_file(const fs::path& path, bool continuing) {
+  check_output_path(path, "result file");
+  const fs::path xdmf = result_xdmf_path(path);
+  std::string extension = path.extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (extension == ".xmf" || same_file(xdmf, path))
+    throw Error(str(path.string(), ": refusing to write the result file there: the XDMF file written beside it, ",
+                    xdmf.string(), ", would be this same file and replace the results; name the result file "
+                    "with another extension (", fs::path(path).replace_extension(".h5").string(), ")"));
+  check_output_path(xdmf, "XDMF file");
   fs::path partial = path;
   partial += ".partial";
   std::error_code error;
@@ -967,6 +1027,7 @@ ResultFile ResultFile::reopen(const fs::path& path, const Model& model, const Ru
   auto impl = prepare(path, model, metadata, snapshots);
   impl->claim = claim.held() ? std::move(claim) : claim_result_file(path, true);
   impl->claim.keep();
+  impl->reopened = true;
   const std::string& file = impl->file;
   {
     // The XDMF file describes the mesh and the snapshot subset as create() wrote them: running
@@ -1000,6 +1061,7 @@ ResultFile ResultFile::reopen(const fs::path& path, const Model& model, const Ru
     if (error)
       throw Error(str(path.string(), ": cannot rename it to ", impl->partial.string(), " (", error.message(), ")"));
     renamed = true;
+    impl->reopened_from_final = true;
   }
   try {
     Handle access = h5::writer_access(file);
@@ -1012,6 +1074,12 @@ ResultFile ResultFile::reopen(const fs::path& path, const Model& model, const Ru
     impl->reopen_histories(history_samples);
     impl->reopen_snapshots(n_snapshots);
     impl->truncate_to_checkpoint();
+    // Maps tremor image made of the interrupted run's file cover only the part it had: the
+    // finished file must not hold them (imaging them again is cheap).
+    if (H5Lexists(impl->handle.get(), "images", H5P_DEFAULT) > 0) {
+      h5::check(H5Ldelete(impl->handle.get(), "images", H5P_DEFAULT), file, "cannot remove /images");
+      impl->images_dropped = true;
+    }
     impl->write_metadata("incomplete");
     impl->flush_file();
   } catch (...) {
@@ -1396,12 +1464,10 @@ void ResultFile::finish(const std::string& status, std::int64_t step_count, doub
 
 const fs::path& ResultFile::path() const { return impl().path; }
 const fs::path& ResultFile::partial_path() const { return impl().partial; }
-fs::path ResultFile::xdmf_path() const {
-  fs::path xdmf = impl().path;
-  xdmf.replace_extension(".xmf");
-  return xdmf;
-}
+fs::path ResultFile::xdmf_path() const { return result_xdmf_path(impl().path); }
 bool ResultFile::finished() const { return impl().finished; }
+bool ResultFile::dropped_images() const { return impl().images_dropped; }
+std::string ResultFile::abandon() { return impl_ ? impl_->abandon() : std::string(); }
 bool ResultFile::stopped_writing() const { return !impl().broken.empty(); }
 
 }  // namespace tremor::io

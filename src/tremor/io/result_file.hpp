@@ -121,10 +121,15 @@ struct SnapshotOptions {
   bool velocity = false;     // velocity field, passed to write_snapshot
 };
 
+// The XDMF file written beside a result file at `path`: `<stem>.xmf`.
+std::filesystem::path result_xdmf_path(const std::filesystem::path& path);
+
 // Checks the output rules (io/file.hpp) for a result file at `path` and its XDMF file, and locks
 // the file it will be written into: `<path>.partial`, created empty when absent; when
 // `continuing` an interrupted run, the existing `<path>.partial`, else `<path>` itself (reopen()
-// renames it). Lets a command refuse a second writer before any work.
+// renames it). Lets a command refuse a second writer before any work. A `path` whose XDMF file
+// would be itself (a name ending in .xmf, in any case) is refused: the XDMF file would replace
+// the results.
 OutputClaim claim_result_file(const std::filesystem::path& path, bool continuing);
 
 class ResultFile {
@@ -143,6 +148,8 @@ class ResultFile {
   // `n_snapshots`, and goes on as create() would have. The metadata's `created` and title stay;
   // the rest is `metadata`'s. Throws naming the file when it is missing, holds fewer samples or
   // snapshots than asked for, or holds other histories or snapshot fields than the run's.
+  // /images (maps tremor image made of the interrupted run's partial histories) is removed:
+  // dropped_images() says so.
   static ResultFile reopen(const std::filesystem::path& path, const Model& model, const RunMetadata& metadata,
                            const SnapshotOptions& snapshots,
                            const std::map<std::string, std::int64_t>& history_samples, std::int64_t n_snapshots,
@@ -216,10 +223,19 @@ class ResultFile {
   void finish(const std::string& status);
   void finish(const std::string& status, std::int64_t step_count, double wall_time);
 
+  // Gives the file up before the run it records computed anything (its set-up failed), so that
+  // the output path keeps what it held: a created file is closed and removed, leaving `<path>`
+  // of an earlier run as it was; a reopened one (a resumed run) is closed with the status
+  // "incomplete" and the progress set_progress() gave, under the name it had before reopen().
+  // Returns a line saying what the output path holds now (empty when the file was finished
+  // already or writing had stopped, which reported it). Never throws.
+  std::string abandon();
+
   const std::filesystem::path& path() const;          // final path
   const std::filesystem::path& partial_path() const;  // where it is written until finish()
   std::filesystem::path xdmf_path() const;            // `<stem>.xmf` beside path()
   bool finished() const;
+  bool dropped_images() const;  // reopen() removed /images
   // A write failed and writing stopped: the file stays partial_path() (see stop_writing).
   bool stopped_writing() const;
 

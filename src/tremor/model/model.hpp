@@ -70,6 +70,9 @@ struct Model {
   // .inp, a .msh) or generated. mesh_source() is what messages about elements name.
   std::string mesh_file;
   const std::string& mesh_source() const { return mesh_file.empty() ? source : mesh_file; }
+  // The files it was read from besides `source` (a model file's mesh, signal, depth-map and block
+  // files, as resolved against its folder), so that no output is written over one of them.
+  std::vector<std::string> inputs;
   std::string title;
   Mesh mesh;
   std::vector<Material> materials;

@@ -8,6 +8,13 @@
 
 namespace tremor::record {
 
+std::vector<std::filesystem::path> bem_inputs(const BemProblem& problem) {
+  std::vector<std::filesystem::path> inputs;
+  if (!problem.source.empty()) inputs.emplace_back(problem.source);
+  if (problem.mesh.kind == BemMeshKind::File && !problem.mesh.path.empty()) inputs.emplace_back(problem.mesh.path);
+  return inputs;
+}
+
 BemRecording::BemRecording(const BemProblem& problem, std::string model_path, std::string git_commit,
                            std::filesystem::path output, io::OutputClaim claim, bem::Observer* next)
     : problem_(problem),
@@ -16,6 +23,10 @@ BemRecording::BemRecording(const BemProblem& problem, std::string model_path, st
       output_(std::move(output)),
       claim_(std::move(claim)),
       next_(next) {}
+
+BemRecording::~BemRecording() {
+  if (file_ && !file_->finished() && solved_.empty()) file_->abandon();
+}
 
 void BemRecording::on_start(const bem::Plan& plan) {
   Model model;
@@ -29,6 +40,9 @@ void BemRecording::on_start(const bem::Plan& plan) {
   metadata.backend = std::string(to_string(plan.exec.backend()));
   metadata.precision = "double";
   metadata.solver = "bem";
+  std::vector<std::filesystem::path> inputs = bem_inputs(problem_);
+  inputs.emplace_back(model_path_);
+  refuse_output_over_inputs(output_, inputs);
   file_.emplace(io::ResultFile::create(output_, model, metadata, {}, std::move(claim_)));
 
   const std::vector<Label> labels(plan.mesh.element_labels.begin(), plan.mesh.element_labels.end());
@@ -92,6 +106,10 @@ std::string BemRecording::finish(const bem::RunResult& run) {
     status = str("failed: ", n_solved < problem_.frequencies.size()
                                  ? str("at ", number(problem_.frequencies[n_solved]), " Hz: ", run.message)
                                  : run.message);
+  if (run.status == bem::RunStatus::Failed && n_solved == 0) {
+    note_ = file_->abandon();
+    return status;
+  }
   file_->finish(status, static_cast<std::int64_t>(n_solved), solve_wall_);
   return status;
 }

@@ -9,9 +9,12 @@
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include <sys/stat.h>
 
 #include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
@@ -202,8 +205,12 @@ class ResultWriter final : public ex::Observer {
 
   void on_start(const ex::Preflight& preflight) override {
     started_ = last_flush_ = Clock::now();
+    loop_started_ = true;
     if (next_) next_->on_start(preflight);
   }
+
+  // The time loop began (on_start): the set-up is over and the file holds the run.
+  bool loop_started() const { return loop_started_; }
 
   void on_shot(std::size_t index, bool resumed) override {
     {
@@ -326,6 +333,7 @@ class ResultWriter final : public ex::Observer {
   double flush_seconds_;
   CheckpointPlan checkpoints_;
   long long checkpoint_step_ = -1;
+  bool loop_started_ = false;
   std::map<std::string, std::size_t> written_;
   std::map<std::string, const ex::History*> seen_;
   Clock::time_point started_ = Clock::now(), last_flush_ = Clock::now();
@@ -360,6 +368,60 @@ std::string model_file_hash(const std::filesystem::path& path, const Model& mode
   std::ifstream in(path, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   return model_hash(bytes, model);
+}
+
+std::vector<std::filesystem::path> model_inputs(const Model& model) {
+  std::vector<std::filesystem::path> inputs;
+  if (!model.source.empty()) inputs.emplace_back(model.source);
+  for (const std::string& input : model.inputs) inputs.emplace_back(input);
+  return inputs;
+}
+
+void refuse_output_over_inputs(const std::filesystem::path& output, std::span<const std::filesystem::path> inputs) {
+  std::filesystem::path partial = output;
+  partial += ".partial";
+  const std::pair<std::filesystem::path, const char*> written[] = {{output, ""},
+                                                                   {partial, "its temporary file "},
+                                                                   {io::result_xdmf_path(output), "its XDMF file "},
+                                                                   {checkpoint_path(output), "its checkpoint "}};
+  for (const auto& [file, role] : written)
+    for (const std::filesystem::path& input : inputs)
+      if (io::same_file(file, input))
+        throw Error(str(output.string(), ": refusing to write the result file there: ",
+                        file == output ? std::string("it") : str(role, file.string()), " is ", input.string(),
+                        ", an input of this run, which would be overwritten; choose another output"));
+}
+
+namespace {
+
+// lstat of a regular file: device, inode, size, modification time (ns); false when not one.
+bool identity_of(const std::filesystem::path& path, unsigned long long (&ids)[3], long long& modified_ns) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return false;
+  ids[0] = static_cast<unsigned long long>(info.st_dev);
+  ids[1] = static_cast<unsigned long long>(info.st_ino);
+  ids[2] = static_cast<unsigned long long>(info.st_size);
+  modified_ns = static_cast<long long>(info.st_mtim.tv_sec) * 1000000000LL + info.st_mtim.tv_nsec;
+  return true;
+}
+
+}  // namespace
+
+EarlierResult::EarlierResult(std::filesystem::path output) : output_(std::move(output)) {
+  unsigned long long ids[3] = {};
+  present_ = identity_of(output_, ids, modified_ns_);
+  device_ = ids[0];
+  inode_ = ids[1];
+  size_ = ids[2];
+}
+
+std::string EarlierResult::kept() const {
+  unsigned long long ids[3] = {};
+  long long modified_ns = 0;
+  if (!present_ || !identity_of(output_, ids, modified_ns) || ids[0] != device_ || ids[1] != inode_ ||
+      ids[2] != size_ || modified_ns != modified_ns_)
+    return {};
+  return str(output_.string(), " is kept as it was: this run wrote nothing to it");
 }
 
 std::filesystem::path checkpoint_path(const std::filesystem::path& result) {
@@ -398,22 +460,58 @@ io::SnapshotOptions snapshot_options(const Model& model, const ex::Preflight& pr
   return options;
 }
 
+namespace {
+
+// The result file of a recording: created, or reopened for a run resumed; refused first when it
+// would be written over one of the model's inputs.
+io::ResultFile open_result(const Model& model, RecordSettings& settings) {
+  const std::vector<std::filesystem::path> inputs = model_inputs(model);
+  refuse_output_over_inputs(settings.output, inputs);
+  if (settings.resumed)
+    return io::ResultFile::reopen(settings.output, model, settings.metadata, settings.snapshots,
+                                  settings.resumed->history_samples, settings.resumed->n_snapshots,
+                                  std::move(settings.claim));
+  return io::ResultFile::create(settings.output, model, settings.metadata, settings.snapshots,
+                                std::move(settings.claim));
+}
+
+}  // namespace
+
 struct Recording::Impl {
+  // The histories first: a receiver the model cannot place refuses it before the file exists.
   Impl(const Model& model, const ex::Preflight& preflight, RecordSettings s, ex::Observer* next)
       : settings(std::move(s)),
-        file(settings.resumed ? io::ResultFile::reopen(settings.output, model, settings.metadata, settings.snapshots,
-                                                       settings.resumed->history_samples,
-                                                       settings.resumed->n_snapshots, std::move(settings.claim))
-                              : io::ResultFile::create(settings.output, model, settings.metadata, settings.snapshots,
-                                                       std::move(settings.claim))),
-        writer(file, model, ex::make_histories(model, preflight.dt), settings.resumed != nullptr, next,
-               settings.flush_seconds, settings.checkpoints, settings.resumed ? settings.resumed->step : 0) {
+        first_step(settings.resumed ? settings.resumed->step : 0),
+        declared(ex::make_histories(model, preflight.dt)),
+        file(open_result(model, settings)) {
+    try {
+      writer.emplace(file, model, std::move(declared), settings.resumed != nullptr, next, settings.flush_seconds,
+                     settings.checkpoints, first_step);
+    } catch (...) {
+      give_up();
+      throw;
+    }
     settings.resumed = nullptr;  // read; not kept
   }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  ~Impl() {
+    if (!file.finished() && !writer->loop_started()) give_up();
+  }
+
+  // Before the time loop: the output path keeps what it held (io::ResultFile::abandon).
+  void give_up() {
+    file.set_progress(first_step, settings.checkpoints.wall_before);
+    note = file.abandon();
+  }
+
   RecordSettings settings;
+  long long first_step = 0;  // a resumed run's checkpoint step
+  std::vector<ex::History> declared;
   io::ResultFile file;
-  ResultWriter writer;
+  std::optional<ResultWriter> writer;
   std::string status;
+  std::string note;
 };
 
 Recording::Recording(const Model& model, const ex::Preflight& preflight, RecordSettings settings, ex::Observer* next)
@@ -424,28 +522,35 @@ Recording::~Recording() = default;
 
 ex::ExplicitRun Recording::run(const std::function<ex::ExplicitRun(ex::Observer*)>& step) {
   Impl& r = *impl_;
+  ResultWriter& writer = *r.writer;
   ex::ExplicitRun run;
   try {
-    run = step(&r.writer);
+    run = step(&writer);
   } catch (const std::exception& e) {
+    if (!writer.loop_started()) {  // the set-up failed: nothing computed to keep
+      r.give_up();
+      throw;
+    }
     // What was sent reaches the file, unless writing is what failed. A file whose writing failed
     // was left as it was (ResultFile::Impl::stop_writing); finish() then does nothing.
     try {
-      r.writer.finish_writing();
+      writer.finish_writing();
     } catch (const std::exception&) {
     }
     r.status = std::string("failed: ") + e.what();
     r.file.finish(r.status);
+    if (!r.file.stopped_writing())
+      r.note = str(r.file.path().string(), " keeps what the run wrote before it failed (status failed)");
     throw;
   }
-  r.writer.append_rest(run.histories);
-  r.writer.finish_writing();
+  writer.append_rest(run.histories);
+  writer.finish_writing();
   switch (run.status) {
     case ex::RunStatus::Completed: r.status = "complete"; break;
     case ex::RunStatus::NonFinite: r.status = "failed: " + run.message; break;
     case ex::RunStatus::Stopped: r.status = "incomplete"; break;
   }
-  r.file.finish(r.status, run.steps, r.writer.wall_time());
+  r.file.finish(r.status, run.steps, writer.wall_time());
   // A complete run needs its checkpoint no more; a stopped or failed one keeps it for --resume.
   std::error_code ignored;
   if (run.status == ex::RunStatus::Completed) std::filesystem::remove(checkpoint_path(r.settings.output), ignored);
@@ -454,6 +559,8 @@ ex::ExplicitRun Recording::run(const std::function<ex::ExplicitRun(ex::Observer*
 
 const std::filesystem::path& Recording::path() const { return impl_->file.path(); }
 const std::string& Recording::status() const { return impl_->status; }
-long long Recording::checkpoint_step() const { return impl_->writer.checkpoint_step(); }
+long long Recording::checkpoint_step() const { return impl_->writer->checkpoint_step(); }
+const std::string& Recording::note() const { return impl_->note; }
+bool Recording::dropped_images() const { return impl_->file.dropped_images(); }
 
 }  // namespace tremor::record

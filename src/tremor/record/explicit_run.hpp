@@ -7,8 +7,10 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tremor/explicit/solver.hpp"
 #include "tremor/io/checkpoint_file.hpp"
@@ -30,6 +32,27 @@ std::filesystem::path checkpoint_path(const std::filesystem::path& result);
 // Refuses a new run to `result` while an interrupted run's checkpoint lies beside it (the new run
 // would orphan it), naming it and how to continue that run (`resume`: "--resume", ...).
 void refuse_over_checkpoint(const std::filesystem::path& result, std::string_view resume);
+
+// Every file `model` was read from: its source and Model::inputs.
+std::vector<std::filesystem::path> model_inputs(const Model& model);
+// Refuses, before any work, a result at `output` of which a file (`output`, `<output>.partial`,
+// its XDMF file, `<output>.checkpoint`) is one of `inputs` (io::same_file: the same file however
+// spelled, or that would be once created), naming both: the run would write over what it reads.
+void refuse_output_over_inputs(const std::filesystem::path& output, std::span<const std::filesystem::path> inputs);
+// The file at a command's output before the command: after a failure, kept() says whether it is
+// still there as it was (the same file, size and modification time), for the user.
+class EarlierResult {
+ public:
+  explicit EarlierResult(std::filesystem::path output);
+  // "OUT is kept as it was: ..." when a regular file was there and still is; else empty.
+  std::string kept() const;
+
+ private:
+  std::filesystem::path output_;
+  bool present_ = false;
+  unsigned long long device_ = 0, inode_ = 0, size_ = 0;
+  long long modified_ns_ = 0;
+};
 
 // The result file's metadata of a run set up by `preflight`.
 io::RunMetadata run_metadata(const explicit_fe::Preflight& preflight, std::string model_path, std::string model_hash,
@@ -61,6 +84,8 @@ class Recording {
   // Creates `settings.output` (or reopens it, for a run resumed) and declares the model's
   // histories in it (a model with shots: each shot's, as it begins). `next` (may be null) gets
   // every event of the run after the file has taken it; its stop_requested stops the run.
+  // The model's receivers are located and its inputs checked (refuse_output_over_inputs) before
+  // the file is created: a model refused there leaves the output path as it was.
   Recording(const Model& model, const explicit_fe::Preflight& preflight, RecordSettings settings, explicit_fe::Observer* next);
   Recording(Recording&&) noexcept;
   Recording& operator=(Recording&&) noexcept;
@@ -68,12 +93,20 @@ class Recording {
 
   // Runs `step` (run_explicit, run_threads or Simulation::run with the observer given to it) and
   // finishes the file with the run's status: "complete", "incomplete" (stopped) or "failed: why"
-  // (a NaN). On an exception, what was sent reaches the file, which is finished as "failed: what",
-  // and the exception goes on. A complete run's checkpoint is deleted; any other keeps it.
+  // (a NaN). On an exception after the time loop started, what was sent reaches the file, which
+  // is finished as "failed: what", and the exception goes on. On one before (the set-up failed:
+  // out of memory, a model refused) the file is given up (io::ResultFile::abandon): the output
+  // path keeps the file an earlier run left there, or a resumed run's file as it was; note() says
+  // which. A complete run's checkpoint is deleted; any other keeps it.
+  // A Recording destroyed before its run started gives its file up the same way.
   explicit_fe::ExplicitRun run(const std::function<explicit_fe::ExplicitRun(explicit_fe::Observer*)>& step);
 
   const std::filesystem::path& path() const;  // the result file's
   const std::string& status() const;          // as finished; empty before
+  // After run() threw: what the output path holds (a line for the user); empty before.
+  const std::string& note() const;
+  // The file was reopened for a resumed run and /images (maps of its partial histories) removed.
+  bool dropped_images() const;
   // The step of the newest checkpoint (written by this run, or resumed from); -1: none.
   long long checkpoint_step() const;
 

@@ -1,6 +1,9 @@
 #include "tremor/record/static_solution.hpp"
 
 #include <utility>
+#include <vector>
+
+#include "tremor/record/explicit_run.hpp"
 
 namespace tremor::record {
 
@@ -9,6 +12,8 @@ WrittenFile write_static_result(const std::filesystem::path& output, io::OutputC
   metadata.backend = result.settings.backend;
   metadata.precision = result.settings.precision;
   metadata.solver = "static";
+  const std::vector<std::filesystem::path> inputs = model_inputs(model);
+  refuse_output_over_inputs(output, inputs);
   io::ResultFile file = io::ResultFile::create(output, model, metadata, {}, std::move(claim));
   io::StaticFields fields;
   fields.displacement = result.displacement;

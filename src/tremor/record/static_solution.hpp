@@ -19,6 +19,8 @@ struct WrittenFile {
 // caller before the solve, so that a model the solver refuses leaves no file), finished as
 // "complete", "incomplete" (the solve was stopped) or "failed: <why>" (not converged: its last
 // iterate). `metadata` gives the build and the model's path and hash; the rest is the solve's.
+// Refused, writing nothing, when the file would be written over one of the model's inputs
+// (refuse_output_over_inputs).
 WrittenFile write_static_result(const std::filesystem::path& output, io::OutputClaim claim, const Model& model,
                                 io::RunMetadata metadata, const static_fe::StaticResult& result);
 

@@ -104,7 +104,7 @@ void print_preflight(const std::string& model_path, const Model& model, const ex
   if (p.processes > 1)
     std::printf("  memory          %sB (estimate), about %sB on each of the %d %s\n",
                 si(static_cast<double>(p.memory_bytes)).c_str(),
-                si(static_cast<double>(p.memory_bytes) / p.processes).c_str(), p.processes,
+                si(static_cast<double>(p.process_memory_bytes)).c_str(), p.processes,
                 p.threaded                     ? "GPUs"
                 : p.backend == Backend::Cuda ? "processes' GPUs"
                                              : "processes' backends");
@@ -528,9 +528,14 @@ void run_on_root(const RunArgs& args, const parallel::Communicator& world, const
   phase(1, "solver set-up", run.setup_seconds);
   for (const ex::SetupPhase& step : run.setup) phase(step.detail ? 3 : 2, step.name, step.seconds);
   const bool on_gpu = run.preflight.backend == Backend::Cuda;
-  std::printf("  memory          %s %sB at most (estimate %sB); process peak resident %sB\n",
-              gpus.empty() ? (on_gpu ? "GPU" : "arrays") : str(gpus.size(), " GPUs together").c_str(), si(static_cast<double>(run.exec_peak_bytes)).c_str(),
-              si(static_cast<double>(preflight.memory_bytes)).c_str(),
+  // Over processes, this process's own use against its own estimate (its subdomain).
+  const bool own = gpus.empty() && world.size() > 1;
+  const std::string held = !gpus.empty() ? str(gpus.size(), " GPUs together")
+                           : own         ? std::string(on_gpu ? "this process's GPU" : "this process's arrays")
+                                         : std::string(on_gpu ? "GPU" : "arrays");
+  std::printf("  memory          %s %sB at most (estimate %sB); process peak resident %sB\n", held.c_str(),
+              si(static_cast<double>(run.exec_peak_bytes)).c_str(),
+              si(static_cast<double>(own ? preflight.process_memory_bytes : preflight.memory_bytes)).c_str(),
               si(static_cast<double>(run.host_peak_bytes)).c_str());
   std::printf("  output          %s (%s)\n", recording.path().string().c_str(),
               run.status == ex::RunStatus::NonFinite ? "failed" : recording.status().c_str());

@@ -798,6 +798,8 @@ tremor::Mesh mesh_of(const py::handle& nodes, const py::handle& node_labels, con
 PYBIND11_MODULE(_tremor, m) {
   m.doc() = "tremor's solvers (docs/python.md)";
   m.attr("version") = TREMOR_VERSION;
+  // The bytes a model's text may hold (model files and models built in Python alike).
+  m.attr("largest_model_text") = static_cast<unsigned long long>(tremor::io::largest_model_text);
   py::register_exception<tremor::Error>(m, "Error");
 
   py::class_<tremor::Mesh>(m, "_Mesh")

@@ -462,6 +462,7 @@ def _clean(keys, keep_none=False):
 
 def _plain(value):
     if isinstance(value, np.ndarray):
+        _check_text_size(value)
         return value.tolist()
     if isinstance(value, np.generic):
         return value.item()
@@ -470,6 +471,18 @@ def _plain(value):
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     return value
+
+
+def _check_text_size(array):
+    """Refuses, before any text is made of it, an array whose numbers cannot fit the model text's
+    limit even written as briefly as they can be: each float takes 3 characters at least ("0.0")
+    and each number 1, with ", " between them."""
+    shortest = 5 if array.dtype.kind in "fc" else 3
+    if array.size * shortest > _tremor.largest_model_text:
+        raise Error(f"an array of {array.size:,} numbers takes at least {array.size * shortest:,} bytes of a "
+                    f"model's text, more than the {_tremor.largest_model_text:,} a model holds (model files "
+                    "and models built in Python alike); give fewer points, or a tabulated signal as a CSV "
+                    "file (signal = { kind = \"tabulated\", file = ... })")
 
 
 def _rebased(doc, base, folder):

@@ -157,6 +157,15 @@ def test_a_model_text_is_held_to_the_model_files_limit(tmp_path):
         tremor.Model.load(big)
 
 
+def test_an_array_too_large_for_the_model_text_is_refused_when_given(tiny):
+    # 7M [time, value] rows: 14M floats, at least 5 bytes each in the text ("0.0, "), past the
+    # 64 MiB limit, refused as the source is added instead of after writing some 300 MB of text.
+    assert tremor._tremor.largest_model_text == 64 << 20
+    times = np.linspace(0.0, 1e-5, 7_000_000)
+    with pytest.raises(tremor.Error, match=r"an array of 14,000,000 numbers takes at least 70,000,000 bytes"):
+        tiny.add_source(position=[0.0, 0.004], direction=[0.0, -1.0], signal=tremor.tabulated(times, times))
+
+
 def test_a_kept_set_up_refuses_a_second_run_at_the_same_time(tiny):
     sim = tremor.Simulation(tiny, backend="serial")
     reference = sim.run(check_every=1).histories["probe"].values

@@ -354,7 +354,12 @@ TEST_F(ModelFileSource, Receivers) {
 TEST_F(ModelFileSource, ReceiverErrors) {
   const std::string r = plate + "[[receiver]]\n";  // keys from line 12
   expect_error(r + "node_set = \"xmax\"\n", 11, {"[[receiver]] #1: missing 'name' (the receiver's name"});
-  expect_error(r + "name = \"\"\nnode_set = \"xmax\"\n", 12, {"'name' is empty"});
+  expect_error(r + "name = \"\"\nnode_set = \"xmax\"\n", 12, {"the receiver's name is empty"});
+  // A receiver's name is its histories' group of the result file: refused at its line, not by
+  // HDF5 once the run has begun.
+  expect_error(r + "name = \".\"\nnode_set = \"xmax\"\n", 12, {"the receiver's name \".\" is not a group's name"});
+  expect_error(r + "name = \"a/b\"\nnode_set = \"xmax\"\n", 12, {"\"a/b\" holds '/'", "/histories/<name>"});
+  expect_error(r + "name = \"a\\u0000b\"\nnode_set = \"xmax\"\n", 12, {"\"a\\x00b\" holds a control character"});
   expect_error(r + "name = \"a\"\n", 11, {"[[receiver]] #1 'a': a receiver takes one of 'node_set'", "'grid'"});
   expect_error(r + "name = \"a\"\nnode_set = \"xmax\"\npositions = [[0, 0]]\n", 11, {"takes one of"});
   expect_error(r + "name = \"a\"\npositions = [[0, 0], [0.05, -0.01]]\n", 13,

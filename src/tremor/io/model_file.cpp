@@ -1027,7 +1027,7 @@ Receiver read_receiver(Table& table, const Mesh& mesh, const Bounds& bounds) {
   Receiver receiver;
   receiver.origin = origin_of(table);
   receiver.name = table.required_string("name", "the receiver's name, naming its histories");
-  if (receiver.name.empty()) table.fail("name", "'name' is empty");
+  if (const std::string problem = receiver_name_problem(receiver.name); !problem.empty()) table.fail("name", problem);
   name_where(table);
   if (int(table.has("node_set")) + int(table.has("positions")) + int(table.has("grid")) != 1)
     table.fail_at(table.line(), "a receiver takes one of 'node_set' (record at its nodes), 'positions' (record at "

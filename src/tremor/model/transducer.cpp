@@ -128,16 +128,29 @@ bool fires(const Shot* shot, const std::string& transducer) {
          std::find(shot->transducers.begin(), shot->transducers.end(), transducer) != shot->transducers.end();
 }
 
-std::string shot_name_problem(std::string_view name) {
-  const char* group = " (a shot's name is its group of the result file, /shots/<name>)";
-  if (name.empty()) return str("the shot's name is empty", group);
-  if (name == "." || name == "..") return str("the shot's name ", quoted_name(name), " is not a group's name", group);
+namespace {
+
+// Why `name` cannot be the HDF5 link name of a `what`'s group (`group` says which), empty when it can.
+std::string link_name_problem(std::string_view what, std::string_view name, std::string_view group) {
+  if (name.empty()) return str("the ", what, "'s name is empty", group);
+  if (name == "." || name == "..") return str("the ", what, "'s name ", quoted_name(name), " is not a group's name", group);
   if (name.find('/') != std::string_view::npos)
-    return str("the shot's name ", quoted_name(name), " holds '/': a shot needs a name without '/'", group);
+    return str("the ", what, "'s name ", quoted_name(name), " holds '/': a ", what, " needs a name without '/'", group);
   for (const char c : name)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-      return str("the shot's name ", quoted_name(name), " holds a control character", group);
+      return str("the ", what, "'s name ", quoted_name(name), " holds a control character", group);
   return {};
+}
+
+}  // namespace
+
+std::string shot_name_problem(std::string_view name) {
+  return link_name_problem("shot", name, " (a shot's name is its group of the result file, /shots/<name>)");
+}
+
+std::string receiver_name_problem(std::string_view name) {
+  return link_name_problem("receiver", name,
+                           " (a receiver's name is its histories' group of the result file, /histories/<name>)");
 }
 
 std::string quoted_name(std::string_view name) {

@@ -54,6 +54,8 @@ bool fires(const Shot* shot, const std::string& transducer);
 // (/shots/<name>): an HDF5 link name, so not empty, not "." or "..", without '/', and (so that
 // it reads back whole and prints) without NUL or other control characters.
 std::string shot_name_problem(std::string_view name);
+// The same of a receiver's name, which names its histories' group (/histories/<name>).
+std::string receiver_name_problem(std::string_view name);
 // `name` in double quotes, control characters, quotes and backslashes escaped ("\x00", "\n"):
 // how messages show a name that may hold anything.
 std::string quoted_name(std::string_view name);

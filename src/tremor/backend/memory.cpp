@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "tremor/backend/cuda_check.hpp"
+#include "tremor/backend/memory_info.hpp"
 #include "tremor/core/error.hpp"
 
 namespace tremor::memory {
@@ -42,20 +43,6 @@ std::string gigabytes(std::size_t bytes) {
   return out.str();
 }
 
-// A "Name:   123 kB" line of /proc/meminfo in bytes; false when absent.
-bool meminfo(const std::string& name, std::size_t& bytes) {
-  std::ifstream in("/proc/meminfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(name + ":", 0) != 0) continue;
-    std::istringstream fields(line.substr(name.size() + 1));
-    std::size_t kib = 0;
-    if (!(fields >> kib)) return false;
-    bytes = kib * 1024;
-    return true;
-  }
-  return false;
-}
 
 // The first number of a file (a cgroup's memory.max: a number or "max"); false otherwise.
 bool number_in(const std::string& path, std::size_t& value) {
@@ -85,7 +72,7 @@ HostAvailable host_available() {
     out.by = std::move(by);
   };
   std::size_t available = 0;
-  if (meminfo("MemAvailable", available)) bound(available, str(gigabytes(available), ", MemAvailable of /proc/meminfo"));
+  if (read_meminfo("MemAvailable", available)) bound(available, str(gigabytes(available), ", MemAvailable of /proc/meminfo"));
   // What the process maps now (statm: total pages, then ..., data + stack pages sixth).
   std::size_t mapped = 0, data = 0;
   {

@@ -11,21 +11,27 @@ namespace tremor {
 
 namespace {
 
-// A "Name:   123 kB" line of /proc/meminfo in bytes, 0 when absent.
+// read_meminfo's value, 0 when absent.
 std::size_t meminfo_bytes(const std::string& name) {
+  std::size_t bytes = 0;
+  return read_meminfo(name, bytes) ? bytes : 0;
+}
+
+}  // namespace
+
+bool read_meminfo(const std::string& name, std::size_t& bytes) {
   std::ifstream in("/proc/meminfo");
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind(name + ":", 0) != 0) continue;
     std::istringstream fields(line.substr(name.size() + 1));
     std::size_t kib = 0;
-    fields >> kib;
-    return kib * 1024;
+    if (!(fields >> kib)) return false;
+    bytes = kib * 1024;
+    return true;
   }
-  return 0;
+  return false;
 }
-
-}  // namespace
 
 MemoryInfo memory_info(const Exec& exec) {
   MemoryInfo info;

@@ -299,16 +299,9 @@ void bem_command(BemArgs& args) {
   const record::EarlierResult earlier(output);
   io::OutputClaim claim = io::claim_result_file(output, false);
   bool output_is_input = false;
-  try {
-    solve_and_write(args, output, std::move(claim), started, output_is_input);
-  } catch (const ExitStatus&) {
-    throw;
-  } catch (...) {
-    // Refused, or failed before anything was written: an earlier result there stays as it was.
-    const std::string kept = output_is_input ? std::string() : earlier.kept();
-    if (!kept.empty()) std::fprintf(stderr, "%s\n", kept.c_str());
-    throw;
-  }
+  // Refused, or failed before anything was written: an earlier result there stays as it was.
+  keeping_earlier_result(earlier, [&] { return output_is_input; },
+                         [&] { solve_and_write(args, output, std::move(claim), started, output_is_input); });
 }
 
 }  // namespace

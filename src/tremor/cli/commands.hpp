@@ -4,7 +4,10 @@
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <string>
+
+#include "tremor/record/explicit_run.hpp"
 
 namespace tremor::cli {
 
@@ -16,6 +19,13 @@ struct ExitStatus {
 
 // The result file a command writes: `-o` when given, else `<model stem>.h5` in the current folder.
 std::filesystem::path output_path(const std::string& option, const std::string& model);
+
+// Runs a command's `work` after its output was claimed. When it fails (anything but an
+// ExitStatus), `earlier`'s line ("OUT is kept as it was", taken before the claim) is said before
+// the error goes on, unless `said_otherwise()` (the output refused as one of the inputs, not
+// claimed yet, or finished by a Recording that says what became of it).
+void keeping_earlier_result(const record::EarlierResult& earlier, const std::function<bool()>& said_otherwise,
+                            const std::function<void()>& work);
 
 void add_info_command(CLI::App& app);
 void add_run_command(CLI::App& app);

@@ -565,19 +565,10 @@ void run_command(const RunArgs& args) {
   const std::filesystem::path output = output_path(args.output, args.model);
   const record::EarlierResult earlier(output);
   OutputStage stage = OutputStage::None;
-  try {
-    run_on_root(args, world, output, stage);
-  } catch (const ExitStatus&) {
-    throw;
-  } catch (...) {
-    // Refused or failed before its time loop: an earlier result there stays, and is said to
-    // (a Recording says what became of its file itself).
-    if (stage == OutputStage::Claimed) {
-      const std::string kept = earlier.kept();
-      if (!kept.empty()) std::fprintf(stderr, "%s\n", kept.c_str());
-    }
-    throw;
-  }
+  // Refused or failed before its time loop: an earlier result there stays, and is said to
+  // (a Recording says what became of its file itself).
+  keeping_earlier_result(earlier, [&] { return stage != OutputStage::Claimed; },
+                         [&] { run_on_root(args, world, output, stage); });
 }
 
 }  // namespace

@@ -143,15 +143,8 @@ void static_command(StaticArgs& args) {
   const record::EarlierResult earlier(output);
   io::OutputClaim claim = io::claim_result_file(output, false);
   bool output_is_input = false;
-  try {
-    solve_and_write(args, output, std::move(claim), output_is_input);
-  } catch (const ExitStatus&) {
-    throw;
-  } catch (...) {
-    const std::string kept = output_is_input ? std::string() : earlier.kept();
-    if (!kept.empty()) std::fprintf(stderr, "%s\n", kept.c_str());
-    throw;
-  }
+  keeping_earlier_result(earlier, [&] { return output_is_input; },
+                         [&] { solve_and_write(args, output, std::move(claim), output_is_input); });
 }
 
 }  // namespace

@@ -292,8 +292,7 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   }
 
   // An automatic step longer than the whole run: one step of the duration, said (docs/model-file.md).
-  if (p.dt_source == "automatic" && p.dt > duration_of(model, options)) {
-    const double duration = duration_of(model, options);
+  if (const double duration = duration_of(model, options); p.dt_source == "automatic" && p.dt > duration) {
     warn(p, str("the automatic time step ", brief(p.dt), " s (", p.safety_factor, " x the stable step ", brief(stable.dt),
                 " s, ", stable.by, ") is longer than the duration ", brief(duration),
                 " s: the run is one step of the duration; check the duration, the materials and the mesh"));
@@ -668,10 +667,10 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   try {
     p = resolve(model, options);
   } catch (const std::bad_alloc&) {
-    throw Error(str("out of host memory in the pre-flight",
-                    last_setup_phase().empty() ? std::string() : str(", after '", last_setup_phase(), "'"), "; ",
-                    memory::host_available().by.empty() ? std::string("no limit known")
-                                                         : str("the process had ", memory::host_available().by)));
+    const std::string phase = last_setup_phase();
+    const std::string by = memory::host_available().by;
+    throw Error(str("out of host memory in the pre-flight", phase.empty() ? std::string() : str(", after '", phase, "'"),
+                    "; ", by.empty() ? std::string("no limit known") : str("the process had ", by)));
   }
   // A decomposition's refusals, before a result file exists.
   TREMOR_CHECK(options.domains >= 1, "the number of subdomains must be at least 1, got ", options.domains);

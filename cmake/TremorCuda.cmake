@@ -34,16 +34,18 @@ if(NOT TREMOR_CUDA STREQUAL "OFF")
 endif()
 message(STATUS "tremor: CUDA backend ${TREMOR_HAVE_CUDA}")
 
-# Every source that launches kernels through forall() is compiled by nvcc in a CUDA build, so one
-# body serves both backends; the CPU-only build compiles the same file with the C++ compiler.
-function(tremor_sources_as_cuda)
-  if(NOT TREMOR_HAVE_CUDA)
-    return()
-  endif()
-  foreach(src IN LISTS ARGN)
-    file(STRINGS "${src}" hits REGEX "forall|TREMOR_KERNEL_SOURCE")
-    if(hits)
-      set_source_files_properties("${src}" PROPERTIES LANGUAGE CUDA)
+# tremor_sources_as_cuda(DIR FILE...): the named files of DIR launch kernels (they call forall,
+# forall_blocks or a reduction, or instantiate a header's template that does) and are compiled by
+# nvcc in a CUDA build, so one body serves both backends; the CPU-only build compiles them with the
+# C++ compiler. The list is written where the target is, not found by reading the files: the test
+# cuda.sources (tests/cuda_sources.py) fails when a file compiled by the C++ compiler holds a kernel.
+function(tremor_sources_as_cuda dir)
+  foreach(name IN LISTS ARGN)
+    if(NOT EXISTS "${dir}/${name}")
+      message(FATAL_ERROR "tremor_sources_as_cuda: ${dir}/${name} is listed as a CUDA source but does not exist")
+    endif()
+    if(TREMOR_HAVE_CUDA)
+      set_source_files_properties("${dir}/${name}" PROPERTIES LANGUAGE CUDA)
     endif()
   endforeach()
 endfunction()

@@ -38,6 +38,27 @@ class AgreedFailure : public Error {
 // was its own, else naming the process and quoting it.
 void agree(const parallel::Communicator& communicator, std::exception_ptr failure);
 
+// Runs each step in turn, every one even when one before it failed (a process still takes its
+// part in what the others do), keeping the first failure; then agrees on it over `processes`
+// (every process throws when any failed), or throws it where there are none (null): the one way a
+// failure of a run's part stops every process instead of leaving the others waiting.
+template <class... Steps>
+void run_agreed(const parallel::Communicator* processes, Steps&&... steps) {
+  std::exception_ptr failure;
+  const auto attempt = [&failure](auto& step) {
+    try {
+      step();
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+  };
+  (attempt(steps), ...);
+  if (processes)
+    agree(*processes, failure);
+  else if (failure)
+    std::rethrow_exception(failure);
+}
+
 // A run over several GPUs from one process (tremor run --gpus N): `members`, the members of a
 // group of threads (parallel::Communicator::threads), each stepping on a thread of its own the
 // subdomain of its rank, on the GPU of that number, exactly as processes do under mpirun

@@ -7,6 +7,7 @@
 #include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/loading.hpp"
+#include "tremor/explicit/shots.hpp"
 #include "tremor/explicit/subdomain.hpp"
 #include "tremor/parallel/exchange.hpp"
 
@@ -76,37 +77,13 @@ struct Simulation::Typed final : Simulation::Runner {
       });
     d->snapshots->restore(PendingSample{});
 
-    const std::vector<const Shot*> shots = shots_of(excitation);
-    ExplicitRun run;
-    run.dt = dt;
-    LoopSettings settings = start_loop(excitation, p, options.check_every, observer, observer_guard);
     Subdomain<Real>* const one[] = {d.get()};
-    const auto started = Clock::now();
-    double steps = 0.0;  // over the shots
-    for (std::size_t k = 0; k < shots.size(); ++k) {
-      if (k > 0) d->recorder->restart();
-      if (shots[k]) load_shot(*d, excitation, *shots[k], dt);
-      start_from_rest(*d, dt);  // whatever the run before left
-      if (observer && shots[k]) {
-        const std::lock_guard lock(observer_guard);
-        observer->on_shot(k, false);
-      }
-      d->recorder->record(0, d->scheme->previous_displacement(), d->scheme->displacement());
-      settings.shot = static_cast<int>(k);
-      run_subdomains<Real>(one, exchange, settings, run);
-      steps += static_cast<double>(run.steps);
-      d->recorder->flush();
-      if (!shots[k]) break;
-      end_shot(observer, observer_guard, k, d->recorder->histories(), run);
-      if (!run.ok()) break;
-    }
-    const auto finished = Clock::now();
-    run.time = static_cast<double>(run.steps) * dt;
-    run.wall_seconds = seconds_between(started, finished);
-    run.dof_steps_per_second = run.wall_seconds > 0.0 ? static_cast<double>(p.n_dofs) * steps / run.wall_seconds : 0.0;
-    run.setup_seconds = seconds_between(called, started);  // the loads and receivers
-    if (excitation.shots.empty()) run.histories = d->recorder->take_histories();
-    run.preflight = std::move(p);
+    Stepping<Real> stepping;
+    stepping.subdomains = one;
+    stepping.exchange = &exchange;
+    stepping.at_rest = false;  // whatever the run before left
+    ExplicitRun run = run_shots<Real>(excitation, p, options, observer, observer_guard, stepping);
+    run.setup_seconds = seconds_between(called, stepping.started);  // the loads and receivers
     return run;
   }
 };

@@ -9,8 +9,6 @@
 #include <set>
 #include <utility>
 
-#include <sys/resource.h>
-
 #include "tremor/backend/memory.hpp"
 #include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
@@ -18,6 +16,7 @@
 #include "tremor/core/log.hpp"
 #include "tremor/explicit/loading.hpp"
 #include "tremor/explicit/processes.hpp"
+#include "tremor/explicit/shots.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/subdomain.hpp"
 #include "tremor/fem/device_elements.hpp"
@@ -364,12 +363,6 @@ std::size_t snapshot_bytes(const Model& model, int every, std::size_t real_size)
   return n * (sizeof(Index) + real_size + (output.velocity ? real_size + sizeof(double) : 0));
 }
 
-std::size_t peak_resident_bytes() {
-  rusage usage{};
-  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
-  return static_cast<std::size_t>(usage.ru_maxrss) * 1024;  // kilobytes on Linux
-}
-
 
 // Each sample `recorder` completes, passed to to(k, history, sample) with k the history's place in
 // the recorder (the merges know a part's histories by it).
@@ -413,19 +406,15 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
     // One subdomain per process: the first decomposes, the others build the same subdomains from
     // its answer; each builds its own part. A failure on any process stops every one.
     const int rank = processes->rank(), n = processes->size();
-    std::exception_ptr failure;
     std::vector<char> answer;
-    try {
+    run_agreed(processes, [&] {
       if (processes->root()) {
         // The answer alone: every process builds the subdomains from it below, this one included.
         const std::vector<int> element_domain = element_domains(model, preflight);
         answer.resize(element_domain.size() * sizeof(int));
         std::memcpy(answer.data(), element_domain.data(), answer.size());
       }
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    agree(*processes, failure);
+    });
     processes->broadcast(answer);
     std::vector<int> element_domain(answer.size() / sizeof(int));
     std::memcpy(element_domain.data(), answer.data(), answer.size());
@@ -434,15 +423,12 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
                   options.decomposition.empty() ? "METIS" : options.decomposition, "), one per process"));
     std::unique_ptr<Exchange<Real>> over;
     std::vector<History> histories;
-    try {
+    run_agreed(processes, [&] {
       histories = make_histories(model, dt);
       parts = decompose_model(model, decomposition, histories, rank);
       clock.lap("this process's part of the model");
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    agree(*processes, failure);
-    try {
+    });
+    run_agreed(processes, [&] {
       // GPUs exchange device to device through NCCL where the build has it and every process has
       // a GPU of its own (NCCL refuses two processes on one); host buffers over MPI otherwise.
       const bool own_gpu = exec.backend() == Backend::Cuda && processes->local_rank() < cuda_device_count();
@@ -453,10 +439,7 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
         over = std::make_unique<MpiExchange<Real>>(exec, decomposition, dim, *processes, preflight.exchange);
       owned.push_back(begin_subdomain<Real>(exec, model, Numbering(model.mesh.n_nodes(), dim, parts[rank].nodes),
                                             &parts[rank], preflight, clock, over->interface_exec()));
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    agree(*processes, failure);
+    });
     Subdomain<Real>& mine = *owned.front();
     Subdomain<Real>* const one[] = {&mine};
     sum_lumped_mass<Real>(*over, one);
@@ -464,15 +447,12 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
     merge.emplace(std::move(histories), parts);
     snapshot_merge.emplace(model, parts, processes->root() ? observer : nullptr);
     group.emplace(*processes, parts, dim, &*merge, &*snapshot_merge, observer_guard, options.stop_here);
-    try {
+    run_agreed(processes, [&] {
       Observer* snapshots = processes->root()                  ? snapshot_merge->part_observer(0)
                             : parts[rank].snapshot_points.empty() ? nullptr
                                                                   : group->snapshot_outbox();
       finish_subdomain(mine, model, preflight, clock, snapshots, observer_guard);
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    agree(*processes, failure);
+    });
     if (processes->root()) {
       if (observer) merge->set_on_sample(on_sample);
       route_samples(*mine.recorder, [into = &*merge](std::size_t k, const History& history, std::size_t sample) {
@@ -524,122 +504,19 @@ ExplicitRun run_typed(const Model& model, Preflight preflight, const RunOptions&
       });
     exchange = std::move(in_process);
   }
-  const auto started = clock.start();
-
-  // The shots (model/transducer.hpp): the model's, in order, on this one set-up; or one with every
-  // load. A resumed run continues the checkpoint's shot.
-  const std::vector<const Shot*> shots = shots_of(model);
-  const std::size_t first_shot = options.resume ? static_cast<std::size_t>(std::max(options.resume->shot, 0)) : 0;
-  TREMOR_CHECK(first_shot < shots.size(), "checkpoint of shot ", first_shot + 1, "; the model has ", shots.size(),
-               " shot", shots.size() == 1 ? "" : "s");
-  ExplicitRun run;
-  run.dt = dt;
-  run.first_shot = static_cast<int>(first_shot);
-  LoopSettings settings = start_loop(model, preflight, options.check_every, observer, observer_guard);
-  // (Over processes every one takes part in a checkpoint; the first alone has the observer.)
-  settings.checkpoint_every = observer || group ? options.checkpoint_every : 0;
-  if (merge) {
-    settings.history_merge = &*merge;
-    settings.snapshot_merge = &*snapshot_merge;
-  }
-  if (group) settings.processes = &*group;
   std::vector<Subdomain<Real>*> subdomains;
   for (const auto& s : owned) subdomains.push_back(s.get());
-  Subdomain<Real>& d = *owned.front();  // the one subdomain of a run that is not decomposed
-  Clock::time_point loop_started;
-  double loop_steps = 0.0;
-  for (std::size_t k = first_shot; k < shots.size(); ++k) {
-    const bool resumed = options.resume && k == first_shot;
-    if (k > first_shot)  // the last shot's samples are out: a new shot starts from nothing
-      for (const auto& s : owned) {
-        s->recorder->restart();
-        s->snapshots->restore(PendingSample{});
-      }
-    if (shots[k])
-      for (const auto& s : owned) load_shot(*s, model, *shots[k], dt);
-    // Start from rest, with prescribed DOFs on their motion at t = -dt and 0 (a new run's state is
-    // zero already: set only where something is prescribed).
-    if (!resumed)
-      for (const auto& s : owned)
-        if (k > first_shot || !s->loading->prescribed_dofs().empty()) start_from_rest(*s, dt);
-    if (observer && shots[k]) {
-      const std::lock_guard lock(observer_guard);
-      observer->on_shot(k, resumed);
-    }
-    long long first_step = 0;
-    if (resumed) {
-      // Continue from a checkpoint (in the model's numbering): its state replaces the start from
-      // rest; the samples up to its step were passed on by the run that wrote it.
-      const SolverState& state = *options.resume;
-      const auto n_dofs = static_cast<std::size_t>(preflight.n_dofs);
-      TREMOR_CHECK(state.previous.size() == n_dofs && state.current.size() == n_dofs, "checkpoint holds ",
-                   state.current.size(), " DOFs; the model has ", n_dofs);
-      TREMOR_CHECK(state.step >= 0 && state.step <= preflight.steps, "checkpoint at step ", state.step,
-                   " lies outside the run's ", preflight.steps, " steps");
-      // The checkpoint is the model's, whatever the decomposition that wrote it: each subdomain
-      // takes its part.
-      for (std::size_t s = 0; s < owned.size(); ++s) {
-        Subdomain<Real>& sub = *owned[s];
-        const std::size_t part = processes ? static_cast<std::size_t>(processes->rank()) : s;
-        const std::vector<double> state_previous = sub.numbering.to_local(state.previous);
-        const std::vector<double> state_current = sub.numbering.to_local(state.current);
-        const std::vector<Real> previous(state_previous.begin(), state_previous.end());
-        const std::vector<Real> current(state_current.begin(), state_current.end());
-        sub.scheme->set_state(previous, current, state.step);
-        sub.recorder->restore_pending(merge ? merge->split_pending(state.receivers, part) : state.receivers);
-        sub.snapshots->restore(snapshot_merge ? snapshot_merge->split_pending(state.snapshot, part) : state.snapshot);
-      }
-      first_step = state.step;
-    } else {
-      for (const auto& s : owned) {
-        s->recorder->record(0, s->scheme->previous_displacement(), s->scheme->displacement());
-        s->snapshots->take(0, s->scheme->previous_displacement(), s->scheme->displacement());
-      }
-    }
-    if (k == first_shot) {
-      clock.lap("snapshot buffers and initial state");
-      run.setup_seconds = clock.total();
-      run.setup = clock.take();
-      loop_started = Clock::now();
-    }
-    settings.first_step = first_step;
-    settings.shot = static_cast<int>(k);
-    // Between shots, a checkpoint at the new shot's start: what a resumed run starts from.
-    settings.checkpoint_first = k > first_shot;
-    run_subdomains<Real>(subdomains, *exchange, settings, run);
-    loop_steps += static_cast<double>(run.steps - first_step);
-    for (const auto& s : owned) s->recorder->flush();
-    if (!shots[k]) break;
-    // The shot's histories, in the model's numbering (only the first process's are complete).
-    std::vector<History> histories;
-    if (merge) {
-      histories = merge->take_samples();
-      if (group && !group->root()) histories.clear();
-    } else {
-      histories = d.recorder->histories();
-      for (History& history : histories) d.numbering.to_global(history);
-    }
-    end_shot(observer, observer_guard, k, std::move(histories), run);
-    if (!run.ok()) break;
-  }
-  const auto finished = Clock::now();
-  run.time = static_cast<double>(run.steps) * dt;
-  run.wall_seconds = seconds_between(started, finished);
-  const double loop_seconds = seconds_between(loop_started, finished);
-  run.dof_steps_per_second =
-      loop_seconds > 0.0 ? static_cast<double>(preflight.n_dofs) * loop_steps / loop_seconds : 0.0;
-  run.preflight = std::move(preflight);
-  run.exec_peak_bytes = memory::usage(exec.space()).peak;
-  run.host_peak_bytes = peak_resident_bytes();
-  if (!model.shots.empty()) return run;
-  if (merge) {
-    run.histories = merge->take();  // in the model's numbering (only the first process's are complete)
-    if (group && !group->root()) run.histories.clear();
-  } else {
-    run.histories = d.recorder->take_histories();
-    for (History& history : run.histories) d.numbering.to_global(history);  // back to the model's numbering
-  }
-  return run;
+  Stepping<Real> stepping;
+  stepping.subdomains = subdomains;
+  stepping.exchange = exchange.get();
+  stepping.history_merge = merge ? &*merge : nullptr;
+  stepping.snapshot_merge = snapshot_merge ? &*snapshot_merge : nullptr;
+  stepping.processes = group ? &*group : nullptr;
+  // (Over processes every one takes part in a checkpoint; the first alone has the observer.)
+  stepping.checkpoint_every = observer || group ? options.checkpoint_every : 0;
+  stepping.clock = &clock;
+  stepping.started = clock.start();
+  return run_shots<Real>(model, preflight, options, observer, observer_guard, stepping);
 }
 
 }  // namespace

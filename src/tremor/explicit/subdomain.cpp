@@ -653,35 +653,29 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
   Observer* observer = settings.observer;
   std::vector<View<Real>> forces(subdomains.size());
   long long step = settings.first_step;
+  // Failures are agreed over the processes of a run over several (run_agreed), thrown otherwise.
+  const parallel::Communicator* communicator = settings.processes ? &settings.processes->communicator() : nullptr;
   // The one host synchronisation every check_every steps: samples, then the NaN/Inf count. Over
   // several processes the samples and snapshots go to the first, and a failure on any stops all.
   // Then the checkpoint, when due, and progress. True: the run stops here.
   const auto check = [&](bool checkpoint) -> bool {
     ProcessGroup* processes = settings.processes;
     double bad = 0.0;
-    std::exception_ptr failure;
-    try {
-      for (Subdomain<Real>* d : subdomains) {
-        d->recorder->flush();
-        if (processes) d->snapshots->drain();  // so that the outbox holds them up to this step
-        d->snapshots->check();  // a snapshot that failed to be written stops the run here
-        bad += non_finite(*d);
-      }
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    if (processes) {
-      // (The first process's merges write the result file: a failure there is agreed too.)
-      try {
-        processes->ship();
-      } catch (...) {
-        if (!failure) failure = std::current_exception();
-      }
-      processes->agree(failure);
-      bad = processes->sum(bad);
-    } else if (failure) {
-      std::rethrow_exception(failure);
-    }
+    run_agreed(
+        communicator,
+        [&] {
+          for (Subdomain<Real>* d : subdomains) {
+            d->recorder->flush();
+            if (processes) d->snapshots->drain();  // so that the outbox holds them up to this step
+            d->snapshots->check();  // a snapshot that failed to be written stops the run here
+            bad += non_finite(*d);
+          }
+        },
+        // (The first process's merges write the result file: a failure there is agreed too.)
+        [&] {
+          if (processes) processes->ship();
+        });
+    if (processes) bad = processes->sum(bad);
     if (bad > 0.0) {
       DofReport worst{-1.0, 0.0, 0.0, 0.0, 0.0};
       for (const Subdomain<Real>* d : subdomains) find_worst(*d, worst);
@@ -730,19 +724,12 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
         state.snapshot = snapshots.front();
       }
       state.shot = settings.shot;
-      std::exception_ptr written;
-      try {
+      run_agreed(communicator, [&] {
         if (observer) {
           const std::lock_guard lock(*settings.observer_guard);
           observer->on_checkpoint(state);
         }
-      } catch (...) {
-        written = std::current_exception();
-      }
-      if (processes)
-        processes->agree(written);
-      else if (written)
-        std::rethrow_exception(written);
+      });
     }
     bool stop = false;
     if (observer) {
@@ -789,22 +776,11 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
   }
   // Every snapshot taken is passed on before the run returns (over processes, a failure in doing
   // so is agreed, so that no process waits for another).
-  if (settings.processes) {
-    std::exception_ptr failure;
-    try {
-      for (Subdomain<Real>* d : subdomains) d->snapshots->drain();
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    try {
-      settings.processes->ship();
-    } catch (...) {
-      if (!failure) failure = std::current_exception();
-    }
-    settings.processes->agree(failure);
-  } else {
-    for (Subdomain<Real>* d : subdomains) d->snapshots->drain();
-  }
+  run_agreed(
+      communicator, [&] { for (Subdomain<Real>* d : subdomains) d->snapshots->drain(); },
+      [&] {
+        if (settings.processes) settings.processes->ship();
+      });
   run.steps = step;
 }
 

@@ -9,6 +9,7 @@
 
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/subdomain.hpp"
+#include "tremor/explicit/time_loop.hpp"
 #include "unit/explicit_test_models.hpp"
 
 namespace tremor {

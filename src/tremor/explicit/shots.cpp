@@ -6,10 +6,48 @@
 #include "tremor/backend/memory.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/processes.hpp"
+#include "tremor/explicit/time_loop.hpp"
 
 namespace tremor::explicit_fe {
 
 namespace {
+
+// The model's shots in order (model/transducer.hpp), or one null shot (every load) without any.
+std::vector<const Shot*> shots_of(const Model& model) {
+  std::vector<const Shot*> shots;
+  for (const Shot& shot : model.shots) shots.push_back(&shot);
+  if (shots.empty()) shots.push_back(nullptr);
+  return shots;
+}
+
+// The settings every run's loop takes (model, pre-flight, check interval, observer and its guard),
+// after passing on_start to the observer (under the guard): the start of a run's time loop.
+LoopSettings start_loop(const Model& model, const Preflight& preflight, int check_every, Observer* observer,
+                        std::mutex& observer_guard) {
+  if (observer) {
+    const std::lock_guard lock(observer_guard);
+    observer->on_start(preflight);
+  }
+  LoopSettings settings;
+  settings.model = &model;
+  settings.preflight = &preflight;
+  settings.check_every = check_every;
+  settings.observer = observer;
+  settings.observer_guard = &observer_guard;
+  return settings;
+}
+
+// Shot `index` stepped: its histories passed to the observer (if any, under `guard`) and kept in
+// run.shots.
+void end_shot(Observer* observer, std::mutex& guard, std::size_t index, std::vector<History> histories,
+              ExplicitRun& run) {
+  if (observer) {
+    const std::lock_guard lock(guard);
+    observer->on_shot_end(index, histories);
+  }
+  run.shots.push_back(std::move(histories));
+}
+
 
 // Continue from a checkpoint (in the model's numbering, whatever the decomposition that wrote it):
 // its state replaces the start from rest and each subdomain takes its part; the samples up to its

@@ -1,0 +1,191 @@
+#include "tremor/explicit/time_loop.hpp"
+
+#include <cmath>
+#include <exception>
+
+#include "tremor/backend/reduce.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
+#include "tremor/explicit/processes.hpp"
+
+namespace tremor::explicit_fe {
+
+namespace {
+
+// DOFs of the subdomain's displacement that are NaN or Inf (a reduction on its Exec).
+template <class Real>
+double non_finite(const Subdomain<Real>& d) {
+  const View<const Real> u = d.scheme->displacement();
+  const Index dim = d.numbering.dim(), inner = d.n_counted * dim;
+  const Index* shared = d.shared_counted.data();
+  return sum<double>(d.exec, inner + d.shared_counted.size() * dim, [=] TREMOR_LAMBDA(Index i) {
+    const Index k = i < inner ? i : shared[(i - inner) / dim] * dim + (i - inner) % dim;
+    return std::isfinite(static_cast<double>(u[k])) ? 0.0 : 1.0;
+  });
+}
+
+// The worst DOF of a state that is not finite (worse(): NaN first, then Inf, then the largest
+// |u|, then the lowest node); its rank starts below any DOF's.
+template <class Real>
+void find_worst(const Subdomain<Real>& d, DofReport& worst) {
+  std::vector<Real> previous, u;
+  d.scheme->get_state(previous, u);
+  const int dim = d.numbering.dim();
+  for (std::size_t i = 0; i < u.size(); ++i) {
+    const double value = static_cast<double>(u[i]);
+    const int rank = std::isnan(value) ? 2 : std::isinf(value) ? 1 : 0;
+    const double size = std::isfinite(value) ? std::abs(value) : 0.0;
+    const DofReport dof{double(rank), size, double(d.numbering.global_node(static_cast<Index>(i) / dim)),
+                        double(static_cast<int>(i % dim)), value};
+    if (worse(dof, worst)) worst = dof;
+  }
+}
+
+}  // namespace
+
+template <class Real>
+void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>& exchange,
+                    const LoopSettings& settings, ExplicitRun& run) {
+  const Preflight& p = *settings.preflight;
+  const Model& model = *settings.model;
+  const double dt = p.dt;
+  Observer* observer = settings.observer;
+  std::vector<View<Real>> forces(subdomains.size());
+  long long step = settings.first_step;
+  // Failures are agreed over the processes of a run over several (run_agreed), thrown otherwise.
+  const parallel::Communicator* communicator = settings.processes ? &settings.processes->communicator() : nullptr;
+  // The one host synchronisation every check_every steps: samples, then the NaN/Inf count. Over
+  // several processes the samples and snapshots go to the first, and a failure on any stops all.
+  // Then the checkpoint, when due, and progress. True: the run stops here.
+  const auto check = [&](bool checkpoint) -> bool {
+    ProcessGroup* processes = settings.processes;
+    double bad = 0.0;
+    run_agreed(
+        communicator,
+        [&] {
+          for (Subdomain<Real>* d : subdomains) {
+            d->recorder->flush();
+            if (processes) d->snapshots->drain();  // so that the outbox holds them up to this step
+            d->snapshots->check();  // a snapshot that failed to be written stops the run here
+            bad += non_finite(*d);
+          }
+        },
+        // (The first process's merges write the result file: a failure there is agreed too.)
+        [&] {
+          if (processes) processes->ship();
+        });
+    if (processes) bad = processes->sum(bad);
+    if (bad > 0.0) {
+      DofReport worst{-1.0, 0.0, 0.0, 0.0, 0.0};
+      for (const Subdomain<Real>* d : subdomains) find_worst(*d, worst);
+      if (processes) worst = processes->worst(worst);
+      run.status = RunStatus::NonFinite;
+      run.bad_step = step;
+      run.bad_node = model.mesh.node_labels[static_cast<std::size_t>(worst[2])];
+      run.message = str("the solution is not finite at step ", step, " (t = ", static_cast<double>(step) * dt,
+                        " s): node ", run.bad_node, " has u", "xyz"[static_cast<int>(worst[3])], " = ", worst[4], "; ",
+                        static_cast<long long>(bad), " values are NaN or Inf. The time step ", dt,
+                        " s against the stable ", p.stable_dt, " s, or the loads, are the usual causes");
+      return true;
+    }
+    if (checkpoint) {
+      // The state in the model's numbering; the file the checkpoint counts holds every snapshot up
+      // to this step first.
+      SolverState state;
+      state.step = step;
+      const auto n_model = static_cast<std::size_t>(p.n_dofs);
+      state.previous.assign(n_model, 0.0);
+      state.current.assign(n_model, 0.0);
+      // (A node several subdomains hold has the same bits in each.)
+      std::vector<const std::vector<PendingSample>*> receivers;
+      std::vector<PendingSample> snapshots;
+      for (Subdomain<Real>* d : subdomains) {
+        std::vector<Real> previous, current;
+        d->scheme->get_state(previous, current);
+        d->numbering.to_global(std::vector<double>(previous.begin(), previous.end()), state.previous);
+        d->numbering.to_global(std::vector<double>(current.begin(), current.end()), state.current);
+        receivers.push_back(&d->recorder->pending());
+        d->snapshots->drain();
+        snapshots.push_back(d->snapshots->pending(d->scheme->displacement()));
+      }
+      if (processes) {  // this process's one subdomain, to the first
+        const Subdomain<Real>& d = *subdomains.front();
+        std::vector<Real> previous, current;
+        d.scheme->get_state(previous, current);
+        processes->gather_state(step, std::vector<double>(previous.begin(), previous.end()),
+                                std::vector<double>(current.begin(), current.end()), d.recorder->pending(),
+                                snapshots.front(), state);
+      } else if (settings.history_merge) {
+        state.receivers = settings.history_merge->merge_pending(receivers);
+        state.snapshot = settings.snapshot_merge->merge_pending(snapshots);
+      } else {  // one subdomain holding every node
+        state.receivers = *receivers.front();
+        state.snapshot = snapshots.front();
+      }
+      state.shot = settings.shot;
+      run_agreed(communicator, [&] {
+        if (observer) {
+          const std::lock_guard lock(*settings.observer_guard);
+          observer->on_checkpoint(state);
+        }
+      });
+    }
+    bool stop = false;
+    if (observer) {
+      const std::lock_guard lock(*settings.observer_guard);
+      observer->on_progress(step, p.steps, static_cast<double>(step) * dt);
+      stop = step < p.steps && observer->stop_requested();
+    }
+    if (processes) stop = processes->stop_decision(stop);
+    if (stop) {
+      run.status = RunStatus::Stopped;
+      run.message = str("stopped at step ", step, " of ", p.steps, " (t = ", static_cast<double>(step) * dt,
+                        " s) on request");
+      return true;
+    }
+    return false;
+  };
+  bool stopped = settings.checkpoint_first && settings.checkpoint_every > 0 && check(true);
+  while (!stopped && step < p.steps) {
+    // F at t_n drives u_n+1 (Eq. 4); prescribed values at t_n+1. The shared nodes' internal forces
+    // are summed between the operator apply and the update.
+    // A split subdomain applies the elements touching its shared nodes first, and the interior's
+    // while the exchange runs.
+    exchange.begin_forces();
+    for (std::size_t s = 0; s < subdomains.size(); ++s) {
+      Subdomain<Real>& d = *subdomains[s];
+      d.loads->update(step);
+      forces[s] = d.split ? d.scheme->apply_stiffness(d.split->first()) : d.scheme->apply_stiffness();
+    }
+    exchange.start_forces(forces);
+    for (Subdomain<Real>* d : subdomains)
+      if (d->split) d->scheme->apply_stiffness(d->split->second());
+    exchange.finish_forces(forces);
+    for (Subdomain<Real>* d : subdomains)
+      d->scheme->advance(d->loads->force(), d->loads->prescribed_dofs(), d->loads->prescribed_values());
+    ++step;
+    for (Subdomain<Real>* d : subdomains) {
+      d->recorder->record(step, d->scheme->previous_displacement(), d->scheme->displacement());
+      d->snapshots->take(step, d->scheme->previous_displacement(), d->scheme->displacement());
+    }
+    const bool checkpoint =
+        settings.checkpoint_every > 0 && step % settings.checkpoint_every == 0 && step < p.steps;
+    if (step % settings.check_every != 0 && step != p.steps && !checkpoint) continue;
+    stopped = check(checkpoint);
+  }
+  // Every snapshot taken is passed on before the run returns (over processes, a failure in doing
+  // so is agreed, so that no process waits for another).
+  run_agreed(
+      communicator, [&] { for (Subdomain<Real>* d : subdomains) d->snapshots->drain(); },
+      [&] {
+        if (settings.processes) settings.processes->ship();
+      });
+  run.steps = step;
+}
+
+template void run_subdomains(std::span<Subdomain<float>* const>, Exchange<float>&, const LoopSettings&,
+                             ExplicitRun&);
+template void run_subdomains(std::span<Subdomain<double>* const>, Exchange<double>&, const LoopSettings&,
+                             ExplicitRun&);
+
+}  // namespace tremor::explicit_fe

@@ -1,0 +1,44 @@
+#pragma once
+// The time loop over subdomains (docs/architecture.md): each step, the operator apply on every
+// subdomain, the exchange of the forces on shared nodes, the update; every check_every steps the
+// one host synchronisation (samples, NaN/Inf, checkpoints, progress and stop requests), agreed over
+// processes. The shot loop (shots.hpp) calls it once per shot.
+#include <mutex>
+#include <span>
+
+#include "tremor/explicit/parts.hpp"
+#include "tremor/explicit/solver.hpp"
+#include "tremor/explicit/subdomain.hpp"
+#include "tremor/parallel/exchange.hpp"
+
+namespace tremor::explicit_fe {
+
+class ProcessGroup;
+
+// What the time loop needs besides the subdomains.
+struct LoopSettings {
+  const Model* model = nullptr;  // the model, in its own numbering (labels of the NaN report)
+  const Preflight* preflight = nullptr;
+  long long first_step = 0;      // 0, or the checkpoint's step on a resume
+  int check_every = 100;
+  long long checkpoint_every = 0;  // 0: none
+  Observer* observer = nullptr;
+  std::mutex* observer_guard = nullptr;  // held around every observer call
+  // A decomposed run's: a checkpoint's pending samples merged from the subdomains'.
+  const HistoryMerge* history_merge = nullptr;
+  const SnapshotMerge* snapshot_merge = nullptr;
+  // A run over several processes (processes.hpp); the subdomains are this process's one.
+  ProcessGroup* processes = nullptr;
+  int shot = 0;                  // the model's shot being stepped (its checkpoints say so)
+  // A checkpoint of first_step before stepping (a shot's start: the run's checkpoint between shots).
+  bool checkpoint_first = false;
+};
+
+// Steps the subdomains from settings.first_step to the preflight's last step (or a stop: NaN/Inf,
+// the observer's request). Fills the run's status, message, bad step and node, and steps; the
+// histories stay in the recorders.
+template <class Real>
+void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>& exchange,
+                    const LoopSettings& settings, ExplicitRun& run);
+
+}  // namespace tremor::explicit_fe

@@ -15,15 +15,10 @@
 
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
+#include "tremor/io/abaqus_keywords.hpp"
 #include "tremor/io/abaqus_lexer.hpp"
 
-namespace tremor::io {
-namespace {
-
-using abaqus::Field;
-using abaqus::KeywordLine;
-using abaqus::LineSource;
-using abaqus::Location;
+namespace tremor::io::abaqus {
 
 // What a 2D element type says about the out-of-plane state; 3D types are Solid.
 enum class Plane : std::uint8_t { Solid, Strain, Stress };
@@ -142,21 +137,10 @@ struct Schedule {
 
 enum class OutputMode { None, Field, History };
 
-// Keywords a step may hold (the rest of the supported ones are model data).
-bool is_history_keyword(std::string_view name) {
-  return name == "DYNAMIC" || name == "STATIC" || name == "CLOAD" || name == "DSLOAD" || name == "DLOAD" ||
-         name == "OUTPUT" || name == "NODEOUTPUT" || name == "NODEPRINT" || name == "ENDSTEP";
-}
-
-// Supported keywords that only model data may hold (*AMPLITUDE and *BOUNDARY may be in either).
-bool is_model_keyword(std::string_view name) {
-  return name == "NODE" || name == "ELEMENT" || name == "NSET" || name == "ELSET" || name == "MATERIAL" ||
-         name == "ELASTIC" || name == "DENSITY" || name == "DAMPING" || name == "SOLIDSECTION" || name == "HEADING" ||
-         name == "SURFACE";
-}
-
 class Reader {
  public:
+  friend std::span<const Keyword> keywords();
+
   // mesh_only: materials, sections, conditions, loads, outputs and the step are parsed but neither
   // built nor cross-checked, and one warning says what was left out.
   Reader(LineSource& source, std::string source_name, bool mesh_only = false) : src_(source), mesh_only_(mesh_only) {
@@ -332,64 +316,37 @@ class Reader {
 
   // ---- dispatch ----------------------------------------------------------------------------
 
+  // Through the keyword table (abaqus_keywords.hpp); a keyword outside it is listed in the warning.
   void dispatch(const KeywordLine& keyword) {
-    const std::string& name = keyword.name;
-    if (in_step_ && is_model_keyword(name))
+    const Keyword* entry = find_keyword(keyword.name);
+    if (entry == nullptr) {
+      ignore(keyword.display, keyword.where);
+      skip_data();
+      return;
+    }
+    if (in_step_ && entry->place == Place::Model)
       fail(keyword.where,
            keyword.display + " is model data and cannot appear inside the step begun at " + src_.where(step_where_));
-    if (!in_step_ && is_history_keyword(name))
+    if (!in_step_ && entry->place == Place::Step)
       fail(keyword.where, keyword.display + " belongs inside a *STEP ... *END STEP block");
-    // A material's options follow its *MATERIAL; any other supported keyword ends them.
-    const bool material_option = name == "ELASTIC" || name == "DENSITY" || name == "DAMPING";
-    if (!material_option && (is_model_keyword(name) || is_history_keyword(name) || name == "BOUNDARY" ||
-                             name == "AMPLITUDE" || name == "STEP"))
-      material_ = -1;
+    // A material's options follow its *MATERIAL; any other keyword read ends them.
+    if (entry->use == Use::Read && !entry->material_option) material_ = -1;
+    if (entry->use == Use::Refused) fail(keyword.where, keyword.display + std::string(entry->why));
+    TREMOR_ASSERT(entry->read != nullptr);  // only *INCLUDE has none, and the line source follows it
+    (this->*entry->read)(keyword);
+  }
 
-    if (name == "HEADING") return heading();
-    if (name == "NODE") return node(keyword);
-    if (name == "ELEMENT") return element(keyword);
-    if (name == "NSET") return node_set_keyword(keyword);
-    if (name == "ELSET") return element_set_keyword(keyword);
-    if (name == "MATERIAL") return material(keyword);
-    if (name == "ELASTIC") return elastic(keyword);
-    if (name == "DENSITY") return density(keyword);
-    if (name == "DAMPING") return damping(keyword);
-    if (name == "SOLIDSECTION") return solid_section(keyword);
-    if (name == "AMPLITUDE") return amplitude(keyword);
-    if (name == "BOUNDARY") return boundary(keyword);
-    if (name == "STEP") return step(keyword);
-    if (name == "DYNAMIC") return dynamic(keyword);
-    if (name == "STATIC") return static_procedure(keyword);
-    if (name == "CLOAD") return cload(keyword);
-    if (name == "SURFACE") return surface(keyword);
-    if (name == "DSLOAD") return dsload(keyword);
-    if (name == "DLOAD") return dload(keyword);
-    if (name == "OUTPUT") return output(keyword);
-    if (name == "NODEOUTPUT" || name == "NODEPRINT") return node_output(keyword);
-    if (name == "ENDSTEP") return end_step(keyword);
-
-    // Keywords that change the mesh or its numbering: ignoring them would leave a different mesh
-    // than the file describes, so they stop the reader.
-    if (name == "PART" || name == "ENDPART" || name == "ASSEMBLY" || name == "ENDASSEMBLY" || name == "INSTANCE" ||
-        name == "ENDINSTANCE")
-      fail(keyword.where, keyword.display +
-                              ": parts and assemblies are not supported; write the input without them (Abaqus/CAE: "
-                              "Model attributes, 'Do not use parts and assemblies in input files')");
-    if (name == "NGEN" || name == "NFILL" || name == "NCOPY" || name == "NMAP" || name == "ELGEN" || name == "ELCOPY" ||
-        name == "SYSTEM" || name == "PARAMETER")
-      fail(keyword.where, keyword.display +
-                              " is not supported: it generates or transforms mesh data; write the "
-                              "nodes and elements out explicitly");
-    // Result-file requests of a static step: its solver writes its own result file.
-    if (static_step() && (name == "NODEFILE" || name == "ELFILE" || name == "ELPRINT" || name == "ELEMENTOUTPUT"))
-      return ignore_static_output(keyword);
+  // A result-file request: in a *STATIC step, listed as one (the static solver writes its own
+  // result file); elsewhere, as any keyword tremor does not read.
+  void result_request(const KeywordLine& keyword) {
+    if (static_step()) return ignore_static_output(keyword);
     ignore(keyword.display, keyword.where);
     skip_data();
   }
 
   // ---- model data --------------------------------------------------------------------------
 
-  void heading() {
+  void heading(const KeywordLine&) {
     while (src_.data_follows()) {
       const auto line = src_.next();
       if (!model_.title.empty()) model_.title += '\n';
@@ -1596,9 +1553,122 @@ class Reader {
   bool mesh_only_ = false;
 };
 
+namespace {
+
+constexpr std::string_view parts_refused =
+    ": parts and assemblies are not supported; write the input without them (Abaqus/CAE: Model attributes, "
+    "'Do not use parts and assemblies in input files')";
+constexpr std::string_view generators_refused =
+    " is not supported: it generates or transforms mesh data; write the nodes and elements out explicitly";
+constexpr std::string_view result_file_request =
+    "a result-file request; in a *STATIC step the warning says the static solver writes its own result file";
+
 }  // namespace
 
+std::span<const Keyword> keywords() {
+  using R = Reader;
+  static constexpr Keyword table[] = {
+      {.name = "INCLUDE", .display = "*INCLUDE", .use = Use::Read, .why = "followed by the line source"},
+      {.name = "HEADING", .display = "*HEADING", .use = Use::Read, .place = Place::Model, .read = &R::heading},
+      {.name = "NODE", .display = "*NODE", .use = Use::Read, .place = Place::Model, .read = &R::node},
+      {.name = "ELEMENT", .display = "*ELEMENT", .use = Use::Read, .place = Place::Model, .read = &R::element},
+      {.name = "NSET", .display = "*NSET", .use = Use::Read, .place = Place::Model, .read = &R::node_set_keyword},
+      {.name = "ELSET", .display = "*ELSET", .use = Use::Read, .place = Place::Model, .read = &R::element_set_keyword},
+      {.name = "MATERIAL", .display = "*MATERIAL", .use = Use::Read, .place = Place::Model, .read = &R::material},
+      {.name = "ELASTIC",
+       .display = "*ELASTIC",
+       .use = Use::Read,
+       .place = Place::Model,
+       .material_option = true,
+       .read = &R::elastic},
+      {.name = "DENSITY",
+       .display = "*DENSITY",
+       .use = Use::Read,
+       .place = Place::Model,
+       .material_option = true,
+       .read = &R::density},
+      {.name = "DAMPING",
+       .display = "*DAMPING",
+       .use = Use::Read,
+       .place = Place::Model,
+       .material_option = true,
+       .read = &R::damping},
+      {.name = "SOLIDSECTION",
+       .display = "*SOLID SECTION",
+       .use = Use::Read,
+       .place = Place::Model,
+       .read = &R::solid_section},
+      {.name = "BOUNDARY", .display = "*BOUNDARY", .use = Use::Read, .read = &R::boundary},
+      {.name = "AMPLITUDE", .display = "*AMPLITUDE", .use = Use::Read, .read = &R::amplitude},
+      {.name = "SURFACE", .display = "*SURFACE", .use = Use::Read, .place = Place::Model, .read = &R::surface},
+      {.name = "CLOAD", .display = "*CLOAD", .use = Use::Read, .place = Place::Step, .read = &R::cload},
+      {.name = "DSLOAD", .display = "*DSLOAD", .use = Use::Read, .place = Place::Step, .read = &R::dsload},
+      {.name = "DLOAD", .display = "*DLOAD", .use = Use::Read, .place = Place::Step, .read = &R::dload},
+      {.name = "STEP", .display = "*STEP", .use = Use::Read, .read = &R::step},
+      {.name = "ENDSTEP", .display = "*END STEP", .use = Use::Read, .place = Place::Step, .read = &R::end_step},
+      {.name = "DYNAMIC", .display = "*DYNAMIC", .use = Use::Read, .place = Place::Step, .read = &R::dynamic},
+      {.name = "STATIC", .display = "*STATIC", .use = Use::Read, .place = Place::Step, .read = &R::static_procedure},
+      {.name = "OUTPUT", .display = "*OUTPUT", .use = Use::Read, .place = Place::Step, .read = &R::output},
+      {.name = "NODEOUTPUT",
+       .display = "*NODE OUTPUT",
+       .use = Use::Read,
+       .place = Place::Step,
+       .read = &R::node_output},
+      {.name = "NODEPRINT", .display = "*NODE PRINT", .use = Use::Read, .place = Place::Step, .read = &R::node_output},
+      // Requests for result files that tremor's own result file stands for.
+      {.name = "ELPRINT",
+       .display = "*EL PRINT",
+       .use = Use::Ignored,
+       .why = result_file_request,
+       .read = &R::result_request},
+      {.name = "NODEFILE",
+       .display = "*NODE FILE",
+       .use = Use::Ignored,
+       .why = result_file_request,
+       .read = &R::result_request},
+      {.name = "ELFILE",
+       .display = "*EL FILE",
+       .use = Use::Ignored,
+       .why = result_file_request,
+       .read = &R::result_request},
+      {.name = "ELEMENTOUTPUT",
+       .display = "*ELEMENT OUTPUT",
+       .use = Use::Ignored,
+       .why = result_file_request,
+       .read = &R::result_request},
+      // Keywords that change the mesh or its numbering: ignoring them would leave a different mesh
+      // than the file describes.
+      {.name = "PART", .display = "*PART", .use = Use::Refused, .why = parts_refused},
+      {.name = "ENDPART", .display = "*END PART", .use = Use::Refused, .why = parts_refused},
+      {.name = "ASSEMBLY", .display = "*ASSEMBLY", .use = Use::Refused, .why = parts_refused},
+      {.name = "ENDASSEMBLY", .display = "*END ASSEMBLY", .use = Use::Refused, .why = parts_refused},
+      {.name = "INSTANCE", .display = "*INSTANCE", .use = Use::Refused, .why = parts_refused},
+      {.name = "ENDINSTANCE", .display = "*END INSTANCE", .use = Use::Refused, .why = parts_refused},
+      {.name = "NGEN", .display = "*NGEN", .use = Use::Refused, .why = generators_refused},
+      {.name = "NFILL", .display = "*NFILL", .use = Use::Refused, .why = generators_refused},
+      {.name = "NCOPY", .display = "*NCOPY", .use = Use::Refused, .why = generators_refused},
+      {.name = "NMAP", .display = "*NMAP", .use = Use::Refused, .why = generators_refused},
+      {.name = "ELGEN", .display = "*ELGEN", .use = Use::Refused, .why = generators_refused},
+      {.name = "ELCOPY", .display = "*ELCOPY", .use = Use::Refused, .why = generators_refused},
+      {.name = "SYSTEM", .display = "*SYSTEM", .use = Use::Refused, .why = generators_refused},
+      {.name = "PARAMETER", .display = "*PARAMETER", .use = Use::Refused, .why = generators_refused},
+  };
+  return table;
+}
+
+const Keyword* find_keyword(std::string_view name) {
+  for (const Keyword& keyword : keywords())
+    if (keyword.name == name) return &keyword;
+  return nullptr;
+}
+
+}  // namespace tremor::io::abaqus
+
+namespace tremor::io {
 namespace {
+
+using abaqus::LineSource;
+using abaqus::Reader;
 
 Model read_abaqus_file(const std::string& path, bool mesh_only) {
   namespace fs = std::filesystem;

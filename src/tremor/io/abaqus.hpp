@@ -1,17 +1,12 @@
 #pragma once
 // Abaqus / CalculiX .inp reader.
 //
-// Reads flat decks (no *PART / *ASSEMBLY): *HEADING, *NODE, *ELEMENT (CPE3/4/4R/6/8/8R, CPS of
-// the same, C3D4, C3D8, C3D8R, C3D10, C3D20, C3D20R), *NSET, *ELSET (lists, GENERATE, sets of
-// sets), *MATERIAL with *ELASTIC (ISOTROPIC, ENGINEERING CONSTANTS, ORTHOTROPIC, ANISOTROPIC),
-// *DENSITY, *DAMPING ALPHA=, *SOLID SECTION, *AMPLITUDE (TABULAR, EQUALLY SPACED), *BOUNDARY,
-// *SURFACE, TYPE=ELEMENT (element or set, face S1..S6, or no face for the element's faces on the
-// boundary; Mesh::face_sets), and one *STEP with one procedure, *DYNAMIC, EXPLICIT or *STATIC
-// (Model::static_settings), and *CLOAD, *DSLOAD (P and TRVEC) and *DLOAD (face pressures P1..P6)
-// as SurfaceLoads, *DLOAD GRAV (an acceleration) and BX, BY, BZ (forces per unit volume) as
-// BodyForces, *OUTPUT, HISTORY, *NODE OUTPUT and *NODE PRINT (histories of an explicit step; a
-// static step's output requests are listed in the warning). Face numbers are Abaqus's
-// (mesh/faces.hpp).
+// Reads flat decks (no *PART / *ASSEMBLY) with one *STEP of one procedure, *DYNAMIC, EXPLICIT or
+// *STATIC (Model::static_settings). The keywords it reads, those it lists in its warning and those
+// it refuses are one table (abaqus_keywords.hpp), which docs/readers.md follows keyword by keyword;
+// the element types it reads are element_kinds (abaqus.cpp). *DSLOAD and *DLOAD face pressures
+// become SurfaceLoads, *DLOAD GRAV and BX, BY, BZ BodyForces, and the history requests of an
+// explicit step HistoryOutputs. Face numbers are Abaqus's (mesh/faces.hpp).
 // Node and element labels are the file's ids. Names of sets, materials, amplitudes and the step
 // are compared case-insensitively, as Abaqus does, and stored upper-cased ("Set-1" -> "SET-1").
 // Nodes and elements must be defined before the sets and elements that use them. 2D element types

@@ -146,7 +146,7 @@ std::optional<Line> LineSource::read_line() {
     }
     const Line line{true, text, where};
     const KeywordLine keyword = parse_keyword(*this, line);
-    if (keyword.name == "INCLUDE") {
+    if (keyword.name == "INCLUDE") {  // *INCLUDE of the keyword table (abaqus_keywords.hpp)
       include(keyword);
       continue;
     }

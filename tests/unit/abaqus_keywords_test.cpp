@@ -1,0 +1,136 @@
+// The Abaqus reader's keyword table (io/abaqus_keywords.hpp): each entry does what it says, and
+// docs/readers.md names every keyword the table reads or refuses.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/support.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/core/log.hpp"
+#include "tremor/io/abaqus.hpp"
+#include "tremor/io/abaqus_keywords.hpp"
+
+namespace tremor {
+namespace {
+
+using io::abaqus::Keyword;
+using io::abaqus::Use;
+
+// One brick, a material and a section: a deck that reads without a warning.
+const std::string brick = R"(*NODE
+1, 0., 0., 0.
+2, 1., 0., 0.
+3, 1., 1., 0.
+4, 0., 1., 0.
+5, 0., 0., 1.
+6, 1., 0., 1.
+7, 1., 1., 1.
+8, 0., 1., 1.
+*ELEMENT, TYPE=C3D8, ELSET=EALL
+1, 1, 2, 3, 4, 5, 6, 7, 8
+*MATERIAL, NAME=STEEL
+*ELASTIC
+210.E9, 0.3
+*DENSITY
+7800.
+*SOLID SECTION, ELSET=EALL, MATERIAL=STEEL
+)";
+constexpr long brick_lines = 17;
+
+std::vector<std::string> warnings_of(const std::string& text) {
+  log::set_quiet(true);
+  (void)log::take_warnings();
+  std::vector<std::string> warnings;
+  const std::string error = test::error_of([&] { (void)io::read_abaqus_buffer(text, "deck.inp"); });
+  warnings = log::take_warnings();
+  log::set_quiet(false);
+  EXPECT_EQ(error, "no error");
+  return warnings;
+}
+
+TEST(AbaqusKeywords, EachEntryIsFoundByItsNameAndSaysHowItIsHandled) {
+  std::set<std::string_view> names;
+  for (const Keyword& keyword : io::abaqus::keywords()) {
+    EXPECT_TRUE(names.insert(keyword.name).second) << keyword.name << " is in the table twice";
+    EXPECT_EQ(io::abaqus::find_keyword(keyword.name), &keyword);
+    // The name is the display as parse_keyword spells it: no '*', no blanks.
+    std::string spelled;
+    for (char c : keyword.display.substr(1))
+      if (c != ' ') spelled += c;
+    EXPECT_EQ(keyword.display[0], '*');
+    EXPECT_EQ(spelled, keyword.name);
+    if (keyword.use == Use::Refused) {
+      EXPECT_EQ(keyword.read, nullptr) << keyword.name;
+      EXPECT_FALSE(keyword.why.empty()) << keyword.name;
+    } else if (keyword.name != "INCLUDE") {  // the line source follows *INCLUDE
+      EXPECT_NE(keyword.read, nullptr) << keyword.name;
+    }
+  }
+  EXPECT_EQ(io::abaqus::find_keyword("ORIENTATION"), nullptr);
+}
+
+TEST(AbaqusKeywords, RefusedKeywordsStopTheReaderWithTheirReason) {
+  for (const Keyword& keyword : io::abaqus::keywords()) {
+    if (keyword.use != Use::Refused) continue;
+    const std::string text = brick + std::string(keyword.display) + "\n";
+    const std::string error = test::error_of([&] { (void)io::read_abaqus_buffer(text, "deck.inp"); });
+    EXPECT_EQ(error, str("deck.inp:", brick_lines + 1, ": ", keyword.display, keyword.why));
+  }
+}
+
+TEST(AbaqusKeywords, IgnoredKeywordsAreListedInTheWarning) {
+  for (const Keyword& keyword : io::abaqus::keywords()) {
+    if (keyword.use != Use::Ignored) continue;
+    // With a data line, which the reader skips.
+    const auto warnings = warnings_of(brick + std::string(keyword.display) + "\nU\n");
+    ASSERT_EQ(warnings.size(), 1u) << keyword.name;
+    EXPECT_NE(warnings[0].find(str(keyword.display, " (at deck.inp:", brick_lines + 1, ")")), std::string::npos)
+        << warnings[0];
+  }
+  EXPECT_TRUE(warnings_of(brick).empty());
+}
+
+// The Abaqus section of docs/readers.md, up to the next section.
+std::string abaqus_section() {
+  std::ifstream file(test::source_path("docs/readers.md"));
+  std::stringstream text;
+  text << file.rdbuf();
+  const std::string all = text.str();
+  const auto begin = all.find("## Abaqus");
+  EXPECT_NE(begin, std::string::npos);
+  return all.substr(begin, all.find("\n## ", begin + 1) - begin);
+}
+
+TEST(AbaqusKeywords, TheDocsNameEveryKeywordReadOrRefused) {
+  const std::string docs = abaqus_section();
+  for (const Keyword& keyword : io::abaqus::keywords()) {
+    if (keyword.use == Use::Ignored) continue;
+    // As `*NAME` or `*NAME, PARAMETER...`.
+    const std::string shown = str("`", keyword.display);
+    const bool named = docs.find(shown + "`") != std::string::npos || docs.find(shown + ",") != std::string::npos;
+    EXPECT_TRUE(named) << keyword.display << " is not in docs/readers.md";
+  }
+  // And the keyword column of its table names only keywords the table reads.
+  const std::regex row(R"(\n\| (`\*[^|]*)\|)");
+  const std::regex keyword(R"(`\*([A-Z ]+))");
+  int rows = 0;
+  for (auto r = std::sregex_iterator(docs.begin(), docs.end(), row); r != std::sregex_iterator(); ++r, ++rows) {
+    const std::string cell = (*r)[1];
+    for (auto k = std::sregex_iterator(cell.begin(), cell.end(), keyword); k != std::sregex_iterator(); ++k) {
+      std::string name;
+      for (char c : std::string((*k)[1]))
+        if (c != ' ') name += c;
+      const Keyword* entry = io::abaqus::find_keyword(name);
+      EXPECT_TRUE(entry != nullptr && entry->use == Use::Read) << "docs/readers.md's table lists *" << (*k)[1];
+    }
+  }
+  EXPECT_GT(rows, 10);
+}
+
+}  // namespace
+}  // namespace tremor

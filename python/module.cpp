@@ -421,9 +421,17 @@ py::array_t<double> per_node(const std::vector<double>& values, std::size_t widt
   return py::array_t<double>(shape, values.data());
 }
 
-// The Ctrl-C of a static solve running on this thread (CG polls a plain function between
-// iterations, which runs Python's signal handlers with the GIL).
-thread_local PythonFailure* static_interrupt = nullptr;
+// Stops a static solve between CG iterations, or a boundary-element run between frequencies, on
+// Ctrl-C (Python's signal handlers, run with the GIL). `SolverObserver`: the solver's Observer.
+template <class SolverObserver>
+class PythonInterrupt final : public SolverObserver {
+ public:
+  bool stop_requested() override {
+    py::gil_scoped_acquire gil;
+    return failure.check_signals();
+  }
+  PythonFailure failure;
+};
 
 // `output`: the result file to write, as `tremor static -o` does (record::write_static_result).
 py::dict solve_static(const tremor::Model& model, const py::object& backend, const py::object& precision,
@@ -438,22 +446,14 @@ py::dict solve_static(const tremor::Model& model, const py::object& backend, con
   if (const auto n = optional_whole("max_iterations", max_iterations, tremor::whole_number(1, 1000000000)))
     options.max_iterations = static_cast<int>(*n);
   const std::optional<std::string> output = optional_path("output", output_path);
-  PythonFailure interrupt;
-  static_interrupt = &interrupt;
-  struct Forget {
-    ~Forget() { static_interrupt = nullptr; }
-  } const forget;
-  options.stop_requested = [] {
-    py::gil_scoped_acquire gil;
-    return static_interrupt->check_signals();
-  };
+  PythonInterrupt<tremor::static_fe::Observer> interrupt;
   tremor::static_fe::StaticResult result;
   {
     py::gil_scoped_release released;
     // Claimed before the solve; the file is created after it, so a refused model leaves none.
     std::optional<tremor::io::OutputClaim> claim;
     if (output) claim = tremor::io::claim_result_file(*output, false);
-    result = tremor::static_fe::solve_static(model, options);
+    result = tremor::static_fe::solve_static(model, options, &interrupt);
     if (output) {
       tremor::io::RunMetadata metadata;
       metadata.git_commit = tremor::cli::git_commit;
@@ -462,7 +462,7 @@ py::dict solve_static(const tremor::Model& model, const py::object& backend, con
       tremor::record::write_static_result(*output, std::move(*claim), model, metadata, result);
     }
   }
-  interrupt.rethrow();  // Ctrl-C: the last iterate was written as incomplete
+  interrupt.failure.rethrow();  // Ctrl-C: the last iterate was written as incomplete
   const auto dim = static_cast<std::size_t>(model.mesh.dim());
   const std::size_t nodes = static_cast<std::size_t>(model.mesh.n_nodes());
   py::dict out;
@@ -493,17 +493,6 @@ py::array_t<std::complex<double>> triples(const std::vector<std::complex<double>
   return py::array_t<std::complex<double>>(shape, values.data());
 }
 
-// Stops a boundary-element run between frequencies on Ctrl-C (Python's signal handlers, run with
-// the GIL).
-class BemInterrupt final : public tremor::bem::Observer {
- public:
-  bool stop_requested() override {
-    py::gil_scoped_acquire gil;
-    return failure.check_signals();
-  }
-  PythonFailure failure;
-};
-
 // `output`: the result file to write as the run goes, as `tremor bem -o` does (record::BemRecording).
 py::dict solve_bem(const py::object& model_path, const py::object& backend, const py::object& elements,
                    const py::object& allow_coarse, const py::object& output_path) {
@@ -519,7 +508,7 @@ py::dict solve_bem(const py::object& model_path, const py::object& backend, cons
   }
   options.allow_coarse = flag_arg("allow_coarse", allow_coarse);
   const std::optional<std::string> output = optional_path("output", output_path);
-  BemInterrupt interrupt;
+  PythonInterrupt<tremor::bem::Observer> interrupt;
   tremor::BemProblem problem;
   tremor::bem::Plan plan;
   tremor::bem::RunResult result;

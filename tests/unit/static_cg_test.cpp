@@ -21,6 +21,7 @@
 #include "tremor/static/cg.hpp"
 #include "tremor/static/constraints.hpp"
 #include "tremor/static/preconditioner.hpp"
+#include "tremor/static/solve.hpp"
 
 namespace tremor::static_fe {
 namespace {
@@ -111,7 +112,8 @@ struct Solve {
 // overwrite it) unless an initial guess is given.
 template <class Real>
 Solve<Real> solve_csr(const Exec& exec, const CsrMatrix& a, const std::vector<double>& b, PreconditionerKind kind,
-                      int dim, CgSettings settings, const std::vector<double>& guess = {}) {
+                      int dim, CgSettings settings, const std::vector<double>& guess = {},
+                      Observer* observer = nullptr) {
   const sparse::DeviceCsr<Real> matrix(exec, sparse::convert<Real>(a));
   const auto op = csr_operator(exec, matrix);
   const auto precond = Preconditioner<Real>::build(exec, kind, matrix, dim);
@@ -123,7 +125,7 @@ Solve<Real> solve_csr(const Exec& exec, const CsrMatrix& a, const std::vector<do
   }
   DeviceArray<Real> b_device(exec, std::span<const Real>(b_real)), x_device(exec, std::span<const Real>(x0));
   Solve<Real> out;
-  out.result = cg(exec, *op, precond, b_device.data(), x_device.data(), settings);
+  out.result = cg(exec, *op, precond, b_device.data(), x_device.data(), settings, observer);
   out.x = x_device.to_host();
   return out;
 }
@@ -383,24 +385,57 @@ TEST(StaticCg, ReportsTheIterationLimitWithWhatToTry) {
       << in_float.result.report;
 }
 
-// The stop hook (a signal `tremor static` caught): polled before each iteration, it ends the solve
-// as Interrupted with the last iterate in x and its true residual, not as a failure to converge.
-int polls = 0;
-bool stop_at_the_fourth_poll() { return ++polls >= 4; }
+// The observer's stop request (a signal `tremor static` caught): polled before each iteration, it
+// ends the solve as Interrupted with the last iterate in x and its true residual, not as a failure
+// to converge.
+struct StopAtPoll final : Observer {
+  explicit StopAtPoll(int stop_at) : stop_at(stop_at) {}
+  bool stop_requested() override { return ++polls >= stop_at; }
+  int stop_at;
+  int polls = 0;
+};
 
 TEST(StaticCg, StopsWhenAskedWithTheLastIterate) {
   const CsrMatrix a = laplacian_1d(100, 0.0);
   const std::vector<double> b = random_vector(100, 8);
-  CgSettings settings;
-  settings.stop_requested = stop_at_the_fourth_poll;
-  polls = 0;
-  const auto solve = solve_csr<double>(Exec::serial(), a, b, PreconditionerKind::Jacobi, 1, settings);
+  StopAtPoll observer(4);
+  const auto solve = solve_csr<double>(Exec::serial(), a, b, PreconditionerKind::Jacobi, 1, {}, {}, &observer);
   EXPECT_EQ(solve.result.status, CgStatus::Interrupted);
+  EXPECT_EQ(observer.polls, 4);
   EXPECT_EQ(solve.result.iterations, 3);  // three polls said go on
   EXPECT_EQ(to_string(solve.result.status), "interrupted");
   EXPECT_NEAR(solve.result.relative_residual, true_relative_residual(a, b, solve.x), 1e-15);
   EXPECT_GT(solve.result.relative_residual, 1e-3);  // far from converged: the stop was honoured
   EXPECT_NE(solve.result.report.find("interrupted after 3 iterations"), std::string::npos) << solve.result.report;
+}
+
+// The observer given to solve_static reaches CG: the solve it stops returns its last iterate, the
+// held values exact, with status Interrupted rather than an error.
+TEST(StaticSolve, ObserverStopsTheSolveWithItsLastIterate) {
+  Model model = test::two_section_model(ElementType::Quad4, 1, 4, 0.0, false);
+  const Mesh& mesh = model.mesh;
+  // The left edge held, the right one pulled 1 mm along x: a load CG needs many iterations for.
+  for (Index n = 0; n < mesh.n_nodes(); ++n) {
+    const double x = mesh.node(n)[0];
+    if (x < 1e-12)
+      for (int i = 0; i < 2; ++i) model.fixed.push_back({{n}, i, 0.0, "", "left edge"});
+    else if (x > 1.0 - 1e-12)
+      model.fixed.push_back({{n}, 0, 1e-3, "", "right edge"});
+  }
+  SolveOptions options;
+  options.backend = "serial";
+  StopAtPoll observer(3);
+  const StaticResult stopped = solve_static(model, options, &observer);
+  EXPECT_EQ(stopped.cg.status, CgStatus::Interrupted) << stopped.cg.report;
+  EXPECT_EQ(observer.polls, 3);
+  EXPECT_EQ(stopped.cg.iterations, 2);  // two polls said go on
+  EXPECT_GT(stopped.cg.relative_residual, 1e-3);  // far from converged: the stop was honoured
+  for (Index n = 0; n < mesh.n_nodes(); ++n)
+    if (mesh.node(n)[0] > 1.0 - 1e-12) EXPECT_EQ(stopped.displacement[static_cast<std::size_t>(2 * n)], 1e-3);
+  // Without an observer the same solve converges.
+  const StaticResult converged = solve_static(model, options);
+  EXPECT_TRUE(converged.cg.converged()) << converged.cg.report;
+  EXPECT_GT(converged.cg.iterations, 2);
 }
 
 TEST(StaticCg, FloatStopsWhereItsRoundingStagnates) {

@@ -67,12 +67,17 @@ std::pair<double, Index> largest(const std::vector<double>& values, int width) {
   return best;
 }
 
+// Passes SIGINT and SIGTERM on to CG as a stop request before its next iteration.
+class StopOnSignal final : public st::Observer {
+ public:
+  bool stop_requested() override { return stop_signal() != 0; }
+};
+
 // The solve and its result file, `output` claimed. `output_is_input`: set when the output is
 // refused for naming one of the model's files.
 void solve_and_write(StaticArgs& args, const std::filesystem::path& output, io::OutputClaim claim,
                      bool& output_is_input) {
   catch_stop_signals();
-  args.options.stop_requested = [] { return stop_signal() != 0; };
   const Model model = io::load_model(args.model, args.order);
   output_is_input = true;
   record::refuse_output_over_inputs(output, record::model_inputs(model));
@@ -90,7 +95,8 @@ void solve_and_write(StaticArgs& args, const std::filesystem::path& output, io::
   metadata.git_commit = git_commit;
   metadata.model_path = args.model;
   metadata.model_hash = record::model_file_hash(args.model, model);
-  const st::StaticResult result = st::solve_static(model, args.options);
+  StopOnSignal stop_on_signal;
+  const st::StaticResult result = st::solve_static(model, args.options, &stop_on_signal);
   const record::WrittenFile file = record::write_static_result(output, std::move(claim), model, metadata, result);
   const bool interrupted = result.cg.status == st::CgStatus::Interrupted;
   if (interrupted) {

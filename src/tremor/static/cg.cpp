@@ -159,9 +159,11 @@ void require_converged(const CgResult& result) {
   if (!result.converged()) throw Error(result.report);
 }
 
+Observer::~Observer() = default;
+
 template <class Real>
 CgResult cg(const Exec& exec, const op::Operator<Real>& A, const Preconditioner<Real>& M, const Real* b, Real* x,
-            const CgSettings& settings) {
+            const CgSettings& settings, Observer* observer) {
   const auto start = Clock::now();
   const Index n = A.n_dofs();
   TREMOR_CHECK(A.exec().space() == exec.space(), "CG: the operator runs on ", A.exec().describe(), ", the solve on ",
@@ -232,7 +234,7 @@ CgResult cg(const Exec& exec, const op::Operator<Real>& A, const Preconditioner<
   double breakdown_value = 0.0;
   int k = 0;
   for (; k < settings.max_iterations;) {
-    if (settings.stop_requested != nullptr && settings.stop_requested()) {
+    if (observer != nullptr && observer->stop_requested()) {
       result.status = CgStatus::Interrupted;
       break;
     }
@@ -337,9 +339,9 @@ CgResult cg(const Exec& exec, const op::Operator<Real>& A, const Preconditioner<
 }
 
 template CgResult cg<float>(const Exec&, const op::Operator<float>&, const Preconditioner<float>&, const float*,
-                            float*, const CgSettings&);
+                            float*, const CgSettings&, Observer*);
 template CgResult cg<double>(const Exec&, const op::Operator<double>&, const Preconditioner<double>&, const double*,
-                             double*, const CgSettings&);
+                             double*, const CgSettings&, Observer*);
 template std::unique_ptr<op::Operator<float>> csr_operator<float>(const Exec&, const sparse::DeviceCsr<float>&);
 template std::unique_ptr<op::Operator<double>> csr_operator<double>(const Exec&, const sparse::DeviceCsr<double>&);
 template std::unique_ptr<op::Operator<float>> block_csr_operator<float>(const Exec&, const sparse::DeviceBlockCsr<float>&);

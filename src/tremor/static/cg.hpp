@@ -47,9 +47,16 @@ struct CgSettings {
   int max_iterations = 10000;  // > 0
   // false: start from x = 0 (x's contents are ignored); true: x holds the initial guess on entry.
   bool use_initial_guess = false;
-  // Polled before each iteration when set: true stops the solve as Interrupted (a signal the
-  // caller caught, say), x holding the last iterate.
-  bool (*stop_requested)() = nullptr;
+};
+
+// What the caller of a static solve is asked between iterations, as the explicit and
+// boundary-element solvers ask theirs (explicit_fe::Observer, bem::Observer).
+class Observer {
+ public:
+  virtual ~Observer();
+  // Polled before each iteration; true stops the solve there as CgStatus::Interrupted, x holding
+  // the last iterate (e.g. on SIGINT).
+  virtual bool stop_requested() { return false; }
 };
 
 // The solver settings a model file or *STEP gives (StaticSettings::tolerance, max_iterations),
@@ -61,7 +68,7 @@ enum class CgStatus {
   MaxIterations,  // the iteration limit was reached first
   Stagnated,      // the true residual stopped decreasing above the tolerance (rounding limit)
   Breakdown,      // p.Ap <= 0 or a non-finite value: the matrix (or preconditioner) is not SPD
-  Interrupted,    // CgSettings::stop_requested asked to stop
+  Interrupted,    // Observer::stop_requested asked to stop
 };
 std::string_view to_string(CgStatus status);
 
@@ -84,7 +91,7 @@ struct CgResult {
 
 // Solves A x = b by preconditioned conjugate gradients on exec. b and x hold A.n_rows entries in
 // exec's memory space; b is not modified; x receives the solution (the last iterate when the
-// solve fails). Never throws for a numerical outcome: non-convergence, stagnation and breakdown
+// solve fails or `observer` stops it). Never throws for a numerical outcome: non-convergence, stagnation and breakdown
 // are returned with a report (require_converged() turns them into tremor::Error); throws for bad
 // arguments (sizes, settings) and a non-finite b.
 //
@@ -105,15 +112,15 @@ struct CgResult {
 // partials on CUDA (a synchronisation point).
 template <class Real>
 CgResult cg(const Exec& exec, const op::Operator<Real>& A, const Preconditioner<Real>& M, const Real* b, Real* x,
-            const CgSettings& settings);
+            const CgSettings& settings, Observer* observer = nullptr);
 
 // Throws tremor::Error with result.report when the solve did not converge.
 void require_converged(const CgResult& result);
 
 extern template CgResult cg<float>(const Exec&, const op::Operator<float>&, const Preconditioner<float>&,
-                                   const float*, float*, const CgSettings&);
+                                   const float*, float*, const CgSettings&, Observer*);
 extern template CgResult cg<double>(const Exec&, const op::Operator<double>&, const Preconditioner<double>&,
-                                    const double*, double*, const CgSettings&);
+                                    const double*, double*, const CgSettings&, Observer*);
 extern template std::unique_ptr<op::Operator<float>> csr_operator<float>(const Exec&, const sparse::DeviceCsr<float>&);
 extern template std::unique_ptr<op::Operator<double>> csr_operator<double>(const Exec&, const sparse::DeviceCsr<double>&);
 extern template std::unique_ptr<op::Operator<float>> block_csr_operator<float>(const Exec&, const sparse::DeviceBlockCsr<float>&);

@@ -33,7 +33,7 @@ void check_choice(const std::string& value, std::initializer_list<std::string_vi
 template <class Real>
 void assemble_and_solve(const Exec& exec, const Model& model, const fem::DeviceElements& elements,
                         const StaticLoads& loads, const Constraints& constraints, const StaticSettings& settings,
-                        bool (*stop_requested)(), StaticResult& out, Clock::time_point& clock) {
+                        Observer* observer, StaticResult& out, Clock::time_point& clock) {
   const Mesh& mesh = model.mesh;
   const Index n = loads.n_dofs;
   const auto strategy = parse_named(settings.assembly, sparse::race_strategy_names, "assembly");
@@ -45,7 +45,6 @@ void assemble_and_solve(const Exec& exec, const Model& model, const fem::DeviceE
   const DeviceConstraints device_constraints(exec, constraints);
   CgSettings cg = cg_settings(settings);
   cg.use_initial_guess = true;
-  cg.stop_requested = stop_requested;
   // The initial guess: zero, with the prescribed values (their rows then start with no residual).
   fill_zero(exec, x.data(), n);
   impose_values<Real>(exec, device_constraints, x.data());
@@ -58,7 +57,7 @@ void assemble_and_solve(const Exec& exec, const Model& model, const fem::DeviceE
     const Preconditioner<Real> M = build_preconditioner(K);
     exec.synchronize();
     out.timings.preconditioner = lap(clock);
-    out.cg = static_fe::cg<Real>(exec, *make_operator(K), M, rhs.data(), x.data(), cg);
+    out.cg = static_fe::cg<Real>(exec, *make_operator(K), M, rhs.data(), x.data(), cg, observer);
     out.timings.solve = lap(clock);
   };
   sparse::AssemblyTimes times;
@@ -115,7 +114,7 @@ StaticSettings resolve_settings(const Model& model, const SolveOptions& options)
   return s;
 }
 
-StaticResult solve_static(const Model& model, const SolveOptions& options) {
+StaticResult solve_static(const Model& model, const SolveOptions& options, Observer* observer) {
   StaticResult out;
   Clock::time_point clock = Clock::now();
   out.settings = resolve_settings(model, options);
@@ -140,9 +139,9 @@ StaticResult solve_static(const Model& model, const SolveOptions& options) {
   out.timings.setup = lap(clock);
 
   if (settings.precision == "float")
-    assemble_and_solve<float>(exec, model, elements, loads, constraints, settings, options.stop_requested, out, clock);
+    assemble_and_solve<float>(exec, model, elements, loads, constraints, settings, observer, out, clock);
   else
-    assemble_and_solve<double>(exec, model, elements, loads, constraints, settings, options.stop_requested, out, clock);
+    assemble_and_solve<double>(exec, model, elements, loads, constraints, settings, observer, out, clock);
 
   out.recovery = recover(model, table, out.displacement);
   out.applied = std::move(loads.applied);

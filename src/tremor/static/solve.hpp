@@ -31,7 +31,6 @@ struct SolveOptions {
   std::string backend, precision, preconditioner, format, assembly;
   std::optional<double> tolerance;
   std::optional<int> max_iterations;
-  bool (*stop_requested)() = nullptr;  // CgSettings::stop_requested: an interruption the caller caught
 };
 
 // The settings a solve uses, "auto" resolved (backend: cuda when a GPU is usable, else openmp;
@@ -64,6 +63,8 @@ struct StaticResult {
   std::vector<std::string> warnings;
 };
 
-StaticResult solve_static(const Model& model, const SolveOptions& options = {});
+// `observer` is asked before each CG iteration (cg.hpp); one that asks to stop leaves the last
+// iterate in the result, its CG status Interrupted.
+StaticResult solve_static(const Model& model, const SolveOptions& options = {}, Observer* observer = nullptr);
 
 }  // namespace tremor::static_fe

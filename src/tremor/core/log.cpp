@@ -5,36 +5,52 @@
 
 namespace tremor::log {
 namespace {
-std::mutex mutex;
-bool quiet_mode = false;
+
+// The one sink of the process: stderr, whether it is silenced, and the warnings kept for
+// take_warnings(). Its mutex orders every call of every thread.
+struct Sink {
+  std::mutex mutex;
+  bool quiet = false;
+  std::vector<std::string> recorded;
+
+  void write(const std::string& message, bool warning) {
+    std::lock_guard lock(mutex);
+    if (warning) recorded.push_back(message);
+    if (!quiet) std::fprintf(stderr, warning ? "warning: %s\n" : "%s\n", message.c_str());
+  }
+};
+
+Sink& sink() {
+  static Sink the_sink;
+  return the_sink;
+}
+
+// A property of the calling thread, not of the sink: which threads speak, not where they speak to.
 thread_local bool thread_silent = false;
-std::vector<std::string> recorded;
+
 }  // namespace
 
 void warn(const std::string& message) {
-  if (thread_silent) return;
-  std::lock_guard lock(mutex);
-  recorded.push_back(message);
-  if (!quiet_mode) std::fprintf(stderr, "warning: %s\n", message.c_str());
+  if (!thread_silent) sink().write(message, true);
 }
 
 void info(const std::string& message) {
-  if (thread_silent) return;
-  std::lock_guard lock(mutex);
-  if (!quiet_mode) std::fprintf(stderr, "%s\n", message.c_str());
+  if (!thread_silent) sink().write(message, false);
 }
 
 void set_thread_silent(bool silent) { thread_silent = silent; }
 
 void set_quiet(bool quiet) {
-  std::lock_guard lock(mutex);
-  quiet_mode = quiet;
+  Sink& s = sink();
+  std::lock_guard lock(s.mutex);
+  s.quiet = quiet;
 }
 
 std::vector<std::string> take_warnings() {
-  std::lock_guard lock(mutex);
+  Sink& s = sink();
+  std::lock_guard lock(s.mutex);
   std::vector<std::string> out;
-  out.swap(recorded);
+  out.swap(s.recorded);
   return out;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Minimal diagnostics to stderr. Warnings are collected so a caller (tests, `tremor info`) can
-// also inspect what was reported.
+// also inspect what was reported. The one sink of the process holds them with whether stderr is
+// silenced (set_quiet). Any thread may call.
 #include <string>
 #include <vector>
 

@@ -546,16 +546,25 @@ TEST(Generate, RejectsBadInput) {
             std::string::npos);
 }
 
-TEST(Generate, LimitCanBeLowered) {
-  const Size saved = generator_limit();
-  set_generator_limit(200);
-  // 9 x 9 quad4: 100 nodes, 200 DOF and 81 x 4 = 324 connectivity entries > 200.
-  const std::string message = error_of([] { generate_rectangle({0, 0}, {1, 1}, {9, 9}, ElementType::Quad4); });
-  EXPECT_NO_THROW(generate_rectangle({0, 0}, {1, 1}, {7, 7}, ElementType::Quad4));  // 128 DOF, 196 entries
-  set_generator_limit(saved);
+TEST(Generate, LimitCanBeLoweredForAScope) {
+  const Size before = generator_limit();
+  std::string message;
+  {
+    const GeneratorLimit lowered(200);
+    // 9 x 9 quad4: 100 nodes, 200 DOF and 81 x 4 = 324 connectivity entries > 200.
+    message = error_of([] { generate_rectangle({0, 0}, {1, 1}, {9, 9}, ElementType::Quad4); });
+    EXPECT_NO_THROW(generate_rectangle({0, 0}, {1, 1}, {7, 7}, ElementType::Quad4));  // 128 DOF, 196 entries
+    {
+      const GeneratorLimit nested(100);
+      EXPECT_EQ(generator_limit(), 100);
+    }
+    EXPECT_EQ(generator_limit(), 200);  // the nested scope restored the outer one's
+  }
+  EXPECT_EQ(generator_limit(), before);
   EXPECT_NE(message.find("324 connectivity entries"), std::string::npos) << message;
   EXPECT_NE(message.find("the limit is 200"), std::string::npos) << message;
-  EXPECT_THROW(set_generator_limit(0), Error);
+  EXPECT_THROW(GeneratorLimit(0), Error);
+  EXPECT_EQ(generator_limit(), before);  // a refused limit changes nothing
   EXPECT_NO_THROW(generate_rectangle({0, 0}, {1, 1}, {9, 9}, ElementType::Quad4));
 }
 

@@ -364,11 +364,13 @@ Mesh generate(int dim, const std::array<double, 3>& origin, const std::array<dou
 
 Size generator_limit() { return size_limit.load(); }
 
-void set_generator_limit(Size limit) {
+GeneratorLimit::GeneratorLimit(Size limit) : previous_(size_limit.load()) {
   TREMOR_CHECK(limit >= 1 && limit <= std::numeric_limits<Index>::max(), "generator limit ", limit, " outside 1..",
                std::numeric_limits<Index>::max());
   size_limit.store(limit);
 }
+
+GeneratorLimit::~GeneratorLimit() { size_limit.store(previous_); }
 
 Mesh generate_rectangle(const std::array<double, 2>& origin, const std::array<double, 2>& size,
                         const std::array<Size, 2>& divisions, ElementType type, int order,

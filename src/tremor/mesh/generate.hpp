@@ -34,9 +34,22 @@ Mesh generate_box(const std::array<double, 3>& origin, const std::array<double, 
 
 // The generators refuse (tremor::Error naming the counts), before allocating anything, a mesh
 // whose degrees of freedom (nodes x dimension), elements or connectivity entries (elements x
-// nodes per element) exceed this limit. The default, 2^31 - 1, is what Index can address;
-// callers with a smaller memory budget (fuzz targets) may lower it. Process-wide.
+// nodes per element) exceed this limit. The default, 2^31 - 1, is what Index can address.
 Size generator_limit();
-void set_generator_limit(Size limit);
+
+// Lowers (or raises) generator_limit() while it lives, for callers with a smaller memory budget
+// (fuzz targets, tests), and restores the limit before it when it ends. Process-wide: scopes nest,
+// and end in the reverse order of their start.
+class GeneratorLimit {
+ public:
+  // Throws tremor::Error for a limit outside 1..2^31 - 1.
+  explicit GeneratorLimit(Size limit);
+  ~GeneratorLimit();
+  GeneratorLimit(const GeneratorLimit&) = delete;
+  GeneratorLimit& operator=(const GeneratorLimit&) = delete;
+
+ private:
+  Size previous_;
+};
 
 }  // namespace tremor

@@ -138,7 +138,7 @@ TEST_P(AbaqusWriterTypes, RoundTripsWithLabelsSetsAndSurfaces) {
   expect_same_mesh(mesh, read);
 }
 
-// Every type the reader reads (abaqus.cpp, element_kinds): CPE/CPS 3, 4, 6, 8 and C3D4, 8, 10, 20.
+// Every type the reader reads (abaqus_mesh.cpp, element_kinds): CPE/CPS 3, 4, 6, 8 and C3D4, 8, 10, 20.
 INSTANTIATE_TEST_SUITE_P(AbaqusWriter, AbaqusWriterTypes,
                          ::testing::Values(ElementType::Tri3, ElementType::Tri6, ElementType::Quad4,
                                            ElementType::Quad8, ElementType::Tet4, ElementType::Tet10,

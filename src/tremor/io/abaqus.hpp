@@ -4,7 +4,7 @@
 // Reads flat decks (no *PART / *ASSEMBLY) with one *STEP of one procedure, *DYNAMIC, EXPLICIT or
 // *STATIC (Model::static_settings). The keywords it reads, those it lists in its warning and those
 // it refuses are one table (abaqus_keywords.hpp), which docs/readers.md follows keyword by keyword;
-// the element types it reads are element_kinds (abaqus.cpp). *DSLOAD and *DLOAD face pressures
+// the element types it reads are element_kinds (abaqus_mesh.cpp). *DSLOAD and *DLOAD face pressures
 // become SurfaceLoads, *DLOAD GRAV and BX, BY, BZ BodyForces, and the history requests of an
 // explicit step HistoryOutputs. Face numbers are Abaqus's (mesh/faces.hpp).
 // Node and element labels are the file's ids. Names of sets, materials, amplitudes and the step

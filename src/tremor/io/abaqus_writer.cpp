@@ -13,12 +13,12 @@ namespace tremor::io {
 namespace {
 
 // Abaqus data lines hold at most 16 entries; the reader continues a full line of an element's
-// nodes on the next (abaqus.cpp, max_entries_per_line).
+// nodes on the next (abaqus_mesh.cpp, max_entries_per_line).
 constexpr std::size_t entries_per_line = 16;
 // Abaqus and CalculiX names have at most 80 characters.
 constexpr std::size_t max_name_length = 80;
 
-// The Abaqus type that the reader maps back to `type` (abaqus.cpp, element_kinds); empty for the
+// The Abaqus type that the reader maps back to `type` (abaqus_mesh.cpp, element_kinds); empty for the
 // GLL types. The node orders agree, so connectivity is written as it is.
 std::string_view abaqus_type(ElementType type) {
   switch (type) {

@@ -1,0 +1,198 @@
+// The Abaqus reader's materials and sections: *MATERIAL with *ELASTIC, *DENSITY and *DAMPING,
+// *SOLID SECTION, and the Materials and Formulations built from them after the last line.
+#include "tremor/io/abaqus_reader.hpp"
+
+#include <algorithm>
+
+#include "tremor/core/error.hpp"
+
+namespace tremor::io::abaqus {
+
+void Reader::material(const KeywordLine& keyword) {
+  check_parameters(keyword, {"NAME"});
+  const std::string name = required_name(keyword, "NAME");
+  for (const auto& draft : materials_)
+    if (draft.name == name)
+      fail(keyword.where, "material '" + name + "' is defined twice (first at " + src_.where(draft.where) + ")");
+  no_data(keyword);
+  materials_.push_back({});
+  materials_.back().name = name;
+  materials_.back().where = keyword.where;
+  material_ = static_cast<int>(materials_.size()) - 1;
+}
+
+MaterialDraft& Reader::current_material(const KeywordLine& keyword) {
+  if (material_ < 0) fail(keyword.where, keyword.display + " must follow a *MATERIAL keyword");
+  return materials_[static_cast<std::size_t>(material_)];
+}
+
+void Reader::check_no_dependencies(const KeywordLine& keyword) {
+  if (keyword.has("DEPENDENCIES") && parameter_integer(keyword, "DEPENDENCIES") != 0)
+    fail(keyword.where, keyword.display + ": field-variable dependencies are not supported");
+}
+
+// All values of a material option's data lines; more than `count` plus a temperature means the
+// constants depend on temperature, which a linear model cannot hold.
+std::vector<Field> Reader::material_values(const KeywordLine& keyword, std::size_t count, const std::string& what) {
+  std::vector<Field> values;
+  for (Record& record : read_records()) values.insert(values.end(), record.fields.begin(), record.fields.end());
+  if (values.empty()) fail(keyword.where, str(keyword.display, " needs a data line with ", what));
+  if (values.size() < count)
+    fail(values.back().where, str(keyword.display, " expects ", count, " values (", what, "), got ", values.size()));
+  if (values.size() > count + 1)
+    fail(values[count + 1].where,
+         str(keyword.display, " has ", values.size(), " values; expected ", what,
+             " and an optional temperature (temperature-dependent constants are not supported)"));
+  values.resize(count);
+  return values;
+}
+
+void Reader::elastic(const KeywordLine& keyword) {
+  check_parameters(keyword, {"TYPE", "MODULI", "DEPENDENCIES"});
+  MaterialDraft& draft = current_material(keyword);
+  check_no_dependencies(keyword);
+  if (draft.elastic != MaterialDraft::Elastic::None)
+    fail(keyword.where,
+         "material '" + draft.name + "' has a second *ELASTIC (first at " + src_.where(draft.elastic_where) + ")");
+  draft.elastic_where = keyword.where;
+  const std::string type = option(keyword, "TYPE");
+  if (type.empty() || type == "ISOTROPIC" || type == "ISO") {
+    const auto values = material_values(keyword, 2, "Young's modulus and Poisson's ratio");
+    draft.elastic = MaterialDraft::Elastic::Isotropic;
+    draft.constants = {real_or(values[0], 0.0, "Young's modulus"), real_or(values[1], 0.0, "Poisson's ratio")};
+  } else if (type == "ENGINEERINGCONSTANTS") {
+    const auto values = material_values(keyword, 9, "E1, E2, E3, nu12, nu13, nu23, G12, G13, G23");
+    draft.elastic = MaterialDraft::Elastic::EngineeringConstants;
+    for (const Field& field : values) draft.constants.push_back(real_or(field, 0.0, "an engineering constant"));
+  } else if (type == "ORTHOTROPIC" || type == "ORTHO") {
+    const auto values = material_values(keyword, 9, "D1111, D1122, D2222, D1133, D2233, D3333, D1212, D1313, D2323");
+    // Abaqus pairs (row, column) in its Voigt order 11, 22, 33, 12, 13, 23.
+    static constexpr int pairs[9][2] = {{0, 0}, {0, 1}, {1, 1}, {0, 2}, {1, 2}, {2, 2}, {3, 3}, {4, 4}, {5, 5}};
+    draft.elastic = MaterialDraft::Elastic::Stiffness;
+    draft.stiffness = to_tremor_voigt(values, pairs);
+  } else if (type == "ANISOTROPIC" || type == "ANISO") {
+    const auto values = material_values(keyword, 21, "D1111 ... D2323");
+    // The upper triangle column by column in Abaqus's Voigt order 11, 22, 33, 12, 13, 23:
+    // D1111; D1122 D2222; D1133 D2233 D3333; D1112 D2212 D3312 D1212; ...; D1123 ... D2323.
+    static constexpr int pairs[21][2] = {{0, 0}, {0, 1}, {1, 1}, {0, 2}, {1, 2}, {2, 2}, {0, 3},
+                                         {1, 3}, {2, 3}, {3, 3}, {0, 4}, {1, 4}, {2, 4}, {3, 4},
+                                         {4, 4}, {0, 5}, {1, 5}, {2, 5}, {3, 5}, {4, 5}, {5, 5}};
+    draft.elastic = MaterialDraft::Elastic::Stiffness;
+    draft.stiffness = to_tremor_voigt(values, pairs);
+  } else {
+    fail(keyword.where, "*ELASTIC, TYPE=" + shown(type) +
+                            " is not supported (ISOTROPIC, ENGINEERING CONSTANTS, ORTHOTROPIC or ANISOTROPIC)");
+  }
+}
+
+// Abaqus states D with engineering shear strains (gamma_12 = 2 eps_12), as tremor does, so the
+// constants carry over unscaled; only the Voigt order differs: Abaqus 11, 22, 33, 12, 13, 23,
+// tremor xx, yy, zz, yz, xz, xy.
+template <std::size_t N>
+Voigt6 Reader::to_tremor_voigt(const std::vector<Field>& values, const int (&pairs)[N][2]) {
+  static constexpr int to_tremor[6] = {0, 1, 2, 5, 4, 3};
+  Voigt6 c{};
+  for (std::size_t k = 0; k < N; ++k) {
+    const double value = real_or(values[k], 0.0, "an elastic constant");
+    const int i = to_tremor[pairs[k][0]], j = to_tremor[pairs[k][1]];
+    c[static_cast<std::size_t>(6 * i + j)] = value;
+    c[static_cast<std::size_t>(6 * j + i)] = value;
+  }
+  return c;
+}
+
+void Reader::density(const KeywordLine& keyword) {
+  check_parameters(keyword, {"DEPENDENCIES"});
+  MaterialDraft& draft = current_material(keyword);
+  check_no_dependencies(keyword);
+  if (draft.density) fail(keyword.where, "material '" + draft.name + "' has a second *DENSITY");
+  const auto values = material_values(keyword, 1, "the mass density");
+  draft.density = real(values[0], "the mass density");
+  if (!(*draft.density > 0.0)) fail(values[0].where, str("the mass density must be positive, got ", *draft.density));
+}
+
+void Reader::damping(const KeywordLine& keyword) {
+  check_parameters(keyword, {"ALPHA", "BETA", "COMPOSITE", "STRUCTURAL"});
+  MaterialDraft& draft = current_material(keyword);
+  if (keyword.has("ALPHA")) draft.damping_alpha = parameter_real(keyword, "ALPHA");
+  if (draft.damping_alpha < 0.0)
+    fail(keyword.where, str("*DAMPING, ALPHA must not be negative, got ", draft.damping_alpha));
+  if (keyword.has("BETA") && parameter_real(keyword, "BETA") != 0.0)
+    ignore("*DAMPING, BETA (stiffness-proportional damping)", keyword.where);
+  if (keyword.has("COMPOSITE")) ignore("*DAMPING, COMPOSITE", keyword.where);
+  if (keyword.has("STRUCTURAL")) ignore("*DAMPING, STRUCTURAL", keyword.where);
+  no_data(keyword);
+}
+
+void Reader::solid_section(const KeywordLine& keyword) {
+  check_parameters(keyword, {"ELSET", "MATERIAL", "ORIENTATION", "CONTROLS"});
+  PendingSection section;
+  section.where = keyword.where;
+  section.element_set = required_name(keyword, "ELSET");
+  section.material = required_name(keyword, "MATERIAL");
+  if (keyword.has("ORIENTATION")) ignore("*SOLID SECTION, ORIENTATION (material axes = global axes)", keyword.where);
+  if (src_.data_follows()) {
+    const Record record = read_line_record();
+    // The first entry is the out-of-plane thickness of 2D elements; blank means 1.
+    if (!record.fields.empty()) section.thickness = real_or(record.fields[0], 1.0, "the section thickness");
+    if (section.thickness <= 0.0)
+      fail(record.where, str("section thickness must be positive, got ", section.thickness));
+    no_data(keyword);
+  }
+  sections_.push_back(std::move(section));
+}
+
+Formulation Reader::formulation(const std::vector<Index>& members, const PendingSection& section) {
+  std::optional<Plane> plane;
+  for (Index definition : members) {
+    const Plane p = elements_[static_cast<std::size_t>(definition)].plane;
+    if (plane && *plane != p)
+      fail(section.where,
+           "element set '" + section.element_set +
+               "' mixes plane strain (CPE) and plane stress (CPS) elements; give each its own section");
+    plane = p;
+  }
+  if (!plane) plane = mesh_dim_ == 2 ? Plane::Strain : Plane::Solid;
+  switch (*plane) {
+    case Plane::Strain:
+      return Formulation::PlaneStrain;
+    case Plane::Stress:
+      return Formulation::PlaneStress;
+    case Plane::Solid:
+      break;
+  }
+  return Formulation::Solid;
+}
+
+Material Reader::build(const MaterialDraft& draft) {
+  if (draft.elastic == MaterialDraft::Elastic::None)
+    fail(draft.where, "material '" + draft.name + "' has no *ELASTIC");
+  if (!draft.density)
+    fail(draft.where, "material '" + draft.name + "' has no *DENSITY (" +
+                          (model_.static_settings ? "every tremor material has one; a *STATIC step uses it for GRAV"
+                                                 : "explicit dynamics needs the mass") +
+                          ")");
+  try {
+    Material m;
+    const auto& k = draft.constants;
+    switch (draft.elastic) {
+      case MaterialDraft::Elastic::Isotropic:
+        m = Material::from_youngs(draft.name, k[0], k[1], *draft.density);
+        break;
+      case MaterialDraft::Elastic::EngineeringConstants:
+        // Abaqus order: E1, E2, E3, nu12, nu13, nu23, G12, G13, G23.
+        m = Material::from_engineering_constants(draft.name, k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8],
+                                                 *draft.density);
+        break;
+      default:
+        m = Material::from_stiffness(draft.name, draft.stiffness, *draft.density);
+        break;
+    }
+    m.damping_alpha = draft.damping_alpha;
+    return m;
+  } catch (const Error& error) {
+    fail(draft.elastic_where, error.what());
+  }
+}
+
+}  // namespace tremor::io::abaqus

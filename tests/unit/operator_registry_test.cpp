@@ -74,6 +74,57 @@ TEST(OperatorRegistry, AddRefusesDuplicatesAndIncompleteEntries) {
   EXPECT_NE(error_of([&] { (void)registry.default_for(Backend::Serial); }).find("no default"), std::string::npos);
 }
 
+// What a kind can do is a field of its entry, asked by the pre-flight, the subdomain set-up, the
+// kept set-up and `tremor info` instead of its name.
+TEST(OperatorRegistry, CapabilitiesAreFieldsOfTheEntry) {
+  const op::Registry& registry = explicit_fe::operators();
+  for (const op::OperatorEntry& entry : registry.entries()) {
+    SCOPED_TRACE(std::string(entry.name));
+    EXPECT_TRUE(entry.reference_float && entry.reference_double);
+    EXPECT_EQ(entry.whole_mesh_only, entry.name == "partitioned");
+    EXPECT_EQ(entry.reads_blocks, entry.name == "partitioned");
+    EXPECT_EQ(entry.auto_where_it_takes, entry.name == "sem");
+    EXPECT_EQ(entry.reference, entry.name == "assembled");
+  }
+  EXPECT_EQ(registry.reference().name, "assembled");
+  // "auto" is sem on GLL hexahedra on every backend, else the backend's default.
+  const Model gll = test::two_section_model(ElementType::HexGLL, 2, 1, 0.0);
+  const Model quads = test::two_section_model(ElementType::Quad4, 1, 2, 0.0);
+  for (const Backend backend : {Backend::Serial, Backend::OpenMP, Backend::Cuda}) {
+    EXPECT_EQ(registry.default_for(backend, gll.mesh).name, "sem");
+    EXPECT_EQ(&registry.default_for(backend, quads.mesh), &registry.default_for(backend));
+  }
+  ExplicitSettings settings;
+  settings.duration = 1e-6;
+  Model auto_gll = gll;
+  auto_gll.explicit_settings = settings;
+  EXPECT_EQ(explicit_fe::preflight(auto_gll).operator_kind(), "sem");
+}
+
+// The reference set-up is the entry's: each kind from one host K, in its own class.
+TEST(OperatorRegistry, TheReferenceSetUpIsTheEntrys) {
+  const Model model = test::two_section_model(ElementType::Quad4, 1, 2, 0.0);
+  for (const op::OperatorEntry& entry : explicit_fe::operators().entries()) {
+    if (!entry.runs_on(Backend::Serial)) continue;
+    SCOPED_TRACE(std::string(entry.name));
+    if (!entry.takes(model.mesh)) continue;
+    const auto built = explicit_fe::make_stiffness_operator<double>(model, entry.name, Exec::serial());
+    EXPECT_EQ(built->name(), entry.name);
+    EXPECT_EQ(built->n_dofs(), model.mesh.n_nodes() * model.mesh.dim());
+  }
+  op::Registry registry;
+  explicit_fe::register_operators(registry);
+  op::OperatorEntry incomplete = registry.entries().front();
+  incomplete.name = "half";
+  incomplete.reference_float = nullptr;
+  EXPECT_NE(error_of([&] { registry.add(incomplete); }).find("lacks a factory"), std::string::npos);
+  op::Registry two;
+  sparse::register_operators(two);
+  op::OperatorEntry second = two.reference();
+  second.name = "second";
+  EXPECT_NE(error_of([&] { two.add(second); }).find("'second' is a second reference"), std::string::npos);
+}
+
 TEST(OperatorRegistry, TheModelFilesOperatorIsNamedByItsLine) {
   Model model = test::two_section_model(ElementType::Quad4, 1, 2, 0.0);
   ExplicitSettings settings;

@@ -304,17 +304,17 @@ void run_info(const std::string& path, std::optional<int> order) {
 
   const Size dof = static_cast<Size>(mesh.n_nodes()) * mesh.dim();
   const Size nnz = node_graph_entries(mesh) * mesh.dim() * mesh.dim();
-  // The model's operator when it names one that takes the mesh, else the assembled CSR.
+  // The model's operator when it names one that takes the mesh, else the reference (scalar CSR).
   const op::OperatorEntry* named =
       model.explicit_settings ? explicit_fe::operators().find(model.explicit_settings->operator_kind) : nullptr;
   const op::OperatorEntry& entry =
-      named && named->takes(mesh) ? *named : *explicit_fe::operators().find("assembled");
+      named && named->takes(mesh) ? *named : explicit_fe::operators().reference();
   std::printf("%-18s%s DOF, stiffness %s non-zeros\n", "explicit solver", group_digits(dof).c_str(),
               group_digits(nnz).c_str());
   std::printf("  memory            %sB in double, %sB in single precision (state + %s)\n",
               si(static_cast<double>(explicit_fe::memory_estimate(mesh, entry, nnz, 8))).c_str(),
               si(static_cast<double>(explicit_fe::memory_estimate(mesh, entry, nnz, 4))).c_str(),
-              entry.name == "assembled" ? "CSR stiffness" : str("the ", entry.name, " operator").c_str());
+              entry.reference ? "CSR stiffness" : str("the ", entry.name, " operator").c_str());
 }
 
 }  // namespace

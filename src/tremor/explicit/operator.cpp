@@ -128,6 +128,16 @@ std::unique_ptr<op::Operator<Real>> make_partitioned(const op::OperatorInputs& i
       exec, K, model.mesh, partition::read_block_file(inputs.blocks, node_graph(model.mesh)));
 }
 
+template <class Real>
+std::unique_ptr<op::Operator<Real>> matrix_free_from_host(const op::ReferenceInputs& inputs) {
+  return std::make_unique<MatrixFreeOperator<Real>>(*inputs.exec, *inputs.model, *inputs.table, *inputs.colouring);
+}
+
+template <class Real>
+std::unique_ptr<op::Operator<Real>> partitioned_from_host(const op::ReferenceInputs& inputs) {
+  return std::make_unique<PartitionedOperator<Real>>(*inputs.exec, *inputs.stiffness, inputs.model->mesh);
+}
+
 std::size_t element_arrays(const op::OperatorSizes& s) { return s.element_bytes; }
 std::size_t nothing(const op::OperatorSizes&) { return 0; }
 
@@ -151,9 +161,20 @@ std::size_t partitioned_bytes(const op::OperatorSizes& s) {
 
 void register_operators(op::Registry& registry) {
   // Filled from a host assembly (no K on the Exec during the set-up).
-  registry.add({"partitioned", "K in the pogo paper's GPU block layout (512-node blocks, shared-memory staging)",
-                true, false, true, op::all_backends, partitioned_bytes, nothing, make_partitioned<float>,
-                make_partitioned<double>});
+  op::OperatorEntry partitioned{"partitioned",
+                                "K in the pogo paper's GPU block layout (512-node blocks, shared-memory staging)",
+                                true,
+                                false,
+                                true,
+                                op::all_backends,
+                                partitioned_bytes,
+                                nothing,
+                                make_partitioned<float>,
+                                make_partitioned<double>};
+  partitioned.whole_mesh_only = true;  // blocks of the whole node graph
+  partitioned.reference_float = partitioned_from_host<float>;
+  partitioned.reference_double = partitioned_from_host<double>;
+  registry.add(partitioned);
   op::OperatorEntry matrix_free{"matrix_free",
                                 "no K: K_e u_e element by element from the coordinates, colour by colour",
                                 false,
@@ -165,6 +186,8 @@ void register_operators(op::Registry& registry) {
                                 make_matrix_free<float>,
                                 make_matrix_free<double>};
   matrix_free.splits = true;  // by elements: it adds into K u
+  matrix_free.reference_float = matrix_free_from_host<float>;
+  matrix_free.reference_double = matrix_free_from_host<double>;
   registry.add(matrix_free);
 }
 
@@ -220,17 +243,13 @@ std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, 
                                                             const Exec& exec, const fem::SectionTable& table,
                                                             const fem::ElementColouring& colouring,
                                                             const sparse::CsrMatrix& K) {
-  const op::OperatorEntry& entry = operators().parse(kind, exec.backend());
-  const std::string_view name = entry.name;
-  // The host reference path: each class's constructor from a host K.
-  if (name == "matrix_free") return std::make_unique<MatrixFreeOperator<Real>>(exec, model, table, colouring);
-  if (name == "sem") return std::make_unique<sem::SemOperator<Real>>(
-      std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, colouring), true);
-  if (name == "partitioned") return std::make_unique<PartitionedOperator<Real>>(exec, K, model.mesh);
-  if (name == "assembled") return std::make_unique<sparse::CsrOperator<Real>>(exec, K);
-  if (name == "block_csr") return std::make_unique<sparse::BlockCsrOperator<Real>>(exec, K, model.mesh.dim());
-  if (name == "cusparse") return std::make_unique<sparse::CusparseOperator<Real>>(exec, K);
-  return std::make_unique<sparse::FormatOperator<Real>>(exec, K, name, model.mesh.dim());
+  op::ReferenceInputs inputs;
+  inputs.model = &model;
+  inputs.exec = &exec;
+  inputs.table = &table;
+  inputs.colouring = &colouring;
+  inputs.stiffness = &K;
+  return operators().parse(kind, exec.backend()).make_reference<Real>(inputs);
 }
 
 template class MatrixFreeOperator<float>;

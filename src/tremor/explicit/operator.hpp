@@ -87,7 +87,7 @@ std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, 
                                                             const Exec* first_exec = nullptr);
 
 // The reference: the operator `kind` on exec from K assembled on the host in double
-// (sparse::assemble_stiffness), converted and copied.
+// (sparse::assemble_stiffness), converted and copied (its entry's reference factory).
 template <class Real>
 std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
                                                             const Exec& exec = Exec::openmp());

@@ -96,7 +96,7 @@ Simulation::Simulation(const Model& model, const RunOptions& options) {
   Preflight p = options.preflight ? *options.preflight : explicit_fe::preflight(model, options);
   TREMOR_CHECK(p.ordering == NodeOrdering::None,
                "a kept set-up runs in the model's node order; leave the ordering 'none'");
-  TREMOR_CHECK(p.blocks.empty() && p.op->name != "partitioned",
+  TREMOR_CHECK(p.blocks.empty() && !p.op->whole_mesh_only,
                "the partitioned operator runs through tremor run; a kept set-up takes the others");
   if (p.precision == Precision::Float)
     runner_ = std::make_unique<Typed<float>>(model, std::move(p), called);

@@ -203,8 +203,7 @@ Preflight resolve(const Model& model, const RunOptions& options) {
   p.op = &operators().parse(asked, backend, from_model ? settings.operator_origin : std::string());
   // "auto" on GLL hexahedra is sem: two orders of magnitude faster there than any assembled kind,
   // whose K grows with (2P + 1)^3 neighbours per node (docs/benchmarks.md, "Spectral elements").
-  const op::OperatorEntry& sem_entry = *operators().find("sem");
-  if (asked == "auto" && sem_entry.takes(model.mesh)) p.op = &sem_entry;
+  if (asked == "auto") p.op = &operators().default_for(backend, model.mesh);
   if (!p.op->takes(model.mesh))
     throw Error(str(from_model && !settings.operator_origin.empty() ? settings.operator_origin + ": " : "",
                     p.op->unsupported(model.mesh)));
@@ -613,7 +612,7 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   if (domains > 1) {
     TREMOR_CHECK(domains <= model.mesh.n_elements(), domains, " subdomains were asked for a mesh of ",
                  model.mesh.n_elements(), " elements: at most one subdomain per element");
-    TREMOR_CHECK(p.blocks.empty() && p.op->name != "partitioned",
+    TREMOR_CHECK(p.blocks.empty() && !p.op->whole_mesh_only,
                  "the partitioned operator runs on one domain: its block layout is made for the whole mesh");
     TREMOR_CHECK(p.ordering == NodeOrdering::None, "--ordering rcm renumbers one domain; a run decomposed into ",
                  domains, " subdomains numbers each subdomain's nodes itself (owned first, shared last)");

@@ -88,7 +88,7 @@ std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& 
   d->n_counted = part ? part->n_owned : d->numbering.n_local_nodes();
   if (part) d->shared_counted = DeviceArray<Index>(exec, std::span<const Index>(part->shared_owned));
   if (part) {
-    TREMOR_CHECK(preflight.blocks.empty() && preflight.op->name != "partitioned",
+    TREMOR_CHECK(preflight.blocks.empty() && !preflight.op->whole_mesh_only,
                  "the partitioned operator runs on one domain: its block layout is made for the whole mesh");
     d->renumbered = std::move(part->model);
   } else if (!d->numbering.identity()) {

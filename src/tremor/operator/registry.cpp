@@ -1,5 +1,8 @@
 #include "tremor/operator/registry.hpp"
 
+#include <algorithm>
+#include <type_traits>
+
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
 
@@ -32,12 +35,27 @@ std::unique_ptr<Operator<Real>> OperatorEntry::make(const OperatorInputs& inputs
     return make_double(inputs);
 }
 
+template <class Real>
+std::unique_ptr<Operator<Real>> OperatorEntry::make_reference(const ReferenceInputs& inputs) const {
+  TREMOR_CHECK(inputs.model && inputs.exec && inputs.table && inputs.colouring, "the ", name,
+               " operator's reference set-up needs the model, its section table and colouring");
+  TREMOR_CHECK(!needs_assembly || inputs.stiffness, "the ", name, " operator's reference set-up needs K");
+  if constexpr (std::is_same_v<Real, float>)
+    return reference_float(inputs);
+  else
+    return reference_double(inputs);
+}
+
 void Registry::add(const OperatorEntry& entry) {
   TREMOR_CHECK(!entry.name.empty() && entry.name != "auto", "operator registry: '", entry.name,
                "' cannot name an operator");
   TREMOR_CHECK(find(entry.name) == nullptr, "operator registry: '", entry.name, "' is registered twice");
-  TREMOR_CHECK(entry.make_float && entry.make_double && entry.loop_bytes && entry.setup_bytes,
+  TREMOR_CHECK(entry.make_float && entry.make_double && entry.reference_float && entry.reference_double &&
+                   entry.loop_bytes && entry.setup_bytes,
                "operator registry: '", entry.name, "' lacks a factory or a memory model");
+  TREMOR_CHECK(!entry.reference || std::none_of(entries_.begin(), entries_.end(),
+                                                [](const OperatorEntry& e) { return e.reference; }),
+               "operator registry: '", entry.name, "' is a second reference");
   entries_.push_back(entry);
 }
 
@@ -58,6 +76,18 @@ const OperatorEntry& Registry::default_for(Backend backend) const {
   const OperatorEntry* entry = find(default_[static_cast<int>(backend)]);
   TREMOR_CHECK(entry, "operator registry: no default operator for ", to_string(backend));
   return *entry;
+}
+
+const OperatorEntry& Registry::default_for(Backend backend, const Mesh& mesh) const {
+  for (const OperatorEntry& entry : entries_)
+    if (entry.auto_where_it_takes && entry.runs_on(backend) && entry.takes(mesh)) return entry;
+  return default_for(backend);
+}
+
+const OperatorEntry& Registry::reference() const {
+  for (const OperatorEntry& entry : entries_)
+    if (entry.reference) return entry;
+  throw Error("operator registry: no reference operator");
 }
 
 const OperatorEntry& Registry::parse(std::string_view name, Backend backend, std::string_view where) const {
@@ -108,5 +138,7 @@ std::string Registry::quoted_names() const {
 
 template std::unique_ptr<Operator<float>> OperatorEntry::make<float>(const OperatorInputs&) const;
 template std::unique_ptr<Operator<double>> OperatorEntry::make<double>(const OperatorInputs&) const;
+template std::unique_ptr<Operator<float>> OperatorEntry::make_reference<float>(const ReferenceInputs&) const;
+template std::unique_ptr<Operator<double>> OperatorEntry::make_reference<double>(const ReferenceInputs&) const;
 
 }  // namespace tremor::op

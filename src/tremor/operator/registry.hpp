@@ -1,8 +1,9 @@
 #pragma once
 // The registry of operator kinds: one entry per kind (its name, a line about it, whether it is
-// built from an assembled K, where it runs, its memory model and its factory). The model reader's
-// check, the CLI's choices, the pre-flight's memory estimate, the benchmark and `tremor info`
-// read it; adding a kind is one entry and one class.
+// built from an assembled K, where it runs, its memory model, its factories and what it can do: take
+// a block file, split, run decomposed). The model reader's check, the CLI's choices, the
+// pre-flight's memory estimate, the benchmark and `tremor info` read it, and ask the entry, never
+// its name, what a kind can do; adding a kind is one entry and one class.
 //
 // A Registry is a value; each layer that implements kinds adds them (sparse::register_operators for
 // the assembled formats, explicit_fe::register_operators for the matrix-free and partitioned ones)
@@ -19,10 +20,17 @@
 
 #include "tremor/backend/exec.hpp"
 #include "tremor/core/config.hpp"
+#include "tremor/fem/colouring.hpp"
 #include "tremor/fem/device_elements.hpp"
+#include "tremor/fem/sections.hpp"
 #include "tremor/mesh/mesh.hpp"
 #include "tremor/model/model.hpp"
 #include "tremor/operator/operator.hpp"
+
+namespace tremor::sparse {
+template <class Real>
+struct CsrMatrixT;  // sparse/csr.hpp: the host K of the reference set-up, built and read above this layer
+}
 
 namespace tremor::op {
 
@@ -72,6 +80,20 @@ struct OperatorInputs {
 template <class Real>
 using Factory = std::unique_ptr<Operator<Real>> (*)(const OperatorInputs&);
 
+// What the reference set-up builds from: K assembled on the host in double
+// (sparse::assemble_stiffness from `table` and `colouring`), converted and copied to `exec`; the
+// set-up on an Exec (Factory) is tested against it.
+struct ReferenceInputs {
+  const Model* model = nullptr;
+  const Exec* exec = nullptr;
+  const fem::SectionTable* table = nullptr;
+  const fem::ElementColouring* colouring = nullptr;
+  const sparse::CsrMatrixT<double>* stiffness = nullptr;  // K; may be null for a kind without K (needs_assembly false)
+};
+
+template <class Real>
+using ReferenceFactory = std::unique_ptr<Operator<Real>> (*)(const ReferenceInputs&);
+
 // Where a kind runs: a bit per Backend.
 using Backends = std::uint8_t;
 constexpr Backends backend_bit(Backend backend) { return static_cast<Backends>(1u << static_cast<unsigned>(backend)); }
@@ -96,16 +118,31 @@ struct OperatorEntry {
   // exchange: by elements (the element-by-element kinds, which add into y) or by rows
   // (OperatorInputs::split_at_node).
   bool splits = false;
+  // Its layout is made for the whole mesh in tremor run's one domain (partitioned: GPU blocks of
+  // the whole node graph): refused for a decomposed run and for a kept set-up (Simulation).
+  bool whole_mesh_only = false;
+  // "auto" takes it on every mesh it takes (unsupported), before the backend's default: sem, two
+  // orders of magnitude faster on GLL hexahedra than any assembled kind (docs/benchmarks.md).
+  bool auto_where_it_takes = false;
+  // The reference every other kind is checked against (scalar CSR of the host K): what `tremor
+  // info` estimates when the model names no kind that takes its mesh.
+  bool reference = false;
+  // The reference set-up from a host K (ReferenceInputs).
+  ReferenceFactory<float> reference_float = nullptr;
+  ReferenceFactory<double> reference_double = nullptr;
 
   bool runs_on(Backend backend) const { return (backends & backend_bit(backend)) != 0; }
   bool takes(const Mesh& mesh) const { return !unsupported || unsupported(mesh).empty(); }
   template <class Real>
   std::unique_ptr<Operator<Real>> make(const OperatorInputs& inputs) const;
+  template <class Real>
+  std::unique_ptr<Operator<Real>> make_reference(const ReferenceInputs& inputs) const;
 };
 
 class Registry {
  public:
-  // Throws tremor::Error when the name is taken, empty, or the entry lacks a factory or memory model.
+  // Throws tremor::Error when the name is taken, empty, or the entry lacks a factory or memory model,
+  // or a second entry claims to be the reference.
   void add(const OperatorEntry& entry);
   // The fastest kind measured on a backend (docs/benchmarks.md): what "auto" means there.
   void set_default(Backend backend, std::string_view name);
@@ -117,6 +154,11 @@ class Registry {
   // default_for(backend), and a kind that does not run on `backend` is refused saying where it does.
   const OperatorEntry& parse(std::string_view name, Backend backend, std::string_view where = {}) const;
   const OperatorEntry& default_for(Backend backend) const;
+  // What "auto" means on `mesh`: the first kind marked auto_where_it_takes that runs on `backend`
+  // and takes the mesh, else default_for(backend).
+  const OperatorEntry& default_for(Backend backend, const Mesh& mesh) const;
+  // The entry marked reference.
+  const OperatorEntry& reference() const;
   // Names in registration order: all, or those that run on `backend`.
   std::vector<std::string> names() const;
   std::vector<std::string> names(Backend backend) const;
@@ -132,5 +174,7 @@ class Registry {
 
 extern template std::unique_ptr<Operator<float>> OperatorEntry::make<float>(const OperatorInputs&) const;
 extern template std::unique_ptr<Operator<double>> OperatorEntry::make<double>(const OperatorInputs&) const;
+extern template std::unique_ptr<Operator<float>> OperatorEntry::make_reference<float>(const ReferenceInputs&) const;
+extern template std::unique_ptr<Operator<double>> OperatorEntry::make_reference<double>(const ReferenceInputs&) const;
 
 }  // namespace tremor::op

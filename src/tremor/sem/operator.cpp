@@ -800,6 +800,15 @@ std::unique_ptr<op::Operator<Real>> make_sem(const op::OperatorInputs& inputs) {
   return std::make_unique<SemOperator<Real>>(inputs.elements, inputs.deterministic);
 }
 
+// The reference: the elements built on the Exec from the section table and colouring, scattered
+// colour by colour.
+template <class Real>
+std::unique_ptr<op::Operator<Real>> sem_from_host(const op::ReferenceInputs& inputs) {
+  return std::make_unique<SemOperator<Real>>(
+      std::make_shared<const fem::DeviceElements>(*inputs.exec, inputs.model->mesh, *inputs.table, *inputs.colouring),
+      true);
+}
+
 // The memory model: the elements it keeps and its own arrays; building it, the corners and
 // affine factors of the largest block besides.
 std::size_t sem_loop_bytes(const op::OperatorSizes& s) {
@@ -825,6 +834,9 @@ void register_operators(op::Registry& registry) {
                           make_sem<double>};
   entry.unsupported = unsupported_mesh;
   entry.splits = true;  // by elements: it adds into K u
+  entry.auto_where_it_takes = true;
+  entry.reference_float = sem_from_host<float>;
+  entry.reference_double = sem_from_host<double>;
   registry.add(entry);
 }
 

@@ -62,35 +62,39 @@ void BlockCsrOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
 namespace {
 
 template <class Real>
-auto make_format(const Exec& exec, const CsrMatrix& K, std::string_view kind, int dim)
+auto make_format(const Exec& exec, const CsrMatrix& K, FormatKind kind, int dim)
     -> std::variant<EllMatrix<Real>, SellMatrix<Real>, JdsMatrix<Real>,
                     BlockEllMatrix<Real>> {
-  if (kind == "ell") return to_ell<Real>(exec, K);
-  if (kind == "sell") return to_sell<Real>(exec, K);
-  if (kind == "jds") return to_jds<Real>(exec, K);
-  if (kind == "block_ell") return to_block_ell<Real>(exec, K, dim);
-  throw Error(str("'", kind, "' is not a sparse format operator"));
+  switch (kind) {
+    case FormatKind::Ell: return to_ell<Real>(exec, K);
+    case FormatKind::Sell: return to_sell<Real>(exec, K);
+    case FormatKind::Jds: return to_jds<Real>(exec, K);
+    case FormatKind::BlockEll: return to_block_ell<Real>(exec, K, dim);
+  }
+  throw Error("not a sparse format operator");
 }
 
 template <class Real>
-auto make_format(const Exec& exec, const DeviceBlockCsr<double>& K, std::string_view kind, NodeRange nodes)
+auto make_format(const Exec& exec, const DeviceBlockCsr<double>& K, FormatKind kind, NodeRange nodes)
     -> std::variant<EllMatrix<Real>, SellMatrix<Real>, JdsMatrix<Real>,
                     BlockEllMatrix<Real>> {
-  if (kind == "ell") return to_ell<Real>(exec, K, nodes);
-  if (kind == "sell") return to_sell<Real>(exec, K, 32, 256, nodes);
-  if (kind == "jds") return to_jds<Real>(exec, K, nodes);
-  if (kind == "block_ell") return to_block_ell<Real>(exec, K, nodes);
-  throw Error(str("'", kind, "' is not a sparse format operator"));
+  switch (kind) {
+    case FormatKind::Ell: return to_ell<Real>(exec, K, nodes);
+    case FormatKind::Sell: return to_sell<Real>(exec, K, 32, 256, nodes);
+    case FormatKind::Jds: return to_jds<Real>(exec, K, nodes);
+    case FormatKind::BlockEll: return to_block_ell<Real>(exec, K, nodes);
+  }
+  throw Error("not a sparse format operator");
 }
 
 }  // namespace
 
 template <class Real>
-FormatOperator<Real>::FormatOperator(const Exec& exec, const CsrMatrix& K, std::string_view kind, int dim)
+FormatOperator<Real>::FormatOperator(const Exec& exec, const CsrMatrix& K, FormatKind kind, int dim)
     : exec_(exec), kind_(kind), n_rows_(K.n_rows), matrix_(make_format<Real>(exec, K, kind, dim)) {}
 
 template <class Real>
-FormatOperator<Real>::FormatOperator(const Exec& exec, const DeviceBlockCsr<double>& K, std::string_view kind,
+FormatOperator<Real>::FormatOperator(const Exec& exec, const DeviceBlockCsr<double>& K, FormatKind kind,
                                      NodeRange nodes)
     : exec_(exec), kind_(kind),
       n_rows_(((nodes.last < 0 ? K.n_block_rows : nodes.last) - nodes.first) * K.block),
@@ -186,28 +190,29 @@ std::unique_ptr<op::Operator<Real>> make_cusparse(const op::OperatorInputs& inpu
   });
 }
 
-template <class Real>
-std::unique_ptr<op::Operator<Real>> make_format(const op::OperatorInputs& inputs, std::string_view kind) {
-  return set_up<Real>(inputs, [kind](const Exec& exec, const DeviceBlockCsr<double>& K, NodeRange nodes) {
+template <class Real, FormatKind kind>
+std::unique_ptr<op::Operator<Real>> make_format(const op::OperatorInputs& inputs) {
+  return set_up<Real>(inputs, [](const Exec& exec, const DeviceBlockCsr<double>& K, NodeRange nodes) {
     return std::make_unique<FormatOperator<Real>>(exec, K, kind, nodes);
   });
 }
 
+// The reference set-ups: K on the host, converted and copied to the Exec.
 template <class Real>
-std::unique_ptr<op::Operator<Real>> make_ell(const op::OperatorInputs& inputs) {
-  return make_format<Real>(inputs, "ell");
+std::unique_ptr<op::Operator<Real>> csr_from_host(const op::ReferenceInputs& inputs) {
+  return std::make_unique<CsrOperator<Real>>(*inputs.exec, *inputs.stiffness);
 }
 template <class Real>
-std::unique_ptr<op::Operator<Real>> make_sell(const op::OperatorInputs& inputs) {
-  return make_format<Real>(inputs, "sell");
+std::unique_ptr<op::Operator<Real>> block_csr_from_host(const op::ReferenceInputs& inputs) {
+  return std::make_unique<BlockCsrOperator<Real>>(*inputs.exec, *inputs.stiffness, inputs.model->mesh.dim());
 }
 template <class Real>
-std::unique_ptr<op::Operator<Real>> make_jds(const op::OperatorInputs& inputs) {
-  return make_format<Real>(inputs, "jds");
+std::unique_ptr<op::Operator<Real>> cusparse_from_host(const op::ReferenceInputs& inputs) {
+  return std::make_unique<CusparseOperator<Real>>(*inputs.exec, *inputs.stiffness);
 }
-template <class Real>
-std::unique_ptr<op::Operator<Real>> make_block_ell(const op::OperatorInputs& inputs) {
-  return make_format<Real>(inputs, "block_ell");
+template <class Real, FormatKind kind>
+std::unique_ptr<op::Operator<Real>> format_from_host(const op::ReferenceInputs& inputs) {
+  return std::make_unique<FormatOperator<Real>>(*inputs.exec, *inputs.stiffness, kind, inputs.model->mesh.dim());
 }
 
 // Memory models: each format's arrays (their bytes()), from the pre-flight's counts.
@@ -249,32 +254,46 @@ std::size_t block_csr_setup(const op::OperatorSizes& s) {
   return s.assembled_k_bytes() + (s.real_size == sizeof(double) ? 0 : block_csr_bytes(s));
 }
 
-}  // namespace
-
-// An entry whose K a decomposed run may build as the rows of its shared nodes and the rest
-// (OperatorInputs::split_at_node).
-op::OperatorEntry splits_by_rows(op::OperatorEntry entry) {
-  entry.splits = true;
+// An entry with its reference set-up; `rows`: a decomposed run may build its K as the rows of its
+// shared nodes and the rest (OperatorInputs::split_at_node).
+op::OperatorEntry with(op::OperatorEntry entry, op::ReferenceFactory<float> reference_float,
+                       op::ReferenceFactory<double> reference_double, bool rows) {
+  entry.reference_float = reference_float;
+  entry.reference_double = reference_double;
+  entry.splits = rows;
   return entry;
 }
 
+// A format of FormatOperator, named by format_kind_names; every one splits by rows.
+template <FormatKind kind, std::size_t (*Bytes)(const op::OperatorSizes&)>
+op::OperatorEntry format_entry(std::string_view summary) {
+  return with({name_of(kind, format_kind_names), summary, true, false, false, op::all_backends, Bytes, with_k<Bytes>,
+               make_format<float, kind>, make_format<double, kind>},
+              format_from_host<float, kind>, format_from_host<double, kind>, true);
+}
+
+}  // namespace
+
 void register_operators(op::Registry& registry) {
   constexpr op::Backends cuda = op::backend_bit(Backend::Cuda);
-  registry.add(splits_by_rows({"assembled", "K in scalar CSR (8-byte row offsets), one row per thread", true, false, false,
-                op::all_backends, csr_bytes, with_k<csr_bytes>, make_csr<float>, make_csr<double>}));
-  registry.add({"block_csr", "K in nodal-block CSR: one column index per dim x dim block", true, false, false,
-                op::all_backends, block_csr_bytes, block_csr_setup, make_block_csr<float>, make_block_csr<double>});
-  registry.add(splits_by_rows({"ell", "K in ELL: rows padded to the longest, column-major", true, false, false, op::all_backends,
-                ell_bytes, with_k<ell_bytes>, make_ell<float>, make_ell<double>}));
-  registry.add(splits_by_rows({"sell", "K in SELL-C-sigma (C = 32, sigma = 256): ELL by slices of sorted rows", true, false, false,
-                op::all_backends, sell_bytes, with_k<sell_bytes>, make_sell<float>, make_sell<double>}));
-  registry.add(splits_by_rows({"jds", "K in jagged diagonals: rows sorted by length", true, false, false, op::all_backends,
-                sell_bytes, with_k<sell_bytes>, make_jds<float>, make_jds<double>}));
-  registry.add(splits_by_rows({"block_ell", "K in nodal-block ELL: dim x dim blocks, one column index per block, coalesced", true,
-                false, false, op::all_backends, block_ell_bytes, with_k<block_ell_bytes>, make_block_ell<float>,
-                make_block_ell<double>}));
-  registry.add({"cusparse", "K in CSR applied by cuSPARSE's SpMV: the baseline", true, false, false, cuda,
-                cusparse_bytes, with_k<cusparse_bytes>, make_cusparse<float>, make_cusparse<double>});
+  op::OperatorEntry assembled =
+      with({"assembled", "K in scalar CSR (8-byte row offsets), one row per thread", true, false, false,
+            op::all_backends, csr_bytes, with_k<csr_bytes>, make_csr<float>, make_csr<double>},
+           csr_from_host<float>, csr_from_host<double>, true);
+  assembled.reference = true;  // CSR of the host K: the kind every other is checked against
+  registry.add(assembled);
+  registry.add(with({"block_csr", "K in nodal-block CSR: one column index per dim x dim block", true, false, false,
+                     op::all_backends, block_csr_bytes, block_csr_setup, make_block_csr<float>, make_block_csr<double>},
+                    block_csr_from_host<float>, block_csr_from_host<double>, false));
+  registry.add(format_entry<FormatKind::Ell, ell_bytes>("K in ELL: rows padded to the longest, column-major"));
+  registry.add(format_entry<FormatKind::Sell, sell_bytes>(
+      "K in SELL-C-sigma (C = 32, sigma = 256): ELL by slices of sorted rows"));
+  registry.add(format_entry<FormatKind::Jds, sell_bytes>("K in jagged diagonals: rows sorted by length"));
+  registry.add(format_entry<FormatKind::BlockEll, block_ell_bytes>(
+      "K in nodal-block ELL: dim x dim blocks, one column index per block, coalesced"));
+  registry.add(with({"cusparse", "K in CSR applied by cuSPARSE's SpMV: the baseline", true, false, false, cuda,
+                     cusparse_bytes, with_k<cusparse_bytes>, make_cusparse<float>, make_cusparse<double>},
+                    cusparse_from_host<float>, cusparse_from_host<double>, false));
 }
 
 template class CsrOperator<float>;

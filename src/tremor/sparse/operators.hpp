@@ -14,6 +14,7 @@
 //
 // tremor's own kernels are deterministic: the same bits on every apply, for every thread count,
 // Serial or OpenMP (and on the GPU, run to run).
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -22,6 +23,7 @@
 
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/exec.hpp"
+#include "tremor/core/choice.hpp"
 #include "tremor/model/model.hpp"
 #include "tremor/operator/operator.hpp"
 #include "tremor/operator/registry.hpp"
@@ -78,18 +80,25 @@ class BlockCsrOperator final : public op::Operator<Real> {
   DeviceBlockCsr<Real> matrix_;
 };
 
-// The assembled K in one of sparse/formats.hpp's formats, chosen by kind: "ell", "sell", "jds" or
-// "block_ell"; values rounded to Real. Each row summed in column order, as the CSR operator does.
+// The formats of FormatOperator, named as their registry entries.
+enum class FormatKind { Ell, Sell, Jds, BlockEll };
+inline constexpr std::array<Named<FormatKind>, 4> format_kind_names{{{"ell", FormatKind::Ell},
+                                                                     {"sell", FormatKind::Sell},
+                                                                     {"jds", FormatKind::Jds},
+                                                                     {"block_ell", FormatKind::BlockEll}}};
+
+// The assembled K in one of sparse/formats.hpp's formats, chosen by kind: ELL, SELL, JDS or
+// nodal-block ELL; values rounded to Real. Each row summed in column order, as the CSR operator does.
 template <class Real>
 class FormatOperator final : public op::Operator<Real> {
  public:
-  FormatOperator(const Exec& exec, const CsrMatrix& K, std::string_view kind, int dim);
+  FormatOperator(const Exec& exec, const CsrMatrix& K, FormatKind kind, int dim);
   // From K assembled on exec in double (the rows of `nodes` only: see to_ell()).
-  FormatOperator(const Exec& exec, const DeviceBlockCsr<double>& K, std::string_view kind, NodeRange nodes = {});
+  FormatOperator(const Exec& exec, const DeviceBlockCsr<double>& K, FormatKind kind, NodeRange nodes = {});
 
   Index n_dofs() const override { return n_rows_; }
   void apply_unchecked(const Real* u, Real* ku) const override;
-  std::string_view name() const override { return kind_; }
+  std::string_view name() const override { return name_of(kind_, format_kind_names); }
   const Exec& exec() const override { return exec_; }
   // What an apply reads of the format's arrays: every column index, padding included, and the
   // values of the matrix's entries (a padding value is never read; details() gives the storage).
@@ -98,7 +107,7 @@ class FormatOperator final : public op::Operator<Real> {
 
  private:
   Exec exec_;
-  std::string kind_;
+  FormatKind kind_;
   Index n_rows_ = 0;
   std::variant<EllMatrix<Real>, SellMatrix<Real>, JdsMatrix<Real>, BlockEllMatrix<Real>>
       matrix_;
@@ -137,7 +146,8 @@ class CusparseOperator final : public op::Operator<Real> {
 };
 
 // Adds the kinds above to `registry`: each set up on the elements' Exec by the two-kernel
-// assembly in double (atomics, or colour by colour when inputs.deterministic) and converted there.
+// assembly in double (atomics, or colour by colour when inputs.deterministic) and converted there,
+// or, for the reference set-up, converted from the host K. "assembled" is the registry's reference.
 void register_operators(op::Registry& registry);
 
 extern template class CsrOperator<float>;

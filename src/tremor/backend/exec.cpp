@@ -30,22 +30,18 @@ struct Scratch {
 Exec::Exec(Backend backend, int device)
     : backend_(backend), device_(device), scratch_(std::make_shared<detail::Scratch>(space(), device)) {}
 
-std::string_view to_string(Backend backend) {
-  switch (backend) {
-    case Backend::Serial: return "serial";
-    case Backend::OpenMP: return "openmp";
-    case Backend::Cuda: return "cuda";
-  }
-  return "unknown";
-}
+std::string_view to_string(Backend backend) { return name_of(std::optional<Backend>(backend), backend_names); }
 
 Backend parse_backend(std::string_view name) {
-  if (name == "serial") return Backend::Serial;
-  if (name == "openmp") return Backend::OpenMP;
-  if (name == "cuda") return Backend::Cuda;
-  if (name == "auto") return cuda_device_count() > 0 ? Backend::Cuda : Backend::OpenMP;
-  static constexpr std::string_view names[] = {"auto", "serial", "openmp", "cuda"};
-  throw Error(unknown_choice("backend", name, names));
+  const std::optional<Backend> backend = parse_named(name, backend_names, "backend");
+  return backend ? *backend : cuda_device_count() > 0 ? Backend::Cuda : Backend::OpenMP;
+}
+
+std::vector<std::string> backend_choice_names(bool with_auto) {
+  std::vector<std::string> names;
+  for (const auto& [name, backend] : backend_names)
+    if (with_auto || backend) names.emplace_back(name);
+  return names;
 }
 
 bool cuda_compiled() {

@@ -8,20 +8,33 @@
 // serve one host thread at a time: work enqueued from two threads at once would interleave on the
 // stream, and so would their use of the scratch.
 #include <cstddef>
+#include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "tremor/backend/view.hpp"
+#include "tremor/core/choice.hpp"
 
 namespace tremor {
 
 enum class Backend { Serial, OpenMP, Cuda };
 
+// A backend setting's names: "auto" (std::nullopt: the fastest present, CUDA when a GPU is
+// usable, resolved by parse_backend) and one per Backend. Readers and commands accept these.
+inline constexpr std::array<Named<std::optional<Backend>>, 4> backend_names{{{"auto", std::nullopt},
+                                                                             {"serial", Backend::Serial},
+                                                                             {"openmp", Backend::OpenMP},
+                                                                             {"cuda", Backend::Cuda}}};
+inline constexpr std::array<std::string_view, 4> backend_choices = names_of(backend_names);
+
 std::string_view to_string(Backend backend);
-// "serial", "openmp", "cuda" or "auto" (the fastest present: CUDA when a GPU is usable).
+// A name of backend_names, "auto" resolved; anything else throws "unknown backend ...".
 Backend parse_backend(std::string_view name);
+// The names of backend_names for a command line's check; with_auto false: the backends only.
+std::vector<std::string> backend_choice_names(bool with_auto = true);
 
 // True when this binary was built with the CUDA backend.
 bool cuda_compiled();

@@ -313,7 +313,7 @@ void add_bem_command(CLI::App& app) {
   cmd->add_option("MODEL", args->model, "boundary-element model file (.toml with a [bem] table)")->required();
   cmd->add_option("-o,--output", args->output, "result file (default: <model stem>.h5 in the current directory)");
   cmd->add_option("--backend", args->backend, "backend (overrides the model; auto: cuda when a GPU is usable)")
-      ->check(CLI::IsMember({"auto", "serial", "openmp", "cuda"}));
+      ->check(CLI::IsMember(backend_choice_names()));
   cmd->add_option("--gauss", args->gauss, "Gauss points per direction per element piece (overrides the model; 1-16)")
       ->check(whole(1, 16));
   cmd->add_option("--free-term", args->free_term,

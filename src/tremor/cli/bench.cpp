@@ -44,7 +44,7 @@ CLI::App* add_bench_assembly_command(CLI::App& parent) {
   cmd->add_option("--backend", args->backends,
                   "backends to compare: cuda, openmp, serial (default: cuda when a GPU is present, and openmp)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"serial", "openmp", "cuda"}));
+      ->check(CLI::IsMember(backend_choice_names(false)));
   cmd->add_option("--sizes", args->sizes,
                   "nodes per direction of the structured hex8 grids assembled (default 20,30,40,60,80,101,128,160,200, "
                   "each where it fits)")
@@ -77,7 +77,7 @@ CLI::App* add_bench_bem_command(CLI::App& parent) {
   cmd->add_option("--backend", args->backends,
                   "backends to compare: serial, openmp, cuda (default: every one present, cuda when a GPU is)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"serial", "openmp", "cuda"}));
+      ->check(CLI::IsMember(backend_choice_names(false)));
   cmd->add_option("--sizes", args->sizes,
                   "elements of the half-space patches (default the paper's 240,960,2160,4000; at most 15,446)")
       ->delimiter(',');
@@ -151,7 +151,7 @@ void add_bench_command(CLI::App& app) {
       ->delimiter(',')
       ->check(CLI::IsMember(bench::known_orderings()));
   cmd->add_option("--backend", args->backend, "auto (the GPU when present), cuda, openmp, serial")
-      ->check(CLI::IsMember({"auto", "serial", "openmp", "cuda"}));
+      ->check(CLI::IsMember(backend_choice_names()));
   cmd->add_option("--scale", args->scale, "problem size relative to the standard one (DOF count), in (0, 4]");
   cmd->add_option("--steps", args->steps, "timed steps per case")->check(positive());
   cmd->add_option("--warmup", args->warmup, "untimed steps before them")->check(non_negative());

@@ -294,9 +294,11 @@ ex::RunOptions run_options(const RunArgs& args, const parallel::Communicator& wo
                       : str("--domains ", args.domains, " under mpirun with ", world.size(),
                             " processes: a run over processes has one subdomain per process"));
     if (world.threaded()) {
-      if (!args.backend.empty() && args.backend != "cuda" && args.backend != "auto")
+      const std::optional<Backend> asked =
+          args.backend.empty() ? std::nullopt : parse_named(args.backend, backend_names, "backend");
+      if (asked && *asked != Backend::Cuda)
         throw Error(str("--gpus ", args.gpus, " runs on GPUs; --backend ", args.backend, " asks for the CPU"));
-      options.backend = "cuda";
+      options.backend = to_string(Backend::Cuda);
     }
     options.domains = world.size();
     options.communicator = &world;
@@ -593,7 +595,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--ordering", args->ordering, "node ordering before the run: none or rcm (overrides the model)")
       ->check(CLI::IsMember({"none", "rcm"}));
   cmd->add_option("--backend", args->backend, "backend (overrides the model)")
-      ->check(CLI::IsMember({"auto", "serial", "openmp", "cuda"}));
+      ->check(CLI::IsMember(backend_choice_names()));
   args->dt_option = cmd->add_option("--dt", args->dt, "time step in s (default: automatic)")
                         ->check(positive());
   args->duration_option =

@@ -163,7 +163,7 @@ void add_static_command(CLI::App& app) {
   add_order_option(cmd, args->order);
   cmd->add_option("-o,--output", args->output, "result file (default: <model stem>.h5 in the current directory)");
   cmd->add_option("--backend", args->options.backend, "backend (overrides the model; auto: cuda when a GPU is usable)")
-      ->check(CLI::IsMember({"auto", "serial", "openmp", "cuda"}));
+      ->check(CLI::IsMember(backend_choice_names()));
   cmd->add_option("--precision", args->options.precision, "matrix and vector precision (overrides the model)")
       ->check(CLI::IsMember({"double", "float"}));
   cmd->add_option("--preconditioner", args->options.preconditioner, "CG preconditioner (overrides the model)")

@@ -35,6 +35,14 @@ constexpr std::string_view name_of(Enum value, const std::array<Named<Enum>, N>&
   return "unknown";
 }
 
+// The names of a table, in its order: the choices a reader or command line accepts.
+template <class Enum, std::size_t N>
+constexpr std::array<std::string_view, N> names_of(const std::array<Named<Enum>, N>& table) {
+  std::array<std::string_view, N> names{};
+  for (std::size_t i = 0; i < N; ++i) names[i] = table[i].name;
+  return names;
+}
+
 // The precision of a solver's state and operator values.
 enum class Precision { Double, Float };
 inline constexpr std::array<Named<Precision>, 2> precision_names{{{"double", Precision::Double},

@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 
+#include "tremor/backend/exec.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/io/file.hpp"
 #include "tremor/io/gmsh.hpp"
@@ -43,7 +44,6 @@ constexpr std::string_view component_names[] = {"x", "y", "z"};
 constexpr std::string_view interior_keys[] = {"points", "line", "grid"};
 constexpr std::string_view line_keys[] = {"from", "to", "count"};
 constexpr std::string_view range_keys[] = {"start", "stop", "count"};
-constexpr std::string_view backends[] = {"auto", "serial", "openmp", "cuda"};
 constexpr std::string_view free_terms[] = {"auto", "rigid_body", "direct"};
 constexpr std::string_view layouts[] = {"block", "thread"};
 constexpr std::string_view element_orders[] = {"constant", "linear"};
@@ -503,7 +503,7 @@ BemOptions read_options(const Table& bem) {
   out.free_term = choice(bem, "free_term", free_terms).value_or(out.free_term);
   out.elements = choice(bem, "elements", element_orders).value_or(out.elements);
   out.layout = choice(bem, "layout", layouts).value_or(out.layout);
-  out.backend = choice(bem, "backend", backends).value_or(out.backend);
+  out.backend = choice(bem, "backend", backend_choices).value_or(out.backend);
   if (bem.has("min_elements_per_wavelength"))
     out.min_elements_per_wavelength =
         positive(bem, "min_elements_per_wavelength", "elements per shear wavelength at the highest frequency");

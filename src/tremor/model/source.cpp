@@ -3,18 +3,19 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tremor/backend/exec.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/model/model.hpp"
 
 namespace tremor {
 
 std::span<const std::string_view> static_preconditioners() {
-  static constexpr std::string_view kinds[] = {"none", "jacobi", "block_jacobi"};
+  static constexpr auto kinds = names_of(preconditioner_names);
   return kinds;
 }
 
 std::span<const std::string_view> static_formats() {
-  static constexpr std::string_view kinds[] = {"csr", "block_csr"};
+  static constexpr auto kinds = names_of(static_format_names);
   return kinds;
 }
 
@@ -23,13 +24,10 @@ std::span<const std::string_view> static_assemblies() {
   return kinds;
 }
 
-std::span<const std::string_view> solver_backends() {
-  static constexpr std::string_view kinds[] = {"auto", "serial", "openmp", "cuda"};
-  return kinds;
-}
+std::span<const std::string_view> solver_backends() { return backend_choices; }
 
 std::span<const std::string_view> solver_precisions() {
-  static constexpr std::string_view kinds[] = {"double", "float"};
+  static constexpr auto kinds = names_of(precision_names);
   return kinds;
 }
 

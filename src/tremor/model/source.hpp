@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tremor/core/choice.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/mesh/mesh.hpp"
 #include "tremor/model/signal.hpp"
@@ -96,6 +97,18 @@ struct StaticSettings {
   std::string step_name;                        // the Abaqus *STEP's name, when read from one
   std::string origin;                           // "file:line", for messages
 };
+
+// The static solver's preconditioner (nodal dim x dim blocks for block_jacobi) and the format of the
+// matrix CG multiplies with, by name: one table each, behind the model file's check and the
+// solver, which parses StaticSettings' fields with them.
+enum class PreconditionerKind { None, Jacobi, BlockJacobi };
+inline constexpr std::array<Named<PreconditionerKind>, 3> preconditioner_names{
+    {{"none", PreconditionerKind::None},
+     {"jacobi", PreconditionerKind::Jacobi},
+     {"block_jacobi", PreconditionerKind::BlockJacobi}}};
+enum class StaticFormat { Csr, BlockCsr };
+inline constexpr std::array<Named<StaticFormat>, 2> static_format_names{{{"csr", StaticFormat::Csr},
+                                                                         {"block_csr", StaticFormat::BlockCsr}}};
 
 // The choices of StaticSettings' fields, in the order they are documented: the one list behind
 // the model file, Model::validate and their messages.

@@ -11,16 +11,9 @@
 
 namespace tremor::parallel {
 
-Strategy parse_strategy(std::string_view name) {
-  if (name == "p2p") return Strategy::PointToPoint;
-  if (name == "allreduce") return Strategy::AllReduce;
-  static constexpr std::string_view names[] = {"p2p", "allreduce"};
-  throw Error(unknown_choice("exchange", name, names));
-}
+Strategy parse_strategy(std::string_view name) { return parse_named(name, strategy_names, "exchange"); }
 
-std::string_view to_string(Strategy strategy) {
-  return strategy == Strategy::AllReduce ? "allreduce" : "p2p";
-}
+std::string_view to_string(Strategy strategy) { return name_of(strategy, strategy_names); }
 
 SharedSlots::SharedSlots(const partition::Decomposition& decomposition, int domain) {
   // slot_of[node]: the node's place among the model's shared nodes (multiplicity > 1), in model order.

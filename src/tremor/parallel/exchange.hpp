@@ -19,6 +19,7 @@
 // read nor write the shared nodes' values (the interior elements' apply). An exchange with a
 // stream of its own (NcclExchange) lends it for the forces of the elements touching shared nodes,
 // so that they run beside the interior's and the exchange follows them at once.
+#include <array>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -27,6 +28,7 @@
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/exec.hpp"
 #include "tremor/backend/view.hpp"
+#include "tremor/core/choice.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/parallel/communicator.hpp"
@@ -35,7 +37,9 @@
 namespace tremor::parallel {
 
 enum class Strategy { PointToPoint, AllReduce };
-// "p2p" or "allreduce".
+inline constexpr std::array<Named<Strategy>, 2> strategy_names{{{"p2p", Strategy::PointToPoint},
+                                                               {"allreduce", Strategy::AllReduce}}};
+// A name of strategy_names; anything else throws "unknown exchange ...".
 Strategy parse_strategy(std::string_view name);
 std::string_view to_string(Strategy strategy);
 

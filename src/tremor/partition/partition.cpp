@@ -11,15 +11,9 @@
 
 namespace tremor::partition {
 
-std::string_view to_string(Partitioner partitioner) {
-  return partitioner == Partitioner::Greedy ? "greedy" : "aligned";
-}
+std::string_view to_string(Partitioner partitioner) { return name_of(partitioner, partitioner_names); }
 
-Partitioner parse_partitioner(std::string_view name) {
-  if (name == "greedy") return Partitioner::Greedy;
-  if (name == "aligned") return Partitioner::Aligned;
-  throw Error(str("unknown partitioner '", name, "': expected 'greedy' or 'aligned'"));
-}
+Partitioner parse_partitioner(std::string_view name) { return parse_named(name, partitioner_names, "partitioner"); }
 
 double BlockPartition::efficiency() const {
   return n_blocks == 0 ? 0.0

@@ -15,12 +15,14 @@
 // and the block file (block_file.hpp) take. Its blocking efficiency eta = n_nodes / (n_blocks x
 // block_size) is the paper's figure of merit (section 3): the solver's work is proportional to
 // n_blocks.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "tremor/core/choice.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/mesh/mesh.hpp"
@@ -29,9 +31,11 @@
 namespace tremor::partition {
 
 enum class Partitioner { Greedy, Aligned };
+inline constexpr std::array<Named<Partitioner>, 2> partitioner_names{{{"greedy", Partitioner::Greedy},
+                                                                      {"aligned", Partitioner::Aligned}}};
 
 std::string_view to_string(Partitioner partitioner);
-// "greedy" or "aligned"; throws tremor::Error naming both otherwise.
+// A name of partitioner_names; anything else throws "unknown partitioner ..." naming both.
 Partitioner parse_partitioner(std::string_view name);
 
 struct PartitionOptions {

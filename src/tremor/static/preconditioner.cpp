@@ -254,20 +254,10 @@ void check_dim(int dim, Index n_rows, std::span<const Label> labels) {
 }  // namespace
 
 PreconditionerKind parse_preconditioner(std::string_view name) {
-  if (name == "none") return PreconditionerKind::None;
-  if (name == "jacobi") return PreconditionerKind::Jacobi;
-  if (name == "block_jacobi") return PreconditionerKind::BlockJacobi;
-  throw Error(str("unknown preconditioner '", name, "': expected \"none\", \"jacobi\" or \"block_jacobi\""));
+  return parse_named(name, preconditioner_names, "preconditioner");
 }
 
-std::string_view to_string(PreconditionerKind kind) {
-  switch (kind) {
-    case PreconditionerKind::None: return "none";
-    case PreconditionerKind::Jacobi: return "jacobi";
-    case PreconditionerKind::BlockJacobi: return "block_jacobi";
-  }
-  return "none";
-}
+std::string_view to_string(PreconditionerKind kind) { return name_of(kind, preconditioner_names); }
 
 template <class Real>
 Preconditioner<Real> Preconditioner<Real>::none(const Exec& exec, Index n_rows) {

@@ -10,6 +10,7 @@
 // stored in Real. A diagonal entry that is not positive, or a block that is not positive definite,
 // throws tremor::Error naming the node (by label when labels are given) and the component: in a
 // static analysis it is a node no element stiffens, or a matrix that is not a stiffness.
+#include <array>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,16 +18,18 @@
 
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/exec.hpp"
+#include "tremor/core/choice.hpp"
 #include "tremor/core/config.hpp"
+#include "tremor/model/source.hpp"
 #include "tremor/sparse/block_csr.hpp"
 #include "tremor/sparse/csr.hpp"
 
 namespace tremor::static_fe {
 
-enum class PreconditionerKind { None, Jacobi, BlockJacobi };
+using tremor::PreconditionerKind;  // and preconditioner_names: model/source.hpp, with the settings
 
-// "none", "jacobi" or "block_jacobi" (StaticSettings::preconditioner); anything else throws
-// tremor::Error listing the three.
+// A name of preconditioner_names (StaticSettings::preconditioner); anything else throws
+// "unknown preconditioner ..." listing the three.
 PreconditionerKind parse_preconditioner(std::string_view name);
 std::string_view to_string(PreconditionerKind kind);
 

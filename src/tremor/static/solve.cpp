@@ -23,10 +23,10 @@ namespace {
 
 std::string where(const std::string& origin) { return origin.empty() ? std::string() : origin + ": "; }
 
-void check_choice(const std::string& value, std::initializer_list<std::string_view> allowed, const char* what,
+void check_choice(const std::string& value, std::span<const std::string_view> allowed, const char* what,
                   const std::string& origin) {
   if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
-    throw Error(str(where(origin), unknown_choice(what, value, {allowed.begin(), allowed.size()})));
+    throw Error(str(where(origin), unknown_choice(what, value, allowed)));
 }
 
 // Steps 3 and 4 of the header in Real, with the assembled matrix of `format`.
@@ -62,7 +62,7 @@ void assemble_and_solve(const Exec& exec, const Model& model, const fem::DeviceE
   };
   sparse::AssemblyTimes times;
   const std::span<const Label> labels(mesh.node_labels);
-  if (settings.format == "block_csr") {
+  if (parse_named(settings.format, static_format_names, "format") == StaticFormat::BlockCsr) {
     sparse::DeviceBlockCsr<Real> K =
         sparse::assemble_block_csr<Real>(exec, elements, sparse::GlobalMatrix::Stiffness, strategy, &times);
     lap(clock);
@@ -100,15 +100,15 @@ StaticSettings resolve_settings(const Model& model, const SolveOptions& options)
   take(s.assembly, options.assembly);
   if (options.tolerance) s.tolerance = *options.tolerance;
   if (options.max_iterations) s.max_iterations = *options.max_iterations;
-  check_choice(s.backend, {"auto", "serial", "openmp", "cuda"}, "backend", s.origin);
-  check_choice(s.precision, {"double", "float"}, "precision", s.origin);
-  check_choice(s.preconditioner, {"none", "jacobi", "block_jacobi"}, "preconditioner", s.origin);
-  check_choice(s.format, {"csr", "block_csr"}, "format", s.origin);
-  check_choice(s.assembly, {"auto", "colouring", "atomics"}, "assembly", s.origin);
+  check_choice(s.backend, solver_backends(), "backend", s.origin);
+  check_choice(s.precision, solver_precisions(), "precision", s.origin);
+  check_choice(s.preconditioner, static_preconditioners(), "preconditioner", s.origin);
+  check_choice(s.format, static_formats(), "format", s.origin);
+  check_choice(s.assembly, static_assemblies(), "assembly", s.origin);
   TREMOR_CHECK(s.tolerance > 0.0 && s.tolerance < 1.0, where(s.origin), "tolerance ", s.tolerance,
                " must lie in (0, 1): it bounds the relative residual ||f - K u|| / ||f||");
   TREMOR_CHECK(s.max_iterations > 0, where(s.origin), "max_iterations ", s.max_iterations, " must be positive");
-  if (s.backend == "auto") s.backend = cuda_device_count() > 0 ? "cuda" : "openmp";
+  s.backend = to_string(parse_backend(s.backend));  // "auto" resolved
   // Colouring gives the same bits on every run and thread count.
   if (s.assembly == "auto") s.assembly = "colouring";
   return s;

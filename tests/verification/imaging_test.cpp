@@ -46,8 +46,6 @@ std::string plate(bool defect) {
 std::vector<explicit_fe::History> one_by_one(const Model& model) {
   explicit_fe::RunOptions options;
   options.backend = "openmp";
-  // In float, as on a GPU: half the memory traffic of double, which bounds this run on the host.
-  options.precision = "float";
   explicit_fe::Simulation simulation(model, options);
   std::vector<explicit_fe::History> out;
   for (const PointSource& source : model.point_sources) {

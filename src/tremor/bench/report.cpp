@@ -117,20 +117,56 @@ void write_devices(std::ostream& json, std::ostream& md, const std::vector<Devic
   }
 }
 
+CopyBandwidth measure_copy(const Exec& exec, int copy_mb) {
+  return measure_copy_bandwidth(exec, std::size_t(copy_mb) << 20);
+}
+
+double percent_of_copy(double gbytes_per_second, const CopyBandwidth& copy) {
+  const double bytes_per_second = copy.bytes_per_second();
+  return bytes_per_second > 0 ? 100.0 * gbytes_per_second * 1e9 / bytes_per_second : 0.0;
+}
+
+JsonArray::JsonArray(std::ostream& out, bool bracket_on_own_line)
+    : out_(out), bracket_on_own_line_(bracket_on_own_line) {
+  out_ << "[";
+}
+
+std::ostream& JsonArray::next() {
+  out_ << (entries_++ ? ",\n" : "\n") << "    ";
+  return out_;
+}
+
+void JsonArray::close() { out_ << (entries_ > 0 || bracket_on_own_line_ ? "\n  ]" : "]"); }
+
+void markdown_head(std::ostream& md, const std::vector<std::string>& columns, std::string_view align) {
+  markdown_row(md, columns);
+  md << "|";
+  for (std::size_t i = 0; i < columns.size(); ++i) md << (i < align.size() && align[i] == 'r' ? "---:|" : "---|");
+  md << "\n";
+}
+
+void markdown_row(std::ostream& md, const std::vector<std::string>& cells, std::string_view after) {
+  md << "|";
+  for (const std::string& cell : cells) md << " " << cell << " |";
+  md << after << "\n";
+}
+
 void write_skips_and_failures(std::ostream& json, std::ostream& md, const std::vector<Skip>& skips,
                               const std::vector<Failure>& failures) {
-  json << "\"skipped\": [";
+  json << "\"skipped\": ";
+  JsonArray skipped(json);
   if (!skips.empty()) md << "\nNot run:\n\n";
-  for (std::size_t i = 0; i < skips.size(); ++i) {
-    json << (i ? ",\n" : "\n") << "    {\"case\": " << json_string(skips[i].what)
-         << ", \"why\": " << json_string(skips[i].why) << "}";
-    md << "- " << skips[i].what << ": " << skips[i].why << "\n";
+  for (const Skip& skip : skips) {
+    skipped.next() << "{\"case\": " << json_string(skip.what) << ", \"why\": " << json_string(skip.why) << "}";
+    md << "- " << skip.what << ": " << skip.why << "\n";
   }
-  json << (skips.empty() ? "" : "\n  ") << "],\n  \"failures\": [";
-  for (std::size_t i = 0; i < failures.size(); ++i)
-    json << (i ? ",\n" : "\n") << "    {\"case\": " << json_string(failures[i].what)
-         << ", \"error\": " << json_string(failures[i].error) << "}";
-  json << (failures.empty() ? "" : "\n  ") << "]\n}\n";
+  skipped.close();
+  json << ",\n  \"failures\": ";
+  JsonArray failed(json);
+  for (const Failure& failure : failures)
+    failed.next() << "{\"case\": " << json_string(failure.what) << ", \"error\": " << json_string(failure.error) << "}";
+  failed.close();
+  json << "\n}\n";
 }
 
 void check_no_failures(const std::vector<Failure>& failures) {

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -73,6 +74,36 @@ void print_devices(const std::vector<Device>& devices, bool measured);
 
 // The backends' entries of the JSON "backends" array and the markdown table describing them.
 void write_devices(std::ostream& json, std::ostream& md, const std::vector<Device>& devices);
+
+// The copy bandwidth of `exec` over an array of `copy_mb` MiB (--copy-mb): what the GB/s of every
+// case are set against.
+CopyBandwidth measure_copy(const Exec& exec, int copy_mb);
+
+// `gbytes_per_second` as a percentage of the copy bandwidth (0 where it was not measured).
+double percent_of_copy(double gbytes_per_second, const CopyBandwidth& copy);
+
+// A JSON array of objects as the reports write it: each entry on a line of its own indented by
+// four, the closing bracket on one indented by two. next() before each entry, close() after the
+// last. An empty array is "[]", or "[\n  ]" with `bracket_on_own_line`.
+class JsonArray {
+ public:
+  explicit JsonArray(std::ostream& out, bool bracket_on_own_line = false);
+  // The separator before the next entry; returns the stream to write the entry to.
+  std::ostream& next();
+  void close();
+
+ private:
+  std::ostream& out_;
+  bool bracket_on_own_line_;
+  std::size_t entries_ = 0;
+};
+
+// The head of a markdown table: the column names, then the alignment row; `align` holds a letter
+// a column, 'r' for a right-aligned one ("---:"), any other for left ("---").
+void markdown_head(std::ostream& md, const std::vector<std::string>& columns, std::string_view align);
+
+// One row of a markdown table, "| a | b |", then `after` and the end of the line.
+void markdown_row(std::ostream& md, const std::vector<std::string>& cells, std::string_view after = "");
 
 // A case not run, and why; a case that failed, and its error.
 struct Skip {

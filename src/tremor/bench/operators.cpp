@@ -420,6 +420,426 @@ void print_sizes(const OperatorArgs& args, const std::vector<std::string>& probl
   }
 }
 
+// A problem's model in one node ordering: the problem's own for "none", a renumbered copy
+// otherwise; for "block" also the partition that made the order, renumbered with the mesh.
+struct OrderedModel {
+  std::optional<Model> renumbered;
+  std::optional<partition::BlockPartition> block_partition;
+  double block_partition_seconds = 0.0;
+  const Model& model(const Problem& problem) const { return renumbered ? *renumbered : problem.model; }
+};
+
+// What the cases of one ordering are built from, set up on the host (the stable step on the Exec
+// for GLL meshes).
+struct OrderingData {
+  fem::SectionTable table;
+  fem::ElementColouring colouring;
+  sparse::CsrMatrix K;
+  std::vector<double> mass;
+  double dt = 0.0;
+};
+
+// A run of the benchmark: its Exec and operators, the ceilings measured, the problems' set-ups and
+// the cases timed and failed.
+struct OperatorBench {
+  const OperatorArgs& args;
+  Exec exec;
+  std::vector<OperatorChoice> operators;
+  Exec host;
+  bool assembled;  // whether an operator needs K
+  CopyBandwidth copy;
+  FmaRate fma_float, fma_double;
+  std::vector<Case> cases;
+  std::vector<ProblemSetup> setups;
+  std::vector<CaseFailure> failures;
+
+  explicit OperatorBench(const OperatorArgs& args_)
+      : args(args_),
+        exec(Exec::make(parse_backend(args.backend))),
+        operators(operator_choices(args.operators, exec.backend())),
+        host(host_exec(exec)),
+        assembled(std::any_of(operators.begin(), operators.end(), [](const OperatorChoice& choice) {
+          return explicit_fe::operators().find(choice.kind)->needs_assembly;
+        })) {}
+
+  // The copy bandwidth and the multiply-add peak of each precision, said on the console.
+  void measure_ceilings() {
+    copy = measure_copy(exec, args.copy_mb);
+    std::printf("device            %s (%d thread%s), host CPU %s\n", exec.describe().c_str(), host_threads(exec),
+                host_threads(exec) == 1 ? "" : "s", cpu_model().c_str());
+    std::printf("copy bandwidth    %.1f GB/s (a %zu MB array, fastest of %d copies)\n", 1e-9 * copy.bytes_per_second(),
+                copy.bytes >> 20, copy.repeats);
+    // The compute roofline: several times the threads a GPU holds at once; a few per host thread.
+    const Index fma_threads = exec.backend() == Backend::Cuda ? Index(1) << 22 : Index(256) * host_threads(exec);
+    fma_float = measure_fma_rate<float>(exec, fma_threads);
+    fma_double = measure_fma_rate<double>(exec, fma_threads);
+    std::printf("multiply-add peak %.3g TFLOP/s float, %.3g TFLOP/s double (fastest of %d runs)\n",
+                1e-12 * fma_float.flops_per_second(), 1e-12 * fma_double.flops_per_second(), fma_float.repeats);
+  }
+
+  double peak(const Case& c) const {
+    return c.precision == "float" ? fma_float.flops_per_second() : fma_double.flops_per_second();
+  }
+
+  // --- the cases ------------------------------------------------------------------------------------
+  // A problem made or read, its node graph, and every ordering's cases.
+  void run_problem(const std::string& name) {
+    ProblemSetup setup;
+    auto start = Clock::now();
+    Problem problem = problem_named(name, args.scale);
+    setup.generate_seconds = seconds_since(start);
+    setup.name = problem.name;
+    setup.description = problem.description;
+    const Mesh& mesh = problem.model.mesh;
+    setup.nodes = mesh.n_nodes();
+    setup.dofs = mesh.n_nodes() * mesh.dim();
+    setup.elements = mesh.n_elements();
+    // The node graph serves K's pattern, the orderings and the bandwidth: a run of element-by-
+    // element operators in the mesh's own numbering does without (at high GLL order it is large).
+    const bool graph_needed =
+        assembled || std::any_of(args.orderings.begin(), args.orderings.end(), [](const std::string& o) { return o != "none"; });
+    start = Clock::now();
+    const NodeGraph graph = graph_needed ? node_graph(mesh) : NodeGraph{};
+    setup.graph_seconds = seconds_since(start);
+    setup.graph_entries = graph_needed ? static_cast<long long>(graph.n_entries()) : 0;
+    std::printf("\nproblem %-6s %s: %s nodes, %s elements, %s DOF; %s in %.2f s, node graph %.2f s\n",
+                name.c_str(), problem.description.c_str(), group_digits(setup.nodes).c_str(),
+                group_digits(setup.elements).c_str(), group_digits(setup.dofs).c_str(),
+                problem.from_file ? "read" : "generated", setup.generate_seconds, setup.graph_seconds);
+    for (const std::string& ordering : args.orderings) run_ordering(name, problem, graph, graph_needed, ordering, setup);
+    setups.push_back(std::move(setup));
+  }
+
+  // One ordering of a problem: set up, recorded in `setup`, and its cases timed; a failure to set
+  // it up recorded as the ordering's.
+  void run_ordering(const std::string& name, const Problem& problem, const NodeGraph& graph, bool graph_needed,
+                    const std::string& ordering, ProblemSetup& setup) {
+    OrderingSetup os;
+    os.ordering = ordering;
+    bool recorded = false;
+    try {
+      const OrderedModel ordered = order_nodes(problem, graph, graph_needed, ordering, setup.graph_seconds, os);
+      const Model& model = ordered.model(problem);
+      const OrderingData data = set_up_ordering(model, problem.gll, os);
+      std::printf("ordering %-6s %s non-zeros, half-bandwidth %s nodes; order %.2f s, colouring %.2f s, K %.2f s, "
+                  "mass %.2f s\n",
+                  ordering.c_str(), group_digits(os.nnz).c_str(), group_digits(os.bandwidth).c_str(), os.order_seconds,
+                  os.colouring_seconds, os.assemble_seconds, os.mass_seconds);
+      setup.orderings.push_back(os);
+      recorded = true;
+      std::map<partition::Partitioner, partition::BlockPartition> partitions;
+      const CaseInputs inputs{model,
+                              data.table,
+                              data.colouring,
+                              data.K,
+                              data.mass,
+                              data.dt,
+                              ordered.block_partition ? &*ordered.block_partition : nullptr,
+                              ordered.block_partition_seconds,
+                              &partitions};
+      for (const OperatorChoice& choice : operators)
+        for (const std::string& precision : args.precisions) {
+          // Kinds for other element types (sem) are left out unless asked for (then their refusal is recorded).
+          if (args.operators.empty() && !explicit_fe::operators().find(choice.kind)->takes(model.mesh)) continue;
+          run_case(name, ordering, choice, precision, inputs);
+        }
+    } catch (const std::exception& e) {
+      std::printf("ordering %-6s failed: %s\n", ordering.c_str(), e.what());
+      os.error = e.what();
+      if (!recorded) setup.orderings.push_back(os);
+      failures.push_back({name, ordering, "", "", e.what()});
+    }
+  }
+
+  // The problem's nodes renumbered in `ordering`; the cost and the half-bandwidth into `os`.
+  static OrderedModel order_nodes(const Problem& problem, const NodeGraph& graph, bool graph_needed,
+                                  const std::string& ordering, double graph_seconds, OrderingSetup& os) {
+    OrderedModel out;
+    std::vector<Index> new_to_old;
+    const auto start = Clock::now();
+    if (ordering == "rcm") {
+      new_to_old = reverse_cuthill_mckee(graph);
+      out.renumbered = renumber_nodes(problem.model, new_to_old);
+    } else if (ordering == "block") {
+      partition::BlockPartition blocks = partition::partition_mesh(problem.model.mesh, graph, {});
+      // As the operator's own partitioning counts it: the node graph, the partitioner, the arrangement.
+      out.block_partition_seconds = graph_seconds + blocks.stats.partition_seconds + blocks.stats.arrange_seconds;
+      new_to_old = blocks.node_order();
+      out.renumbered = renumber_nodes(problem.model, new_to_old);
+      os.order_seconds = seconds_since(start);
+      // Not part of the order's cost: the check the partitioned operator repeats on its input.
+      out.block_partition = partition::renumbered(std::move(blocks), new_to_old, node_graph(out.renumbered->mesh));
+    }
+    if (ordering != "block") os.order_seconds = seconds_since(start);
+    if (new_to_old.empty()) {
+      new_to_old.resize(static_cast<std::size_t>(problem.model.mesh.n_nodes()));
+      std::iota(new_to_old.begin(), new_to_old.end(), Index(0));
+    }
+    os.bandwidth = graph_needed ? bandwidth(graph, new_to_old) : 0;
+    return out;
+  }
+
+  // The section table, colouring, K (when an operator needs it), lumped mass and stable step of
+  // `model`; their times into `os`.
+  OrderingData set_up_ordering(const Model& model, bool gll, OrderingSetup& os) const {
+    // The generated GLL plates are valid by construction: the host's geometry check, O((P + 1)^6)
+    // per element, would take minutes at order 8 (a run checks on its Exec, in the survey).
+    OrderingData data{fem::section_table(model, !gll), {}, {}, {}, 0.0};
+    auto start = Clock::now();
+    data.colouring = fem::colour_elements(model.mesh);
+    os.colouring_seconds = seconds_since(start);
+    start = Clock::now();
+    if (assembled) data.K = sparse::assemble_stiffness(model, data.table, data.colouring, host);
+    os.assemble_seconds = seconds_since(start);
+    os.nnz = static_cast<long long>(data.K.nnz());
+    start = Clock::now();
+    data.mass = sparse::assemble_lumped_mass(model, data.table, data.colouring, host);
+    os.mass_seconds = seconds_since(start);
+    // A GLL mesh's step comes from the largest eigenvalue of M^-1 K on the Exec (seconds); the
+    // host's element-by-element bound would power-iterate every element of order up to 8.
+    data.dt = 0.9 * (gll ? explicit_fe::stable_step(model, exec).dt : fem::stable_time_step(model).dt);
+    return data;
+  }
+
+  // One operator in one precision timed, printed and recorded, or its failure.
+  void run_case(const std::string& name, const std::string& ordering, const OperatorChoice& choice,
+                const std::string& precision, const CaseInputs& inputs) {
+    Case c;
+    c.problem = name;
+    c.ordering = ordering;
+    c.operator_name = choice.name;
+    c.precision = precision;
+    try {
+      if (precision == "float")
+        time_case<float>(choice, exec, inputs, args, c);
+      else
+        time_case<double>(choice, exec, inputs, args, c);
+    } catch (const std::exception& e) {
+      std::printf("  %-19s %-6s failed: %s\n", choice.name.c_str(), precision.c_str(), e.what());
+      failures.push_back({name, ordering, choice.name, precision, e.what()});
+      return;
+    }
+    print_case(c);
+    cases.push_back(c);
+  }
+
+  void print_case(const Case& c) const {
+    const char* name = c.operator_name.c_str();
+    const char* precision = c.precision.c_str();
+    std::printf("  %-19s %-6s %9.3f ms/step %7.3f GDOF-steps/s %8.1f GB/s (%5.1f%% of copy)  setup %.2f s%s%s\n",
+                name, precision, c.ms_per_step(), c.gdof_steps(), c.gbytes_per_second(),
+                percent_of_copy(c.gbytes_per_second(), copy), c.setup_seconds, c.details.empty() ? "" : "  ",
+                c.details.c_str());
+    if (c.flops > 0.0)
+      std::printf("  %-19s %-6s %.0f flops/DOF-step, %.2f TFLOP/s (%.1f%% of the multiply-add peak), %.1f%% of "
+                  "the roofline; %.0f B of device memory per DOF\n",
+                  "", "", c.flops / double(c.dofs), 1e-12 * c.flops_per_second(), c.percent_of_peak(peak(c)),
+                  c.percent_of_roofline(copy.bytes_per_second(), peak(c)), double(c.device_bytes) / double(c.dofs));
+    if (c.partition) {
+      const PartitionRecord& r = *c.partition;
+      std::printf("  %-19s %-6s %s blocks of %d (%s split), eta %.4f; partition %.2f s%s (arrangement %.2f s), "
+                  "layout %.2f s\n",
+                  "", "", group_digits(r.blocks).c_str(), r.block_size, group_digits(r.splits).c_str(), r.efficiency,
+                  r.partition_seconds, r.reused ? ", the block order's" : "", r.arrange_seconds, r.layout_seconds);
+    }
+    std::fflush(stdout);
+  }
+
+  // --- the report -----------------------------------------------------------------------------------
+  // The case of `operator_name` in `ordering` on c's problem and precision, null when it did not run.
+  const Case* find_case(const Case& c, const std::string& ordering, const std::string& operator_name) const {
+    for (const Case& b : cases)
+      if (b.operator_name == operator_name && b.problem == c.problem && b.ordering == ordering &&
+          b.precision == c.precision)
+        return &b;
+    return nullptr;
+  }
+
+  // Throughput relative to cuSPARSE CSR on the same problem, ordering and precision, when it ran.
+  double baseline(const Case& c) const {
+    const Case* b = find_case(c, c.ordering, "cusparse");
+    return b ? c.gdof_steps() / b->gdof_steps() : 0.0;
+  }
+
+  void write_json_head(std::ostream& json, const RunRecord& run) const {
+    json << "{\n  \"benchmark\": \"explicit time step\",\n  \"device\": " << json_string(exec.describe())
+         << ",\n  \"backend\": " << json_string(std::string(to_string(exec.backend())))
+         << ",\n  \"threads\": " << host_threads(exec);
+    run.json_machine(json);
+    run.json_provenance(json);
+    json << ",\n  \"scale\": " << args.scale << ",\n  \"steps\": " << args.steps
+         << ",\n  \"warmup_steps\": " << args.warmup << ",\n  \"min_seconds\": " << args.min_seconds
+         << ",\n  \"copy_bandwidth_GBps\": " << 1e-9 * copy.bytes_per_second()
+         << ",\n  \"fma_peak_TFLOPs\": {\"float\": " << 1e-12 * fma_float.flops_per_second()
+         << ", \"double\": " << 1e-12 * fma_double.flops_per_second() << "}";
+  }
+
+  // The JSON's "problems" (descriptions) and "setup" (sizes and times, per ordering).
+  void write_setups_json(std::ostream& json) const {
+    json << ",\n  \"problems\": {";
+    for (std::size_t i = 0; i < setups.size(); ++i)
+      json << (i == 0 ? "\n" : ",\n") << "    " << json_string(setups[i].name) << ": "
+           << json_string(setups[i].description);
+    json << "\n  },\n  \"setup\": {";
+    for (std::size_t i = 0; i < setups.size(); ++i) {
+      const ProblemSetup& s = setups[i];
+      json << (i == 0 ? "\n" : ",\n") << "    " << json_string(s.name) << ": {\"nodes\": " << s.nodes
+           << ", \"dofs\": " << s.dofs << ", \"elements\": " << s.elements << ", \"graph_entries\": " << s.graph_entries
+           << ", \"generate_seconds\": " << s.generate_seconds << ", \"graph_seconds\": " << s.graph_seconds
+           << ", \"orderings\": {";
+      for (std::size_t j = 0; j < s.orderings.size(); ++j) {
+        const OrderingSetup& o = s.orderings[j];
+        json << (j == 0 ? "\n" : ",\n") << "      " << json_string(o.ordering)
+             << ": {\"order_seconds\": " << o.order_seconds << ", \"colouring_seconds\": " << o.colouring_seconds
+             << ", \"assemble_seconds\": " << o.assemble_seconds << ", \"mass_seconds\": " << o.mass_seconds
+             << ", \"setup_seconds\": " << o.seconds() << ", \"half_bandwidth\": " << o.bandwidth
+             << ", \"nnz\": " << o.nnz;
+        if (!o.error.empty()) json << ", \"error\": " << json_string(o.error);
+        json << "}";
+      }
+      json << "}}";
+    }
+    json << "\n  }";
+  }
+
+  // Every case: the JSON's "cases" and the markdown's first table, under its head.
+  void write_cases(std::ostream& json, std::ostream& md, const RunRecord& run) const {
+    md << "Explicit time step on " << exec.describe() << ", " << run.date << ", commit " << run.commit
+       << "; copy bandwidth " << std::lround(1e-9 * copy.bytes_per_second()) << " GB/s; multiply-add peak "
+       << fixed(1e-12 * fma_float.flops_per_second(), 1) << " TFLOP/s float, "
+       << fixed(1e-12 * fma_double.flops_per_second(), 1)
+       << " double. Flops and the roofline (the counted bytes at the copy bandwidth or the counted flops at the peak, "
+          "whichever takes longer) where the operator counts its flops; device memory: what the case holds, operator, "
+          "elements and integrator, per DOF.\n\n";
+    markdown_head(md, {"problem", "ordering", "DOF", "operator", "precision", "ms/step", "GDOF-steps/s",
+                       "counted MB/step", "GB/s", "% of copy", "flops/DOF-step", "% of FMA peak", "% of roofline",
+                       "device B/DOF", "x cuSPARSE"},
+                  "llrllrrrrrrrrrr");
+    json << ",\n  \"cases\": ";
+    JsonArray entries(json, true);
+    for (const Case& c : cases) {
+      const double percent = percent_of_copy(c.gbytes_per_second(), copy);
+      const double roofline = c.percent_of_roofline(copy.bytes_per_second(), peak(c));
+      entries.next() << "{\"problem\": " << json_string(c.problem) << ", \"ordering\": " << json_string(c.ordering)
+                     << ", \"dofs\": " << c.dofs << ", \"operator\": " << json_string(c.operator_name)
+                     << ", \"precision\": " << json_string(c.precision) << ", \"steps\": " << c.steps
+                     << ", \"seconds\": " << c.seconds << ", \"setup_seconds\": " << c.setup_seconds
+                     << ", \"operator_seconds\": " << c.operator_seconds << ", \"ms_per_step\": " << c.ms_per_step()
+                     << ", \"gdof_steps_per_second\": " << c.gdof_steps() << ", \"operator_bytes\": " << c.operator_bytes
+                     << ", \"counted_bytes_per_step\": " << c.counted_bytes
+                     << ", \"achieved_GBps\": " << c.gbytes_per_second() << ", \"percent_of_copy\": " << percent
+                     << ", \"flops_per_step\": " << c.flops << ", \"percent_of_fma_peak\": " << c.percent_of_peak(peak(c))
+                     << ", \"percent_of_roofline\": " << roofline << ", \"device_bytes\": " << c.device_bytes
+                     << ", \"ratio_to_cusparse\": " << baseline(c) << ", \"storage\": " << json_string(c.details) << "}";
+      markdown_row(md, {c.problem, c.ordering, str(c.dofs), c.operator_name, c.precision, fixed(c.ms_per_step(), 3),
+                        fixed(c.gdof_steps(), 3), fixed(1e-6 * double(c.counted_bytes), 1),
+                        fixed(c.gbytes_per_second(), 0), fixed(percent, 1),
+                        c.flops > 0.0 ? fixed(c.flops / double(c.dofs), 0) : "-",
+                        c.flops > 0.0 ? fixed(c.percent_of_peak(peak(c)), 1) : "-", fixed(roofline, 1),
+                        fixed(double(c.device_bytes) / double(c.dofs), 0),
+                        baseline(c) > 0.0 ? fixed(baseline(c), 2) : "-"});
+    }
+    entries.close();
+  }
+
+  // The markdown's table of every problem's and ordering's set-up times.
+  void write_setup_table(std::ostream& md) const {
+    md << "\nSetup per problem and ordering (host: " << host.describe() << "), seconds: node ordering (RCM; for "
+       << "\"block\" the aligned partition and the renumbering), element colouring, assembly of K, lumped mass.\n\n";
+    markdown_head(md, {"problem", "ordering", "DOF", "non-zeros", "half-bandwidth", "generate", "node graph", "order",
+                       "colouring", "K", "mass"},
+                  "llrrrrrrrrr");
+    for (const ProblemSetup& s : setups)
+      for (const OrderingSetup& o : s.orderings)
+        markdown_row(md, {s.name, o.ordering, str(s.dofs), str(o.nnz), str(o.bandwidth), fixed(s.generate_seconds, 2),
+                          fixed(s.graph_seconds, 2), fixed(o.order_seconds, 2), fixed(o.colouring_seconds, 2),
+                          fixed(o.assemble_seconds, 2), fixed(o.mass_seconds, 2)},
+                     o.error.empty() ? "" : " failed: " + o.error);
+  }
+
+  // What a partitioned case adds before its first step: partition, layout, K, lumped mass, colouring.
+  double preprocessing_seconds(const Case& c) const {
+    const PartitionRecord& r = *c.partition;
+    const ProblemSetup& s =
+        *std::find_if(setups.begin(), setups.end(), [&](const ProblemSetup& p) { return p.name == c.problem; });
+    const OrderingSetup& o = *std::find_if(s.orderings.begin(), s.orderings.end(),
+                                           [&](const OrderingSetup& x) { return x.ordering == c.ordering; });
+    return r.partition_seconds + r.layout_seconds + o.assemble_seconds + o.mass_seconds + o.colouring_seconds;
+  }
+
+  // The partitioned cases: the JSON's "partitioned" and the markdown's Table 2.
+  void write_partitioned(std::ostream& json, std::ostream& md) const {
+    md << "\nTable 2: the block-partitioned layout (pogo paper section 3) by partitioner. Partition: node graph, "
+          "partitioner and memory arrangement with its splits; layout: the operator's arrays from K, on the device; "
+          "pre-processing: partition + layout + K + lumped mass + colouring, what a run adds before its first step. "
+          "cuSPARSE, ELL and block-ELL: the same problem and precision, cuSPARSE in the same ordering, the ELL formats "
+          "in RCM order.\n\n";
+    markdown_head(md, {"problem", "ordering", "partitioner", "precision", "block size", "blocks", "split", "eta",
+                       "partition s", "layout s", "pre-processing s", "ms/step", "cuSPARSE ms/step", "x cuSPARSE",
+                       "ELL rcm ms/step", "block-ELL rcm ms/step"},
+                  "llllrrrrrrrrrrrr");
+    const auto ms_or_dash = [](const Case* c) { return c ? fixed(c->ms_per_step(), 3) : std::string("-"); };
+    const auto ms_or_null = [](const Case* c) { return c ? str(c->ms_per_step()) : std::string("null"); };
+    json << ",\n  \"partitioned\": ";
+    JsonArray entries(json, true);
+    bool any_reused = false;
+    for (const Case& c : cases) {
+      if (!c.partition) continue;
+      const PartitionRecord& r = *c.partition;
+      const double preprocessing = preprocessing_seconds(c);
+      const Case* cusparse = find_case(c, c.ordering, "cusparse");
+      const Case* ell = find_case(c, "rcm", "ell");
+      const Case* block_ell = find_case(c, "rcm", "block_ell");
+      entries.next() << "{\"problem\": " << json_string(c.problem) << ", \"ordering\": " << json_string(c.ordering)
+                     << ", \"operator\": " << json_string(c.operator_name)
+                     << ", \"partitioner\": " << json_string(r.partitioner)
+                     << ", \"precision\": " << json_string(c.precision) << ", \"dofs\": " << c.dofs
+                     << ", \"block_size\": " << r.block_size << ", \"blocks\": " << r.blocks
+                     << ", \"initial_blocks\": " << r.initial_blocks << ", \"split_blocks\": " << r.splits
+                     << ", \"arrange_passes\": " << r.passes << ", \"links\": " << r.links
+                     << ", \"efficiency\": " << r.efficiency
+                     << ", \"reused_partition\": " << (r.reused ? "true" : "false")
+                     << ", \"partition_seconds\": " << r.partition_seconds
+                     << ", \"arrange_seconds\": " << r.arrange_seconds << ", \"layout_seconds\": " << r.layout_seconds
+                     << ", \"preprocessing_seconds\": " << preprocessing
+                     << ", \"traffic_bytes_per_apply\": " << r.traffic_bytes << ", \"ms_per_step\": " << c.ms_per_step()
+                     << ", \"cusparse_ms_per_step\": " << ms_or_null(cusparse)
+                     << ", \"ratio_to_cusparse\": " << baseline(c) << ", \"ell_rcm_ms_per_step\": " << ms_or_null(ell)
+                     << ", \"block_ell_rcm_ms_per_step\": " << ms_or_null(block_ell) << "}";
+      any_reused = any_reused || r.reused;
+      markdown_row(md, {c.problem, c.ordering, r.partitioner + (r.reused ? "*" : ""), c.precision, str(r.block_size),
+                        str(r.blocks), str(r.splits), fixed(r.efficiency, 4), fixed(r.partition_seconds, 2),
+                        fixed(r.layout_seconds, 2), fixed(preprocessing, 2), fixed(c.ms_per_step(), 3),
+                        ms_or_dash(cusparse), baseline(c) > 0.0 ? fixed(baseline(c), 2) : "-", ms_or_dash(ell),
+                        ms_or_dash(block_ell)});
+    }
+    entries.close();
+    if (any_reused)
+      md << "\n\\* the block order's own partition, renumbered with the mesh (its time is that of the partition "
+            "that made the order).\n";
+  }
+
+  void write_failures(std::ostream& json) const {
+    json << ",\n  \"failures\": ";
+    JsonArray entries(json);
+    for (const CaseFailure& f : failures)
+      entries.next() << "{\"problem\": " << json_string(f.problem) << ", \"ordering\": " << json_string(f.ordering)
+                     << ", \"operator\": " << json_string(f.operator_name)
+                     << ", \"precision\": " << json_string(f.precision) << ", \"error\": " << json_string(f.error)
+                     << "}";
+    entries.close();
+    json << "\n}\n";
+  }
+
+  // The failures as check_no_failures names them: "problem ordering operator precision".
+  std::vector<Failure> named_failures() const {
+    std::vector<Failure> named;
+    for (const CaseFailure& f : failures)
+      named.push_back({str(f.problem, " ", f.ordering, " ", f.operator_name, " ", f.precision), f.error});
+    return named;
+  }
+};
+
 }  // namespace
 
 void run_operators(const OperatorArgs& args) {
@@ -434,319 +854,22 @@ void run_operators(const OperatorArgs& args) {
     print_sizes(args, problems);
     return;
   }
-  const Exec exec = Exec::make(parse_backend(args.backend));
-  const std::vector<OperatorChoice> operators = operator_choices(args.operators, exec.backend());
+  OperatorBench bench(args);
   RunRecord run{args.commit, args.note};
-  const CopyBandwidth copy = measure_copy_bandwidth(exec, std::size_t(args.copy_mb) << 20);
-  std::printf("device            %s (%d thread%s), host CPU %s\n", exec.describe().c_str(), host_threads(exec),
-              host_threads(exec) == 1 ? "" : "s", cpu_model().c_str());
-  std::printf("copy bandwidth    %.1f GB/s (a %zu MB array, fastest of %d copies)\n", 1e-9 * copy.bytes_per_second(),
-              copy.bytes >> 20, copy.repeats);
-  // The multiply-add peak of each precision, the compute roofline (several times the threads a
-  // GPU holds at once; a few per host thread).
-  const Index fma_threads = exec.backend() == Backend::Cuda ? Index(1) << 22 : Index(256) * host_threads(exec);
-  const FmaRate fma_float = measure_fma_rate<float>(exec, fma_threads),
-                fma_double = measure_fma_rate<double>(exec, fma_threads);
-  std::printf("multiply-add peak %.3g TFLOP/s float, %.3g TFLOP/s double (fastest of %d runs)\n",
-              1e-12 * fma_float.flops_per_second(), 1e-12 * fma_double.flops_per_second(), fma_float.repeats);
-  const auto peak = [&](const Case& c) {
-    return c.precision == "float" ? fma_float.flops_per_second() : fma_double.flops_per_second();
-  };
-  std::vector<Case> cases;
-  std::vector<ProblemSetup> setups;
-  std::vector<CaseFailure> failures;
-  const Exec host = host_exec(exec);
-  const bool assembled = std::any_of(operators.begin(), operators.end(), [](const OperatorChoice& choice) {
-    return explicit_fe::operators().find(choice.kind)->needs_assembly;
-  });
-  for (const std::string& name : problems) {
-    ProblemSetup setup;
-    auto start = Clock::now();
-    Problem problem = problem_named(name, args.scale);
-    setup.generate_seconds = seconds_since(start);
-    setup.name = problem.name;
-    setup.description = problem.description;
-    const Mesh& mesh = problem.model.mesh;
-    const int dim = mesh.dim();
-    setup.nodes = mesh.n_nodes();
-    setup.dofs = mesh.n_nodes() * dim;
-    setup.elements = mesh.n_elements();
-    // The node graph serves K's pattern, the orderings and the bandwidth: a run of element-by-
-    // element operators in the mesh's own numbering does without (at high GLL order it is large).
-    const bool graph_needed =
-        assembled || std::any_of(args.orderings.begin(), args.orderings.end(), [](const std::string& o) { return o != "none"; });
-    start = Clock::now();
-    const NodeGraph graph = graph_needed ? node_graph(mesh) : NodeGraph{};
-    setup.graph_seconds = seconds_since(start);
-    setup.graph_entries = graph_needed ? static_cast<long long>(graph.n_entries()) : 0;
-    std::printf("\nproblem %-6s %s: %s nodes, %s elements, %s DOF; %s in %.2f s, node graph %.2f s\n",
-                name.c_str(), problem.description.c_str(), group_digits(setup.nodes).c_str(),
-                group_digits(setup.elements).c_str(), group_digits(setup.dofs).c_str(),
-                problem.from_file ? "read" : "generated", setup.generate_seconds, setup.graph_seconds);
-    for (const std::string& ordering : args.orderings) {
-      OrderingSetup os;
-      os.ordering = ordering;
-      bool recorded = false;
-      try {
-        // The model in this ordering: the problem's own for "none", a renumbered copy otherwise.
-        std::optional<Model> renumbered_model;
-        std::optional<partition::BlockPartition> block_partition;
-        double block_partition_seconds = 0.0;
-        std::vector<Index> new_to_old;
-        start = Clock::now();
-        if (ordering == "rcm") {
-          new_to_old = reverse_cuthill_mckee(graph);
-          renumbered_model = renumber_nodes(problem.model, new_to_old);
-        } else if (ordering == "block") {
-          partition::BlockPartition blocks = partition::partition_mesh(mesh, graph, {});
-          // As the operator's own partitioning counts it: the node graph, the partitioner, the arrangement.
-          block_partition_seconds = setup.graph_seconds + blocks.stats.partition_seconds + blocks.stats.arrange_seconds;
-          new_to_old = blocks.node_order();
-          renumbered_model = renumber_nodes(problem.model, new_to_old);
-          os.order_seconds = seconds_since(start);
-          // Not part of the order's cost: the check the partitioned operator repeats on its input.
-          block_partition = partition::renumbered(std::move(blocks), new_to_old, node_graph(renumbered_model->mesh));
-        }
-        if (ordering != "block") os.order_seconds = seconds_since(start);
-        if (new_to_old.empty()) {
-          new_to_old.resize(static_cast<std::size_t>(mesh.n_nodes()));
-          std::iota(new_to_old.begin(), new_to_old.end(), Index(0));
-        }
-        os.bandwidth = graph_needed ? bandwidth(graph, new_to_old) : 0;
-        new_to_old = {};
-        const Model& model = renumbered_model ? *renumbered_model : problem.model;
-        // The generated GLL plates are valid by construction: the host's geometry check, O((P + 1)^6)
-        // per element, would take minutes at order 8 (a run checks on its Exec, in the survey).
-        const fem::SectionTable table = fem::section_table(model, !problem.gll);
-        start = Clock::now();
-        const fem::ElementColouring colouring = fem::colour_elements(model.mesh);
-        os.colouring_seconds = seconds_since(start);
-        start = Clock::now();
-        const sparse::CsrMatrix K =
-            assembled ? sparse::assemble_stiffness(model, table, colouring, host) : sparse::CsrMatrix{};
-        os.assemble_seconds = seconds_since(start);
-        os.nnz = static_cast<long long>(K.nnz());
-        start = Clock::now();
-        const std::vector<double> mass = sparse::assemble_lumped_mass(model, table, colouring, host);
-        os.mass_seconds = seconds_since(start);
-        // A GLL mesh's step comes from the largest eigenvalue of M^-1 K on the Exec (seconds); the
-        // host's element-by-element bound would power-iterate every element of order up to 8.
-        const double dt = 0.9 * (problem.gll ? explicit_fe::stable_step(model, exec).dt : fem::stable_time_step(model).dt);
-        std::printf("ordering %-6s %s non-zeros, half-bandwidth %s nodes; order %.2f s, colouring %.2f s, K %.2f s, "
-                    "mass %.2f s\n",
-                    ordering.c_str(), group_digits(os.nnz).c_str(), group_digits(os.bandwidth).c_str(),
-                    os.order_seconds, os.colouring_seconds, os.assemble_seconds, os.mass_seconds);
-        setup.orderings.push_back(os);
-        recorded = true;
-        std::map<partition::Partitioner, partition::BlockPartition> partitions;
-        const CaseInputs inputs{model, table, colouring, K, mass, dt, block_partition ? &*block_partition : nullptr,
-                                block_partition_seconds, &partitions};
-        for (const OperatorChoice& choice : operators)
-          for (const std::string& precision : args.precisions) {
-            // Kinds for other element types (sem) are left out unless asked for (then their refusal is recorded).
-            if (args.operators.empty() && !explicit_fe::operators().find(choice.kind)->takes(model.mesh)) continue;
-            Case c;
-            c.problem = name;
-            c.ordering = ordering;
-            c.operator_name = choice.name;
-            c.precision = precision;
-            try {
-              if (precision == "float")
-                time_case<float>(choice, exec, inputs, args, c);
-              else
-                time_case<double>(choice, exec, inputs, args, c);
-            } catch (const std::exception& e) {
-              std::printf("  %-19s %-6s failed: %s\n", choice.name.c_str(), precision.c_str(), e.what());
-              failures.push_back({name, ordering, choice.name, precision, e.what()});
-              continue;
-            }
-            std::printf("  %-19s %-6s %9.3f ms/step %7.3f GDOF-steps/s %8.1f GB/s (%5.1f%% of copy)  setup %.2f s%s%s\n",
-                        choice.name.c_str(), precision.c_str(), c.ms_per_step(), c.gdof_steps(),
-                        c.gbytes_per_second(), 100.0 * c.gbytes_per_second() * 1e9 / copy.bytes_per_second(),
-                        c.setup_seconds, c.details.empty() ? "" : "  ", c.details.c_str());
-            if (c.flops > 0.0)
-              std::printf("  %-19s %-6s %.0f flops/DOF-step, %.2f TFLOP/s (%.1f%% of the multiply-add peak), %.1f%% of "
-                          "the roofline; %.0f B of device memory per DOF\n",
-                          "", "", c.flops / double(c.dofs), 1e-12 * c.flops_per_second(),
-                          c.percent_of_peak(peak(c)), c.percent_of_roofline(copy.bytes_per_second(), peak(c)),
-                          double(c.device_bytes) / double(c.dofs));
-            if (c.partition) {
-              const PartitionRecord& r = *c.partition;
-              std::printf("  %-19s %-6s %s blocks of %d (%s split), eta %.4f; partition %.2f s%s (arrangement %.2f s), "
-                          "layout %.2f s\n",
-                          "", "", group_digits(r.blocks).c_str(), r.block_size, group_digits(r.splits).c_str(),
-                          r.efficiency, r.partition_seconds, r.reused ? ", the block order's" : "",
-                          r.arrange_seconds, r.layout_seconds);
-            }
-            std::fflush(stdout);
-            cases.push_back(c);
-          }
-      } catch (const std::exception& e) {
-        std::printf("ordering %-6s failed: %s\n", ordering.c_str(), e.what());
-        os.error = e.what();
-        if (!recorded) setup.orderings.push_back(os);
-        failures.push_back({name, ordering, "", "", e.what()});
-      }
-    }
-    setups.push_back(std::move(setup));
-  }
+  bench.measure_ceilings();
+  for (const std::string& name : problems) bench.run_problem(name);
   run.finish();
 
-  const auto find_case = [&](const Case& c, const std::string& ordering, const std::string& operator_name) {
-    for (const Case& b : cases)
-      if (b.operator_name == operator_name && b.problem == c.problem && b.ordering == ordering &&
-          b.precision == c.precision)
-        return &b;
-    return static_cast<const Case*>(nullptr);
-  };
-  // Throughput relative to cuSPARSE CSR on the same problem, ordering and precision, when it ran.
-  const auto baseline = [&](const Case& c) {
-    const Case* b = find_case(c, c.ordering, "cusparse");
-    return b ? c.gdof_steps() / b->gdof_steps() : 0.0;
-  };
-  const auto ms_or_dash = [](const Case* c) { return c ? fixed(c->ms_per_step(), 3) : std::string("-"); };
-  const auto ms_or_null = [](const Case* c) { return c ? str(c->ms_per_step()) : std::string("null"); };
-
-  std::ostringstream json;
-  json << "{\n  \"benchmark\": \"explicit time step\",\n  \"device\": " << json_string(exec.describe())
-       << ",\n  \"backend\": " << json_string(std::string(to_string(exec.backend())))
-       << ",\n  \"threads\": " << host_threads(exec);
-  run.json_machine(json);
-  run.json_provenance(json);
-  json << ",\n  \"scale\": " << args.scale << ",\n  \"steps\": " << args.steps
-       << ",\n  \"warmup_steps\": " << args.warmup << ",\n  \"min_seconds\": " << args.min_seconds
-       << ",\n  \"copy_bandwidth_GBps\": " << 1e-9 * copy.bytes_per_second()
-       << ",\n  \"fma_peak_TFLOPs\": {\"float\": " << 1e-12 * fma_float.flops_per_second()
-       << ", \"double\": " << 1e-12 * fma_double.flops_per_second() << "},\n  \"problems\": {";
-  for (std::size_t i = 0; i < setups.size(); ++i)
-    json << (i == 0 ? "\n" : ",\n") << "    " << json_string(setups[i].name) << ": "
-         << json_string(setups[i].description);
-  json << "\n  },\n  \"setup\": {";
-  for (std::size_t i = 0; i < setups.size(); ++i) {
-    const ProblemSetup& s = setups[i];
-    json << (i == 0 ? "\n" : ",\n") << "    " << json_string(s.name) << ": {\"nodes\": " << s.nodes
-         << ", \"dofs\": " << s.dofs << ", \"elements\": " << s.elements << ", \"graph_entries\": " << s.graph_entries
-         << ", \"generate_seconds\": " << s.generate_seconds << ", \"graph_seconds\": " << s.graph_seconds
-         << ", \"orderings\": {";
-    for (std::size_t j = 0; j < s.orderings.size(); ++j) {
-      const OrderingSetup& o = s.orderings[j];
-      json << (j == 0 ? "\n" : ",\n") << "      " << json_string(o.ordering) << ": {\"order_seconds\": " << o.order_seconds
-           << ", \"colouring_seconds\": " << o.colouring_seconds << ", \"assemble_seconds\": " << o.assemble_seconds
-           << ", \"mass_seconds\": " << o.mass_seconds << ", \"setup_seconds\": " << o.seconds()
-           << ", \"half_bandwidth\": " << o.bandwidth << ", \"nnz\": " << o.nnz;
-      if (!o.error.empty()) json << ", \"error\": " << json_string(o.error);
-      json << "}";
-    }
-    json << "}}";
-  }
-  json << "\n  },\n  \"cases\": [\n";
-  std::ostringstream md;
-  md << "Explicit time step on " << exec.describe() << ", " << run.date << ", commit " << run.commit
-     << "; copy bandwidth " << std::lround(1e-9 * copy.bytes_per_second()) << " GB/s; multiply-add peak "
-     << fixed(1e-12 * fma_float.flops_per_second(), 1) << " TFLOP/s float, " << fixed(1e-12 * fma_double.flops_per_second(), 1)
-     << " double. Flops and the roofline (the counted bytes at the copy bandwidth or the counted flops at the peak, "
-        "whichever takes longer) where the operator counts its flops; device memory: what the case holds, operator, "
-        "elements and integrator, per DOF.\n\n"
-     << "| problem | ordering | DOF | operator | precision | ms/step | GDOF-steps/s | counted MB/step | GB/s | % of copy "
-        "| flops/DOF-step | % of FMA peak | % of roofline | device B/DOF | x cuSPARSE |\n"
-     << "|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const Case& c = cases[i];
-    const double percent = 100.0 * c.gbytes_per_second() * 1e9 / copy.bytes_per_second();
-    json << "    {\"problem\": " << json_string(c.problem) << ", \"ordering\": " << json_string(c.ordering)
-         << ", \"dofs\": " << c.dofs << ", \"operator\": " << json_string(c.operator_name)
-         << ", \"precision\": " << json_string(c.precision) << ", \"steps\": " << c.steps
-         << ", \"seconds\": " << c.seconds << ", \"setup_seconds\": " << c.setup_seconds
-         << ", \"operator_seconds\": " << c.operator_seconds << ", \"ms_per_step\": " << c.ms_per_step()
-         << ", \"gdof_steps_per_second\": " << c.gdof_steps() << ", \"operator_bytes\": " << c.operator_bytes
-         << ", \"counted_bytes_per_step\": " << c.counted_bytes << ", \"achieved_GBps\": " << c.gbytes_per_second()
-         << ", \"percent_of_copy\": " << percent << ", \"flops_per_step\": " << c.flops
-         << ", \"percent_of_fma_peak\": " << c.percent_of_peak(peak(c))
-         << ", \"percent_of_roofline\": " << c.percent_of_roofline(copy.bytes_per_second(), peak(c))
-         << ", \"device_bytes\": " << c.device_bytes << ", \"ratio_to_cusparse\": " << baseline(c)
-         << ", \"storage\": " << json_string(c.details) << "}" << (i + 1 < cases.size() ? ",\n" : "\n");
-    md << "| " << c.problem << " | " << c.ordering << " | " << c.dofs << " | " << c.operator_name << " | "
-       << c.precision << " | " << fixed(c.ms_per_step(), 3) << " | " << fixed(c.gdof_steps(), 3) << " | "
-       << fixed(1e-6 * double(c.counted_bytes), 1) << " | " << fixed(c.gbytes_per_second(), 0) << " | "
-       << fixed(percent, 1) << " | " << (c.flops > 0.0 ? fixed(c.flops / double(c.dofs), 0) : "-") << " | "
-       << (c.flops > 0.0 ? fixed(c.percent_of_peak(peak(c)), 1) : "-") << " | "
-       << fixed(c.percent_of_roofline(copy.bytes_per_second(), peak(c)), 1) << " | "
-       << fixed(double(c.device_bytes) / double(c.dofs), 0) << " | "
-       << (baseline(c) > 0.0 ? fixed(baseline(c), 2) : "-") << " |\n";
-  }
-  json << "  ],\n  \"partitioned\": [\n";
-
-  md << "\nSetup per problem and ordering (host: " << host.describe() << "), seconds: node ordering (RCM; for "
-     << "\"block\" the aligned partition and the renumbering), element colouring, assembly of K, lumped mass.\n\n"
-     << "| problem | ordering | DOF | non-zeros | half-bandwidth | generate | node graph | order | colouring | K | mass |\n"
-     << "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-  for (const ProblemSetup& s : setups)
-    for (const OrderingSetup& o : s.orderings)
-      md << "| " << s.name << " | " << o.ordering << " | " << s.dofs << " | " << o.nnz << " | " << o.bandwidth
-         << " | " << fixed(s.generate_seconds, 2) << " | " << fixed(s.graph_seconds, 2) << " | "
-         << fixed(o.order_seconds, 2) << " | " << fixed(o.colouring_seconds, 2) << " | "
-         << fixed(o.assemble_seconds, 2) << " | " << fixed(o.mass_seconds, 2) << " |"
-         << (o.error.empty() ? "" : " failed: " + o.error) << "\n";
-
-  md << "\nTable 2: the block-partitioned layout (pogo paper section 3) by partitioner. Partition: node graph, "
-        "partitioner and memory arrangement with its splits; layout: the operator's arrays from K, on the device; "
-        "pre-processing: partition + layout + K + lumped mass + colouring, what a run adds before its first step. "
-        "cuSPARSE, ELL and block-ELL: the same problem and precision, cuSPARSE in the same ordering, the ELL formats "
-        "in RCM order.\n\n"
-     << "| problem | ordering | partitioner | precision | block size | blocks | split | eta | partition s | layout s "
-        "| pre-processing s | ms/step | cuSPARSE ms/step | x cuSPARSE | ELL rcm ms/step | block-ELL rcm ms/step |\n"
-     << "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-  bool first = true;
-  bool any_reused = false;
-  for (const Case& c : cases) {
-    if (!c.partition) continue;
-    const PartitionRecord& r = *c.partition;
-    const ProblemSetup& s = *std::find_if(setups.begin(), setups.end(), [&](const ProblemSetup& p) { return p.name == c.problem; });
-    const OrderingSetup& o =
-        *std::find_if(s.orderings.begin(), s.orderings.end(), [&](const OrderingSetup& x) { return x.ordering == c.ordering; });
-    const double preprocessing =
-        r.partition_seconds + r.layout_seconds + o.assemble_seconds + o.mass_seconds + o.colouring_seconds;
-    const Case* cusparse = find_case(c, c.ordering, "cusparse");
-    const Case* ell = find_case(c, "rcm", "ell");
-    const Case* block_ell = find_case(c, "rcm", "block_ell");
-    json << (first ? "" : ",\n") << "    {\"problem\": " << json_string(c.problem)
-         << ", \"ordering\": " << json_string(c.ordering) << ", \"operator\": " << json_string(c.operator_name)
-         << ", \"partitioner\": " << json_string(r.partitioner) << ", \"precision\": " << json_string(c.precision)
-         << ", \"dofs\": " << c.dofs << ", \"block_size\": " << r.block_size << ", \"blocks\": " << r.blocks
-         << ", \"initial_blocks\": " << r.initial_blocks << ", \"split_blocks\": " << r.splits
-         << ", \"arrange_passes\": " << r.passes << ", \"links\": " << r.links << ", \"efficiency\": " << r.efficiency
-         << ", \"reused_partition\": " << (r.reused ? "true" : "false")
-         << ", \"partition_seconds\": " << r.partition_seconds << ", \"arrange_seconds\": " << r.arrange_seconds
-         << ", \"layout_seconds\": " << r.layout_seconds << ", \"preprocessing_seconds\": " << preprocessing
-         << ", \"traffic_bytes_per_apply\": " << r.traffic_bytes << ", \"ms_per_step\": " << c.ms_per_step()
-         << ", \"cusparse_ms_per_step\": " << ms_or_null(cusparse) << ", \"ratio_to_cusparse\": " << baseline(c)
-         << ", \"ell_rcm_ms_per_step\": " << ms_or_null(ell) << ", \"block_ell_rcm_ms_per_step\": " << ms_or_null(block_ell)
-         << "}";
-    first = false;
-    any_reused = any_reused || r.reused;
-    md << "| " << c.problem << " | " << c.ordering << " | " << r.partitioner << (r.reused ? "*" : "") << " | "
-       << c.precision << " | " << r.block_size << " | " << r.blocks << " | " << r.splits << " | "
-       << fixed(r.efficiency, 4) << " | " << fixed(r.partition_seconds, 2) << " | " << fixed(r.layout_seconds, 2)
-       << " | " << fixed(preprocessing, 2) << " | " << fixed(c.ms_per_step(), 3) << " | " << ms_or_dash(cusparse)
-       << " | " << (baseline(c) > 0.0 ? fixed(baseline(c), 2) : "-") << " | " << ms_or_dash(ell) << " | "
-       << ms_or_dash(block_ell) << " |\n";
-  }
-  if (any_reused)
-    md << "\n\\* the block order's own partition, renumbered with the mesh (its time is that of the partition "
-          "that made the order).\n";
-  json << (first ? "" : "\n") << "  ],\n  \"failures\": [";
-  for (std::size_t i = 0; i < failures.size(); ++i) {
-    const CaseFailure& f = failures[i];
-    json << (i == 0 ? "\n" : ",\n") << "    {\"problem\": " << json_string(f.problem)
-         << ", \"ordering\": " << json_string(f.ordering) << ", \"operator\": " << json_string(f.operator_name)
-         << ", \"precision\": " << json_string(f.precision) << ", \"error\": " << json_string(f.error) << "}";
-  }
-  json << (failures.empty() ? "" : "\n  ") << "]\n}\n";
+  std::ostringstream json, md;
+  bench.write_json_head(json, run);
+  bench.write_setups_json(json);
+  bench.write_cases(json, md, run);
+  bench.write_setup_table(md);
+  bench.write_partitioned(json, md);
+  bench.write_failures(json);
   write_report(args.json, json.str(), args.markdown, md.str());
   std::printf("\n%s", md.str().c_str());
-  TREMOR_CHECK(failures.empty(), failures.size(), " case", failures.size() == 1 ? "" : "s",
-               " failed, the first: ", failures.front().problem, " ", failures.front().ordering, " ",
-               failures.front().operator_name, " ", failures.front().precision, ": ", failures.front().error);
+  check_no_failures(bench.named_failures());
 }
 
 }  // namespace tremor::bench

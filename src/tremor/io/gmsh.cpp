@@ -557,119 +557,168 @@ void check_surface_groups(Input& in, const State& state) {
                           "physical groups defined, Gmsh saves only the elements in them)");
 }
 
-Mesh build_mesh(Input& in, State& state, Target target) {
-  const Position end = in.here();
-  if (!state.have_nodes) in.fail_at(end, "reached the end of the file without a $Nodes section; expected one");
-  if (!state.have_elements) in.fail_at(end, "reached the end of the file without an $Elements section; expected one");
-  const bool surface_mesh = target == Target::Surface;
-  if (surface_mesh) check_surface_groups(in, state);
+// The mesh's dimension: the highest of its elements', which must be 2 or 3.
+int mesh_dimension(const Input& in, const State& state, Position end) {
   int dim = -1;
   for (const auto& group : state.groups)
     if (!group.labels.empty()) dim = std::max(dim, group.dim);
   if (dim < 2)
     in.fail_at(end, "the file holds no 2D or 3D elements; expected a surface or volume mesh (with physical groups "
                     "defined, Gmsh saves only the elements in them)");
+  return dim;
+}
 
-  // Nodes that no element of the mesh uses are dropped: they would carry no mass or stiffness.
-  std::vector<Index> renumber(state.node_tags.size(), -1);
-  for (const auto& group : state.groups)
-    if (group.dim == dim)
-      for (Index node : group.nodes) renumber[static_cast<std::size_t>(node)] = 0;
-  Mesh mesh(3);
-  for (std::size_t i = 0; i < renumber.size(); ++i) {
-    if (renumber[i] < 0) continue;
-    renumber[i] = mesh.add_node(state.node_tags[i], std::span<const double>(state.coordinates.data() + 3 * i, 3));
-  }
-
-  // Elements of the mesh's dimension into tremor blocks, in file order within each block.
+// The mesh of the elements of one dimension being built from what the file gave, with the sets of
+// its physical groups.
+struct MeshBuilder {
+  // Where a group's elements went: their block and the index of the first in it.
   struct Placement {
     int block = -1;
     Index first = 0;
   };
-  std::vector<Placement> placement(state.groups.size());
-  for (std::size_t g = 0; g < state.groups.size(); ++g) {
-    const ElementGroup& group = state.groups[g];
-    if (group.dim != dim) continue;
-    const GmshElementType& type = *group.type;
-    if (!type.supported)
-      in.fail_at(group.header, str("element type ", type.code, " (", type.name, ") is not supported; expected one of ",
-                                   gmsh_detail::supported_gmsh_types()));
-    ElementBlock& block = mesh.block_for(type.type, type.order);
-    placement[g] = {static_cast<int>(&block - mesh.blocks.data()), block.n_elements()};
-    const std::span<const int> order = gmsh_detail::gmsh_to_tremor_order(type.code);
-    const auto per = static_cast<std::size_t>(type.n_nodes);
-    block.labels.insert(block.labels.end(), group.labels.begin(), group.labels.end());
-    block.connectivity.reserve(block.connectivity.size() + group.nodes.size());
-    for (std::size_t e = 0; e < group.labels.size(); ++e)
-      for (int from : order)
-        block.connectivity.push_back(renumber[static_cast<std::size_t>(group.nodes[e * per + static_cast<std::size_t>(from)])]);
-  }
-  std::vector<Index> block_offset(mesh.blocks.size(), 0);
-  for (std::size_t b = 1; b < mesh.blocks.size(); ++b)
-    block_offset[b] = block_offset[b - 1] + mesh.blocks[b - 1].n_elements();
 
-  // Physical groups: named or not, every group the file mentions gets its sets.
-  std::map<DimTag, std::vector<Index>> group_nodes, group_elements;
-  for (const auto& [key, name] : state.physical_names) group_nodes[key];
-  for (const auto& [entity, physicals] : state.entity_physicals)
-    for (int tag : physicals) group_nodes[{entity.first, tag}];
-  // The distinct mesh nodes of each element block, found by stamping (sets are sorted once at the end).
-  std::vector<std::size_t> stamp(static_cast<std::size_t>(mesh.n_nodes()), state.groups.size());
-  std::vector<Index> block_nodes;
-  for (std::size_t g = 0; g < state.groups.size(); ++g) {
-    const ElementGroup& group = state.groups[g];
-    const auto physicals = state.entity_physicals.find({group.dim, group.entity});
-    if (physicals == state.entity_physicals.end() || physicals->second.empty()) continue;
-    block_nodes.clear();
-    for (Index node : group.nodes) {
-      const Index kept = renumber[static_cast<std::size_t>(node)];
-      if (kept < 0 || stamp[static_cast<std::size_t>(kept)] == g) continue;
-      stamp[static_cast<std::size_t>(kept)] = g;
-      block_nodes.push_back(kept);
+  const Input& in;
+  const State& state;
+  int dim;
+  Mesh mesh{3};
+  std::vector<Index> renumber;         // per file node: its mesh index, -1 when dropped
+  std::vector<Placement> placement;    // per group
+  std::map<DimTag, std::vector<Index>> group_nodes, group_elements;  // per physical group
+  std::map<DimTag, std::string> names;                                // per physical group: its sets' name
+
+  MeshBuilder(const Input& in_, const State& state_, int dim_) : in(in_), state(state_), dim(dim_) {}
+
+  // Nodes that no element of the mesh uses are dropped: they would carry no mass or stiffness.
+  void add_nodes() {
+    renumber.assign(state.node_tags.size(), -1);
+    for (const auto& group : state.groups)
+      if (group.dim == dim)
+        for (Index node : group.nodes) renumber[static_cast<std::size_t>(node)] = 0;
+    for (std::size_t i = 0; i < renumber.size(); ++i) {
+      if (renumber[i] < 0) continue;
+      renumber[i] = mesh.add_node(state.node_tags[i], std::span<const double>(state.coordinates.data() + 3 * i, 3));
     }
-    for (int tag : physicals->second) {
-      std::vector<Index>& nodes = group_nodes[{group.dim, tag}];
-      nodes.insert(nodes.end(), block_nodes.begin(), block_nodes.end());
+  }
+
+  // Elements of the mesh's dimension into tremor blocks, in file order within each block.
+  void add_elements() {
+    placement.assign(state.groups.size(), Placement{});
+    for (std::size_t g = 0; g < state.groups.size(); ++g) {
+      const ElementGroup& group = state.groups[g];
       if (group.dim != dim) continue;
-      std::vector<Index>& elements = group_elements[{group.dim, tag}];
-      const Index first = block_offset[static_cast<std::size_t>(placement[g].block)] + placement[g].first;
-      for (Index e = 0; e < static_cast<Index>(group.labels.size()); ++e) elements.push_back(first + e);
+      const GmshElementType& type = *group.type;
+      if (!type.supported)
+        in.fail_at(group.header, str("element type ", type.code, " (", type.name, ") is not supported; expected one of ",
+                                     gmsh_detail::supported_gmsh_types()));
+      ElementBlock& block = mesh.block_for(type.type, type.order);
+      placement[g] = {static_cast<int>(&block - mesh.blocks.data()), block.n_elements()};
+      const std::span<const int> order = gmsh_detail::gmsh_to_tremor_order(type.code);
+      const auto per = static_cast<std::size_t>(type.n_nodes);
+      block.labels.insert(block.labels.end(), group.labels.begin(), group.labels.end());
+      block.connectivity.reserve(block.connectivity.size() + group.nodes.size());
+      for (std::size_t e = 0; e < group.labels.size(); ++e)
+        for (int from : order)
+          block.connectivity.push_back(renumber[static_cast<std::size_t>(group.nodes[e * per + static_cast<std::size_t>(from)])]);
     }
   }
-  bool grouped = false;
-  const std::map<DimTag, std::string> names = group_names(state, group_nodes);
-  for (const auto& [key, nodes] : group_nodes) {
-    // Groups sharing a name (same name in two dimensions) share the set: the union of their members.
-    const std::string& name = names.at(key);
-    std::vector<Index>& node_set = mesh.node_sets[name];
-    node_set.insert(node_set.end(), nodes.begin(), nodes.end());
-    if (key.first != dim) continue;
-    std::vector<Index>& element_set = mesh.element_sets[name];
-    const auto elements = group_elements.find(key);
-    if (elements != group_elements.end()) {
-      element_set.insert(element_set.end(), elements->second.begin(), elements->second.end());
-      grouped = grouped || !elements->second.empty();
-    }
-  }
-  // Groups of dimension dim - 1 are surfaces too: each of their elements must be a face of a
-  // mesh element, matched by its corner nodes (Gmsh lists an element's vertices first). A surface
-  // mesh has no use for edge sets: its lines give node sets only.
-  std::optional<FaceIndex> face_index;
-  for (const ElementGroup& group : state.groups) {
-    if (surface_mesh || group.dim != dim - 1) continue;
+
+  // The physical groups a group's entity belongs to; null when none.
+  const std::vector<int>* physicals_of(const ElementGroup& group) const {
     const auto physicals = state.entity_physicals.find({group.dim, group.entity});
-    if (physicals == state.entity_physicals.end() || physicals->second.empty()) continue;
-    if (!face_index) {
-      // Index only the faces whose corners are nodes of such groups.
-      std::vector<bool> on_groups(static_cast<std::size_t>(mesh.n_nodes()), false);
-      for (const ElementGroup& other : state.groups)
-        if (other.dim == dim - 1)
-          for (Index node : other.nodes) {
-            const Index kept = renumber[static_cast<std::size_t>(node)];
-            if (kept >= 0) on_groups[static_cast<std::size_t>(kept)] = true;
-          }
-      face_index.emplace(mesh, &on_groups);
+    if (physicals == state.entity_physicals.end() || physicals->second.empty()) return nullptr;
+    return &physicals->second;
+  }
+
+  // Physical groups: named or not, every group the file mentions gets its members, nodes and (of
+  // the mesh's dimension) elements, and the name of its sets.
+  void collect_groups() {
+    std::vector<Index> block_offset(mesh.blocks.size(), 0);
+    for (std::size_t b = 1; b < mesh.blocks.size(); ++b)
+      block_offset[b] = block_offset[b - 1] + mesh.blocks[b - 1].n_elements();
+    for (const auto& [key, name] : state.physical_names) group_nodes[key];
+    for (const auto& [entity, physicals] : state.entity_physicals)
+      for (int tag : physicals) group_nodes[{entity.first, tag}];
+    // The distinct mesh nodes of each element block, found by stamping (sets are sorted once at the end).
+    std::vector<std::size_t> stamp(static_cast<std::size_t>(mesh.n_nodes()), state.groups.size());
+    std::vector<Index> block_nodes;
+    for (std::size_t g = 0; g < state.groups.size(); ++g) {
+      const ElementGroup& group = state.groups[g];
+      const std::vector<int>* physicals = physicals_of(group);
+      if (!physicals) continue;
+      block_nodes.clear();
+      for (Index node : group.nodes) {
+        const Index kept = renumber[static_cast<std::size_t>(node)];
+        if (kept < 0 || stamp[static_cast<std::size_t>(kept)] == g) continue;
+        stamp[static_cast<std::size_t>(kept)] = g;
+        block_nodes.push_back(kept);
+      }
+      for (int tag : *physicals) {
+        std::vector<Index>& nodes = group_nodes[{group.dim, tag}];
+        nodes.insert(nodes.end(), block_nodes.begin(), block_nodes.end());
+        if (group.dim != dim) continue;
+        std::vector<Index>& elements = group_elements[{group.dim, tag}];
+        const Index first = block_offset[static_cast<std::size_t>(placement[g].block)] + placement[g].first;
+        for (Index e = 0; e < static_cast<Index>(group.labels.size()); ++e) elements.push_back(first + e);
+      }
     }
+    names = group_names(state, group_nodes);
+  }
+
+  // The groups' node and element sets; whether any element set has members.
+  bool add_group_sets() {
+    bool grouped = false;
+    for (const auto& [key, nodes] : group_nodes) {
+      // Groups sharing a name (same name in two dimensions) share the set: the union of their members.
+      const std::string& name = names.at(key);
+      std::vector<Index>& node_set = mesh.node_sets[name];
+      node_set.insert(node_set.end(), nodes.begin(), nodes.end());
+      if (key.first != dim) continue;
+      std::vector<Index>& element_set = mesh.element_sets[name];
+      const auto elements = group_elements.find(key);
+      if (elements != group_elements.end()) {
+        element_set.insert(element_set.end(), elements->second.begin(), elements->second.end());
+        grouped = grouped || !elements->second.empty();
+      }
+    }
+    return grouped;
+  }
+
+  // Groups of dimension dim - 1 are surfaces too: each of their elements must be a face of a
+  // mesh element, matched by its corner nodes (Gmsh lists an element's vertices first).
+  void add_face_sets() {
+    std::optional<FaceIndex> face_index;
+    for (const ElementGroup& group : state.groups) {
+      if (group.dim != dim - 1) continue;
+      const std::vector<int>* physicals = physicals_of(group);
+      if (!physicals) continue;
+      if (!face_index) {
+        // Index only the faces whose corners are nodes of such groups.
+        const std::vector<bool> on_groups = nodes_of_dimension(dim - 1);
+        face_index.emplace(mesh, &on_groups);
+      }
+      const std::vector<Face> faces = faces_of(group, *physicals, *face_index);
+      for (int tag : *physicals) {
+        std::vector<Face>& surface = mesh.face_sets[names.at({group.dim, tag})];
+        surface.insert(surface.end(), faces.begin(), faces.end());
+      }
+    }
+  }
+
+  // Per mesh node: whether an element of a group of dimension `of_dim` uses it.
+  std::vector<bool> nodes_of_dimension(int of_dim) const {
+    std::vector<bool> on_groups(static_cast<std::size_t>(mesh.n_nodes()), false);
+    for (const ElementGroup& other : state.groups)
+      if (other.dim == of_dim)
+        for (Index node : other.nodes) {
+          const Index kept = renumber[static_cast<std::size_t>(node)];
+          if (kept >= 0) on_groups[static_cast<std::size_t>(kept)] = true;
+        }
+    return on_groups;
+  }
+
+  // The mesh face each element of `group` (of dimension dim - 1) lies on.
+  std::vector<Face> faces_of(const ElementGroup& group, const std::vector<int>& physicals,
+                             const FaceIndex& face_index) const {
     const std::string_view type_name = group.type->name;
     const int n_corners = group.dim == 1 ? 2 : type_name.find("triangle") != std::string_view::npos ? 3 : 4;
     const auto per = static_cast<std::size_t>(group.type->n_nodes);
@@ -682,34 +731,51 @@ Mesh build_mesh(Input& in, State& state, Target target) {
         kept = kept && corners[k] >= 0;
       }
       const std::vector<Face> found =
-          kept ? face_index->find({corners, static_cast<std::size_t>(n_corners)}) : std::vector<Face>{};
+          kept ? face_index.find({corners, static_cast<std::size_t>(n_corners)}) : std::vector<Face>{};
       if (found.empty())
         in.fail_at(group.header, str("element ", group.labels[e], " (", type_name, ") of physical group '",
-                                     names.at({group.dim, physicals->second.front()}), "' is not a face of any ",
-                                     dim, "D element; expected the ", dim - 1, "D elements of a physical group to "
+                                     names.at({group.dim, physicals.front()}), "' is not a face of any ", dim,
+                                     "D element; expected the ", dim - 1, "D elements of a physical group to "
                                      "lie on faces of the mesh"));
       // On an interior face, the face of the first element sharing it (its outward normal).
       faces.push_back(found.front());
     }
-    for (int tag : physicals->second) {
-      std::vector<Face>& surface = mesh.face_sets[names.at({group.dim, tag})];
-      surface.insert(surface.end(), faces.begin(), faces.end());
-    }
-  }
-  for (auto& [name, members] : mesh.node_sets) normalise_set(members);
-  for (auto& [name, members] : mesh.element_sets) normalise_set(members);
-  for (auto& [name, members] : mesh.face_sets) normalise_faces(members);
-  if (!grouped) {
-    std::vector<Index>& all = mesh.element_sets["all"];
-    all.resize(static_cast<std::size_t>(mesh.n_elements()));
-    for (std::size_t e = 0; e < all.size(); ++e) all[e] = static_cast<Index>(e);
+    return faces;
   }
 
+  // The sets sorted and without repeats; without any group of elements, one set "all" of every element.
+  void finish_sets(bool grouped) {
+    for (auto& [name, members] : mesh.node_sets) normalise_set(members);
+    for (auto& [name, members] : mesh.element_sets) normalise_set(members);
+    for (auto& [name, members] : mesh.face_sets) normalise_faces(members);
+    if (!grouped) {
+      std::vector<Index>& all = mesh.element_sets["all"];
+      all.resize(static_cast<std::size_t>(mesh.n_elements()));
+      for (std::size_t e = 0; e < all.size(); ++e) all[e] = static_cast<Index>(e);
+    }
+  }
+};
+
+Mesh build_mesh(Input& in, State& state, Target target) {
+  const Position end = in.here();
+  if (!state.have_nodes) in.fail_at(end, "reached the end of the file without a $Nodes section; expected one");
+  if (!state.have_elements) in.fail_at(end, "reached the end of the file without an $Elements section; expected one");
+  const bool surface_mesh = target == Target::Surface;
+  if (surface_mesh) check_surface_groups(in, state);
+  MeshBuilder build(in, state, mesh_dimension(in, state, end));
+  build.add_nodes();
+  build.add_elements();
+  build.collect_groups();
+  const bool grouped = build.add_group_sets();
+  // A surface mesh has no use for edge sets: its lines give node sets only.
+  if (!surface_mesh) build.add_face_sets();
+  build.finish_sets(grouped);
+  Mesh mesh = std::move(build.mesh);
   if (surface_mesh) {
     mesh.validate_surface(in.name());
     return mesh;
   }
-  if (dim == 2) mesh.reduce_to_2d(in.name());
+  if (build.dim == 2) mesh.reduce_to_2d(in.name());
   mesh.validate(in.name());
   return mesh;
 }

@@ -253,16 +253,11 @@ struct Grid {
   }
 };
 
-}  // namespace
-
-OrderElevation::OrderElevation(const Mesh& input, int order, std::string_view source)
-    : mesh_(input.dim()), order_(order), n_input_nodes_(input.n_nodes()), input_blocks_(input.blocks) {
-  TREMOR_CHECK(order >= 1 && order <= max_gll_order, source, ": mesh order ", order, " outside 1..", max_gll_order);
+// Keeps the corner nodes and the nodes no element uses (in input order, with their labels); the
+// nodes used only off the corners go. `kept`: per input node its elevated index, -1 when dropped.
+// Returns the largest input label.
+Label keep_corner_nodes(const Mesh& input, const std::vector<Layout>& layouts, Mesh& mesh, std::vector<Index>& kept) {
   const int dim = input.dim();
-  const auto udim = static_cast<std::size_t>(dim);
-  for (int b = 0; b < input.n_blocks(); ++b) layouts_.push_back(layout_of(input, b, source));
-
-  // Corner nodes and nodes no element uses stay; nodes used only off the corners go.
   const auto n_input = static_cast<std::size_t>(input.n_nodes());
   std::vector<char> corner(n_input, 0), used(n_input, 0);
   for (std::size_t b = 0; b < input.blocks.size(); ++b) {
@@ -271,47 +266,113 @@ OrderElevation::OrderElevation(const Mesh& input, int order, std::string_view so
       const auto nodes = block.nodes(e);
       for (const Index n : nodes) used[static_cast<std::size_t>(n)] = 1;
       for (int bits = 0; bits < (1 << dim); ++bits)
-        corner[static_cast<std::size_t>(nodes[static_cast<std::size_t>(layouts_[b].corner[static_cast<std::size_t>(bits)])])] = 1;
+        corner[static_cast<std::size_t>(nodes[static_cast<std::size_t>(layouts[b].corner[static_cast<std::size_t>(bits)])])] = 1;
     }
   }
-  kept_.assign(n_input, -1);
-  Label next_label = 0;
+  kept.assign(n_input, -1);
+  Label largest = 0;
   for (std::size_t n = 0; n < n_input; ++n) {
-    next_label = std::max(next_label, input.node_labels[n]);
-    if (corner[n] || !used[n]) kept_[n] = mesh_.add_node(input.node_labels[n], input.node(static_cast<Index>(n)));
+    largest = std::max(largest, input.node_labels[n]);
+    if (corner[n] || !used[n]) kept[n] = mesh.add_node(input.node_labels[n], input.node(static_cast<Index>(n)));
   }
-  const Index n_kept = mesh_.n_nodes();
+  return largest;
+}
 
-  const int p = order;
-  const int n1 = p + 1;
-  const int nz = dim == 3 ? n1 : 1;
-  const std::vector<double> xi = gll(p);
+// Where the nodes every element creates are numbered. Each element's edges and faces (its
+// occurrences of them, n_shared per element) are keyed by their corners; the first occurrence
+// of a key in element order creates the entity's nodes.
+struct Numbering {
+  std::vector<Index> entity_start;   // per occurrence: its entity's first node
+  std::vector<char> creates;         // per occurrence: whether it is the first
+  std::vector<Size> first_new;       // per element: its first created node; last, the node count
+  std::vector<Index> interior_start; // per element: its interior's first node
+};
+
+// A GLL point of an element where det J is not above the threshold.
+struct PointFailure {
+  double det = 0.0, threshold = 0.0;
+  int i = -1, j = -1, k = -1;  // the GLL point; i < 0: none
+};
+
+// The elevation of an input mesh's elements to GLL order p, what its steps share.
+struct Elevation {
+  const Mesh& input;
+  const std::vector<Layout>& layouts;
+  const std::vector<Index>& kept;
+  int dim, p, n1, nz;
+  std::size_t udim;
   std::vector<Interpolation> maps;  // per input order 1..8
-  for (int g = 1; g <= max_gll_order; ++g) maps.emplace_back(g, p);
+  Grid grid;
+  std::size_t n_shared;
+  std::vector<Index> block_start;  // each block's first global element
+  std::size_t n_elements;
 
-  ElementBlock& out = mesh_.block_for(dim == 3 ? ElementType::HexGLL : ElementType::QuadGLL, order);
-  const auto per_element = static_cast<std::size_t>(nodes_per_element(out.type, order));
-  const Grid grid(dim, p);
-  const auto n_shared = static_cast<std::size_t>(grid.n_shared);
-  std::vector<Index> block_start(input.blocks.size() + 1, 0);  // each block's first global element
-  for (std::size_t b = 0; b < input.blocks.size(); ++b) block_start[b + 1] = block_start[b] + input.blocks[b].n_elements();
-  const auto n_elements = static_cast<std::size_t>(block_start.back());
-  const auto corners_of = [&](std::size_t b, Index e, Index vertex[8]) {
+  Elevation(const Mesh& input_, const std::vector<Layout>& layouts_, const std::vector<Index>& kept_, int order)
+      : input(input_), layouts(layouts_), kept(kept_), dim(input.dim()), p(order), n1(order + 1),
+        nz(dim == 3 ? order + 1 : 1), udim(static_cast<std::size_t>(dim)), grid(dim, order),
+        n_shared(static_cast<std::size_t>(grid.n_shared)), block_start(input.blocks.size() + 1, 0) {
+    for (int g = 1; g <= max_gll_order; ++g) maps.emplace_back(g, p);
+    for (std::size_t b = 0; b < input.blocks.size(); ++b)
+      block_start[b + 1] = block_start[b] + input.blocks[b].n_elements();
+    n_elements = static_cast<std::size_t>(block_start.back());
+  }
+
+  // The elevated indices of element e of block b's corners, indexed by x bit 0, y bit 1, z bit 2.
+  void corners_of(std::size_t b, Index e, Index vertex[8]) const {
     const auto nodes = input.blocks[b].nodes(e);
     for (int bits = 0; bits < (1 << dim); ++bits)
-      vertex[bits] = kept_[static_cast<std::size_t>(nodes[static_cast<std::size_t>(layouts_[b].corner[static_cast<std::size_t>(bits)])])];
-  };
+      vertex[bits] = kept[static_cast<std::size_t>(nodes[static_cast<std::size_t>(layouts[b].corner[static_cast<std::size_t>(bits)])])];
+  }
 
-  // The numbering, in parallel, is the one of creating the nodes element by element: each
-  // element's edges and faces (its occurrences of them, n_shared per element) are keyed by their
-  // corners; the first occurrence of a key in element order creates the entity's nodes (found by
-  // bucketing the keys on their smallest corner and sorting each bucket); a prefix sum over the
-  // elements and their entities in creation order then places every entity's nodes.
-  std::vector<Index> entity_start(n_elements * n_shared);  // per occurrence: its entity's first node
-  std::vector<char> creates(n_elements * n_shared, 0);      // per occurrence: whether it is the first
-  std::vector<Size> first_new(n_elements + 1, 0);           // per element: its first created node
-  std::vector<Index> interior_start(n_elements);            // per element: its interior's first node
-  {
+  // The numbering, in parallel, is the one of creating the nodes element by element: the first
+  // occurrence of each key (found by bucketing the keys on their smallest corner and sorting each
+  // bucket) creates; a prefix sum over the elements and their entities in creation order then
+  // places every entity's nodes after the `n_kept` kept ones.
+  Numbering number(Index n_kept, std::string_view source) const {
+    Numbering out;
+    out.entity_start.resize(n_elements * n_shared);
+    out.creates.assign(n_elements * n_shared, 0);
+    out.first_new.assign(n_elements + 1, 0);
+    out.interior_start.resize(n_elements);
+    const std::vector<Size> owner = first_occurrences(entity_keys(), n_kept);
+    const auto n_occurrences = static_cast<Size>(owner.size());
+#pragma omp parallel for schedule(static)
+    for (Size o = 0; o < n_occurrences; ++o)
+      out.creates[static_cast<std::size_t>(o)] = owner[static_cast<std::size_t>(o)] == o;
+#pragma omp parallel for schedule(static)
+    for (std::size_t g = 0; g < n_elements; ++g) {
+      Size created = 0;
+      for (const Grid::Entity& entity : grid.entities)
+        if (entity.shared < 0 || out.creates[g * n_shared + static_cast<std::size_t>(entity.shared)])
+          created += entity.nodes;
+      out.first_new[g + 1] = created;
+    }
+    out.first_new[0] = n_kept;
+    for (std::size_t g = 1; g <= n_elements; ++g) out.first_new[g] += out.first_new[g - 1];
+    TREMOR_CHECK(out.first_new.back() <= std::numeric_limits<Index>::max(), source, ": the mesh elevated to order ",
+                 p, " needs more than ", std::numeric_limits<Index>::max(), " nodes");
+#pragma omp parallel for schedule(static)
+    for (std::size_t g = 0; g < n_elements; ++g) {
+      auto next = static_cast<Index>(out.first_new[g]);
+      for (const Grid::Entity& entity : grid.entities)
+        if (entity.shared >= 0 && out.creates[g * n_shared + static_cast<std::size_t>(entity.shared)]) {
+          out.entity_start[g * n_shared + static_cast<std::size_t>(entity.shared)] = next;
+          next += entity.nodes;
+        } else if (entity.shared < 0) {
+          out.interior_start[g] = next;
+          next += entity.nodes;
+        }
+    }
+#pragma omp parallel for schedule(static)
+    for (Size o = 0; o < n_occurrences; ++o)
+      if (!out.creates[static_cast<std::size_t>(o)])
+        out.entity_start[static_cast<std::size_t>(o)] =
+            out.entity_start[static_cast<std::size_t>(owner[static_cast<std::size_t>(o)])];
+    return out;
+  }
+
+  // Per occurrence (element by element, n_shared each): its edge's or face's key.
+  std::vector<EntityKey> entity_keys() const {
     std::vector<EntityKey> keys(n_elements * n_shared);
     for (std::size_t b = 0; b < input.blocks.size(); ++b) {
       const Index count = input.blocks[b].n_elements();
@@ -323,90 +384,52 @@ OrderElevation::OrderElevation(const Mesh& input, int order, std::string_view so
         for (std::size_t s = 0; s < n_shared; ++s) keys[o + s] = grid.key(static_cast<int>(s), vertex);
       }
     }
+    return keys;
+  }
+
+  // Per occurrence: the first occurrence of its key, found among the keys of its smallest corner
+  // (one of the `n_kept` nodes).
+  static std::vector<Size> first_occurrences(const std::vector<EntityKey>& keys, Index n_kept) {
     const auto n_occurrences = static_cast<Size>(keys.size());
-    std::vector<Size> owner(keys.size());  // per occurrence: the first occurrence of its key
-    {
-      std::vector<Size> bucket(static_cast<std::size_t>(n_kept) + 1, 0);
+    std::vector<Size> bucket(static_cast<std::size_t>(n_kept) + 1, 0);
 #pragma omp parallel for schedule(static)
-      for (Size o = 0; o < n_occurrences; ++o)
-        std::atomic_ref<Size>(bucket[static_cast<std::size_t>(keys[static_cast<std::size_t>(o)][0]) + 1])
-            .fetch_add(1, std::memory_order_relaxed);
-      for (std::size_t v = 1; v < bucket.size(); ++v) bucket[v] += bucket[v - 1];
+    for (Size o = 0; o < n_occurrences; ++o)
+      std::atomic_ref<Size>(bucket[static_cast<std::size_t>(keys[static_cast<std::size_t>(o)][0]) + 1])
+          .fetch_add(1, std::memory_order_relaxed);
+    for (std::size_t v = 1; v < bucket.size(); ++v) bucket[v] += bucket[v - 1];
+    std::vector<Size> members(keys.size());  // the buckets' occurrences
+    {
       std::vector<Size> filled(bucket.begin(), bucket.end() - 1);
-      std::vector<Size>& members = owner;  // the buckets' occurrences, then each occurrence's owner
 #pragma omp parallel for schedule(static)
       for (Size o = 0; o < n_occurrences; ++o) {
         const auto v = static_cast<std::size_t>(keys[static_cast<std::size_t>(o)][0]);
         members[static_cast<std::size_t>(std::atomic_ref<Size>(filled[v]).fetch_add(1, std::memory_order_relaxed))] = o;
       }
-      std::vector<Size>().swap(filled);
-      std::vector<Size> first(keys.size());
+    }
+    std::vector<Size> first(keys.size());
 #pragma omp parallel for schedule(dynamic, 4096)
-      for (Index v = 0; v < n_kept; ++v) {
-        const auto begin = members.begin() + bucket[static_cast<std::size_t>(v)];
-        const auto end = members.begin() + bucket[static_cast<std::size_t>(v) + 1];
-        std::sort(begin, end, [&](Size a, Size c) {
-          const EntityKey& ka = keys[static_cast<std::size_t>(a)];
-          const EntityKey& kc = keys[static_cast<std::size_t>(c)];
-          return ka != kc ? ka < kc : a < c;
-        });
-        Size run = -1;
-        for (auto it = begin; it != end; ++it) {
-          if (it == begin || keys[static_cast<std::size_t>(*it)] != keys[static_cast<std::size_t>(*(it - 1))]) run = *it;
-          first[static_cast<std::size_t>(*it)] = run;
-        }
+    for (Index v = 0; v < n_kept; ++v) {
+      const auto begin = members.begin() + bucket[static_cast<std::size_t>(v)];
+      const auto end = members.begin() + bucket[static_cast<std::size_t>(v) + 1];
+      std::sort(begin, end, [&](Size a, Size c) {
+        const EntityKey& ka = keys[static_cast<std::size_t>(a)];
+        const EntityKey& kc = keys[static_cast<std::size_t>(c)];
+        return ka != kc ? ka < kc : a < c;
+      });
+      Size run = -1;
+      for (auto it = begin; it != end; ++it) {
+        if (it == begin || keys[static_cast<std::size_t>(*it)] != keys[static_cast<std::size_t>(*(it - 1))]) run = *it;
+        first[static_cast<std::size_t>(*it)] = run;
       }
-      owner.swap(first);
     }
-#pragma omp parallel for schedule(static)
-    for (Size o = 0; o < n_occurrences; ++o) creates[static_cast<std::size_t>(o)] = owner[static_cast<std::size_t>(o)] == o;
-#pragma omp parallel for schedule(static)
-    for (std::size_t g = 0; g < n_elements; ++g) {
-      Size created = 0;
-      for (const Grid::Entity& entity : grid.entities)
-        if (entity.shared < 0 || creates[g * n_shared + static_cast<std::size_t>(entity.shared)]) created += entity.nodes;
-      first_new[g + 1] = created;
-    }
-    first_new[0] = n_kept;
-    for (std::size_t g = 1; g <= n_elements; ++g) first_new[g] += first_new[g - 1];
-    TREMOR_CHECK(first_new.back() <= std::numeric_limits<Index>::max(), source, ": the mesh elevated to order ", p,
-                 " needs more than ", std::numeric_limits<Index>::max(), " nodes");
-#pragma omp parallel for schedule(static)
-    for (std::size_t g = 0; g < n_elements; ++g) {
-      auto next = static_cast<Index>(first_new[g]);
-      for (const Grid::Entity& entity : grid.entities)
-        if (entity.shared >= 0 && creates[g * n_shared + static_cast<std::size_t>(entity.shared)]) {
-          entity_start[g * n_shared + static_cast<std::size_t>(entity.shared)] = next;
-          next += entity.nodes;
-        } else if (entity.shared < 0) {
-          interior_start[g] = next;
-          next += entity.nodes;
-        }
-    }
-#pragma omp parallel for schedule(static)
-    for (Size o = 0; o < n_occurrences; ++o)
-      if (!creates[static_cast<std::size_t>(o)])
-        entity_start[static_cast<std::size_t>(o)] = entity_start[static_cast<std::size_t>(owner[static_cast<std::size_t>(o)])];
+    return first;
   }
-  const auto n_nodes = static_cast<std::size_t>(first_new.back());
-  mesh_.coordinates.resize(n_nodes * udim);
-  mesh_.node_labels.resize(n_nodes);
-  // New nodes are labelled from the largest input label + 1, in the order of their indices.
-#pragma omp parallel for schedule(static)
-  for (std::size_t n = static_cast<std::size_t>(n_kept); n < n_nodes; ++n)
-    mesh_.node_labels[n] = next_label + 1 + static_cast<Label>(n - static_cast<std::size_t>(n_kept));
-  out.connectivity.resize(n_elements * per_element);
-  for (const ElementBlock& block : input.blocks) out.labels.insert(out.labels.end(), block.labels.begin(), block.labels.end());
 
-  // Each element's positions and det J at its GLL points of order p (tensor products of the 1D
-  // tables), checked point by point until one fails; into x, per_element * dim values.
-  struct Failure {
-    double det = 0.0, threshold = 0.0;
-    int i = -1, j = -1, k = -1;  // the GLL point; i < 0: none
-  };
-  const auto place = [&](std::size_t b, Index e, std::vector<double>& geometry, double* x) {
+  // Element e of block b's positions and det J at its GLL points of order p (tensor products of
+  // the 1D tables), checked point by point until one fails; into x, per_element * dim values.
+  PointFailure place(std::size_t b, Index e, std::vector<double>& geometry, double* x) const {
     const ElementBlock& block = input.blocks[b];
-    const Layout& layout = layouts_[b];
+    const Layout& layout = layouts[b];
     const int g = layout.order;
     const int gz = dim == 3 ? g + 1 : 1;
     const Interpolation& map = maps[static_cast<std::size_t>(g - 1)];
@@ -442,95 +465,105 @@ OrderElevation::OrderElevation(const Mesh& input, int order, std::string_view so
                        : jacobian[0][0] * (jacobian[1][1] * jacobian[2][2] - jacobian[1][2] * jacobian[2][1]) -
                              jacobian[0][1] * (jacobian[1][0] * jacobian[2][2] - jacobian[1][2] * jacobian[2][0]) +
                              jacobian[0][2] * (jacobian[1][0] * jacobian[2][1] - jacobian[1][1] * jacobian[2][0]);
-          if (!(det > threshold)) return Failure{det, threshold, i, j, k};
+          if (!(det > threshold)) return PointFailure{det, threshold, i, j, k};
           const auto at = static_cast<std::size_t>(grid_index({i, j, k}, p)) * udim;
           for (std::size_t c = 0; c < udim; ++c) x[at + c] = position[c];
         }
-    return Failure{};
-  };
+    return PointFailure{};
+  }
 
-  // Every element in parallel: its positions, then its nodes (corners keep theirs, edges, faces
-  // and the interior share) and the coordinates of the nodes it created.
-  auto first_failed = static_cast<Size>(n_elements);
-  for (std::size_t b = 0; b < input.blocks.size(); ++b) {
-    const Index count = input.blocks[b].n_elements();
+  // Every element in parallel: its positions, then its nodes into `out` and the coordinates of the
+  // nodes it created into `mesh`. Returns the first element (global index) whose det J fails,
+  // n_elements when none.
+  Size place_all(const Numbering& numbering, ElementBlock& out, Mesh& mesh) const {
+    const auto per_element = static_cast<std::size_t>(nodes_per_element(out.type, p));
+    auto first_failed = static_cast<Size>(n_elements);
+    for (std::size_t b = 0; b < input.blocks.size(); ++b) {
+      const Index count = input.blocks[b].n_elements();
 #pragma omp parallel
-    {
-      std::vector<double> geometry, x(per_element * udim);
+      {
+        std::vector<double> geometry, x(per_element * udim);
 #pragma omp for schedule(static)
-      for (Index e = 0; e < count; ++e) {
-        const auto global = static_cast<std::size_t>(block_start[b] + e);
-        if (place(b, e, geometry, x.data()).i >= 0) {
-          std::atomic_ref<Size> failed(first_failed);
-          for (Size seen = failed.load(); static_cast<Size>(global) < seen;)
-            if (failed.compare_exchange_weak(seen, static_cast<Size>(global))) break;
-          continue;
-        }
-        Index vertex[8];
-        corners_of(b, e, vertex);
-        const std::size_t occurrences = global * n_shared;
-        Index* connectivity = out.connectivity.data() + global * per_element;
-        for (int k = 0; k < nz; ++k)
-          for (int j = 0; j < n1; ++j)
-            for (int i = 0; i < n1; ++i) {
-              const Point pt = {i, j, k};
-              const int at = static_cast<int>(grid_index(pt, p));
-              const int id = grid.entity_at[static_cast<std::size_t>(at)];
-              int bits = 0;
-              for (int d = 0; d < dim; ++d)
-                if (pt[static_cast<std::size_t>(d)] == p) bits |= 1 << d;
-              Index node;
-              bool created = false;
-              if (id < 0) {
-                node = vertex[bits];
-              } else {
-                const Grid::Entity& entity = grid.entities[static_cast<std::size_t>(id)];
-                const auto o = occurrences + static_cast<std::size_t>(entity.shared);
-                if (entity.n_inside == 1) {
-                  // From the smaller corner index to the larger.
-                  const int axis = entity.inside[0];
-                  const Index v0 = vertex[bits], v1 = vertex[bits | (1 << axis)];
-                  const int t = pt[static_cast<std::size_t>(axis)];
-                  node = entity_start[o] + (v0 < v1 ? t : p - t) - 1;
-                  created = creates[o];
-                } else if (entity.shared >= 0) {
-                  // From the smallest corner towards its smaller neighbour, then across.
-                  const int a = entity.inside[0], c = entity.inside[1];
-                  const auto at_corner = [&](int s0, int t0) { return vertex[bits | (s0 << a) | (t0 << c)]; };
-                  int s0 = 0, t0 = 0;
-                  for (int s = 0; s < 2; ++s)
-                    for (int t = 0; t < 2; ++t)
-                      if (at_corner(s, t) < at_corner(s0, t0)) {
-                        s0 = s;
-                        t0 = t;
-                      }
-                  const int s = s0 ? p - pt[static_cast<std::size_t>(a)] : pt[static_cast<std::size_t>(a)];
-                  const int t = t0 ? p - pt[static_cast<std::size_t>(c)] : pt[static_cast<std::size_t>(c)];
-                  const bool along_s = at_corner(1 - s0, t0) < at_corner(s0, 1 - t0);
-                  const int u = along_s ? s : t, w = along_s ? t : s;
-                  node = entity_start[o] + (u - 1) + (p - 1) * (w - 1);
-                  created = creates[o];
-                } else {
-                  node = interior_start[global] + (i - 1) + (p - 1) * ((j - 1) + (dim == 3 ? (p - 1) * (k - 1) : 0));
-                  created = true;
-                }
+        for (Index e = 0; e < count; ++e) {
+          const auto global = static_cast<std::size_t>(block_start[b] + e);
+          if (place(b, e, geometry, x.data()).i >= 0) {
+            std::atomic_ref<Size> failed(first_failed);
+            for (Size seen = failed.load(); static_cast<Size>(global) < seen;)
+              if (failed.compare_exchange_weak(seen, static_cast<Size>(global))) break;
+            continue;
+          }
+          Index vertex[8];
+          corners_of(b, e, vertex);
+          Index* connectivity = out.connectivity.data() + global * per_element;
+          for (int k = 0; k < nz; ++k)
+            for (int j = 0; j < n1; ++j)
+              for (int i = 0; i < n1; ++i) {
+                const Point pt = {i, j, k};
+                const auto at = static_cast<std::size_t>(grid_index(pt, p));
+                bool created = false;
+                const Index node = node_at(pt, global, vertex, numbering, created);
+                connectivity[at] = node;
+                if (created)
+                  for (std::size_t c = 0; c < udim; ++c)
+                    mesh.coordinates[static_cast<std::size_t>(node) * udim + c] = x[at * udim + c];
               }
-              connectivity[at] = node;
-              if (created)
-                for (std::size_t c = 0; c < udim; ++c)
-                  mesh_.coordinates[static_cast<std::size_t>(node) * udim + c] = x[static_cast<std::size_t>(at) * udim + c];
-            }
+        }
       }
     }
+    return first_failed;
   }
-  if (first_failed < static_cast<Size>(n_elements)) {
-    // The first such element in order, at its first such point.
+
+  // The node at grid point pt of element `global` (its corners `vertex`): corners keep theirs,
+  // edges, faces and the interior share; `created` when this element created it.
+  Index node_at(const Point& pt, std::size_t global, const Index vertex[8], const Numbering& numbering,
+                bool& created) const {
+    const int id = grid.entity_at[static_cast<std::size_t>(grid_index(pt, p))];
+    int bits = 0;
+    for (int d = 0; d < dim; ++d)
+      if (pt[static_cast<std::size_t>(d)] == p) bits |= 1 << d;
+    if (id < 0) return vertex[bits];
+    const Grid::Entity& entity = grid.entities[static_cast<std::size_t>(id)];
+    const auto o = global * n_shared + static_cast<std::size_t>(entity.shared);
+    if (entity.n_inside == 1) {
+      // From the smaller corner index to the larger.
+      const int axis = entity.inside[0];
+      const Index v0 = vertex[bits], v1 = vertex[bits | (1 << axis)];
+      const int t = pt[static_cast<std::size_t>(axis)];
+      created = numbering.creates[o];
+      return numbering.entity_start[o] + (v0 < v1 ? t : p - t) - 1;
+    }
+    if (entity.shared >= 0) {
+      // From the smallest corner towards its smaller neighbour, then across.
+      const int a = entity.inside[0], c = entity.inside[1];
+      const auto at_corner = [&](int s0, int t0) { return vertex[bits | (s0 << a) | (t0 << c)]; };
+      int s0 = 0, t0 = 0;
+      for (int s = 0; s < 2; ++s)
+        for (int t = 0; t < 2; ++t)
+          if (at_corner(s, t) < at_corner(s0, t0)) {
+            s0 = s;
+            t0 = t;
+          }
+      const int s = s0 ? p - pt[static_cast<std::size_t>(a)] : pt[static_cast<std::size_t>(a)];
+      const int t = t0 ? p - pt[static_cast<std::size_t>(c)] : pt[static_cast<std::size_t>(c)];
+      const bool along_s = at_corner(1 - s0, t0) < at_corner(s0, 1 - t0);
+      const int u = along_s ? s : t, w = along_s ? t : s;
+      created = numbering.creates[o];
+      return numbering.entity_start[o] + (u - 1) + (p - 1) * (w - 1);
+    }
+    created = true;
+    const int i = pt[0], j = pt[1], k = pt[2];
+    return numbering.interior_start[global] + (i - 1) + (p - 1) * ((j - 1) + (dim == 3 ? (p - 1) * (k - 1) : 0));
+  }
+
+  // The error for the first element in order whose det J fails, at its first such point.
+  [[noreturn]] void throw_failure(Size first_failed, std::size_t per_element, std::string_view source) const {
     const auto b = static_cast<std::size_t>(
         std::upper_bound(block_start.begin(), block_start.end(), static_cast<Index>(first_failed)) - block_start.begin() - 1);
     const auto e = static_cast<Index>(first_failed) - block_start[b];
     std::vector<double> geometry, x(per_element * udim);
-    const Failure failure = place(b, e, geometry, x.data());
+    const PointFailure failure = place(b, e, geometry, x.data());
     const ElementBlock& block = input.blocks[b];
+    const std::vector<double> xi = gll(p);
     throw Error(str(source, ": element ", block.labels[static_cast<std::size_t>(e)], " (block ", b + 1, ", ",
                     element_name(block.type, block.order), ") has det J = ", failure.det, " at the GLL point (",
                     xi[static_cast<std::size_t>(failure.i)], ", ", xi[static_cast<std::size_t>(failure.j)],
@@ -540,6 +573,34 @@ OrderElevation::OrderElevation(const Mesh& input, int order, std::string_view so
                                                      : "degenerate (collapsed or flat)",
                     "; order elevation needs det J > 0 at every GLL point"));
   }
+};
+
+}  // namespace
+
+OrderElevation::OrderElevation(const Mesh& input, int order, std::string_view source)
+    : mesh_(input.dim()), order_(order), n_input_nodes_(input.n_nodes()), input_blocks_(input.blocks) {
+  TREMOR_CHECK(order >= 1 && order <= max_gll_order, source, ": mesh order ", order, " outside 1..", max_gll_order);
+  const int dim = input.dim();
+  for (int b = 0; b < input.n_blocks(); ++b) layouts_.push_back(layout_of(input, b, source));
+  const Label largest_label = keep_corner_nodes(input, layouts_, mesh_, kept_);
+  const Index n_kept = mesh_.n_nodes();
+
+  const Elevation elevation(input, layouts_, kept_, order);
+  ElementBlock& out = mesh_.block_for(dim == 3 ? ElementType::HexGLL : ElementType::QuadGLL, order);
+  const auto per_element = static_cast<std::size_t>(nodes_per_element(out.type, order));
+  const Numbering numbering = elevation.number(n_kept, source);
+  const auto n_nodes = static_cast<std::size_t>(numbering.first_new.back());
+  mesh_.coordinates.resize(n_nodes * static_cast<std::size_t>(dim));
+  mesh_.node_labels.resize(n_nodes);
+  // New nodes are labelled from the largest input label + 1, in the order of their indices.
+#pragma omp parallel for schedule(static)
+  for (std::size_t n = static_cast<std::size_t>(n_kept); n < n_nodes; ++n)
+    mesh_.node_labels[n] = largest_label + 1 + static_cast<Label>(n - static_cast<std::size_t>(n_kept));
+  out.connectivity.resize(elevation.n_elements * per_element);
+  for (const ElementBlock& block : input.blocks) out.labels.insert(out.labels.end(), block.labels.begin(), block.labels.end());
+
+  const Size first_failed = elevation.place_all(numbering, out, mesh_);
+  if (first_failed < static_cast<Size>(elevation.n_elements)) elevation.throw_failure(first_failed, per_element, source);
 
   // Element indices and face numbers are unchanged, so element sets and surfaces carry over.
   mesh_.element_sets = input.element_sets;

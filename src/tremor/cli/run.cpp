@@ -358,119 +358,240 @@ std::vector<parallel::Communicator> gpu_threads(const RunArgs& args, const paral
 // How far the first process got with the output, for what a failure says about it.
 enum class OutputStage { None, Claimed, Recording };
 
-// The first process of a run (or the only one).
-void run_on_root(const RunArgs& args, const parallel::Communicator& world, const std::filesystem::path& output,
-                 OutputStage& stage) {
-  const auto command_started = Clock::now();
-  catch_stop_signals();
-  // The output claimed before any work and before anything else touches files: an output that
-  // cannot be written is refused at once, and a second run on the same output before it reads
-  // this run's checkpoint or truncates its file.
-  // Over several processes, every one takes part in one agreement on the start (ex::agree): a
-  // failure on any, up to the pre-flight, stops all of them with its message.
+// The first process's run (or the only one's), step by step: what each step leaves for the next.
+struct RootRun {
+  const RunArgs& args;
+  const parallel::Communicator& world;
+  const std::filesystem::path& output;
+  OutputStage& stage;
+  Clock::time_point command_started = Clock::now();
   io::OutputClaim claim;
   Model model;
   ex::RunOptions options;
   double model_seconds = 0.0;
   std::vector<parallel::Communicator> gpus;
-  try {
-    gpus = gpu_threads(args, world);
-    claim = io::claim_result_file(output, args.resume);
-    stage = OutputStage::Claimed;
-    model = io::load_model(args.model, args.order);
-    // Nothing the run reads may be written over: the model, its mesh and signal files, the
-    // block and decomposition files.
-    std::vector<std::filesystem::path> inputs = record::model_inputs(model);
-    for (const std::string& file : {args.blocks, args.decomposition})
-      if (!file.empty()) inputs.emplace_back(file);
-    stage = OutputStage::None;  // refused here, the file there is an input, not a result to speak of
-    record::refuse_output_over_inputs(output, inputs);
-    stage = OutputStage::Claimed;
-    model_seconds = seconds_since(command_started);
-    options = run_options(args, gpus.empty() ? world : gpus.front());
-  } catch (...) {
-    if (world.size() > 1) ex::agree(world, std::current_exception());
-    throw;
+  ex::Preflight preflight;
+  std::filesystem::path checkpoint_file;
+  io::Checkpoint resumed;  // read with --resume
+
+  RootRun(const RunArgs& args_, const parallel::Communicator& world_, const std::filesystem::path& output_,
+          OutputStage& stage_)
+      : args(args_), world(world_), output(output_), stage(stage_) {}
+
+  // The output claimed before any work and before anything else touches files: an output that
+  // cannot be written is refused at once, and a second run on the same output before it reads
+  // this run's checkpoint or truncates its file. Then the model read and the options made.
+  // Over several processes, every one takes part in one agreement on the start (ex::agree): a
+  // failure on any, up to the pre-flight, stops all of them with its message.
+  void start() {
+    try {
+      gpus = gpu_threads(args, world);
+      claim = io::claim_result_file(output, args.resume);
+      stage = OutputStage::Claimed;
+      model = io::load_model(args.model, args.order);
+      // Nothing the run reads may be written over: the model, its mesh and signal files, the
+      // block and decomposition files.
+      std::vector<std::filesystem::path> inputs = record::model_inputs(model);
+      for (const std::string& file : {args.blocks, args.decomposition})
+        if (!file.empty()) inputs.emplace_back(file);
+      stage = OutputStage::None;  // refused here, the file there is an input, not a result to speak of
+      record::refuse_output_over_inputs(output, inputs);
+      stage = OutputStage::Claimed;
+      model_seconds = seconds_since(command_started);
+      options = run_options(args, gpus.empty() ? world : gpus.front());
+    } catch (...) {
+      if (world.size() > 1) ex::agree(world, std::current_exception());
+      throw;
+    }
   }
 
   // Refused settings (an unstable time step, no duration) throw here, before any file exists.
-  log::set_quiet(true);
-  ex::Preflight preflight;
-  try {
-    preflight = ex::preflight(model, options);
-  } catch (...) {
-    log::set_quiet(false);
-    if (world.size() > 1) ex::agree(world, std::current_exception());
-    throw;
+  void check_preflight() {
+    log::set_quiet(true);
+    try {
+      preflight = ex::preflight(model, options);
+    } catch (...) {
+      log::set_quiet(false);
+      if (world.size() > 1) ex::agree(world, std::current_exception());
+      throw;
+    }
+    if (world.size() > 1) ex::agree(world, nullptr);
+    log::take_warnings();
+    print_preflight(args.model, model, preflight);
   }
-  if (world.size() > 1) ex::agree(world, nullptr);
-  log::take_warnings();
-  print_preflight(args.model, model, preflight);
 
+  // Where and how often the run checkpoints, and what a checkpoint must match to be resumed; with
+  // --resume, the checkpoint read and checked against this run; else one there refused.
+  record::CheckpointPlan plan_checkpoints(const io::RunMetadata& metadata) {
+    record::CheckpointPlan checkpoints;
+    checkpoints.run.model_hash = metadata.model_hash;
+    checkpoints.run.precision = to_string(preflight.precision);
+    checkpoints.run.operator_kind = preflight.operator_kind();
+    checkpoints.run.ordering = to_string(preflight.ordering);
+    checkpoints.run.backend = to_string(preflight.backend);
+    checkpoints.run.time_step = preflight.dt;
+    checkpoints.run.total_steps = preflight.steps;
+    checkpoint_file = record::checkpoint_path(output);
+    if (args.resume) {
+      resumed = io::read_checkpoint(checkpoint_file);
+      const std::vector<std::string> mismatches = io::checkpoint_mismatches(resumed, checkpoints.run);
+      if (!mismatches.empty()) {
+        std::string why;
+        for (const std::string& line : mismatches) why += "\n  " + line;
+        throw Error(str(checkpoint_file.string(), ": cannot resume: the checkpoint is of a different run:", why,
+                        "\nresume with the model and options of that run, or delete the checkpoint to start afresh"));
+      }
+    } else {
+      record::refuse_over_checkpoint(output, "--resume");
+    }
+    options.checkpoint_every = args.checkpoint_option->count() ? args.checkpoint_every
+                               : args.resume                  ? resumed.checkpoint_every
+                                                              : 0;
+    checkpoints.run.checkpoint_every = options.checkpoint_every;
+    if (options.checkpoint_every > 0) checkpoints.path = checkpoint_file;
+    checkpoints.wall_before = args.resume ? resumed.wall_time : 0.0;
+    return checkpoints;
+  }
+
+  // The pre-flight's last lines: snapshots, checkpoints, shots, where a resumed run starts.
+  void print_output_plan(const io::SnapshotOptions& snapshot_options) const {
+    if (model.output && preflight.snapshot_every > 0) {
+      const std::size_t n_nodes = snapshot_options.nodes.empty() ? static_cast<std::size_t>(model.mesh.n_nodes())
+                                                                 : snapshot_options.nodes.size();
+      std::printf("  snapshots       every %s steps (%ss), %s nodes%s%s\n", group_digits(preflight.snapshot_every).c_str(),
+                  si(preflight.snapshot_every * preflight.dt).c_str(), group_digits(static_cast<long long>(n_nodes)).c_str(),
+                  snapshot_options.magnitude ? ", magnitude" : "", snapshot_options.velocity ? ", velocity" : "");
+    }
+    if (options.checkpoint_every > 0)
+      std::printf("  checkpoints     every %s steps to %s\n", group_digits(options.checkpoint_every).c_str(),
+                  checkpoint_file.string().c_str());
+    if (!model.shots.empty())
+      std::printf("  shots           %zu, stepped one after another on this set-up\n", model.shots.size());
+    if (args.resume)
+      std::printf("  resuming        from step %s of %s%s (%s)\n", group_digits(resumed.step).c_str(),
+                  group_digits(preflight.steps).c_str(),
+                  model.shots.empty() || resumed.shot < 0 || resumed.shot >= static_cast<std::int64_t>(model.shots.size())
+                      ? ""
+                      : str(" of shot '", model.shots[static_cast<std::size_t>(resumed.shot)].name, "'").c_str(),
+                  checkpoint_file.string().c_str());
+    std::fflush(stdout);
+  }
+
+  // The time loop under the recording; a failure says what the file and the checkpoint hold.
+  ex::ExplicitRun run_recorded(record::Recording& recording, Progress& progress) {
+    options.preflight = &preflight;  // checked once: the run takes its settings and time step from it
+    ex::ExplicitRun run;
+    log::set_quiet(true);  // until on_start: the solver's settings warnings were printed above
+    try {
+      run = recording.run([&](ex::Observer* observer) {
+        return gpus.empty() ? ex::run_explicit(model, options, observer)
+                            : ex::run_threads(model, options, observer, gpus);
+      });
+    } catch (const std::exception&) {
+      log::set_quiet(false);
+      progress.end();
+      if (!recording.note().empty()) std::fprintf(stderr, "%s\n", recording.note().c_str());
+      if (recording.checkpoint_step() >= 0)
+        std::fprintf(stderr, "%s holds the state at step %s: once the cause is fixed, continue the run with --resume\n",
+                     checkpoint_file.string().c_str(), group_digits(recording.checkpoint_step()).c_str());
+      throw;
+    }
+    log::set_quiet(false);
+    progress.end();
+    return run;
+  }
+
+  void print_summary(const ex::ExplicitRun& run, const record::Recording& recording, double preflight_seconds) const {
+    std::printf("summary\n");
+    std::printf("  DOF             %s\n", group_digits(run.preflight.n_dofs).c_str());
+    std::printf("  steps           %s of %s (t = %ss of %ss)\n", group_digits(run.steps).c_str(),
+                group_digits(run.preflight.steps).c_str(), si(run.time).c_str(), si(run.preflight.duration).c_str());
+    if (!model.shots.empty()) {
+      std::vector<std::string> names;
+      for (std::size_t k = 0; k < run.shots.size(); ++k)
+        names.push_back(model.shots[static_cast<std::size_t>(run.first_shot) + k].name);
+      std::printf("  shots           %zu of %zu stepped here (%s); the steps are the last one's\n", run.shots.size(),
+                  model.shots.size(), listed(names).c_str());
+    }
+    std::printf("  wall time       %.3g s\n", run.wall_seconds);
+    std::printf("  speed           %.3g DOF-steps/s\n", run.dof_steps_per_second);
+    print_setup_phases(run, preflight_seconds);
+    const bool on_gpu = run.preflight.backend == Backend::Cuda;
+    // Over processes, this process's own use against its own estimate (its subdomain).
+    const bool own = gpus.empty() && world.size() > 1;
+    const std::string held = !gpus.empty() ? str(gpus.size(), " GPUs together")
+                             : own         ? std::string(on_gpu ? "this process's GPU" : "this process's arrays")
+                                           : std::string(on_gpu ? "GPU" : "arrays");
+    std::printf("  memory          %s %sB at most (estimate %sB); process peak resident %sB\n", held.c_str(),
+                si(static_cast<double>(run.exec_peak_bytes)).c_str(),
+                si(static_cast<double>(own ? preflight.process_memory_bytes : preflight.memory_bytes)).c_str(),
+                si(static_cast<double>(run.host_peak_bytes)).c_str());
+    std::printf("  output          %s (%s)\n", recording.path().string().c_str(),
+                run.status == ex::RunStatus::NonFinite ? "failed" : recording.status().c_str());
+    std::fflush(stdout);
+  }
+
+  // Start to first step: reading the model, the pre-flight (with the output file's creation) and
+  // the solver's set-up, phase by phase.
+  void print_setup_phases(const ex::ExplicitRun& run, double preflight_seconds) const {
+    std::printf("  set-up          %.3g s to the first step\n", model_seconds + preflight_seconds + run.setup_seconds);
+    const auto phase = [](int depth, const std::string& name, double seconds) {
+      std::printf("  %*s%-*s %8.3f s\n", 2 * depth, "", 64 - 2 * depth, name.c_str(), seconds);
+    };
+    phase(1, "model read", model_seconds);
+    phase(1, "pre-flight and output file", preflight_seconds);
+    for (const ex::SetupPhase& step : preflight.phases) phase(2, step.name, step.seconds);
+    phase(1, "solver set-up", run.setup_seconds);
+    for (const ex::SetupPhase& step : run.setup) phase(step.detail ? 3 : 2, step.name, step.seconds);
+  }
+
+  // A stopped or failed run says so and exits with its status.
+  void exit_unless_finished(const ex::ExplicitRun& run, const record::Recording& recording) const {
+    if (run.status == ex::RunStatus::Stopped) {
+      const int signal = stop_signal();
+      // Over processes, a signal to another process stops this one too.
+      const std::string by = signal != 0 || world.size() == 1 ? std::string(stop_signal_name())
+                                                              : std::string("a signal to another process of the run");
+      std::fprintf(stderr, "interrupted by %s: %s; %s holds the histories up to there (status incomplete)\n",
+                   by.c_str(), run.message.c_str(), recording.path().string().c_str());
+      if (recording.checkpoint_step() >= 0)
+        std::fprintf(stderr, "%s holds the state at step %s: continue the run with --resume\n",
+                     checkpoint_file.string().c_str(), group_digits(recording.checkpoint_step()).c_str());
+      throw ExitStatus{128 + (signal != 0 ? signal : SIGINT)};
+    }
+    if (run.status == ex::RunStatus::NonFinite) {
+      std::fprintf(stderr, "error: %s\n", run.message.c_str());
+      throw ExitStatus{1};
+    }
+  }
+};
+
+// The first process of a run (or the only one).
+void run_on_root(const RunArgs& args, const parallel::Communicator& world, const std::filesystem::path& output,
+                 OutputStage& stage) {
+  RootRun root(args, world, output, stage);
+  catch_stop_signals();
+  root.start();
+  root.check_preflight();
+  const Model& model = root.model;
+  const ex::Preflight& preflight = root.preflight;
   const io::RunMetadata metadata =
       record::run_metadata(preflight, args.model, record::model_file_hash(args.model, model), git_commit);
-  record::CheckpointPlan checkpoints;
-  checkpoints.run.model_hash = metadata.model_hash;
-  checkpoints.run.precision = to_string(preflight.precision);
-  checkpoints.run.operator_kind = preflight.operator_kind();
-  checkpoints.run.ordering = to_string(preflight.ordering);
-  checkpoints.run.backend = to_string(preflight.backend);
-  checkpoints.run.time_step = preflight.dt;
-  checkpoints.run.total_steps = preflight.steps;
-  const std::filesystem::path checkpoint_file = record::checkpoint_path(output);
-  io::Checkpoint resumed;
-  if (args.resume) {
-    resumed = io::read_checkpoint(checkpoint_file);
-    const std::vector<std::string> mismatches = io::checkpoint_mismatches(resumed, checkpoints.run);
-    if (!mismatches.empty()) {
-      std::string why;
-      for (const std::string& line : mismatches) why += "\n  " + line;
-      throw Error(str(checkpoint_file.string(), ": cannot resume: the checkpoint is of a different run:", why,
-                      "\nresume with the model and options of that run, or delete the checkpoint to start afresh"));
-    }
-  } else {
-    record::refuse_over_checkpoint(output, "--resume");
-  }
-  options.checkpoint_every = args.checkpoint_option->count() ? args.checkpoint_every
-                             : args.resume                  ? resumed.checkpoint_every
-                                                            : 0;
-  checkpoints.run.checkpoint_every = options.checkpoint_every;
-  if (options.checkpoint_every > 0) checkpoints.path = checkpoint_file;
-  checkpoints.wall_before = args.resume ? resumed.wall_time : 0.0;
-
+  const record::CheckpointPlan checkpoints = root.plan_checkpoints(metadata);
   const io::SnapshotOptions snapshot_options = record::snapshot_options(model, preflight);
-  if (model.output && preflight.snapshot_every > 0) {
-    const std::size_t n_nodes = snapshot_options.nodes.empty() ? static_cast<std::size_t>(model.mesh.n_nodes())
-                                                               : snapshot_options.nodes.size();
-    std::printf("  snapshots       every %s steps (%ss), %s nodes%s%s\n", group_digits(preflight.snapshot_every).c_str(),
-                si(preflight.snapshot_every * preflight.dt).c_str(), group_digits(static_cast<long long>(n_nodes)).c_str(),
-                snapshot_options.magnitude ? ", magnitude" : "", snapshot_options.velocity ? ", velocity" : "");
-  }
-  if (options.checkpoint_every > 0)
-    std::printf("  checkpoints     every %s steps to %s\n", group_digits(options.checkpoint_every).c_str(),
-                checkpoint_file.string().c_str());
-  if (!model.shots.empty())
-    std::printf("  shots           %zu, stepped one after another on this set-up\n", model.shots.size());
-  if (args.resume)
-    std::printf("  resuming        from step %s of %s%s (%s)\n", group_digits(resumed.step).c_str(),
-                group_digits(preflight.steps).c_str(),
-                model.shots.empty() || resumed.shot < 0 || resumed.shot >= static_cast<std::int64_t>(model.shots.size())
-                    ? ""
-                    : str(" of shot '", model.shots[static_cast<std::size_t>(resumed.shot)].name, "'").c_str(),
-                checkpoint_file.string().c_str());
-  std::fflush(stdout);
+  root.print_output_plan(snapshot_options);
 
   // A resumed run reopens the file the checkpoint counted.
   record::RecordSettings settings;
   settings.output = output;
-  settings.claim = std::move(claim);
+  settings.claim = std::move(root.claim);
   settings.metadata = metadata;
   settings.snapshots = snapshot_options;
   settings.checkpoints = checkpoints;
-  settings.resumed = args.resume ? &resumed : nullptr;
+  settings.resumed = args.resume ? &root.resumed : nullptr;
   settings.flush_seconds = model.output ? model.output->flush_seconds : 5.0;
   Progress progress;
-  Console console(model, progress, args.resume ? resumed.step : 0, args.stop_at_step, args.stop_in_shot);
+  Console console(model, progress, args.resume ? root.resumed.step : 0, args.stop_at_step, args.stop_in_shot);
   record::Recording recording(model, preflight, std::move(settings), &console);
   stage = OutputStage::Recording;
   if (recording.dropped_images())
@@ -479,86 +600,15 @@ void run_on_root(const RunArgs& args, const parallel::Communicator& world, const
   std::fflush(stdout);
   ex::SolverState state;
   if (args.resume) {
-    state = solver_state(std::move(resumed));
-    options.resume = &state;
-    if (world.size() > 1) ex::broadcast_state(world, state, options.checkpoint_every);  // to run_on_worker
+    state = solver_state(std::move(root.resumed));
+    root.options.resume = &state;
+    if (world.size() > 1) ex::broadcast_state(world, state, root.options.checkpoint_every);  // to run_on_worker
   }
 
-  const double preflight_seconds = seconds_since(command_started) - model_seconds;
-  options.preflight = &preflight;  // checked once: the run takes its settings and time step from it
-  ex::ExplicitRun run;
-  log::set_quiet(true);  // until on_start: the solver's settings warnings were printed above
-  try {
-    run = recording.run([&](ex::Observer* observer) {
-      return gpus.empty() ? ex::run_explicit(model, options, observer)
-                          : ex::run_threads(model, options, observer, gpus);
-    });
-  } catch (const std::exception&) {
-    log::set_quiet(false);
-    progress.end();
-    if (!recording.note().empty()) std::fprintf(stderr, "%s\n", recording.note().c_str());
-    if (recording.checkpoint_step() >= 0)
-      std::fprintf(stderr, "%s holds the state at step %s: once the cause is fixed, continue the run with --resume\n",
-                   checkpoint_file.string().c_str(), group_digits(recording.checkpoint_step()).c_str());
-    throw;
-  }
-  log::set_quiet(false);
-  progress.end();
-
-  std::printf("summary\n");
-  std::printf("  DOF             %s\n", group_digits(run.preflight.n_dofs).c_str());
-  std::printf("  steps           %s of %s (t = %ss of %ss)\n", group_digits(run.steps).c_str(),
-              group_digits(run.preflight.steps).c_str(), si(run.time).c_str(), si(run.preflight.duration).c_str());
-  if (!model.shots.empty()) {
-    std::vector<std::string> names;
-    for (std::size_t k = 0; k < run.shots.size(); ++k)
-      names.push_back(model.shots[static_cast<std::size_t>(run.first_shot) + k].name);
-    std::printf("  shots           %zu of %zu stepped here (%s); the steps are the last one's\n", run.shots.size(),
-                model.shots.size(), listed(names).c_str());
-  }
-  std::printf("  wall time       %.3g s\n", run.wall_seconds);
-  std::printf("  speed           %.3g DOF-steps/s\n", run.dof_steps_per_second);
-  // Start to first step: reading the model, the pre-flight (with the output file's creation) and
-  // the solver's set-up, phase by phase.
-  std::printf("  set-up          %.3g s to the first step\n", model_seconds + preflight_seconds + run.setup_seconds);
-  const auto phase = [](int depth, const std::string& name, double seconds) {
-    std::printf("  %*s%-*s %8.3f s\n", 2 * depth, "", 64 - 2 * depth, name.c_str(), seconds);
-  };
-  phase(1, "model read", model_seconds);
-  phase(1, "pre-flight and output file", preflight_seconds);
-  for (const ex::SetupPhase& step : preflight.phases) phase(2, step.name, step.seconds);
-  phase(1, "solver set-up", run.setup_seconds);
-  for (const ex::SetupPhase& step : run.setup) phase(step.detail ? 3 : 2, step.name, step.seconds);
-  const bool on_gpu = run.preflight.backend == Backend::Cuda;
-  // Over processes, this process's own use against its own estimate (its subdomain).
-  const bool own = gpus.empty() && world.size() > 1;
-  const std::string held = !gpus.empty() ? str(gpus.size(), " GPUs together")
-                           : own         ? std::string(on_gpu ? "this process's GPU" : "this process's arrays")
-                                         : std::string(on_gpu ? "GPU" : "arrays");
-  std::printf("  memory          %s %sB at most (estimate %sB); process peak resident %sB\n", held.c_str(),
-              si(static_cast<double>(run.exec_peak_bytes)).c_str(),
-              si(static_cast<double>(own ? preflight.process_memory_bytes : preflight.memory_bytes)).c_str(),
-              si(static_cast<double>(run.host_peak_bytes)).c_str());
-  std::printf("  output          %s (%s)\n", recording.path().string().c_str(),
-              run.status == ex::RunStatus::NonFinite ? "failed" : recording.status().c_str());
-  std::fflush(stdout);
-
-  if (run.status == ex::RunStatus::Stopped) {
-    const int signal = stop_signal();
-    // Over processes, a signal to another process stops this one too.
-    const std::string by = signal != 0 || world.size() == 1 ? std::string(stop_signal_name())
-                                                            : std::string("a signal to another process of the run");
-    std::fprintf(stderr, "interrupted by %s: %s; %s holds the histories up to there (status incomplete)\n",
-                 by.c_str(), run.message.c_str(), recording.path().string().c_str());
-    if (recording.checkpoint_step() >= 0)
-      std::fprintf(stderr, "%s holds the state at step %s: continue the run with --resume\n",
-                   checkpoint_file.string().c_str(), group_digits(recording.checkpoint_step()).c_str());
-    throw ExitStatus{128 + (signal != 0 ? signal : SIGINT)};
-  }
-  if (run.status == ex::RunStatus::NonFinite) {
-    std::fprintf(stderr, "error: %s\n", run.message.c_str());
-    throw ExitStatus{1};
-  }
+  const double preflight_seconds = seconds_since(root.command_started) - root.model_seconds;
+  const ex::ExplicitRun run = root.run_recorded(recording, progress);
+  root.print_summary(run, recording, preflight_seconds);
+  root.exit_unless_finished(run, recording);
 }
 
 void run_command(const RunArgs& args) {

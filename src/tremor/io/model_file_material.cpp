@@ -1,0 +1,298 @@
+// The model file's media: [[material]], [[section]] and [[absorbing]] (docs/model-file.md).
+#include "tremor/io/model_file_parts.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <span>
+
+#include "tremor/core/error.hpp"
+
+namespace tremor::io::model_file {
+
+using detail::choice;
+
+constexpr std::string_view material_keys[] = {
+    "name",         "density",      "damping_alpha", "youngs_modulus", "poisson_ratio",  "lame_lambda", "shear_modulus",
+    "p_wave_speed", "s_wave_speed", "stiffness",     "youngs_moduli",  "poisson_ratios", "shear_moduli"};
+constexpr std::string_view section_keys[] = {"element_set", "material", "formulation", "thickness"};
+constexpr std::string_view formulations[] = {"solid", "plane_strain", "plane_stress"};
+
+namespace {
+
+struct ElasticForm {
+  std::vector<std::string_view> keys;
+};
+
+const ElasticForm elastic_forms[] = {{{"youngs_modulus", "poisson_ratio"}},
+                                     {{"lame_lambda", "shear_modulus"}},
+                                     {{"p_wave_speed", "s_wave_speed"}},
+                                     {{"stiffness"}},
+                                     {{"youngs_moduli", "poisson_ratios", "shear_moduli"}}};
+
+Voigt6 read_stiffness(const Table& material) {
+  const toml::node& node = *material.node("stiffness");
+  const auto* array = node.as_array();
+  Voigt6 c{};
+  const std::string expected =
+      "'stiffness' must be 6 rows of 6 numbers or 21 numbers (the upper triangle row by row), Pa";
+  if (!array) material.fail("stiffness", str(expected, "; got ", detail::describe(node)));
+  if (array->size() == 21) {
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < 6; ++i)
+      for (std::size_t j = i; j < 6; ++j, ++k) {
+        const double value = detail::number_of((*array)[k], material, str("'stiffness'[", k, "]"));
+        c[6 * i + j] = c[6 * j + i] = value;
+      }
+    return c;
+  }
+  if (array->size() != 6) material.fail("stiffness", str(expected, "; got ", detail::describe(node)));
+  for (std::size_t i = 0; i < 6; ++i) {
+    const auto* row = (*array)[i].as_array();
+    if (!row || row->size() != 6)
+      material.fail_at(detail::line_of((*array)[i]),
+                       str(expected, "; row ", i + 1, " is ", detail::describe((*array)[i])));
+    for (std::size_t j = 0; j < 6; ++j)
+      c[6 * i + j] = detail::number_of((*row)[j], material, str("'stiffness'[", i, "][", j, "]"));
+  }
+  return c;
+}
+
+}  // namespace
+
+Material read_material(Table& material) {
+  material.only(material_keys);
+  const std::string name = material.required_string("name", "the material's name, used by [[section]]");
+  if (name.empty()) material.fail("name", "'name' is empty");
+  material.set_where(str(material.where(), " '", name, "'"));
+  const double density = material.required_number("density", "kg/m^3");
+  if (!(density > 0.0))
+    material.fail("density", str("'density' is ", density, "; expected a positive density, kg/m^3"));
+  if (density < smallest_material_constant || density > largest_material_constant)
+    material.fail("density", str("'density' is ", density, "; expected a density within [", smallest_material_constant,
+                                 ", ", largest_material_constant, "] kg/m^3, the magnitudes of a material"));
+  const double damping = material.number("damping_alpha", 0.0);
+  if (!(damping >= 0.0))
+    material.fail("damping_alpha", str("'damping_alpha' is ", damping, "; expected a non-negative rate, 1/s"));
+
+  // The elastic keys given, in the order they appear.
+  std::vector<std::string_view> given;
+  for (const auto& form : elastic_forms)
+    for (std::string_view key : form.keys)
+      if (material.has(key)) given.push_back(key);
+  std::sort(given.begin(), given.end(),
+            [&](std::string_view a, std::string_view b) { return material.line(a) < material.line(b); });
+  const ElasticForm* chosen = nullptr;
+  for (const auto& form : elastic_forms) {
+    const bool all_given = std::all_of(form.keys.begin(), form.keys.end(), [&](auto key) { return material.has(key); });
+    if (all_given && form.keys.size() == given.size()) chosen = &form;
+  }
+  if (!chosen) {
+    std::string got;
+    for (std::size_t i = 0; i < given.size(); ++i) got += str(i ? ", " : "", given[i]);
+    material.fail_at(given.empty() ? material.line() : material.line(given.front()),
+                     str("give exactly one set of elastic constants: youngs_modulus + poisson_ratio, lame_lambda + "
+                         "shear_modulus, p_wave_speed + s_wave_speed, stiffness (6x6 or 21 values), or youngs_moduli + "
+                         "poisson_ratios + shear_moduli (orthotropic); got ",
+                         given.empty() ? std::string("none") : got));
+  }
+  // Types are checked here, each error naming its own key; what the constructors reject
+  // (Poisson's ratio out of range, a stiffness that is not positive definite) is reported at the
+  // first elastic key given.
+  const std::string_view first = chosen->keys.front();
+  std::vector<double> values;  // the pair, or E1 E2 E3 nu12 nu13 nu23 G12 G13 G23
+  Voigt6 stiffness{};
+  if (first == "stiffness") {
+    stiffness = read_stiffness(material);
+  } else if (first == "youngs_moduli") {
+    for (std::string_view key : chosen->keys) {
+      const std::vector<double> triple = *material.numbers(key, 3);
+      values.insert(values.end(), triple.begin(), triple.end());
+    }
+  } else {
+    for (std::string_view key : chosen->keys) values.push_back(*material.number(key));
+  }
+  // Each modulus within the magnitudes of a material, named by its key (Poisson's ratios are
+  // ratios; wave speeds are checked through the moduli they give).
+  for (std::string_view key : chosen->keys) {
+    if (key.find("poisson") != std::string_view::npos || key.find("speed") != std::string_view::npos) continue;
+    const std::vector<double> given_values =
+        key == "stiffness" ? std::vector<double>(stiffness.begin(), stiffness.end())
+        : key.ends_with("moduli") ? *material.numbers(key, 3)
+                             : std::vector<double>{*material.number(key)};
+    for (const double value : given_values)
+      if (std::abs(value) > largest_material_constant || (value != 0.0 && std::abs(value) < smallest_material_constant))
+        material.fail(key, str("'", key, "' holds ", value, " Pa; expected moduli within [",
+                               smallest_material_constant, ", ", largest_material_constant,
+                               "] Pa in magnitude, the magnitudes of a material"));
+  }
+  Material result;
+  try {
+    if (first == "youngs_modulus") {
+      result = Material::from_youngs(name, values[0], values[1], density);
+    } else if (first == "lame_lambda") {
+      result = Material::from_lame(name, values[0], values[1], density);
+    } else if (first == "p_wave_speed") {
+      result = Material::from_speeds(name, values[0], values[1], density);
+    } else if (first == "stiffness") {
+      result = Material::from_stiffness(name, stiffness, density);
+    } else {
+      result = Material::from_engineering_constants(name, values[0], values[1], values[2], values[3], values[4],
+                                                    values[5], values[6], values[7], values[8], density);
+    }
+  } catch (const Error& error) {
+    throw_input_error(material.file(), material.line(given.front()), error.what());
+  }
+  result.damping_alpha = damping;
+  return result;
+}
+
+namespace {
+
+Section read_section(const Table& section, const Model& model) {
+  section.only(section_keys);
+  Section result;
+  const Mesh& mesh = model.mesh;
+  result.element_set = section.string("element_set").value_or("all");
+  if (!mesh.element_sets.count(result.element_set)) {
+    const auto names = names_of(mesh.element_sets);
+    section.fail("element_set",
+                 str("no element set named '", result.element_set, "'",
+                     suggestion(result.element_set, views(names)), "; the mesh has ", listing(names)));
+  }
+  result.material = section.required_string("material", "the name of a [[material]]");
+  std::vector<std::string> materials;
+  for (const auto& m : model.materials) materials.push_back(m.name);
+  if (std::find(materials.begin(), materials.end(), result.material) == materials.end())
+    section.fail("material",
+                 str("no material named '", result.material, "'", suggestion(result.material, views(materials)),
+                     "; the model defines ", listing(materials)));
+  const std::string formulation = section.string("formulation").value_or(mesh.dim() == 2 ? "plane_strain" : "solid");
+  if (formulation == "solid") {
+    result.formulation = Formulation::Solid;
+  } else if (formulation == "plane_strain") {
+    result.formulation = Formulation::PlaneStrain;
+  } else if (formulation == "plane_stress") {
+    result.formulation = Formulation::PlaneStress;
+  } else {
+    section.fail("formulation",
+                 str("unknown formulation '", formulation, "'", suggestion(formulation, formulations),
+                     "; expected \"plane_strain\" or \"plane_stress\" (2D) or \"solid\" (3D)"));
+  }
+  if ((result.formulation == Formulation::Solid) != (mesh.dim() == 3))
+    section.fail("formulation", str("formulation '", formulation, "' does not fit a ", mesh.dim(), "D mesh; expected ",
+                                    mesh.dim() == 2 ? "\"plane_strain\" or \"plane_stress\"" : "\"solid\""));
+  if (section.has("thickness")) {
+    if (mesh.dim() == 3) section.fail("thickness", "'thickness' applies to 2D sections only");
+    result.thickness = *section.number("thickness");
+    if (!(result.thickness > 0.0))
+      section.fail("thickness", str("'thickness' is ", result.thickness, "; expected a positive length, m"));
+  }
+  return result;
+}
+
+}  // namespace
+
+void read_sections(const Table& root, Model& model) {
+  const std::vector<Table> sections = root.tables("section");
+  if (sections.empty()) {
+    if (model.materials.size() == 1) {
+      Section only;
+      only.element_set = "all";
+      only.material = model.materials.front().name;
+      only.formulation = model.mesh.dim() == 2 ? Formulation::PlaneStrain : Formulation::Solid;
+      model.sections.push_back(only);
+    } else if (model.materials.size() > 1) {
+      root.fail("material", str(model.materials.size(),
+                                " materials but no [[section]] assigns them to element sets (only a model with one "
+                                "material may leave sections out)"));
+    }
+    return;
+  }
+  // Owner of each element, to report overlaps and gaps at the section's line.
+  std::vector<int> owner(static_cast<std::size_t>(model.mesh.n_elements()), -1);
+  for (std::size_t s = 0; s < sections.size(); ++s) {
+    const Table& table = sections[s];
+    Section section = read_section(table, model);
+    for (Index e : model.mesh.element_sets.at(section.element_set)) {
+      int& o = owner[static_cast<std::size_t>(e)];
+      if (o >= 0)
+        table.fail("element_set",
+                   str("element ", model.mesh.element_label(e), " of set '", section.element_set,
+                       "' already has a section: the one on '", model.sections[static_cast<std::size_t>(o)].element_set,
+                       "' at line ", sections[static_cast<std::size_t>(o)].line()));
+      o = static_cast<int>(s);
+    }
+    model.sections.push_back(std::move(section));
+  }
+  const auto gap = std::find(owner.begin(), owner.end(), -1);
+  if (gap != owner.end()) {
+    const auto missing = std::count(owner.begin(), owner.end(), -1);
+    sections.front().fail_at(sections.front().line(),
+                             str("element ", model.mesh.element_label(static_cast<Index>(gap - owner.begin())),
+                                 missing > 1 ? str(" and ", missing - 1, " others have") : std::string(" has"),
+                                 " no section; every element needs one [[section]]"));
+  }
+}
+
+constexpr std::string_view absorbing_keys[] = {"kind",  "faces",     "thickness", "element_set",
+                                               "power", "alpha_max", "frequency"};
+constexpr std::string_view absorbing_kinds[] = {"alid", "srm"};
+constexpr std::string_view face_names[] = {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"};
+
+AbsorbingLayer read_absorbing(Table& table, const Model& model) {
+  table.only(absorbing_keys);
+  AbsorbingLayer layer;
+  layer.origin = origin_of(table);
+  const Mesh& mesh = model.mesh;
+  const std::string kind = table.required_string("kind", choices(absorbing_kinds));
+  (void)choice(table, "kind", absorbing_kinds);
+  layer.kind = kind == "srm" ? AbsorbingKind::Srm : AbsorbingKind::Alid;
+  table.set_where(str(table.where(), " (", kind, ")"));
+  if (!table.has("faces") && !table.has("element_set"))
+    table.fail_at(table.line(), "give 'faces' (faces of the model's bounding box, such as [\"xmax\", \"ymin\"]), "
+                                "'element_set', or both");
+  const int dim = mesh.dim();
+  double lower[3], upper[3];
+  mesh.bounding_box(lower, upper);
+  layer.thickness = positive(table, "thickness", "the layer's thickness, m");
+  if (table.has("faces")) {
+    const std::span<const std::string_view> known(face_names, static_cast<std::size_t>(2 * dim));
+    for (const std::size_t k : choice_list(table, "faces", known,
+                                           "an array of face names such as [\"xmax\", \"ymin\"]", "a face name",
+                                           [&](std::size_t, const std::string& name) {
+                                             return str("unknown face '", name, "'", suggestion(name, known),
+                                                        "; a ", dim, "D model has ", choices(known));
+                                           })) {
+      const auto face = static_cast<BoxFace>(k);
+      const int axis = axis_of(face);
+      const double extent = upper[axis] - lower[axis];
+      if (layer.thickness > extent)
+        table.fail("thickness", str("'thickness' ", layer.thickness, " m exceeds the model's extent ", extent,
+                                    " m along ", "xyz"[axis], " (face '", known[k], "')"));
+      layer.faces.push_back(face);
+    }
+  }
+  if (table.has("element_set")) {
+    layer.element_set = *table.string("element_set");
+    const auto set = mesh.element_sets.find(layer.element_set);
+    if (set == mesh.element_sets.end()) {
+      const auto names = names_of(mesh.element_sets);
+      table.fail("element_set", str("no element set named '", layer.element_set, "'",
+                                    suggestion(layer.element_set, views(names)), "; the mesh has ",
+                                    listing(names)));
+    }
+    if (set->second.empty()) table.fail("element_set", str("element set '", layer.element_set, "' is empty"));
+  }
+  if (table.has("power")) layer.power = positive(table, "power", "the exponent p of alpha_max (d / L)^p");
+  if (table.has("alpha_max")) layer.alpha_max = positive(table, "alpha_max", "the damping at the outer edge, 1/s");
+  if (table.has("frequency")) layer.frequency = positive(table, "frequency", "the design frequency, Hz");
+  const bool needs_frequency = layer.kind == AbsorbingKind::Srm || layer.alpha_max == 0.0;
+  if (needs_frequency && layer.frequency == 0.0 && !(highest_source_frequency(model) > 0.0))
+    table.fail_at(table.line(), str("no design frequency: give 'frequency' (Hz)",
+                                    layer.kind == AbsorbingKind::Srm ? "" : " or 'alpha_max'",
+                                    "; the model has no time-varying source to take one from"));
+  return layer;
+}
+
+}  // namespace tremor::io::model_file

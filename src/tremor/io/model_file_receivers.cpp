@@ -1,0 +1,208 @@
+// The model file's receivers and shots: [[receiver]] (nodes, positions, grids), [output],
+// [[transducer]] and [[shot]]; and read_excitation, which reads every load, receiver and shot.
+#include "tremor/io/model_file_parts.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <span>
+#include <tuple>
+
+#include "tremor/core/error.hpp"
+#include "tremor/core/log.hpp"
+
+namespace tremor::io::model_file {
+
+using detail::choice;
+
+namespace {
+
+constexpr std::string_view receiver_keys[] = {"name", "node_set", "positions", "grid", "record", "every"};
+constexpr std::string_view grid_keys[] = {"min", "max", "count", "surface"};
+// A grid's points are one history's; past this a grid is a mistake (or a snapshot's work).
+constexpr Index largest_grid = 10'000'000;
+
+ReceiverGrid read_grid(const Table& owner, const Mesh& mesh) {
+  const toml::node& node = *owner.node("grid");
+  if (!node.as_table())
+    owner.fail("grid", str("'grid' must be a table such as { min = [-0.05, -0.05], max = [0.05, 0.05], count = "
+                           "[101, 101], surface = \"zmax\" }, got ", detail::describe(node)));
+  Table table(*node.as_table(), owner.file(), str(owner.where(), ": grid"));
+  table.only(grid_keys);
+  if (mesh.dim() != 3) table.fail_at(table.line(), "a grid lies on a surface of a 3D mesh; this mesh is 2D");
+  ReceiverGrid grid;
+  grid.min = plane_pair(table, "min", "x and y of the grid's first point, m");
+  grid.max = plane_pair(table, "max", "x and y of the grid's last point, m");
+  const auto count = table.integers("count", 2);
+  if (!count) table.fail_at(table.line(), "missing 'count' (the points along x and along y, such as [101, 101])");
+  for (std::size_t a = 0; a < 2; ++a) {
+    if ((*count)[a] < 1 || (*count)[a] > largest_grid)
+      table.fail("count", str("'count'[", a, "] is ", (*count)[a], "; expected a number of points, at least 1"));
+    grid.count[a] = static_cast<Index>((*count)[a]);
+    if (grid.count[a] > 1 && !(grid.max[a] > grid.min[a]))
+      table.fail("max", str("'max'[", a, "] is ", grid.max[a], ", not above 'min'[", a, "] (", grid.min[a], ") with ",
+                            grid.count[a], " points along ", "xy"[a]));
+  }
+  if (grid.count[0] * grid.count[1] > largest_grid)
+    table.fail("count", str(grid.count[0], " x ", grid.count[1], " points; a grid holds at most ", largest_grid));
+  std::tie(grid.surface, grid.faces) = surface_of(table, mesh);
+  return grid;
+}
+
+constexpr std::string_view recordable[] = {"displacement", "velocity", "acceleration"};
+
+Receiver read_receiver(Table& table, const Mesh& mesh, const Bounds& bounds) {
+  table.only(receiver_keys);
+  Receiver receiver;
+  receiver.origin = origin_of(table);
+  receiver.name = table.required_string("name", "the receiver's name, naming its histories");
+  if (const std::string problem = receiver_name_problem(receiver.name); !problem.empty()) table.fail("name", problem);
+  name_where(table);
+  if (int(table.has("node_set")) + int(table.has("positions")) + int(table.has("grid")) != 1)
+    table.fail_at(table.line(), "a receiver takes one of 'node_set' (record at its nodes), 'positions' (record at "
+                                "points, interpolated) and 'grid' (a grid of points on a surface)");
+  if (table.has("node_set")) {
+    std::tie(receiver.node_set, receiver.nodes) = node_set_of(table, mesh);
+  } else if (table.has("grid")) {
+    receiver.grid = read_grid(table, mesh);
+  } else {
+    const toml::node& node = *table.node("positions");
+    const auto* array = node.as_array();
+    if (!array || array->empty())
+      table.fail("positions", str("'positions' must be an array of points such as [[0.01, 0.0]], got ",
+                                  detail::describe(node)));
+    for (std::size_t i = 0; i < array->size(); ++i)
+      receiver.positions.push_back(position_in(table, (*array)[i], bounds, str("'positions'[", i, "]")));
+  }
+  if (table.has("record")) {
+    receiver.displacement = false;
+    for (const std::size_t k : choice_list(table, "record", recordable,
+                                           "an array such as [\"displacement\", \"velocity\"]", "a string",
+                                           [](std::size_t, const std::string& what) {
+                                             return str("cannot record '", what, "'",
+                                                        suggestion(what, recordable), "; expected ",
+                                                        choices(recordable));
+                                           }))
+      (k == 0 ? receiver.displacement : k == 1 ? receiver.velocity : receiver.acceleration) = true;
+  }
+  if (const auto every = table.integer("every")) {
+    if (*every < 1 || *every > std::numeric_limits<int>::max())
+      table.fail("every", str("'every' is ", *every, "; expected a number of steps, at least 1"));
+    receiver.every_n_steps = static_cast<int>(*every);
+  }
+  return receiver;
+}
+
+constexpr std::string_view output_keys[] = {"snapshot_every", "snapshot_interval", "snapshot_fields",
+                                            "snapshot_node_set", "flush_seconds"};
+constexpr std::string_view snapshot_fields[] = {"displacement", "magnitude", "velocity"};
+
+OutputSettings read_output(const Table& table, const Mesh& mesh) {
+  table.only(output_keys);
+  OutputSettings output;
+  output.origin = origin_of(table);
+  if (table.has("snapshot_every") && table.has("snapshot_interval"))
+    table.fail("snapshot_interval", "give either 'snapshot_every' (steps) or 'snapshot_interval' (seconds), not both");
+  if (const auto every = table.integer("snapshot_every")) {
+    if (*every < 1 || *every > std::numeric_limits<int>::max())
+      table.fail("snapshot_every", str("'snapshot_every' is ", *every, "; expected a number of steps, at least 1"));
+    output.snapshot_every = static_cast<int>(*every);
+  }
+  output.snapshot_interval = non_negative(table, "snapshot_interval", "s between snapshots");
+  if (table.has("snapshot_interval") && output.snapshot_interval == 0.0)
+    table.fail("snapshot_interval", "'snapshot_interval' is 0; expected a positive time in s");
+  const bool snapshots = output.snapshots();
+  for (std::string_view key : {"snapshot_fields", "snapshot_node_set"})
+    if (table.has(key) && !snapshots)
+      table.fail(key, str("'", key, "' needs 'snapshot_every' or 'snapshot_interval' (when to take snapshots)"));
+  if (table.has("snapshot_fields")) {
+    for (const std::size_t k : choice_list(table, "snapshot_fields", snapshot_fields,
+                                           "an array such as [\"displacement\", \"velocity\"]", "a string",
+                                           [](std::size_t, const std::string& what) {
+                                             return str("no snapshot field '", what, "'",
+                                                        suggestion(what, snapshot_fields), "; expected ",
+                                                        choices(snapshot_fields));
+                                           })) {
+      output.magnitude = output.magnitude || snapshot_fields[k] == "magnitude";
+      output.velocity = output.velocity || snapshot_fields[k] == "velocity";
+    }
+  }
+  if (table.has("snapshot_node_set")) {
+    std::tie(output.snapshot_node_set, output.snapshot_nodes) = node_set_of(table, mesh, "snapshot_node_set");
+    std::sort(output.snapshot_nodes.begin(), output.snapshot_nodes.end());
+    output.snapshot_nodes.erase(std::unique(output.snapshot_nodes.begin(), output.snapshot_nodes.end()),
+                                output.snapshot_nodes.end());
+  }
+  if (table.has("flush_seconds")) {
+    output.flush_seconds = positive(table, "flush_seconds", "s of wall time between flushes of the result file");
+  }
+  return output;
+}
+
+constexpr std::string_view transducer_keys[] = {"name",   "position", "radius", "mode",    "amplitude",
+                                                "signal", "delay",    "surface", "opposite"};
+constexpr std::string_view transducer_modes[] = {"A0", "S0"};
+
+Transducer read_transducer(Table& table, const std::string& base_dir) {
+  name_where(table);
+  table.only(transducer_keys);
+  Transducer t;
+  t.origin = origin_of(table);
+  t.name = table.string("name").value_or(table.where());
+  t.position = plane_pair(table, "position", "x and y of the transducer's centre on the plate, m");
+  t.radius = non_negative(table, "radius", "m; 0 or absent: a point force");
+  t.mode = choice(table, "mode", transducer_modes).value_or("A0") == "S0" ? Transducer::Mode::S0 : Transducer::Mode::A0;
+  t.amplitude = table.number("amplitude", 1.0);
+  t.delay = non_negative(table, "delay", "s");
+  t.surface = table.string("surface").value_or("zmax");
+  t.opposite = table.string("opposite").value_or("zmin");
+  t.signal = read_signal(table, base_dir);
+  return t;
+}
+
+constexpr std::string_view shot_keys[] = {"name", "transducers"};
+
+Shot read_shot(Table& table) {
+  name_where(table);
+  table.only(shot_keys);
+  Shot shot;
+  shot.origin = origin_of(table);
+  shot.name = table.required_string("name", "the shot's name: its group of the result file");
+  if (const std::string problem = shot_name_problem(shot.name); !problem.empty()) table.fail("name", problem);
+  shot.transducers = table.strings("transducers").value_or(std::vector<std::string>{});
+  return shot;
+}
+
+}  // namespace
+
+void read_excitation(const Table& root, Model& model, const std::string& base_dir) {
+  if (const auto table = root.table("explicit")) model.explicit_settings = read_explicit(*table, base_dir);
+  if (const auto table = root.table("static")) model.static_settings = read_static(*table);
+  // A static model's loads need no signal: the static solver takes them at their full amplitude.
+  const bool signal_optional = model.static_settings && !model.explicit_settings;
+  const Bounds bounds(model.mesh);
+  for (Table table : root.tables("source"))
+    model.point_sources.push_back(read_source(table, model.mesh, bounds, base_dir, signal_optional));
+  for (Table table : root.tables("traction"))
+    model.surface_loads.push_back(read_traction(table, model.mesh, base_dir, signal_optional));
+  for (Table table : root.tables("transducer")) add_transducer(model, read_transducer(table, base_dir));
+  for (Table table : root.tables("shot")) add_shot(model, read_shot(table));
+  if (!model.shots.empty())
+    for (const Transducer& t : model.transducers)
+      if (std::none_of(model.shots.begin(), model.shots.end(), [&](const Shot& shot) { return fires(&shot, t.name); }))
+        log::warn(str(t.origin, ": transducer '", t.name, "' is in no shot: it never fires"));
+  for (const Table& table : root.tables("body_force")) model.body_forces.push_back(read_body_force(table, model.mesh));
+  for (Table table : root.tables("prescribed_displacement"))
+    model.prescribed.push_back(read_prescribed(table, model.mesh, base_dir, signal_optional));
+  std::map<std::string, long> receiver_lines;
+  for (Table table : root.tables("receiver")) {
+    Receiver receiver = read_receiver(table, model.mesh, bounds);
+    const auto [first, inserted] = receiver_lines.emplace(receiver.name, table.line("name"));
+    if (!inserted)
+      table.fail("name", str("receiver '", receiver.name, "' is already defined at line ", first->second));
+    model.receivers.push_back(std::move(receiver));
+  }
+  if (const auto table = root.table("output")) model.output = read_output(*table, model.mesh);
+}
+
+}  // namespace tremor::io::model_file

@@ -16,6 +16,9 @@
 //
 // Not thread-safe; one ResultFile per file. Signal handling is the caller's: set a flag in the
 // handler and call finish("incomplete") from the time loop.
+//
+// Written by result_file.cpp (the file's lifecycle) and, one file per layout,
+// result_file_explicit.cpp, result_file_static.cpp and result_file_bem.cpp (result_file_impl.hpp).
 #include <complex>
 #include <cstdint>
 #include <filesystem>

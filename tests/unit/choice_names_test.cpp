@@ -11,19 +11,12 @@
 #include "tremor/partition/partition.hpp"
 #include "tremor/sparse/operators.hpp"
 #include "tremor/static/preconditioner.hpp"
+#include "support/support.hpp"
 
 namespace tremor {
 namespace {
 
-template <class Body>
-std::string error_of(Body body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "no error";
-}
+using test::error_of;
 
 TEST(ChoiceNames, BackendsAreOneTable) {
   for (const Backend backend : {Backend::Serial, Backend::OpenMP, Backend::Cuda})

@@ -11,19 +11,12 @@
 #include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/operator/registry.hpp"
+#include "support/support.hpp"
 
 namespace tremor {
 namespace {
 
-template <class Body>
-std::string error_of(Body body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "no error";
-}
+using test::error_of;
 
 TEST(OperatorRegistry, EveryKindIsComplete) {
   const op::Registry& registry = explicit_fe::operators();

@@ -78,6 +78,7 @@ TEST(OperatorRegistry, CapabilitiesAreFieldsOfTheEntry) {
     EXPECT_EQ(entry.reads_blocks, entry.name == "partitioned");
     EXPECT_EQ(entry.auto_where_it_takes, entry.name == "sem");
     EXPECT_EQ(entry.reference, entry.name == "assembled");
+    EXPECT_EQ(entry.evaluates_laws, entry.name == "sem" || entry.name == "matrix_free");
   }
   EXPECT_EQ(registry.reference().name, "assembled");
   // "auto" is sem on GLL hexahedra on every backend, else the backend's default.

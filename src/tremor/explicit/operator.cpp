@@ -22,32 +22,24 @@ namespace {
 // ku += K_e u_e for the n elements `list` of one colour of one block of type E. Elements of one
 // colour share no node, so the scatter-add has no races and each ku entry receives its element
 // contributions in colour order: deterministic. Geometry is gathered and K_e u_e evaluated in
-// double (fem::apply_element_stiffness: evaluate -> pointwise D -> integrate at every point of
-// the default stiffness rule). Traffic per element: n_nodes indices, n_nodes * dim coordinates
-// (8 B), n_nodes * dim u reads and ku read-modify-writes (sizeof(Real)), D (n_voigt^2 x 8 B),
-// the element's absorbing-layer stiffness factor (8 B; K_e scales with D, so K_e u_e is scaled).
+// double (fem::apply_element_stiffness: evaluate -> the section's pointwise law -> integrate at
+// every point of the default stiffness rule). Traffic per element: n_nodes indices, n_nodes * dim
+// coordinates (8 B), n_nodes * dim u reads and ku read-modify-writes (sizeof(Real)), the section's
+// law (its D, n_voigt^2 x 8 B, and kind), the element's absorbing-layer stiffness factor (8 B;
+// K_e scales with D, so K_e u_e is scaled).
 template <class E, class Real>
-void apply_colour(const Exec& exec, Index n, const Index* list, const Index* connectivity, const int* section,
-                  const double* factor, const double* coordinates, const double* D, const double* thickness,
-                  const Real* u, Real* ku) {
+void apply_colour(const Exec& exec, Index n, const Index* list, const fem::ElementArrays in, const Real* u, Real* ku) {
   const fem::StiffnessRule<E> rule = fem::stiffness_rule<E>();
   forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
-    constexpr int dim = E::dim, n_dof = E::n_nodes * E::dim;
+    constexpr int n_dof = E::n_nodes * E::dim;
     const Index e = list[i];
-    const Index* nodes = connectivity + static_cast<Size>(e) * E::n_nodes;
+    const Index* nodes = in.connectivity + static_cast<Size>(e) * E::n_nodes;
     double x[n_dof], ue[n_dof], fe[n_dof];
-    for (int a = 0; a < E::n_nodes; ++a)  // gather
-      for (int c = 0; c < dim; ++c) {
-        const Size dof = static_cast<Size>(nodes[a]) * dim + c;
-        x[a * dim + c] = coordinates[dof];
-        ue[a * dim + c] = static_cast<double>(u[dof]);
-      }
-    const int s = section[e];
-    fem::apply_element_stiffness<E>(x, D + 36 * s, thickness[s], rule, ue, fe);
-    const double f = factor[e];
-    for (int a = 0; a < E::n_nodes; ++a)  // scatter
-      for (int c = 0; c < dim; ++c)
-        ku[static_cast<Size>(nodes[a]) * dim + c] += static_cast<Real>(f * fe[a * dim + c]);
+    fem::gather_coordinates<E>(in.coordinates, nodes, x);
+    fem::gather_values<E>(u, nodes, ue);
+    const int s = in.section[e];
+    fem::apply_element_stiffness<E>(x, fem::SectionLaw<E::dim, double>(in.material, s), in.thickness[s], rule, ue, fe);
+    fem::scatter_add<E>(ku, nodes, in.factor[e], fe);
   });
 }
 
@@ -88,9 +80,7 @@ void MatrixFreeOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
       if (n == 0) continue;
       fem::with_element(block.type, block.order, [&](auto element) {
         using E = decltype(element);
-        apply_colour<E, Real>(exec_, n, block.in(c), block.connectivity.data(), block.section.data(),
-                              block.stiffness_factor.data(), elements.coordinates.data(), elements.D.data(),
-                              elements.thickness.data(), u, ku);
+        apply_colour<E, Real>(exec_, n, block.in(c), fem::arrays_of(elements, block), u, ku);
       });
     }
 }
@@ -186,6 +176,7 @@ void register_operators(op::Registry& registry) {
                                 make_matrix_free<float>,
                                 make_matrix_free<double>};
   matrix_free.splits = true;  // by elements: it adds into K u
+  matrix_free.evaluates_laws = true;  // each section's law at every quadrature point
   matrix_free.reference_float = matrix_free_from_host<float>;
   matrix_free.reference_double = matrix_free_from_host<double>;
   registry.add(matrix_free);

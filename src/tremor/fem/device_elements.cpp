@@ -68,12 +68,15 @@ DeviceElements::DeviceElements(const Exec& exec_, const Mesh& mesh, const Sectio
     global += source.n_elements();
   }
   std::vector<double> d, t, rho;
+  std::vector<int> kinds;
   for (std::size_t s = 0; s < table.D.size(); ++s) {
     d.insert(d.end(), table.D[s].begin(), table.D[s].end());
+    kinds.push_back(static_cast<int>(law_kind(table.D[s].data(), table.n_voigt)));
     t.push_back(table.thickness[s]);
     rho.push_back(table.density[s]);
   }
   D = upload(exec, d);
+  law = upload(exec, kinds);
   thickness = upload(exec, t);
   density = upload(exec, rho);
 }
@@ -86,7 +89,8 @@ Index DeviceElements::n_elements() const {
 
 std::size_t DeviceElements::bytes() const {
   std::size_t total =
-      static_cast<std::size_t>(coordinates.size() + D.size() + thickness.size() + density.size()) * sizeof(double);
+      static_cast<std::size_t>(coordinates.size() + D.size() + thickness.size() + density.size()) * sizeof(double) +
+      static_cast<std::size_t>(law.size()) * sizeof(int);
   for (const DeviceElementBlock& block : blocks)
     total += static_cast<std::size_t>(block.connectivity.size() + block.colour_elements.size()) * sizeof(Index) +
              static_cast<std::size_t>(block.section.size()) * sizeof(int) +

@@ -4,12 +4,14 @@
 // (explicit/operator.hpp), the batched element matrices (sparse/element_batch.hpp), the two-kernel
 // assembly (sparse/two_kernel.hpp) and the element survey. Built once on the host from the mesh,
 // the section table (sections.hpp) and an element colouring (colouring.hpp); uploaded, then
-// read-only. ElementArrays is what one block's kernel captures of it, gather_coordinates() the
-// one gather of an element's node coordinates.
+// read-only. ElementArrays is what one block's kernel captures of it; gather_coordinates(),
+// gather_values() and scatter_add() are the gather and scatter of element evaluation
+// (element_matrices.hpp).
 //
 // Sizes: coordinates 8 B x dim per node; per element its nodes (4 B each), section (4 B),
 // stiffness factor and damping (8 B each) and place in its block's colour lists (4 B); per
-// section D (36 doubles, n_voigt^2 used, row-major), thickness and density (8 B each).
+// section D (36 doubles, n_voigt^2 used, row-major), thickness and density (8 B each) and its
+// law's kind (4 B, laws.hpp).
 #include <cstddef>
 #include <vector>
 
@@ -18,6 +20,7 @@
 #include "tremor/core/config.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/fem/colouring.hpp"
+#include "tremor/fem/laws.hpp"
 #include "tremor/fem/sections.hpp"
 #include "tremor/mesh/element_type.hpp"
 #include "tremor/mesh/mesh.hpp"
@@ -61,11 +64,13 @@ struct DeviceElements {
   int n_colours = 0;
   DeviceArray<double> coordinates;  // dim per node, node-major
   std::vector<DeviceElementBlock> blocks;
-  DeviceArray<double> D;          // 36 per section, n_voigt x n_voigt row-major in the first n_voigt^2
+  DeviceArray<double> D;          // material_stride per section, n_voigt x n_voigt row-major in the first n_voigt^2
+  DeviceArray<int> law;           // per section: its LawKind (law_kind of its D)
   DeviceArray<double> thickness;  // per section (1 in 3D)
   DeviceArray<double> density;    // per section
 
   Index n_dofs() const { return n_nodes * dim; }
+  MaterialView<double> material() const { return {D.data(), law.data()}; }
   Index n_elements() const;
   int n_sections() const { return static_cast<int>(thickness.size()); }
   // Memory held by all arrays.
@@ -78,7 +83,7 @@ struct ElementArrays {
   const Index* connectivity;
   const int* section;
   const double* factor;
-  const double* D;
+  MaterialView<double> material;
   const double* thickness;
   const double* density;
   const double* alpha;  // per element: mass-proportional damping (the lumped damping's weight)
@@ -86,7 +91,7 @@ struct ElementArrays {
 
 inline ElementArrays arrays_of(const DeviceElements& elements, const DeviceElementBlock& block) {
   return {elements.coordinates.data(), block.connectivity.data(), block.section.data(),
-          block.stiffness_factor.data(), elements.D.data(),         elements.thickness.data(),
+          block.stiffness_factor.data(), elements.material(),       elements.thickness.data(),
           elements.density.data(), block.alpha.data()};
 }
 
@@ -95,6 +100,22 @@ template <class E>
 TREMOR_HOST_DEVICE inline void gather_coordinates(const double* coordinates, const Index* nodes, double* x) {
   for (int a = 0; a < E::n_nodes; ++a)
     for (int c = 0; c < E::dim; ++c) x[a * E::dim + c] = coordinates[static_cast<Size>(nodes[a]) * E::dim + c];
+}
+
+// The element's nodal values of a field with dim components per node, node-major, in double.
+template <class E, class Real>
+TREMOR_HOST_DEVICE inline void gather_values(const Real* field, const Index* nodes, double* u) {
+  for (int a = 0; a < E::n_nodes; ++a)
+    for (int c = 0; c < E::dim; ++c) u[a * E::dim + c] = static_cast<double>(field[static_cast<Size>(nodes[a]) * E::dim + c]);
+}
+
+// field += factor * f at the element's nodes, plain adds (the caller's elements share no node: one
+// colour, or one thread on the host).
+template <class E, class Real>
+TREMOR_HOST_DEVICE inline void scatter_add(Real* field, const Index* nodes, double factor, const double* f) {
+  for (int a = 0; a < E::n_nodes; ++a)
+    for (int c = 0; c < E::dim; ++c)
+      field[static_cast<Size>(nodes[a]) * E::dim + c] += static_cast<Real>(factor * f[a * E::dim + c]);
 }
 
 // Throws unless exec runs where `elements` live.

@@ -1,24 +1,26 @@
 #pragma once
 // Element matrices of linear elasticity, templated on the reference element (elements.hpp):
 // stiffness K = t int B^T D B dV, consistent mass M = t int rho N^T N dV, lumped mass, the
-// stiffness action K u and the nodal forces of a body force. All are TREMOR_HOST_DEVICE with fixed-size local arrays, so the same code
-// is the host reference and the body of a forall() kernel. Each kernel follows the verbs
-//   gather (the caller copies the element's node coordinates, node-major, into x)
-//   -> evaluate (shape gradients and Jacobian at a quadrature point)
-//   -> pointwise (the constitutive matrix D applied to a strain)
-//   -> integrate (weighted sum into the element matrix).
+// stiffness action K u and the nodal forces of a body force. All are TREMOR_HOST_DEVICE with
+// fixed-size local arrays, so the same code is the host reference and the body of a forall()
+// kernel. Each is written in the verbs of element evaluation (docs/architecture.md):
+//   gather (the caller copies the element's node coordinates, node-major, into x, and its nodal
+//     values into u: gather_coordinates, gather_values in device_elements.hpp)
+//   -> evaluate at a quadrature point (PointEvaluation::reinit: physical gradients and det J)
+//   -> strain (PointEvaluation::strain, B u; unit_strain, a column of B)
+//   -> pointwise law (laws.hpp: the section's law for K u, its tangent D for K)
+//   -> integrate (PointEvaluation::integrate, f += B^T sigma w det J t; or into K)
+//   -> scatter (the caller: scatter_add).
 //
 // Conventions: DOFs node-major (node a, component c -> a * dim + c); Voigt order (xx, yy, xy) in
 // 2D and (xx, yy, zz, yz, xz, xy) in 3D with engineering shear strains, as model/material.hpp;
 // D is row-major n_voigt x n_voigt. `thickness` multiplies 2D integrals (pass 1 in 3D).
 #include "tremor/core/config.hpp"
 #include "tremor/fem/elements.hpp"
+#include "tremor/fem/laws.hpp"
 #include "tremor/fem/quadrature.hpp"
 
 namespace tremor::fem {
-
-template <int Dim>
-constexpr int voigt_size = Dim == 2 ? 3 : 6;
 
 // Quadrature points of a rule of `degree` (total degree on simplices, per direction otherwise).
 template <class E>
@@ -169,31 +171,54 @@ TREMOR_HOST_DEVICE void strain_column(const double* g, int c, double* column) {
   }
 }
 
-// The pointwise constitutive law of every element kernel (element matrices, the two-kernel
-// assembly's blocks, the matrix-free action, stress recovery): sigma = D eps in Voigt form, D
-// nv x nv row-major, each component summed in column order.
-template <int nv>
-TREMOR_HOST_DEVICE void stress(const double* D, const double* strain, double* sigma) {
-  for (int k = 0; k < nv; ++k) {
-    double sum = 0.0;
-    for (int l = 0; l < nv; ++l) sum += D[k * nv + l] * strain[l];
-    sigma[k] = sum;
-  }
-}
+// The evaluation of an element of family E at one quadrature point: the verbs every kernel on
+// Lagrange and simplex elements is written in (deal.II's FEEvaluation at a point; the sem
+// operator's sum-factorised verbs are sem/sum_factorised.hpp's Collocated).
+template <class E>
+struct PointEvaluation {
+  static constexpr int dim = E::dim, nv = voigt_size<dim>, n_dof = E::n_nodes * dim;
+  double dNdx[E::n_nodes * dim];  // dN_a / dx_i, [a * dim + i]
+  double det = 0.0;
 
-// Strain (Voigt, engineering shear) of the nodal displacements u at xi: B u.
+  // The physical gradients and det J at xi (the reference gradients are kept when det J == 0).
+  TREMOR_HOST_DEVICE double reinit(const double* x, const double* xi) { return det = physical_gradients<E>(x, xi, dNdx); }
+
+  // The strain of a unit value of DOF `dof`: column dof of B.
+  TREMOR_HOST_DEVICE void unit_strain(int dof, double* strain) const {
+    strain_column<dim>(dNdx + (dof / dim) * dim, dof % dim, strain);
+  }
+
+  // The strain of the nodal values u: B u, summed DOF by DOF.
+  TREMOR_HOST_DEVICE void strain(const double* u, double* strain) const {
+    for (int k = 0; k < nv; ++k) strain[k] = 0.0;
+    for (int dof = 0; dof < n_dof; ++dof) {
+      double column[nv];
+      unit_strain(dof, column);
+      for (int k = 0; k < nv; ++k) strain[k] += column[k] * u[dof];
+    }
+  }
+
+  // The stress sigma tested by DOF `dof`'s strain: (B^T sigma)[dof].
+  TREMOR_HOST_DEVICE double tested(int dof, const double* sigma) const {
+    double column[nv];
+    unit_strain(dof, column);
+    double sum = 0.0;
+    for (int k = 0; k < nv; ++k) sum += column[k] * sigma[k];
+    return sum;
+  }
+
+  // f += B^T sigma (sigma already weighted by w det J t).
+  TREMOR_HOST_DEVICE void integrate(const double* sigma, double* f) const {
+    for (int dof = 0; dof < n_dof; ++dof) f[dof] += tested(dof, sigma);
+  }
+};
+
+// Strain (Voigt, engineering shear) of the nodal displacements u at xi: B u. Returns det J.
 template <class E>
 TREMOR_HOST_DEVICE double element_strain(const double* x, const double* u, const double* xi, double* strain) {
-  constexpr int dim = E::dim, nv = voigt_size<dim>;
-  double dNdx[E::n_nodes * dim];
-  const double det = physical_gradients<E>(x, xi, dNdx);
-  for (int k = 0; k < nv; ++k) strain[k] = 0.0;
-  for (int a = 0; a < E::n_nodes; ++a)
-    for (int c = 0; c < dim; ++c) {
-      double column[nv];
-      strain_column<dim>(dNdx + a * dim, c, column);
-      for (int k = 0; k < nv; ++k) strain[k] += column[k] * u[a * dim + c];
-    }
+  PointEvaluation<E> point;
+  const double det = point.reinit(x, xi);
+  point.strain(u, strain);
   return det;
 }
 
@@ -206,58 +231,42 @@ template <class E, class Rule>
 TREMOR_HOST_DEVICE double element_stiffness(const double* x, const double* D, double thickness, const Rule& rule,
                                             double* K) {
   constexpr int dim = E::dim, nv = voigt_size<dim>, n_dof = E::n_nodes * dim;
+  const AnisotropicLaw<dim, double> tangent{D};
   for (int k = 0; k < n_dof * n_dof; ++k) K[k] = 0.0;
   double min_det = 1e300;
-  double dNdx[E::n_nodes * dim];
+  PointEvaluation<E> point;
   for (int q = 0; q < rule.n_points; ++q) {
-    const double det = physical_gradients<E>(x, rule.point(q), dNdx);  // evaluate
+    const double det = point.reinit(x, rule.point(q));
     min_det = det < min_det ? det : min_det;
     const double scale = rule.weights[q] * det * thickness;
-    for (int a = 0; a < E::n_nodes; ++a)
-      for (int i = 0; i < dim; ++i) {
-        double column[nv], sigma[nv];
-        strain_column<dim>(dNdx + a * dim, i, column);
-        stress<nv>(D, column, sigma);  // pointwise: the stress of a unit nodal displacement
-        const int row = a * dim + i;
-        for (int col = row; col < n_dof; ++col) {  // integrate
-          strain_column<dim>(dNdx + (col / dim) * dim, col % dim, column);
-          double sum = 0.0;
-          for (int k = 0; k < nv; ++k) sum += column[k] * sigma[k];
-          K[row * n_dof + col] += scale * sum;
-        }
-      }
+    for (int row = 0; row < n_dof; ++row) {
+      double column[nv], sigma[nv];
+      point.unit_strain(row, column);
+      tangent.stress(column, sigma);  // the stress of a unit nodal displacement
+      for (int col = row; col < n_dof; ++col) K[row * n_dof + col] += scale * point.tested(col, sigma);
+    }
   }
   for (int row = 0; row < n_dof; ++row)
     for (int col = 0; col < row; ++col) K[row * n_dof + col] = K[col * n_dof + row];
   return min_det;
 }
 
-// f = K u without forming K (matrix-free; f has n_dof entries).
-template <class E, class Rule>
-TREMOR_HOST_DEVICE void apply_element_stiffness(const double* x, const double* D, double thickness, const Rule& rule,
+// f = K u without forming K (matrix-free; f has n_dof entries), the stress at each point from
+// `law` (laws.hpp: a SectionLaw, or a section's tangent for values equal to K's).
+template <class E, class Law, class Rule>
+TREMOR_HOST_DEVICE void apply_element_stiffness(const double* x, const Law& law, double thickness, const Rule& rule,
                                                 const double* u, double* f) {
-  constexpr int dim = E::dim, nv = voigt_size<dim>, n_dof = E::n_nodes * dim;
+  constexpr int nv = voigt_size<E::dim>, n_dof = E::n_nodes * E::dim;
   for (int k = 0; k < n_dof; ++k) f[k] = 0.0;
-  double dNdx[E::n_nodes * dim];
+  PointEvaluation<E> point;
   for (int q = 0; q < rule.n_points; ++q) {
-    const double det = physical_gradients<E>(x, rule.point(q), dNdx);
-    double strain[nv] = {}, sigma[nv];
-    double column[nv];
-    for (int a = 0; a < E::n_nodes; ++a)
-      for (int c = 0; c < dim; ++c) {
-        strain_column<dim>(dNdx + a * dim, c, column);
-        for (int k = 0; k < nv; ++k) strain[k] += column[k] * u[a * dim + c];
-      }
+    const double det = point.reinit(x, rule.point(q));
+    double strain[nv], sigma[nv];
+    point.strain(u, strain);
     const double scale = rule.weights[q] * det * thickness;
-    stress<nv>(D, strain, sigma);
+    law.stress(strain, sigma);
     for (int k = 0; k < nv; ++k) sigma[k] *= scale;
-    for (int a = 0; a < E::n_nodes; ++a)
-      for (int c = 0; c < dim; ++c) {
-        strain_column<dim>(dNdx + a * dim, c, column);
-        double sum = 0.0;
-        for (int k = 0; k < nv; ++k) sum += column[k] * sigma[k];
-        f[a * dim + c] += sum;
-      }
+    point.integrate(sigma, f);
   }
 }
 

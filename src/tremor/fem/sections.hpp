@@ -6,6 +6,7 @@
 #include <array>
 #include <vector>
 
+#include "tremor/fem/laws.hpp"
 #include "tremor/model/model.hpp"
 
 namespace tremor::fem {
@@ -14,7 +15,7 @@ namespace tremor::fem {
 struct SectionTable {
   int dim = 3;
   int n_voigt = 6;                           // 3 in 2D, 6 in 3D
-  std::vector<std::array<double, 36>> D;     // per section: n_voigt x n_voigt, row-major
+  std::vector<std::array<double, material_stride>> D;  // per section: n_voigt x n_voigt, row-major
   std::vector<double> thickness;             // per section: the section's thickness in 2D, 1 in 3D
   std::vector<double> density;               // per section, kg/m^3
   std::vector<double> damping_alpha;         // per section, s^-1

@@ -46,7 +46,7 @@ double max_eigenvalue(const double* x, const double* D, double density, double t
     std::vector<double> u(n_dof);
     return largest_eigenvalue<n_dof>([&](const double* v, double* w) {
       for (int i = 0; i < n_dof; ++i) u[static_cast<std::size_t>(i)] = v[i] * inv_sqrt[static_cast<std::size_t>(i)];
-      apply_element_stiffness<E>(x, D, thickness, rule, u.data(), w);
+      apply_element_stiffness<E>(x, AnisotropicLaw<E::dim, double>{D}, thickness, rule, u.data(), w);
       for (int i = 0; i < n_dof; ++i) w[i] *= inv_sqrt[static_cast<std::size_t>(i)];
     });
   }

@@ -124,6 +124,10 @@ struct OperatorEntry {
   // "auto" takes it on every mesh it takes (unsupported), before the backend's default: sem, two
   // orders of magnitude faster on GLL hexahedra than any assembled kind (docs/benchmarks.md).
   bool auto_where_it_takes = false;
+  // It evaluates each section's pointwise law (fem/laws.hpp) at the elements' points in every
+  // apply (matrix_free, sem), so a law with state per point (memory variables, PML convolution
+  // variables) can run in it; an assembled kind holds K, the laws' tangent, and cannot.
+  bool evaluates_laws = false;
   // The reference every other kind is checked against (scalar CSR of the host K): what `tremor
   // info` estimates when the model names no kind that takes its mesh.
   bool reference = false;

@@ -242,19 +242,12 @@ struct ElementPhysics {
   static constexpr int n1 = L::n;
   const Real* factors;
   Index e;
-  const Real* D;
-  bool isotropic;
-  Real lambda, mu;
+  fem::SectionLaw<Dim, Real> law;
   Real inv[Dim][Dim], det;  // affine elements only
 
-  TREMOR_HOST_DEVICE ElementPhysics(const Real* geometry, const int* section, const Real* material,
-                                    const int* isotropic_sections, Index element)
-      : factors(geometry), e(element) {
-    const int s = section[e];
-    D = material + 36 * s;
-    isotropic = isotropic_sections[s] != 0;
-    lambda = D[1];
-    mu = D[Dim == 3 ? 21 : 8];
+  TREMOR_HOST_DEVICE ElementPhysics(const Real* geometry, const int* section, const fem::MaterialView<Real>& material,
+                                    Index element)
+      : factors(geometry), e(element), law(material, section[element]) {
     if constexpr (Mode == AffineMode) {
       const Real* g = factors + static_cast<Size>(e) * L::factors;
       for (int m = 0; m < Dim * Dim; ++m) inv[m / Dim][m % Dim] = g[m];
@@ -272,19 +265,19 @@ struct ElementPhysics {
   // not use, the compiler drops).
   TREMOR_HOST_DEVICE void at(int p, Real w, const Real (&xi)[3], const Real (&d)[Dim][Dim], Real (&f)[Dim][Dim]) const {
     if constexpr (Mode == AffineMode) {
-      flux(d, inv, w * det, D, isotropic, lambda, mu, f);
+      flux(d, inv, w * det, law, f);
     } else if constexpr (Mode == TrilinearMode) {
       const Real* corners = factors + static_cast<Size>(e) * L::corners;
       Real J[Dim][Dim], inverse[Dim][Dim];
       vertex_jacobian(corners, xi, J);
       const Real scale = w * invert_jacobian(J, inverse) * corners[L::corners - 1];
-      flux(d, inverse, scale, D, isotropic, lambda, mu, f);
+      flux(d, inverse, scale, law, f);
     } else {
       constexpr int np = L::points;
       const Real* g = factors + static_cast<Size>(e) * L::factors * np + p;
       Real inverse[Dim][Dim];
       for (int m = 0; m < Dim * Dim; ++m) inverse[m / Dim][m % Dim] = g[m * np];
-      flux(d, inverse, g[Dim * Dim * np], D, isotropic, lambda, mu, f);
+      flux(d, inverse, g[Dim * Dim * np], law, f);
     }
   }
 };
@@ -339,7 +332,7 @@ TREMOR_HOST_DEVICE void add_forces_by_warp(Real* ku, Index node, const Real (&fo
 // every point's flux, n^Dim each).
 template <int Dim, int P, class Real, int Mode>
 void apply_elements(const Exec& exec, Index n, const Index* list, const Index* connectivity, const int* section,
-                    const Real* geometry, const Real* material, const int* isotropic, const Real* basis,
+                    const Real* geometry, const fem::MaterialView<Real> material, const Real* basis,
                     const Real* u, Real* ku) {
   using L = Layout<Dim, P>;
   using S = Steps<Dim, P, Real>;
@@ -357,7 +350,7 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const Index* c
       Real* v = work + t / np * L::arrays * np;
       Real d[Dim][Dim], f[Dim][Dim];
       S::gradient(G, p, v, d);
-      ElementPhysics<Dim, P, Real, Mode>(geometry, section, material, isotropic, e).at(G, p, d, f);
+      ElementPhysics<Dim, P, Real, Mode>(geometry, section, material, e).at(G, p, d, f);
       for (int c = 0; c < Dim; ++c)
         for (int alpha = 0; alpha < Dim; ++alpha) v[(Dim + Dim * c + alpha) * np + p] = f[c][alpha];
     });
@@ -422,7 +415,7 @@ struct ColumnLayout : Layout<3, P> {
 
 template <int P, class Real, int Mode>
 void apply_columns(const Exec& exec, Index n, const Index* list, const Index* connectivity, const int* section,
-                   const Real* geometry, const Real* material, const int* isotropic, const Real* basis, const Real* u,
+                   const Real* geometry, const fem::MaterialView<Real> material, const Real* basis, const Real* u,
                    Real* ku) {
   static_assert(collocated<P>, "the column kernel sums along lines of nodes: GLL quadrature, order 2 and more");
   using L = ColumnLayout<P>;
@@ -475,7 +468,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
       }
       const Real* points = G + n1 * n1;
       const Real xi = points[i], eta = points[j], wij = points[n1 + i] * points[n1 + j];
-      const ElementPhysics<3, P, Real, Mode> physics(geometry, section, material, isotropic, e);
+      const ElementPhysics<3, P, Real, Mode> physics(geometry, section, material, e);
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
@@ -536,23 +529,6 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
       }
     });
   });
-}
-
-// A section's D (n_voigt x n_voigt: 6 in 3D, 3 in 2D) is isotropic when it has the form of
-// lambda and mu (zeros where it must, equal entries to a relative 1e-14): then the flux computes
-// sigma from lambda = D[0][1] and mu = D[3][3] (2D: D[2][2]).
-bool is_isotropic(const double* D, int n_voigt) {
-  const int normal = n_voigt == 6 ? 3 : 2;
-  const double lambda = D[1], mu = D[normal * n_voigt + normal], scale = std::abs(D[0]);
-  const auto near = [&](double a, double b) { return std::abs(a - b) <= 1e-14 * scale; };
-  for (int i = 0; i < n_voigt; ++i)
-    for (int j = 0; j < n_voigt; ++j) {
-      double expected = 0.0;
-      if (i < normal && j < normal) expected = i == j ? lambda + 2.0 * mu : lambda;
-      if (i >= normal && i == j) expected = mu;
-      if (!near(D[i * n_voigt + j], expected)) return false;
-    }
-  return true;
 }
 
 // Each element's scale of w det J: the absorbing layers' stiffness factor times the section's
@@ -660,10 +636,9 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
   TREMOR_CHECK(!deterministic || coloured_ || els.n_elements() == 0,
                "the sem operator: a deterministic scatter needs the elements built with a colouring");
   const std::vector<double> D = els.D.to_host();
-  std::vector<int> isotropic(static_cast<std::size_t>(els.n_sections()));
-  for (std::size_t s = 0; s < isotropic.size(); ++s) isotropic[s] = is_isotropic(D.data() + 36 * s, els.n_voigt) ? 1 : 0;
+  const std::vector<int> kinds = els.law.to_host();
   material_ = DeviceArray<Real>(exec_, std::span<const Real>(rounded<Real>(D)));
-  isotropic_ = DeviceArray<int>(exec_, std::span<const int>(isotropic));
+  kinds_ = DeviceArray<int>(exec_, std::span<const int>(kinds));
   for (std::size_t b = 0; b < els.blocks.size(); ++b) {
     const fem::DeviceElementBlock& block = els.blocks[b];
     if (!gll(block.type)) {  // an empty block of another type: nothing to apply
@@ -714,9 +689,9 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
     const bool columns = kernel == Kernel::Columns ||
                          (kernel == Kernel::Auto && columns_by_default(block.order, coloured_));
     columns_.push_back(dim == 3 && columns && block.order >= 2);  // order 1: points (not collocated)
-    std::vector<double> per_section(isotropic.size(), 0.0);
+    std::vector<double> per_section(kinds.size(), 0.0);
     for (std::size_t s = 0; s < per_section.size(); ++s)
-      per_section[s] = element_flops(dim, block.order, mode_.back(), isotropic[s] != 0);
+      per_section[s] = element_flops(dim, block.order, mode_.back(), kinds[s] == int(fem::LawKind::Isotropic));
     for (const int s : block.section.to_host()) flops_ += per_section[static_cast<std::size_t>(s)];
   }
 }
@@ -748,8 +723,8 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
             launch = mode_[b] == AffineMode      ? apply_columns<P, Real, AffineMode>
                      : mode_[b] == TrilinearMode ? apply_columns<P, Real, TrilinearMode>
                                                  : apply_columns<P, Real, StoredMode>;
-        launch(exec_, n, list, block.connectivity.data(), block.section.data(), geometry_[b].data(), material_.data(),
-               isotropic_.data(), basis_[b].data(), u, ku);
+        launch(exec_, n, list, block.connectivity.data(), block.section.data(), geometry_[b].data(),
+               fem::MaterialView<Real>{material_.data(), kinds_.data()}, basis_[b].data(), u, ku);
       });
     }
 }
@@ -757,7 +732,7 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
 template <class Real>
 std::size_t SemOperator<Real>::bytes() const {
   std::size_t total = static_cast<std::size_t>(material_.size()) * sizeof(Real) +
-                      static_cast<std::size_t>(isotropic_.size()) * sizeof(int);
+                      static_cast<std::size_t>(kinds_.size()) * sizeof(int);
   for (std::size_t b = 0; b < geometry_.size(); ++b) {
     const fem::DeviceElementBlock& block = elements_->blocks[b];
     total += static_cast<std::size_t>(geometry_[b].size() + basis_[b].size()) * sizeof(Real) +
@@ -835,6 +810,7 @@ void register_operators(op::Registry& registry) {
   entry.unsupported = unsupported_mesh;
   entry.splits = true;  // by elements: it adds into K u
   entry.auto_where_it_takes = true;
+  entry.evaluates_laws = true;
   entry.reference_float = sem_from_host<float>;
   entry.reference_double = sem_from_host<double>;
   registry.add(entry);

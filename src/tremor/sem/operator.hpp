@@ -89,8 +89,8 @@ class SemOperator final : public op::Operator<Real> {
   std::vector<char> columns_;                // per block: the column kernel (Kernel::Columns)
   std::vector<char> mode_;                   // per block: how the Jacobians are had (operator.cpp's Mode)
   std::vector<DeviceArray<Real>> basis_;     // per block: Basis1d<P>::values (G, points, weights, B)
-  DeviceArray<Real> material_;               // 36 per section: D, row-major
-  DeviceArray<int> isotropic_;               // per section: 1 when D is isotropic (lambda, mu used)
+  DeviceArray<Real> material_;               // fem::material_stride per section: D, row-major, in Real
+  DeviceArray<int> kinds_;                   // per section: its fem::LawKind
 };
 
 // Empty when the sem operator takes the mesh (GLL hexahedra only); else why not, naming the first

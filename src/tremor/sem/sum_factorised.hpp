@@ -10,7 +10,9 @@
 // 3 n^3 for the full element basis. At each point the strain, the pointwise stress sigma = D eps
 // and the flux w det J sigma J^-T follow; the transposed sums (G^T along each line) give the
 // nodal forces, another 3 n per component. The result equals fem::apply_element_stiffness with
-// that rule to rounding.
+// that rule to rounding. In the verbs of element evaluation (docs/architecture.md): gradient is
+// the evaluation of the gradients at a point, flux the pointwise law with the point's weight and
+// Jacobian, divergence the integration.
 #include <vector>
 
 #include "tremor/core/config.hpp"
@@ -125,53 +127,32 @@ struct Collocated {
 };
 
 // The flux at one point: f[c][alpha] = scale * sum_beta sigma_{c beta} inv[alpha][beta], where
-// sigma = D eps and eps is the symmetric part of grad u, grad[c][beta] = sum_alpha d[c][alpha]
-// inv[alpha][beta]; inv = J^-1 (d xi_alpha / d x_beta) and scale = w det J. D is the 6 x 6 Voigt
-// matrix row-major (xx, yy, zz, yz, xz, xy, engineering shears, as fem::strain_column); an
-// isotropic section passes lambda and mu instead (a fifth of the flops).
-template <class T>
-TREMOR_HOST_DEVICE inline void flux(const T (&d)[3][3], const T (&inv)[3][3], T scale, const T* D, bool isotropic,
-                                    T lambda, T mu, T (&f)[3][3]) {
+// sigma is the section's pointwise law (fem/laws.hpp) at eps, the symmetric part of grad u in
+// Voigt form, grad[c][beta] = sum_alpha d[c][alpha] inv[alpha][beta]; inv = J^-1
+// (d xi_alpha / d x_beta) and scale = w det J.
+template <class T, class Law>
+TREMOR_HOST_DEVICE inline void flux(const T (&d)[3][3], const T (&inv)[3][3], T scale, const Law& law, T (&f)[3][3]) {
   T g[3][3];
   for (int c = 0; c < 3; ++c)
     for (int beta = 0; beta < 3; ++beta) g[c][beta] = d[c][0] * inv[0][beta] + d[c][1] * inv[1][beta] + d[c][2] * inv[2][beta];
   const T strain[6] = {g[0][0], g[1][1], g[2][2], g[1][2] + g[2][1], g[0][2] + g[2][0], g[0][1] + g[1][0]};
   T sigma[6];
-  if (isotropic) {
-    const T volume = lambda * (strain[0] + strain[1] + strain[2]);
-    for (int m = 0; m < 3; ++m) sigma[m] = volume + T(2) * mu * strain[m];
-    for (int m = 3; m < 6; ++m) sigma[m] = mu * strain[m];
-  } else {
-    for (int m = 0; m < 6; ++m) {
-      T sum = T(0);
-      for (int l = 0; l < 6; ++l) sum += D[m * 6 + l] * strain[l];
-      sigma[m] = sum;
-    }
-  }
+  law.stress(strain, sigma);
   const T S[3][3] = {{sigma[0], sigma[5], sigma[4]}, {sigma[5], sigma[1], sigma[3]}, {sigma[4], sigma[3], sigma[2]}};
   for (int c = 0; c < 3; ++c)
     for (int alpha = 0; alpha < 3; ++alpha)
       f[c][alpha] = scale * (S[c][0] * inv[alpha][0] + S[c][1] * inv[alpha][1] + S[c][2] * inv[alpha][2]);
 }
 
-// The same in 2D (plane strain or plane stress, whichever D is): D is 3 x 3 row-major (xx, yy,
-// xy); isotropic, lambda = D[0][1] and mu = D[2][2] (both formulations have that form).
-template <class T>
-TREMOR_HOST_DEVICE inline void flux(const T (&d)[2][2], const T (&inv)[2][2], T scale, const T* D, bool isotropic,
-                                    T lambda, T mu, T (&f)[2][2]) {
+// The same in 2D (plane strain or plane stress, whichever the law's D is): Voigt (xx, yy, xy).
+template <class T, class Law>
+TREMOR_HOST_DEVICE inline void flux(const T (&d)[2][2], const T (&inv)[2][2], T scale, const Law& law, T (&f)[2][2]) {
   T g[2][2];
   for (int c = 0; c < 2; ++c)
     for (int beta = 0; beta < 2; ++beta) g[c][beta] = d[c][0] * inv[0][beta] + d[c][1] * inv[1][beta];
   const T strain[3] = {g[0][0], g[1][1], g[0][1] + g[1][0]};
   T sigma[3];
-  if (isotropic) {
-    const T area = lambda * (strain[0] + strain[1]);
-    sigma[0] = area + T(2) * mu * strain[0];
-    sigma[1] = area + T(2) * mu * strain[1];
-    sigma[2] = mu * strain[2];
-  } else {
-    for (int m = 0; m < 3; ++m) sigma[m] = D[m * 3] * strain[0] + D[m * 3 + 1] * strain[1] + D[m * 3 + 2] * strain[2];
-  }
+  law.stress(strain, sigma);
   const T S[2][2] = {{sigma[0], sigma[2]}, {sigma[2], sigma[1]}};
   for (int c = 0; c < 2; ++c)
     for (int alpha = 0; alpha < 2; ++alpha)

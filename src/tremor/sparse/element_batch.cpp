@@ -44,7 +44,7 @@ void stiffness_batch(const Exec& exec, fem::ElementArrays in, Index n_elements, 
       double local[local_doubles<N>];
       double* K = fits_local<N> ? local : (upper ? scratch + static_cast<Size>(i) * N : target);
       const int s = in.section[e];
-      fem::element_stiffness<E>(x, in.D + 36 * s, in.thickness[s], rule, K);
+      fem::element_stiffness<E>(x, in.material.voigt(s), in.thickness[s], rule, K);
       const double f = in.factor[e];
       if (upper) {
         Size k = 0;

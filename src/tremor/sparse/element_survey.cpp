@@ -39,7 +39,7 @@ Measures measure_block(const Exec& exec, const fem::DeviceElements& elements, co
     const double length = fem::vertex_distances<E>(x).max_length;
     longest_out[e] = length;
     relative_out[e] = fem::relative_det<E>(fem::worst_det<E>(x), length);
-    lambda_out[e] = eigenvalues ? fem::max_eigenvalue_dense<E>(x, in.D + 36 * s, in.density[s], in.thickness[s]) : 1.0;
+    lambda_out[e] = eigenvalues ? fem::max_eigenvalue_dense<E>(x, in.material.voigt(s), in.density[s], in.thickness[s]) : 1.0;
   });
   return {lambda.to_host(), longest.to_host(), relative.to_host()};
 }

@@ -75,8 +75,8 @@ constexpr bool direct_blocks = stiffness_points<E> * E::n_nodes * E::dim <= 256;
 // the stress of the row DOF first, and mirrors it), so the values are its bits. Node a's stresses
 // are formed once per point for the whole block rather than once per entry.
 template <class E>
-TREMOR_HOST_DEVICE void stiffness_block(const double* g, const double* scale, const double* D, int a, int b,
-                                        double* block) {
+TREMOR_HOST_DEVICE void stiffness_block(const double* g, const double* scale,
+                                        const fem::AnisotropicLaw<E::dim, double>& tangent, int a, int b, double* block) {
   constexpr int dim = E::dim, nv = fem::voigt_size<dim>, per_point = E::n_nodes * dim;
   for (int k = 0; k < dim * dim; ++k) block[k] = 0.0;
   for (int q = 0; q < stiffness_points<E>; ++q) {
@@ -86,7 +86,7 @@ TREMOR_HOST_DEVICE void stiffness_block(const double* g, const double* scale, co
     for (int r = 0; r < dim; ++r) {
       double column[nv];
       fem::strain_column<dim>(ga, r, column);
-      fem::stress<nv>(D, column, sigma[r]);
+      tangent.stress(column, sigma[r]);
     }
     for (int c = 0; c < dim; ++c) {
       double column[nv];
@@ -130,7 +130,7 @@ void add_stiffness(const Exec& exec, fem::ElementArrays in, Index n, const Index
       double x[n_dof];
       fem::gather_coordinates<E>(in.coordinates, nodes, x);
       const int s = in.section[e];
-      const double* D = in.D + 36 * s;
+      const fem::AnisotropicLaw<dim, double> tangent = in.material.tangent<dim>(s);
       double g[Q * per_point], scale[Q];
       for (int q = 0; q < Q; ++q)
         scale[q] = rule.weights[q] * fem::physical_gradients<E>(x, rule.point(q), g + q * per_point) * in.thickness[s];
@@ -141,7 +141,7 @@ void add_stiffness(const Exec& exec, fem::ElementArrays in, Index n, const Index
         const Size count_a = pattern.offsets[row_a + 1] - begin_a;
         for (int b = a; b < n_nodes; ++b) {
           double block[dim * dim];
-          stiffness_block<E>(g, scale, D, a, b, block);
+          stiffness_block<E>(g, scale, tangent, a, b, block);
           const Index row_b = nodes[b];
           const Size k_ab = find_neighbour(pattern.neighbours + begin_a, count_a, row_b);
           for (int r = 0; r < dim; ++r)
@@ -176,7 +176,7 @@ void add_stiffness(const Exec& exec, fem::ElementArrays in, Index n, const Index
       double local[local_doubles<N>];
       double* K = fits_local<N> ? local : scratch + static_cast<Size>(i) * N;
       const int s = in.section[e];
-      fem::element_stiffness<E>(x, in.D + 36 * s, in.thickness[s], rule, K);
+      fem::element_stiffness<E>(x, in.material.voigt(s), in.thickness[s], rule, K);
       const double f = in.factor[e];
       for (int a = 0; a < n_nodes; ++a) {
         const Index row_node = nodes[a];

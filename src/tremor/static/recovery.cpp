@@ -67,8 +67,9 @@ Recovery recover(const Model& model, const fem::SectionTable& table, std::span<c
           }
         }
         const auto s = static_cast<std::size_t>(table.element_section[static_cast<std::size_t>(global)]);
-        const double* D = table.D[s].data();
-        fem::apply_element_stiffness<E>(x.data(), D, table.thickness[s], rule, ue.data(), f.data());
+        // The section's tangent: the stresses and forces of the assembled K the solution solved.
+        const fem::AnisotropicLaw<E::dim, double> tangent{table.D[s].data()};
+        fem::apply_element_stiffness<E>(x.data(), tangent, table.thickness[s], rule, ue.data(), f.data());
         for (int a = 0; a < E::n_nodes; ++a) {
           const auto node = static_cast<std::size_t>(nodes[static_cast<std::size_t>(a)]);
           for (int c = 0; c < E::dim; ++c)
@@ -78,10 +79,7 @@ Recovery recover(const Model& model, const fem::SectionTable& table, std::span<c
           E::node(a, xi);
           fem::element_strain<E>(x.data(), ue.data(), xi, strain);
           double sigma[6] = {};
-          if constexpr (E::dim == 2)
-            fem::stress<3>(D, strain, sigma);
-          else
-            fem::stress<6>(D, strain, sigma);
+          tangent.stress(strain, sigma);
           for (int k = 0; k < nv; ++k)
             out.stress[node * static_cast<std::size_t>(nv) + static_cast<std::size_t>(k)] += sigma[k];
           if constexpr (E::dim == 2) {

@@ -234,16 +234,25 @@ TREMOR_HOST_DEVICE double element_stiffness(const double* x, const double* D, do
   const AnisotropicLaw<dim, double> tangent{D};
   for (int k = 0; k < n_dof * n_dof; ++k) K[k] = 0.0;
   double min_det = 1e300;
-  PointEvaluation<E> point;
+  // PointEvaluation's steps on its arrays, spelled out: nvcc 13.0 with --fmad=false (the element
+  // survey's kernel) computed other values than the host from the PointEvaluation form of this
+  // loop combined with the law, on quad8, tet4 and quad_gll3 elements; this form gives the host's
+  // bits (ElementSurveyGpu.EqualsTheHostBitForBit).
+  double dNdx[E::n_nodes * dim];
   for (int q = 0; q < rule.n_points; ++q) {
-    const double det = point.reinit(x, rule.point(q));
+    const double det = physical_gradients<E>(x, rule.point(q), dNdx);  // evaluate
     min_det = det < min_det ? det : min_det;
     const double scale = rule.weights[q] * det * thickness;
     for (int row = 0; row < n_dof; ++row) {
       double column[nv], sigma[nv];
-      point.unit_strain(row, column);
-      tangent.stress(column, sigma);  // the stress of a unit nodal displacement
-      for (int col = row; col < n_dof; ++col) K[row * n_dof + col] += scale * point.tested(col, sigma);
+      strain_column<dim>(dNdx + (row / dim) * dim, row % dim, column);  // the unit strain of DOF row
+      tangent.stress(column, sigma);  // pointwise: the stress of a unit nodal displacement
+      for (int col = row; col < n_dof; ++col) {  // integrate: tested by DOF col's strain
+        strain_column<dim>(dNdx + (col / dim) * dim, col % dim, column);
+        double sum = 0.0;
+        for (int k = 0; k < nv; ++k) sum += column[k] * sigma[k];
+        K[row * n_dof + col] += scale * sum;
+      }
     }
   }
   for (int row = 0; row < n_dof; ++row)

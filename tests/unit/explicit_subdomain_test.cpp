@@ -1,9 +1,11 @@
 // The explicit run's seam between set-up and time loop (explicit/subdomain.hpp): a subdomain's
 // numbering maps to the model's and back, and the time loop hands the internal forces to the
-// exchange after every operator apply and before the update, and the lumped mass once in the
-// set-up, so what an exchange does to them is what the run computes with.
+// exchange after every operator apply (and the per-step terms' forces) and before the update, and
+// the lumped mass once in the set-up, so what an exchange does to them is what the run computes
+// with.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -76,14 +78,17 @@ struct ScalingExchange : explicit_fe::Exchange<double> {
 
 // Sets up the model as one subdomain in its own numbering on the serial backend, runs it with
 // `exchange`, and returns its histories.
-std::vector<explicit_fe::History> run_through(const Model& model, explicit_fe::Exchange<double>& exchange,
-                                              const explicit_fe::RunOptions& options) {
+// `with` (when given) is called on the subdomain once it is set up.
+std::vector<explicit_fe::History> run_through(
+    const Model& model, explicit_fe::Exchange<double>& exchange, const explicit_fe::RunOptions& options,
+    const std::function<void(explicit_fe::Subdomain<double>&)>& with = {}) {
   const explicit_fe::Preflight preflight = explicit_fe::preflight(model, options);
   const Exec exec = Exec::serial();
   explicit_fe::SetupClock clock(exec);
   std::mutex guard;
   auto subdomain = explicit_fe::set_up_subdomain<double>(exec, model, Numbering(model.mesh.n_nodes(), model.mesh.dim()),
                                                          preflight, exchange, clock, nullptr, guard);
+  if (with) with(*subdomain);
   subdomain->recorder->record(0, subdomain->scheme->previous_displacement(), subdomain->scheme->displacement());
   explicit_fe::LoopSettings settings;
   settings.model = &model;
@@ -126,6 +131,61 @@ TEST(ExplicitSubdomain, TheExchangeActsOnTheInternalForcesOfEveryStep) {
     EXPECT_EQ(doubled[h].times, reference.histories[h].times);
     EXPECT_EQ(doubled[h].values, reference.histories[h].values);
     EXPECT_NE(plain[h].values, reference.histories[h].values);  // the exchange made the difference
+  }
+}
+
+// A per-step term that adds K u once more: the smallest term, and the shape of stiffness-
+// proportional damping (beta K v would apply K to the velocity). On the serial backend, so the
+// sum is a host loop.
+struct StiffnessAgain : explicit_fe::StepTerm<double> {
+  const op::Operator<double>* stiffness = nullptr;
+  DeviceArray<double> ku{Exec::serial(), 0};
+  int* calls = nullptr;
+  int* restarts = nullptr;
+  std::string_view name() const override { return "K u once more"; }
+  void add_forces(const explicit_fe::CentralDifference<double>& scheme, View<double> forces) override {
+    ++*calls;
+    stiffness->apply(scheme.displacement(), ku.view());
+    for (Index i = 0; i < forces.size; ++i) forces[i] += ku.data()[i];
+  }
+  void start_from_rest() override { ++*restarts; }
+};
+
+// The time loop adds each term's force at every step, after the apply and before the exchange:
+// with the term (2 K u) and an exchange that doubles what it is given, the run is that of the
+// model with 4 times the Young's modulus, bit for bit (2 K u and 4 K u are exact in binary, as in
+// the test above); a term added after the exchange would give 3 K u. A shot's start from rest
+// resets the term.
+TEST(ExplicitSubdomain, StepTermsAddTheirForcesBeforeTheExchange) {
+  Model model = test::loaded_block(4e-6, 2e6, 2);
+  explicit_fe::RunOptions options;
+  options.backend = "serial";
+  options.precision = "double";
+  options.time_step = 1e-8;  // below the stable step of the 4 times stiffer copy
+  ScalingExchange doubling;
+  doubling.force_factor = 2.0;
+  int calls = 0, restarts = 0;
+  const std::vector<explicit_fe::History> with_term =
+      run_through(model, doubling, options, [&](explicit_fe::Subdomain<double>& d) {
+        auto term = std::make_unique<StiffnessAgain>();
+        term->stiffness = d.stiffness.get();
+        term->ku = DeviceArray<double>(d.exec, d.stiffness->n_dofs());
+        term->calls = &calls;
+        term->restarts = &restarts;
+        d.terms.push_back(std::move(term));
+        explicit_fe::start_from_rest(d, *options.time_step);
+      });
+  EXPECT_EQ(calls, 400);  // one per step: 4 us / 10 ns
+  EXPECT_EQ(restarts, 1);
+  Model stiffer = model;
+  stiffer.materials[0] = Material::from_youngs("steel", 4 * 210e9, 0.3, 7850.0);
+  const explicit_fe::ExplicitRun reference = explicit_fe::run_explicit(stiffer, options);
+  ASSERT_TRUE(reference.ok());
+  ASSERT_EQ(with_term.size(), reference.histories.size());
+  for (std::size_t h = 0; h < with_term.size(); ++h) {
+    SCOPED_TRACE(with_term[h].name);
+    EXPECT_EQ(with_term[h].times, reference.histories[h].times);
+    EXPECT_EQ(with_term[h].values, reference.histories[h].values);
   }
 }
 

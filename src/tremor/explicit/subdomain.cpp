@@ -230,6 +230,7 @@ void start_from_rest(Subdomain<Real>& d, double dt) {
       (*state)[static_cast<std::size_t>(dofs[k])] = static_cast<Real>(values[k]);
   }
   d.scheme->set_state(previous, current, 0);
+  for (const auto& term : d.terms) term->start_from_rest();
 }
 
 template <class Real>

@@ -25,6 +25,7 @@
 #include "tremor/explicit/receivers.hpp"
 #include "tremor/explicit/snapshots.hpp"
 #include "tremor/explicit/solver.hpp"
+#include "tremor/explicit/step_term.hpp"
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/fem/sections.hpp"
 #include "tremor/operator/split.hpp"
@@ -66,6 +67,8 @@ struct Subdomain {
   // *stiffness itself, or null when not split.
   const op::SplitOperator<Real>* split = nullptr;
   std::unique_ptr<CentralDifference<Real>> scheme;  // reads *stiffness
+  // Forces beside K u, added in this order at every step before the exchange (step_term.hpp).
+  std::vector<std::unique_ptr<StepTerm<Real>>> terms;
   std::unique_ptr<DeviceLoading<Real>> loads;       // reads *loading
   std::unique_ptr<Recorder<Real>> recorder;
   std::unique_ptr<SnapshotTaker<Real>> snapshots;  // its writer takes the observer guard: destroy it first

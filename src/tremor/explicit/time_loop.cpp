@@ -148,7 +148,7 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
   bool stopped = settings.checkpoint_first && settings.checkpoint_every > 0 && check(true);
   while (!stopped && step < p.steps) {
     // F at t_n drives u_n+1 (Eq. 4); prescribed values at t_n+1. The shared nodes' internal forces
-    // are summed between the operator apply and the update.
+    // (K u and the per-step terms' forces) are summed between the operator apply and the update.
     // A split subdomain applies the elements touching its shared nodes first, and the interior's
     // while the exchange runs.
     exchange.begin_forces();
@@ -156,6 +156,7 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
       Subdomain<Real>& d = *subdomains[s];
       d.loads->update(step);
       forces[s] = d.split ? d.scheme->apply_stiffness(d.split->first()) : d.scheme->apply_stiffness();
+      for (const auto& term : d.terms) term->add_forces(*d.scheme, forces[s]);
     }
     exchange.start_forces(forces);
     for (Subdomain<Real>* d : subdomains)

@@ -1,0 +1,30 @@
+#pragma once
+// A per-step term: a force the time loop adds to a subdomain's internal forces at every step,
+// beside the stiffness's K u (docs/architecture.md, "Per-step terms"): a damping force (beta K v,
+// C v), a memory-variable update and the stress it adds, a coupling force on interface faces.
+// Each term is one object on the subdomain (Subdomain::terms) that owns its data on the
+// subdomain's Exec; the time loop calls every term after the operator's apply and before the
+// exchange, so a term's force on the nodes subdomains share is summed like K u.
+#include <string_view>
+
+#include "tremor/backend/view.hpp"
+#include "tremor/explicit/central_difference.hpp"
+
+namespace tremor::explicit_fe {
+
+template <class Real>
+class StepTerm {
+ public:
+  virtual ~StepTerm() = default;
+  // What the term is, for messages ("stiffness-proportional damping").
+  virtual std::string_view name() const = 0;
+  // forces += the term's internal force at time scheme.time(), from the scheme's state
+  // (displacement(), previous_displacement()), on the subdomain's Exec and in its numbering. Like
+  // K u, it is the part from the subdomain's own elements: the exchange sums the parts on shared
+  // nodes. Only queues work on a Cuda Exec.
+  virtual void add_forces(const CentralDifference<Real>& scheme, View<Real> forces) = 0;
+  // A shot starts from rest: the term's own state, if any, goes back to its initial value.
+  virtual void start_from_rest() {}
+};
+
+}  // namespace tremor::explicit_fe

@@ -181,170 +181,230 @@ void plan_steps(Preflight& p, const Model& model, const RunOptions& options) {
 
 namespace {
 
-// Settings, time step and the numbers that need no operator; memory_bytes left 0.
-Preflight resolve(const Model& model, const RunOptions& options) {
-  Preflight p;
+// The pre-flight's resolution of a model and its run options into a Preflight, step by step:
+// settings from the model and the options, the backend and its Exec, the operator entry, the
+// element survey, the time step, the plan of steps, the loads and the resolution's warnings.
+struct Resolution {
+  const Model& model;
+  const RunOptions& options;
   const ExplicitSettings defaults;
-  const ExplicitSettings& settings = model.explicit_settings ? *model.explicit_settings : defaults;
-  // The choices parsed once, here (the model reader checked the model file's).
-  p.precision = parse_named(!options.precision.empty() ? options.precision : settings.precision, precision_names,
-                            "precision");
-  p.ordering = parse_named(!options.ordering.empty() ? options.ordering : settings.ordering, node_ordering_names,
-                           "node ordering");
-  // The Exec of the survey below (this process's GPU); a CUDA Exec throws, saying why, without a
-  // usable GPU.
-  const Exec exec =
-      process_exec(parse_backend(!options.backend.empty() ? options.backend : settings.backend), options, false);
-  const Backend backend = exec.backend();
-  p.backend = backend;
-  // The operator's name parsed into its registry entry, once; a model file's is named by its line.
-  const bool from_model = options.operator_kind.empty();
-  const std::string& asked = from_model ? settings.operator_kind : options.operator_kind;
-  p.op = &operators().parse(asked, backend, from_model ? settings.operator_origin : std::string());
-  // "auto" on GLL hexahedra is sem: two orders of magnitude faster there than any assembled kind,
-  // whose K grows with (2P + 1)^3 neighbours per node (docs/benchmarks.md, "Spectral elements").
-  if (asked == "auto") p.op = &operators().default_for(backend, model.mesh);
-  if (!p.op->takes(model.mesh))
-    throw Error(str(from_model && !settings.operator_origin.empty() ? settings.operator_origin + ": " : "",
-                    p.op->unsupported(model.mesh)));
-  p.blocks = !options.blocks.empty() ? options.blocks : settings.blocks;
-  if (!p.blocks.empty() && !p.op->reads_blocks) {
-    warn(p, str("block file ", p.blocks, " is not used: the operator is ", p.op->name,
-                " (a block file serves the partitioned operator)"));
-    p.blocks.clear();
-  }
-  // Host backends assemble colour by colour (deterministic, and as fast as atomics there); a GPU
-  // with atomics unless determinism is asked for.
-  p.assembly = backend == Backend::Cuda && !options.deterministic ? sparse::RaceStrategy::Atomics
-                                                                  : sparse::RaceStrategy::Colouring;
-  TREMOR_CHECK(options.check_every >= 1, "check_every must be at least 1, got ", options.check_every);
-  p.safety_factor = options.safety_factor.value_or(settings.safety_factor);
-  TREMOR_CHECK(p.safety_factor > 0.0 && p.safety_factor <= 1.0, "safety factor must be in (0, 1], got ",
-               p.safety_factor);
-  p.n_dofs = model.mesh.n_nodes() * model.mesh.dim();
+  const ExplicitSettings& settings;  // the model file's [explicit], else the defaults
+  Preflight p;
 
-  // One pass over the elements on the run's Exec: stable step, longest element, geometry check.
-  SetupClock clock(exec);
-  const fem::SectionTable table = fem::section_table(model, false);
-  const bool global = global_stable_step(model.mesh);
-  // On the host, what the survey allocates must fit first (its elements; for the global estimate
-  // the mass, an affine sem operator in double and the Lanczos vectors).
-  if (exec.space() == MemorySpace::Host) {
-    const std::size_t n = static_cast<std::size_t>(model.mesh.n_nodes()) * static_cast<std::size_t>(model.mesh.dim());
-    const auto n_elements = static_cast<std::size_t>(model.mesh.n_elements());
-    refuse_beyond_host(element_bytes(model.mesh, false) + 3 * sizeof(double) * n_elements +
-                           (global ? 6 * sizeof(double) * n + 35 * sizeof(double) * n_elements : 0),
-                       "the pre-flight's element survey");
+  Resolution(const Model& model_, const RunOptions& options_)
+      : model(model_), options(options_),
+        settings(model_.explicit_settings ? *model_.explicit_settings : defaults) {}
+
+  // The choices parsed once, here (the model reader checked the model file's), and the Exec of the
+  // survey (this process's GPU); a CUDA Exec throws, saying why, without a usable GPU.
+  Exec choices() {
+    p.precision = parse_named(!options.precision.empty() ? options.precision : settings.precision, precision_names,
+                              "precision");
+    p.ordering = parse_named(!options.ordering.empty() ? options.ordering : settings.ordering, node_ordering_names,
+                             "node ordering");
+    const Exec exec =
+        process_exec(parse_backend(!options.backend.empty() ? options.backend : settings.backend), options, false);
+    p.backend = exec.backend();
+    return exec;
   }
-  const std::size_t held_before = memory::usage(exec.space()).current;
-  memory::reset_peak(exec.space());
-  StableStep stable;
-  const sparse::ElementSurvey survey = [&] {
-    const auto elements = std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, fem::ElementColouring{});
-    const sparse::ElementSurvey out = sparse::survey_elements(exec, *elements, model, table, !global);
-    clock.lap(str("element survey (", global ? "" : "stable step, ", "sizes, geometry) on ", to_string(exec.backend())));
-    stable = step_from(exec, elements, model, out, global);
-    if (global) clock.lap(str("stable step (", stable.by, ")"));
-    if (p.op->needs_assembly) {
-      // K's nodal pattern (kernel 1 of the two-kernel assembly) for the memory estimate: its entries
-      // and longest row, on the Exec rather than a host node graph.
-      const sparse::NodalPattern pattern = sparse::build_nodal_pattern(exec, *elements);
-      p.stiffness_entries = pattern.n_entries();
-      p.max_neighbours = pattern.max_neighbours;
-      clock.lap("nodal pattern (memory estimate)");
+
+  // The operator's name parsed into its registry entry, once; a model file's is named by its line.
+  // A block file is kept for an operator that reads one.
+  void choose_operator() {
+    const Backend backend = p.backend;
+    const bool from_model = options.operator_kind.empty();
+    const std::string& asked = from_model ? settings.operator_kind : options.operator_kind;
+    p.op = &operators().parse(asked, backend, from_model ? settings.operator_origin : std::string());
+    // "auto" on GLL hexahedra is sem: two orders of magnitude faster there than any assembled kind,
+    // whose K grows with (2P + 1)^3 neighbours per node (docs/benchmarks.md, "Spectral elements").
+    if (asked == "auto") p.op = &operators().default_for(backend, model.mesh);
+    if (!p.op->takes(model.mesh))
+      throw Error(str(from_model && !settings.operator_origin.empty() ? settings.operator_origin + ": " : "",
+                      p.op->unsupported(model.mesh)));
+    p.blocks = !options.blocks.empty() ? options.blocks : settings.blocks;
+    if (!p.blocks.empty() && !p.op->reads_blocks) {
+      warn(p, str("block file ", p.blocks, " is not used: the operator is ", p.op->name,
+                  " (a block file serves the partitioned operator)"));
+      p.blocks.clear();
     }
-    return out;
-  }();
-  p.survey_peak_bytes = memory::usage(exec.space()).peak - std::min(held_before, memory::usage(exec.space()).peak);
-  p.geometry_values = stable.geometry_values;
-  p.stable_dt = stable.dt;
-  p.stable_element = stable.element;
-  p.stable_by = stable.by;
-  const bool allow_unstable = options.allow_unstable || settings.allow_unstable;
-  const double user_dt = options.time_step.value_or(settings.time_step);
-  const double abaqus_dt = model.explicit_step ? model.explicit_step->fixed_increment : 0.0;
-  if (user_dt > 0.0) {
-    TREMOR_CHECK(std::isfinite(user_dt), "time step must be finite, got ", user_dt);
-    if (user_dt > stable.dt) {
-      TREMOR_CHECK(allow_unstable, options.time_step ? "--dt: "
-                                    : str(settings.origin.empty() ? model.source : settings.origin,
-                                          ": [explicit] time_step: "),
-                   "time step ", user_dt, " s is above the stable time step ", stable.dt,
-                   " s (", stable.by,
-                   "); use a smaller time step, leave it automatic, or allow_unstable to run it anyway");
-      warn(p, str("time step ", user_dt, " s is above the stable time step ", stable.dt, " s (", stable.by,
-                  "); running it as asked (allow_unstable)"));
+  }
+
+  // The assembly's race strategy, the checks' interval, the safety factor, the DOF count.
+  void run_settings() {
+    // Host backends assemble colour by colour (deterministic, and as fast as atomics there); a GPU
+    // with atomics unless determinism is asked for.
+    p.assembly = p.backend == Backend::Cuda && !options.deterministic ? sparse::RaceStrategy::Atomics
+                                                                      : sparse::RaceStrategy::Colouring;
+    TREMOR_CHECK(options.check_every >= 1, "check_every must be at least 1, got ", options.check_every);
+    p.safety_factor = options.safety_factor.value_or(settings.safety_factor);
+    TREMOR_CHECK(p.safety_factor > 0.0 && p.safety_factor <= 1.0, "safety factor must be in (0, 1], got ",
+                 p.safety_factor);
+    p.n_dofs = model.mesh.n_nodes() * model.mesh.dim();
+  }
+
+  // One pass over the elements on the run's Exec: stable step (into `stable`), longest element,
+  // geometry check, and for an assembled kind K's nodal pattern.
+  sparse::ElementSurvey survey(const Exec& exec, SetupClock& clock, StableStep& stable) {
+    const fem::SectionTable table = fem::section_table(model, false);
+    const bool global = global_stable_step(model.mesh);
+    // On the host, what the survey allocates must fit first (its elements; for the global estimate
+    // the mass, an affine sem operator in double and the Lanczos vectors).
+    if (exec.space() == MemorySpace::Host) {
+      const std::size_t n =
+          static_cast<std::size_t>(model.mesh.n_nodes()) * static_cast<std::size_t>(model.mesh.dim());
+      const auto n_elements = static_cast<std::size_t>(model.mesh.n_elements());
+      refuse_beyond_host(element_bytes(model.mesh, false) + 3 * sizeof(double) * n_elements +
+                             (global ? 6 * sizeof(double) * n + 35 * sizeof(double) * n_elements : 0),
+                         "the pre-flight's element survey");
     }
-    p.dt = user_dt;
-    p.dt_source = "user";
-  } else if (abaqus_dt > 0.0 && abaqus_dt <= stable.dt) {
-    p.dt = abaqus_dt;
-    p.dt_source = "abaqus";
-  } else {
-    p.dt = stable.dt * p.safety_factor;
-    p.dt_source = "automatic";
-    if (abaqus_dt > 0.0)
-      warn(p, str(model.source, ": the fixed time increment ", abaqus_dt, " s of step '", model.explicit_step->name,
-                  "' is above the stable time step ", stable.dt, " s (", stable.by, "); using ",
-                  p.dt, " s (", p.safety_factor, " x stable) instead"));
+    const std::size_t held_before = memory::usage(exec.space()).current;
+    memory::reset_peak(exec.space());
+    const sparse::ElementSurvey survey = [&] {
+      const auto elements =
+          std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, fem::ElementColouring{});
+      const sparse::ElementSurvey out = sparse::survey_elements(exec, *elements, model, table, !global);
+      clock.lap(str("element survey (", global ? "" : "stable step, ", "sizes, geometry) on ",
+                    to_string(exec.backend())));
+      stable = step_from(exec, elements, model, out, global);
+      if (global) clock.lap(str("stable step (", stable.by, ")"));
+      if (p.op->needs_assembly) {
+        // K's nodal pattern (kernel 1 of the two-kernel assembly) for the memory estimate: its
+        // entries and longest row, on the Exec rather than a host node graph.
+        const sparse::NodalPattern pattern = sparse::build_nodal_pattern(exec, *elements);
+        p.stiffness_entries = pattern.n_entries();
+        p.max_neighbours = pattern.max_neighbours;
+        clock.lap("nodal pattern (memory estimate)");
+      }
+      return out;
+    }();
+    p.survey_peak_bytes = memory::usage(exec.space()).peak - std::min(held_before, memory::usage(exec.space()).peak);
+    p.geometry_values = stable.geometry_values;
+    p.stable_dt = stable.dt;
+    p.stable_element = stable.element;
+    p.stable_by = stable.by;
+    return survey;
+  }
+
+  // The time step: the one asked (above the stable step only with allow_unstable), else the Abaqus
+  // step's fixed increment within the stable step, else the safety factor times the stable step.
+  void choose_time_step(const StableStep& stable) {
+    const bool allow_unstable = options.allow_unstable || settings.allow_unstable;
+    const double user_dt = options.time_step.value_or(settings.time_step);
+    const double abaqus_dt = model.explicit_step ? model.explicit_step->fixed_increment : 0.0;
+    if (user_dt > 0.0) {
+      TREMOR_CHECK(std::isfinite(user_dt), "time step must be finite, got ", user_dt);
+      if (user_dt > stable.dt) {
+        TREMOR_CHECK(allow_unstable, options.time_step ? "--dt: "
+                                      : str(settings.origin.empty() ? model.source : settings.origin,
+                                            ": [explicit] time_step: "),
+                     "time step ", user_dt, " s is above the stable time step ", stable.dt,
+                     " s (", stable.by,
+                     "); use a smaller time step, leave it automatic, or allow_unstable to run it anyway");
+        warn(p, str("time step ", user_dt, " s is above the stable time step ", stable.dt, " s (", stable.by,
+                    "); running it as asked (allow_unstable)"));
+      }
+      p.dt = user_dt;
+      p.dt_source = "user";
+    } else if (abaqus_dt > 0.0 && abaqus_dt <= stable.dt) {
+      p.dt = abaqus_dt;
+      p.dt_source = "abaqus";
+    } else {
+      p.dt = stable.dt * p.safety_factor;
+      p.dt_source = "automatic";
+      if (abaqus_dt > 0.0)
+        warn(p, str(model.source, ": the fixed time increment ", abaqus_dt, " s of step '", model.explicit_step->name,
+                    "' is above the stable time step ", stable.dt, " s (", stable.by, "); using ",
+                    p.dt, " s (", p.safety_factor, " x stable) instead"));
+    }
   }
 
   // An automatic step longer than the whole run: one step of the duration, said (docs/model-file.md).
-  if (const double duration = duration_of(model, options); p.dt_source == "automatic" && p.dt > duration) {
-    warn(p, str("the automatic time step ", brief(p.dt), " s (", p.safety_factor, " x the stable step ", brief(stable.dt),
-                " s, ", stable.by, ") is longer than the duration ", brief(duration),
-                " s: the run is one step of the duration; check the duration, the materials and the mesh"));
-    p.dt = duration;
-    p.dt_source = "automatic, shortened to the duration";
+  void shorten_to_duration(const StableStep& stable) {
+    if (const double duration = duration_of(model, options); p.dt_source == "automatic" && p.dt > duration) {
+      warn(p, str("the automatic time step ", brief(p.dt), " s (", p.safety_factor, " x the stable step ",
+                  brief(stable.dt), " s, ", stable.by, ") is longer than the duration ", brief(duration),
+                  " s: the run is one step of the duration; check the duration, the materials and the mesh"));
+      p.dt = duration;
+      p.dt_source = "automatic, shortened to the duration";
+    }
   }
-  plan_steps(p, model, options);
-  TREMOR_CHECK(options.checkpoint_every >= 0, "checkpoint_every must not be negative, got ", options.checkpoint_every);
-  p.snapshot_every = model.output ? model.output->snapshot_steps(p.dt) : 0;
-  TREMOR_CHECK(model.shots.empty() || p.snapshot_every == 0, model.shots.front().origin,
-               ": a model with shots takes no snapshots ([output] snapshot_every): they would mix the shots' "
-               "fields in one series; run a shot alone (a model of its transducers) for its snapshots");
 
-  const Loading loading(model);
-  p.highest_frequency = loading.highest_frequency();
-  clock.lap("loads (highest frequency)");
-  p.phases = clock.take();
-  std::set<std::string> used;
-  for (const Section& section : model.sections) used.insert(section.material);
-  double slowest = std::numeric_limits<double>::infinity();
-  for (const std::string& name : used) slowest = std::min(slowest, model.material(name).min_wave_speed());
-  p.min_wave_speed = std::isfinite(slowest) ? slowest : 0.0;
-  p.largest_element = survey.largest_element;
-  p.gll_order = gll_order(model.mesh);
-  p.points_per_wavelength = p.highest_frequency > 0.0 && p.largest_element > 0.0
-                                ? p.min_wave_speed / p.highest_frequency / (p.largest_element / p.gll_order)
-                                : std::numeric_limits<double>::infinity();
-  if (p.points_per_wavelength < p.wanted_per_wavelength())
-    warn(p, str("only ", brief(p.points_per_wavelength), " ", p.wavelength_unit(), " per shortest wavelength (",
-                brief(p.min_wave_speed), " m/s at ", brief(p.highest_frequency), " Hz, elements up to ",
-                brief(p.largest_element), " m",
-                p.gll_order > 1 ? str(" at GLL order ", p.gll_order, "); spectral elements need about 5 or more")
-                                : std::string("); linear elements need about 10 or more")));
-  // The fastest wave sets the stable step (said when the run is long) and the longest wavelength
-  // at an absorbing layer's design frequency: layers thinner than about 1.5 wavelengths reflect
-  // noticeably (Rajagopal et al. 2012, the ALID the pogo paper uses in section 4.3).
-  double fastest = 0.0;
-  for (const std::string& name : used) fastest = std::max(fastest, model.material(name).max_wave_speed());
-  if (p.steps > long_run_steps)
-    warn(p, str(brief(static_cast<double>(p.steps)), " steps planned: the time step ", brief(p.dt),
-                " s is ", stable.by, " and the fastest wave (", brief(fastest),
-                " m/s); a nearly incompressible material (Poisson's ratio close to 0.5) or a tiny element makes it "
-                "small"));
-  for (const AbsorbingLayer& layer : model.absorbing) {
-    const double f0 = design_frequency(model, layer);
-    if (!(f0 > 0.0) || !(fastest > 0.0)) continue;
-    const double wavelengths = layer.thickness * f0 / fastest;
-    if (wavelengths < 1.5)
-      warn(p, str(layer.origin.empty() ? model.source : layer.origin, ": absorbing layer (", to_string(layer.kind),
-                  ") is ", brief(layer.thickness), " m thick, ", brief(wavelengths), " wavelengths of the fastest wave (",
-                  brief(fastest), " m/s) at its design frequency ", brief(f0),
-                  " Hz; layers of 1.5 wavelengths or more reflect little"));
+  // The steps to the duration, the checkpoints' interval checked, the snapshots' interval.
+  void plan() {
+    plan_steps(p, model, options);
+    TREMOR_CHECK(options.checkpoint_every >= 0, "checkpoint_every must not be negative, got ",
+                 options.checkpoint_every);
+    p.snapshot_every = model.output ? model.output->snapshot_steps(p.dt) : 0;
+    TREMOR_CHECK(model.shots.empty() || p.snapshot_every == 0, model.shots.front().origin,
+                 ": a model with shots takes no snapshots ([output] snapshot_every): they would mix the shots' "
+                 "fields in one series; run a shot alone (a model of its transducers) for its snapshots");
   }
-  return p;
+
+  // The loads' highest frequency, the last set-up phase timed.
+  void loads(SetupClock& clock) {
+    const Loading loading(model);
+    p.highest_frequency = loading.highest_frequency();
+    clock.lap("loads (highest frequency)");
+    p.phases = clock.take();
+  }
+
+  // Points per shortest wavelength, and warnings where the mesh resolves the waves too coarsely, the
+  // run is long, or an absorbing layer is thin for its design frequency.
+  void check_resolution(const sparse::ElementSurvey& survey, const StableStep& stable) {
+    std::set<std::string> used;
+    for (const Section& section : model.sections) used.insert(section.material);
+    double slowest = std::numeric_limits<double>::infinity();
+    for (const std::string& name : used) slowest = std::min(slowest, model.material(name).min_wave_speed());
+    p.min_wave_speed = std::isfinite(slowest) ? slowest : 0.0;
+    p.largest_element = survey.largest_element;
+    p.gll_order = gll_order(model.mesh);
+    p.points_per_wavelength = p.highest_frequency > 0.0 && p.largest_element > 0.0
+                                  ? p.min_wave_speed / p.highest_frequency / (p.largest_element / p.gll_order)
+                                  : std::numeric_limits<double>::infinity();
+    if (p.points_per_wavelength < p.wanted_per_wavelength())
+      warn(p, str("only ", brief(p.points_per_wavelength), " ", p.wavelength_unit(), " per shortest wavelength (",
+                  brief(p.min_wave_speed), " m/s at ", brief(p.highest_frequency), " Hz, elements up to ",
+                  brief(p.largest_element), " m",
+                  p.gll_order > 1 ? str(" at GLL order ", p.gll_order, "); spectral elements need about 5 or more")
+                                  : std::string("); linear elements need about 10 or more")));
+    // The fastest wave sets the stable step (said when the run is long) and the longest wavelength
+    // at an absorbing layer's design frequency: layers thinner than about 1.5 wavelengths reflect
+    // noticeably (Rajagopal et al. 2012, the ALID the pogo paper uses in section 4.3).
+    double fastest = 0.0;
+    for (const std::string& name : used) fastest = std::max(fastest, model.material(name).max_wave_speed());
+    if (p.steps > long_run_steps)
+      warn(p, str(brief(static_cast<double>(p.steps)), " steps planned: the time step ", brief(p.dt),
+                  " s is ", stable.by, " and the fastest wave (", brief(fastest),
+                  " m/s); a nearly incompressible material (Poisson's ratio close to 0.5) or a tiny element makes "
+                  "it small"));
+    for (const AbsorbingLayer& layer : model.absorbing) {
+      const double f0 = design_frequency(model, layer);
+      if (!(f0 > 0.0) || !(fastest > 0.0)) continue;
+      const double wavelengths = layer.thickness * f0 / fastest;
+      if (wavelengths < 1.5)
+        warn(p, str(layer.origin.empty() ? model.source : layer.origin, ": absorbing layer (", to_string(layer.kind),
+                    ") is ", brief(layer.thickness), " m thick, ", brief(wavelengths),
+                    " wavelengths of the fastest wave (", brief(fastest), " m/s) at its design frequency ", brief(f0),
+                    " Hz; layers of 1.5 wavelengths or more reflect little"));
+    }
+  }
+};
+
+// Settings, time step and the numbers that need no operator; memory_bytes left 0.
+Preflight resolve(const Model& model, const RunOptions& options) {
+  Resolution resolution(model, options);
+  const Exec exec = resolution.choices();
+  resolution.choose_operator();
+  resolution.run_settings();
+  SetupClock clock(exec);
+  StableStep stable;
+  const sparse::ElementSurvey survey = resolution.survey(exec, clock, stable);
+  resolution.choose_time_step(stable);
+  resolution.shorten_to_duration(stable);
+  resolution.plan();
+  resolution.loads(clock);
+  resolution.check_resolution(survey, stable);
+  return std::move(resolution.p);
 }
 
 // Integrator state: 3 time levels + K u + 4 diagonal coefficients in Real, the mass in double;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/forall.hpp"
@@ -161,10 +162,13 @@ void require_converged(const CgResult& result) {
 
 Observer::~Observer() = default;
 
+namespace {
+
+// CG's arguments: the operator on the solve's memory space, a preconditioner of its size, the
+// settings (cg_settings checked a model's; a caller's own are checked here).
 template <class Real>
-CgResult cg(const Exec& exec, const op::Operator<Real>& A, const Preconditioner<Real>& M, const Real* b, Real* x,
-            const CgSettings& settings, Observer* observer) {
-  const auto start = Clock::now();
+void check_arguments(const Exec& exec, const op::Operator<Real>& A, const Preconditioner<Real>& M,
+                     const CgSettings& settings) {
   const Index n = A.n_dofs();
   TREMOR_CHECK(A.exec().space() == exec.space(), "CG: the operator runs on ", A.exec().describe(), ", the solve on ",
                exec.describe());
@@ -172,170 +176,260 @@ CgResult cg(const Exec& exec, const op::Operator<Real>& A, const Preconditioner<
   TREMOR_CHECK(settings.tolerance > 0.0 && std::isfinite(settings.tolerance), "CG: tolerance ", settings.tolerance,
                " must be positive");
   TREMOR_CHECK(settings.max_iterations > 0, "CG: max_iterations ", settings.max_iterations, " must be positive");
-  const double tolerance = settings.tolerance;
-  CgResult result;
-  const auto finish = [&](CgResult& out) -> CgResult {
-    exec.synchronize();
-    out.seconds = seconds_since(start);
-    return out;
-  };
+}
 
-  const double b_norm = std::sqrt(norm_squared(exec, n, b));
-  TREMOR_CHECK(finite(b_norm), "CG: the right-hand side (load vector) holds a non-finite value");
-  if (b_norm == 0.0) {
-    fill(exec, n, x, Real(0));
-    result.history.push_back(0.0);
-    return finish(result);
-  }
-
-  DeviceArray<Real> r_array(exec, n), p_array(exec, n), q_array(exec, n);
-  DeviceArray<Real> z_array(exec, M.is_identity() ? 0 : n);
-  Real* r = r_array.data();
-  Real* p = p_array.data();
-  Real* q = q_array.data();
-  Real* z = M.is_identity() ? r : z_array.data();  // without a preconditioner z is r itself
-
-  // r = b - A x0.
-  if (settings.use_initial_guess) {
-    A.apply_unchecked(x, r);
-    residual_from_product(exec, n, b, r);
-  } else {
-    fill(exec, n, x, Real(0));
-    copy(exec, n, b, r);
-  }
-  double r_norm = std::sqrt(norm_squared(exec, n, r));
-  result.history.push_back(r_norm / b_norm);
-  result.relative_residual = r_norm / b_norm;
-  if (!finite(r_norm)) {
-    result.status = CgStatus::Breakdown;
-    result.report =
-        "CG cannot start: the initial residual b - A x is not finite (the matrix or the initial guess holds a "
-        "non-finite value)";
-    return finish(result);
-  }
-  if (result.relative_residual <= tolerance) return finish(result);
-
-  if (!M.is_identity()) M.apply(exec, r, z);
-  double rz = M.is_identity() ? r_norm * r_norm : dot(exec, n, r, z);
-  copy(exec, n, z, p);
-
-  // Stagnation: after a check found the true residual above the tolerance (the recurrence ran
-  // ahead of it, as rounding makes it do), the solve stops when two successive checks fail to
-  // halve the true residual, or when the residual does not halve within as many iterations as the
-  // recurrence first took to reach the tolerance (at least 100): a healthy iteration halves it far
-  // sooner, since it reduced it by 1/tolerance in that many.
+// Stagnation: after a check found the true residual above the tolerance (the recurrence ran
+// ahead of it, as rounding makes it do), the solve stops when two successive checks fail to
+// halve the true residual, or when the residual does not halve within as many iterations as the
+// recurrence first took to reach the tolerance (at least 100): a healthy iteration halves it far
+// sooner, since it reduced it by 1/tolerance in that many.
+struct Stagnation {
   double last_checked = std::numeric_limits<double>::infinity();  // true residual at the last failed check
   int weak_checks = 0;      // successive checks that did not halve the true residual
   int first_check_at = -1;  // iterations the recurrence took to reach the tolerance first
   double progress_level = std::numeric_limits<double>::infinity();  // residual at the last halving
   int progress_at = 0;                                              // iteration of the last halving
-  const char* breakdown = nullptr;                                  // the quantity that broke down, when one did
-  bool preconditioner_broke = false;
-  double breakdown_value = 0.0;
-  int k = 0;
-  for (; k < settings.max_iterations;) {
-    if (observer != nullptr && observer->stop_requested()) {
-      result.status = CgStatus::Interrupted;
-      break;
-    }
-    if (!(rz > 0.0) || !finite(rz)) {  // r.z: the preconditioner is not positive definite
-      breakdown = "r.z (the residual times the preconditioned residual)";
-      preconditioner_broke = true;
-      breakdown_value = rz;
-      break;
-    }
-    A.apply_unchecked(p, q);
-    const double pq = dot(exec, n, p, q);
-    if (!(pq > 0.0) || !finite(pq)) {
-      breakdown = "p.Ap";
-      breakdown_value = pq;
-      break;
-    }
-    const double alpha = rz / pq;
-    update_solution(exec, n, static_cast<Real>(alpha), p, q, x, r);
-    ++k;
-    r_norm = std::sqrt(norm_squared(exec, n, r));
-    double relative = r_norm / b_norm;
-    if (!finite(relative)) {
-      breakdown = "the residual norm";
-      breakdown_value = relative;
-      result.history.push_back(relative);
-      break;
-    }
-    if (relative <= tolerance) {
-      // The recurrence claims convergence: check the true residual, and replace r by it.
-      A.apply_unchecked(x, r);
-      residual_from_product(exec, n, b, r);
-      r_norm = std::sqrt(norm_squared(exec, n, r));
-      relative = r_norm / b_norm;
-      result.history.push_back(relative);
-      result.relative_residual = relative;
-      if (relative <= tolerance) {
-        result.iterations = k;
-        return finish(result);
-      }
-      weak_checks = relative > 0.5 * last_checked ? weak_checks + 1 : 0;
-      last_checked = relative;
-      if (first_check_at < 0) first_check_at = k;
+
+  // After a check at iteration k found the true residual `relative` above the tolerance: whether
+  // the solve stagnated.
+  bool after_failed_check(double relative, int k) {
+    weak_checks = relative > 0.5 * last_checked ? weak_checks + 1 : 0;
+    last_checked = relative;
+    if (first_check_at < 0) first_check_at = k;
+    progress_level = relative;
+    progress_at = k;
+    return weak_checks >= 2;
+  }
+
+  // After iteration k left the recurrence's residual `relative` above the tolerance: whether the
+  // solve stagnated (never before a first check).
+  bool after_iteration(double relative, int k) {
+    if (first_check_at < 0) return false;
+    if (relative <= 0.5 * progress_level) {
       progress_level = relative;
       progress_at = k;
-      if (weak_checks >= 2) {
-        result.status = CgStatus::Stagnated;
-        break;
-      }
-    } else {
-      result.history.push_back(relative);
-      result.relative_residual = relative;
-      if (first_check_at >= 0) {
-        if (relative <= 0.5 * progress_level) {
-          progress_level = relative;
-          progress_at = k;
-        } else if (k - progress_at > std::max(100, first_check_at)) {
-          result.status = CgStatus::Stagnated;
-          break;
-        }
-      }
+      return false;
     }
-    if (!M.is_identity()) M.apply(exec, r, z);
-    const double rz_next = M.is_identity() ? r_norm * r_norm : dot(exec, n, r, z);
-    const double beta = rz_next / rz;
-    rz = rz_next;
-    update_direction(exec, n, static_cast<Real>(beta), z, p);
+    return k - progress_at > std::max(100, first_check_at);
   }
-  result.iterations = k;
+};
 
-  const std::string_view precision = std::is_same_v<Real, float> ? "float" : "double";
-  if (breakdown != nullptr) {
-    result.status = CgStatus::Breakdown;
-    const bool nan = !finite(breakdown_value);
-    result.report =
-        str("CG broke down at iteration ", k + 1, ": ", breakdown, " is ", breakdown_value,
+// The quantity that broke down, when one did.
+struct Breakdown {
+  const char* what = nullptr;
+  bool preconditioner = false;  // r.z: the preconditioner is not positive definite
+  double value = 0.0;
+};
+
+// One solve of A x = b from a b of finite, non-zero norm: the vectors and the initial residual,
+// the iterations, the report of a solve that stopped short. Its steps call the kernels above with
+// the vectors' pointers (no kernel captures the solve).
+template <class Real>
+class CgSolve {
+ public:
+  CgSolve(const Exec& exec, const op::Operator<Real>& A, const Preconditioner<Real>& M, const Real* b, Real* x,
+          const CgSettings& settings, Observer* observer, double b_norm)
+      : exec_(exec), A_(A), M_(M), b_(b), x_(x), settings_(settings), observer_(observer), n_(A.n_dofs()),
+        b_norm_(b_norm), r_array_(exec, n_), p_array_(exec, n_), q_array_(exec, n_),
+        z_array_(exec, M.is_identity() ? 0 : n_), r_(r_array_.data()), p_(p_array_.data()), q_(q_array_.data()),
+        z_(M.is_identity() ? r_ : z_array_.data()) {}  // without a preconditioner z is r itself
+
+  // The result, its time not yet set.
+  CgResult run() {
+    if (!start()) return std::move(result_);
+    while (k_ < settings_.max_iterations) {
+      const Step step = iterate();
+      if (step == Step::Converged) return std::move(result_);
+      if (step == Step::Stop) break;
+    }
+    result_.iterations = k_;
+    if (breakdown_.what != nullptr) report_breakdown();
+    else report_stop();
+    return std::move(result_);
+  }
+
+ private:
+  enum class Step { Continue, Converged, Stop };
+
+  // r = b - A x0, z = M r, p = z. False when no iteration follows: the initial guess within the
+  // tolerance, or a non-finite initial residual (a breakdown).
+  bool start() {
+    if (settings_.use_initial_guess) {
+      A_.apply_unchecked(x_, r_);
+      residual_from_product(exec_, n_, b_, r_);
+    } else {
+      fill(exec_, n_, x_, Real(0));
+      copy(exec_, n_, b_, r_);
+    }
+    r_norm_ = std::sqrt(norm_squared(exec_, n_, r_));
+    result_.history.push_back(r_norm_ / b_norm_);
+    result_.relative_residual = r_norm_ / b_norm_;
+    if (!finite(r_norm_)) {
+      result_.status = CgStatus::Breakdown;
+      result_.report =
+          "CG cannot start: the initial residual b - A x is not finite (the matrix or the initial guess holds a "
+          "non-finite value)";
+      return false;
+    }
+    if (result_.relative_residual <= settings_.tolerance) return false;
+    if (!M_.is_identity()) M_.apply(exec_, r_, z_);
+    rz_ = M_.is_identity() ? r_norm_ * r_norm_ : dot(exec_, n_, r_, z_);
+    copy(exec_, n_, z_, p_);
+    return true;
+  }
+
+  // One iteration: the observer asked, x and r updated along p, the convergence test, the next p.
+  Step iterate() {
+    if (observer_ != nullptr && observer_->stop_requested()) {
+      result_.status = CgStatus::Interrupted;
+      return Step::Stop;
+    }
+    if (!(rz_ > 0.0) || !finite(rz_)) {
+      breakdown_ = {"r.z (the residual times the preconditioned residual)", true, rz_};
+      return Step::Stop;
+    }
+    A_.apply_unchecked(p_, q_);
+    const double pq = dot(exec_, n_, p_, q_);
+    if (!(pq > 0.0) || !finite(pq)) {
+      breakdown_ = {"p.Ap", false, pq};
+      return Step::Stop;
+    }
+    const double alpha = rz_ / pq;
+    update_solution(exec_, n_, static_cast<Real>(alpha), p_, q_, x_, r_);
+    ++k_;
+    r_norm_ = std::sqrt(norm_squared(exec_, n_, r_));
+    const double relative = r_norm_ / b_norm_;
+    if (!finite(relative)) {
+      breakdown_ = {"the residual norm", false, relative};
+      result_.history.push_back(relative);
+      return Step::Stop;
+    }
+    const Step step = relative <= settings_.tolerance ? check_true_residual() : follow_recurrence(relative);
+    if (step == Step::Continue) next_direction();
+    return step;
+  }
+
+  // The recurrence claims convergence: check the true residual, and replace r by it.
+  Step check_true_residual() {
+    A_.apply_unchecked(x_, r_);
+    residual_from_product(exec_, n_, b_, r_);
+    r_norm_ = std::sqrt(norm_squared(exec_, n_, r_));
+    const double relative = r_norm_ / b_norm_;
+    result_.history.push_back(relative);
+    result_.relative_residual = relative;
+    if (relative <= settings_.tolerance) {
+      result_.iterations = k_;
+      return Step::Converged;
+    }
+    if (stagnation_.after_failed_check(relative, k_)) {
+      result_.status = CgStatus::Stagnated;
+      return Step::Stop;
+    }
+    return Step::Continue;
+  }
+
+  // The recurrence's residual, above the tolerance, recorded.
+  Step follow_recurrence(double relative) {
+    result_.history.push_back(relative);
+    result_.relative_residual = relative;
+    if (stagnation_.after_iteration(relative, k_)) {
+      result_.status = CgStatus::Stagnated;
+      return Step::Stop;
+    }
+    return Step::Continue;
+  }
+
+  // z = M r, p = z + beta p.
+  void next_direction() {
+    if (!M_.is_identity()) M_.apply(exec_, r_, z_);
+    const double rz_next = M_.is_identity() ? r_norm_ * r_norm_ : dot(exec_, n_, r_, z_);
+    const double beta = rz_next / rz_;
+    rz_ = rz_next;
+    update_direction(exec_, n_, static_cast<Real>(beta), z_, p_);
+  }
+
+  void report_breakdown() {
+    result_.status = CgStatus::Breakdown;
+    const bool nan = !finite(breakdown_.value);
+    result_.report =
+        str("CG broke down at iteration ", k_ + 1, ": ", breakdown_.what, " is ", breakdown_.value,
             nan ? ": the matrix, the load or the preconditioner holds a non-finite value (or the solve overflowed)"
-                : str(", not positive: the ", preconditioner_broke ? "preconditioner" : "matrix",
+                : str(", not positive: the ", breakdown_.preconditioner ? "preconditioner" : "matrix",
                       " is not positive definite. In a static analysis this usually means missing constraints: a body "
                       "that can still move rigidly; fix more displacements (*BOUNDARY / [[prescribed_displacement]])"),
-            " (relative residual reached: ", scientific(result.relative_residual), ")");
-    return finish(result);
+            " (relative residual reached: ", scientific(result_.relative_residual), ")");
   }
+
   // Out of iterations, stagnated or interrupted: report the true residual of the returned x.
-  A.apply_unchecked(x, q);
-  residual_from_product(exec, n, b, q);
-  result.relative_residual = std::sqrt(norm_squared(exec, n, q)) / b_norm;
-  if (result.status == CgStatus::Interrupted) {
-    result.report = str("CG interrupted after ", k, " iterations at a relative residual of ",
-                        scientific(result.relative_residual));
-  } else if (result.status != CgStatus::Stagnated) {
-    result.status = CgStatus::MaxIterations;
-    result.report = str("CG did not converge: ", k, " iterations (the limit) reached a relative residual of ",
-                        scientific(result.relative_residual), ", above the tolerance ", tolerance, " (", precision,
-                        ", ", to_string(M.kind()), " preconditioner). Try: ", advice<Real>(M.kind(), false));
-  } else {
-    result.report = str("CG stagnated after ", k, " iterations at a relative residual of ",
-                        scientific(result.relative_residual), ", above the tolerance ", tolerance, ": the rounding of ",
-                        precision, " arithmetic on this matrix limits the attainable accuracy (", to_string(M.kind()),
-                        " preconditioner). Try: ", advice<Real>(M.kind(), true));
+  void report_stop() {
+    A_.apply_unchecked(x_, q_);
+    residual_from_product(exec_, n_, b_, q_);
+    result_.relative_residual = std::sqrt(norm_squared(exec_, n_, q_)) / b_norm_;
+    const std::string_view precision = std::is_same_v<Real, float> ? "float" : "double";
+    const double tolerance = settings_.tolerance;
+    const int k = k_;
+    if (result_.status == CgStatus::Interrupted) {
+      result_.report = str("CG interrupted after ", k, " iterations at a relative residual of ",
+                           scientific(result_.relative_residual));
+    } else if (result_.status != CgStatus::Stagnated) {
+      result_.status = CgStatus::MaxIterations;
+      result_.report = str("CG did not converge: ", k, " iterations (the limit) reached a relative residual of ",
+                           scientific(result_.relative_residual), ", above the tolerance ", tolerance, " (",
+                           precision, ", ", to_string(M_.kind()), " preconditioner). Try: ",
+                           advice<Real>(M_.kind(), false));
+    } else {
+      result_.report = str("CG stagnated after ", k, " iterations at a relative residual of ",
+                           scientific(result_.relative_residual), ", above the tolerance ", tolerance,
+                           ": the rounding of ", precision,
+                           " arithmetic on this matrix limits the attainable accuracy (", to_string(M_.kind()),
+                           " preconditioner). Try: ", advice<Real>(M_.kind(), true));
+    }
   }
-  return finish(result);
+
+  const Exec& exec_;
+  const op::Operator<Real>& A_;
+  const Preconditioner<Real>& M_;
+  const Real* b_;
+  Real* x_;
+  const CgSettings& settings_;
+  Observer* observer_;
+  Index n_;
+  double b_norm_;
+  DeviceArray<Real> r_array_, p_array_, q_array_, z_array_;
+  Real *r_, *p_, *q_, *z_;
+  CgResult result_;
+  double r_norm_ = 0.0;  // ||r||
+  double rz_ = 0.0;      // r.z of the current r
+  int k_ = 0;            // iterations done
+  Stagnation stagnation_;
+  Breakdown breakdown_;
+};
+
+// The result with the solve's wall time, the device synchronised.
+CgResult finished(const Exec& exec, Clock::time_point start, CgResult result) {
+  exec.synchronize();
+  result.seconds = seconds_since(start);
+  return result;
+}
+
+}  // namespace
+
+template <class Real>
+CgResult cg(const Exec& exec, const op::Operator<Real>& A, const Preconditioner<Real>& M, const Real* b, Real* x,
+            const CgSettings& settings, Observer* observer) {
+  const auto start = Clock::now();
+  check_arguments(exec, A, M, settings);
+  const Index n = A.n_dofs();
+  const double b_norm = std::sqrt(norm_squared(exec, n, b));
+  TREMOR_CHECK(finite(b_norm), "CG: the right-hand side (load vector) holds a non-finite value");
+  if (b_norm == 0.0) {
+    fill(exec, n, x, Real(0));
+    CgResult result;
+    result.history.push_back(0.0);
+    return finished(exec, start, std::move(result));
+  }
+  CgSolve<Real> solve(exec, A, M, b, x, settings, observer, b_norm);
+  return finished(exec, start, solve.run());  // the solve's vectors freed after the device is done
 }
 
 template CgResult cg<float>(const Exec&, const op::Operator<float>&, const Preconditioner<float>&, const float*,

@@ -8,7 +8,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <array>
 #include <cmath>
+#include <cstddef>
 #include <complex>
 #include <cstdint>
 #include <filesystem>
@@ -433,13 +435,27 @@ class PythonInterrupt final : public SolverObserver {
   PythonFailure failure;
 };
 
+// A static setting given by name, refused as the solver refuses the model's own: after the origin
+// of the model's static settings, when it has them.
+template <class Enum, std::size_t N>
+Enum static_choice(const tremor::Model& model, const std::string& text,
+                   const std::array<tremor::Named<Enum>, N>& names, std::string_view what) {
+  try {
+    return tremor::parse_named(text, names, what);
+  } catch (const tremor::Error& e) {
+    const std::string origin = model.static_settings ? model.static_settings->origin : std::string();
+    throw tremor::Error(origin.empty() ? std::string(e.what()) : tremor::str(origin, ": ", e.what()));
+  }
+}
+
 // `output`: the result file to write, as `tremor static -o` does (record::write_static_result).
 py::dict solve_static(const tremor::Model& model, const py::object& backend, const py::object& precision,
                       const py::object& preconditioner, const py::object& tolerance, const py::object& max_iterations,
                       const py::object& output_path, const std::string& model_path, const std::string& model_bytes) {
   tremor::static_fe::SolveOptions options;
   options.backend = choice_arg("backend", backend);
-  if (const auto p = optional_choice("precision", precision)) options.precision = *p;
+  if (const auto p = optional_choice("precision", precision))
+    options.precision = static_choice(model, *p, tremor::precision_names, "precision");
   if (const auto p = optional_choice("preconditioner", preconditioner)) options.preconditioner = *p;
   // `tremor static --tolerance` and `--max-iterations`' rules (the solver then wants a tolerance below 1).
   options.tolerance = optional_number("tolerance", tolerance, tremor::positive_number());
@@ -480,7 +496,7 @@ py::dict solve_static(const tremor::Model& model, const py::object& backend, con
                                                 result.cg.history.data());
   out["n_dofs"] = result.n_dofs;
   out["backend"] = result.settings.backend;
-  out["precision"] = result.settings.precision;
+  out["precision"] = std::string(tremor::to_string(result.settings.precision));
   out["preconditioner"] = result.settings.preconditioner;
   out["tolerance"] = result.settings.tolerance;
   out["warnings"] = result.warnings;
@@ -500,11 +516,12 @@ py::dict solve_bem(const py::object& model_path, const py::object& backend, cons
   tremor::bem::RunOptions options;
   options.backend = choice_arg("backend", backend);
   if (const auto e = optional_choice("elements", elements)) {
-    // `tremor bem --elements`' choices: the boundary-element plan reads any other name as constant.
-    constexpr std::string_view kinds[] = {"constant", "linear"};
-    if (*e != kinds[0] && *e != kinds[1])
-      throw tremor::Error(tremor::str("elements: ", tremor::unknown_choice("element kind", *e, kinds)));
-    options.elements = *e;
+    // `tremor bem --elements`' choices.
+    try {
+      options.elements = tremor::parse_named(*e, tremor::bem_element_names, "element kind");
+    } catch (const tremor::Error& error) {
+      throw tremor::Error(tremor::str("elements: ", error.what()));
+    }
   }
   options.allow_coarse = flag_arg("allow_coarse", allow_coarse);
   const std::optional<std::string> output = optional_path("output", output_path);

@@ -128,9 +128,9 @@ TEST(BemModelFile, CavityWithDefaults) {
   EXPECT_EQ(p.options.singular_gauss, 8);
   EXPECT_EQ(p.options.near_ratio, 2.0);
   EXPECT_EQ(p.options.max_depth, 6);
-  EXPECT_EQ(p.options.free_term, "auto");
-  EXPECT_EQ(p.options.elements, "constant");  // the paper's elements
-  EXPECT_EQ(p.options.layout, "block");
+  EXPECT_EQ(p.options.free_term, BemFreeTerm::Auto);
+  EXPECT_EQ(p.options.elements, BemElements::Constant);  // the paper's elements
+  EXPECT_EQ(p.options.layout, BemLayout::Block);
   EXPECT_EQ(p.options.backend, "auto");
   EXPECT_EQ(p.options.min_elements_per_wavelength, 6.0);
 }
@@ -146,14 +146,15 @@ TEST(BemModelFile, EverySetting) {
   EXPECT_EQ(p.options.singular_gauss, 12);
   EXPECT_EQ(p.options.near_ratio, 3.5);
   EXPECT_EQ(p.options.max_depth, 4);
-  EXPECT_EQ(p.options.free_term, "direct");
-  EXPECT_EQ(p.options.elements, "linear");
-  EXPECT_EQ(p.options.layout, "thread");
+  EXPECT_EQ(p.options.free_term, BemFreeTerm::Direct);
+  EXPECT_EQ(p.options.elements, BemElements::Linear);
+  EXPECT_EQ(p.options.layout, BemLayout::Thread);
   EXPECT_EQ(p.options.backend, "serial");
   EXPECT_EQ(p.options.min_elements_per_wavelength, 10.0);
-  for (const char* term : {"auto", "rigid_body"})
-    EXPECT_EQ(parse(replace_line(text, "free_term", str("free_term = \"", term, "\""))).options.free_term, term);
-  EXPECT_EQ(parse(replace_line(text, "elements", "elements = \"constant\"")).options.elements, "constant");
+  for (const auto& [term, value] : bem_free_term_names)
+    EXPECT_EQ(parse(replace_line(text, "free_term", str("free_term = \"", term, "\""))).options.free_term, value);
+  EXPECT_EQ(parse(replace_line(text, "elements", "elements = \"constant\"")).options.elements, BemElements::Constant);
+  EXPECT_EQ(parse(replace_line(text, "layout", "layout = \"block\"")).options.layout, BemLayout::Block);
   for (const char* backend : {"auto", "openmp", "cuda"})
     EXPECT_EQ(parse(replace_line(text, "backend", str("backend = \"", backend, "\""))).options.backend, backend);
 }
@@ -403,6 +404,21 @@ TEST(BemModelFile, SettingErrors) {
   expect_error(with("min_elements_per_wavelength = -1"), 4, {"'min_elements_per_wavelength' is -1"});
   expect_error(with("gausss = 4"), 4, {"[bem]: unknown key 'gausss'; did you mean 'gauss'?"});
   expect_error(with("colour = 4"), 4, {"[bem]: unknown key 'colour'; expected one of: mesh, material, boundary"});
+}
+
+// The solver's choices are parsed by their Named tables where the file is read: an unknown name is
+// refused whole, naming the file, the line and the table's names in order.
+TEST(BemModelFile, UnknownChoiceNamesTheFileAndLine) {
+  const auto with = [](const std::string& line) {
+    return replace_line(cavity, "frequencies", "frequencies = [1]\n" + line);
+  };
+  EXPECT_EQ(error_of(with("free_term = \"rigid\"")),
+            "m.toml:4: [bem]: unknown free_term 'rigid' (did you mean 'rigid_body'?); expected \"auto\", "
+            "\"rigid_body\" or \"direct\"");
+  EXPECT_EQ(error_of(with("elements = \"quadratic\"")),
+            "m.toml:4: [bem]: unknown elements 'quadratic'; expected \"constant\" or \"linear\"");
+  EXPECT_EQ(error_of(with("layout = \"warp\"")),
+            "m.toml:4: [bem]: unknown layout 'warp'; expected \"block\" or \"thread\"");
 }
 
 TEST(BemModelFile, MeshErrors) {

@@ -2,10 +2,14 @@
 // uniform "unknown WHAT 'x' (did you mean ...); expected ..." and printed back by the same table.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "tremor/backend/exec.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/model/bem_problem.hpp"
 #include "tremor/model/source.hpp"
 #include "tremor/parallel/exchange.hpp"
 #include "tremor/partition/partition.hpp"
@@ -51,6 +55,44 @@ TEST(ChoiceNames, ExchangePartitionerPreconditionerAndFormatsAreOneTableEach) {
   // FormatOperator's kinds carry their registry names.
   EXPECT_EQ(name_of(sparse::FormatKind::BlockEll, sparse::format_kind_names), "block_ell");
   EXPECT_EQ(parse_named("sell", sparse::format_kind_names, "format"), sparse::FormatKind::Sell);
+}
+
+// Every name of `table` parses to its value, which prints back as that name.
+template <class Enum, std::size_t N>
+void expect_round_trip(const std::array<Named<Enum>, N>& table, std::string_view what) {
+  for (const Named<Enum>& entry : table) {
+    EXPECT_EQ(parse_named(entry.name, table, what), entry.value) << entry.name;
+    EXPECT_EQ(name_of(entry.value, table), entry.name);
+  }
+}
+
+TEST(ChoiceNames, BemAndStaticSettingsAreOneTableEach) {
+  expect_round_trip(bem_free_term_names, "free_term");
+  expect_round_trip(bem_element_names, "elements");
+  expect_round_trip(bem_layout_names, "layout");
+  expect_round_trip(static_assembly_names, "assembly");
+  expect_round_trip(precision_names, "precision");
+  // The names in the order the model file's and the command line's messages list them.
+  using Names3 = std::array<std::string_view, 3>;
+  using Names2 = std::array<std::string_view, 2>;
+  EXPECT_EQ(names_of(bem_free_term_names), (Names3{"auto", "rigid_body", "direct"}));
+  EXPECT_EQ(names_of(bem_element_names), (Names2{"constant", "linear"}));
+  EXPECT_EQ(names_of(bem_layout_names), (Names2{"block", "thread"}));
+  EXPECT_EQ(names_of(static_assembly_names), (Names3{"auto", "colouring", "atomics"}));
+  ASSERT_EQ(static_assemblies().size(), 3u);
+  EXPECT_EQ(static_assemblies()[1], "colouring");
+  ASSERT_EQ(solver_precisions().size(), 2u);
+  EXPECT_EQ(solver_precisions()[1], "float");
+  // The defaults are the names they were.
+  const BemOptions bem;
+  EXPECT_EQ(name_of(bem.free_term, bem_free_term_names), "auto");
+  EXPECT_EQ(name_of(bem.elements, bem_element_names), "constant");
+  EXPECT_EQ(name_of(bem.layout, bem_layout_names), "block");
+  const StaticSettings settings;
+  EXPECT_EQ(name_of(settings.assembly, static_assembly_names), "auto");
+  EXPECT_EQ(to_string(settings.precision), "double");
+  EXPECT_EQ(error_of([] { (void)parse_named("atomic", static_assembly_names, "assembly"); }),
+            "unknown assembly 'atomic' (did you mean 'atomics'?); expected \"auto\", \"colouring\" or \"atomics\"");
 }
 
 }  // namespace

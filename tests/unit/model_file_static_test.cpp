@@ -96,12 +96,12 @@ TEST_F(ModelFileStatic, StaticSettingsAndTheirDefaults) {
                             "tolerance = 1e-10\nmax_iterations = 500\nformat = \"block_csr\"\nassembly = \"atomics\"\n");
   const StaticSettings& s = *given.static_settings;
   EXPECT_EQ(s.backend, "openmp");
-  EXPECT_EQ(s.precision, "float");
+  EXPECT_EQ(s.precision, Precision::Float);
   EXPECT_EQ(s.preconditioner, "jacobi");
   EXPECT_EQ(s.tolerance, 1e-10);
   EXPECT_EQ(s.max_iterations, 500);
   EXPECT_EQ(s.format, "block_csr");
-  EXPECT_EQ(s.assembly, "atomics");
+  EXPECT_EQ(s.assembly, StaticAssembly::Atomics);
   // Both solvers' tables in one model: each reads its own.
   const Model both = parse(box + "[explicit]\nduration = 1e-5\n[static]\ntolerance = 1e-6\n");
   EXPECT_TRUE(both.explicit_settings.has_value());
@@ -245,9 +245,6 @@ TEST_F(ModelFileStatic, ValidateChecksStaticSettingsAndBodyForces) {
   model = good;
   model.static_settings->format = "ell";
   fails_with(model, "static format 'ell'");
-  model = good;
-  model.static_settings->assembly = "locks";
-  fails_with(model, "static assembly 'locks'");
   model = good;
   model.body_forces[0].elements.push_back(7);
   fails_with(model, "m.toml:16: body force refers to element index 7");

@@ -55,7 +55,7 @@ Model cantilever(ElementType type, Size cells_through_height) {
 }
 
 // Mean tip deflection (positive downwards) of the solved cantilever.
-double tip_deflection(ElementType type, Size cells, const std::string& precision = "double") {
+double tip_deflection(ElementType type, Size cells, Precision precision = Precision::Double) {
   const Model model = cantilever(type, cells);
   static_fe::SolveOptions options;
   options.backend = "openmp";
@@ -63,14 +63,15 @@ double tip_deflection(ElementType type, Size cells, const std::string& precision
   // CG to 1e-9 in double (the rounding floor of these slender beams is near 1e-10): the tip
   // deflection then changes by less than 1e-7 relative, far below the discretisation errors
   // compared here.
-  options.tolerance = precision == "double" ? 1e-9 : 1e-6;
+  options.tolerance = precision == Precision::Double ? 1e-9 : 1e-6;
   const static_fe::StaticResult result = static_fe::solve_static(model, options);
   EXPECT_TRUE(result.cg.converged()) << result.cg.report;
   const auto& end = model.mesh.node_sets.at("xmax");
   double sum = 0.0;
   for (Index node : end) sum += result.displacement[static_cast<std::size_t>(node * 3 + 1)];
   std::printf("  %s, %lld cells through the height, %s: %d CG iterations, tip %.6e m\n",
-              element_name(type).c_str(), static_cast<long long>(cells), precision.c_str(), result.cg.iterations,
+              element_name(type).c_str(), static_cast<long long>(cells), std::string(to_string(precision)).c_str(),
+              result.cg.iterations,
               -sum / static_cast<double>(end.size()));
   return -sum / static_cast<double>(end.size());
 }
@@ -119,7 +120,7 @@ TEST(StaticCantilever, SinglePrecisionErrorIsReported) {
   options.backend = "openmp";
   options.tolerance = 1e-9;
   const static_fe::StaticResult reference = static_fe::solve_static(model, options);
-  options.precision = "float";
+  options.precision = Precision::Float;
   options.tolerance = 1e-4;
   const static_fe::StaticResult single = static_fe::solve_static(model, options);
   ASSERT_TRUE(reference.cg.converged()) << reference.cg.report;

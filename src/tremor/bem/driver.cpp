@@ -203,9 +203,9 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
   BemOptions& settings = plan.settings;
   settings = problem.options;
   if (!options.backend.empty()) settings.backend = options.backend;
-  if (!options.free_term.empty()) settings.free_term = options.free_term;
+  settings.free_term = options.free_term.value_or(settings.free_term);
   if (options.gauss > 0) settings.gauss = options.gauss;
-  if (!options.elements.empty()) settings.elements = options.elements;
+  settings.elements = options.elements.value_or(settings.elements);
   plan.allow_coarse = options.allow_coarse;
   plan.keep_boundary_fields = options.keep_boundary_fields;
 
@@ -224,7 +224,7 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
                     "\"cavity\", Solid::Open \"open\", and flip_orientation is flip = true]"));
   }
   const MeshReport& report = plan.report;
-  plan.order = settings.elements == "linear" ? ElementOrder::Linear : ElementOrder::Constant;
+  plan.order = settings.elements == BemElements::Linear ? ElementOrder::Linear : ElementOrder::Constant;
   plan.n_nodes = first_nodes(mesh.connectivity, plan.order).back();
   check_fits(mesh, problem.mesh, plan.order, plan.n_nodes);
 
@@ -234,13 +234,14 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
   integration.singular_gauss = settings.singular_gauss;
   integration.near_ratio = settings.near_ratio;
   integration.max_depth = settings.max_depth;
-  integration.layout = settings.layout == "thread" ? PairLayout::ThreadPerPair : PairLayout::BlockPerPair;
+  integration.layout = settings.layout == BemLayout::Thread ? PairLayout::ThreadPerPair : PairLayout::BlockPerPair;
   plan.free_term = settings.free_term;
-  if (plan.free_term == "auto") plan.free_term = report.closed ? "rigid_body" : "direct";
-  if (plan.free_term == "rigid_body" && !report.closed)
+  if (plan.free_term == BemFreeTerm::Auto)
+    plan.free_term = report.closed ? BemFreeTerm::RigidBody : BemFreeTerm::Direct;
+  if (plan.free_term == BemFreeTerm::RigidBody && !report.closed)
     throw Error(str(problem.mesh.origin, ": the rigid_body free term needs a closed surface; ", mesh.source,
                     " is open (", group_digits(report.n_boundary_edges), " rim edges): use free_term = \"direct\""));
-  plan.free_choice = {plan.free_term == "rigid_body" ? FreeTerm::RigidBody : FreeTerm::Direct,
+  plan.free_choice = {plan.free_term == BemFreeTerm::RigidBody ? FreeTerm::RigidBody : FreeTerm::Direct,
                       plan.solid == Solid::Outside ? 1.0 : 0.0};
 
   plan.highest = *std::max_element(problem.frequencies.begin(), problem.frequencies.end());

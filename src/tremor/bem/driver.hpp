@@ -22,6 +22,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,8 +39,8 @@ namespace tremor::bem {
 // Overrides of the problem's [bem] settings (empty or 0: the problem's).
 struct RunOptions {
   std::string backend;    // "auto" (cuda when a GPU is usable, else openmp), "serial", "openmp", "cuda"
-  std::string free_term;  // "auto" (rigid_body on closed meshes, direct on open), "rigid_body", "direct"
-  std::string elements;   // "constant" or "linear"
+  std::optional<BemFreeTerm> free_term;
+  std::optional<BemElements> elements;
   int gauss = 0;          // Gauss points per direction per element piece, 1 to 16
   // Solve a mesh with fewer than half the minimum elements per shear wavelength (warned, not
   // refused).
@@ -75,7 +76,7 @@ struct Plan {
   Index n_nodes = 0;    // collocation nodes (3 unknowns each)
   Exec exec = Exec::serial();
   IntegrationOptions integration;
-  std::string free_term;  // "rigid_body" or "direct" ("auto" resolved)
+  BemFreeTerm free_term = BemFreeTerm::Direct;  // RigidBody or Direct ("auto" resolved)
   FreeTermChoice free_choice;
   double lowest = 0.0, highest = 0.0;  // frequencies, Hz
   WavelengthReport resolution;         // at the highest frequency, c_s of the undamped moduli

@@ -50,7 +50,7 @@ struct BemArgs {
   std::string output;
   std::string csv;
   std::string backend;
-  std::string free_term;
+  std::string free_term;  // names, parsed into bem::RunOptions
   std::string elements;
   int gauss = 0;
   bool allow_coarse = false;
@@ -131,8 +131,10 @@ void print_plan(const std::string& model, const BemProblem& problem, const bem::
   std::printf(
       "  integration     %d x %d Gauss points (%d per singular triangle), near ratio %s, depth %d, free term %s%s\n",
       integration.gauss, integration.gauss, integration.singular_gauss, number(integration.near_ratio).c_str(),
-      integration.max_depth, plan.free_term.c_str(),
-      plan.exec.backend() == Backend::Cuda ? str(", ", plan.settings.layout, " per pair").c_str() : "");
+      integration.max_depth, std::string(name_of(plan.free_term, bem_free_term_names)).c_str(),
+      plan.exec.backend() == Backend::Cuda
+          ? str(", ", name_of(plan.settings.layout, bem_layout_names), " per pair").c_str()
+          : "");
   for (std::size_t b = 0; b < problem.boundary.size(); ++b)
     std::printf("  boundary        %s\n", condition_text(problem.boundary[b], plan.conditions.set_sizes[b]).c_str());
   if (plan.conditions.n_free > 0)
@@ -244,8 +246,8 @@ void solve_and_write(BemArgs& args, const std::filesystem::path& output, io::Out
   }
   bem::RunOptions options;
   options.backend = args.backend;
-  options.free_term = args.free_term;
-  options.elements = args.elements;
+  options.free_term = given_choice(args.free_term, bem_free_term_names, "free term");
+  options.elements = given_choice(args.elements, bem_element_names, "element kind");
   options.gauss = args.gauss;
   options.allow_coarse = args.allow_coarse;
   options.keep_boundary_fields = false;  // written to the result file as they come
@@ -318,11 +320,11 @@ void add_bem_command(CLI::App& app) {
       ->check(whole(1, 16));
   cmd->add_option("--free-term", args->free_term,
                   "strongly singular part: auto (rigid_body on closed meshes, direct on open), rigid_body, direct")
-      ->check(CLI::IsMember({"auto", "rigid_body", "direct"}));
+      ->check(CLI::IsMember(choice_names(bem_free_term_names)));
   cmd->add_option("--elements", args->elements,
                   "element type (overrides the model): constant (one node per element) or linear (one per vertex, "
                   "discontinuous)")
-      ->check(CLI::IsMember({"constant", "linear"}));
+      ->check(CLI::IsMember(choice_names(bem_element_names)));
   cmd->add_option("--csv", args->csv, "also write the interior displacements to this CSV file");
   cmd->add_flag("--allow-coarse", args->allow_coarse,
                 "run a mesh with fewer than half the minimum elements per shear wavelength (warned, not refused)");

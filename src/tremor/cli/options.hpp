@@ -2,10 +2,18 @@
 // Checks of numeric command-line options, shared by every command: the rules of core/rules.hpp,
 // which the Python package applies to its arguments too. A value must parse whole as a finite
 // number (NaN and infinities are refused, never read as "not given"), and a refusal states its
-// bounds briefly ("--dt: must be a finite number above 0, got 'nan'").
+// bounds briefly ("--dt: must be a finite number above 0, got 'nan'"). An option naming a choice
+// takes the names of its Named table (core/choice.hpp).
+#include <array>
+#include <cstddef>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
+
+#include "tremor/core/choice.hpp"
 
 namespace tremor::cli {
 
@@ -21,5 +29,21 @@ CLI::Validator whole(long long low, long long high);
 // of the model file's [mesh] order (docs/model-file.md). Every command that loads a model for a
 // solver takes it, so a block file, a run and its summary see the same mesh.
 CLI::Option* add_order_option(CLI::App* command, std::optional<int>& order);
+
+// The names of a Named table for CLI::IsMember: an option takes the names the model file does.
+template <class Enum, std::size_t N>
+std::vector<std::string> choice_names(const std::array<Named<Enum>, N>& table) {
+  std::vector<std::string> names;
+  for (const Named<Enum>& entry : table) names.emplace_back(entry.name);
+  return names;
+}
+
+// An option checked by CLI::IsMember(choice_names(table)) as its value; empty (not given): none.
+template <class Enum, std::size_t N>
+std::optional<Enum> given_choice(const std::string& text, const std::array<Named<Enum>, N>& table,
+                                 std::string_view what) {
+  if (text.empty()) return std::nullopt;
+  return parse_named(text, table, what);
+}
 
 }  // namespace tremor::cli

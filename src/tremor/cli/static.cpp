@@ -38,6 +38,7 @@ struct StaticArgs {
   std::string model;
   std::string output;
   st::SolveOptions options;
+  std::string precision, assembly;  // names, parsed into options
   double tolerance = 0.0;
   int max_iterations = 0;
   CLI::Option* tolerance_option = nullptr;
@@ -86,9 +87,10 @@ void solve_and_write(StaticArgs& args, const std::filesystem::path& output, io::
   const Mesh& mesh = model.mesh;
   const int dim = mesh.dim();
   std::printf("static            %s: %dD, %s DOF, %s, %s (%s assembly), %s preconditioner, backend %s\n",
-              args.model.c_str(), dim, group_digits(mesh.n_nodes() * dim).c_str(), settings.precision.c_str(),
-              settings.format.c_str(), settings.assembly.c_str(), settings.preconditioner.c_str(),
-              settings.backend.c_str());
+              args.model.c_str(), dim, group_digits(mesh.n_nodes() * dim).c_str(),
+              std::string(to_string(settings.precision)).c_str(), settings.format.c_str(),
+              std::string(name_of(settings.assembly, static_assembly_names)).c_str(),
+              settings.preconditioner.c_str(), settings.backend.c_str());
   std::fflush(stdout);
 
   io::RunMetadata metadata;
@@ -140,6 +142,8 @@ void solve_and_write(StaticArgs& args, const std::filesystem::path& output, io::
 }
 
 void static_command(StaticArgs& args) {
+  args.options.precision = given_choice(args.precision, precision_names, "precision");
+  args.options.assembly = given_choice(args.assembly, static_assembly_names, "assembly");
   if (args.tolerance_option->count() > 0) args.options.tolerance = args.tolerance;
   if (args.iterations_option->count() > 0) args.options.max_iterations = args.max_iterations;
   // Claimed before any work: an output that cannot be written (a missing folder, a device, a
@@ -164,15 +168,14 @@ void add_static_command(CLI::App& app) {
   cmd->add_option("-o,--output", args->output, "result file (default: <model stem>.h5 in the current directory)");
   cmd->add_option("--backend", args->options.backend, "backend (overrides the model; auto: cuda when a GPU is usable)")
       ->check(CLI::IsMember(backend_choice_names()));
-  cmd->add_option("--precision", args->options.precision, "matrix and vector precision (overrides the model)")
-      ->check(CLI::IsMember({"double", "float"}));
+  cmd->add_option("--precision", args->precision, "matrix and vector precision (overrides the model)")
+      ->check(CLI::IsMember(choice_names(precision_names)));
   cmd->add_option("--preconditioner", args->options.preconditioner, "CG preconditioner (overrides the model)")
       ->check(CLI::IsMember({"none", "jacobi", "block_jacobi"}));
   cmd->add_option("--format", args->options.format, "the assembled matrix CG multiplies with (overrides the model)")
       ->check(CLI::IsMember({"csr", "block_csr"}));
-  cmd->add_option("--assembly", args->options.assembly,
-                  "race strategy of the assembly (overrides the model; auto: colouring)")
-      ->check(CLI::IsMember({"auto", "colouring", "atomics"}));
+  cmd->add_option("--assembly", args->assembly, "race strategy of the assembly (overrides the model; auto: colouring)")
+      ->check(CLI::IsMember(choice_names(static_assembly_names)));
   args->tolerance_option =
       cmd->add_option("--tolerance", args->tolerance, "relative residual ||f - K u|| / ||f|| to reach (default 1e-8)")
           ->check(positive());  // resolve_settings checks it lies in (0, 1)

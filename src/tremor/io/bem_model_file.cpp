@@ -21,6 +21,7 @@ namespace tremor::io {
 namespace {
 
 using detail::choice;
+using detail::named_choice;
 using detail::Table;
 
 constexpr std::string_view top_keys[] = {"title", "bem"};
@@ -44,9 +45,6 @@ constexpr std::string_view component_names[] = {"x", "y", "z"};
 constexpr std::string_view interior_keys[] = {"points", "line", "grid"};
 constexpr std::string_view line_keys[] = {"from", "to", "count"};
 constexpr std::string_view range_keys[] = {"start", "stop", "count"};
-constexpr std::string_view free_terms[] = {"auto", "rigid_body", "direct"};
-constexpr std::string_view layouts[] = {"block", "thread"};
-constexpr std::string_view element_orders[] = {"constant", "linear"};
 
 // Each frequency is a dense assembly and solve: a count beyond this is a typo, not a plan.
 constexpr std::int64_t most_frequencies = 10000;
@@ -500,9 +498,9 @@ BemOptions read_options(const Table& bem) {
     out.near_ratio = positive(bem, "near_ratio", "distance over diameter below which a piece is subdivided");
   out.max_depth =
       bounded_integer(bem, "max_depth", 0, deepest_subdivision, "halvings of a near piece").value_or(out.max_depth);
-  out.free_term = choice(bem, "free_term", free_terms).value_or(out.free_term);
-  out.elements = choice(bem, "elements", element_orders).value_or(out.elements);
-  out.layout = choice(bem, "layout", layouts).value_or(out.layout);
+  out.free_term = named_choice(bem, "free_term", bem_free_term_names).value_or(out.free_term);
+  out.elements = named_choice(bem, "elements", bem_element_names).value_or(out.elements);
+  out.layout = named_choice(bem, "layout", bem_layout_names).value_or(out.layout);
   out.backend = choice(bem, "backend", backend_choices).value_or(out.backend);
   if (bem.has("min_elements_per_wavelength"))
     out.min_elements_per_wavelength =

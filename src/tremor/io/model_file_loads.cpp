@@ -16,6 +16,7 @@
 namespace tremor::io::model_file {
 
 using detail::choice;
+using detail::named_choice;
 
 constexpr std::string_view signal_kinds[] = {"tone_burst", "gaussian", "ricker", "tabulated"};
 constexpr std::string_view tone_burst_keys[] = {"kind", "frequency", "cycles"};
@@ -167,10 +168,10 @@ StaticSettings read_static(const Table& table) {
   StaticSettings settings;
   settings.origin = origin_of(table);
   settings.backend = choice(table, "backend", solver_backends()).value_or(settings.backend);
-  settings.precision = choice(table, "precision", solver_precisions()).value_or(settings.precision);
+  settings.precision = named_choice(table, "precision", precision_names).value_or(settings.precision);
   settings.preconditioner = choice(table, "preconditioner", static_preconditioners()).value_or(settings.preconditioner);
   settings.format = choice(table, "format", static_formats()).value_or(settings.format);
-  settings.assembly = choice(table, "assembly", static_assemblies()).value_or(settings.assembly);
+  settings.assembly = named_choice(table, "assembly", static_assembly_names).value_or(settings.assembly);
   if (table.has("tolerance")) {
     settings.tolerance = *table.number("tolerance");
     if (!(settings.tolerance > 0.0 && settings.tolerance < 1.0))

@@ -4,6 +4,8 @@
 // missing) and WHERE the table ("[mesh]", "[[material]] 'steel'").
 #include <toml++/toml.h>
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -11,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tremor/core/choice.hpp"
 #include "tremor/core/format.hpp"
 
 namespace tremor::io::detail {
@@ -79,5 +82,14 @@ double number_of(const toml::node& node, const Table& context, const std::string
 
 // A string at `key` that must be one of `options` (an unknown one is named, with a suggestion).
 std::optional<std::string> choice(const Table& table, std::string_view key, std::span<const std::string_view> options);
+
+// The value a name of `names` at `key` stands for, checked as choice() checks it.
+template <class Enum, std::size_t N>
+std::optional<Enum> named_choice(const Table& table, std::string_view key, const std::array<Named<Enum>, N>& names) {
+  const std::array<std::string_view, N> options = names_of(names);
+  const std::optional<std::string> value = choice(table, key, options);
+  if (!value) return std::nullopt;
+  return parse_named(*value, names, key);
+}
 
 }  // namespace tremor::io::detail

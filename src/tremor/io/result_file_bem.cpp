@@ -57,9 +57,7 @@ void check_bem_setup(const BemSetup& s, Index n_nodes, const std::string& where)
   for (Index node : s.connectivity)
     if (node < -1 || node >= n_nodes)
       throw Error(str(where, ": /bem connectivity names node ", node, "; the mesh has ", n_nodes, " nodes"));
-  const bool linear = s.elements == "linear";
-  if (!linear && s.elements != "constant")
-    throw Error(str(where, ": /bem elements '", s.elements, "'; expected \"constant\" or \"linear\""));
+  const bool linear = s.elements == BemElements::Linear;
   if (!linear && (!s.node_positions.empty() || !s.node_elements.empty()))
     throw Error(str(where, ": /bem collocation nodes are given for constant elements (one per element, not written)"));
   if (linear) {
@@ -109,8 +107,8 @@ Handle frequency_field(hid_t parent, const char* name, hsize_t n, bool vector, c
 void write_bem_settings(hid_t g, const BemSetup& s, hsize_t n_points, const std::string& file) {
   h5::set_attribute(g, "time_convention", std::string("exp(+i omega t)"), file);
   h5::set_attribute(g, "solid", s.solid, file);
-  h5::set_attribute(g, "free_term", s.free_term, file);
-  h5::set_attribute(g, "elements", s.elements, file);
+  h5::set_attribute(g, "free_term", std::string(name_of(s.free_term, bem_free_term_names)), file);
+  h5::set_attribute(g, "elements", std::string(name_of(s.elements, bem_element_names)), file);
   h5::set_attribute(g, "gauss", std::int64_t{s.gauss}, file);
   h5::set_attribute(g, "singular_gauss", std::int64_t{s.singular_gauss}, file);
   h5::set_attribute(g, "near_ratio", s.near_ratio, file);
@@ -232,7 +230,7 @@ void ResultFile::Impl::start_bem(const BemSetup& s) {
   require_open();
   if (bem.started) throw Error(str(path.string(), ": /bem is already started"));
   check_bem_setup(s, n_nodes, path.string());
-  const bool linear = s.elements == "linear";
+  const bool linear = s.elements == BemElements::Linear;
   bem.n_elements = s.element_labels.size();
   bem.n_points = s.interior_points.size() / 3;
   bem.n_sets = s.force_sets.size();

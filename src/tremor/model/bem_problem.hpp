@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tremor/core/choice.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/mesh/mesh.hpp"
 
@@ -106,14 +107,32 @@ struct BemPointGroup {
   std::string origin;  // "FILE:LINE"
 };
 
+// The strongly singular part of H (bem::FreeTerm): "auto" is rigid_body on a closed surface and
+// direct on an open one, as bem::plan_bem resolves it.
+enum class BemFreeTerm { Auto, RigidBody, Direct };
+inline constexpr std::array<Named<BemFreeTerm>, 3> bem_free_term_names{{{"auto", BemFreeTerm::Auto},
+                                                                        {"rigid_body", BemFreeTerm::RigidBody},
+                                                                        {"direct", BemFreeTerm::Direct}}};
+
+// Constant elements (a collocation node at each centre) or discontinuous linear ones (a node per
+// vertex) (bem::ElementOrder).
+enum class BemElements { Constant, Linear };
+inline constexpr std::array<Named<BemElements>, 2> bem_element_names{{{"constant", BemElements::Constant},
+                                                                      {"linear", BemElements::Linear}}};
+
+// How CUDA integrates the element pairs (bem::PairLayout): a block per pair or a thread per pair.
+enum class BemLayout { Block, Thread };
+inline constexpr std::array<Named<BemLayout>, 2> bem_layout_names{{{"block", BemLayout::Block},
+                                                                   {"thread", BemLayout::Thread}}};
+
 struct BemOptions {
   int gauss = 8;                      // g x g points per element piece (bem::IntegrationOptions)
   int singular_gauss = 8;             // per Duffy triangle of the singular element
   double near_ratio = 2.0;            // subdivide pieces closer than near_ratio x their diameter
   int max_depth = 6;                  // at most this many halvings
-  std::string free_term = "auto";     // "auto" (rigid_body on closed meshes, direct on open), "rigid_body", "direct"
-  std::string elements = "constant";  // "constant" or "linear" (discontinuous: a node per vertex)
-  std::string layout = "block";       // CUDA: "block" (a block per pair) or "thread" (a thread per pair)
+  BemFreeTerm free_term = BemFreeTerm::Auto;
+  BemElements elements = BemElements::Constant;
+  BemLayout layout = BemLayout::Block;  // CUDA only
   std::string backend = "auto";       // "auto" (cuda when a GPU is usable, else openmp), "serial", "openmp", "cuda"
   double min_elements_per_wavelength = 6.0;  // elements per shear wavelength at the highest frequency
 };

@@ -20,7 +20,7 @@ std::span<const std::string_view> static_formats() {
 }
 
 std::span<const std::string_view> static_assemblies() {
-  static constexpr std::string_view kinds[] = {"auto", "colouring", "atomics"};
+  static constexpr auto kinds = names_of(static_assembly_names);
   return kinds;
 }
 
@@ -199,10 +199,8 @@ void validate_excitation(const Model& model) {
       TREMOR_CHECK(one_of(value, choices), at, ": static ", what, " '", value, "'; expected ", quoted_choices(choices));
     };
     check_choice(s.backend, solver_backends(), "backend");
-    check_choice(s.precision, solver_precisions(), "precision");
     check_choice(s.preconditioner, static_preconditioners(), "preconditioner");
     check_choice(s.format, static_formats(), "format");
-    check_choice(s.assembly, static_assemblies(), "assembly");
     TREMOR_CHECK(s.tolerance > 0.0 && s.tolerance < 1.0, at, ": static tolerance is ", s.tolerance,
                  "; expected a relative residual in (0, 1)");
     TREMOR_CHECK(s.max_iterations > 0, at, ": static max_iterations is ", s.max_iterations,

@@ -81,6 +81,12 @@ struct BodyForce {
   std::string origin;                           // "file:line", for messages
 };
 
+// The race strategy of the static solver's assembly (sparse::RaceStrategy): "auto" is colouring,
+// whose sums are the same bits on every run and thread count.
+enum class StaticAssembly { Auto, Colouring, Atomics };
+inline constexpr std::array<Named<StaticAssembly>, 3> static_assembly_names{
+    {{"auto", StaticAssembly::Auto}, {"colouring", StaticAssembly::Colouring}, {"atomics", StaticAssembly::Atomics}}};
+
 // Settings of the static solver (docs/static.md): K u = f solved by preconditioned conjugate
 // gradients on the chosen backend, K assembled there by the two-kernel assembly. The loads are
 // the model's point sources (amplitude * direction), *CLOADs, surface loads and body forces at
@@ -88,12 +94,12 @@ struct BodyForce {
 // constraints its *BOUNDARY values and prescribed displacements (amplitude * factor).
 struct StaticSettings {
   std::string backend = "auto";                 // "auto", "serial", "openmp" or "cuda"
-  std::string precision = "double";             // "double" or "float"
+  Precision precision = Precision::Double;
   std::string preconditioner = "block_jacobi";  // static_preconditioners(): "none", "jacobi" or "block_jacobi" (nodal dim x dim blocks)
   double tolerance = 1e-8;                      // on the relative residual ||f - K u|| / ||f||, in (0, 1)
   int max_iterations = 10000;                   // > 0
   std::string format = "csr";                   // static_formats(): the matrix CG multiplies with, "csr" or "block_csr"
-  std::string assembly = "auto";                // static_assemblies(): race strategy, "auto", "colouring" or "atomics"
+  StaticAssembly assembly = StaticAssembly::Auto;  // the assembly's race strategy
   std::string step_name;                        // the Abaqus *STEP's name, when read from one
   std::string origin;                           // "file:line", for messages
 };

@@ -10,7 +10,7 @@ namespace tremor::record {
 WrittenFile write_static_result(const std::filesystem::path& output, io::OutputClaim claim, const Model& model,
                                 io::RunMetadata metadata, const static_fe::StaticResult& result) {
   metadata.backend = result.settings.backend;
-  metadata.precision = result.settings.precision;
+  metadata.precision = to_string(result.settings.precision);
   metadata.solver = "static";
   const std::vector<std::filesystem::path> inputs = model_inputs(model);
   refuse_output_over_inputs(output, inputs);

@@ -36,7 +36,8 @@ void assemble_and_solve(const Exec& exec, const Model& model, const fem::DeviceE
                         Observer* observer, StaticResult& out, Clock::time_point& clock) {
   const Mesh& mesh = model.mesh;
   const Index n = loads.n_dofs;
-  const auto strategy = parse_named(settings.assembly, sparse::race_strategy_names, "assembly");
+  const sparse::RaceStrategy strategy =
+      settings.assembly == StaticAssembly::Atomics ? sparse::RaceStrategy::Atomics : sparse::RaceStrategy::Colouring;
   const PreconditionerKind kind = parse_preconditioner(settings.preconditioner);
   std::vector<Real> force(static_cast<std::size_t>(n));
   for (std::size_t i = 0; i < force.size(); ++i) force[i] = static_cast<Real>(loads.force[i]);
@@ -94,23 +95,21 @@ StaticSettings resolve_settings(const Model& model, const SolveOptions& options)
     if (!given.empty()) field = given;
   };
   take(s.backend, options.backend);
-  take(s.precision, options.precision);
   take(s.preconditioner, options.preconditioner);
   take(s.format, options.format);
-  take(s.assembly, options.assembly);
+  s.precision = options.precision.value_or(s.precision);
+  s.assembly = options.assembly.value_or(s.assembly);
   if (options.tolerance) s.tolerance = *options.tolerance;
   if (options.max_iterations) s.max_iterations = *options.max_iterations;
   check_choice(s.backend, solver_backends(), "backend", s.origin);
-  check_choice(s.precision, solver_precisions(), "precision", s.origin);
   check_choice(s.preconditioner, static_preconditioners(), "preconditioner", s.origin);
   check_choice(s.format, static_formats(), "format", s.origin);
-  check_choice(s.assembly, static_assemblies(), "assembly", s.origin);
   TREMOR_CHECK(s.tolerance > 0.0 && s.tolerance < 1.0, where(s.origin), "tolerance ", s.tolerance,
                " must lie in (0, 1): it bounds the relative residual ||f - K u|| / ||f||");
   TREMOR_CHECK(s.max_iterations > 0, where(s.origin), "max_iterations ", s.max_iterations, " must be positive");
   s.backend = to_string(parse_backend(s.backend));  // "auto" resolved
   // Colouring gives the same bits on every run and thread count.
-  if (s.assembly == "auto") s.assembly = "colouring";
+  if (s.assembly == StaticAssembly::Auto) s.assembly = StaticAssembly::Colouring;
   return s;
 }
 
@@ -138,7 +137,7 @@ StaticResult solve_static(const Model& model, const SolveOptions& options, Obser
   exec.synchronize();
   out.timings.setup = lap(clock);
 
-  if (settings.precision == "float")
+  if (settings.precision == Precision::Float)
     assemble_and_solve<float>(exec, model, elements, loads, constraints, settings, observer, out, clock);
   else
     assemble_and_solve<double>(exec, model, elements, loads, constraints, settings, observer, out, clock);

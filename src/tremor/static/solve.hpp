@@ -28,7 +28,9 @@ namespace tremor::static_fe {
 
 // Overrides of the model's settings (empty / unset: the model's).
 struct SolveOptions {
-  std::string backend, precision, preconditioner, format, assembly;
+  std::string backend, preconditioner, format;
+  std::optional<Precision> precision;
+  std::optional<StaticAssembly> assembly;
   std::optional<double> tolerance;
   std::optional<int> max_iterations;
 };

@@ -139,7 +139,8 @@ BenchMesh make_mesh(const std::string& kind, ElementType type, Size cells) {
 std::size_t element_data_bytes(int n_element_nodes) { return std::size_t(n_element_nodes) * (4 + 24) + 16; }
 
 struct ElementCase {
-  std::string backend, type, matrix;
+  Backend backend = Backend::Serial;
+  std::string type, matrix;
   Size cells = 0;
   Index elements = 0;
   Size values_per_element = 0;
@@ -151,7 +152,8 @@ struct ElementCase {
 };
 
 struct AssemblyCase {
-  std::string backend, mesh, format, strategy;
+  Backend backend = Backend::Serial;
+  std::string mesh, format, strategy;
   Size size = 0;  // nodes per direction (hex8 grid) or cells per direction (tet4)
   Index nodes = 0, elements = 0;
   long long nnz = 0, expected_nnz = 0;
@@ -295,7 +297,7 @@ struct PreparedMesh {
 // The 1M-element CSR case against target_ms and ELL colouring against ELL atomics, on the GPU or,
 // without one, the first host backend.
 struct TargetLine {
-  std::string backend;
+  Backend backend = Backend::Serial;
   const AssemblyCase *csr_colouring = nullptr, *csr_atomics = nullptr, *ell_colouring = nullptr,
                      *ell_atomics = nullptr;
   std::string text;
@@ -421,7 +423,7 @@ struct AssemblyBench {
         const fem::DeviceElements elements(d.exec, box->mesh.model.mesh, box->table, box->colouring);
         DeviceArray<double> out(d.exec, static_cast<Index>(out_values));
         ElementCase c;
-        c.backend = d.name();
+        c.backend = d.exec.backend();
         c.type = type_name;
         c.cells = cells;
         c.elements = n_elements;
@@ -519,7 +521,7 @@ struct AssemblyBench {
       try {
         const fem::DeviceElements elements(d.exec, mesh.model.mesh, table, colouring);
         AssemblyCase c;
-        c.backend = d.name();
+        c.backend = d.exec.backend();
         c.mesh = mesh.kind;
         c.size = size;
         c.nodes = mesh.n_nodes();
@@ -581,22 +583,23 @@ struct AssemblyBench {
   // --- speed-ups, the target line, the report ------------------------------------------------------
   // CUDA's speed-up over OpenMP on the same case, 0 where either did not run it.
   double speedup(const ElementCase& c) const {
-    if (c.backend != "cuda") return 0.0;
+    if (c.backend != Backend::Cuda) return 0.0;
     for (const ElementCase& o : element_cases)
-      if (o.backend == "openmp" && o.type == c.type && o.cells == c.cells && o.matrix == c.matrix) return o.ms / c.ms;
+      if (o.backend == Backend::OpenMP && o.type == c.type && o.cells == c.cells && o.matrix == c.matrix)
+        return o.ms / c.ms;
     return 0.0;
   }
   double speedup(const AssemblyCase& c) const {
-    if (c.backend != "cuda") return 0.0;
+    if (c.backend != Backend::Cuda) return 0.0;
     for (const AssemblyCase& o : assembly_cases)
-      if (o.backend == "openmp" && o.mesh == c.mesh && o.size == c.size && o.format == c.format &&
+      if (o.backend == Backend::OpenMP && o.mesh == c.mesh && o.size == c.size && o.format == c.format &&
           o.strategy == c.strategy)
         return o.total_ms / c.total_ms;
     return 0.0;
   }
 
   // The target grid's case in `format` and `strategy` on `backend`, null when it did not run.
-  const AssemblyCase* target_case(const std::string& backend, const std::string& format,
+  const AssemblyCase* target_case(Backend backend, const std::string& format,
                                   const std::string& strategy) const {
     for (const AssemblyCase& c : assembly_cases)
       if (c.backend == backend && c.mesh == "hex8 grid" && c.size == target_cells + 1 && c.format == format &&
@@ -608,7 +611,7 @@ struct AssemblyBench {
   TargetLine target_line() const {
     TargetLine t;
     // The target line is the GPU's; without one, the fastest host backend's, said so.
-    t.backend = gpu ? "cuda" : devices.front().name();
+    t.backend = gpu ? Backend::Cuda : devices.front().exec.backend();
     t.csr_colouring = target_case(t.backend, "csr", "colouring");
     t.csr_atomics = target_case(t.backend, "csr", "atomics");
     t.ell_colouring = target_case(t.backend, "ell", "colouring");
@@ -616,7 +619,7 @@ struct AssemblyBench {
     const auto ms_text = [](const AssemblyCase* c) { return c ? fixed(c->total_ms, 2) + " ms" : std::string("not run"); };
     const AssemblyCase *csr_c = t.csr_colouring, *csr_a = t.csr_atomics;
     std::ostringstream text;
-    text << "Target: 1M hex8 elements (100^3 cells, 101^3 nodes) into CSR on " << t.backend
+    text << "Target: 1M hex8 elements (100^3 cells, 101^3 nodes) into CSR on " << to_string(t.backend)
          << (gpu ? "" : " (no GPU in this run)") << ": colouring " << ms_text(csr_c) << ", atomics " << ms_text(csr_a);
     const AssemblyCase* best = csr_c && csr_a ? (csr_c->total_ms <= csr_a->total_ms ? csr_c : csr_a) : (csr_c ? csr_c : csr_a);
     if (best)
@@ -657,13 +660,15 @@ struct AssemblyBench {
     JsonArray entries(json);
     for (const ElementCase& c : element_cases) {
       const double x = speedup(c);
-      entries.next() << "{\"backend\": " << json_string(c.backend) << ", \"type\": " << json_string(c.type)
+      entries.next() << "{\"backend\": " << json_string(std::string(to_string(c.backend)))
+                     << ", \"type\": " << json_string(c.type)
                      << ", \"cells\": " << c.cells << ", \"elements\": " << c.elements
                      << ", \"matrix\": " << json_string(c.matrix) << ", \"values_per_element\": " << c.values_per_element
                      << ", \"repeats\": " << c.repeats << ", \"ms\": " << c.ms
                      << ", \"elements_per_second\": " << c.elements_per_second() << ", \"bytes\": " << c.bytes
                      << ", \"achieved_GBps\": " << c.gbytes_per_second() << ", \"speedup_over_openmp\": " << x << "}";
-      markdown_row(md, {c.type, str(c.cells, "^3"), str(c.elements), c.matrix, str(c.values_per_element), c.backend,
+      markdown_row(md, {c.type, str(c.cells, "^3"), str(c.elements), c.matrix, str(c.values_per_element),
+                        std::string(to_string(c.backend)),
                         fixed(c.ms, 3), fixed(c.elements_per_second() / 1e6, 2) + " M", fixed(c.gbytes_per_second(), 1),
                         x > 0 ? fixed(x, 1) : "-"});
     }
@@ -681,9 +686,11 @@ struct AssemblyBench {
     JsonArray entries(json);
     for (const AssemblyCase& c : assembly_cases) {
       const double x = speedup(c);
-      const Device& d = *std::find_if(devices.begin(), devices.end(), [&](const Device& o) { return o.name() == c.backend; });
+      const Device& d =
+          *std::find_if(devices.begin(), devices.end(), [&](const Device& o) { return o.exec.backend() == c.backend; });
       const double percent = percent_of_copy(c.kernel2_gbytes_per_second(), d.copy);
-      entries.next() << "{\"backend\": " << json_string(c.backend) << ", \"mesh\": " << json_string(c.mesh)
+      entries.next() << "{\"backend\": " << json_string(std::string(to_string(c.backend)))
+                     << ", \"mesh\": " << json_string(c.mesh)
                      << ", \"size\": " << c.size << ", \"nodes\": " << c.nodes << ", \"elements\": " << c.elements
                      << ", \"format\": " << json_string(c.format) << ", \"strategy\": " << json_string(c.strategy)
                      << ", \"nnz\": " << c.nnz << ", \"expected_nnz\": " << c.expected_nnz
@@ -693,7 +700,8 @@ struct AssemblyBench {
                      << ", \"total_ms\": " << c.total_ms << ", \"kernel2_bytes\": " << c.kernel2_bytes
                      << ", \"kernel2_GBps\": " << c.kernel2_gbytes_per_second() << ", \"percent_of_copy\": " << percent
                      << ", \"speedup_over_openmp\": " << x << "}";
-      markdown_row(md, {c.mesh, str(c.size), str(c.nodes), str(c.elements), str(c.nnz), c.format, c.strategy, c.backend,
+      markdown_row(md, {c.mesh, str(c.size), str(c.nodes), str(c.elements), str(c.nnz), c.format, c.strategy,
+                        std::string(to_string(c.backend)),
                         fixed(c.kernel1_ms, 3), fixed(c.kernel2_ms, 3), fixed(c.total_ms, 3),
                         fixed(1e-6 * double(c.storage_bytes), 1), fixed(c.kernel2_gbytes_per_second(), 1),
                         fixed(percent, 1), x > 0 ? fixed(x, 1) : "-"});
@@ -703,7 +711,7 @@ struct AssemblyBench {
 
   void write_target(std::ostream& json, std::ostream& md, const TargetLine& t) const {
     const auto ms_json = [](const AssemblyCase* c) { return c ? str(c->total_ms) : std::string("null"); };
-    json << ",\n  \"target\": {\"backend\": " << json_string(t.backend)
+    json << ",\n  \"target\": {\"backend\": " << json_string(std::string(to_string(t.backend)))
          << ", \"elements\": " << target_cells * target_cells * target_cells << ", \"target_ms\": " << target_ms
          << ", \"csr_colouring_ms\": " << ms_json(t.csr_colouring) << ", \"csr_atomics_ms\": " << ms_json(t.csr_atomics)
          << ", \"ell_colouring_ms\": " << ms_json(t.ell_colouring) << ", \"ell_atomics_ms\": " << ms_json(t.ell_atomics)

@@ -51,6 +51,7 @@
 #include "tremor/bem/generate.hpp"
 #include "tremor/bem/integration.hpp"
 #include "tremor/bem/solve.hpp"
+#include "tremor/model/bem_problem.hpp"
 #include "tremor/bench/report.hpp"
 #include "tremor/bench/timing.hpp"
 #include "tremor/core/clock.hpp"
@@ -234,7 +235,8 @@ std::vector<double> time_runs(int repeats, double min_seconds, Once&& once) {
 struct AssemblyCase {
   std::string mesh;  // "patch" or "large"
   Index elements = 0;
-  std::string backend, layout;  // layout "-" on the host
+  Backend backend = Backend::Serial;
+  std::string layout;  // "-" on the host
   int repeats = 0;
   double ms = 0.0;                    // median
   std::optional<double> row_sums_ms;  // the rigid-body free term's static row sums
@@ -540,7 +542,7 @@ void run_on_device(Runner& r, const Device& d, const BenchMesh& m, long long poi
     AssemblyCase c;
     c.mesh = m.name;
     c.elements = n;
-    c.backend = d.name();
+    c.backend = d.exec.backend();
     c.layout = layout_name(d, layouts[k]);
     c.points = points;
     c.row_sums_ms = row_sums_ms;
@@ -567,7 +569,8 @@ void run_on_device(Runner& r, const Device& d, const BenchMesh& m, long long poi
       if (download) c.download_ms = 1e3 * seconds_since(start);
       if (keep_for_guard) r.guard_copies[d.name() + "/" + c.layout] = std::move(copy);
     }
-    std::printf("  %-7s %-6s %3d runs %12.3f ms%s  %10.4g pairs/s %10.4g points/s%s\n", c.backend.c_str(),
+    std::printf("  %-7s %-6s %3d runs %12.3f ms%s  %10.4g pairs/s %10.4g points/s%s\n",
+                std::string(to_string(c.backend)).c_str(),
                 c.layout.c_str(), c.repeats, c.ms,
                 row_sums_ms ? str(" + row sums ", fixed(*row_sums_ms, 3), " ms").c_str() : "", c.pairs_per_second(),
                 c.points_per_second(),
@@ -596,7 +599,9 @@ void run_mesh(Runner& r, const BenchMesh& m, const std::vector<const Device*>& o
   MeshRecord record{m.name,
                     m.grid,
                     m.mesh.source,
-                    m.free_term == bem::FreeTerm::RigidBody ? "rigid_body" : "direct",
+                    std::string(name_of(m.free_term == bem::FreeTerm::RigidBody ? BemFreeTerm::RigidBody
+                                                                                : BemFreeTerm::Direct,
+                                        bem_free_term_names)),
                     n,
                     Index(m.pushed.size()),
                     {},
@@ -689,15 +694,15 @@ void run_guard(Runner& r, const std::vector<Device>& devices, Index smallest) {
 }
 
 // The case of `backend` beside c (same mesh and size, its first layout), or null.
-const AssemblyCase* find_case(const Results& results, const AssemblyCase& c, const std::string& backend) {
+const AssemblyCase* find_case(const Results& results, const AssemblyCase& c, Backend backend) {
   for (const AssemblyCase& o : results.assembly)
     if (o.backend == backend && o.mesh == c.mesh && o.elements == c.elements) return &o;
   return nullptr;
 }
 
 // Faster backends over slower ones: OpenMP and CUDA over serial, CUDA over OpenMP.
-std::optional<double> speedup(const Results& results, const AssemblyCase& c, const std::string& over) {
-  if (c.backend == over || c.backend == "serial" || (c.backend == "openmp" && over == "openmp")) return std::nullopt;
+std::optional<double> speedup(const Results& results, const AssemblyCase& c, Backend over) {
+  if (c.backend == over || c.backend == Backend::Serial) return std::nullopt;
   const AssemblyCase* o = find_case(results, c, over);
   if (!o) return std::nullopt;
   return o->ms / c.ms;
@@ -707,16 +712,16 @@ std::optional<double> speedup(const Results& results, const AssemblyCase& c, con
 std::string summary_text(const Results& results) {
   const AssemblyCase* serial = nullptr;
   for (const AssemblyCase& c : results.assembly)
-    if (c.mesh == "patch" && c.backend == "serial" && (!serial || c.elements > serial->elements)) serial = &c;
+    if (c.mesh == "patch" && c.backend == Backend::Serial && (!serial || c.elements > serial->elements)) serial = &c;
   if (!serial)
     return "No serial run: no speed-up over serial to set beside the paper's (OpenMP 2.7x, CUDA 107x at 4000 mesh "
            "elements).";
   std::ostringstream t;
   t << "At " << serial->elements << " elements (the largest size serial ran), over serial:";
   for (const AssemblyCase& c : results.assembly)
-    if (c.mesh == "patch" && c.elements == serial->elements && c.backend != "serial")
-      t << " " << c.backend << (c.layout == "-" ? "" : " " + c.layout) << " "
-        << fixed(*speedup(results, c, "serial"), 1) << "x;";
+    if (c.mesh == "patch" && c.elements == serial->elements && c.backend != Backend::Serial)
+      t << " " << to_string(c.backend) << (c.layout == "-" ? "" : " " + c.layout) << " "
+        << fixed(*speedup(results, c, Backend::Serial), 1) << "x;";
   t << " the paper, at 4000 mesh elements and 1600 boundary elements: OpenMP (4 threads) 2.7x, CUDA (GTX 980) 107x.";
   return t.str();
 }
@@ -788,9 +793,11 @@ void write_results(const BemArgs& args, const std::vector<Device>& devices, cons
   const auto or_dash = [](std::optional<double> v, int digits) { return v ? fixed(*v, digits) : std::string("-"); };
   for (std::size_t i = 0; i < results.assembly.size(); ++i) {
     const AssemblyCase& c = results.assembly[i];
-    const std::optional<double> x_serial = speedup(results, c, "serial"), x_openmp = speedup(results, c, "openmp");
+    const std::optional<double> x_serial = speedup(results, c, Backend::Serial);
+    const std::optional<double> x_openmp = speedup(results, c, Backend::OpenMP);
     json << (i ? ",\n" : "\n") << "    {\"case\": " << json_string(c.mesh) << ", \"elements\": " << c.elements
-         << ", \"backend\": " << json_string(c.backend) << ", \"layout\": " << json_string(c.layout)
+         << ", \"backend\": " << json_string(std::string(to_string(c.backend)))
+         << ", \"layout\": " << json_string(c.layout)
          << ", \"repeats\": " << c.repeats << ", \"assembly_ms\": " << c.ms
          << ", \"row_sums_ms\": " << json_number(c.row_sums_ms) << ", \"download_ms\": " << json_number(c.download_ms)
          << ", \"pairs\": " << Size(c.elements) * c.elements << ", \"gauss_points\": " << c.points
@@ -798,7 +805,8 @@ void write_results(const BemArgs& args, const std::vector<Device>& devices, cons
          << ", \"gauss_points_per_second\": " << c.points_per_second()
          << ", \"speedup_over_serial\": " << json_number(x_serial)
          << ", \"speedup_over_openmp\": " << json_number(x_openmp) << "}";
-    md << "| " << c.mesh << " | " << c.elements << " | " << c.backend << " | " << c.layout << " | " << c.repeats
+    md << "| " << c.mesh << " | " << c.elements << " | " << to_string(c.backend) << " | " << c.layout << " | "
+       << c.repeats
        << " | " << fixed(c.ms, 3) << " | " << or_dash(c.row_sums_ms, 3) << " | " << or_dash(c.download_ms, 1) << " | "
        << si(c.pairs_per_second()) << " | " << si(c.points_per_second()) << " | " << or_dash(x_serial, 1) << " | "
        << or_dash(x_openmp, 1) << " |\n";

@@ -114,6 +114,19 @@ std::pair<std::string, std::vector<Index>> node_set_of(const Table& table, const
   return {name, set->second};
 }
 
+std::pair<std::string, std::vector<Index>> element_set_of(const Table& table, const Mesh& mesh,
+                                                          std::string_view key) {
+  const std::string name = *table.string(key);
+  const auto set = mesh.element_sets.find(name);
+  if (set == mesh.element_sets.end()) {
+    const auto names = names_of(mesh.element_sets);
+    table.fail(key, str("no element set named '", name, "'", suggestion(name, views(names)), "; the mesh has ",
+                        listing(names)));
+  }
+  if (set->second.empty()) table.fail(key, str("element set '", name, "' is empty"));
+  return {name, set->second};
+}
+
 // dim numbers as a 3-vector (z = 0 in 2D).
 std::array<double, 3> vector_of(const Table& table, std::string_view key, int dim, std::string_view meaning) {
   const auto values = table.numbers(key, static_cast<std::size_t>(dim));

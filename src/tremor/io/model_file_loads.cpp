@@ -285,16 +285,7 @@ BodyForce read_body_force(const Table& table, const Mesh& mesh) {
   force.origin = origin_of(table);
   const int dim = mesh.dim();
   if (table.has("element_set")) {
-    force.element_set = *table.string("element_set");
-    const auto set = mesh.element_sets.find(force.element_set);
-    if (set == mesh.element_sets.end()) {
-      const auto names = names_of(mesh.element_sets);
-      table.fail("element_set", str("no element set named '", force.element_set, "'",
-                                    suggestion(force.element_set, views(names)), "; the mesh has ",
-                                    listing(names)));
-    }
-    if (set->second.empty()) table.fail("element_set", str("element set '", force.element_set, "' is empty"));
-    force.elements = set->second;
+    std::tie(force.element_set, force.elements) = element_set_of(table, mesh);
     std::sort(force.elements.begin(), force.elements.end());
     force.elements.erase(std::unique(force.elements.begin(), force.elements.end()), force.elements.end());
   } else {

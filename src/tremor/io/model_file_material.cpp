@@ -274,15 +274,7 @@ AbsorbingLayer read_absorbing(Table& table, const Model& model) {
     }
   }
   if (table.has("element_set")) {
-    layer.element_set = *table.string("element_set");
-    const auto set = mesh.element_sets.find(layer.element_set);
-    if (set == mesh.element_sets.end()) {
-      const auto names = names_of(mesh.element_sets);
-      table.fail("element_set", str("no element set named '", layer.element_set, "'",
-                                    suggestion(layer.element_set, views(names)), "; the mesh has ",
-                                    listing(names)));
-    }
-    if (set->second.empty()) table.fail("element_set", str("element set '", layer.element_set, "' is empty"));
+    layer.element_set = element_set_of(table, mesh).first;
   }
   if (table.has("power")) layer.power = positive(table, "power", "the exponent p of alpha_max (d / L)^p");
   if (table.has("alpha_max")) layer.alpha_max = positive(table, "alpha_max", "the damping at the outer edge, 1/s");

@@ -28,6 +28,17 @@ constexpr std::string_view set_keys[] = {"name", "min", "max"};
 
 namespace {
 
+// A set's box, 'min' and 'max' (axes coordinates each, m), min <= max on every axis.
+std::pair<std::vector<double>, std::vector<double>> box_of(const Table& set, std::size_t axes) {
+  const auto box_min = set.numbers("min", axes), box_max = set.numbers("max", axes);
+  if (!box_min) set.fail("min", str("missing 'min' (the box's lower corner, ", axes, " coordinates, m)"));
+  if (!box_max) set.fail("max", str("missing 'max' (the box's upper corner, ", axes, " coordinates, m)"));
+  for (std::size_t d = 0; d < axes; ++d)
+    if ((*box_max)[d] < (*box_min)[d])
+      set.fail("max", str("'max'[", d, "] = ", (*box_max)[d], " is below 'min'[", d, "] = ", (*box_min)[d]));
+  return {*box_min, *box_max};
+}
+
 Mesh generate_mesh(const Table& mesh) {
   const std::string generator = mesh.required_string("generator", "\"rectangle\" or \"box\", or 'file'");
   if (std::find(std::begin(generators), std::end(generators), generator) == std::end(generators))
@@ -115,15 +126,12 @@ void add_box_sets(Mesh& mesh, const Table& table, const Bounds& bounds, bool nod
     set.set_where(str(set.where(), " '", name, "'"));
     const auto& existing = nodes ? mesh.node_sets : mesh.element_sets;
     if (existing.count(name)) set.fail("name", str(nodes ? "node" : "element", " set '", name, "' already exists"));
-    const auto box_min = set.numbers("min", axes), box_max = set.numbers("max", axes);
-    if (!box_min) set.fail("min", str("missing 'min' (the box's lower corner, ", axes, " coordinates, m)"));
-    if (!box_max) set.fail("max", str("missing 'max' (the box's upper corner, ", axes, " coordinates, m)"));
-    for (std::size_t d = 0; d < axes; ++d)
-      if ((*box_max)[d] < (*box_min)[d])
-        set.fail("max", str("'max'[", d, "] = ", (*box_max)[d], " is below 'min'[", d, "] = ", (*box_min)[d]));
+    const auto box = box_of(set, axes);
+    const std::vector<double>& box_min = box.first;
+    const std::vector<double>& box_max = box.second;
     const auto inside = [&](const double* x) {
       for (std::size_t d = 0; d < axes; ++d)
-        if (x[d] < (*box_min)[d] - tolerance || x[d] > (*box_max)[d] + tolerance) return false;
+        if (x[d] < box_min[d] - tolerance || x[d] > box_max[d] + tolerance) return false;
       return true;
     };
     std::vector<Index> members;
@@ -159,15 +167,12 @@ void add_box_surfaces(Mesh& mesh, const Table& table, const Bounds& bounds) {
     if (name.empty()) set.fail("name", "'name' is empty");
     set.set_where(str(set.where(), " '", name, "'"));
     if (mesh.face_sets.count(name)) set.fail("name", str("surface '", name, "' already exists"));
-    const auto box_min = set.numbers("min", axes), box_max = set.numbers("max", axes);
-    if (!box_min) set.fail("min", str("missing 'min' (the box's lower corner, ", axes, " coordinates, m)"));
-    if (!box_max) set.fail("max", str("missing 'max' (the box's upper corner, ", axes, " coordinates, m)"));
-    for (std::size_t d = 0; d < axes; ++d)
-      if ((*box_max)[d] < (*box_min)[d])
-        set.fail("max", str("'max'[", d, "] = ", (*box_max)[d], " is below 'min'[", d, "] = ", (*box_min)[d]));
+    const auto box = box_of(set, axes);
+    const std::vector<double>& box_min = box.first;
+    const std::vector<double>& box_max = box.second;
     const auto inside = [&](std::span<const double> x) {
       for (std::size_t d = 0; d < axes; ++d)
-        if (x[d] < (*box_min)[d] - tolerance || x[d] > (*box_max)[d] + tolerance) return false;
+        if (x[d] < box_min[d] - tolerance || x[d] > box_max[d] + tolerance) return false;
       return true;
     };
     // Only faces with every corner in the box can qualify: index those alone.

@@ -129,6 +129,9 @@ double non_negative(const Table& table, std::string_view key, std::string_view m
 // The name of an existing, non-empty node set given by `key`, and its nodes.
 std::pair<std::string, std::vector<Index>> node_set_of(const Table& table, const Mesh& mesh,
                                                        std::string_view key = "node_set");
+// The same for an existing, non-empty element set, and its elements.
+std::pair<std::string, std::vector<Index>> element_set_of(const Table& table, const Mesh& mesh,
+                                                          std::string_view key = "element_set");
 // dim numbers as a 3-vector (z = 0 in 2D).
 std::array<double, 3> vector_of(const Table& table, std::string_view key, int dim, std::string_view meaning);
 // A unit vector from `key`; a zero vector is an error.

@@ -1,5 +1,5 @@
-// The pre-flight's memory estimate against the bytes tremor's arrays actually held (memory::usage,
-// counted at every allocation of the Exec's space): for every operator kind the host runs, in
+// The pre-flight's memory estimate against the bytes tremor's arrays actually held (the run's Exec's
+// memory account, counted at every allocation in its space): for every operator kind the host runs, in
 // both precisions, on one domain and decomposed, within 10%. What is left out of the estimate is
 // small here by construction: the loads' table (256 steps of one signal), the receivers' buffer
 // of one point, a few hundred bytes of materials and bases.
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/support.hpp"
+#include "tremor/backend/device_array.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/solver.hpp"
@@ -100,6 +101,40 @@ TEST_F(MemoryEstimate, DecomposedRuns) {
   expect_estimate_tracks(hex8, {"block_csr", "double", 2});
   expect_estimate_tracks(hex8, {"matrix_free", "float", 2});
   expect_estimate_tracks(gll, {"sem", "float", 2});
+}
+
+// An Exec's copies and its host() count in one account; another Exec's arrays do not.
+TEST(MemoryAccount, AnExecsCopiesShareItsAccountOthersKeepTheirOwn) {
+  const Exec run = Exec::serial();
+  const Exec copy = run;  // NOLINT(performance-unnecessary-copy-initialization): the copy is the point
+  const Exec other = Exec::serial();
+  const std::size_t before = run.account().usage(MemorySpace::Host).current;  // the scratch, if any
+  {
+    const DeviceArray<double> held(copy, 1000);
+    const DeviceArray<double> elsewhere(other, 5000);
+    EXPECT_EQ(run.account().usage(MemorySpace::Host).current, before + 8000);
+    EXPECT_EQ(&run.host().account(), &run.account());
+    EXPECT_EQ(other.account().usage(MemorySpace::Host).current, 40000u);
+  }
+  EXPECT_EQ(run.account().usage(MemorySpace::Host).current, before);
+  EXPECT_EQ(run.account().usage(MemorySpace::Host).peak, before + 8000);
+  EXPECT_EQ(run.account().usage(MemorySpace::Device).peak, 0u);
+  run.account().reset_peak(MemorySpace::Host);
+  EXPECT_EQ(run.account().usage(MemorySpace::Host).peak, before);
+}
+
+// A run reports the arrays of its own Exec: an array another caller in the process holds meanwhile
+// (20 MB, about 20 times this run's) is not part of it.
+TEST_F(MemoryEstimate, ARunReportsItsOwnArraysOnly) {
+  const Model model = io::read_model_buffer(bar("hex8", 24, 6, 3), "bar.toml", "");
+  const DeviceArray<double> elsewhere(Exec::serial(), 2500000);
+  explicit_fe::RunOptions options;
+  options.backend = "serial";
+  options.operator_kind = "matrix_free";
+  const explicit_fe::ExplicitRun run = explicit_fe::run_explicit(model, options);
+  ASSERT_TRUE(run.ok()) << run.message;
+  EXPECT_GT(run.exec_peak_bytes, 0u);
+  EXPECT_LT(run.exec_peak_bytes, std::size_t(10000000)) << "the run counted another Exec's array";
 }
 
 }  // namespace

@@ -133,8 +133,8 @@ TEST(OperatorSetup, AtomicsAgreeWithColouring) {
   EXPECT_LE(max_difference(apply_on(exec, *atomics, u), reference), 1e-12 * max_abs(reference));
 }
 
-// The pre-flight's estimate against the arrays a run held at most (memory::usage of the Exec's
-// space), for every kind the host runs and both precisions: within 15% (what is not modelled: the
+// The pre-flight's estimate against the arrays a run held at most (the run's Exec's
+// memory account), for every kind the host runs and both precisions: within 15% (what is not modelled: the
 // loads', receivers' and snapshot arrays, a few node-sized vectors on this small plate).
 TEST(OperatorSetup, MemoryEstimateTracksTheRun) {
   Model model = test::two_section_model(ElementType::Hex8, 1, 1, 0.0, false);

@@ -33,7 +33,7 @@ class DeviceArray {
     return *this;
   }
   ~DeviceArray() {
-    memory::release(exec_.space(), exec_.device(), data_, sizeof(T) * static_cast<std::size_t>(size_));
+    memory::release(exec_, data_, sizeof(T) * static_cast<std::size_t>(size_));
   }
 
   Index size() const { return size_; }

@@ -10,16 +10,18 @@ namespace tremor {
 namespace detail {
 // The scratch of an Exec and its copies: one buffer in their memory space, released by the last.
 struct Scratch {
+  std::shared_ptr<memory::Account> account;
   MemorySpace space = MemorySpace::Host;
   int device = -1;
   void* pointer = nullptr;
   std::size_t bytes = 0;
-  void* stream = nullptr;  // a stream the Exec owns (cuda_side_stream), destroyed last
-  Scratch(MemorySpace space_, int device_) : space(space_), device(device_) {}
+  void* stream = nullptr;  // a stream the Exec owns (cuda_stream, side_stream), destroyed last
+  Scratch(std::shared_ptr<memory::Account> account_, MemorySpace space_, int device_)
+      : account(std::move(account_)), space(space_), device(device_) {}
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
   ~Scratch() {
-    memory::release(space, device, pointer, bytes);
+    memory::release(*account, space, device, pointer, bytes);
 #if defined(TREMOR_HAVE_CUDA)
     if (stream) (void)cudaStreamDestroy(static_cast<cudaStream_t>(stream));
 #endif
@@ -27,8 +29,11 @@ struct Scratch {
 };
 }  // namespace detail
 
-Exec::Exec(Backend backend, int device)
-    : backend_(backend), device_(device), scratch_(std::make_shared<detail::Scratch>(space(), device)) {}
+Exec::Exec(Backend backend, int device, std::shared_ptr<memory::Account> account)
+    : backend_(backend),
+      device_(device),
+      account_(account ? std::move(account) : std::make_shared<memory::Account>()),
+      scratch_(std::make_shared<detail::Scratch>(account_, space(), device)) {}
 
 std::string_view to_string(Backend backend) { return name_of(std::optional<Backend>(backend), backend_names); }
 
@@ -99,9 +104,11 @@ Exec Exec::cuda_stream(int device) {
   return exec;
 }
 
-Exec Exec::cuda_side_stream(int device) {
-  Exec exec = cuda(device);
+Exec Exec::side_stream() const {
+  TREMOR_CHECK(backend_ == Backend::Cuda, "a side stream of the ", to_string(backend_), " backend: CUDA only");
+  Exec exec(Backend::Cuda, device_, account_);
 #if defined(TREMOR_HAVE_CUDA)
+  TREMOR_CUDA_CHECK(cudaSetDevice(device_));
   int least = 0, greatest = 0;
   TREMOR_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
   cudaStream_t stream = nullptr;
@@ -110,6 +117,10 @@ Exec Exec::cuda_side_stream(int device) {
   exec.scratch_->stream = stream;
 #endif
   return exec;
+}
+
+Exec Exec::host() const {
+  return space() == MemorySpace::Host ? *this : Exec(Backend::OpenMP, -1, account_);
 }
 
 Exec Exec::make(Backend backend) {
@@ -135,7 +146,7 @@ void* Exec::scratch(std::size_t bytes) const {
   if (bytes <= s.bytes) return s.pointer;
   void* grown = memory::allocate(*this, bytes);
   synchronize();  // kernels queued before this request may still read or write the old buffer
-  memory::release(s.space, s.device, s.pointer, s.bytes);
+  memory::release(*s.account, s.space, s.device, s.pointer, s.bytes);
   s.pointer = grown;
   s.bytes = bytes;
   return grown;

@@ -7,6 +7,10 @@
 // partials, reuse it instead of allocating per call. Like a CUDA stream, an Exec and its copies
 // serve one host thread at a time: work enqueued from two threads at once would interleave on the
 // stream, and so would their use of the scratch.
+//
+// The arrays allocated through an Exec are counted in its memory account (memory::Account), shared
+// by its copies, its host() and its side_stream(): the Exec a run makes once counts that run's
+// arrays and no other's, so a run reports the memory it held though other runs share the process.
 #include <cstddef>
 #include <array>
 #include <memory>
@@ -46,6 +50,9 @@ std::vector<Backend> available_backends();
 namespace detail {
 struct Scratch;
 }
+namespace memory {
+class Account;
+}
 
 class Exec {
  public:
@@ -57,12 +64,16 @@ class Exec {
   // stream as the default stream orders every blocking stream (a synchronous copy waits for it),
   // but not against other streams: libraries' internal streams (NCCL's) do not hold it up.
   static Exec cuda_stream(int device);
-  // A stream of its own on `device` (released with the last copy), which work on the default stream
-  // does not wait for, nor it for that work: ordered against other streams by events only. Its
-  // blocks are scheduled before the default stream's (highest priority): work that others wait on,
-  // such as an interface exchange overlapping the interior's work.
-  static Exec cuda_side_stream(int device);
   static Exec make(Backend backend);
+  // A stream of its own on this Exec's device (released with the last copy), which work on the
+  // default stream does not wait for, nor it for that work: ordered against other streams by
+  // events only. Its blocks are scheduled before the default stream's (highest priority): work that
+  // others wait on, such as an interface exchange overlapping the interior's work. Counted in this
+  // Exec's memory account. A CUDA Exec only.
+  Exec side_stream() const;
+  // The host backend that prepares data for this Exec (setup, assembly): the Exec itself when it
+  // runs on the host, else OpenMP, its arrays counted in this Exec's memory account.
+  Exec host() const;
 
   Backend backend() const { return backend_; }
   MemorySpace space() const { return backend_ == Backend::Cuda ? MemorySpace::Device : MemorySpace::Host; }
@@ -81,16 +92,19 @@ class Exec {
   // Bytes the scratch holds now (0 before the first request).
   std::size_t scratch_bytes() const;
 
+  // The memory account of this Exec and its copies (see above).
+  memory::Account& account() const { return *account_; }
+
  private:
-  explicit Exec(Backend backend, int device = -1);
+  explicit Exec(Backend backend, int device = -1, std::shared_ptr<memory::Account> account = nullptr);
   Backend backend_ = Backend::Serial;
   int device_ = -1;
   void* stream_ = nullptr;
+  std::shared_ptr<memory::Account> account_;
   std::shared_ptr<detail::Scratch> scratch_;
 };
 
-// The host backend that prepares data for `exec` (setup, assembly): exec itself when it runs on
-// the host, OpenMP for a GPU.
-inline Exec host_exec(const Exec& exec) { return exec.space() == MemorySpace::Host ? exec : Exec::openmp(); }
+// The host backend that prepares data for `exec` (Exec::host).
+inline Exec host_exec(const Exec& exec) { return exec.host(); }
 
 }  // namespace tremor

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -20,21 +19,6 @@ namespace tremor::memory {
 namespace {
 constexpr std::size_t host_alignment = 64;  // one cache line; also suits 512-bit vector loads
 
-struct Counter {
-  std::atomic<std::size_t> current{0};
-  std::atomic<std::size_t> peak{0};
-};
-Counter counters[2];  // per MemorySpace
-
-Counter& counter(MemorySpace space) { return counters[space == MemorySpace::Host ? 0 : 1]; }
-
-void count_allocation(MemorySpace space, std::size_t bytes) {
-  Counter& c = counter(space);
-  const std::size_t now = c.current.fetch_add(bytes) + bytes;
-  std::size_t peak = c.peak.load();
-  while (now > peak && !c.peak.compare_exchange_weak(peak, now)) {
-  }
-}
 // "1.5 GB": sizes in messages.
 std::string gigabytes(std::size_t bytes) {
   std::ostringstream out;
@@ -110,15 +94,25 @@ HostAvailable host_available() {
   return out;
 }
 
-Usage usage(MemorySpace space) {
+Usage Account::usage(MemorySpace space) const {
   const Counter& c = counter(space);
   return {c.current.load(), c.peak.load()};
 }
 
-void reset_peak(MemorySpace space) {
+void Account::reset_peak(MemorySpace space) {
   Counter& c = counter(space);
   c.peak.store(c.current.load());
 }
+
+void Account::add(MemorySpace space, std::size_t bytes) {
+  Counter& c = counter(space);
+  const std::size_t now = c.current.fetch_add(bytes) + bytes;
+  std::size_t peak = c.peak.load();
+  while (now > peak && !c.peak.compare_exchange_weak(peak, now)) {
+  }
+}
+
+void Account::remove(MemorySpace space, std::size_t bytes) noexcept { counter(space).current.fetch_sub(bytes); }
 
 void* allocate(const Exec& exec, std::size_t bytes) {
   if (bytes == 0) return nullptr;
@@ -126,7 +120,7 @@ void* allocate(const Exec& exec, std::size_t bytes) {
     const std::size_t rounded = (bytes + host_alignment - 1) / host_alignment * host_alignment;
     void* pointer = std::aligned_alloc(host_alignment, rounded);
     if (!pointer) throw Error(str("out of host memory allocating ", bytes, " bytes"));
-    count_allocation(MemorySpace::Host, bytes);
+    exec.account().add(MemorySpace::Host, bytes);
     return pointer;
   }
 #if defined(TREMOR_HAVE_CUDA)
@@ -140,16 +134,21 @@ void* allocate(const Exec& exec, std::size_t bytes) {
     throw Error(str("out of GPU memory allocating ", bytes, " bytes (", free_bytes, " of ", total_bytes,
                     " bytes free)"));
   }
-  count_allocation(MemorySpace::Device, bytes);
+  exec.account().add(MemorySpace::Device, bytes);
   return pointer;
 #else
   throw Error("device allocation in a build without CUDA");
 #endif
 }
 
-void release(MemorySpace space, [[maybe_unused]] int device, void* pointer, std::size_t bytes) noexcept {
+void release(const Exec& exec, void* pointer, std::size_t bytes) noexcept {
+  release(exec.account(), exec.space(), exec.device(), pointer, bytes);
+}
+
+void release(Account& account, MemorySpace space, [[maybe_unused]] int device, void* pointer,
+             std::size_t bytes) noexcept {
   if (!pointer) return;
-  counter(space).current.fetch_sub(bytes);
+  account.remove(space, bytes);
   if (space == MemorySpace::Host) {
     std::free(pointer);
     return;

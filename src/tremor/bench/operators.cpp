@@ -365,7 +365,7 @@ template <class Real>
 void time_case(const OperatorChoice& choice, const Exec& exec, const CaseInputs& in, const OperatorArgs& args,
                Case& c) {
   const Model& model = in.model;
-  const std::size_t held_before = memory::usage(exec.space()).current;
+  const std::size_t held_before = exec.account().usage(exec.space()).current;
   const auto setup = Clock::now();
   const auto stiffness = build_operator<Real>(choice, exec, in, c);
   exec.synchronize();
@@ -387,7 +387,7 @@ void time_case(const OperatorChoice& choice, const Exec& exec, const CaseInputs&
   c.counted_bytes = c.operator_bytes + 10 * static_cast<std::size_t>(c.dofs) * sizeof(Real);
   // The fused update: a (f - K u) + c' u_prev + k'' u_curr, 6 flops per DOF.
   if (stiffness->flops() > 0.0) c.flops = stiffness->flops() + 6.0 * double(c.dofs);
-  const std::size_t held = memory::usage(exec.space()).current;
+  const std::size_t held = exec.account().usage(exec.space()).current;
   c.device_bytes = held > held_before ? held - held_before : 0;
   // `warmup` untimed steps, then runs of `steps` steps.
   for (int k = 0; k < args.warmup; ++k) scheme.step(force.view());

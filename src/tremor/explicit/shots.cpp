@@ -175,7 +175,9 @@ ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunO
   run.dof_steps_per_second =
       loop_seconds > 0.0 ? static_cast<double>(preflight.n_dofs) * loop_steps / loop_seconds : 0.0;
   run.preflight = preflight;
-  run.exec_peak_bytes = memory::usage(subdomains.front()->exec.space()).peak;
+  // Over subdomains in this process, their Execs share the run's account (copies of its Exec).
+  const Exec& exec = subdomains.front()->exec;
+  run.exec_peak_bytes = exec.account().usage(exec.space()).peak;
   run.host_peak_bytes = peak_resident_bytes();
   if (model.shots.empty()) run.histories = histories_of(stepping, true);
   return run;

@@ -257,8 +257,9 @@ struct Resolution {
                              (global ? 6 * sizeof(double) * n + 35 * sizeof(double) * n_elements : 0),
                          "the pre-flight's element survey");
     }
-    const std::size_t held_before = memory::usage(exec.space()).current;
-    memory::reset_peak(exec.space());
+    memory::Account& account = exec.account();
+    const std::size_t held_before = account.usage(exec.space()).current;
+    account.reset_peak(exec.space());
     const sparse::ElementSurvey survey = [&] {
       const auto elements =
           std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, fem::ElementColouring{});
@@ -277,7 +278,8 @@ struct Resolution {
       }
       return out;
     }();
-    p.survey_peak_bytes = memory::usage(exec.space()).peak - std::min(held_before, memory::usage(exec.space()).peak);
+    const std::size_t peak = account.usage(exec.space()).peak;
+    p.survey_peak_bytes = peak - std::min(held_before, peak);
     p.geometry_values = stable.geometry_values;
     p.stable_dt = stable.dt;
     p.stable_element = stable.element;
@@ -586,13 +588,8 @@ void set_up_in_process(RunSetup<Real>& r) {
 // A run: its set-up (over processes, one domain or subdomains in this process), then the shot loop
 // every run shares (shots.hpp).
 template <class Real>
-ExplicitRun run_typed(const Model& model, const Preflight& preflight, const RunOptions& options, Observer* observer,
-                      Clock::time_point called) {
-  // Over several processes on a host with several GPUs, each takes the GPU of its place on the
-  // host (local rank modulo the GPUs), on a stream of its own, which NCCL's internal streams do
-  // not synchronise with as they do with the default stream (the overlap needs the exchange's
-  // side stream to run beside it).
-  const Exec exec = process_exec(preflight.backend, options, true);
+ExplicitRun run_typed(const Exec& exec, const Model& model, const Preflight& preflight, const RunOptions& options,
+                      Observer* observer, Clock::time_point called) {
   SetupClock clock(exec, called);
   if (!options.preflight) clock.append(preflight.phases);  // resolved by this call
   RunSetup<Real> r(model, preflight, options, exec, clock, observer);
@@ -754,15 +751,18 @@ ExplicitRun run_explicit(const Model& model, const RunOptions& options, Observer
   Preflight p;
   // The caller's pre-flight, or this call's: the same settings, decomposition and checks.
   p = options.preflight ? *options.preflight : preflight(model, options);
-  // The arrays of this run only, from here: the memory it reports.
-  // (No Exec made here: a CUDA one would make the first GPU this thread's, not the run's.)
-  const MemorySpace space = p.backend == Backend::Cuda ? MemorySpace::Device : MemorySpace::Host;
-  memory::reset_peak(space);
+  // The run's Exec, whose account counts this run's arrays only: the memory it reports. Over
+  // several processes on a host with several GPUs, each takes the GPU of its place on the host
+  // (local rank modulo the GPUs), on a stream of its own, which NCCL's internal streams do not
+  // synchronise with as they do with the default stream (the overlap needs the exchange's side
+  // stream to run beside it).
+  const Exec exec = process_exec(p.backend, options, true);
+  const MemorySpace space = exec.space();
   const std::string phase_before = last_setup_phase();
   const std::size_t estimated = p.process_memory_bytes, host_estimated = p.host_bytes, survey = p.survey_peak_bytes;
   try {
-    ExplicitRun run = p.precision == Precision::Float ? run_typed<float>(model, p, options, observer, called)
-                                                      : run_typed<double>(model, p, options, observer, called);
+    ExplicitRun run = p.precision == Precision::Float ? run_typed<float>(exec, model, p, options, observer, called)
+                                                      : run_typed<double>(exec, model, p, options, observer, called);
     // What the pre-flight's survey held counts too: the estimate covers it.
     run.exec_peak_bytes = std::max(run.exec_peak_bytes, survey);
     return run;
@@ -774,7 +774,7 @@ ExplicitRun run_explicit(const Model& model, const RunOptions& options, Observer
                     "; the pre-flight estimated ", si(static_cast<double>(host_estimated)), "B on the host",
                     space == MemorySpace::Device ? str(" and ", si(static_cast<double>(estimated)), "B on the GPU")
                                                  : std::string(),
-                    "; tremor's arrays held ", si(static_cast<double>(memory::usage(MemorySpace::Host).current)),
+                    "; tremor's arrays held ", si(static_cast<double>(exec.account().usage(MemorySpace::Host).current)),
                     "B of it", available.known() ? str("; ", available.by) : std::string()));
   }
 }

@@ -188,8 +188,8 @@ struct Preflight {
   // what the process may still allocate (memory::host_available, named in the message).
   std::size_t host_bytes = 0;
   // What the pre-flight's own arrays (the element survey, the Lanczos estimate of the stable step,
-  // K's pattern) held at most in the Exec's space, counted (memory::usage): part of what the run's
-  // summary reports as used.
+  // K's pattern) held at most in the Exec's space, counted in its memory::Account: part of what the
+  // run's summary reports as used.
   std::size_t survey_peak_bytes = 0;
   // The sem operator's geometric factors (op::OperatorSizes::geometry_values), as the pre-flight's
   // Lanczos estimate built it; 0 where it built none.
@@ -295,8 +295,9 @@ struct ExplicitRun {
   // receivers, snapshot buffers, initial state.
   std::vector<SetupPhase> setup;
   double setup_seconds = 0.0;
-  // Memory the run held through tremor's arrays in the Exec's space at most (memory::usage; for a
-  // host Exec this is part of the process's memory), and the process's peak resident memory.
+  // Memory the run held through tremor's arrays in the Exec's space at most (its Exec's
+  // memory::Account; for a host Exec this is part of the process's memory), and the process's peak
+  // resident memory.
   std::size_t exec_peak_bytes = 0;
   std::size_t host_peak_bytes = 0;
   // On a NonFinite stop: where it was found (the node with the largest |u|, NaN counting largest).

@@ -88,7 +88,7 @@ NcclExchange<Real>::NcclExchange(const Exec& exec, const partition::Decompositio
   TREMOR_CHECK(nccl_compiled(), "the NCCL exchange needs a build with CUDA and NCCL");
   TREMOR_CHECK(exec.backend() == Backend::Cuda, "the NCCL exchange runs on a GPU; the backend is ",
                to_string(exec.backend()));
-  side_ = Exec::cuda_side_stream(exec.device());
+  side_ = exec.side_stream();
   const Neighbourhood around(decomposition, communicator);
   n_local_ = around.n_local;
   n_owned_ = around.n_owned;

@@ -136,18 +136,16 @@ void check_chunks(const Exec& exec) {
       on_host(sparse::assemble_csr<double>(Exec::serial(), serial, GlobalMatrix::Stiffness, RaceStrategy::Colouring));
   const std::vector<double> batch = test::poisoned_batch(Exec::serial(), serial, sparse::ElementMatrix::Stiffness,
                                                          sparse::MatrixStorage::Upper);
-  const std::size_t saved = sparse::element_workspace_budget();
-  sparse::set_element_workspace_budget(7 * 3600 * sizeof(double));
+  const Exec chunked = exec.with_workspace_budget(7 * 3600 * sizeof(double));
   for (RaceStrategy strategy : {RaceStrategy::Colouring, RaceStrategy::Atomics})
-    EXPECT_EQ(compare(on_host(sparse::assemble_csr<double>(exec, elements, GlobalMatrix::Stiffness, strategy)),
+    EXPECT_EQ(compare(on_host(sparse::assemble_csr<double>(chunked, elements, GlobalMatrix::Stiffness, strategy)),
                       reference, 1e-12),
               "")
         << name(strategy);
-  EXPECT_EQ(test::compare_elementwise(test::poisoned_batch(exec, elements, sparse::ElementMatrix::Stiffness,
+  EXPECT_EQ(test::compare_elementwise(test::poisoned_batch(chunked, elements, sparse::ElementMatrix::Stiffness,
                                                            sparse::MatrixStorage::Upper),
                                       batch, 60 * 61 / 2, 1e-12),
             "");
-  sparse::set_element_workspace_budget(saved);
 }
 
 TEST(AssemblyParity, OpenMPEqualsSerial) {

@@ -279,17 +279,15 @@ TEST(TwoKernelAssemblyExtra, WorkspaceChunksGiveTheSameMatrix) {
   const fem::DeviceElements elements(Exec::openmp(), model.mesh, table, colouring);
   const CsrMatrix whole =
       on_host(sparse::assemble_csr<double>(Exec::openmp(), elements, GlobalMatrix::Stiffness, RaceStrategy::Colouring));
-  const std::size_t saved = sparse::element_workspace_budget();
   for (std::size_t per_chunk : {1, 2, 5}) {
-    sparse::set_element_workspace_budget(per_chunk * 3600 * sizeof(double));
+    const Exec exec = Exec::openmp().with_workspace_budget(per_chunk * 3600 * sizeof(double));
     for (RaceStrategy strategy : {RaceStrategy::Colouring, RaceStrategy::Atomics})
       EXPECT_EQ(
-          compare(on_host(sparse::assemble_csr<double>(Exec::openmp(), elements, GlobalMatrix::Stiffness, strategy)),
+          compare(on_host(sparse::assemble_csr<double>(exec, elements, GlobalMatrix::Stiffness, strategy)),
                   whole, strategy == RaceStrategy::Colouring ? 0.0 : rounding_bound(8, u_double)),
           "")
           << per_chunk << " elements per chunk";
   }
-  sparse::set_element_workspace_budget(saved);
 }
 
 // Timed assembly reports both kernels and gives the same matrix.

@@ -138,16 +138,14 @@ TEST(ElementBatch, WorkspaceChunksGiveTheSameMatrices) {
   const fem::SectionTable table = fem::section_table(model);
   const fem::DeviceElements elements(Exec::openmp(), model.mesh, table, fem::colour_elements(model.mesh));
   const std::vector<double> reference = upper_of(host_matrices(model, table, ElementMatrix::Stiffness), 60);
-  const std::size_t saved = sparse::element_workspace_budget();
   for (std::size_t elements_per_chunk : {1, 3, 64}) {
-    sparse::set_element_workspace_budget(elements_per_chunk * 3600 * sizeof(double));
+    const Exec exec = Exec::openmp().with_workspace_budget(elements_per_chunk * 3600 * sizeof(double));
     EXPECT_EQ(test::compare_elementwise(
-                  test::poisoned_batch(Exec::openmp(), elements, ElementMatrix::Stiffness, MatrixStorage::Upper),
+                  test::poisoned_batch(exec, elements, ElementMatrix::Stiffness, MatrixStorage::Upper),
                   reference, 60 * 61 / 2, 1e-12),
               "")
         << elements_per_chunk << " elements per chunk";
   }
-  sparse::set_element_workspace_budget(saved);
 }
 
 // The comparison catches one wrong value and an unwritten (NaN) one.

@@ -119,6 +119,13 @@ Exec Exec::side_stream() const {
   return exec;
 }
 
+Exec Exec::with_workspace_budget(std::size_t bytes) const {
+  TREMOR_CHECK(bytes > 0, "a workspace budget must be positive");
+  Exec copy = *this;
+  copy.workspace_budget_ = bytes;
+  return copy;
+}
+
 Exec Exec::host() const {
   return space() == MemorySpace::Host ? *this : Exec(Backend::OpenMP, -1, account_);
 }

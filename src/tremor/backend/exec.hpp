@@ -95,11 +95,19 @@ class Exec {
   // The memory account of this Exec and its copies (see above).
   memory::Account& account() const { return *account_; }
 
+  // Bytes one launch may take for a workspace beyond its threads' own memory (element matrices
+  // larger than 8 KiB, sparse/element_kernels.hpp): a launch over more items is cut into chunks.
+  // 256 MiB (about 9000 hex20 stiffness matrices in flight) unless a copy was made with another.
+  std::size_t workspace_budget() const { return workspace_budget_; }
+  // A copy with another workspace budget (> 0): tests run several chunks on small meshes.
+  Exec with_workspace_budget(std::size_t bytes) const;
+
  private:
   explicit Exec(Backend backend, int device = -1, std::shared_ptr<memory::Account> account = nullptr);
   Backend backend_ = Backend::Serial;
   int device_ = -1;
   void* stream_ = nullptr;
+  std::size_t workspace_budget_ = std::size_t(256) << 20;
   std::shared_ptr<memory::Account> account_;
   std::shared_ptr<detail::Scratch> scratch_;
 };

@@ -1,6 +1,5 @@
 #include "tremor/sparse/element_batch.hpp"
 
-#include <atomic>
 
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/error.hpp"
@@ -32,7 +31,7 @@ void stiffness_batch(const Exec& exec, fem::ElementArrays in, Index n_elements, 
   const fem::StiffnessRule<E> rule = fem::stiffness_rule<E>();
   const Size n_values = upper ? Size(n_dof) * (n_dof + 1) / 2 : Size(N);
   const Size per_item = upper && !fits_local<N> ? N : 0;
-  const Index chunk = detail::chunk_items(n_elements, per_item);
+  const Index chunk = workspace.chunk_items(n_elements, per_item);
   double* scratch = workspace.reserve(per_item * chunk);
   for (Index begin = 0; begin < n_elements; begin += chunk) {
     const Index count = n_elements - begin < chunk ? n_elements - begin : chunk;
@@ -71,7 +70,7 @@ void mass_batch(const Exec& exec, fem::ElementArrays in, Index n_elements, bool 
   const fem::MassRule<E> rule = fem::mass_rule<E>();
   const Size n_values = upper ? Size(n_dof) * (n_dof + 1) / 2 : Size(n_dof) * n_dof;
   const Size per_item = fits_local<N> ? 0 : N;
-  const Index chunk = detail::chunk_items(n_elements, per_item);
+  const Index chunk = workspace.chunk_items(n_elements, per_item);
   double* scratch = workspace.reserve(per_item * chunk);
   for (Index begin = 0; begin < n_elements; begin += chunk) {
     const Index count = n_elements - begin < chunk ? n_elements - begin : chunk;
@@ -123,8 +122,6 @@ Size values_per_element(ElementMatrix matrix, MatrixStorage storage, int n_dof) 
 
 namespace {
 
-std::atomic<std::size_t> workspace_budget{std::size_t(256) << 20};
-
 const fem::DeviceElementBlock& block_of(const fem::DeviceElements& elements, int block) {
   TREMOR_CHECK(block >= 0 && block < static_cast<int>(elements.blocks.size()), "element matrices: block ", block,
                " of ", elements.blocks.size());
@@ -132,13 +129,6 @@ const fem::DeviceElementBlock& block_of(const fem::DeviceElements& elements, int
 }
 
 }  // namespace
-
-std::size_t element_workspace_budget() { return workspace_budget.load(std::memory_order_relaxed); }
-
-void set_element_workspace_budget(std::size_t bytes) {
-  TREMOR_CHECK(bytes > 0, "element workspace budget must be positive");
-  workspace_budget.store(bytes, std::memory_order_relaxed);
-}
 
 DeviceArray<double> element_matrices(const Exec& exec, const fem::DeviceElements& elements, int block,
                                      ElementMatrix matrix, MatrixStorage storage) {

@@ -38,11 +38,4 @@ DeviceArray<double> element_matrices(const Exec& exec, const fem::DeviceElements
 void element_matrices(const Exec& exec, const fem::DeviceElements& elements, int block, ElementMatrix matrix,
                       MatrixStorage storage, double* out);
 
-// Element matrices larger than 8 KiB (hex20 stiffness, 3D GLL elements of order >= 2) are built
-// in a workspace array rather than a thread's own memory; a launch over more elements than its
-// workspace budget holds is cut into chunks (element batches and kernel 2 of two_kernel.hpp).
-// Process-wide; 256 MiB by default. Tests lower it to run several chunks on small meshes.
-std::size_t element_workspace_budget();
-void set_element_workspace_budget(std::size_t bytes);
-
 }  // namespace tremor::sparse

@@ -31,20 +31,18 @@ constexpr bool fits_local = N <= max_local_doubles;
 template <int N>
 constexpr int local_doubles = fits_local<N> ? N : 1;
 
-// Items of one chunk when each needs `doubles_per_item` workspace doubles (all n when none): as
-// many as element_workspace_budget() holds, at least one. The default 256 MiB is about 9000
-// hex20 stiffness matrices in flight.
-inline Index chunk_items(Index n, Size doubles_per_item) {
-  if (doubles_per_item <= 0 || n <= 0) return n;
-  const Size fit = static_cast<Size>(element_workspace_budget() / sizeof(double)) / doubles_per_item;
-  return static_cast<Index>(std::clamp<Size>(fit, 1, n));
-}
-
 // A growing workspace array in one Exec's memory, reused by successive launches of one call
 // (launches on one Exec run in order, so reuse needs no synchronisation).
 class Workspace {
  public:
   explicit Workspace(const Exec& exec) : exec_(exec) {}
+  // Items of one launch when each needs `doubles_per_item` workspace doubles (all n when none): as
+  // many as the Exec's workspace budget holds (Exec::workspace_budget), at least one.
+  Index chunk_items(Index n, Size doubles_per_item) const {
+    if (doubles_per_item <= 0 || n <= 0) return n;
+    const Size fit = static_cast<Size>(exec_.workspace_budget() / sizeof(double)) / doubles_per_item;
+    return static_cast<Index>(std::clamp<Size>(fit, 1, n));
+  }
   // At least `doubles` doubles (nullptr when 0); earlier pointers are invalidated by a growth.
   double* reserve(Size doubles) {
     if (doubles <= 0) return nullptr;

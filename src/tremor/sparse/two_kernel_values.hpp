@@ -163,7 +163,7 @@ void add_stiffness(const Exec& exec, fem::ElementArrays in, Index n, const Index
     return;
   }
   const Size per_item = fits_local<N> ? 0 : N;
-  const Index chunk = chunk_items(n, per_item);
+  const Index chunk = workspace.chunk_items(n, per_item);
   double* scratch = workspace.reserve(per_item * chunk);
   for (Index begin = 0; begin < n; begin += chunk) {
     const Index count = n - begin < chunk ? n - begin : chunk;
@@ -205,7 +205,7 @@ void add_mass(const Exec& exec, fem::ElementArrays in, Index n, const Index* lis
   constexpr int dim = E::dim, n_nodes = E::n_nodes, n_dof = n_nodes * dim, N = n_nodes * n_nodes;
   const fem::MassRule<E> rule = fem::mass_rule<E>();
   const Size per_item = fits_local<N> ? 0 : N;
-  const Index chunk = chunk_items(n, per_item);
+  const Index chunk = workspace.chunk_items(n, per_item);
   double* scratch = workspace.reserve(per_item * chunk);
   for (Index begin = 0; begin < n; begin += chunk) {
     const Index count = n - begin < chunk ? n - begin : chunk;

@@ -20,12 +20,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }();
   tremor::log::set_quiet(true);
   // A legal model may ask the generator for billions of elements; below libFuzzer's memory limit
-  // the generator must refuse, so the fuzzer explores parsing rather than allocation. Lowered once,
-  // for the whole process.
-  static const tremor::GeneratorLimit limit(tremor::Size(1) << 20);
+  // the generator must refuse, so the fuzzer explores parsing rather than allocation.
+  constexpr tremor::Size generator_limit = tremor::Size(1) << 20;
   try {
     (void)tremor::io::read_model_buffer(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.toml",
-                                        base);
+                                        base, std::nullopt, nullptr, generator_limit);
   } catch (const tremor::Error&) {
   }
   (void)tremor::log::take_warnings();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tremor/core/error.hpp"
+#include "tremor/io/model_file.hpp"
 
 namespace tremor {
 namespace {
@@ -546,26 +547,32 @@ TEST(Generate, RejectsBadInput) {
             std::string::npos);
 }
 
-TEST(Generate, LimitCanBeLoweredForAScope) {
-  const Size before = generator_limit();
-  std::string message;
-  {
-    const GeneratorLimit lowered(200);
-    // 9 x 9 quad4: 100 nodes, 200 DOF and 81 x 4 = 324 connectivity entries > 200.
-    message = error_of([] { generate_rectangle({0, 0}, {1, 1}, {9, 9}, ElementType::Quad4); });
-    EXPECT_NO_THROW(generate_rectangle({0, 0}, {1, 1}, {7, 7}, ElementType::Quad4));  // 128 DOF, 196 entries
-    {
-      const GeneratorLimit nested(100);
-      EXPECT_EQ(generator_limit(), 100);
-    }
-    EXPECT_EQ(generator_limit(), 200);  // the nested scope restored the outer one's
-  }
-  EXPECT_EQ(generator_limit(), before);
+TEST(Generate, ACallerCanLowerTheLimit) {
+  // 9 x 9 quad4: 100 nodes, 200 DOF and 81 x 4 = 324 connectivity entries > 200.
+  const std::string message =
+      error_of([] { generate_rectangle({0, 0}, {1, 1}, {9, 9}, ElementType::Quad4, 1, {1.0, 1.0}, 200); });
   EXPECT_NE(message.find("324 connectivity entries"), std::string::npos) << message;
   EXPECT_NE(message.find("the limit is 200"), std::string::npos) << message;
-  EXPECT_THROW(GeneratorLimit(0), Error);
-  EXPECT_EQ(generator_limit(), before);  // a refused limit changes nothing
+  EXPECT_NO_THROW(generate_rectangle({0, 0}, {1, 1}, {7, 7}, ElementType::Quad4, 1, {1.0, 1.0}, 200));  // 128, 196
+  // 2 x 2 x 2 hex8: 27 nodes, 81 DOF, 64 connectivity entries.
+  EXPECT_THROW(generate_box({0, 0, 0}, {1, 1, 1}, {2, 2, 2}, ElementType::Hex8, 1, {1.0, 1.0, 1.0}, 80), Error);
+  EXPECT_NO_THROW(generate_box({0, 0, 0}, {1, 1, 1}, {2, 2, 2}, ElementType::Hex8, 1, {1.0, 1.0, 1.0}, 81));
+  EXPECT_NE(error_of([] { generate_rectangle({0, 0}, {1, 1}, {1, 1}, ElementType::Quad4, 1, {1.0, 1.0}, 0); })
+                .find("outside 1.."),
+            std::string::npos);
+  // The default is what Index addresses; one call's limit is not another's.
   EXPECT_NO_THROW(generate_rectangle({0, 0}, {1, 1}, {9, 9}, ElementType::Quad4));
+}
+
+// The model file's generator takes the reader's limit, named by its [mesh] line.
+TEST(Generate, TheModelReaderPassesItsLimitOn) {
+  const std::string text =
+      "[mesh]\ngenerator = \"rectangle\"\nelement = \"quad4\"\nsize = [1, 1]\ndivisions = [9, 9]\n"
+      "[[material]]\nname = \"steel\"\ndensity = 7850\nyoungs_modulus = 210e9\npoisson_ratio = 0.3\n";
+  const std::string message =
+      error_of([&] { (void)io::read_model_buffer(text, "limited.toml", "", std::nullopt, nullptr, 200); });
+  EXPECT_NE(message.find("limited.toml:5"), std::string::npos) << message;
+  EXPECT_NE(message.find("the limit is 200"), std::string::npos) << message;
 }
 
 }  // namespace

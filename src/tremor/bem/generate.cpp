@@ -27,7 +27,7 @@ void check_divisions(const char* generator, const char* name, Index value) {
 
 // Refuses, before anything is allocated, a mesh beyond what Index addresses or the caller allows.
 void check_size(const char* generator, Size nodes, Size elements) {
-  const Size limit = generator_limit();
+  const Size limit = max_generated;
   TREMOR_CHECK(nodes <= limit && 4 * elements <= limit, generator, ": ", elements, " elements and ", nodes,
                " nodes exceed the generator limit (", limit, " nodes or connectivity entries); use fewer divisions");
 }

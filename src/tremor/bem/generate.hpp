@@ -6,7 +6,7 @@
 // Nodes shared by elements are one node (no duplicates along cube edges or at corners); node and
 // element labels run from 1 in index order; `source` names the generator and its parameters; the
 // element set "all" holds every element. The generators refuse (tremor::Error) non-positive or
-// non-finite sizes, divisions below 1 and meshes beyond mesh/generate.hpp's generator_limit().
+// non-finite sizes, divisions below 1 and meshes beyond mesh/generate.hpp's max_generated.
 #include <array>
 #include <optional>
 

@@ -38,7 +38,7 @@ constexpr std::string_view reserved_keys[] = {"sem", "bem"};
 }  // namespace
 
 Model read_model_buffer(std::string_view text, const std::string& name, const std::string& base_dir,
-                        std::optional<int> order, const Mesh* mesh_given) {
+                        std::optional<int> order, const Mesh* mesh_given, Size generator_limit) {
   const toml::table document = detail::parse_document(text, name);
   const Table root(document, name, "top level");
   // A boundary-element model file (docs/bem.md) has [bem] and no [mesh]: point to its command
@@ -60,7 +60,7 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
   model.title = root.string("title").value_or("");
   const auto mesh = root.table("mesh");
   if (!mesh) root.fail_at(0, "missing [mesh] (a 'file' to read or a 'generator')");
-  model.mesh = read_mesh(*mesh, base_dir, order, mesh_given);
+  model.mesh = read_mesh(*mesh, base_dir, order, mesh_given, generator_limit);
   if (mesh->has("file"))  // messages about its elements name the mesh file, not this one
     model.mesh_file = referenced_file(*mesh, "file", "mesh file", "the path of a .msh or .inp mesh", base_dir).string();
   // Thickness-loss defects, once the mesh has its order and its sets (found on the plate as it

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "tremor/mesh/generate.hpp"
 #include "tremor/model/model.hpp"
 
 namespace tremor::io {
@@ -15,9 +16,11 @@ Model read_model_file(const std::string& path, std::optional<int> order = std::n
 // The same from text in memory; `name` stands for the file in messages, mesh files are resolved
 // against `base_dir`. With `mesh`, the model's mesh is that one (built in memory: the Python
 // package's models): [mesh] then names no file or generator, and its order, box sets and
-// defects apply to the mesh given.
+// defects apply to the mesh given. A [mesh] generator is refused beyond `generator_limit` degrees
+// of freedom, elements or connectivity entries (mesh/generate.hpp), before anything is allocated.
 Model read_model_buffer(std::string_view text, const std::string& name, const std::string& base_dir,
-                        std::optional<int> order = std::nullopt, const Mesh* mesh = nullptr);
+                        std::optional<int> order = std::nullopt, const Mesh* mesh = nullptr,
+                        Size generator_limit = max_generated);
 
 // The loads, receivers, shots and duration of one run of a model already set up
 // (explicit_fe::Simulation): `text` holds only [[source]], [[traction]], [[body_force]],

@@ -39,7 +39,7 @@ std::pair<std::vector<double>, std::vector<double>> box_of(const Table& set, std
   return {*box_min, *box_max};
 }
 
-Mesh generate_mesh(const Table& mesh) {
+Mesh generate_mesh(const Table& mesh, Size limit) {
   const std::string generator = mesh.required_string("generator", "\"rectangle\" or \"box\", or 'file'");
   if (std::find(std::begin(generators), std::end(generators), generator) == std::end(generators))
     mesh.fail("generator", str("unknown generator '", generator, "'; expected \"rectangle\" or \"box\"",
@@ -78,10 +78,10 @@ Mesh generate_mesh(const Table& mesh) {
   try {
     if (dim == 2)
       return generate_rectangle({origin[0], origin[1]}, {(*size)[0], (*size)[1]}, {(*divisions)[0], (*divisions)[1]},
-                                type, order, {grading[0], grading[1]});
+                                type, order, {grading[0], grading[1]}, limit);
     return generate_box({origin[0], origin[1], origin[2]}, {(*size)[0], (*size)[1], (*size)[2]},
                         {(*divisions)[0], (*divisions)[1], (*divisions)[2]}, type, order,
-                        {grading[0], grading[1], grading[2]});
+                        {grading[0], grading[1], grading[2]}, limit);
   } catch (const Error& e) {
     // What is left after the checks above: too many cells, or grading too strong for them.
     mesh.fail("divisions", e.what());
@@ -209,7 +209,8 @@ int mesh_order(const Table& mesh, std::optional<int> order) {
 
 }  // namespace
 
-Mesh read_mesh(const Table& mesh, const std::string& base_dir, std::optional<int> order, const Mesh* given) {
+Mesh read_mesh(const Table& mesh, const std::string& base_dir, std::optional<int> order, const Mesh* given,
+               Size limit) {
   mesh.only(mesh_keys);
   const bool from_file = mesh.has("file"), generated = mesh.has("generator");
   if (given && (from_file || generated))
@@ -224,7 +225,7 @@ Mesh read_mesh(const Table& mesh, const std::string& base_dir, std::optional<int
     mesh.fail_at(mesh.line(), "missing 'file' (a .msh or .inp mesh) or 'generator' (\"rectangle\" or \"box\")");
   if (from_file) (void)mesh.string("file");  // type check before anything else
   const int elevate_to = mesh_order(mesh, order);
-  Mesh result = given ? *given : from_file ? read_mesh_file(mesh, base_dir) : generate_mesh(mesh);
+  Mesh result = given ? *given : from_file ? read_mesh_file(mesh, base_dir) : generate_mesh(mesh, limit);
   // Raised to GLL order before anything else (box sets, sources at positions) sees the mesh, so
   // they find the GLL nodes. Errors name the mesh file; for a generated mesh, the model file at
   // its 'order' line when that asked.

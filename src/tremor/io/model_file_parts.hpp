@@ -52,7 +52,9 @@ struct Bounds {
 // [mesh]: `order`, when given, raises the mesh to GLL elements of that order in place of [mesh]
 // order; `given`, when not null, is the mesh (built in memory), to which [mesh]'s order, box sets
 // and surfaces apply.
-Mesh read_mesh(const Table& mesh, const std::string& base_dir, std::optional<int> order, const Mesh* given);
+// `limit`: the generator's (mesh/generate.hpp).
+Mesh read_mesh(const Table& mesh, const std::string& base_dir, std::optional<int> order, const Mesh* given,
+               Size limit);
 // One [[mesh.defect]], the `number`th.
 Defect read_defect(const Table& table, int number, const std::string& base_dir);
 Material read_material(Table& material);

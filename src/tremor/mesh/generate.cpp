@@ -1,7 +1,6 @@
 #include "tremor/mesh/generate.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -15,8 +14,6 @@
 namespace tremor {
 
 namespace {
-
-std::atomic<Size> size_limit{std::numeric_limits<Index>::max()};
 
 using Offset = std::array<int, 3>;  // a node's position in fine-grid steps from its cell's lowest corner
 
@@ -223,7 +220,10 @@ struct Lattice {
 };
 
 Mesh generate(int dim, const std::array<double, 3>& origin, const std::array<double, 3>& size,
-              const std::array<Size, 3>& divisions, ElementType type, int order, const std::array<double, 3>& grading) {
+              const std::array<Size, 3>& divisions, ElementType type, int order, const std::array<double, 3>& grading,
+              Size max_size) {
+  TREMOR_CHECK(max_size >= 1 && max_size <= max_generated, "mesh generator: a limit of ", max_size, " outside 1..",
+               max_generated);
   const char* shape = dim == 2 ? "rectangle" : "box";
   TREMOR_CHECK(dimension(type) == dim, "mesh generator: a ", shape, " takes ",
                dim == 2 ? "tri3, tri6, quad4, quad8 or quad-gllP" : "tet4, tet10, hex8, hex20 or hex-gllP",
@@ -256,7 +256,7 @@ Mesh generate(int dim, const std::array<double, 3>& origin, const std::array<dou
   }
 
   // Check the sizes in floating point before any integer product can overflow.
-  const double limit = static_cast<double>(generator_limit());
+  const double limit = static_cast<double>(max_size);
   const int per_element = nodes_per_element(type, order);
   double cells = 1.0, points = 1.0;
   for (int d = 0; d < dim; ++d) {
@@ -274,7 +274,7 @@ Mesh generate(int dim, const std::array<double, 3>& origin, const std::array<dou
                " x ", divisions[1], dim == 3 ? str(" x ", divisions[2]) : std::string(), " of ",
                element_name(type, order), " needs ", count_text(points), " nodes (", count_text(points * dim),
                " degrees of freedom) and ", count_text(elements), " elements (", count_text(elements * per_element),
-               " connectivity entries); the limit is ", generator_limit(), " of each");
+               " connectivity entries); the limit is ", max_size, " of each");
 
   std::array<std::vector<double>, 3> fine;
   for (int d = 0; d < 3; ++d) {
@@ -362,27 +362,17 @@ Mesh generate(int dim, const std::array<double, 3>& origin, const std::array<dou
 
 }  // namespace
 
-Size generator_limit() { return size_limit.load(); }
-
-GeneratorLimit::GeneratorLimit(Size limit) : previous_(size_limit.load()) {
-  TREMOR_CHECK(limit >= 1 && limit <= std::numeric_limits<Index>::max(), "generator limit ", limit, " outside 1..",
-               std::numeric_limits<Index>::max());
-  size_limit.store(limit);
-}
-
-GeneratorLimit::~GeneratorLimit() { size_limit.store(previous_); }
-
 Mesh generate_rectangle(const std::array<double, 2>& origin, const std::array<double, 2>& size,
                         const std::array<Size, 2>& divisions, ElementType type, int order,
-                        const std::array<double, 2>& grading) {
+                        const std::array<double, 2>& grading, Size limit) {
   return generate(2, {origin[0], origin[1], 0.0}, {size[0], size[1], 1.0}, {divisions[0], divisions[1], 1}, type, order,
-                  {grading[0], grading[1], 1.0});
+                  {grading[0], grading[1], 1.0}, limit);
 }
 
 Mesh generate_box(const std::array<double, 3>& origin, const std::array<double, 3>& size,
                   const std::array<Size, 3>& divisions, ElementType type, int order,
-                  const std::array<double, 3>& grading) {
-  return generate(3, origin, size, divisions, type, order, grading);
+                  const std::array<double, 3>& grading, Size limit) {
+  return generate(3, origin, size, divisions, type, order, grading, limit);
 }
 
 }  // namespace tremor

@@ -16,40 +16,27 @@
 // node sets "xmin", "xmax", "ymin", "ymax" (and "zmin", "zmax" in 3D) with the nodes on each side
 // of the domain, and surfaces (face sets) of the same names with the element faces on it.
 #include <array>
+#include <limits>
 
 #include "tremor/core/config.hpp"
 #include "tremor/mesh/mesh.hpp"
 
 namespace tremor {
 
+// The generators refuse (tremor::Error naming the counts), before allocating anything, a mesh
+// whose degrees of freedom (nodes x dimension), elements or connectivity entries (elements x
+// nodes per element) exceed their `limit`: by default 2^31 - 1, what Index can address; callers
+// with a smaller memory budget (the fuzz targets) pass a lower one (1 or more).
+inline constexpr Size max_generated = std::numeric_limits<Index>::max();
+
 // tri3, tri6, quad4, quad8 or quad-gllP; `order` is the GLL order P (1..8) and ignored otherwise.
 Mesh generate_rectangle(const std::array<double, 2>& origin, const std::array<double, 2>& size,
                         const std::array<Size, 2>& divisions, ElementType type, int order = 1,
-                        const std::array<double, 2>& grading = {1.0, 1.0});
+                        const std::array<double, 2>& grading = {1.0, 1.0}, Size limit = max_generated);
 
 // tet4, tet10, hex8, hex20 or hex-gllP.
 Mesh generate_box(const std::array<double, 3>& origin, const std::array<double, 3>& size,
                   const std::array<Size, 3>& divisions, ElementType type, int order = 1,
-                  const std::array<double, 3>& grading = {1.0, 1.0, 1.0});
-
-// The generators refuse (tremor::Error naming the counts), before allocating anything, a mesh
-// whose degrees of freedom (nodes x dimension), elements or connectivity entries (elements x
-// nodes per element) exceed this limit. The default, 2^31 - 1, is what Index can address.
-Size generator_limit();
-
-// Lowers (or raises) generator_limit() while it lives, for callers with a smaller memory budget
-// (fuzz targets, tests), and restores the limit before it when it ends. Process-wide: scopes nest,
-// and end in the reverse order of their start.
-class GeneratorLimit {
- public:
-  // Throws tremor::Error for a limit outside 1..2^31 - 1.
-  explicit GeneratorLimit(Size limit);
-  ~GeneratorLimit();
-  GeneratorLimit(const GeneratorLimit&) = delete;
-  GeneratorLimit& operator=(const GeneratorLimit&) = delete;
-
- private:
-  Size previous_;
-};
+                  const std::array<double, 3>& grading = {1.0, 1.0, 1.0}, Size limit = max_generated);
 
 }  // namespace tremor

@@ -23,7 +23,7 @@ int replay(const std::string& folder, Read read) {
   const fs::path dir = test::data_path("fuzz/" + folder);
   int count = 0;
   if (!fs::exists(dir)) return count;
-  log::set_quiet(true);
+  const log::Quiet quiet;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (!entry.is_regular_file() || entry.path().filename() == "README.md") continue;
     std::ifstream in(entry.path(), std::ios::binary);
@@ -39,7 +39,6 @@ int replay(const std::string& folder, Read read) {
     ++count;
   }
   (void)log::take_warnings();
-  log::set_quiet(false);
   return count;
 }
 

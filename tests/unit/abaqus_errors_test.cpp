@@ -41,17 +41,10 @@ const std::string steel = R"(*MATERIAL, NAME=STEEL
 )";
 
 Model read(const std::string& text, std::vector<std::string>* warnings = nullptr, const std::string& base_dir = "") {
-  log::set_quiet(true);
-  log::take_warnings();
-  try {
-    Model model = io::read_abaqus_buffer(text, "broken.inp", base_dir);
-    if (warnings != nullptr) *warnings = log::take_warnings();
-    log::set_quiet(false);
-    return model;
-  } catch (...) {
-    log::set_quiet(false);
-    throw;
-  }
+  const log::Quiet quiet;
+  Model model = io::read_abaqus_buffer(text, "broken.inp", base_dir);
+  if (warnings != nullptr) *warnings = log::take_warnings();
+  return model;
 }
 
 // The message of the tremor::Error that reading `text` throws ("" when it reads without error).
@@ -227,13 +220,11 @@ TEST(AbaqusSyntax, LaterBoundaryReplacesEarlier) {
 }
 
 TEST(AbaqusSyntax, ReducedIntegrationIsReported) {
-  log::set_quiet(true);
-  (void)log::take_warnings();
+  const log::Quiet quiet;
   (void)io::read_abaqus_buffer("*NODE\n1,0,0,0\n2,1,0,0\n3,1,1,0\n4,0,1,0\n5,0,0,1\n6,1,0,1\n7,1,1,1\n8,0,1,1\n"
                            "*ELEMENT, TYPE=C3D8R\n1, 1, 2, 3, 4, 5, 6, 7, 8\n",
                            "reduced.inp");
   const auto warnings = log::take_warnings();
-  log::set_quiet(false);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("TYPE=C3D8R (reduced integration): read as C3D8 with full integration"), std::string::npos)
       << warnings[0];

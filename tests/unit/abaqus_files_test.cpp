@@ -23,11 +23,9 @@ struct Loaded {
 };
 
 Loaded load(const std::string& name) {
-  log::set_quiet(true);
-  log::take_warnings();
+  const log::Quiet quiet;
   Loaded loaded{io::read_abaqus(test::data_path("abaqus/" + name)), {}};
   loaded.warnings = log::take_warnings();
-  log::set_quiet(false);
   return loaded;
 }
 

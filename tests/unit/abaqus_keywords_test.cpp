@@ -43,12 +43,10 @@ const std::string brick = R"(*NODE
 constexpr long brick_lines = 17;
 
 std::vector<std::string> warnings_of(const std::string& text) {
-  log::set_quiet(true);
-  (void)log::take_warnings();
+  const log::Quiet quiet;
   std::vector<std::string> warnings;
   const std::string error = test::error_of([&] { (void)io::read_abaqus_buffer(text, "deck.inp"); });
   warnings = log::take_warnings();
-  log::set_quiet(false);
   EXPECT_EQ(error, "no error");
   return warnings;
 }

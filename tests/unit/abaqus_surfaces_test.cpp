@@ -24,11 +24,9 @@ struct Loaded {
 };
 
 Loaded load(const std::string& name) {
-  log::set_quiet(true);
-  log::take_warnings();
+  const log::Quiet quiet;
   Loaded loaded{io::read_abaqus(test::data_path("abaqus/" + name)), {}};
   loaded.warnings = log::take_warnings();
-  log::set_quiet(false);
   return loaded;
 }
 
@@ -158,14 +156,13 @@ const std::string bricks = R"(*NODE
 )";  // 21 lines
 
 std::string error_of(const std::string& text) {
-  log::set_quiet(true);
+  const log::Quiet quiet;
   std::string message;
   try {
     io::read_abaqus_buffer(text, "broken.inp");
   } catch (const Error& error) {
     message = error.what();
   }
-  log::set_quiet(false);
   return message;
 }
 

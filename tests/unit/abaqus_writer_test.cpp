@@ -85,11 +85,9 @@ Mesh round_trip(const Mesh& mesh, const std::string& tag) {
   const fs::path path = fs::path(test::temporary_directory("abaqus_writer_" + tag)) / "mesh.inp";
   io::write_abaqus_mesh(mesh, path.string());
   EXPECT_EQ(read_text(path), io::abaqus_mesh_text(mesh));
-  log::set_quiet(true);
-  log::take_warnings();
+  const log::Quiet quiet;
   Mesh read = io::read_abaqus_mesh(path.string());
   const std::vector<std::string> warnings = log::take_warnings();
-  log::set_quiet(false);
   EXPECT_TRUE(warnings.empty()) << warnings.front();
   return read;
 }

@@ -63,11 +63,7 @@ BoundaryMesh tetrahedron() {
 
 class BemMesh : public ::testing::Test {
  protected:
-  void SetUp() override {
-    log::set_quiet(true);
-    log::take_warnings();
-  }
-  void TearDown() override { log::set_quiet(false); }
+  const log::Quiet quiet_;  // stderr silenced, earlier warnings set aside
 };
 
 // ---- Generators -----------------------------------------------------------------------------

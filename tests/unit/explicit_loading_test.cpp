@@ -174,11 +174,9 @@ TEST(ExplicitLoading, TwoPrescriptionsOfOneDofWarnAndTheLaterApplies) {
   Model model = steel_block();
   model.fixed.push_back({{1}, 0, 1e-6, "", "first"});
   model.fixed.push_back({{1}, 0, 3e-6, "", "second"});
-  log::set_quiet(true);
-  (void)log::take_warnings();
+  const log::Quiet quiet;
   const Loading loading(model);
   const auto warnings = log::take_warnings();
-  log::set_quiet(false);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("second: prescribes degrees of freedom that first prescribed"), std::string::npos);
   std::vector<double> u(1);

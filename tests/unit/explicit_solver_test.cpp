@@ -72,11 +72,9 @@ TEST(ExplicitSolver, UnstableAbaqusIncrementFallsBackToTheEstimateWithAWarning) 
   model.explicit_settings.reset();
   const double stable = fem::stable_time_step(model).dt;
   model.explicit_step = ExplicitStep{"STEP-1", 2e-6, 3.0 * stable};
-  log::set_quiet(true);
-  (void)log::take_warnings();
+  const log::Quiet quiet;
   const auto p = explicit_fe::preflight(model);
   const auto warnings = log::take_warnings();
-  log::set_quiet(false);
   EXPECT_DOUBLE_EQ(p.dt, 0.9 * stable);
   EXPECT_DOUBLE_EQ(p.duration, 2e-6);
   const auto about_increment = std::count_if(warnings.begin(), warnings.end(), [](const std::string& warning) {
@@ -94,10 +92,9 @@ TEST(ExplicitSolver, NonFiniteStateStopsWithStepAndNode) {
   options.time_step = 4.0 * stable;  // unstable: modes near the top grow ~60x per step
   options.allow_unstable = true;
   options.check_every = 10;
-  log::set_quiet(true);
+  const log::Quiet quiet;
   const auto run = explicit_fe::run_explicit(model, options);
   (void)log::take_warnings();
-  log::set_quiet(false);
   ASSERT_EQ(run.status, explicit_fe::RunStatus::NonFinite);
   EXPECT_FALSE(run.ok());
   EXPECT_GT(run.bad_step, 0);

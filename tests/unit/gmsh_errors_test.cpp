@@ -254,14 +254,12 @@ TEST(GmshErrors, SparseTagsAreLabels) {
 }
 
 TEST(GmshErrors, UnknownSectionsAreSkippedWithOneWarning) {
-  log::set_quiet(true);
-  log::take_warnings();
+  const log::Quiet quiet;
   std::string text = replace(kSquare, "$Nodes\n", "$Foo\n$Nodes inside a foreign section\n$EndFoo\n$Comments\nhi\n$EndComments\n$Nodes\n");
   text += "$Bar\n$EndBar\n$Periodic\n1\n1 1 2\n0\n1\n5 6\n$EndPeriodic\n";
   const Mesh mesh = io::read_gmsh_buffer(text, "extra.msh");
   EXPECT_EQ(mesh.n_elements(), 2);
   const auto warnings = log::take_warnings();
-  log::set_quiet(false);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_CONTAINS(warnings[0], "extra.msh");
   EXPECT_CONTAINS(warnings[0], "$Foo, $Bar, $Periodic");
@@ -437,7 +435,7 @@ TEST(GmshErrors, TruncatedBinary) {
 // Every prefix and many single-byte corruptions of real files either read or give an Error:
 // nothing else escapes (the fuzz target explores this much further).
 TEST(GmshErrors, DamagedFilesGiveErrorsOnly) {
-  log::set_quiet(true);
+  const log::Quiet quiet;
   std::mt19937 random(12345);
   for (const char* name : {"quad9.msh", "quad9_bin.msh", "hex20_bin.msh", "tri3_part.msh", "tri3_part_bin.msh"}) {
     const std::string whole = file_bytes(name);
@@ -456,7 +454,6 @@ TEST(GmshErrors, DamagedFilesGiveErrorsOnly) {
     }
   }
   log::take_warnings();
-  log::set_quiet(false);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // threads silenced on their own.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,6 +28,28 @@ TEST(Log, QuietSilencesStderrButKeepsTheWarnings) {
   EXPECT_EQ(text, "warning: heard\nsaid\n");
   EXPECT_EQ(log::take_warnings(), (std::vector<std::string>{"kept", "heard"}));
   EXPECT_TRUE(log::take_warnings().empty());  // taken once
+}
+
+// A Quiet scope sets aside what came before it and restores the setting before it, nested or
+// left by an exception.
+TEST(Log, AQuietScopeRestoresTheSettingBeforeIt) {
+  ::testing::internal::CaptureStderr();
+  log::warn("before");
+  try {
+    const log::Quiet outer;
+    EXPECT_TRUE(log::take_warnings().empty());  // "before" set aside
+    {
+      const log::Quiet inner;
+      log::warn("inner");
+    }
+    log::warn("outer");  // still quiet: the inner scope restored the outer one's setting
+    EXPECT_EQ(log::take_warnings(), (std::vector<std::string>{"inner", "outer"}));
+    throw std::runtime_error("leaves the scope");
+  } catch (const std::runtime_error&) {
+  }
+  log::warn("heard");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "warning: before\nwarning: heard\n");
+  EXPECT_EQ(log::take_warnings(), (std::vector<std::string>{"heard"}));
 }
 
 TEST(Log, ASilentThreadIsNeitherHeardNorRecorded) {

@@ -62,11 +62,7 @@ void expect_estimate_tracks(const Model& model, const Case& c) {
 
 class MemoryEstimate : public ::testing::Test {
  protected:
-  void SetUp() override { log::set_quiet(true); }
-  void TearDown() override {
-    log::take_warnings();
-    log::set_quiet(false);
-  }
+  const log::Quiet quiet_;  // stderr silenced, earlier warnings set aside
 };
 
 TEST_F(MemoryEstimate, EveryHostOperatorOnHex8) {

@@ -519,7 +519,7 @@ TEST(MeshElevate, ModelFileOrder) {
 }
 
 TEST(MeshElevate, AbaqusModelNodeListsFollow) {
-  log::set_quiet(true);  // the deck's ignored keywords warn
+  const log::Quiet quiet;  // the deck's ignored keywords warn
   // The bar's *BOUNDARY set FIXED is an end face: after elevation it holds that face's GLL nodes.
   const Model linear = io::load_model(test::data_path("abaqus/bar_c3d8r.inp"));
   const Model elevated = io::load_model(test::data_path("abaqus/bar_c3d8r.inp"), 2);
@@ -529,7 +529,6 @@ TEST(MeshElevate, AbaqusModelNodeListsFollow) {
   EXPECT_EQ(elevated.fixed[0].nodes.size(), 9u);
   const double x0 = linear.mesh.node(linear.fixed[0].nodes[0])[0];
   for (Index i : elevated.fixed[0].nodes) EXPECT_NEAR(elevated.mesh.node(i)[0], x0, tolerance);
-  log::set_quiet(false);
 }
 
 }  // namespace

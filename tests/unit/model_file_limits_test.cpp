@@ -48,11 +48,7 @@ std::string with_source(const std::string& direction, const std::string& signal)
 
 class ModelFileLimits : public ::testing::Test {
  protected:
-  void SetUp() override { log::set_quiet(true); }
-  void TearDown() override {
-    log::take_warnings();
-    log::set_quiet(false);
-  }
+  const log::Quiet quiet_;  // stderr silenced, earlier warnings set aside
 };
 
 // [1e308, 1e308] has a norm of inf in double; scaled first, it is the direction (1, 1)/sqrt 2.

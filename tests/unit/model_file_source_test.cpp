@@ -47,11 +47,7 @@ const std::string burst = "signal = { kind = \"tone_burst\", frequency = 1e5, cy
 
 class ModelFileSource : public ::testing::Test {
  protected:
-  void SetUp() override {
-    log::set_quiet(true);
-    log::take_warnings();
-  }
-  void TearDown() override { log::set_quiet(false); }
+  const log::Quiet quiet_;  // stderr silenced, earlier warnings set aside
 };
 
 Model parse(const std::string& text, const std::string& base_dir = "") {

@@ -42,11 +42,7 @@ const std::string ricker = "signal = { kind = \"ricker\", frequency = 1e5 }\n";
 
 class ModelFileTraction : public ::testing::Test {
  protected:
-  void SetUp() override {
-    log::set_quiet(true);
-    log::take_warnings();
-  }
-  void TearDown() override { log::set_quiet(false); }
+  const log::Quiet quiet_;  // stderr silenced, earlier warnings set aside
 };
 
 Model parse(const std::string& text) { return io::read_model_buffer(text, "m.toml", ""); }

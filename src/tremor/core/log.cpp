@@ -40,10 +40,12 @@ void info(const std::string& message) {
 
 void set_thread_silent(bool silent) { thread_silent = silent; }
 
-void set_quiet(bool quiet) {
+bool set_quiet(bool quiet) {
   Sink& s = sink();
   std::lock_guard lock(s.mutex);
+  const bool before = s.quiet;
   s.quiet = quiet;
+  return before;
 }
 
 std::vector<std::string> take_warnings() {

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "tremor/core/error.hpp"
@@ -48,6 +49,23 @@ TEST(ExplicitSubdomain, NumberingMapsDofVectorsAndHistoriesBothWays) {
   EXPECT_EQ(identity.n_local_nodes(), 5);
   EXPECT_EQ(identity.global_node(3), 3);
   EXPECT_EQ(identity.to_local(std::vector<double>(15, 2.0)), std::vector<double>(15, 2.0));
+}
+
+// A set-up clock tells the caller that outlives it which phase completed last (for a message about
+// running out of memory in the next), and a clock given nowhere to write tells no one.
+TEST(ExplicitSubdomain, TheSetupClockNamesTheLastPhaseForItsCaller) {
+  std::string last;
+  {
+    explicit_fe::SetupClock clock(Exec::serial(), Clock::now(), &last);
+    EXPECT_EQ(last, "");
+    clock.lap("mass");
+    clock.lap("stiffness");
+    EXPECT_EQ(clock.take().size(), 2u);
+  }
+  EXPECT_EQ(last, "stiffness");
+  explicit_fe::SetupClock elsewhere(Exec::serial());
+  elsewhere.lap("loads");
+  EXPECT_EQ(last, "stiffness");
 }
 
 TEST(ExplicitSubdomain, NumberingRefusesRepeatedOrForeignNodes) {

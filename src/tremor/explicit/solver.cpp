@@ -393,12 +393,13 @@ struct Resolution {
 };
 
 // Settings, time step and the numbers that need no operator; memory_bytes left 0.
-Preflight resolve(const Model& model, const RunOptions& options) {
+// `last_phase`: the name of each phase as it completes (SetupClock).
+Preflight resolve(const Model& model, const RunOptions& options, std::string& last_phase) {
   Resolution resolution(model, options);
   const Exec exec = resolution.choices();
   resolution.choose_operator();
   resolution.run_settings();
-  SetupClock clock(exec);
+  SetupClock clock(exec, Clock::now(), &last_phase);
   StableStep stable;
   const sparse::ElementSurvey survey = resolution.survey(exec, clock, stable);
   resolution.choose_time_step(stable);
@@ -589,8 +590,8 @@ void set_up_in_process(RunSetup<Real>& r) {
 // every run shares (shots.hpp).
 template <class Real>
 ExplicitRun run_typed(const Exec& exec, const Model& model, const Preflight& preflight, const RunOptions& options,
-                      Observer* observer, Clock::time_point called) {
-  SetupClock clock(exec, called);
+                      Observer* observer, Clock::time_point called, std::string& last_phase) {
+  SetupClock clock(exec, called, &last_phase);
   if (!options.preflight) clock.append(preflight.phases);  // resolved by this call
   RunSetup<Real> r(model, preflight, options, exec, clock, observer);
   const parallel::Communicator* processes =
@@ -638,10 +639,10 @@ StableStep stable_step(const Model& model, const Exec& exec) {
 Preflight preflight(const Model& model, const RunOptions& options) {
   model.validate();
   Preflight p;
+  std::string phase;  // the last phase completed
   try {
-    p = resolve(model, options);
+    p = resolve(model, options, phase);
   } catch (const std::bad_alloc&) {
-    const std::string phase = last_setup_phase();
     const std::string by = memory::host_available().by;
     throw Error(str("out of host memory in the pre-flight", phase.empty() ? std::string() : str(", after '", phase, "'"),
                     "; ", by.empty() ? std::string("no limit known") : str("the process had ", by)));
@@ -758,19 +759,19 @@ ExplicitRun run_explicit(const Model& model, const RunOptions& options, Observer
   // stream to run beside it).
   const Exec exec = process_exec(p.backend, options, true);
   const MemorySpace space = exec.space();
-  const std::string phase_before = last_setup_phase();
+  std::string phase;  // the last set-up phase completed
   const std::size_t estimated = p.process_memory_bytes, host_estimated = p.host_bytes, survey = p.survey_peak_bytes;
   try {
-    ExplicitRun run = p.precision == Precision::Float ? run_typed<float>(exec, model, p, options, observer, called)
-                                                      : run_typed<double>(exec, model, p, options, observer, called);
+    ExplicitRun run = p.precision == Precision::Float
+                          ? run_typed<float>(exec, model, p, options, observer, called, phase)
+                          : run_typed<double>(exec, model, p, options, observer, called, phase);
     // What the pre-flight's survey held counts too: the estimate covers it.
     run.exec_peak_bytes = std::max(run.exec_peak_bytes, survey);
     return run;
   } catch (const std::bad_alloc&) {
-    const std::string phase = last_setup_phase();
     const memory::HostAvailable available = memory::host_available();
     throw Error(str("out of host memory while setting up the run",
-                    phase == phase_before ? std::string(", at its start") : str(", after '", phase, "'"),
+                    phase.empty() ? std::string(", at its start") : str(", after '", phase, "'"),
                     "; the pre-flight estimated ", si(static_cast<double>(host_estimated)), "B on the host",
                     space == MemorySpace::Device ? str(" and ", si(static_cast<double>(estimated)), "B on the GPU")
                                                  : std::string(),

@@ -235,10 +235,6 @@ std::size_t memory_estimate(const Mesh& mesh, const op::OperatorEntry& op, Size 
                             std::size_t real_size, bool coloured = true, bool damped = false,
                             Index max_neighbours = 0);
 
-// The name of the last set-up phase this thread completed (SetupClock::lap), for a message about
-// a failure in the phase after it; empty before the first.
-std::string last_setup_phase();
-
 enum class RunStatus { Completed, NonFinite, Stopped };
 
 // One field snapshot: displacement, and velocity when the model asks for it, at the snapshot

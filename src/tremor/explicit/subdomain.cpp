@@ -22,17 +22,12 @@
 
 namespace tremor::explicit_fe {
 
-SetupClock::SetupClock(const Exec& exec, Clock::time_point start) : exec_(exec), start_(start), last_(Clock::now()) {}
-
-namespace {
-thread_local std::string last_phase;  // last_setup_phase(): each thread's own set-up (--gpus)
-}  // namespace
-
-std::string last_setup_phase() { return last_phase; }
+SetupClock::SetupClock(const Exec& exec, Clock::time_point start, std::string* last_phase)
+    : exec_(exec), start_(start), last_(Clock::now()), last_phase_(last_phase) {}
 
 void SetupClock::lap(std::string name) {
   exec_.synchronize();
-  last_phase = name;
+  if (last_phase_) *last_phase_ = name;
   phases_.push_back({std::move(name), tremor::lap(last_)});
   phases_.insert(phases_.end(), details_.begin(), details_.end());
   details_.clear();

@@ -40,7 +40,9 @@ class ProcessGroup;
 // was queued (ExplicitRun::setup).
 class SetupClock {
  public:
-  explicit SetupClock(const Exec& exec, Clock::time_point start = Clock::now());
+  // `last_phase`, when given, holds the name of each phase as it completes, for a message about a
+  // failure in the phase after it (out of host memory) from a caller that outlives the clock.
+  explicit SetupClock(const Exec& exec, Clock::time_point start = Clock::now(), std::string* last_phase = nullptr);
   void lap(std::string name);
   // A part of the next lap, timed by the callee.
   void detail(std::string name, double seconds) { details_.push_back({std::move(name), seconds, true}); }
@@ -53,6 +55,7 @@ class SetupClock {
   Exec exec_;
   Clock::time_point start_, last_;
   std::vector<SetupPhase> phases_, details_;
+  std::string* last_phase_ = nullptr;
 };
 
 template <class Real>

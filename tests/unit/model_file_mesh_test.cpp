@@ -1,6 +1,7 @@
 // Model files whose mesh comes from a Gmsh or Abaqus file (tests/data/model/README.md).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -36,6 +37,9 @@ TEST_F(ModelFileMesh, GmshMesh) {
   EXPECT_EQ(model.sections[0].formulation, Formulation::PlaneStress);
   EXPECT_EQ(model.sections[0].thickness, 2e-3);
   EXPECT_TRUE(log::take_warnings().empty());
+  // The mesh file is among the model's inputs (a result may not overwrite it), once.
+  ASSERT_EQ(model.inputs.size(), 1u);
+  EXPECT_EQ(std::filesystem::path(model.inputs[0]).filename(), "strip.msh");
   // load_model on the mesh alone: the same mesh, nothing else.
   const Model mesh_only = io::load_model(test::data_path("model/strip.msh"));
   EXPECT_EQ(mesh_only.mesh.n_elements(), 8);

@@ -17,7 +17,6 @@ namespace tremor::io {
 
 namespace {
 
-using model_file::CollectFilesRead;
 using model_file::explicit_keys;
 using model_file::name_where;
 using model_file::read_absorbing;
@@ -40,7 +39,7 @@ constexpr std::string_view reserved_keys[] = {"sem", "bem"};
 Model read_model_buffer(std::string_view text, const std::string& name, const std::string& base_dir,
                         std::optional<int> order, const Mesh* mesh_given, Size generator_limit) {
   const toml::table document = detail::parse_document(text, name);
-  const Table root(document, name, "top level");
+  Table root(document, name, "top level");
   // A boundary-element model file (docs/bem.md) has [bem] and no [mesh]: point to its command
   // rather than report the [mesh] it does not need.
   if (root.has("bem") && !root.has("mesh"))
@@ -55,7 +54,7 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
                     "] is reserved for the solvers and not read by this version of tremor; ignored"));
 
   Model model;
-  const CollectFilesRead collect(model.inputs);
+  root.collect_files_into(&model.inputs);
   model.source = name;
   model.title = root.string("title").value_or("");
   const auto mesh = root.table("mesh");
@@ -91,7 +90,7 @@ Model read_excitation_buffer(std::string_view text, const std::string& name, con
   constexpr std::string_view run_keys[] = {"explicit",                "source",   "traction",   "body_force",
                                            "prescribed_displacement", "receiver", "transducer", "shot"};
   const toml::table document = detail::parse_document(text, name);
-  const Table root(document, name, "top level");
+  Table root(document, name, "top level");
   for (const auto& [key, node] : document) {
     const std::string_view k = key.str();
     if (std::find(std::begin(run_keys), std::end(run_keys), k) == std::end(run_keys))
@@ -104,7 +103,7 @@ Model read_excitation_buffer(std::string_view text, const std::string& name, con
       if (key != "duration" && table->has(key))
         table->fail(key, str("[explicit] ", key, " is the set-up's; a run gives its duration"));
   Model model = base;
-  const CollectFilesRead collect(model.inputs);  // the set-up's files and the run's
+  root.collect_files_into(&model.inputs);  // the set-up's files and the run's
   model.source = name;
   model.point_sources.clear();
   model.surface_loads.clear();

@@ -23,17 +23,6 @@ std::string listing(const std::vector<std::string>& names, std::size_t shown) {
   return out.empty() ? "none" : out;
 }
 
-namespace {
-
-// The files referenced_file() resolved while a model file is read (Model::inputs).
-thread_local std::vector<std::string>* files_read = nullptr;
-
-}  // namespace
-
-CollectFilesRead::CollectFilesRead(std::vector<std::string>& into) : previous_(files_read) { files_read = &into; }
-
-CollectFilesRead::~CollectFilesRead() { files_read = previous_; }
-
 // The file a table's `key` names, resolved against the model file's folder: refused, naming the
 // key, when the name is empty, when the model has no folder (given in memory) or when no regular
 // file is there. `what` names the kind ("mesh file"), `expected` what an empty name should be,
@@ -56,6 +45,7 @@ std::filesystem::path referenced_file(const Table& table, std::string_view key, 
     table.fail(key, str(what, " '", file, "' is not a regular file (", path.string(), "); expected ", expected));
   if (!fs::is_regular_file(status))
     table.fail(key, str(what, " '", file, "' not found (looked for ", path.string(), ")", hint));
+  std::vector<std::string>* files_read = table.files_read();  // Model::inputs
   if (files_read && std::find(files_read->begin(), files_read->end(), path.string()) == files_read->end())
     files_read->push_back(path.string());
   return path;

@@ -96,18 +96,6 @@ std::vector<std::string> names_of(const Map& map) {
 // "a, b, c" (at most `shown` names, then "and N more").
 std::string listing(const std::vector<std::string>& names, std::size_t shown = 12);
 
-// Collects the files referenced_file() resolves (Model::inputs) into `into` while it lives: set by
-// read_model_buffer and read_excitation_buffer for the time they read.
-class CollectFilesRead {
- public:
-  explicit CollectFilesRead(std::vector<std::string>& into);
-  ~CollectFilesRead();
-  CollectFilesRead(const CollectFilesRead&) = delete;
-  CollectFilesRead& operator=(const CollectFilesRead&) = delete;
-
- private:
-  std::vector<std::string>* previous_;
-};
 
 // The file a table's `key` names, resolved against the model file's folder: refused, naming the
 // key, when the name is empty, when the model has no folder (given in memory) or when no regular

@@ -168,7 +168,9 @@ std::optional<Table> Table::table(std::string_view key) const {
   const auto* sub = value->as_table();
   const std::string name = path_.empty() ? std::string(key) : str(path_, ".", key);
   if (!sub) fail(key, str("'", key, "' must be a table ([", name, "]), got ", describe(*value)));
-  return Table(*sub, file_, str("[", name, "]"), name);
+  Table out(*sub, file_, str("[", name, "]"), name);
+  out.files_read_ = files_read_;
+  return out;
 }
 
 std::vector<Table> Table::tables(std::string_view key) const {
@@ -179,8 +181,10 @@ std::vector<Table> Table::tables(std::string_view key) const {
   const std::string name = path_.empty() ? std::string(key) : str(path_, ".", key);
   if (!array || !array->is_array_of_tables())
     fail(key, str("'", key, "' must be an array of tables, one [[", name, "]] block each, got ", describe(*value)));
-  for (std::size_t i = 0; i < array->size(); ++i)
+  for (std::size_t i = 0; i < array->size(); ++i) {
     out.emplace_back(*(*array)[i].as_table(), file_, str("[[", name, "]] #", i + 1), name);
+    out.back().files_read_ = files_read_;
+  }
   return out;
 }
 

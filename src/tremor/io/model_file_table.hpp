@@ -34,6 +34,10 @@ class Table {
 
   const std::string& file() const { return file_; }
   const std::string& where() const { return where_; }
+  // Where the files this table and its sub-tables name are listed as referenced_file() resolves
+  // them (Model::inputs); nowhere unless set.
+  void collect_files_into(std::vector<std::string>* into) { files_read_ = into; }
+  std::vector<std::string>* files_read() const { return files_read_; }
   void set_where(std::string where) { where_ = std::move(where); }
   long line() const { return line_of(table_); }
   const toml::table& raw() const { return table_; }
@@ -75,6 +79,7 @@ class Table {
   std::string file_;
   std::string where_;
   std::string path_;
+  std::vector<std::string>* files_read_ = nullptr;
 };
 
 // Number from an array element or value node: finite, integer or float; throws naming `what`.

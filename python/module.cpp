@@ -453,10 +453,12 @@ py::dict solve_static(const tremor::Model& model, const py::object& backend, con
                       const py::object& preconditioner, const py::object& tolerance, const py::object& max_iterations,
                       const py::object& output_path, const std::string& model_path, const std::string& model_bytes) {
   tremor::static_fe::SolveOptions options;
-  options.backend = choice_arg("backend", backend);
+  options.backend = tremor::BackendOverride::of(
+      static_choice(model, choice_arg("backend", backend), tremor::backend_names, "backend"));
   if (const auto p = optional_choice("precision", precision))
     options.precision = static_choice(model, *p, tremor::precision_names, "precision");
-  if (const auto p = optional_choice("preconditioner", preconditioner)) options.preconditioner = *p;
+  if (const auto p = optional_choice("preconditioner", preconditioner))
+    options.preconditioner = static_choice(model, *p, tremor::preconditioner_names, "preconditioner");
   // `tremor static --tolerance` and `--max-iterations`' rules (the solver then wants a tolerance below 1).
   options.tolerance = optional_number("tolerance", tolerance, tremor::positive_number());
   if (const auto n = optional_whole("max_iterations", max_iterations, tremor::whole_number(1, 1000000000)))
@@ -495,9 +497,9 @@ py::dict solve_static(const tremor::Model& model, const py::object& backend, con
   out["residual_history"] = py::array_t<double>(static_cast<py::ssize_t>(result.cg.history.size()),
                                                 result.cg.history.data());
   out["n_dofs"] = result.n_dofs;
-  out["backend"] = result.settings.backend;
+  out["backend"] = std::string(tremor::name_of(result.settings.backend, tremor::backend_names));
   out["precision"] = std::string(tremor::to_string(result.settings.precision));
-  out["preconditioner"] = result.settings.preconditioner;
+  out["preconditioner"] = std::string(tremor::name_of(result.settings.preconditioner, tremor::preconditioner_names));
   out["tolerance"] = result.settings.tolerance;
   out["warnings"] = result.warnings;
   return out;
@@ -514,7 +516,7 @@ py::dict solve_bem(const py::object& model_path, const py::object& backend, cons
                    const py::object& allow_coarse, const py::object& output_path) {
   const std::string path = path_arg("path", model_path);
   tremor::bem::RunOptions options;
-  options.backend = choice_arg("backend", backend);
+  options.backend = tremor::BackendOverride::named(choice_arg("backend", backend));
   if (const auto e = optional_choice("elements", elements)) {
     // `tremor bem --elements`' choices.
     try {

@@ -86,6 +86,15 @@ def test_static_and_bem_arguments():
     with pytest.raises(tremor.Error, match="^elements: unknown element kind 'quadratic'; expected \"constant\" or "
                                            "\"linear\"$"):
         tremor.bem(CAVITY, backend="serial", elements="quadratic")  # not read as constant
+    # Names refused as the model file's are, after the origin of the model's [static] table.
+    backends = "expected \"auto\", \"serial\", \"openmp\" or \"cuda\"$"
+    with pytest.raises(tremor.Error, match="model.toml:21: unknown backend 'gpu'; " + backends):
+        tremor.static(cantilever, backend="gpu")
+    with pytest.raises(tremor.Error, match="model.toml:21: unknown preconditioner 'ilu'; expected \"none\", "
+                                           "\"jacobi\" or \"block_jacobi\"$"):
+        tremor.static(cantilever, backend="serial", preconditioner="ilu")
+    with pytest.raises(tremor.Error, match="^unknown backend 'gpu'; " + backends):
+        tremor.bem(CAVITY, backend="gpu")
     with pytest.raises(TypeError, match=r"^allow_coarse: must be True or False, got str 'no'$"):
         tremor.bem(CAVITY, backend="serial", allow_coarse="no")
     with pytest.raises(TypeError, match=r"^path: must be a path \(str or os.PathLike\), got NoneType None$"):

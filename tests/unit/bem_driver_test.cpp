@@ -80,7 +80,7 @@ TEST(BemDriver, CavityExampleMatchesTheRadiatingWave) {
   BemProblem problem = io::read_bem_model_file(source_path("examples/bem-cavity/model.toml"));
   problem.frequencies = {25.0};
   RunOptions options;
-  options.backend = "openmp";
+  options.backend = Backend::OpenMP;
   Recorder recorder;
   const RunResult run = run_bem(problem, options, &recorder);
   ASSERT_EQ(run.status, RunStatus::Completed) << run.message;
@@ -119,7 +119,7 @@ TEST(BemDriver, StopRequestBetweenFrequencies) {
   const BemProblem problem = io::read_bem_model_file(source_path("tests/data/cli/bem_small.toml"));
   ASSERT_EQ(problem.frequencies.size(), 2u);
   RunOptions options;
-  options.backend = "serial";
+  options.backend = Backend::Serial;
   options.keep_boundary_fields = false;
   Recorder recorder(1);
   const RunResult run = run_bem(problem, options, &recorder);
@@ -148,7 +148,7 @@ TEST(BemDriver, StopRequestBetweenFrequencies) {
 TEST(BemDriver, ObserverFailureFailsTheRun) {
   const BemProblem problem = io::read_bem_model_file(source_path("tests/data/cli/bem_small.toml"));
   RunOptions options;
-  options.backend = "serial";
+  options.backend = Backend::Serial;
   Recorder recorder(0, true);
   const RunResult run = run_bem(problem, options, &recorder);
   EXPECT_EQ(run.status, RunStatus::Failed);

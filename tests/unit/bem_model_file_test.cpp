@@ -131,7 +131,7 @@ TEST(BemModelFile, CavityWithDefaults) {
   EXPECT_EQ(p.options.free_term, BemFreeTerm::Auto);
   EXPECT_EQ(p.options.elements, BemElements::Constant);  // the paper's elements
   EXPECT_EQ(p.options.layout, BemLayout::Block);
-  EXPECT_EQ(p.options.backend, "auto");
+  EXPECT_EQ(p.options.backend, std::nullopt);  // "auto"
   EXPECT_EQ(p.options.min_elements_per_wavelength, 6.0);
 }
 
@@ -149,14 +149,14 @@ TEST(BemModelFile, EverySetting) {
   EXPECT_EQ(p.options.free_term, BemFreeTerm::Direct);
   EXPECT_EQ(p.options.elements, BemElements::Linear);
   EXPECT_EQ(p.options.layout, BemLayout::Thread);
-  EXPECT_EQ(p.options.backend, "serial");
+  EXPECT_EQ(p.options.backend, Backend::Serial);
   EXPECT_EQ(p.options.min_elements_per_wavelength, 10.0);
   for (const auto& [term, value] : bem_free_term_names)
     EXPECT_EQ(parse(replace_line(text, "free_term", str("free_term = \"", term, "\""))).options.free_term, value);
   EXPECT_EQ(parse(replace_line(text, "elements", "elements = \"constant\"")).options.elements, BemElements::Constant);
   EXPECT_EQ(parse(replace_line(text, "layout", "layout = \"block\"")).options.layout, BemLayout::Block);
-  for (const char* backend : {"auto", "openmp", "cuda"})
-    EXPECT_EQ(parse(replace_line(text, "backend", str("backend = \"", backend, "\""))).options.backend, backend);
+  for (const auto& [name, backend] : backend_names)
+    EXPECT_EQ(parse(replace_line(text, "backend", str("backend = \"", name, "\""))).options.backend, backend);
 }
 
 TEST(BemModelFile, HalfspaceWithFoundationAndFrequencyRange) {
@@ -419,6 +419,9 @@ TEST(BemModelFile, UnknownChoiceNamesTheFileAndLine) {
             "m.toml:4: [bem]: unknown elements 'quadratic'; expected \"constant\" or \"linear\"");
   EXPECT_EQ(error_of(with("layout = \"warp\"")),
             "m.toml:4: [bem]: unknown layout 'warp'; expected \"block\" or \"thread\"");
+  EXPECT_EQ(error_of(with("backend = \"cud\"")),
+            "m.toml:4: [bem]: unknown backend 'cud' (did you mean 'cuda'?); expected \"auto\", \"serial\", "
+            "\"openmp\" or \"cuda\"");
 }
 
 TEST(BemModelFile, MeshErrors) {

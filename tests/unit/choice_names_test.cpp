@@ -4,11 +4,13 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "tremor/backend/exec.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/model/backend_setting.hpp"
 #include "tremor/model/bem_problem.hpp"
 #include "tremor/model/source.hpp"
 #include "tremor/parallel/exchange.hpp"
@@ -93,6 +95,39 @@ TEST(ChoiceNames, BemAndStaticSettingsAreOneTableEach) {
   EXPECT_EQ(to_string(settings.precision), "double");
   EXPECT_EQ(error_of([] { (void)parse_named("atomic", static_assembly_names, "assembly"); }),
             "unknown assembly 'atomic' (did you mean 'atomics'?); expected \"auto\", \"colouring\" or \"atomics\"");
+}
+
+TEST(ChoiceNames, StaticAndBemBackendPreconditionerAndFormatAreValues) {
+  expect_round_trip(backend_names, "backend");
+  expect_round_trip(preconditioner_names, "preconditioner");
+  expect_round_trip(static_format_names, "format");
+  using Names3 = std::array<std::string_view, 3>;
+  using Names2 = std::array<std::string_view, 2>;
+  EXPECT_EQ(names_of(preconditioner_names), (Names3{"none", "jacobi", "block_jacobi"}));
+  EXPECT_EQ(names_of(static_format_names), (Names2{"csr", "block_csr"}));
+  // The defaults are the names they were.
+  const StaticSettings settings;
+  EXPECT_EQ(name_of(settings.backend, backend_names), "auto");
+  EXPECT_EQ(name_of(settings.preconditioner, preconditioner_names), "block_jacobi");
+  EXPECT_EQ(name_of(settings.format, static_format_names), "csr");
+  EXPECT_EQ(name_of(BemOptions{}.backend, backend_names), "auto");
+  // "auto" resolves as parse_backend resolves it; a backend is its own.
+  EXPECT_EQ(resolve_backend(std::nullopt), parse_backend("auto"));
+  EXPECT_EQ(resolve_backend(Backend::Serial), Backend::Serial);
+}
+
+// An override not given keeps the model's backend; one given replaces it, "auto" included.
+TEST(ChoiceNames, ABackendOverrideTellsNotGivenFromAuto) {
+  const std::optional<Backend> model = Backend::Serial;
+  EXPECT_FALSE(BackendOverride().given());
+  EXPECT_EQ(BackendOverride().over(model), Backend::Serial);
+  EXPECT_EQ(BackendOverride(Backend::Cuda).over(model), Backend::Cuda);
+  EXPECT_EQ(BackendOverride::named("auto").over(model), std::nullopt);
+  EXPECT_TRUE(BackendOverride::named("auto").given());
+  EXPECT_EQ(BackendOverride::named("openmp").over(std::nullopt), Backend::OpenMP);
+  EXPECT_EQ(BackendOverride::of(std::nullopt).over(model), std::nullopt);
+  EXPECT_EQ(error_of([] { (void)BackendOverride::named("gpu"); }),
+            "unknown backend 'gpu'; expected \"auto\", \"serial\", \"openmp\" or \"cuda\"");
 }
 
 }  // namespace

@@ -423,7 +423,7 @@ TEST(StaticSolve, ObserverStopsTheSolveWithItsLastIterate) {
       model.fixed.push_back({{n}, 0, 1e-3, "", "right edge"});
   }
   SolveOptions options;
-  options.backend = "serial";
+  options.backend = Backend::Serial;
   StopAtPoll observer(3);
   const StaticResult stopped = solve_static(model, options, &observer);
   EXPECT_EQ(stopped.cg.status, CgStatus::Interrupted) << stopped.cg.report;

@@ -104,7 +104,7 @@ void compare(ElementType type, const char* element_type, std::array<Size, 3> cel
   const Model model = io::load_model((dir / "bar.inp").string());
   ASSERT_TRUE(model.static_settings.has_value());
   static_fe::SolveOptions options;
-  options.backend = "openmp";
+  options.backend = Backend::OpenMP;
   options.tolerance = 1e-10;  // see the header; this slender bar's rounding floor is near 6e-11
   const static_fe::StaticResult result = static_fe::solve_static(model, options);
   ASSERT_TRUE(result.cg.converged()) << result.cg.report;

@@ -58,7 +58,7 @@ Model cantilever(ElementType type, Size cells_through_height) {
 double tip_deflection(ElementType type, Size cells, Precision precision = Precision::Double) {
   const Model model = cantilever(type, cells);
   static_fe::SolveOptions options;
-  options.backend = "openmp";
+  options.backend = Backend::OpenMP;
   options.precision = precision;
   // CG to 1e-9 in double (the rounding floor of these slender beams is near 1e-10): the tip
   // deflection then changes by less than 1e-7 relative, far below the discretisation errors
@@ -117,7 +117,7 @@ TEST(StaticCantilever, Hex20TipWithinOnePercentOfTimoshenko) {
 TEST(StaticCantilever, SinglePrecisionErrorIsReported) {
   const Model model = cantilever(ElementType::Hex8, 4);
   static_fe::SolveOptions options;
-  options.backend = "openmp";
+  options.backend = Backend::OpenMP;
   options.tolerance = 1e-9;
   const static_fe::StaticResult reference = static_fe::solve_static(model, options);
   options.precision = Precision::Float;

@@ -45,7 +45,7 @@ TEST_P(StaticPatchTest, LinearFieldIsReproduced) {
     for (int i = 0; i < dim; ++i) model.fixed.push_back({{n}, i, field(n, i), "", "patch boundary"});
   }
   static_fe::SolveOptions options;
-  options.backend = "serial";
+  options.backend = Backend::Serial;
   options.tolerance = 1e-12;  // a small, well-conditioned patch: CG reaches it
   const static_fe::StaticResult result = static_fe::solve_static(model, options);
   ASSERT_TRUE(result.cg.converged()) << result.cg.report;

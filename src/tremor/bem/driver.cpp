@@ -202,7 +202,7 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
   Plan plan;
   BemOptions& settings = plan.settings;
   settings = problem.options;
-  if (!options.backend.empty()) settings.backend = options.backend;
+  settings.backend = options.backend.over(settings.backend);
   settings.free_term = options.free_term.value_or(settings.free_term);
   if (options.gauss > 0) settings.gauss = options.gauss;
   settings.elements = options.elements.value_or(settings.elements);
@@ -228,7 +228,7 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
   plan.n_nodes = first_nodes(mesh.connectivity, plan.order).back();
   check_fits(mesh, problem.mesh, plan.order, plan.n_nodes);
 
-  plan.exec = Exec::make(parse_backend(settings.backend));
+  plan.exec = Exec::make(resolve_backend(settings.backend));
   IntegrationOptions& integration = plan.integration;
   integration.gauss = settings.gauss;
   integration.singular_gauss = settings.singular_gauss;

@@ -36,9 +36,9 @@
 
 namespace tremor::bem {
 
-// Overrides of the problem's [bem] settings (empty or 0: the problem's).
+// Overrides of the problem's [bem] settings (not given or 0: the problem's).
 struct RunOptions {
-  std::string backend;    // "auto" (cuda when a GPU is usable, else openmp), "serial", "openmp", "cuda"
+  BackendOverride backend;
   std::optional<BemFreeTerm> free_term;
   std::optional<BemElements> elements;
   int gauss = 0;          // Gauss points per direction per element piece, 1 to 16

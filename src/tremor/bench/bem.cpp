@@ -293,15 +293,19 @@ std::vector<Device> bem_devices(const BemArgs& args) {
   return devices;
 }
 
-std::vector<bem::PairLayout> layouts_of(const Device& d, const std::string& layout) {
+bem::PairLayout pair_layout(BemLayout layout) {
+  return layout == BemLayout::Thread ? bem::PairLayout::ThreadPerPair : bem::PairLayout::BlockPerPair;
+}
+// `layout` std::nullopt: both.
+std::vector<bem::PairLayout> layouts_of(const Device& d, std::optional<BemLayout> layout) {
   if (d.host()) return {bem::PairLayout::BlockPerPair};  // unused on the host: one pair per iteration
-  if (layout == "block") return {bem::PairLayout::BlockPerPair};
-  if (layout == "thread") return {bem::PairLayout::ThreadPerPair};
+  if (layout) return {pair_layout(*layout)};
   return {bem::PairLayout::BlockPerPair, bem::PairLayout::ThreadPerPair};
 }
 std::string layout_name(const Device& d, bem::PairLayout layout) {
   if (d.host()) return "-";
-  return layout == bem::PairLayout::BlockPerPair ? "block" : "thread";
+  return std::string(
+      name_of(layout == bem::PairLayout::BlockPerPair ? BemLayout::Block : BemLayout::Thread, bem_layout_names));
 }
 
 // The system of the pushed elements: their columns of H replaced by G's, so that the unknowns are
@@ -878,8 +882,6 @@ void write_results(const BemArgs& args, const std::vector<Device>& devices, cons
 }  // namespace
 
 void run_bem(const BemArgs& args) {
-  TREMOR_CHECK(args.layout == "block" || args.layout == "thread" || args.layout == "both", "--layout: '", args.layout,
-               "' is not block, thread or both");
   bem::IntegrationOptions options;
   options.gauss = args.gauss;
   options.singular_gauss = args.gauss;

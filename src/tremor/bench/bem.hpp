@@ -1,17 +1,19 @@
 #pragma once
 // `tremor bench bem`: the boundary-element H and G assembly and the dense solve, timed on every
 // backend of one run at the BEM paper's sizes.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tremor/core/config.hpp"
+#include "tremor/model/bem_problem.hpp"
 
 namespace tremor::bench {
 
 struct BemArgs {
   std::vector<std::string> backends;  // empty: serial, openmp, and cuda when a GPU is present
   std::vector<Index> sizes;           // elements of the patches; empty: the paper's
-  std::string layout = "both";
+  std::optional<BemLayout> layout;    // CUDA's pair layout; std::nullopt: both, block then thread
   std::string large = "auto";
   bool no_solve = false;
   std::string output_dir;

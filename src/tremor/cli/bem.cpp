@@ -49,8 +49,8 @@ struct BemArgs {
   std::string model;
   std::string output;
   std::string csv;
-  std::string backend;
-  std::string free_term;  // names, parsed into bem::RunOptions
+  std::string backend;  // names, parsed into bem::RunOptions
+  std::string free_term;
   std::string elements;
   int gauss = 0;
   bool allow_coarse = false;
@@ -245,7 +245,7 @@ void solve_and_write(BemArgs& args, const std::filesystem::path& output, io::Out
                         ", which this run reads or writes; choose another name"));
   }
   bem::RunOptions options;
-  options.backend = args.backend;
+  options.backend = given_backend(args.backend);
   options.free_term = given_choice(args.free_term, bem_free_term_names, "free term");
   options.elements = given_choice(args.elements, bem_element_names, "element kind");
   options.gauss = args.gauss;

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tremor/bem/integration.hpp"
 #include "tremor/bench/assembly.hpp"
@@ -81,8 +82,12 @@ CLI::App* add_bench_bem_command(CLI::App& parent) {
   cmd->add_option("--sizes", args->sizes,
                   "elements of the half-space patches (default the paper's 240,960,2160,4000; at most 15,446)")
       ->delimiter(',');
-  cmd->add_option("--layout", args->layout, "CUDA pair layouts: block (the paper's), thread, both (both)")
-      ->check(CLI::IsMember({"block", "thread", "both"}));
+  // bem_layout_names, or both of them.
+  auto layout = std::make_shared<std::string>("both");
+  std::vector<std::string> layouts = choice_names(bem_layout_names);
+  layouts.emplace_back("both");
+  cmd->add_option("--layout", *layout, "CUDA pair layouts: block (the paper's), thread, both (both)")
+      ->check(CLI::IsMember(layouts));
   cmd->add_option("--large", args->large,
                   "elements of the large sphere case: auto (on a GPU, the most its free memory holds for H, G and the "
                   "solve, at most 15,446; none without a GPU), 0 (none), or N (on every backend of the run)");
@@ -94,7 +99,10 @@ CLI::App* add_bench_bem_command(CLI::App& parent) {
       ->check(non_negative());
   add_report_options(cmd, *args, "bem", "1024 on a GPU, 256 on the host",
                      "print the sizes, memory and what runs where, and stop");
-  cmd->callback([args] { bench::run_bem(*args); });
+  cmd->callback([args, layout] {
+    if (*layout != "both") args->layout = parse_named(*layout, bem_layout_names, "layout");
+    bench::run_bem(*args);
+  });
   return cmd;
 }
 

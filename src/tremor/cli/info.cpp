@@ -134,8 +134,11 @@ void print_static(const Model& model) {
   std::printf("%-18s", "static");
   if (!s.step_name.empty()) std::printf("step %s: ", s.step_name.c_str());
   std::printf("%s, %s preconditioner, tolerance %g, at most %d iterations, %s matrix, %s assembly, backend %s\n",
-              std::string(to_string(s.precision)).c_str(), s.preconditioner.c_str(), s.tolerance, s.max_iterations,
-              s.format.c_str(), std::string(name_of(s.assembly, static_assembly_names)).c_str(), s.backend.c_str());
+              std::string(to_string(s.precision)).c_str(),
+              std::string(name_of(s.preconditioner, preconditioner_names)).c_str(), s.tolerance, s.max_iterations,
+              std::string(name_of(s.format, static_format_names)).c_str(),
+              std::string(name_of(s.assembly, static_assembly_names)).c_str(),
+              std::string(name_of(s.backend, backend_names)).c_str());
 }
 
 // The model file's sources, prescribed displacements, receivers, absorbing layers, snapshots and

@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tremor/core/choice.hpp"
+#include "tremor/model/backend_setting.hpp"
 
 namespace tremor::cli {
 
@@ -44,6 +45,12 @@ std::optional<Enum> given_choice(const std::string& text, const std::array<Named
                                  std::string_view what) {
   if (text.empty()) return std::nullopt;
   return parse_named(text, table, what);
+}
+
+// A --backend option checked by CLI::IsMember(backend_choice_names()) as its value; empty (not
+// given): none, the model's backend stands.
+inline BackendOverride given_backend(const std::string& text) {
+  return text.empty() ? BackendOverride() : BackendOverride::named(text);
 }
 
 }  // namespace tremor::cli

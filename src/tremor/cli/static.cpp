@@ -38,7 +38,7 @@ struct StaticArgs {
   std::string model;
   std::string output;
   st::SolveOptions options;
-  std::string precision, assembly;  // names, parsed into options
+  std::string backend, precision, preconditioner, format, assembly;  // names, parsed into options
   double tolerance = 0.0;
   int max_iterations = 0;
   CLI::Option* tolerance_option = nullptr;
@@ -88,9 +88,11 @@ void solve_and_write(StaticArgs& args, const std::filesystem::path& output, io::
   const int dim = mesh.dim();
   std::printf("static            %s: %dD, %s DOF, %s, %s (%s assembly), %s preconditioner, backend %s\n",
               args.model.c_str(), dim, group_digits(mesh.n_nodes() * dim).c_str(),
-              std::string(to_string(settings.precision)).c_str(), settings.format.c_str(),
+              std::string(to_string(settings.precision)).c_str(),
+              std::string(name_of(settings.format, static_format_names)).c_str(),
               std::string(name_of(settings.assembly, static_assembly_names)).c_str(),
-              settings.preconditioner.c_str(), settings.backend.c_str());
+              std::string(name_of(settings.preconditioner, preconditioner_names)).c_str(),
+              std::string(name_of(settings.backend, backend_names)).c_str());
   std::fflush(stdout);
 
   io::RunMetadata metadata;
@@ -142,7 +144,10 @@ void solve_and_write(StaticArgs& args, const std::filesystem::path& output, io::
 }
 
 void static_command(StaticArgs& args) {
+  args.options.backend = given_backend(args.backend);
   args.options.precision = given_choice(args.precision, precision_names, "precision");
+  args.options.preconditioner = given_choice(args.preconditioner, preconditioner_names, "preconditioner");
+  args.options.format = given_choice(args.format, static_format_names, "format");
   args.options.assembly = given_choice(args.assembly, static_assembly_names, "assembly");
   if (args.tolerance_option->count() > 0) args.options.tolerance = args.tolerance;
   if (args.iterations_option->count() > 0) args.options.max_iterations = args.max_iterations;
@@ -166,14 +171,14 @@ void add_static_command(CLI::App& app) {
   cmd->add_option("MODEL", args->model, "model file (.toml) or Abaqus/CalculiX input (.inp)")->required();
   add_order_option(cmd, args->order);
   cmd->add_option("-o,--output", args->output, "result file (default: <model stem>.h5 in the current directory)");
-  cmd->add_option("--backend", args->options.backend, "backend (overrides the model; auto: cuda when a GPU is usable)")
+  cmd->add_option("--backend", args->backend, "backend (overrides the model; auto: cuda when a GPU is usable)")
       ->check(CLI::IsMember(backend_choice_names()));
   cmd->add_option("--precision", args->precision, "matrix and vector precision (overrides the model)")
       ->check(CLI::IsMember(choice_names(precision_names)));
-  cmd->add_option("--preconditioner", args->options.preconditioner, "CG preconditioner (overrides the model)")
-      ->check(CLI::IsMember({"none", "jacobi", "block_jacobi"}));
-  cmd->add_option("--format", args->options.format, "the assembled matrix CG multiplies with (overrides the model)")
-      ->check(CLI::IsMember({"csr", "block_csr"}));
+  cmd->add_option("--preconditioner", args->preconditioner, "CG preconditioner (overrides the model)")
+      ->check(CLI::IsMember(choice_names(preconditioner_names)));
+  cmd->add_option("--format", args->format, "the assembled matrix CG multiplies with (overrides the model)")
+      ->check(CLI::IsMember(choice_names(static_format_names)));
   cmd->add_option("--assembly", args->assembly, "race strategy of the assembly (overrides the model; auto: colouring)")
       ->check(CLI::IsMember(choice_names(static_assembly_names)));
   args->tolerance_option =

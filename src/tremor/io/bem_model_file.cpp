@@ -501,7 +501,7 @@ BemOptions read_options(const Table& bem) {
   out.free_term = named_choice(bem, "free_term", bem_free_term_names).value_or(out.free_term);
   out.elements = named_choice(bem, "elements", bem_element_names).value_or(out.elements);
   out.layout = named_choice(bem, "layout", bem_layout_names).value_or(out.layout);
-  out.backend = choice(bem, "backend", backend_choices).value_or(out.backend);
+  out.backend = named_choice(bem, "backend", backend_names).value_or(out.backend);
   if (bem.has("min_elements_per_wavelength"))
     out.min_elements_per_wavelength =
         positive(bem, "min_elements_per_wavelength", "elements per shear wavelength at the highest frequency");

@@ -167,10 +167,11 @@ StaticSettings read_static(const Table& table) {
   table.only(static_keys);
   StaticSettings settings;
   settings.origin = origin_of(table);
-  settings.backend = choice(table, "backend", solver_backends()).value_or(settings.backend);
+  settings.backend = named_choice(table, "backend", backend_names).value_or(settings.backend);
   settings.precision = named_choice(table, "precision", precision_names).value_or(settings.precision);
-  settings.preconditioner = choice(table, "preconditioner", static_preconditioners()).value_or(settings.preconditioner);
-  settings.format = choice(table, "format", static_formats()).value_or(settings.format);
+  settings.preconditioner =
+      named_choice(table, "preconditioner", preconditioner_names).value_or(settings.preconditioner);
+  settings.format = named_choice(table, "format", static_format_names).value_or(settings.format);
   settings.assembly = named_choice(table, "assembly", static_assembly_names).value_or(settings.assembly);
   if (table.has("tolerance")) {
     settings.tolerance = *table.number("tolerance");

@@ -15,6 +15,7 @@
 #include "tremor/core/choice.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/mesh/mesh.hpp"
+#include "tremor/model/backend_setting.hpp"
 
 namespace tremor {
 
@@ -133,7 +134,7 @@ struct BemOptions {
   BemFreeTerm free_term = BemFreeTerm::Auto;
   BemElements elements = BemElements::Constant;
   BemLayout layout = BemLayout::Block;  // CUDA only
-  std::string backend = "auto";       // "auto" (cuda when a GPU is usable, else openmp), "serial", "openmp", "cuda"
+  std::optional<Backend> backend;     // std::nullopt: "auto" (cuda when a GPU is usable, else openmp)
   double min_elements_per_wavelength = 6.0;  // elements per shear wavelength at the highest frequency
 };
 

@@ -194,13 +194,6 @@ void validate_excitation(const Model& model) {
   if (model.static_settings) {
     const StaticSettings& s = *model.static_settings;
     const std::string& at = where(s.origin, model);
-    const auto check_choice = [&](const std::string& value, std::span<const std::string_view> choices,
-                                  const char* what) {
-      TREMOR_CHECK(one_of(value, choices), at, ": static ", what, " '", value, "'; expected ", quoted_choices(choices));
-    };
-    check_choice(s.backend, solver_backends(), "backend");
-    check_choice(s.preconditioner, static_preconditioners(), "preconditioner");
-    check_choice(s.format, static_formats(), "format");
     TREMOR_CHECK(s.tolerance > 0.0 && s.tolerance < 1.0, at, ": static tolerance is ", s.tolerance,
                  "; expected a relative residual in (0, 1)");
     TREMOR_CHECK(s.max_iterations > 0, at, ": static max_iterations is ", s.max_iterations,

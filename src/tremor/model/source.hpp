@@ -13,6 +13,7 @@
 #include "tremor/core/choice.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/mesh/mesh.hpp"
+#include "tremor/model/backend_setting.hpp"
 #include "tremor/model/signal.hpp"
 
 namespace tremor {
@@ -87,26 +88,9 @@ enum class StaticAssembly { Auto, Colouring, Atomics };
 inline constexpr std::array<Named<StaticAssembly>, 3> static_assembly_names{
     {{"auto", StaticAssembly::Auto}, {"colouring", StaticAssembly::Colouring}, {"atomics", StaticAssembly::Atomics}}};
 
-// Settings of the static solver (docs/static.md): K u = f solved by preconditioned conjugate
-// gradients on the chosen backend, K assembled there by the two-kernel assembly. The loads are
-// the model's point sources (amplitude * direction), *CLOADs, surface loads and body forces at
-// their full magnitude (signals, delays and amplitudes, which describe time, are not used); the
-// constraints its *BOUNDARY values and prescribed displacements (amplitude * factor).
-struct StaticSettings {
-  std::string backend = "auto";                 // "auto", "serial", "openmp" or "cuda"
-  Precision precision = Precision::Double;
-  std::string preconditioner = "block_jacobi";  // static_preconditioners(): "none", "jacobi" or "block_jacobi" (nodal dim x dim blocks)
-  double tolerance = 1e-8;                      // on the relative residual ||f - K u|| / ||f||, in (0, 1)
-  int max_iterations = 10000;                   // > 0
-  std::string format = "csr";                   // static_formats(): the matrix CG multiplies with, "csr" or "block_csr"
-  StaticAssembly assembly = StaticAssembly::Auto;  // the assembly's race strategy
-  std::string step_name;                        // the Abaqus *STEP's name, when read from one
-  std::string origin;                           // "file:line", for messages
-};
-
 // The static solver's preconditioner (nodal dim x dim blocks for block_jacobi) and the format of the
-// matrix CG multiplies with, by name: one table each, behind the model file's check and the
-// solver, which parses StaticSettings' fields with them.
+// matrix CG multiplies with, by name: one table each, by which the readers parse StaticSettings'
+// fields and the result file, tremor info and the plans printed write them.
 enum class PreconditionerKind { None, Jacobi, BlockJacobi };
 inline constexpr std::array<Named<PreconditionerKind>, 3> preconditioner_names{
     {{"none", PreconditionerKind::None},
@@ -116,8 +100,24 @@ enum class StaticFormat { Csr, BlockCsr };
 inline constexpr std::array<Named<StaticFormat>, 2> static_format_names{{{"csr", StaticFormat::Csr},
                                                                          {"block_csr", StaticFormat::BlockCsr}}};
 
-// The choices of StaticSettings' fields, in the order they are documented: the one list behind
-// the model file, Model::validate and their messages.
+// Settings of the static solver (docs/static.md): K u = f solved by preconditioned conjugate
+// gradients on the chosen backend, K assembled there by the two-kernel assembly. The loads are
+// the model's point sources (amplitude * direction), *CLOADs, surface loads and body forces at
+// their full magnitude (signals, delays and amplitudes, which describe time, are not used); the
+// constraints its *BOUNDARY values and prescribed displacements (amplitude * factor).
+struct StaticSettings {
+  std::optional<Backend> backend;  // std::nullopt: "auto" (model/backend_setting.hpp)
+  Precision precision = Precision::Double;
+  PreconditionerKind preconditioner = PreconditionerKind::BlockJacobi;  // block_jacobi: nodal dim x dim blocks
+  double tolerance = 1e-8;                      // on the relative residual ||f - K u|| / ||f||, in (0, 1)
+  int max_iterations = 10000;                   // > 0
+  StaticFormat format = StaticFormat::Csr;      // the matrix CG multiplies with
+  StaticAssembly assembly = StaticAssembly::Auto;  // the assembly's race strategy
+  std::string step_name;                        // the Abaqus *STEP's name, when read from one
+  std::string origin;                           // "file:line", for messages
+};
+
+// The names of StaticSettings' choices, in the order they are documented (their tables' names).
 std::span<const std::string_view> static_preconditioners();
 std::span<const std::string_view> static_formats();
 std::span<const std::string_view> static_assemblies();

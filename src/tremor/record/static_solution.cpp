@@ -9,7 +9,7 @@ namespace tremor::record {
 
 WrittenFile write_static_result(const std::filesystem::path& output, io::OutputClaim claim, const Model& model,
                                 io::RunMetadata metadata, const static_fe::StaticResult& result) {
-  metadata.backend = result.settings.backend;
+  metadata.backend = name_of(result.settings.backend, backend_names);
   metadata.precision = to_string(result.settings.precision);
   metadata.solver = "static";
   const std::vector<std::filesystem::path> inputs = model_inputs(model);
@@ -24,7 +24,7 @@ WrittenFile write_static_result(const std::filesystem::path& output, io::OutputC
   fields.iterations = result.cg.iterations;
   fields.relative_residual = result.cg.relative_residual;
   fields.tolerance = result.settings.tolerance;
-  fields.preconditioner = result.settings.preconditioner;
+  fields.preconditioner = name_of(result.settings.preconditioner, preconditioner_names);
   fields.residual_history = result.cg.history;
   file.write_static(fields);
   const bool interrupted = result.cg.status == static_fe::CgStatus::Interrupted;

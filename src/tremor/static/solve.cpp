@@ -1,6 +1,5 @@
 #include "tremor/static/solve.hpp"
 
-#include <algorithm>
 #include <chrono>
 
 #include "tremor/backend/device_array.hpp"
@@ -23,12 +22,6 @@ namespace {
 
 std::string where(const std::string& origin) { return origin.empty() ? std::string() : origin + ": "; }
 
-void check_choice(const std::string& value, std::span<const std::string_view> allowed, const char* what,
-                  const std::string& origin) {
-  if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
-    throw Error(str(where(origin), unknown_choice(what, value, allowed)));
-}
-
 // Steps 3 and 4 of the header in Real, with the assembled matrix of `format`.
 template <class Real>
 void assemble_and_solve(const Exec& exec, const Model& model, const fem::DeviceElements& elements,
@@ -38,7 +31,7 @@ void assemble_and_solve(const Exec& exec, const Model& model, const fem::DeviceE
   const Index n = loads.n_dofs;
   const sparse::RaceStrategy strategy =
       settings.assembly == StaticAssembly::Atomics ? sparse::RaceStrategy::Atomics : sparse::RaceStrategy::Colouring;
-  const PreconditionerKind kind = parse_preconditioner(settings.preconditioner);
+  const PreconditionerKind kind = settings.preconditioner;
   std::vector<Real> force(static_cast<std::size_t>(n));
   for (std::size_t i = 0; i < force.size(); ++i) force[i] = static_cast<Real>(loads.force[i]);
   DeviceArray<Real> rhs(exec, std::span<const Real>(force));
@@ -63,7 +56,7 @@ void assemble_and_solve(const Exec& exec, const Model& model, const fem::DeviceE
   };
   sparse::AssemblyTimes times;
   const std::span<const Label> labels(mesh.node_labels);
-  if (parse_named(settings.format, static_format_names, "format") == StaticFormat::BlockCsr) {
+  if (settings.format == StaticFormat::BlockCsr) {
     sparse::DeviceBlockCsr<Real> K =
         sparse::assemble_block_csr<Real>(exec, elements, sparse::GlobalMatrix::Stiffness, strategy, &times);
     lap(clock);
@@ -91,23 +84,17 @@ void assemble_and_solve(const Exec& exec, const Model& model, const fem::DeviceE
 
 StaticSettings resolve_settings(const Model& model, const SolveOptions& options) {
   StaticSettings s = model.static_settings.value_or(StaticSettings{});
-  const auto take = [](std::string& field, const std::string& given) {
-    if (!given.empty()) field = given;
-  };
-  take(s.backend, options.backend);
-  take(s.preconditioner, options.preconditioner);
-  take(s.format, options.format);
+  s.backend = options.backend.over(s.backend);
+  s.preconditioner = options.preconditioner.value_or(s.preconditioner);
+  s.format = options.format.value_or(s.format);
   s.precision = options.precision.value_or(s.precision);
   s.assembly = options.assembly.value_or(s.assembly);
   if (options.tolerance) s.tolerance = *options.tolerance;
   if (options.max_iterations) s.max_iterations = *options.max_iterations;
-  check_choice(s.backend, solver_backends(), "backend", s.origin);
-  check_choice(s.preconditioner, static_preconditioners(), "preconditioner", s.origin);
-  check_choice(s.format, static_formats(), "format", s.origin);
   TREMOR_CHECK(s.tolerance > 0.0 && s.tolerance < 1.0, where(s.origin), "tolerance ", s.tolerance,
                " must lie in (0, 1): it bounds the relative residual ||f - K u|| / ||f||");
   TREMOR_CHECK(s.max_iterations > 0, where(s.origin), "max_iterations ", s.max_iterations, " must be positive");
-  s.backend = to_string(parse_backend(s.backend));  // "auto" resolved
+  s.backend = resolve_backend(s.backend);
   // Colouring gives the same bits on every run and thread count.
   if (s.assembly == StaticAssembly::Auto) s.assembly = StaticAssembly::Colouring;
   return s;
@@ -118,7 +105,7 @@ StaticResult solve_static(const Model& model, const SolveOptions& options, Obser
   Clock::time_point clock = Clock::now();
   out.settings = resolve_settings(model, options);
   const StaticSettings& settings = out.settings;
-  const Exec exec = Exec::make(parse_backend(settings.backend));  // CUDA throws, saying why, without a GPU
+  const Exec exec = Exec::make(*settings.backend);  // CUDA throws, saying why, without a GPU
   const Mesh& mesh = model.mesh;
   const Size n_dofs = static_cast<Size>(mesh.n_nodes()) * mesh.dim();
   TREMOR_CHECK(n_dofs <= Size{2147483647}, model.source, ": ", n_dofs,

@@ -26,9 +26,11 @@
 
 namespace tremor::static_fe {
 
-// Overrides of the model's settings (empty / unset: the model's).
+// Overrides of the model's settings (unset: the model's).
 struct SolveOptions {
-  std::string backend, preconditioner, format;
+  BackendOverride backend;
+  std::optional<PreconditionerKind> preconditioner;
+  std::optional<StaticFormat> format;
   std::optional<Precision> precision;
   std::optional<StaticAssembly> assembly;
   std::optional<double> tolerance;
@@ -36,8 +38,8 @@ struct SolveOptions {
 };
 
 // The settings a solve uses, "auto" resolved (backend: cuda when a GPU is usable, else openmp;
-// assembly: colouring, whose sums are the same bits on every run). Throws tremor::Error naming the setting, its
-// origin and the allowed values.
+// assembly: colouring, whose sums are the same bits on every run). Throws tremor::Error naming the
+// setting, its origin and the allowed values.
 StaticSettings resolve_settings(const Model& model, const SolveOptions& options = {});
 
 // Wall times, s (the device synchronised at each boundary).
@@ -51,7 +53,7 @@ struct StaticTimings {
 };
 
 struct StaticResult {
-  StaticSettings settings;     // as used
+  StaticSettings settings;     // as used: the backend resolved, never "auto"
   Index n_dofs = 0;
   Index n_constrained = 0;
   Size nnz = 0;                // entries of the assembled K

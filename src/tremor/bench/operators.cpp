@@ -24,6 +24,7 @@
 #include "tremor/bench/operators.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -34,6 +35,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tremor/backend/bandwidth.hpp"
@@ -93,14 +95,34 @@ struct OperatorChoice {
   sem::Kernel kernel = sem::Kernel::Auto;
 };
 
+// The benchmark's variants of the registry's operators (and the registry kinds they are timed
+// beside), by the name a run asks for: what is reported, the kind built, how, and whether a run
+// naming no operator times it, in this order, in place of its kind.
+struct Variant {
+  std::string_view name, reported, kind;
+  std::optional<partition::Partitioner> partitioner;
+  bool atomic = false, stored = false;
+  sem::Kernel kernel = sem::Kernel::Auto;
+  bool by_default = false;
+};
+const std::array<Variant, 8> variants{{
+    {"partitioned:greedy", "partitioned:greedy", "partitioned", partition::Partitioner::Greedy, false, false,
+     sem::Kernel::Auto, true},
+    {"partitioned:aligned", "partitioned:aligned", "partitioned", partition::Partitioner::Aligned, false, false,
+     sem::Kernel::Auto, true},
+    {"sem", "sem", "sem", std::nullopt, false, false, sem::Kernel::Auto, true},
+    {"sem:atomic", "sem:atomic", "sem", std::nullopt, true, false, sem::Kernel::Auto, true},
+    {"sem:stored", "sem:stored", "sem", std::nullopt, false, true, sem::Kernel::Auto, true},
+    {"sem:points", "sem:points", "sem", std::nullopt, true, false, sem::Kernel::Points, false},
+    {"sem:columns", "sem:columns", "sem", std::nullopt, true, false, sem::Kernel::Columns, false},
+    {"partitioned", "partitioned:aligned", "partitioned", partition::Partitioner::Aligned, false, false,
+     sem::Kernel::Auto, false},
+}};
+
 std::optional<OperatorChoice> parse_operator(const std::string& name) {
-  if (name == "sem:atomic") return OperatorChoice{name, "sem", std::nullopt, true, false};
-  if (name == "sem:points") return OperatorChoice{name, "sem", std::nullopt, true, false, sem::Kernel::Points};
-  if (name == "sem:columns") return OperatorChoice{name, "sem", std::nullopt, true, false, sem::Kernel::Columns};
-  if (name == "sem:stored") return OperatorChoice{name, "sem", std::nullopt, false, true};
-  if (name == "partitioned" || name == "partitioned:aligned")
-    return OperatorChoice{"partitioned:aligned", "partitioned", partition::Partitioner::Aligned};
-  if (name == "partitioned:greedy") return OperatorChoice{name, "partitioned", partition::Partitioner::Greedy};
+  for (const Variant& v : variants)
+    if (v.name == name)
+      return OperatorChoice{std::string(v.reported), std::string(v.kind), v.partitioner, v.atomic, v.stored, v.kernel};
   if (!explicit_fe::operators().find(name)) return std::nullopt;
   return OperatorChoice{name, name, std::nullopt};
 }
@@ -112,7 +134,9 @@ bool is_operator(const std::string& name) { return parse_operator(name).has_valu
 std::string operator_names() {
   std::string names;
   for (const std::string& kind : explicit_fe::operators().names()) names += (names.empty() ? "" : ", ") + kind;
-  return names + ", partitioned:greedy, partitioned:aligned, sem:atomic, sem:stored, sem:points, sem:columns";
+  for (const Variant& v : variants)
+    if (!explicit_fe::operators().find(std::string(v.name))) names += str(", ", v.name);
+  return names;
 }
 
 namespace {
@@ -123,16 +147,10 @@ std::vector<OperatorChoice> operator_choices(const std::vector<std::string>& ask
   std::vector<std::string> names = asked;
   if (names.empty())
     for (const std::string& kind : explicit_fe::operators().names(backend)) {
-      if (kind == "partitioned") {
-        names.push_back("partitioned:greedy");
-        names.push_back("partitioned:aligned");
-      } else if (kind == "sem") {
-        names.push_back("sem");
-        names.push_back("sem:atomic");
-        names.push_back("sem:stored");
-      } else {
-        names.push_back(kind);
-      }
+      const std::size_t before = names.size();
+      for (const Variant& v : variants)
+        if (v.kind == kind && v.by_default) names.emplace_back(v.name);
+      if (names.size() == before) names.push_back(kind);  // a kind without variants
     }
   const auto runnable = explicit_fe::operators().names(backend);
   std::vector<OperatorChoice> out;

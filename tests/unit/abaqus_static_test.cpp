@@ -69,17 +69,10 @@ struct Read {
 };
 
 Read read_text(const std::string& text) {
-  log::set_quiet(true);
-  log::take_warnings();
-  try {
-    Read read{io::read_abaqus_buffer(text, "static.inp"), {}};
-    read.warnings = log::take_warnings();
-    log::set_quiet(false);
-    return read;
-  } catch (...) {
-    log::set_quiet(false);
-    throw;
-  }
+  const log::Quiet quiet;
+  Read read{io::read_abaqus_buffer(text, "static.inp"), {}};
+  read.warnings = log::take_warnings();
+  return read;
 }
 
 std::string error_of(const std::string& text) {
@@ -112,11 +105,9 @@ std::array<double, 3> total(const std::vector<std::pair<Index, double>>& forces,
 std::string static_step(const std::string& body) { return "*STEP\n*STATIC\n" + body + "*END STEP\n"; }
 
 TEST(AbaqusStatic, TheColumnDeckAsCalculixRunsIt) {
-  log::set_quiet(true);
-  log::take_warnings();
+  const log::Quiet quiet;
   const Model model = io::read_abaqus(test::data_path("abaqus/static_gravity.inp"));
   const std::vector<std::string> warnings = log::take_warnings();
-  log::set_quiet(false);
 
   ASSERT_TRUE(model.static_settings.has_value());
   const StaticSettings& settings = *model.static_settings;
@@ -295,11 +286,9 @@ TEST(AbaqusStatic, AStaticDeckNeedsDensitiesToo) {
 }
 
 TEST(AbaqusStatic, AMeshOnlyReadDropsTheStaticStep) {
-  log::set_quiet(true);
-  log::take_warnings();
+  const log::Quiet quiet;
   const Mesh mesh = io::read_abaqus_mesh(test::data_path("abaqus/static_gravity.inp"));
   const std::vector<std::string> warnings = log::take_warnings();
-  log::set_quiet(false);
   EXPECT_EQ(mesh.n_elements(), 2);
   ASSERT_GE(warnings.size(), 1u);
   EXPECT_TRUE(contains(warnings[0], "4 load(s)")) << warnings[0];  // GRAV, BZ, *CLOAD, P2

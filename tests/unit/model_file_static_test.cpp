@@ -48,11 +48,7 @@ const std::string plate =
 
 class ModelFileStatic : public ::testing::Test {
  protected:
-  void SetUp() override {
-    log::set_quiet(true);
-    log::take_warnings();
-  }
-  void TearDown() override { log::set_quiet(false); }
+  const log::Quiet quiet_;  // stderr silenced, earlier warnings set aside
 };
 
 Model parse(const std::string& text) { return io::read_model_buffer(text, "m.toml", ""); }

@@ -90,8 +90,7 @@ Signal read_signal(const Table& owner, const std::string& base_dir) {
   if (!node.as_table())
     owner.fail("signal", str("'signal' must be a table such as { kind = \"ricker\", frequency = 1e5 }, got ",
                              detail::describe(node)));
-  Table signal(*node.as_table(), owner.file(), str(owner.where(), ": signal"));
-  signal.collect_files_into(owner.files_read());  // a tabulated signal's file is an input
+  Table signal = owner.inline_table(*node.as_table(), str(owner.where(), ": signal"));
   const std::string kind = signal.required_string("kind", choices(signal_kinds));
   if (std::find(std::begin(signal_kinds), std::end(signal_kinds), kind) == std::end(signal_kinds))
     signal.fail("kind", str("unknown signal kind '", kind, "'", suggestion(kind, signal_kinds),

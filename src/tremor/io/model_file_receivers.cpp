@@ -27,8 +27,7 @@ ReceiverGrid read_grid(const Table& owner, const Mesh& mesh) {
   if (!node.as_table())
     owner.fail("grid", str("'grid' must be a table such as { min = [-0.05, -0.05], max = [0.05, 0.05], count = "
                            "[101, 101], surface = \"zmax\" }, got ", detail::describe(node)));
-  Table table(*node.as_table(), owner.file(), str(owner.where(), ": grid"));
-  table.collect_files_into(owner.files_read());
+  const Table table = owner.inline_table(*node.as_table(), str(owner.where(), ": grid"));
   table.only(grid_keys);
   if (mesh.dim() != 3) table.fail_at(table.line(), "a grid lies on a surface of a 3D mesh; this mesh is 2D");
   ReceiverGrid grid;

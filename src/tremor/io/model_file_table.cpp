@@ -162,6 +162,12 @@ std::optional<std::vector<std::string>> Table::strings(std::string_view key) con
   return out;
 }
 
+Table Table::inline_table(const toml::table& table, std::string where) const {
+  Table out(table, file_, std::move(where));
+  out.files_read_ = files_read_;
+  return out;
+}
+
 std::optional<Table> Table::table(std::string_view key) const {
   const toml::node* value = table_.get(key);
   if (!value) return std::nullopt;

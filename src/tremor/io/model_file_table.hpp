@@ -67,6 +67,9 @@ class Table {
   // An array of strings, of any length.
   std::optional<std::vector<std::string>> strings(std::string_view key) const;
 
+  // An inline table held in one of this table's values ({ kind = ... }), named `where` in messages,
+  // listing its files where this one does.
+  Table inline_table(const toml::table& table, std::string where) const;
   // Sub-tables: `key` must be a table ([key]) or an array of tables ([[key]]); absent: none.
   std::optional<Table> table(std::string_view key) const;
   std::vector<Table> tables(std::string_view key) const;

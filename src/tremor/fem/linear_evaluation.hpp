@@ -1,0 +1,236 @@
+#pragma once
+// Element evaluation of the linear elements (tri3, quad4, tet4, hex8) in a kernel's precision T,
+// by differences along the element's edges: the matrix-free K u of explicit/matrix_free.hpp.
+// The same verbs as PointEvaluation (element_matrices.hpp), with the work of a low-order element
+// cut to what its shape functions need:
+//   - a simplex's reference gradient is the difference of two vertices' values (one point);
+//   - on a quadrilateral or hexahedron with 2^d Gauss points, the derivative along direction d
+//     is constant along d, so it takes 2^(d-1) values per element, each a bilinear (or linear)
+//     interpolation of the differences along the 2^(d-1) edges parallel to d. In 3D: 12
+//     differences and 3 x 16 multiply-adds per field instead of 8 points x 8 nodes x 3.
+// The transposed steps integrate: fluxes summed over each line of points, interpolated back to
+// the edges, added to one end of each edge and taken from the other.
+//
+// Geometry: the coordinates' differences are taken in double (a float coordinate loses digits
+// where a part is large against its elements), then T. Verified against
+// apply_element_stiffness in double (LinearEvaluation tests): the same K_e u_e to rounding.
+//
+// Use, per element (x: the element's node coordinates, node-major; u: its nodal values):
+//   LinearEvaluation<E, T> ev;  ev.gather_evaluate(x, u);
+//   for (int q = 0; q < ev.n_points; ++q) { T grad[dim][dim]; const T det = ev.gradient(q, grad);
+//     ... stress from grad (the section's law) ...; ev.submit(q, stress, w * det * scale); }
+//   ev.integrate(f);  // f[a * dim + c] = (K_e u_e)[a * dim + c]
+#include "tremor/core/config.hpp"
+#include "tremor/fem/elements.hpp"
+#include "tremor/fem/laws.hpp"
+
+namespace tremor::fem {
+
+// Whether LinearEvaluation takes element family E.
+template <class E>
+constexpr bool linear_evaluation_takes =
+    E::type == ElementType::Tri3 || E::type == ElementType::Tet4 || E::type == ElementType::Quad4 ||
+    E::type == ElementType::Hex8;
+
+template <class E, class T>
+struct LinearEvaluation {
+  static_assert(linear_evaluation_takes<E>, "LinearEvaluation: tri3, quad4, tet4 or hex8");
+  static constexpr int dim = E::dim, n_nodes = E::n_nodes;
+  static constexpr bool simplex = E::simplex;
+  // Quadrature points: the simplex's centroid, or 2^dim Gauss points (the default stiffness rules).
+  static constexpr int n_points = simplex ? 1 : (1 << dim);
+  // Distinct values of a derivative along one direction: one per line of points along it.
+  static constexpr int n_lines = simplex ? 1 : (1 << (dim - 1));
+
+  T J[dim][dim][n_lines];  // dx_i / dxi_d on line m: [i][d][m]
+  T G[dim][dim][n_lines];  // du_c / dxi_d on line m: [c][d][m]
+  T F[dim][dim][n_lines];  // fluxes submitted, summed over the points of line m: [c][d][m]
+  T inverse[dim][dim];     // dxi_d / dx_i at the point of the last gradient(): [d][i]
+
+  // The rule's weight of each point: the reference simplex's measure, or 1 (Gauss, 2 points).
+  TREMOR_HOST_DEVICE static constexpr T weight() {
+    return simplex ? (dim == 2 ? T(0.5) : T(1) / T(6)) : T(1);
+  }
+
+  // Node of the element at lexicographic corner index L (bit d: the +1 end along direction d);
+  // tremor's quadrilaterals and hexahedra run counter-clockwise (elements.hpp, cube_vertex).
+  TREMOR_HOST_DEVICE static constexpr int corner(int L) {
+    constexpr int order[8] = {0, 1, 3, 2, 4, 5, 7, 6};
+    return order[L];
+  }
+  // The corner index with `bit` at direction d and the other directions' bits from m (in order).
+  TREMOR_HOST_DEVICE static constexpr int with_bit(int d, int bit, int m) {
+    const int low = m & ((1 << d) - 1), high = m >> d;
+    return low | (bit << d) | (high << (d + 1));
+  }
+  // The line of point q (lexicographic bits) along direction d: q without bit d.
+  TREMOR_HOST_DEVICE static constexpr int line(int d, int q) {
+    return (q & ((1 << d) - 1)) | ((q >> (d + 1)) << d);
+  }
+  // The weight of edge m' in the interpolation to line m: the product over the other directions of
+  // (1 + s' s g) / 2, s, s' = +-1 the line's and the edge's side, g = 1/sqrt(3) (the Gauss point).
+  TREMOR_HOST_DEVICE static constexpr T edge_weight(int m, int m_edge) {
+    constexpr double g = 0.57735026918962576451;  // 1/sqrt(3)
+    double w = 1.0;
+    for (int o = 0; o < dim - 1; ++o) w *= ((m >> o) & 1) == ((m_edge >> o) & 1) ? 0.5 * (1.0 + g) : 0.5 * (1.0 - g);
+    return static_cast<T>(w);
+  }
+
+  // The reference gradient of one field on the lines, from its differences along the edges
+  // (node-major values, component c of dim; V is double for coordinates, T for u).
+  template <class V>
+  TREMOR_HOST_DEVICE static void reference_gradient(const V* values, int c, T (&out)[dim][n_lines]) {
+    if constexpr (simplex) {
+      for (int d = 0; d < dim; ++d) out[d][0] = static_cast<T>(values[(d + 1) * dim + c] - values[c]);
+    } else {
+      for (int d = 0; d < dim; ++d) {
+        T edge[n_lines];
+        for (int m = 0; m < n_lines; ++m)
+          edge[m] = static_cast<T>(values[corner(with_bit(d, 1, m)) * dim + c] - values[corner(with_bit(d, 0, m)) * dim + c]);
+        for (int m = 0; m < n_lines; ++m) {
+          T sum = T(0);
+          for (int k = 0; k < n_lines; ++k) sum += edge_weight(m, k) * edge[k];
+          out[d][m] = T(0.5) * sum;  // d/dxi of the linear interpolant over [-1, 1]: half the difference
+        }
+      }
+    }
+  }
+
+  // Gather: the reference gradients of the geometry and of u; zeroes the fluxes.
+  TREMOR_HOST_DEVICE void gather_evaluate(const double* x, const T* u) {
+    for (int i = 0; i < dim; ++i) {
+      reference_gradient(x, i, J[i]);
+      reference_gradient(u, i, G[i]);
+    }
+    for (int c = 0; c < dim; ++c)
+      for (int d = 0; d < dim; ++d)
+        for (int m = 0; m < n_lines; ++m) F[c][d][m] = T(0);
+  }
+
+  // The physical gradient grad[c][i] = du_c / dx_i at point q; returns det J there (inverse kept
+  // for submit()).
+  TREMOR_HOST_DEVICE T gradient(int q, T (&grad)[dim][dim]) {
+    T Jq[dim][dim];
+    for (int i = 0; i < dim; ++i)
+      for (int d = 0; d < dim; ++d) Jq[i][d] = J[i][d][simplex ? 0 : line(d, q)];
+    T det;
+    if constexpr (dim == 2) {
+      det = Jq[0][0] * Jq[1][1] - Jq[0][1] * Jq[1][0];
+      const T s = T(1) / det;
+      inverse[0][0] = Jq[1][1] * s;
+      inverse[0][1] = -Jq[0][1] * s;
+      inverse[1][0] = -Jq[1][0] * s;
+      inverse[1][1] = Jq[0][0] * s;
+    } else {
+      const T c00 = Jq[1][1] * Jq[2][2] - Jq[1][2] * Jq[2][1];
+      const T c01 = Jq[1][2] * Jq[2][0] - Jq[1][0] * Jq[2][2];
+      const T c02 = Jq[1][0] * Jq[2][1] - Jq[1][1] * Jq[2][0];
+      det = Jq[0][0] * c00 + Jq[0][1] * c01 + Jq[0][2] * c02;
+      const T s = T(1) / det;
+      // inverse[d][i] = dxi_d / dx_i: the cofactors of J transposed over det J.
+      inverse[0][0] = c00 * s;
+      inverse[1][0] = c01 * s;
+      inverse[2][0] = c02 * s;
+      inverse[0][1] = (Jq[0][2] * Jq[2][1] - Jq[0][1] * Jq[2][2]) * s;
+      inverse[1][1] = (Jq[0][0] * Jq[2][2] - Jq[0][2] * Jq[2][0]) * s;
+      inverse[2][1] = (Jq[0][1] * Jq[2][0] - Jq[0][0] * Jq[2][1]) * s;
+      inverse[0][2] = (Jq[0][1] * Jq[1][2] - Jq[0][2] * Jq[1][1]) * s;
+      inverse[1][2] = (Jq[0][2] * Jq[1][0] - Jq[0][0] * Jq[1][2]) * s;
+      inverse[2][2] = (Jq[0][0] * Jq[1][1] - Jq[0][1] * Jq[1][0]) * s;
+    }
+    for (int c = 0; c < dim; ++c)
+      for (int i = 0; i < dim; ++i) {
+        T sum = T(0);
+        for (int d = 0; d < dim; ++d) sum += G[c][d][simplex ? 0 : line(d, q)] * inverse[d][i];
+        grad[c][i] = sum;
+      }
+    return det;
+  }
+
+  // Submit the stress tensor at point q (the point of the last gradient()), times `scale`
+  // (w det J and the element's factors): the flux along each reference direction.
+  TREMOR_HOST_DEVICE void submit(int q, const T (&stress)[dim][dim], T scale) {
+    for (int c = 0; c < dim; ++c)
+      for (int d = 0; d < dim; ++d) {
+        T sum = T(0);
+        for (int i = 0; i < dim; ++i) sum += stress[c][i] * inverse[d][i];
+        F[c][d][simplex ? 0 : line(d, q)] += scale * sum;
+      }
+  }
+
+  // Integrate: the nodal forces f[a * dim + c] of the fluxes submitted (overwritten).
+  TREMOR_HOST_DEVICE void integrate(T* f) const {
+    for (int k = 0; k < n_nodes * dim; ++k) f[k] = T(0);
+    for (int c = 0; c < dim; ++c)
+      for (int d = 0; d < dim; ++d) {
+        if constexpr (simplex) {
+          f[(d + 1) * dim + c] += F[c][d][0];
+          f[c] -= F[c][d][0];
+        } else {
+          for (int k = 0; k < n_lines; ++k) {
+            T sum = T(0);
+            for (int m = 0; m < n_lines; ++m) sum += edge_weight(m, k) * F[c][d][m];
+            f[corner(with_bit(d, 1, k)) * dim + c] += T(0.5) * sum;
+            f[corner(with_bit(d, 0, k)) * dim + c] -= T(0.5) * sum;
+          }
+        }
+      }
+  }
+};
+
+// Voigt strain (engineering shear) of a displacement gradient, and the symmetric stress tensor of
+// a Voigt stress, in laws.hpp's order.
+template <int Dim, class T>
+TREMOR_HOST_DEVICE inline void voigt_strain(const T (&grad)[Dim][Dim], T* strain) {
+  if constexpr (Dim == 2) {
+    strain[0] = grad[0][0];
+    strain[1] = grad[1][1];
+    strain[2] = grad[0][1] + grad[1][0];
+  } else {
+    strain[0] = grad[0][0];
+    strain[1] = grad[1][1];
+    strain[2] = grad[2][2];
+    strain[3] = grad[1][2] + grad[2][1];
+    strain[4] = grad[0][2] + grad[2][0];
+    strain[5] = grad[0][1] + grad[1][0];
+  }
+}
+template <int Dim, class T>
+TREMOR_HOST_DEVICE inline void stress_tensor(const T* sigma, T (&stress)[Dim][Dim]) {
+  if constexpr (Dim == 2) {
+    stress[0][0] = sigma[0];
+    stress[1][1] = sigma[1];
+    stress[0][1] = stress[1][0] = sigma[2];
+  } else {
+    stress[0][0] = sigma[0];
+    stress[1][1] = sigma[1];
+    stress[2][2] = sigma[2];
+    stress[1][2] = stress[2][1] = sigma[3];
+    stress[0][2] = stress[2][0] = sigma[4];
+    stress[0][1] = stress[1][0] = sigma[5];
+  }
+}
+
+// f = scale K_e u_e of a linear element: gather -> gradient -> the law -> submit -> integrate,
+// at each point of the default stiffness rule. scale: the thickness in 2D times the element's
+// absorbing-layer factor. Returns the smallest det J met (<= 0: inverted).
+template <class E, class T, class Law>
+TREMOR_HOST_DEVICE T linear_stiffness_action(const double* x, const T* u, const Law& law, T scale, T* f) {
+  constexpr int dim = E::dim, nv = voigt_size<dim>;
+  LinearEvaluation<E, T> ev;
+  ev.gather_evaluate(x, u);
+  T min_det = T(0);
+  for (int q = 0; q < ev.n_points; ++q) {
+    T grad[dim][dim], strain[nv], sigma[nv], stress[dim][dim];
+    const T det = ev.gradient(q, grad);
+    min_det = q == 0 || det < min_det ? det : min_det;
+    voigt_strain<dim>(grad, strain);
+    law.stress(strain, sigma);
+    stress_tensor<dim>(sigma, stress);
+    ev.submit(q, stress, ev.weight() * det * scale);
+  }
+  ev.integrate(f);
+  return min_det;
+}
+
+}  // namespace tremor::fem

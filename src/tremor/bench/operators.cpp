@@ -93,6 +93,7 @@ struct OperatorChoice {
   std::optional<partition::Partitioner> partitioner;
   bool atomic = false, stored = false;
   sem::Kernel kernel = sem::Kernel::Auto;
+  int tile = 0;  // matrix_free's elements per tile (0: the default)
 };
 
 // The benchmark's variants of the registry's operators (and the registry kinds they are timed
@@ -104,8 +105,11 @@ struct Variant {
   bool atomic = false, stored = false;
   sem::Kernel kernel = sem::Kernel::Auto;
   bool by_default = false;
+  int tile = 0;
 };
-const std::array<Variant, 8> variants{{
+// matrix_free: colour by colour (the reference, a run's with --deterministic) and in tiles (the
+// GPU's default), with the tile sizes compared in docs/benchmarks.md.
+const std::array<Variant, 14> variants{{
     {"partitioned:greedy", "partitioned:greedy", "partitioned", partition::Partitioner::Greedy, false, false,
      sem::Kernel::Auto, true},
     {"partitioned:aligned", "partitioned:aligned", "partitioned", partition::Partitioner::Aligned, false, false,
@@ -117,12 +121,21 @@ const std::array<Variant, 8> variants{{
     {"sem:columns", "sem:columns", "sem", std::nullopt, true, false, sem::Kernel::Columns, false},
     {"partitioned", "partitioned:aligned", "partitioned", partition::Partitioner::Aligned, false, false,
      sem::Kernel::Auto, false},
+    {"matrix_free", "matrix_free", "matrix_free", std::nullopt, false, false, sem::Kernel::Auto, true},
+    {"matrix_free:atomic", "matrix_free:atomic", "matrix_free", std::nullopt, true, false, sem::Kernel::Auto, true},
+    {"matrix_free:tiles32", "matrix_free:tiles32", "matrix_free", std::nullopt, true, false, sem::Kernel::Auto, false, 32},
+    {"matrix_free:tiles64", "matrix_free:tiles64", "matrix_free", std::nullopt, true, false, sem::Kernel::Auto, false, 64},
+    {"matrix_free:tiles256", "matrix_free:tiles256", "matrix_free", std::nullopt, true, false, sem::Kernel::Auto, false,
+     256},
+    {"matrix_free:tiles512", "matrix_free:tiles512", "matrix_free", std::nullopt, true, false, sem::Kernel::Auto, false,
+     512},
 }};
 
 std::optional<OperatorChoice> parse_operator(const std::string& name) {
   for (const Variant& v : variants)
     if (v.name == name)
-      return OperatorChoice{std::string(v.reported), std::string(v.kind), v.partitioner, v.atomic, v.stored, v.kernel};
+      return OperatorChoice{std::string(v.reported), std::string(v.kind), v.partitioner, v.atomic, v.stored, v.kernel,
+                            v.tile};
   if (!explicit_fe::operators().find(name)) return std::nullopt;
   return OperatorChoice{name, name, std::nullopt};
 }
@@ -327,6 +340,10 @@ struct CaseInputs {
 template <class Real>
 std::unique_ptr<op::Operator<Real>> build_operator(const OperatorChoice& choice, const Exec& exec,
                                                                      const CaseInputs& in, Case& c) {
+  if (choice.atomic && choice.kind == "matrix_free")  // the elements without colour lists: in tiles
+    return std::make_unique<explicit_fe::MatrixFreeOperator<Real>>(
+        exec, std::make_shared<const fem::DeviceElements>(exec, in.model.mesh, in.table, fem::ElementColouring{}), false,
+        choice.tile);
   if (choice.atomic)  // the elements without colour lists: sem scatters with atomics
     return std::make_unique<sem::SemOperator<Real>>(
         std::make_shared<const fem::DeviceElements>(exec, in.model.mesh, in.table, fem::ElementColouring{}), false,

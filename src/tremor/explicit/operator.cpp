@@ -17,93 +17,13 @@
 
 namespace tremor::explicit_fe {
 
-namespace {
-
-// ku += K_e u_e for the n elements `list` of one colour of one block of type E. Elements of one
-// colour share no node, so the scatter-add has no races and each ku entry receives its element
-// contributions in colour order: deterministic. Geometry is gathered and K_e u_e evaluated in
-// double (fem::apply_element_stiffness: evaluate -> the section's pointwise law -> integrate at
-// every point of the default stiffness rule). Traffic per element: n_nodes indices, n_nodes * dim
-// coordinates (8 B), n_nodes * dim u reads and ku read-modify-writes (sizeof(Real)), the section's
-// law (its D, n_voigt^2 x 8 B, and kind), the element's absorbing-layer stiffness factor (8 B;
-// K_e scales with D, so K_e u_e is scaled).
-template <class E, class Real>
-void apply_colour(const Exec& exec, Index n, const Index* list, const fem::ElementArrays in, const Real* u, Real* ku) {
-  const fem::StiffnessRule<E> rule = fem::stiffness_rule<E>();
-  forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
-    constexpr int n_dof = E::n_nodes * E::dim;
-    const Index e = list[i];
-    const Index* nodes = in.connectivity + static_cast<Size>(e) * E::n_nodes;
-    double x[n_dof], ue[n_dof], fe[n_dof];
-    fem::gather_coordinates<E>(in.coordinates, nodes, x);
-    fem::gather_values<E>(u, nodes, ue);
-    const int s = in.section[e];
-    fem::apply_element_stiffness<E>(x, fem::SectionLaw<E::dim, double>(in.material, s), in.thickness[s], rule, ue, fe);
-    fem::scatter_add<E>(ku, nodes, in.factor[e], fe);
-  });
-}
-
-}  // namespace
-
-// ----------------------------------------------------------------------------------- matrix_free
-
-template <class Real>
-MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& model)
-    : MatrixFreeOperator(exec, model, fem::section_table(model), fem::colour_elements(model.mesh)) {}
-
-template <class Real>
-MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& model, const fem::SectionTable& table,
-                                             const fem::ElementColouring& colouring)
-    : MatrixFreeOperator(exec, std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, colouring)) {}
-
-template <class Real>
-MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements)
-    : exec_(exec), n_dofs_(elements->n_dofs()), elements_(std::move(elements)) {
-  TREMOR_CHECK(elements_->exec.space() == exec.space(), "matrix-free operator: the elements are in ",
-               elements_->exec.describe(), "'s memory; ", exec.describe(), " was given");
-  TREMOR_CHECK(elements_->n_colours > 0 || elements_->n_elements() == 0,
-               "matrix-free operator: the elements were built without a colouring");
-}
-
-template <class Real>
-void MatrixFreeOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
-  fill_zero(exec_, ku, n_dofs_);
-  add_unchecked(u, ku);
-}
-
-template <class Real>
-void MatrixFreeOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
-  const fem::DeviceElements& elements = *elements_;
-  for (int c = 0; c < elements.n_colours; ++c)
-    for (const fem::DeviceElementBlock& block : elements.blocks) {
-      const Index n = block.n_in(c);
-      if (n == 0) continue;
-      fem::with_element(block.type, block.order, [&](auto element) {
-        using E = decltype(element);
-        apply_colour<E, Real>(exec_, n, block.in(c), fem::arrays_of(elements, block), u, ku);
-      });
-    }
-}
-
-template <class Real>
-std::size_t MatrixFreeOperator<Real>::bytes() const {
-  // What an apply reads: not the densities, which DeviceElements also holds for the mass kernels.
-  std::size_t total =
-      static_cast<std::size_t>(elements_->coordinates.size() + elements_->D.size() + elements_->thickness.size()) *
-      sizeof(double);
-  for (const fem::DeviceElementBlock& block : elements_->blocks)
-    total += static_cast<std::size_t>(block.connectivity.size()) * sizeof(Index) +
-             static_cast<std::size_t>(block.section.size()) * (sizeof(int) + sizeof(Index) + sizeof(double));
-  return total;
-}
-
 // ------------------------------------------------------------------------------------- registry
 
 namespace {
 
 template <class Real>
 std::unique_ptr<op::Operator<Real>> make_matrix_free(const op::OperatorInputs& inputs) {
-  return std::make_unique<MatrixFreeOperator<Real>>(inputs.elements->exec, inputs.elements);
+  return std::make_unique<MatrixFreeOperator<Real>>(inputs.elements->exec, inputs.elements, inputs.deterministic);
 }
 
 template <class Real>
@@ -166,9 +86,9 @@ void register_operators(op::Registry& registry) {
   partitioned.reference_double = partitioned_from_host<double>;
   registry.add(partitioned);
   op::OperatorEntry matrix_free{"matrix_free",
-                                "no K: K_e u_e element by element from the coordinates, colour by colour",
+                                "no K: K_e u_e element by element from the coordinates, colour by colour or in tiles",
                                 false,
-                                true,
+                                false,
                                 false,
                                 op::all_backends,
                                 element_arrays,
@@ -243,8 +163,6 @@ std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, 
   return operators().parse(kind, exec.backend()).make_reference<Real>(inputs);
 }
 
-template class MatrixFreeOperator<float>;
-template class MatrixFreeOperator<double>;
 TREMOR_MAKE_STIFFNESS_OPERATOR(float, )
 TREMOR_MAKE_STIFFNESS_OPERATOR(double, )
 

@@ -4,9 +4,8 @@
 // chooses them from (operators()): the assembled kinds of sparse/operators.hpp and, registered
 // here,
 //
-//   "matrix_free"  MatrixFreeOperator: element by element: gather u_e, K_e u_e in double
-//                  (fem::apply_element_stiffness, geometry recomputed from the node coordinates
-//                  every apply), scatter-add rounded to Real, one element colour at a time.
+//   "matrix_free"  MatrixFreeOperator (matrix_free.hpp): element by element without K; colour by
+//                  colour in double (deterministic), or the linear elements in tiles in Real.
 //   "partitioned"  PartitionedOperator (partitioned_operator.hpp): the pogo paper's block-partitioned
 //                  layout, nodes in GPU blocks of 512 by the aligned partitioner (a host graph
 //                  algorithm: the layout is filled from a host assembly).
@@ -22,6 +21,7 @@
 
 #include "tremor/backend/exec.hpp"
 #include "tremor/core/config.hpp"
+#include "tremor/explicit/matrix_free.hpp"
 #include "tremor/fem/colouring.hpp"
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/fem/sections.hpp"
@@ -33,35 +33,6 @@
 #include "tremor/sparse/two_kernel.hpp"
 
 namespace tremor::explicit_fe {
-
-template <class Real>
-class MatrixFreeOperator final : public op::Operator<Real> {
- public:
-  MatrixFreeOperator(const Exec& exec, const Model& model);
-  // From a table and colouring built once (fem::section_table, fem::colour_elements).
-  MatrixFreeOperator(const Exec& exec, const Model& model, const fem::SectionTable& table,
-                     const fem::ElementColouring& colouring);
-  // On elements built once on exec with a colouring (shared with the mass and damping assembly).
-  MatrixFreeOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements);
-
-  Index n_dofs() const override { return n_dofs_; }
-  void apply_unchecked(const Real* u, Real* ku) const override;
-  bool adds() const override { return true; }
-  void add_unchecked(const Real* u, Real* ku) const override;
-  std::string_view name() const override { return "matrix_free"; }
-  const Exec& exec() const override { return exec_; }
-  // Node coordinates (8 B x dim per node), connectivity (4 B per element node), per element its
-  // section (4 B), its place in the colour lists (4 B) and its absorbing-layer stiffness factor
-  // (8 B), and the per-section D and thickness.
-  // No geometry is stored per quadrature point: Jacobians are recomputed on every apply.
-  std::size_t bytes() const override;
-  int n_colours() const { return elements_->n_colours; }
-
- private:
-  Exec exec_;
-  Index n_dofs_ = 0;
-  std::shared_ptr<const fem::DeviceElements> elements_;  // mesh, sections and colours in exec_'s memory
-};
 
 // Adds "partitioned" and "matrix_free" to `registry`.
 void register_operators(op::Registry& registry);
@@ -108,8 +79,6 @@ std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, 
                                                             const fem::ElementColouring& colouring,
                                                             const sparse::CsrMatrix& K);
 
-extern template class MatrixFreeOperator<float>;
-extern template class MatrixFreeOperator<double>;
 #define TREMOR_MAKE_STIFFNESS_OPERATOR(Real, extern_)                                                               \
   extern_ template std::unique_ptr<op::Operator<Real>> make_stiffness_operator<Real>(                              \
       const Model&, std::string_view, std::shared_ptr<const fem::DeviceElements>, sparse::RaceStrategy,             \

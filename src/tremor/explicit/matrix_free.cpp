@@ -1,0 +1,240 @@
+#include "tremor/explicit/matrix_free.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+
+#include "tremor/backend/atomic.hpp"
+#include "tremor/backend/forall.hpp"
+#include "tremor/backend/forall_blocks.hpp"
+#include "tremor/backend/memory.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/fem/dispatch.hpp"
+#include "tremor/fem/element_matrices.hpp"
+#include "tremor/fem/linear_evaluation.hpp"
+
+namespace tremor::explicit_fe {
+
+namespace {
+
+// ku += K_e u_e for the n elements of one block of type E: `list` one colour's elements (they
+// share no node: plain adds, in colour order, deterministic), or every element of the block
+// (list null: atomic adds). Geometry gathered and K_e u_e evaluated in double
+// (fem::apply_element_stiffness: evaluate -> the section's pointwise law -> integrate at every
+// point of the default stiffness rule). Traffic per element: n_nodes indices, n_nodes * dim
+// coordinates (8 B), n_nodes * dim u reads and ku read-modify-writes (sizeof(Real)), the section's
+// law (its D, n_voigt^2 x 8 B, and kind), the element's absorbing-layer stiffness factor (8 B;
+// K_e scales with D, so K_e u_e is scaled).
+template <class E, class Real>
+void apply_elements(const Exec& exec, Index n, const Index* list, const fem::ElementArrays in, const Real* u,
+                    Real* ku) {
+  const fem::StiffnessRule<E> rule = fem::stiffness_rule<E>();
+  forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
+    constexpr int n_dof = E::n_nodes * E::dim;
+    const Index e = list ? list[i] : i;
+    const Index* nodes = in.connectivity + static_cast<Size>(e) * E::n_nodes;
+    double x[n_dof], ue[n_dof], fe[n_dof];
+    fem::gather_coordinates<E>(in.coordinates, nodes, x);
+    fem::gather_values<E>(u, nodes, ue);
+    const int s = in.section[e];
+    fem::apply_element_stiffness<E>(x, fem::SectionLaw<E::dim, double>(in.material, s), in.thickness[s], rule, ue, fe);
+    if (list) {
+      fem::scatter_add<E>(ku, nodes, in.factor[e], fe);
+    } else {
+      for (int a = 0; a < E::n_nodes; ++a)
+        for (int c = 0; c < E::dim; ++c)
+          atomic_add(ku + static_cast<Size>(nodes[a]) * E::dim + c, static_cast<Real>(in.factor[e] * fe[a * E::dim + c]));
+    }
+  });
+}
+
+// ku += K u for the tiles of one block of linear elements E (fem/element_tiles.hpp): per tile, its
+// nodes' coordinates (double) and u into shared memory, a thread per element computes
+// K_e u_e in Real (fem::linear_stiffness_action) and adds it into the tile's forces in shared
+// memory, then one atomic add per tile node and component into ku. Shared memory per tile:
+// max_nodes x dim x (8 + 2 sizeof(Real)) bytes.
+template <class E, class Real>
+void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* coordinates,
+                 const fem::MaterialView<Real> material, const Real* u, Real* ku) {
+  constexpr int dim = E::dim, nn = E::n_nodes;
+  const std::size_t shared = static_cast<std::size_t>(t.max_nodes) * dim * (sizeof(double) + 2 * sizeof(Real));
+  forall_blocks<1024>(exec, t.n_tiles, t.tile, shared, [=] TREMOR_LAMBDA(const BlockContext& ctx) {
+    const Index first = t.node_offsets[ctx.block];
+    const int n = static_cast<int>(t.node_offsets[ctx.block + 1] - first) * dim;
+    double* xs = ctx.shared<double>();
+    Real* us = reinterpret_cast<Real*>(xs + n);
+    Real* fs = us + n;
+    for_each_thread(ctx, n, [&](int k) {
+      const Size at = static_cast<Size>(t.nodes[first + k / dim]) * dim + k % dim;
+      xs[k] = coordinates[at];
+      us[k] = u[at];
+      fs[k] = Real(0);
+    });
+    ctx.sync();
+    for_each_thread(ctx, t.tile, [&](int s) {
+      const Size slot = static_cast<Size>(ctx.block) * t.tile + s;
+      const int section = t.section[slot];
+      if (section < 0) return;  // the last tile's empty slots
+      int local[nn];
+      double x[nn * dim];
+      Real ue[nn * dim], fe[nn * dim];
+      for (int a = 0; a < nn; ++a) {
+        local[a] = t.local[(static_cast<Size>(ctx.block) * nn + a) * t.tile + s];
+        for (int c = 0; c < dim; ++c) {
+          x[a * dim + c] = xs[local[a] * dim + c];
+          ue[a * dim + c] = us[local[a] * dim + c];
+        }
+      }
+      fem::linear_stiffness_action<E>(x, ue, fem::SectionLaw<dim, Real>(material, section), t.scale[slot], fe);
+      for (int a = 0; a < nn; ++a)
+        for (int c = 0; c < dim; ++c) block_add(fs + local[a] * dim + c, fe[a * dim + c]);
+    });
+    ctx.sync();
+    for_each_thread(ctx, n, [&](int k) {
+      atomic_add(ku + static_cast<Size>(t.nodes[first + k / dim]) * dim + k % dim, fs[k]);
+    });
+  });
+}
+
+bool tiled_type(ElementType type, int order) {
+  return fem::with_element(type, order, [](auto element) { return fem::linear_evaluation_takes<decltype(element)>; });
+}
+
+// The tiled kernel's flops per element of type E, as linear_stiffness_action spells them (a
+// multiply-add 2): the reference gradients of the 2 dim fields (coordinates, u), per point the
+// inverse Jacobian, the gradient, the strain, the law (isotropic 15 in 3D and 9 in 2D, else
+// 2 nv^2), the flux, and the integration's transposed differences; the shared adds.
+template <class E>
+double tiled_flops(bool isotropic) {
+  constexpr int dim = E::dim, nv = fem::voigt_size<dim>;
+  using Ev = fem::LinearEvaluation<E, double>;
+  constexpr int lines = Ev::n_lines, points = Ev::n_points;
+  // One field's reference gradient: per direction its differences, and on tensor elements the
+  // interpolation to each line (lines multiply-adds and a halving).
+  const double gradient = dim * (lines + (Ev::simplex ? 0 : lines * (2 * lines + 1)));
+  const double inverse = dim == 2 ? 9.0 : 42.0;
+  const double law = isotropic ? (dim == 3 ? 15.0 : 9.0) : 2.0 * nv * nv;
+  const double point = inverse + 2.0 * dim * dim * dim /* gradient */ + (nv - dim) /* strain */ + law +
+                       2.0 /* scale */ + dim * dim * (2.0 * dim + 2.0) /* flux */;
+  const double integrate = dim * dim * lines * (Ev::simplex ? 2.0 : 2.0 * lines + 3.0);
+  return 2.0 * dim * gradient + points * point + integrate + E::n_nodes * dim;
+}
+
+}  // namespace
+
+template <class Real>
+MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& model)
+    : MatrixFreeOperator(exec, model, fem::section_table(model), fem::colour_elements(model.mesh)) {}
+
+template <class Real>
+MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& model, const fem::SectionTable& table,
+                                             const fem::ElementColouring& colouring)
+    : MatrixFreeOperator(exec, std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, colouring)) {}
+
+template <class Real>
+MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements,
+                                             bool deterministic, int tile)
+    : exec_(exec), n_dofs_(elements->n_dofs()), dim_(elements->dim), elements_(std::move(elements)) {
+  TREMOR_CHECK(elements_->exec.space() == exec.space(), "matrix-free operator: the elements are in ",
+               elements_->exec.describe(), "'s memory; ", exec.describe(), " was given");
+  if (deterministic) {
+    TREMOR_CHECK(elements_->n_colours > 0 || elements_->n_elements() == 0,
+                 "matrix-free operator: the elements were built without a colouring");
+    return;
+  }
+  tiles_.emplace(*elements_, tiled_type, tile);
+  bool all_tiled = true;
+  const std::vector<int> kinds = elements_->law.to_host();
+  const std::vector<Index> counts = [&] {
+    std::vector<Index> c;
+    for (const fem::DeviceElementBlock& block : elements_->blocks) c.push_back(block.n_elements);
+    return c;
+  }();
+  // Flops: each block's elements at their law's count (sections mixed in a block: the
+  // anisotropic count where any is, an upper bound).
+  const bool isotropic = std::all_of(kinds.begin(), kinds.end(), [](int k) { return k == int(fem::LawKind::Isotropic); });
+  for (std::size_t b = 0; b < tiles_->blocks.size(); ++b) {
+    const fem::TileBlock<Real>& t = tiles_->blocks[b];
+    if (t.n_tiles == 0 && t.n_elements > 0) all_tiled = false;
+    if (t.n_tiles > 0)
+      fem::with_element(t.type, t.order, [&](auto element) {
+        using E = decltype(element);
+        if constexpr (fem::linear_evaluation_takes<E>) flops_ += double(counts[b]) * tiled_flops<E>(isotropic);
+      });
+  }
+  if (!all_tiled) flops_ = 0.0;  // the reference kernel's blocks are not counted
+  if (all_tiled) {  // the coordinates are all the tiles need of the elements
+    coordinates_ = DeviceArray<double>(exec_, elements_->coordinates.size());
+    memory::copy(exec_, coordinates_.data(), exec_.space(), elements_->coordinates.data(), exec_.space(),
+                 static_cast<std::size_t>(coordinates_.size()) * sizeof(double));
+    elements_.reset();
+  }
+}
+
+template <class Real>
+void MatrixFreeOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
+  fill_zero(exec_, ku, n_dofs_);
+  add_unchecked(u, ku);
+}
+
+template <class Real>
+void MatrixFreeOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
+  if (tiles_) {
+    const double* coordinates = elements_ ? elements_->coordinates.data() : coordinates_.data();
+    for (std::size_t b = 0; b < tiles_->blocks.size(); ++b) {
+      const fem::TileBlock<Real>& t = tiles_->blocks[b];
+      if (t.n_elements == 0) continue;
+      fem::with_element(t.type, t.order, [&](auto element) {
+        using E = decltype(element);
+        if constexpr (fem::linear_evaluation_takes<E>) {
+          apply_tiles<E, Real>(exec_, t.view(), coordinates, tiles_->material(), u, ku);
+        } else {
+          const fem::DeviceElementBlock& block = elements_->blocks[b];
+          apply_elements<E, Real>(exec_, block.n_elements, nullptr, fem::arrays_of(*elements_, block), u, ku);
+        }
+      });
+    }
+    return;
+  }
+  const fem::DeviceElements& elements = *elements_;
+  for (int c = 0; c < elements.n_colours; ++c)
+    for (const fem::DeviceElementBlock& block : elements.blocks) {
+      const Index n = block.n_in(c);
+      if (n == 0) continue;
+      fem::with_element(block.type, block.order, [&](auto element) {
+        using E = decltype(element);
+        apply_elements<E, Real>(exec_, n, block.in(c), fem::arrays_of(elements, block), u, ku);
+      });
+    }
+}
+
+template <class Real>
+std::size_t MatrixFreeOperator<Real>::bytes() const {
+  std::size_t total = static_cast<std::size_t>(coordinates_.size()) * sizeof(double);
+  if (tiles_) total += tiles_->bytes();
+  if (!elements_) return total;
+  // What an apply reads of the elements: not the densities, which DeviceElements also holds for
+  // the mass kernels.
+  total += static_cast<std::size_t>(elements_->coordinates.size() + elements_->D.size() + elements_->thickness.size()) *
+           sizeof(double);
+  for (const fem::DeviceElementBlock& block : elements_->blocks)
+    total += static_cast<std::size_t>(block.connectivity.size()) * sizeof(Index) +
+             static_cast<std::size_t>(block.section.size()) * (sizeof(int) + sizeof(Index) + sizeof(double));
+  return total;
+}
+
+template <class Real>
+std::string MatrixFreeOperator<Real>::details() const {
+  if (!tiles_) return str(n_colours(), " colours");
+  const int tile = std::max_element(tiles_->blocks.begin(), tiles_->blocks.end(), [](const auto& a, const auto& b) {
+                     return a.tile < b.tile;
+                   })->tile;
+  char per_element[32];
+  std::snprintf(per_element, sizeof per_element, "%.2f", tiles_->nodes_per_element());
+  return str("tiles of ", tile, " elements, ", per_element, " nodes per element");
+}
+
+template class MatrixFreeOperator<float>;
+template class MatrixFreeOperator<double>;
+
+}  // namespace tremor::explicit_fe

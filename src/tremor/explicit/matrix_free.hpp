@@ -1,0 +1,82 @@
+#pragma once
+// The "matrix_free" stiffness operator: ku = K u element by element, without K (pogo paper
+// section 2.1's K U_curr term), on every element type. Two ways to sum the elements' forces:
+//
+//   deterministic (a run's default on the host, `--deterministic` on a GPU): the reference.
+//     Element by element in double (fem::apply_element_stiffness, the geometry recomputed from
+//     the node coordinates every apply), scatter-add rounded to Real, one element colour at a
+//     time: each DOF receives its elements' forces in colour order, the same bits every run.
+//   tiled (a GPU run's default): the linear elements (tri3, quad4, tet4, hex8) in tiles of nearby
+//     elements (fem/element_tiles.hpp), a GPU block per tile and a thread per element: the tile's
+//     nodes' coordinates and u staged in shared memory, K_e u_e in Real by edge differences
+//     (fem/linear_evaluation.hpp: the coordinates' differences in double), the forces summed in
+//     shared memory, then one atomic add per tile node to ku. The other element types take the
+//     reference's kernel with atomic adds. Sums in another order than the reference's: equal to
+//     it to rounding, and the last bits vary run to run on a GPU (docs/operators.md).
+//
+// u and ku hold n_dofs() values, DOFs node-major, in the memory of the operator's Exec.
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tremor/backend/device_array.hpp"
+#include "tremor/backend/exec.hpp"
+#include "tremor/core/config.hpp"
+#include "tremor/fem/colouring.hpp"
+#include "tremor/fem/device_elements.hpp"
+#include "tremor/fem/element_tiles.hpp"
+#include "tremor/fem/sections.hpp"
+#include "tremor/model/model.hpp"
+#include "tremor/operator/operator.hpp"
+
+namespace tremor::explicit_fe {
+
+template <class Real>
+class MatrixFreeOperator final : public op::Operator<Real> {
+ public:
+  // The reference (deterministic) from the model: its sections and a colouring.
+  MatrixFreeOperator(const Exec& exec, const Model& model);
+  // From a table and colouring built once (fem::section_table, fem::colour_elements).
+  MatrixFreeOperator(const Exec& exec, const Model& model, const fem::SectionTable& table,
+                     const fem::ElementColouring& colouring);
+  // On elements built once on exec. deterministic: the reference, colour by colour (the elements
+  // must carry a colouring); else tiled (tile: elements per tile, 0 for fem::default_tile).
+  MatrixFreeOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements, bool deterministic = true,
+                     int tile = 0);
+
+  Index n_dofs() const override { return n_dofs_; }
+  void apply_unchecked(const Real* u, Real* ku) const override;
+  bool adds() const override { return true; }
+  void add_unchecked(const Real* u, Real* ku) const override;
+  std::string_view name() const override { return "matrix_free"; }
+  const Exec& exec() const override { return exec_; }
+  // Deterministic: node coordinates (8 B x dim per node), connectivity (4 B per element node),
+  // per element its section (4 B), its place in the colour lists (4 B) and its absorbing-layer
+  // stiffness factor (8 B), and the per-section D and thickness. Tiled: the coordinates, the
+  // tiles (fem::ElementTiles) and, where a block is not tiled, the reference's arrays.
+  // No geometry is stored per quadrature point: Jacobians are recomputed on every apply.
+  std::size_t bytes() const override;
+  // The tiled kernel's arithmetic (the reference's is not counted: 0).
+  double flops() const override { return flops_; }
+  std::string details() const override;
+  bool deterministic() const { return !tiles_; }
+  int n_colours() const { return elements_ ? elements_->n_colours : 0; }
+
+ private:
+  Exec exec_;
+  Index n_dofs_ = 0;
+  int dim_ = 3;
+  // The elements in exec_'s memory: every block in the reference, those not tiled otherwise
+  // (null when every block is tiled: the tiles and coordinates below are all an apply reads).
+  std::shared_ptr<const fem::DeviceElements> elements_;
+  std::optional<fem::ElementTiles<Real>> tiles_;
+  DeviceArray<double> coordinates_;  // tiled: the nodes' coordinates, dim per node
+  double flops_ = 0.0;
+};
+
+extern template class MatrixFreeOperator<float>;
+extern template class MatrixFreeOperator<double>;
+
+}  // namespace tremor::explicit_fe

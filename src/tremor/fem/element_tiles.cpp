@@ -1,0 +1,168 @@
+#include "tremor/fem/element_tiles.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <utility>
+
+#include "tremor/core/error.hpp"
+
+namespace tremor::fem {
+
+namespace {
+
+// The bits of v (21 used) spread to every third (3D) or second (2D) position.
+std::uint64_t spread(std::uint64_t v, int dim) {
+  std::uint64_t out = 0;
+  for (int b = 0; b < 21; ++b) out |= ((v >> b) & 1u) << (b * dim);
+  return out;
+}
+
+// Each element's Morton code: its centroid on a grid of 2^21 cubes along the longest side of the
+// bounding box (cubes, so that a thin plate's elements are grouped in compact bricks).
+std::vector<std::uint64_t> morton_codes(const std::vector<double>& coordinates, const std::vector<Index>& connectivity,
+                                        int n_element_nodes, int dim) {
+  const std::size_t n = connectivity.size() / static_cast<std::size_t>(n_element_nodes);
+  std::vector<double> centroids(n * static_cast<std::size_t>(dim), 0.0);
+  double low[3] = {1e300, 1e300, 1e300}, high[3] = {-1e300, -1e300, -1e300};
+  for (std::size_t e = 0; e < n; ++e)
+    for (int c = 0; c < dim; ++c) {
+      double sum = 0.0;
+      for (int a = 0; a < n_element_nodes; ++a)
+        sum += coordinates[static_cast<std::size_t>(connectivity[e * n_element_nodes + a]) * dim + c];
+      const double centroid = sum / n_element_nodes;
+      centroids[e * dim + c] = centroid;
+      low[c] = std::min(low[c], centroid);
+      high[c] = std::max(high[c], centroid);
+    }
+  double side = 0.0;
+  for (int c = 0; c < dim; ++c) side = std::max(side, high[c] - low[c]);
+  const double cells = double((1u << 21) - 1);
+  const double scale = side > 0.0 ? cells / side : 0.0;
+  std::vector<std::uint64_t> codes(n);
+  for (std::size_t e = 0; e < n; ++e) {
+    std::uint64_t code = 0;
+    for (int c = 0; c < dim; ++c) {
+      const auto cell = static_cast<std::uint64_t>(std::clamp((centroids[e * dim + c] - low[c]) * scale, 0.0, cells));
+      code |= spread(cell, dim) << c;
+    }
+    codes[e] = code;
+  }
+  return codes;
+}
+
+template <class Real>
+TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, const std::vector<double>& coordinates,
+                           const std::vector<double>& thickness, int dim, int tile) {
+  TileBlock<Real> out;
+  out.type = block.type;
+  out.order = block.order;
+  out.n_element_nodes = block.n_element_nodes;
+  out.n_elements = block.n_elements;
+  out.tile = tile;
+  const int nn = block.n_element_nodes;
+  const std::vector<Index> connectivity = block.connectivity.to_host();
+  const std::vector<int> sections = block.section.to_host();
+  const std::vector<double> factors = block.stiffness_factor.to_host();
+  const std::vector<std::uint64_t> codes = morton_codes(coordinates, connectivity, nn, dim);
+  std::vector<Index> order(static_cast<std::size_t>(block.n_elements));
+  std::iota(order.begin(), order.end(), Index(0));
+  std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) { return codes[a] < codes[b]; });
+
+  out.n_tiles = (block.n_elements + tile - 1) / tile;
+  const auto slots = static_cast<std::size_t>(out.n_tiles) * static_cast<std::size_t>(tile);
+  std::vector<Index> offsets(static_cast<std::size_t>(out.n_tiles) + 1, 0), nodes;
+  std::vector<std::uint16_t> local(slots * static_cast<std::size_t>(nn), 0);
+  std::vector<int> section(slots, -1);
+  std::vector<Real> scale(slots, Real(0));
+  nodes.reserve(static_cast<std::size_t>(block.n_elements) * 2);
+  std::vector<Index> list;
+  for (Index t = 0; t < out.n_tiles; ++t) {
+    const Index begin = t * tile, end = std::min<Index>(begin + tile, block.n_elements);
+    list.clear();
+    for (Index i = begin; i < end; ++i)
+      for (int a = 0; a < nn; ++a) list.push_back(connectivity[static_cast<std::size_t>(order[i]) * nn + a]);
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    TREMOR_CHECK(list.size() <= 65536, "element tiles: a tile of ", tile, " elements touches ", list.size(),
+                 " nodes, more than 16-bit indices hold");
+    out.max_nodes = std::max(out.max_nodes, static_cast<int>(list.size()));
+    for (Index i = begin; i < end; ++i) {
+      const auto e = static_cast<std::size_t>(order[i]);
+      const auto s = static_cast<std::size_t>(i - begin), base = static_cast<std::size_t>(t) * tile;
+      for (int a = 0; a < nn; ++a) {
+        const Index node = connectivity[e * nn + a];
+        const auto at = std::lower_bound(list.begin(), list.end(), node) - list.begin();
+        local[(base * nn) + static_cast<std::size_t>(a) * tile + s] = static_cast<std::uint16_t>(at);
+      }
+      section[base + s] = sections[e];
+      scale[base + s] = static_cast<Real>(factors[e] * thickness[static_cast<std::size_t>(sections[e])]);
+    }
+    nodes.insert(nodes.end(), list.begin(), list.end());
+    offsets[static_cast<std::size_t>(t) + 1] = static_cast<Index>(nodes.size());
+  }
+  out.node_offsets = DeviceArray<Index>(exec, std::span<const Index>(offsets));
+  out.nodes = DeviceArray<Index>(exec, std::span<const Index>(nodes));
+  out.local = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(local));
+  out.section = DeviceArray<int>(exec, std::span<const int>(section));
+  out.scale = DeviceArray<Real>(exec, std::span<const Real>(scale));
+  return out;
+}
+
+}  // namespace
+
+int default_tile(int dim) { return dim == 3 ? 128 : 256; }
+
+template <class Real>
+ElementTiles<Real>::ElementTiles(const DeviceElements& elements, bool (*takes)(ElementType, int), int tile) {
+  if (tile == 0) tile = default_tile(elements.dim);
+  TREMOR_CHECK(tile >= 1 && tile <= 1024, "element tiles: ", tile, " elements per tile; expected 1 to 1024");
+  const Exec& exec = elements.exec;
+  const std::vector<double> D_host = elements.D.to_host();
+  const std::vector<Real> D_real(D_host.begin(), D_host.end());
+  D = DeviceArray<Real>(exec, std::span<const Real>(D_real));
+  const std::vector<int> kinds = elements.law.to_host();
+  law = DeviceArray<int>(exec, std::span<const int>(kinds));
+  bool any = false;
+  for (const DeviceElementBlock& block : elements.blocks) any = any || takes(block.type, block.order);
+  const std::vector<double> coordinates = any ? elements.coordinates.to_host() : std::vector<double>{};
+  const std::vector<double> thickness = elements.thickness.to_host();
+  for (const DeviceElementBlock& block : elements.blocks) {
+    if (!takes(block.type, block.order) || block.n_elements == 0) {
+      TileBlock<Real> empty;
+      empty.type = block.type;
+      empty.order = block.order;
+      empty.n_element_nodes = block.n_element_nodes;
+      empty.n_elements = block.n_elements;
+      blocks.push_back(std::move(empty));
+      continue;
+    }
+    blocks.push_back(make_tiles<Real>(exec, block, coordinates, thickness, elements.dim, tile));
+  }
+}
+
+template <class Real>
+std::size_t ElementTiles<Real>::bytes() const {
+  std::size_t total = static_cast<std::size_t>(D.size()) * sizeof(Real) + static_cast<std::size_t>(law.size()) * sizeof(int);
+  for (const TileBlock<Real>& b : blocks)
+    total += static_cast<std::size_t>(b.node_offsets.size() + b.nodes.size()) * sizeof(Index) +
+             static_cast<std::size_t>(b.local.size()) * sizeof(std::uint16_t) +
+             static_cast<std::size_t>(b.section.size()) * sizeof(int) + static_cast<std::size_t>(b.scale.size()) * sizeof(Real);
+  return total;
+}
+
+template <class Real>
+double ElementTiles<Real>::nodes_per_element() const {
+  double nodes = 0.0, elements = 0.0;
+  for (const TileBlock<Real>& b : blocks)
+    if (b.n_tiles > 0) {
+      nodes += static_cast<double>(b.nodes.size());
+      elements += static_cast<double>(b.n_elements);
+    }
+  return elements > 0.0 ? nodes / elements : 0.0;
+}
+
+template struct ElementTiles<float>;
+template struct ElementTiles<double>;
+
+}  // namespace tremor::fem

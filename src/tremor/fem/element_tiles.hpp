@@ -1,0 +1,92 @@
+#pragma once
+// ElementTiles: the elements of DeviceElements regrouped for a kernel that stages their nodes in
+// shared memory (the matrix-free operator's element kernel, explicit/matrix_free.hpp). A GPU
+// block computes one tile of elements close in space, a thread per element: it reads the tile's
+// nodes' coordinates and values once (coalesced: a tile's nodes are a sorted list, and nodes
+// numbered close in space lie close in memory), its elements add their forces in shared memory,
+// and the tile adds each node's sum to the global vector once: a node shared by elements of one
+// tile costs one global add instead of one per element (hex8 in 128-element tiles of a plate:
+// about 1.8 nodes per element against 8 element nodes).
+//
+// Tiles: the block's elements ordered by the Morton code of their centroids (a Z-order curve on a
+// grid of cubes over the block's bounding box), cut into runs of `tile` elements; the last tile
+// of a block may be short (its empty slots have section -1).
+//
+// Per element slot: its nodes as 16-bit indices into its tile's node list, [tile][a][slot] so that
+// a warp's loads are consecutive; its section; its scale (the absorbing layers' stiffness factor
+// times the section's thickness) in Real. Per tile: its nodes, ascending. Per section its
+// material in Real (the laws' MaterialView). Sizes: per element 2 B per node + 4 B + sizeof(Real);
+// per tile 4 B per node; the coordinates stay DeviceElements'.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "tremor/backend/device_array.hpp"
+#include "tremor/backend/exec.hpp"
+#include "tremor/core/config.hpp"
+#include "tremor/fem/device_elements.hpp"
+#include "tremor/fem/laws.hpp"
+#include "tremor/mesh/element_type.hpp"
+
+namespace tremor::fem {
+
+// One block's tiles, as a kernel captures them.
+template <class Real>
+struct TileView {
+  Index n_tiles;
+  int tile;       // element slots per tile (the kernel's threads per block)
+  int max_nodes;  // most nodes in one tile: the shared memory a tile needs
+  const Index* node_offsets;
+  const Index* nodes;
+  const std::uint16_t* local;
+  const int* section;
+  const Real* scale;
+};
+
+template <class Real>
+struct TileBlock {
+  ElementType type = ElementType::Tri3;
+  int order = 1;
+  int n_element_nodes = 0;
+  Index n_elements = 0;
+  Index n_tiles = 0;
+  int tile = 0;
+  int max_nodes = 0;
+  DeviceArray<Index> node_offsets;    // n_tiles + 1, into nodes
+  DeviceArray<Index> nodes;           // each tile's nodes, ascending
+  DeviceArray<std::uint16_t> local;   // n_element_nodes x tile per tile: [tile][a][slot]
+  DeviceArray<int> section;           // tile per tile: the slot's section, -1 where empty
+  DeviceArray<Real> scale;            // tile per tile: stiffness factor x thickness
+
+  TileView<Real> view() const {
+    return {n_tiles, tile, max_nodes, node_offsets.data(), nodes.data(), local.data(), section.data(), scale.data()};
+  }
+};
+
+// The elements per tile by default: 128 in 3D, 256 in 2D (a thread per element, the block sizes
+// the element kernel was measured fastest with, docs/benchmarks.md).
+int default_tile(int dim);
+
+template <class Real>
+struct ElementTiles {
+  // Tiles of the blocks of `elements` whose type `takes` (the others get an empty TileBlock, of
+  // n_tiles 0), built on the host from a copy of the elements' arrays and uploaded to their Exec.
+  // tile: elements per tile, 1 to 1024 (0: default_tile).
+  ElementTiles(const DeviceElements& elements, bool (*takes)(ElementType, int order), int tile = 0);
+
+  std::vector<TileBlock<Real>> blocks;  // as elements.blocks
+  DeviceArray<Real> D;                  // per section, material_stride values in Real
+  DeviceArray<int> law;                 // per section: its LawKind
+
+  MaterialView<Real> material() const { return {D.data(), law.data()}; }
+  // Memory held by all arrays.
+  std::size_t bytes() const;
+  // The global adds of one apply per element (sum of tiles' nodes over elements): 1 is one per node
+  // and element, n_element_nodes is what a kernel without tiles does.
+  double nodes_per_element() const;
+};
+
+extern template struct ElementTiles<float>;
+extern template struct ElementTiles<double>;
+
+}  // namespace tremor::fem

@@ -1,0 +1,74 @@
+// The matrix_free operator's tiled kernel on a GPU against the same body on the host (Serial), on
+// every element family (the linear ones in tiles, the others by the reference kernel with atomic
+// adds), double and float, tiles of the default size and of 32 elements; and the GPU's
+// deterministic (colour by colour) reference against the host's.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "support/support.hpp"
+#include "tremor/backend/device_array.hpp"
+#include "tremor/explicit/matrix_free.hpp"
+#include "tremor/explicit/operator.hpp"
+#include "tremor/fem/colouring.hpp"
+#include "tremor/fem/sections.hpp"
+#include "unit/sparse_test_models.hpp"
+
+namespace tremor {
+namespace {
+
+using explicit_fe::MatrixFreeOperator;
+using test::max_abs;
+using test::max_difference;
+
+template <class Real>
+std::vector<Real> apply_on(const op::Operator<Real>& op, const std::vector<double>& u) {
+  const std::vector<Real> in(u.begin(), u.end());
+  DeviceArray<Real> x(op.exec(), std::span<const Real>(in));
+  DeviceArray<Real> y(op.exec(), std::span<const Real>(std::vector<Real>(u.size(), Real(-7))));  // every entry written
+  op.apply(x.view(), y.view());
+  return y.to_host();
+}
+
+template <class Real>
+std::unique_ptr<MatrixFreeOperator<Real>> tiled(const Model& model, const Exec& exec, int tile) {
+  return std::make_unique<MatrixFreeOperator<Real>>(
+      exec, std::make_shared<const fem::DeviceElements>(exec, model.mesh, fem::section_table(model), fem::ElementColouring{}),
+      false, tile);
+}
+
+class MatrixFreeParity : public ::testing::TestWithParam<test::ModelCase> {};
+
+TEST_P(MatrixFreeParity, GpuEqualsHost) {
+  TREMOR_REQUIRE_GPU();
+  const auto& c = GetParam();
+  const Model model = test::two_section_model(c.type, c.order, test::cells_for(c.type) + 2, 0.15);
+  const auto u = test::test_vector(model.mesh.n_nodes() * model.mesh.dim(), 9);
+  const Exec gpu = Exec::cuda();
+  for (int tile : {0, 32}) {
+    SCOPED_TRACE(tile);
+    const auto host = apply_on(*tiled<double>(model, Exec::serial(), tile), u);
+    const double scale = max_abs(host);
+    ASSERT_GT(scale, 0.0);
+    // The same products; the GPU's shared and global atomic adds sum each node's terms (at most
+    // a few dozen) in another order: rounding, 1e-15 per term; 1e-13 of max |K u|.
+    EXPECT_LE(max_difference(apply_on(*tiled<double>(model, gpu, tile), u), host), 1e-13 * scale);
+    // Float: the same, 6e-8 per term: 1e-6 of max |K u|. (FMA contraction on the device rounds
+    // some products once instead of twice: within the same bound.)
+    const auto host_f = apply_on(*tiled<float>(model, Exec::serial(), tile), u);
+    EXPECT_LE(max_difference(apply_on(*tiled<float>(model, gpu, tile), u), host_f), 1e-6 * scale);
+  }
+  // The deterministic reference on the GPU: each DOF sums its elements in colour order on both;
+  // FMA contraction on the device only: 1e-13.
+  const auto reference = apply_on(*explicit_fe::make_stiffness_operator<double>(model, "matrix_free", Exec::serial()), u);
+  const auto reference_gpu = apply_on(*explicit_fe::make_stiffness_operator<double>(model, "matrix_free", gpu), u);
+  EXPECT_LE(max_difference(reference_gpu, reference), 1e-13 * max_abs(reference));
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, MatrixFreeParity, ::testing::ValuesIn(test::operator_cases()),
+                         [](const auto& param_info) { return param_info.param.label; });
+
+}  // namespace
+}  // namespace tremor

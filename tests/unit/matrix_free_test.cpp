@@ -1,0 +1,165 @@
+// explicit/matrix_free: the tiled kernel (the linear elements in tiles, the others with atomic
+// adds) against the deterministic reference (colour by colour in double), on every element family,
+// on the host backends; and the tiles it builds (fem/element_tiles.hpp).
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "sparse_test_models.hpp"
+#include "tremor/explicit/matrix_free.hpp"
+#include "tremor/explicit/operator.hpp"
+#include "tremor/fem/colouring.hpp"
+#include "tremor/fem/sections.hpp"
+
+namespace tremor {
+namespace {
+
+using explicit_fe::MatrixFreeOperator;
+using test::max_abs;
+using test::max_difference;
+using test::same_bits;
+
+template <class Real>
+std::vector<Real> apply_operator(const op::Operator<Real>& op, const std::vector<double>& u) {
+  std::vector<Real> in(u.begin(), u.end()), out(u.size(), Real(-7));  // poisoned: every entry must be written
+  op.apply_unchecked(in.data(), out.data());
+  return out;
+}
+
+// The tiled operator on exec, with `tile` elements per tile (the elements without a colouring).
+template <class Real>
+std::unique_ptr<MatrixFreeOperator<Real>> tiled(const Model& model, const Exec& exec, int tile) {
+  return std::make_unique<MatrixFreeOperator<Real>>(
+      exec, std::make_shared<const fem::DeviceElements>(exec, model.mesh, fem::section_table(model), fem::ElementColouring{}),
+      false, tile);
+}
+
+bool is_linear(ElementType type) {
+  return type == ElementType::Tri3 || type == ElementType::Quad4 || type == ElementType::Tet4 || type == ElementType::Hex8;
+}
+
+class MatrixFreeFamilies : public ::testing::TestWithParam<test::ModelCase> {};
+
+// Curved two-section meshes (isotropic plane strain and anisotropic plane stress in 2D, of two
+// thicknesses). Tiles of 8 elements: many tiles, elements shared between them, a short last tile.
+TEST_P(MatrixFreeFamilies, TiledAgreesWithTheReference) {
+  const auto& c = GetParam();
+  const Model model = test::two_section_model(c.type, c.order, test::cells_for(c.type), 0.15);
+  const auto u = test::test_vector(model.mesh.n_nodes() * model.mesh.dim(), 5);
+  const auto reference = explicit_fe::make_stiffness_operator<double>(model, "matrix_free", Exec::serial());
+  const auto expected = apply_operator(*reference, u);
+  const double scale = max_abs(expected);
+  ASSERT_GT(scale, 0.0);
+
+  const auto op = tiled<double>(model, Exec::serial(), 8);
+  EXPECT_FALSE(op->deterministic());
+  EXPECT_EQ(op->n_dofs(), reference->n_dofs());
+  const auto ku = apply_operator(*op, u);
+  // Double: the same K_e u_e (edge differences or every shape function) summed in another order:
+  // rounding, ~1e-15 of max |K u| per term; 1e-12 as AssembledAndElementAgree.
+  EXPECT_LE(max_difference(ku, expected), 1e-12 * scale);
+  // On the host the tiles' sums run in order: the same bits again.
+  EXPECT_TRUE(same_bits(ku, apply_operator(*op, u)));
+  if (is_linear(c.type)) {
+    EXPECT_NE(op->details().find("tiles of 8 elements"), std::string::npos) << op->details();
+    EXPECT_GT(op->flops(), 0.0);
+  }
+
+  // Float: K_e u_e computed in float (u, the law and the geometry's differences rounded to float,
+  // 6e-8 relative) over a few dozen terms per element and up to 8 elements per node; 1e-5 of
+  // max |K u| as the float operators of operator_test.cpp.
+  const auto ku_f = apply_operator(*tiled<float>(model, Exec::serial(), 8), u);
+  EXPECT_LE(max_difference(ku_f, expected), 1e-5 * scale);
+
+  // OpenMP: tiles in parallel, a node shared by two tiles summed in either order: rounding.
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(4);  // several threads even on a small machine
+  const auto parallel = apply_operator(*tiled<double>(model, Exec::openmp(), 8), u);
+  omp_set_num_threads(threads);
+  EXPECT_LE(max_difference(parallel, ku), 1e-14 * scale);
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, MatrixFreeFamilies, ::testing::ValuesIn(test::operator_cases()),
+                         [](const auto& param_info) { return param_info.param.label; });
+
+// The absorbing layers' stiffness factor scales each element's forces in the tiles as in the
+// reference (and it does change K u).
+TEST(MatrixFreeTiles, AbsorbingLayersScaleTheElementForces) {
+  for (const ElementType type : {ElementType::Quad4, ElementType::Hex8}) {
+    SCOPED_TRACE(element_name(type, 1));
+    Model model = test::two_section_model(type, 1, 6, 0.15);
+    AbsorbingLayer layer;
+    layer.kind = AbsorbingKind::Srm;
+    layer.faces = {BoxFace::XMax, BoxFace::YMin};
+    layer.thickness = 0.3;
+    layer.frequency = 1e4;
+    layer.alpha_max = 6.0 * 3.14159 * 1e4;  // s ~ 0.3 at the outer edge
+    model.absorbing.push_back(layer);
+    const auto u = test::test_vector(model.mesh.n_nodes() * model.mesh.dim(), 3);
+    const auto expected = apply_operator(*explicit_fe::make_stiffness_operator<double>(model, "assembled"), u);
+    const double scale = max_abs(expected);
+    // As in TiledAgreesWithTheReference.
+    EXPECT_LE(max_difference(apply_operator(*tiled<double>(model, Exec::serial(), 16), u), expected), 1e-12 * scale);
+    const Model plain = test::two_section_model(type, 1, 6, 0.15);
+    EXPECT_GT(max_difference(apply_operator(*tiled<double>(plain, Exec::serial(), 16), u), expected), 0.05 * scale);
+  }
+}
+
+// Tiles hold every element once, their node lists ascending, and a tile of a box is a compact
+// brick: a 64-element tile of hex8 in Z-order is 4 x 4 x 4 elements, 125 nodes (1.95 per element).
+TEST(MatrixFreeTiles, TilesAreCompactAndHoldEveryElementOnce) {
+  Model model = test::two_section_model(ElementType::Hex8, 1, 8, 0.0, false);
+  for (Index n = 0; n < model.mesh.n_nodes(); ++n) {  // the unit cube: cubic elements
+    model.mesh.coordinates[static_cast<std::size_t>(n) * 3 + 1] /= 0.8;
+    model.mesh.coordinates[static_cast<std::size_t>(n) * 3 + 2] /= 0.6;
+  }
+  const fem::DeviceElements elements(Exec::serial(), model.mesh, fem::section_table(model), fem::ElementColouring{});
+  const fem::ElementTiles<float> tiles(elements, [](ElementType, int) { return true; }, 64);
+  ASSERT_EQ(tiles.blocks.size(), 1u);
+  const fem::TileBlock<float>& t = tiles.blocks[0];
+  EXPECT_EQ(t.n_tiles, 8);  // 512 elements
+  const std::vector<Index> offsets = t.node_offsets.to_host(), nodes = t.nodes.to_host();
+  const std::vector<std::uint16_t> local = t.local.to_host();
+  const std::vector<int> section = t.section.to_host();
+  // Each element's nodes, as the tiles name them, sorted: the mesh's elements, each once.
+  std::vector<std::vector<Index>> seen, expected;
+  for (Index e = 0; e < model.mesh.blocks[0].n_elements(); ++e) {
+    const auto n = model.mesh.blocks[0].nodes(e);
+    expected.emplace_back(n.begin(), n.end());
+    std::sort(expected.back().begin(), expected.back().end());
+  }
+  for (Index tile = 0; tile < t.n_tiles; ++tile) {
+    EXPECT_TRUE(std::is_sorted(nodes.begin() + offsets[tile], nodes.begin() + offsets[tile + 1]));
+    EXPECT_EQ(std::adjacent_find(nodes.begin() + offsets[tile], nodes.begin() + offsets[tile + 1]),
+              nodes.begin() + offsets[tile + 1]);
+    for (int s = 0; s < 64; ++s) {
+      if (section[tile * 64 + s] < 0) continue;
+      std::vector<Index> element;
+      for (int a = 0; a < 8; ++a) element.push_back(nodes[offsets[tile] + local[(tile * 8 + a) * 64 + s]]);
+      std::sort(element.begin(), element.end());
+      seen.push_back(element);
+    }
+  }
+  std::sort(seen.begin(), seen.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(seen, expected);
+  EXPECT_EQ(t.max_nodes, 125);
+  EXPECT_NEAR(tiles.nodes_per_element(), 125.0 / 64.0, 1e-12);
+}
+
+// With every block tiled, the operator keeps the coordinates and its tiles only: fewer bytes than
+// the reference's connectivity, colour lists and factors in double.
+TEST(MatrixFreeTiles, TiledHoldsLessThanTheReference) {
+  const Model model = test::two_section_model(ElementType::Tet4, 1, 4, 0.1);
+  const auto reference = explicit_fe::make_stiffness_operator<float>(model, "matrix_free", Exec::serial());
+  const auto op = tiled<float>(model, Exec::serial(), 0);
+  EXPECT_LT(op->bytes(), reference->bytes());
+  EXPECT_EQ(reference->flops(), 0.0);  // not counted
+  EXPECT_NE(op->details().find("tiles of 128 elements"), std::string::npos) << op->details();
+}
+
+}  // namespace
+}  // namespace tremor

@@ -88,22 +88,28 @@ CavityRun solve_cavity(Index n, double beta, double omega, FreeTerm method,
 
 double rate(double coarse, double fine) { return std::log2(coarse / fine); }
 
+// The meshes below are the coarsest whose errors still show the asymptotic rates (measured at
+// n = 2 to 8): the fine mesh's dense solve and H, G grow as the 6th and 4th power of n, and these
+// tests stay a few seconds each.
+
 // Static limit: Lame's solution u_r = p a^3 / (4 mu r^2) (item (c)), both free terms, on flat
-// triangles of the cube-projected sphere (n = 4, 8: 192 and 768 elements). Measured: boundary
-// RMS error 5.13e-2 -> 2.35e-2 (rate 1.12), almost all of it a uniform bias (the mean u_r is off by
-// as much); interior points at r = 2a 1.4e-2 -> 2.3e-3. Constant elements converge at first order
-// here; the bounds below are those numbers with 10-20% margin, the rate at least 1.
+// triangles of the cube-projected sphere (n = 3, 6: 108 and 432 elements). Measured: boundary
+// RMS error 7.15e-2 -> 3.24e-2 (rate 1.14; 5.13e-2 -> 2.35e-2, rate 1.12, at n = 4, 8), almost all
+// of it a uniform bias (the mean u_r is off by as much). Constant elements converge at first order
+// here; the boundary bound is the fine error with 15% margin, the rate at least 1. Interior points
+// at r = 2a: 3.3e-2 -> 1.2e-3, but their error changes sign near n = 6 (5.4e-3 at n = 5, 2.3e-3
+// at n = 8): the bound, 3e-3, is the trend's, not a margin over a cancellation.
 TEST(BemCavity, StaticLameSolution) {
   CavityRun runs[2][2];
   for (const FreeTerm method : {FreeTerm::RigidBody, FreeTerm::Direct}) {
     const int m = method == FreeTerm::RigidBody ? 0 : 1;
-    runs[m][0] = solve_cavity(4, 0.0, 0.0, method);
-    runs[m][1] = solve_cavity(8, 0.0, 0.0, method);
+    runs[m][0] = solve_cavity(3, 0.0, 0.0, method);
+    runs[m][1] = solve_cavity(6, 0.0, 0.0, method);
     const CavityRun &coarse = runs[m][0], &fine = runs[m][1];
     std::printf("static cavity, %s: boundary error %.3e -> %.3e (rate %.2f), interior %.3e -> %.3e\n",
                 m == 0 ? "rigid body" : "direct", coarse.boundary_error, fine.boundary_error,
                 rate(coarse.boundary_error, fine.boundary_error), coarse.interior_error, fine.interior_error);
-    EXPECT_LT(fine.boundary_error, 2.7e-2);
+    EXPECT_LT(fine.boundary_error, 3.7e-2);
     EXPECT_LT(fine.interior_error, 3e-3);
     EXPECT_GT(rate(coarse.boundary_error, fine.boundary_error), 1.0);
   }
@@ -111,18 +117,19 @@ TEST(BemCavity, StaticLameSolution) {
   EXPECT_NEAR(runs[0][1].boundary_error, runs[1][1].boundary_error, 1e-6);
 }
 
-// A radiating cavity at k_s a = 1.5 with 5% hysteretic damping: 8 and 16 elements per shear
-// wavelength at n = 4, 8 (items (b)). Measured: boundary RMS error 5.45e-2 -> 2.48e-2 (rate 1.14),
-// interior (r = 2a) 4.7e-3 and 7.2e-3. Within 1% would take about n = 20 (4,800 elements) with
-// constant elements; linear ones get there at n = 8 (LinearElementsConverge).
+// A radiating cavity at k_s a = 1.5 with 5% hysteretic damping: 6 and 12 elements per shear
+// wavelength at n = 3, 6 (items (b)). Measured: boundary RMS error 7.76e-2 -> 3.41e-2 (rate 1.19;
+// 5.45e-2 -> 2.48e-2, rate 1.14, at n = 4, 8), interior (r = 2a) 1.0e-2 -> 6.7e-3. Within 1% would
+// take about n = 20 (4,800 elements) with constant elements; linear ones get there at n = 6
+// (LinearElementsConverge). Bounds: the fine boundary error with 15% margin, the interior within 1%.
 TEST(BemCavity, HarmonicPressure) {
   const double cs = std::sqrt(mu / rho), omega = 1.5 * cs / radius;
-  const CavityRun coarse = solve_cavity(4, 0.05, omega, FreeTerm::RigidBody);
-  const CavityRun fine = solve_cavity(8, 0.05, omega, FreeTerm::RigidBody);
+  const CavityRun coarse = solve_cavity(3, 0.05, omega, FreeTerm::RigidBody);
+  const CavityRun fine = solve_cavity(6, 0.05, omega, FreeTerm::RigidBody);
   std::printf("harmonic cavity: boundary error %.3e -> %.3e (rate %.2f), interior %.3e -> %.3e\n",
               coarse.boundary_error, fine.boundary_error, rate(coarse.boundary_error, fine.boundary_error),
               coarse.interior_error, fine.interior_error);
-  EXPECT_LT(fine.boundary_error, 2.9e-2);
+  EXPECT_LT(fine.boundary_error, 3.9e-2);
   EXPECT_LT(fine.interior_error, 1e-2);
   EXPECT_GT(rate(coarse.boundary_error, fine.boundary_error), 1.0);
 }
@@ -130,10 +137,11 @@ TEST(BemCavity, HarmonicPressure) {
 // The discretisation alone, without the sphere's geometric error: the field of a point load at a
 // point inside the cavity (outside the solid) is an exact elastodynamic state of the solid around
 // any closed surface. Its tractions at the collocation points are prescribed and its displacements
-// recovered, static and at k_s a = 1.5, both with 5% damping. Measured (RMS relative) at 192 ->
-// 768 triangles: static 1.97e-2 -> 6.43e-3 (rate 1.61), harmonic 2.25e-2 -> 8.31e-3 (rate 1.44),
-// faster than the cavity's 1.1: the sphere's geometry, not the integration, limits that one. The
-// bounds are the measured values with 15% margin.
+// recovered, static and at k_s a = 1.5, both with 5% damping. Measured (RMS relative) at 108 ->
+// 432 triangles (n = 3, 6): static 3.30e-2 -> 1.00e-2 (rate 1.72), harmonic 3.65e-2 -> 1.23e-2
+// (rate 1.57); at n = 4, 8 1.61 and 1.44: faster than the cavity's 1.1, the sphere's geometry, not
+// the integration, limits that one. The bounds are the measured values with 15% margin, the rate's
+// about 10%.
 double kelvin_error(Index n, double omega, double beta, ElementOrder order = ElementOrder::Constant,
                     ElementShape shape = ElementShape::Triangle) {
   BoundaryMesh mesh = sphere(radius, n, shape);
@@ -176,27 +184,29 @@ double kelvin_error(Index n, double omega, double beta, ElementOrder order = Ele
 }
 
 // Linear elements (discontinuous, a node per vertex at the Gauss points) on the quadrilateral
-// sphere, n = 4 and 8 (96 and 384 elements, 384 and 1,536 nodes): static with no damping (Lame),
-// and the radiating cavity at k_s a = 4 with 5% damping, where n = 8 has 8 elements per
-// shear wavelength (edges 0.196 a). Measured: static boundary RMS error 1.86e-2 -> 4.81e-3
-// (rate 1.95), interior (r = 2a) 5.4e-2 -> 1.4e-2; k_s a = 4: 1.59e-2 -> 4.27e-3 (rate 1.90), interior
-// 4.2e-2 -> 1.0e-2. Second order: what is left is mostly the inscribed polyhedron's smaller cavity
-// (the mean u_r carries most of the error, and the point-load test below, free of it, converges
-// at 2.2). The bounds are the measured values with about 15% margin; the rate at least 1.7.
+// sphere, n = 3 and 6 (54 and 216 elements, 216 and 864 nodes): static with no damping (Lame),
+// and the radiating cavity at k_s a = 3 with 5% damping, where n = 6 has 8 elements per
+// shear wavelength (edges pi / 12 a = 0.262 a) and n = 3 four. Measured: static boundary RMS
+// error 3.25e-2 -> 8.44e-3 (rate 1.94), interior (r = 2a) 9.1e-2 -> 2.5e-2; k_s a = 3: 3.28e-2 ->
+// 8.64e-3 (rate 1.92), interior 2.9e-2 -> 7.8e-3 (at n = 4, 8 and k_s a = 4, again 8 elements per
+// wavelength: rates 1.95 and 1.90, 4.27e-3 at n = 8). Second order: what is left is mostly the
+// inscribed polyhedron's smaller cavity (the mean u_r carries most of the error, and the
+// point-load test below, free of it, converges at 2.4). The bounds are the measured values with
+// about 15% margin; the rate at least 1.7.
 TEST(BemCavity, LinearElementsConverge) {
   const double cs = std::sqrt(mu / rho);
-  for (const double ka : {0.0, 4.0}) {
+  for (const double ka : {0.0, 3.0}) {
     const double beta = ka == 0.0 ? 0.0 : 0.05;
-    const CavityRun coarse = solve_cavity(4, beta, ka * cs / radius, FreeTerm::RigidBody, ElementShape::Quadrilateral,
+    const CavityRun coarse = solve_cavity(3, beta, ka * cs / radius, FreeTerm::RigidBody, ElementShape::Quadrilateral,
                                           ElementOrder::Linear);
-    const CavityRun fine = solve_cavity(8, beta, ka * cs / radius, FreeTerm::RigidBody, ElementShape::Quadrilateral,
+    const CavityRun fine = solve_cavity(6, beta, ka * cs / radius, FreeTerm::RigidBody, ElementShape::Quadrilateral,
                                         ElementOrder::Linear);
     std::printf("linear cavity, k_s a = %g: boundary error %.3e -> %.3e (rate %.2f), interior %.3e -> %.3e\n", ka,
                 coarse.boundary_error, fine.boundary_error, rate(coarse.boundary_error, fine.boundary_error),
                 coarse.interior_error, fine.interior_error);
-    EXPECT_LT(fine.boundary_error, ka == 0.0 ? 5.6e-3 : 5e-3);
+    EXPECT_LT(fine.boundary_error, ka == 0.0 ? 9.7e-3 : 9.9e-3);
     EXPECT_LT(fine.boundary_error, 1e-2);  // within 1% at 8 elements per shear wavelength
-    EXPECT_LT(fine.interior_error, 1.7e-2);
+    EXPECT_LT(fine.interior_error, ka == 0.0 ? 2.9e-2 : 9e-3);
     EXPECT_GT(rate(coarse.boundary_error, fine.boundary_error), 1.7);
   }
 }
@@ -204,24 +214,26 @@ TEST(BemCavity, LinearElementsConverge) {
 TEST(BemCavity, FieldOfAPointLoadInsideTheCavity) {
   const double cs = std::sqrt(mu / rho);
   for (const double omega : {0.0, 1.5 * cs / radius}) {
-    const double coarse = kelvin_error(4, omega, 0.05), fine = kelvin_error(8, omega, 0.05);
+    const double coarse = kelvin_error(3, omega, 0.05), fine = kelvin_error(6, omega, 0.05);
     std::printf("point-load field, omega = %g: %.3e -> %.3e (rate %.2f)\n", omega, coarse, fine, rate(coarse, fine));
-    EXPECT_LT(fine, 9.5e-3);
-    EXPECT_GT(rate(coarse, fine), 1.25);
+    EXPECT_LT(fine, omega == 0.0 ? 1.15e-2 : 1.4e-2);
+    EXPECT_GT(rate(coarse, fine), 1.4);
   }
 }
 
-// The same with linear elements, triangles n = 3 and 6 (108 and 432 elements, 324 and 1,296 nodes).
-// Measured: static 8.91e-3 -> 1.87e-3 (rate 2.25), harmonic 1.26e-2 -> 2.75e-3 (rate 2.20): second
-// order. Bounds: the measured values with 15% margin, the rate at least 2.
+// The same with linear elements, triangles n = 2 and 4 (48 and 192 elements, 144 and 576 nodes).
+// Measured: static 2.50e-2 -> 4.54e-3 (rate 2.46), harmonic 3.46e-2 -> 6.54e-3 (rate 2.40): second
+// order (at n = 3, 6: 2.25 and 2.20; the coarse mesh raises the rate, but constant elements, 1.5 at
+// n = 3, 6, still give only 1.9 at n = 2, 4). Bounds: the measured values with 15% margin, the rate
+// at least 2.
 TEST(BemCavity, FieldOfAPointLoadLinearElements) {
   const double cs = std::sqrt(mu / rho);
   for (const double omega : {0.0, 1.5 * cs / radius}) {
-    const double coarse = kelvin_error(3, omega, 0.05, ElementOrder::Linear),
-                 fine = kelvin_error(6, omega, 0.05, ElementOrder::Linear);
+    const double coarse = kelvin_error(2, omega, 0.05, ElementOrder::Linear),
+                 fine = kelvin_error(4, omega, 0.05, ElementOrder::Linear);
     std::printf("point-load field, linear, omega = %g: %.3e -> %.3e (rate %.2f)\n", omega, coarse, fine,
                 rate(coarse, fine));
-    EXPECT_LT(fine, omega == 0.0 ? 2.2e-3 : 3.2e-3);
+    EXPECT_LT(fine, omega == 0.0 ? 5.2e-3 : 7.5e-3);
     EXPECT_GT(rate(coarse, fine), 2.0);
   }
 }
@@ -239,7 +251,9 @@ TEST(BemCavity, RigidBodyConsistency) {
     const BoundaryView view = boundary.view();
     const Index ne = boundary.n_nodes();
     const Medium m = make_medium(rho, lambda, mu, 0.0, 0.0);
-    DeviceArray<Complex> sums = static_row_sums(exec, view, m, IntegrationOptions{});
+    // The rigid-body sums only where the free term uses them (assemble ignores them otherwise).
+    DeviceArray<Complex> sums;
+    if (method == FreeTerm::RigidBody) sums = static_row_sums(exec, view, m, IntegrationOptions{});
     DeviceArray<Complex> H(exec, 9 * ne * ne), G(exec, 9 * ne * ne);
     assemble(exec, view, m, IntegrationOptions{}, method, alpha, sums.data(), H.data(), G.data());
     const std::vector<Complex> h = H.to_host();
@@ -253,14 +267,15 @@ TEST(BemCavity, RigidBodyConsistency) {
       }
     return worst;
   };
-  BoundaryMesh cavity = sphere(radius, 4, ElementShape::Triangle);
+  BoundaryMesh cavity = sphere(radius, 3, ElementShape::Triangle);
   flip_orientation(cavity);
-  const BoundaryMesh body = sphere(radius, 4, ElementShape::Triangle), block = box(2.0, 1.0, 1.5, 4, 2, 3);
+  const BoundaryMesh body = sphere(radius, 3, ElementShape::Triangle), block = box(2.0, 1.0, 1.5, 4, 2, 3);
   const BoundaryMesh warped = sphere(radius, 4, ElementShape::Quadrilateral);
-  // Direct free term bounds, constant and linear: measured 1.1e-11, 4.9e-8 (triangulated sphere), 1e-14,
-  // 9e-13 (box), 5.6e-7, 5.1e-5 (warped quadrilaterals): the adaptive 8 x 8 Gauss of the neighbours,
-  // nearer to a linear element's nodes (pulled halfway to the corners), and on warped elements the
-  // 8 x 8 Duffy points of the warp's correction; bounds about twice those.
+  // Direct free term bounds, constant and linear: measured 5.4e-12, 4.3e-8 (triangulated sphere,
+  // n = 3; 1.1e-11, 4.9e-8 at n = 4), 1e-14, 9e-13 (box), 5.6e-7, 5.1e-5 (warped quadrilaterals):
+  // the adaptive 8 x 8 Gauss of the neighbours, nearer to a linear element's nodes (pulled halfway
+  // to the corners), and on warped elements the 8 x 8 Duffy points of the warp's correction; bounds
+  // about twice those (the constant sphere's kept at n = 4's).
   struct Bound {
     const BoundaryMesh* mesh;
     double alpha, constant, linear;

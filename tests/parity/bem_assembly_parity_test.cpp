@@ -26,14 +26,19 @@ struct Case {
   ElementOrder order = ElementOrder::Constant;
 };
 
-std::vector<Case> cases() {
+// `small`: the OpenMP assembly check's smaller closed meshes (96 quadrilaterals, 108 triangles, 54
+// linear quadrilaterals). OpenMP runs each pair through the same body as Serial, so the bits of
+// every kind of pair (own element, near, far), not their number, are what it checks; with over 64
+// elements (the first two) the rigid-body sums still add chunks of more than one element. The
+// GPU's cases are those of its measured table (docs/bem.md).
+std::vector<Case> cases(bool small = false) {
   std::vector<Case> out;
-  out.push_back({"sphere quads, rigid body", sphere(1.0, 6), FreeTerm::RigidBody, 0.0, 300.0});
-  BoundaryMesh cavity = sphere(1.0, 4, ElementShape::Triangle);
+  out.push_back({"sphere quads, rigid body", sphere(1.0, small ? 4 : 6), FreeTerm::RigidBody, 0.0, 300.0});
+  BoundaryMesh cavity = sphere(1.0, small ? 3 : 4, ElementShape::Triangle);
   flip_orientation(cavity);
   out.push_back({"cavity triangles, rigid body", std::move(cavity), FreeTerm::RigidBody, 1.0, 500.0});
   out.push_back({"half-space patch, direct", halfspace_patch(4.0, 3.0, 14, 11), FreeTerm::Direct, 0.0, 800.0});
-  out.push_back({"sphere quads, linear, rigid body", sphere(1.0, 4), FreeTerm::RigidBody, 0.0, 300.0,
+  out.push_back({"sphere quads, linear, rigid body", sphere(1.0, small ? 3 : 4), FreeTerm::RigidBody, 0.0, 300.0,
                  ElementOrder::Linear});
   out.push_back({"half-space patch of triangles, linear, direct",
                  halfspace_patch(4.0, 3.0, 6, 5, ElementShape::Triangle), FreeTerm::Direct, 0.0, 800.0,
@@ -91,7 +96,7 @@ double relative_norm_1(const std::vector<Complex>& a, const std::vector<Complex>
 }
 
 TEST(BemAssemblyParity, OpenMPMatchesSerialBitForBit) {
-  for (const Case& c : cases()) {
+  for (const Case& c : cases(true)) {
     const Matrices s = assemble(Exec::serial(), c, PairLayout::ThreadPerPair);
     const Matrices o = assemble(Exec::openmp(), c, PairLayout::ThreadPerPair);
     EXPECT_TRUE(std::equal(s.H.begin(), s.H.end(), o.H.begin())) << c.name;

@@ -44,6 +44,28 @@ TYPED_TEST(LinearEvaluationTest, EqualsTheGeneralEvaluationInDouble) {
     }
 }
 
+// On parallelograms and parallelepipeds (scaled, rotated, shifted squares and cubes) the affine
+// form (J from one edge per direction, inverted once) equals the general one to rounding.
+TYPED_TEST(LinearEvaluationTest, AffineFormEqualsTheGeneralOnParallelepipeds) {
+  using E = TypeParam;
+  constexpr int dim = E::dim, n_dof = E::n_nodes * dim;
+  std::vector<double> x = test::distorted_element<E>(0.0, 0.0, 17);
+  for (int a = 0; a < E::n_nodes; ++a) x[a * dim] += 0.4 * x[a * dim + 1];  // sheared
+  const std::vector<double> D = test::anisotropic_D(dim);
+  std::vector<double> table(material_stride, 0.0);
+  std::copy(D.begin(), D.end(), table.begin());
+  const int kinds[1] = {static_cast<int>(LawKind::Anisotropic)};
+  const SectionLaw<dim, double> law(MaterialView<double>{table.data(), kinds}, 0);
+  test::Random random(2);
+  std::vector<double> u(n_dof), general(n_dof), affine(n_dof);
+  for (double& value : u) value = random.next();
+  linear_stiffness_action<E, false>(x.data(), u.data(), law, 1.0, general.data());
+  linear_stiffness_action<E, true>(x.data(), u.data(), law, 1.0, affine.data());
+  // The same J (exactly, up to the rounding of the edge sums): 1e-14 of the largest force.
+  const double size = test::max_abs(general);
+  for (int k = 0; k < n_dof; ++k) EXPECT_NEAR(affine[k], general[k], 1e-13 * size) << "dof " << k;
+}
+
 // In float, with the coordinates' differences taken in double: an element far from the origin
 // (a part a thousand elements across) keeps its K_e u_e to float rounding, where float
 // coordinates would lose three digits.

@@ -148,6 +148,24 @@ TEST(MatrixFreeTiles, TilesAreCompactAndHoldEveryElementOnce) {
   EXPECT_EQ(seen, expected);
   EXPECT_EQ(t.max_nodes, 125);
   EXPECT_NEAR(tiles.nodes_per_element(), 125.0 / 64.0, 1e-12);
+  // Each tile node's incidences name element nodes that are it, every element node once.
+  const std::vector<std::uint16_t> inc_offsets = t.incidence_offsets.to_host(), incidences = t.incidences.to_host();
+  for (Index tile = 0; tile < t.n_tiles; ++tile) {
+    const int n = offsets[tile + 1] - offsets[tile];
+    const std::uint16_t* at = inc_offsets.data() + offsets[tile] + tile;
+    EXPECT_EQ(at[n], 64 * 8);
+    for (int k = 0; k < n; ++k)
+      for (int j = at[k]; j < at[k + 1]; ++j) {
+        const int entry = incidences[tile * 512 + j], a = entry / 64, s = entry % 64;
+        EXPECT_EQ(local[(tile * 8 + a) * 64 + s], k);
+      }
+  }
+  // The cube's elements are parallelepipeds; the curved mesh's are not.
+  EXPECT_TRUE(t.affine);
+  const Model curved = test::two_section_model(ElementType::Hex8, 1, 3, 0.15);
+  const fem::DeviceElements curved_elements(Exec::serial(), curved.mesh, fem::section_table(curved),
+                                            fem::ElementColouring{});
+  EXPECT_FALSE(fem::ElementTiles<float>(curved_elements, [](ElementType, int) { return true; }, 64).blocks[0].affine);
 }
 
 // With every block tiled, the operator keeps the coordinates and its tiles only: fewer bytes than

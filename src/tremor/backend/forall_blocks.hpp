@@ -88,18 +88,6 @@ TREMOR_HOST_DEVICE inline void warp_sum(int t, T value, T* out) {
 #endif
 }
 
-// *address += value on the block's shared memory, from any t of a for_each_thread loop: an atomic
-// add on the GPU (the block's threads run at once; the order of the adds, and so the last bits
-// of a floating-point sum, vary), a plain add on the host (t runs after t: in order).
-template <class T>
-TREMOR_HOST_DEVICE inline void block_add(T* address, T value) {
-#if defined(__CUDA_ARCH__)
-  atomicAdd(address, value);
-#else
-  *address += value;
-#endif
-}
-
 // Values of type T that each t of a for_each_thread loop over at most Threads iterations carries
 // into the next such loop: carried[t] is t's own. On the GPU each thread runs one t per loop and
 // keeps one T (registers, where T's indices are known at compile time), so what a kernel keeps

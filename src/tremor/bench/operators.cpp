@@ -109,7 +109,7 @@ struct Variant {
 };
 // matrix_free: colour by colour (the reference, a run's with --deterministic) and in tiles (the
 // GPU's default), with the tile sizes compared in docs/benchmarks.md.
-const std::array<Variant, 14> variants{{
+const std::array<Variant, 13> variants{{
     {"partitioned:greedy", "partitioned:greedy", "partitioned", partition::Partitioner::Greedy, false, false,
      sem::Kernel::Auto, true},
     {"partitioned:aligned", "partitioned:aligned", "partitioned", partition::Partitioner::Aligned, false, false,
@@ -127,8 +127,6 @@ const std::array<Variant, 14> variants{{
     {"matrix_free:tiles64", "matrix_free:tiles64", "matrix_free", std::nullopt, true, false, sem::Kernel::Auto, false, 64},
     {"matrix_free:tiles256", "matrix_free:tiles256", "matrix_free", std::nullopt, true, false, sem::Kernel::Auto, false,
      256},
-    {"matrix_free:tiles512", "matrix_free:tiles512", "matrix_free", std::nullopt, true, false, sem::Kernel::Auto, false,
-     512},
 }};
 
 std::optional<OperatorChoice> parse_operator(const std::string& name) {

@@ -12,6 +12,14 @@
 // A lambda that forall() may run on any backend: [=] TREMOR_LAMBDA (Index i) { ... }.
 #define TREMOR_LAMBDA TREMOR_HOST_DEVICE
 
+// Before a loop of a known, small trip count in a device kernel: unrolled, so that the arrays it
+// indexes stay in registers (nvcc may otherwise keep them in local memory). Nothing on the host.
+#if defined(__CUDA_ARCH__)
+#define TREMOR_UNROLL _Pragma("unroll")
+#else
+#define TREMOR_UNROLL
+#endif
+
 namespace tremor {
 
 // Node, element and degree-of-freedom indices. 32 bits reach 2^31 DOF, beyond any mesh that fits

@@ -48,50 +48,63 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const fem::Ele
   });
 }
 
-// ku += K u for the tiles of one block of linear elements E (fem/element_tiles.hpp): per tile, its
-// nodes' coordinates (double) and u into shared memory, a thread per element computes
-// K_e u_e in Real (fem::linear_stiffness_action) and adds it into the tile's forces in shared
-// memory, then one atomic add per tile node and component into ku. Shared memory per tile:
-// max_nodes x dim x (8 + 2 sizeof(Real)) bytes.
-template <class E, class Real>
+// ku += K u for the tiles of one block of linear elements E (fem/element_tiles.hpp), Affine where
+// the block's elements all are: per tile, its nodes' coordinates (double) and u into shared
+// memory; a thread per element computes K_e u_e in Real (fem::linear_stiffness_action, reading
+// the shared arrays) and writes its element nodes' forces to shared memory; then a thread per
+// tile node and component sums that node's element forces in slot order and adds the sum to ku
+// (atomic: a node of several tiles; a warp's adds are to consecutive entries). Shared memory per
+// tile: max_nodes x dim x (8 + sizeof(Real)) + n_nodes x tile x (dim x sizeof(Real) + 2) +
+// 2 (max_nodes + 1) bytes.
+template <class E, bool Affine, class Real>
 void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* coordinates,
                  const fem::MaterialView<Real> material, const Real* u, Real* ku) {
   constexpr int dim = E::dim, nn = E::n_nodes;
-  const std::size_t shared = static_cast<std::size_t>(t.max_nodes) * dim * (sizeof(double) + 2 * sizeof(Real));
-  forall_blocks<1024>(exec, t.n_tiles, t.tile, shared, [=] TREMOR_LAMBDA(const BlockContext& ctx) {
+  const std::size_t shared = static_cast<std::size_t>(t.max_nodes) * dim * (sizeof(double) + sizeof(Real)) +
+                             static_cast<std::size_t>(nn) * t.tile * (dim * sizeof(Real) + sizeof(std::uint16_t)) +
+                             static_cast<std::size_t>(t.max_nodes + 1) * sizeof(std::uint16_t);
+  forall_blocks<fem::max_tile>(exec, t.n_tiles, t.tile, shared, [=] TREMOR_LAMBDA(const BlockContext& ctx) {
     const Index first = t.node_offsets[ctx.block];
-    const int n = static_cast<int>(t.node_offsets[ctx.block + 1] - first) * dim;
+    const int n_nodes = static_cast<int>(t.node_offsets[ctx.block + 1] - first), n = n_nodes * dim;
     double* xs = ctx.shared<double>();
     Real* us = reinterpret_cast<Real*>(xs + n);
-    Real* fs = us + n;
+    Real* fs = us + n;  // [a * tile + slot][c]
+    // The tile's incidences and their offsets, read in the sums below one after another: in
+    // shared memory, not a global load each.
+    auto* incidences = reinterpret_cast<std::uint16_t*>(fs + nn * t.tile * dim);
+    std::uint16_t* offsets = incidences + nn * t.tile;
     for_each_thread(ctx, n, [&](int k) {
       const Size at = static_cast<Size>(t.nodes[first + k / dim]) * dim + k % dim;
       xs[k] = coordinates[at];
       us[k] = u[at];
-      fs[k] = Real(0);
     });
+    const std::uint16_t* tile_offsets = t.incidence_offsets + first + ctx.block;
+    for_each_thread(ctx, n_nodes + 1, [&](int k) { offsets[k] = tile_offsets[k]; });
+    const std::uint16_t* tile_incidences = t.incidences + static_cast<Size>(ctx.block) * nn * t.tile;
+    for_each_thread(ctx, nn * t.tile, [&](int k) { incidences[k] = tile_incidences[k]; });
     ctx.sync();
     for_each_thread(ctx, t.tile, [&](int s) {
       const Size slot = static_cast<Size>(ctx.block) * t.tile + s;
       const int section = t.section[slot];
-      if (section < 0) return;  // the last tile's empty slots
+      if (section < 0) return;  // the last tile's empty slots: no node reads their forces
       int local[nn];
-      double x[nn * dim];
-      Real ue[nn * dim], fe[nn * dim];
-      for (int a = 0; a < nn; ++a) {
-        local[a] = t.local[(static_cast<Size>(ctx.block) * nn + a) * t.tile + s];
-        for (int c = 0; c < dim; ++c) {
-          x[a * dim + c] = xs[local[a] * dim + c];
-          ue[a * dim + c] = us[local[a] * dim + c];
-        }
-      }
-      fem::linear_stiffness_action<E>(x, ue, fem::SectionLaw<dim, Real>(material, section), t.scale[slot], fe);
+      TREMOR_UNROLL
+      for (int a = 0; a < nn; ++a) local[a] = t.local[(static_cast<Size>(ctx.block) * nn + a) * t.tile + s];
+      Real fe[nn * dim];
+      fem::linear_stiffness_action<E, Affine>([&](int a, int c) { return xs[local[a] * dim + c]; },
+                                              [&](int a, int c) { return us[local[a] * dim + c]; },
+                                              fem::SectionLaw<dim, Real>(material, section), t.scale[slot], fe);
+      TREMOR_UNROLL
       for (int a = 0; a < nn; ++a)
-        for (int c = 0; c < dim; ++c) block_add(fs + local[a] * dim + c, fe[a * dim + c]);
+        TREMOR_UNROLL
+        for (int c = 0; c < dim; ++c) fs[(a * t.tile + s) * dim + c] = fe[a * dim + c];
     });
     ctx.sync();
     for_each_thread(ctx, n, [&](int k) {
-      atomic_add(ku + static_cast<Size>(t.nodes[first + k / dim]) * dim + k % dim, fs[k]);
+      const int node = k / dim, c = k % dim;
+      Real sum = Real(0);
+      for (int j = offsets[node]; j < offsets[node + 1]; ++j) sum += fs[incidences[j] * dim + c];
+      atomic_add(ku + static_cast<Size>(t.nodes[first + node]) * dim + c, sum);
     });
   });
 }
@@ -101,23 +114,27 @@ bool tiled_type(ElementType type, int order) {
 }
 
 // The tiled kernel's flops per element of type E, as linear_stiffness_action spells them (a
-// multiply-add 2): the reference gradients of the 2 dim fields (coordinates, u), per point the
-// inverse Jacobian, the gradient, the strain, the law (isotropic 15 in 3D and 9 in 2D, else
-// 2 nv^2), the flux, and the integration's transposed differences; the shared adds.
+// multiply-add 2): the reference gradients of the coordinates (one line per direction where
+// affine) and of u, the inverse Jacobian (once where affine, else per point), per point the
+// gradient, the strain, the law (isotropic 15 in 3D and 9 in 2D, else 2 nv^2) and the flux, the
+// integration's transposed differences, and the sums of the tile nodes' forces (one add per
+// element node and component).
 template <class E>
-double tiled_flops(bool isotropic) {
+double tiled_flops(bool isotropic, bool affine) {
   constexpr int dim = E::dim, nv = fem::voigt_size<dim>;
   using Ev = fem::LinearEvaluation<E, double>;
   constexpr int lines = Ev::n_lines, points = Ev::n_points;
-  // One field's reference gradient: per direction its differences, and on tensor elements the
-  // interpolation to each line (lines multiply-adds and a halving).
-  const double gradient = dim * (lines + (Ev::simplex ? 0 : lines * (2 * lines + 1)));
+  // One field's reference gradient on `l` lines: per direction its differences, and on tensor
+  // elements with more than one line the interpolation to each (l multiply-adds) and a halving.
+  auto gradient = [&](int l) { return dim * (l + (Ev::simplex ? 0.0 : l == 1 ? 1.0 : l * (2.0 * l + 1.0))); };
+  affine = affine || Ev::simplex;
   const double inverse = dim == 2 ? 9.0 : 42.0;
   const double law = isotropic ? (dim == 3 ? 15.0 : 9.0) : 2.0 * nv * nv;
-  const double point = inverse + 2.0 * dim * dim * dim /* gradient */ + (nv - dim) /* strain */ + law +
-                       2.0 /* scale */ + dim * dim * (2.0 * dim + 2.0) /* flux */;
+  const double point = (affine ? 0.0 : inverse) + 2.0 * dim * dim * dim /* gradient */ + (nv - dim) /* strain */ +
+                       law + 2.0 /* scale */ + dim * dim * (2.0 * dim + 2.0) /* flux */;
   const double integrate = dim * dim * lines * (Ev::simplex ? 2.0 : 2.0 * lines + 3.0);
-  return 2.0 * dim * gradient + points * point + integrate + E::n_nodes * dim;
+  return dim * (gradient(affine ? 1 : lines) + gradient(lines)) + (affine ? inverse : 0.0) + points * point + integrate +
+         E::n_nodes * dim;
 }
 
 }  // namespace
@@ -159,7 +176,7 @@ MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<c
     if (t.n_tiles > 0)
       fem::with_element(t.type, t.order, [&](auto element) {
         using E = decltype(element);
-        if constexpr (fem::linear_evaluation_takes<E>) flops_ += double(counts[b]) * tiled_flops<E>(isotropic);
+        if constexpr (fem::linear_evaluation_takes<E>) flops_ += double(counts[b]) * tiled_flops<E>(isotropic, t.affine);
       });
   }
   if (!all_tiled) flops_ = 0.0;  // the reference kernel's blocks are not counted
@@ -187,7 +204,10 @@ void MatrixFreeOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
       fem::with_element(t.type, t.order, [&](auto element) {
         using E = decltype(element);
         if constexpr (fem::linear_evaluation_takes<E>) {
-          apply_tiles<E, Real>(exec_, t.view(), coordinates, tiles_->material(), u, ku);
+          if (E::simplex || t.affine)
+            apply_tiles<E, true, Real>(exec_, t.view(), coordinates, tiles_->material(), u, ku);
+          else if constexpr (!E::simplex)
+            apply_tiles<E, false, Real>(exec_, t.view(), coordinates, tiles_->material(), u, ku);
         } else {
           const fem::DeviceElementBlock& block = elements_->blocks[b];
           apply_elements<E, Real>(exec_, block.n_elements, nullptr, fem::arrays_of(*elements_, block), u, ku);

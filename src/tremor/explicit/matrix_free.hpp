@@ -9,10 +9,12 @@
 //   tiled (a GPU run's default): the linear elements (tri3, quad4, tet4, hex8) in tiles of nearby
 //     elements (fem/element_tiles.hpp), a GPU block per tile and a thread per element: the tile's
 //     nodes' coordinates and u staged in shared memory, K_e u_e in Real by edge differences
-//     (fem/linear_evaluation.hpp: the coordinates' differences in double), the forces summed in
-//     shared memory, then one atomic add per tile node to ku. The other element types take the
+//     (fem/linear_evaluation.hpp: the coordinates' differences in double; one Jacobian per
+//     element where a block's elements are all affine), each node's forces summed in the tile in
+//     a fixed order, then one atomic add per tile node to ku. The other element types take the
 //     reference's kernel with atomic adds. Sums in another order than the reference's: equal to
-//     it to rounding, and the last bits vary run to run on a GPU (docs/operators.md).
+//     it to rounding; where a node's tiles add in another order (OpenMP threads, a GPU) the last
+//     bits vary run to run.
 //
 // u and ku hold n_dofs() values, DOFs node-major, in the memory of the operator's Exec.
 #include <cstddef>

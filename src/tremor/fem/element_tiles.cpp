@@ -51,6 +51,35 @@ std::vector<std::uint64_t> morton_codes(const std::vector<double>& coordinates, 
   return codes;
 }
 
+// Whether every element of the block is a parallelogram or parallelepiped: each vertex at x0 plus
+// the edges from vertex 0 along the directions its corner index has (LinearEvaluation::corner),
+// within 1e-12 of the element's size. Simplices always are.
+bool all_affine(const std::vector<double>& coordinates, const std::vector<Index>& connectivity, int n_element_nodes,
+                int dim, bool simplex) {
+  if (simplex) return true;
+  if (n_element_nodes != (1 << dim)) return false;
+  constexpr int corner[8] = {0, 1, 3, 2, 4, 5, 7, 6};  // lexicographic corner -> tremor's vertex
+  const std::size_t n = connectivity.size() / static_cast<std::size_t>(n_element_nodes);
+  for (std::size_t e = 0; e < n; ++e) {
+    auto x = [&](int L, int c) {
+      return coordinates[static_cast<std::size_t>(connectivity[e * n_element_nodes + corner[L]]) * dim + c];
+    };
+    double size2 = 0.0, off2 = 0.0;
+    for (int d = 0; d < dim; ++d)
+      for (int c = 0; c < dim; ++c) size2 += (x(1 << d, c) - x(0, c)) * (x(1 << d, c) - x(0, c));
+    for (int L = 3; L < (1 << dim); ++L) {
+      for (int c = 0; c < dim; ++c) {
+        double expected = x(0, c);
+        for (int d = 0; d < dim; ++d)
+          if ((L >> d) & 1) expected += x(1 << d, c) - x(0, c);
+        off2 += (x(L, c) - expected) * (x(L, c) - expected);
+      }
+    }
+    if (off2 > 1e-24 * size2) return false;
+  }
+  return true;
+}
+
 template <class Real>
 TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, const std::vector<double>& coordinates,
                            const std::vector<double>& thickness, int dim, int tile) {
@@ -65,6 +94,9 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
   const std::vector<int> sections = block.section.to_host();
   const std::vector<double> factors = block.stiffness_factor.to_host();
   const std::vector<std::uint64_t> codes = morton_codes(coordinates, connectivity, nn, dim);
+  const bool simplex = block.type == ElementType::Tri3 || block.type == ElementType::Tri6 ||
+                       block.type == ElementType::Tet4 || block.type == ElementType::Tet10;
+  out.affine = all_affine(coordinates, connectivity, nn, dim, simplex);
   std::vector<Index> order(static_cast<std::size_t>(block.n_elements));
   std::iota(order.begin(), order.end(), Index(0));
   std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) { return codes[a] < codes[b]; });
@@ -72,7 +104,10 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
   out.n_tiles = (block.n_elements + tile - 1) / tile;
   const auto slots = static_cast<std::size_t>(out.n_tiles) * static_cast<std::size_t>(tile);
   std::vector<Index> offsets(static_cast<std::size_t>(out.n_tiles) + 1, 0), nodes;
-  std::vector<std::uint16_t> local(slots * static_cast<std::size_t>(nn), 0);
+  std::vector<std::uint16_t> local(slots * static_cast<std::size_t>(nn), 0), incidences(local.size(), 0),
+      incidence_offsets;
+  incidence_offsets.reserve(static_cast<std::size_t>(block.n_elements) * 2);
+  std::vector<std::uint16_t> counts;
   std::vector<int> section(slots, -1);
   std::vector<Real> scale(slots, Real(0));
   nodes.reserve(static_cast<std::size_t>(block.n_elements) * 2);
@@ -98,12 +133,26 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
       section[base + s] = sections[e];
       scale[base + s] = static_cast<Real>(factors[e] * thickness[static_cast<std::size_t>(sections[e])]);
     }
+    // Each node's element nodes, in order of slot (a counting sort of the tile's local indices).
+    const auto base = static_cast<std::size_t>(t) * tile * nn;
+    counts.assign(list.size() + 1, 0);
+    for (Index i = begin; i < end; ++i)
+      for (int a = 0; a < nn; ++a) ++counts[local[base + static_cast<std::size_t>(a) * tile + (i - begin)] + 1u];
+    for (std::size_t k = 1; k < counts.size(); ++k) counts[k] = static_cast<std::uint16_t>(counts[k] + counts[k - 1]);
+    incidence_offsets.insert(incidence_offsets.end(), counts.begin(), counts.end());
+    for (Index i = begin; i < end; ++i)
+      for (int a = 0; a < nn; ++a) {
+        const std::uint16_t k = local[base + static_cast<std::size_t>(a) * tile + (i - begin)];
+        incidences[base + counts[k]++] = static_cast<std::uint16_t>(a * tile + (i - begin));
+      }
     nodes.insert(nodes.end(), list.begin(), list.end());
     offsets[static_cast<std::size_t>(t) + 1] = static_cast<Index>(nodes.size());
   }
   out.node_offsets = DeviceArray<Index>(exec, std::span<const Index>(offsets));
   out.nodes = DeviceArray<Index>(exec, std::span<const Index>(nodes));
   out.local = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(local));
+  out.incidence_offsets = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(incidence_offsets));
+  out.incidences = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(incidences));
   out.section = DeviceArray<int>(exec, std::span<const int>(section));
   out.scale = DeviceArray<Real>(exec, std::span<const Real>(scale));
   return out;
@@ -116,7 +165,7 @@ int default_tile(int dim) { return dim == 3 ? 128 : 256; }
 template <class Real>
 ElementTiles<Real>::ElementTiles(const DeviceElements& elements, bool (*takes)(ElementType, int), int tile) {
   if (tile == 0) tile = default_tile(elements.dim);
-  TREMOR_CHECK(tile >= 1 && tile <= 1024, "element tiles: ", tile, " elements per tile; expected 1 to 1024");
+  TREMOR_CHECK(tile >= 1 && tile <= max_tile, "element tiles: ", tile, " elements per tile; expected 1 to ", max_tile);
   const Exec& exec = elements.exec;
   const std::vector<double> D_host = elements.D.to_host();
   const std::vector<Real> D_real(D_host.begin(), D_host.end());
@@ -146,7 +195,8 @@ std::size_t ElementTiles<Real>::bytes() const {
   std::size_t total = static_cast<std::size_t>(D.size()) * sizeof(Real) + static_cast<std::size_t>(law.size()) * sizeof(int);
   for (const TileBlock<Real>& b : blocks)
     total += static_cast<std::size_t>(b.node_offsets.size() + b.nodes.size()) * sizeof(Index) +
-             static_cast<std::size_t>(b.local.size()) * sizeof(std::uint16_t) +
+             static_cast<std::size_t>(b.local.size() + b.incidence_offsets.size() + b.incidences.size()) *
+                 sizeof(std::uint16_t) +
              static_cast<std::size_t>(b.section.size()) * sizeof(int) + static_cast<std::size_t>(b.scale.size()) * sizeof(Real);
   return total;
 }

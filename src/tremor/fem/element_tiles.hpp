@@ -3,10 +3,11 @@
 // shared memory (the matrix-free operator's element kernel, explicit/matrix_free.hpp). A GPU
 // block computes one tile of elements close in space, a thread per element: it reads the tile's
 // nodes' coordinates and values once (coalesced: a tile's nodes are a sorted list, and nodes
-// numbered close in space lie close in memory), its elements add their forces in shared memory,
-// and the tile adds each node's sum to the global vector once: a node shared by elements of one
-// tile costs one global add instead of one per element (hex8 in 128-element tiles of a plate:
-// about 1.8 nodes per element against 8 element nodes).
+// numbered close in space lie close in memory), its elements write their forces to shared
+// memory, and a thread per tile node sums its elements' forces in a fixed order (the node's
+// incidences) and adds the sum to the global vector once: a node shared by elements of one tile
+// costs one global add instead of one per element (hex8 in 128-element tiles of a plate: about
+// 1.8 nodes per element against 8 element nodes), and no two threads add to one shared entry.
 //
 // Tiles: the block's elements ordered by the Morton code of their centroids (a Z-order curve on a
 // grid of cubes over the block's bounding box), cut into runs of `tile` elements; the last tile
@@ -14,9 +15,12 @@
 //
 // Per element slot: its nodes as 16-bit indices into its tile's node list, [tile][a][slot] so that
 // a warp's loads are consecutive; its section; its scale (the absorbing layers' stiffness factor
-// times the section's thickness) in Real. Per tile: its nodes, ascending. Per section its
-// material in Real (the laws' MaterialView). Sizes: per element 2 B per node + 4 B + sizeof(Real);
-// per tile 4 B per node; the coordinates stay DeviceElements'.
+// times the section's thickness) in Real. Per tile: its nodes, ascending, and per node the element
+// nodes (a x tile + slot, 16 bits) that are it, in order of slot. Per section its material in
+// Real (the laws' MaterialView). Sizes: per element 4 B per node + 4 B + sizeof(Real); per tile
+// 6 B per node; the coordinates stay DeviceElements'. A block of quadrilaterals or hexahedra
+// that are all parallelograms or parallelepipeds (every vertex within 1e-12 of the element's
+// size of x0 + the edges from vertex 0) is marked affine: one Jacobian per element.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -39,6 +43,8 @@ struct TileView {
   const Index* node_offsets;
   const Index* nodes;
   const std::uint16_t* local;
+  const std::uint16_t* incidence_offsets;  // tile t's node k: [node_offsets[t] + t + k], into t's incidences
+  const std::uint16_t* incidences;         // n_element_nodes x tile per tile
   const int* section;
   const Real* scale;
 };
@@ -52,26 +58,31 @@ struct TileBlock {
   Index n_tiles = 0;
   int tile = 0;
   int max_nodes = 0;
+  bool affine = false;                // every element a parallelogram or parallelepiped (simplices: true)
   DeviceArray<Index> node_offsets;    // n_tiles + 1, into nodes
   DeviceArray<Index> nodes;           // each tile's nodes, ascending
   DeviceArray<std::uint16_t> local;   // n_element_nodes x tile per tile: [tile][a][slot]
+  DeviceArray<std::uint16_t> incidence_offsets;  // per tile its nodes + 1
+  DeviceArray<std::uint16_t> incidences;         // n_element_nodes x tile per tile: a x tile + slot
   DeviceArray<int> section;           // tile per tile: the slot's section, -1 where empty
   DeviceArray<Real> scale;            // tile per tile: stiffness factor x thickness
 
   TileView<Real> view() const {
-    return {n_tiles, tile, max_nodes, node_offsets.data(), nodes.data(), local.data(), section.data(), scale.data()};
+    return {n_tiles,     tile,         max_nodes,   node_offsets.data(), nodes.data(), local.data(), incidence_offsets.data(),
+            incidences.data(), section.data(), scale.data()};
   }
 };
 
 // The elements per tile by default: 128 in 3D, 256 in 2D (a thread per element, the block sizes
-// the element kernel was measured fastest with, docs/benchmarks.md).
+// the element kernel was measured fastest with, docs/benchmarks.md); at most max_tile.
 int default_tile(int dim);
+inline constexpr int max_tile = 256;
 
 template <class Real>
 struct ElementTiles {
   // Tiles of the blocks of `elements` whose type `takes` (the others get an empty TileBlock, of
   // n_tiles 0), built on the host from a copy of the elements' arrays and uploaded to their Exec.
-  // tile: elements per tile, 1 to 1024 (0: default_tile).
+  // tile: elements per tile, 1 to max_tile (0: default_tile).
   ElementTiles(const DeviceElements& elements, bool (*takes)(ElementType, int order), int tile = 0);
 
   std::vector<TileBlock<Real>> blocks;  // as elements.blocks

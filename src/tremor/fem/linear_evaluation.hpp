@@ -15,11 +15,17 @@
 // where a part is large against its elements), then T. Verified against
 // apply_element_stiffness in double (LinearEvaluation tests): the same K_e u_e to rounding.
 //
-// Use, per element (x: the element's node coordinates, node-major; u: its nodal values):
+// Affine elements (simplices always; parallelograms and parallelepipeds where the caller knows
+// them so: Affine = true) take J from one edge per direction and invert it once per element.
+//
+// Use, per element (x(a, c): the coordinate c of the element's node a, in double; u(a, c): its
+// nodal value, in T; accessors, so that a kernel reads them where they are, shared memory):
 //   LinearEvaluation<E, T> ev;  ev.gather_evaluate(x, u);
 //   for (int q = 0; q < ev.n_points; ++q) { T grad[dim][dim]; const T det = ev.gradient(q, grad);
 //     ... stress from grad (the section's law) ...; ev.submit(q, stress, w * det * scale); }
 //   ev.integrate(f);  // f[a * dim + c] = (K_e u_e)[a * dim + c]
+#include <type_traits>
+
 #include "tremor/core/config.hpp"
 #include "tremor/fem/elements.hpp"
 #include "tremor/fem/laws.hpp"
@@ -32,20 +38,22 @@ constexpr bool linear_evaluation_takes =
     E::type == ElementType::Tri3 || E::type == ElementType::Tet4 || E::type == ElementType::Quad4 ||
     E::type == ElementType::Hex8;
 
-template <class E, class T>
+template <class E, class T, bool Affine = E::simplex>
 struct LinearEvaluation {
   static_assert(linear_evaluation_takes<E>, "LinearEvaluation: tri3, quad4, tet4 or hex8");
   static constexpr int dim = E::dim, n_nodes = E::n_nodes;
-  static constexpr bool simplex = E::simplex;
+  static constexpr bool simplex = E::simplex, affine = Affine || E::simplex;
   // Quadrature points: the simplex's centroid, or 2^dim Gauss points (the default stiffness rules).
   static constexpr int n_points = simplex ? 1 : (1 << dim);
   // Distinct values of a derivative along one direction: one per line of points along it.
   static constexpr int n_lines = simplex ? 1 : (1 << (dim - 1));
+  static constexpr int geometry_lines = affine ? 1 : n_lines;
 
-  T J[dim][dim][n_lines];  // dx_i / dxi_d on line m: [i][d][m]
-  T G[dim][dim][n_lines];  // du_c / dxi_d on line m: [c][d][m]
-  T F[dim][dim][n_lines];  // fluxes submitted, summed over the points of line m: [c][d][m]
-  T inverse[dim][dim];     // dxi_d / dx_i at the point of the last gradient(): [d][i]
+  T J[dim][dim][geometry_lines];  // dx_i / dxi_d on line m: [i][d][m]
+  T G[dim][dim][n_lines];         // du_c / dxi_d on line m: [c][d][m]
+  T F[dim][dim][n_lines];         // fluxes submitted, summed over the points of line m: [c][d][m]
+  T inverse[dim][dim];            // dxi_d / dx_i at the point of the last gradient() (affine: everywhere)
+  T det;                          // det J there
 
   // The rule's weight of each point: the reference simplex's measure, or 1 (Gauss, 2 points).
   TREMOR_HOST_DEVICE static constexpr T weight() {
@@ -76,44 +84,61 @@ struct LinearEvaluation {
     return static_cast<T>(w);
   }
 
-  // The reference gradient of one field on the lines, from its differences along the edges
-  // (node-major values, component c of dim; V is double for coordinates, T for u).
-  template <class V>
-  TREMOR_HOST_DEVICE static void reference_gradient(const V* values, int c, T (&out)[dim][n_lines]) {
+  // The reference gradient of one field on `lines` lines (n_lines, or 1: an affine element's
+  // geometry, from the first edge along each direction), from its differences along the edges
+  // (value(a, c): component c at node a, double for coordinates, T for u).
+  template <int Lines, class Value>
+  TREMOR_HOST_DEVICE static void reference_gradient(const Value& value, int c, T (&out)[dim][Lines]) {
     if constexpr (simplex) {
-      for (int d = 0; d < dim; ++d) out[d][0] = static_cast<T>(values[(d + 1) * dim + c] - values[c]);
+      TREMOR_UNROLL
+      for (int d = 0; d < dim; ++d) out[d][0] = static_cast<T>(value(d + 1, c) - value(0, c));
     } else {
+      TREMOR_UNROLL
       for (int d = 0; d < dim; ++d) {
         T edge[n_lines];
-        for (int m = 0; m < n_lines; ++m)
-          edge[m] = static_cast<T>(values[corner(with_bit(d, 1, m)) * dim + c] - values[corner(with_bit(d, 0, m)) * dim + c]);
-        for (int m = 0; m < n_lines; ++m) {
-          T sum = T(0);
-          for (int k = 0; k < n_lines; ++k) sum += edge_weight(m, k) * edge[k];
-          out[d][m] = T(0.5) * sum;  // d/dxi of the linear interpolant over [-1, 1]: half the difference
+        TREMOR_UNROLL
+        for (int m = 0; m < Lines; ++m)
+          edge[m] = static_cast<T>(value(corner(with_bit(d, 1, m)), c) - value(corner(with_bit(d, 0, m)), c));
+        if constexpr (Lines == 1) {
+          out[d][0] = T(0.5) * edge[0];
+        } else {
+          TREMOR_UNROLL
+          for (int m = 0; m < Lines; ++m) {
+            T sum = T(0);
+            TREMOR_UNROLL
+            for (int k = 0; k < Lines; ++k) sum += edge_weight(m, k) * edge[k];
+            out[d][m] = T(0.5) * sum;  // d/dxi of the linear interpolant over [-1, 1]: half the difference
+          }
         }
       }
     }
   }
 
-  // Gather: the reference gradients of the geometry and of u; zeroes the fluxes.
-  TREMOR_HOST_DEVICE void gather_evaluate(const double* x, const T* u) {
+  // Gather: the reference gradients of the geometry and of u (x(a, c) in double, u(a, c) in T);
+  // zeroes the fluxes. An affine element's inverse Jacobian here, once.
+  template <class X, class U>
+  TREMOR_HOST_DEVICE void gather_evaluate(const X& x, const U& u) {
+    TREMOR_UNROLL
     for (int i = 0; i < dim; ++i) {
-      reference_gradient(x, i, J[i]);
-      reference_gradient(u, i, G[i]);
+      reference_gradient<geometry_lines>(x, i, J[i]);
+      reference_gradient<n_lines>(u, i, G[i]);
     }
+    TREMOR_UNROLL
     for (int c = 0; c < dim; ++c)
+      TREMOR_UNROLL
       for (int d = 0; d < dim; ++d)
+        TREMOR_UNROLL
         for (int m = 0; m < n_lines; ++m) F[c][d][m] = T(0);
+    if constexpr (affine) invert(0);
   }
 
-  // The physical gradient grad[c][i] = du_c / dx_i at point q; returns det J there (inverse kept
-  // for submit()).
-  TREMOR_HOST_DEVICE T gradient(int q, T (&grad)[dim][dim]) {
+  // inverse and det at point q, from J on its lines.
+  TREMOR_HOST_DEVICE void invert(int q) {
     T Jq[dim][dim];
+    TREMOR_UNROLL
     for (int i = 0; i < dim; ++i)
-      for (int d = 0; d < dim; ++d) Jq[i][d] = J[i][d][simplex ? 0 : line(d, q)];
-    T det;
+      TREMOR_UNROLL
+      for (int d = 0; d < dim; ++d) Jq[i][d] = J[i][d][affine ? 0 : line(d, q)];
     if constexpr (dim == 2) {
       det = Jq[0][0] * Jq[1][1] - Jq[0][1] * Jq[1][0];
       const T s = T(1) / det;
@@ -138,9 +163,18 @@ struct LinearEvaluation {
       inverse[1][2] = (Jq[0][2] * Jq[1][0] - Jq[0][0] * Jq[1][2]) * s;
       inverse[2][2] = (Jq[0][0] * Jq[1][1] - Jq[0][1] * Jq[1][0]) * s;
     }
+  }
+
+  // The physical gradient grad[c][i] = du_c / dx_i at point q; returns det J there (inverse kept
+  // for submit()).
+  TREMOR_HOST_DEVICE T gradient(int q, T (&grad)[dim][dim]) {
+    if constexpr (!affine) invert(q);
+    TREMOR_UNROLL
     for (int c = 0; c < dim; ++c)
+      TREMOR_UNROLL
       for (int i = 0; i < dim; ++i) {
         T sum = T(0);
+        TREMOR_UNROLL
         for (int d = 0; d < dim; ++d) sum += G[c][d][simplex ? 0 : line(d, q)] * inverse[d][i];
         grad[c][i] = sum;
       }
@@ -150,9 +184,12 @@ struct LinearEvaluation {
   // Submit the stress tensor at point q (the point of the last gradient()), times `scale`
   // (w det J and the element's factors): the flux along each reference direction.
   TREMOR_HOST_DEVICE void submit(int q, const T (&stress)[dim][dim], T scale) {
+    TREMOR_UNROLL
     for (int c = 0; c < dim; ++c)
+      TREMOR_UNROLL
       for (int d = 0; d < dim; ++d) {
         T sum = T(0);
+        TREMOR_UNROLL
         for (int i = 0; i < dim; ++i) sum += stress[c][i] * inverse[d][i];
         F[c][d][simplex ? 0 : line(d, q)] += scale * sum;
       }
@@ -160,15 +197,20 @@ struct LinearEvaluation {
 
   // Integrate: the nodal forces f[a * dim + c] of the fluxes submitted (overwritten).
   TREMOR_HOST_DEVICE void integrate(T* f) const {
+    TREMOR_UNROLL
     for (int k = 0; k < n_nodes * dim; ++k) f[k] = T(0);
+    TREMOR_UNROLL
     for (int c = 0; c < dim; ++c)
+      TREMOR_UNROLL
       for (int d = 0; d < dim; ++d) {
         if constexpr (simplex) {
           f[(d + 1) * dim + c] += F[c][d][0];
           f[c] -= F[c][d][0];
         } else {
+          TREMOR_UNROLL
           for (int k = 0; k < n_lines; ++k) {
             T sum = T(0);
+            TREMOR_UNROLL
             for (int m = 0; m < n_lines; ++m) sum += edge_weight(m, k) * F[c][d][m];
             f[corner(with_bit(d, 1, k)) * dim + c] += T(0.5) * sum;
             f[corner(with_bit(d, 0, k)) * dim + c] -= T(0.5) * sum;
@@ -212,14 +254,17 @@ TREMOR_HOST_DEVICE inline void stress_tensor(const T* sigma, T (&stress)[Dim][Di
 }
 
 // f = scale K_e u_e of a linear element: gather -> gradient -> the law -> submit -> integrate,
-// at each point of the default stiffness rule. scale: the thickness in 2D times the element's
-// absorbing-layer factor. Returns the smallest det J met (<= 0: inverted).
-template <class E, class T, class Law>
-TREMOR_HOST_DEVICE T linear_stiffness_action(const double* x, const T* u, const Law& law, T scale, T* f) {
+// at each point of the default stiffness rule. x(a, c), u(a, c): LinearEvaluation's accessors.
+// scale: the thickness in 2D times the element's absorbing-layer factor. Returns the smallest
+// det J met (<= 0: inverted).
+template <class E, bool Affine = E::simplex, class T, class X, class U, class Law>
+  requires std::is_invocable_v<const X&, int, int> && std::is_invocable_v<const U&, int, int>
+TREMOR_HOST_DEVICE T linear_stiffness_action(const X& x, const U& u, const Law& law, T scale, T* f) {
   constexpr int dim = E::dim, nv = voigt_size<dim>;
-  LinearEvaluation<E, T> ev;
+  LinearEvaluation<E, T, Affine> ev;
   ev.gather_evaluate(x, u);
   T min_det = T(0);
+  TREMOR_UNROLL
   for (int q = 0; q < ev.n_points; ++q) {
     T grad[dim][dim], strain[nv], sigma[nv], stress[dim][dim];
     const T det = ev.gradient(q, grad);
@@ -231,6 +276,13 @@ TREMOR_HOST_DEVICE T linear_stiffness_action(const double* x, const T* u, const 
   }
   ev.integrate(f);
   return min_det;
+}
+
+// The same on node-major arrays (x[a * dim + c], u[a * dim + c]).
+template <class E, bool Affine = E::simplex, class T, class Law>
+TREMOR_HOST_DEVICE T linear_stiffness_action(const double* x, const T* u, const Law& law, T scale, T* f) {
+  return linear_stiffness_action<E, Affine>([x](int a, int c) { return x[a * E::dim + c]; },
+                                            [u](int a, int c) { return u[a * E::dim + c]; }, law, scale, f);
 }
 
 }  // namespace tremor::fem

@@ -151,7 +151,7 @@ MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& mode
 template <class Real>
 MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements,
                                              bool deterministic, int tile)
-    : exec_(exec), n_dofs_(elements->n_dofs()), dim_(elements->dim), elements_(std::move(elements)) {
+    : exec_(exec), n_dofs_(elements->n_dofs()), elements_(std::move(elements)) {
   TREMOR_CHECK(elements_->exec.space() == exec.space(), "matrix-free operator: the elements are in ",
                elements_->exec.describe(), "'s memory; ", exec.describe(), " was given");
   if (deterministic) {
@@ -161,22 +161,16 @@ MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<c
   }
   tiles_.emplace(*elements_, tiled_type, tile);
   bool all_tiled = true;
+  // Flops: every element at the isotropic law's count, or the anisotropic one's where any section
+  // is anisotropic (an upper bound on a mixed mesh).
   const std::vector<int> kinds = elements_->law.to_host();
-  const std::vector<Index> counts = [&] {
-    std::vector<Index> c;
-    for (const fem::DeviceElementBlock& block : elements_->blocks) c.push_back(block.n_elements);
-    return c;
-  }();
-  // Flops: each block's elements at their law's count (sections mixed in a block: the
-  // anisotropic count where any is, an upper bound).
   const bool isotropic = std::all_of(kinds.begin(), kinds.end(), [](int k) { return k == int(fem::LawKind::Isotropic); });
-  for (std::size_t b = 0; b < tiles_->blocks.size(); ++b) {
-    const fem::TileBlock<Real>& t = tiles_->blocks[b];
+  for (const fem::TileBlock<Real>& t : tiles_->blocks) {
     if (t.n_tiles == 0 && t.n_elements > 0) all_tiled = false;
     if (t.n_tiles > 0)
       fem::with_element(t.type, t.order, [&](auto element) {
         using E = decltype(element);
-        if constexpr (fem::linear_evaluation_takes<E>) flops_ += double(counts[b]) * tiled_flops<E>(isotropic, t.affine);
+        if constexpr (fem::linear_evaluation_takes<E>) flops_ += double(t.n_elements) * tiled_flops<E>(isotropic, t.affine);
       });
   }
   if (!all_tiled) flops_ = 0.0;  // the reference kernel's blocks are not counted

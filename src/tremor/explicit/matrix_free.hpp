@@ -69,7 +69,6 @@ class MatrixFreeOperator final : public op::Operator<Real> {
  private:
   Exec exec_;
   Index n_dofs_ = 0;
-  int dim_ = 3;
   // The elements in exec_'s memory: every block in the reference, those not tiled otherwise
   // (null when every block is tiled: the tiles and coordinates below are all an apply reads).
   std::shared_ptr<const fem::DeviceElements> elements_;

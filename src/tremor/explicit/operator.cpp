@@ -50,6 +50,10 @@ std::unique_ptr<op::Operator<Real>> partitioned_from_host(const op::ReferenceInp
 
 std::size_t element_arrays(const op::OperatorSizes& s) { return s.element_bytes; }
 std::size_t nothing(const op::OperatorSizes&) { return 0; }
+// matrix_free without colour lists (a GPU run) builds its tiles while the elements are held: per
+// element 4 B per node (16-bit tile indices and incidences), its section and scale, and the tile
+// node lists (6 B per tile node), about the elements' own size (4 B per node and 24 B).
+std::size_t tiles_while_elements(const op::OperatorSizes& s) { return s.coloured ? 0 : s.element_bytes; }
 
 // Pogo's layout (partition/block_matrix.hpp): per node slot L links of a dim x dim block and a
 // 16-bit target, L the largest node degree, plus the slot's node (4 B); blocks of 512 slots are
@@ -92,7 +96,7 @@ void register_operators(op::Registry& registry) {
                                 false,
                                 op::all_backends,
                                 element_arrays,
-                                nothing,
+                                tiles_while_elements,
                                 make_matrix_free<float>,
                                 make_matrix_free<double>};
   matrix_free.splits = true;  // by elements: it adds into K u

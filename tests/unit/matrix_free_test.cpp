@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sparse_test_models.hpp"
+#include "tremor/core/error.hpp"
 #include "tremor/explicit/matrix_free.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/fem/colouring.hpp"
@@ -166,6 +167,22 @@ TEST(MatrixFreeTiles, TilesAreCompactAndHoldEveryElementOnce) {
   const fem::DeviceElements curved_elements(Exec::serial(), curved.mesh, fem::section_table(curved),
                                             fem::ElementColouring{});
   EXPECT_FALSE(fem::ElementTiles<float>(curved_elements, [](ElementType, int) { return true; }, 64).blocks[0].affine);
+}
+
+// Tiles index their element nodes in 16 bits: 128 elements of 729 nodes (GLL order 8) are refused
+// by name rather than wrapped.
+TEST(MatrixFreeTiles, TooManyElementNodesPerTileIsAClearError) {
+  const Model model = test::two_section_model(ElementType::HexGLL, 8, 1, 0.0, false);
+  const fem::DeviceElements elements(Exec::serial(), model.mesh, fem::section_table(model), fem::ElementColouring{});
+  try {
+    (void)fem::ElementTiles<float>(elements, [](ElementType, int) { return true; }, 128);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("128 elements of 729 nodes per tile exceed 16-bit indices"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_NO_THROW((void)fem::ElementTiles<float>(elements, [](ElementType, int) { return true; }, 64));
 }
 
 // With every block tiled, the operator keeps the coordinates and its tiles only: fewer bytes than

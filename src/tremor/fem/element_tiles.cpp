@@ -90,6 +90,9 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
   out.n_elements = block.n_elements;
   out.tile = tile;
   const int nn = block.n_element_nodes;
+  // Element nodes (a x tile + slot) and tile nodes are indexed in 16 bits.
+  TREMOR_CHECK(nn * tile < 65536, "element tiles: ", tile, " elements of ", nn,
+               " nodes per tile exceed 16-bit indices; use fewer elements per tile");
   const std::vector<Index> connectivity = block.connectivity.to_host();
   const std::vector<int> sections = block.section.to_host();
   const std::vector<double> factors = block.stiffness_factor.to_host();
@@ -119,19 +122,17 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
       for (int a = 0; a < nn; ++a) list.push_back(connectivity[static_cast<std::size_t>(order[i]) * nn + a]);
     std::sort(list.begin(), list.end());
     list.erase(std::unique(list.begin(), list.end()), list.end());
-    TREMOR_CHECK(list.size() <= 65536, "element tiles: a tile of ", tile, " elements touches ", list.size(),
-                 " nodes, more than 16-bit indices hold");
     out.max_nodes = std::max(out.max_nodes, static_cast<int>(list.size()));
     for (Index i = begin; i < end; ++i) {
       const auto e = static_cast<std::size_t>(order[i]);
-      const auto s = static_cast<std::size_t>(i - begin), base = static_cast<std::size_t>(t) * tile;
+      const auto s = static_cast<std::size_t>(i - begin), first_slot = static_cast<std::size_t>(t) * tile;
       for (int a = 0; a < nn; ++a) {
         const Index node = connectivity[e * nn + a];
         const auto at = std::lower_bound(list.begin(), list.end(), node) - list.begin();
-        local[(base * nn) + static_cast<std::size_t>(a) * tile + s] = static_cast<std::uint16_t>(at);
+        local[(first_slot * nn) + static_cast<std::size_t>(a) * tile + s] = static_cast<std::uint16_t>(at);
       }
-      section[base + s] = sections[e];
-      scale[base + s] = static_cast<Real>(factors[e] * thickness[static_cast<std::size_t>(sections[e])]);
+      section[first_slot + s] = sections[e];
+      scale[first_slot + s] = static_cast<Real>(factors[e] * thickness[static_cast<std::size_t>(sections[e])]);
     }
     // Each node's element nodes, in order of slot (a counting sort of the tile's local indices).
     const auto base = static_cast<std::size_t>(t) * tile * nn;

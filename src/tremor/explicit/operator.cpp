@@ -5,11 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "tremor/backend/forall.hpp"
-#include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
-#include "tremor/fem/dispatch.hpp"
-#include "tremor/fem/element_matrices.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/partition/block_file.hpp"
 #include "tremor/sem/operator.hpp"

@@ -6,6 +6,8 @@
 #include <utility>
 
 #include "tremor/core/error.hpp"
+#include "tremor/fem/dispatch.hpp"
+#include "tremor/fem/linear_evaluation.hpp"
 
 namespace tremor::fem {
 
@@ -52,17 +54,16 @@ std::vector<std::uint64_t> morton_codes(const std::vector<double>& coordinates, 
 }
 
 // Whether every element of the block is a parallelogram or parallelepiped: each vertex at x0 plus
-// the edges from vertex 0 along the directions its corner index has (LinearEvaluation::corner),
+// the edges from vertex 0 along the directions its corner index has (linear_corner),
 // within 1e-12 of the element's size. Simplices always are.
 bool all_affine(const std::vector<double>& coordinates, const std::vector<Index>& connectivity, int n_element_nodes,
                 int dim, bool simplex) {
   if (simplex) return true;
   if (n_element_nodes != (1 << dim)) return false;
-  constexpr int corner[8] = {0, 1, 3, 2, 4, 5, 7, 6};  // lexicographic corner -> tremor's vertex
   const std::size_t n = connectivity.size() / static_cast<std::size_t>(n_element_nodes);
   for (std::size_t e = 0; e < n; ++e) {
     auto x = [&](int L, int c) {
-      return coordinates[static_cast<std::size_t>(connectivity[e * n_element_nodes + corner[L]]) * dim + c];
+      return coordinates[static_cast<std::size_t>(connectivity[e * n_element_nodes + linear_corner(L)]) * dim + c];
     };
     double size2 = 0.0, off2 = 0.0;
     for (int d = 0; d < dim; ++d)
@@ -97,8 +98,7 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
   const std::vector<int> sections = block.section.to_host();
   const std::vector<double> factors = block.stiffness_factor.to_host();
   const std::vector<std::uint64_t> codes = morton_codes(coordinates, connectivity, nn, dim);
-  const bool simplex = block.type == ElementType::Tri3 || block.type == ElementType::Tri6 ||
-                       block.type == ElementType::Tet4 || block.type == ElementType::Tet10;
+  const bool simplex = with_element(block.type, block.order, [](auto element) { return decltype(element)::simplex; });
   out.affine = all_affine(coordinates, connectivity, nn, dim, simplex);
   std::vector<Index> order(static_cast<std::size_t>(block.n_elements));
   std::iota(order.begin(), order.end(), Index(0));

@@ -32,6 +32,44 @@
 
 namespace tremor::fem {
 
+// det and inverse of a 2 x 2 Jacobian.
+template <class T>
+TREMOR_HOST_DEVICE inline T invert_jacobian(const T (&J)[2][2], T (&inv)[2][2]) {
+  const T det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+  const T r = T(1) / det;
+  inv[0][0] = J[1][1] * r;
+  inv[0][1] = -J[0][1] * r;
+  inv[1][0] = -J[1][0] * r;
+  inv[1][1] = J[0][0] * r;
+  return det;
+}
+
+// det and inverse of the Jacobian J[c][alpha] = d x_c / d xi_alpha: inv[alpha][beta].
+template <class T>
+TREMOR_HOST_DEVICE inline T invert_jacobian(const T (&J)[3][3], T (&inv)[3][3]) {
+  const T c00 = J[1][1] * J[2][2] - J[1][2] * J[2][1], c01 = J[1][2] * J[2][0] - J[1][0] * J[2][2],
+          c02 = J[1][0] * J[2][1] - J[1][1] * J[2][0];
+  const T det = J[0][0] * c00 + J[0][1] * c01 + J[0][2] * c02;
+  const T r = T(1) / det;
+  inv[0][0] = c00 * r;
+  inv[1][0] = c01 * r;
+  inv[2][0] = c02 * r;
+  inv[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) * r;
+  inv[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) * r;
+  inv[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) * r;
+  inv[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) * r;
+  inv[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) * r;
+  inv[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * r;
+  return det;
+}
+
+// Lexicographic corner index L (bit d: the +1 end along direction d) to the node of tremor's
+// quadrilaterals and hexahedra, which run counter-clockwise (elements.hpp, cube_vertex).
+TREMOR_HOST_DEVICE constexpr int linear_corner(int L) {
+  constexpr int order[8] = {0, 1, 3, 2, 4, 5, 7, 6};
+  return order[L];
+}
+
 // Whether LinearEvaluation takes element family E.
 template <class E>
 constexpr bool linear_evaluation_takes =
@@ -60,12 +98,7 @@ struct LinearEvaluation {
     return simplex ? (dim == 2 ? T(0.5) : T(1) / T(6)) : T(1);
   }
 
-  // Node of the element at lexicographic corner index L (bit d: the +1 end along direction d);
-  // tremor's quadrilaterals and hexahedra run counter-clockwise (elements.hpp, cube_vertex).
-  TREMOR_HOST_DEVICE static constexpr int corner(int L) {
-    constexpr int order[8] = {0, 1, 3, 2, 4, 5, 7, 6};
-    return order[L];
-  }
+  TREMOR_HOST_DEVICE static constexpr int corner(int L) { return linear_corner(L); }
   // The corner index with `bit` at direction d and the other directions' bits from m (in order).
   TREMOR_HOST_DEVICE static constexpr int with_bit(int d, int bit, int m) {
     const int low = m & ((1 << d) - 1), high = m >> d;
@@ -139,30 +172,7 @@ struct LinearEvaluation {
     for (int i = 0; i < dim; ++i)
       TREMOR_UNROLL
       for (int d = 0; d < dim; ++d) Jq[i][d] = J[i][d][affine ? 0 : line(d, q)];
-    if constexpr (dim == 2) {
-      det = Jq[0][0] * Jq[1][1] - Jq[0][1] * Jq[1][0];
-      const T s = T(1) / det;
-      inverse[0][0] = Jq[1][1] * s;
-      inverse[0][1] = -Jq[0][1] * s;
-      inverse[1][0] = -Jq[1][0] * s;
-      inverse[1][1] = Jq[0][0] * s;
-    } else {
-      const T c00 = Jq[1][1] * Jq[2][2] - Jq[1][2] * Jq[2][1];
-      const T c01 = Jq[1][2] * Jq[2][0] - Jq[1][0] * Jq[2][2];
-      const T c02 = Jq[1][0] * Jq[2][1] - Jq[1][1] * Jq[2][0];
-      det = Jq[0][0] * c00 + Jq[0][1] * c01 + Jq[0][2] * c02;
-      const T s = T(1) / det;
-      // inverse[d][i] = dxi_d / dx_i: the cofactors of J transposed over det J.
-      inverse[0][0] = c00 * s;
-      inverse[1][0] = c01 * s;
-      inverse[2][0] = c02 * s;
-      inverse[0][1] = (Jq[0][2] * Jq[2][1] - Jq[0][1] * Jq[2][2]) * s;
-      inverse[1][1] = (Jq[0][0] * Jq[2][2] - Jq[0][2] * Jq[2][0]) * s;
-      inverse[2][1] = (Jq[0][1] * Jq[2][0] - Jq[0][0] * Jq[2][1]) * s;
-      inverse[0][2] = (Jq[0][1] * Jq[1][2] - Jq[0][2] * Jq[1][1]) * s;
-      inverse[1][2] = (Jq[0][2] * Jq[1][0] - Jq[0][0] * Jq[1][2]) * s;
-      inverse[2][2] = (Jq[0][0] * Jq[1][1] - Jq[0][1] * Jq[1][0]) * s;
-    }
+    det = invert_jacobian(Jq, inverse);
   }
 
   // The physical gradient grad[c][i] = du_c / dx_i at point q; returns det J there (inverse kept

@@ -17,6 +17,7 @@
 
 #include "tremor/core/config.hpp"
 #include "tremor/core/polynomials.hpp"
+#include "tremor/fem/linear_evaluation.hpp"
 
 namespace tremor::sem {
 
@@ -204,35 +205,7 @@ TREMOR_HOST_DEVICE inline void bilinear_jacobian(const T* x, T xi, T eta, T (&J)
   }
 }
 
-// det and inverse of a 2 x 2 Jacobian.
-template <class T>
-TREMOR_HOST_DEVICE inline T invert_jacobian(const T (&J)[2][2], T (&inv)[2][2]) {
-  const T det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-  const T r = T(1) / det;
-  inv[0][0] = J[1][1] * r;
-  inv[0][1] = -J[0][1] * r;
-  inv[1][0] = -J[1][0] * r;
-  inv[1][1] = J[0][0] * r;
-  return det;
-}
-
-// det and inverse of the Jacobian J[c][alpha] = d x_c / d xi_alpha: inv[alpha][beta].
-template <class T>
-TREMOR_HOST_DEVICE inline T invert_jacobian(const T (&J)[3][3], T (&inv)[3][3]) {
-  const T c00 = J[1][1] * J[2][2] - J[1][2] * J[2][1], c01 = J[1][2] * J[2][0] - J[1][0] * J[2][2],
-          c02 = J[1][0] * J[2][1] - J[1][1] * J[2][0];
-  const T det = J[0][0] * c00 + J[0][1] * c01 + J[0][2] * c02;
-  const T r = T(1) / det;
-  inv[0][0] = c00 * r;
-  inv[1][0] = c01 * r;
-  inv[2][0] = c02 * r;
-  inv[0][1] = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) * r;
-  inv[1][1] = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) * r;
-  inv[2][1] = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) * r;
-  inv[0][2] = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) * r;
-  inv[1][2] = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) * r;
-  inv[2][2] = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * r;
-  return det;
-}
+// det and inverse of the Jacobian (fem/linear_evaluation.hpp), shared with the linear elements.
+using fem::invert_jacobian;
 
 }  // namespace tremor::sem

@@ -61,12 +61,43 @@ std::string duration_text(double seconds) {
   return text;
 }
 
+// "hex8 and quad4": the element types of a set, for the help.
+std::string type_names(op::ElementTypes types) {
+  std::vector<std::string> names;
+  for (unsigned t = 0; t <= static_cast<unsigned>(ElementType::HexGLL); ++t)
+    if (types & op::type_bit(static_cast<ElementType>(t))) names.push_back(element_name(static_cast<ElementType>(t)));
+  std::string out;
+  for (std::size_t k = 0; k < names.size(); ++k)
+    out += str(k == 0 ? "" : k + 1 == names.size() ? " and " : ", ", names[k]);
+  return out;
+}
+
+// --operator's help: what "auto" takes, from the registry's rules (op::Registry::choose_auto).
+std::string operator_help() {
+  const op::Registry& registry = explicit_fe::operators();
+  const op::Backends gpu = op::backend_bit(Backend::Cuda);
+  const std::string_view gpu_default = registry.default_for(Backend::Cuda).name;
+  std::string on_gpu;
+  for (const op::OperatorEntry& entry : registry.entries())
+    if (entry.auto_prefers.backends & gpu)
+      on_gpu += str(entry.name, " on meshes of ", type_names(entry.auto_prefers.types),
+                    entry.auto_prefers.atomics_only ? " (not with --deterministic)" : "", ", ");
+  on_gpu += str(gpu_default, " elsewhere");
+  for (const op::OperatorEntry& entry : registry.entries())
+    if (entry.auto_fits.backends & gpu)
+      on_gpu += str(" or ", entry.name, " where ", gpu_default, " does not fit the GPU");
+  return str("stiffness operator (overrides the model; auto: sem on meshes of GLL hexahedra; else on CUDA ", on_gpu,
+             "; ", registry.default_for(Backend::OpenMP).name, " on the host)");
+}
+
 // The backend a run actually uses ("auto" resolved: CUDA when a GPU is usable, else OpenMP).
 void print_preflight(const std::string& model_path, const Model& model, const ex::Preflight& p) {
   std::printf("pre-flight        %s: %dD, %s DOF, %s, %s operator, backend %s%s\n", model_path.c_str(),
               model.mesh.dim(), group_digits(p.n_dofs).c_str(), std::string(to_string(p.precision)).c_str(),
               std::string(p.operator_kind()).c_str(), std::string(to_string(p.backend)).c_str(),
               p.ordering == NodeOrdering::Rcm ? ", RCM node ordering" : "");
+  if (!p.operator_why.empty())
+    std::printf("  operator        %s (auto: %s)\n", std::string(p.operator_kind()).c_str(), p.operator_why.c_str());
   if (!p.blocks.empty()) std::printf("  blocks          %s\n", p.blocks.c_str());
   const char* overlap = p.overlap ? ", overlapping the interior's forces" : "";
   if (p.processes > 1)
@@ -635,11 +666,7 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::IsMember({"double", "float"}));
   std::vector<std::string> operators = explicit_fe::operators().names();
   operators.insert(operators.begin(), "auto");
-  cmd->add_option("--operator", args->operator_kind,
-                  str("stiffness operator (overrides the model; auto: ", explicit_fe::operators().default_for(Backend::Cuda).name,
-                      " on CUDA, ", explicit_fe::operators().default_for(Backend::OpenMP).name,
-                      " on the host; sem on meshes of GLL hexahedra)"))
-      ->check(CLI::IsMember(operators));
+  cmd->add_option("--operator", args->operator_kind, operator_help())->check(CLI::IsMember(operators));
   cmd->add_option("--blocks", args->blocks,
                   "block file of the mesh (tremor partition) for the partitioned operator (overrides the model)");
   cmd->add_option("--ordering", args->ordering, "node ordering before the run: none or rcm (overrides the model)")

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "tremor/core/error.hpp"
+#include "tremor/fem/linear_evaluation.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/partition/block_file.hpp"
 #include "tremor/sem/operator.hpp"
@@ -43,6 +44,12 @@ template <class Real>
 std::unique_ptr<op::Operator<Real>> partitioned_from_host(const op::ReferenceInputs& inputs) {
   return std::make_unique<PartitionedOperator<Real>>(*inputs.exec, *inputs.stiffness, inputs.model->mesh);
 }
+
+// The element types matrix_free computes in tiles on a GPU (fem::linear_evaluation_takes).
+constexpr op::ElementTypes tiled_types = op::type_bit(ElementType::Tri3) | op::type_bit(ElementType::Quad4) |
+                                         op::type_bit(ElementType::Tet4) | op::type_bit(ElementType::Hex8);
+static_assert(fem::linear_evaluation_takes<fem::Tri3> && fem::linear_evaluation_takes<fem::Quad4> &&
+              fem::linear_evaluation_takes<fem::Tet4> && fem::linear_evaluation_takes<fem::Hex8>);
 
 std::size_t element_arrays(const op::OperatorSizes& s) { return s.element_bytes; }
 std::size_t nothing(const op::OperatorSizes&) { return 0; }
@@ -96,6 +103,15 @@ void register_operators(op::Registry& registry) {
                                 make_matrix_free<float>,
                                 make_matrix_free<double>};
   matrix_free.splits = true;  // by elements: it adds into K u
+  // "auto" on a GPU (docs/benchmarks.md, "Low-order elements without K"): matrix_free in tiles where
+  // it was measured faster than every assembled kind (hex8; quad4, the same family, by analogy), and
+  // on any mesh of the tiled kernel's types where the default's K does not fit the GPU.
+  matrix_free.auto_prefers = {op::backend_bit(Backend::Cuda),
+                              op::type_bit(ElementType::Hex8) | op::type_bit(ElementType::Quad4), true,
+                              "matrix_free in tiles measured 1.7x (float) and 2.3x (double) the fastest assembled "
+                              "kind on a GPU, in a sixth of block_ell's memory or less (hex8; quad4 by analogy), "
+                              "docs/benchmarks.md"};
+  matrix_free.auto_fits = {op::backend_bit(Backend::Cuda), tiled_types};
   matrix_free.evaluates_laws = true;  // each section's law at every quadrature point
   matrix_free.reference_float = matrix_free_from_host<float>;
   matrix_free.reference_double = matrix_free_from_host<double>;

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "tremor/backend/memory.hpp"
+#include "tremor/backend/memory_info.hpp"
 #include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
@@ -215,9 +216,16 @@ struct Resolution {
     const bool from_model = options.operator_kind.empty();
     const std::string& asked = from_model ? settings.operator_kind : options.operator_kind;
     p.op = &operators().parse(asked, backend, from_model ? settings.operator_origin : std::string());
-    // "auto" on GLL hexahedra is sem: two orders of magnitude faster there than any assembled kind,
-    // whose K grows with (2P + 1)^3 neighbours per node (docs/benchmarks.md, "Spectral elements").
-    if (asked == "auto") p.op = &operators().default_for(backend, model.mesh);
+    // "auto": the registry's rules (op::Registry::choose_auto): sem on GLL hexahedra, two orders of
+    // magnitude faster there than any assembled kind (docs/benchmarks.md, "Spectral elements"); a
+    // kind that prefers the run's backend and element types; else the backend's default. Whether
+    // the default fits the GPU is asked by preflight(), once K's pattern is counted.
+    if (asked == "auto") {
+      op::AutoChoice choice = operators().choose_auto(backend, model.mesh, options.deterministic);
+      p.op = choice.entry;
+      p.operator_auto = true;
+      p.operator_why = std::move(choice.reason);
+    }
     if (!p.op->takes(model.mesh))
       throw Error(str(from_model && !settings.operator_origin.empty() ? settings.operator_origin + ": " : "",
                       p.op->unsupported(model.mesh)));
@@ -679,10 +687,32 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   p.processes = processes;
   p.threaded = options.communicator && options.communicator->threaded();
   p.exchange = parallel::parse_strategy(options.exchange);
-  p.overlap = options.overlap && (p.domains > 1 || p.processes > 1) && p.op->splits;
   const std::size_t real_size = tremor::real_size(p.precision);
   const auto dim = static_cast<Size>(model.mesh.dim());
   const Size nnz = p.stiffness_entries * dim * dim;
+  // The whole run's arrays with operator `op`; each process holds its subdomain's, about its share
+  // (METIS balances the elements to a few percent; the shared nodes are a thin layer).
+  const auto shares = static_cast<std::size_t>(std::max(processes, 1));
+  const auto run_bytes = [&](const op::OperatorEntry& op) {
+    const bool split = options.overlap && (p.domains > 1 || p.processes > 1) && op.splits && !op.needs_assembly;
+    return estimate(model.mesh, op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring, is_damped(model),
+                    p.max_neighbours, p.geometry_values, split) +
+           snapshot_bytes(model, p.snapshot_every, real_size);
+  };
+  // "auto" on a GPU: where the default's estimate does not fit the GPU's free memory, a kind that
+  // does (op::AutoFallback). Under mpirun each process would decide alone, by its own GPU's memory,
+  // so the default stays there; --gpus decides once, by the first GPU's.
+  if (p.operator_auto && p.backend == Backend::Cuda && (processes == 1 || p.threaded)) {
+    const std::size_t free_bytes = memory_info(process_exec(p.backend, options, false)).free_bytes;
+    op::AutoChoice choice = operators().choose_auto(p.backend, model.mesh, options.deterministic, free_bytes,
+                                                    [&](const op::OperatorEntry& op) { return run_bytes(op) / shares; });
+    p.op = choice.entry;
+    p.operator_why = std::move(choice.reason);
+    if (!choice.fits)
+      warn(p, str("operator auto: ", p.operator_why, " (estimates): the run may run out of GPU memory; decompose "
+                  "the model (--gpus N, mpirun -np N) or run a smaller one"));
+  }
+  p.overlap = options.overlap && (p.domains > 1 || p.processes > 1) && p.op->splits;
   // One domain's K is built as one array of 32-bit indices (the two-kernel assembly, nodal-block
   // CSR in double): refused before any of it is made. A decomposed run builds each subdomain's.
   TREMOR_CHECK(!p.op->needs_assembly || nnz <= Size(2147483647) || p.domains > 1 || p.processes > 1, "the ",
@@ -692,14 +722,8 @@ Preflight preflight(const Model& model, const RunOptions& options) {
                "operator (matrix_free; sem on GLL meshes)");
   // A block file made for another mesh (or torn, or not one) is refused before the run.
   if (!p.blocks.empty()) (void)partition::read_block_file(p.blocks, node_graph(model.mesh));
-  // The whole run's arrays; each process holds its subdomain's, about its share (METIS balances
-  // the elements to a few percent; the shared nodes are a thin layer), and first the pre-flight's
-  // survey of the whole model, counted.
-  const std::size_t run = estimate(model.mesh, *p.op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring,
-                                   is_damped(model), p.max_neighbours, p.geometry_values,
-                                   p.overlap && !p.op->needs_assembly) +
-                          snapshot_bytes(model, p.snapshot_every, real_size);
-  const auto shares = static_cast<std::size_t>(std::max(processes, 1));
+  // The whole run's arrays, and first the pre-flight's survey of the whole model, counted.
+  const std::size_t run = run_bytes(*p.op);
   p.process_memory_bytes = std::max(run / shares, p.survey_peak_bytes);
   p.memory_bytes = std::max(run, p.survey_peak_bytes * shares);
   // The host: a host backend's arrays, and the copies the set-up makes there (the section table and

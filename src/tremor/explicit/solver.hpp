@@ -139,6 +139,10 @@ struct Preflight {
   Backend backend = Backend::Serial;  // as it runs: "auto" resolved
   const op::OperatorEntry* op = nullptr;  // the stiffness operator (explicit_fe::operators()), "auto" resolved
   std::string_view operator_kind() const { return op ? op->name : std::string_view(); }
+  // "auto" was asked: why it is op, in one line (op::Registry::choose_auto; empty where it is the
+  // host backend's default). The pre-flight prints it.
+  bool operator_auto = false;
+  std::string operator_why;
   NodeOrdering ordering = NodeOrdering::None;
   int domains = 1;    // RunOptions::domains, checked (or the decomposition file's)
   // Each element's subdomain from RunOptions::decomposition, read once here; null: METIS's.

@@ -84,6 +84,70 @@ const OperatorEntry& Registry::default_for(Backend backend, const Mesh& mesh) co
   return default_for(backend);
 }
 
+bool all_of_types(const Mesh& mesh, ElementTypes types) {
+  bool any = false;
+  for (const ElementBlock& block : mesh.blocks) {
+    if (block.n_elements() == 0) continue;
+    if ((types & type_bit(block.type)) == 0) return false;
+    any = true;
+  }
+  return any;
+}
+
+namespace {
+
+// "hex8", "tri3 and quad4": the element types of the mesh's blocks that have elements.
+std::string types_of(const Mesh& mesh) {
+  std::vector<std::string> names;
+  for (const ElementBlock& block : mesh.blocks) {
+    if (block.n_elements() == 0) continue;
+    std::string name = element_name(block.type, block.order);
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+  }
+  std::string out;
+  for (std::size_t k = 0; k < names.size(); ++k)
+    out += str(k == 0 ? "" : k + 1 == names.size() ? " and " : ", ", names[k]);
+  return out;
+}
+
+std::string bytes_text(std::size_t bytes) { return str(si(static_cast<double>(bytes)), "B"); }
+
+}  // namespace
+
+AutoChoice Registry::choose_auto(Backend backend, const Mesh& mesh, bool deterministic, std::size_t free_bytes,
+                                 const BytesOf& bytes) const {
+  for (const OperatorEntry& entry : entries_)
+    if (entry.auto_where_it_takes && entry.runs_on(backend) && entry.takes(mesh)) return {&entry, {}};
+  for (const OperatorEntry& entry : entries_) {
+    const AutoPreference& rule = entry.auto_prefers;
+    if ((rule.backends & backend_bit(backend)) != 0 && !(rule.atomics_only && deterministic) &&
+        entry.runs_on(backend) && entry.takes(mesh) && all_of_types(mesh, rule.types))
+      return {&entry, str(types_of(mesh), " elements: ", rule.why)};
+  }
+  const OperatorEntry& fallback = default_for(backend);
+  if (free_bytes == 0) return {&fallback, {}};
+  const std::string named = str(fallback.name, ", the default on ", to_string(backend));
+  std::vector<const OperatorEntry*> others;
+  for (const OperatorEntry& entry : entries_)
+    if (&entry != &fallback && (entry.auto_fits.backends & backend_bit(backend)) != 0 && entry.runs_on(backend) &&
+        entry.takes(mesh) && all_of_types(mesh, entry.auto_fits.types))
+      others.push_back(&entry);
+  if (others.empty() || !bytes) return {&fallback, named};
+  const char* device = backend == Backend::Cuda ? "the GPU" : "the host";
+  const std::size_t needed = bytes(fallback);
+  if (needed <= free_bytes)
+    return {&fallback, str(named, ", needs ", bytes_text(needed), "; ", device, " has ", bytes_text(free_bytes), " free")};
+  const std::string short_of =
+      str(fallback.name, " needs ", bytes_text(needed), ", ", device, " has ", bytes_text(free_bytes), " free");
+  std::string tried;
+  for (const OperatorEntry* entry : others) {
+    const std::size_t other = bytes(*entry);
+    if (other <= free_bytes) return {entry, str(short_of, "; ", entry->name, " needs ", bytes_text(other))};
+    tried += str("; ", entry->name, " needs ", bytes_text(other));
+  }
+  return {&fallback, str(short_of, tried, others.size() == 1 ? ": neither fits" : ": none fits"), false};
+}
+
 const OperatorEntry& Registry::reference() const {
   for (const OperatorEntry& entry : entries_)
     if (entry.reference) return entry;

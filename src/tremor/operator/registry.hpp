@@ -13,6 +13,7 @@
 // and the pre-flight and the factory refuse with that message.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -99,6 +100,31 @@ using Backends = std::uint8_t;
 constexpr Backends backend_bit(Backend backend) { return static_cast<Backends>(1u << static_cast<unsigned>(backend)); }
 constexpr Backends all_backends = backend_bit(Backend::Serial) | backend_bit(Backend::OpenMP) | backend_bit(Backend::Cuda);
 
+// A set of element types: a bit per ElementType.
+using ElementTypes = std::uint32_t;
+constexpr ElementTypes type_bit(ElementType type) { return ElementTypes(1u) << static_cast<unsigned>(type); }
+// Whether `mesh` has elements and every block that has some is of `types`.
+bool all_of_types(const Mesh& mesh, ElementTypes types);
+
+// Where "auto" takes a kind before the backend's default: on `backends`, on meshes whose element
+// blocks are all of `types`, and (atomics_only) only where the run sums by atomics (a GPU run
+// without --deterministic: the form that was measured). `why` is what was measured, and where it is
+// written; the pre-flight says it after the mesh's element types.
+struct AutoPreference {
+  Backends backends = 0;
+  ElementTypes types = 0;
+  bool atomics_only = false;
+  std::string_view why;
+};
+
+// Where "auto" takes a kind instead of the backend's default when the pre-flight's estimate of the
+// default does not fit the device's free memory and this kind's does: on `backends`, on meshes
+// whose element blocks are all of `types`. Kinds are tried in registration order.
+struct AutoFallback {
+  Backends backends = 0;
+  ElementTypes types = 0;
+};
+
 struct OperatorEntry {
   std::string_view name;
   std::string_view summary;       // one line: what it stores and how it applies
@@ -124,6 +150,10 @@ struct OperatorEntry {
   // "auto" takes it on every mesh it takes (unsupported), before the backend's default: sem, two
   // orders of magnitude faster on GLL hexahedra than any assembled kind (docs/benchmarks.md).
   bool auto_where_it_takes = false;
+  // Where "auto" prefers it to the backend's default (after the kinds above), and where it takes it
+  // when the default does not fit the device's memory: Registry::choose_auto.
+  AutoPreference auto_prefers;
+  AutoFallback auto_fits;
   // It evaluates each section's pointwise law (fem/laws.hpp) at the elements' points in every
   // apply (matrix_free, sem), so a law with state per point (memory variables, PML convolution
   // variables) can run in it; an assembled kind holds K, the laws' tangent, and cannot.
@@ -143,6 +173,17 @@ struct OperatorEntry {
   std::unique_ptr<Operator<Real>> make_reference(const ReferenceInputs& inputs) const;
 };
 
+// What "auto" resolves to, and why in one line (the pre-flight's "operator" line): empty where it is
+// the backend's default and no device memory was given (the host backends).
+struct AutoChoice {
+  const OperatorEntry* entry = nullptr;
+  std::string reason;
+  bool fits = true;  // false: neither the default nor any fallback fits the free memory given
+};
+
+// A kind's estimated bytes on the device for the run at hand (the pre-flight's memory model).
+using BytesOf = std::function<std::size_t(const OperatorEntry&)>;
+
 class Registry {
  public:
   // Throws tremor::Error when the name is taken, empty, or the entry lacks a factory or memory model,
@@ -161,6 +202,13 @@ class Registry {
   // What "auto" means on `mesh`: the first kind marked auto_where_it_takes that runs on `backend`
   // and takes the mesh, else default_for(backend).
   const OperatorEntry& default_for(Backend backend, const Mesh& mesh) const;
+  // What "auto" means for a run on `backend` over `mesh` (`deterministic`: --deterministic), in
+  // this order: a kind marked auto_where_it_takes that takes the mesh (sem on GLL hexahedra); the
+  // first kind whose auto_prefers holds for the run; else the backend's default, unless
+  // `free_bytes` (the device's free memory; 0: unknown, no check) is less than bytes(default), in
+  // which case the first kind whose auto_fits holds and whose bytes fit. Asks bytes only there.
+  AutoChoice choose_auto(Backend backend, const Mesh& mesh, bool deterministic, std::size_t free_bytes = 0,
+                         const BytesOf& bytes = {}) const;
   // The entry marked reference.
   const OperatorEntry& reference() const;
   // Names in registration order: all, or those that run on `backend`.

@@ -20,12 +20,12 @@ double count_bad(const Exec& exec, Index n, const double* m, const double* c) {
   });
 }
 
-// The diagonal coefficients of Eq. (4) per DOF on exec; returns the DOFs left without mass (no
-// element uses their node: held rather than divided by zero). Held DOFs get all coefficients zero,
-// so the update leaves them at zero with no branch.
+// The diagonal coefficients of Eq. (4) per DOF on exec, A and, where damped (c not null), C';
+// returns the DOFs left without mass (no element uses their node: held rather than divided by
+// zero). Held DOFs get A = 0 (and C' = 0), which the update reads as "stays at zero".
 template <class Real>
 Index coefficients(const Exec& exec, Index n, const double* m, const double* c, std::span<const Index> fixed,
-                   double dt, Real* a_out, Real* cp_out, Real* kc_out, Real* inv_out) {
+                   double dt, Real* a_out, Real* cp_out) {
   DeviceArray<unsigned char> held(exec, n);
   unsigned char* is_held = held.data();
   forall(exec, n, [=] TREMOR_LAMBDA(Index i) { is_held[i] = 0; });
@@ -35,20 +35,29 @@ Index coefficients(const Exec& exec, Index n, const double* m, const double* c, 
   const double inv_dt2 = 1.0 / (dt * dt), inv_2dt = 0.5 / dt;
   forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
     const double mi = m[i], ci = c ? c[i] : 0.0;
-    if (is_held[i] || mi == 0.0) {
-      a_out[i] = cp_out[i] = kc_out[i] = inv_out[i] = Real(0);
-      return;
-    }
-    const double a = 1.0 / (mi * inv_dt2 + ci * inv_2dt);  // the diagonal inverse of Eq. (3)
+    const bool still = is_held[i] || mi == 0.0;
+    const double a = still ? 0.0 : 1.0 / (mi * inv_dt2 + ci * inv_2dt);  // the diagonal inverse of Eq. (3)
     a_out[i] = static_cast<Real>(a);
-    cp_out[i] = static_cast<Real>(a * (ci * inv_2dt - mi * inv_dt2));
-    kc_out[i] = static_cast<Real>(a * 2.0 * mi * inv_dt2);
-    inv_out[i] = static_cast<Real>(1.0 / mi);
+    if (cp_out) cp_out[i] = static_cast<Real>(a * (ci * inv_2dt - mi * inv_dt2));
   });
   const auto massless = static_cast<Index>(
       sum<double>(exec, n, [=] TREMOR_LAMBDA(Index i) { return !is_held[i] && m[i] == 0.0 ? 1.0 : 0.0; }));
   exec.synchronize();  // before `held` and `list` are released
   return massless;
+}
+
+// Eq. (4) for one DOF from A, C' and K' = 1 - C' (1 + C' = A C / dt and 1 - C' = 2 A M / dt^2);
+// a held DOF (A = 0) stays at zero.
+template <class Real>
+TREMOR_HOST_DEVICE inline Real next_displacement(Real a, Real cp, Real f, Real ku, Real up, Real uc) {
+  const Real next = a * (f - ku) + cp * up + (Real(1) - cp) * uc;
+  return a == Real(0) ? Real(0) : next;
+}
+
+// The mass of a DOF from its coefficients, M / dt^2 = (1 - C') / (2 A); 0 where held.
+template <class Real>
+TREMOR_HOST_DEVICE inline double mass_over_dt2(Real a, Real cp) {
+  return a == Real(0) ? 0.0 : (1.0 - static_cast<double>(cp)) / (2.0 * static_cast<double>(a));
 }
 
 }  // namespace
@@ -95,13 +104,13 @@ void CentralDifference<Real>::set_up(DeviceArray<double> mass, DeviceArray<doubl
     }
   }
   force_scale_ = DeviceArray<Real>(exec, n);
-  prev_scale_ = DeviceArray<Real>(exec, n);
-  curr_scale_ = DeviceArray<Real>(exec, n);
-  inv_mass_ = DeviceArray<Real>(exec, n);
-  massless_ = coefficients<Real>(exec, n, m, c, fixed, dt, force_scale_.data(), prev_scale_.data(),
-                                 curr_scale_.data(), inv_mass_.data());
-  mass_ = std::move(mass);
-  for (DeviceArray<Real>* state : {&prev_, &curr_, &next_, &ku_}) {
+  if (c) prev_scale_ = DeviceArray<Real>(exec, n);
+  massless_ = coefficients<Real>(exec, n, m, c, fixed, dt, force_scale_.data(), c ? prev_scale_.data() : nullptr);
+  // The mass and damping are not kept (the coefficients give both back): released before the state
+  // is allocated, so the set-up's peak is theirs or the state's, not both.
+  mass = DeviceArray<double>();
+  damping = DeviceArray<double>();
+  for (DeviceArray<Real>* state : {&prev_, &curr_, &ku_}) {
     *state = DeviceArray<Real>(exec, n);
     fill_zero(exec, state->data(), n);
   }
@@ -140,24 +149,25 @@ void CentralDifference<Real>::advance(View<const Real> f, View<const Index> pres
                                       View<const Real> prescribed) {
   TREMOR_CHECK(f.size == n_, "force has ", f.size, " entries for ", n_, " DOFs");
   TREMOR_CHECK(prescribed.size == prescribed_dofs.size, "prescribed values and DOFs differ in count");
-  const View<const Real> a = force_scale_.view(), cp = prev_scale_.view(), kc = curr_scale_.view();
-  const View<const Real> up = std::as_const(prev_).view(), uc = std::as_const(curr_).view();
-  const View<Real> un = next_.view(), ku = ku_.view();
-  // Eq. (4) fused, 7 values read and 1 written per DOF: U_next = A (F - K U_curr) + C' U_prev + K'' U_curr.
-  // For an operator that adds into K u, K u is zeroed here for the next apply: one more write in
-  // a pass that streams 8 values instead of a pass of its own.
-  if (stiffness_.adds())
+  const View<const Real> a = force_scale_.view(), cp = prev_scale_.view(), uc = std::as_const(curr_).view();
+  const View<Real> u = prev_.view(), ku = ku_.view();  // U_prev in, U_next out
+  // Eq. (4) fused, per DOF 5 values read (6 damped) and 1 written: U_next = A (F - K U_curr) +
+  // C' U_prev + (1 - C') U_curr. For an operator that adds into K u, K u is zeroed here for the
+  // next apply: one more write in this pass instead of a pass of its own.
+  const bool adds = stiffness_.adds();
+  if (cp.size > 0)
     forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
-      un[i] = a[i] * (f[i] - ku[i]) + cp[i] * up[i] + kc[i] * uc[i];
-      ku[i] = Real(0);
+      u[i] = next_displacement(a[i], cp[i], f[i], ku[i], u[i], uc[i]);
+      if (adds) ku[i] = Real(0);
     });
   else
-    forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) { un[i] = a[i] * (f[i] - ku[i]) + cp[i] * up[i] + kc[i] * uc[i]; });
+    forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
+      u[i] = next_displacement(a[i], Real(-1), f[i], ku[i], u[i], uc[i]);
+      if (adds) ku[i] = Real(0);
+    });
   // DOF indices are the caller's (Loading checks them against the mesh).
-  forall(exec_, prescribed_dofs.size,
-         [=] TREMOR_LAMBDA(Index k) { un[prescribed_dofs[k]] = prescribed[k]; });
+  forall(exec_, prescribed_dofs.size, [=] TREMOR_LAMBDA(Index k) { u[prescribed_dofs[k]] = prescribed[k]; });
   std::swap(prev_, curr_);
-  std::swap(curr_, next_);
   ++steps_;
 }
 
@@ -183,15 +193,18 @@ void CentralDifference<Real>::set_initial_conditions(std::span<const Real> u0, s
                u0.size(), " and ", v0.size(), " entries for ", n_, " DOFs");
   const DeviceArray<Real> velocity(exec_, v0);
   curr_.copy_from_host(u0);
-  const View<const Real> inv_m = inv_mass_.view(), ku = std::as_const(ku_).view(), v = velocity.view();
+  const View<const Real> a = force_scale_.view(), cp = prev_scale_.view(), ku = std::as_const(ku_).view(),
+                         v = velocity.view();
   const View<Real> uc = curr_.view(), up = prev_.view();
   forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
-    if (inv_m[i] == Real(0)) uc[i] = Real(0);  // held DOFs start, and stay, at zero
+    if (a[i] == Real(0)) uc[i] = Real(0);  // held DOFs start, and stay, at zero
   });
   stiffness_.apply(curr_.view(), ku_.view());
-  const Real dt = static_cast<Real>(dt_), half_dt2 = static_cast<Real>(0.5 * dt_ * dt_);
+  // dt^2/2 M^-1 = A / (1 - C'): A / 2 undamped.
+  const Real dt = static_cast<Real>(dt_);
   forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
-    up[i] = inv_m[i] == Real(0) ? Real(0) : uc[i] - dt * v[i] - half_dt2 * inv_m[i] * ku[i];
+    const Real half_dt2_over_m = a[i] / (Real(1) - (cp.size > 0 ? cp[i] : Real(-1)));
+    up[i] = a[i] == Real(0) ? Real(0) : uc[i] - dt * v[i] - half_dt2_over_m * ku[i];
   });
   fill_zero(exec_, ku_.data(), n_);  // as apply_stiffness() expects it
   exec_.synchronize();
@@ -200,12 +213,11 @@ void CentralDifference<Real>::set_initial_conditions(std::span<const Real> u0, s
 
 template <class Real>
 double CentralDifference<Real>::kinetic_energy() const {
-  const View<const double> m = mass_.view();
-  const View<const Real> up = prev_.view(), uc = curr_.view();
-  const double inv_dt = 1.0 / dt_;
+  const View<const Real> a = force_scale_.view(), cp = prev_scale_.view(), up = prev_.view(), uc = curr_.view();
+  // 1/2 M v^2 = 1/2 (M / dt^2) (U_curr - U_prev)^2.
   return 0.5 * sum<double>(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
-           const double v = (static_cast<double>(uc[i]) - static_cast<double>(up[i])) * inv_dt;
-           return m[i] * v * v;
+           const double du = static_cast<double>(uc[i]) - static_cast<double>(up[i]);
+           return mass_over_dt2(a[i], cp.size > 0 ? cp[i] : Real(-1)) * du * du;
          });
 }
 

@@ -9,6 +9,10 @@
 // step one operator apply plus one fused update over the DOFs (forall on the Exec given). State is
 // kept in Real (float or double) in the Exec's memory; the diagonal coefficients are computed in
 // double and stored in Real. The operator works on pointers in the same memory space.
+//
+// Memory per DOF: U_prev, U_curr, K U and A in Real, and C' where damped; K' = 1 - C' (undamped:
+// A = dt^2 / M, C' = -1, K' = 2), and the mass, for the energies and the Taylor start, is
+// M = dt^2 (1 - C') / (2 A). U_next is written over U_prev, which each DOF's update reads first.
 #include <span>
 #include <vector>
 
@@ -80,12 +84,9 @@ class CentralDifference {
   double dt_ = 0.0;
   long long steps_ = 0;
   Index massless_ = 0;
-  DeviceArray<Real> force_scale_;  // A (F' = A F); 0 for held DOFs
-  DeviceArray<Real> prev_scale_;   // C' diagonal
-  DeviceArray<Real> curr_scale_;   // A 2 M / dt^2
-  DeviceArray<double> mass_;
-  DeviceArray<Real> inv_mass_;  // 1/m, 0 for held DOFs
-  DeviceArray<Real> prev_, curr_, next_, ku_;
+  DeviceArray<Real> force_scale_;  // A (F' = A F); 0 for held and massless DOFs
+  DeviceArray<Real> prev_scale_;   // C' diagonal where damped; empty: undamped (C' = -1)
+  DeviceArray<Real> prev_, curr_, ku_;
 };
 
 extern template class CentralDifference<float>;

@@ -53,9 +53,10 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const fem::Ele
 // memory; a thread per element computes K_e u_e in Real (fem::linear_stiffness_action, reading
 // the shared arrays) and writes its element nodes' forces to shared memory; then a thread per
 // tile node and component sums that node's element forces in slot order and adds the sum to ku
-// (atomic: a node of several tiles; a warp's adds are to consecutive entries). Shared memory per
-// tile: max_nodes x dim x (8 + sizeof(Real)) + n_nodes x tile x (dim x sizeof(Real) + 2) +
-// 2 (max_nodes + 1) bytes.
+// (atomic: a node of several tiles; a warp's adds are to consecutive entries). Summing through
+// block-scope atomics in shared memory instead was measured as fast on hex8 and 25-30% slower on
+// tet4 and tri3 (many elements per node contend). Shared memory per tile: max_nodes x dim x (8 +
+// sizeof(Real)) + n_nodes x tile x (dim x sizeof(Real) + 2) + 2 (max_nodes + 1) bytes.
 template <class E, bool Affine, class Real>
 void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* coordinates,
                  const fem::MaterialView<Real> material, const Real* u, Real* ku) {
@@ -84,16 +85,17 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
     for_each_thread(ctx, nn * t.tile, [&](int k) { incidences[k] = tile_incidences[k]; });
     ctx.sync();
     for_each_thread(ctx, t.tile, [&](int s) {
-      const Size slot = static_cast<Size>(ctx.block) * t.tile + s;
-      const int section = t.section[slot];
-      if (section < 0) return;  // the last tile's empty slots: no node reads their forces
+      if (static_cast<Index>(ctx.block) * t.tile + s >= t.n_elements) return;  // the last tile's empty slots
+      const Size at = t.property(ctx.block, s);
+      const int section = t.section[at];
+      const Real scale = t.scale[at];
       int local[nn];
       TREMOR_UNROLL
       for (int a = 0; a < nn; ++a) local[a] = t.local[(static_cast<Size>(ctx.block) * nn + a) * t.tile + s];
       Real fe[nn * dim];
       fem::linear_stiffness_action<E, Affine>([&](int a, int c) { return xs[local[a] * dim + c]; },
                                               [&](int a, int c) { return us[local[a] * dim + c]; },
-                                              fem::SectionLaw<dim, Real>(material, section), t.scale[slot], fe);
+                                              fem::SectionLaw<dim, Real>(material, section), scale, fe);
       TREMOR_UNROLL
       for (int a = 0; a < nn; ++a)
         TREMOR_UNROLL

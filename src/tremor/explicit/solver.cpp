@@ -418,9 +418,23 @@ Preflight resolve(const Model& model, const RunOptions& options, std::string& la
   return std::move(resolution.p);
 }
 
-// Integrator state: 3 time levels + K u + 4 diagonal coefficients in Real, the mass in double;
-// the force vector in Real.
-std::size_t state_bytes(std::size_t n_dofs, std::size_t real_size) { return n_dofs * (9 * real_size + sizeof(double)); }
+// Integrator state (central_difference.hpp) with the force vector: the force, A (and C' where
+// damped) in Real, and the larger of what its set-up holds beside them (the mass and damping in
+// double and a flag per DOF) and what it keeps after (U_prev, U_curr and K u in Real).
+std::size_t state_bytes(std::size_t n_dofs, std::size_t real_size, bool damped) {
+  const std::size_t setup = (damped ? 2 : 1) * sizeof(double) + sizeof(unsigned char), levels = 3 * real_size;
+  return n_dofs * ((damped ? 3 : 2) * real_size + std::max(setup, levels));
+}
+
+// The receivers' buffer in the Exec's memory (Recorder): two time levels of a row per recorded point
+// and component, for up to 256 recording steps within 64 MB.
+std::size_t recorder_bytes(const Model& model, std::size_t real_size) {
+  std::size_t points = 0;
+  for (const Receiver& r : model.receivers)
+    points += r.grid ? static_cast<std::size_t>(r.grid->n_points()) : std::max(r.nodes.size(), r.positions.size());
+  const std::size_t pair = 2 * points * static_cast<std::size_t>(model.mesh.dim()) * real_size;
+  return pair == 0 ? 0 : pair * std::clamp<std::size_t>((std::size_t(64) << 20) / pair, 1, 256);
+}
 
 // Snapshot buffers in the Exec's memory (snapshots.hpp): the DOF list, the staging displacement
 // and, with velocity, u_k-1 and the velocity in double. The page-locked host slots are not counted.
@@ -697,7 +711,7 @@ Preflight preflight(const Model& model, const RunOptions& options) {
     const bool split = options.overlap && (p.domains > 1 || p.processes > 1) && op.splits && !op.needs_assembly;
     return estimate(model.mesh, op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring, is_damped(model),
                     p.max_neighbours, p.geometry_values, split) +
-           snapshot_bytes(model, p.snapshot_every, real_size);
+           snapshot_bytes(model, p.snapshot_every, real_size) + recorder_bytes(model, real_size);
   };
   // "auto" on a GPU: where the default's estimate does not fit the GPU's free memory, a kind that
   // does (op::AutoFallback). Under mpirun each process would decide alone, by its own GPU's memory,
@@ -750,17 +764,16 @@ std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffne
   const op::OperatorSizes sizes{&mesh, stiffness_nnz, max_neighbours, real_size, elements, geometry_values, colours};
   const std::size_t mass = n * sizeof(double) * (damped ? 2 : 1);
   // The time loop: the operator (the elements for the element-by-element kinds) and the integrator
-  // state, with the damping and a flag per DOF that its set-up holds while it computes its
-  // coefficients.
-  // Split in two, the parts' elements hold the coordinates twice; while the parts are built, the
-  // whole's elements are held too.
+  // state. Split in two, the parts' elements hold the coordinates twice; while the parts are built,
+  // the whole's elements are held too.
   const std::size_t coordinates = n * sizeof(double);
-  const std::size_t loop = op.loop_bytes(sizes) + (split ? coordinates : 0) + state_bytes(n, real_size) +
-                           n * ((damped ? sizeof(double) : 0) + sizeof(unsigned char));
+  const std::size_t loop = op.loop_bytes(sizes) + (split ? coordinates : 0) + state_bytes(n, real_size, damped);
   // The set-up's peak: elements, mass and damping, and what building the operator holds (K in
-  // double while its format is filled). The row lengths the converters stage (4 B per row) are
-  // freed before the format is allocated.
-  const std::size_t setup = elements + mass + op.setup_bytes(sizes) + (split ? elements + coordinates : 0);
+  // double while its format is filled), or the operator built (an assembled kind's own arrays;
+  // an element-by-element one's loop bytes are the elements). The row lengths the converters stage
+  // (4 B per row) are freed before the format is allocated.
+  const std::size_t built = op.setup_bytes(sizes), kept = op.needs_assembly ? op.loop_bytes(sizes) : 0;
+  const std::size_t setup = elements + mass + std::max(built, kept) + (split ? elements + coordinates : 0);
   return std::max(setup, loop);
 }
 

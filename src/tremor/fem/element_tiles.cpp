@@ -149,6 +149,23 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
     nodes.insert(nodes.end(), list.begin(), list.end());
     offsets[static_cast<std::size_t>(t) + 1] = static_cast<Index>(nodes.size());
   }
+  // Section and scale once per tile where every tile is uniform in both.
+  out.per_slot = false;
+  for (Index t = 0; t < out.n_tiles && !out.per_slot; ++t)
+    for (Index i = t * tile + 1; i < std::min<Index>((t + 1) * tile, block.n_elements); ++i)
+      if (section[static_cast<std::size_t>(i)] != section[static_cast<std::size_t>(t) * tile] ||
+          scale[static_cast<std::size_t>(i)] != scale[static_cast<std::size_t>(t) * tile]) {
+        out.per_slot = true;
+        break;
+      }
+  if (!out.per_slot) {
+    for (Index t = 0; t < out.n_tiles; ++t) {
+      section[static_cast<std::size_t>(t)] = section[static_cast<std::size_t>(t) * tile];
+      scale[static_cast<std::size_t>(t)] = scale[static_cast<std::size_t>(t) * tile];
+    }
+    section.resize(static_cast<std::size_t>(out.n_tiles));
+    scale.resize(static_cast<std::size_t>(out.n_tiles));
+  }
   out.node_offsets = DeviceArray<Index>(exec, std::span<const Index>(offsets));
   out.nodes = DeviceArray<Index>(exec, std::span<const Index>(nodes));
   out.local = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(local));

@@ -14,11 +14,13 @@
 // of a block may be short (its empty slots have section -1).
 //
 // Per element slot: its nodes as 16-bit indices into its tile's node list, [tile][a][slot] so that
-// a warp's loads are consecutive; its section; its scale (the absorbing layers' stiffness factor
-// times the section's thickness) in Real. Per tile: its nodes, ascending, and per node the element
-// nodes (a x tile + slot, 16 bits) that are it, in order of slot. Per section its material in
-// Real (the laws' MaterialView). Sizes: per element 4 B per node + 4 B + sizeof(Real); per tile
-// 6 B per node; the coordinates stay DeviceElements'. A block of quadrilaterals or hexahedra
+// a warp's loads are consecutive. Its section and its scale (the absorbing layers' stiffness factor
+// times the section's thickness, in Real) per slot, or once per tile where every block's tile is
+// uniform in both (per_slot false: one material and no absorbing layer across a tile, the common
+// case). Per tile: its nodes, ascending, and per node the element nodes (a x tile + slot, 16 bits)
+// that are it, in order of slot. Per section its material in Real (the laws' MaterialView).
+// Sizes: per element 4 B per node (+ 4 B + sizeof(Real) per slot); per tile 6 B per node; the
+// coordinates stay DeviceElements'. A block of quadrilaterals or hexahedra
 // that are all parallelograms or parallelepipeds (every vertex within 1e-12 of the element's
 // size of x0 + the edges from vertex 0) is marked affine: one Jacobian per element.
 #include <cstddef>
@@ -45,8 +47,17 @@ struct TileView {
   const std::uint16_t* local;
   const std::uint16_t* incidence_offsets;  // tile t's node k: [node_offsets[t] + t + k], into t's incidences
   const std::uint16_t* incidences;         // n_element_nodes x tile per tile
+  Index n_elements;  // slots from n_elements on (the last tile's) are empty
+  // Slot s of tile t's section and scale are at t x tile_stride + s x slot_stride: (tile, 1) per
+  // slot, (1, 0) per tile (a product rather than a select, which cost the hex8 kernel in double 60
+  // registers, a third of its blocks per multiprocessor).
+  int tile_stride, slot_stride;
   const int* section;
   const Real* scale;
+
+  TREMOR_HOST_DEVICE Size property(Index t, int s) const {
+    return static_cast<Size>(t) * tile_stride + static_cast<Size>(s) * slot_stride;
+  }
 };
 
 template <class Real>
@@ -59,17 +70,19 @@ struct TileBlock {
   int tile = 0;
   int max_nodes = 0;
   bool affine = false;                // every element a parallelogram or parallelepiped (simplices: true)
+  bool per_slot = false;              // section and scale per slot; false: per tile (each tile uniform)
   DeviceArray<Index> node_offsets;    // n_tiles + 1, into nodes
   DeviceArray<Index> nodes;           // each tile's nodes, ascending
   DeviceArray<std::uint16_t> local;   // n_element_nodes x tile per tile: [tile][a][slot]
   DeviceArray<std::uint16_t> incidence_offsets;  // per tile its nodes + 1
   DeviceArray<std::uint16_t> incidences;         // n_element_nodes x tile per tile: a x tile + slot
-  DeviceArray<int> section;           // tile per tile: the slot's section, -1 where empty
-  DeviceArray<Real> scale;            // tile per tile: stiffness factor x thickness
+  DeviceArray<int> section;           // per slot (tile per tile) or per tile: the section
+  DeviceArray<Real> scale;            // as section: stiffness factor x thickness
 
   TileView<Real> view() const {
-    return {n_tiles,     tile,         max_nodes,   node_offsets.data(), nodes.data(), local.data(), incidence_offsets.data(),
-            incidences.data(), section.data(), scale.data()};
+    return {n_tiles,           tile,       max_nodes, node_offsets.data(), nodes.data(),   local.data(),
+            incidence_offsets.data(), incidences.data(), n_elements, per_slot ? tile : 1, per_slot ? 1 : 0,
+            section.data(), scale.data()};
   }
 };
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <numeric>
 #include <vector>
 
 #include "sparse_test_models.hpp"
@@ -128,7 +129,8 @@ TEST(MatrixFreeTiles, TilesAreCompactAndHoldEveryElementOnce) {
   const fem::TileBlock<float>& t = tiles.blocks[0];
   EXPECT_EQ(t.n_tiles, 8);  // 512 elements
   const std::vector<Index> offsets = t.node_offsets.to_host(), nodes = t.nodes.to_host();
-  const std::vector<std::uint16_t> local = t.local.to_host();
+  const std::vector<std::uint8_t> local = t.local.to_host();
+  const std::vector<std::uint16_t> counts = t.counts.to_host();
   // One section, no absorbing layer: section and scale once per tile.
   EXPECT_FALSE(t.per_slot);
   EXPECT_EQ(t.section.size(), t.n_tiles);
@@ -144,7 +146,7 @@ TEST(MatrixFreeTiles, TilesAreCompactAndHoldEveryElementOnce) {
     EXPECT_EQ(std::adjacent_find(nodes.begin() + offsets[tile], nodes.begin() + offsets[tile + 1]),
               nodes.begin() + offsets[tile + 1]);
     for (int s = 0; s < 64; ++s) {
-      if (tile * 64 + s >= t.n_elements) continue;
+      if (s >= counts[tile]) continue;
       std::vector<Index> element;
       for (int a = 0; a < 8; ++a) element.push_back(nodes[offsets[tile] + local[(tile * 8 + a) * 64 + s]]);
       std::sort(element.begin(), element.end());
@@ -189,7 +191,34 @@ TEST(MatrixFreeTiles, TooManyElementNodesPerTileIsAClearError) {
               std::string::npos)
         << error.what();
   }
-  EXPECT_NO_THROW((void)fem::ElementTiles<float>(elements, [](ElementType, int) { return true; }, 64));
+  // 729 nodes do not fit a tile's 256 (one-byte indices) at all.
+  try {
+    (void)fem::ElementTiles<float>(elements, [](ElementType, int) { return true; }, 64);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("an element of 729 nodes exceeds a tile's 256 nodes"), std::string::npos)
+        << error.what();
+  }
+}
+
+// A tile holds at most 256 nodes: 256 hex8 of a cube would hold about 400, so the runs are cut
+// by nodes; every element is in one tile, and K u is the reference's.
+TEST(MatrixFreeTiles, TilesAreCutAt256Nodes) {
+  const Model model = test::two_section_model(ElementType::Hex8, 1, 8, 0.1);
+  const fem::DeviceElements elements(Exec::serial(), model.mesh, fem::section_table(model), fem::ElementColouring{});
+  const fem::ElementTiles<double> tiles(elements, [](ElementType, int) { return true; }, 256);
+  const fem::TileBlock<double>& t = tiles.blocks[0];
+  EXPECT_GT(t.n_tiles, 2);  // 512 elements: more than two tiles of 256
+  EXPECT_LE(t.max_nodes, 256);
+  EXPECT_GT(t.max_nodes, 200);  // the runs are filled up to the limit, not cut short
+  const std::vector<std::uint16_t> counts = t.counts.to_host();
+  EXPECT_EQ(std::accumulate(counts.begin(), counts.end(), 0), 512);
+  EXPECT_TRUE(t.per_slot);  // two sections
+  const auto u = test::test_vector(model.mesh.n_nodes() * 3, 4);
+  const auto expected = apply_operator(*explicit_fe::make_stiffness_operator<double>(model, "matrix_free"), u);
+  // As in TiledAgreesWithTheReference.
+  EXPECT_LE(max_difference(apply_operator(*tiled<double>(model, Exec::serial(), 256), u), expected),
+            1e-12 * max_abs(expected));
 }
 
 // With every block tiled, the operator keeps the coordinates and its tiles only: fewer bytes than

@@ -85,7 +85,7 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
     for_each_thread(ctx, nn * t.tile, [&](int k) { incidences[k] = tile_incidences[k]; });
     ctx.sync();
     for_each_thread(ctx, t.tile, [&](int s) {
-      if (static_cast<Index>(ctx.block) * t.tile + s >= t.n_elements) return;  // the last tile's empty slots
+      if (s >= t.counts[ctx.block]) return;  // the tile's empty slots
       const Size at = t.property(ctx.block, s);
       const int section = t.section[at];
       const Real scale = t.scale[at];

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "tremor/core/error.hpp"
+#include "tremor/fem/element_tiles.hpp"
 #include "tremor/fem/linear_evaluation.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/partition/block_file.hpp"
@@ -51,12 +52,36 @@ constexpr op::ElementTypes tiled_types = op::type_bit(ElementType::Tri3) | op::t
 static_assert(fem::linear_evaluation_takes<fem::Tri3> && fem::linear_evaluation_takes<fem::Quad4> &&
               fem::linear_evaluation_takes<fem::Tet4> && fem::linear_evaluation_takes<fem::Hex8>);
 
-std::size_t element_arrays(const op::OperatorSizes& s) { return s.element_bytes; }
 std::size_t nothing(const op::OperatorSizes&) { return 0; }
-// matrix_free without colour lists (a GPU run) builds its tiles while the elements are held: per
-// element 4 B per node (16-bit tile indices and incidences), its section and scale, and the tile
-// node lists (6 B per tile node), about the elements' own size (4 B per node and 24 B).
-std::size_t tiles_while_elements(const op::OperatorSizes& s) { return s.coloured ? 0 : s.element_bytes; }
+
+// matrix_free in tiles (fem/element_tiles.hpp; a run without colour lists): the coordinates and,
+// per element of a tiled type, 3 B per node (its one-byte tile index and 16-bit incidence); per
+// tile node 6 B (the node and its incidence offset), with the tile nodes per element measured on
+// the benchmark's meshes in tiles of 128 (3D) or 256 (2D) elements (hex8 1.95, tet4 0.63, tri3 0.65;
+// quad4 1.15, a 16 x 16 tile's 289 nodes); per tile about 16 B (offsets, count, section and
+// scale). A block of another type keeps the elements (all of them are then held).
+std::size_t tiles_bytes(const op::OperatorSizes& s) {
+  const Mesh& mesh = *s.mesh;
+  double bytes = static_cast<double>(mesh.n_nodes()) * mesh.dim() * sizeof(double);
+  bool untiled = false;
+  for (const ElementBlock& block : mesh.blocks) {
+    const double n = static_cast<double>(block.n_elements()), nn = static_cast<double>(block.n_element_nodes());
+    double tile_nodes = 0.0;
+    switch (block.type) {
+      case ElementType::Hex8: tile_nodes = 1.95; break;
+      case ElementType::Tet4: tile_nodes = 0.63; break;
+      case ElementType::Tri3: tile_nodes = 0.65; break;
+      case ElementType::Quad4: tile_nodes = 1.15; break;
+      default: untiled = untiled || n > 0.0; continue;
+    }
+    bytes += n * (3.0 * nn + 6.0 * tile_nodes) + 16.0 * n / fem::default_tile(mesh.dim());
+  }
+  return static_cast<std::size_t>(bytes) + (untiled ? s.element_bytes : 0);
+}
+// In the loop: the elements (colour by colour), or the tiles. The tiles are built, and the
+// coordinates copied, while the elements are held.
+std::size_t matrix_free_bytes(const op::OperatorSizes& s) { return s.coloured ? s.element_bytes : tiles_bytes(s); }
+std::size_t tiles_while_elements(const op::OperatorSizes& s) { return s.coloured ? 0 : tiles_bytes(s); }
 
 // Pogo's layout (partition/block_matrix.hpp): per node slot L links of a dim x dim block and a
 // 16-bit target, L the largest node degree, plus the slot's node (4 B); blocks of 512 slots are
@@ -98,7 +123,7 @@ void register_operators(op::Registry& registry) {
                                 false,
                                 false,
                                 op::all_backends,
-                                element_arrays,
+                                matrix_free_bytes,
                                 tiles_while_elements,
                                 make_matrix_free<float>,
                                 make_matrix_free<double>};

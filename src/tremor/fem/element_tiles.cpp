@@ -104,38 +104,66 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
   std::iota(order.begin(), order.end(), Index(0));
   std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) { return codes[a] < codes[b]; });
 
-  out.n_tiles = (block.n_elements + tile - 1) / tile;
+  // Runs of the Morton order of at most `tile` elements and max_tile_nodes nodes: an element that
+  // would bring the tile past either starts the next.
+  TREMOR_CHECK(nn <= max_tile_nodes, "element tiles: an element of ", nn, " nodes exceeds a tile's ", max_tile_nodes,
+               " nodes");
+  std::vector<Index> starts{0};
+  {
+    std::vector<Index> seen(coordinates.size() / static_cast<std::size_t>(dim), -1);  // the last run to hold a node
+    int nodes_in_run = 0;
+    for (Index i = 0; i < block.n_elements; ++i) {
+      const auto e = static_cast<std::size_t>(order[static_cast<std::size_t>(i)]);
+      int fresh = 0;
+      for (int a = 0; a < nn; ++a) fresh += seen[static_cast<std::size_t>(connectivity[e * nn + a])] != Index(starts.size()) ? 1 : 0;
+      if (i - starts.back() == tile || nodes_in_run + fresh > max_tile_nodes) {
+        starts.push_back(i);
+        nodes_in_run = 0;
+      }
+      for (int a = 0; a < nn; ++a) {
+        Index& mark = seen[static_cast<std::size_t>(connectivity[e * nn + a])];
+        if (mark != Index(starts.size())) {
+          mark = Index(starts.size());
+          ++nodes_in_run;
+        }
+      }
+    }
+    starts.push_back(block.n_elements);
+  }
+  out.n_tiles = static_cast<Index>(starts.size()) - 1;
   const auto slots = static_cast<std::size_t>(out.n_tiles) * static_cast<std::size_t>(tile);
   std::vector<Index> offsets(static_cast<std::size_t>(out.n_tiles) + 1, 0), nodes;
-  std::vector<std::uint16_t> local(slots * static_cast<std::size_t>(nn), 0), incidences(local.size(), 0),
-      incidence_offsets;
+  std::vector<std::uint8_t> local(slots * static_cast<std::size_t>(nn), 0);
+  std::vector<std::uint16_t> incidences(local.size(), 0), incidence_offsets, tile_counts(static_cast<std::size_t>(out.n_tiles));
   incidence_offsets.reserve(static_cast<std::size_t>(block.n_elements) * 2);
   std::vector<std::uint16_t> counts;
-  std::vector<int> section(slots, -1);
+  std::vector<int> section(slots, 0);
   std::vector<Real> scale(slots, Real(0));
   nodes.reserve(static_cast<std::size_t>(block.n_elements) * 2);
   std::vector<Index> list;
   for (Index t = 0; t < out.n_tiles; ++t) {
-    const Index begin = t * tile, end = std::min<Index>(begin + tile, block.n_elements);
+    const Index begin = starts[static_cast<std::size_t>(t)], end = starts[static_cast<std::size_t>(t) + 1];
+    tile_counts[static_cast<std::size_t>(t)] = static_cast<std::uint16_t>(end - begin);
     list.clear();
     for (Index i = begin; i < end; ++i)
       for (int a = 0; a < nn; ++a) list.push_back(connectivity[static_cast<std::size_t>(order[i]) * nn + a]);
     std::sort(list.begin(), list.end());
     list.erase(std::unique(list.begin(), list.end()), list.end());
     out.max_nodes = std::max(out.max_nodes, static_cast<int>(list.size()));
+    const auto first_slot = static_cast<std::size_t>(t) * tile;
     for (Index i = begin; i < end; ++i) {
       const auto e = static_cast<std::size_t>(order[i]);
-      const auto s = static_cast<std::size_t>(i - begin), first_slot = static_cast<std::size_t>(t) * tile;
+      const auto s = static_cast<std::size_t>(i - begin);
       for (int a = 0; a < nn; ++a) {
         const Index node = connectivity[e * nn + a];
         const auto at = std::lower_bound(list.begin(), list.end(), node) - list.begin();
-        local[(first_slot * nn) + static_cast<std::size_t>(a) * tile + s] = static_cast<std::uint16_t>(at);
+        local[(first_slot * nn) + static_cast<std::size_t>(a) * tile + s] = static_cast<std::uint8_t>(at);
       }
       section[first_slot + s] = sections[e];
       scale[first_slot + s] = static_cast<Real>(factors[e] * thickness[static_cast<std::size_t>(sections[e])]);
     }
     // Each node's element nodes, in order of slot (a counting sort of the tile's local indices).
-    const auto base = static_cast<std::size_t>(t) * tile * nn;
+    const auto base = first_slot * nn;
     counts.assign(list.size() + 1, 0);
     for (Index i = begin; i < end; ++i)
       for (int a = 0; a < nn; ++a) ++counts[local[base + static_cast<std::size_t>(a) * tile + (i - begin)] + 1u];
@@ -143,7 +171,7 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
     incidence_offsets.insert(incidence_offsets.end(), counts.begin(), counts.end());
     for (Index i = begin; i < end; ++i)
       for (int a = 0; a < nn; ++a) {
-        const std::uint16_t k = local[base + static_cast<std::size_t>(a) * tile + (i - begin)];
+        const std::uint8_t k = local[base + static_cast<std::size_t>(a) * tile + (i - begin)];
         incidences[base + counts[k]++] = static_cast<std::uint16_t>(a * tile + (i - begin));
       }
     nodes.insert(nodes.end(), list.begin(), list.end());
@@ -151,13 +179,14 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
   }
   // Section and scale once per tile where every tile is uniform in both.
   out.per_slot = false;
-  for (Index t = 0; t < out.n_tiles && !out.per_slot; ++t)
-    for (Index i = t * tile + 1; i < std::min<Index>((t + 1) * tile, block.n_elements); ++i)
-      if (section[static_cast<std::size_t>(i)] != section[static_cast<std::size_t>(t) * tile] ||
-          scale[static_cast<std::size_t>(i)] != scale[static_cast<std::size_t>(t) * tile]) {
+  for (Index t = 0; t < out.n_tiles && !out.per_slot; ++t) {
+    const std::size_t first = static_cast<std::size_t>(t) * tile;
+    for (std::size_t i = first + 1; i < first + tile_counts[static_cast<std::size_t>(t)]; ++i)
+      if (section[i] != section[first] || scale[i] != scale[first]) {
         out.per_slot = true;
         break;
       }
+  }
   if (!out.per_slot) {
     for (Index t = 0; t < out.n_tiles; ++t) {
       section[static_cast<std::size_t>(t)] = section[static_cast<std::size_t>(t) * tile];
@@ -166,9 +195,10 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
     section.resize(static_cast<std::size_t>(out.n_tiles));
     scale.resize(static_cast<std::size_t>(out.n_tiles));
   }
+  out.counts = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(tile_counts));
   out.node_offsets = DeviceArray<Index>(exec, std::span<const Index>(offsets));
   out.nodes = DeviceArray<Index>(exec, std::span<const Index>(nodes));
-  out.local = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(local));
+  out.local = DeviceArray<std::uint8_t>(exec, std::span<const std::uint8_t>(local));
   out.incidence_offsets = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(incidence_offsets));
   out.incidences = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(incidences));
   out.section = DeviceArray<int>(exec, std::span<const int>(section));
@@ -213,7 +243,8 @@ std::size_t ElementTiles<Real>::bytes() const {
   std::size_t total = static_cast<std::size_t>(D.size()) * sizeof(Real) + static_cast<std::size_t>(law.size()) * sizeof(int);
   for (const TileBlock<Real>& b : blocks)
     total += static_cast<std::size_t>(b.node_offsets.size() + b.nodes.size()) * sizeof(Index) +
-             static_cast<std::size_t>(b.local.size() + b.incidence_offsets.size() + b.incidences.size()) *
+             static_cast<std::size_t>(b.local.size()) +
+             static_cast<std::size_t>(b.counts.size() + b.incidence_offsets.size() + b.incidences.size()) *
                  sizeof(std::uint16_t) +
              static_cast<std::size_t>(b.section.size()) * sizeof(int) + static_cast<std::size_t>(b.scale.size()) * sizeof(Real);
   return total;

@@ -10,16 +10,17 @@
 // 1.8 nodes per element against 8 element nodes), and no two threads add to one shared entry.
 //
 // Tiles: the block's elements ordered by the Morton code of their centroids (a Z-order curve on a
-// grid of cubes over the block's bounding box), cut into runs of `tile` elements; the last tile
-// of a block may be short (its empty slots have section -1).
+// grid of cubes over the block's bounding box), cut into runs of at most `tile` elements and at
+// most max_tile_nodes nodes (so that a node's index in its tile is one byte); a tile may be short
+// (its slots from its count on are empty).
 //
-// Per element slot: its nodes as 16-bit indices into its tile's node list, [tile][a][slot] so that
+// Per element slot: its nodes as 8-bit indices into its tile's node list, [tile][a][slot] so that
 // a warp's loads are consecutive. Its section and its scale (the absorbing layers' stiffness factor
 // times the section's thickness, in Real) per slot, or once per tile where every block's tile is
 // uniform in both (per_slot false: one material and no absorbing layer across a tile, the common
 // case). Per tile: its nodes, ascending, and per node the element nodes (a x tile + slot, 16 bits)
 // that are it, in order of slot. Per section its material in Real (the laws' MaterialView).
-// Sizes: per element 4 B per node (+ 4 B + sizeof(Real) per slot); per tile 6 B per node; the
+// Sizes: per element slot 3 B per node (+ 4 B + sizeof(Real)); per tile 6 B per node and 2 B; the
 // coordinates stay DeviceElements'. A block of quadrilaterals or hexahedra
 // that are all parallelograms or parallelepipeds (every vertex within 1e-12 of the element's
 // size of x0 + the edges from vertex 0) is marked affine: one Jacobian per element.
@@ -44,10 +45,10 @@ struct TileView {
   int max_nodes;  // most nodes in one tile: the shared memory a tile needs
   const Index* node_offsets;
   const Index* nodes;
-  const std::uint16_t* local;
+  const std::uint8_t* local;
   const std::uint16_t* incidence_offsets;  // tile t's node k: [node_offsets[t] + t + k], into t's incidences
   const std::uint16_t* incidences;         // n_element_nodes x tile per tile
-  Index n_elements;  // slots from n_elements on (the last tile's) are empty
+  const std::uint16_t* counts;  // elements per tile: its slots from its count on are empty
   // Slot s of tile t's section and scale are at t x tile_stride + s x slot_stride: (tile, 1) per
   // slot, (1, 0) per tile (a product rather than a select, which cost the hex8 kernel in double 60
   // registers, a third of its blocks per multiprocessor).
@@ -73,7 +74,8 @@ struct TileBlock {
   bool per_slot = false;              // section and scale per slot; false: per tile (each tile uniform)
   DeviceArray<Index> node_offsets;    // n_tiles + 1, into nodes
   DeviceArray<Index> nodes;           // each tile's nodes, ascending
-  DeviceArray<std::uint16_t> local;   // n_element_nodes x tile per tile: [tile][a][slot]
+  DeviceArray<std::uint8_t> local;    // n_element_nodes x tile per tile: [tile][a][slot]
+  DeviceArray<std::uint16_t> counts;  // per tile: its elements
   DeviceArray<std::uint16_t> incidence_offsets;  // per tile its nodes + 1
   DeviceArray<std::uint16_t> incidences;         // n_element_nodes x tile per tile: a x tile + slot
   DeviceArray<int> section;           // per slot (tile per tile) or per tile: the section
@@ -81,7 +83,7 @@ struct TileBlock {
 
   TileView<Real> view() const {
     return {n_tiles,           tile,       max_nodes, node_offsets.data(), nodes.data(),   local.data(),
-            incidence_offsets.data(), incidences.data(), n_elements, per_slot ? tile : 1, per_slot ? 1 : 0,
+            incidence_offsets.data(), incidences.data(), counts.data(), per_slot ? tile : 1, per_slot ? 1 : 0,
             section.data(), scale.data()};
   }
 };
@@ -90,6 +92,7 @@ struct TileBlock {
 // the element kernel was measured fastest with, docs/benchmarks.md); at most max_tile.
 int default_tile(int dim);
 inline constexpr int max_tile = 256;
+inline constexpr int max_tile_nodes = 256;
 
 template <class Real>
 struct ElementTiles {

@@ -130,7 +130,9 @@ def test_ctrl_c_stops_a_static_solve_and_keeps_its_iterate(tmp_path):
     def interrupt(*_):
         raise KeyboardInterrupt
     previous = signal.signal(signal.SIGALRM, interrupt)
-    signal.setitimer(signal.ITIMER_REAL, 0.3)  # as Ctrl-C would, while CG iterates
+    # As Ctrl-C would, while CG iterates: 2 s, past the set-up (a small fraction of a second alone)
+    # even on a machine busy with other tests, where 0.3 s could land before the first iteration.
+    signal.setitimer(signal.ITIMER_REAL, 2.0)
     try:
         # A tolerance no solve reaches: only the interruption ends it (about 1,000 iterations a
         # second here; the cap bounds the test should the interruption not work).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The pre-flight's device-memory estimate against what each run allocated (docs/running.md,
-# "Pre-flight"): short runs of a hex8 plate with every operator, the SEM plates (the example and
+# "Pre-flight"): short runs of a hex8 plate with every operator, a tet4 plate, the SEM plates (the example and
 # the defect-imaging plate), and the same over 2 processes under mpirun (each process's estimate
 # against its own peak). Writes RESULTS_DIR/memory-estimate.md, a row per run: the estimate the
 # pre-flight printed, the peak of tremor's device allocations the summary printed, their ratio.
@@ -22,6 +22,10 @@ log=$out/memory-estimate.log
 
 # The 21.6M-DOF hex8 benchmark plate at a quarter of its area (5.4M DOF): the same layout per DOF.
 sed 's/^divisions = \[1200, 1200, 4\]/divisions = [600, 600, 4]/' bench/models/plate-hex8-21M.toml > "$scratch/hex8.toml"
+# The same plate of tet4 (6 per cell) at 300 x 300 x 4 cells (1.4M DOF): matrix_free in tiles of
+# tetrahedra against block_ell.
+sed 's/^divisions = \[1200, 1200, 4\]/divisions = [300, 300, 4]/; s/^element = "hex8"/element = "tet4"/' \
+  bench/models/plate-hex8-21M.toml > "$scratch/tet4.toml"
 
 {
   echo "# Pre-flight device-memory estimate against the allocated peak"
@@ -73,6 +77,10 @@ for op in block_ell block_csr ell sell jds cusparse matrix_free; do
   one "hex8-5M-$op" "$scratch/hex8.toml" "$op" float 1 "${short[@]}"
 done
 one hex8-5M-block_ell-double "$scratch/hex8.toml" block_ell double 1 "${short[@]}"
+one hex8-5M-matrix_free-double "$scratch/hex8.toml" matrix_free double 1 "${short[@]}"
+for op in block_ell matrix_free; do
+  one "tet4-1M-$op" "$scratch/tet4.toml" "$op" float 1 "${short[@]}"
+done
 one plate-sem-3d examples/plate-sem-3d/model.toml auto float 1 "${short[@]}"
 one plate-sem-3d-double examples/plate-sem-3d/model.toml auto double 1 "${short[@]}"
 one imaging-plate examples/lamb-defect-imaging/plate.toml auto float 1 "${short[@]}"

@@ -115,7 +115,8 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
     for (Index i = 0; i < block.n_elements; ++i) {
       const auto e = static_cast<std::size_t>(order[static_cast<std::size_t>(i)]);
       int fresh = 0;
-      for (int a = 0; a < nn; ++a) fresh += seen[static_cast<std::size_t>(connectivity[e * nn + a])] != Index(starts.size()) ? 1 : 0;
+      for (int a = 0; a < nn; ++a)
+        fresh += seen[static_cast<std::size_t>(connectivity[e * nn + a])] != Index(starts.size()) ? 1 : 0;
       if (i - starts.back() == tile || nodes_in_run + fresh > max_tile_nodes) {
         starts.push_back(i);
         nodes_in_run = 0;
@@ -134,7 +135,8 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
   const auto slots = static_cast<std::size_t>(out.n_tiles) * static_cast<std::size_t>(tile);
   std::vector<Index> offsets(static_cast<std::size_t>(out.n_tiles) + 1, 0), nodes;
   std::vector<std::uint8_t> local(slots * static_cast<std::size_t>(nn), 0);
-  std::vector<std::uint16_t> incidences(local.size(), 0), incidence_offsets, tile_counts(static_cast<std::size_t>(out.n_tiles));
+  std::vector<std::uint16_t> incidences(local.size(), 0), incidence_offsets,
+      tile_counts(static_cast<std::size_t>(out.n_tiles));
   incidence_offsets.reserve(static_cast<std::size_t>(block.n_elements) * 2);
   std::vector<std::uint16_t> counts;
   std::vector<int> section(slots, 0);

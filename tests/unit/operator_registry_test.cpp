@@ -81,12 +81,13 @@ TEST(OperatorRegistry, CapabilitiesAreFieldsOfTheEntry) {
     EXPECT_EQ(entry.evaluates_laws, entry.name == "sem" || entry.name == "matrix_free");
   }
   EXPECT_EQ(registry.reference().name, "assembled");
-  // "auto" is sem on GLL hexahedra on every backend, else the backend's default.
+  // "auto" is sem on GLL hexahedra on every backend, else (no preference of a kind applying with
+  // --deterministic) the backend's default.
   const Model gll = test::two_section_model(ElementType::HexGLL, 2, 1, 0.0);
   const Model quads = test::two_section_model(ElementType::Quad4, 1, 2, 0.0);
   for (const Backend backend : {Backend::Serial, Backend::OpenMP, Backend::Cuda}) {
-    EXPECT_EQ(registry.default_for(backend, gll.mesh).name, "sem");
-    EXPECT_EQ(&registry.default_for(backend, quads.mesh), &registry.default_for(backend));
+    EXPECT_EQ(registry.choose_auto(backend, gll.mesh, false).entry->name, "sem");
+    EXPECT_EQ(registry.choose_auto(backend, quads.mesh, true).entry, &registry.default_for(backend));
   }
   ExplicitSettings settings;
   settings.duration = 1e-6;

@@ -29,8 +29,7 @@ void set_everywhere(bool on) {
 
 FlushSubnormals::FlushSubnormals(bool active) {
 #if defined(__SSE2__)
-  were_set_ = (_mm_getcsr() & flush_bits) == flush_bits;
-  active_ = active && !were_set_;
+  active_ = active && (_mm_getcsr() & flush_bits) != flush_bits;
   if (active_) set_everywhere(true);
 #else
   (void)active;

@@ -17,8 +17,7 @@ class FlushSubnormals {
   bool active() const { return active_; }
 
  private:
-  bool active_ = false;
-  bool were_set_ = false;  // the bits were set already: nothing to restore
+  bool active_ = false;  // it set the bits (they were not set already): it clears them
 };
 
 }  // namespace tremor

@@ -66,10 +66,7 @@ std::string type_names(op::ElementTypes types) {
   std::vector<std::string> names;
   for (unsigned t = 0; t <= static_cast<unsigned>(ElementType::HexGLL); ++t)
     if (types & op::type_bit(static_cast<ElementType>(t))) names.push_back(element_name(static_cast<ElementType>(t)));
-  std::string out;
-  for (std::size_t k = 0; k < names.size(); ++k)
-    out += str(k == 0 ? "" : k + 1 == names.size() ? " and " : ", ", names[k]);
-  return out;
+  return listed_and(names);
 }
 
 // --operator's help: what "auto" takes, from the registry's rules (op::Registry::choose_auto).

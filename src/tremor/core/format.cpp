@@ -106,6 +106,12 @@ std::string listed(std::span<const std::string> names) {
   return out;
 }
 
+std::string listed_and(std::span<const std::string> names) {
+  std::string out;
+  for (std::size_t k = 0; k < names.size(); ++k) out += str(k == 0 ? "" : k + 1 == names.size() ? " and " : ", ", names[k]);
+  return out;
+}
+
 std::string choices(std::span<const std::string_view> options) {
   std::string out;
   for (std::size_t i = 0; i < options.size(); ++i)

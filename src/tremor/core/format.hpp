@@ -22,6 +22,8 @@ std::string closest_match(std::string_view word, std::span<const std::string_vie
 std::string suggestion(std::string_view word, std::span<const std::string_view> candidates);
 // The names listed with ", " between them: "a, b, c".
 std::string listed(std::span<const std::string> names);
+// The names listed as a sentence says them: "a", "a and b", "a, b and c".
+std::string listed_and(std::span<const std::string> names);
 // The options quoted and listed: "a", "b" or "c".
 std::string choices(std::span<const std::string_view> options);
 // "unknown WHAT 'word' (did you mean 'x'?); expected "a", "b" or "c"".

@@ -53,9 +53,9 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const fem::Ele
 // memory; a thread per element computes K_e u_e in Real (fem::linear_stiffness_action, reading
 // the shared arrays) and writes its element nodes' forces to shared memory; then each tile node's
 // element forces are summed in slot order and the sum added to ku by a thread per node and
-// component (atomic: a node of several tiles; a warp's adds are to consecutive entries). Summing through
-// block-scope atomics in shared memory instead was measured as fast on hex8 and 25-30% slower on
-// tet4 and tri3 (many elements per node contend). Shared memory per tile: max_nodes x dim x (8 +
+// component (atomic: a node of several tiles; a warp's adds are to consecutive entries). Summing
+// through block-scope atomics in shared memory instead was measured as fast on hex8 in float and
+// 19-27% slower on tri3 and tet4 (many elements per node contend). Shared memory per tile: max_nodes x dim x (8 +
 // sizeof(Real)) + n_nodes x tile x (dim x sizeof(Real) + 2) + 2 (max_nodes + 1) bytes.
 template <class E, bool Affine, class Real>
 void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* coordinates,

@@ -341,6 +341,11 @@ double History::value(std::size_t sample, Index point, Quantity quantity, int co
                 static_cast<std::size_t>(component)];
 }
 
+Index buffered_recording_steps(std::size_t row_pair_bytes) {
+  return static_cast<Index>(
+      std::clamp<std::size_t>((std::size_t(64) << 20) / std::max<std::size_t>(row_pair_bytes, 1), 1, 256));
+}
+
 std::vector<History> make_histories(const Model& model, double dt) {
   const Mesh& mesh = model.mesh;
   const int dim = mesh.dim();
@@ -449,9 +454,7 @@ Recorder<Real>::Recorder(const Exec& exec, std::vector<History> histories, doubl
   offsets_ = DeviceArray<Index>(exec_, std::span<const Index>(offsets));
   dofs_ = DeviceArray<Index>(exec_, std::span<const Index>(dofs));
   weights_ = DeviceArray<double>(exec_, std::span<const double>(weights));
-  // A few hundred recording steps per transfer, within 64 MB of buffer.
-  const std::size_t row_pair = std::max<std::size_t>(2 * static_cast<std::size_t>(n_rows_) * sizeof(Real), 1);
-  capacity_ = static_cast<Index>(std::clamp<std::size_t>((std::size_t(64) << 20) / row_pair, 1, 256));
+  capacity_ = buffered_recording_steps(2 * static_cast<std::size_t>(n_rows_) * sizeof(Real));
   buffer_ = DeviceArray<Real>(exec_, 2 * n_rows_ * capacity_);
   pending_.resize(histories_.size());
 }

@@ -100,6 +100,10 @@ struct History {
 // dt) steps, at least 1).
 std::vector<History> make_histories(const Model& model, double dt);
 
+// The recording steps a Recorder's device buffer holds for rows whose two time levels take
+// `row_pair_bytes`: a few hundred per transfer, within 64 MB.
+Index buffered_recording_steps(std::size_t row_pair_bytes);
+
 // A sample that waits for u_k+1 (velocity, acceleration, a velocity snapshot): its step k and the
 // values u_k-1, u_k it needs, [point][component]. Part of a checkpoint (SolverState).
 struct PendingSample {

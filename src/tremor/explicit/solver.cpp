@@ -427,13 +427,13 @@ std::size_t state_bytes(std::size_t n_dofs, std::size_t real_size, bool damped) 
 }
 
 // The receivers' buffer in the Exec's memory (Recorder): two time levels of a row per recorded point
-// and component, for up to 256 recording steps within 64 MB.
+// and component, for buffered_recording_steps() steps.
 std::size_t recorder_bytes(const Model& model, std::size_t real_size) {
   std::size_t points = 0;
   for (const Receiver& r : model.receivers)
     points += r.grid ? static_cast<std::size_t>(r.grid->n_points()) : std::max(r.nodes.size(), r.positions.size());
   const std::size_t pair = 2 * points * static_cast<std::size_t>(model.mesh.dim()) * real_size;
-  return pair == 0 ? 0 : pair * std::clamp<std::size_t>((std::size_t(64) << 20) / pair, 1, 256);
+  return pair == 0 ? 0 : pair * static_cast<std::size_t>(buffered_recording_steps(pair));
 }
 
 // Snapshot buffers in the Exec's memory (snapshots.hpp): the DOF list, the staging displacement

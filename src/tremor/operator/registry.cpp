@@ -78,11 +78,6 @@ const OperatorEntry& Registry::default_for(Backend backend) const {
   return *entry;
 }
 
-const OperatorEntry& Registry::default_for(Backend backend, const Mesh& mesh) const {
-  for (const OperatorEntry& entry : entries_)
-    if (entry.auto_where_it_takes && entry.runs_on(backend) && entry.takes(mesh)) return entry;
-  return default_for(backend);
-}
 
 bool all_of_types(const Mesh& mesh, ElementTypes types) {
   bool any = false;
@@ -104,10 +99,7 @@ std::string types_of(const Mesh& mesh) {
     std::string name = element_name(block.type, block.order);
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
   }
-  std::string out;
-  for (std::size_t k = 0; k < names.size(); ++k)
-    out += str(k == 0 ? "" : k + 1 == names.size() ? " and " : ", ", names[k]);
-  return out;
+  return listed_and(names);
 }
 
 std::string bytes_text(std::size_t bytes) { return str(si(static_cast<double>(bytes)), "B"); }

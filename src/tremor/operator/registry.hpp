@@ -199,9 +199,6 @@ class Registry {
   // default_for(backend), and a kind that does not run on `backend` is refused saying where it does.
   const OperatorEntry& parse(std::string_view name, Backend backend, std::string_view where = {}) const;
   const OperatorEntry& default_for(Backend backend) const;
-  // What "auto" means on `mesh`: the first kind marked auto_where_it_takes that runs on `backend`
-  // and takes the mesh, else default_for(backend).
-  const OperatorEntry& default_for(Backend backend, const Mesh& mesh) const;
   // What "auto" means for a run on `backend` over `mesh` (`deterministic`: --deterministic), in
   // this order: a kind marked auto_where_it_takes that takes the mesh (sem on GLL hexahedra); the
   // first kind whose auto_prefers holds for the run; else the backend's default, unless

@@ -49,43 +49,68 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const fem::Ele
 }
 
 // ku += K u for the tiles of one block of linear elements E (fem/element_tiles.hpp), Affine where
-// the block's elements all are: per tile, its nodes' coordinates (double) and u into shared
-// memory; a thread per element computes K_e u_e in Real (fem::linear_stiffness_action, reading
-// the shared arrays) and writes its element nodes' forces to shared memory; then each tile node's
-// element forces are summed in slot order and the sum added to ku by a thread per node and
-// component (atomic: a node of several tiles; a warp's adds are to consecutive entries). Summing
-// through block-scope atomics in shared memory instead was measured as fast on hex8 in float and
-// 19-27% slower on tri3 and tet4 (many elements per node contend). Shared memory per tile: max_nodes x dim x (8 +
-// sizeof(Real)) + n_nodes x tile x (dim x sizeof(Real) + 2) + 2 (max_nodes + 1) bytes.
+// the block's elements all are. Per tile (a GPU block): its incidences into shared memory (16-byte
+// words where the tile's start on one), and a thread per tile node its coordinates (double), u and
+// the end of its incidences, every load of the node issued before the first store (the tile's
+// loads are latency-bound: they were half the kernel's stall samples on tri3 and tet4 when each
+// node's offsets and each component were loaded in a loop of their own); a thread per element
+// computes K_e u_e in Real (fem::linear_stiffness_action, reading the shared arrays) and writes its
+// element nodes' forces to shared memory; then each tile node's element forces are summed in slot
+// order and the sum added to ku by a thread per node and component (atomic: a node of several
+// tiles; a warp's adds are to consecutive entries). Summing through block-scope atomics in shared
+// memory instead was measured as fast on hex8 in float and 19-27% slower on tri3 and tet4 (many
+// elements per node contend). Shared memory per tile: n_nodes x tile x 2 (rounded up to 16 bytes)
+// + max_nodes x (dim x (8 + sizeof(Real)) + 2) + n_nodes x tile x dim x sizeof(Real) bytes.
 template <class E, bool Affine, class Real>
 void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* coordinates,
                  const fem::MaterialView<Real> material, const Real* u, Real* ku) {
   constexpr int dim = E::dim, nn = E::n_nodes;
-  const std::size_t shared = static_cast<std::size_t>(t.max_nodes) * dim * (sizeof(double) + sizeof(Real)) +
-                             static_cast<std::size_t>(nn) * t.tile * (dim * sizeof(Real) + sizeof(std::uint16_t)) +
-                             static_cast<std::size_t>(t.max_nodes + 1) * sizeof(std::uint16_t);
+  struct alignas(16) Words {  // 8 incidences: one 16-byte load
+    std::uint16_t v[8];
+  };
+  const int words = (nn * t.tile + 7) / 8;
+  const bool wide = nn * t.tile % 8 == 0;  // every tile's incidences start on a 16-byte boundary
+  const std::size_t shared = static_cast<std::size_t>(words) * sizeof(Words) +
+                             static_cast<std::size_t>(t.max_nodes) * dim * (sizeof(double) + sizeof(Real)) +
+                             static_cast<std::size_t>(nn) * t.tile * dim * sizeof(Real) +
+                             static_cast<std::size_t>(t.max_nodes) * sizeof(std::uint16_t);
   forall_blocks<fem::max_tile>(exec, t.n_tiles, t.tile, shared, [=] TREMOR_LAMBDA(const BlockContext& ctx) {
     const Index first = t.node_offsets[ctx.block];
     const int n_nodes = static_cast<int>(t.node_offsets[ctx.block + 1] - first), n = n_nodes * dim;
-    double* xs = ctx.shared<double>();
-    Real* us = reinterpret_cast<Real*>(xs + n);
-    Real* fs = us + n;  // [a * tile + slot][c]
-    // The tile's incidences and their offsets, read in the sums below one after another: in
-    // shared memory, not a global load each.
-    auto* incidences = reinterpret_cast<std::uint16_t*>(fs + nn * t.tile * dim);
-    std::uint16_t* offsets = incidences + nn * t.tile;
-    for_each_thread(ctx, n, [&](int k) {
-      const Size at = static_cast<Size>(t.nodes[first + k / dim]) * dim + k % dim;
-      xs[k] = coordinates[at];
-      us[k] = u[at];
-    });
-    const std::uint16_t* tile_offsets = t.incidence_offsets + first + ctx.block;
-    for_each_thread(ctx, n_nodes + 1, [&](int k) { offsets[k] = tile_offsets[k]; });
+    const int count = t.counts[ctx.block];
+    // [incidences | coordinates | u | forces [a * tile + slot][c] | each node's incidences' end]
+    auto* incidences = ctx.shared<std::uint16_t>();
+    double* xs = reinterpret_cast<double*>(incidences + words * 8);
+    Real* us = reinterpret_cast<Real*>(xs + t.max_nodes * dim);
+    Real* fs = us + t.max_nodes * dim;
+    auto* ends = reinterpret_cast<std::uint16_t*>(fs + nn * t.tile * dim);
     const std::uint16_t* tile_incidences = t.incidences + static_cast<Size>(ctx.block) * nn * t.tile;
-    for_each_thread(ctx, nn * t.tile, [&](int k) { incidences[k] = tile_incidences[k]; });
+    if (wide) {
+      for_each_thread(ctx, (count * nn + 7) / 8, [&](int k) {
+        reinterpret_cast<Words*>(incidences)[k] = reinterpret_cast<const Words*>(tile_incidences)[k];
+      });
+    } else {
+      for_each_thread(ctx, count * nn, [&](int k) { incidences[k] = tile_incidences[k]; });
+    }
+    const std::uint16_t* tile_ends = t.incidence_ends + first;
+    for_each_thread(ctx, n_nodes, [&](int k) {
+      const Size at = static_cast<Size>(t.nodes[first + k]) * dim;
+      double x[dim];
+      Real v[dim];
+      TREMOR_UNROLL
+      for (int c = 0; c < dim; ++c) x[c] = coordinates[at + c];
+      TREMOR_UNROLL
+      for (int c = 0; c < dim; ++c) v[c] = u[at + c];
+      const std::uint16_t end = tile_ends[k];
+      TREMOR_UNROLL
+      for (int c = 0; c < dim; ++c) {
+        xs[k * dim + c] = x[c];
+        us[k * dim + c] = v[c];
+      }
+      ends[k] = end;
+    });
     ctx.sync();
-    for_each_thread(ctx, t.tile, [&](int s) {
-      if (s >= t.counts[ctx.block]) return;  // the tile's empty slots
+    for_each_thread(ctx, count, [&](int s) {
       const Size at = t.property(ctx.block, s);
       const int section = t.section[at];
       const Real scale = t.scale[at];
@@ -109,7 +134,7 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
       // 1-4% faster; tri3 the same in float and 8% slower in double (more registers, fewer blocks).
       for_each_thread(ctx, n_nodes, [&](int node) {
         Real sum[dim] = {};
-        for (int j = offsets[node]; j < offsets[node + 1]; ++j) {
+        for (int j = node ? ends[node - 1] : 0; j < ends[node]; ++j) {
           const Real* f = fs + incidences[j] * dim;
           TREMOR_UNROLL
           for (int c = 0; c < dim; ++c) sum[c] += f[c];
@@ -125,7 +150,7 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
       for_each_thread(ctx, n, [&](int k) {
         const int node = k / dim, c = k % dim;
         Real sum = Real(0);
-        for (int j = offsets[node]; j < offsets[node + 1]; ++j) sum += fs[incidences[j] * dim + c];
+        for (int j = node ? ends[node - 1] : 0; j < ends[node]; ++j) sum += fs[incidences[j] * dim + c];
         atomic_add(ku + static_cast<Size>(t.nodes[first + node]) * dim + c, sum);
       });
     }

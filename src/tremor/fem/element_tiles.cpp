@@ -135,9 +135,9 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
   const auto slots = static_cast<std::size_t>(out.n_tiles) * static_cast<std::size_t>(tile);
   std::vector<Index> offsets(static_cast<std::size_t>(out.n_tiles) + 1, 0), nodes;
   std::vector<std::uint8_t> local(slots * static_cast<std::size_t>(nn), 0);
-  std::vector<std::uint16_t> incidences(local.size(), 0), incidence_offsets,
+  std::vector<std::uint16_t> incidences(local.size(), 0), incidence_ends,
       tile_counts(static_cast<std::size_t>(out.n_tiles));
-  incidence_offsets.reserve(static_cast<std::size_t>(block.n_elements) * 2);
+  incidence_ends.reserve(static_cast<std::size_t>(block.n_elements) * 2);
   std::vector<std::uint16_t> counts;
   std::vector<int> section(slots, 0);
   std::vector<Real> scale(slots, Real(0));
@@ -170,7 +170,7 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
     for (Index i = begin; i < end; ++i)
       for (int a = 0; a < nn; ++a) ++counts[local[base + static_cast<std::size_t>(a) * tile + (i - begin)] + 1u];
     for (std::size_t k = 1; k < counts.size(); ++k) counts[k] = static_cast<std::uint16_t>(counts[k] + counts[k - 1]);
-    incidence_offsets.insert(incidence_offsets.end(), counts.begin(), counts.end());
+    incidence_ends.insert(incidence_ends.end(), counts.begin() + 1, counts.end());
     for (Index i = begin; i < end; ++i)
       for (int a = 0; a < nn; ++a) {
         const std::uint8_t k = local[base + static_cast<std::size_t>(a) * tile + (i - begin)];
@@ -201,7 +201,7 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
   out.node_offsets = DeviceArray<Index>(exec, std::span<const Index>(offsets));
   out.nodes = DeviceArray<Index>(exec, std::span<const Index>(nodes));
   out.local = DeviceArray<std::uint8_t>(exec, std::span<const std::uint8_t>(local));
-  out.incidence_offsets = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(incidence_offsets));
+  out.incidence_ends = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(incidence_ends));
   out.incidences = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(incidences));
   out.section = DeviceArray<int>(exec, std::span<const int>(section));
   out.scale = DeviceArray<Real>(exec, std::span<const Real>(scale));
@@ -246,7 +246,7 @@ std::size_t ElementTiles<Real>::bytes() const {
   for (const TileBlock<Real>& b : blocks)
     total += static_cast<std::size_t>(b.node_offsets.size() + b.nodes.size()) * sizeof(Index) +
              static_cast<std::size_t>(b.local.size()) +
-             static_cast<std::size_t>(b.counts.size() + b.incidence_offsets.size() + b.incidences.size()) *
+             static_cast<std::size_t>(b.counts.size() + b.incidence_ends.size() + b.incidences.size()) *
                  sizeof(std::uint16_t) +
              static_cast<std::size_t>(b.section.size()) * sizeof(int) + static_cast<std::size_t>(b.scale.size()) * sizeof(Real);
   return total;

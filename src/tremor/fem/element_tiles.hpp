@@ -19,7 +19,7 @@
 // times the section's thickness, in Real) per slot, or once per tile where every block's tile is
 // uniform in both (per_slot false: one material and no absorbing layer across a tile, the common
 // case). Per tile: its nodes, ascending, and per node the element nodes (a x tile + slot, 16 bits)
-// that are it, in order of slot. Per section its material in Real (the laws' MaterialView).
+// that are it, in order of slot, and where they end. Per section its material in Real (the laws' MaterialView).
 // Sizes: per element slot 3 B per node (+ 4 B + sizeof(Real)); per tile 6 B per node and 2 B; the
 // coordinates stay DeviceElements'. A block of quadrilaterals or hexahedra
 // that are all parallelograms or parallelepipeds (every vertex within 1e-12 of the element's
@@ -46,7 +46,7 @@ struct TileView {
   const Index* node_offsets;
   const Index* nodes;
   const std::uint8_t* local;
-  const std::uint16_t* incidence_offsets;  // tile t's node k: [node_offsets[t] + t + k], into t's incidences
+  const std::uint16_t* incidence_ends;  // tile t's node k: [node_offsets[t] + k], its incidences' end
   const std::uint16_t* incidences;         // n_element_nodes x tile per tile
   const std::uint16_t* counts;  // elements per tile: its slots from its count on are empty
   // Slot s of tile t's section and scale are at t x tile_stride + s x slot_stride: (tile, 1) per
@@ -76,14 +76,15 @@ struct TileBlock {
   DeviceArray<Index> nodes;           // each tile's nodes, ascending
   DeviceArray<std::uint8_t> local;    // n_element_nodes x tile per tile: [tile][a][slot]
   DeviceArray<std::uint16_t> counts;  // per tile: its elements
-  DeviceArray<std::uint16_t> incidence_offsets;  // per tile its nodes + 1
+  DeviceArray<std::uint16_t> incidence_ends;     // per tile node: where its incidences end (the
+                                                 // previous node's end, or 0, is their start)
   DeviceArray<std::uint16_t> incidences;         // n_element_nodes x tile per tile: a x tile + slot
   DeviceArray<int> section;           // per slot (tile per tile) or per tile: the section
   DeviceArray<Real> scale;            // as section: stiffness factor x thickness
 
   TileView<Real> view() const {
     return {n_tiles,           tile,       max_nodes, node_offsets.data(), nodes.data(),   local.data(),
-            incidence_offsets.data(), incidences.data(), counts.data(), per_slot ? tile : 1, per_slot ? 1 : 0,
+            incidence_ends.data(),    incidences.data(), counts.data(), per_slot ? tile : 1, per_slot ? 1 : 0,
             section.data(), scale.data()};
   }
 };

@@ -3,6 +3,7 @@
 // mass-proportional damping, second-order convergence in dt, held degrees of freedom.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <numbers>
@@ -49,20 +50,23 @@ struct Trace {
   std::vector<double> final_displacement;
 };
 
+// node_dofs: the scheme's DOFs per node (1: its coefficients kept per DOF; 2: per node where the
+// components' are equal, `coefficient_dofs` says which it chose).
 template <class Real>
-Trace run(const Model& model, double dt, int steps, std::span<const Index> fixed = {}) {
+Trace run(const Model& model, double dt, int steps, std::span<const Index> fixed = {}, int node_dofs = 2,
+          int* coefficient_dofs = nullptr) {
   const Exec exec = Exec::openmp();
   const auto stiffness = explicit_fe::make_stiffness_operator<Real>(model, "assembled");
   const auto mass = sparse::assemble_lumped_mass(model);
   const auto damping = sparse::assemble_lumped_damping(model);
-  explicit_fe::CentralDifference<Real> scheme(exec, *stiffness, mass, damping, dt, fixed);
+  explicit_fe::CentralDifference<Real> scheme(exec, *stiffness, mass, damping, dt, fixed, node_dofs);
+  if (coefficient_dofs) *coefficient_dofs = scheme.coefficient_dofs();
   const auto u0 = bump<Real>(model.mesh);
   const std::vector<Real> v0(u0.size(), Real(0));
   scheme.set_initial_conditions(u0, v0);
-  const DeviceArray<Real> force(exec, std::span<const Real>(std::vector<Real>(u0.size(), Real(0))));
   Trace result;
   for (int n = 0; n < steps; ++n) {
-    scheme.step(force.view());
+    scheme.step({}, {});
     result.energy.push_back(scheme.kinetic_energy() + scheme.strain_energy());
   }
   const View<const Real> u = scheme.displacement();
@@ -151,6 +155,47 @@ TEST(CentralDifference, HeldDegreesOfFreedomStayAtZero) {
   EXPECT_GT(moving, 1e-8);  // the rest of the block does move
 }
 
+// A and C' are kept once per node where a node's components have the same (the common case), per
+// DOF where not (a node held in x only); either way the step is the same arithmetic, to the bit.
+TEST(CentralDifference, CoefficientsPerNodeStepAsPerDof) {
+  const Model model = block(1e4, 4);  // damped: C' is kept too
+  const double dt = 0.9 * stable_dt(model);
+  int per = 0;
+  const Trace by_dof = run<double>(model, dt, 30, {}, 1, &per);
+  EXPECT_EQ(per, 1);
+  const Trace by_node = run<double>(model, dt, 30, {}, 2, &per);
+  EXPECT_EQ(per, 2);
+  EXPECT_EQ(by_node.final_displacement, by_dof.final_displacement);
+  EXPECT_EQ(by_node.energy, by_dof.energy);
+  std::vector<Index> roller;  // x held on the left edge, y free
+  for (Index node : model.mesh.node_sets.at("xmin")) roller.push_back(node * 2);
+  const Trace rolled = run<float>(model, dt, 30, roller, 2, &per);
+  EXPECT_EQ(per, 1);
+  for (Index dof : roller) EXPECT_EQ(rolled.final_displacement[static_cast<std::size_t>(dof)], 0.0);
+}
+
+// Forces at a list of DOFs: from rest, one step moves each loaded DOF by dt^2 F / M (Eq. 4 with
+// U_prev = U_curr = 0) and no other.
+TEST(CentralDifference, LoadsMoveTheLoadedDofsOnly) {
+  const Model model = block(0.0, 4);
+  const double dt = 0.9 * stable_dt(model);
+  const auto stiffness = explicit_fe::make_stiffness_operator<double>(model, "assembled");
+  const auto mass = sparse::assemble_lumped_mass(model);
+  explicit_fe::CentralDifference<double> scheme(Exec::serial(), *stiffness, mass, {}, dt, {}, 2);
+  const std::vector<Index> dofs{3, 10, 17};
+  const std::vector<double> loads{2.0, -1.5, 0.25};  // N
+  scheme.step(View<const Index>(dofs.data(), 3), View<const double>(loads.data(), 3));
+  const View<const double> u = scheme.displacement();
+  for (Index i = 0; i < u.size; ++i) {
+    const auto at = std::find(dofs.begin(), dofs.end(), i);
+    const double expected = at == dofs.end() ? 0.0 : dt * dt * loads[at - dofs.begin()] / mass[i];
+    // A = 1 / (M / dt^2) and the expected value are each a few roundings (~8 in all, 1.1e-16 each).
+    EXPECT_NEAR(u[i], expected, 2e-15 * std::abs(expected)) << "DOF " << i;
+  }
+  const std::vector<double> one{1.0};
+  EXPECT_THROW(scheme.step(View<const Index>(dofs.data(), 3), View<const double>(one.data(), 1)), Error);
+}
+
 TEST(CentralDifference, RejectsBadTimeStepsAndSizes) {
   const Model model = block(0.0, 2);
   const auto stiffness = explicit_fe::make_stiffness_operator<double>(model, "assembled");
@@ -161,6 +206,7 @@ TEST(CentralDifference, RejectsBadTimeStepsAndSizes) {
   EXPECT_THROW(explicit_fe::CentralDifference<double>(Exec::serial(), *stiffness, short_mass, {}, 1e-8, {}), Error);
   const std::vector<Index> bad_fixed{static_cast<Index>(mass.size())};
   EXPECT_THROW(explicit_fe::CentralDifference<double>(Exec::serial(), *stiffness, mass, {}, 1e-8, bad_fixed), Error);
+  EXPECT_THROW(explicit_fe::CentralDifference<double>(Exec::serial(), *stiffness, mass, {}, 1e-8, {}, 4), Error);
 }
 
 }  // namespace

@@ -131,8 +131,7 @@ Errors run_mode(int dim, ElementType type, int order, Size n, int steps) {
     for (int d = 0; d < dim; ++d) u0[static_cast<std::size_t>(i * dim + d)] = u[d];
   }
   scheme.set_initial_conditions(u0, v0);
-  const DeviceArray<double> force(exec, std::span<const double>(std::vector<double>(u0.size(), 0.0)));
-  for (int k = 0; k < steps; ++k) scheme.step(force.view());
+  for (int k = 0; k < steps; ++k) scheme.step({}, {});
 
   const View<const double> u = scheme.displacement();
   double error2 = 0.0, norm2 = 0.0, error_max = 0.0, norm_max = 0.0;

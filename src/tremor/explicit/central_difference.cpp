@@ -46,11 +46,11 @@ Index coefficients(const Exec& exec, Index n, const double* m, const double* c, 
   return massless;
 }
 
-// Eq. (4) for one DOF from A, C' and K' = 1 - C' (1 + C' = A C / dt and 1 - C' = 2 A M / dt^2);
-// a held DOF (A = 0) stays at zero.
+// Eq. (4) for one DOF from A, C' and K' = 1 - C' (1 + C' = A C / dt and 1 - C' = 2 A M / dt^2),
+// its forces already in K u (K u - F); a held DOF (A = 0) stays at zero.
 template <class Real>
-TREMOR_HOST_DEVICE inline Real next_displacement(Real a, Real cp, Real f, Real ku, Real up, Real uc) {
-  const Real next = a * (f - ku) + cp * up + (Real(1) - cp) * uc;
+TREMOR_HOST_DEVICE inline Real next_displacement(Real a, Real cp, Real ku, Real up, Real uc) {
+  const Real next = a * (Real(0) - ku) + cp * up + (Real(1) - cp) * uc;
   return a == Real(0) ? Real(0) : next;
 }
 
@@ -60,30 +60,78 @@ TREMOR_HOST_DEVICE inline double mass_over_dt2(Real a, Real cp) {
   return a == Real(0) ? 0.0 : (1.0 - static_cast<double>(cp)) / (2.0 * static_cast<double>(a));
 }
 
+// A and C' (cp null: undamped, C' = -1) as kernels read them for DOF i: one entry per Per DOFs,
+// or per `per` where Per is 0 (a division by a constant in the update, by a variable elsewhere).
+template <class Real, int Per = 0>
+struct Coefficients {
+  const Real* a;
+  const Real* cp;
+  int per;
+  TREMOR_HOST_DEVICE Index entry(Index i) const { return Per > 0 ? i / Per : i / per; }
+  TREMOR_HOST_DEVICE Real force_scale(Index i) const { return a[entry(i)]; }
+  TREMOR_HOST_DEVICE Real prev_scale(Index i) const { return cp ? cp[entry(i)] : Real(-1); }
+};
+
+template <int Per = 0, class Real>
+Coefficients<Real, Per> coefficients_of(const DeviceArray<Real>& a, const DeviceArray<Real>& cp, int per) {
+  return {a.data(), cp.size() > 0 ? cp.data() : nullptr, per};
+}
+
+// The update of every DOF (Eq. 4 fused): per DOF U_prev, U_curr and K u read and U_next written,
+// A (and C') per entry; K u zeroed for an operator that adds into it (one more write here instead
+// of a pass of its own).
+template <class Real, int Per>
+void update(const Exec& exec, Index n, Coefficients<Real, Per> k, const Real* uc, Real* u, Real* ku, bool adds) {
+  forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
+    u[i] = next_displacement(k.force_scale(i), k.prev_scale(i), ku[i], u[i], uc[i]);
+    if (adds) ku[i] = Real(0);
+  });
+}
+
+// Entries i of a (and cp) that differ from their node's first (i - i % per).
+template <class Real>
+double count_unequal(const Exec& exec, Index n, int per, const Real* a, const Real* cp) {
+  return sum<double>(exec, n, [=] TREMOR_LAMBDA(Index i) {
+    const Index first = i - i % per;
+    return a[i] != a[first] || (cp && cp[i] != cp[first]) ? 1.0 : 0.0;
+  });
+}
+
+// Every per-th entry of `in`: one per node.
+template <class Real>
+DeviceArray<Real> per_node(const Exec& exec, const DeviceArray<Real>& in, int per) {
+  DeviceArray<Real> out(exec, in.size() / per);
+  const Real* from = in.data();
+  Real* to = out.data();
+  forall(exec, out.size(), [=] TREMOR_LAMBDA(Index j) { to[j] = from[static_cast<Size>(j) * per]; });
+  return out;
+}
+
 }  // namespace
 
 template <class Real>
 CentralDifference<Real>::CentralDifference(const Exec& exec, const op::Operator<Real>& stiffness,
                                            std::span<const double> mass, std::span<const double> damping, double dt,
-                                           std::span<const Index> fixed)
+                                           std::span<const Index> fixed, int node_dofs)
     : CentralDifference(exec, stiffness, DeviceArray<double>(exec, mass), DeviceArray<double>(exec, damping), dt,
-                        fixed) {}
+                        fixed, node_dofs) {}
 
 template <class Real>
 CentralDifference<Real>::CentralDifference(const Exec& exec, const op::Operator<Real>& stiffness,
                                            DeviceArray<double> mass, DeviceArray<double> damping, double dt,
-                                           std::span<const Index> fixed)
+                                           std::span<const Index> fixed, int node_dofs)
     : exec_(exec), stiffness_(stiffness), n_(stiffness.n_dofs()), dt_(dt) {
-  set_up(std::move(mass), std::move(damping), fixed);
+  set_up(std::move(mass), std::move(damping), fixed, node_dofs);
 }
 
 // The constructors' common work: checks, then the coefficients computed on the Exec.
 template <class Real>
 void CentralDifference<Real>::set_up(DeviceArray<double> mass, DeviceArray<double> damping,
-                                     std::span<const Index> fixed) {
+                                     std::span<const Index> fixed, int node_dofs) {
   const Exec& exec = exec_;
   const double dt = dt_;
   TREMOR_CHECK(std::isfinite(dt) && dt > 0.0, "time step must be positive and finite, got ", dt);
+  TREMOR_CHECK(node_dofs >= 1 && node_dofs <= 3, "DOFs per node ", node_dofs, "; expected 1 to 3");
   TREMOR_CHECK(mass.size() == n_, "mass has ", mass.size(), " entries for ", n_, " DOFs");
   TREMOR_CHECK(damping.size() == 0 || damping.size() == n_, "damping has ", damping.size(), " entries for ", n_,
                " DOFs");
@@ -106,6 +154,15 @@ void CentralDifference<Real>::set_up(DeviceArray<double> mass, DeviceArray<doubl
   force_scale_ = DeviceArray<Real>(exec, n);
   if (c) prev_scale_ = DeviceArray<Real>(exec, n);
   massless_ = coefficients<Real>(exec, n, m, c, fixed, dt, force_scale_.data(), c ? prev_scale_.data() : nullptr);
+  // One A (and C') per node where each node's components have the same: a node held in some
+  // components only, or damped per component, keeps them per DOF.
+  per_ = 1;
+  if (node_dofs > 1 && n % node_dofs == 0 &&
+      count_unequal<Real>(exec, n, node_dofs, force_scale_.data(), c ? prev_scale_.data() : nullptr) == 0.0) {
+    per_ = node_dofs;
+    force_scale_ = per_node(exec, force_scale_, per_);
+    if (c) prev_scale_ = per_node(exec, prev_scale_, per_);
+  }
   // The mass and damping are not kept (the coefficients give both back): released before the state
   // is allocated, so the set-up's peak is theirs or the state's, not both.
   mass = DeviceArray<double>();
@@ -118,9 +175,10 @@ void CentralDifference<Real>::set_up(DeviceArray<double> mass, DeviceArray<doubl
 }
 
 template <class Real>
-void CentralDifference<Real>::step(View<const Real> f, View<const Index> prescribed_dofs, View<const Real> prescribed) {
+void CentralDifference<Real>::step(View<const Index> loaded_dofs, View<const Real> loads,
+                                   View<const Index> prescribed_dofs, View<const Real> prescribed) {
   apply_stiffness();
-  advance(f, prescribed_dofs, prescribed);
+  advance(loaded_dofs, loads, prescribed_dofs, prescribed);
 }
 
 template <class Real>
@@ -145,26 +203,24 @@ View<Real> CentralDifference<Real>::apply_stiffness(const op::Operator<Real>& pa
 }
 
 template <class Real>
-void CentralDifference<Real>::advance(View<const Real> f, View<const Index> prescribed_dofs,
-                                      View<const Real> prescribed) {
-  TREMOR_CHECK(f.size == n_, "force has ", f.size, " entries for ", n_, " DOFs");
+void CentralDifference<Real>::advance(View<const Index> loaded_dofs, View<const Real> loads,
+                                      View<const Index> prescribed_dofs, View<const Real> prescribed) {
+  TREMOR_CHECK(loads.size == loaded_dofs.size, "loads and loaded DOFs differ in count");
   TREMOR_CHECK(prescribed.size == prescribed_dofs.size, "prescribed values and DOFs differ in count");
-  const View<const Real> a = force_scale_.view(), cp = prev_scale_.view(), uc = std::as_const(curr_).view();
   const View<Real> u = prev_.view(), ku = ku_.view();  // U_prev in, U_next out
-  // Eq. (4) fused, per DOF 5 values read (6 damped) and 1 written: U_next = A (F - K U_curr) +
-  // C' U_prev + (1 - C') U_curr. For an operator that adds into K u, K u is zeroed here for the
-  // next apply: one more write in this pass instead of a pass of its own.
+  // Eq. (4): U_next = A (F - K U_curr) + C' U_prev + (1 - C') U_curr, F moved into K u first at the
+  // loaded DOFs (A (0 - (K u - F)) is A (F - K u) to the bit: a rounded difference changes sign
+  // exactly).
+  forall(exec_, loaded_dofs.size, [=] TREMOR_LAMBDA(Index k) { ku[loaded_dofs[k]] -= loads[k]; });
+  const DeviceArray<Real>& a = force_scale_;
+  const DeviceArray<Real>& cp = prev_scale_;
+  const Real* uc = std::as_const(curr_).data();
   const bool adds = stiffness_.adds();
-  if (cp.size > 0)
-    forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
-      u[i] = next_displacement(a[i], cp[i], f[i], ku[i], u[i], uc[i]);
-      if (adds) ku[i] = Real(0);
-    });
-  else
-    forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
-      u[i] = next_displacement(a[i], Real(-1), f[i], ku[i], u[i], uc[i]);
-      if (adds) ku[i] = Real(0);
-    });
+  switch (per_) {
+    case 2: update(exec_, n_, coefficients_of<2>(a, cp, 2), uc, u.data, ku.data, adds); break;
+    case 3: update(exec_, n_, coefficients_of<3>(a, cp, 3), uc, u.data, ku.data, adds); break;
+    default: update(exec_, n_, coefficients_of<1>(a, cp, 1), uc, u.data, ku.data, adds); break;
+  }
   // DOF indices are the caller's (Loading checks them against the mesh).
   forall(exec_, prescribed_dofs.size, [=] TREMOR_LAMBDA(Index k) { u[prescribed_dofs[k]] = prescribed[k]; });
   std::swap(prev_, curr_);
@@ -193,18 +249,18 @@ void CentralDifference<Real>::set_initial_conditions(std::span<const Real> u0, s
                u0.size(), " and ", v0.size(), " entries for ", n_, " DOFs");
   const DeviceArray<Real> velocity(exec_, v0);
   curr_.copy_from_host(u0);
-  const View<const Real> a = force_scale_.view(), cp = prev_scale_.view(), ku = std::as_const(ku_).view(),
-                         v = velocity.view();
+  const Coefficients<Real> k = coefficients_of(std::as_const(force_scale_), std::as_const(prev_scale_), per_);
+  const View<const Real> ku = std::as_const(ku_).view(), v = velocity.view();
   const View<Real> uc = curr_.view(), up = prev_.view();
   forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
-    if (a[i] == Real(0)) uc[i] = Real(0);  // held DOFs start, and stay, at zero
+    if (k.force_scale(i) == Real(0)) uc[i] = Real(0);  // held DOFs start, and stay, at zero
   });
   stiffness_.apply(curr_.view(), ku_.view());
   // dt^2/2 M^-1 = A / (1 - C'): A / 2 undamped.
   const Real dt = static_cast<Real>(dt_);
   forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
-    const Real half_dt2_over_m = a[i] / (Real(1) - (cp.size > 0 ? cp[i] : Real(-1)));
-    up[i] = a[i] == Real(0) ? Real(0) : uc[i] - dt * v[i] - half_dt2_over_m * ku[i];
+    const Real a = k.force_scale(i), half_dt2_over_m = a / (Real(1) - k.prev_scale(i));
+    up[i] = a == Real(0) ? Real(0) : uc[i] - dt * v[i] - half_dt2_over_m * ku[i];
   });
   fill_zero(exec_, ku_.data(), n_);  // as apply_stiffness() expects it
   exec_.synchronize();
@@ -213,11 +269,12 @@ void CentralDifference<Real>::set_initial_conditions(std::span<const Real> u0, s
 
 template <class Real>
 double CentralDifference<Real>::kinetic_energy() const {
-  const View<const Real> a = force_scale_.view(), cp = prev_scale_.view(), up = prev_.view(), uc = curr_.view();
+  const Coefficients<Real> k = coefficients_of(std::as_const(force_scale_), std::as_const(prev_scale_), per_);
+  const View<const Real> up = prev_.view(), uc = curr_.view();
   // 1/2 M v^2 = 1/2 (M / dt^2) (U_curr - U_prev)^2.
   return 0.5 * sum<double>(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
            const double du = static_cast<double>(uc[i]) - static_cast<double>(up[i]);
-           return mass_over_dt2(a[i], cp.size > 0 ? cp[i] : Real(-1)) * du * du;
+           return mass_over_dt2(k.force_scale(i), k.prev_scale(i)) * du * du;
          });
 }
 

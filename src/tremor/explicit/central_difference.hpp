@@ -10,9 +10,12 @@
 // kept in Real (float or double) in the Exec's memory; the diagonal coefficients are computed in
 // double and stored in Real. The operator works on pointers in the same memory space.
 //
-// Memory per DOF: U_prev, U_curr, K U and A in Real, and C' where damped; K' = 1 - C' (undamped:
-// A = dt^2 / M, C' = -1, K' = 2), and the mass, for the energies and the Taylor start, is
-// M = dt^2 (1 - C') / (2 A). U_next is written over U_prev, which each DOF's update reads first.
+// Memory per DOF: U_prev, U_curr and K U in Real; A, and C' where damped, in Real per DOF or,
+// where every component of each node has the same (no node held in some components only), per
+// node. K' = 1 - C' (undamped: A = dt^2 / M, C' = -1, K' = 2), and the mass, for the energies and
+// the Taylor start, is M = dt^2 (1 - C') / (2 A). U_next is written over U_prev, which each DOF's
+// update reads first. Forces come as a list of loaded DOFs and their values (a model loads few
+// DOFs: no force vector is kept or read per DOF).
 #include <span>
 #include <vector>
 
@@ -28,26 +31,30 @@ class CentralDifference {
   // `mass` and `damping` per DOF (damping may be empty: undamped); `fixed` lists DOFs held at a
   // prescribed displacement (0 unless set_prescribed() says otherwise). DOFs with zero mass and
   // no stiffness coupling (nodes no element uses) are held at zero as well; their count is
-  // reported by n_massless(). Throws tremor::Error on a non-positive or non-finite dt, or sizes
-  // that do not match the operator.
+  // reported by n_massless(). node_dofs: the DOFs of one node (consecutive), 1 to 3; the
+  // coefficients are kept per node where its DOFs' are equal. Throws tremor::Error on a
+  // non-positive or non-finite dt, or sizes that do not match the operator.
   CentralDifference(const Exec& exec, const op::Operator<Real>& stiffness, std::span<const double> mass,
-                    std::span<const double> damping, double dt, std::span<const Index> fixed);
+                    std::span<const double> damping, double dt, std::span<const Index> fixed, int node_dofs = 1);
   // The same from mass and damping already in the Exec's memory (assembled there; damping may be
   // empty), taken over: the coefficients are computed there, nothing passes through the host.
   CentralDifference(const Exec& exec, const op::Operator<Real>& stiffness, DeviceArray<double> mass,
-                    DeviceArray<double> damping, double dt, std::span<const Index> fixed);
+                    DeviceArray<double> damping, double dt, std::span<const Index> fixed, int node_dofs = 1);
 
   Index n_dofs() const { return n_; }
   double dt() const { return dt_; }
   long long step_count() const { return steps_; }
   double time() const { return static_cast<double>(steps_) * dt_; }
   Index n_massless() const { return massless_; }
+  // DOFs that share one A (and C'): node_dofs where every node's components have equal ones, else 1.
+  int coefficient_dofs() const { return per_; }
 
-  // Advances one step from time() to time() + dt under nodal forces `force` (n_dofs() values at
-  // time(), in the Exec's memory), then sets the DOFs listed in `prescribed_dofs` to
-  // `prescribed` (values at time() + dt, in the Exec's memory; empty for none). Only queues
-  // work on a Cuda Exec: no host synchronisation.
-  void step(View<const Real> force, View<const Index> prescribed_dofs = {}, View<const Real> prescribed = {});
+  // Advances one step from time() to time() + dt under the nodal forces `loads` on `loaded_dofs`
+  // (values at time(), each DOF at most once; empty for none), then sets the DOFs listed in
+  // `prescribed_dofs` to `prescribed` (values at time() + dt; empty for none). All in the Exec's
+  // memory. Only queues work on a Cuda Exec: no host synchronisation.
+  void step(View<const Index> loaded_dofs, View<const Real> loads, View<const Index> prescribed_dofs = {},
+            View<const Real> prescribed = {});
   // step() in two halves, for a subdomain whose shared nodes' internal forces are summed with its
   // neighbours' between them: apply_stiffness() computes K U_curr and returns it (writable, in the
   // Exec's memory), advance() completes the step from it.
@@ -56,7 +63,8 @@ class CentralDifference {
   // K U_curr added into K u (parts that add: the last update zeroed it) or written into its rows
   // (RowBlocks); returns K u. Once per part and step, before advance().
   View<Real> apply_stiffness(const op::Operator<Real>& part);
-  void advance(View<const Real> force, View<const Index> prescribed_dofs = {}, View<const Real> prescribed = {});
+  void advance(View<const Index> loaded_dofs, View<const Real> loads, View<const Index> prescribed_dofs = {},
+               View<const Real> prescribed = {});
 
   // Displacement now (U_curr) and one step before (U_prev), in the Exec's memory.
   View<const Real> displacement() const { return curr_.view(); }
@@ -77,13 +85,14 @@ class CentralDifference {
   double strain_energy() const;
 
  private:
-  void set_up(DeviceArray<double> mass, DeviceArray<double> damping, std::span<const Index> fixed);
+  void set_up(DeviceArray<double> mass, DeviceArray<double> damping, std::span<const Index> fixed, int node_dofs);
   Exec exec_;
   const op::Operator<Real>& stiffness_;
   Index n_ = 0;
   double dt_ = 0.0;
   long long steps_ = 0;
   Index massless_ = 0;
+  int per_ = 1;                    // DOFs per entry of the coefficients
   DeviceArray<Real> force_scale_;  // A (F' = A F); 0 for held and massless DOFs
   DeviceArray<Real> prev_scale_;   // C' diagonal where damped; empty: undamped (C' = -1)
   DeviceArray<Real> prev_, curr_, ku_;

@@ -242,15 +242,15 @@ double Loading::highest_frequency() const {
 
 namespace {
 
-// out[dofs[s]] = Real(sum of weight * table[row][function] over slot s's terms), for every slot.
+// out[s] = Real(sum of weight * table[row][function] over slot s's terms), for every slot.
 // A free function: nvcc allows no device lambda in a private member function.
 template <class Real>
-void sum_terms(const Exec& exec, View<const Index> dofs, View<const Index> offsets, View<const int> function,
-               View<const double> weight, const double* row, View<Real> out, bool scatter) {
-  forall(exec, dofs.size, [=] TREMOR_LAMBDA(Index s) {
+void sum_terms(const Exec& exec, View<const Index> offsets, View<const int> function, View<const double> weight,
+               const double* row, View<Real> out) {
+  forall(exec, out.size, [=] TREMOR_LAMBDA(Index s) {
     double value = 0.0;
     for (Index k = offsets[s]; k < offsets[s + 1]; ++k) value += weight[k] * row[function[k]];
-    out[scatter ? dofs[s] : s] = static_cast<Real>(value);
+    out[s] = static_cast<Real>(value);
   });
 }
 
@@ -285,7 +285,7 @@ DeviceLoading<Real>::DeviceLoading(const Exec& exec, const Loading& loading, dou
       n_functions_(static_cast<Index>(loading.n_functions())),
       force_terms_(make_terms(exec, loading.loaded_dofs(), loading.force_terms())),
       prescribed_terms_(make_terms(exec, loading.prescribed_dofs(), loading.prescribed_terms())),
-      force_(exec, std::span<const Real>(std::vector<Real>(static_cast<std::size_t>(loading.n_dofs()), Real(0)))),
+      loads_(exec, std::span<const Real>(std::vector<Real>(loading.loaded_dofs().size(), Real(0)))),
       prescribed_dofs_(exec, std::span<const Index>(loading.prescribed_dofs())),
       prescribed_values_(exec, static_cast<Index>(loading.prescribed_dofs().size())) {
   TREMOR_CHECK(chunk >= 1, "loading chunk of ", chunk, " steps");
@@ -310,11 +310,10 @@ void DeviceLoading<Real>::update(long long step) {
   if (table_first_ < 0 || step < table_first_ || step + 1 > table_first_ + chunk_) fill_table(step);
   const double* row = table_.data() + static_cast<std::size_t>(step - table_first_) * static_cast<std::size_t>(n_functions_);
   const Terms& f = force_terms_;
-  sum_terms<Real>(exec_, f.dofs.view(), f.offsets.view(), f.function.view(), f.weight.view(), row, force_.view(),
-                  true);
+  sum_terms<Real>(exec_, f.offsets.view(), f.function.view(), f.weight.view(), row, loads_.view());
   const Terms& p = prescribed_terms_;
-  sum_terms<Real>(exec_, p.dofs.view(), p.offsets.view(), p.function.view(), p.weight.view(),
-                  row + n_functions_, prescribed_values_.view(), false);
+  sum_terms<Real>(exec_, p.offsets.view(), p.function.view(), p.weight.view(), row + n_functions_,
+                  prescribed_values_.view());
 }
 
 template class DeviceLoading<float>;

@@ -100,20 +100,21 @@ class Loading {
   mutable std::vector<double> scratch_;  // one value per function
 };
 
-// The loads of Eq. 4 in the Exec's memory: the force vector F, zero except at the loaded DOFs,
-// and the prescribed displacements. The host evaluates the time functions for a chunk of steps at
-// once and copies that table (chunk + 1 rows of n_functions() doubles) to the Exec in one
-// transfer; each step a kernel sums every loaded or prescribed DOF's terms in double, in the
-// order Loading does, and rounds to Real (host backends: the same bits as Loading). Per step
-// O(loaded + prescribed DOFs) work and no host transfer; one copy every `chunk` steps.
+// The loads of Eq. 4 in the Exec's memory: the forces at the loaded DOFs (a list: no vector of
+// n_dofs values) and the prescribed displacements. The host evaluates the time functions for a
+// chunk of steps at once and copies that table (chunk + 1 rows of n_functions() doubles) to the
+// Exec in one transfer; each step a kernel sums every loaded or prescribed DOF's terms in double,
+// in the order Loading does, and rounds to Real (host backends: the same bits as Loading). Per
+// step O(loaded + prescribed DOFs) work and no host transfer; one copy every `chunk` steps.
 template <class Real>
 class DeviceLoading {
  public:
   DeviceLoading(const Exec& exec, const Loading& loading, double dt, int chunk = 256);
-  // F at t = step dt (force()) and the prescribed displacements at (step + 1) dt
+  // F at t = step dt (loads(), at loaded_dofs()) and the prescribed displacements at (step + 1) dt
   // (prescribed_values()): what step `step` of the central-difference scheme needs.
   void update(long long step);
-  View<const Real> force() const { return force_.view(); }
+  View<const Index> loaded_dofs() const { return force_terms_.dofs.view(); }
+  View<const Real> loads() const { return loads_.view(); }
   View<const Index> prescribed_dofs() const { return prescribed_dofs_.view(); }
   View<const Real> prescribed_values() const { return prescribed_values_.view(); }
 
@@ -136,7 +137,7 @@ class DeviceLoading {
   std::vector<double> host_table_;
   DeviceArray<double> table_;  // [row][function], row r at time (table_first_ + r) dt
   Terms force_terms_, prescribed_terms_;
-  DeviceArray<Real> force_;
+  DeviceArray<Real> loads_;  // per loaded DOF (Loading::loaded_dofs())
   DeviceArray<Index> prescribed_dofs_;
   DeviceArray<Real> prescribed_values_;
 };

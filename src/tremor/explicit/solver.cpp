@@ -418,12 +418,16 @@ Preflight resolve(const Model& model, const RunOptions& options, std::string& la
   return std::move(resolution.p);
 }
 
-// Integrator state (central_difference.hpp) with the force vector: the force, A (and C' where
-// damped) in Real, and the larger of what its set-up holds beside them (the mass and damping in
-// double and a flag per DOF) and what it keeps after (U_prev, U_curr and K u in Real).
-std::size_t state_bytes(std::size_t n_dofs, std::size_t real_size, bool damped) {
-  const std::size_t setup = (damped ? 2 : 1) * sizeof(double) + sizeof(unsigned char), levels = 3 * real_size;
-  return n_dofs * ((damped ? 3 : 2) * real_size + std::max(setup, levels));
+// Integrator state (central_difference.hpp): U_prev, U_curr and K u in Real per DOF, A (and C'
+// where damped) per node (a model holding a node in some components only keeps them per DOF, up
+// to 2/3 of them more than counted here); while it is set up, the mass and damping in double and
+// A (and C') per DOF, beside them a flag per DOF or the coefficients per node. The loads are per
+// loaded DOF: not counted.
+std::size_t state_bytes(std::size_t n_dofs, int dim, std::size_t real_size, bool damped) {
+  const double coefficients = (damped ? 2.0 : 1.0) * static_cast<double>(real_size), per_node = coefficients / dim;
+  const double setup = (damped ? 2.0 : 1.0) * sizeof(double) + coefficients + std::max(1.0, per_node);
+  const double loop = 3.0 * static_cast<double>(real_size) + per_node;
+  return static_cast<std::size_t>(static_cast<double>(n_dofs) * std::max(setup, loop));
 }
 
 // The receivers' buffer in the Exec's memory (Recorder): two time levels of a row per recorded point
@@ -767,7 +771,7 @@ std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffne
   // state. Split in two, the parts' elements hold the coordinates twice; while the parts are built,
   // the whole's elements are held too.
   const std::size_t coordinates = n * sizeof(double);
-  const std::size_t loop = op.loop_bytes(sizes) + (split ? coordinates : 0) + state_bytes(n, real_size, damped);
+  const std::size_t loop = op.loop_bytes(sizes) + (split ? coordinates : 0) + state_bytes(n, mesh.dim(), real_size, damped);
   // The set-up's peak: elements, mass and damping, and what building the operator holds (K in
   // double while its format is filled), or the operator built (an assembled kind's own arrays;
   // an element-by-element one's loop bytes are the elements). The row lengths the converters stage

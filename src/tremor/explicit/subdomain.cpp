@@ -182,7 +182,7 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
   d.elements.reset();  // the element-by-element operators hold their own reference
   d.loading = d.part ? std::move(d.part->loading) : std::make_unique<Loading>(model);
   d.scheme = std::make_unique<CentralDifference<Real>>(exec, *d.stiffness, std::move(d.mass), std::move(d.damping),
-                                                       preflight.dt, d.loading->constrained_dofs());
+                                                       preflight.dt, d.loading->constrained_dofs(), model.mesh.dim());
   clock.lap("integrator state");
   d.loads = std::make_unique<DeviceLoading<Real>>(exec, *d.loading, preflight.dt);
   clock.lap("loads");

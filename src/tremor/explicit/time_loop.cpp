@@ -168,7 +168,8 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
       if (d->split) d->scheme->apply_stiffness(d->split->second());
     exchange.finish_forces(forces);
     for (Subdomain<Real>* d : subdomains)
-      d->scheme->advance(d->loads->force(), d->loads->prescribed_dofs(), d->loads->prescribed_values());
+      d->scheme->advance(d->loads->loaded_dofs(), d->loads->loads(), d->loads->prescribed_dofs(),
+                         d->loads->prescribed_values());
     ++step;
     for (Subdomain<Real>* d : subdomains) {
       d->recorder->record(step, d->scheme->previous_displacement(), d->scheme->displacement());

@@ -152,8 +152,8 @@ struct OperatorEntry {
   bool auto_where_it_takes = false;
   // Where "auto" prefers it to the backend's default (after the kinds above), and where it takes it
   // when the default does not fit the device's memory: Registry::choose_auto.
-  AutoPreference auto_prefers;
-  AutoFallback auto_fits;
+  AutoPreference auto_prefers{};
+  AutoFallback auto_fits{};
   // It evaluates each section's pointwise law (fem/laws.hpp) at the elements' points in every
   // apply (matrix_free, sem), so a law with state per point (memory variables, PML convolution
   // variables) can run in it; an assembled kind holds K, the laws' tangent, and cannot.

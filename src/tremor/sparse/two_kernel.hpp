@@ -4,8 +4,9 @@
 // Unit", section IV; docs/assembly.md):
 //
 //   kernel 1 (sparsity, section IV.A.1)  from the connectivity alone: node -> element incidence
-//       (count, scan, fill), then one thread per node building its sorted neighbour set, itself
-//       included (count pass, exclusive scan, fill pass): the nodal pattern. The exact number of
+//       (count, scan, fill), then each node's sorted neighbour set, itself included (count pass,
+//       exclusive scan, fill pass; a thread per candidate, two_kernel_pattern.cpp): the nodal
+//       pattern. The exact number of
 //       entries is known after the count pass, before the matrix is allocated (the paper derives
 //       it for structured hex8 boxes in closed form, Eq. 9: structured_hex8_nnz()). The format's
 //       index arrays (row offsets or indices, columns) follow from the pattern.
@@ -74,11 +75,13 @@ struct NodalPattern {
 };
 
 // Kernel 1 on exec (the space of `elements`). Incidence and neighbour counts run in parallel over
-// elements and nodes; the neighbour set of a node with m candidate nodes (the sum of the sizes of
-// its elements) is found without a fixed-size buffer, in O(m^2) comparisons, so any mesh is
-// handled; the count and fill passes each pay it. hex8 interior nodes have m = 64 (4,096
-// comparisons), tet4 nodes of unstructured meshes m ~ 100; a hub node of thousands of elements
-// (a fan) costs ~1e7-1e8 comparisons in one thread and then bounds the kernel's time.
+// elements and nodes. A node's m candidate nodes (the sum of the sizes of its elements: 64 for
+// interior hex8 nodes, ~100 for tet4 of unstructured meshes) go to shared memory, a thread each
+// (up to 256 a node), which finds whether it is the value's first occurrence and, in the fill
+// pass, its rank among the distinct ones: its place in the sorted row (O(m) comparisons a thread).
+// A node of more candidates is left to one thread, without a buffer, in O(m^2) comparisons, so
+// any mesh is handled: a hub node of thousands of elements (a fan) costs ~1e7-1e8 comparisons
+// and then bounds the kernel's time. CSR and COO columns are written by the fill pass itself.
 NodalPattern build_nodal_pattern(const Exec& exec, const fem::DeviceElements& elements);
 
 // Eq. 9 of the paper: the entries of K (3 DOFs per node) on a structured box of hex8 elements

@@ -334,14 +334,15 @@ DeviceCoo<Real> assemble_coo(const Exec& exec, const fem::DeviceElements& elemen
                              RaceStrategy strategy, AssemblyTimes* times) {
   fem::check_space(exec, elements, "assembly into COO");
   detail::Stopwatch watch(exec, times != nullptr);
-  const NodalPattern pattern = build_nodal_pattern(exec, elements);
-  detail::check_sizes(pattern, pattern.nnz(), "COO");
-  const auto nnz = static_cast<Index>(pattern.nnz());
   DeviceCoo<Real> out;
   out.n_rows = elements.n_dofs();
-  out.rows = DeviceArray<Index>(exec, nnz);
-  out.columns = DeviceArray<Index>(exec, nnz);
-  detail::scalar_row_indices(exec, pattern, nullptr, out.columns.data(), out.rows.data());
+  const NodalPattern pattern = detail::build_nodal_pattern(exec, elements, [&](const NodalPattern& p) {
+    detail::check_sizes(p, p.nnz(), "COO");
+    out.rows = DeviceArray<Index>(exec, static_cast<Index>(p.nnz()));
+    out.columns = DeviceArray<Index>(exec, static_cast<Index>(p.nnz()));
+    return detail::ScalarIndexSink{out.columns.data(), out.rows.data(), p.dim};
+  });
+  const auto nnz = static_cast<Index>(pattern.nnz());
   if (times) times->pattern_ms = watch.elapsed_ms();
   out.values = DeviceArray<Real>(exec, nnz);
   watch.restart();
@@ -357,14 +358,16 @@ DeviceCsr<Real> assemble_csr(const Exec& exec, const fem::DeviceElements& elemen
                              RaceStrategy strategy, AssemblyTimes* times) {
   fem::check_space(exec, elements, "assembly into CSR");
   detail::Stopwatch watch(exec, times != nullptr);
-  const NodalPattern pattern = build_nodal_pattern(exec, elements);
-  detail::check_sizes(pattern, pattern.nnz(), "CSR");
-  const auto nnz = static_cast<Index>(pattern.nnz());
   DeviceCsr<Real> out;
   out.n_rows = elements.n_dofs();
+  const NodalPattern pattern = detail::build_nodal_pattern(exec, elements, [&](const NodalPattern& p) {
+    detail::check_sizes(p, p.nnz(), "CSR");
+    out.columns = DeviceArray<Index>(exec, static_cast<Index>(p.nnz()));
+    return detail::ScalarIndexSink{out.columns.data(), nullptr, p.dim};
+  });
+  const auto nnz = static_cast<Index>(pattern.nnz());
   out.offsets = DeviceArray<Size>(exec, out.n_rows + 1);
-  out.columns = DeviceArray<Index>(exec, nnz);
-  detail::scalar_row_indices(exec, pattern, out.offsets.data(), out.columns.data(), nullptr);
+  detail::scalar_row_offsets(exec, pattern, out.offsets.data());
   if (times) times->pattern_ms = watch.elapsed_ms();
   out.values = DeviceArray<Real>(exec, nnz);
   watch.restart();

@@ -86,3 +86,18 @@ def test_a_kept_set_up_on_the_gpu():
         variant = model.without("source").add_source(position=[0.01, 0.01, 0.002], direction=[0.0, 0.0, -1.0],
                                                      signal=tremor.tone_burst(frequency, 3))
         expect_close(sim.run(variant).histories, tremor.run(variant, backend="openmp", precision="double").histories)
+
+
+@pytest.mark.parametrize("precision, tolerance", [("double", 1e-10), ("float", 1e-4)])
+def test_matrix_free_in_tiles_through_python(precision, tolerance):
+    """The GPU's matrix_free (elements in tiles, no K) through tremor.run and a kept set-up, against the
+    CPU's assembled run: float to 1e-4 of each history's largest value (a 2^-24 unit roundoff, as the
+    parity suite's float runs), double as above."""
+    model = plate(1)
+    gpu = on_gpu(tremor.run, model, precision=precision, operator="matrix_free")
+    assert gpu.operator == "matrix_free" and gpu.precision == precision
+    cpu = tremor.run(model, backend="openmp", precision=precision, operator="assembled")
+    expect_close(gpu.histories, cpu.histories, tolerance)
+    sim = on_gpu(tremor.Simulation, model, precision=precision, operator="matrix_free")
+    assert sim.operator == "matrix_free"
+    expect_close(sim.run().histories, cpu.histories, tolerance)

@@ -1,6 +1,7 @@
 // explicit/matrix_free: the tiled kernel (the linear elements in tiles, the others with atomic
-// adds) against the deterministic reference (colour by colour in double), on every element family,
-// on the host backends; and the tiles it builds (fem/element_tiles.hpp).
+// adds or colour by colour) against the deterministic reference (colour by colour in double), on
+// every element family, on the host backends (tiles colour by colour: the same bits on any thread
+// count); and the tiles it builds (fem/element_tiles.hpp), with their colours.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -57,7 +58,10 @@ TEST_P(MatrixFreeFamilies, TiledAgreesWithTheReference) {
   ASSERT_GT(scale, 0.0);
 
   const auto op = tiled<double>(model, Exec::serial(), 8);
-  EXPECT_FALSE(op->deterministic());
+  // On the host the tiles go colour by colour; the other types' elements here without colour
+  // lists, with atomic adds.
+  EXPECT_EQ(op->deterministic(), is_linear(c.type));
+  EXPECT_FALSE(op->reference());
   EXPECT_EQ(op->n_dofs(), reference->n_dofs());
   const auto ku = apply_operator(*op, u);
   // Double: the same K_e u_e (edge differences or every shape function) summed in another order:
@@ -79,12 +83,56 @@ TEST_P(MatrixFreeFamilies, TiledAgreesWithTheReference) {
   const auto ku_f = apply_operator(*tiled<float>(model, Exec::serial(), 8), u);
   EXPECT_LE(max_difference(ku_f, expected), 1e-5 * scale);
 
-  // OpenMP: tiles in parallel, a node shared by two tiles summed in either order: rounding.
+  // OpenMP: a colour's tiles in parallel, the colours in order: the serial bits; the other types'
+  // elements with atomic adds, summed in either order: rounding.
   const int threads = omp_get_max_threads();
   omp_set_num_threads(4);  // several threads even on a small machine
   const auto parallel = apply_operator(*tiled<double>(model, Exec::openmp(), 8), u);
   omp_set_num_threads(threads);
-  EXPECT_LE(max_difference(parallel, ku), 1e-14 * scale);
+  if (is_linear(c.type))
+    EXPECT_TRUE(same_bits(parallel, ku));
+  else
+    EXPECT_LE(max_difference(parallel, ku), 1e-14 * scale);
+}
+
+// The operator a host run builds (the elements with colour lists, deterministic): tiles colour by
+// colour for the linear types and the reference's kernel colour by colour for the others; equal
+// to the reference to rounding in both precisions, and the same bits with 1, 2 and 4 threads.
+TEST_P(MatrixFreeFamilies, HostRunIsDeterministicOnAnyThreadCount) {
+  const auto& c = GetParam();
+  const Model model = test::two_section_model(c.type, c.order, test::cells_for(c.type), 0.15);
+  const auto u = test::test_vector(model.mesh.n_nodes() * model.mesh.dim(), 6);
+  const auto expected = apply_operator(*explicit_fe::make_stiffness_operator<double>(model, "matrix_free"), u);
+  const double scale = max_abs(expected);
+  const fem::SectionTable table = fem::section_table(model);
+  const fem::ElementColouring colouring = fem::colour_elements(model.mesh);
+  const auto elements = std::make_shared<const fem::DeviceElements>(Exec::openmp(), model.mesh, table, colouring);
+  auto run = [&](auto precision, int tile) {
+    using Real = decltype(precision);
+    std::vector<std::vector<Real>> results;
+    const int threads = omp_get_max_threads();
+    for (const int n : {1, 2, 4}) {
+      omp_set_num_threads(n);
+      const MatrixFreeOperator<Real> op(Exec::openmp(), elements, true, tile);
+      EXPECT_TRUE(op.deterministic());
+      EXPECT_FALSE(op.reference());
+      results.push_back(apply_operator(op, u));
+    }
+    omp_set_num_threads(threads);
+    EXPECT_TRUE(same_bits(results[0], results[1]));
+    EXPECT_TRUE(same_bits(results[0], results[2]));
+    return results[0];
+  };
+  // The registry's matrix_free for a host run is this operator.
+  const auto from_registry =
+      explicit_fe::make_stiffness_operator<double>(model, "matrix_free", elements, sparse::RaceStrategy::Colouring);
+  EXPECT_TRUE(same_bits(apply_operator(*from_registry, u), run(double(), 0)));
+  // As in TiledAgreesWithTheReference: rounding, in double and in float. Tiles of 8: many tiles
+  // and colours, and batches shorter than a SIMD register's 8 or 16 elements.
+  EXPECT_LE(max_difference(run(double(), 0), expected), 1e-12 * scale);
+  EXPECT_LE(max_difference(run(double(), 8), expected), 1e-12 * scale);
+  EXPECT_LE(max_difference(run(float(), 0), expected), 1e-5 * scale);
+  EXPECT_LE(max_difference(run(float(), 8), expected), 1e-5 * scale);
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, MatrixFreeFamilies, ::testing::ValuesIn(test::operator_cases()),
@@ -180,6 +228,41 @@ TEST(MatrixFreeTiles, TilesAreCompactAndHoldEveryElementOnce) {
   const fem::DeviceElements curved_elements(Exec::serial(), curved.mesh, fem::section_table(curved),
                                             fem::ElementColouring{});
   EXPECT_FALSE(fem::ElementTiles<float>(curved_elements, [](ElementType, int) { return true; }, 64).blocks[0].affine);
+}
+
+// On a host Exec the tiles are coloured: every tile in one colour, ascending, and no two tiles of
+// a colour share a node (so a colour's tiles add to K u in parallel without a race); several
+// colours, since neighbouring tiles share nodes. On a GPU they are not coloured.
+TEST(MatrixFreeTiles, ColoursShareNoNode) {
+  for (const ElementType type : {ElementType::Tri3, ElementType::Quad4, ElementType::Tet4, ElementType::Hex8}) {
+    SCOPED_TRACE(element_name(type, 1));
+    const Model model = test::two_section_model(type, 1, dimension(type) == 2 ? 12 : 5, 0.15);
+    const fem::DeviceElements elements(Exec::openmp(), model.mesh, fem::section_table(model), fem::ElementColouring{});
+    const fem::ElementTiles<float> tiles(elements, [](ElementType, int) { return true; }, 8);
+    const fem::TileBlock<float>& t = tiles.blocks[0];
+    const std::vector<Index> offsets = t.node_offsets.to_host(), nodes = t.nodes.to_host();
+    ASSERT_GE(t.colour_offsets.size(), 3u);  // two colours or more
+    EXPECT_EQ(t.colour_offsets.front(), 0);
+    EXPECT_EQ(t.colour_offsets.back(), t.n_tiles);
+    std::vector<int> seen(static_cast<std::size_t>(t.n_tiles), 0);
+    for (std::size_t c = 0; c + 1 < t.colour_offsets.size(); ++c) {
+      EXPECT_LT(t.colour_offsets[c], t.colour_offsets[c + 1]);  // no empty colour
+      std::vector<Index> holder(static_cast<std::size_t>(model.mesh.n_nodes()), -1);
+      for (Index i = t.colour_offsets[c]; i < t.colour_offsets[c + 1]; ++i) {
+        const Index tile = t.colour_tiles[static_cast<std::size_t>(i)];
+        if (i > t.colour_offsets[c]) {
+          EXPECT_LT(t.colour_tiles[static_cast<std::size_t>(i) - 1], tile);
+        }
+        ++seen[static_cast<std::size_t>(tile)];
+        for (Index k = offsets[tile]; k < offsets[tile + 1]; ++k) {
+          Index& h = holder[static_cast<std::size_t>(nodes[k])];
+          EXPECT_EQ(h, -1) << "colour " << c << ": node " << nodes[k] << " in tiles " << h << " and " << tile;
+          h = tile;
+        }
+      }
+    }
+    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+  }
 }
 
 // Tiles index their element nodes in 16 bits: 128 elements of 729 nodes (GLL order 8) are refused

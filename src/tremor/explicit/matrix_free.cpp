@@ -1,4 +1,5 @@
 #include "tremor/explicit/matrix_free.hpp"
+#include "tremor/explicit/matrix_free_host.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -194,19 +195,27 @@ MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& mode
 template <class Real>
 MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& model, const fem::SectionTable& table,
                                              const fem::ElementColouring& colouring)
-    : MatrixFreeOperator(exec, std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, colouring)) {}
+    : MatrixFreeOperator(exec, std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, colouring), true,
+                         0, true) {}
 
 template <class Real>
 MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements,
                                              bool deterministic, int tile)
+    : MatrixFreeOperator(exec, std::move(elements), deterministic, tile,
+                         deterministic && exec.backend() == Backend::Cuda) {}
+
+template <class Real>
+MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements,
+                                             bool deterministic, int tile, bool reference)
     : exec_(exec), n_dofs_(elements->n_dofs()), elements_(std::move(elements)) {
   TREMOR_CHECK(elements_->exec.space() == exec.space(), "matrix-free operator: the elements are in ",
                elements_->exec.describe(), "'s memory; ", exec.describe(), " was given");
-  if (deterministic) {
+  if (deterministic)
     TREMOR_CHECK(elements_->n_colours > 0 || elements_->n_elements() == 0,
                  "matrix-free operator: the elements were built without a colouring");
-    return;
-  }
+  if (reference) return;
+  host_ = exec.backend() != Backend::Cuda;
+  coloured_ = deterministic;
   tiles_.emplace(*elements_, tiled_type, tile);
   bool all_tiled = true;
   // Flops: every element at the isotropic law's count, or the anisotropic one's where any section
@@ -246,10 +255,17 @@ void MatrixFreeOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
       fem::with_element(t.type, t.order, [&](auto element) {
         using E = decltype(element);
         if constexpr (fem::linear_evaluation_takes<E>) {
-          if (E::simplex || t.affine)
+          if (host_)
+            add_tiles_on_host(exec_, t, coordinates, tiles_->material(), u, ku);
+          else if (E::simplex || t.affine)
             apply_tiles<E, true, Real>(exec_, t.view(), coordinates, tiles_->material(), u, ku);
           else if constexpr (!E::simplex)
             apply_tiles<E, false, Real>(exec_, t.view(), coordinates, tiles_->material(), u, ku);
+        } else if (coloured_) {  // a host run's other blocks: the reference's, colour by colour
+          const fem::DeviceElementBlock& block = elements_->blocks[b];
+          for (int c = 0; c < elements_->n_colours; ++c)
+            if (block.n_in(c) > 0)
+              apply_elements<E, Real>(exec_, block.n_in(c), block.in(c), fem::arrays_of(*elements_, block), u, ku);
         } else {
           const fem::DeviceElementBlock& block = elements_->blocks[b];
           apply_elements<E, Real>(exec_, block.n_elements, nullptr, fem::arrays_of(*elements_, block), u, ku);

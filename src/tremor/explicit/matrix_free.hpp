@@ -1,20 +1,27 @@
 #pragma once
 // The "matrix_free" stiffness operator: ku = K u element by element, without K (pogo paper
-// section 2.1's K U_curr term), on every element type. Two ways to sum the elements' forces:
+// section 2.1's K U_curr term), on every element type. Three ways to sum the elements' forces:
 //
-//   deterministic (a run's default on the host, `--deterministic` on a GPU): the reference.
-//     Element by element in double (fem::apply_element_stiffness, the geometry recomputed from
-//     the node coordinates every apply), scatter-add rounded to Real, one element colour at a
-//     time: each DOF receives its elements' forces in colour order, the same bits every run.
-//   tiled (a GPU run's default): the linear elements (tri3, quad4, tet4, hex8) in tiles of nearby
-//     elements (fem/element_tiles.hpp), a GPU block per tile and a thread per element: the tile's
-//     nodes' coordinates and u staged in shared memory, K_e u_e in Real by edge differences
-//     (fem/linear_evaluation.hpp: the coordinates' differences in double; one Jacobian per
-//     element where a block's elements are all affine), each node's forces summed in the tile in
-//     a fixed order, then one atomic add per tile node to ku. The other element types take the
-//     reference's kernel with atomic adds. Sums in another order than the reference's: equal to
-//     it to rounding; where a node's tiles add in another order (OpenMP threads, a GPU) the last
-//     bits vary run to run.
+//   reference (`--deterministic` on a GPU; the registry's reference set-up, the Model
+//     constructors): element by element in double (fem::apply_element_stiffness, the geometry
+//     recomputed from the node coordinates every apply), scatter-add rounded to Real, one element
+//     colour at a time: each DOF receives its elements' forces in colour order, the same bits
+//     every run.
+//   tiled on a GPU (a GPU run's default): the linear elements (tri3, quad4, tet4, hex8) in tiles
+//     of nearby elements (fem/element_tiles.hpp), a GPU block per tile and a thread per element:
+//     the tile's nodes' coordinates and u staged in shared memory, K_e u_e in Real by edge
+//     differences (fem/linear_evaluation.hpp: the coordinates' differences in double; one
+//     Jacobian per element where a block's elements are all affine), each node's forces summed in
+//     the tile in a fixed order, then one atomic add per tile node to ku. The other element types
+//     take the reference's kernel with atomic adds. Sums in another order than the reference's:
+//     equal to it to rounding; where a node's tiles add in another order the last bits vary run
+//     to run.
+//   tiled on the host (every host run's: Serial and OpenMP): the same tiles and the same element
+//     arithmetic, a host thread per tile with the elements in SIMD batches
+//     (explicit/matrix_free_host.hpp), the tiles colour by colour (a colour's tiles share no node)
+//     with plain adds: the same bits for any number of threads. Blocks of other types take the
+//     reference's kernel colour by colour where the elements carry colour lists (a run's do),
+//     else with atomic adds. Equal to the reference to rounding (K_e u_e in Real, not double).
 //
 // u and ku hold n_dofs() values, DOFs node-major, in the memory of the operator's Exec.
 #include <cstddef>
@@ -43,8 +50,9 @@ class MatrixFreeOperator final : public op::Operator<Real> {
   // From a table and colouring built once (fem::section_table, fem::colour_elements).
   MatrixFreeOperator(const Exec& exec, const Model& model, const fem::SectionTable& table,
                      const fem::ElementColouring& colouring);
-  // On elements built once on exec. deterministic: the reference, colour by colour (the elements
-  // must carry a colouring); else tiled (tile: elements per tile, 0 for fem::default_tile).
+  // On elements built once on exec, tiled (tile: elements per tile, 0 for fem::default_tile).
+  // deterministic (the elements must carry a colouring): the same bits every run; on a GPU the
+  // reference, on the host the tiles colour by colour and the other blocks' elements too.
   MatrixFreeOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements, bool deterministic = true,
                      int tile = 0);
 
@@ -63,12 +71,20 @@ class MatrixFreeOperator final : public op::Operator<Real> {
   // The tiled kernel's arithmetic (the reference's is not counted: 0).
   double flops() const override { return flops_; }
   std::string details() const override;
-  bool deterministic() const { return !tiles_; }
+  // The same bits every run: the reference, or tiles on the host with every other block coloured.
+  bool deterministic() const { return !tiles_ || (host_ && (coloured_ || !elements_)); }
+  bool reference() const { return !tiles_; }
   int n_colours() const { return elements_ ? elements_->n_colours : 0; }
 
  private:
+  // reference: the reference kernel (deterministic must be true), else tiles.
+  MatrixFreeOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements, bool deterministic, int tile,
+                     bool reference);
+
   Exec exec_;
   Index n_dofs_ = 0;
+  bool host_ = false;      // tiles on a host Exec: colour by colour (matrix_free_host.hpp)
+  bool coloured_ = false;  // tiled: the untiled blocks colour by colour (the elements' colour lists)
   // The elements in exec_'s memory: every block in the reference, those not tiled otherwise
   // (null when every block is tiled: the tiles and coordinates below are all an apply reads).
   std::shared_ptr<const fem::DeviceElements> elements_;

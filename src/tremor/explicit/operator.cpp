@@ -54,9 +54,9 @@ static_assert(fem::linear_evaluation_takes<fem::Tri3> && fem::linear_evaluation_
 
 std::size_t nothing(const op::OperatorSizes&) { return 0; }
 
-// matrix_free in tiles (fem/element_tiles.hpp; a run without colour lists): the coordinates and,
-// per element of a tiled type, 3 B per node (its one-byte tile index and 16-bit incidence); per
-// tile node 6 B (the node and its incidence offset), with the tile nodes per element measured on
+// matrix_free in tiles (fem/element_tiles.hpp; a GPU run without colour lists, every host run):
+// the coordinates and, per element of a tiled type, 3 B per node (its one-byte tile index and
+// 16-bit incidence); per tile node 6 B (the node and its incidence offset), with the tile nodes per element measured on
 // the benchmark's meshes in tiles of 128 (3D) or 256 (2D) elements (hex8 1.95, tet4 0.63, tri3 0.65;
 // quad4 1.15, a 16 x 16 tile's 289 nodes); per tile about 16 B (offsets, count, section and
 // scale). A block of another type keeps the elements (all of them are then held).
@@ -78,10 +78,13 @@ std::size_t tiles_bytes(const op::OperatorSizes& s) {
   }
   return static_cast<std::size_t>(bytes) + (untiled ? s.element_bytes : 0);
 }
-// In the loop: the elements (colour by colour), or the tiles. The tiles are built, and the
-// coordinates copied, while the elements are held.
-std::size_t matrix_free_bytes(const op::OperatorSizes& s) { return s.coloured ? s.element_bytes : tiles_bytes(s); }
-std::size_t tiles_while_elements(const op::OperatorSizes& s) { return s.coloured ? 0 : tiles_bytes(s); }
+// In the loop: the elements (the reference, colour by colour: a GPU's --deterministic), or the
+// tiles (a GPU's default, every host run). The tiles are built, and the coordinates copied, while
+// the elements are held.
+std::size_t matrix_free_bytes(const op::OperatorSizes& s) {
+  return s.coloured && !s.host ? s.element_bytes : tiles_bytes(s);
+}
+std::size_t tiles_while_elements(const op::OperatorSizes& s) { return s.coloured && !s.host ? 0 : tiles_bytes(s); }
 
 // Pogo's layout (partition/block_matrix.hpp): per node slot L links of a dim x dim block and a
 // 16-bit target, L the largest node degree, plus the slot's node (4 B); blocks of 512 slots are

@@ -58,10 +58,10 @@ std::size_t element_bytes(const Mesh& mesh, bool coloured) {
 
 // memory_estimate's, with the geometric factors of an element-by-element kind when known.
 // `split`: a decomposed run's element-by-element operator in two parts (Preflight::overlap), each
-// part's elements on all of its subdomain's nodes.
+// part's elements on all of its subdomain's nodes. `host`: the run's Exec is the host's.
 std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffness_nnz, std::size_t real_size,
                      bool coloured, bool damped, Index max_neighbours, std::size_t geometry_values,
-                     bool split = false);
+                     bool split = false, bool host = false);
 
 // Refuses `bytes` of host memory for `what` when the process may not allocate that much
 // (memory::host_available), before any of it is allocated.
@@ -714,7 +714,7 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   const auto run_bytes = [&](const op::OperatorEntry& op) {
     const bool split = options.overlap && (p.domains > 1 || p.processes > 1) && op.splits && !op.needs_assembly;
     return estimate(model.mesh, op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring, is_damped(model),
-                    p.max_neighbours, p.geometry_values, split) +
+                    p.max_neighbours, p.geometry_values, split, p.backend != Backend::Cuda) +
            snapshot_bytes(model, p.snapshot_every, real_size) + recorder_bytes(model, real_size);
   };
   // "auto" on a GPU: where the default's estimate does not fit the GPU's free memory, a kind that
@@ -761,11 +761,13 @@ Preflight preflight(const Model& model, const RunOptions& options) {
 namespace {
 
 std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffness_nnz, std::size_t real_size,
-                     bool coloured, bool damped, Index max_neighbours, std::size_t geometry_values, bool split) {
+                     bool coloured, bool damped, Index max_neighbours, std::size_t geometry_values, bool split,
+                     bool host) {
   const auto n = static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(mesh.dim());
   const bool colours = coloured || op.needs_colouring;
   const std::size_t elements = element_bytes(mesh, colours);
-  const op::OperatorSizes sizes{&mesh, stiffness_nnz, max_neighbours, real_size, elements, geometry_values, colours};
+  const op::OperatorSizes sizes{&mesh, stiffness_nnz, max_neighbours, real_size, elements, geometry_values, colours,
+                                host};
   const std::size_t mass = n * sizeof(double) * (damped ? 2 : 1);
   // The time loop: the operator (the elements for the element-by-element kinds) and the integrator
   // state. Split in two, the parts' elements hold the coordinates twice; while the parts are built,
@@ -776,7 +778,9 @@ std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffne
   // double while its format is filled), or the operator built (an assembled kind's own arrays;
   // an element-by-element one's loop bytes are the elements). The row lengths the converters stage
   // (4 B per row) are freed before the format is allocated.
-  const std::size_t built = op.setup_bytes(sizes), kept = op.needs_assembly ? op.loop_bytes(sizes) : 0;
+  // Split, the two parts are built one after the other, each while its own elements are held:
+  // about half of the whole's set-up bytes at a time.
+  const std::size_t built = op.setup_bytes(sizes) / (split ? 2 : 1), kept = op.needs_assembly ? op.loop_bytes(sizes) : 0;
   const std::size_t setup = elements + mass + std::max(built, kept) + (split ? elements + coordinates : 0);
   return std::max(setup, loop);
 }

@@ -81,6 +81,51 @@ bool all_affine(const std::vector<double>& coordinates, const std::vector<Index>
   return true;
 }
 
+// Greedy colours of the tiles (node lists nodes[offsets[t], offsets[t + 1]) over n_nodes nodes):
+// tile by tile, the first colour that no earlier tile sharing a node has. Fills colour_offsets and
+// colour_tiles (each colour's tiles ascending).
+void colour_tiles(const std::vector<Index>& offsets, const std::vector<Index>& nodes, std::size_t n_nodes,
+                  std::vector<Index>& colour_offsets, std::vector<Index>& colour_tiles) {
+  const auto n_tiles = static_cast<Index>(offsets.size()) - 1;
+  // Each node's tiles (ascending: filled tile by tile).
+  std::vector<Index> starts(n_nodes + 1, 0), tiles_of(nodes.size());
+  for (const Index node : nodes) ++starts[static_cast<std::size_t>(node) + 1];
+  std::partial_sum(starts.begin(), starts.end(), starts.begin());
+  {
+    std::vector<Index> fill(starts.begin(), starts.end() - 1);
+    for (Index t = 0; t < n_tiles; ++t)
+      for (Index k = offsets[static_cast<std::size_t>(t)]; k < offsets[static_cast<std::size_t>(t) + 1]; ++k)
+        tiles_of[static_cast<std::size_t>(fill[static_cast<std::size_t>(nodes[static_cast<std::size_t>(k)])]++)] = t;
+  }
+  std::vector<int> colour(static_cast<std::size_t>(n_tiles), -1);
+  std::vector<Index> taken;  // taken[c] == t: colour c is a neighbour's of tile t
+  int n_colours = 0;
+  for (Index t = 0; t < n_tiles; ++t) {
+    for (Index k = offsets[static_cast<std::size_t>(t)]; k < offsets[static_cast<std::size_t>(t) + 1]; ++k) {
+      const auto node = static_cast<std::size_t>(nodes[static_cast<std::size_t>(k)]);
+      for (Index j = starts[node]; j < starts[node + 1]; ++j) {
+        const Index other = tiles_of[static_cast<std::size_t>(j)];
+        if (other >= t) break;  // the later tiles are not coloured yet
+        taken[static_cast<std::size_t>(colour[static_cast<std::size_t>(other)])] = t;
+      }
+    }
+    int c = 0;
+    while (c < n_colours && taken[static_cast<std::size_t>(c)] == t) ++c;
+    if (c == n_colours) {
+      ++n_colours;
+      taken.push_back(-1);
+    }
+    colour[static_cast<std::size_t>(t)] = c;
+  }
+  colour_offsets.assign(static_cast<std::size_t>(n_colours) + 1, 0);
+  for (const int c : colour) ++colour_offsets[static_cast<std::size_t>(c) + 1];
+  std::partial_sum(colour_offsets.begin(), colour_offsets.end(), colour_offsets.begin());
+  colour_tiles.resize(static_cast<std::size_t>(n_tiles));
+  std::vector<Index> fill(colour_offsets.begin(), colour_offsets.end() - 1);
+  for (Index t = 0; t < n_tiles; ++t)
+    colour_tiles[static_cast<std::size_t>(fill[static_cast<std::size_t>(colour[static_cast<std::size_t>(t)])]++)] = t;
+}
+
 template <class Real>
 TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, const std::vector<double>& coordinates,
                            const std::vector<double>& thickness, int dim, int tile) {
@@ -197,6 +242,9 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
     section.resize(static_cast<std::size_t>(out.n_tiles));
     scale.resize(static_cast<std::size_t>(out.n_tiles));
   }
+  if (exec.backend() != Backend::Cuda)
+    colour_tiles(offsets, nodes, coordinates.size() / static_cast<std::size_t>(dim), out.colour_offsets,
+                 out.colour_tiles);
   out.counts = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(tile_counts));
   out.node_offsets = DeviceArray<Index>(exec, std::span<const Index>(offsets));
   out.nodes = DeviceArray<Index>(exec, std::span<const Index>(nodes));

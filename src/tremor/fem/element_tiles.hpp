@@ -81,6 +81,10 @@ struct TileBlock {
   DeviceArray<std::uint16_t> incidences;         // n_element_nodes x tile per tile: a x tile + slot
   DeviceArray<int> section;           // per slot (tile per tile) or per tile: the section
   DeviceArray<Real> scale;            // as section: stiffness factor x thickness
+  // On a host Exec (empty on a GPU): the tiles by colour, colour c's at colour_tiles[colour_offsets[c]
+  // to colour_offsets[c + 1]), ascending; no two tiles of a colour share a node (greedy, tile by tile
+  // in Morton order: each takes the first colour none of its neighbours has).
+  std::vector<Index> colour_offsets, colour_tiles;
 
   TileView<Real> view() const {
     return {n_tiles,           tile,       max_nodes, node_offsets.data(), nodes.data(),   local.data(),

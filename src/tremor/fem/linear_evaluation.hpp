@@ -263,6 +263,32 @@ TREMOR_HOST_DEVICE inline void stress_tensor(const T* sigma, T (&stress)[Dim][Di
   }
 }
 
+// Inlined wherever called (a step of a kernel's per-element arithmetic, whose arrays must stay
+// in registers on a GPU and in one vectorised body on the host).
+#if defined(__CUDA_ARCH__)
+#define TREMOR_LINEAR_INLINE __forceinline__
+#elif defined(__GNUC__)
+#define TREMOR_LINEAR_INLINE inline __attribute__((always_inline))
+#else
+#define TREMOR_LINEAR_INLINE inline
+#endif
+
+// Point q's part of scale K_e u_e, after ev.gather_evaluate: gradient -> strain -> the law ->
+// stress -> submit, weighted by the rule's weight, det J and scale. Returns det J there. T may be
+// a batch of elements' values (the host's tiles, explicit/matrix_free_host.cpp) where the law
+// takes it.
+template <class Ev, class Law, class T>
+TREMOR_HOST_DEVICE TREMOR_LINEAR_INLINE T linear_stiffness_at(Ev& ev, int q, const Law& law, T scale) {
+  constexpr int dim = Ev::dim, nv = voigt_size<dim>;
+  T grad[dim][dim], strain[nv], sigma[nv], stress[dim][dim];
+  const T det = ev.gradient(q, grad);
+  voigt_strain<dim>(grad, strain);
+  law.stress(strain, sigma);
+  stress_tensor<dim>(sigma, stress);
+  ev.submit(q, stress, ev.weight() * det * scale);
+  return det;
+}
+
 // f = scale K_e u_e of a linear element: gather -> gradient -> the law -> submit -> integrate,
 // at each point of the default stiffness rule. x(a, c), u(a, c): LinearEvaluation's accessors.
 // scale: the thickness in 2D times the element's absorbing-layer factor. Returns the smallest
@@ -270,19 +296,13 @@ TREMOR_HOST_DEVICE inline void stress_tensor(const T* sigma, T (&stress)[Dim][Di
 template <class E, bool Affine = E::simplex, class T, class X, class U, class Law>
   requires std::is_invocable_v<const X&, int, int> && std::is_invocable_v<const U&, int, int>
 TREMOR_HOST_DEVICE T linear_stiffness_action(const X& x, const U& u, const Law& law, T scale, T* f) {
-  constexpr int dim = E::dim, nv = voigt_size<dim>;
   LinearEvaluation<E, T, Affine> ev;
   ev.gather_evaluate(x, u);
   T min_det = T(0);
   TREMOR_UNROLL
   for (int q = 0; q < ev.n_points; ++q) {
-    T grad[dim][dim], strain[nv], sigma[nv], stress[dim][dim];
-    const T det = ev.gradient(q, grad);
+    const T det = linear_stiffness_at(ev, q, law, scale);
     min_det = q == 0 || det < min_det ? det : min_det;
-    voigt_strain<dim>(grad, strain);
-    law.stress(strain, sigma);
-    stress_tensor<dim>(sigma, stress);
-    ev.submit(q, stress, ev.weight() * det * scale);
   }
   ev.integrate(f);
   return min_det;

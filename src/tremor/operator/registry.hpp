@@ -47,6 +47,7 @@ struct OperatorSizes {
   // 0: unknown (the kind assumes the most).
   std::size_t geometry_values = 0;
   bool coloured = true;  // the elements carry colour lists (an assembly or scatter colour by colour)
+  bool host = false;     // the run's Exec is the host's (Serial, OpenMP)
 
   std::size_t n_dofs() const;
   std::size_t n_nodes() const;

@@ -1,0 +1,34 @@
+#pragma once
+// The matrix-free operator's tiled kernel on the host (explicit/matrix_free.hpp): what a GPU
+// block does for a tile, done by one host thread without emulating the GPU's threads. Per tile:
+// its nodes' coordinates (double) and u gathered once; its elements in batches of one SIMD
+// register's width (16 in float, 8 in double), each batch's element nodes gathered from the
+// tile's arrays into one vector per node and component, K_e u_e of the batch computed by the
+// GPU's arithmetic (fem::LinearEvaluation and fem::linear_stiffness_at, on a batch type whose
+// operations act on every lane); the element forces summed into the tile's nodes slot after slot
+// and, within a slot, element node after element node (the order of a GPU tile's incidences); then
+// each tile node's sum added to ku with a plain add. Tiles run colour after colour (TileBlock's
+// colours: a colour's tiles share no node), a colour's tiles in parallel on OpenMP: every entry of
+// ku receives its tiles' sums in colour order, the same bits for any number of threads.
+//
+// The batch's arithmetic is compiled for AVX-512, AVX2 and the baseline, the one the CPU has taken
+// at run time (GCC's target_clones): the build stays baseline x86-64. The bits differ between those
+// (FMA contraction), not between runs or thread counts on one machine.
+#include "tremor/backend/exec.hpp"
+#include "tremor/fem/element_tiles.hpp"
+#include "tremor/fem/laws.hpp"
+
+namespace tremor::explicit_fe {
+
+// ku += K u for the tiles of one block of linear elements, on a host exec (Serial or OpenMP).
+// coordinates: the nodes' coordinates, dim per node.
+template <class Real>
+void add_tiles_on_host(const Exec& exec, const fem::TileBlock<Real>& tiles, const double* coordinates,
+                       const fem::MaterialView<Real>& material, const Real* u, Real* ku);
+
+extern template void add_tiles_on_host<float>(const Exec&, const fem::TileBlock<float>&, const double*,
+                                              const fem::MaterialView<float>&, const float*, float*);
+extern template void add_tiles_on_host<double>(const Exec&, const fem::TileBlock<double>&, const double*,
+                                               const fem::MaterialView<double>&, const double*, double*);
+
+}  // namespace tremor::explicit_fe

@@ -27,6 +27,7 @@ std::vector<std::uint64_t> morton_codes(const std::vector<double>& coordinates, 
   const std::size_t n = connectivity.size() / static_cast<std::size_t>(n_element_nodes);
   std::vector<double> centroids(n * static_cast<std::size_t>(dim), 0.0);
   double low[3] = {1e300, 1e300, 1e300}, high[3] = {-1e300, -1e300, -1e300};
+#pragma omp parallel for schedule(static) reduction(min : low[:3]) reduction(max : high[:3])
   for (std::size_t e = 0; e < n; ++e)
     for (int c = 0; c < dim; ++c) {
       double sum = 0.0;
@@ -42,6 +43,7 @@ std::vector<std::uint64_t> morton_codes(const std::vector<double>& coordinates, 
   const double cells = double((1u << 21) - 1);
   const double scale = side > 0.0 ? cells / side : 0.0;
   std::vector<std::uint64_t> codes(n);
+#pragma omp parallel for schedule(static)
   for (std::size_t e = 0; e < n; ++e) {
     std::uint64_t code = 0;
     for (int c = 0; c < dim; ++c) {
@@ -61,7 +63,10 @@ bool all_affine(const std::vector<double>& coordinates, const std::vector<Index>
   if (simplex) return true;
   if (n_element_nodes != (1 << dim)) return false;
   const std::size_t n = connectivity.size() / static_cast<std::size_t>(n_element_nodes);
+  bool affine = true;
+#pragma omp parallel for schedule(static) reduction(&& : affine)
   for (std::size_t e = 0; e < n; ++e) {
+    if (!affine) continue;  // this thread has found one that is not
     auto x = [&](int L, int c) {
       return coordinates[static_cast<std::size_t>(connectivity[e * n_element_nodes + linear_corner(L)]) * dim + c];
     };
@@ -76,9 +81,9 @@ bool all_affine(const std::vector<double>& coordinates, const std::vector<Index>
         off2 += (x(L, c) - expected) * (x(L, c) - expected);
       }
     }
-    if (off2 > 1e-24 * size2) return false;
+    if (off2 > 1e-24 * size2) affine = false;
   }
-  return true;
+  return affine;
 }
 
 // Greedy colours of the tiles (node lists nodes[offsets[t], offsets[t + 1]) over n_nodes nodes):
@@ -178,25 +183,23 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
   }
   out.n_tiles = static_cast<Index>(starts.size()) - 1;
   const auto slots = static_cast<std::size_t>(out.n_tiles) * static_cast<std::size_t>(tile);
-  std::vector<Index> offsets(static_cast<std::size_t>(out.n_tiles) + 1, 0), nodes;
+  std::vector<Index> offsets(static_cast<std::size_t>(out.n_tiles) + 1, 0);
   std::vector<std::uint8_t> local(slots * static_cast<std::size_t>(nn), 0);
-  std::vector<std::uint16_t> incidences(local.size(), 0), incidence_ends,
-      tile_counts(static_cast<std::size_t>(out.n_tiles));
-  incidence_ends.reserve(static_cast<std::size_t>(block.n_elements) * 2);
-  std::vector<std::uint16_t> counts;
+  std::vector<std::uint16_t> incidences(local.size(), 0), tile_counts(static_cast<std::size_t>(out.n_tiles));
   std::vector<int> section(slots, 0);
   std::vector<Real> scale(slots, Real(0));
-  nodes.reserve(static_cast<std::size_t>(block.n_elements) * 2);
-  std::vector<Index> list;
+  // Tile by tile, in parallel (each tile writes its own slots): its sorted node list and its
+  // slots; then, with the lists' offsets, its nodes, their incidences and where they end.
+  std::vector<std::vector<Index>> lists(static_cast<std::size_t>(out.n_tiles));
+#pragma omp parallel for schedule(dynamic, 16)
   for (Index t = 0; t < out.n_tiles; ++t) {
     const Index begin = starts[static_cast<std::size_t>(t)], end = starts[static_cast<std::size_t>(t) + 1];
     tile_counts[static_cast<std::size_t>(t)] = static_cast<std::uint16_t>(end - begin);
-    list.clear();
+    std::vector<Index>& list = lists[static_cast<std::size_t>(t)];
     for (Index i = begin; i < end; ++i)
       for (int a = 0; a < nn; ++a) list.push_back(connectivity[static_cast<std::size_t>(order[i]) * nn + a]);
     std::sort(list.begin(), list.end());
     list.erase(std::unique(list.begin(), list.end()), list.end());
-    out.max_nodes = std::max(out.max_nodes, static_cast<int>(list.size()));
     const auto first_slot = static_cast<std::size_t>(t) * tile;
     for (Index i = begin; i < end; ++i) {
       const auto e = static_cast<std::size_t>(order[i]);
@@ -209,21 +212,38 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
       section[first_slot + s] = sections[e];
       scale[first_slot + s] = static_cast<Real>(factors[e] * thickness[static_cast<std::size_t>(sections[e])]);
     }
-    // Each node's element nodes, in order of slot (a counting sort of the tile's local indices).
-    const auto base = first_slot * nn;
-    counts.assign(list.size() + 1, 0);
-    for (Index i = begin; i < end; ++i)
-      for (int a = 0; a < nn; ++a) ++counts[local[base + static_cast<std::size_t>(a) * tile + (i - begin)] + 1u];
-    for (std::size_t k = 1; k < counts.size(); ++k) counts[k] = static_cast<std::uint16_t>(counts[k] + counts[k - 1]);
-    incidence_ends.insert(incidence_ends.end(), counts.begin() + 1, counts.end());
-    for (Index i = begin; i < end; ++i)
-      for (int a = 0; a < nn; ++a) {
-        const std::uint8_t k = local[base + static_cast<std::size_t>(a) * tile + (i - begin)];
-        incidences[base + counts[k]++] = static_cast<std::uint16_t>(a * tile + (i - begin));
-      }
-    nodes.insert(nodes.end(), list.begin(), list.end());
-    offsets[static_cast<std::size_t>(t) + 1] = static_cast<Index>(nodes.size());
   }
+  for (Index t = 0; t < out.n_tiles; ++t) {
+    const std::size_t size = lists[static_cast<std::size_t>(t)].size();
+    offsets[static_cast<std::size_t>(t) + 1] = offsets[static_cast<std::size_t>(t)] + static_cast<Index>(size);
+    out.max_nodes = std::max(out.max_nodes, static_cast<int>(size));
+  }
+  std::vector<Index> nodes(static_cast<std::size_t>(offsets.back()));
+  std::vector<std::uint16_t> incidence_ends(nodes.size());
+#pragma omp parallel
+  {
+    std::vector<std::uint16_t> counts;
+#pragma omp for schedule(dynamic, 16)
+    for (Index t = 0; t < out.n_tiles; ++t) {
+      const std::vector<Index>& list = lists[static_cast<std::size_t>(t)];
+      const Index begin = starts[static_cast<std::size_t>(t)], end = starts[static_cast<std::size_t>(t) + 1];
+      const auto first = static_cast<std::size_t>(offsets[static_cast<std::size_t>(t)]);
+      // Each node's element nodes, in order of slot (a counting sort of the tile's local indices).
+      const auto base = static_cast<std::size_t>(t) * tile * nn;
+      counts.assign(list.size() + 1, 0);
+      for (Index i = begin; i < end; ++i)
+        for (int a = 0; a < nn; ++a) ++counts[local[base + static_cast<std::size_t>(a) * tile + (i - begin)] + 1u];
+      for (std::size_t k = 1; k < counts.size(); ++k) counts[k] = static_cast<std::uint16_t>(counts[k] + counts[k - 1]);
+      std::copy(counts.begin() + 1, counts.end(), incidence_ends.begin() + static_cast<std::ptrdiff_t>(first));
+      for (Index i = begin; i < end; ++i)
+        for (int a = 0; a < nn; ++a) {
+          const std::uint8_t k = local[base + static_cast<std::size_t>(a) * tile + (i - begin)];
+          incidences[base + counts[k]++] = static_cast<std::uint16_t>(a * tile + (i - begin));
+        }
+      std::copy(list.begin(), list.end(), nodes.begin() + static_cast<std::ptrdiff_t>(first));
+    }
+  }
+  lists = {};
   // Section and scale once per tile where every tile is uniform in both.
   out.per_slot = false;
   for (Index t = 0; t < out.n_tiles && !out.per_slot; ++t) {

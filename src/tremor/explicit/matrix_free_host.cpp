@@ -14,6 +14,9 @@ namespace tremor::explicit_fe {
 
 namespace {
 
+// Inlined into the instruction set's clone that calls it (a call would run the baseline's code).
+#define INLINE __attribute__((always_inline))
+
 // W values of type S, one per element of a batch, in one GCC vector: the arithmetic operators act
 // lane by lane, a scalar is broadcast (so that LinearEvaluation's T(0), T(0.5) and weights mean
 // the same on a batch), and a batch of doubles converts to one of floats lane by lane.
@@ -47,11 +50,11 @@ using BatchValues = Lanes<S, W>[E::n_nodes][E::dim];
 // scale K_e u_e of a batch of elements (f[a * dim + c], a vector per element node and component):
 // linear_stiffness_action's steps, on the batch.
 template <class E, bool Affine, class Real, int W, class Law>
-__attribute__((always_inline)) inline void batch_action(const BatchValues<E, double, W>& x,
+INLINE inline void batch_action(const BatchValues<E, double, W>& x,
                                                         const BatchValues<E, Real, W>& u, const Law& law,
                                                         Lanes<Real, W> scale, Lanes<Real, W>* f) {
   fem::LinearEvaluation<E, Lanes<Real, W>, Affine> ev;
-  ev.gather_evaluate([&](int a, int c) { return x[a][c]; }, [&](int a, int c) { return u[a][c]; });
+  ev.gather_evaluate([&](int a, int c) INLINE { return x[a][c]; }, [&](int a, int c) INLINE { return u[a][c]; });
   for (int q = 0; q < ev.n_points; ++q) (void)fem::linear_stiffness_at(ev, q, law, scale);
   ev.integrate(f);
 }
@@ -66,7 +69,7 @@ struct Scratch {
 
 // ku += the forces of tiles list[0, n) of block t (no two of them sharing a node).
 template <class E, bool Affine, class Real>
-__attribute__((always_inline)) inline void tiles_body(const fem::TileView<Real>& t, const Index* list, Index n,
+INLINE inline void tiles_body(const fem::TileView<Real>& t, const Index* list, Index n,
                                          const double* coordinates, const fem::MaterialView<Real>& material,
                                          const Real* u, Real* ku, Scratch<Real>& scratch) {
   constexpr int dim = E::dim, nn = E::n_nodes, nv = fem::voigt_size<dim>;
@@ -88,7 +91,7 @@ __attribute__((always_inline)) inline void tiles_body(const fem::TileView<Real>&
     // The tile's slots in batches of W: action(x, u, s0, lanes, f) computes the forces f of the
     // batch's element nodes x, u (lanes past the tile's count repeat the batch's first element),
     // which are then summed into the tile's nodes slot after slot, element node after element node.
-    auto batches = [&](auto&& action) {
+    auto batches = [&](auto&& action) INLINE {
       for (int s0 = 0; s0 < count; s0 += W) {
         const int lanes = std::min(W, count - s0);
         int at[nn][W];  // each lane's element nodes' offsets in the tile's arrays
@@ -127,19 +130,19 @@ __attribute__((always_inline)) inline void tiles_body(const fem::TileView<Real>&
       if (material.kind(section) == fem::LawKind::Isotropic) {
         const auto law = fem::IsotropicLaw<dim, Real>::of(material.voigt(section));
         const fem::IsotropicLaw<dim, L> lanes_law{L(law.lambda), L(law.mu)};
-        batches([&](const auto& x, const auto& ue, int, int, L* fe) {
+        batches([&](const auto& x, const auto& ue, int, int, L* fe) INLINE {
           batch_action<E, Affine, Real, W>(x, ue, lanes_law, scale, fe);
         });
       } else {
         L D[nv * nv];
         for (int k = 0; k < nv * nv; ++k) D[k] = L(material.voigt(section)[k]);
-        batches([&](const auto& x, const auto& ue, int, int, L* fe) {
+        batches([&](const auto& x, const auto& ue, int, int, L* fe) INLINE {
           batch_action<E, Affine, Real, W>(x, ue, fem::AnisotropicLaw<dim, L>{D}, scale, fe);
         });
       }
     } else {  // per slot: D and scale per lane (an isotropic section's D is its tangent: the same
               // law to rounding)
-      batches([&](const auto& x, const auto& ue, int s0, int lanes, L* fe) {
+      batches([&](const auto& x, const auto& ue, int s0, int lanes, L* fe) INLINE {
         alignas(64) Real scale[W], D[nv * nv][W];
         for (int l = 0; l < W; ++l) {
           const Size at = t.property(tile, s0 + (l < lanes ? l : 0));

@@ -59,12 +59,13 @@ INLINE inline void batch_action(const BatchValues<E, double, W>& x,
   ev.integrate(f);
 }
 
-// Per thread: one tile's nodes' coordinates, u and force sums.
+// Per thread: one tile's nodes' coordinates and u, and its element nodes' forces [c][a x tile + slot]
+// (up to 8 nodes per element in 3D).
 template <class Real>
 struct Scratch {
   double x[fem::max_tile_nodes * 3];
   Real u[fem::max_tile_nodes * 3];
-  Real f[fem::max_tile_nodes * 3];
+  alignas(64) Real f[3 * 8 * fem::max_tile];
 };
 
 // ku += the forces of tiles list[0, n) of block t (no two of them sharing a node).
@@ -86,11 +87,10 @@ INLINE inline void tiles_body(const fem::TileView<Real>& t, const Index* list, I
         scratch.u[k * dim + c] = u[at + c];
       }
     }
-    std::fill(scratch.f, scratch.f + n_nodes * dim, Real(0));
     const std::uint8_t* local = t.local + static_cast<Size>(tile) * nn * t.tile;
     // The tile's slots in batches of W: action(x, u, s0, lanes, f) computes the forces f of the
     // batch's element nodes x, u (lanes past the tile's count repeat the batch's first element),
-    // which are then summed into the tile's nodes slot after slot, element node after element node.
+    // kept per element node and component for the sums below.
     auto batches = [&](auto&& action) INLINE {
       for (int s0 = 0; s0 < count; s0 += W) {
         const int lanes = std::min(W, count - s0);
@@ -116,11 +116,14 @@ INLINE inline void tiles_body(const fem::TileView<Real>& t, const Index* list, I
         std::memcpy(&ue, ub, sizeof ub);
         L fe[nn * dim];
         action(x, ue, s0, lanes, fe);
-        alignas(64) Real fs[nn * dim][W];
-        std::memcpy(fs, fe, sizeof fs);
-        for (int l = 0; l < lanes; ++l)
-          for (int a = 0; a < nn; ++a)
-            for (int c = 0; c < dim; ++c) scratch.f[at[a][l] + c] += fs[a * dim + c][l];
+        for (int a = 0; a < nn; ++a)
+          for (int c = 0; c < dim; ++c) {
+            Real* into = scratch.f + (c * nn + a) * t.tile + s0;
+            if (s0 + W <= t.tile)
+              std::memcpy(into, &fe[a * dim + c], sizeof(L));
+            else  // a tile of fewer slots than W past s0: its own lanes only
+              for (int l = 0; l < lanes; ++l) into[l] = fe[a * dim + c].v[l];
+          }
       }
     };
     if (t.slot_stride == 0) {  // one section and scale for the tile: its law once
@@ -156,9 +159,16 @@ INLINE inline void tiles_body(const fem::TileView<Real>& t, const Index* list, I
         batch_action<E, Affine, Real, W>(x, ue, fem::AnisotropicLaw<dim, L>{Dv}, scales, fe);
       });
     }
-    for (int k = 0; k < n_nodes; ++k) {
+    // Each tile node's element nodes' forces in the order of its incidences (slot after slot,
+    // element node after element node, as on a GPU), the sum added to ku.
+    const std::uint16_t* incidences = t.incidences + static_cast<Size>(tile) * nn * t.tile;
+    const std::uint16_t* ends = t.incidence_ends + first;
+    for (int k = 0, j = 0; k < n_nodes; ++k) {
+      Real sum[dim] = {};
+      for (; j < ends[k]; ++j)
+        for (int c = 0; c < dim; ++c) sum[c] += scratch.f[c * nn * t.tile + incidences[j]];
       const Size at = static_cast<Size>(t.nodes[first + k]) * dim;
-      for (int c = 0; c < dim; ++c) ku[at + c] += scratch.f[k * dim + c];
+      for (int c = 0; c < dim; ++c) ku[at + c] += sum[c];
     }
   }
 }

@@ -1,4 +1,5 @@
-// The matrix_free operator's tiled kernel on a GPU against the same body on the host (Serial), on
+// The matrix_free operator's tiled kernel on a GPU against the host's tiles (Serial: the same
+// element arithmetic on SIMD batches of a tile's elements, explicit/matrix_free_host.hpp), on
 // every element family (the linear ones in tiles, the others by the reference kernel with atomic
 // adds), double and float, tiles of the default size and of 32 elements; and the GPU's
 // deterministic (colour by colour) reference against the host's.
@@ -55,8 +56,9 @@ TEST_P(MatrixFreeParity, GpuEqualsHost) {
     // The same products; the GPU's shared and global atomic adds sum each node's terms (at most
     // a few dozen) in another order: rounding, 1e-15 per term; 1e-13 of max |K u|.
     EXPECT_LE(max_difference(apply_on(*tiled<double>(model, gpu, tile), u), host), 1e-13 * scale);
-    // Float: the same, 6e-8 per term: 1e-6 of max |K u|. (FMA contraction on the device rounds
-    // some products once instead of twice: within the same bound.)
+    // Float: the same, 6e-8 per term: 1e-6 of max |K u|. (FMA contraction, on the device and in
+    // the host's AVX-512 and AVX2 code, rounds some products once instead of twice: within the
+    // same bound.)
     const auto host_f = apply_on(*tiled<float>(model, Exec::serial(), tile), u);
     EXPECT_LE(max_difference(apply_on(*tiled<float>(model, gpu, tile), u), host_f), 1e-6 * scale);
   }

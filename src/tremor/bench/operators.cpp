@@ -107,8 +107,8 @@ struct Variant {
   bool by_default = false;
   int tile = 0;
 };
-// matrix_free: colour by colour (the reference, a run's with --deterministic) and in tiles (the
-// GPU's default), with the tile sizes compared in docs/benchmarks.md.
+// matrix_free: colour by colour (the reference, a GPU run's with --deterministic) and in tiles (a
+// run's otherwise: on the host colour by colour), with the tile sizes compared in docs/benchmarks.md.
 const std::array<Variant, 13> variants{{
     {"partitioned:greedy", "partitioned:greedy", "partitioned", partition::Partitioner::Greedy, false, false,
      sem::Kernel::Auto, true},

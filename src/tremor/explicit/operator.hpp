@@ -4,8 +4,9 @@
 // chooses them from (operators()): the assembled kinds of sparse/operators.hpp and, registered
 // here,
 //
-//   "matrix_free"  MatrixFreeOperator (matrix_free.hpp): element by element without K; colour by
-//                  colour in double (deterministic), or the linear elements in tiles in Real.
+//   "matrix_free"  MatrixFreeOperator (matrix_free.hpp): element by element without K; the linear
+//                  elements in tiles in Real (a host run's, colour by colour, and a GPU's default),
+//                  or colour by colour in double (the reference, a GPU's --deterministic).
 //   "partitioned"  PartitionedOperator (partitioned_operator.hpp): the pogo paper's block-partitioned
 //                  layout, nodes in GPU blocks of 512 by the aligned partitioner (a host graph
 //                  algorithm: the layout is filled from a host assembly).

@@ -50,9 +50,8 @@ using BatchValues = Lanes<S, W>[E::n_nodes][E::dim];
 // scale K_e u_e of a batch of elements (f[a * dim + c], a vector per element node and component):
 // linear_stiffness_action's steps, on the batch.
 template <class E, bool Affine, class Real, int W, class Law>
-INLINE inline void batch_action(const BatchValues<E, double, W>& x,
-                                                        const BatchValues<E, Real, W>& u, const Law& law,
-                                                        Lanes<Real, W> scale, Lanes<Real, W>* f) {
+INLINE inline void batch_action(const BatchValues<E, double, W>& x, const BatchValues<E, Real, W>& u, const Law& law,
+                                Lanes<Real, W> scale, Lanes<Real, W>* f) {
   fem::LinearEvaluation<E, Lanes<Real, W>, Affine> ev;
   ev.gather_evaluate([&](int a, int c) INLINE { return x[a][c]; }, [&](int a, int c) INLINE { return u[a][c]; });
   for (int q = 0; q < ev.n_points; ++q) (void)fem::linear_stiffness_at(ev, q, law, scale);
@@ -70,9 +69,9 @@ struct Scratch {
 
 // ku += the forces of tiles list[0, n) of block t (no two of them sharing a node).
 template <class E, bool Affine, class Real>
-INLINE inline void tiles_body(const fem::TileView<Real>& t, const Index* list, Index n,
-                                         const double* coordinates, const fem::MaterialView<Real>& material,
-                                         const Real* u, Real* ku, Scratch<Real>& scratch) {
+INLINE inline void tiles_body(const fem::TileView<Real>& t, const Index* list, Index n, const double* coordinates,
+                              const fem::MaterialView<Real>& material, const Real* u, Real* ku,
+                              Scratch<Real>& scratch) {
   constexpr int dim = E::dim, nn = E::n_nodes, nv = fem::voigt_size<dim>;
   constexpr int W = 64 / sizeof(Real);  // a 512-bit register of Real
   using L = Lanes<Real, W>;
@@ -175,11 +174,9 @@ INLINE inline void tiles_body(const fem::TileView<Real>& t, const Index* list, I
 
 // tiles_body compiled for each instruction set, the CPU's taken at run time.
 template <class E, bool Affine, class Real>
-__attribute__((target_clones("avx512f", "avx2", "default"), flatten)) void tiles(const fem::TileView<Real>& t, const Index* list,
-                                                                         Index n, const double* coordinates,
-                                                                         const fem::MaterialView<Real>& material,
-                                                                         const Real* u, Real* ku,
-                                                                         Scratch<Real>& scratch) {
+__attribute__((target_clones("avx512f", "avx2", "default"), flatten)) void tiles(
+    const fem::TileView<Real>& t, const Index* list, Index n, const double* coordinates,
+    const fem::MaterialView<Real>& material, const Real* u, Real* ku, Scratch<Real>& scratch) {
   tiles_body<E, Affine, Real>(t, list, n, coordinates, material, u, ku, scratch);
 }
 

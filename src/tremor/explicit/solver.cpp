@@ -780,7 +780,8 @@ std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffne
   // (4 B per row) are freed before the format is allocated.
   // Split, the two parts are built one after the other, each while its own elements are held:
   // about half of the whole's set-up bytes at a time.
-  const std::size_t built = op.setup_bytes(sizes) / (split ? 2 : 1), kept = op.needs_assembly ? op.loop_bytes(sizes) : 0;
+  const std::size_t built = op.setup_bytes(sizes) / (split ? 2 : 1);
+  const std::size_t kept = op.needs_assembly ? op.loop_bytes(sizes) : 0;
   const std::size_t setup = elements + mass + std::max(built, kept) + (split ? elements + coordinates : 0);
   return std::max(setup, loop);
 }

@@ -255,7 +255,7 @@ void MatrixFreeOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
       fem::with_element(t.type, t.order, [&](auto element) {
         using E = decltype(element);
         if constexpr (fem::linear_evaluation_takes<E>) {
-          if (host_)
+          if (host_ && coloured_)
             add_tiles_on_host(exec_, t, coordinates, tiles_->material(), u, ku);
           else if (E::simplex || t.affine)
             apply_tiles<E, true, Real>(exec_, t.view(), coordinates, tiles_->material(), u, ku);

@@ -338,10 +338,15 @@ struct CaseInputs {
 template <class Real>
 std::unique_ptr<op::Operator<Real>> build_operator(const OperatorChoice& choice, const Exec& exec,
                                                                      const CaseInputs& in, Case& c) {
-  if (choice.atomic && choice.kind == "matrix_free")  // the elements without colour lists: in tiles
+  if (choice.atomic && choice.kind == "matrix_free") {  // in tiles, as a run takes them: on a GPU with
+    // atomic adds (no colour lists), on the host colour by colour (deterministic, with colour lists)
+    const bool host = exec.backend() != Backend::Cuda;
     return std::make_unique<explicit_fe::MatrixFreeOperator<Real>>(
-        exec, std::make_shared<const fem::DeviceElements>(exec, in.model.mesh, in.table, fem::ElementColouring{}), false,
-        choice.tile);
+        exec,
+        std::make_shared<const fem::DeviceElements>(exec, in.model.mesh, in.table,
+                                                    host ? in.colouring : fem::ElementColouring{}),
+        host, choice.tile);
+  }
   if (choice.atomic)  // the elements without colour lists: sem scatters with atomics
     return std::make_unique<sem::SemOperator<Real>>(
         std::make_shared<const fem::DeviceElements>(exec, in.model.mesh, in.table, fem::ElementColouring{}), false,

@@ -146,14 +146,17 @@ Model gll_block(const std::string& precision) {
 // Runs uninterrupted, then stopped at step 10 (a checkpoint every 5 steps) and resumed from the
 // last checkpoint; the concatenated histories and snapshots must equal the uninterrupted ones
 // exactly: the resumed run repeats the same operations on the same values.
-void expect_resume_is_exact(const Model& model, const std::string& backend = "", int domains = 1) {
+void expect_resume_is_exact(const Model& model, const std::string& backend = "", int domains = 1,
+                            const std::string& operator_kind = "") {
   RunOptions options;
   options.backend = backend;
   options.domains = domains;
   options.check_every = 5;
+  if (!operator_kind.empty()) options.operator_kind = operator_kind;
   Keeper whole;
   const auto full = explicit_fe::run_explicit(model, options, &whole);
   ASSERT_TRUE(full.ok());
+  if (!operator_kind.empty()) EXPECT_EQ(full.preflight.operator_kind(), operator_kind);
 
   options.checkpoint_every = 5;
   Keeper first(10);
@@ -199,6 +202,16 @@ TEST(ExplicitCheckpoint, ResumedRunEqualsUninterruptedInFloat) { expect_resume_i
 // subdomains', and a resume with the same subdomains splits them again: the same bits.
 TEST(ExplicitCheckpoint, ResumedDecomposedRunEqualsUninterrupted) {
   expect_resume_is_exact(snapshot_block("double"), "openmp", 3);
+}
+
+// Through matrix_free on the host: the quad4 block's tiles colour by colour (the same bits on every
+// run and thread count), in one domain and in two.
+TEST(ExplicitCheckpoint, MatrixFreeTilesResumedRunEqualsUninterrupted) {
+  for (const char* precision : {"double", "float"}) {
+    SCOPED_TRACE(precision);
+    expect_resume_is_exact(snapshot_block(precision), "openmp", 1, "matrix_free");
+  }
+  expect_resume_is_exact(snapshot_block("double"), "openmp", 2, "matrix_free");
 }
 
 // The same on GLL hexahedra through the sem operator (its colour-by-colour scatter on the host

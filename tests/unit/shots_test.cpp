@@ -130,6 +130,24 @@ TEST(Shots, EachEqualsItsTransducersAlone) {
   EXPECT_NE(run.shots[0][0].values, run.shots[1][0].values);
 }
 
+// Shots through matrix_free (the hex8 plate in tiles, colour by colour on the host): each shot
+// equals the assembled run's to rounding (double; K_e u_e by edge differences against the
+// assembled K's products, a few ulps each step: 1e-10 of each history's largest value, as the GPU
+// parity suite's double runs), and a shot equals its transducers alone through the tiles bit for bit.
+TEST(Shots, ThroughMatrixFreeTiles) {
+  const Model model = read(plate + two_shots);
+  RunOptions options = serial();
+  options.operator_kind = "matrix_free";
+  const ExplicitRun tiles = explicit_fe::run_explicit(model, options);
+  ASSERT_TRUE(tiles.ok()) << tiles.message;
+  EXPECT_EQ(tiles.preflight.operator_kind(), "matrix_free");
+  const ExplicitRun assembled = explicit_fe::run_explicit(model, serial());
+  ASSERT_EQ(tiles.shots.size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) test::expect_histories_close(assembled.shots[k], tiles.shots[k], 1e-10);
+  const Model first = read(plate + "[[shot]]\nname = \"first\"\ntransducers = [\"one\"]\n");
+  expect_same(tiles.shots[0], explicit_fe::run_explicit(first, options).shots.at(0));
+}
+
 // Decomposed into 3 subdomains in one process: each shot equals the one-domain run's to rounding.
 TEST(Shots, DecomposedEqualOneDomain) {
   const Model model = read(plate + two_shots);

@@ -15,7 +15,7 @@ namespace tremor::explicit_fe {
 namespace {
 
 // Inlined into the instruction set's clone that calls it (a call would run the baseline's code).
-#define INLINE __attribute__((always_inline))
+#define TREMOR_BATCH_INLINE __attribute__((always_inline))
 
 // W values of type S, one per element of a batch, in one GCC vector: the arithmetic operators act
 // lane by lane, a scalar is broadcast (so that LinearEvaluation's T(0), T(0.5) and weights mean
@@ -50,10 +50,11 @@ using BatchValues = Lanes<S, W>[E::n_nodes][E::dim];
 // scale K_e u_e of a batch of elements (f[a * dim + c], a vector per element node and component):
 // linear_stiffness_action's steps, on the batch.
 template <class E, bool Affine, class Real, int W, class Law>
-INLINE inline void batch_action(const BatchValues<E, double, W>& x, const BatchValues<E, Real, W>& u, const Law& law,
-                                Lanes<Real, W> scale, Lanes<Real, W>* f) {
+TREMOR_BATCH_INLINE inline void batch_action(const BatchValues<E, double, W>& x, const BatchValues<E, Real, W>& u,
+                                             const Law& law, Lanes<Real, W> scale, Lanes<Real, W>* f) {
   fem::LinearEvaluation<E, Lanes<Real, W>, Affine> ev;
-  ev.gather_evaluate([&](int a, int c) INLINE { return x[a][c]; }, [&](int a, int c) INLINE { return u[a][c]; });
+  ev.gather_evaluate([&](int a, int c) TREMOR_BATCH_INLINE { return x[a][c]; },
+                     [&](int a, int c) TREMOR_BATCH_INLINE { return u[a][c]; });
   for (int q = 0; q < ev.n_points; ++q) (void)fem::linear_stiffness_at(ev, q, law, scale);
   ev.integrate(f);
 }
@@ -69,9 +70,9 @@ struct Scratch {
 
 // ku += the forces of tiles list[0, n) of block t (no two of them sharing a node).
 template <class E, bool Affine, class Real>
-INLINE inline void tiles_body(const fem::TileView<Real>& t, const Index* list, Index n, const double* coordinates,
-                              const fem::MaterialView<Real>& material, const Real* u, Real* ku,
-                              Scratch<Real>& scratch) {
+TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const Index* list, Index n,
+                                           const double* coordinates, const fem::MaterialView<Real>& material,
+                                           const Real* u, Real* ku, Scratch<Real>& scratch) {
   constexpr int dim = E::dim, nn = E::n_nodes, nv = fem::voigt_size<dim>;
   constexpr int W = 64 / sizeof(Real);  // a 512-bit register of Real
   using L = Lanes<Real, W>;
@@ -90,7 +91,7 @@ INLINE inline void tiles_body(const fem::TileView<Real>& t, const Index* list, I
     // The tile's slots in batches of W: action(x, u, s0, lanes, f) computes the forces f of the
     // batch's element nodes x, u (lanes past the tile's count repeat the batch's first element),
     // kept per element node and component for the sums below.
-    auto batches = [&](auto&& action) INLINE {
+    auto batches = [&](auto&& action) TREMOR_BATCH_INLINE {
       for (int s0 = 0; s0 < count; s0 += W) {
         const int lanes = std::min(W, count - s0);
         int at[nn][W];  // each lane's element nodes' offsets in the tile's arrays
@@ -132,19 +133,19 @@ INLINE inline void tiles_body(const fem::TileView<Real>& t, const Index* list, I
       if (material.kind(section) == fem::LawKind::Isotropic) {
         const auto law = fem::IsotropicLaw<dim, Real>::of(material.voigt(section));
         const fem::IsotropicLaw<dim, L> lanes_law{L(law.lambda), L(law.mu)};
-        batches([&](const auto& x, const auto& ue, int, int, L* fe) INLINE {
+        batches([&](const auto& x, const auto& ue, int, int, L* fe) TREMOR_BATCH_INLINE {
           batch_action<E, Affine, Real, W>(x, ue, lanes_law, scale, fe);
         });
       } else {
         L D[nv * nv];
         for (int k = 0; k < nv * nv; ++k) D[k] = L(material.voigt(section)[k]);
-        batches([&](const auto& x, const auto& ue, int, int, L* fe) INLINE {
+        batches([&](const auto& x, const auto& ue, int, int, L* fe) TREMOR_BATCH_INLINE {
           batch_action<E, Affine, Real, W>(x, ue, fem::AnisotropicLaw<dim, L>{D}, scale, fe);
         });
       }
     } else {  // per slot: D and scale per lane (an isotropic section's D is its tangent: the same
               // law to rounding)
-      batches([&](const auto& x, const auto& ue, int s0, int lanes, L* fe) INLINE {
+      batches([&](const auto& x, const auto& ue, int s0, int lanes, L* fe) TREMOR_BATCH_INLINE {
         alignas(64) Real scale[W], D[nv * nv][W];
         for (int l = 0; l < W; ++l) {
           const Size at = t.property(tile, s0 + (l < lanes ? l : 0));
@@ -179,6 +180,8 @@ __attribute__((target_clones("avx512f", "avx2", "default"), flatten)) void tiles
     const fem::MaterialView<Real>& material, const Real* u, Real* ku, Scratch<Real>& scratch) {
   tiles_body<E, Affine, Real>(t, list, n, coordinates, material, u, ku, scratch);
 }
+
+#undef TREMOR_BATCH_INLINE
 
 }  // namespace
 

@@ -56,10 +56,10 @@ std::size_t nothing(const op::OperatorSizes&) { return 0; }
 
 // matrix_free in tiles (fem/element_tiles.hpp; a GPU run without colour lists, every host run):
 // the coordinates and, per element of a tiled type, 3 B per node (its one-byte tile index and
-// 16-bit incidence); per tile node 6 B (the node and its incidence offset), with the tile nodes per element measured on
-// the benchmark's meshes in tiles of 128 (3D) or 256 (2D) elements (hex8 1.95, tet4 0.63, tri3 0.65;
-// quad4 1.15, a 16 x 16 tile's 289 nodes); per tile about 16 B (offsets, count, section and
-// scale). A block of another type keeps the elements (all of them are then held).
+// 16-bit incidence); per tile node 6 B (the node and where its incidences end), with the tile
+// nodes per element measured on the benchmark's meshes in tiles of 128 (3D) or 256 (2D) elements
+// (hex8 1.95, tet4 0.63, tri3 0.65; quad4 1.15, a 16 x 16 tile's 289 nodes); per tile about 16 B
+// (offsets, count, section and scale). A block of another type keeps the elements (all of them are then held).
 std::size_t tiles_bytes(const op::OperatorSizes& s) {
   const Mesh& mesh = *s.mesh;
   double bytes = static_cast<double>(mesh.n_nodes()) * mesh.dim() * sizeof(double);

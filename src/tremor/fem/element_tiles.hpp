@@ -19,11 +19,12 @@
 // times the section's thickness, in Real) per slot, or once per tile where every block's tile is
 // uniform in both (per_slot false: one material and no absorbing layer across a tile, the common
 // case). Per tile: its nodes, ascending, and per node the element nodes (a x tile + slot, 16 bits)
-// that are it, in order of slot, and where they end. Per section its material in Real (the laws' MaterialView).
-// Sizes: per element slot 3 B per node (+ 4 B + sizeof(Real)); per tile 6 B per node and 2 B; the
-// coordinates stay DeviceElements'. A block of quadrilaterals or hexahedra
-// that are all parallelograms or parallelepipeds (every vertex within 1e-12 of the element's
-// size of x0 + the edges from vertex 0) is marked affine: one Jacobian per element.
+// that are it, in order of slot, and where they end. Per section its material in Real (the laws'
+// MaterialView). Sizes: per element slot 3 B per node (+ 4 B + sizeof(Real)); per tile 6 B per
+// node and 2 B; the coordinates stay DeviceElements'. On a host Exec, the tiles' colours. A block
+// of quadrilaterals or hexahedra that are all parallelograms or parallelepipeds (every vertex
+// within 1e-12 of the element's size of x0 + the edges from vertex 0) is marked affine: one
+// Jacobian per element.
 #include <cstddef>
 #include <cstdint>
 #include <vector>

@@ -33,6 +33,20 @@ std::vector<Real> apply_on(const op::Operator<Real>& op, const std::vector<doubl
   return y.to_host();
 }
 
+// The same with u and K u one entry into larger vectors: 2D pairs that start off their size
+// (the kernel then reads and adds them one component at a time).
+template <class Real>
+std::vector<Real> apply_off_by_one(const op::Operator<Real>& op, const std::vector<double>& u) {
+  std::vector<Real> in(u.size() + 1, Real(0));
+  std::copy(u.begin(), u.end(), in.begin() + 1);
+  DeviceArray<Real> x(op.exec(), std::span<const Real>(in));
+  DeviceArray<Real> y(op.exec(), std::span<const Real>(std::vector<Real>(in.size(), Real(-7))));
+  op.apply_unchecked(x.data() + 1, y.data() + 1);
+  std::vector<Real> out = y.to_host();
+  EXPECT_EQ(out[0], Real(-7));  // nothing written before the range
+  return {out.begin() + 1, out.end()};
+}
+
 template <class Real>
 std::unique_ptr<MatrixFreeOperator<Real>> tiled(const Model& model, const Exec& exec, int tile) {
   return std::make_unique<MatrixFreeOperator<Real>>(
@@ -61,6 +75,7 @@ TEST_P(MatrixFreeParity, GpuEqualsHost) {
     // same bound.)
     const auto host_f = apply_on(*tiled<float>(model, Exec::serial(), tile), u);
     EXPECT_LE(max_difference(apply_on(*tiled<float>(model, gpu, tile), u), host_f), 1e-6 * scale);
+    EXPECT_LE(max_difference(apply_off_by_one(*tiled<float>(model, gpu, tile), u), host_f), 1e-6 * scale);
   }
   // The deterministic reference on the GPU: each DOF sums its elements in colour order on both;
   // FMA contraction on the device only: 1e-13.

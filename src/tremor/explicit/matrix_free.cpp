@@ -49,90 +49,147 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const fem::Ele
   });
 }
 
+// A node's dim values as one load or store: 2D pairs are aligned to their size (a 64- or 128-bit
+// shared-memory access, half the wavefronts of two scalar ones at a 2D node's stride); 3D stays
+// scalar.
+template <class T, int n>
+struct alignas(n == 2 ? 2 * sizeof(T) : alignof(T)) NodeValues {
+  T v[n];
+};
+template <int n, class T>
+TREMOR_HOST_DEVICE inline NodeValues<T, n> load_node(const T* base, Index k) {
+  return *reinterpret_cast<const NodeValues<T, n>*>(base + static_cast<Size>(k) * n);
+}
+template <int n, class T>
+TREMOR_HOST_DEVICE inline void store_node(T* base, int k, const NodeValues<T, n>& value) {
+  *reinterpret_cast<NodeValues<T, n>*>(base + k * n) = value;
+}
+
+// K_e u_e of slot s from the tile's shared arrays: in 2D each element node's coordinates and u read
+// as pairs into registers first; in 3D read where linear_stiffness_action asks for them (a hex8's
+// 48 values held at once would cost registers, and so blocks).
+template <class E, bool Affine, class Real, class Law>
+TREMOR_HOST_DEVICE inline void tile_element(const double* xs, const Real* us, const int* local, const Law& law,
+                                            Real scale, Real* fe) {
+  constexpr int dim = E::dim, nn = E::n_nodes;
+  if constexpr (dim == 2) {
+    NodeValues<double, dim> x[nn];
+    NodeValues<Real, dim> v[nn];
+    TREMOR_UNROLL
+    for (int a = 0; a < nn; ++a) {
+      x[a] = load_node<dim>(xs, local[a]);
+      v[a] = load_node<dim>(us, local[a]);
+    }
+    fem::linear_stiffness_action<E, Affine>([&](int a, int c) { return x[a].v[c]; },
+                                            [&](int a, int c) { return v[a].v[c]; }, law, scale, fe);
+  } else {
+    fem::linear_stiffness_action<E, Affine>([&](int a, int c) { return xs[local[a] * dim + c]; },
+                                            [&](int a, int c) { return us[local[a] * dim + c]; }, law, scale, fe);
+  }
+}
+
+// ku[at .. at + 2) += {x, y}: where `pair` (at is 8-byte aligned), one vector atomic in float on
+// the GPU (sm_90's float2 atomicAdd), else one per component.
+template <class Real>
+TREMOR_HOST_DEVICE inline void atomic_add_pair(Real* at, const NodeValues<Real, 2>& value, [[maybe_unused]] bool pair) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (sizeof(Real) == 4) {
+    if (pair) {
+      atomicAdd(reinterpret_cast<float2*>(at), make_float2(value.v[0], value.v[1]));
+      return;
+    }
+  }
+#endif
+  atomic_add(at, value.v[0]);
+  atomic_add(at + 1, value.v[1]);
+}
+
 // ku += K u for the tiles of one block of linear elements E (fem/element_tiles.hpp), Affine where
-// the block's elements all are. Per tile (a GPU block): its incidences into shared memory (16-byte
-// words where the tile's start on one), and a thread per tile node its coordinates (double), u and
-// the end of its incidences, every load of the node issued before the first store (the tile's
-// loads are latency-bound: they were half the kernel's stall samples on tri3 and tet4 when each
-// node's offsets and each component were loaded in a loop of their own); a thread per element
-// computes K_e u_e in Real (fem::linear_stiffness_action, reading the shared arrays) and writes its
-// element nodes' forces to shared memory; then each tile node's element forces are summed in slot
-// order and the sum added to ku by a thread per node and component (atomic: a node of several
-// tiles; a warp's adds are to consecutive entries). Summing through block-scope atomics in shared
-// memory instead was measured as fast on hex8 in float and 19-27% slower on tri3 and tet4 (many
-// elements per node contend). Shared memory per tile: n_nodes x tile x 2 (rounded up to 16 bytes)
-// + max_nodes x (dim x (8 + sizeof(Real)) + 2) + n_nodes x tile x dim x sizeof(Real) bytes.
+// the block's elements all are. Per tile (a GPU block), first a thread per tile node: its index,
+// coordinates (double) and u, and where its incidences start and end, every load issued before the
+// first store (the tile's loads are latency-bound: they were half the kernel's stall samples on tri3
+// and tet4 when each node's offsets and each component were loaded in a loop of their own); then
+// it copies its incidences to shared memory and marks each of their element nodes as its own, so
+// the elements' local node indices are the incidences' inverse, not stored (a byte per element
+// node). Then a thread per element computes K_e u_e in Real (fem::linear_stiffness_action, reading
+// the shared arrays) and writes its element nodes' forces to shared memory; then each tile node's
+// element forces are summed in slot order and the sum added to ku (atomic: a node of several
+// tiles). Summing through block-scope atomics in shared memory instead was measured as fast on hex8
+// in float and 19-27% slower on tri3 and tet4 (many elements per node contend). Shared memory per
+// tile: n_nodes x tile x 3 (each part rounded up to 16 bytes) + max_nodes x (dim x (8 +
+// sizeof(Real)) + 2) + n_nodes x tile x dim x sizeof(Real) bytes.
 template <class E, bool Affine, class Real>
 void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* coordinates,
                  const fem::MaterialView<Real> material, const Real* u, Real* ku) {
   constexpr int dim = E::dim, nn = E::n_nodes;
-  struct alignas(16) Words {  // 8 incidences: one 16-byte load
-    std::uint16_t v[8];
-  };
-  const int words = (nn * t.tile + 7) / 8;
-  const bool wide = nn * t.tile % 8 == 0;  // every tile's incidences start on a 16-byte boundary
-  const std::size_t shared = static_cast<std::size_t>(words) * sizeof(Words) +
+  const int element_nodes = nn * t.tile;
+  const int padded = (element_nodes + 15) / 16 * 16;  // bytes of the local indices, 16-byte aligned
+  const std::size_t shared = static_cast<std::size_t>(padded) * (sizeof(std::uint16_t) + 1) +
                              static_cast<std::size_t>(t.max_nodes) * dim * (sizeof(double) + sizeof(Real)) +
-                             static_cast<std::size_t>(nn) * t.tile * dim * sizeof(Real) +
+                             static_cast<std::size_t>(element_nodes) * dim * sizeof(Real) +
                              static_cast<std::size_t>(t.max_nodes) * sizeof(std::uint16_t);
+  // The coordinates, u and ku as 2D pairs where each starts on a pair's size (a subrange of a
+  // larger vector might not, nor a host allocation).
+  const auto starts_pair = [](const auto* p) { return reinterpret_cast<std::uintptr_t>(p) % (2 * sizeof(*p)) == 0; };
+  const bool pairs = dim == 2 && starts_pair(coordinates) && starts_pair(u) && starts_pair(ku);
   forall_blocks<fem::max_tile>(exec, t.n_tiles, t.tile, shared, [=] TREMOR_LAMBDA(const BlockContext& ctx) {
     const Index first = t.node_offsets[ctx.block];
     const int n_nodes = static_cast<int>(t.node_offsets[ctx.block + 1] - first), n = n_nodes * dim;
     const int count = t.counts[ctx.block];
-    // [incidences | coordinates | u | forces [a * tile + slot][c] | each node's incidences' end]
+    // [incidences | local | coordinates | u | forces [a * tile + slot][c] | each node's incidences' end]
     auto* incidences = ctx.shared<std::uint16_t>();
-    double* xs = reinterpret_cast<double*>(incidences + words * 8);
+    auto* local = reinterpret_cast<std::uint8_t*>(incidences + padded);
+    double* xs = reinterpret_cast<double*>(local + padded);
     Real* us = reinterpret_cast<Real*>(xs + t.max_nodes * dim);
     Real* fs = us + t.max_nodes * dim;
-    auto* ends = reinterpret_cast<std::uint16_t*>(fs + nn * t.tile * dim);
-    const std::uint16_t* tile_incidences = t.incidences + static_cast<Size>(ctx.block) * nn * t.tile;
-    if (wide) {
-      for_each_thread(ctx, (count * nn + 7) / 8, [&](int k) {
-        reinterpret_cast<Words*>(incidences)[k] = reinterpret_cast<const Words*>(tile_incidences)[k];
-      });
-    } else {
-      for_each_thread(ctx, count * nn, [&](int k) { incidences[k] = tile_incidences[k]; });
-    }
+    auto* ends = reinterpret_cast<std::uint16_t*>(fs + element_nodes * dim);
+    const std::uint16_t* tile_incidences = t.incidences + static_cast<Size>(ctx.block) * element_nodes;
     const std::uint16_t* tile_ends = t.incidence_ends + first;
     for_each_thread(ctx, n_nodes, [&](int k) {
-      const Size at = static_cast<Size>(t.nodes[first + k]) * dim;
-      double x[dim];
-      Real v[dim];
-      TREMOR_UNROLL
-      for (int c = 0; c < dim; ++c) x[c] = coordinates[at + c];
-      TREMOR_UNROLL
-      for (int c = 0; c < dim; ++c) v[c] = u[at + c];
-      const std::uint16_t end = tile_ends[k];
-      TREMOR_UNROLL
-      for (int c = 0; c < dim; ++c) {
-        xs[k * dim + c] = x[c];
-        us[k * dim + c] = v[c];
+      const Index node = t.nodes[first + k];
+      const int begin = k ? tile_ends[k - 1] : 0, end = tile_ends[k];
+      NodeValues<double, dim> x;
+      NodeValues<Real, dim> v;
+      if (pairs) {
+        x = load_node<dim>(coordinates, node);
+        v = load_node<dim>(u, node);
+      } else {
+        TREMOR_UNROLL
+        for (int c = 0; c < dim; ++c) x.v[c] = coordinates[static_cast<Size>(node) * dim + c];
+        TREMOR_UNROLL
+        for (int c = 0; c < dim; ++c) v.v[c] = u[static_cast<Size>(node) * dim + c];
       }
-      ends[k] = end;
+      store_node<dim>(xs, k, x);
+      store_node<dim>(us, k, v);
+      ends[k] = static_cast<std::uint16_t>(end);
+      for (int j = begin; j < end; ++j) {
+        const std::uint16_t incidence = tile_incidences[j];
+        incidences[j] = incidence;
+        local[incidence] = static_cast<std::uint8_t>(k);
+      }
     });
     ctx.sync();
     for_each_thread(ctx, count, [&](int s) {
       const Size at = t.property(ctx.block, s);
-      const int section = t.section[at];
-      const Real scale = t.scale[at];
-      int local[nn];
+      int nodes[nn];
       TREMOR_UNROLL
-      for (int a = 0; a < nn; ++a) local[a] = t.local[(static_cast<Size>(ctx.block) * nn + a) * t.tile + s];
+      for (int a = 0; a < nn; ++a) nodes[a] = local[a * t.tile + s];
       Real fe[nn * dim];
-      fem::linear_stiffness_action<E, Affine>([&](int a, int c) { return xs[local[a] * dim + c]; },
-                                              [&](int a, int c) { return us[local[a] * dim + c]; },
-                                              fem::SectionLaw<dim, Real>(material, section), scale, fe);
+      tile_element<E, Affine, Real>(xs, us, nodes, fem::SectionLaw<dim, Real>(material, t.section[at]), t.scale[at], fe);
       TREMOR_UNROLL
-      for (int a = 0; a < nn; ++a)
+      for (int a = 0; a < nn; ++a) {
+        NodeValues<Real, dim> f;
         TREMOR_UNROLL
-        for (int c = 0; c < dim; ++c) fs[(a * t.tile + s) * dim + c] = fe[a * dim + c];
+        for (int c = 0; c < dim; ++c) f.v[c] = fe[a * dim + c];
+        store_node<dim>(fs, a * t.tile + s, f);
+      }
     });
     ctx.sync();
     if (dim == 3) {  // (a plain if: nvcc refuses a first capture inside if constexpr)
       // A thread per tile node sums its element nodes' forces, every component in one pass over its
       // incidences, into us (u is read no more); then a thread per node and component adds them to
-      // ku. Measured against a thread per node and component summing alone: hex8 5-7% and tet4
-      // 1-4% faster; tri3 the same in float and 8% slower in double (more registers, fewer blocks).
+      // ku, a warp's adds to consecutive entries. Measured against a thread per node and component
+      // summing alone: hex8 5-7% and tet4 1-4% faster.
       for_each_thread(ctx, n_nodes, [&](int node) {
         Real sum[dim] = {};
         for (int j = node ? ends[node - 1] : 0; j < ends[node]; ++j) {
@@ -148,11 +205,15 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
         atomic_add(ku + static_cast<Size>(t.nodes[first + k / dim]) * dim + k % dim, us[k]);
       });
     } else {
-      for_each_thread(ctx, n, [&](int k) {
-        const int node = k / dim, c = k % dim;
-        Real sum = Real(0);
-        for (int j = node ? ends[node - 1] : 0; j < ends[node]; ++j) sum += fs[incidences[j] * dim + c];
-        atomic_add(ku + static_cast<Size>(t.nodes[first + node]) * dim + c, sum);
+      // 2D: a thread per tile node sums its forces as pairs and adds the pair to ku.
+      for_each_thread(ctx, n_nodes, [&](int node) {
+        NodeValues<Real, 2> sum = {};
+        for (int j = node ? ends[node - 1] : 0; j < ends[node]; ++j) {
+          const NodeValues<Real, 2> f = load_node<2>(fs, incidences[j]);
+          sum.v[0] += f.v[0];
+          sum.v[1] += f.v[1];
+        }
+        atomic_add_pair(ku + static_cast<Size>(t.nodes[first + node]) * 2, sum, pairs);
       });
     }
   });

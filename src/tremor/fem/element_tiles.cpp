@@ -262,13 +262,16 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
     section.resize(static_cast<std::size_t>(out.n_tiles));
     scale.resize(static_cast<std::size_t>(out.n_tiles));
   }
-  if (exec.backend() != Backend::Cuda)
+  // The host keeps the local indices (its SIMD batches gather through them) and the tiles'
+  // colours; the GPU kernel derives the local indices from the incidences.
+  if (exec.backend() != Backend::Cuda) {
     colour_tiles(offsets, nodes, coordinates.size() / static_cast<std::size_t>(dim), out.colour_offsets,
                  out.colour_tiles);
+    out.local = DeviceArray<std::uint8_t>(exec, std::span<const std::uint8_t>(local));
+  }
   out.counts = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(tile_counts));
   out.node_offsets = DeviceArray<Index>(exec, std::span<const Index>(offsets));
   out.nodes = DeviceArray<Index>(exec, std::span<const Index>(nodes));
-  out.local = DeviceArray<std::uint8_t>(exec, std::span<const std::uint8_t>(local));
   out.incidence_ends = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(incidence_ends));
   out.incidences = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(incidences));
   out.section = DeviceArray<int>(exec, std::span<const int>(section));

@@ -14,16 +14,18 @@
 // most max_tile_nodes nodes (so that a node's index in its tile is one byte); a tile may be short
 // (its slots from its count on are empty).
 //
-// Per element slot: its nodes as 8-bit indices into its tile's node list, [tile][a][slot] so that
-// a warp's loads are consecutive. Its section and its scale (the absorbing layers' stiffness factor
-// times the section's thickness, in Real) per slot, or once per tile where every block's tile is
-// uniform in both (per_slot false: one material and no absorbing layer across a tile, the common
-// case). Per tile: its nodes, ascending, and per node the element nodes (a x tile + slot, 16 bits)
-// that are it, in order of slot, and where they end. Per section its material in Real (the laws'
-// MaterialView). Sizes: per element slot 3 B per node (+ 4 B + sizeof(Real)); per tile 6 B per
-// node and 2 B; the coordinates stay DeviceElements'. On a host Exec, the tiles' colours. A block
-// of quadrilaterals or hexahedra that are all parallelograms or parallelepipeds (every vertex
-// within 1e-12 of the element's size of x0 + the edges from vertex 0) is marked affine: one
+// Per element slot: its section and its scale (the absorbing layers' stiffness factor times the
+// section's thickness, in Real) per slot, or once per tile where every block's tile is uniform in
+// both (per_slot false: one material and no absorbing layer across a tile, the common case). Per
+// tile: its nodes, ascending, and per node the element nodes (a x tile + slot, 16 bits) that are
+// it, in order of slot, and where they end. The element nodes' indices into their tile's node
+// list (8 bits, [tile][a][slot] so that a warp's loads are consecutive) are these incidences'
+// inverse: kept on a host Exec only, where the SIMD batches gather through them; the GPU kernel
+// derives them in shared memory. Per section its material in Real (the laws' MaterialView).
+// Sizes: per element slot 2 B per node on a GPU, 3 B on the host (+ 4 B + sizeof(Real)); per tile
+// 6 B per node and 2 B; the coordinates stay DeviceElements'. On a host Exec, the tiles' colours.
+// A block of quadrilaterals or hexahedra that are all parallelograms or parallelepipeds (every
+// vertex within 1e-12 of the element's size of x0 + the edges from vertex 0) is marked affine: one
 // Jacobian per element.
 #include <cstddef>
 #include <cstdint>
@@ -46,7 +48,7 @@ struct TileView {
   int max_nodes;  // most nodes in one tile: the shared memory a tile needs
   const Index* node_offsets;
   const Index* nodes;
-  const std::uint8_t* local;
+  const std::uint8_t* local;  // null on a GPU
   const std::uint16_t* incidence_ends;  // tile t's node k: [node_offsets[t] + k], its incidences' end
   const std::uint16_t* incidences;         // n_element_nodes x tile per tile
   const std::uint16_t* counts;  // elements per tile: its slots from its count on are empty
@@ -75,7 +77,7 @@ struct TileBlock {
   bool per_slot = false;              // section and scale per slot; false: per tile (each tile uniform)
   DeviceArray<Index> node_offsets;    // n_tiles + 1, into nodes
   DeviceArray<Index> nodes;           // each tile's nodes, ascending
-  DeviceArray<std::uint8_t> local;    // n_element_nodes x tile per tile: [tile][a][slot]
+  DeviceArray<std::uint8_t> local;    // host only: n_element_nodes x tile per tile, [tile][a][slot]
   DeviceArray<std::uint16_t> counts;  // per tile: its elements
   DeviceArray<std::uint16_t> incidence_ends;     // per tile node: where its incidences end (the
                                                  // previous node's end, or 0, is their start)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "tremor/core/error.hpp"
 #include "tremor/fem/dispatch.hpp"
@@ -47,6 +48,119 @@ struct Lanes {
 template <class E, class S, int W>
 using BatchValues = Lanes<S, W>[E::n_nodes][E::dim];
 
+// N values of S in one GCC vector: a tile node's row (its dim components and zeros to a power of
+// two, P) or a batch's lanes.
+template <class S, int N>
+struct VecOf {
+  typedef S type __attribute__((vector_size(sizeof(S) * N)));
+};
+template <class S, int N>
+using Vec = typename VecOf<S, N>::type;
+
+// The shuffles between rows and lanes (GCC lowers each to the clone's permutes): out[i] = the i-th
+// value of a then b at Pick::at(i). (Vectors by reference: a function taking or returning a wider
+// vector than the baseline's registers is an ABI warning, even when inlined.)
+template <class Pick, class Out, class V, std::size_t... I>
+TREMOR_BATCH_INLINE inline void pick(Out& out, const V& a, const V& b, std::index_sequence<I...>) {
+  out = __builtin_shufflevector(a, b, Pick::at(I)...);
+}
+template <class Pick, class V>
+TREMOR_BATCH_INLINE inline void pick(V& out, const V& a, const V& b) {
+  pick<Pick>(out, a, b, std::make_index_sequence<sizeof(V) / sizeof(a[0])>());
+}
+struct Concat {  // a then b
+  static constexpr int at(std::size_t i) { return static_cast<int>(i); }
+};
+template <class S, int P, int N>  // rows[at[0]] to rows[at[N - 1]], one after the other
+TREMOR_BATCH_INLINE inline void concat_rows(Vec<S, N * P>& out, const Vec<S, P>* rows, const int* at) {
+  if constexpr (N == 1) {
+    out = rows[at[0]];
+  } else {
+    Vec<S, N * P / 2> lo, hi;
+    concat_rows<S, P, N / 2>(lo, rows, at);
+    concat_rows<S, P, N / 2>(hi, rows, at + N / 2);
+    pick<Concat>(out, lo, hi, std::make_index_sequence<N * P>());
+  }
+}
+// Of W rows of P values laid out one after the other in a then b (P = 2), or of W / 2 rows in a
+// then b (P = 4): component C of every row (P = 2) or components C and C + 1, W / 2 each (P = 4).
+template <int W, int P, int C>
+struct Components {
+  static constexpr int at(std::size_t i) {
+    const int k = static_cast<int>(i);
+    return P == 2 ? k * 2 + C : (k % (W / 2)) * 4 + C + k / (W / 2);
+  }
+};
+template <int W, int Half>  // half Half (0 or 1) of a, then the same half of b
+struct Halves {
+  static constexpr int at(std::size_t i) {
+    const int k = static_cast<int>(i);
+    return (k < W / 2 ? k : W + k - W / 2) + Half * (W / 2);
+  }
+};
+// The inverse of Components: rows J x W / P on of W rows of P values, of a (component 0) and b
+// (component 1) in P = 2; of a (components 0 and 1 of the W / 2 rows of Halves) and b
+// (components 2 and 3) in P = 4.
+template <int W, int P, int J>
+struct Rows {
+  static constexpr int at(std::size_t i) {
+    const int k = static_cast<int>(i), row = J * (W / P) + k / P, c = k % P;
+    return P == 2 ? c * W + row : (c / 2) * W + (c % 2) * (W / 2) + row;
+  }
+};
+
+// Lanes l < W of one element node: the rows rows[at[l]] (P values, the tile node's components and
+// zeros) as Dim vectors of W, out[c] lane l = rows[at[l]][c].
+template <class S, int W, int P, int Dim>
+TREMOR_BATCH_INLINE inline void rows_to_lanes(const Vec<S, P>* rows, const int* at, Vec<S, W>* out) {
+  if constexpr (sizeof(S) * W > 64) {  // more than a 512-bit register: in halves, stored as such
+    Vec<S, W / 2> half[Dim];           // (GCC builds a wider vector from two lane by lane)
+    for (int h = 0; h < 2; ++h) {
+      rows_to_lanes<S, W / 2, P, Dim>(rows, at + h * (W / 2), half);
+      for (int c = 0; c < Dim; ++c) std::memcpy(reinterpret_cast<char*>(&out[c]) + h * sizeof half[c], &half[c], sizeof half[c]);
+    }
+  } else {
+    Vec<S, W> chunk[P];  // W / P rows each
+    for (int j = 0; j < P; ++j) concat_rows<S, P, W / P>(chunk[j], rows, at + j * (W / P));
+    if constexpr (P == 2) {
+      pick<Components<W, 2, 0>>(out[0], chunk[0], chunk[1]);
+      pick<Components<W, 2, 1>>(out[1], chunk[0], chunk[1]);
+    } else {
+      Vec<S, W> xy_lo, xy_hi, zw_lo, zw_hi;  // components 0 and 1 (2 and 3) of rows [0, W / 2), [W / 2, W)
+      pick<Components<W, 4, 0>>(xy_lo, chunk[0], chunk[1]);
+      pick<Components<W, 4, 0>>(xy_hi, chunk[2], chunk[3]);
+      pick<Components<W, 4, 2>>(zw_lo, chunk[0], chunk[1]);
+      pick<Components<W, 4, 2>>(zw_hi, chunk[2], chunk[3]);
+      pick<Halves<W, 0>>(out[0], xy_lo, xy_hi);
+      pick<Halves<W, 1>>(out[1], xy_lo, xy_hi);
+      pick<Halves<W, 0>>(out[2], zw_lo, zw_hi);
+    }
+  }
+}
+
+// The inverse: Dim vectors of W lanes as W rows of P values (zeros past Dim), row l at rows[l x P].
+template <class S, int W, int P, int Dim>
+TREMOR_BATCH_INLINE inline void lanes_to_rows(const Lanes<S, W>* lanes, S* rows) {
+  using V = Vec<S, W>;
+  V chunk[P];
+  if constexpr (P == 2) {
+    pick<Rows<W, 2, 0>>(chunk[0], lanes[0].v, lanes[1].v);
+    pick<Rows<W, 2, 1>>(chunk[1], lanes[0].v, lanes[1].v);
+  } else {
+    const V zero = V{}, z = Dim > 2 ? lanes[Dim > 2 ? 2 : 0].v : zero;
+    V xy_lo, xy_hi, zw_lo, zw_hi;
+    pick<Halves<W, 0>>(xy_lo, lanes[0].v, lanes[1].v);
+    pick<Halves<W, 1>>(xy_hi, lanes[0].v, lanes[1].v);
+    pick<Halves<W, 0>>(zw_lo, z, zero);
+    pick<Halves<W, 1>>(zw_hi, z, zero);
+    pick<Rows<W, 4, 0>>(chunk[0], xy_lo, zw_lo);
+    pick<Rows<W, 4, 1>>(chunk[1], xy_lo, zw_lo);
+    pick<Rows<W, 4, 0>>(chunk[2], xy_hi, zw_hi);
+    pick<Rows<W, 4, 1>>(chunk[3], xy_hi, zw_hi);
+  }
+  std::memcpy(rows, chunk, sizeof chunk);
+}
+
 // scale K_e u_e of a batch of elements (f[a * dim + c], a vector per element node and component):
 // linear_stiffness_action's steps, on the batch.
 template <class E, bool Affine, class Real, int W, class Law>
@@ -59,20 +173,20 @@ TREMOR_BATCH_INLINE inline void batch_action(const BatchValues<E, double, W>& x,
   ev.integrate(f);
 }
 
-// Per thread: one tile's nodes' coordinates and u, and its element nodes' forces [c][a x tile + slot]
-// (up to 8 nodes per element in 3D).
-template <class Real>
+// Per thread: one tile's nodes' coordinates, u and force sums, a row of P values per node (its
+// dim components, then zeros).
+template <class Real, int P>
 struct Scratch {
-  double x[fem::max_tile_nodes * 3];
-  Real u[fem::max_tile_nodes * 3];
-  alignas(64) Real f[3 * 8 * fem::max_tile];
+  Vec<double, P> x[fem::max_tile_nodes];
+  Vec<Real, P> u[fem::max_tile_nodes];
+  Vec<Real, P> f[fem::max_tile_nodes];
 };
 
 // ku += the forces of tiles list[0, n) of block t (no two of them sharing a node).
-template <class E, bool Affine, class Real>
+template <class E, bool Affine, class Real, int P>
 TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const Index* list, Index n,
                                            const double* coordinates, const fem::MaterialView<Real>& material,
-                                           const Real* u, Real* ku, Scratch<Real>& scratch) {
+                                           const Real* u, Real* ku, Scratch<Real, P>& scratch) {
   constexpr int dim = E::dim, nn = E::n_nodes, nv = fem::voigt_size<dim>;
   constexpr int W = 64 / sizeof(Real);  // a 512-bit register of Real
   using L = Lanes<Real, W>;
@@ -80,49 +194,66 @@ TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const I
     const Index tile = list[i];
     const Index first = t.node_offsets[tile];
     const int n_nodes = static_cast<int>(t.node_offsets[tile + 1] - first), count = t.counts[tile];
+    if (i + 1 < n) {  // the next tile's nodes on their way to the cache while this one computes
+      const std::uint8_t* next = t.local + static_cast<Size>(list[i + 1]) * nn * t.tile;
+      for (int b = 0; b < nn * t.tile; b += 64) __builtin_prefetch(next + b);
+      for (Index k = t.node_offsets[list[i + 1]]; k < t.node_offsets[list[i + 1] + 1]; ++k) {
+        const Size at = static_cast<Size>(t.nodes[k]) * dim;
+        __builtin_prefetch(coordinates + at);
+        __builtin_prefetch(u + at);
+        __builtin_prefetch(ku + at, 1);
+      }
+    }
     for (int k = 0; k < n_nodes; ++k) {
       const Size at = static_cast<Size>(t.nodes[first + k]) * dim;
+      Vec<double, P> x{};
+      Vec<Real, P> uk{};
       for (int c = 0; c < dim; ++c) {
-        scratch.x[k * dim + c] = coordinates[at + c];
-        scratch.u[k * dim + c] = u[at + c];
+        x[c] = coordinates[at + c];
+        uk[c] = u[at + c];
       }
+      scratch.x[k] = x;
+      scratch.u[k] = uk;
+      scratch.f[k] = Vec<Real, P>{};
     }
     const std::uint8_t* local = t.local + static_cast<Size>(tile) * nn * t.tile;
     // The tile's slots in batches of W: action(x, u, s0, lanes, f) computes the forces f of the
-    // batch's element nodes x, u (lanes past the tile's count repeat the batch's first element),
-    // kept per element node and component for the sums below.
+    // batch's element nodes x, u (lanes past the tile's count repeat the batch's first element).
+    // Each element node's forces are added to its tile node's sum slot after slot (and element node
+    // after element node): each node's sum takes its elements' forces in the order of its
+    // incidences, as on a GPU.
     auto batches = [&](auto&& action) TREMOR_BATCH_INLINE {
       for (int s0 = 0; s0 < count; s0 += W) {
         const int lanes = std::min(W, count - s0);
-        int at[nn][W];  // each lane's element nodes' offsets in the tile's arrays
+        int at[nn][W];  // each lane's element nodes in the tile
         if (lanes == W) {
           for (int a = 0; a < nn; ++a)
-            for (int l = 0; l < W; ++l) at[a][l] = local[a * t.tile + s0 + l] * dim;
+            for (int l = 0; l < W; ++l) at[a][l] = local[a * t.tile + s0 + l];
         } else {
           for (int a = 0; a < nn; ++a)
-            for (int l = 0; l < W; ++l) at[a][l] = local[a * t.tile + s0 + (l < lanes ? l : 0)] * dim;
+            for (int l = 0; l < W; ++l) at[a][l] = local[a * t.tile + s0 + (l < lanes ? l : 0)];
         }
-        alignas(64) double xb[nn][dim][W];
-        alignas(64) Real ub[nn][dim][W];
-        for (int a = 0; a < nn; ++a)
-          for (int c = 0; c < dim; ++c)
-            for (int l = 0; l < W; ++l) {
-              xb[a][c][l] = scratch.x[at[a][l] + c];
-              ub[a][c][l] = scratch.u[at[a][l] + c];
-            }
         BatchValues<E, double, W> x;
         BatchValues<E, Real, W> ue;
-        std::memcpy(&x, xb, sizeof xb);
-        std::memcpy(&ue, ub, sizeof ub);
+        for (int a = 0; a < nn; ++a) {
+          Vec<double, W> xa[dim];
+          Vec<Real, W> ua[dim];
+          rows_to_lanes<double, W, P, dim>(scratch.x, at[a], xa);
+          rows_to_lanes<Real, W, P, dim>(scratch.u, at[a], ua);
+          for (int c = 0; c < dim; ++c) {
+            x[a][c] = Lanes<double, W>(xa[c]);
+            ue[a][c] = L(ua[c]);
+          }
+        }
         L fe[nn * dim];
         action(x, ue, s0, lanes, fe);
-        for (int a = 0; a < nn; ++a)
-          for (int c = 0; c < dim; ++c) {
-            Real* into = scratch.f + (c * nn + a) * t.tile + s0;
-            if (s0 + W <= t.tile)
-              std::memcpy(into, &fe[a * dim + c], sizeof(L));
-            else  // a tile of fewer slots than W past s0: its own lanes only
-              for (int l = 0; l < lanes; ++l) into[l] = fe[a * dim + c].v[l];
+        alignas(64) Real rows[nn][W * P];
+        for (int a = 0; a < nn; ++a) lanes_to_rows<Real, W, P, dim>(fe + a * dim, rows[a]);
+        for (int l = 0; l < lanes; ++l)
+          for (int a = 0; a < nn; ++a) {
+            Vec<Real, P> r;
+            std::memcpy(&r, rows[a] + l * P, sizeof r);
+            scratch.f[at[a][l]] += r;
           }
       }
     };
@@ -159,26 +290,20 @@ TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const I
         batch_action<E, Affine, Real, W>(x, ue, fem::AnisotropicLaw<dim, L>{Dv}, scales, fe);
       });
     }
-    // Each tile node's element nodes' forces in the order of its incidences (slot after slot,
-    // element node after element node, as on a GPU), the sum added to ku.
-    const std::uint16_t* incidences = t.incidences + static_cast<Size>(tile) * nn * t.tile;
-    const std::uint16_t* ends = t.incidence_ends + first;
-    for (int k = 0, j = 0; k < n_nodes; ++k) {
-      Real sum[dim] = {};
-      for (; j < ends[k]; ++j)
-        for (int c = 0; c < dim; ++c) sum[c] += scratch.f[c * nn * t.tile + incidences[j]];
+    // Each tile node's sum added to ku.
+    for (int k = 0; k < n_nodes; ++k) {
       const Size at = static_cast<Size>(t.nodes[first + k]) * dim;
-      for (int c = 0; c < dim; ++c) ku[at + c] += sum[c];
+      for (int c = 0; c < dim; ++c) ku[at + c] += scratch.f[k][c];
     }
   }
 }
 
 // tiles_body compiled for each instruction set, the CPU's taken at run time.
-template <class E, bool Affine, class Real>
+template <class E, bool Affine, class Real, int P>
 __attribute__((target_clones("avx512f", "avx2", "default"), flatten)) void tiles(
     const fem::TileView<Real>& t, const Index* list, Index n, const double* coordinates,
-    const fem::MaterialView<Real>& material, const Real* u, Real* ku, Scratch<Real>& scratch) {
-  tiles_body<E, Affine, Real>(t, list, n, coordinates, material, u, ku, scratch);
+    const fem::MaterialView<Real>& material, const Real* u, Real* ku, Scratch<Real, P>& scratch) {
+  tiles_body<E, Affine, Real, P>(t, list, n, coordinates, material, u, ku, scratch);
 }
 
 #undef TREMOR_BATCH_INLINE
@@ -196,16 +321,17 @@ void add_tiles_on_host(const Exec& exec, const fem::TileBlock<Real>& block, cons
   fem::with_element(block.type, block.order, [&](auto element) {
     using E = decltype(element);
     if constexpr (fem::linear_evaluation_takes<E>) {
-      auto run = [&](const Index* list, Index n, Scratch<Real>& scratch) {
+      constexpr int P = E::dim == 3 ? 4 : 2;  // a tile node's row: dim values padded to a power of two
+      auto run = [&](const Index* list, Index n, Scratch<Real, P>& scratch) {
         if (E::simplex || block.affine)
-          tiles<E, true, Real>(t, list, n, coordinates, material, u, ku, scratch);
+          tiles<E, true, Real, P>(t, list, n, coordinates, material, u, ku, scratch);
         else if constexpr (!E::simplex)
-          tiles<E, false, Real>(t, list, n, coordinates, material, u, ku, scratch);
+          tiles<E, false, Real, P>(t, list, n, coordinates, material, u, ku, scratch);
       };
       const bool parallel = exec.backend() == Backend::OpenMP;
 #pragma omp parallel if (parallel)
       {
-        Scratch<Real> scratch;
+        Scratch<Real, P> scratch;
         const int threads = omp_get_num_threads(), me = omp_get_thread_num();
         for (int c = 0; c < n_colours; ++c) {
           // The colour's tiles in contiguous shares; a barrier before the next colour.

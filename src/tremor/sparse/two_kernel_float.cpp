@@ -1,4 +1,5 @@
-// Kernel 2 and the assembly entry points in float (two_kernel_values.hpp): forall kernels.
+// Kernel 2 and the assembly entry points in float (two_kernel_values.hpp): forall and
+// forall_blocks kernels.
 #include "tremor/sparse/two_kernel_values.hpp"
 
 namespace tremor::sparse {

@@ -8,6 +8,7 @@
 
 #include "tremor/backend/atomic.hpp"
 #include "tremor/backend/forall.hpp"
+#include "tremor/backend/forall_blocks.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/search.hpp"
 #include "tremor/fem/dispatch.hpp"
@@ -62,18 +63,20 @@ TREMOR_HOST_DEVICE inline void add_value(Real* target, Real value, bool atomic) 
     *target += value;
 }
 
-// Gradients at every quadrature point fit the thread's memory (hex8: 8 points x 8 nodes x 3):
-// kernel 2 then integrates each node pair's block directly instead of forming K_e.
+// An element's gradients at every quadrature point fit a small slice of shared memory (at most
+// 256 doubles; hex8: 8 points x 8 nodes x 3): kernel 2 then integrates each node pair's block
+// directly (add_stiffness_blocks) instead of forming K_e.
 template <class E>
 constexpr int stiffness_points = fem::rule_points<E>(E::stiffness_degree);
 template <class E>
 constexpr bool direct_blocks = stiffness_points<E> * E::n_nodes * E::dim <= 256;
 
 // Block (a, b), a <= b, of fem::element_stiffness's K_e from the gradients g[q][node][dim] and
-// scale[q] = w_q det J_q t, into block[r * dim + c] = K_e(a dim + r, b dim + c): the same
-// operations in the same order as that function (it integrates the upper triangle point by point,
-// the stress of the row DOF first, and mirrors it), so the values are its bits. Node a's stresses
-// are formed once per point for the whole block rather than once per entry.
+// scale[q] = w_q det J_q t, into block[r * dim + c] = K_e(a dim + r, b dim + c): each entry by the
+// same operations in the same order as that function (it integrates the upper triangle point by
+// point, the stress of the row DOF first, and mirrors it), so the values are its bits. Node a's
+// stress for component r is formed once per point for the block's row rather than once per
+// entry; one row's stress at a time (not the block's three) keeps the kernel's registers down.
 template <class E>
 TREMOR_HOST_DEVICE void stiffness_block(const double* g, const double* scale,
                                         const fem::AnisotropicLaw<E::dim, double>& tangent, int a, int b, double* block) {
@@ -82,19 +85,15 @@ TREMOR_HOST_DEVICE void stiffness_block(const double* g, const double* scale,
   for (int q = 0; q < stiffness_points<E>; ++q) {
     const double* ga = g + q * per_point + a * dim;
     const double* gb = g + q * per_point + b * dim;
-    double sigma[dim][nv];
     for (int r = 0; r < dim; ++r) {
-      double column[nv];
+      double column[nv], sigma[nv];
       fem::strain_column<dim>(ga, r, column);
-      tangent.stress(column, sigma[r]);
-    }
-    for (int c = 0; c < dim; ++c) {
-      double column[nv];
-      fem::strain_column<dim>(gb, c, column);
-      for (int r = 0; r < dim; ++r) {
+      tangent.stress(column, sigma);
+      for (int c = 0; c < dim; ++c) {
         if (a == b && r > c) continue;  // the lower triangle mirrors the upper one below
+        fem::strain_column<dim>(gb, c, column);
         double sum = 0.0;
-        for (int k = 0; k < nv; ++k) sum += column[k] * sigma[r][k];
+        for (int k = 0; k < nv; ++k) sum += column[k] * sigma[k];
         block[r * dim + c] += scale[q] * sum;
       }
     }
@@ -104,64 +103,126 @@ TREMOR_HOST_DEVICE void stiffness_block(const double* g, const double* scale,
       for (int c = 0; c < r; ++c) block[r * dim + c] = block[c * dim + r];
 }
 
-// Stiffness values, one thread per element of `list` (all n elements of the block when list is
-// null), plain adds for one colour, atomics otherwise. Two paths with the same values:
-//   direct (small elements, direct_blocks<E>): the physical gradients at every quadrature point
-//     kept in the thread's memory, each node pair's dim x dim block integrated once for both
-//     orders (K_e is symmetric; stiffness_block) and added at once: no K_e array, which would be
-//     read and written once per quadrature point;
-//   K_e (larger elements): fem::element_stiffness into the thread's memory or its workspace slot
-//     (element_kernels.hpp), then scattered.
-// Either way each of the n_nodes^2 node pairs costs one bisection in the row node's neighbour list.
-// Traffic per element: n_nodes indices (4 B), n_nodes * dim coordinates (8 B), D (n_voigt^2 x
-// 8 B), thickness, section, factor; per node pair the row's offsets (16 B) and a bisection over
-// its neighbours (log2(count) 4 B reads, cached); n_dof^2 value read-modify-writes of
-// sizeof(Real) (plus n_dof^2 workspace doubles on the K_e path for elements larger than tet10).
+// The upper node pairs (a, b), a <= b, of an element of n nodes, numbered row by row: pair p of
+// (0, 0), (0, 1), ..., (0, n - 1), (1, 1), ...; a thread of kernel 2's direct path each.
+template <class E>
+constexpr int upper_pairs = E::n_nodes * (E::n_nodes + 1) / 2;
+
+TREMOR_HOST_DEVICE inline void upper_pair(int n, int p, int& a, int& b) {
+  a = 0;
+  while (p >= n - a) p -= n - a++;
+  b = a + p;
+}
+
+// Elements per thread block of the direct path: as many whole elements as 192 threads hold. The
+// blocks' registers (hex8: 152 a thread, so 13 warps an SM) then fit two blocks of 6 warps an SM
+// (hex8: 5 elements, 180 threads), where 256 threads (8 warps) would fit one.
+constexpr int pair_block_threads = 192;
+template <class E>
+constexpr int pair_block_elements = upper_pairs<E> < pair_block_threads ? pair_block_threads / upper_pairs<E> : 1;
+
+// Kernel 2's direct path (direct_blocks<E>): a thread block holds pair_block_elements<E> elements
+// of `list` (all n of the element block when list is null) and their threads cooperate in two
+// phases through shared memory:
+//   1. a thread per element and quadrature point computes the physical gradients and the scale
+//      w_q det J_q t there (fem::physical_gradients, as fem::element_stiffness does) into the
+//      element's slice: Q x n_nodes x dim gradients and Q scales;
+//   2. a thread per element and upper node pair (a, b) integrates block (a, b) (stiffness_block:
+//      fem::element_stiffness's operations in its order, so the host values are its bits), finds
+//      the pair in both rows' neighbour lists and adds the block at (a, b) and, transposed, at
+//      (b, a): each of the n_nodes^2 dim^2 values of f K_e added once, none computed twice.
+// On the host the blocks, their elements and each phase's threads run in order, so each global
+// entry sums its elements' values element by element (Serial with atomics: in mesh order).
+// Per element, hex8 (Q = 8, 36 pairs, 4-byte indices, double):
+//   flops: a block row per point 36 multiply-adds for node a's stress (D 6 x 6, the unit strain's
+//     zeros included: fem::element_stiffness multiplies them) and 3 entries x (6 multiply-adds + a
+//     scaled add), 2 or 1 entries in the diagonal block's rows, so 28 x 8 x 3 x 57 + 8 x 8 x (57 +
+//     50 + 43) ~ 48k multiply-adds, plus ~1.6k for the gradients: for 1M hex8 ~2.9 ms of the
+//     H200's vector FP64 (34 TFLOP/s);
+//   registers (ptxas, sm_90): 152 a thread, no local memory (D's 36 entries are kept in registers
+//     across the points); 5 elements (180 threads, 6 warps) a block, two blocks an SM;
+//   shared memory: (Q n_nodes dim + Q) doubles = 1600 B an element, 8000 B a block;
+//   loads (mostly L1/L2 hits): the 8 nodes and their 24 coordinates (192 B) read by the Q point
+//     threads, D (288 B) by every thread, per pair the two rows' offsets (32 B) and two bisections
+//     over 27 neighbours (~5 dependent 4-byte reads each);
+//   atomics: 576 read-modify-writes of sizeof(Real), 18 a thread, to 2 x 3 runs of 3 adjacent
+//     values (9 adjacent in block CSR). These are the expected bound (not yet measured): 576M
+//     atomics for 1M hex8 (~4 ms at an L2 atomic rate of ~150G a second) into a values array (CSR
+//     double: 1M nodes x 27 neighbours x 9 x 8 B = 1.9 GB) far larger than L2, each value read and
+//     written at least once (>= 0.8 ms of DRAM) and more where the elements sharing it are further
+//     apart in the launch than L2 holds; the flops can run under them on other warps.
 template <class E, class Real>
-void add_stiffness(const Exec& exec, fem::ElementArrays in, Index n, const Index* list, PatternView pattern,
-                   ValueSlots slots, bool atomic, Real* values, Workspace& workspace) {
-  constexpr int dim = E::dim, n_nodes = E::n_nodes, n_dof = n_nodes * dim, N = n_dof * n_dof;
+void add_stiffness_blocks(const Exec& exec, fem::ElementArrays in, Index n, const Index* list, PatternView pattern,
+                          ValueSlots slots, bool atomic, Real* values) {
+  constexpr int dim = E::dim, n_nodes = E::n_nodes, n_dof = n_nodes * dim;
+  constexpr int Q = stiffness_points<E>, per_point = n_nodes * dim, per_element = Q * per_point + Q;
+  constexpr int P = upper_pairs<E>, block_elements = pair_block_elements<E>;
+  static_assert(P <= pair_block_threads, "a thread block holds at least one element's node pairs");
   const fem::StiffnessRule<E> rule = fem::stiffness_rule<E>();
-  if constexpr (direct_blocks<E>) {
-    forall(exec, n, [=] TREMOR_LAMBDA(Index item) {
-      constexpr int Q = stiffness_points<E>, per_point = n_nodes * dim;
+  const Index n_blocks = (n + block_elements - 1) / block_elements;
+  const std::size_t shared = static_cast<std::size_t>(block_elements) * per_element * sizeof(double);
+  const int threads = block_elements * P;
+  forall_blocks<pair_block_threads>(exec, n_blocks, threads, shared, [=] TREMOR_LAMBDA(const BlockContext& ctx) {
+    const Index first = ctx.block * block_elements;
+    const int count = static_cast<int>(n - first < block_elements ? n - first : block_elements);
+    // [element 0: gradients g[q][node][i], scales[q] | element 1: ... ]
+    double* slices = ctx.shared<double>();
+    for_each_thread(ctx, count * Q, [&](int t) {
+      const int l = t / Q, q = t % Q;
+      const Index item = first + l;
+      const Index e = list ? list[item] : item;
+      double x[n_dof], g[per_point];
+      fem::gather_coordinates<E>(in.coordinates, in.connectivity + static_cast<Size>(e) * n_nodes, x);
+      const double det = fem::physical_gradients<E>(x, rule.point(q), g);
+      double* slice = slices + l * per_element;
+      for (int k = 0; k < per_point; ++k) slice[q * per_point + k] = g[k];
+      slice[Q * per_point + q] = rule.weights[q] * det * in.thickness[in.section[e]];
+    });
+    ctx.sync();
+    for_each_thread(ctx, count * P, [&](int t) {
+      const int l = t / P;
+      int a, b;
+      upper_pair(n_nodes, t % P, a, b);
+      const Index item = first + l;
       const Index e = list ? list[item] : item;
       const Index* nodes = in.connectivity + static_cast<Size>(e) * n_nodes;
-      double x[n_dof];
-      fem::gather_coordinates<E>(in.coordinates, nodes, x);
-      const int s = in.section[e];
-      const fem::AnisotropicLaw<dim, double> tangent = in.material.tangent<dim>(s);
-      double g[Q * per_point], scale[Q];
-      for (int q = 0; q < Q; ++q)
-        scale[q] = rule.weights[q] * fem::physical_gradients<E>(x, rule.point(q), g + q * per_point) * in.thickness[s];
+      const double* slice = slices + l * per_element;
+      double block[dim * dim];
+      stiffness_block<E>(slice, slice + Q * per_point, in.material.tangent<dim>(in.section[e]), a, b, block);
       const double f = in.factor[e];
-      for (int a = 0; a < n_nodes; ++a) {
-        const Index row_a = nodes[a];
-        const Size begin_a = pattern.offsets[row_a];
-        const Size count_a = pattern.offsets[row_a + 1] - begin_a;
-        for (int b = a; b < n_nodes; ++b) {
-          double block[dim * dim];
-          stiffness_block<E>(g, scale, tangent, a, b, block);
-          const Index row_b = nodes[b];
-          const Size k_ab = find_neighbour(pattern.neighbours + begin_a, count_a, row_b);
-          for (int r = 0; r < dim; ++r)
-            for (int c = 0; c < dim; ++c)
-              add_value(values + slots(begin_a, count_a, row_a, k_ab, r, c), static_cast<Real>(f * block[r * dim + c]),
-                        atomic);
-          if (b == a) continue;
-          // K_e is symmetric: block (b, a) is block (a, b) transposed.
-          const Size begin_b = pattern.offsets[row_b];
-          const Size count_b = pattern.offsets[row_b + 1] - begin_b;
-          const Size k_ba = find_neighbour(pattern.neighbours + begin_b, count_b, row_a);
-          for (int r = 0; r < dim; ++r)
-            for (int c = 0; c < dim; ++c)
-              add_value(values + slots(begin_b, count_b, row_b, k_ba, c, r), static_cast<Real>(f * block[r * dim + c]),
-                        atomic);
-        }
-      }
+      const Index row_a = nodes[a], row_b = nodes[b];
+      const Size begin_a = pattern.offsets[row_a];
+      const Size count_a = pattern.offsets[row_a + 1] - begin_a;
+      const Size k_ab = find_neighbour(pattern.neighbours + begin_a, count_a, row_b);
+      for (int r = 0; r < dim; ++r)
+        for (int c = 0; c < dim; ++c)
+          add_value(values + slots(begin_a, count_a, row_a, k_ab, r, c), static_cast<Real>(f * block[r * dim + c]),
+                    atomic);
+      if (b == a) return;
+      // K_e is symmetric: block (b, a) is block (a, b) transposed.
+      const Size begin_b = pattern.offsets[row_b];
+      const Size count_b = pattern.offsets[row_b + 1] - begin_b;
+      const Size k_ba = find_neighbour(pattern.neighbours + begin_b, count_b, row_a);
+      for (int r = 0; r < dim; ++r)
+        for (int c = 0; c < dim; ++c)
+          add_value(values + slots(begin_b, count_b, row_b, k_ba, c, r), static_cast<Real>(f * block[r * dim + c]),
+                    atomic);
     });
-    return;
-  }
+  });
+}
+
+// Kernel 2's K_e path (elements too large for direct_blocks<E>): one thread per element,
+// fem::element_stiffness into the thread's memory or its workspace slot (element_kernels.hpp),
+// then scattered, each of the n_nodes^2 node pairs costing one bisection in the row node's
+// neighbour list. Traffic per element: n_nodes indices (4 B), n_nodes * dim coordinates (8 B), D
+// (n_voigt^2 x 8 B), thickness, section, factor; per node pair the row's offsets (16 B) and a
+// bisection over its neighbours (log2(count) 4 B reads, cached); n_dof^2 value read-modify-writes
+// of sizeof(Real) (plus n_dof^2 workspace doubles for elements larger than tet10).
+template <class E, class Real>
+void add_stiffness_matrices(const Exec& exec, fem::ElementArrays in, Index n, const Index* list, PatternView pattern,
+                            ValueSlots slots, bool atomic, Real* values, Workspace& workspace) {
+  constexpr int dim = E::dim, n_nodes = E::n_nodes, n_dof = n_nodes * dim, N = n_dof * n_dof;
+  const fem::StiffnessRule<E> rule = fem::stiffness_rule<E>();
   const Size per_item = fits_local<N> ? 0 : N;
   const Index chunk = workspace.chunk_items(n, per_item);
   double* scratch = workspace.reserve(per_item * chunk);
@@ -192,6 +253,21 @@ void add_stiffness(const Exec& exec, fem::ElementArrays in, Index n, const Index
       }
     });
   }
+}
+
+// Stiffness values of the n elements of `list` (all n of the block when list is null), plain adds
+// for one colour, atomics otherwise. Two paths with the same values: direct (small elements,
+// direct_blocks<E>: add_stiffness_blocks, each node pair's dim x dim block integrated once for
+// both orders, K_e being symmetric, by a thread of its own from the element's gradients in shared
+// memory, and added at once: no K_e array, which would be read and written once per quadrature
+// point) and K_e (larger elements: add_stiffness_matrices).
+template <class E, class Real>
+void add_stiffness(const Exec& exec, fem::ElementArrays in, Index n, const Index* list, PatternView pattern,
+                   ValueSlots slots, bool atomic, Real* values, Workspace& workspace) {
+  if constexpr (direct_blocks<E>)
+    add_stiffness_blocks<E, Real>(exec, in, n, list, pattern, slots, atomic, values);
+  else
+    add_stiffness_matrices<E, Real>(exec, in, n, list, pattern, slots, atomic, values, workspace);
 }
 
 // Consistent mass values: as add_stiffness with the scalar mass M_ab (fem::consistent_mass with

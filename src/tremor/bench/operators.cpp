@@ -110,7 +110,7 @@ struct Variant {
 };
 // matrix_free: colour by colour (the reference, a GPU run's with --deterministic) and in tiles (a
 // run's otherwise: on the host colour by colour), with the tile sizes compared in docs/benchmarks.md.
-const std::array<Variant, 13> variants{{
+const std::array<Variant, 14> variants{{
     {"partitioned:greedy", "partitioned:greedy", "partitioned", partition::Partitioner::Greedy, false, false,
      sem::Kernel::Auto, true},
     {"partitioned:aligned", "partitioned:aligned", "partitioned", partition::Partitioner::Aligned, false, false,
@@ -126,6 +126,8 @@ const std::array<Variant, 13> variants{{
     {"matrix_free:atomic", "matrix_free:atomic", "matrix_free", std::nullopt, true, false, sem::Kernel::Auto, true},
     {"matrix_free:tiles32", "matrix_free:tiles32", "matrix_free", std::nullopt, true, false, sem::Kernel::Auto, false, 32},
     {"matrix_free:tiles64", "matrix_free:tiles64", "matrix_free", std::nullopt, true, false, sem::Kernel::Auto, false, 64},
+    {"matrix_free:tiles128", "matrix_free:tiles128", "matrix_free", std::nullopt, true, false, sem::Kernel::Auto, false,
+     128},
     {"matrix_free:tiles256", "matrix_free:tiles256", "matrix_free", std::nullopt, true, false, sem::Kernel::Auto, false,
      256},
 }};

@@ -105,26 +105,31 @@ TREMOR_HOST_DEVICE inline void atomic_add_pair(Real* at, const NodeValues<Real, 
 }
 
 // ku += K u for the tiles of one block of linear elements E (fem/element_tiles.hpp), Affine where
-// the block's elements all are. Per tile (a GPU block), first a thread per tile node: its index,
-// coordinates (double) and u, and where its incidences start and end, every load issued before the
-// first store (the tile's loads are latency-bound: they were half the kernel's stall samples on tri3
-// and tet4 when each node's offsets and each component were loaded in a loop of their own); then
-// it copies its incidences to shared memory and marks each of their element nodes as its own, so
-// the elements' local node indices are the incidences' inverse, not stored (a byte per element
-// node). Then a thread per element computes K_e u_e in Real (fem::linear_stiffness_action, reading
-// the shared arrays) and writes its element nodes' forces to shared memory; then each tile node's
-// element forces are summed in slot order and the sum added to ku (atomic: a node of several
-// tiles). Summing through block-scope atomics in shared memory instead was measured as fast on hex8
-// in float and 19-27% slower on tri3 and tet4 (many elements per node contend). Shared memory per
-// tile: n_nodes x tile x 3 (each part rounded up to 16 bytes) + max_nodes x (dim x (8 +
+// the block's elements all are. Per tile (a GPU block): its incidences into shared memory (16-byte
+// words where the tile's start on one), and a thread per tile node its coordinates (double), u and
+// the end of its incidences, every load of the node issued before the first store (the tile's
+// loads are latency-bound: they were half the kernel's stall samples on tri3 and tet4 when each
+// node's offsets and each component were loaded in a loop of their own); a thread per element
+// computes K_e u_e in Real (fem::linear_stiffness_action, reading the shared arrays) and writes its
+// element nodes' forces to shared memory; then each tile node's element forces are summed in slot
+// order and the sum added to ku (atomic: a node of several tiles). Summing through block-scope
+// atomics in shared memory instead was measured as fast on hex8 in float and 19-27% slower on tri3
+// and tet4 (many elements per node contend). Deriving the element nodes' local indices in shared
+// memory from the incidences (each tile node marking its own) instead of reading them saved a byte
+// per element node but cost L1 throughput, the tri3 kernel's limit (92% of L1 with it). Shared
+// memory per tile: n_nodes x tile x 2 (rounded up to 16 bytes) + max_nodes x (dim x (8 +
 // sizeof(Real)) + 2) + n_nodes x tile x dim x sizeof(Real) bytes.
 template <class E, bool Affine, class Real>
 void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* coordinates,
                  const fem::MaterialView<Real> material, const Real* u, Real* ku) {
   constexpr int dim = E::dim, nn = E::n_nodes;
+  struct alignas(16) Words {  // 8 incidences: one 16-byte load
+    std::uint16_t v[8];
+  };
   const int element_nodes = nn * t.tile;
-  const int padded = (element_nodes + 15) / 16 * 16;  // bytes of the local indices, 16-byte aligned
-  const std::size_t shared = static_cast<std::size_t>(padded) * (sizeof(std::uint16_t) + 1) +
+  const int padded = (element_nodes + 7) / 8 * 8;  // incidences, in whole 16-byte words
+  const bool wide = element_nodes % 8 == 0;        // every tile's incidences start on 16 bytes
+  const std::size_t shared = static_cast<std::size_t>(padded) * sizeof(std::uint16_t) +
                              static_cast<std::size_t>(t.max_nodes) * dim * (sizeof(double) + sizeof(Real)) +
                              static_cast<std::size_t>(element_nodes) * dim * sizeof(Real) +
                              static_cast<std::size_t>(t.max_nodes) * sizeof(std::uint16_t);
@@ -136,18 +141,24 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
     const Index first = t.node_offsets[ctx.block];
     const int n_nodes = static_cast<int>(t.node_offsets[ctx.block + 1] - first), n = n_nodes * dim;
     const int count = t.counts[ctx.block];
-    // [incidences | local | coordinates | u | forces [a * tile + slot][c] | each node's incidences' end]
+    // [incidences | coordinates | u | forces [a * tile + slot][c] | each node's incidences' end]
     auto* incidences = ctx.shared<std::uint16_t>();
-    auto* local = reinterpret_cast<std::uint8_t*>(incidences + padded);
-    double* xs = reinterpret_cast<double*>(local + padded);
+    double* xs = reinterpret_cast<double*>(incidences + padded);
     Real* us = reinterpret_cast<Real*>(xs + t.max_nodes * dim);
     Real* fs = us + t.max_nodes * dim;
     auto* ends = reinterpret_cast<std::uint16_t*>(fs + element_nodes * dim);
     const std::uint16_t* tile_incidences = t.incidences + static_cast<Size>(ctx.block) * element_nodes;
     const std::uint16_t* tile_ends = t.incidence_ends + first;
+    if (wide) {
+      for_each_thread(ctx, (count * nn + 7) / 8, [&](int k) {
+        reinterpret_cast<Words*>(incidences)[k] = reinterpret_cast<const Words*>(tile_incidences)[k];
+      });
+    } else {
+      for_each_thread(ctx, count * nn, [&](int k) { incidences[k] = tile_incidences[k]; });
+    }
     for_each_thread(ctx, n_nodes, [&](int k) {
-      const Index node = t.nodes[first + k];
-      const int begin = k ? tile_ends[k - 1] : 0, end = tile_ends[k];
+      const Index node = t.node(ctx.block, first + k);
+      const std::uint16_t end = tile_ends[k];
       NodeValues<double, dim> x;
       NodeValues<Real, dim> v;
       if (pairs) {
@@ -161,19 +172,15 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
       }
       store_node<dim>(xs, k, x);
       store_node<dim>(us, k, v);
-      ends[k] = static_cast<std::uint16_t>(end);
-      for (int j = begin; j < end; ++j) {
-        const std::uint16_t incidence = tile_incidences[j];
-        incidences[j] = incidence;
-        local[incidence] = static_cast<std::uint8_t>(k);
-      }
+      ends[k] = end;
     });
     ctx.sync();
     for_each_thread(ctx, count, [&](int s) {
       const Size at = t.property(ctx.block, s);
       int nodes[nn];
       TREMOR_UNROLL
-      for (int a = 0; a < nn; ++a) nodes[a] = local[a * t.tile + s];
+      for (int a = 0; a < nn; ++a)
+        nodes[a] = t.local[(static_cast<Size>(ctx.block) * nn + a) * t.tile + s];
       Real fe[nn * dim];
       tile_element<E, Affine, Real>(xs, us, nodes, fem::SectionLaw<dim, Real>(material, t.section[at]), t.scale[at], fe);
       TREMOR_UNROLL
@@ -202,7 +209,7 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
       });
       ctx.sync();
       for_each_thread(ctx, n, [&](int k) {
-        atomic_add(ku + static_cast<Size>(t.nodes[first + k / dim]) * dim + k % dim, us[k]);
+        atomic_add(ku + static_cast<Size>(t.node(ctx.block, first + k / dim)) * dim + k % dim, us[k]);
       });
     } else {
       // 2D: a thread per tile node sums its forces as pairs and adds the pair to ku.
@@ -213,7 +220,7 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
           sum.v[0] += f.v[0];
           sum.v[1] += f.v[1];
         }
-        atomic_add_pair(ku + static_cast<Size>(t.nodes[first + node]) * 2, sum, pairs);
+        atomic_add_pair(ku + static_cast<Size>(t.node(ctx.block, first + node)) * 2, sum, pairs);
       });
     }
   });

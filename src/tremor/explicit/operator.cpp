@@ -55,11 +55,13 @@ static_assert(fem::linear_evaluation_takes<fem::Tri3> && fem::linear_evaluation_
 std::size_t nothing(const op::OperatorSizes&) { return 0; }
 
 // matrix_free in tiles (fem/element_tiles.hpp; a GPU run without colour lists, every host run):
-// the coordinates and, per element of a tiled type, 2 B per node on a GPU (its 16-bit incidence)
-// and 3 B on the host (and its one-byte tile index); per tile node 6 B (the node and where its incidences end), with the tile
-// nodes per element measured on the benchmark's meshes in tiles of 128 (3D) or 256 (2D) elements
-// (hex8 1.95, tet4 0.63, tri3 0.65; quad4 1.15, a 16 x 16 tile's 289 nodes); per tile about 16 B
-// (offsets, count, section and scale). A block of another type keeps the elements (all of them are then held).
+// the coordinates and, per element of a tiled type, 3 B per node (its one-byte tile index and
+// 16-bit incidence); per tile node 6 B on the host (the node and where its incidences end) and 4 B
+// on a GPU (its 16-bit step from the tile's first node: the estimate takes every tile's span to
+// fit, as it does in the runs' RCM order), with the tile nodes per element measured on the
+// benchmark's meshes in tiles of 128 (3D) or 256 (2D) elements (hex8 1.95, tet4 0.63, tri3 0.65;
+// quad4 1.15, a 16 x 16 tile's 289 nodes); per tile about 20 B (offsets, first node, count, section
+// and scale). A block of another type keeps the elements (all of them are then held).
 std::size_t tiles_bytes(const op::OperatorSizes& s) {
   const Mesh& mesh = *s.mesh;
   double bytes = static_cast<double>(mesh.n_nodes()) * mesh.dim() * sizeof(double);
@@ -74,7 +76,7 @@ std::size_t tiles_bytes(const op::OperatorSizes& s) {
       case ElementType::Quad4: tile_nodes = 1.15; break;
       default: untiled = untiled || n > 0.0; continue;
     }
-    bytes += n * ((s.host ? 3.0 : 2.0) * nn + 6.0 * tile_nodes) + 16.0 * n / fem::default_tile(mesh.dim());
+    bytes += n * (3.0 * nn + (s.host ? 6.0 : 4.0) * tile_nodes) + 20.0 * n / fem::default_tile(mesh.dim());
   }
   return static_cast<std::size_t>(bytes) + (untiled ? s.element_bytes : 0);
 }

@@ -262,16 +262,33 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
     section.resize(static_cast<std::size_t>(out.n_tiles));
     scale.resize(static_cast<std::size_t>(out.n_tiles));
   }
-  // The host keeps the local indices (its SIMD batches gather through them) and the tiles'
-  // colours; the GPU kernel derives the local indices from the incidences.
-  if (exec.backend() != Backend::Cuda) {
+  if (exec.backend() != Backend::Cuda)
     colour_tiles(offsets, nodes, coordinates.size() / static_cast<std::size_t>(dim), out.colour_offsets,
                  out.colour_tiles);
-    out.local = DeviceArray<std::uint8_t>(exec, std::span<const std::uint8_t>(local));
-  }
+  out.local = DeviceArray<std::uint8_t>(exec, std::span<const std::uint8_t>(local));
   out.counts = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(tile_counts));
   out.node_offsets = DeviceArray<Index>(exec, std::span<const Index>(offsets));
-  out.nodes = DeviceArray<Index>(exec, std::span<const Index>(nodes));
+  out.n_tile_nodes = static_cast<Index>(nodes.size());
+  // On a GPU, 16-bit steps from each tile's first node where every tile's span fits.
+  bool steps = exec.backend() == Backend::Cuda;
+  for (Index t = 0; t < out.n_tiles && steps; ++t)
+    steps = nodes[static_cast<std::size_t>(offsets[static_cast<std::size_t>(t) + 1]) - 1] -
+                nodes[static_cast<std::size_t>(offsets[static_cast<std::size_t>(t)])] <=
+            0xffff;
+  if (steps) {
+    std::vector<Index> first_nodes(static_cast<std::size_t>(out.n_tiles));
+    std::vector<std::uint16_t> node_steps(nodes.size());
+    for (Index t = 0; t < out.n_tiles; ++t) {
+      const auto begin = static_cast<std::size_t>(offsets[static_cast<std::size_t>(t)]);
+      first_nodes[static_cast<std::size_t>(t)] = nodes[begin];
+      for (auto k = begin; k < static_cast<std::size_t>(offsets[static_cast<std::size_t>(t) + 1]); ++k)
+        node_steps[k] = static_cast<std::uint16_t>(nodes[k] - nodes[begin]);
+    }
+    out.first_nodes = DeviceArray<Index>(exec, std::span<const Index>(first_nodes));
+    out.node_steps = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(node_steps));
+  } else {
+    out.nodes = DeviceArray<Index>(exec, std::span<const Index>(nodes));
+  }
   out.incidence_ends = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(incidence_ends));
   out.incidences = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(incidences));
   out.section = DeviceArray<int>(exec, std::span<const int>(section));
@@ -315,9 +332,10 @@ template <class Real>
 std::size_t ElementTiles<Real>::bytes() const {
   std::size_t total = static_cast<std::size_t>(D.size()) * sizeof(Real) + static_cast<std::size_t>(law.size()) * sizeof(int);
   for (const TileBlock<Real>& b : blocks)
-    total += static_cast<std::size_t>(b.node_offsets.size() + b.nodes.size()) * sizeof(Index) +
+    total += static_cast<std::size_t>(b.node_offsets.size() + b.nodes.size() + b.first_nodes.size()) * sizeof(Index) +
              static_cast<std::size_t>(b.local.size()) +
-             static_cast<std::size_t>(b.counts.size() + b.incidence_ends.size() + b.incidences.size()) *
+             static_cast<std::size_t>(b.counts.size() + b.node_steps.size() + b.incidence_ends.size() +
+                                      b.incidences.size()) *
                  sizeof(std::uint16_t) +
              static_cast<std::size_t>(b.section.size()) * sizeof(int) + static_cast<std::size_t>(b.scale.size()) * sizeof(Real);
   return total;
@@ -328,7 +346,7 @@ double ElementTiles<Real>::nodes_per_element() const {
   double nodes = 0.0, elements = 0.0;
   for (const TileBlock<Real>& b : blocks)
     if (b.n_tiles > 0) {
-      nodes += static_cast<double>(b.nodes.size());
+      nodes += static_cast<double>(b.n_tile_nodes);
       elements += static_cast<double>(b.n_elements);
     }
   return elements > 0.0 ? nodes / elements : 0.0;

@@ -14,19 +14,19 @@
 // most max_tile_nodes nodes (so that a node's index in its tile is one byte); a tile may be short
 // (its slots from its count on are empty).
 //
-// Per element slot: its section and its scale (the absorbing layers' stiffness factor times the
-// section's thickness, in Real) per slot, or once per tile where every block's tile is uniform in
-// both (per_slot false: one material and no absorbing layer across a tile, the common case). Per
-// tile: its nodes, ascending, and per node the element nodes (a x tile + slot, 16 bits) that are
-// it, in order of slot, and where they end. The element nodes' indices into their tile's node
-// list (8 bits, [tile][a][slot] so that a warp's loads are consecutive) are these incidences'
-// inverse: kept on a host Exec only, where the SIMD batches gather through them; the GPU kernel
-// derives them in shared memory. Per section its material in Real (the laws' MaterialView).
-// Sizes: per element slot 2 B per node on a GPU, 3 B on the host (+ 4 B + sizeof(Real)); per tile
-// 6 B per node and 2 B; the coordinates stay DeviceElements'. On a host Exec, the tiles' colours.
-// A block of quadrilaterals or hexahedra that are all parallelograms or parallelepipeds (every
-// vertex within 1e-12 of the element's size of x0 + the edges from vertex 0) is marked affine: one
-// Jacobian per element.
+// Per element slot: its nodes as 8-bit indices into its tile's node list, [tile][a][slot] so that
+// a warp's loads are consecutive. Its section and its scale (the absorbing layers' stiffness factor
+// times the section's thickness, in Real) per slot, or once per tile where every block's tile is
+// uniform in both (per_slot false: one material and no absorbing layer across a tile, the common
+// case). Per tile: its nodes, ascending, and per node the element nodes (a x tile + slot, 16 bits)
+// that are it, in order of slot, and where they end. On a GPU a tile's nodes are kept as its first
+// node and each node's 16-bit step from it where every tile spans fewer than 65536 node numbers
+// (a numbering close in space, as the runs' RCM order gives; else 32-bit nodes). Per section its
+// material in Real (the laws' MaterialView). Sizes: per element slot 3 B per node (+ 4 B +
+// sizeof(Real)); per tile node 4 B (6 B with 32-bit nodes, and on the host) and per tile 6 B; the
+// coordinates stay DeviceElements'. On a host Exec, the tiles' colours. A block of quadrilaterals
+// or hexahedra that are all parallelograms or parallelepipeds (every vertex within 1e-12 of the
+// element's size of x0 + the edges from vertex 0) is marked affine: one Jacobian per element.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -47,8 +47,10 @@ struct TileView {
   int tile;       // element slots per tile (the kernel's threads per block)
   int max_nodes;  // most nodes in one tile: the shared memory a tile needs
   const Index* node_offsets;
-  const Index* nodes;
-  const std::uint8_t* local;  // null on a GPU
+  const Index* nodes;                // tile t's nodes at [node_offsets[t], node_offsets[t + 1]), or null:
+  const Index* first_nodes;          // per tile its first node, and
+  const std::uint16_t* node_steps;   // per tile node its step from it
+  const std::uint8_t* local;
   const std::uint16_t* incidence_ends;  // tile t's node k: [node_offsets[t] + k], its incidences' end
   const std::uint16_t* incidences;         // n_element_nodes x tile per tile
   const std::uint16_t* counts;  // elements per tile: its slots from its count on are empty
@@ -58,6 +60,9 @@ struct TileView {
   int tile_stride, slot_stride;
   const int* section;
   const Real* scale;
+
+  // Tile t's node at `at` (node_offsets[t] + k).
+  TREMOR_HOST_DEVICE Index node(Index t, Index at) const { return nodes ? nodes[at] : first_nodes[t] + node_steps[at]; }
 
   TREMOR_HOST_DEVICE Size property(Index t, int s) const {
     return static_cast<Size>(t) * tile_stride + static_cast<Size>(s) * slot_stride;
@@ -76,8 +81,11 @@ struct TileBlock {
   bool affine = false;                // every element a parallelogram or parallelepiped (simplices: true)
   bool per_slot = false;              // section and scale per slot; false: per tile (each tile uniform)
   DeviceArray<Index> node_offsets;    // n_tiles + 1, into nodes
-  DeviceArray<Index> nodes;           // each tile's nodes, ascending
-  DeviceArray<std::uint8_t> local;    // host only: n_element_nodes x tile per tile, [tile][a][slot]
+  Index n_tile_nodes = 0;             // all tiles' nodes
+  DeviceArray<Index> nodes;           // each tile's nodes, ascending (empty where node_steps are kept)
+  DeviceArray<Index> first_nodes;     // on a GPU where every tile spans < 65536 node numbers: per tile
+  DeviceArray<std::uint16_t> node_steps;  // its first node, per tile node its step from it
+  DeviceArray<std::uint8_t> local;    // n_element_nodes x tile per tile: [tile][a][slot]
   DeviceArray<std::uint16_t> counts;  // per tile: its elements
   DeviceArray<std::uint16_t> incidence_ends;     // per tile node: where its incidences end (the
                                                  // previous node's end, or 0, is their start)
@@ -90,9 +98,21 @@ struct TileBlock {
   std::vector<Index> colour_offsets, colour_tiles;
 
   TileView<Real> view() const {
-    return {n_tiles,           tile,       max_nodes, node_offsets.data(), nodes.data(),   local.data(),
-            incidence_ends.data(),    incidences.data(), counts.data(), per_slot ? tile : 1, per_slot ? 1 : 0,
-            section.data(), scale.data()};
+    return {n_tiles,
+            tile,
+            max_nodes,
+            node_offsets.data(),
+            nodes.size() > 0 ? nodes.data() : nullptr,
+            first_nodes.data(),
+            node_steps.data(),
+            local.data(),
+            incidence_ends.data(),
+            incidences.data(),
+            counts.data(),
+            per_slot ? tile : 1,
+            per_slot ? 1 : 0,
+            section.data(),
+            scale.data()};
   }
 };
 

@@ -194,16 +194,20 @@ TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const I
     const Index tile = list[i];
     const Index first = t.node_offsets[tile];
     const int n_nodes = static_cast<int>(t.node_offsets[tile + 1] - first), count = t.counts[tile];
-    if (i + 1 < n) {  // the next tile's nodes on their way to the cache while this one computes
-      const std::uint8_t* next = t.local + static_cast<Size>(list[i + 1]) * nn * t.tile;
-      for (int b = 0; b < nn * t.tile; b += 64) __builtin_prefetch(next + b);
-      for (Index k = t.node_offsets[list[i + 1]]; k < t.node_offsets[list[i + 1] + 1]; ++k) {
+    // The next tile's nodes on their way to the cache while this one computes, a share after each
+    // batch (all at once, they would fill the core's queue of misses and stall it).
+    const Index next_first = i + 1 < n ? t.node_offsets[list[i + 1]] : 0;
+    const Index next_nodes = i + 1 < n ? t.node_offsets[list[i + 1] + 1] - next_first : 0;
+    const int n_batches = (count + W - 1) / W;
+    auto prefetch_next = [&](int batch) TREMOR_BATCH_INLINE {
+      const Index end = next_first + static_cast<Index>(static_cast<Size>(next_nodes) * (batch + 1) / n_batches);
+      for (Index k = next_first + static_cast<Index>(static_cast<Size>(next_nodes) * batch / n_batches); k < end; ++k) {
         const Size at = static_cast<Size>(t.nodes[k]) * dim;
         __builtin_prefetch(coordinates + at);
         __builtin_prefetch(u + at);
         __builtin_prefetch(ku + at, 1);
       }
-    }
+    };
     for (int k = 0; k < n_nodes; ++k) {
       const Size at = static_cast<Size>(t.nodes[first + k]) * dim;
       Vec<double, P> x{};
@@ -255,6 +259,7 @@ TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const I
             std::memcpy(&r, rows[a] + l * P, sizeof r);
             scratch.f[at[a][l]] += r;
           }
+        prefetch_next(s0 / W);
       }
     };
     if (t.slot_stride == 0) {  // one section and scale for the tile: its law once

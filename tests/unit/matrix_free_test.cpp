@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <memory>
 #include <numeric>
+#include <random>
 #include <vector>
 
 #include "sparse_test_models.hpp"
@@ -16,6 +17,7 @@
 #include "tremor/explicit/operator.hpp"
 #include "tremor/fem/colouring.hpp"
 #include "tremor/fem/sections.hpp"
+#include "tremor/model/renumber.hpp"
 
 namespace tremor {
 namespace {
@@ -171,6 +173,36 @@ TEST(MatrixFreeTiles, AbsorbingLayersScaleTheElementForces) {
     const Model plain = test::two_section_model(type, 1, 6, 0.15);
     EXPECT_GT(max_difference(apply_operator(*tiled<double>(plain, Exec::serial(), 16), u), expected), 0.05 * scale);
   }
+}
+
+// Tiles span at most max_tile_span node numbers where the numbering is close in space: a 400 x 400
+// triangle grid numbered row by row (401 nodes a row) has a few Morton runs that jump half the
+// grid (200 rows, 80K numbers), which are cut. A shuffled numbering keeps its runs (cut by nodes
+// alone, not into tiles of a few elements).
+TEST(MatrixFreeTiles, TilesSpanFewNodeNumbersWhereTheNumberingAllows) {
+  const Model model = test::two_section_model(ElementType::Tri3, 1, 400, 0.0, false);
+  const auto spans = [](const Model& m, Index& n_tiles) {
+    const fem::DeviceElements elements(Exec::serial(), m.mesh, fem::section_table(m), fem::ElementColouring{});
+    const fem::ElementTiles<float> tiles(elements, [](ElementType, int) { return true; });
+    const fem::TileBlock<float>& t = tiles.blocks[0];
+    n_tiles = t.n_tiles;
+    const std::vector<Index> offsets = t.node_offsets.to_host(), nodes = t.nodes.to_host();
+    Index widest = 0;
+    for (Index k = 0; k < t.n_tiles; ++k) {
+      const auto first = static_cast<std::size_t>(offsets[k]), last = static_cast<std::size_t>(offsets[k + 1]) - 1;
+      widest = std::max(widest, nodes[last] - nodes[first]);
+    }
+    return widest;
+  };
+  Index n_tiles = 0;
+  EXPECT_LE(spans(model, n_tiles), fem::max_tile_span);
+  const Index n_elements = model.mesh.blocks[0].n_elements();
+  EXPECT_LE(n_tiles, n_elements / 256 + n_elements / 256 / 50);  // cut at 256 elements, and 2% more
+  std::vector<Index> shuffled(static_cast<std::size_t>(model.mesh.n_nodes()));
+  std::iota(shuffled.begin(), shuffled.end(), Index(0));
+  std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937(3));
+  EXPECT_GT(spans(renumber_nodes(model, shuffled), n_tiles), fem::max_tile_span);
+  EXPECT_LE(n_tiles, n_elements / 64);  // about 85 triangles bring 256 nodes
 }
 
 // Tiles hold every element once, their node lists ascending, and a tile of a box is a compact

@@ -155,32 +155,54 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
   std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) { return codes[a] < codes[b]; });
 
   // Runs of the Morton order of at most `tile` elements and max_tile_nodes nodes: an element that
-  // would bring the tile past either starts the next.
+  // would bring the tile past either starts the next. Where the numbering is close in space (all
+  // but 1% of these runs span at most max_tile_span node numbers, as in the runs' RCM order) the
+  // runs are cut at that span too (a Morton run may join distant parts of the mesh), so that a
+  // GPU keeps each tile's nodes as 16-bit steps; a numbering without such locality keeps its runs
+  // (cutting would leave tiles of a few elements) and 32-bit nodes.
   TREMOR_CHECK(nn <= max_tile_nodes, "element tiles: an element of ", nn, " nodes exceeds a tile's ", max_tile_nodes,
                " nodes");
-  std::vector<Index> starts{0};
-  {
+  const auto cut = [&](bool limit_span, Index& wide) {
+    std::vector<Index> starts{0};
     std::vector<Index> seen(coordinates.size() / static_cast<std::size_t>(dim), -1);  // the last run to hold a node
     int nodes_in_run = 0;
+    Index lowest = 0, highest = 0;  // the run's node numbers
+    wide = 0;
     for (Index i = 0; i < block.n_elements; ++i) {
       const auto e = static_cast<std::size_t>(order[static_cast<std::size_t>(i)]);
+      const Index* nodes = connectivity.data() + e * nn;
       int fresh = 0;
-      for (int a = 0; a < nn; ++a)
-        fresh += seen[static_cast<std::size_t>(connectivity[e * nn + a])] != Index(starts.size()) ? 1 : 0;
-      if (i - starts.back() == tile || nodes_in_run + fresh > max_tile_nodes) {
+      const Index low = *std::min_element(nodes, nodes + nn), high = *std::max_element(nodes, nodes + nn);
+      for (int a = 0; a < nn; ++a) fresh += seen[static_cast<std::size_t>(nodes[a])] != Index(starts.size()) ? 1 : 0;
+      const bool span = std::max(high, highest) - std::min(low, lowest) > max_tile_span;
+      if (i > 0 && (i - starts.back() == tile || nodes_in_run + fresh > max_tile_nodes || (limit_span && span))) {
+        wide += highest - lowest > max_tile_span ? 1 : 0;
         starts.push_back(i);
         nodes_in_run = 0;
+        lowest = low;
+        highest = high;
+      } else if (i == 0) {
+        lowest = low;
+        highest = high;
+      } else {
+        lowest = std::min(low, lowest);
+        highest = std::max(high, highest);
       }
       for (int a = 0; a < nn; ++a) {
-        Index& mark = seen[static_cast<std::size_t>(connectivity[e * nn + a])];
+        Index& mark = seen[static_cast<std::size_t>(nodes[a])];
         if (mark != Index(starts.size())) {
           mark = Index(starts.size());
           ++nodes_in_run;
         }
       }
     }
+    if (block.n_elements > 0) wide += highest - lowest > max_tile_span ? 1 : 0;
     starts.push_back(block.n_elements);
-  }
+    return starts;
+  };
+  Index wide = 0;
+  std::vector<Index> starts = cut(false, wide);
+  if (wide > 0 && wide * 100 <= static_cast<Index>(starts.size()) - 1) starts = cut(true, wide);
   out.n_tiles = static_cast<Index>(starts.size()) - 1;
   const auto slots = static_cast<std::size_t>(out.n_tiles) * static_cast<std::size_t>(tile);
   std::vector<Index> offsets(static_cast<std::size_t>(out.n_tiles) + 1, 0);
@@ -274,7 +296,7 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
   for (Index t = 0; t < out.n_tiles && steps; ++t)
     steps = nodes[static_cast<std::size_t>(offsets[static_cast<std::size_t>(t) + 1]) - 1] -
                 nodes[static_cast<std::size_t>(offsets[static_cast<std::size_t>(t)])] <=
-            0xffff;
+            max_tile_span;
   if (steps) {
     std::vector<Index> first_nodes(static_cast<std::size_t>(out.n_tiles));
     std::vector<std::uint16_t> node_steps(nodes.size());

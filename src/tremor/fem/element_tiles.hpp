@@ -20,8 +20,8 @@
 // uniform in both (per_slot false: one material and no absorbing layer across a tile, the common
 // case). Per tile: its nodes, ascending, and per node the element nodes (a x tile + slot, 16 bits)
 // that are it, in order of slot, and where they end. On a GPU a tile's nodes are kept as its first
-// node and each node's 16-bit step from it where every tile spans fewer than 65536 node numbers
-// (a numbering close in space, as the runs' RCM order gives; else 32-bit nodes). Per section its
+// node and each node's 16-bit step from it (tiles are cut to span at most max_tile_span node
+// numbers; 32-bit nodes where an element alone spans more). Per section its
 // material in Real (the laws' MaterialView). Sizes: per element slot 3 B per node (+ 4 B +
 // sizeof(Real)); per tile node 4 B (6 B with 32-bit nodes, and on the host) and per tile 6 B; the
 // coordinates stay DeviceElements'. On a host Exec, the tiles' colours. A block of quadrilaterals
@@ -121,6 +121,7 @@ struct TileBlock {
 int default_tile(int dim);
 inline constexpr int max_tile = 256;
 inline constexpr int max_tile_nodes = 256;
+inline constexpr Index max_tile_span = 0xffff;  // a tile's highest node less its lowest, where an element allows
 
 template <class Real>
 struct ElementTiles {

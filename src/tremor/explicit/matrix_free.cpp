@@ -320,38 +320,41 @@ void MatrixFreeOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
     for (std::size_t b = 0; b < tiles_->blocks.size(); ++b) {
       const fem::TileBlock<Real>& t = tiles_->blocks[b];
       if (t.n_elements == 0) continue;
-      fem::with_element(t.type, t.order, [&](auto element) {
-        using E = decltype(element);
-        if constexpr (fem::linear_evaluation_takes<E>) {
-          if (host_ && coloured_)
-            add_tiles_on_host(exec_, t, coordinates, tiles_->material(), u, ku);
-          else if (E::simplex || t.affine)
-            apply_tiles<E, true, Real>(exec_, t.view(), coordinates, tiles_->material(), u, ku);
-          else if constexpr (!E::simplex)
-            apply_tiles<E, false, Real>(exec_, t.view(), coordinates, tiles_->material(), u, ku);
-        } else if (coloured_) {  // a host run's other blocks: the reference's, colour by colour
-          const fem::DeviceElementBlock& block = elements_->blocks[b];
-          for (int c = 0; c < elements_->n_colours; ++c)
-            if (block.n_in(c) > 0)
-              apply_elements<E, Real>(exec_, block.n_in(c), block.in(c), fem::arrays_of(*elements_, block), u, ku);
-        } else {
-          const fem::DeviceElementBlock& block = elements_->blocks[b];
-          apply_elements<E, Real>(exec_, block.n_elements, nullptr, fem::arrays_of(*elements_, block), u, ku);
-        }
-      });
+      if (t.n_tiles == 0) {  // a type without tiles: the reference's kernel, colour by colour on the host
+        const fem::DeviceElementBlock& block = elements_->blocks[b];
+        if (coloured_)
+          for (int c = 0; c < elements_->n_colours; ++c) apply_block(block, c, u, ku);
+        else
+          apply_block(block, -1, u, ku);
+      } else if (host_ && coloured_) {
+        add_tiles_on_host(exec_, t, coordinates, tiles_->material(), u, ku);
+      } else {
+        fem::with_element(t.type, t.order, [&](auto element) {
+          using E = decltype(element);
+          if constexpr (fem::linear_evaluation_takes<E>) {
+            if (E::simplex || t.affine)
+              apply_tiles<E, true, Real>(exec_, t.view(), coordinates, tiles_->material(), u, ku);
+            else if constexpr (!E::simplex)
+              apply_tiles<E, false, Real>(exec_, t.view(), coordinates, tiles_->material(), u, ku);
+          }
+        });
+      }
     }
     return;
   }
-  const fem::DeviceElements& elements = *elements_;
-  for (int c = 0; c < elements.n_colours; ++c)
-    for (const fem::DeviceElementBlock& block : elements.blocks) {
-      const Index n = block.n_in(c);
-      if (n == 0) continue;
-      fem::with_element(block.type, block.order, [&](auto element) {
-        using E = decltype(element);
-        apply_elements<E, Real>(exec_, n, block.in(c), fem::arrays_of(elements, block), u, ku);
-      });
-    }
+  for (int c = 0; c < elements_->n_colours; ++c)
+    for (const fem::DeviceElementBlock& block : elements_->blocks) apply_block(block, c, u, ku);
+}
+
+template <class Real>
+void MatrixFreeOperator<Real>::apply_block(const fem::DeviceElementBlock& block, int colour, const Real* u,
+                                           Real* ku) const {
+  const Index n = colour < 0 ? block.n_elements : block.n_in(colour);
+  if (n == 0) return;
+  fem::with_element(block.type, block.order, [&](auto element) {
+    apply_elements<decltype(element), Real>(exec_, n, colour < 0 ? nullptr : block.in(colour),
+                                            fem::arrays_of(*elements_, block), u, ku);
+  });
 }
 
 template <class Real>

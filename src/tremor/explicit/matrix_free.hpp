@@ -82,6 +82,9 @@ class MatrixFreeOperator final : public op::Operator<Real> {
   // reference: the reference kernel (deterministic must be true), else tiles.
   MatrixFreeOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements, bool deterministic, int tile,
                      bool reference);
+  // ku += K_e u_e by the reference's kernel for the elements of `block` of one colour (plain adds),
+  // or for all of them with atomic adds (colour -1).
+  void apply_block(const fem::DeviceElementBlock& block, int colour, const Real* u, Real* ku) const;
 
   Exec exec_;
   Index n_dofs_ = 0;

@@ -222,6 +222,15 @@ std::vector<double> widen(const std::vector<Real>& values) {
 
 // The consistent mass assembled on the host, element by element, from the fem functions: the
 // reference for kernel 2's M.
+// The coordinates of element `nodes` of `mesh`, x[a * dim + c].
+template <class Nodes>
+void element_coordinates(const Mesh& mesh, const Nodes& nodes, int n_nodes, std::vector<double>& x) {
+  const int dim = mesh.dim();
+  for (int a = 0; a < n_nodes; ++a)
+    for (int c = 0; c < dim; ++c)
+      x[static_cast<std::size_t>(a * dim + c)] = mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(c)];
+}
+
 inline CsrMatrix host_consistent_mass(const Model& model, const fem::SectionTable& table) {
   const Mesh& mesh = model.mesh;
   CsrMatrix M = sparse::stiffness_pattern(mesh);
@@ -233,10 +242,7 @@ inline CsrMatrix host_consistent_mass(const Model& model, const fem::SectionTabl
       std::vector<double> x(E::n_nodes * E::dim), Me(E::n_nodes * E::n_nodes);
       for (Index e = 0; e < block.n_elements(); ++e, ++global) {
         const auto nodes = block.nodes(e);
-        for (int a = 0; a < E::n_nodes; ++a)
-          for (int c = 0; c < dim; ++c)
-            x[static_cast<std::size_t>(a * dim + c)] =
-                mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(c)];
+        element_coordinates(mesh, nodes, E::n_nodes, x);
         const auto s = static_cast<std::size_t>(table.element_section[static_cast<std::size_t>(global)]);
         fem::consistent_mass<E>(x.data(), table.density[s] * table.thickness[s], fem::mass_rule<E>(), Me.data());
         for (int a = 0; a < E::n_nodes; ++a)

@@ -264,10 +264,7 @@ CsrMatrix stiffness_in_element_order(const Model& model, const fem::SectionTable
       std::vector<double> x(n_dof), Ke(n_dof * n_dof);
       for (Index e = 0; e < block.n_elements(); ++e, ++global) {
         const auto nodes = block.nodes(e);
-        for (int a = 0; a < E::n_nodes; ++a)
-          for (int c = 0; c < dim; ++c)
-            x[static_cast<std::size_t>(a * dim + c)] =
-                mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(c)];
+        test::element_coordinates(mesh, nodes, E::n_nodes, x);
         const auto s = static_cast<std::size_t>(table.element_section[global]);
         fem::element_stiffness<E>(x.data(), table.D[s].data(), table.thickness[s], fem::stiffness_rule<E>(),
                                   Ke.data());

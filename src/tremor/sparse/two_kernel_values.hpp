@@ -190,23 +190,19 @@ void add_stiffness_blocks(const Exec& exec, fem::ElementArrays in, Index n, cons
       double block[dim * dim];
       stiffness_block<E>(slice, slice + Q * per_point, in.material.tangent<dim>(in.section[e]), a, b, block);
       const double f = in.factor[e];
-      const Index row_a = nodes[a], row_b = nodes[b];
-      const Size begin_a = pattern.offsets[row_a];
-      const Size count_a = pattern.offsets[row_a + 1] - begin_a;
-      const Size k_ab = find_neighbour(pattern.neighbours + begin_a, count_a, row_b);
-      for (int r = 0; r < dim; ++r)
-        for (int c = 0; c < dim; ++c)
-          add_value(values + slots(begin_a, count_a, row_a, k_ab, r, c), static_cast<Real>(f * block[r * dim + c]),
-                    atomic);
-      if (b == a) return;
-      // K_e is symmetric: block (b, a) is block (a, b) transposed.
-      const Size begin_b = pattern.offsets[row_b];
-      const Size count_b = pattern.offsets[row_b + 1] - begin_b;
-      const Size k_ba = find_neighbour(pattern.neighbours + begin_b, count_b, row_a);
-      for (int r = 0; r < dim; ++r)
-        for (int c = 0; c < dim; ++c)
-          add_value(values + slots(begin_b, count_b, row_b, k_ba, c, r), static_cast<Real>(f * block[r * dim + c]),
-                    atomic);
+      // f x the block at row node `row`'s entry for `column`, transposed for block (b, a) (K_e is
+      // symmetric: block (b, a) is block (a, b) transposed).
+      const auto add = [&](Index row, Index column, bool transposed) {
+        const Size begin = pattern.offsets[row];
+        const Size count = pattern.offsets[row + 1] - begin;
+        const Size k = find_neighbour(pattern.neighbours + begin, count, column);
+        for (int r = 0; r < dim; ++r)
+          for (int c = 0; c < dim; ++c)
+            add_value(values + (transposed ? slots(begin, count, row, k, c, r) : slots(begin, count, row, k, r, c)),
+                      static_cast<Real>(f * block[r * dim + c]), atomic);
+      };
+      add(nodes[a], nodes[b], false);
+      if (b != a) add(nodes[b], nodes[a], true);
     });
   });
 }

@@ -220,17 +220,18 @@ std::vector<double> widen(const std::vector<Real>& values) {
   return {values.begin(), values.end()};
 }
 
-// The consistent mass assembled on the host, element by element, from the fem functions: the
-// reference for kernel 2's M.
 // The coordinates of element `nodes` of `mesh`, x[a * dim + c].
 template <class Nodes>
 void element_coordinates(const Mesh& mesh, const Nodes& nodes, int n_nodes, std::vector<double>& x) {
   const int dim = mesh.dim();
   for (int a = 0; a < n_nodes; ++a)
     for (int c = 0; c < dim; ++c)
-      x[static_cast<std::size_t>(a * dim + c)] = mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(c)];
+      x[static_cast<std::size_t>(a * dim + c)] =
+          mesh.node(nodes[static_cast<std::size_t>(a)])[static_cast<std::size_t>(c)];
 }
 
+// The consistent mass assembled on the host, element by element, from the fem functions: the
+// reference for kernel 2's M.
 inline CsrMatrix host_consistent_mass(const Model& model, const fem::SectionTable& table) {
   const Mesh& mesh = model.mesh;
   CsrMatrix M = sparse::stiffness_pattern(mesh);

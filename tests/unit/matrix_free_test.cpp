@@ -198,6 +198,15 @@ TEST(MatrixFreeTiles, TilesSpanFewNodeNumbersWhereTheNumberingAllows) {
   EXPECT_LE(spans(model, n_tiles), fem::max_tile_span);
   const Index n_elements = model.mesh.blocks[0].n_elements();
   EXPECT_LE(n_tiles, n_elements / 256 + n_elements / 256 / 50);  // cut at 256 elements, and 2% more
+  // Two corner nodes' numbers swapped: the corners' elements alone span the whole numbering, which
+  // no cut narrows, so the runs stay uncut (no more tiles than the cut ones above, rather than the
+  // corners' elements each in a tile of its own).
+  std::vector<Index> swapped(static_cast<std::size_t>(model.mesh.n_nodes()));
+  std::iota(swapped.begin(), swapped.end(), Index(0));
+  std::swap(swapped.front(), swapped.back());
+  const Index cut_tiles = n_tiles;
+  EXPECT_GT(spans(renumber_nodes(model, swapped), n_tiles), fem::max_tile_span);
+  EXPECT_LE(n_tiles, cut_tiles);
   std::vector<Index> shuffled(static_cast<std::size_t>(model.mesh.n_nodes()));
   std::iota(shuffled.begin(), shuffled.end(), Index(0));
   std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937(3));

@@ -182,7 +182,8 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
       for (int a = 0; a < nn; ++a)
         nodes[a] = t.local[(static_cast<Size>(ctx.block) * nn + a) * t.tile + s];
       Real fe[nn * dim];
-      tile_element<E, Affine, Real>(xs, us, nodes, fem::SectionLaw<dim, Real>(material, t.section[at]), t.scale[at], fe);
+      const fem::SectionLaw<dim, Real> law(material, t.section[at]);
+      tile_element<E, Affine, Real>(xs, us, nodes, law, t.scale[at], fe);
       TREMOR_UNROLL
       for (int a = 0; a < nn; ++a) {
         NodeValues<Real, dim> f;

@@ -117,7 +117,8 @@ TREMOR_BATCH_INLINE inline void rows_to_lanes(const Vec<S, P>* rows, const int* 
     Vec<S, W / 2> half[Dim];           // (GCC builds a wider vector from two lane by lane)
     for (int h = 0; h < 2; ++h) {
       rows_to_lanes<S, W / 2, P, Dim>(rows, at + h * (W / 2), half);
-      for (int c = 0; c < Dim; ++c) std::memcpy(reinterpret_cast<char*>(&out[c]) + h * sizeof half[c], &half[c], sizeof half[c]);
+      for (int c = 0; c < Dim; ++c)
+        std::memcpy(reinterpret_cast<char*>(&out[c]) + h * sizeof half[c], &half[c], sizeof half[c]);
     }
   } else {
     Vec<S, W> chunk[P];  // W / P rows each

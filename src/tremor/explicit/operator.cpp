@@ -56,12 +56,11 @@ std::size_t nothing(const op::OperatorSizes&) { return 0; }
 
 // matrix_free in tiles (fem/element_tiles.hpp; a GPU run without colour lists, every host run):
 // the coordinates and, per element of a tiled type, 3 B per node (its one-byte tile index and
-// 16-bit incidence); per tile node 6 B (the node and where its incidences end), 4 B in 2D on a
-// GPU (its 16-bit step from the tile's first node, as a 2D mesh in RCM order gives; a 3D one's
-// tiles span too many node numbers but on small meshes), with the tile nodes per element measured
-// on the benchmark's meshes in tiles of 128 (3D) or 256 (2D) elements (hex8 1.95, tet4 0.63, tri3
-// 0.65; quad4 1.15, a 16 x 16 tile's 289 nodes); per tile about 20 B (offsets, first node, count,
-// section and scale). A block of another type keeps the elements (all of them are then held).
+// 16-bit incidence); per tile node 6 B (the node and where its incidences end: an upper bound,
+// 4 B where a GPU keeps the nodes as 16-bit steps, which depends on the numbering), with the tile
+// nodes per element measured on the benchmark's meshes in tiles of 128 (3D) or 256 (2D) elements
+// (hex8 1.95, tet4 0.63, tri3 0.65; quad4 1.15, a 16 x 16 tile's 289 nodes); per tile about 20 B
+// (offsets, first node, count, section and scale). A block of another type keeps the elements (all of them are then held).
 std::size_t tiles_bytes(const op::OperatorSizes& s) {
   const Mesh& mesh = *s.mesh;
   double bytes = static_cast<double>(mesh.n_nodes()) * mesh.dim() * sizeof(double);
@@ -76,7 +75,7 @@ std::size_t tiles_bytes(const op::OperatorSizes& s) {
       case ElementType::Quad4: tile_nodes = 1.15; break;
       default: untiled = untiled || n > 0.0; continue;
     }
-    bytes += n * (3.0 * nn + (s.host || mesh.dim() == 3 ? 6.0 : 4.0) * tile_nodes) + 20.0 * n / fem::default_tile(mesh.dim());
+    bytes += n * (3.0 * nn + 6.0 * tile_nodes) + 20.0 * n / fem::default_tile(mesh.dim());
   }
   return static_cast<std::size_t>(bytes) + (untiled ? s.element_bytes : 0);
 }

@@ -20,10 +20,11 @@
 // uniform in both (per_slot false: one material and no absorbing layer across a tile, the common
 // case). Per tile: its nodes, ascending, and per node the element nodes (a x tile + slot, 16 bits)
 // that are it, in order of slot, and where they end. On a GPU a tile's nodes are kept as its first
-// node and each node's 16-bit step from it (tiles are cut to span at most max_tile_span node
-// numbers; 32-bit nodes where an element alone spans more). Per section its
+// node and each node's 16-bit step from it where every tile spans at most max_tile_span node
+// numbers (tiles are cut at that span where the numbering allows, element_tiles.cpp), else as
+// 32-bit nodes. Per section its
 // material in Real (the laws' MaterialView). Sizes: per element slot 3 B per node (+ 4 B +
-// sizeof(Real)); per tile node 4 B (6 B with 32-bit nodes, and on the host) and per tile 6 B; the
+// sizeof(Real)); per tile node 4 B and per tile 10 B with steps, 6 B and 6 B with 32-bit nodes; the
 // coordinates stay DeviceElements'. On a host Exec, the tiles' colours. A block of quadrilaterals
 // or hexahedra that are all parallelograms or parallelepipeds (every vertex within 1e-12 of the
 // element's size of x0 + the edges from vertex 0) is marked affine: one Jacobian per element.

@@ -146,8 +146,9 @@ constexpr int pair_block_elements = upper_pairs<E> < pair_block_threads ? pair_b
 //     threads, D (288 B) by every thread, per pair the two rows' offsets (32 B) and two bisections
 //     over 27 neighbours (~5 dependent 4-byte reads each);
 //   atomics: 576 read-modify-writes of sizeof(Real), 18 a thread, to 2 x 3 runs of 3 adjacent
-//     values (9 adjacent in block CSR). These are the expected bound (not yet measured): 576M
-//     atomics for 1M hex8 (~4 ms at an L2 atomic rate of ~150G a second) into a values array (CSR
+//     values (9 adjacent in block CSR). These are the estimated bound: 576M atomics for 1M hex8
+//     (~4 ms at an L2 atomic rate of ~150G a second; kernel 2 measured 8.3 ms on an H200, 70G
+//     atomics a second, docs/benchmarks.md "Assembly") into a values array (CSR
 //     double: 1M nodes x 27 neighbours x 9 x 8 B = 1.9 GB) far larger than L2, each value read and
 //     written at least once (>= 0.8 ms of DRAM) and more where the elements sharing it are further
 //     apart in the launch than L2 holds; the flops can run under them on other warps.

@@ -131,46 +131,25 @@ void colour_tiles(const std::vector<Index>& offsets, const std::vector<Index>& n
     colour_tiles[static_cast<std::size_t>(fill[static_cast<std::size_t>(colour[static_cast<std::size_t>(t)])]++)] = t;
 }
 
-template <class Real>
-TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, const std::vector<double>& coordinates,
-                           const std::vector<double>& thickness, int dim, int tile) {
-  TileBlock<Real> out;
-  out.type = block.type;
-  out.order = block.order;
-  out.n_element_nodes = block.n_element_nodes;
-  out.n_elements = block.n_elements;
-  out.tile = tile;
-  const int nn = block.n_element_nodes;
-  // Element nodes (a x tile + slot) and tile nodes are indexed in 16 bits.
-  TREMOR_CHECK(nn * tile < 65536, "element tiles: ", tile, " elements of ", nn,
-               " nodes per tile exceed 16-bit indices; use fewer elements per tile");
-  const std::vector<Index> connectivity = block.connectivity.to_host();
-  const std::vector<int> sections = block.section.to_host();
-  const std::vector<double> factors = block.stiffness_factor.to_host();
-  const std::vector<std::uint64_t> codes = morton_codes(coordinates, connectivity, nn, dim);
-  const bool simplex = with_element(block.type, block.order, [](auto element) { return decltype(element)::simplex; });
-  out.affine = all_affine(coordinates, connectivity, nn, dim, simplex);
-  std::vector<Index> order(static_cast<std::size_t>(block.n_elements));
-  std::iota(order.begin(), order.end(), Index(0));
-  std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) { return codes[a] < codes[b]; });
-
-  // Runs of the Morton order of at most `tile` elements and max_tile_nodes nodes: an element that
-  // would bring the tile past either starts the next. Where the numbering is close in space (at
-  // most a tenth of these runs span more than max_tile_span node numbers: a Morton run that joins
-  // distant parts of the mesh; 2.5% of the benchmark's 2M-triangle grid in RCM order) the runs are
-  // cut at that span too, if that leaves none wider for at most a tenth more tiles (that grid:
-  // 7,813 -> 7,938), so that a GPU keeps every tile's nodes as 16-bit steps. A numbering without
-  // such locality keeps its runs (cutting would leave tiles of a few elements) and 32-bit nodes, as
-  // do 3D meshes whose RCM levels are wider than the span. Host and GPU tiles are the same.
-  TREMOR_CHECK(nn <= max_tile_nodes, "element tiles: an element of ", nn, " nodes exceeds a tile's ", max_tile_nodes,
-               " nodes");
+// Where each tile starts in the Morton `order` of a block's elements (connectivity, nn nodes each,
+// of the mesh's n_nodes), and the element count last. Runs of the Morton order of at most `tile` elements and max_tile_nodes nodes: an element that
+// would bring the tile past either starts the next. Where the numbering is close in space (at
+// most a tenth of these runs span more than max_tile_span node numbers: a Morton run that joins
+// distant parts of the mesh; 2.5% of the benchmark's 2M-triangle grid in RCM order) the runs are
+// cut at that span too, if that leaves none wider for at most a tenth more tiles (that grid:
+// 7,813 -> 7,938), so that a GPU keeps every tile's nodes as 16-bit steps. A numbering without
+// such locality keeps its runs (cutting would leave tiles of a few elements) and 32-bit nodes, as
+// do 3D meshes whose RCM levels are wider than the span. Host and GPU tiles are the same.
+std::vector<Index> cut_runs(const std::vector<Index>& order, const std::vector<Index>& connectivity, int nn,
+                            std::size_t n_nodes, int tile) {
+  const auto n_elements = static_cast<Index>(order.size());
   const auto cut = [&](bool limit_span, Index& wide) {
     std::vector<Index> starts{0};
-    std::vector<Index> seen(coordinates.size() / static_cast<std::size_t>(dim), -1);  // the last run to hold a node
+    std::vector<Index> seen(n_nodes, -1);  // the last run to hold a node
     int nodes_in_run = 0;
     Index lowest = 0, highest = 0;  // the run's node numbers
     wide = 0;
-    for (Index i = 0; i < block.n_elements; ++i) {
+    for (Index i = 0; i < n_elements; ++i) {
       const auto e = static_cast<std::size_t>(order[static_cast<std::size_t>(i)]);
       const Index* nodes = connectivity.data() + e * nn;
       int fresh = 0;
@@ -198,8 +177,8 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
         }
       }
     }
-    if (block.n_elements > 0) wide += highest - lowest > max_tile_span ? 1 : 0;
-    starts.push_back(block.n_elements);
+    if (n_elements > 0) wide += highest - lowest > max_tile_span ? 1 : 0;
+    starts.push_back(n_elements);
     return starts;
   };
   Index wide = 0;
@@ -212,6 +191,36 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
     std::vector<Index> narrow = cut(true, still);
     if (still == 0 && static_cast<Size>(narrow.size()) - 1 <= runs + runs / 10) starts = std::move(narrow);
   }
+  return starts;
+}
+
+template <class Real>
+TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, const std::vector<double>& coordinates,
+                           const std::vector<double>& thickness, int dim, int tile) {
+  TileBlock<Real> out;
+  out.type = block.type;
+  out.order = block.order;
+  out.n_element_nodes = block.n_element_nodes;
+  out.n_elements = block.n_elements;
+  out.tile = tile;
+  const int nn = block.n_element_nodes;
+  // Element nodes (a x tile + slot) and tile nodes are indexed in 16 bits.
+  TREMOR_CHECK(nn * tile < 65536, "element tiles: ", tile, " elements of ", nn,
+               " nodes per tile exceed 16-bit indices; use fewer elements per tile");
+  const std::vector<Index> connectivity = block.connectivity.to_host();
+  const std::vector<int> sections = block.section.to_host();
+  const std::vector<double> factors = block.stiffness_factor.to_host();
+  const std::vector<std::uint64_t> codes = morton_codes(coordinates, connectivity, nn, dim);
+  const bool simplex = with_element(block.type, block.order, [](auto element) { return decltype(element)::simplex; });
+  out.affine = all_affine(coordinates, connectivity, nn, dim, simplex);
+  std::vector<Index> order(static_cast<std::size_t>(block.n_elements));
+  std::iota(order.begin(), order.end(), Index(0));
+  std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) { return codes[a] < codes[b]; });
+
+  TREMOR_CHECK(nn <= max_tile_nodes, "element tiles: an element of ", nn, " nodes exceeds a tile's ", max_tile_nodes,
+               " nodes");
+  const std::vector<Index> starts =
+      cut_runs(order, connectivity, nn, coordinates.size() / static_cast<std::size_t>(dim), tile);
   out.n_tiles = static_cast<Index>(starts.size()) - 1;
   const auto slots = static_cast<std::size_t>(out.n_tiles) * static_cast<std::size_t>(tile);
   std::vector<Index> offsets(static_cast<std::size_t>(out.n_tiles) + 1, 0);

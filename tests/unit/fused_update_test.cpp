@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "fused_update_runs.hpp"
 #include "sparse_test_models.hpp"
 #include "tremor/explicit/central_difference.hpp"
 #include "tremor/explicit/matrix_free.hpp"
@@ -19,6 +20,7 @@ namespace {
 
 using explicit_fe::CentralDifference;
 using explicit_fe::MatrixFreeOperator;
+using test::run_scheme;
 
 template <class Real>
 MatrixFreeOperator<Real> tiled(const Model& model, int tile) {
@@ -27,43 +29,6 @@ MatrixFreeOperator<Real> tiled(const Model& model, int tile) {
       std::make_shared<const fem::DeviceElements>(Exec::serial(), model.mesh, fem::section_table(model),
                                                   fem::ElementColouring{}),
       false, tile);
-}
-
-// Steps of a damped scheme on `op` with a held DOF (`per_dof`: one component of node 0, so the
-// coefficients are kept per DOF) and three loaded DOFs, fused (the loaded DOFs and the last two
-// nodes kept, as a subdomain's shared nodes) or not; returns U_curr. `stepped` gets the nodes the
-// kernel steps.
-template <class Real>
-std::vector<Real> run(const MatrixFreeOperator<Real>& op, int dim, bool fuse, bool per_dof, Index& stepped) {
-  const Index n = op.n_dofs(), n_nodes = n / dim;
-  std::vector<double> mass(static_cast<std::size_t>(n)), damping(mass.size());
-  for (Index i = 0; i < n; ++i) {
-    mass[static_cast<std::size_t>(i)] = 50.0 * (1.0 + 0.3 * std::sin(0.7 * double(i / dim)));
-    damping[static_cast<std::size_t>(i)] = 2e3 * (1.0 + 0.5 * std::cos(1.3 * double(i / dim)));
-  }
-  const std::vector<Index> held = per_dof ? std::vector<Index>{1} : std::vector<Index>{};
-  // dt against the stiffest element: dt^2 K / M well below 4.
-  CentralDifference<Real> scheme(Exec::serial(), op, mass, damping, 2e-7, held, dim);
-  const std::vector<Index> loaded{Index(dim * (n_nodes / 2)), Index(dim * (n_nodes / 3) + dim - 1), Index(n - 1)};
-  const DeviceArray<Index> loaded_dofs(Exec::serial(), std::span<const Index>(loaded));
-  DeviceArray<Real> loads(Exec::serial(), static_cast<Index>(loaded.size()));
-  stepped = fuse ? scheme.fuse_update(loaded_dofs.view(), n_nodes - 2) : 0;
-  const auto u0 = test::rounded_vector<Real>(n, 11), v0 = test::rounded_vector<Real>(n, 12);
-  std::vector<Real> small(u0.size()), velocity(v0.size());
-  for (std::size_t i = 0; i < u0.size(); ++i) {
-    small[i] = Real(1e-6) * u0[i];
-    velocity[i] = Real(1e-2) * v0[i];
-  }
-  scheme.set_initial_conditions(small, velocity);
-  for (int step = 0; step < 12; ++step) {
-    const std::vector<Real> f{Real(1e3 * std::sin(0.5 * step)), Real(-2e3), Real(5e2 * step)};
-    loads.copy_from_host(f);
-    scheme.step(loaded_dofs.view(), loads.view());
-  }
-  std::vector<Real> previous, current;
-  scheme.get_state(previous, current);
-  current.insert(current.end(), previous.begin(), previous.end());
-  return current;
 }
 
 // A fused run is the same bits as an unfused one (a stepped node's K u is its tile's sum either
@@ -80,19 +45,19 @@ TEST(FusedUpdate, SameBitsAsTheUpdatePass) {
     for (const bool per_dof : {false, true}) {
       Index none = 0, stepped = 0;
       const auto op = tiled<float>(model, tile);
-      const std::vector<float> unfused = run(op, dim, false, per_dof, none);
-      const std::vector<float> fused = run(op, dim, true, per_dof, stepped);
+      const std::vector<float> unfused = run_scheme(op, dim, false, per_dof, none);
+      const std::vector<float> fused = run_scheme(op, dim, true, per_dof, stepped);
       EXPECT_TRUE(test::same_bits(fused, unfused)) << (per_dof ? "per DOF" : "per node");
       // Some nodes in the kernel, not all (tile borders, the kept ones).
       EXPECT_GT(stepped, 0);
       EXPECT_LT(stepped, n_nodes - 2);
       const auto op_double = tiled<double>(model, tile);
-      EXPECT_TRUE(test::same_bits(run(op_double, dim, true, per_dof, stepped), run(op_double, dim, false, per_dof, none)));
+      EXPECT_TRUE(test::same_bits(run_scheme(op_double, dim, true, per_dof, stepped), run_scheme(op_double, dim, false, per_dof, none)));
     }
     // 2D tiles of 256 elements hold most nodes whole (a 12 x 12 grid of 288 triangles: two tiles).
     if (dim == 2) {
       Index stepped = 0;
-      run(tiled<float>(model, 256), dim, true, false, stepped);
+      run_scheme(tiled<float>(model, 256), dim, true, false, stepped);
       EXPECT_GT(stepped, n_nodes / 2);
     }
   }

@@ -31,15 +31,9 @@ struct NodeUpdate {
   Real* prev;                 // U_prev in, U_next out
   const Real* a;              // A, one per `per` DOFs
   const Real* cp;             // C', as A; null: undamped (C' = -1)
-  int per;                    // DOFs per coefficient: 1, or the DOFs per node
+  int per;                    // DOFs per coefficient: 1, or the DOFs per node (A of DOF c of node
+                              // n at n dim + c, or at n)
   const std::uint8_t* nodes;  // per node: 1 where the operator steps it
-
-  // Steps component c of `node` (dim DOFs per node, `per` 1 or dim) from its K u (complete, no
-  // load) and U_curr: U_prev read, U_next written over it.
-  TREMOR_HOST_DEVICE void step(Index node, int c, int dim, Real ku, Real uc) const {
-    const Index dof = node * dim + c, k = per == 1 ? dof : node;
-    prev[dof] = next_displacement(a[k], cp ? cp[k] : Real(-1), ku, prev[dof], uc);
-  }
 };
 
 // An operator (one that adds into K u) that can step the nodes whose K u one apply completes in

@@ -10,6 +10,7 @@
 #include "tremor/backend/forall.hpp"
 #include "tremor/backend/forall_blocks.hpp"
 #include "tremor/backend/memory.hpp"
+#include "tremor/backend/prefetch.hpp"
 #include "tremor/backend/reduce.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/fem/dispatch.hpp"
@@ -90,6 +91,13 @@ TREMOR_HOST_DEVICE inline void tile_element(const double* xs, const Real* us, co
   }
 }
 
+// Steps DOF c of `node` (dim per node) from its K u, complete in the tile, and U_curr (update.hpp).
+template <class Real>
+TREMOR_HOST_DEVICE inline void step_dof(const NodeUpdate<Real>& update, Index node, int c, int dim, Real ku, Real uc) {
+  const Index dof = node * dim + c, at = update.per == 1 ? dof : node;
+  update.prev[dof] = next_displacement(update.a[at], update.cp ? update.cp[at] : Real(-1), ku, update.prev[dof], uc);
+}
+
 // ku[at .. at + 2) += {x, y}: where `pair` (at is 8-byte aligned), one vector atomic in float on
 // the GPU (sm_90's float2 atomicAdd), else one per component.
 template <class Real>
@@ -131,35 +139,30 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
   const int element_nodes = nn * t.tile;
   const int padded = (element_nodes + 7) / 8 * 8;  // incidences, in whole 16-byte words
   const bool wide = element_nodes % 8 == 0;        // every tile's incidences start on 16 bytes
-  // Stepping nodes (update.nodes): per tile node its U_prev, A and C' (per component), loaded with
-  // its u so that the tile's last phase waits on no load (the update's loads there, after the
-  // sums, made the fused tri3 and hex8 steps 30% slower than unfused), and whether it is stepped.
+  // Stepping nodes (update.nodes): whether each tile node is stepped, read with its u, and its
+  // U_prev, A and C' prefetched then into L1, so that the tile's last phase finds them there (read
+  // there from DRAM, they made the fused tri3 and hex8 steps 30% slower than unfused; staged in
+  // shared memory, 10%: fewer blocks per multiprocessor).
   const bool fused = update.nodes != nullptr;
-  const int step_values = fused ? (update.cp ? 3 : 2) : 0;
   const std::size_t shared = static_cast<std::size_t>(padded) * sizeof(std::uint16_t) +
                              static_cast<std::size_t>(t.max_nodes) * dim * (sizeof(double) + sizeof(Real)) +
                              static_cast<std::size_t>(element_nodes) * dim * sizeof(Real) +
-                             static_cast<std::size_t>(t.max_nodes) * dim * step_values * sizeof(Real) +
                              static_cast<std::size_t>(t.max_nodes) * (sizeof(std::uint16_t) + (fused ? 1 : 0));
   // The coordinates, u and ku as 2D pairs where each starts on a pair's size (a subrange of a
   // larger vector might not, nor a host allocation).
   const auto starts_pair = [](const auto* p) { return reinterpret_cast<std::uintptr_t>(p) % (2 * sizeof(*p)) == 0; };
   const bool pairs = dim == 2 && starts_pair(coordinates) && starts_pair(u) && starts_pair(ku);
-  const bool prev_pairs = pairs && fused && starts_pair(update.prev);
   forall_blocks<fem::max_tile>(exec, t.n_tiles, t.tile, shared, [=] TREMOR_LAMBDA(const BlockContext& ctx) {
     const Index first = t.node_offsets[ctx.block];
     const int n_nodes = static_cast<int>(t.node_offsets[ctx.block + 1] - first), n = n_nodes * dim;
     const int count = t.counts[ctx.block];
-    // [incidences | coordinates | u | forces [a * tile + slot][c] | stepping: U_prev, A, C' |
-    //  each node's incidences' end | stepping: whether the node is stepped]
+    // [incidences | coordinates | u | forces [a * tile + slot][c] | each node's incidences' end |
+    //  stepping: whether the node is stepped]
     auto* incidences = ctx.shared<std::uint16_t>();
     double* xs = reinterpret_cast<double*>(incidences + padded);
     Real* us = reinterpret_cast<Real*>(xs + t.max_nodes * dim);
     Real* fs = us + t.max_nodes * dim;
-    Real* ps = fs + element_nodes * dim;
-    Real* as = ps + t.max_nodes * dim;
-    Real* cs = as + t.max_nodes * dim;
-    auto* ends = reinterpret_cast<std::uint16_t*>(ps + t.max_nodes * dim * step_values);
+    auto* ends = reinterpret_cast<std::uint16_t*>(fs + element_nodes * dim);
     auto* stepped = reinterpret_cast<std::uint8_t*>(ends + t.max_nodes);
     const std::uint16_t* tile_incidences = t.incidences + static_cast<Size>(ctx.block) * element_nodes;
     const std::uint16_t* tile_ends = t.incidence_ends + first;
@@ -184,23 +187,13 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
         TREMOR_UNROLL
         for (int c = 0; c < dim; ++c) v.v[c] = u[static_cast<Size>(node) * dim + c];
       }
-      if (fused) {  // every load before the first store, as above
+      if (fused) {  // (a node's DOFs and coefficients lie in one or two lines)
         const std::uint8_t step = update.nodes[node];
-        Real prev[dim], a[dim], cp[dim];
-        TREMOR_UNROLL
-        for (int c = 0; c < dim; ++c) {
-          const Index dof = node * dim + c, at = update.per == 1 ? dof : node;
-          prev[c] = update.prev[dof];
-          a[c] = update.a[at];
-          cp[c] = update.cp ? update.cp[at] : Real(-1);
-        }
+        const Size at = update.per == 1 ? static_cast<Size>(node) * dim : node;
+        prefetch(update.prev + static_cast<Size>(node) * dim);
+        prefetch(update.a + at);
+        if (update.cp) prefetch(update.cp + at);
         stepped[k] = step;
-        TREMOR_UNROLL
-        for (int c = 0; c < dim; ++c) {
-          ps[k * dim + c] = prev[c];
-          as[k * dim + c] = a[c];
-          if (update.cp) cs[k * dim + c] = cp[c];
-        }
       }
       store_node<dim>(xs, k, x);
       store_node<dim>(us, k, v);
@@ -241,11 +234,7 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
         if (fused && stepped[node]) {
           const Index global = t.node(ctx.block, first + node);
           TREMOR_UNROLL
-          for (int c = 0; c < dim; ++c) {
-            const int k = node * dim + c;
-            update.prev[global * dim + c] =
-                next_displacement(as[k], update.cp ? cs[k] : Real(-1), sum[c], ps[k], us[k]);
-          }
+          for (int c = 0; c < dim; ++c) step_dof(update, global, c, dim, sum[c], us[node * dim + c]);
         }
         TREMOR_UNROLL
         for (int c = 0; c < dim; ++c) us[node * dim + c] = sum[c];
@@ -267,16 +256,9 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
         }
         const Index global = t.node(ctx.block, first + node);
         if (fused && stepped[node]) {
-          NodeValues<Real, 2> next;
-          TREMOR_UNROLL
-          for (int c = 0; c < 2; ++c) {
-            const int k = node * 2 + c;
-            next.v[c] = next_displacement(as[k], update.cp ? cs[k] : Real(-1), sum.v[c], ps[k], us[k]);
-          }
-          if (prev_pairs)
-            store_node<2>(update.prev, global, next);
-          else
-            for (int c = 0; c < 2; ++c) update.prev[global * 2 + c] = next.v[c];
+          const NodeValues<Real, 2> uc = load_node<2>(us, node);
+          step_dof(update, global, 0, 2, sum.v[0], uc.v[0]);
+          step_dof(update, global, 1, 2, sum.v[1], uc.v[1]);
         } else {
           atomic_add_pair(ku + static_cast<Size>(global) * 2, sum, pairs);
         }

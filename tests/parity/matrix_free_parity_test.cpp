@@ -2,7 +2,7 @@
 // element arithmetic on SIMD batches of a tile's elements, explicit/matrix_free_host.hpp), on
 // every element family (the linear ones in tiles, the others by the reference kernel with atomic
 // adds), double and float, tiles of the default size and of 32 elements; and the GPU's
-// deterministic (colour by colour) reference against the host's; the update fused into the tiles.
+// deterministic (colour by colour) reference against the host's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,7 +19,6 @@
 #include "tremor/fem/colouring.hpp"
 #include "tremor/fem/sections.hpp"
 #include "tremor/model/renumber.hpp"
-#include "unit/fused_update_runs.hpp"
 #include "unit/sparse_test_models.hpp"
 
 namespace tremor {
@@ -107,41 +106,6 @@ TEST(MatrixFreeTilesGpu, NodesOfAnyNumberingSpan) {
   EXPECT_LE(max_difference(apply_on(*gpu, u), host), 1e-6 * max_abs(host));  // as GpuEqualsHost
   const auto ordered = tiled<float>(model, Exec::cuda(), 0);
   EXPECT_LT(ordered->bytes(), gpu->bytes());
-}
-
-// The GPU's tiles step the nodes they complete (explicit/update.hpp): a damped, loaded run fused on
-// the GPU agrees with the host's fused run (Serial, same bits as unfused: FusedUpdate tests) and
-// with the GPU's unfused one to rounding, and steps most nodes of a 2D mesh in its kernel.
-TEST(MatrixFreeTilesGpu, FusedUpdateStepsAsTheHost) {
-  TREMOR_REQUIRE_GPU();
-  for (const ElementType type : {ElementType::Tri3, ElementType::Hex8}) {
-    SCOPED_TRACE(element_name(type, 1));
-    const Model model = test::two_section_model(type, 1, dimension(type) == 2 ? 40 : 8, 0.15);
-    const int dim = model.mesh.dim();
-    for (const bool per_dof : {false, true}) {
-      Index stepped = 0, host_stepped = 0, none = 0;
-      const auto host = test::run_scheme(*tiled<double>(model, Exec::serial(), 0), dim, true, per_dof, host_stepped);
-      const auto gpu_op = tiled<double>(model, Exec::cuda(), 0);
-      const auto fused = test::run_scheme(*gpu_op, dim, true, per_dof, stepped);
-      const auto unfused = test::run_scheme(*gpu_op, dim, false, per_dof, none);
-      const double scale = max_abs(host);
-      ASSERT_GT(scale, 0.0);
-      // 12 steps of K u summed in another order (atomic adds, FMA contraction): 1e-15 per term of
-      // a few dozen per step, growing with the steps: 1e-12 of max |u|.
-      EXPECT_LE(max_difference(fused, host), 1e-12 * scale);
-      EXPECT_LE(max_difference(fused, unfused), 1e-12 * scale);
-      EXPECT_EQ(stepped, host_stepped);  // the same tiles
-      if (dim == 2) {
-        EXPECT_GT(stepped, model.mesh.n_nodes() / 2);
-      }
-      // Float: 6e-8 per term: 1e-5.
-      Index float_stepped = 0;
-      const auto host_f = test::run_scheme(*tiled<float>(model, Exec::serial(), 0), dim, true, per_dof, none);
-      const auto fused_f = test::run_scheme(*tiled<float>(model, Exec::cuda(), 0), dim, true, per_dof, float_stepped);
-      EXPECT_LE(max_difference(fused_f, host_f), 1e-5 * scale);
-      EXPECT_GT(float_stepped, 0);
-    }
-  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, MatrixFreeParity, ::testing::ValuesIn(test::operator_cases()),

@@ -95,7 +95,6 @@ struct OperatorChoice {
   bool atomic = false, stored = false;
   sem::Kernel kernel = sem::Kernel::Auto;
   int tile = 0;  // matrix_free's elements per tile (0: the default)
-  bool unfused = false;  // the update steps every DOF (no node stepped in the apply)
 };
 
 // The benchmark's variants of the registry's operators (and the registry kinds they are timed
@@ -108,12 +107,10 @@ struct Variant {
   sem::Kernel kernel = sem::Kernel::Auto;
   bool by_default = false;
   int tile = 0;
-  bool unfused = false;
 };
 // matrix_free: colour by colour (the reference, a GPU run's with --deterministic) and in tiles (a
-// run's otherwise: on the host colour by colour), with the tile sizes compared in docs/benchmarks.md,
-// and in tiles with the update not fused into the apply (explicit/update.hpp).
-const std::array<Variant, 15> variants{{
+// run's otherwise: on the host colour by colour), with the tile sizes compared in docs/benchmarks.md.
+const std::array<Variant, 14> variants{{
     {"partitioned:greedy", "partitioned:greedy", "partitioned", partition::Partitioner::Greedy, false, false,
      sem::Kernel::Auto, true},
     {"partitioned:aligned", "partitioned:aligned", "partitioned", partition::Partitioner::Aligned, false, false,
@@ -133,15 +130,13 @@ const std::array<Variant, 15> variants{{
      128},
     {"matrix_free:tiles256", "matrix_free:tiles256", "matrix_free", std::nullopt, true, false, sem::Kernel::Auto, false,
      256},
-    {"matrix_free:unfused", "matrix_free:unfused", "matrix_free", std::nullopt, true, false, sem::Kernel::Auto, false, 0,
-     true},
 }};
 
 std::optional<OperatorChoice> parse_operator(const std::string& name) {
   for (const Variant& v : variants)
     if (v.name == name)
       return OperatorChoice{std::string(v.reported), std::string(v.kind), v.partitioner, v.atomic, v.stored, v.kernel,
-                            v.tile, v.unfused};
+                            v.tile};
   if (!explicit_fe::operators().find(name)) return std::nullopt;
   return OperatorChoice{name, name, std::nullopt};
 }
@@ -424,28 +419,17 @@ void time_case(const OperatorChoice& choice, const Exec& exec, const CaseInputs&
     for (int d = 0; d < dim; ++d)
       u0[static_cast<std::size_t>(i * dim + d)] = static_cast<Real>(1e-9 * std::sin(1e3 * model.mesh.node(i)[d] + d));
   scheme.set_initial_conditions(u0, v0);
-  // The stiffness steps the nodes its apply completes, as a run's time loop lets it (no DOF is
-  // loaded here).
-  const Index n_nodes = model.mesh.n_nodes();
-  const Index stepped = choice.unfused ? 0 : scheme.fuse_update({}, n_nodes);
   exec.synchronize();
   c.setup_seconds = seconds_since(setup);
   c.dofs = stiffness->n_dofs();
   c.operator_bytes = stiffness->bytes();
   c.details = stiffness->details();
-  if (stepped > 0)
-    c.details += str(c.details.empty() ? "" : ", ", "update fused at ",
-                     std::round(1000.0 * double(stepped) / double(n_nodes)) / 10.0, "% of nodes");
   // Per DOF: the apply reads u and writes K u; the update (undamped, unloaded) reads K u, U_prev and
   // U_curr, writes U_next and, for an operator that adds into K u, zeroes it; A is read per node
-  // (per DOF where a node's components differ). A DOF the apply steps: u and U_prev read, U_next
-  // written; both read the byte per node that says which.
+  // (per DOF where a node's components differ).
   const std::size_t vectors = stiffness->adds() ? 7 : 6;
-  const auto fused_dofs = static_cast<std::size_t>(stepped) * static_cast<std::size_t>(dim);
-  c.counted_bytes = c.operator_bytes + vectors * (static_cast<std::size_t>(c.dofs) - fused_dofs) * sizeof(Real) +
-                    3 * fused_dofs * sizeof(Real) +
-                    static_cast<std::size_t>(c.dofs / scheme.coefficient_dofs()) * sizeof(Real) +
-                    (stepped > 0 ? 2 * static_cast<std::size_t>(n_nodes) : 0);
+  c.counted_bytes = c.operator_bytes + vectors * static_cast<std::size_t>(c.dofs) * sizeof(Real) +
+                    static_cast<std::size_t>(c.dofs / scheme.coefficient_dofs()) * sizeof(Real);
   // The fused update: a (0 - K u) + c' u_prev + k'' u_curr, 6 flops per DOF.
   if (stiffness->flops() > 0.0) c.flops = stiffness->flops() + 6.0 * double(c.dofs);
   const std::size_t held = exec.account().usage(exec.space()).current;

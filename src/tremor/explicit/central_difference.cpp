@@ -7,7 +7,6 @@
 #include "tremor/backend/forall.hpp"
 #include "tremor/backend/reduce.hpp"
 #include "tremor/core/error.hpp"
-#include "tremor/explicit/update.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -47,6 +46,14 @@ Index coefficients(const Exec& exec, Index n, const double* m, const double* c, 
   return massless;
 }
 
+// Eq. (4) for one DOF from A, C' and K' = 1 - C' (1 + C' = A C / dt and 1 - C' = 2 A M / dt^2),
+// its forces already in K u (K u - F); a held DOF (A = 0) stays at zero.
+template <class Real>
+TREMOR_HOST_DEVICE inline Real next_displacement(Real a, Real cp, Real ku, Real up, Real uc) {
+  const Real next = a * (Real(0) - ku) + cp * up + (Real(1) - cp) * uc;
+  return a == Real(0) ? Real(0) : next;
+}
+
 // The mass of a DOF from its coefficients, M / dt^2 = (1 - C') / (2 A); 0 where held.
 template <class Real>
 TREMOR_HOST_DEVICE inline double mass_over_dt2(Real a, Real cp) {
@@ -72,13 +79,10 @@ Coefficients<Real, Per> coefficients_of(const DeviceArray<Real>& a, const Device
 
 // The update of every DOF (Eq. 4 fused): per DOF U_prev, U_curr and K u read and U_next written,
 // A (and C') per entry; K u zeroed for an operator that adds into it (one more write here instead
-// of a pass of its own). Nodes `stepped` marks (node_dofs DOFs each; null: none) were stepped by
-// the stiffness's apply: skipped.
+// of a pass of its own).
 template <class Real, int Per>
-void update(const Exec& exec, Index n, Coefficients<Real, Per> k, const Real* uc, Real* u, Real* ku, bool adds,
-            const std::uint8_t* stepped, int node_dofs) {
+void update(const Exec& exec, Index n, Coefficients<Real, Per> k, const Real* uc, Real* u, Real* ku, bool adds) {
   forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
-    if (stepped && stepped[Per > 0 && Per == node_dofs ? i / Per : i / node_dofs]) return;
     u[i] = next_displacement(k.force_scale(i), k.prev_scale(i), ku[i], u[i], uc[i]);
     if (adds) ku[i] = Real(0);
   });
@@ -153,7 +157,6 @@ void CentralDifference<Real>::set_up(DeviceArray<double> mass, DeviceArray<doubl
   // One A (and C') per node where each node's components have the same: a node held in some
   // components only, or damped per component, keeps them per DOF.
   per_ = 1;
-  node_dofs_ = node_dofs;
   if (node_dofs > 1 && n % node_dofs == 0 &&
       count_unequal<Real>(exec, n, node_dofs, force_scale_.data(), c ? prev_scale_.data() : nullptr) == 0.0) {
     per_ = node_dofs;
@@ -179,42 +182,9 @@ void CentralDifference<Real>::step(View<const Index> loaded_dofs, View<const Rea
 }
 
 template <class Real>
-Index CentralDifference<Real>::fuse_update(View<const Index> kept_dofs, Index kept_from) {
-  unfuse_update();
-  const auto* fuses = dynamic_cast<const FusesUpdate<Real>*>(&stiffness_);
-  if (!fuses || !stiffness_.adds() || n_ % node_dofs_ != 0) return 0;
-  const Index n_nodes = n_ / node_dofs_;
-  stepped_ = DeviceArray<std::uint8_t>(exec_, n_nodes);
-  std::uint8_t* stepped = stepped_.data();
-  if (fuses->complete_nodes(stepped) == 0) {
-    stepped_ = DeviceArray<std::uint8_t>();
-    return 0;
-  }
-  const int nd = node_dofs_;
-  forall(exec_, kept_dofs.size, [=] TREMOR_LAMBDA(Index k) { stepped[kept_dofs[k] / nd] = 0; });
-  if (kept_from < n_nodes)
-    forall(exec_, n_nodes - kept_from, [=] TREMOR_LAMBDA(Index k) { stepped[kept_from + k] = 0; });
-  n_stepped_ = static_cast<Index>(
-      sum<double>(exec_, n_nodes, [=] TREMOR_LAMBDA(Index i) { return stepped[i] ? 1.0 : 0.0; }));
-  if (n_stepped_ == 0) stepped_ = DeviceArray<std::uint8_t>();
-  return n_stepped_;
-}
-
-template <class Real>
-void CentralDifference<Real>::unfuse_update() {
-  stepped_ = DeviceArray<std::uint8_t>();
-  n_stepped_ = 0;
-}
-
-template <class Real>
 View<Real> CentralDifference<Real>::apply_stiffness() {
   // An operator that adds into K u finds it zeroed by the last update (or the set-up).
-  if (n_stepped_ > 0) {
-    const NodeUpdate<Real> update{prev_.data(), std::as_const(force_scale_).data(),
-                                  prev_scale_.size() > 0 ? std::as_const(prev_scale_).data() : nullptr, per_,
-                                  std::as_const(stepped_).data()};
-    dynamic_cast<const FusesUpdate<Real>&>(stiffness_).add_and_update(curr_.data(), ku_.data(), update);
-  } else if (stiffness_.adds())
+  if (stiffness_.adds())
     stiffness_.add(curr_.view(), ku_.view());
   else
     stiffness_.apply(curr_.view(), ku_.view());
@@ -223,7 +193,6 @@ View<Real> CentralDifference<Real>::apply_stiffness() {
 
 template <class Real>
 View<Real> CentralDifference<Real>::apply_stiffness(const op::Operator<Real>& part) {
-  TREMOR_CHECK(n_stepped_ == 0, "a stiffness in parts cannot step nodes in its apply (fuse_update)");
   TREMOR_CHECK(stiffness_.adds() == part.adds(), "a part of the stiffness that ", part.adds() ? "adds" : "does not add",
                " into K u, of a stiffness that ", stiffness_.adds() ? "does" : "does not");
   if (part.adds())
@@ -247,12 +216,10 @@ void CentralDifference<Real>::advance(View<const Index> loaded_dofs, View<const 
   const DeviceArray<Real>& cp = prev_scale_;
   const Real* uc = std::as_const(curr_).data();
   const bool adds = stiffness_.adds();
-  const std::uint8_t* stepped = n_stepped_ > 0 ? std::as_const(stepped_).data() : nullptr;
-  const int nd = node_dofs_;
   switch (per_) {
-    case 2: update(exec_, n_, coefficients_of<2>(a, cp, 2), uc, u.data, ku.data, adds, stepped, nd); break;
-    case 3: update(exec_, n_, coefficients_of<3>(a, cp, 3), uc, u.data, ku.data, adds, stepped, nd); break;
-    default: update(exec_, n_, coefficients_of<1>(a, cp, 1), uc, u.data, ku.data, adds, stepped, nd); break;
+    case 2: update(exec_, n_, coefficients_of<2>(a, cp, 2), uc, u.data, ku.data, adds); break;
+    case 3: update(exec_, n_, coefficients_of<3>(a, cp, 3), uc, u.data, ku.data, adds); break;
+    default: update(exec_, n_, coefficients_of<1>(a, cp, 1), uc, u.data, ku.data, adds); break;
   }
   // DOF indices are the caller's (Loading checks them against the mesh).
   forall(exec_, prescribed_dofs.size, [=] TREMOR_LAMBDA(Index k) { u[prescribed_dofs[k]] = prescribed[k]; });

@@ -16,7 +16,6 @@
 // the Taylor start, is M = dt^2 (1 - C') / (2 A). U_next is written over U_prev, which each DOF's
 // update reads first. Forces come as a list of loaded DOFs and their values (a model loads few
 // DOFs: no force vector is kept or read per DOF).
-#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -67,17 +66,6 @@ class CentralDifference {
   void advance(View<const Index> loaded_dofs, View<const Real> loads, View<const Index> prescribed_dofs = {},
                View<const Real> prescribed = {});
 
-  // Lets the stiffness step the nodes whose K u its apply completes (update.hpp), where it can (an
-  // operator that adds and implements FusesUpdate): every such node but those of `kept_dofs` and
-  // the nodes from `kept_from` on (loaded DOFs, the nodes subdomains share: their forces are more
-  // than K u), which the update steps as before. The same bits as unfused. Returns the nodes the
-  // stiffness steps (0: none, the update steps every DOF). Until unfuse_update(), the forces after
-  // apply_stiffness() are complete only at the nodes it does not step, nothing may be added to
-  // them but at the kept DOFs, and apply_stiffness(part) is refused.
-  Index fuse_update(View<const Index> kept_dofs, Index kept_from);
-  void unfuse_update();
-  Index fused_nodes() const { return n_stepped_; }
-
   // Displacement now (U_curr) and one step before (U_prev), in the Exec's memory.
   View<const Real> displacement() const { return curr_.view(); }
   View<const Real> previous_displacement() const { return prev_.view(); }
@@ -105,9 +93,6 @@ class CentralDifference {
   long long steps_ = 0;
   Index massless_ = 0;
   int per_ = 1;                    // DOFs per entry of the coefficients
-  int node_dofs_ = 1;
-  DeviceArray<std::uint8_t> stepped_;  // per node: 1 where the stiffness steps it (fuse_update)
-  Index n_stepped_ = 0;
   DeviceArray<Real> force_scale_;  // A (F' = A F); 0 for held and massless DOFs
   DeviceArray<Real> prev_scale_;   // C' diagonal where damped; empty: undamped (C' = -1)
   DeviceArray<Real> prev_, curr_, ku_;

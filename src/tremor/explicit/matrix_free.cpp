@@ -1,6 +1,5 @@
 #include "tremor/explicit/matrix_free.hpp"
 #include "tremor/explicit/matrix_free_host.hpp"
-#include "tremor/explicit/update.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -10,8 +9,6 @@
 #include "tremor/backend/forall.hpp"
 #include "tremor/backend/forall_blocks.hpp"
 #include "tremor/backend/memory.hpp"
-#include "tremor/backend/prefetch.hpp"
-#include "tremor/backend/reduce.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
@@ -91,13 +88,6 @@ TREMOR_HOST_DEVICE inline void tile_element(const double* xs, const Real* us, co
   }
 }
 
-// Steps DOF c of `node` (dim per node) from its K u, complete in the tile, and U_curr (update.hpp).
-template <class Real>
-TREMOR_HOST_DEVICE inline void step_dof(const NodeUpdate<Real>& update, Index node, int c, int dim, Real ku, Real uc) {
-  const Index dof = node * dim + c, at = update.per == 1 ? dof : node;
-  update.prev[dof] = next_displacement(update.a[at], update.cp ? update.cp[at] : Real(-1), ku, update.prev[dof], uc);
-}
-
 // ku[at .. at + 2) += {x, y}: where `pair` (at is 8-byte aligned), one vector atomic in float on
 // the GPU (sm_90's float2 atomicAdd), else one per component.
 template <class Real>
@@ -131,7 +121,7 @@ TREMOR_HOST_DEVICE inline void atomic_add_pair(Real* at, const NodeValues<Real, 
 // sizeof(Real)) + 2) + n_nodes x tile x dim x sizeof(Real) bytes.
 template <class E, bool Affine, class Real>
 void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* coordinates,
-                 const fem::MaterialView<Real> material, const Real* u, Real* ku, const NodeUpdate<Real> update) {
+                 const fem::MaterialView<Real> material, const Real* u, Real* ku) {
   constexpr int dim = E::dim, nn = E::n_nodes;
   struct alignas(16) Words {  // 8 incidences: one 16-byte load
     std::uint16_t v[8];
@@ -139,15 +129,10 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
   const int element_nodes = nn * t.tile;
   const int padded = (element_nodes + 7) / 8 * 8;  // incidences, in whole 16-byte words
   const bool wide = element_nodes % 8 == 0;        // every tile's incidences start on 16 bytes
-  // Stepping nodes (update.nodes): whether each tile node is stepped, read with its u, and its
-  // U_prev, A and C' prefetched then into L1, so that the tile's last phase finds them there (read
-  // there from DRAM, they made the fused tri3 and hex8 steps 30% slower than unfused; staged in
-  // shared memory, 10%: fewer blocks per multiprocessor).
-  const bool fused = update.nodes != nullptr;
   const std::size_t shared = static_cast<std::size_t>(padded) * sizeof(std::uint16_t) +
                              static_cast<std::size_t>(t.max_nodes) * dim * (sizeof(double) + sizeof(Real)) +
                              static_cast<std::size_t>(element_nodes) * dim * sizeof(Real) +
-                             static_cast<std::size_t>(t.max_nodes) * (sizeof(std::uint16_t) + (fused ? 1 : 0));
+                             static_cast<std::size_t>(t.max_nodes) * sizeof(std::uint16_t);
   // The coordinates, u and ku as 2D pairs where each starts on a pair's size (a subrange of a
   // larger vector might not, nor a host allocation).
   const auto starts_pair = [](const auto* p) { return reinterpret_cast<std::uintptr_t>(p) % (2 * sizeof(*p)) == 0; };
@@ -156,14 +141,12 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
     const Index first = t.node_offsets[ctx.block];
     const int n_nodes = static_cast<int>(t.node_offsets[ctx.block + 1] - first), n = n_nodes * dim;
     const int count = t.counts[ctx.block];
-    // [incidences | coordinates | u | forces [a * tile + slot][c] | each node's incidences' end |
-    //  stepping: whether the node is stepped]
+    // [incidences | coordinates | u | forces [a * tile + slot][c] | each node's incidences' end]
     auto* incidences = ctx.shared<std::uint16_t>();
     double* xs = reinterpret_cast<double*>(incidences + padded);
     Real* us = reinterpret_cast<Real*>(xs + t.max_nodes * dim);
     Real* fs = us + t.max_nodes * dim;
     auto* ends = reinterpret_cast<std::uint16_t*>(fs + element_nodes * dim);
-    auto* stepped = reinterpret_cast<std::uint8_t*>(ends + t.max_nodes);
     const std::uint16_t* tile_incidences = t.incidences + static_cast<Size>(ctx.block) * element_nodes;
     const std::uint16_t* tile_ends = t.incidence_ends + first;
     if (wide) {
@@ -186,14 +169,6 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
         for (int c = 0; c < dim; ++c) x.v[c] = coordinates[static_cast<Size>(node) * dim + c];
         TREMOR_UNROLL
         for (int c = 0; c < dim; ++c) v.v[c] = u[static_cast<Size>(node) * dim + c];
-      }
-      if (fused) {  // (a node's DOFs and coefficients lie in one or two lines)
-        const std::uint8_t step = update.nodes[node];
-        const Size at = update.per == 1 ? static_cast<Size>(node) * dim : node;
-        prefetch(update.prev + static_cast<Size>(node) * dim);
-        prefetch(update.a + at);
-        if (update.cp) prefetch(update.cp + at);
-        stepped[k] = step;
       }
       store_node<dim>(xs, k, x);
       store_node<dim>(us, k, v);
@@ -223,7 +198,6 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
       // incidences, into us (u is read no more); then a thread per node and component adds them to
       // ku, a warp's adds to consecutive entries. Measured against a thread per node and component
       // summing alone: hex8 5-7% and tet4 1-4% faster.
-      // A node the update marks is stepped here instead (its u still in us).
       for_each_thread(ctx, n_nodes, [&](int node) {
         Real sum[dim] = {};
         for (int j = node ? ends[node - 1] : 0; j < ends[node]; ++j) {
@@ -231,22 +205,15 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
           TREMOR_UNROLL
           for (int c = 0; c < dim; ++c) sum[c] += f[c];
         }
-        if (fused && stepped[node]) {
-          const Index global = t.node(ctx.block, first + node);
-          TREMOR_UNROLL
-          for (int c = 0; c < dim; ++c) step_dof(update, global, c, dim, sum[c], us[node * dim + c]);
-        }
         TREMOR_UNROLL
         for (int c = 0; c < dim; ++c) us[node * dim + c] = sum[c];
       });
       ctx.sync();
       for_each_thread(ctx, n, [&](int k) {
-        if (fused && stepped[k / dim]) return;
         atomic_add(ku + static_cast<Size>(t.node(ctx.block, first + k / dim)) * dim + k % dim, us[k]);
       });
     } else {
-      // 2D: a thread per tile node sums its forces as pairs and adds the pair to ku, or steps the
-      // node where the update marks it.
+      // 2D: a thread per tile node sums its forces as pairs and adds the pair to ku.
       for_each_thread(ctx, n_nodes, [&](int node) {
         NodeValues<Real, 2> sum = {};
         for (int j = node ? ends[node - 1] : 0; j < ends[node]; ++j) {
@@ -254,14 +221,7 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
           sum.v[0] += f.v[0];
           sum.v[1] += f.v[1];
         }
-        const Index global = t.node(ctx.block, first + node);
-        if (fused && stepped[node]) {
-          const NodeValues<Real, 2> uc = load_node<2>(us, node);
-          step_dof(update, global, 0, 2, sum.v[0], uc.v[0]);
-          step_dof(update, global, 1, 2, sum.v[1], uc.v[1]);
-        } else {
-          atomic_add_pair(ku + static_cast<Size>(global) * 2, sum, pairs);
-        }
+        atomic_add_pair(ku + static_cast<Size>(t.node(ctx.block, first + node)) * 2, sum, pairs);
       });
     }
   });
@@ -316,7 +276,7 @@ MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<c
 template <class Real>
 MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements,
                                              bool deterministic, int tile, bool reference)
-    : exec_(exec), n_dofs_(elements->n_dofs()), dim_(elements->dim), elements_(std::move(elements)) {
+    : exec_(exec), n_dofs_(elements->n_dofs()), elements_(std::move(elements)) {
   TREMOR_CHECK(elements_->exec.space() == exec.space(), "matrix-free operator: the elements are in ",
                elements_->exec.describe(), "'s memory; ", exec.describe(), " was given");
   if (deterministic)
@@ -356,46 +316,6 @@ void MatrixFreeOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
 
 template <class Real>
 void MatrixFreeOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
-  add(u, ku, NodeUpdate<Real>{});
-}
-
-template <class Real>
-void MatrixFreeOperator<Real>::add_and_update(const Real* u, Real* ku, const NodeUpdate<Real>& update) const {
-  add(u, ku, update);
-}
-
-template <class Real>
-Index MatrixFreeOperator<Real>::complete_nodes(std::uint8_t* complete) const {
-  const Index n_nodes = dim_ > 0 ? n_dofs_ / dim_ : 0;
-  // Per node the places that add to its K u: each tile holding it once, each element of an
-  // untiled block twice (never complete). The host's coloured tiles do not step nodes.
-  DeviceArray<Index> places(exec_, n_nodes);
-  fill_zero(exec_, places.data(), n_nodes);
-  const bool steps = tiles_ && !(host_ && coloured_);
-  if (steps) {
-    Index* count = places.data();
-    for (std::size_t b = 0; b < tiles_->blocks.size(); ++b) {
-      const fem::TileBlock<Real>& t = tiles_->blocks[b];
-      if (t.n_tiles > 0) {
-        const fem::TileView<Real> v = t.view();
-        forall(exec_, v.n_tiles, [=] TREMOR_LAMBDA(Index tile) {
-          for (Index at = v.node_offsets[tile]; at < v.node_offsets[tile + 1]; ++at) atomic_add(count + v.node(tile, at), Index(1));
-        });
-      } else if (t.n_elements > 0) {
-        const Index* connectivity = elements_->blocks[b].connectivity.data();
-        forall(exec_, elements_->blocks[b].connectivity.size(),
-               [=] TREMOR_LAMBDA(Index k) { atomic_add(count + connectivity[k], Index(2)); });
-      }
-    }
-  }
-  const Index* count = places.data();
-  forall(exec_, n_nodes, [=] TREMOR_LAMBDA(Index i) { complete[i] = steps && count[i] == 1 ? 1 : 0; });
-  return static_cast<Index>(
-      sum<double>(exec_, n_nodes, [=] TREMOR_LAMBDA(Index i) { return complete[i] ? 1.0 : 0.0; }));
-}
-
-template <class Real>
-void MatrixFreeOperator<Real>::add(const Real* u, Real* ku, const NodeUpdate<Real>& update) const {
   if (tiles_) {
     const double* coordinates = elements_ ? elements_->coordinates.data() : coordinates_.data();
     for (std::size_t b = 0; b < tiles_->blocks.size(); ++b) {
@@ -414,9 +334,9 @@ void MatrixFreeOperator<Real>::add(const Real* u, Real* ku, const NodeUpdate<Rea
           using E = decltype(element);
           if constexpr (fem::linear_evaluation_takes<E>) {
             if (E::simplex || t.affine)
-              apply_tiles<E, true, Real>(exec_, t.view(), coordinates, tiles_->material(), u, ku, update);
+              apply_tiles<E, true, Real>(exec_, t.view(), coordinates, tiles_->material(), u, ku);
             else if constexpr (!E::simplex)
-              apply_tiles<E, false, Real>(exec_, t.view(), coordinates, tiles_->material(), u, ku, update);
+              apply_tiles<E, false, Real>(exec_, t.view(), coordinates, tiles_->material(), u, ku);
           }
         });
       }

@@ -27,7 +27,6 @@
 //
 // u and ku hold n_dofs() values, DOFs node-major, in the memory of the operator's Exec.
 #include <cstddef>
-#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,7 +35,6 @@
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/exec.hpp"
 #include "tremor/core/config.hpp"
-#include "tremor/explicit/update.hpp"
 #include "tremor/fem/colouring.hpp"
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/fem/element_tiles.hpp"
@@ -47,7 +45,7 @@
 namespace tremor::explicit_fe {
 
 template <class Real>
-class MatrixFreeOperator final : public op::Operator<Real>, public FusesUpdate<Real> {
+class MatrixFreeOperator final : public op::Operator<Real> {
  public:
   // The reference (deterministic) from the model: its sections and a colouring.
   MatrixFreeOperator(const Exec& exec, const Model& model);
@@ -64,11 +62,6 @@ class MatrixFreeOperator final : public op::Operator<Real>, public FusesUpdate<R
   void apply_unchecked(const Real* u, Real* ku) const override;
   bool adds() const override { return true; }
   void add_unchecked(const Real* u, Real* ku) const override;
-  // The tiled kernel steps the nodes whose every element is in one tile (update.hpp): on a GPU, and
-  // on the host where built not deterministic (the coloured host tiles and the reference do not:
-  // none complete).
-  Index complete_nodes(std::uint8_t* complete) const override;
-  void add_and_update(const Real* u, Real* ku, const NodeUpdate<Real>& update) const override;
   std::string_view name() const override { return "matrix_free"; }
   const Exec& exec() const override { return exec_; }
   // Deterministic: node coordinates (8 B x dim per node), connectivity (4 B per element node),
@@ -92,12 +85,9 @@ class MatrixFreeOperator final : public op::Operator<Real>, public FusesUpdate<R
   // ku += K_e u_e by the reference's kernel for the elements of `block` of one colour (plain adds),
   // or for all of them with atomic adds (colour -1).
   void apply_block(const fem::DeviceElementBlock& block, int colour, const Real* u, Real* ku) const;
-  // ku += K u, stepping the nodes update.nodes marks (none where null).
-  void add(const Real* u, Real* ku, const NodeUpdate<Real>& update) const;
 
   Exec exec_;
   Index n_dofs_ = 0;
-  int dim_ = 0;  // DOFs per node
   bool host_ = false;      // tiles on a host Exec: colour by colour (matrix_free_host.hpp)
   bool coloured_ = false;  // tiled: the untiled blocks colour by colour (the elements' colour lists)
   // The elements in exec_'s memory: every block in the reference, those not tiled otherwise

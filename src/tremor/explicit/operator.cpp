@@ -81,12 +81,9 @@ std::size_t tiles_bytes(const op::OperatorSizes& s) {
 }
 // In the loop: the elements (the reference, colour by colour: a GPU's --deterministic), or the
 // tiles (a GPU's default, every host run). The tiles are built, and the coordinates copied, while
-// the elements are held. A GPU's tiles step the nodes they complete (update.hpp): the integrator
-// keeps a byte per node that says which, and counts them with 4 B per node beside it at the run's
-// start.
+// the elements are held.
 std::size_t matrix_free_bytes(const op::OperatorSizes& s) {
-  if (s.coloured && !s.host) return s.element_bytes;
-  return tiles_bytes(s) + (s.host ? 0 : static_cast<std::size_t>(s.mesh->n_nodes()) * (1 + sizeof(Index)));
+  return s.coloured && !s.host ? s.element_bytes : tiles_bytes(s);
 }
 std::size_t tiles_while_elements(const op::OperatorSizes& s) { return s.coloured && !s.host ? 0 : tiles_bytes(s); }
 

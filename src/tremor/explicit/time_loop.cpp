@@ -150,17 +150,6 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
     }
     return false;
   };
-  // Each stiffness steps the nodes its apply completes (update.hpp) where only K u acts on them:
-  // not where it is split in parts or a per-step term adds forces; the loaded DOFs and the shared
-  // nodes (local nodes from n_counted on) are left to the update. Undone on any way out.
-  struct Unfuse {
-    std::span<Subdomain<Real>* const> subdomains;
-    ~Unfuse() {
-      for (Subdomain<Real>* d : subdomains) d->scheme->unfuse_update();
-    }
-  } unfuse{subdomains};
-  for (Subdomain<Real>* d : subdomains)
-    if (!d->split && d->terms.empty()) d->scheme->fuse_update(d->loads->loaded_dofs(), d->n_counted);
   bool stopped = settings.checkpoint_first && settings.checkpoint_every > 0 && check(true);
   while (!stopped && step < p.steps) {
     // F at t_n drives u_n+1 (Eq. 4); prescribed values at t_n+1. The shared nodes' internal forces

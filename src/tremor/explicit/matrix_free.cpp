@@ -118,8 +118,7 @@ TREMOR_HOST_DEVICE inline void atomic_add_pair(Real* at, const NodeValues<Real, 
 // memory from the incidences (each tile node marking its own) instead of reading them saved a byte
 // per element node but cost L1 throughput, the tri3 kernel's limit (92% of L1 with it). Shared
 // memory per tile: n_nodes x tile x 2 (rounded up to 16 bytes) + max_nodes x (dim x (8 +
-// sizeof(Real)) + 2) + n_nodes x tile x dim x sizeof(Real) bytes, and the tile's local indices
-// (n_nodes x tile, rounded up to 16 bytes).
+// sizeof(Real)) + 2) + n_nodes x tile x dim x sizeof(Real) bytes.
 template <class E, bool Affine, class Real>
 void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* coordinates,
                  const fem::MaterialView<Real> material, const Real* u, Real* ku) {
@@ -130,9 +129,7 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
   const int element_nodes = nn * t.tile;
   const int padded = (element_nodes + 7) / 8 * 8;  // incidences, in whole 16-byte words
   const bool wide = element_nodes % 8 == 0;        // every tile's incidences start on 16 bytes
-  const int padded_local = (element_nodes + 15) / 16 * 16;  // local indices, in whole 16-byte words
-  const bool wide_local = element_nodes % 16 == 0;          // every tile's local indices start on 16 bytes
-  const std::size_t shared = static_cast<std::size_t>(padded) * sizeof(std::uint16_t) + padded_local +
+  const std::size_t shared = static_cast<std::size_t>(padded) * sizeof(std::uint16_t) +
                              static_cast<std::size_t>(t.max_nodes) * dim * (sizeof(double) + sizeof(Real)) +
                              static_cast<std::size_t>(element_nodes) * dim * sizeof(Real) +
                              static_cast<std::size_t>(t.max_nodes) * sizeof(std::uint16_t);
@@ -144,11 +141,9 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
     const Index first = t.node_offsets[ctx.block];
     const int n_nodes = static_cast<int>(t.node_offsets[ctx.block + 1] - first), n = n_nodes * dim;
     const int count = t.counts[ctx.block];
-    // [incidences | local indices [a * tile + slot] | coordinates | u | forces [a * tile + slot][c] |
-    //  each node's incidences' end]
+    // [incidences | coordinates | u | forces [a * tile + slot][c] | each node's incidences' end]
     auto* incidences = ctx.shared<std::uint16_t>();
-    auto* locals = reinterpret_cast<std::uint8_t*>(incidences + padded);
-    double* xs = reinterpret_cast<double*>(locals + padded_local);
+    double* xs = reinterpret_cast<double*>(incidences + padded);
     Real* us = reinterpret_cast<Real*>(xs + t.max_nodes * dim);
     Real* fs = us + t.max_nodes * dim;
     auto* ends = reinterpret_cast<std::uint16_t*>(fs + element_nodes * dim);
@@ -160,16 +155,6 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
       });
     } else {
       for_each_thread(ctx, count * nn, [&](int k) { incidences[k] = tile_incidences[k]; });
-    }
-    // The element nodes' local indices too, so that the element phase waits on no global load
-    // (read there, a warp's first read of them missed to DRAM after the barrier).
-    const std::uint8_t* tile_local = t.local + static_cast<Size>(ctx.block) * element_nodes;
-    if (wide_local) {
-      for_each_thread(ctx, element_nodes / 16, [&](int k) {
-        reinterpret_cast<Words*>(locals)[k] = reinterpret_cast<const Words*>(tile_local)[k];
-      });
-    } else {
-      for_each_thread(ctx, element_nodes, [&](int k) { locals[k] = tile_local[k]; });
     }
     for_each_thread(ctx, n_nodes, [&](int k) {
       const Index node = t.node(ctx.block, first + k);
@@ -195,7 +180,7 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
       int nodes[nn];
       TREMOR_UNROLL
       for (int a = 0; a < nn; ++a)
-        nodes[a] = locals[a * t.tile + s];
+        nodes[a] = t.local[(static_cast<Size>(ctx.block) * nn + a) * t.tile + s];
       Real fe[nn * dim];
       const fem::SectionLaw<dim, Real> law(material, t.section[at]);
       tile_element<E, Affine, Real>(xs, us, nodes, law, t.scale[at], fe);

@@ -175,6 +175,45 @@ TEST(MatrixFreeTiles, AbsorbingLayersScaleTheElementForces) {
   }
 }
 
+// A host's triangle tiles keep each slot's inverse Jacobian and det J (computed in double, kept in
+// Real): J of the slot's element times the kept inverse is the identity, and det J is J's, to
+// float rounding (1e-6 relative); empty slots hold zeros; tetrahedra keep none.
+TEST(MatrixFreeTiles, HostTrianglesKeepTheirInverseJacobians) {
+  const Model model = test::two_section_model(ElementType::Tri3, 1, 9, 0.15);
+  const fem::DeviceElements elements(Exec::serial(), model.mesh, fem::section_table(model), fem::ElementColouring{});
+  const fem::ElementTiles<float> tiles(elements, [](ElementType, int) { return true; }, 16);
+  const fem::TileBlock<float>& t = tiles.blocks[0];
+  ASSERT_EQ(t.geometry.size(), static_cast<std::size_t>(t.n_tiles) * 5 * 16);
+  const std::vector<Index> nodes = t.nodes.to_host(), offsets = t.node_offsets.to_host();
+  const std::vector<std::uint8_t> local = t.local.to_host();
+  const std::vector<std::uint16_t> counts = t.counts.to_host();
+  for (Index tile = 0; tile < t.n_tiles; ++tile)
+    for (int s = 0; s < 16; ++s) {
+      const float* g = t.geometry.data() + static_cast<std::size_t>(tile) * 5 * 16 + s;
+      if (s >= counts[static_cast<std::size_t>(tile)]) {
+        for (int k = 0; k < 5; ++k) EXPECT_EQ(g[k * 16], 0.0f);
+        continue;
+      }
+      double x[3][2];
+      for (int a = 0; a < 3; ++a) {
+        const Index node = nodes[static_cast<std::size_t>(offsets[static_cast<std::size_t>(tile)]) +
+                                 local[static_cast<std::size_t>(tile) * 3 * 16 + a * 16 + s]];
+        for (int c = 0; c < 2; ++c) x[a][c] = model.mesh.node(node)[c];
+      }
+      const double J[2][2] = {{x[1][0] - x[0][0], x[2][0] - x[0][0]}, {x[1][1] - x[0][1], x[2][1] - x[0][1]}};
+      const double det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+      EXPECT_NEAR(g[4 * 16], det, 1e-6 * std::abs(det));
+      for (int d = 0; d < 2; ++d)
+        for (int e = 0; e < 2; ++e) {  // (inverse J)[d][e] = sum_i inverse[d][i] J[i][e]
+          const double product = g[(d * 2) * 16] * J[0][e] + g[(d * 2 + 1) * 16] * J[1][e];
+          EXPECT_NEAR(product, d == e ? 1.0 : 0.0, 1e-6);
+        }
+    }
+  const Model tets = test::two_section_model(ElementType::Tet4, 1, 3, 0.15);
+  const fem::DeviceElements tet_elements(Exec::serial(), tets.mesh, fem::section_table(tets), fem::ElementColouring{});
+  EXPECT_TRUE(fem::ElementTiles<float>(tet_elements, [](ElementType, int) { return true; }, 16).blocks[0].geometry.empty());
+}
+
 // Tiles span at most max_tile_span node numbers where the numbering is close in space: a 400 x 400
 // triangle grid numbered row by row (401 nodes a row) has a few Morton runs that jump half the
 // grid (200 rows, 80K numbers), which are cut. A shuffled numbering keeps its runs (cut by nodes

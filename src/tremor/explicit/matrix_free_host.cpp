@@ -174,6 +174,17 @@ TREMOR_BATCH_INLINE inline void batch_action(const BatchValues<E, double, W>& x,
   ev.integrate(f);
 }
 
+// The same with the batch's inverse Jacobians and det J given (simplices: TileView::geometry).
+template <class E, class Real, int W, class Law>
+TREMOR_BATCH_INLINE inline void batch_action(const Lanes<Real, W> (&inverse)[E::dim][E::dim], Lanes<Real, W> det,
+                                             const BatchValues<E, Real, W>& u, const Law& law, Lanes<Real, W> scale,
+                                             Lanes<Real, W>* f) {
+  fem::LinearEvaluation<E, Lanes<Real, W>, true> ev;
+  ev.gather_evaluate(inverse, det, [&](int a, int c) TREMOR_BATCH_INLINE { return u[a][c]; });
+  (void)fem::linear_stiffness_at(ev, 0, law, scale);
+  ev.integrate(f);
+}
+
 // Per thread: one tile's nodes' coordinates, u and force sums, a row of P values per node (its
 // dim components, then zeros).
 template <class Real, int P>
@@ -191,6 +202,9 @@ TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const I
   constexpr int dim = E::dim, nn = E::n_nodes, nv = fem::voigt_size<dim>;
   constexpr int W = 64 / sizeof(Real);  // a 512-bit register of Real
   using L = Lanes<Real, W>;
+  // Triangles read their inverse Jacobians and det J (TileView::geometry), not the coordinates.
+  constexpr bool given = E::type == ElementType::Tri3;
+  constexpr int geometry_values = dim * dim + 1;
   for (Index i = 0; i < n; ++i) {
     const Index tile = list[i];
     const Index first = t.node_offsets[tile];
@@ -221,26 +235,37 @@ TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const I
       const Index end = next_first + static_cast<Index>(static_cast<Size>(next_nodes) * (batch + 1) / n_batches);
       for (Index k = next_first + static_cast<Index>(static_cast<Size>(next_nodes) * batch / n_batches); k < end; ++k) {
         const Size at = static_cast<Size>(t.nodes[k]) * dim;
-        __builtin_prefetch(coordinates + at);
+        if constexpr (!given) __builtin_prefetch(coordinates + at);
         __builtin_prefetch(u + at);
         __builtin_prefetch(ku + at, 1);
       }
     };
     for (int k = 0; k < n_nodes; ++k) {
       const Size at = static_cast<Size>(t.nodes[first + k]) * dim;
-      Vec<double, P> x{};
       Vec<Real, P> uk{};
-      for (int c = 0; c < dim; ++c) {
-        x[c] = coordinates[at + c];
-        uk[c] = u[at + c];
+      for (int c = 0; c < dim; ++c) uk[c] = u[at + c];
+      if constexpr (!given) {
+        Vec<double, P> x{};
+        for (int c = 0; c < dim; ++c) x[c] = coordinates[at + c];
+        scratch.x[k] = x;
       }
-      scratch.x[k] = x;
       scratch.u[k] = uk;
       scratch.f[k] = Vec<Real, P>{};
     }
+    const Real* geometry = given ? t.geometry + static_cast<Size>(tile) * geometry_values * t.tile : nullptr;
     const std::uint8_t* local = t.local + static_cast<Size>(tile) * nn * t.tile;
-    // The tile's slots in batches of W: action(x, u, s0, lanes, f) computes the forces f of the
-    // batch's element nodes x, u (lanes past the tile's count repeat the batch's first element).
+    // A batch's forces f from its element nodes' coordinates x (where not given) or its kept
+    // inverse Jacobians and det J (given), and u.
+    auto act = [&](const auto& x, const auto& inverse, L det, const auto& ue, const auto& law, L scale,
+                   L* fe) TREMOR_BATCH_INLINE {
+      if constexpr (given)
+        batch_action<E, Real, W>(inverse, det, ue, law, scale, fe);
+      else
+        batch_action<E, Affine, Real, W>(x, ue, law, scale, fe);
+    };
+    // The tile's slots in batches of W: action(x, inverse, det, u, s0, lanes, f) computes the
+    // forces f of the batch's element nodes (lanes past the tile's count repeat the batch's first
+    // element).
     // Each element node's forces are added to its tile node's sum slot after slot (and element node
     // after element node): each node's sum takes its elements' forces in the order of its
     // incidences, as on a GPU.
@@ -258,17 +283,33 @@ TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const I
         BatchValues<E, double, W> x;
         BatchValues<E, Real, W> ue;
         for (int a = 0; a < nn; ++a) {
-          Vec<double, W> xa[dim];
           Vec<Real, W> ua[dim];
-          rows_to_lanes<double, W, P, dim>(scratch.x, at[a], xa);
           rows_to_lanes<Real, W, P, dim>(scratch.u, at[a], ua);
-          for (int c = 0; c < dim; ++c) {
-            x[a][c] = Lanes<double, W>(xa[c]);
-            ue[a][c] = L(ua[c]);
+          for (int c = 0; c < dim; ++c) ue[a][c] = L(ua[c]);
+          if constexpr (!given) {
+            Vec<double, W> xa[dim];
+            rows_to_lanes<double, W, P, dim>(scratch.x, at[a], xa);
+            for (int c = 0; c < dim; ++c) x[a][c] = Lanes<double, W>(xa[c]);
           }
         }
+        // The batch's kept geometry (lanes past a short tile's slots zero: their forces are dropped).
+        L inverse[dim][dim], det;
+        if constexpr (given) {
+          alignas(64) Real values[geometry_values][W];
+          const Real* from = geometry + s0;
+          if (s0 + W > t.tile) {  // a tile of a size not a multiple of W: its last batch's lanes
+            std::fill(&values[0][0], &values[0][0] + geometry_values * W, Real(0));
+            for (int k = 0; k < geometry_values; ++k)
+              for (int l = 0; l < t.tile - s0; ++l) values[k][l] = from[static_cast<Size>(k) * t.tile + l];
+            from = &values[0][0];
+          }
+          const Size stride = s0 + W > t.tile ? W : t.tile;
+          for (int d = 0; d < dim; ++d)
+            for (int c = 0; c < dim; ++c) std::memcpy(&inverse[d][c], from + (d * dim + c) * stride, sizeof(L));
+          std::memcpy(&det, from + dim * dim * stride, sizeof(L));
+        }
         L fe[nn * dim];
-        action(x, ue, s0, lanes, fe);
+        action(x, inverse, det, ue, s0, lanes, fe);
         alignas(64) Real rows[nn][W * P];
         for (int a = 0; a < nn; ++a) lanes_to_rows<Real, W, P, dim>(fe + a * dim, rows[a]);
         for (int l = 0; l < lanes; ++l)
@@ -287,19 +328,20 @@ TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const I
       if (material.kind(section) == fem::LawKind::Isotropic) {
         const auto law = fem::IsotropicLaw<dim, Real>::of(material.voigt(section));
         const fem::IsotropicLaw<dim, L> lanes_law{L(law.lambda), L(law.mu)};
-        batches([&](const auto& x, const auto& ue, int, int, L* fe) TREMOR_BATCH_INLINE {
-          batch_action<E, Affine, Real, W>(x, ue, lanes_law, scale, fe);
+        batches([&](const auto& x, const auto& inverse, L det, const auto& ue, int, int, L* fe) TREMOR_BATCH_INLINE {
+          act(x, inverse, det, ue, lanes_law, scale, fe);
         });
       } else {
         L D[nv * nv];
         for (int k = 0; k < nv * nv; ++k) D[k] = L(material.voigt(section)[k]);
-        batches([&](const auto& x, const auto& ue, int, int, L* fe) TREMOR_BATCH_INLINE {
-          batch_action<E, Affine, Real, W>(x, ue, fem::AnisotropicLaw<dim, L>{D}, scale, fe);
+        batches([&](const auto& x, const auto& inverse, L det, const auto& ue, int, int, L* fe) TREMOR_BATCH_INLINE {
+          act(x, inverse, det, ue, fem::AnisotropicLaw<dim, L>{D}, scale, fe);
         });
       }
     } else {  // per slot: D and scale per lane (an isotropic section's D is its tangent: the same
               // law to rounding)
-      batches([&](const auto& x, const auto& ue, int s0, int lanes, L* fe) TREMOR_BATCH_INLINE {
+      batches([&](const auto& x, const auto& inverse, L det, const auto& ue, int s0, int lanes, L* fe)
+                  TREMOR_BATCH_INLINE {
         alignas(64) Real scale[W], D[nv * nv][W];
         for (int l = 0; l < W; ++l) {
           const Size at = t.property(tile, s0 + (l < lanes ? l : 0));
@@ -310,7 +352,7 @@ TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const I
         L scales, Dv[nv * nv];
         std::memcpy(&scales, scale, sizeof scale);
         std::memcpy(&Dv, D, sizeof D);
-        batch_action<E, Affine, Real, W>(x, ue, fem::AnisotropicLaw<dim, L>{Dv}, scales, fe);
+        act(x, inverse, det, ue, fem::AnisotropicLaw<dim, L>{Dv}, scales, fe);
       });
     }
     // Each tile node's sum added to ku.

@@ -76,6 +76,8 @@ std::size_t tiles_bytes(const op::OperatorSizes& s) {
       default: untiled = untiled || n > 0.0; continue;
     }
     bytes += n * (3.0 * nn + 6.0 * tile_nodes) + 20.0 * n / fem::default_tile(mesh.dim());
+    // A host's triangles: their inverse Jacobians and det J (fem::TileBlock::geometry).
+    if (s.host && block.type == ElementType::Tri3) bytes += n * 5.0 * static_cast<double>(s.real_size);
   }
   return static_cast<std::size_t>(bytes) + (untiled ? s.element_bytes : 0);
 }

@@ -25,7 +25,8 @@
 // 32-bit nodes. Per section its
 // material in Real (the laws' MaterialView). Sizes: per element slot 3 B per node (+ 4 B +
 // sizeof(Real)); per tile node 4 B and per tile 10 B with steps, 6 B and 6 B with 32-bit nodes; the
-// coordinates stay DeviceElements'. On a host Exec, the tiles' colours. A block of quadrilaterals
+// coordinates stay DeviceElements'. On a host Exec, the tiles' colours, and for triangles each
+// slot's inverse Jacobian and det J (5 x sizeof(Real) per slot). A block of quadrilaterals
 // or hexahedra that are all parallelograms or parallelepipeds (every vertex within 1e-12 of the
 // element's size of x0 + the edges from vertex 0) is marked affine: one Jacobian per element.
 #include <cstddef>
@@ -61,6 +62,9 @@ struct TileView {
   int tile_stride, slot_stride;
   const int* section;
   const Real* scale;
+  // On a host Exec, triangles: per tile and slot the inverse Jacobian and det J, [tile][k][slot]
+  // with inverse[d][i] at k = d dim + i and det at dim^2; null elsewhere.
+  const Real* geometry;
 
   // Tile t's node at `at` (node_offsets[t] + k).
   TREMOR_HOST_DEVICE Index node(Index t, Index at) const { return nodes ? nodes[at] : first_nodes[t] + node_steps[at]; }
@@ -97,6 +101,10 @@ struct TileBlock {
   // to colour_offsets[c + 1]), ascending; no two tiles of a colour share a node (greedy, tile by tile
   // in Morton order: each takes the first colour none of its neighbours has).
   std::vector<Index> colour_offsets, colour_tiles;
+  // On a host Exec, a block of triangles (empty otherwise): each slot's inverse Jacobian and det J
+  // (dim^2 + 1 values in Real, computed in double), which the host's tiles read instead of
+  // recomputing them from the coordinates every apply (TileView::geometry).
+  std::vector<Real> geometry;
 
   TileView<Real> view() const {
     return {n_tiles,
@@ -113,7 +121,8 @@ struct TileBlock {
             per_slot ? tile : 1,
             per_slot ? 1 : 0,
             section.data(),
-            scale.data()};
+            scale.data(),
+            geometry.empty() ? nullptr : geometry.data()};
   }
 };
 

@@ -165,6 +165,24 @@ struct LinearEvaluation {
     if constexpr (affine) invert(0);
   }
 
+  // The same for an affine element whose inverse Jacobian and det J the caller keeps (computed once,
+  // not every apply): the reference gradients of u only.
+  template <class U>
+  TREMOR_HOST_DEVICE void gather_evaluate(const T (&given_inverse)[dim][dim], T given_det, const U& u) {
+    static_assert(affine, "LinearEvaluation: a kept inverse Jacobian is an affine element's");
+    TREMOR_UNROLL
+    for (int i = 0; i < dim; ++i) reference_gradient<n_lines>(u, i, G[i]);
+    TREMOR_UNROLL
+    for (int c = 0; c < dim; ++c)
+      TREMOR_UNROLL
+      for (int d = 0; d < dim; ++d) {
+        inverse[c][d] = given_inverse[c][d];
+        TREMOR_UNROLL
+        for (int m = 0; m < n_lines; ++m) F[c][d][m] = T(0);
+      }
+    det = given_det;
+  }
+
   // inverse and det at point q, from J on its lines.
   TREMOR_HOST_DEVICE void invert(int q) {
     T Jq[dim][dim];

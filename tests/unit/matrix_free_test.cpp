@@ -211,7 +211,8 @@ TEST(MatrixFreeTiles, HostTrianglesKeepTheirInverseJacobians) {
     }
   const Model tets = test::two_section_model(ElementType::Tet4, 1, 3, 0.15);
   const fem::DeviceElements tet_elements(Exec::serial(), tets.mesh, fem::section_table(tets), fem::ElementColouring{});
-  EXPECT_TRUE(fem::ElementTiles<float>(tet_elements, [](ElementType, int) { return true; }, 16).blocks[0].geometry.empty());
+  const fem::ElementTiles<float> tet_tiles(tet_elements, [](ElementType, int) { return true; }, 16);
+  EXPECT_TRUE(tet_tiles.blocks[0].geometry.empty());
 }
 
 // Tiles span at most max_tile_span node numbers where the numbering is close in space: a 400 x 400

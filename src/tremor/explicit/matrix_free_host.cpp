@@ -174,9 +174,9 @@ TREMOR_BATCH_INLINE inline void batch_action(const BatchValues<E, double, W>& x,
   ev.integrate(f);
 }
 
-// The same with the batch's inverse Jacobians and det J given (simplices: TileView::geometry).
+// The same with the batch's inverse Jacobians and det J given (triangles: TileView::geometry).
 template <class E, class Real, int W, class Law>
-TREMOR_BATCH_INLINE inline void batch_action(const Lanes<Real, W> (&inverse)[E::dim][E::dim], Lanes<Real, W> det,
+TREMOR_BATCH_INLINE inline void batch_action(const Lanes<Real, W> (&inverse)[E::dim][E::dim], const Lanes<Real, W>& det,
                                              const BatchValues<E, Real, W>& u, const Law& law, Lanes<Real, W> scale,
                                              Lanes<Real, W>* f) {
   fem::LinearEvaluation<E, Lanes<Real, W>, true> ev;
@@ -255,8 +255,8 @@ TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const I
     const Real* geometry = given ? t.geometry + static_cast<Size>(tile) * geometry_values * t.tile : nullptr;
     const std::uint8_t* local = t.local + static_cast<Size>(tile) * nn * t.tile;
     // A batch's forces f from its element nodes' coordinates x (where not given) or its kept
-    // inverse Jacobians and det J (given), and u.
-    auto act = [&](const auto& x, const auto& inverse, L det, const auto& ue, const auto& law, L scale,
+    // inverse Jacobians and det J (given), and u; the other is not read (nor set).
+    auto act = [&](const auto& x, const auto& inverse, const L& det, const auto& ue, const auto& law, L scale,
                    L* fe) TREMOR_BATCH_INLINE {
       if constexpr (given)
         batch_action<E, Real, W>(inverse, det, ue, law, scale, fe);
@@ -328,19 +328,17 @@ TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const I
       if (material.kind(section) == fem::LawKind::Isotropic) {
         const auto law = fem::IsotropicLaw<dim, Real>::of(material.voigt(section));
         const fem::IsotropicLaw<dim, L> lanes_law{L(law.lambda), L(law.mu)};
-        batches([&](const auto& x, const auto& inverse, L det, const auto& ue, int, int, L* fe) TREMOR_BATCH_INLINE {
-          act(x, inverse, det, ue, lanes_law, scale, fe);
-        });
+        batches([&](const auto& x, const auto& inverse, const L& det, const auto& ue, int, int, L* fe)
+                    TREMOR_BATCH_INLINE { act(x, inverse, det, ue, lanes_law, scale, fe); });
       } else {
         L D[nv * nv];
         for (int k = 0; k < nv * nv; ++k) D[k] = L(material.voigt(section)[k]);
-        batches([&](const auto& x, const auto& inverse, L det, const auto& ue, int, int, L* fe) TREMOR_BATCH_INLINE {
-          act(x, inverse, det, ue, fem::AnisotropicLaw<dim, L>{D}, scale, fe);
-        });
+        batches([&](const auto& x, const auto& inverse, const L& det, const auto& ue, int, int, L* fe)
+                    TREMOR_BATCH_INLINE { act(x, inverse, det, ue, fem::AnisotropicLaw<dim, L>{D}, scale, fe); });
       }
     } else {  // per slot: D and scale per lane (an isotropic section's D is its tangent: the same
               // law to rounding)
-      batches([&](const auto& x, const auto& inverse, L det, const auto& ue, int s0, int lanes, L* fe)
+      batches([&](const auto& x, const auto& inverse, const L& det, const auto& ue, int s0, int lanes, L* fe)
                   TREMOR_BATCH_INLINE {
         alignas(64) Real scale[W], D[nv * nv][W];
         for (int l = 0; l < W; ++l) {

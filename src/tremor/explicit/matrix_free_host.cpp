@@ -194,6 +194,83 @@ struct Scratch {
   Vec<Real, P> f[fem::max_tile_nodes];
 };
 
+// Tile list[i]'s successors' own arrays, ahead of their reads (a colour's tiles lie apart: each
+// tile's misses its own, half of the tet4 kernel's stalls on them when not prefetched): where the
+// tile three on starts, the node list of the tile two on (its start prefetched a tile ago), the
+// local indices of the next.
+template <class Real>
+TREMOR_BATCH_INLINE inline void prefetch_tiles_ahead(const fem::TileView<Real>& t, const Index* list, Index i, Index n,
+                                                     int nn) {
+  if (i + 3 < n) {
+    __builtin_prefetch(t.node_offsets + list[i + 3]);
+    __builtin_prefetch(t.counts + list[i + 3]);
+  }
+  if (i + 2 < n) {
+    const Index begin = t.node_offsets[list[i + 2]], end = t.node_offsets[list[i + 2] + 1];
+    for (Index k = begin; k < end; k += 64 / sizeof(Index)) __builtin_prefetch(t.nodes + k);
+    __builtin_prefetch(t.nodes + end - 1);
+  }
+  if (i + 1 < n) {
+    const std::uint8_t* next_local = t.local + static_cast<Size>(list[i + 1]) * nn * t.tile;
+    for (int k = 0; k < nn * t.tile; k += 64) __builtin_prefetch(next_local + k);
+  }
+}
+
+// The tile's nodes (t.nodes[first, first + n_nodes)) into the scratch rows: u, the coordinates
+// unless the tile keeps its geometry (Given), and a zero force sum.
+template <bool Given, int Dim, class Real, int P>
+TREMOR_BATCH_INLINE inline void stage_tile(const fem::TileView<Real>& t, Index first, int n_nodes,
+                                           const double* coordinates, const Real* u, Scratch<Real, P>& scratch) {
+  for (int k = 0; k < n_nodes; ++k) {
+    const Size at = static_cast<Size>(t.nodes[first + k]) * Dim;
+    Vec<Real, P> uk{};
+    for (int c = 0; c < Dim; ++c) uk[c] = u[at + c];
+    if constexpr (!Given) {
+      Vec<double, P> x{};
+      for (int c = 0; c < Dim; ++c) x[c] = coordinates[at + c];
+      scratch.x[k] = x;
+    }
+    scratch.u[k] = uk;
+    scratch.f[k] = Vec<Real, P>{};
+  }
+}
+
+// The kept inverse Jacobians and det J of slots [s0, s0 + W) of a tile's geometry ([k][slot], tile
+// slots per row) as lanes; lanes past the tile's slots zero (their forces are dropped).
+template <int Dim, class Real, int W>
+TREMOR_BATCH_INLINE inline void kept_geometry(const Real* geometry, int s0, int tile,
+                                              Lanes<Real, W> (&inverse)[Dim][Dim], Lanes<Real, W>& det) {
+  constexpr int values = Dim * Dim + 1;
+  alignas(64) Real padded[values][W];
+  const Real* from = geometry + s0;
+  Size stride = tile;
+  if (s0 + W > tile) {  // a tile of a size not a multiple of W: its last batch's lanes
+    std::fill(&padded[0][0], &padded[0][0] + values * W, Real(0));
+    for (int k = 0; k < values; ++k)
+      for (int l = 0; l < tile - s0; ++l) padded[k][l] = from[static_cast<Size>(k) * tile + l];
+    from = &padded[0][0];
+    stride = W;
+  }
+  for (int d = 0; d < Dim; ++d)
+    for (int c = 0; c < Dim; ++c) std::memcpy(&inverse[d][c], from + (d * Dim + c) * stride, sizeof(inverse[d][c]));
+  std::memcpy(&det, from + Dim * Dim * stride, sizeof(det));
+}
+
+// A batch's forces fe (a vector per element node and component) added to its element nodes' tile
+// sums, lane after lane (slot order) and element node after element node.
+template <int NN, int Dim, class Real, int W, int P>
+TREMOR_BATCH_INLINE inline void add_batch_forces(const Lanes<Real, W>* fe, const int (&at)[NN][W], int lanes,
+                                                 Scratch<Real, P>& scratch) {
+  alignas(64) Real rows[NN][W * P];
+  for (int a = 0; a < NN; ++a) lanes_to_rows<Real, W, P, Dim>(fe + a * Dim, rows[a]);
+  for (int l = 0; l < lanes; ++l)
+    for (int a = 0; a < NN; ++a) {
+      Vec<Real, P> r;
+      std::memcpy(&r, rows[a] + l * P, sizeof r);
+      scratch.f[at[a][l]] += r;
+    }
+}
+
 // ku += the forces of tiles list[0, n) of block t (no two of them sharing a node).
 template <class E, bool Affine, class Real, int P>
 TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const Index* list, Index n,
@@ -204,7 +281,6 @@ TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const I
   using L = Lanes<Real, W>;
   // Triangles read their inverse Jacobians and det J (TileView::geometry), not the coordinates.
   constexpr bool given = E::type == ElementType::Tri3;
-  constexpr int geometry_values = dim * dim + 1;
   for (Index i = 0; i < n; ++i) {
     const Index tile = list[i];
     const Index first = t.node_offsets[tile];
@@ -214,23 +290,7 @@ TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const I
     const Index next_first = i + 1 < n ? t.node_offsets[list[i + 1]] : 0;
     const Index next_nodes = i + 1 < n ? t.node_offsets[list[i + 1] + 1] - next_first : 0;
     const int n_batches = (count + W - 1) / W;
-    // The tiles' own arrays, ahead of their reads (a colour's tiles lie apart: each tile's misses
-    // its own, half of the tet4 kernel's stalls on them when not prefetched): where the tile three
-    // on starts, the node list of the tile two on (its start prefetched a tile ago), the local
-    // indices of the next.
-    if (i + 3 < n) {
-      __builtin_prefetch(t.node_offsets + list[i + 3]);
-      __builtin_prefetch(t.counts + list[i + 3]);
-    }
-    if (i + 2 < n) {
-      const Index begin = t.node_offsets[list[i + 2]], end = t.node_offsets[list[i + 2] + 1];
-      for (Index k = begin; k < end; k += 64 / sizeof(Index)) __builtin_prefetch(t.nodes + k);
-      __builtin_prefetch(t.nodes + end - 1);
-    }
-    if (i + 1 < n) {
-      const std::uint8_t* next_local = t.local + static_cast<Size>(list[i + 1]) * nn * t.tile;
-      for (int k = 0; k < nn * t.tile; k += 64) __builtin_prefetch(next_local + k);
-    }
+    prefetch_tiles_ahead(t, list, i, n, nn);
     auto prefetch_next = [&](int batch) TREMOR_BATCH_INLINE {
       const Index end = next_first + static_cast<Index>(static_cast<Size>(next_nodes) * (batch + 1) / n_batches);
       for (Index k = next_first + static_cast<Index>(static_cast<Size>(next_nodes) * batch / n_batches); k < end; ++k) {
@@ -240,36 +300,17 @@ TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const I
         __builtin_prefetch(ku + at, 1);
       }
     };
-    for (int k = 0; k < n_nodes; ++k) {
-      const Size at = static_cast<Size>(t.nodes[first + k]) * dim;
-      Vec<Real, P> uk{};
-      for (int c = 0; c < dim; ++c) uk[c] = u[at + c];
-      if constexpr (!given) {
-        Vec<double, P> x{};
-        for (int c = 0; c < dim; ++c) x[c] = coordinates[at + c];
-        scratch.x[k] = x;
-      }
-      scratch.u[k] = uk;
-      scratch.f[k] = Vec<Real, P>{};
-    }
-    const Real* geometry = given ? t.geometry + static_cast<Size>(tile) * geometry_values * t.tile : nullptr;
+    stage_tile<given, dim>(t, first, n_nodes, coordinates, u, scratch);
+    const Real* geometry = given ? t.geometry + static_cast<Size>(tile) * (dim * dim + 1) * t.tile : nullptr;
     const std::uint8_t* local = t.local + static_cast<Size>(tile) * nn * t.tile;
-    // A batch's forces f from its element nodes' coordinates x (where not given) or its kept
-    // inverse Jacobians and det J (given), and u; the other is not read (nor set).
-    auto act = [&](const auto& x, const auto& inverse, const L& det, const auto& ue, const auto& law, L scale,
-                   L* fe) TREMOR_BATCH_INLINE {
-      if constexpr (given)
-        batch_action<E, Real, W>(inverse, det, ue, law, scale, fe);
-      else
-        batch_action<E, Affine, Real, W>(x, ue, law, scale, fe);
-    };
-    // The tile's slots in batches of W: action(x, inverse, det, u, s0, lanes, f) computes the
-    // forces f of the batch's element nodes (lanes past the tile's count repeat the batch's first
-    // element).
+    // The tile's slots in batches of W: law_of(s0, lanes, compute) calls compute(law, scale) with
+    // the batch's law and scale, which computes the forces of the batch's element nodes (lanes
+    // past the tile's count repeat the batch's first element) from their coordinates, or their
+    // kept inverse Jacobians and det J where given, and u.
     // Each element node's forces are added to its tile node's sum slot after slot (and element node
     // after element node): each node's sum takes its elements' forces in the order of its
     // incidences, as on a GPU.
-    auto batches = [&](auto&& action) TREMOR_BATCH_INLINE {
+    auto batches = [&](auto&& law_of) TREMOR_BATCH_INLINE {
       for (int s0 = 0; s0 < count; s0 += W) {
         const int lanes = std::min(W, count - s0);
         int at[nn][W];  // each lane's element nodes in the tile
@@ -292,32 +333,16 @@ TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const I
             for (int c = 0; c < dim; ++c) x[a][c] = Lanes<double, W>(xa[c]);
           }
         }
-        // The batch's kept geometry (lanes past a short tile's slots zero: their forces are dropped).
         L inverse[dim][dim], det;
-        if constexpr (given) {
-          alignas(64) Real values[geometry_values][W];
-          const Real* from = geometry + s0;
-          if (s0 + W > t.tile) {  // a tile of a size not a multiple of W: its last batch's lanes
-            std::fill(&values[0][0], &values[0][0] + geometry_values * W, Real(0));
-            for (int k = 0; k < geometry_values; ++k)
-              for (int l = 0; l < t.tile - s0; ++l) values[k][l] = from[static_cast<Size>(k) * t.tile + l];
-            from = &values[0][0];
-          }
-          const Size stride = s0 + W > t.tile ? W : t.tile;
-          for (int d = 0; d < dim; ++d)
-            for (int c = 0; c < dim; ++c) std::memcpy(&inverse[d][c], from + (d * dim + c) * stride, sizeof(L));
-          std::memcpy(&det, from + dim * dim * stride, sizeof(L));
-        }
+        if constexpr (given) kept_geometry<dim>(geometry, s0, t.tile, inverse, det);
         L fe[nn * dim];
-        action(x, inverse, det, ue, s0, lanes, fe);
-        alignas(64) Real rows[nn][W * P];
-        for (int a = 0; a < nn; ++a) lanes_to_rows<Real, W, P, dim>(fe + a * dim, rows[a]);
-        for (int l = 0; l < lanes; ++l)
-          for (int a = 0; a < nn; ++a) {
-            Vec<Real, P> r;
-            std::memcpy(&r, rows[a] + l * P, sizeof r);
-            scratch.f[at[a][l]] += r;
-          }
+        law_of(s0, lanes, [&](const auto& law, L scale) TREMOR_BATCH_INLINE {
+          if constexpr (given)
+            batch_action<E, Real, W>(inverse, det, ue, law, scale, fe);
+          else
+            batch_action<E, Affine, Real, W>(x, ue, law, scale, fe);
+        });
+        add_batch_forces<nn, dim>(fe, at, lanes, scratch);
         prefetch_next(s0 / W);
       }
     };
@@ -328,18 +353,15 @@ TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const I
       if (material.kind(section) == fem::LawKind::Isotropic) {
         const auto law = fem::IsotropicLaw<dim, Real>::of(material.voigt(section));
         const fem::IsotropicLaw<dim, L> lanes_law{L(law.lambda), L(law.mu)};
-        batches([&](const auto& x, const auto& inverse, const L& det, const auto& ue, int, int, L* fe)
-                    TREMOR_BATCH_INLINE { act(x, inverse, det, ue, lanes_law, scale, fe); });
+        batches([&](int, int, auto&& compute) TREMOR_BATCH_INLINE { compute(lanes_law, scale); });
       } else {
         L D[nv * nv];
         for (int k = 0; k < nv * nv; ++k) D[k] = L(material.voigt(section)[k]);
-        batches([&](const auto& x, const auto& inverse, const L& det, const auto& ue, int, int, L* fe)
-                    TREMOR_BATCH_INLINE { act(x, inverse, det, ue, fem::AnisotropicLaw<dim, L>{D}, scale, fe); });
+        batches([&](int, int, auto&& compute) TREMOR_BATCH_INLINE { compute(fem::AnisotropicLaw<dim, L>{D}, scale); });
       }
     } else {  // per slot: D and scale per lane (an isotropic section's D is its tangent: the same
               // law to rounding)
-      batches([&](const auto& x, const auto& inverse, const L& det, const auto& ue, int s0, int lanes, L* fe)
-                  TREMOR_BATCH_INLINE {
+      batches([&](int s0, int lanes, auto&& compute) TREMOR_BATCH_INLINE {
         alignas(64) Real scale[W], D[nv * nv][W];
         for (int l = 0; l < W; ++l) {
           const Size at = t.property(tile, s0 + (l < lanes ? l : 0));
@@ -350,7 +372,7 @@ TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const I
         L scales, Dv[nv * nv];
         std::memcpy(&scales, scale, sizeof scale);
         std::memcpy(&Dv, D, sizeof D);
-        act(x, inverse, det, ue, fem::AnisotropicLaw<dim, L>{Dv}, scales, fe);
+        compute(fem::AnisotropicLaw<dim, L>{Dv}, scales);
       });
     }
     // Each tile node's sum added to ku.

@@ -60,7 +60,8 @@ std::size_t nothing(const op::OperatorSizes&) { return 0; }
 // 4 B where a GPU keeps the nodes as 16-bit steps, which depends on the numbering), with the tile
 // nodes per element measured on the benchmark's meshes in tiles of 128 (3D) or 256 (2D) elements
 // (hex8 1.95, tet4 0.63, tri3 0.65; quad4 1.15, a 16 x 16 tile's 289 nodes); per tile about 20 B
-// (offsets, first node, count, section and scale). A block of another type keeps the elements (all of them are then held).
+// (offsets, first node, count, section and scale). A block of another type keeps the elements
+// (all of them are then held).
 std::size_t tiles_bytes(const op::OperatorSizes& s) {
   const Mesh& mesh = *s.mesh;
   double bytes = static_cast<double>(mesh.n_nodes()) * mesh.dim() * sizeof(double);

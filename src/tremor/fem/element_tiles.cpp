@@ -132,8 +132,9 @@ void colour_tiles(const std::vector<Index>& offsets, const std::vector<Index>& n
 }
 
 // Where each tile starts in the Morton `order` of a block's elements (connectivity, nn nodes each,
-// of the mesh's n_nodes), and the element count last. Runs of the Morton order of at most `tile` elements and max_tile_nodes nodes: an element that
-// would bring the tile past either starts the next. Where the numbering is close in space (at
+// of the mesh's n_nodes), and the element count last. Runs of the Morton order of at most `tile`
+// elements and max_tile_nodes nodes: an element that would bring the tile past either starts the
+// next. Where the numbering is close in space (at
 // most a tenth of these runs span more than max_tile_span node numbers: a Morton run that joins
 // distant parts of the mesh; 2.5% of the benchmark's 2M-triangle grid in RCM order) the runs are
 // cut at that span too, if that leaves none wider for at most a tenth more tiles (that grid:
@@ -195,8 +196,8 @@ std::vector<Index> cut_runs(const std::vector<Index>& order, const std::vector<I
 }
 
 // Per tile and slot of triangles (tile t's elements order[starts[t] ..]): the inverse Jacobian and
-// det J in double, rounded to Real, [tile][k][slot] (TileBlock::geometry); empty slots zero. J's
-// column d is vertex d + 1 less vertex 0, as LinearEvaluation takes it.
+// det J, LinearEvaluation's in double, rounded to Real, [tile][k][slot] (TileBlock::geometry);
+// empty slots zero.
 template <class Real>
 std::vector<Real> triangle_geometry(const std::vector<Index>& order, const std::vector<Index>& starts,
                                     const std::vector<Index>& connectivity, const std::vector<double>& coordinates,
@@ -208,13 +209,13 @@ std::vector<Real> triangle_geometry(const std::vector<Index>& order, const std::
   for (Index t = 0; t < n_tiles; ++t)
     for (Index i = starts[static_cast<std::size_t>(t)]; i < starts[static_cast<std::size_t>(t) + 1]; ++i) {
       const Index* nodes = connectivity.data() + static_cast<std::size_t>(order[static_cast<std::size_t>(i)]) * 3;
-      const auto x = [&](int a, int c) { return coordinates[static_cast<std::size_t>(nodes[a]) * 2 + c]; };
-      const double J[2][2] = {{x(1, 0) - x(0, 0), x(2, 0) - x(0, 0)}, {x(1, 1) - x(0, 1), x(2, 1) - x(0, 1)}};
-      double inverse[2][2];
-      const double det = invert_jacobian(J, inverse);
+      LinearEvaluation<Tri3, double> ev;
+      ev.gather_evaluate([&](int a, int c) { return coordinates[static_cast<std::size_t>(nodes[a]) * 2 + c]; },
+                         [](int, int) { return 0.0; });
       Real* slot = out.data() + static_cast<std::size_t>(t) * values * tile + (i - starts[static_cast<std::size_t>(t)]);
-      for (int k = 0; k < 4; ++k) slot[static_cast<std::size_t>(k) * tile] = static_cast<Real>(inverse[k / 2][k % 2]);
-      slot[static_cast<std::size_t>(4) * tile] = static_cast<Real>(det);
+      for (int k = 0; k < 4; ++k)
+        slot[static_cast<std::size_t>(k) * tile] = static_cast<Real>(ev.inverse[k / 2][k % 2]);
+      slot[static_cast<std::size_t>(4) * tile] = static_cast<Real>(ev.det);
     }
   return out;
 }
@@ -399,7 +400,8 @@ ElementTiles<Real>::ElementTiles(const DeviceElements& elements, bool (*takes)(E
 
 template <class Real>
 std::size_t ElementTiles<Real>::bytes() const {
-  std::size_t total = static_cast<std::size_t>(D.size()) * sizeof(Real) + static_cast<std::size_t>(law.size()) * sizeof(int);
+  std::size_t total =
+      static_cast<std::size_t>(D.size()) * sizeof(Real) + static_cast<std::size_t>(law.size()) * sizeof(int);
   for (const TileBlock<Real>& b : blocks)
     total += static_cast<std::size_t>(b.node_offsets.size() + b.nodes.size() + b.first_nodes.size()) *
                  sizeof(Index) +

@@ -156,12 +156,7 @@ struct LinearEvaluation {
       reference_gradient<geometry_lines>(x, i, J[i]);
       reference_gradient<n_lines>(u, i, G[i]);
     }
-    TREMOR_UNROLL
-    for (int c = 0; c < dim; ++c)
-      TREMOR_UNROLL
-      for (int d = 0; d < dim; ++d)
-        TREMOR_UNROLL
-        for (int m = 0; m < n_lines; ++m) F[c][d][m] = T(0);
+    zero_fluxes();
     if constexpr (affine) invert(0);
   }
 
@@ -172,15 +167,21 @@ struct LinearEvaluation {
     static_assert(affine, "LinearEvaluation: a kept inverse Jacobian is an affine element's");
     TREMOR_UNROLL
     for (int i = 0; i < dim; ++i) reference_gradient<n_lines>(u, i, G[i]);
+    zero_fluxes();
     TREMOR_UNROLL
     for (int c = 0; c < dim; ++c)
       TREMOR_UNROLL
-      for (int d = 0; d < dim; ++d) {
-        inverse[c][d] = given_inverse[c][d];
+      for (int d = 0; d < dim; ++d) inverse[c][d] = given_inverse[c][d];
+    det = given_det;
+  }
+
+  TREMOR_HOST_DEVICE void zero_fluxes() {
+    TREMOR_UNROLL
+    for (int c = 0; c < dim; ++c)
+      TREMOR_UNROLL
+      for (int d = 0; d < dim; ++d)
         TREMOR_UNROLL
         for (int m = 0; m < n_lines; ++m) F[c][d][m] = T(0);
-      }
-    det = given_det;
   }
 
   // inverse and det at point q, from J on its lines.

@@ -65,15 +65,16 @@ TREMOR_HOST_DEVICE inline void store_node(T* base, int k, const NodeValues<T, n>
   *reinterpret_cast<NodeValues<T, n>*>(base + k * n) = value;
 }
 
-// K_e u_e of slot s from the tile's shared arrays: in 2D each element node's coordinates and u read
-// as pairs into registers first; in 3D read where linear_stiffness_action asks for them (a hex8's
-// 48 values held at once would cost registers, and so blocks).
+// K_e u_e of slot s from the tile's shared arrays (coordinates relative to the tile): in 2D each
+// element node's coordinates and u read as pairs into registers first; in 3D read where
+// linear_stiffness_action asks for them (a hex8's 48 values held at once would cost registers,
+// and so blocks).
 template <class E, bool Affine, class Real, class Law>
-TREMOR_HOST_DEVICE inline void tile_element(const double* xs, const Real* us, const int* local, const Law& law,
+TREMOR_HOST_DEVICE inline void tile_element(const Real* xs, const Real* us, const int* local, const Law& law,
                                             Real scale, Real* fe) {
   constexpr int dim = E::dim, nn = E::n_nodes;
   if constexpr (dim == 2) {
-    NodeValues<double, dim> x[nn];
+    NodeValues<Real, dim> x[nn];
     NodeValues<Real, dim> v[nn];
     TREMOR_UNROLL
     for (int a = 0; a < nn; ++a) {
@@ -104,10 +105,11 @@ TREMOR_HOST_DEVICE inline void atomic_add_pair(Real* at, const NodeValues<Real, 
   atomic_add(at + 1, value.v[1]);
 }
 
-// ku += K u for the tiles of one block of linear elements E (fem/element_tiles.hpp), Affine where
-// the block's elements all are. Per tile (a GPU block): its incidences into shared memory (16-byte
-// words where the tile's start on one), and a thread per tile node its coordinates (double), u and
-// the end of its incidences, every load of the node issued before the first store (the tile's
+// ku += K u for the tiles of one block of linear elements E (fem/element_tiles.hpp, built with
+// kernel_coordinates), Affine where the block's elements all are. Per tile (a GPU block): its
+// incidences into shared memory (16-byte words where the tile's start on one), and a thread per
+// tile node its coordinates (relative to the tile, in Real, read in tile order), u and the end of
+// its incidences, every load of the node issued before the first store (the tile's
 // loads are latency-bound: they were half the kernel's stall samples on tri3 and tet4 when each
 // node's offsets and each component were loaded in a loop of their own); a thread per element
 // computes K_e u_e in Real (fem::linear_stiffness_action, reading the shared arrays) and writes its
@@ -117,11 +119,11 @@ TREMOR_HOST_DEVICE inline void atomic_add_pair(Real* at, const NodeValues<Real, 
 // and tet4 (many elements per node contend). Deriving the element nodes' local indices in shared
 // memory from the incidences (each tile node marking its own) instead of reading them saved a byte
 // per element node but cost L1 throughput, the tri3 kernel's limit (92% of L1 with it). Shared
-// memory per tile: n_nodes x tile x 2 (rounded up to 16 bytes) + max_nodes x (dim x (8 +
-// sizeof(Real)) + 2) + n_nodes x tile x dim x sizeof(Real) bytes.
+// memory per tile: n_nodes x tile x 2 (rounded up to 16 bytes) + max_nodes x (2 dim x
+// sizeof(Real) + 2) + n_nodes x tile x dim x sizeof(Real) bytes.
 template <class E, bool Affine, class Real>
-void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* coordinates,
-                 const fem::MaterialView<Real> material, const Real* u, Real* ku) {
+void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const fem::MaterialView<Real> material, const Real* u,
+                 Real* ku) {
   constexpr int dim = E::dim, nn = E::n_nodes;
   struct alignas(16) Words {  // 8 incidences: one 16-byte load
     std::uint16_t v[8];
@@ -130,21 +132,22 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
   const int padded = (element_nodes + 7) / 8 * 8;  // incidences, in whole 16-byte words
   const bool wide = element_nodes % 8 == 0;        // every tile's incidences start on 16 bytes
   const std::size_t shared = static_cast<std::size_t>(padded) * sizeof(std::uint16_t) +
-                             static_cast<std::size_t>(t.max_nodes) * dim * (sizeof(double) + sizeof(Real)) +
+                             static_cast<std::size_t>(t.max_nodes) * dim * 2 * sizeof(Real) +
                              static_cast<std::size_t>(element_nodes) * dim * sizeof(Real) +
                              static_cast<std::size_t>(t.max_nodes) * sizeof(std::uint16_t);
-  // The coordinates, u and ku as 2D pairs where each starts on a pair's size (a subrange of a
-  // larger vector might not, nor a host allocation).
+  TREMOR_CHECK(t.coordinates, "element tiles: the kernel reads tiles built with kernel_coordinates");
+  // u and ku as 2D pairs where each starts on a pair's size (a subrange of a larger vector might
+  // not, nor a host allocation); the tiles' coordinates are an allocation of their own.
   const auto starts_pair = [](const auto* p) { return reinterpret_cast<std::uintptr_t>(p) % (2 * sizeof(*p)) == 0; };
-  const bool pairs = dim == 2 && starts_pair(coordinates) && starts_pair(u) && starts_pair(ku);
+  const bool pairs = dim == 2 && starts_pair(u) && starts_pair(ku);
   forall_blocks<fem::max_tile>(exec, t.n_tiles, t.tile, shared, [=] TREMOR_LAMBDA(const BlockContext& ctx) {
     const Index first = t.node_offsets[ctx.block];
     const int n_nodes = static_cast<int>(t.node_offsets[ctx.block + 1] - first), n = n_nodes * dim;
     const int count = t.counts[ctx.block];
     // [incidences | coordinates | u | forces [a * tile + slot][c] | each node's incidences' end]
     auto* incidences = ctx.shared<std::uint16_t>();
-    double* xs = reinterpret_cast<double*>(incidences + padded);
-    Real* us = reinterpret_cast<Real*>(xs + t.max_nodes * dim);
+    Real* xs = reinterpret_cast<Real*>(incidences + padded);
+    Real* us = xs + t.max_nodes * dim;
     Real* fs = us + t.max_nodes * dim;
     auto* ends = reinterpret_cast<std::uint16_t*>(fs + element_nodes * dim);
     const std::uint16_t* tile_incidences = t.incidences + static_cast<Size>(ctx.block) * element_nodes;
@@ -159,14 +162,16 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const double* co
     for_each_thread(ctx, n_nodes, [&](int k) {
       const Index node = t.node(ctx.block, first + k);
       const std::uint16_t end = tile_ends[k];
-      NodeValues<double, dim> x;
-      NodeValues<Real, dim> v;
-      if (pairs) {
-        x = load_node<dim>(coordinates, node);
-        v = load_node<dim>(u, node);
+      NodeValues<Real, dim> x, v;
+      if constexpr (dim == 2) {
+        x = load_node<dim>(t.coordinates, first + k);
       } else {
         TREMOR_UNROLL
-        for (int c = 0; c < dim; ++c) x.v[c] = coordinates[static_cast<Size>(node) * dim + c];
+        for (int c = 0; c < dim; ++c) x.v[c] = t.coordinates[static_cast<Size>(first + k) * dim + c];
+      }
+      if (pairs) {
+        v = load_node<dim>(u, node);
+      } else {
         TREMOR_UNROLL
         for (int c = 0; c < dim; ++c) v.v[c] = u[static_cast<Size>(node) * dim + c];
       }
@@ -285,7 +290,7 @@ MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<c
   if (reference) return;
   host_ = exec.backend() != Backend::Cuda;
   coloured_ = deterministic;
-  tiles_.emplace(*elements_, tiled_type, tile);
+  tiles_.emplace(*elements_, tiled_type, tile, !(host_ && coloured_));
   bool all_tiled = true;
   // Flops: every element at the isotropic law's count, or the anisotropic one's where any section
   // is anisotropic (an upper bound on a mixed mesh).
@@ -300,12 +305,14 @@ MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<c
       });
   }
   if (!all_tiled) flops_ = 0.0;  // the reference kernel's blocks are not counted
-  if (all_tiled) {  // the coordinates are all the tiles need of the elements
+  // With every block tiled the elements are needed no more: the GPU kernel's tiles hold their
+  // coordinates, and the host's tiles need the coordinates alone.
+  if (all_tiled && host_ && coloured_) {
     coordinates_ = DeviceArray<double>(exec_, elements_->coordinates.size());
     memory::copy(exec_, coordinates_.data(), exec_.space(), elements_->coordinates.data(), exec_.space(),
                  static_cast<std::size_t>(coordinates_.size()) * sizeof(double));
-    elements_.reset();
   }
+  if (all_tiled) elements_.reset();
 }
 
 template <class Real>
@@ -334,9 +341,9 @@ void MatrixFreeOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
           using E = decltype(element);
           if constexpr (fem::linear_evaluation_takes<E>) {
             if (E::simplex || t.affine)
-              apply_tiles<E, true, Real>(exec_, t.view(), coordinates, tiles_->material(), u, ku);
+              apply_tiles<E, true, Real>(exec_, t.view(), tiles_->material(), u, ku);
             else if constexpr (!E::simplex)
-              apply_tiles<E, false, Real>(exec_, t.view(), coordinates, tiles_->material(), u, ku);
+              apply_tiles<E, false, Real>(exec_, t.view(), tiles_->material(), u, ku);
           }
         });
       }

@@ -9,9 +9,9 @@
 //     every run.
 //   tiled on a GPU (a GPU run's default): the linear elements (tri3, quad4, tet4, hex8) in tiles
 //     of nearby elements (fem/element_tiles.hpp), a GPU block per tile and a thread per element:
-//     the tile's nodes' coordinates and u staged in shared memory, K_e u_e in Real by edge
-//     differences (fem/linear_evaluation.hpp: the coordinates' differences in double; one
-//     Jacobian per element where a block's elements are all affine), each node's forces summed in
+//     the tile's nodes' coordinates (relative to the tile, in Real) and u staged in shared memory,
+//     K_e u_e in Real by edge differences (fem/linear_evaluation.hpp; one Jacobian per element
+//     where a block's elements are all affine), each node's forces summed in
 //     the tile in a fixed order, then one atomic add per tile node to ku. The other element types
 //     take the reference's kernel with atomic adds. Sums in another order than the reference's:
 //     equal to it to rounding; where a node's tiles add in another order the last bits vary run
@@ -91,10 +91,11 @@ class MatrixFreeOperator final : public op::Operator<Real> {
   bool host_ = false;      // tiles on a host Exec: colour by colour (matrix_free_host.hpp)
   bool coloured_ = false;  // tiled: the untiled blocks colour by colour (the elements' colour lists)
   // The elements in exec_'s memory: every block in the reference, those not tiled otherwise
-  // (null when every block is tiled: the tiles and coordinates below are all an apply reads).
+  // (null when every block is tiled: the tiles, and on the host the coordinates below, are all an
+  // apply reads).
   std::shared_ptr<const fem::DeviceElements> elements_;
   std::optional<fem::ElementTiles<Real>> tiles_;
-  DeviceArray<double> coordinates_;  // tiled: the nodes' coordinates, dim per node
+  DeviceArray<double> coordinates_;  // tiled on the host: the nodes' coordinates, dim per node
   double flops_ = 0.0;
 };
 

@@ -55,16 +55,17 @@ static_assert(fem::linear_evaluation_takes<fem::Tri3> && fem::linear_evaluation_
 std::size_t nothing(const op::OperatorSizes&) { return 0; }
 
 // matrix_free in tiles (fem/element_tiles.hpp; a GPU run without colour lists, every host run):
-// the coordinates and, per element of a tiled type, 3 B per node (its one-byte tile index and
-// 16-bit incidence); per tile node 6 B (the node and where its incidences end: an upper bound,
-// 4 B where a GPU keeps the nodes as 16-bit steps, which depends on the numbering), with the tile
-// nodes per element measured on the benchmark's meshes in tiles of 128 (3D) or 256 (2D) elements
-// (hex8 1.95, tet4 0.63, tri3 0.65; quad4 1.15, a 16 x 16 tile's 289 nodes); per tile about 20 B
-// (offsets, first node, count, section and scale). A block of another type keeps the elements
-// (all of them are then held).
+// per element of a tiled type 3 B per node (its one-byte tile index and 16-bit incidence); per
+// tile node 6 B (the node and where its incidences end: an upper bound, 4 B where a GPU keeps the
+// nodes as 16-bit steps, which depends on the numbering), with the tile nodes per element measured
+// on the benchmark's meshes in tiles of 128 (3D) or 256 (2D) elements (hex8 1.95, tet4 0.63, tri3
+// 0.65; quad4 1.15, a 16 x 16 tile's 289 nodes); per tile about 20 B (offsets, first node, count,
+// section and scale). The coordinates: on a GPU per tile node in Real (relative to its tile), on
+// the host the mesh's in double. A block of another type keeps the elements (all of them are then
+// held).
 std::size_t tiles_bytes(const op::OperatorSizes& s) {
   const Mesh& mesh = *s.mesh;
-  double bytes = static_cast<double>(mesh.n_nodes()) * mesh.dim() * sizeof(double);
+  double bytes = s.host ? static_cast<double>(mesh.n_nodes()) * mesh.dim() * sizeof(double) : 0.0;
   bool untiled = false;
   for (const ElementBlock& block : mesh.blocks) {
     const double n = static_cast<double>(block.n_elements()), nn = static_cast<double>(block.n_element_nodes());
@@ -77,6 +78,7 @@ std::size_t tiles_bytes(const op::OperatorSizes& s) {
       default: untiled = untiled || n > 0.0; continue;
     }
     bytes += n * (3.0 * nn + 6.0 * tile_nodes) + 20.0 * n / fem::default_tile(mesh.dim());
+    if (!s.host) bytes += n * tile_nodes * mesh.dim() * static_cast<double>(s.real_size);
     // A host's triangles: their inverse Jacobians and det J (fem::TileBlock::geometry).
     if (s.host && block.type == ElementType::Tri3) bytes += n * 5.0 * static_cast<double>(s.real_size);
   }

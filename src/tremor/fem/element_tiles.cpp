@@ -220,9 +220,35 @@ std::vector<Real> triangle_geometry(const std::vector<Index>& order, const std::
   return out;
 }
 
+// Per tile node (tile t's at [offsets[t], offsets[t + 1]) of nodes) its coordinates less the middle
+// of its tile's nodes' bounding box, taken in double and rounded to Real (TileBlock::coordinates).
+template <class Real>
+std::vector<Real> tile_coordinates(const std::vector<Index>& offsets, const std::vector<Index>& nodes,
+                                   const std::vector<double>& coordinates, int dim) {
+  std::vector<Real> out(nodes.size() * static_cast<std::size_t>(dim));
+  const auto n_tiles = static_cast<Index>(offsets.size()) - 1;
+#pragma omp parallel for schedule(static)
+  for (Index t = 0; t < n_tiles; ++t) {
+    const auto begin = static_cast<std::size_t>(offsets[static_cast<std::size_t>(t)]),
+               end = static_cast<std::size_t>(offsets[static_cast<std::size_t>(t) + 1]);
+    for (int c = 0; c < dim; ++c) {
+      double low = 1e300, high = -1e300;
+      for (std::size_t k = begin; k < end; ++k) {
+        const double x = coordinates[static_cast<std::size_t>(nodes[k]) * dim + c];
+        low = std::min(low, x);
+        high = std::max(high, x);
+      }
+      const double centre = 0.5 * (low + high);
+      for (std::size_t k = begin; k < end; ++k)
+        out[k * dim + c] = static_cast<Real>(coordinates[static_cast<std::size_t>(nodes[k]) * dim + c] - centre);
+    }
+  }
+  return out;
+}
+
 template <class Real>
 TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, const std::vector<double>& coordinates,
-                           const std::vector<double>& thickness, int dim, int tile) {
+                           const std::vector<double>& thickness, int dim, int tile, bool kernel_coordinates) {
   TileBlock<Real> out;
   out.type = block.type;
   out.order = block.order;
@@ -359,6 +385,9 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
   } else {
     out.nodes = DeviceArray<Index>(exec, std::span<const Index>(nodes));
   }
+  if (kernel_coordinates)
+    out.coordinates =
+        DeviceArray<Real>(exec, std::span<const Real>(tile_coordinates<Real>(offsets, nodes, coordinates, dim)));
   out.incidence_ends = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(incidence_ends));
   out.incidences = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(incidences));
   out.section = DeviceArray<int>(exec, std::span<const int>(section));
@@ -371,7 +400,8 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
 int default_tile(int dim) { return dim == 3 ? 128 : 256; }
 
 template <class Real>
-ElementTiles<Real>::ElementTiles(const DeviceElements& elements, bool (*takes)(ElementType, int), int tile) {
+ElementTiles<Real>::ElementTiles(const DeviceElements& elements, bool (*takes)(ElementType, int), int tile,
+                                 bool kernel_coordinates) {
   if (tile == 0) tile = default_tile(elements.dim);
   TREMOR_CHECK(tile >= 1 && tile <= max_tile, "element tiles: ", tile, " elements per tile; expected 1 to ", max_tile);
   const Exec& exec = elements.exec;
@@ -394,7 +424,7 @@ ElementTiles<Real>::ElementTiles(const DeviceElements& elements, bool (*takes)(E
       blocks.push_back(std::move(empty));
       continue;
     }
-    blocks.push_back(make_tiles<Real>(exec, block, coordinates, thickness, elements.dim, tile));
+    blocks.push_back(make_tiles<Real>(exec, block, coordinates, thickness, elements.dim, tile, kernel_coordinates));
   }
 }
 
@@ -410,7 +440,7 @@ std::size_t ElementTiles<Real>::bytes() const {
                                       b.incidences.size()) *
                  sizeof(std::uint16_t) +
              static_cast<std::size_t>(b.section.size()) * sizeof(int) +
-             static_cast<std::size_t>(b.scale.size() + b.geometry.size()) * sizeof(Real);
+             static_cast<std::size_t>(b.scale.size() + b.geometry.size() + b.coordinates.size()) * sizeof(Real);
   return total;
 }
 

@@ -23,10 +23,16 @@
 // node and each node's 16-bit step from it where every tile spans at most max_tile_span node
 // numbers (tiles are cut at that span where the numbering allows, element_tiles.cpp), else as
 // 32-bit nodes. Per section its
-// material in Real (the laws' MaterialView). Sizes: per element slot 3 B per node (+ 4 B +
-// sizeof(Real)); per tile node 4 B and per tile 10 B with steps, 6 B and 6 B with 32-bit nodes; the
-// coordinates stay DeviceElements'. On a host Exec, the tiles' colours, and for triangles each
-// slot's inverse Jacobian and det J (5 x sizeof(Real) per slot). A block of quadrilaterals
+// material in Real (the laws' MaterialView). For the GPU kernel (kernel_coordinates), per tile node
+// its coordinates less its tile's centre (the middle of its nodes' bounding box) in Real: read in
+// tile order, coalesced, instead of gathered by node in double, and half the shared memory in
+// float; an element needs only its coordinates' differences, and a difference within a tile of
+// about 10 elements across loses about 10 float roundings of the element's size (1e-6 relative),
+// where the differences of absolute float coordinates would lose digits with the part's size.
+// Sizes: per element slot 3 B per node (+ 4 B + sizeof(Real)); per tile node 4 B (+ dim x
+// sizeof(Real) with kernel_coordinates) and per tile 10 B with steps, 6 B and 6 B with 32-bit
+// nodes. On a host Exec, the tiles' colours, and for triangles each slot's inverse Jacobian and
+// det J (5 x sizeof(Real) per slot). A block of quadrilaterals
 // or hexahedra that are all parallelograms or parallelepipeds (every vertex within 1e-12 of the
 // element's size of x0 + the edges from vertex 0) is marked affine: one Jacobian per element.
 #include <cstddef>
@@ -65,6 +71,9 @@ struct TileView {
   // On a host Exec, triangles: per tile and slot the inverse Jacobian and det J, [tile][k][slot]
   // with inverse[d][i] at k = d dim + i and det at dim^2; null elsewhere.
   const Real* geometry;
+  // Tile t's node at `at`: its coordinates less the tile's centre, at [at x dim]; null without
+  // kernel_coordinates.
+  const Real* coordinates;
 
   // Tile t's node at `at` (node_offsets[t] + k).
   TREMOR_HOST_DEVICE Index node(Index t, Index at) const { return nodes ? nodes[at] : first_nodes[t] + node_steps[at]; }
@@ -105,6 +114,8 @@ struct TileBlock {
   // (dim^2 + 1 values in Real, computed in double), which the host's tiles read instead of
   // recomputing them from the coordinates every apply (TileView::geometry).
   std::vector<Real> geometry;
+  // With kernel_coordinates: per tile node (as nodes) its coordinates less its tile's centre.
+  DeviceArray<Real> coordinates;
 
   TileView<Real> view() const {
     return {n_tiles,
@@ -122,7 +133,8 @@ struct TileBlock {
             per_slot ? 1 : 0,
             section.data(),
             scale.data(),
-            geometry.empty() ? nullptr : geometry.data()};
+            geometry.empty() ? nullptr : geometry.data(),
+            coordinates.size() > 0 ? coordinates.data() : nullptr};
   }
 };
 
@@ -137,8 +149,10 @@ template <class Real>
 struct ElementTiles {
   // Tiles of the blocks of `elements` whose type `takes` (the others get an empty TileBlock, of
   // n_tiles 0), built on the host from a copy of the elements' arrays and uploaded to their Exec.
-  // tile: elements per tile, 1 to max_tile (0: default_tile).
-  ElementTiles(const DeviceElements& elements, bool (*takes)(ElementType, int order), int tile = 0);
+  // tile: elements per tile, 1 to max_tile (0: default_tile). kernel_coordinates: each tile node's
+  // coordinates relative to its tile (TileBlock::coordinates), which the GPU kernel reads.
+  ElementTiles(const DeviceElements& elements, bool (*takes)(ElementType, int order), int tile = 0,
+               bool kernel_coordinates = false);
 
   std::vector<TileBlock<Real>> blocks;  // as elements.blocks
   DeviceArray<Real> D;                  // per section, material_stride values in Real

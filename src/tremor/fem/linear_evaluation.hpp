@@ -11,14 +11,16 @@
 // The transposed steps integrate: fluxes summed over each line of points, interpolated back to
 // the edges, added to one end of each edge and taken from the other.
 //
-// Geometry: the coordinates' differences are taken in double (a float coordinate loses digits
-// where a part is large against its elements), then T. Verified against
-// apply_element_stiffness in double (LinearEvaluation tests): the same K_e u_e to rounding.
+// Geometry: the coordinates' differences are taken in the precision the caller's x returns, then
+// T: double where x is a mesh's coordinates (a float coordinate loses digits where a part is large
+// against its elements); the GPU kernel's are relative to their tile (fem/element_tiles.hpp), in
+// T. Verified against apply_element_stiffness in double (LinearEvaluation tests): the same
+// K_e u_e to rounding.
 //
 // Affine elements (simplices always; parallelograms and parallelepipeds where the caller knows
 // them so: Affine = true) take J from one edge per direction and invert it once per element.
 //
-// Use, per element (x(a, c): the coordinate c of the element's node a, in double; u(a, c): its
+// Use, per element (x(a, c): the coordinate c of the element's node a, in double or T; u(a, c): its
 // nodal value, in T; accessors, so that a kernel reads them where they are, shared memory):
 //   LinearEvaluation<E, T> ev;  ev.gather_evaluate(x, u);
 //   for (int q = 0; q < ev.n_points; ++q) { T grad[dim][dim]; const T det = ev.gradient(q, grad);

@@ -49,6 +49,15 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const fem::Ele
   });
 }
 
+// Before a loop of a variable trip count in a device kernel (a tile node's incidences): unrolled
+// by 4, so that the loads of four iterations are in flight at once (tri2d 39.2 -> 40.1 and tet4
+// 14.6 -> 15.3 GDOF-steps/s in float). Nothing on the host.
+#if defined(__CUDA_ARCH__)
+#define TREMOR_UNROLL_BY_4 _Pragma("unroll 4")
+#else
+#define TREMOR_UNROLL_BY_4
+#endif
+
 // A node's dim values as one load or store: 2D pairs are aligned to their size (a 64- or 128-bit
 // shared-memory access, half the wavefronts of two scalar ones at a 2D node's stride); 3D stays
 // scalar.
@@ -152,6 +161,25 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const fem::Mater
     auto* ends = reinterpret_cast<std::uint16_t*>(fs + element_nodes * dim);
     const std::uint16_t* tile_incidences = t.incidences + static_cast<Size>(ctx.block) * element_nodes;
     const std::uint16_t* tile_ends = t.incidence_ends + first;
+    // Each slot's tile indices, section and scale, loaded first and kept in registers across the
+    // node loads (their latency then overlaps those instead of opening the elements' phase: tri2d
+    // 39.1 -> 39.2 and tet4 14.1 -> 14.6 GDOF-steps/s in float), except a hex8 in double, whose
+    // kernel is at its registers' limit (18.5 -> 14.8 carried).
+    struct Slot {
+      int nodes[nn];
+      int section;
+      Real scale;
+    };
+    const auto load_slot = [&](int s, Slot& slot) {
+      const Size at = t.property(ctx.block, s);
+      TREMOR_UNROLL
+      for (int a = 0; a < nn; ++a) slot.nodes[a] = t.local[(static_cast<Size>(ctx.block) * nn + a) * t.tile + s];
+      slot.section = t.section[at];
+      slot.scale = t.scale[at];
+    };
+    constexpr bool carry = !(nn == 8 && sizeof(Real) == 8);
+    Carried<Slot, carry ? fem::max_tile : 1> slots;
+    if (carry) for_each_thread(ctx, count, [&](int s) { load_slot(s, slots[s]); });
     if (wide) {
       for_each_thread(ctx, (count * nn + 7) / 8, [&](int k) {
         reinterpret_cast<Words*>(incidences)[k] = reinterpret_cast<const Words*>(tile_incidences)[k];
@@ -181,14 +209,12 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const fem::Mater
     });
     ctx.sync();
     for_each_thread(ctx, count, [&](int s) {
-      const Size at = t.property(ctx.block, s);
-      int nodes[nn];
-      TREMOR_UNROLL
-      for (int a = 0; a < nn; ++a)
-        nodes[a] = t.local[(static_cast<Size>(ctx.block) * nn + a) * t.tile + s];
+      Slot loaded;
+      if (!carry) load_slot(s, loaded);
+      const Slot& slot = carry ? slots[s] : loaded;
       Real fe[nn * dim];
-      const fem::SectionLaw<dim, Real> law(material, t.section[at]);
-      tile_element<E, Affine, Real>(xs, us, nodes, law, t.scale[at], fe);
+      const fem::SectionLaw<dim, Real> law(material, slot.section);
+      tile_element<E, Affine, Real>(xs, us, slot.nodes, law, slot.scale, fe);
       TREMOR_UNROLL
       for (int a = 0; a < nn; ++a) {
         NodeValues<Real, dim> f;
@@ -205,6 +231,7 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const fem::Mater
       // summing alone: hex8 5-7% and tet4 1-4% faster.
       for_each_thread(ctx, n_nodes, [&](int node) {
         Real sum[dim] = {};
+        TREMOR_UNROLL_BY_4
         for (int j = node ? ends[node - 1] : 0; j < ends[node]; ++j) {
           const Real* f = fs + incidences[j] * dim;
           TREMOR_UNROLL
@@ -221,6 +248,7 @@ void apply_tiles(const Exec& exec, const fem::TileView<Real> t, const fem::Mater
       // 2D: a thread per tile node sums its forces as pairs and adds the pair to ku.
       for_each_thread(ctx, n_nodes, [&](int node) {
         NodeValues<Real, 2> sum = {};
+        TREMOR_UNROLL_BY_4
         for (int j = node ? ends[node - 1] : 0; j < ends[node]; ++j) {
           const NodeValues<Real, 2> f = load_node<2>(fs, incidences[j]);
           sum.v[0] += f.v[0];

@@ -397,12 +397,12 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
 
 }  // namespace
 
-int default_tile(int dim) { return dim == 3 ? 128 : 256; }
+int default_tile(int dim, bool kernel) { return kernel || dim == 3 ? 128 : 256; }
 
 template <class Real>
 ElementTiles<Real>::ElementTiles(const DeviceElements& elements, bool (*takes)(ElementType, int), int tile,
                                  bool kernel_coordinates) {
-  if (tile == 0) tile = default_tile(elements.dim);
+  if (tile == 0) tile = default_tile(elements.dim, kernel_coordinates);
   TREMOR_CHECK(tile >= 1 && tile <= max_tile, "element tiles: ", tile, " elements per tile; expected 1 to ", max_tile);
   const Exec& exec = elements.exec;
   const std::vector<double> D_host = elements.D.to_host();

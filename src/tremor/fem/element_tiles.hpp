@@ -138,9 +138,10 @@ struct TileBlock {
   }
 };
 
-// The elements per tile by default: 128 in 3D, 256 in 2D (a thread per element, the block sizes
-// the element kernel was measured fastest with, docs/benchmarks.md); at most max_tile.
-int default_tile(int dim);
+// The elements per tile by default, the sizes measured fastest (docs/benchmarks.md): for the GPU
+// kernel (kernel_coordinates: a thread per element) 128; for the host's tiles 128 in 3D and 256
+// in 2D. At most max_tile.
+int default_tile(int dim, bool kernel);
 inline constexpr int max_tile = 256;
 inline constexpr int max_tile_nodes = 256;
 inline constexpr Index max_tile_span = 0xffff;  // a tile's highest node less its lowest, where an element allows

@@ -50,8 +50,8 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const fem::Ele
 }
 
 // Before a loop of a variable trip count in a device kernel (a tile node's incidences): unrolled
-// by 4, so that the loads of four iterations are in flight at once (tri2d 39.2 -> 40.1 and tet4
-// 14.6 -> 15.3 GDOF-steps/s in float). Nothing on the host.
+// by 4, so that the loads of four iterations are in flight at once (tri2d 39.2 -> 39.9 and tet4
+// 14.6 -> 15.2 GDOF-steps/s in float). Nothing on the host.
 #if defined(__CUDA_ARCH__)
 #define TREMOR_UNROLL_BY_4 _Pragma("unroll 4")
 #else

@@ -139,13 +139,16 @@ void register_operators(op::Registry& registry) {
                                 make_matrix_free<double>};
   matrix_free.splits = true;  // by elements: it adds into K u
   // "auto" on a GPU (docs/benchmarks.md, "Low-order elements without K"): matrix_free in tiles where
-  // it was measured faster than every assembled kind (hex8; quad4, the same family, by analogy), and
-  // on any mesh of the tiled kernel's types where the default's K does not fit the GPU.
+  // it was measured faster than every assembled kind (hex8 and tri3; quad4, hex8's family, by
+  // analogy; not tet4, where block_ell is faster), and on any mesh of the tiled kernel's types where
+  // the default's K does not fit the GPU.
   matrix_free.auto_prefers = {op::backend_bit(Backend::Cuda),
-                              op::type_bit(ElementType::Hex8) | op::type_bit(ElementType::Quad4), true,
-                              "matrix_free in tiles measured 1.7x (float) and 2.3x (double) the fastest assembled "
-                              "kind on a GPU, in a sixth of block_ell's memory or less (hex8; quad4 by analogy), "
-                              "docs/benchmarks.md"};
+                              op::type_bit(ElementType::Hex8) | op::type_bit(ElementType::Quad4) |
+                                  op::type_bit(ElementType::Tri3),
+                              true,
+                              "matrix_free in tiles measured 2.5x (hex8) and 1.6x (tri3) block_ell's speed on a GPU "
+                              "in float, 3.4x and 1.4x in double, in a third of its memory or less (quad4 by analogy "
+                              "with hex8), docs/benchmarks.md"};
   matrix_free.auto_fits = {op::backend_bit(Backend::Cuda), tiled_types};
   matrix_free.evaluates_laws = true;  // each section's law at every quadrature point
   matrix_free.reference_float = matrix_free_from_host<float>;

@@ -165,7 +165,7 @@ TREMOR_BATCH_INLINE inline void lanes_to_rows(const Lanes<S, W>* lanes, S* rows)
 // scale K_e u_e of a batch of elements (f[a * dim + c], a vector per element node and component):
 // linear_stiffness_action's steps, on the batch.
 template <class E, bool Affine, class Real, int W, class Law>
-TREMOR_BATCH_INLINE inline void batch_action(const BatchValues<E, double, W>& x, const BatchValues<E, Real, W>& u,
+TREMOR_BATCH_INLINE inline void batch_action(const BatchValues<E, Real, W>& x, const BatchValues<E, Real, W>& u,
                                              const Law& law, Lanes<Real, W> scale, Lanes<Real, W>* f) {
   fem::LinearEvaluation<E, Lanes<Real, W>, Affine> ev;
   ev.gather_evaluate([&](int a, int c) TREMOR_BATCH_INLINE { return x[a][c]; },
@@ -185,11 +185,11 @@ TREMOR_BATCH_INLINE inline void batch_action(const Lanes<Real, W> (&inverse)[E::
   ev.integrate(f);
 }
 
-// Per thread: one tile's nodes' coordinates, u and force sums, a row of P values per node (its
-// dim components, then zeros).
+// Per thread: one tile's nodes' coordinates (less its first node's, in Real), u and force sums, a
+// row of P values per node (its dim components, then zeros).
 template <class Real, int P>
 struct Scratch {
-  Vec<double, P> x[fem::max_tile_nodes];
+  Vec<Real, P> x[fem::max_tile_nodes];
   Vec<Real, P> u[fem::max_tile_nodes];
   Vec<Real, P> f[fem::max_tile_nodes];
 };
@@ -217,17 +217,23 @@ TREMOR_BATCH_INLINE inline void prefetch_tiles_ahead(const fem::TileView<Real>& 
 }
 
 // The tile's nodes (t.nodes[first, first + n_nodes)) into the scratch rows: u, the coordinates
-// unless the tile keeps its geometry (Given), and a zero force sum.
+// unless the tile keeps its geometry (Given), and a zero force sum. The coordinates less the tile's
+// first node's, taken in double and rounded to Real, as the GPU's tiles keep theirs
+// (fem/element_tiles.hpp): an element needs only their differences, and in float a batch's
+// gathers and differences of them are half those of doubles.
 template <bool Given, int Dim, class Real, int P>
 TREMOR_BATCH_INLINE inline void stage_tile(const fem::TileView<Real>& t, Index first, int n_nodes,
                                            const double* coordinates, const Real* u, Scratch<Real, P>& scratch) {
+  double origin[Dim];
+  if constexpr (!Given)
+    for (int c = 0; c < Dim; ++c) origin[c] = coordinates[static_cast<Size>(t.nodes[first]) * Dim + c];
   for (int k = 0; k < n_nodes; ++k) {
     const Size at = static_cast<Size>(t.nodes[first + k]) * Dim;
     Vec<Real, P> uk{};
     for (int c = 0; c < Dim; ++c) uk[c] = u[at + c];
     if constexpr (!Given) {
-      Vec<double, P> x{};
-      for (int c = 0; c < Dim; ++c) x[c] = coordinates[at + c];
+      Vec<Real, P> x{};
+      for (int c = 0; c < Dim; ++c) x[c] = static_cast<Real>(coordinates[at + c] - origin[c]);
       scratch.x[k] = x;
     }
     scratch.u[k] = uk;
@@ -321,16 +327,15 @@ TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const I
           for (int a = 0; a < nn; ++a)
             for (int l = 0; l < W; ++l) at[a][l] = local[a * t.tile + s0 + (l < lanes ? l : 0)];
         }
-        BatchValues<E, double, W> x;
-        BatchValues<E, Real, W> ue;
+        BatchValues<E, Real, W> x, ue;
         for (int a = 0; a < nn; ++a) {
           Vec<Real, W> ua[dim];
           rows_to_lanes<Real, W, P, dim>(scratch.u, at[a], ua);
           for (int c = 0; c < dim; ++c) ue[a][c] = L(ua[c]);
           if constexpr (!given) {
-            Vec<double, W> xa[dim];
-            rows_to_lanes<double, W, P, dim>(scratch.x, at[a], xa);
-            for (int c = 0; c < dim; ++c) x[a][c] = Lanes<double, W>(xa[c]);
+            Vec<Real, W> xa[dim];
+            rows_to_lanes<Real, W, P, dim>(scratch.x, at[a], xa);
+            for (int c = 0; c < dim; ++c) x[a][c] = L(xa[c]);
           }
         }
         L inverse[dim][dim], det;

@@ -318,39 +318,68 @@ TEST(MatrixFreeTiles, TilesAreCompactAndHoldEveryElementOnce) {
   EXPECT_FALSE(fem::ElementTiles<float>(curved_elements, [](ElementType, int) { return true; }, 64).blocks[0].affine);
 }
 
-// On a host Exec the tiles are coloured: every tile in one colour, ascending, and no two tiles of
-// a colour share a node (so a colour's tiles add to K u in parallel without a race); several
-// colours, since neighbouring tiles share nodes. On a GPU they are not coloured.
+// On a host Exec the tiles are coloured in chunks of consecutive tiles: every chunk in one colour,
+// ascending, and no two chunks of a colour share a node (so a colour's chunks add to K u in
+// parallel without a race); several colours, since neighbouring chunks share nodes. A block of few
+// tiles has chunks of one tile; one of 400 tiles (a 40 x 40 triangle grid in tiles of 8) chunks of
+// 6 (host_chunk: a colour then holds chunks for several threads). On a GPU they are not coloured.
 TEST(MatrixFreeTiles, ColoursShareNoNode) {
-  for (const ElementType type : {ElementType::Tri3, ElementType::Quad4, ElementType::Tet4, ElementType::Hex8}) {
-    SCOPED_TRACE(element_name(type, 1));
-    const Model model = test::two_section_model(type, 1, dimension(type) == 2 ? 12 : 5, 0.15);
+  struct Case {
+    ElementType type;
+    int cells, chunk;
+  };
+  for (const Case c : {Case{ElementType::Tri3, 12, 1}, Case{ElementType::Quad4, 12, 1}, Case{ElementType::Tet4, 5, 1},
+                       Case{ElementType::Hex8, 5, 1}, Case{ElementType::Tri3, 40, 6}}) {
+    SCOPED_TRACE(element_name(c.type, 1) + " " + std::to_string(c.cells));
+    const Model model = test::two_section_model(c.type, 1, c.cells, 0.15);
     const fem::DeviceElements elements(Exec::openmp(), model.mesh, fem::section_table(model), fem::ElementColouring{});
     const fem::ElementTiles<float> tiles(elements, [](ElementType, int) { return true; }, 8);
     const fem::TileBlock<float>& t = tiles.blocks[0];
+    EXPECT_EQ(t.chunk, c.chunk);
+    EXPECT_EQ(t.chunk, fem::host_chunk(t.n_tiles));
+    const Index n_chunks = (t.n_tiles + t.chunk - 1) / t.chunk;
     const std::vector<Index> offsets = t.node_offsets.to_host(), nodes = t.nodes.to_host();
     ASSERT_GE(t.colour_offsets.size(), 3u);  // two colours or more
     EXPECT_EQ(t.colour_offsets.front(), 0);
-    EXPECT_EQ(t.colour_offsets.back(), t.n_tiles);
-    std::vector<int> seen(static_cast<std::size_t>(t.n_tiles), 0);
-    for (std::size_t c = 0; c + 1 < t.colour_offsets.size(); ++c) {
-      EXPECT_LT(t.colour_offsets[c], t.colour_offsets[c + 1]);  // no empty colour
+    EXPECT_EQ(t.colour_offsets.back(), n_chunks);
+    std::vector<int> seen(static_cast<std::size_t>(n_chunks), 0);
+    for (std::size_t colour = 0; colour + 1 < t.colour_offsets.size(); ++colour) {
+      EXPECT_LT(t.colour_offsets[colour], t.colour_offsets[colour + 1]);  // no empty colour
       std::vector<Index> holder(static_cast<std::size_t>(model.mesh.n_nodes()), -1);
-      for (Index i = t.colour_offsets[c]; i < t.colour_offsets[c + 1]; ++i) {
-        const Index tile = t.colour_tiles[static_cast<std::size_t>(i)];
-        if (i > t.colour_offsets[c]) {
-          EXPECT_LT(t.colour_tiles[static_cast<std::size_t>(i) - 1], tile);
+      for (Index i = t.colour_offsets[colour]; i < t.colour_offsets[colour + 1]; ++i) {
+        const Index chunk = t.colour_chunks[static_cast<std::size_t>(i)];
+        if (i > t.colour_offsets[colour]) {
+          EXPECT_LT(t.colour_chunks[static_cast<std::size_t>(i) - 1], chunk);
         }
-        ++seen[static_cast<std::size_t>(tile)];
-        for (Index k = offsets[tile]; k < offsets[tile + 1]; ++k) {
-          Index& h = holder[static_cast<std::size_t>(nodes[k])];
-          EXPECT_EQ(h, -1) << "colour " << c << ": node " << nodes[k] << " in tiles " << h << " and " << tile;
-          h = tile;
-        }
+        ++seen[static_cast<std::size_t>(chunk)];
+        for (Index tile = chunk * t.chunk; tile < std::min<Index>((chunk + 1) * t.chunk, t.n_tiles); ++tile)
+          for (Index k = offsets[tile]; k < offsets[tile + 1]; ++k) {
+            Index& h = holder[static_cast<std::size_t>(nodes[k])];
+            EXPECT_TRUE(h == -1 || h == chunk)
+                << "colour " << colour << ": node " << nodes[k] << " in chunks " << h << " and " << chunk;
+            h = chunk;
+          }
       }
     }
     EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
   }
+  // Through chunks of 6: K u the reference's to rounding (as TiledAgreesWithTheReference), the same
+  // bits on 1, 2 and 4 threads.
+  const Model model = test::two_section_model(ElementType::Tri3, 1, 40, 0.15);
+  const auto u = test::test_vector(model.mesh.n_nodes() * 2, 5);
+  const auto expected = apply_operator(*explicit_fe::make_stiffness_operator<double>(model, "matrix_free"), u);
+  const auto elements = std::make_shared<const fem::DeviceElements>(Exec::openmp(), model.mesh, fem::section_table(model),
+                                                                    fem::colour_elements(model.mesh));
+  const int threads = omp_get_max_threads();
+  std::vector<std::vector<double>> results;
+  for (const int n : {1, 2, 4}) {
+    omp_set_num_threads(n);
+    results.push_back(apply_operator(MatrixFreeOperator<double>(Exec::openmp(), elements, true, 8), u));
+  }
+  omp_set_num_threads(threads);
+  EXPECT_LE(max_difference(results[0], expected), 1e-12 * max_abs(expected));
+  EXPECT_TRUE(same_bits(results[0], results[1]));
+  EXPECT_TRUE(same_bits(results[0], results[2]));
 }
 
 // Tiles index their element nodes in 16 bits: 128 elements of 729 nodes (GLL order 8) are refused

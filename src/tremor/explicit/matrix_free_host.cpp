@@ -6,6 +6,7 @@
 #include <cstring>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "tremor/core/error.hpp"
 #include "tremor/fem/dispatch.hpp"
@@ -422,14 +423,23 @@ void add_tiles_on_host(const Exec& exec, const fem::TileBlock<Real>& block, cons
 #pragma omp parallel if (parallel)
       {
         Scratch<Real, P> scratch;
+        std::vector<Index> list;  // this thread's share of a colour: its chunks' tiles, in order
+        list.reserve(static_cast<std::size_t>(block.n_tiles));
         const int threads = omp_get_num_threads(), me = omp_get_thread_num();
         for (int c = 0; c < n_colours; ++c) {
-          // The colour's tiles in contiguous shares; a barrier before the next colour.
+          // The colour's chunks in contiguous shares; a barrier before the next colour.
           const Index begin = block.colour_offsets[static_cast<std::size_t>(c)];
           const Index size = block.colour_offsets[static_cast<std::size_t>(c) + 1] - begin;
           const Index lo = begin + static_cast<Index>(static_cast<Size>(size) * me / threads);
           const Index hi = begin + static_cast<Index>(static_cast<Size>(size) * (me + 1) / threads);
-          run(block.colour_tiles.data() + lo, hi - lo, scratch);
+          list.clear();
+          for (Index k = lo; k < hi; ++k) {
+            const Index chunk = block.colour_chunks[static_cast<std::size_t>(k)];
+            for (Index tile = chunk * block.chunk; tile < std::min<Index>((chunk + 1) * block.chunk, block.n_tiles);
+                 ++tile)
+              list.push_back(tile);
+          }
+          run(list.data(), static_cast<Index>(list.size()), scratch);
 #pragma omp barrier
         }
       }

@@ -86,49 +86,69 @@ bool all_affine(const std::vector<double>& coordinates, const std::vector<Index>
   return affine;
 }
 
-// Greedy colours of the tiles (node lists nodes[offsets[t], offsets[t + 1]) over n_nodes nodes):
-// tile by tile, the first colour that no earlier tile sharing a node has. Fills colour_offsets and
-// colour_tiles (each colour's tiles ascending).
-void colour_tiles(const std::vector<Index>& offsets, const std::vector<Index>& nodes, std::size_t n_nodes,
-                  std::vector<Index>& colour_offsets, std::vector<Index>& colour_tiles) {
+// The tiles in chunks of `chunk` consecutive tiles (in Morton order: a chunk is a compact region),
+// coloured so that no two chunks of a colour share a node (greedy, chunk by chunk: each takes the
+// first colour none of its neighbours has): colour c's chunks at colour_chunks[colour_offsets[c]
+// to colour_offsets[c + 1]), ascending.
+void colour_chunks(const std::vector<Index>& offsets, const std::vector<Index>& nodes, std::size_t n_nodes, int chunk,
+                   std::vector<Index>& colour_offsets, std::vector<Index>& colour_chunks) {
   const auto n_tiles = static_cast<Index>(offsets.size()) - 1;
-  // Each node's tiles (ascending: filled tile by tile).
-  std::vector<Index> starts(n_nodes + 1, 0), tiles_of(nodes.size());
-  for (const Index node : nodes) ++starts[static_cast<std::size_t>(node) + 1];
+  const Index n_chunks = (n_tiles + chunk - 1) / chunk;
+  const auto nodes_of = [&](Index k) {  // chunk k's tile nodes (with repeats): [first, last) of nodes
+    const Index first_tile = k * chunk, last_tile = std::min<Index>(first_tile + chunk, n_tiles);
+    return std::pair<Index, Index>{offsets[static_cast<std::size_t>(first_tile)],
+                                   offsets[static_cast<std::size_t>(last_tile)]};
+  };
+  // Each node's chunks (ascending: filled chunk by chunk, a chunk once per node).
+  std::vector<Index> starts(n_nodes + 1, 0), last(n_nodes, -1);
+  for (Index k = 0; k < n_chunks; ++k) {
+    const auto [first, end] = nodes_of(k);
+    for (Index j = first; j < end; ++j) {
+      const auto node = static_cast<std::size_t>(nodes[static_cast<std::size_t>(j)]);
+      if (last[node] != k) ++starts[node + 1], last[node] = k;
+    }
+  }
   std::partial_sum(starts.begin(), starts.end(), starts.begin());
+  std::vector<Index> chunks_of(static_cast<std::size_t>(starts.back()));
   {
     std::vector<Index> fill(starts.begin(), starts.end() - 1);
-    for (Index t = 0; t < n_tiles; ++t)
-      for (Index k = offsets[static_cast<std::size_t>(t)]; k < offsets[static_cast<std::size_t>(t) + 1]; ++k)
-        tiles_of[static_cast<std::size_t>(fill[static_cast<std::size_t>(nodes[static_cast<std::size_t>(k)])]++)] = t;
+    std::fill(last.begin(), last.end(), -1);
+    for (Index k = 0; k < n_chunks; ++k) {
+      const auto [first, end] = nodes_of(k);
+      for (Index j = first; j < end; ++j) {
+        const auto node = static_cast<std::size_t>(nodes[static_cast<std::size_t>(j)]);
+        if (last[node] != k) chunks_of[static_cast<std::size_t>(fill[node]++)] = k, last[node] = k;
+      }
+    }
   }
-  std::vector<int> colour(static_cast<std::size_t>(n_tiles), -1);
-  std::vector<Index> taken;  // taken[c] == t: colour c is a neighbour's of tile t
+  std::vector<int> colour(static_cast<std::size_t>(n_chunks), -1);
+  std::vector<Index> taken;  // taken[c] == k: colour c is a neighbour's of chunk k
   int n_colours = 0;
-  for (Index t = 0; t < n_tiles; ++t) {
-    for (Index k = offsets[static_cast<std::size_t>(t)]; k < offsets[static_cast<std::size_t>(t) + 1]; ++k) {
-      const auto node = static_cast<std::size_t>(nodes[static_cast<std::size_t>(k)]);
-      for (Index j = starts[node]; j < starts[node + 1]; ++j) {
-        const Index other = tiles_of[static_cast<std::size_t>(j)];
-        if (other >= t) break;  // the later tiles are not coloured yet
-        taken[static_cast<std::size_t>(colour[static_cast<std::size_t>(other)])] = t;
+  for (Index k = 0; k < n_chunks; ++k) {
+    const auto [first, end] = nodes_of(k);
+    for (Index j = first; j < end; ++j) {
+      const auto node = static_cast<std::size_t>(nodes[static_cast<std::size_t>(j)]);
+      for (Index i = starts[node]; i < starts[node + 1]; ++i) {
+        const Index other = chunks_of[static_cast<std::size_t>(i)];
+        if (other >= k) break;  // the later chunks are not coloured yet
+        taken[static_cast<std::size_t>(colour[static_cast<std::size_t>(other)])] = k;
       }
     }
     int c = 0;
-    while (c < n_colours && taken[static_cast<std::size_t>(c)] == t) ++c;
+    while (c < n_colours && taken[static_cast<std::size_t>(c)] == k) ++c;
     if (c == n_colours) {
       ++n_colours;
       taken.push_back(-1);
     }
-    colour[static_cast<std::size_t>(t)] = c;
+    colour[static_cast<std::size_t>(k)] = c;
   }
   colour_offsets.assign(static_cast<std::size_t>(n_colours) + 1, 0);
   for (const int c : colour) ++colour_offsets[static_cast<std::size_t>(c) + 1];
   std::partial_sum(colour_offsets.begin(), colour_offsets.end(), colour_offsets.begin());
-  colour_tiles.resize(static_cast<std::size_t>(n_tiles));
+  colour_chunks.resize(static_cast<std::size_t>(n_chunks));
   std::vector<Index> fill(colour_offsets.begin(), colour_offsets.end() - 1);
-  for (Index t = 0; t < n_tiles; ++t)
-    colour_tiles[static_cast<std::size_t>(fill[static_cast<std::size_t>(colour[static_cast<std::size_t>(t)])]++)] = t;
+  for (Index k = 0; k < n_chunks; ++k)
+    colour_chunks[static_cast<std::size_t>(fill[static_cast<std::size_t>(colour[static_cast<std::size_t>(k)])]++)] = k;
 }
 
 // Where each tile starts in the Morton `order` of a block's elements (connectivity, nn nodes each,
@@ -354,9 +374,11 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
     section.resize(static_cast<std::size_t>(out.n_tiles));
     scale.resize(static_cast<std::size_t>(out.n_tiles));
   }
-  if (exec.backend() != Backend::Cuda)
-    colour_tiles(offsets, nodes, coordinates.size() / static_cast<std::size_t>(dim), out.colour_offsets,
-                 out.colour_tiles);
+  if (exec.backend() != Backend::Cuda) {
+    out.chunk = host_chunk(out.n_tiles);
+    colour_chunks(offsets, nodes, coordinates.size() / static_cast<std::size_t>(dim), out.chunk, out.colour_offsets,
+                  out.colour_chunks);
+  }
   // (Triangles only: kept for tetrahedra, the table read 2 to 4 times the coordinates' bytes per
   // element and the host's tet4 apply was no faster in float and 20-30% slower in double.)
   if (exec.backend() != Backend::Cuda && block.type == ElementType::Tri3)

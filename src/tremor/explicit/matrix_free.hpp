@@ -19,9 +19,9 @@
 //     bench`, the unit tests) runs this same kernel body through forall_blocks, a host thread per
 //     GPU block: the GPU kernel's host check, not a fast path.
 //   tiled on the host (every host run's, deterministic: Serial and OpenMP): the same tiles and element
-//     arithmetic, a host thread per tile with the elements in SIMD batches
-//     (explicit/matrix_free_host.hpp), the tiles colour by colour (a colour's tiles share no node)
-//     with plain adds: the same bits for any number of threads. Blocks of other types take the
+//     arithmetic, a host thread per chunk of neighbouring tiles with the elements in SIMD batches
+//     (explicit/matrix_free_host.hpp), the chunks colour by colour (a colour's chunks share no
+//     node) with plain adds: the same bits for any number of threads. Blocks of other types take the
 //     reference's kernel colour by colour where the elements carry colour lists (a run's do),
 //     else with atomic adds. Equal to the reference to rounding (K_e u_e in Real, not double).
 //

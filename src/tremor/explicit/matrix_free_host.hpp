@@ -2,8 +2,8 @@
 // The matrix-free operator's tiled kernel on the host (explicit/matrix_free.hpp): what a GPU
 // block does for a tile, done by one host thread without emulating the GPU's threads. Per tile:
 // its nodes' coordinates (less the tile's first node's, in Real) and u gathered once, a row per
-// node (its components padded to 2 or 4), while the next tile's nodes are prefetched; its elements in batches of one SIMD register's
-// width (16 in float, 8 in double), each batch's element nodes' rows turned into one vector per
+// node (its components padded to 2 or 4), while the next tile's nodes are prefetched; its
+// elements in batches of one SIMD register's width (16 in float, 8 in double), each batch's element nodes' rows turned into one vector per
 // node and component by vector loads and shuffles, K_e u_e of the batch computed by the GPU's
 // arithmetic (fem::LinearEvaluation and fem::linear_stiffness_at, on a batch type whose operations
 // act on every lane), turned back into rows by shuffles and added to the tile's nodes' rows of

@@ -425,7 +425,7 @@ TEST(MatrixFreeTiles, TilesAreCutAt256Nodes) {
             1e-12 * max_abs(expected));
 }
 
-// With every block tiled, the operator keeps the coordinates and its tiles only: fewer bytes than
+// With every block tiled, the operator keeps its tiles only (with their coordinates): fewer bytes than
 // the reference's connectivity, colour lists and factors in double.
 TEST(MatrixFreeTiles, TiledHoldsLessThanTheReference) {
   const Model model = test::two_section_model(ElementType::Tet4, 1, 4, 0.1);

@@ -58,12 +58,12 @@ std::size_t nothing(const op::OperatorSizes&) { return 0; }
 // per element of a tiled type 3 B per node (its one-byte tile index and 16-bit incidence); per
 // tile node 6 B (the node and where its incidences end: an upper bound, 4 B where a GPU keeps the
 // nodes as 16-bit steps, which depends on the numbering), with the tile nodes per element measured
-// on the benchmark's meshes in the default tiles (fem::default_tile: hex8 1.95, tet4 0.63; tri3
-// 0.71 in 128 elements on a GPU, 0.65 in 256 on the host; quad4 1.20 and 1.13, an 8 x 16 tile's
-// 153 nodes and a 16 x 16 tile's 289); per tile about 20 B (offsets, first node, count, section
-// and scale). The coordinates: on a GPU per tile node in Real (relative to its tile), on
-// the host the mesh's in double. A block of another type keeps the elements (all of them are then
-// held).
+// on the benchmark's meshes in the default tiles (fem::default_tile: 128 elements on a GPU; on the
+// host 256, 128 for hex8): hex8 1.95; tet4 0.63 and 0.51 on the host; tri3 0.71 and 0.65; quad4
+// 1.20 and 1.13, an 8 x 16 tile's 153 nodes and a 16 x 16 tile's 289; per tile about 20 B
+// (offsets, first node, count, section and scale). The coordinates: on a GPU per tile node in Real
+// (relative to its tile), on the host the mesh's in double. A block of another type keeps the
+// elements (all of them are then held).
 std::size_t tiles_bytes(const op::OperatorSizes& s) {
   const Mesh& mesh = *s.mesh;
   double bytes = s.host ? static_cast<double>(mesh.n_nodes()) * mesh.dim() * sizeof(double) : 0.0;
@@ -73,12 +73,12 @@ std::size_t tiles_bytes(const op::OperatorSizes& s) {
     double tile_nodes = 0.0;
     switch (block.type) {
       case ElementType::Hex8: tile_nodes = 1.95; break;
-      case ElementType::Tet4: tile_nodes = 0.63; break;
+      case ElementType::Tet4: tile_nodes = s.host ? 0.51 : 0.63; break;
       case ElementType::Tri3: tile_nodes = s.host ? 0.65 : 0.71; break;
       case ElementType::Quad4: tile_nodes = s.host ? 1.13 : 1.20; break;
       default: untiled = untiled || n > 0.0; continue;
     }
-    bytes += n * (3.0 * nn + 6.0 * tile_nodes) + 20.0 * n / fem::default_tile(mesh.dim(), !s.host);
+    bytes += n * (3.0 * nn + 6.0 * tile_nodes) + 20.0 * n / fem::default_tile(block.type, !s.host);
     if (!s.host) bytes += n * tile_nodes * mesh.dim() * static_cast<double>(s.real_size);
     // A host's triangles: their inverse Jacobians and det J (fem::TileBlock::geometry).
     if (s.host && block.type == ElementType::Tri3) bytes += n * 5.0 * static_cast<double>(s.real_size);

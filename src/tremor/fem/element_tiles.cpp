@@ -419,13 +419,12 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
 
 }  // namespace
 
-int default_tile(int dim, bool kernel) { return kernel || dim == 3 ? 128 : 256; }
+int default_tile(ElementType type, bool kernel) { return kernel || type == ElementType::Hex8 ? 128 : 256; }
 
 template <class Real>
 ElementTiles<Real>::ElementTiles(const DeviceElements& elements, bool (*takes)(ElementType, int), int tile,
                                  bool kernel_coordinates) {
-  if (tile == 0) tile = default_tile(elements.dim, kernel_coordinates);
-  TREMOR_CHECK(tile >= 1 && tile <= max_tile, "element tiles: ", tile, " elements per tile; expected 1 to ", max_tile);
+  TREMOR_CHECK(tile >= 0 && tile <= max_tile, "element tiles: ", tile, " elements per tile; expected 1 to ", max_tile, " (0: the default)");
   const Exec& exec = elements.exec;
   const std::vector<double> D_host = elements.D.to_host();
   const std::vector<Real> D_real(D_host.begin(), D_host.end());
@@ -446,7 +445,9 @@ ElementTiles<Real>::ElementTiles(const DeviceElements& elements, bool (*takes)(E
       blocks.push_back(std::move(empty));
       continue;
     }
-    blocks.push_back(make_tiles<Real>(exec, block, coordinates, thickness, elements.dim, tile, kernel_coordinates));
+    blocks.push_back(make_tiles<Real>(exec, block, coordinates, thickness, elements.dim,
+                                      tile > 0 ? tile : default_tile(block.type, kernel_coordinates),
+                                      kernel_coordinates));
   }
 }
 

@@ -144,10 +144,11 @@ struct TileBlock {
   }
 };
 
-// The elements per tile by default, the sizes measured fastest (docs/benchmarks.md): for the GPU
-// kernel (kernel_coordinates: a thread per element) 128; for the host's tiles 128 in 3D and 256
-// in 2D. At most max_tile.
-int default_tile(int dim, bool kernel);
+// The elements per tile of a block of `type` by default, the sizes measured fastest
+// (docs/benchmarks.md): for the GPU kernel (kernel_coordinates: a thread per element) 128; for the
+// host's tiles 128 for hex8 (256 of them hold up to 400 nodes: cut at 256) and 256 for the others
+// (tet4 on 2 threads at 1.5M DOF: 32-34 ms a step in float against 41-46 in tiles of 128).
+int default_tile(ElementType type, bool kernel);
 inline constexpr int max_tile = 256;
 // Tiles per chunk of the host's colouring (TileBlock::chunk): 16 (a tet4 chunk's values about 100 KB,
 // within a core's L2) where a block has 1,024 tiles or more, fewer down to 1 on smaller blocks, so
@@ -160,7 +161,7 @@ template <class Real>
 struct ElementTiles {
   // Tiles of the blocks of `elements` whose type `takes` (the others get an empty TileBlock, of
   // n_tiles 0), built on the host from a copy of the elements' arrays and uploaded to their Exec.
-  // tile: elements per tile, 1 to max_tile (0: default_tile). kernel_coordinates: each tile node's
+  // tile: elements per tile, 1 to max_tile (0: each block's default_tile). kernel_coordinates: each tile node's
   // coordinates relative to its tile (TileBlock::coordinates), which the GPU kernel reads.
   ElementTiles(const DeviceElements& elements, bool (*takes)(ElementType, int order), int tile = 0,
                bool kernel_coordinates = false);

@@ -99,28 +99,25 @@ void colour_chunks(const std::vector<Index>& offsets, const std::vector<Index>& 
     return std::pair<Index, Index>{offsets[static_cast<std::size_t>(first_tile)],
                                    offsets[static_cast<std::size_t>(last_tile)]};
   };
-  // Each node's chunks (ascending: filled chunk by chunk, a chunk once per node).
-  std::vector<Index> starts(n_nodes + 1, 0), last(n_nodes, -1);
-  for (Index k = 0; k < n_chunks; ++k) {
-    const auto [first, end] = nodes_of(k);
-    for (Index j = first; j < end; ++j) {
-      const auto node = static_cast<std::size_t>(nodes[static_cast<std::size_t>(j)]);
-      if (last[node] != k) ++starts[node + 1], last[node] = k;
-    }
-  }
-  std::partial_sum(starts.begin(), starts.end(), starts.begin());
-  std::vector<Index> chunks_of(static_cast<std::size_t>(starts.back()));
-  {
-    std::vector<Index> fill(starts.begin(), starts.end() - 1);
+  // visit(node, k) once for each node of chunk k, chunk by chunk.
+  std::vector<Index> last(n_nodes);
+  const auto each_node_once = [&](auto&& visit) {
     std::fill(last.begin(), last.end(), -1);
     for (Index k = 0; k < n_chunks; ++k) {
       const auto [first, end] = nodes_of(k);
       for (Index j = first; j < end; ++j) {
         const auto node = static_cast<std::size_t>(nodes[static_cast<std::size_t>(j)]);
-        if (last[node] != k) chunks_of[static_cast<std::size_t>(fill[node]++)] = k, last[node] = k;
+        if (last[node] != k) last[node] = k, visit(node, k);
       }
     }
-  }
+  };
+  // Each node's chunks (ascending: filled chunk by chunk).
+  std::vector<Index> starts(n_nodes + 1, 0);
+  each_node_once([&](std::size_t node, Index) { ++starts[node + 1]; });
+  std::partial_sum(starts.begin(), starts.end(), starts.begin());
+  std::vector<Index> chunks_of(static_cast<std::size_t>(starts.back()));
+  std::vector<Index> fill(starts.begin(), starts.end() - 1);
+  each_node_once([&](std::size_t node, Index k) { chunks_of[static_cast<std::size_t>(fill[node]++)] = k; });
   std::vector<int> colour(static_cast<std::size_t>(n_chunks), -1);
   std::vector<Index> taken;  // taken[c] == k: colour c is a neighbour's of chunk k
   int n_colours = 0;
@@ -146,7 +143,7 @@ void colour_chunks(const std::vector<Index>& offsets, const std::vector<Index>& 
   for (const int c : colour) ++colour_offsets[static_cast<std::size_t>(c) + 1];
   std::partial_sum(colour_offsets.begin(), colour_offsets.end(), colour_offsets.begin());
   colour_chunks.resize(static_cast<std::size_t>(n_chunks));
-  std::vector<Index> fill(colour_offsets.begin(), colour_offsets.end() - 1);
+  fill.assign(colour_offsets.begin(), colour_offsets.end() - 1);
   for (Index k = 0; k < n_chunks; ++k)
     colour_chunks[static_cast<std::size_t>(fill[static_cast<std::size_t>(colour[static_cast<std::size_t>(k)])]++)] = k;
 }
@@ -424,7 +421,8 @@ int default_tile(ElementType type, bool kernel) { return kernel || type == Eleme
 template <class Real>
 ElementTiles<Real>::ElementTiles(const DeviceElements& elements, bool (*takes)(ElementType, int), int tile,
                                  bool kernel_coordinates) {
-  TREMOR_CHECK(tile >= 0 && tile <= max_tile, "element tiles: ", tile, " elements per tile; expected 1 to ", max_tile, " (0: the default)");
+  TREMOR_CHECK(tile >= 0 && tile <= max_tile, "element tiles: ", tile, " elements per tile; expected 1 to ", max_tile,
+               " (0: the default)");
   const Exec& exec = elements.exec;
   const std::vector<double> D_host = elements.D.to_host();
   const std::vector<Real> D_real(D_host.begin(), D_host.end());

@@ -177,13 +177,16 @@ TEST(MatrixFreeTiles, AbsorbingLayersScaleTheElementForces) {
 
 // A host's triangle tiles keep each slot's inverse Jacobian and det J (computed in double, kept in
 // Real): J of the slot's element times the kept inverse is the identity, and det J is J's, to
-// float rounding (1e-6 relative); empty slots hold zeros; tetrahedra keep none.
+// float rounding (1e-6 relative); empty slots hold zeros; they keep no coordinates. Tetrahedra keep
+// no geometry but each tile node's coordinates relative to the tile, in Real: any two nodes of a
+// tile differ by what the mesh's differ, to float rounding of values below the tile's size.
 TEST(MatrixFreeTiles, HostTrianglesKeepTheirInverseJacobians) {
   const Model model = test::two_section_model(ElementType::Tri3, 1, 9, 0.15);
   const fem::DeviceElements elements(Exec::serial(), model.mesh, fem::section_table(model), fem::ElementColouring{});
   const fem::ElementTiles<float> tiles(elements, [](ElementType, int) { return true; }, 16);
   const fem::TileBlock<float>& t = tiles.blocks[0];
   ASSERT_EQ(t.geometry.size(), static_cast<std::size_t>(t.n_tiles) * 5 * 16);
+  EXPECT_EQ(t.coordinates.size(), 0);
   const std::vector<Index> nodes = t.nodes.to_host(), offsets = t.node_offsets.to_host();
   const std::vector<std::uint8_t> local = t.local.to_host();
   const std::vector<std::uint16_t> counts = t.counts.to_host();
@@ -212,7 +215,19 @@ TEST(MatrixFreeTiles, HostTrianglesKeepTheirInverseJacobians) {
   const Model tets = test::two_section_model(ElementType::Tet4, 1, 3, 0.15);
   const fem::DeviceElements tet_elements(Exec::serial(), tets.mesh, fem::section_table(tets), fem::ElementColouring{});
   const fem::ElementTiles<float> tet_tiles(tet_elements, [](ElementType, int) { return true; }, 16);
-  EXPECT_TRUE(tet_tiles.blocks[0].geometry.empty());
+  const fem::TileBlock<float>& tt = tet_tiles.blocks[0];
+  EXPECT_TRUE(tt.geometry.empty());
+  const std::vector<float> kept = tt.coordinates.to_host();
+  const std::vector<Index> tet_nodes = tt.nodes.to_host(), tet_offsets = tt.node_offsets.to_host();
+  ASSERT_EQ(kept.size(), tet_nodes.size() * 3);
+  for (Index tile = 0; tile < tt.n_tiles; ++tile) {
+    const auto first = static_cast<std::size_t>(tet_offsets[static_cast<std::size_t>(tile)]);
+    for (auto k = first; k < static_cast<std::size_t>(tet_offsets[static_cast<std::size_t>(tile) + 1]); ++k)
+      for (int c = 0; c < 3; ++c) {
+        const double mesh = tets.mesh.node(tet_nodes[k])[c] - tets.mesh.node(tet_nodes[first])[c];
+        EXPECT_NEAR(double(kept[k * 3 + c]) - double(kept[first * 3 + c]), mesh, 1e-6);  // values below 1: 6e-8 rounding each
+      }
+  }
 }
 
 // Tiles span at most max_tile_span node numbers where the numbering is close in space: a 400 x 400

@@ -333,13 +333,8 @@ MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<c
       });
   }
   if (!all_tiled) flops_ = 0.0;  // the reference kernel's blocks are not counted
-  // With every block tiled the elements are needed no more: the GPU kernel's tiles hold their
-  // coordinates, and the host's tiles need the coordinates alone.
-  if (all_tiled && host_ && coloured_) {
-    coordinates_ = DeviceArray<double>(exec_, elements_->coordinates.size());
-    memory::copy(exec_, coordinates_.data(), exec_.space(), elements_->coordinates.data(), exec_.space(),
-                 static_cast<std::size_t>(coordinates_.size()) * sizeof(double));
-  }
+  // With every block tiled the elements are needed no more: the tiles hold their coordinates (or a
+  // host's triangles their geometry).
   if (all_tiled) elements_.reset();
 }
 
@@ -352,7 +347,6 @@ void MatrixFreeOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
 template <class Real>
 void MatrixFreeOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
   if (tiles_) {
-    const double* coordinates = elements_ ? elements_->coordinates.data() : coordinates_.data();
     for (std::size_t b = 0; b < tiles_->blocks.size(); ++b) {
       const fem::TileBlock<Real>& t = tiles_->blocks[b];
       if (t.n_elements == 0) continue;
@@ -363,7 +357,7 @@ void MatrixFreeOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
         else
           apply_block(block, -1, u, ku);
       } else if (host_ && coloured_) {
-        add_tiles_on_host(exec_, t, coordinates, tiles_->material(), u, ku);
+        add_tiles_on_host(exec_, t, tiles_->material(), u, ku);
       } else {
         fem::with_element(t.type, t.order, [&](auto element) {
           using E = decltype(element);
@@ -395,8 +389,7 @@ void MatrixFreeOperator<Real>::apply_block(const fem::DeviceElementBlock& block,
 
 template <class Real>
 std::size_t MatrixFreeOperator<Real>::bytes() const {
-  std::size_t total = static_cast<std::size_t>(coordinates_.size()) * sizeof(double);
-  if (tiles_) total += tiles_->bytes();
+  std::size_t total = tiles_ ? tiles_->bytes() : 0;
   if (!elements_) return total;
   // What an apply reads of the elements: not the densities, which DeviceElements also holds for
   // the mass kernels.

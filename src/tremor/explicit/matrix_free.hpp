@@ -91,11 +91,9 @@ class MatrixFreeOperator final : public op::Operator<Real> {
   bool host_ = false;      // tiles on a host Exec: colour by colour (matrix_free_host.hpp)
   bool coloured_ = false;  // tiled: the untiled blocks colour by colour (the elements' colour lists)
   // The elements in exec_'s memory: every block in the reference, those not tiled otherwise
-  // (null when every block is tiled: the tiles, and on the host the coordinates below, are all an
-  // apply reads).
+  // (null when every block is tiled: the tiles are all an apply reads).
   std::shared_ptr<const fem::DeviceElements> elements_;
   std::optional<fem::ElementTiles<Real>> tiles_;
-  DeviceArray<double> coordinates_;  // tiled on the host: the nodes' coordinates, dim per node
   double flops_ = 0.0;
 };
 

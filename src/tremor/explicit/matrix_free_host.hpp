@@ -1,7 +1,7 @@
 #pragma once
 // The matrix-free operator's tiled kernel on the host (explicit/matrix_free.hpp): what a GPU block
 // does for a tile, done by one host thread without emulating the GPU's threads. Per tile: its
-// nodes' coordinates (less the tile's first node's, in Real) and u gathered once, a row per node
+// nodes' coordinates (the tile's own, relative to it, in Real) read and u gathered once, a row per node
 // (its components padded to 2 or 4), while the next tile's nodes are prefetched; its elements in
 // batches of one SIMD register's width (16 in float, 8 in double), each batch's element nodes' rows
 // turned into one vector per node and component by vector loads and shuffles, K_e u_e of the batch
@@ -24,14 +24,13 @@
 namespace tremor::explicit_fe {
 
 // ku += K u for the tiles of one block of linear elements, on a host exec (Serial or OpenMP).
-// coordinates: the nodes' coordinates, dim per node.
 template <class Real>
-void add_tiles_on_host(const Exec& exec, const fem::TileBlock<Real>& tiles, const double* coordinates,
-                       const fem::MaterialView<Real>& material, const Real* u, Real* ku);
+void add_tiles_on_host(const Exec& exec, const fem::TileBlock<Real>& tiles, const fem::MaterialView<Real>& material,
+                       const Real* u, Real* ku);
 
-extern template void add_tiles_on_host<float>(const Exec&, const fem::TileBlock<float>&, const double*,
+extern template void add_tiles_on_host<float>(const Exec&, const fem::TileBlock<float>&,
                                               const fem::MaterialView<float>&, const float*, float*);
-extern template void add_tiles_on_host<double>(const Exec&, const fem::TileBlock<double>&, const double*,
+extern template void add_tiles_on_host<double>(const Exec&, const fem::TileBlock<double>&,
                                                const fem::MaterialView<double>&, const double*, double*);
 
 }  // namespace tremor::explicit_fe

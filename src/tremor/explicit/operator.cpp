@@ -61,12 +61,12 @@ std::size_t nothing(const op::OperatorSizes&) { return 0; }
 // on the benchmark's meshes in the default tiles (fem::default_tile: 128 elements on a GPU; on the
 // host 256, 128 for hex8): hex8 1.95; tet4 0.63 and 0.51 on the host; tri3 0.71 and 0.65; quad4
 // 1.20 and 1.13, an 8 x 16 tile's 153 nodes and a 16 x 16 tile's 289; per tile about 20 B
-// (offsets, first node, count, section and scale). The coordinates: on a GPU per tile node in Real
-// (relative to its tile), on the host the mesh's in double. A block of another type keeps the
-// elements (all of them are then held).
+// (offsets, first node, count, section and scale). The coordinates per tile node in Real (relative
+// to its tile), but for a host's triangles, which keep their inverse Jacobians and det J instead. A
+// block of another type keeps the elements (all of them are then held).
 std::size_t tiles_bytes(const op::OperatorSizes& s) {
   const Mesh& mesh = *s.mesh;
-  double bytes = s.host ? static_cast<double>(mesh.n_nodes()) * mesh.dim() * sizeof(double) : 0.0;
+  double bytes = 0.0;
   bool untiled = false;
   for (const ElementBlock& block : mesh.blocks) {
     const double n = static_cast<double>(block.n_elements()), nn = static_cast<double>(block.n_element_nodes());
@@ -79,15 +79,16 @@ std::size_t tiles_bytes(const op::OperatorSizes& s) {
       default: untiled = untiled || n > 0.0; continue;
     }
     bytes += n * (3.0 * nn + 6.0 * tile_nodes) + 20.0 * n / fem::default_tile(block.type, !s.host);
-    if (!s.host) bytes += n * tile_nodes * mesh.dim() * static_cast<double>(s.real_size);
     // A host's triangles: their inverse Jacobians and det J (fem::TileBlock::geometry).
-    if (s.host && block.type == ElementType::Tri3) bytes += n * 5.0 * static_cast<double>(s.real_size);
+    if (s.host && block.type == ElementType::Tri3)
+      bytes += n * 5.0 * static_cast<double>(s.real_size);
+    else
+      bytes += n * tile_nodes * mesh.dim() * static_cast<double>(s.real_size);
   }
   return static_cast<std::size_t>(bytes) + (untiled ? s.element_bytes : 0);
 }
 // In the loop: the elements (the reference, colour by colour: a GPU's --deterministic), or the
-// tiles (a GPU's default, every host run). The tiles are built, and the coordinates copied, while
-// the elements are held.
+// tiles (a GPU's default, every host run). The tiles are built while the elements are held.
 std::size_t matrix_free_bytes(const op::OperatorSizes& s) {
   return s.coloured && !s.host ? s.element_bytes : tiles_bytes(s);
 }

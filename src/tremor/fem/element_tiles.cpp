@@ -376,8 +376,9 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
     colour_chunks(offsets, nodes, coordinates.size() / static_cast<std::size_t>(dim), out.chunk, out.colour_offsets,
                   out.colour_chunks);
   }
-  // (Triangles only: kept for tetrahedra, the table read 2 to 4 times the coordinates' bytes per
-  // element and the host's tet4 apply was no faster in float and 20-30% slower in double.)
+  // (Triangles only: kept for tetrahedra, the table is 40 B per element in float against the tile
+  // coordinates' 6, and the host's tet4 apply at 1.5M DOF on one thread took 52-73 ms a step in
+  // float against 45-50 reading the tile coordinates, 69-82 in double against 61-65.)
   if (exec.backend() != Backend::Cuda && block.type == ElementType::Tri3)
     out.geometry = triangle_geometry<Real>(order, starts, connectivity, coordinates, tile);
   out.local = DeviceArray<std::uint8_t>(exec, std::span<const std::uint8_t>(local));
@@ -404,7 +405,7 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
   } else {
     out.nodes = DeviceArray<Index>(exec, std::span<const Index>(nodes));
   }
-  if (kernel_coordinates)
+  if (kernel_coordinates || (exec.backend() != Backend::Cuda && block.type != ElementType::Tri3))
     out.coordinates =
         DeviceArray<Real>(exec, std::span<const Real>(tile_coordinates<Real>(offsets, nodes, coordinates, dim)));
   out.incidence_ends = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(incidence_ends));

@@ -72,8 +72,8 @@ struct TileView {
   // On a host Exec, triangles: per tile and slot the inverse Jacobian and det J, [tile][k][slot]
   // with inverse[d][i] at k = d dim + i and det at dim^2; null elsewhere.
   const Real* geometry;
-  // Tile t's node at `at`: its coordinates less the tile's centre, at [at x dim]; null without
-  // kernel_coordinates.
+  // Tile t's node at `at`: its coordinates less the tile's centre, at [at x dim]; null where the
+  // tiles keep none (TileBlock::coordinates).
   const Real* coordinates;
 
   // Tile t's node at `at` (node_offsets[t] + k).
@@ -120,7 +120,8 @@ struct TileBlock {
   // (dim^2 + 1 values in Real, computed in double), which the host's tiles read instead of
   // recomputing them from the coordinates every apply (TileView::geometry).
   std::vector<Real> geometry;
-  // With kernel_coordinates: per tile node (as nodes) its coordinates less its tile's centre.
+  // Per tile node (as nodes) its coordinates less its tile's centre, in Real: with kernel_coordinates,
+  // and on a host Exec for every type but triangles (which keep their geometry above).
   DeviceArray<Real> coordinates;
 
   TileView<Real> view() const {
@@ -162,7 +163,8 @@ struct ElementTiles {
   // Tiles of the blocks of `elements` whose type `takes` (the others get an empty TileBlock, of
   // n_tiles 0), built on the host from a copy of the elements' arrays and uploaded to their Exec.
   // tile: elements per tile, 1 to max_tile (0: each block's default_tile). kernel_coordinates: each tile node's
-  // coordinates relative to its tile (TileBlock::coordinates), which the GPU kernel reads.
+  // coordinates relative to its tile (TileBlock::coordinates) for every type, which the GPU kernel
+  // reads; without it, the host's tiles keep them for every type but triangles (their geometry).
   ElementTiles(const DeviceElements& elements, bool (*takes)(ElementType, int order), int tile = 0,
                bool kernel_coordinates = false);
 

@@ -72,19 +72,22 @@ std::string type_names(op::ElementTypes types) {
 // --operator's help: what "auto" takes, from the registry's rules (op::Registry::choose_auto).
 std::string operator_help() {
   const op::Registry& registry = explicit_fe::operators();
-  const op::Backends gpu = op::backend_bit(Backend::Cuda);
+  const op::Backends gpu = op::backend_bit(Backend::Cuda), host = op::backend_bit(Backend::OpenMP);
   const std::string_view gpu_default = registry.default_for(Backend::Cuda).name;
-  std::string on_gpu;
+  std::string on_gpu, on_host;
   for (const op::OperatorEntry& entry : registry.entries())
-    if (entry.auto_prefers.backends & gpu)
-      on_gpu += str(entry.name, " on meshes of ", type_names(entry.auto_prefers.types),
-                    entry.auto_prefers.atomics_only ? " (not with --deterministic)" : "", ", ");
+    for (const op::AutoPreference& rule : entry.auto_prefers) {
+      const std::string taken = str(entry.name, " on meshes of ", type_names(rule.types),
+                                    rule.atomics_only ? " (not with --deterministic)" : "", ", ");
+      if (rule.backends & gpu) on_gpu += taken;
+      if (rule.backends & host) on_host += taken;
+    }
   on_gpu += str(gpu_default, " elsewhere");
   for (const op::OperatorEntry& entry : registry.entries())
     if (entry.auto_fits.backends & gpu)
       on_gpu += str(" or ", entry.name, " where ", gpu_default, " does not fit the GPU");
   return str("stiffness operator (overrides the model; auto: sem on meshes of GLL hexahedra; else on CUDA ", on_gpu,
-             "; ", registry.default_for(Backend::OpenMP).name, " on the host)");
+             "; on the host ", on_host, registry.default_for(Backend::OpenMP).name, " elsewhere)");
 }
 
 // The backend a run actually uses ("auto" resolved: CUDA when a GPU is usable, else OpenMP).

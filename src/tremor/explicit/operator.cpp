@@ -139,17 +139,20 @@ void register_operators(op::Registry& registry) {
                                 make_matrix_free<float>,
                                 make_matrix_free<double>};
   matrix_free.splits = true;  // by elements: it adds into K u
-  // "auto" on a GPU (docs/benchmarks.md, "Low-order elements without K"): matrix_free in tiles where
-  // it was measured faster than every assembled kind (hex8 and tri3; quad4, hex8's family, by
-  // analogy; not tet4, where block_ell is faster), and on any mesh of the tiled kernel's types where
-  // the default's K does not fit the GPU.
-  matrix_free.auto_prefers = {op::backend_bit(Backend::Cuda),
-                              op::type_bit(ElementType::Hex8) | op::type_bit(ElementType::Quad4) |
-                                  op::type_bit(ElementType::Tri3),
-                              true,
-                              "matrix_free in tiles measured 2.5x (hex8) and 1.6x (tri3) block_ell's speed on a GPU "
-                              "in float, 3.4x and 1.4x in double, in a third of its memory or less (quad4 by analogy "
-                              "with hex8), docs/benchmarks.md"};
+  // "auto" (docs/benchmarks.md, "Low-order elements without K" and "CPU: matrix_free in tiles"):
+  // matrix_free in tiles where it was measured faster than every assembled kind: on a GPU hex8 and
+  // tri3 (quad4, hex8's family, by analogy; not tet4, where block_ell is faster); on the host hex8
+  // (not tet4, where block_csr is faster, nor tri3, within the noise of block_csr, nor quad4, not
+  // measured there). And on any mesh of the tiled kernel's types where the default's K does not
+  // fit the GPU.
+  matrix_free.auto_prefers = {
+      {op::backend_bit(Backend::Cuda),
+       op::type_bit(ElementType::Hex8) | op::type_bit(ElementType::Quad4) | op::type_bit(ElementType::Tri3), true,
+       "matrix_free in tiles measured 2.5x (hex8) and 1.6x (tri3) block_ell's speed on a GPU in float, 3.4x and 1.4x "
+       "in double, in a third of its memory or less (quad4 by analogy with hex8), docs/benchmarks.md"},
+      {op::backend_bit(Backend::OpenMP) | op::backend_bit(Backend::Serial), op::type_bit(ElementType::Hex8), false,
+       "matrix_free in tiles measured 1.4-1.9x block_csr's speed on 2 CPU threads in float, 1.1-1.9x in double, at "
+       "0.5M and 3M DOF, docs/benchmarks.md"}};
   matrix_free.auto_fits = {op::backend_bit(Backend::Cuda), tiled_types};
   matrix_free.evaluates_laws = true;  // each section's law at every quadrature point
   matrix_free.reference_float = matrix_free_from_host<float>;

@@ -110,12 +110,11 @@ AutoChoice Registry::choose_auto(Backend backend, const Mesh& mesh, bool determi
                                  const BytesOf& bytes) const {
   for (const OperatorEntry& entry : entries_)
     if (entry.auto_where_it_takes && entry.runs_on(backend) && entry.takes(mesh)) return {&entry, {}};
-  for (const OperatorEntry& entry : entries_) {
-    const AutoPreference& rule = entry.auto_prefers;
-    if ((rule.backends & backend_bit(backend)) != 0 && !(rule.atomics_only && deterministic) &&
-        entry.runs_on(backend) && entry.takes(mesh) && all_of_types(mesh, rule.types))
-      return {&entry, str(types_of(mesh), " elements: ", rule.why)};
-  }
+  for (const OperatorEntry& entry : entries_)
+    for (const AutoPreference& rule : entry.auto_prefers)
+      if ((rule.backends & backend_bit(backend)) != 0 && !(rule.atomics_only && deterministic) &&
+          entry.runs_on(backend) && entry.takes(mesh) && all_of_types(mesh, rule.types))
+        return {&entry, str(types_of(mesh), " elements: ", rule.why)};
   const OperatorEntry& fallback = default_for(backend);
   if (free_bytes == 0) return {&fallback, {}};
   const std::string named = str(fallback.name, ", the default on ", to_string(backend));

@@ -151,9 +151,10 @@ struct OperatorEntry {
   // "auto" takes it on every mesh it takes (unsupported), before the backend's default: sem, two
   // orders of magnitude faster on GLL hexahedra than any assembled kind (docs/benchmarks.md).
   bool auto_where_it_takes = false;
-  // Where "auto" prefers it to the backend's default (after the kinds above), and where it takes it
-  // when the default does not fit the device's memory: Registry::choose_auto.
-  AutoPreference auto_prefers{};
+  // Where "auto" prefers it to the backend's default (after the kinds above; a rule per set of
+  // backends measured), and where it takes it when the default does not fit the device's memory:
+  // Registry::choose_auto.
+  std::vector<AutoPreference> auto_prefers{};
   AutoFallback auto_fits{};
   // It evaluates each section's pointwise law (fem/laws.hpp) at the elements' points in every
   // apply (matrix_free, sem), so a law with state per point (memory variables, PML convolution

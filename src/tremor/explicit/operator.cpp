@@ -142,9 +142,9 @@ void register_operators(op::Registry& registry) {
   // "auto" (docs/benchmarks.md, "Low-order elements without K" and "CPU: matrix_free in tiles"):
   // matrix_free in tiles where it was measured faster than every assembled kind: on a GPU hex8 and
   // tri3 (quad4, hex8's family, by analogy; not tet4, where block_ell is faster); on the host hex8
-  // (not tet4, where block_csr is faster, nor tri3, within the noise of block_csr, nor quad4, not
-  // measured there). And on any mesh of the tiled kernel's types where the default's K does not
-  // fit the GPU.
+  // (not tet4, where block_csr is faster, nor tri3 and quad4, within the machine's noise of
+  // block_csr). And on any mesh of the tiled kernel's types where the default's K does not fit the
+  // GPU.
   matrix_free.auto_prefers = {
       {op::backend_bit(Backend::Cuda),
        op::type_bit(ElementType::Hex8) | op::type_bit(ElementType::Quad4) | op::type_bit(ElementType::Tri3), true,

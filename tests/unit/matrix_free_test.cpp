@@ -225,7 +225,8 @@ TEST(MatrixFreeTiles, HostTrianglesKeepTheirInverseJacobians) {
     for (auto k = first; k < static_cast<std::size_t>(tet_offsets[static_cast<std::size_t>(tile) + 1]); ++k)
       for (int c = 0; c < 3; ++c) {
         const double mesh = tets.mesh.node(tet_nodes[k])[c] - tets.mesh.node(tet_nodes[first])[c];
-        EXPECT_NEAR(double(kept[k * 3 + c]) - double(kept[first * 3 + c]), mesh, 1e-6);  // values below 1: 6e-8 rounding each
+        // Kept values below 1 in magnitude: 6e-8 rounding each.
+        EXPECT_NEAR(double(kept[k * 3 + c]) - double(kept[first * 3 + c]), mesh, 1e-6);
       }
   }
 }

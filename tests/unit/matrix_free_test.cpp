@@ -368,7 +368,8 @@ TEST(MatrixFreeTiles, ColoursShareNoNode) {
           EXPECT_LT(t.colour_chunks[static_cast<std::size_t>(i) - 1], chunk);
         }
         ++seen[static_cast<std::size_t>(chunk)];
-        for (Index tile = chunk * t.chunk; tile < std::min<Index>((chunk + 1) * t.chunk, t.n_tiles); ++tile)
+        const auto [first_tile, end_tile] = fem::chunk_tiles(chunk, t.chunk, t.n_tiles);
+        for (Index tile = first_tile; tile < end_tile; ++tile)
           for (Index k = offsets[tile]; k < offsets[tile + 1]; ++k) {
             Index& h = holder[static_cast<std::size_t>(nodes[k])];
             EXPECT_TRUE(h == -1 || h == chunk)

@@ -284,7 +284,7 @@ TREMOR_BATCH_INLINE inline void tiles_body(const fem::TileView<Real>& t, const I
   constexpr int W = 64 / sizeof(Real);  // a 512-bit register of Real
   using L = Lanes<Real, W>;
   // Triangles read their inverse Jacobians and det J (TileView::geometry), not the coordinates.
-  constexpr bool given = E::type == ElementType::Tri3;
+  constexpr bool given = fem::host_keeps_geometry(E::type);
   for (Index i = 0; i < n; ++i) {
     const Index tile = list[i];
     const Index first = t.node_offsets[tile];
@@ -430,10 +430,9 @@ void add_tiles_on_host(const Exec& exec, const fem::TileBlock<Real>& block, cons
           const Index hi = begin + static_cast<Index>(static_cast<Size>(size) * (me + 1) / threads);
           list.clear();
           for (Index k = lo; k < hi; ++k) {
-            const Index chunk = block.colour_chunks[static_cast<std::size_t>(k)];
-            for (Index tile = chunk * block.chunk; tile < std::min<Index>((chunk + 1) * block.chunk, block.n_tiles);
-                 ++tile)
-              list.push_back(tile);
+            const auto [first, end] = fem::chunk_tiles(block.colour_chunks[static_cast<std::size_t>(k)], block.chunk,
+                                                       block.n_tiles);
+            for (Index tile = first; tile < end; ++tile) list.push_back(tile);
           }
           run(list.data(), static_cast<Index>(list.size()), scratch);
 #pragma omp barrier

@@ -80,7 +80,7 @@ std::size_t tiles_bytes(const op::OperatorSizes& s) {
     }
     bytes += n * (3.0 * nn + 6.0 * tile_nodes) + 20.0 * n / fem::default_tile(block.type, !s.host);
     // A host's triangles: their inverse Jacobians and det J (fem::TileBlock::geometry).
-    if (s.host && block.type == ElementType::Tri3)
+    if (s.host && fem::host_keeps_geometry(block.type))
       bytes += n * 5.0 * static_cast<double>(s.real_size);
     else
       bytes += n * tile_nodes * mesh.dim() * static_cast<double>(s.real_size);

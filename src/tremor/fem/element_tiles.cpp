@@ -95,9 +95,9 @@ void colour_chunks(const std::vector<Index>& offsets, const std::vector<Index>& 
   const auto n_tiles = static_cast<Index>(offsets.size()) - 1;
   const Index n_chunks = (n_tiles + chunk - 1) / chunk;
   const auto nodes_of = [&](Index k) {  // chunk k's tile nodes (with repeats): [first, last) of nodes
-    const Index first_tile = k * chunk, last_tile = std::min<Index>(first_tile + chunk, n_tiles);
+    const auto [first_tile, end_tile] = chunk_tiles(k, chunk, n_tiles);
     return std::pair<Index, Index>{offsets[static_cast<std::size_t>(first_tile)],
-                                   offsets[static_cast<std::size_t>(last_tile)]};
+                                   offsets[static_cast<std::size_t>(end_tile)]};
   };
   // visit(node, k) once for each node of chunk k, chunk by chunk.
   std::vector<Index> last(n_nodes);
@@ -371,22 +371,23 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
     section.resize(static_cast<std::size_t>(out.n_tiles));
     scale.resize(static_cast<std::size_t>(out.n_tiles));
   }
-  if (exec.backend() != Backend::Cuda) {
+  const bool host = exec.backend() != Backend::Cuda;
+  if (host) {
     out.chunk = host_chunk(out.n_tiles);
     colour_chunks(offsets, nodes, coordinates.size() / static_cast<std::size_t>(dim), out.chunk, out.colour_offsets,
                   out.colour_chunks);
   }
-  // (Triangles only: kept for tetrahedra, the table is 40 B per element in float against the tile
-  // coordinates' 6, and the host's tet4 apply at 1.5M DOF on one thread took 52-73 ms a step in
-  // float against 45-50 reading the tile coordinates, 69-82 in double against 61-65.)
-  if (exec.backend() != Backend::Cuda && block.type == ElementType::Tri3)
+  // (host_keeps_geometry, triangles only: kept for tetrahedra, the table is 40 B per element in
+  // float against the tile coordinates' 6, and the host's tet4 apply at 1.5M DOF on one thread took
+  // 52-73 ms a step in float against 45-50 reading the tile coordinates, 69-82 in double against 61-65.)
+  if (host && host_keeps_geometry(block.type))
     out.geometry = triangle_geometry<Real>(order, starts, connectivity, coordinates, tile);
   out.local = DeviceArray<std::uint8_t>(exec, std::span<const std::uint8_t>(local));
   out.counts = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(tile_counts));
   out.node_offsets = DeviceArray<Index>(exec, std::span<const Index>(offsets));
   out.n_tile_nodes = static_cast<Index>(nodes.size());
   // On a GPU, 16-bit steps from each tile's first node where every tile's span fits.
-  bool steps = exec.backend() == Backend::Cuda;
+  bool steps = !host;
   for (Index t = 0; t < out.n_tiles && steps; ++t)
     steps = nodes[static_cast<std::size_t>(offsets[static_cast<std::size_t>(t) + 1]) - 1] -
                 nodes[static_cast<std::size_t>(offsets[static_cast<std::size_t>(t)])] <=
@@ -405,7 +406,7 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
   } else {
     out.nodes = DeviceArray<Index>(exec, std::span<const Index>(nodes));
   }
-  if (kernel_coordinates || (exec.backend() != Backend::Cuda && block.type != ElementType::Tri3))
+  if (kernel_coordinates || (host && !host_keeps_geometry(block.type)))
     out.coordinates =
         DeviceArray<Real>(exec, std::span<const Real>(tile_coordinates<Real>(offsets, nodes, coordinates, dim)));
   out.incidence_ends = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(incidence_ends));

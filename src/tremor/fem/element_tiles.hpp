@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "tremor/backend/device_array.hpp"
@@ -48,6 +49,16 @@
 #include "tremor/mesh/element_type.hpp"
 
 namespace tremor::fem {
+
+// On a host Exec, a block of `type` keeps each slot's inverse Jacobian and det J (TileBlock::geometry)
+// instead of its tile nodes' coordinates: triangles only (measured, element_tiles.cpp).
+constexpr bool host_keeps_geometry(ElementType type) { return type == ElementType::Tri3; }
+
+// Chunk k of chunks of `chunk` consecutive tiles out of n_tiles (TileBlock::chunk): its tiles
+// [first, end).
+inline std::pair<Index, Index> chunk_tiles(Index k, int chunk, Index n_tiles) {
+  return {k * chunk, std::min<Index>((k + 1) * chunk, n_tiles)};
+}
 
 // One block's tiles, as a kernel captures them.
 template <class Real>

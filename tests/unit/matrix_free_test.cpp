@@ -385,8 +385,8 @@ TEST(MatrixFreeTiles, ColoursShareNoNode) {
   const Model model = test::two_section_model(ElementType::Tri3, 1, 40, 0.15);
   const auto u = test::test_vector(model.mesh.n_nodes() * 2, 5);
   const auto expected = apply_operator(*explicit_fe::make_stiffness_operator<double>(model, "matrix_free"), u);
-  const auto elements = std::make_shared<const fem::DeviceElements>(Exec::openmp(), model.mesh, fem::section_table(model),
-                                                                    fem::colour_elements(model.mesh));
+  const auto elements = std::make_shared<const fem::DeviceElements>(
+      Exec::openmp(), model.mesh, fem::section_table(model), fem::colour_elements(model.mesh));
   const int threads = omp_get_max_threads();
   std::vector<std::vector<double>> results;
   for (const int n : {1, 2, 4}) {

@@ -93,6 +93,24 @@ TEST(AbaqusKeywords, IgnoredKeywordsAreListedInTheWarning) {
   EXPECT_TRUE(warnings_of(brick).empty());
 }
 
+// *DAMPING gives the material's Rayleigh damping, ALPHA (1/s) and BETA (s); a negative one is refused
+// at its line.
+TEST(AbaqusKeywords, DampingGivesAlphaAndBeta) {
+  const std::string damped = brick.substr(0, brick.find("*SOLID SECTION")) + "*DAMPING, ALPHA=250., BETA=2.5E-8\n" +
+                             brick.substr(brick.find("*SOLID SECTION"));
+  const log::Quiet quiet;
+  const Model model = io::read_abaqus_buffer(damped, "deck.inp");
+  EXPECT_TRUE(log::take_warnings().empty());
+  ASSERT_EQ(model.materials.size(), 1u);
+  EXPECT_EQ(model.materials[0].damping_alpha, 250.0);
+  EXPECT_EQ(model.materials[0].damping_beta, 2.5e-8);
+  const std::string negative = brick.substr(0, brick.find("*SOLID SECTION")) + "*DAMPING, BETA=-1E-8\n" +
+                               brick.substr(brick.find("*SOLID SECTION"));
+  const std::string error = test::error_of([&] { (void)io::read_abaqus_buffer(negative, "deck.inp"); });
+  EXPECT_NE(error.find("deck.inp:17"), std::string::npos) << error;
+  EXPECT_NE(error.find("*DAMPING, BETA must not be negative, got -1e-08"), std::string::npos) << error;
+}
+
 // The Abaqus section of docs/readers.md, up to the next section.
 std::string abaqus_section() {
   std::ifstream file(test::source_path("docs/readers.md"));

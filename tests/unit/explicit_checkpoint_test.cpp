@@ -214,6 +214,16 @@ TEST(ExplicitCheckpoint, MatrixFreeTilesResumedRunEqualsUninterrupted) {
   expect_resume_is_exact(snapshot_block("double"), "openmp", 2, "matrix_free");
 }
 
+// Stiffness-proportional damping reads U_prev and U_curr only, both in the checkpoint: one beta
+// (the run's K), and betas by element (an operator of its own), in one domain and in two.
+TEST(ExplicitCheckpoint, StiffnessDampedResumedRunEqualsUninterrupted) {
+  for (const bool per_element : {false, true}) {
+    SCOPED_TRACE(per_element ? "betas by element" : "one beta");
+    expect_resume_is_exact(with_snapshots(test::damped_bar(per_element)), "serial");
+  }
+  expect_resume_is_exact(with_snapshots(test::damped_bar(true)), "openmp", 2, "matrix_free");
+}
+
 // The same on GLL hexahedra through the sem operator (its colour-by-colour scatter on the host
 // gives the same bits on every run, so a resumed run can equal the whole one exactly). Serial: a
 // small mesh, where OpenMP barriers every step cost more than they save beside other tests.

@@ -103,6 +103,29 @@ inline Model loaded_bar(ElementType type, int order, Size cells) {
   return model;
 }
 
+// The hex8 bar above with stiffness-proportional damping (beta omega_max / 2 ~ 0.1 at its stable
+// step): one beta everywhere, through the run's own K, or (per_element) three times it past the
+// middle, through an operator of the term's own weighted by each element's beta.
+inline Model damped_bar(bool per_element) {
+  Model model = loaded_bar(ElementType::Hex8, 1, 4);
+  model.materials[0].damping_beta = 4e-9;
+  if (per_element) {
+    Material other = model.materials[0];
+    other.name = "damped steel";
+    other.damping_beta = 1.2e-8;
+    model.materials.push_back(other);
+    std::vector<Index> near, far;
+    const ElementBlock& block = model.mesh.blocks.front();
+    for (Index e = 0; e < block.n_elements(); ++e)
+      (model.mesh.node(block.nodes(e)[0])[0] < 2e-3 ? near : far).push_back(e);
+    model.mesh.element_sets["near"] = near;
+    model.mesh.element_sets["far"] = far;
+    model.sections = {{"near", "steel", Formulation::Solid, 1.0}, {"far", "damped steel", Formulation::Solid, 1.0}};
+  }
+  model.validate();
+  return model;
+}
+
 // The 2D block of the solver tests with a prescribed displacement on its left side added.
 inline Model prescribed_block() {
   Model model = loaded_block(2e-6, 2e6, 2);

@@ -99,6 +99,30 @@ TEST_F(MemoryEstimate, DecomposedRuns) {
   expect_estimate_tracks(gll, {"sem", "float", 2});
 }
 
+// Stiffness-proportional damping keeps a velocity (and an assembled kind's product) in the loop;
+// where beta differs by element, also an operator of its own, built from elements of its own.
+TEST_F(MemoryEstimate, StiffnessProportionalDamping) {
+  Model one = io::read_model_buffer(bar("hex8", 24, 6, 3), "bar.toml", "");
+  one.materials[0].damping_beta = 1e-9;
+  Model two = one;
+  Material other = two.materials[0];
+  other.name = "damped steel";
+  other.damping_beta = 3e-9;
+  two.materials.push_back(other);
+  std::vector<Index> near, far;
+  const ElementBlock& block = two.mesh.blocks.front();
+  for (Index e = 0; e < block.n_elements(); ++e) (two.mesh.node(block.nodes(e)[0])[0] < 0.012 ? near : far).push_back(e);
+  two.mesh.element_sets["near"] = near;
+  two.mesh.element_sets["far"] = far;
+  two.sections = {{"near", "steel", Formulation::Solid, 1.0}, {"far", "damped steel", Formulation::Solid, 1.0}};
+  two.validate();
+  for (const char* kind : {"block_csr", "ell", "matrix_free"})
+    for (const char* precision : {"double", "float"}) {
+      expect_estimate_tracks(one, {kind, precision});
+      expect_estimate_tracks(two, {kind, precision});
+    }
+}
+
 // An Exec's copies and its host() count in one account; another Exec's arrays do not.
 TEST(MemoryAccount, AnExecsCopiesShareItsAccountOthersKeepTheirOwn) {
   const Exec run = Exec::serial();

@@ -104,6 +104,7 @@ density = 7850
 youngs_modulus = 210e9
 poisson_ratio = 0.3
 damping_alpha = 12.5
+damping_beta = 2e-8
 
 [[material]]
 name = "aluminium"
@@ -156,6 +157,8 @@ formulation = "solid"
   EXPECT_EQ(model.materials[0].density, 7850.0);
   EXPECT_EQ(model.materials[0].damping_alpha, 12.5);
   EXPECT_EQ(model.materials[1].damping_alpha, 0.0);
+  EXPECT_EQ(model.materials[0].damping_beta, 2e-8);
+  EXPECT_EQ(model.materials[1].damping_beta, 0.0);
   // mu = rho c_s^2 exactly as the definition of the shear speed.
   EXPECT_NEAR(model.materials[1].mu(), 2700.0 * 3130.0 * 3130.0, 1e-6);
   ASSERT_EQ(model.sections.size(), 2u);
@@ -432,6 +435,8 @@ TEST_F(ModelFile, MaterialErrors) {
   expect_error(material("name = \"s\"\ndensity = inf\n"), 8, {"'density' must be a finite number"});
   expect_error(material("name = \"s\"\ndensity = 1\ndamping_alpha = -2\nyoungs_modulus = 1e9\npoisson_ratio = 0.3\n"),
                9, {"'damping_alpha' is -2"});
+  expect_error(material("name = \"s\"\ndensity = 1\ndamping_beta = -1e-9\nyoungs_modulus = 1e9\npoisson_ratio = 0.3\n"),
+               9, {"'damping_beta' is -1e-09", "non-negative time, s"});
   expect_error(material("name = \"s\"\ndensity = 1\n"), 6, {"give exactly one set of elastic constants", "got none"});
   expect_error(material("name = \"s\"\ndensity = 1\nyoungs_modulus = 1e9\nshear_modulus = 1e9\n"), 9,
                {"exactly one set", "got youngs_modulus, shear_modulus"});

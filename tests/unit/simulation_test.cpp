@@ -23,11 +23,13 @@ using test::error_of;
 using test::expect_contains;
 
 // A 20 x 20 x 2 mm aluminium plate of 1 mm hex8 cells, clamped along one edge (constraints the
-// integrator holds), with material damping (a damped integrator).
+// integrator holds), with material damping: mass-proportional (a damped integrator) and
+// stiffness-proportional (a per-step term).
 const std::string setup =
     "[mesh]\ngenerator = \"box\"\nelement = \"hex8\"\norigin = [-0.01, -0.01, 0.0]\nsize = [0.02, 0.02, 0.002]\n"
     "divisions = [20, 20, 2]\n"
     "[[material]]\nname = \"al\"\ndensity = 2700.0\nyoungs_modulus = 70e9\npoisson_ratio = 0.33\ndamping_alpha = 2e3\n"
+    "damping_beta = 5e-9\n"
     "[[prescribed_displacement]]\nnode_set = \"xmin\"\ncomponents = [\"x\", \"y\", \"z\"]\namplitude = 0.0\n"
     "signal = { kind = \"ricker\", frequency = 1e6 }\n";
 

@@ -83,6 +83,7 @@ void print_material(const Material& m) {
   }
   std::printf(", wave speeds %.0f..%.0f m/s", m.min_wave_speed(), m.max_wave_speed());
   if (m.damping_alpha > 0) std::printf(", damping alpha %g 1/s", m.damping_alpha);
+  if (m.damping_beta > 0) std::printf(", damping beta %g s", m.damping_beta);
   std::printf("\n");
 }
 

@@ -59,9 +59,11 @@ std::size_t element_bytes(const Mesh& mesh, bool coloured) {
 // memory_estimate's, with the geometric factors of an element-by-element kind when known.
 // `split`: a decomposed run's element-by-element operator in two parts (Preflight::overlap), each
 // part's elements on all of its subdomain's nodes. `host`: the run's Exec is the host's.
+// `betas`: the model's stiffness-proportional damping (model_betas), whose term keeps a velocity
+// (and an operator's product, or an operator of its own) in the loop.
 std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffness_nnz, std::size_t real_size,
                      bool coloured, bool damped, Index max_neighbours, std::size_t geometry_values,
-                     bool split = false, bool host = false);
+                     bool split = false, bool host = false, const ElementBetas& betas = {});
 
 // Refuses `bytes` of host memory for `what` when the process may not allocate that much
 // (memory::host_available), before any of it is allocated.
@@ -107,6 +109,20 @@ StableStep global_step(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
           str("largest eigenvalue of M^-1 K, ", spectrum.iterations, " Lanczos iterations")};
 }
 
+// The stiffness-proportional damping of the materials the sections use, s (element_betas by
+// section: a section without elements counts too).
+ElementBetas model_betas(const Model& model) {
+  ElementBetas betas;
+  for (std::size_t s = 0; s < model.sections.size(); ++s) {
+    const double beta = model.material(model.sections[s].material).damping_beta;
+    if (s == 0) betas.uniform = beta;
+    if (betas.uniform && *betas.uniform != beta) betas.uniform.reset();
+    betas.largest = std::max(betas.largest, beta);
+  }
+  return betas;
+}
+double largest_beta(const Model& model) { return model_betas(model).largest; }
+
 // Each element's subdomain in the run's decomposition: the decomposition file's (read by the
 // pre-flight), or METIS's.
 std::vector<int> element_domains(const Model& model, const Preflight& preflight) {
@@ -125,11 +141,22 @@ Exec process_exec(Backend backend, const RunOptions& options, bool own_stream) {
 
 // The stable step from a survey of `elements` (built on exec from the model): the element bound it
 // found, or (global) the global estimate, the survey having skipped the eigenvalues.
+// Stiffness-proportional damping (stiffness_damping.hpp) shortens it by the largest beta of the
+// materials in use: safe where beta differs by element (the element with the largest beta need not
+// be the one with omega_max).
 StableStep step_from(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements, const Model& model,
                      const sparse::ElementSurvey& survey, bool global) {
-  if (global) return global_step(exec, std::move(elements));
-  const Label label = model.mesh.element_label(survey.stable_element);
-  return {survey.stable_dt, 0, label, str("set by element ", label)};
+  const Label label = global ? 0 : model.mesh.element_label(survey.stable_element);
+  StableStep stable =
+      global ? global_step(exec, std::move(elements)) : StableStep{survey.stable_dt, 0, label, str("set by element ", label)};
+  const double beta = largest_beta(model);
+  if (beta > 0.0) {
+    const double undamped = stable.dt;
+    stable.dt = stable_step_with_damping(undamped, beta);
+    if (global) stable.dt = round_down(stable.dt);  // every backend the same step, as above
+    stable.by += str(", x ", brief(stable.dt / undamped), " for stiffness-proportional damping (beta ", beta, " s)");
+  }
+  return stable;
 }
 
 }  // namespace
@@ -714,7 +741,7 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   const auto run_bytes = [&](const op::OperatorEntry& op) {
     const bool split = options.overlap && (p.domains > 1 || p.processes > 1) && op.splits && !op.needs_assembly;
     return estimate(model.mesh, op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring, is_damped(model),
-                    p.max_neighbours, p.geometry_values, split, p.backend != Backend::Cuda) +
+                    p.max_neighbours, p.geometry_values, split, p.backend != Backend::Cuda, model_betas(model)) +
            snapshot_bytes(model, p.snapshot_every, real_size) + recorder_bytes(model, real_size);
   };
   // "auto" on a GPU: where the default's estimate does not fit the GPU's free memory, a kind that
@@ -730,7 +757,9 @@ Preflight preflight(const Model& model, const RunOptions& options) {
       warn(p, str("operator auto: ", p.operator_why, " (estimates): the run may run out of GPU memory; decompose "
                   "the model (--gpus N, mpirun -np N) or run a smaller one"));
   }
-  p.overlap = options.overlap && (p.domains > 1 || p.processes > 1) && p.op->splits;
+  // Stiffness-proportional damping applies its K to every element before the exchange starts:
+  // nothing would be left to overlap it with (stiffness_damping.hpp).
+  p.overlap = options.overlap && (p.domains > 1 || p.processes > 1) && p.op->splits && !(largest_beta(model) > 0.0);
   // One domain's K is built as one array of 32-bit indices (the two-kernel assembly, nodal-block
   // CSR in double): refused before any of it is made. A decomposed run builds each subdomain's.
   TREMOR_CHECK(!p.op->needs_assembly || nnz <= Size(2147483647) || p.domains > 1 || p.processes > 1, "the ",
@@ -762,7 +791,7 @@ namespace {
 
 std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffness_nnz, std::size_t real_size,
                      bool coloured, bool damped, Index max_neighbours, std::size_t geometry_values, bool split,
-                     bool host) {
+                     bool host, const ElementBetas& betas) {
   const auto n = static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(mesh.dim());
   const bool colours = coloured || op.needs_colouring;
   const std::size_t elements = element_bytes(mesh, colours);
@@ -783,7 +812,14 @@ std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffne
   const std::size_t built = op.setup_bytes(sizes) / (split ? 2 : 1);
   const std::size_t kept = op.needs_assembly ? op.loop_bytes(sizes) : 0;
   const std::size_t setup = elements + mass + std::max(built, kept) + (split ? elements + coordinates : 0);
-  return std::max(setup, loop);
+  if (!betas.any()) return std::max(setup, loop);
+  // Stiffness-proportional damping: the velocity, and the product of an operator that does not add
+  // (the assembled kinds); where beta differs by element, an operator of its own, built (from its
+  // own elements, held since the mass) once the run's is.
+  const std::size_t vectors = n * real_size * (op.needs_assembly ? 2 : 1);
+  if (betas.uniform) return std::max(setup, loop + vectors);
+  const std::size_t own = op.loop_bytes(sizes);
+  return std::max({setup + elements, loop + elements + std::max(op.setup_bytes(sizes), own), loop + own + vectors});
 }
 
 }  // namespace

@@ -137,6 +137,11 @@ std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& 
       clock.lap(str("elements split: ", touching.size(), " touching a shared node, ", interior.size(), " interior"));
     }
   }
+  d->betas = element_betas(table);
+  if (d->betas.any() && !d->betas.uniform) {
+    d->beta_elements = std::make_shared<const fem::DeviceElements>(exec, model.mesh, beta_weighted(table), colouring);
+    clock.lap("elements weighted by their stiffness-proportional damping");
+  }
   d->mass = sparse::assemble_lumped_mass<double>(exec, *d->elements, strategy);
   if (is_damped(original)) d->damping = sparse::assemble_lumped_damping<double>(exec, *d->elements, strategy);
   clock.lap(is_damped(original) ? "lumped mass and damping" : "lumped mass");
@@ -184,6 +189,19 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
   d.scheme = std::make_unique<CentralDifference<Real>>(exec, *d.stiffness, std::move(d.mass), std::move(d.damping),
                                                        preflight.dt, d.loading->constrained_dofs(), model.mesh.dim());
   clock.lap("integrator state");
+  if (d.beta_elements) {
+    // sum_e beta_e K_e: an operator of the kind the run uses, but a whole-mesh layout (partitioned),
+    // which is made for K's own blocks, gives way to the backend's default.
+    const op::OperatorEntry& kind = preflight.op->reads_blocks || preflight.op->whole_mesh_only
+                                        ? operators().default_for(exec.backend())
+                                        : *preflight.op;
+    d.terms.push_back(std::make_unique<StiffnessDamping<Real>>(
+        make_stiffness_operator<Real>(model, kind.name, std::move(d.beta_elements), preflight.assembly), preflight.dt));
+    clock.lap(str("stiffness-proportional damping (", kind.name, " weighted by each element's beta)"));
+  } else if (d.betas.any()) {
+    d.terms.push_back(std::make_unique<StiffnessDamping<Real>>(*d.stiffness, *d.betas.uniform, preflight.dt));
+    clock.lap("stiffness-proportional damping");
+  }
   d.loads = std::make_unique<DeviceLoading<Real>>(exec, *d.loading, preflight.dt);
   clock.lap("loads");
   d.recorder = std::make_unique<Recorder<Real>>(

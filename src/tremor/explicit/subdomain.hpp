@@ -26,6 +26,7 @@
 #include "tremor/explicit/snapshots.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/explicit/step_term.hpp"
+#include "tremor/explicit/stiffness_damping.hpp"
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/fem/sections.hpp"
 #include "tremor/operator/split.hpp"
@@ -78,6 +79,10 @@ struct Subdomain {
   // Held between begin_subdomain and finish_subdomain only.
   std::shared_ptr<const fem::DeviceElements> elements;
   std::shared_ptr<const fem::DeviceElements> interface_elements, interior_elements;  // where split
+  // Stiffness-proportional damping (stiffness_damping.hpp): the elements' beta where they all have
+  // the same, else the elements weighted by theirs (beta_weighted) for an operator of the term's own.
+  ElementBetas betas;
+  std::shared_ptr<const fem::DeviceElements> beta_elements;
   // Where the first part of a split stiffness runs (the exchange's stream: begin_subdomain), or
   // none: the subdomain's Exec.
   std::optional<Exec> interface_exec;

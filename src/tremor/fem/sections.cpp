@@ -36,6 +36,7 @@ SectionTable section_table(const Model& model, bool check_geometry) {
     table.thickness.push_back(table.dim == 2 ? section.thickness : 1.0);
     table.density.push_back(material.density);
     table.damping_alpha.push_back(material.damping_alpha);
+    table.damping_beta.push_back(material.damping_beta);
   }
   table.element_section = model.element_sections();
   for (std::size_t e = 0; e < table.element_section.size(); ++e)

@@ -19,6 +19,7 @@ struct SectionTable {
   std::vector<double> thickness;             // per section: the section's thickness in 2D, 1 in 3D
   std::vector<double> density;               // per section, kg/m^3
   std::vector<double> damping_alpha;         // per section, s^-1
+  std::vector<double> damping_beta;          // per section, s (stiffness-proportional)
   std::vector<int> element_section;          // per global element
   // Absorbing layers (model/absorbing.hpp), per global element: damping added to the section's
   // alpha, and the factor K_e is scaled by (D scaled as a whole, so anisotropic materials keep

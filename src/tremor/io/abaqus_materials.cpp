@@ -117,8 +117,9 @@ void Reader::damping(const KeywordLine& keyword) {
   if (keyword.has("ALPHA")) draft.damping_alpha = parameter_real(keyword, "ALPHA");
   if (draft.damping_alpha < 0.0)
     fail(keyword.where, str("*DAMPING, ALPHA must not be negative, got ", draft.damping_alpha));
-  if (keyword.has("BETA") && parameter_real(keyword, "BETA") != 0.0)
-    ignore("*DAMPING, BETA (stiffness-proportional damping)", keyword.where);
+  if (keyword.has("BETA")) draft.damping_beta = parameter_real(keyword, "BETA");
+  if (draft.damping_beta < 0.0)
+    fail(keyword.where, str("*DAMPING, BETA must not be negative, got ", draft.damping_beta));
   if (keyword.has("COMPOSITE")) ignore("*DAMPING, COMPOSITE", keyword.where);
   if (keyword.has("STRUCTURAL")) ignore("*DAMPING, STRUCTURAL", keyword.where);
   no_data(keyword);
@@ -189,6 +190,7 @@ Material Reader::build(const MaterialDraft& draft) {
         break;
     }
     m.damping_alpha = draft.damping_alpha;
+    m.damping_beta = draft.damping_beta;
     return m;
   } catch (const Error& error) {
     fail(draft.elastic_where, error.what());

@@ -48,6 +48,7 @@ struct MaterialDraft {
   Voigt6 stiffness{};             // tremor's Voigt order
   std::optional<double> density;
   double damping_alpha = 0.0;
+  double damping_beta = 0.0;
 };
 
 struct PendingSection {

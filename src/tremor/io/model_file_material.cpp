@@ -13,8 +13,9 @@ namespace tremor::io::model_file {
 using detail::choice;
 
 constexpr std::string_view material_keys[] = {
-    "name",         "density",      "damping_alpha", "youngs_modulus", "poisson_ratio",  "lame_lambda", "shear_modulus",
-    "p_wave_speed", "s_wave_speed", "stiffness",     "youngs_moduli",  "poisson_ratios", "shear_moduli"};
+    "name",          "density",      "damping_alpha", "damping_beta",  "youngs_modulus", "poisson_ratio", "lame_lambda",
+    "shear_modulus", "p_wave_speed", "s_wave_speed",  "stiffness",     "youngs_moduli",  "poisson_ratios",
+    "shear_moduli"};
 constexpr std::string_view section_keys[] = {"element_set", "material", "formulation", "thickness"};
 constexpr std::string_view formulations[] = {"solid", "plane_strain", "plane_stress"};
 
@@ -74,6 +75,9 @@ Material read_material(Table& material) {
   const double damping = material.number("damping_alpha", 0.0);
   if (!(damping >= 0.0))
     material.fail("damping_alpha", str("'damping_alpha' is ", damping, "; expected a non-negative rate, 1/s"));
+  const double beta = material.number("damping_beta", 0.0);
+  if (!(beta >= 0.0 && std::isfinite(beta)))
+    material.fail("damping_beta", str("'damping_beta' is ", beta, "; expected a non-negative time, s"));
 
   // The elastic keys given, in the order they appear.
   std::vector<std::string_view> given;
@@ -144,6 +148,7 @@ Material read_material(Table& material) {
     throw_input_error(material.file(), material.line(given.front()), error.what());
   }
   result.damping_alpha = damping;
+  result.damping_beta = beta;
   return result;
 }
 

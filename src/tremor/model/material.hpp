@@ -25,8 +25,11 @@ struct Material {
   double density = 0.0;
   Voigt6 stiffness{};
   bool isotropic = false;
-  // Mass-proportional damping: the damping matrix is alpha * M (s^-1).
+  // Rayleigh damping, C = alpha M + beta K: mass-proportional alpha (s^-1) and
+  // stiffness-proportional beta (s), as Abaqus's *DAMPING, ALPHA and BETA. A mode of angular
+  // frequency omega decays at alpha / 2 + beta omega^2 / 2.
   double damping_alpha = 0.0;
+  double damping_beta = 0.0;
 
   // Constructors for every pair of isotropic constants; each validates its arguments and throws
   // tremor::Error naming the material and the offending value.

@@ -1,0 +1,84 @@
+#include "tremor/explicit/stiffness_damping.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tremor/backend/forall.hpp"
+#include "tremor/core/error.hpp"
+
+namespace tremor::explicit_fe {
+
+ElementBetas element_betas(const fem::SectionTable& table) {
+  ElementBetas betas;
+  bool first = true, same = true;
+  double value = 0.0;
+  for (const int section : table.element_section) {
+    const double beta = table.damping_beta[static_cast<std::size_t>(section)];
+    betas.largest = std::max(betas.largest, beta);
+    same = same && (first || beta == value);
+    value = beta;
+    first = false;
+  }
+  if (same) betas.uniform = value;
+  return betas;
+}
+
+fem::SectionTable beta_weighted(const fem::SectionTable& table) {
+  fem::SectionTable weighted = table;
+  weighted.element_stiffness_factor.resize(table.element_section.size());
+  for (std::size_t e = 0; e < table.element_section.size(); ++e)
+    weighted.element_stiffness_factor[e] =
+        table.stiffness_factor(e) * table.damping_beta[static_cast<std::size_t>(table.element_section[e])];
+  return weighted;
+}
+
+double stable_step_with_damping(double undamped_dt, double beta) {
+  if (!(beta > 0.0)) return undamped_dt;
+  const double xi = beta / undamped_dt;  // beta omega_max / 2 with omega_max = 2 / dt
+  return undamped_dt * (std::sqrt(1.0 + xi * xi) - xi);
+}
+
+template <class Real>
+StiffnessDamping<Real>::StiffnessDamping(const op::Operator<Real>& stiffness, double beta, double dt)
+    : K_(&stiffness), scale_(beta / dt) {
+  TREMOR_CHECK(beta > 0.0 && std::isfinite(beta) && dt > 0.0, "stiffness-proportional damping: beta ", beta,
+               " s and dt ", dt, " s must be positive");
+  velocity_ = DeviceArray<Real>(K_->exec(), K_->n_dofs());
+  if (!K_->adds()) product_ = DeviceArray<Real>(K_->exec(), K_->n_dofs());
+}
+
+template <class Real>
+StiffnessDamping<Real>::StiffnessDamping(std::unique_ptr<op::Operator<Real>> weighted, double dt)
+    : own_(std::move(weighted)), K_(own_.get()), scale_(1.0 / dt) {
+  TREMOR_CHECK(K_ && dt > 0.0, "stiffness-proportional damping: no operator, or dt ", dt, " s not positive");
+  velocity_ = DeviceArray<Real>(K_->exec(), K_->n_dofs());
+  if (!K_->adds()) product_ = DeviceArray<Real>(K_->exec(), K_->n_dofs());
+}
+
+template <class Real>
+void StiffnessDamping<Real>::add_forces(const CentralDifference<Real>& scheme, View<Real> forces) {
+  const Exec& exec = K_->exec();
+  const Real* u = scheme.displacement().data;
+  const Real* up = scheme.previous_displacement().data;
+  Real* v = velocity_.data();
+  const auto scale = static_cast<Real>(scale_);
+  forall(exec, velocity_.size(), [=] TREMOR_LAMBDA(Index i) { v[i] = scale * (u[i] - up[i]); });
+  if (K_->adds()) {
+    K_->add(velocity_.view(), forces);
+    return;
+  }
+  K_->apply(velocity_.view(), product_.view());
+  const Real* kv = product_.data();
+  Real* f = forces.data;
+  forall(exec, product_.size(), [=] TREMOR_LAMBDA(Index i) { f[i] += kv[i]; });
+}
+
+template <class Real>
+std::size_t StiffnessDamping<Real>::bytes() const {
+  return (velocity_.size() + product_.size()) * sizeof(Real) + (own_ ? own_->bytes() : 0);
+}
+
+template class StiffnessDamping<float>;
+template class StiffnessDamping<double>;
+
+}  // namespace tremor::explicit_fe

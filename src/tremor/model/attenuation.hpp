@@ -1,0 +1,69 @@
+#pragma once
+// Constant-Q viscoelasticity by N standard linear solids (a generalized Maxwell body: Emmerich and
+// Korn 1987, GJI 90; Moczo and Kristek 2005, GRL 32), the material's part of it: what a
+// [[material]] gives (q_p and q_s, or q_kappa and q_mu; a reference frequency; a band; N), the
+// fit of the N solids' anelastic coefficients to a constant Q over the band, and the unrelaxed
+// moduli that keep the given wave speeds at the reference frequency.
+//
+// A modulus M relaxes as M(omega) = M_U m(omega), m(omega) = 1 - sum_l Y_l omega_l / (omega_l + i
+// omega), with relaxation frequencies omega_l spaced evenly in log frequency around the band; in the
+// time domain sigma = M_U (eps - sum_l Y_l xi_l), d xi_l / dt = omega_l (eps - xi_l): a memory
+// variable xi_l per solid, a strain. Q(omega) = Re m / Im m, so a constant Q^-1 is the linear
+// condition sum_l Y_l (omega_l omega + Q^-1 omega_l^2) / (omega_l^2 + omega^2) = Q^-1 (Moczo and
+// Kristek 2005, Eq. 12), solved here in the least-squares sense at frequencies across the band.
+// The bulk and the shear modulus each have their own Y_l (Q_kappa, Q_mu) over the same omega_l.
+#include <array>
+#include <complex>
+#include <limits>
+#include <vector>
+
+namespace tremor {
+
+// Quality factors are refused outside (1, 1e5): Q <= 1 is no longer a wave, from 1e5 on the loss is
+// below what a run can see (give none instead).
+inline constexpr double smallest_quality = 1.0;
+inline constexpr double largest_quality = 1e5;
+inline constexpr int default_solids = 3;
+inline constexpr int largest_solids = 8;
+
+// What a material says of its attenuation, as given. Exactly one pair of quality factors: q_p and
+// q_s (P and S waves), or q_kappa and q_mu (bulk and shear moduli); infinity means none (a
+// material may attenuate in shear only). reference_frequency and band 0: from the model's sources
+// (attenuation_band).
+struct Attenuation {
+  bool by_waves = true;  // q_p, q_s given (else q_kappa, q_mu)
+  double q_p = std::numeric_limits<double>::infinity(), q_s = std::numeric_limits<double>::infinity();
+  double q_kappa = std::numeric_limits<double>::infinity(), q_mu = std::numeric_limits<double>::infinity();
+  double reference_frequency = 0.0;  // Hz
+  std::array<double, 2> band{0.0, 0.0};  // Hz
+  int solids = default_solids;
+};
+
+// N solids fitted to one constant Q over a band.
+struct RelaxationFit {
+  std::vector<double> omega;  // rad/s, the relaxation frequencies omega_l
+  std::vector<double> y;      // the anelastic coefficients Y_l (all 0 for no attenuation)
+  double q = std::numeric_limits<double>::infinity();  // the target
+  double worst_error = 0.0;   // max over the band of |Q_fit / Q - 1|
+  // m(omega) = M(omega) / M_U.
+  std::complex<double> relative_modulus(double angular_frequency) const;
+  // Q(omega) of the fit: Re m / Im m (infinity where Im m is 0).
+  double quality(double angular_frequency) const;
+  // M_U / M_ref for the modulus whose phase velocity at `angular_frequency` is sqrt(M_ref / rho):
+  // (Re m^-1/2)^2. 1 without attenuation.
+  double unrelaxed_over_reference(double angular_frequency) const;
+};
+
+// Relaxation frequencies spaced evenly in log frequency over [f_min, f_max] Hz widened at each end
+// by the fraction of its log width (0 to 1/2) that gives the smallest worst error (the geometric
+// centre for one solid); Y_l by least squares at 10 N frequencies over the band; worst_error
+// sampled at 400. Q infinite: every Y_l 0. Throws tremor::Error for a Q outside (1, 1e5), a band
+// that is not 0 < f_min < f_max, or solids outside [1, largest_solids].
+RelaxationFit fit_constant_q(double q, double f_min, double f_max, int solids);
+
+// Q_kappa and Q_mu from Q_P and Q_S for a solid whose shear-to-P modulus ratio is
+// L = (4/3) c_s^2 / c_p^2: 1/Q_P = L / Q_S + (1 - L) / Q_kappa, Q_mu = Q_S. Throws tremor::Error,
+// naming both, where they would need a negative bulk loss (Q_P above Q_S / L).
+std::array<double, 2> bulk_and_shear_quality(double q_p, double q_s, double shear_ratio);
+
+}  // namespace tremor

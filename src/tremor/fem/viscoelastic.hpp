@@ -1,0 +1,101 @@
+#pragma once
+// The viscoelastic law with state (docs/architecture.md, "Pointwise laws with state"): a section's
+// elastic law at its unrelaxed moduli, less the stress of N standard linear solids' memory
+// variables, each a strain kept at every point where the law is evaluated (model/attenuation.hpp
+// for the solids and their fit to a constant Q).
+//
+//   sigma = D_U (eps - eps_a),  eps_a = sum_l Y_kappa_l tr(xi_l) / 3 I + Y_mu_l dev(xi_l),
+//   d xi_l / dt = omega_l (eps - xi_l)
+//
+// (Moczo and Kristek 2005, with the bulk and shear moduli relaxing apart: for an isotropic D_U
+// this is kappa_U (tr eps - sum Y_kappa tr xi) I + 2 mu_U (dev eps - sum Y_mu dev xi)). The memory
+// variables are stepped at half steps by the trapezoidal rule, second order and unconditionally
+// stable (Robertsson, Blanch and Symes 1994): with eps at t_n (the step's K u),
+//   xi_l(n+1/2) = a_l xi_l(n-1/2) + b_l eps(n),  a_l = (1 - omega_l dt/2) / (1 + omega_l dt/2), b_l = 1 - a_l,
+// and the stress at t_n takes xi_l(n) = (xi_l(n-1/2) + xi_l(n+1/2)) / 2. Each evaluation advances
+// the state by one step: an operator holding it applies once per step.
+//
+// In 2D (plane strain) xi keeps (xx, yy, xy); xi_zz follows eps_zz = 0 and stays 0, but eps_a has
+// a zz part, sum (Y_kappa - Y_mu) tr(xi) / 3, whose stress lambda_U eps_a,zz comes off sigma_xx and
+// sigma_yy (isotropic D_U).
+//
+// Memory: N x n_voigt values per point in Real (3 solids: 18 in 3D, 9 in 2D), read and written
+// once per step.
+#include "tremor/core/config.hpp"
+#include "tremor/fem/laws.hpp"
+
+namespace tremor::fem {
+
+inline constexpr int max_solids = 8;
+
+// One section's solids for a time step, as a kernel reads them: `solids` (0: elastic), then per
+// solid a_l, b_l, Y_kappa_l and Y_mu_l, then lambda_U. solids_stride values per section.
+inline constexpr int solids_stride = 2 + 4 * max_solids;
+
+template <class T>
+struct SolidsView {
+  const T* values = nullptr;  // solids_stride per section; null: no section attenuates
+
+  TREMOR_HOST_DEVICE int count(int section) const {
+    return values ? static_cast<int>(values[solids_stride * section]) : 0;
+  }
+  TREMOR_HOST_DEVICE const T* of(int section) const { return values + solids_stride * section; }
+};
+
+// The record of a section with n solids of relaxation frequencies omega (rad/s) and coefficients
+// y_kappa, y_mu, for a step dt: out[solids_stride]. n 0: elastic.
+inline void solids_record(int n, const double* omega, const double* y_kappa, const double* y_mu, double lambda_u,
+                          double dt, double* out) {
+  for (int k = 0; k < solids_stride; ++k) out[k] = 0.0;
+  out[0] = n;
+  for (int l = 0; l < n; ++l) {
+    const double half = 0.5 * omega[l] * dt, a = (1.0 - half) / (1.0 + half);
+    out[1 + 4 * l] = a;
+    out[2 + 4 * l] = 2.0 * half / (1.0 + half);  // 1 - a, without its cancellation
+    out[3 + 4 * l] = y_kappa[l];
+    out[4 + 4 * l] = y_mu[l];
+  }
+  out[solids_stride - 1] = lambda_u;
+}
+
+// The law at one point: `elastic` (D_U) with the point's memory variables, n_voigt x solids
+// values, value k of solid l at state[(l n_voigt + k) stride] (stride: the points of the array, so
+// that neighbouring points' values are neighbours).
+template <int Dim, class T, class Elastic>
+struct ViscoelasticPoint {
+  static constexpr int nv = voigt_size<Dim>;
+  const Elastic& elastic;
+  const T* record;  // the section's, SolidsView::of
+  T* state;
+  Size stride;
+
+  TREMOR_HOST_DEVICE void stress(const T* strain, T* sigma) const {
+    const int n = static_cast<int>(record[0]);
+    T anelastic[nv] = {};
+    T zz = T(0);
+    for (int l = 0; l < n; ++l) {
+      const T a = record[1 + 4 * l], b = record[2 + 4 * l], y_kappa = record[3 + 4 * l], y_mu = record[4 + 4 * l];
+      T mid[nv];
+      for (int k = 0; k < nv; ++k) {
+        T& xi = state[static_cast<Size>(l * nv + k) * stride];
+        const T next = a * xi + b * strain[k];
+        mid[k] = T(0.5) * (xi + next);
+        xi = next;
+      }
+      const T third = (Dim == 3 ? mid[0] + mid[1] + mid[2] : mid[0] + mid[1]) / T(3);
+      for (int k = 0; k < Dim; ++k) anelastic[k] += y_kappa * third + y_mu * (mid[k] - third);
+      for (int k = Dim; k < nv; ++k) anelastic[k] += y_mu * mid[k];
+      if constexpr (Dim == 2) zz += (y_kappa - y_mu) * third;
+    }
+    T elastic_strain[nv];
+    for (int k = 0; k < nv; ++k) elastic_strain[k] = strain[k] - anelastic[k];
+    elastic.stress(elastic_strain, sigma);
+    if constexpr (Dim == 2) {
+      const T lambda_zz = record[solids_stride - 1] * zz;
+      sigma[0] -= lambda_zz;
+      sigma[1] -= lambda_zz;
+    }
+  }
+};
+
+}  // namespace tremor::fem

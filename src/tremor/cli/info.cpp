@@ -261,7 +261,17 @@ void run_info(const std::string& path, std::optional<int> order) {
   print_sets("surfaces", mesh.face_sets);
 
   std::printf("%-18s%zu\n", "materials", model.materials.size());
-  for (const auto& m : model.materials) print_material(m);
+  for (const auto& m : model.materials) {
+    print_material(m);
+    // Its attenuation resolved for this model (a band from its sources): what the run will fit.
+    if (m.attenuation) {
+      try {
+        std::printf("    attenuation %s\n", describe(resolve_attenuation(model, m), m).c_str());
+      } catch (const Error& error) {
+        std::printf("    attenuation: %s\n", error.what());
+      }
+    }
+  }
   std::printf("%-18s%zu\n", "sections", model.sections.size());
   for (const auto& s : model.sections) {
     std::printf("  %-24s -> %s, %s", s.element_set.c_str(), s.material.c_str(), to_string(s.formulation).c_str());

@@ -174,13 +174,27 @@ const op::Registry& operators() {
   return registry;
 }
 
+void check_memory_variables(const op::OperatorEntry& entry) {
+  if (entry.carries_memory_variables) return;
+  std::string kinds;
+  for (const op::OperatorEntry& e : operators().entries())
+    if (e.carries_memory_variables) kinds += str(kinds.empty() ? "" : ", ", e.name);
+  throw Error(str("attenuating materials (q_p, q_s, q_kappa, q_mu) keep memory variables where the stress is evaluated; "
+                  "the ", entry.name, " operator ",
+                  entry.needs_assembly ? "applies an assembled K and evaluates no stress" : "does not keep them",
+                  ": use ", kinds));
+}
+
 template <class Real>
 std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, std::string_view kind,
                                                             std::shared_ptr<const fem::DeviceElements> elements,
                                                             sparse::RaceStrategy strategy, op::OperatorSetup* setup,
-                                                            Index split_at_node, const Exec* first_exec) {
+                                                            Index split_at_node, const Exec* first_exec,
+                                                            double time_step) {
   const op::OperatorEntry& entry = operators().parse(kind, elements->exec.backend());
+  if (time_step > 0.0 && elements->attenuates()) check_memory_variables(entry);
   op::OperatorInputs inputs;
+  inputs.time_step = time_step;
   inputs.split_at_node = split_at_node;
   inputs.first_exec = first_exec;
   inputs.model = &model;

@@ -56,7 +56,12 @@ std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, 
                                                             sparse::RaceStrategy strategy,
                                                             op::OperatorSetup* setup = nullptr,
                                                             Index split_at_node = -1,
-                                                            const Exec* first_exec = nullptr);
+                                                            const Exec* first_exec = nullptr,
+                                                            double time_step = 0.0);
+
+// Throws tremor::Error unless `entry` keeps memory variables (OperatorEntry::carries_memory_variables),
+// naming the kinds that do: what an attenuating model needs.
+void check_memory_variables(const op::OperatorEntry& entry);
 
 // The reference: the operator `kind` on exec from K assembled on the host in double
 // (sparse::assemble_stiffness), converted and copied (its entry's reference factory).
@@ -83,7 +88,7 @@ std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, 
 #define TREMOR_MAKE_STIFFNESS_OPERATOR(Real, extern_)                                                               \
   extern_ template std::unique_ptr<op::Operator<Real>> make_stiffness_operator<Real>(                              \
       const Model&, std::string_view, std::shared_ptr<const fem::DeviceElements>, sparse::RaceStrategy,             \
-      op::OperatorSetup*, Index, const Exec*);                                                                      \
+      op::OperatorSetup*, Index, const Exec*, double);                                                              \
   extern_ template std::unique_ptr<op::Operator<Real>> make_stiffness_operator<Real>(const Model&, std::string_view, \
                                                                                      const Exec&);                  \
   extern_ template std::unique_ptr<op::Operator<Real>> make_stiffness_operator<Real>(                              \

@@ -757,6 +757,14 @@ Preflight preflight(const Model& model, const RunOptions& options) {
       warn(p, str("operator auto: ", p.operator_why, " (estimates): the run may run out of GPU memory; decompose "
                   "the model (--gpus N, mpirun -np N) or run a smaller one"));
   }
+  // Attenuating materials: their memory variables need an operator that keeps them.
+  std::set<std::string> described;
+  for (const Section& section : model.sections) {
+    const Material& material = model.material(section.material);
+    if (!material.attenuation || !described.insert(material.name).second) continue;
+    p.attenuation.push_back(describe(resolve_attenuation(model, material), material));
+  }
+  if (!p.attenuation.empty()) check_memory_variables(*p.op);
   // Stiffness-proportional damping applies its K to every element before the exchange starts:
   // nothing would be left to overlap it with (stiffness_damping.hpp).
   p.overlap = options.overlap && (p.domains > 1 || p.processes > 1) && p.op->splits && !(largest_beta(model) > 0.0);

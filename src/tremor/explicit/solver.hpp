@@ -199,6 +199,8 @@ struct Preflight {
   // Lanczos estimate built it; 0 where it built none.
   std::size_t geometry_values = 0;
   sparse::RaceStrategy assembly = sparse::RaceStrategy::Colouring;  // how K and the mass are assembled
+  // Per attenuating material in use, its resolved attenuation in a line (model/attenuation.hpp).
+  std::vector<std::string> attenuation;
   std::vector<std::string> warnings;  // also sent to log::warn
   // Its own phases (the element survey on the Exec, the node graph of the memory estimate, ...).
   std::vector<SetupPhase> phases;

@@ -138,7 +138,8 @@ std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& 
     }
   }
   d->betas = element_betas(table);
-  if (d->betas.any() && !d->betas.uniform) {
+  // An operator of the term's own also where the run's keeps memory variables (applied once a step).
+  if (d->betas.any() && (!d->betas.uniform || table.attenuates())) {
     d->beta_elements = std::make_shared<const fem::DeviceElements>(exec, model.mesh, beta_weighted(table), colouring);
     clock.lap("elements weighted by their stiffness-proportional damping");
   }
@@ -167,12 +168,15 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
     op::OperatorSetup built;
     if (d.interface_elements) {  // the element-by-element kinds, split by elements
       d.stiffness = std::make_unique<op::SplitOperator<Real>>(
-          make_stiffness_operator<Real>(model, preflight.op->name, std::move(d.interface_elements), preflight.assembly),
-          make_stiffness_operator<Real>(model, preflight.op->name, std::move(d.interior_elements), preflight.assembly));
+          make_stiffness_operator<Real>(model, preflight.op->name, std::move(d.interface_elements), preflight.assembly,
+                                        nullptr, -1, nullptr, preflight.dt),
+          make_stiffness_operator<Real>(model, preflight.op->name, std::move(d.interior_elements), preflight.assembly,
+                                        nullptr, -1, nullptr, preflight.dt));
     } else {  // the assembled kinds split by rows, the shared nodes' first
       const Index split_at = d.part && preflight.overlap ? d.part->n_owned : -1;
       d.stiffness = make_stiffness_operator<Real>(model, preflight.op->name, d.elements, preflight.assembly, &built,
-                                                  split_at, d.interface_exec ? &*d.interface_exec : nullptr);
+                                                  split_at, d.interface_exec ? &*d.interface_exec : nullptr,
+                                                  preflight.dt);
     }
     d.split = dynamic_cast<const op::SplitOperator<Real>*>(d.stiffness.get());
     const char* parts = !d.split                ? ""
@@ -243,6 +247,7 @@ void start_from_rest(Subdomain<Real>& d, double dt) {
       (*state)[static_cast<std::size_t>(dofs[k])] = static_cast<Real>(values[k]);
   }
   d.scheme->set_state(previous, current, 0);
+  d.stiffness->reset_state();  // the memory variables of attenuating sections
   for (const auto& term : d.terms) term->start_from_rest();
 }
 

@@ -68,6 +68,11 @@ struct DeviceElements {
   DeviceArray<int> law;           // per section: its LawKind (law_kind of its D)
   DeviceArray<double> thickness;  // per section (1 in 3D)
   DeviceArray<double> density;    // per section
+  // Per section its standard linear solids (SectionTable::solids, on the host: a few values per
+  // section, made into a step's coefficients by the operators that keep memory variables); empty
+  // where no section attenuates.
+  std::vector<SectionSolids> solids;
+  bool attenuates() const { return !solids.empty(); }
 
   Index n_dofs() const { return n_nodes * dim; }
   MaterialView<double> material() const { return {D.data(), law.data()}; }

@@ -21,8 +21,30 @@ SectionTable section_table(const Model& model, bool check_geometry) {
   table.dim = mesh.dim();
   table.n_voigt = table.dim == 2 ? 3 : 6;
   for (const Section& section : model.sections) {
-    const Material& material = model.material(section.material);
-    material.validate();
+    const Material& given = model.material(section.material);
+    given.validate();
+    // An attenuating material's D holds its unrelaxed moduli: the stiffness the step sees first,
+    // which sets the stable step.
+    SectionSolids solids;
+    Material material = given;
+    if (given.attenuation) {
+      const ResolvedAttenuation r = resolve_attenuation(model, given);
+      TREMOR_CHECK(table.dim == 3 || section.formulation == Formulation::PlaneStrain, prefix(model), "section on '",
+                   section.element_set, "': attenuating material '", given.name,
+                   "' takes plane strain or 3D (plane stress's condensed zz stress has no memory variables here)");
+      material = Material::from_lame(given.name, r.kappa_u - 2.0 / 3.0 * r.mu_u, r.mu_u, given.density);
+      material.damping_alpha = given.damping_alpha;
+      material.damping_beta = given.damping_beta;
+      solids.n = static_cast<int>(r.shear.omega.size());
+      for (int l = 0; l < solids.n; ++l) {
+        const auto k = static_cast<std::size_t>(l);
+        solids.omega[k] = r.shear.omega[k];
+        solids.y_kappa[k] = r.bulk.y[k];
+        solids.y_mu[k] = r.shear.y[k];
+      }
+      solids.lambda_u = material.lambda();
+    }
+    table.solids.push_back(solids);
     std::array<double, 36> D{};
     if (table.dim == 2) {
       const Voigt3 d = plane_stiffness(material, section.formulation);
@@ -38,6 +60,8 @@ SectionTable section_table(const Model& model, bool check_geometry) {
     table.damping_alpha.push_back(material.damping_alpha);
     table.damping_beta.push_back(material.damping_beta);
   }
+  if (std::none_of(table.solids.begin(), table.solids.end(), [](const SectionSolids& s) { return s.n > 0; }))
+    table.solids.clear();
   table.element_section = model.element_sections();
   for (std::size_t e = 0; e < table.element_section.size(); ++e)
     TREMOR_CHECK(table.element_section[e] >= 0, prefix(model), "element ", mesh.element_label(static_cast<Index>(e)),

@@ -11,6 +11,15 @@
 
 namespace tremor::fem {
 
+// A section's standard linear solids (model/attenuation.hpp, fem/viscoelastic.hpp): n 0 where it
+// does not attenuate. omega_l (rad/s), Y_kappa_l and Y_mu_l; lambda_U, the unrelaxed Lame
+// constant (the plane-strain zz correction).
+struct SectionSolids {
+  int n = 0;
+  std::array<double, largest_solids> omega{}, y_kappa{}, y_mu{};
+  double lambda_u = 0.0;
+};
+
 // What the element kernels need of each section, and which section each element belongs to.
 struct SectionTable {
   int dim = 3;
@@ -20,6 +29,9 @@ struct SectionTable {
   std::vector<double> density;               // per section, kg/m^3
   std::vector<double> damping_alpha;         // per section, s^-1
   std::vector<double> damping_beta;          // per section, s (stiffness-proportional)
+  // Per section where any attenuates (D then holds its unrelaxed moduli), else empty.
+  std::vector<SectionSolids> solids;
+  bool attenuates() const { return !solids.empty(); }
   std::vector<int> element_section;          // per global element
   // Absorbing layers (model/absorbing.hpp), per global element: damping added to the section's
   // alpha, and the factor K_e is scaled by (D scaled as a whole, so anisotropic materials keep

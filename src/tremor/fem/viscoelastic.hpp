@@ -23,10 +23,11 @@
 // once per step.
 #include "tremor/core/config.hpp"
 #include "tremor/fem/laws.hpp"
+#include "tremor/model/attenuation.hpp"
 
 namespace tremor::fem {
 
-inline constexpr int max_solids = 8;
+inline constexpr int max_solids = largest_solids;  // model/attenuation.hpp
 
 // One section's solids for a time step, as a kernel reads them: `solids` (0: elastic), then per
 // solid a_l, b_l, Y_kappa_l and Y_mu_l, then lambda_U. solids_stride values per section.

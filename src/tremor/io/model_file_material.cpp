@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <optional>
 #include <span>
 
 #include "tremor/core/error.hpp"
@@ -15,7 +17,8 @@ using detail::choice;
 constexpr std::string_view material_keys[] = {
     "name",          "density",      "damping_alpha", "damping_beta",  "youngs_modulus", "poisson_ratio", "lame_lambda",
     "shear_modulus", "p_wave_speed", "s_wave_speed",  "stiffness",     "youngs_moduli",  "poisson_ratios",
-    "shear_moduli"};
+    "shear_moduli",  "q_p",          "q_s",           "q_kappa",       "q_mu",           "reference_frequency",
+    "q_band",        "q_solids"};
 constexpr std::string_view section_keys[] = {"element_set", "material", "formulation", "thickness"};
 constexpr std::string_view formulations[] = {"solid", "plane_strain", "plane_stress"};
 
@@ -57,6 +60,67 @@ Voigt6 read_stiffness(const Table& material) {
       c[6 * i + j] = detail::number_of((*row)[j], material, str("'stiffness'[", i, "][", j, "]"));
   }
   return c;
+}
+
+}  // namespace
+
+namespace {
+
+// A quality factor key: within (1, 1e5) where given, infinity (none) where not.
+double quality_of(const Table& material, std::string_view key) {
+  const std::optional<double> q = material.number(key);
+  if (!q) return std::numeric_limits<double>::infinity();
+  if (!(*q > smallest_quality && *q < largest_quality))
+    material.fail(key, str("'", key, "' is ", *q, "; expected a quality factor within (", smallest_quality, ", ",
+                           largest_quality, ") (leave it out for none)"));
+  return *q;
+}
+
+// The attenuation keys (docs/model-file.md, "Attenuation"): none given, none; q_band, q_solids or
+// reference_frequency without a quality factor, an error at the first.
+std::optional<Attenuation> read_attenuation(const Table& material, const Material& elastic) {
+  static constexpr std::string_view others[] = {"reference_frequency", "q_band", "q_solids"};
+  const bool waves = material.has("q_p") || material.has("q_s"), moduli = material.has("q_kappa") || material.has("q_mu");
+  if (!waves && !moduli) {
+    for (std::string_view key : others)
+      if (material.has(key))
+        material.fail(key, str("'", key, "' without a quality factor: give q_p and q_s, or q_kappa and/or q_mu"));
+    return std::nullopt;
+  }
+  if (waves && moduli)
+    material.fail(material.has("q_kappa") ? "q_kappa" : "q_mu",
+                  "give either q_p and q_s (P and S waves) or q_kappa and/or q_mu (bulk and shear moduli), not both");
+  if (waves && !(material.has("q_p") && material.has("q_s")))
+    material.fail(material.has("q_p") ? "q_p" : "q_s", "give q_p and q_s together (or q_kappa and/or q_mu)");
+  if (!elastic.isotropic)
+    material.fail(waves ? "q_p" : material.has("q_kappa") ? "q_kappa" : "q_mu",
+                  "attenuation takes isotropic materials only (an anisotropic stiffness was given)");
+  Attenuation a;
+  a.by_waves = waves;
+  if (waves) {
+    a.q_p = quality_of(material, "q_p");
+    a.q_s = quality_of(material, "q_s");
+  } else {
+    a.q_kappa = quality_of(material, "q_kappa");
+    a.q_mu = quality_of(material, "q_mu");
+  }
+  a.reference_frequency = material.number("reference_frequency", 0.0);
+  if (material.has("reference_frequency") && !(a.reference_frequency > 0.0))
+    material.fail("reference_frequency",
+                  str("'reference_frequency' is ", a.reference_frequency, "; expected a positive frequency, Hz"));
+  if (const auto band = material.numbers("q_band", 2)) {
+    if (!((*band)[0] > 0.0 && (*band)[1] > (*band)[0]))
+      material.fail("q_band", str("'q_band' is [", (*band)[0], ", ", (*band)[1],
+                                  "]; expected [f_min, f_max] with 0 < f_min < f_max, Hz"));
+    a.band = {(*band)[0], (*band)[1]};
+  }
+  if (const auto solids = material.integer("q_solids")) {
+    if (*solids < 1 || *solids > largest_solids)
+      material.fail("q_solids", str("'q_solids' is ", *solids, "; expected 1 to ", largest_solids,
+                                    " standard linear solids"));
+    a.solids = static_cast<int>(*solids);
+  }
+  return a;
 }
 
 }  // namespace
@@ -149,6 +213,7 @@ Material read_material(Table& material) {
   }
   result.damping_alpha = damping;
   result.damping_beta = beta;
+  result.attenuation = read_attenuation(material, result);
   return result;
 }
 

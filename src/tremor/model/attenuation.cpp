@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
+#include "tremor/model/model.hpp"
 
 namespace tremor {
 
@@ -71,7 +73,7 @@ double RelaxationFit::unrelaxed_over_reference(double angular_frequency) const {
   return slowness * slowness;
 }
 
-RelaxationFit fit_constant_q(double q, double f_min, double f_max, int solids) {
+RelaxationFit fit_constant_q(double q, double f_min, double f_max, int solids, double spread) {
   TREMOR_CHECK(std::isinf(q) || (q > smallest_quality && q < largest_quality), "a quality factor of ", q,
                "; expected one within (", smallest_quality, ", ", largest_quality, ")");
   TREMOR_CHECK(f_min > 0.0 && f_max > f_min && std::isfinite(f_max), "an attenuation band [", f_min, ", ", f_max,
@@ -80,7 +82,8 @@ RelaxationFit fit_constant_q(double q, double f_min, double f_max, int solids) {
                largest_solids);
   RelaxationFit best;
   best.q = q;
-  best.omega = log_spaced(f_min, f_max, solids);
+  best.spread = std::max(spread, 0.0);
+  best.omega = log_spaced(f_min, f_max, solids, best.spread);
   best.y.assign(best.omega.size(), 0.0);
   if (std::isinf(q)) return best;
   const long double inverse = 1.0L / static_cast<long double>(q);
@@ -88,10 +91,12 @@ RelaxationFit fit_constant_q(double q, double f_min, double f_max, int solids) {
   // Solids at the band's ends leave Q low there (2.6% with 3 over a decade); relaxation frequencies
   // spread a little beyond it do better (0.2% at a fifth of the width each side): the spread of
   // the smallest worst error, 0 to half the width in steps of 1/40.
-  for (int step = 0; step <= (solids > 1 ? 20 : 0); ++step) {
+  const bool given = spread >= 0.0;
+  for (int step = 0; step <= (solids > 1 && !given ? 20 : 0); ++step) {
     RelaxationFit fit;
     fit.q = q;
-    fit.omega = log_spaced(f_min, f_max, solids, 0.025 * step);
+    fit.spread = given ? spread : 0.025 * step;
+    fit.omega = log_spaced(f_min, f_max, solids, fit.spread);
     std::vector<std::vector<long double>> columns(fit.omega.size(), std::vector<long double>(at.size()));
     for (std::size_t l = 0; l < fit.omega.size(); ++l)
       for (std::size_t k = 0; k < at.size(); ++k) {
@@ -112,6 +117,112 @@ std::array<double, 2> bulk_and_shear_quality(double q_p, double q_s, double shea
                bulk_loss, "): q_p may be at most q_s / L = ", q_s / shear_ratio, " with L = 4/3 (c_s/c_p)^2 = ",
                shear_ratio);
   return {bulk_loss <= 0.0 ? std::numeric_limits<double>::infinity() : 1.0 / bulk_loss, q_s};
+}
+
+double ResolvedAttenuation::worst_error() const { return std::max(bulk.worst_error, shear.worst_error); }
+
+std::array<double, 2> source_frequencies(const Model& model) {
+  double lowest = std::numeric_limits<double>::infinity(), highest = 0.0;
+  const auto take = [&](const Signal& signal) {
+    if (!(signal.frequency > 0.0)) return;
+    lowest = std::min(lowest, signal.frequency);
+    highest = std::max(highest, signal.frequency);
+  };
+  for (const PointSource& s : model.point_sources) take(s.signal);
+  for (const PrescribedDisplacement& p : model.prescribed) take(p.signal);
+  for (const SurfaceLoad& load : model.surface_loads)
+    if (load.signal) take(*load.signal);
+  for (const Transducer& t : model.transducers) take(t.signal);
+  if (highest == 0.0) return {0.0, 0.0};
+  return {lowest, highest};
+}
+
+namespace {
+
+// The P modulus's unrelaxed bulk part kappa_U for which the P phase velocity at omega is
+// sqrt(p_ref / rho): Re (kappa_U m_kappa + 4/3 mu_U m_mu)^-1/2 = p_ref^-1/2, decreasing in
+// kappa_U; by bisection (to double's resolution: 200 halvings of the bracket).
+double unrelaxed_bulk(double p_ref, double mu_u, const RelaxationFit& bulk, const RelaxationFit& shear, double omega) {
+  const std::complex<double> m_kappa = bulk.relative_modulus(omega), shear_part = 4.0 / 3.0 * mu_u * shear.relative_modulus(omega);
+  const auto slowness = [&](double kappa) { return (1.0 / std::sqrt(kappa * m_kappa + shear_part)).real(); };
+  const double target = 1.0 / std::sqrt(p_ref);
+  double low = 0.0, high = 4.0 * p_ref;
+  if (slowness(low) < target) return -1.0;  // the shear part alone is too stiff
+  for (int k = 0; k < 200; ++k) {
+    const double mid = 0.5 * (low + high);
+    (slowness(mid) > target ? low : high) = mid;
+  }
+  return 0.5 * (low + high);
+}
+
+}  // namespace
+
+ResolvedAttenuation resolve_attenuation(const Model& model, const Material& material) {
+  TREMOR_CHECK(material.attenuation, "material '", material.name, "' has no attenuation");
+  const Attenuation& given = *material.attenuation;
+  const std::string where = str(model.source, ": material '", material.name, "'");
+  TREMOR_CHECK(material.isotropic, where, ": attenuation (q_p, q_s, q_kappa, q_mu) takes isotropic materials only");
+  ResolvedAttenuation r;
+  const std::array<double, 2> sources = source_frequencies(model);
+  if (given.band[1] > 0.0) {
+    r.band = given.band;
+    if (sources[1] > 0.0)
+      TREMOR_CHECK(sources[0] >= r.band[0] && sources[1] <= r.band[1], where, ": its q_band [", r.band[0], ", ",
+                   r.band[1], "] Hz does not contain the sources' centre frequencies (",
+                   sources[0] == sources[1] ? str(sources[0]) : str(sources[0], " to ", sources[1]),
+                   " Hz): a constant Q holds over the band only");
+  } else {
+    TREMOR_CHECK(sources[1] > 0.0, where, ": no q_band given and no source with a centre frequency to take one from; "
+                 "give q_band = [f_min, f_max] (Hz)");
+    r.band = {sources[0] / std::sqrt(10.0), sources[1] * std::sqrt(10.0)};
+  }
+  r.reference_frequency =
+      given.reference_frequency > 0.0 ? given.reference_frequency : std::sqrt(r.band[0] * r.band[1]);
+  const double mu_ref = material.mu(), kappa_ref = material.lambda() + 2.0 / 3.0 * mu_ref;
+  const double p_ref = kappa_ref + 4.0 / 3.0 * mu_ref;
+  try {
+    if (given.by_waves) {
+      const auto [q_kappa, q_mu] = bulk_and_shear_quality(given.q_p, given.q_s, 4.0 / 3.0 * mu_ref / p_ref);
+      r.q_kappa = q_kappa;
+      r.q_mu = q_mu;
+    } else {
+      r.q_kappa = given.q_kappa;
+      r.q_mu = given.q_mu;
+    }
+    if (given.by_waves && !std::isinf(r.q_kappa))
+      TREMOR_CHECK(r.q_kappa > smallest_quality && r.q_kappa < largest_quality, "q_p ", given.q_p, " and q_s ",
+                   given.q_s, " give a bulk quality factor Q_kappa = ", r.q_kappa, ", outside (", smallest_quality,
+                   ", ", largest_quality, ")");
+    // One set of omega_l for both (the memory variables are the strain's): the finite Q's best.
+    const bool shear_first = !std::isinf(r.q_mu);
+    RelaxationFit& first = shear_first ? r.shear : r.bulk;
+    first = fit_constant_q(shear_first ? r.q_mu : r.q_kappa, r.band[0], r.band[1], given.solids);
+    (shear_first ? r.bulk : r.shear) =
+        fit_constant_q(shear_first ? r.q_kappa : r.q_mu, r.band[0], r.band[1], given.solids, first.spread);
+  } catch (const Error& error) {
+    throw Error(str(where, ": ", error.what()));
+  }
+  const double omega = 2.0 * std::numbers::pi * r.reference_frequency;
+  r.mu_u = mu_ref * r.shear.unrelaxed_over_reference(omega);
+  r.kappa_u = unrelaxed_bulk(p_ref, r.mu_u, r.bulk, r.shear, omega);
+  TREMOR_CHECK(r.kappa_u > 0.0, where, ": no positive unrelaxed bulk modulus keeps its P wave speed at ",
+               r.reference_frequency, " Hz with this shear attenuation; raise q_s or the P wave speed");
+  return r;
+}
+
+std::string describe(const ResolvedAttenuation& r, const Material& material) {
+  const auto q = [](double value) { return std::isinf(value) ? std::string("none") : str(value); };
+  const Attenuation& given = *material.attenuation;
+  const std::string qualities = given.by_waves ? str("Q_P ", q(given.q_p), ", Q_S ", q(given.q_s), " (Q_kappa ",
+                                                     q(r.q_kappa), ", Q_mu ", q(r.q_mu), ")")
+                                               : str("Q_kappa ", q(r.q_kappa), ", Q_mu ", q(r.q_mu));
+  char error[32];
+  std::snprintf(error, sizeof error, "%.2g%%", 100.0 * r.worst_error());
+  const double rho = material.density;
+  return str("material '", material.name, "': ", qualities, ", ", r.shear.omega.size(), " solids over [",
+             si(r.band[0]), "Hz, ", si(r.band[1]), "Hz], worst Q error ", error, "; unrelaxed speeds ",
+             std::round(std::sqrt((r.kappa_u + 4.0 / 3.0 * r.mu_u) / rho)), " and ", std::round(std::sqrt(r.mu_u / rho)),
+             " m/s (the given ones at ", si(r.reference_frequency), "Hz)");
 }
 
 }  // namespace tremor

@@ -15,9 +15,13 @@
 #include <array>
 #include <complex>
 #include <limits>
+#include <string>
 #include <vector>
 
 namespace tremor {
+
+struct Model;
+struct Material;
 
 // Quality factors are refused outside (1, 1e5): Q <= 1 is no longer a wave, from 1e5 on the loss is
 // below what a run can see (give none instead).
@@ -45,6 +49,7 @@ struct RelaxationFit {
   std::vector<double> y;      // the anelastic coefficients Y_l (all 0 for no attenuation)
   double q = std::numeric_limits<double>::infinity();  // the target
   double worst_error = 0.0;   // max over the band of |Q_fit / Q - 1|
+  double spread = 0.0;        // how far beyond the band the omega_l reach, in its log width
   // m(omega) = M(omega) / M_U.
   std::complex<double> relative_modulus(double angular_frequency) const;
   // Q(omega) of the fit: Re m / Im m (infinity where Im m is 0).
@@ -59,11 +64,40 @@ struct RelaxationFit {
 // centre for one solid); Y_l by least squares at 10 N frequencies over the band; worst_error
 // sampled at 400. Q infinite: every Y_l 0. Throws tremor::Error for a Q outside (1, 1e5), a band
 // that is not 0 < f_min < f_max, or solids outside [1, largest_solids].
-RelaxationFit fit_constant_q(double q, double f_min, double f_max, int solids);
+// `spread` >= 0 takes that spread instead (two fits sharing their omega_l).
+RelaxationFit fit_constant_q(double q, double f_min, double f_max, int solids, double spread = -1.0);
 
 // Q_kappa and Q_mu from Q_P and Q_S for a solid whose shear-to-P modulus ratio is
 // L = (4/3) c_s^2 / c_p^2: 1/Q_P = L / Q_S + (1 - L) / Q_kappa, Q_mu = Q_S. Throws tremor::Error,
 // naming both, where they would need a negative bulk loss (Q_P above Q_S / L).
 std::array<double, 2> bulk_and_shear_quality(double q_p, double q_s, double shear_ratio);
+
+// A material's attenuation made definite for a model: its band (given, or a decade around the
+// sources' centre frequencies, [f_lo / sqrt 10, f_hi sqrt 10]), reference frequency (given, or the
+// band's geometric centre), Q_kappa and Q_mu, the solids fitted to each, and the unrelaxed
+// moduli (isotropic: kappa_U and mu_U, such that the P and S phase velocities at the reference
+// frequency are the material's).
+struct ResolvedAttenuation {
+  std::array<double, 2> band{};  // Hz
+  double reference_frequency = 0.0;  // Hz
+  double q_kappa = 0.0, q_mu = 0.0;
+  RelaxationFit bulk, shear;  // over the same relaxation frequencies
+  double kappa_u = 0.0, mu_u = 0.0;  // Pa
+  double worst_error() const;  // of the two fits, where finite
+};
+
+// The sources' centre frequencies, lowest and highest (Signal::frequency of the point sources,
+// tractions, prescribed displacements and transducers that have one), else {0, 0}.
+std::array<double, 2> source_frequencies(const Model& model);
+
+// Resolves `material`'s attenuation (isotropic; it must have one) in `model`. Throws tremor::Error
+// naming the material: a band that does not contain every source centre frequency, no band and no
+// source frequency to take one from, Q_P and Q_S that need a negative bulk loss, a Q outside (1,
+// 1e5) after the conversion.
+ResolvedAttenuation resolve_attenuation(const Model& model, const Material& material);
+
+// One line for the pre-flight and `tremor info`: the quality factors, the solids and band, the
+// fit's worst Q error, the unrelaxed wave speeds.
+std::string describe(const ResolvedAttenuation& attenuation, const Material& material);
 
 }  // namespace tremor

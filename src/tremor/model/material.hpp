@@ -2,7 +2,10 @@
 // Linear elastic materials. Stiffness is stored in Voigt notation, order (xx, yy, zz, yz, xz, xy),
 // with engineering shear strains (gamma = 2 epsilon), row-major 6x6. SI units: Pa, kg/m^3.
 #include <array>
+#include <optional>
 #include <string>
+
+#include "tremor/model/attenuation.hpp"
 
 namespace tremor {
 
@@ -30,6 +33,9 @@ struct Material {
   // frequency omega decays at alpha / 2 + beta omega^2 / 2.
   double damping_alpha = 0.0;
   double damping_beta = 0.0;
+  // Constant-Q viscoelasticity (model/attenuation.hpp): the stiffness above then holds the moduli
+  // whose wave speeds are the phase velocities at the reference frequency.
+  std::optional<Attenuation> attenuation;
 
   // Constructors for every pair of isotropic constants; each validates its arguments and throws
   // tremor::Error naming the material and the offending value.

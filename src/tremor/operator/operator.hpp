@@ -42,6 +42,13 @@ class Operator {
   // apply() is a pass zeroing y and then this. A caller that keeps y at zero between applies (the
   // explicit scheme zeroes K u as its update reads it) saves that pass, a write of every DOF.
   virtual bool adds() const { return false; }
+
+  // An operator built for a time step whose laws keep state at their points (the memory variables
+  // of attenuating sections, fem/viscoelastic.hpp) advances it by one step in every apply() or
+  // add(): such an operator is applied once per step, by the time loop. state_size() counts the
+  // values (0: stateless); reset_state() puts them at rest (zero), as a shot starts.
+  virtual Size state_size() const { return 0; }
+  virtual void reset_state() {}
   // y += A x, with apply()'s checks. Throws tremor::Error where !adds().
   void add(View<const Real> x, View<Real> y) const;
   virtual void add_unchecked(const Real* x, Real* y) const;

@@ -77,6 +77,10 @@ struct OperatorInputs {
   Index split_at_node = -1;
   // Where the first part runs (a stream of the elements' device; null: the elements' Exec).
   const Exec* first_exec = nullptr;
+  // s, > 0 for the time loop's operator: a kind that carries memory variables keeps those of the
+  // attenuating sections, advanced by a step of this length in every apply. 0: stateless (the
+  // unrelaxed moduli's K, as the stable step and the damping term take it).
+  double time_step = 0.0;
 };
 
 template <class Real>
@@ -160,6 +164,10 @@ struct OperatorEntry {
   // apply (matrix_free, sem), so a law with state per point (memory variables, PML convolution
   // variables) can run in it; an assembled kind holds K, the laws' tangent, and cannot.
   bool evaluates_laws = false;
+  // It keeps the memory variables of attenuating sections at its points (fem/viscoelastic.hpp;
+  // built with OperatorInputs::time_step): the pre-flight refuses an attenuating model on a kind
+  // that does not, naming those that do.
+  bool carries_memory_variables = false;
   // The reference every other kind is checked against (scalar CSR of the host K): what `tremor
   // info` estimates when the model names no kind that takes its mesh.
   bool reference = false;

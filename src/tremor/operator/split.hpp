@@ -56,6 +56,11 @@ class SplitOperator final : public Operator<Real> {
   void apply_unchecked(const Real* x, Real* y) const override;
   bool adds() const override { return first_->adds(); }
   void add_unchecked(const Real* x, Real* y) const override;
+  Size state_size() const override { return first_->state_size() + second_->state_size(); }
+  void reset_state() override {
+    first_->reset_state();
+    second_->reset_state();
+  }
 
  private:
   // Both parts, each by `part` (apply or add); the first waited for where on another stream.

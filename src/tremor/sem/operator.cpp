@@ -13,6 +13,7 @@
 #include "tremor/core/polynomials.hpp"
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/elements.hpp"
+#include "tremor/fem/viscoelastic.hpp"
 #include "tremor/mesh/element_type.hpp"
 #include "tremor/sem/sum_factorised.hpp"
 
@@ -236,7 +237,19 @@ enum Mode : int { StoredMode = 0, TrilinearMode = 1, AffineMode = 2 };
 // points and weights follow). A thread that computes several points of one element (the column
 // kernel) reads the shared values once rather than at each point: fewer L1 requests where they
 // limit the kernel.
-template <int Dim, int P, class Real, int Mode>
+// The memory variables of a block's elements (fem/viscoelastic.hpp): value k of solid l at point p
+// of element e at values[(l n_voigt + k) stride + e points + p], stride = the block's points;
+// the sections' step coefficients, fem::solids_stride each.
+template <class Real>
+struct Memory {
+  const Real* records = nullptr;
+  Real* values = nullptr;
+  Size stride = 0;
+};
+
+// Viscous: the law at each point is the section's with its memory variables (Memory), advanced by
+// a step; the elastic kernels are built without it.
+template <int Dim, int P, class Real, int Mode, bool Viscous = false>
 struct ElementPhysics {
   using L = Layout<Dim, P>;
   static constexpr int n1 = L::n;
@@ -244,10 +257,18 @@ struct ElementPhysics {
   Index e;
   fem::SectionLaw<Dim, Real> law;
   Real inv[Dim][Dim], det;  // affine elements only
+  const Real* record = nullptr;  // Viscous: the section's solids
+  Real* memory = nullptr;        // Viscous: the element's first point's memory variables
+  Size stride = 0;
 
   TREMOR_HOST_DEVICE ElementPhysics(const Real* geometry, const int* section, const fem::MaterialView<Real>& material,
-                                    Index element)
+                                    Index element, const Memory<Real>& state = {})
       : factors(geometry), e(element), law(material, section[element]) {
+    if constexpr (Viscous) {
+      record = state.records + static_cast<Size>(fem::solids_stride) * section[element];
+      memory = state.values + static_cast<Size>(element) * L::points;
+      stride = state.stride;
+    }
     if constexpr (Mode == AffineMode) {
       const Real* g = factors + static_cast<Size>(e) * L::factors;
       for (int m = 0; m < Dim * Dim; ++m) inv[m / Dim][m % Dim] = g[m];
@@ -264,6 +285,16 @@ struct ElementPhysics {
   // The same with the point's GLL weight product w and coordinates xi given (what a mode does
   // not use, the compiler drops).
   TREMOR_HOST_DEVICE void at(int p, Real w, const Real (&xi)[3], const Real (&d)[Dim][Dim], Real (&f)[Dim][Dim]) const {
+    if constexpr (Viscous)
+      at(p, w, xi, d, f, fem::ViscoelasticPoint<Dim, Real, fem::SectionLaw<Dim, Real>>{law, record, memory + p, stride});
+    else
+      at(p, w, xi, d, f, law);
+  }
+
+  // The same with the point's law given.
+  template <class Law>
+  TREMOR_HOST_DEVICE void at(int p, Real w, const Real (&xi)[3], const Real (&d)[Dim][Dim], Real (&f)[Dim][Dim],
+                             const Law& law) const {
     if constexpr (Mode == AffineMode) {
       flux(d, inv, w * det, law, f);
     } else if constexpr (Mode == TrilinearMode) {
@@ -330,10 +361,10 @@ TREMOR_HOST_DEVICE void add_forces_by_warp(Real* ku, Index node, const Real (&fo
 // along its Dim lines, scattered. Two barriers; per point Dim^2 n shared-memory reads of u and as
 // many of the flux (3D: 9 n each way), Dim^2 writes (order 1, not collocated: every node's u and
 // every point's flux, n^Dim each).
-template <int Dim, int P, class Real, int Mode>
+template <int Dim, int P, class Real, int Mode, bool Viscous>
 void apply_elements(const Exec& exec, Index n, const Index* list, const Index* connectivity, const int* section,
                     const Real* geometry, const fem::MaterialView<Real> material, const Real* basis,
-                    const Real* u, Real* ku) {
+                    const Memory<Real> memory, const Real* u, Real* ku) {
   using L = Layout<Dim, P>;
   using S = Steps<Dim, P, Real>;
   constexpr int np = L::points;
@@ -350,7 +381,7 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const Index* c
       Real* v = work + t / np * L::arrays * np;
       Real d[Dim][Dim], f[Dim][Dim];
       S::gradient(G, p, v, d);
-      ElementPhysics<Dim, P, Real, Mode>(geometry, section, material, e).at(G, p, d, f);
+      ElementPhysics<Dim, P, Real, Mode, Viscous>(geometry, section, material, e, memory).at(G, p, d, f);
       for (int c = 0; c < Dim; ++c)
         for (int alpha = 0; alpha < Dim; ++alpha) v[(Dim + Dim * c + alpha) * np + p] = f[c][alpha];
     });
@@ -413,10 +444,10 @@ struct ColumnLayout : Layout<3, P> {
   static Index blocks(Index n_elements) { return (n_elements + per_block - 1) / per_block; }
 };
 
-template <int P, class Real, int Mode>
+template <int P, class Real, int Mode, bool Viscous>
 void apply_columns(const Exec& exec, Index n, const Index* list, const Index* connectivity, const int* section,
-                   const Real* geometry, const fem::MaterialView<Real> material, const Real* basis, const Real* u,
-                   Real* ku) {
+                   const Real* geometry, const fem::MaterialView<Real> material, const Real* basis,
+                   const Memory<Real> memory, const Real* u, Real* ku) {
   static_assert(collocated<P>, "the column kernel sums along lines of nodes: GLL quadrature, order 2 and more");
   using L = ColumnLayout<P>;
   constexpr int n1 = L::n, n2 = L::n2, n3 = L::points;
@@ -468,7 +499,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
       }
       const Real* points = G + n1 * n1;
       const Real xi = points[i], eta = points[j], wij = points[n1 + i] * points[n1 + j];
-      const ElementPhysics<3, P, Real, Mode> physics(geometry, section, material, e);
+      const ElementPhysics<3, P, Real, Mode, Viscous> physics(geometry, section, material, e, memory);
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
@@ -626,7 +657,7 @@ std::size_t setup_bytes(const Mesh& mesh, std::size_t real_size) {
 
 template <class Real>
 SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elements, bool deterministic,
-                               Geometry geometry, Kernel kernel)
+                               Geometry geometry, Kernel kernel, double time_step)
     : exec_(elements->exec), n_dofs_(elements->n_dofs()), elements_(std::move(elements)) {
   const fem::DeviceElements& els = *elements_;
   for (std::size_t b = 0; b < els.blocks.size(); ++b)
@@ -694,6 +725,38 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
       per_section[s] = element_flops(dim, block.order, mode_.back(), kinds[s] == int(fem::LawKind::Isotropic));
     for (const int s : block.section.to_host()) flops_ += per_section[static_cast<std::size_t>(s)];
   }
+  if (time_step > 0.0 && els.attenuates()) keep_memory_variables(time_step);
+}
+
+template <class Real>
+void SemOperator<Real>::keep_memory_variables(double dt) {
+  const fem::DeviceElements& els = *elements_;
+  std::vector<double> records(els.solids.size() * fem::solids_stride);
+  int most = 0;
+  for (std::size_t s = 0; s < els.solids.size(); ++s) {
+    const fem::SectionSolids& solids = els.solids[s];
+    fem::solids_record(solids.n, solids.omega.data(), solids.y_kappa.data(), solids.y_mu.data(), solids.lambda_u, dt,
+                       records.data() + s * fem::solids_stride);
+    most = std::max(most, solids.n);
+  }
+  records_ = DeviceArray<Real>(exec_, std::span<const Real>(rounded<Real>(records)));
+  for (const fem::DeviceElementBlock& block : els.blocks) {
+    const int nv = block.type == ElementType::QuadGLL ? 3 : 6;
+    memory_.emplace_back(exec_, static_cast<Index>(most * nv) * static_cast<Index>(block.connectivity.size()));
+  }
+  reset_state();
+}
+
+template <class Real>
+Size SemOperator<Real>::state_size() const {
+  Size total = 0;
+  for (const DeviceArray<Real>& values : memory_) total += values.size();
+  return total;
+}
+
+template <class Real>
+void SemOperator<Real>::reset_state() {
+  for (DeviceArray<Real>& values : memory_) fill_zero(exec_, values.data(), values.size());
 }
 
 template <class Real>
@@ -712,26 +775,35 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
       const Index n = coloured_ ? block.n_in(c) : block.n_elements;
       if (n == 0) continue;
       const Index* list = coloured_ ? block.in(c) : nullptr;
+      const bool viscous = !memory_.empty();
+      const Memory<Real> memory =
+          viscous ? Memory<Real>{records_.data(), memory_[b].data(), static_cast<Size>(block.connectivity.size())}
+                  : Memory<Real>{};
       with_order(block, [&](auto dim, auto order) {
         constexpr int Dim = decltype(dim)::value, P = decltype(order)::value;
-        using Launch = decltype(&apply_elements<Dim, P, Real, AffineMode>);
-        Launch launch = mode_[b] == AffineMode      ? apply_elements<Dim, P, Real, AffineMode>
-                        : mode_[b] == TrilinearMode ? apply_elements<Dim, P, Real, TrilinearMode>
-                                                    : apply_elements<Dim, P, Real, StoredMode>;
-        if constexpr (Dim == 3 && collocated<P>)
-          if (columns_[b])
-            launch = mode_[b] == AffineMode      ? apply_columns<P, Real, AffineMode>
-                     : mode_[b] == TrilinearMode ? apply_columns<P, Real, TrilinearMode>
-                                                 : apply_columns<P, Real, StoredMode>;
+        const auto pick = [&](auto elastic_or_viscous) {
+          constexpr bool V = decltype(elastic_or_viscous)::value;
+          using Launch = decltype(&apply_elements<Dim, P, Real, AffineMode, V>);
+          Launch launch = mode_[b] == AffineMode      ? apply_elements<Dim, P, Real, AffineMode, V>
+                          : mode_[b] == TrilinearMode ? apply_elements<Dim, P, Real, TrilinearMode, V>
+                                                      : apply_elements<Dim, P, Real, StoredMode, V>;
+          if constexpr (Dim == 3 && collocated<P>)
+            if (columns_[b])
+              launch = mode_[b] == AffineMode      ? apply_columns<P, Real, AffineMode, V>
+                       : mode_[b] == TrilinearMode ? apply_columns<P, Real, TrilinearMode, V>
+                                                   : apply_columns<P, Real, StoredMode, V>;
+          return launch;
+        };
+        const auto launch = viscous ? pick(std::true_type{}) : pick(std::false_type{});
         launch(exec_, n, list, block.connectivity.data(), block.section.data(), geometry_[b].data(),
-               fem::MaterialView<Real>{material_.data(), kinds_.data()}, basis_[b].data(), u, ku);
+               fem::MaterialView<Real>{material_.data(), kinds_.data()}, basis_[b].data(), memory, u, ku);
       });
     }
 }
 
 template <class Real>
 std::size_t SemOperator<Real>::bytes() const {
-  std::size_t total = static_cast<std::size_t>(material_.size()) * sizeof(Real) +
+  std::size_t total = static_cast<std::size_t>(material_.size() + records_.size() + state_size()) * sizeof(Real) +
                       static_cast<std::size_t>(kinds_.size()) * sizeof(int);
   for (std::size_t b = 0; b < geometry_.size(); ++b) {
     const fem::DeviceElementBlock& block = elements_->blocks[b];
@@ -772,7 +844,8 @@ namespace {
 
 template <class Real>
 std::unique_ptr<op::Operator<Real>> make_sem(const op::OperatorInputs& inputs) {
-  return std::make_unique<SemOperator<Real>>(inputs.elements, inputs.deterministic);
+  return std::make_unique<SemOperator<Real>>(inputs.elements, inputs.deterministic, Geometry::Auto, Kernel::Auto,
+                                             inputs.time_step);
 }
 
 // The reference: the elements built on the Exec from the section table and colouring, scattered
@@ -811,6 +884,7 @@ void register_operators(op::Registry& registry) {
   entry.splits = true;  // by elements: it adds into K u
   entry.auto_where_it_takes = true;
   entry.evaluates_laws = true;
+  entry.carries_memory_variables = true;
   entry.reference_float = sem_from_host<float>;
   entry.reference_double = sem_from_host<double>;
   registry.add(entry);

@@ -54,8 +54,11 @@ class SemOperator final : public op::Operator<Real> {
   // carry a colouring), else with atomics. Throws tremor::Error for elements that are not GLL
   // hexahedra or quadrilaterals, or whose Jacobian is not positive at a point (naming the
 // element).
+  // time_step > 0 on attenuating elements: it keeps their memory variables (fem/viscoelastic.hpp),
+  // N x 6 (2D: N x 3) values per GLL point in Real, advanced by a step of that length in every
+  // apply; 0: the unrelaxed moduli's K, stateless.
   SemOperator(std::shared_ptr<const fem::DeviceElements> elements, bool deterministic,
-              Geometry geometry = Geometry::Auto, Kernel kernel = Kernel::Auto);
+              Geometry geometry = Geometry::Auto, Kernel kernel = Kernel::Auto, double time_step = 0.0);
 
   const Exec& exec() const override { return exec_; }
   Index n_dofs() const override { return n_dofs_; }
@@ -74,6 +77,8 @@ class SemOperator final : public op::Operator<Real> {
   bool adds() const override { return true; }
   void add_unchecked(const Real* u, Real* ku) const override;
   bool deterministic() const { return coloured_; }
+  Size state_size() const override;
+  void reset_state() override;
   // The geometric factors it keeps, all blocks (Geometry): what its memory model counts.
   std::size_t geometry_values() const;
 
@@ -91,6 +96,12 @@ class SemOperator final : public op::Operator<Real> {
   std::vector<DeviceArray<Real>> basis_;     // per block: Basis1d<P>::values (G, points, weights, B)
   DeviceArray<Real> material_;               // fem::material_stride per section: D, row-major, in Real
   DeviceArray<int> kinds_;                   // per section: its fem::LawKind
+  // Attenuating elements in a time loop: the sections' step coefficients (fem::solids_stride each)
+  // and per block the memory variables, the most solids of any section x n_voigt per point (the
+  // applies, const, advance them).
+  DeviceArray<Real> records_;
+  mutable std::vector<DeviceArray<Real>> memory_;
+  void keep_memory_variables(double dt);
 };
 
 // Empty when the sem operator takes the mesh (GLL hexahedra only); else why not, naming the first

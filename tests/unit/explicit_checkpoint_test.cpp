@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "explicit_test_models.hpp"
+#include "support/support.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/mesh/generate.hpp"
@@ -222,6 +223,16 @@ TEST(ExplicitCheckpoint, StiffnessDampedResumedRunEqualsUninterrupted) {
     expect_resume_is_exact(with_snapshots(test::damped_bar(per_element)), "serial");
   }
   expect_resume_is_exact(with_snapshots(test::damped_bar(true)), "openmp", 2, "matrix_free");
+}
+
+// Checkpoints hold no memory variables yet: an attenuating run with checkpoints, or resumed, is
+// refused before it starts, saying why.
+TEST(ExplicitCheckpoint, AttenuatingRunsRefuseCheckpoints) {
+  RunOptions options;
+  options.checkpoint_every = 5;
+  const std::string error = test::error_of([&] { (void)explicit_fe::preflight(test::attenuating_bar(), options); });
+  EXPECT_NE(error.find("checkpoints do not hold the memory variables of attenuating materials"), std::string::npos)
+      << error;
 }
 
 // The same on GLL hexahedra through the sem operator (its colour-by-colour scatter on the host

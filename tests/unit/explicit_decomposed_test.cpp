@@ -128,6 +128,7 @@ INSTANTIATE_TEST_SUITE_P(
         DecomposedCase{"quad4_prescribed_block_ell", test::prescribed_block, "block_ell", "openmp"},
         DecomposedCase{"hex8_bar_sell", [] { return test::loaded_bar(ElementType::Hex8, 1, 4); }, "sell", "serial"},
         DecomposedCase{"gll3_bar_sem", [] { return test::loaded_bar(ElementType::HexGLL, 3, 2); }, "sem", "openmp"},
+        DecomposedCase{"gll3_attenuating_sem", test::attenuating_bar, "sem", "openmp"},
         DecomposedCase{"hex8_beta_block_ell", [] { return test::damped_bar(false); }, "block_ell", "serial"},
         DecomposedCase{"hex8_betas_matrix_free", [] { return test::damped_bar(true); }, "matrix_free", "openmp"},
         DecomposedCase{"hex8_betas_assembled", [] { return test::damped_bar(true); }, "assembled", "serial"}),

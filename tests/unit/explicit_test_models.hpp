@@ -126,6 +126,18 @@ inline Model damped_bar(bool per_element) {
   return model;
 }
 
+// The GLL bar above (order 3) in a rock that attenuates: Q_P 40 and Q_S 25 over a decade around
+// the sources' centre frequencies, memory variables at every GLL point (sem).
+inline Model attenuating_bar() {
+  Model model = loaded_bar(ElementType::HexGLL, 3, 2);
+  Attenuation attenuation;
+  attenuation.q_p = 40.0;
+  attenuation.q_s = 25.0;
+  model.materials[0].attenuation = attenuation;
+  model.validate();
+  return model;
+}
+
 // The 2D block of the solver tests with a prescribed displacement on its left side added.
 inline Model prescribed_block() {
   Model model = loaded_block(2e-6, 2e6, 2);

@@ -99,6 +99,17 @@ TEST_F(MemoryEstimate, DecomposedRuns) {
   expect_estimate_tracks(gll, {"sem", "float", 2});
 }
 
+// Attenuation: sem keeps 3 solids' memory variables at every GLL point (18 values in 3D), which
+// here outweigh its other arrays.
+TEST_F(MemoryEstimate, SemWithMemoryVariables) {
+  Model model = io::read_model_buffer(bar("hex-gll3", 12, 3, 2), "bar.toml", "");
+  Attenuation attenuation;
+  attenuation.q_p = 50.0;
+  attenuation.q_s = 30.0;
+  model.materials[0].attenuation = attenuation;
+  for (const char* precision : {"double", "float"}) expect_estimate_tracks(model, {"sem", precision});
+}
+
 // Stiffness-proportional damping keeps a velocity (and an assembled kind's product) in the loop;
 // where beta differs by element, also an operator of its own, built from elements of its own.
 TEST_F(MemoryEstimate, StiffnessProportionalDamping) {

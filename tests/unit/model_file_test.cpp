@@ -437,6 +437,20 @@ TEST_F(ModelFile, MaterialErrors) {
                9, {"'damping_alpha' is -2"});
   expect_error(material("name = \"s\"\ndensity = 1\ndamping_beta = -1e-9\nyoungs_modulus = 1e9\npoisson_ratio = 0.3\n"),
                9, {"'damping_beta' is -1e-09", "non-negative time, s"});
+  // Attenuation: quality factors within (1, 1e5), in pairs, on isotropic materials; its other keys
+  // only with one.
+  const std::string rock = "name = \"r\"\ndensity = 2000\np_wave_speed = 2000\ns_wave_speed = 1000\n";
+  expect_error(material(rock + "q_p = 1\nq_s = 20\n"), 11, {"'q_p' is 1", "quality factor within (1, 100000)"});
+  expect_error(material(rock + "q_p = 50\nq_s = 1e5\n"), 12, {"'q_s' is 100000"});
+  expect_error(material(rock + "q_p = 50\n"), 11, {"give q_p and q_s together"});
+  expect_error(material(rock + "q_p = 50\nq_s = 20\nq_mu = 20\n"), 13, {"either q_p and q_s", "not both"});
+  expect_error(material(rock + "q_band = [10, 100]\n"), 11, {"'q_band' without a quality factor"});
+  expect_error(material(rock + "q_mu = 20\nq_band = [100, 10]\n"), 12, {"'q_band' is [100, 10]", "0 < f_min < f_max"});
+  expect_error(material(rock + "q_mu = 20\nq_solids = 9\n"), 12, {"'q_solids' is 9", "1 to 8"});
+  expect_error(material(rock + "q_mu = 20\nreference_frequency = -1\n"), 12, {"'reference_frequency' is -1"});
+  expect_error(material("name = \"a\"\ndensity = 1\nstiffness = [1e9, 0, 0, 0, 0, 0, 1e9, 0, 0, 0, 0, 1e9, 0, 0, 0, "
+                        "3e8, 0, 0, 3e8, 0, 3e8]\nq_mu = 20\n"),
+               10, {"attenuation takes isotropic materials only"});
   expect_error(material("name = \"s\"\ndensity = 1\n"), 6, {"give exactly one set of elastic constants", "got none"});
   expect_error(material("name = \"s\"\ndensity = 1\nyoungs_modulus = 1e9\nshear_modulus = 1e9\n"), 9,
                {"exactly one set", "got youngs_modulus, shear_modulus"});

@@ -63,7 +63,19 @@ std::size_t element_bytes(const Mesh& mesh, bool coloured) {
 // (and an operator's product, or an operator of its own) in the loop.
 std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffness_nnz, std::size_t real_size,
                      bool coloured, bool damped, Index max_neighbours, std::size_t geometry_values,
-                     bool split = false, bool host = false, const ElementBetas& betas = {});
+                     bool split = false, bool host = false, const ElementBetas& betas = {},
+                     std::size_t memory_per_point = 0);
+
+// Memory variables per point of an attenuating model (OperatorSizes::memory_per_point): the most
+// solids of its materials in use x n_voigt; 0 where none attenuates.
+std::size_t memory_per_point(const Model& model) {
+  int most = 0;
+  for (const Section& section : model.sections) {
+    const Material& material = model.material(section.material);
+    if (material.attenuation) most = std::max(most, material.attenuation->solids);
+  }
+  return static_cast<std::size_t>(most) * (model.mesh.dim() == 3 ? 6 : 3);
+}
 
 // Refuses `bytes` of host memory for `what` when the process may not allocate that much
 // (memory::host_available), before any of it is allocated.
@@ -741,7 +753,8 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   const auto run_bytes = [&](const op::OperatorEntry& op) {
     const bool split = options.overlap && (p.domains > 1 || p.processes > 1) && op.splits && !op.needs_assembly;
     return estimate(model.mesh, op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring, is_damped(model),
-                    p.max_neighbours, p.geometry_values, split, p.backend != Backend::Cuda, model_betas(model)) +
+                    p.max_neighbours, p.geometry_values, split, p.backend != Backend::Cuda, model_betas(model),
+                    memory_per_point(model)) +
            snapshot_bytes(model, p.snapshot_every, real_size) + recorder_bytes(model, real_size);
   };
   // "auto" on a GPU: where the default's estimate does not fit the GPU's free memory, a kind that
@@ -764,7 +777,14 @@ Preflight preflight(const Model& model, const RunOptions& options) {
     if (!material.attenuation || !described.insert(material.name).second) continue;
     p.attenuation.push_back(describe(resolve_attenuation(model, material), material));
   }
-  if (!p.attenuation.empty()) check_memory_variables(*p.op);
+  if (!p.attenuation.empty()) {
+    check_memory_variables(*p.op);
+    // A checkpoint holds the displacements only: a resumed run would restart the memory variables.
+    TREMOR_CHECK(options.checkpoint_every == 0 && !options.resume,
+                 "checkpoints do not hold the memory variables of attenuating materials (", p.attenuation.size(),
+                 " in this model), so a resumed run would not continue this one: run it without checkpoints "
+                 "(--checkpoint-every 0) and without --resume");
+  }
   // Stiffness-proportional damping applies its K to every element before the exchange starts:
   // nothing would be left to overlap it with (stiffness_damping.hpp).
   p.overlap = options.overlap && (p.domains > 1 || p.processes > 1) && p.op->splits && !(largest_beta(model) > 0.0);
@@ -799,12 +819,14 @@ namespace {
 
 std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffness_nnz, std::size_t real_size,
                      bool coloured, bool damped, Index max_neighbours, std::size_t geometry_values, bool split,
-                     bool host, const ElementBetas& betas) {
+                     bool host, const ElementBetas& betas, std::size_t memory_values) {
   const auto n = static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(mesh.dim());
   const bool colours = coloured || op.needs_colouring;
   const std::size_t elements = element_bytes(mesh, colours);
-  const op::OperatorSizes sizes{&mesh, stiffness_nnz, max_neighbours, real_size, elements, geometry_values, colours,
-                                host};
+  op::OperatorSizes sizes{&mesh, stiffness_nnz, max_neighbours, real_size, elements, geometry_values};
+  sizes.memory_per_point = memory_values;
+  sizes.coloured = colours;
+  sizes.host = host;
   const std::size_t mass = n * sizeof(double) * (damped ? 2 : 1);
   // The time loop: the operator (the elements for the element-by-element kinds) and the integrator
   // state. Split in two, the parts' elements hold the coordinates twice; while the parts are built,

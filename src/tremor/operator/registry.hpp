@@ -46,6 +46,9 @@ struct OperatorSizes {
   // 25 for trilinear ones, 10 per point otherwise), counted by the pre-flight's own sem operator;
   // 0: unknown (the kind assumes the most).
   std::size_t geometry_values = 0;
+  // Memory variables of attenuating sections per point of evaluation, the most solids x n_voigt
+  // (0: none); a kind that keeps them counts them at its own points.
+  std::size_t memory_per_point = 0;
   bool coloured = true;  // the elements carry colour lists (an assembly or scatter colour by colour)
   bool host = false;     // the run's Exec is the host's (Serial, OpenMP)
 

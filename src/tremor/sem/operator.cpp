@@ -860,7 +860,10 @@ std::unique_ptr<op::Operator<Real>> sem_from_host(const op::ReferenceInputs& inp
 // The memory model: the elements it keeps and its own arrays; building it, the corners and
 // affine factors of the largest block besides.
 std::size_t sem_loop_bytes(const op::OperatorSizes& s) {
-  return s.element_bytes + loop_bytes(*s.mesh, s.real_size, s.geometry_values);
+  std::size_t points = 0;  // GLL points, every element's own: where the memory variables are kept
+  for (const ElementBlock& block : s.mesh->blocks) points += block.connectivity.size();
+  return s.element_bytes + loop_bytes(*s.mesh, s.real_size, s.geometry_values) +
+         points * s.memory_per_point * s.real_size;
 }
 std::size_t sem_setup_bytes(const op::OperatorSizes& s) {
   return loop_bytes(*s.mesh, s.real_size, s.geometry_values) + setup_bytes(*s.mesh, s.real_size);

@@ -341,6 +341,10 @@ struct CaseInputs {
 template <class Real>
 std::unique_ptr<op::Operator<Real>> build_operator(const OperatorChoice& choice, const Exec& exec,
                                                                      const CaseInputs& in, Case& c) {
+  // An attenuating model's memory variables, stepped as a run steps them (only the kinds that
+  // keep them: the others are refused, naming those).
+  const double memory_dt = in.table.attenuates() ? in.dt : 0.0;
+  if (memory_dt > 0.0) explicit_fe::check_memory_variables(*explicit_fe::operators().find(choice.kind));
   if (choice.atomic && choice.kind == "matrix_free") {  // in tiles, as a run takes them: on a GPU with
     // atomic adds (no colour lists), on the host colour by colour (deterministic, with colour lists)
     const bool host = exec.backend() != Backend::Cuda;
@@ -353,11 +357,15 @@ std::unique_ptr<op::Operator<Real>> build_operator(const OperatorChoice& choice,
   if (choice.atomic)  // the elements without colour lists: sem scatters with atomics
     return std::make_unique<sem::SemOperator<Real>>(
         std::make_shared<const fem::DeviceElements>(exec, in.model.mesh, in.table, fem::ElementColouring{}), false,
-        sem::Geometry::Auto, choice.kernel);
+        sem::Geometry::Auto, choice.kernel, memory_dt);
   if (choice.stored)
     return std::make_unique<sem::SemOperator<Real>>(
         std::make_shared<const fem::DeviceElements>(exec, in.model.mesh, in.table, in.colouring), true,
-        sem::Geometry::Stored);
+        sem::Geometry::Stored, sem::Kernel::Auto, memory_dt);
+  if (memory_dt > 0.0 && choice.kind == "sem")
+    return std::make_unique<sem::SemOperator<Real>>(
+        std::make_shared<const fem::DeviceElements>(exec, in.model.mesh, in.table, in.colouring), true,
+        sem::Geometry::Auto, sem::Kernel::Auto, memory_dt);
   if (!choice.partitioner)
     return explicit_fe::make_stiffness_operator<Real>(in.model, choice.kind, exec, in.table, in.colouring, in.K);
   // The block order was made by the aligned partitioner: its partition, renumbered with the mesh,
@@ -635,7 +643,10 @@ struct OperatorBench {
       for (const OperatorChoice& choice : operators)
         for (const std::string& precision : args.precisions) {
           // Kinds for other element types (sem) are left out unless asked for (then their refusal is recorded).
-          if (args.operators.empty() && !explicit_fe::operators().find(choice.kind)->takes(model.mesh)) continue;
+          const op::OperatorEntry& entry = *explicit_fe::operators().find(choice.kind);
+          if (args.operators.empty() && !entry.takes(model.mesh)) continue;
+          // and, for an attenuating model, kinds that keep no memory variables.
+          if (args.operators.empty() && data.table.attenuates() && !entry.carries_memory_variables) continue;
           run_case(name, ordering, choice, precision, inputs);
         }
     } catch (const std::exception& e) {

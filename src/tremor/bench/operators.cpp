@@ -247,6 +247,9 @@ Problem load_problem(const std::string& path) {
   p.name = path;
   p.model = io::load_model(path);
   p.from_file = true;
+  // GLL hexahedra of order 2 and more: the global stable step, as for the gll problems (the
+  // element bound's eigenvalue problem per element is slow there, and 2x too small).
+  p.gll = explicit_fe::global_stable_step(p.model.mesh);
   std::set<std::string> types;
   for (const auto& block : p.model.mesh.blocks) types.insert(element_name(block.type, block.order));
   std::string type_list;

@@ -803,7 +803,8 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
 
 template <class Real>
 std::size_t SemOperator<Real>::bytes() const {
-  std::size_t total = static_cast<std::size_t>(material_.size() + records_.size() + state_size()) * sizeof(Real) +
+  // The memory variables are read and written back every apply: counted twice.
+  std::size_t total = static_cast<std::size_t>(material_.size() + records_.size() + 2 * state_size()) * sizeof(Real) +
                       static_cast<std::size_t>(kinds_.size()) * sizeof(int);
   for (std::size_t b = 0; b < geometry_.size(); ++b) {
     const fem::DeviceElementBlock& block = elements_->blocks[b];

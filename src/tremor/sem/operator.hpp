@@ -65,7 +65,8 @@ class SemOperator final : public op::Operator<Real> {
   std::string_view name() const override { return "sem"; }
   // Per element its nodes (4 B each), its colour-list place (4 B, when coloured) and its section
   // (4 B); its 25 corner values (trilinear blocks) or per point 10 geometric factors
-  // (sizeof(Real) each); per section 36 material constants; the 1D basis.
+  // (sizeof(Real) each); per section 36 material constants; the 1D basis; the memory variables,
+  // read and written.
   std::size_t bytes() const override;
   std::string details() const override;
   // Per element: the sums along lines of nodes, 36 n^4 (3D) or 16 n^3 (2D) for n = P + 1 (order 1:

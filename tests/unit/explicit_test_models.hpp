@@ -1,6 +1,7 @@
 #pragma once
 // Small explicit-solver models shared by the solver and checkpoint tests.
 #include <array>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -103,25 +104,29 @@ inline Model loaded_bar(ElementType type, int order, Size cells) {
   return model;
 }
 
+// Gives the elements of the model's first block whose first node lies at x >= `at` a second
+// material, a copy of the first with stiffness-proportional damping `beta`: two sections, "near"
+// and "far", of different betas.
+inline void second_beta_beyond(Model& model, double at, double beta) {
+  Material other = model.materials[0];
+  other.name = "damped " + other.name;
+  other.damping_beta = beta;
+  model.materials.push_back(other);
+  std::vector<Index> near, far;
+  const ElementBlock& block = model.mesh.blocks.front();
+  for (Index e = 0; e < block.n_elements(); ++e) (model.mesh.node(block.nodes(e)[0])[0] < at ? near : far).push_back(e);
+  model.mesh.element_sets["near"] = near;
+  model.mesh.element_sets["far"] = far;
+  model.sections = {{"near", model.materials[0].name, Formulation::Solid, 1.0}, {"far", other.name, Formulation::Solid, 1.0}};
+}
+
 // The hex8 bar above with stiffness-proportional damping (beta omega_max / 2 ~ 0.1 at its stable
 // step): one beta everywhere, through the run's own K, or (per_element) three times it past the
 // middle, through an operator of the term's own weighted by each element's beta.
 inline Model damped_bar(bool per_element) {
   Model model = loaded_bar(ElementType::Hex8, 1, 4);
   model.materials[0].damping_beta = 4e-9;
-  if (per_element) {
-    Material other = model.materials[0];
-    other.name = "damped steel";
-    other.damping_beta = 1.2e-8;
-    model.materials.push_back(other);
-    std::vector<Index> near, far;
-    const ElementBlock& block = model.mesh.blocks.front();
-    for (Index e = 0; e < block.n_elements(); ++e)
-      (model.mesh.node(block.nodes(e)[0])[0] < 2e-3 ? near : far).push_back(e);
-    model.mesh.element_sets["near"] = near;
-    model.mesh.element_sets["far"] = far;
-    model.sections = {{"near", "steel", Formulation::Solid, 1.0}, {"far", "damped steel", Formulation::Solid, 1.0}};
-  }
+  if (per_element) second_beta_beyond(model, 2e-3, 1.2e-8);
   model.validate();
   return model;
 }

@@ -15,6 +15,7 @@
 #include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/io/model_file.hpp"
+#include "unit/explicit_test_models.hpp"
 
 namespace tremor {
 namespace {
@@ -116,16 +117,7 @@ TEST_F(MemoryEstimate, StiffnessProportionalDamping) {
   Model one = io::read_model_buffer(bar("hex8", 24, 6, 3), "bar.toml", "");
   one.materials[0].damping_beta = 1e-9;
   Model two = one;
-  Material other = two.materials[0];
-  other.name = "damped steel";
-  other.damping_beta = 3e-9;
-  two.materials.push_back(other);
-  std::vector<Index> near, far;
-  const ElementBlock& block = two.mesh.blocks.front();
-  for (Index e = 0; e < block.n_elements(); ++e) (two.mesh.node(block.nodes(e)[0])[0] < 0.012 ? near : far).push_back(e);
-  two.mesh.element_sets["near"] = near;
-  two.mesh.element_sets["far"] = far;
-  two.sections = {{"near", "steel", Formulation::Solid, 1.0}, {"far", "damped steel", Formulation::Solid, 1.0}};
+  test::second_beta_beyond(two, 0.012, 3e-9);
   two.validate();
   for (const char* kind : {"block_csr", "ell", "matrix_free"})
     for (const char* precision : {"double", "float"}) {

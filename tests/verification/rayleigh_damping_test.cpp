@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "support/support.hpp"
+#include "unit/explicit_test_models.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/explicit/central_difference.hpp"
 #include "tremor/explicit/operator.hpp"
@@ -45,25 +46,8 @@ Model bar(double alpha, double beta, ElementType type = ElementType::Hex8, doubl
   steel.damping_alpha = alpha;
   steel.damping_beta = beta;
   model.materials.push_back(steel);
-  if (beta2 >= 0.0) {
-    Material other = steel;
-    other.name = "other";
-    other.damping_beta = beta2;
-    model.materials.push_back(other);
-    std::vector<Index> near, far;
-    for (Index e = 0; e < model.mesh.n_elements(); ++e) {
-      double x = 0.0;
-      const auto nodes = model.mesh.blocks.front().nodes(e);
-      for (Index n : nodes) x += model.mesh.node(n)[0] / static_cast<double>(nodes.size());
-      (x < 0.5 * length ? near : far).push_back(e);
-    }
-    model.mesh.element_sets["near"] = near;
-    model.mesh.element_sets["far"] = far;
-    model.sections.push_back({"near", "steel", Formulation::Solid, 1.0});
-    model.sections.push_back({"far", "other", Formulation::Solid, 1.0});
-  } else {
-    model.sections.push_back({"all", "steel", Formulation::Solid, 1.0});
-  }
+  model.sections.push_back({"all", "steel", Formulation::Solid, 1.0});
+  if (beta2 >= 0.0) test::second_beta_beyond(model, 0.5 * length, beta2);
   model.validate();
   return model;
 }

@@ -34,22 +34,24 @@ constexpr double length = 800.0, h = 20.0;                  // m: 40 elements of
 constexpr double x1 = 200.0, x2 = 600.0;                    // m, the receivers
 constexpr double q_p = 30.0, q_s = 20.0;
 
-// The column, its wave along x with displacement in `component` (0: P, 1: S) and the others held.
-Model column(int component) {
+// The column, its wave along x with displacement in `component` (0: P, 1: S) and the others held;
+// in 2D a plane-strain strip of GLL quadrilaterals.
+Model column(int component, int dim = 3) {
   const double peak = component == 0 ? 2.0 * f0 : f0;
   Model model;
   model.source = "column";
-  model.mesh = generate_box({0.0, 0.0, 0.0}, {length, h, h}, {40, 1, 1}, ElementType::HexGLL, 4);
+  model.mesh = dim == 3 ? generate_box({0.0, 0.0, 0.0}, {length, h, h}, {40, 1, 1}, ElementType::HexGLL, 4)
+                        : generate_rectangle({0.0, 0.0}, {length, h}, {40, 1}, ElementType::QuadGLL, 4);
   Material rock = Material::from_speeds("rock", c_p, c_s, rho);
   Attenuation attenuation;
   attenuation.q_p = q_p;
   attenuation.q_s = q_s;
   rock.attenuation = attenuation;  // band: a decade around the peak; reference: the peak
   model.materials.push_back(rock);
-  model.sections.push_back({"all", "rock", Formulation::Solid, 1.0});
+  model.sections.push_back({"all", "rock", dim == 3 ? Formulation::Solid : Formulation::PlaneStrain, 1.0});
   std::vector<Index> all(static_cast<std::size_t>(model.mesh.n_nodes()));
   for (Index i = 0; i < model.mesh.n_nodes(); ++i) all[static_cast<std::size_t>(i)] = i;
-  for (int c = 0; c < 3; ++c) {
+  for (int c = 0; c < dim; ++c) {
     if (c == component) continue;
     FixedDof fixed;
     fixed.nodes = all;
@@ -67,7 +69,7 @@ Model column(int component) {
   for (const double x : {x1, x2}) {
     Receiver receiver;
     receiver.name = str("at ", x);
-    receiver.positions = {{x, 0.5 * h, 0.5 * h}};
+    receiver.positions = {{x, 0.5 * h, dim == 3 ? 0.5 * h : 0.0}};
     model.receivers.push_back(receiver);
   }
   ExplicitSettings settings;
@@ -87,10 +89,11 @@ std::complex<double> spectrum(const std::vector<double>& values, double dt, doub
   return total * dt;
 }
 
-void expect_plane_wave_attenuates(int component, const char* backend = "openmp", const char* precision = "double") {
-  SCOPED_TRACE(str(backend, " ", precision));
+void expect_plane_wave_attenuates(int component, const char* backend = "openmp", const char* precision = "double",
+                                  int dim = 3) {
+  SCOPED_TRACE(str(backend, " ", precision, " ", dim, "D"));
   const log::Quiet quiet;
-  const Model model = column(component);
+  const Model model = column(component, dim);
   explicit_fe::RunOptions options;
   options.backend = backend;
   options.precision = precision;
@@ -101,7 +104,7 @@ void expect_plane_wave_attenuates(int component, const char* backend = "openmp",
   for (std::size_t r = 0; r < 2; ++r) {
     const explicit_fe::History& history = run.histories[r];
     for (std::size_t n = 0; n < history.n_samples(); ++n)
-      records[r].push_back(history.values[n * 3 + static_cast<std::size_t>(component)]);
+      records[r].push_back(history.values[n * static_cast<std::size_t>(dim) + static_cast<std::size_t>(component)]);
   }
   const ResolvedAttenuation resolved = resolve_attenuation(model, model.materials[0]);
   const double target = component == 0 ? q_p : q_s;
@@ -129,14 +132,19 @@ void expect_plane_wave_attenuates(int component, const char* backend = "openmp",
     // The phase velocity within 0.5% of the solids' exact dispersion (SEM order 4 at 8 or more GLL
     // intervals per wavelength disperses far less).
     EXPECT_NEAR(c, c_exact, 0.005 * c_exact) << f << " Hz";
-    std::printf("%s %s %s wave at %4.1f Hz: Q %.2f (target %.0f, solids' %.2f), c %.2f m/s (solids' %.2f, %+.2e)\n",
-                backend, precision, component == 0 ? "P" : "S", f, q, target, q_exact, c, c_exact, c / c_exact - 1.0);
+    std::printf("%s %s %dD %s wave at %4.1f Hz: Q %.2f (target %.0f, solids' %.2f), c %.2f m/s (solids' %.2f, %+.2e)\n",
+                backend, precision, dim, component == 0 ? "P" : "S", f, q, target, q_exact, c, c_exact,
+                c / c_exact - 1.0);
   }
 }
 
 TEST(Attenuation, PlaneSWaveHasItsQualityFactorAndDispersion) { expect_plane_wave_attenuates(1); }
 TEST(Attenuation, PlanePWaveHasItsQualityFactorAndDispersion) { expect_plane_wave_attenuates(0); }
 TEST(Attenuation, FloatPlaneSWave) { expect_plane_wave_attenuates(1, "openmp", "float"); }
+// Plane strain: the in-plane memory variables and the zz part of the anelastic strain (P).
+TEST(Attenuation, PlaneStrainPAndSWaves) {
+  for (const int component : {0, 1}) expect_plane_wave_attenuates(component, "openmp", "double", 2);
+}
 
 // The same on a GPU (the column kernel at order 4, atomics), in both precisions.
 TEST(Attenuation, GpuPlaneWaves) {

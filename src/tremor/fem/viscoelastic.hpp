@@ -33,16 +33,6 @@ inline constexpr int max_solids = largest_solids;  // model/attenuation.hpp
 // solid a_l, b_l, Y_kappa_l and Y_mu_l, then lambda_U. solids_stride values per section.
 inline constexpr int solids_stride = 2 + 4 * max_solids;
 
-template <class T>
-struct SolidsView {
-  const T* values = nullptr;  // solids_stride per section; null: no section attenuates
-
-  TREMOR_HOST_DEVICE int count(int section) const {
-    return values ? static_cast<int>(values[solids_stride * section]) : 0;
-  }
-  TREMOR_HOST_DEVICE const T* of(int section) const { return values + solids_stride * section; }
-};
-
 // The record of a section with n solids of relaxation frequencies omega (rad/s) and coefficients
 // y_kappa, y_mu, for a step dt: out[solids_stride]. n 0: elastic.
 inline void solids_record(int n, const double* omega, const double* y_kappa, const double* y_mu, double lambda_u,
@@ -66,7 +56,7 @@ template <int Dim, class T, class Elastic>
 struct ViscoelasticPoint {
   static constexpr int nv = voigt_size<Dim>;
   const Elastic& elastic;
-  const T* record;  // the section's, SolidsView::of
+  const T* record;  // the section's: solids_stride values from solids_stride x its index
   T* state;
   Size stride;
 

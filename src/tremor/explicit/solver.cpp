@@ -844,10 +844,11 @@ std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffne
   const std::size_t setup = elements + mass + std::max(built, kept) + (split ? elements + coordinates : 0);
   if (!betas.any()) return std::max(setup, loop);
   // Stiffness-proportional damping: the velocity, and the product of an operator that does not add
-  // (the assembled kinds); where beta differs by element, an operator of its own, built (from its
-  // own elements, held since the mass) once the run's is.
+  // (the assembled kinds); where beta differs by element or the run's K keeps memory variables, an
+  // operator of its own, built (from its own elements, held since the mass) once the run's is.
   const std::size_t vectors = n * real_size * (op.needs_assembly ? 2 : 1);
-  if (betas.uniform) return std::max(setup, loop + vectors);
+  // (An attenuating run's K keeps memory variables: the term then has an operator of its own.)
+  if (betas.uniform && memory_values == 0) return std::max(setup, loop + vectors);
   const std::size_t own = op.loop_bytes(sizes);
   return std::max({setup + elements, loop + elements + std::max(op.setup_bytes(sizes), own), loop + own + vectors});
 }

@@ -237,14 +237,15 @@ enum Mode : int { StoredMode = 0, TrilinearMode = 1, AffineMode = 2 };
 // points and weights follow). A thread that computes several points of one element (the column
 // kernel) reads the shared values once rather than at each point: fewer L1 requests where they
 // limit the kernel.
-// The memory variables of a block's elements (fem/viscoelastic.hpp): value k of solid l at point p
-// of element e at values[(l n_voigt + k) stride + e points + p], stride = the block's points;
-// the sections' step coefficients, fem::solids_stride each.
+// The memory variables of a block's elements (fem/viscoelastic.hpp), element by element: value k
+// of solid l at point p of element e at values[e per_element + (l n_voigt + k) points + p] (an
+// element's together, each value's points in a row: a warp's points read and write runs of
+// neighbours); the sections' step coefficients, fem::solids_stride each.
 template <class Real>
 struct Memory {
   const Real* records = nullptr;
   Real* values = nullptr;
-  Size stride = 0;
+  Size per_element = 0;
 };
 
 // Viscous: the law at each point is the section's with its memory variables (Memory), advanced by
@@ -266,8 +267,8 @@ struct ElementPhysics {
       : factors(geometry), e(element), law(material, section[element]) {
     if constexpr (Viscous) {
       record = state.records + static_cast<Size>(fem::solids_stride) * section[element];
-      memory = state.values + static_cast<Size>(element) * L::points;
-      stride = state.stride;
+      memory = state.values + static_cast<Size>(element) * state.per_element;
+      stride = L::points;
     }
     if constexpr (Mode == AffineMode) {
       const Real* g = factors + static_cast<Size>(e) * L::factors;
@@ -777,7 +778,8 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
       const Index* list = coloured_ ? block.in(c) : nullptr;
       const bool viscous = !memory_.empty();
       const Memory<Real> memory =
-          viscous ? Memory<Real>{records_.data(), memory_[b].data(), static_cast<Size>(block.connectivity.size())}
+          viscous ? Memory<Real>{records_.data(), memory_[b].data(),
+                                 static_cast<Size>(memory_[b].size()) / std::max<Size>(block.n_elements, 1)}
                   : Memory<Real>{};
       with_order(block, [&](auto dim, auto order) {
         constexpr int Dim = decltype(dim)::value, P = decltype(order)::value;

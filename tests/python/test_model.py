@@ -15,11 +15,12 @@ CLI = os.environ.get("TREMOR_CLI", "tremor")
 HERE = os.path.abspath(__file__)
 
 
-def strip(divisions=(40, 8)):
-    """A 100 x 20 mm steel strip in plane strain, a tone burst at its left edge, a probe at its right."""
+def strip(divisions=(40, 8), element="quad4", **material):
+    """A 100 x 20 mm steel strip in plane strain, a tone burst at its left edge, a probe at its right;
+    `material`: keys added to the steel (Rayleigh damping, attenuation)."""
     model = tremor.Model(title="strip")
-    model.set_mesh(generator="rectangle", element="quad4", size=[0.1, 0.02], divisions=list(divisions))
-    model.add_material(name="steel", density=7850.0, youngs_modulus=210e9, poisson_ratio=0.3)
+    model.set_mesh(generator="rectangle", element=element, size=[0.1, 0.02], divisions=list(divisions))
+    model.add_material(name="steel", density=7850.0, youngs_modulus=210e9, poisson_ratio=0.3, **material)
     model.add_section(element_set="all", material="steel", formulation="plane_strain")
     model.add_source(position=[0.0, 0.01], direction=[1.0, 0.0], signal=tremor.tone_burst(200e3, 3))
     model.add_receiver(name="probe", positions=[[0.1, 0.01]], record=["displacement", "velocity"])
@@ -177,28 +178,16 @@ def test_snapshots_come_back_as_the_command_line_writes_them(tmp_path):
     assert tremor.run(strip(), backend="serial").snapshots == []  # none asked for, none taken
 
 
-def loss_strip(element="quad4", **material):
-    """strip() with material keys added to its steel (Rayleigh damping, attenuation)."""
-    model = tremor.Model(title="strip")
-    model.set_mesh(generator="rectangle", element=element, size=[0.1, 0.02], divisions=[40, 8])
-    model.add_material(name="steel", density=7850.0, youngs_modulus=210e9, poisson_ratio=0.3, **material)
-    model.add_section(element_set="all", material="steel", formulation="plane_strain")
-    model.add_source(position=[0.0, 0.01], direction=[1.0, 0.0], signal=tremor.tone_burst(200e3, 3))
-    model.add_receiver(name="probe", positions=[[0.1, 0.01]], record=["displacement", "velocity"])
-    model.set_explicit(duration=25e-6)
-    return model
-
-
 def test_losses_set_from_python_damp_the_burst(tmp_path):
     """damping_beta and q_p/q_s from the builder: the burst arrives weaker than without, the stable step
     shortens with beta, and the saved file runs the same."""
-    elastic = tremor.run(loss_strip(), backend="serial")
-    damped = tremor.run(loss_strip(damping_beta=2e-8), backend="serial")
+    elastic = tremor.run(strip(), backend="serial")
+    damped = tremor.run(strip(damping_beta=2e-8), backend="serial")
     peak = np.abs(probe_values(elastic)).max()
     assert np.abs(probe_values(damped)).max() < 0.9 * peak  # beta omega^2 / 2 ~ 4e4 1/s over ~20 us
     assert damped.dt < elastic.dt  # the lagged damping's stable step
-    gll_elastic = tremor.run(loss_strip("quad-gll2"), backend="serial")
-    attenuating = loss_strip("quad-gll2", q_p=20, q_s=10)
+    gll_elastic = tremor.run(strip(element="quad-gll2"), backend="serial")
+    attenuating = strip(element="quad-gll2", q_p=20, q_s=10)
     gll_q = tremor.run(attenuating, backend="serial")
     assert gll_q.operator == "sem"
     # Q_S 10 over ~3 wavelengths: exp(-pi N / Q) ~ 0.4 for the shear part; the P arrival loses less.
@@ -207,4 +196,4 @@ def test_losses_set_from_python_damp_the_burst(tmp_path):
     np.testing.assert_array_equal(probe_values(tremor.run(tremor.Model.load(path), backend="serial")),
                                   probe_values(gll_q))
     with pytest.raises(tremor.Error, match=r"'q_s' is 1; expected a quality factor within \(1, 100000\)"):
-        tremor.run(loss_strip("quad-gll2", q_p=20, q_s=1), backend="serial")
+        tremor.run(strip(element="quad-gll2", q_p=20, q_s=1), backend="serial")

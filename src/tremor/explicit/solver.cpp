@@ -125,12 +125,7 @@ StableStep global_step(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
 // section: a section without elements counts too).
 ElementBetas model_betas(const Model& model) {
   ElementBetas betas;
-  for (std::size_t s = 0; s < model.sections.size(); ++s) {
-    const double beta = model.material(model.sections[s].material).damping_beta;
-    if (s == 0) betas.uniform = beta;
-    if (betas.uniform && *betas.uniform != beta) betas.uniform.reset();
-    betas.largest = std::max(betas.largest, beta);
-  }
+  for (const Section& section : model.sections) betas.take(model.material(section.material).damping_beta);
   return betas;
 }
 double largest_beta(const Model& model) { return model_betas(model).largest; }

@@ -10,16 +10,8 @@ namespace tremor::explicit_fe {
 
 ElementBetas element_betas(const fem::SectionTable& table) {
   ElementBetas betas;
-  bool first = true, same = true;
-  double value = 0.0;
-  for (const int section : table.element_section) {
-    const double beta = table.damping_beta[static_cast<std::size_t>(section)];
-    betas.largest = std::max(betas.largest, beta);
-    same = same && (first || beta == value);
-    value = beta;
-    first = false;
-  }
-  if (same) betas.uniform = value;
+  for (const int section : table.element_section) betas.take(table.damping_beta[static_cast<std::size_t>(section)]);
+  if (!betas.taken) betas.uniform = 0.0;  // no element: nothing damps
   return betas;
 }
 
@@ -40,17 +32,22 @@ double stable_step_with_damping(double undamped_dt, double beta) {
 
 template <class Real>
 StiffnessDamping<Real>::StiffnessDamping(const op::Operator<Real>& stiffness, double beta, double dt)
-    : K_(&stiffness), scale_(beta / dt) {
+    : StiffnessDamping(nullptr, &stiffness, beta / dt) {
   TREMOR_CHECK(beta > 0.0 && std::isfinite(beta) && dt > 0.0, "stiffness-proportional damping: beta ", beta,
                " s and dt ", dt, " s must be positive");
-  velocity_ = DeviceArray<Real>(K_->exec(), K_->n_dofs());
-  if (!K_->adds()) product_ = DeviceArray<Real>(K_->exec(), K_->n_dofs());
 }
 
 template <class Real>
 StiffnessDamping<Real>::StiffnessDamping(std::unique_ptr<op::Operator<Real>> weighted, double dt)
-    : own_(std::move(weighted)), K_(own_.get()), scale_(1.0 / dt) {
-  TREMOR_CHECK(K_ && dt > 0.0, "stiffness-proportional damping: no operator, or dt ", dt, " s not positive");
+    : StiffnessDamping(std::move(weighted), nullptr, 1.0 / dt) {
+  TREMOR_CHECK(dt > 0.0, "stiffness-proportional damping: dt ", dt, " s not positive");
+}
+
+template <class Real>
+StiffnessDamping<Real>::StiffnessDamping(std::unique_ptr<op::Operator<Real>> own, const op::Operator<Real>* K,
+                                         double scale)
+    : own_(std::move(own)), K_(own_ ? own_.get() : K), scale_(scale) {
+  TREMOR_CHECK(K_, "stiffness-proportional damping: no operator");
   velocity_ = DeviceArray<Real>(K_->exec(), K_->n_dofs());
   if (!K_->adds()) product_ = DeviceArray<Real>(K_->exec(), K_->n_dofs());
 }

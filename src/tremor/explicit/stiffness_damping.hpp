@@ -15,6 +15,7 @@
 // vector of its own, then a pass adds it). Where every element has the same beta the subdomain's
 // own K serves; otherwise an operator of its own of the same kind, with each element's K_e scaled
 // by beta_e (fem::SectionTable::element_stiffness_factor), about the memory of K once more.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -31,7 +32,15 @@ namespace tremor::explicit_fe {
 struct ElementBetas {
   double largest = 0.0;
   std::optional<double> uniform;
+  bool taken = false;
   bool any() const { return largest > 0.0; }
+  // Counts one more element's (or section's) beta.
+  void take(double beta) {
+    if (!taken) uniform = beta;
+    if (uniform && *uniform != beta) uniform.reset();
+    largest = std::max(largest, beta);
+    taken = true;
+  }
 };
 ElementBetas element_betas(const fem::SectionTable& table);
 
@@ -59,6 +68,8 @@ class StiffnessDamping final : public StepTerm<Real> {
   std::size_t bytes() const;
 
  private:
+  // The velocity (and product) for K, `own` or the caller's.
+  StiffnessDamping(std::unique_ptr<op::Operator<Real>> own, const op::Operator<Real>* K, double scale);
   std::unique_ptr<op::Operator<Real>> own_;
   const op::Operator<Real>* K_;
   double scale_;  // beta / dt, or 1 / dt for an operator weighted by beta

@@ -263,6 +263,52 @@ std::vector<Real> tile_coordinates(const std::vector<Index>& offsets, const std:
   return out;
 }
 
+// Section and scale once per tile where every tile is uniform in both: then `section` and `scale`
+// (per slot, `tile` slots a tile, counts[t] of them used) keep their first slot's per tile, and it
+// returns true; else they stay per slot.
+template <class Real>
+bool once_per_tile(std::vector<int>& section, std::vector<Real>& scale, const std::vector<std::uint16_t>& counts,
+                   int tile) {
+  const std::size_t n_tiles = counts.size();
+  for (std::size_t t = 0; t < n_tiles; ++t) {
+    const std::size_t first = t * static_cast<std::size_t>(tile);
+    for (std::size_t i = first + 1; i < first + counts[t]; ++i)
+      if (section[i] != section[first] || scale[i] != scale[first]) return false;
+  }
+  for (std::size_t t = 0; t < n_tiles; ++t) {
+    section[t] = section[t * static_cast<std::size_t>(tile)];
+    scale[t] = scale[t * static_cast<std::size_t>(tile)];
+  }
+  section.resize(n_tiles);
+  scale.resize(n_tiles);
+  return true;
+}
+
+// The tiles' node lists (`nodes`, tile t's from offsets[t]) to out: where `steps` (a GPU) and every
+// tile's span fits, each tile's first node and 16-bit steps from it; else the nodes themselves.
+template <class Real>
+void upload_tile_nodes(const Exec& exec, const std::vector<Index>& offsets, const std::vector<Index>& nodes,
+                       bool steps, TileBlock<Real>& out) {
+  for (Index t = 0; t < out.n_tiles && steps; ++t)
+    steps = nodes[static_cast<std::size_t>(offsets[static_cast<std::size_t>(t) + 1]) - 1] -
+                nodes[static_cast<std::size_t>(offsets[static_cast<std::size_t>(t)])] <=
+            max_tile_span;
+  if (!steps) {
+    out.nodes = DeviceArray<Index>(exec, std::span<const Index>(nodes));
+    return;
+  }
+  std::vector<Index> first_nodes(static_cast<std::size_t>(out.n_tiles));
+  std::vector<std::uint16_t> node_steps(nodes.size());
+  for (Index t = 0; t < out.n_tiles; ++t) {
+    const auto begin = static_cast<std::size_t>(offsets[static_cast<std::size_t>(t)]);
+    first_nodes[static_cast<std::size_t>(t)] = nodes[begin];
+    for (auto k = begin; k < static_cast<std::size_t>(offsets[static_cast<std::size_t>(t) + 1]); ++k)
+      node_steps[k] = static_cast<std::uint16_t>(nodes[k] - nodes[begin]);
+  }
+  out.first_nodes = DeviceArray<Index>(exec, std::span<const Index>(first_nodes));
+  out.node_steps = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(node_steps));
+}
+
 template <class Real>
 TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, const std::vector<double>& coordinates,
                            const std::vector<double>& thickness, int dim, int tile, bool kernel_coordinates) {
@@ -353,24 +399,7 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
     }
   }
   lists = {};
-  // Section and scale once per tile where every tile is uniform in both.
-  out.per_slot = false;
-  for (Index t = 0; t < out.n_tiles && !out.per_slot; ++t) {
-    const std::size_t first = static_cast<std::size_t>(t) * tile;
-    for (std::size_t i = first + 1; i < first + tile_counts[static_cast<std::size_t>(t)]; ++i)
-      if (section[i] != section[first] || scale[i] != scale[first]) {
-        out.per_slot = true;
-        break;
-      }
-  }
-  if (!out.per_slot) {
-    for (Index t = 0; t < out.n_tiles; ++t) {
-      section[static_cast<std::size_t>(t)] = section[static_cast<std::size_t>(t) * tile];
-      scale[static_cast<std::size_t>(t)] = scale[static_cast<std::size_t>(t) * tile];
-    }
-    section.resize(static_cast<std::size_t>(out.n_tiles));
-    scale.resize(static_cast<std::size_t>(out.n_tiles));
-  }
+  out.per_slot = !once_per_tile(section, scale, tile_counts, tile);
   const bool host = exec.backend() != Backend::Cuda;
   if (host) {
     out.chunk = host_chunk(out.n_tiles);
@@ -386,26 +415,7 @@ TileBlock<Real> make_tiles(const Exec& exec, const DeviceElementBlock& block, co
   out.counts = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(tile_counts));
   out.node_offsets = DeviceArray<Index>(exec, std::span<const Index>(offsets));
   out.n_tile_nodes = static_cast<Index>(nodes.size());
-  // On a GPU, 16-bit steps from each tile's first node where every tile's span fits.
-  bool steps = !host;
-  for (Index t = 0; t < out.n_tiles && steps; ++t)
-    steps = nodes[static_cast<std::size_t>(offsets[static_cast<std::size_t>(t) + 1]) - 1] -
-                nodes[static_cast<std::size_t>(offsets[static_cast<std::size_t>(t)])] <=
-            max_tile_span;
-  if (steps) {
-    std::vector<Index> first_nodes(static_cast<std::size_t>(out.n_tiles));
-    std::vector<std::uint16_t> node_steps(nodes.size());
-    for (Index t = 0; t < out.n_tiles; ++t) {
-      const auto begin = static_cast<std::size_t>(offsets[static_cast<std::size_t>(t)]);
-      first_nodes[static_cast<std::size_t>(t)] = nodes[begin];
-      for (auto k = begin; k < static_cast<std::size_t>(offsets[static_cast<std::size_t>(t) + 1]); ++k)
-        node_steps[k] = static_cast<std::uint16_t>(nodes[k] - nodes[begin]);
-    }
-    out.first_nodes = DeviceArray<Index>(exec, std::span<const Index>(first_nodes));
-    out.node_steps = DeviceArray<std::uint16_t>(exec, std::span<const std::uint16_t>(node_steps));
-  } else {
-    out.nodes = DeviceArray<Index>(exec, std::span<const Index>(nodes));
-  }
+  upload_tile_nodes(exec, offsets, nodes, !host, out);
   if (kernel_coordinates || (host && !host_keeps_geometry(block.type)))
     out.coordinates =
         DeviceArray<Real>(exec, std::span<const Real>(tile_coordinates<Real>(offsets, nodes, coordinates, dim)));

@@ -167,10 +167,18 @@ double srm_stiffness_factor(double alpha, double frequency) {
   return 1.0 / std::sqrt(1.0 + ratio * ratio);
 }
 
+std::vector<const Signal*> source_signals(const Model& model) {
+  std::vector<const Signal*> signals;
+  for (const PointSource& s : model.point_sources) signals.push_back(&s.signal);
+  for (const PrescribedDisplacement& p : model.prescribed) signals.push_back(&p.signal);
+  for (const SurfaceLoad& load : model.surface_loads)
+    if (load.signal) signals.push_back(&*load.signal);
+  return signals;
+}
+
 double highest_source_frequency(const Model& model) {
   double highest = 0.0;
-  for (const PointSource& s : model.point_sources) highest = std::max(highest, s.signal.highest_frequency());
-  for (const PrescribedDisplacement& p : model.prescribed) highest = std::max(highest, p.signal.highest_frequency());
+  for (const Signal* signal : source_signals(model)) highest = std::max(highest, signal->highest_frequency());
   const auto amplitude = [&](const std::string& name) {
     if (name.empty()) return;
     for (const Amplitude& a : model.amplitudes)
@@ -178,10 +186,7 @@ double highest_source_frequency(const Model& model) {
   };
   for (const NodalLoad& load : model.loads) amplitude(load.amplitude);
   for (const FixedDof& fixed : model.fixed) amplitude(fixed.amplitude);
-  for (const SurfaceLoad& load : model.surface_loads) {
-    if (load.signal) highest = std::max(highest, load.signal->highest_frequency());
-    amplitude(load.amplitude);
-  }
+  for (const SurfaceLoad& load : model.surface_loads) amplitude(load.amplitude);
   return highest;
 }
 

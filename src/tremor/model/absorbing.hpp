@@ -32,6 +32,7 @@
 namespace tremor {
 
 struct Model;
+struct Signal;
 
 enum class AbsorbingKind : int { Alid, Srm };
 std::string_view to_string(AbsorbingKind kind);
@@ -76,6 +77,10 @@ double layer_alpha_max(const Model& model, const AbsorbingLayer& layer);
 // The profile at depth X in [0, 1]: alpha_max X^p, and the srm stiffness factor (1 for alid).
 double absorbing_alpha(double alpha_max, double power, double depth);
 double srm_stiffness_factor(double alpha, double frequency);
+
+// The signals of the model's [[source]]s, [[prescribed_displacement]]s and [[traction]]s (those
+// that have one), in that order.
+std::vector<const Signal*> source_signals(const Model& model);
 
 // Highest significant frequency of the model's time functions: the signals of [[source]],
 // [[prescribed_displacement]] and [[traction]], and the *AMPLITUDE tables that loads, surface

@@ -128,10 +128,7 @@ std::array<double, 2> source_frequencies(const Model& model) {
     lowest = std::min(lowest, signal.frequency);
     highest = std::max(highest, signal.frequency);
   };
-  for (const PointSource& s : model.point_sources) take(s.signal);
-  for (const PrescribedDisplacement& p : model.prescribed) take(p.signal);
-  for (const SurfaceLoad& load : model.surface_loads)
-    if (load.signal) take(*load.signal);
+  for (const Signal* signal : source_signals(model)) take(*signal);
   for (const Transducer& t : model.transducers) take(t.signal);
   if (highest == 0.0) return {0.0, 0.0};
   return {lowest, highest};

@@ -259,8 +259,7 @@ struct ElementPhysics {
   fem::SectionLaw<Dim, Real> law;
   Real inv[Dim][Dim], det;  // affine elements only
   const Real* record = nullptr;  // Viscous: the section's solids
-  Real* memory = nullptr;        // Viscous: the element's first point's memory variables
-  Size stride = 0;
+  Real* memory = nullptr;        // Viscous: the element's first point's memory variables (L::points apart)
 
   TREMOR_HOST_DEVICE ElementPhysics(const Real* geometry, const int* section, const fem::MaterialView<Real>& material,
                                     Index element, const Memory<Real>& state = {})
@@ -268,7 +267,6 @@ struct ElementPhysics {
     if constexpr (Viscous) {
       record = state.records + static_cast<Size>(fem::solids_stride) * section[element];
       memory = state.values + static_cast<Size>(element) * state.per_element;
-      stride = L::points;
     }
     if constexpr (Mode == AffineMode) {
       const Real* g = factors + static_cast<Size>(e) * L::factors;
@@ -287,7 +285,7 @@ struct ElementPhysics {
   // not use, the compiler drops).
   TREMOR_HOST_DEVICE void at(int p, Real w, const Real (&xi)[3], const Real (&d)[Dim][Dim], Real (&f)[Dim][Dim]) const {
     if constexpr (Viscous)
-      at(p, w, xi, d, f, fem::ViscoelasticPoint<Dim, Real, fem::SectionLaw<Dim, Real>>{law, record, memory + p, stride});
+      at(p, w, xi, d, f, fem::ViscoelasticPoint<Dim, Real, fem::SectionLaw<Dim, Real>>{law, record, memory + p, L::points});
     else
       at(p, w, xi, d, f, law);
   }

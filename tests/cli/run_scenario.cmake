@@ -7,7 +7,7 @@
 #            `.partial` left); the export writes a CSV whose header is `time,<id>_ux,<id>_uy`.
 # interrupt: SIGINT after 1 s (`timeout --preserve-status -s INT 1`): exit 130, "incomplete" printed, the result
 #            file exists, and the export warns that its status is incomplete.
-# resume:    (tests/data/cli/snapshots.toml) a whole run; the same run checkpointed every 20 steps
+# resume:    (tests/data/cli/snapshots.toml, attenuating.toml) a whole run; the same run checkpointed every 20 steps
 #            and stopped at step 40 (exit 130, the checkpoint named); resumed with --resume (exit 0,
 #            checkpoint removed); every dataset under /histories and /snapshots of the resumed
 #            file equals the whole run's bit for bit (tremor_h5_equal); a second --resume is

@@ -64,9 +64,8 @@ INSTANTIATE_TEST_SUITE_P(Operators, OverProcesses,
 // Stopped by the first process's observer at step 21 after checkpoints every 7 steps (the
 // snapshots' interval: a velocity snapshot waits at each), then resumed from the last: the two
 // halves give the uninterrupted run's bits.
-TEST(OverProcesses, StopAndResumeFromACheckpoint) {
+void expect_stop_and_resume_exact(const Model& model) {
   const Communicator& world = Communicator::world();
-  const Model model = test::loaded_bar(ElementType::Hex8, 1, 4);
   RunOptions options;
   options.backend = "serial";
   options.check_every = 7;
@@ -100,6 +99,14 @@ TEST(OverProcesses, StopAndResumeFromACheckpoint) {
   test::expect_halves_make_the_whole(full, whole, stopped, first, resumed, second);
 }
 
+TEST(OverProcesses, StopAndResumeFromACheckpoint) {
+  expect_stop_and_resume_exact(test::loaded_bar(ElementType::Hex8, 1, 4));
+}
+
+// The memory variables of an attenuating run (sem, each process's elements split into those
+// touching shared nodes and the rest) gathered by the model's elements and sent back.
+TEST(OverProcesses, StopAndResumeAnAttenuatingRun) { expect_stop_and_resume_exact(test::attenuating_bar()); }
+
 // A resumed run's checkpoint, read by the first process alone, reaches every process whole.
 TEST(OverProcesses, TheFirstProcessSendsTheCheckpoint) {
   const Communicator& world = Communicator::world();
@@ -112,6 +119,8 @@ TEST(OverProcesses, TheFirstProcessSendsTheCheckpoint) {
     state.receivers.push_back({true, 41, {0.25, 0.5}, {0.75, 1.0}});
     state.receivers.push_back({});
     state.snapshot = {true, 40, {9.0}, {10.0}};
+    state.memory_offsets = {0, 2, 3};
+    state.memory = {0.5, -1e-300, 2.0 / 3.0};
     every = 7;
   }
   explicit_fe::broadcast_state(world, state, every);
@@ -127,6 +136,8 @@ TEST(OverProcesses, TheFirstProcessSendsTheCheckpoint) {
   EXPECT_FALSE(state.receivers[1].active);
   EXPECT_TRUE(state.snapshot.active);
   EXPECT_EQ(state.snapshot.at, (std::vector<double>{10.0}));
+  EXPECT_EQ(state.memory_offsets, (std::vector<Size>{0, 2, 3}));
+  EXPECT_EQ(state.memory, (std::vector<double>{0.5, -1e-300, 2.0 / 3.0}));
 }
 
 // A run that blows up stops on every process at the same step, naming the node (the worst over

@@ -78,6 +78,33 @@ TEST(CheckpointFile, RoundTripIsExactAndLeavesNoTemporary) {
   EXPECT_EQ(read.history_samples, written.history_samples);
   EXPECT_EQ(read.n_snapshots, 3);
   EXPECT_TRUE(io::checkpoint_mismatches(read, written).empty());
+  EXPECT_TRUE(read.memory_offsets.empty());  // none written: none read
+  EXPECT_TRUE(read.memory.empty());
+  fs::remove_all(folder);
+}
+
+// The memory variables of attenuating elements, by element: read back exactly; offsets that do not
+// partition the values are a torn or altered file.
+TEST(CheckpointFile, MemoryVariablesRoundTrip) {
+  const fs::path folder = test::temporary_directory("checkpoint_memory");
+  const fs::path path = folder / "run.h5.checkpoint";
+  io::Checkpoint written = sample_checkpoint();
+  written.memory_offsets = {0, 3, 3, 5};  // three elements, the second without
+  written.memory = {1.0 / 3.0, -2e-310, 7.0, static_cast<double>(0.1f), 1e300};
+  io::write_checkpoint(path, written);
+  const io::Checkpoint read = io::read_checkpoint(path);
+  EXPECT_EQ(read.memory_offsets, written.memory_offsets);
+  EXPECT_EQ(read.memory, written.memory);
+
+  written.memory_offsets = {0, 3, 2, 5};
+  io::write_checkpoint(path, written);
+  try {
+    (void)io::read_checkpoint(path);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("memory_variables: offsets that do not partition"), std::string::npos)
+        << error.what();
+  }
   fs::remove_all(folder);
 }
 

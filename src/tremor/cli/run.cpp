@@ -296,6 +296,8 @@ ex::SolverState solver_state(io::Checkpoint checkpoint) {
         ex::PendingSample{pending.active, pending.step, std::move(pending.before), std::move(pending.at)});
   state.snapshot = ex::PendingSample{checkpoint.snapshot.active, checkpoint.snapshot.step,
                                      std::move(checkpoint.snapshot.before), std::move(checkpoint.snapshot.at)};
+  state.memory_offsets = std::move(checkpoint.memory_offsets);
+  state.memory = std::move(checkpoint.memory);
   return state;
 }
 

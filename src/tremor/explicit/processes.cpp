@@ -43,6 +43,17 @@ class Writer {
     put(std::span<const double>(s.before));
     put(std::span<const double>(s.at));
   }
+  template <class T>
+  void put_all(const std::vector<T>& values) {
+    put(static_cast<std::uint64_t>(values.size()));
+    const auto* p = reinterpret_cast<const char*>(values.data());
+    bytes_.insert(bytes_.end(), p, p + values.size() * sizeof(T));
+  }
+  void put(const ElementValues& v) {
+    put_all(v.elements);
+    put_all(v.offsets);
+    put_all(v.values);
+  }
 
  private:
   std::vector<char>& bytes_;
@@ -58,10 +69,18 @@ class Reader {
     take(&value, sizeof(T));
     return value;
   }
-  std::vector<double> values() {
-    std::vector<double> out(static_cast<std::size_t>(get<std::uint64_t>()));
-    take(out.data(), out.size() * sizeof(double));
+  template <class T = double>
+  std::vector<T> values() {
+    std::vector<T> out(static_cast<std::size_t>(get<std::uint64_t>()));
+    take(out.data(), out.size() * sizeof(T));
     return out;
+  }
+  ElementValues element_values() {
+    ElementValues v;
+    v.elements = values<Index>();
+    v.offsets = values<Size>();
+    v.values = values();
+    return v;
   }
   PendingSample pending() {
     PendingSample s;
@@ -170,6 +189,8 @@ void broadcast_state(const parallel::Communicator& communicator, SolverState& st
     out.put(static_cast<std::uint64_t>(state.receivers.size()));
     for (const PendingSample& s : state.receivers) out.put(s);
     out.put(state.snapshot);
+    out.put_all(state.memory_offsets);
+    out.put_all(state.memory);
   }
   communicator.broadcast(message);
   if (communicator.root()) return;
@@ -182,6 +203,8 @@ void broadcast_state(const parallel::Communicator& communicator, SolverState& st
   state.receivers.resize(static_cast<std::size_t>(in.get<std::uint64_t>()));
   for (PendingSample& s : state.receivers) s = in.pending();
   state.snapshot = in.pending();
+  state.memory_offsets = in.values<Size>();
+  state.memory = in.values();
   TREMOR_CHECK(in.done(), "a checkpoint from the first process was ", message.size(), " bytes with more at its end");
 }
 
@@ -214,7 +237,7 @@ DofReport ProcessGroup::worst(const DofReport& mine) const {
 
 void ProcessGroup::gather_state(long long step, std::span<const double> previous, std::span<const double> current,
                                 const std::vector<PendingSample>& receivers, const PendingSample& snapshot,
-                                SolverState& state) const {
+                                const ElementValues& memory, Index n_elements, SolverState& state) const {
   std::vector<char> message;
   Writer out(message);
   out.put(previous);
@@ -222,12 +245,14 @@ void ProcessGroup::gather_state(long long step, std::span<const double> previous
   out.put(static_cast<std::uint64_t>(receivers.size()));
   for (const PendingSample& s : receivers) out.put(s);
   out.put(snapshot);
+  out.put(memory);
   const std::vector<std::vector<char>> all = communicator_->gather(message);
   if (!root()) return;
   state.step = step;
   const std::size_t n_model = state.previous.size();
   std::vector<std::vector<PendingSample>> pending(all.size());
   std::vector<PendingSample> snapshots;
+  std::vector<ElementValues> memories;
   for (std::size_t r = 0; r < all.size(); ++r) {
     Reader in(all[r]);
     const std::vector<Index>& nodes = (*parts_)[r].nodes;
@@ -237,11 +262,13 @@ void ProcessGroup::gather_state(long long step, std::span<const double> previous
     const auto n = static_cast<std::size_t>(in.get<std::uint64_t>());
     for (std::size_t k = 0; k < n; ++k) pending[r].push_back(in.pending());
     snapshots.push_back(in.pending());
+    memories.push_back(in.element_values());
   }
   std::vector<const std::vector<PendingSample>*> pieces;
   for (const auto& p : pending) pieces.push_back(&p);
   state.receivers = histories_->merge_pending(pieces);
   state.snapshot = snapshots_->merge_pending(snapshots);
+  merge_element_values(memories, n_elements, state);
 }
 
 namespace {

@@ -108,12 +108,12 @@ class ProcessGroup {
   // Collective: this process's worst DOF (rank: 2 NaN, 1 Inf, 0 finite; size |u|; the model's
   // node; component; value) against the others'; the worst of all on every process.
   DofReport worst(const DofReport& mine) const;
-  // Collective: this process's piece of a checkpoint (its subdomain's state in local numbers and
-  // its pending samples) merged into the model's on the first process (`state` elsewhere is left
-  // as it was).
+  // Collective: this process's piece of a checkpoint (its subdomain's state in local numbers, its
+  // pending samples and its elements' state) merged into the model's, of n_elements elements, on
+  // the first process (`state` elsewhere is left as it was).
   void gather_state(long long step, std::span<const double> previous, std::span<const double> current,
                     const std::vector<PendingSample>& receivers, const PendingSample& snapshot,
-                    SolverState& state) const;
+                    const ElementValues& memory, Index n_elements, SolverState& state) const;
   void agree(std::exception_ptr failure) const { explicit_fe::agree(*communicator_, failure); }
 
  private:

@@ -68,6 +68,7 @@ long long resume_from(const SolverState& state, const Preflight& preflight, cons
     const std::vector<Real> previous(state_previous.begin(), state_previous.end());
     const std::vector<Real> current(state_current.begin(), state_current.end());
     sub.scheme->set_state(previous, current, state.step);
+    restore_element_values(sub, state);
     const HistoryMerge* merge = stepping.history_merge;
     sub.recorder->restore_pending(merge ? merge->split_pending(state.receivers, part) : state.receivers);
     const SnapshotMerge* snapshots = stepping.snapshot_merge;

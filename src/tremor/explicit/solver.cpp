@@ -772,14 +772,7 @@ Preflight preflight(const Model& model, const RunOptions& options) {
     if (!material.attenuation || !described.insert(material.name).second) continue;
     p.attenuation.push_back(describe(resolve_attenuation(model, material), material));
   }
-  if (!p.attenuation.empty()) {
-    check_memory_variables(*p.op);
-    // A checkpoint holds the displacements only: a resumed run would restart the memory variables.
-    TREMOR_CHECK(options.checkpoint_every == 0 && !options.resume,
-                 "checkpoints do not hold the memory variables of attenuating materials (", p.attenuation.size(),
-                 " in this model), so a resumed run would not continue this one: run it without checkpoints "
-                 "(--checkpoint-every 0) and without --resume");
-  }
+  if (!p.attenuation.empty()) check_memory_variables(*p.op);
   // Stiffness-proportional damping applies its K to every element before the exchange starts:
   // nothing would be left to overlap it with (stiffness_damping.hpp).
   p.overlap = options.overlap && (p.domains > 1 || p.processes > 1) && p.op->splits && !(largest_beta(model) > 0.0);

@@ -63,6 +63,19 @@ struct SolverState {
   std::vector<double> previous, current;
   std::vector<PendingSample> receivers;  // one per history, in make_histories order
   PendingSample snapshot;                // a velocity snapshot waiting for u_step+1
+  // The stiffness operator's state (the memory variables of attenuating sections) by the model's
+  // elements: element e's values at [memory_offsets[e], memory_offsets[e + 1]) of memory, in Real
+  // widened to double. Both empty for a stateless run.
+  std::vector<Size> memory_offsets;
+  std::vector<double> memory;
+};
+
+// Part of that state, some of the model's elements' (a subdomain's): `offsets` and `values` as
+// op::Operator::state_offsets and get_state, element k being the model's `elements[k]`.
+struct ElementValues {
+  std::vector<Index> elements;
+  std::vector<Size> offsets;
+  std::vector<double> values;
 };
 
 // One phase of a run's set-up and its wall time (the Exec synchronised at its end). A detail of

@@ -135,6 +135,8 @@ std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& 
             colouring.blocks.empty() ? fem::ElementColouring{} : fem::colour_elements(mesh));
       }
       clock.lap(str("elements split: ", touching.size(), " touching a shared node, ", interior.size(), " interior"));
+      d->stiffness_elements = std::move(touching);  // (subdomain_mesh keeps each list's order)
+      d->stiffness_elements.insert(d->stiffness_elements.end(), interior.begin(), interior.end());
     }
   }
   d->betas = element_betas(table);
@@ -273,8 +275,84 @@ std::unique_ptr<Subdomain<Real>> set_up_subdomain(const Exec& exec, const Model&
   return d;
 }
 
+namespace {
+
+// The model's element of each of d's stiffness operator's elements.
+template <class Real>
+std::vector<Index> model_elements(const Subdomain<Real>& d, std::size_t n_operator) {
+  std::vector<Index> elements = d.stiffness_elements;
+  if (elements.empty()) {
+    elements.resize(n_operator);
+    std::iota(elements.begin(), elements.end(), Index(0));
+  }
+  TREMOR_CHECK(elements.size() == n_operator, "the stiffness operator keeps state for ", n_operator,
+               " elements; its subdomain has ", elements.size());
+  if (d.part)
+    for (Index& e : elements) e = d.part->elements[static_cast<std::size_t>(e)];
+  return elements;
+}
+
+}  // namespace
+
+template <class Real>
+ElementValues element_values(const Subdomain<Real>& d) {
+  ElementValues piece;
+  piece.offsets = d.stiffness->state_offsets();
+  if (piece.offsets.empty()) return piece;
+  piece.values = d.stiffness->get_state();
+  piece.elements = model_elements(d, piece.offsets.size() - 1);
+  return piece;
+}
+
+void merge_element_values(std::span<const ElementValues> pieces, Index n_elements, SolverState& state) {
+  state.memory_offsets.clear();
+  state.memory.clear();
+  const auto n = static_cast<std::size_t>(n_elements);
+  std::vector<Size> counts(n, 0);
+  bool any = false;
+  for (const ElementValues& piece : pieces)
+    for (std::size_t k = 0; k < piece.elements.size(); ++k) {
+      counts[static_cast<std::size_t>(piece.elements[k])] = piece.offsets[k + 1] - piece.offsets[k];
+      any = true;
+    }
+  if (!any) return;
+  state.memory_offsets.assign(n + 1, 0);
+  for (std::size_t e = 0; e < n; ++e) state.memory_offsets[e + 1] = state.memory_offsets[e] + counts[e];
+  state.memory.resize(static_cast<std::size_t>(state.memory_offsets.back()));
+  for (const ElementValues& piece : pieces)
+    for (std::size_t k = 0; k < piece.elements.size(); ++k)
+      std::copy(piece.values.begin() + piece.offsets[k], piece.values.begin() + piece.offsets[k + 1],
+                state.memory.begin() + state.memory_offsets[static_cast<std::size_t>(piece.elements[k])]);
+}
+
+template <class Real>
+void restore_element_values(Subdomain<Real>& d, const SolverState& state) {
+  const std::vector<Size> offsets = d.stiffness->state_offsets();
+  if (offsets.empty()) return;
+  TREMOR_CHECK(!state.memory_offsets.empty(), "the checkpoint holds no memory variables, which this run's ",
+               d.stiffness->name(), " operator keeps for its attenuating elements: it was written by a run "
+               "without them, so this run would not continue it");
+  const std::vector<Index> elements = model_elements(d, offsets.size() - 1);
+  std::vector<double> values;
+  values.reserve(static_cast<std::size_t>(offsets.back()));
+  for (std::size_t k = 0; k < elements.size(); ++k) {
+    const auto e = static_cast<std::size_t>(elements[k]);
+    TREMOR_CHECK(e + 1 < state.memory_offsets.size(), "the checkpoint holds memory variables for ",
+                 state.memory_offsets.size() - 1, " elements; the model has more");
+    const Size from = state.memory_offsets[e], to = state.memory_offsets[e + 1];
+    TREMOR_CHECK(to - from == offsets[k + 1] - offsets[k], "the checkpoint holds ", to - from,
+                 " memory variables for the model's element ", e, "; this run keeps ", offsets[k + 1] - offsets[k]);
+    values.insert(values.end(), state.memory.begin() + from, state.memory.begin() + to);
+  }
+  d.stiffness->set_state(values);
+}
+
 template struct Subdomain<float>;
 template struct Subdomain<double>;
+template ElementValues element_values(const Subdomain<float>&);
+template ElementValues element_values(const Subdomain<double>&);
+template void restore_element_values(Subdomain<float>&, const SolverState&);
+template void restore_element_values(Subdomain<double>&, const SolverState&);
 template std::unique_ptr<Subdomain<float>> begin_subdomain(const Exec&, const Model&, Numbering, ModelPart*,
                                                            const Preflight&, SetupClock&, const Exec*);
 template std::unique_ptr<Subdomain<double>> begin_subdomain(const Exec&, const Model&, Numbering, ModelPart*,

@@ -70,6 +70,9 @@ struct Subdomain {
   // The stiffness as the elements touching a shared node, then the rest (Preflight::overlap):
   // *stiffness itself, or null when not split.
   const op::SplitOperator<Real>* split = nullptr;
+  // Where split by elements, the subdomain's element of each of the stiffness operator's (the
+  // interface's, then the interior's); empty: the subdomain's order.
+  std::vector<Index> stiffness_elements;
   std::unique_ptr<CentralDifference<Real>> scheme;  // reads *stiffness
   // Forces beside K u, added in this order at every step before the exchange (step_term.hpp).
   std::vector<std::unique_ptr<StepTerm<Real>>> terms;
@@ -143,6 +146,19 @@ void load_shot(Subdomain<Real>& d, const Model& model, const Shot& shot, double 
 // t = -dt and 0.
 template <class Real>
 void start_from_rest(Subdomain<Real>& d, double dt);
+
+// The stiffness operator's state by the model's elements (a checkpoint's piece); empty for a
+// stateless operator.
+template <class Real>
+ElementValues element_values(const Subdomain<Real>& d);
+// The model's state from the pieces (each element in one of them) into state.memory_offsets and
+// state.memory, for a model of n_elements elements; nothing where no piece holds values.
+void merge_element_values(std::span<const ElementValues> pieces, Index n_elements, SolverState& state);
+// Subdomain d's stiffness operator takes its elements' state from `state` (resume_from). Throws
+// tremor::Error where the state does not fit the operator: a stateless checkpoint for an operator
+// with state, or another count of values for an element.
+template <class Real>
+void restore_element_values(Subdomain<Real>& d, const SolverState& state);
 
 extern template struct Subdomain<float>;
 extern template struct Subdomain<double>;

@@ -104,7 +104,9 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
       // (A node several subdomains hold has the same bits in each.)
       std::vector<const std::vector<PendingSample>*> receivers;
       std::vector<PendingSample> snapshots;
+      std::vector<ElementValues> memory;
       for (Subdomain<Real>* d : subdomains) {
+        memory.push_back(element_values(*d));
         std::vector<Real> previous, current;
         d->scheme->get_state(previous, current);
         d->numbering.to_global(std::vector<double>(previous.begin(), previous.end()), state.previous);
@@ -119,13 +121,16 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
         d.scheme->get_state(previous, current);
         processes->gather_state(step, std::vector<double>(previous.begin(), previous.end()),
                                 std::vector<double>(current.begin(), current.end()), d.recorder->pending(),
-                                snapshots.front(), state);
-      } else if (settings.history_merge) {
-        state.receivers = settings.history_merge->merge_pending(receivers);
-        state.snapshot = settings.snapshot_merge->merge_pending(snapshots);
-      } else {  // one subdomain holding every node
-        state.receivers = *receivers.front();
-        state.snapshot = snapshots.front();
+                                snapshots.front(), memory.front(), model.mesh.n_elements(), state);
+      } else {
+        if (settings.history_merge) {
+          state.receivers = settings.history_merge->merge_pending(receivers);
+          state.snapshot = settings.snapshot_merge->merge_pending(snapshots);
+        } else {  // one subdomain holding every node
+          state.receivers = *receivers.front();
+          state.snapshot = snapshots.front();
+        }
+        merge_element_values(memory, model.mesh.n_elements(), state);
       }
       state.shot = settings.shot;
       run_agreed(communicator, [&] {

@@ -91,6 +91,12 @@ void write_contents(const std::string& file, const Checkpoint& checkpoint) {
   for (std::size_t r = 0; r < checkpoint.receivers.size(); ++r)
     write_pending(receivers.get(), str(r), checkpoint.receivers[r], file);
   write_pending(root, "snapshot", checkpoint.snapshot, file);
+  if (!checkpoint.memory_offsets.empty()) {  // (absent for a run without memory variables)
+    Handle memory = h5::create_group(root, "memory_variables", file);
+    const std::array<hsize_t, 1> n_offsets{checkpoint.memory_offsets.size()};
+    h5::write_int64(memory.get(), "offsets", checkpoint.memory_offsets, n_offsets, file);
+    write_vector(memory.get(), "values", checkpoint.memory, file);
+  }
   std::vector<std::string> names;
   std::vector<std::int64_t> counts;
   for (const auto& [name, count] : checkpoint.history_samples) {
@@ -150,6 +156,18 @@ Checkpoint read_checkpoint(const fs::path& path) {
     for (std::int64_t r = 0; r < count; ++r) checkpoint.receivers.push_back(read_pending(receivers.get(), str(r), file));
   }
   checkpoint.snapshot = read_pending(root, "snapshot", file);
+  if (H5Lexists(root, "memory_variables", H5P_DEFAULT) > 0) {
+    Handle memory = h5::open_group(root, "memory_variables", file);
+    checkpoint.memory_offsets = h5::read_int64(memory.get(), "offsets", file, "memory_variables/offsets");
+    checkpoint.memory = read_vector(memory.get(), "values", file);
+    const auto& offsets = checkpoint.memory_offsets;
+    bool ordered = !offsets.empty() && offsets.front() == 0 &&
+                   offsets.back() == static_cast<std::int64_t>(checkpoint.memory.size());
+    for (std::size_t e = 1; ordered && e < offsets.size(); ++e) ordered = offsets[e] >= offsets[e - 1];
+    if (!ordered)
+      throw Error(str(file, ": memory_variables: offsets that do not partition its ", checkpoint.memory.size(),
+                      " values; a torn or altered checkpoint"));
+  }
   Handle samples = h5::open_group(root, "history_samples", file);
   const auto names = h5::read_strings_attribute(samples.get(), "names", file);
   Handle counts_set = h5::open_dataset(samples.get(), "counts", file);

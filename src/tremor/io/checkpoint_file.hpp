@@ -39,6 +39,11 @@ struct Checkpoint {
   std::vector<double> previous, current;         // u_step-1, u_step; a float state widened exactly
   std::vector<CheckpointPending> receivers;      // one per history, in the solver's order
   CheckpointPending snapshot;                    // a velocity snapshot waiting for u_step+1
+  // The memory variables of attenuating sections by the model's elements: element e's at
+  // [memory_offsets[e], memory_offsets[e + 1]) of memory (explicit_fe::SolverState). Both empty
+  // for a run without them.
+  std::vector<std::int64_t> memory_offsets;
+  std::vector<double> memory;
 
   // What the result file held at `step`.
   // per history name (a shot's: "<shot>/<name>", ResultFile::sample_counts)

@@ -45,6 +45,12 @@ void Operator<Real>::add_unchecked(const Real*, Real*) const {
   TREMOR_CHECK(false, name(), " operator: it overwrites y and cannot add into it");
 }
 
+template <class Real>
+void Operator<Real>::set_state(std::span<const double> values) {
+  TREMOR_CHECK(values.size() == static_cast<std::size_t>(state_size()), name(), " operator: a state of ",
+               values.size(), " values given, it keeps ", state_size());
+}
+
 template class Operator<float>;
 template class Operator<double>;
 

@@ -5,8 +5,10 @@
 // Virtual at host level only: one call per step or iteration, the loops inside are kernels on
 // the operator's Exec, and apply() only queues work on a Cuda Exec's stream.
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tremor/backend/exec.hpp"
 #include "tremor/backend/view.hpp"
@@ -49,6 +51,14 @@ class Operator {
   // values (0: stateless); reset_state() puts them at rest (zero), as a shot starts.
   virtual Size state_size() const { return 0; }
   virtual void reset_state() {}
+  // The state element by element, as a checkpoint holds it: element e of the elements the
+  // operator was built on (in their order; a split operator's first part's, then its second's)
+  // has values [offsets[e], offsets[e + 1]) of get_state(), in Real widened to double (exact, and
+  // exact back). Empty offsets: stateless. set_state() takes values of that layout back; throws
+  // tremor::Error, naming the operator, for another count.
+  virtual std::vector<Size> state_offsets() const { return {}; }
+  virtual std::vector<double> get_state() const { return {}; }
+  virtual void set_state(std::span<const double> values);
   // y += A x, with apply()'s checks. Throws tremor::Error where !adds().
   void add(View<const Real> x, View<Real> y) const;
   virtual void add_unchecked(const Real* x, Real* y) const;

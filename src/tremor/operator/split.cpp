@@ -61,6 +61,30 @@ void SplitOperator<Real>::add_unchecked(const Real* x, Real* y) const {
 
 template class RowBlock<float>;
 template class RowBlock<double>;
+template <class Real>
+std::vector<Size> SplitOperator<Real>::state_offsets() const {
+  std::vector<Size> offsets = first_->state_offsets(), second = second_->state_offsets();
+  if (offsets.empty() || second.empty()) return offsets.empty() ? second : offsets;
+  for (std::size_t e = 1; e < second.size(); ++e) offsets.push_back(offsets.back() + second[e] - second[e - 1]);
+  return offsets;
+}
+
+template <class Real>
+std::vector<double> SplitOperator<Real>::get_state() const {
+  std::vector<double> values = first_->get_state(), second = second_->get_state();
+  values.insert(values.end(), second.begin(), second.end());
+  return values;
+}
+
+template <class Real>
+void SplitOperator<Real>::set_state(std::span<const double> values) {
+  const auto n_first = static_cast<std::size_t>(first_->state_size());
+  TREMOR_CHECK(values.size() == n_first + static_cast<std::size_t>(second_->state_size()), name(),
+               " operator: a state of ", values.size(), " values given, it keeps ", state_size());
+  first_->set_state(values.first(n_first));
+  second_->set_state(values.subspan(n_first));
+}
+
 template class SplitOperator<float>;
 template class SplitOperator<double>;
 

@@ -61,6 +61,9 @@ class SplitOperator final : public Operator<Real> {
     first_->reset_state();
     second_->reset_state();
   }
+  std::vector<Size> state_offsets() const override;
+  std::vector<double> get_state() const override;
+  void set_state(std::span<const double> values) override;
 
  private:
   // Both parts, each by `part` (apply or add); the first waited for where on another stream.

@@ -297,6 +297,8 @@ class ResultWriter final : public ex::Observer {
       checkpoint.receivers.push_back(io::CheckpointPending{pending.active, pending.step, pending.before, pending.at});
     checkpoint.snapshot =
         io::CheckpointPending{state.snapshot.active, state.snapshot.step, state.snapshot.before, state.snapshot.at};
+    checkpoint.memory_offsets = state.memory_offsets;
+    checkpoint.memory = state.memory;
     checkpoint.history_samples = file_.sample_counts();
     checkpoint.n_snapshots = file_.n_snapshots();
     io::write_checkpoint(checkpoints_.path, checkpoint);

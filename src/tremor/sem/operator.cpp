@@ -759,6 +759,39 @@ void SemOperator<Real>::reset_state() {
 }
 
 template <class Real>
+std::vector<Size> SemOperator<Real>::state_offsets() const {
+  if (memory_.empty()) return {};
+  std::vector<Size> offsets{0};
+  for (std::size_t b = 0; b < memory_.size(); ++b) {
+    const Index n = elements_->blocks[b].n_elements;
+    const Size per_element = n > 0 ? memory_[b].size() / n : 0;
+    for (Index e = 0; e < n; ++e) offsets.push_back(offsets.back() + per_element);
+  }
+  return offsets;
+}
+
+template <class Real>
+std::vector<double> SemOperator<Real>::get_state() const {
+  std::vector<double> values;
+  values.reserve(static_cast<std::size_t>(state_size()));
+  for (const DeviceArray<Real>& block : memory_) {
+    const std::vector<Real> held = block.to_host();
+    values.insert(values.end(), held.begin(), held.end());
+  }
+  return values;
+}
+
+template <class Real>
+void SemOperator<Real>::set_state(std::span<const double> values) {
+  op::Operator<Real>::set_state(values);  // the count
+  for (DeviceArray<Real>& block : memory_) {
+    const std::span<const double> part = values.first(static_cast<std::size_t>(block.size()));
+    block.copy_from_host(std::span<const Real>(std::vector<Real>(part.begin(), part.end())));
+    values = values.subspan(part.size());
+  }
+}
+
+template <class Real>
 void SemOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
   fill_zero(exec_, ku, n_dofs_);
   add_unchecked(u, ku);

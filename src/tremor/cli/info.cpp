@@ -22,6 +22,7 @@
 #include "tremor/io/load.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/model/model.hpp"
+#include "tremor/model/pml.hpp"
 
 namespace tremor::cli {
 
@@ -209,7 +210,9 @@ void print_excitation(const Model& model) {
                 r.acceleration ? " a" : "", r.every_n_steps, r.every_n_steps == 1 ? "" : "s");
   }
   if (!model.absorbing.empty()) std::printf("%-18s%zu\n", "absorbing layers", model.absorbing.size());
+  for (const std::string& line : describe_pml(model)) std::printf("  %s\n", line.c_str());
   for (const AbsorbingLayer& layer : model.absorbing) {
+    if (layer.kind == AbsorbingKind::Pml) continue;  // above
     std::string where = layer.element_set.empty() ? std::string() : str("set ", layer.element_set);
     for (BoxFace face : layer.faces) where += str(where.empty() ? "" : " ", to_string(face));
     std::printf("  %-24s %s, thickness %sm, alpha_max %s1/s (d/L)^%g, design frequency %sHz\n", where.c_str(),

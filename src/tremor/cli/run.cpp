@@ -108,6 +108,7 @@ void print_preflight(const std::string& model_path, const Model& model, const ex
     std::printf("  subdomains      %d (METIS), stepped together, shared nodes' forces summed every step%s\n", p.domains,
                 overlap);
   for (const std::string& line : p.attenuation) std::printf("  attenuation     %s\n", line.c_str());
+  for (const std::string& line : p.pml_layers) std::printf("  pml             %s\n", line.c_str());
   std::printf("  stable step     %ss (%s)\n", si(p.stable_dt).c_str(), p.stable_by.c_str());
   std::string why;
   if (p.dt_source == "automatic") {

@@ -422,6 +422,7 @@ struct Resolution {
                   " m/s); a nearly incompressible material (Poisson's ratio close to 0.5) or a tiny element makes "
                   "it small"));
     for (const AbsorbingLayer& layer : model.absorbing) {
+      if (layer.kind == AbsorbingKind::Pml) continue;  // (it needs far less: the pre-flight's pml lines)
       const double f0 = design_frequency(model, layer);
       if (!(f0 > 0.0) || !(fastest > 0.0)) continue;
       const double wavelengths = layer.thickness * f0 / fastest;
@@ -773,6 +774,11 @@ Preflight preflight(const Model& model, const RunOptions& options) {
     p.attenuation.push_back(describe(resolve_attenuation(model, material), material));
   }
   if (!p.attenuation.empty()) check_memory_variables(*p.op);
+  p.pml = pml_profile(model);
+  p.pml_layers = describe_pml(model);
+  TREMOR_CHECK(!p.pml.any() || (options.checkpoint_every == 0 && !options.resume),
+               "checkpoints do not hold the PML's memory variables, so a resumed run would not continue this one: "
+               "run it without checkpoints (--checkpoint-every 0) and without --resume");
   // Stiffness-proportional damping applies its K to every element before the exchange starts:
   // nothing would be left to overlap it with (stiffness_damping.hpp).
   p.overlap = options.overlap && (p.domains > 1 || p.processes > 1) && p.op->splits && !(largest_beta(model) > 0.0);

@@ -47,6 +47,7 @@
 #include "tremor/explicit/receivers.hpp"
 #include "tremor/mesh/reorder.hpp"
 #include "tremor/model/model.hpp"
+#include "tremor/model/pml.hpp"
 #include "tremor/operator/registry.hpp"
 #include "tremor/parallel/exchange.hpp"
 #include "tremor/sparse/two_kernel.hpp"
@@ -214,6 +215,9 @@ struct Preflight {
   sparse::RaceStrategy assembly = sparse::RaceStrategy::Colouring;  // how K and the mass are assembled
   // Per attenuating material in use, its resolved attenuation in a line (model/attenuation.hpp).
   std::vector<std::string> attenuation;
+  // The PML layers' stretching (model/pml.hpp; any() false without one) and a line per layer.
+  PmlProfile pml;
+  std::vector<std::string> pml_layers;
   std::vector<std::string> warnings;  // also sent to log::warn
   // Its own phases (the element survey on the Exec, the node graph of the memory estimate, ...).
   std::vector<SetupPhase> phases;

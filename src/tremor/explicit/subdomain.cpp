@@ -9,6 +9,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/partitioned_operator.hpp"
+#include "tremor/explicit/pml.hpp"
 #include "tremor/explicit/processes.hpp"
 #include "tremor/fem/colouring.hpp"
 #include "tremor/fem/device_elements.hpp"
@@ -66,6 +67,17 @@ void HistoryMerge::add(std::size_t part, std::size_t k, double time, std::span<c
   }
 }
 
+namespace {
+
+// The elements listed leave K: their absorbing-layer factor 0 (the PML evaluates them, pml.hpp).
+void without_pml(fem::SectionTable& table, const std::vector<Index>& elements) {
+  if (elements.empty()) return;
+  if (table.element_stiffness_factor.empty()) table.element_stiffness_factor.assign(table.element_section.size(), 1.0);
+  for (const Index e : elements) table.element_stiffness_factor[static_cast<std::size_t>(e)] = 0.0;
+}
+
+}  // namespace
+
 bool is_damped(const Model& model) {
   return !model.absorbing.empty() || std::any_of(model.materials.begin(), model.materials.end(),
                                                  [](const Material& m) { return m.damping_alpha != 0.0; });
@@ -97,8 +109,25 @@ std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& 
   // format there. The host keeps the mesh and the model; no global K exists on it.
   const sparse::RaceStrategy strategy = preflight.assembly;
   // The elements were checked by the pre-flight's survey. A part has its rows of the model's table.
-  const fem::SectionTable table = part ? std::move(part->table) : fem::section_table(model, false);
+  fem::SectionTable table = part ? std::move(part->table) : fem::section_table(model, false);
   clock.lap("sections");
+  // The PML's elements leave the stiffness operator for the PML's term (pml.hpp), theirs on all
+  // the subdomain's nodes, coloured.
+  const std::vector<Index> in_pml = pml_elements(model, preflight.pml);
+  if (!in_pml.empty()) {
+    partition::Subdomain all_nodes;
+    all_nodes.nodes.resize(static_cast<std::size_t>(model.mesh.n_nodes()));
+    std::iota(all_nodes.nodes.begin(), all_nodes.nodes.end(), Index(0));
+    all_nodes.elements = in_pml;
+    std::vector<Index> order;
+    const Mesh mesh = partition::subdomain_mesh(model.mesh, all_nodes, order);
+    fem::SectionTable rows = table_rows(table, order);
+    rows.element_stiffness_factor.clear();  // 1: the PML takes the element whole
+    rows.element_alpha.clear();
+    d->pml_elements = std::make_shared<const fem::DeviceElements>(exec, mesh, rows, fem::colour_elements(mesh));
+    without_pml(table, in_pml);
+    clock.lap(str("PML: ", in_pml.size(), " elements"));
+  }
   const fem::ElementColouring colouring =
       strategy == sparse::RaceStrategy::Colouring || preflight.op->needs_colouring
           ? fem::colour_elements(model.mesh)
@@ -148,6 +177,25 @@ std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& 
   d->mass = sparse::assemble_lumped_mass<double>(exec, *d->elements, strategy);
   if (is_damped(original)) d->damping = sparse::assemble_lumped_damping<double>(exec, *d->elements, strategy);
   clock.lap(is_damped(original) ? "lumped mass and damping" : "lumped mass");
+  if (d->pml_elements) {
+    // The mass side (pml.hpp): the damping rho sum d_m joins C, and the term keeps this subdomain's
+    // share of the mass at the layer's nodes (the exchange sums the shares like K u).
+    const int dim = model.mesh.dim();
+    const std::vector<double> mass = d->mass.to_host();
+    std::vector<double> damping = d->damping.to_host();
+    add_pml_damping(preflight.pml, dim, model.mesh.coordinates, mass, damping);
+    d->damping.copy_from_host(damping);
+    for (Index n = 0; n < model.mesh.n_nodes(); ++n) {
+      const auto x = model.mesh.node(n);
+      double at[3] = {0.0, 0.0, 0.0};
+      for (int c = 0; c < dim; ++c) at[c] = x[static_cast<std::size_t>(c)];
+      if (!preflight.pml.inside(at)) continue;
+      d->pml_nodes.push_back(n);
+      d->pml_coordinates.insert(d->pml_coordinates.end(), at, at + dim);
+      d->pml_mass.push_back(mass[static_cast<std::size_t>(n) * static_cast<std::size_t>(dim)]);
+    }
+    clock.lap(str("PML: ", d->pml_nodes.size(), " nodes' damping and mass"));
+  }
   return d;
 }
 
@@ -162,7 +210,8 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
     partition::BlockPartition blocks = partition::read_block_file(preflight.blocks, node_graph(original.mesh));
     if (!d.numbering.identity())
       blocks = partition::renumbered(std::move(blocks), d.numbering.local_to_global(), node_graph(model.mesh));
-    const fem::SectionTable table = fem::section_table(model, false);
+    fem::SectionTable table = fem::section_table(model, false);
+    without_pml(table, pml_elements(model, preflight.pml));
     const sparse::CsrMatrix K = sparse::assemble_stiffness(model, table, fem::colour_elements(model.mesh), host_exec(exec));
     d.stiffness = std::make_unique<PartitionedOperator<Real>>(exec, K, model.mesh, std::move(blocks));
     clock.lap("stiffness (host assembly, partitioned layout)");
@@ -207,6 +256,13 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
   } else if (d.betas.any()) {
     d.terms.push_back(std::make_unique<StiffnessDamping<Real>>(*d.stiffness, *d.betas.uniform, preflight.dt));
     clock.lap("stiffness-proportional damping");
+  }
+  if (d.pml_elements) {
+    d.terms.push_back(std::make_unique<PmlTerm<Real>>(exec, std::move(d.pml_elements), preflight.pml, d.pml_nodes,
+                                                      d.pml_coordinates, d.pml_mass, preflight.dt));
+    d.pml_coordinates = {};
+    d.pml_mass = {};
+    clock.lap("PML");
   }
   d.loads = std::make_unique<DeviceLoading<Real>>(exec, *d.loading, preflight.dt);
   clock.lap("loads");

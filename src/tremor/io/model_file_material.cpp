@@ -9,6 +9,8 @@
 #include <span>
 
 #include "tremor/core/error.hpp"
+#include "tremor/model/attenuation.hpp"
+#include "tremor/model/pml.hpp"
 
 namespace tremor::io::model_file {
 
@@ -305,9 +307,9 @@ void read_sections(const Table& root, Model& model) {
   }
 }
 
-constexpr std::string_view absorbing_keys[] = {"kind",  "faces",     "thickness", "element_set",
-                                               "power", "alpha_max", "frequency"};
-constexpr std::string_view absorbing_kinds[] = {"alid", "srm"};
+constexpr std::string_view absorbing_keys[] = {"kind",      "faces",     "thickness",  "element_set", "power",
+                                               "alpha_max", "frequency", "reflection", "multiaxial"};
+constexpr std::string_view absorbing_kinds[] = {"alid", "srm", "pml"};
 constexpr std::string_view face_names[] = {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"};
 
 AbsorbingLayer read_absorbing(Table& table, const Model& model) {
@@ -317,7 +319,11 @@ AbsorbingLayer read_absorbing(Table& table, const Model& model) {
   const Mesh& mesh = model.mesh;
   const std::string kind = table.required_string("kind", choices(absorbing_kinds));
   (void)choice(table, "kind", absorbing_kinds);
-  layer.kind = kind == "srm" ? AbsorbingKind::Srm : AbsorbingKind::Alid;
+  layer.kind = kind == "srm" ? AbsorbingKind::Srm : kind == "pml" ? AbsorbingKind::Pml : AbsorbingKind::Alid;
+  const bool pml = layer.kind == AbsorbingKind::Pml;
+  if (pml) layer.power = default_pml_power;
+  for (const char* key : {"reflection", "multiaxial"})
+    if (!pml && table.has(key)) table.fail(key, str("'", key, "' is a key of a pml layer; this one is ", kind));
   table.set_where(str(table.where(), " (", kind, ")"));
   if (!table.has("faces") && !table.has("element_set"))
     table.fail_at(table.line(), "give 'faces' (faces of the model's bounding box, such as [\"xmax\", \"ymin\"]), "
@@ -346,7 +352,29 @@ AbsorbingLayer read_absorbing(Table& table, const Model& model) {
   if (table.has("element_set")) {
     layer.element_set = element_set_of(table, mesh).first;
   }
-  if (table.has("power")) layer.power = positive(table, "power", "the exponent p of alpha_max (d / L)^p");
+  if (table.has("power"))
+    layer.power = positive(table, "power", pml ? "the exponent N of d0 X^N" : "the exponent p of alpha_max (d / L)^p");
+  if (table.has("reflection")) {
+    layer.reflection = positive(table, "reflection", "the reflection designed for, such as 1e-4");
+    if (!(layer.reflection < 1.0))
+      table.fail("reflection", str("'reflection' is ", layer.reflection,
+                                   "; expected the amplitude ratio designed for, in (0, 1), such as 1e-4 (-80 dB)"));
+  }
+  if (table.has("multiaxial")) {
+    layer.multiaxial = table.number("multiaxial", 0.0);
+    if (!(layer.multiaxial >= 0.0 && layer.multiaxial < 1.0))
+      table.fail("multiaxial", str("'multiaxial' is ", layer.multiaxial,
+                                   "; expected a ratio in [0, 1) (0: the C-PML; about 0.1 for anisotropic media)"));
+  }
+  if (pml) {
+    if (table.has("element_set"))
+      table.fail("element_set", "a pml layer lines faces of the model's bounding box: give 'faces' only");
+    if (!table.has("faces")) table.fail_at(table.line(), "a pml layer needs 'faces' (such as [\"xmax\", \"ymin\"])");
+    if (layer.frequency == 0.0 && layer.alpha_max == 0.0 && !(source_frequencies(model)[0] > 0.0))
+      table.fail_at(table.line(), "no design frequency: give 'frequency' (Hz) or 'alpha_max'; the model has no "
+                                  "source with a centre frequency to take one from");
+    return layer;
+  }
   if (table.has("alpha_max")) layer.alpha_max = positive(table, "alpha_max", "the damping at the outer edge, 1/s");
   if (table.has("frequency")) layer.frequency = positive(table, "frequency", "the design frequency, Hz");
   const bool needs_frequency = layer.kind == AbsorbingKind::Srm || layer.alpha_max == 0.0;

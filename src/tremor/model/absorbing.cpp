@@ -9,10 +9,13 @@
 
 #include "tremor/core/error.hpp"
 #include "tremor/model/model.hpp"
+#include "tremor/model/pml.hpp"
 
 namespace tremor {
 
-std::string_view to_string(AbsorbingKind kind) { return kind == AbsorbingKind::Srm ? "srm" : "alid"; }
+std::string_view to_string(AbsorbingKind kind) {
+  return kind == AbsorbingKind::Srm ? "srm" : kind == AbsorbingKind::Pml ? "pml" : "alid";
+}
 
 std::string_view to_string(BoxFace face) {
   constexpr std::string_view names[] = {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"};
@@ -151,7 +154,10 @@ void check_layer(const Model& model, const AbsorbingLayer& layer) {
     TREMOR_CHECK(set != mesh.element_sets.end(), at, ": no element set named '", layer.element_set, "'");
     TREMOR_CHECK(!set->second.empty(), at, ": element set '", layer.element_set, "' is empty");
   }
-  (void)design_frequency(model, layer);  // throws when one is needed and there is none
+  if (layer.kind == AbsorbingKind::Pml)
+    check_pml_layer(model, layer);
+  else
+    (void)design_frequency(model, layer);  // throws when one is needed and there is none
 }
 
 }  // namespace
@@ -191,6 +197,7 @@ double highest_source_frequency(const Model& model) {
 }
 
 double design_frequency(const Model& model, const AbsorbingLayer& layer) {
+  if (layer.kind == AbsorbingKind::Pml) return pml_frequency(model, layer);
   if (layer.frequency > 0.0) return layer.frequency;
   const double sources = highest_source_frequency(model);
   const bool needed = layer.kind == AbsorbingKind::Srm || layer.alpha_max == 0.0;
@@ -222,6 +229,7 @@ AbsorbingProfile absorbing_profile(const Model& model) {
   double lower[3], upper[3];
   mesh.bounding_box(lower, upper);
   for (const AbsorbingLayer& layer : model.absorbing) {
+    if (layer.kind == AbsorbingKind::Pml) continue;  // model/pml.hpp
     const double L = layer.thickness;
     const double alpha_max = layer_alpha_max(model, layer);
     const double f0 = layer.kind == AbsorbingKind::Srm ? design_frequency(model, layer) : 0.0;

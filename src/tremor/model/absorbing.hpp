@@ -25,6 +25,10 @@
 //
 // Where layers overlap, an element takes the largest alpha and the smallest stiffness factor.
 // Element alphas add to the material's own damping_alpha.
+//
+// A third kind, pml (a convolutional perfectly matched layer on faces of the bounding box), is no
+// damping profile: model/pml.hpp resolves it and explicit/pml.hpp steps it. absorbing_profile
+// leaves its elements at 0 and 1.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,7 +38,7 @@ namespace tremor {
 struct Model;
 struct Signal;
 
-enum class AbsorbingKind : int { Alid, Srm };
+enum class AbsorbingKind : int { Alid, Srm, Pml };
 std::string_view to_string(AbsorbingKind kind);
 
 enum class BoxFace : int { XMin, XMax, YMin, YMax, ZMin, ZMax };
@@ -49,7 +53,13 @@ struct AbsorbingLayer {
   double thickness = 0.0;      // L, m
   double power = 3.0;          // p (Rajagopal et al. found 3 the best compromise; the pogo paper uses 3)
   double alpha_max = 0.0;      // s^-1; 0: default_alpha_max(power, f0)
-  double frequency = 0.0;      // f0, Hz; 0: the sources' highest frequency (highest_source_frequency)
+  double frequency = 0.0;      // f0, Hz; 0: the sources' highest frequency (highest_source_frequency);
+                               // pml: their lowest centre frequency (model/pml.hpp)
+  // pml only (model/pml.hpp): the reflection the layer is designed for at normal incidence (0:
+  // default_pml_reflection), and the multi-axial ratio p (the other directions stretched by p
+  // times the layer's own damping; 0: none).
+  double reflection = 0.0;
+  double multiaxial = 0.0;
   std::string origin;          // "file:line" it came from, for messages
 };
 

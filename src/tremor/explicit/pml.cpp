@@ -1,0 +1,220 @@
+#include "tremor/explicit/pml.hpp"
+
+#include <algorithm>
+
+#include "tremor/backend/forall.hpp"
+#include "tremor/backend/memory.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/fem/dispatch.hpp"
+#include "tremor/fem/element_matrices.hpp"
+#include "tremor/fem/pml_law.hpp"
+#include "tremor/fem/viscoelastic.hpp"
+
+namespace tremor::explicit_fe {
+
+namespace {
+
+// f += the flux of the `n` elements listed (one colour's: they share no node) of one block of
+// type E, at every point of its stiffness rule; the points' memory variables at `state`
+// (fem::pml_point_values per point, element by element), and where Viscous the section's
+// viscoelastic law's (`solid_values` per point) with the sections' records.
+template <class E, class Real, bool Viscous>
+void add_elements(const Exec& exec, Index n, const Index* list, const fem::ElementArrays in, const PmlProfile profile,
+                  double dt, Real* state, const double* records, double* solid_state, int solid_values, const Real* u,
+                  Real* f) {
+  const fem::StiffnessRule<E> rule = fem::stiffness_rule<E>();
+  forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
+    constexpr int dim = E::dim, nn = E::n_nodes, n_dof = nn * dim, values = fem::pml_point_values<dim>;
+    (void)records, (void)solid_state, (void)solid_values, (void)dt, (void)state;  // (captured outside if constexpr)
+    const Index e = list[i];
+    const Index* nodes = in.connectivity + static_cast<Size>(e) * nn;
+    double x[n_dof], ue[n_dof], fe[n_dof];
+    fem::gather_coordinates<E>(in.coordinates, nodes, x);
+    fem::gather_values<E>(u, nodes, ue);
+    for (int k = 0; k < n_dof; ++k) fe[k] = 0.0;
+    const int s = in.section[e];
+    const fem::SectionLaw<dim, double> elastic(in.material, s);
+    fem::PointEvaluation<E> point;
+    for (int q = 0; q < rule.n_points; ++q) {
+      const double det = point.reinit(x, rule.point(q));
+      double N[nn], at[3] = {0.0, 0.0, 0.0};
+      E::shape(rule.point(q), N);
+      for (int a = 0; a < nn; ++a)
+        for (int c = 0; c < dim; ++c) at[c] += N[a] * x[a * dim + c];
+      double d[3], alpha[3];
+      profile.at(at, d, alpha);
+      double grad[dim][dim];
+      for (int k = 0; k < dim; ++k)
+        for (int l = 0; l < dim; ++l) {
+          double sum = 0.0;
+          for (int a = 0; a < nn; ++a) sum += ue[a * dim + k] * point.dNdx[a * dim + l];
+          grad[k][l] = sum;
+        }
+      const Size p = static_cast<Size>(e) * rule.n_points + q;
+      double flux[dim][dim];
+      if constexpr (Viscous) {
+        const fem::ViscoelasticPoint<dim, double, fem::SectionLaw<dim, double>> law{
+            elastic, records + static_cast<Size>(s) * fem::solids_stride, solid_state + p * solid_values, 1};
+        fem::pml_flux<dim>(grad, d, alpha, dt, law, state + p * values, flux);
+      } else {
+        fem::pml_flux<dim>(grad, d, alpha, dt, elastic, state + p * values, flux);
+      }
+      const double scale = rule.weights[q] * det * in.thickness[s];
+      for (int a = 0; a < nn; ++a)
+        for (int r = 0; r < dim; ++r) {
+          double sum = 0.0;
+          for (int j = 0; j < dim; ++j) sum += flux[r][j] * point.dNdx[a * dim + j];
+          fe[a * dim + r] += scale * sum;
+        }
+    }
+    fem::scatter_add<E>(f, nodes, 1.0, fe);
+  });
+}
+
+// f += m R at the layer's nodes (fem::pml_node_force).
+template <int Dim, class Real>
+void add_nodes(const Exec& exec, Index n, const Index* nodes, const double* d, const double* alpha, const double* mass,
+               double dt, Real* state, const Real* u, Real* f) {
+  forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
+    const Size node = nodes[i];
+    double ui[Dim], R[Dim];
+    for (int c = 0; c < Dim; ++c) ui[c] = static_cast<double>(u[node * Dim + c]);
+    fem::pml_node_force<Dim>(ui, d + static_cast<Size>(i) * Dim, alpha + static_cast<Size>(i) * Dim, dt,
+                             state + static_cast<Size>(i) * fem::pml_node_values<Dim>, R);
+    for (int c = 0; c < Dim; ++c) f[node * Dim + c] += static_cast<Real>(mass[i] * R[c]);
+  });
+}
+
+// The number of points of the stiffness rule of a block's element type.
+int rule_points(const fem::DeviceElementBlock& block) {
+  return fem::with_element(block.type, block.order,
+                           [](auto element) { return fem::stiffness_rule<decltype(element)>().n_points; });
+}
+
+}  // namespace
+
+template <class Real>
+PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements,
+                       const PmlProfile& profile, std::span<const Index> nodes,
+                       std::span<const double> node_coordinates, std::span<const double> mass, double dt)
+    : exec_(exec), elements_(std::move(elements)), profile_(profile), dt_(dt), dim_(profile.dim) {
+  TREMOR_CHECK(elements_ && elements_->n_colours > 0, "the PML's elements need a colouring");
+  TREMOR_CHECK(mass.size() == nodes.size() && node_coordinates.size() == nodes.size() * static_cast<std::size_t>(dim_),
+               "the PML's nodes: ", nodes.size(), " nodes, ", mass.size(), " masses, ", node_coordinates.size(),
+               " coordinates");
+  const std::size_t n = nodes.size(), dim = static_cast<std::size_t>(dim_);
+  std::vector<double> d(n * dim), alpha(n * dim);
+  for (std::size_t i = 0; i < n; ++i) {
+    double x[3] = {0.0, 0.0, 0.0}, di[3], ai[3];
+    for (std::size_t c = 0; c < dim; ++c) x[c] = node_coordinates[i * dim + c];
+    profile_.at(x, di, ai);
+    for (std::size_t c = 0; c < dim; ++c) {
+      d[i * dim + c] = di[c];
+      alpha[i * dim + c] = ai[c];
+    }
+  }
+  nodes_ = DeviceArray<Index>(exec_, nodes);
+  node_d_ = DeviceArray<double>(exec_, std::span<const double>(d));
+  node_alpha_ = DeviceArray<double>(exec_, std::span<const double>(alpha));
+  node_mass_ = DeviceArray<double>(exec_, mass);
+  node_state_ = DeviceArray<Real>(exec_, static_cast<Index>(n * dim * dim));
+  const fem::DeviceElements& els = *elements_;
+  if (els.attenuates()) {
+    std::vector<double> records(els.solids.size() * fem::solids_stride);
+    for (std::size_t s = 0; s < els.solids.size(); ++s) {
+      const fem::SectionSolids& solids = els.solids[s];
+      fem::solids_record(solids.n, solids.omega.data(), solids.y_kappa.data(), solids.y_mu.data(), solids.lambda_u, dt,
+                         records.data() + s * fem::solids_stride);
+      solids_ = std::max(solids_, solids.n);
+    }
+    records_ = DeviceArray<double>(exec_, std::span<const double>(records));
+  }
+  for (const fem::DeviceElementBlock& block : els.blocks) {
+    const Size points = static_cast<Size>(block.n_elements) * rule_points(block);
+    point_state_.emplace_back(exec_, static_cast<Index>(points * (dim_ == 3 ? fem::pml_point_values<3>
+                                                                           : fem::pml_point_values<2>)));
+    if (solids_ > 0) solid_state_.emplace_back(exec_, static_cast<Index>(points * solids_ * els.n_voigt));
+  }
+  start_from_rest();
+}
+
+template <class Real>
+void PmlTerm<Real>::start_from_rest() {
+  fill_zero(exec_, node_state_.data(), node_state_.size());
+  for (DeviceArray<Real>& state : point_state_) fill_zero(exec_, state.data(), state.size());
+  for (DeviceArray<double>& state : solid_state_) fill_zero(exec_, state.data(), state.size());
+}
+
+template <class Real>
+void PmlTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Real> forces) {
+  const Real* u = scheme.displacement().data;
+  Real* f = forces.data;
+  if (dim_ == 3)
+    add_nodes<3>(exec_, n_nodes(), nodes_.data(), node_d_.data(), node_alpha_.data(), node_mass_.data(), dt_,
+                 node_state_.data(), u, f);
+  else
+    add_nodes<2>(exec_, n_nodes(), nodes_.data(), node_d_.data(), node_alpha_.data(), node_mass_.data(), dt_,
+                 node_state_.data(), u, f);
+  const fem::DeviceElements& els = *elements_;
+  for (int c = 0; c < els.n_colours; ++c)
+    for (std::size_t b = 0; b < els.blocks.size(); ++b) {
+      const fem::DeviceElementBlock& block = els.blocks[b];
+      const Index n = block.n_in(c);
+      if (n == 0) continue;
+      const fem::ElementArrays in = fem::arrays_of(els, block);
+      double* solids = solids_ > 0 ? solid_state_[b].data() : nullptr;
+      const int solid_values = solids_ * els.n_voigt;
+      fem::with_element(block.type, block.order, [&](auto element) {
+        using E = decltype(element);
+        if (solids_ > 0)
+          add_elements<E, Real, true>(exec_, n, block.in(c), in, profile_, dt_, point_state_[b].data(),
+                                      records_.data(), solids, solid_values, u, f);
+        else
+          add_elements<E, Real, false>(exec_, n, block.in(c), in, profile_, dt_, point_state_[b].data(), nullptr,
+                                       nullptr, 0, u, f);
+      });
+    }
+}
+
+template <class Real>
+Index PmlTerm<Real>::n_elements() const {
+  Index n = 0;
+  for (const fem::DeviceElementBlock& block : elements_->blocks) n += block.n_elements;
+  return n;
+}
+
+template <class Real>
+std::size_t PmlTerm<Real>::bytes() const {
+  std::size_t total = static_cast<std::size_t>(node_state_.size()) * sizeof(Real) +
+                      static_cast<std::size_t>(node_d_.size() + node_alpha_.size() + node_mass_.size() +
+                                               records_.size()) *
+                          sizeof(double) +
+                      static_cast<std::size_t>(nodes_.size()) * sizeof(Index);
+  for (const DeviceArray<Real>& state : point_state_) total += static_cast<std::size_t>(state.size()) * sizeof(Real);
+  for (const DeviceArray<double>& state : solid_state_)
+    total += static_cast<std::size_t>(state.size()) * sizeof(double);
+  return total;
+}
+
+void add_pml_damping(const PmlProfile& profile, int dim, std::span<const double> coordinates,
+                     std::span<const double> mass, std::span<double> damping) {
+  const std::size_t n = coordinates.size() / static_cast<std::size_t>(dim);
+  TREMOR_CHECK(mass.size() == n * static_cast<std::size_t>(dim) && damping.size() == mass.size(),
+               "the PML's damping: ", n, " nodes, ", mass.size(), " masses and ", damping.size(), " dampings");
+  for (std::size_t i = 0; i < n; ++i) {
+    double x[3] = {0.0, 0.0, 0.0}, d[3], alpha[3];
+    for (int c = 0; c < dim; ++c) x[c] = coordinates[i * static_cast<std::size_t>(dim) + static_cast<std::size_t>(c)];
+    profile.at(x, d, alpha);
+    double sum = 0.0;
+    for (int c = 0; c < dim; ++c) sum += d[c];
+    for (int c = 0; c < dim; ++c) {
+      const std::size_t k = i * static_cast<std::size_t>(dim) + static_cast<std::size_t>(c);
+      damping[k] += mass[k] * sum;
+    }
+  }
+}
+
+template class PmlTerm<float>;
+template class PmlTerm<double>;
+
+}  // namespace tremor::explicit_fe

@@ -1,0 +1,75 @@
+#pragma once
+// The convolutional PML as a per-step term (step_term.hpp; model/pml.hpp for the layers,
+// fem/pml_law.hpp for the equations). The layer's elements leave the stiffness operator (their
+// absorbing-layer factor is 0 there, whatever its kind) and are evaluated here instead: at every
+// point of their stiffness rule (the GLL nodes of spectral elements, the Gauss points of the
+// others) the displacement gradient, the stretched gradient's and the flux's memory variables,
+// the section's law (viscoelastic with its own memory variables where the section attenuates),
+// the flux F integrated against the test functions' gradients and added colour by colour (the
+// same bits every run). At the layer's nodes, the mass side: the lumped damping rho sum d_m joins
+// the integrator's C at set-up (add_pml_damping), and the nodal force m R is added here each step
+// with the nodes' own memory variables.
+//
+// Memory proportional to the layer: per point of its elements dim^3 values (27 in 3D, 8 in 2D)
+// in Real, and N x n_voigt in double where the section attenuates; per node of the layer dim^2
+// values in Real, d and alpha (2 dim) and its mass.
+//
+// Element by element, a thread per element, in double: the reference's arithmetic
+// (fem::PointEvaluation), on the host and on a GPU alike.
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "tremor/backend/device_array.hpp"
+#include "tremor/backend/exec.hpp"
+#include "tremor/explicit/step_term.hpp"
+#include "tremor/fem/device_elements.hpp"
+#include "tremor/model/pml.hpp"
+
+namespace tremor::explicit_fe {
+
+template <class Real>
+class PmlTerm final : public StepTerm<Real> {
+ public:
+  // On `elements` (the layer's elements on the subdomain's nodes, coloured, their factor 1) and
+  // the layer's `nodes` (local numbers) with their lumped mass `mass` (this subdomain's share,
+  // per node), for steps of dt.
+  PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements, const PmlProfile& profile,
+          std::span<const Index> nodes, std::span<const double> node_coordinates, std::span<const double> mass,
+          double dt);
+
+  std::string_view name() const override { return "PML"; }
+  void add_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
+  void start_from_rest() override;
+  // Its arrays: the memory variables, the nodes' d, alpha and mass, the elements' own.
+  std::size_t bytes() const;
+  Index n_elements() const;
+  Index n_nodes() const { return static_cast<Index>(nodes_.size()); }
+
+ private:
+  Exec exec_;
+  std::shared_ptr<const fem::DeviceElements> elements_;
+  PmlProfile profile_;
+  double dt_ = 0.0;
+  int dim_ = 3;
+  DeviceArray<Index> nodes_;
+  DeviceArray<double> node_d_, node_alpha_, node_mass_;  // dim, dim, 1 per node
+  DeviceArray<Real> node_state_;                         // fem::pml_node_values per node
+  std::vector<DeviceArray<Real>> point_state_;           // per block: fem::pml_point_values per point
+  std::vector<DeviceArray<double>> solid_state_;         // per block, where attenuating: N n_voigt per point
+  DeviceArray<double> records_;                          // fem::solids_stride per section, where attenuating
+  int solids_ = 0;                                       // the most solids of any section
+};
+
+// The lumped damping of the layers' mass side, rho sum_m d_m per DOF of each node inside a layer,
+// added to `damping` (per DOF, on the host) from the lumped mass `mass` (per DOF) at the nodes'
+// coordinates (dim per node).
+void add_pml_damping(const PmlProfile& profile, int dim, std::span<const double> coordinates,
+                     std::span<const double> mass, std::span<double> damping);
+
+extern template class PmlTerm<float>;
+extern template class PmlTerm<double>;
+
+}  // namespace tremor::explicit_fe

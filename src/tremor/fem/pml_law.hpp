@@ -1,0 +1,128 @@
+#pragma once
+// The convolutional PML's pointwise parts (model/pml.hpp for the stretching s_k = 1 + d_k /
+// (alpha_k + i w)). Multiplying the elastic wave equation in stretched coordinates by S = prod s_k
+// (Komatitsch and Martin 2007, section "C-PML"; Xie et al. 2014, GJI 198, eqs. 5-9 for the second
+// order form in finite elements) gives, as s_k depends on x_k alone,
+//
+//   rho w^2 ... :  -w^2 rho S u_i = d_j F_ij,   F_ij = (S / s_j) sigma~_ij,   sigma~ = C : sym(eps~),
+//                  eps~_kl = (1 / s_l) d_l u_k
+//
+// Each factor is a chain of single-pole filters, each a convolution with exp(-beta t) kept as one
+// memory variable psi, psi' = x - beta psi, and no partial fractions (which fail where two
+// alphas meet, at an edge or corner where two layers have the same depth):
+//
+//   1 / s_l:  y = x - d_l psi,  beta = alpha_l + d_l     (the stretched gradient, a value per
+//                                                         component of grad u: dim^2)
+//   s_m:      y = x + d_m psi,  beta = alpha_m           (F's column j through s_m for m != j, in
+//                                                         turn: dim (dim - 1) x dim values)
+//
+// and the law is any strain -> stress law (elastic, anisotropic, viscoelastic with its own state)
+// evaluated on sym(eps~). The mass side, rho S u'' with S u = s_1 (s_2 (s_3 u)) the same chain on
+// the nodes' displacement, expands exactly, stage m's input x_m and memory psi_m (x_1 = u, x_m+1 =
+// x_m + d_m psi_m), into
+//
+//   rho [u'' + (sum d_m) u' + R],   R = sum_m d_m [sum_n<m d_n (x_n - alpha_n psi_n) - alpha_m x_m + alpha_m^2 psi_m]
+//
+// a lumped damping rho sum d_m (the integrator's C) and a nodal force rho R per unit volume.
+// Every memory variable is stepped at half steps by the trapezoidal rule, second order and
+// unconditionally stable, as the viscoelastic law's (fem/viscoelastic.hpp):
+//
+//   psi(n+1/2) = a psi(n-1/2) + b x(n),  a = (1 - beta dt/2) / (1 + beta dt/2),  b = dt / (1 + beta dt/2)
+//
+// with psi(n) = (psi(n-1/2) + psi(n+1/2)) / 2 where x(n) is filtered. Inside the layer and at
+// its inner edge (d = 0) every filter passes its input: F = sigma, R = 0.
+#include "tremor/core/config.hpp"
+#include "tremor/fem/laws.hpp"
+
+namespace tremor::fem {
+
+// Memory variables per point of an element (dim^2 + dim^2 (dim - 1)) and per node (dim^2).
+template <int Dim>
+inline constexpr int pml_point_values = Dim * Dim * Dim;
+template <int Dim>
+inline constexpr int pml_node_values = Dim * Dim;
+
+// One half-step filter update: psi (held in T) advanced past x; returns psi at the step.
+template <class T>
+TREMOR_HOST_DEVICE inline double pml_filter(T& psi, double x, double beta, double dt) {
+  const double half = 0.5 * beta * dt, a = (1.0 - half) / (1.0 + half), b = dt / (1.0 + half);
+  const double before = static_cast<double>(psi), after = a * before + b * x;
+  psi = static_cast<T>(after);
+  return 0.5 * (before + after);
+}
+
+// The flux F at a point from the displacement gradient grad[k][l] = d_l u_k, with d and alpha
+// there (model/pml.hpp PmlProfile::at), the law (stress(strain, sigma), Voigt in laws.hpp's order)
+// and the point's memory variables state[pml_point_values<Dim>] (the stretched gradient's first,
+// then F's). Advances the state by one step dt.
+template <int Dim, class T, class Law>
+TREMOR_HOST_DEVICE inline void pml_flux(const double (&grad)[Dim][Dim], const double* d, const double* alpha, double dt,
+                                        const Law& law, T* state, double (&flux)[Dim][Dim]) {
+  constexpr int nv = voigt_size<Dim>;
+  double stretched[Dim][Dim];
+  for (int k = 0; k < Dim; ++k)
+    for (int l = 0; l < Dim; ++l)
+      stretched[k][l] = grad[k][l] - d[l] * pml_filter(state[k * Dim + l], grad[k][l], alpha[l] + d[l], dt);
+  double strain[nv], sigma[nv];
+  if constexpr (Dim == 2) {
+    strain[0] = stretched[0][0];
+    strain[1] = stretched[1][1];
+    strain[2] = stretched[0][1] + stretched[1][0];
+  } else {
+    strain[0] = stretched[0][0];
+    strain[1] = stretched[1][1];
+    strain[2] = stretched[2][2];
+    strain[3] = stretched[1][2] + stretched[2][1];
+    strain[4] = stretched[0][2] + stretched[2][0];
+    strain[5] = stretched[0][1] + stretched[1][0];
+  }
+  law.stress(strain, sigma);
+  double stress[Dim][Dim];
+  if constexpr (Dim == 2) {
+    stress[0][0] = sigma[0];
+    stress[1][1] = sigma[1];
+    stress[0][1] = stress[1][0] = sigma[2];
+  } else {
+    stress[0][0] = sigma[0];
+    stress[1][1] = sigma[1];
+    stress[2][2] = sigma[2];
+    stress[1][2] = stress[2][1] = sigma[3];
+    stress[0][2] = stress[2][0] = sigma[4];
+    stress[0][1] = stress[1][0] = sigma[5];
+  }
+  T* chain = state + Dim * Dim;  // column j's stages, stage t's row i at (j (Dim - 1) + t) Dim + i
+  for (int j = 0; j < Dim; ++j)
+    for (int i = 0; i < Dim; ++i) {
+      double z = stress[i][j];
+      int t = 0;
+      for (int m = 0; m < Dim; ++m) {
+        if (m == j) continue;
+        z += d[m] * pml_filter(chain[(j * (Dim - 1) + t) * Dim + i], z, alpha[m], dt);
+        ++t;
+      }
+      flux[i][j] = z;
+    }
+}
+
+// R at a node (the mass side's force per unit mass, above) from its displacement u, with d and
+// alpha there and its memory variables state[pml_node_values<Dim>] (stage m's component c at
+// m Dim + c). Advances the state by one step dt.
+template <int Dim, class T>
+TREMOR_HOST_DEVICE inline void pml_node_force(const double* u, const double* d, const double* alpha, double dt, T* state,
+                                              double* R) {
+  double x[Dim], carried[Dim];  // x_m, and sum_n<m d_n (x_n - alpha_n psi_n)
+  for (int c = 0; c < Dim; ++c) {
+    x[c] = u[c];
+    carried[c] = 0.0;
+    R[c] = 0.0;
+  }
+  for (int m = 0; m < Dim; ++m)
+    for (int c = 0; c < Dim; ++c) {
+      const double psi = pml_filter(state[m * Dim + c], x[c], alpha[m], dt);
+      R[c] += d[m] * (carried[c] - alpha[m] * x[c] + alpha[m] * alpha[m] * psi);
+      carried[c] += d[m] * (x[c] - alpha[m] * psi);
+      x[c] += d[m] * psi;
+    }
+}
+
+}  // namespace tremor::fem

@@ -1,0 +1,128 @@
+#pragma once
+// The convolutional perfectly matched layer (`[[absorbing]] kind = "pml"`, docs/model-file.md):
+// where each coordinate x_k is stretched in the frequency domain by
+//
+//   s_k(w) = 1 + d_k / (alpha_k + i w)
+//
+// (kappa = 1; Komatitsch and Martin 2007, Geophysics 72, SM155, eq. 3 and section "C-PML"), so
+// that a wave entering the layer decays as exp(-int d_k dx_k / c) without reflecting at any angle
+// in the continuum; alpha_k > 0 keeps grazing and low-frequency waves from growing inside it. On
+// faces of the mesh's bounding box of thickness L, at depth X = (distance into the layer) / L:
+//
+//   d_k = d0 X^N,  d0 = (N + 1) c ln(1 / R) / (2 L),   alpha_k = alpha_max (1 - X),  alpha_max = pi f0
+//
+// with c the fastest P wave of the model, R the reflection designed for (normal incidence, the
+// continuum's) and f0 the design frequency (Komatitsch and Martin 2007, eqs. 15-17), unless the
+// layer gives alpha_max. Where two
+// faces' layers meet (edges, corners) each axis keeps its own profile, and the stretchings
+// multiply. The multi-axial variant (Meza-Fajardo and Papageorgiou 2008) adds p d_j to the other
+// axes' d in a layer normal to axis j, which keeps waves in anisotropic media whose group and
+// phase velocities point apart from growing inside the layer (docs/model-file.md, the stability
+// rule); p = 0 is the C-PML itself.
+//
+// The equations it leads to and how they are stepped: fem/pml_law.hpp and explicit/pml.hpp.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "tremor/core/config.hpp"
+
+namespace tremor {
+
+struct Model;
+struct AbsorbingLayer;
+
+// Default design reflection: -80 dB in the continuum, below what the discretisation reflects.
+inline constexpr double default_pml_reflection = 1e-4;
+// Default power N of the damping profile.
+inline constexpr double default_pml_power = 2.0;
+
+// One face's layer along one axis.
+struct PmlSide {
+  bool active = false;
+  double inner = 0.0;      // the coordinate of the layer's inner plane along the axis
+  double thickness = 0.0;  // L, m
+  double d0 = 0.0;         // s^-1
+  double alpha_max = 0.0;  // s^-1
+  double power = default_pml_power;
+};
+
+// The stretching of every PML layer of a model, pointwise.
+struct PmlProfile {
+  int dim = 3;
+  PmlSide sides[3][2];     // per axis: the lower face's layer, the upper face's
+  double multiaxial = 0.0;  // p
+  double alpha_rest = 0.0;  // alpha where an axis has no stretching (its filters then pass all)
+
+  bool any() const {
+    for (const auto& axis : sides)
+      if (axis[0].active || axis[1].active) return true;
+    return false;
+  }
+
+  // d_k and alpha_k (s^-1, k < dim) at the point x.
+  TREMOR_HOST_DEVICE void at(const double* x, double* d, double* alpha) const {
+    double own[3] = {0.0, 0.0, 0.0}, own_alpha[3];
+    for (int k = 0; k < dim; ++k) {
+      own_alpha[k] = alpha_rest;
+      for (int side = 0; side < 2; ++side) {
+        const PmlSide& s = sides[k][side];
+        if (!s.active) continue;
+        const double depth = side == 0 ? s.inner - x[k] : x[k] - s.inner;
+        if (!(depth > 0.0)) continue;
+        const double X = depth < s.thickness ? depth / s.thickness : 1.0;
+        double power = 1.0;  // X^N for the common integer N without pow on a device
+        if (s.power == 2.0)
+          power = X * X;
+        else if (s.power == 1.0)
+          power = X;
+        else if (s.power == 3.0)
+          power = X * X * X;
+        else
+          power = ::pow(X, s.power);
+        own[k] = s.d0 * power;
+        own_alpha[k] = s.alpha_max * (1.0 - X);
+      }
+    }
+    for (int k = 0; k < dim; ++k) {
+      d[k] = own[k];
+      alpha[k] = own_alpha[k];
+      for (int j = 0; j < dim; ++j)
+        if (j != k && own[j] > 0.0) {
+          d[k] += multiaxial * own[j];
+          if (!(own[k] > 0.0)) alpha[k] = own_alpha[j];
+        }
+    }
+  }
+
+  // Whether the point is inside a layer (some d_k > 0).
+  TREMOR_HOST_DEVICE bool inside(const double* x) const {
+    double d[3], alpha[3];
+    at(x, d, alpha);
+    for (int k = 0; k < dim; ++k)
+      if (d[k] > 0.0) return true;
+    return false;
+  }
+};
+
+// The design frequency of a pml layer: its own, else the sources' lowest centre frequency
+// (model/attenuation.hpp source_frequencies); throws naming the layer when neither exists.
+double pml_frequency(const Model& model, const AbsorbingLayer& layer);
+
+// The profile of the model's pml layers (any() false without one). Throws tremor::Error naming
+// the layer for what check_pml_layer refuses.
+PmlProfile pml_profile(const Model& model);
+
+// Checks a pml layer against the model (absorbing.cpp's check_layer calls it): faces only (no
+// element set), each face a boundary of the mesh (its nodes on the face span it), the thickness
+// at least two elements of the layer along the face's axis, R in (0, 1), p in [0, 1), a design
+// frequency. Throws tremor::Error naming the layer's file and line.
+void check_pml_layer(const Model& model, const AbsorbingLayer& layer);
+
+// The model's elements that have a node inside a pml layer, in global order.
+std::vector<Index> pml_elements(const Model& model, const PmlProfile& profile);
+
+// One line per layer for the pre-flight and `tremor info`: faces, thickness, d0, alpha_max, N, R.
+std::vector<std::string> describe_pml(const Model& model);
+
+}  // namespace tremor

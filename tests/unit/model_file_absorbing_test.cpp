@@ -1,10 +1,13 @@
 // [[absorbing]] in the model file: the keys, their defaults and their errors (file:line).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <numbers>
 #include <string>
 
 #include "tremor/core/error.hpp"
 #include "tremor/io/model_file.hpp"
+#include "tremor/model/pml.hpp"
 
 namespace tremor {
 namespace {
@@ -87,8 +90,8 @@ TEST(ModelFileAbsorbing, ElementSetLayer) {
 
 TEST(ModelFileAbsorbing, ErrorsNameTheLine) {
   const auto layer = [](const std::string& keys) { return plate + "[[absorbing]]\n" + keys; };  // table at line 11
-  EXPECT_NE(error_of(layer("kind = \"pml\"\nfaces = [\"xmax\"]\nthickness = 0.01\nfrequency = 1e5\n"))
-                .find("m.toml:12: [[absorbing]] #1: unknown kind 'pml'"),
+  EXPECT_NE(error_of(layer("kind = \"pm\"\nfaces = [\"xmax\"]\nthickness = 0.01\nfrequency = 1e5\n"))
+                .find("m.toml:12: [[absorbing]] #1: unknown kind 'pm'"),
             std::string::npos);
   EXPECT_NE(error_of(layer("kind = \"alid\"\nfaces = [\"xmx\"]\nthickness = 0.01\nfrequency = 1e5\n"))
                 .find("m.toml:13: [[absorbing]] #1 (alid): unknown face 'xmx' (did you mean 'xmax'?)"),
@@ -115,6 +118,111 @@ TEST(ModelFileAbsorbing, ErrorsNameTheLine) {
   EXPECT_NE(error_of(layer("kind = \"alid\"\nfaces = [\"xmax\"]\nthickness = 0.01\nfrequency = 1e5\ndamping = 3\n"))
                 .find("m.toml:16: [[absorbing]] #1"),
             std::string::npos);
+}
+
+// A PML: its keys, defaults and profile (model/pml.hpp), d0 from the fastest wave, the design
+// reflection and the thickness, alpha_max from the design frequency.
+TEST(ModelFileAbsorbing, PmlKeysDefaultsAndProfile) {
+  const Model model = parse(plate +
+                            "[[absorbing]]\n"  // line 11
+                            "kind = \"pml\"\n"
+                            "faces = [\"xmax\", \"ymin\"]\n"
+                            "thickness = 0.03\n"
+                            "frequency = 1e5\n"
+                            "[[absorbing]]\n"
+                            "kind = \"pml\"\n"
+                            "faces = [\"xmin\"]\n"
+                            "thickness = 0.02\n"
+                            "frequency = 2e5\n"
+                            "power = 3\n"
+                            "reflection = 1e-3\n"
+                            "multiaxial = 0.1\n");
+  ASSERT_EQ(model.absorbing.size(), 2u);
+  const AbsorbingLayer& a = model.absorbing[0];
+  EXPECT_EQ(a.kind, AbsorbingKind::Pml);
+  EXPECT_DOUBLE_EQ(a.power, 2.0);  // a PML's default
+  EXPECT_DOUBLE_EQ(a.reflection, 0.0);
+  const PmlProfile profile = pml_profile(model);
+  const double c = model.materials[0].max_wave_speed();
+  const PmlSide& xmax = profile.sides[0][1];
+  ASSERT_TRUE(xmax.active);
+  EXPECT_DOUBLE_EQ(xmax.inner, 0.17);
+  EXPECT_NEAR(xmax.d0, 3.0 * c * std::log(1e4) / (2.0 * 0.03), 1e-9 * xmax.d0);
+  EXPECT_NEAR(xmax.alpha_max, std::numbers::pi * 1e5, 1e-6);
+  const PmlSide& xmin = profile.sides[0][0];
+  EXPECT_NEAR(xmin.d0, 4.0 * c * std::log(1e3) / (2.0 * 0.02), 1e-9 * xmin.d0);
+  EXPECT_DOUBLE_EQ(profile.multiaxial, 0.1);
+  EXPECT_FALSE(profile.sides[1][1].active);  // ymax
+  // Halfway into the xmax layer: d = d0 / 4, alpha = alpha_max / 2; y is stretched by p d there.
+  double d[3], alpha[3];
+  const double x[3] = {0.185, 0.05, 0.0};
+  profile.at(x, d, alpha);
+  EXPECT_NEAR(d[0], xmax.d0 / 4.0, 1e-9 * xmax.d0);
+  EXPECT_NEAR(alpha[0], xmax.alpha_max / 2.0, 1e-9 * xmax.alpha_max);
+  EXPECT_NEAR(d[1], 0.1 * xmax.d0 / 4.0, 1e-9 * xmax.d0);
+  // In the ymin-xmax corner both axes have their own.
+  const double corner[3] = {0.2, 0.0, 0.0};
+  profile.at(corner, d, alpha);
+  EXPECT_NEAR(d[0], xmax.d0 * (1.0 + 0.1), 1e-9 * xmax.d0);
+  EXPECT_NEAR(alpha[0], 0.0, 1e-9);
+  const std::vector<Index> inside = pml_elements(model, profile);
+  EXPECT_EQ(inside.size(), 20u * 10u - 15u * 7u);  // all but the 15 x 7 cells clear of the three layers
+}
+
+TEST(ModelFileAbsorbing, PmlErrorsNameTheLine) {
+  const auto layer = [](const std::string& keys) { return plate + "[[absorbing]]\nkind = \"pml\"\n" + keys; };
+  const auto expect = [&](const std::string& keys, const std::string& piece) {
+    const std::string error = error_of(layer(keys));
+    EXPECT_NE(error.find(piece), std::string::npos) << error;
+  };
+  // Cells of 0.01 m: 0.015 is less than two.
+  expect("faces = [\"xmax\"]\nthickness = 0.015\nfrequency = 1e5\n",
+         "m.toml:11: absorbing layer (pml): thickness 0.015 m is less than two of its elements along x (face 'xmax': "
+         "elements up to 0.01 m)");
+  expect("faces = [\"xmax\"]\nthickness = 0.03\nfrequency = 1e5\nreflection = 2\n",
+         "m.toml:16: [[absorbing]] #1 (pml): 'reflection' is 2; expected the amplitude ratio");
+  expect("faces = [\"xmax\"]\nthickness = 0.03\nfrequency = 1e5\nmultiaxial = 1\n",
+         "m.toml:16: [[absorbing]] #1 (pml): 'multiaxial' is 1; expected a ratio in [0, 1)");
+  expect("element_set = \"all\"\nthickness = 0.03\nfrequency = 1e5\n",
+         "m.toml:13: [[absorbing]] #1 (pml): a pml layer lines faces of the model's bounding box: give 'faces' only");
+  expect("faces = [\"xmax\"]\nthickness = 0.03\n", "m.toml:11: [[absorbing]] #1 (pml): no design frequency");
+  expect("faces = [\"ymax\"]\nthickness = 0.03\nfrequency = 1e5\npower = 2\n[[absorbing]]\nkind = \"pml\"\n"
+         "faces = [\"ymax\"]\nthickness = 0.03\nfrequency = 1e5\n",
+         "m.toml:17: absorbing layer (pml): face 'ymax' has a PML already");
+  EXPECT_NE(error_of(plate + "[[absorbing]]\nkind = \"alid\"\nfaces = [\"xmax\"]\nthickness = 0.03\nfrequency = 1e5\n"
+                             "reflection = 1e-3\n")
+                .find("m.toml:16: [[absorbing]] #1 (alid): 'reflection' is a key of a pml layer"),
+            std::string::npos);
+}
+
+// A face of the bounding box the mesh only touches (the right-angled triangle's corner at x = 1)
+// is no boundary to line.
+TEST(ModelFileAbsorbing, PmlOnAFaceThatIsNotABoundaryIsRefused) {
+  Model model = parse(plate);
+  Mesh mesh(2);
+  const double corners[3][2] = {{0.0, 0.0}, {1.0, 0.0}, {0.0, 1.0}};
+  for (int n = 0; n < 3; ++n) mesh.add_node(n + 1, corners[n]);
+  ElementBlock& block = mesh.block_for(ElementType::Tri3, 1);
+  block.connectivity = {0, 1, 2};
+  block.labels = {1};
+  model.mesh = std::move(mesh);
+  model.mesh.element_sets["all"] = {0};
+  AbsorbingLayer layer;
+  layer.kind = AbsorbingKind::Pml;
+  layer.faces = {BoxFace::YMax};
+  layer.thickness = 0.5;
+  layer.frequency = 1e5;
+  layer.origin = "m.toml:20";
+  model.absorbing.push_back(layer);
+  try {
+    check_pml_layer(model, layer);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("m.toml:20: absorbing layer (pml): face 'ymax' is not a boundary of the "
+                                             "mesh"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 }  // namespace

@@ -132,7 +132,9 @@ TEST(AbsorbingReflection, NormalIncidencePWave) {
   };
   for (const Case& c : {Case{AbsorbingKind::Alid, 1.5, -30.0}, Case{AbsorbingKind::Srm, 1.5, -30.0},
                         Case{AbsorbingKind::Alid, 1.0, 0.0}, Case{AbsorbingKind::Srm, 1.0, 0.0},
-                        Case{AbsorbingKind::Alid, 2.0, 0.0}, Case{AbsorbingKind::Srm, 2.0, 0.0}}) {
+                        Case{AbsorbingKind::Alid, 2.0, 0.0}, Case{AbsorbingKind::Srm, 2.0, 0.0},
+                        Case{AbsorbingKind::Pml, 1.0, -60.0}, Case{AbsorbingKind::Pml, 0.5, 0.0},
+                        Case{AbsorbingKind::Pml, 1.5, 0.0}}) {
     const double L = c.wavelengths * lambda;
     const std::vector<double> with =
         strip_run(8 * lambda + L, {layer_on({BoxFace::XMax}, c.kind, L)}, window);
@@ -240,7 +242,7 @@ TEST(AbsorbingReflection, PointSourceObliqueIncidence) {
     // echo weaker at the receiver than the direct wave, by a few dB, never 30.
     EXPECT_GT(db, -10.0);
   }
-  for (const AbsorbingKind kind : {AbsorbingKind::Alid, AbsorbingKind::Srm}) {
+  for (const AbsorbingKind kind : {AbsorbingKind::Alid, AbsorbingKind::Srm, AbsorbingKind::Pml}) {
     const auto with = block_run(4.5 * lambda, {layer_on({BoxFace::XMax, BoxFace::YMax}, kind, 1.5 * lambda)}, duration,
                                 receivers);
     for (std::size_t r = 0; r < receivers.size(); ++r) {

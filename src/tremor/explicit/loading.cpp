@@ -9,6 +9,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/fem/loads.hpp"
+#include "tremor/model/pml.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -80,6 +81,9 @@ Loading::Loading(const Model& model, const Shot* shot) {
         prescribe(dof, function, fixed.value, fixed.origin);
     }
   }
+  // A PML's outer faces are held (model/pml.hpp).
+  for (const Index node : pml_outer_nodes(model))
+    for (int c = 0; c < dim; ++c) held.insert(dof_of(node, c, "PML outer face"));
   for (const PrescribedDisplacement& motion : model.prescribed) {
     functions_.push_back({motion.signal, motion.delay, false});
     const int function = static_cast<int>(functions_.size()) - 1;

@@ -71,17 +71,24 @@ void add_elements(const Exec& exec, Index n, const Index* list, const fem::Eleme
   });
 }
 
-// f += m R at the layer's nodes (fem::pml_node_force).
+// f += m R at the layer's nodes (fem::pml_node_force), its part m cross u by the average
+// acceleration: m cross (u_n + u_n-1) / 2 here, with m cross dt / 2 in the damping
+// (add_pml_damping; with the integrator's C it gives cross (u_n+1 + 2 u_n + u_n-1) / 4).
 template <int Dim, class Real>
 void add_nodes(const Exec& exec, Index n, const Index* nodes, const double* d, const double* alpha, const double* mass,
-               double dt, Real* state, const Real* u, Real* f) {
+               double dt, Real* state, const Real* u, const Real* previous, Real* f) {
   forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
     const Size node = nodes[i];
+    const double* di = d + static_cast<Size>(i) * Dim;
     double ui[Dim], R[Dim];
     for (int c = 0; c < Dim; ++c) ui[c] = static_cast<double>(u[node * Dim + c]);
-    fem::pml_node_force<Dim>(ui, d + static_cast<Size>(i) * Dim, alpha + static_cast<Size>(i) * Dim, dt,
+    fem::pml_node_force<Dim>(ui, di, alpha + static_cast<Size>(i) * Dim, dt,
                              state + static_cast<Size>(i) * fem::pml_node_values<Dim>, R);
-    for (int c = 0; c < Dim; ++c) f[node * Dim + c] += static_cast<Real>(mass[i] * R[c]);
+    const double cross = fem::pml_cross(Dim, di);
+    for (int c = 0; c < Dim; ++c) {
+      const double average = 0.5 * (ui[c] + static_cast<double>(previous[node * Dim + c]));
+      f[node * Dim + c] += static_cast<Real>(mass[i] * (R[c] + cross * average));
+    }
   });
 }
 
@@ -148,13 +155,14 @@ void PmlTerm<Real>::start_from_rest() {
 template <class Real>
 void PmlTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Real> forces) {
   const Real* u = scheme.displacement().data;
+  const Real* previous = scheme.previous_displacement().data;
   Real* f = forces.data;
   if (dim_ == 3)
     add_nodes<3>(exec_, n_nodes(), nodes_.data(), node_d_.data(), node_alpha_.data(), node_mass_.data(), dt_,
-                 node_state_.data(), u, f);
+                 node_state_.data(), u, previous, f);
   else
     add_nodes<2>(exec_, n_nodes(), nodes_.data(), node_d_.data(), node_alpha_.data(), node_mass_.data(), dt_,
-                 node_state_.data(), u, f);
+                 node_state_.data(), u, previous, f);
   const fem::DeviceElements& els = *elements_;
   for (int c = 0; c < els.n_colours; ++c)
     for (std::size_t b = 0; b < els.blocks.size(); ++b) {
@@ -196,7 +204,7 @@ std::size_t PmlTerm<Real>::bytes() const {
   return total;
 }
 
-void add_pml_damping(const PmlProfile& profile, int dim, std::span<const double> coordinates,
+void add_pml_damping(const PmlProfile& profile, int dim, double dt, std::span<const double> coordinates,
                      std::span<const double> mass, std::span<double> damping) {
   const std::size_t n = coordinates.size() / static_cast<std::size_t>(dim);
   TREMOR_CHECK(mass.size() == n * static_cast<std::size_t>(dim) && damping.size() == mass.size(),
@@ -205,7 +213,7 @@ void add_pml_damping(const PmlProfile& profile, int dim, std::span<const double>
     double x[3] = {0.0, 0.0, 0.0}, d[3], alpha[3];
     for (int c = 0; c < dim; ++c) x[c] = coordinates[i * static_cast<std::size_t>(dim) + static_cast<std::size_t>(c)];
     profile.at(x, d, alpha);
-    double sum = 0.0;
+    double sum = 0.5 * dt * fem::pml_cross(dim, d);
     for (int c = 0; c < dim; ++c) sum += d[c];
     for (int c = 0; c < dim; ++c) {
       const std::size_t k = i * static_cast<std::size_t>(dim) + static_cast<std::size_t>(c);

@@ -64,9 +64,10 @@ class PmlTerm final : public StepTerm<Real> {
 };
 
 // The lumped damping of the layers' mass side, rho sum_m d_m per DOF of each node inside a layer,
+// and the average acceleration's share of its cross stiffness (fem::pml_cross), rho cross dt / 2,
 // added to `damping` (per DOF, on the host) from the lumped mass `mass` (per DOF) at the nodes'
-// coordinates (dim per node).
-void add_pml_damping(const PmlProfile& profile, int dim, std::span<const double> coordinates,
+// coordinates (dim per node), for steps of dt.
+void add_pml_damping(const PmlProfile& profile, int dim, double dt, std::span<const double> coordinates,
                      std::span<const double> mass, std::span<double> damping);
 
 extern template class PmlTerm<float>;

@@ -183,7 +183,7 @@ std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& 
     const int dim = model.mesh.dim();
     const std::vector<double> mass = d->mass.to_host();
     std::vector<double> damping = d->damping.to_host();
-    add_pml_damping(preflight.pml, dim, model.mesh.coordinates, mass, damping);
+    add_pml_damping(preflight.pml, dim, preflight.dt, model.mesh.coordinates, mass, damping);
     d->damping.copy_from_host(damping);
     for (Index n = 0; n < model.mesh.n_nodes(); ++n) {
       const auto x = model.mesh.node(n);

@@ -322,9 +322,9 @@ AbsorbingLayer read_absorbing(Table& table, const Model& model) {
   layer.kind = kind == "srm" ? AbsorbingKind::Srm : kind == "pml" ? AbsorbingKind::Pml : AbsorbingKind::Alid;
   const bool pml = layer.kind == AbsorbingKind::Pml;
   if (pml) layer.power = default_pml_power;
+  table.set_where(str(table.where(), " (", kind, ")"));
   for (const char* key : {"reflection", "multiaxial"})
     if (!pml && table.has(key)) table.fail(key, str("'", key, "' is a key of a pml layer; this one is ", kind));
-  table.set_where(str(table.where(), " (", kind, ")"));
   if (!table.has("faces") && !table.has("element_set"))
     table.fail_at(table.line(), "give 'faces' (faces of the model's bounding box, such as [\"xmax\", \"ymin\"]), "
                                 "'element_set', or both");
@@ -366,6 +366,9 @@ AbsorbingLayer read_absorbing(Table& table, const Model& model) {
       table.fail("multiaxial", str("'multiaxial' is ", layer.multiaxial,
                                    "; expected a ratio in [0, 1) (0: the C-PML; about 0.1 for anisotropic media)"));
   }
+  if (table.has("alpha_max"))
+    layer.alpha_max = positive(table, "alpha_max", pml ? "alpha at the inner edge, 1/s" : "the damping at the outer edge, 1/s");
+  if (table.has("frequency")) layer.frequency = positive(table, "frequency", "the design frequency, Hz");
   if (pml) {
     if (table.has("element_set"))
       table.fail("element_set", "a pml layer lines faces of the model's bounding box: give 'faces' only");
@@ -375,8 +378,6 @@ AbsorbingLayer read_absorbing(Table& table, const Model& model) {
                                   "source with a centre frequency to take one from");
     return layer;
   }
-  if (table.has("alpha_max")) layer.alpha_max = positive(table, "alpha_max", "the damping at the outer edge, 1/s");
-  if (table.has("frequency")) layer.frequency = positive(table, "frequency", "the design frequency, Hz");
   const bool needs_frequency = layer.kind == AbsorbingKind::Srm || layer.alpha_max == 0.0;
   if (needs_frequency && layer.frequency == 0.0 && !(highest_source_frequency(model) > 0.0))
     table.fail_at(table.line(), str("no design frequency: give 'frequency' (Hz)",

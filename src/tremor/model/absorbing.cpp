@@ -213,7 +213,16 @@ double layer_alpha_max(const Model& model, const AbsorbingLayer& layer) {
 }
 
 void validate_absorbing(const Model& model) {
-  for (const AbsorbingLayer& layer : model.absorbing) check_layer(model, layer);
+  bool lined[6] = {};  // the faces a PML lines: one each
+  for (const AbsorbingLayer& layer : model.absorbing) {
+    check_layer(model, layer);
+    if (layer.kind != AbsorbingKind::Pml) continue;
+    for (const BoxFace face : layer.faces) {
+      TREMOR_CHECK(!lined[static_cast<int>(face)], where(model, layer), ": face '", to_string(face),
+                   "' has a PML already");
+      lined[static_cast<int>(face)] = true;
+    }
+  }
 }
 
 AbsorbingProfile absorbing_profile(const Model& model) {

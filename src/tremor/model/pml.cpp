@@ -121,6 +121,29 @@ PmlProfile pml_profile(const Model& model) {
   return profile;
 }
 
+std::vector<Index> pml_outer_nodes(const Model& model) {
+  std::vector<Index> nodes;
+  const Mesh& mesh = model.mesh;
+  bool lined[6] = {};
+  for (const AbsorbingLayer& layer : model.absorbing)
+    if (layer.kind == AbsorbingKind::Pml)
+      for (const BoxFace face : layer.faces) lined[static_cast<int>(face)] = true;
+  if (std::none_of(std::begin(lined), std::end(lined), [](bool b) { return b; })) return nodes;
+  double lower[3], upper[3];
+  mesh.bounding_box(lower, upper);
+  const int dim = mesh.dim();
+  for (Index n = 0; n < mesh.n_nodes(); ++n)
+    for (int face = 0; face < 2 * dim; ++face) {
+      const int axis = face / 2;
+      const double plane = face % 2 == 1 ? upper[axis] : lower[axis];
+      if (lined[face] && std::abs(coordinate(mesh, n, axis) - plane) <= 1e-9 * (upper[axis] - lower[axis])) {
+        nodes.push_back(n);
+        break;
+      }
+    }
+  return nodes;
+}
+
 std::vector<Index> pml_elements(const Model& model, const PmlProfile& profile) {
   std::vector<Index> elements;
   if (!profile.any()) return elements;

@@ -119,6 +119,13 @@ PmlProfile pml_profile(const Model& model);
 // frequency. Throws tremor::Error naming the layer's file and line.
 void check_pml_layer(const Model& model, const AbsorbingLayer& layer);
 
+// The nodes on the faces a pml layer lines, in order: the run holds them fixed. The wave reaching
+// the layer's outer face has lost ln(1 / R) there and back, so what it sees there does not matter
+// to the absorption; held fixed, as SPECFEM terminates its C-PML, the layer has no free outer
+// edge, where a free surface running into the layer otherwise meets it in a corner that supports
+// a slowly growing mode (docs/model-file.md, "PML").
+std::vector<Index> pml_outer_nodes(const Model& model);
+
 // The model's elements that have a node inside a pml layer, in global order.
 std::vector<Index> pml_elements(const Model& model, const PmlProfile& profile);
 

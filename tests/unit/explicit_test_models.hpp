@@ -143,6 +143,21 @@ inline Model attenuating_bar() {
   return model;
 }
 
+// The bar above with a PML 2 mm thick at its clamped end (model/pml.hpp): the wave the end force
+// sends along the bar enters it.
+inline Model pml_bar(ElementType type, int order, Size cells) {
+  Model model = loaded_bar(type, order, cells);
+  AbsorbingLayer layer;
+  layer.kind = AbsorbingKind::Pml;
+  layer.faces = {BoxFace::XMin};
+  layer.thickness = 2e-3;
+  layer.power = 2.0;
+  layer.origin = "pml";
+  model.absorbing.push_back(layer);
+  model.validate();
+  return model;
+}
+
 // The 2D block of the solver tests with a prescribed displacement on its left side added.
 inline Model prescribed_block() {
   Model model = loaded_block(2e-6, 2e6, 2);

@@ -781,7 +781,10 @@ Preflight preflight(const Model& model, const RunOptions& options) {
                "run it without checkpoints (--checkpoint-every 0) and without --resume");
   // Stiffness-proportional damping applies its K to every element before the exchange starts:
   // nothing would be left to overlap it with (stiffness_damping.hpp).
-  p.overlap = options.overlap && (p.domains > 1 || p.processes > 1) && p.op->splits && !(largest_beta(model) > 0.0);
+  // A PML's forces join K u's before the exchange: an operator split by rows would overwrite the
+  // interior rows' share after it (the element-by-element kinds add theirs).
+  p.overlap = options.overlap && (p.domains > 1 || p.processes > 1) && p.op->splits && !(largest_beta(model) > 0.0) &&
+              !(p.pml.any() && p.op->needs_assembly);
   // One domain's K is built as one array of 32-bit indices (the two-kernel assembly, nodal-block
   // CSR in double): refused before any of it is made. A decomposed run builds each subdomain's.
   TREMOR_CHECK(!p.op->needs_assembly || nnz <= Size(2147483647) || p.domains > 1 || p.processes > 1, "the ",

@@ -111,6 +111,18 @@ TEST_F(MemoryEstimate, SemWithMemoryVariables) {
   for (const char* precision : {"double", "float"}) expect_estimate_tracks(model, {"sem", precision});
 }
 
+// A PML keeps its elements (on all nodes), memory variables at their points and at its nodes:
+// a layer 4 elements thick on the bar's far end and one side, in sem and matrix_free.
+TEST_F(MemoryEstimate, Pml) {
+  const std::string layer = "[[absorbing]]\nkind = \"pml\"\nfaces = [\"xmax\", \"ymax\"]\nthickness = 0.004\n";
+  const Model gll = io::read_model_buffer(bar("hex-gll3", 12, 6, 2) + layer, "bar.toml", "");
+  const Model hex8 = io::read_model_buffer(bar("hex8", 24, 12, 3) + layer, "bar.toml", "");
+  for (const char* precision : {"double", "float"}) {
+    expect_estimate_tracks(gll, {"sem", precision});
+    expect_estimate_tracks(hex8, {"matrix_free", precision});
+  }
+}
+
 // Stiffness-proportional damping keeps a velocity (and an assembled kind's product) in the loop;
 // where beta differs by element, also an operator of its own, built from elements of its own.
 TEST_F(MemoryEstimate, StiffnessProportionalDamping) {

@@ -222,6 +222,48 @@ void add_pml_damping(const PmlProfile& profile, int dim, double dt, std::span<co
   }
 }
 
+PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size_t real_size) {
+  PmlBytes bytes;
+  if (!profile.any()) return bytes;
+  const Mesh& mesh = model.mesh;
+  const auto dim = static_cast<std::size_t>(mesh.dim());
+  const std::vector<Index> elements = pml_elements(model, profile);
+  int solids = 0;
+  for (const Section& section : model.sections) {
+    const Material& material = model.material(section.material);
+    if (material.attenuation) solids = std::max(solids, material.attenuation->solids);
+  }
+  const std::size_t point_bytes = dim * dim * dim * real_size + static_cast<std::size_t>(solids) *
+                                                                     (dim == 3 ? 6 : 3) * sizeof(double);
+  // Per element: its nodes, section, factor, alpha and colour-list place; its points' variables.
+  bytes.elements = mesh.coordinates.size() * sizeof(double);
+  std::vector<char> touched(static_cast<std::size_t>(mesh.n_nodes()), 0);
+  std::size_t k = 0;
+  Index global = 0;
+  for (const ElementBlock& block : mesh.blocks) {
+    const auto points = static_cast<std::size_t>(
+        fem::with_element(block.type, block.order, [](auto e) { return fem::stiffness_rule<decltype(e)>().n_points; }));
+    for (Index e = 0; e < block.n_elements(); ++e, ++global) {
+      if (k >= elements.size() || elements[k] != global) continue;
+      ++k;
+      const auto nodes = block.nodes(e);
+      bytes.elements += nodes.size() * sizeof(Index) + 2 * sizeof(int) + 2 * sizeof(double);
+      bytes.state += points * point_bytes;
+      for (const Index n : nodes) touched[static_cast<std::size_t>(n)] = 1;
+    }
+  }
+  // Per node inside a layer (at most the elements' nodes): its number, d, alpha, mass, variables.
+  std::size_t inside = 0;
+  for (Index n = 0; n < mesh.n_nodes(); ++n) {
+    if (!touched[static_cast<std::size_t>(n)]) continue;
+    double x[3] = {0.0, 0.0, 0.0};
+    for (std::size_t c = 0; c < dim; ++c) x[c] = mesh.node(n)[c];
+    inside += profile.inside(x) ? 1 : 0;
+  }
+  bytes.state += inside * (sizeof(Index) + (2 * dim + 1) * sizeof(double) + dim * dim * real_size);
+  return bytes;
+}
+
 template class PmlTerm<float>;
 template class PmlTerm<double>;
 

@@ -26,6 +26,7 @@
 #include "tremor/backend/exec.hpp"
 #include "tremor/explicit/step_term.hpp"
 #include "tremor/fem/device_elements.hpp"
+#include "tremor/model/model.hpp"
 #include "tremor/model/pml.hpp"
 
 namespace tremor::explicit_fe {
@@ -69,6 +70,15 @@ class PmlTerm final : public StepTerm<Real> {
 // coordinates (dim per node), for steps of dt.
 void add_pml_damping(const PmlProfile& profile, int dim, double dt, std::span<const double> coordinates,
                      std::span<const double> mass, std::span<double> damping);
+
+// The bytes a run's PmlTerm holds for `model` (its layers' profile `profile`) in precision
+// real_size, for the pre-flight's memory estimate: its elements (on all nodes: their
+// coordinates), made with the run's, and its state (the points' and nodes' memory variables, the
+// nodes' d, alpha and mass), made once the operator is.
+struct PmlBytes {
+  std::size_t elements = 0, state = 0;
+};
+PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size_t real_size);
 
 extern template class PmlTerm<float>;
 extern template class PmlTerm<double>;

@@ -19,6 +19,7 @@
 #include "tremor/explicit/processes.hpp"
 #include "tremor/explicit/shots.hpp"
 #include "tremor/explicit/operator.hpp"
+#include "tremor/explicit/pml.hpp"
 #include "tremor/explicit/subdomain.hpp"
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/fem/sections.hpp"
@@ -64,7 +65,7 @@ std::size_t element_bytes(const Mesh& mesh, bool coloured) {
 std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffness_nnz, std::size_t real_size,
                      bool coloured, bool damped, Index max_neighbours, std::size_t geometry_values,
                      bool split = false, bool host = false, const ElementBetas& betas = {},
-                     std::size_t memory_per_point = 0);
+                     std::size_t memory_per_point = 0, const PmlBytes& pml = {});
 
 // Memory variables per point of an attenuating model (OperatorSizes::memory_per_point): the most
 // solids of its materials in use x n_voigt; 0 where none attenuates.
@@ -458,11 +459,13 @@ Preflight resolve(const Model& model, const RunOptions& options, std::string& la
 // to 2/3 of them more than counted here); while it is set up, the mass and damping in double and
 // A (and C') per DOF, beside them a flag per DOF or the coefficients per node. The loads are per
 // loaded DOF: not counted.
-std::size_t state_bytes(std::size_t n_dofs, int dim, std::size_t real_size, bool damped) {
+// `after`: bytes made once the state is (a per-step term's, such as the PML's), beside the loop's.
+std::size_t state_bytes(std::size_t n_dofs, int dim, std::size_t real_size, bool damped, std::size_t after) {
   const double coefficients = (damped ? 2.0 : 1.0) * static_cast<double>(real_size), per_node = coefficients / dim;
   const double setup = (damped ? 2.0 : 1.0) * sizeof(double) + coefficients + std::max(1.0, per_node);
   const double loop = 3.0 * static_cast<double>(real_size) + per_node;
-  return static_cast<std::size_t>(static_cast<double>(n_dofs) * std::max(setup, loop));
+  const auto n = static_cast<double>(n_dofs);
+  return static_cast<std::size_t>(std::max(n * setup, n * loop + static_cast<double>(after)));
 }
 
 // The receivers' buffer in the Exec's memory (Recorder): two time levels of a row per recorded point
@@ -746,11 +749,13 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   // The whole run's arrays with operator `op`; each process holds its subdomain's, about its share
   // (METIS balances the elements to a few percent; the shared nodes are a thin layer).
   const auto shares = static_cast<std::size_t>(std::max(processes, 1));
+  // The PML's term (explicit/pml.hpp): its elements made with the run's, its state after the operator.
+  const PmlBytes pml = pml_term_bytes(model, pml_profile(model), real_size);
   const auto run_bytes = [&](const op::OperatorEntry& op) {
     const bool split = options.overlap && (p.domains > 1 || p.processes > 1) && op.splits && !op.needs_assembly;
     return estimate(model.mesh, op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring, is_damped(model),
                     p.max_neighbours, p.geometry_values, split, p.backend != Backend::Cuda, model_betas(model),
-                    memory_per_point(model)) +
+                    memory_per_point(model), pml) +
            snapshot_bytes(model, p.snapshot_every, real_size) + recorder_bytes(model, real_size);
   };
   // "auto" on a GPU: where the default's estimate does not fit the GPU's free memory, a kind that
@@ -816,7 +821,7 @@ namespace {
 
 std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffness_nnz, std::size_t real_size,
                      bool coloured, bool damped, Index max_neighbours, std::size_t geometry_values, bool split,
-                     bool host, const ElementBetas& betas, std::size_t memory_values) {
+                     bool host, const ElementBetas& betas, std::size_t memory_values, const PmlBytes& pml) {
   const auto n = static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(mesh.dim());
   const bool colours = coloured || op.needs_colouring;
   const std::size_t elements = element_bytes(mesh, colours);
@@ -829,7 +834,8 @@ std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffne
   // state. Split in two, the parts' elements hold the coordinates twice; while the parts are built,
   // the whole's elements are held too.
   const std::size_t coordinates = n * sizeof(double);
-  const std::size_t loop = op.loop_bytes(sizes) + (split ? coordinates : 0) + state_bytes(n, mesh.dim(), real_size, damped);
+  const std::size_t loop = op.loop_bytes(sizes) + (split ? coordinates : 0) +
+                           state_bytes(n, mesh.dim(), real_size, damped, pml.state) + pml.elements;
   // The set-up's peak: elements, mass and damping, and what building the operator holds (K in
   // double while its format is filled), or the operator built (an assembled kind's own arrays;
   // an element-by-element one's loop bytes are the elements). The row lengths the converters stage
@@ -838,7 +844,8 @@ std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffne
   // about half of the whole's set-up bytes at a time.
   const std::size_t built = op.setup_bytes(sizes) / (split ? 2 : 1);
   const std::size_t kept = op.needs_assembly ? op.loop_bytes(sizes) : 0;
-  const std::size_t setup = elements + mass + std::max(built, kept) + (split ? elements + coordinates : 0);
+  const std::size_t setup =
+      elements + mass + std::max(built, kept) + (split ? elements + coordinates : 0) + pml.elements;
   if (!betas.any()) return std::max(setup, loop);
   // Stiffness-proportional damping: the velocity, and the product of an operator that does not add
   // (the assembled kinds); where beta differs by element or the run's K keeps memory variables, an

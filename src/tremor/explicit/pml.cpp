@@ -9,6 +9,7 @@
 #include "tremor/fem/element_matrices.hpp"
 #include "tremor/fem/pml_law.hpp"
 #include "tremor/fem/viscoelastic.hpp"
+#include "tremor/sem/operator.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -126,6 +127,15 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
   node_mass_ = DeviceArray<double>(exec_, mass);
   node_state_ = DeviceArray<Real>(exec_, static_cast<Index>(n * dim * dim));
   const fem::DeviceElements& els = *elements_;
+  const bool gll = std::all_of(els.blocks.begin(), els.blocks.end(), [](const fem::DeviceElementBlock& block) {
+    return (block.type == ElementType::HexGLL || block.type == ElementType::QuadGLL) && block.order >= 2;
+  });
+  if (gll) {  // the sem operator's kernel, colour by colour
+    sem_ = std::make_unique<sem::SemOperator<Real>>(elements_, true, sem::Geometry::Auto, sem::Kernel::Points, dt,
+                                                    &profile_);
+    start_from_rest();
+    return;
+  }
   if (els.attenuates()) {
     std::vector<double> records(els.solids.size() * fem::solids_stride);
     for (std::size_t s = 0; s < els.solids.size(); ++s) {
@@ -147,6 +157,7 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
 
 template <class Real>
 void PmlTerm<Real>::start_from_rest() {
+  if (sem_) sem_->reset_state();
   fill_zero(exec_, node_state_.data(), node_state_.size());
   for (DeviceArray<Real>& state : point_state_) fill_zero(exec_, state.data(), state.size());
   for (DeviceArray<double>& state : solid_state_) fill_zero(exec_, state.data(), state.size());
@@ -163,6 +174,10 @@ void PmlTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Real>
   else
     add_nodes<2>(exec_, n_nodes(), nodes_.data(), node_d_.data(), node_alpha_.data(), node_mass_.data(), dt_,
                  node_state_.data(), u, previous, f);
+  if (sem_) {
+    sem_->add_unchecked(u, f);
+    return;
+  }
   const fem::DeviceElements& els = *elements_;
   for (int c = 0; c < els.n_colours; ++c)
     for (std::size_t b = 0; b < els.blocks.size(); ++b) {
@@ -201,7 +216,7 @@ std::size_t PmlTerm<Real>::bytes() const {
   for (const DeviceArray<Real>& state : point_state_) total += static_cast<std::size_t>(state.size()) * sizeof(Real);
   for (const DeviceArray<double>& state : solid_state_)
     total += static_cast<std::size_t>(state.size()) * sizeof(double);
-  return total;
+  return total + (sem_ ? sem_->bytes() : 0);
 }
 
 void add_pml_damping(const PmlProfile& profile, int dim, double dt, std::span<const double> coordinates,
@@ -233,8 +248,15 @@ PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size
     const Material& material = model.material(section.material);
     if (material.attenuation) solids = std::max(solids, material.attenuation->solids);
   }
-  const std::size_t point_bytes = dim * dim * dim * real_size + static_cast<std::size_t>(solids) *
-                                                                     (dim == 3 ? 6 : 3) * sizeof(double);
+  // GLL elements of order 2 and more go through the sem operator: its points' variables, the
+  // viscoelastic law's and d and alpha in Real, and about 25 geometric values per element (the
+  // trilinear map's; 10 for parallelepipeds); the others keep the viscoelastic law's in double.
+  const bool sem = std::all_of(mesh.blocks.begin(), mesh.blocks.end(), [](const ElementBlock& block) {
+    return (block.type == ElementType::HexGLL || block.type == ElementType::QuadGLL) && block.order >= 2;
+  });
+  const std::size_t solid_values = static_cast<std::size_t>(solids) * (dim == 3 ? 6 : 3);
+  const std::size_t point_bytes = dim * dim * dim * real_size +
+                                  (sem ? (solid_values + 2 * dim) * real_size : solid_values * sizeof(double));
   // Per element: its nodes, section, factor, alpha and colour-list place; its points' variables.
   bytes.elements = mesh.coordinates.size() * sizeof(double);
   std::vector<char> touched(static_cast<std::size_t>(mesh.n_nodes()), 0);
@@ -248,7 +270,7 @@ PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size
       ++k;
       const auto nodes = block.nodes(e);
       bytes.elements += nodes.size() * sizeof(Index) + 2 * sizeof(int) + 2 * sizeof(double);
-      bytes.state += points * point_bytes;
+      bytes.state += points * point_bytes + (sem ? 25 * real_size : 0);
       for (const Index n : nodes) touched[static_cast<std::size_t>(n)] = 1;
     }
   }

@@ -14,8 +14,10 @@
 // in Real, and N x n_voigt in double where the section attenuates; per node of the layer dim^2
 // values in Real, d and alpha (2 dim) and its mass.
 //
-// Element by element, a thread per element, in double: the reference's arithmetic
-// (fem::PointEvaluation), on the host and on a GPU alike.
+// On GLL elements of order 2 and more the sem operator's point kernel evaluates them (its sums
+// along lines of nodes, in Real; sem/operator.hpp with a PmlProfile); on the other types a thread
+// per element in double, the reference's arithmetic (fem::PointEvaluation), on the host and on a
+// GPU alike.
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -27,6 +29,7 @@
 #include "tremor/explicit/step_term.hpp"
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/model/model.hpp"
+#include "tremor/operator/operator.hpp"
 #include "tremor/model/pml.hpp"
 
 namespace tremor::explicit_fe {
@@ -62,6 +65,7 @@ class PmlTerm final : public StepTerm<Real> {
   std::vector<DeviceArray<double>> solid_state_;         // per block, where attenuating: N n_voigt per point
   DeviceArray<double> records_;                          // fem::solids_stride per section, where attenuating
   int solids_ = 0;                                       // the most solids of any section
+  std::unique_ptr<op::Operator<Real>> sem_;              // on GLL elements: the sem operator's kernel
 };
 
 // The lumped damping of the layers' mass side, rho sum_m d_m per DOF of each node inside a layer,

@@ -42,28 +42,36 @@ inline constexpr int pml_point_values = Dim * Dim * Dim;
 template <int Dim>
 inline constexpr int pml_node_values = Dim * Dim;
 
-// One half-step filter update: psi (held in T) advanced past x; returns psi at the step.
-template <class T>
-TREMOR_HOST_DEVICE inline double pml_filter(T& psi, double x, double beta, double dt) {
-  const double half = 0.5 * beta * dt, a = (1.0 - half) / (1.0 + half), b = dt / (1.0 + half);
-  const double before = static_cast<double>(psi), after = a * before + b * x;
+// One half-step filter update in arithmetic A: psi (held in T) advanced past x; returns psi at the step.
+template <class A, class T>
+TREMOR_HOST_DEVICE inline A pml_filter(T& psi, A x, A beta, A dt) {
+  const A half = A(0.5) * beta * dt, a = (A(1) - half) / (A(1) + half), b = dt / (A(1) + half);
+  const A before = static_cast<A>(psi), after = a * before + b * x;
   psi = static_cast<T>(after);
-  return 0.5 * (before + after);
+  return A(0.5) * (before + after);
 }
+
+// A point's memory variables `stride` apart (the sem kernels keep each value's points in a row).
+template <class T>
+struct Strided {
+  T* base;
+  int stride;
+  TREMOR_HOST_DEVICE T& operator[](int k) const { return base[k * stride]; }
+};
 
 // The flux F at a point from the displacement gradient grad[k][l] = d_l u_k, with d and alpha
 // there (model/pml.hpp PmlProfile::at), the law (stress(strain, sigma), Voigt in laws.hpp's order)
-// and the point's memory variables state[pml_point_values<Dim>] (the stretched gradient's first,
-// then F's). Advances the state by one step dt.
-template <int Dim, class T, class Law>
-TREMOR_HOST_DEVICE inline void pml_flux(const double (&grad)[Dim][Dim], const double* d, const double* alpha, double dt,
-                                        const Law& law, T* state, double (&flux)[Dim][Dim]) {
+// and the point's memory variables state[0 .. pml_point_values<Dim>) (the stretched gradient's
+// first, then F's; a pointer or a Strided), in arithmetic A. Advances the state by one step dt.
+template <int Dim, class A, class State, class Law>
+TREMOR_HOST_DEVICE inline void pml_flux(const A (&grad)[Dim][Dim], const A* d, const A* alpha, A dt, const Law& law,
+                                        State state, A (&flux)[Dim][Dim]) {
   constexpr int nv = voigt_size<Dim>;
-  double stretched[Dim][Dim];
+  A stretched[Dim][Dim];
   for (int k = 0; k < Dim; ++k)
     for (int l = 0; l < Dim; ++l)
       stretched[k][l] = grad[k][l] - d[l] * pml_filter(state[k * Dim + l], grad[k][l], alpha[l] + d[l], dt);
-  double strain[nv], sigma[nv];
+  A strain[nv], sigma[nv];
   if constexpr (Dim == 2) {
     strain[0] = stretched[0][0];
     strain[1] = stretched[1][1];
@@ -77,7 +85,7 @@ TREMOR_HOST_DEVICE inline void pml_flux(const double (&grad)[Dim][Dim], const do
     strain[5] = stretched[0][1] + stretched[1][0];
   }
   law.stress(strain, sigma);
-  double stress[Dim][Dim];
+  A stress[Dim][Dim];
   if constexpr (Dim == 2) {
     stress[0][0] = sigma[0];
     stress[1][1] = sigma[1];
@@ -90,14 +98,14 @@ TREMOR_HOST_DEVICE inline void pml_flux(const double (&grad)[Dim][Dim], const do
     stress[0][2] = stress[2][0] = sigma[4];
     stress[0][1] = stress[1][0] = sigma[5];
   }
-  T* chain = state + Dim * Dim;  // column j's stages, stage t's row i at (j (Dim - 1) + t) Dim + i
+  // Column j's stages after the stretched gradient: stage t's row i at Dim^2 + (j (Dim - 1) + t) Dim + i.
   for (int j = 0; j < Dim; ++j)
     for (int i = 0; i < Dim; ++i) {
-      double z = stress[i][j];
+      A z = stress[i][j];
       int t = 0;
       for (int m = 0; m < Dim; ++m) {
         if (m == j) continue;
-        z += d[m] * pml_filter(chain[(j * (Dim - 1) + t) * Dim + i], z, alpha[m], dt);
+        z += d[m] * pml_filter(state[Dim * Dim + (j * (Dim - 1) + t) * Dim + i], z, alpha[m], dt);
         ++t;
       }
       flux[i][j] = z;

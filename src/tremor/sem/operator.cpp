@@ -13,6 +13,7 @@
 #include "tremor/core/polynomials.hpp"
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/elements.hpp"
+#include "tremor/fem/pml_law.hpp"
 #include "tremor/fem/viscoelastic.hpp"
 #include "tremor/mesh/element_type.hpp"
 #include "tremor/sem/sum_factorised.hpp"
@@ -241,16 +242,26 @@ enum Mode : int { StoredMode = 0, TrilinearMode = 1, AffineMode = 2 };
 // of solid l at point p of element e at values[e per_element + (l n_voigt + k) points + p] (an
 // element's together, each value's points in a row: a warp's points read and write runs of
 // neighbours); the sections' step coefficients, fem::solids_stride each.
+// A PML's elements (explicit/pml.hpp) add their own: value k of point p at pml[e pml_per_element
+// + k points + p] (fem::pml_point_values of them), and the stretching there, d_k at stretch[e 2
+// Dim points + k points + p] and alpha_k Dim points further; dt, the step they advance by.
 template <class Real>
 struct Memory {
   const Real* records = nullptr;
   Real* values = nullptr;
   Size per_element = 0;
+  Real* pml = nullptr;
+  const Real* stretch = nullptr;
+  Real dt = Real(0);
 };
 
-// Viscous: the law at each point is the section's with its memory variables (Memory), advanced by
-// a step; the elastic kernels are built without it.
-template <int Dim, int P, class Real, int Mode, bool Viscous = false>
+// What the law at each point is: the section's (Elastic); the section's with its memory variables
+// (Viscous, Memory), advanced by a step; or a PML's flux (fem/pml_law.hpp) of the section's law,
+// viscoelastic where the block keeps memory variables, with the PML's own (Pml). The elastic
+// kernels are built without either.
+enum Physics : int { Elastic = 0, Viscous = 1, Pml = 2 };
+
+template <int Dim, int P, class Real, int Mode, int Law = Elastic>
 struct ElementPhysics {
   using L = Layout<Dim, P>;
   static constexpr int n1 = L::n;
@@ -258,15 +269,25 @@ struct ElementPhysics {
   Index e;
   fem::SectionLaw<Dim, Real> law;
   Real inv[Dim][Dim], det;  // affine elements only
-  const Real* record = nullptr;  // Viscous: the section's solids
+  const Real* record = nullptr;  // Viscous (or Pml where attenuating): the section's solids
   Real* memory = nullptr;        // Viscous: the element's first point's memory variables (L::points apart)
+  Real* pml = nullptr;           // Pml: the element's first point's PML variables (L::points apart)
+  const Real* stretch = nullptr;  // Pml: the element's d and alpha
+  Real dt = Real(0);
 
   TREMOR_HOST_DEVICE ElementPhysics(const Real* geometry, const int* section, const fem::MaterialView<Real>& material,
                                     Index element, const Memory<Real>& state = {})
       : factors(geometry), e(element), law(material, section[element]) {
-    if constexpr (Viscous) {
-      record = state.records + static_cast<Size>(fem::solids_stride) * section[element];
-      memory = state.values + static_cast<Size>(element) * state.per_element;
+    if constexpr (Law != Elastic) {
+      if (state.records) {
+        record = state.records + static_cast<Size>(fem::solids_stride) * section[element];
+        memory = state.values + static_cast<Size>(element) * state.per_element;
+      }
+    }
+    if constexpr (Law == Pml) {
+      pml = state.pml + static_cast<Size>(element) * fem::pml_point_values<Dim> * L::points;
+      stretch = state.stretch + static_cast<Size>(element) * 2 * Dim * L::points;
+      dt = state.dt;
     }
     if constexpr (Mode == AffineMode) {
       const Real* g = factors + static_cast<Size>(e) * L::factors;
@@ -284,30 +305,70 @@ struct ElementPhysics {
   // The same with the point's GLL weight product w and coordinates xi given (what a mode does
   // not use, the compiler drops).
   TREMOR_HOST_DEVICE void at(int p, Real w, const Real (&xi)[3], const Real (&d)[Dim][Dim], Real (&f)[Dim][Dim]) const {
-    if constexpr (Viscous)
-      at(p, w, xi, d, f, fem::ViscoelasticPoint<Dim, Real, fem::SectionLaw<Dim, Real>>{law, record, memory + p, L::points});
-    else
+    using Viscoelastic = fem::ViscoelasticPoint<Dim, Real, fem::SectionLaw<Dim, Real>>;
+    if constexpr (Law == Pml) {
+      if (record)
+        pml_at(p, w, xi, d, f, Viscoelastic{law, record, memory + p, L::points});
+      else
+        pml_at(p, w, xi, d, f, law);
+    } else if constexpr (Law == Viscous) {
+      at(p, w, xi, d, f, Viscoelastic{law, record, memory + p, L::points});
+    } else {
       at(p, w, xi, d, f, law);
+    }
   }
 
   // The same with the point's law given.
-  template <class Law>
+  template <class PointLaw>
   TREMOR_HOST_DEVICE void at(int p, Real w, const Real (&xi)[3], const Real (&d)[Dim][Dim], Real (&f)[Dim][Dim],
-                             const Law& law) const {
+                             const PointLaw& point_law) const {
+    with_jacobian(p, w, xi, [&](const Real(&inverse)[Dim][Dim], Real scale) { flux(d, inverse, scale, point_law, f); });
+  }
+
+  // A PML's: the physical gradient, the flux F of the stretched coordinates (fem::pml_flux, its
+  // variables L::points apart), f[c][alpha] = scale sum_beta F[c][beta] J^-1[alpha][beta].
+  template <class PointLaw>
+  TREMOR_HOST_DEVICE void pml_at(int p, Real w, const Real (&xi)[3], const Real (&d)[Dim][Dim], Real (&f)[Dim][Dim],
+                                 const PointLaw& point_law) const {
+    with_jacobian(p, w, xi, [&](const Real(&inverse)[Dim][Dim], Real scale) {
+      Real grad[Dim][Dim], F[Dim][Dim], dk[Dim], ak[Dim];
+      for (int c = 0; c < Dim; ++c)
+        for (int beta = 0; beta < Dim; ++beta) {
+          Real sum = Real(0);
+          for (int alpha = 0; alpha < Dim; ++alpha) sum += d[c][alpha] * inverse[alpha][beta];
+          grad[c][beta] = sum;
+        }
+      for (int k = 0; k < Dim; ++k) {
+        dk[k] = stretch[k * L::points + p];
+        ak[k] = stretch[(Dim + k) * L::points + p];
+      }
+      fem::pml_flux<Dim>(grad, dk, ak, dt, point_law, fem::Strided<Real>{pml + p, L::points}, F);
+      for (int c = 0; c < Dim; ++c)
+        for (int alpha = 0; alpha < Dim; ++alpha) {
+          Real sum = Real(0);
+          for (int beta = 0; beta < Dim; ++beta) sum += F[c][beta] * inverse[alpha][beta];
+          f[c][alpha] = scale * sum;
+        }
+    });
+  }
+
+  // use(J^-1, w det J) at point p, as the block's Mode has the Jacobian.
+  template <class Use>
+  TREMOR_HOST_DEVICE void with_jacobian(int p, Real w, const Real (&xi)[3], Use&& use) const {
     if constexpr (Mode == AffineMode) {
-      flux(d, inv, w * det, law, f);
+      use(inv, w * det);
     } else if constexpr (Mode == TrilinearMode) {
       const Real* corners = factors + static_cast<Size>(e) * L::corners;
       Real J[Dim][Dim], inverse[Dim][Dim];
       vertex_jacobian(corners, xi, J);
       const Real scale = w * invert_jacobian(J, inverse) * corners[L::corners - 1];
-      flux(d, inverse, scale, law, f);
+      use(inverse, scale);
     } else {
       constexpr int np = L::points;
       const Real* g = factors + static_cast<Size>(e) * L::factors * np + p;
       Real inverse[Dim][Dim];
       for (int m = 0; m < Dim * Dim; ++m) inverse[m / Dim][m % Dim] = g[m * np];
-      flux(d, inverse, g[Dim * Dim * np], law, f);
+      use(inverse, g[Dim * Dim * np]);
     }
   }
 };
@@ -360,7 +421,7 @@ TREMOR_HOST_DEVICE void add_forces_by_warp(Real* ku, Index node, const Real (&fo
 // along its Dim lines, scattered. Two barriers; per point Dim^2 n shared-memory reads of u and as
 // many of the flux (3D: 9 n each way), Dim^2 writes (order 1, not collocated: every node's u and
 // every point's flux, n^Dim each).
-template <int Dim, int P, class Real, int Mode, bool Viscous>
+template <int Dim, int P, class Real, int Mode, int Law>
 void apply_elements(const Exec& exec, Index n, const Index* list, const Index* connectivity, const int* section,
                     const Real* geometry, const fem::MaterialView<Real> material, const Real* basis,
                     const Memory<Real> memory, const Real* u, Real* ku) {
@@ -380,7 +441,7 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const Index* c
       Real* v = work + t / np * L::arrays * np;
       Real d[Dim][Dim], f[Dim][Dim];
       S::gradient(G, p, v, d);
-      ElementPhysics<Dim, P, Real, Mode, Viscous>(geometry, section, material, e, memory).at(G, p, d, f);
+      ElementPhysics<Dim, P, Real, Mode, Law>(geometry, section, material, e, memory).at(G, p, d, f);
       for (int c = 0; c < Dim; ++c)
         for (int alpha = 0; alpha < Dim; ++alpha) v[(Dim + Dim * c + alpha) * np + p] = f[c][alpha];
     });
@@ -443,7 +504,7 @@ struct ColumnLayout : Layout<3, P> {
   static Index blocks(Index n_elements) { return (n_elements + per_block - 1) / per_block; }
 };
 
-template <int P, class Real, int Mode, bool Viscous>
+template <int P, class Real, int Mode, int Law>
 void apply_columns(const Exec& exec, Index n, const Index* list, const Index* connectivity, const int* section,
                    const Real* geometry, const fem::MaterialView<Real> material, const Real* basis,
                    const Memory<Real> memory, const Real* u, Real* ku) {
@@ -498,7 +559,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
       }
       const Real* points = G + n1 * n1;
       const Real xi = points[i], eta = points[j], wij = points[n1 + i] * points[n1 + j];
-      const ElementPhysics<3, P, Real, Mode, Viscous> physics(geometry, section, material, e, memory);
+      const ElementPhysics<3, P, Real, Mode, Law> physics(geometry, section, material, e, memory);
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
@@ -656,7 +717,7 @@ std::size_t setup_bytes(const Mesh& mesh, std::size_t real_size) {
 
 template <class Real>
 SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elements, bool deterministic,
-                               Geometry geometry, Kernel kernel, double time_step)
+                               Geometry geometry, Kernel kernel, double time_step, const PmlProfile* pml)
     : exec_(elements->exec), n_dofs_(elements->n_dofs()), elements_(std::move(elements)) {
   const fem::DeviceElements& els = *elements_;
   for (std::size_t b = 0; b < els.blocks.size(); ++b)
@@ -725,6 +786,7 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
     for (const int s : block.section.to_host()) flops_ += per_section[static_cast<std::size_t>(s)];
   }
   if (time_step > 0.0 && els.attenuates()) keep_memory_variables(time_step);
+  if (pml) keep_pml(*pml, time_step);
 }
 
 template <class Real>
@@ -756,6 +818,38 @@ Size SemOperator<Real>::state_size() const {
 template <class Real>
 void SemOperator<Real>::reset_state() {
   for (DeviceArray<Real>& values : memory_) fill_zero(exec_, values.data(), values.size());
+  for (DeviceArray<Real>& values : pml_) fill_zero(exec_, values.data(), values.size());
+}
+
+template <class Real>
+void SemOperator<Real>::keep_pml(const PmlProfile& profile, double dt) {
+  const fem::DeviceElements& els = *elements_;
+  TREMOR_CHECK(dt > 0.0, "sem operator: a PML needs the time step");
+  const std::vector<double> coordinates = els.coordinates.to_host();
+  const int dim = els.dim;
+  for (const fem::DeviceElementBlock& block : els.blocks) {
+    TREMOR_CHECK((block.type == ElementType::HexGLL || block.type == ElementType::QuadGLL) && block.order >= 2,
+                 "sem operator: a PML's elements must be GLL of order 2 or more (their points are their nodes)");
+    const int np = block.n_element_nodes;
+    const std::vector<Index> connectivity = block.connectivity.to_host();
+    std::vector<double> stretch(static_cast<std::size_t>(block.n_elements) * 2 * dim * np);
+    for (Index e = 0; e < block.n_elements; ++e)
+      for (int p = 0; p < np; ++p) {
+        const auto node = static_cast<std::size_t>(connectivity[static_cast<std::size_t>(e) * np + p]);
+        double x[3] = {0.0, 0.0, 0.0}, d[3], alpha[3];
+        for (int c = 0; c < dim; ++c) x[c] = coordinates[node * dim + c];
+        profile.at(x, d, alpha);
+        double* out = stretch.data() + static_cast<std::size_t>(e) * 2 * dim * np + p;
+        for (int k = 0; k < dim; ++k) {
+          out[k * np] = d[k];
+          out[(dim + k) * np] = alpha[k];
+        }
+      }
+    stretch_.emplace_back(exec_, std::span<const Real>(rounded<Real>(stretch)));
+    pml_.emplace_back(exec_, static_cast<Index>(static_cast<Size>(block.n_elements) * np * dim * dim * dim));
+  }
+  time_step_ = dt;
+  reset_state();
 }
 
 template <class Real>
@@ -807,27 +901,36 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
       const Index n = coloured_ ? block.n_in(c) : block.n_elements;
       if (n == 0) continue;
       const Index* list = coloured_ ? block.in(c) : nullptr;
-      const bool viscous = !memory_.empty();
-      const Memory<Real> memory =
-          viscous ? Memory<Real>{records_.data(), memory_[b].data(),
-                                 static_cast<Size>(memory_[b].size()) / std::max<Size>(block.n_elements, 1)}
-                  : Memory<Real>{};
+      const bool viscous = !memory_.empty(), pml = !pml_.empty();
+      Memory<Real> memory;
+      if (viscous)
+        memory = Memory<Real>{records_.data(), memory_[b].data(),
+                              static_cast<Size>(memory_[b].size()) / std::max<Size>(block.n_elements, 1)};
+      if (pml) {
+        memory.pml = pml_[b].data();
+        memory.stretch = stretch_[b].data();
+        memory.dt = static_cast<Real>(time_step_);
+      }
       with_order(block, [&](auto dim, auto order) {
         constexpr int Dim = decltype(dim)::value, P = decltype(order)::value;
-        const auto pick = [&](auto elastic_or_viscous) {
-          constexpr bool V = decltype(elastic_or_viscous)::value;
+        const auto pick = [&](auto physics) {
+          constexpr int V = decltype(physics)::value;
           using Launch = decltype(&apply_elements<Dim, P, Real, AffineMode, V>);
           Launch launch = mode_[b] == AffineMode      ? apply_elements<Dim, P, Real, AffineMode, V>
                           : mode_[b] == TrilinearMode ? apply_elements<Dim, P, Real, TrilinearMode, V>
                                                       : apply_elements<Dim, P, Real, StoredMode, V>;
-          if constexpr (Dim == 3 && collocated<P>)
+          if constexpr (Dim == 3 && collocated<P> && V != Pml)  // (a PML's blocks take the point kernel)
             if (columns_[b])
               launch = mode_[b] == AffineMode      ? apply_columns<P, Real, AffineMode, V>
                        : mode_[b] == TrilinearMode ? apply_columns<P, Real, TrilinearMode, V>
                                                    : apply_columns<P, Real, StoredMode, V>;
           return launch;
         };
-        const auto launch = viscous ? pick(std::true_type{}) : pick(std::false_type{});
+        using ElasticLaw = std::integral_constant<int, Elastic>;
+        using ViscousLaw = std::integral_constant<int, Viscous>;
+        auto launch = viscous ? pick(ViscousLaw{}) : pick(ElasticLaw{});
+        if constexpr (collocated<P>)  // (a PML takes GLL orders from 2: its points are the nodes)
+          if (pml) launch = pick(std::integral_constant<int, Pml>{});
         launch(exec_, n, list, block.connectivity.data(), block.section.data(), geometry_[b].data(),
                fem::MaterialView<Real>{material_.data(), kinds_.data()}, basis_[b].data(), memory, u, ku);
       });
@@ -844,6 +947,8 @@ std::size_t SemOperator<Real>::bytes() const {
     total += static_cast<std::size_t>(geometry_[b].size() + basis_[b].size()) * sizeof(Real) +
              static_cast<std::size_t>(block.connectivity.size()) * sizeof(Index) +
              static_cast<std::size_t>(block.section.size()) * (sizeof(int) + (coloured_ ? sizeof(Index) : 0));
+    // A PML's variables, read and written; its stretching, read.
+    if (!pml_.empty()) total += static_cast<std::size_t>(2 * pml_[b].size() + stretch_[b].size()) * sizeof(Real);
   }
   return total;
 }

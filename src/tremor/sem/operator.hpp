@@ -27,6 +27,7 @@
 #include "tremor/core/config.hpp"
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/mesh/mesh.hpp"
+#include "tremor/model/pml.hpp"
 #include "tremor/operator/operator.hpp"
 #include "tremor/operator/registry.hpp"
 
@@ -57,8 +58,12 @@ class SemOperator final : public op::Operator<Real> {
   // time_step > 0 on attenuating elements: it keeps their memory variables (fem/viscoelastic.hpp),
   // N x 6 (2D: N x 3) values per GLL point in Real, advanced by a step of that length in every
   // apply; 0: the unrelaxed moduli's K, stateless.
+  // With `pml` (and a time step), the elements are a PML's (explicit/pml.hpp): at each GLL point the
+  // flux of the stretched coordinates (fem/pml_law.hpp) with its memory variables, dim^3 per point,
+  // and d and alpha there (2 dim) in Real; the point kernel; GLL orders 2 and more.
   SemOperator(std::shared_ptr<const fem::DeviceElements> elements, bool deterministic,
-              Geometry geometry = Geometry::Auto, Kernel kernel = Kernel::Auto, double time_step = 0.0);
+              Geometry geometry = Geometry::Auto, Kernel kernel = Kernel::Auto, double time_step = 0.0,
+              const PmlProfile* pml = nullptr);
 
   const Exec& exec() const override { return exec_; }
   Index n_dofs() const override { return n_dofs_; }
@@ -107,6 +112,11 @@ class SemOperator final : public op::Operator<Real> {
   DeviceArray<Real> records_;
   mutable std::vector<DeviceArray<Real>> memory_;
   void keep_memory_variables(double dt);
+  // A PML's: per block its points' variables and stretching (Memory in operator.cpp), the step.
+  mutable std::vector<DeviceArray<Real>> pml_;
+  std::vector<DeviceArray<Real>> stretch_;
+  double time_step_ = 0.0;
+  void keep_pml(const PmlProfile& profile, double dt);
 };
 
 // Empty when the sem operator takes the mesh (GLL hexahedra only); else why not, naming the first

@@ -104,7 +104,8 @@ int rule_points(const fem::DeviceElementBlock& block) {
 template <class Real>
 PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements,
                        const PmlProfile& profile, std::span<const Index> nodes,
-                       std::span<const double> node_coordinates, std::span<const double> mass, double dt)
+                       std::span<const double> node_coordinates, std::span<const double> mass, double dt,
+                       bool deterministic)
     : exec_(exec), elements_(std::move(elements)), profile_(profile), dt_(dt), dim_(profile.dim) {
   TREMOR_CHECK(elements_ && elements_->n_colours > 0, "the PML's elements need a colouring");
   TREMOR_CHECK(mass.size() == nodes.size() && node_coordinates.size() == nodes.size() * static_cast<std::size_t>(dim_),
@@ -130,9 +131,9 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
   const bool gll = std::all_of(els.blocks.begin(), els.blocks.end(), [](const fem::DeviceElementBlock& block) {
     return (block.type == ElementType::HexGLL || block.type == ElementType::QuadGLL) && block.order >= 2;
   });
-  if (gll) {  // the sem operator's kernel, colour by colour
-    sem_ = std::make_unique<sem::SemOperator<Real>>(elements_, true, sem::Geometry::Auto, sem::Kernel::Points, dt,
-                                                    &profile_);
+  if (gll) {  // the sem operator's kernel
+    sem_ = std::make_unique<sem::SemOperator<Real>>(elements_, deterministic, sem::Geometry::Auto,
+                                                    sem::Kernel::Points, dt, &profile_);
     start_from_rest();
     return;
   }

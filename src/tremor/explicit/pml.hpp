@@ -39,10 +39,12 @@ class PmlTerm final : public StepTerm<Real> {
  public:
   // On `elements` (the layer's elements on the subdomain's nodes, coloured, their factor 1) and
   // the layer's `nodes` (local numbers) with their lumped mass `mass` (this subdomain's share,
-  // per node), for steps of dt.
+  // per node), for steps of dt. deterministic: the elements' forces added colour by colour (the
+  // same bits every run), else with atomics where the sem kernel takes them (one launch on a GPU
+  // rather than one per colour).
   PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements, const PmlProfile& profile,
           std::span<const Index> nodes, std::span<const double> node_coordinates, std::span<const double> mass,
-          double dt);
+          double dt, bool deterministic = true);
 
   std::string_view name() const override { return "PML"; }
   void add_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;

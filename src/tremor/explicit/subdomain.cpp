@@ -259,7 +259,8 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
   }
   if (d.pml_elements) {
     d.terms.push_back(std::make_unique<PmlTerm<Real>>(exec, std::move(d.pml_elements), preflight.pml, d.pml_nodes,
-                                                      d.pml_coordinates, d.pml_mass, preflight.dt));
+                                                      d.pml_coordinates, d.pml_mass, preflight.dt,
+                                                      preflight.assembly == sparse::RaceStrategy::Colouring));
     d.pml_coordinates = {};
     d.pml_mass = {};
     clock.lap("PML");

@@ -1,11 +1,11 @@
 #pragma once
 // The convolutional PML's pointwise parts (model/pml.hpp for the stretching s_k = 1 + d_k /
 // (alpha_k + i w)). Multiplying the elastic wave equation in stretched coordinates by S = prod s_k
-// (Komatitsch and Martin 2007, section "C-PML"; Xie et al. 2014, GJI 198, eqs. 5-9 for the second
-// order form in finite elements) gives, as s_k depends on x_k alone,
+// (Komatitsch and Martin 2007; Xie et al. 2014, GJI 198, for the second-order form in finite
+// elements) gives, as s_k depends on x_k alone,
 //
-//   rho w^2 ... :  -w^2 rho S u_i = d_j F_ij,   F_ij = (S / s_j) sigma~_ij,   sigma~ = C : sym(eps~),
-//                  eps~_kl = (1 / s_l) d_l u_k
+//   -w^2 rho S u_i = d_j F_ij,   F_ij = (S / s_j) sigma~_ij,   sigma~ = C : sym(eps~),
+//   eps~_kl = (1 / s_l) d_l u_k
 //
 // Each factor is a chain of single-pole filters, each a convolution with exp(-beta t) kept as one
 // memory variable psi, psi' = x - beta psi, and no partial fractions (which fail where two
@@ -33,6 +33,7 @@
 // its inner edge (d = 0) every filter passes its input: F = sigma, R = 0.
 #include "tremor/core/config.hpp"
 #include "tremor/fem/laws.hpp"
+#include "tremor/fem/linear_evaluation.hpp"
 
 namespace tremor::fem {
 
@@ -71,33 +72,10 @@ TREMOR_HOST_DEVICE inline void pml_flux(const A (&grad)[Dim][Dim], const A* d, c
   for (int k = 0; k < Dim; ++k)
     for (int l = 0; l < Dim; ++l)
       stretched[k][l] = grad[k][l] - d[l] * pml_filter(state[k * Dim + l], grad[k][l], alpha[l] + d[l], dt);
-  A strain[nv], sigma[nv];
-  if constexpr (Dim == 2) {
-    strain[0] = stretched[0][0];
-    strain[1] = stretched[1][1];
-    strain[2] = stretched[0][1] + stretched[1][0];
-  } else {
-    strain[0] = stretched[0][0];
-    strain[1] = stretched[1][1];
-    strain[2] = stretched[2][2];
-    strain[3] = stretched[1][2] + stretched[2][1];
-    strain[4] = stretched[0][2] + stretched[2][0];
-    strain[5] = stretched[0][1] + stretched[1][0];
-  }
+  A strain[nv], sigma[nv], stress[Dim][Dim];
+  voigt_strain<Dim>(stretched, strain);  // sym(eps~)
   law.stress(strain, sigma);
-  A stress[Dim][Dim];
-  if constexpr (Dim == 2) {
-    stress[0][0] = sigma[0];
-    stress[1][1] = sigma[1];
-    stress[0][1] = stress[1][0] = sigma[2];
-  } else {
-    stress[0][0] = sigma[0];
-    stress[1][1] = sigma[1];
-    stress[2][2] = sigma[2];
-    stress[1][2] = stress[2][1] = sigma[3];
-    stress[0][2] = stress[2][0] = sigma[4];
-    stress[0][1] = stress[1][0] = sigma[5];
-  }
+  stress_tensor<Dim>(sigma, stress);
   // Column j's stages after the stretched gradient: stage t's row i at Dim^2 + (j (Dim - 1) + t) Dim + i.
   for (int j = 0; j < Dim; ++j)
     for (int i = 0; i < Dim; ++i) {

@@ -4,7 +4,7 @@
 //
 //   s_k(w) = 1 + d_k / (alpha_k + i w)
 //
-// (kappa = 1; Komatitsch and Martin 2007, Geophysics 72, SM155, eq. 3 and section "C-PML"), so
+// (kappa = 1; Komatitsch and Martin 2007, Geophysics 72, SM155), so
 // that a wave entering the layer decays as exp(-int d_k dx_k / c) without reflecting at any angle
 // in the continuum; alpha_k > 0 keeps grazing and low-frequency waves from growing inside it. On
 // faces of the mesh's bounding box of thickness L, at depth X = (distance into the layer) / L:
@@ -12,8 +12,8 @@
 //   d_k = d0 X^N,  d0 = (N + 1) c ln(1 / R) / (2 L),   alpha_k = alpha_max (1 - X),  alpha_max = pi f0
 //
 // with c the fastest P wave of the model, R the reflection designed for (normal incidence, the
-// continuum's) and f0 the design frequency (Komatitsch and Martin 2007, eqs. 15-17), unless the
-// layer gives alpha_max. Where two
+// continuum's) and f0 the design frequency (the profiles of Komatitsch and Martin 2007), unless
+// the layer gives alpha_max. Where two
 // faces' layers meet (edges, corners) each axis keeps its own profile, and the stretchings
 // multiply. The multi-axial variant (Meza-Fajardo and Papageorgiou 2008) adds p d_j to the other
 // axes' d in a layer normal to axis j, which keeps waves in anisotropic media whose group and

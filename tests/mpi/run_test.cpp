@@ -107,6 +107,11 @@ TEST(OverProcesses, StopAndResumeFromACheckpoint) {
 // touching shared nodes and the rest) gathered by the model's elements and sent back.
 TEST(OverProcesses, StopAndResumeAnAttenuatingRun) { expect_stop_and_resume_exact(test::attenuating_bar()); }
 
+// A PML's variables at its elements' points and its nodes (a node several processes hold, once).
+TEST(OverProcesses, StopAndResumeARunWithAPml) {
+  expect_stop_and_resume_exact(test::pml_bar(ElementType::HexGLL, 3, 2));
+}
+
 // A resumed run's checkpoint, read by the first process alone, reaches every process whole.
 TEST(OverProcesses, TheFirstProcessSendsTheCheckpoint) {
   const Communicator& world = Communicator::world();
@@ -121,6 +126,8 @@ TEST(OverProcesses, TheFirstProcessSendsTheCheckpoint) {
     state.snapshot = {true, 40, {9.0}, {10.0}};
     state.memory_offsets = {0, 2, 3};
     state.memory = {0.5, -1e-300, 2.0 / 3.0};
+    state.pml_nodes = {4, 9};
+    state.pml_node_values = {1.0, 2.0, 3.0, 4.0};
     every = 7;
   }
   explicit_fe::broadcast_state(world, state, every);
@@ -138,6 +145,8 @@ TEST(OverProcesses, TheFirstProcessSendsTheCheckpoint) {
   EXPECT_EQ(state.snapshot.at, (std::vector<double>{10.0}));
   EXPECT_EQ(state.memory_offsets, (std::vector<Size>{0, 2, 3}));
   EXPECT_EQ(state.memory, (std::vector<double>{0.5, -1e-300, 2.0 / 3.0}));
+  EXPECT_EQ(state.pml_nodes, (std::vector<Index>{4, 9}));
+  EXPECT_EQ(state.pml_node_values, (std::vector<double>{1.0, 2.0, 3.0, 4.0}));
 }
 
 // A run that blows up stops on every process at the same step, naming the node (the worst over

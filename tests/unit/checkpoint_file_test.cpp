@@ -91,10 +91,14 @@ TEST(CheckpointFile, MemoryVariablesRoundTrip) {
   io::Checkpoint written = sample_checkpoint();
   written.memory_offsets = {0, 3, 3, 5};  // three elements, the second without
   written.memory = {1.0 / 3.0, -2e-310, 7.0, static_cast<double>(0.1f), 1e300};
+  written.pml_nodes = {2, 5};
+  written.pml_node_values = {1.5, -2.5, 1e-30, 4.0};
   io::write_checkpoint(path, written);
   const io::Checkpoint read = io::read_checkpoint(path);
   EXPECT_EQ(read.memory_offsets, written.memory_offsets);
   EXPECT_EQ(read.memory, written.memory);
+  EXPECT_EQ(read.pml_nodes, written.pml_nodes);
+  EXPECT_EQ(read.pml_node_values, written.pml_node_values);
 
   written.memory_offsets = {0, 3, 2, 5};
   io::write_checkpoint(path, written);

@@ -238,6 +238,22 @@ TEST(ExplicitCheckpoint, AttenuatingResumedRunEqualsUninterrupted) {
   expect_resume_is_exact(with_snapshots(test::attenuating_bar()), "openmp", 2);
 }
 
+// A PML's variables, at its elements' points and at its nodes, are in the checkpoint too: the
+// sem kernel's (GLL, with the attenuating bar's memory variables beside them) and the general
+// kernel's (hex8), in one domain and in two.
+TEST(ExplicitCheckpoint, PmlResumedRunEqualsUninterrupted) {
+  for (const char* precision : {"double", "float"}) {
+    SCOPED_TRACE(precision);
+    Model model = with_snapshots(test::pml_bar(ElementType::HexGLL, 3, 2));
+    model.explicit_settings->precision = precision;
+    expect_resume_is_exact(model, "serial");
+  }
+  Model attenuating = test::pml_bar(ElementType::HexGLL, 3, 2);
+  attenuating.materials[0].attenuation = test::attenuating_bar().materials[0].attenuation;
+  expect_resume_is_exact(with_snapshots(attenuating), "openmp", 2);
+  expect_resume_is_exact(with_snapshots(test::pml_bar(ElementType::Hex8, 1, 4)), "openmp", 2, "matrix_free");
+}
+
 // The memory variables of the model's elements, whatever the subdomains that held them: a
 // checkpoint of two subdomains holds those of one (to rounding: the shared nodes' forces are summed
 // in another order), and a state without them is refused by the run that keeps them.

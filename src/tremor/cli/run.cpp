@@ -299,6 +299,8 @@ ex::SolverState solver_state(io::Checkpoint checkpoint) {
                                      std::move(checkpoint.snapshot.before), std::move(checkpoint.snapshot.at)};
   state.memory_offsets = std::move(checkpoint.memory_offsets);
   state.memory = std::move(checkpoint.memory);
+  state.pml_nodes.assign(checkpoint.pml_nodes.begin(), checkpoint.pml_nodes.end());
+  state.pml_node_values = std::move(checkpoint.pml_node_values);
   return state;
 }
 

@@ -123,6 +123,7 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
     }
   }
   nodes_ = DeviceArray<Index>(exec_, nodes);
+  node_list_.assign(nodes.begin(), nodes.end());
   node_d_ = DeviceArray<double>(exec_, std::span<const double>(d));
   node_alpha_ = DeviceArray<double>(exec_, std::span<const double>(alpha));
   node_mass_ = DeviceArray<double>(exec_, mass);
@@ -198,6 +199,76 @@ void PmlTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Real>
                                        nullptr, 0, u, f);
       });
     }
+}
+
+// The generic kernel's state per element: its points' variables (Real), then its points' solids
+// (double), each element's together in both arrays.
+template <class Real>
+std::vector<Size> PmlTerm<Real>::state_offsets() const {
+  if (sem_) return sem_->state_offsets();
+  std::vector<Size> offsets{0};
+  for (std::size_t b = 0; b < elements_->blocks.size(); ++b) {
+    const Index n = elements_->blocks[b].n_elements;
+    const Size per = n > 0 ? (point_state_[b].size() + (solids_ > 0 ? solid_state_[b].size() : 0)) / n : 0;
+    for (Index e = 0; e < n; ++e) offsets.push_back(offsets.back() + per);
+  }
+  return offsets;
+}
+
+template <class Real>
+std::vector<double> PmlTerm<Real>::get_state() const {
+  if (sem_) return sem_->get_state();
+  std::vector<double> values;
+  for (std::size_t b = 0; b < elements_->blocks.size(); ++b) {
+    const auto n = static_cast<std::size_t>(elements_->blocks[b].n_elements);
+    const std::vector<Real> points = point_state_[b].to_host();
+    const std::vector<double> solids = solids_ > 0 ? solid_state_[b].to_host() : std::vector<double>();
+    const std::size_t m = n > 0 ? points.size() / n : 0, q = n > 0 ? solids.size() / n : 0;
+    for (std::size_t e = 0; e < n; ++e) {
+      values.insert(values.end(), points.begin() + static_cast<std::ptrdiff_t>(e * m),
+                    points.begin() + static_cast<std::ptrdiff_t>((e + 1) * m));
+      values.insert(values.end(), solids.begin() + static_cast<std::ptrdiff_t>(e * q),
+                    solids.begin() + static_cast<std::ptrdiff_t>((e + 1) * q));
+    }
+  }
+  return values;
+}
+
+template <class Real>
+void PmlTerm<Real>::set_state(std::span<const double> values) {
+  const std::vector<Size> offsets = state_offsets();
+  TREMOR_CHECK(values.size() == static_cast<std::size_t>(offsets.back()), "PML: a state of ", values.size(),
+               " values given, it keeps ", offsets.back());
+  if (sem_) {
+    sem_->set_state(values);
+    return;
+  }
+  for (std::size_t b = 0; b < elements_->blocks.size(); ++b) {
+    const auto n = static_cast<std::size_t>(elements_->blocks[b].n_elements);
+    std::vector<Real> points(static_cast<std::size_t>(point_state_[b].size()));
+    std::vector<double> solids(solids_ > 0 ? static_cast<std::size_t>(solid_state_[b].size()) : 0);
+    const std::size_t m = n > 0 ? points.size() / n : 0, q = n > 0 ? solids.size() / n : 0;
+    for (std::size_t e = 0; e < n; ++e) {
+      for (std::size_t k = 0; k < m; ++k) points[e * m + k] = static_cast<Real>(values[k]);
+      for (std::size_t k = 0; k < q; ++k) solids[e * q + k] = values[m + k];
+      values = values.subspan(m + q);
+    }
+    point_state_[b].copy_from_host(points);
+    if (solids_ > 0) solid_state_[b].copy_from_host(solids);
+  }
+}
+
+template <class Real>
+std::vector<double> PmlTerm<Real>::get_node_state() const {
+  const std::vector<Real> held = node_state_.to_host();
+  return {held.begin(), held.end()};
+}
+
+template <class Real>
+void PmlTerm<Real>::set_node_state(std::span<const double> values) {
+  TREMOR_CHECK(values.size() == static_cast<std::size_t>(node_state_.size()), "PML: ", values.size(),
+               " node values given, it keeps ", node_state_.size());
+  node_state_.copy_from_host(std::vector<Real>(values.begin(), values.end()));
 }
 
 template <class Real>

@@ -54,6 +54,16 @@ class PmlTerm final : public StepTerm<Real> {
   Index n_elements() const;
   Index n_nodes() const { return static_cast<Index>(nodes_.size()); }
 
+  // Its state for a checkpoint, in double (a float state widened exactly): per element of its
+  // elements (in their order) as op::Operator's state_offsets / get_state / set_state; and per
+  // node of its nodes (node_list(), local numbers), fem::pml_node_values each.
+  std::vector<Size> state_offsets() const;
+  std::vector<double> get_state() const;
+  void set_state(std::span<const double> values);
+  const std::vector<Index>& node_list() const { return node_list_; }
+  std::vector<double> get_node_state() const;
+  void set_node_state(std::span<const double> values);
+
  private:
   Exec exec_;
   std::shared_ptr<const fem::DeviceElements> elements_;
@@ -61,6 +71,7 @@ class PmlTerm final : public StepTerm<Real> {
   double dt_ = 0.0;
   int dim_ = 3;
   DeviceArray<Index> nodes_;
+  std::vector<Index> node_list_;                         // nodes_ on the host
   DeviceArray<double> node_d_, node_alpha_, node_mass_;  // dim, dim, 1 per node
   DeviceArray<Real> node_state_;                         // fem::pml_node_values per node
   std::vector<DeviceArray<Real>> point_state_;           // per block: fem::pml_point_values per point

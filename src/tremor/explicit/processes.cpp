@@ -191,6 +191,8 @@ void broadcast_state(const parallel::Communicator& communicator, SolverState& st
     out.put(state.snapshot);
     out.put_all(state.memory_offsets);
     out.put_all(state.memory);
+    out.put_all(state.pml_nodes);
+    out.put_all(state.pml_node_values);
   }
   communicator.broadcast(message);
   if (communicator.root()) return;
@@ -205,6 +207,8 @@ void broadcast_state(const parallel::Communicator& communicator, SolverState& st
   state.snapshot = in.pending();
   state.memory_offsets = in.values<Size>();
   state.memory = in.values();
+  state.pml_nodes = in.values<Index>();
+  state.pml_node_values = in.values();
   TREMOR_CHECK(in.done(), "a checkpoint from the first process was ", message.size(), " bytes with more at its end");
 }
 
@@ -237,7 +241,8 @@ DofReport ProcessGroup::worst(const DofReport& mine) const {
 
 void ProcessGroup::gather_state(long long step, std::span<const double> previous, std::span<const double> current,
                                 const std::vector<PendingSample>& receivers, const PendingSample& snapshot,
-                                const ElementValues& memory, Index n_elements, SolverState& state) const {
+                                const std::vector<ElementValues>& memory, const ElementValues& pml_nodes,
+                                Index n_elements, SolverState& state) const {
   std::vector<char> message;
   Writer out(message);
   out.put(previous);
@@ -245,14 +250,16 @@ void ProcessGroup::gather_state(long long step, std::span<const double> previous
   out.put(static_cast<std::uint64_t>(receivers.size()));
   for (const PendingSample& s : receivers) out.put(s);
   out.put(snapshot);
-  out.put(memory);
+  out.put(static_cast<std::uint64_t>(memory.size()));
+  for (const ElementValues& piece : memory) out.put(piece);
+  out.put(pml_nodes);
   const std::vector<std::vector<char>> all = communicator_->gather(message);
   if (!root()) return;
   state.step = step;
   const std::size_t n_model = state.previous.size();
   std::vector<std::vector<PendingSample>> pending(all.size());
   std::vector<PendingSample> snapshots;
-  std::vector<ElementValues> memories;
+  std::vector<ElementValues> memories, node_pieces;
   for (std::size_t r = 0; r < all.size(); ++r) {
     Reader in(all[r]);
     const std::vector<Index>& nodes = (*parts_)[r].nodes;
@@ -262,13 +269,16 @@ void ProcessGroup::gather_state(long long step, std::span<const double> previous
     const auto n = static_cast<std::size_t>(in.get<std::uint64_t>());
     for (std::size_t k = 0; k < n; ++k) pending[r].push_back(in.pending());
     snapshots.push_back(in.pending());
-    memories.push_back(in.element_values());
+    const auto pieces = static_cast<std::size_t>(in.get<std::uint64_t>());
+    for (std::size_t k = 0; k < pieces; ++k) memories.push_back(in.element_values());
+    node_pieces.push_back(in.element_values());
   }
   std::vector<const std::vector<PendingSample>*> pieces;
   for (const auto& p : pending) pieces.push_back(&p);
   state.receivers = histories_->merge_pending(pieces);
   state.snapshot = snapshots_->merge_pending(snapshots);
   merge_element_values(memories, n_elements, state);
+  merge_node_values(node_pieces, state);
 }
 
 namespace {

@@ -109,11 +109,12 @@ class ProcessGroup {
   // node; component; value) against the others'; the worst of all on every process.
   DofReport worst(const DofReport& mine) const;
   // Collective: this process's piece of a checkpoint (its subdomain's state in local numbers, its
-  // pending samples and its elements' state) merged into the model's, of n_elements elements, on
+  // pending samples, its elements' and PML nodes' state) merged into the model's, of n_elements elements, on
   // the first process (`state` elsewhere is left as it was).
   void gather_state(long long step, std::span<const double> previous, std::span<const double> current,
                     const std::vector<PendingSample>& receivers, const PendingSample& snapshot,
-                    const ElementValues& memory, Index n_elements, SolverState& state) const;
+                    const std::vector<ElementValues>& memory, const ElementValues& pml_nodes, Index n_elements,
+                    SolverState& state) const;
   void agree(std::exception_ptr failure) const { explicit_fe::agree(*communicator_, failure); }
 
  private:

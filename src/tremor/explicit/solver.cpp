@@ -781,9 +781,6 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   if (!p.attenuation.empty()) check_memory_variables(*p.op);
   p.pml = pml_profile(model);
   p.pml_layers = describe_pml(model);
-  TREMOR_CHECK(!p.pml.any() || (options.checkpoint_every == 0 && !options.resume),
-               "checkpoints do not hold the PML's memory variables, so a resumed run would not continue this one: "
-               "run it without checkpoints (--checkpoint-every 0) and without --resume");
   // Stiffness-proportional damping applies its K to every element before the exchange starts:
   // nothing would be left to overlap it with (stiffness_damping.hpp).
   // A PML's forces join K u's before the exchange: an operator split by rows would overwrite the

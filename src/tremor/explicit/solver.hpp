@@ -69,6 +69,10 @@ struct SolverState {
   // widened to double. Both empty for a stateless run.
   std::vector<Size> memory_offsets;
   std::vector<double> memory;
+  // A PML's nodes' state (explicit/pml.hpp): the model's nodes, fem::pml_node_values each in
+  // pml_node_values; both empty without a PML. (Its elements' follow the operator's in memory.)
+  std::vector<Index> pml_nodes;
+  std::vector<double> pml_node_values;
 };
 
 // Part of that state, some of the model's elements' (a subdomain's): `offsets` and `values` as

@@ -125,6 +125,7 @@ std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& 
     rows.element_stiffness_factor.clear();  // 1: the PML takes the element whole
     rows.element_alpha.clear();
     d->pml_elements = std::make_shared<const fem::DeviceElements>(exec, mesh, rows, fem::colour_elements(mesh));
+    d->pml_element_list = order;
     without_pml(table, in_pml);
     clock.lap(str("PML: ", in_pml.size(), " elements"));
   }
@@ -258,9 +259,11 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
     clock.lap("stiffness-proportional damping");
   }
   if (d.pml_elements) {
-    d.terms.push_back(std::make_unique<PmlTerm<Real>>(exec, std::move(d.pml_elements), preflight.pml, d.pml_nodes,
-                                                      d.pml_coordinates, d.pml_mass, preflight.dt,
-                                                      preflight.assembly == sparse::RaceStrategy::Colouring));
+    auto term = std::make_unique<PmlTerm<Real>>(exec, std::move(d.pml_elements), preflight.pml, d.pml_nodes,
+                                                d.pml_coordinates, d.pml_mass, preflight.dt,
+                                                preflight.assembly == sparse::RaceStrategy::Colouring);
+    d.pml = term.get();
+    d.terms.push_back(std::move(term));
     d.pml_coordinates = {};
     d.pml_mass = {};
     clock.lap("PML");
@@ -334,31 +337,57 @@ std::unique_ptr<Subdomain<Real>> set_up_subdomain(const Exec& exec, const Model&
 
 namespace {
 
-// The model's element of each of d's stiffness operator's elements.
+// The model's element of each of `local` (the subdomain's elements; empty: the first n_operator).
 template <class Real>
-std::vector<Index> model_elements(const Subdomain<Real>& d, std::size_t n_operator) {
-  std::vector<Index> elements = d.stiffness_elements;
+std::vector<Index> model_elements(const Subdomain<Real>& d, std::vector<Index> elements, std::size_t n_operator) {
   if (elements.empty()) {
     elements.resize(n_operator);
     std::iota(elements.begin(), elements.end(), Index(0));
   }
-  TREMOR_CHECK(elements.size() == n_operator, "the stiffness operator keeps state for ", n_operator,
-               " elements; its subdomain has ", elements.size());
+  TREMOR_CHECK(elements.size() == n_operator, "state kept for ", n_operator, " elements; the subdomain lists ",
+               elements.size());
   if (d.part)
     for (Index& e : elements) e = d.part->elements[static_cast<std::size_t>(e)];
   return elements;
 }
 
+// The model's node of each local node listed.
+template <class Real>
+std::vector<Index> model_nodes(const Subdomain<Real>& d, std::vector<Index> nodes) {
+  if (!d.numbering.identity())
+    for (Index& n : nodes) n = d.numbering.local_to_global()[static_cast<std::size_t>(n)];
+  return nodes;
+}
+
 }  // namespace
 
 template <class Real>
-ElementValues element_values(const Subdomain<Real>& d) {
+std::vector<ElementValues> element_values(const Subdomain<Real>& d) {
+  std::vector<ElementValues> pieces;
   ElementValues piece;
   piece.offsets = d.stiffness->state_offsets();
-  if (piece.offsets.empty()) return piece;
-  piece.values = d.stiffness->get_state();
-  piece.elements = model_elements(d, piece.offsets.size() - 1);
-  return piece;
+  if (!piece.offsets.empty()) {
+    piece.values = d.stiffness->get_state();
+    piece.elements = model_elements(d, d.stiffness_elements, piece.offsets.size() - 1);
+    pieces.push_back(std::move(piece));
+  }
+  if (d.pml) {
+    ElementValues pml;
+    pml.offsets = d.pml->state_offsets();
+    pml.values = d.pml->get_state();
+    pml.elements = model_elements(d, d.pml_element_list, pml.offsets.size() - 1);
+    pieces.push_back(std::move(pml));
+  }
+  return pieces;
+}
+
+template <class Real>
+ElementValues pml_node_values(const Subdomain<Real>& d) {
+  ElementValues nodes;
+  if (!d.pml) return nodes;
+  nodes.elements = model_nodes(d, d.pml->node_list());
+  nodes.values = d.pml->get_node_state();
+  return nodes;
 }
 
 void merge_element_values(std::span<const ElementValues> pieces, Index n_elements, SolverState& state) {
@@ -369,45 +398,90 @@ void merge_element_values(std::span<const ElementValues> pieces, Index n_element
   bool any = false;
   for (const ElementValues& piece : pieces)
     for (std::size_t k = 0; k < piece.elements.size(); ++k) {
-      counts[static_cast<std::size_t>(piece.elements[k])] = piece.offsets[k + 1] - piece.offsets[k];
+      counts[static_cast<std::size_t>(piece.elements[k])] += piece.offsets[k + 1] - piece.offsets[k];
       any = true;
     }
   if (!any) return;
   state.memory_offsets.assign(n + 1, 0);
   for (std::size_t e = 0; e < n; ++e) state.memory_offsets[e + 1] = state.memory_offsets[e] + counts[e];
   state.memory.resize(static_cast<std::size_t>(state.memory_offsets.back()));
+  std::vector<Size> filled(n, 0);  // what each element has of its values so far
   for (const ElementValues& piece : pieces)
-    for (std::size_t k = 0; k < piece.elements.size(); ++k)
+    for (std::size_t k = 0; k < piece.elements.size(); ++k) {
+      const auto e = static_cast<std::size_t>(piece.elements[k]);
       std::copy(piece.values.begin() + piece.offsets[k], piece.values.begin() + piece.offsets[k + 1],
-                state.memory.begin() + state.memory_offsets[static_cast<std::size_t>(piece.elements[k])]);
+                state.memory.begin() + state.memory_offsets[e] + filled[e]);
+      filled[e] += piece.offsets[k + 1] - piece.offsets[k];
+    }
+}
+
+void merge_node_values(std::span<const ElementValues> nodes, SolverState& state) {
+  state.pml_nodes.clear();
+  state.pml_node_values.clear();
+  std::map<Index, std::pair<const ElementValues*, std::size_t>> first;  // (a shared node: its copies agree)
+  for (const ElementValues& piece : nodes)
+    for (std::size_t k = 0; k < piece.elements.size(); ++k) first.emplace(piece.elements[k], std::pair{&piece, k});
+  for (const auto& [node, where] : first) {
+    const ElementValues& piece = *where.first;
+    const std::size_t per = piece.values.size() / piece.elements.size();
+    state.pml_nodes.push_back(node);
+    state.pml_node_values.insert(state.pml_node_values.end(), piece.values.begin() + where.second * per,
+                                 piece.values.begin() + (where.second + 1) * per);
+  }
 }
 
 template <class Real>
 void restore_element_values(Subdomain<Real>& d, const SolverState& state) {
   const std::vector<Size> offsets = d.stiffness->state_offsets();
-  if (offsets.empty()) return;
-  TREMOR_CHECK(!state.memory_offsets.empty(), "the checkpoint holds no memory variables, which this run's ",
-               d.stiffness->name(), " operator keeps for its attenuating elements: it was written by a run "
-               "without them, so this run would not continue it");
-  const std::vector<Index> elements = model_elements(d, offsets.size() - 1);
+  const std::vector<Size> pml = d.pml ? d.pml->state_offsets() : std::vector<Size>();
+  if (offsets.empty() && pml.empty()) return;
+  TREMOR_CHECK(!state.memory_offsets.empty(), "the checkpoint holds no memory variables, which this run keeps (",
+               offsets.empty() ? "" : "its attenuating elements'", offsets.empty() || pml.empty() ? "" : ", ",
+               pml.empty() ? "" : "its PML's",
+               "): it was written by a run without them, so this run would not continue it");
+  // Each element's values: the operator's first, then the PML's (merge_element_values' order).
+  std::vector<Size> taken(state.memory_offsets.size() - 1, 0);
+  const auto take = [&](const std::vector<Size>& mine, const std::vector<Index>& elements) {
+    std::vector<double> values;
+    values.reserve(static_cast<std::size_t>(mine.back()));
+    for (std::size_t k = 0; k < elements.size(); ++k) {
+      const auto e = static_cast<std::size_t>(elements[k]);
+      TREMOR_CHECK(e + 1 < state.memory_offsets.size(), "the checkpoint holds memory variables for ",
+                   state.memory_offsets.size() - 1, " elements; the model has more");
+      const Size from = state.memory_offsets[e] + taken[e], count = mine[k + 1] - mine[k];
+      TREMOR_CHECK(from + count <= state.memory_offsets[e + 1], "the checkpoint holds ",
+                   state.memory_offsets[e + 1] - state.memory_offsets[e], " memory variables for the model's element ",
+                   e, "; this run keeps more");
+      values.insert(values.end(), state.memory.begin() + from, state.memory.begin() + from + count);
+      taken[e] += count;
+    }
+    return values;
+  };
+  if (!offsets.empty())
+    d.stiffness->set_state(take(offsets, model_elements(d, d.stiffness_elements, offsets.size() - 1)));
+  if (!d.pml) return;
+  d.pml->set_state(take(pml, model_elements(d, d.pml_element_list, pml.size() - 1)));
+  // The nodes: each of this subdomain's from the checkpoint's list.
+  std::map<Index, std::size_t> where;
+  for (std::size_t k = 0; k < state.pml_nodes.size(); ++k) where.emplace(state.pml_nodes[k], k);
+  const std::vector<Index> nodes = model_nodes(d, d.pml->node_list());
+  const std::size_t per = nodes.empty() || state.pml_nodes.empty() ? 0 : state.pml_node_values.size() / state.pml_nodes.size();
   std::vector<double> values;
-  values.reserve(static_cast<std::size_t>(offsets.back()));
-  for (std::size_t k = 0; k < elements.size(); ++k) {
-    const auto e = static_cast<std::size_t>(elements[k]);
-    TREMOR_CHECK(e + 1 < state.memory_offsets.size(), "the checkpoint holds memory variables for ",
-                 state.memory_offsets.size() - 1, " elements; the model has more");
-    const Size from = state.memory_offsets[e], to = state.memory_offsets[e + 1];
-    TREMOR_CHECK(to - from == offsets[k + 1] - offsets[k], "the checkpoint holds ", to - from,
-                 " memory variables for the model's element ", e, "; this run keeps ", offsets[k + 1] - offsets[k]);
-    values.insert(values.end(), state.memory.begin() + from, state.memory.begin() + to);
+  for (const Index node : nodes) {
+    const auto found = where.find(node);
+    TREMOR_CHECK(found != where.end(), "the checkpoint holds no PML state for the model's node ", node);
+    values.insert(values.end(), state.pml_node_values.begin() + found->second * per,
+                  state.pml_node_values.begin() + (found->second + 1) * per);
   }
-  d.stiffness->set_state(values);
+  d.pml->set_node_state(values);
 }
 
 template struct Subdomain<float>;
 template struct Subdomain<double>;
-template ElementValues element_values(const Subdomain<float>&);
-template ElementValues element_values(const Subdomain<double>&);
+template std::vector<ElementValues> element_values(const Subdomain<float>&);
+template std::vector<ElementValues> element_values(const Subdomain<double>&);
+template ElementValues pml_node_values(const Subdomain<float>&);
+template ElementValues pml_node_values(const Subdomain<double>&);
 template void restore_element_values(Subdomain<float>&, const SolverState&);
 template void restore_element_values(Subdomain<double>&, const SolverState&);
 template std::unique_ptr<Subdomain<float>> begin_subdomain(const Exec&, const Model&, Numbering, ModelPart*,

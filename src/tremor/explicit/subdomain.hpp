@@ -22,6 +22,7 @@
 #include "tremor/explicit/central_difference.hpp"
 #include "tremor/explicit/loading.hpp"
 #include "tremor/explicit/parts.hpp"
+#include "tremor/explicit/pml.hpp"
 #include "tremor/explicit/receivers.hpp"
 #include "tremor/explicit/snapshots.hpp"
 #include "tremor/explicit/solver.hpp"
@@ -73,6 +74,9 @@ struct Subdomain {
   // Where split by elements, the subdomain's element of each of the stiffness operator's (the
   // interface's, then the interior's); empty: the subdomain's order.
   std::vector<Index> stiffness_elements;
+  // The PML's term among `terms` (null without one) and the subdomain's element of each of its elements.
+  PmlTerm<Real>* pml = nullptr;
+  std::vector<Index> pml_element_list;
   std::unique_ptr<CentralDifference<Real>> scheme;  // reads *stiffness
   // Forces beside K u, added in this order at every step before the exchange (step_term.hpp).
   std::vector<std::unique_ptr<StepTerm<Real>>> terms;
@@ -151,16 +155,23 @@ void load_shot(Subdomain<Real>& d, const Model& model, const Shot& shot, double 
 template <class Real>
 void start_from_rest(Subdomain<Real>& d, double dt);
 
-// The stiffness operator's state by the model's elements (a checkpoint's piece); empty for a
-// stateless operator.
+// The state by the model's elements (a checkpoint's pieces): the stiffness operator's, then the
+// PML's where the subdomain has one (none for a stateless operator, or without a PML).
 template <class Real>
-ElementValues element_values(const Subdomain<Real>& d);
-// The model's state from the pieces (each element in one of them) into state.memory_offsets and
-// state.memory, for a model of n_elements elements; nothing where no piece holds values.
+std::vector<ElementValues> element_values(const Subdomain<Real>& d);
+// The PML's nodes' state by the model's nodes (ElementValues of nodes: `elements` the model's
+// nodes, fem::pml_node_values each); empty without a PML.
+template <class Real>
+ElementValues pml_node_values(const Subdomain<Real>& d);
+// The model's state from the pieces into state.memory_offsets and state.memory, for a model of
+// n_elements elements: an element's values those of every piece that holds it, in the pieces'
+// order; nothing where no piece holds values. `nodes`: the PML's nodes' pieces into
+// state.pml_nodes and state.pml_node_values (a node several subdomains hold, once).
 void merge_element_values(std::span<const ElementValues> pieces, Index n_elements, SolverState& state);
-// Subdomain d's stiffness operator takes its elements' state from `state` (resume_from). Throws
-// tremor::Error where the state does not fit the operator: a stateless checkpoint for an operator
-// with state, or another count of values for an element.
+void merge_node_values(std::span<const ElementValues> nodes, SolverState& state);
+// Subdomain d's stiffness operator, and its PML, take their elements' and nodes' state from
+// `state` (resume_from). Throws tremor::Error where the state does not fit: a stateless
+// checkpoint for a run with state, or another count of values for an element.
 template <class Real>
 void restore_element_values(Subdomain<Real>& d, const SolverState& state);
 

@@ -104,9 +104,10 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
       // (A node several subdomains hold has the same bits in each.)
       std::vector<const std::vector<PendingSample>*> receivers;
       std::vector<PendingSample> snapshots;
-      std::vector<ElementValues> memory;
+      std::vector<ElementValues> memory, pml_nodes;
       for (Subdomain<Real>* d : subdomains) {
-        memory.push_back(element_values(*d));
+        for (ElementValues& piece : element_values(*d)) memory.push_back(std::move(piece));
+        pml_nodes.push_back(pml_node_values(*d));
         std::vector<Real> previous, current;
         d->scheme->get_state(previous, current);
         d->numbering.to_global(std::vector<double>(previous.begin(), previous.end()), state.previous);
@@ -121,7 +122,7 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
         d.scheme->get_state(previous, current);
         processes->gather_state(step, std::vector<double>(previous.begin(), previous.end()),
                                 std::vector<double>(current.begin(), current.end()), d.recorder->pending(),
-                                snapshots.front(), memory.front(), model.mesh.n_elements(), state);
+                                snapshots.front(), memory, pml_nodes.front(), model.mesh.n_elements(), state);
       } else {
         if (settings.history_merge) {
           state.receivers = settings.history_merge->merge_pending(receivers);
@@ -131,6 +132,7 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
           state.snapshot = snapshots.front();
         }
         merge_element_values(memory, model.mesh.n_elements(), state);
+        merge_node_values(pml_nodes, state);
       }
       state.shot = settings.shot;
       run_agreed(communicator, [&] {

@@ -96,6 +96,11 @@ void write_contents(const std::string& file, const Checkpoint& checkpoint) {
     const std::array<hsize_t, 1> n_offsets{checkpoint.memory_offsets.size()};
     h5::write_int64(memory.get(), "offsets", checkpoint.memory_offsets, n_offsets, file);
     write_vector(memory.get(), "values", checkpoint.memory, file);
+    if (!checkpoint.pml_nodes.empty()) {
+      const std::array<hsize_t, 1> n_nodes{checkpoint.pml_nodes.size()};
+      h5::write_int64(memory.get(), "pml_nodes", checkpoint.pml_nodes, n_nodes, file);
+      write_vector(memory.get(), "pml_node_values", checkpoint.pml_node_values, file);
+    }
   }
   std::vector<std::string> names;
   std::vector<std::int64_t> counts;
@@ -167,6 +172,14 @@ Checkpoint read_checkpoint(const fs::path& path) {
     if (!ordered)
       throw Error(str(file, ": memory_variables: offsets that do not partition its ", checkpoint.memory.size(),
                       " values; a torn or altered checkpoint"));
+    if (H5Lexists(memory.get(), "pml_nodes", H5P_DEFAULT) > 0) {
+      checkpoint.pml_nodes = h5::read_int64(memory.get(), "pml_nodes", file, "memory_variables/pml_nodes");
+      checkpoint.pml_node_values = read_vector(memory.get(), "pml_node_values", file);
+      const std::size_t n = checkpoint.pml_nodes.size();
+      if (n == 0 || checkpoint.pml_node_values.size() % n != 0)
+        throw Error(str(file, ": memory_variables: ", checkpoint.pml_node_values.size(), " PML node values for ", n,
+                        " nodes; a torn or altered checkpoint"));
+    }
   }
   Handle samples = h5::open_group(root, "history_samples", file);
   const auto names = h5::read_strings_attribute(samples.get(), "names", file);

@@ -44,6 +44,9 @@ struct Checkpoint {
   // for a run without them.
   std::vector<std::int64_t> memory_offsets;
   std::vector<double> memory;
+  // A PML's nodes (the model's) and their variables, the same count each; empty without a PML.
+  std::vector<std::int64_t> pml_nodes;
+  std::vector<double> pml_node_values;
 
   // What the result file held at `step`.
   // per history name (a shot's: "<shot>/<name>", ResultFile::sample_counts)

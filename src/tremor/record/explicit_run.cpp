@@ -299,6 +299,8 @@ class ResultWriter final : public ex::Observer {
         io::CheckpointPending{state.snapshot.active, state.snapshot.step, state.snapshot.before, state.snapshot.at};
     checkpoint.memory_offsets = state.memory_offsets;
     checkpoint.memory = state.memory;
+    checkpoint.pml_nodes.assign(state.pml_nodes.begin(), state.pml_nodes.end());
+    checkpoint.pml_node_values = state.pml_node_values;
     checkpoint.history_samples = file_.sample_counts();
     checkpoint.n_snapshots = file_.n_snapshots();
     io::write_checkpoint(checkpoints_.path, checkpoint);

@@ -812,6 +812,7 @@ template <class Real>
 Size SemOperator<Real>::state_size() const {
   Size total = 0;
   for (const DeviceArray<Real>& values : memory_) total += values.size();
+  for (const DeviceArray<Real>& values : pml_) total += values.size();
   return total;
 }
 
@@ -852,13 +853,16 @@ void SemOperator<Real>::keep_pml(const PmlProfile& profile, double dt) {
   reset_state();
 }
 
+// An element's state: its memory variables (memory_), then its PML's (pml_), each block's arrays
+// element by element.
 template <class Real>
 std::vector<Size> SemOperator<Real>::state_offsets() const {
-  if (memory_.empty()) return {};
+  if (memory_.empty() && pml_.empty()) return {};
   std::vector<Size> offsets{0};
-  for (std::size_t b = 0; b < memory_.size(); ++b) {
+  for (std::size_t b = 0; b < elements_->blocks.size(); ++b) {
     const Index n = elements_->blocks[b].n_elements;
-    const Size per_element = n > 0 ? memory_[b].size() / n : 0;
+    const Size per_element = n > 0 ? ((memory_.empty() ? 0 : memory_[b].size()) + (pml_.empty() ? 0 : pml_[b].size())) / n
+                                   : 0;
     for (Index e = 0; e < n; ++e) offsets.push_back(offsets.back() + per_element);
   }
   return offsets;
@@ -868,9 +872,17 @@ template <class Real>
 std::vector<double> SemOperator<Real>::get_state() const {
   std::vector<double> values;
   values.reserve(static_cast<std::size_t>(state_size()));
-  for (const DeviceArray<Real>& block : memory_) {
-    const std::vector<Real> held = block.to_host();
-    values.insert(values.end(), held.begin(), held.end());
+  for (std::size_t b = 0; b < elements_->blocks.size(); ++b) {
+    const auto n = static_cast<std::size_t>(elements_->blocks[b].n_elements);
+    const std::vector<Real> memory = memory_.empty() ? std::vector<Real>() : memory_[b].to_host();
+    const std::vector<Real> pml = pml_.empty() ? std::vector<Real>() : pml_[b].to_host();
+    const std::size_t m = n > 0 ? memory.size() / n : 0, q = n > 0 ? pml.size() / n : 0;
+    for (std::size_t e = 0; e < n; ++e) {
+      values.insert(values.end(), memory.begin() + static_cast<std::ptrdiff_t>(e * m),
+                    memory.begin() + static_cast<std::ptrdiff_t>((e + 1) * m));
+      values.insert(values.end(), pml.begin() + static_cast<std::ptrdiff_t>(e * q),
+                    pml.begin() + static_cast<std::ptrdiff_t>((e + 1) * q));
+    }
   }
   return values;
 }
@@ -878,10 +890,18 @@ std::vector<double> SemOperator<Real>::get_state() const {
 template <class Real>
 void SemOperator<Real>::set_state(std::span<const double> values) {
   op::Operator<Real>::set_state(values);  // the count
-  for (DeviceArray<Real>& block : memory_) {
-    const std::span<const double> part = values.first(static_cast<std::size_t>(block.size()));
-    block.copy_from_host(std::span<const Real>(std::vector<Real>(part.begin(), part.end())));
-    values = values.subspan(part.size());
+  for (std::size_t b = 0; b < elements_->blocks.size(); ++b) {
+    const auto n = static_cast<std::size_t>(elements_->blocks[b].n_elements);
+    std::vector<Real> memory(memory_.empty() ? 0 : static_cast<std::size_t>(memory_[b].size()));
+    std::vector<Real> pml(pml_.empty() ? 0 : static_cast<std::size_t>(pml_[b].size()));
+    const std::size_t m = n > 0 ? memory.size() / n : 0, q = n > 0 ? pml.size() / n : 0;
+    for (std::size_t e = 0; e < n; ++e) {
+      for (std::size_t k = 0; k < m; ++k) memory[e * m + k] = static_cast<Real>(values[k]);
+      for (std::size_t k = 0; k < q; ++k) pml[e * q + k] = static_cast<Real>(values[m + k]);
+      values = values.subspan(m + q);
+    }
+    if (!memory_.empty()) memory_[b].copy_from_host(memory);
+    if (!pml_.empty()) pml_[b].copy_from_host(pml);
   }
 }
 
@@ -947,8 +967,8 @@ std::size_t SemOperator<Real>::bytes() const {
     total += static_cast<std::size_t>(geometry_[b].size() + basis_[b].size()) * sizeof(Real) +
              static_cast<std::size_t>(block.connectivity.size()) * sizeof(Index) +
              static_cast<std::size_t>(block.section.size()) * (sizeof(int) + (coloured_ ? sizeof(Index) : 0));
-    // A PML's variables, read and written; its stretching, read.
-    if (!pml_.empty()) total += static_cast<std::size_t>(2 * pml_[b].size() + stretch_[b].size()) * sizeof(Real);
+    // A PML's stretching, read (its variables, read and written, are in state_size()).
+    if (!pml_.empty()) total += static_cast<std::size_t>(stretch_[b].size()) * sizeof(Real);
   }
   return total;
 }

@@ -85,7 +85,7 @@ class SemOperator final : public op::Operator<Real> {
   bool deterministic() const { return coloured_; }
   Size state_size() const override;
   void reset_state() override;
-  // Each element's memory variables, its block's count per element.
+  // Each element's memory variables, then its PML's, its block's count per element.
   std::vector<Size> state_offsets() const override;
   std::vector<double> get_state() const override;
   void set_state(std::span<const double> values) override;

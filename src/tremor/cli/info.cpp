@@ -210,7 +210,7 @@ void print_excitation(const Model& model) {
                 r.acceleration ? " a" : "", r.every_n_steps, r.every_n_steps == 1 ? "" : "s");
   }
   if (!model.absorbing.empty()) std::printf("%-18s%zu\n", "absorbing layers", model.absorbing.size());
-  for (const std::string& line : describe_pml(model)) std::printf("  %s\n", line.c_str());
+  for (const std::string& line : describe_pml(model, pml_profile(model))) std::printf("  %s\n", line.c_str());
   for (const AbsorbingLayer& layer : model.absorbing) {
     if (layer.kind == AbsorbingKind::Pml) continue;  // above
     std::string where = layer.element_set.empty() ? std::string() : str("set ", layer.element_set);

@@ -93,10 +93,9 @@ void add_nodes(const Exec& exec, Index n, const Index* nodes, const double* d, c
   });
 }
 
-// The number of points of the stiffness rule of a block's element type.
-int rule_points(const fem::DeviceElementBlock& block) {
-  return fem::with_element(block.type, block.order,
-                           [](auto element) { return fem::stiffness_rule<decltype(element)>().n_points; });
+// The number of points of the stiffness rule of an element type.
+int rule_points(ElementType type, int order) {
+  return fem::with_element(type, order, [](auto element) { return fem::stiffness_rule<decltype(element)>().n_points; });
 }
 
 }  // namespace
@@ -149,7 +148,7 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
     records_ = DeviceArray<double>(exec_, std::span<const double>(records));
   }
   for (const fem::DeviceElementBlock& block : els.blocks) {
-    const Size points = static_cast<Size>(block.n_elements) * rule_points(block);
+    const Size points = static_cast<Size>(block.n_elements) * rule_points(block.type, block.order);
     point_state_.emplace_back(exec_, static_cast<Index>(points * (dim_ == 3 ? fem::pml_point_values<3>
                                                                            : fem::pml_point_values<2>)));
     if (solids_ > 0) solid_state_.emplace_back(exec_, static_cast<Index>(points * solids_ * els.n_voigt));
@@ -271,26 +270,6 @@ void PmlTerm<Real>::set_node_state(std::span<const double> values) {
   node_state_.copy_from_host(std::vector<Real>(values.begin(), values.end()));
 }
 
-template <class Real>
-Index PmlTerm<Real>::n_elements() const {
-  Index n = 0;
-  for (const fem::DeviceElementBlock& block : elements_->blocks) n += block.n_elements;
-  return n;
-}
-
-template <class Real>
-std::size_t PmlTerm<Real>::bytes() const {
-  std::size_t total = static_cast<std::size_t>(node_state_.size()) * sizeof(Real) +
-                      static_cast<std::size_t>(node_d_.size() + node_alpha_.size() + node_mass_.size() +
-                                               records_.size()) *
-                          sizeof(double) +
-                      static_cast<std::size_t>(nodes_.size()) * sizeof(Index);
-  for (const DeviceArray<Real>& state : point_state_) total += static_cast<std::size_t>(state.size()) * sizeof(Real);
-  for (const DeviceArray<double>& state : solid_state_)
-    total += static_cast<std::size_t>(state.size()) * sizeof(double);
-  return total + (sem_ ? sem_->bytes() : 0);
-}
-
 void add_pml_damping(const PmlProfile& profile, int dim, double dt, std::span<const double> coordinates,
                      std::span<const double> mass, std::span<double> damping) {
   const std::size_t n = coordinates.size() / static_cast<std::size_t>(dim);
@@ -309,24 +288,19 @@ void add_pml_damping(const PmlProfile& profile, int dim, double dt, std::span<co
   }
 }
 
-PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size_t real_size) {
+PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size_t real_size,
+                        std::size_t solid_values) {
   PmlBytes bytes;
   if (!profile.any()) return bytes;
   const Mesh& mesh = model.mesh;
   const auto dim = static_cast<std::size_t>(mesh.dim());
   const std::vector<Index> elements = pml_elements(model, profile);
-  int solids = 0;
-  for (const Section& section : model.sections) {
-    const Material& material = model.material(section.material);
-    if (material.attenuation) solids = std::max(solids, material.attenuation->solids);
-  }
   // GLL elements of order 2 and more go through the sem operator: its points' variables, the
   // viscoelastic law's and d and alpha in Real, and about 25 geometric values per element (the
   // trilinear map's; 10 for parallelepipeds); the others keep the viscoelastic law's in double.
   const bool sem = std::all_of(mesh.blocks.begin(), mesh.blocks.end(), [](const ElementBlock& block) {
     return (block.type == ElementType::HexGLL || block.type == ElementType::QuadGLL) && block.order >= 2;
   });
-  const std::size_t solid_values = static_cast<std::size_t>(solids) * (dim == 3 ? 6 : 3);
   const std::size_t point_bytes = dim * dim * dim * real_size +
                                   (sem ? (solid_values + 2 * dim) * real_size : solid_values * sizeof(double));
   // Per element: its nodes, section, factor, alpha and colour-list place; its points' variables.
@@ -335,8 +309,7 @@ PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size
   std::size_t k = 0;
   Index global = 0;
   for (const ElementBlock& block : mesh.blocks) {
-    const auto points = static_cast<std::size_t>(
-        fem::with_element(block.type, block.order, [](auto e) { return fem::stiffness_rule<decltype(e)>().n_points; }));
+    const auto points = static_cast<std::size_t>(rule_points(block.type, block.order));
     for (Index e = 0; e < block.n_elements(); ++e, ++global) {
       if (k >= elements.size() || elements[k] != global) continue;
       ++k;

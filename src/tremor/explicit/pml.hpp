@@ -49,9 +49,6 @@ class PmlTerm final : public StepTerm<Real> {
   std::string_view name() const override { return "PML"; }
   void add_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
   void start_from_rest() override;
-  // Its arrays: the memory variables, the nodes' d, alpha and mass, the elements' own.
-  std::size_t bytes() const;
-  Index n_elements() const;
   Index n_nodes() const { return static_cast<Index>(nodes_.size()); }
 
   // Its state for a checkpoint, in double (a float state widened exactly): per element of its
@@ -91,11 +88,13 @@ void add_pml_damping(const PmlProfile& profile, int dim, double dt, std::span<co
 // The bytes a run's PmlTerm holds for `model` (its layers' profile `profile`) in precision
 // real_size, for the pre-flight's memory estimate: its elements (on all nodes: their
 // coordinates), made with the run's, and its state (the points' and nodes' memory variables, the
-// nodes' d, alpha and mass), made once the operator is.
+// nodes' d, alpha and mass), made once the operator is; `solid_values`: an attenuating model's
+// memory variables per point (solids x n_voigt), 0 without.
 struct PmlBytes {
   std::size_t elements = 0, state = 0;
 };
-PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size_t real_size);
+PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size_t real_size,
+                        std::size_t solid_values);
 
 extern template class PmlTerm<float>;
 extern template class PmlTerm<double>;

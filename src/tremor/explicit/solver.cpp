@@ -750,7 +750,8 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   // (METIS balances the elements to a few percent; the shared nodes are a thin layer).
   const auto shares = static_cast<std::size_t>(std::max(processes, 1));
   // The PML's term (explicit/pml.hpp): its elements made with the run's, its state after the operator.
-  const PmlBytes pml = pml_term_bytes(model, pml_profile(model), real_size);
+  p.pml = pml_profile(model);
+  const PmlBytes pml = pml_term_bytes(model, p.pml, real_size, memory_per_point(model));
   const auto run_bytes = [&](const op::OperatorEntry& op) {
     const bool split = options.overlap && (p.domains > 1 || p.processes > 1) && op.splits && !op.needs_assembly;
     return estimate(model.mesh, op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring, is_damped(model),
@@ -779,8 +780,7 @@ Preflight preflight(const Model& model, const RunOptions& options) {
     p.attenuation.push_back(describe(resolve_attenuation(model, material), material));
   }
   if (!p.attenuation.empty()) check_memory_variables(*p.op);
-  p.pml = pml_profile(model);
-  p.pml_layers = describe_pml(model);
+  p.pml_layers = describe_pml(model, p.pml);
   // Stiffness-proportional damping applies its K to every element before the exchange starts:
   // nothing would be left to overlap it with (stiffness_damping.hpp).
   // A PML's forces join K u's before the exchange: an operator split by rows would overwrite the

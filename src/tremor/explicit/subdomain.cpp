@@ -69,6 +69,17 @@ void HistoryMerge::add(std::size_t part, std::size_t k, double time, std::span<c
 
 namespace {
 
+// The subdomain's elements listed as a mesh of their own on all of its nodes (the same node
+// numbers: an operator on it adds into the subdomain's vectors); order[k]: the subdomain's element
+// of its element k (the list's order).
+Mesh on_all_nodes(const Mesh& mesh, std::vector<Index> elements, std::vector<Index>& order) {
+  partition::Subdomain all_nodes;
+  all_nodes.nodes.resize(static_cast<std::size_t>(mesh.n_nodes()));
+  std::iota(all_nodes.nodes.begin(), all_nodes.nodes.end(), Index(0));
+  all_nodes.elements = std::move(elements);
+  return partition::subdomain_mesh(mesh, all_nodes, order);
+}
+
 // The elements listed leave K: their absorbing-layer factor 0 (the PML evaluates them, pml.hpp).
 void without_pml(fem::SectionTable& table, const std::vector<Index>& elements) {
   if (elements.empty()) return;
@@ -115,17 +126,11 @@ std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& 
   // the subdomain's nodes, coloured.
   const std::vector<Index> in_pml = pml_elements(model, preflight.pml);
   if (!in_pml.empty()) {
-    partition::Subdomain all_nodes;
-    all_nodes.nodes.resize(static_cast<std::size_t>(model.mesh.n_nodes()));
-    std::iota(all_nodes.nodes.begin(), all_nodes.nodes.end(), Index(0));
-    all_nodes.elements = in_pml;
-    std::vector<Index> order;
-    const Mesh mesh = partition::subdomain_mesh(model.mesh, all_nodes, order);
-    fem::SectionTable rows = table_rows(table, order);
+    const Mesh mesh = on_all_nodes(model.mesh, in_pml, d->pml_element_list);
+    fem::SectionTable rows = table_rows(table, d->pml_element_list);
     rows.element_stiffness_factor.clear();  // 1: the PML takes the element whole
     rows.element_alpha.clear();
     d->pml_elements = std::make_shared<const fem::DeviceElements>(exec, mesh, rows, fem::colour_elements(mesh));
-    d->pml_element_list = order;
     without_pml(table, in_pml);
     clock.lap(str("PML: ", in_pml.size(), " elements"));
   }
@@ -152,13 +157,9 @@ std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& 
         (shared ? touching : interior).push_back(e);
       }
     if (!touching.empty() && !interior.empty()) {
-      partition::Subdomain all_nodes;
-      all_nodes.nodes.resize(static_cast<std::size_t>(model.mesh.n_nodes()));
-      std::iota(all_nodes.nodes.begin(), all_nodes.nodes.end(), Index(0));
       for (auto [list, into] : {std::pair{&touching, &d->interface_elements}, std::pair{&interior, &d->interior_elements}}) {
-        all_nodes.elements = *list;
         std::vector<Index> order;
-        const Mesh mesh = partition::subdomain_mesh(model.mesh, all_nodes, order);
+        const Mesh mesh = on_all_nodes(model.mesh, *list, order);
         const bool first = list == &touching;
         *into = std::make_shared<const fem::DeviceElements>(
             first && d->interface_exec ? *d->interface_exec : exec, mesh, table_rows(table, order),
@@ -212,7 +213,7 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
     if (!d.numbering.identity())
       blocks = partition::renumbered(std::move(blocks), d.numbering.local_to_global(), node_graph(model.mesh));
     fem::SectionTable table = fem::section_table(model, false);
-    without_pml(table, pml_elements(model, preflight.pml));
+    without_pml(table, d.pml_element_list);
     const sparse::CsrMatrix K = sparse::assemble_stiffness(model, table, fem::colour_elements(model.mesh), host_exec(exec));
     d.stiffness = std::make_unique<PartitionedOperator<Real>>(exec, K, model.mesh, std::move(blocks));
     clock.lap("stiffness (host assembly, partitioned layout)");

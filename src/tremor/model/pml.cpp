@@ -163,9 +163,8 @@ std::vector<Index> pml_elements(const Model& model, const PmlProfile& profile) {
   return elements;
 }
 
-std::vector<std::string> describe_pml(const Model& model) {
+std::vector<std::string> describe_pml(const Model& model, const PmlProfile& profile) {
   std::vector<std::string> lines;
-  const PmlProfile profile = pml_profile(model);
   for (const AbsorbingLayer& layer : model.absorbing) {
     if (layer.kind != AbsorbingKind::Pml) continue;
     std::string faces;

@@ -129,7 +129,8 @@ std::vector<Index> pml_outer_nodes(const Model& model);
 // The model's elements that have a node inside a pml layer, in global order.
 std::vector<Index> pml_elements(const Model& model, const PmlProfile& profile);
 
-// One line per layer for the pre-flight and `tremor info`: faces, thickness, d0, alpha_max, N, R.
-std::vector<std::string> describe_pml(const Model& model);
+// One line per layer for the pre-flight and `tremor info`: faces, thickness, d0, alpha_max, N, R
+// (`profile`: pml_profile(model)).
+std::vector<std::string> describe_pml(const Model& model, const PmlProfile& profile);
 
 }  // namespace tremor

@@ -133,8 +133,8 @@ inline Model damped_bar(bool per_element) {
 
 // The GLL bar above (order 3) in a rock that attenuates: Q_P 40 and Q_S 25 over a decade around
 // the sources' centre frequencies, memory variables at every GLL point (sem).
-inline Model attenuating_bar() {
-  Model model = loaded_bar(ElementType::HexGLL, 3, 2);
+inline Model attenuating_bar(ElementType type = ElementType::HexGLL, int order = 3, Size cells = 2) {
+  Model model = loaded_bar(type, order, cells);
   Attenuation attenuation;
   attenuation.q_p = 40.0;
   attenuation.q_s = 25.0;

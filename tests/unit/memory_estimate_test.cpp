@@ -100,15 +100,24 @@ TEST_F(MemoryEstimate, DecomposedRuns) {
   expect_estimate_tracks(gll, {"sem", "float", 2});
 }
 
-// Attenuation: sem keeps 3 solids' memory variables at every GLL point (18 values in 3D), which
-// here outweigh its other arrays.
-TEST_F(MemoryEstimate, SemWithMemoryVariables) {
-  Model model = io::read_model_buffer(bar("hex-gll3", 12, 3, 2), "bar.toml", "");
+// The bar of `element`, its steel attenuating (3 solids).
+Model attenuating_bar(const std::string& element) {
+  Model model = io::read_model_buffer(bar(element, 12, 3, 2), "bar.toml", "");
   Attenuation attenuation;
   attenuation.q_p = 50.0;
   attenuation.q_s = 30.0;
   model.materials[0].attenuation = attenuation;
-  for (const char* precision : {"double", "float"}) expect_estimate_tracks(model, {"sem", precision});
+  return model;
+}
+
+// Attenuation: sem keeps 3 solids' memory variables at every GLL point (18 values in 3D), which
+// here outweigh its other arrays; matrix_free keeps them in double at the points of each element's
+// stiffness rule (hex20: 27 Gauss points), through its reference kernel on the elements (no tiles).
+TEST_F(MemoryEstimate, WithMemoryVariables) {
+  for (const char* precision : {"double", "float"}) {
+    expect_estimate_tracks(attenuating_bar("hex-gll3"), {"sem", precision});
+    expect_estimate_tracks(attenuating_bar("hex20"), {"matrix_free", precision});
+  }
 }
 
 // A PML keeps its elements (on all nodes), memory variables at their points and at its nodes:

@@ -13,10 +13,25 @@
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
 #include "tremor/fem/linear_evaluation.hpp"
+#include "tremor/fem/viscoelastic.hpp"
 
 namespace tremor::explicit_fe {
 
 namespace {
+
+// ku += factor f_e at an element's nodes: plain adds where the elements are one colour's (they
+// share no node), atomics otherwise.
+template <class E, class Real>
+TREMOR_HOST_DEVICE inline void add_element(Real* ku, const Index* nodes, double factor, const double* fe,
+                                            bool coloured) {
+  if (coloured) {
+    fem::scatter_add<E>(ku, nodes, factor, fe);
+    return;
+  }
+  for (int a = 0; a < E::n_nodes; ++a)
+    for (int c = 0; c < E::dim; ++c)
+      atomic_add(ku + static_cast<Size>(nodes[a]) * E::dim + c, static_cast<Real>(factor * fe[a * E::dim + c]));
+}
 
 // ku += K_e u_e for the n elements of one block of type E: `list` one colour's elements (they
 // share no node: plain adds, in colour order, deterministic), or every element of the block
@@ -26,26 +41,37 @@ namespace {
 // coordinates (8 B), n_nodes * dim u reads and ku read-modify-writes (sizeof(Real)), the section's
 // law (its D, n_voigt^2 x 8 B, and kind), the element's absorbing-layer stiffness factor (8 B;
 // K_e scales with D, so K_e u_e is scaled).
-template <class E, class Real>
+// Where Viscous (attenuating sections, fem/viscoelastic.hpp): the section's law with the memory
+// variables of each point of the stiffness rule, `values` (the most solids x n_voigt) per point in
+// double, element by element at state[(e points + q) values], advanced by the step the sections'
+// records are made for (fem::solids_record, solids_stride per section).
+template <class E, class Real, bool Viscous = false>
 void apply_elements(const Exec& exec, Index n, const Index* list, const fem::ElementArrays in, const Real* u,
-                    Real* ku) {
+                    Real* ku, const double* records = nullptr, double* state = nullptr, int values = 0) {
   const fem::StiffnessRule<E> rule = fem::stiffness_rule<E>();
   forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
     constexpr int n_dof = E::n_nodes * E::dim;
+    (void)records, (void)state, (void)values, (void)rule;  // (captured outside if constexpr)
     const Index e = list ? list[i] : i;
     const Index* nodes = in.connectivity + static_cast<Size>(e) * E::n_nodes;
     double x[n_dof], ue[n_dof], fe[n_dof];
     fem::gather_coordinates<E>(in.coordinates, nodes, x);
     fem::gather_values<E>(u, nodes, ue);
     const int s = in.section[e];
-    fem::apply_element_stiffness<E>(x, fem::SectionLaw<E::dim, double>(in.material, s), in.thickness[s], rule, ue, fe);
-    if (list) {
-      fem::scatter_add<E>(ku, nodes, in.factor[e], fe);
+    const fem::SectionLaw<E::dim, double> elastic(in.material, s);
+    if constexpr (Viscous) {
+      const double* record = records + static_cast<Size>(s) * fem::solids_stride;
+      const int per = values;  // (the point's law takes the kernel's locals only)
+      double* own = state + static_cast<Size>(e) * rule.n_points * per;
+      const auto at = [&elastic, record, own, per](int q) {
+        return fem::ViscoelasticPoint<E::dim, double, fem::SectionLaw<E::dim, double>>{elastic, record, own + q * per,
+                                                                                     1};
+      };
+      fem::apply_element_stiffness<E>(x, at, in.thickness[s], rule, ue, fe);
     } else {
-      for (int a = 0; a < E::n_nodes; ++a)
-        for (int c = 0; c < E::dim; ++c)
-          atomic_add(ku + static_cast<Size>(nodes[a]) * E::dim + c, static_cast<Real>(in.factor[e] * fe[a * E::dim + c]));
+      fem::apply_element_stiffness<E>(x, elastic, in.thickness[s], rule, ue, fe);
     }
+    add_element<E>(ku, nodes, in.factor[e], fe, list != nullptr);
   });
 }
 
@@ -302,19 +328,23 @@ MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, const Model& mode
 
 template <class Real>
 MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements,
-                                             bool deterministic, int tile)
+                                             bool deterministic, int tile, double time_step)
     : MatrixFreeOperator(exec, std::move(elements), deterministic, tile,
-                         deterministic && exec.backend() == Backend::Cuda) {}
+                         deterministic && exec.backend() == Backend::Cuda, time_step) {}
 
 template <class Real>
 MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements,
-                                             bool deterministic, int tile, bool reference)
+                                             bool deterministic, int tile, bool reference, double time_step)
     : exec_(exec), n_dofs_(elements->n_dofs()), elements_(std::move(elements)) {
   TREMOR_CHECK(elements_->exec.space() == exec.space(), "matrix-free operator: the elements are in ",
                elements_->exec.describe(), "'s memory; ", exec.describe(), " was given");
   if (deterministic)
     TREMOR_CHECK(elements_->n_colours > 0 || elements_->n_elements() == 0,
                  "matrix-free operator: the elements were built without a colouring");
+  if (time_step > 0.0 && elements_->attenuates()) {  // the reference's kernel, with memory variables
+    keep_memory_variables(time_step);
+    return;
+  }
   if (reference) return;
   host_ = exec.backend() != Backend::Cuda;
   coloured_ = deterministic;
@@ -336,6 +366,63 @@ MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<c
   // With every block tiled the elements are needed no more: the tiles hold their coordinates (or a
   // host's triangles their geometry).
   if (all_tiled) elements_.reset();
+}
+
+template <class Real>
+void MatrixFreeOperator<Real>::keep_memory_variables(double dt) {
+  const fem::DeviceElements& els = *elements_;
+  int most = 0;
+  records_ = DeviceArray<double>(exec_, std::span<const double>(fem::solids_records(els.solids, dt, most)));
+  values_ = most * els.n_voigt;
+  for (const fem::DeviceElementBlock& block : els.blocks) {
+    const Size points = static_cast<Size>(block.n_elements) * fem::stiffness_rule_points(block.type, block.order);
+    memory_.emplace_back(exec_, static_cast<Index>(points * values_));
+  }
+  reset_state();
+}
+
+template <class Real>
+Size MatrixFreeOperator<Real>::state_size() const {
+  Size total = 0;
+  for (const DeviceArray<double>& values : memory_) total += values.size();
+  return total;
+}
+
+template <class Real>
+void MatrixFreeOperator<Real>::reset_state() {
+  for (DeviceArray<double>& values : memory_) fill_zero(exec_, values.data(), values.size());
+}
+
+// Element by element: each element's points' variables together, in the blocks' order.
+template <class Real>
+std::vector<Size> MatrixFreeOperator<Real>::state_offsets() const {
+  if (memory_.empty()) return {};
+  std::vector<Size> offsets{0};
+  for (std::size_t b = 0; b < memory_.size(); ++b) {
+    const Index n = elements_->blocks[b].n_elements;
+    for (Index e = 0; e < n; ++e) offsets.push_back(offsets.back() + memory_[b].size() / n);
+  }
+  return offsets;
+}
+
+template <class Real>
+std::vector<double> MatrixFreeOperator<Real>::get_state() const {
+  std::vector<double> values;
+  values.reserve(static_cast<std::size_t>(state_size()));
+  for (const DeviceArray<double>& block : memory_) {
+    const std::vector<double> held = block.to_host();
+    values.insert(values.end(), held.begin(), held.end());
+  }
+  return values;
+}
+
+template <class Real>
+void MatrixFreeOperator<Real>::set_state(std::span<const double> values) {
+  op::Operator<Real>::set_state(values);  // the count
+  for (DeviceArray<double>& block : memory_) {
+    block.copy_from_host(std::vector<double>(values.begin(), values.begin() + block.size()));
+    values = values.subspan(static_cast<std::size_t>(block.size()));
+  }
 }
 
 template <class Real>
@@ -372,6 +459,10 @@ void MatrixFreeOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
     }
     return;
   }
+  // The reference's kernel (with the memory variables where they are kept): colour by colour, or
+  // with atomics where the elements carry no colours (an attenuating run's without --deterministic).
+  if (elements_->n_colours == 0)
+    for (const fem::DeviceElementBlock& block : elements_->blocks) apply_block(block, -1, u, ku);
   for (int c = 0; c < elements_->n_colours; ++c)
     for (const fem::DeviceElementBlock& block : elements_->blocks) apply_block(block, c, u, ku);
 }
@@ -381,9 +472,16 @@ void MatrixFreeOperator<Real>::apply_block(const fem::DeviceElementBlock& block,
                                            Real* ku) const {
   const Index n = colour < 0 ? block.n_elements : block.n_in(colour);
   if (n == 0) return;
+  const Index* list = colour < 0 ? nullptr : block.in(colour);
   fem::with_element(block.type, block.order, [&](auto element) {
-    apply_elements<decltype(element), Real>(exec_, n, colour < 0 ? nullptr : block.in(colour),
-                                            fem::arrays_of(*elements_, block), u, ku);
+    using E = decltype(element);
+    if (memory_.empty()) {
+      apply_elements<E, Real>(exec_, n, list, fem::arrays_of(*elements_, block), u, ku);
+      return;
+    }
+    const auto b = static_cast<std::size_t>(&block - elements_->blocks.data());
+    apply_elements<E, Real, true>(exec_, n, list, fem::arrays_of(*elements_, block), u, ku, records_.data(),
+                                  memory_[b].data(), values_);
   });
 }
 
@@ -398,12 +496,15 @@ std::size_t MatrixFreeOperator<Real>::bytes() const {
   for (const fem::DeviceElementBlock& block : elements_->blocks)
     total += static_cast<std::size_t>(block.connectivity.size()) * sizeof(Index) +
              static_cast<std::size_t>(block.section.size()) * (sizeof(int) + sizeof(Index) + sizeof(double));
-  return total;
+  // The memory variables, read and written back: counted twice.
+  return total + static_cast<std::size_t>(2 * state_size() + records_.size()) * sizeof(double);
 }
 
 template <class Real>
 std::string MatrixFreeOperator<Real>::details() const {
-  if (!tiles_) return str(n_colours(), " colours");
+  if (!tiles_)
+    return str(n_colours() > 0 ? str(n_colours(), " colours") : std::string("atomic scatter"),
+               memory_.empty() ? "" : ", memory variables at the stiffness rule's points");
   const int tile = std::max_element(tiles_->blocks.begin(), tiles_->blocks.end(), [](const auto& a, const auto& b) {
                      return a.tile < b.tile;
                    })->tile;

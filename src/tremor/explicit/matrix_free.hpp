@@ -29,8 +29,10 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/exec.hpp"
@@ -55,8 +57,12 @@ class MatrixFreeOperator final : public op::Operator<Real> {
   // On elements built once on exec, tiled (tile: elements per tile, 0 for fem::default_tile).
   // deterministic (the elements must carry a colouring): the same bits every run; on a GPU the
   // reference, on the host the tiles colour by colour and the other blocks' elements too.
+  // With a time_step where a section attenuates (fem/viscoelastic.hpp), every block takes the
+  // reference's kernel with the memory variables of each point of the stiffness rule (N x n_voigt
+  // per point in double, advanced once per apply: a run's time loop applies it once a step),
+  // colour by colour where the elements carry colours, else with atomic adds.
   MatrixFreeOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements, bool deterministic = true,
-                     int tile = 0);
+                     int tile = 0, double time_step = 0.0);
 
   Index n_dofs() const override { return n_dofs_; }
   void apply_unchecked(const Real* u, Real* ku) const override;
@@ -73,15 +79,23 @@ class MatrixFreeOperator final : public op::Operator<Real> {
   // The tiled kernel's arithmetic (the reference's is not counted: 0).
   double flops() const override { return flops_; }
   std::string details() const override;
+  // The memory variables (attenuating sections): per element its points' together, in the blocks'
+  // order, as op::Operator describes.
+  Size state_size() const override;
+  void reset_state() override;
+  std::vector<Size> state_offsets() const override;
+  std::vector<double> get_state() const override;
+  void set_state(std::span<const double> values) override;
   // The same bits every run: the reference, or tiles on the host with every other block coloured.
-  bool deterministic() const { return !tiles_ || (host_ && coloured_); }
+  bool deterministic() const { return tiles_ ? host_ && coloured_ : n_colours() > 0; }
   bool reference() const { return !tiles_; }
   int n_colours() const { return elements_ ? elements_->n_colours : 0; }
 
  private:
   // reference: the reference kernel (deterministic must be true), else tiles.
   MatrixFreeOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements, bool deterministic, int tile,
-                     bool reference);
+                     bool reference, double time_step = 0.0);
+  void keep_memory_variables(double dt);
   // ku += K_e u_e by the reference's kernel for the elements of `block` of one colour (plain adds),
   // or for all of them with atomic adds (colour -1).
   void apply_block(const fem::DeviceElementBlock& block, int colour, const Real* u, Real* ku) const;
@@ -95,6 +109,10 @@ class MatrixFreeOperator final : public op::Operator<Real> {
   std::shared_ptr<const fem::DeviceElements> elements_;
   std::optional<fem::ElementTiles<Real>> tiles_;
   double flops_ = 0.0;
+  DeviceArray<double> records_;             // fem::solids_stride per section, where attenuating
+  // Per block, values_ per point of each element's rule (advanced by every apply).
+  mutable std::vector<DeviceArray<double>> memory_;
+  int values_ = 0;                           // the most solids x n_voigt
 };
 
 extern template class MatrixFreeOperator<float>;

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "tremor/core/error.hpp"
+#include "tremor/fem/element_matrices.hpp"
 #include "tremor/fem/element_tiles.hpp"
 #include "tremor/fem/linear_evaluation.hpp"
 #include "tremor/mesh/adjacency.hpp"
@@ -21,7 +22,8 @@ namespace {
 
 template <class Real>
 std::unique_ptr<op::Operator<Real>> make_matrix_free(const op::OperatorInputs& inputs) {
-  return std::make_unique<MatrixFreeOperator<Real>>(inputs.elements->exec, inputs.elements, inputs.deterministic);
+  return std::make_unique<MatrixFreeOperator<Real>>(inputs.elements->exec, inputs.elements, inputs.deterministic, 0,
+                                                    inputs.time_step);
 }
 
 template <class Real>
@@ -87,12 +89,25 @@ std::size_t tiles_bytes(const op::OperatorSizes& s) {
   }
   return static_cast<std::size_t>(bytes) + (untiled ? s.element_bytes : 0);
 }
-// In the loop: the elements (the reference, colour by colour: a GPU's --deterministic), or the
-// tiles (a GPU's default, every host run). The tiles are built while the elements are held.
+// The memory variables of attenuating sections: per point of each element's stiffness rule the
+// most solids x n_voigt values in double.
+std::size_t memory_variable_bytes(const op::OperatorSizes& s) {
+  std::size_t points = 0;
+  for (const ElementBlock& block : s.mesh->blocks)
+    points += static_cast<std::size_t>(block.n_elements()) *
+              static_cast<std::size_t>(fem::stiffness_rule_points(block.type, block.order));
+  return points * s.memory_per_point * sizeof(double);
+}
+// In the loop: the elements (the reference, colour by colour: a GPU's --deterministic; every
+// attenuating run's, with its memory variables), or the tiles (a GPU's default, every host run).
+// The tiles are built while the elements are held.
 std::size_t matrix_free_bytes(const op::OperatorSizes& s) {
+  if (s.memory_per_point > 0) return s.element_bytes + memory_variable_bytes(s);
   return s.coloured && !s.host ? s.element_bytes : tiles_bytes(s);
 }
-std::size_t tiles_while_elements(const op::OperatorSizes& s) { return s.coloured && !s.host ? 0 : tiles_bytes(s); }
+std::size_t tiles_while_elements(const op::OperatorSizes& s) {
+  return (s.coloured && !s.host) || s.memory_per_point > 0 ? 0 : tiles_bytes(s);
+}
 
 // Pogo's layout (partition/block_matrix.hpp): per node slot L links of a dim x dim block and a
 // 16-bit target, L the largest node degree, plus the slot's node (4 B); blocks of 512 slots are
@@ -155,6 +170,7 @@ void register_operators(op::Registry& registry) {
        "0.5M and 3M DOF, docs/benchmarks.md"}};
   matrix_free.auto_fits = {op::backend_bit(Backend::Cuda), tiled_types};
   matrix_free.evaluates_laws = true;  // each section's law at every quadrature point
+  matrix_free.carries_memory_variables = true;  // at the points of the stiffness rule (the reference's kernel)
   matrix_free.reference_float = matrix_free_from_host<float>;
   matrix_free.reference_double = matrix_free_from_host<double>;
   registry.add(matrix_free);

@@ -9,6 +9,7 @@
 #include "tremor/fem/element_matrices.hpp"
 #include "tremor/fem/pml_law.hpp"
 #include "tremor/fem/viscoelastic.hpp"
+#include "tremor/operator/element_state.hpp"
 #include "tremor/sem/operator.hpp"
 
 namespace tremor::explicit_fe {
@@ -53,12 +54,14 @@ void add_elements(const Exec& exec, Index n, const Index* list, const fem::Eleme
         }
       const Size p = static_cast<Size>(e) * rule.n_points + q;
       double flux[dim][dim];
+      int axes = 0;  // the point's stretched axes: the others' filters pass all
+      for (int k = 0; k < dim; ++k) axes |= d[k] != 0.0 ? 1 << k : 0;
       if constexpr (Viscous) {
         const fem::ViscoelasticPoint<dim, double, fem::SectionLaw<dim, double>> law{
             elastic, records + static_cast<Size>(s) * fem::solids_stride, solid_state + p * solid_values, 1};
-        fem::pml_flux<dim>(grad, d, alpha, dt, law, state + p * values, flux);
+        fem::pml_flux<dim>(grad, d, alpha, dt, law, state + p * values, flux, axes);
       } else {
-        fem::pml_flux<dim>(grad, d, alpha, dt, elastic, state + p * values, flux);
+        fem::pml_flux<dim>(grad, d, alpha, dt, elastic, state + p * values, flux, axes);
       }
       const double scale = rule.weights[q] * det * in.thickness[s];
       for (int a = 0; a < nn; ++a)
@@ -74,28 +77,33 @@ void add_elements(const Exec& exec, Index n, const Index* list, const fem::Eleme
 
 // f += m R at the layer's nodes (fem::pml_node_force), its part m cross u by the average
 // acceleration: m cross (u_n + u_n-1) / 2 here, with m cross dt / 2 in the damping
-// (add_pml_damping; with the integrator's C it gives cross (u_n+1 + 2 u_n + u_n-1) / 4).
+// (add_pml_damping; with the integrator's C it gives cross (u_n+1 + 2 u_n + u_n-1) / 4). The
+// nodes' d, alpha and variables by value, each value's nodes in a row (d_k of node i at d[k n +
+// i]): neighbouring threads read neighbouring values, and an axis a node is not stretched in
+// (d_k = 0) reads neither its alpha nor its variables.
 template <int Dim, class Real>
 void add_nodes(const Exec& exec, Index n, const Index* nodes, const double* d, const double* alpha, const double* mass,
                double dt, Real* state, const Real* u, const Real* previous, Real* f) {
   forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
     const Size node = nodes[i];
-    const double* di = d + static_cast<Size>(i) * Dim;
-    double ui[Dim], R[Dim];
-    for (int c = 0; c < Dim; ++c) ui[c] = static_cast<double>(u[node * Dim + c]);
-    fem::pml_node_force<Dim>(ui, di, alpha + static_cast<Size>(i) * Dim, dt,
-                             state + static_cast<Size>(i) * fem::pml_node_values<Dim>, R);
+    // (everything read before the variables are written: on a GPU the reads go out together)
+    double ui[Dim], before[Dim], R[Dim], di[Dim], ai[Dim];
+    for (int c = 0; c < Dim; ++c) {
+      ui[c] = static_cast<double>(u[node * Dim + c]);
+      before[c] = static_cast<double>(previous[node * Dim + c]);
+      di[c] = d[static_cast<Size>(c) * n + i];
+      ai[c] = di[c] != 0.0 ? alpha[static_cast<Size>(c) * n + i] : 0.0;
+    }
+    const double m = mass[i];
+    Real fi[Dim];
+    for (int c = 0; c < Dim; ++c) fi[c] = f[node * Dim + c];
+    fem::pml_node_force<Dim>(ui, di, ai, dt, fem::Strided<Real>{state + i, n}, R);
     const double cross = fem::pml_cross(Dim, di);
     for (int c = 0; c < Dim; ++c) {
-      const double average = 0.5 * (ui[c] + static_cast<double>(previous[node * Dim + c]));
-      f[node * Dim + c] += static_cast<Real>(mass[i] * (R[c] + cross * average));
+      const double average = 0.5 * (ui[c] + before[c]);
+      f[node * Dim + c] = fi[c] + static_cast<Real>(m * (R[c] + cross * average));
     }
   });
-}
-
-// The number of points of the stiffness rule of an element type.
-int rule_points(ElementType type, int order) {
-  return fem::with_element(type, order, [](auto element) { return fem::stiffness_rule<decltype(element)>().n_points; });
 }
 
 }  // namespace
@@ -117,8 +125,8 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
     for (std::size_t c = 0; c < dim; ++c) x[c] = node_coordinates[i * dim + c];
     profile_.at(x, di, ai);
     for (std::size_t c = 0; c < dim; ++c) {
-      d[i * dim + c] = di[c];
-      alpha[i * dim + c] = ai[c];
+      d[c * n + i] = di[c];
+      alpha[c * n + i] = ai[c];
     }
   }
   nodes_ = DeviceArray<Index>(exec_, nodes);
@@ -132,23 +140,18 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
     return (block.type == ElementType::HexGLL || block.type == ElementType::QuadGLL) && block.order >= 2;
   });
   if (gll) {  // the sem operator's kernel
+    // The point kernel: a thread per point, each with a few trips to memory for its variables,
+    // measured a little faster than the column kernel's thread per column of points (H200, gll4
+    // plate, docs/benchmarks.md "PML").
     sem_ = std::make_unique<sem::SemOperator<Real>>(elements_, deterministic, sem::Geometry::Auto,
                                                     sem::Kernel::Points, dt, &profile_);
     start_from_rest();
     return;
   }
-  if (els.attenuates()) {
-    std::vector<double> records(els.solids.size() * fem::solids_stride);
-    for (std::size_t s = 0; s < els.solids.size(); ++s) {
-      const fem::SectionSolids& solids = els.solids[s];
-      fem::solids_record(solids.n, solids.omega.data(), solids.y_kappa.data(), solids.y_mu.data(), solids.lambda_u, dt,
-                         records.data() + s * fem::solids_stride);
-      solids_ = std::max(solids_, solids.n);
-    }
-    records_ = DeviceArray<double>(exec_, std::span<const double>(records));
-  }
+  if (els.attenuates())
+    records_ = DeviceArray<double>(exec_, std::span<const double>(fem::solids_records(els.solids, dt, solids_)));
   for (const fem::DeviceElementBlock& block : els.blocks) {
-    const Size points = static_cast<Size>(block.n_elements) * rule_points(block.type, block.order);
+    const Size points = static_cast<Size>(block.n_elements) * fem::stiffness_rule_points(block.type, block.order);
     point_state_.emplace_back(exec_, static_cast<Index>(points * (dim_ == 3 ? fem::pml_point_values<3>
                                                                            : fem::pml_point_values<2>)));
     if (solids_ > 0) solid_state_.emplace_back(exec_, static_cast<Index>(points * solids_ * els.n_voigt));
@@ -218,18 +221,9 @@ template <class Real>
 std::vector<double> PmlTerm<Real>::get_state() const {
   if (sem_) return sem_->get_state();
   std::vector<double> values;
-  for (std::size_t b = 0; b < elements_->blocks.size(); ++b) {
-    const auto n = static_cast<std::size_t>(elements_->blocks[b].n_elements);
-    const std::vector<Real> points = point_state_[b].to_host();
-    const std::vector<double> solids = solids_ > 0 ? solid_state_[b].to_host() : std::vector<double>();
-    const std::size_t m = n > 0 ? points.size() / n : 0, q = n > 0 ? solids.size() / n : 0;
-    for (std::size_t e = 0; e < n; ++e) {
-      values.insert(values.end(), points.begin() + static_cast<std::ptrdiff_t>(e * m),
-                    points.begin() + static_cast<std::ptrdiff_t>((e + 1) * m));
-      values.insert(values.end(), solids.begin() + static_cast<std::ptrdiff_t>(e * q),
-                    solids.begin() + static_cast<std::ptrdiff_t>((e + 1) * q));
-    }
-  }
+  for (std::size_t b = 0; b < elements_->blocks.size(); ++b)
+    op::append_by_element(static_cast<std::size_t>(elements_->blocks[b].n_elements), point_state_[b].to_host(),
+                          solids_ > 0 ? solid_state_[b].to_host() : std::vector<double>(), values);
   return values;
 }
 
@@ -246,28 +240,32 @@ void PmlTerm<Real>::set_state(std::span<const double> values) {
     const auto n = static_cast<std::size_t>(elements_->blocks[b].n_elements);
     std::vector<Real> points(static_cast<std::size_t>(point_state_[b].size()));
     std::vector<double> solids(solids_ > 0 ? static_cast<std::size_t>(solid_state_[b].size()) : 0);
-    const std::size_t m = n > 0 ? points.size() / n : 0, q = n > 0 ? solids.size() / n : 0;
-    for (std::size_t e = 0; e < n; ++e) {
-      for (std::size_t k = 0; k < m; ++k) points[e * m + k] = static_cast<Real>(values[k]);
-      for (std::size_t k = 0; k < q; ++k) solids[e * q + k] = values[m + k];
-      values = values.subspan(m + q);
-    }
+    values = op::take_by_element(n, values, points, solids);
     point_state_[b].copy_from_host(points);
     if (solids_ > 0) solid_state_[b].copy_from_host(solids);
   }
 }
 
+// Node by node (add_nodes keeps them value by value).
 template <class Real>
 std::vector<double> PmlTerm<Real>::get_node_state() const {
   const std::vector<Real> held = node_state_.to_host();
-  return {held.begin(), held.end()};
+  const std::size_t n = node_list_.size(), per = n > 0 ? held.size() / n : 0;
+  std::vector<double> values(held.size());
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < per; ++k) values[i * per + k] = static_cast<double>(held[k * n + i]);
+  return values;
 }
 
 template <class Real>
 void PmlTerm<Real>::set_node_state(std::span<const double> values) {
   TREMOR_CHECK(values.size() == static_cast<std::size_t>(node_state_.size()), "PML: ", values.size(),
                " node values given, it keeps ", node_state_.size());
-  node_state_.copy_from_host(std::vector<Real>(values.begin(), values.end()));
+  const std::size_t n = node_list_.size(), per = n > 0 ? values.size() / n : 0;
+  std::vector<Real> held(values.size());
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < per; ++k) held[k * n + i] = static_cast<Real>(values[i * per + k]);
+  node_state_.copy_from_host(held);
 }
 
 void add_pml_damping(const PmlProfile& profile, int dim, double dt, std::span<const double> coordinates,
@@ -309,7 +307,7 @@ PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size
   std::size_t k = 0;
   Index global = 0;
   for (const ElementBlock& block : mesh.blocks) {
-    const auto points = static_cast<std::size_t>(rule_points(block.type, block.order));
+    const auto points = static_cast<std::size_t>(fem::stiffness_rule_points(block.type, block.order));
     for (Index e = 0; e < block.n_elements(); ++e, ++global) {
       if (k >= elements.size() || elements[k] != global) continue;
       ++k;

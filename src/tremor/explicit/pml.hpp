@@ -17,7 +17,8 @@
 // On GLL elements of order 2 and more the sem operator's point kernel evaluates them (its sums
 // along lines of nodes, in Real; sem/operator.hpp with a PmlProfile); on the other types a thread
 // per element in double, the reference's arithmetic (fem::PointEvaluation), on the host and on a
-// GPU alike.
+// GPU alike. Only the axes an element (a point, a node) is stretched in are evaluated, their
+// variables read and written: a face's layer a third of them (fem::pml_flux).
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -69,8 +70,10 @@ class PmlTerm final : public StepTerm<Real> {
   int dim_ = 3;
   DeviceArray<Index> nodes_;
   std::vector<Index> node_list_;                         // nodes_ on the host
-  DeviceArray<double> node_d_, node_alpha_, node_mass_;  // dim, dim, 1 per node
-  DeviceArray<Real> node_state_;                         // fem::pml_node_values per node
+  // Per node: d and alpha (dim each), its mass; its variables (fem::pml_node_values); each value's
+  // nodes in a row (d_k of node i at k n + i).
+  DeviceArray<double> node_d_, node_alpha_, node_mass_;
+  DeviceArray<Real> node_state_;
   std::vector<DeviceArray<Real>> point_state_;           // per block: fem::pml_point_values per point
   std::vector<DeviceArray<double>> solid_state_;         // per block, where attenuating: N n_voigt per point
   DeviceArray<double> records_;                          // fem::solids_stride per section, where attenuating

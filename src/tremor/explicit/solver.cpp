@@ -256,7 +256,8 @@ struct Resolution {
     // kind that prefers the run's backend and element types; else the backend's default. Whether
     // the default fits the GPU is asked by preflight(), once K's pattern is counted.
     if (asked == "auto") {
-      op::AutoChoice choice = operators().choose_auto(backend, model.mesh, options.deterministic);
+      op::AutoChoice choice =
+          operators().choose_auto(backend, model.mesh, options.deterministic, 0, {}, memory_per_point(model) > 0);
       p.op = choice.entry;
       p.operator_auto = true;
       p.operator_why = std::move(choice.reason);
@@ -764,8 +765,9 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   // so the default stays there; --gpus decides once, by the first GPU's.
   if (p.operator_auto && p.backend == Backend::Cuda && (processes == 1 || p.threaded)) {
     const std::size_t free_bytes = memory_info(process_exec(p.backend, options, false)).free_bytes;
-    op::AutoChoice choice = operators().choose_auto(p.backend, model.mesh, options.deterministic, free_bytes,
-                                                    [&](const op::OperatorEntry& op) { return run_bytes(op) / shares; });
+    op::AutoChoice choice = operators().choose_auto(
+        p.backend, model.mesh, options.deterministic, free_bytes,
+        [&](const op::OperatorEntry& op) { return run_bytes(op) / shares; }, memory_per_point(model) > 0);
     p.op = choice.entry;
     p.operator_why = std::move(choice.reason);
     if (!choice.fits)

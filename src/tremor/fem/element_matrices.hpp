@@ -15,7 +15,10 @@
 // Conventions: DOFs node-major (node a, component c -> a * dim + c); Voigt order (xx, yy, xy) in
 // 2D and (xx, yy, zz, yz, xz, xy) in 3D with engineering shear strains, as model/material.hpp;
 // D is row-major n_voigt x n_voigt. `thickness` multiplies 2D integrals (pass 1 in 3D).
+#include <type_traits>
+
 #include "tremor/core/config.hpp"
+#include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/elements.hpp"
 #include "tremor/fem/laws.hpp"
 #include "tremor/fem/quadrature.hpp"
@@ -261,7 +264,8 @@ TREMOR_HOST_DEVICE double element_stiffness(const double* x, const double* D, do
 }
 
 // f = K u without forming K (matrix-free; f has n_dof entries), the stress at each point from
-// `law` (laws.hpp: a SectionLaw, or a section's tangent for values equal to K's).
+// `law` (laws.hpp: a SectionLaw, or a section's tangent for values equal to K's), or from law(q),
+// the law at point q of the rule (a law with the point's own state, fem/viscoelastic.hpp).
 template <class E, class Law, class Rule>
 TREMOR_HOST_DEVICE void apply_element_stiffness(const double* x, const Law& law, double thickness, const Rule& rule,
                                                 const double* u, double* f) {
@@ -273,10 +277,18 @@ TREMOR_HOST_DEVICE void apply_element_stiffness(const double* x, const Law& law,
     double strain[nv], sigma[nv];
     point.strain(u, strain);
     const double scale = rule.weights[q] * det * thickness;
-    law.stress(strain, sigma);
+    if constexpr (std::is_invocable_v<const Law&, int>)
+      law(q).stress(strain, sigma);
+    else
+      law.stress(strain, sigma);
     for (int k = 0; k < nv; ++k) sigma[k] *= scale;
     point.integrate(sigma, f);
   }
+}
+
+// The number of points of the stiffness rule of an element type.
+inline int stiffness_rule_points(ElementType type, int order) {
+  return with_element(type, order, [](auto element) { return stiffness_rule<decltype(element)>().n_points; });
 }
 
 // Consistent mass, scalar part: M_ab = t int rho N_a N_b dV (n_nodes x n_nodes, row-major). The

@@ -31,6 +31,8 @@
 //
 // with psi(n) = (psi(n-1/2) + psi(n+1/2)) / 2 where x(n) is filtered. Inside the layer and at
 // its inner edge (d = 0) every filter passes its input: F = sigma, R = 0.
+#include <type_traits>
+
 #include "tremor/core/config.hpp"
 #include "tremor/fem/laws.hpp"
 #include "tremor/fem/linear_evaluation.hpp"
@@ -43,14 +45,24 @@ inline constexpr int pml_point_values = Dim * Dim * Dim;
 template <int Dim>
 inline constexpr int pml_node_values = Dim * Dim;
 
-// One half-step filter update in arithmetic A: psi (held in T) advanced past x; returns psi at the step.
-template <class A, class T>
-TREMOR_HOST_DEVICE inline A pml_filter(T& psi, A x, A beta, A dt) {
-  const A half = A(0.5) * beta * dt, a = (A(1) - half) / (A(1) + half), b = dt / (A(1) + half);
-  const A before = static_cast<A>(psi), after = a * before + b * x;
-  psi = static_cast<T>(after);
-  return A(0.5) * (before + after);
-}
+// A filter's step coefficients for rate beta: a = (1 - beta dt/2) / (1 + beta dt/2), b = dt / (1 +
+// beta dt/2) (one division; a point's axes share them among its values).
+template <class A>
+struct PmlStep {
+  A a, b;
+  TREMOR_HOST_DEVICE PmlStep(A beta, A dt) {
+    const A inverse = A(1) / (A(1) + A(0.5) * beta * dt);
+    a = (A(1) - A(0.5) * beta * dt) * inverse;
+    b = dt * inverse;
+  }
+  // psi (held in T) advanced past x by half a step each side; returns psi at the step.
+  template <class T>
+  TREMOR_HOST_DEVICE A operator()(T& psi, A x) const {
+    const A before = static_cast<A>(psi), after = a * before + b * x;
+    psi = static_cast<T>(after);
+    return A(0.5) * (before + after);
+  }
+};
 
 // A point's memory variables `stride` apart (the sem kernels keep each value's points in a row).
 template <class T>
@@ -60,34 +72,68 @@ struct Strided {
   TREMOR_HOST_DEVICE T& operator[](int k) const { return base[k * stride]; }
 };
 
+// The axes of a layer's elements: bit k set where d_k is not zero at some point of the element
+// (one axis in a face's layer, two at an edge, three at a corner or where the layer is
+// multi-axial). An axis with d_k = 0 passes every filter of its own: its variables are neither
+// read nor written, and the flux is the same to the bit.
+template <int Dim>
+inline constexpr int pml_all_axes = (1 << Dim) - 1;
+
 // The flux F at a point from the displacement gradient grad[k][l] = d_l u_k, with d and alpha
 // there (model/pml.hpp PmlProfile::at), the law (stress(strain, sigma), Voigt in laws.hpp's order)
 // and the point's memory variables state[0 .. pml_point_values<Dim>) (the stretched gradient's
-// first, then F's; a pointer or a Strided), in arithmetic A. Advances the state by one step dt.
+// first, then F's; a pointer or a Strided), in arithmetic A, on the axes `axes` (pml_all_axes
+// or fewer: those where d may not be zero). Advances the state by one step dt. Each axis's
+// variables are in the same places whichever axes are given.
 template <int Dim, class A, class State, class Law>
 TREMOR_HOST_DEVICE inline void pml_flux(const A (&grad)[Dim][Dim], const A* d, const A* alpha, A dt, const Law& law,
-                                        State state, A (&flux)[Dim][Dim]) {
-  constexpr int nv = voigt_size<Dim>;
+                                        State state, A (&flux)[Dim][Dim], int axes = pml_all_axes<Dim>) {
+  constexpr int nv = voigt_size<Dim>, n_grad = Dim * Dim, n_stages = Dim * Dim * (Dim - 1);
+  using T = std::remove_reference_t<decltype(state[0])>;
+  // Each part's variables are read at once before any is written: every read waits for the
+  // writes before it, which could be to the same place as far as the compiler knows (on a GPU
+  // one trip to memory per part instead of one per value).
+  A held[n_stages];
+  for (int v = 0; v < n_grad; ++v)
+    if (axes >> (v % Dim) & 1) held[v] = static_cast<A>(state[v]);
   A stretched[Dim][Dim];
-  for (int k = 0; k < Dim; ++k)
-    for (int l = 0; l < Dim; ++l)
-      stretched[k][l] = grad[k][l] - d[l] * pml_filter(state[k * Dim + l], grad[k][l], alpha[l] + d[l], dt);
+  for (int l = 0; l < Dim; ++l) {
+    if (!(axes >> l & 1)) {
+      for (int k = 0; k < Dim; ++k) stretched[k][l] = grad[k][l];
+      continue;
+    }
+    const PmlStep<A> inverse(alpha[l] + d[l], dt);  // 1 / s_l
+    for (int k = 0; k < Dim; ++k) {
+      stretched[k][l] = grad[k][l] - d[l] * inverse(held[k * Dim + l], grad[k][l]);
+      state[k * Dim + l] = static_cast<T>(held[k * Dim + l]);
+    }
+  }
+  // Column j's stages after the stretched gradient: stage t's row i at Dim^2 + (j (Dim - 1) + t) Dim + i,
+  // stage t of column j the filter s_m of the t-th axis m other than j.
+  const auto stage_axis = [](int v) {
+    const int j = v / Dim / (Dim - 1), t = v / Dim % (Dim - 1);
+    return t < j ? t : t + 1;
+  };
+  for (int v = 0; v < n_stages; ++v)
+    if (axes >> stage_axis(v) & 1) held[v] = static_cast<A>(state[n_grad + v]);
   A strain[nv], sigma[nv], stress[Dim][Dim];
   voigt_strain<Dim>(stretched, strain);  // sym(eps~)
   law.stress(strain, sigma);
   stress_tensor<Dim>(sigma, stress);
-  // Column j's stages after the stretched gradient: stage t's row i at Dim^2 + (j (Dim - 1) + t) Dim + i.
   for (int j = 0; j < Dim; ++j)
-    for (int i = 0; i < Dim; ++i) {
-      A z = stress[i][j];
-      int t = 0;
-      for (int m = 0; m < Dim; ++m) {
-        if (m == j) continue;
-        z += d[m] * pml_filter(state[Dim * Dim + (j * (Dim - 1) + t) * Dim + i], z, alpha[m], dt);
-        ++t;
+    for (int i = 0; i < Dim; ++i) flux[i][j] = stress[i][j];
+  for (int m = 0; m < Dim; ++m) {
+    if (!(axes >> m & 1)) continue;
+    const PmlStep<A> stage(alpha[m], dt);
+    for (int j = 0; j < Dim; ++j) {
+      if (m == j) continue;
+      const int v = (j * (Dim - 1) + (m < j ? m : m - 1)) * Dim;
+      for (int i = 0; i < Dim; ++i) {
+        flux[i][j] += d[m] * stage(held[v + i], flux[i][j]);
+        state[n_grad + v + i] = static_cast<T>(held[v + i]);
       }
-      flux[i][j] = z;
     }
+  }
 }
 
 // The part of R proportional to u alone, sum_m<n d_m d_n u (where layers meet): a stiffness as
@@ -103,23 +149,32 @@ TREMOR_HOST_DEVICE inline double pml_cross(int dim, const double* d) {
 
 // R at a node (the mass side's force per unit mass, above) less its part pml_cross(d) u, from
 // its displacement u, with d and alpha there and its memory variables state[pml_node_values<Dim>]
-// (stage m's component c at m Dim + c). Advances the state by one step dt.
-template <int Dim, class T>
-TREMOR_HOST_DEVICE inline void pml_node_force(const double* u, const double* d, const double* alpha, double dt, T* state,
-                                              double* R) {
+// (stage m's component c at m Dim + c; a pointer or a Strided). Advances the state by one step
+// dt. A stage with d_m = 0 adds nothing and keeps its variables as they are.
+template <int Dim, class State>
+TREMOR_HOST_DEVICE inline void pml_node_force(const double* u, const double* d, const double* alpha, double dt,
+                                              State state, double* R) {
+  using T = std::remove_reference_t<decltype(state[0])>;
+  double held[Dim * Dim];  // read at once before any is written (as pml_flux's)
+  for (int v = 0; v < Dim * Dim; ++v)
+    if (d[v / Dim] != 0.0) held[v] = static_cast<double>(state[v]);
   double x[Dim], carried[Dim];  // x_m, and sum_n<m d_n (x_n - alpha_n psi_n)
   for (int c = 0; c < Dim; ++c) {
     x[c] = u[c];
     carried[c] = 0.0;
     R[c] = 0.0;
   }
-  for (int m = 0; m < Dim; ++m)
+  for (int m = 0; m < Dim; ++m) {
+    if (d[m] == 0.0) continue;
+    const PmlStep<double> stage(alpha[m], dt);
     for (int c = 0; c < Dim; ++c) {
-      const double psi = pml_filter(state[m * Dim + c], x[c], alpha[m], dt);
+      const double psi = stage(held[m * Dim + c], x[c]);
+      state[m * Dim + c] = static_cast<T>(held[m * Dim + c]);
       R[c] += d[m] * (carried[c] - alpha[m] * x[c] + alpha[m] * alpha[m] * psi);
       carried[c] += d[m] * (x[c] - alpha[m] * psi);
       x[c] += d[m] * psi;
     }
+  }
   const double cross = pml_cross(Dim, d);
   for (int c = 0; c < Dim; ++c) R[c] -= cross * u[c];
 }

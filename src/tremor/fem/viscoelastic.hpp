@@ -21,8 +21,12 @@
 //
 // Memory: N x n_voigt values per point in Real (3 solids: 18 in 3D, 9 in 2D), read and written
 // once per step.
+#include <cstddef>
+#include <vector>
+
 #include "tremor/core/config.hpp"
 #include "tremor/fem/laws.hpp"
+#include "tremor/fem/sections.hpp"
 #include "tremor/model/attenuation.hpp"
 
 namespace tremor::fem {
@@ -49,6 +53,19 @@ inline void solids_record(int n, const double* omega, const double* y_kappa, con
   out[solids_stride - 1] = lambda_u;
 }
 
+// The records of every section (solids_record of its SectionSolids, solids_stride apart) for a
+// step dt; `most` is raised to the most solids of any section.
+inline std::vector<double> solids_records(const std::vector<SectionSolids>& sections, double dt, int& most) {
+  std::vector<double> records(sections.size() * solids_stride);
+  for (std::size_t s = 0; s < sections.size(); ++s) {
+    const SectionSolids& solids = sections[s];
+    solids_record(solids.n, solids.omega.data(), solids.y_kappa.data(), solids.y_mu.data(), solids.lambda_u, dt,
+                  records.data() + s * solids_stride);
+    most = most > solids.n ? most : solids.n;
+  }
+  return records;
+}
+
 // The law at one point: `elastic` (D_U) with the point's memory variables, n_voigt x solids
 // values, value k of solid l at state[(l n_voigt + k) stride] (stride: the points of the array, so
 // that neighbouring points' values are neighbours).
@@ -60,29 +77,45 @@ struct ViscoelasticPoint {
   T* state;
   Size stride;
 
+  // Solids whose variables and coefficients are read at once: every read waits for the writes
+  // before it, which could be to the same place as far as the compiler knows, so the reads of a
+  // chunk go out together, and then its writes (on a GPU one trip to memory per chunk instead of
+  // one per value). Three (the default solids) in float; one in double, where more registers
+  // held across the law cost more than the trips they save.
+  static constexpr int chunk = sizeof(T) <= 4 ? 3 : 1;
+
   TREMOR_HOST_DEVICE void stress(const T* strain, T* sigma) const {
     const int n = static_cast<int>(record[0]);
+    const T lambda_u = Dim == 2 ? record[solids_stride - 1] : T(0);
     T anelastic[nv] = {};
     T zz = T(0);
-    for (int l = 0; l < n; ++l) {
-      const T a = record[1 + 4 * l], b = record[2 + 4 * l], y_kappa = record[3 + 4 * l], y_mu = record[4 + 4 * l];
-      T mid[nv];
-      for (int k = 0; k < nv; ++k) {
-        T& xi = state[static_cast<Size>(l * nv + k) * stride];
-        const T next = a * xi + b * strain[k];
-        mid[k] = T(0.5) * (xi + next);
-        xi = next;
+    for (int first = 0; first < n; first += chunk) {
+      const int count = n - first < chunk ? n - first : chunk;
+      T held[chunk][nv] = {}, coefficients[chunk][4] = {};
+      for (int j = 0; j < count; ++j) {
+        for (int k = 0; k < 4; ++k) coefficients[j][k] = record[1 + 4 * (first + j) + k];
+        for (int k = 0; k < nv; ++k) held[j][k] = state[static_cast<Size>((first + j) * nv + k) * stride];
       }
-      const T third = (Dim == 3 ? mid[0] + mid[1] + mid[2] : mid[0] + mid[1]) / T(3);
-      for (int k = 0; k < Dim; ++k) anelastic[k] += y_kappa * third + y_mu * (mid[k] - third);
-      for (int k = Dim; k < nv; ++k) anelastic[k] += y_mu * mid[k];
-      if constexpr (Dim == 2) zz += (y_kappa - y_mu) * third;
+      for (int j = 0; j < count; ++j) {
+        const int l = first + j;
+        const T a = coefficients[j][0], b = coefficients[j][1], y_kappa = coefficients[j][2], y_mu = coefficients[j][3];
+        T mid[nv];
+        for (int k = 0; k < nv; ++k) {
+          const T next = a * held[j][k] + b * strain[k];
+          mid[k] = T(0.5) * (held[j][k] + next);
+          state[static_cast<Size>(l * nv + k) * stride] = next;
+        }
+        const T third = (Dim == 3 ? mid[0] + mid[1] + mid[2] : mid[0] + mid[1]) / T(3);
+        for (int k = 0; k < Dim; ++k) anelastic[k] += y_kappa * third + y_mu * (mid[k] - third);
+        for (int k = Dim; k < nv; ++k) anelastic[k] += y_mu * mid[k];
+        if constexpr (Dim == 2) zz += (y_kappa - y_mu) * third;
+      }
     }
     T elastic_strain[nv];
     for (int k = 0; k < nv; ++k) elastic_strain[k] = strain[k] - anelastic[k];
     elastic.stress(elastic_strain, sigma);
     if constexpr (Dim == 2) {
-      const T lambda_zz = record[solids_stride - 1] * zz;
+      const T lambda_zz = lambda_u * zz;
       sigma[0] -= lambda_zz;
       sigma[1] -= lambda_zz;
     }

@@ -107,7 +107,15 @@ std::string bytes_text(std::size_t bytes) { return str(si(static_cast<double>(by
 }  // namespace
 
 AutoChoice Registry::choose_auto(Backend backend, const Mesh& mesh, bool deterministic, std::size_t free_bytes,
-                                 const BytesOf& bytes) const {
+                                 const BytesOf& bytes, bool memory_variables) const {
+  if (memory_variables) {
+    for (const OperatorEntry& entry : entries_)
+      if (entry.carries_memory_variables && entry.auto_where_it_takes && entry.runs_on(backend) && entry.takes(mesh))
+        return {&entry, {}};
+    for (const OperatorEntry& entry : entries_)
+      if (entry.carries_memory_variables && entry.runs_on(backend) && entry.takes(mesh))
+        return {&entry, str("attenuating materials keep memory variables where the stress is evaluated: ", entry.name)};
+  }
   for (const OperatorEntry& entry : entries_)
     if (entry.auto_where_it_takes && entry.runs_on(backend) && entry.takes(mesh)) return {&entry, {}};
   for (const OperatorEntry& entry : entries_)

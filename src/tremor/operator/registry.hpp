@@ -217,8 +217,10 @@ class Registry {
   // first kind whose auto_prefers holds for the run; else the backend's default, unless
   // `free_bytes` (the device's free memory; 0: unknown, no check) is less than bytes(default), in
   // which case the first kind whose auto_fits holds and whose bytes fit. Asks bytes only there.
+  // memory_variables (the model attenuates): before all these, the kinds that keep them
+  // (carries_memory_variables) and take the mesh, an auto_where_it_takes one first.
   AutoChoice choose_auto(Backend backend, const Mesh& mesh, bool deterministic, std::size_t free_bytes = 0,
-                         const BytesOf& bytes = {}) const;
+                         const BytesOf& bytes = {}, bool memory_variables = false) const;
   // The entry marked reference.
   const OperatorEntry& reference() const;
   // Names in registration order: all, or those that run on `backend`.

@@ -1,6 +1,7 @@
 #include "tremor/sem/operator.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <span>
 #include <type_traits>
@@ -14,6 +15,7 @@
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/elements.hpp"
 #include "tremor/fem/pml_law.hpp"
+#include "tremor/operator/element_state.hpp"
 #include "tremor/fem/viscoelastic.hpp"
 #include "tremor/mesh/element_type.hpp"
 #include "tremor/sem/sum_factorised.hpp"
@@ -244,7 +246,8 @@ enum Mode : int { StoredMode = 0, TrilinearMode = 1, AffineMode = 2 };
 // neighbours); the sections' step coefficients, fem::solids_stride each.
 // A PML's elements (explicit/pml.hpp) add their own: value k of point p at pml[e pml_per_element
 // + k points + p] (fem::pml_point_values of them), and the stretching there, d_k at stretch[e 2
-// Dim points + k points + p] and alpha_k Dim points further; dt, the step they advance by.
+// Dim points + k points + p] and alpha_k Dim points further; the element's axes (fem::pml_flux:
+// only theirs are read and written) at axes[e]; dt, the step they advance by.
 template <class Real>
 struct Memory {
   const Real* records = nullptr;
@@ -252,6 +255,7 @@ struct Memory {
   Size per_element = 0;
   Real* pml = nullptr;
   const Real* stretch = nullptr;
+  const int* axes = nullptr;
   Real dt = Real(0);
 };
 
@@ -273,6 +277,7 @@ struct ElementPhysics {
   Real* memory = nullptr;        // Viscous: the element's first point's memory variables (L::points apart)
   Real* pml = nullptr;           // Pml: the element's first point's PML variables (L::points apart)
   const Real* stretch = nullptr;  // Pml: the element's d and alpha
+  int axes = 0;                   // Pml: the element's stretched axes
   Real dt = Real(0);
 
   TREMOR_HOST_DEVICE ElementPhysics(const Real* geometry, const int* section, const fem::MaterialView<Real>& material,
@@ -287,6 +292,7 @@ struct ElementPhysics {
     if constexpr (Law == Pml) {
       pml = state.pml + static_cast<Size>(element) * fem::pml_point_values<Dim> * L::points;
       stretch = state.stretch + static_cast<Size>(element) * 2 * Dim * L::points;
+      axes = state.axes[element];
       dt = state.dt;
     }
     if constexpr (Mode == AffineMode) {
@@ -338,11 +344,12 @@ struct ElementPhysics {
           for (int alpha = 0; alpha < Dim; ++alpha) sum += d[c][alpha] * inverse[alpha][beta];
           grad[c][beta] = sum;
         }
-      for (int k = 0; k < Dim; ++k) {
-        dk[k] = stretch[k * L::points + p];
-        ak[k] = stretch[(Dim + k) * L::points + p];
+      for (int k = 0; k < Dim; ++k) {  // (an axis not stretched: neither read nor used)
+        const bool stretched = axes >> k & 1;
+        dk[k] = stretched ? stretch[k * L::points + p] : Real(0);
+        ak[k] = stretched ? stretch[(Dim + k) * L::points + p] : Real(0);
       }
-      fem::pml_flux<Dim>(grad, dk, ak, dt, point_law, fem::Strided<Real>{pml + p, L::points}, F);
+      fem::pml_flux<Dim>(grad, dk, ak, dt, point_law, fem::Strided<Real>{pml + p, L::points}, F, axes);
       for (int c = 0; c < Dim; ++c)
         for (int alpha = 0; alpha < Dim; ++alpha) {
           Real sum = Real(0);
@@ -792,15 +799,8 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
 template <class Real>
 void SemOperator<Real>::keep_memory_variables(double dt) {
   const fem::DeviceElements& els = *elements_;
-  std::vector<double> records(els.solids.size() * fem::solids_stride);
   int most = 0;
-  for (std::size_t s = 0; s < els.solids.size(); ++s) {
-    const fem::SectionSolids& solids = els.solids[s];
-    fem::solids_record(solids.n, solids.omega.data(), solids.y_kappa.data(), solids.y_mu.data(), solids.lambda_u, dt,
-                       records.data() + s * fem::solids_stride);
-    most = std::max(most, solids.n);
-  }
-  records_ = DeviceArray<Real>(exec_, std::span<const Real>(rounded<Real>(records)));
+  records_ = DeviceArray<Real>(exec_, std::span<const Real>(rounded<Real>(fem::solids_records(els.solids, dt, most))));
   for (const fem::DeviceElementBlock& block : els.blocks) {
     const int nv = block.type == ElementType::QuadGLL ? 3 : 6;
     memory_.emplace_back(exec_, static_cast<Index>(most * nv) * static_cast<Index>(block.connectivity.size()));
@@ -834,6 +834,7 @@ void SemOperator<Real>::keep_pml(const PmlProfile& profile, double dt) {
     const int np = block.n_element_nodes;
     const std::vector<Index> connectivity = block.connectivity.to_host();
     std::vector<double> stretch(static_cast<std::size_t>(block.n_elements) * 2 * dim * np);
+    std::vector<int> axes(static_cast<std::size_t>(block.n_elements), 0);
     for (Index e = 0; e < block.n_elements; ++e)
       for (int p = 0; p < np; ++p) {
         const auto node = static_cast<std::size_t>(connectivity[static_cast<std::size_t>(e) * np + p]);
@@ -844,9 +845,14 @@ void SemOperator<Real>::keep_pml(const PmlProfile& profile, double dt) {
         for (int k = 0; k < dim; ++k) {
           out[k * np] = d[k];
           out[(dim + k) * np] = alpha[k];
+          // (in Real: a d too small for Real is 0 there, and the axis passes all)
+          if (static_cast<Real>(d[k]) != Real(0)) axes[static_cast<std::size_t>(e)] |= 1 << k;
         }
       }
     stretch_.emplace_back(exec_, std::span<const Real>(rounded<Real>(stretch)));
+    pml_axes_.emplace_back(exec_, std::span<const int>(axes));
+    for (const int a : axes) pml_touched_ += static_cast<Size>(std::popcount(static_cast<unsigned>(a))) * np *
+                                             (2 * dim * dim + 2);
     pml_.emplace_back(exec_, static_cast<Index>(static_cast<Size>(block.n_elements) * np * dim * dim * dim));
   }
   time_step_ = dt;
@@ -872,18 +878,10 @@ template <class Real>
 std::vector<double> SemOperator<Real>::get_state() const {
   std::vector<double> values;
   values.reserve(static_cast<std::size_t>(state_size()));
-  for (std::size_t b = 0; b < elements_->blocks.size(); ++b) {
-    const auto n = static_cast<std::size_t>(elements_->blocks[b].n_elements);
-    const std::vector<Real> memory = memory_.empty() ? std::vector<Real>() : memory_[b].to_host();
-    const std::vector<Real> pml = pml_.empty() ? std::vector<Real>() : pml_[b].to_host();
-    const std::size_t m = n > 0 ? memory.size() / n : 0, q = n > 0 ? pml.size() / n : 0;
-    for (std::size_t e = 0; e < n; ++e) {
-      values.insert(values.end(), memory.begin() + static_cast<std::ptrdiff_t>(e * m),
-                    memory.begin() + static_cast<std::ptrdiff_t>((e + 1) * m));
-      values.insert(values.end(), pml.begin() + static_cast<std::ptrdiff_t>(e * q),
-                    pml.begin() + static_cast<std::ptrdiff_t>((e + 1) * q));
-    }
-  }
+  for (std::size_t b = 0; b < elements_->blocks.size(); ++b)
+    op::append_by_element(static_cast<std::size_t>(elements_->blocks[b].n_elements),
+                          memory_.empty() ? std::vector<Real>() : memory_[b].to_host(),
+                          pml_.empty() ? std::vector<Real>() : pml_[b].to_host(), values);
   return values;
 }
 
@@ -894,12 +892,7 @@ void SemOperator<Real>::set_state(std::span<const double> values) {
     const auto n = static_cast<std::size_t>(elements_->blocks[b].n_elements);
     std::vector<Real> memory(memory_.empty() ? 0 : static_cast<std::size_t>(memory_[b].size()));
     std::vector<Real> pml(pml_.empty() ? 0 : static_cast<std::size_t>(pml_[b].size()));
-    const std::size_t m = n > 0 ? memory.size() / n : 0, q = n > 0 ? pml.size() / n : 0;
-    for (std::size_t e = 0; e < n; ++e) {
-      for (std::size_t k = 0; k < m; ++k) memory[e * m + k] = static_cast<Real>(values[k]);
-      for (std::size_t k = 0; k < q; ++k) pml[e * q + k] = static_cast<Real>(values[m + k]);
-      values = values.subspan(m + q);
-    }
+    values = op::take_by_element(n, values, memory, pml);
     if (!memory_.empty()) memory_[b].copy_from_host(memory);
     if (!pml_.empty()) pml_[b].copy_from_host(pml);
   }
@@ -929,6 +922,7 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
       if (pml) {
         memory.pml = pml_[b].data();
         memory.stretch = stretch_[b].data();
+        memory.axes = pml_axes_[b].data();
         memory.dt = static_cast<Real>(time_step_);
       }
       with_order(block, [&](auto dim, auto order) {
@@ -939,7 +933,7 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
           Launch launch = mode_[b] == AffineMode      ? apply_elements<Dim, P, Real, AffineMode, V>
                           : mode_[b] == TrilinearMode ? apply_elements<Dim, P, Real, TrilinearMode, V>
                                                       : apply_elements<Dim, P, Real, StoredMode, V>;
-          if constexpr (Dim == 3 && collocated<P> && V != Pml)  // (a PML's blocks take the point kernel)
+          if constexpr (Dim == 3 && collocated<P>)
             if (columns_[b])
               launch = mode_[b] == AffineMode      ? apply_columns<P, Real, AffineMode, V>
                        : mode_[b] == TrilinearMode ? apply_columns<P, Real, TrilinearMode, V>
@@ -959,16 +953,18 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
 
 template <class Real>
 std::size_t SemOperator<Real>::bytes() const {
-  // The memory variables are read and written back every apply: counted twice.
-  std::size_t total = static_cast<std::size_t>(material_.size() + records_.size() + 2 * state_size()) * sizeof(Real) +
+  // The memory variables are read and written back every apply: counted twice; a PML's, those of
+  // its elements' axes, with their d and alpha read.
+  Size memory = 0;
+  for (const DeviceArray<Real>& values : memory_) memory += values.size();
+  std::size_t total = static_cast<std::size_t>(material_.size() + records_.size() + 2 * memory + pml_touched_) *
+                          sizeof(Real) +
                       static_cast<std::size_t>(kinds_.size()) * sizeof(int);
   for (std::size_t b = 0; b < geometry_.size(); ++b) {
     const fem::DeviceElementBlock& block = elements_->blocks[b];
     total += static_cast<std::size_t>(geometry_[b].size() + basis_[b].size()) * sizeof(Real) +
              static_cast<std::size_t>(block.connectivity.size()) * sizeof(Index) +
              static_cast<std::size_t>(block.section.size()) * (sizeof(int) + (coloured_ ? sizeof(Index) : 0));
-    // A PML's stretching, read (its variables, read and written, are in state_size()).
-    if (!pml_.empty()) total += static_cast<std::size_t>(stretch_[b].size()) * sizeof(Real);
   }
   return total;
 }

@@ -115,6 +115,8 @@ class SemOperator final : public op::Operator<Real> {
   // A PML's: per block its points' variables and stretching (Memory in operator.cpp), the step.
   mutable std::vector<DeviceArray<Real>> pml_;
   std::vector<DeviceArray<Real>> stretch_;
+  std::vector<DeviceArray<int>> pml_axes_;  // per element, its stretched axes (fem::pml_flux)
+  Size pml_touched_ = 0;  // the PML's values read or written per apply (its axes' variables twice, d, alpha)
   double time_step_ = 0.0;
   void keep_pml(const PmlProfile& profile, double dt);
 };

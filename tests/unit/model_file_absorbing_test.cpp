@@ -1,11 +1,15 @@
 // [[absorbing]] in the model file: the keys, their defaults and their errors (file:line).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>
+#include <vector>
 
 #include "tremor/core/error.hpp"
+#include "tremor/core/log.hpp"
+#include "tremor/explicit/solver.hpp"
 #include "tremor/io/model_file.hpp"
 #include "tremor/model/pml.hpp"
 
@@ -167,6 +171,25 @@ TEST(ModelFileAbsorbing, PmlKeysDefaultsAndProfile) {
   EXPECT_NEAR(alpha[0], 0.0, 1e-9);
   const std::vector<Index> inside = pml_elements(model, profile);
   EXPECT_EQ(inside.size(), 20u * 10u - 15u * 7u);  // all but the 15 x 7 cells clear of the three layers
+}
+
+// A free surface running into a C-PML in a material of high Poisson's ratio: the pre-flight warns
+// and names the multi-axial ratio; not with the ratio set, nor at nu 1/3.
+TEST(ModelFileAbsorbing, PmlWarnsOfAHighPoissonsRatioBesideAFreeSurface) {
+  const std::string layer = "[explicit]\nduration = 1e-6\n[[absorbing]]\nkind = \"pml\"\nfaces = [\"xmax\", \"ymin\"]\n"
+                            "thickness = 0.03\nfrequency = 1e5\n";
+  const auto warnings = [&](const std::string& text, double nu) {
+    Model model = parse(text);
+    model.materials[0] = Material::from_youngs(model.materials[0].name, 200e9, nu, 7800.0);
+    const log::Quiet quiet;
+    return explicit_fe::preflight(model).warnings;
+  };
+  const auto mentions = [](const std::vector<std::string>& all, const char* what) {
+    return std::any_of(all.begin(), all.end(), [&](const std::string& w) { return w.find(what) != std::string::npos; });
+  };
+  EXPECT_TRUE(mentions(warnings(plate + layer, 0.405), "multiaxial = 0.05"));
+  EXPECT_FALSE(mentions(warnings(plate + layer, 1.0 / 3.0), "multiaxial"));
+  EXPECT_FALSE(mentions(warnings(plate + layer + "multiaxial = 0.05\n", 0.405), "multiaxial"));
 }
 
 TEST(ModelFileAbsorbing, PmlErrorsNameTheLine) {

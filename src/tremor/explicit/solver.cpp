@@ -701,6 +701,33 @@ StableStep stable_step(const Model& model, const Exec& exec) {
   return step_from(exec, elements, model, sparse::survey_elements(exec, *elements, model, table, !global), global);
 }
 
+namespace {
+
+// A free surface running into a C-PML grows there in a material of high Poisson's ratio (Zeng et
+// al. 2011, Geophysics 76(3) T43; seen here at nu 0.405, not at 1/3 over 200,000 steps); the
+// multi-axial ratio stops it (docs/model-file.md, "PML"). Warned where a face of the mesh is not
+// lined (a free surface, or held) and the layer is not multi-axial.
+void warn_pml_poisson(Preflight& p, const Model& model) {
+  if (!p.pml.any() || p.pml.multiaxial > 0.0) return;
+  int lined = 0;
+  for (int k = 0; k < p.pml.dim; ++k)
+    for (const PmlSide& side : p.pml.sides[k]) lined += side.active ? 1 : 0;
+  if (lined == 2 * p.pml.dim) return;
+  constexpr double highest = 0.35;  // between 1/3 (stable) and 0.405 (grows)
+  std::set<std::string> warned;
+  for (const Section& section : model.sections) {
+    const Material& material = model.material(section.material);
+    if (!material.isotropic || !warned.insert(material.name).second) continue;
+    const double nu = material.lambda() / (2.0 * (material.lambda() + material.mu()));
+    if (nu > highest)
+      warn(p, str("material '", material.name, "' has Poisson's ratio ", nu, ": a free surface running into a PML can "
+                  "grow there (above about ", highest, "); set the layer's multiaxial = 0.05 to 0.1 "
+                  "(docs/model-file.md, \"PML\")"));
+  }
+}
+
+}  // namespace
+
 Preflight preflight(const Model& model, const RunOptions& options) {
   model.validate();
   Preflight p;
@@ -783,6 +810,7 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   }
   if (!p.attenuation.empty()) check_memory_variables(*p.op);
   p.pml_layers = describe_pml(model, p.pml);
+  warn_pml_poisson(p, model);
   // Stiffness-proportional damping applies its K to every element before the exchange starts:
   // nothing would be left to overlap it with (stiffness_damping.hpp).
   // A PML's forces join K u's before the exchange: an operator split by rows would overwrite the

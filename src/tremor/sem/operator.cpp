@@ -15,9 +15,9 @@
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/elements.hpp"
 #include "tremor/fem/pml_law.hpp"
-#include "tremor/operator/element_state.hpp"
 #include "tremor/fem/viscoelastic.hpp"
 #include "tremor/mesh/element_type.hpp"
+#include "tremor/operator/element_state.hpp"
 #include "tremor/sem/sum_factorised.hpp"
 
 namespace tremor::sem {

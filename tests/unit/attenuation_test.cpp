@@ -1,15 +1,19 @@
 // The constant-Q fit of N standard linear solids (model/attenuation.hpp): Q within its reported
 // worst error over the band, better with more solids; no attenuation where Q is infinite; the
 // unrelaxed modulus that keeps the phase velocity at the reference frequency; Q_kappa and Q_mu
-// from Q_P and Q_S; refusals.
+// from Q_P and Q_S; refusals; an anisotropic material's unrelaxed stiffness and its refusal where
+// the relaxed one would not hold a static strain.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <numbers>
 
 #include "support/support.hpp"
 #include "tremor/model/attenuation.hpp"
+#include "tremor/model/model.hpp"
 
 namespace tremor {
 namespace {
@@ -85,6 +89,67 @@ TEST(ConstantQFit, RefusesWhatIsNoAttenuation) {
   test::expect_contains(test::error_of([] { (void)fit_constant_q(30.0, 10.0, 1.0, 3); }), {"an attenuation band [10, 1]"});
   test::expect_contains(test::error_of([] { (void)fit_constant_q(30.0, 1.0, 10.0, 0); }), {"0 standard linear solids; expected 1 to 8"});
   test::expect_contains(test::error_of([] { (void)fit_constant_q(30.0, 1.0, 10.0, 9); }), {"9 standard linear solids"});
+}
+
+// An orthotropic material (C11 ... C66 in GPa, a normal block and three shears) with q_p 30, q_s 20
+// over [2, 20] Hz, resolved in a model of it alone.
+ResolvedAttenuation orthotropic(const double (&normal)[3][3], double shear, Model& model) {
+  std::array<double, 36> c{};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) c[static_cast<std::size_t>(6 * i + j)] = 1e9 * normal[i][j];
+  c[21] = c[28] = c[35] = 1e9 * shear;
+  Material m = Material::from_stiffness("layered", c, 2000.0);
+  Attenuation a;
+  a.q_p = 30.0;
+  a.q_s = 20.0;
+  a.band = {2.0, 20.0};
+  m.attenuation = a;
+  model.source = "model.toml";
+  model.materials = {m};
+  return resolve_attenuation(model, model.materials[0]);
+}
+
+TEST(AnisotropicAttenuation, UnrelaxedStiffnessKeepsEachPartsSpeedAtTheReference) {
+  Model model;
+  const double normal[3][3] = {{8.0, 2.5, 2.5}, {2.5, 5.0, 2.0}, {2.5, 2.0, 5.0}};
+  const ResolvedAttenuation r = orthotropic(normal, 2.0, model);
+  const std::array<double, 36>& given = model.materials[0].stiffness;
+  // q_p, q_s through the Voigt averages (kappa_V 3.556 GPa, mu_V 1.933 GPa).
+  const double kappa_v = voigt_bulk(given), mu_v = voigt_shear(given);
+  EXPECT_NEAR(kappa_v, 32e9 / 9.0, 1.0);
+  EXPECT_NEAR(mu_v, (18.0 - 7.0 + 18.0) * 1e9 / 15.0, 1.0);
+  const auto [q_kappa, q_mu] = bulk_and_shear_quality(30.0, 20.0, 4.0 / 3.0 * mu_v / (kappa_v + 4.0 / 3.0 * mu_v));
+  EXPECT_NEAR(r.q_kappa, q_kappa, 1e-12 * q_kappa);
+  EXPECT_EQ(r.q_mu, q_mu);
+  // A shear along an axis is a deviator: C66(omega) = C66_U m_mu, whose phase velocity at the
+  // reference frequency is the given one's (to rounding); the shear parts stiffen, nothing is softer.
+  const double omega = two_pi * r.reference_frequency;
+  const std::complex<double> c66 = r.stiffness(omega)[35];
+  EXPECT_NEAR((1.0 / std::sqrt(c66)).real(), 1.0 / std::sqrt(given[35]), 1e-12 / std::sqrt(given[35]));
+  EXPECT_NEAR(c66.real() / c66.imag(), r.shear.quality(omega), 1e-9);
+  EXPECT_GT(r.unrelaxed[35], given[35]);
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j)
+      EXPECT_EQ(r.unrelaxed[static_cast<std::size_t>(6 * i + j)], r.unrelaxed[static_cast<std::size_t>(6 * j + i)]);
+  // An isotropic stiffness relaxes as kappa and mu: its parts are kappa 1 1^T and 2 mu dev.
+  const std::array<double, 36> iso = Material::from_lame("iso", 2e9, 1e9, 1.0).stiffness;
+  EXPECT_NEAR(voigt_bulk(iso), 2e9 + 2e9 / 3.0, 1e-3);
+  EXPECT_NEAR(voigt_shear(iso), 1e9, 1e-3);
+  const std::array<double, 36> d = deviatoric_part(iso);
+  EXPECT_NEAR(d[0], 2e9 * 2.0 / 3.0, 1e-3);
+  EXPECT_NEAR(d[1], -2e9 / 3.0, 1e-3);
+  EXPECT_NEAR(d[35], 1e9, 1e-3);
+  EXPECT_NEAR(bulk_part(iso)[1], voigt_bulk(iso), 1e-3);
+}
+
+// Nearly all of the stiffness along x, coupled to the others: the unrelaxing coupling outweighs the
+// relaxed parts (the relaxed C(0) has a negative eigenvalue at this loss).
+TEST(AnisotropicAttenuation, RefusesARelaxedStiffnessThatIsNotPositiveDefinite) {
+  Model model;
+  const double normal[3][3] = {{100.0, 1.0, 1.0}, {1.0, 1.5, 0.0}, {1.0, 0.0, 1.5}};
+  test::expect_contains(test::error_of([&] { (void)orthotropic(normal, 0.5, model); }),
+                        {"model.toml: material 'layered'", "relaxed stiffness", "is not positive definite",
+                         "coupling of volume and shape"});
 }
 
 }  // namespace

@@ -437,9 +437,16 @@ TEST_F(ModelFile, MaterialErrors) {
                9, {"'damping_alpha' is -2"});
   expect_error(material("name = \"s\"\ndensity = 1\ndamping_beta = -1e-9\nyoungs_modulus = 1e9\npoisson_ratio = 0.3\n"),
                9, {"'damping_beta' is -1e-09", "non-negative time, s"});
-  // Attenuation: quality factors within (1, 1e5), in pairs, on isotropic materials; its other keys
-  // only with one.
+  // Attenuation: quality factors within (1, 1e5), in pairs; its other keys only with one.
   const std::string rock = "name = \"r\"\ndensity = 2000\np_wave_speed = 2000\ns_wave_speed = 1000\n";
+  {
+    // An anisotropic stiffness takes Q on its bulk and shear parts.
+    const Model model = parse(material("name = \"a\"\ndensity = 1500\nstiffness = [1.4e11, 6e9, 6e9, 0, 0, 0, 1.2e10, "
+                                       "5e9, 0, 0, 0, 1.2e10, 0, 0, 0, 3.5e9, 0, 0, 5e9, 0, 5e9]\nq_p = 40\nq_s = 25\n"));
+    ASSERT_TRUE(model.materials[0].attenuation);
+    EXPECT_FALSE(model.materials[0].isotropic);
+    EXPECT_EQ(model.materials[0].attenuation->q_s, 25.0);
+  }
   expect_error(material(rock + "q_p = 1\nq_s = 20\n"), 11, {"'q_p' is 1", "quality factor within (1, 100000)"});
   expect_error(material(rock + "q_p = 50\nq_s = 1e5\n"), 12, {"'q_s' is 100000"});
   expect_error(material(rock + "q_p = 50\n"), 11, {"give q_p and q_s together"});
@@ -448,9 +455,6 @@ TEST_F(ModelFile, MaterialErrors) {
   expect_error(material(rock + "q_mu = 20\nq_band = [100, 10]\n"), 12, {"'q_band' is [100, 10]", "0 < f_min < f_max"});
   expect_error(material(rock + "q_mu = 20\nq_solids = 9\n"), 12, {"'q_solids' is 9", "1 to 8"});
   expect_error(material(rock + "q_mu = 20\nreference_frequency = -1\n"), 12, {"'reference_frequency' is -1"});
-  expect_error(material("name = \"a\"\ndensity = 1\nstiffness = [1e9, 0, 0, 0, 0, 0, 1e9, 0, 0, 0, 0, 1e9, 0, 0, 0, "
-                        "3e8, 0, 0, 3e8, 0, 3e8]\nq_mu = 20\n"),
-               10, {"attenuation takes isotropic materials only"});
   expect_error(material("name = \"s\"\ndensity = 1\n"), 6, {"give exactly one set of elastic constants", "got none"});
   expect_error(material("name = \"s\"\ndensity = 1\nyoungs_modulus = 1e9\nshear_modulus = 1e9\n"), 9,
                {"exactly one set", "got youngs_modulus, shear_modulus"});

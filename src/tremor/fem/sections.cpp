@@ -32,7 +32,8 @@ SectionTable section_table(const Model& model, bool check_geometry) {
       TREMOR_CHECK(table.dim == 3 || section.formulation == Formulation::PlaneStrain, prefix(model), "section on '",
                    section.element_set, "': attenuating material '", given.name,
                    "' takes plane strain or 3D (plane stress's condensed zz stress has no memory variables here)");
-      material = Material::from_lame(given.name, r.kappa_u - 2.0 / 3.0 * r.mu_u, r.mu_u, given.density);
+      material = given.isotropic ? Material::from_lame(given.name, r.kappa_u - 2.0 / 3.0 * r.mu_u, r.mu_u, given.density)
+                                 : Material::from_stiffness(given.name, r.unrelaxed, given.density);
       material.damping_alpha = given.damping_alpha;
       material.damping_beta = given.damping_beta;
       solids.n = static_cast<int>(r.shear.omega.size());
@@ -42,7 +43,19 @@ SectionTable section_table(const Model& model, bool check_geometry) {
         solids.y_kappa[k] = r.bulk.y[k];
         solids.y_mu[k] = r.shear.y[k];
       }
-      solids.lambda_u = material.lambda();
+      solids.kappa = r.kappa_u;
+      if (given.isotropic) {
+        solids.mu = r.mu_u;
+      } else {
+        // Plane strain: the xx, yy, xy rows and columns (Voigt 0, 1, 5) of the 3D part, which
+        // holds the zz strain that a plane anelastic strain's deviator has.
+        const std::array<double, 36> part = deviatoric_part(r.unrelaxed);
+        static constexpr int plane[3] = {0, 1, 5};
+        for (int i = 0; i < table.n_voigt; ++i)
+          for (int j = 0; j < table.n_voigt; ++j)
+            solids.deviatoric[static_cast<std::size_t>(table.n_voigt * i + j)] =
+                part[static_cast<std::size_t>(6 * (table.dim == 2 ? plane[i] : i) + (table.dim == 2 ? plane[j] : j))];
+      }
     }
     table.solids.push_back(solids);
     std::array<double, 36> D{};

@@ -12,12 +12,15 @@
 namespace tremor::fem {
 
 // A section's standard linear solids (model/attenuation.hpp, fem/viscoelastic.hpp): n 0 where it
-// does not attenuate. omega_l (rad/s), Y_kappa_l and Y_mu_l; lambda_U, the unrelaxed Lame
-// constant (the plane-strain zz correction).
+// does not attenuate. omega_l (rad/s), Y_kappa_l and Y_mu_l, and the relaxing parts of the
+// unrelaxed stiffness C_U: kappa (P_v C_U P_v = kappa 1_3 1_3^T) and, for an isotropic section, mu
+// (P_d C_U P_d = 2 mu dev); for an anisotropic one mu 0 and `deviatoric`, P_d C_U P_d, n_voigt x
+// n_voigt row-major (plane strain: its xx, yy, xy rows and columns).
 struct SectionSolids {
   int n = 0;
   std::array<double, largest_solids> omega{}, y_kappa{}, y_mu{};
-  double lambda_u = 0.0;
+  double kappa = 0.0, mu = 0.0;
+  std::array<double, 36> deviatoric{};
 };
 
 // What the element kernels need of each section, and which section each element belongs to.

@@ -1,23 +1,23 @@
 #pragma once
 // The viscoelastic law with state (docs/architecture.md, "Pointwise laws with state"): a section's
-// elastic law at its unrelaxed moduli, less the stress of N standard linear solids' memory
+// elastic law at its unrelaxed stiffness C_U, less the stress of N standard linear solids' memory
 // variables, each a strain kept at every point where the law is evaluated (model/attenuation.hpp
-// for the solids and their fit to a constant Q).
+// for the solids, their fit to a constant Q and the parts of C_U that relax).
 //
-//   sigma = D_U (eps - eps_a),  eps_a = sum_l Y_kappa_l tr(xi_l) / 3 I + Y_mu_l dev(xi_l),
+//   sigma = C_U eps - P_v C_U P_v sum_l Y_kappa_l xi_l - P_d C_U P_d sum_l Y_mu_l xi_l,
 //   d xi_l / dt = omega_l (eps - xi_l)
 //
-// (Moczo and Kristek 2005, with the bulk and shear moduli relaxing apart: for an isotropic D_U
-// this is kappa_U (tr eps - sum Y_kappa tr xi) I + 2 mu_U (dev eps - sum Y_mu dev xi)). The memory
-// variables are stepped at half steps by the trapezoidal rule, second order and unconditionally
-// stable (Robertsson, Blanch and Symes 1994): with eps at t_n (the step's K u),
+// (Moczo and Kristek 2005, with the bulk and shear parts relaxing apart; P_v C_U P_v xi = kappa_U
+// tr(xi) I, and for an isotropic C_U, P_d C_U P_d xi = 2 mu_U dev(xi)). The memory variables are
+// stepped at half steps by the trapezoidal rule, second order and unconditionally stable
+// (Robertsson, Blanch and Symes 1994): with eps at t_n (the step's K u),
 //   xi_l(n+1/2) = a_l xi_l(n-1/2) + b_l eps(n),  a_l = (1 - omega_l dt/2) / (1 + omega_l dt/2), b_l = 1 - a_l,
 // and the stress at t_n takes xi_l(n) = (xi_l(n-1/2) + xi_l(n+1/2)) / 2. Each evaluation advances
 // the state by one step: an operator holding it applies once per step.
 //
-// In 2D (plane strain) xi keeps (xx, yy, xy); xi_zz follows eps_zz = 0 and stays 0, but eps_a has
-// a zz part, sum (Y_kappa - Y_mu) tr(xi) / 3, whose stress lambda_U eps_a,zz comes off sigma_xx and
-// sigma_yy (isotropic D_U).
+// In 2D (plane strain) xi keeps (xx, yy, xy); xi_zz follows eps_zz = 0 and stays 0, but the
+// deviator of xi has a zz part, -tr(xi) / 3, which the deviatoric part's in-plane rows take in
+// (2 mu_U (xi_xx - tr(xi) / 3) for an isotropic section).
 //
 // Memory: N x n_voigt values per point in Real (3 solids: 18 in 3D, 9 in 2D), read and written
 // once per step.
@@ -34,23 +34,27 @@ namespace tremor::fem {
 inline constexpr int max_solids = largest_solids;  // model/attenuation.hpp
 
 // One section's solids for a time step, as a kernel reads them: `solids` (0: elastic), then per
-// solid a_l, b_l, Y_kappa_l and Y_mu_l, then lambda_U. solids_stride values per section.
-inline constexpr int solids_stride = 2 + 4 * max_solids;
+// solid a_l, b_l, Y_kappa_l and Y_mu_l, then kappa, mu and the deviatoric part (SectionSolids).
+// solids_stride values per section.
+inline constexpr int solids_kappa_at = 1 + 4 * max_solids, solids_mu_at = solids_kappa_at + 1;
+inline constexpr int solids_deviatoric_at = solids_mu_at + 1;
+inline constexpr int solids_stride = solids_deviatoric_at + 36;
 
-// The record of a section with n solids of relaxation frequencies omega (rad/s) and coefficients
-// y_kappa, y_mu, for a step dt: out[solids_stride]. n 0: elastic.
-inline void solids_record(int n, const double* omega, const double* y_kappa, const double* y_mu, double lambda_u,
-                          double dt, double* out) {
+// The record of a section's solids for a step dt: out[solids_stride].
+inline void solids_record(const SectionSolids& solids, double dt, double* out) {
   for (int k = 0; k < solids_stride; ++k) out[k] = 0.0;
-  out[0] = n;
-  for (int l = 0; l < n; ++l) {
-    const double half = 0.5 * omega[l] * dt, a = (1.0 - half) / (1.0 + half);
+  out[0] = solids.n;
+  for (int l = 0; l < solids.n; ++l) {
+    const auto k = static_cast<std::size_t>(l);
+    const double half = 0.5 * solids.omega[k] * dt, a = (1.0 - half) / (1.0 + half);
     out[1 + 4 * l] = a;
     out[2 + 4 * l] = 2.0 * half / (1.0 + half);  // 1 - a, without its cancellation
-    out[3 + 4 * l] = y_kappa[l];
-    out[4 + 4 * l] = y_mu[l];
+    out[3 + 4 * l] = solids.y_kappa[k];
+    out[4 + 4 * l] = solids.y_mu[k];
   }
-  out[solids_stride - 1] = lambda_u;
+  out[solids_kappa_at] = solids.kappa;
+  out[solids_mu_at] = solids.mu;
+  for (int k = 0; k < 36; ++k) out[solids_deviatoric_at + k] = solids.deviatoric[static_cast<std::size_t>(k)];
 }
 
 // The records of every section (solids_record of its SectionSolids, solids_stride apart) for a
@@ -59,8 +63,7 @@ inline std::vector<double> solids_records(const std::vector<SectionSolids>& sect
   std::vector<double> records(sections.size() * solids_stride);
   for (std::size_t s = 0; s < sections.size(); ++s) {
     const SectionSolids& solids = sections[s];
-    solids_record(solids.n, solids.omega.data(), solids.y_kappa.data(), solids.y_mu.data(), solids.lambda_u, dt,
-                  records.data() + s * solids_stride);
+    solids_record(solids, dt, records.data() + s * solids_stride);
     most = most > solids.n ? most : solids.n;
   }
   return records;
@@ -86,9 +89,8 @@ struct ViscoelasticPoint {
 
   TREMOR_HOST_DEVICE void stress(const T* strain, T* sigma) const {
     const int n = static_cast<int>(record[0]);
-    const T lambda_u = Dim == 2 ? record[solids_stride - 1] : T(0);
-    T anelastic[nv] = {};
-    T zz = T(0);
+    T volume = T(0);   // sum_l Y_kappa_l tr(xi_l)
+    T shape[nv] = {};  // sum_l Y_mu_l xi_l
     for (int first = 0; first < n; first += chunk) {
       const int count = n - first < chunk ? n - first : chunk;
       T held[chunk][nv] = {}, coefficients[chunk][4] = {};
@@ -105,19 +107,23 @@ struct ViscoelasticPoint {
           mid[k] = T(0.5) * (held[j][k] + next);
           state[static_cast<Size>(l * nv + k) * stride] = next;
         }
-        const T third = (Dim == 3 ? mid[0] + mid[1] + mid[2] : mid[0] + mid[1]) / T(3);
-        for (int k = 0; k < Dim; ++k) anelastic[k] += y_kappa * third + y_mu * (mid[k] - third);
-        for (int k = Dim; k < nv; ++k) anelastic[k] += y_mu * mid[k];
-        if constexpr (Dim == 2) zz += (y_kappa - y_mu) * third;
+        volume += y_kappa * (Dim == 3 ? mid[0] + mid[1] + mid[2] : mid[0] + mid[1]);
+        for (int k = 0; k < nv; ++k) shape[k] += y_mu * mid[k];
       }
     }
-    T elastic_strain[nv];
-    for (int k = 0; k < nv; ++k) elastic_strain[k] = strain[k] - anelastic[k];
-    elastic.stress(elastic_strain, sigma);
-    if constexpr (Dim == 2) {
-      const T lambda_zz = lambda_u * zz;
-      sigma[0] -= lambda_zz;
-      sigma[1] -= lambda_zz;
+    elastic.stress(strain, sigma);
+    const T mean = record[solids_kappa_at] * volume, mu = record[solids_mu_at];
+    if (mu != T(0)) {  // isotropic: P_d C_U P_d = 2 mu_U dev
+      const T third = (Dim == 3 ? shape[0] + shape[1] + shape[2] : shape[0] + shape[1]) / T(3);
+      for (int k = 0; k < Dim; ++k) sigma[k] -= mean + T(2) * mu * (shape[k] - third);
+      for (int k = Dim; k < nv; ++k) sigma[k] -= mu * shape[k];
+    } else {
+      const T* deviatoric = record + solids_deviatoric_at;
+      for (int k = 0; k < nv; ++k) {
+        T sum = k < Dim ? mean : T(0);
+        for (int j = 0; j < nv; ++j) sum += deviatoric[k * nv + j] * shape[j];
+        sigma[k] -= sum;
+      }
     }
   }
 };

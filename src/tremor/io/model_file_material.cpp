@@ -80,7 +80,7 @@ double quality_of(const Table& material, std::string_view key) {
 
 // The attenuation keys (docs/model-file.md, "Attenuation"): none given, none; q_band, q_solids or
 // reference_frequency without a quality factor, an error at the first.
-std::optional<Attenuation> read_attenuation(const Table& material, const Material& elastic) {
+std::optional<Attenuation> read_attenuation(const Table& material) {
   static constexpr std::string_view others[] = {"reference_frequency", "q_band", "q_solids"};
   const bool waves = material.has("q_p") || material.has("q_s"), moduli = material.has("q_kappa") || material.has("q_mu");
   if (!waves && !moduli) {
@@ -94,9 +94,6 @@ std::optional<Attenuation> read_attenuation(const Table& material, const Materia
                   "give either q_p and q_s (P and S waves) or q_kappa and/or q_mu (bulk and shear moduli), not both");
   if (waves && !(material.has("q_p") && material.has("q_s")))
     material.fail(material.has("q_p") ? "q_p" : "q_s", "give q_p and q_s together (or q_kappa and/or q_mu)");
-  if (!elastic.isotropic)
-    material.fail(waves ? "q_p" : material.has("q_kappa") ? "q_kappa" : "q_mu",
-                  "attenuation takes isotropic materials only (an anisotropic stiffness was given)");
   Attenuation a;
   a.by_waves = waves;
   if (waves) {
@@ -215,7 +212,7 @@ Material read_material(Table& material) {
   }
   result.damping_alpha = damping;
   result.damping_beta = beta;
-  result.attenuation = read_attenuation(material, result);
+  result.attenuation = read_attenuation(material);
   return result;
 }
 

@@ -7,6 +7,7 @@
 
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
+#include "tremor/model/material.hpp"
 #include "tremor/model/model.hpp"
 
 namespace tremor {
@@ -152,13 +153,62 @@ double unrelaxed_bulk(double p_ref, double mu_u, const RelaxationFit& bulk, cons
   return 0.5 * (low + high);
 }
 
+using Voigt = std::array<double, 36>;
+
+// a + f b, entry by entry.
+Voigt plus(const Voigt& a, double f, const Voigt& b) {
+  Voigt c;
+  for (std::size_t k = 0; k < c.size(); ++k) c[k] = a[k] + f * b[k];
+  return c;
+}
+
 }  // namespace
+
+double voigt_bulk(const Voigt& c) {
+  double sum = 0.0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) sum += c[static_cast<std::size_t>(6 * i + j)];
+  return sum / 9.0;
+}
+
+double voigt_shear(const Voigt& c) {
+  return (c[0] + c[7] + c[14] - c[1] - c[2] - c[8] + 3.0 * (c[21] + c[28] + c[35])) / 15.0;
+}
+
+Voigt bulk_part(const Voigt& c) {
+  const double kappa = voigt_bulk(c);
+  Voigt b{};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) b[static_cast<std::size_t>(6 * i + j)] = kappa;
+  return b;
+}
+
+Voigt deviatoric_part(const Voigt& c) {
+  // P_d C P_d: P_d's rows on the normal block are e_i - 1_3 / 3; the shears pass unchanged.
+  const auto p = [](int i, int k) { return (i == k ? 1.0 : 0.0) - (i < 3 && k < 3 ? 1.0 / 3.0 : 0.0); };
+  Voigt cp{}, d{};
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j)
+      for (int k = 0; k < 6; ++k) cp[static_cast<std::size_t>(6 * i + j)] += c[static_cast<std::size_t>(6 * i + k)] * p(k, j);
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j)
+      for (int k = 0; k < 6; ++k) d[static_cast<std::size_t>(6 * i + j)] += p(i, k) * cp[static_cast<std::size_t>(6 * k + j)];
+  return d;
+}
+
+std::array<std::complex<double>, 36> ResolvedAttenuation::stiffness(double angular_frequency) const {
+  const Voigt b = bulk_part(unrelaxed), d = deviatoric_part(unrelaxed);
+  const std::complex<double> lose_bulk = 1.0 - bulk.relative_modulus(angular_frequency),
+                             lose_shear = 1.0 - shear.relative_modulus(angular_frequency);
+  std::array<std::complex<double>, 36> c;
+  for (std::size_t k = 0; k < c.size(); ++k) c[k] = unrelaxed[k] - lose_bulk * b[k] - lose_shear * d[k];
+  return c;
+}
 
 ResolvedAttenuation resolve_attenuation(const Model& model, const Material& material) {
   TREMOR_CHECK(material.attenuation, "material '", material.name, "' has no attenuation");
   const Attenuation& given = *material.attenuation;
   const std::string where = str(model.source, ": material '", material.name, "'");
-  TREMOR_CHECK(material.isotropic, where, ": attenuation (q_p, q_s, q_kappa, q_mu) takes isotropic materials only");
   ResolvedAttenuation r;
   const std::array<double, 2> sources = source_frequencies(model);
   if (given.band[1] > 0.0) {
@@ -175,7 +225,7 @@ ResolvedAttenuation resolve_attenuation(const Model& model, const Material& mate
   }
   r.reference_frequency =
       given.reference_frequency > 0.0 ? given.reference_frequency : std::sqrt(r.band[0] * r.band[1]);
-  const double mu_ref = material.mu(), kappa_ref = material.lambda() + 2.0 / 3.0 * mu_ref;
+  const double mu_ref = voigt_shear(material.stiffness), kappa_ref = voigt_bulk(material.stiffness);
   const double p_ref = kappa_ref + 4.0 / 3.0 * mu_ref;
   try {
     if (given.by_waves) {
@@ -200,10 +250,29 @@ ResolvedAttenuation resolve_attenuation(const Model& model, const Material& mate
     throw Error(str(where, ": ", error.what()));
   }
   const double omega = 2.0 * std::numbers::pi * r.reference_frequency;
-  r.mu_u = mu_ref * r.shear.unrelaxed_over_reference(omega);
-  r.kappa_u = unrelaxed_bulk(p_ref, r.mu_u, r.bulk, r.shear, omega);
-  TREMOR_CHECK(r.kappa_u > 0.0, where, ": no positive unrelaxed bulk modulus keeps its P wave speed at ",
-               r.reference_frequency, " Hz with this shear attenuation; raise q_s or the P wave speed");
+  if (material.isotropic) {
+    r.mu_u = mu_ref * r.shear.unrelaxed_over_reference(omega);
+    r.kappa_u = unrelaxed_bulk(p_ref, r.mu_u, r.bulk, r.shear, omega);
+    TREMOR_CHECK(r.kappa_u > 0.0, where, ": no positive unrelaxed bulk modulus keeps its P wave speed at ",
+                 r.reference_frequency, " Hz with this shear attenuation; raise q_s or the P wave speed");
+    r.unrelaxed = Material::from_lame(material.name, r.kappa_u - 2.0 / 3.0 * r.mu_u, r.mu_u, 1.0).stiffness;
+  } else {
+    const Voigt& given_c = material.stiffness;
+    r.unrelaxed = plus(plus(given_c, r.bulk.unrelaxed_over_reference(omega) - 1.0, bulk_part(given_c)),
+                       r.shear.unrelaxed_over_reference(omega) - 1.0, deviatoric_part(given_c));
+    r.kappa_u = voigt_bulk(r.unrelaxed);
+    r.mu_u = voigt_shear(r.unrelaxed);
+  }
+  // The relaxed stiffness C(0) = C_U - sum Y_kappa P_v C_U P_v - sum Y_mu P_d C_U P_d must hold a
+  // static strain; for an isotropic material it does (kappa_U and mu_U times 1 - sum Y > 0).
+  double y_kappa = 0.0, y_mu = 0.0;
+  for (const double y : r.bulk.y) y_kappa += y;
+  for (const double y : r.shear.y) y_mu += y;
+  const Voigt relaxed = plus(plus(r.unrelaxed, -y_kappa, bulk_part(r.unrelaxed)), -y_mu, deviatoric_part(r.unrelaxed));
+  TREMOR_CHECK(positive_definite(relaxed.data(), 6), where, ": its relaxed stiffness (the bulk part times ",
+               1.0 - y_kappa, ", the deviatoric part times ", 1.0 - y_mu,
+               ") is not positive definite: the coupling of volume and shape in this anisotropic stiffness, which "
+               "does not relax, is too large for Q_kappa ", r.q_kappa, " and Q_mu ", r.q_mu, "; raise them");
   return r;
 }
 
@@ -216,10 +285,29 @@ std::string describe(const ResolvedAttenuation& r, const Material& material) {
   char error[32];
   std::snprintf(error, sizeof error, "%.2g%%", 100.0 * r.worst_error());
   const double rho = material.density;
-  return str("material '", material.name, "': ", qualities, ", ", r.shear.omega.size(), " solids over [",
-             si(r.band[0]), "Hz, ", si(r.band[1]), "Hz], worst Q error ", error, "; unrelaxed speeds ",
-             std::round(std::sqrt((r.kappa_u + 4.0 / 3.0 * r.mu_u) / rho)), " and ", std::round(std::sqrt(r.mu_u / rho)),
-             " m/s (the given ones at ", si(r.reference_frequency), "Hz)");
+  const std::string head = str("material '", material.name, "': ", qualities, ", ", r.shear.omega.size(),
+                               " solids over [", si(r.band[0]), "Hz, ", si(r.band[1]), "Hz], worst Q error ", error);
+  if (!material.isotropic) {
+    const double omega = 2.0 * std::numbers::pi * r.reference_frequency;
+    char factors[96];
+    std::snprintf(factors, sizeof factors, "bulk part x %.4f, deviatoric part x %.4f",
+                  r.bulk.unrelaxed_over_reference(omega), r.shear.unrelaxed_over_reference(omega));
+    // Q of the axes' longitudinal and shear moduli (a wave along an axis of an orthotropic
+    // material has the Q of its modulus).
+    const std::array<std::complex<double>, 36> c = r.stiffness(omega);
+    std::string axes;
+    for (const int v : {0, 7, 14, 21, 28, 35}) {
+      char one[16];
+      std::snprintf(one, sizeof one, "%s%.3g", v == 0 || v == 21 ? "" : "/", c[static_cast<std::size_t>(v)].real() /
+                                                                                 c[static_cast<std::size_t>(v)].imag());
+      axes += one;
+      if (v == 14) axes += ", shear C44/C55/C66 ";
+    }
+    return str(head, "; Q of the moduli at ", si(r.reference_frequency), "Hz: longitudinal C11/C22/C33 ", axes,
+               "; unrelaxed stiffness: the given one with its ", factors);
+  }
+  return str(head, "; unrelaxed speeds ", std::round(std::sqrt((r.kappa_u + 4.0 / 3.0 * r.mu_u) / rho)), " and ",
+             std::round(std::sqrt(r.mu_u / rho)), " m/s (the given ones at ", si(r.reference_frequency), "Hz)");
 }
 
 }  // namespace tremor

@@ -12,6 +12,12 @@
 // condition sum_l Y_l (omega_l omega + Q^-1 omega_l^2) / (omega_l^2 + omega^2) = Q^-1 (Moczo and
 // Kristek 2005, Eq. 12), solved here in the least-squares sense at frequencies across the band.
 // The bulk and the shear modulus each have their own Y_l (Q_kappa, Q_mu) over the same omega_l.
+//
+// An anisotropic stiffness C relaxes in its bulk part P_v C P_v and its deviatoric part P_d C P_d
+// (P_v = 1_3 1_3^T / 3 the volumetric projection of a Voigt strain, P_d = I - P_v):
+//   C(omega) = C_U - (1 - m_kappa(omega)) P_v C_U P_v - (1 - m_mu(omega)) P_d C_U P_d,
+// symmetric, and for an isotropic C the moduli kappa and mu above; the coupling of volume and shape
+// that anisotropy adds (P_v C P_d and its transpose) does not relax.
 #include <array>
 #include <complex>
 #include <limits>
@@ -82,18 +88,36 @@ struct ResolvedAttenuation {
   double reference_frequency = 0.0;  // Hz
   double q_kappa = 0.0, q_mu = 0.0;
   RelaxationFit bulk, shear;  // over the same relaxation frequencies
-  double kappa_u = 0.0, mu_u = 0.0;  // Pa
+  double kappa_u = 0.0, mu_u = 0.0;  // Pa; an anisotropic material's: the Voigt averages of `unrelaxed`
+  std::array<double, 36> unrelaxed{};  // C_U, Voigt 6 x 6 row-major, Pa
   double worst_error() const;  // of the two fits, where finite
+  // C(omega) as above: the stiffness a harmonic strain of angular frequency omega sees.
+  std::array<std::complex<double>, 36> stiffness(double angular_frequency) const;
 };
+
+// The relaxing parts of a Voigt stiffness (6 x 6 row-major, engineering shear strains), as above:
+// P_v C P_v = kappa_V 1_3 1_3^T and P_d C P_d.
+std::array<double, 36> bulk_part(const std::array<double, 36>& c);
+std::array<double, 36> deviatoric_part(const std::array<double, 36>& c);
+// The Voigt averages of a stiffness: kappa_V = sum_{i,j<3} C_ij / 9, mu_V = (C_00 + C_11 + C_22 -
+// C_01 - C_02 - C_12 + 3 (C_33 + C_44 + C_55)) / 15; an isotropic material's kappa and mu.
+double voigt_bulk(const std::array<double, 36>& c);
+double voigt_shear(const std::array<double, 36>& c);
 
 // The sources' centre frequencies, lowest and highest (Signal::frequency of the point sources,
 // tractions, prescribed displacements and transducers that have one), else {0, 0}.
 std::array<double, 2> source_frequencies(const Model& model);
 
-// Resolves `material`'s attenuation (isotropic; it must have one) in `model`. Throws tremor::Error
-// naming the material: a band that does not contain every source centre frequency, no band and no
-// source frequency to take one from, Q_P and Q_S that need a negative bulk loss, a Q outside (1,
-// 1e5) after the conversion.
+// Resolves `material`'s attenuation (it must have one) in `model`. An isotropic material's
+// unrelaxed kappa_U and mu_U keep its P and S phase velocities at the reference frequency; an
+// anisotropic one's C_U is the given stiffness with its bulk and deviatoric parts each raised by
+// the factor that keeps the phase velocity of a wave in that part alone (the given stiffness holds
+// at the reference frequency for waves of one part, to O(Q^-2) for the others), and its q_p, q_s are
+// turned into Q_kappa and Q_mu with the Voigt averages' L = (4/3) mu_V / (kappa_V + 4/3 mu_V).
+// Throws tremor::Error naming the material: a band that does not contain every source centre
+// frequency, no band and no source frequency to take one from, Q_P and Q_S that need a negative
+// bulk loss, a Q outside (1, 1e5) after the conversion, a relaxed stiffness C(0) that is not
+// positive definite (an anisotropic material whose unrelaxing coupling outweighs its relaxed parts).
 ResolvedAttenuation resolve_attenuation(const Model& model, const Material& material);
 
 // One line for the pre-flight and `tremor info`: the quality factors, the solids and band, the

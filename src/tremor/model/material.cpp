@@ -34,23 +34,6 @@ Material make_isotropic(std::string name, double lambda, double mu, double densi
   return m;
 }
 
-// Cholesky test of positive definiteness for a symmetric n x n matrix.
-bool positive_definite(const double* a, int n) {
-  double l[36] = {};
-  for (int j = 0; j < n; ++j) {
-    double d = a[j * n + j];
-    for (int k = 0; k < j; ++k) d -= l[j * n + k] * l[j * n + k];
-    if (!(d > 0.0)) return false;
-    l[j * n + j] = std::sqrt(d);
-    for (int i = j + 1; i < n; ++i) {
-      double s = a[i * n + j];
-      for (int k = 0; k < j; ++k) s -= l[i * n + k] * l[j * n + k];
-      l[i * n + j] = s / l[j * n + j];
-    }
-  }
-  return true;
-}
-
 // Eigenvalues of a symmetric 3x3 matrix (Jacobi rotations; exact enough for wave speeds).
 std::array<double, 3> symmetric_eigenvalues(std::array<double, 9> a) {
   for (int sweep = 0; sweep < 50; ++sweep) {
@@ -108,6 +91,22 @@ void for_each_direction(Visit visit) {
 }
 
 }  // namespace
+
+bool positive_definite(const double* a, int n) {
+  double l[36] = {};
+  for (int j = 0; j < n; ++j) {
+    double d = a[j * n + j];
+    for (int k = 0; k < j; ++k) d -= l[j * n + k] * l[j * n + k];
+    if (!(d > 0.0)) return false;
+    l[j * n + j] = std::sqrt(d);
+    for (int i = j + 1; i < n; ++i) {
+      double s = a[i * n + j];
+      for (int k = 0; k < j; ++k) s -= l[i * n + k] * l[j * n + k];
+      l[i * n + j] = s / l[j * n + j];
+    }
+  }
+  return true;
+}
 
 Material Material::from_youngs(std::string name, double youngs, double poisson, double density) {
   TREMOR_CHECK(std::isfinite(youngs) && youngs > 0.0, "material '", name, "': Young's modulus must be positive, got ",

@@ -71,6 +71,9 @@ struct Material {
 // columns of C; plane stress condenses out sigma_zz = sigma_yz = sigma_xz = 0.
 Voigt3 plane_stiffness(const Material& material, Formulation formulation);
 
+// Whether a symmetric n x n matrix (row-major, n <= 6) is positive definite (Cholesky).
+bool positive_definite(const double* a, int n);
+
 std::string to_string(Formulation formulation);
 
 }  // namespace tremor

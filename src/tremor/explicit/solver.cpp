@@ -726,6 +726,28 @@ void warn_pml_poisson(Preflight& p, const Model& model) {
   }
 }
 
+// An anisotropic material whose waves' slowness and group velocity point apart along a lined axis
+// (Material::pml_margin): a C-PML there grows (Becache et al. 2003), and the multi-axial PML is the
+// remedy (Meza-Fajardo and Papageorgiou 2008); the ratio it needs depends on the material.
+void warn_pml_anisotropy(Preflight& p, const Model& model) {
+  if (!p.pml.any() || p.pml.multiaxial > 0.0) return;
+  constexpr double noise = 1e-6;  // the sampled directions' rounding: where the condition holds, margins of 0
+  std::set<std::string> warned;
+  for (const Section& section : model.sections) {
+    const Material& material = model.material(section.material);
+    if (material.isotropic || !warned.insert(material.name).second) continue;
+    std::string axes;
+    for (int k = 0; k < p.pml.dim; ++k) {
+      if (!p.pml.sides[k][0].active && !p.pml.sides[k][1].active) continue;
+      if (material.pml_margin(k, p.pml.dim) < -noise) axes += str(axes.empty() ? "" : ", ", "xyz"[k]);
+    }
+    if (!axes.empty())
+      warn(p, str("material '", material.name, "' has waves whose slowness and group velocity point apart along ",
+                  axes, ": a PML normal to that axis grows in it (Becache et al. 2003); set the layer's multiaxial "
+                  "(0.2 kept docs/verification.md's orthotropic medium stable, 0.1 did not) and check a long run"));
+  }
+}
+
 }  // namespace
 
 Preflight preflight(const Model& model, const RunOptions& options) {
@@ -811,6 +833,7 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   if (!p.attenuation.empty()) check_memory_variables(*p.op);
   p.pml_layers = describe_pml(model, p.pml);
   warn_pml_poisson(p, model);
+  warn_pml_anisotropy(p, model);
   // Stiffness-proportional damping applies its K to every element before the exchange starts:
   // nothing would be left to overlap it with (stiffness_damping.hpp).
   // A PML's forces join K u's before the exchange: an operator split by rows would overwrite the

@@ -90,7 +90,11 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
       run.message = str("the solution is not finite at step ", step, " (t = ", static_cast<double>(step) * dt,
                         " s): node ", run.bad_node, " has u", "xyz"[static_cast<int>(worst[3])], " = ", worst[4], "; ",
                         static_cast<long long>(bad), " values are NaN or Inf. The time step ", dt,
-                        " s against the stable ", p.stable_dt, " s, or the loads, are the usual causes");
+                        " s against the stable ", p.stable_dt, " s, or the loads, are the usual causes",
+                        p.pml.any() ? "; a PML grows in an anisotropic material whose slowness turns back, or at a "
+                                      "high Poisson's ratio beside a free surface: raise its multiaxial "
+                                      "(docs/model-file.md, \"PML\")"
+                                    : "");
       return true;
     }
     if (checkpoint) {

@@ -34,8 +34,10 @@ Material make_isotropic(std::string name, double lambda, double mu, double densi
   return m;
 }
 
-// Eigenvalues of a symmetric 3x3 matrix (Jacobi rotations; exact enough for wave speeds).
-std::array<double, 3> symmetric_eigenvalues(std::array<double, 9> a) {
+// Eigenvalues of a symmetric 3x3 matrix (Jacobi rotations; exact enough for wave speeds), and
+// with `vectors` its eigenvectors, column k of it (row-major) for eigenvalue k.
+std::array<double, 3> symmetric_eigenvalues(std::array<double, 9> a, std::array<double, 9>* vectors = nullptr) {
+  if (vectors) *vectors = {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0};
   for (int sweep = 0; sweep < 50; ++sweep) {
     const double off = a[1] * a[1] + a[2] * a[2] + a[5] * a[5];
     if (off < 1e-30 * (a[0] * a[0] + a[4] * a[4] + a[8] * a[8])) break;
@@ -57,6 +59,13 @@ std::array<double, 3> symmetric_eigenvalues(std::array<double, 9> a) {
           a[static_cast<std::size_t>(3 * p + k)] = c * apk - s * aqk;
           a[static_cast<std::size_t>(3 * q + k)] = s * apk + c * aqk;
         }
+        if (vectors)
+          for (int k = 0; k < 3; ++k) {  // V <- V J
+            std::array<double, 9>& v = *vectors;
+            const double vkp = v[static_cast<std::size_t>(3 * k + p)], vkq = v[static_cast<std::size_t>(3 * k + q)];
+            v[static_cast<std::size_t>(3 * k + p)] = c * vkp - s * vkq;
+            v[static_cast<std::size_t>(3 * k + q)] = s * vkp + c * vkq;
+          }
       }
   }
   return {a[0], a[4], a[8]};
@@ -217,6 +226,42 @@ double Material::min_wave_speed() const {
     smallest = std::min({smallest, ev[0], ev[1], ev[2]});
   });
   return std::sqrt(std::max(smallest, 0.0) / density);
+}
+
+double Material::pml_margin(int axis, int dim) const {
+  if (isotropic) return 0.0;
+  static constexpr int voigt[3][3] = {{0, 5, 4}, {5, 1, 3}, {4, 3, 2}};
+  double margin = 0.0;
+  const auto check = [&](const double n[3]) {
+    std::array<double, 9> gamma = christoffel(*this, n);
+    if (dim == 2)  // plane strain: the in-plane waves; u_z a mode of its own, passed over
+      gamma[2] = gamma[5] = gamma[6] = gamma[7] = 0.0, gamma[8] = 1.0;
+    std::array<double, 9> g;
+    (void)symmetric_eigenvalues(gamma, &g);
+    for (int mode = 0; mode < 3; ++mode) {
+      if (dim == 2 && std::abs(g[static_cast<std::size_t>(6 + mode)]) > 0.5) continue;
+      // rho v V_i = C_ijkl g_j g_k n_l: the group velocity's direction.
+      double w[3] = {}, size = 0.0;
+      for (int i = 0; i < dim; ++i) {
+        for (int j = 0; j < dim; ++j)
+          for (int k = 0; k < dim; ++k)
+            for (int l = 0; l < dim; ++l)
+              w[i] += c(voigt[i][j], voigt[k][l]) * g[static_cast<std::size_t>(3 * j + mode)] *
+                      g[static_cast<std::size_t>(3 * k + mode)] * n[l];
+        size += w[i] * w[i];
+      }
+      if (size > 0.0) margin = std::min(margin, n[axis] * w[axis] / std::sqrt(size));
+    }
+  };
+  if (dim == 2) {
+    for (int a = 0; a < 720; ++a) {
+      const double phi = 2.0 * std::numbers::pi * a / 720, n[3] = {std::cos(phi), std::sin(phi), 0.0};
+      check(n);
+    }
+  } else {
+    for_each_direction(check);
+  }
+  return margin;
 }
 
 void Material::validate() const {

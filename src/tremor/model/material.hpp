@@ -60,6 +60,12 @@ struct Material {
   // Slowest quasi-shear speed sampled on the same directions (an estimate from above, for
   // points-per-wavelength checks).
   double min_wave_speed() const;
+  // The stability condition of a PML normal to `axis` (Becache, Fauqueux and Joly 2003): every
+  // plane wave's slowness n and group velocity V have components along the axis of one sign.
+  // The most negative n_axis V_axis / |V| over directions sampled as above (in the x-y plane, and
+  // the in-plane waves, for dim 2): 0 where the condition holds (isotropic materials), below it
+  // where a C-PML on that axis grows.
+  double pml_margin(int axis, int dim) const;
 
   // Density positive, stiffness symmetric positive definite, the density and the largest stiffness
   // entry within [smallest_material_constant, largest_material_constant]; throws naming the

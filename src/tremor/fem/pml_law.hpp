@@ -79,6 +79,16 @@ struct Strided {
 template <int Dim>
 inline constexpr int pml_all_axes = (1 << Dim) - 1;
 
+// Whether a point's memory variable v (pml_flux's order) is read and written on the axes `axes`:
+// the stretched gradient's column l on axis l, a stage on the axis of its filter.
+template <int Dim>
+TREMOR_HOST_DEVICE constexpr bool pml_value_used(int v, int axes) {
+  constexpr int n_grad = Dim * Dim;
+  if (v < n_grad) return (axes >> (v % Dim) & 1) != 0;
+  const int stage = v - n_grad, j = stage / Dim / (Dim - 1), t = stage / Dim % (Dim - 1);
+  return (axes >> (t < j ? t : t + 1) & 1) != 0;
+}
+
 // The flux F at a point from the displacement gradient grad[k][l] = d_l u_k, with d and alpha
 // there (model/pml.hpp PmlProfile::at), the law (stress(strain, sigma), Voigt in laws.hpp's order)
 // and the point's memory variables state[0 .. pml_point_values<Dim>) (the stretched gradient's
@@ -93,9 +103,9 @@ TREMOR_HOST_DEVICE inline void pml_flux(const A (&grad)[Dim][Dim], const A* d, c
   // Each part's variables are read at once before any is written: every read waits for the
   // writes before it, which could be to the same place as far as the compiler knows (on a GPU
   // one trip to memory per part instead of one per value).
-  A held[n_stages];
+  A held[n_stages] = {};  // (those of axes not stretched never read)
   for (int v = 0; v < n_grad; ++v)
-    if (axes >> (v % Dim) & 1) held[v] = static_cast<A>(state[v]);
+    if (pml_value_used<Dim>(v, axes)) held[v] = static_cast<A>(state[v]);
   A stretched[Dim][Dim];
   for (int l = 0; l < Dim; ++l) {
     if (!(axes >> l & 1)) {
@@ -110,12 +120,8 @@ TREMOR_HOST_DEVICE inline void pml_flux(const A (&grad)[Dim][Dim], const A* d, c
   }
   // Column j's stages after the stretched gradient: stage t's row i at Dim^2 + (j (Dim - 1) + t) Dim + i,
   // stage t of column j the filter s_m of the t-th axis m other than j.
-  const auto stage_axis = [](int v) {
-    const int j = v / Dim / (Dim - 1), t = v / Dim % (Dim - 1);
-    return t < j ? t : t + 1;
-  };
   for (int v = 0; v < n_stages; ++v)
-    if (axes >> stage_axis(v) & 1) held[v] = static_cast<A>(state[n_grad + v]);
+    if (pml_value_used<Dim>(n_grad + v, axes)) held[v] = static_cast<A>(state[n_grad + v]);
   A strain[nv], sigma[nv], stress[Dim][Dim];
   voigt_strain<Dim>(stretched, strain);  // sym(eps~)
   law.stress(strain, sigma);

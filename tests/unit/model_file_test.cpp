@@ -441,8 +441,9 @@ TEST_F(ModelFile, MaterialErrors) {
   const std::string rock = "name = \"r\"\ndensity = 2000\np_wave_speed = 2000\ns_wave_speed = 1000\n";
   {
     // An anisotropic stiffness takes Q on its bulk and shear parts.
-    const Model model = parse(material("name = \"a\"\ndensity = 1500\nstiffness = [1.4e11, 6e9, 6e9, 0, 0, 0, 1.2e10, "
-                                       "5e9, 0, 0, 0, 1.2e10, 0, 0, 0, 3.5e9, 0, 0, 5e9, 0, 5e9]\nq_p = 40\nq_s = 25\n"));
+    const Model model = parse(material("name = \"a\"\ndensity = 1500\nstiffness = [1.4e11, 6e9, 6e9, 0, 0, 0, "
+                                       "1.2e10, 5e9, 0, 0, 0, 1.2e10, 0, 0, 0, 3.5e9, 0, 0, 5e9, 0, 5e9]\n"
+                                       "q_p = 40\nq_s = 25\n"));
     ASSERT_TRUE(model.materials[0].attenuation);
     EXPECT_FALSE(model.materials[0].isotropic);
     EXPECT_EQ(model.materials[0].attenuation->q_s, 25.0);

@@ -60,7 +60,8 @@ std::complex<double> response(const double (&shape)[fem::voigt_size<Dim>], int c
                               const RelaxationFit& bulk, const RelaxationFit& shear) {
   fem::SectionSolids solids;
   solids.n = 3;
-  for (std::size_t l = 0; l < 3; ++l) solids.omega[l] = bulk.omega[l], solids.y_kappa[l] = bulk.y[l], solids.y_mu[l] = shear.y[l];
+  for (std::size_t l = 0; l < 3; ++l)
+    solids.omega[l] = bulk.omega[l], solids.y_kappa[l] = bulk.y[l], solids.y_mu[l] = shear.y[l];
   solids.kappa = kappa_u;
   solids.mu = mu_u;
   const fem::IsotropicLaw<Dim, double> elastic{kappa_u - 2.0 / 3.0 * mu_u, mu_u};
@@ -166,7 +167,8 @@ TEST(ViscoelasticLaw, AnisotropicStressIsTheComplexStiffnessTimesTheStrain) {
       double scale = 0.0;
       std::vector<std::complex<double>> want(static_cast<std::size_t>(nv));
       for (int i = 0; i < nv; ++i) {
-        for (int j = 0; j < nv; ++j) want[static_cast<std::size_t>(i)] += c[static_cast<std::size_t>(6 * at(i) + at(j))] * strain[j];
+        for (int j = 0; j < nv; ++j)
+          want[static_cast<std::size_t>(i)] += c[static_cast<std::size_t>(6 * at(i) + at(j))] * strain[j];
         scale = std::max(scale, std::abs(want[static_cast<std::size_t>(i)]));
       }
       for (int i = 0; i < nv; ++i) {

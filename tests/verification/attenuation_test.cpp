@@ -159,8 +159,8 @@ void expect_plane_wave_attenuates(int component, const char* backend = "openmp",
     EXPECT_NEAR(c, c_exact, 0.005 * c_exact) << f << " Hz";
     std::printf("%s %s %s %dD %s%s wave at %4.1f Hz: Q %.2f (target %.0f, solids' %.2f), c %.2f m/s (solids' %.2f, "
                 "%+.2e)\n",
-                operator_kind, backend, precision, dim, anisotropic ? "orthotropic " : "", component == 0 ? "P" : "S", f,
-                q, target, q_exact, c, c_exact, c / c_exact - 1.0);
+                operator_kind, backend, precision, dim, anisotropic ? "orthotropic " : "",
+                component == 0 ? "P" : "S", f, q, target, q_exact, c, c_exact, c / c_exact - 1.0);
   }
 }
 

@@ -342,7 +342,8 @@ LongRun long_run(const Block& block, const std::vector<BoxFace>& faces, const Ma
   Model model;
   model.source = "block";
   const double side = block.side;
-  model.mesh = generate_rectangle({0.0, 0.0}, {side, side}, {block.divisions, block.divisions}, ElementType::QuadGLL, 2);
+  model.mesh =
+      generate_rectangle({0.0, 0.0}, {side, side}, {block.divisions, block.divisions}, ElementType::QuadGLL, 2);
   model.materials.push_back(material);
   model.sections.push_back({"all", material.name, Formulation::PlaneStrain, 1.0});
   PointSource force;
@@ -460,10 +461,11 @@ TEST(Pml, AnisotropicMediumNeedsTheMultiaxialRatio) {
   const LongRun multiaxial = long_run(block, every, medium, 30000);
   ASSERT_TRUE(multiaxial.ok) << multiaxial.message;
   EXPECT_FALSE(warned(multiaxial));
-  std::printf("PML in an orthotropic medium (margins %.3f along x, %.3f along y), dt %.3g s: the C-PML not finite "
-              "at step %lld; multiaxial 0.2 over 30,000 steps: peak |u| %.3e m, largest in the second half %.3e, in the "
-              "last tenth %.3e\n",
-              margin_x, margin_y, multiaxial.dt, classical.steps, multiaxial.peak, multiaxial.second_half, multiaxial.last_tenth);
+  std::printf("PML in an orthotropic medium (margins %.3f along x, %.3f along y), dt %.3g s: the C-PML not "
+              "finite at step %lld; multiaxial 0.2 over 30,000 steps: peak |u| %.3e m, largest in the second half "
+              "%.3e, in the last tenth %.3e\n",
+              margin_x, margin_y, multiaxial.dt, classical.steps, multiaxial.peak, multiaxial.second_half,
+              multiaxial.last_tenth);
   // Decayed far below the wave (to float's rounding of it) and not growing from there.
   EXPECT_LT(multiaxial.second_half, 1e-6 * multiaxial.peak);
   EXPECT_LE(multiaxial.last_tenth, multiaxial.second_half);

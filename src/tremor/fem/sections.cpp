@@ -32,8 +32,9 @@ SectionTable section_table(const Model& model, bool check_geometry) {
       TREMOR_CHECK(table.dim == 3 || section.formulation == Formulation::PlaneStrain, prefix(model), "section on '",
                    section.element_set, "': attenuating material '", given.name,
                    "' takes plane strain or 3D (plane stress's condensed zz stress has no memory variables here)");
-      material = given.isotropic ? Material::from_lame(given.name, r.kappa_u - 2.0 / 3.0 * r.mu_u, r.mu_u, given.density)
-                                 : Material::from_stiffness(given.name, r.unrelaxed, given.density);
+      material = given.isotropic
+                     ? Material::from_lame(given.name, r.kappa_u - 2.0 / 3.0 * r.mu_u, r.mu_u, given.density)
+                     : Material::from_stiffness(given.name, r.unrelaxed, given.density);
       material.damping_alpha = given.damping_alpha;
       material.damping_beta = given.damping_beta;
       solids.n = static_cast<int>(r.shear.omega.size());

@@ -186,13 +186,14 @@ Voigt bulk_part(const Voigt& c) {
 Voigt deviatoric_part(const Voigt& c) {
   // P_d C P_d: P_d's rows on the normal block are e_i - 1_3 / 3; the shears pass unchanged.
   const auto p = [](int i, int k) { return (i == k ? 1.0 : 0.0) - (i < 3 && k < 3 ? 1.0 / 3.0 : 0.0); };
+  const auto at = [](int i, int j) { return static_cast<std::size_t>(6 * i + j); };
   Voigt cp{}, d{};
   for (int i = 0; i < 6; ++i)
     for (int j = 0; j < 6; ++j)
-      for (int k = 0; k < 6; ++k) cp[static_cast<std::size_t>(6 * i + j)] += c[static_cast<std::size_t>(6 * i + k)] * p(k, j);
+      for (int k = 0; k < 6; ++k) cp[at(i, j)] += c[at(i, k)] * p(k, j);
   for (int i = 0; i < 6; ++i)
     for (int j = 0; j < 6; ++j)
-      for (int k = 0; k < 6; ++k) d[static_cast<std::size_t>(6 * i + j)] += p(i, k) * cp[static_cast<std::size_t>(6 * k + j)];
+      for (int k = 0; k < 6; ++k) d[at(i, j)] += p(i, k) * cp[at(k, j)];
   return d;
 }
 

@@ -547,8 +547,9 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
     if (Law == Viscous)  // (a constant: an extended lambda takes no first capture inside if constexpr)
       for_each_thread(ctx, L::per_block * n2, [&](int t) {
         const Index e = element(t);
-        if (e >= 0)
-          for (int k = 0; k < n1; ++k) ElementPhysics<3, P, Real, Mode, Law>::prefetch(section, memory, e, t % n2 + n2 * k);
+        if (e < 0) return;
+        for (int k = 0; k < n1; ++k)
+          ElementPhysics<3, P, Real, Mode, Law>::prefetch(section, memory, e, t % n2 + n2 * k);
       });
     for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
     const auto arrays = [&](int t) { return work + t / n2 * L::stride; };

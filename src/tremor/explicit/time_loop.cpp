@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <exception>
+#include <string>
 #include <type_traits>
 
 #include "tremor/backend/reduce.hpp"
@@ -41,6 +42,18 @@ void find_worst(const Subdomain<Real>& d, DofReport& worst) {
                         double(static_cast<int>(i % dim)), value};
     if (worse(dof, worst)) worst = dof;
   }
+}
+
+// Why a run stops at `step`: the worst DOF (find_worst), how many values are not finite, and what
+// usually makes them so.
+std::string not_finite(const Preflight& p, long long step, double dt, Label node, const DofReport& worst, double bad) {
+  return str("the solution is not finite at step ", step, " (t = ", static_cast<double>(step) * dt, " s): node ",
+             node, " has u", "xyz"[static_cast<int>(worst[3])], " = ", worst[4], "; ", static_cast<long long>(bad),
+             " values are NaN or Inf. The time step ", dt, " s against the stable ", p.stable_dt,
+             " s, or the loads, are the usual causes",
+             p.pml.any() ? "; a PML grows in an anisotropic material whose slowness turns back, or at a high "
+                           "Poisson's ratio beside a free surface: raise its multiaxial (docs/model-file.md, \"PML\")"
+                         : "");
 }
 
 }  // namespace
@@ -87,14 +100,7 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
       run.status = RunStatus::NonFinite;
       run.bad_step = step;
       run.bad_node = model.mesh.node_labels[static_cast<std::size_t>(worst[2])];
-      run.message = str("the solution is not finite at step ", step, " (t = ", static_cast<double>(step) * dt,
-                        " s): node ", run.bad_node, " has u", "xyz"[static_cast<int>(worst[3])], " = ", worst[4], "; ",
-                        static_cast<long long>(bad), " values are NaN or Inf. The time step ", dt,
-                        " s against the stable ", p.stable_dt, " s, or the loads, are the usual causes",
-                        p.pml.any() ? "; a PML grows in an anisotropic material whose slowness turns back, or at a "
-                                      "high Poisson's ratio beside a free surface: raise its multiaxial "
-                                      "(docs/model-file.md, \"PML\")"
-                                    : "");
+      run.message = not_finite(p, step, dt, run.bad_node, worst, bad);
       return true;
     }
     if (checkpoint) {

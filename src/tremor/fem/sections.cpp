@@ -48,14 +48,15 @@ SectionTable section_table(const Model& model, bool check_geometry) {
       if (given.isotropic) {
         solids.mu = r.mu_u;
       } else {
-        // Plane strain: the xx, yy, xy rows and columns (Voigt 0, 1, 5) of the 3D part, which
-        // holds the zz strain that a plane anelastic strain's deviator has.
+        // Plane strain: the in-plane rows and columns of the 3D part, which holds the zz strain
+        // that a plane anelastic strain's deviator has.
         const std::array<double, 36> part = deviatoric_part(r.unrelaxed);
-        static constexpr int plane[3] = {0, 1, 5};
-        for (int i = 0; i < table.n_voigt; ++i)
-          for (int j = 0; j < table.n_voigt; ++j)
-            solids.deviatoric[static_cast<std::size_t>(table.n_voigt * i + j)] =
-                part[static_cast<std::size_t>(6 * (table.dim == 2 ? plane[i] : i) + (table.dim == 2 ? plane[j] : j))];
+        if (table.dim == 3) {
+          solids.deviatoric = part;
+        } else {
+          const Voigt3 plane = in_plane(part);
+          std::copy(plane.begin(), plane.end(), solids.deviatoric.begin());
+        }
       }
     }
     table.solids.push_back(solids);

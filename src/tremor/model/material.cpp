@@ -71,10 +71,11 @@ std::array<double, 3> symmetric_eigenvalues(std::array<double, 9> a, std::array<
   return {a[0], a[4], a[8]};
 }
 
+// Voigt index of the symmetric pair (i, j).
+constexpr int voigt[3][3] = {{0, 5, 4}, {5, 1, 3}, {4, 3, 2}};
+
 // Christoffel matrix Gamma_ik = C_ijkl n_j n_l for unit direction n, in Voigt form.
 std::array<double, 9> christoffel(const Material& m, const double n[3]) {
-  // Voigt index of the symmetric pair (i, j).
-  static constexpr int voigt[3][3] = {{0, 5, 4}, {5, 1, 3}, {4, 3, 2}};
   std::array<double, 9> g{};
   for (int i = 0; i < 3; ++i)
     for (int k = 0; k < 3; ++k) {
@@ -230,7 +231,6 @@ double Material::min_wave_speed() const {
 
 double Material::pml_margin(int axis, int dim) const {
   if (isotropic) return 0.0;
-  static constexpr int voigt[3][3] = {{0, 5, 4}, {5, 1, 3}, {4, 3, 2}};
   double margin = 0.0;
   const auto check = [&](const double n[3]) {
     std::array<double, 9> gamma = christoffel(*this, n);
@@ -282,11 +282,20 @@ void Material::validate() const {
                largest_material_constant, "], the magnitudes of a material (docs/model-file.md)");
 }
 
-Voigt3 plane_stiffness(const Material& material, Formulation formulation) {
-  static constexpr int keep[3] = {0, 1, 5};  // xx, yy, xy
+namespace {
+constexpr int keep[3] = {0, 1, 5};  // xx, yy, xy: plane strain's rows and columns
+}  // namespace
+
+Voigt3 in_plane(const Voigt6& c) {
   Voigt3 d{};
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) d[static_cast<std::size_t>(3 * i + j)] = material.c(keep[i], keep[j]);
+    for (int j = 0; j < 3; ++j)
+      d[static_cast<std::size_t>(3 * i + j)] = c[static_cast<std::size_t>(6 * keep[i] + keep[j])];
+  return d;
+}
+
+Voigt3 plane_stiffness(const Material& material, Formulation formulation) {
+  Voigt3 d = in_plane(material.stiffness);
   if (formulation != Formulation::PlaneStress) return d;
   // Plane stress: sigma_c = 0 for c in {zz, yz, xz} gives D = C_kk - C_kc C_cc^-1 C_ck.
   static constexpr int cond[3] = {2, 3, 4};

@@ -76,6 +76,8 @@ struct Material {
 // The 3x3 constitutive matrix of a 2D formulation. Plane strain takes the (xx, yy, xy) rows and
 // columns of C; plane stress condenses out sigma_zz = sigma_yz = sigma_xz = 0.
 Voigt3 plane_stiffness(const Material& material, Formulation formulation);
+// The xx, yy, xy rows and columns of a 3D Voigt matrix (plane strain's).
+Voigt3 in_plane(const Voigt6& c);
 
 // Whether a symmetric n x n matrix (row-major, n <= 6) is positive definite (Cholesky).
 bool positive_definite(const double* a, int n);

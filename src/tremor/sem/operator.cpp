@@ -694,13 +694,6 @@ bool columns_by_default(int order, bool coloured) { return !coloured && order >=
 
 bool gll(ElementType type) { return type == ElementType::HexGLL || type == ElementType::QuadGLL; }
 
-template <class Real>
-std::vector<Real> rounded(std::span<const double> values) {
-  std::vector<Real> out(values.size());
-  std::transform(values.begin(), values.end(), out.begin(), [](double x) { return static_cast<Real>(x); });
-  return out;
-}
-
 // Why element block b (0-based) of this type stops the sem operator, and what to do.
 std::string refusal(std::size_t b, ElementType type, int order) {
   return str("the sem operator takes GLL hexahedra and quadrilaterals (order 1..", max_gll_order, "); element block ",
@@ -819,108 +812,6 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
   }
   if (time_step > 0.0 && els.attenuates()) keep_memory_variables(time_step);
   if (pml) keep_pml(*pml, time_step);
-}
-
-template <class Real>
-void SemOperator<Real>::keep_memory_variables(double dt) {
-  const fem::DeviceElements& els = *elements_;
-  int most = 0;
-  records_ = DeviceArray<Real>(exec_, std::span<const Real>(rounded<Real>(fem::solids_records(els.solids, dt, most))));
-  for (const fem::DeviceElementBlock& block : els.blocks) {
-    const int nv = block.type == ElementType::QuadGLL ? 3 : 6;
-    memory_.emplace_back(exec_, static_cast<Index>(most * nv) * static_cast<Index>(block.connectivity.size()));
-  }
-  reset_state();
-}
-
-template <class Real>
-Size SemOperator<Real>::state_size() const {
-  Size total = 0;
-  for (const DeviceArray<Real>& values : memory_) total += values.size();
-  for (const DeviceArray<Real>& values : pml_) total += values.size();
-  return total;
-}
-
-template <class Real>
-void SemOperator<Real>::reset_state() {
-  for (DeviceArray<Real>& values : memory_) fill_zero(exec_, values.data(), values.size());
-  for (DeviceArray<Real>& values : pml_) fill_zero(exec_, values.data(), values.size());
-}
-
-template <class Real>
-void SemOperator<Real>::keep_pml(const PmlProfile& profile, double dt) {
-  const fem::DeviceElements& els = *elements_;
-  TREMOR_CHECK(dt > 0.0, "sem operator: a PML needs the time step");
-  const std::vector<double> coordinates = els.coordinates.to_host();
-  const int dim = els.dim;
-  for (const fem::DeviceElementBlock& block : els.blocks) {
-    TREMOR_CHECK((block.type == ElementType::HexGLL || block.type == ElementType::QuadGLL) && block.order >= 2,
-                 "sem operator: a PML's elements must be GLL of order 2 or more (their points are their nodes)");
-    const int np = block.n_element_nodes;
-    const std::vector<Index> connectivity = block.connectivity.to_host();
-    std::vector<double> stretch(static_cast<std::size_t>(block.n_elements) * 2 * dim * np);
-    std::vector<int> axes(static_cast<std::size_t>(block.n_elements), 0);
-    for (Index e = 0; e < block.n_elements; ++e)
-      for (int p = 0; p < np; ++p) {
-        const auto node = static_cast<std::size_t>(connectivity[static_cast<std::size_t>(e) * np + p]);
-        double x[3] = {0.0, 0.0, 0.0}, d[3], alpha[3];
-        for (int c = 0; c < dim; ++c) x[c] = coordinates[node * dim + c];
-        profile.at(x, d, alpha);
-        double* out = stretch.data() + static_cast<std::size_t>(e) * 2 * dim * np + p;
-        for (int k = 0; k < dim; ++k) {
-          out[k * np] = d[k];
-          out[(dim + k) * np] = alpha[k];
-          // (in Real: a d too small for Real is 0 there, and the axis passes all)
-          if (static_cast<Real>(d[k]) != Real(0)) axes[static_cast<std::size_t>(e)] |= 1 << k;
-        }
-      }
-    stretch_.emplace_back(exec_, std::span<const Real>(rounded<Real>(stretch)));
-    pml_axes_.emplace_back(exec_, std::span<const int>(axes));
-    for (const int a : axes) pml_touched_ += static_cast<Size>(std::popcount(static_cast<unsigned>(a))) * np *
-                                             (2 * dim * dim + 2);
-    pml_.emplace_back(exec_, static_cast<Index>(static_cast<Size>(block.n_elements) * np * dim * dim * dim));
-  }
-  time_step_ = dt;
-  reset_state();
-}
-
-// An element's state: its memory variables (memory_), then its PML's (pml_), each block's arrays
-// element by element.
-template <class Real>
-std::vector<Size> SemOperator<Real>::state_offsets() const {
-  if (memory_.empty() && pml_.empty()) return {};
-  std::vector<Size> offsets{0};
-  for (std::size_t b = 0; b < elements_->blocks.size(); ++b) {
-    const Index n = elements_->blocks[b].n_elements;
-    const Size per_element = n > 0 ? ((memory_.empty() ? 0 : memory_[b].size()) + (pml_.empty() ? 0 : pml_[b].size())) / n
-                                   : 0;
-    for (Index e = 0; e < n; ++e) offsets.push_back(offsets.back() + per_element);
-  }
-  return offsets;
-}
-
-template <class Real>
-std::vector<double> SemOperator<Real>::get_state() const {
-  std::vector<double> values;
-  values.reserve(static_cast<std::size_t>(state_size()));
-  for (std::size_t b = 0; b < elements_->blocks.size(); ++b)
-    op::append_by_element(static_cast<std::size_t>(elements_->blocks[b].n_elements),
-                          memory_.empty() ? std::vector<Real>() : memory_[b].to_host(),
-                          pml_.empty() ? std::vector<Real>() : pml_[b].to_host(), values);
-  return values;
-}
-
-template <class Real>
-void SemOperator<Real>::set_state(std::span<const double> values) {
-  op::Operator<Real>::set_state(values);  // the count
-  for (std::size_t b = 0; b < elements_->blocks.size(); ++b) {
-    const auto n = static_cast<std::size_t>(elements_->blocks[b].n_elements);
-    std::vector<Real> memory(memory_.empty() ? 0 : static_cast<std::size_t>(memory_[b].size()));
-    std::vector<Real> pml(pml_.empty() ? 0 : static_cast<std::size_t>(pml_[b].size()));
-    values = op::take_by_element(n, values, memory, pml);
-    if (!memory_.empty()) memory_[b].copy_from_host(memory);
-    if (!pml_.empty()) pml_[b].copy_from_host(pml);
-  }
 }
 
 template <class Real>

@@ -16,7 +16,9 @@
 // coordinates by the same gradient. The scatter is colour by colour (deterministic: each DOF
 // receives its elements' forces in a fixed order) when the elements carry a colouring, atomic
 // otherwise.
+#include <algorithm>
 #include <cstddef>
+#include <span>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -32,6 +34,14 @@
 #include "tremor/operator/registry.hpp"
 
 namespace tremor::sem {
+
+// values in Real, each rounded from double: what the operator's arrays in Real are made from.
+template <class Real>
+std::vector<Real> rounded(std::span<const double> values) {
+  std::vector<Real> out(values.size());
+  std::transform(values.begin(), values.end(), out.begin(), [](double x) { return static_cast<Real>(x); });
+  return out;
+}
 
 // Where the Jacobian at a point comes from, per element block. Auto: for a block of
 // parallelepipeds (boxes, structured hex8 meshes raised to order P), J^-1 and det J once per

@@ -112,6 +112,16 @@ void check_backend(const Exec& exec) {
                         host && strategy == RaceStrategy::Colouring ? 0.0 : 1e-12),
                 "")
           << c.label << " lumped " << name(strategy);
+    // A node's components: summed once and copied, bit-equal whatever order atomics add in (the
+    // integrator keeps one coefficient per node only where they are; per DOF, two more arrays).
+    for (RaceStrategy strategy : {RaceStrategy::Colouring, RaceStrategy::Atomics}) {
+      const std::vector<double> mass = sparse::assemble_lumped_mass<double>(exec, elements, strategy).to_host();
+      const auto dim = static_cast<std::size_t>(model.mesh.dim());
+      std::size_t unequal = 0;
+      for (std::size_t i = 0; i + dim <= mass.size(); i += dim)
+        for (std::size_t k = 1; k < dim; ++k) unequal += mass[i + k] != mass[i] ? 1 : 0;
+      EXPECT_EQ(unequal, 0u) << c.label << " lumped " << name(strategy) << ": components of a node that differ";
+    }
 
     const int n_dof = model.mesh.blocks[0].n_element_nodes() * model.mesh.dim();
     for (auto matrix : {sparse::ElementMatrix::Stiffness, sparse::ElementMatrix::ConsistentMass,

@@ -308,9 +308,11 @@ void add_mass(const Exec& exec, fem::ElementArrays in, Index n, const Index* lis
 }
 
 // Lumped mass per DOF: one thread per element, fem::lumped_mass (rho * thickness, the element's
-// lumping rule) added to each component of each of its nodes; no pattern.
+// lumping rule) added to the first component of each of its nodes (copied to the others after:
+// summed by atomics in each component's own order they would differ in their last bits, and the
+// integrator keeps one coefficient per node only where its components' are equal); no pattern.
 // Traffic per element: n_nodes indices, n_nodes * dim coordinates, density, thickness, section;
-// n_dof value read-modify-writes of sizeof(Real).
+// n_nodes value read-modify-writes of sizeof(Real).
 // With `weighted`, each element's mass is scaled by its damping alpha: the lumped damping C.
 template <class E, class Real>
 void add_lumped(const Exec& exec, fem::ElementArrays in, Index n, const Index* list, bool atomic, bool weighted,
@@ -325,10 +327,8 @@ void add_lumped(const Exec& exec, fem::ElementArrays in, Index n, const Index* l
     const int s = in.section[e];
     fem::lumped_mass<E>(x, in.density[s] * in.thickness[s], rule, m);
     const double w = weighted ? in.alpha[e] : 1.0;
-    for (int a = 0; a < n_nodes; ++a) {
-      const Real value = static_cast<Real>(w * m[a]);
-      for (int c = 0; c < dim; ++c) add_value(values + static_cast<Size>(nodes[a]) * dim + c, value, atomic);
-    }
+    for (int a = 0; a < n_nodes; ++a)
+      add_value(values + static_cast<Size>(nodes[a]) * dim, static_cast<Real>(w * m[a]), atomic);
   });
 }
 
@@ -513,6 +513,10 @@ DeviceArray<Real> assemble_lumped(const Exec& exec, const fem::DeviceElements& e
       using E = decltype(element);
       add_lumped<E, Real>(exec, fem::arrays_of(elements, block), n, list, atomic, weighted, values);
     });
+  });
+  const int dim = elements.dim;
+  forall(exec, elements.n_dofs() / dim, [=] TREMOR_LAMBDA(Index node) {
+    for (int c = 1; c < dim; ++c) values[static_cast<Size>(node) * dim + c] = values[static_cast<Size>(node) * dim];
   });
   if (times) {
     times->pattern_ms = 0.0;

@@ -180,6 +180,7 @@ TEST(ExplicitSnapshotWriter, SlowObserverGetsEverySnapshotInOrderOneCallAtATime)
   const Model model = field_block("double", 1, true, 4e-6);
   RunOptions options;
   options.check_every = 1;  // an on_progress call (and on_sample calls) every step, to interleave
+  options.deterministic = true;  // two runs compared bit for bit (a GPU's atomic adds need not give the same)
   Recording fast;
   const auto reference = explicit_fe::run_explicit(model, options, &fast);
   ASSERT_TRUE(reference.ok());
@@ -301,6 +302,7 @@ void expect_checkpoints_follow_snapshots(const std::string& precision, bool velo
   RunOptions options;
   options.check_every = 3;
   options.ordering = "rcm";
+  options.deterministic = true;  // two runs compared bit for bit (a GPU's atomic adds need not give the same)
   Recording whole(std::chrono::microseconds(500));
   const auto full = explicit_fe::run_explicit(model, options, &whole);
   ASSERT_TRUE(full.ok());
@@ -381,12 +383,15 @@ TEST(ExplicitSnapshotWriter, StoppedAndNoObserverRuns) {
   } stopper;
   RunOptions options;
   options.check_every = 3;
+  options.deterministic = true;  // two runs compared bit for bit (a GPU's atomic adds need not give the same)
   const auto stopped = explicit_fe::run_explicit(model, options, &stopper);
   ASSERT_EQ(stopped.status, explicit_fe::RunStatus::Stopped);
   EXPECT_EQ(stopped.steps, 6);
   EXPECT_EQ(stopper.taken.size(), 7u);  // steps 0..6
   // No observer: nothing is taken, and the field is the same as far as the stopped run went.
-  const auto quiet = explicit_fe::run_explicit(model, RunOptions{});
+  RunOptions plain;
+  plain.deterministic = true;
+  const auto quiet = explicit_fe::run_explicit(model, plain);
   ASSERT_TRUE(quiet.ok());
   const std::vector<double>& some = history(stopped, "all").values;
   const std::vector<double>& all = history(quiet, "all").values;

@@ -14,6 +14,8 @@
 #include "sparse_test_models.hpp"
 #include "support/support.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
+#include "tremor/explicit/matrix_free.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/fem/colouring.hpp"
 #include "tremor/fem/sections.hpp"
@@ -232,6 +234,32 @@ TEST(SemOperator, AbsorbingLayersScaleTheStiffness) {
   EXPECT_LE(max_difference(expected, got), 1e-12 * max_abs(expected));  // as above
   const auto plain = apply_operator(*make_stiffness_operator<double>(curved_model(3), "sem", Exec::serial()), u);
   EXPECT_GT(max_difference(plain, got), 0.05 * max_abs(expected));  // the layer does change K u
+}
+
+// Elements whose stiffness factor is 0 (a PML's, which its own term evaluates) are left out of
+// the launches, coloured and atomic: K u as the reference's with those elements scaled by 0, and
+// their flops not counted.
+TEST(SemOperator, ElementsWithoutStiffnessAreLeftOut) {
+  const Model model = test::two_section_model(ElementType::HexGLL, 3, 2, 0.15, false);  // curved, one section
+  fem::SectionTable table = fem::section_table(model);
+  const std::size_t n = table.element_section.size();
+  table.element_stiffness_factor.assign(n, 1.0);
+  for (const std::size_t e : {std::size_t(0), std::size_t(3), n - 1}) table.element_stiffness_factor[e] = 0.0;
+  const fem::ElementColouring colouring = fem::colour_elements(model.mesh);
+  const explicit_fe::MatrixFreeOperator<double> reference(Exec::serial(), model, table, colouring);
+  const auto u = test::test_vector(reference.n_dofs(), 9);
+  const auto expected = apply_operator(reference, u);
+  const auto all = make_stiffness_operator<double>(model, "sem", Exec::serial());
+  EXPECT_GT(max_difference(apply_operator(*all, u), expected), 0.05 * max_abs(expected));  // the three do count
+  for (const Exec& exec : {Exec::serial(), Exec::openmp()})
+    for (const bool coloured : {true, false}) {
+      SCOPED_TRACE(str(exec.describe(), coloured ? ", colours" : ", atomics"));
+      const auto elements = std::make_shared<const fem::DeviceElements>(
+          exec, model.mesh, table, coloured ? colouring : fem::ElementColouring{});
+      const sem::SemOperator<double> sem(elements, coloured);
+      EXPECT_LE(max_difference(expected, apply_operator(sem, u)), 1e-12 * max_abs(expected));  // as above
+      EXPECT_DOUBLE_EQ(sem.flops(), all->flops() * static_cast<double>(n - 3) / static_cast<double>(n));
+    }
 }
 
 TEST(SemOperator, OtherElementTypesAreRefused) {

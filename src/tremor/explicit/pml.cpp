@@ -77,32 +77,30 @@ void add_elements(const Exec& exec, Index n, const Index* list, const fem::Eleme
 
 // f += m R at the layer's nodes (fem::pml_node_force), its part m cross u by the average
 // acceleration: m cross (u_n + u_n-1) / 2 here, with m cross dt / 2 in the damping
-// (add_pml_damping; with the integrator's C it gives cross (u_n+1 + 2 u_n + u_n-1) / 4). The
-// nodes' d, alpha and variables by value, each value's nodes in a row (d_k of node i at d[k n +
-// i]): neighbouring threads read neighbouring values, and an axis a node is not stretched in
+// (add_pml_damping; with the integrator's C it gives cross (u_n+1 + 2 u_n + u_n-1) / 4). A thread
+// per component of each node (a thread per node held 88 registers: a quarter of an H200's
+// threads resident, its memory's latency unhidden). The nodes' d, alpha and variables by value,
+// each value's nodes in a row (d_k of node i at d[k n + i]); an axis a node is not stretched in
 // (d_k = 0) reads neither its alpha nor its variables.
 template <int Dim, class Real>
 void add_nodes(const Exec& exec, Index n, const Index* nodes, const double* d, const double* alpha, const double* mass,
                double dt, Real* state, const Real* u, const Real* previous, Real* f) {
-  forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
-    const Size node = nodes[i];
+  forall(exec, n * Dim, [=] TREMOR_LAMBDA(Index t) {
+    const Index i = t / Dim;
+    const int c = static_cast<int>(t % Dim);
+    const Size dof = static_cast<Size>(nodes[i]) * Dim + c;
     // (everything read before the variables are written: on a GPU the reads go out together)
-    double ui[Dim], before[Dim], R[Dim], di[Dim], ai[Dim];
-    for (int c = 0; c < Dim; ++c) {
-      ui[c] = static_cast<double>(u[node * Dim + c]);
-      before[c] = static_cast<double>(previous[node * Dim + c]);
-      di[c] = d[static_cast<Size>(c) * n + i];
-      ai[c] = di[c] != 0.0 ? alpha[static_cast<Size>(c) * n + i] : 0.0;
+    double di[Dim], ai[Dim];
+    for (int k = 0; k < Dim; ++k) {
+      di[k] = d[static_cast<Size>(k) * n + i];
+      ai[k] = di[k] != 0.0 ? alpha[static_cast<Size>(k) * n + i] : 0.0;
     }
+    const double ui = static_cast<double>(u[dof]), average = 0.5 * (ui + static_cast<double>(previous[dof]));
     const double m = mass[i];
-    Real fi[Dim];
-    for (int c = 0; c < Dim; ++c) fi[c] = f[node * Dim + c];
-    fem::pml_node_force<Dim>(ui, di, ai, dt, fem::Strided<Real>{state + i, n}, R);
-    const double cross = fem::pml_cross(Dim, di);
-    for (int c = 0; c < Dim; ++c) {
-      const double average = 0.5 * (ui[c] + before[c]);
-      f[node * Dim + c] = fi[c] + static_cast<Real>(m * (R[c] + cross * average));
-    }
+    const Real fi = f[dof];
+    const double R = fem::pml_node_force<Dim>(ui, di, ai, dt, fem::Strided<Real>{state + static_cast<Size>(c) * n + i,
+                                                                                  static_cast<int>(Dim * n)});
+    f[dof] = fi + static_cast<Real>(m * (R + fem::pml_cross(Dim, di) * average));
   });
 }
 

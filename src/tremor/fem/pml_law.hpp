@@ -153,36 +153,28 @@ TREMOR_HOST_DEVICE inline double pml_cross(int dim, const double* d) {
   return cross;
 }
 
-// R at a node (the mass side's force per unit mass, above) less its part pml_cross(d) u, from
-// its displacement u, with d and alpha there and its memory variables state[pml_node_values<Dim>]
-// (stage m's component c at m Dim + c; a pointer or a Strided). Advances the state by one step
-// dt. A stage with d_m = 0 adds nothing and keeps its variables as they are.
+// Component c of R at a node (the mass side's force per unit mass, above) less its part
+// pml_cross(d) u_c, from the node's displacement u_c, with d and alpha there and the component's
+// memory variables, stage m's at state[m] (a pointer or a Strided; a node keeps pml_node_values,
+// stage m's component c at m Dim + c). Advances them by one step dt. A stage with d_m = 0 adds
+// nothing and keeps its variable as it is. The components are independent: a thread each.
 template <int Dim, class State>
-TREMOR_HOST_DEVICE inline void pml_node_force(const double* u, const double* d, const double* alpha, double dt,
-                                              State state, double* R) {
+TREMOR_HOST_DEVICE inline double pml_node_force(double u, const double* d, const double* alpha, double dt, State state) {
   using T = std::remove_reference_t<decltype(state[0])>;
-  double held[Dim * Dim];  // read at once before any is written (as pml_flux's)
-  for (int v = 0; v < Dim * Dim; ++v)
-    if (d[v / Dim] != 0.0) held[v] = static_cast<double>(state[v]);
-  double x[Dim], carried[Dim];  // x_m, and sum_n<m d_n (x_n - alpha_n psi_n)
-  for (int c = 0; c < Dim; ++c) {
-    x[c] = u[c];
-    carried[c] = 0.0;
-    R[c] = 0.0;
-  }
+  double held[Dim];  // read at once before any is written (as pml_flux's)
+  for (int m = 0; m < Dim; ++m)
+    if (d[m] != 0.0) held[m] = static_cast<double>(state[m]);
+  double x = u, carried = 0.0, R = 0.0;  // x_m, and sum_n<m d_n (x_n - alpha_n psi_n)
   for (int m = 0; m < Dim; ++m) {
     if (d[m] == 0.0) continue;
     const PmlStep<double> stage(alpha[m], dt);
-    for (int c = 0; c < Dim; ++c) {
-      const double psi = stage(held[m * Dim + c], x[c]);
-      state[m * Dim + c] = static_cast<T>(held[m * Dim + c]);
-      R[c] += d[m] * (carried[c] - alpha[m] * x[c] + alpha[m] * alpha[m] * psi);
-      carried[c] += d[m] * (x[c] - alpha[m] * psi);
-      x[c] += d[m] * psi;
-    }
+    const double psi = stage(held[m], x);
+    state[m] = static_cast<T>(held[m]);
+    R += d[m] * (carried - alpha[m] * x + alpha[m] * alpha[m] * psi);
+    carried += d[m] * (x - alpha[m] * psi);
+    x += d[m] * psi;
   }
-  const double cross = pml_cross(Dim, d);
-  for (int c = 0; c < Dim; ++c) R[c] -= cross * u[c];
+  return R - pml_cross(Dim, d) * u;
 }
 
 }  // namespace tremor::fem

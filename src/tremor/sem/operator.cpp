@@ -228,11 +228,10 @@ void survey_corners(const Exec& exec, Index n, const Index* connectivity, const 
   });
 }
 
-// ku += K_e u_e for the n elements of one block (list[i] for i < n, or i itself without a list).
-// Without a list elements share nodes and add by atomics; a list is one colour, whose elements
-// share none.
-// geometry, by Mode (the Geometry of a block): the stored factors (compute_geometry), the corners
-// or the affine factors (survey_corners).
+// The kernels below: ku += K_e u_e for the n elements of one block (list[i] for i < n, or i itself
+// without a list). coloured: the elements are one colour's, which share no node (plain adds); else
+// they add by atomics. Each reads the geometry by Mode (the Geometry of a block): the stored
+// factors (compute_geometry), the corners or the affine factors (survey_corners).
 enum Mode : int { StoredMode = 0, TrilinearMode = 1, AffineMode = 2 };
 
 // The pointwise physics of element e: what every point of it shares, read once (its material;
@@ -262,9 +261,10 @@ struct Memory {
 
 // What the law at each point is: the section's (Elastic); the section's with its memory variables
 // (Viscous, Memory), advanced by a step; or a PML's flux (fem/pml_law.hpp) of the section's law,
-// viscoelastic where the block keeps memory variables, with the PML's own (Pml). The elastic
-// kernels are built without either.
-enum Physics : int { Elastic = 0, Viscous = 1, Pml = 2 };
+// with the PML's own (Pml), or of the section's viscoelastic law where the block keeps memory
+// variables (PmlViscous: a kernel of its own, the elastic layer's registers not the viscous one's).
+// The elastic kernels are built without either.
+enum Physics : int { Elastic = 0, Viscous = 1, Pml = 2, PmlViscous = 3 };
 
 template <int Dim, int P, class Real, int Mode, int Law = Elastic>
 struct ElementPhysics {
@@ -274,7 +274,8 @@ struct ElementPhysics {
   Index e;
   fem::SectionLaw<Dim, Real> law;
   Real inv[Dim][Dim], det;  // affine elements only
-  const Real* record = nullptr;  // Viscous (or Pml where attenuating): the section's solids
+  static constexpr bool is_pml = Law == Pml || Law == PmlViscous;
+  const Real* record = nullptr;  // Viscous, PmlViscous: the section's solids
   Real* memory = nullptr;        // Viscous: the element's first point's memory variables (L::points apart)
   Real* pml = nullptr;           // Pml: the element's first point's PML variables (L::points apart)
   const Real* stretch = nullptr;  // Pml: the element's d and alpha
@@ -290,7 +291,7 @@ struct ElementPhysics {
         memory = state.values + static_cast<Size>(element) * state.per_element;
       }
     }
-    if constexpr (Law == Pml) {
+    if constexpr (is_pml) {
       pml = state.pml + static_cast<Size>(element) * fem::pml_point_values<Dim> * L::points;
       stretch = state.stretch + static_cast<Size>(element) * 2 * Dim * L::points;
       axes = state.axes[element];
@@ -330,11 +331,10 @@ struct ElementPhysics {
   // not use, the compiler drops).
   TREMOR_HOST_DEVICE void at(int p, Real w, const Real (&xi)[3], const Real (&d)[Dim][Dim], Real (&f)[Dim][Dim]) const {
     using Viscoelastic = fem::ViscoelasticPoint<Dim, Real, fem::SectionLaw<Dim, Real>>;
-    if constexpr (Law == Pml) {
-      if (record)
-        pml_at(p, w, xi, d, f, Viscoelastic{law, record, memory + p, L::points});
-      else
-        pml_at(p, w, xi, d, f, law);
+    if constexpr (Law == PmlViscous) {
+      pml_at(p, w, xi, d, f, Viscoelastic{law, record, memory + p, L::points});
+    } else if constexpr (Law == Pml) {
+      pml_at(p, w, xi, d, f, law);
     } else if constexpr (Law == Viscous) {
       at(p, w, xi, d, f, Viscoelastic{law, record, memory + p, L::points});
     } else {
@@ -447,8 +447,8 @@ TREMOR_HOST_DEVICE void add_forces_by_warp(Real* ku, Index node, const Real (&fo
 // many of the flux (3D: 9 n each way), Dim^2 writes (order 1, not collocated: every node's u and
 // every point's flux, n^Dim each).
 template <int Dim, int P, class Real, int Mode, int Law>
-void apply_elements(const Exec& exec, Index n, const Index* list, const Index* connectivity, const int* section,
-                    const Real* geometry, const fem::MaterialView<Real> material, const Real* basis,
+void apply_elements(const Exec& exec, Index n, const Index* list, bool coloured, const Index* connectivity,
+                    const int* section, const Real* geometry, const fem::MaterialView<Real> material, const Real* basis,
                     const Memory<Real> memory, const Real* u, Real* ku) {
   using L = Layout<Dim, P>;
   using S = Steps<Dim, P, Real>;
@@ -478,7 +478,7 @@ void apply_elements(const Exec& exec, Index n, const Index* list, const Index* c
       Real force[Dim];
       S::divergence(G, a, work + t / np * L::arrays * np + Dim * np, force);
       const Index node = connectivity[static_cast<Size>(e) * np + a];
-      add_force<Dim>(ku + static_cast<Size>(node) * Dim, force, list != nullptr);
+      add_force<Dim>(ku + static_cast<Size>(node) * Dim, force, coloured);
     });
   });
 }
@@ -530,8 +530,8 @@ struct ColumnLayout : Layout<3, P> {
 };
 
 template <int P, class Real, int Mode, int Law>
-void apply_columns(const Exec& exec, Index n, const Index* list, const Index* connectivity, const int* section,
-                   const Real* geometry, const fem::MaterialView<Real> material, const Real* basis,
+void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, const Index* connectivity,
+                   const int* section, const Real* geometry, const fem::MaterialView<Real> material, const Real* basis,
                    const Memory<Real> memory, const Real* u, Real* ku) {
   static_assert(collocated<P>, "the column kernel sums along lines of nodes: GLL quadrature, order 2 and more");
   using L = ColumnLayout<P>;
@@ -648,7 +648,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, const Index* co
           }
           node = connectivity[static_cast<Size>(e) * n3 + a];
         }
-        add_forces_by_warp<3>(ku, node, force, list != nullptr);
+        add_forces_by_warp<3>(ku, node, force, coloured);
       }
     });
   });
@@ -808,10 +808,40 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
     std::vector<double> per_section(kinds.size(), 0.0);
     for (std::size_t s = 0; s < per_section.size(); ++s)
       per_section[s] = element_flops(dim, block.order, mode_.back(), kinds[s] == int(fem::LawKind::Isotropic));
-    for (const int s : block.section.to_host()) flops_ += per_section[static_cast<std::size_t>(s)];
+    const std::vector<int> sections = block.section.to_host();
+    const std::vector<double> factors = block.stiffness_factor.to_host();
+    for (std::size_t e = 0; e < sections.size(); ++e)
+      flops_ += factors[e] != 0.0 ? per_section[static_cast<std::size_t>(sections[e])] : 0.0;
   }
+  leave_out_unstiffened();
   if (time_step > 0.0 && els.attenuates()) keep_memory_variables(time_step);
   if (pml) keep_pml(*pml, time_step);
+}
+
+// An element whose stiffness factor is 0 adds nothing: a PML's (explicit/pml.hpp), 9.5% of the
+// gll4 plate's elements in bench/models/plate-gll4-pml.toml, evaluated here for nothing before.
+template <class Real>
+void SemOperator<Real>::leave_out_unstiffened() {
+  const fem::DeviceElements& els = *elements_;
+  for (const fem::DeviceElementBlock& block : els.blocks) {
+    const std::vector<double> factors = block.stiffness_factor.to_host();
+    std::vector<Index> list, offsets{0};
+    if (std::find(factors.begin(), factors.end(), 0.0) != factors.end()) {
+      const std::vector<Index> all = coloured_ ? block.colour_elements.to_host() : std::vector<Index>();
+      const std::vector<Index> bounds = coloured_ ? block.colour_offsets : std::vector<Index>{0, block.n_elements};
+      for (std::size_t c = 0; c + 1 < bounds.size(); ++c) {
+        for (Index k = bounds[c]; k < bounds[c + 1]; ++k) {
+          const Index e = coloured_ ? all[static_cast<std::size_t>(k)] : k;
+          if (factors[static_cast<std::size_t>(e)] != 0.0) list.push_back(e);
+        }
+        offsets.push_back(static_cast<Index>(list.size()));
+      }
+    } else {
+      offsets.clear();
+    }
+    evaluated_.emplace_back(exec_, std::span<const Index>(list));
+    evaluated_offsets_.push_back(std::move(offsets));
+  }
 }
 
 template <class Real>
@@ -827,9 +857,14 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
   for (int c = 0; c < n_passes; ++c)
     for (std::size_t b = 0; b < els.blocks.size(); ++b) {
       const fem::DeviceElementBlock& block = els.blocks[b];
-      const Index n = coloured_ ? block.n_in(c) : block.n_elements;
-      if (n == 0) continue;
+      Index n = coloured_ ? block.n_in(c) : block.n_elements;
       const Index* list = coloured_ ? block.in(c) : nullptr;
+      if (!evaluated_offsets_[b].empty()) {  // some of the block's elements left out
+        const std::vector<Index>& at = evaluated_offsets_[b];
+        n = at[static_cast<std::size_t>(c) + 1] - at[static_cast<std::size_t>(c)];
+        list = evaluated_[b].data() + at[static_cast<std::size_t>(c)];
+      }
+      if (n == 0) continue;
       const bool viscous = !memory_.empty(), pml = !pml_.empty();
       Memory<Real> memory;
       if (viscous)
@@ -849,7 +884,7 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
           Launch launch = mode_[b] == AffineMode      ? apply_elements<Dim, P, Real, AffineMode, V>
                           : mode_[b] == TrilinearMode ? apply_elements<Dim, P, Real, TrilinearMode, V>
                                                       : apply_elements<Dim, P, Real, StoredMode, V>;
-          if constexpr (Dim == 3 && collocated<P> && V != Pml)  // (a PML's blocks take the point kernel:
+          if constexpr (Dim == 3 && collocated<P> && V != Pml && V != PmlViscous)  // (a PML's blocks take the point kernel:
             if (columns_[b])                                      // measured faster, explicit/pml.cpp)
               launch = mode_[b] == AffineMode      ? apply_columns<P, Real, AffineMode, V>
                        : mode_[b] == TrilinearMode ? apply_columns<P, Real, TrilinearMode, V>
@@ -860,8 +895,9 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
         using ViscousLaw = std::integral_constant<int, Viscous>;
         auto launch = viscous ? pick(ViscousLaw{}) : pick(ElasticLaw{});
         if constexpr (collocated<P>)  // (a PML takes GLL orders from 2: its points are the nodes)
-          if (pml) launch = pick(std::integral_constant<int, Pml>{});
-        launch(exec_, n, list, block.connectivity.data(), block.section.data(), geometry_[b].data(),
+          if (pml)
+            launch = viscous ? pick(std::integral_constant<int, PmlViscous>{}) : pick(std::integral_constant<int, Pml>{});
+        launch(exec_, n, list, coloured_, block.connectivity.data(), block.section.data(), geometry_[b].data(),
                fem::MaterialView<Real>{material_.data(), kinds_.data()}, basis_[b].data(), memory, u, ku);
       });
     }
@@ -870,17 +906,19 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
 template <class Real>
 std::size_t SemOperator<Real>::bytes() const {
   // The memory variables are read and written back every apply: counted twice; a PML's, those of
-  // its elements' axes, with their d and alpha read.
-  Size memory = 0;
-  for (const DeviceArray<Real>& values : memory_) memory += values.size();
-  std::size_t total = static_cast<std::size_t>(material_.size() + records_.size() + 2 * memory + pml_touched_) *
-                          sizeof(Real) +
+  // its elements' axes, with their d and alpha read. Per element, the elements evaluated only.
+  std::size_t total = static_cast<std::size_t>(material_.size() + records_.size() + pml_touched_) * sizeof(Real) +
                       static_cast<std::size_t>(kinds_.size()) * sizeof(int);
   for (std::size_t b = 0; b < geometry_.size(); ++b) {
     const fem::DeviceElementBlock& block = elements_->blocks[b];
-    total += static_cast<std::size_t>(geometry_[b].size() + basis_[b].size()) * sizeof(Real) +
-             static_cast<std::size_t>(block.connectivity.size()) * sizeof(Index) +
-             static_cast<std::size_t>(block.section.size()) * (sizeof(int) + (coloured_ ? sizeof(Index) : 0));
+    const std::vector<Index>& evaluated = evaluated_offsets_[b];
+    const bool listed = coloured_ || !evaluated.empty();
+    const double share = evaluated.empty() || block.n_elements == 0 ? 1.0 : double(evaluated.back()) / block.n_elements;
+    const Size memory = memory_.empty() ? 0 : memory_[b].size();
+    const double per_element = static_cast<double>(geometry_[b].size() + 2 * memory) * sizeof(Real) +
+                               static_cast<double>(block.connectivity.size()) * sizeof(Index) +
+                               static_cast<double>(block.section.size()) * (sizeof(int) + (listed ? sizeof(Index) : 0));
+    total += static_cast<std::size_t>(basis_[b].size()) * sizeof(Real) + static_cast<std::size_t>(share * per_element);
   }
   return total;
 }

@@ -5,7 +5,8 @@
 // gradient at the quadrature points (the GLL nodes, sums along the lines through each), the
 // pointwise stress through the geometric factors and the section's material (isotropic or 21
 // constants; 2D plane strain or plane stress, times the thickness), the transposed sums,
-// scatter-add scaled by the absorbing layers' stiffness factor. One body for every backend
+// scatter-add scaled by the absorbing layers' stiffness factor (elements whose factor is 0 are
+// left out). One body for every backend
 // (forall_blocks): a GPU block holds one element or several, with a thread per point (the point
 // kernel) or, for hexahedra, per column of points along z (the column kernel, Kernel below), u
 // and the flux in shared memory; the host runs the same steps thread index by thread index.
@@ -114,6 +115,12 @@ class SemOperator final : public op::Operator<Real> {
   std::vector<char> columns_;                // per block: the column kernel (Kernel::Columns)
   std::vector<char> mode_;                   // per block: how the Jacobians are had (operator.cpp's Mode)
   std::vector<DeviceArray<Real>> basis_;     // per block: Basis1d<P>::values (G, points, weights, B)
+  // Per block where some of its elements have a stiffness factor of 0 (a PML's, which its own term
+  // evaluates: explicit/pml.hpp), the others: by colour (offsets, n_colours + 1) where coloured,
+  // else one list; no offsets where the block evaluates all.
+  std::vector<DeviceArray<Index>> evaluated_;
+  std::vector<std::vector<Index>> evaluated_offsets_;
+  void leave_out_unstiffened();
   DeviceArray<Real> material_;               // fem::material_stride per section: D, row-major, in Real
   DeviceArray<int> kinds_;                   // per section: its fem::LawKind
   // Attenuating elements in a time loop: the sections' step coefficients (fem::solids_stride each)

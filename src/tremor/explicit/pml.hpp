@@ -2,14 +2,14 @@
 // The convolutional PML as a per-step term (step_term.hpp; model/pml.hpp for the layers,
 // fem/pml_law.hpp for the equations). The layer's elements leave the stiffness operator (their
 // absorbing-layer factor is 0 there, whatever its kind: sem leaves them out of its launches, the
-// others scale them by 0) and are evaluated here instead: at every
-// point of their stiffness rule (the GLL nodes of spectral elements, the Gauss points of the
-// others) the displacement gradient, the stretched gradient's and the flux's memory variables,
-// the section's law (viscoelastic with its own memory variables where the section attenuates),
-// the flux F integrated against the test functions' gradients and added colour by colour (the
-// same bits every run). At the layer's nodes, the mass side: the lumped damping rho sum d_m joins
-// the integrator's C at set-up (add_pml_damping), and the nodal force m R is added here each step
-// with the nodes' own memory variables, a thread per component of each node.
+// others scale them by 0) and are evaluated here instead: at every point of their stiffness rule
+// (the GLL nodes of spectral elements, the Gauss points of the others) the displacement gradient,
+// the stretched gradient's and the flux's memory variables, the section's law (viscoelastic with
+// its own memory variables where the section attenuates), the flux F integrated against the test
+// functions' gradients and added colour by colour (the same bits every run). At the layer's
+// nodes, the mass side: the lumped damping rho sum d_m joins the integrator's C at set-up
+// (add_pml_damping), and the nodal force m R is added here each step with the nodes' own memory
+// variables, a thread per component of each node.
 //
 // Memory proportional to the layer: per point of its elements dim^3 values (27 in 3D, 8 in 2D)
 // in Real, and N x n_voigt in double where the section attenuates; per node of the layer dim^2

@@ -159,7 +159,8 @@ TREMOR_HOST_DEVICE inline double pml_cross(int dim, const double* d) {
 // stage m's component c at m Dim + c). Advances them by one step dt. A stage with d_m = 0 adds
 // nothing and keeps its variable as it is. The components are independent: a thread each.
 template <int Dim, class State>
-TREMOR_HOST_DEVICE inline double pml_node_force(double u, const double* d, const double* alpha, double dt, State state) {
+TREMOR_HOST_DEVICE inline double pml_node_force(double u, const double* d, const double* alpha, double dt,
+                                                State state) {
   using T = std::remove_reference_t<decltype(state[0])>;
   double held[Dim];  // read at once before any is written (as pml_flux's)
   for (int m = 0; m < Dim; ++m)

@@ -276,10 +276,10 @@ struct ElementPhysics {
   Real inv[Dim][Dim], det;  // affine elements only
   static constexpr bool is_pml = Law == Pml || Law == PmlViscous;
   const Real* record = nullptr;  // Viscous, PmlViscous: the section's solids
-  Real* memory = nullptr;        // Viscous: the element's first point's memory variables (L::points apart)
-  Real* pml = nullptr;           // Pml: the element's first point's PML variables (L::points apart)
-  const Real* stretch = nullptr;  // Pml: the element's d and alpha
-  int axes = 0;                   // Pml: the element's stretched axes
+  Real* memory = nullptr;        // Viscous, PmlViscous: the first point's memory variables (L::points apart)
+  Real* pml = nullptr;           // is_pml: the element's first point's PML variables (L::points apart)
+  const Real* stretch = nullptr;  // is_pml: the element's d and alpha
+  int axes = 0;                   // is_pml: the element's stretched axes
   Real dt = Real(0);
 
   TREMOR_HOST_DEVICE ElementPhysics(const Real* geometry, const int* section, const fem::MaterialView<Real>& material,
@@ -884,8 +884,9 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
           Launch launch = mode_[b] == AffineMode      ? apply_elements<Dim, P, Real, AffineMode, V>
                           : mode_[b] == TrilinearMode ? apply_elements<Dim, P, Real, TrilinearMode, V>
                                                       : apply_elements<Dim, P, Real, StoredMode, V>;
-          if constexpr (Dim == 3 && collocated<P> && V != Pml && V != PmlViscous)  // (a PML's blocks take the point kernel:
-            if (columns_[b])                                      // measured faster, explicit/pml.cpp)
+          // (a PML's blocks take the point kernel: measured faster, explicit/pml.cpp)
+          if constexpr (Dim == 3 && collocated<P> && V != Pml && V != PmlViscous)
+            if (columns_[b])
               launch = mode_[b] == AffineMode      ? apply_columns<P, Real, AffineMode, V>
                        : mode_[b] == TrilinearMode ? apply_columns<P, Real, TrilinearMode, V>
                                                    : apply_columns<P, Real, StoredMode, V>;
@@ -896,7 +897,8 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
         auto launch = viscous ? pick(ViscousLaw{}) : pick(ElasticLaw{});
         if constexpr (collocated<P>)  // (a PML takes GLL orders from 2: its points are the nodes)
           if (pml)
-            launch = viscous ? pick(std::integral_constant<int, PmlViscous>{}) : pick(std::integral_constant<int, Pml>{});
+            launch = viscous ? pick(std::integral_constant<int, PmlViscous>{})
+                             : pick(std::integral_constant<int, Pml>{});
         launch(exec_, n, list, coloured_, block.connectivity.data(), block.section.data(), geometry_[b].data(),
                fem::MaterialView<Real>{material_.data(), kinds_.data()}, basis_[b].data(), memory, u, ku);
       });

@@ -120,7 +120,7 @@ class SemOperator final : public op::Operator<Real> {
   // else one list; no offsets where the block evaluates all.
   std::vector<DeviceArray<Index>> evaluated_;
   std::vector<std::vector<Index>> evaluated_offsets_;
-  void leave_out_unstiffened();
+  void leave_out_unstiffened(const fem::DeviceElementBlock& block, const std::vector<double>& factors);
   DeviceArray<Real> material_;               // fem::material_stride per section: D, row-major, in Real
   DeviceArray<int> kinds_;                   // per section: its fem::LawKind
   // Attenuating elements in a time loop: the sections' step coefficients (fem::solids_stride each)

@@ -205,6 +205,16 @@ TREMOR_HOST_DEVICE inline void bilinear_jacobian(const T* x, T xi, T eta, T (&J)
   }
 }
 
+// The Jacobian of the multilinear map of an element's vertices (x relative to vertex 0).
+template <class T>
+TREMOR_HOST_DEVICE inline void vertex_jacobian(const T* x, const T* xi, T (&J)[3][3]) {
+  trilinear_jacobian(x, xi[0], xi[1], xi[2], J);
+}
+template <class T>
+TREMOR_HOST_DEVICE inline void vertex_jacobian(const T* x, const T* xi, T (&J)[2][2]) {
+  bilinear_jacobian(x, xi[0], xi[1], J);
+}
+
 // det and inverse of the Jacobian (fem/linear_evaluation.hpp), shared with the linear elements.
 using fem::invert_jacobian;
 

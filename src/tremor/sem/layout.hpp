@@ -1,0 +1,102 @@
+#pragma once
+// How the sem operator's kernels lay a block of elements over a GPU's threads and shared memory
+// (Layout), the steps every kernel starts with (the basis loaded, u or the coordinates gathered),
+// how a block's Jacobians are had (Mode), and the switch from a block's runtime (dim, order) to
+// the templates: what operator.cpp's kernels and operator_setup.cpp's set-up share. Internal to
+// sem/.
+#include <cstddef>
+#include <type_traits>
+
+#include "tremor/backend/forall_blocks.hpp"
+#include "tremor/core/config.hpp"
+#include "tremor/fem/device_elements.hpp"
+#include "tremor/fem/dispatch.hpp"
+#include "tremor/mesh/element_type.hpp"
+#include "tremor/sem/sum_factorised.hpp"
+
+namespace tremor::sem {
+
+// How a block of threads covers elements of dimension Dim and order P: one thread per point,
+// several elements per block where an element has fewer than 128 points (so a block keeps 4
+// warps busy), the threads rounded up to whole warps. Shared memory per element: `arrays` arrays
+// of n^Dim values (the gathered u, Dim, and the flux, Dim^2), plus the 1D basis (basis_size
+// values, Basis1d::values). Geometric values: per element (affine) or per point (stored) J^-1 and
+// the scale, Dim^2 + 1; per element the 2^Dim vertices and the scale (multilinear).
+template <int Dim, int P>
+struct Layout {
+  static constexpr int n = P + 1, points = Dim == 3 ? n * n * n : n * n;
+  static constexpr int per_block = points >= 128 ? 1 : 128 / points;
+  static constexpr int threads = (per_block * points + 31) / 32 * 32;
+  static constexpr int arrays = Dim + Dim * Dim;
+  static constexpr int basis_size = Basis1d<P>::size;
+  static constexpr int factors = Dim * Dim + 1, vertices = 1 << Dim, corners = Dim * vertices + 1;
+  template <class T>
+  static constexpr std::size_t shared_bytes() {
+    return (basis_size + static_cast<std::size_t>(per_block) * arrays * points) * sizeof(T);
+  }
+  static Index blocks(Index n_elements) { return (n_elements + per_block - 1) / per_block; }
+};
+
+template <int Dim, int P, class T>
+using Steps = Collocated<Dim, P, T>;
+
+// The product of the GLL weights at point p (lexicographic, x fastest).
+template <int Dim, int n, class T>
+TREMOR_HOST_DEVICE inline T weight(const T* w, int p) {
+  T product = w[p % n] * w[p / n % n];
+  if constexpr (Dim == 3) product *= w[p / (n * n)];
+  return product;
+}
+
+// The element of a block's thread t, whose elements take `per_element` threads each, `per_block`
+// of them: list[i] (or i without a list) for the block's i-th element, -1 past the last of n.
+TREMOR_HOST_DEVICE inline Index element_of(const BlockContext& ctx, int per_block, int per_element, int t, Index n,
+                                           const Index* list) {
+  const Index i = ctx.block * per_block + t / per_element;
+  return i >= n ? Index(-1) : list ? list[i] : i;
+}
+
+// The start of every element's work in a block (forall_blocks body): the 1D basis copied into
+// shared memory (Basis1d::values: G, the points, the weights, B), each element's Dim values per node (u, or the
+// coordinates) gathered into the first Dim arrays of its work, a barrier. The block's elements
+// are list[i] (or i without a list) for i < n. Returns G.
+template <int Dim, int P, class T>
+TREMOR_HOST_DEVICE inline T* load_and_gather(const BlockContext& ctx, const T* basis, Index n, const Index* list,
+                                      const Index* connectivity, const T* values) {
+  using L = Layout<Dim, P>;
+  constexpr int np = L::points;
+  T* G = ctx.shared<T>();
+  T* work = G + L::basis_size;
+  for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
+  for_each_thread(ctx, L::per_block * np, [&](int t) {
+    const Index e = element_of(ctx, L::per_block, np, t, n, list);
+    if (e < 0) return;
+    const int p = t % np;
+    const Index node = connectivity[static_cast<Size>(e) * np + p];
+    T* v = work + t / np * L::arrays * np;
+    for (int c = 0; c < Dim; ++c) v[c * np + p] = values[static_cast<Size>(node) * Dim + c];
+  });
+  ctx.sync();
+  return G;
+}
+
+// f(dim, order) for a block of GLL hexahedra or quadrilaterals (std::integral_constant each),
+// through fem::with_element (the one runtime-to-template switch); nothing for a block of another
+// type (only empty ones reach here: the constructor refuses the others).
+template <class F>
+void with_order(const fem::DeviceElementBlock& block, F&& f) {
+  fem::with_element(block.type, block.order, [&](auto element) {
+    using E = decltype(element);
+    if constexpr (E::type == ElementType::HexGLL || E::type == ElementType::QuadGLL)
+      f(std::integral_constant<int, E::dim>{}, std::integral_constant<int, E::order>{});
+  });
+}
+
+// How a block's kernels have each point's Jacobian (the Geometry of operator.hpp): the stored
+// factors per point (operator_setup.cpp's compute_geometry), the corners of a trilinear element
+// or the affine factors per element (survey_corners).
+enum Mode : int { StoredMode = 0, TrilinearMode = 1, AffineMode = 2 };
+
+inline bool gll(ElementType type) { return type == ElementType::HexGLL || type == ElementType::QuadGLL; }
+
+}  // namespace tremor::sem

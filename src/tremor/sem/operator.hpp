@@ -55,8 +55,8 @@ enum class Geometry { Auto, Stored };
 // How the hexahedra's kernel spreads an element over threads: Points, a thread per point,
 // every sweep through shared memory; Columns, a thread per column of n points along z, the z
 // sweeps and the flux in registers (operator.cpp, apply_columns). Auto chooses by order,
-// precision and scatter, as measured (operator.cpp, columns_by_default). Quadrilaterals take the
-// point kernel.
+// precision and scatter, as measured (operator_setup.cpp, columns_by_default). Quadrilaterals
+// take the point kernel.
 enum class Kernel { Auto, Points, Columns };
 
 template <class Real>
@@ -88,7 +88,7 @@ class SemOperator final : public op::Operator<Real> {
   // Per element: the sums along lines of nodes, 36 n^4 (3D) or 16 n^3 (2D) for n = P + 1 (order 1:
   // every shape function at every point), and per point the
   // gradient, strain, stress (isotropic or 21 constants), flux, the Jacobian where recomputed and
-  // the scatter's adds (operator.cpp, element_flops).
+  // the scatter's adds (operator_setup.cpp, element_flops).
   double flops() const override { return flops_; }
   void apply_unchecked(const Real* u, Real* ku) const override;
   bool adds() const override { return true; }
@@ -113,7 +113,7 @@ class SemOperator final : public op::Operator<Real> {
                                              // trilinear, 25 (bilinear, 9) per element (corners,
                                              // scale); else 10 (5) per point, point fastest
   std::vector<char> columns_;                // per block: the column kernel (Kernel::Columns)
-  std::vector<char> mode_;                   // per block: how the Jacobians are had (operator.cpp's Mode)
+  std::vector<char> mode_;                   // per block: how the Jacobians are had (layout.hpp's Mode)
   std::vector<DeviceArray<Real>> basis_;     // per block: Basis1d<P>::values (G, points, weights, B)
   // Per block where some of its elements have a stiffness factor of 0 (a PML's, which its own term
   // evaluates: explicit/pml.hpp), the others: by colour (offsets, n_colours + 1) where coloured,

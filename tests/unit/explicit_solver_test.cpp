@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "explicit_test_models.hpp"
@@ -244,6 +246,35 @@ TEST(ExplicitSolver, BlockFileRunsEqualRunsThatPartition) {
                           [](const std::string& w) { return w.find("is not used: the operator is ell") != std::string::npos; }),
             1);
   std::filesystem::remove_all(folder);
+}
+
+// Quadratic elements with HRZ-lumped mass are warned of (tests/verification/lumped_dispersion_test.cpp
+// has the reason), once per type, naming the remedy; linear and GLL elements are not.
+TEST(ExplicitSolver, QuadraticLumpedElementsAreWarnedOf) {
+  RunOptions run;
+  run.backend = "serial";
+  const auto lumping_warnings = [&](ElementType type, int order, int dim) {
+    Model model = test::loaded_bar(dim == 3 ? type : ElementType::Hex8, order, 2);
+    if (dim == 2) model = loaded_block();
+    if (dim == 2) model.mesh = generate_rectangle({0.0, 0.0}, {0.01, 0.01}, {12, 12}, type, order);
+    const auto p = explicit_fe::preflight(model, run);
+    std::vector<std::string> found;
+    for (const std::string& w : p.warnings)
+      if (w.find("elements with lumped mass carry waves") != std::string::npos) found.push_back(w);
+    return found;
+  };
+  for (const auto& [type, dim, remedy] : {std::tuple{ElementType::Hex20, 3, "--order 2"},
+                                          std::tuple{ElementType::Tet10, 3, "mesh with tet4"},
+                                          std::tuple{ElementType::Quad8, 2, "--order 2"}}) {
+    const std::vector<std::string> found = lumping_warnings(type, 1, dim);
+    ASSERT_EQ(found.size(), 1u) << element_name(type);
+    EXPECT_EQ(found[0].rfind(element_name(type), 0), 0u) << found[0];
+    EXPECT_NE(found[0].find(remedy), std::string::npos) << found[0];
+  }
+  EXPECT_TRUE(lumping_warnings(ElementType::Hex8, 1, 3).empty());
+  EXPECT_TRUE(lumping_warnings(ElementType::HexGLL, 2, 3).empty());
+  EXPECT_TRUE(lumping_warnings(ElementType::Tri6, 1, 2).empty());
+  (void)log::take_warnings();
 }
 
 TEST(ExplicitSolver, ConfigurationErrors) {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "plane_wave_column.hpp"
 #include "support/support.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/core/log.hpp"
@@ -29,7 +30,7 @@
 namespace tremor {
 namespace {
 
-constexpr double two_pi = 2.0 * std::numbers::pi;
+using test::two_pi;
 constexpr double c_p = 2000.0, c_s = 1000.0, rho = 2000.0;  // m/s, kg/m^3
 // Hz, the Ricker's peak: for S, and twice it for P, so that both waves span the same wavelengths.
 constexpr double f0 = 10.0;
@@ -67,29 +68,7 @@ Model column(int component, int dim = 3, ElementType type = ElementType::HexGLL,
   rock.attenuation = attenuation;  // band: a decade around the peak; reference: the peak
   model.materials.push_back(rock);
   model.sections.push_back({"all", "rock", dim == 3 ? Formulation::Solid : Formulation::PlaneStrain, 1.0});
-  std::vector<Index> all(static_cast<std::size_t>(model.mesh.n_nodes()));
-  for (Index i = 0; i < model.mesh.n_nodes(); ++i) all[static_cast<std::size_t>(i)] = i;
-  for (int c = 0; c < dim; ++c) {
-    if (c == component) continue;
-    FixedDof fixed;
-    fixed.nodes = all;
-    fixed.component = c;
-    model.fixed.push_back(fixed);
-  }
-  PrescribedDisplacement driven;
-  driven.nodes = model.mesh.node_sets.at("xmin");
-  driven.components = {component};
-  driven.factor[static_cast<std::size_t>(component)] = 1.0;
-  driven.amplitude = 1e-3;
-  driven.signal = Signal::ricker(peak);
-  driven.origin = "driven end";
-  model.prescribed.push_back(driven);
-  for (const double x : {x1, x2}) {
-    Receiver receiver;
-    receiver.name = str("at ", x);
-    receiver.positions = {{x, 0.5 * h, dim == 3 ? 0.5 * h : 0.0}};
-    model.receivers.push_back(receiver);
-  }
+  test::drive_plane_wave(model, component, peak, x1, x2, {0.5 * h, 0.5 * h});
   ExplicitSettings settings;
   // S: the pulse passes x2 by ~0.85 s, the far end's reflection reaches it at 1.0 s; P: 0.42 s
   // and 0.51 s.
@@ -97,14 +76,6 @@ Model column(int component, int dim = 3, ElementType type = ElementType::HexGLL,
   model.explicit_settings = settings;
   model.validate();
   return model;
-}
-
-// The spectrum of `values` (sampled every dt) at frequency f: sum_n v_n e^{-i omega t_n} dt.
-std::complex<double> spectrum(const std::vector<double>& values, double dt, double f) {
-  std::complex<double> total = 0.0;
-  for (std::size_t n = 0; n < values.size(); ++n)
-    total += values[n] * std::exp(std::complex<double>(0.0, -two_pi * f * static_cast<double>(n + 1) * dt));
-  return total * dt;
 }
 
 void expect_plane_wave_attenuates(int component, const char* backend = "openmp", const char* precision = "double",
@@ -122,21 +93,13 @@ void expect_plane_wave_attenuates(int component, const char* backend = "openmp",
   ASSERT_TRUE(run.ok()) << run.message;
   // "auto" takes a kind that keeps the memory variables: sem on GLL, matrix_free otherwise.
   ASSERT_EQ(run.preflight.operator_kind(), operator_kind);
-  std::vector<std::vector<double>> records(2);
-  for (std::size_t r = 0; r < 2; ++r) {
-    const explicit_fe::History& history = run.histories[r];
-    for (std::size_t n = 0; n < history.n_samples(); ++n)
-      records[r].push_back(history.values[n * static_cast<std::size_t>(dim) + static_cast<std::size_t>(component)]);
-  }
+  const std::vector<std::vector<double>> records = test::receiver_records(run, component, dim);
   const ResolvedAttenuation resolved = resolve_attenuation(model, model.materials[0]);
   const double target = component == 0 ? q_p : q_s;
   for (const double f_s : {0.6 * f0, f0, 1.6 * f0}) {
     const double f = (component == 0 ? 2.0 : 1.0) * f_s;
-    const std::complex<double> ratio = spectrum(records[0], run.dt, f) / spectrum(records[1], run.dt, f);
-    double phase = std::arg(ratio);
-    const double expected_delay = two_pi * f * (x2 - x1) / (component == 0 ? c_p : c_s);
-    phase += two_pi * std::round((expected_delay - phase) / two_pi);  // unwrapped near the elastic delay
-    const double c = two_pi * f * (x2 - x1) / phase;
+    const std::complex<double> ratio = test::spectrum(records[0], run.dt, f) / test::spectrum(records[1], run.dt, f);
+    const double c = test::phase_velocity(ratio, f, x2 - x1, component == 0 ? c_p : c_s);  // near the elastic speed
     const double q = std::numbers::pi * f * (x2 - x1) / (c * std::log(std::abs(ratio)));
     // The solids' exact wave: M = M_U m(omega) for P (bulk and shear parts) or S.
     const double omega = two_pi * f;
@@ -152,7 +115,9 @@ void expect_plane_wave_attenuates(int component, const char* backend = "openmp",
     // the solids' own (the spectra's leakage from the records' ends, the discretisation).
     // An orthotropic P wave's Q is its own mix of Q_kappa and Q_mu; its S wave's strain is a
     // deviator, its Q Q_mu = q_s.
-    if (!anisotropic || component == 1) EXPECT_NEAR(q, target, 0.05 * target) << f << " Hz";
+    if (!anisotropic || component == 1) {
+      EXPECT_NEAR(q, target, 0.05 * target) << f << " Hz";
+    }
     EXPECT_NEAR(q, q_exact, 0.02 * q_exact) << f << " Hz";
     // The phase velocity within 0.5% of the solids' exact dispersion (SEM order 4 at 8 or more GLL
     // intervals per wavelength disperses far less).

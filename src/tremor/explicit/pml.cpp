@@ -79,27 +79,33 @@ void add_elements(const Exec& exec, Index n, const Index* list, const fem::Eleme
 // acceleration: m cross (u_n + u_n-1) / 2 here, with m cross dt / 2 in the damping
 // (add_pml_damping; with the integrator's C it gives cross (u_n+1 + 2 u_n + u_n-1) / 4). A thread
 // per component of each node (a thread per node held 88 registers: a quarter of an H200's
-// threads resident, its memory's latency unhidden). The nodes' d, alpha and variables by value,
-// each value's nodes in a row (d_k of node i at d[k n + i]); an axis a node is not stretched in
-// (d_k = 0) reads neither its alpha nor its variables.
+// threads resident, its memory's latency unhidden). The nodes come in groups by their stretched
+// axes (NodeGroups): a thread knows its node's axes from its index, so that its variables, d and
+// alpha are read at once with the node's number, and only those of its axes; the nodes stretched
+// in none (the layer's inner edge, d = 0) add nothing. d, alpha and the mass in Real, each
+// value's nodes in a row (d_k of node i at d[k n + i]).
 template <int Dim, class Real>
-void add_nodes(const Exec& exec, Index n, const Index* nodes, const double* d, const double* alpha, const double* mass,
-               double dt, Real* state, const Real* u, const Real* previous, Real* f) {
+void add_nodes(const Exec& exec, Index n, NodeGroups groups, const Index* nodes, const Real* d, const Real* alpha,
+               const Real* mass, double dt, Real* state, const Real* u, const Real* previous, Real* f) {
   forall(exec, n * Dim, [=] TREMOR_LAMBDA(Index t) {
     const Index i = t / Dim;
     const int c = static_cast<int>(t % Dim);
-    const Size dof = static_cast<Size>(nodes[i]) * Dim + c;
+    int axes = 0;
+    for (int m = 1; m < (1 << Dim); ++m) axes = i >= groups.first[m] ? m : axes;
+    if (axes == 0) return;
     // (everything read before the variables are written: on a GPU the reads go out together)
     double di[Dim], ai[Dim];
     for (int k = 0; k < Dim; ++k) {
-      di[k] = d[static_cast<Size>(k) * n + i];
-      ai[k] = di[k] != 0.0 ? alpha[static_cast<Size>(k) * n + i] : 0.0;
+      const bool stretched = axes >> k & 1;
+      di[k] = stretched ? static_cast<double>(d[static_cast<Size>(k) * n + i]) : 0.0;
+      ai[k] = stretched ? static_cast<double>(alpha[static_cast<Size>(k) * n + i]) : 0.0;
     }
+    const Size dof = static_cast<Size>(nodes[i]) * Dim + c;
     const double ui = static_cast<double>(u[dof]), average = 0.5 * (ui + static_cast<double>(previous[dof]));
-    const double m = mass[i];
+    const double m = static_cast<double>(mass[i]);
     const Real fi = f[dof];
-    const double R = fem::pml_node_force<Dim>(ui, di, ai, dt, fem::Strided<Real>{state + static_cast<Size>(c) * n + i,
-                                                                                  static_cast<int>(Dim * n)});
+    const double R = fem::pml_node_force<Dim>(
+        ui, di, ai, dt, fem::Strided<Real>{state + static_cast<Size>(c) * n + i, static_cast<int>(Dim * n)}, axes);
     f[dof] = fi + static_cast<Real>(m * (R + fem::pml_cross(Dim, di) * average));
   });
 }
@@ -117,21 +123,40 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
                "the PML's nodes: ", nodes.size(), " nodes, ", mass.size(), " masses, ", node_coordinates.size(),
                " coordinates");
   const std::size_t n = nodes.size(), dim = static_cast<std::size_t>(dim_);
-  std::vector<double> d(n * dim), alpha(n * dim);
+  // The nodes grouped by their stretched axes (bit k where d_k is not 0), in order within a group.
+  std::vector<double> node_d(n * dim), node_alpha(n * dim);
+  std::vector<int> node_axes(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     double x[3] = {0.0, 0.0, 0.0}, di[3], ai[3];
     for (std::size_t c = 0; c < dim; ++c) x[c] = node_coordinates[i * dim + c];
     profile_.at(x, di, ai);
     for (std::size_t c = 0; c < dim; ++c) {
-      d[c * n + i] = di[c];
-      alpha[c * n + i] = ai[c];
+      node_d[i * dim + c] = di[c];
+      node_alpha[i * dim + c] = ai[c];
+      node_axes[i] |= di[c] != 0.0 ? 1 << c : 0;
     }
   }
-  nodes_ = DeviceArray<Index>(exec_, nodes);
-  node_list_.assign(nodes.begin(), nodes.end());
-  node_d_ = DeviceArray<double>(exec_, std::span<const double>(d));
-  node_alpha_ = DeviceArray<double>(exec_, std::span<const double>(alpha));
-  node_mass_ = DeviceArray<double>(exec_, mass);
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return node_axes[a] < node_axes[b]; });
+  std::vector<Real> d(n * dim), alpha(n * dim), masses(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = order[k];
+    node_list_.push_back(nodes[i]);
+    masses[k] = static_cast<Real>(mass[i]);
+    for (std::size_t c = 0; c < dim; ++c) {
+      d[c * n + k] = static_cast<Real>(node_d[i * dim + c]);
+      alpha[c * n + k] = static_cast<Real>(node_alpha[i * dim + c]);
+    }
+  }
+  for (int m = 0; m <= 8; ++m)
+    groups_.first[m] = static_cast<Index>(
+        std::count_if(node_axes.begin(), node_axes.end(), [&](int axes) { return axes < m; }));
+  nodes_ = DeviceArray<Index>(exec_, std::span<const Index>(node_list_));
+  node_d_ = DeviceArray<Real>(exec_, std::span<const Real>(d));
+  node_alpha_ = DeviceArray<Real>(exec_, std::span<const Real>(alpha));
+  node_mass_ = DeviceArray<Real>(exec_, std::span<const Real>(masses));
   node_state_ = DeviceArray<Real>(exec_, static_cast<Index>(n * dim * dim));
   const fem::DeviceElements& els = *elements_;
   const bool gll = std::all_of(els.blocks.begin(), els.blocks.end(), [](const fem::DeviceElementBlock& block) {
@@ -171,11 +196,11 @@ void PmlTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Real>
   const Real* previous = scheme.previous_displacement().data;
   Real* f = forces.data;
   if (dim_ == 3)
-    add_nodes<3>(exec_, n_nodes(), nodes_.data(), node_d_.data(), node_alpha_.data(), node_mass_.data(), dt_,
-                 node_state_.data(), u, previous, f);
+    add_nodes<3>(exec_, n_nodes(), groups_, nodes_.data(), node_d_.data(), node_alpha_.data(), node_mass_.data(),
+                 dt_, node_state_.data(), u, previous, f);
   else
-    add_nodes<2>(exec_, n_nodes(), nodes_.data(), node_d_.data(), node_alpha_.data(), node_mass_.data(), dt_,
-                 node_state_.data(), u, previous, f);
+    add_nodes<2>(exec_, n_nodes(), groups_, nodes_.data(), node_d_.data(), node_alpha_.data(), node_mass_.data(),
+                 dt_, node_state_.data(), u, previous, f);
   if (sem_) {
     sem_->add_unchecked(u, f);
     return;
@@ -315,7 +340,7 @@ PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size
       for (const Index n : nodes) touched[static_cast<std::size_t>(n)] = 1;
     }
   }
-  // Per node inside a layer (at most the elements' nodes): its number, d, alpha, mass, variables.
+  // Per node inside a layer (at most the elements' nodes): its number; d, alpha, mass, variables in Real.
   std::size_t inside = 0;
   for (Index n = 0; n < mesh.n_nodes(); ++n) {
     if (!touched[static_cast<std::size_t>(n)]) continue;
@@ -323,7 +348,7 @@ PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size
     for (std::size_t c = 0; c < dim; ++c) x[c] = mesh.node(n)[c];
     inside += profile.inside(x) ? 1 : 0;
   }
-  bytes.state += inside * (sizeof(Index) + (2 * dim + 1) * sizeof(double) + dim * dim * real_size);
+  bytes.state += inside * (sizeof(Index) + (2 * dim + 1 + dim * dim) * real_size);
   return bytes;
 }
 

@@ -9,11 +9,11 @@
 // functions' gradients and added colour by colour (the same bits every run). At the layer's
 // nodes, the mass side: the lumped damping rho sum d_m joins the integrator's C at set-up
 // (add_pml_damping), and the nodal force m R is added here each step with the nodes' own memory
-// variables, a thread per component of each node.
+// variables, a thread per component of each node, the nodes grouped by their stretched axes.
 //
 // Memory proportional to the layer: per point of its elements dim^3 values (27 in 3D, 8 in 2D)
 // in Real, and N x n_voigt in double where the section attenuates; per node of the layer dim^2
-// values in Real, d and alpha (2 dim) and its mass.
+// values, d and alpha (2 dim) and its mass in Real.
 //
 // On GLL elements of order 2 and more the sem operator's point kernel evaluates them (its sums
 // along lines of nodes, in Real; sem/operator.hpp with a PmlProfile); on the other types a thread
@@ -35,6 +35,12 @@
 #include "tremor/model/pml.hpp"
 
 namespace tremor::explicit_fe {
+
+// The layer's nodes in groups by their stretched axes: group m (bit k where d_k is not 0) from
+// first[m] to first[m + 1] (first[2^dim] the count).
+struct NodeGroups {
+  Index first[9] = {};
+};
 
 template <class Real>
 class PmlTerm final : public StepTerm<Real> {
@@ -69,11 +75,12 @@ class PmlTerm final : public StepTerm<Real> {
   PmlProfile profile_;
   double dt_ = 0.0;
   int dim_ = 3;
-  DeviceArray<Index> nodes_;
+  DeviceArray<Index> nodes_;                             // grouped by their axes (groups_)
   std::vector<Index> node_list_;                         // nodes_ on the host
+  NodeGroups groups_;
   // Per node: d and alpha (dim each), its mass; its variables (fem::pml_node_values); each value's
   // nodes in a row (d_k of node i at k n + i).
-  DeviceArray<double> node_d_, node_alpha_, node_mass_;
+  DeviceArray<Real> node_d_, node_alpha_, node_mass_;
   DeviceArray<Real> node_state_;
   std::vector<DeviceArray<Real>> point_state_;           // per block: fem::pml_point_values per point
   std::vector<DeviceArray<double>> solid_state_;         // per block, where attenuating: N n_voigt per point

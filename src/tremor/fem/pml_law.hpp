@@ -156,18 +156,20 @@ TREMOR_HOST_DEVICE inline double pml_cross(int dim, const double* d) {
 // Component c of R at a node (the mass side's force per unit mass, above) less its part
 // pml_cross(d) u_c, from the node's displacement u_c, with d and alpha there and the component's
 // memory variables, stage m's at state[m] (a pointer or a Strided; a node keeps pml_node_values,
-// stage m's component c at m Dim + c). Advances them by one step dt. A stage with d_m = 0 adds
-// nothing and keeps its variable as it is. The components are independent: a thread each.
+// stage m's component c at m Dim + c). Advances them by one step dt. `axes`: the node's stretched
+// axes, bit m set where d_m is not 0 (known apart from d, the variables' reads need not wait for
+// d's); a stage off them adds nothing and keeps its variable as it is. The components are
+// independent: a thread each.
 template <int Dim, class State>
 TREMOR_HOST_DEVICE inline double pml_node_force(double u, const double* d, const double* alpha, double dt,
-                                                State state) {
+                                                State state, int axes) {
   using T = std::remove_reference_t<decltype(state[0])>;
   double held[Dim];  // read at once before any is written (as pml_flux's)
   for (int m = 0; m < Dim; ++m)
-    if (d[m] != 0.0) held[m] = static_cast<double>(state[m]);
+    if (axes >> m & 1) held[m] = static_cast<double>(state[m]);
   double x = u, carried = 0.0, R = 0.0;  // x_m, and sum_n<m d_n (x_n - alpha_n psi_n)
   for (int m = 0; m < Dim; ++m) {
-    if (d[m] == 0.0) continue;
+    if (!(axes >> m & 1)) continue;
     const PmlStep<double> stage(alpha[m], dt);
     const double psi = stage(held[m], x);
     state[m] = static_cast<T>(held[m]);

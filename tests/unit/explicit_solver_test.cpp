@@ -254,8 +254,7 @@ TEST(ExplicitSolver, QuadraticLumpedElementsAreWarnedOf) {
   RunOptions run;
   run.backend = "serial";
   const auto lumping_warnings = [&](ElementType type, int order, int dim) {
-    Model model = test::loaded_bar(dim == 3 ? type : ElementType::Hex8, order, 2);
-    if (dim == 2) model = loaded_block();
+    Model model = dim == 3 ? test::loaded_bar(type, order, 2) : loaded_block();
     if (dim == 2) model.mesh = generate_rectangle({0.0, 0.0}, {0.01, 0.01}, {12, 12}, type, order);
     const auto p = explicit_fe::preflight(model, run);
     std::vector<std::string> found;

@@ -16,11 +16,9 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
-#include <numbers>
 #include <vector>
 
 #include "plane_wave_column.hpp"
-#include "support/support.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/explicit/solver.hpp"

@@ -230,7 +230,7 @@ TEST(ExplicitCheckpoint, StiffnessDampedResumedRunEqualsUninterrupted) {
 
 // An attenuating run's checkpoint holds the memory variables by the model's elements: a resumed
 // run equals the uninterrupted one in one domain and in two (sem split into the elements touching
-// shared nodes and the rest, each with its own), in double and in float.
+// shared nodes and the rest, each with its own), in double and in float; coarse-grained too.
 TEST(ExplicitCheckpoint, AttenuatingResumedRunEqualsUninterrupted) {
   for (const char* precision : {"double", "float"}) {
     SCOPED_TRACE(precision);
@@ -239,6 +239,9 @@ TEST(ExplicitCheckpoint, AttenuatingResumedRunEqualsUninterrupted) {
     expect_resume_is_exact(model, "serial");
   }
   expect_resume_is_exact(with_snapshots(test::attenuating_bar()), "openmp", 2);
+  Model coarse = with_snapshots(test::attenuating_bar());  // one solid's variables per GLL point
+  coarse.materials[0].attenuation->coarse_grained = true;
+  expect_resume_is_exact(coarse, "openmp", 2);
   // matrix_free's, at the Gauss points of hex20 elements: serial, and two domains each split
   // into the elements touching shared nodes and the rest.
   const Model hex20 = with_snapshots(test::attenuating_bar(ElementType::Hex20, 2, 3));

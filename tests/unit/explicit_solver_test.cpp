@@ -276,6 +276,45 @@ TEST(ExplicitSolver, QuadraticLumpedElementsAreWarnedOf) {
   (void)log::take_warnings();
 }
 
+// Coarse-grained memory variables: sem keeps them; matrix_free is refused naming sem; elements with
+// fewer lines of points i + j + k than solids (quad-gll1: 3) are refused naming the material, and
+// the run's memory counts one solid's variables per point.
+TEST(ExplicitSolver, CoarseGrainedMemoryVariablesWhereTheyFit) {
+  const auto error_of = [](const Model& model, const char* kind) {
+    RunOptions run;
+    run.backend = "serial";
+    run.operator_kind = kind;
+    try {
+      (void)explicit_fe::preflight(model, run);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  Model model = test::attenuating_bar();
+  RunOptions run;
+  run.backend = "serial";
+  const std::size_t full = explicit_fe::preflight(model, run).memory_bytes;
+  model.materials[0].attenuation->coarse_grained = true;
+  EXPECT_EQ(error_of(model, "sem"), "");
+  const std::size_t coarse = explicit_fe::preflight(model, run).memory_bytes;
+  // 6 memory variables per GLL point instead of 18.
+  EXPECT_LT(coarse, full);
+  const std::string refused = error_of(model, "matrix_free");
+  EXPECT_NE(refused.find("coarse-grained memory variables (q_coarse_grained)"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("use sem"), std::string::npos) << refused;
+  Model block = loaded_block();
+  block.mesh = generate_rectangle({0.0, 0.0}, {0.01, 0.01}, {12, 12}, ElementType::QuadGLL, 1);
+  block.materials[0].attenuation = model.materials[0].attenuation;
+  block.materials[0].attenuation->solids = 4;
+  const std::string order = error_of(block, "sem");
+  EXPECT_NE(order.find("material 'steel'"), std::string::npos) << order;
+  EXPECT_NE(order.find("its 4 solids"), std::string::npos) << order;
+  EXPECT_NE(order.find("quad-gll1 elements hold 3 of them at most"), std::string::npos) << order;
+  block.materials[0].attenuation->solids = 3;
+  EXPECT_EQ(error_of(block, "sem"), "");
+}
+
 TEST(ExplicitSolver, ConfigurationErrors) {
   Model model = loaded_block();
   RunOptions options;

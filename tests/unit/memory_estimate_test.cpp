@@ -112,11 +112,15 @@ Model attenuating_bar(const std::string& element) {
 
 // Attenuation: sem keeps 3 solids' memory variables at every GLL point (18 values in 3D), which
 // here outweigh its other arrays; matrix_free keeps them in double at the points of each element's
-// stiffness rule (hex20: 27 Gauss points), through its reference kernel on the elements (no tiles).
+// stiffness rule (hex20: 27 Gauss points), through its reference kernel on the elements (no tiles);
+// coarse-grained, sem keeps one solid's 6 per point.
 TEST_F(MemoryEstimate, WithMemoryVariables) {
   for (const char* precision : {"double", "float"}) {
     expect_estimate_tracks(attenuating_bar("hex-gll3"), {"sem", precision});
     expect_estimate_tracks(attenuating_bar("hex20"), {"matrix_free", precision});
+    Model coarse = attenuating_bar("hex-gll3");  // one solid's 6 per GLL point
+    coarse.materials[0].attenuation->coarse_grained = true;
+    expect_estimate_tracks(coarse, {"sem", precision});
   }
 }
 

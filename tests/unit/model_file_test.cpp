@@ -455,6 +455,10 @@ TEST_F(ModelFile, MaterialErrors) {
   expect_error(material(rock + "q_band = [10, 100]\n"), 11, {"'q_band' without a quality factor"});
   expect_error(material(rock + "q_mu = 20\nq_band = [100, 10]\n"), 12, {"'q_band' is [100, 10]", "0 < f_min < f_max"});
   expect_error(material(rock + "q_mu = 20\nq_solids = 9\n"), 12, {"'q_solids' is 9", "1 to 8"});
+  expect_error(material(rock + "q_coarse_grained = true\n"), 11, {"'q_coarse_grained' without a quality factor"});
+  expect_error(material(rock + "q_mu = 20\nq_coarse_grained = 1\n"), 12, {"'q_coarse_grained' must be"});
+  EXPECT_TRUE(parse(material(rock + "q_mu = 20\nq_coarse_grained = true\n")).materials[0].attenuation->coarse_grained);
+  EXPECT_FALSE(parse(material(rock + "q_mu = 20\n")).materials[0].attenuation->coarse_grained);
   expect_error(material(rock + "q_mu = 20\nreference_frequency = -1\n"), 12, {"'reference_frequency' is -1"});
   expect_error(material("name = \"s\"\ndensity = 1\n"), 6, {"give exactly one set of elastic constants", "got none"});
   expect_error(material("name = \"s\"\ndensity = 1\nyoungs_modulus = 1e9\nshear_modulus = 1e9\n"), 9,

@@ -13,6 +13,7 @@
 #include <numbers>
 #include <vector>
 
+#include "tremor/core/polynomials.hpp"
 #include "tremor/fem/viscoelastic.hpp"
 #include "tremor/model/attenuation.hpp"
 #include "tremor/model/material.hpp"
@@ -182,6 +183,88 @@ TEST(ViscoelasticLaw, AnisotropicStressIsTheComplexStiffnessTimesTheStrain) {
       EXPECT_GT(std::abs(want[0].imag()), 1e-3 * scale);
     }
   }
+}
+
+// Coarse-grained solids (fem::coarse_weights): on each tensor-product rule sem uses (GLL of order
+// 2-8, Gauss of order 1; 2D and 3D), each solid's points, at their weights W / W_l, weigh what the
+// whole element does; solids beyond dim (n1 - 1) + 1 have no point and are not fitted.
+TEST(ViscoelasticLaw, CoarseGrainedSolidsEachWeighTheWholeElement) {
+  for (const int dim : {2, 3})
+    for (int n1 = 2; n1 <= 9; ++n1) {
+      double x[9], w[9];
+      if (n1 == 2)
+        gauss_legendre(n1, x, w);
+      else
+        gauss_lobatto(n1, x, w);
+      const std::vector<double> weights = fem::coarse_weights(w, n1, dim);
+      for (int n = 1; n <= fem::max_solids; ++n) {
+        const bool fits = fem::coarse_solids_fit(n, n1, dim);
+        double total = 0.0, part[fem::max_solids] = {};
+        for (int k = 0; k < (dim == 3 ? n1 : 1); ++k)
+          for (int j = 0; j < n1; ++j)
+            for (int i = 0; i < n1; ++i) {
+              const double weight = w[i] * w[j] * (dim == 3 ? w[k] : 1.0);
+              const int l = fem::coarse_solid(i, j, k, n);
+              total += weight;
+              part[l] += weight * weights[static_cast<std::size_t>((n - 1) * fem::max_solids + l)];
+            }
+        for (int l = 0; l < n && fits; ++l)  // (rounding only: sums of a few hundred positive weights)
+          EXPECT_NEAR(part[l], total, 1e-12 * total) << dim << "D, " << n1 << " points, solid " << l << " of " << n;
+        EXPECT_EQ(fits, n <= dim * (n1 - 1) + 1);
+        if (!fits) EXPECT_EQ(part[n - 1], 0.0) << dim << "D, " << n1 << " points, " << n << " solids";
+      }
+    }
+}
+
+// A uniform strain history at every point of a GLL element of order 4: the coarse-grained points'
+// stresses, averaged with the element's weights, are the full law's (every solid at every point),
+// since each solid's memory variable sees the same strain wherever it is kept.
+TEST(ViscoelasticLaw, CoarseGrainedStressAveragesToTheFullLaw) {
+  constexpr int n1 = 5, points = n1 * n1 * n1, nv = 6;
+  double x[n1], w[n1];
+  gauss_lobatto(n1, x, w);
+  const Fits fits;
+  fem::SectionSolids solids;
+  solids.n = 3;
+  for (std::size_t l = 0; l < 3; ++l)
+    solids.omega[l] = fits.bulk.omega[l], solids.y_kappa[l] = fits.bulk.y[l], solids.y_mu[l] = fits.shear.y[l];
+  solids.kappa = kappa_u;
+  solids.mu = mu_u;
+  const fem::IsotropicLaw<3, double> elastic{kappa_u - 2.0 / 3.0 * mu_u, mu_u};
+  const double dt = 1.0 / (frequency * 40);
+  double full_record[fem::solids_stride], coarse_record[fem::solids_stride];
+  fem::solids_record(solids, dt, full_record);
+  solids.coarse = true;
+  fem::solids_record(solids, dt, coarse_record);
+  const std::vector<double> table = fem::coarse_weights(w, n1, 3);
+  std::vector<double> full_state(3 * nv, 0.0), coarse_state(static_cast<std::size_t>(points * nv), 0.0);
+  using Point = fem::ViscoelasticPoint<3, double, fem::IsotropicLaw<3, double>>;
+  const Point full{elastic, full_record, full_state.data(), 1};
+  const double shape[nv] = {1e-6, -3e-7, 2e-7, 4e-7, -1e-7, 5e-7};
+  double worst = 0.0, largest = 0.0;
+  for (int step = 0; step < 200; ++step) {
+    double strain[nv], expected[nv], mean[nv] = {}, total = 0.0;
+    for (int k = 0; k < nv; ++k) strain[k] = shape[k] * std::sin(two_pi * frequency * step * dt);
+    full.stress(strain, expected);
+    for (int p = 0; p < points; ++p) {
+      const int i = p % n1, j = p / n1 % n1, k = p / (n1 * n1);
+      Point point{elastic, coarse_record, coarse_state.data() + p, points};
+      point.solid = fem::coarse_solid(i, j, k, 3);
+      point.weight = table[static_cast<std::size_t>(2 * fem::max_solids + point.solid)];
+      double sigma[nv];
+      point.stress(strain, sigma);
+      const double weight = w[i] * w[j] * w[k];
+      total += weight;
+      for (int c = 0; c < nv; ++c) mean[c] += weight * sigma[c];
+    }
+    for (int c = 0; c < nv; ++c) {
+      worst = std::max(worst, std::abs(mean[c] / total - expected[c]));
+      largest = std::max(largest, std::abs(expected[c]));
+    }
+  }
+  // Rounding only (a weighted sum of 125 stresses of ~1e5 Pa): 1e-12 of the largest stress.
+  EXPECT_LT(worst, 1e-12 * largest);
+  EXPECT_GT(largest, 0.0);
 }
 
 }  // namespace

@@ -54,7 +54,8 @@ Material orthotropic_rock() {
 // 20 m, or hex8, 320 elements of 2.5 m (25 per wavelength at the highest frequency measured: the
 // lumped linear element's dispersion (k h)^2 / 24 is 0.26% there), whose memory variables are at
 // its 8 Gauss points, none of them a node.
-Model column(int component, int dim = 3, ElementType type = ElementType::HexGLL, bool anisotropic = false) {
+Model column(int component, int dim = 3, ElementType type = ElementType::HexGLL, bool anisotropic = false,
+             bool coarse = false) {
   const double peak = component == 0 ? 2.0 * f0 : f0;
   Model model;
   model.source = "column";
@@ -65,6 +66,7 @@ Model column(int component, int dim = 3, ElementType type = ElementType::HexGLL,
   Attenuation attenuation;
   attenuation.q_p = q_p;
   attenuation.q_s = q_s;
+  attenuation.coarse_grained = coarse;
   rock.attenuation = attenuation;  // band: a decade around the peak; reference: the peak
   model.materials.push_back(rock);
   model.sections.push_back({"all", "rock", dim == 3 ? Formulation::Solid : Formulation::PlaneStrain, 1.0});
@@ -80,11 +82,12 @@ Model column(int component, int dim = 3, ElementType type = ElementType::HexGLL,
 
 void expect_plane_wave_attenuates(int component, const char* backend = "openmp", const char* precision = "double",
                                   int dim = 3, const char* operator_kind = "sem",
-                                  ElementType type = ElementType::HexGLL, bool anisotropic = false) {
+                                  ElementType type = ElementType::HexGLL, bool anisotropic = false,
+                                  bool coarse = false) {
   SCOPED_TRACE(str(backend, " ", precision, " ", dim, "D ", operator_kind, " ", element_name(type, 2),
-                   anisotropic ? " orthotropic" : ""));
+                   anisotropic ? " orthotropic" : "", coarse ? " coarse-grained" : ""));
   const log::Quiet quiet;
-  const Model model = column(component, dim, type, anisotropic);
+  const Model model = column(component, dim, type, anisotropic, coarse);
   explicit_fe::RunOptions options;
   options.backend = backend;
   options.precision = precision;
@@ -122,9 +125,10 @@ void expect_plane_wave_attenuates(int component, const char* backend = "openmp",
     // The phase velocity within 0.5% of the solids' exact dispersion (SEM order 4 at 8 or more GLL
     // intervals per wavelength disperses far less).
     EXPECT_NEAR(c, c_exact, 0.005 * c_exact) << f << " Hz";
-    std::printf("%s %s %s %dD %s%s wave at %4.1f Hz: Q %.2f (target %.0f, solids' %.2f), c %.2f m/s (solids' %.2f, "
-                "%+.2e)\n",
-                operator_kind, backend, precision, dim, anisotropic ? "orthotropic " : "",
+    std::printf("%s %s %s %dD %s%s%s wave at %4.1f Hz: Q %.2f (target %.0f, solids' %.2f), c %.2f m/s (solids' "
+                "%.2f, %+.2e)\n",
+                operator_kind, backend, precision, dim, coarse ? "coarse-grained " : "",
+                anisotropic ? "orthotropic " : "",
                 component == 0 ? "P" : "S", f, q, target, q_exact, c, c_exact, c / c_exact - 1.0);
   }
 }
@@ -152,6 +156,15 @@ TEST(Attenuation, MatrixFreeAtGaussPoints) {
                                                                    ElementType::Hex8);
 }
 
+// Coarse-grained memory variables (a third of them: one solid per GLL point, fem/viscoelastic.hpp):
+// the same tolerances, P and S, 3D and plane strain, double and float.
+TEST(Attenuation, CoarseGrainedPlaneWaves) {
+  for (const int dim : {3, 2})
+    for (const int component : {0, 1})
+      expect_plane_wave_attenuates(component, "openmp", "double", dim, "sem", ElementType::HexGLL, false, true);
+  expect_plane_wave_attenuates(1, "openmp", "float", 3, "sem", ElementType::HexGLL, false, true);
+}
+
 // The same on a GPU (the column kernel at order 4, atomics), in both precisions.
 TEST(Attenuation, GpuPlaneWaves) {
   TREMOR_REQUIRE_GPU();
@@ -161,6 +174,9 @@ TEST(Attenuation, GpuPlaneWaves) {
     expect_plane_wave_attenuates(component, "cuda", "float", 3, "matrix_free", ElementType::Hex8);
   for (const int component : {0, 1})
     expect_plane_wave_attenuates(component, "cuda", "float", 3, "sem", ElementType::HexGLL, true);
+  for (const char* precision : {"double", "float"})
+    for (const int component : {0, 1})
+      expect_plane_wave_attenuates(component, "cuda", precision, 3, "sem", ElementType::HexGLL, false, true);
 }
 
 }  // namespace

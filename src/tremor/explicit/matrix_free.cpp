@@ -371,6 +371,8 @@ MatrixFreeOperator<Real>::MatrixFreeOperator(const Exec& exec, std::shared_ptr<c
 template <class Real>
 void MatrixFreeOperator<Real>::keep_memory_variables(double dt) {
   const fem::DeviceElements& els = *elements_;
+  TREMOR_CHECK(!fem::any_coarse(els.solids), "the matrix_free operator keeps every solid's memory variables at "
+               "each point, not coarse-grained ones (q_coarse_grained): use sem");
   int most = 0;
   records_ = DeviceArray<double>(exec_, std::span<const double>(fem::solids_records(els.solids, dt, most)));
   values_ = most * els.n_voigt;

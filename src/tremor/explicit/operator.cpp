@@ -9,6 +9,7 @@
 #include "tremor/fem/element_matrices.hpp"
 #include "tremor/fem/element_tiles.hpp"
 #include "tremor/fem/linear_evaluation.hpp"
+#include "tremor/fem/viscoelastic.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/partition/block_file.hpp"
 #include "tremor/sem/operator.hpp"
@@ -190,8 +191,16 @@ const op::Registry& operators() {
   return registry;
 }
 
-void check_memory_variables(const op::OperatorEntry& entry) {
-  if (entry.carries_memory_variables) return;
+void check_memory_variables(const op::OperatorEntry& entry, const std::string& coarse) {
+  if (entry.carries_memory_variables && (coarse.empty() || entry.coarse_grains_memory_variables)) return;
+  if (entry.carries_memory_variables) {
+    std::string kinds;
+    for (const op::OperatorEntry& e : operators().entries())
+      if (e.coarse_grains_memory_variables) kinds += str(kinds.empty() ? "" : ", ", e.name);
+    throw Error(str("material '", coarse, "' has coarse-grained memory variables (q_coarse_grained), which the ",
+                    entry.name, " operator does not keep (it keeps every solid's at each point): use ", kinds,
+                    " (GLL elements), or leave q_coarse_grained out"));
+  }
   std::string kinds;
   for (const op::OperatorEntry& e : operators().entries())
     if (e.carries_memory_variables) kinds += str(kinds.empty() ? "" : ", ", e.name);
@@ -208,7 +217,8 @@ std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, 
                                                             Index split_at_node, const Exec* first_exec,
                                                             double time_step) {
   const op::OperatorEntry& entry = operators().parse(kind, elements->exec.backend());
-  if (time_step > 0.0 && elements->attenuates()) check_memory_variables(entry);
+  if (time_step > 0.0 && elements->attenuates())
+    check_memory_variables(entry, fem::any_coarse(elements->solids) ? std::string("(one of the model's)") : "");
   op::OperatorInputs inputs;
   inputs.time_step = time_step;
   inputs.split_at_node = split_at_node;

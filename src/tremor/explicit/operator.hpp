@@ -60,8 +60,9 @@ std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, 
                                                             double time_step = 0.0);
 
 // Throws tremor::Error unless `entry` keeps memory variables (OperatorEntry::carries_memory_variables),
-// naming the kinds that do: what an attenuating model needs.
-void check_memory_variables(const op::OperatorEntry& entry);
+// naming the kinds that do: what an attenuating model needs; and, where `coarse` names a material
+// with coarse-grained ones, unless it keeps those (OperatorEntry::coarse_grains_memory_variables).
+void check_memory_variables(const op::OperatorEntry& entry, const std::string& coarse = {});
 
 // The reference: the operator `kind` on exec from K assembled on the host in double
 // (sparse::assemble_stiffness), converted and copied (its entry's reference factory).

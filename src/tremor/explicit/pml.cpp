@@ -171,6 +171,8 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
     start_from_rest();
     return;
   }
+  TREMOR_CHECK(!fem::any_coarse(els.solids), "a PML on elements other than GLL of order 2 or more keeps every ",
+               "solid's memory variables at each point, not coarse-grained ones (q_coarse_grained)");
   if (els.attenuates())
     records_ = DeviceArray<double>(exec_, std::span<const double>(fem::solids_records(els.solids, dt, solids_)));
   for (const fem::DeviceElementBlock& block : els.blocks) {

@@ -24,6 +24,7 @@
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/fem/sections.hpp"
 #include "tremor/fem/time_step.hpp"
+#include "tremor/fem/viscoelastic.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/mesh/reorder.hpp"
 #include "tremor/operator/spectrum.hpp"
@@ -68,12 +69,13 @@ std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffne
                      std::size_t memory_per_point = 0, const PmlBytes& pml = {});
 
 // Memory variables per point of an attenuating model (OperatorSizes::memory_per_point): the most
-// solids of its materials in use x n_voigt; 0 where none attenuates.
+// solids a point keeps of its materials in use (coarse-grained: 1) x n_voigt; 0 where none attenuates.
 std::size_t memory_per_point(const Model& model) {
   int most = 0;
   for (const Section& section : model.sections) {
     const Material& material = model.material(section.material);
-    if (material.attenuation) most = std::max(most, material.attenuation->solids);
+    if (material.attenuation)
+      most = std::max(most, material.attenuation->coarse_grained ? 1 : material.attenuation->solids);
   }
   return static_cast<std::size_t>(most) * (model.mesh.dim() == 3 ? 6 : 3);
 }
@@ -104,6 +106,22 @@ int gll_order(const Mesh& mesh) {
     order = order == 0 ? block.order : std::min(order, block.order);
   }
   return std::max(order, 1);
+}
+
+// Coarse-grained memory variables spread a material's solids over each element's points
+// (fem/viscoelastic.hpp): refused, naming the material, where an element has fewer lines of points
+// i + j + k than solids.
+void check_coarse_solids(const Model& model, const Material& material) {
+  const int solids = material.attenuation->solids;
+  for (const ElementBlock& block : model.mesh.blocks) {
+    const bool gll = block.type == ElementType::HexGLL || block.type == ElementType::QuadGLL;
+    if (!gll || block.n_elements() == 0 || fem::coarse_solids_fit(solids, block.order + 1, model.mesh.dim())) continue;
+    throw Error(str(model.source.empty() ? "" : str(model.source, ": "), "material '", material.name,
+                    "': coarse-grained memory variables (q_coarse_grained) spread its ", solids,
+                    " solids over an element's points; ", element_name(block.type, block.order), " elements hold ",
+                    model.mesh.dim() * block.order + 1, " of them at most: take fewer solids (q_solids) or a higher ",
+                    "order (--order)"));
+  }
 }
 
 // dt rounded down to 3 significant digits.
@@ -848,12 +866,16 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   }
   // Attenuating materials: their memory variables need an operator that keeps them.
   std::set<std::string> described;
+  std::string coarse;  // the first material with coarse-grained memory variables
   for (const Section& section : model.sections) {
     const Material& material = model.material(section.material);
     if (!material.attenuation || !described.insert(material.name).second) continue;
     p.attenuation.push_back(describe(resolve_attenuation(model, material), material));
+    if (!material.attenuation->coarse_grained) continue;
+    if (coarse.empty()) coarse = material.name;
+    check_coarse_solids(model, material);
   }
-  if (!p.attenuation.empty()) check_memory_variables(*p.op);
+  if (!p.attenuation.empty()) check_memory_variables(*p.op, coarse);
   p.pml_layers = describe_pml(model, p.pml);
   warn_pml_poisson(p, model);
   warn_pml_anisotropy(p, model);

@@ -38,6 +38,7 @@ SectionTable section_table(const Model& model, bool check_geometry) {
       material.damping_alpha = given.damping_alpha;
       material.damping_beta = given.damping_beta;
       solids.n = static_cast<int>(r.shear.omega.size());
+      solids.coarse = given.attenuation->coarse_grained;
       for (int l = 0; l < solids.n; ++l) {
         const auto k = static_cast<std::size_t>(l);
         solids.omega[k] = r.shear.omega[k];

@@ -15,9 +15,11 @@ namespace tremor::fem {
 // does not attenuate. omega_l (rad/s), Y_kappa_l and Y_mu_l, and the relaxing parts of the
 // unrelaxed stiffness C_U: kappa (P_v C_U P_v = kappa 1_3 1_3^T) and, for an isotropic section, mu
 // (P_d C_U P_d = 2 mu dev); for an anisotropic one mu 0 and `deviatoric`, P_d C_U P_d, n_voigt x
-// n_voigt row-major (plane strain: its xx, yy, xy rows and columns).
+// n_voigt row-major (plane strain: its xx, yy, xy rows and columns). coarse: each point keeps one
+// solid's memory variables (fem/viscoelastic.hpp, coarse_solid).
 struct SectionSolids {
   int n = 0;
+  bool coarse = false;
   std::array<double, largest_solids> omega{}, y_kappa{}, y_mu{};
   double kappa = 0.0, mu = 0.0;
   std::array<double, 36> deviatoric{};

@@ -21,6 +21,15 @@
 //
 // Memory: N x n_voigt values per point in Real (3 solids: 18 in 3D, 9 in 2D), read and written
 // once per step.
+//
+// Coarse-grained (a material's q_coarse_grained; Day 1998, BSSA 88, for finite differences; van
+// Driel and Nissen-Meyer 2014, GJI 199, for spectral elements): the N solids are spread over an
+// element's points, point (i, j, k) of its tensor-product rule keeping only solid
+// l = (i + j + k) mod N, whose Y_kappa_l and Y_mu_l it takes times W / W_l (W the sum of the
+// element's point weights, W_l that of solid l's points): over the element each solid weighs what
+// it weighs at every point in full. A wave of several points per wavelength sees the element's
+// mean modulus, the solids' M(omega); n_voigt values per point, N times fewer (docs/model-file.md,
+// "Attenuation", for what the plane-wave tests measure of it).
 #include <cstddef>
 #include <vector>
 
@@ -34,11 +43,43 @@ namespace tremor::fem {
 inline constexpr int max_solids = largest_solids;  // model/attenuation.hpp
 
 // One section's solids for a time step, as a kernel reads them: `solids` (0: elastic), then per
-// solid a_l, b_l, Y_kappa_l and Y_mu_l, then kappa, mu and the deviatoric part (SectionSolids).
-// solids_stride values per section.
+// solid a_l, b_l, Y_kappa_l and Y_mu_l, then kappa, mu, the deviatoric part (SectionSolids) and
+// 1 where coarse-grained. solids_stride values per section.
 inline constexpr int solids_kappa_at = 1 + 4 * max_solids, solids_mu_at = solids_kappa_at + 1;
 inline constexpr int solids_deviatoric_at = solids_mu_at + 1;
-inline constexpr int solids_stride = solids_deviatoric_at + 36;
+inline constexpr int solids_coarse_at = solids_deviatoric_at + 36;
+inline constexpr int solids_stride = solids_coarse_at + 1;
+
+// The solids whose memory variables a point of the section keeps: 1 where coarse-grained.
+inline int solids_per_point(const SectionSolids& solids) { return solids.coarse ? (solids.n > 0 ? 1 : 0) : solids.n; }
+
+// The solid that point (i, j, k) of a tensor-product rule keeps where coarse-grained, of n.
+TREMOR_HOST_DEVICE inline int coarse_solid(int i, int j, int k, int n) { return (i + j + k) % n; }
+
+// The weights W / W_l of coarse-grained solids on a tensor-product rule of n1 points a direction
+// in `dim` directions with 1D weights w: entry (n - 1) max_solids + l for solid l of n. Solid l of
+// n has no point where n exceeds the dim (n1 - 1) + 1 values of i + j + k: its entry is 0 (a
+// section with that many solids is refused on such elements: coarse_solids_fit).
+inline std::vector<double> coarse_weights(const double* w, int n1, int dim) {
+  std::vector<double> out(static_cast<std::size_t>(max_solids * max_solids), 0.0);
+  for (int n = 1; n <= max_solids; ++n) {
+    double total = 0.0, part[max_solids] = {};
+    for (int k = 0; k < (dim == 3 ? n1 : 1); ++k)
+      for (int j = 0; j < n1; ++j)
+        for (int i = 0; i < n1; ++i) {
+          const double weight = w[i] * w[j] * (dim == 3 ? w[k] : 1.0);
+          total += weight;
+          part[coarse_solid(i, j, k, n)] += weight;
+        }
+    for (int l = 0; l < n; ++l)
+      out[static_cast<std::size_t>((n - 1) * max_solids + l)] = part[l] > 0.0 ? total / part[l] : 0.0;
+  }
+  return out;
+}
+
+// Whether every solid of a coarse-grained section of n solids has points on a tensor-product rule
+// of n1 points a direction in `dim` directions.
+inline bool coarse_solids_fit(int n, int n1, int dim) { return n <= dim * (n1 - 1) + 1; }
 
 // The record of a section's solids for a step dt: out[solids_stride].
 inline void solids_record(const SectionSolids& solids, double dt, double* out) {
@@ -55,23 +96,32 @@ inline void solids_record(const SectionSolids& solids, double dt, double* out) {
   out[solids_kappa_at] = solids.kappa;
   out[solids_mu_at] = solids.mu;
   for (int k = 0; k < 36; ++k) out[solids_deviatoric_at + k] = solids.deviatoric[static_cast<std::size_t>(k)];
+  out[solids_coarse_at] = solids.coarse ? 1.0 : 0.0;
 }
 
 // The records of every section (solids_record of its SectionSolids, solids_stride apart) for a
-// step dt; `most` is raised to the most solids of any section.
+// step dt; `most` is raised to the most solids a point of any section keeps (solids_per_point).
 inline std::vector<double> solids_records(const std::vector<SectionSolids>& sections, double dt, int& most) {
   std::vector<double> records(sections.size() * solids_stride);
   for (std::size_t s = 0; s < sections.size(); ++s) {
     const SectionSolids& solids = sections[s];
     solids_record(solids, dt, records.data() + s * solids_stride);
-    most = most > solids.n ? most : solids.n;
+    most = most > solids_per_point(solids) ? most : solids_per_point(solids);
   }
   return records;
 }
 
+// Whether any section is coarse-grained.
+inline bool any_coarse(const std::vector<SectionSolids>& sections) {
+  for (const SectionSolids& solids : sections)
+    if (solids.coarse && solids.n > 0) return true;
+  return false;
+}
+
 // The law at one point: `elastic` (D_U) with the point's memory variables, n_voigt x solids
 // values, value k of solid l at state[(l n_voigt + k) stride] (stride: the points of the array, so
-// that neighbouring points' values are neighbours).
+// that neighbouring points' values are neighbours). Coarse-grained: `solid` >= 0, the one solid the
+// point keeps (n_voigt values from state), its Y_kappa and Y_mu times `weight` (coarse_weights).
 template <int Dim, class T, class Elastic>
 struct ViscoelasticPoint {
   static constexpr int nv = voigt_size<Dim>;
@@ -79,6 +129,8 @@ struct ViscoelasticPoint {
   const T* record;  // the section's: solids_stride values from solids_stride x its index
   T* state;
   Size stride;
+  int solid = -1;
+  T weight = T(1);
 
   // Solids whose variables and coefficients are read at once: every read waits for the writes
   // before it, which could be to the same place as far as the compiler knows, so the reads of a
@@ -88,24 +140,27 @@ struct ViscoelasticPoint {
   static constexpr int chunk = sizeof(T) <= 4 ? 3 : 1;
 
   TREMOR_HOST_DEVICE void stress(const T* strain, T* sigma) const {
-    const int n = static_cast<int>(record[0]);
+    // The solids kept at the point, in slots of n_voigt values: all, or the coarse-grained one.
+    const int slots = solid < 0 ? static_cast<int>(record[0]) : 1;
     T volume = T(0);   // sum_l Y_kappa_l tr(xi_l)
     T shape[nv] = {};  // sum_l Y_mu_l xi_l
-    for (int first = 0; first < n; first += chunk) {
-      const int count = n - first < chunk ? n - first : chunk;
+    for (int first = 0; first < slots; first += chunk) {
+      const int count = slots - first < chunk ? slots - first : chunk;
       T held[chunk][nv] = {}, coefficients[chunk][4] = {};
       for (int j = 0; j < count; ++j) {
-        for (int k = 0; k < 4; ++k) coefficients[j][k] = record[1 + 4 * (first + j) + k];
+        const int l = solid < 0 ? first + j : solid;
+        for (int k = 0; k < 4; ++k) coefficients[j][k] = record[1 + 4 * l + k];
         for (int k = 0; k < nv; ++k) held[j][k] = state[static_cast<Size>((first + j) * nv + k) * stride];
       }
       for (int j = 0; j < count; ++j) {
-        const int l = first + j;
-        const T a = coefficients[j][0], b = coefficients[j][1], y_kappa = coefficients[j][2], y_mu = coefficients[j][3];
+        const int slot = first + j;
+        const T a = coefficients[j][0], b = coefficients[j][1];
+        const T y_kappa = weight * coefficients[j][2], y_mu = weight * coefficients[j][3];
         T mid[nv];
         for (int k = 0; k < nv; ++k) {
           const T next = a * held[j][k] + b * strain[k];
           mid[k] = T(0.5) * (held[j][k] + next);
-          state[static_cast<Size>(l * nv + k) * stride] = next;
+          state[static_cast<Size>(slot * nv + k) * stride] = next;
         }
         volume += y_kappa * (Dim == 3 ? mid[0] + mid[1] + mid[2] : mid[0] + mid[1]);
         for (int k = 0; k < nv; ++k) shape[k] += y_mu * mid[k];

@@ -20,7 +20,7 @@ constexpr std::string_view material_keys[] = {
     "name",          "density",      "damping_alpha", "damping_beta",  "youngs_modulus", "poisson_ratio", "lame_lambda",
     "shear_modulus", "p_wave_speed", "s_wave_speed",  "stiffness",     "youngs_moduli",  "poisson_ratios",
     "shear_moduli",  "q_p",          "q_s",           "q_kappa",       "q_mu",           "reference_frequency",
-    "q_band",        "q_solids"};
+    "q_band",        "q_solids",      "q_coarse_grained"};
 constexpr std::string_view section_keys[] = {"element_set", "material", "formulation", "thickness"};
 constexpr std::string_view formulations[] = {"solid", "plane_strain", "plane_stress"};
 
@@ -78,10 +78,10 @@ double quality_of(const Table& material, std::string_view key) {
   return *q;
 }
 
-// The attenuation keys (docs/model-file.md, "Attenuation"): none given, none; q_band, q_solids or
-// reference_frequency without a quality factor, an error at the first.
+// The attenuation keys (docs/model-file.md, "Attenuation"): none given, none; q_band, q_solids,
+// q_coarse_grained or reference_frequency without a quality factor, an error at the first.
 std::optional<Attenuation> read_attenuation(const Table& material) {
-  static constexpr std::string_view others[] = {"reference_frequency", "q_band", "q_solids"};
+  static constexpr std::string_view others[] = {"reference_frequency", "q_band", "q_solids", "q_coarse_grained"};
   const bool waves = material.has("q_p") || material.has("q_s"), moduli = material.has("q_kappa") || material.has("q_mu");
   if (!waves && !moduli) {
     for (std::string_view key : others)
@@ -119,6 +119,7 @@ std::optional<Attenuation> read_attenuation(const Table& material) {
                                     " standard linear solids"));
     a.solids = static_cast<int>(*solids);
   }
+  if (const auto coarse = material.boolean("q_coarse_grained")) a.coarse_grained = *coarse;
   return a;
 }
 

@@ -47,6 +47,9 @@ struct Attenuation {
   double reference_frequency = 0.0;  // Hz
   std::array<double, 2> band{0.0, 0.0};  // Hz
   int solids = default_solids;
+  // Coarse-grained memory variables (q_coarse_grained; fem/viscoelastic.hpp): each point of an
+  // element keeps one solid's, a third of the memory and traffic for 3 solids; sem only.
+  bool coarse_grained = false;
 };
 
 // N solids fitted to one constant Q over a band.

@@ -171,6 +171,8 @@ struct OperatorEntry {
   // built with OperatorInputs::time_step): the pre-flight refuses an attenuating model on a kind
   // that does not, naming those that do.
   bool carries_memory_variables = false;
+  // And coarse-grained ones too (a material's q_coarse_grained: one solid's per point).
+  bool coarse_grains_memory_variables = false;
   // The reference every other kind is checked against (scalar CSR of the host K): what `tremor
   // info` estimates when the model names no kind that takes its mesh.
   bool reference = false;

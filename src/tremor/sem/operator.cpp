@@ -39,7 +39,8 @@ namespace {
 // The memory variables of a block's elements (fem/viscoelastic.hpp), element by element: value k
 // of solid l at point p of element e at values[e per_element + (l n_voigt + k) points + p] (an
 // element's together, each value's points in a row: a warp's points read and write runs of
-// neighbours); the sections' step coefficients, fem::solids_stride each.
+// neighbours); the sections' step coefficients, fem::solids_stride each; the weights of
+// coarse-grained solids on the block's points (fem::coarse_weights).
 // A PML's elements (explicit/pml.hpp) add their own: value k of point p at pml[e pml_per_element
 // + k points + p] (fem::pml_point_values of them), and the stretching there, d_k at stretch[e 2
 // Dim points + k points + p] and alpha_k Dim points further; the element's axes (fem::pml_flux:
@@ -53,6 +54,7 @@ struct Memory {
   const Real* stretch = nullptr;
   const int* axes = nullptr;
   Real dt = Real(0);
+  const Real* coarse = nullptr;
 };
 
 // What the law at each point is: the section's (Elastic); the section's with its memory variables
@@ -73,6 +75,8 @@ struct ElementPhysics {
   static constexpr bool is_pml = Law == Pml || Law == PmlViscous;
   const Real* record = nullptr;  // Viscous, PmlViscous: the section's solids
   Real* memory = nullptr;        // Viscous, PmlViscous: the first point's memory variables (L::points apart)
+  const Real* coarse = nullptr;  // a coarse-grained section's: its solids' weights (fem::coarse_weights)
+  int solids = 0;                // and its solids
   Real* pml = nullptr;           // is_pml: the element's first point's PML variables (L::points apart)
   const Real* stretch = nullptr;  // is_pml: the element's d and alpha
   int axes = 0;                   // is_pml: the element's stretched axes
@@ -85,6 +89,10 @@ struct ElementPhysics {
       if (state.records) {
         record = state.records + static_cast<Size>(fem::solids_stride) * section[element];
         memory = state.values + static_cast<Size>(element) * state.per_element;
+        if (record[fem::solids_coarse_at] != Real(0)) {
+          solids = static_cast<int>(record[0]);
+          coarse = state.coarse + (solids - 1) * fem::max_solids;
+        }
       }
     }
     if constexpr (is_pml) {
@@ -108,7 +116,8 @@ struct ElementPhysics {
 #if defined(__CUDA_ARCH__)
     if constexpr (Law == Viscous) {
       if (!state.records) return;
-      const int solids = static_cast<int>(state.records[static_cast<Size>(fem::solids_stride) * section[e]]);
+      const Real* record = state.records + static_cast<Size>(fem::solids_stride) * section[e];
+      const int solids = record[fem::solids_coarse_at] != Real(0) ? 1 : static_cast<int>(record[0]);
       const Real* at = state.values + static_cast<Size>(e) * state.per_element + p;
       for (int k = 0; k < solids * fem::voigt_size<Dim>; ++k) prefetch_l2(at + k * L::points);
     }
@@ -126,16 +135,26 @@ struct ElementPhysics {
   // The same with the point's GLL weight product w and coordinates xi given (what a mode does
   // not use, the compiler drops).
   TREMOR_HOST_DEVICE void at(int p, Real w, const Real (&xi)[3], const Real (&d)[Dim][Dim], Real (&f)[Dim][Dim]) const {
-    using Viscoelastic = fem::ViscoelasticPoint<Dim, Real, fem::SectionLaw<Dim, Real>>;
     if constexpr (Law == PmlViscous) {
-      pml_at(p, w, xi, d, f, Viscoelastic{law, record, memory + p, L::points});
+      pml_at(p, w, xi, d, f, viscoelastic(p));
     } else if constexpr (Law == Pml) {
       pml_at(p, w, xi, d, f, law);
     } else if constexpr (Law == Viscous) {
-      at(p, w, xi, d, f, Viscoelastic{law, record, memory + p, L::points});
+      at(p, w, xi, d, f, viscoelastic(p));
     } else {
       at(p, w, xi, d, f, law);
     }
+  }
+
+  // The viscoelastic law at point p: every solid's memory variables, or the coarse-grained one's
+  // (fem::coarse_solid of the point's indices along the element's lines).
+  TREMOR_HOST_DEVICE fem::ViscoelasticPoint<Dim, Real, fem::SectionLaw<Dim, Real>> viscoelastic(int p) const {
+    fem::ViscoelasticPoint<Dim, Real, fem::SectionLaw<Dim, Real>> point{law, record, memory + p, L::points};
+    if (coarse) {
+      point.solid = fem::coarse_solid(p % n1, p / n1 % n1, Dim == 3 ? p / (n1 * n1) : 0, solids);
+      point.weight = coarse[point.solid];
+    }
+    return point;
   }
 
   // The same with the point's law given.
@@ -481,6 +500,7 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
       if (viscous)
         memory = Memory<Real>{records_.data(), memory_[b].data(),
                               static_cast<Size>(memory_[b].size()) / std::max<Size>(block.n_elements, 1)};
+      if (viscous) memory.coarse = coarse_[b].data();
       if (pml) {
         memory.pml = pml_[b].data();
         memory.stretch = stretch_[b].data();
@@ -610,6 +630,7 @@ void register_operators(op::Registry& registry) {
   entry.auto_where_it_takes = true;
   entry.evaluates_laws = true;
   entry.carries_memory_variables = true;
+  entry.coarse_grains_memory_variables = true;
   entry.reference_float = sem_from_host<float>;
   entry.reference_double = sem_from_host<double>;
   registry.add(entry);

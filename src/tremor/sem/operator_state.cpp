@@ -18,9 +18,26 @@ void SemOperator<Real>::keep_memory_variables(double dt) {
   const fem::DeviceElements& els = *elements_;
   int most = 0;
   records_ = DeviceArray<Real>(exec_, std::span<const Real>(rounded<Real>(fem::solids_records(els.solids, dt, most))));
-  for (const fem::DeviceElementBlock& block : els.blocks) {
+  int coarse_most = 0;  // the most solids of a coarse-grained section
+  for (const fem::SectionSolids& solids : els.solids)
+    if (solids.coarse) coarse_most = std::max(coarse_most, solids.n);
+  for (std::size_t b = 0; b < els.blocks.size(); ++b) {
+    const fem::DeviceElementBlock& block = els.blocks[b];
     const int nv = block.type == ElementType::QuadGLL ? 3 : 6;
     memory_.emplace_back(exec_, static_cast<Index>(most * nv) * static_cast<Index>(block.connectivity.size()));
+    // The block's points' weights, from its 1D rule (Basis1d: G, points, weights).
+    const int n1 = block.order + 1, dim = block.type == ElementType::QuadGLL ? 2 : 3;
+    const std::vector<Real> basis = basis_[b].to_host();
+    if (coarse_most == 0 || basis.empty()) {
+      coarse_.emplace_back();
+      continue;
+    }
+    TREMOR_CHECK(fem::coarse_solids_fit(coarse_most, n1, dim), "coarse-grained memory variables (q_coarse_grained) ",
+                 "spread ", coarse_most, " solids over an element's points: ", element_name(block.type, block.order),
+                 " elements hold ", dim * (n1 - 1) + 1, " of them at most; take fewer solids (q_solids) or a higher ",
+                 "order");
+    const std::vector<double> w(basis.begin() + n1 * n1 + n1, basis.begin() + n1 * n1 + 2 * n1);
+    coarse_.emplace_back(exec_, std::span<const Real>(rounded<Real>(fem::coarse_weights(w.data(), n1, dim))));
   }
   reset_state();
 }

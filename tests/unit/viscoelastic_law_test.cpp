@@ -211,7 +211,9 @@ TEST(ViscoelasticLaw, CoarseGrainedSolidsEachWeighTheWholeElement) {
         for (int l = 0; l < n && fits; ++l)  // (rounding only: sums of a few hundred positive weights)
           EXPECT_NEAR(part[l], total, 1e-12 * total) << dim << "D, " << n1 << " points, solid " << l << " of " << n;
         EXPECT_EQ(fits, n <= dim * (n1 - 1) + 1);
-        if (!fits) EXPECT_EQ(part[n - 1], 0.0) << dim << "D, " << n1 << " points, " << n << " solids";
+        if (!fits) {
+          EXPECT_EQ(part[n - 1], 0.0) << dim << "D, " << n1 << " points, " << n << " solids";
+        }
       }
     }
 }

@@ -122,7 +122,8 @@ inline bool any_coarse(const std::vector<SectionSolids>& sections) {
 // values, value k of solid l at state[(l n_voigt + k) stride] (stride: the points of the array, so
 // that neighbouring points' values are neighbours). Coarse-grained: `solid` >= 0, the one solid the
 // point keeps (n_voigt values from state), its Y_kappa and Y_mu times `weight` (coarse_weights).
-template <int Dim, class T, class Elastic>
+// Slots 1: a kernel whose sections are all coarse-grained (or elastic), one solid's registers.
+template <int Dim, class T, class Elastic, int Slots = 0>
 struct ViscoelasticPoint {
   static constexpr int nv = voigt_size<Dim>;
   const Elastic& elastic;
@@ -137,18 +138,18 @@ struct ViscoelasticPoint {
   // chunk go out together, and then its writes (on a GPU one trip to memory per chunk instead of
   // one per value). Three (the default solids) in float; one in double, where more registers
   // held across the law cost more than the trips they save.
-  static constexpr int chunk = sizeof(T) <= 4 ? 3 : 1;
+  static constexpr int chunk = Slots == 1 ? 1 : sizeof(T) <= 4 ? 3 : 1;
 
   TREMOR_HOST_DEVICE void stress(const T* strain, T* sigma) const {
     // The solids kept at the point, in slots of n_voigt values: all, or the coarse-grained one.
-    const int slots = solid < 0 ? static_cast<int>(record[0]) : 1;
+    const int slots = Slots == 1 || solid >= 0 ? 1 : static_cast<int>(record[0]);
     T volume = T(0);   // sum_l Y_kappa_l tr(xi_l)
     T shape[nv] = {};  // sum_l Y_mu_l xi_l
     for (int first = 0; first < slots; first += chunk) {
       const int count = slots - first < chunk ? slots - first : chunk;
       T held[chunk][nv] = {}, coefficients[chunk][4] = {};
       for (int j = 0; j < count; ++j) {
-        const int l = solid < 0 ? first + j : solid;
+        const int l = solid < 0 ? first + j : solid;  // (Slots 1, an elastic section: 0, whose Y are 0)
         for (int k = 0; k < 4; ++k) coefficients[j][k] = record[1 + 4 * l + k];
         for (int k = 0; k < nv; ++k) held[j][k] = state[static_cast<Size>((first + j) * nv + k) * stride];
       }

@@ -61,8 +61,9 @@ struct Memory {
 // (Viscous, Memory), advanced by a step; or a PML's flux (fem/pml_law.hpp) of the section's law,
 // with the PML's own (Pml), or of the section's viscoelastic law where the block keeps memory
 // variables (PmlViscous: a kernel of its own, the elastic layer's registers not the viscous one's).
-// The elastic kernels are built without either.
-enum Physics : int { Elastic = 0, Viscous = 1, Pml = 2, PmlViscous = 3 };
+// The elastic kernels are built without either. ViscousCoarse: Viscous where every attenuating
+// section is coarse-grained, with one solid's registers (fem::ViscoelasticPoint's Slots).
+enum Physics : int { Elastic = 0, Viscous = 1, Pml = 2, PmlViscous = 3, ViscousCoarse = 4 };
 
 template <int Dim, int P, class Real, int Mode, int Law = Elastic>
 struct ElementPhysics {
@@ -73,10 +74,12 @@ struct ElementPhysics {
   fem::SectionLaw<Dim, Real> law;
   Real inv[Dim][Dim], det;  // affine elements only
   static constexpr bool is_pml = Law == Pml || Law == PmlViscous;
+  static constexpr bool viscous = Law == Viscous || Law == ViscousCoarse || Law == PmlViscous;
   const Real* record = nullptr;  // Viscous, PmlViscous: the section's solids
   Real* memory = nullptr;        // Viscous, PmlViscous: the first point's memory variables (L::points apart)
   const Real* coarse = nullptr;  // a coarse-grained section's: its solids' weights (fem::coarse_weights)
-  int solids = 0;                // and its solids
+  int solids = 0;                // and its solids,
+  unsigned by_solids = 0;        // 2^16 / solids rounded up: s / solids for the small s of coarse_solid
   Real* pml = nullptr;           // is_pml: the element's first point's PML variables (L::points apart)
   const Real* stretch = nullptr;  // is_pml: the element's d and alpha
   int axes = 0;                   // is_pml: the element's stretched axes
@@ -85,13 +88,14 @@ struct ElementPhysics {
   TREMOR_HOST_DEVICE ElementPhysics(const Real* geometry, const int* section, const fem::MaterialView<Real>& material,
                                     Index element, const Memory<Real>& state = {})
       : factors(geometry), e(element), law(material, section[element]) {
-    if constexpr (Law != Elastic) {
+    if constexpr (viscous) {
       if (state.records) {
         record = state.records + static_cast<Size>(fem::solids_stride) * section[element];
         memory = state.values + static_cast<Size>(element) * state.per_element;
         if (record[fem::solids_coarse_at] != Real(0)) {
           solids = static_cast<int>(record[0]);
           coarse = state.coarse + (solids - 1) * fem::max_solids;
+          by_solids = (65536u + static_cast<unsigned>(solids) - 1u) / static_cast<unsigned>(solids);
         }
       }
     }
@@ -114,7 +118,7 @@ struct ElementPhysics {
   // H200); the point kernel's, with memory variables or a PML's, did not gain (the PML's lost 6%).
   TREMOR_HOST_DEVICE static void prefetch(const int* section, const Memory<Real>& state, Index e, int p) {
 #if defined(__CUDA_ARCH__)
-    if constexpr (Law == Viscous) {
+    if constexpr (Law == Viscous || Law == ViscousCoarse) {
       if (!state.records) return;
       const Real* record = state.records + static_cast<Size>(fem::solids_stride) * section[e];
       const int solids = record[fem::solids_coarse_at] != Real(0) ? 1 : static_cast<int>(record[0]);
@@ -139,7 +143,7 @@ struct ElementPhysics {
       pml_at(p, w, xi, d, f, viscoelastic(p));
     } else if constexpr (Law == Pml) {
       pml_at(p, w, xi, d, f, law);
-    } else if constexpr (Law == Viscous) {
+    } else if constexpr (Law == Viscous || Law == ViscousCoarse) {
       at(p, w, xi, d, f, viscoelastic(p));
     } else {
       at(p, w, xi, d, f, law);
@@ -147,11 +151,14 @@ struct ElementPhysics {
   }
 
   // The viscoelastic law at point p: every solid's memory variables, or the coarse-grained one's
-  // (fem::coarse_solid of the point's indices along the element's lines).
-  TREMOR_HOST_DEVICE fem::ViscoelasticPoint<Dim, Real, fem::SectionLaw<Dim, Real>> viscoelastic(int p) const {
-    fem::ViscoelasticPoint<Dim, Real, fem::SectionLaw<Dim, Real>> point{law, record, memory + p, L::points};
+  // (fem::coarse_solid of the point's indices along the element's lines: (i + j + k) mod solids,
+  // by a multiply and a shift, exact for sums below 2^16 / solids).
+  using PointLaw = fem::ViscoelasticPoint<Dim, Real, fem::SectionLaw<Dim, Real>, Law == ViscousCoarse ? 1 : 0>;
+  TREMOR_HOST_DEVICE PointLaw viscoelastic(int p) const {
+    PointLaw point{law, record, memory + p, L::points};
     if (coarse) {
-      point.solid = fem::coarse_solid(p % n1, p / n1 % n1, Dim == 3 ? p / (n1 * n1) : 0, solids);
+      const auto sum = static_cast<unsigned>(p % n1 + p / n1 % n1 + (Dim == 3 ? p / (n1 * n1) : 0));
+      point.solid = static_cast<int>(sum - static_cast<unsigned>(solids) * (sum * by_solids >> 16));
       point.weight = coarse[point.solid];
     }
     return point;
@@ -359,7 +366,8 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
     Real* work = G + L::basis_size;
     // The element of thread t's column (-1 past the last), and its work arrays.
     const auto element = [&](int t) { return element_of(ctx, L::per_block, n2, t, n, list); };
-    if (Law == Viscous)  // (a constant: an extended lambda takes no first capture inside if constexpr)
+    // (a constant: an extended lambda takes no first capture inside if constexpr)
+    if (Law == Viscous || Law == ViscousCoarse)
       for_each_thread(ctx, L::per_block * n2, [&](int t) {
         const Index e = element(t);
         if (e < 0) return;
@@ -525,7 +533,9 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
         };
         using ElasticLaw = std::integral_constant<int, Elastic>;
         using ViscousLaw = std::integral_constant<int, Viscous>;
-        auto launch = viscous ? pick(ViscousLaw{}) : pick(ElasticLaw{});
+        auto launch = !viscous       ? pick(ElasticLaw{})
+                      : coarse_only_ ? pick(std::integral_constant<int, ViscousCoarse>{})
+                                     : pick(ViscousLaw{});
         if constexpr (collocated<P>)  // (a PML takes GLL orders from 2: its points are the nodes)
           if (pml)
             launch = viscous ? pick(std::integral_constant<int, PmlViscous>{})

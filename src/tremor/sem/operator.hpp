@@ -129,6 +129,7 @@ class SemOperator final : public op::Operator<Real> {
   DeviceArray<Real> records_;
   mutable std::vector<DeviceArray<Real>> memory_;
   std::vector<DeviceArray<Real>> coarse_;  // per block: coarse-grained solids' weights (fem::coarse_weights)
+  bool coarse_only_ = false;               // every attenuating section coarse-grained
   void keep_memory_variables(double dt);
   // A PML's: per block its points' variables and stretching (Memory in operator.cpp), the step.
   mutable std::vector<DeviceArray<Real>> pml_;

@@ -19,8 +19,11 @@ void SemOperator<Real>::keep_memory_variables(double dt) {
   int most = 0;
   records_ = DeviceArray<Real>(exec_, std::span<const Real>(rounded<Real>(fem::solids_records(els.solids, dt, most))));
   int coarse_most = 0;  // the most solids of a coarse-grained section
-  for (const fem::SectionSolids& solids : els.solids)
+  coarse_only_ = true;
+  for (const fem::SectionSolids& solids : els.solids) {
     if (solids.coarse) coarse_most = std::max(coarse_most, solids.n);
+    if (solids.n > 0 && !solids.coarse) coarse_only_ = false;
+  }
   for (std::size_t b = 0; b < els.blocks.size(); ++b) {
     const fem::DeviceElementBlock& block = els.blocks[b];
     const int nv = block.type == ElementType::QuadGLL ? 3 : 6;

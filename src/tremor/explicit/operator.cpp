@@ -9,7 +9,6 @@
 #include "tremor/fem/element_matrices.hpp"
 #include "tremor/fem/element_tiles.hpp"
 #include "tremor/fem/linear_evaluation.hpp"
-#include "tremor/fem/viscoelastic.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/partition/block_file.hpp"
 #include "tremor/sem/operator.hpp"
@@ -217,8 +216,12 @@ std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, 
                                                             Index split_at_node, const Exec* first_exec,
                                                             double time_step) {
   const op::OperatorEntry& entry = operators().parse(kind, elements->exec.backend());
-  if (time_step > 0.0 && elements->attenuates())
-    check_memory_variables(entry, fem::any_coarse(elements->solids) ? std::string("(one of the model's)") : "");
+  if (time_step > 0.0 && elements->attenuates()) {
+    std::string coarse;  // the first material with coarse-grained memory variables
+    for (const Material& material : model.materials)
+      if (coarse.empty() && material.attenuation && material.attenuation->coarse_grained) coarse = material.name;
+    check_memory_variables(entry, coarse);
+  }
   op::OperatorInputs inputs;
   inputs.time_step = time_step;
   inputs.split_at_node = split_at_node;

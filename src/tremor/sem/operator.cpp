@@ -505,10 +505,11 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
       if (n == 0) continue;
       const bool viscous = !memory_.empty(), pml = !pml_.empty();
       Memory<Real> memory;
-      if (viscous)
+      if (viscous) {
         memory = Memory<Real>{records_.data(), memory_[b].data(),
                               static_cast<Size>(memory_[b].size()) / std::max<Size>(block.n_elements, 1)};
-      if (viscous) memory.coarse = coarse_[b].data();
+        memory.coarse = coarse_[b].data();
+      }
       if (pml) {
         memory.pml = pml_[b].data();
         memory.stretch = stretch_[b].data();

@@ -6,6 +6,7 @@
 
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/core/polynomials.hpp"
 #include "tremor/fem/pml_law.hpp"
 #include "tremor/fem/viscoelastic.hpp"
 #include "tremor/operator/element_state.hpp"
@@ -28,19 +29,23 @@ void SemOperator<Real>::keep_memory_variables(double dt) {
     const fem::DeviceElementBlock& block = els.blocks[b];
     const int nv = block.type == ElementType::QuadGLL ? 3 : 6;
     memory_.emplace_back(exec_, static_cast<Index>(most * nv) * static_cast<Index>(block.connectivity.size()));
-    // The block's points' weights, from its 1D rule (Basis1d: G, points, weights).
-    const int n1 = block.order + 1, dim = block.type == ElementType::QuadGLL ? 2 : 3;
-    const std::vector<Real> basis = basis_[b].to_host();
-    if (coarse_most == 0 || basis.empty()) {
+    if (coarse_most == 0 || basis_[b].size() == 0) {  // (no basis: an empty block of another type)
       coarse_.emplace_back();
       continue;
     }
+    const int n1 = block.order + 1, dim = block.type == ElementType::QuadGLL ? 2 : 3;
     TREMOR_CHECK(fem::coarse_solids_fit(coarse_most, n1, dim), "coarse-grained memory variables (q_coarse_grained) ",
                  "spread ", coarse_most, " solids over an element's points: ", element_name(block.type, block.order),
                  " elements hold ", dim * (n1 - 1) + 1, " of them at most; take fewer solids (q_solids) or a higher ",
                  "order");
-    const std::vector<double> w(basis.begin() + n1 * n1 + n1, basis.begin() + n1 * n1 + 2 * n1);
-    coarse_.emplace_back(exec_, std::span<const Real>(rounded<Real>(fem::coarse_weights(w.data(), n1, dim))));
+    // The block's points' weights: its 1D rule's (Basis1d: GLL where collocated, order 2 and more;
+    // Gauss at order 1). Orders up to 8: at most 9 points a direction.
+    double points[9], w[9];
+    if (block.order >= 2)
+      gauss_lobatto(n1, points, w);
+    else
+      gauss_legendre(n1, points, w);
+    coarse_.emplace_back(exec_, std::span<const Real>(rounded<Real>(fem::coarse_weights(w, n1, dim))));
   }
   reset_state();
 }

@@ -277,8 +277,8 @@ TEST(ExplicitSolver, QuadraticLumpedElementsAreWarnedOf) {
 }
 
 // Coarse-grained memory variables: sem keeps them; matrix_free is refused naming sem; elements with
-// fewer lines of points i + j + k than solids (quad-gll1: 3) are refused naming the material, and
-// the run's memory counts one solid's variables per point.
+// fewer values of i + j + k than solids (quad-gll1: 3) are refused naming the material, and the
+// run's memory counts one solid's variables per point.
 TEST(ExplicitSolver, CoarseGrainedMemoryVariablesWhereTheyFit) {
   const auto error_of = [](const Model& model, const char* kind) {
     RunOptions run;

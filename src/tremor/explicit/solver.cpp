@@ -109,7 +109,7 @@ int gll_order(const Mesh& mesh) {
 }
 
 // Coarse-grained memory variables spread a material's solids over each element's points
-// (fem/viscoelastic.hpp): refused, naming the material, where an element has fewer lines of points
+// (fem/viscoelastic.hpp): refused, naming the material, where an element has fewer values of
 // i + j + k than solids.
 void check_coarse_solids(const Model& model, const Material& material) {
   const int solids = material.attenuation->solids;

@@ -190,19 +190,26 @@ const op::Registry& operators() {
   return registry;
 }
 
+std::string coarse_grained_material(const Model& model) {
+  for (const Material& material : model.materials)
+    if (material.attenuation && material.attenuation->coarse_grained) return material.name;
+  return {};
+}
+
 void check_memory_variables(const op::OperatorEntry& entry, const std::string& coarse) {
   if (entry.carries_memory_variables && (coarse.empty() || entry.coarse_grains_memory_variables)) return;
-  if (entry.carries_memory_variables) {
+  const auto kinds_that = [](bool op::OperatorEntry::*keeps) {
     std::string kinds;
     for (const op::OperatorEntry& e : operators().entries())
-      if (e.coarse_grains_memory_variables) kinds += str(kinds.empty() ? "" : ", ", e.name);
+      if (e.*keeps) kinds += str(kinds.empty() ? "" : ", ", e.name);
+    return kinds;
+  };
+  if (entry.carries_memory_variables)
     throw Error(str("material '", coarse, "' has coarse-grained memory variables (q_coarse_grained), which the ",
-                    entry.name, " operator does not keep (it keeps every solid's at each point): use ", kinds,
+                    entry.name, " operator does not keep (it keeps every solid's at each point): use ",
+                    kinds_that(&op::OperatorEntry::coarse_grains_memory_variables),
                     " (GLL elements), or leave q_coarse_grained out"));
-  }
-  std::string kinds;
-  for (const op::OperatorEntry& e : operators().entries())
-    if (e.carries_memory_variables) kinds += str(kinds.empty() ? "" : ", ", e.name);
+  const std::string kinds = kinds_that(&op::OperatorEntry::carries_memory_variables);
   throw Error(str("attenuating materials (q_p, q_s, q_kappa, q_mu) keep memory variables where the stress is evaluated; "
                   "the ", entry.name, " operator ",
                   entry.needs_assembly ? "applies an assembled K and evaluates no stress" : "does not keep them",
@@ -216,12 +223,7 @@ std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, 
                                                             Index split_at_node, const Exec* first_exec,
                                                             double time_step) {
   const op::OperatorEntry& entry = operators().parse(kind, elements->exec.backend());
-  if (time_step > 0.0 && elements->attenuates()) {
-    std::string coarse;  // the first material with coarse-grained memory variables
-    for (const Material& material : model.materials)
-      if (coarse.empty() && material.attenuation && material.attenuation->coarse_grained) coarse = material.name;
-    check_memory_variables(entry, coarse);
-  }
+  if (time_step > 0.0 && elements->attenuates()) check_memory_variables(entry, coarse_grained_material(model));
   op::OperatorInputs inputs;
   inputs.time_step = time_step;
   inputs.split_at_node = split_at_node;

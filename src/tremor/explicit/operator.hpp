@@ -64,6 +64,10 @@ std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, 
 // with coarse-grained ones, unless it keeps those (OperatorEntry::coarse_grains_memory_variables).
 void check_memory_variables(const op::OperatorEntry& entry, const std::string& coarse = {});
 
+// The name of the first of `model`'s materials with coarse-grained memory variables; empty where
+// none has them: check_memory_variables' `coarse`.
+std::string coarse_grained_material(const Model& model);
+
 // The reference: the operator `kind` on exec from K assembled on the host in double
 // (sparse::assemble_stiffness), converted and copied (its entry's reference factory).
 template <class Real>

@@ -119,7 +119,8 @@ void check_coarse_solids(const Model& model, const Material& material) {
     throw Error(str(model.source.empty() ? "" : str(model.source, ": "), "material '", material.name,
                     "': coarse-grained memory variables (q_coarse_grained) spread its ", solids,
                     " solids over an element's points; ", element_name(block.type, block.order), " elements hold ",
-                    model.mesh.dim() * block.order + 1, " of them at most: take fewer solids (q_solids) or a higher ",
+                    fem::coarse_solids_most(block.order + 1, model.mesh.dim()),
+                    " of them at most: take fewer solids (q_solids) or a higher ",
                     "order (--order)"));
   }
 }
@@ -866,16 +867,13 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   }
   // Attenuating materials: their memory variables need an operator that keeps them.
   std::set<std::string> described;
-  std::string coarse;  // the first material with coarse-grained memory variables
   for (const Section& section : model.sections) {
     const Material& material = model.material(section.material);
     if (!material.attenuation || !described.insert(material.name).second) continue;
     p.attenuation.push_back(describe(resolve_attenuation(model, material), material));
-    if (!material.attenuation->coarse_grained) continue;
-    if (coarse.empty()) coarse = material.name;
-    check_coarse_solids(model, material);
+    if (material.attenuation->coarse_grained) check_coarse_solids(model, material);
   }
-  if (!p.attenuation.empty()) check_memory_variables(*p.op, coarse);
+  if (!p.attenuation.empty()) check_memory_variables(*p.op, coarse_grained_material(model));
   p.pml_layers = describe_pml(model, p.pml);
   warn_pml_poisson(p, model);
   warn_pml_anisotropy(p, model);

@@ -77,9 +77,10 @@ inline std::vector<double> coarse_weights(const double* w, int n1, int dim) {
   return out;
 }
 
-// Whether every solid of a coarse-grained section of n solids has points on a tensor-product rule
-// of n1 points a direction in `dim` directions.
-inline bool coarse_solids_fit(int n, int n1, int dim) { return n <= dim * (n1 - 1) + 1; }
+// The most coarse-grained solids a tensor-product rule of n1 points a direction in `dim`
+// directions takes, each with points: its dim (n1 - 1) + 1 values of i + j + k; and whether n fit.
+inline int coarse_solids_most(int n1, int dim) { return dim * (n1 - 1) + 1; }
+inline bool coarse_solids_fit(int n, int n1, int dim) { return n <= coarse_solids_most(n1, dim); }
 
 // The record of a section's solids for a step dt: out[solids_stride].
 inline void solids_record(const SectionSolids& solids, double dt, double* out) {

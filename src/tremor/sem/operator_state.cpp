@@ -36,8 +36,8 @@ void SemOperator<Real>::keep_memory_variables(double dt) {
     const int n1 = block.order + 1, dim = block.type == ElementType::QuadGLL ? 2 : 3;
     TREMOR_CHECK(fem::coarse_solids_fit(coarse_most, n1, dim), "coarse-grained memory variables (q_coarse_grained) ",
                  "spread ", coarse_most, " solids over an element's points: ", element_name(block.type, block.order),
-                 " elements hold ", dim * (n1 - 1) + 1, " of them at most; take fewer solids (q_solids) or a higher ",
-                 "order");
+                 " elements hold ", fem::coarse_solids_most(n1, dim), " of them at most; take fewer solids (q_solids) ",
+                 "or a higher order");
     // The block's points' weights: its 1D rule's (Basis1d: GLL where collocated, order 2 and more;
     // Gauss at order 1). Orders up to 8: at most 9 points a direction.
     double points[9], w[9];

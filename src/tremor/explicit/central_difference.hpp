@@ -63,6 +63,10 @@ class CentralDifference {
   // K U_curr added into K u (parts that add: the last update zeroed it) or written into its rows
   // (RowBlocks); returns K u. Once per part and step, before advance().
   View<Real> apply_stiffness(const op::Operator<Real>& part);
+  // K u before apply_stiffness() where the stiffness adds into it (zeroed by the last update, or
+  // the set-up): what the step's other forces may be added into beside the apply. Empty where the
+  // stiffness writes K u.
+  View<Real> zeroed_forces() { return stiffness_.adds() ? ku_.view() : View<Real>{}; }
   void advance(View<const Index> loaded_dofs, View<const Real> loads, View<const Index> prescribed_dofs = {},
                View<const Real> prescribed = {});
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "tremor/backend/atomic.hpp"
 #include "tremor/backend/forall.hpp"
 #include "tremor/backend/memory.hpp"
 #include "tremor/core/error.hpp"
@@ -103,10 +104,11 @@ void add_nodes(const Exec& exec, Index n, NodeGroups groups, const Index* nodes,
     const Size dof = static_cast<Size>(nodes[i]) * Dim + c;
     const double ui = static_cast<double>(u[dof]), average = 0.5 * (ui + static_cast<double>(previous[dof]));
     const double m = static_cast<double>(mass[i]);
-    const Real fi = f[dof];
     const double R = fem::pml_node_force<Dim>(
         ui, di, ai, dt, fem::Strided<Real>{state + static_cast<Size>(c) * n + i, static_cast<int>(Dim * n)}, axes);
-    f[dof] = fi + static_cast<Real>(m * (R + fem::pml_cross(Dim, di) * average));
+    // (by an atomic: the stiffness's kernels may add to the node at the same time, start_forces;
+    // the only add in this launch, the same bits as a plain one)
+    atomic_add(f + dof, static_cast<Real>(m * (R + fem::pml_cross(Dim, di) * average)));
   });
 }
 
@@ -168,6 +170,7 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
     // plate, docs/benchmarks.md "PML").
     sem_ = std::make_unique<sem::SemOperator<Real>>(elements_, deterministic, sem::Geometry::Auto,
                                                     sem::Kernel::Points, dt, &profile_);
+    if (!deterministic && exec_.backend() == Backend::Cuda) beside_ = std::make_unique<SideStream>(exec_);
     start_from_rest();
     return;
   }
@@ -193,18 +196,38 @@ void PmlTerm<Real>::start_from_rest() {
 }
 
 template <class Real>
+bool PmlTerm<Real>::start_forces(const CentralDifference<Real>& scheme, View<Real> forces) {
+  if (!beside_) return false;
+  beside_->fork();
+  queue_forces(beside_->side(), scheme, forces);
+  started_ = true;
+  return true;
+}
+
+template <class Real>
 void PmlTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Real> forces) {
+  if (started_) {
+    beside_->join();
+    started_ = false;
+    return;
+  }
+  queue_forces(exec_, scheme, forces);
+}
+
+// The nodes' and the elements' forces, queued on `exec` (this term's Exec, or the stream beside it).
+template <class Real>
+void PmlTerm<Real>::queue_forces(const Exec& exec, const CentralDifference<Real>& scheme, View<Real> forces) {
   const Real* u = scheme.displacement().data;
   const Real* previous = scheme.previous_displacement().data;
   Real* f = forces.data;
   if (dim_ == 3)
-    add_nodes<3>(exec_, n_nodes(), groups_, nodes_.data(), node_d_.data(), node_alpha_.data(), node_mass_.data(),
+    add_nodes<3>(exec, n_nodes(), groups_, nodes_.data(), node_d_.data(), node_alpha_.data(), node_mass_.data(),
                  dt_, node_state_.data(), u, previous, f);
   else
-    add_nodes<2>(exec_, n_nodes(), groups_, nodes_.data(), node_d_.data(), node_alpha_.data(), node_mass_.data(),
+    add_nodes<2>(exec, n_nodes(), groups_, nodes_.data(), node_d_.data(), node_alpha_.data(), node_mass_.data(),
                  dt_, node_state_.data(), u, previous, f);
   if (sem_) {
-    sem_->add_unchecked(u, f);
+    sem_->add_on(exec, u, f);
     return;
   }
   const fem::DeviceElements& els = *elements_;
@@ -219,10 +242,10 @@ void PmlTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Real>
       fem::with_element(block.type, block.order, [&](auto element) {
         using E = decltype(element);
         if (solids_ > 0)
-          add_elements<E, Real, true>(exec_, n, block.in(c), in, profile_, dt_, point_state_[b].data(),
+          add_elements<E, Real, true>(exec, n, block.in(c), in, profile_, dt_, point_state_[b].data(),
                                       records_.data(), solids, solid_values, u, f);
         else
-          add_elements<E, Real, false>(exec_, n, block.in(c), in, profile_, dt_, point_state_[b].data(), nullptr,
+          add_elements<E, Real, false>(exec, n, block.in(c), in, profile_, dt_, point_state_[b].data(), nullptr,
                                        nullptr, 0, u, f);
       });
     }

@@ -10,6 +10,9 @@
 // nodes, the mass side: the lumped damping rho sum d_m joins the integrator's C at set-up
 // (add_pml_damping), and the nodal force m R is added here each step with the nodes' own memory
 // variables, a thread per component of each node, the nodes grouped by their stretched axes.
+// Neither needs K u: with sem's atomics on a GPU both are queued before the stiffness's apply on a
+// stream of their own (start_forces), their kernels running beside the stiffness's, and every
+// force added by atomics.
 //
 // Memory proportional to the layer: per point of its elements dim^3 values (27 in 3D, 8 in 2D)
 // in Real, and N x n_voigt in double where the section attenuates; per node of the layer dim^2
@@ -28,11 +31,13 @@
 
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/exec.hpp"
+#include "tremor/backend/side_stream.hpp"
 #include "tremor/explicit/step_term.hpp"
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/model/model.hpp"
 #include "tremor/operator/operator.hpp"
 #include "tremor/model/pml.hpp"
+#include "tremor/sem/operator.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -55,6 +60,7 @@ class PmlTerm final : public StepTerm<Real> {
           double dt, bool deterministic = true);
 
   std::string_view name() const override { return "PML"; }
+  bool start_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
   void add_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
   void start_from_rest() override;
   Index n_nodes() const { return static_cast<Index>(nodes_.size()); }
@@ -86,7 +92,12 @@ class PmlTerm final : public StepTerm<Real> {
   std::vector<DeviceArray<double>> solid_state_;         // per block, where attenuating: N n_voigt per point
   DeviceArray<double> records_;                          // fem::solids_stride per section, where attenuating
   int solids_ = 0;                                       // the most solids of any section
-  std::unique_ptr<op::Operator<Real>> sem_;              // on GLL elements: the sem operator's kernel
+  std::unique_ptr<sem::SemOperator<Real>> sem_;          // on GLL elements: the sem operator's kernel
+  // With sem's atomics on a GPU: a stream beside the stiffness's apply for the step's kernels
+  // (start_forces), and whether they are queued there for this step.
+  std::unique_ptr<SideStream> beside_;
+  bool started_ = false;
+  void queue_forces(const Exec& exec, const CentralDifference<Real>& scheme, View<Real> forces);
 };
 
 // The lumped damping of the layers' mass side, rho sum_m d_m per DOF of each node inside a layer,

@@ -69,6 +69,8 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
   const double dt = p.dt;
   Observer* observer = settings.observer;
   std::vector<View<Real>> forces(subdomains.size());
+  std::vector<std::vector<char>> started(subdomains.size());  // per term of each subdomain
+  for (std::size_t s = 0; s < subdomains.size(); ++s) started[s].resize(subdomains[s]->terms.size());
   long long step = settings.first_step;
   // Failures are agreed over the processes of a run over several (run_agreed), thrown otherwise.
   const parallel::Communicator* communicator = settings.processes ? &settings.processes->communicator() : nullptr;
@@ -170,15 +172,24 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
   bool stopped = settings.checkpoint_first && settings.checkpoint_every > 0 && check(true);
   while (!stopped && step < p.steps) {
     // F at t_n drives u_n+1 (Eq. 4); prescribed values at t_n+1. The shared nodes' internal forces
-    // (K u and the per-step terms' forces) are summed between the operator apply and the update.
+    // (K u and the per-step terms' forces) are summed between the operator apply and the update. A
+    // term may start its forces before the apply, to run beside it (StepTerm::start_forces).
     // A split subdomain applies the elements touching its shared nodes first, and the interior's
     // while the exchange runs.
     exchange.begin_forces();
     for (std::size_t s = 0; s < subdomains.size(); ++s) {
       Subdomain<Real>& d = *subdomains[s];
       d.loads->update(step);
+      std::vector<char>& beside = started[s];  // the terms started beside the apply
+      const View<Real> zeroed = d.scheme->zeroed_forces();
+      for (std::size_t t = 0; t < d.terms.size(); ++t)
+        beside[t] = zeroed.data && d.terms[t]->start_forces(*d.scheme, zeroed);
       forces[s] = d.split ? d.scheme->apply_stiffness(d.split->first()) : d.scheme->apply_stiffness();
-      for (const auto& term : d.terms) term->add_forces(*d.scheme, forces[s]);
+      // Those started first: their add_forces makes the Exec wait for them, so that no other
+      // term's plain adds meet their atomics.
+      for (const int first : {1, 0})
+        for (std::size_t t = 0; t < d.terms.size(); ++t)
+          if (beside[t] == first) d.terms[t]->add_forces(*d.scheme, forces[s]);
     }
     exchange.start_forces(forces);
     for (Subdomain<Real>* d : subdomains)

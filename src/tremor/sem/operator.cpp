@@ -490,6 +490,11 @@ void SemOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
 
 template <class Real>
 void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
+  add_on(exec_, u, ku);
+}
+
+template <class Real>
+void SemOperator<Real>::add_on(const Exec& exec, const Real* u, Real* ku) const {
   const fem::DeviceElements& els = *elements_;
   const int n_passes = coloured_ ? els.n_colours : 1;
   for (int c = 0; c < n_passes; ++c)
@@ -541,7 +546,7 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
           if (pml)
             launch = viscous ? pick(std::integral_constant<int, PmlViscous>{})
                              : pick(std::integral_constant<int, Pml>{});
-        launch(exec_, n, list, coloured_, block.connectivity.data(), block.section.data(), geometry_[b].data(),
+        launch(exec, n, list, coloured_, block.connectivity.data(), block.section.data(), geometry_[b].data(),
                fem::MaterialView<Real>{material_.data(), kinds_.data()}, basis_[b].data(), memory, u, ku);
       });
     }

@@ -93,6 +93,9 @@ class SemOperator final : public op::Operator<Real> {
   void apply_unchecked(const Real* u, Real* ku) const override;
   bool adds() const override { return true; }
   void add_unchecked(const Real* u, Real* ku) const override;
+  // add_unchecked with its kernels queued on `exec`, a stream of the same device, in place of its
+  // own (a per-step term's beside the stiffness's apply: backend/side_stream.hpp).
+  void add_on(const Exec& exec, const Real* u, Real* ku) const;
   bool deterministic() const { return coloured_; }
   Size state_size() const override;
   void reset_state() override;

@@ -79,14 +79,35 @@ struct Strided {
 template <int Dim>
 inline constexpr int pml_all_axes = (1 << Dim) - 1;
 
+// Whether an element on `axes` is stretched on one axis alone in 3D (a face's layer): F's columns
+// j != m pass the one stage s_m, and F_ab and F_ba (a, b the other two axes) are then the same
+// value (sigma~ is symmetric) through the same filter: one variable, column min(a, b)'s, serves
+// both (pml_flux).
+template <int Dim>
+TREMOR_HOST_DEVICE constexpr bool pml_one_axis(int axes) {
+  return Dim == 3 && axes != 0 && (axes & (axes - 1)) == 0;
+}
+
 // Whether a point's memory variable v (pml_flux's order) is read and written on the axes `axes`:
-// the stretched gradient's column l on axis l, a stage on the axis of its filter.
+// the stretched gradient's column l on axis l, a stage on the axis of its filter, but for the one
+// F_ab and F_ba share (pml_one_axis).
 template <int Dim>
 TREMOR_HOST_DEVICE constexpr bool pml_value_used(int v, int axes) {
   constexpr int n_grad = Dim * Dim;
   if (v < n_grad) return (axes >> (v % Dim) & 1) != 0;
-  const int stage = v - n_grad, j = stage / Dim / (Dim - 1), t = stage / Dim % (Dim - 1);
-  return (axes >> (t < j ? t : t + 1) & 1) != 0;
+  const int stage = v - n_grad, j = stage / Dim / (Dim - 1), t = stage / Dim % (Dim - 1), i = stage % Dim;
+  const int m = t < j ? t : t + 1;
+  if (!(axes >> m & 1)) return false;
+  return !(pml_one_axis<Dim>(axes) && i != m && i < j);
+}
+
+// How many of a point's memory variables an element on `axes` reads and writes: in 3D 8 on a
+// face's layer, 18 on an edge's, 27 at a corner; in 2D 4 and 8.
+template <int Dim>
+TREMOR_HOST_DEVICE constexpr int pml_values_used(int axes) {
+  int used = 0;
+  for (int v = 0; v < pml_point_values<Dim>; ++v) used += pml_value_used<Dim>(v, axes) ? 1 : 0;
+  return used;
 }
 
 // The flux F at a point from the displacement gradient grad[k][l] = d_l u_k, with d and alpha
@@ -128,6 +149,7 @@ TREMOR_HOST_DEVICE inline void pml_flux(const A (&grad)[Dim][Dim], const A* d, c
   stress_tensor<Dim>(sigma, stress);
   for (int j = 0; j < Dim; ++j)
     for (int i = 0; i < Dim; ++i) flux[i][j] = stress[i][j];
+  const bool one_axis = pml_one_axis<Dim>(axes);
   for (int m = 0; m < Dim; ++m) {
     if (!(axes >> m & 1)) continue;
     const PmlStep<A> stage(alpha[m], dt);
@@ -135,6 +157,10 @@ TREMOR_HOST_DEVICE inline void pml_flux(const A (&grad)[Dim][Dim], const A* d, c
       if (m == j) continue;
       const int v = (j * (Dim - 1) + (m < j ? m : m - 1)) * Dim;
       for (int i = 0; i < Dim; ++i) {
+        if (one_axis && i != m && i < j) {  // F_ij is F_ji, filtered in column i already
+          flux[i][j] = flux[j][i];
+          continue;
+        }
         flux[i][j] += d[m] * stage(held[v + i], flux[i][j]);
         state[n_grad + v + i] = static_cast<T>(held[v + i]);
       }

@@ -93,8 +93,9 @@ void SemOperator<Real>::keep_pml(const PmlProfile& profile, double dt) {
       }
     stretch_.emplace_back(exec_, std::span<const Real>(rounded<Real>(stretch)));
     pml_axes_.emplace_back(exec_, std::span<const int>(axes));
-    for (const int a : axes) pml_touched_ += static_cast<Size>(std::popcount(static_cast<unsigned>(a))) * np *
-                                             (2 * dim * dim + 2);
+    for (const int a : axes)
+      pml_touched_ += static_cast<Size>(np) * (2 * (dim == 3 ? fem::pml_values_used<3>(a) : fem::pml_values_used<2>(a)) +
+                                               2 * std::popcount(static_cast<unsigned>(a)));
     pml_.emplace_back(exec_, static_cast<Index>(static_cast<Size>(block.n_elements) * np * dim * dim * dim));
   }
   time_step_ = dt;

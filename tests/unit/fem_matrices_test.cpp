@@ -13,20 +13,8 @@ namespace {
 
 template <class E>
 class MatrixTest : public ::testing::Test {};
-// HexGll above order 3 is left to the shape tests: its dense K (>= 375 DOFs) makes the Jacobi
-// eigen solve the slowest test here for no new code path.
-using MatrixElements = ::testing::Types<Tri3, Tri6, Quad4, Quad8, Tet4, Tet10, Hex8, Hex20, QuadGll<1>, QuadGll<2>,
-                                        QuadGll<4>, QuadGll<8>, HexGll<1>, HexGll<2>, HexGll<3>>;
+using MatrixElements = test::MatrixElements;
 TYPED_TEST_SUITE(MatrixTest, MatrixElements);
-
-// The shapes every property is checked on: the regular element, a distorted straight-sided one,
-// and (for elements with edge nodes) a curved one.
-template <class E>
-std::vector<std::vector<double>> shapes() {
-  std::vector<std::vector<double>> out{test::distorted_element<E>(0.0, 0.0), test::distorted_element<E>(0.12, 0.0)};
-  if (E::n_nodes > E::n_vertices) out.push_back(test::distorted_element<E>(0.12, 0.06));
-  return out;
-}
 
 template <class E>
 std::vector<double> stiffness(const std::vector<double>& x, const std::vector<double>& D) {
@@ -64,7 +52,7 @@ TYPED_TEST(MatrixTest, StiffnessIsSymmetricWithRigidNullSpaceOnly) {
   using E = TypeParam;
   constexpr int n_dof = E::n_nodes * E::dim;
   const auto D = test::anisotropic_D(E::dim, 1e9);
-  for (const auto& x : shapes<E>()) {
+  for (const auto& x : test::matrix_shapes<E>()) {
     const auto K = stiffness<E>(x, D);
     const double norm = test::max_abs(K);
     for (int r = 0; r < n_dof; ++r)
@@ -115,7 +103,7 @@ TYPED_TEST(MatrixTest, LinearDisplacementGivesExactStrainAndStressForces) {
   double stress[6] = {};
   for (int k = 0; k < nv; ++k)
     for (int l = 0; l < nv; ++l) stress[k] += D[static_cast<std::size_t>(k * nv + l)] * exact[l];
-  for (const auto& x : shapes<E>()) {
+  for (const auto& x : test::matrix_shapes<E>()) {
     std::vector<double> u(n_dof);
     for (int a = 0; a < E::n_nodes; ++a)
       for (int i = 0; i < dim; ++i) {

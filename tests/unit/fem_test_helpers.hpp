@@ -113,6 +113,21 @@ std::vector<double> distorted_element(double distortion, double curvature, std::
   return element_from_vertices<E>(element_vertices<E>(distortion, seed), curvature);
 }
 
+// The shapes the element-matrix tests check every property on: the regular element, a distorted
+// straight-sided one, and (for elements with edge nodes) a curved one.
+template <class E>
+std::vector<std::vector<double>> matrix_shapes() {
+  std::vector<std::vector<double>> out{distorted_element<E>(0.0, 0.0), distorted_element<E>(0.12, 0.0)};
+  if (E::n_nodes > E::n_vertices) out.push_back(distorted_element<E>(0.12, 0.06));
+  return out;
+}
+
+// The element types the element-matrix tests run on (HexGll above order 3 is left to the shape
+// tests: its dense K, 375 DOFs and more, makes the Jacobi eigen solve slow for no new code path).
+using MatrixElements = ::testing::Types<fem::Tri3, fem::Tri6, fem::Quad4, fem::Quad8, fem::Tet4, fem::Tet10,
+                                        fem::Hex8, fem::Hex20, fem::QuadGll<1>, fem::QuadGll<2>, fem::QuadGll<4>,
+                                        fem::QuadGll<8>, fem::HexGll<1>, fem::HexGll<2>, fem::HexGll<3>>;
+
 // An anisotropic, symmetric positive definite constitutive matrix (n_voigt x n_voigt).
 inline std::vector<double> anisotropic_D(int dim, double scale = 1.0) {
   const int n = dim == 2 ? 3 : 6;

@@ -1,6 +1,7 @@
 // Face tables (mesh/faces.hpp): every face of every element type lies on the element's boundary,
 // its nodes sit where the face type's own ordering puts them, its normal points outward, and the
-// boundary faces of generated meshes close the domain (divergence theorem).
+// boundary faces of generated meshes close the domain (divergence theorem); the interface between
+// two regions of a mesh is the faces they share.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -223,6 +224,70 @@ TEST(MeshFaces, IndexFindsInteriorFacesTwiceAndBoundaryFacesOnce) {
   const Index diagonal[4] = {0, 4, 6, 10};
   EXPECT_TRUE(index.find(diagonal).empty());
   EXPECT_EQ(index.boundary().size(), 10u);
+}
+
+// The flags of the elements whose centroid lies below z = 1 (y = 1 in 2D).
+std::vector<bool> below_one(const Mesh& mesh) {
+  std::vector<bool> inside;
+  const std::size_t axis = static_cast<std::size_t>(mesh.dim() - 1);
+  for (const auto& block : mesh.blocks)
+    for (Index e = 0; e < block.n_elements(); ++e) {
+      double centroid = 0.0;
+      for (const Index node : block.nodes(e)) centroid += mesh.node(node)[axis];
+      inside.push_back(centroid / static_cast<double>(block.n_element_nodes()) < 1.0);
+    }
+  return inside;
+}
+
+// Two regions of a box cut by the plane z = 1 (y = 1 in 2D): their interface is the faces in that
+// plane, each once, the lower element's first, every node of them on the plane; no touch.
+TEST(MeshFaces, RegionInterfaceIsTheFacesTheRegionsShare) {
+  for (const Kind kind : kinds) {
+    const int dim = dimension(kind.type);
+    const Mesh mesh = dim == 2 ? generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {2, 2}, kind.type, kind.order)
+                               : generate_box({0.0, 0.0, 0.0}, {2.0, 2.0, 2.0}, {2, 2, 2}, kind.type, kind.order);
+    const std::vector<bool> inside = below_one(mesh);
+    const RegionInterface interface = region_interface(mesh, inside);
+    // A square cut in two: 2 edges; a cube's plane: 4 squares, or 8 triangles of the tetrahedra.
+    const bool tets = kind.type == ElementType::Tet4 || kind.type == ElementType::Tet10;
+    const std::size_t expected = dim == 2 ? 2 : (tets ? 8 : 4);
+    EXPECT_EQ(interface.faces.size(), expected) << element_name(kind.type, kind.order);
+    EXPECT_TRUE(interface.touching.empty()) << element_name(kind.type, kind.order);
+    for (const auto& pair : interface.faces) {
+      EXPECT_TRUE(inside[static_cast<std::size_t>(pair[0].element)]);
+      EXPECT_FALSE(inside[static_cast<std::size_t>(pair[1].element)]);
+      for (const Face& face : pair) {
+        const ElementRef ref = mesh.locate(face.element);
+        const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
+        int local[max_face_nodes];
+        const int n = face_nodes(block.type, block.order, face.face, local);
+        for (int k = 0; k < n; ++k) {
+          const Index node = block.nodes(ref.element)[static_cast<std::size_t>(local[k])];
+          EXPECT_NEAR(mesh.node(node)[static_cast<std::size_t>(dim - 1)], 1.0, 1e-12);
+        }
+      }
+    }
+    // Nothing flagged, or everything: no interface.
+    EXPECT_TRUE(region_interface(mesh, std::vector<bool>(inside.size(), false)).faces.empty());
+    EXPECT_TRUE(region_interface(mesh, std::vector<bool>(inside.size(), true)).faces.empty());
+  }
+}
+
+// Two quadrilaterals that share a corner node only: no face between them, the node a touch.
+TEST(MeshFaces, RegionsTouchingAtACornerShareNoFace) {
+  Mesh mesh(2);
+  const double xy[7][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}, {2, 1}, {2, 2}, {1, 2}};
+  for (int i = 0; i < 7; ++i) mesh.add_node(i + 1, xy[i]);
+  ElementBlock& block = mesh.block_for(ElementType::Quad4);
+  block.connectivity = {0, 1, 2, 3, 2, 4, 5, 6};
+  block.labels = {1, 2};
+  const RegionInterface interface = region_interface(mesh, {true, false});
+  EXPECT_TRUE(interface.faces.empty());
+  ASSERT_EQ(interface.touching.size(), 1u);
+  EXPECT_EQ(interface.touching[0].node, 2);
+  EXPECT_EQ(interface.touching[0].inside, 0);
+  EXPECT_EQ(interface.touching[0].outside, 1);
+  EXPECT_THROW(region_interface(mesh, {true}), Error);
 }
 
 }  // namespace

@@ -52,7 +52,9 @@ TEST(PmlLaw, OneAxisGivesEveryAxissFluxToTheBit) {
         for (int j = 0; j < 3; ++j) {
           ASSERT_EQ(with_own[i][j], with_every[i][j]) << "axis " << axis << ", step " << step << ", F" << i << j;
           // (F is not symmetric: only F's columns j != axis pass s_axis)
-          if (i != axis && j != axis) EXPECT_EQ(with_own[i][j], with_own[j][i]);
+          if (i != axis && j != axis) {
+            EXPECT_EQ(with_own[i][j], with_own[j][i]);
+          }
         }
     }
     // The variables off its axes, and the one F_ab shares with F_ba, never touched; the others as

@@ -170,6 +170,8 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
     // plate, docs/benchmarks.md "PML").
     sem_ = std::make_unique<sem::SemOperator<Real>>(elements_, deterministic, sem::Geometry::Auto,
                                                     sem::Kernel::Points, dt, &profile_);
+    // Beside the stiffness's apply (start_forces) where the run adds by atomics: the stiffness's
+    // operators that add into K u (sem, matrix_free) do so then too.
     if (!deterministic && exec_.backend() == Backend::Cuda) beside_ = std::make_unique<SideStream>(exec_);
     start_from_rest();
     return;

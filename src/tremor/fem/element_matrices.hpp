@@ -1,7 +1,8 @@
 #pragma once
 // Element matrices of linear elasticity, templated on the reference element (elements.hpp):
 // stiffness K = t int B^T D B dV, consistent mass M = t int rho N^T N dV, lumped mass, the
-// stiffness action K u and the nodal forces of a body force. All are TREMOR_HOST_DEVICE with
+// stiffness action K u and the nodal forces of a body force; and an acoustic fluid's stiffness
+// and its action, one value per node (fluid_stiffness). All are TREMOR_HOST_DEVICE with
 // fixed-size local arrays, so the same code is the host reference and the body of a forall()
 // kernel. Each is written in the verbs of element evaluation (docs/architecture.md):
 //   gather (the caller copies the element's node coordinates, node-major, into x, and its nodal
@@ -214,6 +215,23 @@ struct PointEvaluation {
   TREMOR_HOST_DEVICE void integrate(const double* sigma, double* f) const {
     for (int dof = 0; dof < n_dof; ++dof) f[dof] += tested(dof, sigma);
   }
+
+  // A scalar field's verbs (one value per node, a fluid's potential: FluidLaw): its gradient at the
+  // point, sum_a values_a grad N_a ...
+  TREMOR_HOST_DEVICE void gradient(const double* values, double* g) const {
+    for (int i = 0; i < dim; ++i) g[i] = 0.0;
+    for (int a = 0; a < E::n_nodes; ++a)
+      for (int i = 0; i < dim; ++i) g[i] += dNdx[a * dim + i] * values[a];
+  }
+
+  // ... and f_a += grad N_a . flux (flux already weighted by w det J t).
+  TREMOR_HOST_DEVICE void integrate_gradient(const double* flux, double* f) const {
+    for (int a = 0; a < E::n_nodes; ++a) {
+      double sum = 0.0;
+      for (int i = 0; i < dim; ++i) sum += dNdx[a * dim + i] * flux[i];
+      f[a] += sum;
+    }
+  }
 };
 
 // Strain (Voigt, engineering shear) of the nodal displacements u at xi: B u. Returns det J.
@@ -283,6 +301,52 @@ TREMOR_HOST_DEVICE void apply_element_stiffness(const double* x, const Law& law,
       law.stress(strain, sigma);
     for (int k = 0; k < nv; ++k) sigma[k] *= scale;
     point.integrate(sigma, f);
+  }
+}
+
+// An acoustic fluid's element stiffness (n_nodes x n_nodes, row-major): K_ab = t int (1 / rho)
+// grad N_a . grad N_b dV, for a displacement potential (FluidLaw), symmetric by construction,
+// constants its null space. Its mass is consistent_mass or lumped_mass with t / kappa for rho t.
+// Returns the smallest det J met (<= 0: inverted or degenerate).
+template <class E, class Rule>
+TREMOR_HOST_DEVICE double fluid_stiffness(const double* x, double inverse_density, double thickness, const Rule& rule,
+                                          double* K) {
+  constexpr int n = E::n_nodes, dim = E::dim;
+  for (int k = 0; k < n * n; ++k) K[k] = 0.0;
+  double min_det = 1e300;
+  PointEvaluation<E> point;
+  for (int q = 0; q < rule.n_points; ++q) {
+    const double det = point.reinit(x, rule.point(q));
+    min_det = det < min_det ? det : min_det;
+    const double scale = rule.weights[q] * det * thickness * inverse_density;
+    for (int a = 0; a < n; ++a)
+      for (int b = a; b < n; ++b) {
+        double sum = 0.0;
+        for (int i = 0; i < dim; ++i) sum += point.dNdx[a * dim + i] * point.dNdx[b * dim + i];
+        K[a * n + b] += scale * sum;
+      }
+  }
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < a; ++b) K[a * n + b] = K[b * n + a];
+  return min_det;
+}
+
+// f = K chi of a fluid element without forming K (f has n_nodes entries), the flux at each point
+// from `law` (a FluidLaw).
+template <class E, class Law, class Rule>
+TREMOR_HOST_DEVICE void apply_fluid_stiffness(const double* x, const Law& law, double thickness, const Rule& rule,
+                                              const double* chi, double* f) {
+  constexpr int dim = E::dim;
+  for (int a = 0; a < E::n_nodes; ++a) f[a] = 0.0;
+  PointEvaluation<E> point;
+  for (int q = 0; q < rule.n_points; ++q) {
+    const double det = point.reinit(x, rule.point(q));
+    double g[dim], flux[dim];
+    point.gradient(chi, g);
+    law.flux(g, flux);
+    const double scale = rule.weights[q] * det * thickness;
+    for (int i = 0; i < dim; ++i) flux[i] *= scale;
+    point.integrate_gradient(flux, f);
   }
 }
 
@@ -375,6 +439,13 @@ template <class E>
 TREMOR_HOST_DEVICE double element_stiffness(const double* x, const double* D, double thickness, double* K) {
   const StiffnessRule<E> rule = stiffness_rule<E>();
   return element_stiffness<E>(x, D, thickness, rule, K);
+}
+
+// With the element's default stiffness rule.
+template <class E>
+TREMOR_HOST_DEVICE double fluid_stiffness(const double* x, double inverse_density, double thickness, double* K) {
+  const StiffnessRule<E> rule = stiffness_rule<E>();
+  return fluid_stiffness<E>(x, inverse_density, thickness, rule, K);
 }
 
 // Element volume (area in 2D) by the mass rule.

@@ -72,6 +72,19 @@ struct IsotropicLaw {
   }
 };
 
+// An acoustic fluid's law, for a displacement potential chi (rho u = grad chi, p = -chi_tt; Komatitsch,
+// Barnes and Tromp 2000, Geophysics 65): the flux (1 / rho) grad chi, whose divergence balances
+// chi_tt / kappa. One value per node, not dim: its element verbs are PointEvaluation's scalar
+// ones (element_matrices.hpp).
+template <int Dim, class T>
+struct FluidLaw {
+  T inverse_density;
+
+  TREMOR_HOST_DEVICE void flux(const T* gradient, T* out) const {
+    for (int k = 0; k < Dim; ++k) out[k] = inverse_density * gradient[k];
+  }
+};
+
 // Every section's material as a kernel reads it: material_stride values and a LawKind per section.
 template <class T>
 struct MaterialView {

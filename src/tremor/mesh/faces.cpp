@@ -251,6 +251,53 @@ std::vector<Face> FaceIndex::boundary() const {
   return faces;
 }
 
+std::vector<std::array<Face, 2>> FaceIndex::shared() const {
+  std::vector<std::array<Face, 2>> pairs;
+  for (std::size_t i = 0; i + 1 < entries_.size(); ++i)
+    if (entries_[i + 1].first == entries_[i].first) pairs.push_back({entries_[i].second, entries_[i + 1].second});
+  return pairs;
+}
+
 std::vector<Face> boundary_faces(const Mesh& mesh) { return FaceIndex(mesh).boundary(); }
+
+RegionInterface region_interface(const Mesh& mesh, const std::vector<bool>& inside) {
+  TREMOR_CHECK(inside.size() == static_cast<std::size_t>(mesh.n_elements()), "an interface of ", inside.size(),
+               " element flags for ", mesh.n_elements(), " elements");
+  // Per node an element of each side that holds it (-1: none); the nodes both sides hold bound
+  // the faces indexed.
+  const auto n_nodes = static_cast<std::size_t>(mesh.n_nodes());
+  std::vector<Index> in_element(n_nodes, -1), out_element(n_nodes, -1);
+  Index global = 0;
+  for (const auto& block : mesh.blocks)
+    for (Index e = 0; e < block.n_elements(); ++e, ++global)
+      for (const Index node : block.nodes(e)) {
+        Index& holder = inside[static_cast<std::size_t>(global)] ? in_element[static_cast<std::size_t>(node)]
+                                                                  : out_element[static_cast<std::size_t>(node)];
+        if (holder < 0) holder = global;
+      }
+  std::vector<bool> both(n_nodes, false);
+  for (std::size_t i = 0; i < n_nodes; ++i) both[i] = in_element[i] >= 0 && out_element[i] >= 0;
+  RegionInterface out;
+  for (const auto& pair : FaceIndex(mesh, &both).shared()) {
+    const bool first_in = inside[static_cast<std::size_t>(pair[0].element)];
+    if (first_in == inside[static_cast<std::size_t>(pair[1].element)]) continue;  // within one side
+    out.faces.push_back(first_in ? pair : std::array<Face, 2>{pair[1], pair[0]});
+  }
+  std::sort(out.faces.begin(), out.faces.end());
+  // The nodes on the interface's faces, every node of each face (a face's edge and interior nodes
+  // too); any other node both sides hold is a touch.
+  std::vector<bool> on_face(n_nodes, false);
+  for (const auto& pair : out.faces) {
+    const ElementRef ref = mesh.locate(pair[0].element);
+    const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
+    int local[max_face_nodes];
+    const int n = face_nodes(block.type, block.order, pair[0].face, local);
+    const auto nodes = block.nodes(ref.element);
+    for (int k = 0; k < n; ++k) on_face[static_cast<std::size_t>(nodes[static_cast<std::size_t>(local[k])])] = true;
+  }
+  for (std::size_t i = 0; i < n_nodes; ++i)
+    if (both[i] && !on_face[i]) out.touching.push_back({static_cast<Index>(i), in_element[i], out_element[i]});
+  return out;
+}
 
 }  // namespace tremor

@@ -81,6 +81,9 @@ class FaceIndex {
   std::vector<Face> find(std::span<const Index> corners) const;
   // Faces that belong to one element only (the boundary of the mesh), sorted.
   std::vector<Face> boundary() const;
+  // Faces that two elements share, each pair once (by increasing element within a pair), in the
+  // order of their corner nodes.
+  std::vector<std::array<Face, 2>> shared() const;
 
  private:
   using Key = std::array<Index, 4>;  // sorted corner nodes, -1 padded
@@ -90,5 +93,21 @@ class FaceIndex {
 
 // The boundary faces of `mesh` (shorthand for FaceIndex(mesh).boundary()).
 std::vector<Face> boundary_faces(const Mesh& mesh);
+
+// The interface between two regions of a conforming mesh: the elements flagged in `inside` (one
+// flag per global element: a fluid's, say) and the others. `faces`: each face an inside element
+// shares with an outside one, as {the inside element's face, the outside element's}, sorted. The
+// nodes of both regions that lie on no such face, each with an element of either side, are where
+// they touch at an edge or a corner only (`touching`: the caller refuses them, naming both
+// elements). Regions that meet without sharing nodes (a non-conforming interface, or duplicated
+// nodes) share no face here.
+struct RegionInterface {
+  struct Touch {
+    Index node = 0, inside = 0, outside = 0;  // a node, and a global element on each side
+  };
+  std::vector<std::array<Face, 2>> faces;
+  std::vector<Touch> touching;
+};
+RegionInterface region_interface(const Mesh& mesh, const std::vector<bool>& inside);
 
 }  // namespace tremor

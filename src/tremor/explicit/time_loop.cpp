@@ -56,6 +56,21 @@ std::string not_finite(const Preflight& p, long long step, double dt, Label node
                          : "");
 }
 
+// A subdomain's internal forces before the exchange: K u (its first part where split) and every
+// term's. The terms that can start beside the apply do (StepTerm::start_forces: `beside`, a flag
+// per term), and are joined first, so that no other term's plain adds meet their atomics.
+template <class Real>
+View<Real> internal_forces(Subdomain<Real>& d, std::vector<char>& beside) {
+  const View<Real> zeroed = d.scheme->zeroed_forces();
+  for (std::size_t t = 0; t < d.terms.size(); ++t)
+    beside[t] = zeroed.data && d.terms[t]->start_forces(*d.scheme, zeroed);
+  const View<Real> forces = d.split ? d.scheme->apply_stiffness(d.split->first()) : d.scheme->apply_stiffness();
+  for (const int first : {1, 0})
+    for (std::size_t t = 0; t < d.terms.size(); ++t)
+      if (beside[t] == first) d.terms[t]->add_forces(*d.scheme, forces);
+  return forces;
+}
+
 }  // namespace
 
 template <class Real>
@@ -180,16 +195,7 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
     for (std::size_t s = 0; s < subdomains.size(); ++s) {
       Subdomain<Real>& d = *subdomains[s];
       d.loads->update(step);
-      std::vector<char>& beside = started[s];  // the terms started beside the apply
-      const View<Real> zeroed = d.scheme->zeroed_forces();
-      for (std::size_t t = 0; t < d.terms.size(); ++t)
-        beside[t] = zeroed.data && d.terms[t]->start_forces(*d.scheme, zeroed);
-      forces[s] = d.split ? d.scheme->apply_stiffness(d.split->first()) : d.scheme->apply_stiffness();
-      // Those started first: their add_forces makes the Exec wait for them, so that no other
-      // term's plain adds meet their atomics.
-      for (const int first : {1, 0})
-        for (std::size_t t = 0; t < d.terms.size(); ++t)
-          if (beside[t] == first) d.terms[t]->add_forces(*d.scheme, forces[s]);
+      forces[s] = internal_forces(d, started[s]);
     }
     exchange.start_forces(forces);
     for (Subdomain<Real>* d : subdomains)

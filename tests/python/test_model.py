@@ -66,6 +66,22 @@ def test_the_readers_messages_name_the_python_line():
         tremor.tabulated([0.0, 1.0], [0.0])
 
 
+def test_a_fluid_material_is_built_read_back_and_refused_by_the_solver(tmp_path):
+    model = tremor.Model(title="tank")
+    model.set_mesh(generator="rectangle", element="quad4", size=[0.02, 0.02], divisions=[4, 4])
+    model.add_material(name="water", kind="fluid", density=1000.0, sound_speed=1480.0)
+    model.set_explicit(duration=1e-6)
+    model.check()
+    back = tremor.Model.load(model.save(tmp_path / "tank.toml"))
+    assert back.tables == model.tables
+    with pytest.raises(tremor.Error, match="the section on 'all' is of the fluid 'water': the explicit solver "
+                                           "takes solid sections only"):
+        tremor.run(model, backend="serial")
+    model.add_material(name="oil", kind="fluid", density=900.0, sound_speed=1400.0, shear_modulus=1e6)
+    with pytest.raises(tremor.Error, match="'shear_modulus' is not a fluid's"):
+        model.check()
+
+
 def test_numpy_values_and_signals():
     model = strip()
     times = np.linspace(0.0, 10e-6, 41)

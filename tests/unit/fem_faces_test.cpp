@@ -11,6 +11,7 @@
 #include "tremor/explicit/loading.hpp"
 #include "tremor/fem/faces.hpp"
 #include "tremor/fem/loads.hpp"
+#include "tremor/fem/quadrature.hpp"
 #include "tremor/mesh/generate.hpp"
 
 namespace tremor {
@@ -239,6 +240,157 @@ TEST(FemFaces, LoadingAppliesSurfaceLoadsWithTheirTimeFunctionAndDropsConstraine
     // 1e5 Pa * 0.04 m = 4000 N, less the corner's half element (0.005 m / 2 of it: 250 N).
     EXPECT_NEAR(sum, 3750.0 * traction.signal->value(t - 0.2e-6), 1e-9) << t;
   }
+}
+
+// A face of `type` on a curved surface: the reference face's node (xi, eta) mapped to a cylinder of
+// radius 1 (3D: angle 0.6 xi, height 0.7 eta; 2D: the arc of angle 0.6 xi), with a twist (0.1 xi eta
+// in z) so that g varies in every direction. Triangles take (xi, eta) on the unit triangle.
+std::vector<double> curved_face(FaceType type, int order) {
+  const int dim = face_dimension(type) + 1;
+  std::vector<double> x;
+  for (int a = 0; a < nodes_per_face(type, order); ++a) {
+    double xi[2] = {0.0, 0.0};
+    fem::face_node(type, order, a, xi);
+    const double angle = 0.6 * xi[0];
+    x.push_back(std::cos(angle));
+    x.push_back(std::sin(angle));
+    if (dim == 3) x.push_back(0.7 * xi[1] + 0.1 * xi[0] * xi[1]);
+  }
+  return x;
+}
+
+// int N_a N_b g by a rule of the test's own: 16 Gauss points per direction (exact to degree 31 on
+// lines and quadrilaterals: every face type's N_a N_b g up to GLL order 7), or for triangles the
+// collapsed square (Duffy) with 16 x 16 points, exact to degree 30 there.
+std::vector<double> coupling_by_brute_force(FaceType type, int order, const std::vector<double>& x) {
+  const int fd = face_dimension(type), dim = fd + 1, n = nodes_per_face(type, order);
+  double t[max_points_1d], w[max_points_1d];
+  gauss_legendre(16, t, w);
+  std::vector<double> C(static_cast<std::size_t>(n * n * dim), 0.0), N(static_cast<std::size_t>(n)),
+      dN(static_cast<std::size_t>(n * fd));
+  const bool triangle = type == FaceType::Tri3 || type == FaceType::Tri6;
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < (fd == 2 ? 16 : 1); ++j) {
+      double xi[2] = {t[i], fd == 2 ? t[j] : 0.0}, weight = w[i] * (fd == 2 ? w[j] : 1.0);
+      if (triangle) {  // (u, v) in [-1, 1]^2 -> xi = (1 + u)/2, eta = (1 - xi)(1 + v)/2
+        const double a = 0.5 * (1.0 + t[i]);
+        xi[0] = a;
+        xi[1] = (1.0 - a) * 0.5 * (1.0 + t[j]);
+        weight *= 0.25 * (1.0 - a);
+      }
+      fem::face_shape(type, order, xi, N.data(), dN.data());
+      double d[2][3] = {};
+      for (int a = 0; a < n; ++a)
+        for (int k = 0; k < fd; ++k)
+          for (int c = 0; c < dim; ++c)
+            d[k][c] += dN[static_cast<std::size_t>(a * fd + k)] * x[static_cast<std::size_t>(a * dim + c)];
+      double g[3];
+      if (dim == 2) {
+        g[0] = d[0][1];
+        g[1] = -d[0][0];
+      } else {
+        g[0] = d[0][1] * d[1][2] - d[0][2] * d[1][1];
+        g[1] = d[0][2] * d[1][0] - d[0][0] * d[1][2];
+        g[2] = d[0][0] * d[1][1] - d[0][1] * d[1][0];
+      }
+      for (int a = 0; a < n; ++a)
+        for (int b = 0; b < n; ++b)
+          for (int c = 0; c < dim; ++c)
+            C[static_cast<std::size_t>((a * n + b) * dim + c)] +=
+                weight * N[static_cast<std::size_t>(a)] * N[static_cast<std::size_t>(b)] * g[c];
+    }
+  return C;
+}
+
+// The fluid-solid coupling C_ab = int N_a N_b n dA on flat linear faces: the face's mass matrix
+// times its normal, the textbook consistent mass (line2 L (2 1; 1 2) / 6, tri3 A (1 + delta_ab) / 12,
+// a rectangle's quad4 A (4 2 1 2) / 36 by the number of coordinates two nodes differ in).
+TEST(FemFaces, CouplingOfFlatLinearFacesIsTheFaceMassTimesItsNormal) {
+  std::vector<double> C;
+  // line2 from (0, 0) to (2, 0): g = (dy, -dx)/dxi: n = (0, -1), L = 2.
+  fem::coupling_matrix(FaceType::Line2, 1, 2, std::vector<double>{0.0, 0.0, 2.0, 0.0}, false, C);
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 2; ++b) {
+      EXPECT_NEAR(C[static_cast<std::size_t>((a * 2 + b) * 2)], 0.0, 1e-15);
+      EXPECT_NEAR(C[static_cast<std::size_t>((a * 2 + b) * 2 + 1)], -2.0 * (a == b ? 2.0 : 1.0) / 6.0, 1e-15);
+    }
+  // tri3 (0,0,0), (3,0,0), (0,2,0): A = 3, n = +z.
+  fem::coupling_matrix(FaceType::Tri3, 1, 3, std::vector<double>{0, 0, 0, 3, 0, 0, 0, 2, 0}, false, C);
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) {
+      EXPECT_NEAR(C[static_cast<std::size_t>((a * 3 + b) * 3 + 2)], 3.0 * (a == b ? 2.0 : 1.0) / 12.0, 1e-14);
+      EXPECT_NEAR(C[static_cast<std::size_t>((a * 3 + b) * 3)], 0.0, 1e-15);
+    }
+  // quad4, a 2 x 1 rectangle in z = 0 (flat_face: the reference square scaled by 1 and 0.5): A = 2.
+  const std::vector<double> x = flat_face(FaceType::Quad4, 1, 1.0, 0.5);
+  fem::coupling_matrix(FaceType::Quad4, 1, 3, x, false, C);
+  const double share[3] = {4.0, 2.0, 1.0};
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b) {
+      const int differ = (x[static_cast<std::size_t>(3 * a)] != x[static_cast<std::size_t>(3 * b)]) +
+                         (x[static_cast<std::size_t>(3 * a + 1)] != x[static_cast<std::size_t>(3 * b + 1)]);
+      EXPECT_NEAR(C[static_cast<std::size_t>((a * 4 + b) * 3 + 2)], 2.0 * share[differ] / 36.0, 1e-14) << a << " " << b;
+    }
+}
+
+// On curved faces of every type the rule is exact: C against the test's own 16-point integration
+// (round-off only: 1e-13 of the largest entry), symmetric in a and b, and its row sums are the
+// pressure loads' int N_a n dA (fem::pressure_forces with p = -1, by its own rule).
+TEST(FemFaces, CouplingIsExactOnCurvedFaces) {
+  const struct {
+    FaceType type;
+    int order;
+  } cases[] = {{FaceType::Line2, 1},   {FaceType::Line3, 2}, {FaceType::LineGLL, 5}, {FaceType::Tri3, 1},
+               {FaceType::Tri6, 2},    {FaceType::Quad4, 1}, {FaceType::Quad8, 2},   {FaceType::QuadGLL, 4},
+               {FaceType::QuadGLL, 7}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(face_type_name(c.type, c.order));
+    const int dim = face_dimension(c.type) + 1, n = nodes_per_face(c.type, c.order);
+    const std::vector<double> x = curved_face(c.type, c.order);
+    std::vector<double> C, loads;
+    fem::coupling_matrix(c.type, c.order, dim, x, false, C);
+    const std::vector<double> reference = coupling_by_brute_force(c.type, c.order, x);
+    double largest = 0.0;
+    for (const double v : reference) largest = std::max(largest, std::abs(v));
+    ASSERT_EQ(C.size(), reference.size());
+    for (std::size_t k = 0; k < C.size(); ++k) EXPECT_NEAR(C[k], reference[k], 1e-13 * largest) << k;
+    fem::pressure_forces(c.type, c.order, dim, x, -1.0, loads);
+    for (int a = 0; a < n; ++a)
+      for (int k = 0; k < dim; ++k) {
+        double row = 0.0;
+        for (int b = 0; b < n; ++b) {
+          row += C[static_cast<std::size_t>((a * n + b) * dim + k)];
+          EXPECT_NEAR(C[static_cast<std::size_t>((a * n + b) * dim + k)],
+                      C[static_cast<std::size_t>((b * n + a) * dim + k)], 1e-14 * largest);
+        }
+        EXPECT_NEAR(row, loads[static_cast<std::size_t>(a * dim + k)], 1e-13 * largest) << a << " " << k;
+      }
+  }
+}
+
+// The nodal (GLL) coupling of a spectral element's face: diagonal; on a flat face its diagonal is
+// the consistent coupling's row sums (the GLL rule exact for N_a g there); refused off GLL faces.
+TEST(FemFaces, NodalCouplingOfGllFacesIsDiagonal) {
+  for (const FaceType type : {FaceType::LineGLL, FaceType::QuadGLL}) {
+    const int order = 3, dim = face_dimension(type) + 1, n = nodes_per_face(type, order);
+    const std::vector<double> x = flat_face(type, order, 0.3, 0.2);
+    std::vector<double> nodal, consistent;
+    fem::coupling_matrix(type, order, dim, x, true, nodal);
+    fem::coupling_matrix(type, order, dim, x, false, consistent);
+    double largest = 0.0;
+    for (const double v : consistent) largest = std::max(largest, std::abs(v));
+    for (int a = 0; a < n; ++a)
+      for (int k = 0; k < dim; ++k) {
+        double row = 0.0;
+        for (int b = 0; b < n; ++b) {
+          row += consistent[static_cast<std::size_t>((a * n + b) * dim + k)];
+          if (b != a) EXPECT_NEAR(nodal[static_cast<std::size_t>((a * n + b) * dim + k)], 0.0, 1e-15 * largest);
+        }
+        EXPECT_NEAR(nodal[static_cast<std::size_t>((a * n + a) * dim + k)], row, 1e-13 * largest);
+      }
+  }
+  std::vector<double> C;
+  EXPECT_THROW(fem::coupling_matrix(FaceType::Quad8, 2, 3, flat_face(FaceType::Quad8, 2, 1.0, 1.0), true, C), Error);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/solver.hpp"
+#include "tremor/fem/coupling.hpp"
 #include "tremor/fem/geometry.hpp"
 #include "tremor/fem/time_step.hpp"
 #include "tremor/io/load.hpp"
@@ -63,6 +64,10 @@ void print_time_step(const Model& model) {
     std::printf("%-18sneeds materials and sections (a mesh file alone has none)\n", "stable time step");
     return;
   }
+  if (model.has_fluids()) {
+    std::printf("%-18snot computed: the model has fluid sections, which no solver runs yet\n", "stable time step");
+    return;
+  }
   const explicit_fe::StableStep estimate = explicit_fe::stable_step(model, Exec::openmp());
   std::printf("%-18s%ss (%s); the explicit solver uses 0.9 of it by default\n", "stable time step",
               si(estimate.dt).c_str(), estimate.by.c_str());
@@ -74,6 +79,10 @@ void print_time_step(const Model& model) {
 
 void print_material(const Material& m) {
   std::printf("  %-16s rho %g kg/m^3", m.name.c_str(), m.density);
+  if (m.fluid) {
+    std::printf(", fluid: bulk modulus %sPa, sound speed %.0f m/s\n", si(m.bulk_modulus).c_str(), m.sound_speed());
+    return;
+  }
   if (m.isotropic) {
     const double lambda = m.lambda(), mu = m.mu();
     const double youngs = mu * (3 * lambda + 2 * mu) / (lambda + mu);
@@ -277,9 +286,17 @@ void run_info(const std::string& path, std::optional<int> order) {
   }
   std::printf("%-18s%zu\n", "sections", model.sections.size());
   for (const auto& s : model.sections) {
-    std::printf("  %-24s -> %s, %s", s.element_set.c_str(), s.material.c_str(), to_string(s.formulation).c_str());
+    const bool fluid = model.material(s.material).fluid;
+    std::printf("  %-24s -> %s, %s", s.element_set.c_str(), s.material.c_str(),
+                fluid ? "fluid" : to_string(s.formulation).c_str());
     if (s.formulation != Formulation::Solid) std::printf(", thickness %sm", si(s.thickness).c_str());
     std::printf("\n");
+  }
+  // Where fluids meet solids: the faces the coupling integrates over (refused where they meet
+  // otherwise: fem/coupling.hpp).
+  if (model.has_fluids()) {
+    const fem::FluidSolidInterface interface = fem::fluid_solid_interface(model);
+    std::printf("%-18s%zu faces, %zu nodes\n", "fluid-solid", interface.faces.size(), interface.nodes().size());
   }
   if (!model.fixed.empty() || !model.loads.empty() || !model.amplitudes.empty() || !model.histories.empty()) {
     std::printf("%-18s%zu fixed-dof groups, %zu load groups, %zu amplitudes, %zu history outputs\n", "loads & outputs",

@@ -794,6 +794,7 @@ void warn_quadratic_lumping(Preflight& p, const Model& model) {
 
 Preflight preflight(const Model& model, const RunOptions& options) {
   model.validate();
+  model.refuse_fluids("the explicit solver");
   Preflight p;
   std::string phase;  // the last phase completed
   try {

@@ -57,9 +57,11 @@ void area_vector(int dim, int face_dim, int n_nodes, const double* dN, std::span
   }
 }
 
-// Calls point(N, g, weight) at every quadrature point; checks the face is not degenerate.
+// Calls point(N, g, weight) at every point of `rule` (face_quadrature's by default); checks the
+// face is not degenerate.
 template <class F>
-void integrate(FaceType type, int order, int dim, std::span<const double> coordinates, F&& point) {
+void integrate(FaceType type, int order, int dim, std::span<const double> coordinates, F&& point,
+               const FaceRule* given = nullptr) {
   const int face_dim = face_dimension(type);
   TREMOR_CHECK(dim == face_dim + 1, "a ", face_type_name(type, order), " face in ", dim,
                "D space (faces of 2D elements are lines, of 3D elements surfaces)");
@@ -79,7 +81,7 @@ void integrate(FaceType type, int order, int dim, std::span<const double> coordi
       size = std::max(size, std::sqrt(distance));
     }
   const double smallest = 1e-12 * std::pow(size, face_dim);
-  const FaceRule rule = face_quadrature(type, order);
+  const FaceRule rule = given ? *given : face_quadrature(type, order);
   std::vector<double> N(static_cast<std::size_t>(n_nodes)), dN(static_cast<std::size_t>(n_nodes * face_dim));
   for (int q = 0; q < rule.n_points(); ++q) {
     face_shape(type, order, rule.points.data() + q * face_dim, N.data(), dN.data());
@@ -208,6 +210,63 @@ void pressure_forces(FaceType type, int order, int dim, std::span<const double> 
     for (int a = 0; a < n_nodes; ++a)
       for (int c = 0; c < dim; ++c) forces[static_cast<std::size_t>(a * dim + c)] -= pressure * weight * N[a] * g[c];
   });
+}
+
+FaceRule coupling_quadrature(FaceType type, int order, bool nodal) {
+  const int p = face_order(type, order);
+  FaceRule result;
+  result.dim = face_dimension(type);
+  const auto take = [&](const auto& rule) {
+    for (int q = 0; q < rule.n_points; ++q) {
+      for (int d = 0; d < result.dim; ++d) result.points.push_back(rule.point(q)[d]);
+      result.weights.push_back(rule.weights[q]);
+    }
+  };
+  if (nodal) {
+    TREMOR_CHECK(type == FaceType::LineGLL || type == FaceType::QuadGLL, "a ", face_type_name(type, order),
+                 " face has no nodal (GLL) rule");
+    if (result.dim == 1) {
+      QuadratureRule<1, max_points_1d> rule;
+      tensor_rule(gll_count(order), true, rule);
+      take(rule);
+    } else {
+      QuadratureRule<2, max_points_1d * max_points_1d> rule;
+      tensor_rule(gll_count(order), true, rule);
+      take(rule);
+    }
+    return result;
+  }
+  // N_a N_b of degree 2p, g of p - 1 on lines, 2p - 2 on triangles, 2p - 1 per direction on quads.
+  if (result.dim == 1) {
+    QuadratureRule<1, max_points_1d> rule;
+    tensor_rule(gauss_points_for_degree(3 * p - 1), false, rule);
+    take(rule);
+  } else if (type == FaceType::Tri3 || type == FaceType::Tri6) {
+    QuadratureRule<2, 16> rule;
+    triangle_rule(4 * p - 2, rule);
+    take(rule);
+  } else {
+    QuadratureRule<2, max_points_1d * max_points_1d> rule;
+    tensor_rule(gauss_points_for_degree(4 * p - 1), false, rule);
+    take(rule);
+  }
+  return result;
+}
+
+void coupling_matrix(FaceType type, int order, int dim, std::span<const double> coordinates, bool nodal,
+                     std::vector<double>& C) {
+  const int n = nodes_per_face(type, order);
+  C.assign(static_cast<std::size_t>(n * n * dim), 0.0);
+  const FaceRule rule = coupling_quadrature(type, order, nodal);
+  integrate(
+      type, order, dim, coordinates,
+      [&](const double* N, const double* g, double, double weight) {
+        for (int a = 0; a < n; ++a)
+          for (int b = 0; b < n; ++b)
+            for (int c = 0; c < dim; ++c)
+              C[static_cast<std::size_t>((a * n + b) * dim + c)] += weight * N[a] * N[b] * g[c];
+      },
+      &rule);
 }
 
 double face_area(FaceType type, int order, int dim, std::span<const double> coordinates) {

@@ -49,6 +49,16 @@ void traction_forces(FaceType type, int order, int dim, std::span<const double> 
                      const std::array<double, 3>& traction, std::vector<double>& forces);
 void pressure_forces(FaceType type, int order, int dim, std::span<const double> coordinates, double pressure,
                      std::vector<double>& forces);
+// The coupling of a fluid and a solid across a face (docs/model-file.md, "Fluids"),
+//   C_ab = int_face N_a N_b n dA,   C[(a n_nodes + b) dim + c] its component c,
+// n the face's normal as its nodes order it (outward from the element whose face it is). The rule
+// of coupling_quadrature is exact for it on curved faces too (N_a N_b g a polynomial: degree 3p - 1
+// on lines, 4p - 2 on triangles, 4p - 1 per direction on quadrilaterals); with `nodal` (GLL faces
+// only) it is the GLL rule at the face's nodes, as a spectral element's lumped mass takes it: C is
+// then diagonal, exact on flat faces for its row sums int N_a n dA.
+FaceRule coupling_quadrature(FaceType type, int order, bool nodal = false);
+void coupling_matrix(FaceType type, int order, int dim, std::span<const double> coordinates, bool nodal,
+                     std::vector<double>& C);
 // Area (3D) or length (2D) of the face.
 double face_area(FaceType type, int order, int dim, std::span<const double> coordinates);
 

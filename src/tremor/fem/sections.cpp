@@ -20,6 +20,7 @@ SectionTable section_table(const Model& model, bool check_geometry) {
   SectionTable table;
   table.dim = mesh.dim();
   table.n_voigt = table.dim == 2 ? 3 : 6;
+  model.refuse_fluids("a solid's element kernel");
   for (const Section& section : model.sections) {
     const Material& given = model.material(section.material);
     given.validate();

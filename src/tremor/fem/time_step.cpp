@@ -67,6 +67,7 @@ double element_max_eigenvalue(ElementType type, int order, std::span<const doubl
 }
 
 TimeStepEstimate stable_time_step(const Model& model) {
+  model.refuse_fluids("the elements' stable step");
   const Mesh& mesh = model.mesh;
   const std::vector<int> owner = model.element_sections();
   TimeStepEstimate best{0.0, -1, 0};

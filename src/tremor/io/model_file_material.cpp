@@ -20,7 +20,8 @@ constexpr std::string_view material_keys[] = {
     "name",          "density",      "damping_alpha", "damping_beta",  "youngs_modulus", "poisson_ratio", "lame_lambda",
     "shear_modulus", "p_wave_speed", "s_wave_speed",  "stiffness",     "youngs_moduli",  "poisson_ratios",
     "shear_moduli",  "q_p",          "q_s",           "q_kappa",       "q_mu",           "reference_frequency",
-    "q_band",        "q_solids",      "q_coarse_grained"};
+    "q_band",        "q_solids",      "q_coarse_grained", "kind",          "sound_speed",    "bulk_modulus"};
+constexpr std::string_view material_kinds[] = {"solid", "fluid"};
 constexpr std::string_view section_keys[] = {"element_set", "material", "formulation", "thickness"};
 constexpr std::string_view formulations[] = {"solid", "plane_strain", "plane_stress"};
 
@@ -123,6 +124,29 @@ std::optional<Attenuation> read_attenuation(const Table& material) {
   return a;
 }
 
+// An acoustic fluid: density and one of sound_speed and bulk_modulus; no shear, no other key.
+Material read_fluid(const Table& material, const std::string& name, double density) {
+  for (const std::string_view key : material_keys)
+    if (material.has(key) && key != "name" && key != "kind" && key != "density" && key != "sound_speed" &&
+        key != "bulk_modulus")
+      material.fail(key, str("'", key, "' is not a fluid's: a fluid (kind = \"fluid\") takes density and sound_speed ",
+                             "(or bulk_modulus), and has no shear modulus, Poisson's ratio, damping or Q"));
+  const bool speed = material.has("sound_speed"), modulus = material.has("bulk_modulus");
+  if (speed == modulus)
+    material.fail_at(speed ? material.line("bulk_modulus") : material.line(),
+                     "give exactly one of sound_speed (m/s) and bulk_modulus (Pa) for a fluid");
+  const std::string_view key = speed ? "sound_speed" : "bulk_modulus";
+  const double value = *material.number(key);
+  if (!(value > 0.0) || !std::isfinite(value))
+    material.fail(key, str("'", key, "' is ", value, "; expected a positive ", speed ? "speed, m/s" : "modulus, Pa"));
+  const double kappa = speed ? density * value * value : value;
+  if (kappa < smallest_material_constant || kappa > largest_material_constant)
+    material.fail(key, str("'", key, "' gives a bulk modulus of ", kappa, " Pa; expected one within [",
+                           smallest_material_constant, ", ", largest_material_constant,
+                           "] Pa, the magnitudes of a material"));
+  return Material::from_sound_speed(name, std::sqrt(kappa / density), density);
+}
+
 }  // namespace
 
 Material read_material(Table& material) {
@@ -130,12 +154,17 @@ Material read_material(Table& material) {
   const std::string name = material.required_string("name", "the material's name, used by [[section]]");
   if (name.empty()) material.fail("name", "'name' is empty");
   material.set_where(str(material.where(), " '", name, "'"));
+  const bool fluid = choice(material, "kind", material_kinds).value_or("solid") == "fluid";
   const double density = material.required_number("density", "kg/m^3");
   if (!(density > 0.0))
     material.fail("density", str("'density' is ", density, "; expected a positive density, kg/m^3"));
   if (density < smallest_material_constant || density > largest_material_constant)
     material.fail("density", str("'density' is ", density, "; expected a density within [", smallest_material_constant,
                                  ", ", largest_material_constant, "] kg/m^3, the magnitudes of a material"));
+  if (fluid) return read_fluid(material, name, density);
+  for (const std::string_view key : {"sound_speed", "bulk_modulus"})
+    if (material.has(key))
+      material.fail(key, str("'", key, "' is a fluid's: give kind = \"fluid\" (a solid takes elastic constants)"));
   const double damping = material.number("damping_alpha", 0.0);
   if (!(damping >= 0.0))
     material.fail("damping_alpha", str("'damping_alpha' is ", damping, "; expected a non-negative rate, 1/s"));
@@ -237,6 +266,12 @@ Section read_section(const Table& section, const Model& model) {
     section.fail("material",
                  str("no material named '", result.material, "'", suggestion(result.material, views(materials)),
                      "; the model defines ", listing(materials)));
+  if (model.material(result.material).fluid) {  // one scalar per node: no formulation
+    if (section.has("formulation"))
+      section.fail("formulation", str("'formulation' is a solid's; '", result.material,
+                                      "' is a fluid (one pressure potential per node, in 2D and 3D)"));
+    result.formulation = mesh.dim() == 2 ? Formulation::PlaneStrain : Formulation::Solid;
+  }
   const std::string formulation = section.string("formulation").value_or(mesh.dim() == 2 ? "plane_strain" : "solid");
   if (formulation == "solid") {
     result.formulation = Formulation::Solid;

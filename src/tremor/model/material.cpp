@@ -199,17 +199,38 @@ Material Material::from_engineering_constants(std::string name, double e1, doubl
   return from_stiffness(std::move(name), c, density);
 }
 
+Material Material::from_sound_speed(std::string name, double sound_speed, double density) {
+  check_density(name, density);
+  TREMOR_CHECK(std::isfinite(sound_speed) && sound_speed > 0.0, "material '", name,
+               "': sound speed must be positive, got ", sound_speed);
+  Material m;
+  m.name = std::move(name);
+  m.density = density;
+  m.fluid = true;
+  m.bulk_modulus = density * sound_speed * sound_speed;
+  m.validate();
+  return m;
+}
+
+double Material::sound_speed() const {
+  TREMOR_CHECK(fluid, "material '", name, "' is a solid: it has no sound speed of a fluid");
+  return std::sqrt(bulk_modulus / density);
+}
+
 double Material::lambda() const {
+  TREMOR_CHECK(!fluid, "material '", name, "' is a fluid: it has no Lame constants");
   TREMOR_CHECK(isotropic, "material '", name, "' is anisotropic: it has no Lame constants");
   return c(0, 1);
 }
 
 double Material::mu() const {
+  TREMOR_CHECK(!fluid, "material '", name, "' is a fluid: it has no Lame constants");
   TREMOR_CHECK(isotropic, "material '", name, "' is anisotropic: it has no Lame constants");
   return c(3, 3);
 }
 
 double Material::max_wave_speed() const {
+  if (fluid) return sound_speed();
   if (isotropic) return std::sqrt((lambda() + 2.0 * mu()) / density);
   double largest = 0.0;
   for_each_direction([&](const double n[3]) {
@@ -220,6 +241,7 @@ double Material::max_wave_speed() const {
 }
 
 double Material::min_wave_speed() const {
+  if (fluid) return sound_speed();
   if (isotropic) return std::sqrt(mu() / density);
   double smallest = INFINITY;
   for_each_direction([&](const double n[3]) {
@@ -230,7 +252,7 @@ double Material::min_wave_speed() const {
 }
 
 double Material::pml_margin(int axis, int dim) const {
-  if (isotropic) return 0.0;
+  if (isotropic || fluid) return 0.0;
   double margin = 0.0;
   const auto check = [&](const double n[3]) {
     std::array<double, 9> gamma = christoffel(*this, n);
@@ -266,6 +288,16 @@ double Material::pml_margin(int axis, int dim) const {
 
 void Material::validate() const {
   check_density(name, density);
+  if (fluid) {
+    TREMOR_CHECK(std::isfinite(bulk_modulus) && bulk_modulus >= smallest_material_constant &&
+                     bulk_modulus <= largest_material_constant,
+                 "material '", name, "': its bulk modulus is ", bulk_modulus, " Pa, outside [",
+                 smallest_material_constant, ", ", largest_material_constant,
+                 "], the magnitudes of a material (docs/model-file.md)");
+    TREMOR_CHECK(std::all_of(stiffness.begin(), stiffness.end(), [](double c) { return c == 0.0; }) && !isotropic,
+                 "material '", name, "': a fluid has no elastic stiffness");
+    return;
+  }
   for (int i = 0; i < 6; ++i)
     for (int j = 0; j < 6; ++j) {
       TREMOR_CHECK(std::isfinite(c(i, j)), "material '", name, "': stiffness C", i + 1, j + 1, " is not finite");

@@ -28,6 +28,10 @@ struct Material {
   double density = 0.0;
   Voigt6 stiffness{};
   bool isotropic = false;
+  // An acoustic fluid (kind = "fluid"): no shear, its bulk modulus kappa = rho c^2; its stiffness
+  // all zero (no solid law takes it: fem/laws.hpp FluidLaw, docs/model-file.md "Fluids").
+  bool fluid = false;
+  double bulk_modulus = 0.0;
   // Rayleigh damping, C = alpha M + beta K: mass-proportional alpha (s^-1) and
   // stiffness-proportional beta (s), as Abaqus's *DAMPING, ALPHA and BETA. A mode of angular
   // frequency omega decays at alpha / 2 + beta omega^2 / 2.
@@ -43,22 +47,26 @@ struct Material {
   static Material from_lame(std::string name, double lambda, double mu, double density);
   static Material from_speeds(std::string name, double p_speed, double s_speed, double density);
   static Material from_stiffness(std::string name, const Voigt6& stiffness, double density);
+  // An acoustic fluid of sound speed c (m/s): kappa = rho c^2.
+  static Material from_sound_speed(std::string name, double sound_speed, double density);
   // Orthotropic in the material axes (1, 2, 3) = (x, y, z).
   static Material from_engineering_constants(std::string name, double e1, double e2, double e3, double nu12,
                                              double nu13, double nu23, double g12, double g13, double g23,
                                              double density);
 
   double c(int i, int j) const { return stiffness[static_cast<std::size_t>(6 * i + j)]; }
-  // Isotropic only: Lame constants (throw for anisotropic materials).
+  // Isotropic only: Lame constants (throw for anisotropic materials and fluids).
   double lambda() const;
   double mu() const;
+  // A fluid's sound speed, sqrt(kappa / rho) (throws for a solid).
+  double sound_speed() const;
   // Fastest plane-wave speed over all directions: exact for isotropic materials; for anisotropic
   // ones the largest Christoffel eigenvalue sampled on a ~2 degree net of directions, an estimate
   // within ~1e-4 relative below the true maximum (time steps come from element eigenvalues,
   // fem/time_step.hpp, not from this).
   double max_wave_speed() const;
   // Slowest quasi-shear speed sampled on the same directions (an estimate from above, for
-  // points-per-wavelength checks).
+  // points-per-wavelength checks). A fluid's both: its sound speed.
   double min_wave_speed() const;
   // The stability condition of a PML normal to `axis` (Becache, Fauqueux and Joly 2003): every
   // plane wave's slowness n and group velocity V have components along the axis of one sign.
@@ -68,8 +76,8 @@ struct Material {
   double pml_margin(int axis, int dim) const;
 
   // Density positive, stiffness symmetric positive definite, the density and the largest stiffness
-  // entry within [smallest_material_constant, largest_material_constant]; throws naming the
-  // material.
+  // entry within [smallest_material_constant, largest_material_constant]; a fluid's bulk modulus
+  // within that range and its stiffness zero; throws naming the material.
   void validate() const;
 };
 

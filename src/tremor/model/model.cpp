@@ -23,6 +23,18 @@ const Material& Model::material(std::string_view name) const {
   throw Error(str(source, ": no material named '", name, "'"));
 }
 
+bool Model::has_fluids() const {
+  return std::any_of(sections.begin(), sections.end(), [&](const Section& s) { return material(s.material).fluid; });
+}
+
+void Model::refuse_fluids(std::string_view what) const {
+  for (const Section& section : sections)
+    if (material(section.material).fluid)
+      throw Error(str(source.empty() ? std::string() : str(source, ": "), "the section on '", section.element_set,
+                      "' is of the fluid '", section.material, "': ", what,
+                      " takes solid sections only (fluids are read and checked; docs/model-file.md, \"Fluids\")"));
+}
+
 std::vector<int> Model::element_sections() const {
   std::vector<int> owner(static_cast<std::size_t>(mesh.n_elements()), -1);
   for (std::size_t s = 0; s < sections.size(); ++s) {

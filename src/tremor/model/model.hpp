@@ -101,6 +101,11 @@ struct Model {
   std::vector<DefectEffect> defect_effects;
 
   const Material& material(std::string_view name) const;
+  // Whether a section's material is a fluid (model/material.hpp).
+  bool has_fluids() const;
+  // Throws tremor::Error naming the first fluid section where `what` (a solver, an operator) takes
+  // solids only; nothing without fluids.
+  void refuse_fluids(std::string_view what) const;
   // Per global element: the index of its section, or -1 where none applies.
   std::vector<int> element_sections() const;
   // Cross-checks sets, materials and sections; every element must have exactly one section.

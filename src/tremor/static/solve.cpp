@@ -111,6 +111,7 @@ StaticResult solve_static(const Model& model, const SolveOptions& options, Obser
   TREMOR_CHECK(n_dofs <= Size{2147483647}, model.source, ": ", n_dofs,
                " degrees of freedom exceed what one array can index (2^31 - 1)");
 
+  model.refuse_fluids("the static solver");
   const fem::SectionTable table = fem::section_table(model);  // checks sections and geometry
   StaticLoads loads = static_loads(model);
   out.warnings = loads.warnings;

@@ -1,0 +1,103 @@
+#include "tremor/fem/coupling.hpp"
+
+#include <algorithm>
+
+#include "tremor/core/error.hpp"
+#include "tremor/fem/faces.hpp"
+
+namespace tremor::fem {
+
+std::vector<Index> FluidSolidInterface::nodes() const {
+  std::vector<Index> all;
+  for (const CouplingFace& face : faces) all.insert(all.end(), face.nodes.begin(), face.nodes.end());
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  return all;
+}
+
+std::vector<bool> fluid_elements(const Model& model) {
+  const std::vector<int> sections = model.element_sections();
+  std::vector<bool> fluid(sections.size(), false);
+  for (std::size_t e = 0; e < sections.size(); ++e)
+    fluid[e] = sections[e] >= 0 && model.material(model.sections[static_cast<std::size_t>(sections[e])].material).fluid;
+  return fluid;
+}
+
+namespace {
+
+// A face's nodes (global numbers, in the face's order) and its type.
+struct FaceNodes {
+  FaceType type;
+  int order = 1;
+  std::vector<Index> nodes;
+};
+
+FaceNodes nodes_of(const Mesh& mesh, const Face& face) {
+  const ElementRef ref = mesh.locate(face.element);
+  const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
+  int local[max_face_nodes];
+  const int n = face_nodes(block.type, block.order, face.face, local);
+  FaceNodes out{face_type(block.type), block.order, {}};
+  const auto element = block.nodes(ref.element);
+  for (int k = 0; k < n; ++k) out.nodes.push_back(element[static_cast<std::size_t>(local[k])]);
+  return out;
+}
+
+}  // namespace
+
+FluidSolidInterface fluid_solid_interface(const Model& model) {
+  const Mesh& mesh = model.mesh;
+  const int dim = mesh.dim();
+  const std::vector<bool> fluid = fluid_elements(model);
+  const RegionInterface found = region_interface(mesh, fluid);
+  const std::string& source = mesh.n_nodes() > 0 ? model.mesh_source() : model.source;
+  if (!found.touching.empty()) {
+    const RegionInterface::Touch& t = found.touching.front();
+    throw Error(str(source, ": fluid element ", mesh.element_label(t.inside), " and solid element ",
+                    mesh.element_label(t.outside), " share node ", mesh.node_labels[static_cast<std::size_t>(t.node)],
+                    " but no face (", found.touching.size(), " such node", found.touching.size() == 1 ? "" : "s",
+                    "): a fluid meets a solid across whole faces of a conforming mesh"));
+  }
+  const std::vector<int> sections = model.element_sections();
+  FluidSolidInterface out;
+  std::vector<double> x;
+  for (const auto& pair : found.faces) {
+    const FaceNodes in = nodes_of(mesh, pair[0]), solid = nodes_of(mesh, pair[1]);
+    std::vector<Index> a = in.nodes, b = solid.nodes;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    if (in.type != solid.type || in.order != solid.order || a != b)
+      throw Error(str(source, ": fluid element ", mesh.element_label(pair[0].element), " (face ", pair[0].face + 1,
+                      ", a ", face_type_name(in.type, in.order), ") and solid element ",
+                      mesh.element_label(pair[1].element), " (face ", pair[1].face + 1, ", a ",
+                      face_type_name(solid.type, solid.order),
+                      ") share the corners of a face but not all its nodes: a non-conforming interface; a fluid "
+                      "meets a solid across faces of the same nodes (elements of the same type and order)"));
+    double thickness = 1.0;
+    if (dim == 2) {
+      const auto section_of = [&](Index e) -> const Section& {
+        return model.sections[static_cast<std::size_t>(sections[static_cast<std::size_t>(e)])];
+      };
+      const Section &s_fluid = section_of(pair[0].element), &s_solid = section_of(pair[1].element);
+      if (s_fluid.thickness != s_solid.thickness)
+        throw Error(str(model.source, ": the fluid section on '", s_fluid.element_set, "' (thickness ",
+                        s_fluid.thickness, " m) meets the solid section on '", s_solid.element_set, "' (thickness ",
+                        s_solid.thickness, " m) at elements ", mesh.element_label(pair[0].element), " and ",
+                        mesh.element_label(pair[1].element), ": coupled 2D sections take the same thickness"));
+      thickness = s_solid.thickness;
+    }
+    CouplingFace face{pair[0], pair[1], solid.nodes, {}};
+    x.clear();
+    for (const Index node : solid.nodes) {
+      const auto at = mesh.node(node);
+      x.insert(x.end(), at.begin(), at.end());
+    }
+    const bool gll = solid.type == FaceType::LineGLL || solid.type == FaceType::QuadGLL;
+    coupling_matrix(solid.type, solid.order, dim, x, gll, face.C);
+    for (double& value : face.C) value *= thickness;
+    out.faces.push_back(std::move(face));
+  }
+  return out;
+}
+
+}  // namespace tremor::fem

@@ -1,0 +1,137 @@
+// Fluid materials ([[material]] kind = "fluid"): the keys, the material they make, their errors
+// (file:line), and the solvers' refusal of fluid sections until a run path takes them.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tremor/core/error.hpp"
+#include "tremor/explicit/solver.hpp"
+#include "tremor/fem/sections.hpp"
+#include "tremor/io/model_file.hpp"
+#include "tremor/model/material.hpp"
+
+namespace tremor {
+namespace {
+
+// A 0.2 x 0.1 m rectangle of 4 x 2 quad4 cells: lines 1-5; the material's table starts at line 6.
+const std::string rectangle =
+    "[mesh]\n"
+    "generator = \"rectangle\"\n"
+    "element = \"quad4\"\n"
+    "size = [0.2, 0.1]\n"
+    "divisions = [4, 2]\n";
+
+Model parse(const std::string& text) { return io::read_model_buffer(text, "m.toml", ""); }
+
+std::string error_of(const std::string& text) {
+  try {
+    (void)parse(text);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+// "[[material]]" (line 6), a fluid named water with `keys` from line 9.
+std::string water(const std::string& keys) {
+  return rectangle + "[[material]]\nname = \"water\"\nkind = \"fluid\"\n" + keys;
+}
+
+TEST(ModelFileFluid, SoundSpeedOrBulkModulus) {
+  const Model by_speed = parse(water("density = 1000\nsound_speed = 1480\n"));
+  ASSERT_EQ(by_speed.materials.size(), 1u);
+  const Material& m = by_speed.materials[0];
+  EXPECT_TRUE(m.fluid);
+  EXPECT_FALSE(m.isotropic);  // no solid law applies
+  // kappa = rho c^2 = 1000 x 1480^2; the speeds back to 1 ulp-ish (a square root of a product).
+  EXPECT_DOUBLE_EQ(m.bulk_modulus, 2.1904e9);
+  EXPECT_DOUBLE_EQ(m.sound_speed(), 1480.0);
+  EXPECT_DOUBLE_EQ(m.max_wave_speed(), 1480.0);
+  EXPECT_DOUBLE_EQ(m.min_wave_speed(), 1480.0);
+  EXPECT_EQ(m.pml_margin(0, 2), 0.0);
+  for (const double c : m.stiffness) EXPECT_EQ(c, 0.0);
+  EXPECT_THROW((void)m.lambda(), Error);
+  EXPECT_THROW((void)m.mu(), Error);
+
+  const Model by_modulus = parse(water("density = 1.2\nbulk_modulus = 1.42e5\n"));  // air
+  EXPECT_TRUE(by_modulus.materials[0].fluid);
+  EXPECT_DOUBLE_EQ(by_modulus.materials[0].bulk_modulus, 1.42e5);
+  EXPECT_NEAR(by_modulus.materials[0].sound_speed(), 344.0, 0.1);
+
+  // A section on a fluid takes the dimension's default formulation and no formulation key.
+  ASSERT_EQ(by_speed.sections.size(), 1u);
+  EXPECT_TRUE(by_speed.has_fluids());
+}
+
+TEST(ModelFileFluid, ASolidIsUnchanged) {
+  const Model steel =
+      parse(rectangle + "[[material]]\nname = \"steel\"\nkind = \"solid\"\ndensity = 7850\nyoungs_modulus = 210e9\n"
+                        "poisson_ratio = 0.3\n");
+  EXPECT_FALSE(steel.materials[0].fluid);
+  EXPECT_TRUE(steel.materials[0].isotropic);
+  EXPECT_FALSE(steel.has_fluids());
+  EXPECT_THROW((void)steel.materials[0].sound_speed(), Error);
+}
+
+TEST(ModelFileFluid, ErrorsNameTheLineAndKey) {
+  const auto has = [](const std::string& error, const std::string& part) {
+    return error.find(part) != std::string::npos;
+  };
+  // A shear constant on a fluid: refused at its own line.
+  std::string e = error_of(water("density = 1000\nsound_speed = 1480\nshear_modulus = 1e9\n"));
+  EXPECT_TRUE(has(e, "m.toml:11:") && has(e, "'shear_modulus' is not a fluid's")) << e;
+  e = error_of(water("density = 1000\npoisson_ratio = 0.49\nsound_speed = 1480\n"));
+  EXPECT_TRUE(has(e, "m.toml:10:") && has(e, "'poisson_ratio' is not a fluid's")) << e;
+  e = error_of(water("density = 1000\nsound_speed = 1480\nq_p = 50\n"));
+  EXPECT_TRUE(has(e, "m.toml:11:") && has(e, "'q_p' is not a fluid's")) << e;
+  // Neither or both of the fluid's constants.
+  e = error_of(water("density = 1000\n"));
+  EXPECT_TRUE(has(e, "m.toml:6:") && has(e, "give exactly one of sound_speed (m/s) and bulk_modulus (Pa)")) << e;
+  e = error_of(water("density = 1000\nsound_speed = 1480\nbulk_modulus = 2.2e9\n"));
+  EXPECT_TRUE(has(e, "m.toml:11:") && has(e, "give exactly one of sound_speed")) << e;
+  // Values out of range.
+  e = error_of(water("density = 1000\nsound_speed = -1480\n"));
+  EXPECT_TRUE(has(e, "m.toml:10:") && has(e, "'sound_speed' is -1480; expected a positive speed, m/s")) << e;
+  e = error_of(water("density = 1000\nbulk_modulus = 1e40\n"));
+  EXPECT_TRUE(has(e, "m.toml:10:") && has(e, "the magnitudes of a material")) << e;
+  // A fluid's key on a solid, an unknown kind.
+  e = error_of(rectangle + "[[material]]\nname = \"steel\"\ndensity = 7850\nsound_speed = 5900\n");
+  EXPECT_TRUE(has(e, "m.toml:9:") && has(e, "'sound_speed' is a fluid's: give kind = \"fluid\"")) << e;
+  e = error_of(rectangle + "[[material]]\nname = \"water\"\nkind = \"liquid\"\ndensity = 1000\nsound_speed = 1480\n");
+  EXPECT_TRUE(has(e, "m.toml:8:") && has(e, "'liquid'") && has(e, "fluid")) << e;
+  // A formulation on a fluid's section.
+  e = error_of(water("density = 1000\nsound_speed = 1480\n") +
+               "[[section]]\nelement_set = \"all\"\nmaterial = \"water\"\nformulation = \"plane_stress\"\n");
+  EXPECT_TRUE(has(e, "m.toml:14:") && has(e, "'formulation' is a solid's; 'water' is a fluid")) << e;
+}
+
+TEST(ModelFileFluid, SolversRefuseFluidSectionsNamingThem) {
+  const Model model = parse(water("density = 1000\nsound_speed = 1480\n") + "[explicit]\nduration = 1e-5\n");
+  const auto refusal = [&](auto&& call) -> std::string {
+    try {
+      call();
+    } catch (const Error& error) {
+      return error.what();
+    }
+    return "no error";
+  };
+  const std::string run = refusal([&] { (void)explicit_fe::preflight(model); });
+  EXPECT_NE(run.find("the section on 'all' is of the fluid 'water': the explicit solver takes solid sections only"),
+            std::string::npos)
+      << run;
+  const std::string table = refusal([&] { (void)fem::section_table(model); });
+  EXPECT_NE(table.find("is of the fluid 'water'"), std::string::npos) << table;
+}
+
+TEST(Material, FluidFromSoundSpeedValidates) {
+  const Material water = Material::from_sound_speed("water", 1480.0, 1000.0);
+  EXPECT_NO_THROW(water.validate());
+  EXPECT_THROW((void)Material::from_sound_speed("w", 0.0, 1000.0), Error);
+  EXPECT_THROW((void)Material::from_sound_speed("w", 1480.0, -1.0), Error);
+  Material solid_stiffness = water;
+  solid_stiffness.stiffness[0] = 1e9;  // a fluid with an elastic entry is no fluid
+  EXPECT_THROW(solid_stiffness.validate(), Error);
+}
+
+}  // namespace
+}  // namespace tremor

@@ -165,8 +165,11 @@ void face_node(FaceType type, int order, int a, double* xi) {
   }
 }
 
-FaceRule face_quadrature(FaceType type, int order) {
-  const int p = face_order(type, order);
+namespace {
+
+// A face's rule exact to `line` degrees on lines, `triangle` on triangles, `quad` per direction on
+// quadrilaterals (Gauss points; on quadrilaterals and lines with `lobatto`, the GLL rule of n points).
+FaceRule face_rule(FaceType type, int line, int triangle, int quad, int lobatto = 0) {
   FaceRule result;
   result.dim = face_dimension(type);
   const auto take = [&](const auto& rule) {
@@ -175,20 +178,28 @@ FaceRule face_quadrature(FaceType type, int order) {
       result.weights.push_back(rule.weights[q]);
     }
   };
+  const int n = lobatto > 0 ? lobatto : gauss_points_for_degree(result.dim == 1 ? line : quad);
   if (result.dim == 1) {
     QuadratureRule<1, max_points_1d> rule;
-    tensor_rule(gauss_points_for_degree(2 * p - 1), false, rule);
+    tensor_rule(n, lobatto > 0, rule);
     take(rule);
   } else if (type == FaceType::Tri3 || type == FaceType::Tri6) {
     QuadratureRule<2, 16> rule;
-    triangle_rule(3 * p - 2, rule);
+    triangle_rule(triangle, rule);
     take(rule);
   } else {
     QuadratureRule<2, max_points_1d * max_points_1d> rule;
-    tensor_rule(gauss_points_for_degree(3 * p - 1), false, rule);
+    tensor_rule(n, lobatto > 0, rule);
     take(rule);
   }
   return result;
+}
+
+}  // namespace
+
+FaceRule face_quadrature(FaceType type, int order) {
+  const int p = face_order(type, order);
+  return face_rule(type, 2 * p - 1, 3 * p - 2, 3 * p - 1);
 }
 
 void traction_forces(FaceType type, int order, int dim, std::span<const double> coordinates,
@@ -214,43 +225,13 @@ void pressure_forces(FaceType type, int order, int dim, std::span<const double> 
 
 FaceRule coupling_quadrature(FaceType type, int order, bool nodal) {
   const int p = face_order(type, order);
-  FaceRule result;
-  result.dim = face_dimension(type);
-  const auto take = [&](const auto& rule) {
-    for (int q = 0; q < rule.n_points; ++q) {
-      for (int d = 0; d < result.dim; ++d) result.points.push_back(rule.point(q)[d]);
-      result.weights.push_back(rule.weights[q]);
-    }
-  };
   if (nodal) {
     TREMOR_CHECK(type == FaceType::LineGLL || type == FaceType::QuadGLL, "a ", face_type_name(type, order),
                  " face has no nodal (GLL) rule");
-    if (result.dim == 1) {
-      QuadratureRule<1, max_points_1d> rule;
-      tensor_rule(gll_count(order), true, rule);
-      take(rule);
-    } else {
-      QuadratureRule<2, max_points_1d * max_points_1d> rule;
-      tensor_rule(gll_count(order), true, rule);
-      take(rule);
-    }
-    return result;
+    return face_rule(type, 0, 0, 0, gll_count(order));
   }
   // N_a N_b of degree 2p, g of p - 1 on lines, 2p - 2 on triangles, 2p - 1 per direction on quads.
-  if (result.dim == 1) {
-    QuadratureRule<1, max_points_1d> rule;
-    tensor_rule(gauss_points_for_degree(3 * p - 1), false, rule);
-    take(rule);
-  } else if (type == FaceType::Tri3 || type == FaceType::Tri6) {
-    QuadratureRule<2, 16> rule;
-    triangle_rule(4 * p - 2, rule);
-    take(rule);
-  } else {
-    QuadratureRule<2, max_points_1d * max_points_1d> rule;
-    tensor_rule(gauss_points_for_degree(4 * p - 1), false, rule);
-    take(rule);
-  }
-  return result;
+  return face_rule(type, 3 * p - 1, 4 * p - 2, 4 * p - 1);
 }
 
 void coupling_matrix(FaceType type, int order, int dim, std::span<const double> coordinates, bool nodal,

@@ -1,0 +1,188 @@
+// The fluid field's pieces (explicit/fluid.hpp): the fluid's own mesh and numbering, its lumped
+// mass, and its stiffness action against the element matrices assembled by the test, on the host
+// in both precisions and on a GPU (atomics and colours) against the host.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "support/support.hpp"
+#include "tremor/backend/device_array.hpp"
+#include "tremor/explicit/fluid.hpp"
+#include "tremor/fem/colouring.hpp"
+#include "tremor/fem/dispatch.hpp"
+#include "tremor/fem/element_matrices.hpp"
+#include "tremor/mesh/generate.hpp"
+
+namespace tremor::explicit_fe {
+namespace {
+
+double centre(const Mesh& mesh, Index global, int axis) {
+  const ElementRef ref = mesh.locate(global);
+  const auto nodes = mesh.blocks[static_cast<std::size_t>(ref.block)].nodes(ref.element);
+  double sum = 0.0;
+  for (const Index node : nodes) sum += mesh.node(node)[static_cast<std::size_t>(axis)];
+  return sum / static_cast<double>(nodes.size());
+}
+
+// A 2 x 2 (x 2) block: steel below 1 along the last axis, water (1000 kg/m^3, 1480 m/s) above.
+Model water_on_steel(ElementType type, int order) {
+  Model model;
+  model.source = "m.toml";
+  const int dim = dimension(type);
+  model.mesh = dim == 2 ? generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {2, 2}, type, order)
+                        : generate_box({0.0, 0.0, 0.0}, {2.0, 2.0, 2.0}, {2, 2, 2}, type, order);
+  for (Index e = 0; e < model.mesh.n_elements(); ++e)
+    model.mesh.element_sets[centre(model.mesh, e, dim - 1) > 1.0 ? "water" : "steel"].push_back(e);
+  model.materials.push_back(Material::from_speeds("steel", 5960.0, 3260.0, 7850.0));
+  model.materials.push_back(Material::from_sound_speed("water", 1480.0, 1000.0));
+  const Formulation f = dim == 2 ? Formulation::PlaneStrain : Formulation::Solid;
+  model.sections.push_back({"steel", "steel", f, 0.5});
+  model.sections.push_back({"water", "water", f, 0.5});
+  return model;
+}
+
+// K_f chi by the fluid elements' matrices (fem::fluid_stiffness), assembled by the test.
+std::vector<double> assembled_action(const FluidMesh& fluid, const std::vector<double>& chi) {
+  const Mesh& mesh = fluid.model.mesh;
+  std::vector<double> f(chi.size(), 0.0);
+  Index global = 0;
+  for (const ElementBlock& block : mesh.blocks)
+    for (Index e = 0; e < block.n_elements(); ++e, ++global)
+      fem::with_element(block.type, block.order, [&](auto element) {
+        using E = decltype(element);
+        std::vector<double> x(E::n_nodes * E::dim), K(E::n_nodes * E::n_nodes);
+        mesh.element_coordinates(block, e, x.data());
+        const auto s = static_cast<std::size_t>(fluid.table.element_section[static_cast<std::size_t>(global)]);
+        (void)fem::fluid_stiffness<E>(x.data(), fluid.table.D[s][0], fluid.table.thickness[s], K.data());
+        const auto nodes = block.nodes(e);
+        for (int a = 0; a < E::n_nodes; ++a)
+          for (int b = 0; b < E::n_nodes; ++b) {
+            const auto row = static_cast<std::size_t>(nodes[static_cast<std::size_t>(a)]);
+            const auto column = static_cast<std::size_t>(nodes[static_cast<std::size_t>(b)]);
+            f[row] += K[static_cast<std::size_t>(a * E::n_nodes + b)] * chi[column];
+          }
+      });
+  return f;
+}
+
+// A smooth field at the fluid's nodes.
+std::vector<double> field(const FluidMesh& fluid) {
+  std::vector<double> chi;
+  for (Index i = 0; i < fluid.n_nodes(); ++i) {
+    const auto x = fluid.model.mesh.node(i);
+    double value = 1.0;
+    for (std::size_t c = 0; c < x.size(); ++c) value *= std::cos(0.7 * x[c] + 0.3 * static_cast<double>(c));
+    chi.push_back(value);
+  }
+  return chi;
+}
+
+template <class Real>
+std::vector<double> operator_action(const Exec& exec, const FluidMesh& fluid, const std::vector<double>& chi,
+                                    bool atomic) {
+  const auto elements = std::make_shared<const fem::DeviceElements>(exec, fluid.model.mesh, fluid.table,
+                                                                     fem::colour_elements(fluid.model.mesh));
+  const FluidOperator<Real> K(exec, elements, atomic);
+  std::vector<Real> in(chi.begin(), chi.end());
+  DeviceArray<Real> x(exec, std::span<const Real>(in)), y(exec, static_cast<Index>(chi.size()));
+  K.apply(x.view(), y.view());
+  const std::vector<Real> out = y.to_host();
+  return {out.begin(), out.end()};
+}
+
+// The fluid's nodes are those of its elements, in the model's order, their coordinates the
+// model's; its element sets the model's, restricted; its table D[0] = 1 / rho, density 1 / kappa.
+TEST(ExplicitFluid, TheFluidMeshNumbersItsOwnNodes) {
+  const Model model = water_on_steel(ElementType::Hex8, 1);
+  const FluidMesh fluid = fluid_mesh(model);
+  ASSERT_EQ(fluid.n_nodes(), 18);  // z = 1 and z = 2: two planes of 3 x 3
+  ASSERT_EQ(fluid.elements.size(), 4u);
+  for (Index i = 0; i < fluid.n_nodes(); ++i) {
+    if (i > 0) EXPECT_LT(fluid.nodes[static_cast<std::size_t>(i - 1)], fluid.nodes[static_cast<std::size_t>(i)]);
+    for (int c = 0; c < 3; ++c)
+      EXPECT_EQ(fluid.model.mesh.node(i)[static_cast<std::size_t>(c)],
+                model.mesh.node(fluid.nodes[static_cast<std::size_t>(i)])[static_cast<std::size_t>(c)]);
+    EXPECT_GE(fluid.model.mesh.node(i)[2], 1.0);
+  }
+  EXPECT_EQ(fluid.model.mesh.element_sets.at("water").size(), 4u);
+  EXPECT_TRUE(fluid.model.mesh.element_sets.at("steel").empty());
+  for (const int s : fluid.table.element_section) EXPECT_EQ(s, 1);
+  EXPECT_DOUBLE_EQ(fluid.table.D[1][0], 1e-3);
+  EXPECT_DOUBLE_EQ(fluid.table.density[1], 1.0 / (1000.0 * 1480.0 * 1480.0));
+  // Without fluid: nothing.
+  Model solid = model;
+  solid.sections[1].material = "steel";
+  EXPECT_EQ(fluid_mesh(solid).n_nodes(), 0);
+}
+
+// The lumped mass sums to the fluid's volume over kappa (t = 0.5 in 2D); positive everywhere.
+TEST(ExplicitFluid, LumpedMassTotalsVolumeOverKappa) {
+  const double kappa = 1000.0 * 1480.0 * 1480.0;
+  for (const auto& [type, order] : {std::pair{ElementType::Quad4, 1}, {ElementType::Tri6, 2}, {ElementType::Hex8, 1},
+                                    {ElementType::Tet10, 2}, {ElementType::HexGLL, 3}}) {
+    SCOPED_TRACE(element_name(type, order));
+    const FluidMesh fluid = fluid_mesh(water_on_steel(type, order));
+    const std::vector<double> mass = fluid_lumped_mass(fluid, Exec::openmp());
+    ASSERT_EQ(mass.size(), static_cast<std::size_t>(fluid.n_nodes()));
+    double total = 0.0;
+    for (const double m : mass) {
+      EXPECT_GT(m, 0.0);
+      total += m;
+    }
+    const double volume = dimension(type) == 2 ? 2.0 * 0.5 : 4.0;
+    EXPECT_NEAR(total * kappa, volume, 1e-12 * volume);  // sums of a few terms: round-off
+  }
+}
+
+// The operator's action is the assembled matrices' (double: round-off of the sums; float: the
+// field and forces rounded to float, 1e-6 of the largest force); a constant potential is in its
+// null space.
+TEST(ExplicitFluid, OperatorActionIsTheAssembledStiffnessAction) {
+  for (const auto& [type, order] : {std::pair{ElementType::Quad4, 1}, {ElementType::Tri6, 2}, {ElementType::Hex8, 1},
+                                    {ElementType::Hex20, 2}, {ElementType::Tet10, 2}, {ElementType::HexGLL, 3}}) {
+    SCOPED_TRACE(element_name(type, order));
+    const FluidMesh fluid = fluid_mesh(water_on_steel(type, order));
+    const std::vector<double> chi = field(fluid);
+    const std::vector<double> expected = assembled_action(fluid, chi);
+    double largest = 0.0;
+    for (const double v : expected) largest = std::max(largest, std::abs(v));
+    ASSERT_GT(largest, 0.0);
+    const std::vector<double> in_double = operator_action<double>(Exec::serial(), fluid, chi, false);
+    const std::vector<double> in_float = operator_action<float>(Exec::openmp(), fluid, chi, false);
+    for (std::size_t i = 0; i < chi.size(); ++i) {
+      EXPECT_NEAR(in_double[i], expected[i], 1e-13 * largest) << i;
+      EXPECT_NEAR(in_float[i], expected[i], 1e-6 * largest) << i;
+    }
+    const std::vector<double> constant = operator_action<double>(Exec::serial(), fluid,
+                                                                 std::vector<double>(chi.size(), 3.0), false);
+    for (const double v : constant) EXPECT_NEAR(v, 0.0, 1e-13 * largest);
+  }
+}
+
+// On a GPU, by colours and by atomics, against the host: double to round-off (the same element
+// arithmetic, sums in another order with atomics), float to 1e-6 of the largest force.
+TEST(ExplicitFluidGpu, OperatorOnTheGpuEqualsTheHost) {
+  TREMOR_REQUIRE_GPU();
+  for (const auto& [type, order] : {std::pair{ElementType::Quad4, 1}, {ElementType::Hex8, 1}, {ElementType::Tet10, 2},
+                                    {ElementType::HexGLL, 4}}) {
+    SCOPED_TRACE(element_name(type, order));
+    const FluidMesh fluid = fluid_mesh(water_on_steel(type, order));
+    const std::vector<double> chi = field(fluid);
+    const std::vector<double> host = operator_action<double>(Exec::serial(), fluid, chi, false);
+    double largest = 0.0;
+    for (const double v : host) largest = std::max(largest, std::abs(v));
+    for (const bool atomic : {false, true}) {
+      const std::vector<double> gpu = operator_action<double>(Exec::cuda(), fluid, chi, atomic);
+      const std::vector<double> gpu_float = operator_action<float>(Exec::cuda(), fluid, chi, atomic);
+      for (std::size_t i = 0; i < chi.size(); ++i) {
+        EXPECT_NEAR(gpu[i], host[i], 1e-13 * largest) << i << (atomic ? " atomic" : " colours");
+        EXPECT_NEAR(gpu_float[i], host[i], 1e-6 * largest) << i << (atomic ? " atomic" : " colours");
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tremor::explicit_fe

@@ -111,6 +111,71 @@ TEST(AbaqusKeywords, DampingGivesAlphaAndBeta) {
   EXPECT_NE(error.find("*DAMPING, BETA must not be negative, got -1e-08"), std::string::npos) << error;
 }
 
+// *ACOUSTIC MEDIUM with *DENSITY makes a fluid (kappa = rho c^2), taken by acoustic elements: a
+// water brick on a steel one; acoustic elements with an elastic material, solid ones with an
+// acoustic material, and a material with both are refused at their lines.
+TEST(AbaqusKeywords, AcousticMediumMakesAFluidOfAcousticElements) {
+  const std::string nodes = R"(*NODE
+1, 0., 0., 0.
+2, 1., 0., 0.
+3, 1., 1., 0.
+4, 0., 1., 0.
+5, 0., 0., 1.
+6, 1., 0., 1.
+7, 1., 1., 1.
+8, 0., 1., 1.
+9, 0., 0., 2.
+10, 1., 0., 2.
+11, 1., 1., 2.
+12, 0., 1., 2.
+*ELEMENT, TYPE=C3D8, ELSET=STEEL
+1, 1, 2, 3, 4, 5, 6, 7, 8
+)";  // 15 lines
+  const std::string water = R"(*ELEMENT, TYPE=AC3D8, ELSET=WATER
+2, 5, 6, 7, 8, 9, 10, 11, 12
+*MATERIAL, NAME=STEEL
+*ELASTIC
+210.E9, 0.3
+*DENSITY
+7800.
+*MATERIAL, NAME=WATER
+*DENSITY
+1000.
+*ACOUSTIC MEDIUM, BULK MODULUS
+2.1904E9
+*SOLID SECTION, ELSET=STEEL, MATERIAL=STEEL
+)";  // lines 16-28
+  const auto read = [&](const std::string& materials, const std::string& water_material) {
+    return io::read_abaqus_buffer(nodes + materials + "*SOLID SECTION, ELSET=WATER, MATERIAL=" + water_material + "\n",
+                                  "deck.inp");
+  };
+  const Model model = read(water, "WATER");
+  ASSERT_EQ(model.materials.size(), 2u);
+  const Material& w = model.materials[1];
+  EXPECT_TRUE(w.fluid);
+  EXPECT_DOUBLE_EQ(w.sound_speed(), 1480.0);  // sqrt(2.1904e9 / 1000), to rounding
+  EXPECT_TRUE(model.has_fluids());
+  // The acoustic elements with the steel (its section at line 29), the solid ones with the water (28).
+  std::string e = test::error_of([&] { (void)read(water, "STEEL"); });
+  EXPECT_NE(e.find("deck.inp:29: element set 'WATER' holds acoustic elements (AC2D*, AC3D*) and its material 'STEEL' "
+                   "has no *ACOUSTIC MEDIUM"),
+            std::string::npos)
+      << e;
+  std::string swapped = water;
+  swapped.replace(swapped.find("ELSET=STEEL, MATERIAL=STEEL"), 27, "ELSET=STEEL, MATERIAL=WATER");
+  e = test::error_of([&] { (void)read(swapped, "WATER"); });
+  EXPECT_NE(e.find("deck.inp:28: material 'WATER' is acoustic (*ACOUSTIC MEDIUM) and element set 'STEEL' holds solid "
+                   "elements"),
+            std::string::npos)
+      << e;
+  std::string both = water;
+  both.replace(both.find("*DENSITY\n1000."), 14, "*ELASTIC\n1.E9, 0.3\n*DENSITY\n1000.");
+  e = test::error_of([&] { (void)read(both, "WATER"); });
+  EXPECT_NE(e.find("deck.inp:24: material 'WATER' has both *ELASTIC and *ACOUSTIC MEDIUM (at deck.inp:28)"),
+            std::string::npos)
+      << e;
+}
+
 // The Abaqus section of docs/readers.md, up to the next section.
 std::string abaqus_section() {
   std::ifstream file(test::source_path("docs/readers.md"));

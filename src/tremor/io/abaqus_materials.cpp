@@ -3,6 +3,7 @@
 #include "tremor/io/abaqus_reader.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "tremor/core/error.hpp"
 
@@ -111,6 +112,22 @@ void Reader::density(const KeywordLine& keyword) {
   if (!(*draft.density > 0.0)) fail(values[0].where, str("the mass density must be positive, got ", *draft.density));
 }
 
+// *ACOUSTIC MEDIUM, BULK MODULUS (the default): the fluid's bulk modulus; with *DENSITY a fluid
+// (docs/model-file.md, "Fluids"). VOLUMETRIC DRAG and the others are not supported.
+void Reader::acoustic_medium(const KeywordLine& keyword) {
+  check_parameters(keyword, {"BULKMODULUS", "DEPENDENCIES"});
+  MaterialDraft& draft = current_material(keyword);
+  check_no_dependencies(keyword);
+  if (draft.bulk_modulus)
+    fail(keyword.where, "material '" + draft.name + "' has a second *ACOUSTIC MEDIUM (first at " +
+                            src_.where(draft.acoustic_where) + ")");
+  draft.acoustic_where = keyword.where;
+  const auto values = material_values(keyword, 1, "the bulk modulus");
+  draft.bulk_modulus = real(values[0], "the bulk modulus");
+  if (!(*draft.bulk_modulus > 0.0))
+    fail(values[0].where, str("the bulk modulus must be positive, got ", *draft.bulk_modulus));
+}
+
 void Reader::damping(const KeywordLine& keyword) {
   check_parameters(keyword, {"ALPHA", "BETA", "COMPOSITE", "STRUCTURAL"});
   MaterialDraft& draft = current_material(keyword);
@@ -148,24 +165,55 @@ Formulation Reader::formulation(const std::vector<Index>& members, const Pending
   for (Index definition : members) {
     const Plane p = elements_[static_cast<std::size_t>(definition)].plane;
     if (plane && *plane != p)
-      fail(section.where,
-           "element set '" + section.element_set +
-               "' mixes plane strain (CPE) and plane stress (CPS) elements; give each its own section");
+      fail(section.where, "element set '" + section.element_set +
+                              (p == Plane::Acoustic || *plane == Plane::Acoustic
+                                   ? "' mixes acoustic (AC) and solid elements; give each its own section"
+                                   : "' mixes plane strain (CPE) and plane stress (CPS) elements; give each its own "
+                                     "section"));
     plane = p;
   }
+  // Acoustic elements take an *ACOUSTIC MEDIUM, the others an *ELASTIC one.
+  const auto draft = std::find_if(materials_.begin(), materials_.end(),
+                                  [&](const MaterialDraft& m) { return m.name == section.material; });
+  if (draft != materials_.end() && plane) {
+    const bool acoustic = *plane == Plane::Acoustic, fluid = draft->bulk_modulus.has_value();
+    if (acoustic && !fluid)
+      fail(section.where, "element set '" + section.element_set + "' holds acoustic elements (AC2D*, AC3D*) and its "
+                              "material '" + draft->name + "' has no *ACOUSTIC MEDIUM");
+    if (!acoustic && fluid)
+      fail(section.where, "material '" + draft->name + "' is acoustic (*ACOUSTIC MEDIUM) and element set '" +
+                              section.element_set +
+                              "' holds solid elements; give a fluid acoustic elements (AC3D8, ...)");
+  }
   if (!plane) plane = mesh_dim_ == 2 ? Plane::Strain : Plane::Solid;
+  if (*plane == Plane::Acoustic) return mesh_dim_ == 2 ? Formulation::PlaneStrain : Formulation::Solid;
   switch (*plane) {
     case Plane::Strain:
       return Formulation::PlaneStrain;
     case Plane::Stress:
       return Formulation::PlaneStress;
     case Plane::Solid:
+    case Plane::Acoustic:
       break;
   }
   return Formulation::Solid;
 }
 
 Material Reader::build(const MaterialDraft& draft) {
+  if (draft.bulk_modulus) {
+    if (draft.elastic != MaterialDraft::Elastic::None)
+      fail(draft.elastic_where, "material '" + draft.name + "' has both *ELASTIC and *ACOUSTIC MEDIUM (at " +
+                                    src_.where(draft.acoustic_where) +
+                                    "); give the fluid and the solid a material each");
+    if (!draft.density) fail(draft.where, "material '" + draft.name + "' has *ACOUSTIC MEDIUM but no *DENSITY");
+    if (draft.damping_alpha != 0.0 || draft.damping_beta != 0.0)
+      fail(draft.where, "material '" + draft.name + "' is acoustic: *DAMPING is not supported on a fluid");
+    try {
+      return Material::from_sound_speed(draft.name, std::sqrt(*draft.bulk_modulus / *draft.density), *draft.density);
+    } catch (const Error& error) {
+      fail(draft.acoustic_where, error.what());
+    }
+  }
   if (draft.elastic == MaterialDraft::Elastic::None)
     fail(draft.where, "material '" + draft.name + "' has no *ELASTIC");
   if (!draft.density)

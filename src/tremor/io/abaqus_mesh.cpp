@@ -35,6 +35,11 @@ constexpr ElementKind element_kinds[] = {
     {"C3D4", ElementType::Tet4, Plane::Solid},   {"C3D8", ElementType::Hex8, Plane::Solid},
     {"C3D8R", ElementType::Hex8, Plane::Solid},  {"C3D10", ElementType::Tet10, Plane::Solid},
     {"C3D20", ElementType::Hex20, Plane::Solid}, {"C3D20R", ElementType::Hex20, Plane::Solid},
+    // Acoustic elements (a fluid's, one pressure unknown per node in Abaqus): the same node layouts.
+    {"AC2D3", ElementType::Tri3, Plane::Acoustic},   {"AC2D4", ElementType::Quad4, Plane::Acoustic},
+    {"AC2D6", ElementType::Tri6, Plane::Acoustic},   {"AC2D8", ElementType::Quad8, Plane::Acoustic},
+    {"AC3D4", ElementType::Tet4, Plane::Acoustic},   {"AC3D8", ElementType::Hex8, Plane::Acoustic},
+    {"AC3D10", ElementType::Tet10, Plane::Acoustic}, {"AC3D20", ElementType::Hex20, Plane::Acoustic},
 };
 
 const ElementKind* find_element_kind(std::string_view name) {

@@ -28,7 +28,7 @@
 namespace tremor::io::abaqus {
 
 // What a 2D element type says about the out-of-plane state; 3D types are Solid.
-enum class Plane : std::uint8_t { Solid, Strain, Stress };
+enum class Plane : std::uint8_t { Solid, Strain, Stress, Acoustic };  // Acoustic: AC2D*, AC3D*
 
 // Text of a field for a message: bounded, so fuzzed megabyte fields do not flood the terminal.
 std::string shown(std::string_view text);
@@ -47,6 +47,8 @@ struct MaterialDraft {
   std::vector<double> constants;  // E, nu / E1..G23 as Abaqus orders them
   Voigt6 stiffness{};             // tremor's Voigt order
   std::optional<double> density;
+  std::optional<double> bulk_modulus;  // *ACOUSTIC MEDIUM: a fluid
+  Location acoustic_where;
   double damping_alpha = 0.0;
   double damping_beta = 0.0;
 };
@@ -166,6 +168,7 @@ class Reader {
   template <std::size_t N>
   Voigt6 to_tremor_voigt(const std::vector<Field>& values, const int (&pairs)[N][2]);
   void density(const KeywordLine& keyword);
+  void acoustic_medium(const KeywordLine& keyword);
   void damping(const KeywordLine& keyword);
   void solid_section(const KeywordLine& keyword);
   Formulation formulation(const std::vector<Index>& members, const PendingSection& section);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "explicit_test_models.hpp"
 #include "support/support.hpp"
 #include "tremor/backend/device_array.hpp"
 #include "tremor/explicit/fluid.hpp"
@@ -18,29 +19,13 @@
 namespace tremor::explicit_fe {
 namespace {
 
-double centre(const Mesh& mesh, Index global, int axis) {
-  const ElementRef ref = mesh.locate(global);
-  const auto nodes = mesh.blocks[static_cast<std::size_t>(ref.block)].nodes(ref.element);
-  double sum = 0.0;
-  for (const Index node : nodes) sum += mesh.node(node)[static_cast<std::size_t>(axis)];
-  return sum / static_cast<double>(nodes.size());
-}
-
-// A 2 x 2 (x 2) block: steel below 1 along the last axis, water (1000 kg/m^3, 1480 m/s) above.
+// A 2 x 2 (x 2) block: steel below 1 along the last axis, water (1000 kg/m^3, 1480 m/s) above,
+// 2D sections 0.5 m thick.
 Model water_on_steel(ElementType type, int order) {
-  Model model;
-  model.source = "m.toml";
-  const int dim = dimension(type);
-  model.mesh = dim == 2 ? generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {2, 2}, type, order)
-                        : generate_box({0.0, 0.0, 0.0}, {2.0, 2.0, 2.0}, {2, 2, 2}, type, order);
-  for (Index e = 0; e < model.mesh.n_elements(); ++e)
-    model.mesh.element_sets[centre(model.mesh, e, dim - 1) > 1.0 ? "water" : "steel"].push_back(e);
-  model.materials.push_back(Material::from_speeds("steel", 5960.0, 3260.0, 7850.0));
-  model.materials.push_back(Material::from_sound_speed("water", 1480.0, 1000.0));
-  const Formulation f = dim == 2 ? Formulation::PlaneStrain : Formulation::Solid;
-  model.sections.push_back({"steel", "steel", f, 0.5});
-  model.sections.push_back({"water", "water", f, 0.5});
-  return model;
+  const bool two = dimension(type) == 2;
+  return test::water_on_steel(two ? generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {2, 2}, type, order)
+                                  : generate_box({0.0, 0.0, 0.0}, {2.0, 2.0, 2.0}, {2, 2, 2}, type, order),
+                              0.5, 0.5);
 }
 
 // K_f chi by the fluid elements' matrices (fem::fluid_stiffness), assembled by the test.

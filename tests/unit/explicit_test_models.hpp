@@ -177,4 +177,35 @@ inline Model prescribed_block() {
   return model;
 }
 
+// The mean of an element's node coordinates along `axis`.
+inline double element_centre(const Mesh& mesh, Index global, int axis) {
+  const ElementRef ref = mesh.locate(global);
+  const auto nodes = mesh.blocks[static_cast<std::size_t>(ref.block)].nodes(ref.element);
+  double sum = 0.0;
+  for (const Index node : nodes) sum += mesh.node(node)[static_cast<std::size_t>(axis)];
+  return sum / static_cast<double>(nodes.size());
+}
+
+// Steel (5960, 3260 m/s, 7850 kg/m^3) on the element set "steel" and water (1480 m/s, 1000 kg/m^3)
+// on "water", 2D sections `thickness` thick (the water's `water_thickness`).
+inline void add_water_and_steel(Model& model, double thickness = 1.0, double water_thickness = 1.0) {
+  model.materials.push_back(Material::from_speeds("steel", 5960.0, 3260.0, 7850.0));
+  model.materials.push_back(Material::from_sound_speed("water", 1480.0, 1000.0));
+  const Formulation f = model.mesh.dim() == 2 ? Formulation::PlaneStrain : Formulation::Solid;
+  model.sections.push_back({"steel", "steel", f, thickness});
+  model.sections.push_back({"water", "water", f, water_thickness});
+}
+
+// `mesh` as steel where the elements' centres lie below 1 along the last axis, water above.
+inline Model water_on_steel(Mesh mesh, double thickness = 1.0, double water_thickness = 1.0) {
+  Model model;
+  model.source = "m.toml";
+  const int dim = mesh.dim();
+  for (Index e = 0; e < mesh.n_elements(); ++e)
+    mesh.element_sets[element_centre(mesh, e, dim - 1) > 1.0 ? "water" : "steel"].push_back(e);
+  model.mesh = std::move(mesh);
+  add_water_and_steel(model, thickness, water_thickness);
+  return model;
+}
+
 }  // namespace tremor::test

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "explicit_test_models.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/fem/coupling.hpp"
 #include "tremor/mesh/generate.hpp"
@@ -14,31 +15,8 @@
 namespace tremor {
 namespace {
 
-// The mean of an element's node coordinates along `axis`.
-double centre(const Mesh& mesh, Index global, int axis) {
-  const ElementRef ref = mesh.locate(global);
-  const auto nodes = mesh.blocks[static_cast<std::size_t>(ref.block)].nodes(ref.element);
-  double sum = 0.0;
-  for (const Index node : nodes) sum += mesh.node(node)[static_cast<std::size_t>(axis)];
-  return sum / static_cast<double>(nodes.size());
-}
-
-// `mesh` as steel where the elements' centres lie below 1 along the last axis, water above (sets
-// "steel" and "water"), 2D sections `thickness` thick (the water's `water_thickness`).
-Model water_on_steel(Mesh mesh, double thickness = 1.0, double water_thickness = 1.0) {
-  Model model;
-  model.source = "m.toml";
-  const int dim = mesh.dim();
-  for (Index e = 0; e < mesh.n_elements(); ++e)
-    mesh.element_sets[centre(mesh, e, dim - 1) > 1.0 ? "water" : "steel"].push_back(e);
-  model.mesh = std::move(mesh);
-  model.materials.push_back(Material::from_speeds("steel", 5960.0, 3260.0, 7850.0));
-  model.materials.push_back(Material::from_sound_speed("water", 1480.0, 1000.0));
-  const Formulation f = dim == 2 ? Formulation::PlaneStrain : Formulation::Solid;
-  model.sections.push_back({"steel", "steel", f, thickness});
-  model.sections.push_back({"water", "water", f, water_thickness});
-  return model;
-}
+using test::add_water_and_steel;
+using test::water_on_steel;
 
 std::string error_of(const Model& model) {
   try {
@@ -109,10 +87,7 @@ TEST(FemCoupling, ACornerWithoutAFaceIsRefused) {
   block.labels = {11, 12};
   model.mesh.element_sets["steel"] = {0};
   model.mesh.element_sets["water"] = {1};
-  model.materials.push_back(Material::from_speeds("steel", 5960.0, 3260.0, 7850.0));
-  model.materials.push_back(Material::from_sound_speed("water", 1480.0, 1000.0));
-  model.sections.push_back({"steel", "steel", Formulation::PlaneStrain, 1.0});
-  model.sections.push_back({"water", "water", Formulation::PlaneStrain, 1.0});
+  add_water_and_steel(model);
   const std::string e = error_of(model);
   EXPECT_NE(e.find("m.toml: fluid element 12 and solid element 11 share node 3 but no face (1 such node)"),
             std::string::npos)
@@ -136,10 +111,7 @@ TEST(FemCoupling, ANonConformingFaceIsRefused) {
   quad8.labels = {2};
   model.mesh.element_sets["water"] = {0};
   model.mesh.element_sets["steel"] = {1};
-  model.materials.push_back(Material::from_speeds("steel", 5960.0, 3260.0, 7850.0));
-  model.materials.push_back(Material::from_sound_speed("water", 1480.0, 1000.0));
-  model.sections.push_back({"steel", "steel", Formulation::PlaneStrain, 1.0});
-  model.sections.push_back({"water", "water", Formulation::PlaneStrain, 1.0});
+  add_water_and_steel(model);
   const std::string e = error_of(model);
   EXPECT_NE(e.find("m.toml: fluid element 1 (face 2, a line2) and solid element 2 (face 4, a line3) share the "
                    "corners of a face but not all its nodes: a non-conforming interface"),

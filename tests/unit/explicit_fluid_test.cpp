@@ -1,15 +1,18 @@
 // The fluid field's pieces (explicit/fluid.hpp): the fluid's own mesh and numbering, its lumped
-// mass, and its stiffness action against the element matrices assembled by the test, on the host
-// in both precisions and on a GPU (atomics and colours) against the host.
+// mass, its stiffness action against the element matrices assembled by the test (on the host in
+// both precisions, and on a GPU, atomics and colours, against the host) and its largest eigenvalue.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
 
 #include "explicit_test_models.hpp"
+#include "fem_test_helpers.hpp"
 #include "support/support.hpp"
 #include "tremor/backend/device_array.hpp"
+#include "tremor/core/error.hpp"
 #include "tremor/explicit/fluid.hpp"
 #include "tremor/fem/colouring.hpp"
 #include "tremor/fem/dispatch.hpp"
@@ -144,6 +147,32 @@ TEST(ExplicitFluid, OperatorActionIsTheAssembledStiffnessAction) {
                                                                  std::vector<double>(chi.size(), 3.0), false);
     for (const double v : constant) EXPECT_NEAR(v, 0.0, 1e-13 * largest);
   }
+}
+
+// The Lanczos estimate of the largest eigenvalue of M_f^-1 K_f is the dense one's: K_f assembled by
+// the test (its action on unit vectors), M_f^-1/2 K_f M_f^-1/2 by Jacobi rotations. Lanczos on a
+// system of at most a few hundred values converges to rounding before it stops: 1e-8.
+TEST(ExplicitFluid, SpectrumIsTheLumpedSystemsLargestEigenvalue) {
+  for (const auto& [type, order] : {std::pair{ElementType::Quad4, 1}, {ElementType::Tri6, 2}, {ElementType::Hex8, 1},
+                                    {ElementType::HexGLL, 2}}) {
+    SCOPED_TRACE(element_name(type, order));
+    const FluidMesh fluid = fluid_mesh(water_on_steel(type, order));
+    const auto n = static_cast<std::size_t>(fluid.n_nodes());
+    const std::vector<double> mass = fluid_lumped_mass(fluid, Exec::serial());
+    std::vector<double> A(n * n);
+    for (std::size_t j = 0; j < n; ++j) {
+      std::vector<double> unit(n, 0.0);
+      unit[j] = 1.0;
+      const std::vector<double> column = assembled_action(fluid, unit);
+      for (std::size_t i = 0; i < n; ++i) A[i * n + j] = column[i] / std::sqrt(mass[i] * mass[j]);
+    }
+    const std::vector<double> eigenvalues = fem::test::symmetric_eigenvalues(A, static_cast<int>(n));
+    const double largest = *std::max_element(eigenvalues.begin(), eigenvalues.end());
+    EXPECT_NEAR(fluid_spectrum(fluid, Exec::openmp()).largest, largest, 1e-8 * largest);
+  }
+  Model solid = water_on_steel(ElementType::Quad4, 1);
+  solid.sections[1].material = "steel";
+  EXPECT_THROW((void)fluid_spectrum(fluid_mesh(solid), Exec::serial()), Error);
 }
 
 // On a GPU, by colours and by atomics, against the host: double to round-off (the same element

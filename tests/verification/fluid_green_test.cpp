@@ -27,7 +27,6 @@
 #include "tremor/explicit/fluid.hpp"
 #include "tremor/fem/colouring.hpp"
 #include "tremor/mesh/generate.hpp"
-#include "tremor/operator/spectrum.hpp"
 
 namespace tremor::explicit_fe {
 namespace {
@@ -75,8 +74,7 @@ std::vector<double> pressure_errors(const Exec& exec, const Model& model, const 
                                                                      fem::colour_elements(fluid.model.mesh));
   const FluidOperator<double> K(exec, elements, exec.space() == MemorySpace::Device);
   const std::vector<double> mass = fluid_lumped_mass(fluid, exec);
-  const DeviceArray<double> device_mass(exec, std::span<const double>(mass));
-  const double lambda = op::largest_eigenvalue(K, device_mass.data()).largest;
+  const double lambda = fluid_spectrum(fluid, exec).largest;
   const double dt = 0.5 * 2.0 / std::sqrt(lambda);
   const auto steps = static_cast<int>(std::ceil(duration / dt));
   CentralDifference<double> scheme(exec, K, mass, {}, dt, {}, 1);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tremor/backend/atomic.hpp"
+#include "tremor/backend/device_array.hpp"
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/fem/colouring.hpp"
@@ -150,6 +151,16 @@ void FluidOperator<Real>::add_unchecked(const Real* chi, Real* f) const {
         add_fluid_elements<decltype(element), Real>(exec_, n, list, fem::arrays_of(els, block), atomic_, chi, f);
       });
     }
+}
+
+op::Spectrum fluid_spectrum(const FluidMesh& fluid, const Exec& exec) {
+  TREMOR_CHECK(!fluid.elements.empty(), "the stable step of a fluid: the model has no fluid element");
+  const auto elements = std::make_shared<const fem::DeviceElements>(exec, fluid.model.mesh, fluid.table,
+                                                                     fem::colour_elements(fluid.model.mesh));
+  const FluidOperator<double> K(exec, elements, exec.space() == MemorySpace::Device);
+  const std::vector<double> mass = fluid_lumped_mass(fluid, exec);
+  const DeviceArray<double> on_exec(exec, std::span<const double>(mass));
+  return op::largest_eigenvalue(K, on_exec.data());
 }
 
 template class FluidOperator<float>;

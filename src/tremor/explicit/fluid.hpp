@@ -19,6 +19,7 @@
 #include "tremor/fem/sections.hpp"
 #include "tremor/model/model.hpp"
 #include "tremor/operator/operator.hpp"
+#include "tremor/operator/spectrum.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -41,6 +42,11 @@ FluidMesh fluid_mesh(const Model& model);
 // The fluid's lumped mass per fluid node: t int N_a / kappa dV lumped as the solid's mass is
 // (sparse::assemble_lumped_mass with 1 / kappa for rho).
 std::vector<double> fluid_lumped_mass(const FluidMesh& fluid, const Exec& exec);
+
+// The largest eigenvalue of M_f^-1 K_f (op::largest_eigenvalue: Lanczos on the fluid's operator in
+// double, on `exec`), which bounds the fluid's stable step as the solid's bounds its own:
+// dt <= 2 / sqrt(lambda). Throws tremor::Error for a fluid of no element.
+op::Spectrum fluid_spectrum(const FluidMesh& fluid, const Exec& exec);
 
 // K_f chi, element by element without K_f: each element's forces in double
 // (fem::apply_fluid_stiffness on its stiffness rule), summed colour by colour with plain adds

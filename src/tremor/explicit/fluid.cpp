@@ -79,10 +79,12 @@ FluidMesh fluid_mesh(const Model& model) {
   return out;
 }
 
-std::vector<double> fluid_lumped_mass(const FluidMesh& fluid, const Exec& exec) {
+std::vector<double> fluid_lumped_mass(const FluidMesh& fluid, const Exec& exec,
+                                      const fem::ElementColouring* colouring) {
   const Exec host = exec.space() == MemorySpace::Host ? exec : exec.host();
+  const fem::ElementColouring own = colouring ? fem::ElementColouring{} : fem::colour_elements(fluid.model.mesh);
   const std::vector<double> per_dof =
-      sparse::assemble_lumped_mass(fluid.model, fluid.table, fem::colour_elements(fluid.model.mesh), host);
+      sparse::assemble_lumped_mass(fluid.model, fluid.table, colouring ? *colouring : own, host);
   const auto dim = static_cast<std::size_t>(fluid.table.dim);
   std::vector<double> mass(fluid.nodes.size());
   for (std::size_t i = 0; i < mass.size(); ++i) mass[i] = per_dof[i * dim];
@@ -155,10 +157,10 @@ void FluidOperator<Real>::add_unchecked(const Real* chi, Real* f) const {
 
 op::Spectrum fluid_spectrum(const FluidMesh& fluid, const Exec& exec) {
   TREMOR_CHECK(!fluid.elements.empty(), "the stable step of a fluid: the model has no fluid element");
-  const auto elements = std::make_shared<const fem::DeviceElements>(exec, fluid.model.mesh, fluid.table,
-                                                                     fem::colour_elements(fluid.model.mesh));
+  const fem::ElementColouring colouring = fem::colour_elements(fluid.model.mesh);
+  const auto elements = std::make_shared<const fem::DeviceElements>(exec, fluid.model.mesh, fluid.table, colouring);
   const FluidOperator<double> K(exec, elements, exec.space() == MemorySpace::Device);
-  const std::vector<double> mass = fluid_lumped_mass(fluid, exec);
+  const std::vector<double> mass = fluid_lumped_mass(fluid, exec, &colouring);
   const DeviceArray<double> on_exec(exec, std::span<const double>(mass));
   return op::largest_eigenvalue(K, on_exec.data());
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tremor/backend/exec.hpp"
+#include "tremor/fem/colouring.hpp"
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/fem/sections.hpp"
 #include "tremor/model/model.hpp"
@@ -40,8 +41,10 @@ struct FluidMesh {
 FluidMesh fluid_mesh(const Model& model);
 
 // The fluid's lumped mass per fluid node: t int N_a / kappa dV lumped as the solid's mass is
-// (sparse::assemble_lumped_mass with 1 / kappa for rho).
-std::vector<double> fluid_lumped_mass(const FluidMesh& fluid, const Exec& exec);
+// (sparse::assemble_lumped_mass with 1 / kappa for rho), with the fluid mesh's element colouring
+// where the caller has made it.
+std::vector<double> fluid_lumped_mass(const FluidMesh& fluid, const Exec& exec,
+                                      const fem::ElementColouring* colouring = nullptr);
 
 // The largest eigenvalue of M_f^-1 K_f (op::largest_eigenvalue: Lanczos on the fluid's operator in
 // double, on `exec`), which bounds the fluid's stable step as the solid's bounds its own:

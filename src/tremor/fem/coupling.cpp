@@ -15,15 +15,15 @@ std::vector<Index> FluidSolidInterface::nodes() const {
   return all;
 }
 
-std::vector<bool> fluid_elements(const Model& model) {
-  const std::vector<int> sections = model.element_sections();
+namespace {
+
+// Whether each element's section (model.element_sections()) is a fluid's.
+std::vector<bool> fluid_of(const Model& model, const std::vector<int>& sections) {
   std::vector<bool> fluid(sections.size(), false);
   for (std::size_t e = 0; e < sections.size(); ++e)
     fluid[e] = sections[e] >= 0 && model.material(model.sections[static_cast<std::size_t>(sections[e])].material).fluid;
   return fluid;
 }
-
-namespace {
 
 // A face's nodes (global numbers, in the face's order) and its type.
 struct FaceNodes {
@@ -45,12 +45,14 @@ FaceNodes nodes_of(const Mesh& mesh, const Face& face) {
 
 }  // namespace
 
+std::vector<bool> fluid_elements(const Model& model) { return fluid_of(model, model.element_sections()); }
+
 FluidSolidInterface fluid_solid_interface(const Model& model) {
   const Mesh& mesh = model.mesh;
   const int dim = mesh.dim();
-  const std::vector<bool> fluid = fluid_elements(model);
-  const RegionInterface found = region_interface(mesh, fluid);
-  const std::string& source = mesh.n_nodes() > 0 ? model.mesh_source() : model.source;
+  const std::vector<int> sections = model.element_sections();
+  const RegionInterface found = region_interface(mesh, fluid_of(model, sections));
+  const std::string& source = model.mesh_source();
   if (!found.touching.empty()) {
     const RegionInterface::Touch& t = found.touching.front();
     throw Error(str(source, ": fluid element ", mesh.element_label(t.inside), " and solid element ",
@@ -58,7 +60,6 @@ FluidSolidInterface fluid_solid_interface(const Model& model) {
                     " but no face (", found.touching.size(), " such node", found.touching.size() == 1 ? "" : "s",
                     "): a fluid meets a solid across whole faces of a conforming mesh"));
   }
-  const std::vector<int> sections = model.element_sections();
   FluidSolidInterface out;
   std::vector<double> x;
   for (const auto& pair : found.faces) {

@@ -198,5 +198,37 @@ TEST(ExplicitFluidGpu, OperatorOnTheGpuEqualsTheHost) {
   }
 }
 
+// A volume source V(t) loads its fluid node (the fluid's numbering) by -V(t); forces on the
+// solid are not the fluid's; a volume source where no fluid element is, is refused.
+TEST(ExplicitFluid, VolumeSourcesLoadTheFluidNodes) {
+  Model model = water_on_steel(ElementType::Quad4, 1);  // nodes 3 to 8 (y >= 1) are the fluid's 0 to 5
+  PointSource volume;
+  volume.nodes = {7};
+  volume.volume = true;
+  volume.amplitude = 2e-9;
+  volume.signal = Signal::ricker(1e3);
+  volume.origin = "m.toml:30";
+  model.point_sources.push_back(volume);
+  PointSource force;
+  force.nodes = {1};
+  force.direction = {0.0, 1.0, 0.0};
+  force.origin = "m.toml:40";
+  model.point_sources.push_back(force);
+  const FluidMesh fluid = fluid_mesh(model);
+  const Loading loading = fluid_loading(model, fluid);
+  EXPECT_EQ(loading.n_dofs(), 6);
+  EXPECT_EQ(loading.loaded_dofs(), std::vector<Index>{4});
+  EXPECT_TRUE(loading.constrained_dofs().empty());
+  std::vector<double> value(1);
+  loading.forces(1.2e-3, value);
+  EXPECT_DOUBLE_EQ(value[0], -2e-9 * Signal::ricker(1e3).value(1.2e-3));
+  // The solid's loading leaves the volume out.
+  const Loading solid(model);
+  EXPECT_EQ(solid.loaded_dofs(), std::vector<Index>{3});
+  model.point_sources.front().nodes = {1};
+  test::expect_contains(test::error_of([&] { (void)fluid_loading(model, fluid); }),
+                        {"m.toml:30: a volume source at node 2, which no fluid element holds"});
+}
+
 }  // namespace
 }  // namespace tremor::explicit_fe

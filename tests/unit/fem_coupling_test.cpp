@@ -3,11 +3,13 @@
 // meetings refused (a corner only, a non-conforming face, 2D sections of different thickness).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "explicit_test_models.hpp"
+#include "support/support.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/fem/coupling.hpp"
 #include "tremor/mesh/generate.hpp"
@@ -126,6 +128,70 @@ TEST(FemCoupling, SectionsOfDifferentThicknessAreRefused) {
   EXPECT_NE(e.find("the fluid section on 'water' (thickness 0.5 m) meets the solid section on 'steel' (thickness 1 m)"),
             std::string::npos)
       << e;
+}
+
+// The solid of water on steel: the steel's elements in their order, every node, the sets
+// renumbered; the fluid's section gone. Loads and receivers on the water alone are refused.
+TEST(FemCoupling, TheSolidPartDropsTheFluidElements) {
+  Model model = water_on_steel(generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {2, 4}, ElementType::Quad4));
+  model.mesh.element_sets["top row"] = {6, 7};
+  model.mesh.element_sets["middle"] = {2, 3, 4, 5};
+  model.mesh.face_sets["faces"] = {{1, 0}, {6, 2}};
+  model.validate();
+  const Model solid = fem::solid_part(model);
+  EXPECT_EQ(solid.mesh.n_nodes(), model.mesh.n_nodes());
+  ASSERT_EQ(solid.mesh.n_elements(), 4);
+  for (Index e = 0; e < 4; ++e) {
+    const auto a = solid.mesh.blocks[0].nodes(e), b = model.mesh.blocks[0].nodes(e);
+    EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin())) << e;
+  }
+  EXPECT_EQ(solid.mesh.element_sets.at("steel"), (std::vector<Index>{0, 1, 2, 3}));
+  EXPECT_TRUE(solid.mesh.element_sets.at("water").empty());
+  EXPECT_TRUE(solid.mesh.element_sets.at("top row").empty());
+  EXPECT_EQ(solid.mesh.element_sets.at("middle"), (std::vector<Index>{2, 3}));
+  EXPECT_EQ(solid.mesh.face_sets.at("faces"), (std::vector<Face>{{1, 0}}));
+  ASSERT_EQ(solid.sections.size(), 1u);
+  EXPECT_EQ(solid.sections[0].material, "steel");
+  EXPECT_FALSE(solid.has_fluids());
+  EXPECT_NO_THROW(solid.validate());
+  // Node 14 (x = 2, y = 2: the top right corner) only the water holds.
+  const auto refused = [&](auto&& change, const std::vector<std::string>& pieces) {
+    Model changed = model;
+    change(changed);
+    try {
+      (void)fem::solid_part(changed);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& error) {
+      test::expect_contains(error.what(), pieces);
+    }
+  };
+  refused(
+      [](Model& m) {
+        SurfaceLoad load;
+        load.faces = {{6, 0}};
+        load.pressure = 1.0;
+        load.origin = "m.toml:9";
+        m.surface_loads.push_back(load);
+      },
+      {"m.toml:9: the surface load acts on 1 faces of fluid elements"});
+  refused(
+      [](Model& m) {
+        PointSource source;
+        source.nodes = {14};
+        source.direction = {1.0, 0.0, 0.0};
+        source.origin = "m.toml:12";
+        m.point_sources.push_back(source);
+      },
+      {"m.toml:12: a point force on node 15, which only fluid elements hold"});
+  refused(
+      [](Model& m) {
+        Receiver receiver;
+        receiver.name = "r";
+        receiver.nodes = {14};
+        receiver.origin = "m.toml:20";
+        m.receivers.push_back(receiver);
+      },
+      {"m.toml:20: receiver 'r' records node 15, which only fluid elements hold"});
 }
 
 }  // namespace

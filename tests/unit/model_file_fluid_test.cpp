@@ -116,8 +116,7 @@ TEST(ModelFileFluid, SolversRefuseFluidSectionsNamingThem) {
     return "no error";
   };
   const std::string run = refusal([&] { (void)explicit_fe::preflight(model); });
-  EXPECT_NE(run.find("the section on 'all' is of the fluid 'water': the explicit solver takes solid sections only"),
-            std::string::npos)
+  EXPECT_NE(run.find("m.toml: the model has no solid element: a fluid runs coupled to a solid"), std::string::npos)
       << run;
   const std::string table = refusal([&] { (void)fem::section_table(model); });
   EXPECT_NE(table.find("is of the fluid 'water'"), std::string::npos) << table;
@@ -131,6 +130,29 @@ TEST(Material, FluidFromSoundSpeedValidates) {
   Material solid_stiffness = water;
   solid_stiffness.stiffness[0] = 1e9;  // a fluid with an elastic entry is no fluid
   EXPECT_THROW(solid_stiffness.validate(), Error);
+}
+
+// A volume source: `volume` in m^3 in place of a force's direction and amplitude; refused beside
+// them, and in a model without a fluid.
+TEST(ModelFileFluid, AVolumeSourceTakesVolumeAlone) {
+  const auto has = [](const std::string& error, const std::string& part) {
+    return error.find(part) != std::string::npos;
+  };
+  const std::string model = water("density = 1000\nsound_speed = 1480\n") +
+                            "[[section]]\nelement_set = \"all\"\nmaterial = \"water\"\n"
+                            "[[source]]\nposition = [0.1, 0.05]\nvolume = 2e-9\n"
+                            "signal = { kind = \"ricker\", frequency = 1e4 }\n";
+  const Model read = parse(model);
+  ASSERT_EQ(read.point_sources.size(), 1u);
+  EXPECT_TRUE(read.point_sources[0].volume);
+  EXPECT_DOUBLE_EQ(read.point_sources[0].amplitude, 2e-9);
+  std::string e = error_of(model + "direction = [0, 1]\n");
+  EXPECT_TRUE(has(e, "m.toml:") && has(e, "a volume source (in a fluid) takes 'volume' (m^3) alone")) << e;
+  e = error_of(rectangle + "[[material]]\nname = \"steel\"\nyoungs_modulus = 2e11\npoisson_ratio = 0.3\n"
+               "density = 7850\n[[section]]\nelement_set = \"all\"\nmaterial = \"steel\"\n"
+               "[[source]]\nposition = [0.1, 0.05]\nvolume = 2e-9\n"
+               "signal = { kind = \"ricker\", frequency = 1e4 }\n");
+  EXPECT_TRUE(has(e, "a volume source injects volume into a fluid, and the model has no fluid section")) << e;
 }
 
 }  // namespace

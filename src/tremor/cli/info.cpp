@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "tremor/cli/options.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/explicit/fluid.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/fem/coupling.hpp"
@@ -64,11 +66,17 @@ void print_time_step(const Model& model) {
     std::printf("%-18sneeds materials and sections (a mesh file alone has none)\n", "stable time step");
     return;
   }
-  if (model.has_fluids()) {
-    std::printf("%-18snot computed: the model has fluid sections, which no solver runs yet\n", "stable time step");
-    return;
+  // With fluids: the smaller of the solid's and the fluid's (explicit/fluid.hpp), as the run takes.
+  const bool fluids = model.has_fluids();
+  const Model solid = fluids ? fem::solid_part(model) : Model{};
+  const Model& solids = fluids ? solid : model;
+  explicit_fe::StableStep estimate{std::numeric_limits<double>::infinity(), 0, 0, ""};
+  if (solids.mesh.n_elements() > 0) estimate = explicit_fe::stable_step(solids, Exec::openmp());
+  if (fluids) {
+    const explicit_fe::FluidSetup fluid = explicit_fe::fluid_setup(model, Exec::openmp());
+    if (fluid.stable_dt < estimate.dt)
+      estimate = {fluid.stable_dt, 0, 0, "set by the fluid: the largest eigenvalue of its M^-1 K"};
   }
-  const explicit_fe::StableStep estimate = explicit_fe::stable_step(model, Exec::openmp());
   std::printf("%-18s%ss (%s); the explicit solver uses 0.9 of it by default\n", "stable time step",
               si(estimate.dt).c_str(), estimate.by.c_str());
   if (model.explicit_step && model.explicit_step->duration > 0)
@@ -196,7 +204,8 @@ void print_excitation(const Model& model) {
       for (int d = 0; d < model.mesh.dim(); ++d) where += str(d ? ", " : "", (*source.position)[static_cast<std::size_t>(d)]);
       where += ")";
     }
-    std::printf("  %-24s %sN, %s", where.c_str(), si(source.amplitude).c_str(), signal_text(source.signal).c_str());
+    std::printf("  %-24s %s%s, %s", where.c_str(), si(source.amplitude).c_str(), source.volume ? "m^3 volume" : "N",
+                signal_text(source.signal).c_str());
     if (source.delay > 0) std::printf(", delay %ss", si(source.delay).c_str());
     std::printf("\n");
   }

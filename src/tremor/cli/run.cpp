@@ -485,6 +485,7 @@ struct RootRun {
                                : args.resume                  ? resumed.checkpoint_every
                                                               : 0;
     checkpoints.run.checkpoint_every = options.checkpoint_every;
+    ex::check_checkpoints(preflight, model, options);  // (before any file is written)
     if (options.checkpoint_every > 0) checkpoints.path = checkpoint_file;
     checkpoints.wall_before = args.resume ? resumed.wall_time : 0.0;
     return checkpoints;

@@ -1,6 +1,11 @@
 #include "tremor/explicit/fluid.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <utility>
 
 #include "tremor/backend/atomic.hpp"
 #include "tremor/backend/device_array.hpp"
@@ -10,6 +15,7 @@
 #include "tremor/fem/coupling.hpp"
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
+#include "tremor/fem/element_survey.hpp"
 #include "tremor/sparse/assemble.hpp"
 
 namespace tremor::explicit_fe {
@@ -155,17 +161,204 @@ void FluidOperator<Real>::add_unchecked(const Real* chi, Real* f) const {
     }
 }
 
-op::Spectrum fluid_spectrum(const FluidMesh& fluid, const Exec& exec) {
+namespace {
+
+// The largest eigenvalue of M_f^-1 K_f on exec, with the lumped mass into `mass`.
+op::Spectrum spectrum_and_mass(const FluidMesh& fluid, const Exec& exec, std::vector<double>& mass) {
   TREMOR_CHECK(!fluid.elements.empty(), "the stable step of a fluid: the model has no fluid element");
   const fem::ElementColouring colouring = fem::colour_elements(fluid.model.mesh);
   const auto elements = std::make_shared<const fem::DeviceElements>(exec, fluid.model.mesh, fluid.table, colouring);
   const FluidOperator<double> K(exec, elements, exec.space() == MemorySpace::Device);
-  const std::vector<double> mass = fluid_lumped_mass(fluid, exec, &colouring);
+  mass = fluid_lumped_mass(fluid, exec, &colouring);
   const DeviceArray<double> on_exec(exec, std::span<const double>(mass));
   return op::largest_eigenvalue(K, on_exec.data());
 }
 
+}  // namespace
+
+op::Spectrum fluid_spectrum(const FluidMesh& fluid, const Exec& exec) {
+  std::vector<double> mass;
+  return spectrum_and_mass(fluid, exec, mass);
+}
+
+FluidSetup fluid_setup(const Model& model, const Exec& exec) {
+  FluidSetup out;
+  out.mesh = fluid_mesh(model);
+  out.interface = fem::fluid_solid_interface(model);
+  out.spectrum = spectrum_and_mass(out.mesh, exec, out.mass);
+  out.stable_dt = 2.0 / std::sqrt(out.spectrum.largest);
+  const Mesh& mesh = out.mesh.model.mesh;
+  for (const ElementBlock& block : mesh.blocks)
+    fem::with_element(block.type, block.order, [&](auto element) {
+      using E = decltype(element);
+      double x[E::n_nodes * E::dim];
+      for (Index e = 0; e < block.n_elements(); ++e) {
+        mesh.element_coordinates(block, e, x);
+        out.largest_element = std::max(out.largest_element, fem::vertex_distances<E>(x).max_length);
+      }
+    });
+  out.slowest = std::numeric_limits<double>::infinity();
+  for (const Section& section : model.sections)
+    if (const Material& material = model.material(section.material); material.fluid)
+      out.slowest = std::min(out.slowest, material.sound_speed());
+  return out;
+}
+
+std::size_t fluid_run_bytes(const FluidSetup& fluid, std::size_t real_size) {
+  const Mesh& mesh = fluid.mesh.model.mesh;
+  const auto nodes = static_cast<std::size_t>(mesh.n_nodes()), elements = static_cast<std::size_t>(mesh.n_elements());
+  std::size_t connectivity = 0;
+  for (const ElementBlock& block : mesh.blocks) connectivity += block.connectivity.size();
+  std::size_t pairs = 0;
+  for (const fem::CouplingFace& face : fluid.interface.faces) pairs += face.nodes.size() * face.nodes.size();
+  const auto dim = static_cast<std::size_t>(mesh.dim());
+  // Coordinates, connectivity, section and colour list per element; chi twice, K_f chi, the
+  // pressure and the update's coefficient in Real, 1 / M_f in double; per node pair an index and
+  // dim coefficients, per interface node three indices.
+  return nodes * (dim * sizeof(double) + 4 * real_size + sizeof(double)) + connectivity * sizeof(Index) +
+         elements * 2 * sizeof(Index) + pairs * (sizeof(Index) + dim * sizeof(double)) +
+         fluid.interface.nodes().size() * 3 * sizeof(Index);
+}
+
+Loading fluid_loading(const Model& model, const FluidMesh& fluid, const Shot* shot) {
+  // The fluid as a field of one value per node: a mesh of dimension 1 on the fluid nodes, whose
+  // "x" component is the potential.
+  Model scalar;
+  scalar.source = model.source;
+  scalar.mesh = Mesh(1);
+  const double origin = 0.0;
+  for (const Index node : fluid.nodes)
+    scalar.mesh.add_node(model.mesh.node_labels[static_cast<std::size_t>(node)], std::span<const double>(&origin, 1));
+  scalar.amplitudes = model.amplitudes;
+  for (const PointSource& source : model.point_sources) {
+    if (!source.volume) continue;
+    PointSource load = source;
+    load.volume = false;
+    load.direction = {1.0, 0.0, 0.0};
+    load.amplitude = -source.amplitude;
+    for (Index& node : load.nodes) {
+      const auto found = std::lower_bound(fluid.nodes.begin(), fluid.nodes.end(), node);
+      TREMOR_CHECK(found != fluid.nodes.end() && *found == node, source.origin, ": a volume source at node ",
+                   model.mesh.node_labels[static_cast<std::size_t>(node)],
+                   ", which no fluid element holds: volume sources act in fluids");
+      node = static_cast<Index>(found - fluid.nodes.begin());
+    }
+    scalar.point_sources.push_back(std::move(load));
+  }
+  return Loading(scalar, shot);
+}
+
+template <class Real>
+FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading,
+                           double dt, bool atomic)
+    : exec_(exec), dim_(fluid.mesh.table.dim), loading_(std::move(loading)) {
+  const FluidMesh& mesh = fluid.mesh;
+  const bool atomics = atomic && exec.space() == MemorySpace::Device;
+  elements_ = std::make_shared<const fem::DeviceElements>(
+      exec, mesh.model.mesh, mesh.table, atomics ? fem::ElementColouring{} : fem::colour_elements(mesh.model.mesh));
+  stiffness_ = std::make_unique<FluidOperator<Real>>(exec, elements_, atomics);
+  const std::vector<Index> held = loading_.constrained_dofs();
+  scheme_ = std::make_unique<CentralDifference<Real>>(exec, *stiffness_, fluid.mass, std::span<const double>{}, dt,
+                                                      held, 1);
+  loads_ = std::make_unique<DeviceLoading<Real>>(exec, loading_, dt);
+  // 1 / M_f, 0 where the node is massless or held (its pressure 0: chi does not move there).
+  std::vector<double> inverse(fluid.mass.size(), 0.0);
+  for (std::size_t i = 0; i < inverse.size(); ++i)
+    if (fluid.mass[i] > 0.0) inverse[i] = 1.0 / fluid.mass[i];
+  for (const Index i : held) inverse[static_cast<std::size_t>(i)] = 0.0;
+  inverse_mass_ = DeviceArray<double>(exec, std::span<const double>(inverse));
+  // The node pairs of every face, summed where faces share them, as rows by interface node.
+  const std::vector<Index> nodes = fluid.interface.nodes();
+  const auto row_of = [&](Index node) {
+    return static_cast<Index>(std::lower_bound(nodes.begin(), nodes.end(), node) - nodes.begin());
+  };
+  const auto d = static_cast<std::size_t>(dim_);
+  std::map<std::pair<Index, Index>, std::array<double, 3>> pairs;
+  for (const fem::CouplingFace& face : fluid.interface.faces) {
+    const std::size_t n = face.nodes.size();
+    for (std::size_t a = 0; a < n; ++a)
+      for (std::size_t b = 0; b < n; ++b) {
+        const double* c = face.C.data() + (a * n + b) * d;
+        if (std::all_of(c, c + d, [](double v) { return v == 0.0; })) continue;  // (a nodal rule's zeros)
+        std::array<double, 3>& sum = pairs[{row_of(face.nodes[a]), row_of(face.nodes[b])}];
+        for (std::size_t k = 0; k < d; ++k) sum[k] += c[k];
+      }
+  }
+  std::vector<Index> solid_node, fluid_node, offsets{0}, col;
+  std::vector<double> C;
+  for (const Index node : nodes) {
+    const Index local = solid.local_node(node);
+    TREMOR_CHECK(local >= 0, "the fluid-solid interface's node ", node, " is not in the subdomain");
+    solid_node.push_back(local);
+    fluid_node.push_back(
+        static_cast<Index>(std::lower_bound(mesh.nodes.begin(), mesh.nodes.end(), node) - mesh.nodes.begin()));
+  }
+  for (const auto& [pair, c] : pairs) {
+    while (static_cast<Index>(offsets.size()) <= pair.first) offsets.push_back(static_cast<Index>(col.size()));
+    col.push_back(pair.second);
+    C.insert(C.end(), c.begin(), c.begin() + static_cast<std::ptrdiff_t>(d));
+  }
+  while (offsets.size() <= nodes.size()) offsets.push_back(static_cast<Index>(col.size()));
+  solid_ = DeviceArray<Index>(exec, std::span<const Index>(solid_node));
+  fluid_ = DeviceArray<Index>(exec, std::span<const Index>(fluid_node));
+  offsets_ = DeviceArray<Index>(exec, std::span<const Index>(offsets));
+  col_ = DeviceArray<Index>(exec, std::span<const Index>(col));
+  C_ = DeviceArray<double>(exec, std::span<const double>(C));
+  pressure_ = DeviceArray<Real>(exec, scheme_->n_dofs());
+  fill_zero(exec, pressure_.data(), pressure_.size());
+}
+
+template <class Real>
+void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Real> forces) {
+  loads_->update(scheme.step_count());
+  const View<Real> f = scheme_->apply_stiffness();  // K_f chi_n
+  const int dim = dim_;
+  const Index n_rows = solid_.size();
+  const Index *solid = solid_.data(), *fluid = fluid_.data(), *offsets = offsets_.data(), *col = col_.data();
+  const double* C = C_.data();
+  const Real* u = scheme.displacement().data;
+  Real* fluid_forces = f.data;
+  // f_f += C^T u_n: the normal displacement the solid imposes (one row per interface node).
+  forall(exec_, n_rows, [=] TREMOR_LAMBDA(Index r) {
+    double sum = 0.0;
+    for (Index k = offsets[r]; k < offsets[r + 1]; ++k)
+      for (int c = 0; c < dim; ++c) sum += C[k * dim + c] * static_cast<double>(u[solid[col[k]] * dim + c]);
+    fluid_forces[fluid[r]] += static_cast<Real>(sum);
+  });
+  // p_n = -a_n = (f_f - F) / M_f.
+  const double* inverse = inverse_mass_.data();
+  Real* p = pressure_.data();
+  forall(exec_, scheme_->n_dofs(), [=] TREMOR_LAMBDA(Index i) {
+    p[i] = static_cast<Real>(static_cast<double>(fluid_forces[i]) * inverse[i]);
+  });
+  const View<const Index> loaded = loads_->loaded_dofs();
+  const View<const Real> loads = loads_->loads();
+  const Index* dofs = loaded.data;
+  const Real* values = loads.data;
+  forall(exec_, loaded.size, [=] TREMOR_LAMBDA(Index k) {
+    p[dofs[k]] -= static_cast<Real>(static_cast<double>(values[k]) * inverse[dofs[k]]);
+  });
+  scheme_->advance(loaded, loads, loads_->prescribed_dofs(), loads_->prescribed_values());
+  // The solid's internal force -C chi_tt = C p: the fluid's traction -p n on the faces.
+  Real* solid_forces = forces.data;
+  forall(exec_, n_rows, [=] TREMOR_LAMBDA(Index r) {
+    double sum[3] = {0.0, 0.0, 0.0};
+    for (Index k = offsets[r]; k < offsets[r + 1]; ++k)
+      for (int c = 0; c < dim; ++c) sum[c] += C[k * dim + c] * static_cast<double>(p[fluid[col[k]]]);
+    for (int c = 0; c < dim; ++c) solid_forces[solid[r] * dim + c] += static_cast<Real>(sum[c]);
+  });
+}
+
+template <class Real>
+void FluidTerm<Real>::start_from_rest() {
+  const std::vector<Real> zero(static_cast<std::size_t>(scheme_->n_dofs()), Real(0));
+  scheme_->set_state(zero, zero, 0);
+  fill_zero(exec_, pressure_.data(), pressure_.size());
+}
+
 template class FluidOperator<float>;
 template class FluidOperator<double>;
+template class FluidTerm<float>;
+template class FluidTerm<double>;
 
 }  // namespace tremor::explicit_fe

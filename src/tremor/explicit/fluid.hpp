@@ -15,7 +15,12 @@
 #include <vector>
 
 #include "tremor/backend/exec.hpp"
+#include "tremor/explicit/central_difference.hpp"
+#include "tremor/explicit/loading.hpp"
+#include "tremor/explicit/parts.hpp"
+#include "tremor/explicit/step_term.hpp"
 #include "tremor/fem/colouring.hpp"
+#include "tremor/fem/coupling.hpp"
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/fem/sections.hpp"
 #include "tremor/model/model.hpp"
@@ -75,5 +80,77 @@ class FluidOperator final : public op::Operator<Real> {
 
 extern template class FluidOperator<float>;
 extern template class FluidOperator<double>;
+
+// A run's fluid, made once by the pre-flight (its solid is fem::solid_part): the fluid's mesh, its
+// faces on the solid, its lumped mass and the stable step it allows.
+struct FluidSetup {
+  FluidMesh mesh;
+  fem::FluidSolidInterface interface;
+  std::vector<double> mass;        // fluid_lumped_mass
+  op::Spectrum spectrum;           // of M_f^-1 K_f (fluid_spectrum)
+  double stable_dt = 0.0;          // s, 2 / sqrt(spectrum.largest), rounded down to 3 digits
+  double largest_element = 0.0;    // m, the largest distance between two nodes of a fluid element
+  double slowest = 0.0;            // m/s, the lowest sound speed of the fluids in use
+};
+// Throws tremor::Error for a model without fluid elements, or one whose fluid meets its solid
+// otherwise than across whole faces (fem::fluid_solid_interface).
+FluidSetup fluid_setup(const Model& model, const Exec& exec);
+// What a run's FluidTerm holds on its Exec, with state of `real_size` bytes (the pre-flight's
+// estimate): the fluid's elements, its integrator's state and coefficients, the interface's rows.
+std::size_t fluid_run_bytes(const FluidSetup& fluid, std::size_t real_size);
+
+// The fluid's loads as a Loading of one value per fluid node (FluidMesh numbering): each volume
+// source (PointSource::volume) of V(t) = amplitude signal(t - delay) at its nodes becomes the load
+// -V(t) of M_f chi_tt + K_f chi = F (a volume injected raises the pressure -chi_tt), the loads of
+// transducers `shot` does not fire left out. Throws tremor::Error, naming the source, for a volume
+// source at a node no fluid element holds.
+Loading fluid_loading(const Model& model, const FluidMesh& fluid, const Shot* shot = nullptr);
+
+// The fluid of a run as a per-step term of its solid (step_term.hpp): at each step, from the
+// solid's displacement u_n and the fluid's potential chi_n,
+//
+//   M_f a_n = F_n - K_f chi_n - C^T u_n,   chi_n+1 by central differences,   f_solid += -C a_n,
+//
+// a_n = chi_tt at t_n, so that the solid feels the traction -p n = chi_tt n of the fluid at the same
+// time level as its own K u (fem/coupling.hpp; Komatitsch, Barnes and Tromp 2000, eqs. 7-9: the
+// fluid is stepped first, then the solid takes its acceleration). C is applied node pair by node
+// pair from rows by node (no atomics: the same bits every run). The pressure p_n = -a_n.
+template <class Real>
+class FluidTerm final : public StepTerm<Real> {
+ public:
+  // `solid`: the subdomain's numbering of the model's nodes (every interface node must be held);
+  // `loading` the fluid's (fluid_loading). `atomic`: on a GPU, K_f sums by atomic adds (as the
+  // run's assembly, sparse::RaceStrategy), else colour by colour.
+  FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading, double dt,
+            bool atomic);
+
+  std::string_view name() const override { return "fluid-solid coupling"; }
+  void add_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
+  void start_from_rest() override;
+
+  // The fluid's potential chi now, and its pressure -chi_tt at the last step taken.
+  const CentralDifference<Real>& fluid_scheme() const { return *scheme_; }
+  View<const Real> pressure() const { return pressure_.view(); }
+  Index n_fluid_nodes() const { return scheme_->n_dofs(); }
+
+ private:
+  Exec exec_;
+  int dim_ = 3;
+  std::shared_ptr<const fem::DeviceElements> elements_;
+  std::unique_ptr<FluidOperator<Real>> stiffness_;
+  std::unique_ptr<CentralDifference<Real>> scheme_;
+  Loading loading_;
+  std::unique_ptr<DeviceLoading<Real>> loads_;  // reads loading_
+  DeviceArray<double> inverse_mass_;  // 1 / M_f per fluid node, 0 where massless
+  // The interface's node pairs by row: row r (interface node r: its solid node solid_[r] in the
+  // subdomain's numbering, fluid node fluid_[r]) holds columns col_[k] (interface nodes) with
+  // coefficients C_[k dim + c], k in [offsets_[r], offsets_[r + 1]).
+  DeviceArray<Index> solid_, fluid_, offsets_, col_;
+  DeviceArray<double> C_;
+  DeviceArray<Real> pressure_;  // -a_n per fluid node
+};
+
+extern template class FluidTerm<float>;
+extern template class FluidTerm<double>;
 
 }  // namespace tremor::explicit_fe

@@ -104,7 +104,7 @@ Loading::Loading(const Model& model, const Shot* shot) {
   std::vector<Entry> loads;
   const auto constrained = [&](Index dof) { return held.count(dof) || prescribed.count(dof); };
   for (const PointSource& source : model.point_sources) {
-    if (!fires(shot, source.transducer)) continue;
+    if (!fires(shot, source.transducer) || source.volume) continue;  // (a fluid's: fluid_loading)
     functions_.push_back({source.signal, source.delay, false});
     const int function = static_cast<int>(functions_.size()) - 1;
     for (Index node : source.nodes)

@@ -93,6 +93,8 @@ Simulation::Simulation(const Model& model, const RunOptions& options) {
   TREMOR_CHECK(options.domains <= 1 && !options.communicator && options.decomposition.empty(),
                "a kept set-up runs one domain in one process: decompose with tremor run (--gpus, mpirun, --domains)");
   TREMOR_CHECK(options.resume == nullptr, "a kept set-up starts every run from rest; resume with tremor run");
+  TREMOR_CHECK(!model.has_fluids(), model.source,
+               ": a kept set-up takes solid models; run a model with fluids with tremor run (run_explicit)");
   Preflight p = options.preflight ? *options.preflight : explicit_fe::preflight(model, options);
   TREMOR_CHECK(p.ordering == NodeOrdering::None,
                "a kept set-up runs in the model's node order; leave the ordering 'none'");

@@ -15,12 +15,14 @@
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/core/log.hpp"
+#include "tremor/explicit/fluid.hpp"
 #include "tremor/explicit/loading.hpp"
 #include "tremor/explicit/processes.hpp"
 #include "tremor/explicit/shots.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/pml.hpp"
 #include "tremor/explicit/subdomain.hpp"
+#include "tremor/fem/coupling.hpp"
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/fem/sections.hpp"
 #include "tremor/fem/time_step.hpp"
@@ -244,11 +246,12 @@ struct Resolution {
   const RunOptions& options;
   const ExplicitSettings defaults;
   const ExplicitSettings& settings;  // the model file's [explicit], else the defaults
+  const Model* with_fluids;          // the model whose solid `model` is (fem::solid_part); null: none
   Preflight p;
 
-  Resolution(const Model& model_, const RunOptions& options_)
+  Resolution(const Model& model_, const RunOptions& options_, const Model* with_fluids_)
       : model(model_), options(options_),
-        settings(model_.explicit_settings ? *model_.explicit_settings : defaults) {}
+        settings(model_.explicit_settings ? *model_.explicit_settings : defaults), with_fluids(with_fluids_) {}
 
   // The choices parsed once, here (the model reader checked the model file's), and the Exec of the
   // survey (this process's GPU); a CUDA Exec throws, saying why, without a usable GPU.
@@ -331,6 +334,18 @@ struct Resolution {
                     to_string(exec.backend())));
       stable = step_from(exec, elements, model, out, global);
       if (global) clock.lap(str("stable step (", stable.by, ")"));
+      if (with_fluids) {
+        // The fluid's own bound, by Lanczos on M_f^-1 K_f, rounded as the global estimate; the
+        // coupling, a boundary term, does not move the bound (Komatitsch, Barnes and Tromp 2000).
+        auto fluid = std::make_shared<FluidSetup>(fluid_setup(*with_fluids, exec));
+        const double fluid_dt = round_down(fluid->stable_dt);
+        if (fluid_dt < stable.dt)
+          stable = {fluid_dt, stable.geometry_values, 0,
+                    str("set by the fluid (largest eigenvalue of its M^-1 K, ", fluid->spectrum.iterations,
+                        " Lanczos iterations)")};
+        p.fluid = std::move(fluid);
+        clock.lap("fluid (its faces on the solid, lumped mass and stable step)");
+      }
       if (p.op->needs_assembly) {
         // K's nodal pattern (kernel 1 of the two-kernel assembly) for the memory estimate: its
         // entries and longest row, on the Exec rather than a host node graph.
@@ -409,6 +424,9 @@ struct Resolution {
   void loads(SetupClock& clock) {
     const Loading loading(model);
     p.highest_frequency = loading.highest_frequency();
+    if (p.fluid)  // (and its volume sources checked: at fluid nodes)
+      p.highest_frequency =
+          std::max(p.highest_frequency, fluid_loading(*with_fluids, p.fluid->mesh).highest_frequency());
     clock.lap("loads (highest frequency)");
     p.phases = clock.take();
   }
@@ -420,8 +438,10 @@ struct Resolution {
     for (const Section& section : model.sections) used.insert(section.material);
     double slowest = std::numeric_limits<double>::infinity();
     for (const std::string& name : used) slowest = std::min(slowest, model.material(name).min_wave_speed());
+    // A fluid counts its sound speed and its elements: the points per wavelength the worse of the two.
+    if (p.fluid) slowest = std::min(slowest, p.fluid->slowest);
     p.min_wave_speed = std::isfinite(slowest) ? slowest : 0.0;
-    p.largest_element = survey.largest_element;
+    p.largest_element = std::max(survey.largest_element, p.fluid ? p.fluid->largest_element : 0.0);
     p.gll_order = gll_order(model.mesh);
     p.points_per_wavelength = p.highest_frequency > 0.0 && p.largest_element > 0.0
                                   ? p.min_wave_speed / p.highest_frequency / (p.largest_element / p.gll_order)
@@ -458,8 +478,9 @@ struct Resolution {
 
 // Settings, time step and the numbers that need no operator; memory_bytes left 0.
 // `last_phase`: the name of each phase as it completes (SetupClock).
-Preflight resolve(const Model& model, const RunOptions& options, std::string& last_phase) {
-  Resolution resolution(model, options);
+Preflight resolve(const Model& model, const RunOptions& options, std::string& last_phase,
+                  const Model* with_fluids) {
+  Resolution resolution(model, options, with_fluids);
   const Exec exec = resolution.choices();
   resolution.choose_operator();
   resolution.run_settings();
@@ -792,13 +813,38 @@ void warn_quadratic_lumping(Preflight& p, const Model& model) {
 
 }  // namespace
 
-Preflight preflight(const Model& model, const RunOptions& options) {
-  model.validate();
-  model.refuse_fluids("the explicit solver");
+namespace {
+
+// A model with fluids runs on one domain, from rest, as one run (docs/model-file.md, "Fluids"):
+// `what` (a decomposed run, checkpoints, ...) is refused, naming `source`; nothing where null.
+void refuse_for_fluids(const std::string& source, const char* what) {
+  TREMOR_CHECK(!what, source, ": a model with fluids runs on one domain, from rest, as one run: ", what,
+               " take solid models (docs/model-file.md, \"Fluids\")");
+}
+
+}  // namespace
+
+void check_checkpoints(const Preflight& p, const Model& model, const RunOptions& options) {
+  if (p.fluid)
+    refuse_for_fluids(model.source, options.checkpoint_every > 0 ? "checkpoints"
+                                    : options.resume              ? "resuming a run"
+                                                                  : nullptr);
+}
+
+Preflight preflight(const Model& whole, const RunOptions& options) {
+  whole.validate();
+  // With fluids, everything below but the fluid's set-up is the solid's.
+  const std::shared_ptr<const Model> solid =
+      whole.has_fluids() ? std::make_shared<const Model>(fem::solid_part(whole)) : nullptr;
+  const Model& model = solid ? *solid : whole;
+  TREMOR_CHECK(!solid || solid->mesh.n_elements() > 0, whole.source,
+               ": the model has no solid element: a fluid runs coupled to a solid, whose receivers record it "
+               "(docs/model-file.md, \"Fluids\")");
   Preflight p;
   std::string phase;  // the last phase completed
   try {
-    p = resolve(model, options, phase);
+    p = resolve(model, options, phase, solid ? &whole : nullptr);
+    p.solid = solid;
   } catch (const std::bad_alloc&) {
     const std::string by = memory::host_available().by;
     throw Error(str("out of host memory in the pre-flight", phase.empty() ? std::string() : str(", after '", phase, "'"),
@@ -831,6 +877,13 @@ Preflight preflight(const Model& model, const RunOptions& options) {
                  "the partitioned operator runs on one domain: its block layout is made for the whole mesh");
     TREMOR_CHECK(p.ordering == NodeOrdering::None, "--ordering rcm renumbers one domain; a run decomposed into ",
                  domains, " subdomains numbers each subdomain's nodes itself (owned first, shared last)");
+  }
+  if (p.fluid) {
+    refuse_for_fluids(whole.source, domains > 1 ? "a decomposed run (--domains, --gpus, mpirun)"
+                                    : !model.shots.empty() ? "shots"
+                                                           : nullptr);
+    if (p.snapshot_every > 0)
+      warn(p, "snapshots hold the solid's displacement: the fluid's nodes show none (its pressure is not in them)");
   }
   p.domains = domains;
   p.processes = processes;
@@ -895,7 +948,7 @@ Preflight preflight(const Model& model, const RunOptions& options) {
   // A block file made for another mesh (or torn, or not one) is refused before the run.
   if (!p.blocks.empty()) (void)partition::read_block_file(p.blocks, node_graph(model.mesh));
   // The whole run's arrays, and first the pre-flight's survey of the whole model, counted.
-  const std::size_t run = run_bytes(*p.op);
+  const std::size_t run = run_bytes(*p.op) + (p.fluid ? fluid_run_bytes(*p.fluid, real_size) : 0);
   p.process_memory_bytes = std::max(run / shares, p.survey_peak_bytes);
   p.memory_bytes = std::max(run, p.survey_peak_bytes * shares);
   // The host: a host backend's arrays, and the copies the set-up makes there (the section table and
@@ -974,9 +1027,12 @@ ExplicitRun run_explicit(const Model& model, const RunOptions& options, Observer
   std::string phase;  // the last set-up phase completed
   const std::size_t estimated = p.process_memory_bytes, host_estimated = p.host_bytes, survey = p.survey_peak_bytes;
   try {
+    // (A model with fluids sets up its solid, which steps its fluid as a term.)
+    const Model& solid = p.solid ? *p.solid : model;
+    check_checkpoints(p, model, options);
     ExplicitRun run = p.precision == Precision::Float
-                          ? run_typed<float>(exec, model, p, options, observer, called, phase)
-                          : run_typed<double>(exec, model, p, options, observer, called, phase);
+                          ? run_typed<float>(exec, solid, p, options, observer, called, phase)
+                          : run_typed<double>(exec, solid, p, options, observer, called, phase);
     // What the pre-flight's survey held counts too: the estimate covers it.
     run.exec_peak_bytes = std::max(run.exec_peak_bytes, survey);
     return run;

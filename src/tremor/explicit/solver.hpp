@@ -92,6 +92,7 @@ struct SetupPhase {
 };
 
 struct Preflight;
+struct FluidSetup;  // explicit/fluid.hpp
 
 struct RunOptions {
   // Empty / unset: from the model (see above).
@@ -225,11 +226,20 @@ struct Preflight {
   std::vector<std::string> warnings;  // also sent to log::warn
   // Its own phases (the element survey on the Exec, the node graph of the memory estimate, ...).
   std::vector<SetupPhase> phases;
+  // A model with fluids (docs/model-file.md, "Fluids"): its solid (fem::solid_part), which the run
+  // sets up in place of the model and which everything above describes, and its fluid, stepped as
+  // a term of the solid (FluidTerm); both null without fluids.
+  std::shared_ptr<const Model> solid;
+  std::shared_ptr<const FluidSetup> fluid;
 };
 
 // Resolves settings and the time step; throws tremor::Error for a refused time step (both
 // numbers and the element), a missing duration, an unknown precision, operator or backend.
 Preflight preflight(const Model& model, const RunOptions& options = {});
+// Throws tremor::Error where the run `options` ask for checkpoints or a resume that the model `p`
+// is the pre-flight of cannot take (a model with fluids); run_explicit calls it, and a caller
+// that writes files first may call it before.
+void check_checkpoints(const Preflight& p, const Model& model, const RunOptions& options);
 // The duration (RunOptions, else the model's [explicit], else its Abaqus step) and the steps to
 // reach it at p.dt into p; throws for a missing duration or more than max_steps.
 void plan_steps(Preflight& p, const Model& model, const RunOptions& options);

@@ -269,6 +269,14 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
     d.pml_mass = {};
     clock.lap("PML");
   }
+  if (preflight.fluid) {  // (original: the model's solid, in the model's numbering)
+    auto term = std::make_unique<FluidTerm<Real>>(exec, *preflight.fluid, d.numbering,
+                                                  fluid_loading(original, preflight.fluid->mesh), preflight.dt,
+                                                  preflight.assembly == sparse::RaceStrategy::Atomics);
+    d.fluid = term.get();
+    d.terms.push_back(std::move(term));
+    clock.lap("fluid (its elements, integrator, loads and faces on the solid)");
+  }
   d.loads = std::make_unique<DeviceLoading<Real>>(exec, *d.loading, preflight.dt);
   clock.lap("loads");
   d.recorder = std::make_unique<Recorder<Real>>(

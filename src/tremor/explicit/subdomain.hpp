@@ -20,6 +20,7 @@
 #include "tremor/core/clock.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/explicit/central_difference.hpp"
+#include "tremor/explicit/fluid.hpp"
 #include "tremor/explicit/loading.hpp"
 #include "tremor/explicit/parts.hpp"
 #include "tremor/explicit/pml.hpp"
@@ -77,6 +78,8 @@ struct Subdomain {
   // The PML's term among `terms` (null without one) and the subdomain's element of each of its elements.
   PmlTerm<Real>* pml = nullptr;
   std::vector<Index> pml_element_list;
+  // The fluid's term among `terms` (a model with fluids: Preflight::fluid), or null.
+  FluidTerm<Real>* fluid = nullptr;
   std::unique_ptr<CentralDifference<Real>> scheme;  // reads *stiffness
   // Forces beside K u, added in this order at every step before the exchange (step_term.hpp).
   std::vector<std::unique_ptr<StepTerm<Real>>> terms;

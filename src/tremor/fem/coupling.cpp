@@ -101,4 +101,70 @@ FluidSolidInterface fluid_solid_interface(const Model& model) {
   return out;
 }
 
+Model solid_part(const Model& model) {
+  const Mesh& mesh = model.mesh;
+  const std::vector<bool> fluid = fluid_elements(model);
+  Model out = model;
+  Mesh& into = out.mesh;
+  // Each element's number in the solid (-1: a fluid element's).
+  std::vector<Index> number(fluid.size(), -1);
+  Index global = 0, kept = 0;
+  for (ElementBlock& block : into.blocks) {
+    const Index n = block.n_elements(), per = block.n_element_nodes();
+    Index to = 0;
+    for (Index e = 0; e < n; ++e, ++global) {
+      if (fluid[static_cast<std::size_t>(global)]) continue;
+      number[static_cast<std::size_t>(global)] = kept++;
+      std::copy_n(block.connectivity.begin() + static_cast<std::ptrdiff_t>(e * per), per,
+                  block.connectivity.begin() + static_cast<std::ptrdiff_t>(to * per));
+      block.labels[static_cast<std::size_t>(to)] = block.labels[static_cast<std::size_t>(e)];
+      ++to;
+    }
+    block.connectivity.resize(static_cast<std::size_t>(to * per));
+    block.labels.resize(static_cast<std::size_t>(to));
+  }
+  std::erase_if(into.blocks, [](const ElementBlock& block) { return block.n_elements() == 0; });
+  for (auto& [name, members] : into.element_sets) {
+    std::vector<Index> solid;
+    for (const Index e : members)
+      if (number[static_cast<std::size_t>(e)] >= 0) solid.push_back(number[static_cast<std::size_t>(e)]);
+    members = std::move(solid);
+  }
+  const auto renumber = [&](std::vector<Face>& faces) {
+    std::vector<Face> solid;
+    for (const Face& face : faces)
+      if (number[static_cast<std::size_t>(face.element)] >= 0)
+        solid.push_back({number[static_cast<std::size_t>(face.element)], face.face});
+    faces = std::move(solid);
+  };
+  for (auto& [name, faces] : into.face_sets) renumber(faces);
+  std::erase_if(out.sections, [&](const Section& section) { return model.material(section.material).fluid; });
+  // Loads and receivers on the fluid alone.
+  for (SurfaceLoad& load : out.surface_loads) {
+    const std::size_t before = load.faces.size();
+    renumber(load.faces);
+    TREMOR_CHECK(load.faces.size() == before, load.origin, ": the surface load",
+                 load.name.empty() ? std::string() : str(" '", load.name, "'"), " acts on ",
+                 before - load.faces.size(), " faces of fluid elements: surface loads act on solids");
+  }
+  std::vector<bool> solid_node(static_cast<std::size_t>(mesh.n_nodes()), false);
+  for (const ElementBlock& block : into.blocks)
+    for (const Index node : block.connectivity) solid_node[static_cast<std::size_t>(node)] = true;
+  const auto in_fluid = [&](const std::vector<Index>& nodes) -> const Index* {
+    for (const Index& node : nodes)
+      if (!solid_node[static_cast<std::size_t>(node)]) return &node;
+    return nullptr;
+  };
+  for (const PointSource& source : out.point_sources)
+    if (const Index* node = source.volume ? nullptr : in_fluid(source.nodes))
+      throw Error(str(source.origin, ": a point force on node ", mesh.node_labels[static_cast<std::size_t>(*node)],
+                      ", which only fluid elements hold: forces act on solids (a fluid takes a volume source)"));
+  for (const Receiver& receiver : out.receivers)
+    if (const Index* node = in_fluid(receiver.nodes))
+      throw Error(str(receiver.origin, ": receiver '", receiver.name, "' records node ",
+                      mesh.node_labels[static_cast<std::size_t>(*node)],
+                      ", which only fluid elements hold: receivers record the solid's motion"));
+  return out;
+}
+
 }  // namespace tremor::fem

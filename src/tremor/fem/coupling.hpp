@@ -38,4 +38,12 @@ std::vector<bool> fluid_elements(const Model& model);
 // thickness.
 FluidSolidInterface fluid_solid_interface(const Model& model);
 
+// The model's solid: `model` without its fluid elements and fluid sections, every node kept (a
+// node only fluid elements hold has no solid mass: the solid's integrator holds it at rest). Its
+// elements keep the model's order less the fluid ones, and its element and face sets keep their
+// solid members, renumbered. Throws tremor::Error, naming the load, for a surface load on a face of
+// a fluid element or a point force on a node no solid element holds (forces act on solids; a
+// fluid takes volume sources), and for a receiver there.
+Model solid_part(const Model& model);
+
 }  // namespace tremor::fem

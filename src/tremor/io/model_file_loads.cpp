@@ -188,8 +188,8 @@ StaticSettings read_static(const Table& table) {
   return settings;
 }
 
-constexpr std::string_view source_keys[] = {"name", "node_set", "position", "direction", "amplitude", "signal",
-                                            "delay"};
+constexpr std::string_view source_keys[] = {"name",   "node_set", "position", "direction",
+                                            "amplitude", "volume",  "signal",   "delay"};
 
 // `signal_optional`: the model is static (a [static] table and no [explicit]), where a load without
 // a signal is constant.
@@ -209,8 +209,17 @@ PointSource read_source(Table& table, const Mesh& mesh, const Bounds& bounds, co
     source.position = x;
     source.nodes = {nearest_node(mesh, x)};
   }
-  source.direction = direction_of(table, "direction", mesh.dim());
-  source.amplitude = table.number("amplitude", 1.0);
+  if (table.has("volume")) {  // a monopole in a fluid
+    for (const char* key : {"direction", "amplitude"})
+      if (table.has(key))
+        table.fail(key, str("a volume source (in a fluid) takes 'volume' (m^3) alone; '", key,
+                            "' belongs to a point force"));
+    source.volume = true;
+    source.amplitude = table.required_number("volume", "m^3, the volume injected at the signal's peak");
+  } else {
+    source.direction = direction_of(table, "direction", mesh.dim());
+    source.amplitude = table.number("amplitude", 1.0);
+  }
   source.delay = non_negative(table, "delay", "s");
   source.signal = signal_optional && !table.has("signal") ? constant_signal() : read_signal(table, base_dir);
   return source;

@@ -87,6 +87,9 @@ void Model::validate() const {
     TREMOR_CHECK(l.component >= 0 && l.component < dim, l.origin, ": degree of freedom ", l.component + 1,
                  " does not exist in a ", dim, "D model");
   validate_excitation(*this);
+  for (const PointSource& s : point_sources)
+    TREMOR_CHECK(!s.volume || has_fluids(), s.origin,
+                 ": a volume source injects volume into a fluid, and the model has no fluid section");
   if (output) output->check(mesh, source);
   validate_absorbing(*this);
 }

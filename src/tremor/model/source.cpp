@@ -89,9 +89,10 @@ void validate_excitation(const Model& model) {
     check_nodes(source.nodes, mesh, at, "point source");
     double norm = 0.0;
     for (double c : source.direction) norm += c * c;
-    TREMOR_CHECK(std::isfinite(norm) && norm > 0.0, at, ": point source direction is zero");
+    TREMOR_CHECK(source.volume || (std::isfinite(norm) && norm > 0.0), at, ": point source direction is zero");
     TREMOR_CHECK(dim == 3 || source.direction[2] == 0.0, at, ": point source direction has a z component in a 2D model");
-    TREMOR_CHECK(std::isfinite(source.amplitude), at, ": point source amplitude is not finite");
+    TREMOR_CHECK(std::isfinite(source.amplitude), at, ": point source ", source.volume ? "volume" : "amplitude",
+                 " is not finite");
     check_delay(source.delay, at, "point source");
     source.signal.check(str(at, ": point source signal"));
   }

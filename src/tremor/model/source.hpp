@@ -26,7 +26,10 @@ struct PointSource {
   std::vector<Index> nodes;                     // resolved node indices
   std::optional<std::array<double, 3>> position;  // asked-for position (m) when resolved to the nearest node
   std::array<double, 3> direction{0.0, 0.0, 0.0};  // unit vector (z = 0 in 2D)
-  double amplitude = 1.0;                       // N, per node
+  double amplitude = 1.0;                       // N, per node; m^3 for a volume source
+  // A monopole in a fluid (docs/model-file.md, "Fluids"): volume amplitude * signal(t - delay)
+  // injected at each node, which a fluid element holds; `direction` unused.
+  bool volume = false;
   Signal signal;
   double delay = 0.0;  // s, >= 0
   std::string origin;  // "file:line", for messages

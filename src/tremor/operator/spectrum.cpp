@@ -50,14 +50,16 @@ Spectrum largest_eigenvalue(const Operator<double>& K, const double* mass, doubl
   double* pw = w.data();
   double* px = x.data();
   forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
-    s[i] = 1.0 / sqrt(mass[i]);
+    // A massless DOF (a node no element of the operator holds, which the integrator holds at rest)
+    // is left out: 0 in the scaling and the start.
+    s[i] = mass[i] > 0.0 ? 1.0 / sqrt(mass[i]) : 0.0;
     pv[i] = 0.0;
     // A fixed pseudo-random start in [-1, 1): no eigenvector is missed by symmetry.
     std::uint64_t k = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
     k ^= k >> 31;
     k *= 0x94D049BB133111EBull;
     k ^= k >> 29;
-    px[i] = static_cast<double>(k >> 11) * 0x1.0p-52 - 1.0;
+    px[i] = mass[i] > 0.0 ? static_cast<double>(k >> 11) * 0x1.0p-52 - 1.0 : 0.0;
   });
   const double start = std::sqrt(sum<double>(exec, n, [=] TREMOR_LAMBDA(Index i) { return px[i] * px[i]; }));
   double* pu = v.data();

@@ -21,7 +21,8 @@ struct Spectrum {
   double change = 0.0;   // its relative change over the last 10 iterations
 };
 
-// mass: the lumped mass per DOF in the memory of K's Exec, every entry positive. Throws
+// mass: the lumped mass per DOF in the memory of K's Exec, positive, or 0 for a DOF no element
+// holds (left out, as the integrator holds it). Throws
 // tremor::Error when K has no DOFs or K u = 0 for the start vector (no stiffness).
 Spectrum largest_eigenvalue(const Operator<double>& K, const double* mass, double tolerance = 1e-5,
                             int max_iterations = 500);

@@ -1,0 +1,238 @@
+// A plane wave in water meeting a solid at normal incidence, against the reflection and
+// transmission of two half-spaces: the coupled run (explicit/fluid.hpp's FluidTerm, stepped as a
+// term of the solid's subdomain, as a run steps it) on a strip along x, water on [0, Lw] and the
+// solid on [Lw, Lw + Ls].
+//
+// The water's left end x = 0 is rigid (the fluid's natural boundary) and injects a volume V(t)
+// over the strip's cross-section A: the plane wave p_i(x, t) = rho1 c1 V'(t - x / c1) / A. At the
+// interface it reflects with R = (Z2 - Z1) / (Z2 + Z1) and transmits a displacement
+// u(x, t) = 2 Z1 V(t - Lw / c1 - (x - Lw) / c2) / (A (Z1 + Z2)), Z = rho c (the solid's P wave:
+// its nodes held in y, so that it carries the wave of a half-space; the strip's free top and
+// bottom carry no shear stress then, and the water's rigid ones none of the fluid's flux).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "support/support.hpp"
+#include "tremor/backend/memory.hpp"
+#include "tremor/explicit/subdomain.hpp"
+#include "tremor/mesh/generate.hpp"
+#include "unit/explicit_test_models.hpp"
+
+namespace tremor::explicit_fe {
+namespace {
+
+constexpr double pi = std::numbers::pi;
+constexpr double rho1 = 1000.0, c1 = 1480.0;    // water
+constexpr double f0 = 1e6, V0 = 1e-12;          // the Ricker's peak frequency; the volume, m^3
+constexpr double Lw = 6e-3, Ls = 12e-3, H = 0.25e-3;  // the water's and the solid's length; the height
+
+double ricker(double t) {
+  const double a = pi * f0 * (t - 1.5 / f0);
+  return (1.0 - 2.0 * a * a) * std::exp(-a * a);
+}
+double ricker_rate(double t) {  // d/dt
+  const double a = pi * f0 * (t - 1.5 / f0);
+  return pi * f0 * (-6.0 * a + 4.0 * a * a * a) * std::exp(-a * a);
+}
+
+struct Errors {
+  double pressure = 0.0, displacement = 0.0;  // relative L2 over the windows
+  double reflected = 0.0;                     // the reflected pulse's peak over the incident's
+};
+
+// The strip of GLL quadrilaterals of order 4, 0.25 mm (72 x 1): about 14 nodes per wavelength in
+// the water at 2.5 f0, where the Ricker's spectrum has fallen to 1.5% of its peak. The water's
+// receiver at Lw / 2, the solid's 2 mm inside it; each compared over a window ending before the
+// next wave reaches it (the wall's reflection of the reflected wave; the solid's far end's).
+// The strip's model, its water receiver's node and its solid one's.
+struct Strip {
+  Model model;
+  Index water_node = -1, solid_node = -1;
+  double t_pressure = 0.0, t_solid = 0.0;  // the windows' ends
+};
+constexpr double x_s = 2e-3;  // the solid's receiver, from the interface
+
+Strip strip(const Material& solid, double c2) {
+  Strip out;
+  Model& model = out.model;
+  model.source = "strip";
+  model.mesh = generate_rectangle({0.0, 0.0}, {Lw + Ls, H}, {72, 1}, ElementType::QuadGLL, 4);
+  const Mesh& mesh = model.mesh;
+  for (Index e = 0; e < mesh.n_elements(); ++e)
+    model.mesh.element_sets[test::element_centre(mesh, e, 0) < Lw ? "water" : "solid"].push_back(e);
+  model.materials.push_back(solid);
+  model.materials.push_back(Material::from_sound_speed("water", c1, rho1));
+  model.sections.push_back({"solid", solid.name, Formulation::PlaneStrain, 1.0});
+  model.sections.push_back({"water", "water", Formulation::PlaneStrain, 1.0});
+  // The volume source: V0 shared over the wall's 5 nodes by their GLL weights (the lumped mass's).
+  const double weights[] = {0.1, 49.0 / 90.0, 32.0 / 45.0, 49.0 / 90.0, 0.1};  // on [-1, 1], sum 2
+  FixedDof held{{}, 1, 0.0, "", "held in y"};
+  for (Index node = 0; node < mesh.n_nodes(); ++node) {
+    const auto x = mesh.node(node);
+    if (x[0] < 1e-12) {
+      PointSource source;
+      source.nodes = {node};
+      source.volume = true;
+      const int k = static_cast<int>(std::lround(x[1] / H * 4.0));  // the GLL points of one element
+      source.amplitude = V0 * weights[k] / 2.0;
+      source.signal = Signal::ricker(f0);
+      source.origin = "wall";
+      model.point_sources.push_back(source);
+    }
+    if (std::abs(x[0] - Lw / 2.0) < 1e-9 && x[1] < 1e-12) out.water_node = node;
+    if (std::abs(x[0] - (Lw + x_s)) < 1e-9 && x[1] < 1e-12) out.solid_node = node;
+    if (x[0] >= Lw - 1e-12) held.nodes.push_back(node);
+  }
+  EXPECT_EQ(model.point_sources.size(), 5u);
+  model.fixed.push_back(held);
+  out.t_pressure = 2.5 * Lw / c1;  // the wall's echo of the reflected wave reaches x = Lw / 2
+  out.t_solid = std::min(3.0 * Lw / c1 + x_s / c2, Lw / c1 + (2.0 * Ls - x_s) / c2);
+  ExplicitSettings settings;
+  settings.duration = std::max(out.t_pressure, out.t_solid);
+  model.explicit_settings = settings;
+  model.validate();
+  return out;
+}
+
+// The transmitted displacement at the solid's receiver, at t.
+double transmitted(const Material& solid, double c2, double t) {
+  const double z1 = rho1 * c1, z2 = solid.density * c2;
+  return 2.0 * z1 * V0 * ricker(t - Lw / c1 - x_s / c2) / (H * (z1 + z2));
+}
+
+// The strip of GLL quadrilaterals of order 4, 0.25 mm (72 x 1): about 14 nodes per wavelength in
+// the water at 2.5 f0, where the Ricker's spectrum has fallen to 1.5% of its peak. The water's
+// receiver at Lw / 2, the solid's 2 mm inside it; each compared over a window ending before the
+// next wave reaches it (the wall's reflection of the reflected wave; the solid's far end's).
+Errors plane_wave(const Exec& exec, const Material& solid, double c2, double expected_r) {
+  const Strip made = strip(solid, c2);
+  const Model& model = made.model;
+  const Mesh& mesh = model.mesh;
+  const Index water_node = made.water_node, solid_node = made.solid_node;
+  const double z1 = rho1 * c1, z2 = solid.density * c2, A = H;
+  const double t_pressure = made.t_pressure, t_solid = made.t_solid;
+  RunOptions options;
+  options.backend = exec.space() == MemorySpace::Device ? "cuda" : "openmp";
+  const Preflight p = preflight(model, options);
+  EXPECT_TRUE(p.fluid && p.solid);
+  std::mutex guard;
+  NoSharedNodes<double> exchange;
+  SetupClock clock(exec);
+  auto d = set_up_subdomain<double>(exec, *p.solid, Numbering(mesh.n_nodes(), 2), p, exchange, clock, nullptr, guard);
+  EXPECT_TRUE(d->fluid);
+  const Index fluid_node = static_cast<Index>(
+      std::lower_bound(p.fluid->mesh.nodes.begin(), p.fluid->mesh.nodes.end(), water_node) -
+      p.fluid->mesh.nodes.begin());
+  std::vector<double> pressure, displacement;
+  for (long long step = 0; step < p.steps; ++step) {
+    d->loads->update(step);
+    const View<double> forces = d->scheme->apply_stiffness();
+    for (const auto& term : d->terms) term->add_forces(*d->scheme, forces);
+    d->scheme->advance(d->loads->loaded_dofs(), d->loads->loads(), d->loads->prescribed_dofs(),
+                       d->loads->prescribed_values());
+    double values[2];
+    memory::copy(exec, &values[0], MemorySpace::Host, d->fluid->pressure().data + fluid_node, exec.space(),
+                 sizeof(double));  // p at step `step`
+    memory::copy(exec, &values[1], MemorySpace::Host, d->scheme->displacement().data + solid_node * 2, exec.space(),
+                 sizeof(double));  // u_x at step + 1
+    pressure.push_back(values[0]);
+    displacement.push_back(values[1]);
+  }
+  const double dt = p.dt, R = (z2 - z1) / (z2 + z1);
+  EXPECT_NEAR(R, expected_r, 5e-4);
+  Errors out;
+  double error = 0.0, norm = 0.0, incident = 0.0, reflected = 0.0;
+  for (std::size_t n = 0; n < pressure.size(); ++n) {
+    const double t = static_cast<double>(n) * dt;
+    if (t > t_pressure) break;
+    const double p_i = z1 * V0 * ricker_rate(t - Lw / 2.0 / c1) / A;
+    const double p_r = R * z1 * V0 * ricker_rate(t - 1.5 * Lw / c1) / A;
+    error += (pressure[n] - p_i - p_r) * (pressure[n] - p_i - p_r);
+    norm += (p_i + p_r) * (p_i + p_r);
+    // (the pulses centred at Lw / 2c1 + 1.5 / f0 and 3 Lw / 2c1 + 1.5 / f0: split half way)
+    double& peak = t < Lw / c1 + 1.5 / f0 ? incident : reflected;
+    peak = std::max(peak, std::abs(pressure[n]));
+  }
+  out.pressure = std::sqrt(error / norm);
+  out.reflected = reflected / incident;
+  error = norm = 0.0;
+  for (std::size_t n = 0; n < displacement.size(); ++n) {
+    const double t = static_cast<double>(n + 1) * dt;
+    if (t > t_solid) break;
+    const double u = transmitted(solid, c2, t);
+    error += (displacement[n] - u) * (displacement[n] - u);
+    norm += u * u;
+  }
+  out.displacement = std::sqrt(error / norm);
+  std::printf("%s: pressure L2 error %.2e, transmitted displacement %.2e, reflected peak ratio %.4f (R %.4f)\n",
+              solid.name.c_str(), out.pressure, out.displacement, out.reflected, R);
+  return out;
+}
+
+const Material steel = Material::from_speeds("steel", 5960.0, 3260.0, 7850.0);
+const Material aluminium = Material::from_speeds("aluminium", 6320.0, 3130.0, 2700.0);
+
+// Bounds: the 1% on the pressure (incident and reflected) and the transmitted
+// displacement; the peak ratio within 1% of R (a peak sampled at the step).
+TEST(FluidPlaneWave, WaterOnSteelReflectsAndTransmitsAsTwoHalfSpaces) {
+  const Errors e = plane_wave(Exec::openmp(), steel, 5960.0, 0.9387);
+  EXPECT_LT(e.pressure, 0.01);
+  EXPECT_LT(e.displacement, 0.01);
+  EXPECT_NEAR(e.reflected, 0.9387, 0.01);
+}
+
+TEST(FluidPlaneWave, WaterOnAluminiumReflectsAndTransmitsAsTwoHalfSpaces) {
+  const Errors e = plane_wave(Exec::openmp(), aluminium, 6320.0, 0.8404);
+  EXPECT_LT(e.pressure, 0.01);
+  EXPECT_LT(e.displacement, 0.01);
+  EXPECT_NEAR(e.reflected, 0.8404, 0.01);
+}
+
+// The same through a whole run (run_explicit: the pre-flight, the set-up of the model's solid and
+// its fluid, the time loop), the solid's receiver recording: within the 1%, and the
+// pre-flight's step set by the solid (steel's P wave, 4 times water's sound speed).
+TEST(FluidPlaneWave, ARunRecordsTheTransmittedWave) {
+  Strip made = strip(steel, 5960.0);
+  Receiver receiver;
+  receiver.name = "solid";
+  receiver.nodes = {made.solid_node};
+  receiver.origin = "receiver";
+  made.model.receivers.push_back(receiver);
+  RunOptions options;
+  options.backend = "openmp";
+  const Preflight p = preflight(made.model, options);
+  EXPECT_EQ(p.stable_by.find("fluid"), std::string::npos) << p.stable_by;
+  EXPECT_GT(p.points_per_wavelength, 0.0);
+  const ExplicitRun run = run_explicit(made.model, options);
+  ASSERT_TRUE(run.ok()) << run.message;
+  ASSERT_EQ(run.histories.size(), 1u);
+  const History& history = run.histories.front();
+  double error = 0.0, norm = 0.0;
+  for (std::size_t n = 0; n < history.n_samples(); ++n) {
+    if (history.times[n] > made.t_solid) break;
+    const double u = transmitted(steel, 5960.0, history.times[n]);
+    const double x = history.value(n, 0, Quantity::Displacement, 0);
+    error += (x - u) * (x - u);
+    norm += u * u;
+  }
+  std::printf("run: transmitted displacement L2 error %.2e\n", std::sqrt(error / norm));
+  EXPECT_LT(std::sqrt(error / norm), 0.01);
+}
+
+TEST(FluidPlaneWaveGpu, WaterOnSteelReflectsAndTransmitsAsTwoHalfSpaces) {
+  TREMOR_REQUIRE_GPU();
+  const Errors e = plane_wave(Exec::cuda(), steel, 5960.0, 0.9387);
+  EXPECT_LT(e.pressure, 0.01);
+  EXPECT_LT(e.displacement, 0.01);
+  EXPECT_NEAR(e.reflected, 0.9387, 0.01);
+}
+
+}  // namespace
+}  // namespace tremor::explicit_fe

@@ -47,11 +47,7 @@ struct Errors {
   double reflected = 0.0;                     // the reflected pulse's peak over the incident's
 };
 
-// The strip of GLL quadrilaterals of order 4, 0.25 mm (72 x 1): about 14 nodes per wavelength in
-// the water at 2.5 f0, where the Ricker's spectrum has fallen to 1.5% of its peak. The water's
-// receiver at Lw / 2, the solid's 2 mm inside it; each compared over a window ending before the
-// next wave reaches it (the wall's reflection of the reflected wave; the solid's far end's).
-// The strip's model, its water receiver's node and its solid one's.
+// The strip's model (GLL quadrilaterals of order 4), its water receiver's node and its solid one's.
 struct Strip {
   Model model;
   Index water_node = -1, solid_node = -1;

@@ -32,7 +32,7 @@ void Model::refuse_fluids(std::string_view what) const {
     if (material(section.material).fluid)
       throw Error(str(source.empty() ? std::string() : str(source, ": "), "the section on '", section.element_set,
                       "' is of the fluid '", section.material, "': ", what,
-                      " takes solid sections only (fluids are read and checked; docs/model-file.md, \"Fluids\")"));
+                      " takes solid sections only (the explicit solver runs fluids: docs/model-file.md, \"Fluids\")"));
 }
 
 std::vector<int> Model::element_sections() const {

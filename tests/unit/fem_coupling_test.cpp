@@ -192,6 +192,8 @@ TEST(FemCoupling, TheSolidPartDropsTheFluidElements) {
         m.receivers.push_back(receiver);
       },
       {"m.toml:20: receiver 'r' records node 15, which only fluid elements hold"});
+  refused([](Model& m) { m.histories.push_back({"tip", {14}, {"U"}, 1, 0.0}); },
+          {"m.toml: the history output 'tip' records node 15, which only fluid elements hold"});
 }
 
 }  // namespace

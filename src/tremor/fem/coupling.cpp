@@ -164,6 +164,11 @@ Model solid_part(const Model& model) {
       throw Error(str(receiver.origin, ": receiver '", receiver.name, "' records node ",
                       mesh.node_labels[static_cast<std::size_t>(*node)],
                       ", which only fluid elements hold: receivers record the solid's motion"));
+  for (const HistoryOutput& history : out.histories)
+    if (const Index* node = in_fluid(history.nodes))
+      throw Error(str(model.source, ": the history output '", history.name, "' records node ",
+                      mesh.node_labels[static_cast<std::size_t>(*node)],
+                      ", which only fluid elements hold: history outputs record the solid's motion"));
   return out;
 }
 

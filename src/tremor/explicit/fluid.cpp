@@ -204,6 +204,16 @@ FluidSetup fluid_setup(const Model& model, const Exec& exec) {
   return out;
 }
 
+namespace {
+
+// The fluid's number of the model's node `node`, or -1 where no fluid element holds it.
+Index fluid_number(const FluidMesh& fluid, Index node) {
+  const auto found = std::lower_bound(fluid.nodes.begin(), fluid.nodes.end(), node);
+  return found != fluid.nodes.end() && *found == node ? static_cast<Index>(found - fluid.nodes.begin()) : -1;
+}
+
+}  // namespace
+
 std::size_t fluid_run_bytes(const FluidSetup& fluid, std::size_t real_size) {
   const Mesh& mesh = fluid.mesh.model.mesh;
   const auto nodes = static_cast<std::size_t>(mesh.n_nodes()), elements = static_cast<std::size_t>(mesh.n_elements());
@@ -237,11 +247,11 @@ Loading fluid_loading(const Model& model, const FluidMesh& fluid, const Shot* sh
     load.direction = {1.0, 0.0, 0.0};
     load.amplitude = -source.amplitude;
     for (Index& node : load.nodes) {
-      const auto found = std::lower_bound(fluid.nodes.begin(), fluid.nodes.end(), node);
-      TREMOR_CHECK(found != fluid.nodes.end() && *found == node, source.origin, ": a volume source at node ",
+      const Index number = fluid_number(fluid, node);
+      TREMOR_CHECK(number >= 0, source.origin, ": a volume source at node ",
                    model.mesh.node_labels[static_cast<std::size_t>(node)],
                    ", which no fluid element holds: volume sources act in fluids");
-      node = static_cast<Index>(found - fluid.nodes.begin());
+      node = number;
     }
     scalar.point_sources.push_back(std::move(load));
   }
@@ -290,8 +300,7 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
     const Index local = solid.local_node(node);
     TREMOR_CHECK(local >= 0, "the fluid-solid interface's node ", node, " is not in the subdomain");
     solid_node.push_back(local);
-    fluid_node.push_back(
-        static_cast<Index>(std::lower_bound(mesh.nodes.begin(), mesh.nodes.end(), node) - mesh.nodes.begin()));
+    fluid_node.push_back(fluid_number(mesh, node));
   }
   for (const auto& [pair, c] : pairs) {
     while (static_cast<Index>(offsets.size()) <= pair.first) offsets.push_back(static_cast<Index>(col.size()));

@@ -197,7 +197,7 @@ py::dict history_dict(const ex::History& h) {
   out["times"] = py::array_t<double>(static_cast<py::ssize_t>(h.times.size()), h.times.data());
   const auto samples = static_cast<py::ssize_t>(h.n_samples());
   const std::vector<py::ssize_t> shape{samples, static_cast<py::ssize_t>(h.n_points()),
-                                       static_cast<py::ssize_t>(h.quantities.size()), h.dim};
+                                       static_cast<py::ssize_t>(h.quantities.size()), h.components()};
   out["values"] = py::array_t<double>(shape, h.values.data());
   std::vector<std::string> quantities;
   for (const ex::Quantity q : h.quantities) quantities.emplace_back(ex::to_string(q));

@@ -43,7 +43,7 @@ def tone_burst(frequency, cycles):
 
 
 def ricker(frequency, centre=None):
-    """A Ricker wavelet peaking at `frequency` Hz, centred at `centre` s (default 1 / frequency)."""
+    """A Ricker wavelet peaking at `frequency` Hz, centred at `centre` s (default 1.5 / frequency)."""
     out = {"kind": "ricker", "frequency": _real("frequency", frequency)}
     if centre is not None:
         out["centre"] = _real("centre", centre)
@@ -183,15 +183,15 @@ class Model:
     table by table with the model file's keys (docs/model-file.md is the reference for every key).
 
     The tables of many (material, section, source, transducer, shot, traction, body_force,
-    prescribed_displacement, receiver, absorbing, and the mesh's node_set, element_set, surface and
-    defect) are appended by add_<table>(**keys); the single ones (explicit, static, output) are set
-    by set_<table>(**keys), which keeps the keys set before (None removes one). set_mesh(...) takes
-    the [mesh] keys or a tremor.Mesh of arrays. Signals may be given as tables (tremor.tone_burst)
-    or numpy arrays of [time, value] rows.
+    prescribed_displacement, receiver, absorbing, pressure_release, and the mesh's node_set,
+    element_set, surface and defect) are appended by add_<table>(**keys); the single ones
+    (explicit, static, output) are set by set_<table>(**keys), which keeps the keys set before
+    (None removes one). set_mesh(...) takes the [mesh] keys or a tremor.Mesh of arrays. Signals may
+    be given as tables (tremor.tone_burst) or numpy arrays of [time, value] rows.
     """
 
     _MANY = ("material", "section", "source", "transducer", "shot", "traction", "body_force",
-             "prescribed_displacement", "receiver", "absorbing")
+             "prescribed_displacement", "receiver", "absorbing", "pressure_release")
     _MESH_MANY = ("node_set", "element_set", "surface", "defect")
     _ONE = ("explicit", "static", "output")
 

@@ -17,7 +17,7 @@ import numpy as np  # noqa: E402
 from .results import UNITS  # noqa: E402
 
 AXES = "xyz"
-LETTERS = {"displacement": "u", "velocity": "v", "acceleration": "a"}  # as in the CSV columns
+LETTERS = {"displacement": "u", "velocity": "v", "acceleration": "a", "pressure": "p"}  # as in the CSV columns
 
 
 def time_unit(times):
@@ -30,9 +30,11 @@ def time_unit(times):
 
 
 
-def history(h, path, quantity="displacement", title=None):
+def history(h, path, quantity=None, title=None):
     """One panel per component, one line per node or position (labelled by the input file's node
-    label, or the position's number and coordinates, as the CSV export names them)."""
+    label, or the position's number and coordinates, as the CSV export names them). `quantity`:
+    the history's first where None."""
+    quantity = quantity or h.quantities[0]
     values = h.quantity(quantity)  # [sample][point][component]; KeyError when not recorded
     dim = values.shape[2]
     if h.positions is not None:
@@ -45,7 +47,8 @@ def history(h, path, quantity="displacement", title=None):
         ax = axes[c][0]
         for n, label in enumerate(labels):
             ax.plot(h.times * scale, values[:, n, c], label=label, linewidth=1)
-        ax.set_ylabel(f"{LETTERS[quantity]}{AXES[c]} ({UNITS[quantity]})")
+        axis = "" if quantity == "pressure" else AXES[c]  # a scalar
+        ax.set_ylabel(f"{LETTERS[quantity]}{axis} ({UNITS[quantity]})")
         ax.grid(True, alpha=0.3)
     axes[-1][0].set_xlabel(f"time ({unit})")
     if len(labels) <= 10:

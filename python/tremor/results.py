@@ -12,17 +12,18 @@ import numpy as np
 
 from ._tremor import _index, _path
 
-UNITS = {"displacement": "m", "velocity": "m/s", "acceleration": "m/s^2"}
+UNITS = {"displacement": "m", "velocity": "m/s", "acceleration": "m/s^2", "pressure": "Pa"}
 
 
 @dataclass
 class History:
-    """One history: times [samples] (s) and values [samples][points][quantities][dim]."""
+    """One history: times [samples] (s) and values [samples][points][quantities][components]: the
+    mesh's dimension of components for motion, one for a fluid's pressure (recorded alone)."""
 
     name: str
     times: np.ndarray
     values: np.ndarray
-    quantities: list  # "displacement", "velocity", "acceleration": the third axis of values
+    quantities: list  # "displacement", "velocity", "acceleration"; or "pressure": the third axis of values
     node_labels: np.ndarray = None  # at nodes: their labels in the input file
     positions: np.ndarray = None  # at positions: [points][dim], m
 
@@ -32,7 +33,7 @@ class History:
         return [UNITS[q] for q in self.quantities]
 
     def quantity(self, name):
-        """values of one quantity: [samples][points][dim]."""
+        """values of one quantity: [samples][points][components]."""
         if name not in self.quantities:
             raise KeyError(f"history '{self.name}' records {', '.join(self.quantities)}, not {name}")
         return self.values[:, :, self.quantities.index(name), :]

@@ -81,6 +81,29 @@ def test_a_fluid_material_is_built_read_back_and_refused_by_the_solver(tmp_path)
         model.check()
 
 
+def test_water_over_steel_is_built_with_a_free_surface_and_records_pressure():
+    """A volume source in water over steel, the water's top a pressure-release surface: the
+    receivers of pressure on it record 0 (held), one just below it the wave."""
+    model = tremor.Model(title="tank")
+    model.set_mesh(generator="rectangle", element="quad4", size=[0.02, 0.02], divisions=[20, 20])
+    model.add_element_set(name="water", min=[0.0, 0.01], max=[0.02, 0.02])
+    model.add_element_set(name="steel", min=[0.0, 0.0], max=[0.02, 0.01])
+    model.add_material(name="water", kind="fluid", density=1000.0, sound_speed=1480.0)
+    model.add_material(name="steel", density=7850.0, youngs_modulus=210e9, poisson_ratio=0.3)
+    model.add_section(element_set="water", material="water")
+    model.add_section(element_set="steel", material="steel", formulation="plane_strain")
+    model.add_pressure_release(node_set="ymax")
+    model.add_source(position=[0.01, 0.017], volume=1e-9, signal=tremor.ricker(200e3))
+    model.add_receiver(name="surface", node_set="ymax", record=["pressure"])
+    model.add_receiver(name="below", positions=[[0.01, 0.019]], record=["pressure"])
+    model.set_explicit(duration=9e-6)
+    run = tremor.run(model, backend="serial")
+    assert run.status == "complete", run.message
+    assert run.histories["surface"].values.shape[1:] == (21, 1, 1)
+    assert np.all(run.histories["surface"].values == 0.0)
+    assert np.max(np.abs(run.histories["below"].values)) > 1.0  # Pa: 1 mm^3 at 200 kHz, 2 mm away
+
+
 def test_numpy_values_and_signals():
     model = strip()
     times = np.linspace(0.0, 10e-6, 41)

@@ -41,7 +41,7 @@ def assert_same_file(a, b):
     assert meta_a == meta_b
 
 
-@pytest.mark.parametrize("name", ["snapshots.toml", "shots_plate.toml"])
+@pytest.mark.parametrize("name", ["snapshots.toml", "shots_plate.toml", "water_on_steel.toml"])
 def test_the_file_is_the_command_lines(tmp_path, name):
     model = os.path.join(DATA, name)
     ours, theirs = tmp_path / "python.h5", tmp_path / "cli.h5"
@@ -59,6 +59,35 @@ def test_the_file_is_the_command_lines(tmp_path, name):
         if name == "snapshots.toml":
             assert run.snapshots == []  # in the file only
             assert len(result.snapshot_times) > 2
+
+
+def test_a_fluid_records_its_pressure(tmp_path):
+    """The receivers of pressure of water_on_steel.toml: one component a point (Pa) in the run, the
+    file and the CSV export; the pulse reaches the hydrophone 1 mm from the source after 1 mm of
+    water (0.68 us) plus the Ricker's delay, and the steel's receiver beside it records velocity."""
+    model = tremor.Model.load(os.path.join(DATA, "water_on_steel.toml"))
+    output = tmp_path / "water.h5"
+    run = tremor.run(model, backend="serial", output=output)
+    assert run.status == "complete", run.message
+    p = run.histories["hydrophone"]
+    assert p.quantities == ["pressure"] and p.units == ["Pa"]
+    assert p.values.shape == (run.steps, 1, 1, 1)  # every step but the last: p_k is known after step k + 1
+    near = run.histories["near_interface"]
+    assert near.values.shape == ((run.steps + 1) // 2, 2, 1, 1)  # steps 0, 2, ... below the last
+    assert near.positions.shape == (2, 2)
+    assert run.histories["steel"].quantities == ["velocity"]
+    assert run.histories["steel"].values.shape[3] == 2
+    # The Ricker's peak at 1.5 / f0 = 5 us, 1 mm away: its extreme a little after 5.7 us.
+    peak = p.times[np.argmax(np.abs(p.values[:, 0, 0, 0]))]
+    assert 5.0e-6 < peak < 6.5e-6, peak
+    with tremor.open(output) as result:
+        written = result.histories["hydrophone"]
+        assert written.quantities == ["pressure"] and written.units == ["Pa"]
+        np.testing.assert_array_equal(written.values, p.values)
+        assert result.h5["histories/hydrophone/values"].attrs["units"][0] in (b"Pa", "Pa")
+    subprocess.run([CLI, "export", str(output), "-o", str(tmp_path / "csv")], check=True, capture_output=True)
+    with open(tmp_path / "csv" / "near_interface.csv") as f:
+        assert f.readline().strip() == "time,p1_p,p2_p"
 
 
 def test_a_stopped_run_keeps_its_file(tmp_path):

@@ -174,6 +174,19 @@ TEST(AbaqusKeywords, AcousticMediumMakesAFluidOfAcousticElements) {
   EXPECT_NE(e.find("deck.inp:24: material 'WATER' has both *ELASTIC and *ACOUSTIC MEDIUM (at deck.inp:28)"),
             std::string::npos)
       << e;
+  // *BOUNDARY on degree of freedom 8, the acoustic pressure, holds it at 0: the water's top a
+  // pressure-release surface; another value is refused, naming its line (33).
+  const auto with_boundary = [&](const std::string& line) {
+    return nodes + water + "*SOLID SECTION, ELSET=WATER, MATERIAL=WATER\n*NSET, NSET=TOP\n9, 10, 11, 12\n*BOUNDARY\n" +
+           line + "\n";
+  };
+  const Model released = io::read_abaqus_buffer(with_boundary("TOP, 8, 8"), "deck.inp");
+  ASSERT_EQ(released.fixed.size(), 1u);
+  EXPECT_EQ(released.fixed[0].component, FixedDof::pressure);
+  EXPECT_EQ(released.fixed[0].nodes, (std::vector<Index>{8, 9, 10, 11}));
+  e = test::error_of([&] { (void)io::read_abaqus_buffer(with_boundary("TOP, 8, 8, 2.5"), "deck.inp"); });
+  EXPECT_NE(e.find("deck.inp:33: a prescribed pressure of 2.5: a fluid's pressure is held at 0"), std::string::npos)
+      << e;
 }
 
 // The Abaqus section of docs/readers.md, up to the next section.

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "explicit_test_models.hpp"
@@ -14,6 +16,8 @@
 #include "tremor/backend/device_array.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/fluid.hpp"
+#include "tremor/explicit/receivers.hpp"
+#include "tremor/explicit/solver.hpp"
 #include "tremor/fem/colouring.hpp"
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
@@ -228,6 +232,112 @@ TEST(ExplicitFluid, VolumeSourcesLoadTheFluidNodes) {
   model.point_sources.front().nodes = {1};
   test::expect_contains(test::error_of([&] { (void)fluid_loading(model, fluid); }),
                         {"m.toml:30: a volume source at node 2, which no fluid element holds"});
+}
+
+// A pressure-release boundary holds chi at 0 at its nodes (the fluid's numbering) and leaves the
+// solid's loading alone; one at a node no fluid element holds is refused, naming its line; the
+// acoustic pressure in a model without fluids, or a pressure other than 0, at validation.
+TEST(ExplicitFluid, APressureReleaseHoldsThePotential) {
+  Model model = water_on_steel(ElementType::Quad4, 1);  // nodes 3 to 8 (y >= 1) are the fluid's 0 to 5
+  model.fixed.push_back({{6, 7, 8}, FixedDof::pressure, 0.0, "", "m.toml:60"});
+  model.validate();
+  const FluidMesh fluid = fluid_mesh(model);
+  EXPECT_EQ(fluid_loading(model, fluid).constrained_dofs(), (std::vector<Index>{3, 4, 5}));
+  EXPECT_TRUE(Loading(model).constrained_dofs().empty());
+  model.fixed.back().nodes = {7, 1};
+  test::expect_contains(test::error_of([&] { (void)fluid_loading(model, fluid); }),
+                        {"m.toml:60: a pressure-release boundary at node 2, which no fluid element holds"});
+  model.fixed.back().value = 3.0;
+  test::expect_contains(test::error_of([&] { model.validate(); }),
+                        {"m.toml:60: a prescribed pressure of 3: a fluid's pressure is held at 0"});
+  Model dry = water_on_steel(ElementType::Quad4, 1);
+  dry.sections.back().material = "steel";
+  dry.fixed.push_back({{6}, FixedDof::pressure, 0.0, "", "m.toml:61"});
+  test::expect_contains(test::error_of([&] { dry.validate(); }),
+                        {"m.toml:61: the acoustic pressure (degree of freedom 8) is a fluid's"});
+}
+
+// An absorbing layer over fluid elements is refused by the pre-flight, naming the layer's line and
+// an element (a fluid's would reflect undamped).
+TEST(ExplicitFluid, AnAbsorbingLayerInTheFluidIsRefused) {
+  Model model = water_on_steel(ElementType::Quad4, 1);
+  AbsorbingLayer layer;
+  layer.faces = {BoxFace::XMax};
+  layer.thickness = 1.0;  // the elements x > 1: steel 2, water 4 (labels)
+  layer.alpha_max = 1e3;
+  layer.origin = "m.toml:70";
+  model.absorbing.push_back(layer);
+  ExplicitSettings settings;
+  settings.duration = 1e-4;
+  model.explicit_settings = settings;
+  RunOptions options;
+  options.backend = "serial";
+  test::expect_contains(test::error_of([&] { (void)preflight(model, options); }),
+                        {"m.toml:70: an absorbing layer covers fluid element 4: absorbing layers (alid, srm, pml) "
+                         "damp solids"});
+}
+
+// A receiver of pressure lies in the fluid, any other in the solid: nodes the side's elements
+// hold (an interface node both), positions located among the side's elements only (a point on
+// the interface in a fluid element for pressure, a solid one for motion), each refusal naming the
+// receiver, the point and the side it records. The solid part leaves the pressure out.
+TEST(ExplicitFluid, ReceiversOfPressureLieInTheFluid) {
+  Model model = water_on_steel(ElementType::Quad4, 1);  // elements 0, 1 steel (y < 1), 2, 3 water
+  const auto receiver = [](std::string name, bool pressure, std::vector<Index> nodes,
+                           std::vector<std::array<double, 3>> positions) {
+    Receiver r;
+    r.name = std::move(name);
+    r.origin = "m.toml:50";
+    r.displacement = !pressure;
+    r.pressure = pressure;
+    r.nodes = std::move(nodes);
+    r.positions = std::move(positions);
+    return r;
+  };
+  model.receivers = {receiver("top", true, {7, 4}, {}),
+                     receiver("inside", true, {}, {{0.5, 1.5, 0.0}, {1.5, 1.0, 0.0}}),
+                     receiver("steel", false, {}, {{0.5, 1.0, 0.0}})};
+  model.validate();
+  const std::vector<History> histories = make_histories(model, 1e-7);
+  ASSERT_EQ(histories.size(), 3u);
+  EXPECT_EQ(histories[0].quantities, std::vector<Quantity>{Quantity::Pressure});
+  EXPECT_EQ(histories[0].components(), 1);
+  EXPECT_EQ(histories[0].sample_size(), 2u);
+  EXPECT_EQ(histories[1].locations[0].element, 2);
+  EXPECT_EQ(histories[1].locations[1].element, 3);  // on the interface: the water's element
+  EXPECT_EQ(histories[2].locations[0].element, 0);  // on the interface: the steel's element
+  EXPECT_EQ(histories[2].components(), 2);
+  const Model solid = fem::solid_part(model);
+  ASSERT_EQ(solid.receivers.size(), 1u);
+  EXPECT_EQ(solid.receivers[0].name, "steel");
+
+  const auto refused = [&](Receiver r) {
+    Model one = model;
+    one.receivers = {std::move(r)};
+    return test::error_of([&] { (void)make_histories(one, 1e-7); });
+  };
+  test::expect_contains(refused(receiver("p", true, {1}, {})),
+                        {"m.toml:50: receiver 'p' records node 2, which only solid elements hold: it lies in the "
+                         "solid: pressure is recorded in a fluid"});
+  test::expect_contains(refused(receiver("u", false, {7}, {})),
+                        {"m.toml:50: receiver 'u' records node 8, which only fluid elements hold: it lies in the "
+                         "fluid, where a receiver records the pressure (record = [\"pressure\"])"});
+  test::expect_contains(refused(receiver("p", true, {}, {{0.5, 0.5, 0.0}})),
+                        {"receiver 'p': position (0.5, 0.5) lies in the solid: pressure is recorded in a fluid"});
+  test::expect_contains(refused(receiver("u", false, {}, {{0.5, 1.5, 0.0}})),
+                        {"receiver 'u': position (0.5, 1.5) lies in the fluid, where a receiver records the pressure"});
+  test::expect_contains(refused(receiver("u", false, {}, {{0.5, 2.5, 0.0}})),
+                        {"receiver 'u': position (0.5, 2.5) lies outside the mesh"});
+  // Pressure beside motion, and pressure in a model without fluids.
+  Receiver both = receiver("both", true, {7}, {});
+  both.velocity = true;
+  model.receivers = {both};
+  test::expect_contains(test::error_of([&] { model.validate(); }),
+                        {"m.toml:50: receiver 'both' records pressure beside motion"});
+  Model dry = model;
+  dry.receivers = {receiver("p", true, {7}, {})};
+  dry.sections.back().material = "steel";
+  test::expect_contains(test::error_of([&] { dry.validate(); }), {"receiver 'p' records pressure, which a fluid has"});
 }
 
 }  // namespace

@@ -155,5 +155,38 @@ TEST(ModelFileFluid, AVolumeSourceTakesVolumeAlone) {
   EXPECT_TRUE(has(e, "a volume source injects volume into a fluid, and the model has no fluid section")) << e;
 }
 
+// record = ["pressure"] makes a receiver of pressure; beside motion it is refused at the
+// receiver's line (line 14).
+TEST(ModelFileFluid, AReceiverRecordsPressureAlone) {
+  const std::string model = water("density = 1000\nsound_speed = 1480\n") +
+                            "[[section]]\nelement_set = \"all\"\nmaterial = \"water\"\n"
+                            "[[receiver]]\nname = \"hydrophone\"\npositions = [[0.1, 0.05]]\n";
+  const Model read = parse(model + "record = [\"pressure\"]\n");
+  ASSERT_EQ(read.receivers.size(), 1u);
+  EXPECT_TRUE(read.receivers[0].pressure);
+  EXPECT_FALSE(read.receivers[0].displacement);
+  const std::string e = error_of(model + "record = [\"pressure\", \"velocity\"]\n");
+  EXPECT_NE(e.find("m.toml:14: receiver 'hydrophone' records pressure beside motion"), std::string::npos) << e;
+}
+
+// [[pressure_release]] holds the pressure of a node set's nodes, or of a surface's, at 0
+// (FixedDof::pressure); it takes one of the two, at its line (line 14).
+TEST(ModelFileFluid, APressureReleaseTakesANodeSetOrASurface) {
+  const std::string model = water("density = 1000\nsound_speed = 1480\n") +
+                            "[[section]]\nelement_set = \"all\"\nmaterial = \"water\"\n[[pressure_release]]\n";
+  Model read = parse(model + "node_set = \"ymax\"\n");
+  ASSERT_EQ(read.fixed.size(), 1u);
+  EXPECT_EQ(read.fixed[0].component, FixedDof::pressure);
+  EXPECT_EQ(read.fixed[0].nodes.size(), 5u);  // 4 cells along x
+  read = parse(model + "surface = \"ymax\"\n");
+  ASSERT_EQ(read.fixed.size(), 1u);
+  EXPECT_EQ(read.fixed[0].nodes.size(), 5u);
+  EXPECT_EQ(read.fixed[0].origin, "m.toml:14");
+  const std::string e = error_of(model + "node_set = \"ymax\"\nsurface = \"ymax\"\n");
+  EXPECT_NE(e.find("m.toml:14"), std::string::npos) << e;
+  EXPECT_NE(e.find("a pressure-release boundary takes one of 'node_set' (its nodes) and 'surface'"), std::string::npos)
+      << e;
+}
+
 }  // namespace
 }  // namespace tremor

@@ -169,6 +169,38 @@ TEST_F(ResultExportTest, HistoryAtPositionsHasNumberedColumns) {
   EXPECT_EQ(io::position_columns(1, {"velocity"}, 3), (std::vector<std::string>{"p1_vx", "p1_vy", "p1_vz"}));
 }
 
+// A fluid's pressure is a scalar: one value a point, a column each (<point>_p), with the file's
+// unit Pa; a history of pressure beside motion is refused.
+TEST_F(ResultExportTest, PressureHasOneColumnAPoint) {
+  Model model;
+  model.mesh = generate_rectangle({0.0, 0.0}, {1.0, 1.0}, {2, 2}, ElementType::Quad4);
+  const fs::path result_path = folder_ / "pressure.h5";
+  {
+    io::ResultFile result = io::ResultFile::create(result_path, model, io::RunMetadata{});
+    const std::vector<Index> nodes{4, 7};
+    const std::array<Quantity, 1> pressure{Quantity::Pressure};
+    const int id = result.add_history("hydrophone", nodes, pressure);
+    const std::vector<double> times{0.0, 0.5, 1.0};
+    const std::vector<double> values{1.0 / 3.0, 2.0, 3.0, 4.0, 5.0, 6.0};  // [sample][point]
+    result.append_samples(id, times, values);
+    test::expect_contains(test::error_of([&] { result.append_samples(id, times, std::vector<double>(12, 0.0)); }),
+                          {"12 values for 3 samples; expected 6"});
+    const std::array<Quantity, 2> mixed{Quantity::Displacement, Quantity::Pressure};
+    test::expect_contains(test::error_of([&] { (void)result.add_history("both", nodes, mixed); }),
+                          {"history 'both' records pressure beside motion"});
+    result.finish("complete");
+  }
+  const io::ExportSummary summary = io::export_histories(result_path, folder_ / "csv");
+  ASSERT_EQ(summary.files.size(), 1u);
+  const Csv csv = read_csv(folder_ / "csv" / "hydrophone.csv");
+  EXPECT_EQ(csv.header, (std::vector<std::string>{"time", "5_p", "8_p"}));  // node labels from 1
+  ASSERT_EQ(csv.rows.size(), 3u);
+  EXPECT_EQ(csv.rows[0][1], 1.0 / 3.0);
+  EXPECT_EQ(csv.rows[2][2], 6.0);
+  EXPECT_EQ(io::position_columns(2, {"pressure"}, 3), (std::vector<std::string>{"p1_p", "p2_p"}));
+  EXPECT_EQ(std::string(io::quantity_unit(Quantity::Pressure)), "Pa");
+}
+
 TEST_F(ResultExportTest, ErrorsNameTheFile) {
   const fs::path missing = folder_ / "missing.h5";
   try {

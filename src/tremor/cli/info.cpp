@@ -224,8 +224,8 @@ void print_excitation(const Model& model) {
       std::printf("%zu positions", r.positions.size());
     else
       std::printf("%s nodes", group_digits(static_cast<long long>(r.nodes.size())).c_str());
-    std::printf(", %s%s%s every %d step%s\n", r.displacement ? "u" : "", r.velocity ? " v" : "",
-                r.acceleration ? " a" : "", r.every_n_steps, r.every_n_steps == 1 ? "" : "s");
+    std::printf(", %s%s%s%s every %d step%s\n", r.displacement ? "u" : "", r.velocity ? " v" : "",
+                r.acceleration ? " a" : "", r.pressure ? "p" : "", r.every_n_steps, r.every_n_steps == 1 ? "" : "s");
   }
   if (!model.absorbing.empty()) std::printf("%-18s%zu\n", "absorbing layers", model.absorbing.size());
   for (const std::string& line : describe_pml(model, pml_profile(model))) std::printf("  %s\n", line.c_str());

@@ -240,27 +240,38 @@ Loading fluid_loading(const Model& model, const FluidMesh& fluid, const Shot* sh
   for (const Index node : fluid.nodes)
     scalar.mesh.add_node(model.mesh.node_labels[static_cast<std::size_t>(node)], std::span<const double>(&origin, 1));
   scalar.amplitudes = model.amplitudes;
+  // The model's nodes `nodes` in the fluid's numbering; `what` (at `from`) acts in fluids only: `why`.
+  const auto to_fluid = [&](std::vector<Index>& nodes, const std::string& from, const char* what, const char* why) {
+    for (Index& node : nodes) {
+      const Index number = fluid_number(fluid, node);
+      TREMOR_CHECK(number >= 0, from, ": ", what, " at node ", model.mesh.node_labels[static_cast<std::size_t>(node)],
+                   ", which no fluid element holds: ", why);
+      node = number;
+    }
+  };
   for (const PointSource& source : model.point_sources) {
     if (!source.volume) continue;
     PointSource load = source;
     load.volume = false;
     load.direction = {1.0, 0.0, 0.0};
     load.amplitude = -source.amplitude;
-    for (Index& node : load.nodes) {
-      const Index number = fluid_number(fluid, node);
-      TREMOR_CHECK(number >= 0, source.origin, ": a volume source at node ",
-                   model.mesh.node_labels[static_cast<std::size_t>(node)],
-                   ", which no fluid element holds: volume sources act in fluids");
-      node = number;
-    }
+    to_fluid(load.nodes, source.origin, "a volume source", "volume sources act in fluids");
     scalar.point_sources.push_back(std::move(load));
+  }
+  // Pressure-release boundaries: chi held at 0 from rest, so p = -chi_tt = 0 there.
+  for (const FixedDof& fixed : model.fixed) {
+    if (fixed.component != FixedDof::pressure) continue;
+    FixedDof held = fixed;
+    held.component = 0;
+    to_fluid(held.nodes, fixed.origin, "a pressure-release boundary", "it holds a fluid's pressure at 0");
+    scalar.fixed.push_back(std::move(held));
   }
   return Loading(scalar, shot);
 }
 
 template <class Real>
 FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading,
-                           double dt, bool atomic)
+                           std::vector<History> histories, double dt, bool atomic)
     : exec_(exec), dim_(fluid.mesh.table.dim), loading_(std::move(loading)) {
   const FluidMesh& mesh = fluid.mesh;
   const bool atomics = atomic && exec.space() == MemorySpace::Device;
@@ -315,6 +326,26 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
   C_ = DeviceArray<double>(exec, std::span<const double>(C));
   pressure_ = DeviceArray<Real>(exec, scheme_->n_dofs());
   fill_zero(exec, pressure_.data(), pressure_.size());
+  // The receivers of pressure on the fluid's nodes (each a fluid node: make_histories).
+  model_nodes_ = mesh.nodes;
+  const auto to_fluid = [&](Index& node) { node = fluid_number(mesh, node); };
+  for (History& history : histories) {
+    std::for_each(history.nodes.begin(), history.nodes.end(), to_fluid);
+    for (Location& location : history.locations) std::for_each(location.nodes.begin(), location.nodes.end(), to_fluid);
+  }
+  recorder_ = std::make_unique<Recorder<Real>>(exec, std::move(histories), dt, scheme_->n_dofs());
+}
+
+template <class Real>
+std::vector<History> FluidTerm<Real>::take_histories() {
+  recorder_->flush();
+  std::vector<History> histories = recorder_->take_histories();
+  const auto to_model = [&](Index& node) { node = model_nodes_[static_cast<std::size_t>(node)]; };
+  for (History& history : histories) {
+    std::for_each(history.nodes.begin(), history.nodes.end(), to_model);
+    for (Location& location : history.locations) std::for_each(location.nodes.begin(), location.nodes.end(), to_model);
+  }
+  return histories;
 }
 
 template <class Real>
@@ -348,6 +379,7 @@ void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Rea
     p[dofs[k]] -= static_cast<Real>(static_cast<double>(values[k]) * inverse[dofs[k]]);
   });
   scheme_->advance(loaded, loads, loads_->prescribed_dofs(), loads_->prescribed_values());
+  recorder_->record(scheme.step_count(), pressure_.view(), pressure_.view());
   // The solid's internal force -C chi_tt = C p: the fluid's traction -p n on the faces.
   Real* solid_forces = forces.data;
   forall(exec_, n_rows, [=] TREMOR_LAMBDA(Index r) {

@@ -18,6 +18,7 @@
 #include "tremor/explicit/central_difference.hpp"
 #include "tremor/explicit/loading.hpp"
 #include "tremor/explicit/parts.hpp"
+#include "tremor/explicit/receivers.hpp"
 #include "tremor/explicit/step_term.hpp"
 #include "tremor/fem/colouring.hpp"
 #include "tremor/fem/coupling.hpp"
@@ -102,8 +103,9 @@ std::size_t fluid_run_bytes(const FluidSetup& fluid, std::size_t real_size);
 // The fluid's loads as a Loading of one value per fluid node (FluidMesh numbering): each volume
 // source (PointSource::volume) of V(t) = amplitude signal(t - delay) at its nodes becomes the load
 // -V(t) of M_f chi_tt + K_f chi = F (a volume injected raises the pressure -chi_tt), the loads of
-// transducers `shot` does not fire left out. Throws tremor::Error, naming the source, for a volume
-// source at a node no fluid element holds.
+// transducers `shot` does not fire left out; each pressure-release node (FixedDof::pressure) held
+// at chi = 0. Throws tremor::Error, naming the source or the boundary, for a volume source or a
+// pressure-release node at a node no fluid element holds.
 Loading fluid_loading(const Model& model, const FluidMesh& fluid, const Shot* shot = nullptr);
 
 // The fluid of a run as a per-step term of its solid (step_term.hpp): at each step, from the
@@ -114,15 +116,19 @@ Loading fluid_loading(const Model& model, const FluidMesh& fluid, const Shot* sh
 // a_n = chi_tt at t_n, so that the solid feels the traction -p n = chi_tt n of the fluid at the same
 // time level as its own K u (fem/coupling.hpp; Komatitsch, Barnes and Tromp 2000, eqs. 7-9: the
 // fluid is stepped first, then the solid takes its acceleration). C is applied node pair by node
-// pair from rows by node (no atomics: the same bits every run). The pressure p_n = -a_n.
+// pair from rows by node (no atomics: the same bits every run). The pressure p_n = -a_n, exact
+// where a second difference of chi would lose digits, is what the receivers of pressure record: at
+// each step's forces, as a level (p_n is known once chi_n+1 is, as a velocity is: a pressure history
+// has no sample at the run's last step, receivers.hpp).
 template <class Real>
 class FluidTerm final : public StepTerm<Real> {
  public:
   // `solid`: the subdomain's numbering of the model's nodes (every interface node must be held);
-  // `loading` the fluid's (fluid_loading). `atomic`: on a GPU, K_f sums by atomic adds (as the
-  // run's assembly, sparse::RaceStrategy), else colour by colour.
-  FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading, double dt,
-            bool atomic);
+  // `loading` the fluid's (fluid_loading); `histories` the receivers of pressure (make_histories),
+  // in the model's numbering. `atomic`: on a GPU, K_f sums by atomic adds (as the run's assembly,
+  // sparse::RaceStrategy), else colour by colour.
+  FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading,
+            std::vector<History> histories, double dt, bool atomic);
 
   std::string_view name() const override { return "fluid-solid coupling"; }
   void add_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
@@ -132,6 +138,12 @@ class FluidTerm final : public StepTerm<Real> {
   const CentralDifference<Real>& fluid_scheme() const { return *scheme_; }
   View<const Real> pressure() const { return pressure_.view(); }
   Index n_fluid_nodes() const { return scheme_->n_dofs(); }
+
+  // The receivers of pressure, their nodes in the fluid's numbering: the
+  // time loop flushes it with the subdomain's. take_histories(): every sample, in the model's
+  // numbering.
+  Recorder<Real>& recorder() { return *recorder_; }
+  std::vector<History> take_histories();
 
  private:
   Exec exec_;
@@ -148,6 +160,8 @@ class FluidTerm final : public StepTerm<Real> {
   DeviceArray<Index> solid_, fluid_, offsets_, col_;
   DeviceArray<double> C_;
   DeviceArray<Real> pressure_;  // -a_n per fluid node
+  std::vector<Index> model_nodes_;  // the model's node of each fluid node (FluidMesh::nodes)
+  std::unique_ptr<Recorder<Real>> recorder_;  // reads pressure_
 };
 
 extern template class FluidTerm<float>;

@@ -71,6 +71,7 @@ Loading::Loading(const Model& model, const Shot* shot) {
     prescribed[dof] = {Entry{dof, function, weight}, origin};
   };
   for (const FixedDof& fixed : model.fixed) {
+    if (fixed.component == FixedDof::pressure) continue;  // a fluid's (fluid_loading)
     const bool zero = fixed.value == 0.0 && fixed.amplitude.empty();
     const int function = zero ? 0 : amplitude_function(fixed.amplitude, fixed.origin);
     for (Index node : fixed.nodes) {

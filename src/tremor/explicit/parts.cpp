@@ -68,6 +68,16 @@ void Numbering::to_global(History& history) const {
     for (Index& node : location.nodes) node = global_node(node);
 }
 
+void Numbering::to_local(History& history) const {
+  if (identity()) return;
+  const auto local = [&](Index& node) {
+    node = local_node(node);
+    TREMOR_CHECK(node >= 0, "history '", history.name, "' records a node the subdomain does not hold");
+  };
+  std::for_each(history.nodes.begin(), history.nodes.end(), local);
+  for (Location& location : history.locations) std::for_each(location.nodes.begin(), location.nodes.end(), local);
+}
+
 // ------------------------------------------------------------------------------ the model's parts
 
 fem::SectionTable table_rows(const fem::SectionTable& table, std::span<const Index> elements) {
@@ -243,7 +253,8 @@ std::vector<PendingSample> HistoryMerge::merge_pending(std::span<const std::vect
           pieces.push_back(&(*parts[s])[k]);
           points.push_back(&maps_[s][k].points);
         }
-    whole.push_back(merge_pieces(pieces, points, static_cast<std::size_t>(histories_[h].n_points()), histories_[h].dim));
+    whole.push_back(merge_pieces(pieces, points, static_cast<std::size_t>(histories_[h].n_points()),
+                                   histories_[h].components()));
   }
   return whole;
 }
@@ -254,7 +265,7 @@ std::vector<PendingSample> HistoryMerge::split_pending(const std::vector<Pending
   std::vector<PendingSample> pieces;
   for (const Map& map : maps_[part])
     pieces.push_back(split_piece(whole[static_cast<std::size_t>(map.history)], map.points,
-                                 histories_[static_cast<std::size_t>(map.history)].dim));
+                                 histories_[static_cast<std::size_t>(map.history)].components()));
   return pieces;
 }
 

@@ -44,6 +44,7 @@ class Numbering {
   std::vector<double> to_local(std::span<const double> global) const;
   // A history recorded in local numbers, in the model's.
   void to_global(History& history) const;
+  void to_local(History& history) const;  // every node of the history held
 
  private:
   Index n_model_nodes_ = 0;

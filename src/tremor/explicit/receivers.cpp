@@ -9,6 +9,7 @@
 
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/fem/coupling.hpp"
 #include "tremor/fem/dispatch.hpp"
 
 namespace tremor::explicit_fe {
@@ -18,6 +19,7 @@ std::string_view to_string(Quantity quantity) {
     case Quantity::Displacement: return "displacement";
     case Quantity::Velocity: return "velocity";
     case Quantity::Acceleration: return "acceleration";
+    case Quantity::Pressure: return "pressure";
   }
   return "?";
 }
@@ -103,7 +105,8 @@ std::string format_position(const std::array<double, 3>& p, int dim) {
 
 }  // namespace
 
-std::vector<std::optional<Location>> locate_all(const Mesh& mesh, std::span<const std::array<double, 3>> positions) {
+std::vector<std::optional<Location>> locate_all(const Mesh& mesh, std::span<const std::array<double, 3>> positions,
+                                                const std::vector<bool>& among) {
   const int dim = mesh.dim();
   const std::size_t n = positions.size();
   std::vector<std::optional<Location>> out(n);
@@ -152,6 +155,7 @@ std::vector<std::optional<Location>> locate_all(const Mesh& mesh, std::span<cons
 #pragma omp parallel for schedule(static)
       for (Index e = 0; e < count; ++e) {
         double xi[3] = {0.0, 0.0, 0.0}, N[E::n_nodes];
+        if (!among.empty() && !among[static_cast<std::size_t>(global + e)]) continue;
         for (std::size_t p = 0; p < n; ++p) {
           if (out[p] || !holds(e, p, xi, N)) continue;
 #pragma omp critical(tremor_locate)
@@ -332,12 +336,12 @@ bool History::records(Quantity quantity) const {
 double History::value(std::size_t sample, Index point, Quantity quantity, int component) const {
   const auto q = std::find(quantities.begin(), quantities.end(), quantity);
   TREMOR_CHECK(q != quantities.end(), "history '", name, "' does not record ", to_string(quantity));
-  TREMOR_CHECK(sample < n_samples() && point >= 0 && point < n_points() && component >= 0 && component < dim,
+  TREMOR_CHECK(sample < n_samples() && point >= 0 && point < n_points() && component >= 0 && component < components(),
                "history '", name, "': sample ", sample, ", point ", point, ", component ", component, " out of range");
   const auto nq = quantities.size();
   return values[((sample * static_cast<std::size_t>(n_points()) + static_cast<std::size_t>(point)) * nq +
                  static_cast<std::size_t>(q - quantities.begin())) *
-                    static_cast<std::size_t>(dim) +
+                    static_cast<std::size_t>(components()) +
                 static_cast<std::size_t>(component)];
 }
 
@@ -346,9 +350,46 @@ Index buffered_recording_steps(std::size_t row_pair_bytes) {
       std::clamp<std::size_t>((std::size_t(64) << 20) / std::max<std::size_t>(row_pair_bytes, 1), 1, 256));
 }
 
+namespace {
+
+// Which side of a model with fluids holds each element and node (fem::fluid_elements): a receiver
+// of pressure lies in the fluid, any other in the solid. Empty without fluids.
+struct Sides {
+  std::vector<bool> fluid_element, solid_element;
+  std::vector<bool> fluid_node, solid_node;
+
+  explicit Sides(const Model& model) {
+    if (!model.has_fluids()) return;
+    fluid_element = fem::fluid_elements(model);
+    solid_element.resize(fluid_element.size());
+    fluid_node.assign(static_cast<std::size_t>(model.mesh.n_nodes()), false);
+    solid_node = fluid_node;
+    Index global = 0;
+    for (const ElementBlock& block : model.mesh.blocks)
+      for (Index e = 0; e < block.n_elements(); ++e, ++global) {
+        const bool fluid = fluid_element[static_cast<std::size_t>(global)];
+        solid_element[static_cast<std::size_t>(global)] = !fluid;
+        std::vector<bool>& held = fluid ? fluid_node : solid_node;
+        for (const Index node : block.nodes(e)) held[static_cast<std::size_t>(node)] = true;
+      }
+  }
+  bool any() const { return !fluid_element.empty(); }
+  const std::vector<bool>& elements(bool fluid) const { return fluid ? fluid_element : solid_element; }
+  const std::vector<bool>& nodes(bool fluid) const { return fluid ? fluid_node : solid_node; }
+};
+
+// Why a receiver's point lies on the wrong side: `fluid` the side it records.
+std::string wrong_side(bool fluid) {
+  return fluid ? "in the solid: pressure is recorded in a fluid"
+               : "in the fluid, where a receiver records the pressure (record = [\"pressure\"])";
+}
+
+}  // namespace
+
 std::vector<History> make_histories(const Model& model, double dt) {
   const Mesh& mesh = model.mesh;
   const int dim = mesh.dim();
+  const Sides sides(model);
   std::vector<History> histories;
   const auto labels_of = [&](const std::vector<Index>& nodes) {
     std::vector<Label> labels;
@@ -359,6 +400,9 @@ std::vector<History> make_histories(const Model& model, double dt) {
     return labels;
   };
   for (const Receiver& receiver : model.receivers) {
+    const std::string at = str(receiver.origin.empty() ? model.source : receiver.origin, ": receiver '",
+                               receiver.name, "'");
+    const bool fluid = receiver.pressure;
     History history;
     history.name = receiver.name;
     history.origin = receiver.origin;
@@ -367,9 +411,15 @@ std::vector<History> make_histories(const Model& model, double dt) {
     if (receiver.displacement) history.quantities.push_back(Quantity::Displacement);
     if (receiver.velocity) history.quantities.push_back(Quantity::Velocity);
     if (receiver.acceleration) history.quantities.push_back(Quantity::Acceleration);
+    if (receiver.pressure) history.quantities.push_back(Quantity::Pressure);
     if (!receiver.nodes.empty()) {
       history.nodes = receiver.nodes;
       history.node_labels = labels_of(receiver.nodes);
+      if (sides.any())
+        for (std::size_t k = 0; k < receiver.nodes.size(); ++k)
+          if (!sides.nodes(fluid)[static_cast<std::size_t>(receiver.nodes[k])])
+            throw Error(str(at, " records node ", history.node_labels[k], ", which only ",
+                            fluid ? "solid" : "fluid", " elements hold: it lies ", wrong_side(fluid)));
     } else if (receiver.grid) {
       const ReceiverGrid& grid = *receiver.grid;
       std::vector<std::array<double, 2>> points(static_cast<std::size_t>(grid.n_points()));
@@ -377,21 +427,28 @@ std::vector<History> make_histories(const Model& model, double dt) {
       std::vector<std::optional<SurfacePoint>> located = locate_on_surface(mesh, grid.faces, points);
       for (std::size_t k = 0; k < points.size(); ++k) {
         if (!located[k])
-          throw Error(str(receiver.origin.empty() ? model.source : receiver.origin, ": receiver '", receiver.name,
-                          "': grid point ", k, " at (", points[k][0], ", ", points[k][1], ") is not over surface '",
+          throw Error(str(at, ": grid point ", k, " at (", points[k][0], ", ", points[k][1], ") is not over surface '",
                           grid.surface, "'"));
+        if (sides.any() && !sides.elements(fluid)[static_cast<std::size_t>(located[k]->location.element)])
+          throw Error(str(at, ": grid point ", k, " at (", points[k][0], ", ", points[k][1], ") lies ",
+                          wrong_side(fluid)));
         history.positions.push_back(located[k]->position);
         history.locations.push_back(std::move(located[k]->location));
       }
       history.grid = grid;
       history.grid->faces.clear();
     } else {
-      std::vector<std::optional<Location>> located = locate_all(mesh, receiver.positions);
+      std::vector<std::optional<Location>> located =
+          locate_all(mesh, receiver.positions, sides.any() ? sides.elements(fluid) : std::vector<bool>{});
       for (std::size_t k = 0; k < receiver.positions.size(); ++k) {
         const auto& position = receiver.positions[k];
-        if (!located[k])
-          throw Error(str(receiver.origin.empty() ? model.source : receiver.origin, ": receiver '", receiver.name,
-                          "': position ", format_position(position, dim), " lies outside the mesh"));
+        if (!located[k]) {
+          // On the other side, or outside the mesh.
+          const bool other = sides.any() &&
+              locate_all(mesh, std::span(&position, 1), sides.elements(!fluid)).front().has_value();
+          throw Error(str(at, ": position ", format_position(position, dim), " lies ",
+                          other ? wrong_side(fluid) : std::string("outside the mesh")));
+        }
         history.positions.push_back(position);
         history.locations.push_back(std::move(*located[k]));
       }
@@ -427,7 +484,7 @@ template <class Real>
 Recorder<Real>::Recorder(const Exec& exec, std::vector<History> histories, double dt, Index n_dofs)
     : exec_(exec), histories_(std::move(histories)), dt_(dt) {
   TREMOR_CHECK(std::isfinite(dt) && dt > 0.0, "recorder: time step ", dt);
-  dim_ = histories_.empty() ? 1 : histories_.front().dim;
+  dim_ = histories_.empty() ? 1 : histories_.front().components();
   std::vector<Index> offsets{0}, dofs;
   std::vector<double> weights;
   const auto term = [&](Index node, int c, double weight) {
@@ -436,7 +493,7 @@ Recorder<Real>::Recorder(const Exec& exec, std::vector<History> histories, doubl
     weights.push_back(weight);
   };
   for (const History& history : histories_) {
-    TREMOR_CHECK(history.dim == dim_, "histories of different dimensions");
+    TREMOR_CHECK(history.components() == dim_, "histories of different numbers of components");
     row_begin_.push_back(static_cast<Index>(offsets.size() - 1));
     for (Index p = 0; p < history.n_points(); ++p)
       for (int c = 0; c < dim_; ++c) {

@@ -27,8 +27,9 @@
 
 namespace tremor::explicit_fe {
 
-enum class Quantity : int { Displacement, Velocity, Acceleration };
-std::string_view to_string(Quantity quantity);  // "displacement", "velocity", "acceleration"
+// The motion of a solid, or the pressure of a fluid (a history records one or the other).
+enum class Quantity : int { Displacement, Velocity, Acceleration, Pressure };
+std::string_view to_string(Quantity quantity);  // "displacement", "velocity", "acceleration", "pressure"
 
 // Where a position lies: its element (global index), the element's nodes and their shape
 // function values N_a(xi) at the position (they sum to 1).
@@ -45,8 +46,10 @@ struct Location {
 // agree on a conforming mesh). nullopt when no element holds it.
 std::optional<Location> locate(const Mesh& mesh, std::span<const double> position);
 // The same for many positions (their first mesh.dim() coordinates) in one parallel pass over the
-// elements (OpenMP): the result of locate() for each.
-std::vector<std::optional<Location>> locate_all(const Mesh& mesh, std::span<const std::array<double, 3>> positions);
+// elements (OpenMP): the result of locate() for each. `among`, when not empty, flags the global
+// elements searched (the others hold no position).
+std::vector<std::optional<Location>> locate_all(const Mesh& mesh, std::span<const std::array<double, 3>> positions,
+                                                const std::vector<bool>& among = {});
 
 // The points of a surface of hexahedra (`faces`) at each (x, y) of `points`: for each, its element,
 // the element's reference coordinates there (the face's own coordinate at -1 or +1, the other two
@@ -65,24 +68,27 @@ std::vector<std::optional<SurfacePoint>> locate_on_surface(const Mesh& mesh, std
 struct History {
   std::string name;
   std::string origin;  // "file:line" of the receiver or output request
-  int dim = 3;
+  int dim = 3;  // the mesh's
   // Recorded at nodes (nodes, node_labels) or at positions (positions, locations): one of them.
   std::vector<Index> nodes;
   std::vector<Label> node_labels;
   std::vector<std::array<double, 3>> positions;
   std::vector<Location> locations;
-  std::vector<Quantity> quantities;  // in the order displacement, velocity, acceleration
+  // In the order displacement, velocity, acceleration; or pressure alone (a fluid's).
+  std::vector<Quantity> quantities;
   // A receiver grid's shape (its faces left out), when the positions are its points in order.
   std::optional<ReceiverGrid> grid;
   int every_n_steps = 1;
 
   std::vector<double> times;   // per sample, s
-  std::vector<double> values;  // [sample][point][quantity][component], dim components
+  std::vector<double> values;  // [sample][point][quantity][component], components() components
 
   Index n_points() const { return static_cast<Index>(nodes.empty() ? positions.size() : nodes.size()); }
   std::size_t n_samples() const { return times.size(); }
+  // Per quantity: dim (motion), or 1 (pressure).
+  int components() const { return records(Quantity::Pressure) ? 1 : dim; }
   std::size_t sample_size() const {
-    return static_cast<std::size_t>(n_points()) * quantities.size() * static_cast<std::size_t>(dim);
+    return static_cast<std::size_t>(n_points()) * quantities.size() * static_cast<std::size_t>(components());
   }
   bool records(Quantity quantity) const;
   // Forgets the samples (times and values), keeping what it records where.
@@ -97,7 +103,9 @@ struct History {
 // The histories a model asks for, samples empty: its receivers (positions located; a position
 // outside the mesh throws tremor::Error naming the receiver and the position) and its Abaqus
 // *NODE OUTPUT requests (an output every `every_time` seconds becomes every round(every_time /
-// dt) steps, at least 1).
+// dt) steps, at least 1). In a model with fluids a receiver of pressure lies in the fluid (its
+// nodes held by fluid elements, its positions located among them) and any other in the solid;
+// one that does not throws tremor::Error naming the receiver and the point.
 std::vector<History> make_histories(const Model& model, double dt);
 
 // The recording steps a Recorder's device buffer holds for rows whose two time levels take

@@ -29,6 +29,7 @@
 #include "tremor/fem/viscoelastic.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/mesh/reorder.hpp"
+#include "tremor/model/absorbing.hpp"
 #include "tremor/operator/spectrum.hpp"
 #include "tremor/parallel/communicator.hpp"
 #include "tremor/parallel/nccl_exchange.hpp"
@@ -657,7 +658,10 @@ void set_up_one_domain(RunSetup<Real>& r) {
   r.exchange = std::make_unique<NoSharedNodes<Real>>();
   r.owned.push_back(set_up_subdomain<Real>(r.exec, r.model, std::move(numbering), r.preflight, *r.exchange, r.clock,
                                            r.observer, r.observer_guard));
-  if (r.observer) r.owned.front()->recorder->set_on_sample(r.on_sample());
+  if (r.observer) {
+    r.owned.front()->recorder->set_on_sample(r.on_sample());
+    if (FluidTerm<Real>* fluid = r.owned.front()->fluid) fluid->recorder().set_on_sample(r.on_sample());
+  }
 }
 
 // Several subdomains in this process (--domains), on one Exec, summing their shared nodes in place.
@@ -822,6 +826,26 @@ void refuse_for_fluids(const std::string& source, const char* what) {
                " take solid models (docs/model-file.md, \"Fluids\")");
 }
 
+// An absorbing layer damps the solid's elements; one over a fluid's would leave them reflecting:
+// refused, naming a fluid element in one (and the layer's line where the model has one layer).
+void refuse_layers_in_fluids(const Model& model) {
+  if (model.absorbing.empty()) return;
+  const std::string& at = model.absorbing.size() == 1 && !model.absorbing.front().origin.empty()
+                              ? model.absorbing.front().origin
+                              : model.source;
+  const std::vector<bool> fluid = fem::fluid_elements(model);
+  const AbsorbingProfile profile = absorbing_profile(model);
+  std::vector<bool> covered(fluid.size(), false);
+  for (std::size_t e = 0; e < profile.depth.size(); ++e) covered[e] = profile.depth[e] > 0.0 || profile.alpha[e] > 0.0;
+  if (const PmlProfile pml = pml_profile(model); pml.any())
+    for (const Index e : pml_elements(model, pml)) covered[static_cast<std::size_t>(e)] = true;
+  for (std::size_t e = 0; e < fluid.size(); ++e)
+    if (fluid[e] && covered[e])
+      throw Error(str(at, ": an absorbing layer covers fluid element ", model.mesh.element_label(static_cast<Index>(e)),
+                      ": absorbing layers (alid, srm, pml) damp solids, and a fluid's elements in one would reflect "
+                      "undamped; keep the layers in the solid (docs/model-file.md, \"Fluids\")"));
+}
+
 }  // namespace
 
 void check_checkpoints(const Preflight& p, const Model& model, const RunOptions& options) {
@@ -845,6 +869,7 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
   try {
     p = resolve(model, options, phase, solid ? &whole : nullptr);
     p.solid = solid;
+    if (solid) p.histories = std::make_shared<const std::vector<History>>(make_histories(whole, p.dt));
   } catch (const std::bad_alloc&) {
     const std::string by = memory::host_available().by;
     throw Error(str("out of host memory in the pre-flight", phase.empty() ? std::string() : str(", after '", phase, "'"),
@@ -882,6 +907,7 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
     refuse_for_fluids(whole.source, domains > 1 ? "a decomposed run (--domains, --gpus, mpirun)"
                                     : !model.shots.empty() ? "shots"
                                                            : nullptr);
+    refuse_layers_in_fluids(whole);
     if (p.snapshot_every > 0)
       warn(p, "snapshots hold the solid's displacement: the fluid's nodes show none (its pressure is not in them)");
   }

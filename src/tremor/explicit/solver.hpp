@@ -231,6 +231,9 @@ struct Preflight {
   // a term of the solid (FluidTerm); both null without fluids.
   std::shared_ptr<const Model> solid;
   std::shared_ptr<const FluidSetup> fluid;
+  // With fluids, the model's histories (make_histories: its receivers located among the solid's
+  // elements, and the fluid's for pressure), which the run's recorders take; null without fluids.
+  std::shared_ptr<const std::vector<History>> histories;
 };
 
 // Resolves settings and the time step; throws tremor::Error for a refused time step (both

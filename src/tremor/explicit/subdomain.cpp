@@ -43,7 +43,7 @@ void HistoryMerge::add(std::size_t part, std::size_t k, double time, std::span<c
   const Map& map = maps_[part][k];
   const auto h = static_cast<std::size_t>(map.history);
   History& to = histories_[h];
-  const std::size_t point_size = to.quantities.size() * static_cast<std::size_t>(to.dim);
+  const std::size_t point_size = to.quantities.size() * static_cast<std::size_t>(to.components());
   // Samples are staged until every part has filled them: the history holds complete ones only
   // (an observer writes what it holds).
   std::deque<Staged>& open = open_[h];
@@ -269,19 +269,28 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
     d.pml_mass = {};
     clock.lap("PML");
   }
+  // With fluids, the model's histories: the fluid's of pressure, the solid's of motion.
+  std::vector<History> pressure, motion;
+  if (preflight.histories)
+    for (const History& history : *preflight.histories)
+      (history.records(Quantity::Pressure) ? pressure : motion).push_back(history);
   if (preflight.fluid) {  // (original: the model's solid, in the model's numbering)
     auto term = std::make_unique<FluidTerm<Real>>(exec, *preflight.fluid, d.numbering,
-                                                  fluid_loading(original, preflight.fluid->mesh), preflight.dt,
-                                                  preflight.assembly == sparse::RaceStrategy::Atomics);
+                                                  fluid_loading(original, preflight.fluid->mesh), std::move(pressure),
+                                                  preflight.dt, preflight.assembly == sparse::RaceStrategy::Atomics);
     d.fluid = term.get();
     d.terms.push_back(std::move(term));
     clock.lap("fluid (its elements, integrator, loads and faces on the solid)");
   }
   d.loads = std::make_unique<DeviceLoading<Real>>(exec, *d.loading, preflight.dt);
   clock.lap("loads");
-  d.recorder = std::make_unique<Recorder<Real>>(
-      exec, d.part ? std::move(d.part->histories) : make_histories(model, preflight.dt), preflight.dt,
-      model.mesh.n_nodes() * model.mesh.dim());
+  std::vector<History> histories = d.part                ? std::move(d.part->histories)
+                                   : preflight.histories ? std::move(motion)
+                                                         : make_histories(model, preflight.dt);
+  if (preflight.histories)  // (in the model's numbering)
+    for (History& history : histories) d.numbering.to_local(history);
+  d.recorder = std::make_unique<Recorder<Real>>(exec, std::move(histories), preflight.dt,
+                                                model.mesh.n_nodes() * model.mesh.dim());
   clock.lap("receivers");
   // The snapshot nodes are the model's; the taker gathers them at their local numbers (and takes
   // nothing without an observer). A part's are in its own model (ModelPart::snapshot_points),

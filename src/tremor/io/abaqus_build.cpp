@@ -128,7 +128,7 @@ void Reader::finish_conditions(const std::vector<Index>& global_of, const std::v
   const int dim = mesh.dim();
   for (PendingFixed& entry : fixed_) {
     check_amplitude(entry.dof.amplitude, entry.where);
-    if (entry.dof.component >= dim) {
+    if (entry.dof.component >= dim && entry.dof.component != FixedDof::pressure) {
       if (!entry.implied) ignore("*BOUNDARY on degree of freedom 3 of a 2D model", entry.where);
       continue;
     }
@@ -208,7 +208,7 @@ std::vector<Face> Reader::resolve_faces(const std::vector<PendingFace>& pending,
 // OP=MOD does; without this a solver would see two prescribed values for one degree of freedom.
 void Reader::resolve_boundary_overrides() {
   std::unordered_map<std::int64_t, std::size_t> last;  // (node, component) -> group
-  auto key = [](Index node, int component) { return static_cast<std::int64_t>(node) * 4 + component; };
+  auto key = [](Index node, int component) { return static_cast<std::int64_t>(node) * 8 + component; };
   for (std::size_t g = 0; g < model_.fixed.size(); ++g)
     for (Index node : model_.fixed[g].nodes) last[key(node, model_.fixed[g].component)] = g;
   for (std::size_t g = 0; g < model_.fixed.size(); ++g) {

@@ -117,8 +117,11 @@ void Reader::boundary(const KeywordLine& keyword) {
     for (int d = first; d <= last; ++d) {
       if (d <= 3)
         add(d - 1, value, false);
+      else if (d == FixedDof::pressure + 1)  // the acoustic pressure of AC elements
+        add(FixedDof::pressure, value, false);
       else
-        ignore("*BOUNDARY on degrees of freedom above 3 (rotations and others that solids lack)", record.where);
+        ignore("*BOUNDARY on degrees of freedom 4 to 7 and above 8 (rotations and others that solids and fluids "
+               "lack)", record.where);
     }
   }
 }

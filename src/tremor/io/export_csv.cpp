@@ -28,9 +28,15 @@ std::vector<std::string> columns_of(const std::vector<std::string>& points, cons
   static constexpr std::array<char, 3> axes{'x', 'y', 'z'};
   std::vector<std::string> columns;
   for (const auto& point : points)
-    for (const auto& quantity : quantities)
+    for (const auto& quantity : quantities) {
+      const Quantity q = parse_quantity(quantity);
+      if (q == Quantity::Pressure) {  // a scalar: one column
+        columns.push_back(str(point, "_", quantity_letter(q)));
+        continue;
+      }
       for (int c = 0; c < dimension; ++c)
-        columns.push_back(str(point, "_", quantity_letter(parse_quantity(quantity)), axes.at(static_cast<std::size_t>(c))));
+        columns.push_back(str(point, "_", quantity_letter(q), axes.at(static_cast<std::size_t>(c))));
+    }
   return columns;
 }
 
@@ -88,8 +94,12 @@ void export_one(hid_t group, const std::string& where, const std::string& result
   const auto time_dims = h5::dataset_dims(time_set.get(), result, where + "/time");
   const auto value_dims = h5::dataset_dims(values_set.get(), result, where + "/values");
   if (time_dims.size() != 1 || value_dims.size() != 4 || value_dims[0] != time_dims[0] ||
-      value_dims[1] != n_points || value_dims[2] != quantities.size() ||
-      value_dims[3] != static_cast<hsize_t>(dimension))
+      value_dims[1] != n_points || value_dims[2] != quantities.size())
+    throw Error(str(result, ": ", where, ": the shapes of time, values and ",
+                    at_positions ? "positions" : "node_labels", " disagree"));
+  // (Pressure, alone in its history, has one component.)
+  const hsize_t components = quantities.size() == 1 && quantities[0] == "pressure" ? 1 : static_cast<hsize_t>(dimension);
+  if (value_dims.size() == 4 && value_dims[3] != components)
     throw Error(str(result, ": ", where, ": the shapes of time, values and ",
                     at_positions ? "positions" : "node_labels", " disagree"));
   const hsize_t n_samples = time_dims[0];

@@ -20,6 +20,7 @@ namespace {
 using model_file::explicit_keys;
 using model_file::name_where;
 using model_file::read_absorbing;
+using model_file::read_pressure_release;
 using model_file::read_defect;
 using model_file::read_excitation;
 using model_file::read_material;
@@ -30,7 +31,8 @@ using model_file::Table;
 
 constexpr std::string_view top_keys[] = {"title",    "mesh",   "material",  "section",    "explicit",
                                          "static",   "source", "traction",  "body_force", "prescribed_displacement",
-                                         "receiver", "output", "absorbing", "transducer", "shot"};
+                                         "receiver", "output", "absorbing", "transducer", "shot",
+                                         "pressure_release"};
 // Tables the solvers will read; until they do, the reader warns and ignores them.
 constexpr std::string_view reserved_keys[] = {"sem", "bem"};
 
@@ -81,6 +83,7 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
   read_sections(root, model);
   read_excitation(root, model, base_dir);
   for (Table table : root.tables("absorbing")) model.absorbing.push_back(read_absorbing(table, model));
+  for (Table table : root.tables("pressure_release")) model.fixed.push_back(read_pressure_release(table, model));
   model.validate();
   return model;
 }

@@ -1,4 +1,5 @@
-// The model file's media: [[material]], [[section]] and [[absorbing]] (docs/model-file.md).
+// The model file's media: [[material]], [[section]], [[absorbing]] and [[pressure_release]]
+// (docs/model-file.md).
 #include "tremor/io/model_file_parts.hpp"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <span>
 
 #include "tremor/core/error.hpp"
+#include "tremor/mesh/faces.hpp"
 #include "tremor/model/attenuation.hpp"
 #include "tremor/model/pml.hpp"
 
@@ -338,6 +340,21 @@ void read_sections(const Table& root, Model& model) {
                                  missing > 1 ? str(" and ", missing - 1, " others have") : std::string(" has"),
                                  " no section; every element needs one [[section]]"));
   }
+}
+
+constexpr std::string_view release_keys[] = {"node_set", "surface"};
+
+FixedDof read_pressure_release(Table& table, const Model& model) {
+  table.only(release_keys);
+  if (int(table.has("node_set")) + int(table.has("surface")) != 1)
+    table.fail_at(table.line(), "a pressure-release boundary takes one of 'node_set' (its nodes) and 'surface' (the "
+                                "nodes of its faces)");
+  FixedDof release;
+  release.component = FixedDof::pressure;
+  release.origin = origin_of(table);
+  release.nodes = table.has("node_set") ? node_set_of(table, model.mesh).second
+                                        : nodes_of_faces(model.mesh, surface_of(table, model.mesh).second);
+  return release;
 }
 
 constexpr std::string_view absorbing_keys[] = {"kind",      "faces",     "thickness",  "element_set", "power",

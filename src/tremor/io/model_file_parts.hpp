@@ -61,6 +61,8 @@ Material read_material(Table& material);
 // Every [[section]], or the default section over the element set "all".
 void read_sections(const Table& root, Model& model);
 AbsorbingLayer read_absorbing(Table& table, const Model& model);
+// A [[pressure_release]]: its nodes' pressure held at 0 (FixedDof::pressure).
+FixedDof read_pressure_release(Table& table, const Model& model);
 // [explicit], [static], the loads, receivers, transducers, shots and [output] of `root`, read
 // against model.mesh into `model`.
 void read_excitation(const Table& root, Model& model, const std::string& base_dir);

@@ -49,7 +49,7 @@ ReceiverGrid read_grid(const Table& owner, const Mesh& mesh) {
   return grid;
 }
 
-constexpr std::string_view recordable[] = {"displacement", "velocity", "acceleration"};
+constexpr std::string_view recordable[] = {"displacement", "velocity", "acceleration", "pressure"};
 
 Receiver read_receiver(Table& table, const Mesh& mesh, const Bounds& bounds) {
   table.only(receiver_keys);
@@ -83,7 +83,8 @@ Receiver read_receiver(Table& table, const Mesh& mesh, const Bounds& bounds) {
                                                         suggestion(what, recordable), "; expected ",
                                                         choices(recordable));
                                            }))
-      (k == 0 ? receiver.displacement : k == 1 ? receiver.velocity : receiver.acceleration) = true;
+      (k == 0 ? receiver.displacement : k == 1 ? receiver.velocity : k == 2 ? receiver.acceleration : receiver.pressure) =
+          true;
   }
   if (const auto every = table.integer("every")) {
     if (*every < 1 || *every > std::numeric_limits<int>::max())

@@ -31,6 +31,17 @@ const char* quantity_name(Quantity quantity) {
     case Quantity::Displacement: return "displacement";
     case Quantity::Velocity: return "velocity";
     case Quantity::Acceleration: return "acceleration";
+    case Quantity::Pressure: return "pressure";
+  }
+  return "?";
+}
+
+const char* quantity_unit(Quantity quantity) {
+  switch (quantity) {
+    case Quantity::Displacement: return "m";
+    case Quantity::Velocity: return "m/s";
+    case Quantity::Acceleration: return "m/s^2";
+    case Quantity::Pressure: return "Pa";
   }
   return "?";
 }
@@ -40,6 +51,7 @@ char quantity_letter(Quantity quantity) {
     case Quantity::Displacement: return 'u';
     case Quantity::Velocity: return 'v';
     case Quantity::Acceleration: return 'a';
+    case Quantity::Pressure: return 'p';
   }
   return '?';
 }
@@ -48,7 +60,8 @@ Quantity parse_quantity(std::string_view name) {
   if (name == "displacement" || name == "U" || name == "u") return Quantity::Displacement;
   if (name == "velocity" || name == "V" || name == "v") return Quantity::Velocity;
   if (name == "acceleration" || name == "A" || name == "a") return Quantity::Acceleration;
-  throw Error(str("unknown quantity '", name, "': expected displacement, velocity or acceleration"));
+  if (name == "pressure") return Quantity::Pressure;
+  throw Error(str("unknown quantity '", name, "': expected displacement, velocity, acceleration or pressure"));
 }
 
 namespace {

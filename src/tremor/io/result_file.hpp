@@ -40,11 +40,15 @@ struct ReceiverGrid;
 
 namespace tremor::io {
 
-enum class Quantity : std::uint8_t { Displacement, Velocity, Acceleration };
+// The motion (a vector: the mesh's dimension of components) or a fluid's pressure (a scalar: one
+// component). A history records pressure alone, or motion.
+enum class Quantity : std::uint8_t { Displacement, Velocity, Acceleration, Pressure };
 
-// "displacement", "velocity", "acceleration"; and the one-letter prefix of CSV columns: u, v, a.
+// "displacement", "velocity", "acceleration", "pressure"; the one-letter prefix of CSV columns:
+// u, v, a, p; the SI unit: m, m/s, m/s^2, Pa.
 const char* quantity_name(Quantity quantity);
 char quantity_letter(Quantity quantity);
+const char* quantity_unit(Quantity quantity);
 // Parses quantity_name()'s names and the Abaqus/model-file letters "U", "V", "A".
 Quantity parse_quantity(std::string_view name);
 
@@ -173,8 +177,9 @@ class ResultFile {
   void begin_shot(const std::string& name, std::span<const std::string> transducers);
 
   // Declares a history set: /histories/<name>, recording `quantities` (each with the mesh's
-  // dimension of components) at `nodes` (mesh node indices, any order, as the columns will be).
-  // Names must be unique, non-empty and free of '/'. Returns the id for append_samples.
+  // dimension of components; pressure, alone, with one) at `nodes` (mesh node indices, any order,
+  // as the columns will be). Names must be unique, non-empty and free of '/'. Returns the id for
+  // append_samples.
   int add_history(const std::string& name, std::span<const Index> nodes, std::span<const Quantity> quantities);
   // The same at positions inside elements: `positions` holds dim coordinates per point (m),
   // `elements` the element (global index, blocks in order) each lies in. With `grid`, the
@@ -192,7 +197,7 @@ class ResultFile {
   std::map<std::string, std::int64_t> sample_counts() const;  // per history name
 
   // Appends samples to a history: times[s] and values laid out [sample][node][quantity][component]
-  // (times.size() * nodes * quantities * dim values).
+  // (times.size() * nodes * quantities * components values).
   void append_samples(int history, std::span<const double> times, std::span<const double> values);
   void append_samples(int history, std::span<const double> times, std::span<const float> values);
 

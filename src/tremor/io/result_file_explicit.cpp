@@ -143,12 +143,18 @@ int ResultFile::Impl::declare_history(const std::string& name, std::size_t n_poi
   for (const auto& history : histories)
     if (history.name == key) throw Error(str(path.string(), ": history '", key, "' is declared twice"));
   if (quantities.empty()) throw Error(str(path.string(), ": history '", key, "' records no quantity"));
+  const bool pressure = std::find(quantities.begin(), quantities.end(), Quantity::Pressure) != quantities.end();
+  if (pressure && quantities.size() > 1)
+    throw Error(str(path.string(), ": history '", key, "' records pressure beside motion; a history holds one or the "
+                    "other"));
+  const std::size_t components = pressure ? 1 : static_cast<std::size_t>(dim);
 
   History history;
   history.name = key;
   history.where = shot.empty() ? str("/histories/", name) : str("/shots/", shot, "/histories/", name);
   history.n_nodes = n_points;
   history.n_quantities = quantities.size();
+  history.n_components = components;
   Handle group = h5::create_group((shot.empty() ? histories_group : shot_histories).get(), name, file);
   std::vector<std::string> names;
   for (Quantity quantity : quantities) names.emplace_back(quantity_name(quantity));
@@ -156,7 +162,7 @@ int ResultFile::Impl::declare_history(const std::string& name, std::size_t n_poi
   h5::set_attribute(group.get(), "dimension", std::int64_t{dim}, file);
   write_points(group.get());
 
-  const std::size_t per_node = quantities.size() * static_cast<std::size_t>(dim);
+  const std::size_t per_node = quantities.size() * components;
   const std::size_t row_bytes = n_points * per_node * sizeof(double);
   hsize_t sample_chunk = std::clamp<hsize_t>(target_chunk_bytes / row_bytes, 1, 4096);
   hsize_t node_chunk = n_points;
@@ -169,12 +175,11 @@ int ResultFile::Impl::declare_history(const std::string& name, std::size_t n_poi
   const std::array<hsize_t, 1> time_chunk{std::max<hsize_t>(sample_chunk, 512)};
   history.time = extendible_dataset(group.get(), "time", no_rows, time_chunk, file);
   h5::set_attribute(history.time.get(), "units", std::string("s"), file);
-  const std::array<hsize_t, 4> value_dims{0, n_points, quantities.size(), static_cast<hsize_t>(dim)};
-  const std::array<hsize_t, 4> value_chunk{sample_chunk, node_chunk, quantities.size(), static_cast<hsize_t>(dim)};
+  const std::array<hsize_t, 4> value_dims{0, n_points, quantities.size(), components};
+  const std::array<hsize_t, 4> value_chunk{sample_chunk, node_chunk, quantities.size(), components};
   history.values = extendible_dataset(group.get(), "values", value_dims, value_chunk, file);
   std::vector<std::string> units;
-  for (Quantity quantity : quantities)
-    units.emplace_back(quantity == Quantity::Displacement ? "m" : quantity == Quantity::Velocity ? "m/s" : "m/s^2");
+  for (Quantity quantity : quantities) units.emplace_back(quantity_unit(quantity));
   h5::set_attribute(history.values.get(), "units", units, file);
   histories.push_back(std::move(history));
   return static_cast<int>(histories.size()) - 1;
@@ -186,7 +191,7 @@ void ResultFile::append_samples(int id, std::span<const double> times, std::span
   if (id < 0 || id >= static_cast<int>(self.histories.size()))
     throw Error(str(self.path.string(), ": no history with id ", id));
   History& history = self.histories[static_cast<std::size_t>(id)];
-  const std::size_t per_sample = history.n_nodes * history.n_quantities * static_cast<std::size_t>(self.dim);
+  const std::size_t per_sample = history.n_nodes * history.n_quantities * history.n_components;
   if (values.size() != times.size() * per_sample)
     throw Error(str(self.path.string(), ": history '", history.name, "': ", values.size(), " values for ",
                     times.size(), " samples; expected ", times.size() * per_sample));
@@ -194,7 +199,7 @@ void ResultFile::append_samples(int id, std::span<const double> times, std::span
   const std::string what = "/histories/" + history.name;
   self.writing([&] {
     append_rows(history.time.get(), history.n_samples, times.size(), {}, times.data(), self.file, what + "/time");
-    const std::array<hsize_t, 3> row{history.n_nodes, history.n_quantities, static_cast<hsize_t>(self.dim)};
+    const std::array<hsize_t, 3> row{history.n_nodes, history.n_quantities, history.n_components};
     append_rows(history.values.get(), history.n_samples, times.size(), row, values.data(), self.file,
                 what + "/values");
   });
@@ -383,14 +388,16 @@ void ResultFile::Impl::reopen_histories(const std::map<std::string, std::int64_t
       History history;
       history.name = key;
       history.where = str(at, "/", name);
-      history.n_quantities = h5::read_strings_attribute(group.get(), "quantities", file).size();
+      const std::vector<std::string> quantities = h5::read_strings_attribute(group.get(), "quantities", file);
+      history.n_quantities = quantities.size();
+      history.n_components = quantities.size() == 1 && quantities[0] == "pressure" ? 1 : static_cast<std::size_t>(dim);
       history.time = h5::open_dataset(group.get(), "time", file);
       history.values = h5::open_dataset(group.get(), "values", file);
       const std::string& what = history.where;
       const auto time_dims = h5::dataset_dims(history.time.get(), file, what + "/time");
       const auto value_dims = h5::dataset_dims(history.values.get(), file, what + "/values");
       if (time_dims.size() != 1 || value_dims.size() != 4 || value_dims[2] != history.n_quantities ||
-          value_dims[3] != static_cast<hsize_t>(dim))
+          value_dims[3] != history.n_components)
         throw Error(str(where, ": ", what, ": the shapes of time and values are not those of a history"));
       history.n_nodes = value_dims[1];
       const auto rows = static_cast<hsize_t>(wanted->second);

@@ -48,6 +48,7 @@ struct History {
   std::string where;  // its group in the file, for messages
   std::size_t n_nodes = 0;
   std::size_t n_quantities = 0;
+  std::size_t n_components = 0;  // per quantity: the mesh's dimension, or 1 for pressure
   hsize_t n_samples = 0;
   h5::Handle time;
   h5::Handle values;

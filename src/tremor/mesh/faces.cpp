@@ -260,6 +260,21 @@ std::vector<std::array<Face, 2>> FaceIndex::shared() const {
 
 std::vector<Face> boundary_faces(const Mesh& mesh) { return FaceIndex(mesh).boundary(); }
 
+std::vector<Index> nodes_of_faces(const Mesh& mesh, std::span<const Face> faces) {
+  std::vector<Index> out;
+  for (const Face& face : faces) {
+    const ElementRef ref = mesh.locate(face.element);
+    const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
+    const auto nodes = block.nodes(ref.element);
+    int local[max_face_nodes];
+    const int n = face_nodes(block.type, block.order, face.face, local);
+    for (int a = 0; a < n; ++a) out.push_back(nodes[static_cast<std::size_t>(local[a])]);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 RegionInterface region_interface(const Mesh& mesh, const std::vector<bool>& inside) {
   TREMOR_CHECK(inside.size() == static_cast<std::size_t>(mesh.n_elements()), "an interface of ", inside.size(),
                " element flags for ", mesh.n_elements(), " elements");

@@ -94,6 +94,9 @@ class FaceIndex {
 // The boundary faces of `mesh` (shorthand for FaceIndex(mesh).boundary()).
 std::vector<Face> boundary_faces(const Mesh& mesh);
 
+// The nodes of `faces` (mesh node indices: every node of each face, face_nodes()), ascending, once.
+std::vector<Index> nodes_of_faces(const Mesh& mesh, std::span<const Face> faces);
+
 // The interface between two regions of a conforming mesh: the elements flagged in `inside` (one
 // flag per global element: a fluid's, say) and the others. `faces`: each face an inside element
 // shares with an outside one, as {the inside element's face, the outside element's}, sorted. The

@@ -80,9 +80,18 @@ void Model::validate() const {
       TREMOR_CHECK(a.points[k].first > a.points[k - 1].first, source, ": amplitude '", a.name,
                    "' times must increase (", a.points[k - 1].first, " then ", a.points[k].first, ")");
   const int dim = mesh.dim();
-  for (const auto& f : fixed)
+  for (const auto& f : fixed) {
+    if (f.component == FixedDof::pressure) {
+      TREMOR_CHECK(has_fluids(), f.origin, ": the acoustic pressure (degree of freedom 8) is a fluid's, and the "
+                   "model has no fluid section");
+      TREMOR_CHECK(f.value == 0.0 && f.amplitude.empty(), f.origin, ": a prescribed pressure of ", f.value,
+                   f.amplitude.empty() ? "" : str(" x amplitude '", f.amplitude, "'"),
+                   ": a fluid's pressure is held at 0 (a pressure-release boundary) and not prescribed otherwise");
+      continue;
+    }
     TREMOR_CHECK(f.component >= 0 && f.component < dim, f.origin, ": degree of freedom ", f.component + 1,
                  " does not exist in a ", dim, "D model");
+  }
   for (const auto& l : loads)
     TREMOR_CHECK(l.component >= 0 && l.component < dim, l.origin, ": degree of freedom ", l.component + 1,
                  " does not exist in a ", dim, "D model");
@@ -90,6 +99,9 @@ void Model::validate() const {
   for (const PointSource& s : point_sources)
     TREMOR_CHECK(!s.volume || has_fluids(), s.origin,
                  ": a volume source injects volume into a fluid, and the model has no fluid section");
+  for (const Receiver& r : receivers)
+    TREMOR_CHECK(!r.pressure || has_fluids(), r.origin.empty() ? source : r.origin, ": receiver '", r.name,
+                 "' records pressure, which a fluid has, and the model has no fluid section");
   if (output) output->check(mesh, source);
   validate_absorbing(*this);
 }

@@ -33,6 +33,9 @@ struct Amplitude {
 
 // Prescribed displacement of one component (0 = x, 1 = y, 2 = z) on a set of nodes.
 struct FixedDof {
+  // The component `component` a fluid's pressure (Abaqus's DOF 8, the acoustic pressure) rather
+  // than a displacement: held at 0 at fluid nodes, a pressure-release surface.
+  static constexpr int pressure = 7;
   std::vector<Index> nodes;
   int component = 0;
   double value = 0.0;

@@ -170,8 +170,11 @@ void validate_excitation(const Model& model) {
         TREMOR_CHECK(std::isfinite(x[0]) && std::isfinite(x[1]) && std::isfinite(x[2]), at, ": receiver '",
                      receiver.name, "' has a position that is not finite");
     }
-    TREMOR_CHECK(receiver.displacement || receiver.velocity || receiver.acceleration, at, ": receiver '",
-                 receiver.name, "' records nothing");
+    const bool motion = receiver.displacement || receiver.velocity || receiver.acceleration;
+    TREMOR_CHECK(motion || receiver.pressure, at, ": receiver '", receiver.name, "' records nothing");
+    TREMOR_CHECK(!(motion && receiver.pressure), at, ": receiver '", receiver.name,
+                 "' records pressure beside motion: a history holds the pressure (one value a point) or the "
+                 "motion (a vector a point), not both; give each its own receiver");
     TREMOR_CHECK(receiver.every_n_steps >= 1, at, ": receiver '", receiver.name, "' records every ",
                  receiver.every_n_steps, " steps; expected at least 1");
   }

@@ -157,6 +157,9 @@ struct Receiver {
   bool displacement = true;
   bool velocity = false;
   bool acceleration = false;
+  // The pressure of a fluid (its points in fluid elements), alone: a history holds pressure or
+  // motion, not both (docs/model-file.md, "Fluids").
+  bool pressure = false;
   int every_n_steps = 1;
   std::string origin;
 };

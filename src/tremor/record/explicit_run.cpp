@@ -57,6 +57,7 @@ io::Quantity to_io(ex::Quantity quantity) {
     case ex::Quantity::Displacement: return io::Quantity::Displacement;
     case ex::Quantity::Velocity: return io::Quantity::Velocity;
     case ex::Quantity::Acceleration: return io::Quantity::Acceleration;
+    case ex::Quantity::Pressure: return io::Quantity::Pressure;
   }
   return io::Quantity::Displacement;
 }

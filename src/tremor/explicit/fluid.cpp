@@ -133,11 +133,12 @@ FluidOperator<Real>::FluidOperator(const Exec& exec, std::shared_ptr<const fem::
   fem::check_space(exec_, *elements_, "the fluid operator");
   TREMOR_CHECK(atomic_ || elements_->n_colours > 0 || elements_->n_elements() == 0,
                "the fluid operator adds colour by colour: its elements need a colouring");
+  sum_factorised_ = std::make_unique<const sem::FluidKernels<Real>>(*elements_);
 }
 
 template <class Real>
 std::size_t FluidOperator<Real>::bytes() const {
-  return elements_->bytes();
+  return elements_->bytes() + sum_factorised_->bytes();
 }
 
 template <class Real>
@@ -151,10 +152,15 @@ void FluidOperator<Real>::add_unchecked(const Real* chi, Real* f) const {
   const fem::DeviceElements& els = *elements_;
   const int passes = atomic_ ? 1 : els.n_colours;
   for (int c = 0; c < passes; ++c)
-    for (const fem::DeviceElementBlock& block : els.blocks) {
+    for (std::size_t b = 0; b < els.blocks.size(); ++b) {
+      const fem::DeviceElementBlock& block = els.blocks[b];
       const Index n = atomic_ ? block.n_elements : block.n_in(c);
       if (n == 0) continue;
       const Index* list = atomic_ ? nullptr : block.in(c);
+      if (sum_factorised_->takes(b)) {
+        sum_factorised_->add(exec_, b, n, list, atomic_, chi, f);
+        continue;
+      }
       fem::with_element(block.type, block.order, [&](auto element) {
         add_fluid_elements<decltype(element), Real>(exec_, n, list, fem::arrays_of(els, block), atomic_, chi, f);
       });
@@ -217,15 +223,21 @@ Index fluid_number(const FluidMesh& fluid, Index node) {
 std::size_t fluid_run_bytes(const FluidSetup& fluid, std::size_t real_size) {
   const Mesh& mesh = fluid.mesh.model.mesh;
   const auto nodes = static_cast<std::size_t>(mesh.n_nodes()), elements = static_cast<std::size_t>(mesh.n_elements());
-  std::size_t connectivity = 0;
-  for (const ElementBlock& block : mesh.blocks) connectivity += block.connectivity.size();
+  std::size_t connectivity = 0, factors = 0;
+  const std::size_t per_point = mesh.dim() == 3 ? 6 : 3;  // sem::FluidKernels' A at each GLL point
+  for (const ElementBlock& block : mesh.blocks) {
+    connectivity += block.connectivity.size();
+    if ((block.type == ElementType::HexGLL || block.type == ElementType::QuadGLL) && block.order >= 2)
+      factors += block.connectivity.size() * per_point;
+  }
   std::size_t pairs = 0;
   for (const fem::CouplingFace& face : fluid.interface.faces) pairs += face.nodes.size() * face.nodes.size();
   const auto dim = static_cast<std::size_t>(mesh.dim());
   // Coordinates, connectivity, section and colour list per element; chi twice, K_f chi, the
-  // pressure and the update's coefficient in Real, 1 / M_f in double; per node pair an index and
-  // dim coefficients, per interface node three indices.
-  return nodes * (dim * sizeof(double) + 4 * real_size + sizeof(double)) + connectivity * sizeof(Index) +
+  // pressure and the update's coefficient in Real, 1 / M_f in double; the GLL blocks' factors in
+  // Real; per node pair an index and dim coefficients, per interface node three indices.
+  return nodes * (dim * sizeof(double) + 4 * real_size + sizeof(double)) + factors * real_size +
+         connectivity * sizeof(Index) +
          elements * 2 * sizeof(Index) + pairs * (sizeof(Index) + dim * sizeof(double)) +
          fluid.interface.nodes().size() * 3 * sizeof(Index);
 }

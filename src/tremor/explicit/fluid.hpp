@@ -27,6 +27,7 @@
 #include "tremor/model/model.hpp"
 #include "tremor/operator/operator.hpp"
 #include "tremor/operator/spectrum.hpp"
+#include "tremor/sem/fluid.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -57,9 +58,10 @@ std::vector<double> fluid_lumped_mass(const FluidMesh& fluid, const Exec& exec,
 // dt <= 2 / sqrt(lambda). Throws tremor::Error for a fluid of no element.
 op::Spectrum fluid_spectrum(const FluidMesh& fluid, const Exec& exec);
 
-// K_f chi, element by element without K_f: each element's forces in double
-// (fem::apply_fluid_stiffness on its stiffness rule), summed colour by colour with plain adds
-// (the same bits every run) or, built with `atomic` on a GPU, by atomic adds in one launch.
+// K_f chi, element by element without K_f: on GLL hexahedra and quadrilaterals of order 2 or more
+// by sum factorisation in Real (sem/fluid.hpp), on other elements each element's forces in double
+// (fem::apply_fluid_stiffness on its stiffness rule); summed colour by colour with plain adds (the
+// same bits every run) or, built with `atomic` on a GPU, by atomic adds in one launch per block.
 template <class Real>
 class FluidOperator final : public op::Operator<Real> {
  public:
@@ -77,6 +79,7 @@ class FluidOperator final : public op::Operator<Real> {
   Exec exec_;
   std::shared_ptr<const fem::DeviceElements> elements_;
   bool atomic_ = false;
+  std::unique_ptr<const sem::FluidKernels<Real>> sum_factorised_;  // the blocks it takes
 };
 
 extern template class FluidOperator<float>;

@@ -1,0 +1,193 @@
+#include "tremor/sem/fluid.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tremor/backend/atomic.hpp"
+#include "tremor/backend/forall_blocks.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/fem/laws.hpp"
+#include "tremor/sem/layout.hpp"
+#include "tremor/sem/operator.hpp"
+#include "tremor/sem/sum_factorised.hpp"
+
+namespace tremor::sem {
+
+bool fluid_takes(const fem::DeviceElementBlock& block) { return gll(block.type) && block.order >= 2; }
+
+namespace {
+
+// A block of threads over the fluid's elements: a thread per point, as Layout, with per element
+// the gathered chi and the Dim parts of the flux in shared memory.
+template <int Dim, int P>
+struct FluidLayout : Layout<Dim, P> {
+  using L = Layout<Dim, P>;
+  static constexpr int arrays = 1 + Dim;
+  static constexpr int factors = Dim * (Dim + 1) / 2;  // A's upper triangle: xx, yy, (zz,) then the rest
+  template <class T>
+  static constexpr std::size_t shared_bytes() {
+    return (L::basis_size + static_cast<std::size_t>(L::per_block) * arrays * L::points) * sizeof(T);
+  }
+};
+
+// A's entry (alpha, beta) among the factors: the diagonal first, then xy, (xz, yz in 3D).
+template <int Dim>
+TREMOR_HOST_DEVICE constexpr int factor_of(int alpha, int beta) {
+  if (alpha == beta) return alpha;
+  const int lo = alpha < beta ? alpha : beta, hi = alpha < beta ? beta : alpha;
+  return Dim == 2 ? 2 : lo == 0 ? 3 + hi - 1 : 5;
+}
+
+template <int Dim, int P, class Real>
+void add_block(const Exec& exec, Index n, const Index* list, bool atomic, const Index* connectivity,
+               const Real* factors, const Real* basis, const Real* chi, Real* f) {
+  using L = FluidLayout<Dim, P>;
+  using S = Collocated<Dim, P, Real>;
+  constexpr int np = L::points, nn = L::n;
+  forall_blocks<L::threads>(exec, L::blocks(n), L::threads, L::template shared_bytes<Real>(),
+                            [=] TREMOR_LAMBDA(const BlockContext& ctx) {
+    Real* G = ctx.shared<Real>();
+    Real* work = G + L::basis_size;
+    const auto element = [&](int t) { return element_of(ctx, L::per_block, np, t, n, list); };
+    for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
+    for_each_thread(ctx, L::per_block * np, [&](int t) {
+      const Index e = element(t);
+      if (e < 0) return;
+      work[t / np * L::arrays * np + t % np] = chi[connectivity[static_cast<Size>(e) * np + t % np]];
+    });
+    ctx.sync();
+    // The flux at each point: A (d chi / d xi) through the stored factors.
+    for_each_thread(ctx, L::per_block * np, [&](int t) {
+      const Index e = element(t);
+      if (e < 0) return;
+      const int p = t % np;
+      Real* v = work + t / np * L::arrays * np;
+      Real d[Dim];
+      for (int alpha = 0; alpha < Dim; ++alpha) {
+        const int q = S::index(p, alpha), first = p - q * S::stride(alpha);
+        Real sum = Real(0);
+        for (int m = 0; m < nn; ++m) sum += G[q * nn + m] * v[first + m * S::stride(alpha)];
+        d[alpha] = sum;
+      }
+      const Real* A = factors + static_cast<Size>(e) * L::factors * np + p;
+      for (int alpha = 0; alpha < Dim; ++alpha) {
+        Real sum = Real(0);
+        for (int beta = 0; beta < Dim; ++beta) sum += A[factor_of<Dim>(alpha, beta) * np] * d[beta];
+        v[(1 + alpha) * np + p] = sum;
+      }
+    });
+    ctx.sync();
+    // The force at each node: the fluxes along its Dim lines, weighted by G transposed.
+    for_each_thread(ctx, L::per_block * np, [&](int t) {
+      const Index e = element(t);
+      if (e < 0) return;
+      const int a = t % np;
+      const Real* flux = work + t / np * L::arrays * np + np;
+      Real force = Real(0);
+      for (int alpha = 0; alpha < Dim; ++alpha) {
+        const int i = S::index(a, alpha), first = a - i * S::stride(alpha);
+        for (int q = 0; q < nn; ++q) force += G[q * nn + i] * flux[alpha * np + first + q * S::stride(alpha)];
+      }
+      Real* out = f + connectivity[static_cast<Size>(e) * np + a];
+      if (atomic)
+        atomic_add(out, force);
+      else
+        *out += force;
+    });
+  });
+}
+
+// The factors A = w det J t / rho J^-1 J^-T of one block's elements at their points, in double on
+// the host: J from the GLL nodes' coordinates by the same sums along lines (Collocated::gradient
+// of the Dim coordinates).
+template <int Dim, int P>
+std::vector<double> block_factors(const fem::DeviceElementBlock& block, const std::vector<double>& coordinates,
+                                  const std::vector<double>& D, const std::vector<double>& thickness) {
+  using L = FluidLayout<Dim, P>;
+  using S = Collocated<Dim, P, double>;
+  constexpr int np = L::points, nn = L::n;
+  const Basis1d<P> basis;
+  const std::vector<Index> connectivity = block.connectivity.to_host();
+  const std::vector<int> section = block.section.to_host();
+  std::vector<double> out(static_cast<std::size_t>(block.n_elements) * L::factors * np);
+  Index bad = -1;
+#pragma omp parallel for schedule(static)
+  for (Index e = 0; e < block.n_elements; ++e) {
+    double x[Dim * np];
+    for (int a = 0; a < np; ++a)
+      for (int c = 0; c < Dim; ++c)
+        x[c * np + a] = coordinates[static_cast<std::size_t>(connectivity[static_cast<std::size_t>(e) * np + a]) * Dim + c];
+    const auto s = static_cast<std::size_t>(section[static_cast<std::size_t>(e)]);
+    const double coefficient = D[s * fem::material_stride] * thickness[s];  // t / rho
+    double* A = out.data() + static_cast<std::size_t>(e) * L::factors * np;
+    for (int p = 0; p < np; ++p) {
+      double J[Dim][Dim], inverse[Dim][Dim];
+      S::gradient(basis.G, p, x, J);
+      const double det = invert_jacobian(J, inverse);
+      if (!(det > 0.0)) {
+#pragma omp critical(tremor_fluid_factors)
+        bad = bad < 0 ? e : std::min(bad, e);
+      }
+      const double scale = weight<Dim, nn>(basis.w, p) * det * coefficient;
+      for (int alpha = 0; alpha < Dim; ++alpha)
+        for (int beta = alpha; beta < Dim; ++beta) {
+          double sum = 0.0;
+          for (int k = 0; k < Dim; ++k) sum += inverse[alpha][k] * inverse[beta][k];
+          A[factor_of<Dim>(alpha, beta) * np + p] = scale * sum;
+        }
+    }
+  }
+  TREMOR_CHECK(bad < 0, "fluid element ", block.first + bad, " (global index) has a Jacobian that is not positive at a "
+               "point");
+  return out;
+}
+
+}  // namespace
+
+template <class Real>
+FluidKernels<Real>::FluidKernels(const fem::DeviceElements& elements) : elements_(&elements) {
+  factors_.resize(elements.blocks.size());
+  basis_.resize(elements.blocks.size());
+  if (std::none_of(elements.blocks.begin(), elements.blocks.end(), fluid_takes)) return;
+  const std::vector<double> coordinates = elements.coordinates.to_host();
+  const std::vector<double> D = elements.D.to_host(), thickness = elements.thickness.to_host();
+  for (std::size_t b = 0; b < elements.blocks.size(); ++b) {
+    const fem::DeviceElementBlock& block = elements.blocks[b];
+    if (!fluid_takes(block) || block.n_elements == 0) continue;
+    with_order(block, [&](auto dim, auto order) {
+      constexpr int Dim = decltype(dim)::value, P = decltype(order)::value;
+      if constexpr (P >= 2) {
+        const std::vector<double> A = block_factors<Dim, P>(block, coordinates, D, thickness);
+        factors_[b] = DeviceArray<Real>(elements.exec, std::span<const Real>(rounded<Real>(A)));
+        const std::vector<double> values = Basis1d<P>().values();
+        basis_[b] = DeviceArray<Real>(elements.exec, std::span<const Real>(rounded<Real>(values)));
+      }
+    });
+  }
+}
+
+template <class Real>
+void FluidKernels<Real>::add(const Exec& exec, std::size_t b, Index n, const Index* list, bool atomic, const Real* chi,
+                             Real* f) const {
+  const fem::DeviceElementBlock& block = elements_->blocks[b];
+  TREMOR_CHECK(takes(b), "the fluid's sum-factorised kernels do not take block ", b);
+  with_order(block, [&](auto dim, auto order) {
+    constexpr int Dim = decltype(dim)::value, P = decltype(order)::value;
+    if constexpr (P >= 2)
+      add_block<Dim, P, Real>(exec, n, list, atomic, block.connectivity.data(), factors_[b].data(), basis_[b].data(),
+                              chi, f);
+  });
+}
+
+template <class Real>
+std::size_t FluidKernels<Real>::bytes() const {
+  std::size_t total = 0;
+  for (std::size_t b = 0; b < factors_.size(); ++b)
+    total += static_cast<std::size_t>(factors_[b].size() + basis_[b].size()) * sizeof(Real);
+  return total;
+}
+
+template class FluidKernels<float>;
+template class FluidKernels<double>;
+
+}  // namespace tremor::sem

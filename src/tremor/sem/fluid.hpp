@@ -1,0 +1,52 @@
+#pragma once
+// The fluid's stiffness action K_f chi (explicit/fluid.hpp) on GLL hexahedra and quadrilaterals
+// of order 2 to 8 by sum factorisation: the scalar counterpart of the sem operator (operator.hpp,
+// sum_factorised.hpp). Per element, with a thread per point: gather chi, its gradient in the
+// reference coordinates (Dim sums of n = P + 1 along the lines through the point), the flux
+// A grad_xi chi through the point's symmetric factor A = w det J t / rho J^-1 J^-T (the
+// fluid's law, fem::FluidLaw, with its weight and Jacobian folded in), the transposed sums, and
+// the scatter: 2 Dim n + Dim^2 multiply-adds per point, against the generic element kernel's
+// n^Dim per shape function and point. The factors are stored per point (Dim (Dim + 1) / 2 values
+// in Real), computed at set-up in double from the GLL nodes' coordinates by the same sums.
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "tremor/backend/device_array.hpp"
+#include "tremor/backend/exec.hpp"
+#include "tremor/core/config.hpp"
+#include "tremor/fem/device_elements.hpp"
+
+namespace tremor::sem {
+
+// Whether the fluid kernels take a block: GLL hexahedra or quadrilaterals of order 2 or more (order
+// 1 keeps its 2-point Gauss rule: the generic kernel's).
+bool fluid_takes(const fem::DeviceElementBlock& block);
+
+template <class Real>
+class FluidKernels {
+ public:
+  // The factors of every block it takes (fluid_takes), on the elements' Exec: `elements` the
+  // fluid's (D[0] = 1 / rho per section, its thickness). Throws tremor::Error naming the element
+  // where the Jacobian is not positive at a point.
+  explicit FluidKernels(const fem::DeviceElements& elements);
+
+  bool takes(std::size_t block) const { return factors_[block].size() > 0; }
+  // f += K_f chi over the `n` elements of block `block` in `list` (indices within the block; all
+  // of its elements without a list), on exec: plain adds (a colour's elements share no node) or
+  // atomic ones.
+  void add(const Exec& exec, std::size_t block, Index n, const Index* list, bool atomic, const Real* chi,
+           Real* f) const;
+  // The factors and the 1D bases, in the Exec's memory.
+  std::size_t bytes() const;
+
+ private:
+  const fem::DeviceElements* elements_;
+  std::vector<DeviceArray<Real>> factors_;  // per block: per element, per factor, per point
+  std::vector<DeviceArray<Real>> basis_;    // per block: Basis1d::values
+};
+
+extern template class FluidKernels<float>;
+extern template class FluidKernels<double>;
+
+}  // namespace tremor::sem

@@ -287,7 +287,7 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
   std::vector<History> histories = d.part                ? std::move(d.part->histories)
                                    : preflight.histories ? std::move(motion)
                                                          : make_histories(model, preflight.dt);
-  if (preflight.histories)  // (in the model's numbering)
+  if (!d.part && preflight.histories)  // (in the model's numbering)
     for (History& history : histories) d.numbering.to_local(history);
   d.recorder = std::make_unique<Recorder<Real>>(exec, std::move(histories), preflight.dt,
                                                 model.mesh.n_nodes() * model.mesh.dim());

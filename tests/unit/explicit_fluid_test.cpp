@@ -286,10 +286,13 @@ TEST(ExplicitFluid, AnAbsorbingLayerInTheFluidIsRefused) {
                          "damp solids"});
 }
 
-// A receiver of pressure lies in the fluid, any other in the solid: nodes the side's elements
-// hold (an interface node both), positions located among the side's elements only (a point on
-// the interface in a fluid element for pressure, a solid one for motion), each refusal naming the
-// receiver, the point and the side it records. The solid part leaves the pressure out.
+// A receiver of pressure lies in the fluid: nodes fluid elements hold (an interface node too),
+// positions located among the fluid's elements (a point on the interface in a fluid element). A
+// receiver of motion records the solid's where a solid element holds its points, else the
+// fluid's from its potential (u = grad chi / rho: each point's gradients of the shape functions
+// over rho, at a node those of a fluid element holding it); its points on both sides, or pressure
+// in the solid, are refused, naming the receiver and the points. The solid part leaves the
+// fluid's receivers out.
 TEST(ExplicitFluid, ReceiversOfPressureLieInTheFluid) {
   Model model = water_on_steel(ElementType::Quad4, 1);  // elements 0, 1 steel (y < 1), 2, 3 water
   const auto receiver = [](std::string name, bool pressure, std::vector<Index> nodes,
@@ -305,10 +308,11 @@ TEST(ExplicitFluid, ReceiversOfPressureLieInTheFluid) {
   };
   model.receivers = {receiver("top", true, {7, 4}, {}),
                      receiver("inside", true, {}, {{0.5, 1.5, 0.0}, {1.5, 1.0, 0.0}}),
-                     receiver("steel", false, {}, {{0.5, 1.0, 0.0}})};
+                     receiver("steel", false, {}, {{0.5, 1.0, 0.0}}), receiver("water node", false, {7}, {}),
+                     receiver("water", false, {}, {{0.25, 1.5, 0.0}})};
   model.validate();
   const std::vector<History> histories = make_histories(model, 1e-7);
-  ASSERT_EQ(histories.size(), 3u);
+  ASSERT_EQ(histories.size(), 5u);
   EXPECT_EQ(histories[0].quantities, std::vector<Quantity>{Quantity::Pressure});
   EXPECT_EQ(histories[0].components(), 1);
   EXPECT_EQ(histories[0].sample_size(), 2u);
@@ -316,9 +320,28 @@ TEST(ExplicitFluid, ReceiversOfPressureLieInTheFluid) {
   EXPECT_EQ(histories[1].locations[1].element, 3);  // on the interface: the water's element
   EXPECT_EQ(histories[2].locations[0].element, 0);  // on the interface: the steel's element
   EXPECT_EQ(histories[2].components(), 2);
+  EXPECT_FALSE(histories[0].potential || histories[2].potential);
+  // In the water, motion from the potential: at (0.25, 1.5) in element 2 ([0, 1] x [1, 2]) the
+  // bilinear shape functions' gradients over rho = 1000 (node 3 at (0, 1): -(1 - xi) / 2... in x).
+  const History& water = histories[4];
+  EXPECT_TRUE(water.potential && histories[3].potential);
+  ASSERT_EQ(water.locations[0].gradients.size(), 8u);  // 4 nodes x 2 components
+  double sum_x = 0.0, sum_y = 0.0;
+  for (int a = 0; a < 4; ++a) {
+    sum_x += water.locations[0].gradients[static_cast<std::size_t>(2 * a)];
+    sum_y += water.locations[0].gradients[static_cast<std::size_t>(2 * a + 1)];
+  }
+  EXPECT_NEAR(sum_x, 0.0, 1e-15);  // the gradient of a constant
+  EXPECT_NEAR(sum_y, 0.0, 1e-15);
+  // d N / d x of the node at (0, 1) (node 3): -(1 - y') / 1 with y' = 0.5: -0.5, over rho.
+  const auto at = std::find(water.locations[0].nodes.begin(), water.locations[0].nodes.end(), 3);
+  ASSERT_NE(at, water.locations[0].nodes.end());
+  const auto a = static_cast<std::size_t>(at - water.locations[0].nodes.begin());
+  EXPECT_NEAR(water.locations[0].gradients[2 * a], -0.5 / 1000.0, 1e-15);
+  EXPECT_NEAR(water.locations[0].gradients[2 * a + 1], -0.75 / 1000.0, 1e-15);  // -(1 - x') with x' = 0.25
+  EXPECT_EQ(histories[3].locations.size(), 1u);  // the node's own, in a water element
   const Model solid = fem::solid_part(model);
-  ASSERT_EQ(solid.receivers.size(), 1u);
-  EXPECT_EQ(solid.receivers[0].name, "steel");
+  for (const Receiver& kept : solid.receivers) EXPECT_TRUE(kept.name == "steel" || kept.name == "water") << kept.name;
 
   const auto refused = [&](Receiver r) {
     Model one = model;
@@ -328,13 +351,13 @@ TEST(ExplicitFluid, ReceiversOfPressureLieInTheFluid) {
   test::expect_contains(refused(receiver("p", true, {1}, {})),
                         {"m.toml:50: receiver 'p' records node 2, which only solid elements hold: it lies in the "
                          "solid: pressure is recorded in a fluid"});
-  test::expect_contains(refused(receiver("u", false, {7}, {})),
-                        {"m.toml:50: receiver 'u' records node 8, which only fluid elements hold: it lies in the "
-                         "fluid, where a receiver records the pressure (record = [\"pressure\"])"});
+  test::expect_contains(refused(receiver("u", false, {1, 7}, {})),
+                        {"m.toml:50: receiver 'u' records node 2 in the solid and node 8 in the fluid: a history's "
+                         "points lie on one side; give each side its own receiver"});
   test::expect_contains(refused(receiver("p", true, {}, {{0.5, 0.5, 0.0}})),
                         {"receiver 'p': position (0.5, 0.5) lies in the solid: pressure is recorded in a fluid"});
-  test::expect_contains(refused(receiver("u", false, {}, {{0.5, 1.5, 0.0}})),
-                        {"receiver 'u': position (0.5, 1.5) lies in the fluid, where a receiver records the pressure"});
+  test::expect_contains(refused(receiver("u", false, {}, {{0.5, 1.5, 0.0}, {0.5, 0.5, 0.0}})),
+                        {"receiver 'u' records position (0.5, 0.5) in the solid and position (0.5, 1.5) in the fluid"});
   test::expect_contains(refused(receiver("u", false, {}, {{0.5, 2.5, 0.0}})),
                         {"receiver 'u': position (0.5, 2.5) lies outside the mesh"});
   // Pressure beside motion, and pressure in a model without fluids.

@@ -131,7 +131,8 @@ TEST(FemCoupling, SectionsOfDifferentThicknessAreRefused) {
 }
 
 // The solid of water on steel: the steel's elements in their order, every node, the sets
-// renumbered; the fluid's section gone. Loads and receivers on the water alone are refused.
+// renumbered; the fluid's section gone. Loads and history outputs on the water alone are refused;
+// receivers there are the fluid's.
 TEST(FemCoupling, TheSolidPartDropsTheFluidElements) {
   Model model = water_on_steel(generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {2, 4}, ElementType::Quad4));
   model.mesh.element_sets["top row"] = {6, 7};
@@ -183,17 +184,18 @@ TEST(FemCoupling, TheSolidPartDropsTheFluidElements) {
         m.point_sources.push_back(source);
       },
       {"m.toml:12: a point force on node 15, which only fluid elements hold"});
-  refused(
-      [](Model& m) {
-        Receiver receiver;
-        receiver.name = "r";
-        receiver.nodes = {14};
-        receiver.origin = "m.toml:20";
-        m.receivers.push_back(receiver);
-      },
-      {"m.toml:20: receiver 'r' records node 15, which only fluid elements hold"});
   refused([](Model& m) { m.histories.push_back({"tip", {14}, {"U"}, 1, 0.0}); },
           {"m.toml: the history output 'tip' records node 15, which only fluid elements hold"});
+  // A receiver there (of motion, or of pressure) is the fluid's: left out of the solid.
+  Model with_receivers = model;
+  Receiver receiver;
+  receiver.name = "r";
+  receiver.nodes = {14};
+  with_receivers.receivers = {receiver, receiver};
+  with_receivers.receivers[1].name = "p";
+  with_receivers.receivers[1].displacement = false;
+  with_receivers.receivers[1].pressure = true;
+  EXPECT_TRUE(fem::solid_part(with_receivers).receivers.empty());
 }
 
 }  // namespace

@@ -44,6 +44,7 @@ double ricker_rate(double t) {  // d/dt
 struct Errors {
   double pressure = 0.0, displacement = 0.0;  // relative L2 over the windows
   double reflected = 0.0;                     // the reflected pulse's peak over the incident's
+  double water_displacement = 0.0, water_velocity = 0.0;  // the water's particle motion, relative L2
 };
 
 // The strip's model (GLL quadrilaterals of order 4), its water receiver's node and its solid one's.
@@ -132,7 +133,11 @@ Errors plane_wave(const std::string& backend, const Material& solid, double c2, 
   }
   transmitted_to.name = "solid";
   transmitted_to.nodes = {made.solid_node};
-  for (Receiver* r : {&water, &hydrophone, &transmitted_to}) {
+  Receiver particle;  // the water's motion at the pressure's node, from the potential
+  particle.name = "particle";
+  particle.nodes = {made.water_node};
+  particle.velocity = true;
+  for (Receiver* r : {&water, &hydrophone, &transmitted_to, &particle}) {
     r->origin = "receiver";
     model.receivers.push_back(*r);
   }
@@ -142,9 +147,11 @@ Errors plane_wave(const std::string& backend, const Material& solid, double c2, 
   EXPECT_TRUE(run.ok()) << run.message;
   std::map<std::string, const History*> by_name;
   for (const History& history : run.histories) by_name[history.name] = &history;
-  EXPECT_EQ(by_name.size(), 3u);
-  if (by_name.size() != 3u) return {1.0, 1.0, 0.0};
+  EXPECT_EQ(by_name.size(), 4u);
+  if (by_name.size() != 4u) return {1.0, 1.0, 0.0, 1.0, 1.0};
   const History &pressure = *by_name["water"], &inside = *by_name["hydrophone"], &displacement = *by_name["solid"];
+  const History& particle_motion = *by_name["particle"];
+  EXPECT_TRUE(particle_motion.potential);
   EXPECT_EQ(pressure.components(), 1);
   EXPECT_EQ(pressure.n_samples(), static_cast<std::size_t>(run.steps));  // every step but the last
   EXPECT_EQ(inside.locations.front().nodes.size(), 25u);  // a GLL quadrilateral of order 4
@@ -179,8 +186,27 @@ Errors plane_wave(const std::string& backend, const Material& solid, double c2, 
     norm += u * u;
   }
   out.displacement = std::sqrt(error / norm);
-  std::printf("%s: pressure L2 error %.2e, transmitted displacement %.2e, reflected peak ratio %.4f (R %.4f)\n",
-              solid.name.c_str(), out.pressure, out.displacement, out.reflected, R);
+  // The water's particle displacement: V(t - x / c1) / A incident, -R times it reflected (the
+  // pressure's R with the sign of the direction), and its velocity V'.
+  double u_error = 0.0, u_norm = 0.0, v_error = 0.0, v_norm = 0.0;
+  for (std::size_t n = 0; n < particle_motion.n_samples(); ++n) {
+    const double t = particle_motion.times[n];
+    if (t > t_pressure) break;
+    const double ta = t - Lw / 2.0 / c1, tb = t - 1.5 * Lw / c1;
+    const double u = V0 / A * (ricker(ta) - R * ricker(tb)), v = V0 / A * (ricker_rate(ta) - R * ricker_rate(tb));
+    const double ux = particle_motion.value(n, 0, Quantity::Displacement, 0);
+    const double vx = particle_motion.value(n, 0, Quantity::Velocity, 0);
+    u_error += (ux - u) * (ux - u);
+    u_norm += u * u;
+    v_error += (vx - v) * (vx - v);
+    v_norm += v * v;
+  }
+  out.water_displacement = std::sqrt(u_error / u_norm);
+  out.water_velocity = std::sqrt(v_error / v_norm);
+  std::printf("%s: pressure L2 error %.2e, transmitted displacement %.2e, reflected peak ratio %.4f (R %.4f); the "
+              "water's displacement %.2e, velocity %.2e\n",
+              solid.name.c_str(), out.pressure, out.displacement, out.reflected, R, out.water_displacement,
+              out.water_velocity);
   return out;
 }
 
@@ -227,13 +253,15 @@ TEST(FluidPlaneWave, APressureReleaseEndReflectsInverted) {
   EXPECT_NEAR(inverted / direct, -1.0, 0.01);
 }
 
-// Bounds: the 1% on the pressure (incident and reflected) and the transmitted
-// displacement; the peak ratio within 1% of R (a peak sampled at the step).
+// Bounds: the 1% on the pressure (incident and reflected), the transmitted displacement
+// and the water's particle motion; the peak ratio within 1% of R (a peak sampled at the step).
 TEST(FluidPlaneWave, WaterOnSteelReflectsAndTransmitsAsTwoHalfSpaces) {
   const Errors e = plane_wave("openmp", steel, 5960.0, 0.9387);
   EXPECT_LT(e.pressure, 0.01);
   EXPECT_LT(e.displacement, 0.01);
   EXPECT_NEAR(e.reflected, 0.9387, 0.01);
+  EXPECT_LT(e.water_displacement, 0.01);
+  EXPECT_LT(e.water_velocity, 0.01);
 }
 
 TEST(FluidPlaneWave, WaterOnAluminiumReflectsAndTransmitsAsTwoHalfSpaces) {
@@ -241,6 +269,8 @@ TEST(FluidPlaneWave, WaterOnAluminiumReflectsAndTransmitsAsTwoHalfSpaces) {
   EXPECT_LT(e.pressure, 0.01);
   EXPECT_LT(e.displacement, 0.01);
   EXPECT_NEAR(e.reflected, 0.8404, 0.01);
+  EXPECT_LT(e.water_displacement, 0.01);
+  EXPECT_LT(e.water_velocity, 0.01);
 }
 
 // The pre-flight's step is set by the solid (steel's P wave, 4 times water's sound speed), and the
@@ -260,6 +290,8 @@ TEST(FluidPlaneWaveGpu, WaterOnSteelReflectsAndTransmitsAsTwoHalfSpaces) {
   EXPECT_LT(e.pressure, 0.01);
   EXPECT_LT(e.displacement, 0.01);
   EXPECT_NEAR(e.reflected, 0.9387, 0.01);
+  EXPECT_LT(e.water_displacement, 0.01);
+  EXPECT_LT(e.water_velocity, 0.01);
 }
 
 }  // namespace

@@ -338,20 +338,43 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
   C_ = DeviceArray<double>(exec, std::span<const double>(C));
   pressure_ = DeviceArray<Real>(exec, scheme_->n_dofs());
   fill_zero(exec, pressure_.data(), pressure_.size());
-  // The receivers of pressure on the fluid's nodes (each a fluid node: make_histories).
+  // The receivers in the fluid on its nodes (each a fluid node: make_histories).
   model_nodes_ = mesh.nodes;
   const auto to_fluid = [&](Index& node) { node = fluid_number(mesh, node); };
+  std::vector<History> pressure, motion;
   for (History& history : histories) {
     std::for_each(history.nodes.begin(), history.nodes.end(), to_fluid);
     for (Location& location : history.locations) std::for_each(location.nodes.begin(), location.nodes.end(), to_fluid);
+    (history.potential ? motion : pressure).push_back(std::move(history));
   }
-  recorder_ = std::make_unique<Recorder<Real>>(exec, std::move(histories), dt, scheme_->n_dofs());
+  pressure_recorder_ = std::make_unique<Recorder<Real>>(exec, std::move(pressure), dt, scheme_->n_dofs());
+  motion_recorder_ = std::make_unique<Recorder<Real>>(exec, std::move(motion), dt, scheme_->n_dofs(), 1);
+}
+
+template <class Real>
+void FluidTerm<Real>::set_on_sample(const typename Recorder<Real>::Callback& on_sample) {
+  pressure_recorder_->set_on_sample(on_sample);
+  motion_recorder_->set_on_sample(on_sample);
+}
+
+template <class Real>
+void FluidTerm<Real>::flush_samples() {
+  pressure_recorder_->flush();
+  motion_recorder_->flush();
+}
+
+template <class Real>
+void FluidTerm<Real>::restart_samples() {
+  pressure_recorder_->restart();
+  motion_recorder_->restart();
+  motion_started_ = false;
 }
 
 template <class Real>
 std::vector<History> FluidTerm<Real>::take_histories() {
-  recorder_->flush();
-  std::vector<History> histories = recorder_->take_histories();
+  flush_samples();
+  std::vector<History> histories = pressure_recorder_->take_histories();
+  for (History& history : motion_recorder_->take_histories()) histories.push_back(std::move(history));
   const auto to_model = [&](Index& node) { node = model_nodes_[static_cast<std::size_t>(node)]; };
   for (History& history : histories) {
     std::for_each(history.nodes.begin(), history.nodes.end(), to_model);
@@ -362,7 +385,12 @@ std::vector<History> FluidTerm<Real>::take_histories() {
 
 template <class Real>
 void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Real> forces) {
-  loads_->update(scheme.step_count());
+  const long long step = scheme.step_count();
+  loads_->update(step);
+  if (!motion_started_) {  // chi_-1 and chi_0: the motion's step 0
+    motion_recorder_->record(step, scheme_->previous_displacement(), scheme_->displacement());
+    motion_started_ = true;
+  }
   const View<Real> f = scheme_->apply_stiffness();  // K_f chi_n
   const int dim = dim_;
   const Index n_rows = solid_.size();
@@ -391,7 +419,8 @@ void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Rea
     p[dofs[k]] -= static_cast<Real>(static_cast<double>(values[k]) * inverse[dofs[k]]);
   });
   scheme_->advance(loaded, loads, loads_->prescribed_dofs(), loads_->prescribed_values());
-  recorder_->record(scheme.step_count(), pressure_.view(), pressure_.view());
+  pressure_recorder_->record(step, pressure_.view(), pressure_.view());
+  motion_recorder_->record(step + 1, scheme_->previous_displacement(), scheme_->displacement());
   // The solid's internal force -C chi_tt = C p: the fluid's traction -p n on the faces.
   Real* solid_forces = forces.data;
   forall(exec_, n_rows, [=] TREMOR_LAMBDA(Index r) {
@@ -407,6 +436,7 @@ void FluidTerm<Real>::start_from_rest() {
   const std::vector<Real> zero(static_cast<std::size_t>(scheme_->n_dofs()), Real(0));
   scheme_->set_state(zero, zero, 0);
   fill_zero(exec_, pressure_.data(), pressure_.size());
+  motion_started_ = false;
 }
 
 template class FluidOperator<float>;

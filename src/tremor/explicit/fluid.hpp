@@ -127,8 +127,8 @@ template <class Real>
 class FluidTerm final : public StepTerm<Real> {
  public:
   // `solid`: the subdomain's numbering of the model's nodes (every interface node must be held);
-  // `loading` the fluid's (fluid_loading); `histories` the receivers of pressure (make_histories),
-  // in the model's numbering. `atomic`: on a GPU, K_f sums by atomic adds (as the run's assembly,
+  // `loading` the fluid's (fluid_loading); `histories` the receivers in the fluid (make_histories:
+  // of pressure, and of motion from the potential), in the model's numbering. `atomic`: on a GPU, K_f sums by atomic adds (as the run's assembly,
   // sparse::RaceStrategy), else colour by colour.
   FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading,
             std::vector<History> histories, double dt, bool atomic);
@@ -142,10 +142,14 @@ class FluidTerm final : public StepTerm<Real> {
   View<const Real> pressure() const { return pressure_.view(); }
   Index n_fluid_nodes() const { return scheme_->n_dofs(); }
 
-  // The receivers of pressure, their nodes in the fluid's numbering: the
-  // time loop flushes it with the subdomain's. take_histories(): every sample, in the model's
-  // numbering.
-  Recorder<Real>& recorder() { return *recorder_; }
+  // The receivers in the fluid, on two recorders of the fluid's nodes: of pressure (p_n, recorded at
+  // each step's forces) and of motion from the potential (History::potential: chi's two levels
+  // after each step, as the solid's receivers record u). The time loop flushes them with the
+  // subdomain's; take_histories() completes them and gives every sample, the pressure's first, in
+  // the model's numbering.
+  void set_on_sample(const typename Recorder<Real>::Callback& on_sample);
+  void flush_samples();
+  void restart_samples();  // a new run's step 0 (a model's next shot)
   std::vector<History> take_histories();
 
  private:
@@ -164,7 +168,9 @@ class FluidTerm final : public StepTerm<Real> {
   DeviceArray<double> C_;
   DeviceArray<Real> pressure_;  // -a_n per fluid node
   std::vector<Index> model_nodes_;  // the model's node of each fluid node (FluidMesh::nodes)
-  std::unique_ptr<Recorder<Real>> recorder_;  // reads pressure_
+  std::unique_ptr<Recorder<Real>> pressure_recorder_;  // reads pressure_
+  std::unique_ptr<Recorder<Real>> motion_recorder_;    // reads chi's levels
+  bool motion_started_ = false;                        // chi's step-0 levels recorded
 };
 
 extern template class FluidTerm<float>;

@@ -353,7 +353,7 @@ Index buffered_recording_steps(std::size_t row_pair_bytes) {
 namespace {
 
 // Which side of a model with fluids holds each element and node (fem::fluid_elements): a receiver
-// of pressure lies in the fluid, any other in the solid. Empty without fluids.
+// of pressure lies in the fluid, one of motion on either side. Empty without fluids.
 struct Sides {
   std::vector<bool> fluid_element, solid_element;
   std::vector<bool> fluid_node, solid_node;
@@ -375,13 +375,35 @@ struct Sides {
   }
   bool any() const { return !fluid_element.empty(); }
   const std::vector<bool>& elements(bool fluid) const { return fluid ? fluid_element : solid_element; }
-  const std::vector<bool>& nodes(bool fluid) const { return fluid ? fluid_node : solid_node; }
 };
 
-// Why a receiver's point lies on the wrong side: `fluid` the side it records.
-std::string wrong_side(bool fluid) {
-  return fluid ? "in the solid: pressure is recorded in a fluid"
-               : "in the fluid, where a receiver records the pressure (record = [\"pressure\"])";
+// Why a receiver of pressure's point is refused: it lies in the solid.
+constexpr const char* in_the_solid = "in the solid: pressure is recorded in a fluid";
+
+// location.gradients: (d N_a / d x_c)(xi) / rho in its element (a fluid's): J^T g_a = d N_a / d xi.
+void fill_gradients(const Model& model, const std::vector<int>& sections, Location& location) {
+  const Mesh& mesh = model.mesh;
+  const ElementRef ref = mesh.locate(location.element);
+  const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
+  const int section = sections[static_cast<std::size_t>(location.element)];
+  const double rho = model.material(model.sections[static_cast<std::size_t>(section)].material).density;
+  fem::with_element(block.type, block.order, [&](auto element) {
+    using E = decltype(element);
+    constexpr int dim = E::dim, n = E::n_nodes;
+    double x[n * dim], dN[n * dim], Jt[9] = {0.0};
+    mesh.element_coordinates(block, ref.element, x);
+    E::gradients(location.xi.data(), dN);
+    for (int a = 0; a < n; ++a)
+      for (int i = 0; i < dim; ++i)
+        for (int j = 0; j < dim; ++j) Jt[j * dim + i] += x[a * dim + i] * dN[a * dim + j];
+    location.gradients.assign(static_cast<std::size_t>(n * dim), 0.0);
+    for (int a = 0; a < n; ++a) {
+      double g[3];
+      TREMOR_CHECK(solve_small(dim, Jt, dN + a * dim, g), "element ", mesh.element_label(location.element),
+                   " has a singular Jacobian at a receiver's point");
+      for (int c = 0; c < dim; ++c) location.gradients[static_cast<std::size_t>(a * dim + c)] = g[c] / rho;
+    }
+  });
 }
 
 }  // namespace
@@ -390,6 +412,7 @@ std::vector<History> make_histories(const Model& model, double dt) {
   const Mesh& mesh = model.mesh;
   const int dim = mesh.dim();
   const Sides sides(model);
+  const std::vector<int> sections = sides.any() ? model.element_sections() : std::vector<int>{};
   std::vector<History> histories;
   const auto labels_of = [&](const std::vector<Index>& nodes) {
     std::vector<Label> labels;
@@ -402,7 +425,6 @@ std::vector<History> make_histories(const Model& model, double dt) {
   for (const Receiver& receiver : model.receivers) {
     const std::string at = str(receiver.origin.empty() ? model.source : receiver.origin, ": receiver '",
                                receiver.name, "'");
-    const bool fluid = receiver.pressure;
     History history;
     history.name = receiver.name;
     history.origin = receiver.origin;
@@ -412,14 +434,29 @@ std::vector<History> make_histories(const Model& model, double dt) {
     if (receiver.velocity) history.quantities.push_back(Quantity::Velocity);
     if (receiver.acceleration) history.quantities.push_back(Quantity::Acceleration);
     if (receiver.pressure) history.quantities.push_back(Quantity::Pressure);
+    // With fluids, each point's side: pressure in the fluid; motion in the solid where a solid
+    // element holds the point, else the fluid's (from its potential). One history, one side.
+    int first_fluid = -1, first_solid = -1;  // the first point on each side
+    const auto side = [&](std::size_t k, bool fluid) {
+      int& first = fluid ? first_fluid : first_solid;
+      if (first < 0) first = static_cast<int>(k);
+    };
+    const auto point_name = [&](int k) {
+      const auto i = static_cast<std::size_t>(k);
+      if (!receiver.nodes.empty()) return str("node ", mesh.node_labels[static_cast<std::size_t>(receiver.nodes[i])]);
+      return receiver.grid ? str("grid point ", k) : str("position ", format_position(receiver.positions[i], dim));
+    };
     if (!receiver.nodes.empty()) {
       history.nodes = receiver.nodes;
       history.node_labels = labels_of(receiver.nodes);
       if (sides.any())
-        for (std::size_t k = 0; k < receiver.nodes.size(); ++k)
-          if (!sides.nodes(fluid)[static_cast<std::size_t>(receiver.nodes[k])])
-            throw Error(str(at, " records node ", history.node_labels[k], ", which only ",
-                            fluid ? "solid" : "fluid", " elements hold: it lies ", wrong_side(fluid)));
+        for (std::size_t k = 0; k < receiver.nodes.size(); ++k) {
+          const auto node = static_cast<std::size_t>(receiver.nodes[k]);
+          if (receiver.pressure && !sides.fluid_node[node])
+            throw Error(str(at, " records node ", history.node_labels[k], ", which only solid elements hold: it lies ",
+                            in_the_solid));
+          side(k, receiver.pressure || !sides.solid_node[node]);
+        }
     } else if (receiver.grid) {
       const ReceiverGrid& grid = *receiver.grid;
       std::vector<std::array<double, 2>> points(static_cast<std::size_t>(grid.n_points()));
@@ -429,29 +466,55 @@ std::vector<History> make_histories(const Model& model, double dt) {
         if (!located[k])
           throw Error(str(at, ": grid point ", k, " at (", points[k][0], ", ", points[k][1], ") is not over surface '",
                           grid.surface, "'"));
-        if (sides.any() && !sides.elements(fluid)[static_cast<std::size_t>(located[k]->location.element)])
-          throw Error(str(at, ": grid point ", k, " at (", points[k][0], ", ", points[k][1], ") lies ",
-                          wrong_side(fluid)));
+        if (sides.any()) {
+          const bool fluid = sides.fluid_element[static_cast<std::size_t>(located[k]->location.element)];
+          if (receiver.pressure && !fluid)
+            throw Error(str(at, ": grid point ", k, " at (", points[k][0], ", ", points[k][1], ") lies ", in_the_solid));
+          side(k, fluid);
+        }
         history.positions.push_back(located[k]->position);
         history.locations.push_back(std::move(located[k]->location));
       }
       history.grid = grid;
       history.grid->faces.clear();
     } else {
-      std::vector<std::optional<Location>> located =
-          locate_all(mesh, receiver.positions, sides.any() ? sides.elements(fluid) : std::vector<bool>{});
+      // Pressure among the fluid's elements; motion among the solid's, then the fluid's.
+      std::vector<std::optional<Location>> located = locate_all(
+          mesh, receiver.positions, sides.any() ? sides.elements(receiver.pressure) : std::vector<bool>{});
       for (std::size_t k = 0; k < receiver.positions.size(); ++k) {
         const auto& position = receiver.positions[k];
-        if (!located[k]) {
-          // On the other side, or outside the mesh.
-          const bool other = sides.any() &&
-              locate_all(mesh, std::span(&position, 1), sides.elements(!fluid)).front().has_value();
-          throw Error(str(at, ": position ", format_position(position, dim), " lies ",
-                          other ? wrong_side(fluid) : std::string("outside the mesh")));
+        bool fluid = receiver.pressure;
+        if (!located[k] && sides.any()) {
+          located[k] = locate_all(mesh, std::span(&position, 1), sides.elements(!receiver.pressure)).front();
+          if (located[k] && receiver.pressure)
+            throw Error(str(at, ": position ", format_position(position, dim), " lies ", in_the_solid));
+          fluid = true;
         }
+        if (!located[k])
+          throw Error(str(at, ": position ", format_position(position, dim), " lies outside the mesh"));
+        if (sides.any()) side(k, fluid);
         history.positions.push_back(position);
         history.locations.push_back(std::move(*located[k]));
       }
+    }
+    if (first_fluid >= 0 && first_solid >= 0)
+      throw Error(str(at, " records ", point_name(first_solid), " in the solid and ", point_name(first_fluid),
+                      " in the fluid: a history's points lie on one side; give each side its own receiver"));
+    history.potential = first_fluid >= 0 && !receiver.pressure;
+    if (history.potential) {
+      if (!history.nodes.empty()) {  // each node in the first fluid element holding it
+        std::vector<std::array<double, 3>> at_nodes;
+        for (const Index node : history.nodes) {
+          std::array<double, 3> x{0.0, 0.0, 0.0};
+          for (int c = 0; c < dim; ++c) x[static_cast<std::size_t>(c)] = mesh.node(node)[static_cast<std::size_t>(c)];
+          at_nodes.push_back(x);
+        }
+        for (std::optional<Location>& location : locate_all(mesh, at_nodes, sides.fluid_element)) {
+          TREMOR_CHECK(location.has_value(), at, ": a node of the fluid outside its elements");
+          history.locations.push_back(std::move(*location));
+        }
+      }
+      for (Location& location : history.locations) fill_gradients(model, sections, location);
     }
     histories.push_back(std::move(history));
   }
@@ -481,23 +544,35 @@ std::vector<History> make_histories(const Model& model, double dt) {
 // -------------------------------------------------------------------------------------- Recorder
 
 template <class Real>
-Recorder<Real>::Recorder(const Exec& exec, std::vector<History> histories, double dt, Index n_dofs)
+Recorder<Real>::Recorder(const Exec& exec, std::vector<History> histories, double dt, Index n_dofs,
+                         int field_components)
     : exec_(exec), histories_(std::move(histories)), dt_(dt) {
   TREMOR_CHECK(std::isfinite(dt) && dt > 0.0, "recorder: time step ", dt);
   dim_ = histories_.empty() ? 1 : histories_.front().components();
+  const int field = field_components > 0 ? field_components : dim_;
   std::vector<Index> offsets{0}, dofs;
   std::vector<double> weights;
+  // Row entry: weight x the field's component c (its only one for a scalar field) at `node`.
   const auto term = [&](Index node, int c, double weight) {
-    TREMOR_CHECK(node >= 0 && static_cast<Size>(node) * dim_ < n_dofs, "receiver node ", node, " out of range");
-    dofs.push_back(node * dim_ + c);
+    TREMOR_CHECK(node >= 0 && static_cast<Size>(node) * field < n_dofs, "receiver node ", node, " out of range");
+    dofs.push_back(node * field + (field == 1 ? 0 : c));
     weights.push_back(weight);
   };
   for (const History& history : histories_) {
     TREMOR_CHECK(history.components() == dim_, "histories of different numbers of components");
+    TREMOR_CHECK(history.potential == (field == 1 && dim_ > 1), "history '", history.name, "' records ",
+                 history.potential ? "a fluid's motion" : "its field", ", which a field of ", field,
+                 " value(s) per node does not hold");
     row_begin_.push_back(static_cast<Index>(offsets.size() - 1));
     for (Index p = 0; p < history.n_points(); ++p)
       for (int c = 0; c < dim_; ++c) {
-        if (!history.nodes.empty()) {
+        if (history.potential) {  // u_c = sum_a (d N_a / d x_c) / rho chi_a
+          const Location& location = history.locations[static_cast<std::size_t>(p)];
+          for (std::size_t a = 0; a < location.nodes.size(); ++a)
+            if (const double g = location.gradients[a * static_cast<std::size_t>(dim_) + static_cast<std::size_t>(c)];
+                g != 0.0)
+              term(location.nodes[a], c, g);
+        } else if (!history.nodes.empty()) {
           term(history.nodes[static_cast<std::size_t>(p)], c, 1.0);
         } else {
           const Location& location = history.locations[static_cast<std::size_t>(p)];

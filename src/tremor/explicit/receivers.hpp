@@ -38,6 +38,9 @@ struct Location {
   std::array<double, 3> xi{0.0, 0.0, 0.0};
   std::vector<Index> nodes;
   std::vector<double> weights;
+  // A fluid's motion (History::potential): (d N_a / d x_c)(xi) / rho, [node][component], what turns
+  // the potential into the displacement u = grad chi / rho; empty otherwise.
+  std::vector<double> gradients;
 };
 
 // Finds the element holding `position` (mesh.dim() coordinates) by inverting each candidate
@@ -78,6 +81,9 @@ struct History {
   std::vector<Quantity> quantities;
   // A receiver grid's shape (its faces left out), when the positions are its points in order.
   std::optional<ReceiverGrid> grid;
+  // Motion in a fluid, from its potential chi: u = grad chi / rho at each point by its location's
+  // gradients (`locations` then filled at nodes too: each node in a fluid element holding it).
+  bool potential = false;
   int every_n_steps = 1;
 
   std::vector<double> times;   // per sample, s
@@ -104,8 +110,10 @@ struct History {
 // outside the mesh throws tremor::Error naming the receiver and the position) and its Abaqus
 // *NODE OUTPUT requests (an output every `every_time` seconds becomes every round(every_time /
 // dt) steps, at least 1). In a model with fluids a receiver of pressure lies in the fluid (its
-// nodes held by fluid elements, its positions located among them) and any other in the solid;
-// one that does not throws tremor::Error naming the receiver and the point.
+// nodes held by fluid elements, its positions located among them); a receiver of motion records
+// the solid's where its points lie in the solid (a node solid elements hold, a position in a solid
+// element), else the fluid's (History::potential). One that does not, or whose points lie on
+// both sides, throws tremor::Error naming the receiver and the point.
 std::vector<History> make_histories(const Model& model, double dt);
 
 // The recording steps a Recorder's device buffer holds for rows whose two time levels take
@@ -136,7 +144,10 @@ class Recorder {
  public:
   using Callback = std::function<void(const History&, std::size_t sample)>;
 
-  Recorder(const Exec& exec, std::vector<History> histories, double dt, Index n_dofs);
+  // `n_dofs` of the field recorded, `field_components` per node (0: the histories' components);
+  // a field of one value per node (a fluid's potential) takes histories of pressure, or of motion
+  // from the potential (History::potential).
+  Recorder(const Exec& exec, std::vector<History> histories, double dt, Index n_dofs, int field_components = 0);
 
   // Called for each completed sample, during flush().
   void set_on_sample(Callback on_sample) { on_sample_ = std::move(on_sample); }
@@ -167,7 +178,7 @@ class Recorder {
   Exec exec_;
   std::vector<History> histories_;
   double dt_ = 0.0;
-  int dim_ = 3;
+  int dim_ = 3;  // the histories' components
   Callback on_sample_;
   // The recorded values ("rows"), history by history, [point][component] within each: row r is
   // sum over k in [offsets[r], offsets[r + 1]) of weights[k] u[dofs[k]].

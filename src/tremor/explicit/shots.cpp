@@ -91,7 +91,7 @@ std::vector<History> histories_of(const Stepping<Real>& stepping, bool take) {
   Subdomain<Real>& d = *stepping.subdomains.front();
   histories = take ? d.recorder->take_histories() : d.recorder->histories();
   for (History& history : histories) d.numbering.to_global(history);
-  if (d.fluid && take)  // the receivers of pressure after the others
+  if (d.fluid && take)  // the fluid's receivers after the others
     for (History& history : d.fluid->take_histories()) histories.push_back(std::move(history));
   return histories;
 }
@@ -130,7 +130,7 @@ ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunO
     if (k > first_shot)  // the last shot's samples are out: a new shot starts from nothing
       for (Subdomain<Real>* s : subdomains) {
         s->recorder->restart();
-        if (s->fluid) s->fluid->recorder().restart();
+        if (s->fluid) s->fluid->restart_samples();
         s->snapshots->restore(PendingSample{});
       }
     if (shots[k])
@@ -169,7 +169,7 @@ ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunO
     loop_steps += static_cast<double>(run.steps - first_step);
     for (Subdomain<Real>* s : subdomains) {
       s->recorder->flush();
-      if (s->fluid) s->fluid->recorder().flush();
+      if (s->fluid) s->fluid->flush_samples();
     }
     if (!shots[k]) break;
     end_shot(observer, observer_guard, k, histories_of(stepping, false), run);

@@ -660,7 +660,7 @@ void set_up_one_domain(RunSetup<Real>& r) {
                                            r.observer, r.observer_guard));
   if (r.observer) {
     r.owned.front()->recorder->set_on_sample(r.on_sample());
-    if (FluidTerm<Real>* fluid = r.owned.front()->fluid) fluid->recorder().set_on_sample(r.on_sample());
+    if (FluidTerm<Real>* fluid = r.owned.front()->fluid) fluid->set_on_sample(r.on_sample());
   }
 }
 

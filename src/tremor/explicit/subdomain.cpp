@@ -269,14 +269,15 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
     d.pml_mass = {};
     clock.lap("PML");
   }
-  // With fluids, the model's histories: the fluid's of pressure, the solid's of motion.
-  std::vector<History> pressure, motion;
+  // With fluids, the model's histories: the fluid's (pressure, motion from its potential) and the
+  // solid's.
+  std::vector<History> in_fluid, motion;
   if (preflight.histories)
     for (const History& history : *preflight.histories)
-      (history.records(Quantity::Pressure) ? pressure : motion).push_back(history);
+      (history.records(Quantity::Pressure) || history.potential ? in_fluid : motion).push_back(history);
   if (preflight.fluid) {  // (original: the model's solid, in the model's numbering)
     auto term = std::make_unique<FluidTerm<Real>>(exec, *preflight.fluid, d.numbering,
-                                                  fluid_loading(original, preflight.fluid->mesh), std::move(pressure),
+                                                  fluid_loading(original, preflight.fluid->mesh), std::move(in_fluid),
                                                   preflight.dt, preflight.assembly == sparse::RaceStrategy::Atomics);
     d.fluid = term.get();
     d.terms.push_back(std::move(term));

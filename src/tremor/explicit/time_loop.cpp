@@ -100,7 +100,7 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
         [&] {
           for (Subdomain<Real>* d : subdomains) {
             d->recorder->flush();
-            if (d->fluid) d->fluid->recorder().flush();
+            if (d->fluid) d->fluid->flush_samples();
             if (processes) d->snapshots->drain();  // so that the outbox holds them up to this step
             d->snapshots->check();  // a snapshot that failed to be written stops the run here
             bad += non_finite(*d);

@@ -159,14 +159,10 @@ Model solid_part(const Model& model) {
     if (const Index* node = source.volume ? nullptr : in_fluid(source.nodes))
       throw Error(str(source.origin, ": a point force on node ", mesh.node_labels[static_cast<std::size_t>(*node)],
                       ", which only fluid elements hold: forces act on solids (a fluid takes a volume source)"));
-  // The receivers of pressure are the fluid's (explicit_fe::make_histories locates them).
-  std::erase_if(out.receivers, [](const Receiver& receiver) { return receiver.pressure; });
-  for (const Receiver& receiver : out.receivers)
-    if (const Index* node = in_fluid(receiver.nodes))
-      throw Error(str(receiver.origin, ": receiver '", receiver.name, "' records node ",
-                      mesh.node_labels[static_cast<std::size_t>(*node)],
-                      ", which only fluid elements hold: a receiver there records the pressure (record = "
-                      "[\"pressure\"])"));
+  // The receivers of pressure, and of motion at nodes only fluid elements hold, are the fluid's
+  // (explicit_fe::make_histories locates them).
+  std::erase_if(out.receivers,
+                [&](const Receiver& receiver) { return receiver.pressure || in_fluid(receiver.nodes) != nullptr; });
   for (const HistoryOutput& history : out.histories)
     if (const Index* node = in_fluid(history.nodes))
       throw Error(str(model.source, ": the history output '", history.name, "' records node ",

@@ -43,8 +43,8 @@ FluidSolidInterface fluid_solid_interface(const Model& model);
 // elements keep the model's order less the fluid ones, and its element and face sets keep their
 // solid members, renumbered. Throws tremor::Error, naming the load, for a surface load on a face of
 // a fluid element or a point force on a node no solid element holds (forces act on solids; a
-// fluid takes volume sources), and for a receiver of motion or history output there. Its receivers
-// of pressure are left out (the fluid's).
+// fluid takes volume sources), and for a history output there. Its receivers of pressure, and of
+// motion at nodes only fluid elements hold, are left out (the fluid's).
 Model solid_part(const Model& model);
 
 }  // namespace tremor::fem

@@ -235,7 +235,8 @@ std::size_t fluid_run_bytes(const FluidSetup& fluid, std::size_t real_size) {
   const auto dim = static_cast<std::size_t>(mesh.dim());
   // Coordinates, connectivity, section and colour list per element; chi twice, K_f chi, the
   // pressure and the update's coefficient in Real, 1 / M_f in double; the GLL blocks' factors in
-  // Real; per node pair an index and dim coefficients, per interface node three indices.
+  // Real (per point: at most, since a block of parallelepipeds keeps them per element); per node
+  // pair an index and dim coefficients, per interface node three indices.
   return nodes * (dim * sizeof(double) + 4 * real_size + sizeof(double)) + factors * real_size +
          connectivity * sizeof(Index) +
          elements * 2 * sizeof(Index) + pairs * (sizeof(Index) + dim * sizeof(double)) +

@@ -6,8 +6,9 @@
 // A grad_xi chi through the point's symmetric factor A = w det J t / rho J^-1 J^-T (the
 // fluid's law, fem::FluidLaw, with its weight and Jacobian folded in), the transposed sums, and
 // the scatter: 2 Dim n + Dim^2 multiply-adds per point, against the generic element kernel's
-// n^Dim per shape function and point. The factors are stored per point (Dim (Dim + 1) / 2 values
-// in Real), computed at set-up in double from the GLL nodes' coordinates by the same sums.
+// n^Dim per shape function and point. The factors (Dim (Dim + 1) / 2 values in Real) are computed
+// at set-up in double from the GLL nodes' coordinates by the same sums, and stored per point, or
+// per element in a block of parallelepipeds (A = w_p A_e: a box's elements).
 #include <cstddef>
 #include <memory>
 #include <vector>

@@ -72,11 +72,7 @@ void print_time_step(const Model& model) {
   const Model& solids = fluids ? solid : model;
   explicit_fe::StableStep estimate{std::numeric_limits<double>::infinity(), 0, 0, ""};
   if (solids.mesh.n_elements() > 0) estimate = explicit_fe::stable_step(solids, Exec::openmp());
-  if (fluids) {
-    const explicit_fe::FluidSetup fluid = explicit_fe::fluid_setup(model, Exec::openmp());
-    if (fluid.stable_dt < estimate.dt)
-      estimate = {fluid.stable_dt, 0, 0, "set by the fluid: the largest eigenvalue of its M^-1 K"};
-  }
+  if (fluids) estimate = explicit_fe::with_fluid(estimate, explicit_fe::fluid_setup(model, Exec::openmp()));
   std::printf("%-18s%ss (%s); the explicit solver uses 0.9 of it by default\n", "stable time step",
               si(estimate.dt).c_str(), estimate.by.c_str());
   if (model.explicit_step && model.explicit_step->duration > 0)

@@ -223,20 +223,15 @@ Index fluid_number(const FluidMesh& fluid, Index node) {
 std::size_t fluid_run_bytes(const FluidSetup& fluid, std::size_t real_size) {
   const Mesh& mesh = fluid.mesh.model.mesh;
   const auto nodes = static_cast<std::size_t>(mesh.n_nodes()), elements = static_cast<std::size_t>(mesh.n_elements());
-  std::size_t connectivity = 0, factors = 0;
-  const std::size_t per_point = mesh.dim() == 3 ? 6 : 3;  // sem::FluidKernels' A at each GLL point
-  for (const ElementBlock& block : mesh.blocks) {
-    connectivity += block.connectivity.size();
-    if ((block.type == ElementType::HexGLL || block.type == ElementType::QuadGLL) && block.order >= 2)
-      factors += block.connectivity.size() * per_point;
-  }
+  std::size_t connectivity = 0;
+  for (const ElementBlock& block : mesh.blocks) connectivity += block.connectivity.size();
+  const std::size_t factors = sem::fluid_factors_at_most(mesh);
   std::size_t pairs = 0;
   for (const fem::CouplingFace& face : fluid.interface.faces) pairs += face.nodes.size() * face.nodes.size();
   const auto dim = static_cast<std::size_t>(mesh.dim());
   // Coordinates, connectivity, section and colour list per element; chi twice, K_f chi, the
   // pressure and the update's coefficient in Real, 1 / M_f in double; the GLL blocks' factors in
-  // Real (per point: at most, since a block of parallelepipeds keeps them per element); per node
-  // pair an index and dim coefficients, per interface node three indices.
+  // Real, at most; per node pair an index and dim coefficients, per interface node three indices.
   return nodes * (dim * sizeof(double) + 4 * real_size + sizeof(double)) + factors * real_size +
          connectivity * sizeof(Index) +
          elements * 2 * sizeof(Index) + pairs * (sizeof(Index) + dim * sizeof(double)) +
@@ -341,11 +336,9 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
   fill_zero(exec, pressure_.data(), pressure_.size());
   // The receivers in the fluid on its nodes (each a fluid node: make_histories).
   model_nodes_ = mesh.nodes;
-  const auto to_fluid = [&](Index& node) { node = fluid_number(mesh, node); };
   std::vector<History> pressure, motion;
   for (History& history : histories) {
-    std::for_each(history.nodes.begin(), history.nodes.end(), to_fluid);
-    for (Location& location : history.locations) std::for_each(location.nodes.begin(), location.nodes.end(), to_fluid);
+    history.for_each_node([&](Index& node) { node = fluid_number(mesh, node); });
     (history.potential ? motion : pressure).push_back(std::move(history));
   }
   pressure_recorder_ = std::make_unique<Recorder<Real>>(exec, std::move(pressure), dt, scheme_->n_dofs());
@@ -376,11 +369,8 @@ std::vector<History> FluidTerm<Real>::take_histories() {
   flush_samples();
   std::vector<History> histories = pressure_recorder_->take_histories();
   for (History& history : motion_recorder_->take_histories()) histories.push_back(std::move(history));
-  const auto to_model = [&](Index& node) { node = model_nodes_[static_cast<std::size_t>(node)]; };
-  for (History& history : histories) {
-    std::for_each(history.nodes.begin(), history.nodes.end(), to_model);
-    for (Location& location : history.locations) std::for_each(location.nodes.begin(), location.nodes.end(), to_model);
-  }
+  for (History& history : histories)
+    history.for_each_node([&](Index& node) { node = model_nodes_[static_cast<std::size_t>(node)]; });
   return histories;
 }
 

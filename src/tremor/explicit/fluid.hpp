@@ -92,7 +92,7 @@ struct FluidSetup {
   fem::FluidSolidInterface interface;
   std::vector<double> mass;        // fluid_lumped_mass
   op::Spectrum spectrum;           // of M_f^-1 K_f (fluid_spectrum)
-  double stable_dt = 0.0;          // s, 2 / sqrt(spectrum.largest), rounded down to 3 digits
+  double stable_dt = 0.0;          // s, 2 / sqrt(spectrum.largest) (with_fluid rounds it)
   double largest_element = 0.0;    // m, the largest distance between two nodes of a fluid element
   double slowest = 0.0;            // m/s, the lowest sound speed of the fluids in use
 };

@@ -62,20 +62,15 @@ std::vector<double> Numbering::to_local(std::span<const double> global) const {
 }
 
 void Numbering::to_global(History& history) const {
-  if (identity()) return;
-  for (Index& node : history.nodes) node = global_node(node);
-  for (Location& location : history.locations)
-    for (Index& node : location.nodes) node = global_node(node);
+  if (!identity()) history.for_each_node([&](Index& node) { node = global_node(node); });
 }
 
 void Numbering::to_local(History& history) const {
   if (identity()) return;
-  const auto local = [&](Index& node) {
+  history.for_each_node([&](Index& node) {
     node = local_node(node);
     TREMOR_CHECK(node >= 0, "history '", history.name, "' records a node the subdomain does not hold");
-  };
-  std::for_each(history.nodes.begin(), history.nodes.end(), local);
-  for (Location& location : history.locations) std::for_each(location.nodes.begin(), location.nodes.end(), local);
+  });
 }
 
 // ------------------------------------------------------------------------------ the model's parts

@@ -97,6 +97,13 @@ struct History {
     return static_cast<std::size_t>(n_points()) * quantities.size() * static_cast<std::size_t>(components());
   }
   bool records(Quantity quantity) const;
+  // f(node) for every node index it holds, its points' and its locations' (a renumbering).
+  template <class F>
+  void for_each_node(F&& f) {
+    for (Index& node : nodes) f(node);
+    for (Location& location : locations)
+      for (Index& node : location.nodes) f(node);
+  }
   // Forgets the samples (times and values), keeping what it records where.
   void clear_samples() {
     times.clear();

@@ -339,11 +339,7 @@ struct Resolution {
         // The fluid's own bound, by Lanczos on M_f^-1 K_f, rounded as the global estimate; the
         // coupling, a boundary term, does not move the bound (Komatitsch, Barnes and Tromp 2000).
         auto fluid = std::make_shared<FluidSetup>(fluid_setup(*with_fluids, exec));
-        const double fluid_dt = round_down(fluid->stable_dt);
-        if (fluid_dt < stable.dt)
-          stable = {fluid_dt, stable.geometry_values, 0,
-                    str("set by the fluid (largest eigenvalue of its M^-1 K, ", fluid->spectrum.iterations,
-                        " Lanczos iterations)")};
+        stable = with_fluid(stable, *fluid);
         p.fluid = std::move(fluid);
         clock.lap("fluid (its faces on the solid, lumped mass and stable step)");
       }
@@ -743,6 +739,13 @@ StableStep stable_step(const Model& model, const Exec& exec) {
   const auto elements = std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, fem::ElementColouring{});
   const bool global = global_stable_step(model.mesh);
   return step_from(exec, elements, model, sparse::survey_elements(exec, *elements, model, table, !global), global);
+}
+
+StableStep with_fluid(const StableStep& solid, const FluidSetup& fluid) {
+  const double dt = round_down(fluid.stable_dt);
+  if (dt >= solid.dt) return solid;
+  return {dt, solid.geometry_values, 0,
+          str("set by the fluid (largest eigenvalue of its M^-1 K, ", fluid.spectrum.iterations, " Lanczos iterations)")};
 }
 
 namespace {

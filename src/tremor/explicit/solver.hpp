@@ -262,6 +262,9 @@ struct StableStep {
 };
 bool global_stable_step(const Mesh& mesh);
 StableStep stable_step(const Model& model, const Exec& exec);
+// The smaller of a solid's step and its fluid's (FluidSetup::stable_dt, rounded down to 3 digits as
+// the global estimate is): the step of a model with fluids.
+StableStep with_fluid(const StableStep& solid, const FluidSetup& fluid);
 
 // Bytes the explicit solver needs on `mesh`: the stiffness operator (an assembled kind with
 // `stiffness_nnz` entries, the block kinds with as many in dim x dim blocks, or "matrix_free")

@@ -13,7 +13,17 @@
 
 namespace tremor::sem {
 
-bool fluid_takes(const fem::DeviceElementBlock& block) { return gll(block.type) && block.order >= 2; }
+bool fluid_takes(ElementType type, int order) { return gll(type) && order >= 2; }
+
+bool fluid_takes(const fem::DeviceElementBlock& block) { return fluid_takes(block.type, block.order); }
+
+std::size_t fluid_factors_at_most(const Mesh& mesh) {
+  const auto per_point = static_cast<std::size_t>(mesh.dim() * (mesh.dim() + 1) / 2);  // FluidLayout::factors
+  std::size_t total = 0;
+  for (const ElementBlock& block : mesh.blocks)
+    if (fluid_takes(block.type, block.order)) total += block.connectivity.size() * per_point;
+  return total;
+}
 
 namespace {
 
@@ -172,7 +182,8 @@ template <class Real>
 FluidKernels<Real>::FluidKernels(const fem::DeviceElements& elements) : elements_(&elements) {
   factors_.resize(elements.blocks.size());
   basis_.resize(elements.blocks.size());
-  if (std::none_of(elements.blocks.begin(), elements.blocks.end(), fluid_takes)) return;
+  if (std::none_of(elements.blocks.begin(), elements.blocks.end(),
+                  [](const fem::DeviceElementBlock& block) { return fluid_takes(block); })) return;
   const std::vector<double> coordinates = elements.coordinates.to_host();
   const std::vector<double> D = elements.D.to_host(), thickness = elements.thickness.to_host();
   for (std::size_t b = 0; b < elements.blocks.size(); ++b) {

@@ -17,12 +17,18 @@
 #include "tremor/backend/exec.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/fem/device_elements.hpp"
+#include "tremor/mesh/element_type.hpp"
+#include "tremor/mesh/mesh.hpp"
 
 namespace tremor::sem {
 
 // Whether the fluid kernels take a block: GLL hexahedra or quadrilaterals of order 2 or more (order
 // 1 keeps its 2-point Gauss rule: the generic kernel's).
+bool fluid_takes(ElementType type, int order);
 bool fluid_takes(const fem::DeviceElementBlock& block);
+// The factors FluidKernels keeps on `mesh` (a fluid's) at most: per point of every block it takes
+// (a block of parallelepipeds keeps them per element).
+std::size_t fluid_factors_at_most(const Mesh& mesh);
 
 template <class Real>
 class FluidKernels {

@@ -273,12 +273,13 @@ class PythonObserver final : public ex::Observer {
     if (!keep_snapshots_) return;
     snapshots.push_back({snapshot.step, snapshot.time,
                          std::vector<double>(snapshot.displacement.begin(), snapshot.displacement.end()),
-                         std::vector<double>(snapshot.velocity.begin(), snapshot.velocity.end())});
+                         std::vector<double>(snapshot.velocity.begin(), snapshot.velocity.end()),
+                         std::vector<double>(snapshot.pressure.begin(), snapshot.pressure.end())});
   }
   struct Kept {
     long long step = 0;
     double time = 0.0;
-    std::vector<double> displacement, velocity;
+    std::vector<double> displacement, velocity, pressure;
   };
   std::vector<Kept> snapshots;
   PythonFailure failure;
@@ -341,7 +342,8 @@ py::dict run(const tremor::Model& model, const py::object& backend, const py::ob
   observer.failure.rethrow();
   py::dict out = run_dict(result, model);
   out["output"] = output ? py::object(py::str(*output)) : py::object(py::none());
-  // Snapshots as [nodes][dim] arrays, at the model's snapshot nodes (None: every node).
+  // Snapshots as [nodes][dim] arrays (pressure: [nodes]), at the model's snapshot nodes (None:
+  // every node).
   const auto dim = static_cast<std::size_t>(model.mesh.dim());
   py::list snapshots;
   for (const PythonObserver::Kept& s : observer.snapshots) {
@@ -350,6 +352,7 @@ py::dict run(const tremor::Model& model, const py::object& backend, const py::ob
     one["time"] = s.time;
     one["displacement"] = per_node(s.displacement, dim);
     one["velocity"] = s.velocity.empty() ? py::object(py::none()) : py::object(per_node(s.velocity, dim));
+    one["pressure"] = s.pressure.empty() ? py::object(py::none()) : py::object(vector_of(s.pressure));
     snapshots.append(one);
   }
   out["snapshots"] = snapshots;

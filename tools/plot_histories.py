@@ -39,8 +39,9 @@ def main():
     parser.add_argument("--quantity", default="displacement", choices=sorted(tremor.results.UNITS))
     parser.add_argument("--snapshot", type=int, action="append",
                         help="also plot snapshot INDEX (0-based; -1 is the last); may be repeated")
-    parser.add_argument("--component", default="magnitude", choices=["magnitude", "x", "y", "z"],
-                        help="what the snapshot plots show (default: the displacement magnitude)")
+    parser.add_argument("--component", default="magnitude", choices=["magnitude", "x", "y", "z", "pressure"],
+                        help="what the snapshot plots show (default: the displacement magnitude; pressure: "
+                             "a fluid's)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     try:

@@ -39,7 +39,8 @@ class Run:
     histories: dict = field(default_factory=dict)  # name -> History (a model without shots)
     shots: dict = field(default_factory=dict)  # shot name -> {name -> History}
     # The model's [output] snapshots: each {"step", "time", "displacement": [nodes][dim] (m),
-    # "velocity": [nodes][dim] (m/s) or None}, at snapshot_nodes (0-based; None: every node).
+    # "velocity": [nodes][dim] (m/s) or None, "pressure": [nodes] (Pa; NaN at the nodes only solid
+    # elements hold) or None}, at snapshot_nodes (0-based; None: every node).
     # Empty when the run wrote a result file: its snapshots are there (tremor.open(run.output)).
     snapshots: list = field(default_factory=list)
     snapshot_nodes: np.ndarray = None

@@ -61,17 +61,24 @@ def history(h, path, quantity=None, title=None):
 
 
 def snapshot(result, index, path, component="magnitude"):
-    """The displacement magnitude, or one signed component, on the snapshot's nodes: 2D meshes as a
-    coloured triangulation of their elements, a 3D snapshot of nodes on one plane (a surface node
-    set) in that plane, other 3D snapshots as points seen along z. The colour scale saturates at
-    the 99.5th percentile."""
+    """The displacement magnitude, one signed component, or a fluid's pressure ("pressure"), on the
+    snapshot's nodes: 2D meshes as a coloured triangulation of their elements, a 3D snapshot of
+    nodes on one plane (a surface node set) in that plane, other 3D snapshots as points seen along
+    z. The colour scale saturates at the 99.5th percentile. The pressure leaves out the solid's
+    nodes (NaN in the file) and the cells that touch them."""
     times = result.snapshot_times
-    displacement = result.snapshot(index)["displacement"]  # IndexError when there is none
+    fields = result.snapshot(index)  # IndexError when there is none
+    displacement = fields["displacement"]
     index %= len(times)
     snapshots = result.h5["snapshots"]
     dim = displacement.shape[1]
     if component == "magnitude":
         field, label, cmap = np.linalg.norm(displacement, axis=1), "|u| (m)", "viridis"
+    elif component == "pressure":
+        if "pressure" not in fields:
+            raise ValueError(f'{result.path}: the snapshots hold no pressure (snapshot_fields = ["pressure"] '
+                             "in a model with a fluid)")
+        field, label, cmap = fields["pressure"], "p (Pa)", "RdBu_r"
     else:
         c = AXES.index(component)
         if c >= dim:
@@ -79,7 +86,11 @@ def snapshot(result, index, path, component="magnitude"):
         field, label, cmap = displacement[:, c], f"u{component} (m)", "RdBu_r"
     # The colour scale saturates at the 99.5th percentile of |field|, so that the few nodes next to
     # a point source do not hide the waves elsewhere; signed components are centred on zero.
-    extent = float(np.percentile(np.abs(field), 99.5)) or float(np.max(np.abs(field))) or 1.0
+    inside = np.isfinite(field)  # the pressure: the fluid's nodes
+    if not inside.any():
+        raise ValueError(f"{result.path}: snapshot {index} has no finite {component}")
+    magnitude = np.abs(field[inside])
+    extent = float(np.percentile(magnitude, 99.5)) or float(np.max(magnitude)) or 1.0
     limits = (0.0, extent) if component == "magnitude" else (-extent, extent)
     if int(snapshots.attrs["all_nodes"]):
         coordinates = result.h5["mesh/coordinates"][:]
@@ -108,9 +119,11 @@ def snapshot(result, index, path, component="magnitude"):
     x, y = coordinates[:, axes[0]], coordinates[:, axes[1]]
     if triangles is not None:
         triangulation = mtri.Triangulation(x, y) if isinstance(triangles, str) else mtri.Triangulation(x, y, triangles)
-        image = ax.tripcolor(triangulation, field, shading="gouraud", cmap=cmap)
+        if not inside.all():
+            triangulation.set_mask(~inside[triangulation.triangles].all(axis=1))
+        image = ax.tripcolor(triangulation, np.where(inside, field, 0.0), shading="gouraud", cmap=cmap)
     else:
-        image = ax.scatter(x, y, c=field, s=4, cmap=cmap)
+        image = ax.scatter(x[inside], y[inside], c=field[inside], s=4, cmap=cmap)
     image.set_clim(*limits)
     ax.set_aspect("equal")
     fig.colorbar(image, ax=ax, label=label)

@@ -80,7 +80,7 @@ class Result:
         index %= n
         snapshots = self._file["snapshots"]
         out = {"time": float(self.snapshot_times[index])}
-        for field in ("displacement", "magnitude", "velocity"):
+        for field in ("displacement", "magnitude", "velocity", "pressure"):
             if field in snapshots:
                 out[field] = snapshots[field][f"{index:06d}"][:]
         return out

@@ -64,7 +64,8 @@ def test_the_file_is_the_command_lines(tmp_path, name):
 def test_a_fluid_records_its_pressure(tmp_path):
     """The receivers of pressure of water_on_steel.toml: one component a point (Pa) in the run, the
     file and the CSV export; the pulse reaches the hydrophone 1 mm from the source after 1 mm of
-    water (0.68 us) plus the Ricker's delay, and the steel's receiver beside it records velocity."""
+    water (0.68 us) plus the Ricker's delay, and the steel's receiver beside it records velocity. Its
+    snapshots of pressure hold the water's."""
     model = tremor.Model.load(os.path.join(DATA, "water_on_steel.toml"))
     output = tmp_path / "water.h5"
     run = tremor.run(model, backend="serial", output=output)
@@ -85,6 +86,18 @@ def test_a_fluid_records_its_pressure(tmp_path):
         assert written.quantities == ["pressure"] and written.units == ["Pa"]
         np.testing.assert_array_equal(written.values, p.values)
         assert result.h5["histories/hydrophone/values"].attrs["units"][0] in (b"Pa", "Pa")
+        # Snapshots: the pressure of the water's nodes (the interface's too), NaN at the steel's;
+        # at the hydrophone's node the value it records at that step, bit for bit.
+        y = result.h5["mesh/coordinates"][:, 1]
+        water = y > 0.01 - 1e-9
+        hydrophone = 30 * 41 + 20  # (10, 15) mm
+        assert len(result.snapshot_times) == len(range(0, run.steps, 40))  # none at the last step
+        for k, time in enumerate(result.snapshot_times):
+            pressure = result.snapshot(k)["pressure"]
+            assert pressure.shape == (41 * 41,)
+            assert np.all(np.isnan(pressure[~water])) and np.all(np.isfinite(pressure[water]))
+            assert pressure[hydrophone] == p.values[round(time / run.dt), 0, 0, 0]
+        assert np.abs(result.snapshot(-1)["pressure"][water]).max() > 1.0  # Pa: the pulse is in the water
     subprocess.run([CLI, "export", str(output), "-o", str(tmp_path / "csv")], check=True, capture_output=True)
     with open(tmp_path / "csv" / "near_interface.csv") as f:
         assert f.readline().strip() == "time,p1_p,p2_p"

@@ -36,6 +36,12 @@ def test_history_snapshot_and_map(tmp_path):
             tremor.plot.history(probe, tmp_path / "v.png", quantity="acceleration")
         with pytest.raises(ValueError, match="no z component"):
             tremor.plot.snapshot(result, 0, tmp_path / "z.png", component="z")
+    run("water_on_steel.toml", tmp_path / "water.h5")
+    with tremor.open(tmp_path / "water.h5") as result:  # the water's pressure, the steel left out
+        assert png_size(tremor.plot.snapshot(result, -1, tmp_path / "p.png", component="pressure")) == (960, 720)
+    with tremor.open(tmp_path / "snap.h5") as result:
+        with pytest.raises(ValueError, match="the snapshots hold no pressure"):
+            tremor.plot.snapshot(result, 0, tmp_path / "p.png", component="pressure")
     run("shots_plate.toml", tmp_path / "shots.h5")
     subprocess.run([CLI, "image", str(tmp_path / "shots.h5"), "-o", str(tmp_path)], capture_output=True, check=True)
     with tremor.open(tmp_path / "shots.h5") as result:

@@ -47,7 +47,8 @@ std::vector<double> assembled_action(const FluidMesh& fluid, const std::vector<d
         std::vector<double> x(E::n_nodes * E::dim), K(E::n_nodes * E::n_nodes);
         mesh.element_coordinates(block, e, x.data());
         const auto s = static_cast<std::size_t>(fluid.table.element_section[static_cast<std::size_t>(global)]);
-        (void)fem::fluid_stiffness<E>(x.data(), fluid.table.D[s][0], fluid.table.thickness[s], K.data());
+        const double factor = fluid.table.stiffness_factor(static_cast<std::size_t>(global));  // an srm layer's
+        (void)fem::fluid_stiffness<E>(x.data(), fluid.table.D[s][0] * factor, fluid.table.thickness[s], K.data());
         const auto nodes = block.nodes(e);
         for (int a = 0; a < E::n_nodes; ++a)
           for (int b = 0; b < E::n_nodes; ++b) {
@@ -266,24 +267,67 @@ TEST(ExplicitFluid, APressureReleaseHoldsThePotential) {
                         {"m.toml:61: the acoustic pressure (degree of freedom 8) is a fluid's"});
 }
 
-// An absorbing layer over fluid elements is refused by the pre-flight, naming the layer's line and
-// an element (a fluid's would reflect undamped).
-TEST(ExplicitFluid, AnAbsorbingLayerInTheFluidIsRefused) {
-  Model model = water_on_steel(ElementType::Quad4, 1);
+// An alid or srm layer over fluid elements damps them as a solid's (model/absorbing.hpp): the fluid
+// mesh's table holds the model's profile at its elements, the lumped damping is alpha M_f lumped,
+// an srm layer scales K_f (the element kernel's and the sum-factorised one's), and the run takes
+// it. A PML over fluid elements is refused by the pre-flight, naming the layer's line and an
+// element.
+TEST(ExplicitFluid, AbsorbingLayersDampTheFluidAndAPmlIsRefused) {
+  Model model = water_on_steel(ElementType::Quad4, 1);  // elements 0, 1 steel (y < 1), 2, 3 water
   AbsorbingLayer layer;
   layer.faces = {BoxFace::XMax};
-  layer.thickness = 1.0;  // the elements x > 1: steel 2, water 4 (labels)
+  layer.thickness = 1.0;  // the elements x > 1: steel 1, water 3 (indices)
   layer.alpha_max = 1e3;
   layer.origin = "m.toml:70";
   model.absorbing.push_back(layer);
   ExplicitSettings settings;
   settings.duration = 1e-4;
   model.explicit_settings = settings;
+  model.validate();
+  FluidMesh fluid = fluid_mesh(model);
+  // Element 3's centroid lies half way into the layer: alpha = 1e3 x 0.5^3.
+  EXPECT_EQ(fluid.table.element_alpha, (std::vector<double>{0.0, 125.0}));
+  EXPECT_EQ(fluid.table.element_stiffness_factor, (std::vector<double>{1.0, 1.0}));  // alid: K unchanged
+  // Fluid node (j - 1) 3 + i at (i, j): x = 2 only element 3's (alpha M), x = 1 half its (the two
+  // elements' equal shares), x = 0 none.
+  const std::vector<double> mass = fluid_lumped_mass(fluid, Exec::serial());
+  const std::vector<double> damping = fluid_lumped_damping(fluid, Exec::serial());
+  ASSERT_EQ(damping.size(), 6u);
+  for (std::size_t n = 0; n < 6; ++n) {
+    const double share = std::array{0.0, 0.5, 1.0}[n % 3];
+    EXPECT_NEAR(damping[n], 125.0 * share * mass[n], 1e-12 * 125.0 * mass[n]) << n;
+  }
   RunOptions options;
   options.backend = "serial";
-  test::expect_contains(test::error_of([&] { (void)preflight(model, options); }),
-                        {"m.toml:70: an absorbing layer covers fluid element 4: absorbing layers (alid, srm, pml) "
-                         "damp solids"});
+  EXPECT_NO_THROW((void)preflight(model, options));
+  // srm: K_f of element 3 scaled (the factor at X = 0.5 of 1 / sqrt(1 + (alpha / omega0)^2)).
+  for (const auto& [type, order] : {std::pair{ElementType::Quad4, 1}, {ElementType::QuadGLL, 3}}) {
+    SCOPED_TRACE(element_name(type, order));
+    Model srm = water_on_steel(type, order);
+    srm.absorbing = {layer};
+    srm.absorbing.front().kind = AbsorbingKind::Srm;
+    srm.absorbing.front().frequency = 100.0;
+    srm.validate();
+    fluid = fluid_mesh(srm);
+    const double omega0 = 2.0 * std::acos(-1.0) * 100.0;
+    EXPECT_NEAR(fluid.table.element_stiffness_factor.at(1), 1.0 / std::sqrt(1.0 + std::pow(125.0 / omega0, 2)),
+                1e-15);
+    const std::vector<double> chi = field(fluid);
+    const std::vector<double> expected = assembled_action(fluid, chi);
+    const std::vector<double> action = operator_action<double>(Exec::serial(), fluid, chi, false);
+    double largest = 0.0;
+    for (const double v : expected) largest = std::max(largest, std::abs(v));
+    for (std::size_t i = 0; i < chi.size(); ++i) EXPECT_NEAR(action[i], expected[i], 1e-13 * largest) << i;
+  }
+  // A PML two elements thick over 8 x 8 cells: its first fluid element is (6, 4), label 39.
+  Model pml = test::water_on_steel(generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {8, 8}, ElementType::Quad4, 1), 0.5, 0.5);
+  pml.absorbing = {layer};
+  pml.absorbing.front().kind = AbsorbingKind::Pml;
+  pml.absorbing.front().thickness = 0.5;
+  pml.absorbing.front().frequency = 1e3;  // (a PML's design frequency: the model has no source)
+  pml.explicit_settings = settings;
+  test::expect_contains(test::error_of([&] { (void)preflight(pml, options); }),
+                        {"m.toml:70: a PML covers fluid element 39: its memory variables are a solid's"});
 }
 
 // A receiver of pressure lies in the fluid: nodes fluid elements hold (an interface node too),

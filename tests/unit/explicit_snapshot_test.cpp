@@ -2,7 +2,8 @@
 // full-field displacement history of the same run, bit for bit; their order and count with a slow
 // observer; one observer call at a time; a failing on_snapshot stopping the run with its
 // exception; every snapshot passed on before a checkpoint and before an exception leaves the run;
-// and the pinned host buffers and copy stream of backend/async_copy.hpp on the host.
+// and the pinned host buffers and copy stream of backend/async_copy.hpp on the host. In a model with
+// fluids, the fluid's motion and pressure against its receivers, bit for bit.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -19,6 +20,7 @@
 #include "tremor/backend/async_copy.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/solver.hpp"
+#include "tremor/mesh/generate.hpp"
 
 namespace tremor {
 namespace {
@@ -49,7 +51,7 @@ Model field_block(const std::string& precision, int every, bool velocity, double
 struct Taken {
   long long step = 0;
   double time = 0.0;
-  std::vector<double> displacement, velocity;
+  std::vector<double> displacement, velocity, pressure;
   std::thread::id thread;
 };
 
@@ -73,7 +75,8 @@ class Recording : public explicit_fe::Observer {
     Inside in(*this);
     if (delay_.count() > 0) std::this_thread::sleep_for(delay_);
     taken.push_back({s.step, s.time, {s.displacement.begin(), s.displacement.end()},
-                     {s.velocity.begin(), s.velocity.end()}, std::this_thread::get_id()});
+                     {s.velocity.begin(), s.velocity.end()}, {s.pressure.begin(), s.pressure.end()},
+                     std::this_thread::get_id()});
   }
   void on_checkpoint(const SolverState& state) override {
     Inside in(*this);
@@ -172,6 +175,100 @@ TEST(ExplicitSnapshotValues, EveryStepWithVelocityAndNodeOrdering) {
 TEST(ExplicitSnapshotValues, DisplacementOnlyIncludesTheLastStep) {
   expect_snapshots_match_history(field_block("double", 4, false), RunOptions{}, 4, false);
   expect_snapshots_match_history(field_block("float", 1, false), RunOptions{}, 1, false);
+}
+
+// A model with fluids: 8 x 8 quadrilaterals of 0.25 m, steel below y = 1 and water above, a
+// volume source in the water (explicit_test_models.hpp). Receivers record every node's motion,
+// the steel's (y <= 1, the interface's row too) and the water's (y > 1, from the potential), and
+// the pressure of the water's nodes (y >= 1). Snapshots every `every` steps, with pressure.
+Model fluid_field(const std::string& precision, int every, bool velocity) {
+  Model model = test::water_on_steel(generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {8, 8}, ElementType::Quad4, 1));
+  ExplicitSettings settings;
+  settings.duration = 3e-3;  // ~150 steps: the pulse (600 Hz, centre 2.5 ms) crosses the interface
+  settings.precision = precision;
+  model.explicit_settings = settings;
+  PointSource source;
+  source.nodes = {6 * 9 + 4};  // (1, 1.5)
+  source.volume = true;
+  source.amplitude = 1e-6;
+  source.signal = Signal::ricker(600.0);
+  source.origin = "m.toml:20";
+  model.point_sources.push_back(source);
+  Receiver steel, water, pressure;
+  steel.name = "steel";
+  water.name = "water";
+  pressure.name = "p";
+  for (Receiver* r : {&steel, &water}) {
+    r->displacement = true;
+    r->velocity = velocity;
+  }
+  pressure.displacement = false;
+  pressure.pressure = true;
+  for (Index node = 0; node < model.mesh.n_nodes(); ++node) {
+    (node / 9 <= 4 ? steel : water).nodes.push_back(node);
+    if (node / 9 >= 4) pressure.nodes.push_back(node);
+  }
+  model.receivers = {steel, water, pressure};
+  OutputSettings output;
+  output.snapshot_every = every;
+  output.velocity = velocity;
+  output.pressure = true;
+  model.output = output;
+  model.validate();
+  return model;
+}
+
+// Each snapshot node's values against its receiver's sample of the same step, bit for bit: the
+// solid's motion where a solid element holds the node, the fluid's (the same rows of the
+// potential) elsewhere, the pressure a receiver of pressure records (p_k), NaN in the steel alone.
+void expect_fluid_snapshots_match_receivers(const std::string& precision, int every, bool velocity) {
+  SCOPED_TRACE(precision + (velocity ? " with velocity" : ""));
+  const Model model = fluid_field(precision, every, velocity);
+  Recording recording;
+  const auto run = explicit_fe::run_explicit(model, RunOptions{}, &recording);
+  ASSERT_TRUE(run.ok()) << run.message;
+  const explicit_fe::History &steel = history(run, "steel"), &water = history(run, "water"), &p = history(run, "p");
+  // Pressure is known one step late (as a velocity): neither has a sample at the last step.
+  ASSERT_EQ(p.n_samples(), static_cast<std::size_t>(run.steps));
+  ASSERT_EQ(recording.taken.size(), static_cast<std::size_t>((run.steps - 1) / every + 1));
+  const std::size_t quantities = velocity ? 2 : 1;
+  double largest_pressure = 0.0, largest_water = 0.0;
+  for (const Taken& taken : recording.taken) {
+    const auto k = static_cast<std::size_t>(taken.step);
+    ASSERT_EQ(taken.displacement.size(), 81u * 2);
+    ASSERT_EQ(taken.pressure.size(), 81u);
+    ASSERT_EQ(taken.velocity.size(), velocity ? 81u * 2 : 0u);
+    for (Index node = 0; node < 81; ++node) {
+      const bool solid = node / 9 <= 4;
+      const explicit_fe::History& h = solid ? steel : water;
+      const auto point = static_cast<std::size_t>(solid ? node : node - 45);
+      for (std::size_t c = 0; c < 2; ++c) {
+        const std::size_t at = ((k * h.nodes.size() + point) * quantities) * 2 + c;
+        const auto i = static_cast<std::size_t>(node) * 2 + c;
+        ASSERT_EQ(taken.displacement[i], h.values[at]) << "step " << k << " node " << node;
+        if (velocity) ASSERT_EQ(taken.velocity[i], h.values[at + 2]) << "step " << k << " node " << node;
+        if (!solid) largest_water = std::max(largest_water, std::abs(taken.displacement[i]));
+      }
+      const double pressure = taken.pressure[static_cast<std::size_t>(node)];
+      if (node / 9 < 4) {
+        EXPECT_TRUE(std::isnan(pressure)) << "node " << node;
+      } else {
+        ASSERT_EQ(pressure, p.values[k * p.nodes.size() + static_cast<std::size_t>(node - 36)])
+            << "step " << k << " node " << node;
+        largest_pressure = std::max(largest_pressure, std::abs(pressure));
+      }
+    }
+  }
+  // The pulse reached the receivers: the comparisons are not of zeros.
+  EXPECT_GT(largest_pressure, 0.0);
+  EXPECT_GT(largest_water, 0.0);
+  EXPECT_EQ(recording.overlaps.load(), 0);
+}
+
+TEST(ExplicitSnapshotValues, AFluidShowsItsMotionAndPressureAsItsReceiversRecordThem) {
+  expect_fluid_snapshots_match_receivers("double", 5, true);
+  expect_fluid_snapshots_match_receivers("float", 1, true);
+  expect_fluid_snapshots_match_receivers("double", 7, false);
 }
 
 // A slow observer (1 ms in each on_snapshot, far longer than a step here) makes the time loop

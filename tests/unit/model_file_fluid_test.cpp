@@ -169,6 +169,26 @@ TEST(ModelFileFluid, AReceiverRecordsPressureAlone) {
   EXPECT_NE(e.find("m.toml:14: receiver 'hydrophone' records pressure beside motion"), std::string::npos) << e;
 }
 
+// [output] snapshot_fields takes "pressure" in a model with a fluid (OutputSettings::pressure);
+// without one it is refused at the [output] table's line (line 14, after the material's five
+// lines and the section's three).
+TEST(ModelFileFluid, SnapshotsTakeTheFluidsPressure) {
+  const std::string output = "[output]\nsnapshot_every = 10\nsnapshot_fields = [\"velocity\", \"pressure\"]\n";
+  const Model read = parse(water("density = 1000\nsound_speed = 1480\n") +
+                           "[[section]]\nelement_set = \"all\"\nmaterial = \"water\"\n" + output);
+  ASSERT_TRUE(read.output);
+  EXPECT_TRUE(read.output->pressure);
+  EXPECT_TRUE(read.output->velocity);
+  EXPECT_FALSE(read.output->magnitude);
+  const std::string dry = rectangle + "[[material]]\nname = \"steel\"\ndensity = 7850\nyoungs_modulus = 2e11\n"
+                          "poisson_ratio = 0.3\n[[section]]\nelement_set = \"all\"\nmaterial = \"steel\"\n";
+  const std::string e = error_of(dry + output);
+  EXPECT_NE(e.find("m.toml:14: [output] snapshot_fields asks for pressure, which a fluid has, and the model has no "
+                   "fluid section"),
+            std::string::npos)
+      << e;
+}
+
 // [[pressure_release]] holds the pressure of a node set's nodes, or of a surface's, at 0
 // (FixedDof::pressure); it takes one of the two, at its line (line 14).
 TEST(ModelFileFluid, APressureReleaseTakesANodeSetOrASurface) {

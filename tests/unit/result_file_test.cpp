@@ -375,6 +375,51 @@ TEST_F(ResultFileTest, WritesMeshHistoriesSnapshotsAndMetadata) {
   expect_references_valid(xdmf, path);
 }
 
+// A fluid's pressure (SnapshotOptions::pressure): one value per snapshot node, in Pa, NaN where no
+// fluid element holds the node (kept as written), a scalar attribute in the XDMF file; a wrong
+// count or a field not asked for is refused, and a file continued checks the field is there.
+TEST_F(ResultFileTest, PressureIsAScalarFieldOfTheSnapshots) {
+  const Model model = quad_model();
+  const fs::path path = folder_ / "fluid.h5";
+  const auto n_nodes = static_cast<std::size_t>(model.mesh.n_nodes());
+  io::SnapshotOptions options;
+  options.pressure = true;
+  std::vector<std::vector<double>> pressures;
+  {
+    ResultFile result = ResultFile::create(path, model, metadata(), options);
+    for (int s = 0; s < 2; ++s) {
+      pressures.push_back(field(n_nodes, 1e3 * (s + 1)));
+      pressures.back().front() = std::nan("");  // a node of the solid
+      result.write_snapshot(1e-6 * s, field(n_nodes * 2, 1e-9), {}, pressures.back());
+    }
+    EXPECT_THROW(result.write_snapshot(2e-6, field(n_nodes * 2, 1e-9), {}, field(n_nodes * 2, 1.0)), Error);
+    EXPECT_THROW(result.write_snapshot(2e-6, field(n_nodes * 2, 1e-9)), Error);  // no pressure
+    result.finish("complete");
+  }
+  {
+    const File file(path);  // (closed before the file is continued: HDF5 locks a file it has open)
+    EXPECT_EQ(file.strings("/snapshots/pressure", "units"), std::vector<std::string>{"Pa"});
+    for (std::size_t s = 0; s < 2; ++s) {
+      const std::string name = "00000" + std::to_string(s);
+      EXPECT_EQ(file.dims("/snapshots/pressure/" + name), std::vector<hsize_t>{n_nodes});
+      const std::vector<double> written = file.doubles("/snapshots/pressure/" + name);
+      ASSERT_EQ(written.size(), n_nodes);
+      EXPECT_TRUE(std::isnan(written.front()));
+      EXPECT_EQ(std::vector<double>(written.begin() + 1, written.end()),
+                std::vector<double>(pressures[s].begin() + 1, pressures[s].end()));
+    }
+  }
+  const Xdmf xdmf = parse_xdmf(read_text(folder_ / "fluid.xmf"));
+  EXPECT_EQ(xdmf.tag_counts.at("Attribute"), 4);  // displacement, pressure x 2
+  expect_references_valid(xdmf, path);
+  // Continued without pressure, or without snapshots of it: of another run.
+  EXPECT_THROW(ResultFile::reopen(path, model, metadata(), {}, {}, 2), Error);
+  ResultFile::reopen(path, model, metadata(), options, {}, 2).finish("complete");
+  ResultFile plain = ResultFile::create(folder_ / "plain.h5", model, metadata());
+  EXPECT_THROW(plain.write_snapshot(0.0, field(n_nodes * 2, 1e-9), {}, field(n_nodes, 1.0)), Error);
+  plain.finish("complete");
+}
+
 TEST_F(ResultFileTest, FlushedPartialFileIsReadable) {
   const Model model = quad_model();
   const fs::path path = folder_ / "flushed.h5";

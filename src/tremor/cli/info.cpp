@@ -240,8 +240,8 @@ void print_excitation(const Model& model) {
       std::printf("every %d steps", output.snapshot_every);
     else
       std::printf("every %ss", si(output.snapshot_interval).c_str());
-    std::printf(", %s%s%s, %s\n", "displacement", output.magnitude ? ", magnitude" : "",
-                output.velocity ? ", velocity" : "",
+    std::printf(", %s%s%s%s, %s\n", "displacement", output.magnitude ? ", magnitude" : "",
+                output.velocity ? ", velocity" : "", output.pressure ? ", pressure" : "",
                 output.snapshot_node_set.empty() ? "all nodes"
                                                  : str("node set ", output.snapshot_node_set).c_str());
   }

@@ -496,9 +496,10 @@ struct RootRun {
     if (model.output && preflight.snapshot_every > 0) {
       const std::size_t n_nodes = snapshot_options.nodes.empty() ? static_cast<std::size_t>(model.mesh.n_nodes())
                                                                  : snapshot_options.nodes.size();
-      std::printf("  snapshots       every %s steps (%ss), %s nodes%s%s\n", group_digits(preflight.snapshot_every).c_str(),
+      std::printf("  snapshots       every %s steps (%ss), %s nodes%s%s%s\n", group_digits(preflight.snapshot_every).c_str(),
                   si(preflight.snapshot_every * preflight.dt).c_str(), group_digits(static_cast<long long>(n_nodes)).c_str(),
-                  snapshot_options.magnitude ? ", magnitude" : "", snapshot_options.velocity ? ", velocity" : "");
+                  snapshot_options.magnitude ? ", magnitude" : "", snapshot_options.velocity ? ", velocity" : "",
+                  snapshot_options.pressure ? ", pressure" : "");
     }
     if (options.checkpoint_every > 0)
       std::printf("  checkpoints     every %s steps to %s\n", group_digits(options.checkpoint_every).c_str(),

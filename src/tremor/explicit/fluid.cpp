@@ -16,6 +16,7 @@
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
 #include "tremor/fem/element_survey.hpp"
+#include "tremor/model/absorbing.hpp"
 #include "tremor/sparse/assemble.hpp"
 
 namespace tremor::explicit_fe {
@@ -82,7 +83,31 @@ FluidMesh fluid_mesh(const Model& model) {
     table.damping_beta.push_back(0.0);
   }
   table.element_section = out.model.element_sections();
+  // The absorbing layers over the fluid's elements (alid, srm; model/absorbing.hpp): the model's
+  // profile at them, mass-proportional damping alpha M_f and the stiffness K_f scaled, as a solid's
+  // elements take them, so that a wave entering a layer through the fluid dies out in it too. (A
+  // pml's elements are 0 and 1 in the profile: the run refuses a PML over a fluid.)
+  if (!model.absorbing.empty()) {
+    const AbsorbingProfile profile = absorbing_profile(model);
+    for (const Index e : out.elements) {
+      table.element_alpha.push_back(profile.alpha[static_cast<std::size_t>(e)]);
+      table.element_stiffness_factor.push_back(profile.stiffness_factor[static_cast<std::size_t>(e)]);
+    }
+  }
   return out;
+}
+
+std::vector<double> fluid_lumped_damping(const FluidMesh& fluid, const Exec& exec) {
+  if (std::all_of(fluid.table.element_alpha.begin(), fluid.table.element_alpha.end(),
+                  [](double alpha) { return alpha == 0.0; }))
+    return {};
+  const Exec host = exec.space() == MemorySpace::Host ? exec : exec.host();
+  const std::vector<double> per_dof = sparse::assemble_lumped_damping(
+      fluid.model, fluid.table, fem::colour_elements(fluid.model.mesh), host);
+  const auto dim = static_cast<std::size_t>(fluid.table.dim);
+  std::vector<double> damping(fluid.nodes.size());
+  for (std::size_t i = 0; i < damping.size(); ++i) damping[i] = per_dof[i * dim];
+  return damping;
 }
 
 std::vector<double> fluid_lumped_mass(const FluidMesh& fluid, const Exec& exec,
@@ -113,7 +138,8 @@ void add_fluid_elements(const Exec& exec, Index n, const Index* list, const fem:
     fem::gather_coordinates<E>(in.coordinates, nodes, x);
     for (int a = 0; a < nn; ++a) value[a] = static_cast<double>(chi[nodes[a]]);
     const int s = in.section[e];
-    const fem::FluidLaw<E::dim, double> law{in.material.voigt(s)[0]};
+    // 1 / rho, scaled in an srm layer (SectionTable::stiffness_factor).
+    const fem::FluidLaw<E::dim, double> law{in.material.voigt(s)[0] * in.factor[e]};
     fem::apply_fluid_stiffness<E>(x, law, in.thickness[s], rule, value, fe);
     for (int a = 0; a < nn; ++a) {
       if (atomic)
@@ -230,9 +256,13 @@ std::size_t fluid_run_bytes(const FluidSetup& fluid, std::size_t real_size) {
   for (const fem::CouplingFace& face : fluid.interface.faces) pairs += face.nodes.size() * face.nodes.size();
   const auto dim = static_cast<std::size_t>(mesh.dim());
   // Coordinates, connectivity, section and colour list per element; chi twice, K_f chi, the
-  // pressure and the update's coefficient in Real, 1 / M_f in double; the GLL blocks' factors in
-  // Real, at most; per node pair an index and dim coefficients, per interface node three indices.
-  return nodes * (dim * sizeof(double) + 4 * real_size + sizeof(double)) + factors * real_size +
+  // pressure and the update's coefficient in Real, 1 / M_f in double (in absorbing layers, C' in
+  // Real and c / dt in double besides); the GLL blocks' factors in Real, at most; per node pair an
+  // index and dim coefficients, per interface node three indices.
+  const bool damped = !fluid.mesh.table.element_alpha.empty();
+  return nodes * (dim * sizeof(double) + 4 * real_size + sizeof(double) +
+                  (damped ? real_size + sizeof(double) : 0)) +
+         factors * real_size +
          connectivity * sizeof(Index) +
          elements * 2 * sizeof(Index) + pairs * (sizeof(Index) + dim * sizeof(double)) +
          fluid.interface.nodes().size() * 3 * sizeof(Index);
@@ -287,15 +317,22 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
       exec, mesh.model.mesh, mesh.table, atomics ? fem::ElementColouring{} : fem::colour_elements(mesh.model.mesh));
   stiffness_ = std::make_unique<FluidOperator<Real>>(exec, elements_, atomics);
   const std::vector<Index> held = loading_.constrained_dofs();
-  scheme_ = std::make_unique<CentralDifference<Real>>(exec, *stiffness_, fluid.mass, std::span<const double>{}, dt,
-                                                      held, 1);
+  const std::vector<double> damping = fluid_lumped_damping(mesh, exec);  // empty without layers
+  scheme_ = std::make_unique<CentralDifference<Real>>(exec, *stiffness_, fluid.mass, std::span<const double>(damping),
+                                                      dt, held, 1);
   loads_ = std::make_unique<DeviceLoading<Real>>(exec, loading_, dt);
-  // 1 / M_f, 0 where the node is massless or held (its pressure 0: chi does not move there).
-  std::vector<double> inverse(fluid.mass.size(), 0.0);
-  for (std::size_t i = 0; i < inverse.size(); ++i)
-    if (fluid.mass[i] > 0.0) inverse[i] = 1.0 / fluid.mass[i];
+  // 1 / M_f, 0 where the node is massless or held (its pressure 0: chi does not move there). In an
+  // absorbing layer (damping c), 1 / (M_f + c dt / 2) and c / dt: the acceleration the damped
+  // central difference takes (add_forces).
+  std::vector<double> inverse(fluid.mass.size(), 0.0), rate;
+  for (std::size_t i = 0; i < inverse.size(); ++i) {
+    const double c = damping.empty() ? 0.0 : damping[i];
+    if (fluid.mass[i] > 0.0) inverse[i] = 1.0 / (fluid.mass[i] + 0.5 * c * dt);
+    if (!damping.empty()) rate.push_back(c / dt);
+  }
   for (const Index i : held) inverse[static_cast<std::size_t>(i)] = 0.0;
   inverse_mass_ = DeviceArray<double>(exec, std::span<const double>(inverse));
+  damping_rate_ = DeviceArray<double>(exec, std::span<const double>(rate));
   // The node pairs of every face, summed where faces share them, as rows by interface node.
   const std::vector<Index> nodes = fluid.interface.nodes();
   const auto row_of = [&](Index node) {
@@ -396,11 +433,17 @@ void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Rea
       for (int c = 0; c < dim; ++c) sum += C[k * dim + c] * static_cast<double>(u[solid[col[k]] * dim + c]);
     fluid_forces[fluid[r]] += static_cast<Real>(sum);
   });
-  // p_n = -a_n = (f_f - F) / M_f.
+  // p_n = -a_n = (f_f - F) / M_f; with damping c (an absorbing layer's), the central difference's
+  // a_n = (F - f_f - c v) / (M_f + c dt / 2) with v = (chi_n - chi_n-1) / dt, the same value as
+  // (chi_n+1 - 2 chi_n + chi_n-1) / dt^2.
   const double* inverse = inverse_mass_.data();
+  const double* rate = damping_rate_.data();
+  const Real *now = scheme_->displacement().data, *before = scheme_->previous_displacement().data;
   Real* p = pressure_.data();
   forall(exec_, scheme_->n_dofs(), [=] TREMOR_LAMBDA(Index i) {
-    p[i] = static_cast<Real>(static_cast<double>(fluid_forces[i]) * inverse[i]);
+    const double f = static_cast<double>(fluid_forces[i]);
+    p[i] = static_cast<Real>(
+        (rate ? f + rate[i] * (static_cast<double>(now[i]) - static_cast<double>(before[i])) : f) * inverse[i]);
   });
   const View<const Index> loaded = loads_->loaded_dofs();
   const View<const Real> loads = loads_->loads();

@@ -40,7 +40,8 @@ struct FluidMesh {
   std::vector<Index> elements;  // the model's global element of each fluid element, ascending
   // The fluid's sections as the element kernels read them: per section of the model D[0] = 1 / rho
   // (a fluid's; 0 for a solid's, which no fluid element has), `density` the mass's coefficient
-  // 1 / kappa, thickness as the section's; undamped.
+  // 1 / kappa, thickness as the section's; per fluid element the absorbing layers' damping and
+  // stiffness factor (alid, srm: the model's profile at its elements; empty without layers).
   fem::SectionTable table;
   Index n_nodes() const { return static_cast<Index>(nodes.size()); }
 };
@@ -52,6 +53,10 @@ FluidMesh fluid_mesh(const Model& model);
 // where the caller has made it.
 std::vector<double> fluid_lumped_mass(const FluidMesh& fluid, const Exec& exec,
                                       const fem::ElementColouring* colouring = nullptr);
+
+// The absorbing layers' damping per fluid node, sum_e alpha_e M_f,e lumped as fluid_lumped_mass;
+// empty where no layer covers a fluid element (undamped).
+std::vector<double> fluid_lumped_damping(const FluidMesh& fluid, const Exec& exec);
 
 // The largest eigenvalue of M_f^-1 K_f (op::largest_eigenvalue: Lanczos on the fluid's operator in
 // double, on `exec`), which bounds the fluid's stable step as the solid's bounds its own:
@@ -160,7 +165,8 @@ class FluidTerm final : public StepTerm<Real> {
   std::unique_ptr<CentralDifference<Real>> scheme_;
   Loading loading_;
   std::unique_ptr<DeviceLoading<Real>> loads_;  // reads loading_
-  DeviceArray<double> inverse_mass_;  // 1 / M_f per fluid node, 0 where massless
+  DeviceArray<double> inverse_mass_;  // 1 / (M_f + c dt / 2) per fluid node, 0 where massless or held
+  DeviceArray<double> damping_rate_;  // c / dt per fluid node (absorbing layers); empty: undamped
   // The interface's node pairs by row: row r (interface node r: its solid node solid_[r] in the
   // subdomain's numbering, fluid node fluid_[r]) holds columns col_[k] (interface nodes) with
   // coefficients C_[k dim + c], k in [offsets_[r], offsets_[r + 1]).

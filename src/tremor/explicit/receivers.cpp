@@ -408,6 +408,59 @@ void fill_gradients(const Model& model, const std::vector<int>& sections, Locati
 
 }  // namespace
 
+std::vector<Location> fluid_node_locations(const Model& model, std::span<const Index> nodes,
+                                           const std::vector<bool>& among, std::span<const Index> rank) {
+  const Mesh& mesh = model.mesh;
+  TREMOR_CHECK(rank.empty() || rank.size() == static_cast<std::size_t>(mesh.n_elements()), rank.size(),
+               " element ranks for ", mesh.n_elements(), " elements");
+  // The first element holding each node asked for (its rank), and the node's place in it.
+  std::vector<Index> first(static_cast<std::size_t>(mesh.n_nodes()), -1), first_rank(first);
+  std::vector<int> local(first.size(), -1);
+  std::vector<bool> wanted(first.size(), false);
+  for (const Index node : nodes) {
+    TREMOR_CHECK(node >= 0 && node < mesh.n_nodes(), "node index ", node, " out of range");
+    wanted[static_cast<std::size_t>(node)] = true;
+  }
+  Index global = 0;
+  for (const ElementBlock& block : mesh.blocks)
+    for (Index e = 0; e < block.n_elements(); ++e, ++global) {
+      if (!among.empty() && !among[static_cast<std::size_t>(global)]) continue;
+      const Index order = rank.empty() ? global : rank[static_cast<std::size_t>(global)];
+      const auto element_nodes = block.nodes(e);
+      for (std::size_t a = 0; a < element_nodes.size(); ++a) {
+        const auto n = static_cast<std::size_t>(element_nodes[a]);
+        if (wanted[n] && (first[n] < 0 || order < first_rank[n])) {
+          first[n] = global;
+          first_rank[n] = order;
+          local[n] = static_cast<int>(a);
+        }
+      }
+    }
+  const std::vector<int> sections = model.element_sections();
+  std::vector<Location> locations;
+  locations.reserve(nodes.size());
+  for (const Index node : nodes) {
+    const auto n = static_cast<std::size_t>(node);
+    TREMOR_CHECK(first[n] >= 0, "node ", mesh.node_labels[n], " lies in no fluid element");
+    Location location;
+    location.element = first[n];
+    const ElementRef ref = mesh.locate(location.element);
+    const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
+    const auto element_nodes = block.nodes(ref.element);
+    location.nodes.assign(element_nodes.begin(), element_nodes.end());
+    fem::with_element(block.type, block.order, [&](auto element) {
+      using E = decltype(element);
+      double N[E::n_nodes];
+      E::node(local[n], location.xi.data());
+      E::shape(location.xi.data(), N);
+      location.weights.assign(N, N + E::n_nodes);
+    });
+    fill_gradients(model, sections, location);
+    locations.push_back(std::move(location));
+  }
+  return locations;
+}
+
 std::vector<History> make_histories(const Model& model, double dt) {
   const Mesh& mesh = model.mesh;
   const int dim = mesh.dim();
@@ -502,19 +555,10 @@ std::vector<History> make_histories(const Model& model, double dt) {
                       " in the fluid: a history's points lie on one side; give each side its own receiver"));
     history.potential = first_fluid >= 0 && !receiver.pressure;
     if (history.potential) {
-      if (!history.nodes.empty()) {  // each node in the first fluid element holding it
-        std::vector<std::array<double, 3>> at_nodes;
-        for (const Index node : history.nodes) {
-          std::array<double, 3> x{0.0, 0.0, 0.0};
-          for (int c = 0; c < dim; ++c) x[static_cast<std::size_t>(c)] = mesh.node(node)[static_cast<std::size_t>(c)];
-          at_nodes.push_back(x);
-        }
-        for (std::optional<Location>& location : locate_all(mesh, at_nodes, sides.fluid_element)) {
-          TREMOR_CHECK(location.has_value(), at, ": a node of the fluid outside its elements");
-          history.locations.push_back(std::move(*location));
-        }
-      }
-      for (Location& location : history.locations) fill_gradients(model, sections, location);
+      if (!history.nodes.empty())  // each node in the first fluid element holding it
+        history.locations = fluid_node_locations(model, history.nodes, sides.fluid_element);
+      else
+        for (Location& location : history.locations) fill_gradients(model, sections, location);
     }
     histories.push_back(std::move(history));
   }

@@ -113,6 +113,16 @@ struct History {
   double value(std::size_t sample, Index point, Quantity quantity, int component) const;
 };
 
+// Where a fluid's motion at `nodes` is read (History::potential at nodes; a snapshot's nodes that
+// only fluid elements hold): each node in the first element of those `among` flags (empty: any)
+// that holds it, at that node's reference coordinates, its shape functions there in `weights` and
+// (d N_a / d x_c) / rho in `gradients`. First in element order, or of the lowest `rank` (one per
+// element: a fluid mesh's elements ranked by their model's numbers, FluidMesh::elements), so that
+// the model and its fluid mesh pick the same element. Throws tremor::Error for a node no such
+// element holds.
+std::vector<Location> fluid_node_locations(const Model& model, std::span<const Index> nodes,
+                                           const std::vector<bool>& among = {}, std::span<const Index> rank = {});
+
 // The histories a model asks for, samples empty: its receivers (positions located; a position
 // outside the mesh throws tremor::Error naming the receiver and the position) and its Abaqus
 // *NODE OUTPUT requests (an output every `every_time` seconds becomes every round(every_time /

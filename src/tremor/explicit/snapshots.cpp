@@ -1,11 +1,14 @@
 #include "tremor/explicit/snapshots.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <span>
 #include <type_traits>
 #include <utility>
 
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/explicit/fluid.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -25,28 +28,78 @@ void gather_with_velocity(const Exec& exec, View<const Index> dofs, View<const R
   });
 }
 
+// A row of the potential (SnapshotTaker's fluid rows): sum_k weights[k] chi[nodes[k]] in double,
+// as Recorder's rows are summed.
+template <class Real>
+TREMOR_HOST_DEVICE double fluid_row(Index r, const Index* offsets, const Index* nodes, const double* weights,
+                                    const Real* chi) {
+  double sum = 0.0;
+  for (Index t = offsets[r]; t < offsets[r + 1]; ++t) sum += weights[t] * static_cast<double>(chi[nodes[t]]);
+  return sum;
+}
+
+// out[r] = row r of chi, rounded to Real.
+template <class Real>
+void fluid_rows(const Exec& exec, Index n, const Index* offsets, const Index* nodes, const double* weights,
+                View<const Real> chi, Real* out) {
+  forall(exec, n, [=] TREMOR_LAMBDA(Index r) {
+    out[r] = static_cast<Real>(fluid_row(r, offsets, nodes, weights, chi.data));
+  });
+}
+
+// The fluid's motion into a snapshot's staging buffers: displacement[targets[r]] = row r of chi_k
+// (`at`) and, with `after` (chi_k+1), velocity[targets[r]] = (row of chi_k+1 - before[r]) / (2 dt),
+// each row rounded to Real first (as Recorder::complete differences its recorded rows).
+template <class Real>
+void fluid_motion(const Exec& exec, Index n, const Index* targets, const Index* offsets, const Index* nodes,
+                  const double* weights, View<const Real> at, View<const Real> after, const Real* before,
+                  double inv_2dt, Real* displacement, double* velocity) {
+  forall(exec, n, [=] TREMOR_LAMBDA(Index r) {
+    displacement[targets[r]] = static_cast<Real>(fluid_row(r, offsets, nodes, weights, at.data));
+    if (after.data) {
+      const auto next = static_cast<Real>(fluid_row(r, offsets, nodes, weights, after.data));
+      velocity[targets[r]] = (static_cast<double>(next) - static_cast<double>(before[r])) * inv_2dt;
+    }
+  });
+}
+
+// out[i] = pressure[fluid[i]], NaN where fluid[i] < 0 (a node only solid elements hold).
+template <class Real>
+void gather_pressure(const Exec& exec, View<const Index> fluid, View<const Real> pressure, Real* out) {
+  forall(exec, fluid.size, [=] TREMOR_LAMBDA(Index i) {
+    const Index f = fluid[i];
+    out[i] = f >= 0 ? pressure[f] : std::numeric_limits<Real>::quiet_NaN();
+  });
+}
+
 }  // namespace
 
 template <class Real>
 SnapshotTaker<Real>::SnapshotTaker(const Exec& exec, const Model& model, int every, double dt,
-                                   const std::vector<Index>& old_to_new, Observer* observer, std::mutex& guard)
+                                   const std::vector<Index>& old_to_new, Observer* observer, std::mutex& guard,
+                                   const FluidSetup* fluid, const FluidTerm<Real>* term)
     : exec_(exec),
       observer_(observer),
       guard_(guard),
       every_(every),
       dt_(dt),
-      velocity_(model.output && model.output->velocity) {
+      velocity_(model.output && model.output->velocity),
+      pressure_(model.output && model.output->pressure),
+      delayed_(velocity_ || pressure_),
+      fluid_(fluid ? term : nullptr) {
   if (every_ <= 0) return;
+  TREMOR_CHECK(!pressure_ || fluid_, model.source, ": snapshots of pressure need the run's fluid");
   const int dim = model.mesh.dim();
+  std::vector<Index> nodes;
+  if (model.output->snapshot_nodes.empty())
+    for (Index node = 0; node < model.mesh.n_nodes(); ++node) nodes.push_back(node);
+  else
+    nodes = model.output->snapshot_nodes;
   std::vector<Index> dofs;
-  const auto add = [&](Index node) {
+  for (const Index node : nodes) {
     const Index run_node = old_to_new.empty() ? node : old_to_new[static_cast<std::size_t>(node)];
     for (int c = 0; c < dim; ++c) dofs.push_back(run_node * dim + c);
-  };
-  if (model.output->snapshot_nodes.empty())
-    for (Index node = 0; node < model.mesh.n_nodes(); ++node) add(node);
-  else
-    for (Index node : model.output->snapshot_nodes) add(node);
+  }
   dofs_ = DeviceArray<Index>(exec_, std::span<const Index>(dofs));
   if (!observer_) return;  // nothing to take; dofs_ still sizes restore()'s check
 
@@ -56,17 +109,67 @@ SnapshotTaker<Real>::SnapshotTaker(const Exec& exec, const Model& model, int eve
     before_ = DeviceArray<Real>(exec_, n);
     velocity_values_ = DeviceArray<double>(exec_, n);
   }
+  if (fluid_) {
+    // The snapshot nodes that no solid element holds show the fluid's motion; the fluid's nodes
+    // its pressure. (`model` is the solid: its elements are the solid's.)
+    std::vector<bool> solid(static_cast<std::size_t>(model.mesh.n_nodes()), false);
+    for (const ElementBlock& block : model.mesh.blocks)
+      for (const Index node : block.connectivity) solid[static_cast<std::size_t>(node)] = true;
+    const std::vector<Index>& fluid_nodes = fluid->mesh.nodes;
+    std::vector<Index> in_fluid(nodes.size(), -1), motion, motion_at;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const auto it = std::lower_bound(fluid_nodes.begin(), fluid_nodes.end(), nodes[i]);
+      if (it == fluid_nodes.end() || *it != nodes[i]) continue;
+      in_fluid[i] = static_cast<Index>(it - fluid_nodes.begin());
+      if (!solid[static_cast<std::size_t>(nodes[i])]) {
+        motion.push_back(in_fluid[i]);
+        motion_at.push_back(static_cast<Index>(i));
+      }
+    }
+    // Rows in the fluid's numbering, each node's element the one a receiver there takes: the
+    // fluid element of the lowest number in the model.
+    const std::vector<Location> locations =
+        fluid_node_locations(fluid->mesh.model, motion, {}, std::span<const Index>(fluid->mesh.elements));
+    std::vector<Index> targets, offsets{0}, row_nodes;
+    std::vector<double> weights;
+    for (std::size_t p = 0; p < locations.size(); ++p)
+      for (int c = 0; c < dim; ++c) {
+        const Location& location = locations[p];
+        for (std::size_t a = 0; a < location.nodes.size(); ++a)
+          if (const double g = location.gradients[a * static_cast<std::size_t>(dim) + static_cast<std::size_t>(c)];
+              g != 0.0) {
+            row_nodes.push_back(location.nodes[a]);
+            weights.push_back(g);
+          }
+        targets.push_back(motion_at[p] * dim + c);
+        offsets.push_back(static_cast<Index>(row_nodes.size()));
+      }
+    fluid_rows_ = static_cast<Index>(targets.size());
+    fluid_targets_ = DeviceArray<Index>(exec_, std::span<const Index>(targets));
+    fluid_offsets_ = DeviceArray<Index>(exec_, std::span<const Index>(offsets));
+    fluid_nodes_ = DeviceArray<Index>(exec_, std::span<const Index>(row_nodes));
+    fluid_weights_ = DeviceArray<double>(exec_, std::span<const double>(weights));
+    if (velocity_) fluid_before_ = DeviceArray<Real>(exec_, fluid_rows_);
+    if (pressure_) {
+      pressure_nodes_ = DeviceArray<Index>(exec_, std::span<const Index>(in_fluid));
+      pressure_values_ = DeviceArray<Real>(exec_, static_cast<Index>(nodes.size()));
+    }
+  }
   slots_.reserve(n_slots);
   for (int s = 0; s < n_slots; ++s) {
     Slot slot;
     slot.displacement = PinnedArray<Real>(exec_, n);
     slot.velocity = PinnedArray<double>(exec_, velocity_ ? n : 0);
+    slot.pressure = PinnedArray<Real>(exec_, pressure_ ? static_cast<Index>(nodes.size()) : 0);
     slot.copied = CopyEvent(exec_);
     slots_.push_back(std::move(slot));
     free_.push_back(s);
   }
   copies_ = CopyStream(exec_);
-  if constexpr (!std::is_same_v<Real, double>) widened_.resize(dofs.size());
+  if constexpr (!std::is_same_v<Real, double>) {
+    widened_.resize(dofs.size());
+    if (pressure_) widened_pressure_.resize(nodes.size());
+  }
   writer_ = std::thread([this] { write_loop(); });
 }
 
@@ -85,26 +188,49 @@ template <class Real>
 void SnapshotTaker<Real>::take(long long step, View<const Real> previous, View<const Real> current) {
   if (every_ <= 0 || !observer_) return;
   const bool due = step % every_ == 0;
-  if (!velocity_) {
+  // The fluid's potential at the same two levels as the solid's (FluidTerm steps it first).
+  const View<const Real> chi_previous = fluid_ ? fluid_->fluid_scheme().previous_displacement() : View<const Real>();
+  const View<const Real> chi_current = fluid_ ? fluid_->fluid_scheme().displacement() : View<const Real>();
+  if (!delayed_) {
     if (!due) return;
     const int slot = acquire();
     gather_entries<Real>(exec_, current, std::as_const(dofs_).view(), displacement_.view());
+    if (fluid_) gather_fluid(chi_current, View<const Real>());
     submit(slot, step);
     return;
   }
   if (pending_active_ && pending_step_ + 1 == step) {
     const int slot = acquire();
-    gather_with_velocity<Real>(exec_, std::as_const(dofs_).view(), previous, current, std::as_const(before_).view(),
-                               0.5 / dt_, displacement_.view(), velocity_values_.view());
+    if (velocity_)
+      gather_with_velocity<Real>(exec_, std::as_const(dofs_).view(), previous, current, std::as_const(before_).view(),
+                                 0.5 / dt_, displacement_.view(), velocity_values_.view());
+    else
+      gather_entries<Real>(exec_, previous, std::as_const(dofs_).view(), displacement_.view());
+    if (fluid_) gather_fluid(chi_previous, velocity_ ? chi_current : View<const Real>());
     submit(slot, pending_step_);
     pending_active_ = false;
   }
   if (due) {
-    // Queued after the kernel above on the Exec's stream, so that one has read u_k-1 already.
-    gather_entries<Real>(exec_, previous, std::as_const(dofs_).view(), before_.view());
+    // Queued after the kernels above on the Exec's stream, so that they have read u_k-1 already.
+    if (velocity_) {
+      gather_entries<Real>(exec_, previous, std::as_const(dofs_).view(), before_.view());
+      if (fluid_rows_ > 0)
+        fluid_rows<Real>(exec_, fluid_rows_, std::as_const(fluid_offsets_).data(), std::as_const(fluid_nodes_).data(),
+                         std::as_const(fluid_weights_).data(), chi_previous, fluid_before_.data());
+    }
     pending_active_ = true;
     pending_step_ = step;
   }
+}
+
+template <class Real>
+void SnapshotTaker<Real>::gather_fluid(View<const Real> at, View<const Real> after) {
+  if (fluid_rows_ > 0)
+    fluid_motion<Real>(exec_, fluid_rows_, std::as_const(fluid_targets_).data(), std::as_const(fluid_offsets_).data(),
+                       std::as_const(fluid_nodes_).data(), std::as_const(fluid_weights_).data(), at, after,
+                       std::as_const(fluid_before_).data(), 0.5 / dt_, displacement_.data(), velocity_values_.data());
+  if (pressure_)
+    gather_pressure<Real>(exec_, std::as_const(pressure_nodes_).view(), fluid_->pressure(), pressure_values_.data());
 }
 
 template <class Real>
@@ -124,6 +250,8 @@ void SnapshotTaker<Real>::drain() {
 
 template <class Real>
 PendingSample SnapshotTaker<Real>::pending(View<const Real> current) {
+  // (A model with fluids takes no checkpoint: solver.cpp refuses it before the run.)
+  TREMOR_CHECK(!fluid_, "a snapshot waiting in a model with fluids cannot be checkpointed");
   PendingSample state;
   state.step = pending_step_;
   if (!pending_active_) return state;
@@ -170,6 +298,7 @@ void SnapshotTaker<Real>::submit(int slot, long long step) {
   Slot& s = slots_[static_cast<std::size_t>(slot)];
   copies_.copy_to_host(s.displacement, displacement_);
   if (velocity_) copies_.copy_to_host(s.velocity, velocity_values_);
+  if (pressure_) copies_.copy_to_host(s.pressure, pressure_values_);
   copies_.record(s.copied);
   last_slot_ = slot;
   s.step = step;
@@ -204,7 +333,17 @@ void SnapshotTaker<Real>::write_loop() {
           displacement = widened_;
         }
         const std::span<const double> velocity = velocity_ ? s.velocity.span() : std::span<const double>();
-        const Snapshot snapshot{s.step, static_cast<double>(s.step) * dt_, displacement, velocity};
+        std::span<const double> pressure;
+        if (pressure_) {
+          if constexpr (std::is_same_v<Real, double>) {
+            pressure = s.pressure.span();
+          } else {
+            const std::span<const Real> values = s.pressure.span();
+            for (std::size_t i = 0; i < values.size(); ++i) widened_pressure_[i] = static_cast<double>(values[i]);
+            pressure = widened_pressure_;
+          }
+        }
+        const Snapshot snapshot{s.step, static_cast<double>(s.step) * dt_, displacement, velocity, pressure};
         const std::lock_guard observer_lock(guard_);
         observer_->on_snapshot(snapshot);
       }

@@ -13,6 +13,14 @@
 // one kernel gathers u_k and computes (double(u_k+1) - double(u_k-1)) * (0.5 / dt), the same
 // operations in the same order as a host computation, so the values are the same bits.
 //
+// A model with fluids (fluid.hpp): at the snapshot nodes no solid element holds, the fluid's
+// particle motion replaces the solid's (which is at rest there), each component a row of the
+// potential as a receiver at that node reads it (fluid_node_locations: u = grad chi / rho in the
+// first fluid element holding it, the row's sum in double rounded to Real, the velocity the
+// difference of those rows), so a receiver and a snapshot at one node show the same values. The
+// pressure (OutputSettings::pressure) is the FluidTerm's p_k, known once chi_k+1 is: a snapshot
+// with pressure waits one step as one with velocity does; NaN at the nodes no fluid element holds.
+//
 // Threading: the writer thread calls on_snapshot holding `guard`, the mutex the solver holds
 // around every other observer call, so the observer sees one call at a time, snapshots in step
 // order. A failure inside on_snapshot (or a failed copy) is kept and rethrown on the solver's
@@ -30,6 +38,10 @@
 
 namespace tremor::explicit_fe {
 
+struct FluidSetup;  // fluid.hpp
+template <class Real>
+class FluidTerm;
+
 template <class Real>
 class SnapshotTaker {
  public:
@@ -37,9 +49,12 @@ class SnapshotTaker {
   static constexpr int n_slots = 3;
 
   // `model` in its own numbering; `old_to_new` maps it to the run's (empty: the same). Takes
-  // nothing when `every` <= 0 or `observer` is null. Validates the snapshot nodes.
+  // nothing when `every` <= 0 or `observer` is null. Validates the snapshot nodes. With fluids,
+  // `model` is the solid (fem::solid_part, every node kept), `fluid` the run's fluid and `term` the
+  // subdomain's, whose potential and pressure are read at each take().
   SnapshotTaker(const Exec& exec, const Model& model, int every, double dt, const std::vector<Index>& old_to_new,
-                Observer* observer, std::mutex& guard);
+                Observer* observer, std::mutex& guard, const FluidSetup* fluid = nullptr,
+                const FluidTerm<Real>* term = nullptr);
   SnapshotTaker(const SnapshotTaker&) = delete;
   SnapshotTaker& operator=(const SnapshotTaker&) = delete;
   // Writes what is queued (unless writing failed; a failure here is dropped, so call drain()
@@ -65,6 +80,7 @@ class SnapshotTaker {
   struct Slot {
     PinnedArray<Real> displacement;
     PinnedArray<double> velocity;
+    PinnedArray<Real> pressure;
     CopyEvent copied;
     long long step = 0;
   };
@@ -72,6 +88,9 @@ class SnapshotTaker {
   // A free slot, waiting for the writer when none is; then makes the Exec wait (on the device)
   // until the staging buffers are copied out, so they can be gathered into.
   int acquire();
+  // The fluid's part, on the Exec: the rows of chi_k (`at`) into the staging displacement and, with
+  // `after` (chi_k+1), the velocity; the pressure p_k. Queued after the solid's gather.
+  void gather_fluid(View<const Real> at, View<const Real> after);
   void submit(int slot, long long step);  // queues the copy into the slot, hands it to the writer
   void write_loop();                     // the writer thread
   void rethrow_failure();                // with mutex_ held
@@ -82,12 +101,25 @@ class SnapshotTaker {
   int every_ = 0;
   double dt_ = 0.0;
   bool velocity_ = false;
+  bool pressure_ = false;
+  bool delayed_ = false;  // velocity or pressure: snapshot k is gathered at step k + 1
   DeviceArray<Index> dofs_;
   DeviceArray<Real> before_;  // u_k-1 at the snapshot DOFs while a velocity snapshot waits
   bool pending_active_ = false;
   long long pending_step_ = 0;
   DeviceArray<Real> displacement_;  // staging, in the Exec's memory
   DeviceArray<double> velocity_values_;
+  // The fluid's part: row r (component r % dim of the fluid snapshot node r / dim) is the sum over
+  // k in [fluid_offsets_[r], fluid_offsets_[r + 1]) of fluid_weights_[k] chi[fluid_nodes_[k]],
+  // staged at displacement entry fluid_targets_[r]; fluid_before_ its value at chi_k-1 while a
+  // velocity snapshot waits. pressure_nodes_: the fluid node of each snapshot node, or -1.
+  const FluidTerm<Real>* fluid_ = nullptr;
+  Index fluid_rows_ = 0;
+  DeviceArray<Index> fluid_targets_, fluid_offsets_, fluid_nodes_;
+  DeviceArray<double> fluid_weights_;
+  DeviceArray<Real> fluid_before_;
+  DeviceArray<Index> pressure_nodes_;
+  DeviceArray<Real> pressure_values_;  // staging
   std::vector<Slot> slots_;
   int last_slot_ = -1;  // the slot copied into last, from the staging buffers
   CopyStream copies_;  // after slots_: destroyed first, waiting for copies into their buffers
@@ -99,7 +131,7 @@ class SnapshotTaker {
   bool closing_ = false;
   std::exception_ptr failure_;
 
-  std::vector<double> widened_;  // the writer's: a float displacement in double
+  std::vector<double> widened_, widened_pressure_;  // the writer's: float fields in double
   std::thread writer_;
 };
 

@@ -517,14 +517,17 @@ std::size_t recorder_bytes(const Model& model, std::size_t real_size) {
 }
 
 // Snapshot buffers in the Exec's memory (snapshots.hpp): the DOF list, the staging displacement
-// and, with velocity, u_k-1 and the velocity in double. The page-locked host slots are not counted.
+// and, with velocity, u_k-1 and the velocity in double; with pressure, a fluid node and a staged
+// value per node. The page-locked host slots are not counted, nor the rows of a fluid's motion
+// (a few entries per value, at the nodes only fluid elements hold).
 std::size_t snapshot_bytes(const Model& model, int every, std::size_t real_size) {
   if (every <= 0 || !model.output) return 0;
   const OutputSettings& output = *model.output;
   const std::size_t nodes = output.snapshot_nodes.empty() ? static_cast<std::size_t>(model.mesh.n_nodes())
                                                           : output.snapshot_nodes.size();
   const std::size_t n = nodes * static_cast<std::size_t>(model.mesh.dim());
-  return n * (sizeof(Index) + real_size + (output.velocity ? real_size + sizeof(double) : 0));
+  return n * (sizeof(Index) + real_size + (output.velocity ? real_size + sizeof(double) : 0)) +
+         (output.pressure ? nodes * (sizeof(Index) + real_size) : 0);
 }
 
 
@@ -829,24 +832,21 @@ void refuse_for_fluids(const std::string& source, const char* what) {
                " take solid models (docs/model-file.md, \"Fluids\")");
 }
 
-// An absorbing layer damps the solid's elements; one over a fluid's would leave them reflecting:
-// refused, naming a fluid element in one (and the layer's line where the model has one layer).
-void refuse_layers_in_fluids(const Model& model) {
-  if (model.absorbing.empty()) return;
-  const std::string& at = model.absorbing.size() == 1 && !model.absorbing.front().origin.empty()
-                              ? model.absorbing.front().origin
-                              : model.source;
+// A PML's memory variables are a solid's; one over a fluid's elements would leave them reflecting:
+// refused, naming a fluid element in one (and the layer's line). An alid or srm layer damps the
+// fluid's elements as the solid's (FluidMesh::table).
+void refuse_pml_in_fluids(const Model& model) {
+  const PmlProfile pml = pml_profile(model);
+  if (!pml.any()) return;
+  const auto layer = std::find_if(model.absorbing.begin(), model.absorbing.end(),
+                                  [](const AbsorbingLayer& l) { return l.kind == AbsorbingKind::Pml; });
+  const std::string& at = layer != model.absorbing.end() && !layer->origin.empty() ? layer->origin : model.source;
   const std::vector<bool> fluid = fem::fluid_elements(model);
-  const AbsorbingProfile profile = absorbing_profile(model);
-  std::vector<bool> covered(fluid.size(), false);
-  for (std::size_t e = 0; e < profile.depth.size(); ++e) covered[e] = profile.depth[e] > 0.0 || profile.alpha[e] > 0.0;
-  if (const PmlProfile pml = pml_profile(model); pml.any())
-    for (const Index e : pml_elements(model, pml)) covered[static_cast<std::size_t>(e)] = true;
-  for (std::size_t e = 0; e < fluid.size(); ++e)
-    if (fluid[e] && covered[e])
-      throw Error(str(at, ": an absorbing layer covers fluid element ", model.mesh.element_label(static_cast<Index>(e)),
-                      ": absorbing layers (alid, srm, pml) damp solids, and a fluid's elements in one would reflect "
-                      "undamped; keep the layers in the solid (docs/model-file.md, \"Fluids\")"));
+  for (const Index e : pml_elements(model, pml))
+    if (fluid[static_cast<std::size_t>(e)])
+      throw Error(str(at, ": a PML covers fluid element ", model.mesh.element_label(e),
+                      ": its memory variables are a solid's, and a fluid's elements in it would reflect undamped; "
+                      "give the fluid an alid or srm layer (docs/model-file.md, \"Fluids\")"));
 }
 
 }  // namespace
@@ -910,9 +910,7 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
     refuse_for_fluids(whole.source, domains > 1 ? "a decomposed run (--domains, --gpus, mpirun)"
                                     : !model.shots.empty() ? "shots"
                                                            : nullptr);
-    refuse_layers_in_fluids(whole);
-    if (p.snapshot_every > 0)
-      warn(p, "snapshots hold the solid's displacement: the fluid's nodes show none (its pressure is not in them)");
+    refuse_pml_in_fluids(whole);
   }
   p.domains = domains;
   p.processes = processes;

@@ -8,7 +8,8 @@
 // Snapshots (the model's [output], model/output.hpp) go to Observer::on_snapshot at step 0 and
 // every n-th step. Their velocity is the central difference of the receivers (receivers.hpp),
 // v_k = (u_k+1 - u_k-1) / (2 dt), so a snapshot with velocity is passed on one step later, once
-// u_k+1 exists, and there is none at the run's last step when that is a multiple of n. They are
+// u_k+1 exists, and there is none at the run's last step when that is a multiple of n. A fluid's
+// pressure p_k is known with chi_k+1 (fluid.hpp): a snapshot with pressure waits the same way. They are
 // taken without stopping the time loop (snapshots.hpp): gathered and differenced on the Exec,
 // copied to page-locked host buffers on a second stream, and passed on by a writer thread while
 // stepping continues; before a checkpoint and before the run returns or throws, every snapshot
@@ -281,12 +282,16 @@ std::size_t memory_estimate(const Mesh& mesh, const op::OperatorEntry& op, Size 
 enum class RunStatus { Completed, NonFinite, Stopped };
 
 // One field snapshot: displacement, and velocity when the model asks for it, at the snapshot
-// nodes (OutputSettings::snapshot_nodes, or all nodes), dim values per node, node-major.
+// nodes (OutputSettings::snapshot_nodes, or all nodes), dim values per node, node-major. In a
+// model with fluids, a node no solid element holds shows the fluid's particle motion (from its
+// potential, as a receiver at that node records it: receivers.hpp), and the pressure, when asked
+// for, is the fluid's at its nodes and NaN at the nodes only solid elements hold.
 struct Snapshot {
   long long step = 0;
   double time = 0.0;  // step * dt, s
   std::span<const double> displacement;
   std::span<const double> velocity;  // empty unless OutputSettings::velocity
+  std::span<const double> pressure;  // one per node, Pa; empty unless OutputSettings::pressure
 };
 
 // Called from the time loop. on_snapshot may be called from another thread (the snapshot

@@ -302,7 +302,8 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
         observer, observer_guard);
   else
     d.snapshots = std::make_unique<SnapshotTaker<Real>>(exec, original, preflight.snapshot_every, preflight.dt,
-                                                        d.numbering.global_to_local(), observer, observer_guard);
+                                                        d.numbering.global_to_local(), observer, observer_guard,
+                                                        preflight.fluid.get(), d.fluid);
 }
 
 template <class Real>

@@ -96,7 +96,7 @@ Receiver read_receiver(Table& table, const Mesh& mesh, const Bounds& bounds) {
 
 constexpr std::string_view output_keys[] = {"snapshot_every", "snapshot_interval", "snapshot_fields",
                                             "snapshot_node_set", "flush_seconds"};
-constexpr std::string_view snapshot_fields[] = {"displacement", "magnitude", "velocity"};
+constexpr std::string_view snapshot_fields[] = {"displacement", "magnitude", "velocity", "pressure"};
 
 OutputSettings read_output(const Table& table, const Mesh& mesh) {
   table.only(output_keys);
@@ -126,6 +126,7 @@ OutputSettings read_output(const Table& table, const Mesh& mesh) {
                                            })) {
       output.magnitude = output.magnitude || snapshot_fields[k] == "magnitude";
       output.velocity = output.velocity || snapshot_fields[k] == "velocity";
+      output.pressure = output.pressure || snapshot_fields[k] == "pressure";
     }
   }
   if (table.has("snapshot_node_set")) {

@@ -215,6 +215,7 @@ void ResultFile::Impl::close_objects() {
   displacement_group.reset();
   magnitude_group.reset();
   velocity_group.reset();
+  pressure_group.reset();
   bem.close();
   metadata_group.reset();
   histories_group.reset();
@@ -474,6 +475,7 @@ ResultFile ResultFile::reopen(const fs::path& path, const Model& model, const Ru
     impl->displacement_group.reset();
     impl->magnitude_group.reset();
     impl->velocity_group.reset();
+    impl->pressure_group.reset();
     impl->snapshots_group.reset();
     impl->handle.reset();
   }

@@ -127,6 +127,7 @@ struct SnapshotOptions {
   std::vector<Index> nodes;  // mesh node indices, ascending and unique; empty: all nodes
   bool magnitude = false;    // |u| per node, computed here from the displacement
   bool velocity = false;     // velocity field, passed to write_snapshot
+  bool pressure = false;     // a fluid's pressure, one value per node, passed to write_snapshot
 };
 
 // The XDMF file written beside a result file at `path`: `<stem>.xmf`.
@@ -202,9 +203,12 @@ class ResultFile {
   void append_samples(int history, std::span<const double> times, std::span<const float> values);
 
   // Writes one snapshot: displacement (and velocity when asked for), dim values per snapshot
-  // node, node-major. Times should increase (ParaView orders the series by them).
-  void write_snapshot(double time, std::span<const double> displacement, std::span<const double> velocity = {});
-  void write_snapshot(double time, std::span<const float> displacement, std::span<const float> velocity = {});
+  // node, node-major; pressure (when asked for) one value per snapshot node. Times should
+  // increase (ParaView orders the series by them).
+  void write_snapshot(double time, std::span<const double> displacement, std::span<const double> velocity = {},
+                      std::span<const double> pressure = {});
+  void write_snapshot(double time, std::span<const float> displacement, std::span<const float> velocity = {},
+                      std::span<const float> pressure = {});
 
   // Writes /static (docs/output-format.md): the fields above and the solver's record. Once per
   // file; the XDMF file then shows them on the mesh.

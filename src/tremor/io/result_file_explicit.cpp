@@ -300,10 +300,14 @@ void ResultFile::Impl::start_snapshots(const Mesh& mesh) {
     velocity_group = h5::create_group(group, "velocity", file);
     h5::set_attribute(velocity_group.get(), "units", std::string("m/s"), file);
   }
+  if (snapshot_options.pressure) {
+    pressure_group = h5::create_group(group, "pressure", file);
+    h5::set_attribute(pressure_group.get(), "units", std::string("Pa"), file);
+  }
 }
 
 void ResultFile::Impl::write_snapshot(double time, std::span<const double> displacement,
-                                      std::span<const double> velocity) {
+                                      std::span<const double> velocity, std::span<const double> pressure) {
   require_open();
   const std::size_t expected = snapshot_nodes * static_cast<std::size_t>(dim);
   if (displacement.size() != expected)
@@ -313,6 +317,11 @@ void ResultFile::Impl::write_snapshot(double time, std::span<const double> displ
     throw Error(str(path.string(), ": snapshot velocity has ", velocity.size(), " values; expected ", expected));
   if (!snapshot_options.velocity && !velocity.empty())
     throw Error(str(path.string(), ": snapshot velocity given but not configured (SnapshotOptions::velocity)"));
+  if (snapshot_options.pressure && pressure.size() != snapshot_nodes)
+    throw Error(str(path.string(), ": snapshot pressure has ", pressure.size(), " values; expected ", snapshot_nodes,
+                    " (one per node)"));
+  if (!snapshot_options.pressure && !pressure.empty())
+    throw Error(str(path.string(), ": snapshot pressure given but not configured (SnapshotOptions::pressure)"));
 
   const std::size_t index = snapshot_times.size();
   const std::string name = snapshot_name(index);
@@ -337,18 +346,26 @@ void ResultFile::Impl::write_snapshot(double time, std::span<const double> displ
     write_field(magnitude_group.get(), magnitude, magnitude_dims);
   }
   if (snapshot_options.velocity) write_field(velocity_group.get(), velocity, dims);
+  if (snapshot_options.pressure) {
+    const std::array<hsize_t, 1> pressure_dims{snapshot_nodes};
+    write_field(pressure_group.get(), pressure, pressure_dims);
+  }
   append_rows(snapshot_time.get(), index, 1, {}, &time, file, "/snapshots/time");
   snapshot_times.push_back(time);  // written through at once (contiguous): nothing left for the flush
 }
 
-void ResultFile::write_snapshot(double time, std::span<const double> displacement, std::span<const double> velocity) {
-  impl().writing([&] { impl().write_snapshot(time, displacement, velocity); });
+void ResultFile::write_snapshot(double time, std::span<const double> displacement, std::span<const double> velocity,
+                                std::span<const double> pressure) {
+  impl().writing([&] { impl().write_snapshot(time, displacement, velocity, pressure); });
 }
 
-void ResultFile::write_snapshot(double time, std::span<const float> displacement, std::span<const float> velocity) {
+void ResultFile::write_snapshot(double time, std::span<const float> displacement, std::span<const float> velocity,
+                                std::span<const float> pressure) {
   const std::vector<double> wide_displacement(displacement.begin(), displacement.end());
   const std::vector<double> wide_velocity(velocity.begin(), velocity.end());
-  write_snapshot(time, std::span<const double>(wide_displacement), std::span<const double>(wide_velocity));
+  const std::vector<double> wide_pressure(pressure.begin(), pressure.end());
+  write_snapshot(time, std::span<const double>(wide_displacement), std::span<const double>(wide_velocity),
+                 std::span<const double>(wide_pressure));
 }
 
 void ResultFile::Impl::write_snapshots_xdmf(const fs::path& xdmf) const {
@@ -363,6 +380,7 @@ void ResultFile::Impl::write_snapshots_xdmf(const fs::path& xdmf) const {
     fields.push_back(XdmfField{"displacement", dim, paths("displacement")});
     if (snapshot_options.magnitude) fields.push_back(XdmfField{"magnitude", 1, paths("magnitude")});
     if (snapshot_options.velocity) fields.push_back(XdmfField{"velocity", dim, paths("velocity")});
+    if (snapshot_options.pressure) fields.push_back(XdmfField{"pressure", 1, paths("pressure")});
   }
   write_xdmf(xdmf, path.filename().string(), snapshot_times.empty() ? full_mesh : snapshot_mesh, snapshot_times,
              fields);
@@ -441,6 +459,7 @@ void ResultFile::Impl::reopen_snapshots(std::int64_t count) {
   displacement_group = open_field("displacement", true);
   magnitude_group = open_field("magnitude", snapshot_options.magnitude);
   velocity_group = open_field("velocity", snapshot_options.velocity);
+  pressure_group = open_field("pressure", snapshot_options.pressure);
   snapshot_times.assign(rows, 0.0);
   if (rows > 0) {
     Handle file_space = h5::open_or_fail(H5Dget_space(snapshot_time.get()), H5Sclose, file, "/snapshots/time");
@@ -479,6 +498,7 @@ void ResultFile::Impl::truncate_to_checkpoint() {
   drop_later(displacement_group, "displacement");
   drop_later(magnitude_group, "magnitude");
   drop_later(velocity_group, "velocity");
+  drop_later(pressure_group, "pressure");
 }
 
 }  // namespace tremor::io

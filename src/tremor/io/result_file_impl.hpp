@@ -83,7 +83,7 @@ struct ResultFile::Impl {
   Handle snapshot_time;
   std::vector<double> snapshot_times;
   std::size_t snapshot_nodes = 0;
-  Handle displacement_group, magnitude_group, velocity_group;
+  Handle displacement_group, magnitude_group, velocity_group, pressure_group;
 
   XdmfMesh full_mesh;      // the mesh for the XDMF file
   XdmfMesh snapshot_mesh;  // the mesh snapshots live on (full_mesh, or the subset's)
@@ -142,7 +142,8 @@ struct ResultFile::Impl {
   void reopen_histories(const std::map<std::string, std::int64_t>& samples);
   void reopen_snapshots(std::int64_t count);
   void truncate_to_checkpoint();
-  void write_snapshot(double time, std::span<const double> displacement, std::span<const double> velocity);
+  void write_snapshot(double time, std::span<const double> displacement, std::span<const double> velocity,
+                      std::span<const double> pressure);
   // The XDMF file of the snapshots, or of the mesh alone when there are none.
   void write_snapshots_xdmf(const std::filesystem::path& xdmf) const;
 

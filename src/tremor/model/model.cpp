@@ -102,7 +102,11 @@ void Model::validate() const {
   for (const Receiver& r : receivers)
     TREMOR_CHECK(!r.pressure || has_fluids(), r.origin.empty() ? source : r.origin, ": receiver '", r.name,
                  "' records pressure, which a fluid has, and the model has no fluid section");
-  if (output) output->check(mesh, source);
+  if (output) {
+    output->check(mesh, source);
+    TREMOR_CHECK(!output->pressure || has_fluids(), output->origin.empty() ? source : output->origin,
+                 ": [output] snapshot_fields asks for pressure, which a fluid has, and the model has no fluid section");
+  }
   validate_absorbing(*this);
 }
 

@@ -17,6 +17,7 @@ struct OutputSettings {
   // Fields besides the displacement, which every snapshot holds.
   bool magnitude = false;
   bool velocity = false;
+  bool pressure = false;  // a fluid's (a model with fluid sections); the solid's nodes hold none
   std::string snapshot_node_set;     // empty: all nodes
   std::vector<Index> snapshot_nodes;  // the set's nodes, ascending and unique; empty: all nodes
   double flush_seconds = 5.0;        // wall time between flushes of the result file

@@ -245,7 +245,7 @@ class ResultWriter final : public ex::Observer {
   void on_snapshot(const ex::Snapshot& snapshot) override {
     {
       const std::lock_guard lock(file_guard_);
-      file_.write_snapshot(snapshot.time, snapshot.displacement, snapshot.velocity);
+      file_.write_snapshot(snapshot.time, snapshot.displacement, snapshot.velocity, snapshot.pressure);
     }
     if (next_) next_->on_snapshot(snapshot);
   }
@@ -461,6 +461,7 @@ io::SnapshotOptions snapshot_options(const Model& model, const ex::Preflight& pr
     options.nodes = model.output->snapshot_nodes;
     options.magnitude = model.output->magnitude;
     options.velocity = model.output->velocity;
+    options.pressure = model.output->pressure;
   }
   return options;
 }

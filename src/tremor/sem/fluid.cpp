@@ -111,7 +111,8 @@ void add_block(const Exec& exec, Index n, const Index* list, bool atomic, const 
   });
 }
 
-// The factors A = w det J t / rho J^-1 J^-T of one block's elements at their points, in double on
+// The factors A = w det J s t / rho J^-1 J^-T of one block's elements at their points (s the
+// element's stiffness factor, below 1 in an srm layer), in double on
 // the host: J from the GLL nodes' coordinates by the same sums along lines (Collocated::gradient
 // of the Dim coordinates).
 template <int Dim, int P>
@@ -123,6 +124,7 @@ std::vector<double> block_factors(const fem::DeviceElementBlock& block, const st
   const Basis1d<P> basis;
   const std::vector<Index> connectivity = block.connectivity.to_host();
   const std::vector<int> section = block.section.to_host();
+  const std::vector<double> stiffness_factor = block.stiffness_factor.to_host();  // srm layers': below 1
   std::vector<double> out(static_cast<std::size_t>(block.n_elements) * L::factors * np);
   Index bad = -1;
 #pragma omp parallel for schedule(static)
@@ -132,7 +134,8 @@ std::vector<double> block_factors(const fem::DeviceElementBlock& block, const st
       for (int c = 0; c < Dim; ++c)
         x[c * np + a] = coordinates[static_cast<std::size_t>(connectivity[static_cast<std::size_t>(e) * np + a]) * Dim + c];
     const auto s = static_cast<std::size_t>(section[static_cast<std::size_t>(e)]);
-    const double coefficient = D[s * fem::material_stride] * thickness[s];  // t / rho
+    const double coefficient = D[s * fem::material_stride] * thickness[s] *  // t / rho, scaled
+                               stiffness_factor[static_cast<std::size_t>(e)];
     double* A = out.data() + static_cast<std::size_t>(e) * L::factors * np;
     for (int p = 0; p < np; ++p) {
       double J[Dim][Dim], inverse[Dim][Dim];

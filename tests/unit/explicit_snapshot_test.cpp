@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "explicit_test_models.hpp"
+#include "support/support.hpp"
 #include "tremor/backend/async_copy.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/solver.hpp"
@@ -221,11 +222,14 @@ Model fluid_field(const std::string& precision, int every, bool velocity) {
 // Each snapshot node's values against its receiver's sample of the same step, bit for bit: the
 // solid's motion where a solid element holds the node, the fluid's (the same rows of the
 // potential) elsewhere, the pressure a receiver of pressure records (p_k), NaN in the steel alone.
-void expect_fluid_snapshots_match_receivers(const std::string& precision, int every, bool velocity) {
-  SCOPED_TRACE(precision + (velocity ? " with velocity" : ""));
+void expect_fluid_snapshots_match_receivers(const std::string& precision, int every, bool velocity,
+                                            const std::string& backend = "serial") {
+  SCOPED_TRACE(precision + (velocity ? " with velocity on " : " on ") + backend);
   const Model model = fluid_field(precision, every, velocity);
   Recording recording;
-  const auto run = explicit_fe::run_explicit(model, RunOptions{}, &recording);
+  RunOptions options;
+  options.backend = backend;
+  const auto run = explicit_fe::run_explicit(model, options, &recording);
   ASSERT_TRUE(run.ok()) << run.message;
   const explicit_fe::History &steel = history(run, "steel"), &water = history(run, "water"), &p = history(run, "p");
   // Pressure is known one step late (as a velocity): neither has a sample at the last step.
@@ -267,8 +271,15 @@ void expect_fluid_snapshots_match_receivers(const std::string& precision, int ev
 
 TEST(ExplicitSnapshotValues, AFluidShowsItsMotionAndPressureAsItsReceiversRecordThem) {
   expect_fluid_snapshots_match_receivers("double", 5, true);
-  expect_fluid_snapshots_match_receivers("float", 1, true);
+  expect_fluid_snapshots_match_receivers("float", 1, true, "openmp");
   expect_fluid_snapshots_match_receivers("double", 7, false);
+}
+
+// The same on a GPU: the snapshot's gathers and rows run there (snapshots.cpp), as the receivers'.
+TEST(ExplicitSnapshotValuesGpu, AFluidShowsItsMotionAndPressureAsItsReceiversRecordThem) {
+  TREMOR_REQUIRE_GPU();
+  expect_fluid_snapshots_match_receivers("double", 5, true, "cuda");
+  expect_fluid_snapshots_match_receivers("float", 3, false, "cuda");
 }
 
 // A slow observer (1 ms in each on_snapshot, far longer than a step here) makes the time loop

@@ -11,6 +11,8 @@
 #include <iomanip>
 #include <limits>
 #include <sstream>
+#include <string>
+#include <type_traits>
 
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/forall.hpp"
@@ -20,6 +22,7 @@
 
 #if defined(TREMOR_HAVE_CUDA)
 #include <cusolverDn.h>
+#include <dlfcn.h>
 
 #include "tremor/backend/cuda_check.hpp"
 #endif
@@ -175,20 +178,70 @@ void check(cusolverStatus_t status, const char* call) {
     throw Error(str("cuSOLVER: ", call, " failed: status ", static_cast<int>(status), " (", status_name(status), ")"));
 }
 
+// cuSOLVER's functions, loaded (dlopen) when a GPU solve first needs them rather than linked: the
+// library and the cuBLAS it pulls in take about 0.15 s to load, which every tremor command and
+// test program would otherwise pay at start. First its soname on the library path, then the file
+// the build found (TREMOR_CUSOLVER_FILE); kept loaded for the process.
+struct CusolverApi {
+  decltype(&cusolverDnCreate) create = nullptr;
+  decltype(&cusolverDnDestroy) destroy = nullptr;
+  decltype(&cusolverDnSetStream) set_stream = nullptr;
+  decltype(&cusolverDnCreateParams) create_params = nullptr;
+  decltype(&cusolverDnDestroyParams) destroy_params = nullptr;
+  decltype(&cusolverDnXgetrf_bufferSize) getrf_buffer_size = nullptr;
+  decltype(&cusolverDnXgetrf) getrf = nullptr;
+  decltype(&cusolverDnXgetrs) getrs = nullptr;
+
+  static const CusolverApi& get() {
+    static const CusolverApi api = load();  // (a failed load throws, and the next call tries again)
+    return api;
+  }
+
+ private:
+  static CusolverApi load() {
+    const std::string soname = str("libcusolver.so.", CUSOLVER_VER_MAJOR);
+    void* library = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
+    std::string why = library ? "" : dlerror();
+#ifdef TREMOR_CUSOLVER_FILE
+    if (!library) library = dlopen(TREMOR_CUSOLVER_FILE, RTLD_NOW | RTLD_LOCAL);
+    if (!library) why += str("; ", dlerror());
+#endif
+    if (!library)
+      throw Error(str("cuSOLVER, which the GPU's dense solve needs, cannot be loaded (", why,
+                      "); put the CUDA toolkit's libraries on LD_LIBRARY_PATH, or solve on the CPU (--backend "
+                      "openmp)"));
+    CusolverApi api;
+    const auto find = [&](auto& function, const char* name) {
+      function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, name));
+      if (!function) throw Error(str("cuSOLVER (", soname, ") has no ", name, ": ", dlerror()));
+    };
+    find(api.create, "cusolverDnCreate");
+    find(api.destroy, "cusolverDnDestroy");
+    find(api.set_stream, "cusolverDnSetStream");
+    find(api.create_params, "cusolverDnCreateParams");
+    find(api.destroy_params, "cusolverDnDestroyParams");
+    find(api.getrf_buffer_size, "cusolverDnXgetrf_bufferSize");
+    find(api.getrf, "cusolverDnXgetrf");
+    find(api.getrs, "cusolverDnXgetrs");
+    return api;
+  }
+};
+
 // The handle and parameter object of one solve, released on every exit.
 struct Cusolver {
+  const CusolverApi& api = CusolverApi::get();
   cusolverDnHandle_t handle = nullptr;
   cusolverDnParams_t params = nullptr;
   explicit Cusolver(const Exec& exec) {
-    check(cusolverDnCreate(&handle), "cusolverDnCreate");
-    check(cusolverDnSetStream(handle, static_cast<cudaStream_t>(exec.stream())), "cusolverDnSetStream");
-    check(cusolverDnCreateParams(&params), "cusolverDnCreateParams");
+    check(api.create(&handle), "cusolverDnCreate");
+    check(api.set_stream(handle, static_cast<cudaStream_t>(exec.stream())), "cusolverDnSetStream");
+    check(api.create_params(&params), "cusolverDnCreateParams");
   }
   Cusolver(const Cusolver&) = delete;
   Cusolver& operator=(const Cusolver&) = delete;
   ~Cusolver() {
-    if (params) cusolverDnDestroyParams(params);
-    if (handle) cusolverDnDestroy(handle);
+    if (params) api.destroy_params(params);
+    if (handle) api.destroy(handle);
   }
 };
 
@@ -212,7 +265,7 @@ DenseSolveReport solve_dense_cuda(const Exec& exec, Index n, Index n_rhs, Comple
 
   Cusolver solver(exec);
   std::size_t device_bytes = 0, host_bytes = 0;
-  check(cusolverDnXgetrf_bufferSize(solver.handle, solver.params, size, size, CUDA_C_64F, A, size, CUDA_C_64F,
+  check(solver.api.getrf_buffer_size(solver.handle, solver.params, size, size, CUDA_C_64F, A, size, CUDA_C_64F,
                                     &device_bytes, &host_bytes),
         "cusolverDnXgetrf_bufferSize");
   // Everything this solve allocates beyond A and B, checked against the free memory before
@@ -237,7 +290,7 @@ DenseSolveReport solve_dense_cuda(const Exec& exec, Index n, Index n_rhs, Comple
 
   exec.synchronize();
   auto start = Clock::now();
-  check(cusolverDnXgetrf(solver.handle, solver.params, size, size, CUDA_C_64F, A, size, pivots.data(), CUDA_C_64F,
+  check(solver.api.getrf(solver.handle, solver.params, size, size, CUDA_C_64F, A, size, pivots.data(), CUDA_C_64F,
                          workspace.data(), device_bytes, host_workspace.data(), host_bytes, info.data()),
         "cusolverDnXgetrf");
   int status = read_info(info);  // waits for the factorisation
@@ -248,7 +301,7 @@ DenseSolveReport solve_dense_cuda(const Exec& exec, Index n, Index n_rhs, Comple
 
   // op(A)^-1 x with the factors, for the solve and the condition estimate.
   const auto getrs = [&](cublasOperation_t operation, Index columns, Complex* X) {
-    check(cusolverDnXgetrs(solver.handle, solver.params, operation, size, columns, CUDA_C_64F, A, size, pivots.data(),
+    check(solver.api.getrs(solver.handle, solver.params, operation, size, columns, CUDA_C_64F, A, size, pivots.data(),
                            CUDA_C_64F, X, size, info.data()),
           "cusolverDnXgetrs");
     const int result = read_info(info);

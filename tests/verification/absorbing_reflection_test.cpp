@@ -51,6 +51,20 @@ Material steel() { return Material::from_speeds("steel", c_p, c_s, density); }
 // solver refuses a step above it) and identical for all, so the runs agree until a reflection.
 constexpr double time_step = 0.4 * h / c_p;
 
+// `model` run for `duration` at step `dt` on one core (small models: threads would only add
+// overhead).
+explicit_fe::ExplicitRun run_for(Model& model, double duration, double dt) {
+  ExplicitSettings settings;
+  settings.duration = duration;
+  settings.time_step = dt;
+  settings.backend = "serial";
+  model.explicit_settings = settings;
+  model.validate();
+  explicit_fe::ExplicitRun run = explicit_fe::run_explicit(model);
+  EXPECT_TRUE(run.ok()) << run.message;
+  return run;
+}
+
 // Strip [0, length] x [0, 2h], u_x driven at x = 0; receiver at x = 6 lambda (u_x history).
 std::vector<double> strip_run(double length, const std::vector<AbsorbingLayer>& layers, double duration) {
   const auto cells = static_cast<Size>(std::llround(length / h));
@@ -74,14 +88,7 @@ std::vector<double> strip_run(double length, const std::vector<AbsorbingLayer>& 
   receiver.nodes = {static_cast<Index>(6 * per_wavelength)};  // node (6 lambda, 0)
   model.receivers.push_back(receiver);
   model.absorbing = layers;
-  ExplicitSettings settings;
-  settings.duration = duration;
-  settings.time_step = time_step;
-  settings.backend = "serial";  // small models: threads would only add overhead
-  model.explicit_settings = settings;
-  model.validate();
-  const auto run = explicit_fe::run_explicit(model);
-  EXPECT_TRUE(run.ok()) << run.message;
+  const auto run = run_for(model, duration, time_step);
   std::vector<double> u;
   const explicit_fe::History& history = run.histories.at(0);
   for (std::size_t k = 0; k < history.n_samples(); ++k)
@@ -187,14 +194,7 @@ std::vector<std::vector<double>> block_run(double side, const std::vector<Absorb
     model.receivers.push_back(receiver);
   }
   model.absorbing = layers;
-  ExplicitSettings settings;
-  settings.duration = duration;
-  settings.time_step = time_step;
-  settings.backend = "serial";
-  model.explicit_settings = settings;
-  model.validate();
-  const auto run = explicit_fe::run_explicit(model);
-  EXPECT_TRUE(run.ok()) << run.message;
+  const auto run = run_for(model, duration, time_step);
   std::vector<std::vector<double>> out;  // per receiver: u_x samples then u_y samples
   for (const explicit_fe::History& history : run.histories) {
     std::vector<double> u;
@@ -298,15 +298,7 @@ std::vector<double> water_run(double length, const std::vector<AbsorbingLayer>& 
   receiver.nodes = {node(2 + 6 * per_wavelength, 0)};
   model.receivers.push_back(receiver);
   model.absorbing = layers;
-  ExplicitSettings settings;
-  settings.duration = window;
-  settings.time_step = water_step;
-  settings.backend = "serial";
-  model.explicit_settings = settings;
-  model.validate();
-  const auto run = explicit_fe::run_explicit(model);
-  EXPECT_TRUE(run.ok()) << run.message;
-  return run.histories.at(0).values;  // one point, one component
+  return run_for(model, window, water_step).histories.at(0).values;  // one point, one component
 }
 
 TEST(AbsorbingReflection, NormalIncidenceInWater) {

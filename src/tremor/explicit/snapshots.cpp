@@ -72,6 +72,17 @@ void gather_pressure(const Exec& exec, View<const Index> fluid, View<const Real>
   });
 }
 
+// A staged field in double for the observer: itself in double, else widened into `into` (sized).
+template <class Real>
+std::span<const double> in_double(std::span<const Real> values, std::vector<double>& into) {
+  if constexpr (std::is_same_v<Real, double>) {
+    return values;
+  } else {
+    for (std::size_t i = 0; i < values.size(); ++i) into[i] = static_cast<double>(values[i]);
+    return into;
+  }
+}
+
 }  // namespace
 
 template <class Real>
@@ -324,25 +335,10 @@ void SnapshotTaker<Real>::write_loop() {
     try {
       s.copied.wait();  // also before dropping a snapshot: the slot is reused next
       if (!failure_) {  // only this thread sets failure_
-        std::span<const double> displacement;
-        if constexpr (std::is_same_v<Real, double>) {
-          displacement = s.displacement.span();
-        } else {
-          const std::span<const Real> values = s.displacement.span();
-          for (std::size_t i = 0; i < values.size(); ++i) widened_[i] = static_cast<double>(values[i]);
-          displacement = widened_;
-        }
+        const std::span<const double> displacement = in_double<Real>(s.displacement.span(), widened_);
         const std::span<const double> velocity = velocity_ ? s.velocity.span() : std::span<const double>();
-        std::span<const double> pressure;
-        if (pressure_) {
-          if constexpr (std::is_same_v<Real, double>) {
-            pressure = s.pressure.span();
-          } else {
-            const std::span<const Real> values = s.pressure.span();
-            for (std::size_t i = 0; i < values.size(); ++i) widened_pressure_[i] = static_cast<double>(values[i]);
-            pressure = widened_pressure_;
-          }
-        }
+        const std::span<const double> pressure =
+            pressure_ ? in_double<Real>(s.pressure.span(), widened_pressure_) : std::span<const double>();
         const Snapshot snapshot{s.step, static_cast<double>(s.step) * dt_, displacement, velocity, pressure};
         const std::lock_guard observer_lock(guard_);
         observer_->on_snapshot(snapshot);

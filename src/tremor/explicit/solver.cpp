@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <limits>
 #include <new>
 #include <set>
@@ -18,9 +17,9 @@
 #include "tremor/explicit/fluid.hpp"
 #include "tremor/explicit/loading.hpp"
 #include "tremor/explicit/processes.hpp"
-#include "tremor/explicit/shots.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/pml.hpp"
+#include "tremor/explicit/run_setup.hpp"
 #include "tremor/explicit/subdomain.hpp"
 #include "tremor/fem/coupling.hpp"
 #include "tremor/fem/device_elements.hpp"
@@ -28,7 +27,6 @@
 #include "tremor/fem/time_step.hpp"
 #include "tremor/fem/viscoelastic.hpp"
 #include "tremor/mesh/adjacency.hpp"
-#include "tremor/mesh/reorder.hpp"
 #include "tremor/model/absorbing.hpp"
 #include "tremor/operator/spectrum.hpp"
 #include "tremor/parallel/communicator.hpp"
@@ -152,13 +150,6 @@ ElementBetas model_betas(const Model& model) {
   return betas;
 }
 double largest_beta(const Model& model) { return model_betas(model).largest; }
-
-// Each element's subdomain in the run's decomposition: the decomposition file's (read by the
-// pre-flight), or METIS's.
-std::vector<int> element_domains(const Model& model, const Preflight& preflight) {
-  if (!preflight.element_domain) return partition::element_domains(model.mesh, preflight.domains);
-  return *preflight.element_domain;
-}
 
 // The Exec of this process: over several processes on GPUs, the GPU of its place on the host
 // (local rank modulo the GPUs), on a stream of its own for the run (`own_stream`).
@@ -530,200 +521,6 @@ std::size_t snapshot_bytes(const Model& model, int every, std::size_t real_size)
          (output.pressure ? nodes * (sizeof(Index) + real_size) : 0);
 }
 
-
-// Each sample `recorder` completes, passed to to(k, history, sample) with k the history's place in
-// the recorder (the merges know a part's histories by it).
-template <class Real, class To>
-void route_samples(Recorder<Real>& recorder, To to) {
-  const Recorder<Real>* from = &recorder;
-  recorder.set_on_sample([from, to](const History& history, std::size_t sample) {
-    to(static_cast<std::size_t>(&history - from->histories().data()), history, sample);
-  });
-}
-
-// What a run's set-up leaves for the shot loop: its subdomains and their exchange, and for a
-// decomposed run the merges of their samples and snapshots and, over processes, the group. Built
-// in place by one of the set-ups below, which differ only in how the subdomains are made and
-// exchange; destroyed in the reverse order of the members.
-template <class Real>
-struct RunSetup {
-  RunSetup(const Model& m, const Preflight& p, const RunOptions& o, const Exec& e, SetupClock& c, Observer* obs)
-      : model(m), preflight(p), options(o), exec(e), clock(c), observer(obs) {}
-  const Model& model;
-  const Preflight& preflight;
-  const RunOptions& options;
-  const Exec& exec;
-  SetupClock& clock;
-  Observer* observer;  // null on every process but the first: the first alone reports
-  // The observer guard: held around every observer call, here and on the snapshot writer's
-  // thread (snapshots.hpp), so the observer sees one call at a time. Declared before the
-  // subdomains: the snapshot writer, which takes it, is joined first.
-  std::mutex observer_guard;
-  std::unique_ptr<Exchange<Real>> exchange;
-  std::vector<ModelPart> parts;  // a decomposed run's: what each subdomain holds of the model
-  std::optional<HistoryMerge> merge;
-  std::optional<SnapshotMerge> snapshot_merge;  // before the subdomains, whose snapshot takers call it
-  std::optional<ProcessGroup> group;            // (its outbox too)
-  std::vector<std::unique_ptr<Subdomain<Real>>> owned;
-
-  int dim() const { return model.mesh.dim(); }
-  std::function<void(const History&, std::size_t)> on_sample() {
-    return [this](const History& history, std::size_t sample) {
-      const std::lock_guard lock(observer_guard);
-      observer->on_sample(history, sample);
-    };
-  }
-  std::string decomposition_name() const {
-    return options.decomposition.empty() ? "METIS" : options.decomposition;
-  }
-};
-
-// One subdomain per process: the first decomposes, the others build the same subdomains from its
-// answer; each builds its own part. A failure on any process stops every one.
-template <class Real>
-void set_up_processes(RunSetup<Real>& r, const parallel::Communicator& processes) {
-  const int rank = processes.rank(), n = processes.size();
-  std::vector<char> answer;
-  run_agreed(&processes, [&] {
-    if (processes.root()) {
-      // The answer alone: every process builds the subdomains from it below, this one included.
-      const std::vector<int> element_domain = element_domains(r.model, r.preflight);
-      answer.resize(element_domain.size() * sizeof(int));
-      std::memcpy(answer.data(), element_domain.data(), answer.size());
-    }
-  });
-  processes.broadcast(answer);
-  std::vector<int> element_domain(answer.size() / sizeof(int));
-  std::memcpy(element_domain.data(), answer.data(), answer.size());
-  const partition::Decomposition decomposition =
-      partition::decomposition_of(r.model.mesh, std::move(element_domain), n);
-  r.clock.lap(str("decomposition into ", n, " subdomains (", r.decomposition_name(), "), one per process"));
-  std::unique_ptr<Exchange<Real>> over;
-  std::vector<History> histories;
-  run_agreed(&processes, [&] {
-    histories = make_histories(r.model, r.preflight.dt);
-    r.parts = decompose_model(r.model, decomposition, histories, rank);
-    r.clock.lap("this process's part of the model");
-  });
-  run_agreed(&processes, [&] {
-    // GPUs exchange device to device through NCCL where the build has it and every process has
-    // a GPU of its own (NCCL refuses two processes on one); host buffers over MPI otherwise.
-    const bool own_gpu = r.exec.backend() == Backend::Cuda && processes.local_rank() < cuda_device_count();
-    const std::vector<double> own = processes.all_gather(own_gpu ? 1.0 : 0.0);
-    if (parallel::nccl_compiled() && std::all_of(own.begin(), own.end(), [](double v) { return v != 0.0; }))
-      over = std::make_unique<parallel::NcclExchange<Real>>(r.exec, decomposition, r.dim(), processes,
-                                                            r.preflight.exchange);
-    else
-      over = std::make_unique<MpiExchange<Real>>(r.exec, decomposition, r.dim(), processes, r.preflight.exchange);
-    ModelPart& part = r.parts[rank];
-    r.owned.push_back(begin_subdomain<Real>(r.exec, r.model, Numbering(r.model.mesh.n_nodes(), r.dim(), part.nodes),
-                                            &part, r.preflight, r.clock, over->interface_exec()));
-  });
-  Subdomain<Real>& mine = *r.owned.front();
-  Subdomain<Real>* const one[] = {&mine};
-  sum_lumped_mass<Real>(*over, one);
-  r.clock.lap("lumped mass summed over the processes");
-  r.merge.emplace(std::move(histories), r.parts);
-  r.snapshot_merge.emplace(r.model, r.parts, processes.root() ? r.observer : nullptr);
-  r.group.emplace(processes, r.parts, r.dim(), &*r.merge, &*r.snapshot_merge, r.observer_guard, r.options.stop_here);
-  run_agreed(&processes, [&] {
-    Observer* snapshots = processes.root()                      ? r.snapshot_merge->part_observer(0)
-                          : r.parts[rank].snapshot_points.empty() ? nullptr
-                                                                  : r.group->snapshot_outbox();
-    finish_subdomain(mine, r.model, r.preflight, r.clock, snapshots, r.observer_guard);
-  });
-  if (processes.root()) {
-    if (r.observer) r.merge->set_on_sample(r.on_sample());
-    route_samples(*mine.recorder, [into = &*r.merge](std::size_t k, const History& history, std::size_t sample) {
-      into->add(0, k, history, sample);
-    });
-  } else {
-    route_samples(*mine.recorder, [to = &*r.group](std::size_t k, const History& history, std::size_t sample) {
-      to->queue_sample(k, history, sample);
-    });
-    r.observer = nullptr;  // the first process alone reports
-  }
-  r.exchange = std::move(over);
-}
-
-// One domain: the model in its numbering or reverse Cuthill-McKee's, no shared nodes.
-template <class Real>
-void set_up_one_domain(RunSetup<Real>& r) {
-  Numbering numbering(r.model.mesh.n_nodes(), r.dim());
-  if (r.preflight.ordering == NodeOrdering::Rcm) {
-    numbering = Numbering(r.model.mesh.n_nodes(), r.dim(), reverse_cuthill_mckee(node_graph(r.model.mesh)));
-    r.clock.lap("node ordering (rcm)");
-  }
-  r.exchange = std::make_unique<NoSharedNodes<Real>>();
-  r.owned.push_back(set_up_subdomain<Real>(r.exec, r.model, std::move(numbering), r.preflight, *r.exchange, r.clock,
-                                           r.observer, r.observer_guard));
-  if (r.observer) {
-    r.owned.front()->recorder->set_on_sample(r.on_sample());
-    if (FluidTerm<Real>* fluid = r.owned.front()->fluid) fluid->set_on_sample(r.on_sample());
-  }
-}
-
-// Several subdomains in this process (--domains), on one Exec, summing their shared nodes in place.
-template <class Real>
-void set_up_in_process(RunSetup<Real>& r) {
-  const partition::Decomposition decomposition =
-      partition::decomposition_of(r.model.mesh, element_domains(r.model, r.preflight), r.preflight.domains);
-  r.clock.lap(str("decomposition into ", r.preflight.domains, " subdomains (", r.decomposition_name(), ")"));
-  std::vector<History> histories = make_histories(r.model, r.preflight.dt);
-  r.parts = decompose_model(r.model, decomposition, histories);
-  r.clock.lap("the subdomains' parts of the model");
-  auto in_process = std::make_unique<InProcessExchange<Real>>(r.exec, decomposition, r.dim());
-  std::vector<Subdomain<Real>*> all;
-  for (ModelPart& part : r.parts) {
-    r.owned.push_back(begin_subdomain<Real>(r.exec, r.model, Numbering(r.model.mesh.n_nodes(), r.dim(), part.nodes),
-                                            &part, r.preflight, r.clock));
-    all.push_back(r.owned.back().get());
-  }
-  sum_lumped_mass<Real>(*in_process, all);
-  r.clock.lap("lumped mass summed over the subdomains");
-  r.snapshot_merge.emplace(r.model, r.parts, r.observer);
-  for (std::size_t s = 0; s < r.owned.size(); ++s)
-    finish_subdomain(*r.owned[s], r.model, r.preflight, r.clock, r.snapshot_merge->part_observer(s), r.observer_guard);
-  r.merge.emplace(std::move(histories), r.parts);
-  if (r.observer) r.merge->set_on_sample(r.on_sample());
-  for (std::size_t s = 0; s < r.owned.size(); ++s)
-    route_samples(*r.owned[s]->recorder,
-                  [into = &*r.merge, s](std::size_t k, const History& history, std::size_t sample) {
-                    into->add(s, k, history, sample);
-                  });
-  r.exchange = std::move(in_process);
-}
-
-// A run: its set-up (over processes, one domain or subdomains in this process), then the shot loop
-// every run shares (shots.hpp).
-template <class Real>
-ExplicitRun run_typed(const Exec& exec, const Model& model, const Preflight& preflight, const RunOptions& options,
-                      Observer* observer, Clock::time_point called, std::string& last_phase) {
-  SetupClock clock(exec, called, &last_phase);
-  if (!options.preflight) clock.append(preflight.phases);  // resolved by this call
-  RunSetup<Real> r(model, preflight, options, exec, clock, observer);
-  const parallel::Communicator* processes =
-      options.communicator && options.communicator->size() > 1 ? options.communicator : nullptr;
-  if (processes)
-    set_up_processes(r, *processes);
-  else if (preflight.domains <= 1)
-    set_up_one_domain(r);
-  else
-    set_up_in_process(r);
-  std::vector<Subdomain<Real>*> subdomains;
-  for (const auto& s : r.owned) subdomains.push_back(s.get());
-  Stepping<Real> stepping;
-  stepping.subdomains = subdomains;
-  stepping.exchange = r.exchange.get();
-  stepping.history_merge = r.merge ? &*r.merge : nullptr;
-  stepping.snapshot_merge = r.snapshot_merge ? &*r.snapshot_merge : nullptr;
-  stepping.processes = r.group ? &*r.group : nullptr;
-  // (Over processes every one takes part in a checkpoint; the first alone has the observer.)
-  stepping.checkpoint_every = r.observer || r.group ? options.checkpoint_every : 0;
-  stepping.clock = &clock;
-  stepping.started = clock.start();
-  return run_shots<Real>(model, preflight, options, r.observer, r.observer_guard, stepping);
-}
 
 }  // namespace
 

@@ -97,29 +97,36 @@ FluidMesh fluid_mesh(const Model& model) {
   return out;
 }
 
+namespace {
+
+// A lumped diagonal of the fluid (sparse::assemble_lumped_mass or _damping, `assemble`, on the
+// host), assembled as a field of the mesh's dimension: its first component per node.
+template <class Assemble>
+std::vector<double> per_fluid_node(const FluidMesh& fluid, const Exec& exec, const fem::ElementColouring* colouring,
+                                   Assemble assemble) {
+  const Exec host = exec.space() == MemorySpace::Host ? exec : exec.host();
+  const fem::ElementColouring own = colouring ? fem::ElementColouring{} : fem::colour_elements(fluid.model.mesh);
+  const std::vector<double> per_dof = assemble(fluid.model, fluid.table, colouring ? *colouring : own, host);
+  const auto dim = static_cast<std::size_t>(fluid.table.dim);
+  std::vector<double> out(fluid.nodes.size());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = per_dof[i * dim];
+  return out;
+}
+
+}  // namespace
+
 std::vector<double> fluid_lumped_damping(const FluidMesh& fluid, const Exec& exec) {
   if (std::all_of(fluid.table.element_alpha.begin(), fluid.table.element_alpha.end(),
                   [](double alpha) { return alpha == 0.0; }))
     return {};
-  const Exec host = exec.space() == MemorySpace::Host ? exec : exec.host();
-  const std::vector<double> per_dof = sparse::assemble_lumped_damping(
-      fluid.model, fluid.table, fem::colour_elements(fluid.model.mesh), host);
-  const auto dim = static_cast<std::size_t>(fluid.table.dim);
-  std::vector<double> damping(fluid.nodes.size());
-  for (std::size_t i = 0; i < damping.size(); ++i) damping[i] = per_dof[i * dim];
-  return damping;
+  return per_fluid_node(fluid, exec, nullptr,
+                        [](const auto&... args) { return sparse::assemble_lumped_damping(args...); });
 }
 
 std::vector<double> fluid_lumped_mass(const FluidMesh& fluid, const Exec& exec,
                                       const fem::ElementColouring* colouring) {
-  const Exec host = exec.space() == MemorySpace::Host ? exec : exec.host();
-  const fem::ElementColouring own = colouring ? fem::ElementColouring{} : fem::colour_elements(fluid.model.mesh);
-  const std::vector<double> per_dof =
-      sparse::assemble_lumped_mass(fluid.model, fluid.table, colouring ? *colouring : own, host);
-  const auto dim = static_cast<std::size_t>(fluid.table.dim);
-  std::vector<double> mass(fluid.nodes.size());
-  for (std::size_t i = 0; i < mass.size(); ++i) mass[i] = per_dof[i * dim];
-  return mass;
+  return per_fluid_node(fluid, exec, colouring,
+                        [](const auto&... args) { return sparse::assemble_lumped_mass(args...); });
 }
 
 namespace {

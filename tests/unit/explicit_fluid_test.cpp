@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <memory>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "tremor/explicit/receivers.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/fem/colouring.hpp"
+#include "tremor/fem/coupling.hpp"
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
 #include "tremor/mesh/generate.hpp"
@@ -242,6 +244,92 @@ TEST(ExplicitFluid, VolumeSourcesLoadTheFluidNodes) {
   model.point_sources.front().nodes = {1};
   test::expect_contains(test::error_of([&] { (void)fluid_loading(model, fluid); }),
                         {"m.toml:30: a volume source at node 2, which no fluid element holds"});
+}
+
+// A piston on the water's top (z = 2) of a 3D block: driven by velocity, the volume sources at its
+// faces' nodes total -pi r^2 v int s dt (the disc's area whatever the mesh: r = 0.6 on faces of
+// 0.25), each node's share of it; driven by pressure, chi held at -P int int s dt at the nodes within
+// the radius. Refused: a radius of 0, a surface the mesh lacks, a centre off the surface, a piston
+// on the solid's face, one in a model without fluid.
+TEST(ExplicitFluid, APistonLoadsItsShareOfTheDisc) {
+  Model model = test::water_on_steel(generate_box({0.0, 0.0, 0.0}, {2.0, 2.0, 2.0}, {8, 8, 8}, ElementType::Hex8, 1));
+  Transducer piston;
+  piston.name = "probe";
+  piston.mode = Transducer::Mode::Piston;
+  piston.position = {1.1, 0.9, 2.0};
+  piston.radius = 0.6;
+  piston.surface = "zmax";
+  piston.amplitude = 0.01;  // m/s
+  piston.signal = Signal::ricker(1e3);
+  piston.origin = "m.toml:70";
+  add_transducer(model, piston);
+  model.validate();
+  const FluidMesh fluid = fluid_mesh(model);
+  const Loading loading = fluid_loading(model, fluid);
+  EXPECT_TRUE(loading.constrained_dofs().empty());
+  std::vector<double> values(loading.loaded_dofs().size());
+  const double t = 1.3e-3, disc = std::numbers::pi * 0.36;
+  loading.forces(t, values);
+  double total = 0.0;
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    total += values[k];
+    const Index node = fluid.nodes[static_cast<std::size_t>(loading.loaded_dofs()[k])];
+    EXPECT_NEAR(model.mesh.node(node)[2], 2.0, 1e-12);  // the top's nodes only
+  }
+  // Bound: the disc's edge within 1e-4 of a face's area (fem::disc_weights), relative 1e-4.
+  EXPECT_NEAR(total, -0.01 * disc * Signal::ricker(1e3).integral(t, 1), 1e-4 * std::abs(total));
+  EXPECT_EQ(Loading(model).loaded_dofs().size(), 0u);  // the solid takes none of it
+  // The run's subdomains load the fluid from the model's solid part, numbered without the fluid's
+  // elements: the same loads.
+  const Loading from_solid = fluid_loading(fem::solid_part(model), fluid);
+  EXPECT_EQ(from_solid.loaded_dofs(), loading.loaded_dofs());
+  std::vector<double> again(values.size());
+  from_solid.forces(t, again);
+  EXPECT_EQ(again, values);
+
+  // Driven by pressure: the potential held at the nodes within 0.6 m of the centre.
+  Model pressed = model;
+  pressed.transducers.back().drive = Transducer::Drive::Pressure;
+  pressed.transducers.back().amplitude = 2e3;  // Pa
+  const Loading held = fluid_loading(pressed, fluid);
+  EXPECT_TRUE(held.loaded_dofs().empty());
+  std::size_t within = 0;
+  for (Index node = 0; node < model.mesh.n_nodes(); ++node) {
+    const auto x = model.mesh.node(node);
+    if (std::abs(x[2] - 2.0) < 1e-12 && std::hypot(x[0] - 1.1, x[1] - 0.9) <= 0.6) ++within;
+  }
+  ASSERT_EQ(held.prescribed_dofs().size(), within);
+  std::vector<double> chi(within);
+  held.prescribed(t, chi);
+  for (const double value : chi) EXPECT_DOUBLE_EQ(value, -2e3 * Signal::ricker(1e3).integral(t, 2));
+
+  const auto refused = [&](Transducer bad) {
+    Model copy = test::water_on_steel(generate_box({0.0, 0.0, 0.0}, {2.0, 2.0, 2.0}, {8, 8, 8}, ElementType::Hex8, 1));
+    return test::error_of([&] {
+      add_transducer(copy, bad);
+      copy.validate();
+      (void)fluid_loading(copy, fluid_mesh(copy));
+    });
+  };
+  Transducer bad = piston;
+  bad.radius = 0.0;
+  test::expect_contains(refused(bad), {"m.toml:70: piston 'probe': its radius is 0 m"});
+  bad = piston;
+  bad.surface = "top";
+  test::expect_contains(refused(bad), {"m.toml:70: piston 'probe': the mesh has no surface 'top'"});
+  bad = piston;
+  bad.position = {1.0, 1.0, 5.0};
+  test::expect_contains(refused(bad), {"m.toml:70: piston 'probe' centred at (1, 1, 5) is not on surface 'zmax'"});
+  bad = piston;
+  bad.surface = "zmin";
+  bad.position = {1.0, 1.0, 0.0};
+  test::expect_contains(refused(bad), {"m.toml:70: piston 'probe' on surface 'zmin': element",
+                                       "is no fluid's: a piston stands on a fluid's surface"});
+  Model dry = test::water_on_steel(generate_box({0.0, 0.0, 0.0}, {2.0, 2.0, 2.0}, {8, 8, 8}, ElementType::Hex8, 1));
+  dry.sections.back().material = "steel";
+  add_transducer(dry, piston);
+  test::expect_contains(test::error_of([&] { dry.validate(); }),
+                        {"m.toml:70: piston 'probe' drives a fluid, and the model has no fluid section"});
 }
 
 // A pressure-release boundary holds chi at 0 at its nodes (the fluid's numbering) and leaves the

@@ -3,6 +3,7 @@
 // forces the explicit solver's loading builds from a model (thickness, constraints, time).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <vector>
@@ -391,6 +392,69 @@ TEST(FemFaces, NodalCouplingOfGllFacesIsDiagonal) {
   }
   std::vector<double> C;
   EXPECT_THROW(fem::coupling_matrix(FaceType::Quad8, 2, 3, flat_face(FaceType::Quad8, 2, 1.0, 1.0), true, C), Error);
+}
+
+// A piston's share of a face (fem::disc_weights): a disc covering the face gives its consistent
+// weights int N_a dA exactly (the face's own rule); a disc inside a flat face gives the disc's area
+// pi r^2 and its centroid, a circle cutting a line the chord's length, to the 1e-4 of a face the
+// refinement at the edge promises.
+TEST(FemFaces, DiscWeightsIntegrateThePartOfAFaceWithinTheRadius) {
+  const struct {
+    FaceType type;
+    int order;
+  } faces[] = {{FaceType::Line2, 1}, {FaceType::Line3, 2}, {FaceType::LineGLL, 4}, {FaceType::Tri3, 1},
+               {FaceType::Tri6, 2},  {FaceType::Quad4, 1}, {FaceType::Quad8, 2},  {FaceType::QuadGLL, 4}};
+  for (const auto& face : faces) {
+    const int dim = face_dimension(face.type) + 1, n = nodes_per_face(face.type, face.order);
+    const std::vector<double> x = flat_face(face.type, face.order, 1.0, 1.0);
+    const std::vector<double> centre(static_cast<std::size_t>(dim), 0.0);
+    std::vector<double> weights, forces;
+    fem::disc_weights(face.type, face.order, dim, x, centre, 10.0, weights);
+    std::array<double, 3> up{0.0, 0.0, 0.0};
+    up[static_cast<std::size_t>(dim - 1)] = 1.0;
+    fem::traction_forces(face.type, face.order, dim, x, up, forces);
+    ASSERT_EQ(weights.size(), static_cast<std::size_t>(n));
+    for (int a = 0; a < n; ++a)
+      EXPECT_NEAR(weights[static_cast<std::size_t>(a)], forces[static_cast<std::size_t>(a * dim + dim - 1)], 1e-14)
+          << face_type_name(face.type, face.order) << " node " << a;
+  }
+  // A disc of radius 0.6 at (0.1, -0.2) inside the square [-1, 1]^2 (area 4).
+  for (const auto& face : {faces[5], faces[6], faces[7]}) {
+    const int n = nodes_per_face(face.type, face.order);
+    const std::vector<double> x = flat_face(face.type, face.order, 1.0, 1.0);
+    std::vector<double> weights;
+    fem::disc_weights(face.type, face.order, 3, x, std::vector<double>{0.1, -0.2, 0.0}, 0.6, weights);
+    double area = 0.0, moment[2] = {0.0, 0.0};
+    for (int a = 0; a < n; ++a) {
+      area += weights[static_cast<std::size_t>(a)];
+      for (int k = 0; k < 2; ++k) moment[k] += weights[static_cast<std::size_t>(a)] * x[static_cast<std::size_t>(a * 3 + k)];
+    }
+    const double disc = std::numbers::pi * 0.36;
+    EXPECT_NEAR(area, disc, 4e-4) << face_type_name(face.type, face.order);
+    EXPECT_NEAR(moment[0] / area, 0.1, 1e-4);
+    EXPECT_NEAR(moment[1] / area, -0.2, 1e-4);
+  }
+  // A disc around a triangle's corner: a quarter of it on the right-angled corner (0, 0).
+  {
+    const std::vector<double> x = flat_face(FaceType::Tri3, 1, 1.0, 1.0);
+    std::vector<double> weights;
+    fem::disc_weights(FaceType::Tri3, 1, 3, x, std::vector<double>{0.0, 0.0, 0.0}, 0.5, weights);
+    EXPECT_NEAR(weights[0] + weights[1] + weights[2], std::numbers::pi * 0.25 / 4.0, 1e-4);
+  }
+  // A circle around (0.3, 0.4) of radius 0.5 cuts the line y = 0 over the chord x in [0, 0.6].
+  for (const auto& face : {faces[0], faces[1], faces[2]}) {
+    const std::vector<double> x = flat_face(face.type, face.order, 1.0, 1.0);
+    std::vector<double> weights;
+    fem::disc_weights(face.type, face.order, 2, x, std::vector<double>{0.3, 0.4}, 0.5, weights);
+    double length = 0.0;
+    for (const double w : weights) length += w;
+    EXPECT_NEAR(length, 0.6, 1e-6) << face_type_name(face.type, face.order);
+  }
+  // Far from the face: nothing.
+  std::vector<double> weights;
+  fem::disc_weights(FaceType::Quad4, 1, 3, flat_face(FaceType::Quad4, 1, 1.0, 1.0), std::vector<double>{5.0, 0.0, 0.0},
+                    1.0, weights);
+  for (const double w : weights) EXPECT_EQ(w, 0.0);
 }
 
 }  // namespace

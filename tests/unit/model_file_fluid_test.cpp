@@ -208,5 +208,44 @@ TEST(ModelFileFluid, APressureReleaseTakesANodeSetOrASurface) {
       << e;
 }
 
+// [[transducer]] mode = "piston" (line 14) on a fluid's surface: its centre (2 numbers in 2D),
+// radius, drive; the faces it keeps; its errors at their lines.
+TEST(ModelFileFluid, APistonStandsOnAFluidsSurface) {
+  const std::string model = water("density = 1000\nsound_speed = 1480\n") +
+                            "[[section]]\nelement_set = \"all\"\nmaterial = \"water\"\n[[transducer]]\n"
+                            "name = \"probe\"\nmode = \"piston\"\nsurface = \"ymax\"\n"
+                            "signal = { kind = \"ricker\", frequency = 1e4 }\n";
+  const std::string at = "position = [0.1, 0.1]\nradius = 0.03\n";
+  Model read = parse(model + at + "amplitude = 0.01\n");
+  ASSERT_EQ(read.transducers.size(), 1u);
+  const Transducer& t = read.transducers[0];
+  EXPECT_EQ(t.mode, Transducer::Mode::Piston);
+  EXPECT_EQ(t.drive, Transducer::Drive::Velocity);
+  EXPECT_EQ(t.origin, "m.toml:14");
+  EXPECT_DOUBLE_EQ(t.position[0], 0.1);
+  EXPECT_DOUBLE_EQ(t.position[1], 0.1);
+  EXPECT_DOUBLE_EQ(t.amplitude, 0.01);
+  EXPECT_EQ(t.piston_faces.size(), 2u);  // the top's faces centred 0.025 m either side of it
+  EXPECT_TRUE(read.point_sources.empty() && read.surface_loads.empty());
+  EXPECT_EQ(parse(model + at + "drive = \"pressure\"\n").transducers[0].drive, Transducer::Drive::Pressure);
+  const auto expect_error = [&](const std::string& text, const std::string& line, const std::string& part) {
+    const std::string e = error_of(text);
+    EXPECT_EQ(e.rfind(line, 0), 0u) << e;
+    EXPECT_NE(e.find(part), std::string::npos) << e;
+  };
+  expect_error(model + "position = [0.1, 0.1, 0.0]\nradius = 0.03\n", "m.toml:19:",
+               "'position' must be an array of 2");
+  expect_error(model + "position = [0.1, 0.1]\n", "m.toml:14:",
+               "missing 'radius' (the piston's, m; in 2D the strip's half-width)");
+  expect_error(model + at + "drive = \"force\"\n", "m.toml:21:", "'force'");
+  expect_error(model + at + "opposite = \"ymin\"\n", "m.toml:21:", "a piston has no 'opposite' surface");
+  expect_error(model + "position = [0.1, 0.3]\nradius = 0.03\n", "m.toml:19:", "'position' lies outside the mesh");
+  const std::string plate = water("density = 1000\nsound_speed = 1480\n") +
+                            "[[section]]\nelement_set = \"all\"\nmaterial = \"water\"\n[[transducer]]\n"
+                            "position = [0.1, 0.1]\ndrive = \"velocity\"\n"
+                            "signal = { kind = \"ricker\", frequency = 1e4 }\n";
+  expect_error(plate, "m.toml:16:", "'drive' is a piston's");
+}
+
 }  // namespace
 }  // namespace tremor

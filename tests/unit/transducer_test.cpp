@@ -71,7 +71,7 @@ TEST(Transducer, RefusesWhatItCannotPlace) {
   expect_contains(fails("position = [0.0, 0.0]\nradius = 0.0001\n"),
                   {"no face of surface 'zmax' has its centre within its radius 0.0001 m"});
   expect_contains(fails("position = [0.0, 0.0]\nsurface = \"xmax\"\n"), {"surface 'xmax' does not face up or down"});
-  expect_contains(fails("position = [0.0, 0.0]\nmode = \"A1\"\n"), {"unknown mode 'A1'", "\"A0\" or \"S0\""});
+  expect_contains(fails("position = [0.0, 0.0]\nmode = \"A1\"\n"), {"unknown mode 'A1'", "\"A0\", \"S0\" or \"piston\""});
   expect_contains(fails("position = [0.0, 0.0]\nsurface = \"top\"\n"), {"the mesh has no surface 'top'"});
   expect_contains(fails("radius = 0.001\n"), {"missing 'position'"});
 }

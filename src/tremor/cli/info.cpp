@@ -161,6 +161,17 @@ void print_static(const Model& model) {
 void print_excitation(const Model& model) {
   if (!model.transducers.empty()) std::printf("%-18s%zu\n", "transducers", model.transducers.size());
   for (const Transducer& t : model.transducers) {
+    if (t.mode == Transducer::Mode::Piston) {
+      const bool plane = model.mesh.dim() == 2;
+      std::printf("  %-24s piston at (%sm, %sm%s) on '%s': %s of %sm %s, %s faces, %s%s, %s\n", t.name.c_str(),
+                  si(t.position[0]).c_str(), si(t.position[1]).c_str(),
+                  plane ? "" : str(", ", si(t.position[2]), "m").c_str(), t.surface.c_str(), plane ? "strip" : "disc",
+                  si(t.radius).c_str(), plane ? "half-width" : "radius",
+                  group_digits(static_cast<long long>(t.piston_faces.size())).c_str(), si(t.amplitude).c_str(),
+                  t.drive == Transducer::Drive::Velocity ? "m/s normal velocity" : "Pa pressure",
+                  signal_text(t.signal).c_str());
+      continue;
+    }
     std::printf("  %-24s %s at (%sm, %sm) on '%s'%s: ", t.name.c_str(), t.mode == Transducer::Mode::A0 ? "A0" : "S0",
                 si(t.position[0]).c_str(), si(t.position[1]).c_str(), t.surface.c_str(),
                 t.mode == Transducer::Mode::S0 ? str(" and '", t.opposite, "'").c_str() : "");

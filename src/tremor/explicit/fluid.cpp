@@ -16,6 +16,7 @@
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
 #include "tremor/fem/element_survey.hpp"
+#include "tremor/fem/loads.hpp"
 #include "tremor/model/absorbing.hpp"
 #include "tremor/sparse/assemble.hpp"
 
@@ -303,6 +304,65 @@ Loading fluid_loading(const Model& model, const FluidMesh& fluid, const Shot* sh
     to_fluid(load.nodes, source.origin, "a volume source", "volume sources act in fluids");
     scalar.point_sources.push_back(std::move(load));
   }
+  // Pistons: a velocity drive v(t) = amplitude signal(t - delay) moves the faces in by
+  // xi = int v dt, the volume A_a xi at each node (A_a its share of the piston's area,
+  // fem::piston_areas); a pressure drive holds chi = -amplitude int int signal at the nodes within
+  // the radius, so that p = -chi_tt follows the signal there.
+  for (const Transducer& t : model.transducers) {
+    if (t.mode != Transducer::Mode::Piston) continue;
+    const std::string at = t.origin.empty() ? model.source : t.origin;
+    // Its faces on the fluid's own elements (the model's may be a solid part, fem::solid_part, whose
+    // elements are numbered without the fluid's), so its shares come by fluid node.
+    Transducer on_fluid = t;
+    for (Face& face : on_fluid.piston_faces) {
+      const auto found = std::lower_bound(fluid.elements.begin(), fluid.elements.end(), face.element);
+      TREMOR_CHECK(found != fluid.elements.end() && *found == face.element, at, ": piston '", t.name, "' on surface '",
+                   t.surface, "': element ", model.mesh.element_label(face.element),
+                   " is no fluid's: a piston stands on a fluid's surface");
+      face.element = static_cast<Index>(found - fluid.elements.begin());
+    }
+    const auto areas = fem::piston_areas(fluid.model, on_fluid);
+    double area = 0.0;
+    for (const auto& [node, share] : areas) area += share;
+    TREMOR_CHECK(area > 0.0, at, ": piston '", t.name, "': no part of surface '", t.surface, "' lies within ", t.radius,
+                 " m of its centre");
+    // -amplitude times the signal integrated `times` over time, the piston's.
+    const auto driven = [&](auto& load, int times) {
+      load.amplitude = -t.amplitude;
+      load.integrated = times;
+      load.signal = t.signal;
+      load.delay = t.delay;
+      load.origin = at;
+      load.transducer = t.name;
+    };
+    if (t.drive == Transducer::Drive::Velocity) {
+      PointSource load;
+      for (const auto& [node, share] : areas) {
+        load.nodes.push_back(node);
+        load.weights.push_back(share);
+      }
+      load.direction = {1.0, 0.0, 0.0};
+      driven(load, 1);
+      scalar.point_sources.push_back(std::move(load));
+      continue;
+    }
+    PrescribedDisplacement held;
+    const int dim = model.mesh.dim();
+    for (const auto& [node, share] : areas) {
+      double distance = 0.0;
+      for (int d = 0; d < dim; ++d) {
+        const double delta = fluid.model.mesh.node(node)[d] - t.position[static_cast<std::size_t>(d)];
+        distance += delta * delta;
+      }
+      if (std::sqrt(distance) <= t.radius) held.nodes.push_back(node);
+    }
+    TREMOR_CHECK(!held.nodes.empty(), at, ": piston '", t.name, "': no node of surface '", t.surface, "' lies within ",
+                 t.radius, " m of its centre, where a pressure drive holds the pressure; widen it or refine the mesh");
+    held.components = {0};
+    held.factor = {1.0, 0.0, 0.0};
+    driven(held, 2);
+    scalar.prescribed.push_back(std::move(held));
+  }
   // Pressure-release boundaries: chi held at 0 from rest, so p = -chi_tt = 0 there.
   for (const FixedDof& fixed : model.fixed) {
     if (fixed.component != FixedDof::pressure) continue;
@@ -402,6 +462,15 @@ void FluidTerm<Real>::flush_samples() {
 }
 
 template <class Real>
+void FluidTerm<Real>::load_shot(Loading loading) {
+  TREMOR_CHECK(loading.constrained_dofs() == loading_.constrained_dofs(),
+               "a shot holds other nodes of the fluid than the model");
+  loads_.reset();  // (it reads loading_)
+  loading_ = std::move(loading);
+  loads_ = std::make_unique<DeviceLoading<Real>>(exec_, loading_, scheme_->dt());
+}
+
+template <class Real>
 void FluidTerm<Real>::restart_samples() {
   pressure_recorder_->restart();
   motion_recorder_->restart();
@@ -409,10 +478,11 @@ void FluidTerm<Real>::restart_samples() {
 }
 
 template <class Real>
-std::vector<History> FluidTerm<Real>::take_histories() {
+std::vector<History> FluidTerm<Real>::histories(bool take) {
   flush_samples();
-  std::vector<History> histories = pressure_recorder_->take_histories();
-  for (History& history : motion_recorder_->take_histories()) histories.push_back(std::move(history));
+  const auto of = [&](Recorder<Real>& recorder) { return take ? recorder.take_histories() : recorder.histories(); };
+  std::vector<History> histories = of(*pressure_recorder_);
+  for (History& history : of(*motion_recorder_)) histories.push_back(std::move(history));
   for (History& history : histories)
     history.for_each_node([&](Index& node) { node = model_nodes_[static_cast<std::size_t>(node)]; });
   return histories;
@@ -458,6 +528,18 @@ void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Rea
   const Real* values = loads.data;
   forall(exec_, loaded.size, [=] TREMOR_LAMBDA(Index k) {
     p[dofs[k]] -= static_cast<Real>(static_cast<double>(values[k]) * inverse[dofs[k]]);
+  });
+  // Where the potential is prescribed (a piston's pressure), p_n = -(chi_n+1 - 2 chi_n + chi_n-1) / dt^2
+  // of the values it takes; at a pressure-release node (held at 0) p stays 0.
+  const View<const Index> prescribed = loads_->prescribed_dofs();
+  const View<const Real> next = loads_->prescribed_values();
+  const Index* held = prescribed.data;
+  const Real* ahead = next.data;
+  const double dt2 = scheme_->dt() * scheme_->dt();
+  forall(exec_, prescribed.size, [=] TREMOR_LAMBDA(Index k) {
+    const Index i = held[k];
+    p[i] = static_cast<Real>(-(static_cast<double>(ahead[k]) - 2.0 * static_cast<double>(now[i]) +
+                               static_cast<double>(before[i])) / dt2);
   });
   scheme_->advance(loaded, loads, loads_->prescribed_dofs(), loads_->prescribed_values());
   pressure_recorder_->record(step, pressure_.view(), pressure_.view());

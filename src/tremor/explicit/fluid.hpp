@@ -112,8 +112,12 @@ std::size_t fluid_run_bytes(const FluidSetup& fluid, std::size_t real_size);
 // source (PointSource::volume) of V(t) = amplitude signal(t - delay) at its nodes becomes the load
 // -V(t) of M_f chi_tt + K_f chi = F (a volume injected raises the pressure -chi_tt), the loads of
 // transducers `shot` does not fire left out; each pressure-release node (FixedDof::pressure) held
-// at chi = 0. Throws tremor::Error, naming the source or the boundary, for a volume source or a
-// pressure-release node at a node no fluid element holds.
+// at chi = 0. A piston (Transducer::Mode::Piston) driven by velocity v(t) becomes the volume
+// sources A_a int v dt at its faces' nodes (A_a: fem::piston_areas); driven by pressure, chi held at
+// -amplitude int int signal at its nodes within the radius (the FluidTerm's pressure there its
+// second difference). Throws tremor::Error, naming the source, the piston or the boundary, for a
+// volume source, a piston or a pressure-release node at a node no fluid element holds, and a
+// piston with no area (or, driven by pressure, no node) within its radius.
 Loading fluid_loading(const Model& model, const FluidMesh& fluid, const Shot* shot = nullptr);
 
 // The fluid of a run as a per-step term of its solid (step_term.hpp): at each step, from the
@@ -150,12 +154,16 @@ class FluidTerm final : public StepTerm<Real> {
   // The receivers in the fluid, on two recorders of the fluid's nodes: of pressure (p_n, recorded at
   // each step's forces) and of motion from the potential (History::potential: chi's two levels
   // after each step, as the solid's receivers record u). The time loop flushes them with the
-  // subdomain's; take_histories() completes them and gives every sample, the pressure's first, in
+  // subdomain's; histories() completes them and gives every sample, the pressure's first, in
   // the model's numbering.
+  // A shot's loads (fluid_loading with the shot) in place of the last: the same held DOFs (a model
+  // with shots takes no piston driven by pressure, which holds its nodes only when it fires).
+  void load_shot(Loading loading);
   void set_on_sample(const typename Recorder<Real>::Callback& on_sample);
   void flush_samples();
   void restart_samples();  // a new run's step 0 (a model's next shot)
-  std::vector<History> take_histories();
+  // `take`: moved out (the run's end); else copied (a shot's, the recorders restarting after).
+  std::vector<History> histories(bool take);
 
  private:
   Exec exec_;

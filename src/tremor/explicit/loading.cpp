@@ -86,7 +86,8 @@ Loading::Loading(const Model& model, const Shot* shot) {
   for (const Index node : pml_outer_nodes(model))
     for (int c = 0; c < dim; ++c) held.insert(dof_of(node, c, "PML outer face"));
   for (const PrescribedDisplacement& motion : model.prescribed) {
-    functions_.push_back({motion.signal, motion.delay, false});
+    if (!fires(shot, motion.transducer)) continue;
+    functions_.push_back({motion.signal, motion.delay, false, motion.integrated});
     const int function = static_cast<int>(functions_.size()) - 1;
     for (Index node : motion.nodes)
       for (int component : motion.components)
@@ -106,11 +107,15 @@ Loading::Loading(const Model& model, const Shot* shot) {
   const auto constrained = [&](Index dof) { return held.count(dof) || prescribed.count(dof); };
   for (const PointSource& source : model.point_sources) {
     if (!fires(shot, source.transducer) || source.volume) continue;  // (a fluid's: fluid_loading)
-    functions_.push_back({source.signal, source.delay, false});
+    functions_.push_back({source.signal, source.delay, false, source.integrated});
     const int function = static_cast<int>(functions_.size()) - 1;
-    for (Index node : source.nodes)
+    TREMOR_CHECK(source.weights.empty() || source.weights.size() == source.nodes.size(), source.origin, ": ",
+                 source.weights.size(), " weights for ", source.nodes.size(), " nodes");
+    for (std::size_t i = 0; i < source.nodes.size(); ++i)
       for (int c = 0; c < dim; ++c) {
-        const double weight = source.amplitude * source.direction[static_cast<std::size_t>(c)];
+        const Index node = source.nodes[i];
+        const double weight = source.amplitude * source.direction[static_cast<std::size_t>(c)] *
+                              (source.weights.empty() ? 1.0 : source.weights[i]);
         const Index dof = dof_of(node, c, source.origin);
         if (weight != 0.0 && !constrained(dof)) loads.push_back({dof, function, weight});
       }

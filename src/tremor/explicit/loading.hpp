@@ -2,7 +2,8 @@
 // The time-dependent right-hand side of the explicit scheme (pogo paper section 2.1: F in Eq. 4,
 // and the constrained DOFs), from a Model:
 //
-//   point sources       F[dof] += amplitude * direction[c] * signal(t - delay) at each node
+//   point sources       F[dof] += amplitude * direction[c] * signal(t - delay) at each node (times
+//                                 its weight; the signal's integral where it says so)
 //   Abaqus *CLOAD       F[dof] += magnitude * amplitude(t), constant without an *AMPLITUDE
 //   surface loads       F[dof] += f[dof] * signal(t - delay), or * amplitude(t) (Abaqus *DSLOAD,
 //                                 *DLOAD), f the consistent nodal forces of fem::surface_forces()
@@ -84,7 +85,10 @@ class Loading {
     Signal signal;
     double delay = 0.0;
     bool constant = false;  // 1 at all times
-    double value(double t) const { return constant ? 1.0 : signal.value(t - delay); }
+    int integrated = 0;     // the signal's time integral of this order (PointSource::integrated)
+    double value(double t) const {
+      return constant ? 1.0 : integrated ? signal.integral(t - delay, integrated) : signal.value(t - delay);
+    }
   };
   using Term = LoadTerm;
   // Evaluates the functions used by `terms` once each at t, then sums the terms into out.

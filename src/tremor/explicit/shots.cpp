@@ -91,8 +91,8 @@ std::vector<History> histories_of(const Stepping<Real>& stepping, bool take) {
   Subdomain<Real>& d = *stepping.subdomains.front();
   histories = take ? d.recorder->take_histories() : d.recorder->histories();
   for (History& history : histories) d.numbering.to_global(history);
-  if (d.fluid && take)  // the fluid's receivers after the others
-    for (History& history : d.fluid->take_histories()) histories.push_back(std::move(history));
+  if (d.fluid)  // the fluid's receivers after the others
+    for (History& history : d.fluid->histories(take)) histories.push_back(std::move(history));
   return histories;
 }
 
@@ -134,7 +134,7 @@ ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunO
         s->snapshots->restore(PendingSample{});
       }
     if (shots[k])
-      for (Subdomain<Real>* s : subdomains) load_shot(*s, model, *shots[k], dt);
+      for (Subdomain<Real>* s : subdomains) load_shot(*s, model, preflight, *shots[k]);
     // Start from rest, with prescribed DOFs on their motion at t = -dt and 0 (fields known to be
     // zero are set only where something is prescribed).
     if (!resumed)

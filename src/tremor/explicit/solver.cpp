@@ -426,10 +426,15 @@ struct Resolution {
     for (const Section& section : model.sections) used.insert(section.material);
     double slowest = std::numeric_limits<double>::infinity();
     for (const std::string& name : used) slowest = std::min(slowest, model.material(name).min_wave_speed());
-    // A fluid counts its sound speed and its elements: the points per wavelength the worse of the two.
-    if (p.fluid) slowest = std::min(slowest, p.fluid->slowest);
     p.min_wave_speed = std::isfinite(slowest) ? slowest : 0.0;
-    p.largest_element = std::max(survey.largest_element, p.fluid ? p.fluid->largest_element : 0.0);
+    p.largest_element = survey.largest_element;
+    // A fluid counts its sound speed on its own elements: the points per wavelength the worse of the
+    // solid's and the fluid's (a water's slow waves do not cross the solid's larger elements).
+    if (p.fluid && (p.largest_element == 0.0 || p.fluid->slowest * p.largest_element <
+                                                     p.min_wave_speed * p.fluid->largest_element)) {
+      p.min_wave_speed = p.fluid->slowest;
+      p.largest_element = p.fluid->largest_element;
+    }
     p.gll_order = gll_order(model.mesh);
     p.points_per_wavelength = p.highest_frequency > 0.0 && p.largest_element > 0.0
                                   ? p.min_wave_speed / p.highest_frequency / (p.largest_element / p.gll_order)
@@ -704,10 +709,16 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
                  domains, " subdomains numbers each subdomain's nodes itself (owned first, shared last)");
   }
   if (p.fluid) {
-    refuse_for_fluids(whole.source, domains > 1 ? "a decomposed run (--domains, --gpus, mpirun)"
-                                    : !model.shots.empty() ? "shots"
-                                                           : nullptr);
+    refuse_for_fluids(whole.source, domains > 1 ? "a decomposed run (--domains, --gpus, mpirun)" : nullptr);
     refuse_pml_in_fluids(whole);
+    // A shot's loads replace the last on the same constraints: a piston driven by pressure holds
+    // its nodes only when it fires.
+    if (!whole.shots.empty())
+      for (const Transducer& t : whole.transducers)
+        TREMOR_CHECK(t.mode != Transducer::Mode::Piston || t.drive != Transducer::Drive::Pressure,
+                     t.origin.empty() ? whole.source : t.origin, ": piston '", t.name,
+                     "' is driven by pressure, which holds the fluid at its nodes only when it fires: in a model "
+                     "with shots, drive pistons by velocity");
   }
   p.domains = domains;
   p.processes = processes;

@@ -184,8 +184,10 @@ struct Preflight {
   double duration = 0.0;        // s
   long long steps = 0;          // ceil(duration / dt), at most max_steps
   double highest_frequency = 0.0;     // Hz, over the source signals (0: none)
-  double min_wave_speed = 0.0;        // m/s, slowest over the materials in use
-  double largest_element = 0.0;       // m, largest vertex distance of any element
+  // m/s, slowest over the solid's materials in use, and m, the largest vertex distance of any solid
+  // element; with a fluid, its sound speed and largest element where those resolve worse.
+  double min_wave_speed = 0.0;
+  double largest_element = 0.0;
   // min_wave_speed / highest_frequency / (largest_element / gll_order); infinity without a source
   // frequency. Below about 10 linear elements per wavelength the wave is visibly dispersed; GLL
   // elements of order P >= 2 count their points, largest_element / P apart, and need about 5

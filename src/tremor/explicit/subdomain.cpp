@@ -307,7 +307,8 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
 }
 
 template <class Real>
-void load_shot(Subdomain<Real>& d, const Model& model, const Shot& shot, double dt) {
+void load_shot(Subdomain<Real>& d, const Model& model, const Preflight& preflight, const Shot& shot) {
+  const double dt = preflight.dt;
   auto loading = d.part ? std::make_unique<Loading>(Loading(model, &shot).restricted(d.part->nodes))
                         : std::make_unique<Loading>(*d.model, &shot);
   // Transducers load and never constrain, so the integrator's constrained DOFs stay right.
@@ -316,6 +317,7 @@ void load_shot(Subdomain<Real>& d, const Model& model, const Shot& shot, double 
   d.loads.reset();
   d.loading = std::move(loading);
   d.loads = std::make_unique<DeviceLoading<Real>>(d.exec, *d.loading, dt);
+  if (d.fluid) d.fluid->load_shot(fluid_loading(model, preflight.fluid->mesh, &shot));
 }
 
 template <class Real>
@@ -516,8 +518,8 @@ template std::unique_ptr<Subdomain<float>> set_up_subdomain(const Exec&, const M
                                                             Exchange<float>&, SetupClock&, Observer*, std::mutex&);
 template std::unique_ptr<Subdomain<double>> set_up_subdomain(const Exec&, const Model&, Numbering, const Preflight&,
                                                              Exchange<double>&, SetupClock&, Observer*, std::mutex&);
-template void load_shot(Subdomain<float>&, const Model&, const Shot&, double);
-template void load_shot(Subdomain<double>&, const Model&, const Shot&, double);
+template void load_shot(Subdomain<float>&, const Model&, const Preflight&, const Shot&);
+template void load_shot(Subdomain<double>&, const Model&, const Preflight&, const Shot&);
 template void start_from_rest(Subdomain<float>&, double);
 template void start_from_rest(Subdomain<double>&, double);
 

@@ -148,10 +148,10 @@ void finish_subdomain(Subdomain<Real>& d, const Model& model, const Preflight& p
                       Observer* observer, std::mutex& observer_guard);
 
 // Gives subdomain `d` the loads of `shot` (model/transducer.hpp) in place of the ones it has: a
-// part's restricted from `model` (in its own numbering), or those of d.model. The constraints are
-// the same in every shot.
+// part's restricted from `model` (in its own numbering), or those of d.model; and its fluid's
+// (fluid_loading of `model`, the pre-flight's fluid). The constraints are the same in every shot.
 template <class Real>
-void load_shot(Subdomain<Real>& d, const Model& model, const Shot& shot, double dt);
+void load_shot(Subdomain<Real>& d, const Model& model, const Preflight& preflight, const Shot& shot);
 
 // Puts subdomain `d` at rest at step 0: zero displacement, prescribed DOFs on their motion at
 // t = -dt and 0.

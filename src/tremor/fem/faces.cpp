@@ -257,4 +257,126 @@ double face_area(FaceType type, int order, int dim, std::span<const double> coor
   return area;
 }
 
+void disc_weights(FaceType type, int order, int dim, std::span<const double> coordinates,
+                  std::span<const double> centre, double radius, std::vector<double>& weights) {
+  const int face_dim = face_dimension(type), n_nodes = nodes_per_face(type, order);
+  const bool triangle = type == FaceType::Tri3 || type == FaceType::Tri6;
+  const int deepest = face_dim == 1 ? 24 : 10;
+  const FaceRule base = face_quadrature(type, order);
+  std::vector<double> N(static_cast<std::size_t>(n_nodes)), dN(static_cast<std::size_t>(n_nodes * face_dim));
+  // Where reference point xi lies, and whether within the radius.
+  const auto position = [&](const double* xi, double* x) {
+    face_shape(type, order, xi, N.data(), dN.data());
+    for (int d = 0; d < dim; ++d) {
+      x[d] = 0.0;
+      for (int a = 0; a < n_nodes; ++a)
+        x[d] += N[static_cast<std::size_t>(a)] * coordinates[static_cast<std::size_t>(a * dim + d)];
+    }
+  };
+  const auto distance = [&](const double* x, const double* y) {
+    double sum = 0.0;
+    for (int d = 0; d < dim; ++d) sum += (x[d] - y[d]) * (x[d] - y[d]);
+    return std::sqrt(sum);
+  };
+  const auto inside = [&](const double* xi) {
+    double x[3];
+    position(xi, x);
+    return distance(x, centre.data()) <= radius;
+  };
+  // The composite rule: a cell is xi = o + A s, s in the reference domain ([-1, 1]^k, or the unit
+  // triangle), its points the base rule's mapped, its weights scaled by |det A|.
+  FaceRule rule;
+  rule.dim = face_dim;
+  struct Cell {
+    double o[2], A[4];  // A row-major, face_dim x face_dim
+  };
+  const auto map = [&](const Cell& cell, const double* s, double* xi) {
+    for (int i = 0; i < face_dim; ++i) {
+      xi[i] = cell.o[i];
+      for (int j = 0; j < face_dim; ++j) xi[i] += cell.A[i * face_dim + j] * s[j];
+    }
+  };
+  // A cell inside takes the face's rule; a finest cell still cut, its centroid if that is inside
+  // (the cell is too small for the rule's order to matter beside where the edge crosses it).
+  const double reference_area = face_dim == 1 ? 2.0 : triangle ? 0.5 : 4.0;
+  const double centroid[2] = {triangle ? 1.0 / 3.0 : 0.0, triangle ? 1.0 / 3.0 : 0.0};
+  const auto take = [&](const Cell& cell, bool all) {
+    const double det = std::abs(face_dim == 1 ? cell.A[0] : cell.A[0] * cell.A[3] - cell.A[1] * cell.A[2]);
+    double xi[2];
+    if (!all) {
+      map(cell, centroid, xi);
+      if (!inside(xi)) return;
+      for (int i = 0; i < face_dim; ++i) rule.points.push_back(xi[i]);
+      rule.weights.push_back(reference_area * det);
+      return;
+    }
+    for (int q = 0; q < base.n_points(); ++q) {
+      map(cell, base.points.data() + q * face_dim, xi);
+      for (int i = 0; i < face_dim; ++i) rule.points.push_back(xi[i]);
+      rule.weights.push_back(base.weights[static_cast<std::size_t>(q)] * det);
+    }
+  };
+  // The cell's corners in its own reference coordinates.
+  std::vector<std::array<double, 2>> corners;
+  if (face_dim == 1)
+    corners = {{-1.0, 0.0}, {1.0, 0.0}};
+  else if (triangle)
+    corners = {{0.0, 0.0}, {1.0, 0.0}, {0.0, 1.0}};
+  else
+    corners = {{-1.0, -1.0}, {1.0, -1.0}, {1.0, 1.0}, {-1.0, 1.0}};
+  const auto visit = [&](const auto& self, const Cell& cell, int depth) -> void {
+    int in = 0;
+    double x[4][3], middle[3] = {0.0, 0.0, 0.0};
+    const int n_corners = static_cast<int>(corners.size());
+    for (int k = 0; k < n_corners; ++k) {
+      double xi[2];
+      map(cell, corners[static_cast<std::size_t>(k)].data(), xi);
+      position(xi, x[k]);
+      in += distance(x[k], centre.data()) <= radius ? 1 : 0;
+      for (int d = 0; d < dim; ++d) middle[d] += x[k][d] / n_corners;
+    }
+    // A cell whose corners are all inside lies inside (a flat piece is their convex hull, the
+    // ball convex). One with none inside is outside when the ball is farther than its corners
+    // (with half again for a curved face's bulge); else it may still be cut (a small disc within a
+    // face), and only the finest cells are left to their points.
+    if (in == n_corners) return take(cell, true);
+    double reach = 0.0;
+    for (int k = 0; k < n_corners; ++k) reach = std::max(reach, distance(x[k], middle));
+    if (in == 0 && distance(middle, centre.data()) > radius + 1.5 * reach) return;
+    if (depth == deepest) return take(cell, false);
+    // Halve: the children of [-1, 1]^k at offsets +-1/2, or a triangle's four (its middle one turned).
+    Cell child{};
+    for (int i = 0; i < face_dim * face_dim; ++i) child.A[i] = 0.5 * cell.A[i];
+    if (triangle) {
+      const double offsets[3][2] = {{0.0, 0.0}, {0.5, 0.0}, {0.0, 0.5}};
+      for (const auto& offset : offsets) {
+        map(cell, offset, child.o);
+        self(self, child, depth + 1);
+      }
+      const double middle[2] = {0.5, 0.5};
+      map(cell, middle, child.o);
+      for (int i = 0; i < 4; ++i) child.A[i] = -0.5 * cell.A[i];
+      return self(self, child, depth + 1);
+    }
+    const int n_children = face_dim == 1 ? 2 : 4;
+    for (int k = 0; k < n_children; ++k) {
+      const double offset[2] = {k % 2 ? 0.5 : -0.5, k / 2 ? 0.5 : -0.5};
+      map(cell, offset, child.o);
+      self(self, child, depth + 1);
+    }
+  };
+  Cell root{};
+  root.A[0] = 1.0;
+  if (face_dim == 2) root.A[3] = 1.0;
+  visit(visit, root, 0);
+  weights.assign(static_cast<std::size_t>(n_nodes), 0.0);
+  if (rule.weights.empty()) return;
+  integrate(
+      type, order, dim, coordinates,
+      [&](const double* shape, const double*, double norm, double weight) {
+        for (int a = 0; a < n_nodes; ++a) weights[static_cast<std::size_t>(a)] += weight * shape[a] * norm;
+      },
+      &rule);
+}
+
 }  // namespace tremor::fem

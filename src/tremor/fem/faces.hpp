@@ -61,5 +61,14 @@ void coupling_matrix(FaceType type, int order, int dim, std::span<const double> 
                      std::vector<double>& C);
 // Area (3D) or length (2D) of the face.
 double face_area(FaceType type, int order, int dim, std::span<const double> coordinates);
+// The part of a face within distance `radius` of `centre` (dim values): a piston's share of it
+// (model/transducer.hpp), per face node a = int N_a dA over the points x of the face with
+// |x - centre| <= radius, written into `weights` (resized). The face's reference domain is halved
+// where the sphere cuts it, down to 1/1024 of the face per direction (2^-24 on lines); a piece
+// inside is integrated by the face's rule (a face wholly inside: exactly), a finest piece still cut
+// by its centroid where that is inside, so the disc's edge costs about 1e-4 of a face's area.
+// Throws as face_area does.
+void disc_weights(FaceType type, int order, int dim, std::span<const double> coordinates,
+                  std::span<const double> centre, double radius, std::vector<double>& weights);
 
 }  // namespace tremor::fem

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <string>
 
 #include "tremor/core/error.hpp"
@@ -19,16 +20,22 @@ const std::string& origin_of(const Model& model, const std::string& origin) {
 
 }  // namespace
 
-std::vector<std::pair<Index, double>> surface_forces(const Model& model, const SurfaceLoad& load) {
+namespace {
+
+// Each face of `faces` (of surface `surface`, named with `at` in messages): value(type, order,
+// coordinates, values) writes `per` values per face node of it, which are summed per node into the
+// result, times the section's thickness in 2D, as (node * per + k, sum) where the sum is not 0.
+template <class Value>
+std::vector<std::pair<Index, double>> face_sums(const Model& model, std::span<const Face> faces, int per,
+                                                const std::string& at, const std::string& surface, Value&& value) {
   const Mesh& mesh = model.mesh;
   const int dim = mesh.dim();
-  const std::string& at = origin_of(model, load.origin);
   std::vector<int> section;
   if (dim == 2) section = model.element_sections();
   std::map<Index, double> sum;
-  std::vector<double> coordinates, forces;
-  for (const Face& face : load.faces) {
-    TREMOR_CHECK(face.element >= 0 && face.element < mesh.n_elements(), at, ": surface '", load.surface,
+  std::vector<double> coordinates, values;
+  for (const Face& face : faces) {
+    TREMOR_CHECK(face.element >= 0 && face.element < mesh.n_elements(), at, ": surface '", surface,
                  "' refers to element index ", face.element, " out of range");
     const ElementRef ref = mesh.locate(face.element);
     const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
@@ -38,14 +45,10 @@ std::vector<std::pair<Index, double>> surface_forces(const Model& model, const S
     coordinates.clear();
     for (int a = 0; a < n; ++a)
       for (double x : mesh.node(nodes[static_cast<std::size_t>(local[a])])) coordinates.push_back(x);
-    const FaceType type = face_type(block.type);
     try {
-      if (load.pressure)
-        pressure_forces(type, block.order, dim, coordinates, *load.pressure, forces);
-      else
-        traction_forces(type, block.order, dim, coordinates, load.traction, forces);
+      value(face_type(block.type), block.order, coordinates, values);
     } catch (const Error& error) {
-      throw Error(str(at, ": surface '", load.surface, "', face ", face.face, " of element ",
+      throw Error(str(at, ": surface '", surface, "', face ", face.face, " of element ",
                       mesh.element_label(face.element), ": ", error.what()));
     }
     double thickness = 1.0;
@@ -55,13 +58,35 @@ std::vector<std::pair<Index, double>> surface_forces(const Model& model, const S
     }
     for (int a = 0; a < n; ++a) {
       const Index node = nodes[static_cast<std::size_t>(local[a])];
-      for (int c = 0; c < dim; ++c) sum[node * dim + c] += thickness * forces[static_cast<std::size_t>(a * dim + c)];
+      for (int k = 0; k < per; ++k) sum[node * per + k] += thickness * values[static_cast<std::size_t>(a * per + k)];
     }
   }
   std::vector<std::pair<Index, double>> out;
-  for (const auto& [dof, force] : sum)
-    if (force != 0.0) out.emplace_back(dof, force);
+  for (const auto& [key, total] : sum)
+    if (total != 0.0) out.emplace_back(key, total);
   return out;
+}
+
+}  // namespace
+
+std::vector<std::pair<Index, double>> surface_forces(const Model& model, const SurfaceLoad& load) {
+  const int dim = model.mesh.dim();
+  return face_sums(model, load.faces, dim, origin_of(model, load.origin), load.surface,
+                   [&](FaceType type, int order, const std::vector<double>& x, std::vector<double>& forces) {
+                     if (load.pressure)
+                       pressure_forces(type, order, dim, x, *load.pressure, forces);
+                     else
+                       traction_forces(type, order, dim, x, load.traction, forces);
+                   });
+}
+
+std::vector<std::pair<Index, double>> piston_areas(const Model& model, const Transducer& piston) {
+  const int dim = model.mesh.dim();
+  const std::span<const double> centre(piston.position.data(), static_cast<std::size_t>(dim));
+  return face_sums(model, piston.piston_faces, 1, origin_of(model, piston.origin), piston.surface,
+                   [&](FaceType type, int order, const std::vector<double>& x, std::vector<double>& areas) {
+                     disc_weights(type, order, dim, x, centre, piston.radius, areas);
+                   });
 }
 
 std::vector<std::pair<Index, double>> body_forces(const Model& model, const BodyForce& force) {

@@ -141,19 +141,37 @@ OutputSettings read_output(const Table& table, const Mesh& mesh) {
   return output;
 }
 
-constexpr std::string_view transducer_keys[] = {"name",   "position", "radius", "mode",    "amplitude",
-                                                "signal", "delay",    "surface", "opposite"};
-constexpr std::string_view transducer_modes[] = {"A0", "S0"};
+constexpr std::string_view transducer_keys[] = {"name",  "position", "radius",  "mode",     "amplitude",
+                                                "signal", "delay",   "surface", "opposite", "drive"};
+constexpr std::string_view transducer_modes[] = {"A0", "S0", "piston"};
+constexpr std::string_view piston_drives[] = {"velocity", "pressure"};
 
-Transducer read_transducer(Table& table, const std::string& base_dir) {
+Transducer read_transducer(Table& table, const Bounds& bounds, const std::string& base_dir) {
   name_where(table);
   table.only(transducer_keys);
   Transducer t;
   t.origin = origin_of(table);
   t.name = table.string("name").value_or(table.where());
-  t.position = plane_pair(table, "position", "x and y of the transducer's centre on the plate, m");
-  t.radius = non_negative(table, "radius", "m; 0 or absent: a point force");
-  t.mode = choice(table, "mode", transducer_modes).value_or("A0") == "S0" ? Transducer::Mode::S0 : Transducer::Mode::A0;
+  const std::string mode = choice(table, "mode", transducer_modes).value_or("A0");
+  t.mode = mode == "piston" ? Transducer::Mode::Piston : mode == "S0" ? Transducer::Mode::S0 : Transducer::Mode::A0;
+  const bool piston = t.mode == Transducer::Mode::Piston;
+  if (piston) {
+    // A piston's centre on a fluid's surface, as a source's position.
+    if (!table.has("position")) table.fail_at(table.line(), "missing 'position' (the piston's centre, m)");
+    t.position = position_in(table, *table.node("position"), bounds, "'position'");
+    if (!table.has("radius")) table.fail_at(table.line(), "missing 'radius' (the piston's, m; in 2D the strip's half-width)");
+    if (!table.has("surface")) table.fail_at(table.line(), "missing 'surface' (the fluid's surface the piston stands on)");
+    if (table.has("opposite")) table.fail("opposite", "a piston has no 'opposite' surface (that is an S0 transducer's)");
+    t.drive = choice(table, "drive", piston_drives).value_or("velocity") == "pressure" ? Transducer::Drive::Pressure
+                                                                                       : Transducer::Drive::Velocity;
+  } else {
+    if (table.has("drive")) table.fail("drive", "'drive' is a piston's (mode = \"piston\"); a plate's transducer is a force");
+    t.position = {0.0, 0.0, 0.0};
+    const auto xy = plane_pair(table, "position", "x and y of the transducer's centre on the plate, m");
+    t.position[0] = xy[0];
+    t.position[1] = xy[1];
+  }
+  t.radius = non_negative(table, "radius", piston ? "m" : "m; 0 or absent: a point force");
   t.amplitude = table.number("amplitude", 1.0);
   t.delay = non_negative(table, "delay", "s");
   t.surface = table.string("surface").value_or("zmax");
@@ -187,7 +205,7 @@ void read_excitation(const Table& root, Model& model, const std::string& base_di
     model.point_sources.push_back(read_source(table, model.mesh, bounds, base_dir, signal_optional));
   for (Table table : root.tables("traction"))
     model.surface_loads.push_back(read_traction(table, model.mesh, base_dir, signal_optional));
-  for (Table table : root.tables("transducer")) add_transducer(model, read_transducer(table, base_dir));
+  for (Table table : root.tables("transducer")) add_transducer(model, read_transducer(table, bounds, base_dir));
   for (Table table : root.tables("shot")) add_shot(model, read_shot(table));
   if (!model.shots.empty())
     for (const Transducer& t : model.transducers)

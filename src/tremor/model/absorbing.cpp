@@ -179,6 +179,9 @@ std::vector<const Signal*> source_signals(const Model& model) {
   for (const PrescribedDisplacement& p : model.prescribed) signals.push_back(&p.signal);
   for (const SurfaceLoad& load : model.surface_loads)
     if (load.signal) signals.push_back(&*load.signal);
+  // A piston's loads are the fluid's, made at the run (the others' became point sources or loads).
+  for (const Transducer& t : model.transducers)
+    if (t.mode == Transducer::Mode::Piston) signals.push_back(&t.signal);
   return signals;
 }
 

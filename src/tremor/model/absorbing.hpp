@@ -89,7 +89,7 @@ double absorbing_alpha(double alpha_max, double power, double depth);
 double srm_stiffness_factor(double alpha, double frequency);
 
 // The signals of the model's [[source]]s, [[prescribed_displacement]]s and [[traction]]s (those
-// that have one), in that order.
+// that have one) and its pistons (whose loads the fluid's loading makes at the run), in that order.
 std::vector<const Signal*> source_signals(const Model& model);
 
 // Highest significant frequency of the model's time functions: the signals of [[source]],

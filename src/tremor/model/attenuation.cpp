@@ -130,7 +130,8 @@ std::array<double, 2> source_frequencies(const Model& model) {
     highest = std::max(highest, signal.frequency);
   };
   for (const Signal* signal : source_signals(model)) take(*signal);
-  for (const Transducer& t : model.transducers) take(t.signal);
+  for (const Transducer& t : model.transducers)
+    if (t.mode != Transducer::Mode::Piston) take(t.signal);  // (a piston's: a source signal above)
   if (highest == 0.0) return {0.0, 0.0};
   return {lowest, highest};
 }

@@ -99,6 +99,9 @@ void Model::validate() const {
   for (const PointSource& s : point_sources)
     TREMOR_CHECK(!s.volume || has_fluids(), s.origin,
                  ": a volume source injects volume into a fluid, and the model has no fluid section");
+  for (const Transducer& t : transducers)
+    TREMOR_CHECK(t.mode != Transducer::Mode::Piston || has_fluids(), t.origin.empty() ? source : t.origin,
+                 ": piston '", t.name, "' drives a fluid, and the model has no fluid section");
   for (const Receiver& r : receivers)
     TREMOR_CHECK(!r.pressure || has_fluids(), r.origin.empty() ? source : r.origin, ": receiver '", r.name,
                  "' records pressure, which a fluid has, and the model has no fluid section");

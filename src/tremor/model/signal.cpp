@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 #include "tremor/core/error.hpp"
 #include "tremor/core/text_rows.hpp"
@@ -116,6 +117,81 @@ double Signal::value(double t) const {
   const auto lower = upper - 1;
   const double w = (t - lower->first) / (upper->first - lower->first);
   return (1.0 - w) * lower->second + w * upper->second;
+}
+
+namespace {
+
+// int_0^t sin(k tau) dtau (times 1) and int_0^t int_0^tau sin(k s) ds dtau (times 2), written so
+// that no digit is lost to cancellation for small k t: 2 sin^2(k t / 2) / k, and (k t - sin k t) / k^2
+// by its series where k t is small.
+double sine_integral(double k, double t, int times) {
+  if (k == 0.0) return 0.0;
+  const double x = k * t;
+  if (times == 1) {
+    const double half = std::sin(0.5 * x);
+    return 2.0 * half * half / k;
+  }
+  if (std::abs(x) < 1e-2) {  // the series' next term is below 1e-19 of the first
+    const double x2 = x * x;
+    return t * t * x / 6.0 * (1.0 - x2 / 20.0 * (1.0 - x2 / 42.0));
+  }
+  return (x - std::sin(x)) / (k * k);
+}
+
+}  // namespace
+
+double Signal::integral(double t, int times) const {
+  TREMOR_CHECK(times == 1 || times == 2, "Signal::integral: ", times, " times; 1 or 2");
+  if (!(t > 0.0)) return 0.0;
+  constexpr double pi = std::numbers::pi;
+  switch (kind) {
+    case SignalKind::ToneBurst: {
+      // sin(w t) (1 - cos(w t / n)) / 2 = sin(w t) / 2 - sin(w+ t) / 4 - sin(w- t) / 4, w+- = w (1 +- 1 / n);
+      // after the burst's end T the first integral holds and the second grows linearly.
+      const double w = 2.0 * pi * frequency, end = cycles / frequency;
+      const double up = w * (1.0 + 1.0 / cycles), down = w * (1.0 - 1.0 / cycles);
+      const auto burst = [&](double s, int n) {
+        return 0.5 * sine_integral(w, s, n) - 0.25 * (sine_integral(up, s, n) + sine_integral(down, s, n));
+      };
+      if (t <= end) return burst(t, times);
+      return times == 1 ? burst(end, 1) : burst(end, 2) + burst(end, 1) * (t - end);
+    }
+    case SignalKind::Ricker: {
+      // (1 - 2 a s^2) e^{-a s^2} = d/ds [s e^{-a s^2}], a = (pi f)^2, s = t - t0.
+      const double a = (pi * frequency) * (pi * frequency), s = t - centre;
+      const double start = std::exp(-a * centre * centre), now = std::exp(-a * s * s);
+      if (times == 1) return s * now + centre * start;
+      return (start - now) / (2.0 * a) + t * centre * start;
+    }
+    case SignalKind::Gaussian: {
+      // int e^{-b s^2} = sqrt(pi) erf(q s) / (2 q), q = sqrt(b); int erf(q s) ds = s erf(q s) + e^{-q^2 s^2} / (q sqrt(pi)).
+      const double q = std::sqrt(sharpness), s = t - centre, scale = std::sqrt(pi) / (2.0 * q);
+      const double from = std::erf(q * centre), to = std::erf(q * s);
+      if (times == 1) return scale * (to + from);
+      return scale * (s * (to + from) + (std::exp(-sharpness * s * s) - std::exp(-sharpness * centre * centre)) /
+                                            (q * std::sqrt(pi)));
+    }
+    case SignalKind::Tabulated:
+      break;
+  }
+  if (table.empty()) return 0.0;
+  // Piece by piece from 0: the first value held before the first point, linear between points,
+  // the last value held after; on a linear piece of length h from value f0 to f1,
+  //   I1 += h (f0 + f1) / 2,   I2 += I1 h + h^2 (2 f0 + f1) / 6.
+  double first = 0.0, second = 0.0, from = 0.0;
+  const auto piece = [&](double to) {  // [from, to] within [0, t], linear there
+    if (!(to > from)) return;
+    const double h = to - from, f0 = value(from), f1 = value(to);
+    second += first * h + h * h * (2.0 * f0 + f1) / 6.0;
+    first += 0.5 * h * (f0 + f1);
+    from = to;
+  };
+  for (const auto& point : table) {
+    if (point.first >= t) break;
+    piece(point.first);
+  }
+  piece(t);
+  return times == 1 ? first : second;
 }
 
 double Signal::duration() const {

@@ -101,6 +101,12 @@ struct Signal : SignalParameters {
   static Signal parse_table(std::string_view text, const std::string& file);
 
   double value(double t) const;
+  // The signal integrated `times` (1 or 2) times in time from its start, int_0^t value and
+  // int_0^t int_0^tau value, 0 for t <= 0: a piston's displacement from its velocity, a potential
+  // from a pressure. Closed forms for the analytic kinds (the tone burst's three sines, the Ricker's
+  // and the Gaussian's primitives through exp and erf); a table's exactly, piecewise linear as
+  // value() is (holding its ends), in O(points before t).
+  double integral(double t, int times) const;
   // End of the support, s: value(t) is exactly 0 for t > duration() (tone burst, or a table
   // ending at 0), or for the Gaussian and Ricker, |value| < 1e-6 of the peak for t > duration()
   // (their effective support). Infinity where the signal never ends (a table ending non-zero).

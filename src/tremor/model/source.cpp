@@ -93,6 +93,11 @@ void validate_excitation(const Model& model) {
     TREMOR_CHECK(dim == 3 || source.direction[2] == 0.0, at, ": point source direction has a z component in a 2D model");
     TREMOR_CHECK(std::isfinite(source.amplitude), at, ": point source ", source.volume ? "volume" : "amplitude",
                  " is not finite");
+    TREMOR_CHECK(source.weights.empty() || source.weights.size() == source.nodes.size(), at, ": point source has ",
+                 source.weights.size(), " weights for ", source.nodes.size(), " nodes");
+    for (const double w : source.weights) TREMOR_CHECK(std::isfinite(w), at, ": point source weight is not finite");
+    TREMOR_CHECK(source.integrated == 0 || source.integrated == 1, at, ": point source signal integrated ",
+                 source.integrated, " times; 0 or 1");
     check_delay(source.delay, at, "point source");
     source.signal.check(str(at, ": point source signal"));
   }
@@ -143,6 +148,8 @@ void validate_excitation(const Model& model) {
                    "D model");
     for (double f : p.factor) TREMOR_CHECK(std::isfinite(f), at, ": prescribed displacement factor is not finite");
     TREMOR_CHECK(std::isfinite(p.amplitude), at, ": prescribed displacement amplitude is not finite");
+    TREMOR_CHECK(p.integrated >= 0 && p.integrated <= 2, at, ": prescribed displacement signal integrated ",
+                 p.integrated, " times; 0, 1 or 2");
     check_delay(p.delay, at, "prescribed displacement");
     p.signal.check(str(at, ": prescribed displacement signal"));
   }

@@ -30,7 +30,14 @@ struct PointSource {
   // A monopole in a fluid (docs/model-file.md, "Fluids"): volume amplitude * signal(t - delay)
   // injected at each node, which a fluid element holds; `direction` unused.
   bool volume = false;
+  // Per node (in the order of `nodes`), factors of the amplitude; empty: 1 at every node. A
+  // piston's volume sources (explicit_fe::fluid_loading) share one source so, each node its share
+  // of the piston's face.
+  std::vector<double> weights;
   Signal signal;
+  // 0: amplitude * signal(t - delay); 1: amplitude * its time integral from the start
+  // (Signal::integral: a piston's volume from its velocity).
+  int integrated = 0;
   double delay = 0.0;  // s, >= 0
   std::string origin;  // "file:line", for messages
   std::string transducer;  // the transducer it stands for (model/transducer.hpp); empty: none
@@ -65,8 +72,12 @@ struct PrescribedDisplacement {
   std::array<double, 3> factor{0.0, 0.0, 0.0};  // per component
   double amplitude = 1.0;                    // m
   Signal signal;
+  // 0: the signal; 1 or 2: its first or second time integral from the start (Signal::integral: a
+  // fluid's potential held so that its pressure follows the signal, explicit_fe::fluid_loading).
+  int integrated = 0;
   double delay = 0.0;
   std::string origin;
+  std::string transducer;  // the transducer it stands for (model/transducer.hpp); empty: none
 };
 
 // A body force on the elements of a set: an acceleration field g (m/s^2, global axes), as gravity

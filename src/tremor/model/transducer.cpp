@@ -42,9 +42,54 @@ FaceGeometry geometry(const Mesh& mesh, const Face& face) {
 
 }  // namespace
 
+namespace {
+
+// A piston: the faces of its surface that reach within its radius of its centre, kept for the
+// fluid's loading, which integrates what of each lies within (fem::disc_weights).
+void add_piston(Model& model, Transducer t, const std::string& at) {
+  const Mesh& mesh = model.mesh;
+  const int dim = mesh.dim();
+  TREMOR_CHECK(t.radius > 0.0 && std::isfinite(t.radius), at, ": piston '", t.name, "': its radius is ", t.radius,
+               " m; a piston needs a radius above 0 (in 2D, the strip's half-width)");
+  const auto set = mesh.face_sets.find(t.surface);
+  TREMOR_CHECK(set != mesh.face_sets.end() && !set->second.empty(), at, ": piston '", t.name,
+               "': the mesh has no surface '", t.surface, "'");
+  double nearest = std::numeric_limits<double>::infinity(), largest = 0.0;
+  for (const Face& face : set->second) {
+    const ElementRef ref = mesh.locate(face.element);
+    const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
+    int local[max_face_nodes];
+    const int n = face_nodes(block.type, block.order, face.face, local);
+    const auto nodes = block.nodes(ref.element);
+    // The face's centre of nodes and its reach from there: the ball it lies in.
+    std::array<double, 3> centre{0.0, 0.0, 0.0};
+    for (int a = 0; a < n; ++a)
+      for (int d = 0; d < dim; ++d) centre[static_cast<std::size_t>(d)] += mesh.node(nodes[static_cast<std::size_t>(local[a])])[d] / n;
+    const auto distance = [&](const auto& x, const auto& y) {
+      double sum = 0.0;
+      for (int d = 0; d < dim; ++d) sum += (x[d] - y[d]) * (x[d] - y[d]);
+      return std::sqrt(sum);
+    };
+    double reach = 0.0;
+    for (int a = 0; a < n; ++a) reach = std::max(reach, distance(mesh.node(nodes[static_cast<std::size_t>(local[a])]), centre));
+    largest = std::max(largest, 2.0 * reach);
+    const double from = distance(centre, t.position);
+    nearest = std::min(nearest, from - reach);
+    // Half again the reach for a curved face's bulge beyond its nodes.
+    if (from <= t.radius + 1.5 * reach) t.piston_faces.push_back(face);
+  }
+  TREMOR_CHECK(nearest <= largest, at, ": piston '", t.name, "' centred at (", t.position[0], ", ", t.position[1],
+               dim == 3 ? str(", ", t.position[2]) : std::string(), ") is not on surface '", t.surface,
+               "' (its nearest face is ", nearest, " m away)");
+  model.transducers.push_back(std::move(t));
+}
+
+}  // namespace
+
 void add_transducer(Model& model, Transducer t) {
   const Mesh& mesh = model.mesh;
   const std::string at = t.origin.empty() ? model.source : t.origin;
+  if (t.mode == Transducer::Mode::Piston) return add_piston(model, std::move(t), at);
   TREMOR_CHECK(mesh.dim() == 3, at, ": transducer '", t.name, "' stands on a plate; the mesh is 2D");
   std::vector<std::string> surfaces{t.surface};
   if (t.mode == Transducer::Mode::S0) surfaces.push_back(t.opposite);

@@ -5,12 +5,20 @@
 // bottom, which excite the symmetric mode and cancel the antisymmetric one). A transducer becomes
 // the point sources or surface loads that do this (add_transducer); the model keeps it for
 // `tremor info`.
+//
+// A piston stands on a fluid's surface instead (immersion testing, docs/model-file.md "Fluids"):
+// the part of the surface within its radius of its centre (a disc in 3D; in 2D, a section through
+// the disc's axis, a strip of half-width the radius) moves into the fluid at a normal velocity, or
+// holds the fluid's pressure, amplitude * signal(t - delay), the rest of the surface rigid (a
+// baffle). The fluid's loading (explicit_fe::fluid_loading) turns its faces into volume sources or
+// a held potential.
 #include <array>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "tremor/core/config.hpp"
+#include "tremor/mesh/faces.hpp"
 #include "tremor/model/signal.hpp"
 
 namespace tremor {
@@ -18,12 +26,16 @@ namespace tremor {
 struct Model;
 
 struct Transducer {
-  enum class Mode { A0, S0 };
+  enum class Mode { A0, S0, Piston };
+  enum class Drive { Velocity, Pressure };  // a piston's
   std::string name;
-  std::array<double, 2> position{0.0, 0.0};  // m: x and y on the plate
-  double radius = 0.0;                       // m: 0 a point force, else a disc
+  // m: x and y on the plate; a piston's centre, dim coordinates (z = 0 in 2D)
+  std::array<double, 3> position{0.0, 0.0, 0.0};
+  double radius = 0.0;                       // m: 0 a point force, else a disc; a piston's > 0
   Mode mode = Mode::A0;
-  double amplitude = 1.0;  // N: the force on each surface (a disc's pressure times its area)
+  Drive drive = Drive::Velocity;
+  // N: the force on each surface (a disc's pressure times its area); a piston's m/s or Pa
+  double amplitude = 1.0;
   Signal signal;
   double delay = 0.0;          // s
   std::string surface = "zmax";   // the surface it stands on
@@ -34,6 +46,9 @@ struct Transducer {
   std::vector<Index> nodes;
   std::vector<std::size_t> faces;
   double area = 0.0;
+  // A piston's: the faces of its surface that reach within its radius of its centre (what of each
+  // lies within, the fluid's loading integrates).
+  std::vector<Face> piston_faces;
 };
 
 // A shot: transducers fired together. A model with shots is stepped once per shot, in order, on
@@ -69,7 +84,9 @@ void add_shot(Model& model, Shot shot);
 // surface's inward z) or surface loads (the faces of `surface` whose centres lie within the
 // radius, at the pressure that makes `amplitude` over their area) of `t` to `model`, and `t`
 // itself. Throws tremor::Error naming t.origin: a surface the mesh lacks or that is not normal to
-// z, a position over no face of it, a disc that holds no face centre.
+// z, a position over no face of it, a disc that holds no face centre. A piston keeps its faces
+// (piston_faces) and adds no load here; refused: a radius of 0, a surface the mesh lacks, a centre
+// farther from the surface than its largest face, a 2D model's plate modes.
 void add_transducer(Model& model, Transducer t);
 
 }  // namespace tremor

@@ -365,6 +365,8 @@ std::string model_hash(std::string_view model_bytes, const Model& model) {
   for (const PrescribedDisplacement& p : model.prescribed) signal(p.signal);
   for (const SurfaceLoad& load : model.surface_loads)
     if (load.signal) signal(*load.signal);
+  for (const Transducer& t : model.transducers)
+    if (t.mode == Transducer::Mode::Piston) signal(t.signal);
   for (const Amplitude& amplitude : model.amplitudes) inputs.add(amplitude.points);
   return str("fnv1a64:", file.hex(), ":", inputs.hex());
 }

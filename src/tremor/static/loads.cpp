@@ -76,12 +76,15 @@ StaticLoads static_loads(const Model& model) {
     }
   }
   for (const PointSource& source : model.point_sources)
-    for (Index node : source.nodes)
+    for (std::size_t i = 0; i < source.nodes.size(); ++i) {
+      const Index node = source.nodes[i];
+      const double weight = source.weights.empty() ? 1.0 : source.weights[i];
       for (int c = 0; c < dim; ++c)
         if (source.direction[static_cast<std::size_t>(c)] != 0.0) {
-          add(node * dim + c, source.amplitude * source.direction[static_cast<std::size_t>(c)]);
+          add(node * dim + c, source.amplitude * source.direction[static_cast<std::size_t>(c)] * weight);
           concentrated.insert(node * dim + c);
         }
+    }
   for (const SurfaceLoad& load : model.surface_loads) {
     ignore_amplitude(load.amplitude, load.origin);
     for (const auto& [d, value] : fem::surface_forces(model, load)) add(d, value);

@@ -66,13 +66,8 @@ void print_time_step(const Model& model) {
     std::printf("%-18sneeds materials and sections (a mesh file alone has none)\n", "stable time step");
     return;
   }
-  // With fluids: the smaller of the solid's and the fluid's (explicit/fluid.hpp), as the run takes.
-  const bool fluids = model.has_fluids();
-  const Model solid = fluids ? fem::solid_part(model) : Model{};
-  const Model& solids = fluids ? solid : model;
-  explicit_fe::StableStep estimate{std::numeric_limits<double>::infinity(), 0, 0, ""};
-  if (solids.mesh.n_elements() > 0) estimate = explicit_fe::stable_step(solids, Exec::openmp());
-  if (fluids) estimate = explicit_fe::with_fluid(estimate, explicit_fe::fluid_setup(model, Exec::openmp()));
+  // With fluids: the coupled bound (explicit_fe::with_fluid), as the run takes.
+  const explicit_fe::StableStep estimate = explicit_fe::stable_step(model, Exec::openmp());
   std::printf("%-18s%ss (%s); the explicit solver uses 0.9 of it by default\n", "stable time step",
               si(estimate.dt).c_str(), estimate.by.c_str());
   if (model.explicit_step && model.explicit_step->duration > 0)

@@ -254,6 +254,44 @@ Index fluid_number(const FluidMesh& fluid, Index node) {
 
 }  // namespace
 
+double coupling_bound(const FluidSetup& fluid, std::span<const double> solid_mass) {
+  const int dim = fluid.mesh.model.mesh.dim();
+  const auto d = static_cast<std::size_t>(dim);
+  // C summed over the faces by (solid node, fluid node) pair, both model nodes.
+  std::map<std::pair<Index, Index>, std::array<double, 3>> pairs;
+  for (const fem::CouplingFace& face : fluid.interface.faces) {
+    const std::size_t n = face.nodes.size();
+    for (std::size_t a = 0; a < n; ++a)
+      for (std::size_t b = 0; b < n; ++b) {
+        std::array<double, 3>& sum = pairs[{face.nodes[a], face.nodes[b]}];
+        for (std::size_t c = 0; c < d; ++c) sum[c] += face.C[(a * n + b) * d + c];
+      }
+  }
+  // By fluid node b: its pairs (a, C_ab), and s_b = sum over them of |C_ab| (1-norm) / sqrt(M_s,a).
+  std::map<Index, std::vector<std::pair<Index, std::array<double, 3>>>> by_fluid;
+  for (const auto& [key, c] : pairs) by_fluid[key.second].emplace_back(key.first, c);
+  const auto solid_of = [&](Index node) { return solid_mass[static_cast<std::size_t>(node) * d]; };
+  std::map<std::pair<Index, int>, double> rows;  // Gershgorin's row sums of M_s^-1/2 B M_s^-1/2
+  for (const auto& [b, list] : by_fluid) {
+    const Index number = fluid_number(fluid.mesh, b);
+    const double m_f = number >= 0 ? fluid.mass[static_cast<std::size_t>(number)] : 0.0;
+    if (!(m_f > 0.0)) continue;
+    double spread = 0.0;
+    for (const auto& [a, c] : list) {
+      if (!(solid_of(a) > 0.0)) continue;
+      for (std::size_t k = 0; k < d; ++k) spread += std::abs(c[k]) / std::sqrt(solid_of(a));
+    }
+    for (const auto& [a, c] : list) {
+      if (!(solid_of(a) > 0.0)) continue;
+      for (int k = 0; k < dim; ++k)
+        rows[{a, k}] += std::abs(c[static_cast<std::size_t>(k)]) / (m_f * std::sqrt(solid_of(a))) * spread;
+    }
+  }
+  double mu = 0.0;
+  for (const auto& [row, sum] : rows) mu = std::max(mu, sum);
+  return mu;
+}
+
 std::size_t fluid_run_bytes(const FluidSetup& fluid, std::size_t real_size) {
   const Mesh& mesh = fluid.mesh.model.mesh;
   const auto nodes = static_cast<std::size_t>(mesh.n_nodes()), elements = static_cast<std::size_t>(mesh.n_elements());

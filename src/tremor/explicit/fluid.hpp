@@ -11,6 +11,7 @@
 // fluid node, numbered in the model's order; a node on a fluid-solid face is both a solid node
 // and a fluid node, and the two fields meet only through the coupling (fem/coupling.hpp).
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -104,6 +105,12 @@ struct FluidSetup {
 // Throws tremor::Error for a model without fluid elements, or one whose fluid meets its solid
 // otherwise than across whole faces (fem::fluid_solid_interface).
 FluidSetup fluid_setup(const Model& model, const Exec& exec);
+// The coupling's bound on the coupled step (with_fluid, explicit/solver.hpp): mu >= the largest
+// eigenvalue of M_s^-1 C M_f^-1 C^T, the stiffness the fluid's lumped mass adds to the solid at the
+// interface, by Gershgorin's theorem on M_s^-1/2 C M_f^-1 C^T M_s^-1/2. `solid_mass`: the solid's
+// lumped mass per DOF (dim per node) in the model's numbering, on the host.
+double coupling_bound(const FluidSetup& fluid, std::span<const double> solid_mass);
+
 // What a run's FluidTerm holds on its Exec, with state of `real_size` bytes (the pre-flight's
 // estimate): the fluid's elements, its integrator's state and coefficients, the interface's rows.
 std::size_t fluid_run_bytes(const FluidSetup& fluid, std::size_t real_size);

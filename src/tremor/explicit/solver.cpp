@@ -327,10 +327,12 @@ struct Resolution {
       stable = step_from(exec, elements, model, out, global);
       if (global) clock.lap(str("stable step (", stable.by, ")"));
       if (with_fluids) {
-        // The fluid's own bound, by Lanczos on M_f^-1 K_f, rounded as the global estimate; the
-        // coupling, a boundary term, does not move the bound (Komatitsch, Barnes and Tromp 2000).
+        // The fluid's own bound, by Lanczos on M_f^-1 K_f, and the coupling's, which the solid's
+        // lumped mass weighs (with_fluid).
         auto fluid = std::make_shared<FluidSetup>(fluid_setup(*with_fluids, exec));
-        stable = with_fluid(stable, *fluid);
+        const DeviceArray<double> mass =
+            sparse::assemble_lumped_mass<double>(exec, *elements, sparse::RaceStrategy::Atomics);
+        stable = with_fluid(stable, *fluid, mass.to_host());
         p.fluid = std::move(fluid);
         clock.lap("fluid (its faces on the solid, lumped mass and stable step)");
       }
@@ -540,17 +542,43 @@ bool global_stable_step(const Mesh& mesh) {
 }
 
 StableStep stable_step(const Model& model, const Exec& exec) {
-  const fem::SectionTable table = fem::section_table(model, false);
-  const auto elements = std::make_shared<const fem::DeviceElements>(exec, model.mesh, table, fem::ElementColouring{});
-  const bool global = global_stable_step(model.mesh);
-  return step_from(exec, elements, model, sparse::survey_elements(exec, *elements, model, table, !global), global);
+  // With fluids, the coupled bound from the solid part's step and lumped mass (as the run's).
+  const bool fluids = model.has_fluids();
+  const Model solid_part = fluids ? fem::solid_part(model) : Model{};
+  const Model& solid = fluids ? solid_part : model;
+  StableStep step{std::numeric_limits<double>::infinity(), 0, 0, ""};
+  std::vector<double> mass;
+  if (solid.mesh.n_elements() > 0) {
+    const fem::SectionTable table = fem::section_table(solid, false);
+    const auto elements = std::make_shared<const fem::DeviceElements>(exec, solid.mesh, table, fem::ElementColouring{});
+    const bool global = global_stable_step(solid.mesh);
+    step = step_from(exec, elements, solid, sparse::survey_elements(exec, *elements, solid, table, !global), global);
+    if (fluids) mass = sparse::assemble_lumped_mass<double>(exec, *elements, sparse::RaceStrategy::Atomics).to_host();
+  }
+  return fluids ? with_fluid(step, fluid_setup(model, exec), mass) : step;
 }
 
-StableStep with_fluid(const StableStep& solid, const FluidSetup& fluid) {
-  const double dt = round_down(fluid.stable_dt);
+StableStep with_fluid(const StableStep& solid, const FluidSetup& fluid, std::span<const double> solid_mass) {
+  // The coupled scheme is H-self-adjoint, H = diag(M_s, K_f) (the energy: the solid's kinetic
+  // energy and the fluid's, chi_t^T K_f chi_t), with H A = G, G = diag(K_s, 0) + P^T M_f^-1 P and
+  // P = [C^T, -K_f]. Splitting (C^T u - K_f chi)^T M_f^-1 (C^T u - K_f chi) by Young's inequality,
+  //   lambda_max(A) <= max(lambda_s + (1 + e) mu, (1 + 1 / e) lambda_f)   for every e > 0,
+  // mu = lambda_max(M_s^-1 C M_f^-1 C^T) (coupling_bound): the fluid's mass at the interface
+  // stiffens the solid there. e balances the two.
+  const double lambda_s = 4.0 / (solid.dt * solid.dt), lambda_f = fluid.spectrum.largest;
+  const double mu = coupling_bound(fluid, solid_mass);
+  double lambda = std::max(lambda_s, lambda_f);
+  if (mu > 0.0) {
+    const double b = lambda_s + mu - lambda_f;  // mu e^2 + b e - lambda_f = 0
+    const double e = 2.0 * lambda_f / (b + std::sqrt(b * b + 4.0 * mu * lambda_f));
+    lambda = (1.0 + 1.0 / e) * lambda_f;
+  }
+  const double dt = round_down(2.0 / std::sqrt(lambda));
   if (dt >= solid.dt) return solid;
-  return {dt, solid.geometry_values, 0,
-          str("set by the fluid (largest eigenvalue of its M^-1 K, ", fluid.spectrum.iterations, " Lanczos iterations)")};
+  const std::string by = lambda_f >= lambda_s ? str("set by the fluid (largest eigenvalue of its M^-1 K, ",
+                                                     fluid.spectrum.iterations, " Lanczos iterations)")
+                                               : solid.by;
+  return {dt, solid.geometry_values, 0, mu > 0.0 ? by + " and the fluid-solid coupling" : by};
 }
 
 namespace {

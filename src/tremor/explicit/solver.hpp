@@ -264,10 +264,13 @@ struct StableStep {
   std::string by;     // "set by element N" or "largest eigenvalue of M^-1 K, N Lanczos iterations"
 };
 bool global_stable_step(const Mesh& mesh);
+// The model's stable step on `exec`, as a run's pre-flight finds it (with fluids, with_fluid's).
 StableStep stable_step(const Model& model, const Exec& exec);
-// The smaller of a solid's step and its fluid's (FluidSetup::stable_dt, rounded down to 3 digits as
-// the global estimate is): the step of a model with fluids.
-StableStep with_fluid(const StableStep& solid, const FluidSetup& fluid);
+// The step of a model with fluids: the coupled scheme's bound from the solid's step, the fluid's
+// largest eigenvalue (FluidSetup::spectrum) and the coupling's (coupling_bound, with the solid's
+// lumped mass per DOF, on the host), rounded down to 3 digits as the global estimate is. At most the
+// smaller of the two steps; a light solid under water shortens it most.
+StableStep with_fluid(const StableStep& solid, const FluidSetup& fluid, std::span<const double> solid_mass);
 
 // Bytes the explicit solver needs on `mesh`: the stiffness operator (an assembled kind with
 // `stiffness_nnz` entries, the block kinds with as many in dim x dim blocks, or "matrix_free")

@@ -5,7 +5,7 @@ Layout of the file: docs/output-format.md. A command line over tremor.plot (docs
 the Python package (build/python, found from here when run in the repository) and Debian's
 python3-h5py and python3-matplotlib.
 
-    tools/plot_histories.py RESULT.h5 [-o DIR] [--history NAME ...] [--quantity displacement]
+    tools/plot_histories.py RESULT.h5 [-o DIR] [--history NAME ...] [--quantity QUANTITY]
                             [--snapshot INDEX ...] [--component magnitude|x|y|z]
 
 Writes DIR/<history>.png (a shot's: DIR/<shot>.<history>.png; one panel per component, one line per node or position, labelled with
@@ -36,7 +36,8 @@ def main():
     parser.add_argument("result", help="result file (.h5) written by tremor run")
     parser.add_argument("-o", "--out", default=".", help="folder for the PNG files (default: .)")
     parser.add_argument("--history", action="append", help="history set to plot (default: all)")
-    parser.add_argument("--quantity", default="displacement", choices=sorted(tremor.results.UNITS))
+    parser.add_argument("--quantity", choices=sorted(tremor.results.UNITS),
+                        help="what the history plots show (default: each history's first quantity)")
     parser.add_argument("--snapshot", type=int, action="append",
                         help="also plot snapshot INDEX (0-based; -1 is the last); may be repeated")
     parser.add_argument("--component", default="magnitude", choices=["magnitude", "x", "y", "z", "pressure"],
@@ -59,11 +60,12 @@ def main():
             if name not in histories:
                 raise SystemExit(f"{args.result}: no history '{name}' (has: {', '.join(histories) or 'none'})")
             h = histories[name]
-            if args.quantity not in h.quantities:
-                print(f"{name}: records {', '.join(h.quantities)}, not {args.quantity}; skipped", file=sys.stderr)
+            quantity = args.quantity or h.quantities[0]
+            if quantity not in h.quantities:
+                print(f"{name}: records {', '.join(h.quantities)}, not {quantity}; skipped", file=sys.stderr)
                 continue
-            print(tremor.plot.history(h, os.path.join(args.out, f"{name}.png"), args.quantity,
-                                      title=f"{name}: {args.quantity}"))
+            print(tremor.plot.history(h, os.path.join(args.out, f"{name}.png"), quantity,
+                                      title=f"{name}: {quantity}"))
         for index in args.snapshot or []:
             n = len(result.snapshot_times)
             if -n <= index < 0:

@@ -58,3 +58,18 @@ def test_the_command_line(tmp_path):
     refused = subprocess.run([sys.executable, tool, str(tmp_path / "shots.h5"), "--history", "nothere"],
                              capture_output=True, text=True)
     assert refused.returncode != 0 and "no history 'nothere'" in refused.stderr
+
+
+def test_the_command_line_plots_what_each_history_records(tmp_path):
+    # Without --quantity each history is plotted in its first quantity: the hydrophones' pressure,
+    # the steel receiver's velocity; with one, the histories without it are skipped, saying so.
+    run("water_on_steel.toml", tmp_path / "water.h5")
+    tool = os.path.join(ROOT, "tools", "plot_histories.py")
+    done = subprocess.run([sys.executable, tool, str(tmp_path / "water.h5"), "-o", str(tmp_path / "plots")],
+                          capture_output=True, text=True, check=True)
+    assert sorted(os.listdir(tmp_path / "plots")) == ["hydrophone.png", "near_interface.png", "steel.png"]
+    assert "skipped" not in done.stderr
+    only = subprocess.run([sys.executable, tool, str(tmp_path / "water.h5"), "-o", str(tmp_path / "velocity"),
+                           "--quantity", "velocity"], capture_output=True, text=True, check=True)
+    assert sorted(os.listdir(tmp_path / "velocity")) == ["steel.png"]
+    assert "hydrophone: records pressure, not velocity; skipped" in only.stderr

@@ -40,10 +40,6 @@ FaceGeometry geometry(const Mesh& mesh, const Face& face) {
   return g;
 }
 
-}  // namespace
-
-namespace {
-
 // A piston: the faces of its surface that reach within its radius of its centre, kept for the
 // fluid's loading, which integrates what of each lies within (fem::disc_weights).
 void add_piston(Model& model, Transducer t, const std::string& at) {
@@ -61,17 +57,18 @@ void add_piston(Model& model, Transducer t, const std::string& at) {
     int local[max_face_nodes];
     const int n = face_nodes(block.type, block.order, face.face, local);
     const auto nodes = block.nodes(ref.element);
+    const auto point = [&](int a) { return mesh.node(nodes[static_cast<std::size_t>(local[a])]); };
     // The face's centre of nodes and its reach from there: the ball it lies in.
     std::array<double, 3> centre{0.0, 0.0, 0.0};
     for (int a = 0; a < n; ++a)
-      for (int d = 0; d < dim; ++d) centre[static_cast<std::size_t>(d)] += mesh.node(nodes[static_cast<std::size_t>(local[a])])[d] / n;
+      for (int d = 0; d < dim; ++d) centre[static_cast<std::size_t>(d)] += point(a)[d] / n;
     const auto distance = [&](const auto& x, const auto& y) {
       double sum = 0.0;
       for (int d = 0; d < dim; ++d) sum += (x[d] - y[d]) * (x[d] - y[d]);
       return std::sqrt(sum);
     };
     double reach = 0.0;
-    for (int a = 0; a < n; ++a) reach = std::max(reach, distance(mesh.node(nodes[static_cast<std::size_t>(local[a])]), centre));
+    for (int a = 0; a < n; ++a) reach = std::max(reach, distance(point(a), centre));
     largest = std::max(largest, 2.0 * reach);
     const double from = distance(centre, t.position);
     nearest = std::min(nearest, from - reach);

@@ -353,8 +353,8 @@ void disc_weights(FaceType type, int order, int dim, std::span<const double> coo
         map(cell, offset, child.o);
         self(self, child, depth + 1);
       }
-      const double middle[2] = {0.5, 0.5};
-      map(cell, middle, child.o);
+      const double turned[2] = {0.5, 0.5};  // the middle one's right angle, at the midpoints' corner
+      map(cell, turned, child.o);
       for (int i = 0; i < 4; ++i) child.A[i] = -0.5 * cell.A[i];
       return self(self, child, depth + 1);
     }

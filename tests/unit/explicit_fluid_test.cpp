@@ -95,7 +95,9 @@ TEST(ExplicitFluid, TheFluidMeshNumbersItsOwnNodes) {
   ASSERT_EQ(fluid.n_nodes(), 18);  // z = 1 and z = 2: two planes of 3 x 3
   ASSERT_EQ(fluid.elements.size(), 4u);
   for (Index i = 0; i < fluid.n_nodes(); ++i) {
-    if (i > 0) EXPECT_LT(fluid.nodes[static_cast<std::size_t>(i - 1)], fluid.nodes[static_cast<std::size_t>(i)]);
+    if (i > 0) {
+      EXPECT_LT(fluid.nodes[static_cast<std::size_t>(i - 1)], fluid.nodes[static_cast<std::size_t>(i)]);
+    }
     for (int c = 0; c < 3; ++c)
       EXPECT_EQ(fluid.model.mesh.node(i)[static_cast<std::size_t>(c)],
                 model.mesh.node(fluid.nodes[static_cast<std::size_t>(i)])[static_cast<std::size_t>(c)]);

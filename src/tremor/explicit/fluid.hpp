@@ -158,14 +158,15 @@ class FluidTerm final : public StepTerm<Real> {
   View<const Real> pressure() const { return pressure_.view(); }
   Index n_fluid_nodes() const { return scheme_->n_dofs(); }
 
+  // A shot's loads (fluid_loading with the shot) in place of the last: the same held DOFs (a model
+  // with shots takes no piston driven by pressure, which holds its nodes only when it fires).
+  void load_shot(Loading loading);
+
   // The receivers in the fluid, on two recorders of the fluid's nodes: of pressure (p_n, recorded at
   // each step's forces) and of motion from the potential (History::potential: chi's two levels
   // after each step, as the solid's receivers record u). The time loop flushes them with the
   // subdomain's; histories() completes them and gives every sample, the pressure's first, in
   // the model's numbering.
-  // A shot's loads (fluid_loading with the shot) in place of the last: the same held DOFs (a model
-  // with shots takes no piston driven by pressure, which holds its nodes only when it fires).
-  void load_shot(Loading loading);
   void set_on_sample(const typename Recorder<Real>::Callback& on_sample);
   void flush_samples();
   void restart_samples();  // a new run's step 0 (a model's next shot)

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """The echoes in the probe's A-scan against ray theory, for examples/immersion-2d.
 
 Reads /histories/probe from a result file of model.toml, takes the pressure's envelope (the

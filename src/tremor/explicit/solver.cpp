@@ -516,8 +516,8 @@ std::size_t recorder_bytes(const Model& model, std::size_t real_size) {
 
 // Snapshot buffers in the Exec's memory (snapshots.hpp): the DOF list, the staging displacement
 // and, with velocity, u_k-1 and the velocity in double; with pressure, a fluid node and a staged
-// value per node. The page-locked host slots are not counted, nor the rows of a fluid's motion
-// (a few entries per value, at the nodes only fluid elements hold).
+// value per node. The page-locked host slots are not counted; the rows of a fluid's motion are
+// fluid_snapshot_bytes'.
 std::size_t snapshot_bytes(const Model& model, int every, std::size_t real_size) {
   if (every <= 0 || !model.output) return 0;
   const OutputSettings& output = *model.output;
@@ -528,6 +528,35 @@ std::size_t snapshot_bytes(const Model& model, int every, std::size_t real_size)
          (output.pressure ? nodes * (sizeof(Index) + real_size) : 0);
 }
 
+// The snapshot taker's rows of a fluid's motion (snapshots.cpp): at each snapshot node only fluid
+// elements hold, dim rows (a target and an offset each) of the gradient's non-zero entries (a node
+// and a weight each): the P + 1 nodes of a line through it on a GLL element (the others'
+// derivatives vanish there where the element is affine), every node of the element otherwise;
+// with velocity, a Real per row besides. `solid`: the model's solid part.
+std::size_t fluid_snapshot_bytes(const FluidSetup& fluid, const Model& solid, int every, std::size_t real_size) {
+  if (every <= 0 || !solid.output) return 0;
+  const OutputSettings& output = *solid.output;
+  std::vector<bool> held(static_cast<std::size_t>(solid.mesh.n_nodes()), false);
+  for (const ElementBlock& block : solid.mesh.blocks)
+    for (const Index node : block.connectivity) held[static_cast<std::size_t>(node)] = true;
+  std::size_t only_fluid = 0;
+  const auto count = [&](Index node) {
+    only_fluid += !held[static_cast<std::size_t>(node)] &&
+                  std::binary_search(fluid.mesh.nodes.begin(), fluid.mesh.nodes.end(), node);
+  };
+  if (output.snapshot_nodes.empty())
+    for (Index node = 0; node < solid.mesh.n_nodes(); ++node) count(node);
+  else
+    for (const Index node : output.snapshot_nodes) count(node);
+  std::size_t entries = 0;
+  for (const ElementBlock& block : fluid.mesh.model.mesh.blocks) {
+    const bool gll = block.type == ElementType::HexGLL || block.type == ElementType::QuadGLL;
+    entries = std::max(entries, static_cast<std::size_t>(gll ? block.order + 1 : block.n_element_nodes()));
+  }
+  const auto dim = static_cast<std::size_t>(solid.mesh.dim());
+  return only_fluid * dim *
+         (2 * sizeof(Index) + entries * (sizeof(Index) + sizeof(double)) + (output.velocity ? real_size : 0));
+}
 
 }  // namespace
 
@@ -811,7 +840,10 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
   // A block file made for another mesh (or torn, or not one) is refused before the run.
   if (!p.blocks.empty()) (void)partition::read_block_file(p.blocks, node_graph(model.mesh));
   // The whole run's arrays, and first the pre-flight's survey of the whole model, counted.
-  const std::size_t run = run_bytes(*p.op) + (p.fluid ? fluid_run_bytes(*p.fluid, real_size) : 0);
+  const std::size_t run =
+      run_bytes(*p.op) + (p.fluid ? fluid_run_bytes(*p.fluid, real_size) +
+                                        fluid_snapshot_bytes(*p.fluid, model, p.snapshot_every, real_size)
+                                  : 0);
   p.process_memory_bytes = std::max(run / shares, p.survey_peak_bytes);
   p.memory_bytes = std::max(run, p.survey_peak_bytes * shares);
   // The host: a host backend's arrays, and the copies the set-up makes there (the section table and

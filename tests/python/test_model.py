@@ -81,17 +81,23 @@ def test_a_fluid_material_is_built_read_back_and_refused_by_the_solver(tmp_path)
         model.check()
 
 
-def test_water_over_steel_is_built_with_a_free_surface_and_records_pressure():
-    """A volume source in water over steel, the water's top a pressure-release surface: the
-    receivers of pressure on it record 0 (held), one just below it the wave."""
-    model = tremor.Model(title="tank")
-    model.set_mesh(generator="rectangle", element="quad4", size=[0.02, 0.02], divisions=[20, 20])
+def water_over_steel(title, divisions):
+    """20 x 20 mm of quad4 cells, divisions a side: water above y = 10 mm, steel below."""
+    model = tremor.Model(title=title)
+    model.set_mesh(generator="rectangle", element="quad4", size=[0.02, 0.02], divisions=[divisions, divisions])
     model.add_element_set(name="water", min=[0.0, 0.01], max=[0.02, 0.02])
     model.add_element_set(name="steel", min=[0.0, 0.0], max=[0.02, 0.01])
     model.add_material(name="water", kind="fluid", density=1000.0, sound_speed=1480.0)
     model.add_material(name="steel", density=7850.0, youngs_modulus=210e9, poisson_ratio=0.3)
     model.add_section(element_set="water", material="water")
     model.add_section(element_set="steel", material="steel", formulation="plane_strain")
+    return model
+
+
+def test_water_over_steel_is_built_with_a_free_surface_and_records_pressure():
+    """A volume source in water over steel, the water's top a pressure-release surface: the
+    receivers of pressure on it record 0 (held), one just below it the wave."""
+    model = water_over_steel("tank", 20)
     model.add_pressure_release(node_set="ymax")
     model.add_source(position=[0.01, 0.017], volume=1e-9, signal=tremor.ricker(200e3))
     model.add_receiver(name="surface", node_set="ymax", record=["pressure"])
@@ -108,14 +114,7 @@ def test_a_piston_is_built_on_the_waters_top_and_drives_it():
     """A piston 8 mm wide on the water's top, driven by a 500 kHz Ricker of 10 mm/s: the pressure at
     the middle of its face peaks at rho c v = 14.8 kPa, the plane wave in front of the face (within
     10%: 3.6% above it here, as the edges' waves, 4 mm away, begin to arrive)."""
-    model = tremor.Model(title="probe")
-    model.set_mesh(generator="rectangle", element="quad4", size=[0.02, 0.02], divisions=[100, 100])
-    model.add_element_set(name="water", min=[0.0, 0.01], max=[0.02, 0.02])
-    model.add_element_set(name="steel", min=[0.0, 0.0], max=[0.02, 0.01])
-    model.add_material(name="water", kind="fluid", density=1000.0, sound_speed=1480.0)
-    model.add_material(name="steel", density=7850.0, youngs_modulus=210e9, poisson_ratio=0.3)
-    model.add_section(element_set="water", material="water")
-    model.add_section(element_set="steel", material="steel", formulation="plane_strain")
+    model = water_over_steel("probe", 100)
     model.add_transducer(name="probe", mode="piston", surface="ymax", position=[0.01, 0.02], radius=0.004,
                          amplitude=0.01, signal=tremor.ricker(5e5))
     model.add_receiver(name="face", positions=[[0.01, 0.02]], record=["pressure"])

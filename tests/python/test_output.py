@@ -235,3 +235,35 @@ def test_outputs_that_would_lose_files(tmp_path):
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-v"]))
+
+
+def test_a_fluid_resumes_from_its_checkpoint(tmp_path):
+    """water_on_steel.toml stopped at a checkpoint as the pulse crosses the water and resumed from
+    the command line: the file holds what the whole run's does, bit for bit, in every history and
+    snapshot (the checkpoint holds the water's potential, its receivers' waiting samples and the
+    snapshot's rows of its motion)."""
+    model = os.path.join(DATA, "water_on_steel.toml")
+    common = ["--backend", "serial", "--check-every", "10"]
+    whole, result = tmp_path / "whole.h5", tmp_path / "result.h5"
+    subprocess.run([CLI, "run", model, "-o", str(whole)] + common, check=True, capture_output=True)
+    with h5py.File(whole, "r") as f:
+        steps = len(f["histories/hydrophone/time"])
+    stop = steps // 2 // 10 * 10  # mid-run, as the Ricker (peak at 5 us of 8) is in the water
+    stopped = subprocess.run([CLI, "run", model, "-o", str(result), "--checkpoint-every", str(stop // 2),
+                              "--stop-at-step", str(stop)] + common, capture_output=True, text=True)
+    assert stopped.returncode == 130, stopped.stdout + stopped.stderr
+    assert os.path.exists(str(result) + ".checkpoint")
+    with h5py.File(str(result) + ".checkpoint", "r") as f:
+        assert f["fluid/current"].shape == (41 * 21,)  # the water's nodes, the interface's too
+        assert np.abs(f["fluid/current"][()]).max() > 0.0  # the water moves: not a comparison of zeros
+    resumed = subprocess.run([CLI, "run", model, "-o", str(result), "--resume"] + common,
+                             capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "resuming" in resumed.stdout
+    ours, _ = datasets(result)
+    theirs, _ = datasets(whole)
+    kept = [name for name in theirs if name.startswith(("histories/", "snapshots/"))]
+    assert any(name.startswith("snapshots/") for name in kept)
+    assert sorted(kept) == sorted(name for name in ours if name.startswith(("histories/", "snapshots/")))
+    for name in kept:
+        np.testing.assert_array_equal(ours[name], theirs[name], err_msg=name)

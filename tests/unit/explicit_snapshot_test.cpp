@@ -178,54 +178,13 @@ TEST(ExplicitSnapshotValues, DisplacementOnlyIncludesTheLastStep) {
   expect_snapshots_match_history(field_block("float", 1, false), RunOptions{}, 1, false);
 }
 
-// A model with fluids: 8 x 8 quadrilaterals of 0.25 m, steel below y = 1 and water above, a
-// volume source in the water (explicit_test_models.hpp). Receivers record every node's motion,
-// the steel's (y <= 1, the interface's row too) and the water's (y > 1, from the potential), and
-// the pressure of the water's nodes (y >= 1). Snapshots every `every` steps, with pressure.
-Model fluid_field(const std::string& precision, int every, bool velocity) {
-  Model model = test::water_on_steel(generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {8, 8}, ElementType::Quad4, 1));
-  ExplicitSettings settings;
-  settings.duration = 3e-3;  // ~150 steps: the pulse (600 Hz, centre 2.5 ms) crosses the interface
-  settings.precision = precision;
-  model.explicit_settings = settings;
-  PointSource source;
-  source.nodes = {6 * 9 + 4};  // (1, 1.5)
-  source.volume = true;
-  source.amplitude = 1e-6;
-  source.signal = Signal::ricker(600.0);
-  source.origin = "m.toml:20";
-  model.point_sources.push_back(source);
-  Receiver steel, water, pressure;
-  steel.name = "steel";
-  water.name = "water";
-  pressure.name = "p";
-  for (Receiver* r : {&steel, &water}) {
-    r->displacement = true;
-    r->velocity = velocity;
-  }
-  pressure.displacement = false;
-  pressure.pressure = true;
-  for (Index node = 0; node < model.mesh.n_nodes(); ++node) {
-    (node / 9 <= 4 ? steel : water).nodes.push_back(node);
-    if (node / 9 >= 4) pressure.nodes.push_back(node);
-  }
-  model.receivers = {steel, water, pressure};
-  OutputSettings output;
-  output.snapshot_every = every;
-  output.velocity = velocity;
-  output.pressure = true;
-  model.output = output;
-  model.validate();
-  return model;
-}
-
 // Each snapshot node's values against its receiver's sample of the same step, bit for bit: the
 // solid's motion where a solid element holds the node, the fluid's (the same rows of the
 // potential) elsewhere, the pressure a receiver of pressure records (p_k), NaN in the steel alone.
 void expect_fluid_snapshots_match_receivers(const std::string& precision, int every, bool velocity,
                                             const std::string& backend = "serial") {
   SCOPED_TRACE(precision + (velocity ? " with velocity on " : " on ") + backend);
-  const Model model = fluid_field(precision, every, velocity);
+  const Model model = test::water_field(precision, every, velocity);
   Recording recording;
   RunOptions options;
   options.backend = backend;

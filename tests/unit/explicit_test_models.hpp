@@ -208,4 +208,45 @@ inline Model water_on_steel(Mesh mesh, double thickness = 1.0, double water_thic
   return model;
 }
 
+// A model with fluids: 8 x 8 quadrilaterals of 0.25 m, steel below y = 1 and water above
+// (water_on_steel), a volume source in the water. Receivers record every node's motion,
+// the steel's (y <= 1, the interface's row too) and the water's (y > 1, from the potential), and
+// the pressure of the water's nodes (y >= 1). Snapshots every `every` steps, with pressure.
+inline Model water_field(const std::string& precision, int every, bool velocity) {
+  Model model = test::water_on_steel(generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {8, 8}, ElementType::Quad4, 1));
+  ExplicitSettings settings;
+  settings.duration = 3e-3;  // ~150 steps: the pulse (600 Hz, centre 2.5 ms) crosses the interface
+  settings.precision = precision;
+  model.explicit_settings = settings;
+  PointSource source;
+  source.nodes = {6 * 9 + 4};  // (1, 1.5)
+  source.volume = true;
+  source.amplitude = 1e-6;
+  source.signal = Signal::ricker(600.0);
+  source.origin = "m.toml:20";
+  model.point_sources.push_back(source);
+  Receiver steel, water, pressure;
+  steel.name = "steel";
+  water.name = "water";
+  pressure.name = "p";
+  for (Receiver* r : {&steel, &water}) {
+    r->displacement = true;
+    r->velocity = velocity;
+  }
+  pressure.displacement = false;
+  pressure.pressure = true;
+  for (Index node = 0; node < model.mesh.n_nodes(); ++node) {
+    (node / 9 <= 4 ? steel : water).nodes.push_back(node);
+    if (node / 9 >= 4) pressure.nodes.push_back(node);
+  }
+  model.receivers = {steel, water, pressure};
+  OutputSettings output;
+  output.snapshot_every = every;
+  output.velocity = velocity;
+  output.pressure = true;
+  model.output = output;
+  model.validate();
+  return model;
+}
+
 }  // namespace tremor::test

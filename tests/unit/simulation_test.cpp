@@ -4,6 +4,8 @@
 // runs them; what the set-up holds cannot change between runs, and saying so names it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -118,6 +120,45 @@ TEST(Simulation, RunsShots) {
   ASSERT_TRUE(got.ok()) << got.message;
   ASSERT_EQ(got.shots.size(), 2u);
   for (std::size_t k = 0; k < 2; ++k) test::expect_histories_close(want.shots[k], got.shots[k], 0.0);
+}
+
+// A model with fluids (water on steel, 2D): the solid set up with the fluid as its term. Runs equal
+// run_explicit, the first and the next; a run with another volume source and other receivers (of
+// pressure and of the water's motion) equals run_explicit of that model. A piston driven by
+// pressure holds fluid nodes the set-up does not: refused.
+TEST(Simulation, RunsAModelWithFluids) {
+  const Model base = io::read_model_file(test::data_path("cli/water_on_steel.toml"));
+  Simulation simulation(base, options());
+  const ExplicitRun want = explicit_fe::run_explicit(base, options());
+  ASSERT_EQ(want.histories.size(), 3u);
+  expect_same(simulation.run(base, options()), want);
+  expect_same(simulation.run(base, options()), want);  // from rest again, the fluid too
+  const std::string other =
+      "[explicit]\nduration = 6e-6\n"
+      "[[source]]\nposition = [0.008, 0.014]\nvolume = 1e-9\nsignal = { kind = \"ricker\", frequency = 400e3 }\n"
+      "[[receiver]]\nname = \"p\"\npositions = [[0.012, 0.013]]\nrecord = [\"pressure\"]\n"
+      "[[receiver]]\nname = \"water\"\npositions = [[0.012, 0.0125]]\nrecord = [\"velocity\"]\n"
+      "[[receiver]]\nname = \"steel\"\npositions = [[0.009, 0.009]]\nrecord = [\"velocity\"]\n";
+  const Model excitation = io::read_excitation_buffer(other, "run.toml", "", base);
+  const ExplicitRun got = simulation.run(excitation, options());
+  const ExplicitRun expected = explicit_fe::run_explicit(excitation, options());
+  expect_same(got, expected);
+  // The solid's receiver, then the fluid's (pressure first); each saw the pulse.
+  ASSERT_EQ(got.histories.size(), 3u);
+  EXPECT_EQ(got.histories[1].name, "p");
+  for (const explicit_fe::History& h : got.histories) {
+    double largest = 0.0;
+    for (const double v : h.values) largest = std::max(largest, std::abs(v));
+    EXPECT_GT(largest, 0.0) << h.name;
+  }
+  const std::string piston =
+      "[[transducer]]\nname = \"piston\"\nmode = \"piston\"\nsurface = \"ymax\"\nposition = [0.01, 0.02]\n"
+      "radius = 0.002\ndrive = \"pressure\"\namplitude = 1e3\nsignal = { kind = \"ricker\", frequency = 400e3 }\n";
+  const Model pressed = io::read_excitation_buffer(piston, "run.toml", "", base);
+  expect_contains(error_of([&] { (void)simulation.run(pressed, options()); }),
+                  {"other nodes of the fluid than the set-up's", "pistons driven by pressure"});
+  // And the set-up still runs.
+  expect_same(simulation.run(base, options()), want);
 }
 
 TEST(Simulation, RefusesToChangeTheSetUp) {

@@ -301,6 +301,8 @@ ex::SolverState solver_state(io::Checkpoint checkpoint) {
   state.memory = std::move(checkpoint.memory);
   state.pml_nodes.assign(checkpoint.pml_nodes.begin(), checkpoint.pml_nodes.end());
   state.pml_node_values = std::move(checkpoint.pml_node_values);
+  state.fluid_previous = std::move(checkpoint.fluid_previous);
+  state.fluid_current = std::move(checkpoint.fluid_current);
   return state;
 }
 
@@ -485,7 +487,6 @@ struct RootRun {
                                : args.resume                  ? resumed.checkpoint_every
                                                               : 0;
     checkpoints.run.checkpoint_every = options.checkpoint_every;
-    ex::check_checkpoints(preflight, model, options);  // (before any file is written)
     if (options.checkpoint_every > 0) checkpoints.path = checkpoint_file;
     checkpoints.wall_before = args.resume ? resumed.wall_time : 0.0;
     return checkpoints;

@@ -476,15 +476,27 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
   C_ = DeviceArray<double>(exec, std::span<const double>(C));
   pressure_ = DeviceArray<Real>(exec, scheme_->n_dofs());
   fill_zero(exec, pressure_.data(), pressure_.size());
-  // The receivers in the fluid on its nodes (each a fluid node: make_histories).
   model_nodes_ = mesh.nodes;
+  set_histories(std::move(histories));
+}
+
+template <class Real>
+void FluidTerm<Real>::set_histories(std::vector<History> histories) {
+  // The receivers in the fluid on its nodes (each a fluid node: make_histories).
   std::vector<History> pressure, motion;
   for (History& history : histories) {
-    history.for_each_node([&](Index& node) { node = fluid_number(mesh, node); });
+    history.for_each_node([&](Index& node) {
+      const auto found = std::lower_bound(model_nodes_.begin(), model_nodes_.end(), node);
+      TREMOR_CHECK(found != model_nodes_.end() && *found == node, "history '", history.name, "' reads node ", node,
+                   ", which no fluid element holds");
+      node = static_cast<Index>(found - model_nodes_.begin());
+    });
     (history.potential ? motion : pressure).push_back(std::move(history));
   }
-  pressure_recorder_ = std::make_unique<Recorder<Real>>(exec, std::move(pressure), dt, scheme_->n_dofs());
-  motion_recorder_ = std::make_unique<Recorder<Real>>(exec, std::move(motion), dt, scheme_->n_dofs(), 1);
+  const double dt = scheme_->dt();
+  pressure_recorder_ = std::make_unique<Recorder<Real>>(exec_, std::move(pressure), dt, scheme_->n_dofs());
+  motion_recorder_ = std::make_unique<Recorder<Real>>(exec_, std::move(motion), dt, scheme_->n_dofs(), 1);
+  motion_started_ = false;
 }
 
 template <class Real>
@@ -502,7 +514,8 @@ void FluidTerm<Real>::flush_samples() {
 template <class Real>
 void FluidTerm<Real>::load_shot(Loading loading) {
   TREMOR_CHECK(loading.constrained_dofs() == loading_.constrained_dofs(),
-               "a shot holds other nodes of the fluid than the model");
+               "the loads hold other nodes of the fluid than the set-up's: its pressure-release boundaries and "
+               "pistons driven by pressure are the set-up's");
   loads_.reset();  // (it reads loading_)
   loading_ = std::move(loading);
   loads_ = std::make_unique<DeviceLoading<Real>>(exec_, loading_, scheme_->dt());
@@ -524,6 +537,40 @@ std::vector<History> FluidTerm<Real>::histories(bool take) {
   for (History& history : histories)
     history.for_each_node([&](Index& node) { node = model_nodes_[static_cast<std::size_t>(node)]; });
   return histories;
+}
+
+template <class Real>
+void FluidTerm<Real>::get_state(std::vector<double>& previous, std::vector<double>& current) const {
+  std::vector<Real> before, now;
+  scheme_->get_state(before, now);
+  previous.assign(before.begin(), before.end());
+  current.assign(now.begin(), now.end());
+}
+
+template <class Real>
+std::vector<PendingSample> FluidTerm<Real>::pending() const {
+  std::vector<PendingSample> pending = pressure_recorder_->pending();
+  for (const PendingSample& sample : motion_recorder_->pending()) pending.push_back(sample);
+  return pending;
+}
+
+template <class Real>
+void FluidTerm<Real>::restore(std::span<const double> previous, std::span<const double> current, long long step,
+                              std::vector<PendingSample> pending) {
+  const auto n = static_cast<std::size_t>(scheme_->n_dofs());
+  TREMOR_CHECK(previous.size() == n && current.size() == n, "checkpoint holds the potential at ", current.size(),
+               " fluid nodes; the model's fluid has ", n);
+  const std::size_t n_pressure = pressure_recorder_->histories().size();
+  TREMOR_CHECK(pending.size() == n_pressure + motion_recorder_->histories().size(), "checkpoint holds ",
+               pending.size(), " pending samples of receivers in the fluid; the model has ",
+               n_pressure + motion_recorder_->histories().size());
+  // (Real widened to double: exact back.)
+  const std::vector<Real> before(previous.begin(), previous.end()), now(current.begin(), current.end());
+  scheme_->set_state(before, now, step);
+  const auto middle = pending.begin() + static_cast<std::ptrdiff_t>(n_pressure);
+  pressure_recorder_->restore_pending(std::vector<PendingSample>(pending.begin(), middle));
+  motion_recorder_->restore_pending(std::vector<PendingSample>(middle, pending.end()));
+  motion_started_ = true;  // its levels up to `step` were recorded by the run that wrote the checkpoint
 }
 
 template <class Real>

@@ -127,6 +127,11 @@ std::size_t fluid_run_bytes(const FluidSetup& fluid, std::size_t real_size);
 // piston with no area (or, driven by pressure, no node) within its radius.
 Loading fluid_loading(const Model& model, const FluidMesh& fluid, const Shot* shot = nullptr);
 
+// Whether `history` is a fluid's (of pressure, or of motion from the potential): the FluidTerm's.
+inline bool records_fluid(const History& history) {
+  return history.records(Quantity::Pressure) || history.potential;
+}
+
 // The fluid of a run as a per-step term of its solid (step_term.hpp): at each step, from the
 // solid's displacement u_n and the fluid's potential chi_n,
 //
@@ -158,8 +163,9 @@ class FluidTerm final : public StepTerm<Real> {
   View<const Real> pressure() const { return pressure_.view(); }
   Index n_fluid_nodes() const { return scheme_->n_dofs(); }
 
-  // A shot's loads (fluid_loading with the shot) in place of the last: the same held DOFs (a model
-  // with shots takes no piston driven by pressure, which holds its nodes only when it fires).
+  // A shot's loads (fluid_loading with the shot), or a kept set-up's run's, in place of the last:
+  // the same held DOFs (a model with shots takes no piston driven by pressure, which holds its
+  // nodes only when it fires). Throws tremor::Error where they differ.
   void load_shot(Loading loading);
 
   // The receivers in the fluid, on two recorders of the fluid's nodes: of pressure (p_n, recorded at
@@ -168,10 +174,23 @@ class FluidTerm final : public StepTerm<Real> {
   // subdomain's; histories() completes them and gives every sample, the pressure's first, in
   // the model's numbering.
   void set_on_sample(const typename Recorder<Real>::Callback& on_sample);
+  // Other receivers in the fluid (a kept set-up's run, explicit/simulation.hpp): the recorders
+  // made anew for `histories` as the constructor makes them, with no sample and no callback.
+  void set_histories(std::vector<History> histories);
   void flush_samples();
   void restart_samples();  // a new run's step 0 (a model's next shot)
   // `take`: moved out (the run's end); else copied (a shot's, the recorders restarting after).
   std::vector<History> histories(bool take);
+
+  // A checkpoint's part (SolverState): chi's two levels, widened to double, and the samples
+  // waiting for the next step (after flush_samples()), one per fluid history in histories() order.
+  void get_state(std::vector<double>& previous, std::vector<double>& current) const;
+  std::vector<PendingSample> pending() const;
+  // Continues from a checkpoint at `step` (the solid's): chi's levels as get_state gave them and
+  // the pending samples as pending() did. p_step follows at the step's forces, as in the run that
+  // wrote it. Throws tremor::Error on a count or size mismatch.
+  void restore(std::span<const double> previous, std::span<const double> current, long long step,
+               std::vector<PendingSample> pending);
 
  private:
   Exec exec_;

@@ -70,7 +70,16 @@ long long resume_from(const SolverState& state, const Preflight& preflight, cons
     sub.scheme->set_state(previous, current, state.step);
     restore_element_values(sub, state);
     const HistoryMerge* merge = stepping.history_merge;
-    sub.recorder->restore_pending(merge ? merge->split_pending(state.receivers, part) : state.receivers);
+    std::vector<PendingSample> pending = merge ? merge->split_pending(state.receivers, part) : state.receivers;
+    if (sub.fluid) {  // the fluid's samples after the solid's (SolverState::receivers)
+      const std::size_t solid = std::min(pending.size(), sub.recorder->histories().size());
+      std::vector<PendingSample> fluid(pending.begin() + static_cast<std::ptrdiff_t>(solid), pending.end());
+      pending.resize(solid);
+      sub.fluid->restore(state.fluid_previous, state.fluid_current, state.step, std::move(fluid));
+    } else {
+      TREMOR_CHECK(state.fluid_current.empty(), "the checkpoint holds a fluid's potential; the model has no fluid");
+    }
+    sub.recorder->restore_pending(std::move(pending));
     const SnapshotMerge* snapshots = stepping.snapshot_merge;
     sub.snapshots->restore(snapshots ? snapshots->split_pending(state.snapshot, part) : state.snapshot);
   }

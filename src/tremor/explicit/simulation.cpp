@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <mutex>
+#include <optional>
 
 #include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/fem/coupling.hpp"
+#include "tremor/explicit/fluid.hpp"
 #include "tremor/explicit/loading.hpp"
 #include "tremor/explicit/shots.hpp"
 #include "tremor/explicit/subdomain.hpp"
@@ -35,7 +39,9 @@ struct Simulation::Typed final : Simulation::Runner {
     const Exec exec = Exec::make(preflight.backend);
     SetupClock clock(exec, called);
     clock.append(preflight.phases);
-    d = set_up_subdomain<Real>(exec, model, Numbering(model.mesh.n_nodes(), model.mesh.dim()), preflight, exchange,
+    // (With fluids, the solid is set up and steps the fluid as a term, as in run_explicit.)
+    const Model& solid = preflight.solid ? *preflight.solid : model;
+    d = set_up_subdomain<Real>(exec, solid, Numbering(solid.mesh.n_nodes(), solid.mesh.dim()), preflight, exchange,
                                clock, nullptr, observer_guard);
     clock.lap("set-up kept for the runs");
     setup_seconds = clock.total();
@@ -49,7 +55,11 @@ struct Simulation::Typed final : Simulation::Runner {
                      mesh.n_elements() == model.mesh.n_elements(),
                  excitation.source, ": a run of a set-up model takes its mesh (", model.mesh.n_nodes(), " nodes, ",
                  model.mesh.n_elements(), " elements); this one has ", mesh.n_nodes(), " and ", mesh.n_elements());
-    auto loading = std::make_unique<Loading>(excitation);
+    // With fluids, the solid's loads and receivers on the solid, the fluid's on the FluidTerm.
+    std::optional<Model> solid_part;
+    if (preflight.solid) solid_part.emplace(fem::solid_part(excitation));
+    const Model& solid = solid_part ? *solid_part : excitation;
+    auto loading = std::make_unique<Loading>(solid);
     TREMOR_CHECK(loading->constrained_dofs() == d->loading->constrained_dofs(), excitation.source,
                  ": the run holds other DOFs fixed or prescribed than the set-up (", loading->constrained_dofs().size(),
                  " against ", d->loading->constrained_dofs().size(),
@@ -60,21 +70,33 @@ struct Simulation::Typed final : Simulation::Runner {
     const double dt = p.dt;
     // The run's loads and receivers on the set-up: the subdomain reads the excitation model while
     // it runs (its mesh is the set-up's), and the set-up's again after.
-    d->model = &excitation;
+    const Model& set_up = preflight.solid ? *preflight.solid : model;
+    d->model = &solid;
     struct Restore {
       Subdomain<Real>& d;
       const Model& model;
       ~Restore() { d.model = &model; }
-    } restore{*d, model};
+    } restore{*d, set_up};
     d->loading = std::move(loading);
     d->loads = std::make_unique<DeviceLoading<Real>>(d->exec, *d->loading, dt);
-    d->recorder = std::make_unique<Recorder<Real>>(d->exec, make_histories(excitation, dt), dt,
-                                                   mesh.n_nodes() * mesh.dim());
-    if (observer)
-      d->recorder->set_on_sample([observer, this](const History& history, std::size_t sample) {
+    std::vector<History> histories = make_histories(excitation, dt), in_fluid;
+    if (d->fluid) {
+      const auto fluid = std::stable_partition(histories.begin(), histories.end(),
+                                               [](const History& h) { return !records_fluid(h); });
+      in_fluid.assign(std::make_move_iterator(fluid), std::make_move_iterator(histories.end()));
+      histories.erase(fluid, histories.end());
+      d->fluid->load_shot(fluid_loading(solid, preflight.fluid->mesh));
+      d->fluid->set_histories(std::move(in_fluid));
+    }
+    d->recorder = std::make_unique<Recorder<Real>>(d->exec, std::move(histories), dt, mesh.n_nodes() * mesh.dim());
+    if (observer) {
+      const auto on_sample = [observer, this](const History& history, std::size_t sample) {
         const std::lock_guard lock(observer_guard);
         observer->on_sample(history, sample);
-      });
+      };
+      d->recorder->set_on_sample(on_sample);
+      if (d->fluid) d->fluid->set_on_sample(on_sample);
+    }
     d->snapshots->restore(PendingSample{});
 
     Subdomain<Real>* const one[] = {d.get()};
@@ -82,7 +104,7 @@ struct Simulation::Typed final : Simulation::Runner {
     stepping.subdomains = one;
     stepping.exchange = &exchange;
     stepping.at_rest = false;  // whatever the run before left
-    ExplicitRun run = run_shots<Real>(excitation, p, options, observer, observer_guard, stepping);
+    ExplicitRun run = run_shots<Real>(solid, p, options, observer, observer_guard, stepping);
     run.setup_seconds = seconds_between(called, stepping.started);  // the loads and receivers
     return run;
   }
@@ -93,8 +115,6 @@ Simulation::Simulation(const Model& model, const RunOptions& options) {
   TREMOR_CHECK(options.domains <= 1 && !options.communicator && options.decomposition.empty(),
                "a kept set-up runs one domain in one process: decompose with tremor run (--gpus, mpirun, --domains)");
   TREMOR_CHECK(options.resume == nullptr, "a kept set-up starts every run from rest; resume with tremor run");
-  TREMOR_CHECK(!model.has_fluids(), model.source,
-               ": a kept set-up takes solid models; run a model with fluids with tremor run (run_explicit)");
   Preflight p = options.preflight ? *options.preflight : explicit_fe::preflight(model, options);
   TREMOR_CHECK(p.ordering == NodeOrdering::None,
                "a kept set-up runs in the model's node order; leave the ordering 'none'");

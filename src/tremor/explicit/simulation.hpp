@@ -9,7 +9,10 @@
 // prescribed displacements (on the DOFs the set-up constrains), transducers and shots, receivers
 // and the duration. The mesh, materials, sections, absorbing layers and time step are the
 // set-up's (io::read_excitation_buffer reads a run's tables against them). One domain, in the
-// model's node order; no snapshots or checkpoints (tremor run writes those).
+// model's node order; no snapshots or checkpoints (tremor run writes those). A model with fluids
+// sets up its solid and its fluid as run_explicit does; a run changes the fluid's sources, pistons
+// driven by velocity and receivers too (its pressure-release boundaries and pistons driven by
+// pressure, which hold the fluid's nodes, are the set-up's).
 #include <memory>
 
 #include "tremor/explicit/solver.hpp"

@@ -261,33 +261,44 @@ void SnapshotTaker<Real>::drain() {
 
 template <class Real>
 PendingSample SnapshotTaker<Real>::pending(View<const Real> current) {
-  // (A model with fluids takes no checkpoint: solver.cpp refuses it before the run.)
-  TREMOR_CHECK(!fluid_, "a snapshot waiting in a model with fluids cannot be checkpointed");
   PendingSample state;
   state.step = pending_step_;
   if (!pending_active_) return state;
   state.active = true;
-  const std::vector<Real> before = before_.to_host();
-  state.before.assign(before.begin(), before.end());
+  if (!velocity_) return state;  // (a pressure snapshot waits for p_k alone, which the next step makes)
+  // The snapshot DOFs' u_k-1 and u_k, then the fluid's rows of chi_k-1 and chi_k.
+  const auto widen = [](const std::vector<Real>& values, std::vector<double>& out) {
+    out.insert(out.end(), values.begin(), values.end());
+  };
+  widen(before_.to_host(), state.before);
   DeviceArray<Real> at(exec_, dofs_.size());
   gather_entries<Real>(exec_, current, std::as_const(dofs_).view(), at.view());
-  const std::vector<Real> at_host = at.to_host();
-  state.at.assign(at_host.begin(), at_host.end());
+  widen(at.to_host(), state.at);
+  if (fluid_rows_ > 0) {
+    widen(fluid_before_.to_host(), state.before);
+    DeviceArray<Real> rows(exec_, fluid_rows_);
+    fluid_rows<Real>(exec_, fluid_rows_, std::as_const(fluid_offsets_).data(), std::as_const(fluid_nodes_).data(),
+                     std::as_const(fluid_weights_).data(), fluid_->fluid_scheme().displacement(), rows.data());
+    widen(rows.to_host(), state.at);
+  }
   return state;
 }
 
 template <class Real>
 void SnapshotTaker<Real>::restore(const PendingSample& state) {
-  const auto size = static_cast<std::size_t>(dofs_.size());
-  TREMOR_CHECK(!state.active || (velocity_ && state.before.size() == size && state.at.size() == size),
-               "checkpoint: the pending snapshot has ", state.at.size(), " values; expected ", size,
-               velocity_ ? "" : " (and none, as snapshots record no velocity)");
   pending_active_ = false;
   if (!state.active || !observer_) return;
+  // With velocity, the snapshot DOFs' values, then the fluid's rows (pending()).
+  const auto size = velocity_ ? static_cast<std::size_t>(dofs_.size() + fluid_rows_) : std::size_t{0};
+  TREMOR_CHECK(state.before.size() == size && state.at.size() == size, "checkpoint: the pending snapshot has ",
+               state.at.size(), " values; expected ", size, velocity_ ? "" : " (snapshots record no velocity)");
   // The values were Real widened to double: exact back. `at` (u_k) is the restored state's
   // current level, which the next take() gathers as its previous one.
-  const std::vector<Real> before(state.before.begin(), state.before.end());
-  before_.copy_from_host(before);
+  if (velocity_) {
+    const auto split = state.before.begin() + static_cast<std::ptrdiff_t>(dofs_.size());
+    before_.copy_from_host(std::vector<Real>(state.before.begin(), split));
+    if (fluid_rows_ > 0) fluid_before_.copy_from_host(std::vector<Real>(split, state.before.end()));
+  }
   pending_active_ = true;
   pending_step_ = state.step;
 }

@@ -680,17 +680,6 @@ void warn_quadratic_lumping(Preflight& p, const Model& model) {
   }
 }
 
-}  // namespace
-
-namespace {
-
-// A model with fluids runs on one domain, from rest, as one run (docs/model-file.md, "Fluids"):
-// `what` (a decomposed run, checkpoints, ...) is refused, naming `source`; nothing where null.
-void refuse_for_fluids(const std::string& source, const char* what) {
-  TREMOR_CHECK(!what, source, ": a model with fluids runs on one domain, from rest, as one run: ", what,
-               " take solid models (docs/model-file.md, \"Fluids\")");
-}
-
 // A PML's memory variables are a solid's; one over a fluid's elements would leave them reflecting:
 // refused, naming a fluid element in one (and the layer's line). An alid or srm layer damps the
 // fluid's elements as the solid's (FluidMesh::table).
@@ -709,13 +698,6 @@ void refuse_pml_in_fluids(const Model& model) {
 }
 
 }  // namespace
-
-void check_checkpoints(const Preflight& p, const Model& model, const RunOptions& options) {
-  if (p.fluid)
-    refuse_for_fluids(model.source, options.checkpoint_every > 0 ? "checkpoints"
-                                    : options.resume              ? "resuming a run"
-                                                                  : nullptr);
-}
 
 Preflight preflight(const Model& whole, const RunOptions& options) {
   whole.validate();
@@ -766,7 +748,8 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
                  domains, " subdomains numbers each subdomain's nodes itself (owned first, shared last)");
   }
   if (p.fluid) {
-    refuse_for_fluids(whole.source, domains > 1 ? "a decomposed run (--domains, --gpus, mpirun)" : nullptr);
+    TREMOR_CHECK(domains == 1, whole.source, ": a model with fluids runs on one domain: a decomposed run (--domains, "
+                 "--gpus, mpirun) takes solid models (docs/model-file.md, \"Fluids\")");
     refuse_pml_in_fluids(whole);
     // A shot's loads replace the last on the same constraints: a piston driven by pressure holds
     // its nodes only when it fires.
@@ -924,7 +907,6 @@ ExplicitRun run_explicit(const Model& model, const RunOptions& options, Observer
   try {
     // (A model with fluids sets up its solid, which steps its fluid as a term.)
     const Model& solid = p.solid ? *p.solid : model;
-    check_checkpoints(p, model, options);
     ExplicitRun run = p.precision == Precision::Float
                           ? run_typed<float>(exec, solid, p, options, observer, called, phase)
                           : run_typed<double>(exec, solid, p, options, observer, called, phase);

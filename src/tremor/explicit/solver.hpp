@@ -63,7 +63,9 @@ struct SolverState {
   long long step = 0;
   // u_step-1 and u_step, all DOFs; a float state widened to double (exact, and exact back).
   std::vector<double> previous, current;
-  std::vector<PendingSample> receivers;  // one per history, in make_histories order
+  // One per history: the solid's in make_histories order, then (with fluids) the fluid's, its
+  // receivers of pressure first (FluidTerm::pending).
+  std::vector<PendingSample> receivers;
   PendingSample snapshot;                // a velocity snapshot waiting for u_step+1
   // The stiffness operator's state (the memory variables of attenuating sections) by the model's
   // elements: element e's values at [memory_offsets[e], memory_offsets[e + 1]) of memory, in Real
@@ -74,6 +76,9 @@ struct SolverState {
   // pml_node_values; both empty without a PML. (Its elements' follow the operator's in memory.)
   std::vector<Index> pml_nodes;
   std::vector<double> pml_node_values;
+  // A fluid's potential chi_step-1 and chi_step per fluid node (explicit/fluid.hpp: the model's
+  // nodes that fluid elements hold, ascending), widened to double; both empty without fluids.
+  std::vector<double> fluid_previous, fluid_current;
 };
 
 // Part of that state, some of the model's elements' (a subdomain's): `offsets` and `values` as
@@ -242,10 +247,6 @@ struct Preflight {
 // Resolves settings and the time step; throws tremor::Error for a refused time step (both
 // numbers and the element), a missing duration, an unknown precision, operator or backend.
 Preflight preflight(const Model& model, const RunOptions& options = {});
-// Throws tremor::Error where the run `options` ask for checkpoints or a resume that the model `p`
-// is the pre-flight of cannot take (a model with fluids); run_explicit calls it, and a caller
-// that writes files first may call it before.
-void check_checkpoints(const Preflight& p, const Model& model, const RunOptions& options);
 // The duration (RunOptions, else the model's [explicit], else its Abaqus step) and the steps to
 // reach it at p.dt into p; throws for a missing duration or more than max_steps.
 void plan_steps(Preflight& p, const Model& model, const RunOptions& options);

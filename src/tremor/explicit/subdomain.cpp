@@ -274,7 +274,7 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
   std::vector<History> in_fluid, motion;
   if (preflight.histories)
     for (const History& history : *preflight.histories)
-      (history.records(Quantity::Pressure) || history.potential ? in_fluid : motion).push_back(history);
+      (records_fluid(history) ? in_fluid : motion).push_back(history);
   if (preflight.fluid) {  // (original: the model's solid, in the model's numbering)
     auto term = std::make_unique<FluidTerm<Real>>(exec, *preflight.fluid, d.numbering,
                                                   fluid_loading(original, preflight.fluid->mesh), std::move(in_fluid),

@@ -155,9 +155,13 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
         if (settings.history_merge) {
           state.receivers = settings.history_merge->merge_pending(receivers);
           state.snapshot = settings.snapshot_merge->merge_pending(snapshots);
-        } else {  // one subdomain holding every node
+        } else {  // one subdomain holding every node, and a model's fluid (refused decomposed)
           state.receivers = *receivers.front();
           state.snapshot = snapshots.front();
+          if (const FluidTerm<Real>* fluid = subdomains.front()->fluid) {
+            fluid->get_state(state.fluid_previous, state.fluid_current);
+            for (PendingSample& sample : fluid->pending()) state.receivers.push_back(std::move(sample));
+          }
         }
         merge_element_values(memory, model.mesh.n_elements(), state);
         merge_node_values(pml_nodes, state);

@@ -102,6 +102,11 @@ void write_contents(const std::string& file, const Checkpoint& checkpoint) {
       write_vector(memory.get(), "pml_node_values", checkpoint.pml_node_values, file);
     }
   }
+  if (!checkpoint.fluid_current.empty()) {  // (absent without fluids)
+    Handle fluid = h5::create_group(root, "fluid", file);
+    write_vector(fluid.get(), "previous", checkpoint.fluid_previous, file);
+    write_vector(fluid.get(), "current", checkpoint.fluid_current, file);
+  }
   std::vector<std::string> names;
   std::vector<std::int64_t> counts;
   for (const auto& [name, count] : checkpoint.history_samples) {
@@ -180,6 +185,14 @@ Checkpoint read_checkpoint(const fs::path& path) {
         throw Error(str(file, ": memory_variables: ", checkpoint.pml_node_values.size(), " PML node values for ", n,
                         " nodes; a torn or altered checkpoint"));
     }
+  }
+  if (H5Lexists(root, "fluid", H5P_DEFAULT) > 0) {
+    Handle fluid = h5::open_group(root, "fluid", file);
+    checkpoint.fluid_previous = read_vector(fluid.get(), "previous", file);
+    checkpoint.fluid_current = read_vector(fluid.get(), "current", file);
+    if (checkpoint.fluid_previous.size() != checkpoint.fluid_current.size() || checkpoint.fluid_current.empty())
+      throw Error(str(file, ": fluid: the potential at ", checkpoint.fluid_previous.size(), " and ",
+                      checkpoint.fluid_current.size(), " nodes at its two steps; a torn or altered checkpoint"));
   }
   Handle samples = h5::open_group(root, "history_samples", file);
   const auto names = h5::read_strings_attribute(samples.get(), "names", file);

@@ -47,6 +47,9 @@ struct Checkpoint {
   // A PML's nodes (the model's) and their variables, the same count each; empty without a PML.
   std::vector<std::int64_t> pml_nodes;
   std::vector<double> pml_node_values;
+  // A fluid's potential at step - 1 and step per fluid node (explicit_fe::SolverState); empty
+  // without fluids.
+  std::vector<double> fluid_previous, fluid_current;
 
   // What the result file held at `step`.
   // per history name (a shot's: "<shot>/<name>", ResultFile::sample_counts)

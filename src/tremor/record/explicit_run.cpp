@@ -302,6 +302,8 @@ class ResultWriter final : public ex::Observer {
     checkpoint.memory = state.memory;
     checkpoint.pml_nodes.assign(state.pml_nodes.begin(), state.pml_nodes.end());
     checkpoint.pml_node_values = state.pml_node_values;
+    checkpoint.fluid_previous = state.fluid_previous;
+    checkpoint.fluid_current = state.fluid_current;
     checkpoint.history_samples = file_.sample_counts();
     checkpoint.n_snapshots = file_.n_snapshots();
     io::write_checkpoint(checkpoints_.path, checkpoint);

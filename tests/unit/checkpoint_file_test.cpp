@@ -80,6 +80,7 @@ TEST(CheckpointFile, RoundTripIsExactAndLeavesNoTemporary) {
   EXPECT_TRUE(io::checkpoint_mismatches(read, written).empty());
   EXPECT_TRUE(read.memory_offsets.empty());  // none written: none read
   EXPECT_TRUE(read.memory.empty());
+  EXPECT_TRUE(read.fluid_current.empty());  // (a solid run's: no fluid group)
   fs::remove_all(folder);
 }
 
@@ -107,6 +108,30 @@ TEST(CheckpointFile, MemoryVariablesRoundTrip) {
     FAIL() << "expected an error";
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find("memory_variables: offsets that do not partition"), std::string::npos)
+        << error.what();
+  }
+  fs::remove_all(folder);
+}
+
+// A fluid's potential at its two levels: read back exactly; levels of different sizes are a torn
+// or altered file.
+TEST(CheckpointFile, AFluidsPotentialRoundTrips) {
+  const fs::path folder = test::temporary_directory("checkpoint_fluid");
+  const fs::path path = folder / "run.h5.checkpoint";
+  io::Checkpoint written = sample_checkpoint();
+  written.fluid_previous = {1.0 / 3.0, -2e-310, static_cast<double>(0.1f)};
+  written.fluid_current = {1e300, 0.0, -7.5};
+  io::write_checkpoint(path, written);
+  const io::Checkpoint read = io::read_checkpoint(path);
+  EXPECT_EQ(read.fluid_previous, written.fluid_previous);
+  EXPECT_EQ(read.fluid_current, written.fluid_current);
+  written.fluid_previous.pop_back();
+  io::write_checkpoint(path, written);
+  try {
+    (void)io::read_checkpoint(path);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("fluid: the potential at 2 and 3 nodes"), std::string::npos)
         << error.what();
   }
   fs::remove_all(folder);

@@ -173,7 +173,9 @@ void expect_resume_is_exact(const Model& model, const std::string& backend = "",
   EXPECT_EQ(state.step, stop);
   // The velocity snapshot of step `stop` and the velocity receiver's sample wait for the next.
   EXPECT_TRUE(state.snapshot.active);
-  if (model.receivers[0].velocity) EXPECT_TRUE(state.receivers[0].active);
+  if (model.receivers[0].velocity) {
+    EXPECT_TRUE(state.receivers[0].active);
+  }
 
   options.resume = &state;
   Keeper second;
@@ -377,9 +379,15 @@ TEST(ExplicitCheckpoint, SemResumedRunEqualsUninterrupted) {
 // for the next step as the solid's do. Stopped at 9/10 of the run, as the pulse (its peak at 5/6
 // of the run) crosses the interface: an earlier stop would compare the zeros before it. In double
 // and in float, with and without velocity (a snapshot of pressure alone waits for p_k, no values).
-TEST(ExplicitCheckpoint, AFluidsResumedRunEqualsUninterrupted) {
+// Where the water_field run stops: 9/10 of its steps, a multiple of 10 (a check every 5 steps, a
+// checkpoint every stop / 2).
+long long water_stop() {
   const long long steps = explicit_fe::preflight(test::water_field("double", 5, true)).steps;
-  const long long stop = steps * 9 / 10 / 10 * 10;  // a check (every 5) and a checkpoint (every stop / 2)
+  return steps * 9 / 10 / 10 * 10;
+}
+
+TEST(ExplicitCheckpoint, AFluidsResumedRunEqualsUninterrupted) {
+  const long long stop = water_stop();
   ASSERT_GE(stop, 50);
   for (const bool velocity : {true, false})
     for (const char* precision : {"double", "float"}) {
@@ -411,6 +419,16 @@ TEST(ExplicitCheckpoint, AFluidsResumedRunEqualsUninterrupted) {
   const std::string error = test::error_of([&] { (void)explicit_fe::run_explicit(test::water_field("double", 5, true), options); });
   EXPECT_NE(error.find("checkpoint holds the potential at 0 fluid nodes; the model's fluid has 45"), std::string::npos)
       << error;
+}
+
+// The same on a GPU (deterministic: colour by colour, the fluid's K_f too): the fluid's state and
+// rows come back from the device and go to it again.
+TEST(ExplicitCheckpointGpu, AFluidsResumedRunEqualsUninterrupted) {
+  TREMOR_REQUIRE_GPU();
+  for (const char* precision : {"double", "float"}) {
+    SCOPED_TRACE(precision);
+    expect_resume_is_exact(test::water_field(precision, 5, true), "cuda", 1, "", water_stop());
+  }
 }
 
 TEST(ExplicitSnapshots, SnapshotNodesOutsideTheMeshAreRefused) {

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -131,28 +133,30 @@ TEST(Shots, EachEqualsItsTransducersAlone) {
 }
 
 // Water over steel (2D, 10 x 10 mm of 0.5 mm quad4 cells, the interface at y = 5 mm), two pistons
-// on the water's top fired in shots and a hydrophone: each shot's histories equal a run of that
-// shot alone, bit for bit (the fluid's loads replaced on the same set-up), and differ. A piston
+// on the water's top, a hydrophone and a receiver in the steel; shots firing each piston.
+const std::string tank =
+    "[mesh]\ngenerator = \"rectangle\"\nelement = \"quad4\"\nsize = [0.01, 0.01]\ndivisions = [20, 20]\n"
+    "[[mesh.element_set]]\nname = \"water\"\nmin = [0.0, 0.005]\nmax = [0.01, 0.01]\n"
+    "[[mesh.element_set]]\nname = \"steel\"\nmin = [0.0, 0.0]\nmax = [0.01, 0.005]\n"
+    "[[material]]\nname = \"steel\"\ndensity = 7850.0\nyoungs_modulus = 210e9\npoisson_ratio = 0.3\n"
+    "[[material]]\nname = \"water\"\nkind = \"fluid\"\ndensity = 1000.0\nsound_speed = 1480.0\n"
+    "[[section]]\nelement_set = \"steel\"\nmaterial = \"steel\"\n"
+    "[[section]]\nelement_set = \"water\"\nmaterial = \"water\"\n"
+    "[explicit]\nduration = 4e-6\n"
+    "[[transducer]]\nname = \"left\"\nmode = \"piston\"\nsurface = \"ymax\"\nposition = [0.003, 0.01]\n"
+    "radius = 0.001\namplitude = 0.01\nsignal = { kind = \"ricker\", frequency = 1e6 }\n"
+    "[[transducer]]\nname = \"right\"\nmode = \"piston\"\nsurface = \"ymax\"\nposition = [0.007, 0.01]\n"
+    "radius = 0.001\namplitude = 0.01\nsignal = { kind = \"ricker\", frequency = 1e6 }\n";
+const std::string receivers =
+    "[[receiver]]\nname = \"hydrophone\"\npositions = [[0.004, 0.007]]\nrecord = [\"pressure\"]\n"
+    "[[receiver]]\nname = \"steel\"\npositions = [[0.005, 0.003]]\nrecord = [\"velocity\"]\n";
+const std::string shot_left = "[[shot]]\nname = \"left\"\ntransducers = [\"left\"]\n";
+const std::string shot_right = "[[shot]]\nname = \"right\"\ntransducers = [\"right\"]\n";
+
+// The tank's pistons fired in shots: each shot's histories equal a run of that shot alone, bit
+// for bit (the fluid's loads replaced on the same set-up), and differ. A piston
 // driven by pressure is refused in a model with shots, naming its line.
 TEST(Shots, InAFluidFireItsPistons) {
-  const std::string tank =
-      "[mesh]\ngenerator = \"rectangle\"\nelement = \"quad4\"\nsize = [0.01, 0.01]\ndivisions = [20, 20]\n"
-      "[[mesh.element_set]]\nname = \"water\"\nmin = [0.0, 0.005]\nmax = [0.01, 0.01]\n"
-      "[[mesh.element_set]]\nname = \"steel\"\nmin = [0.0, 0.0]\nmax = [0.01, 0.005]\n"
-      "[[material]]\nname = \"steel\"\ndensity = 7850.0\nyoungs_modulus = 210e9\npoisson_ratio = 0.3\n"
-      "[[material]]\nname = \"water\"\nkind = \"fluid\"\ndensity = 1000.0\nsound_speed = 1480.0\n"
-      "[[section]]\nelement_set = \"steel\"\nmaterial = \"steel\"\n"
-      "[[section]]\nelement_set = \"water\"\nmaterial = \"water\"\n"
-      "[explicit]\nduration = 4e-6\n"
-      "[[transducer]]\nname = \"left\"\nmode = \"piston\"\nsurface = \"ymax\"\nposition = [0.003, 0.01]\n"
-      "radius = 0.001\namplitude = 0.01\nsignal = { kind = \"ricker\", frequency = 1e6 }\n"
-      "[[transducer]]\nname = \"right\"\nmode = \"piston\"\nsurface = \"ymax\"\nposition = [0.007, 0.01]\n"
-      "radius = 0.001\namplitude = 0.01\nsignal = { kind = \"ricker\", frequency = 1e6 }\n";
-  const std::string receivers =
-      "[[receiver]]\nname = \"hydrophone\"\npositions = [[0.004, 0.007]]\nrecord = [\"pressure\"]\n"
-      "[[receiver]]\nname = \"steel\"\npositions = [[0.005, 0.003]]\nrecord = [\"velocity\"]\n";
-  const std::string shot_left = "[[shot]]\nname = \"left\"\ntransducers = [\"left\"]\n";
-  const std::string shot_right = "[[shot]]\nname = \"right\"\ntransducers = [\"right\"]\n";
   const ExplicitRun run = explicit_fe::run_explicit(read(tank + receivers + shot_left + shot_right), serial());
   ASSERT_TRUE(run.ok()) << run.message;
   ASSERT_EQ(run.shots.size(), 2u);
@@ -219,30 +223,11 @@ struct Shots final : explicit_fe::Observer {
   }
 };
 
-TEST(Shots, CheckpointAndResumeInALaterShot) {
-  const Model model = read(plate + two_shots);
-  RunOptions options = serial();
-  options.checkpoint_every = 40;
-  Shots whole;
-  const ExplicitRun full = explicit_fe::run_explicit(model, options, &whole);
-  ASSERT_TRUE(full.ok()) << full.message;
-  const long long steps = full.steps;
-  ASSERT_GT(steps, 80);
-  // Shot 0's checkpoints, shot 1's start and its own.
-  std::vector<std::string> expected{"begin 0"};
-  for (long long s = 40; s < steps; s += 40) expected.push_back(str("checkpoint 0 ", s));
-  expected.push_back("end 0 2");
-  expected.push_back("begin 1");
-  expected.push_back("checkpoint 1 0");
-  for (long long s = 40; s < steps; s += 40) expected.push_back(str("checkpoint 1 ", s));
-  expected.push_back("end 1 2");
-  EXPECT_EQ(whole.events, expected);
-  ASSERT_EQ(whole.samples.size(), 2u);
-  EXPECT_EQ(whole.samples[0], whole.samples[1]);
-  EXPECT_GT(whole.samples[0], 0u);
-
-  // From shot 1's second checkpoint, and from its start (the checkpoint between the shots).
-  for (const long long at : {80LL, 0LL}) {
+// Resumed from each of shot 1's checkpoints at `steps` (0: the one between the shots), a run
+// completes shot 1 with the whole run's last samples, bit for bit.
+void expect_resumes_in_the_second_shot(const Model& model, const RunOptions& options, const Shots& whole,
+                                       const ExplicitRun& full, std::initializer_list<long long> steps) {
+  for (const long long at : steps) {
     SCOPED_TRACE(str("resumed at step ", at));
     const auto from = std::find_if(whole.checkpoints.begin(), whole.checkpoints.end(),
                                    [&](const auto& c) { return c.shot == 1 && c.step == at; });
@@ -268,6 +253,51 @@ TEST(Shots, CheckpointAndResumeInALaterShot) {
           << want.name;
     }
   }
+}
+
+// From shot 1's second checkpoint, and from its start (the checkpoint between the shots).
+TEST(Shots, CheckpointAndResumeInALaterShot) {
+  const Model model = read(plate + two_shots);
+  RunOptions options = serial();
+  options.checkpoint_every = 40;
+  Shots whole;
+  const ExplicitRun full = explicit_fe::run_explicit(model, options, &whole);
+  ASSERT_TRUE(full.ok()) << full.message;
+  const long long steps = full.steps;
+  ASSERT_GT(steps, 80);
+  // Shot 0's checkpoints, shot 1's start and its own.
+  std::vector<std::string> expected{"begin 0"};
+  for (long long s = 40; s < steps; s += 40) expected.push_back(str("checkpoint 0 ", s));
+  expected.push_back("end 0 2");
+  expected.push_back("begin 1");
+  expected.push_back("checkpoint 1 0");
+  for (long long s = 40; s < steps; s += 40) expected.push_back(str("checkpoint 1 ", s));
+  expected.push_back("end 1 2");
+  EXPECT_EQ(whole.events, expected);
+  ASSERT_EQ(whole.samples.size(), 2u);
+  EXPECT_EQ(whole.samples[0], whole.samples[1]);
+  EXPECT_GT(whole.samples[0], 0u);
+
+  expect_resumes_in_the_second_shot(model, options, whole, full, {80, 0});
+}
+
+// With fluids: the checkpoints hold the water's potential and its receivers' waiting samples, a
+// run resumed in the second shot (mid-shot, and at its start) completes it bit for bit.
+TEST(Shots, AFluidsCheckpointAndResumeInALaterShot) {
+  const Model model = read(tank + receivers + shot_left + shot_right);
+  RunOptions options = serial();
+  options.checkpoint_every = 20;
+  Shots whole;
+  const ExplicitRun full = explicit_fe::run_explicit(model, options, &whole);
+  ASSERT_TRUE(full.ok()) << full.message;
+  ASSERT_GT(full.steps, 40);
+  // The second shot's hydrophone hears its piston after step 40: the resumed samples are not zeros.
+  const History& hydrophone = full.shots[1][1];
+  double late = 0.0;
+  for (std::size_t k = 0; k < hydrophone.times.size(); ++k)
+    if (hydrophone.times[k] > 40.5 * full.dt) late = std::max(late, std::abs(hydrophone.values[k]));
+  EXPECT_GT(late, 1.0);  // Pa
+  expect_resumes_in_the_second_shot(model, options, whole, full, {40, 0});
 }
 
 }  // namespace

@@ -17,13 +17,17 @@
 #include "tremor/backend/device_array.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/fluid.hpp"
+#include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/receivers.hpp"
 #include "tremor/explicit/solver.hpp"
+#include "tremor/explicit/subdomain.hpp"
 #include "tremor/fem/colouring.hpp"
 #include "tremor/fem/coupling.hpp"
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
 #include "tremor/mesh/generate.hpp"
+#include "tremor/model/renumber.hpp"
+#include "tremor/sparse/assemble.hpp"
 
 namespace tremor::explicit_fe {
 namespace {
@@ -504,6 +508,40 @@ TEST(ExplicitFluid, ReceiversOfPressureLieInTheFluid) {
   dry.receivers = {receiver("p", true, {7}, {})};
   dry.sections.back().material = "steel";
   test::expect_contains(test::error_of([&] { dry.validate(); }), {"receiver 'p' records pressure, which a fluid has"});
+}
+
+// A run on one domain numbers the solid's nodes first and the fluid's own after them (water below
+// the steel here, so that the model numbers the water's first): the integrator's update runs over
+// the solid's DOFs only (n_moving), the massless rest untouched at zero. An isolated node in the
+// middle of the numbering, or a held DOF at its end, keeps the update over all.
+TEST(ExplicitFluid, TheSolidsUpdateLeavesTheFluidsOwnNodesOut) {
+  Model model;
+  model.source = "m.toml";
+  model.mesh = generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {2, 2}, ElementType::Quad4);  // 3 x 3 nodes
+  for (Index e = 0; e < model.mesh.n_elements(); ++e)
+    model.mesh.element_sets[test::element_centre(model.mesh, e, 1) < 1.0 ? "water" : "steel"].push_back(e);
+  test::add_water_and_steel(model);
+  model.explicit_settings = ExplicitSettings{};
+  model.explicit_settings->duration = 1e-4;
+  model.validate();
+  const Preflight p = preflight(model);
+  ASSERT_TRUE(p.solid);
+  const Numbering numbering = one_domain_numbering(*p.solid, p);
+  ASSERT_FALSE(numbering.identity());
+  // Nodes 0..2 (y = 0) are the water's own: last, in order; the steel's 3..8 first.
+  EXPECT_EQ(numbering.local_to_global(), (std::vector<Index>{3, 4, 5, 6, 7, 8, 0, 1, 2}));
+  const Model local = renumber_nodes(*p.solid, numbering.local_to_global());
+  const auto K = make_stiffness_operator<double>(local, "assembled", Exec::serial());
+  const std::vector<double> M = sparse::assemble_lumped_mass(local, Exec::serial());
+  CentralDifference<double> scheme(Exec::serial(), *K, M, {}, p.dt, {}, 2);
+  EXPECT_EQ(scheme.n_moving(), 12);  // the steel's 6 nodes x 2
+  EXPECT_EQ(scheme.n_massless(), 6);
+  // The same mass with the massless node first: every DOF is updated; one held at the end too.
+  std::vector<double> first(M.begin() + 12, M.end());
+  first.insert(first.end(), M.begin(), M.begin() + 12);
+  EXPECT_EQ(CentralDifference<double>(Exec::serial(), *K, first, {}, p.dt, {}, 2).n_moving(), 18);
+  const std::vector<Index> held{17};
+  EXPECT_EQ(CentralDifference<double>(Exec::serial(), *K, M, {}, p.dt, held, 2).n_moving(), 18);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "tremor/explicit/central_difference.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <utility>
@@ -107,6 +108,25 @@ DeviceArray<Real> per_node(const Exec& exec, const DeviceArray<Real>& in, int pe
   return out;
 }
 
+// The entries of `scale` up to its last that is not 0 (0 where none is): by bisection on whether
+// any entry from k on is, a reduction each.
+template <class Real>
+Index entries_with_a(const Exec& exec, const Real* scale, Index entries) {
+  const auto any_from = [&](Index k) {
+    return sum<double>(exec, entries - k, [=] TREMOR_LAMBDA(Index i) { return scale[k + i] != Real(0) ? 1.0 : 0.0; }) >
+           0.0;
+  };
+  Index low = 0, high = entries;  // the first entry from which none is: in [low, high]
+  while (low < high) {
+    const Index middle = low + (high - low) / 2;
+    if (any_from(middle))
+      low = middle + 1;
+    else
+      high = middle;
+  }
+  return high;
+}
+
 }  // namespace
 
 template <class Real>
@@ -163,6 +183,12 @@ void CentralDifference<Real>::set_up(DeviceArray<double> mass, DeviceArray<doubl
     force_scale_ = per_node(exec, force_scale_, per_);
     if (c) prev_scale_ = per_node(exec, prev_scale_, per_);
   }
+  // The DOFs after the last that moves (A not 0) or is held: massless, at zero for good (the nodes no
+  // element holds, which a model with fluids numbers last: explicit/subdomain.hpp,
+  // one_domain_numbering), which the update leaves out.
+  Index last_held = -1;
+  for (const Index dof : fixed) last_held = std::max(last_held, dof);
+  moving_ = std::max(entries_with_a<Real>(exec, force_scale_.data(), force_scale_.size()) * per_, last_held + 1);
   // The mass and damping are not kept (the coefficients give both back): released before the state
   // is allocated, so the set-up's peak is theirs or the state's, not both.
   mass = DeviceArray<double>();
@@ -217,9 +243,9 @@ void CentralDifference<Real>::advance(View<const Index> loaded_dofs, View<const 
   const Real* uc = std::as_const(curr_).data();
   const bool adds = stiffness_.adds();
   switch (per_) {
-    case 2: update(exec_, n_, coefficients_of<2>(a, cp, 2), uc, u.data, ku.data, adds); break;
-    case 3: update(exec_, n_, coefficients_of<3>(a, cp, 3), uc, u.data, ku.data, adds); break;
-    default: update(exec_, n_, coefficients_of<1>(a, cp, 1), uc, u.data, ku.data, adds); break;
+    case 2: update(exec_, moving_, coefficients_of<2>(a, cp, 2), uc, u.data, ku.data, adds); break;
+    case 3: update(exec_, moving_, coefficients_of<3>(a, cp, 3), uc, u.data, ku.data, adds); break;
+    default: update(exec_, moving_, coefficients_of<1>(a, cp, 1), uc, u.data, ku.data, adds); break;
   }
   // DOF indices are the caller's (Loading checks them against the mesh).
   forall(exec_, prescribed_dofs.size, [=] TREMOR_LAMBDA(Index k) { u[prescribed_dofs[k]] = prescribed[k]; });

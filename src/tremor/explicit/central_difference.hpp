@@ -46,6 +46,9 @@ class CentralDifference {
   long long step_count() const { return steps_; }
   double time() const { return static_cast<double>(steps_) * dt_; }
   Index n_massless() const { return massless_; }
+  // The DOFs the update runs over: up to the last that has mass or is held; the massless DOFs after
+  // it (nodes no element holds, numbered last) stay at zero untouched.
+  Index n_moving() const { return moving_; }
   // DOFs that share one A (and C'): node_dofs where every node's components have equal ones, else 1.
   int coefficient_dofs() const { return per_; }
 
@@ -96,6 +99,7 @@ class CentralDifference {
   double dt_ = 0.0;
   long long steps_ = 0;
   Index massless_ = 0;
+  Index moving_ = 0;               // n_moving()
   int per_ = 1;                    // DOFs per entry of the coefficients
   DeviceArray<Real> force_scale_;  // A (F' = A F); 0 for held and massless DOFs
   DeviceArray<Real> prev_scale_;   // C' diagonal where damped; empty: undamped (C' = -1)

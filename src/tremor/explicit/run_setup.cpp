@@ -148,11 +148,10 @@ void set_up_processes(RunSetup<Real>& r, const parallel::Communicator& processes
 // One domain: the model in its numbering or reverse Cuthill-McKee's, no shared nodes.
 template <class Real>
 void set_up_one_domain(RunSetup<Real>& r) {
-  Numbering numbering(r.model.mesh.n_nodes(), r.dim());
-  if (r.preflight.ordering == NodeOrdering::Rcm) {
-    numbering = Numbering(r.model.mesh.n_nodes(), r.dim(), reverse_cuthill_mckee(node_graph(r.model.mesh)));
-    r.clock.lap("node ordering (rcm)");
-  }
+  Numbering numbering = one_domain_numbering(r.model, r.preflight);
+  if (!numbering.identity())
+    r.clock.lap(r.preflight.ordering == NodeOrdering::Rcm ? "node ordering (rcm)"
+                                                          : "node ordering (the fluid's own nodes last)");
   r.exchange = std::make_unique<NoSharedNodes<Real>>();
   r.owned.push_back(set_up_subdomain<Real>(r.exec, r.model, std::move(numbering), r.preflight, *r.exchange, r.clock,
                                            r.observer, r.observer_guard));

@@ -8,11 +8,12 @@
 
 #include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
-#include "tremor/fem/coupling.hpp"
 #include "tremor/explicit/fluid.hpp"
 #include "tremor/explicit/loading.hpp"
 #include "tremor/explicit/shots.hpp"
 #include "tremor/explicit/subdomain.hpp"
+#include "tremor/fem/coupling.hpp"
+#include "tremor/model/renumber.hpp"
 #include "tremor/parallel/exchange.hpp"
 
 namespace tremor::explicit_fe {
@@ -41,8 +42,8 @@ struct Simulation::Typed final : Simulation::Runner {
     clock.append(preflight.phases);
     // (With fluids, the solid is set up and steps the fluid as a term, as in run_explicit.)
     const Model& solid = preflight.solid ? *preflight.solid : model;
-    d = set_up_subdomain<Real>(exec, solid, Numbering(solid.mesh.n_nodes(), solid.mesh.dim()), preflight, exchange,
-                               clock, nullptr, observer_guard);
+    d = set_up_subdomain<Real>(exec, solid, one_domain_numbering(solid, preflight), preflight, exchange, clock, nullptr,
+                               observer_guard);
     clock.lap("set-up kept for the runs");
     setup_seconds = clock.total();
     setup = clock.take();
@@ -55,11 +56,14 @@ struct Simulation::Typed final : Simulation::Runner {
                      mesh.n_elements() == model.mesh.n_elements(),
                  excitation.source, ": a run of a set-up model takes its mesh (", model.mesh.n_nodes(), " nodes, ",
                  model.mesh.n_elements(), " elements); this one has ", mesh.n_nodes(), " and ", mesh.n_elements());
-    // With fluids, the solid's loads and receivers on the solid, the fluid's on the FluidTerm.
-    std::optional<Model> solid_part;
+    // With fluids, the solid's loads and receivers on the solid (in the set-up's numbering: its
+    // fluid's own nodes last), the fluid's on the FluidTerm.
+    std::optional<Model> solid_part, renumbered;
     if (preflight.solid) solid_part.emplace(fem::solid_part(excitation));
     const Model& solid = solid_part ? *solid_part : excitation;
-    auto loading = std::make_unique<Loading>(solid);
+    if (!d->numbering.identity()) renumbered.emplace(renumber_nodes(solid, d->numbering.local_to_global()));
+    const Model& local = renumbered ? *renumbered : solid;
+    auto loading = std::make_unique<Loading>(local);
     TREMOR_CHECK(loading->constrained_dofs() == d->loading->constrained_dofs(), excitation.source,
                  ": the run holds other DOFs fixed or prescribed than the set-up (", loading->constrained_dofs().size(),
                  " against ", d->loading->constrained_dofs().size(),
@@ -70,13 +74,12 @@ struct Simulation::Typed final : Simulation::Runner {
     const double dt = p.dt;
     // The run's loads and receivers on the set-up: the subdomain reads the excitation model while
     // it runs (its mesh is the set-up's), and the set-up's again after.
-    const Model& set_up = preflight.solid ? *preflight.solid : model;
-    d->model = &solid;
     struct Restore {
       Subdomain<Real>& d;
-      const Model& model;
-      ~Restore() { d.model = &model; }
-    } restore{*d, set_up};
+      const Model* model;
+      ~Restore() { d.model = model; }
+    } restore{*d, d->model};
+    d->model = &local;
     d->loading = std::move(loading);
     d->loads = std::make_unique<DeviceLoading<Real>>(d->exec, *d->loading, dt);
     std::vector<History> histories = make_histories(excitation, dt), in_fluid;
@@ -88,6 +91,7 @@ struct Simulation::Typed final : Simulation::Runner {
       d->fluid->load_shot(fluid_loading(solid, preflight.fluid->mesh));
       d->fluid->set_histories(std::move(in_fluid));
     }
+    for (History& history : histories) d->numbering.to_local(history);
     d->recorder = std::make_unique<Recorder<Real>>(d->exec, std::move(histories), dt, mesh.n_nodes() * mesh.dim());
     if (observer) {
       const auto on_sample = [observer, this](const History& history, std::size_t sample) {

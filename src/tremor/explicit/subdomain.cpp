@@ -89,6 +89,26 @@ void without_pml(fem::SectionTable& table, const std::vector<Index>& elements) {
 
 }  // namespace
 
+Numbering one_domain_numbering(const Model& model, const Preflight& preflight) {
+  const Index n = model.mesh.n_nodes();
+  const int dim = model.mesh.dim();
+  const bool rcm = preflight.ordering == NodeOrdering::Rcm;
+  if (!rcm && !preflight.fluid) return Numbering(n, dim);
+  std::vector<Index> order = rcm ? reverse_cuthill_mckee(node_graph(model.mesh)) : std::vector<Index>{};
+  if (!rcm) {
+    order.resize(static_cast<std::size_t>(n));
+    std::iota(order.begin(), order.end(), Index(0));
+  }
+  if (preflight.fluid) {
+    std::vector<bool> held(static_cast<std::size_t>(n), false);
+    for (const ElementBlock& block : model.mesh.blocks)
+      for (const Index node : block.connectivity) held[static_cast<std::size_t>(node)] = true;
+    std::stable_partition(order.begin(), order.end(), [&](Index node) { return held[static_cast<std::size_t>(node)]; });
+    if (!rcm && std::is_sorted(order.begin(), order.end())) return Numbering(n, dim);
+  }
+  return Numbering(n, dim, std::move(order));
+}
+
 bool is_damped(const Model& model) {
   return !model.absorbing.empty() || std::any_of(model.materials.begin(), model.materials.end(),
                                                  [](const Material& m) { return m.damping_alpha != 0.0; });

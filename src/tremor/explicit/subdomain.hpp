@@ -116,6 +116,12 @@ struct Subdomain {
 // Whether the model has a lumped damping (absorbing layers, mass-proportional material damping).
 bool is_damped(const Model& model);
 
+// The numbering of a run on one domain of `model` (its solid, with fluids): the model's, or reverse
+// Cuthill-McKee's where the pre-flight orders nodes; with fluids, the nodes no element of the solid
+// holds (the fluid's own) after the others, in the same order, so that the integrator's update
+// leaves their massless DOFs out (CentralDifference::n_moving).
+Numbering one_domain_numbering(const Model& model, const Preflight& preflight);
+
 // Sets up the subdomain `numbering` of `model` (in the model's numbering) on exec for the run the
 // pre-flight resolved: the model in local numbers, the lumped mass and damping (summed by
 // `exchange`), the operator from the registry, the integrator, loads, receivers and, with an

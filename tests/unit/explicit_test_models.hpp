@@ -177,6 +177,16 @@ inline Model prescribed_block() {
   return model;
 }
 
+// An alid layer `thickness` thick on `faces` of the mesh's bounding box, at the sources' highest
+// frequency and the default profile (model/absorbing.hpp).
+inline AbsorbingLayer alid_layer(std::vector<BoxFace> faces, double thickness) {
+  AbsorbingLayer layer;
+  layer.kind = AbsorbingKind::Alid;
+  layer.faces = std::move(faces);
+  layer.thickness = thickness;
+  return layer;
+}
+
 // The mean of an element's node coordinates along `axis`.
 inline double element_centre(const Mesh& mesh, Index global, int axis) {
   const ElementRef ref = mesh.locate(global);

@@ -151,11 +151,7 @@ ExplicitRun leaky_run(double h, const std::string& backend) {
   model.fixed.push_back(axis);
   model.point_sources.push_back(force);
   model.receivers.push_back(faces);
-  AbsorbingLayer layer;
-  layer.kind = AbsorbingKind::Alid;
-  layer.faces = {BoxFace::XMax, BoxFace::YMin, BoxFace::YMax};
-  layer.thickness = 5e-3;
-  model.absorbing.push_back(layer);
+  model.absorbing.push_back(test::alid_layer({BoxFace::XMax, BoxFace::YMin, BoxFace::YMax}, 5e-3));
   ExplicitSettings settings;
   settings.duration = x2 / c_f;  // the windows' end at x2 (below)
   model.explicit_settings = settings;

@@ -135,11 +135,7 @@ Model oblique_model(const Solid& solid, double theta, double x_min) {
   in_solid.positions = {{x0 + delta, y_solid, 0.0}, {x0 - delta, y_solid, 0.0}, {x0, y_solid + delta, 0.0},
                         {x0, y_solid - delta, 0.0}};
   model.receivers = {water, in_solid};
-  AbsorbingLayer layer;
-  layer.kind = AbsorbingKind::Alid;
-  layer.faces = {BoxFace::XMin, BoxFace::XMax};
-  layer.thickness = 3e-3;
-  model.absorbing.push_back(layer);
+  model.absorbing.push_back(test::alid_layer({BoxFace::XMin, BoxFace::XMax}, 3e-3));
   ExplicitSettings settings;
   // To the reflected pulse's end at the water's receiver.
   settings.duration = ((x0 - x_min) * std::sin(theta) + (y_source + y_water) * std::cos(theta)) / c_f + 3.2 / f0;

@@ -126,11 +126,7 @@ ExplicitRun scholte_run(double fluid_density, double x1, double x2, double speed
   model.fixed.push_back(axis);
   model.point_sources.push_back(force);
   model.receivers.push_back(receiver);
-  AbsorbingLayer layer;
-  layer.kind = AbsorbingKind::Alid;
-  layer.faces = {BoxFace::XMax, BoxFace::YMin, BoxFace::YMax};
-  layer.thickness = 20e-3;
-  model.absorbing.push_back(layer);
+  model.absorbing.push_back(test::alid_layer({BoxFace::XMax, BoxFace::YMin, BoxFace::YMax}, 20e-3));
   ExplicitSettings settings;
   settings.duration = x2 / speed + 3.5 / f0;  // the pulse's peak at x2 (after the Ricker's 1.5 / f0) and 2 / f0
   model.explicit_settings = settings;

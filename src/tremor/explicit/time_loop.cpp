@@ -155,7 +155,7 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
         if (settings.history_merge) {
           state.receivers = settings.history_merge->merge_pending(receivers);
           state.snapshot = settings.snapshot_merge->merge_pending(snapshots);
-        } else {  // one subdomain holding every node, and a model's fluid (refused decomposed)
+        } else {  // one subdomain holding every node (a model with fluids: its fluid's after the solid's)
           state.receivers = *receivers.front();
           state.snapshot = snapshots.front();
           if (const FluidTerm<Real>* fluid = subdomains.front()->fluid) {

@@ -1,4 +1,4 @@
-// `tremor bench` and its subcommands `assembly` and `bem`: their options, parsed into the
+// `tremor bench` and its subcommands `assembly`, `bem`, `exchange` and `fluid`: their options, parsed into the
 // arguments of the benchmarks (bench/), which run them; the build's commit goes with them into the
 // reports.
 #include <CLI/CLI.hpp>
@@ -11,6 +11,7 @@
 #include "tremor/bench/assembly.hpp"
 #include "tremor/bench/bem.hpp"
 #include "tremor/bench/exchange.hpp"
+#include "tremor/bench/fluid.hpp"
 #include "tremor/bench/operators.hpp"
 #include "tremor/cli/commands.hpp"
 #include "tremor/cli/git_commit.hpp"
@@ -126,6 +127,25 @@ CLI::App* add_bench_exchange_command(CLI::App& parent) {
   return cmd;
 }
 
+// `tremor bench fluid`.
+CLI::App* add_bench_fluid_command(CLI::App& parent) {
+  auto* cmd = parent.add_subcommand(
+      "fluid", "Time a fluid node's step against a solid node's: boxes of steel, of steel under water, of water");
+  auto args = std::make_shared<bench::FluidArgs>();
+  args->commit = git_commit;
+  cmd->add_option("--sizes", args->sizes, "elements along each side of the box, 1 mm each (default 40)")
+      ->delimiter(',')
+      ->check(whole(2, 1024));
+  cmd->add_option("--order", args->order, "GLL order of the hexahedra (4)")->check(whole(1, 8));
+  cmd->add_option("--precision", args->precision, "float, double (float)")->check(CLI::IsMember({"float", "double"}));
+  cmd->add_option("--backend", args->backend, "auto (the GPU when present), cuda, openmp, serial");
+  cmd->add_option("--steps", args->steps, "timed steps of each run (300)")->check(whole(1, 1000000));
+  cmd->add_option("--output-dir", args->output_dir, "folder to write fluid.json and fluid.md to");
+  cmd->add_option("--note", args->note, "free text stored in the JSON");
+  cmd->callback([args] { bench::run_fluid(*args); });
+  return cmd;
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
@@ -174,8 +194,9 @@ void add_bench_command(CLI::App& app) {
   const CLI::App* assembly = add_bench_assembly_command(*cmd);
   const CLI::App* bem = add_bench_bem_command(*cmd);
   const CLI::App* exchange = add_bench_exchange_command(*cmd);
-  cmd->callback([args, assembly, bem, exchange] {
-    if (!assembly->parsed() && !bem->parsed() && !exchange->parsed()) bench::run_operators(*args);
+  const CLI::App* fluid = add_bench_fluid_command(*cmd);
+  cmd->callback([args, assembly, bem, exchange, fluid] {
+    if (!assembly->parsed() && !bem->parsed() && !exchange->parsed() && !fluid->parsed()) bench::run_operators(*args);
   });
 }
 

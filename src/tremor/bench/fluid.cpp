@@ -1,0 +1,152 @@
+#include "tremor/bench/fluid.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "tremor/bench/report.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
+#include "tremor/explicit/solver.hpp"
+#include "tremor/mesh/generate.hpp"
+
+namespace tremor::bench {
+
+namespace {
+
+struct Filling {
+  const char* name;
+  int steel_layers;  // elements of steel from the bottom; the rest water (all: no water)
+};
+
+struct Row {
+  long long side = 0;
+  std::string filling;
+  Index nodes = 0, fluid_nodes = 0, interface_nodes = 0;  // fluid_nodes: those no steel element holds
+  double step_seconds = 0.0, node_seconds = 0.0;          // a step; a fluid (or, solid: a solid) node's share
+};
+
+// The box `n` elements a side of 1 mm GLL hexahedra of order `order`, its lowest `steel_layers`
+// layers steel and the rest water, a Ricker force at the bottom's centre.
+Model box(long long n, int order, int steel_layers, const FluidArgs& args) {
+  Model model;
+  model.source = str("tremor bench fluid ", n);
+  const auto cells = static_cast<Size>(n);
+  const double side = 1e-3 * static_cast<double>(n);
+  model.mesh = generate_box({0.0, 0.0, 0.0}, {side, side, side}, {cells, cells, cells}, ElementType::HexGLL, order);
+  const ElementBlock& block = model.mesh.blocks.front();
+  for (Index e = 0; e < block.n_elements(); ++e) {
+    double z = 0.0;  // the element's centre, by its nodes
+    for (const Index node : block.nodes(e)) z += model.mesh.node(node)[2];
+    z /= static_cast<double>(block.nodes(e).size());
+    model.mesh.element_sets[z < 1e-3 * steel_layers ? "steel" : "water"].push_back(e);
+  }
+  model.materials.push_back(Material::from_youngs("steel", 210e9, 0.3, 7850.0));
+  model.materials.push_back(Material::from_sound_speed("water", 1480.0, 1000.0));
+  model.sections.push_back({"steel", "steel", Formulation::Solid, 1.0});
+  if (steel_layers < n) model.sections.push_back({"water", "water", Formulation::Solid, 1.0});
+  PointSource force;
+  force.direction = {0.0, 0.0, 1.0};
+  force.signal = Signal::ricker(2e5);  // (resolved at order 2: no warning in the way)
+  force.origin = "bench";
+  Index nearest = 0;
+  double best = 1e300;
+  for (Index node = 0; node < model.mesh.n_nodes(); ++node) {
+    const auto x = model.mesh.node(node);
+    const double d = (x[0] - 0.5 * side) * (x[0] - 0.5 * side) + (x[1] - 0.5 * side) * (x[1] - 0.5 * side) + x[2] * x[2];
+    if (d < best) best = d, nearest = node;
+  }
+  force.nodes = {nearest};
+  model.point_sources.push_back(force);
+  ExplicitSettings settings;
+  settings.precision = args.precision;
+  settings.duration = 1.0;  // replaced by the steps asked for, at the run's own step
+  model.explicit_settings = settings;
+  model.validate();
+  return model;
+}
+
+Row measure(long long n, const Filling& filling, const FluidArgs& args) {
+  const int layers = filling.steel_layers < 0 ? static_cast<int>(n) : filling.steel_layers;
+  const Model model = box(n, args.order, layers, args);
+  explicit_fe::RunOptions options;
+  options.backend = args.backend;
+  options.check_every = args.steps;
+  const explicit_fe::Preflight p = explicit_fe::preflight(model, options);
+  options.duration = p.dt * static_cast<double>(args.steps);
+  const explicit_fe::ExplicitRun run = explicit_fe::run_explicit(model, options);
+  TREMOR_CHECK(run.ok(), "bench fluid: the ", filling.name, " box of ", n, "^3 elements: ", run.message);
+  Row row;
+  row.side = n;
+  row.filling = filling.name;
+  row.nodes = model.mesh.n_nodes();
+  const Index plane = (static_cast<Index>(n) * args.order + 1) * (static_cast<Index>(n) * args.order + 1);
+  const Index steel_planes = static_cast<Index>(layers) * args.order + 1;
+  row.fluid_nodes = layers < n ? row.nodes - steel_planes * plane : 0;
+  row.interface_nodes = layers < n ? plane : 0;
+  row.step_seconds = static_cast<double>(p.n_dofs) / run.dof_steps_per_second;
+  return row;
+}
+
+}  // namespace
+
+void run_fluid(const FluidArgs& args) {
+  TREMOR_CHECK(args.order >= 1 && args.order <= 8, "bench fluid: GLL order ", args.order, "; expected 1 to 8");
+  TREMOR_CHECK(args.steps >= 1, "bench fluid: steps must be at least 1");
+  if (!args.output_dir.empty()) make_output_dir(args.output_dir);
+  RunRecord record(args.commit, args.note);
+  std::printf("bench fluid: boxes of GLL hexahedra of order %d, %s, backend %s, %d steps a run\n", args.order,
+              args.precision.c_str(), args.backend.c_str(), args.steps);
+  std::vector<Row> rows;
+  for (const long long n : args.sizes) {
+    TREMOR_CHECK(n >= 2, "bench fluid: a box of ", n, " elements a side; at least 2");
+    const Filling fillings[] = {{"solid", -1}, {"mixed", static_cast<int>(n / 2)}, {"water", 1}};
+    double solid_node = 0.0;
+    for (const Filling& filling : fillings) {
+      Row row = measure(n, filling, args);
+      if (row.fluid_nodes == 0) {
+        solid_node = row.step_seconds / static_cast<double>(row.nodes);
+        row.node_seconds = solid_node;
+      } else {
+        row.node_seconds = (row.step_seconds - solid_node * static_cast<double>(row.nodes - row.fluid_nodes)) /
+                           static_cast<double>(row.fluid_nodes);
+      }
+      rows.push_back(row);
+    }
+  }
+  record.finish();
+  std::ostringstream json, md;
+  json << "{\n  \"benchmark\": \"fluid\"";
+  record.json_provenance(json);
+  record.json_machine(json);
+  json << ",\n  \"order\": " << args.order << ",\n  \"precision\": " << json_string(args.precision)
+       << ",\n  \"backend\": " << json_string(args.backend) << ",\n  \"steps\": " << args.steps << ",\n  \"cases\": [";
+  md << "# A fluid node's cost per step (" << args.precision << ", GLL order " << args.order << ")\n\n"
+     << "Date " << record.date << ", commit " << record.commit << ", backend " << args.backend
+     << ". A box of 1 mm GLL hexahedra: all steel (solid), steel below half its height under water (mixed), one "
+        "element of steel under water (water). A step from the time loop's rate; a node's cost: the solid run's "
+        "step over its nodes, or a run's step less its solid nodes at that cost over its fluid's own nodes.\n\n"
+     << "| box | filling | nodes | fluid nodes | interface nodes | us a step | ps a node | fluid / solid node |\n"
+     << "|---|---|---|---|---|---|---|---|\n";
+  std::printf("\n%-8s %-7s %12s %12s %10s %12s %10s %8s\n", "box", "filling", "nodes", "fluid", "interface",
+              "us a step", "ps a node", "f / s");
+  double solid_node = 0.0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    if (r.fluid_nodes == 0) solid_node = r.node_seconds;
+    const std::string ratio = r.fluid_nodes > 0 ? fixed(r.node_seconds / solid_node, 2) : "-";
+    json << (i ? "," : "") << "\n    {\"side\": " << r.side << ", \"filling\": " << json_string(r.filling)
+         << ", \"nodes\": " << r.nodes << ", \"fluid_nodes\": " << r.fluid_nodes
+         << ", \"interface_nodes\": " << r.interface_nodes << ", \"step_microseconds\": " << fixed(r.step_seconds * 1e6, 3)
+         << ", \"node_picoseconds\": " << fixed(r.node_seconds * 1e12, 2) << "}";
+    md << "| " << r.side << "^3 | " << r.filling << " | " << group_digits(r.nodes) << " | " << group_digits(r.fluid_nodes)
+       << " | " << group_digits(r.interface_nodes) << " | " << fixed(r.step_seconds * 1e6, 1) << " | "
+       << fixed(r.node_seconds * 1e12, 1) << " | " << ratio << " |\n";
+    std::printf("%5lld^3 %-7s %12s %12s %10s %12.1f %10.1f %8s\n", r.side, r.filling.c_str(), group_digits(r.nodes).c_str(),
+                group_digits(r.fluid_nodes).c_str(), group_digits(r.interface_nodes).c_str(), r.step_seconds * 1e6,
+                r.node_seconds * 1e12, ratio.c_str());
+  }
+  json << "\n  ]\n}\n";
+  if (!args.output_dir.empty()) write_report_to(args.output_dir, "fluid", json.str(), md.str());
+}
+
+}  // namespace tremor::bench

@@ -75,6 +75,8 @@ Row measure(long long n, const Filling& filling, const FluidArgs& args) {
   options.duration = p.dt * static_cast<double>(args.steps);
   const explicit_fe::ExplicitRun run = explicit_fe::run_explicit(model, options);
   TREMOR_CHECK(run.ok(), "bench fluid: the ", filling.name, " box of ", n, "^3 elements: ", run.message);
+  TREMOR_CHECK(run.dof_steps_per_second > 0.0, "bench fluid: the ", filling.name, " box of ", n,
+               "^3 elements ran its ", args.steps, " steps in no measurable time: ask for more (--steps)");
   Row row;
   row.side = n;
   row.filling = filling.name;
@@ -103,6 +105,10 @@ void run_fluid(const FluidArgs& args) {
     double solid_node = 0.0;
     for (const Filling& filling : fillings) {
       Row row = measure(n, filling, args);
+      if (row.fluid_nodes == 0) {  // the first run of a size: once more, the faster kept (a cold start's cost out)
+        const Row again = measure(n, filling, args);
+        if (again.step_seconds < row.step_seconds) row = again;
+      }
       if (row.fluid_nodes == 0) {
         solid_node = row.step_seconds / static_cast<double>(row.nodes);
         row.node_seconds = solid_node;

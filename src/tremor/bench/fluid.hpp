@@ -3,7 +3,8 @@
 // from whole runs (the time loop of run_explicit: the solid's operator and update, the fluid's
 // term with its coupling) of one box of GLL hexahedra in three fillings: all steel (`solid`),
 // steel below half its height and water above (`mixed`), one element of steel under water
-// (`water`). A solid node's cost is the solid run's step over its nodes; a fluid node's is a
+// (`water`). A solid node's cost is the solid run's step over its nodes (the solid box is run
+// twice, the faster kept: the first run of a process pays its cold start); a fluid node's is a
 // run's step less its solid nodes at that cost, over its fluid's own nodes (docs/benchmarks.md).
 #include <string>
 #include <vector>

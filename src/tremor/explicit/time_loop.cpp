@@ -71,6 +71,58 @@ View<Real> internal_forces(Subdomain<Real>& d, std::vector<char>& beside) {
   return forces;
 }
 
+// The run's state at `step` in the model's numbering (SolverState, a checkpoint's), from its
+// subdomains: over processes gathered to the first (this process's one subdomain), else merged
+// here. The file the checkpoint counts holds every snapshot up to this step first (drained).
+template <class Real>
+SolverState checkpoint_state(std::span<Subdomain<Real>* const> subdomains, const LoopSettings& settings,
+                             long long step) {
+  const Model& model = *settings.model;
+  SolverState state;
+  state.step = step;
+  const auto n_model = static_cast<std::size_t>(settings.preflight->n_dofs);
+  state.previous.assign(n_model, 0.0);
+  state.current.assign(n_model, 0.0);
+  // (A node several subdomains hold has the same bits in each.)
+  std::vector<const std::vector<PendingSample>*> receivers;
+  std::vector<PendingSample> snapshots;
+  std::vector<ElementValues> memory, pml_nodes;
+  std::vector<double> previous, current;  // the last subdomain's levels (over processes, the only one's)
+  for (Subdomain<Real>* d : subdomains) {
+    for (ElementValues& piece : element_values(*d)) memory.push_back(std::move(piece));
+    pml_nodes.push_back(pml_node_values(*d));
+    std::vector<Real> before, now;
+    d->scheme->get_state(before, now);
+    previous.assign(before.begin(), before.end());
+    current.assign(now.begin(), now.end());
+    d->numbering.to_global(previous, state.previous);
+    d->numbering.to_global(current, state.current);
+    receivers.push_back(&d->recorder->pending());
+    d->snapshots->drain();
+    snapshots.push_back(d->snapshots->pending(d->scheme->displacement()));
+  }
+  if (ProcessGroup* processes = settings.processes) {  // this process's one subdomain, to the first
+    processes->gather_state(step, previous, current, *receivers.front(), snapshots.front(), memory,
+                            pml_nodes.front(), model.mesh.n_elements(), state);
+  } else {
+    if (settings.history_merge) {
+      state.receivers = settings.history_merge->merge_pending(receivers);
+      state.snapshot = settings.snapshot_merge->merge_pending(snapshots);
+    } else {  // one subdomain holding every node (a model with fluids: its fluid's after the solid's)
+      state.receivers = *receivers.front();
+      state.snapshot = snapshots.front();
+      if (const FluidTerm<Real>* fluid = subdomains.front()->fluid) {
+        fluid->get_state(state.fluid_previous, state.fluid_current);
+        for (PendingSample& sample : fluid->pending()) state.receivers.push_back(std::move(sample));
+      }
+    }
+    merge_element_values(memory, model.mesh.n_elements(), state);
+    merge_node_values(pml_nodes, state);
+  }
+  state.shot = settings.shot;
+  return state;
+}
+
 }  // namespace
 
 template <class Real>
@@ -122,51 +174,7 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
       return true;
     }
     if (checkpoint) {
-      // The state in the model's numbering; the file the checkpoint counts holds every snapshot up
-      // to this step first.
-      SolverState state;
-      state.step = step;
-      const auto n_model = static_cast<std::size_t>(p.n_dofs);
-      state.previous.assign(n_model, 0.0);
-      state.current.assign(n_model, 0.0);
-      // (A node several subdomains hold has the same bits in each.)
-      std::vector<const std::vector<PendingSample>*> receivers;
-      std::vector<PendingSample> snapshots;
-      std::vector<ElementValues> memory, pml_nodes;
-      for (Subdomain<Real>* d : subdomains) {
-        for (ElementValues& piece : element_values(*d)) memory.push_back(std::move(piece));
-        pml_nodes.push_back(pml_node_values(*d));
-        std::vector<Real> previous, current;
-        d->scheme->get_state(previous, current);
-        d->numbering.to_global(std::vector<double>(previous.begin(), previous.end()), state.previous);
-        d->numbering.to_global(std::vector<double>(current.begin(), current.end()), state.current);
-        receivers.push_back(&d->recorder->pending());
-        d->snapshots->drain();
-        snapshots.push_back(d->snapshots->pending(d->scheme->displacement()));
-      }
-      if (processes) {  // this process's one subdomain, to the first
-        const Subdomain<Real>& d = *subdomains.front();
-        std::vector<Real> previous, current;
-        d.scheme->get_state(previous, current);
-        processes->gather_state(step, std::vector<double>(previous.begin(), previous.end()),
-                                std::vector<double>(current.begin(), current.end()), d.recorder->pending(),
-                                snapshots.front(), memory, pml_nodes.front(), model.mesh.n_elements(), state);
-      } else {
-        if (settings.history_merge) {
-          state.receivers = settings.history_merge->merge_pending(receivers);
-          state.snapshot = settings.snapshot_merge->merge_pending(snapshots);
-        } else {  // one subdomain holding every node (a model with fluids: its fluid's after the solid's)
-          state.receivers = *receivers.front();
-          state.snapshot = snapshots.front();
-          if (const FluidTerm<Real>* fluid = subdomains.front()->fluid) {
-            fluid->get_state(state.fluid_previous, state.fluid_current);
-            for (PendingSample& sample : fluid->pending()) state.receivers.push_back(std::move(sample));
-          }
-        }
-        merge_element_values(memory, model.mesh.n_elements(), state);
-        merge_node_values(pml_nodes, state);
-      }
-      state.shot = settings.shot;
+      const SolverState state = checkpoint_state<Real>(subdomains, settings, step);
       run_agreed(communicator, [&] {
         if (observer) {
           const std::lock_guard lock(*settings.observer_guard);

@@ -1,12 +1,23 @@
 #include "tremor/bench/fluid.hpp"
 
 #include <cstdio>
+#include <memory>
 #include <sstream>
+#include <utility>
 
+#include "tremor/backend/device_array.hpp"
+#include "tremor/backend/exec.hpp"
+#include "tremor/backend/forall.hpp"
 #include "tremor/bench/report.hpp"
+#include "tremor/bench/timing.hpp"
+#include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
+#include "tremor/explicit/fluid.hpp"
+#include "tremor/fem/colouring.hpp"
+#include "tremor/fem/device_elements.hpp"
 #include "tremor/explicit/solver.hpp"
+#include "tremor/explicit/subdomain.hpp"
 #include "tremor/mesh/generate.hpp"
 #include "tremor/model/source.hpp"
 
@@ -24,6 +35,8 @@ struct Row {
   std::string filling;
   Index nodes = 0, fluid_nodes = 0, interface_nodes = 0;  // fluid_nodes: those no steel element holds
   double step_seconds = 0.0, node_seconds = 0.0;          // a step; a fluid (or, solid: a solid) node's share
+  double coupling_seconds = 0.0;  // the coupling's two passes a step, timed alone (with fluids)
+  double operator_seconds = 0.0;  // the fluid's stiffness operator, K_f chi added, timed alone (with fluids)
 };
 
 // The box `n` elements a side of 1 mm GLL hexahedra of order `order`, its lowest `steel_layers`
@@ -60,6 +73,53 @@ Model box(long long n, int order, int steel_layers, const FluidArgs& args) {
   return model;
 }
 
+// `work` done `steps` times between two synchronisations of exec: seconds each, the median of five
+// such runs after a first.
+template <class Work>
+double seconds_each(const Exec& exec, int steps, Work&& work) {
+  const auto run = [&] {
+    exec.synchronize();
+    const auto start = Clock::now();
+    for (int s = 0; s < steps; ++s) work();
+    exec.synchronize();
+    return seconds_since(start);
+  };
+  return median(warm_then_time(5, 0.0, run)) / steps;
+}
+
+// Two parts of a step with fluids timed alone on the run's Exec, set up as the run sets them up:
+// the coupling's two passes over the interface's rows (FluidTerm's add_solid_motion and
+// add_fluid_traction), and the fluid's stiffness operator (K_f chi added, FluidOperator). Their
+// cost does not depend on the values (zeros here).
+template <class Real>
+void time_parts(const Model& model, const explicit_fe::Preflight& p, int steps, Row& row) {
+  const Exec exec = Exec::make(p.backend);
+  const explicit_fe::FluidSetup& fluid = *p.fluid;
+  const bool atomic = p.assembly == sparse::RaceStrategy::Atomics;
+  {
+    const explicit_fe::Numbering numbering = explicit_fe::one_domain_numbering(*p.solid, p);
+    const explicit_fe::FluidTerm<Real> term(exec, fluid, numbering, explicit_fe::fluid_loading(model, fluid.mesh), {},
+                                            p.dt, atomic);
+    const Index n_solid = numbering.n_local_nodes() * numbering.dim();
+    DeviceArray<Real> u(exec, n_solid), forces(exec, n_solid), fluid_forces(exec, fluid.mesh.n_nodes());
+    fill_zero(exec, u.data(), u.size());
+    fill_zero(exec, forces.data(), forces.size());
+    fill_zero(exec, fluid_forces.data(), fluid_forces.size());
+    row.coupling_seconds = seconds_each(exec, steps, [&] {
+      term.add_solid_motion(std::as_const(u).view(), fluid_forces.view());
+      term.add_fluid_traction(forces.view());
+    });
+  }
+  const auto elements = std::make_shared<const fem::DeviceElements>(
+      exec, fluid.mesh.model.mesh, fluid.mesh.table,
+      atomic && exec.space() == MemorySpace::Device ? fem::ElementColouring{} : fem::colour_elements(fluid.mesh.model.mesh));
+  const explicit_fe::FluidOperator<Real> K(exec, elements, atomic);
+  DeviceArray<Real> chi(exec, K.n_dofs()), f(exec, K.n_dofs());
+  fill_zero(exec, chi.data(), chi.size());
+  fill_zero(exec, f.data(), f.size());
+  row.operator_seconds = seconds_each(exec, steps, [&] { K.add(std::as_const(chi).view(), f.view()); });
+}
+
 Row measure(long long n, const Filling& filling, const FluidArgs& args) {
   const int layers = filling.steel_layers < 0 ? static_cast<int>(n) : filling.steel_layers;
   const Model model = box(n, args.order, layers, args);
@@ -85,6 +145,12 @@ Row measure(long long n, const Filling& filling, const FluidArgs& args) {
   row.fluid_nodes = layers < n ? row.nodes - steel_planes * plane : 0;
   row.interface_nodes = layers < n ? plane : 0;
   row.step_seconds = static_cast<double>(p.n_dofs) / run.dof_steps_per_second;
+  if (p.fluid) {
+    if (p.precision == Precision::Float)
+      time_parts<float>(model, p, args.steps, row);
+    else
+      time_parts<double>(model, p, args.steps, row);
+  }
   return row;
 }
 
@@ -129,26 +195,34 @@ void run_fluid(const FluidArgs& args) {
      << "Date " << record.date << ", commit " << record.commit << ", backend " << args.backend
      << ". A box of 1 mm GLL hexahedra: all steel (solid), steel below half its height under water (mixed), one "
         "element of steel under water (water). A step from the time loop's rate; a node's cost: the solid run's "
-        "step over its nodes, or a run's step less its solid nodes at that cost over its fluid's own nodes.\n\n"
-     << "| box | filling | nodes | fluid nodes | interface nodes | us a step | ps a node | fluid / solid node |\n"
-     << "|---|---|---|---|---|---|---|---|\n";
-  std::printf("\n%-8s %-7s %12s %12s %10s %12s %10s %8s\n", "box", "filling", "nodes", "fluid", "interface",
-              "us a step", "ps a node", "f / s");
+        "step over its nodes, or a run's step less its solid nodes at that cost over its fluid's own nodes. The "
+        "coupling: its two passes over the interface (C^T u into the fluid, C p into the solid) timed alone, a step's, "
+        "and their share of the run's step; the fluid's operator (K_f chi) timed alone, a step's.\n\n"
+     << "| box | filling | nodes | fluid nodes | interface nodes | us a step | ps a node | fluid / solid node | "
+        "coupling us | coupling / step | fluid operator us |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  std::printf("\n%-8s %-7s %12s %12s %10s %12s %10s %8s %11s %9s %11s\n", "box", "filling", "nodes", "fluid",
+              "interface", "us a step", "ps a node", "f / s", "coupling us", "coupling", "operator us");
   double solid_node = 0.0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     if (r.fluid_nodes == 0) solid_node = r.node_seconds;
     const std::string ratio = r.fluid_nodes > 0 ? fixed(r.node_seconds / solid_node, 2) : "-";
+    const std::string coupling = r.fluid_nodes > 0 ? fixed(r.coupling_seconds * 1e6, 2) : "-";
+    const std::string share = r.fluid_nodes > 0 ? fixed(100.0 * r.coupling_seconds / r.step_seconds, 1) + "%" : "-";
+    const std::string op = r.fluid_nodes > 0 ? fixed(r.operator_seconds * 1e6, 2) : "-";
     json << (i ? "," : "") << "\n    {\"side\": " << r.side << ", \"filling\": " << json_string(r.filling)
          << ", \"nodes\": " << r.nodes << ", \"fluid_nodes\": " << r.fluid_nodes
          << ", \"interface_nodes\": " << r.interface_nodes << ", \"step_microseconds\": " << fixed(r.step_seconds * 1e6, 3)
-         << ", \"node_picoseconds\": " << fixed(r.node_seconds * 1e12, 2) << "}";
+         << ", \"node_picoseconds\": " << fixed(r.node_seconds * 1e12, 2)
+         << ", \"coupling_microseconds\": " << fixed(r.coupling_seconds * 1e6, 3)
+         << ", \"fluid_operator_microseconds\": " << fixed(r.operator_seconds * 1e6, 3) << "}";
     md << "| " << r.side << "^3 | " << r.filling << " | " << group_digits(r.nodes) << " | " << group_digits(r.fluid_nodes)
        << " | " << group_digits(r.interface_nodes) << " | " << fixed(r.step_seconds * 1e6, 1) << " | "
-       << fixed(r.node_seconds * 1e12, 1) << " | " << ratio << " |\n";
-    std::printf("%5lld^3 %-7s %12s %12s %10s %12.1f %10.1f %8s\n", r.side, r.filling.c_str(), group_digits(r.nodes).c_str(),
-                group_digits(r.fluid_nodes).c_str(), group_digits(r.interface_nodes).c_str(), r.step_seconds * 1e6,
-                r.node_seconds * 1e12, ratio.c_str());
+       << fixed(r.node_seconds * 1e12, 1) << " | " << ratio << " | " << coupling << " | " << share << " | " << op << " |\n";
+    std::printf("%5lld^3 %-7s %12s %12s %10s %12.1f %10.1f %8s %11s %9s %11s\n", r.side, r.filling.c_str(),
+                group_digits(r.nodes).c_str(), group_digits(r.fluid_nodes).c_str(), group_digits(r.interface_nodes).c_str(),
+                r.step_seconds * 1e6, r.node_seconds * 1e12, ratio.c_str(), coupling.c_str(), share.c_str(), op.c_str());
   }
   json << "\n  ]\n}\n";
   if (!args.output_dir.empty()) write_report_to(args.output_dir, "fluid", json.str(), md.str());

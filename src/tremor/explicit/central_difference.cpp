@@ -81,8 +81,22 @@ Coefficients<Real, Per> coefficients_of(const DeviceArray<Real>& a, const Device
 // The update of every DOF (Eq. 4 fused): per DOF U_prev, U_curr and K u read and U_next written,
 // A (and C') per entry; K u zeroed for an operator that adds into it (one more write here instead
 // of a pass of its own).
+// With `deceleration` (not null), -a_n at every DOF that moves and is not held as well:
+// (U_next - 2 U_curr + U_prev) / dt^2 = -(A (K u - F) + (1 + C') (U_curr - U_prev)) / dt^2 (Eq. 4
+// less 2 U_curr - U_prev), without the second difference of the levels that would lose digits.
 template <class Real, int Per>
-void update(const Exec& exec, Index n, Coefficients<Real, Per> k, const Real* uc, Real* u, Real* ku, bool adds) {
+void update(const Exec& exec, Index n, Coefficients<Real, Per> k, const Real* uc, Real* u, Real* ku, bool adds,
+            Real* deceleration = nullptr, double dt = 0.0) {
+  if (deceleration) {
+    const auto inv_dt2 = static_cast<Real>(1.0 / (dt * dt));
+    forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
+      const Real a = k.force_scale(i), cp = k.prev_scale(i), up = u[i], now = uc[i], f = ku[i];
+      u[i] = next_displacement(a, cp, f, up, now);
+      if (a != Real(0)) deceleration[i] = (a * f + (Real(1) + cp) * (now - up)) * inv_dt2;
+      if (adds) ku[i] = Real(0);
+    });
+    return;
+  }
   forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
     u[i] = next_displacement(k.force_scale(i), k.prev_scale(i), ku[i], u[i], uc[i]);
     if (adds) ku[i] = Real(0);
@@ -230,9 +244,12 @@ View<Real> CentralDifference<Real>::apply_stiffness(const op::Operator<Real>& pa
 
 template <class Real>
 void CentralDifference<Real>::advance(View<const Index> loaded_dofs, View<const Real> loads,
-                                      View<const Index> prescribed_dofs, View<const Real> prescribed) {
+                                      View<const Index> prescribed_dofs, View<const Real> prescribed,
+                                      View<Real> deceleration) {
   TREMOR_CHECK(loads.size == loaded_dofs.size, "loads and loaded DOFs differ in count");
   TREMOR_CHECK(prescribed.size == prescribed_dofs.size, "prescribed values and DOFs differ in count");
+  TREMOR_CHECK(deceleration.size == 0 || deceleration.size == n_, "the deceleration's ", deceleration.size,
+               " entries for ", n_, " DOFs");
   const View<Real> u = prev_.view(), ku = ku_.view();  // U_prev in, U_next out
   // Eq. (4): U_next = A (F - K U_curr) + C' U_prev + (1 - C') U_curr, F moved into K u first at the
   // loaded DOFs (A (0 - (K u - F)) is A (F - K u) to the bit: a rounded difference changes sign
@@ -242,10 +259,11 @@ void CentralDifference<Real>::advance(View<const Index> loaded_dofs, View<const 
   const DeviceArray<Real>& cp = prev_scale_;
   const Real* uc = std::as_const(curr_).data();
   const bool adds = stiffness_.adds();
+  Real* out = deceleration.size > 0 ? deceleration.data : nullptr;
   switch (per_) {
-    case 2: update(exec_, moving_, coefficients_of<2>(a, cp, 2), uc, u.data, ku.data, adds); break;
-    case 3: update(exec_, moving_, coefficients_of<3>(a, cp, 3), uc, u.data, ku.data, adds); break;
-    default: update(exec_, moving_, coefficients_of<1>(a, cp, 1), uc, u.data, ku.data, adds); break;
+    case 2: update(exec_, moving_, coefficients_of<2>(a, cp, 2), uc, u.data, ku.data, adds, out, dt_); break;
+    case 3: update(exec_, moving_, coefficients_of<3>(a, cp, 3), uc, u.data, ku.data, adds, out, dt_); break;
+    default: update(exec_, moving_, coefficients_of<1>(a, cp, 1), uc, u.data, ku.data, adds, out, dt_); break;
   }
   // DOF indices are the caller's (Loading checks them against the mesh).
   forall(exec_, prescribed_dofs.size, [=] TREMOR_LAMBDA(Index k) { u[prescribed_dofs[k]] = prescribed[k]; });

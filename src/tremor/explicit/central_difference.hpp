@@ -70,8 +70,12 @@ class CentralDifference {
   // the set-up): what the step's other forces may be added into beside the apply. Empty where the
   // stiffness writes K u.
   View<Real> zeroed_forces() { return stiffness_.adds() ? ku_.view() : View<Real>{}; }
+  // With `deceleration` (n_dofs() entries), -a_n = -(U_next - 2 U_curr + U_prev) / dt^2 written
+  // there too, in the same pass, at every DOF that moves and is not held (the others' entries are
+  // not touched): a fluid's pressure (explicit/fluid.hpp), from the forces rather than from a
+  // second difference of the levels.
   void advance(View<const Index> loaded_dofs, View<const Real> loads, View<const Index> prescribed_dofs = {},
-               View<const Real> prescribed = {});
+               View<const Real> prescribed = {}, View<Real> deceleration = {});
 
   // Displacement now (U_curr) and one step before (U_prev), in the Exec's memory.
   View<const Real> displacement() const { return curr_.view(); }

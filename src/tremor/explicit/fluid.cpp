@@ -302,12 +302,11 @@ std::size_t fluid_run_bytes(const FluidSetup& fluid, std::size_t real_size) {
   for (const fem::CouplingFace& face : fluid.interface.faces) pairs += face.nodes.size() * face.nodes.size();
   const auto dim = static_cast<std::size_t>(mesh.dim());
   // Coordinates, connectivity, section and colour list per element; chi twice, K_f chi, the
-  // pressure and the update's coefficient in Real, 1 / M_f in double (in absorbing layers, C' in
-  // Real and c / dt in double besides); the GLL blocks' factors in Real, at most; per node pair an
-  // index and dim coefficients, per interface node three indices.
+  // pressure and the update's coefficient in Real (in absorbing layers, C' in Real besides); the GLL
+  // blocks' factors in Real, at most; per node pair an index and dim coefficients, per interface
+  // node three indices.
   const bool damped = !fluid.mesh.table.element_alpha.empty();
-  return nodes * (dim * sizeof(double) + 4 * real_size + sizeof(double) +
-                  (damped ? real_size + sizeof(double) : 0)) +
+  return nodes * (dim * sizeof(double) + 4 * real_size + (damped ? real_size : 0)) +
          factors * real_size +
          connectivity * sizeof(Index) +
          elements * 2 * sizeof(Index) + pairs * (sizeof(Index) + dim * sizeof(double)) +
@@ -426,18 +425,6 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
   scheme_ = std::make_unique<CentralDifference<Real>>(exec, *stiffness_, fluid.mass, std::span<const double>(damping),
                                                       dt, held, 1);
   loads_ = std::make_unique<DeviceLoading<Real>>(exec, loading_, dt);
-  // 1 / M_f, 0 where the node is massless or held (its pressure 0: chi does not move there). In an
-  // absorbing layer (damping c), 1 / (M_f + c dt / 2) and c / dt: the acceleration the damped
-  // central difference takes (add_forces).
-  std::vector<double> inverse(fluid.mass.size(), 0.0), rate;
-  for (std::size_t i = 0; i < inverse.size(); ++i) {
-    const double c = damping.empty() ? 0.0 : damping[i];
-    if (fluid.mass[i] > 0.0) inverse[i] = 1.0 / (fluid.mass[i] + 0.5 * c * dt);
-    if (!damping.empty()) rate.push_back(c / dt);
-  }
-  for (const Index i : held) inverse[static_cast<std::size_t>(i)] = 0.0;
-  inverse_mass_ = DeviceArray<double>(exec, std::span<const double>(inverse));
-  damping_rate_ = DeviceArray<double>(exec, std::span<const double>(rate));
   // The node pairs of every face, summed where faces share them, as rows by interface node.
   const std::vector<Index> nodes = fluid.interface.nodes();
   const auto row_of = [&](Index node) {
@@ -581,61 +568,59 @@ void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Rea
     motion_recorder_->record(step, scheme_->previous_displacement(), scheme_->displacement());
     motion_started_ = true;
   }
-  const View<Real> f = scheme_->apply_stiffness();  // K_f chi_n
-  const int dim = dim_;
-  const Index n_rows = solid_.size();
-  const Index *solid = solid_.data(), *fluid = fluid_.data(), *offsets = offsets_.data(), *col = col_.data();
-  const double* C = C_.data();
-  const Real* u = scheme.displacement().data;
-  Real* fluid_forces = f.data;
-  // f_f += C^T u_n: the normal displacement the solid imposes (one row per interface node).
-  forall(exec_, n_rows, [=] TREMOR_LAMBDA(Index r) {
-    double sum = 0.0;
-    for (Index k = offsets[r]; k < offsets[r + 1]; ++k)
-      for (int c = 0; c < dim; ++c) sum += C[k * dim + c] * static_cast<double>(u[solid[col[k]] * dim + c]);
-    fluid_forces[fluid[r]] += static_cast<Real>(sum);
-  });
-  // p_n = -a_n = (f_f - F) / M_f; with damping c (an absorbing layer's), the central difference's
-  // a_n = (F - f_f - c v) / (M_f + c dt / 2) with v = (chi_n - chi_n-1) / dt, the same value as
-  // (chi_n+1 - 2 chi_n + chi_n-1) / dt^2.
-  const double* inverse = inverse_mass_.data();
-  const double* rate = damping_rate_.data();
-  const Real *now = scheme_->displacement().data, *before = scheme_->previous_displacement().data;
-  Real* p = pressure_.data();
-  forall(exec_, scheme_->n_dofs(), [=] TREMOR_LAMBDA(Index i) {
-    const double f = static_cast<double>(fluid_forces[i]);
-    p[i] = static_cast<Real>(
-        (rate ? f + rate[i] * (static_cast<double>(now[i]) - static_cast<double>(before[i])) : f) * inverse[i]);
-  });
-  const View<const Index> loaded = loads_->loaded_dofs();
-  const View<const Real> loads = loads_->loads();
-  const Index* dofs = loaded.data;
-  const Real* values = loads.data;
-  forall(exec_, loaded.size, [=] TREMOR_LAMBDA(Index k) {
-    p[dofs[k]] -= static_cast<Real>(static_cast<double>(values[k]) * inverse[dofs[k]]);
-  });
+  add_solid_motion(scheme.displacement(), scheme_->apply_stiffness());  // K_f chi_n + C^T u_n
   // Where the potential is prescribed (a piston's pressure), p_n = -(chi_n+1 - 2 chi_n + chi_n-1) / dt^2
-  // of the values it takes; at a pressure-release node (held at 0) p stays 0.
+  // of the values it takes (before the update moves chi's levels); at a pressure-release node (held
+  // at 0) p stays 0.
   const View<const Index> prescribed = loads_->prescribed_dofs();
   const View<const Real> next = loads_->prescribed_values();
   const Index* held = prescribed.data;
   const Real* ahead = next.data;
+  const Real *now = scheme_->displacement().data, *before = scheme_->previous_displacement().data;
+  Real* p = pressure_.data();
   const double dt2 = scheme_->dt() * scheme_->dt();
   forall(exec_, prescribed.size, [=] TREMOR_LAMBDA(Index k) {
     const Index i = held[k];
     p[i] = static_cast<Real>(-(static_cast<double>(ahead[k]) - 2.0 * static_cast<double>(now[i]) +
                                static_cast<double>(before[i])) / dt2);
   });
-  scheme_->advance(loaded, loads, loads_->prescribed_dofs(), loads_->prescribed_values());
+  // Elsewhere p_n = -a_n = (f_f - F + c v) / (M_f + c dt / 2) (c an absorbing layer's damping), from
+  // the forces, written by the update itself (CentralDifference::advance's deceleration).
+  scheme_->advance(loads_->loaded_dofs(), loads_->loads(), prescribed, next, pressure_.view());
   pressure_recorder_->record(step, pressure_.view(), pressure_.view());
   motion_recorder_->record(step + 1, scheme_->previous_displacement(), scheme_->displacement());
+  add_fluid_traction(forces);
+}
+
+template <class Real>
+void FluidTerm<Real>::add_solid_motion(View<const Real> u, View<Real> fluid_forces) const {
+  const int dim = dim_;
+  const Index *solid = solid_.data(), *fluid = fluid_.data(), *offsets = offsets_.data(), *col = col_.data();
+  const double* C = C_.data();
+  const Real* displacement = u.data;
+  Real* f = fluid_forces.data;
+  // f_f += C^T u_n: the normal displacement the solid imposes (one row per interface node).
+  forall(exec_, solid_.size(), [=] TREMOR_LAMBDA(Index r) {
+    double sum = 0.0;
+    for (Index k = offsets[r]; k < offsets[r + 1]; ++k)
+      for (int c = 0; c < dim; ++c) sum += C[k * dim + c] * static_cast<double>(displacement[solid[col[k]] * dim + c]);
+    f[fluid[r]] += static_cast<Real>(sum);
+  });
+}
+
+template <class Real>
+void FluidTerm<Real>::add_fluid_traction(View<Real> solid_forces) const {
+  const int dim = dim_;
+  const Index *solid = solid_.data(), *fluid = fluid_.data(), *offsets = offsets_.data(), *col = col_.data();
+  const double* C = C_.data();
+  const Real* p = pressure_.data();
+  Real* forces = solid_forces.data;
   // The solid's internal force -C chi_tt = C p: the fluid's traction -p n on the faces.
-  Real* solid_forces = forces.data;
-  forall(exec_, n_rows, [=] TREMOR_LAMBDA(Index r) {
+  forall(exec_, solid_.size(), [=] TREMOR_LAMBDA(Index r) {
     double sum[3] = {0.0, 0.0, 0.0};
     for (Index k = offsets[r]; k < offsets[r + 1]; ++k)
       for (int c = 0; c < dim; ++c) sum[c] += C[k * dim + c] * static_cast<double>(p[fluid[col[k]]]);
-    for (int c = 0; c < dim; ++c) solid_forces[solid[r] * dim + c] += static_cast<Real>(sum[c]);
+    for (int c = 0; c < dim; ++c) forces[solid[r] * dim + c] += static_cast<Real>(sum[c]);
   });
 }
 

@@ -158,6 +158,13 @@ class FluidTerm final : public StepTerm<Real> {
   void add_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
   void start_from_rest() override;
 
+  // The coupling's two passes over the interface's rows, which add_forces makes (public for the
+  // benchmark that times them alone): f_f += C^T u from the solid's displacement `u` (the
+  // subdomain's numbering) into the fluid's forces `fluid_forces` (a fluid node each), and
+  // solid_forces += C p from the pressure of the last step taken.
+  void add_solid_motion(View<const Real> u, View<Real> fluid_forces) const;
+  void add_fluid_traction(View<Real> solid_forces) const;
+
   // The fluid's potential chi now, and its pressure -chi_tt at the last step taken.
   const CentralDifference<Real>& fluid_scheme() const { return *scheme_; }
   View<const Real> pressure() const { return pressure_.view(); }
@@ -200,8 +207,6 @@ class FluidTerm final : public StepTerm<Real> {
   std::unique_ptr<CentralDifference<Real>> scheme_;
   Loading loading_;
   std::unique_ptr<DeviceLoading<Real>> loads_;  // reads loading_
-  DeviceArray<double> inverse_mass_;  // 1 / (M_f + c dt / 2) per fluid node, 0 where massless or held
-  DeviceArray<double> damping_rate_;  // c / dt per fluid node (absorbing layers); empty: undamped
   // The interface's node pairs by row: row r (interface node r: its solid node solid_[r] in the
   // subdomain's numbering, fluid node fluid_[r]) holds columns col_[k] (interface nodes) with
   // coefficients C_[k dim + c], k in [offsets_[r], offsets_[r + 1]).

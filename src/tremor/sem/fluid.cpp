@@ -111,6 +111,118 @@ void add_block(const Exec& exec, Index n, const Index* list, bool atomic, const 
   });
 }
 
+// The column kernel of hexahedra (the sem operator's apply_columns for one component): a thread
+// per (i, j) column of an element's points, looping over the n points along z. The column's chi
+// and the z part of the transposed sums at its n nodes stay in its registers (Carried); shared
+// memory holds the gathered chi and the flux's x and y parts. Per point 4 n reads and 3 writes of
+// shared memory against the point kernel's 6 n and 4, and the 1D basis in the constant bank (Line).
+template <int P, class Real, bool Affine>
+void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, const Index* connectivity,
+                 const Real* factors, const Real* basis, const Real* chi, Real* f) {
+  using L = ColumnLayout<P, 1>;
+  constexpr int n1 = L::n, n2 = L::n2, n3 = L::points, nf = FluidLayout<3, P>::factors;
+  static const Line<P, Real> constants = Line<P, Real>::make();
+  const Line<P, Real> line = constants;
+  forall_blocks<L::threads>(exec, L::blocks(n), L::threads, L::template shared_bytes<Real>(),
+                            [=] TREMOR_LAMBDA(const BlockContext& ctx) {
+    Real* G = ctx.shared<Real>();
+    Real* work = G + L::basis_size;
+    const auto element = [&](int t) { return element_of(ctx, L::per_block, n2, t, n, list); };
+    const auto arrays = [&](int t) { return work + t / n2 * L::stride; };
+    for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
+    struct Column {
+      Real chi[n1], z[n1];
+    };
+    Carried<Column, L::threads> columns;
+    for_each_thread(ctx, L::per_block * n2, [&](int t) {
+      const Index e = element(t);
+      if (e < 0) return;
+      Real* v = arrays(t);
+      Column& mine = columns[t];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+      for (int k = 0; k < n1; ++k) {
+        const int p = t % n2 + n2 * k;
+        v[p] = mine.chi[k] = chi[connectivity[static_cast<Size>(e) * n3 + p]];
+      }
+    });
+    ctx.sync();
+    // The flux A (d chi / d xi) at each point of the column: x and y parts into shared memory, the
+    // z part's transposed sums into the column's registers.
+    for_each_thread(ctx, L::per_block * n2, [&](int t) {
+      const Index e = element(t);
+      if (e < 0) return;
+      Real* v = arrays(t);
+      Column& mine = columns[t];
+      const int c2 = t % n2, i = c2 % n1, j = c2 / n1;
+      Real gi[n1], gj[n1];
+      for (int m = 0; m < n1; ++m) {
+        gi[m] = G[i * n1 + m];
+        gj[m] = G[j * n1 + m];
+        mine.z[m] = Real(0);
+      }
+      Real A[nf];  // an affine element's, per element (times the point's weight below)
+      if (Affine)  // (a constant: an extended lambda takes no first capture inside if constexpr)
+        for (int k = 0; k < nf; ++k) A[k] = factors[static_cast<Size>(e) * nf + k];
+      const Real wij = line.w[i] * line.w[j];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+      for (int qk = 0; qk < n1; ++qk) {
+        const int p = c2 + n2 * qk;
+        Real dx = Real(0), dy = Real(0), dz = Real(0);
+        for (int m = 0; m < n1; ++m) {
+          dx += gi[m] * v[p - i + m];
+          dy += gj[m] * v[p + n1 * (m - j)];
+          dz += line.G[qk * n1 + m] * mine.chi[m];
+        }
+        Real a[nf];
+        Real scale = Real(1);
+        if (Affine) {
+          for (int k = 0; k < nf; ++k) a[k] = A[k];
+          scale = wij * line.w[qk];
+        } else {
+          for (int k = 0; k < nf; ++k) a[k] = factors[(static_cast<Size>(e) * nf + k) * n3 + p];
+        }
+        // A's entries as factor_of<3> lays them: xx, yy, zz, xy, xz, yz.
+        const Real fx = scale * (a[0] * dx + a[3] * dy + a[4] * dz);
+        const Real fy = scale * (a[3] * dx + a[1] * dy + a[5] * dz);
+        const Real fz = scale * (a[4] * dx + a[5] * dy + a[2] * dz);
+        v[n3 + p] = fx;
+        v[2 * n3 + p] = fy;
+        for (int k = 0; k < n1; ++k) mine.z[k] += line.G[qk * n1 + k] * fz;
+      }
+    });
+    ctx.sync();
+    for_each_thread(ctx, L::per_block * n2, [&](int t) {
+      const Index e = element(t);
+      if (e < 0) return;
+      const Real* flux = arrays(t) + n3;
+      const Column& mine = columns[t];
+      const int c2 = t % n2, i = c2 % n1, j = c2 / n1;
+      Real ti[n1], tj[n1];  // the columns of G, held across the global stores
+      for (int q = 0; q < n1; ++q) {
+        ti[q] = G[q * n1 + i];
+        tj[q] = G[q * n1 + j];
+      }
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+      for (int k = 0; k < n1; ++k) {
+        const int a = c2 + n2 * k;
+        Real force = mine.z[k];
+        for (int q = 0; q < n1; ++q) force += ti[q] * flux[a + q - i] + tj[q] * flux[n3 + a + n1 * (q - j)];
+        Real* out = f + connectivity[static_cast<Size>(e) * n3 + a];
+        if (atomic)
+          atomic_add(out, force);
+        else
+          *out += force;
+      }
+    });
+  });
+}
+
 // The factors A = w det J s t / rho J^-1 J^-T of one block's elements at their points (s the
 // element's stiffness factor, below 1 in an srm layer), in double on
 // the host: J from the GLL nodes' coordinates by the same sums along lines (Collocated::gradient
@@ -213,8 +325,13 @@ void FluidKernels<Real>::add(const Exec& exec, std::size_t b, Index n, const Ind
     constexpr int Dim = decltype(dim)::value, P = decltype(order)::value;
     if constexpr (P >= 2) {
       const bool affine = factors_[b].size() == block.n_elements * FluidLayout<Dim, P>::factors;  // block_factors
-      (affine ? add_block<Dim, P, Real, true> : add_block<Dim, P, Real, false>)(
-          exec, n, list, atomic, block.connectivity.data(), factors_[b].data(), basis_[b].data(), chi, f);
+      const auto launch = [&](auto kernel) {
+        kernel(exec, n, list, atomic, block.connectivity.data(), factors_[b].data(), basis_[b].data(), chi, f);
+      };
+      if constexpr (Dim == 3)  // hexahedra: the column kernel; quadrilaterals: the point kernel
+        affine ? launch(add_columns<P, Real, true>) : launch(add_columns<P, Real, false>);
+      else
+        affine ? launch(add_block<Dim, P, Real, true>) : launch(add_block<Dim, P, Real, false>);
     }
   });
 }

@@ -1,7 +1,8 @@
 #pragma once
 // The fluid's stiffness action K_f chi (explicit/fluid.hpp) on GLL hexahedra and quadrilaterals
 // of order 2 to 8 by sum factorisation: the scalar counterpart of the sem operator (operator.hpp,
-// sum_factorised.hpp). Per element, with a thread per point: gather chi, its gradient in the
+// sum_factorised.hpp). Per element, with a thread per point (quadrilaterals) or per column of
+// points along z (hexahedra, as the sem operator's column kernel): gather chi, its gradient in the
 // reference coordinates (Dim sums of n = P + 1 along the lines through the point), the flux
 // A grad_xi chi through the point's symmetric factor A = w det J t / rho J^-1 J^-T (the
 // fluid's law, fem::FluidLaw, with its weight and Jacobian folded in), the transposed sums, and

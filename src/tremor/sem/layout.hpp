@@ -37,6 +37,48 @@ struct Layout {
   static Index blocks(Index n_elements) { return (n_elements + per_block - 1) / per_block; }
 };
 
+// The 1D basis of order P in Real (Basis1d's G, points and weights), passed to the column kernel
+// by value: on a GPU it sits among the kernel's parameters, in the constant bank, so that its
+// entries at indices known at compile time (the same for every thread: the loop over the points
+// along z, unrolled) are operands of the multiply-adds rather than shared-memory loads or
+// registers (80 registers per thread in float at P = 4 instead of 96).
+template <int P, class Real>
+struct Line {
+  static constexpr int n = P + 1;
+  Real G[n * n], points[n], w[n];
+  static Line make() {
+    const Basis1d<P> basis;
+    Line line{};
+    for (int m = 0; m < n * n; ++m) line.G[m] = static_cast<Real>(basis.G[m]);
+    for (int m = 0; m < n; ++m) {
+      line.points[m] = static_cast<Real>(basis.points[m]);
+      line.w[m] = static_cast<Real>(basis.w[m]);
+    }
+    return line;
+  }
+};
+
+// The column kernels' layout (operator.cpp's apply_columns, fluid.cpp's): a thread per (i, j)
+// column of a hexahedron's points, several elements per block where n^2 < 128. Shared memory per
+// element: the gathered values and the flux's x and y parts, 3 arrays of n^3 per component (the
+// z part stays in the column's registers), padded against bank conflicts.
+template <int P, int Components>
+struct ColumnLayout : Layout<3, P> {
+  static constexpr int n2 = (P + 1) * (P + 1);
+  static constexpr int per_block = n2 >= 128 ? 1 : 128 / n2;
+  static constexpr int threads = (per_block * n2 + 31) / 32 * 32;
+  static constexpr int arrays = 3 * Components;  // the values, then the flux's x and y parts per component
+  // Each element's arrays `stride` values apart: padded to n^2 modulo the 32 banks, so that the
+  // two elements a warp can hold meet the banks as consecutive columns of one element would.
+  static constexpr int used = arrays * Layout<3, P>::points;
+  static constexpr int stride = used + ((n2 - used) % 32 + 32) % 32;
+  template <class T>
+  static constexpr std::size_t shared_bytes() {
+    return (Layout<3, P>::basis_size + static_cast<std::size_t>(per_block) * stride) * sizeof(T);
+  }
+  static Index blocks(Index n_elements) { return (n_elements + per_block - 1) / per_block; }
+};
+
 template <int Dim, int P, class T>
 using Steps = Collocated<Dim, P, T>;
 

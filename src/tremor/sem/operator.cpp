@@ -305,27 +305,6 @@ void apply_elements(const Exec& exec, Index n, const Index* list, bool coloured,
   });
 }
 
-// The 1D basis of order P in Real (Basis1d's G, points and weights), passed to the column kernel
-// by value: on a GPU it sits among the kernel's parameters, in the constant bank, so that its
-// entries at indices known at compile time (the same for every thread: the loop over the points
-// along z, unrolled) are operands of the multiply-adds rather than shared-memory loads or
-// registers (80 registers per thread in float at P = 4 instead of 96).
-template <int P, class Real>
-struct Line {
-  static constexpr int n = P + 1;
-  Real G[n * n], points[n], w[n];
-  static Line make() {
-    const Basis1d<P> basis;
-    Line line{};
-    for (int m = 0; m < n * n; ++m) line.G[m] = static_cast<Real>(basis.G[m]);
-    for (int m = 0; m < n; ++m) {
-      line.points[m] = static_cast<Real>(basis.points[m]);
-      line.w[m] = static_cast<Real>(basis.w[m]);
-    }
-    return line;
-  }
-};
-
 // The column kernel of hexahedra (Kernel::Columns): a thread per (i, j) column of an element's
 // points through every step, each looping over the n points along z (so every phase keeps all
 // threads busy), several elements per block where n^2 < 128. What only the column's own thread
@@ -334,29 +313,12 @@ struct Line {
 // holds the gathered u and the flux's x and y parts, 9 arrays per element (padded against bank
 // conflicts); per point 12 n reads and 9 writes there, against the point kernel's 18 n and 12.
 // The forces go out through add_forces_by_warp, each warp's in the order of their addresses.
-template <int P>
-struct ColumnLayout : Layout<3, P> {
-  static constexpr int n2 = (P + 1) * (P + 1);
-  static constexpr int per_block = n2 >= 128 ? 1 : 128 / n2;
-  static constexpr int threads = (per_block * n2 + 31) / 32 * 32;
-  static constexpr int arrays = 3 + 6;  // u, then the flux's x and y parts per component
-  // Each element's arrays `stride` values apart: padded to n^2 modulo the 32 banks, so that the
-  // two elements a warp can hold meet the banks as consecutive columns of one element would.
-  static constexpr int used = arrays * Layout<3, P>::points;
-  static constexpr int stride = used + ((n2 - used) % 32 + 32) % 32;
-  template <class T>
-  static constexpr std::size_t shared_bytes() {
-    return (Layout<3, P>::basis_size + static_cast<std::size_t>(per_block) * stride) * sizeof(T);
-  }
-  static Index blocks(Index n_elements) { return (n_elements + per_block - 1) / per_block; }
-};
-
 template <int P, class Real, int Mode, int Law>
 void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, const Index* connectivity,
                    const int* section, const Real* geometry, const fem::MaterialView<Real> material, const Real* basis,
                    const Memory<Real> memory, const Real* u, Real* ku) {
   static_assert(collocated<P>, "the column kernel sums along lines of nodes: GLL quadrature, order 2 and more");
-  using L = ColumnLayout<P>;
+  using L = ColumnLayout<P, 3>;
   constexpr int n1 = L::n, n2 = L::n2, n3 = L::points;
   static const Line<P, Real> constants = Line<P, Real>::make();
   const Line<P, Real> line = constants;

@@ -411,20 +411,78 @@ Loading fluid_loading(const Model& model, const FluidMesh& fluid, const Shot* sh
   return Loading(scalar, shot);
 }
 
+namespace {
+
+// f_f += C^T u_n: the normal displacement the solid imposes on the fluid (one row per interface node).
+template <class Real>
+void add_normal_motion(const Exec& exec, const InterfaceRows& rows, const Real* u, Real* f) {
+  const int dim = rows.dim;
+  const Index *solid = rows.solid, *fluid = rows.fluid, *offsets = rows.offsets, *col = rows.col;
+  const double* C = rows.C;
+  forall(exec, rows.n, [=] TREMOR_LAMBDA(Index r) {
+    double sum = 0.0;
+    for (Index k = offsets[r]; k < offsets[r + 1]; ++k)
+      for (int c = 0; c < dim; ++c) sum += C[k * dim + c] * static_cast<double>(u[solid[col[k]] * dim + c]);
+    f[fluid[r]] += static_cast<Real>(sum);
+  });
+}
+
+// The solid's internal force -C chi_tt = C p: the fluid's traction -p n on the faces (by atomics
+// beside the solid's apply, which adds to the same nodes).
+template <class Real>
+void add_traction(const Exec& exec, const InterfaceRows& rows, const Real* p, Real* forces, bool atomic) {
+  const int dim = rows.dim;
+  const Index *solid = rows.solid, *fluid = rows.fluid, *offsets = rows.offsets, *col = rows.col;
+  const double* C = rows.C;
+  forall(exec, rows.n, [=] TREMOR_LAMBDA(Index r) {
+    double sum[3] = {0.0, 0.0, 0.0};
+    for (Index k = offsets[r]; k < offsets[r + 1]; ++k)
+      for (int c = 0; c < dim; ++c) sum[c] += C[k * dim + c] * static_cast<double>(p[fluid[col[k]]]);
+    for (int c = 0; c < dim; ++c) {
+      Real* out = forces + solid[r] * dim + c;
+      if (atomic)
+        atomic_add(out, static_cast<Real>(sum[c]));
+      else
+        *out += static_cast<Real>(sum[c]);
+    }
+  });
+}
+
+// p_n = -(chi_n+1 - 2 chi_n + chi_n-1) / dt^2 where the potential is prescribed (a piston's pressure),
+// chi_n+1 the value it takes.
+template <class Real>
+void prescribed_pressure(const Exec& exec, View<const Index> held, View<const Real> ahead, View<const Real> now,
+                         View<const Real> before, double dt, View<Real> pressure) {
+  const Index* dofs = held.data;
+  const Real *next = ahead.data, *current = now.data, *previous = before.data;
+  Real* p = pressure.data;
+  const double dt2 = dt * dt;
+  forall(exec, held.size, [=] TREMOR_LAMBDA(Index k) {
+    const Index i = dofs[k];
+    p[i] = static_cast<Real>(-(static_cast<double>(next[k]) - 2.0 * static_cast<double>(current[i]) +
+                               static_cast<double>(previous[i])) / dt2);
+  });
+}
+
+}  // namespace
+
 template <class Real>
 FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading,
                            std::vector<History> histories, double dt, bool atomic)
-    : exec_(exec), dim_(fluid.mesh.table.dim), loading_(std::move(loading)) {
+    : exec_(exec), work_(exec), dim_(fluid.mesh.table.dim), loading_(std::move(loading)) {
   const FluidMesh& mesh = fluid.mesh;
   const bool atomics = atomic && exec.space() == MemorySpace::Device;
+  if (atomics && exec.backend() == Backend::Cuda) beside_ = std::make_unique<SideStream>(exec);
+  work_ = beside_ ? beside_->side() : exec;
+  const Exec& on = work_;
   elements_ = std::make_shared<const fem::DeviceElements>(
-      exec, mesh.model.mesh, mesh.table, atomics ? fem::ElementColouring{} : fem::colour_elements(mesh.model.mesh));
-  stiffness_ = std::make_unique<FluidOperator<Real>>(exec, elements_, atomics);
+      on, mesh.model.mesh, mesh.table, atomics ? fem::ElementColouring{} : fem::colour_elements(mesh.model.mesh));
+  stiffness_ = std::make_unique<FluidOperator<Real>>(on, elements_, atomics);
   const std::vector<Index> held = loading_.constrained_dofs();
-  const std::vector<double> damping = fluid_lumped_damping(mesh, exec);  // empty without layers
-  scheme_ = std::make_unique<CentralDifference<Real>>(exec, *stiffness_, fluid.mass, std::span<const double>(damping),
+  const std::vector<double> damping = fluid_lumped_damping(mesh, on);  // empty without layers
+  scheme_ = std::make_unique<CentralDifference<Real>>(on, *stiffness_, fluid.mass, std::span<const double>(damping),
                                                       dt, held, 1);
-  loads_ = std::make_unique<DeviceLoading<Real>>(exec, loading_, dt);
+  loads_ = std::make_unique<DeviceLoading<Real>>(on, loading_, dt);
   // The node pairs of every face, summed where faces share them, as rows by interface node.
   const std::vector<Index> nodes = fluid.interface.nodes();
   const auto row_of = [&](Index node) {
@@ -456,13 +514,14 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
     C.insert(C.end(), c.begin(), c.begin() + static_cast<std::ptrdiff_t>(d));
   }
   while (offsets.size() <= nodes.size()) offsets.push_back(static_cast<Index>(col.size()));
-  solid_ = DeviceArray<Index>(exec, std::span<const Index>(solid_node));
-  fluid_ = DeviceArray<Index>(exec, std::span<const Index>(fluid_node));
-  offsets_ = DeviceArray<Index>(exec, std::span<const Index>(offsets));
-  col_ = DeviceArray<Index>(exec, std::span<const Index>(col));
-  C_ = DeviceArray<double>(exec, std::span<const double>(C));
-  pressure_ = DeviceArray<Real>(exec, scheme_->n_dofs());
-  fill_zero(exec, pressure_.data(), pressure_.size());
+  solid_ = DeviceArray<Index>(on, std::span<const Index>(solid_node));
+  fluid_ = DeviceArray<Index>(on, std::span<const Index>(fluid_node));
+  offsets_ = DeviceArray<Index>(on, std::span<const Index>(offsets));
+  col_ = DeviceArray<Index>(on, std::span<const Index>(col));
+  C_ = DeviceArray<double>(on, std::span<const double>(C));
+  pressure_ = DeviceArray<Real>(on, scheme_->n_dofs());
+  fill_zero(on, pressure_.data(), pressure_.size());
+  on.synchronize();  // (the Exec's work may read them next)
   model_nodes_ = mesh.nodes;
   set_histories(std::move(histories));
 }
@@ -503,9 +562,11 @@ void FluidTerm<Real>::load_shot(Loading loading) {
   TREMOR_CHECK(loading.constrained_dofs() == loading_.constrained_dofs(),
                "the loads hold other nodes of the fluid than the set-up's: its pressure-release boundaries and "
                "pistons driven by pressure are the set-up's");
+  exec_.synchronize();  // (the last step's work done)
+  work_.synchronize();
   loads_.reset();  // (it reads loading_)
   loading_ = std::move(loading);
-  loads_ = std::make_unique<DeviceLoading<Real>>(exec_, loading_, scheme_->dt());
+  loads_ = std::make_unique<DeviceLoading<Real>>(work_, loading_, scheme_->dt());
 }
 
 template <class Real>
@@ -553,6 +614,7 @@ void FluidTerm<Real>::restore(std::span<const double> previous, std::span<const 
                n_pressure + motion_recorder_->histories().size());
   // (Real widened to double: exact back.)
   const std::vector<Real> before(previous.begin(), previous.end()), now(current.begin(), current.end());
+  exec_.synchronize();
   scheme_->set_state(before, now, step);
   const auto middle = pending.begin() + static_cast<std::ptrdiff_t>(n_pressure);
   pressure_recorder_->restore_pending(std::vector<PendingSample>(pending.begin(), middle));
@@ -561,74 +623,70 @@ void FluidTerm<Real>::restore(std::span<const double> previous, std::span<const 
 }
 
 template <class Real>
+void FluidTerm<Real>::record_start(long long step) {
+  if (motion_started_) return;
+  // chi_-1 and chi_0: the motion's step 0
+  motion_recorder_->record(step, scheme_->previous_displacement(), scheme_->displacement());
+  motion_started_ = true;
+}
+
+template <class Real>
+bool FluidTerm<Real>::start_forces(const CentralDifference<Real>& scheme, View<Real> forces) {
+  if (!beside_) return false;
+  record_start(scheme.step_count());
+  beside_->fork();  // after the solid's update (u_n) and every reader of the fluid's last step
+  queue_step(scheme, forces, true);
+  started_ = true;
+  return true;
+}
+
+template <class Real>
 void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Real> forces) {
   const long long step = scheme.step_count();
-  loads_->update(step);
-  if (!motion_started_) {  // chi_-1 and chi_0: the motion's step 0
-    motion_recorder_->record(step, scheme_->previous_displacement(), scheme_->displacement());
-    motion_started_ = true;
+  if (started_) {
+    started_ = false;
+  } else {
+    record_start(step);
+    if (beside_) beside_->fork();
+    queue_step(scheme, forces, false);
   }
-  add_solid_motion(scheme.displacement(), scheme_->apply_stiffness());  // K_f chi_n + C^T u_n
-  // Where the potential is prescribed (a piston's pressure), p_n = -(chi_n+1 - 2 chi_n + chi_n-1) / dt^2
-  // of the values it takes (before the update moves chi's levels); at a pressure-release node (held
-  // at 0) p stays 0.
-  const View<const Index> prescribed = loads_->prescribed_dofs();
-  const View<const Real> next = loads_->prescribed_values();
-  const Index* held = prescribed.data;
-  const Real* ahead = next.data;
-  const Real *now = scheme_->displacement().data, *before = scheme_->previous_displacement().data;
-  Real* p = pressure_.data();
-  const double dt2 = scheme_->dt() * scheme_->dt();
-  forall(exec_, prescribed.size, [=] TREMOR_LAMBDA(Index k) {
-    const Index i = held[k];
-    p[i] = static_cast<Real>(-(static_cast<double>(ahead[k]) - 2.0 * static_cast<double>(now[i]) +
-                               static_cast<double>(before[i])) / dt2);
-  });
-  // Elsewhere p_n = -a_n = (f_f - F + c v) / (M_f + c dt / 2) (c an absorbing layer's damping), from
-  // the forces, written by the update itself (CentralDifference::advance's deceleration).
-  scheme_->advance(loads_->loaded_dofs(), loads_->loads(), prescribed, next, pressure_.view());
+  if (beside_) beside_->join();
   pressure_recorder_->record(step, pressure_.view(), pressure_.view());
   motion_recorder_->record(step + 1, scheme_->previous_displacement(), scheme_->displacement());
-  add_fluid_traction(forces);
 }
 
 template <class Real>
-void FluidTerm<Real>::add_solid_motion(View<const Real> u, View<Real> fluid_forces) const {
-  const int dim = dim_;
-  const Index *solid = solid_.data(), *fluid = fluid_.data(), *offsets = offsets_.data(), *col = col_.data();
-  const double* C = C_.data();
-  const Real* displacement = u.data;
-  Real* f = fluid_forces.data;
-  // f_f += C^T u_n: the normal displacement the solid imposes (one row per interface node).
-  forall(exec_, solid_.size(), [=] TREMOR_LAMBDA(Index r) {
-    double sum = 0.0;
-    for (Index k = offsets[r]; k < offsets[r + 1]; ++k)
-      for (int c = 0; c < dim; ++c) sum += C[k * dim + c] * static_cast<double>(displacement[solid[col[k]] * dim + c]);
-    f[fluid[r]] += static_cast<Real>(sum);
-  });
+void FluidTerm<Real>::queue_step(const CentralDifference<Real>& scheme, View<Real> forces, bool atomic) {
+  loads_->update(scheme.step_count());
+  solid_motion(work_, scheme.displacement(), scheme_->apply_stiffness());  // K_f chi_n + C^T u_n
+  // Where the potential is prescribed (a piston's pressure), p from the values it takes, before the
+  // update moves chi's levels; at a pressure-release node (held at 0) p stays 0.
+  prescribed_pressure(work_, loads_->prescribed_dofs(), loads_->prescribed_values(), scheme_->displacement(),
+                      scheme_->previous_displacement(), scheme_->dt(), pressure_.view());
+  // Elsewhere p_n = -a_n = (f_f - F + c v) / (M_f + c dt / 2) (c an absorbing layer's damping), from
+  // the forces, written by the update itself (CentralDifference::advance's deceleration).
+  scheme_->advance(loads_->loaded_dofs(), loads_->loads(), loads_->prescribed_dofs(), loads_->prescribed_values(),
+                   pressure_.view());
+  fluid_traction(work_, forces, atomic);
 }
 
 template <class Real>
-void FluidTerm<Real>::add_fluid_traction(View<Real> solid_forces) const {
-  const int dim = dim_;
-  const Index *solid = solid_.data(), *fluid = fluid_.data(), *offsets = offsets_.data(), *col = col_.data();
-  const double* C = C_.data();
-  const Real* p = pressure_.data();
-  Real* forces = solid_forces.data;
-  // The solid's internal force -C chi_tt = C p: the fluid's traction -p n on the faces.
-  forall(exec_, solid_.size(), [=] TREMOR_LAMBDA(Index r) {
-    double sum[3] = {0.0, 0.0, 0.0};
-    for (Index k = offsets[r]; k < offsets[r + 1]; ++k)
-      for (int c = 0; c < dim; ++c) sum[c] += C[k * dim + c] * static_cast<double>(p[fluid[col[k]]]);
-    for (int c = 0; c < dim; ++c) forces[solid[r] * dim + c] += static_cast<Real>(sum[c]);
-  });
+void FluidTerm<Real>::solid_motion(const Exec& exec, View<const Real> u, View<Real> fluid_forces) const {
+  add_normal_motion(exec, rows(), u.data, fluid_forces.data);
+}
+
+template <class Real>
+void FluidTerm<Real>::fluid_traction(const Exec& exec, View<Real> solid_forces, bool atomic) const {
+  add_traction(exec, rows(), std::as_const(pressure_).data(), solid_forces.data, atomic);
 }
 
 template <class Real>
 void FluidTerm<Real>::start_from_rest() {
+  exec_.synchronize();  // (no reader of the last run's levels left)
   const std::vector<Real> zero(static_cast<std::size_t>(scheme_->n_dofs()), Real(0));
   scheme_->set_state(zero, zero, 0);
-  fill_zero(exec_, pressure_.data(), pressure_.size());
+  fill_zero(work_, pressure_.data(), pressure_.size());
+  work_.synchronize();
   motion_started_ = false;
 }
 

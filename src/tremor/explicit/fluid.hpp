@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tremor/backend/exec.hpp"
+#include "tremor/backend/side_stream.hpp"
 #include "tremor/explicit/central_difference.hpp"
 #include "tremor/explicit/loading.hpp"
 #include "tremor/explicit/parts.hpp"
@@ -144,6 +145,22 @@ inline bool records_fluid(const History& history) {
 // where a second difference of chi would lose digits, is what the receivers of pressure record: at
 // each step's forces, as a level (p_n is known once chi_n+1 is, as a velocity is: a pressure history
 // has no sample at the run's last step, receivers.hpp).
+//
+// Where the run adds by atomics on a GPU, the fluid's own work (its loads, K_f chi, C^T u, its update
+// and C p, added by atomics) is queued on a stream beside the solid's (start_forces), so that its
+// kernels run at the same time as the solid's apply; its arrays live on that stream, and add_forces
+// makes the solid's later work, and the recorders, wait for it.
+// The fluid-solid interface's node pairs by row, as FluidTerm's kernels read them (its arrays): row
+// r (interface node r: its solid node solid[r] in the subdomain's numbering, fluid node fluid[r])
+// holds columns col[k] (interface nodes) with coefficients C[k dim + c], k in [offsets[r],
+// offsets[r + 1]).
+struct InterfaceRows {
+  Index n = 0;
+  int dim = 3;
+  const Index *solid = nullptr, *fluid = nullptr, *offsets = nullptr, *col = nullptr;
+  const double* C = nullptr;
+};
+
 template <class Real>
 class FluidTerm final : public StepTerm<Real> {
  public:
@@ -155,15 +172,16 @@ class FluidTerm final : public StepTerm<Real> {
             std::vector<History> histories, double dt, bool atomic);
 
   std::string_view name() const override { return "fluid-solid coupling"; }
+  bool start_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
   void add_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
   void start_from_rest() override;
 
-  // The coupling's two passes over the interface's rows, which add_forces makes (public for the
-  // benchmark that times them alone): f_f += C^T u from the solid's displacement `u` (the
-  // subdomain's numbering) into the fluid's forces `fluid_forces` (a fluid node each), and
-  // solid_forces += C p from the pressure of the last step taken.
-  void add_solid_motion(View<const Real> u, View<Real> fluid_forces) const;
-  void add_fluid_traction(View<Real> solid_forces) const;
+  // The coupling's two passes over the interface's rows, which each step makes (public for the
+  // benchmark that times them alone, queued on the Exec given to the constructor): f_f += C^T u from
+  // the solid's displacement `u` (the subdomain's numbering) into the fluid's forces `fluid_forces`
+  // (a fluid node each), and solid_forces += C p from the pressure of the last step taken.
+  void add_solid_motion(View<const Real> u, View<Real> fluid_forces) const { solid_motion(exec_, u, fluid_forces); }
+  void add_fluid_traction(View<Real> solid_forces) const { fluid_traction(exec_, solid_forces, false); }
 
   // The fluid's potential chi now, and its pressure -chi_tt at the last step taken.
   const CentralDifference<Real>& fluid_scheme() const { return *scheme_; }
@@ -201,16 +219,25 @@ class FluidTerm final : public StepTerm<Real> {
 
  private:
   Exec exec_;
+  std::unique_ptr<SideStream> beside_;  // where the run adds by atomics on a GPU
+  Exec work_;                           // the fluid's own work's: beside_->side(), or exec_
+  bool started_ = false;                // the step's work queued beside the apply (start_forces)
+  // The step's work on work_ (loads, K_f chi + C^T u, the update with the pressure, C p), C p by
+  // atomics where `atomic`; the motion's step-0 levels recorded first (on exec_).
+  void queue_step(const CentralDifference<Real>& scheme, View<Real> forces, bool atomic);
+  void record_start(long long step);
+  void solid_motion(const Exec& exec, View<const Real> u, View<Real> fluid_forces) const;
+  void fluid_traction(const Exec& exec, View<Real> solid_forces, bool atomic) const;
+  InterfaceRows rows() const {
+    return {solid_.size(), dim_, solid_.data(), fluid_.data(), offsets_.data(), col_.data(), C_.data()};
+  }
   int dim_ = 3;
   std::shared_ptr<const fem::DeviceElements> elements_;
   std::unique_ptr<FluidOperator<Real>> stiffness_;
   std::unique_ptr<CentralDifference<Real>> scheme_;
   Loading loading_;
   std::unique_ptr<DeviceLoading<Real>> loads_;  // reads loading_
-  // The interface's node pairs by row: row r (interface node r: its solid node solid_[r] in the
-  // subdomain's numbering, fluid node fluid_[r]) holds columns col_[k] (interface nodes) with
-  // coefficients C_[k dim + c], k in [offsets_[r], offsets_[r + 1]).
-  DeviceArray<Index> solid_, fluid_, offsets_, col_;
+  DeviceArray<Index> solid_, fluid_, offsets_, col_;  // the interface's rows (InterfaceRows)
   DeviceArray<double> C_;
   DeviceArray<Real> pressure_;  // -a_n per fluid node
   std::vector<Index> model_nodes_;  // the model's node of each fluid node (FluidMesh::nodes)

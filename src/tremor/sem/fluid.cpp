@@ -209,15 +209,12 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
-      // A node inside the element (on none of its faces) is its alone: a plain add even where the
-      // others add by atomics, which bound the kernel's rate.
-      const bool inner_column = i > 0 && i < n1 - 1 && j > 0 && j < n1 - 1;
       for (int k = 0; k < n1; ++k) {
         const int a = c2 + n2 * k;
         Real force = mine.z[k];
         for (int q = 0; q < n1; ++q) force += ti[q] * flux[a + q - i] + tj[q] * flux[n3 + a + n1 * (q - j)];
         Real* out = f + connectivity[static_cast<Size>(e) * n3 + a];
-        if (atomic && !(inner_column && k > 0 && k < n1 - 1))
+        if (atomic)
           atomic_add(out, force);
         else
           *out += force;

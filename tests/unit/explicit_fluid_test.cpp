@@ -151,20 +151,42 @@ Model curved(Model model) {
   return model;
 }
 
+// The block of water_on_steel (3D) with every node moved by a bilinear function of its coordinates:
+// elements on the trilinear map of their vertices, no parallelepipeds (sem::FluidKernels recomputes
+// their Jacobians from the vertices).
+Model trilinear(Model model) {
+  for (Index i = 0; i < model.mesh.n_nodes(); ++i) {
+    double* x = model.mesh.coordinates.data() + static_cast<std::size_t>(i) * 3;
+    const double X = x[0], Y = x[1], Z = x[2];
+    x[0] += 0.03 * Y * Z;
+    x[1] += 0.02 * X * Z;
+    x[2] += 0.025 * X * Y;
+  }
+  return model;
+}
+
+enum class Shape { Box, Curved, Trilinear };
+
+Model shaped(Model model, Shape shape) {
+  return shape == Shape::Curved ? curved(std::move(model)) : shape == Shape::Trilinear ? trilinear(std::move(model)) : model;
+}
+
 // The operator's action is the assembled matrices' (double: round-off of the sums; float: the
 // field and forces rounded to float, 1e-6 of the largest force, and the GLL elements of order 2 or
 // more summed in float by sem::FluidKernels, a few float roundings of the largest: 1e-5); a
 // constant potential is in its null space. On boxes (the kernels' factors per element) and, for GLL
-// elements, curved blocks (per point).
+// elements, curved blocks (per point) and trilinear ones (recomputed from the vertices).
 TEST(ExplicitFluid, OperatorActionIsTheAssembledStiffnessAction) {
-  for (const auto& [type, order, bent] :
-       {std::tuple{ElementType::Quad4, 1, false}, {ElementType::Tri6, 2, false}, {ElementType::Hex8, 1, false},
-        {ElementType::Hex20, 2, false}, {ElementType::Tet10, 2, false}, {ElementType::HexGLL, 1, false},
-        {ElementType::HexGLL, 2, false}, {ElementType::HexGLL, 3, false}, {ElementType::QuadGLL, 2, false},
-        {ElementType::QuadGLL, 8, false}, {ElementType::HexGLL, 3, true}, {ElementType::HexGLL, 5, true},
-        {ElementType::QuadGLL, 4, true}}) {
-    SCOPED_TRACE(element_name(type, order) + (bent ? " curved" : ""));
-    const FluidMesh fluid = fluid_mesh(bent ? curved(water_on_steel(type, order)) : water_on_steel(type, order));
+  for (const auto& [type, order, shape] :
+       {std::tuple{ElementType::Quad4, 1, Shape::Box}, {ElementType::Tri6, 2, Shape::Box},
+        {ElementType::Hex8, 1, Shape::Box}, {ElementType::Hex20, 2, Shape::Box}, {ElementType::Tet10, 2, Shape::Box},
+        {ElementType::HexGLL, 1, Shape::Box}, {ElementType::HexGLL, 2, Shape::Box},
+        {ElementType::HexGLL, 3, Shape::Box}, {ElementType::QuadGLL, 2, Shape::Box},
+        {ElementType::QuadGLL, 8, Shape::Box}, {ElementType::HexGLL, 3, Shape::Curved},
+        {ElementType::HexGLL, 5, Shape::Curved}, {ElementType::QuadGLL, 4, Shape::Curved},
+        {ElementType::HexGLL, 3, Shape::Trilinear}, {ElementType::HexGLL, 6, Shape::Trilinear}}) {
+    SCOPED_TRACE(element_name(type, order) + (shape == Shape::Curved ? " curved" : shape == Shape::Trilinear ? " trilinear" : ""));
+    const FluidMesh fluid = fluid_mesh(shaped(water_on_steel(type, order), shape));
     const std::vector<double> chi = field(fluid);
     const std::vector<double> expected = assembled_action(fluid, chi);
     double largest = 0.0;
@@ -182,8 +204,12 @@ TEST(ExplicitFluid, OperatorActionIsTheAssembledStiffnessAction) {
     for (const double v : constant) EXPECT_NEAR(v, 0.0, 1e-13 * largest);
     // GLL blocks of order 2 or more are the sum-factorised kernels'; the others the element kernel's.
     const fem::DeviceElements elements(Exec::serial(), fluid.model.mesh, fluid.table, fem::ElementColouring{});
-    EXPECT_EQ(sem::FluidKernels<double>(elements).takes(0),
-              (type == ElementType::HexGLL || type == ElementType::QuadGLL) && order >= 2);
+    const sem::FluidKernels<double> kernels(elements);
+    EXPECT_EQ(kernels.takes(0), (type == ElementType::HexGLL || type == ElementType::QuadGLL) && order >= 2);
+    if (kernels.takes(0))  // (quadrilaterals keep their factors per point where not parallelograms)
+      EXPECT_EQ(std::string(kernels.geometry(0)), shape == Shape::Box      ? "per element"
+                                                  : shape == Shape::Curved ? "per point"
+                                                                           : "trilinear");
   }
 }
 
@@ -218,11 +244,12 @@ TEST(ExplicitFluid, SpectrumIsTheLumpedSystemsLargestEigenvalue) {
 // blocks' sums in float, contracted into FMAs on the GPU).
 TEST(ExplicitFluidGpu, OperatorOnTheGpuEqualsTheHost) {
   TREMOR_REQUIRE_GPU();
-  for (const auto& [type, order, bent] :
-       {std::tuple{ElementType::Quad4, 1, false}, {ElementType::Hex8, 1, false}, {ElementType::Tet10, 2, false},
-        {ElementType::HexGLL, 4, false}, {ElementType::QuadGLL, 6, false}, {ElementType::HexGLL, 4, true}}) {
-    SCOPED_TRACE(element_name(type, order) + (bent ? " curved" : ""));
-    const FluidMesh fluid = fluid_mesh(bent ? curved(water_on_steel(type, order)) : water_on_steel(type, order));
+  for (const auto& [type, order, shape] :
+       {std::tuple{ElementType::Quad4, 1, Shape::Box}, {ElementType::Hex8, 1, Shape::Box},
+        {ElementType::Tet10, 2, Shape::Box}, {ElementType::HexGLL, 4, Shape::Box}, {ElementType::QuadGLL, 6, Shape::Box},
+        {ElementType::HexGLL, 4, Shape::Curved}, {ElementType::HexGLL, 4, Shape::Trilinear}}) {
+    SCOPED_TRACE(element_name(type, order) + (shape == Shape::Curved ? " curved" : shape == Shape::Trilinear ? " trilinear" : ""));
+    const FluidMesh fluid = fluid_mesh(shaped(water_on_steel(type, order), shape));
     const std::vector<double> chi = field(fluid);
     const std::vector<double> host = operator_action<double>(Exec::serial(), fluid, chi, false);
     double largest = 0.0;

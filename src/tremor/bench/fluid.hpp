@@ -17,6 +17,9 @@ struct FluidArgs {
   std::string precision = "float";
   std::string backend = "auto";
   int steps = 300;  // timed steps of each run (the time loop's own rate)
+  // "box": parallelepipeds; "trilinear": the box sheared by a bilinear map of its coordinates, its
+  // elements on the trilinear map of their vertices (a hex8 mesh raised to order P), not affine.
+  std::string shape = "box";
   std::string output_dir, note, commit;
 };
 

@@ -140,6 +140,10 @@ CLI::App* add_bench_fluid_command(CLI::App& parent) {
   cmd->add_option("--precision", args->precision, "float, double (float)")->check(CLI::IsMember({"float", "double"}));
   cmd->add_option("--backend", args->backend, "auto (the GPU when present), cuda, openmp, serial");
   cmd->add_option("--steps", args->steps, "timed steps of each run (300)")->check(whole(1, 1000000));
+  cmd->add_option("--shape", args->shape,
+                  "box (parallelepipeds), trilinear (the box sheared by a bilinear map: hexahedra on the trilinear "
+                  "map of their vertices, as a hex8 mesh raised to order P) (box)")
+      ->check(CLI::IsMember({"box", "trilinear"}));
   cmd->add_option("--output-dir", args->output_dir, "folder to write fluid.json and fluid.md to");
   cmd->add_option("--note", args->note, "free text stored in the JSON");
   cmd->callback([args] { bench::run_fluid(*args); });

@@ -116,7 +116,7 @@ void add_block(const Exec& exec, Index n, const Index* list, bool atomic, const 
 // and the z part of the transposed sums at its n nodes stay in its registers (Carried); shared
 // memory holds the gathered chi and the flux's x and y parts. Per point 4 n reads and 3 writes of
 // shared memory against the point kernel's 6 n and 4, and the 1D basis in the constant bank (Line).
-template <int P, class Real, bool Affine>
+template <int P, class Real, int Mode>
 void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, const Index* connectivity,
                  const Real* factors, const Real* basis, const Real* chi, Real* f) {
   using L = ColumnLayout<P, 1>;
@@ -162,9 +162,11 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
         gj[m] = G[j * n1 + m];
         mine.z[m] = Real(0);
       }
+      // (Mode a constant: an extended lambda takes no first capture inside if constexpr)
       Real A[nf];  // an affine element's, per element (times the point's weight below)
-      if (Affine)  // (a constant: an extended lambda takes no first capture inside if constexpr)
+      if (Mode == AffineMode)
         for (int k = 0; k < nf; ++k) A[k] = factors[static_cast<Size>(e) * nf + k];
+      const Real* corners = factors + static_cast<Size>(e) * L::corners;  // a trilinear element's
       const Real wij = line.w[i] * line.w[j];
 #if defined(__CUDA_ARCH__)
 #pragma unroll
@@ -177,18 +179,33 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
           dy += gj[m] * v[p + n1 * (m - j)];
           dz += line.G[qk * n1 + m] * mine.chi[m];
         }
-        Real a[nf];
-        Real scale = Real(1);
-        if (Affine) {
-          for (int k = 0; k < nf; ++k) a[k] = A[k];
-          scale = wij * line.w[qk];
+        Real fx, fy, fz;
+        if (Mode == TrilinearMode) {
+          // J at the point from the element's vertices; the flux w det J t / rho J^-1 J^-T d, as
+          // J^-1 (J^-T d): the gradient in x first.
+          Real J[3][3], inv[3][3];
+          const Real xi[3] = {line.points[i], line.points[j], line.points[qk]};
+          vertex_jacobian(corners, xi, J);
+          const Real scale = wij * line.w[qk] * invert_jacobian(J, inv) * corners[L::corners - 1];
+          Real g[3];
+          for (int beta = 0; beta < 3; ++beta) g[beta] = dx * inv[0][beta] + dy * inv[1][beta] + dz * inv[2][beta];
+          fx = scale * (inv[0][0] * g[0] + inv[0][1] * g[1] + inv[0][2] * g[2]);
+          fy = scale * (inv[1][0] * g[0] + inv[1][1] * g[1] + inv[1][2] * g[2]);
+          fz = scale * (inv[2][0] * g[0] + inv[2][1] * g[1] + inv[2][2] * g[2]);
         } else {
-          for (int k = 0; k < nf; ++k) a[k] = factors[(static_cast<Size>(e) * nf + k) * n3 + p];
+          Real a[nf];
+          Real scale = Real(1);
+          if (Mode == AffineMode) {
+            for (int k = 0; k < nf; ++k) a[k] = A[k];
+            scale = wij * line.w[qk];
+          } else {
+            for (int k = 0; k < nf; ++k) a[k] = factors[(static_cast<Size>(e) * nf + k) * n3 + p];
+          }
+          // A's entries as factor_of<3> lays them: xx, yy, zz, xy, xz, yz.
+          fx = scale * (a[0] * dx + a[3] * dy + a[4] * dz);
+          fy = scale * (a[3] * dx + a[1] * dy + a[5] * dz);
+          fz = scale * (a[4] * dx + a[5] * dy + a[2] * dz);
         }
-        // A's entries as factor_of<3> lays them: xx, yy, zz, xy, xz, yz.
-        const Real fx = scale * (a[0] * dx + a[3] * dy + a[4] * dz);
-        const Real fy = scale * (a[3] * dx + a[1] * dy + a[5] * dz);
-        const Real fz = scale * (a[4] * dx + a[5] * dy + a[2] * dz);
         v[n3 + p] = fx;
         v[2 * n3 + p] = fy;
         for (int k = 0; k < n1; ++k) mine.z[k] += line.G[qk * n1 + k] * fz;
@@ -297,6 +314,7 @@ template <class Real>
 FluidKernels<Real>::FluidKernels(const fem::DeviceElements& elements) : elements_(&elements) {
   factors_.resize(elements.blocks.size());
   basis_.resize(elements.blocks.size());
+  mode_.assign(elements.blocks.size(), StoredMode);
   if (std::none_of(elements.blocks.begin(), elements.blocks.end(),
                   [](const fem::DeviceElementBlock& block) { return fluid_takes(block); })) return;
   const std::vector<double> coordinates = elements.coordinates.to_host();
@@ -308,9 +326,22 @@ FluidKernels<Real>::FluidKernels(const fem::DeviceElements& elements) : elements
       constexpr int Dim = decltype(dim)::value, P = decltype(order)::value;
       if constexpr (P >= 2) {
         const std::vector<double> A = block_factors<Dim, P>(block, coordinates, D, thickness);
-        factors_[b] = DeviceArray<Real>(elements.exec, std::span<const Real>(rounded<Real>(A)));
         const std::vector<double> values = Basis1d<P>().values();
         basis_[b] = DeviceArray<Real>(elements.exec, std::span<const Real>(rounded<Real>(values)));
+        mode_[b] = A.size() == static_cast<std::size_t>(block.n_elements) * FluidLayout<Dim, P>::factors ? AffineMode
+                                                                                                        : StoredMode;
+        if constexpr (Dim == 3)
+          if (mode_[b] == StoredMode) {
+            // Hexahedra on the trilinear map of their vertices (a hex8 mesh raised to order P): the
+            // vertices and t / rho per element, 25 values, in place of 6 per point.
+            DeviceArray<Real> corners = trilinear_corners<Real>(elements, block);
+            if (corners.size() > 0) {
+              factors_[b] = std::move(corners);
+              mode_[b] = TrilinearMode;
+              return;
+            }
+          }
+        factors_[b] = DeviceArray<Real>(elements.exec, std::span<const Real>(rounded<Real>(A)));
       }
     });
   }
@@ -324,16 +355,23 @@ void FluidKernels<Real>::add(const Exec& exec, std::size_t b, Index n, const Ind
   with_order(block, [&](auto dim, auto order) {
     constexpr int Dim = decltype(dim)::value, P = decltype(order)::value;
     if constexpr (P >= 2) {
-      const bool affine = factors_[b].size() == block.n_elements * FluidLayout<Dim, P>::factors;  // block_factors
+      const bool affine = mode_[b] == AffineMode;
       const auto launch = [&](auto kernel) {
         kernel(exec, n, list, atomic, block.connectivity.data(), factors_[b].data(), basis_[b].data(), chi, f);
       };
       if constexpr (Dim == 3)  // hexahedra: the column kernel; quadrilaterals: the point kernel
-        affine ? launch(add_columns<P, Real, true>) : launch(add_columns<P, Real, false>);
+        affine ? launch(add_columns<P, Real, AffineMode>)
+        : mode_[b] == TrilinearMode ? launch(add_columns<P, Real, TrilinearMode>)
+                                    : launch(add_columns<P, Real, StoredMode>);
       else
         affine ? launch(add_block<Dim, P, Real, true>) : launch(add_block<Dim, P, Real, false>);
     }
   });
+}
+
+template <class Real>
+const char* FluidKernels<Real>::geometry(std::size_t block) const {
+  return mode_[block] == AffineMode ? "per element" : mode_[block] == TrilinearMode ? "trilinear" : "per point";
 }
 
 template <class Real>

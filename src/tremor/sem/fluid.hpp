@@ -9,7 +9,9 @@
 // the scatter: 2 Dim n + Dim^2 multiply-adds per point, against the generic element kernel's
 // n^Dim per shape function and point. The factors (Dim (Dim + 1) / 2 values in Real) are computed
 // at set-up in double from the GLL nodes' coordinates by the same sums, and stored per point, or
-// per element in a block of parallelepipeds (A = w_p A_e: a box's elements).
+// per element in a block of parallelepipeds (A = w_p A_e: a box's elements); hexahedra on the
+// trilinear map of their vertices (a hex8 mesh raised to order P) keep those vertices instead (25
+// values per element) and recompute J at each point, as the sem operator does.
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -40,6 +42,9 @@ class FluidKernels {
   explicit FluidKernels(const fem::DeviceElements& elements);
 
   bool takes(std::size_t block) const { return factors_[block].size() > 0; }
+  // How block `block` has its factors: "per element" (parallelepipeds), "trilinear" (hexahedra
+  // on the trilinear map of their vertices: J recomputed at each point from them) or "per point".
+  const char* geometry(std::size_t block) const;
   // f += K_f chi over the `n` elements of block `block` in `list` (indices within the block; all
   // of its elements without a list), on exec: plain adds (a colour's elements share no node) or
   // atomic ones.
@@ -52,6 +57,7 @@ class FluidKernels {
   const fem::DeviceElements* elements_;
   std::vector<DeviceArray<Real>> factors_;  // per block: per element, per factor, per point
   std::vector<DeviceArray<Real>> basis_;    // per block: Basis1d::values
+  std::vector<int> mode_;                   // per block: layout.hpp's Mode
 };
 
 extern template class FluidKernels<float>;

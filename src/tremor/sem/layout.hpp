@@ -2,11 +2,12 @@
 // How the sem operator's kernels lay a block of elements over a GPU's threads and shared memory
 // (Layout), the steps every kernel starts with (the basis loaded, u or the coordinates gathered),
 // how a block's Jacobians are had (Mode), and the switch from a block's runtime (dim, order) to
-// the templates: what operator.cpp's kernels and operator_setup.cpp's set-up share. Internal to
-// sem/.
+// the templates, a trilinear block's vertices: what operator.cpp's kernels, operator_setup.cpp's
+// set-up and the fluid's kernels (fluid.cpp) share. Internal to sem/.
 #include <cstddef>
 #include <type_traits>
 
+#include "tremor/backend/device_array.hpp"
 #include "tremor/backend/forall_blocks.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/fem/device_elements.hpp"
@@ -140,5 +141,14 @@ void with_order(const fem::DeviceElementBlock& block, F&& f) {
 enum Mode : int { StoredMode = 0, TrilinearMode = 1, AffineMode = 2 };
 
 inline bool gll(ElementType type) { return type == ElementType::HexGLL || type == ElementType::QuadGLL; }
+
+// The vertices of a block of hexahedra (relative to each element's first, 24 values) and t / rho
+// times its stiffness factor (1), in Real per element, where every element of the block is on the
+// trilinear map of its vertices (operator_setup.cpp's survey of shapes, on the elements' Exec):
+// what the fluid's column kernel reads in TrilinearMode (fluid.cpp). Empty otherwise.
+template <class Real>
+DeviceArray<Real> trilinear_corners(const fem::DeviceElements& elements, const fem::DeviceElementBlock& block);
+extern template DeviceArray<float> trilinear_corners(const fem::DeviceElements&, const fem::DeviceElementBlock&);
+extern template DeviceArray<double> trilinear_corners(const fem::DeviceElements&, const fem::DeviceElementBlock&);
 
 }  // namespace tremor::sem

@@ -334,4 +334,47 @@ TREMOR_SEM_SETUP(float)
 TREMOR_SEM_SETUP(double)
 #undef TREMOR_SEM_SETUP
 
+namespace {
+
+// A fluid's elements' t / rho times their stiffness factor (its sections' D[0] = 1 / rho).
+DeviceArray<double> fluid_coefficient(const fem::DeviceElements& els, const fem::DeviceElementBlock& block) {
+  DeviceArray<double> scale(els.exec, block.n_elements);
+  double* out = scale.data();
+  const double *factor = block.stiffness_factor.data(), *thickness = els.thickness.data(), *D = els.D.data();
+  const int* section = block.section.data();
+  forall(els.exec, block.n_elements, [=] TREMOR_LAMBDA(Index e) {
+    out[e] = D[static_cast<Size>(section[e]) * fem::material_stride] * thickness[section[e]] * factor[e];
+  });
+  return scale;
+}
+
+}  // namespace
+
+template <class Real>
+DeviceArray<Real> trilinear_corners(const fem::DeviceElements& elements, const fem::DeviceElementBlock& block) {
+  DeviceArray<Real> out;
+  const DeviceArray<double> scale = fluid_coefficient(elements, block);
+  with_order(block, [&](auto dim, auto order) {
+    constexpr int Dim = decltype(dim)::value, P = decltype(order)::value;
+    if constexpr (Dim == 3) {
+      using L = Layout<3, P>;
+      const Exec& exec = elements.exec;
+      const Index n = block.n_elements;
+      const std::vector<double> host = Basis1d<P>().values();
+      const DeviceArray<double> basis(exec, std::span<const double>(host));
+      DeviceArray<Real> corners(exec, n * L::corners), affine(exec, n * L::factors);
+      DeviceArray<int> flags(exec, n);
+      survey_corners<3, P, Real>(exec, n, block.connectivity.data(), elements.coordinates.data(), scale.data(),
+                                 basis.data(), corners.data(), affine.data(), flags.data());
+      const std::vector<int> shapes = flags.to_host();
+      if (std::all_of(shapes.begin(), shapes.end(), [](int s) { return s == Affine || s == Trilinear; }))
+        out = std::move(corners);
+    }
+  });
+  return out;
+}
+
+template DeviceArray<float> trilinear_corners(const fem::DeviceElements&, const fem::DeviceElementBlock&);
+template DeviceArray<double> trilinear_corners(const fem::DeviceElements&, const fem::DeviceElementBlock&);
+
 }  // namespace tremor::sem

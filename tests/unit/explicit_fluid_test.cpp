@@ -206,10 +206,12 @@ TEST(ExplicitFluid, OperatorActionIsTheAssembledStiffnessAction) {
     const fem::DeviceElements elements(Exec::serial(), fluid.model.mesh, fluid.table, fem::ElementColouring{});
     const sem::FluidKernels<double> kernels(elements);
     EXPECT_EQ(kernels.takes(0), (type == ElementType::HexGLL || type == ElementType::QuadGLL) && order >= 2);
-    if (kernels.takes(0))  // (quadrilaterals keep their factors per point where not parallelograms)
+    if (kernels.takes(0)) {  // (quadrilaterals keep their factors per point where not parallelograms)
       EXPECT_EQ(std::string(kernels.geometry(0)), shape == Shape::Box      ? "per element"
                                                   : shape == Shape::Curved ? "per point"
                                                                            : "trilinear");
+      EXPECT_EQ(std::string(sem::FluidKernels<double>(elements, sem::Geometry::Stored).geometry(0)), "per point");
+    }
   }
 }
 

@@ -72,7 +72,10 @@ op::Spectrum fluid_spectrum(const FluidMesh& fluid, const Exec& exec);
 template <class Real>
 class FluidOperator final : public op::Operator<Real> {
  public:
-  FluidOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements, bool atomic = false);
+  // `geometry`: sem::Geometry::Stored keeps the sum-factorised kernels' factors per point (for the
+  // comparison).
+  FluidOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements, bool atomic = false,
+                sem::Geometry geometry = sem::Geometry::Auto);
 
   const Exec& exec() const override { return exec_; }
   Index n_dofs() const override { return elements_->n_nodes; }

@@ -246,7 +246,7 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
 // of the Dim coordinates).
 template <int Dim, int P>
 std::vector<double> block_factors(const fem::DeviceElementBlock& block, const std::vector<double>& coordinates,
-                                  const std::vector<double>& D, const std::vector<double>& thickness) {
+                                  const std::vector<double>& D, const std::vector<double>& thickness, bool per_point) {
   using L = FluidLayout<Dim, P>;
   using S = Collocated<Dim, P, double>;
   constexpr int np = L::points, nn = L::n;
@@ -287,7 +287,7 @@ std::vector<double> block_factors(const fem::DeviceElementBlock& block, const st
                "point");
   // Parallelepipeds (a box's elements): A = w_p A_e at every point of every element, to rounding,
   // kept once per element, which spares the kernel 6 (2D: 3) loads per point.
-  bool affine = true;
+  bool affine = !per_point;
   for (Index e = 0; e < block.n_elements && affine; ++e) {
     const double* A = out.data() + static_cast<std::size_t>(e) * L::factors * np;
     double largest = 0.0;
@@ -311,7 +311,7 @@ std::vector<double> block_factors(const fem::DeviceElementBlock& block, const st
 }  // namespace
 
 template <class Real>
-FluidKernels<Real>::FluidKernels(const fem::DeviceElements& elements) : elements_(&elements) {
+FluidKernels<Real>::FluidKernels(const fem::DeviceElements& elements, Geometry geometry) : elements_(&elements) {
   factors_.resize(elements.blocks.size());
   basis_.resize(elements.blocks.size());
   mode_.assign(elements.blocks.size(), StoredMode);
@@ -325,13 +325,14 @@ FluidKernels<Real>::FluidKernels(const fem::DeviceElements& elements) : elements
     with_order(block, [&](auto dim, auto order) {
       constexpr int Dim = decltype(dim)::value, P = decltype(order)::value;
       if constexpr (P >= 2) {
-        const std::vector<double> A = block_factors<Dim, P>(block, coordinates, D, thickness);
+        const std::vector<double> A =
+            block_factors<Dim, P>(block, coordinates, D, thickness, geometry == Geometry::Stored);
         const std::vector<double> values = Basis1d<P>().values();
         basis_[b] = DeviceArray<Real>(elements.exec, std::span<const Real>(rounded<Real>(values)));
         mode_[b] = A.size() == static_cast<std::size_t>(block.n_elements) * FluidLayout<Dim, P>::factors ? AffineMode
                                                                                                         : StoredMode;
         if constexpr (Dim == 3)
-          if (mode_[b] == StoredMode) {
+          if (mode_[b] == StoredMode && geometry == Geometry::Auto) {
             // Hexahedra on the trilinear map of their vertices (a hex8 mesh raised to order P): the
             // vertices and t / rho per element, 25 values, in place of 6 per point.
             DeviceArray<Real> corners = trilinear_corners<Real>(elements, block);

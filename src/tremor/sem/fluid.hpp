@@ -22,6 +22,7 @@
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/mesh/element_type.hpp"
 #include "tremor/mesh/mesh.hpp"
+#include "tremor/sem/operator.hpp"
 
 namespace tremor::sem {
 
@@ -39,7 +40,9 @@ class FluidKernels {
   // The factors of every block it takes (fluid_takes), on the elements' Exec: `elements` the
   // fluid's (D[0] = 1 / rho per section, its thickness). Throws tremor::Error naming the element
   // where the Jacobian is not positive at a point.
-  explicit FluidKernels(const fem::DeviceElements& elements);
+  // Geometry::Stored keeps the factors per point in every block (for the comparison, as the sem
+  // operator's).
+  explicit FluidKernels(const fem::DeviceElements& elements, Geometry geometry = Geometry::Auto);
 
   bool takes(std::size_t block) const { return factors_[block].size() > 0; }
   // How block `block` has its factors: "per element" (parallelepipeds), "trilinear" (hexahedra

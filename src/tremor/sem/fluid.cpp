@@ -166,7 +166,16 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
       Real A[nf];  // an affine element's, per element (times the point's weight below)
       if (Mode == AffineMode)
         for (int k = 0; k < nf; ++k) A[k] = factors[static_cast<Size>(e) * nf + k];
-      const Real* corners = factors + static_cast<Size>(e) * L::corners;  // a trilinear element's
+      // A trilinear element's J along the column: J0 + zeta J1 (the map is linear in zeta at fixed
+      // xi and eta, its d / d zeta column constant), two evaluations from the vertices per column.
+      const Real* corners = factors + static_cast<Size>(e) * L::corners;
+      Real J0[3][3], J1[3][3];
+      if (Mode == TrilinearMode) {
+        trilinear_jacobian(corners, line.points[i], line.points[j], Real(0), J0);
+        trilinear_jacobian(corners, line.points[i], line.points[j], Real(1), J1);
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 3; ++c) J1[r][c] -= J0[r][c];
+      }
       const Real wij = line.w[i] * line.w[j];
 #if defined(__CUDA_ARCH__)
 #pragma unroll
@@ -184,8 +193,8 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
           // J at the point from the element's vertices; the flux w det J t / rho J^-1 J^-T d, as
           // J^-1 (J^-T d): the gradient in x first.
           Real J[3][3], inv[3][3];
-          const Real xi[3] = {line.points[i], line.points[j], line.points[qk]};
-          vertex_jacobian(corners, xi, J);
+          for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) J[r][c] = J0[r][c] + line.points[qk] * J1[r][c];
           const Real scale = wij * line.w[qk] * invert_jacobian(J, inv) * corners[L::corners - 1];
           Real g[3];
           for (int beta = 0; beta < 3; ++beta) g[beta] = dx * inv[0][beta] + dy * inv[1][beta] + dz * inv[2][beta];

@@ -130,23 +130,8 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
     const auto element = [&](int t) { return element_of(ctx, L::per_block, n2, t, n, list); };
     const auto arrays = [&](int t) { return work + t / n2 * L::stride; };
     for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
-    struct Column {
-      Real chi[n1], z[n1];
-    };
-    Carried<Column, L::threads> columns;
-    for_each_thread(ctx, L::per_block * n2, [&](int t) {
-      const Index e = element(t);
-      if (e < 0) return;
-      Real* v = arrays(t);
-      Column& mine = columns[t];
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-      for (int k = 0; k < n1; ++k) {
-        const int p = t % n2 + n2 * k;
-        v[p] = mine.chi[k] = chi[connectivity[static_cast<Size>(e) * n3 + p]];
-      }
-    });
+    Carried<Column<P, 1, Real>, L::threads> columns;
+    gather_columns<P, 1>(ctx, columns, element, arrays, connectivity, chi);
     ctx.sync();
     // The flux A (d chi / d xi) at each point of the column: x and y parts into shared memory, the
     // z part's transposed sums into the column's registers.
@@ -154,13 +139,13 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
       const Index e = element(t);
       if (e < 0) return;
       Real* v = arrays(t);
-      Column& mine = columns[t];
+      Column<P, 1, Real>& mine = columns[t];
       const int c2 = t % n2, i = c2 % n1, j = c2 / n1;
       Real gi[n1], gj[n1];
       for (int m = 0; m < n1; ++m) {
         gi[m] = G[i * n1 + m];
         gj[m] = G[j * n1 + m];
-        mine.z[m] = Real(0);
+        mine.z[0][m] = Real(0);
       }
       // (Mode a constant: an extended lambda takes no first capture inside if constexpr)
       Real A[nf];  // an affine element's, per element (times the point's weight below)
@@ -186,7 +171,7 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
         for (int m = 0; m < n1; ++m) {
           dx += gi[m] * v[p - i + m];
           dy += gj[m] * v[p + n1 * (m - j)];
-          dz += line.G[qk * n1 + m] * mine.chi[m];
+          dz += line.G[qk * n1 + m] * mine.values[0][m];
         }
         Real fx, fy, fz;
         if (Mode == TrilinearMode) {
@@ -217,7 +202,7 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
         }
         v[n3 + p] = fx;
         v[2 * n3 + p] = fy;
-        for (int k = 0; k < n1; ++k) mine.z[k] += line.G[qk * n1 + k] * fz;
+        for (int k = 0; k < n1; ++k) mine.z[0][k] += line.G[qk * n1 + k] * fz;
       }
     });
     ctx.sync();
@@ -225,7 +210,7 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
       const Index e = element(t);
       if (e < 0) return;
       const Real* flux = arrays(t) + n3;
-      const Column& mine = columns[t];
+      const Column<P, 1, Real>& mine = columns[t];
       const int c2 = t % n2, i = c2 % n1, j = c2 / n1;
       Real ti[n1], tj[n1];  // the columns of G, held across the global stores
       for (int q = 0; q < n1; ++q) {
@@ -237,7 +222,7 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
 #endif
       for (int k = 0; k < n1; ++k) {
         const int a = c2 + n2 * k;
-        Real force = mine.z[k];
+        Real force = mine.z[0][k];
         for (int q = 0; q < n1; ++q) force += ti[q] * flux[a + q - i] + tj[q] * flux[n3 + a + n1 * (q - j)];
         Real* out = f + connectivity[static_cast<Size>(e) * n3 + a];
         if (atomic)

@@ -80,6 +80,38 @@ struct ColumnLayout : Layout<3, P> {
   static Index blocks(Index n_elements) { return (n_elements + per_block - 1) / per_block; }
 };
 
+// A column kernel thread's own values (Carried: its registers on a GPU): its column's Components
+// values at its n nodes, as gathered, and the z part of the transposed sums at them.
+template <int P, int Components, class Real>
+struct Column {
+  Real values[Components][P + 1], z[Components][P + 1];
+};
+
+// The column kernels' gather: each thread's column of `values` (Components per node, node-major)
+// into its Column and into the shared arrays that arrays(t) points to (component c of point p at
+// c n^3 + p), for the elements element(t) >= 0. No barrier.
+template <int P, int Components, class Real, class Columns, class Element, class Arrays>
+TREMOR_HOST_DEVICE inline void gather_columns(const BlockContext& ctx, Columns& columns, const Element& element,
+                                              const Arrays& arrays, const Index* connectivity, const Real* values) {
+  using L = ColumnLayout<P, Components>;
+  constexpr int n1 = L::n, n2 = L::n2, n3 = L::points;
+  for_each_thread(ctx, L::per_block * n2, [&](int t) {
+    const Index e = element(t);
+    if (e < 0) return;
+    Real* v = arrays(t);
+    auto& mine = columns[t];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int k = 0; k < n1; ++k) {
+      const int p = t % n2 + n2 * k;
+      const Index node = connectivity[static_cast<Size>(e) * n3 + p];
+      for (int c = 0; c < Components; ++c)
+        v[c * n3 + p] = mine.values[c][k] = values[static_cast<Size>(node) * Components + c];
+    }
+  });
+}
+
 template <int Dim, int P, class T>
 using Steps = Collocated<Dim, P, T>;
 

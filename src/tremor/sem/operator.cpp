@@ -339,30 +339,14 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
     for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
     const auto arrays = [&](int t) { return work + t / n2 * L::stride; };
     // Each column's u along z, then the z sums of the transposed step at its nodes.
-    struct Column {
-      Real u[3][n1], z[3][n1];
-    };
-    Carried<Column, L::threads> columns;
-    for_each_thread(ctx, L::per_block * n2, [&](int t) {
-      const Index e = element(t);
-      if (e < 0) return;
-      Real* v = arrays(t);
-      Column& mine = columns[t];
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-      for (int k = 0; k < n1; ++k) {
-        const int p = t % n2 + n2 * k;
-        const Index node = connectivity[static_cast<Size>(e) * n3 + p];
-        for (int c = 0; c < 3; ++c) v[c * n3 + p] = mine.u[c][k] = u[static_cast<Size>(node) * 3 + c];
-      }
-    });
+    Carried<Column<P, 3, Real>, L::threads> columns;
+    gather_columns<P, 3>(ctx, columns, element, arrays, connectivity, u);
     ctx.sync();
     for_each_thread(ctx, L::per_block * n2, [&](int t) {
       const Index e = element(t);
       if (e < 0) return;
       Real* v = arrays(t);
-      Column& mine = columns[t];
+      Column<P, 3, Real>& mine = columns[t];
       const int c2 = t % n2;
       for (int c = 0; c < 3; ++c)
         for (int k = 0; k < n1; ++k) mine.z[c][k] = Real(0);
@@ -390,7 +374,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
           for (int m = 0; m < n1; ++m) {
             dx += gi[m] * v[c * n3 + p - i + m];
             dy += gj[m] * v[c * n3 + p + n1 * (m - j)];
-            dz += gk[m] * mine.u[c][m];
+            dz += gk[m] * mine.values[c][m];
           }
           d[c][0] = dx;
           d[c][1] = dy;
@@ -410,7 +394,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
     for_each_thread(ctx, L::threads, [&](int t) {
       const Index e = t < L::per_block * n2 ? element(t) : Index(-1);
       const Real* flux = arrays(t) + 3 * n3;
-      const Column& mine = columns[t];
+      const Column<P, 3, Real>& mine = columns[t];
       const int c2 = t % n2, i = c2 % n1, j = c2 / n1;
       Real ti[n1], tj[n1];  // the columns of G, held across the scatter's global stores
       for (int q = 0; q < n1; ++q) {

@@ -153,7 +153,7 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
         for (int k = 0; k < nf; ++k) A[k] = factors[static_cast<Size>(e) * nf + k];
       // A trilinear element's J along the column: J0 + zeta J1 (the map is linear in zeta at fixed
       // xi and eta, its d / d zeta column constant), two evaluations from the vertices per column.
-      const Real* corners = factors + static_cast<Size>(e) * L::corners;
+      const Real* corners = factors + (Mode == TrilinearMode ? static_cast<Size>(e) * L::corners : Size(0));
       Real J0[3][3], J1[3][3];
       if (Mode == TrilinearMode) {
         trilinear_jacobian(corners, line.points[i], line.points[j], Real(0), J0);

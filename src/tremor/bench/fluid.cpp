@@ -14,10 +14,10 @@
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/explicit/fluid.hpp"
-#include "tremor/fem/colouring.hpp"
-#include "tremor/fem/device_elements.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/explicit/subdomain.hpp"
+#include "tremor/fem/colouring.hpp"
+#include "tremor/fem/device_elements.hpp"
 #include "tremor/mesh/generate.hpp"
 #include "tremor/model/source.hpp"
 
@@ -98,10 +98,11 @@ double seconds_each(const Exec& exec, int steps, Work&& work) {
   return median(warm_then_time(5, 0.0, run)) / steps;
 }
 
-// Two parts of a step with fluids timed alone on the run's Exec, set up as the run sets them up:
-// the coupling's two passes over the interface's rows (FluidTerm's add_solid_motion and
-// add_fluid_traction), and the fluid's stiffness operator (K_f chi added, FluidOperator). Their
-// cost does not depend on the values (zeros here).
+// Parts of a step with fluids timed alone on the run's Exec, set up as the run sets them up: the
+// coupling's two passes over the interface's rows (FluidTerm's add_solid_motion and
+// add_fluid_traction), and the fluid's stiffness operator (K_f chi added, FluidOperator) by atomics,
+// colour by colour and with its factors stored per point. Their cost does not depend on the values
+// (zeros here).
 template <class Real>
 void time_parts(const Model& model, const explicit_fe::Preflight& p, int steps, Row& row) {
   const Exec exec = Exec::make(p.backend);

@@ -136,6 +136,17 @@ inline bool records_fluid(const History& history) {
   return history.records(Quantity::Pressure) || history.potential;
 }
 
+// The fluid-solid interface's node pairs by row, as FluidTerm's kernels read them (its arrays): row
+// r (interface node r: its solid node solid[r] in the subdomain's numbering, fluid node fluid[r])
+// holds columns col[k] (interface nodes) with coefficients C[k dim + c], k in [offsets[r],
+// offsets[r + 1]).
+struct InterfaceRows {
+  Index n = 0;
+  int dim = 3;
+  const Index *solid = nullptr, *fluid = nullptr, *offsets = nullptr, *col = nullptr;
+  const double* C = nullptr;
+};
+
 // The fluid of a run as a per-step term of its solid (step_term.hpp): at each step, from the
 // solid's displacement u_n and the fluid's potential chi_n,
 //
@@ -153,17 +164,6 @@ inline bool records_fluid(const History& history) {
 // and C p, added by atomics) is queued on a stream beside the solid's (start_forces), so that its
 // kernels run at the same time as the solid's apply; its arrays live on that stream, and add_forces
 // makes the solid's later work, and the recorders, wait for it.
-// The fluid-solid interface's node pairs by row, as FluidTerm's kernels read them (its arrays): row
-// r (interface node r: its solid node solid[r] in the subdomain's numbering, fluid node fluid[r])
-// holds columns col[k] (interface nodes) with coefficients C[k dim + c], k in [offsets[r],
-// offsets[r + 1]).
-struct InterfaceRows {
-  Index n = 0;
-  int dim = 3;
-  const Index *solid = nullptr, *fluid = nullptr, *offsets = nullptr, *col = nullptr;
-  const double* C = nullptr;
-};
-
 template <class Real>
 class FluidTerm final : public StepTerm<Real> {
  public:

@@ -303,8 +303,9 @@ double run_amplitude(const Model& model, double dt, int steps) {
 
 // The update's deceleration (CentralDifference::advance) is -(U_next - 2 U_curr + U_prev) / dt^2,
 // undamped and in an absorbing layer (damped), under a load, from a rough field: to 1e-9 of its
-// largest entry (the second difference of the levels, ~1 each, loses about dt^2 |a| / |u| ~ 1e-7 of
-// 1e-16 relative; the bound leaves room). A held DOF's entry is not touched.
+// largest entry (the test's second difference of levels of order 1 rounds by about 1e-16 / dt^2,
+// against a largest deceleration of order 0.1 / dt^2 at half the stable step: 1e-9 leaves room). A
+// held DOF's entry is not touched.
 TEST(AbsorbingStability, TheUpdatesDecelerationIsTheSecondDifference) {
   for (const bool damped : {false, true}) {
     SCOPED_TRACE(damped ? "damped" : "undamped");

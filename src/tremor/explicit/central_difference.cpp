@@ -81,24 +81,17 @@ Coefficients<Real, Per> coefficients_of(const DeviceArray<Real>& a, const Device
 // The update of every DOF (Eq. 4 fused): per DOF U_prev, U_curr and K u read and U_next written,
 // A (and C') per entry; K u zeroed for an operator that adds into it (one more write here instead
 // of a pass of its own).
-// With `deceleration` (not null), -a_n at every DOF that moves and is not held as well:
+// Decelerates: -a_n at every DOF that moves and is not held as well, into `deceleration`:
 // (U_next - 2 U_curr + U_prev) / dt^2 = -(A (K u - F) + (1 + C') (U_curr - U_prev)) / dt^2 (Eq. 4
 // less 2 U_curr - U_prev), without the second difference of the levels that would lose digits.
-template <class Real, int Per>
+template <bool Decelerates, class Real, int Per>
 void update(const Exec& exec, Index n, Coefficients<Real, Per> k, const Real* uc, Real* u, Real* ku, bool adds,
-            Real* deceleration = nullptr, double dt = 0.0) {
-  if (deceleration) {
-    const auto inv_dt2 = static_cast<Real>(1.0 / (dt * dt));
-    forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
-      const Real a = k.force_scale(i), cp = k.prev_scale(i), up = u[i], now = uc[i], f = ku[i];
-      u[i] = next_displacement(a, cp, f, up, now);
-      if (a != Real(0)) deceleration[i] = (a * f + (Real(1) + cp) * (now - up)) * inv_dt2;
-      if (adds) ku[i] = Real(0);
-    });
-    return;
-  }
+            Real* deceleration, double dt) {
+  const auto inv_dt2 = static_cast<Real>(1.0 / (dt * dt));
   forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
-    u[i] = next_displacement(k.force_scale(i), k.prev_scale(i), ku[i], u[i], uc[i]);
+    const Real a = k.force_scale(i), cp = k.prev_scale(i), up = u[i], now = uc[i], f = ku[i];
+    u[i] = next_displacement(a, cp, f, up, now);
+    if (Decelerates && a != Real(0)) deceleration[i] = (a * f + (Real(1) + cp) * (now - up)) * inv_dt2;
     if (adds) ku[i] = Real(0);
   });
 }
@@ -260,10 +253,16 @@ void CentralDifference<Real>::advance(View<const Index> loaded_dofs, View<const 
   const Real* uc = std::as_const(curr_).data();
   const bool adds = stiffness_.adds();
   Real* out = deceleration.size > 0 ? deceleration.data : nullptr;
+  const auto run = [&](auto k) {
+    if (out)
+      update<true>(exec_, moving_, k, uc, u.data, ku.data, adds, out, dt_);
+    else
+      update<false>(exec_, moving_, k, uc, u.data, ku.data, adds, out, dt_);
+  };
   switch (per_) {
-    case 2: update(exec_, moving_, coefficients_of<2>(a, cp, 2), uc, u.data, ku.data, adds, out, dt_); break;
-    case 3: update(exec_, moving_, coefficients_of<3>(a, cp, 3), uc, u.data, ku.data, adds, out, dt_); break;
-    default: update(exec_, moving_, coefficients_of<1>(a, cp, 1), uc, u.data, ku.data, adds, out, dt_); break;
+    case 2: run(coefficients_of<2>(a, cp, 2)); break;
+    case 3: run(coefficients_of<3>(a, cp, 3)); break;
+    default: run(coefficients_of<1>(a, cp, 1)); break;
   }
   // DOF indices are the caller's (Loading checks them against the mesh).
   forall(exec_, prescribed_dofs.size, [=] TREMOR_LAMBDA(Index k) { u[prescribed_dofs[k]] = prescribed[k]; });

@@ -659,7 +659,8 @@ void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Rea
 template <class Real>
 void FluidTerm<Real>::queue_step(const CentralDifference<Real>& scheme, View<Real> forces, bool atomic) {
   loads_->update(scheme.step_count());
-  solid_motion(work_, scheme.displacement(), scheme_->apply_stiffness());  // K_f chi_n + C^T u_n
+  // K_f chi_n + C^T u_n
+  add_normal_motion(work_, rows(), scheme.displacement().data, scheme_->apply_stiffness().data);
   // Where the potential is prescribed (a piston's pressure), p from the values it takes, before the
   // update moves chi's levels; at a pressure-release node (held at 0) p stays 0.
   prescribed_pressure(work_, loads_->prescribed_dofs(), loads_->prescribed_values(), scheme_->displacement(),
@@ -668,17 +669,17 @@ void FluidTerm<Real>::queue_step(const CentralDifference<Real>& scheme, View<Rea
   // the forces, written by the update itself (CentralDifference::advance's deceleration).
   scheme_->advance(loads_->loaded_dofs(), loads_->loads(), loads_->prescribed_dofs(), loads_->prescribed_values(),
                    pressure_.view());
-  fluid_traction(work_, forces, atomic);
+  add_traction(work_, rows(), std::as_const(pressure_).data(), forces.data, atomic);
 }
 
 template <class Real>
-void FluidTerm<Real>::solid_motion(const Exec& exec, View<const Real> u, View<Real> fluid_forces) const {
-  add_normal_motion(exec, rows(), u.data, fluid_forces.data);
+void FluidTerm<Real>::add_solid_motion(View<const Real> u, View<Real> fluid_forces) const {
+  add_normal_motion(exec_, rows(), u.data, fluid_forces.data);
 }
 
 template <class Real>
-void FluidTerm<Real>::fluid_traction(const Exec& exec, View<Real> solid_forces, bool atomic) const {
-  add_traction(exec, rows(), std::as_const(pressure_).data(), solid_forces.data, atomic);
+void FluidTerm<Real>::add_fluid_traction(View<Real> solid_forces) const {
+  add_traction(exec_, rows(), pressure_.data(), solid_forces.data, false);
 }
 
 template <class Real>

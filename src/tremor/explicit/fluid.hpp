@@ -183,8 +183,8 @@ class FluidTerm final : public StepTerm<Real> {
   // benchmark that times them alone, queued on the Exec given to the constructor): f_f += C^T u from
   // the solid's displacement `u` (the subdomain's numbering) into the fluid's forces `fluid_forces`
   // (a fluid node each), and solid_forces += C p from the pressure of the last step taken.
-  void add_solid_motion(View<const Real> u, View<Real> fluid_forces) const { solid_motion(exec_, u, fluid_forces); }
-  void add_fluid_traction(View<Real> solid_forces) const { fluid_traction(exec_, solid_forces, false); }
+  void add_solid_motion(View<const Real> u, View<Real> fluid_forces) const;
+  void add_fluid_traction(View<Real> solid_forces) const;
 
   // The fluid's potential chi now, and its pressure -chi_tt at the last step taken.
   const CentralDifference<Real>& fluid_scheme() const { return *scheme_; }
@@ -229,8 +229,6 @@ class FluidTerm final : public StepTerm<Real> {
   // atomics where `atomic`; the motion's step-0 levels recorded first (on exec_).
   void queue_step(const CentralDifference<Real>& scheme, View<Real> forces, bool atomic);
   void record_start(long long step);
-  void solid_motion(const Exec& exec, View<const Real> u, View<Real> fluid_forces) const;
-  void fluid_traction(const Exec& exec, View<Real> solid_forces, bool atomic) const;
   InterfaceRows rows() const {
     return {solid_.size(), dim_, solid_.data(), fluid_.data(), offsets_.data(), col_.data(), C_.data()};
   }

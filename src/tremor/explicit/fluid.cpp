@@ -227,6 +227,7 @@ FluidSetup fluid_setup(const Model& model, const Exec& exec) {
   out.mesh = fluid_mesh(model);
   out.interface = fem::fluid_solid_interface(model);
   out.spectrum = spectrum_and_mass(out.mesh, exec, out.mass);
+  out.damping = fluid_lumped_damping(out.mesh, exec);
   out.stable_dt = 2.0 / std::sqrt(out.spectrum.largest);
   const Mesh& mesh = out.mesh.model.mesh;
   for (const ElementBlock& block : mesh.blocks)
@@ -243,6 +244,39 @@ FluidSetup fluid_setup(const Model& model, const Exec& exec) {
     if (const Material& material = model.material(section.material); material.fluid)
       out.slowest = std::min(out.slowest, material.sound_speed());
   return out;
+}
+
+FluidSetup fluid_part(const FluidSetup& fluid, const partition::Subdomain& domain) {
+  TREMOR_CHECK(fluid.whole_nodes.empty(), "a part of a fluid's part");
+  FluidSetup part;
+  const FluidMesh& whole = fluid.mesh;
+  FluidMesh& mesh = part.mesh;
+  mesh.model.source = whole.model.source;
+  mesh.model.mesh_file = whole.model.mesh_file;
+  mesh.model.materials = whole.model.materials;
+  mesh.model.sections = whole.model.sections;
+  std::vector<Index> elements;  // the whole fluid's element of each of its own
+  mesh.model.mesh = partition::subdomain_mesh(whole.model.mesh, domain, elements);
+  mesh.table = table_rows(whole.table, elements);
+  for (const Index e : elements) mesh.elements.push_back(whole.elements[static_cast<std::size_t>(e)]);
+  for (const Index node : domain.nodes) {
+    const auto n = static_cast<std::size_t>(node);
+    mesh.nodes.push_back(whole.nodes[n]);
+    part.mass.push_back(fluid.mass[n]);
+    if (!fluid.damping.empty()) part.damping.push_back(fluid.damping[n]);
+  }
+  // Its elements' faces on the solid (each face is one fluid element's: one part's).
+  std::vector<Index> sorted = mesh.elements;
+  std::sort(sorted.begin(), sorted.end());
+  for (const fem::CouplingFace& face : fluid.interface.faces)
+    if (std::binary_search(sorted.begin(), sorted.end(), face.fluid.element)) part.interface.faces.push_back(face);
+  part.spectrum = fluid.spectrum;
+  part.stable_dt = fluid.stable_dt;
+  part.largest_element = fluid.largest_element;
+  part.slowest = fluid.slowest;
+  part.whole_nodes = domain.nodes;
+  part.n_whole_nodes = whole.n_nodes();
+  return part;
 }
 
 namespace {
@@ -470,19 +504,25 @@ void prescribed_pressure(const Exec& exec, View<const Index> held, View<const Re
 template <class Real>
 FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading,
                            std::vector<History> histories, double dt, bool atomic)
-    : exec_(exec), work_(exec), dim_(fluid.mesh.table.dim), loading_(std::move(loading)) {
+    : exec_(exec),
+      work_(exec),
+      dim_(fluid.mesh.table.dim),
+      numbering_(solid.n_model_nodes(), 1, fluid.mesh.nodes),
+      whole_(fluid.whole_nodes),
+      n_whole_(fluid.whole_nodes.empty() ? fluid.mesh.n_nodes() : fluid.n_whole_nodes),
+      loading_(own(std::move(loading))) {
   const FluidMesh& mesh = fluid.mesh;
   const bool atomics = atomic && exec.space() == MemorySpace::Device;
-  if (atomics && exec.backend() == Backend::Cuda) beside_ = std::make_unique<SideStream>(exec);
+  // (A part's step is split by the exchange of its forces: on the run's stream.)
+  if (atomics && exec.backend() == Backend::Cuda && !is_part()) beside_ = std::make_unique<SideStream>(exec);
   work_ = beside_ ? beside_->side() : exec;
   const Exec& on = work_;
   elements_ = std::make_shared<const fem::DeviceElements>(
       on, mesh.model.mesh, mesh.table, atomics ? fem::ElementColouring{} : fem::colour_elements(mesh.model.mesh));
   stiffness_ = std::make_unique<FluidOperator<Real>>(on, elements_, atomics);
   const std::vector<Index> held = loading_.constrained_dofs();
-  const std::vector<double> damping = fluid_lumped_damping(mesh, on);  // empty without layers
-  scheme_ = std::make_unique<CentralDifference<Real>>(on, *stiffness_, fluid.mass, std::span<const double>(damping),
-                                                      dt, held, 1);
+  scheme_ = std::make_unique<CentralDifference<Real>>(on, *stiffness_, fluid.mass,
+                                                      std::span<const double>(fluid.damping), dt, held, 1);
   loads_ = std::make_unique<DeviceLoading<Real>>(on, loading_, dt);
   // The node pairs of every face, summed where faces share them, as rows by interface node.
   const std::vector<Index> nodes = fluid.interface.nodes();
@@ -507,7 +547,7 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
     const Index local = solid.local_node(node);
     TREMOR_CHECK(local >= 0, "the fluid-solid interface's node ", node, " is not in the subdomain");
     solid_node.push_back(local);
-    fluid_node.push_back(fluid_number(mesh, node));
+    fluid_node.push_back(numbering_.local_node(node));
   }
   for (const auto& [pair, c] : pairs) {
     while (static_cast<Index>(offsets.size()) <= pair.first) offsets.push_back(static_cast<Index>(col.size()));
@@ -533,10 +573,10 @@ void FluidTerm<Real>::set_histories(std::vector<History> histories) {
   std::vector<History> pressure, motion;
   for (History& history : histories) {
     history.for_each_node([&](Index& node) {
-      const auto found = std::lower_bound(model_nodes_.begin(), model_nodes_.end(), node);
-      TREMOR_CHECK(found != model_nodes_.end() && *found == node, "history '", history.name, "' reads node ", node,
-                   ", which no fluid element holds");
-      node = static_cast<Index>(found - model_nodes_.begin());
+      const Index local = numbering_.local_node(node);
+      TREMOR_CHECK(local >= 0, "history '", history.name, "' reads node ", node, ", which no fluid element ",
+                   is_part() ? "of the subdomain " : "", "holds");
+      node = local;
     });
     (history.potential ? motion : pressure).push_back(std::move(history));
   }
@@ -553,6 +593,22 @@ void FluidTerm<Real>::set_on_sample(const typename Recorder<Real>::Callback& on_
 }
 
 template <class Real>
+void FluidTerm<Real>::route_samples(std::function<void(std::size_t, const History&, std::size_t)> to) {
+  const std::size_t n_pressure = pressure_recorder_->histories().size();
+  for (Recorder<Real>* recorder : {pressure_recorder_.get(), motion_recorder_.get()}) {
+    const std::size_t first = recorder == motion_recorder_.get() ? n_pressure : 0;
+    recorder->set_on_sample([recorder, first, to](const History& history, std::size_t sample) {
+      to(first + static_cast<std::size_t>(&history - recorder->histories().data()), history, sample);
+    });
+  }
+}
+
+template <class Real>
+Loading FluidTerm<Real>::own(Loading whole) const {
+  return is_part() ? whole.restricted(whole_) : std::move(whole);
+}
+
+template <class Real>
 void FluidTerm<Real>::flush_samples() {
   pressure_recorder_->flush();
   motion_recorder_->flush();
@@ -560,6 +616,7 @@ void FluidTerm<Real>::flush_samples() {
 
 template <class Real>
 void FluidTerm<Real>::load_shot(Loading loading) {
+  loading = own(std::move(loading));
   TREMOR_CHECK(loading.constrained_dofs() == loading_.constrained_dofs(),
                "the loads hold other nodes of the fluid than the set-up's: its pressure-release boundaries and "
                "pistons driven by pressure are the set-up's");
@@ -592,8 +649,16 @@ template <class Real>
 void FluidTerm<Real>::get_state(std::vector<double>& previous, std::vector<double>& current) const {
   std::vector<Real> before, now;
   scheme_->get_state(before, now);
-  previous.assign(before.begin(), before.end());
-  current.assign(now.begin(), now.end());
+  const auto n = static_cast<std::size_t>(n_whole_);
+  if (previous.empty()) previous.assign(n, 0.0);
+  if (current.empty()) current.assign(n, 0.0);
+  TREMOR_CHECK(previous.size() == n && current.size() == n, "a fluid's state of ", current.size(), " values for ", n,
+               " fluid nodes");
+  for (std::size_t i = 0; i < now.size(); ++i) {
+    const std::size_t to = whole_.empty() ? i : static_cast<std::size_t>(whole_[i]);
+    previous[to] = static_cast<double>(before[i]);
+    current[to] = static_cast<double>(now[i]);
+  }
 }
 
 template <class Real>
@@ -606,15 +671,20 @@ std::vector<PendingSample> FluidTerm<Real>::pending() const {
 template <class Real>
 void FluidTerm<Real>::restore(std::span<const double> previous, std::span<const double> current, long long step,
                               std::vector<PendingSample> pending) {
-  const auto n = static_cast<std::size_t>(scheme_->n_dofs());
+  const auto n = static_cast<std::size_t>(n_whole_);
   TREMOR_CHECK(previous.size() == n && current.size() == n, "checkpoint holds the potential at ", current.size(),
                " fluid nodes; the model's fluid has ", n);
   const std::size_t n_pressure = pressure_recorder_->histories().size();
   TREMOR_CHECK(pending.size() == n_pressure + motion_recorder_->histories().size(), "checkpoint holds ",
                pending.size(), " pending samples of receivers in the fluid; the model has ",
                n_pressure + motion_recorder_->histories().size());
-  // (Real widened to double: exact back.)
-  const std::vector<Real> before(previous.begin(), previous.end()), now(current.begin(), current.end());
+  // (Real widened to double: exact back.) A part takes its nodes'.
+  std::vector<Real> before(static_cast<std::size_t>(scheme_->n_dofs())), now(before.size());
+  for (std::size_t i = 0; i < now.size(); ++i) {
+    const std::size_t from = whole_.empty() ? i : static_cast<std::size_t>(whole_[i]);
+    before[i] = static_cast<Real>(previous[from]);
+    now[i] = static_cast<Real>(current[from]);
+  }
   exec_.synchronize();
   scheme_->set_state(before, now, step);
   const auto middle = pending.begin() + static_cast<std::ptrdiff_t>(n_pressure);
@@ -657,10 +727,27 @@ void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Rea
 }
 
 template <class Real>
-void FluidTerm<Real>::queue_step(const CentralDifference<Real>& scheme, View<Real> forces, bool atomic) {
+View<Real> FluidTerm<Real>::fluid_forces(const CentralDifference<Real>& scheme) {
+  TREMOR_CHECK(!beside_, "the fluid's forces apart from its step: a run's whole fluid steps beside the solid");
+  record_start(scheme.step_count());
   loads_->update(scheme.step_count());
   // K_f chi_n + C^T u_n
-  add_normal_motion(work_, rows(), scheme.displacement().data, scheme_->apply_stiffness().data);
+  const View<Real> forces = scheme_->apply_stiffness();
+  add_normal_motion(work_, rows(), scheme.displacement().data, forces.data);
+  forces_ready_ = true;
+  return forces;
+}
+
+template <class Real>
+void FluidTerm<Real>::queue_step(const CentralDifference<Real>& scheme, View<Real> forces, bool atomic) {
+  if (forces_ready_) {  // (a part's: its forces summed over the parts since)
+    forces_ready_ = false;
+  } else {
+    TREMOR_CHECK(!is_part(), "a part of a fluid steps after its forces are summed over the parts (fluid_forces)");
+    loads_->update(scheme.step_count());
+    // K_f chi_n + C^T u_n
+    add_normal_motion(work_, rows(), scheme.displacement().data, scheme_->apply_stiffness().data);
+  }
   // Where the potential is prescribed (a piston's pressure), p from the values it takes, before the
   // update moves chi's levels; at a pressure-release node (held at 0) p stays 0.
   prescribed_pressure(work_, loads_->prescribed_dofs(), loads_->prescribed_values(), scheme_->displacement(),

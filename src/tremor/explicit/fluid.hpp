@@ -10,6 +10,7 @@
 // FluidField holds the fluid's own numbering: a node of the model that fluid elements hold is a
 // fluid node, numbered in the model's order; a node on a fluid-solid face is both a solid node
 // and a fluid node, and the two fields meet only through the coupling (fem/coupling.hpp).
+#include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -38,8 +39,11 @@ namespace tremor::explicit_fe {
 // sections restricted to them; the model's materials and sections.
 struct FluidMesh {
   Model model;
-  std::vector<Index> nodes;     // the model's node of each fluid node, ascending
-  std::vector<Index> elements;  // the model's global element of each fluid element, ascending
+  // The model's node of each fluid node, and its global element of each fluid element: ascending
+  // (a part's, fluid_part: its own nodes, then those it shares, each ascending; its elements in
+  // the model's order).
+  std::vector<Index> nodes;
+  std::vector<Index> elements;
   // The fluid's sections as the element kernels read them: per section of the model D[0] = 1 / rho
   // (a fluid's; 0 for a solid's, which no fluid element has), `density` the mass's coefficient
   // 1 / kappa, thickness as the section's; per fluid element the absorbing layers' damping and
@@ -101,14 +105,24 @@ struct FluidSetup {
   FluidMesh mesh;
   fem::FluidSolidInterface interface;
   std::vector<double> mass;        // fluid_lumped_mass
+  std::vector<double> damping;     // fluid_lumped_damping (empty: undamped)
   op::Spectrum spectrum;           // of M_f^-1 K_f (fluid_spectrum)
   double stable_dt = 0.0;          // s, 2 / sqrt(spectrum.largest) (with_fluid rounds it)
   double largest_element = 0.0;    // m, the largest distance between two nodes of a fluid element
   double slowest = 0.0;            // m/s, the lowest sound speed of the fluids in use
+  // A part's (fluid_part): the whole fluid's node of each of its nodes, and the whole fluid's node
+  // count. Empty and 0: the whole fluid.
+  std::vector<Index> whole_nodes;
+  Index n_whole_nodes = 0;
 };
 // Throws tremor::Error for a model without fluid elements, or one whose fluid meets its solid
 // otherwise than across whole faces (fem::fluid_solid_interface).
 FluidSetup fluid_setup(const Model& model, const Exec& exec);
+// Part `domain` of a run's fluid (a subdomain of a decomposition of fluid.mesh.model.mesh): its
+// elements on its nodes (local numbers: its own nodes first, then those it shares), the faces of
+// its elements on the solid, and the whole fluid's mass and damping at its nodes (which sum every
+// part's already). The spectrum and sizes are the whole fluid's.
+FluidSetup fluid_part(const FluidSetup& fluid, const partition::Subdomain& domain);
 // The coupling's bound on the coupled step (with_fluid, explicit/solver.hpp): mu >= the largest
 // eigenvalue of M_s^-1 C M_f^-1 C^T, the stiffness the fluid's lumped mass adds to the solid at the
 // interface, by Gershgorin's theorem on M_s^-1/2 C M_f^-1 C^T M_s^-1/2. `solid_mass`: the solid's
@@ -164,13 +178,21 @@ struct InterfaceRows {
 // and C p, added by atomics) is queued on a stream beside the solid's (start_forces), so that its
 // kernels run at the same time as the solid's apply; its arrays live on that stream, and add_forces
 // makes the solid's later work, and the recorders, wait for it.
+//
+// A decomposed run's part of the fluid (fluid_part) steps its own elements and faces; its forces
+// f_f at the nodes it shares with other parts are summed over them between the two halves of its
+// step (fluid_forces, then the exchange, then add_forces), as the solid's are, so that a shared
+// node's potential is the same in every part. Each face is one part's, so C p and C^T u are summed
+// with the solid's forces and the fluid's.
 template <class Real>
 class FluidTerm final : public StepTerm<Real> {
  public:
-  // `solid`: the subdomain's numbering of the model's nodes (every interface node must be held);
-  // `loading` the fluid's (fluid_loading); `histories` the receivers in the fluid (make_histories:
-  // of pressure, and of motion from the potential), in the model's numbering. `atomic`: on a GPU, K_f sums by atomic adds (as the run's assembly,
-  // sparse::RaceStrategy), else colour by colour.
+  // `fluid`: the run's fluid, or a part of it (fluid_part); `solid`: the subdomain's numbering of
+  // the model's nodes (every node of the fluid's faces must be held); `loading` the whole fluid's
+  // (fluid_loading), which a part restricts to its nodes; `histories` the receivers at its nodes
+  // (make_histories: of pressure, and of motion from the potential), in the model's numbering.
+  // `atomic`: on a GPU, K_f sums by atomic adds (as the run's assembly, sparse::RaceStrategy),
+  // else colour by colour.
   FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading,
             std::vector<History> histories, double dt, bool atomic);
 
@@ -178,6 +200,12 @@ class FluidTerm final : public StepTerm<Real> {
   bool start_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
   void add_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
   void start_from_rest() override;
+
+  // A part's first half of a step (before add_forces): the loads, and f_f = K_f chi_n + C^T u_n
+  // from the solid's displacement, into the fluid's forces, which it returns for the exchange to
+  // sum over the parts.
+  View<Real> fluid_forces(const CentralDifference<Real>& scheme);
+  bool is_part() const { return n_whole_ > 0 && !whole_.empty(); }
 
   // The coupling's two passes over the interface's rows, which each step makes (public for the
   // benchmark that times them alone, queued on the Exec given to the constructor): f_f += C^T u from
@@ -191,7 +219,8 @@ class FluidTerm final : public StepTerm<Real> {
   View<const Real> pressure() const { return pressure_.view(); }
   Index n_fluid_nodes() const { return scheme_->n_dofs(); }
 
-  // A shot's loads (fluid_loading with the shot), or a kept set-up's run's, in place of the last:
+  // A shot's loads (the whole fluid's: fluid_loading with the shot), or a kept set-up's run's, in
+  // place of the last:
   // the same held DOFs (a model with shots takes no piston driven by pressure, which holds its
   // nodes only when it fires). Throws tremor::Error where they differ.
   void load_shot(Loading loading);
@@ -202,6 +231,8 @@ class FluidTerm final : public StepTerm<Real> {
   // subdomain's; histories() completes them and gives every sample, the pressure's first, in
   // the model's numbering.
   void set_on_sample(const typename Recorder<Real>::Callback& on_sample);
+  // Each sample completed passed to to(k, history, sample), k the history's place in histories().
+  void route_samples(std::function<void(std::size_t, const History&, std::size_t)> to);
   // Other receivers in the fluid (a kept set-up's run, explicit/simulation.hpp): the recorders
   // made anew for `histories` as the constructor makes them, with no sample and no callback.
   void set_histories(std::vector<History> histories);
@@ -210,11 +241,13 @@ class FluidTerm final : public StepTerm<Real> {
   // `take`: moved out (the run's end); else copied (a shot's, the recorders restarting after).
   std::vector<History> histories(bool take);
 
-  // A checkpoint's part (SolverState): chi's two levels, widened to double, and the samples
+  // A checkpoint's part (SolverState): chi's two levels, widened to double, written at its nodes
+  // into the whole fluid's (resized to the whole fluid's nodes where empty), and the samples
   // waiting for the next step (after flush_samples()), one per fluid history in histories() order.
   void get_state(std::vector<double>& previous, std::vector<double>& current) const;
   std::vector<PendingSample> pending() const;
-  // Continues from a checkpoint at `step` (the solid's): chi's levels as get_state gave them and
+  // Continues from a checkpoint at `step` (the solid's): chi's levels of the whole fluid, as
+  // get_state gave them (its nodes' taken), and
   // the pending samples as pending() did. p_step follows at the step's forces, as in the run that
   // wrote it. Throws tremor::Error on a count or size mismatch.
   void restore(std::span<const double> previous, std::span<const double> current, long long step,
@@ -229,10 +262,14 @@ class FluidTerm final : public StepTerm<Real> {
   // atomics where `atomic`; the motion's step-0 levels recorded first (on exec_).
   void queue_step(const CentralDifference<Real>& scheme, View<Real> forces, bool atomic);
   void record_start(long long step);
+  Loading own(Loading whole) const;  // the whole fluid's loads at its nodes
   InterfaceRows rows() const {
     return {solid_.size(), dim_, solid_.data(), fluid_.data(), offsets_.data(), col_.data(), C_.data()};
   }
   int dim_ = 3;
+  Numbering numbering_;       // the model's nodes as its fluid nodes (dim 1)
+  std::vector<Index> whole_;  // a part's: the whole fluid's node of each of its own (FluidSetup)
+  Index n_whole_ = 0;         // the whole fluid's nodes
   std::shared_ptr<const fem::DeviceElements> elements_;
   std::unique_ptr<FluidOperator<Real>> stiffness_;
   std::unique_ptr<CentralDifference<Real>> scheme_;
@@ -242,6 +279,7 @@ class FluidTerm final : public StepTerm<Real> {
   DeviceArray<double> C_;
   DeviceArray<Real> pressure_;  // -a_n per fluid node
   std::vector<Index> model_nodes_;  // the model's node of each fluid node (FluidMesh::nodes)
+  bool forces_ready_ = false;       // fluid_forces queued this step's first half
   std::unique_ptr<Recorder<Real>> pressure_recorder_;  // reads pressure_
   std::unique_ptr<Recorder<Real>> motion_recorder_;    // reads chi's levels
   bool motion_started_ = false;                        // chi's step-0 levels recorded

@@ -20,6 +20,8 @@
 
 namespace tremor::explicit_fe {
 
+struct FluidSetup;  // fluid.hpp
+
 // A subdomain's nodes (local numbers 0..n_local_nodes()-1) as nodes of the model: local node i is
 // the model's node local_to_global()[i]. DOFs are node-major (node * dim + component) on both sides.
 class Numbering {
@@ -31,6 +33,7 @@ class Numbering {
 
   bool identity() const { return local_to_global_.empty(); }
   int dim() const { return dim_; }
+  Index n_model_nodes() const { return n_model_nodes_; }
   Index n_local_nodes() const;
   Index global_node(Index local) const;
   Index local_node(Index global) const;  // -1 where the subdomain does not hold the node
@@ -79,6 +82,11 @@ struct ModelPart {
   // The snapshot nodes it takes (model.output's, in local numbers): the model's snapshot nodes it
   // owns; snapshot_points[i] is the place of its i-th in the model's list. Empty: it takes none.
   std::vector<Index> snapshot_points;
+  // With fluids (add_fluid_parts, coupled_parts.hpp): its part of the fluid (fluid_part), and the
+  // receivers at the fluid's points it owns, in the model's numbering, whose maps follow the
+  // solid's in history_of and history_points.
+  std::shared_ptr<const FluidSetup> fluid;
+  std::vector<History> fluid_histories;
 };
 
 // The rows of `table` for the elements listed (per-element columns; the per-section ones kept).

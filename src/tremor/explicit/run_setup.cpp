@@ -9,6 +9,7 @@
 
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
+#include "tremor/explicit/coupled_parts.hpp"
 #include "tremor/explicit/fluid.hpp"
 #include "tremor/explicit/parts.hpp"
 #include "tremor/explicit/processes.hpp"
@@ -59,6 +60,7 @@ struct RunSetup {
   // subdomains: the snapshot writer, which takes it, is joined first.
   std::mutex observer_guard;
   std::unique_ptr<Exchange<Real>> exchange;
+  std::unique_ptr<Exchange<Real>> fluid_exchange;  // a decomposed run with fluids: the fluid's forces
   std::vector<ModelPart> parts;  // a decomposed run's: what each subdomain holds of the model
   std::optional<HistoryMerge> merge;
   std::optional<SnapshotMerge> snapshot_merge;  // before the subdomains, whose snapshot takers call it
@@ -162,13 +164,29 @@ void set_up_one_domain(RunSetup<Real>& r) {
 }
 
 // Several subdomains in this process (--domains), on one Exec, summing their shared nodes in place.
+// With fluids, each holds a part of the solid and of the fluid (coupled_parts.hpp), and the fluid's
+// forces are summed over the parts by an exchange of their own.
 template <class Real>
 void set_up_in_process(RunSetup<Real>& r) {
+  const FluidSetup* fluid = r.preflight.fluid.get();
+  std::optional<CoupledDecomposition> coupled;
+  if (fluid)
+    coupled = decompose_coupled(r.model, *fluid, r.preflight.domains, r.preflight.element_domain.get());
   const partition::Decomposition decomposition =
-      partition::decomposition_of(r.model.mesh, element_domains(r.model, r.preflight), r.preflight.domains);
-  r.clock.lap(str("decomposition into ", r.preflight.domains, " subdomains (", r.decomposition_name(), ")"));
-  std::vector<History> histories = make_histories(r.model, r.preflight.dt);
+      coupled ? std::move(coupled->solid)
+              : partition::decomposition_of(r.model.mesh, element_domains(r.model, r.preflight), r.preflight.domains);
+  r.clock.lap(str("decomposition into ", r.preflight.domains, " subdomains (", r.decomposition_name(), ")",
+                  fluid ? ", the solid's and the fluid's" : ""));
+  // (With fluids, the whole model's histories, which the pre-flight made: the solid's, then the fluid's.)
+  std::vector<History> histories = fluid ? solid_histories(*r.preflight.histories, *fluid)
+                                         : make_histories(r.model, r.preflight.dt);
   r.parts = decompose_model(r.model, decomposition, histories);
+  if (fluid) {
+    std::vector<History> in_fluid = fluid_histories(*r.preflight.histories);
+    add_fluid_parts(r.parts, *fluid, *coupled, in_fluid, static_cast<int>(histories.size()));
+    histories.insert(histories.end(), std::make_move_iterator(in_fluid.begin()), std::make_move_iterator(in_fluid.end()));
+    r.fluid_exchange = std::make_unique<InProcessExchange<Real>>(r.exec, coupled->fluid, 1);
+  }
   r.clock.lap("the subdomains' parts of the model");
   auto in_process = std::make_unique<InProcessExchange<Real>>(r.exec, decomposition, r.dim());
   std::vector<Subdomain<Real>*> all;
@@ -184,11 +202,17 @@ void set_up_in_process(RunSetup<Real>& r) {
     finish_subdomain(*r.owned[s], r.model, r.preflight, r.clock, r.snapshot_merge->part_observer(s), r.observer_guard);
   r.merge.emplace(std::move(histories), r.parts);
   if (r.observer) r.merge->set_on_sample(r.on_sample());
-  for (std::size_t s = 0; s < r.owned.size(); ++s)
+  for (std::size_t s = 0; s < r.owned.size(); ++s) {
     route_samples(*r.owned[s]->recorder,
                   [into = &*r.merge, s](std::size_t k, const History& history, std::size_t sample) {
                     into->add(s, k, history, sample);
                   });
+    if (FluidTerm<Real>* in_fluid = r.owned[s]->fluid)  // (its histories after the solid's)
+      in_fluid->route_samples([into = &*r.merge, s, first = r.owned[s]->recorder->histories().size()](
+                                  std::size_t k, const History& history, std::size_t sample) {
+        into->add(s, first + k, history, sample);
+      });
+  }
   r.exchange = std::move(in_process);
 }
 
@@ -215,6 +239,7 @@ ExplicitRun run_typed(const Exec& exec, const Model& model, const Preflight& pre
   Stepping<Real> stepping;
   stepping.subdomains = subdomains;
   stepping.exchange = r.exchange.get();
+  stepping.fluid_exchange = r.fluid_exchange.get();
   stepping.history_merge = r.merge ? &*r.merge : nullptr;
   stepping.snapshot_merge = r.snapshot_merge ? &*r.snapshot_merge : nullptr;
   stepping.processes = r.group ? &*r.group : nullptr;

@@ -174,7 +174,7 @@ ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunO
     settings.shot = static_cast<int>(k);
     // Between shots, a checkpoint at the new shot's start: what a resumed run starts from.
     settings.checkpoint_first = k > first_shot;
-    run_subdomains<Real>(subdomains, *stepping.exchange, settings, run);
+    run_subdomains<Real>(subdomains, *stepping.exchange, settings, run, stepping.fluid_exchange);
     loop_steps += static_cast<double>(run.steps - first_step);
     for (Subdomain<Real>* s : subdomains) {
       s->recorder->flush();

@@ -23,6 +23,8 @@ template <class Real>
 struct Stepping {
   std::span<Subdomain<Real>* const> subdomains;  // this process's
   parallel::Exchange<Real>* exchange = nullptr;
+  // A decomposed run with fluids: the sum of the fluid's forces over the parts (one value a node).
+  parallel::Exchange<Real>* fluid_exchange = nullptr;
   // A decomposed run's: the subdomains' samples merged into the model's histories (the first
   // process's are complete), and its snapshots likewise.
   HistoryMerge* history_merge = nullptr;

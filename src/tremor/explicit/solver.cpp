@@ -724,8 +724,9 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
   int domains = options.domains;
   const int processes = options.communicator ? options.communicator->size() : 1;
   if (!options.decomposition.empty()) {
-    // Read (and checked against the mesh) here, before a result file exists; the run takes it from here.
-    partition::SavedDecomposition file = partition::read_domain_file(options.decomposition, model.mesh);
+    // Read (and checked against the mesh) here, before a result file exists; the run takes it from
+    // here. With fluids it splits the whole model's elements (coupled_parts.hpp).
+    partition::SavedDecomposition file = partition::read_domain_file(options.decomposition, whole.mesh);
     const int saved = file.n_domains;
     p.element_domain = std::make_shared<const std::vector<int>>(std::move(file.element_domain));
     const bool threaded = options.communicator && options.communicator->threaded();
@@ -748,8 +749,12 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
                  domains, " subdomains numbers each subdomain's nodes itself (owned first, shared last)");
   }
   if (p.fluid) {
-    TREMOR_CHECK(domains == 1, whole.source, ": a model with fluids runs on one domain: a decomposed run (--domains, "
-                 "--gpus, mpirun) takes solid models (docs/model-file.md, \"Fluids\")");
+    TREMOR_CHECK(processes == 1, whole.source, ": a model with fluids runs in one process: decomposed there "
+                 "(--domains N) or on one domain; a run over several GPUs or processes (--gpus, mpirun) takes solid "
+                 "models (docs/model-file.md, \"Fluids\")");
+    TREMOR_CHECK(domains == 1 || p.snapshot_every <= 0, whole.source, ": snapshots of a model with fluids are "
+                 "taken on one domain: a run decomposed into ", domains, " subdomains (--domains) records its "
+                 "receivers alone; drop --domains or the snapshots (docs/model-file.md, \"Fluids\")");
     refuse_pml_in_fluids(whole);
     // A shot's loads replace the last on the same constraints: a piston driven by pressure holds
     // its nodes only when it fires.

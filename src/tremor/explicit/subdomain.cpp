@@ -296,9 +296,12 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
     for (const History& history : *preflight.histories)
       (records_fluid(history) ? in_fluid : motion).push_back(history);
   if (preflight.fluid) {  // (original: the model's solid, in the model's numbering)
-    auto term = std::make_unique<FluidTerm<Real>>(exec, *preflight.fluid, d.numbering,
-                                                  fluid_loading(original, preflight.fluid->mesh), std::move(in_fluid),
-                                                  preflight.dt, preflight.assembly == sparse::RaceStrategy::Atomics);
+    // A part's fluid and receivers (add_fluid_parts), or the whole fluid's.
+    TREMOR_CHECK(!d.part || d.part->fluid, "a subdomain of a model with fluids without its part of the fluid");
+    auto term = std::make_unique<FluidTerm<Real>>(
+        exec, d.part ? *d.part->fluid : *preflight.fluid, d.numbering, fluid_loading(original, preflight.fluid->mesh),
+        d.part ? std::move(d.part->fluid_histories) : std::move(in_fluid), preflight.dt,
+        preflight.assembly == sparse::RaceStrategy::Atomics);
     d.fluid = term.get();
     d.terms.push_back(std::move(term));
     clock.lap("fluid (its elements, integrator, loads and faces on the solid)");

@@ -85,10 +85,13 @@ SolverState checkpoint_state(std::span<Subdomain<Real>* const> subdomains, const
   state.current.assign(n_model, 0.0);
   // (A node several subdomains hold has the same bits in each.)
   std::vector<const std::vector<PendingSample>*> receivers;
+  // Each subdomain's pending samples: its solid's, then its fluid's (SolverState::receivers).
+  std::vector<std::vector<PendingSample>> pending(subdomains.size());
   std::vector<PendingSample> snapshots;
   std::vector<ElementValues> memory, pml_nodes;
   std::vector<double> previous, current;  // the last subdomain's levels (over processes, the only one's)
-  for (Subdomain<Real>* d : subdomains) {
+  for (std::size_t s = 0; s < subdomains.size(); ++s) {
+    Subdomain<Real>* d = subdomains[s];
     for (ElementValues& piece : element_values(*d)) memory.push_back(std::move(piece));
     pml_nodes.push_back(pml_node_values(*d));
     std::vector<Real> before, now;
@@ -97,7 +100,12 @@ SolverState checkpoint_state(std::span<Subdomain<Real>* const> subdomains, const
     current.assign(now.begin(), now.end());
     d->numbering.to_global(previous, state.previous);
     d->numbering.to_global(current, state.current);
-    receivers.push_back(&d->recorder->pending());
+    pending[s] = d->recorder->pending();
+    if (const FluidTerm<Real>* fluid = d->fluid) {  // its potential at its nodes of the whole fluid's
+      fluid->get_state(state.fluid_previous, state.fluid_current);
+      for (PendingSample& sample : fluid->pending()) pending[s].push_back(std::move(sample));
+    }
+    receivers.push_back(&pending[s]);
     d->snapshots->drain();
     snapshots.push_back(d->snapshots->pending(d->scheme->displacement()));
   }
@@ -108,13 +116,9 @@ SolverState checkpoint_state(std::span<Subdomain<Real>* const> subdomains, const
     if (settings.history_merge) {
       state.receivers = settings.history_merge->merge_pending(receivers);
       state.snapshot = settings.snapshot_merge->merge_pending(snapshots);
-    } else {  // one subdomain holding every node (a model with fluids: its fluid's after the solid's)
+    } else {  // one subdomain holding every node
       state.receivers = *receivers.front();
       state.snapshot = snapshots.front();
-      if (const FluidTerm<Real>* fluid = subdomains.front()->fluid) {
-        fluid->get_state(state.fluid_previous, state.fluid_current);
-        for (PendingSample& sample : fluid->pending()) state.receivers.push_back(std::move(sample));
-      }
     }
     merge_element_values(memory, model.mesh.n_elements(), state);
     merge_node_values(pml_nodes, state);
@@ -127,7 +131,7 @@ SolverState checkpoint_state(std::span<Subdomain<Real>* const> subdomains, const
 
 template <class Real>
 void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>& exchange,
-                    const LoopSettings& settings, ExplicitRun& run) {
+                    const LoopSettings& settings, ExplicitRun& run, Exchange<Real>* fluid_exchange) {
   const Preflight& p = *settings.preflight;
   const Model& model = *settings.model;
   // A float run on the host steps with subnormals flushed to zero (backend/subnormals.hpp).
@@ -135,7 +139,10 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
                               subdomains.front()->exec.space() == MemorySpace::Host);
   const double dt = p.dt;
   Observer* observer = settings.observer;
-  std::vector<View<Real>> forces(subdomains.size());
+  std::vector<View<Real>> forces(subdomains.size()), fluid_forces(fluid_exchange ? subdomains.size() : 0);
+  if (fluid_exchange)
+    for (Subdomain<Real>* d : subdomains)
+      TREMOR_CHECK(d->fluid && d->fluid->is_part(), "a fluid's exchange for a subdomain without its part of the fluid");
   std::vector<std::vector<char>> started(subdomains.size());  // per term of each subdomain
   for (std::size_t s = 0; s < subdomains.size(); ++s) started[s].resize(subdomains[s]->terms.size());
   long long step = settings.first_step;
@@ -204,6 +211,13 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
     // term may start its forces before the apply, to run beside it (StepTerm::start_forces).
     // A split subdomain applies the elements touching its shared nodes first, and the interior's
     // while the exchange runs.
+    // With a decomposed fluid, its forces first (from u_n), summed over the parts: each part's
+    // fluid then steps in internal_forces (FluidTerm::add_forces), adding C p to the solid's.
+    if (fluid_exchange) {
+      for (std::size_t s = 0; s < subdomains.size(); ++s)
+        fluid_forces[s] = subdomains[s]->fluid->fluid_forces(*subdomains[s]->scheme);
+      fluid_exchange->sum_forces(fluid_forces);
+    }
     exchange.begin_forces();
     for (std::size_t s = 0; s < subdomains.size(); ++s) {
       Subdomain<Real>& d = *subdomains[s];
@@ -238,8 +252,8 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
 }
 
 template void run_subdomains(std::span<Subdomain<float>* const>, Exchange<float>&, const LoopSettings&,
-                             ExplicitRun&);
+                             ExplicitRun&, Exchange<float>*);
 template void run_subdomains(std::span<Subdomain<double>* const>, Exchange<double>&, const LoopSettings&,
-                             ExplicitRun&);
+                             ExplicitRun&, Exchange<double>*);
 
 }  // namespace tremor::explicit_fe

@@ -36,9 +36,10 @@ struct LoopSettings {
 
 // Steps the subdomains from settings.first_step to the preflight's last step (or a stop: NaN/Inf,
 // the observer's request). Fills the run's status, message, bad step and node, and steps; the
-// histories stay in the recorders.
+// histories stay in the recorders. `fluid_exchange`: a decomposed run with fluids sums the fluid's
+// forces over the parts with it, between the two halves of the fluid's step.
 template <class Real>
 void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>& exchange,
-                    const LoopSettings& settings, ExplicitRun& run);
+                    const LoopSettings& settings, ExplicitRun& run, Exchange<Real>* fluid_exchange = nullptr);
 
 }  // namespace tremor::explicit_fe

@@ -8,6 +8,7 @@
 #include <span>
 
 #include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/mesh/element_type.hpp"
 
 namespace tremor::partition {
@@ -65,13 +66,17 @@ Decomposition decompose(const Mesh& mesh, int n_domains, std::span<const double>
   return decomposition_of(mesh, element_domains(mesh, n_domains, element_cost), n_domains);
 }
 
-std::vector<int> element_domains(const Mesh& mesh, int n_domains, std::span<const double> element_cost) {
+std::vector<int> element_domains(const Mesh& mesh, int n_domains, std::span<const double> element_cost,
+                                 int constraints) {
   const Index n_elements = mesh.n_elements(), n_nodes = mesh.n_nodes();
   TREMOR_CHECK(n_domains >= 1, "the number of subdomains must be at least 1, got ", n_domains);
   TREMOR_CHECK(n_domains <= n_elements, n_domains, " subdomains were asked for a mesh of ", n_elements,
                " elements: at most one subdomain per element");
-  TREMOR_CHECK(element_cost.empty() || static_cast<Index>(element_cost.size()) == n_elements, "element costs: ",
-               element_cost.size(), " values for ", n_elements, " elements");
+  TREMOR_CHECK(constraints >= 1 && (constraints == 1 || !element_cost.empty()), constraints,
+               " balance constraints: more than one needs the elements' costs");
+  TREMOR_CHECK(element_cost.empty() || static_cast<Index>(element_cost.size()) == n_elements * constraints,
+               "element costs: ", element_cost.size(), " values for ", n_elements, " elements",
+               constraints > 1 ? str(" of ", constraints, " weights each") : std::string());
   TREMOR_CHECK(n_elements <= std::numeric_limits<idx_t>::max() && n_nodes <= std::numeric_limits<idx_t>::max(),
                "the mesh is too large for METIS's 32-bit indices");
 
@@ -92,12 +97,24 @@ std::vector<int> element_domains(const Mesh& mesh, int n_domains, std::span<cons
       eptr.push_back(static_cast<idx_t>(eind.size()));
       if (element_cost.empty()) {
         weight.push_back(static_cast<idx_t>(block.n_element_nodes()));
-      } else {
+      } else if (constraints == 1) {
         const double cost = element_cost[static_cast<std::size_t>(element)];
         TREMOR_CHECK(cost > 0.0 && std::isfinite(cost), "element cost ", cost, " of element ", element + 1,
                      " must be a positive number");
         // Integer weights for METIS, 1 to 1000 relative to the largest cost.
         weight.push_back(static_cast<idx_t>(std::max(1.0, std::round(1000.0 * cost / largest_cost))));
+      } else {
+        bool any = false;
+        for (int c = 0; c < constraints; ++c) {
+          const double cost = element_cost[static_cast<std::size_t>(element * constraints + c)];
+          TREMOR_CHECK(cost >= 0.0 && std::isfinite(cost), "element cost ", cost, " of element ", element + 1,
+                       " must be a number at least 0");
+          any = any || cost > 0.0;
+          // 0 stays 0 (the element is not of this constraint's kind); any other 1 to 1000.
+          weight.push_back(cost > 0.0 ? static_cast<idx_t>(std::max(1.0, std::round(1000.0 * cost / largest_cost)))
+                                      : idx_t(0));
+        }
+        TREMOR_CHECK(any, "element ", element + 1, " weighs 0 in every balance constraint");
       }
     }
   }
@@ -112,12 +129,13 @@ std::vector<int> element_domains(const Mesh& mesh, int n_domains, std::span<cons
     METIS_SetDefaultOptions(options);
     options[METIS_OPTION_SEED] = 1;  // the same subdomains on every run and machine
     options[METIS_OPTION_CONTIG] = 0;
-    idx_t constraints = 1, parts = n_domains, cut = 0;
+    idx_t ncon = constraints, parts = n_domains, cut = 0;
     // Equal weights say nothing: none (so that a mesh and the same mesh raised to a GLL order,
     // whose elements weigh more, give METIS the same problem).
-    const bool uniform = std::all_of(weight.begin(), weight.end(), [&](idx_t w) { return w == weight.front(); });
+    const bool uniform = constraints == 1 &&
+                         std::all_of(weight.begin(), weight.end(), [&](idx_t w) { return w == weight.front(); });
     std::vector<idx_t> part(static_cast<std::size_t>(n_elements));
-    status = METIS_PartGraphKway(&ne, &constraints, xadj, adjncy, uniform ? nullptr : weight.data(), nullptr, nullptr, &parts, nullptr,
+    status = METIS_PartGraphKway(&ne, &ncon, xadj, adjncy, uniform ? nullptr : weight.data(), nullptr, nullptr, &parts, nullptr,
                                  nullptr, options, &cut, part.data());
     METIS_Free(xadj);
     METIS_Free(adjncy);

@@ -48,7 +48,11 @@ Decomposition decompose(const Mesh& mesh, int n_domains, std::span<const double>
 
 // METIS's answer alone, decompose()'s first step: each element's subdomain, in [0, n_domains).
 // The same arguments and errors, but for an empty part, which decomposition_of() finds.
-std::vector<int> element_domains(const Mesh& mesh, int n_domains, std::span<const double> element_cost = {});
+// `constraints` > 1: element_cost holds that many weights per element ([element][constraint], each
+// at least 0 and one positive), and METIS balances each over the subdomains (its multi-constraint
+// partitioning: a model's solid and fluid elements, say, each shared out evenly).
+std::vector<int> element_domains(const Mesh& mesh, int n_domains, std::span<const double> element_cost = {},
+                                 int constraints = 1);
 
 // The subdomains of `mesh` whose elements lie in element_domain[e] (one per element, in [0,
 // n_domains)): what decompose() builds from METIS's answer. A process given the answer of another

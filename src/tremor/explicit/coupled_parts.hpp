@@ -1,0 +1,48 @@
+#pragma once
+// A decomposed run of a model with fluids (docs/architecture.md, "Fluids in a decomposed run"):
+// the solid's subdomains and the fluid's, part s of both stepped together. The model's elements,
+// solid and fluid, are split by METIS balancing each kind over the parts; then the two elements
+// of every face where the fluid meets the solid are put in one part (the solid's), so that the
+// part holding a face holds its nodes on both sides, and the coupling needs nothing from another
+// part: its terms C p and C^T u are summed over the parts with the solid's forces and the fluid's.
+#include <vector>
+
+#include "tremor/explicit/fluid.hpp"
+#include "tremor/explicit/parts.hpp"
+#include "tremor/explicit/receivers.hpp"
+#include "tremor/model/model.hpp"
+#include "tremor/partition/domains.hpp"
+
+namespace tremor::explicit_fe {
+
+struct CoupledDecomposition {
+  partition::Decomposition solid;  // of the solid's mesh (fem::solid_part)
+  partition::Decomposition fluid;  // of the fluid's (FluidSetup::mesh)
+};
+
+// The model's decomposition into n_domains parts: `solid` the model's solid (fem::solid_part),
+// `fluid` its fluid; `element_domain`, where given, each of the whole model's elements' subdomain
+// (a decomposition file's), else METIS's with two balance constraints, the solid's elements and the
+// fluid's each weighted by their nodes. Either way the elements of a face on the interface then
+// take the solid element's part. Throws tremor::Error where a part is left without a solid or a
+// fluid element (every part steps both), naming it.
+CoupledDecomposition decompose_coupled(const Model& solid, const FluidSetup& fluid, int n_domains,
+                                       const std::vector<int>* element_domain = nullptr);
+
+// The whole model's histories (make_histories of the model with its fluid) split by side: the
+// solid's, their located points' elements numbered as the solid's (the model's less the fluid's:
+// fem::solid_part), and the fluid's (records_fluid), those of pressure first as a FluidTerm
+// orders them.
+std::vector<History> solid_histories(const std::vector<History>& whole, const FluidSetup& fluid);
+std::vector<History> fluid_histories(const std::vector<History>& whole);
+
+// Gives each part (decompose_model of the solid by coupled.solid) its part of the fluid
+// (fluid_part) and the receivers at the fluid's points it owns (`fluid_histories`: the model's
+// histories of records_fluid, those of pressure first; a node to the first part holding it in the
+// fluid, a position or a node's gradient stencil to its fluid element's part), whose maps follow
+// the solid's in ModelPart::history_of and history_points (their histories numbered from
+// `first_history`). With `only` >= 0 only that part gets its fluid; every part gets its maps.
+void add_fluid_parts(std::vector<ModelPart>& parts, const FluidSetup& fluid, const CoupledDecomposition& coupled,
+                     const std::vector<History>& fluid_histories, int first_history, int only = -1);
+
+}  // namespace tremor::explicit_fe

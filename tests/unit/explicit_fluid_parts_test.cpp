@@ -8,11 +8,14 @@
 #include <string>
 
 #include "explicit_test_models.hpp"
+#include "support/runs.hpp"
 #include "support/support.hpp"
 #include "tremor/explicit/coupled_parts.hpp"
+#include "tremor/explicit/processes.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/fem/coupling.hpp"
 #include "tremor/mesh/generate.hpp"
+#include "tremor/parallel/communicator.hpp"
 
 namespace tremor {
 namespace {
@@ -231,7 +234,54 @@ TEST(ExplicitFluidParts, ACheckpointOfADecomposedRunResumesOnAnyDomains) {
   }
 }
 
-TEST(ExplicitFluidParts, SnapshotsAndProcessesAreRefused) {
+// Over a group of threads (--gpus N, as processes under mpirun: each steps its part, the first
+// merges the samples): one domain's histories within rounding, and the same decomposition's in one
+// process bit for bit (the exchanges sum point to point in the same order); and a stop and a
+// resume from the checkpoint the first member gathered, which give the whole run's bits.
+TEST(ExplicitFluidParts, OverThreadsAsInOneProcess) {
+  const Model model = water_field_receivers("double");
+  for (const int n : {2, 3}) {
+    SCOPED_TRACE(n);
+    const std::vector<parallel::Communicator> members = parallel::Communicator::threads(n);
+    RunOptions options;
+    options.backend = "serial";
+    options.domains = n;
+    options.check_every = 13;
+    const explicit_fe::ExplicitRun run = explicit_fe::run_threads(model, options, nullptr, members);
+    ASSERT_TRUE(run.ok()) << run.message;
+    EXPECT_EQ(run.preflight.processes, n);  // a member a part
+    const explicit_fe::ExplicitRun same = explicit_fe::run_explicit(model, options);
+    test::expect_histories_close(same.histories, run.histories, 0.0);
+    options.domains = 1;
+    const explicit_fe::ExplicitRun one = explicit_fe::run_explicit(model, options);
+    test::expect_histories_close(one.histories, run.histories, 1e-12);  // as ADecomposedRunEqualsOneDomain
+  }
+  const std::vector<parallel::Communicator> members = parallel::Communicator::threads(2);
+  RunOptions options;
+  options.backend = "serial";
+  options.domains = 2;
+  options.check_every = 7;
+  test::Kept whole;
+  const explicit_fe::ExplicitRun full = explicit_fe::run_threads(model, options, &whole, members);
+  ASSERT_TRUE(full.ok());
+  options.checkpoint_every = 7;
+  test::Kept first;
+  first.stop_after = 2 * full.steps / 3 / 7 * 7;  // as the pulse crosses the interface
+  const explicit_fe::ExplicitRun stopped = explicit_fe::run_threads(model, options, &first, members);
+  ASSERT_EQ(stopped.status, explicit_fe::RunStatus::Stopped);
+  ASSERT_FALSE(first.checkpoints.empty());
+  const SolverState state = first.checkpoints.back();
+  ASSERT_EQ(state.fluid_current.size(), 45u);
+  EXPECT_GT(test::largest(state.fluid_current), 0.0);
+  options.resume = &state;
+  options.checkpoint_every = 0;
+  test::Kept second;
+  const explicit_fe::ExplicitRun resumed = explicit_fe::run_threads(model, options, &second, members);
+  ASSERT_TRUE(resumed.ok()) << resumed.message;
+  test::expect_halves_make_the_whole(full, whole, stopped, first, resumed, second);
+}
+
+TEST(ExplicitFluidParts, SnapshotsOfADecomposedRunAreRefused) {
   RunOptions options;
   options.backend = "serial";
   options.domains = 2;

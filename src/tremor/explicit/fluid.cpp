@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <utility>
 
 #include "tremor/backend/atomic.hpp"
@@ -601,6 +602,14 @@ void FluidTerm<Real>::route_samples(std::function<void(std::size_t, const Histor
       to(first + static_cast<std::size_t>(&history - recorder->histories().data()), history, sample);
     });
   }
+}
+
+template <class Real>
+std::vector<Index> FluidTerm<Real>::whole_nodes() const {
+  if (is_part()) return whole_;
+  std::vector<Index> all(static_cast<std::size_t>(n_whole_));
+  std::iota(all.begin(), all.end(), Index(0));
+  return all;
 }
 
 template <class Real>

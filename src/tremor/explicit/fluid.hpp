@@ -206,6 +206,8 @@ class FluidTerm final : public StepTerm<Real> {
   // sum over the parts.
   View<Real> fluid_forces(const CentralDifference<Real>& scheme);
   bool is_part() const { return n_whole_ > 0 && !whole_.empty(); }
+  // The whole fluid's node of each of its nodes (0, 1, ... for the whole fluid).
+  std::vector<Index> whole_nodes() const;
 
   // The coupling's two passes over the interface's rows, which each step makes (public for the
   // benchmark that times them alone, queued on the Exec given to the constructor): f_f += C^T u from

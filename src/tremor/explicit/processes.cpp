@@ -193,6 +193,8 @@ void broadcast_state(const parallel::Communicator& communicator, SolverState& st
     out.put_all(state.memory);
     out.put_all(state.pml_nodes);
     out.put_all(state.pml_node_values);
+    out.put(std::span<const double>(state.fluid_previous));
+    out.put(std::span<const double>(state.fluid_current));
   }
   communicator.broadcast(message);
   if (communicator.root()) return;
@@ -209,6 +211,8 @@ void broadcast_state(const parallel::Communicator& communicator, SolverState& st
   state.memory = in.values();
   state.pml_nodes = in.values<Index>();
   state.pml_node_values = in.values();
+  state.fluid_previous = in.values();
+  state.fluid_current = in.values();
   TREMOR_CHECK(in.done(), "a checkpoint from the first process was ", message.size(), " bytes with more at its end");
 }
 
@@ -242,7 +246,7 @@ DofReport ProcessGroup::worst(const DofReport& mine) const {
 void ProcessGroup::gather_state(long long step, std::span<const double> previous, std::span<const double> current,
                                 const std::vector<PendingSample>& receivers, const PendingSample& snapshot,
                                 const std::vector<ElementValues>& memory, const ElementValues& pml_nodes,
-                                Index n_elements, SolverState& state) const {
+                                Index n_elements, const FluidPiece& fluid, SolverState& state) const {
   std::vector<char> message;
   Writer out(message);
   out.put(previous);
@@ -253,6 +257,9 @@ void ProcessGroup::gather_state(long long step, std::span<const double> previous
   out.put(static_cast<std::uint64_t>(memory.size()));
   for (const ElementValues& piece : memory) out.put(piece);
   out.put(pml_nodes);
+  out.put_all(fluid.nodes);
+  out.put(std::span<const double>(fluid.previous));
+  out.put(std::span<const double>(fluid.current));
   const std::vector<std::vector<char>> all = communicator_->gather(message);
   if (!root()) return;
   state.step = step;
@@ -260,6 +267,9 @@ void ProcessGroup::gather_state(long long step, std::span<const double> previous
   std::vector<std::vector<PendingSample>> pending(all.size());
   std::vector<PendingSample> snapshots;
   std::vector<ElementValues> memories, node_pieces;
+  const auto n_fluid = static_cast<std::size_t>(fluid.n_nodes);
+  state.fluid_previous.assign(n_fluid, 0.0);
+  state.fluid_current.assign(n_fluid, 0.0);
   for (std::size_t r = 0; r < all.size(); ++r) {
     Reader in(all[r]);
     const std::vector<Index>& nodes = (*parts_)[r].nodes;
@@ -272,6 +282,17 @@ void ProcessGroup::gather_state(long long step, std::span<const double> previous
     const auto pieces = static_cast<std::size_t>(in.get<std::uint64_t>());
     for (std::size_t k = 0; k < pieces; ++k) memories.push_back(in.element_values());
     node_pieces.push_back(in.element_values());
+    // (A fluid node several parts hold has the same bits in each.)
+    const std::vector<Index> fluid_nodes = in.values<Index>();
+    const std::vector<double> before = in.values(), now = in.values();
+    TREMOR_CHECK(before.size() == fluid_nodes.size() && now.size() == fluid_nodes.size(), "process ", r,
+                 "'s fluid state of ", now.size(), " values for ", fluid_nodes.size(), " nodes");
+    for (std::size_t i = 0; i < fluid_nodes.size(); ++i) {
+      const auto node = static_cast<std::size_t>(fluid_nodes[i]);
+      TREMOR_CHECK(node < n_fluid, "process ", r, "'s fluid node ", node, " of ", n_fluid);
+      state.fluid_previous[node] = before[i];
+      state.fluid_current[node] = now[i];
+    }
   }
   std::vector<const std::vector<PendingSample>*> pieces;
   for (const auto& p : pending) pieces.push_back(&p);

@@ -110,11 +110,17 @@ class ProcessGroup {
   DofReport worst(const DofReport& mine) const;
   // Collective: this process's piece of a checkpoint (its subdomain's state in local numbers, its
   // pending samples, its elements' and PML nodes' state) merged into the model's, of n_elements elements, on
-  // the first process (`state` elsewhere is left as it was).
+  // the first process (`state` elsewhere is left as it was). With fluids, `fluid` is its part's
+  // potential: its nodes of the whole fluid's (of `fluid.n_nodes`) and their two levels.
+  struct FluidPiece {
+    std::vector<Index> nodes;
+    std::vector<double> previous, current;
+    Index n_nodes = 0;
+  };
   void gather_state(long long step, std::span<const double> previous, std::span<const double> current,
                     const std::vector<PendingSample>& receivers, const PendingSample& snapshot,
                     const std::vector<ElementValues>& memory, const ElementValues& pml_nodes, Index n_elements,
-                    SolverState& state) const;
+                    const FluidPiece& fluid, SolverState& state) const;
   void agree(std::exception_ptr failure) const { explicit_fe::agree(*communicator_, failure); }
 
  private:

@@ -84,11 +84,22 @@ struct RunSetup {
 template <class Real>
 void set_up_processes(RunSetup<Real>& r, const parallel::Communicator& processes) {
   const int rank = processes.rank(), n = processes.size();
+  const FluidSetup* fluid = r.preflight.fluid.get();
   std::vector<char> answer;
   run_agreed(&processes, [&] {
     if (processes.root()) {
       // The answer alone: every process builds the subdomains from it below, this one included.
-      const std::vector<int> element_domain = element_domains(r.model, r.preflight);
+      // With fluids, the solid's elements' subdomains, then the fluid's (coupled_parts.hpp).
+      std::vector<int> element_domain;
+      if (fluid) {
+        CoupledDecomposition coupled =
+            decompose_coupled(r.model, *fluid, n, r.preflight.element_domain.get());
+        element_domain = std::move(coupled.solid.element_domain);
+        element_domain.insert(element_domain.end(), coupled.fluid.element_domain.begin(),
+                              coupled.fluid.element_domain.end());
+      } else {
+        element_domain = element_domains(r.model, r.preflight);
+      }
       answer.resize(element_domain.size() * sizeof(int));
       std::memcpy(answer.data(), element_domain.data(), answer.size());
     }
@@ -96,26 +107,46 @@ void set_up_processes(RunSetup<Real>& r, const parallel::Communicator& processes
   processes.broadcast(answer);
   std::vector<int> element_domain(answer.size() / sizeof(int));
   std::memcpy(element_domain.data(), answer.data(), answer.size());
+  std::optional<CoupledDecomposition> coupled;
+  if (fluid) {
+    const auto solid_elements = static_cast<std::ptrdiff_t>(r.model.mesh.n_elements());
+    coupled.emplace();
+    coupled->fluid = partition::decomposition_of(
+        fluid->mesh.model.mesh, std::vector<int>(element_domain.begin() + solid_elements, element_domain.end()), n);
+    element_domain.resize(static_cast<std::size_t>(solid_elements));
+  }
   const partition::Decomposition decomposition =
       partition::decomposition_of(r.model.mesh, std::move(element_domain), n);
-  r.clock.lap(str("decomposition into ", n, " subdomains (", r.decomposition_name(), "), one per process"));
+  r.clock.lap(str("decomposition into ", n, " subdomains (", r.decomposition_name(), "), one per process",
+                  fluid ? ", the solid's and the fluid's" : ""));
   std::unique_ptr<Exchange<Real>> over;
   std::vector<History> histories;
   run_agreed(&processes, [&] {
-    histories = make_histories(r.model, r.preflight.dt);
+    // (With fluids, the whole model's histories, which the pre-flight made: the solid's, then the fluid's.)
+    histories = fluid ? solid_histories(*r.preflight.histories, *fluid) : make_histories(r.model, r.preflight.dt);
     r.parts = decompose_model(r.model, decomposition, histories, rank);
+    if (fluid) {
+      std::vector<History> in_fluid = fluid_histories(*r.preflight.histories);
+      add_fluid_parts(r.parts, *fluid, *coupled, in_fluid, static_cast<int>(histories.size()), rank);
+      histories.insert(histories.end(), std::make_move_iterator(in_fluid.begin()),
+                       std::make_move_iterator(in_fluid.end()));
+    }
     r.clock.lap("this process's part of the model");
   });
   run_agreed(&processes, [&] {
     // GPUs exchange device to device through NCCL where the build has it and every process has
-    // a GPU of its own (NCCL refuses two processes on one); host buffers over MPI otherwise.
+    // a GPU of its own (NCCL refuses two processes on one); host buffers over MPI otherwise. A
+    // fluid's forces have an exchange of their own, of the same kind.
     const bool own_gpu = r.exec.backend() == Backend::Cuda && processes.local_rank() < cuda_device_count();
     const std::vector<double> own = processes.all_gather(own_gpu ? 1.0 : 0.0);
-    if (parallel::nccl_compiled() && std::all_of(own.begin(), own.end(), [](double v) { return v != 0.0; }))
-      over = std::make_unique<parallel::NcclExchange<Real>>(r.exec, decomposition, r.dim(), processes,
-                                                            r.preflight.exchange);
-    else
-      over = std::make_unique<MpiExchange<Real>>(r.exec, decomposition, r.dim(), processes, r.preflight.exchange);
+    const bool nccl =
+        parallel::nccl_compiled() && std::all_of(own.begin(), own.end(), [](double v) { return v != 0.0; });
+    const auto exchange = [&](const partition::Decomposition& of, int dim) -> std::unique_ptr<Exchange<Real>> {
+      if (nccl) return std::make_unique<parallel::NcclExchange<Real>>(r.exec, of, dim, processes, r.preflight.exchange);
+      return std::make_unique<MpiExchange<Real>>(r.exec, of, dim, processes, r.preflight.exchange);
+    };
+    over = exchange(decomposition, r.dim());
+    if (fluid) r.fluid_exchange = exchange(coupled->fluid, 1);
     ModelPart& part = r.parts[rank];
     r.owned.push_back(begin_subdomain<Real>(r.exec, r.model, Numbering(r.model.mesh.n_nodes(), r.dim(), part.nodes),
                                             &part, r.preflight, r.clock, over->interface_exec()));
@@ -133,15 +164,27 @@ void set_up_processes(RunSetup<Real>& r, const parallel::Communicator& processes
                                                                   : r.group->snapshot_outbox();
     finish_subdomain(mine, r.model, r.preflight, r.clock, snapshots, r.observer_guard);
   });
+  // The fluid's histories follow the solid's in the part's maps.
+  const std::size_t first_fluid = mine.recorder->histories().size();
   if (processes.root()) {
     if (r.observer) r.merge->set_on_sample(r.on_sample());
-    route_samples(*mine.recorder, [into = &*r.merge](std::size_t k, const History& history, std::size_t sample) {
-      into->add(0, k, history, sample);
-    });
+    const auto into = [merge = &*r.merge](std::size_t k, const History& history, std::size_t sample) {
+      merge->add(0, k, history, sample);
+    };
+    route_samples(*mine.recorder, into);
+    if (mine.fluid)
+      mine.fluid->route_samples([into, first_fluid](std::size_t k, const History& history, std::size_t sample) {
+        into(first_fluid + k, history, sample);
+      });
   } else {
-    route_samples(*mine.recorder, [to = &*r.group](std::size_t k, const History& history, std::size_t sample) {
-      to->queue_sample(k, history, sample);
-    });
+    const auto to = [group = &*r.group](std::size_t k, const History& history, std::size_t sample) {
+      group->queue_sample(k, history, sample);
+    };
+    route_samples(*mine.recorder, to);
+    if (mine.fluid)
+      mine.fluid->route_samples([to, first_fluid](std::size_t k, const History& history, std::size_t sample) {
+        to(first_fluid + k, history, sample);
+      });
     r.observer = nullptr;  // the first process alone reports
   }
   r.exchange = std::move(over);

@@ -749,12 +749,10 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
                  domains, " subdomains numbers each subdomain's nodes itself (owned first, shared last)");
   }
   if (p.fluid) {
-    TREMOR_CHECK(processes == 1, whole.source, ": a model with fluids runs in one process: decomposed there "
-                 "(--domains N) or on one domain; a run over several GPUs or processes (--gpus, mpirun) takes solid "
-                 "models (docs/model-file.md, \"Fluids\")");
     TREMOR_CHECK(domains == 1 || p.snapshot_every <= 0, whole.source, ": snapshots of a model with fluids are "
-                 "taken on one domain: a run decomposed into ", domains, " subdomains (--domains) records its "
-                 "receivers alone; drop --domains or the snapshots (docs/model-file.md, \"Fluids\")");
+                 "taken on one domain: a run decomposed into ", domains, " subdomains (--domains, --gpus, "
+                 "mpirun) records its receivers alone; run on one domain or drop the snapshots "
+                 "(docs/model-file.md, \"Fluids\")");
     refuse_pml_in_fluids(whole);
     // A shot's loads replace the last on the same constraints: a piston driven by pressure holds
     // its nodes only when it fires.

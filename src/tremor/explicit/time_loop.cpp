@@ -110,8 +110,17 @@ SolverState checkpoint_state(std::span<Subdomain<Real>* const> subdomains, const
     snapshots.push_back(d->snapshots->pending(d->scheme->displacement()));
   }
   if (ProcessGroup* processes = settings.processes) {  // this process's one subdomain, to the first
+    ProcessGroup::FluidPiece fluid;  // its part's potential (get_state wrote it into the whole fluid's)
+    if (const FluidTerm<Real>* term = subdomains.front()->fluid) {
+      fluid.nodes = term->whole_nodes();
+      fluid.n_nodes = static_cast<Index>(state.fluid_current.size());
+      for (const Index node : fluid.nodes) {
+        fluid.previous.push_back(state.fluid_previous[static_cast<std::size_t>(node)]);
+        fluid.current.push_back(state.fluid_current[static_cast<std::size_t>(node)]);
+      }
+    }
     processes->gather_state(step, previous, current, *receivers.front(), snapshots.front(), memory,
-                            pml_nodes.front(), model.mesh.n_elements(), state);
+                            pml_nodes.front(), model.mesh.n_elements(), fluid, state);
   } else {
     if (settings.history_merge) {
       state.receivers = settings.history_merge->merge_pending(receivers);

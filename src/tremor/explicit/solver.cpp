@@ -812,10 +812,11 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
   warn_quadratic_lumping(p, model);
   // Stiffness-proportional damping applies its K to every element before the exchange starts:
   // nothing would be left to overlap it with (stiffness_damping.hpp).
-  // A PML's forces join K u's before the exchange: an operator split by rows would overwrite the
-  // interior rows' share after it (the element-by-element kinds add theirs).
+  // A PML's forces, and a fluid's traction C p, join K u's before the exchange: an operator split
+  // by rows would overwrite the interior rows' share after it (the element-by-element kinds add
+  // theirs).
   p.overlap = options.overlap && (p.domains > 1 || p.processes > 1) && p.op->splits && !(largest_beta(model) > 0.0) &&
-              !(p.pml.any() && p.op->needs_assembly);
+              !((p.pml.any() || p.fluid) && p.op->needs_assembly);
   // One domain's K is built as one array of 32-bit indices (the two-kernel assembly, nodal-block
   // CSR in double): refused before any of it is made. A decomposed run builds each subdomain's.
   TREMOR_CHECK(!p.op->needs_assembly || nnz <= Size(2147483647) || p.domains > 1 || p.processes > 1, "the ",

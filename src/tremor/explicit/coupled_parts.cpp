@@ -122,8 +122,77 @@ std::vector<History> fluid_histories(const std::vector<History>& whole) {
   return in_fluid;
 }
 
-void add_fluid_parts(std::vector<ModelPart>& parts, const FluidSetup& fluid, const CoupledDecomposition& coupled,
-                     const std::vector<History>& fluid_histories, int first_history, int only) {
+namespace {
+
+// The snapshot nodes dealt to the parts (add_fluid_parts).
+void deal_snapshot_nodes(std::vector<ModelPart>& parts, const Model& solid, const FluidSetup& fluid,
+                         const CoupledDecomposition& coupled) {
+  const auto n_model = static_cast<std::size_t>(solid.mesh.n_nodes());
+  const std::vector<Index>& listed = solid.output->snapshot_nodes;
+  const std::size_t n_listed = listed.empty() ? n_model : listed.size();
+  const auto node_of = [&](std::size_t k) { return listed.empty() ? static_cast<Index>(k) : listed[k]; };
+  // Per model node: the first part holding it in the solid, and on both sides.
+  std::vector<int> in_solid(n_model, -1), both(n_model, -1);
+  std::vector<char> here(n_model, 0);
+  for (std::size_t s = parts.size(); s-- > 0;)
+    for (const Index node : coupled.solid.domains[s].nodes) in_solid[static_cast<std::size_t>(node)] = static_cast<int>(s);
+  for (std::size_t s = 0; s < parts.size(); ++s) {
+    for (const Index node : coupled.solid.domains[s].nodes) here[static_cast<std::size_t>(node)] = 1;
+    for (const Index f : coupled.fluid.domains[s].nodes) {
+      const auto node = static_cast<std::size_t>(fluid.mesh.nodes[static_cast<std::size_t>(f)]);
+      if (here[node] && both[node] < 0) both[node] = static_cast<int>(s);
+    }
+    for (const Index node : coupled.solid.domains[s].nodes) here[static_cast<std::size_t>(node)] = 0;
+  }
+  // Per model node only fluid elements hold: the part of the first of them (the lowest model number).
+  std::vector<Index> first_element(n_model, -1);
+  std::vector<int> only_fluid(n_model, -1);
+  Index k = 0;
+  for (const ElementBlock& block : fluid.mesh.model.mesh.blocks)
+    for (Index e = 0; e < block.n_elements(); ++e, ++k) {
+      const Index element = fluid.mesh.elements[static_cast<std::size_t>(k)];
+      for (const Index f : block.nodes(e)) {
+        const auto node = static_cast<std::size_t>(fluid.mesh.nodes[static_cast<std::size_t>(f)]);
+        if (in_solid[node] >= 0 || (first_element[node] >= 0 && first_element[node] < element)) continue;
+        first_element[node] = element;
+        only_fluid[node] = coupled.fluid.element_domain[static_cast<std::size_t>(k)];
+      }
+    }
+  // Each listed node's part: its solid's ones first, then those only its fluid holds.
+  std::vector<int> to(n_listed, -1);
+  for (std::size_t p = 0; p < n_listed; ++p) {
+    const auto node = static_cast<std::size_t>(node_of(p));
+    to[p] = only_fluid[node] >= 0 ? only_fluid[node] : both[node] >= 0 ? both[node] : in_solid[node];
+  }
+  std::vector<Index> local(n_model, -1);
+  for (std::size_t s = 0; s < parts.size(); ++s) {
+    ModelPart& part = parts[s];
+    for (std::size_t i = 0; i < part.nodes.size(); ++i) local[static_cast<std::size_t>(part.nodes[i])] = static_cast<Index>(i);
+    std::vector<Index> nodes, points, fluid_points;
+    part.fluid_snapshot_nodes.clear();
+    for (std::size_t p = 0; p < n_listed; ++p) {
+      if (to[p] != static_cast<int>(s)) continue;
+      const Index node = node_of(p);
+      if (only_fluid[static_cast<std::size_t>(node)] >= 0) {
+        part.fluid_snapshot_nodes.push_back(node);
+        fluid_points.push_back(static_cast<Index>(p));
+      } else {
+        nodes.push_back(local[static_cast<std::size_t>(node)]);
+        points.push_back(static_cast<Index>(p));
+      }
+    }
+    points.insert(points.end(), fluid_points.begin(), fluid_points.end());
+    part.snapshot_points = std::move(points);
+    if (part.model.output) part.model.output->snapshot_nodes = std::move(nodes);
+    for (const Index node : part.nodes) local[static_cast<std::size_t>(node)] = -1;
+  }
+}
+
+}  // namespace
+
+void add_fluid_parts(std::vector<ModelPart>& parts, const Model& solid, const FluidSetup& fluid,
+                     const CoupledDecomposition& coupled, const std::vector<History>& fluid_histories,
+                     int first_history, int only) {
   const partition::Decomposition& decomposition = coupled.fluid;
   TREMOR_CHECK(decomposition.domains.size() == parts.size(), "a fluid of ", decomposition.domains.size(),
                " parts for a solid of ", parts.size());
@@ -183,6 +252,7 @@ void add_fluid_parts(std::vector<ModelPart>& parts, const FluidSetup& fluid, con
       part.history_points.push_back(std::move(points));
     }
   }
+  if (solid.output) deal_snapshot_nodes(parts, solid, fluid, coupled);
 }
 
 }  // namespace tremor::explicit_fe

@@ -36,13 +36,18 @@ CoupledDecomposition decompose_coupled(const Model& solid, const FluidSetup& flu
 std::vector<History> solid_histories(const std::vector<History>& whole, const FluidSetup& fluid);
 std::vector<History> fluid_histories(const std::vector<History>& whole);
 
-// Gives each part (decompose_model of the solid by coupled.solid) its part of the fluid
+// Gives each part (decompose_model of `solid` by coupled.solid) its part of the fluid
 // (fluid_part) and the receivers at the fluid's points it owns (`fluid_histories`: the model's
 // histories of records_fluid, those of pressure first; a node to the first part holding it in the
 // fluid, a position or a node's gradient stencil to its fluid element's part), whose maps follow
 // the solid's in ModelPart::history_of and history_points (their histories numbered from
-// `first_history`). With `only` >= 0 only that part gets its fluid; every part gets its maps.
-void add_fluid_parts(std::vector<ModelPart>& parts, const FluidSetup& fluid, const CoupledDecomposition& coupled,
-                     const std::vector<History>& fluid_histories, int first_history, int only = -1);
+// `first_history`). Its snapshot nodes are dealt again: a node of the fluid's faces on the solid
+// to the first part holding it on both sides (the solid's motion, the fluid's pressure), a node
+// only fluid elements hold to the part of the first of them (whose gradient a receiver there
+// reads; ModelPart::fluid_snapshot_nodes), any other to its solid's owner. With `only` >= 0 only
+// that part gets its fluid; every part gets its maps.
+void add_fluid_parts(std::vector<ModelPart>& parts, const Model& solid, const FluidSetup& fluid,
+                     const CoupledDecomposition& coupled, const std::vector<History>& fluid_histories,
+                     int first_history, int only = -1);
 
 }  // namespace tremor::explicit_fe

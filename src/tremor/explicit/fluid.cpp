@@ -260,6 +260,16 @@ FluidSetup fluid_part(const FluidSetup& fluid, const partition::Subdomain& domai
   mesh.model.mesh = partition::subdomain_mesh(whole.model.mesh, domain, elements);
   mesh.table = table_rows(whole.table, elements);
   for (const Index e : elements) mesh.elements.push_back(whole.elements[static_cast<std::size_t>(e)]);
+  // Its elements' sets, which give each its section (what a receiver's gradient reads).
+  std::vector<Index> local(static_cast<std::size_t>(whole.model.mesh.n_elements()), -1);
+  for (std::size_t e = 0; e < elements.size(); ++e) local[static_cast<std::size_t>(elements[e])] = static_cast<Index>(e);
+  for (const auto& [name, members] : whole.model.mesh.element_sets) {
+    std::vector<Index> kept;
+    for (const Index e : members)
+      if (local[static_cast<std::size_t>(e)] >= 0) kept.push_back(local[static_cast<std::size_t>(e)]);
+    std::sort(kept.begin(), kept.end());
+    mesh.model.mesh.element_sets[name] = std::move(kept);
+  }
   for (const Index node : domain.nodes) {
     const auto n = static_cast<std::size_t>(node);
     mesh.nodes.push_back(whole.nodes[n]);

@@ -1,6 +1,7 @@
 #include "tremor/explicit/parts.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "tremor/core/error.hpp"
@@ -265,7 +266,10 @@ std::vector<PendingSample> HistoryMerge::split_pending(const std::vector<Pending
 }
 
 SnapshotMerge::SnapshotMerge(const Model& model, const std::vector<ModelPart>& parts, Observer* observer)
-    : observer_(observer), dim_(model.mesh.dim()), velocity_(model.output && model.output->velocity) {
+    : observer_(observer),
+      dim_(model.mesh.dim()),
+      velocity_(model.output && model.output->velocity),
+      pressure_(model.output && model.output->pressure) {
   const std::size_t listed = model.output && !model.output->snapshot_nodes.empty()
                                  ? model.output->snapshot_nodes.size()
                                  : static_cast<std::size_t>(model.mesh.n_nodes());
@@ -289,6 +293,7 @@ void SnapshotMerge::add(std::size_t part, const Snapshot& snapshot) {
   if (merged.count == 0) {
     merged.displacement.assign(n_values_, 0.0);
     if (velocity_) merged.velocity.assign(n_values_, 0.0);
+    if (pressure_) merged.pressure.assign(n_values_ / static_cast<std::size_t>(dim_), std::numeric_limits<double>::quiet_NaN());
   }
   const auto d = static_cast<std::size_t>(dim_);
   const std::vector<Index>& points = points_[part];
@@ -300,6 +305,12 @@ void SnapshotMerge::add(std::size_t part, const Snapshot& snapshot) {
       merged.displacement[to] = snapshot.displacement[i * d + c];
       if (velocity_) merged.velocity[to] = snapshot.velocity[i * d + c];
     }
+  if (pressure_) {
+    TREMOR_CHECK(snapshot.pressure.size() == points.size(), "a subdomain's snapshot of ", snapshot.pressure.size(),
+                 " pressures for ", points.size(), " nodes");
+    for (std::size_t i = 0; i < points.size(); ++i)
+      merged.pressure[static_cast<std::size_t>(points[i])] = snapshot.pressure[i];
+  }
   if (++merged.count < n_parts_) return;
   // Complete: every earlier step was completed and passed on first (see the class comment).
   TREMOR_CHECK(pending_.begin()->first == snapshot.step, "the snapshot of step ", snapshot.step,
@@ -307,6 +318,7 @@ void SnapshotMerge::add(std::size_t part, const Snapshot& snapshot) {
   Snapshot whole = snapshot;
   whole.displacement = merged.displacement;
   whole.velocity = merged.velocity;
+  whole.pressure = merged.pressure;
   observer_->on_snapshot(whole);
   pending_.erase(pending_.begin());
 }

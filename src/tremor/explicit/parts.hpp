@@ -87,6 +87,9 @@ struct ModelPart {
   // solid's in history_of and history_points.
   std::shared_ptr<const FluidSetup> fluid;
   std::vector<History> fluid_histories;
+  // The snapshot nodes it takes that only fluid elements hold (the model's numbers), after those
+  // of model.output: their places in the model's list follow theirs in snapshot_points.
+  std::vector<Index> fluid_snapshot_nodes;
 };
 
 // The rows of `table` for the elements listed (per-element columns; the per-section ones kept).
@@ -125,12 +128,13 @@ class SnapshotMerge {
   };
   struct Pending {
     int count = 0;
-    std::vector<double> displacement, velocity;
+    std::vector<double> displacement, velocity, pressure;
   };
 
   Observer* observer_ = nullptr;
   int dim_ = 3;
   bool velocity_ = false;
+  bool pressure_ = false;  // (NaN at the nodes no fluid element holds, as one domain's)
   std::size_t n_values_ = 0;  // of a snapshot's displacement
   int n_parts_ = 0;           // parts taking nodes
   std::vector<std::vector<Index>> points_;

@@ -127,6 +127,7 @@ void ProcessGroup::Outbox::on_snapshot(const Snapshot& snapshot) {
   out.put(snapshot.time);
   out.put(snapshot.displacement);
   out.put(snapshot.velocity);
+  out.put(snapshot.pressure);
   ++count;
 }
 
@@ -163,9 +164,10 @@ void ProcessGroup::ship() {
       Snapshot snapshot;
       snapshot.step = in.get<long long>();
       snapshot.time = in.get<double>();
-      const std::vector<double> displacement = in.values(), velocity = in.values();
+      const std::vector<double> displacement = in.values(), velocity = in.values(), pressure = in.values();
       snapshot.displacement = displacement;
       snapshot.velocity = velocity;
+      snapshot.pressure = pressure;
       const std::lock_guard lock(*guard_);
       snapshots_->add(r, snapshot);
     }

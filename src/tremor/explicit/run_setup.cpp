@@ -108,15 +108,18 @@ void set_up_processes(RunSetup<Real>& r, const parallel::Communicator& processes
   std::vector<int> element_domain(answer.size() / sizeof(int));
   std::memcpy(element_domain.data(), answer.data(), answer.size());
   std::optional<CoupledDecomposition> coupled;
+  std::optional<partition::Decomposition> solid_only;
   if (fluid) {
     const auto solid_elements = static_cast<std::ptrdiff_t>(r.model.mesh.n_elements());
     coupled.emplace();
     coupled->fluid = partition::decomposition_of(
         fluid->mesh.model.mesh, std::vector<int>(element_domain.begin() + solid_elements, element_domain.end()), n);
     element_domain.resize(static_cast<std::size_t>(solid_elements));
+    coupled->solid = partition::decomposition_of(r.model.mesh, std::move(element_domain), n);
+  } else {
+    solid_only = partition::decomposition_of(r.model.mesh, std::move(element_domain), n);
   }
-  const partition::Decomposition decomposition =
-      partition::decomposition_of(r.model.mesh, std::move(element_domain), n);
+  const partition::Decomposition& decomposition = coupled ? coupled->solid : *solid_only;
   r.clock.lap(str("decomposition into ", n, " subdomains (", r.decomposition_name(), "), one per process",
                   fluid ? ", the solid's and the fluid's" : ""));
   std::unique_ptr<Exchange<Real>> over;
@@ -127,7 +130,7 @@ void set_up_processes(RunSetup<Real>& r, const parallel::Communicator& processes
     r.parts = decompose_model(r.model, decomposition, histories, rank);
     if (fluid) {
       std::vector<History> in_fluid = fluid_histories(*r.preflight.histories);
-      add_fluid_parts(r.parts, *fluid, *coupled, in_fluid, static_cast<int>(histories.size()), rank);
+      add_fluid_parts(r.parts, r.model, *fluid, *coupled, in_fluid, static_cast<int>(histories.size()), rank);
       histories.insert(histories.end(), std::make_move_iterator(in_fluid.begin()),
                        std::make_move_iterator(in_fluid.end()));
     }
@@ -213,11 +216,13 @@ template <class Real>
 void set_up_in_process(RunSetup<Real>& r) {
   const FluidSetup* fluid = r.preflight.fluid.get();
   std::optional<CoupledDecomposition> coupled;
+  std::optional<partition::Decomposition> solid_only;
   if (fluid)
     coupled = decompose_coupled(r.model, *fluid, r.preflight.domains, r.preflight.element_domain.get());
-  const partition::Decomposition decomposition =
-      coupled ? std::move(coupled->solid)
-              : partition::decomposition_of(r.model.mesh, element_domains(r.model, r.preflight), r.preflight.domains);
+  else
+    solid_only =
+        partition::decomposition_of(r.model.mesh, element_domains(r.model, r.preflight), r.preflight.domains);
+  const partition::Decomposition& decomposition = coupled ? coupled->solid : *solid_only;
   r.clock.lap(str("decomposition into ", r.preflight.domains, " subdomains (", r.decomposition_name(), ")",
                   fluid ? ", the solid's and the fluid's" : ""));
   // (With fluids, the whole model's histories, which the pre-flight made: the solid's, then the fluid's.)
@@ -226,7 +231,7 @@ void set_up_in_process(RunSetup<Real>& r) {
   r.parts = decompose_model(r.model, decomposition, histories);
   if (fluid) {
     std::vector<History> in_fluid = fluid_histories(*r.preflight.histories);
-    add_fluid_parts(r.parts, *fluid, *coupled, in_fluid, static_cast<int>(histories.size()));
+    add_fluid_parts(r.parts, r.model, *fluid, *coupled, in_fluid, static_cast<int>(histories.size()));
     histories.insert(histories.end(), std::make_move_iterator(in_fluid.begin()), std::make_move_iterator(in_fluid.end()));
     r.fluid_exchange = std::make_unique<InProcessExchange<Real>>(r.exec, coupled->fluid, 1);
   }

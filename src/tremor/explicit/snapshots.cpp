@@ -88,7 +88,8 @@ std::span<const double> in_double(std::span<const Real> values, std::vector<doub
 template <class Real>
 SnapshotTaker<Real>::SnapshotTaker(const Exec& exec, const Model& model, int every, double dt,
                                    const std::vector<Index>& old_to_new, Observer* observer, std::mutex& guard,
-                                   const FluidSetup* fluid, const FluidTerm<Real>* term)
+                                   const FluidSetup* fluid, const FluidTerm<Real>* term,
+                                   std::span<const Index> local_to_model, std::span<const Index> fluid_only)
     : exec_(exec),
       observer_(observer),
       guard_(guard),
@@ -101,14 +102,20 @@ SnapshotTaker<Real>::SnapshotTaker(const Exec& exec, const Model& model, int eve
   if (every_ <= 0) return;
   TREMOR_CHECK(!pressure_ || fluid_, model.source, ": snapshots of pressure need the run's fluid");
   const int dim = model.mesh.dim();
+  const bool part = !local_to_model.empty();
   std::vector<Index> nodes;
-  if (model.output->snapshot_nodes.empty())
+  if (model.output->snapshot_nodes.empty() && !part)
     for (Index node = 0; node < model.mesh.n_nodes(); ++node) nodes.push_back(node);
   else
     nodes = model.output->snapshot_nodes;
+  const std::size_t n_solid = nodes.size();  // (a part's: then the nodes only its fluid holds)
+  nodes.insert(nodes.end(), fluid_only.begin(), fluid_only.end());
   std::vector<Index> dofs;
-  for (const Index node : nodes) {
-    const Index run_node = old_to_new.empty() ? node : old_to_new[static_cast<std::size_t>(node)];
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    // A node only the fluid holds has no DOF of the part's solid: its values are the fluid's rows,
+    // written over what its DOFs (node 0's) gather.
+    const Index node = nodes[i];
+    const Index run_node = i >= n_solid ? 0 : old_to_new.empty() ? node : old_to_new[static_cast<std::size_t>(node)];
     for (int c = 0; c < dim; ++c) dofs.push_back(run_node * dim + c);
   }
   dofs_ = DeviceArray<Index>(exec_, std::span<const Index>(dofs));
@@ -123,16 +130,25 @@ SnapshotTaker<Real>::SnapshotTaker(const Exec& exec, const Model& model, int eve
   if (fluid_) {
     // The snapshot nodes that no solid element holds show the fluid's motion; the fluid's nodes
     // its pressure. (`model` is the solid: its elements are the solid's.)
+    // (A part's: its solid's nodes are all held by its solid elements; fluid_only are not.)
     std::vector<bool> solid(static_cast<std::size_t>(model.mesh.n_nodes()), false);
     for (const ElementBlock& block : model.mesh.blocks)
       for (const Index node : block.connectivity) solid[static_cast<std::size_t>(node)] = true;
-    const std::vector<Index>& fluid_nodes = fluid->mesh.nodes;
+    // The fluid's number of each model node it holds (the fluid's own nodes ascending; a part's
+    // not: sorted here).
+    std::vector<std::pair<Index, Index>> fluid_nodes;
+    for (std::size_t f = 0; f < fluid->mesh.nodes.size(); ++f) fluid_nodes.emplace_back(fluid->mesh.nodes[f], Index(f));
+    if (!fluid->whole_nodes.empty()) std::sort(fluid_nodes.begin(), fluid_nodes.end());
     std::vector<Index> in_fluid(nodes.size(), -1), motion, motion_at;
     for (std::size_t i = 0; i < nodes.size(); ++i) {
-      const auto it = std::lower_bound(fluid_nodes.begin(), fluid_nodes.end(), nodes[i]);
-      if (it == fluid_nodes.end() || *it != nodes[i]) continue;
-      in_fluid[i] = static_cast<Index>(it - fluid_nodes.begin());
-      if (!solid[static_cast<std::size_t>(nodes[i])]) {
+      const Index at = i >= n_solid || !part ? nodes[i] : local_to_model[static_cast<std::size_t>(nodes[i])];
+      const auto it = std::lower_bound(fluid_nodes.begin(), fluid_nodes.end(), std::pair<Index, Index>(at, Index(-1)));
+      if (it == fluid_nodes.end() || it->first != at) {
+        TREMOR_CHECK(i < n_solid, "snapshot node ", at, " is no node of the subdomain's fluid");
+        continue;
+      }
+      in_fluid[i] = it->second;
+      if (i >= n_solid || (!part && !solid[static_cast<std::size_t>(nodes[i])])) {
         motion.push_back(in_fluid[i]);
         motion_at.push_back(static_cast<Index>(i));
       }
@@ -266,7 +282,9 @@ PendingSample SnapshotTaker<Real>::pending(View<const Real> current) {
   if (!pending_active_) return state;
   state.active = true;
   if (!velocity_) return state;  // (a pressure snapshot waits for p_k alone, which the next step makes)
-  // The snapshot DOFs' u_k-1 and u_k, then the fluid's rows of chi_k-1 and chi_k.
+  // The snapshot DOFs' u_k-1 and u_k, the fluid's rows of chi_k-1 and chi_k in place of the
+  // solid's at the nodes that show the fluid's motion (so that the model's pending snapshot is the
+  // same however it is decomposed).
   const auto widen = [](const std::vector<Real>& values, std::vector<double>& out) {
     out.insert(out.end(), values.begin(), values.end());
   };
@@ -275,11 +293,15 @@ PendingSample SnapshotTaker<Real>::pending(View<const Real> current) {
   gather_entries<Real>(exec_, current, std::as_const(dofs_).view(), at.view());
   widen(at.to_host(), state.at);
   if (fluid_rows_ > 0) {
-    widen(fluid_before_.to_host(), state.before);
     DeviceArray<Real> rows(exec_, fluid_rows_);
     fluid_rows<Real>(exec_, fluid_rows_, std::as_const(fluid_offsets_).data(), std::as_const(fluid_nodes_).data(),
                      std::as_const(fluid_weights_).data(), fluid_->fluid_scheme().displacement(), rows.data());
-    widen(rows.to_host(), state.at);
+    const std::vector<Index> targets = fluid_targets_.to_host();
+    const std::vector<Real> before = fluid_before_.to_host(), now = rows.to_host();
+    for (std::size_t r = 0; r < targets.size(); ++r) {
+      state.before[static_cast<std::size_t>(targets[r])] = static_cast<double>(before[r]);
+      state.at[static_cast<std::size_t>(targets[r])] = static_cast<double>(now[r]);
+    }
   }
   return state;
 }
@@ -288,16 +310,19 @@ template <class Real>
 void SnapshotTaker<Real>::restore(const PendingSample& state) {
   pending_active_ = false;
   if (!state.active || !observer_) return;
-  // With velocity, the snapshot DOFs' values, then the fluid's rows (pending()).
-  const auto size = velocity_ ? static_cast<std::size_t>(dofs_.size() + fluid_rows_) : std::size_t{0};
+  // With velocity, the snapshot DOFs' values, the fluid's rows at their nodes (pending()).
+  const auto size = velocity_ ? static_cast<std::size_t>(dofs_.size()) : std::size_t{0};
   TREMOR_CHECK(state.before.size() == size && state.at.size() == size, "checkpoint: the pending snapshot has ",
                state.at.size(), " values; expected ", size, velocity_ ? "" : " (snapshots record no velocity)");
   // The values were Real widened to double: exact back. `at` (u_k) is the restored state's
   // current level, which the next take() gathers as its previous one.
   if (velocity_) {
-    const auto split = state.before.begin() + static_cast<std::ptrdiff_t>(dofs_.size());
-    before_.copy_from_host(std::vector<Real>(state.before.begin(), split));
-    if (fluid_rows_ > 0) fluid_before_.copy_from_host(std::vector<Real>(split, state.before.end()));
+    before_.copy_from_host(std::vector<Real>(state.before.begin(), state.before.end()));
+    if (fluid_rows_ > 0) {
+      std::vector<Real> rows;
+      for (const Index target : fluid_targets_.to_host()) rows.push_back(static_cast<Real>(state.before[static_cast<std::size_t>(target)]));
+      fluid_before_.copy_from_host(rows);
+    }
   }
   pending_active_ = true;
   pending_step_ = state.step;

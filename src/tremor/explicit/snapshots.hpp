@@ -52,9 +52,14 @@ class SnapshotTaker {
   // nothing when `every` <= 0 or `observer` is null. Validates the snapshot nodes. With fluids,
   // `model` is the solid (fem::solid_part, every node kept), `fluid` the run's fluid and `term` the
   // subdomain's, whose potential and pressure are read at each take().
+  //   A part of a decomposed run with fluids (ModelPart) gives `local_to_model`, its solid's
+  // nodes as the model's, and `fluid_only`, the snapshot nodes it takes that only fluid elements
+  // hold (the model's numbers), which its part of the fluid holds with the element a receiver
+  // there reads: it takes model.output's snapshot nodes (its solid's, every one listed), then those.
   SnapshotTaker(const Exec& exec, const Model& model, int every, double dt, const std::vector<Index>& old_to_new,
                 Observer* observer, std::mutex& guard, const FluidSetup* fluid = nullptr,
-                const FluidTerm<Real>* term = nullptr);
+                const FluidTerm<Real>* term = nullptr, std::span<const Index> local_to_model = {},
+                std::span<const Index> fluid_only = {});
   SnapshotTaker(const SnapshotTaker&) = delete;
   SnapshotTaker& operator=(const SnapshotTaker&) = delete;
   // Writes what is queued (unless writing failed; a failure here is dropped, so call drain()
@@ -71,7 +76,8 @@ class SnapshotTaker {
   void drain();
 
   // The velocity snapshot waiting for the next step, as host values (a checkpoint): copies the
-  // device's u_k-1 and gathers `current` (u_k) synchronously. Inactive when none waits.
+  // device's u_k-1 and gathers `current` (u_k) synchronously, the fluid's motion in place of the
+  // solid's at the nodes it shows, as the snapshot shows them. Inactive when none waits.
   PendingSample pending(View<const Real> current);
   // Continues from a checkpoint's pending snapshot (throws on a size mismatch).
   void restore(const PendingSample& state);

@@ -749,10 +749,6 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
                  domains, " subdomains numbers each subdomain's nodes itself (owned first, shared last)");
   }
   if (p.fluid) {
-    TREMOR_CHECK(domains == 1 || p.snapshot_every <= 0, whole.source, ": snapshots of a model with fluids are "
-                 "taken on one domain: a run decomposed into ", domains, " subdomains (--domains, --gpus, "
-                 "mpirun) records its receivers alone; run on one domain or drop the snapshots "
-                 "(docs/model-file.md, \"Fluids\")");
     refuse_pml_in_fluids(whole);
     // A shot's loads replace the last on the same constraints: a piston driven by pressure holds
     // its nodes only when it fires.

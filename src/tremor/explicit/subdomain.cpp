@@ -319,10 +319,11 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
   // The snapshot nodes are the model's; the taker gathers them at their local numbers (and takes
   // nothing without an observer). A part's are in its own model (ModelPart::snapshot_points),
   // none when it owns none of them.
-  if (d.part)
+  if (d.part)  // (with fluids, its part of the fluid's too: ModelPart::fluid_snapshot_nodes)
     d.snapshots = std::make_unique<SnapshotTaker<Real>>(
         exec, model, d.part->snapshot_points.empty() ? 0 : preflight.snapshot_every, preflight.dt, std::vector<Index>{},
-        observer, observer_guard);
+        observer, observer_guard, d.part->fluid.get(), d.fluid, std::span<const Index>(d.part->nodes),
+        std::span<const Index>(d.part->fluid_snapshot_nodes));
   else
     d.snapshots = std::make_unique<SnapshotTaker<Real>>(exec, original, preflight.snapshot_every, preflight.dt,
                                                         d.numbering.global_to_local(), observer, observer_guard,

@@ -112,6 +112,29 @@ TEST(OverProcesses, StopAndResumeARunWithAPml) {
   expect_stop_and_resume_exact(test::pml_bar(ElementType::HexGLL, 3, 2));
 }
 
+// Water over steel (explicit/coupled_parts.hpp): the fluid's parts sum their forces over the
+// processes as the solid's do, point to point and by all-reduce; the samples and snapshots merge on
+// the first process; a checkpoint gathers the fluid's potential and sends it back.
+TEST(OverProcesses, AModelWithFluids) {
+  const Communicator& world = Communicator::world();
+  if (world.size() < 2) GTEST_SKIP() << "run under mpirun with several processes";
+  const Model model = test::water_field("double", 5, true);
+  for (const char* exchange : {"p2p", "allreduce"}) {
+    SCOPED_TRACE(exchange);
+    RunOptions options;
+    options.backend = "serial";
+    options.exchange = exchange;
+    options.communicator = &world;
+    options.domains = world.size();
+    options.check_every = 13;
+    Kept kept;
+    const ExplicitRun run = explicit_fe::run_explicit(model, options, world.root() ? &kept : nullptr);
+    ASSERT_TRUE(run.ok()) << run.message;
+    if (world.root()) test::expect_equals_one_domain_and_in_process(model, options, run, kept, world.size());
+  }
+  expect_stop_and_resume_exact(test::water_field("double", 7, true));  // (a snapshot due at the stop, step 21)
+}
+
 // A resumed run's checkpoint, read by the first process alone, reaches every process whole.
 TEST(OverProcesses, TheFirstProcessSendsTheCheckpoint) {
   const Communicator& world = Communicator::world();

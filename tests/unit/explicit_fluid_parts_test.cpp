@@ -363,6 +363,21 @@ TEST(ExplicitFluidParts, SnapshotsOfADecomposedRunAreOneDomains) {
   }
 }
 
+// The same on a GPU (colour by colour), in float: the fields within the decomposition's rounding
+// (as ADecomposedRunEqualsOneDomain's 3e-5).
+TEST(ExplicitFluidPartsGpu, SnapshotsOfADecomposedRunAreOneDomains) {
+  TREMOR_REQUIRE_GPU();
+  const Model model = test::water_field("float", 5, true);
+  RunOptions options;
+  options.backend = "cuda";
+  options.deterministic = true;
+  Snapshots one, split;
+  ASSERT_TRUE(explicit_fe::run_explicit(model, options, &one).ok());
+  options.domains = 3;
+  ASSERT_TRUE(explicit_fe::run_explicit(model, options, &split).ok());
+  expect_snapshots_close(one, split, 3e-5);
+}
+
 // A decomposed run's checkpoint holds the pending velocity snapshot as one domain's does (the
 // water's motion in place at its nodes), so a run stopped on 3 subdomains resumes on one with its
 // snapshots, and one stopped on one domain on 3.

@@ -147,6 +147,13 @@ TEST(CoupledParts, InterfaceFacesLieInOnePartAndEveryPartStepsBoth) {
       EXPECT_EQ(parts.solid.element_domain[static_cast<std::size_t>(solid_of[static_cast<std::size_t>(face.solid.element)])],
                 parts.fluid.element_domain[static_cast<std::size_t>(fluid_of[static_cast<std::size_t>(face.fluid.element)])]);
   }
+  // As a decomposition file has it (the model's elements in order), and back.
+  const explicit_fe::CoupledDecomposition three = explicit_fe::decompose_coupled(solid, fluid, 3);
+  const std::vector<int> whole = explicit_fe::whole_element_domains(three, fluid);
+  ASSERT_EQ(whole.size(), static_cast<std::size_t>(model.mesh.n_elements()));
+  const explicit_fe::CoupledDecomposition again = explicit_fe::decompose_coupled(solid, fluid, 3, &whole);
+  EXPECT_EQ(again.solid.element_domain, three.solid.element_domain);
+  EXPECT_EQ(again.fluid.element_domain, three.fluid.element_domain);
   // A decomposition that leaves a part without steel is refused, naming it: every element of the
   // water in part 1, the steel in part 2.
   std::vector<int> element_domain(static_cast<std::size_t>(model.mesh.n_elements()), 1);

@@ -19,6 +19,8 @@
 #include "tremor/core/clock.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/explicit/coupled_parts.hpp"
+#include "tremor/fem/coupling.hpp"
 #include "tremor/io/file.hpp"
 #include "tremor/io/load.hpp"
 #include "tremor/mesh/adjacency.hpp"
@@ -61,15 +63,29 @@ void run_decomposition(const PartitionArguments& args) {
   const Model model = io::load_model(args.model, args.order);
   const Mesh& mesh = model.mesh;
   const auto start = Clock::now();
-  const partition::Decomposition d = partition::decompose(mesh, args.domains);
+  // With fluids, the run's: the solid's and the fluid's elements balanced apart, each face between
+  // them in one subdomain (explicit/coupled_parts.hpp).
+  const bool fluids = model.has_fluids();
+  partition::Decomposition d;
+  if (fluids) {
+    explicit_fe::FluidSetup fluid;
+    fluid.mesh = explicit_fe::fluid_mesh(model);
+    fluid.interface = fem::fluid_solid_interface(model);
+    const explicit_fe::CoupledDecomposition coupled =
+        explicit_fe::decompose_coupled(fem::solid_part(model), fluid, args.domains);
+    d = partition::decomposition_of(mesh, explicit_fe::whole_element_domains(coupled, fluid), args.domains);
+  } else {
+    d = partition::decompose(mesh, args.domains);
+  }
   const double seconds = seconds_since(start);
   Index shared = 0, most = 0;
   for (const int m : d.node_multiplicity) shared += m > 1 ? 1 : 0;
   for (const partition::Subdomain& s : d.domains) most = std::max(most, static_cast<Index>(s.elements.size()));
   std::printf("%-14s%dD, %s elements, %s nodes\n", "mesh", mesh.dim(), group_digits(mesh.n_elements()).c_str(),
               group_digits(mesh.n_nodes()).c_str());
-  std::printf("%-14s%d (METIS k-way), at most %s elements each; %s nodes shared\n", "subdomains", d.n_domains(),
-              group_digits(most).c_str(), group_digits(shared).c_str());
+  std::printf("%-14s%d (METIS k-way%s), at most %s elements each; %s nodes shared\n", "subdomains", d.n_domains(),
+              fluids ? ", the solid's and the fluid's elements balanced apart" : "", group_digits(most).c_str(),
+              group_digits(shared).c_str());
   std::printf("%-14s%.2f s\n", "time", seconds);
   io::write_file_atomically(args.output, partition::encode_domain_file(mesh, d), "decomposition file");
   std::printf("wrote %s: reuse it with tremor run %s --decomposition %s\n", args.output.c_str(), args.model.c_str(),

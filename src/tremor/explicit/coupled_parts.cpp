@@ -13,6 +13,19 @@ namespace tremor::explicit_fe {
 namespace {
 
 // Union-find over elements: root(i) the group's representative.
+// The whole model's elements as the solid's (the model's order less the fluid's: fem::solid_part)
+// and the fluid's: -1 where the element is the other's.
+void whole_elements(const FluidSetup& fluid, std::size_t n_whole, std::vector<Index>& solid_of,
+                    std::vector<Index>& fluid_of) {
+  solid_of.assign(n_whole, -1);
+  fluid_of.assign(n_whole, -1);
+  for (std::size_t k = 0; k < fluid.mesh.elements.size(); ++k)
+    fluid_of[static_cast<std::size_t>(fluid.mesh.elements[k])] = static_cast<Index>(k);
+  Index next = 0;
+  for (std::size_t g = 0; g < n_whole; ++g)
+    if (fluid_of[g] < 0) solid_of[g] = next++;
+}
+
 struct Groups {
   explicit Groups(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), std::size_t(0)); }
   std::size_t root(std::size_t i) {
@@ -32,13 +45,11 @@ CoupledDecomposition decompose_coupled(const Model& solid, const FluidSetup& flu
   const auto ns = static_cast<std::size_t>(solid_mesh.n_elements()), nf = static_cast<std::size_t>(fluid_mesh.n_elements());
   // The whole model's elements as the solid's (the model's order less the fluid's: fem::solid_part)
   // and the fluid's.
-  std::vector<Index> solid_of(ns + nf, -1), fluid_of(ns + nf, -1);
-  for (std::size_t k = 0; k < nf; ++k) fluid_of[static_cast<std::size_t>(fluid.mesh.elements[k])] = static_cast<Index>(k);
-  Index next = 0;
-  for (std::size_t g = 0; g < ns + nf; ++g)
-    if (fluid_of[g] < 0) solid_of[g] = next++;
-  TREMOR_CHECK(static_cast<std::size_t>(next) == ns, "the model's solid has ", ns, " elements, its fluid ", nf,
-               ", and the model ", next + static_cast<Index>(nf));
+  std::vector<Index> solid_of, fluid_of;
+  whole_elements(fluid, ns + nf, solid_of, fluid_of);
+  TREMOR_CHECK(std::count_if(solid_of.begin(), solid_of.end(), [](Index e) { return e >= 0; }) ==
+                   static_cast<std::ptrdiff_t>(ns),
+               "the model's solid has ", ns, " elements and its fluid ", nf, ", which the model's do not add up to");
   std::vector<int> solid_domain(ns), fluid_domain(nf);
   if (element_domain) {
     TREMOR_CHECK(element_domain->size() == ns + nf, "a decomposition of ", element_domain->size(),
@@ -97,6 +108,17 @@ CoupledDecomposition decompose_coupled(const Model& solid, const FluidSetup& flu
   CoupledDecomposition out;
   out.solid = partition::decomposition_of(solid_mesh, std::move(solid_domain), n_domains);
   out.fluid = partition::decomposition_of(fluid_mesh, std::move(fluid_domain), n_domains);
+  return out;
+}
+
+std::vector<int> whole_element_domains(const CoupledDecomposition& coupled, const FluidSetup& fluid) {
+  const std::size_t n_whole = coupled.solid.element_domain.size() + coupled.fluid.element_domain.size();
+  std::vector<Index> solid_of, fluid_of;
+  whole_elements(fluid, n_whole, solid_of, fluid_of);
+  std::vector<int> out(n_whole);
+  for (std::size_t g = 0; g < n_whole; ++g)
+    out[g] = fluid_of[g] >= 0 ? coupled.fluid.element_domain[static_cast<std::size_t>(fluid_of[g])]
+                              : coupled.solid.element_domain[static_cast<std::size_t>(solid_of[g])];
   return out;
 }
 

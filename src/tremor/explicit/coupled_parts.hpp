@@ -29,6 +29,10 @@ struct CoupledDecomposition {
 CoupledDecomposition decompose_coupled(const Model& solid, const FluidSetup& fluid, int n_domains,
                                        const std::vector<int>* element_domain = nullptr);
 
+// Each of the whole model's elements' subdomain, in the model's element order (a decomposition
+// file's, which decompose_coupled takes back as it was).
+std::vector<int> whole_element_domains(const CoupledDecomposition& coupled, const FluidSetup& fluid);
+
 // The whole model's histories (make_histories of the model with its fluid) split by side: the
 // solid's, their located points' elements numbered as the solid's (the model's less the fluid's:
 // fem::solid_part), and the fluid's (records_fluid), those of pressure first as a FluidTerm

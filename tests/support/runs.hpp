@@ -110,6 +110,18 @@ inline void expect_halves_make_the_whole(const explicit_fe::ExplicitRun& full, c
   EXPECT_EQ(fields, whole.fields);
 }
 
+// A checkpoint of water_field (with velocity) as its pulse crosses the interface: the water's
+// potential at its 5 x 9 nodes (y >= 1), moving; the receivers' pending samples, the steel's, then
+// the water's pressure and motion, whose velocity waits for the next step.
+inline void expect_water_field_checkpoint(const explicit_fe::SolverState& state) {
+  ASSERT_EQ(state.fluid_current.size(), 45u);
+  ASSERT_EQ(state.receivers.size(), 3u);
+  EXPECT_TRUE(state.receivers[2].active);
+  double largest = 0.0;
+  for (const double chi : state.fluid_current) largest = std::max(largest, std::abs(chi));
+  EXPECT_GT(largest, 0.0);
+}
+
 // A decomposed run of the tests: an operator, an exchange, with or without overlap.
 struct RunCase {
   const char* kind;

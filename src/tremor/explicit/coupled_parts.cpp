@@ -248,13 +248,7 @@ void add_fluid_parts(std::vector<ModelPart>& parts, const Model& solid, const Fl
       part.fluid = std::make_shared<const FluidSetup>(fluid_part(fluid, decomposition.domains[s]));
     for (std::size_t h = 0; h < fluid_histories.size(); ++h) {
       const History& full = fluid_histories[h];
-      History mine;
-      mine.name = full.name;
-      mine.origin = full.origin;
-      mine.dim = full.dim;
-      mine.quantities = full.quantities;
-      mine.potential = full.potential;
-      mine.every_n_steps = full.every_n_steps;
+      History mine = full.without_points();
       std::vector<Index> points;
       for (Index p = 0; p < full.n_points(); ++p) {
         const auto q = static_cast<std::size_t>(p);

@@ -126,12 +126,7 @@ std::vector<ModelPart> decompose_model(const Model& model, const partition::Deco
     for (std::size_t i = 0; i < domain.nodes.size(); ++i) local[static_cast<std::size_t>(domain.nodes[i])] = static_cast<Index>(i);
     for (std::size_t h = 0; h < histories.size(); ++h) {
       const History& full = histories[h];
-      History mine;
-      mine.name = full.name;
-      mine.origin = full.origin;
-      mine.dim = full.dim;
-      mine.quantities = full.quantities;
-      mine.every_n_steps = full.every_n_steps;
+      History mine = full.without_points();
       std::vector<Index> points;
       for (Index p = 0; p < full.n_points(); ++p) {
         const auto q = static_cast<std::size_t>(p);

@@ -109,6 +109,17 @@ struct History {
     times.clear();
     values.clear();
   }
+  // What it records, without points or samples (a part of it: a subdomain's points to come).
+  History without_points() const {
+    History out;
+    out.name = name;
+    out.origin = origin;
+    out.dim = dim;
+    out.quantities = quantities;
+    out.potential = potential;
+    out.every_n_steps = every_n_steps;
+    return out;
+  }
   // Value of one entry; `quantity` must be recorded.
   double value(std::size_t sample, Index point, Quantity quantity, int component) const;
 };

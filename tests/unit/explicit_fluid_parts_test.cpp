@@ -109,6 +109,10 @@ void expect_decomposed_equals_one(const Model& model, const std::string& backend
     const History& other = b.at(name);
     ASSERT_EQ(other.values.size(), history.values.size());
     ASSERT_EQ(other.times, history.times);
+    // Positions in the elements one domain names (the whole model's numbers).
+    ASSERT_EQ(other.locations.size(), history.locations.size());
+    for (std::size_t p = 0; p < history.locations.size(); ++p)
+      EXPECT_EQ(other.locations[p].element, history.locations[p].element);
     double largest = 0.0, difference = 0.0;
     for (std::size_t k = 0; k < history.values.size(); ++k) {
       largest = std::max(largest, std::abs(history.values[k]));

@@ -212,6 +212,14 @@ void deal_snapshot_nodes(std::vector<ModelPart>& parts, const Model& solid, cons
 
 }  // namespace
 
+std::vector<History> merged_histories(const std::vector<History>& whole) {
+  std::vector<History> out;
+  for (const History& history : whole)
+    if (!records_fluid(history)) out.push_back(history);
+  for (History& history : fluid_histories(whole)) out.push_back(std::move(history));
+  return out;
+}
+
 void add_fluid_parts(std::vector<ModelPart>& parts, const Model& solid, const FluidSetup& fluid,
                      const CoupledDecomposition& coupled, const std::vector<History>& fluid_histories,
                      int first_history, int only) {

@@ -39,6 +39,9 @@ std::vector<int> whole_element_domains(const CoupledDecomposition& coupled, cons
 // orders them.
 std::vector<History> solid_histories(const std::vector<History>& whole, const FluidSetup& fluid);
 std::vector<History> fluid_histories(const std::vector<History>& whole);
+// The histories a decomposed run merges its parts' samples into, as a run on one domain gives them:
+// the solid's (their elements numbered as the whole model's), then the fluid's (fluid_histories).
+std::vector<History> merged_histories(const std::vector<History>& whole);
 
 // Gives each part (decompose_model of `solid` by coupled.solid) its part of the fluid
 // (fluid_part) and the receivers at the fluid's points it owns (`fluid_histories`: the model's

@@ -205,7 +205,7 @@ class FluidTerm final : public StepTerm<Real> {
   // from the solid's displacement, into the fluid's forces, which it returns for the exchange to
   // sum over the parts.
   View<Real> fluid_forces(const CentralDifference<Real>& scheme);
-  bool is_part() const { return n_whole_ > 0 && !whole_.empty(); }
+  bool is_part() const { return !whole_.empty(); }
   // The whole fluid's node of each of its nodes (0, 1, ... for the whole fluid).
   std::vector<Index> whole_nodes() const;
 
@@ -222,9 +222,8 @@ class FluidTerm final : public StepTerm<Real> {
   Index n_fluid_nodes() const { return scheme_->n_dofs(); }
 
   // A shot's loads (the whole fluid's: fluid_loading with the shot), or a kept set-up's run's, in
-  // place of the last:
-  // the same held DOFs (a model with shots takes no piston driven by pressure, which holds its
-  // nodes only when it fires). Throws tremor::Error where they differ.
+  // place of the last: the same held DOFs (a model with shots takes no piston driven by pressure,
+  // which holds its nodes only when it fires). Throws tremor::Error where they differ.
   void load_shot(Loading loading);
 
   // The receivers in the fluid, on two recorders of the fluid's nodes: of pressure (p_n, recorded at
@@ -248,10 +247,10 @@ class FluidTerm final : public StepTerm<Real> {
   // waiting for the next step (after flush_samples()), one per fluid history in histories() order.
   void get_state(std::vector<double>& previous, std::vector<double>& current) const;
   std::vector<PendingSample> pending() const;
-  // Continues from a checkpoint at `step` (the solid's): chi's levels of the whole fluid, as
-  // get_state gave them (its nodes' taken), and
-  // the pending samples as pending() did. p_step follows at the step's forces, as in the run that
-  // wrote it. Throws tremor::Error on a count or size mismatch.
+  // Continues from a checkpoint at `step` (the solid's): chi's levels of the whole fluid as
+  // get_state gave them (a part takes its nodes'), and the pending samples as pending() did.
+  // p_step follows at the step's forces, as in the run that wrote it. Throws tremor::Error on a
+  // count or size mismatch.
   void restore(std::span<const double> previous, std::span<const double> current, long long step,
                std::vector<PendingSample> pending);
 

@@ -131,8 +131,7 @@ void set_up_processes(RunSetup<Real>& r, const parallel::Communicator& processes
     if (fluid) {
       std::vector<History> in_fluid = fluid_histories(*r.preflight.histories);
       add_fluid_parts(r.parts, r.model, *fluid, *coupled, in_fluid, static_cast<int>(histories.size()), rank);
-      histories.insert(histories.end(), std::make_move_iterator(in_fluid.begin()),
-                       std::make_move_iterator(in_fluid.end()));
+      histories = merged_histories(*r.preflight.histories);
     }
     r.clock.lap("this process's part of the model");
   });
@@ -232,7 +231,7 @@ void set_up_in_process(RunSetup<Real>& r) {
   if (fluid) {
     std::vector<History> in_fluid = fluid_histories(*r.preflight.histories);
     add_fluid_parts(r.parts, r.model, *fluid, *coupled, in_fluid, static_cast<int>(histories.size()));
-    histories.insert(histories.end(), std::make_move_iterator(in_fluid.begin()), std::make_move_iterator(in_fluid.end()));
+    histories = merged_histories(*r.preflight.histories);
     r.fluid_exchange = std::make_unique<InProcessExchange<Real>>(r.exec, coupled->fluid, 1);
   }
   r.clock.lap("the subdomains' parts of the model");

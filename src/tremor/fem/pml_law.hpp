@@ -168,6 +168,60 @@ TREMOR_HOST_DEVICE inline void pml_flux(const A (&grad)[Dim][Dim], const A* d, c
   }
 }
 
+// An acoustic fluid's flux in the layer. With the displacement potential chi (rho u = grad chi;
+// fem::FluidLaw) the scalar wave equation in stretched coordinates, times S, is
+//
+//   -w^2 (S / kappa) chi = d_j F_j,   F_j = (S / s_j) (1 / rho) g~_j,   g~_j = (1 / s_j) d_j chi,
+//
+// the solid's chains with one component: per point Dim values of the stretched gradient, then
+// Dim (Dim - 1) of F's stages (F_j through s_m for each axis m != j, in turn: at Dim + j (Dim - 1)
+// + t, t the place of m among the axes other than j). The mass side, (S / kappa) chi, is the
+// solid's with one component a node (pml_node_force on chi, a lumped damping sum d_m / kappa).
+template <int Dim>
+inline constexpr int pml_fluid_point_values = Dim * Dim;
+
+// The axis of the filter a fluid's point variable v steps (pml_fluid_flux's order).
+template <int Dim>
+TREMOR_HOST_DEVICE constexpr int pml_fluid_filter(int v) {
+  if (v < Dim) return v;
+  const int j = (v - Dim) / (Dim - 1), t = (v - Dim) % (Dim - 1);
+  return t < j ? t : t + 1;
+}
+
+// F at a point from the potential's gradient grad[l] = d_l chi, with d and alpha there, 1 / rho
+// (`inverse_density`) and the point's memory variables state[0 .. pml_fluid_point_values<Dim>)
+// (a pointer or a Strided), in arithmetic A, on the axes `axes` (those where d may not be zero;
+// the others' variables neither read nor written, their filters passing their input). Advances the
+// state by one step dt.
+template <int Dim, class A, class State>
+TREMOR_HOST_DEVICE inline void pml_fluid_flux(const A (&grad)[Dim], const A* d, const A* alpha, A dt,
+                                              A inverse_density, State state, A (&flux)[Dim],
+                                              int axes = pml_all_axes<Dim>) {
+  using T = std::remove_reference_t<decltype(state[0])>;
+  constexpr int n_values = pml_fluid_point_values<Dim>;
+  A held[n_values] = {};  // read at once before any is written (as pml_flux's)
+  for (int v = 0; v < n_values; ++v)
+    if (axes >> pml_fluid_filter<Dim>(v) & 1) held[v] = static_cast<A>(state[v]);
+  for (int l = 0; l < Dim; ++l) {
+    flux[l] = grad[l];
+    if (!(axes >> l & 1)) continue;
+    const PmlStep<A> inverse(alpha[l] + d[l], dt);  // 1 / s_l
+    flux[l] = grad[l] - d[l] * inverse(held[l], grad[l]);
+    state[l] = static_cast<T>(held[l]);
+  }
+  for (int j = 0; j < Dim; ++j) flux[j] *= inverse_density;
+  for (int m = 0; m < Dim; ++m) {
+    if (!(axes >> m & 1)) continue;
+    const PmlStep<A> stage(alpha[m], dt);  // s_m
+    for (int j = 0; j < Dim; ++j) {
+      if (j == m) continue;
+      const int v = Dim + j * (Dim - 1) + (m < j ? m : m - 1);
+      flux[j] += d[m] * stage(held[v], flux[j]);
+      state[v] = static_cast<T>(held[v]);
+    }
+  }
+}
+
 // The part of R proportional to u alone, sum_m<n d_m d_n u (where layers meet): a stiffness as
 // large as d0^2, which an explicit step would take only for d0 dt below about 1. The term steps
 // it by the average acceleration instead (explicit/pml.hpp), unconditionally stable: its

@@ -190,19 +190,6 @@ TEST(ExplicitFluidPartsGpu, ADecomposedRunEqualsOneDomain) {
   expect_decomposed_equals_one(water_field_receivers("float"), "cuda", 2, 3e-5, false);
 }
 
-// Keeps the checkpoints and stops the run after `stop` steps.
-class Stopper final : public explicit_fe::Observer {
- public:
-  explicit Stopper(long long stop) : stop_(stop) {}
-  void on_checkpoint(const SolverState& state) override { checkpoints.push_back(state); }
-  void on_progress(long long step, long long, double) override { step_ = step; }
-  bool stop_requested() override { return step_ >= stop_; }
-  std::vector<SolverState> checkpoints;
-
- private:
-  long long stop_ = 0, step_ = 0;
-};
-
 // A decomposed run's checkpoint holds the model's state: the fluid's potential merged from its
 // parts, its receivers' pending samples after the solid's. Resumed on the same subdomains the run
 // goes on with the same bits; on one domain, within rounding (sums in another order).
@@ -218,7 +205,8 @@ TEST(ExplicitFluidParts, ACheckpointOfADecomposedRunResumesOnAnyDomains) {
   // 5 steps, a checkpoint every stop / 2).
   const long long stop = full.steps * 9 / 10 / 10 * 10;
   options.checkpoint_every = static_cast<int>(stop / 2);
-  Stopper first(stop);
+  test::Kept first;
+  first.stop_after = stop;
   const auto stopped = explicit_fe::run_explicit(model, options, &first);
   ASSERT_EQ(stopped.status, explicit_fe::RunStatus::Stopped);
   ASSERT_EQ(first.checkpoints.size(), 2u);

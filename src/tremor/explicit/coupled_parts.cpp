@@ -12,7 +12,6 @@ namespace tremor::explicit_fe {
 
 namespace {
 
-// Union-find over elements: root(i) the group's representative.
 // The whole model's elements as the solid's (the model's order less the fluid's: fem::solid_part)
 // and the fluid's: -1 where the element is the other's.
 void whole_elements(const FluidSetup& fluid, std::size_t n_whole, std::vector<Index>& solid_of,
@@ -26,6 +25,7 @@ void whole_elements(const FluidSetup& fluid, std::size_t n_whole, std::vector<In
     if (fluid_of[g] < 0) solid_of[g] = next++;
 }
 
+// Union-find over elements: root(i) the group's representative.
 struct Groups {
   explicit Groups(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), std::size_t(0)); }
   std::size_t root(std::size_t i) {
@@ -43,8 +43,6 @@ CoupledDecomposition decompose_coupled(const Model& solid, const FluidSetup& flu
   const Mesh& solid_mesh = solid.mesh;
   const Mesh& fluid_mesh = fluid.mesh.model.mesh;
   const auto ns = static_cast<std::size_t>(solid_mesh.n_elements()), nf = static_cast<std::size_t>(fluid_mesh.n_elements());
-  // The whole model's elements as the solid's (the model's order less the fluid's: fem::solid_part)
-  // and the fluid's.
   std::vector<Index> solid_of, fluid_of;
   whole_elements(fluid, ns + nf, solid_of, fluid_of);
   TREMOR_CHECK(std::count_if(solid_of.begin(), solid_of.end(), [](Index e) { return e >= 0; }) ==

@@ -153,6 +153,19 @@ const std::string receivers =
 const std::string shot_left = "[[shot]]\nname = \"left\"\ntransducers = [\"left\"]\n";
 const std::string shot_right = "[[shot]]\nname = \"right\"\ntransducers = [\"right\"]\n";
 
+// A model of two shots decomposed into 3 subdomains in one process: each shot's histories are the
+// one-domain run's to rounding (the shared nodes' forces summed in another order: 1e-12 of the
+// largest value).
+void expect_two_shots_decomposed_as_one_domain(const Model& model) {
+  const ExplicitRun single = explicit_fe::run_explicit(model, serial());
+  RunOptions options = serial();
+  options.domains = 3;
+  const ExplicitRun decomposed = explicit_fe::run_explicit(model, options);
+  ASSERT_TRUE(decomposed.ok()) << decomposed.message;
+  ASSERT_EQ(decomposed.shots.size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) test::expect_histories_close(single.shots[k], decomposed.shots[k], 1e-12);
+}
+
 // The tank's pistons fired in shots: each shot's histories equal a run of that shot alone, bit
 // for bit (the fluid's loads replaced on the same set-up), and differ. A piston
 // driven by pressure is refused in a model with shots, naming its line.
@@ -175,14 +188,7 @@ TEST(Shots, InAFluidFireItsPistons) {
 // shot's histories are the one-domain run's within 1e-12 of their largest value (sums at shared
 // nodes in another order), the pistons' loads at the nodes parts share acting in each.
 TEST(Shots, InAFluidDecomposed) {
-  const Model model = read(tank + receivers + shot_left + shot_right);
-  const ExplicitRun one = explicit_fe::run_explicit(model, serial());
-  RunOptions options = serial();
-  options.domains = 3;
-  const ExplicitRun split = explicit_fe::run_explicit(model, options);
-  ASSERT_TRUE(split.ok()) << split.message;
-  ASSERT_EQ(split.shots.size(), 2u);
-  for (std::size_t k = 0; k < 2; ++k) test::expect_histories_close(one.shots[k], split.shots[k], 1e-12);
+  expect_two_shots_decomposed_as_one_domain(read(tank + receivers + shot_left + shot_right));
 }
 
 // Shots through matrix_free (the hex8 plate in tiles, colour by colour on the host): each shot
@@ -204,17 +210,7 @@ TEST(Shots, ThroughMatrixFreeTiles) {
 }
 
 // Decomposed into 3 subdomains in one process: each shot equals the one-domain run's to rounding.
-TEST(Shots, DecomposedEqualOneDomain) {
-  const Model model = read(plate + two_shots);
-  const ExplicitRun single = explicit_fe::run_explicit(model, serial());
-  RunOptions options = serial();
-  options.domains = 3;
-  const ExplicitRun decomposed = explicit_fe::run_explicit(model, options);
-  ASSERT_TRUE(decomposed.ok()) << decomposed.message;
-  ASSERT_EQ(decomposed.shots.size(), 2u);
-  // The shared nodes' forces summed in another order: rounding, 1e-12 of the largest value.
-  for (std::size_t k = 0; k < 2; ++k) test::expect_histories_close(single.shots[k], decomposed.shots[k], 1e-12);
-}
+TEST(Shots, DecomposedEqualOneDomain) { expect_two_shots_decomposed_as_one_domain(read(plate + two_shots)); }
 
 // The observer's view: a shot begins before its samples and ends with them; checkpoints name
 // their shot, one at each later shot's start; a run resumed in the second shot completes it bit

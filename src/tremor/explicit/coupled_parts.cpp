@@ -134,14 +134,6 @@ std::vector<History> solid_histories(const std::vector<History>& whole, const Fl
   return out;
 }
 
-std::vector<History> fluid_histories(const std::vector<History>& whole) {
-  std::vector<History> in_fluid;
-  for (const History& history : whole)
-    if (records_fluid(history)) in_fluid.push_back(history);
-  std::stable_partition(in_fluid.begin(), in_fluid.end(), [](const History& history) { return !history.potential; });
-  return in_fluid;
-}
-
 namespace {
 
 // The snapshot nodes dealt to the parts (add_fluid_parts).
@@ -214,7 +206,10 @@ std::vector<History> merged_histories(const std::vector<History>& whole) {
   std::vector<History> out;
   for (const History& history : whole)
     if (!records_fluid(history)) out.push_back(history);
-  for (History& history : fluid_histories(whole)) out.push_back(std::move(history));
+  const auto solid = static_cast<std::ptrdiff_t>(out.size());
+  for (const History& history : whole)
+    if (records_fluid(history)) out.push_back(history);
+  std::stable_partition(out.begin() + solid, out.end(), [](const History& history) { return !history.potential; });
   return out;
 }
 

@@ -33,14 +33,12 @@ CoupledDecomposition decompose_coupled(const Model& solid, const FluidSetup& flu
 // file's, which decompose_coupled takes back as it was).
 std::vector<int> whole_element_domains(const CoupledDecomposition& coupled, const FluidSetup& fluid);
 
-// The whole model's histories (make_histories of the model with its fluid) split by side: the
-// solid's, their located points' elements numbered as the solid's (the model's less the fluid's:
-// fem::solid_part), and the fluid's (records_fluid), those of pressure first as a FluidTerm
-// orders them.
+// The whole model's histories (make_histories of the model with its fluid) of the solid, their
+// located points' elements numbered as the solid's (the model's less the fluid's: fem::solid_part).
 std::vector<History> solid_histories(const std::vector<History>& whole, const FluidSetup& fluid);
-std::vector<History> fluid_histories(const std::vector<History>& whole);
 // The histories a decomposed run merges its parts' samples into, as a run on one domain gives them:
-// the solid's (their elements numbered as the whole model's), then the fluid's (fluid_histories).
+// the solid's (their elements numbered as the whole model's), then the fluid's (records_fluid),
+// those of pressure first as a FluidTerm orders them.
 std::vector<History> merged_histories(const std::vector<History>& whole);
 
 // Gives each part (decompose_model of `solid` by coupled.solid) its part of the fluid

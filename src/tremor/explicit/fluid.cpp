@@ -574,7 +574,6 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
   pressure_ = DeviceArray<Real>(on, scheme_->n_dofs());
   fill_zero(on, pressure_.data(), pressure_.size());
   on.synchronize();  // (the Exec's work may read them next)
-  model_nodes_ = mesh.nodes;
   set_histories(std::move(histories));
 }
 
@@ -660,7 +659,7 @@ std::vector<History> FluidTerm<Real>::histories(bool take) {
   std::vector<History> histories = of(*pressure_recorder_);
   for (History& history : of(*motion_recorder_)) histories.push_back(std::move(history));
   for (History& history : histories)
-    history.for_each_node([&](Index& node) { node = model_nodes_[static_cast<std::size_t>(node)]; });
+    history.for_each_node([&](Index& node) { node = numbering_.global_node(node); });
   return histories;
 }
 
@@ -746,15 +745,20 @@ void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Rea
 }
 
 template <class Real>
-View<Real> FluidTerm<Real>::fluid_forces(const CentralDifference<Real>& scheme) {
-  TREMOR_CHECK(!beside_, "the fluid's forces apart from its step: a run's whole fluid steps beside the solid");
-  record_start(scheme.step_count());
+View<Real> FluidTerm<Real>::queue_forces(const CentralDifference<Real>& scheme) {
   loads_->update(scheme.step_count());
   // K_f chi_n + C^T u_n
   const View<Real> forces = scheme_->apply_stiffness();
   add_normal_motion(work_, rows(), scheme.displacement().data, forces.data);
-  forces_ready_ = true;
   return forces;
+}
+
+template <class Real>
+View<Real> FluidTerm<Real>::fluid_forces(const CentralDifference<Real>& scheme) {
+  TREMOR_CHECK(!beside_, "the fluid's forces apart from its step: a run's whole fluid steps beside the solid");
+  record_start(scheme.step_count());
+  forces_ready_ = true;
+  return queue_forces(scheme);
 }
 
 template <class Real>
@@ -763,9 +767,7 @@ void FluidTerm<Real>::queue_step(const CentralDifference<Real>& scheme, View<Rea
     forces_ready_ = false;
   } else {
     TREMOR_CHECK(!is_part(), "a part of a fluid steps after its forces are summed over the parts (fluid_forces)");
-    loads_->update(scheme.step_count());
-    // K_f chi_n + C^T u_n
-    add_normal_motion(work_, rows(), scheme.displacement().data, scheme_->apply_stiffness().data);
+    queue_forces(scheme);
   }
   // Where the potential is prescribed (a piston's pressure), p from the values it takes, before the
   // update moves chi's levels; at a pressure-release node (held at 0) p stays 0.

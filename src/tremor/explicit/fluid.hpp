@@ -206,8 +206,10 @@ class FluidTerm final : public StepTerm<Real> {
   // sum over the parts.
   View<Real> fluid_forces(const CentralDifference<Real>& scheme);
   bool is_part() const { return !whole_.empty(); }
-  // The whole fluid's node of each of its nodes (0, 1, ... for the whole fluid).
+  // The whole fluid's node of each of its nodes (0, 1, ... for the whole fluid); its number of the
+  // model's node `node`, -1 where it holds none.
   std::vector<Index> whole_nodes() const;
+  Index fluid_node(Index node) const { return numbering_.local_node(node); }
 
   // The coupling's two passes over the interface's rows, which each step makes (public for the
   // benchmark that times them alone, queued on the Exec given to the constructor): f_f += C^T u from
@@ -262,13 +264,15 @@ class FluidTerm final : public StepTerm<Real> {
   // The step's work on work_ (loads, K_f chi + C^T u, the update with the pressure, C p), C p by
   // atomics where `atomic`; the motion's step-0 levels recorded first (on exec_).
   void queue_step(const CentralDifference<Real>& scheme, View<Real> forces, bool atomic);
+  // The step's first half on work_: the loads, and K_f chi + C^T u into the fluid's forces.
+  View<Real> queue_forces(const CentralDifference<Real>& scheme);
   void record_start(long long step);
   Loading own(Loading whole) const;  // the whole fluid's loads at its nodes
   InterfaceRows rows() const {
     return {solid_.size(), dim_, solid_.data(), fluid_.data(), offsets_.data(), col_.data(), C_.data()};
   }
   int dim_ = 3;
-  Numbering numbering_;       // the model's nodes as its fluid nodes (dim 1)
+  Numbering numbering_;       // its fluid nodes as the model's (FluidMesh::nodes; dim 1)
   std::vector<Index> whole_;  // a part's: the whole fluid's node of each of its own (FluidSetup)
   Index n_whole_ = 0;         // the whole fluid's nodes
   std::shared_ptr<const fem::DeviceElements> elements_;
@@ -279,7 +283,6 @@ class FluidTerm final : public StepTerm<Real> {
   DeviceArray<Index> solid_, fluid_, offsets_, col_;  // the interface's rows (InterfaceRows)
   DeviceArray<double> C_;
   DeviceArray<Real> pressure_;  // -a_n per fluid node
-  std::vector<Index> model_nodes_;  // the model's node of each fluid node (FluidMesh::nodes)
   bool forces_ready_ = false;       // fluid_forces queued this step's first half
   std::unique_ptr<Recorder<Real>> pressure_recorder_;  // reads pressure_
   std::unique_ptr<Recorder<Real>> motion_recorder_;    // reads chi's levels

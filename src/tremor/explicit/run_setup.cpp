@@ -79,6 +79,28 @@ struct RunSetup {
   }
 };
 
+// The model's parts for `decomposition` into r.parts (decompose_model; with fluids, `coupled`'s
+// solid's, and then the fluid's parts: add_fluid_parts), only part `only`'s model made where >= 0;
+// returns the histories the parts' samples merge into (with fluids, the whole model's, which the
+// pre-flight made: the solid's, then the fluid's).
+template <class Real>
+std::vector<History> make_parts(RunSetup<Real>& r, const partition::Decomposition& decomposition,
+                                const CoupledDecomposition* coupled, int only = -1) {
+  if (!coupled) {
+    std::vector<History> histories = make_histories(r.model, r.preflight.dt);
+    r.parts = decompose_model(r.model, decomposition, histories, only);
+    return histories;
+  }
+  const FluidSetup& fluid = *r.preflight.fluid;
+  const std::vector<History>& whole = *r.preflight.histories;
+  const std::vector<History> solid = solid_histories(whole, fluid);
+  r.parts = decompose_model(r.model, decomposition, solid, only);
+  std::vector<History> merged = merged_histories(whole);
+  const std::vector<History> in_fluid(merged.begin() + static_cast<std::ptrdiff_t>(solid.size()), merged.end());
+  add_fluid_parts(r.parts, r.model, fluid, *coupled, in_fluid, static_cast<int>(solid.size()), only);
+  return merged;
+}
+
 // One subdomain per process: the first decomposes, the others build the same subdomains from its
 // answer; each builds its own part. A failure on any process stops every one.
 template <class Real>
@@ -125,14 +147,7 @@ void set_up_processes(RunSetup<Real>& r, const parallel::Communicator& processes
   std::unique_ptr<Exchange<Real>> over;
   std::vector<History> histories;
   run_agreed(&processes, [&] {
-    // (With fluids, the whole model's histories, which the pre-flight made: the solid's, then the fluid's.)
-    histories = fluid ? solid_histories(*r.preflight.histories, *fluid) : make_histories(r.model, r.preflight.dt);
-    r.parts = decompose_model(r.model, decomposition, histories, rank);
-    if (fluid) {
-      std::vector<History> in_fluid = fluid_histories(*r.preflight.histories);
-      add_fluid_parts(r.parts, r.model, *fluid, *coupled, in_fluid, static_cast<int>(histories.size()), rank);
-      histories = merged_histories(*r.preflight.histories);
-    }
+    histories = make_parts(r, decomposition, coupled ? &*coupled : nullptr, rank);
     r.clock.lap("this process's part of the model");
   });
   run_agreed(&processes, [&] {
@@ -224,16 +239,9 @@ void set_up_in_process(RunSetup<Real>& r) {
   const partition::Decomposition& decomposition = coupled ? coupled->solid : *solid_only;
   r.clock.lap(str("decomposition into ", r.preflight.domains, " subdomains (", r.decomposition_name(), ")",
                   fluid ? ", the solid's and the fluid's" : ""));
-  // (With fluids, the whole model's histories, which the pre-flight made: the solid's, then the fluid's.)
-  std::vector<History> histories = fluid ? solid_histories(*r.preflight.histories, *fluid)
-                                         : make_histories(r.model, r.preflight.dt);
-  r.parts = decompose_model(r.model, decomposition, histories);
-  if (fluid) {
-    std::vector<History> in_fluid = fluid_histories(*r.preflight.histories);
-    add_fluid_parts(r.parts, r.model, *fluid, *coupled, in_fluid, static_cast<int>(histories.size()));
-    histories = merged_histories(*r.preflight.histories);
+  std::vector<History> histories = make_parts(r, decomposition, coupled ? &*coupled : nullptr);
+  if (fluid)
     r.fluid_exchange = std::make_unique<InProcessExchange<Real>>(r.exec, coupled->fluid, 1);
-  }
   r.clock.lap("the subdomains' parts of the model");
   auto in_process = std::make_unique<InProcessExchange<Real>>(r.exec, decomposition, r.dim());
   std::vector<Subdomain<Real>*> all;

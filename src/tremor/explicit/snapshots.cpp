@@ -134,20 +134,14 @@ SnapshotTaker<Real>::SnapshotTaker(const Exec& exec, const Model& model, int eve
     std::vector<bool> solid(static_cast<std::size_t>(model.mesh.n_nodes()), false);
     for (const ElementBlock& block : model.mesh.blocks)
       for (const Index node : block.connectivity) solid[static_cast<std::size_t>(node)] = true;
-    // The fluid's number of each model node it holds (the fluid's own nodes ascending; a part's
-    // not: sorted here).
-    std::vector<std::pair<Index, Index>> fluid_nodes;
-    for (std::size_t f = 0; f < fluid->mesh.nodes.size(); ++f) fluid_nodes.emplace_back(fluid->mesh.nodes[f], Index(f));
-    if (!fluid->whole_nodes.empty()) std::sort(fluid_nodes.begin(), fluid_nodes.end());
     std::vector<Index> in_fluid(nodes.size(), -1), motion, motion_at;
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       const Index at = i >= n_solid || !part ? nodes[i] : local_to_model[static_cast<std::size_t>(nodes[i])];
-      const auto it = std::lower_bound(fluid_nodes.begin(), fluid_nodes.end(), std::pair<Index, Index>(at, Index(-1)));
-      if (it == fluid_nodes.end() || it->first != at) {
+      in_fluid[i] = fluid_->fluid_node(at);
+      if (in_fluid[i] < 0) {
         TREMOR_CHECK(i < n_solid, "snapshot node ", at, " is no node of the subdomain's fluid");
         continue;
       }
-      in_fluid[i] = it->second;
       if (i >= n_solid || (!part && !solid[static_cast<std::size_t>(nodes[i])])) {
         motion.push_back(in_fluid[i]);
         motion_at.push_back(static_cast<Index>(i));

@@ -125,6 +125,28 @@ TEST(CheckpointFile, AFluidsPotentialRoundTrips) {
   const io::Checkpoint read = io::read_checkpoint(path);
   EXPECT_EQ(read.fluid_previous, written.fluid_previous);
   EXPECT_EQ(read.fluid_current, written.fluid_current);
+  EXPECT_TRUE(read.fluid_pml_offsets.empty());  // none written: none read
+  // A PML in the fluid: its elements' values by the model's elements, its nodes' (2 each).
+  written.fluid_pml_offsets = {0, 0, 3, 3, 4};
+  written.fluid_pml = {1.5, -2.0, 1e-300, 4.0};
+  written.fluid_pml_nodes = {2, 7};
+  written.fluid_pml_node_values = {0.25, -0.5, 1.0 / 3.0, 8.0};
+  io::write_checkpoint(path, written);
+  const io::Checkpoint with_pml = io::read_checkpoint(path);
+  EXPECT_EQ(with_pml.fluid_pml_offsets, written.fluid_pml_offsets);
+  EXPECT_EQ(with_pml.fluid_pml, written.fluid_pml);
+  EXPECT_EQ(with_pml.fluid_pml_nodes, written.fluid_pml_nodes);
+  EXPECT_EQ(with_pml.fluid_pml_node_values, written.fluid_pml_node_values);
+  written.fluid_pml_node_values.pop_back();  // 3 values for 2 nodes
+  io::write_checkpoint(path, written);
+  test::expect_contains(test::error_of([&] { (void)io::read_checkpoint(path); }),
+                        {"fluid: 3 PML node values for 2 nodes"});
+  written.fluid_pml_node_values.push_back(8.0);
+  written.fluid_pml_offsets.back() = 5;  // offsets past the values
+  io::write_checkpoint(path, written);
+  test::expect_contains(test::error_of([&] { (void)io::read_checkpoint(path); }),
+                        {"fluid: offsets that do not partition its 4 values"});
+  written.fluid_pml_offsets.clear();
   written.fluid_previous.pop_back();
   io::write_checkpoint(path, written);
   try {

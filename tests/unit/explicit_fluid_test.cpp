@@ -411,9 +411,8 @@ TEST(ExplicitFluid, APressureReleaseHoldsThePotential) {
 // An alid or srm layer over fluid elements damps them as a solid's (model/absorbing.hpp): the fluid
 // mesh's table holds the model's profile at its elements, the lumped damping is alpha M_f lumped,
 // an srm layer scales K_f (the element kernel's and the sum-factorised one's), and the run takes
-// it. A PML over fluid elements is refused by the pre-flight, naming the layer's line and an
-// element.
-TEST(ExplicitFluid, AbsorbingLayersDampTheFluidAndAPmlIsRefused) {
+// it (a PML over fluid elements: explicit_fluid_pml_test.cpp).
+TEST(ExplicitFluid, AbsorbingLayersDampTheFluid) {
   Model model = water_on_steel(ElementType::Quad4, 1);  // elements 0, 1 steel (y < 1), 2, 3 water
   AbsorbingLayer layer;
   layer.faces = {BoxFace::XMax};
@@ -460,15 +459,6 @@ TEST(ExplicitFluid, AbsorbingLayersDampTheFluidAndAPmlIsRefused) {
     for (const double v : expected) largest = std::max(largest, std::abs(v));
     for (std::size_t i = 0; i < chi.size(); ++i) EXPECT_NEAR(action[i], expected[i], 1e-13 * largest) << i;
   }
-  // A PML two elements thick over 8 x 8 cells: its first fluid element is (6, 4), label 39.
-  Model pml = test::water_on_steel(generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {8, 8}, ElementType::Quad4, 1), 0.5, 0.5);
-  pml.absorbing = {layer};
-  pml.absorbing.front().kind = AbsorbingKind::Pml;
-  pml.absorbing.front().thickness = 0.5;
-  pml.absorbing.front().frequency = 1e3;  // (a PML's design frequency: the model has no source)
-  pml.explicit_settings = settings;
-  test::expect_contains(test::error_of([&] { (void)preflight(pml, options); }),
-                        {"m.toml:70: a PML covers fluid element 39: its memory variables are a solid's"});
 }
 
 // A receiver of pressure lies in the fluid: nodes fluid elements hold (an interface node too),

@@ -303,6 +303,10 @@ ex::SolverState solver_state(io::Checkpoint checkpoint) {
   state.pml_node_values = std::move(checkpoint.pml_node_values);
   state.fluid_previous = std::move(checkpoint.fluid_previous);
   state.fluid_current = std::move(checkpoint.fluid_current);
+  state.fluid_pml_offsets.assign(checkpoint.fluid_pml_offsets.begin(), checkpoint.fluid_pml_offsets.end());
+  state.fluid_pml = std::move(checkpoint.fluid_pml);
+  state.fluid_pml_nodes.assign(checkpoint.fluid_pml_nodes.begin(), checkpoint.fluid_pml_nodes.end());
+  state.fluid_pml_node_values = std::move(checkpoint.fluid_pml_node_values);
   return state;
 }
 

@@ -31,6 +31,7 @@ FluidMesh fluid_mesh(const Model& model) {
   out.model.mesh_file = model.mesh_file;
   out.model.materials = model.materials;
   out.model.sections = model.sections;
+  out.n_model_elements = mesh.n_elements();
   // The fluid nodes, in the model's order, and each model node's fluid number (-1: none).
   std::vector<Index> number(static_cast<std::size_t>(mesh.n_nodes()), -1);
   Index global = 0;
@@ -88,7 +89,7 @@ FluidMesh fluid_mesh(const Model& model) {
   // The absorbing layers over the fluid's elements (alid, srm; model/absorbing.hpp): the model's
   // profile at them, mass-proportional damping alpha M_f and the stiffness K_f scaled, as a solid's
   // elements take them, so that a wave entering a layer through the fluid dies out in it too. (A
-  // pml's elements are 0 and 1 in the profile: the run refuses a PML over a fluid.)
+  // pml's elements are 0 and 1 in the profile: the FluidTerm's PML takes them.)
   if (!model.absorbing.empty()) {
     const AbsorbingProfile profile = absorbing_profile(model);
     for (const Index e : out.elements) {
@@ -241,9 +242,15 @@ FluidSetup fluid_setup(const Model& model, const Exec& exec) {
       }
     });
   out.slowest = std::numeric_limits<double>::infinity();
+  double fastest = 0.0;
   for (const Section& section : model.sections)
-    if (const Material& material = model.material(section.material); material.fluid)
+    if (const Material& material = model.material(section.material); material.fluid) {
       out.slowest = std::min(out.slowest, material.sound_speed());
+      fastest = std::max(fastest, material.sound_speed());
+    }
+  // A PML's d0 from the fluid's own speed: the reflection it is designed for is the fluid's
+  // (a solid's faster waves would make d0 several times larger than needed, and d0 dt with it).
+  out.pml = pml_profile(model, fastest);
   return out;
 }
 
@@ -256,6 +263,7 @@ FluidSetup fluid_part(const FluidSetup& fluid, const partition::Subdomain& domai
   mesh.model.mesh_file = whole.model.mesh_file;
   mesh.model.materials = whole.model.materials;
   mesh.model.sections = whole.model.sections;
+  mesh.n_model_elements = whole.n_model_elements;
   std::vector<Index> elements;  // the whole fluid's element of each of its own
   mesh.model.mesh = partition::subdomain_mesh(whole.model.mesh, domain, elements);
   mesh.table = table_rows(whole.table, elements);
@@ -285,6 +293,7 @@ FluidSetup fluid_part(const FluidSetup& fluid, const partition::Subdomain& domai
   part.stable_dt = fluid.stable_dt;
   part.largest_element = fluid.largest_element;
   part.slowest = fluid.slowest;
+  part.pml = fluid.pml;
   part.whole_nodes = domain.nodes;
   part.n_whole_nodes = whole.n_nodes();
   return part;
@@ -351,8 +360,31 @@ std::size_t fluid_run_bytes(const FluidSetup& fluid, std::size_t real_size) {
   // pressure and the update's coefficient in Real (in absorbing layers, C' in Real besides); the GLL
   // blocks' factors in Real, at most; per node pair an index and dim coefficients, per interface
   // node three indices.
-  const bool damped = !fluid.mesh.table.element_alpha.empty();
-  return nodes * (dim * sizeof(double) + 4 * real_size + (damped ? real_size : 0)) +
+  const bool damped = !fluid.mesh.table.element_alpha.empty() || fluid.pml.any();
+  // A PML's: per element of the layer its copy (on all nodes) and dim^2 values a point of its
+  // stiffness rule; per node of the layer its number, d, alpha, mass and dim values in Real.
+  std::size_t pml = 0;
+  if (fluid.pml.any()) {
+    const std::vector<Index> layer = pml_elements(fluid.mesh.model, fluid.pml);
+    std::size_t k = 0;
+    Index e = 0;
+    for (const ElementBlock& block : mesh.blocks) {
+      const auto points = static_cast<std::size_t>(fem::stiffness_rule_points(block.type, block.order));
+      for (Index b = 0; b < block.n_elements(); ++b, ++e) {
+        if (k >= layer.size() || layer[k] != e) continue;
+        ++k;
+        pml += block.nodes(b).size() * sizeof(Index) + 2 * sizeof(int) + 2 * sizeof(double) +
+               points * dim * dim * real_size;
+      }
+    }
+    for (Index n = 0; n < mesh.n_nodes(); ++n) {
+      double x[3] = {0.0, 0.0, 0.0};
+      for (std::size_t c = 0; c < dim; ++c) x[c] = mesh.node(n)[c];
+      if (fluid.pml.inside(x)) pml += sizeof(Index) + (3 * dim + 1) * real_size;
+    }
+    pml += nodes * dim * sizeof(double);  // the layer's copy of the coordinates
+  }
+  return pml + nodes * (dim * sizeof(double) + 4 * real_size + (damped ? real_size : 0)) +
          factors * real_size +
          connectivity * sizeof(Index) +
          elements * 2 * sizeof(Index) + pairs * (sizeof(Index) + dim * sizeof(double)) +
@@ -528,12 +560,36 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
   if (atomics && exec.backend() == Backend::Cuda && !is_part()) beside_ = std::make_unique<SideStream>(exec);
   work_ = beside_ ? beside_->side() : exec;
   const Exec& on = work_;
+  // A PML's elements leave K_f for its term; its nodes' damping joins the layers' (pml.hpp).
+  fem::SectionTable table = mesh.table;
+  std::vector<double> damping = fluid.damping;
+  const std::vector<Index> layer = pml_elements(mesh.model, fluid.pml);
+  std::vector<Index> layer_nodes;
+  std::vector<double> layer_coordinates, layer_mass;
+  if (!layer.empty()) {
+    std::vector<Index> order;
+    auto layer_elements = pml_layer_elements(on, mesh.model.mesh, table, layer, order);
+    for (const Index e : order) pml_elements_.push_back(mesh.elements[static_cast<std::size_t>(e)]);
+    without_pml(table, layer);
+    if (damping.empty()) damping.assign(fluid.mass.size(), 0.0);
+    add_pml_damping(fluid.pml, dim_, dt, mesh.model.mesh.coordinates, fluid.mass, damping);
+    for (Index n = 0; n < mesh.n_nodes(); ++n) {
+      double at[3] = {0.0, 0.0, 0.0};
+      for (int c = 0; c < dim_; ++c) at[c] = mesh.model.mesh.node(n)[static_cast<std::size_t>(c)];
+      if (!fluid.pml.inside(at)) continue;
+      layer_nodes.push_back(n);
+      layer_coordinates.insert(layer_coordinates.end(), at, at + dim_);
+      layer_mass.push_back(fluid.mass[static_cast<std::size_t>(n)]);
+    }
+    pml_ = std::make_unique<PmlTerm<Real>>(on, std::move(layer_elements), fluid.pml, layer_nodes, layer_coordinates,
+                                           layer_mass, dt, true, PmlField::Fluid);
+  }
   elements_ = std::make_shared<const fem::DeviceElements>(
-      on, mesh.model.mesh, mesh.table, atomics ? fem::ElementColouring{} : fem::colour_elements(mesh.model.mesh));
+      on, mesh.model.mesh, table, atomics ? fem::ElementColouring{} : fem::colour_elements(mesh.model.mesh));
   stiffness_ = std::make_unique<FluidOperator<Real>>(on, elements_, atomics);
   const std::vector<Index> held = loading_.constrained_dofs();
-  scheme_ = std::make_unique<CentralDifference<Real>>(on, *stiffness_, fluid.mass,
-                                                      std::span<const double>(fluid.damping), dt, held, 1);
+  scheme_ = std::make_unique<CentralDifference<Real>>(on, *stiffness_, fluid.mass, std::span<const double>(damping),
+                                                      dt, held, 1);
   loads_ = std::make_unique<DeviceLoading<Real>>(on, loading_, dt);
   // The node pairs of every face, summed where faces share them, as rows by interface node.
   const std::vector<Index> nodes = fluid.interface.nodes();
@@ -712,6 +768,62 @@ void FluidTerm<Real>::restore(std::span<const double> previous, std::span<const 
 }
 
 template <class Real>
+void FluidTerm<Real>::get_pml_state(ElementValues& elements, ElementValues& nodes) const {
+  elements = {};
+  nodes = {};
+  if (!pml_) return;
+  work_.synchronize();
+  elements.elements = pml_elements_;
+  elements.offsets = pml_->state_offsets();
+  elements.values = pml_->get_state();
+  for (const Index n : pml_->node_list()) nodes.elements.push_back(numbering_.global_node(n));
+  nodes.values = pml_->get_node_state();
+}
+
+template <class Real>
+void FluidTerm<Real>::restore_pml(const SolverState& state) {
+  if (!pml_) {
+    TREMOR_CHECK(state.fluid_pml.empty() && state.fluid_pml_node_values.empty(),
+                 "the checkpoint holds the state of a PML in the fluid; the model has none");
+    return;
+  }
+  TREMOR_CHECK(!state.fluid_pml_offsets.empty(), "the checkpoint holds no state of the PML in the fluid, which this "
+               "run keeps: it was written by a run without it, so this run would not continue it");
+  const std::vector<Size> mine = pml_->state_offsets();
+  std::vector<double> values;
+  for (std::size_t k = 0; k < pml_elements_.size(); ++k) {
+    const auto e = static_cast<std::size_t>(pml_elements_[k]);
+    TREMOR_CHECK(e + 1 < state.fluid_pml_offsets.size() &&
+                     state.fluid_pml_offsets[e + 1] - state.fluid_pml_offsets[e] == mine[k + 1] - mine[k],
+                 "the checkpoint's PML in the fluid holds ",
+                 e + 1 < state.fluid_pml_offsets.size() ? state.fluid_pml_offsets[e + 1] - state.fluid_pml_offsets[e]
+                                                        : Size(0),
+                 " values for the model's element ", e, "; this run keeps ", mine[k + 1] - mine[k]);
+    values.insert(values.end(), state.fluid_pml.begin() + state.fluid_pml_offsets[e],
+                  state.fluid_pml.begin() + state.fluid_pml_offsets[e + 1]);
+  }
+  std::map<Index, std::size_t> where;
+  for (std::size_t k = 0; k < state.fluid_pml_nodes.size(); ++k) where.emplace(state.fluid_pml_nodes[k], k);
+  const std::size_t per = static_cast<std::size_t>(dim_);
+  TREMOR_CHECK(state.fluid_pml_node_values.size() == state.fluid_pml_nodes.size() * per, "the checkpoint's PML in ",
+               "the fluid holds ", state.fluid_pml_node_values.size(), " values for ", state.fluid_pml_nodes.size(),
+               " nodes; expected ", per, " each");
+  std::vector<double> node_values;
+  for (const Index n : pml_->node_list()) {
+    const auto found = where.find(numbering_.global_node(n));
+    TREMOR_CHECK(found != where.end(), "the checkpoint holds no state of the PML in the fluid at the model's node ",
+                 numbering_.global_node(n));
+    node_values.insert(node_values.end(), state.fluid_pml_node_values.begin() + found->second * per,
+                       state.fluid_pml_node_values.begin() + (found->second + 1) * per);
+  }
+  exec_.synchronize();
+  work_.synchronize();
+  pml_->set_state(values);
+  pml_->set_node_state(node_values);
+  work_.synchronize();
+}
+
+template <class Real>
 void FluidTerm<Real>::record_start(long long step) {
   if (motion_started_) return;
   // chi_-1 and chi_0: the motion's step 0
@@ -747,9 +859,11 @@ void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Rea
 template <class Real>
 View<Real> FluidTerm<Real>::queue_forces(const CentralDifference<Real>& scheme) {
   loads_->update(scheme.step_count());
-  // K_f chi_n + C^T u_n
+  // K_f chi_n + C^T u_n, and the flux of a PML's elements
   const View<Real> forces = scheme_->apply_stiffness();
   add_normal_motion(work_, rows(), scheme.displacement().data, forces.data);
+  if (pml_) pml_->add_element_forces(work_, scheme_->displacement().data, forces.data);
+  forces_ = forces;
   return forces;
 }
 
@@ -769,6 +883,10 @@ void FluidTerm<Real>::queue_step(const CentralDifference<Real>& scheme, View<Rea
     TREMOR_CHECK(!is_part(), "a part of a fluid steps after its forces are summed over the parts (fluid_forces)");
     queue_forces(scheme);
   }
+  // A PML's nodes' M_f R, once the forces are summed over the parts (each copy of a shared node
+  // the same, from its whole mass).
+  if (pml_)
+    pml_->add_node_forces(work_, scheme_->displacement().data, scheme_->previous_displacement().data, forces_.data);
   // Where the potential is prescribed (a piston's pressure), p from the values it takes, before the
   // update moves chi's levels; at a pressure-release node (held at 0) p stays 0.
   prescribed_pressure(work_, loads_->prescribed_dofs(), loads_->prescribed_values(), scheme_->displacement(),
@@ -796,6 +914,7 @@ void FluidTerm<Real>::start_from_rest() {
   const std::vector<Real> zero(static_cast<std::size_t>(scheme_->n_dofs()), Real(0));
   scheme_->set_state(zero, zero, 0);
   fill_zero(work_, pressure_.data(), pressure_.size());
+  if (pml_) pml_->start_from_rest();
   work_.synchronize();
   motion_started_ = false;
 }

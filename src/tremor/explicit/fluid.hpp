@@ -21,6 +21,7 @@
 #include "tremor/explicit/central_difference.hpp"
 #include "tremor/explicit/loading.hpp"
 #include "tremor/explicit/parts.hpp"
+#include "tremor/explicit/pml.hpp"
 #include "tremor/explicit/receivers.hpp"
 #include "tremor/explicit/step_term.hpp"
 #include "tremor/fem/colouring.hpp"
@@ -28,6 +29,7 @@
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/fem/sections.hpp"
 #include "tremor/model/model.hpp"
+#include "tremor/model/pml.hpp"
 #include "tremor/operator/operator.hpp"
 #include "tremor/operator/spectrum.hpp"
 #include "tremor/sem/fluid.hpp"
@@ -44,6 +46,7 @@ struct FluidMesh {
   // the model's order).
   std::vector<Index> nodes;
   std::vector<Index> elements;
+  Index n_model_elements = 0;  // the model's elements, fluid and solid
   // The fluid's sections as the element kernels read them: per section of the model D[0] = 1 / rho
   // (a fluid's; 0 for a solid's, which no fluid element has), `density` the mass's coefficient
   // 1 / kappa, thickness as the section's; per fluid element the absorbing layers' damping and
@@ -110,6 +113,9 @@ struct FluidSetup {
   double stable_dt = 0.0;          // s, 2 / sqrt(spectrum.largest) (with_fluid rounds it)
   double largest_element = 0.0;    // m, the largest distance between two nodes of a fluid element
   double slowest = 0.0;            // m/s, the lowest sound speed of the fluids in use
+  // The model's PML layers (model/pml.hpp; any() false without one): the fluid's elements and
+  // nodes inside them are the FluidTerm's PML's (explicit/pml.hpp, PmlField::Fluid).
+  PmlProfile pml;
   // A part's (fluid_part): the whole fluid's node of each of its nodes, and the whole fluid's node
   // count. Empty and 0: the whole fluid.
   std::vector<Index> whole_nodes;
@@ -178,6 +184,10 @@ struct InterfaceRows {
 // and C p, added by atomics) is queued on a stream beside the solid's (start_forces), so that its
 // kernels run at the same time as the solid's apply; its arrays live on that stream, and add_forces
 // makes the solid's later work, and the recorders, wait for it.
+//
+// In a PML (FluidSetup::pml) the layer's fluid elements leave K_f for the term's PML (PmlTerm with
+// PmlField::Fluid, on the same stream): their stretched flux joins K_f chi, and at the layer's
+// nodes the mass side's damping joins the integrator's and its nodal force M_f R the summed forces.
 //
 // A decomposed run's part of the fluid (fluid_part) steps its own elements and faces; its forces
 // f_f at the nodes it shares with other parts are summed over them between the two halves of its
@@ -255,6 +265,13 @@ class FluidTerm final : public StepTerm<Real> {
   // count or size mismatch.
   void restore(std::span<const double> previous, std::span<const double> current, long long step,
                std::vector<PendingSample> pending);
+  // Its PML's state (none without one): its elements' by the model's element (ElementValues), its
+  // nodes' by the model's node (dim values each); and back from a checkpoint's (SolverState's
+  // fluid_pml_*), each element and node of its own found there. Throws tremor::Error where one is
+  // missing or of another size.
+  bool has_pml() const { return pml_ != nullptr; }
+  void get_pml_state(ElementValues& elements, ElementValues& nodes) const;
+  void restore_pml(const SolverState& state);
 
  private:
   Exec exec_;
@@ -277,6 +294,8 @@ class FluidTerm final : public StepTerm<Real> {
   Index n_whole_ = 0;         // the whole fluid's nodes
   std::shared_ptr<const fem::DeviceElements> elements_;
   std::unique_ptr<FluidOperator<Real>> stiffness_;
+  std::unique_ptr<PmlTerm<Real>> pml_;        // its layer's elements and nodes, or null
+  std::vector<Index> pml_elements_;           // the model's element of each of pml_'s
   std::unique_ptr<CentralDifference<Real>> scheme_;
   Loading loading_;
   std::unique_ptr<DeviceLoading<Real>> loads_;  // reads loading_
@@ -284,6 +303,7 @@ class FluidTerm final : public StepTerm<Real> {
   DeviceArray<double> C_;
   DeviceArray<Real> pressure_;  // -a_n per fluid node
   bool forces_ready_ = false;       // fluid_forces queued this step's first half
+  View<Real> forces_;               // the fluid's forces (K_f chi + C^T u, its PML's), queue_forces
   std::unique_ptr<Recorder<Real>> pressure_recorder_;  // reads pressure_
   std::unique_ptr<Recorder<Real>> motion_recorder_;    // reads chi's levels
   bool motion_started_ = false;                        // chi's step-0 levels recorded

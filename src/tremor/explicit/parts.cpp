@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <utility>
 
 #include "tremor/core/error.hpp"
@@ -75,6 +76,14 @@ void Numbering::to_local(History& history) const {
 }
 
 // ------------------------------------------------------------------------------ the model's parts
+
+Mesh on_all_nodes(const Mesh& mesh, std::vector<Index> elements, std::vector<Index>& order) {
+  partition::Subdomain all_nodes;
+  all_nodes.nodes.resize(static_cast<std::size_t>(mesh.n_nodes()));
+  std::iota(all_nodes.nodes.begin(), all_nodes.nodes.end(), Index(0));
+  all_nodes.elements = std::move(elements);
+  return partition::subdomain_mesh(mesh, all_nodes, order);
+}
 
 fem::SectionTable table_rows(const fem::SectionTable& table, std::span<const Index> elements) {
   fem::SectionTable rows = table;

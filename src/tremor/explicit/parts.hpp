@@ -95,6 +95,11 @@ struct ModelPart {
 // The rows of `table` for the elements listed (per-element columns; the per-section ones kept).
 fem::SectionTable table_rows(const fem::SectionTable& table, std::span<const Index> elements);
 
+// The elements listed of `mesh` as a mesh of their own on all of its nodes (the same node numbers:
+// an operator on it adds into the mesh's vectors); order[k]: the mesh's element of its element k
+// (the list's order).
+Mesh on_all_nodes(const Mesh& mesh, std::vector<Index> elements, std::vector<Index>& order);
+
 // The parts of `model` for each subdomain of `decomposition` (partition::decompose of its mesh);
 // `histories`: make_histories(model, dt), which the parts' points refer to.
 // With `only` >= 0, only that part gets its model, table and loading (a process of a run over

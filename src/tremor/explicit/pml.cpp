@@ -1,11 +1,14 @@
 #include "tremor/explicit/pml.hpp"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "tremor/backend/atomic.hpp"
 #include "tremor/backend/forall.hpp"
 #include "tremor/backend/memory.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/explicit/parts.hpp"
+#include "tremor/fem/colouring.hpp"
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
 #include "tremor/fem/pml_law.hpp"
@@ -76,21 +79,69 @@ void add_elements(const Exec& exec, Index n, const Index* list, const fem::Eleme
   });
 }
 
+// f += the acoustic flux of a fluid's `n` elements listed (one colour's) of one block of type E
+// (fem::pml_fluid_flux: the section's D[0] is 1 / rho), at every point of its stiffness rule, from
+// the potential chi; the points' memory variables at `state` (fem::pml_fluid_point_values per point).
+template <class E, class Real>
+void add_fluid_elements(const Exec& exec, Index n, const Index* list, const fem::ElementArrays in,
+                        const PmlProfile profile, double dt, Real* state, const Real* chi, Real* f) {
+  const fem::StiffnessRule<E> rule = fem::stiffness_rule<E>();
+  forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
+    constexpr int dim = E::dim, nn = E::n_nodes, values = fem::pml_fluid_point_values<dim>;
+    const Index e = list[i];
+    const Index* nodes = in.connectivity + static_cast<Size>(e) * nn;
+    double x[nn * dim], value[nn], fe[nn];
+    fem::gather_coordinates<E>(in.coordinates, nodes, x);
+    for (int a = 0; a < nn; ++a) {
+      value[a] = static_cast<double>(chi[nodes[a]]);
+      fe[a] = 0.0;
+    }
+    const int s = in.section[e];
+    const double inverse_density = in.material.voigt(s)[0];
+    fem::PointEvaluation<E> point;
+    for (int q = 0; q < rule.n_points; ++q) {
+      const double det = point.reinit(x, rule.point(q));
+      double N[nn], at[3] = {0.0, 0.0, 0.0};
+      E::shape(rule.point(q), N);
+      for (int a = 0; a < nn; ++a)
+        for (int c = 0; c < dim; ++c) at[c] += N[a] * x[a * dim + c];
+      double d[3], alpha[3], grad[dim], flux[dim];
+      profile.at(at, d, alpha);
+      int axes = 0;
+      for (int k = 0; k < dim; ++k) {
+        axes |= d[k] != 0.0 ? 1 << k : 0;
+        double sum = 0.0;
+        for (int a = 0; a < nn; ++a) sum += value[a] * point.dNdx[a * dim + k];
+        grad[k] = sum;
+      }
+      fem::pml_fluid_flux<dim>(grad, d, alpha, dt, inverse_density,
+                               state + (static_cast<Size>(e) * rule.n_points + q) * values, flux, axes);
+      const double scale = rule.weights[q] * det * in.thickness[s];
+      for (int a = 0; a < nn; ++a) {
+        double sum = 0.0;
+        for (int j = 0; j < dim; ++j) sum += flux[j] * point.dNdx[a * dim + j];
+        fe[a] += scale * sum;
+      }
+    }
+    for (int a = 0; a < nn; ++a) f[nodes[a]] += static_cast<Real>(fe[a]);
+  });
+}
+
 // f += m R at the layer's nodes (fem::pml_node_force), its part m cross u by the average
 // acceleration: m cross (u_n + u_n-1) / 2 here, with m cross dt / 2 in the damping
 // (add_pml_damping; with the integrator's C it gives cross (u_n+1 + 2 u_n + u_n-1) / 4). A thread
-// per component of each node (a thread per node held 88 registers: a quarter of an H200's
+// per component of each node (`Components`: dim, or a fluid's 1; a thread per node held 88 registers: a quarter of an H200's
 // threads resident, its memory's latency unhidden). The nodes come in groups by their stretched
 // axes (NodeGroups): a thread knows its node's axes from its index, so that its variables, d and
 // alpha are read at once with the node's number, and only those of its axes; the nodes stretched
 // in none (the layer's inner edge, d = 0) add nothing. d, alpha and the mass in Real, each
 // value's nodes in a row (d_k of node i at d[k n + i]).
-template <int Dim, class Real>
+template <int Dim, int Components, class Real>
 void add_nodes(const Exec& exec, Index n, NodeGroups groups, const Index* nodes, const Real* d, const Real* alpha,
                const Real* mass, double dt, Real* state, const Real* u, const Real* previous, Real* f) {
-  forall(exec, n * Dim, [=] TREMOR_LAMBDA(Index t) {
-    const Index i = t / Dim;
-    const int c = static_cast<int>(t % Dim);
+  forall(exec, n * Components, [=] TREMOR_LAMBDA(Index t) {
+    const Index i = t / Components;
+    const int c = static_cast<int>(t % Components);
     int axes = 0;
     for (int m = 1; m < (1 << Dim); ++m) axes = i >= groups.first[m] ? m : axes;
     if (axes == 0) return;
@@ -101,11 +152,12 @@ void add_nodes(const Exec& exec, Index n, NodeGroups groups, const Index* nodes,
       di[k] = stretched ? static_cast<double>(d[static_cast<Size>(k) * n + i]) : 0.0;
       ai[k] = stretched ? static_cast<double>(alpha[static_cast<Size>(k) * n + i]) : 0.0;
     }
-    const Size dof = static_cast<Size>(nodes[i]) * Dim + c;
+    const Size dof = static_cast<Size>(nodes[i]) * Components + c;
     const double ui = static_cast<double>(u[dof]), average = 0.5 * (ui + static_cast<double>(previous[dof]));
     const double m = static_cast<double>(mass[i]);
     const double R = fem::pml_node_force<Dim>(
-        ui, di, ai, dt, fem::Strided<Real>{state + static_cast<Size>(c) * n + i, static_cast<int>(Dim * n)}, axes);
+        ui, di, ai, dt, fem::Strided<Real>{state + static_cast<Size>(c) * n + i, static_cast<int>(Components * n)},
+        axes);
     // (by an atomic: the stiffness's kernels may add to the node at the same time, start_forces;
     // the only add in this launch, the same bits as a plain one)
     atomic_add(f + dof, static_cast<Real>(m * (R + fem::pml_cross(Dim, di) * average)));
@@ -118,8 +170,14 @@ template <class Real>
 PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements,
                        const PmlProfile& profile, std::span<const Index> nodes,
                        std::span<const double> node_coordinates, std::span<const double> mass, double dt,
-                       bool deterministic)
-    : exec_(exec), elements_(std::move(elements)), profile_(profile), dt_(dt), dim_(profile.dim) {
+                       bool deterministic, PmlField field)
+    : exec_(exec),
+      elements_(std::move(elements)),
+      profile_(profile),
+      dt_(dt),
+      dim_(profile.dim),
+      field_(field),
+      components_(field == PmlField::Fluid ? 1 : profile.dim) {
   TREMOR_CHECK(elements_ && elements_->n_colours > 0, "the PML's elements need a colouring");
   TREMOR_CHECK(mass.size() == nodes.size() && node_coordinates.size() == nodes.size() * static_cast<std::size_t>(dim_),
                "the PML's nodes: ", nodes.size(), " nodes, ", mass.size(), " masses, ", node_coordinates.size(),
@@ -159,8 +217,17 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
   node_d_ = DeviceArray<Real>(exec_, std::span<const Real>(d));
   node_alpha_ = DeviceArray<Real>(exec_, std::span<const Real>(alpha));
   node_mass_ = DeviceArray<Real>(exec_, std::span<const Real>(masses));
-  node_state_ = DeviceArray<Real>(exec_, static_cast<Index>(n * dim * dim));
+  node_state_ = DeviceArray<Real>(exec_, static_cast<Index>(n * dim * static_cast<std::size_t>(components_)));
   const fem::DeviceElements& els = *elements_;
+  if (field_ == PmlField::Fluid) {  // the generic kernel (the layer is thin), a fluid's values per point
+    for (const fem::DeviceElementBlock& block : els.blocks)
+      point_state_.emplace_back(exec_, static_cast<Index>(static_cast<Size>(block.n_elements) *
+                                                          fem::stiffness_rule_points(block.type, block.order) *
+                                                          (dim_ == 3 ? fem::pml_fluid_point_values<3>
+                                                                     : fem::pml_fluid_point_values<2>)));
+    start_from_rest();
+    return;
+  }
   const bool gll = std::all_of(els.blocks.begin(), els.blocks.end(), [](const fem::DeviceElementBlock& block) {
     return (block.type == ElementType::HexGLL || block.type == ElementType::QuadGLL) && block.order >= 2;
   });
@@ -220,14 +287,29 @@ void PmlTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Real>
 template <class Real>
 void PmlTerm<Real>::queue_forces(const Exec& exec, const CentralDifference<Real>& scheme, View<Real> forces) {
   const Real* u = scheme.displacement().data;
-  const Real* previous = scheme.previous_displacement().data;
-  Real* f = forces.data;
-  if (dim_ == 3)
-    add_nodes<3>(exec, n_nodes(), groups_, nodes_.data(), node_d_.data(), node_alpha_.data(), node_mass_.data(),
-                 dt_, node_state_.data(), u, previous, f);
+  add_node_forces(exec, u, scheme.previous_displacement().data, forces.data);
+  add_element_forces(exec, u, forces.data);
+}
+
+template <class Real>
+void PmlTerm<Real>::add_node_forces(const Exec& exec, const Real* u, const Real* previous, Real* f) {
+  const auto launch = [&](auto dim, auto components) {
+    add_nodes<decltype(dim)::value, decltype(components)::value>(exec, n_nodes(), groups_, nodes_.data(),
+                                                                 node_d_.data(), node_alpha_.data(),
+                                                                 node_mass_.data(), dt_, node_state_.data(), u,
+                                                                 previous, f);
+  };
+  using One = std::integral_constant<int, 1>;
+  using Two = std::integral_constant<int, 2>;
+  using Three = std::integral_constant<int, 3>;
+  if (field_ == PmlField::Fluid)
+    dim_ == 3 ? launch(Three{}, One{}) : launch(Two{}, One{});
   else
-    add_nodes<2>(exec, n_nodes(), groups_, nodes_.data(), node_d_.data(), node_alpha_.data(), node_mass_.data(),
-                 dt_, node_state_.data(), u, previous, f);
+    dim_ == 3 ? launch(Three{}, Three{}) : launch(Two{}, Two{});
+}
+
+template <class Real>
+void PmlTerm<Real>::add_element_forces(const Exec& exec, const Real* u, Real* f) {
   if (sem_) {
     sem_->add_on(exec, u, f);
     return;
@@ -243,7 +325,9 @@ void PmlTerm<Real>::queue_forces(const Exec& exec, const CentralDifference<Real>
       const int solid_values = solids_ * els.n_voigt;
       fem::with_element(block.type, block.order, [&](auto element) {
         using E = decltype(element);
-        if (solids_ > 0)
+        if (field_ == PmlField::Fluid)
+          add_fluid_elements<E, Real>(exec, n, block.in(c), in, profile_, dt_, point_state_[b].data(), u, f);
+        else if (solids_ > 0)
           add_elements<E, Real, true>(exec, n, block.in(c), in, profile_, dt_, point_state_[b].data(),
                                       records_.data(), solids, solid_values, u, f);
         else
@@ -321,7 +405,9 @@ void PmlTerm<Real>::set_node_state(std::span<const double> values) {
 void add_pml_damping(const PmlProfile& profile, int dim, double dt, std::span<const double> coordinates,
                      std::span<const double> mass, std::span<double> damping) {
   const std::size_t n = coordinates.size() / static_cast<std::size_t>(dim);
-  TREMOR_CHECK(mass.size() == n * static_cast<std::size_t>(dim) && damping.size() == mass.size(),
+  const std::size_t components = n > 0 ? mass.size() / n : 1;
+  TREMOR_CHECK((components == 1 || components == static_cast<std::size_t>(dim)) && mass.size() == n * components &&
+                   damping.size() == mass.size(),
                "the PML's damping: ", n, " nodes, ", mass.size(), " masses and ", damping.size(), " dampings");
   for (std::size_t i = 0; i < n; ++i) {
     double x[3] = {0.0, 0.0, 0.0}, d[3], alpha[3];
@@ -329,11 +415,24 @@ void add_pml_damping(const PmlProfile& profile, int dim, double dt, std::span<co
     profile.at(x, d, alpha);
     double sum = 0.5 * dt * fem::pml_cross(dim, d);
     for (int c = 0; c < dim; ++c) sum += d[c];
-    for (int c = 0; c < dim; ++c) {
-      const std::size_t k = i * static_cast<std::size_t>(dim) + static_cast<std::size_t>(c);
-      damping[k] += mass[k] * sum;
-    }
+    for (std::size_t k = i * components; k < (i + 1) * components; ++k) damping[k] += mass[k] * sum;
   }
+}
+
+void without_pml(fem::SectionTable& table, std::span<const Index> elements) {
+  if (elements.empty()) return;
+  if (table.element_stiffness_factor.empty()) table.element_stiffness_factor.assign(table.element_section.size(), 1.0);
+  for (const Index e : elements) table.element_stiffness_factor[static_cast<std::size_t>(e)] = 0.0;
+}
+
+std::shared_ptr<const fem::DeviceElements> pml_layer_elements(const Exec& exec, const Mesh& mesh,
+                                                              const fem::SectionTable& table,
+                                                              std::vector<Index> elements, std::vector<Index>& order) {
+  const Mesh layer = on_all_nodes(mesh, std::move(elements), order);
+  fem::SectionTable rows = table_rows(table, order);
+  rows.element_stiffness_factor.clear();  // 1: the PML takes the element whole
+  rows.element_alpha.clear();
+  return std::make_shared<const fem::DeviceElements>(exec, layer, rows, fem::colour_elements(layer));
 }
 
 PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size_t real_size,

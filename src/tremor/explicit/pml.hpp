@@ -23,6 +23,10 @@
 // per element in double, the reference's arithmetic (fem::PointEvaluation), on the host and on a
 // GPU alike. Only the axes an element (a point, a node) is stretched in are evaluated, their
 // variables read and written: in 3D a face's layer 8 of the 27, an edge's 18 (fem::pml_flux).
+//
+// The same term serves a fluid's layer (PmlField::Fluid, in a FluidTerm: explicit/fluid.hpp): its
+// elements' acoustic flux (fem::pml_fluid_flux, dim^2 values a point) by the generic kernel, and
+// the mass side on the potential, one component a node (dim values).
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -34,12 +38,17 @@
 #include "tremor/backend/side_stream.hpp"
 #include "tremor/explicit/step_term.hpp"
 #include "tremor/fem/device_elements.hpp"
+#include "tremor/fem/sections.hpp"
 #include "tremor/model/model.hpp"
 #include "tremor/operator/operator.hpp"
 #include "tremor/model/pml.hpp"
 #include "tremor/sem/operator.hpp"
 
 namespace tremor::explicit_fe {
+
+// Which field the layer stretches: a solid's displacement (dim components a node) or a fluid's
+// potential (one).
+enum class PmlField { Solid, Fluid };
 
 // The layer's nodes in groups by their stretched axes: group m (bit k where d_k is not 0) from
 // first[m] to first[m + 1] (first[2^dim] the count).
@@ -54,16 +63,23 @@ class PmlTerm final : public StepTerm<Real> {
   // the layer's `nodes` (local numbers) with their lumped mass `mass` (this subdomain's share,
   // per node), for steps of dt. deterministic: the elements' forces added colour by colour (the
   // same bits every run), else with atomics where the sem kernel takes them (one launch on a GPU
-  // rather than one per colour).
+  // rather than one per colour). `field`: a fluid's layer takes the fluid's elements (their D[0]
+  // 1 / rho) and nodes, always colour by colour.
   PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements, const PmlProfile& profile,
           std::span<const Index> nodes, std::span<const double> node_coordinates, std::span<const double> mass,
-          double dt, bool deterministic = true);
+          double dt, bool deterministic = true, PmlField field = PmlField::Solid);
 
   std::string_view name() const override { return "PML"; }
   bool start_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
   void add_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
   void start_from_rest() override;
   Index n_nodes() const { return static_cast<Index>(nodes_.size()); }
+
+  // The two halves of add_forces, queued on `exec`: the elements' flux from the field u, and the
+  // nodes' m R from u and its last level `previous` (a fluid adds the first before its parts'
+  // forces are summed, the second after, at every copy of a shared node with its whole mass).
+  void add_element_forces(const Exec& exec, const Real* u, Real* f);
+  void add_node_forces(const Exec& exec, const Real* u, const Real* previous, Real* f);
 
   // Its state for a checkpoint, in double (a float state widened exactly): per element of its
   // elements (in their order) as op::Operator's state_offsets / get_state / set_state; and per
@@ -81,14 +97,16 @@ class PmlTerm final : public StepTerm<Real> {
   PmlProfile profile_;
   double dt_ = 0.0;
   int dim_ = 3;
+  PmlField field_ = PmlField::Solid;
+  int components_ = 3;  // a node's: dim, or a fluid's 1
   DeviceArray<Index> nodes_;                             // grouped by their axes (groups_)
   std::vector<Index> node_list_;                         // nodes_ on the host
   NodeGroups groups_;
-  // Per node: d and alpha (dim each), its mass; its variables (fem::pml_node_values); each value's
-  // nodes in a row (d_k of node i at k n + i).
+  // Per node: d and alpha (dim each), its mass; its variables (dim per component: fem::pml_node_values
+  // for a solid); each value's nodes in a row (d_k of node i at k n + i).
   DeviceArray<Real> node_d_, node_alpha_, node_mass_;
   DeviceArray<Real> node_state_;
-  std::vector<DeviceArray<Real>> point_state_;           // per block: fem::pml_point_values per point
+  std::vector<DeviceArray<Real>> point_state_;           // per block: fem::pml_(fluid_)point_values per point
   std::vector<DeviceArray<double>> solid_state_;         // per block, where attenuating: N n_voigt per point
   DeviceArray<double> records_;                          // fem::solids_stride per section, where attenuating
   int solids_ = 0;                                       // the most solids of any section
@@ -102,10 +120,19 @@ class PmlTerm final : public StepTerm<Real> {
 
 // The lumped damping of the layers' mass side, rho sum_m d_m per DOF of each node inside a layer,
 // and the average acceleration's share of its cross stiffness (fem::pml_cross), rho cross dt / 2,
-// added to `damping` (per DOF, on the host) from the lumped mass `mass` (per DOF) at the nodes'
-// coordinates (dim per node), for steps of dt.
+// added to `damping` (per DOF, on the host) from the lumped mass `mass` (per DOF: dim or, a
+// fluid's, one per node) at the nodes' coordinates (dim per node), for steps of dt.
 void add_pml_damping(const PmlProfile& profile, int dim, double dt, std::span<const double> coordinates,
                      std::span<const double> mass, std::span<double> damping);
+
+// The elements listed leave K (their absorbing-layer factor 0 in `table`): the PML evaluates them.
+void without_pml(fem::SectionTable& table, std::span<const Index> elements);
+
+// The layer's `elements` (of `mesh`, its rows of `table`) as a PmlTerm takes them: on all of the
+// mesh's nodes, coloured, their factor 1; order[k]: the mesh's element of the term's element k.
+std::shared_ptr<const fem::DeviceElements> pml_layer_elements(const Exec& exec, const Mesh& mesh,
+                                                              const fem::SectionTable& table,
+                                                              std::vector<Index> elements, std::vector<Index>& order);
 
 // The bytes a run's PmlTerm holds for `model` (its layers' profile `profile`) in precision
 // real_size, for the pre-flight's memory estimate: its elements (on all nodes: their

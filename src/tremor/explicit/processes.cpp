@@ -197,6 +197,10 @@ void broadcast_state(const parallel::Communicator& communicator, SolverState& st
     out.put_all(state.pml_node_values);
     out.put(std::span<const double>(state.fluid_previous));
     out.put(std::span<const double>(state.fluid_current));
+    out.put_all(state.fluid_pml_offsets);
+    out.put_all(state.fluid_pml);
+    out.put_all(state.fluid_pml_nodes);
+    out.put_all(state.fluid_pml_node_values);
   }
   communicator.broadcast(message);
   if (communicator.root()) return;
@@ -215,6 +219,10 @@ void broadcast_state(const parallel::Communicator& communicator, SolverState& st
   state.pml_node_values = in.values();
   state.fluid_previous = in.values();
   state.fluid_current = in.values();
+  state.fluid_pml_offsets = in.values<Size>();
+  state.fluid_pml = in.values();
+  state.fluid_pml_nodes = in.values<Index>();
+  state.fluid_pml_node_values = in.values();
   TREMOR_CHECK(in.done(), "a checkpoint from the first process was ", message.size(), " bytes with more at its end");
 }
 
@@ -262,13 +270,15 @@ void ProcessGroup::gather_state(long long step, std::span<const double> previous
   out.put_all(fluid.nodes);
   out.put(std::span<const double>(fluid.previous));
   out.put(std::span<const double>(fluid.current));
+  out.put(fluid.pml);
+  out.put(fluid.pml_nodes);
   const std::vector<std::vector<char>> all = communicator_->gather(message);
   if (!root()) return;
   state.step = step;
   const std::size_t n_model = state.previous.size();
   std::vector<std::vector<PendingSample>> pending(all.size());
   std::vector<PendingSample> snapshots;
-  std::vector<ElementValues> memories, node_pieces;
+  std::vector<ElementValues> memories, node_pieces, fluid_pml, fluid_pml_nodes;
   const auto n_fluid = static_cast<std::size_t>(fluid.n_nodes);
   state.fluid_previous.assign(n_fluid, 0.0);
   state.fluid_current.assign(n_fluid, 0.0);
@@ -295,13 +305,17 @@ void ProcessGroup::gather_state(long long step, std::span<const double> previous
       state.fluid_previous[node] = before[i];
       state.fluid_current[node] = now[i];
     }
+    fluid_pml.push_back(in.element_values());
+    fluid_pml_nodes.push_back(in.element_values());
   }
   std::vector<const std::vector<PendingSample>*> pieces;
   for (const auto& p : pending) pieces.push_back(&p);
   state.receivers = histories_->merge_pending(pieces);
   state.snapshot = snapshots_->merge_pending(snapshots);
-  merge_element_values(memories, n_elements, state);
-  merge_node_values(node_pieces, state);
+  merge_element_values(memories, n_elements, state.memory_offsets, state.memory);
+  merge_node_values(node_pieces, state.pml_nodes, state.pml_node_values);
+  merge_element_values(fluid_pml, fluid.n_elements, state.fluid_pml_offsets, state.fluid_pml);
+  merge_node_values(fluid_pml_nodes, state.fluid_pml_nodes, state.fluid_pml_node_values);
 }
 
 namespace {

@@ -116,6 +116,9 @@ class ProcessGroup {
     std::vector<Index> nodes;
     std::vector<double> previous, current;
     Index n_nodes = 0;
+    // Its PML's state (FluidTerm::get_pml_state), over the model's n_elements elements.
+    ElementValues pml, pml_nodes;
+    Index n_elements = 0;
   };
   void gather_state(long long step, std::span<const double> previous, std::span<const double> current,
                     const std::vector<PendingSample>& receivers, const PendingSample& snapshot,

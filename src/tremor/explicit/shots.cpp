@@ -76,6 +76,7 @@ long long resume_from(const SolverState& state, const Preflight& preflight, cons
       std::vector<PendingSample> fluid(pending.begin() + static_cast<std::ptrdiff_t>(solid), pending.end());
       pending.resize(solid);
       sub.fluid->restore(state.fluid_previous, state.fluid_current, state.step, std::move(fluid));
+      sub.fluid->restore_pml(state);
     } else {
       TREMOR_CHECK(state.fluid_current.empty(), "the checkpoint holds a fluid's potential; the model has no fluid");
     }

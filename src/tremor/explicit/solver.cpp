@@ -680,23 +680,6 @@ void warn_quadratic_lumping(Preflight& p, const Model& model) {
   }
 }
 
-// A PML's memory variables are a solid's; one over a fluid's elements would leave them reflecting:
-// refused, naming a fluid element in one (and the layer's line). An alid or srm layer damps the
-// fluid's elements as the solid's (FluidMesh::table).
-void refuse_pml_in_fluids(const Model& model) {
-  const PmlProfile pml = pml_profile(model);
-  if (!pml.any()) return;
-  const auto layer = std::find_if(model.absorbing.begin(), model.absorbing.end(),
-                                  [](const AbsorbingLayer& l) { return l.kind == AbsorbingKind::Pml; });
-  const std::string& at = layer != model.absorbing.end() && !layer->origin.empty() ? layer->origin : model.source;
-  const std::vector<bool> fluid = fem::fluid_elements(model);
-  for (const Index e : pml_elements(model, pml))
-    if (fluid[static_cast<std::size_t>(e)])
-      throw Error(str(at, ": a PML covers fluid element ", model.mesh.element_label(e),
-                      ": its memory variables are a solid's, and a fluid's elements in it would reflect undamped; "
-                      "give the fluid an alid or srm layer (docs/model-file.md, \"Fluids\")"));
-}
-
 }  // namespace
 
 Preflight preflight(const Model& whole, const RunOptions& options) {
@@ -749,7 +732,6 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
                  domains, " subdomains numbers each subdomain's nodes itself (owned first, shared last)");
   }
   if (p.fluid) {
-    refuse_pml_in_fluids(whole);
     // A shot's loads replace the last on the same constraints: a piston driven by pressure holds
     // its nodes only when it fires.
     if (!whole.shots.empty())
@@ -770,7 +752,7 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
   // (METIS balances the elements to a few percent; the shared nodes are a thin layer).
   const auto shares = static_cast<std::size_t>(std::max(processes, 1));
   // The PML's term (explicit/pml.hpp): its elements made with the run's, its state after the operator.
-  p.pml = pml_profile(model);
+  p.pml = pml_profile(whole);  // (the whole model's box and waves: a layer may line a fluid's face alone)
   const PmlBytes pml = pml_term_bytes(model, p.pml, real_size, memory_per_point(model));
   const auto run_bytes = [&](const op::OperatorEntry& op) {
     const bool split = options.overlap && (p.domains > 1 || p.processes > 1) && op.splits && !op.needs_assembly;
@@ -802,7 +784,7 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
     if (material.attenuation->coarse_grained) check_coarse_solids(model, material);
   }
   if (!p.attenuation.empty()) check_memory_variables(*p.op, coarse_grained_material(model));
-  p.pml_layers = describe_pml(model, p.pml);
+  p.pml_layers = describe_pml(whole, p.pml);
   warn_pml_poisson(p, model);
   warn_pml_anisotropy(p, model);
   warn_quadratic_lumping(p, model);

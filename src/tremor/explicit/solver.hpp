@@ -79,6 +79,14 @@ struct SolverState {
   // A fluid's potential chi_step-1 and chi_step per fluid node (explicit/fluid.hpp: the model's
   // nodes that fluid elements hold, ascending), widened to double; both empty without fluids.
   std::vector<double> fluid_previous, fluid_current;
+  // A PML over fluid elements (FluidTerm::get_pml_state): its elements' state by the model's
+  // elements (element e's at [fluid_pml_offsets[e], fluid_pml_offsets[e + 1]) of fluid_pml, the
+  // offsets over every element of the model), its nodes' by the model's nodes (dim values each);
+  // all empty without one.
+  std::vector<Size> fluid_pml_offsets;
+  std::vector<double> fluid_pml;
+  std::vector<Index> fluid_pml_nodes;
+  std::vector<double> fluid_pml_node_values;
 };
 
 // Part of that state, some of the model's elements' (a subdomain's): `offsets` and `values` as

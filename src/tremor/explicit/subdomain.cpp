@@ -69,23 +69,6 @@ void HistoryMerge::add(std::size_t part, std::size_t k, double time, std::span<c
 
 namespace {
 
-// The subdomain's elements listed as a mesh of their own on all of its nodes (the same node
-// numbers: an operator on it adds into the subdomain's vectors); order[k]: the subdomain's element
-// of its element k (the list's order).
-Mesh on_all_nodes(const Mesh& mesh, std::vector<Index> elements, std::vector<Index>& order) {
-  partition::Subdomain all_nodes;
-  all_nodes.nodes.resize(static_cast<std::size_t>(mesh.n_nodes()));
-  std::iota(all_nodes.nodes.begin(), all_nodes.nodes.end(), Index(0));
-  all_nodes.elements = std::move(elements);
-  return partition::subdomain_mesh(mesh, all_nodes, order);
-}
-
-// The elements listed leave K: their absorbing-layer factor 0 (the PML evaluates them, pml.hpp).
-void without_pml(fem::SectionTable& table, const std::vector<Index>& elements) {
-  if (elements.empty()) return;
-  if (table.element_stiffness_factor.empty()) table.element_stiffness_factor.assign(table.element_section.size(), 1.0);
-  for (const Index e : elements) table.element_stiffness_factor[static_cast<std::size_t>(e)] = 0.0;
-}
 
 }  // namespace
 
@@ -146,11 +129,7 @@ std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& 
   // the subdomain's nodes, coloured.
   const std::vector<Index> in_pml = pml_elements(model, preflight.pml);
   if (!in_pml.empty()) {
-    const Mesh mesh = on_all_nodes(model.mesh, in_pml, d->pml_element_list);
-    fem::SectionTable rows = table_rows(table, d->pml_element_list);
-    rows.element_stiffness_factor.clear();  // 1: the PML takes the element whole
-    rows.element_alpha.clear();
-    d->pml_elements = std::make_shared<const fem::DeviceElements>(exec, mesh, rows, fem::colour_elements(mesh));
+    d->pml_elements = pml_layer_elements(exec, model.mesh, table, in_pml, d->pml_element_list);
     without_pml(table, in_pml);
     clock.lap(str("PML: ", in_pml.size(), " elements"));
   }
@@ -436,9 +415,10 @@ ElementValues pml_node_values(const Subdomain<Real>& d) {
   return nodes;
 }
 
-void merge_element_values(std::span<const ElementValues> pieces, Index n_elements, SolverState& state) {
-  state.memory_offsets.clear();
-  state.memory.clear();
+void merge_element_values(std::span<const ElementValues> pieces, Index n_elements, std::vector<Size>& offsets,
+                          std::vector<double>& values) {
+  offsets.clear();
+  values.clear();
   const auto n = static_cast<std::size_t>(n_elements);
   std::vector<Size> counts(n, 0);
   bool any = false;
@@ -448,31 +428,32 @@ void merge_element_values(std::span<const ElementValues> pieces, Index n_element
       any = true;
     }
   if (!any) return;
-  state.memory_offsets.assign(n + 1, 0);
-  for (std::size_t e = 0; e < n; ++e) state.memory_offsets[e + 1] = state.memory_offsets[e] + counts[e];
-  state.memory.resize(static_cast<std::size_t>(state.memory_offsets.back()));
+  offsets.assign(n + 1, 0);
+  for (std::size_t e = 0; e < n; ++e) offsets[e + 1] = offsets[e] + counts[e];
+  values.resize(static_cast<std::size_t>(offsets.back()));
   std::vector<Size> filled(n, 0);  // what each element has of its values so far
   for (const ElementValues& piece : pieces)
     for (std::size_t k = 0; k < piece.elements.size(); ++k) {
       const auto e = static_cast<std::size_t>(piece.elements[k]);
       std::copy(piece.values.begin() + piece.offsets[k], piece.values.begin() + piece.offsets[k + 1],
-                state.memory.begin() + state.memory_offsets[e] + filled[e]);
+                values.begin() + offsets[e] + filled[e]);
       filled[e] += piece.offsets[k + 1] - piece.offsets[k];
     }
 }
 
-void merge_node_values(std::span<const ElementValues> nodes, SolverState& state) {
-  state.pml_nodes.clear();
-  state.pml_node_values.clear();
+void merge_node_values(std::span<const ElementValues> nodes, std::vector<Index>& node_list,
+                       std::vector<double>& node_values) {
+  node_list.clear();
+  node_values.clear();
   std::map<Index, std::pair<const ElementValues*, std::size_t>> first;  // (a shared node: its copies agree)
   for (const ElementValues& piece : nodes)
     for (std::size_t k = 0; k < piece.elements.size(); ++k) first.emplace(piece.elements[k], std::pair{&piece, k});
   for (const auto& [node, where] : first) {
     const ElementValues& piece = *where.first;
     const std::size_t per = piece.values.size() / piece.elements.size();
-    state.pml_nodes.push_back(node);
-    state.pml_node_values.insert(state.pml_node_values.end(), piece.values.begin() + where.second * per,
-                                 piece.values.begin() + (where.second + 1) * per);
+    node_list.push_back(node);
+    node_values.insert(node_values.end(), piece.values.begin() + where.second * per,
+                       piece.values.begin() + (where.second + 1) * per);
   }
 }
 

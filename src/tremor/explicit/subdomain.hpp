@@ -172,12 +172,15 @@ std::vector<ElementValues> element_values(const Subdomain<Real>& d);
 // nodes, fem::pml_node_values each); empty without a PML.
 template <class Real>
 ElementValues pml_node_values(const Subdomain<Real>& d);
-// The model's state from the pieces into state.memory_offsets and state.memory, for a model of
-// n_elements elements: an element's values those of every piece that holds it, in the pieces'
-// order; nothing where no piece holds values. `nodes`: the PML's nodes' pieces into
-// state.pml_nodes and state.pml_node_values (a node several subdomains hold, once).
-void merge_element_values(std::span<const ElementValues> pieces, Index n_elements, SolverState& state);
-void merge_node_values(std::span<const ElementValues> nodes, SolverState& state);
+// The model's state from the pieces into `offsets` and `values` (state.memory_offsets and
+// state.memory), for a model of n_elements elements: an element's values those of every piece that
+// holds it, in the pieces' order; nothing where no piece holds values. `nodes`: the PML's nodes'
+// pieces into `node_list` and `node_values` (state.pml_nodes and state.pml_node_values; a node
+// several subdomains hold, once).
+void merge_element_values(std::span<const ElementValues> pieces, Index n_elements, std::vector<Size>& offsets,
+                          std::vector<double>& values);
+void merge_node_values(std::span<const ElementValues> nodes, std::vector<Index>& node_list,
+                       std::vector<double>& node_values);
 // Subdomain d's stiffness operator, and its PML, take their elements' and nodes' state from
 // `state` (resume_from). Throws tremor::Error where the state does not fit: a stateless
 // checkpoint for a run with state, or another count of values for an element.

@@ -88,7 +88,7 @@ SolverState checkpoint_state(std::span<Subdomain<Real>* const> subdomains, const
   // Each subdomain's pending samples: its solid's, then its fluid's (SolverState::receivers).
   std::vector<std::vector<PendingSample>> pending(subdomains.size());
   std::vector<PendingSample> snapshots;
-  std::vector<ElementValues> memory, pml_nodes;
+  std::vector<ElementValues> memory, pml_nodes, fluid_pml, fluid_pml_nodes;
   std::vector<double> previous, current;  // the last subdomain's levels (over processes, the only one's)
   for (std::size_t s = 0; s < subdomains.size(); ++s) {
     Subdomain<Real>* d = subdomains[s];
@@ -104,6 +104,9 @@ SolverState checkpoint_state(std::span<Subdomain<Real>* const> subdomains, const
     if (const FluidTerm<Real>* fluid = d->fluid) {  // its potential at its nodes of the whole fluid's
       fluid->get_state(state.fluid_previous, state.fluid_current);
       for (PendingSample& sample : fluid->pending()) pending[s].push_back(std::move(sample));
+      fluid_pml.emplace_back();
+      fluid_pml_nodes.emplace_back();
+      fluid->get_pml_state(fluid_pml.back(), fluid_pml_nodes.back());
     }
     receivers.push_back(&pending[s]);
     d->snapshots->drain();
@@ -112,6 +115,9 @@ SolverState checkpoint_state(std::span<Subdomain<Real>* const> subdomains, const
   if (ProcessGroup* processes = settings.processes) {  // this process's one subdomain, to the first
     ProcessGroup::FluidPiece fluid;  // its part's potential (get_state wrote it into the whole fluid's)
     if (const FluidTerm<Real>* term = subdomains.front()->fluid) {
+      fluid.pml = std::move(fluid_pml.front());
+      fluid.pml_nodes = std::move(fluid_pml_nodes.front());
+      fluid.n_elements = settings.preflight->fluid->mesh.n_model_elements;
       fluid.nodes = term->whole_nodes();
       fluid.n_nodes = static_cast<Index>(state.fluid_current.size());
       for (const Index node : fluid.nodes) {
@@ -129,8 +135,12 @@ SolverState checkpoint_state(std::span<Subdomain<Real>* const> subdomains, const
       state.receivers = *receivers.front();
       state.snapshot = snapshots.front();
     }
-    merge_element_values(memory, model.mesh.n_elements(), state);
-    merge_node_values(pml_nodes, state);
+    merge_element_values(memory, model.mesh.n_elements(), state.memory_offsets, state.memory);
+    merge_node_values(pml_nodes, state.pml_nodes, state.pml_node_values);
+    if (const FluidSetup* fluid = settings.preflight->fluid.get()) {
+      merge_element_values(fluid_pml, fluid->mesh.n_model_elements, state.fluid_pml_offsets, state.fluid_pml);
+      merge_node_values(fluid_pml_nodes, state.fluid_pml_nodes, state.fluid_pml_node_values);
+    }
   }
   state.shot = settings.shot;
   return state;

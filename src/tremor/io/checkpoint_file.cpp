@@ -53,6 +53,26 @@ CheckpointPending read_pending(hid_t parent, const std::string& name, const std:
   return pending;
 }
 
+// Offsets that partition `values`, element by element, or an Error naming the file and group.
+void check_offsets(const std::string& file, const char* group, const std::vector<std::int64_t>& offsets,
+                   const std::vector<double>& values) {
+  bool ordered = !offsets.empty() && offsets.front() == 0 && offsets.back() == static_cast<std::int64_t>(values.size());
+  for (std::size_t e = 1; ordered && e < offsets.size(); ++e) ordered = offsets[e] >= offsets[e - 1];
+  if (!ordered)
+    throw Error(str(file, ": ", group, ": offsets that do not partition its ", values.size(),
+                    " values; a torn or altered checkpoint"));
+}
+
+// A PML's nodes and their values (pml_nodes, pml_node_values in `parent`), the same count each.
+void read_pml_nodes(hid_t parent, const std::string& file, const char* group, std::vector<std::int64_t>& nodes,
+                    std::vector<double>& values) {
+  nodes = h5::read_int64(parent, "pml_nodes", file, str(group, "/pml_nodes"));
+  values = read_vector(parent, "pml_node_values", file);
+  if (nodes.empty() || values.size() % nodes.size() != 0)
+    throw Error(str(file, ": ", group, ": ", values.size(), " PML node values for ", nodes.size(),
+                    " nodes; a torn or altered checkpoint"));
+}
+
 // The shortest %g text that reads back to `value`, so two different steps never print alike.
 std::string shortest(double value) {
   char text[32];
@@ -106,6 +126,14 @@ void write_contents(const std::string& file, const Checkpoint& checkpoint) {
     Handle fluid = h5::create_group(root, "fluid", file);
     write_vector(fluid.get(), "previous", checkpoint.fluid_previous, file);
     write_vector(fluid.get(), "current", checkpoint.fluid_current, file);
+    if (!checkpoint.fluid_pml_offsets.empty()) {  // (absent without a PML)
+      const std::array<hsize_t, 1> n_offsets{checkpoint.fluid_pml_offsets.size()};
+      const std::array<hsize_t, 1> n_nodes{checkpoint.fluid_pml_nodes.size()};
+      h5::write_int64(fluid.get(), "pml_offsets", checkpoint.fluid_pml_offsets, n_offsets, file);
+      write_vector(fluid.get(), "pml_values", checkpoint.fluid_pml, file);
+      h5::write_int64(fluid.get(), "pml_nodes", checkpoint.fluid_pml_nodes, n_nodes, file);
+      write_vector(fluid.get(), "pml_node_values", checkpoint.fluid_pml_node_values, file);
+    }
   }
   std::vector<std::string> names;
   std::vector<std::int64_t> counts;
@@ -170,21 +198,9 @@ Checkpoint read_checkpoint(const fs::path& path) {
     Handle memory = h5::open_group(root, "memory_variables", file);
     checkpoint.memory_offsets = h5::read_int64(memory.get(), "offsets", file, "memory_variables/offsets");
     checkpoint.memory = read_vector(memory.get(), "values", file);
-    const auto& offsets = checkpoint.memory_offsets;
-    bool ordered = !offsets.empty() && offsets.front() == 0 &&
-                   offsets.back() == static_cast<std::int64_t>(checkpoint.memory.size());
-    for (std::size_t e = 1; ordered && e < offsets.size(); ++e) ordered = offsets[e] >= offsets[e - 1];
-    if (!ordered)
-      throw Error(str(file, ": memory_variables: offsets that do not partition its ", checkpoint.memory.size(),
-                      " values; a torn or altered checkpoint"));
-    if (H5Lexists(memory.get(), "pml_nodes", H5P_DEFAULT) > 0) {
-      checkpoint.pml_nodes = h5::read_int64(memory.get(), "pml_nodes", file, "memory_variables/pml_nodes");
-      checkpoint.pml_node_values = read_vector(memory.get(), "pml_node_values", file);
-      const std::size_t n = checkpoint.pml_nodes.size();
-      if (n == 0 || checkpoint.pml_node_values.size() % n != 0)
-        throw Error(str(file, ": memory_variables: ", checkpoint.pml_node_values.size(), " PML node values for ", n,
-                        " nodes; a torn or altered checkpoint"));
-    }
+    check_offsets(file, "memory_variables", checkpoint.memory_offsets, checkpoint.memory);
+    if (H5Lexists(memory.get(), "pml_nodes", H5P_DEFAULT) > 0)
+      read_pml_nodes(memory.get(), file, "memory_variables", checkpoint.pml_nodes, checkpoint.pml_node_values);
   }
   if (H5Lexists(root, "fluid", H5P_DEFAULT) > 0) {
     Handle fluid = h5::open_group(root, "fluid", file);
@@ -193,6 +209,12 @@ Checkpoint read_checkpoint(const fs::path& path) {
     if (checkpoint.fluid_previous.size() != checkpoint.fluid_current.size() || checkpoint.fluid_current.empty())
       throw Error(str(file, ": fluid: the potential at ", checkpoint.fluid_previous.size(), " and ",
                       checkpoint.fluid_current.size(), " nodes at its two steps; a torn or altered checkpoint"));
+    if (H5Lexists(fluid.get(), "pml_offsets", H5P_DEFAULT) > 0) {
+      checkpoint.fluid_pml_offsets = h5::read_int64(fluid.get(), "pml_offsets", file, "fluid/pml_offsets");
+      checkpoint.fluid_pml = read_vector(fluid.get(), "pml_values", file);
+      check_offsets(file, "fluid", checkpoint.fluid_pml_offsets, checkpoint.fluid_pml);
+      read_pml_nodes(fluid.get(), file, "fluid", checkpoint.fluid_pml_nodes, checkpoint.fluid_pml_node_values);
+    }
   }
   Handle samples = h5::open_group(root, "history_samples", file);
   const auto names = h5::read_strings_attribute(samples.get(), "names", file);

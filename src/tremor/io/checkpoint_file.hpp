@@ -50,6 +50,13 @@ struct Checkpoint {
   // A fluid's potential at step - 1 and step per fluid node (explicit_fe::SolverState); empty
   // without fluids.
   std::vector<double> fluid_previous, fluid_current;
+  // A PML over fluid elements (explicit_fe::SolverState's fluid_pml_*): its elements' variables by
+  // the model's elements, as memory_offsets and memory, and its nodes' (the model's), the same
+  // count each; empty without one.
+  std::vector<std::int64_t> fluid_pml_offsets;
+  std::vector<double> fluid_pml;
+  std::vector<std::int64_t> fluid_pml_nodes;
+  std::vector<double> fluid_pml_node_values;
 
   // What the result file held at `step`.
   // per history name (a shot's: "<shot>/<name>", ResultFile::sample_counts)

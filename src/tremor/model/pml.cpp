@@ -71,8 +71,11 @@ void check_pml_layer(const Model& model, const AbsorbingLayer& layer) {
       TREMOR_CHECK(k == axis || high[k] > low[k], at, ": face '", to_string(face),
                    "' is not a boundary of the mesh (its nodes on the plane ", "xyz"[axis], " = ", plane,
                    " span no surface); a PML lines a face the mesh has");
-    // At least two elements thick: the largest extent along the axis of the elements in it.
+    // At least two elements thick: the largest extent along the axis of the elements in it. A
+    // mesh none of whose elements meets the face (a model's solid part, its fluid lining the face
+    // alone: the whole model's check holds) has none to count.
     double largest = 0.0;
+    bool touching = false;
     for (const ElementBlock& block : mesh.blocks)
       for (Index e = 0; e < block.n_elements(); ++e) {
         double low_e = 1e300, high_e = -1e300, centre = 0.0;
@@ -84,8 +87,10 @@ void check_pml_layer(const Model& model, const AbsorbingLayer& layer) {
           centre += x;
         }
         centre /= static_cast<double>(nodes.size());
+        touching = touching || std::abs((is_upper(face) ? high_e : low_e) - plane) <= tolerance;
         if (is_upper(face) ? centre > inner : centre < inner) largest = std::max(largest, high_e - low_e);
       }
+    if (!touching) continue;
     TREMOR_CHECK(largest > 0.0 && layer.thickness >= 2.0 * largest * (1.0 - 1e-9), at, ": thickness ",
                  layer.thickness, " m is less than two of its elements along ", "xyz"[axis], " (face '",
                  to_string(face), "': elements up to ", largest,
@@ -93,12 +98,12 @@ void check_pml_layer(const Model& model, const AbsorbingLayer& layer) {
   }
 }
 
-PmlProfile pml_profile(const Model& model) {
+PmlProfile pml_profile(const Model& model, double speed) {
   PmlProfile profile;
   profile.dim = model.mesh.dim();
   double lower[3], upper[3];
   model.mesh.bounding_box(lower, upper);
-  const double c = fastest_wave(model);
+  const double c = speed > 0.0 ? speed : fastest_wave(model);
   for (const AbsorbingLayer& layer : model.absorbing) {
     if (layer.kind != AbsorbingKind::Pml) continue;
     check_pml_layer(model, layer);

@@ -110,8 +110,9 @@ struct PmlProfile {
 double pml_frequency(const Model& model, const AbsorbingLayer& layer);
 
 // The profile of the model's pml layers (any() false without one). Throws tremor::Error naming
-// the layer for what check_pml_layer refuses.
-PmlProfile pml_profile(const Model& model);
+// the layer for what check_pml_layer refuses. `speed`: the c of d0, where not the model's fastest
+// wave (a fluid's layers take its fastest sound speed: explicit/fluid.hpp).
+PmlProfile pml_profile(const Model& model, double speed = 0.0);
 
 // Checks a pml layer against the model (absorbing.cpp's check_layer calls it): faces only (no
 // element set), each face a boundary of the mesh (its nodes on the face span it), the thickness

@@ -304,6 +304,10 @@ class ResultWriter final : public ex::Observer {
     checkpoint.pml_node_values = state.pml_node_values;
     checkpoint.fluid_previous = state.fluid_previous;
     checkpoint.fluid_current = state.fluid_current;
+    checkpoint.fluid_pml_offsets = state.fluid_pml_offsets;
+    checkpoint.fluid_pml = state.fluid_pml;
+    checkpoint.fluid_pml_nodes.assign(state.fluid_pml_nodes.begin(), state.fluid_pml_nodes.end());
+    checkpoint.fluid_pml_node_values = state.fluid_pml_node_values;
     checkpoint.history_samples = file_.sample_counts();
     checkpoint.n_snapshots = file_.n_snapshots();
     io::write_checkpoint(checkpoints_.path, checkpoint);

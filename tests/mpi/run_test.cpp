@@ -133,6 +133,16 @@ TEST(OverProcesses, AModelWithFluids) {
     if (world.root()) test::expect_equals_one_domain_and_in_process(model, options, run, kept, world.size());
   }
   expect_stop_and_resume_exact(test::water_field("double", 7, true));  // (a snapshot due at the stop, step 21)
+  // With a PML in the water (and the steel) on xmax: its state gathered to the first process.
+  Model lined = test::water_field("double", 7, true);
+  AbsorbingLayer layer;
+  layer.kind = AbsorbingKind::Pml;
+  layer.faces = {BoxFace::XMax};
+  layer.thickness = 0.5;
+  layer.origin = "m.toml:70";
+  lined.absorbing.push_back(layer);
+  lined.validate();
+  expect_stop_and_resume_exact(lined);
 }
 
 // A resumed run's checkpoint, read by the first process alone, reaches every process whole.
@@ -151,6 +161,10 @@ TEST(OverProcesses, TheFirstProcessSendsTheCheckpoint) {
     state.memory = {0.5, -1e-300, 2.0 / 3.0};
     state.pml_nodes = {4, 9};
     state.pml_node_values = {1.0, 2.0, 3.0, 4.0};
+    state.fluid_pml_offsets = {0, 0, 2};
+    state.fluid_pml = {-0.5, 1e300};
+    state.fluid_pml_nodes = {3};
+    state.fluid_pml_node_values = {7.0, 8.0};
     every = 7;
   }
   explicit_fe::broadcast_state(world, state, every);
@@ -170,6 +184,10 @@ TEST(OverProcesses, TheFirstProcessSendsTheCheckpoint) {
   EXPECT_EQ(state.memory, (std::vector<double>{0.5, -1e-300, 2.0 / 3.0}));
   EXPECT_EQ(state.pml_nodes, (std::vector<Index>{4, 9}));
   EXPECT_EQ(state.pml_node_values, (std::vector<double>{1.0, 2.0, 3.0, 4.0}));
+  EXPECT_EQ(state.fluid_pml_offsets, (std::vector<Size>{0, 0, 2}));
+  EXPECT_EQ(state.fluid_pml, (std::vector<double>{-0.5, 1e300}));
+  EXPECT_EQ(state.fluid_pml_nodes, (std::vector<Index>{3}));
+  EXPECT_EQ(state.fluid_pml_node_values, (std::vector<double>{7.0, 8.0}));
 }
 
 // A run that blows up stops on every process at the same step, naming the node (the worst over

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "tremor/core/format.hpp"
@@ -30,6 +32,13 @@ struct Kept final : explicit_fe::Observer {
   void on_progress(long long s, long long, double) override { step = s; }
   bool stop_requested() override { return stop_after > 0 && step >= stop_after; }
 };
+
+// A run's histories by name.
+inline std::map<std::string, explicit_fe::History> by_name(const std::vector<explicit_fe::History>& histories) {
+  std::map<std::string, explicit_fe::History> out;
+  for (const explicit_fe::History& history : histories) out[history.name] = history;
+  return out;
+}
 
 inline double largest(const std::vector<double>& values) {
   double m = 0.0;

@@ -81,11 +81,7 @@ Model water_on_steel_box(const std::string& precision) {
   return model;
 }
 
-std::map<std::string, History> by_name(const std::vector<History>& histories) {
-  std::map<std::string, History> out;
-  for (const History& history : histories) out[history.name] = history;
-  return out;
-}
+using test::by_name;
 
 // Runs `model` on 1 and on `domains` subdomains and compares every history, sample by sample,
 // within `tolerance` of its largest value.

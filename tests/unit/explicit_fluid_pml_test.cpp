@@ -72,11 +72,7 @@ Model lined_pool(const std::string& precision, double duration) {
   return model;
 }
 
-std::map<std::string, History> by_name(const std::vector<History>& histories) {
-  std::map<std::string, History> out;
-  for (const History& history : histories) out[history.name] = history;
-  return out;
-}
+using test::by_name;
 
 // Every history of `b` within tolerance x its largest value of `a`'s, sample by sample, and
 // reached by the wave (not a comparison of zeros).

@@ -20,6 +20,21 @@ namespace tremor::explicit_fe {
 
 namespace {
 
+// d and alpha at a point xi of an element of type E with node coordinates x (the profile at its
+// position), and the point's stretched axes (bit k where d_k is not 0: the others' filters pass all).
+template <class E>
+TREMOR_HOST_DEVICE int profile_at(const PmlProfile& profile, const double* x, const double* xi, double* d,
+                                  double* alpha) {
+  double N[E::n_nodes], at[3] = {0.0, 0.0, 0.0};
+  E::shape(xi, N);
+  for (int a = 0; a < E::n_nodes; ++a)
+    for (int c = 0; c < E::dim; ++c) at[c] += N[a] * x[a * E::dim + c];
+  profile.at(at, d, alpha);
+  int axes = 0;
+  for (int k = 0; k < E::dim; ++k) axes |= d[k] != 0.0 ? 1 << k : 0;
+  return axes;
+}
+
 // f += the flux of the `n` elements listed (one colour's: they share no node) of one block of
 // type E, at every point of its stiffness rule; the points' memory variables at `state`
 // (fem::pml_point_values per point, element by element), and where Viscous the section's
@@ -43,12 +58,8 @@ void add_elements(const Exec& exec, Index n, const Index* list, const fem::Eleme
     fem::PointEvaluation<E> point;
     for (int q = 0; q < rule.n_points; ++q) {
       const double det = point.reinit(x, rule.point(q));
-      double N[nn], at[3] = {0.0, 0.0, 0.0};
-      E::shape(rule.point(q), N);
-      for (int a = 0; a < nn; ++a)
-        for (int c = 0; c < dim; ++c) at[c] += N[a] * x[a * dim + c];
       double d[3], alpha[3];
-      profile.at(at, d, alpha);
+      const int axes = profile_at<E>(profile, x, rule.point(q), d, alpha);
       double grad[dim][dim];
       for (int k = 0; k < dim; ++k)
         for (int l = 0; l < dim; ++l) {
@@ -58,8 +69,6 @@ void add_elements(const Exec& exec, Index n, const Index* list, const fem::Eleme
         }
       const Size p = static_cast<Size>(e) * rule.n_points + q;
       double flux[dim][dim];
-      int axes = 0;  // the point's stretched axes: the others' filters pass all
-      for (int k = 0; k < dim; ++k) axes |= d[k] != 0.0 ? 1 << k : 0;
       if constexpr (Viscous) {
         const fem::ViscoelasticPoint<dim, double, fem::SectionLaw<dim, double>> law{
             elastic, records + static_cast<Size>(s) * fem::solids_stride, solid_state + p * solid_values, 1};
@@ -101,15 +110,9 @@ void add_fluid_elements(const Exec& exec, Index n, const Index* list, const fem:
     fem::PointEvaluation<E> point;
     for (int q = 0; q < rule.n_points; ++q) {
       const double det = point.reinit(x, rule.point(q));
-      double N[nn], at[3] = {0.0, 0.0, 0.0};
-      E::shape(rule.point(q), N);
-      for (int a = 0; a < nn; ++a)
-        for (int c = 0; c < dim; ++c) at[c] += N[a] * x[a * dim + c];
       double d[3], alpha[3], grad[dim], flux[dim];
-      profile.at(at, d, alpha);
-      int axes = 0;
+      const int axes = profile_at<E>(profile, x, rule.point(q), d, alpha);
       for (int k = 0; k < dim; ++k) {
-        axes |= d[k] != 0.0 ? 1 << k : 0;
         double sum = 0.0;
         for (int a = 0; a < nn; ++a) sum += value[a] * point.dNdx[a * dim + k];
         grad[k] = sum;

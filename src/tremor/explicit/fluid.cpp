@@ -563,6 +563,13 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
   // A PML's elements leave K_f for its term; its nodes' damping joins the layers' (pml.hpp).
   fem::SectionTable table = mesh.table;
   std::vector<double> damping = fluid.damping;
+  // (Every part of a fluid with layers steps with a damping, those without a layer's element too:
+  // a shared node's update is then the same arithmetic in every part.)
+  layers_ = fluid.pml.any();
+  if (layers_) {
+    if (damping.empty()) damping.assign(fluid.mass.size(), 0.0);
+    add_pml_damping(fluid.pml, dim_, dt, mesh.model.mesh.coordinates, fluid.mass, damping);
+  }
   const std::vector<Index> layer = pml_elements(mesh.model, fluid.pml);
   std::vector<Index> layer_nodes;
   std::vector<double> layer_coordinates, layer_mass;
@@ -571,8 +578,6 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
     auto layer_elements = pml_layer_elements(on, mesh.model.mesh, table, layer, order);
     for (const Index e : order) pml_elements_.push_back(mesh.elements[static_cast<std::size_t>(e)]);
     without_pml(table, layer);
-    if (damping.empty()) damping.assign(fluid.mass.size(), 0.0);
-    add_pml_damping(fluid.pml, dim_, dt, mesh.model.mesh.coordinates, fluid.mass, damping);
     for (Index n = 0; n < mesh.n_nodes(); ++n) {
       double at[3] = {0.0, 0.0, 0.0};
       for (int c = 0; c < dim_; ++c) at[c] = mesh.model.mesh.node(n)[static_cast<std::size_t>(c)];
@@ -782,8 +787,8 @@ void FluidTerm<Real>::get_pml_state(ElementValues& elements, ElementValues& node
 
 template <class Real>
 void FluidTerm<Real>::restore_pml(const SolverState& state) {
-  if (!pml_) {
-    TREMOR_CHECK(state.fluid_pml.empty() && state.fluid_pml_node_values.empty(),
+  if (!pml_) {  // (a part of a fluid with layers may hold none of them)
+    TREMOR_CHECK(layers_ || (state.fluid_pml.empty() && state.fluid_pml_node_values.empty()),
                  "the checkpoint holds the state of a PML in the fluid; the model has none");
     return;
   }

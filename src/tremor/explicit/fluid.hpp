@@ -296,6 +296,7 @@ class FluidTerm final : public StepTerm<Real> {
   std::unique_ptr<FluidOperator<Real>> stiffness_;
   std::unique_ptr<PmlTerm<Real>> pml_;        // its layer's elements and nodes, or null
   std::vector<Index> pml_elements_;           // the model's element of each of pml_'s
+  bool layers_ = false;                       // the model's fluid has PML layers (a part may hold none)
   std::unique_ptr<CentralDifference<Real>> scheme_;
   Loading loading_;
   std::unique_ptr<DeviceLoading<Real>> loads_;  // reads loading_

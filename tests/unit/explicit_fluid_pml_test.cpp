@@ -14,6 +14,7 @@
 #include "explicit_test_models.hpp"
 #include "support/runs.hpp"
 #include "support/support.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/explicit/fluid.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/fem/pml_law.hpp"
@@ -104,6 +105,11 @@ TEST(FluidPml, TheLayersElementsLeaveTheFluidsStiffness) {
   ASSERT_TRUE(lined.fluid->pml.any());
   // d0 = (N + 1) c ln(1 / R) / (2 L): c the steel's P speed for the solid, the water's for the fluid.
   EXPECT_NEAR(lined.fluid->pml.sides[0][0].d0 / lined.pml.sides[0][0].d0, 1480.0 / 5960.0, 1e-12);
+  // The pre-flight's lines: the layer's for the solid, then for the fluid, each with its d0.
+  ASSERT_EQ(lined.pml_layers.size(), 2u);
+  EXPECT_NE(lined.pml_layers[1].find(", in the fluid"), std::string::npos) << lined.pml_layers[1];
+  EXPECT_NE(lined.pml_layers[1].find(str("d0 ", lined.fluid->pml.sides[0][0].d0, " 1/s")), std::string::npos)
+      << lined.pml_layers[1];
   Model bare = model;
   bare.absorbing.clear();
   EXPECT_EQ(explicit_fe::preflight(bare, options).dt, lined.dt);

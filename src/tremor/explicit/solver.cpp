@@ -785,6 +785,8 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
   }
   if (!p.attenuation.empty()) check_memory_variables(*p.op, coarse_grained_material(model));
   p.pml_layers = describe_pml(whole, p.pml);
+  if (p.fluid && p.fluid->pml.any())  // (the fluid's d0 from its own sound speed: FluidSetup::pml)
+    for (const std::string& line : describe_pml(whole, p.fluid->pml)) p.pml_layers.push_back(str(line, ", in the fluid"));
   warn_pml_poisson(p, model);
   warn_pml_anisotropy(p, model);
   warn_quadratic_lumping(p, model);

@@ -133,12 +133,12 @@ void add_fluid_elements(const Exec& exec, Index n, const Index* list, const fem:
 // f += m R at the layer's nodes (fem::pml_node_force), its part m cross u by the average
 // acceleration: m cross (u_n + u_n-1) / 2 here, with m cross dt / 2 in the damping
 // (add_pml_damping; with the integrator's C it gives cross (u_n+1 + 2 u_n + u_n-1) / 4). A thread
-// per component of each node (`Components`: dim, or a fluid's 1; a thread per node held 88 registers: a quarter of an H200's
-// threads resident, its memory's latency unhidden). The nodes come in groups by their stretched
-// axes (NodeGroups): a thread knows its node's axes from its index, so that its variables, d and
-// alpha are read at once with the node's number, and only those of its axes; the nodes stretched
-// in none (the layer's inner edge, d = 0) add nothing. d, alpha and the mass in Real, each
-// value's nodes in a row (d_k of node i at d[k n + i]).
+// per component of each node (`Components`: dim, or a fluid's 1; a thread per node held 88
+// registers: a quarter of an H200's threads resident, its memory's latency unhidden). The nodes
+// come in groups by their stretched axes (NodeGroups): a thread knows its node's axes from its
+// index, so that its variables, d and alpha are read at once with the node's number, and only
+// those of its axes; the nodes stretched in none (the layer's inner edge, d = 0) add nothing. d,
+// alpha and the mass in Real, each value's nodes in a row (d_k of node i at d[k n + i]).
 template <int Dim, int Components, class Real>
 void add_nodes(const Exec& exec, Index n, NodeGroups groups, const Index* nodes, const Real* d, const Real* alpha,
                const Real* mass, double dt, Real* state, const Real* u, const Real* previous, Real* f) {

@@ -12,6 +12,7 @@
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/explicit/subdomain.hpp"
 #include "tremor/fem/colouring.hpp"
 #include "tremor/fem/coupling.hpp"
 #include "tremor/fem/dispatch.hpp"
@@ -361,29 +362,9 @@ std::size_t fluid_run_bytes(const FluidSetup& fluid, std::size_t real_size) {
   // blocks' factors in Real, at most; per node pair an index and dim coefficients, per interface
   // node three indices.
   const bool damped = !fluid.mesh.table.element_alpha.empty() || fluid.pml.any();
-  // A PML's: per element of the layer its copy (on all nodes) and dim^2 values a point of its
-  // stiffness rule; per node of the layer its number, d, alpha, mass and dim values in Real.
-  std::size_t pml = 0;
-  if (fluid.pml.any()) {
-    const std::vector<Index> layer = pml_elements(fluid.mesh.model, fluid.pml);
-    std::size_t k = 0;
-    Index e = 0;
-    for (const ElementBlock& block : mesh.blocks) {
-      const auto points = static_cast<std::size_t>(fem::stiffness_rule_points(block.type, block.order));
-      for (Index b = 0; b < block.n_elements(); ++b, ++e) {
-        if (k >= layer.size() || layer[k] != e) continue;
-        ++k;
-        pml += block.nodes(b).size() * sizeof(Index) + 2 * sizeof(int) + 2 * sizeof(double) +
-               points * dim * dim * real_size;
-      }
-    }
-    for (Index n = 0; n < mesh.n_nodes(); ++n) {
-      double x[3] = {0.0, 0.0, 0.0};
-      for (std::size_t c = 0; c < dim; ++c) x[c] = mesh.node(n)[c];
-      if (fluid.pml.inside(x)) pml += sizeof(Index) + (3 * dim + 1) * real_size;
-    }
-    pml += nodes * dim * sizeof(double);  // the layer's copy of the coordinates
-  }
+  // A PML's (its elements' copy and their points' and nodes' values).
+  const PmlBytes layer = pml_term_bytes(fluid.mesh.model, fluid.pml, real_size, 0, PmlField::Fluid);
+  const std::size_t pml = layer.elements + layer.state;
   return pml + nodes * (dim * sizeof(double) + 4 * real_size + (damped ? real_size : 0)) +
          factors * real_size +
          connectivity * sizeof(Index) +
@@ -578,14 +559,7 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
     auto layer_elements = pml_layer_elements(on, mesh.model.mesh, table, layer, order);
     for (const Index e : order) pml_elements_.push_back(mesh.elements[static_cast<std::size_t>(e)]);
     without_pml(table, layer);
-    for (Index n = 0; n < mesh.n_nodes(); ++n) {
-      double at[3] = {0.0, 0.0, 0.0};
-      for (int c = 0; c < dim_; ++c) at[c] = mesh.model.mesh.node(n)[static_cast<std::size_t>(c)];
-      if (!fluid.pml.inside(at)) continue;
-      layer_nodes.push_back(n);
-      layer_coordinates.insert(layer_coordinates.end(), at, at + dim_);
-      layer_mass.push_back(fluid.mass[static_cast<std::size_t>(n)]);
-    }
+    pml_layer_nodes(fluid.pml, mesh.model.mesh, fluid.mass, layer_nodes, layer_coordinates, layer_mass);
     pml_ = std::make_unique<PmlTerm<Real>>(on, std::move(layer_elements), fluid.pml, layer_nodes, layer_coordinates,
                                            layer_mass, dt, true, PmlField::Fluid);
   }
@@ -773,6 +747,13 @@ void FluidTerm<Real>::restore(std::span<const double> previous, std::span<const 
 }
 
 template <class Real>
+std::vector<Index> FluidTerm<Real>::pml_model_nodes() const {
+  std::vector<Index> nodes;
+  for (const Index n : pml_->node_list()) nodes.push_back(numbering_.global_node(n));
+  return nodes;
+}
+
+template <class Real>
 void FluidTerm<Real>::get_pml_state(ElementValues& elements, ElementValues& nodes) const {
   elements = {};
   nodes = {};
@@ -781,7 +762,7 @@ void FluidTerm<Real>::get_pml_state(ElementValues& elements, ElementValues& node
   elements.elements = pml_elements_;
   elements.offsets = pml_->state_offsets();
   elements.values = pml_->get_state();
-  for (const Index n : pml_->node_list()) nodes.elements.push_back(numbering_.global_node(n));
+  nodes.elements = pml_model_nodes();
   nodes.values = pml_->get_node_state();
 }
 
@@ -794,33 +775,11 @@ void FluidTerm<Real>::restore_pml(const SolverState& state) {
   }
   TREMOR_CHECK(!state.fluid_pml_offsets.empty(), "the checkpoint holds no state of the PML in the fluid, which this "
                "run keeps: it was written by a run without it, so this run would not continue it");
-  const std::vector<Size> mine = pml_->state_offsets();
-  std::vector<double> values;
-  for (std::size_t k = 0; k < pml_elements_.size(); ++k) {
-    const auto e = static_cast<std::size_t>(pml_elements_[k]);
-    TREMOR_CHECK(e + 1 < state.fluid_pml_offsets.size() &&
-                     state.fluid_pml_offsets[e + 1] - state.fluid_pml_offsets[e] == mine[k + 1] - mine[k],
-                 "the checkpoint's PML in the fluid holds ",
-                 e + 1 < state.fluid_pml_offsets.size() ? state.fluid_pml_offsets[e + 1] - state.fluid_pml_offsets[e]
-                                                        : Size(0),
-                 " values for the model's element ", e, "; this run keeps ", mine[k + 1] - mine[k]);
-    values.insert(values.end(), state.fluid_pml.begin() + state.fluid_pml_offsets[e],
-                  state.fluid_pml.begin() + state.fluid_pml_offsets[e + 1]);
-  }
-  std::map<Index, std::size_t> where;
-  for (std::size_t k = 0; k < state.fluid_pml_nodes.size(); ++k) where.emplace(state.fluid_pml_nodes[k], k);
-  const std::size_t per = static_cast<std::size_t>(dim_);
-  TREMOR_CHECK(state.fluid_pml_node_values.size() == state.fluid_pml_nodes.size() * per, "the checkpoint's PML in ",
-               "the fluid holds ", state.fluid_pml_node_values.size(), " values for ", state.fluid_pml_nodes.size(),
-               " nodes; expected ", per, " each");
-  std::vector<double> node_values;
-  for (const Index n : pml_->node_list()) {
-    const auto found = where.find(numbering_.global_node(n));
-    TREMOR_CHECK(found != where.end(), "the checkpoint holds no state of the PML in the fluid at the model's node ",
-                 numbering_.global_node(n));
-    node_values.insert(node_values.end(), state.fluid_pml_node_values.begin() + found->second * per,
-                       state.fluid_pml_node_values.begin() + (found->second + 1) * per);
-  }
+  std::vector<Size> taken(state.fluid_pml_offsets.size() - 1, 0);
+  const std::vector<double> values =
+      take_element_values(pml_->state_offsets(), pml_elements_, state.fluid_pml_offsets, state.fluid_pml, taken);
+  const std::vector<double> node_values =
+      take_node_values(pml_model_nodes(), state.fluid_pml_nodes, state.fluid_pml_node_values);
   exec_.synchronize();
   work_.synchronize();
   pml_->set_state(values);

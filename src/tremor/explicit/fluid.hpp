@@ -285,6 +285,7 @@ class FluidTerm final : public StepTerm<Real> {
   View<Real> queue_forces(const CentralDifference<Real>& scheme);
   void record_start(long long step);
   Loading own(Loading whole) const;  // the whole fluid's loads at its nodes
+  std::vector<Index> pml_model_nodes() const;  // the model's node of each of pml_'s
   InterfaceRows rows() const {
     return {solid_.size(), dim_, solid_.data(), fluid_.data(), offsets_.data(), col_.data(), C_.data()};
   }

@@ -422,6 +422,21 @@ void add_pml_damping(const PmlProfile& profile, int dim, double dt, std::span<co
   }
 }
 
+void pml_layer_nodes(const PmlProfile& profile, const Mesh& mesh, std::span<const double> mass,
+                     std::vector<Index>& nodes, std::vector<double>& coordinates, std::vector<double>& node_mass) {
+  const int dim = mesh.dim();
+  const std::size_t components = mesh.n_nodes() > 0 ? mass.size() / static_cast<std::size_t>(mesh.n_nodes()) : 1;
+  for (Index n = 0; n < mesh.n_nodes(); ++n) {
+    const auto x = mesh.node(n);
+    double at[3] = {0.0, 0.0, 0.0};
+    for (int c = 0; c < dim; ++c) at[c] = x[static_cast<std::size_t>(c)];
+    if (!profile.inside(at)) continue;
+    nodes.push_back(n);
+    coordinates.insert(coordinates.end(), at, at + dim);
+    node_mass.push_back(mass[static_cast<std::size_t>(n) * components]);
+  }
+}
+
 void without_pml(fem::SectionTable& table, std::span<const Index> elements) {
   if (elements.empty()) return;
   if (table.element_stiffness_factor.empty()) table.element_stiffness_factor.assign(table.element_section.size(), 1.0);
@@ -439,19 +454,22 @@ std::shared_ptr<const fem::DeviceElements> pml_layer_elements(const Exec& exec, 
 }
 
 PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size_t real_size,
-                        std::size_t solid_values) {
+                        std::size_t solid_values, PmlField field) {
   PmlBytes bytes;
   if (!profile.any()) return bytes;
   const Mesh& mesh = model.mesh;
   const auto dim = static_cast<std::size_t>(mesh.dim());
+  const bool fluid = field == PmlField::Fluid;
+  const std::size_t components = fluid ? 1 : dim;
   const std::vector<Index> elements = pml_elements(model, profile);
-  // GLL elements of order 2 and more go through the sem operator: its points' variables, the
-  // viscoelastic law's and d and alpha in Real, and about 25 geometric values per element (the
-  // trilinear map's; 10 for parallelepipeds); the others keep the viscoelastic law's in double.
-  const bool sem = std::all_of(mesh.blocks.begin(), mesh.blocks.end(), [](const ElementBlock& block) {
+  // A solid's GLL elements of order 2 and more go through the sem operator: its points' variables,
+  // the viscoelastic law's and d and alpha in Real, and about 25 geometric values per element (the
+  // trilinear map's; 10 for parallelepipeds); the others keep the viscoelastic law's in double. A
+  // fluid's keep dim^2 values a point, by the generic kernel.
+  const bool sem = !fluid && std::all_of(mesh.blocks.begin(), mesh.blocks.end(), [](const ElementBlock& block) {
     return (block.type == ElementType::HexGLL || block.type == ElementType::QuadGLL) && block.order >= 2;
   });
-  const std::size_t point_bytes = dim * dim * dim * real_size +
+  const std::size_t point_bytes = dim * dim * components * real_size +
                                   (sem ? (solid_values + 2 * dim) * real_size : solid_values * sizeof(double));
   // Per element: its nodes, section, factor, alpha and colour-list place; its points' variables.
   bytes.elements = mesh.coordinates.size() * sizeof(double);
@@ -477,7 +495,7 @@ PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size
     for (std::size_t c = 0; c < dim; ++c) x[c] = mesh.node(n)[c];
     inside += profile.inside(x) ? 1 : 0;
   }
-  bytes.state += inside * (sizeof(Index) + (2 * dim + 1 + dim * dim) * real_size);
+  bytes.state += inside * (sizeof(Index) + (2 * dim + 1 + dim * components) * real_size);
   return bytes;
 }
 

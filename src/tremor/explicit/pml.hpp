@@ -125,6 +125,12 @@ class PmlTerm final : public StepTerm<Real> {
 void add_pml_damping(const PmlProfile& profile, int dim, double dt, std::span<const double> coordinates,
                      std::span<const double> mass, std::span<double> damping);
 
+// The mesh's nodes inside the profile's layers, appended to `nodes`, with their coordinates (dim
+// each) and their lumped mass from `mass` (per DOF: dim or, a fluid's, one per node; a node's
+// first), as a PmlTerm takes them.
+void pml_layer_nodes(const PmlProfile& profile, const Mesh& mesh, std::span<const double> mass,
+                     std::vector<Index>& nodes, std::vector<double>& coordinates, std::vector<double>& node_mass);
+
 // The elements listed leave K (their absorbing-layer factor 0 in `table`): the PML evaluates them.
 void without_pml(fem::SectionTable& table, std::span<const Index> elements);
 
@@ -138,12 +144,13 @@ std::shared_ptr<const fem::DeviceElements> pml_layer_elements(const Exec& exec, 
 // real_size, for the pre-flight's memory estimate: its elements (on all nodes: their
 // coordinates), made with the run's, and its state (the points' and nodes' memory variables, the
 // nodes' d, alpha and mass), made once the operator is; `solid_values`: an attenuating model's
-// memory variables per point (solids x n_voigt), 0 without.
+// memory variables per point (solids x n_voigt), 0 without. `field`: a fluid's (its FluidMesh's
+// model) keeps a fluid's values.
 struct PmlBytes {
   std::size_t elements = 0, state = 0;
 };
 PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size_t real_size,
-                        std::size_t solid_values);
+                        std::size_t solid_values, PmlField field = PmlField::Solid);
 
 extern template class PmlTerm<float>;
 extern template class PmlTerm<double>;

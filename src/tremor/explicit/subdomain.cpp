@@ -186,15 +186,7 @@ std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& 
     std::vector<double> damping = d->damping.to_host();
     add_pml_damping(preflight.pml, dim, preflight.dt, model.mesh.coordinates, mass, damping);
     d->damping.copy_from_host(damping);
-    for (Index n = 0; n < model.mesh.n_nodes(); ++n) {
-      const auto x = model.mesh.node(n);
-      double at[3] = {0.0, 0.0, 0.0};
-      for (int c = 0; c < dim; ++c) at[c] = x[static_cast<std::size_t>(c)];
-      if (!preflight.pml.inside(at)) continue;
-      d->pml_nodes.push_back(n);
-      d->pml_coordinates.insert(d->pml_coordinates.end(), at, at + dim);
-      d->pml_mass.push_back(mass[static_cast<std::size_t>(n) * static_cast<std::size_t>(dim)]);
-    }
+    pml_layer_nodes(preflight.pml, model.mesh, mass, d->pml_nodes, d->pml_coordinates, d->pml_mass);
     clock.lap(str("PML: ", d->pml_nodes.size(), " nodes' damping and mass"));
   }
   return d;
@@ -457,6 +449,38 @@ void merge_node_values(std::span<const ElementValues> nodes, std::vector<Index>&
   }
 }
 
+std::vector<double> take_element_values(std::span<const Size> mine, std::span<const Index> elements,
+                                        std::span<const Size> offsets, std::span<const double> values,
+                                        std::vector<Size>& taken) {
+  std::vector<double> out;
+  out.reserve(static_cast<std::size_t>(mine.back()));
+  for (std::size_t k = 0; k < elements.size(); ++k) {
+    const auto e = static_cast<std::size_t>(elements[k]);
+    TREMOR_CHECK(e + 1 < offsets.size(), "the checkpoint holds memory variables for ", offsets.size() - 1,
+                 " elements; the model has more");
+    const Size from = offsets[e] + taken[e], count = mine[k + 1] - mine[k];
+    TREMOR_CHECK(from + count <= offsets[e + 1], "the checkpoint holds ", offsets[e + 1] - offsets[e],
+                 " memory variables for the model's element ", e, "; this run keeps more");
+    out.insert(out.end(), values.begin() + from, values.begin() + from + count);
+    taken[e] += count;
+  }
+  return out;
+}
+
+std::vector<double> take_node_values(std::span<const Index> nodes, std::span<const Index> node_list,
+                                     std::span<const double> node_values) {
+  std::map<Index, std::size_t> where;
+  for (std::size_t k = 0; k < node_list.size(); ++k) where.emplace(node_list[k], k);
+  const std::size_t per = nodes.empty() || node_list.empty() ? 0 : node_values.size() / node_list.size();
+  std::vector<double> out;
+  for (const Index node : nodes) {
+    const auto found = where.find(node);
+    TREMOR_CHECK(found != where.end(), "the checkpoint holds no PML state for the model's node ", node);
+    out.insert(out.end(), node_values.begin() + found->second * per, node_values.begin() + (found->second + 1) * per);
+  }
+  return out;
+}
+
 template <class Real>
 void restore_element_values(Subdomain<Real>& d, const SolverState& state) {
   const std::vector<Size> offsets = d.stiffness->state_offsets();
@@ -469,38 +493,13 @@ void restore_element_values(Subdomain<Real>& d, const SolverState& state) {
   // Each element's values: the operator's first, then the PML's (merge_element_values' order).
   std::vector<Size> taken(state.memory_offsets.size() - 1, 0);
   const auto take = [&](const std::vector<Size>& mine, const std::vector<Index>& elements) {
-    std::vector<double> values;
-    values.reserve(static_cast<std::size_t>(mine.back()));
-    for (std::size_t k = 0; k < elements.size(); ++k) {
-      const auto e = static_cast<std::size_t>(elements[k]);
-      TREMOR_CHECK(e + 1 < state.memory_offsets.size(), "the checkpoint holds memory variables for ",
-                   state.memory_offsets.size() - 1, " elements; the model has more");
-      const Size from = state.memory_offsets[e] + taken[e], count = mine[k + 1] - mine[k];
-      TREMOR_CHECK(from + count <= state.memory_offsets[e + 1], "the checkpoint holds ",
-                   state.memory_offsets[e + 1] - state.memory_offsets[e], " memory variables for the model's element ",
-                   e, "; this run keeps more");
-      values.insert(values.end(), state.memory.begin() + from, state.memory.begin() + from + count);
-      taken[e] += count;
-    }
-    return values;
+    return take_element_values(mine, elements, state.memory_offsets, state.memory, taken);
   };
   if (!offsets.empty())
     d.stiffness->set_state(take(offsets, model_elements(d, d.stiffness_elements, offsets.size() - 1)));
   if (!d.pml) return;
   d.pml->set_state(take(pml, model_elements(d, d.pml_element_list, pml.size() - 1)));
-  // The nodes: each of this subdomain's from the checkpoint's list.
-  std::map<Index, std::size_t> where;
-  for (std::size_t k = 0; k < state.pml_nodes.size(); ++k) where.emplace(state.pml_nodes[k], k);
-  const std::vector<Index> nodes = model_nodes(d, d.pml->node_list());
-  const std::size_t per = nodes.empty() || state.pml_nodes.empty() ? 0 : state.pml_node_values.size() / state.pml_nodes.size();
-  std::vector<double> values;
-  for (const Index node : nodes) {
-    const auto found = where.find(node);
-    TREMOR_CHECK(found != where.end(), "the checkpoint holds no PML state for the model's node ", node);
-    values.insert(values.end(), state.pml_node_values.begin() + found->second * per,
-                  state.pml_node_values.begin() + (found->second + 1) * per);
-  }
-  d.pml->set_node_state(values);
+  d.pml->set_node_state(take_node_values(model_nodes(d, d.pml->node_list()), state.pml_nodes, state.pml_node_values));
 }
 
 template struct Subdomain<float>;

@@ -181,6 +181,16 @@ void merge_element_values(std::span<const ElementValues> pieces, Index n_element
                           std::vector<double>& values);
 void merge_node_values(std::span<const ElementValues> nodes, std::vector<Index>& node_list,
                        std::vector<double>& node_values);
+// The other way: the values of `elements` (the model's; element k's mine[k + 1] - mine[k] of them,
+// Operator::state_offsets) from a state's `offsets` and `values` by the model's elements, after
+// the taken[e] each has given already (an element's pieces one after another), which it advances;
+// and the values of `nodes` (the model's) from a state's `node_list` and `node_values`. Each
+// throws tremor::Error naming an element or node whose values the state lacks.
+std::vector<double> take_element_values(std::span<const Size> mine, std::span<const Index> elements,
+                                        std::span<const Size> offsets, std::span<const double> values,
+                                        std::vector<Size>& taken);
+std::vector<double> take_node_values(std::span<const Index> nodes, std::span<const Index> node_list,
+                                     std::span<const double> node_values);
 // Subdomain d's stiffness operator, and its PML, take their elements' and nodes' state from
 // `state` (resume_from). Throws tremor::Error where the state does not fit: a stateless
 // checkpoint for a run with state, or another count of values for an element.

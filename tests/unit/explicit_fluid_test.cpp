@@ -547,6 +547,54 @@ TEST(ExplicitFluid, ReceiversOfPressureLieInTheFluid) {
   test::expect_contains(test::error_of([&] { dry.validate(); }), {"receiver 'p' records pressure, which a fluid has"});
 }
 
+// The coupling's first pass, f_f += C^T u, against the faces' matrices (fem::fluid_solid_interface)
+// summed face by face on the host: GLL faces take their nodal rule, each row its own column only
+// (read without the row's offsets), other faces the exact rule's full rows. Round-off of sums of a
+// few terms: 1e-13 of the largest.
+TEST(ExplicitFluid, TheCouplingsRowsAreTheFacesMatrices) {
+  for (const auto& [type, order, diagonal] :
+       {std::tuple{ElementType::HexGLL, 3, true}, {ElementType::QuadGLL, 4, true}, {ElementType::Hex8, 1, false},
+        {ElementType::Tri6, 2, false}}) {
+    SCOPED_TRACE(element_name(type, order));
+    Model model = water_on_steel(type, order);
+    model.explicit_settings = ExplicitSettings{};
+    model.explicit_settings->duration = 1e-3;
+    const Preflight p = preflight(model);
+    ASSERT_TRUE(p.solid && p.fluid);
+    const FluidSetup& fluid = *p.fluid;
+    const Numbering numbering = one_domain_numbering(*p.solid, p);
+    const FluidTerm<double> term(Exec::serial(), fluid, numbering, fluid_loading(model, fluid.mesh), {}, p.dt, false);
+    EXPECT_EQ(term.diagonal_coupling(), diagonal);
+    const int dim = model.mesh.dim();
+    const auto d = static_cast<std::size_t>(dim);
+    std::vector<double> u(static_cast<std::size_t>(numbering.n_local_nodes()) * d);
+    for (Index node = 0; node < model.mesh.n_nodes(); ++node) {
+      const Index local = numbering.local_node(node);
+      if (local < 0) continue;
+      const auto x = model.mesh.node(node);
+      for (std::size_t c = 0; c < d; ++c)
+        u[static_cast<std::size_t>(local) * d + c] = std::sin(1.1 * x[0] + 0.3 * static_cast<double>(c)) + x[1];
+    }
+    std::vector<double> expected(static_cast<std::size_t>(fluid.mesh.n_nodes()), 0.0);
+    for (const fem::CouplingFace& face : fluid.interface.faces) {
+      const std::size_t n = face.nodes.size();
+      for (std::size_t a = 0; a < n; ++a)
+        for (std::size_t b = 0; b < n; ++b)
+          for (std::size_t c = 0; c < d; ++c)
+            expected[static_cast<std::size_t>(term.fluid_node(face.nodes[a]))] +=
+                face.C[(a * n + b) * d + c] * u[static_cast<std::size_t>(numbering.local_node(face.nodes[b])) * d + c];
+    }
+    const DeviceArray<double> on_solid(Exec::serial(), std::span<const double>(u));
+    DeviceArray<double> f(Exec::serial(), std::vector<double>(expected.size(), 0.0));
+    term.add_solid_motion(on_solid.view(), f.view());
+    const std::vector<double> got = f.to_host();
+    double largest = 0.0;
+    for (const double v : expected) largest = std::max(largest, std::abs(v));
+    ASSERT_GT(largest, 0.0);
+    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-13 * largest) << i;
+  }
+}
+
 // A run on one domain numbers the solid's nodes first and the fluid's own after them (water below
 // the steel here, so that the model numbers the water's first): the integrator's update runs over
 // the solid's DOFs only (n_moving), the massless rest untouched at zero. An isolated node in the

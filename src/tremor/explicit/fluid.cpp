@@ -474,15 +474,24 @@ namespace {
 
 // f_f += C^T u_n: the normal displacement the solid imposes on the fluid (one row per interface node).
 template <class Real>
-void add_normal_motion(const Exec& exec, const InterfaceRows& rows, const Real* u, Real* f) {
+void add_normal_motion(const Exec& exec, const InterfaceRows& rows, const Real* u, Real* f, bool atomic) {
   const int dim = rows.dim;
   const Index *solid = rows.solid, *fluid = rows.fluid, *offsets = rows.offsets, *col = rows.col;
   const double* C = rows.C;
+  const bool diagonal = rows.diagonal;
   forall(exec, rows.n, [=] TREMOR_LAMBDA(Index r) {
     double sum = 0.0;
-    for (Index k = offsets[r]; k < offsets[r + 1]; ++k)
-      for (int c = 0; c < dim; ++c) sum += C[k * dim + c] * static_cast<double>(u[solid[col[k]] * dim + c]);
-    f[fluid[r]] += static_cast<Real>(sum);
+    if (diagonal) {
+      const Index s = solid[r];
+      for (int c = 0; c < dim; ++c) sum += C[r * dim + c] * static_cast<double>(u[s * dim + c]);
+    } else {
+      for (Index k = offsets[r]; k < offsets[r + 1]; ++k)
+        for (int c = 0; c < dim; ++c) sum += C[k * dim + c] * static_cast<double>(u[solid[col[k]] * dim + c]);
+    }
+    if (atomic)
+      atomic_add(f + fluid[r], static_cast<Real>(sum));
+    else
+      f[fluid[r]] += static_cast<Real>(sum);
   });
 }
 
@@ -493,10 +502,16 @@ void add_traction(const Exec& exec, const InterfaceRows& rows, const Real* p, Re
   const int dim = rows.dim;
   const Index *solid = rows.solid, *fluid = rows.fluid, *offsets = rows.offsets, *col = rows.col;
   const double* C = rows.C;
+  const bool diagonal = rows.diagonal;
   forall(exec, rows.n, [=] TREMOR_LAMBDA(Index r) {
     double sum[3] = {0.0, 0.0, 0.0};
-    for (Index k = offsets[r]; k < offsets[r + 1]; ++k)
-      for (int c = 0; c < dim; ++c) sum[c] += C[k * dim + c] * static_cast<double>(p[fluid[col[k]]]);
+    if (diagonal) {
+      const auto pr = static_cast<double>(p[fluid[r]]);
+      for (int c = 0; c < dim; ++c) sum[c] = C[r * dim + c] * pr;
+    } else {
+      for (Index k = offsets[r]; k < offsets[r + 1]; ++k)
+        for (int c = 0; c < dim; ++c) sum[c] += C[k * dim + c] * static_cast<double>(p[fluid[col[k]]]);
+    }
     for (int c = 0; c < dim; ++c) {
       Real* out = forces + solid[r] * dim + c;
       if (atomic)
@@ -540,6 +555,7 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
   // (A part's step is split by the exchange of its forces: on the run's stream.)
   if (atomics && exec.backend() == Backend::Cuda && !is_part()) beside_ = std::make_unique<SideStream>(exec);
   work_ = beside_ ? beside_->side() : exec;
+  if (beside_) motion_ = std::make_unique<SideStream>(work_);
   const Exec& on = work_;
   // A PML's elements leave K_f for its term; its nodes' damping joins the layers' (pml.hpp).
   fem::SectionTable table = mesh.table;
@@ -601,6 +617,9 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
     C.insert(C.end(), c.begin(), c.begin() + static_cast<std::ptrdiff_t>(d));
   }
   while (offsets.size() <= nodes.size()) offsets.push_back(static_cast<Index>(col.size()));
+  diagonal_ = col.size() == nodes.size();
+  for (std::size_t r = 0; r < nodes.size() && diagonal_; ++r)
+    diagonal_ = offsets[r] == static_cast<Index>(r) && col[r] == static_cast<Index>(r);
   solid_ = DeviceArray<Index>(on, std::span<const Index>(solid_node));
   fluid_ = DeviceArray<Index>(on, std::span<const Index>(fluid_node));
   offsets_ = DeviceArray<Index>(on, std::span<const Index>(offsets));
@@ -823,9 +842,18 @@ void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Rea
 template <class Real>
 View<Real> FluidTerm<Real>::queue_forces(const CentralDifference<Real>& scheme) {
   loads_->update(scheme.step_count());
-  // K_f chi_n + C^T u_n, and the flux of a PML's elements
+  // K_f chi_n + C^T u_n, and the flux of a PML's elements. Beside the solid, C^T u runs on a stream
+  // of its own at the same time as K_f chi, both adding by atomics, and the fluid's stream waits for
+  // it: a launch of a few microseconds of dependent loads off the fluid's critical path, and off the
+  // solid's.
+  if (motion_) motion_->fork();  // (before K_f chi is queued: at the step's start)
   const View<Real> forces = scheme_->apply_stiffness();
-  add_normal_motion(work_, rows(), scheme.displacement().data, forces.data);
+  if (motion_) {
+    add_normal_motion(motion_->side(), rows(), scheme.displacement().data, forces.data, true);
+    motion_->join();
+  } else {
+    add_normal_motion(work_, rows(), scheme.displacement().data, forces.data, false);
+  }
   if (pml_) pml_->add_element_forces(work_, scheme_->displacement().data, forces.data);
   forces_ = forces;
   return forces;
@@ -864,7 +892,7 @@ void FluidTerm<Real>::queue_step(const CentralDifference<Real>& scheme, View<Rea
 
 template <class Real>
 void FluidTerm<Real>::add_solid_motion(View<const Real> u, View<Real> fluid_forces) const {
-  add_normal_motion(exec_, rows(), u.data, fluid_forces.data);
+  add_normal_motion(exec_, rows(), u.data, fluid_forces.data, false);
 }
 
 template <class Real>

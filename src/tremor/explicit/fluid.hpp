@@ -159,12 +159,14 @@ inline bool records_fluid(const History& history) {
 // The fluid-solid interface's node pairs by row, as FluidTerm's kernels read them (its arrays): row
 // r (interface node r: its solid node solid[r] in the subdomain's numbering, fluid node fluid[r])
 // holds columns col[k] (interface nodes) with coefficients C[k dim + c], k in [offsets[r],
-// offsets[r + 1]).
+// offsets[r + 1]). `diagonal`: each row holds its own column only (GLL faces' nodal rule), k = r,
+// which the kernels then read without offsets and col (two dependent loads fewer a row).
 struct InterfaceRows {
   Index n = 0;
   int dim = 3;
   const Index *solid = nullptr, *fluid = nullptr, *offsets = nullptr, *col = nullptr;
   const double* C = nullptr;
+  bool diagonal = false;
 };
 
 // The fluid of a run as a per-step term of its solid (step_term.hpp): at each step, from the
@@ -180,10 +182,11 @@ struct InterfaceRows {
 // each step's forces, as a level (p_n is known once chi_n+1 is, as a velocity is: a pressure history
 // has no sample at the run's last step, receivers.hpp).
 //
-// Where the run adds by atomics on a GPU, the fluid's own work (its loads, K_f chi, C^T u, its update
-// and C p, added by atomics) is queued on a stream beside the solid's (start_forces), so that its
+// Where the run adds by atomics on a GPU, the fluid's own work (its loads, K_f chi, its update and
+// C p, added by atomics) is queued on a stream beside the solid's (start_forces), so that its
 // kernels run at the same time as the solid's apply; its arrays live on that stream, and add_forces
-// makes the solid's later work, and the recorders, wait for it.
+// makes the solid's later work, and the recorders, wait for it. C^T u is added by atomics from a
+// third stream while K_f chi runs, the fluid's update waiting for it.
 //
 // In a PML (FluidSetup::pml) the layer's fluid elements leave K_f for the term's PML (PmlTerm with
 // PmlField::Fluid, on the same stream): their stretched flux joins K_f chi, and at the layer's
@@ -227,6 +230,8 @@ class FluidTerm final : public StepTerm<Real> {
   // (a fluid node each), and solid_forces += C p from the pressure of the last step taken.
   void add_solid_motion(View<const Real> u, View<Real> fluid_forces) const;
   void add_fluid_traction(View<Real> solid_forces) const;
+  // Whether each interface row holds its own column only (InterfaceRows::diagonal).
+  bool diagonal_coupling() const { return diagonal_; }
 
   // The fluid's potential chi now, and its pressure -chi_tt at the last step taken.
   const CentralDifference<Real>& fluid_scheme() const { return *scheme_; }
@@ -276,6 +281,7 @@ class FluidTerm final : public StepTerm<Real> {
  private:
   Exec exec_;
   std::unique_ptr<SideStream> beside_;  // where the run adds by atomics on a GPU
+  std::unique_ptr<SideStream> motion_;  // with beside_, beside work_: C^T u while K_f chi runs
   Exec work_;                           // the fluid's own work's: beside_->side(), or exec_
   bool started_ = false;                // the step's work queued beside the apply (start_forces)
   // The step's work on work_ (loads, K_f chi + C^T u, the update with the pressure, C p), C p by
@@ -287,7 +293,7 @@ class FluidTerm final : public StepTerm<Real> {
   Loading own(Loading whole) const;  // the whole fluid's loads at its nodes
   std::vector<Index> pml_model_nodes() const;  // the model's node of each of pml_'s
   InterfaceRows rows() const {
-    return {solid_.size(), dim_, solid_.data(), fluid_.data(), offsets_.data(), col_.data(), C_.data()};
+    return {solid_.size(), dim_, solid_.data(), fluid_.data(), offsets_.data(), col_.data(), C_.data(), diagonal_};
   }
   int dim_ = 3;
   Numbering numbering_;       // its fluid nodes as the model's (FluidMesh::nodes; dim 1)
@@ -303,6 +309,7 @@ class FluidTerm final : public StepTerm<Real> {
   std::unique_ptr<DeviceLoading<Real>> loads_;  // reads loading_
   DeviceArray<Index> solid_, fluid_, offsets_, col_;  // the interface's rows (InterfaceRows)
   DeviceArray<double> C_;
+  bool diagonal_ = false;  // InterfaceRows::diagonal
   DeviceArray<Real> pressure_;  // -a_n per fluid node
   bool forces_ready_ = false;       // fluid_forces queued this step's first half
   View<Real> forces_;               // the fluid's forces (K_f chi + C^T u, its PML's), queue_forces

@@ -555,7 +555,6 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
   // (A part's step is split by the exchange of its forces: on the run's stream.)
   if (atomics && exec.backend() == Backend::Cuda && !is_part()) beside_ = std::make_unique<SideStream>(exec);
   work_ = beside_ ? beside_->side() : exec;
-  if (beside_) motion_ = std::make_unique<SideStream>(work_);
   const Exec& on = work_;
   // A PML's elements leave K_f for its term; its nodes' damping joins the layers' (pml.hpp).
   fem::SectionTable table = mesh.table;
@@ -842,15 +841,14 @@ void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Rea
 template <class Real>
 View<Real> FluidTerm<Real>::queue_forces(const CentralDifference<Real>& scheme) {
   loads_->update(scheme.step_count());
-  // K_f chi_n + C^T u_n, and the flux of a PML's elements. Beside the solid, C^T u runs on a stream
-  // of its own at the same time as K_f chi, both adding by atomics, and the fluid's stream waits for
-  // it: a launch of a few microseconds of dependent loads off the fluid's critical path, and off the
-  // solid's.
-  if (motion_) motion_->fork();  // (before K_f chi is queued: at the step's start)
+  // K_f chi_n + C^T u_n, and the flux of a PML's elements. Beside the solid, C^T u is queued on the
+  // solid's stream to run at the same time as K_f chi, both adding by atomics, and the fluid's
+  // stream waits for it: a launch of a few microseconds of dependent loads off the fluid's critical
+  // path. (A stream of its own measured slower: two more waits between streams a step.)
   const View<Real> forces = scheme_->apply_stiffness();
-  if (motion_) {
-    add_normal_motion(motion_->side(), rows(), scheme.displacement().data, forces.data, true);
-    motion_->join();
+  if (beside_) {
+    add_normal_motion(exec_, rows(), scheme.displacement().data, forces.data, true);
+    beside_->fork();
   } else {
     add_normal_motion(work_, rows(), scheme.displacement().data, forces.data, false);
   }

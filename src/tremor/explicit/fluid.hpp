@@ -185,8 +185,8 @@ struct InterfaceRows {
 // Where the run adds by atomics on a GPU, the fluid's own work (its loads, K_f chi, its update and
 // C p, added by atomics) is queued on a stream beside the solid's (start_forces), so that its
 // kernels run at the same time as the solid's apply; its arrays live on that stream, and add_forces
-// makes the solid's later work, and the recorders, wait for it. C^T u is added by atomics from a
-// third stream while K_f chi runs, the fluid's update waiting for it.
+// makes the solid's later work, and the recorders, wait for it. C^T u is added by atomics from the
+// solid's stream while K_f chi runs, the fluid's update waiting for it.
 //
 // In a PML (FluidSetup::pml) the layer's fluid elements leave K_f for the term's PML (PmlTerm with
 // PmlField::Fluid, on the same stream): their stretched flux joins K_f chi, and at the layer's
@@ -281,7 +281,6 @@ class FluidTerm final : public StepTerm<Real> {
  private:
   Exec exec_;
   std::unique_ptr<SideStream> beside_;  // where the run adds by atomics on a GPU
-  std::unique_ptr<SideStream> motion_;  // with beside_, beside work_: C^T u while K_f chi runs
   Exec work_;                           // the fluid's own work's: beside_->side(), or exec_
   bool started_ = false;                // the step's work queued beside the apply (start_forces)
   // The step's work on work_ (loads, K_f chi + C^T u, the update with the pressure, C p), C p by

@@ -619,6 +619,12 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
   diagonal_ = col.size() == nodes.size();
   for (std::size_t r = 0; r < nodes.size() && diagonal_; ++r)
     diagonal_ = offsets[r] == static_cast<Index>(r) && col[r] == static_cast<Index>(r);
+  // Beside the solid, C^T u on the solid's stream where the fluid's is the step's critical path: a
+  // fluid node costs about half a solid node a step (docs/benchmarks.md), so where the fluid has
+  // more than twice the solid's own nodes (those of the solid's numbering no fluid element holds,
+  // and the interface's).
+  const Index solid_nodes = solid.n_local_nodes() - numbering_.n_local_nodes() + static_cast<Index>(nodes.size());
+  motion_beside_ = beside_ && numbering_.n_local_nodes() > 2 * solid_nodes;
   solid_ = DeviceArray<Index>(on, std::span<const Index>(solid_node));
   fluid_ = DeviceArray<Index>(on, std::span<const Index>(fluid_node));
   offsets_ = DeviceArray<Index>(on, std::span<const Index>(offsets));
@@ -841,12 +847,13 @@ void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Rea
 template <class Real>
 View<Real> FluidTerm<Real>::queue_forces(const CentralDifference<Real>& scheme) {
   loads_->update(scheme.step_count());
-  // K_f chi_n + C^T u_n, and the flux of a PML's elements. Beside the solid, C^T u is queued on the
-  // solid's stream to run at the same time as K_f chi, both adding by atomics, and the fluid's
-  // stream waits for it: a launch of a few microseconds of dependent loads off the fluid's critical
-  // path. (A stream of its own measured slower: two more waits between streams a step.)
+  // K_f chi_n + C^T u_n, and the flux of a PML's elements. Where the fluid's stream is the step's
+  // critical path (motion_beside_), C^T u is queued on the solid's to run at the same time as K_f
+  // chi, both adding by atomics, and the fluid's stream waits for it: a launch of a few
+  // microseconds of dependent loads off the critical path. (A stream of its own measured slower:
+  // two more waits between streams a step.)
   const View<Real> forces = scheme_->apply_stiffness();
-  if (beside_) {
+  if (motion_beside_) {
     add_normal_motion(exec_, rows(), scheme.displacement().data, forces.data, true);
     beside_->fork();
   } else {

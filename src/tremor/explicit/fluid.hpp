@@ -185,8 +185,9 @@ struct InterfaceRows {
 // Where the run adds by atomics on a GPU, the fluid's own work (its loads, K_f chi, its update and
 // C p, added by atomics) is queued on a stream beside the solid's (start_forces), so that its
 // kernels run at the same time as the solid's apply; its arrays live on that stream, and add_forces
-// makes the solid's later work, and the recorders, wait for it. C^T u is added by atomics from the
-// solid's stream while K_f chi runs, the fluid's update waiting for it.
+// makes the solid's later work, and the recorders, wait for it. Where the fluid has more than twice
+// the solid's nodes, C^T u is added by atomics from the solid's stream while K_f chi runs, the
+// fluid's update waiting for it.
 //
 // In a PML (FluidSetup::pml) the layer's fluid elements leave K_f for the term's PML (PmlTerm with
 // PmlField::Fluid, on the same stream): their stretched flux joins K_f chi, and at the layer's
@@ -309,6 +310,7 @@ class FluidTerm final : public StepTerm<Real> {
   DeviceArray<Index> solid_, fluid_, offsets_, col_;  // the interface's rows (InterfaceRows)
   DeviceArray<double> C_;
   bool diagonal_ = false;  // InterfaceRows::diagonal
+  bool motion_beside_ = false;  // C^T u queued on the solid's stream (queue_forces)
   DeviceArray<Real> pressure_;  // -a_n per fluid node
   bool forces_ready_ = false;       // fluid_forces queued this step's first half
   View<Real> forces_;               // the fluid's forces (K_f chi + C^T u, its PML's), queue_forces

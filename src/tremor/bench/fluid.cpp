@@ -261,9 +261,10 @@ void run_fluid(const FluidArgs& args) {
          << ", \"fluid_update_microseconds\": " << fixed(r.update_seconds * 1e6, 3) << "}";
     md << "| " << r.side << "^3 | " << r.filling << " | " << group_digits(r.nodes) << " | " << group_digits(r.fluid_nodes)
        << " | " << group_digits(r.interface_nodes) << " | " << fixed(r.step_seconds * 1e6, 1) << " | "
-       << fixed(r.node_seconds * 1e12, 1) << " | " << ratio << " | " << coupling << " | " << share << " | " << op << " | " << coloured << " | " << stored << " | " << update << " |\n";
-    std::printf("%5lld^3 %-7s %12s %12s %10s %12.1f %10.1f %8s %11s %9s %11s %11s %11s %11s\n", r.side, r.filling.c_str(),
-                group_digits(r.nodes).c_str(), group_digits(r.fluid_nodes).c_str(), group_digits(r.interface_nodes).c_str(),
+       << fixed(r.node_seconds * 1e12, 1) << " | " << ratio << " | " << coupling << " | " << share << " | " << op
+       << " | " << coloured << " | " << stored << " | " << update << " |\n";
+    std::printf("%5lld^3 %-7s %12s %12s %10s %12.1f %10.1f %8s %11s %9s %11s %11s %11s %11s\n", r.side,
+                r.filling.c_str(), group_digits(r.nodes).c_str(), group_digits(r.fluid_nodes).c_str(), group_digits(r.interface_nodes).c_str(),
                 r.step_seconds * 1e6, r.node_seconds * 1e12, ratio.c_str(), coupling.c_str(), share.c_str(), op.c_str(),
                 coloured.c_str(), stored.c_str(), update.c_str());
   }

@@ -2,7 +2,7 @@
 // How the sem operator's kernels lay a block of elements over a GPU's threads and shared memory
 // (Layout), the steps every kernel starts with (the basis loaded, u or the coordinates gathered),
 // how a block's Jacobians are had (Mode), and the switch from a block's runtime (dim, order) to
-// the templates, a trilinear block's vertices: what operator.cpp's kernels, operator_setup.cpp's
+// the templates, a trilinear block's vertices: what operator_apply.hpp's kernels, operator_setup.cpp's
 // set-up and the fluid's kernels (fluid.cpp) share. Internal to sem/.
 #include <cstddef>
 #include <type_traits>
@@ -59,7 +59,7 @@ struct Line {
   }
 };
 
-// The column kernels' layout (operator.cpp's apply_columns, fluid.cpp's): a thread per (i, j)
+// The column kernels' layout (operator_apply.hpp's apply_columns, fluid.cpp's): a thread per (i, j)
 // column of a hexahedron's points, several elements per block where n^2 < 128. Shared memory per
 // element: the gathered values and the flux's x and y parts, 3 arrays of n^3 per component (the
 // z part stays in the column's registers), padded against bank conflicts.

@@ -54,7 +54,7 @@ enum class Geometry { Auto, Stored };
 
 // How the hexahedra's kernel spreads an element over threads: Points, a thread per point,
 // every sweep through shared memory; Columns, a thread per column of n points along z, the z
-// sweeps and the flux in registers (operator.cpp, apply_columns). Auto chooses by order,
+// sweeps and the flux in registers (operator_apply.hpp, apply_columns). Auto chooses by order,
 // precision and scatter, as measured (operator_setup.cpp, columns_by_default). Quadrilaterals
 // take the point kernel.
 enum class Kernel { Auto, Points, Columns };
@@ -134,7 +134,7 @@ class SemOperator final : public op::Operator<Real> {
   std::vector<DeviceArray<Real>> coarse_;  // per block: coarse-grained solids' weights (fem::coarse_weights)
   bool coarse_only_ = false;               // every attenuating section coarse-grained
   void keep_memory_variables(double dt);
-  // A PML's: per block its points' variables and stretching (Memory in operator.cpp), the step.
+  // A PML's: per block its points' variables and stretching (Memory in operator_apply.hpp), the step.
   mutable std::vector<DeviceArray<Real>> pml_;
   std::vector<DeviceArray<Real>> stretch_;
   std::vector<DeviceArray<int>> pml_axes_;  // per element, its stretched axes (fem::pml_flux)

@@ -472,22 +472,28 @@ Loading fluid_loading(const Model& model, const FluidMesh& fluid, const Shot* sh
 
 namespace {
 
+// visit(k, column) for each entry of row r: (r, r) alone where each row holds its own column only
+// (InterfaceRows::diagonal), without reading the row's offsets and columns.
+template <class Visit>
+TREMOR_HOST_DEVICE inline void for_each_column(const InterfaceRows& rows, Index r, const Visit& visit) {
+  if (rows.diagonal) {
+    visit(r, r);
+    return;
+  }
+  for (Index k = rows.offsets[r]; k < rows.offsets[r + 1]; ++k) visit(k, rows.col[k]);
+}
+
 // f_f += C^T u_n: the normal displacement the solid imposes on the fluid (one row per interface node).
 template <class Real>
 void add_normal_motion(const Exec& exec, const InterfaceRows& rows, const Real* u, Real* f, bool atomic) {
   const int dim = rows.dim;
-  const Index *solid = rows.solid, *fluid = rows.fluid, *offsets = rows.offsets, *col = rows.col;
+  const Index *solid = rows.solid, *fluid = rows.fluid;
   const double* C = rows.C;
-  const bool diagonal = rows.diagonal;
   forall(exec, rows.n, [=] TREMOR_LAMBDA(Index r) {
     double sum = 0.0;
-    if (diagonal) {
-      const Index s = solid[r];
-      for (int c = 0; c < dim; ++c) sum += C[r * dim + c] * static_cast<double>(u[s * dim + c]);
-    } else {
-      for (Index k = offsets[r]; k < offsets[r + 1]; ++k)
-        for (int c = 0; c < dim; ++c) sum += C[k * dim + c] * static_cast<double>(u[solid[col[k]] * dim + c]);
-    }
+    for_each_column(rows, r, [&](Index k, Index column) {
+      for (int c = 0; c < dim; ++c) sum += C[k * dim + c] * static_cast<double>(u[solid[column] * dim + c]);
+    });
     if (atomic)
       atomic_add(f + fluid[r], static_cast<Real>(sum));
     else
@@ -500,18 +506,13 @@ void add_normal_motion(const Exec& exec, const InterfaceRows& rows, const Real* 
 template <class Real>
 void add_traction(const Exec& exec, const InterfaceRows& rows, const Real* p, Real* forces, bool atomic) {
   const int dim = rows.dim;
-  const Index *solid = rows.solid, *fluid = rows.fluid, *offsets = rows.offsets, *col = rows.col;
+  const Index *solid = rows.solid, *fluid = rows.fluid;
   const double* C = rows.C;
-  const bool diagonal = rows.diagonal;
   forall(exec, rows.n, [=] TREMOR_LAMBDA(Index r) {
     double sum[3] = {0.0, 0.0, 0.0};
-    if (diagonal) {
-      const auto pr = static_cast<double>(p[fluid[r]]);
-      for (int c = 0; c < dim; ++c) sum[c] = C[r * dim + c] * pr;
-    } else {
-      for (Index k = offsets[r]; k < offsets[r + 1]; ++k)
-        for (int c = 0; c < dim; ++c) sum[c] += C[k * dim + c] * static_cast<double>(p[fluid[col[k]]]);
-    }
+    for_each_column(rows, r, [&](Index k, Index column) {
+      for (int c = 0; c < dim; ++c) sum[c] += C[k * dim + c] * static_cast<double>(p[fluid[column]]);
+    });
     for (int c = 0; c < dim; ++c) {
       Real* out = forces + solid[r] * dim + c;
       if (atomic)

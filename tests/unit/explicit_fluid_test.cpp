@@ -595,6 +595,83 @@ TEST(ExplicitFluid, TheCouplingsRowsAreTheFacesMatrices) {
   }
 }
 
+// The nodes that only one fluid element holds (here the water's, 2 x 2 x 1 elements of order 4 on
+// the steel, 9 x 9 x 5 nodes) are numbered last and stepped in K_f chi's apply: the 8 x 8 x 5 not on
+// the water's two inner planes, less the 8 x 8 on the interface (C^T u adds there) and the node of
+// a volume source (its load is the update's): 255. Stepped so, three steps give the same bits as
+// the apply adding into K u for the update (the same arithmetic, op::central_step, on the host).
+TEST(ExplicitFluid, NodesOneElementHoldsAreSteppedInTheApply) {
+  Model model = water_on_steel(ElementType::HexGLL, 4);
+  PointSource volume;
+  Index centre = -1;  // (0.5, 0.5, 1.5): a water element's middle node
+  for (Index i = 0; i < model.mesh.n_nodes(); ++i) {
+    const auto x = model.mesh.node(i);
+    if (std::abs(x[0] - 0.5) + std::abs(x[1] - 0.5) + std::abs(x[2] - 1.5) < 1e-12) centre = i;
+  }
+  ASSERT_GE(centre, 0);
+  volume.nodes = {centre};
+  volume.volume = true;
+  volume.amplitude = 1e-9;
+  volume.signal = Signal::ricker(1e3);
+  volume.origin = "m.toml:30";
+  model.point_sources.push_back(volume);
+  model.explicit_settings = ExplicitSettings{};
+  model.explicit_settings->duration = 1e-3;
+  const Preflight p = preflight(model);
+  ASSERT_TRUE(p.fluid);
+  const FluidSetup& fluid = *p.fluid;
+  const Loading loading = fluid_loading(model, fluid.mesh);
+  const FluidOrder order = in_place_order(fluid, loading);
+  ASSERT_EQ(order.last - order.first, 255);
+  EXPECT_EQ(order.last, fluid.mesh.n_nodes());  // (the whole fluid: no shared node after them)
+  const Mesh& mesh = order.setup.mesh.model.mesh;
+  std::vector<int> holders(static_cast<std::size_t>(mesh.n_nodes()), 0);
+  for (const ElementBlock& block : mesh.blocks)
+    for (const Index node : block.connectivity) ++holders[static_cast<std::size_t>(node)];
+  const std::vector<Index> interface = fluid.interface.nodes();
+  for (Index t = 0; t < mesh.n_nodes(); ++t) {
+    const Index node = order.setup.mesh.nodes[static_cast<std::size_t>(t)];
+    const auto x = mesh.node(t), y = model.mesh.node(node);
+    ASSERT_TRUE(std::equal(x.begin(), x.end(), y.begin())) << t;
+    if (t < order.first) continue;
+    EXPECT_EQ(holders[static_cast<std::size_t>(t)], 1) << t;
+    EXPECT_FALSE(std::binary_search(interface.begin(), interface.end(), node)) << t;
+    EXPECT_NE(node, centre) << t;
+  }
+  // The load at the source's node in the term's order.
+  const auto at = std::find(order.setup.mesh.nodes.begin(), order.setup.mesh.nodes.end(), centre);
+  EXPECT_EQ(order.loading.loaded_dofs(), std::vector<Index>{static_cast<Index>(at - order.setup.mesh.nodes.begin())});
+  const FluidTerm<double> term(Exec::serial(), fluid, one_domain_numbering(*p.solid, p), loading, {}, p.dt, false);
+  EXPECT_EQ(term.in_place_last() - term.in_place_first(), 255);
+
+  const Exec exec = Exec::serial();
+  const auto elements =
+      std::make_shared<const fem::DeviceElements>(exec, mesh, order.setup.mesh.table, fem::colour_elements(mesh));
+  const FluidOperator<double> K(exec, elements, false);
+  CentralDifference<double> adding(exec, K, order.setup.mass, {}, p.dt, {}, 1);
+  CentralDifference<double> stepping(exec, K, order.setup.mass, {}, p.dt, {}, 1);
+  stepping.step_in_place(order.first, order.last);
+  std::vector<double> now = field(order.setup.mesh), before(now);
+  for (double& v : before) v *= 0.9;
+  adding.set_state(before, now, 0);
+  stepping.set_state(before, now, 0);
+  const std::vector<double> zero(now.size(), 0.0);
+  DeviceArray<double> p_adding(exec, zero), p_stepping(exec, zero);
+  for (int step = 0; step < 3; ++step) {
+    adding.apply_stiffness();
+    adding.advance({}, {}, {}, {}, p_adding.view());
+    K.add_stepping(stepping.displacement(), stepping.zeroed_forces(), stepping.in_place(p_stepping.view()));
+    stepping.advance({}, {}, {}, {}, p_stepping.view());
+  }
+  std::vector<double> a_before, a_now, s_before, s_now;
+  adding.get_state(a_before, a_now);
+  stepping.get_state(s_before, s_now);
+  EXPECT_EQ(s_now, a_now);
+  EXPECT_EQ(s_before, a_before);
+  EXPECT_EQ(p_stepping.to_host(), p_adding.to_host());
+  EXPECT_NE(a_now, now);  // (it moved)
+}
+
 // A run on one domain numbers the solid's nodes first and the fluid's own after them (water below
 // the steel here, so that the model numbers the water's first): the integrator's update runs over
 // the solid's DOFs only (n_moving), the massless rest untouched at zero. An isolated node in the

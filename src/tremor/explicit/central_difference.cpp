@@ -47,6 +47,14 @@ Index coefficients(const Exec& exec, Index n, const double* m, const double* c, 
   return massless;
 }
 
+// Eq. (4) for one DOF from A, C' and K' = 1 - C' (1 + C' = A C / dt and 1 - C' = 2 A M / dt^2),
+// its forces already in K u (K u - F); a held DOF (A = 0) stays at zero.
+template <class Real>
+TREMOR_HOST_DEVICE inline Real next_displacement(Real a, Real cp, Real ku, Real up, Real uc) {
+  const Real next = a * (Real(0) - ku) + cp * up + (Real(1) - cp) * uc;
+  return a == Real(0) ? Real(0) : next;
+}
+
 // The mass of a DOF from its coefficients, M / dt^2 = (1 - C') / (2 A); 0 where held.
 template <class Real>
 TREMOR_HOST_DEVICE inline double mass_over_dt2(Real a, Real cp) {
@@ -70,19 +78,20 @@ Coefficients<Real, Per> coefficients_of(const DeviceArray<Real>& a, const Device
   return {a.data(), cp.size() > 0 ? cp.data() : nullptr, per};
 }
 
-// The update of every DOF (Eq. 4 fused) but those [first, first + skip) that the stiffness's apply
-// steps (op::InPlaceStep): per DOF U_prev, U_curr and K u read and U_next written, A (and C') per
-// entry; K u zeroed for an operator that adds into it (one more write here instead of a pass of its
-// own). Decelerates: -a_n at every DOF that moves and is not held as well, into `deceleration`
-// (op::central_step).
+// The update of every DOF (Eq. 4 fused): per DOF U_prev, U_curr and K u read and U_next written,
+// A (and C') per entry; K u zeroed for an operator that adds into it (one more write here instead
+// of a pass of its own).
+// Decelerates: -a_n at every DOF that moves and is not held as well, into `deceleration`:
+// (U_next - 2 U_curr + U_prev) / dt^2 = -(A (K u - F) + (1 + C') (U_curr - U_prev)) / dt^2 (Eq. 4
+// less 2 U_curr - U_prev), without the second difference of the levels that would lose digits.
 template <bool Decelerates, class Real, int Per>
-void update(const Exec& exec, Index n, Index first, Index skip, Coefficients<Real, Per> k, const Real* uc, Real* u,
-            Real* ku, bool adds, Real* deceleration, double dt) {
+void update(const Exec& exec, Index n, Coefficients<Real, Per> k, const Real* uc, Real* u, Real* ku, bool adds,
+            Real* deceleration, double dt) {
   const auto inv_dt2 = static_cast<Real>(1.0 / (dt * dt));
-  forall(exec, n - skip, [=] TREMOR_LAMBDA(Index j) {
-    const Index i = j < first ? j : j + skip;
-    op::central_step(k.force_scale(i), k.prev_scale(i), ku[i], u[i], uc[i], inv_dt2, u + i,
-                     Decelerates ? deceleration + i : nullptr);
+  forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
+    const Real a = k.force_scale(i), cp = k.prev_scale(i), up = u[i], now = uc[i], f = ku[i];
+    u[i] = next_displacement(a, cp, f, up, now);
+    if (Decelerates && a != Real(0)) deceleration[i] = (a * f + (Real(1) + cp) * (now - up)) * inv_dt2;
     if (adds) ku[i] = Real(0);
   });
 }
@@ -244,13 +253,11 @@ void CentralDifference<Real>::advance(View<const Index> loaded_dofs, View<const 
   const Real* uc = std::as_const(curr_).data();
   const bool adds = stiffness_.adds();
   Real* out = deceleration.size > 0 ? deceleration.data : nullptr;
-  // (The DOFs the apply stepped, within those that move.)
-  const Index first = std::min(in_place_first_, moving_), skip = std::min(in_place_last_, moving_) - first;
   const auto run = [&](auto k) {
     if (out)
-      update<true>(exec_, moving_, first, skip, k, uc, u.data, ku.data, adds, out, dt_);
+      update<true>(exec_, moving_, k, uc, u.data, ku.data, adds, out, dt_);
     else
-      update<false>(exec_, moving_, first, skip, k, uc, u.data, ku.data, adds, out, dt_);
+      update<false>(exec_, moving_, k, uc, u.data, ku.data, adds, out, dt_);
   };
   switch (per_) {
     case 2: run(coefficients_of<2>(a, cp, 2)); break;
@@ -261,30 +268,6 @@ void CentralDifference<Real>::advance(View<const Index> loaded_dofs, View<const 
   forall(exec_, prescribed_dofs.size, [=] TREMOR_LAMBDA(Index k) { u[prescribed_dofs[k]] = prescribed[k]; });
   std::swap(prev_, curr_);
   ++steps_;
-}
-
-template <class Real>
-void CentralDifference<Real>::step_in_place(Index first, Index last) {
-  TREMOR_CHECK(first >= 0 && first <= last && last <= n_, "DOFs ", first, " to ", last, " stepped in place of ", n_);
-  TREMOR_CHECK(first == last || per_ == 1, "DOFs stepped in place by the stiffness's apply with coefficients per ",
-               per_, " DOFs; one a DOF expected");
-  in_place_first_ = first;
-  in_place_last_ = last;
-}
-
-template <class Real>
-op::InPlaceStep<Real> CentralDifference<Real>::in_place(View<Real> deceleration) {
-  TREMOR_CHECK(deceleration.size == 0 || deceleration.size == n_, "the deceleration's ", deceleration.size,
-               " entries for ", n_, " DOFs");
-  op::InPlaceStep<Real> step;
-  step.next = prev_.data();
-  step.a = std::as_const(force_scale_).data();
-  step.cp = prev_scale_.size() > 0 ? std::as_const(prev_scale_).data() : nullptr;
-  step.deceleration = deceleration.size > 0 ? deceleration.data : nullptr;
-  step.first = in_place_first_;
-  step.last = in_place_last_;
-  step.inv_dt2 = static_cast<Real>(1.0 / (dt_ * dt_));
-  return step;
 }
 
 template <class Real>

@@ -22,7 +22,6 @@
 #include "tremor/backend/device_array.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/explicit/operator.hpp"
-#include "tremor/operator/in_place_step.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -78,18 +77,6 @@ class CentralDifference {
   void advance(View<const Index> loaded_dofs, View<const Real> loads, View<const Index> prescribed_dofs = {},
                View<const Real> prescribed = {}, View<Real> deceleration = {});
 
-  // DOFs [first, last) stepped by the stiffness's apply itself (op::InPlaceStep), which advance()
-  // then leaves out (and whose K u it neither reads nor zeroes): DOFs whose K u the apply sums
-  // whole at one place, with no load (advance's loads are not seen there) and no force added into
-  // K u by another. Needs one coefficient a DOF (coefficient_dofs() 1). first == last: none, as at
-  // construction. Throws tremor::Error for a range outside the DOFs.
-  void step_in_place(Index first, Index last);
-  Index in_place_first() const { return in_place_first_; }
-  Index in_place_last() const { return in_place_last_; }
-  // This step's in-place step (U_prev as the place of U_next, the coefficients), for the apply that
-  // comes before advance(); `deceleration` as advance() takes it.
-  op::InPlaceStep<Real> in_place(View<Real> deceleration = {});
-
   // Displacement now (U_curr) and one step before (U_prev), in the Exec's memory.
   View<const Real> displacement() const { return curr_.view(); }
   View<const Real> previous_displacement() const { return prev_.view(); }
@@ -117,7 +104,6 @@ class CentralDifference {
   long long steps_ = 0;
   Index massless_ = 0;
   Index moving_ = 0;               // n_moving()
-  Index in_place_first_ = 0, in_place_last_ = 0;  // step_in_place()
   int per_ = 1;                    // DOFs per entry of the coefficients
   DeviceArray<Real> force_scale_;  // A (F' = A F); 0 for held and massless DOFs
   DeviceArray<Real> prev_scale_;   // C' diagonal where damped; empty: undamped (C' = -1)

@@ -187,18 +187,6 @@ void FluidOperator<Real>::apply_unchecked(const Real* chi, Real* f) const {
 
 template <class Real>
 void FluidOperator<Real>::add_unchecked(const Real* chi, Real* f) const {
-  add_stepping(chi, f, {});
-}
-
-template <class Real>
-void FluidOperator<Real>::add_stepping(View<const Real> chi, View<Real> f, const op::InPlaceStep<Real>& step) const {
-  TREMOR_CHECK(chi.size == n_dofs() && f.size == n_dofs(), "the fluid operator on ", chi.size, " and ", f.size,
-               " values for ", n_dofs(), " nodes");
-  add_stepping(chi.data, f.data, step);
-}
-
-template <class Real>
-void FluidOperator<Real>::add_stepping(const Real* chi, Real* f, const op::InPlaceStep<Real>& step) const {
   const fem::DeviceElements& els = *elements_;
   const int passes = atomic_ ? 1 : els.n_colours;
   for (int c = 0; c < passes; ++c)
@@ -208,7 +196,7 @@ void FluidOperator<Real>::add_stepping(const Real* chi, Real* f, const op::InPla
       if (n == 0) continue;
       const Index* list = atomic_ ? nullptr : block.in(c);
       if (sum_factorised_->takes(b)) {
-        sum_factorised_->add(exec_, b, n, list, atomic_, chi, f, step);
+        sum_factorised_->add(exec_, b, n, list, atomic_, chi, f);
         continue;
       }
       fem::with_element(block.type, block.order, [&](auto element) {
@@ -309,7 +297,6 @@ FluidSetup fluid_part(const FluidSetup& fluid, const partition::Subdomain& domai
   part.pml = fluid.pml;
   part.whole_nodes = domain.nodes;
   part.n_whole_nodes = whole.n_nodes();
-  part.n_owned = domain.n_owned;
   return part;
 }
 
@@ -554,97 +541,16 @@ void prescribed_pressure(const Exec& exec, View<const Index> held, View<const Re
 
 }  // namespace
 
-FluidOrder in_place_order(const FluidSetup& fluid, const Loading& whole_loading) {
-  const bool part = !fluid.whole_nodes.empty();
-  const Index n = fluid.mesh.n_nodes();
-  const Index owned = part ? fluid.n_owned : n;
-  std::vector<Index> whole = fluid.whole_nodes;
-  if (!part) {
-    whole.resize(static_cast<std::size_t>(n));
-    std::iota(whole.begin(), whole.end(), Index(0));
-  }
-  const Loading local = whole_loading.restricted(whole);
-  const Mesh& mesh = fluid.mesh.model.mesh;
-  // Per node: the elements that hold it (2: two or more), and whether it may be stepped in place.
-  std::vector<unsigned char> holders(static_cast<std::size_t>(n), 0), free(static_cast<std::size_t>(n), 1);
-  for (const ElementBlock& block : mesh.blocks)
-    for (const Index node : block.connectivity) {
-      unsigned char& h = holders[static_cast<std::size_t>(node)];
-      h = static_cast<unsigned char>(std::min(h + 1, 2));
-    }
-  for (const Index dof : local.loaded_dofs()) free[static_cast<std::size_t>(dof)] = 0;
-  for (const Index dof : local.constrained_dofs()) free[static_cast<std::size_t>(dof)] = 0;
-  {
-    const std::vector<Index> interface = fluid.interface.nodes();  // model nodes, ascending
-    for (Index i = 0; i < n; ++i)
-      if (std::binary_search(interface.begin(), interface.end(), fluid.mesh.nodes[static_cast<std::size_t>(i)]))
-        free[static_cast<std::size_t>(i)] = 0;
-  }
-  std::vector<Index> layer = pml_elements(fluid.mesh.model, fluid.pml);  // ascending
-  std::sort(layer.begin(), layer.end());
-  Index global = 0;
-  for (const ElementBlock& block : mesh.blocks)
-    for (Index e = 0; e < block.n_elements(); ++e, ++global)
-      if (!sem::fluid_takes(block.type, block.order) || std::binary_search(layer.begin(), layer.end(), global))
-        for (const Index node : block.nodes(e)) free[static_cast<std::size_t>(node)] = 0;
-  const auto in_place = [&](Index node) {
-    const auto i = static_cast<std::size_t>(node);
-    return node < owned && holders[i] == 1 && free[i] != 0;
-  };
-  // The order: the owned nodes that step in the update, those stepped in place element by element,
-  // then the shared ones.
-  std::vector<Index> order;  // the fluid's (or part's) node of each of the term's
-  order.reserve(static_cast<std::size_t>(n));
-  for (Index i = 0; i < owned; ++i)
-    if (!in_place(i)) order.push_back(i);
-  const auto first = static_cast<Index>(order.size());
-  for (const ElementBlock& block : mesh.blocks)
-    for (const Index node : block.connectivity)
-      if (in_place(node)) order.push_back(node);
-  const auto last = static_cast<Index>(order.size());
-  for (Index i = owned; i < n; ++i) order.push_back(i);
-  std::vector<Index> place(static_cast<std::size_t>(n));  // the term's node of each
-  for (std::size_t t = 0; t < order.size(); ++t) place[static_cast<std::size_t>(order[t])] = static_cast<Index>(t);
-
-  FluidSetup to = fluid;
-  to.whole_nodes.resize(order.size());
-  Mesh& into = to.mesh.model.mesh;
-  const auto d = static_cast<std::size_t>(mesh.dim());
-  for (std::size_t t = 0; t < order.size(); ++t) {
-    const auto i = static_cast<std::size_t>(order[t]);
-    into.node_labels[t] = mesh.node_labels[i];
-    for (std::size_t c = 0; c < d; ++c) into.coordinates[t * d + c] = mesh.coordinates[i * d + c];
-    to.mesh.nodes[t] = fluid.mesh.nodes[i];
-    to.mass[t] = fluid.mass[i];
-    if (!fluid.damping.empty()) to.damping[t] = fluid.damping[i];
-    to.whole_nodes[t] = whole[i];
-  }
-  for (ElementBlock& block : into.blocks)
-    for (Index& node : block.connectivity) node = place[static_cast<std::size_t>(node)];
-  TREMOR_CHECK(into.node_sets.empty() && into.face_sets.empty(), "a fluid mesh with node or face sets");
-  to.n_whole_nodes = part ? fluid.n_whole_nodes : n;
-  to.n_owned = owned;
-  Loading loading = whole_loading.restricted(to.whole_nodes);
-  return FluidOrder{std::move(to), std::move(loading), part, first, last};
-}
-
 template <class Real>
 FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading,
                            std::vector<History> histories, double dt, bool atomic)
-    : FluidTerm(exec, in_place_order(fluid, loading), solid, std::move(histories), dt, atomic) {}
-
-template <class Real>
-FluidTerm<Real>::FluidTerm(const Exec& exec, FluidOrder&& ordered, const Numbering& solid,
-                           std::vector<History> histories, double dt, bool atomic)
     : exec_(exec),
       work_(exec),
-      dim_(ordered.setup.mesh.table.dim),
-      numbering_(solid.n_model_nodes(), 1, ordered.setup.mesh.nodes),
-      whole_(ordered.setup.whole_nodes),
-      part_(ordered.part),
-      n_whole_(ordered.setup.n_whole_nodes),
-      loading_(std::move(ordered.loading)) {
-  const FluidSetup& fluid = ordered.setup;
+      dim_(fluid.mesh.table.dim),
+      numbering_(solid.n_model_nodes(), 1, fluid.mesh.nodes),
+      whole_(fluid.whole_nodes),
+      n_whole_(fluid.whole_nodes.empty() ? fluid.mesh.n_nodes() : fluid.n_whole_nodes),
+      loading_(own(std::move(loading))) {
   const FluidMesh& mesh = fluid.mesh;
   const bool atomics = atomic && exec.space() == MemorySpace::Device;
   // (A part's step is split by the exchange of its forces: on the run's stream.)
@@ -680,13 +586,6 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, FluidOrder&& ordered, const Numberi
   scheme_ = std::make_unique<CentralDifference<Real>>(on, *stiffness_, fluid.mass, std::span<const double>(damping),
                                                       dt, held, 1);
   loads_ = std::make_unique<DeviceLoading<Real>>(on, loading_, dt);
-  in_place_first_ = ordered.first;
-  in_place_last_ = ordered.last;
-  if (pml_)
-    for (const Index node : pml_->node_list())
-      TREMOR_CHECK(node < in_place_first_ || node >= in_place_last_, "the fluid's PML node ", node,
-                   " among those stepped in place");
-  scheme_->step_in_place(in_place_first_, in_place_last_);
   // The node pairs of every face, summed where faces share them, as rows by interface node.
   const std::vector<Index> nodes = fluid.interface.nodes();
   const auto row_of = [&](Index node) {
@@ -775,8 +674,16 @@ void FluidTerm<Real>::route_samples(std::function<void(std::size_t, const Histor
 }
 
 template <class Real>
-Loading FluidTerm<Real>::own(const Loading& whole) const {
-  return whole.restricted(whole_);
+std::vector<Index> FluidTerm<Real>::whole_nodes() const {
+  if (is_part()) return whole_;
+  std::vector<Index> all(static_cast<std::size_t>(n_whole_));
+  std::iota(all.begin(), all.end(), Index(0));
+  return all;
+}
+
+template <class Real>
+Loading FluidTerm<Real>::own(Loading whole) const {
+  return is_part() ? whole.restricted(whole_) : std::move(whole);
 }
 
 template <class Real>
@@ -796,13 +703,6 @@ void FluidTerm<Real>::load_shot(Loading loading) {
   loads_.reset();  // (it reads loading_)
   loading_ = std::move(loading);
   loads_ = std::make_unique<DeviceLoading<Real>>(work_, loading_, scheme_->dt());
-  // A shot that loads a node stepped in place (a source the set-up's loads did not have there)
-  // steps every node in the update: the apply's sum there would not see the load.
-  const std::vector<Index>& loaded = loading_.loaded_dofs();
-  const bool loads_in_place = std::any_of(loaded.begin(), loaded.end(), [&](Index dof) {
-    return dof >= in_place_first_ && dof < in_place_last_;
-  });
-  scheme_->step_in_place(loads_in_place ? 0 : in_place_first_, loads_in_place ? 0 : in_place_last_);
 }
 
 template <class Real>
@@ -833,7 +733,7 @@ void FluidTerm<Real>::get_state(std::vector<double>& previous, std::vector<doubl
   TREMOR_CHECK(previous.size() == n && current.size() == n, "a fluid's state of ", current.size(), " values for ", n,
                " fluid nodes");
   for (std::size_t i = 0; i < now.size(); ++i) {
-    const auto to = static_cast<std::size_t>(whole_[i]);
+    const std::size_t to = whole_.empty() ? i : static_cast<std::size_t>(whole_[i]);
     previous[to] = static_cast<double>(before[i]);
     current[to] = static_cast<double>(now[i]);
   }
@@ -859,7 +759,7 @@ void FluidTerm<Real>::restore(std::span<const double> previous, std::span<const 
   // (Real widened to double: exact back.) A part takes its nodes'.
   std::vector<Real> before(static_cast<std::size_t>(scheme_->n_dofs())), now(before.size());
   for (std::size_t i = 0; i < now.size(); ++i) {
-    const auto from = static_cast<std::size_t>(whole_[i]);
+    const std::size_t from = whole_.empty() ? i : static_cast<std::size_t>(whole_[i]);
     before[i] = static_cast<Real>(previous[from]);
     now[i] = static_cast<Real>(current[from]);
   }
@@ -953,9 +853,7 @@ View<Real> FluidTerm<Real>::queue_forces(const CentralDifference<Real>& scheme) 
   // chi, both adding by atomics, and the fluid's stream waits for it: a launch of a few
   // microseconds of dependent loads off the critical path. (A stream of its own measured slower:
   // two more waits between streams a step.)
-  // (The nodes only one element holds, and that nothing else forces, stepped in K_f chi's apply.)
-  const View<Real> forces = scheme_->zeroed_forces();
-  stiffness_->add_stepping(scheme_->displacement(), forces, scheme_->in_place(pressure_.view()));
+  const View<Real> forces = scheme_->apply_stiffness();
   if (motion_beside_) {
     add_normal_motion(exec_, rows(), scheme.displacement().data, forces.data, true);
     beside_->fork();

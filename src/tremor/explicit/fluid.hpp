@@ -91,14 +91,8 @@ class FluidOperator final : public op::Operator<Real> {
   bool adds() const override { return true; }
   void apply_unchecked(const Real* chi, Real* f) const override;
   void add_unchecked(const Real* chi, Real* f) const override;
-  // f += K_f chi but at the nodes `step` takes, which are stepped in place instead
-  // (op::InPlaceStep): nodes that only one element holds, of a block the sum-factorised kernels
-  // take (sem::fluid_takes), whose K_f chi is then whole within that element's work. The caller
-  // chooses them so (FluidTerm).
-  void add_stepping(View<const Real> chi, View<Real> f, const op::InPlaceStep<Real>& step) const;
 
  private:
-  void add_stepping(const Real* chi, Real* f, const op::InPlaceStep<Real>& step) const;
   Exec exec_;
   std::shared_ptr<const fem::DeviceElements> elements_;
   bool atomic_ = false;
@@ -126,7 +120,6 @@ struct FluidSetup {
   // count. Empty and 0: the whole fluid.
   std::vector<Index> whole_nodes;
   Index n_whole_nodes = 0;
-  Index n_owned = 0;  // a part's: its first n_owned nodes no other part holds (partition::Subdomain)
 };
 // Throws tremor::Error for a model without fluid elements, or one whose fluid meets its solid
 // otherwise than across whole faces (fem::fluid_solid_interface).
@@ -162,21 +155,6 @@ Loading fluid_loading(const Model& model, const FluidMesh& fluid, const Shot* sh
 inline bool records_fluid(const History& history) {
   return history.records(Quantity::Pressure) || history.potential;
 }
-
-// A run's fluid (or a part) in FluidTerm's order: its nodes that K_f chi's apply steps in place
-// (op::InPlaceStep) numbered after the others it owns, each element's together, so that the
-// update runs over the rest. Such a node is one that only one element holds, of a block the
-// sum-factorised kernels take (sem::fluid_takes), owned by the part (not shared with another), and
-// that nothing else forces or holds: no load of `whole_loading` (the whole fluid's, fluid_loading),
-// no prescribed value or pressure-release, not on the interface (C^T u), no PML element's. A
-// part's shared nodes keep their places (the exchange's).
-struct FluidOrder {
-  FluidSetup setup;  // permuted: the mesh's nodes and connectivity, mass, damping; whole_nodes composed
-  Loading loading;   // whole_loading at its nodes, in its order
-  bool part = false;          // a part of the fluid
-  Index first = 0, last = 0;  // the nodes stepped in place
-};
-FluidOrder in_place_order(const FluidSetup& fluid, const Loading& whole_loading);
 
 // The fluid-solid interface's node pairs by row, as FluidTerm's kernels read them (its arrays): row
 // r (interface node r: its solid node solid[r] in the subdomain's numbering, fluid node fluid[r])
@@ -241,11 +219,10 @@ class FluidTerm final : public StepTerm<Real> {
   // from the solid's displacement, into the fluid's forces, which it returns for the exchange to
   // sum over the parts.
   View<Real> fluid_forces(const CentralDifference<Real>& scheme);
-  bool is_part() const { return part_; }
-  // The whole fluid's node of each of its nodes (its own order: the nodes stepped in place after
-  // the others it owns, in_place_order); its number of the model's node `node`, -1 where it holds
-  // none.
-  const std::vector<Index>& whole_nodes() const { return whole_; }
+  bool is_part() const { return !whole_.empty(); }
+  // The whole fluid's node of each of its nodes (0, 1, ... for the whole fluid); its number of the
+  // model's node `node`, -1 where it holds none.
+  std::vector<Index> whole_nodes() const;
   Index fluid_node(Index node) const { return numbering_.local_node(node); }
 
   // The coupling's two passes over the interface's rows, which each step makes (public for the
@@ -256,10 +233,6 @@ class FluidTerm final : public StepTerm<Real> {
   void add_fluid_traction(View<Real> solid_forces) const;
   // Whether each interface row holds its own column only (InterfaceRows::diagonal).
   bool diagonal_coupling() const { return diagonal_; }
-
-  // Its nodes that K_f chi's apply steps in place (in_place_order): [first, last) of its own.
-  Index in_place_first() const { return in_place_first_; }
-  Index in_place_last() const { return in_place_last_; }
 
   // The fluid's potential chi now, and its pressure -chi_tt at the last step taken.
   const CentralDifference<Real>& fluid_scheme() const { return *scheme_; }
@@ -307,8 +280,6 @@ class FluidTerm final : public StepTerm<Real> {
   void restore_pml(const SolverState& state);
 
  private:
-  FluidTerm(const Exec& exec, FluidOrder&& ordered, const Numbering& solid, std::vector<History> histories, double dt,
-            bool atomic);
   Exec exec_;
   std::unique_ptr<SideStream> beside_;  // where the run adds by atomics on a GPU
   Exec work_;                           // the fluid's own work's: beside_->side(), or exec_
@@ -319,17 +290,15 @@ class FluidTerm final : public StepTerm<Real> {
   // The step's first half on work_: the loads, and K_f chi + C^T u into the fluid's forces.
   View<Real> queue_forces(const CentralDifference<Real>& scheme);
   void record_start(long long step);
-  Loading own(const Loading& whole) const;  // the whole fluid's loads at its nodes
+  Loading own(Loading whole) const;  // the whole fluid's loads at its nodes
   std::vector<Index> pml_model_nodes() const;  // the model's node of each of pml_'s
   InterfaceRows rows() const {
     return {solid_.size(), dim_, solid_.data(), fluid_.data(), offsets_.data(), col_.data(), C_.data(), diagonal_};
   }
   int dim_ = 3;
   Numbering numbering_;       // its fluid nodes as the model's (FluidMesh::nodes; dim 1)
-  std::vector<Index> whole_;  // the whole fluid's node of each of its own (whole_nodes())
-  bool part_ = false;         // a part of the fluid (FluidSetup::whole_nodes not empty)
+  std::vector<Index> whole_;  // a part's: the whole fluid's node of each of its own (FluidSetup)
   Index n_whole_ = 0;         // the whole fluid's nodes
-  Index in_place_first_ = 0, in_place_last_ = 0;  // its nodes stepped in K_f chi's apply (in_place_order)
   std::shared_ptr<const fem::DeviceElements> elements_;
   std::unique_ptr<FluidOperator<Real>> stiffness_;
   std::unique_ptr<PmlTerm<Real>> pml_;        // its layer's elements and nodes, or null

@@ -134,14 +134,6 @@ SnapshotTaker<Real>::SnapshotTaker(const Exec& exec, const Model& model, int eve
     std::vector<bool> solid(static_cast<std::size_t>(model.mesh.n_nodes()), false);
     for (const ElementBlock& block : model.mesh.blocks)
       for (const Index node : block.connectivity) solid[static_cast<std::size_t>(node)] = true;
-    // (`motion` in the set-up's numbering of the fluid, which its mesh has; the term's own differs:
-    // FluidTerm::whole_nodes.)
-    std::vector<Index> setup_node;  // per model node
-    for (std::size_t k = 0; k < fluid->mesh.nodes.size(); ++k) {
-      const auto node = static_cast<std::size_t>(fluid->mesh.nodes[k]);
-      if (node >= setup_node.size()) setup_node.resize(node + 1, -1);
-      setup_node[node] = static_cast<Index>(k);
-    }
     std::vector<Index> in_fluid(nodes.size(), -1), motion, motion_at;
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       const Index at = i >= n_solid || !part ? nodes[i] : local_to_model[static_cast<std::size_t>(nodes[i])];
@@ -151,7 +143,7 @@ SnapshotTaker<Real>::SnapshotTaker(const Exec& exec, const Model& model, int eve
         continue;
       }
       if (i >= n_solid || (!part && !solid[static_cast<std::size_t>(nodes[i])])) {
-        motion.push_back(setup_node[static_cast<std::size_t>(at)]);
+        motion.push_back(in_fluid[i]);
         motion_at.push_back(static_cast<Index>(i));
       }
     }
@@ -167,7 +159,7 @@ SnapshotTaker<Real>::SnapshotTaker(const Exec& exec, const Model& model, int eve
         for (std::size_t a = 0; a < location.nodes.size(); ++a)
           if (const double g = location.gradients[a * static_cast<std::size_t>(dim) + static_cast<std::size_t>(c)];
               g != 0.0) {
-            row_nodes.push_back(fluid_->fluid_node(fluid->mesh.nodes[static_cast<std::size_t>(location.nodes[a])]));
+            row_nodes.push_back(location.nodes[a]);
             weights.push_back(g);
           }
         targets.push_back(motion_at[p] * dim + c);

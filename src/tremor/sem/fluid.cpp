@@ -51,7 +51,7 @@ TREMOR_HOST_DEVICE constexpr int factor_of(int alpha, int beta) {
 // Affine: the factors per element (parallelepipeds: J constant, A = w_p A_e), else per point.
 template <int Dim, int P, class Real, bool Affine>
 void add_block(const Exec& exec, Index n, const Index* list, bool atomic, const Index* connectivity,
-               const Real* factors, const Real* basis, const Real* chi, Real* f, op::InPlaceStep<Real> step) {
+               const Real* factors, const Real* basis, const Real* chi, Real* f) {
   using L = FluidLayout<Dim, P>;
   using S = Collocated<Dim, P, Real>;
   constexpr int np = L::points, nn = L::n;
@@ -102,13 +102,11 @@ void add_block(const Exec& exec, Index n, const Index* list, bool atomic, const 
         const int i = S::index(a, alpha), first = a - i * S::stride(alpha);
         for (int q = 0; q < nn; ++q) force += G[q * nn + i] * flux[alpha * np + first + q * S::stride(alpha)];
       }
-      const Index node = connectivity[static_cast<Size>(e) * np + a];
-      if (step.takes(node))  // its K_f chi whole here: stepped now (chi at the node, gathered, before the flux)
-        step.step(node, force, flux[a - np]);
-      else if (atomic)
-        atomic_add(f + node, force);
+      Real* out = f + connectivity[static_cast<Size>(e) * np + a];
+      if (atomic)
+        atomic_add(out, force);
       else
-        f[node] += force;
+        *out += force;
     });
   });
 }
@@ -120,7 +118,7 @@ void add_block(const Exec& exec, Index n, const Index* list, bool atomic, const 
 // shared memory against the point kernel's 6 n and 4, and the 1D basis in the constant bank (Line).
 template <int P, class Real, int Mode>
 void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, const Index* connectivity,
-                 const Real* factors, const Real* basis, const Real* chi, Real* f, op::InPlaceStep<Real> step) {
+                 const Real* factors, const Real* basis, const Real* chi, Real* f) {
   using L = ColumnLayout<P, 1>;
   constexpr int n1 = L::n, n2 = L::n2, n3 = L::points, nf = FluidLayout<3, P>::factors;
   static const Line<P, Real> constants = Line<P, Real>::make();
@@ -226,13 +224,11 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
         const int a = c2 + n2 * k;
         Real force = mine.z[0][k];
         for (int q = 0; q < n1; ++q) force += ti[q] * flux[a + q - i] + tj[q] * flux[n3 + a + n1 * (q - j)];
-        const Index node = connectivity[static_cast<Size>(e) * n3 + a];
-        if (step.takes(node))  // its K_f chi whole here: stepped now, from the column's chi
-          step.step(node, force, mine.values[0][k]);
-        else if (atomic)
-          atomic_add(f + node, force);
+        Real* out = f + connectivity[static_cast<Size>(e) * n3 + a];
+        if (atomic)
+          atomic_add(out, force);
         else
-          f[node] += force;
+          *out += force;
       }
     });
   });
@@ -348,7 +344,7 @@ FluidKernels<Real>::FluidKernels(const fem::DeviceElements& elements, Geometry g
 
 template <class Real>
 void FluidKernels<Real>::add(const Exec& exec, std::size_t b, Index n, const Index* list, bool atomic, const Real* chi,
-                             Real* f, const op::InPlaceStep<Real>& step) const {
+                             Real* f) const {
   const fem::DeviceElementBlock& block = elements_->blocks[b];
   TREMOR_CHECK(takes(b), "the fluid's sum-factorised kernels do not take block ", b);
   with_order(block, [&](auto dim, auto order) {
@@ -356,7 +352,7 @@ void FluidKernels<Real>::add(const Exec& exec, std::size_t b, Index n, const Ind
     if constexpr (P >= 2) {
       const bool affine = mode_[b] == AffineMode;
       const auto launch = [&](auto kernel) {
-        kernel(exec, n, list, atomic, block.connectivity.data(), factors_[b].data(), basis_[b].data(), chi, f, step);
+        kernel(exec, n, list, atomic, block.connectivity.data(), factors_[b].data(), basis_[b].data(), chi, f);
       };
       if constexpr (Dim == 3)  // hexahedra: the column kernel; quadrilaterals: the point kernel
         affine ? launch(add_columns<P, Real, AffineMode>)

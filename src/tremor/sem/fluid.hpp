@@ -22,7 +22,6 @@
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/mesh/element_type.hpp"
 #include "tremor/mesh/mesh.hpp"
-#include "tremor/operator/in_place_step.hpp"
 #include "tremor/sem/operator.hpp"
 
 namespace tremor::sem {
@@ -51,10 +50,9 @@ class FluidKernels {
   const char* geometry(std::size_t block) const;
   // f += K_f chi over the `n` elements of block `block` in `list` (indices within the block; all
   // of its elements without a list), on exec: plain adds (a colour's elements share no node) or
-  // atomic ones. The nodes `step` takes (op::InPlaceStep: nodes only one element holds) are
-  // stepped there instead, from K_f chi and chi at the node, their f not touched.
-  void add(const Exec& exec, std::size_t block, Index n, const Index* list, bool atomic, const Real* chi, Real* f,
-           const op::InPlaceStep<Real>& step = {}) const;
+  // atomic ones.
+  void add(const Exec& exec, std::size_t block, Index n, const Index* list, bool atomic, const Real* chi,
+           Real* f) const;
   // The factors and the 1D bases, in the Exec's memory.
   std::size_t bytes() const;
 

@@ -176,7 +176,7 @@ TEST(ModelFileAbsorbing, PmlKeysDefaultsAndProfile) {
 // A C-PML (no multi-axial ratio) warns that it can grow, naming the ratio; beside a free surface in a
 // material of high Poisson's ratio it names the material's ratio too (not at nu 1/3). With the ratio
 // set, neither.
-TEST(ModelFileAbsorbing, PmlWarnsOfAHighPoissonsRatioBesideAFreeSurface) {
+TEST(ModelFileAbsorbing, PmlWithoutMultiaxialWarnsAndNamesAHighPoissonsRatio) {
   const std::string layer = "[explicit]\nduration = 1e-6\n[[absorbing]]\nkind = \"pml\"\nfaces = [\"xmax\", \"ymin\"]\n"
                             "thickness = 0.03\nfrequency = 1e5\n";
   const auto warnings = [&](const std::string& text, double nu) {

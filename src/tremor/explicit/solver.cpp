@@ -615,14 +615,14 @@ namespace {
 // A C-PML (multiaxial 0) grows in plain isotropic blocks too: beside a free surface at a high
 // Poisson's ratio (Zeng et al. 2011, Geophysics 76(3) T43; seen here at nu 0.405), and in steel
 // (nu 0.3, 0.25) blocks lined on two or four faces, with quadrilaterals of order 1 and 4 and
-// layers of 2 to 8 elements (docs/verification.md, "PML"); the multi-axial ratio stopped every
-// case (docs/model-file.md, "PML"). Warned wherever the layer is not multi-axial; at a high
-// Poisson's ratio beside a free surface, naming the material.
+// layers of 2 to 8 elements (docs/verification.md, "PML"); the multi-axial ratio 0.05 stopped all
+// but the coarsest case, 0.2 that one too (docs/model-file.md, "PML"). Warned wherever the layer is
+// not multi-axial; at a high Poisson's ratio beside a free surface, naming the material too.
 void warn_pml_growth(Preflight& p, const Model& model) {
   if (!p.pml.any() || p.pml.multiaxial > 0.0) return;
   warn(p, "a PML without 'multiaxial' (a C-PML) has grown in plain elastic blocks, with and without free surfaces "
-          "running into it (docs/verification.md, \"PML\"); multiaxial = 0.05 to 0.2 kept each case tried decaying, "
-          "at the cost of reflecting more: set it, and check a long run");
+          "running into it (docs/verification.md, \"PML\"); multiaxial = 0.05 kept all but the coarsest case tried "
+          "decaying and 0.2 that one too, at the cost of reflecting more: set it, and check a long run");
   int lined = 0;
   for (int k = 0; k < p.pml.dim; ++k)
     for (const PmlSide& side : p.pml.sides[k]) lined += side.active ? 1 : 0;

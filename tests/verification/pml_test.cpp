@@ -424,6 +424,65 @@ TEST(Pml, TwoHundredThousandStepsWithoutGrowth) {
   expect_long_run_decays({BoxFace::XMin, BoxFace::XMax, BoxFace::YMin}, "half-space");
 }
 
+// The C-PML's growth in a plain steel block (docs/verification.md, "PML"): a 2 m square of 8 x 8
+// quad4, a layer 0.5 m (2 elements) thick on xmin and xmax, the other faces free, a 600 Hz force.
+// Without the multi-axial ratio it grows (to 1e77 m in 0.6 s: not asserted, the cause not yet
+// found); with p 0.2, what the pre-flight's warning advises at most, it decays over 1.2 s (38,000
+// steps) and stays decayed: the largest |u| of the second half below 1e-12 of the pulse's (seen:
+// 3.5e-28 against 5.8e-9 m), and of the last tenth no larger.
+TEST(Pml, MultiaxialKeepsAThinLayerInSteelDecaying) {
+  Model model;
+  model.source = "block";
+  model.mesh = generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {8, 8}, ElementType::Quad4, 1);
+  model.materials.push_back(Material::from_youngs("steel", 210e9, 0.3, 7850.0));
+  model.sections.push_back({"all", "steel", Formulation::PlaneStrain, 1.0});
+  PointSource force;
+  for (Index n = 0; n < model.mesh.n_nodes(); ++n)
+    if (std::abs(model.mesh.node(n)[0] - 1.0) < 1e-9 && std::abs(model.mesh.node(n)[1] - 1.5) < 1e-9)
+      force.nodes = {n};
+  ASSERT_EQ(force.nodes.size(), 1u);
+  force.direction = {0.0, 1.0, 0.0};
+  force.amplitude = 1e3;
+  force.signal = Signal::ricker(600.0);
+  force.origin = "force";
+  model.point_sources.push_back(force);
+  Receiver receiver;
+  receiver.name = "source";
+  receiver.nodes = force.nodes;
+  receiver.every_n_steps = 10;
+  model.receivers.push_back(receiver);
+  AbsorbingLayer layer;
+  layer.kind = AbsorbingKind::Pml;
+  layer.faces = {BoxFace::XMin, BoxFace::XMax};
+  layer.thickness = 0.5;
+  layer.frequency = 600.0;
+  layer.multiaxial = 0.2;
+  model.absorbing.push_back(layer);
+  ExplicitSettings settings;
+  settings.backend = "serial";
+  settings.duration = 1.2;
+  model.explicit_settings = settings;
+  model.validate();
+  const log::Quiet quiet;
+  const auto result = explicit_fe::run_explicit(model);
+  ASSERT_TRUE(result.ok()) << result.message;
+  const explicit_fe::History& history = result.histories.at(0);
+  const std::size_t n = history.n_samples();
+  double peak = 0.0, second_half = 0.0, last_tenth = 0.0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const double size = std::hypot(history.value(k, 0, explicit_fe::Quantity::Displacement, 0),
+                                   history.value(k, 0, explicit_fe::Quantity::Displacement, 1));
+    peak = std::max(peak, size);
+    if (k >= n / 2) second_half = std::max(second_half, size);
+    if (k >= n - n / 10) last_tenth = std::max(last_tenth, size);
+  }
+  std::printf("steel block, C-PML 2 elements thick, multiaxial 0.2, %lld steps: peak |u| %.3e m, largest in the "
+              "second half %.3e, in the last tenth %.3e\n", result.steps, peak, second_half, last_tenth);
+  EXPECT_GT(peak, 0.0);
+  EXPECT_LT(second_half, 1e-12 * peak);
+  EXPECT_LE(last_tenth, second_half);
+}
+
 // An orthotropic medium whose quasi-shear slowness curve turns back (Becache, Fauqueux and Joly
 // 2003, their unstable medium: C11 4, C22 20, C12 7.5, C66 2 in units of rho (1000 m/s)^2; C33 20,
 // C44 = C55 2 out of plane): the slowness and group velocity of some waves point apart along x and

@@ -338,6 +338,31 @@ struct LongRun {
   std::vector<std::string> warnings;
 };
 
+// The mesh's node at (x, y), -1 where none is.
+Index node_at(const Mesh& mesh, double x, double y) {
+  for (Index n = 0; n < mesh.n_nodes(); ++n)
+    if (std::abs(mesh.node(n)[0] - x) < 1e-9 && std::abs(mesh.node(n)[1] - y) < 1e-9) return n;
+  return -1;
+}
+
+// A history of one node's 2D displacement: its largest |u| over the whole, over the second half
+// and over the last tenth of its samples.
+struct Decay {
+  double peak = 0.0, second_half = 0.0, last_tenth = 0.0;
+};
+Decay decay_of(const explicit_fe::History& history) {
+  Decay decay;
+  const std::size_t n = history.n_samples();
+  for (std::size_t k = 0; k < n; ++k) {
+    const double size = std::hypot(history.value(k, 0, explicit_fe::Quantity::Displacement, 0),
+                                   history.value(k, 0, explicit_fe::Quantity::Displacement, 1));
+    decay.peak = std::max(decay.peak, size);
+    if (k >= n / 2) decay.second_half = std::max(decay.second_half, size);
+    if (k >= n - n / 10) decay.last_tenth = std::max(decay.last_tenth, size);
+  }
+  return decay;
+}
+
 LongRun long_run(const Block& block, const std::vector<BoxFace>& faces, const Material& material, long long steps) {
   Model model;
   model.source = "block";
@@ -347,10 +372,8 @@ LongRun long_run(const Block& block, const std::vector<BoxFace>& faces, const Ma
   model.materials.push_back(material);
   model.sections.push_back({"all", material.name, Formulation::PlaneStrain, 1.0});
   PointSource force;
-  for (Index n = 0; n < model.mesh.n_nodes(); ++n)
-    if (std::abs(model.mesh.node(n)[0] - side / 2.0) < 1e-9 && std::abs(model.mesh.node(n)[1] - side / 2.0) < 1e-9)
-      force.nodes = {n};
-  EXPECT_EQ(force.nodes.size(), 1u);
+  force.nodes = {node_at(model.mesh, side / 2.0, side / 2.0)};
+  EXPECT_GE(force.nodes.front(), 0);
   force.direction = {1.0, 1.0, 0.0};
   force.amplitude = 1e9;
   force.signal = Signal::ricker(block.frequency);
@@ -386,17 +409,10 @@ LongRun long_run(const Block& block, const std::vector<BoxFace>& faces, const Ma
   run.message = result.message;
   run.steps = result.ok() ? result.steps : result.bad_step;
   if (!run.ok) return run;
-  const explicit_fe::History& history = result.histories.at(0);
-  const std::size_t n = history.n_samples();
-  const auto size_at = [&](std::size_t k) {
-    return std::hypot(history.value(k, 0, explicit_fe::Quantity::Displacement, 0),
-                      history.value(k, 0, explicit_fe::Quantity::Displacement, 1));
-  };
-  for (std::size_t k = 0; k < n; ++k) {
-    run.peak = std::max(run.peak, size_at(k));
-    if (k >= n / 2) run.second_half = std::max(run.second_half, size_at(k));
-    if (k >= n - n / 10) run.last_tenth = std::max(run.last_tenth, size_at(k));
-  }
+  const Decay decay = decay_of(result.histories.at(0));
+  run.peak = decay.peak;
+  run.second_half = decay.second_half;
+  run.last_tenth = decay.last_tenth;
   return run;
 }
 
@@ -437,10 +453,8 @@ TEST(Pml, MultiaxialKeepsAThinLayerInSteelDecaying) {
   model.materials.push_back(Material::from_youngs("steel", 210e9, 0.3, 7850.0));
   model.sections.push_back({"all", "steel", Formulation::PlaneStrain, 1.0});
   PointSource force;
-  for (Index n = 0; n < model.mesh.n_nodes(); ++n)
-    if (std::abs(model.mesh.node(n)[0] - 1.0) < 1e-9 && std::abs(model.mesh.node(n)[1] - 1.5) < 1e-9)
-      force.nodes = {n};
-  ASSERT_EQ(force.nodes.size(), 1u);
+  force.nodes = {node_at(model.mesh, 1.0, 1.5)};
+  ASSERT_GE(force.nodes.front(), 0);
   force.direction = {0.0, 1.0, 0.0};
   force.amplitude = 1e3;
   force.signal = Signal::ricker(600.0);
@@ -466,16 +480,7 @@ TEST(Pml, MultiaxialKeepsAThinLayerInSteelDecaying) {
   const log::Quiet quiet;
   const auto result = explicit_fe::run_explicit(model);
   ASSERT_TRUE(result.ok()) << result.message;
-  const explicit_fe::History& history = result.histories.at(0);
-  const std::size_t n = history.n_samples();
-  double peak = 0.0, second_half = 0.0, last_tenth = 0.0;
-  for (std::size_t k = 0; k < n; ++k) {
-    const double size = std::hypot(history.value(k, 0, explicit_fe::Quantity::Displacement, 0),
-                                   history.value(k, 0, explicit_fe::Quantity::Displacement, 1));
-    peak = std::max(peak, size);
-    if (k >= n / 2) second_half = std::max(second_half, size);
-    if (k >= n - n / 10) last_tenth = std::max(last_tenth, size);
-  }
+  const auto [peak, second_half, last_tenth] = decay_of(result.histories.at(0));
   std::printf("steel block, C-PML 2 elements thick, multiaxial 0.2, %lld steps: peak |u| %.3e m, largest in the "
               "second half %.3e, in the last tenth %.3e\n", result.steps, peak, second_half, last_tenth);
   EXPECT_GT(peak, 0.0);

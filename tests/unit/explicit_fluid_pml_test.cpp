@@ -158,10 +158,11 @@ TEST(FluidPml, ACheckpointHoldsTheLayersState) {
   ASSERT_EQ(first.checkpoints.size(), 1u);
   const SolverState& state = first.checkpoints.back();
   ASSERT_EQ(state.fluid_pml_offsets.size(), static_cast<std::size_t>(model.mesh.n_elements()) + 1);
-  // 256 Quad4 elements of 4 Gauss points, 2 x 2 values a point; the 21 x 21 nodes less the 13 x
-  // 13 inside, 2 values each.
+  // 256 Quad4 elements of 4 Gauss points, 2 x 2 values a point; the 21 x 21 nodes less the 11 x
+  // 11 clear of the layers' elements (the inner planes' own d from the layer's side:
+  // explicit_fe::PmlNodeProfile), 2 values each.
   EXPECT_EQ(state.fluid_pml.size(), 256u * 4 * fem::pml_fluid_point_values<2>);
-  EXPECT_EQ(state.fluid_pml_nodes.size(), 272u);
+  EXPECT_EQ(state.fluid_pml_nodes.size(), 320u);
   EXPECT_EQ(state.fluid_pml_node_values.size(), 2 * state.fluid_pml_nodes.size());
   EXPECT_GT(test::largest(state.fluid_pml), 0.0);  // the wave reached the layer
   options.checkpoint_every = 0;

@@ -173,9 +173,9 @@ TEST(ModelFileAbsorbing, PmlKeysDefaultsAndProfile) {
   EXPECT_EQ(inside.size(), 20u * 10u - 15u * 7u);  // all but the 15 x 7 cells clear of the three layers
 }
 
-// A C-PML (no multi-axial ratio) warns that it can grow, naming the ratio; beside a free surface in a
-// material of high Poisson's ratio it names the material's ratio too (not at nu 1/3). With the ratio
-// set, neither.
+// A C-PML (no multi-axial ratio) with faces not lined running through it warns that guided waves
+// can grow there, naming the faces and the ratio; in a material of high Poisson's ratio it names
+// the material's ratio too (not at nu 1/3). With every face lined, or the ratio set, neither.
 TEST(ModelFileAbsorbing, PmlWithoutMultiaxialWarnsAndNamesAHighPoissonsRatio) {
   const std::string layer = "[explicit]\nduration = 1e-6\n[[absorbing]]\nkind = \"pml\"\nfaces = [\"xmax\", \"ymin\"]\n"
                             "thickness = 0.03\nfrequency = 1e5\n";
@@ -191,8 +191,13 @@ TEST(ModelFileAbsorbing, PmlWithoutMultiaxialWarnsAndNamesAHighPoissonsRatio) {
   EXPECT_TRUE(mentions(warnings(plate + layer, 0.405), "Poisson's ratio 0.405"));
   EXPECT_TRUE(mentions(warnings(plate + layer, 0.405), "multiaxial = 0.05 to 0.1"));
   EXPECT_FALSE(mentions(warnings(plate + layer, 1.0 / 3.0), "Poisson's ratio"));
-  EXPECT_TRUE(mentions(warnings(plate + layer, 1.0 / 3.0), "a PML without 'multiaxial' (a C-PML) has grown"));
+  EXPECT_TRUE(mentions(warnings(plate + layer, 1.0 / 3.0),
+                       "faces xmin, ymax are not lined and run through the PML on xmax, ymin"));
+  EXPECT_TRUE(mentions(warnings(plate + layer, 1.0 / 3.0), "multiaxial = 0.05 to 0.2"));
   EXPECT_FALSE(mentions(warnings(plate + layer + "multiaxial = 0.05\n", 0.405), "multiaxial"));
+  std::string every = layer;
+  every.replace(every.find("[\"xmax\", \"ymin\"]"), 16, "[\"xmin\", \"xmax\", \"ymin\", \"ymax\"]");
+  EXPECT_FALSE(mentions(warnings(plate + every, 0.405), "multiaxial"));
 }
 
 TEST(ModelFileAbsorbing, PmlErrorsNameTheLine) {

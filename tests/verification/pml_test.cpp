@@ -440,13 +440,10 @@ TEST(Pml, TwoHundredThousandStepsWithoutGrowth) {
   expect_long_run_decays({BoxFace::XMin, BoxFace::XMax, BoxFace::YMin}, "half-space");
 }
 
-// The C-PML's growth in a plain steel block (docs/verification.md, "PML"): a 2 m square of 8 x 8
-// quad4, a layer 0.5 m (2 elements) thick on xmin and xmax, the other faces free, a 600 Hz force.
-// Without the multi-axial ratio it grows (to 1e77 m in 0.6 s: not asserted, the cause not yet
-// found); with p 0.2, what the pre-flight's warning advises at most, it decays over 1.2 s (38,000
-// steps) and stays decayed: the largest |u| of the second half below 1e-12 of the pulse's (seen:
-// 3.5e-28 against 5.8e-9 m), and of the last tenth no larger.
-TEST(Pml, MultiaxialKeepsAThinLayerInSteelDecaying) {
+// The C-PML in a plain steel block (docs/verification.md, "PML"): a 2 m square of 8 x 8 quad4, a
+// layer 0.5 m (2 elements) thick on xmin and xmax, the other faces free, a 600 Hz force at (1, 1.5),
+// the largest |u| there after the pulse.
+Decay steel_block(double multiaxial, double duration) {
   Model model;
   model.source = "block";
   model.mesh = generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {8, 8}, ElementType::Quad4, 1);
@@ -454,7 +451,7 @@ TEST(Pml, MultiaxialKeepsAThinLayerInSteelDecaying) {
   model.sections.push_back({"all", "steel", Formulation::PlaneStrain, 1.0});
   PointSource force;
   force.nodes = {node_at(model.mesh, 1.0, 1.5)};
-  ASSERT_GE(force.nodes.front(), 0);
+  EXPECT_GE(force.nodes.front(), 0);
   force.direction = {0.0, 1.0, 0.0};
   force.amplitude = 1e3;
   force.signal = Signal::ricker(600.0);
@@ -470,22 +467,45 @@ TEST(Pml, MultiaxialKeepsAThinLayerInSteelDecaying) {
   layer.faces = {BoxFace::XMin, BoxFace::XMax};
   layer.thickness = 0.5;
   layer.frequency = 600.0;
-  layer.multiaxial = 0.2;
+  layer.multiaxial = multiaxial;
   model.absorbing.push_back(layer);
   ExplicitSettings settings;
   settings.backend = "serial";
-  settings.duration = 1.2;
+  settings.duration = duration;
   model.explicit_settings = settings;
   model.validate();
   const log::Quiet quiet;
   const auto result = explicit_fe::run_explicit(model);
-  ASSERT_TRUE(result.ok()) << result.message;
-  const auto [peak, second_half, last_tenth] = decay_of(result.histories.at(0));
-  std::printf("steel block, C-PML 2 elements thick, multiaxial 0.2, %lld steps: peak |u| %.3e m, largest in the "
-              "second half %.3e, in the last tenth %.3e\n", result.steps, peak, second_half, last_tenth);
-  EXPECT_GT(peak, 0.0);
-  EXPECT_LT(second_half, 1e-12 * peak);
-  EXPECT_LE(last_tenth, second_half);
+  EXPECT_TRUE(result.ok()) << result.message;
+  if (!result.ok()) return {};
+  const Decay run = decay_of(result.histories.at(0));
+  std::printf("steel block, C-PML 2 elements thick, multiaxial %g, %lld steps: peak |u| %.3e m, largest in the "
+              "second half %.3e, in the last tenth %.3e\n", multiaxial, result.steps, run.peak, run.second_half,
+              run.last_tenth);
+  return run;
+}
+
+// With the mass side's d taken at the nodes, this block grew (to 1e77 m in 0.6 s): its semi-discrete
+// equations have growing modes near the mesh's highest frequencies. With d averaged as the lumped
+// mass weighs it (PmlNodeProfile) they have none, and the run decays over 1.2 s (38,000 steps): the
+// second half's largest |u| below 1e-2 of the pulse's (seen: 1.5e-12 against 4.7e-9 m; the rest is
+// the block's lowest modes, far below the layer's design frequency, which it absorbs slowly), the
+// last tenth below the second half by a fifth (seen: 2.1e-13, a seventh).
+TEST(Pml, ALinearLayerTwoElementsThickInSteelDecays) {
+  const Decay run = steel_block(0.0, 1.2);
+  EXPECT_GT(run.peak, 0.0);
+  EXPECT_LT(run.second_half, 1e-2 * run.peak);
+  EXPECT_LT(run.last_tenth, 0.8 * run.second_half);
+}
+
+// With the multi-axial ratio p 0.2, what the pre-flight's warning advises at most, it decays much
+// faster and stays decayed: the largest |u| of the second half below 1e-12 of the pulse's (seen:
+// 3.5e-28 against 5.8e-9 m), and of the last tenth no larger.
+TEST(Pml, MultiaxialKeepsAThinLayerInSteelDecaying) {
+  const Decay run = steel_block(0.2, 1.2);
+  EXPECT_GT(run.peak, 0.0);
+  EXPECT_LT(run.second_half, 1e-12 * run.peak);
+  EXPECT_LE(run.last_tenth, run.second_half);
 }
 
 // An orthotropic medium whose quasi-shear slowness curve turns back (Becache, Fauqueux and Joly

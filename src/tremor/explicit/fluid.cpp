@@ -252,6 +252,7 @@ FluidSetup fluid_setup(const Model& model, const Exec& exec) {
   // A PML's d0 from the fluid's own speed: the reflection it is designed for is the fluid's
   // (a solid's faster waves would make d0 several times larger than needed, and d0 dt with it).
   out.pml = pml_profile(model, fastest);
+  out.pml_nodes = pml_node_profile(out.mesh.model.mesh, out.pml);
   return out;
 }
 
@@ -295,6 +296,7 @@ FluidSetup fluid_part(const FluidSetup& fluid, const partition::Subdomain& domai
   part.largest_element = fluid.largest_element;
   part.slowest = fluid.slowest;
   part.pml = fluid.pml;
+  part.pml_nodes = fluid.pml_nodes.in_numbering(domain.nodes);
   part.whole_nodes = domain.nodes;
   part.n_whole_nodes = whole.n_nodes();
   return part;
@@ -565,19 +567,20 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
   layers_ = fluid.pml.any();
   if (layers_) {
     if (damping.empty()) damping.assign(fluid.mass.size(), 0.0);
-    add_pml_damping(fluid.pml, dim_, dt, mesh.model.mesh.coordinates, fluid.mass, damping);
+    add_pml_damping(fluid.pml_nodes, dt, fluid.mass, damping);
   }
   const std::vector<Index> layer = pml_elements(mesh.model, fluid.pml);
-  std::vector<Index> layer_nodes;
-  std::vector<double> layer_coordinates, layer_mass;
-  if (!layer.empty()) {
-    std::vector<Index> order;
-    auto layer_elements = pml_layer_elements(on, mesh.model.mesh, table, layer, order);
-    for (const Index e : order) pml_elements_.push_back(mesh.elements[static_cast<std::size_t>(e)]);
-    without_pml(table, layer);
-    pml_layer_nodes(fluid.pml, mesh.model.mesh, fluid.mass, layer_nodes, layer_coordinates, layer_mass);
-    pml_ = std::make_unique<PmlTerm<Real>>(on, std::move(layer_elements), fluid.pml, layer_nodes, layer_coordinates,
-                                           layer_mass, dt, true, PmlField::Fluid);
+  // (A part may hold nodes of the layer's inner plane and none of its elements: their mass side.)
+  if (!layer.empty() || fluid.pml_nodes.size() > 0) {
+    std::shared_ptr<const fem::DeviceElements> layer_elements;
+    if (!layer.empty()) {
+      std::vector<Index> order;
+      layer_elements = pml_layer_elements(on, mesh.model.mesh, table, layer, order);
+      for (const Index e : order) pml_elements_.push_back(mesh.elements[static_cast<std::size_t>(e)]);
+      without_pml(table, layer);
+    }
+    pml_ = std::make_unique<PmlTerm<Real>>(on, std::move(layer_elements), fluid.pml, fluid.pml_nodes,
+                                           pml_node_mass(fluid.pml_nodes, fluid.mass), dt, true, PmlField::Fluid);
   }
   elements_ = std::make_shared<const fem::DeviceElements>(
       on, mesh.model.mesh, table, atomics ? fem::ElementColouring{} : fem::colour_elements(mesh.model.mesh));

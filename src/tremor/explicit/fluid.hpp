@@ -116,6 +116,7 @@ struct FluidSetup {
   // The model's PML layers (model/pml.hpp; any() false without one): the fluid's elements and
   // nodes inside them are the FluidTerm's PML's (explicit/pml.hpp, PmlField::Fluid).
   PmlProfile pml;
+  PmlNodeProfile pml_nodes;  // the mass side's d and alpha at the layers' nodes (a part's in its numbers)
   // A part's (fluid_part): the whole fluid's node of each of its nodes, and the whole fluid's node
   // count. Empty and 0: the whole fluid.
   std::vector<Index> whole_nodes;

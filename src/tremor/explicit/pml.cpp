@@ -171,8 +171,7 @@ void add_nodes(const Exec& exec, Index n, NodeGroups groups, const Index* nodes,
 
 template <class Real>
 PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements,
-                       const PmlProfile& profile, std::span<const Index> nodes,
-                       std::span<const double> node_coordinates, std::span<const double> mass, double dt,
+                       const PmlProfile& profile, const PmlNodeProfile& nodes, std::span<const double> mass, double dt,
                        bool deterministic, PmlField field)
     : exec_(exec),
       elements_(std::move(elements)),
@@ -181,24 +180,16 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
       dim_(profile.dim),
       field_(field),
       components_(field == PmlField::Fluid ? 1 : profile.dim) {
-  TREMOR_CHECK(elements_ && elements_->n_colours > 0, "the PML's elements need a colouring");
-  TREMOR_CHECK(mass.size() == nodes.size() && node_coordinates.size() == nodes.size() * static_cast<std::size_t>(dim_),
-               "the PML's nodes: ", nodes.size(), " nodes, ", mass.size(), " masses, ", node_coordinates.size(),
-               " coordinates");
-  const std::size_t n = nodes.size(), dim = static_cast<std::size_t>(dim_);
+  TREMOR_CHECK(!elements_ || elements_->n_colours > 0, "the PML's elements need a colouring");
+  TREMOR_CHECK(mass.size() == nodes.nodes.size() && nodes.dim == dim_, "the PML's nodes: ", nodes.nodes.size(),
+               " nodes in ", nodes.dim, "D, ", mass.size(), " masses");
+  const std::size_t n = nodes.nodes.size(), dim = static_cast<std::size_t>(dim_);
   // The nodes grouped by their stretched axes (bit k where d_k is not 0), in order within a group.
-  std::vector<double> node_d(n * dim), node_alpha(n * dim);
+  const std::vector<double>& node_d = nodes.d;
+  const std::vector<double>& node_alpha = nodes.alpha;
   std::vector<int> node_axes(n, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    double x[3] = {0.0, 0.0, 0.0}, di[3], ai[3];
-    for (std::size_t c = 0; c < dim; ++c) x[c] = node_coordinates[i * dim + c];
-    profile_.at(x, di, ai);
-    for (std::size_t c = 0; c < dim; ++c) {
-      node_d[i * dim + c] = di[c];
-      node_alpha[i * dim + c] = ai[c];
-      node_axes[i] |= di[c] != 0.0 ? 1 << c : 0;
-    }
-  }
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t c = 0; c < dim; ++c) node_axes[i] |= node_d[i * dim + c] != 0.0 ? 1 << c : 0;
   std::vector<std::size_t> order(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
@@ -206,7 +197,7 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
   std::vector<Real> d(n * dim), alpha(n * dim), masses(n);
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = order[k];
-    node_list_.push_back(nodes[i]);
+    node_list_.push_back(nodes.nodes[i]);
     masses[k] = static_cast<Real>(mass[i]);
     for (std::size_t c = 0; c < dim; ++c) {
       d[c * n + k] = static_cast<Real>(node_d[i * dim + c]);
@@ -221,6 +212,10 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
   node_alpha_ = DeviceArray<Real>(exec_, std::span<const Real>(alpha));
   node_mass_ = DeviceArray<Real>(exec_, std::span<const Real>(masses));
   node_state_ = DeviceArray<Real>(exec_, static_cast<Index>(n * dim * static_cast<std::size_t>(components_)));
+  if (!elements_) {  // a part holding some of the layer's nodes and none of its elements
+    start_from_rest();
+    return;
+  }
   const fem::DeviceElements& els = *elements_;
   if (field_ == PmlField::Fluid) {  // the generic kernel (the layer is thin), a fluid's values per point
     for (const fem::DeviceElementBlock& block : els.blocks)
@@ -317,6 +312,7 @@ void PmlTerm<Real>::add_element_forces(const Exec& exec, const Real* u, Real* f)
     sem_->add_on(exec, u, f);
     return;
   }
+  if (!elements_) return;
   const fem::DeviceElements& els = *elements_;
   for (int c = 0; c < els.n_colours; ++c)
     for (std::size_t b = 0; b < els.blocks.size(); ++b) {
@@ -346,7 +342,7 @@ template <class Real>
 std::vector<Size> PmlTerm<Real>::state_offsets() const {
   if (sem_) return sem_->state_offsets();
   std::vector<Size> offsets{0};
-  for (std::size_t b = 0; b < elements_->blocks.size(); ++b) {
+  for (std::size_t b = 0; elements_ && b < elements_->blocks.size(); ++b) {
     const Index n = elements_->blocks[b].n_elements;
     const Size per = n > 0 ? (point_state_[b].size() + (solids_ > 0 ? solid_state_[b].size() : 0)) / n : 0;
     for (Index e = 0; e < n; ++e) offsets.push_back(offsets.back() + per);
@@ -358,7 +354,7 @@ template <class Real>
 std::vector<double> PmlTerm<Real>::get_state() const {
   if (sem_) return sem_->get_state();
   std::vector<double> values;
-  for (std::size_t b = 0; b < elements_->blocks.size(); ++b)
+  for (std::size_t b = 0; elements_ && b < elements_->blocks.size(); ++b)
     op::append_by_element(static_cast<std::size_t>(elements_->blocks[b].n_elements), point_state_[b].to_host(),
                           solids_ > 0 ? solid_state_[b].to_host() : std::vector<double>(), values);
   return values;
@@ -373,7 +369,7 @@ void PmlTerm<Real>::set_state(std::span<const double> values) {
     sem_->set_state(values);
     return;
   }
-  for (std::size_t b = 0; b < elements_->blocks.size(); ++b) {
+  for (std::size_t b = 0; elements_ && b < elements_->blocks.size(); ++b) {
     const auto n = static_cast<std::size_t>(elements_->blocks[b].n_elements);
     std::vector<Real> points(static_cast<std::size_t>(point_state_[b].size()));
     std::vector<double> solids(solids_ > 0 ? static_cast<std::size_t>(solid_state_[b].size()) : 0);
@@ -405,36 +401,126 @@ void PmlTerm<Real>::set_node_state(std::span<const double> values) {
   node_state_.copy_from_host(held);
 }
 
-void add_pml_damping(const PmlProfile& profile, int dim, double dt, std::span<const double> coordinates,
-                     std::span<const double> mass, std::span<double> damping) {
-  const std::size_t n = coordinates.size() / static_cast<std::size_t>(dim);
-  const std::size_t components = n > 0 ? mass.size() / n : 1;
-  TREMOR_CHECK((components == 1 || components == static_cast<std::size_t>(dim)) && mass.size() == n * components &&
-                   damping.size() == mass.size(),
-               "the PML's damping: ", n, " nodes, ", mass.size(), " masses and ", damping.size(), " dampings");
-  for (std::size_t i = 0; i < n; ++i) {
-    double x[3] = {0.0, 0.0, 0.0}, d[3], alpha[3];
-    for (int c = 0; c < dim; ++c) x[c] = coordinates[i * static_cast<std::size_t>(dim) + static_cast<std::size_t>(c)];
-    profile.at(x, d, alpha);
-    double sum = 0.5 * dt * fem::pml_cross(dim, d);
-    for (int c = 0; c < dim; ++c) sum += d[c];
-    for (std::size_t k = i * components; k < (i + 1) * components; ++k) damping[k] += mass[k] * sum;
+void add_pml_damping(const PmlNodeProfile& nodes, double dt, std::span<const double> mass,
+                     std::span<double> damping) {
+  const auto dim = static_cast<std::size_t>(nodes.dim);
+  const std::size_t components = nodes.components(mass.size());
+  TREMOR_CHECK(damping.size() == mass.size(), "the PML's damping: ", mass.size(), " masses and ", damping.size(),
+               " dampings");
+  for (std::size_t i = 0; i < nodes.nodes.size(); ++i) {
+    const double* d = nodes.d.data() + i * dim;
+    double sum = 0.5 * dt * fem::pml_cross(nodes.dim, d);
+    for (std::size_t c = 0; c < dim; ++c) sum += d[c];
+    const auto first = static_cast<std::size_t>(nodes.nodes[i]) * components;
+    for (std::size_t k = first; k < first + components; ++k) damping[k] += mass[k] * sum;
   }
 }
 
-void pml_layer_nodes(const PmlProfile& profile, const Mesh& mesh, std::span<const double> mass,
-                     std::vector<Index>& nodes, std::vector<double>& coordinates, std::vector<double>& node_mass) {
-  const int dim = mesh.dim();
-  const std::size_t components = mesh.n_nodes() > 0 ? mass.size() / static_cast<std::size_t>(mesh.n_nodes()) : 1;
-  for (Index n = 0; n < mesh.n_nodes(); ++n) {
-    const auto x = mesh.node(n);
-    double at[3] = {0.0, 0.0, 0.0};
-    for (int c = 0; c < dim; ++c) at[c] = x[static_cast<std::size_t>(c)];
-    if (!profile.inside(at)) continue;
-    nodes.push_back(n);
-    coordinates.insert(coordinates.end(), at, at + dim);
-    node_mass.push_back(mass[static_cast<std::size_t>(n) * components]);
+std::vector<double> pml_node_mass(const PmlNodeProfile& nodes, std::span<const double> mass) {
+  const std::size_t components = nodes.components(mass.size());
+  std::vector<double> out;
+  out.reserve(nodes.nodes.size());
+  for (const Index n : nodes.nodes) out.push_back(mass[static_cast<std::size_t>(n) * components]);
+  return out;
+}
+
+std::size_t PmlNodeProfile::components(std::size_t n_values) const {
+  const auto nodes_ = static_cast<std::size_t>(n_mesh_nodes);
+  TREMOR_CHECK(nodes_ > 0 ? n_values % nodes_ == 0 && (n_values / nodes_ == 1 || n_values / nodes_ ==
+                                                       static_cast<std::size_t>(dim))
+                          : n_values == 0,
+               "the PML's nodes: ", n_values, " values on ", n_mesh_nodes, " nodes in ", dim, "D");
+  return nodes_ > 0 ? n_values / nodes_ : 1;
+}
+
+PmlNodeProfile PmlNodeProfile::in_numbering(std::span<const Index> local_to_whole) const {
+  if (local_to_whole.empty()) return *this;
+  PmlNodeProfile out;
+  out.dim = dim;
+  out.n_mesh_nodes = static_cast<Index>(local_to_whole.size());
+  const auto k = static_cast<std::size_t>(dim);
+  for (std::size_t i = 0; i < local_to_whole.size(); ++i) {
+    const auto found = std::lower_bound(nodes.begin(), nodes.end(), local_to_whole[i]);
+    if (found == nodes.end() || *found != local_to_whole[i]) continue;
+    const auto at = static_cast<std::size_t>(found - nodes.begin());
+    out.nodes.push_back(static_cast<Index>(i));
+    out.d.insert(out.d.end(), d.begin() + static_cast<std::ptrdiff_t>(at * k),
+                 d.begin() + static_cast<std::ptrdiff_t>((at + 1) * k));
+    out.alpha.insert(out.alpha.end(), alpha.begin() + static_cast<std::ptrdiff_t>(at * k),
+                     alpha.begin() + static_cast<std::ptrdiff_t>((at + 1) * k));
   }
+  return out;
+}
+
+PmlNodeProfile pml_node_profile(const Mesh& mesh, const PmlProfile& profile) {
+  PmlNodeProfile out;
+  const int dim = mesh.dim();
+  out.dim = dim;
+  out.n_mesh_nodes = mesh.n_nodes();
+  if (!profile.any()) return out;
+  const auto n_nodes = static_cast<std::size_t>(mesh.n_nodes()), k = static_cast<std::size_t>(dim);
+  // Per node: sum_e int N_a, and per axis sum_e int d N_a and sum_e int d alpha N_a (as the lumped
+  // mass weighs them, fem::lumped_mass's factor). First the layer's elements (a point with d > 0),
+  // whose nodes are the layer's; then every element holding one of them adds to its volume.
+  std::vector<double> volume(n_nodes, 0.0), d(n_nodes * k, 0.0), d_alpha(n_nodes * k, 0.0);
+  std::vector<char> layer(n_nodes, 0);
+  for (int pass = 0; pass < 2; ++pass)
+    for (const ElementBlock& block : mesh.blocks)
+      fem::with_element(block.type, block.order, [&](auto element) {
+        using E = decltype(element);
+        const auto rule = fem::lumping_rule<E>();
+        constexpr int n = E::n_nodes;
+        const int points = rule.n_points;
+        double x[n * E::dim], m[n];
+        std::vector<double> factors(static_cast<std::size_t>(2 * E::dim * points));  // [value][point]
+        for (Index e = 0; e < block.n_elements(); ++e) {
+          const auto nodes = block.nodes(e);
+          if (pass == 1 && std::none_of(nodes.begin(), nodes.end(),
+                                        [&](Index a) { return layer[static_cast<std::size_t>(a)] != 0; }))
+            continue;
+          mesh.element_coordinates(block, e, x);
+          int axes = 0;
+          for (int q = 0; q < points; ++q) {
+            double at_d[3], at_alpha[3];
+            axes |= profile_at<E>(profile, x, rule.point(q), at_d, at_alpha);
+            for (int c = 0; c < E::dim; ++c) {
+              factors[static_cast<std::size_t>(c * points + q)] = at_d[c];
+              factors[static_cast<std::size_t>((E::dim + c) * points + q)] = at_d[c] * at_alpha[c];
+            }
+          }
+          if (pass == 0) {  // the layer's elements: their nodes and the averages' numerators
+            if (axes == 0) continue;
+            for (int c = 0; c < E::dim; ++c) {
+              if (!(axes >> c & 1)) continue;
+              for (int f : {c, E::dim + c}) {
+                fem::lumped_mass<E>(x, 1.0, rule, m, factors.data() + static_cast<std::ptrdiff_t>(f * points));
+                std::vector<double>& into = f < E::dim ? d : d_alpha;
+                for (int a = 0; a < n; ++a) into[static_cast<std::size_t>(nodes[a]) * k + c] += m[a];
+              }
+            }
+            for (const Index a : nodes) layer[static_cast<std::size_t>(a)] = 1;
+          } else {
+            fem::lumped_mass<E>(x, 1.0, rule, m);
+            for (int a = 0; a < n; ++a) volume[static_cast<std::size_t>(nodes[a])] += m[a];
+          }
+        }
+      });
+  for (std::size_t a = 0; a < n_nodes; ++a) {
+    if (!layer[a]) continue;
+    double at_d[3] = {0.0, 0.0, 0.0}, at_alpha[3];
+    bool any = false;
+    for (std::size_t c = 0; c < k; ++c) {
+      at_d[c] = d[a * k + c] / volume[a];
+      // (alpha where d is 0 is never read: the node's filters on that axis pass all)
+      at_alpha[c] = d[a * k + c] > 0.0 ? d_alpha[a * k + c] / d[a * k + c] : profile.alpha_rest;
+      any = any || at_d[c] > 0.0;
+    }
+    if (!any) continue;
+    out.nodes.push_back(static_cast<Index>(a));
+    out.d.insert(out.d.end(), at_d, at_d + k);
+    out.alpha.insert(out.alpha.end(), at_alpha, at_alpha + k);
+  }
+  return out;
 }
 
 void without_pml(fem::SectionTable& table, std::span<const Index> elements) {
@@ -487,14 +573,8 @@ PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size
       for (const Index n : nodes) touched[static_cast<std::size_t>(n)] = 1;
     }
   }
-  // Per node inside a layer (at most the elements' nodes): its number; d, alpha, mass, variables in Real.
-  std::size_t inside = 0;
-  for (Index n = 0; n < mesh.n_nodes(); ++n) {
-    if (!touched[static_cast<std::size_t>(n)]) continue;
-    double x[3] = {0.0, 0.0, 0.0};
-    for (std::size_t c = 0; c < dim; ++c) x[c] = mesh.node(n)[c];
-    inside += profile.inside(x) ? 1 : 0;
-  }
+  // Per node of the layer's elements (PmlNodeProfile): its number; d, alpha, mass, variables in Real.
+  const auto inside = static_cast<std::size_t>(std::count(touched.begin(), touched.end(), 1));
   bytes.state += inside * (sizeof(Index) + (2 * dim + 1 + dim * components) * real_size);
   return bytes;
 }

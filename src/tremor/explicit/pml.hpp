@@ -16,7 +16,8 @@
 //
 // Memory proportional to the layer: per point of its elements dim^3 values (27 in 3D, 8 in 2D)
 // in Real, and N x n_voigt in double where the section attenuates; per node of the layer dim^2
-// values, d and alpha (2 dim) and its mass in Real.
+// values, d and alpha (2 dim) and its mass in Real (PmlNodeProfile: d and alpha averaged as the
+// lumped mass weighs them).
 //
 // On GLL elements of order 2 and more the sem operator's point kernel evaluates them (its sums
 // along lines of nodes, in Real; sem/operator.hpp with a PmlProfile); on the other types a thread
@@ -56,18 +57,45 @@ struct NodeGroups {
   Index first[9] = {};
 };
 
+// The mass side's d and alpha at the layer's nodes. Not the profile at the node: its average over
+// the points of the node's lumped mass, weighted as the lumping weighs them (int N_a dV for row
+// sums, the HRZ diagonal; on GLL elements the node itself, where the two are the same), per axis:
+//
+//   d_a = sum_e int d N_a / sum_e int N_a,   alpha_a = sum_e int d alpha N_a / sum_e int d N_a
+//
+// the row sums of S rho N_a N_b (model/pml.hpp's S, its poles merged into one a node). With d
+// taken at the node, the semi-discrete equations of a layer of quad4 (hex8, quad8) elements two to
+// eight elements thick have growing modes, near the mesh's highest frequencies and at the lowest
+// (docs/verification.md, "PML": their eigenvalues); with the average they have none. The layer's
+// nodes are those of its elements, the inner plane's too (d_a > 0 there from the layer's side).
+struct PmlNodeProfile {
+  int dim = 3;
+  Index n_mesh_nodes = 0;        // the numbering's
+  std::vector<Index> nodes;      // the mesh's nodes with some d_k > 0, ascending
+  std::vector<double> d, alpha;  // dim per node of `nodes`
+  Index size() const { return static_cast<Index>(nodes.size()); }
+  // The profile in another numbering: local_to_whole[i], this one's node of local node i (every
+  // node where empty); the nodes ascending in the new numbers.
+  PmlNodeProfile in_numbering(std::span<const Index> local_to_whole) const;
+  // Values per node of an array of n_values over the numbering's nodes (1 or dim); throws otherwise.
+  std::size_t components(std::size_t n_values) const;
+};
+// Of the mesh's nodes, from every element holding a node of the layer (pml_elements' nodes).
+PmlNodeProfile pml_node_profile(const Mesh& mesh, const PmlProfile& profile);
+
 template <class Real>
 class PmlTerm final : public StepTerm<Real> {
  public:
-  // On `elements` (the layer's elements on the subdomain's nodes, coloured, their factor 1) and
-  // the layer's `nodes` (local numbers) with their lumped mass `mass` (this subdomain's share,
-  // per node), for steps of dt. deterministic: the elements' forces added colour by colour (the
+  // On `elements` (the layer's elements on the subdomain's nodes, coloured, their factor 1; null
+  // in a part that holds some of the layer's nodes, on its inner plane, and none of its elements) and
+  // the layer's `nodes` (local numbers, with their d and alpha) with their lumped mass `mass`
+  // (this subdomain's share, per node of `nodes`: pml_node_mass), for steps of dt. deterministic: the elements' forces added colour by colour (the
   // same bits every run), else with atomics where the sem kernel takes them (one launch on a GPU
   // rather than one per colour). `field`: a fluid's layer takes the fluid's elements (their D[0]
   // 1 / rho) and nodes, always colour by colour.
   PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements, const PmlProfile& profile,
-          std::span<const Index> nodes, std::span<const double> node_coordinates, std::span<const double> mass,
-          double dt, bool deterministic = true, PmlField field = PmlField::Solid);
+          const PmlNodeProfile& nodes, std::span<const double> mass, double dt, bool deterministic = true,
+          PmlField field = PmlField::Solid);
 
   std::string_view name() const override { return "PML"; }
   bool start_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
@@ -118,18 +146,16 @@ class PmlTerm final : public StepTerm<Real> {
   void queue_forces(const Exec& exec, const CentralDifference<Real>& scheme, View<Real> forces);
 };
 
-// The lumped damping of the layers' mass side, rho sum_m d_m per DOF of each node inside a layer,
-// and the average acceleration's share of its cross stiffness (fem::pml_cross), rho cross dt / 2,
+// The lumped damping of the layers' mass side, rho sum_m d_m per DOF of each node of `nodes`, and
+// the average acceleration's share of its cross stiffness (fem::pml_cross), rho cross dt / 2,
 // added to `damping` (per DOF, on the host) from the lumped mass `mass` (per DOF: dim or, a
-// fluid's, one per node) at the nodes' coordinates (dim per node), for steps of dt.
-void add_pml_damping(const PmlProfile& profile, int dim, double dt, std::span<const double> coordinates,
-                     std::span<const double> mass, std::span<double> damping);
+// fluid's, one per node), for steps of dt.
+void add_pml_damping(const PmlNodeProfile& nodes, double dt, std::span<const double> mass,
+                     std::span<double> damping);
 
-// The mesh's nodes inside the profile's layers, appended to `nodes`, with their coordinates (dim
-// each) and their lumped mass from `mass` (per DOF: dim or, a fluid's, one per node; a node's
-// first), as a PmlTerm takes them.
-void pml_layer_nodes(const PmlProfile& profile, const Mesh& mesh, std::span<const double> mass,
-                     std::vector<Index>& nodes, std::vector<double>& coordinates, std::vector<double>& node_mass);
+// The lumped mass from `mass` (per DOF: dim or, a fluid's, one per node; a node's first) of each
+// node of `nodes`, as a PmlTerm takes them.
+std::vector<double> pml_node_mass(const PmlNodeProfile& nodes, std::span<const double> mass);
 
 // The elements listed leave K (their absorbing-layer factor 0 in `table`): the PML evaluates them.
 void without_pml(fem::SectionTable& table, std::span<const Index> elements);

@@ -612,21 +612,26 @@ StableStep with_fluid(const StableStep& solid, const FluidSetup& fluid, std::spa
 
 namespace {
 
-// A C-PML (multiaxial 0) grows in plain isotropic blocks too: beside a free surface at a high
-// Poisson's ratio (Zeng et al. 2011, Geophysics 76(3) T43; seen here at nu 0.405), and in steel
-// (nu 0.3, 0.25) blocks lined on two or four faces, with quadrilaterals of order 1 and 4 and
-// layers of 2 to 8 elements (docs/verification.md, "PML"); the multi-axial ratio 0.05 stopped all
-// but the coarsest case, 0.2 that one too (docs/model-file.md, "PML"). Warned wherever the layer is
-// not multi-axial; at a high Poisson's ratio beside a free surface, naming the material too.
+// A C-PML (multiaxial 0) amplifies guided waves whose group and phase velocities point apart along
+// a face that is not lined and runs through the layer: a plate's backward Lamb modes (Loh et al.
+// 2009), and beside a free surface at a high Poisson's ratio (Zeng et al. 2011, Geophysics 76(3)
+// T43; seen here at nu 0.405). Seen in steel blocks lined on two faces, the faces between free or
+// held, with quad4, quad8 and GLL order 4 (docs/verification.md, "PML"), where lining every face
+// or the multi-axial ratio (0.05 to 0.2) kept them decaying (docs/model-file.md, "PML"). Warned
+// where some face is not lined, naming the faces; at a high Poisson's ratio, the material too.
 void warn_pml_growth(Preflight& p, const Model& model) {
   if (!p.pml.any() || p.pml.multiaxial > 0.0) return;
-  warn(p, "a PML without 'multiaxial' (a C-PML) has grown in plain elastic blocks, with and without free surfaces "
-          "running into it (docs/verification.md, \"PML\"); multiaxial = 0.05 kept all but the coarsest case tried "
-          "decaying and 0.2 that one too, at the cost of reflecting more: set it, and check a long run");
-  int lined = 0;
+  std::string open, lined_faces;
   for (int k = 0; k < p.pml.dim; ++k)
-    for (const PmlSide& side : p.pml.sides[k]) lined += side.active ? 1 : 0;
-  if (lined == 2 * p.pml.dim) return;
+    for (int side = 0; side < 2; ++side) {
+      std::string& into = p.pml.sides[k][side].active ? lined_faces : open;
+      into += str(into.empty() ? "" : ", ", "xyz"[k], side ? "max" : "min");
+    }
+  if (open.empty()) return;
+  warn(p, str("faces ", open, " are not lined and run through the PML on ", lined_faces, ": a C-PML (no "
+              "'multiaxial') amplifies guided waves along them whose group and phase velocities point apart, and has "
+              "grown so in plain steel blocks (docs/verification.md, \"PML\"); line those faces too, or set "
+              "multiaxial = 0.05 to 0.2 and check a long run"));
   constexpr double highest = 0.35;  // between 1/3 (stable in the test of a half-space) and 0.405 (grows)
   std::set<std::string> warned;
   for (const Section& section : model.sections) {

@@ -178,16 +178,21 @@ std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& 
   d->mass = sparse::assemble_lumped_mass<double>(exec, *d->elements, strategy);
   if (is_damped(original)) d->damping = sparse::assemble_lumped_damping<double>(exec, *d->elements, strategy);
   clock.lap(is_damped(original) ? "lumped mass and damping" : "lumped mass");
-  if (d->pml_elements) {
+  if (preflight.pml.any()) {
     // The mass side (pml.hpp): the damping rho sum d_m joins C, and the term keeps this subdomain's
-    // share of the mass at the layer's nodes (the exchange sums the shares like K u).
-    const int dim = model.mesh.dim();
-    const std::vector<double> mass = d->mass.to_host();
-    std::vector<double> damping = d->damping.to_host();
-    add_pml_damping(preflight.pml, dim, preflight.dt, model.mesh.coordinates, mass, damping);
-    d->damping.copy_from_host(damping);
-    pml_layer_nodes(preflight.pml, model.mesh, mass, d->pml_nodes, d->pml_coordinates, d->pml_mass);
-    clock.lap(str("PML: ", d->pml_nodes.size(), " nodes' damping and mass"));
+    // share of the mass at the layer's nodes (the exchange sums the shares like K u), also in a
+    // subdomain holding none of the layer's elements but nodes of its inner plane. d and alpha
+    // from the whole model: a shared node's copies have the same, the elements of every part
+    // around it weighed.
+    d->pml_nodes = pml_node_profile(original.mesh, preflight.pml).in_numbering(d->numbering.local_to_global());
+    if (d->pml_nodes.size() > 0) {
+      const std::vector<double> mass = d->mass.to_host();
+      std::vector<double> damping = d->damping.to_host();
+      add_pml_damping(d->pml_nodes, preflight.dt, mass, damping);
+      d->damping.copy_from_host(damping);
+      d->pml_mass = pml_node_mass(d->pml_nodes, mass);
+      clock.lap(str("PML: ", d->pml_nodes.size(), " nodes' damping and mass"));
+    }
   }
   return d;
 }
@@ -250,13 +255,13 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
     d.terms.push_back(std::make_unique<StiffnessDamping<Real>>(*d.stiffness, *d.betas.uniform, preflight.dt));
     clock.lap("stiffness-proportional damping");
   }
-  if (d.pml_elements) {
+  if (d.pml_elements || d.pml_nodes.size() > 0) {
     auto term = std::make_unique<PmlTerm<Real>>(exec, std::move(d.pml_elements), preflight.pml, d.pml_nodes,
-                                                d.pml_coordinates, d.pml_mass, preflight.dt,
+                                                d.pml_mass, preflight.dt,
                                                 preflight.assembly == sparse::RaceStrategy::Colouring);
     d.pml = term.get();
     d.terms.push_back(std::move(term));
-    d.pml_coordinates = {};
+    d.pml_nodes = {};
     d.pml_mass = {};
     clock.lap("PML");
   }
@@ -475,7 +480,9 @@ std::vector<double> take_node_values(std::span<const Index> nodes, std::span<con
   std::vector<double> out;
   for (const Index node : nodes) {
     const auto found = where.find(node);
-    TREMOR_CHECK(found != where.end(), "the checkpoint holds no PML state for the model's node ", node);
+    TREMOR_CHECK(found != where.end(), "the checkpoint holds no PML state for the model's node ", node,
+                 ": it was written for other layer nodes (a layer's inner plane joins its nodes where d is averaged "
+                 "as the lumped mass weighs it, docs/model-file.md \"PML\"); run again from the start");
     out.insert(out.end(), node_values.begin() + found->second * per, node_values.begin() + (found->second + 1) * per);
   }
   return out;

@@ -95,8 +95,8 @@ struct Subdomain {
   std::shared_ptr<const fem::DeviceElements> beta_elements;
   // The PML (explicit/pml.hpp): its elements, and its nodes with their coordinates and lumped mass.
   std::shared_ptr<const fem::DeviceElements> pml_elements;
-  std::vector<Index> pml_nodes;
-  std::vector<double> pml_coordinates, pml_mass;
+  PmlNodeProfile pml_nodes;
+  std::vector<double> pml_mass;
   // Where the first part of a split stiffness runs (the exchange's stream: begin_subdomain), or
   // none: the subdomain's Exec.
   std::optional<Exec> interface_exec;

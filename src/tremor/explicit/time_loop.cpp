@@ -51,9 +51,10 @@ std::string not_finite(const Preflight& p, long long step, double dt, Label node
              node, " has u", "xyz"[static_cast<int>(worst[3])], " = ", worst[4], "; ", static_cast<long long>(bad),
              " values are NaN or Inf. The time step ", dt, " s against the stable ", p.stable_dt,
              " s, or the loads, are the usual causes",
-             p.pml.any() ? "; a PML without multiaxial can grow (in plain elastic blocks, at a high Poisson's ratio "
-                           "beside a free surface, in an anisotropic material whose slowness turns back): raise its "
-                           "multiaxial (docs/model-file.md, \"PML\")"
+             p.pml.any() ? "; a PML without multiaxial can grow (where faces that are not lined run through it, "
+                           "in a layer only two high-order elements thick, in an anisotropic material whose slowness "
+                           "turns back): line those faces, thicken it, or raise its multiaxial (docs/model-file.md, "
+                           "\"PML\")"
                          : "");
 }
 

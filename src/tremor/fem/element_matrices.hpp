@@ -384,22 +384,30 @@ TREMOR_HOST_DEVICE void consistent_mass_dofs(const double* M, double* M_dofs) {
 // Lumped mass per node (the same for each component), m[n_nodes]:
 //   RowSum: m_a = t int rho N_a dV;  Nodal: the same integral on the GLL nodes (M diagonal);
 //   Hrz: m_a = M_aa * (element mass) / sum_b M_bb, never zero or negative.
+// With `factor` (a value per point of the rule), the same lumping of rho f instead of rho, the
+// HRZ scaling still that of rho: m_a / (its m_a without) is then the average of f that the node's
+// lumped mass weighs (the PML's mass side, explicit/pml.hpp).
 template <class E, class Rule>
-TREMOR_HOST_DEVICE void lumped_mass(const double* x, double rho_thickness, const Rule& rule, double* m) {
+TREMOR_HOST_DEVICE void lumped_mass(const double* x, double rho_thickness, const Rule& rule, double* m,
+                                    const double* factor = nullptr) {
   constexpr int n = E::n_nodes;
-  double N[n], dN[n * E::dim], J[E::dim * E::dim];
-  for (int a = 0; a < n; ++a) m[a] = 0.0;
+  double N[n], dN[n * E::dim], J[E::dim * E::dim], plain[n];
+  for (int a = 0; a < n; ++a) m[a] = plain[a] = 0.0;
   double total = 0.0;
   for (int q = 0; q < rule.n_points; ++q) {
     E::shape(rule.point(q), N);
     E::gradients(rule.point(q), dN);
     const double scale = rule.weights[q] * jacobian<E::dim>(n, x, dN, J) * rho_thickness;
     total += scale;
-    for (int a = 0; a < n; ++a) m[a] += scale * (E::lumping == Lumping::Hrz ? N[a] * N[a] : N[a]);
+    for (int a = 0; a < n; ++a) {
+      const double share = scale * (E::lumping == Lumping::Hrz ? N[a] * N[a] : N[a]);
+      plain[a] += share;
+      m[a] += factor ? share * factor[q] : share;
+    }
   }
   if constexpr (E::lumping == Lumping::Hrz) {
     double diagonal = 0.0;
-    for (int a = 0; a < n; ++a) diagonal += m[a];
+    for (int a = 0; a < n; ++a) diagonal += plain[a];
     for (int a = 0; a < n; ++a) m[a] *= total / diagonal;
   }
 }

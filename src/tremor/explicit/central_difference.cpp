@@ -1,7 +1,6 @@
 #include "tremor/explicit/central_difference.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <initializer_list>
 #include <utility>
@@ -40,9 +39,9 @@ Index coefficients(const Exec& exec, Index n, const double* m, const double* c, 
     const bool still = is_held[i] || mi == 0.0;
     const double a = still ? 0.0 : 1.0 / (mi * inv_dt2 + ci * inv_2dt);  // the diagonal inverse of Eq. (3)
     a_out[i] = static_cast<Real>(a);
-    // (-1 exactly where undamped, as where C' is kept for the damped entries alone: a subdomain keeps
-    // it either way, and steps as the whole model does to the bit)
-    if (cp_out) cp_out[i] = still ? Real(0) : ci == 0.0 ? Real(-1) : static_cast<Real>(a * (ci * inv_2dt - mi * inv_dt2));
+    // (-1 exactly where undamped: the same bits as an undamped model's there)
+    if (cp_out)
+      cp_out[i] = still ? Real(0) : ci == 0.0 ? Real(-1) : static_cast<Real>(a * (ci * inv_2dt - mi * inv_dt2));
   });
   const auto massless = static_cast<Index>(
       sum<double>(exec, n, [=] TREMOR_LAMBDA(Index i) { return !is_held[i] && m[i] == 0.0 ? 1.0 : 0.0; }));
@@ -64,47 +63,21 @@ TREMOR_HOST_DEVICE inline double mass_over_dt2(Real a, Real cp) {
   return a == Real(0) ? 0.0 : (1.0 - static_cast<double>(cp)) / (2.0 * static_cast<double>(a));
 }
 
-TREMOR_HOST_DEVICE inline int bits_set(std::uint32_t word) {
-#if defined(__CUDA_ARCH__)
-  return __popc(word);
-#else
-  return std::popcount(word);
-#endif
-}
-
-// Where C' is kept for the damped entries only (bits not null): entry e's place among them, or -1
-// where it is not damped.
-TREMOR_HOST_DEVICE inline Index damped_place(const std::uint32_t* bits, const Index* before, Index e) {
-  const std::uint32_t word = bits[e >> 5], bit = std::uint32_t(1) << (e & 31);
-  return (word & bit) ? before[e >> 5] + bits_set(word & (bit - 1u)) : Index(-1);
-}
-
 // A and C' (cp null: undamped, C' = -1) as kernels read them for DOF i: one entry per Per DOFs,
-// or per `per` where Per is 0 (a division by a constant in the update, by a variable elsewhere);
-// C' per entry, or (bits not null) per damped entry, -1 at the others.
+// or per `per` where Per is 0 (a division by a constant in the update, by a variable elsewhere).
 template <class Real, int Per = 0>
 struct Coefficients {
   const Real* a;
   const Real* cp;
-  const std::uint32_t* bits;
-  const Index* before;
   int per;
   TREMOR_HOST_DEVICE Index entry(Index i) const { return Per > 0 ? i / Per : i / per; }
   TREMOR_HOST_DEVICE Real force_scale(Index i) const { return a[entry(i)]; }
-  TREMOR_HOST_DEVICE Real prev_scale(Index i) const {
-    if (!cp) return Real(-1);
-    if (!bits) return cp[entry(i)];
-    const Index place = damped_place(bits, before, entry(i));
-    return place < 0 ? Real(-1) : cp[place];
-  }
+  TREMOR_HOST_DEVICE Real prev_scale(Index i) const { return cp ? cp[entry(i)] : Real(-1); }
 };
 
 template <int Per = 0, class Real>
-Coefficients<Real, Per> coefficients_of(const DeviceArray<Real>& a, const DeviceArray<Real>& cp,
-                                        const DeviceArray<std::uint32_t>& bits, const DeviceArray<Index>& before,
-                                        int per) {
-  return {a.data(), cp.size() > 0 ? cp.data() : nullptr, bits.size() > 0 ? bits.data() : nullptr, before.data(),
-          per};
+Coefficients<Real, Per> coefficients_of(const DeviceArray<Real>& a, const DeviceArray<Real>& cp, int per) {
+  return {a.data(), cp.size() > 0 ? cp.data() : nullptr, per};
 }
 
 // The update of every DOF (Eq. 4 fused): per DOF U_prev, U_curr and K u read and U_next written,
@@ -163,57 +136,6 @@ Index entries_with_a(const Exec& exec, const Real* scale, Index entries) {
   return high;
 }
 
-// C' for the damped entries only where they are at most half (central_difference.hpp): an entry is
-// damped where it moves (A not 0) and its first DOF's damping is not 0 (a node's are equal where
-// it keeps one entry). The words' counts are summed on the host (4 bytes a word of 32 entries).
-// `force_scale` A per entry, `per` DOFs an entry, `c` the damping per DOF; `prev_scale` C' per entry,
-// replaced by the damped entries' where they are kept alone.
-template <class Real>
-void keep_damped_only(const Exec& exec, const double* c, int per, const DeviceArray<Real>& force_scale,
-                      DeviceArray<Real>& prev_scale, DeviceArray<std::uint32_t>& damped_bits,
-                      DeviceArray<Index>& damped_before) {
-  const auto entries = static_cast<Index>(force_scale.size());
-  const Real* a = force_scale.data();
-  const double damped = sum<double>(exec, entries, [=] TREMOR_LAMBDA(Index e) {
-    return c[static_cast<Size>(e) * per] != 0.0 && a[e] != Real(0) ? 1.0 : 0.0;
-  });
-  if (2.0 * damped > static_cast<double>(entries)) return;
-  if (damped == 0.0) {  // undamped after all (a layer that lines another field only)
-    prev_scale = DeviceArray<Real>();
-    return;
-  }
-  const Index words = (entries + 31) / 32;
-  DeviceArray<std::uint32_t> bits(exec, words);
-  DeviceArray<Index> counts(exec, words);
-  std::uint32_t* word_bits = bits.data();
-  Index* word_counts = counts.data();
-  forall(exec, words, [=] TREMOR_LAMBDA(Index w) {
-    std::uint32_t word = 0;
-    const Index first = w * 32, last = first + 32 < entries ? first + 32 : entries;
-    for (Index e = first; e < last; ++e)
-      if (c[static_cast<Size>(e) * per] != 0.0 && a[e] != Real(0)) word |= std::uint32_t(1) << (e - first);
-    word_bits[w] = word;
-    word_counts[w] = bits_set(word);
-  });
-  std::vector<Index> before = counts.to_host();
-  Index running = 0;
-  for (Index& k : before) k = std::exchange(running, running + k);
-  DeviceArray<Index> places(exec, std::span<const Index>(before));
-  DeviceArray<Real> kept(exec, running);
-  const Real* dense = std::as_const(prev_scale).data();
-  Real* out = kept.data();
-  const Index* place_before = std::as_const(places).data();
-  const std::uint32_t* set = std::as_const(bits).data();
-  forall(exec, entries, [=] TREMOR_LAMBDA(Index e) {
-    const Index place = damped_place(set, place_before, e);
-    if (place >= 0) out[place] = dense[e];
-  });
-  exec.synchronize();
-  prev_scale = std::move(kept);
-  damped_bits = std::move(bits);
-  damped_before = std::move(places);
-}
-
 }  // namespace
 
 template <class Real>
@@ -270,7 +192,6 @@ void CentralDifference<Real>::set_up(DeviceArray<double> mass, DeviceArray<doubl
     force_scale_ = per_node(exec, force_scale_, per_);
     if (c) prev_scale_ = per_node(exec, prev_scale_, per_);
   }
-  if (c) keep_damped_only(exec, c, per_, std::as_const(force_scale_), prev_scale_, damped_bits_, damped_before_);
   // The DOFs after the last that moves (A not 0) or is held: massless, at zero for good (the nodes no
   // element holds, which a model with fluids numbers last: explicit/subdomain.hpp,
   // one_domain_numbering), which the update leaves out.
@@ -341,9 +262,9 @@ void CentralDifference<Real>::advance(View<const Index> loaded_dofs, View<const 
       update<false>(exec_, moving_, k, uc, u.data, ku.data, adds, out, dt_);
   };
   switch (per_) {
-    case 2: run(coefficients_of<2>(a, cp, damped_bits_, damped_before_, 2)); break;
-    case 3: run(coefficients_of<3>(a, cp, damped_bits_, damped_before_, 3)); break;
-    default: run(coefficients_of<1>(a, cp, damped_bits_, damped_before_, 1)); break;
+    case 2: run(coefficients_of<2>(a, cp, 2)); break;
+    case 3: run(coefficients_of<3>(a, cp, 3)); break;
+    default: run(coefficients_of<1>(a, cp, 1)); break;
   }
   // DOF indices are the caller's (Loading checks them against the mesh).
   forall(exec_, prescribed_dofs.size, [=] TREMOR_LAMBDA(Index k) { u[prescribed_dofs[k]] = prescribed[k]; });
@@ -373,8 +294,7 @@ void CentralDifference<Real>::set_initial_conditions(std::span<const Real> u0, s
                u0.size(), " and ", v0.size(), " entries for ", n_, " DOFs");
   const DeviceArray<Real> velocity(exec_, v0);
   curr_.copy_from_host(u0);
-  const Coefficients<Real> k = coefficients_of(std::as_const(force_scale_), std::as_const(prev_scale_),
-                                               std::as_const(damped_bits_), std::as_const(damped_before_), per_);
+  const Coefficients<Real> k = coefficients_of(std::as_const(force_scale_), std::as_const(prev_scale_), per_);
   const View<const Real> ku = std::as_const(ku_).view(), v = velocity.view();
   const View<Real> uc = curr_.view(), up = prev_.view();
   forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
@@ -394,8 +314,7 @@ void CentralDifference<Real>::set_initial_conditions(std::span<const Real> u0, s
 
 template <class Real>
 double CentralDifference<Real>::kinetic_energy() const {
-  const Coefficients<Real> k = coefficients_of(std::as_const(force_scale_), std::as_const(prev_scale_),
-                                               std::as_const(damped_bits_), std::as_const(damped_before_), per_);
+  const Coefficients<Real> k = coefficients_of(std::as_const(force_scale_), std::as_const(prev_scale_), per_);
   const View<const Real> up = prev_.view(), uc = curr_.view();
   // 1/2 M v^2 = 1/2 (M / dt^2) (U_curr - U_prev)^2.
   return 0.5 * sum<double>(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
@@ -412,12 +331,6 @@ double CentralDifference<Real>::strain_energy() const {
   return 0.5 * sum<double>(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
            return static_cast<double>(uc[i]) * static_cast<double>(kp[i]);
          });
-}
-
-std::size_t damping_coefficient_bytes(std::size_t entries, std::size_t damped, std::size_t real_size) {
-  if (damped == 0) return 0;
-  if (2 * damped > entries) return entries * real_size;
-  return (entries + 31) / 32 * (sizeof(std::uint32_t) + sizeof(Index)) + damped * real_size;
 }
 
 template class CentralDifference<float>;

@@ -13,13 +13,9 @@
 // Memory per DOF: U_prev, U_curr and K U in Real; A, and C' where damped, in Real per DOF or,
 // where every component of each node has the same (no node held in some components only), per
 // node. K' = 1 - C' (undamped: A = dt^2 / M, C' = -1, K' = 2), and the mass, for the energies and
-// the Taylor start, is M = dt^2 (1 - C') / (2 A). Where at most half the entries are damped (an
-// absorbing layer's nodes), C' is kept only for those: a bit per entry saying which, the damped
-// entries before each word of 32, and their C' in order (damping_coefficient_bytes), so that the
-// update's bytes at the undamped nodes are an undamped model's and the memory follows the layer. U_next is written over U_prev, which each DOF's
+// the Taylor start, is M = dt^2 (1 - C') / (2 A). U_next is written over U_prev, which each DOF's
 // update reads first. Forces come as a list of loaded DOFs and their values (a model loads few
 // DOFs: no force vector is kept or read per DOF).
-#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -28,11 +24,6 @@
 #include "tremor/explicit/operator.hpp"
 
 namespace tremor::explicit_fe {
-
-// The bytes CentralDifference keeps for C' of `entries` coefficient entries of which `damped` have
-// damping (0 for none; entries where all do): each a Real where more than half are, else a bit
-// and a share of an Index a word of 32 each, and a Real each of the damped.
-std::size_t damping_coefficient_bytes(std::size_t entries, std::size_t damped, std::size_t real_size);
 
 template <class Real>
 class CentralDifference {
@@ -116,10 +107,6 @@ class CentralDifference {
   int per_ = 1;                    // DOFs per entry of the coefficients
   DeviceArray<Real> force_scale_;  // A (F' = A F); 0 for held and massless DOFs
   DeviceArray<Real> prev_scale_;   // C' diagonal where damped; empty: undamped (C' = -1)
-  // Where C' is kept for the damped entries only: a bit per entry (set where damped), per word of
-  // 32 the damped entries before it; prev_scale_ holds theirs in order. Empty: C' per entry.
-  DeviceArray<std::uint32_t> damped_bits_;
-  DeviceArray<Index> damped_before_;
   DeviceArray<Real> prev_, curr_, ku_;
 };
 

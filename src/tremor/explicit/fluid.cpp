@@ -360,14 +360,14 @@ std::size_t fluid_run_bytes(const FluidSetup& fluid, std::size_t real_size) {
   for (const fem::CouplingFace& face : fluid.interface.faces) pairs += face.nodes.size() * face.nodes.size();
   const auto dim = static_cast<std::size_t>(mesh.dim());
   // Coordinates, connectivity, section and colour list per element; chi twice, K_f chi, the
-  // pressure and the update's coefficient in Real (in absorbing layers, C' besides: every node's
-  // where an ALID or SRM layer damps, a PML's nodes' alone otherwise); the GLL blocks' factors in
-  // Real, at most; per node pair an index and dim coefficients, per interface node three indices.
+  // pressure and the update's coefficient in Real (in absorbing layers, C' in Real besides); the GLL
+  // blocks' factors in Real, at most; per node pair an index and dim coefficients, per interface
+  // node three indices.
+  const bool damped = !fluid.mesh.table.element_alpha.empty() || fluid.pml.any();
   // A PML's (its elements' copy and their points' and nodes' values).
   const PmlBytes layer = pml_term_bytes(fluid.mesh.model, fluid.pml, real_size, 0, PmlField::Fluid);
   const std::size_t pml = layer.elements + layer.state;
-  const std::size_t damped = !fluid.mesh.table.element_alpha.empty() ? nodes : std::min(layer.nodes, nodes);
-  return pml + nodes * (dim * sizeof(double) + 4 * real_size) + damping_coefficient_bytes(nodes, damped, real_size) +
+  return pml + nodes * (dim * sizeof(double) + 4 * real_size + (damped ? real_size : 0)) +
          factors * real_size +
          connectivity * sizeof(Index) +
          elements * 2 * sizeof(Index) + pairs * (sizeof(Index) + dim * sizeof(double)) +

@@ -576,7 +576,6 @@ PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size
   // Per node of the layer's elements (PmlNodeProfile): its number; d, alpha, mass, variables in Real.
   const auto inside = static_cast<std::size_t>(std::count(touched.begin(), touched.end(), 1));
   bytes.state += inside * (sizeof(Index) + (2 * dim + 1 + dim * components) * real_size);
-  bytes.nodes = inside;
   return bytes;
 }
 

@@ -174,7 +174,6 @@ std::shared_ptr<const fem::DeviceElements> pml_layer_elements(const Exec& exec, 
 // model) keeps a fluid's values.
 struct PmlBytes {
   std::size_t elements = 0, state = 0;
-  std::size_t nodes = 0;  // the layer's nodes (its elements')
 };
 PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size_t real_size,
                         std::size_t solid_values, PmlField field = PmlField::Solid);

@@ -14,7 +14,6 @@
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/core/log.hpp"
-#include "tremor/explicit/central_difference.hpp"
 #include "tremor/explicit/fluid.hpp"
 #include "tremor/explicit/loading.hpp"
 #include "tremor/explicit/processes.hpp"
@@ -64,25 +63,11 @@ std::size_t element_bytes(const Mesh& mesh, bool coloured) {
 // `split`: a decomposed run's element-by-element operator in two parts (Preflight::overlap), each
 // part's elements on all of its subdomain's nodes. `host`: the run's Exec is the host's.
 // `betas`: the model's stiffness-proportional damping (model_betas), whose term keeps a velocity
-// (and an operator's product, or an operator of its own) in the loop. `damped_nodes`: the nodes
-// whose damping is not 0, where `damped` (damped_nodes; every node by default).
-constexpr std::size_t every_node = std::numeric_limits<std::size_t>::max();
+// (and an operator's product, or an operator of its own) in the loop.
 std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffness_nnz, std::size_t real_size,
                      bool coloured, bool damped, Index max_neighbours, std::size_t geometry_values,
                      bool split = false, bool host = false, const ElementBetas& betas = {},
-                     std::size_t memory_per_point = 0, const PmlBytes& pml = {},
-                     std::size_t damped_nodes = every_node);
-
-// The nodes whose damping is not 0 where the model is damped (is_damped): every node where a
-// material damps, or an ALID or SRM layer (thick layers: counted as the whole model), else the
-// PML's nodes (`pml`, the layer of the model's solid).
-std::size_t damped_nodes(const Model& model, const PmlBytes& pml) {
-  const bool materials = std::any_of(model.materials.begin(), model.materials.end(),
-                                     [](const Material& m) { return m.damping_alpha != 0.0; });
-  const bool pml_only = std::all_of(model.absorbing.begin(), model.absorbing.end(),
-                                    [](const AbsorbingLayer& layer) { return layer.kind == AbsorbingKind::Pml; });
-  return materials || !pml_only ? static_cast<std::size_t>(model.mesh.n_nodes()) : pml.nodes;
-}
+                     std::size_t memory_per_point = 0, const PmlBytes& pml = {});
 
 // Memory variables per point of an attenuating model (OperatorSizes::memory_per_point): the most
 // solids a point keeps of its materials in use (coarse-grained: 1) x n_voigt; 0 where none attenuates.
@@ -505,23 +490,18 @@ Preflight resolve(const Model& model, const RunOptions& options, std::string& la
   return std::move(resolution.p);
 }
 
-// Integrator state (central_difference.hpp): U_prev, U_curr and K u in Real per DOF, A per node
-// and C' where damped, per node or at the `damped_nodes` alone (damping_coefficient_bytes; a
-// model holding a node in some components only keeps them per DOF, up to 2/3 of them more than
-// counted here); while it is set up, the mass and damping in double and A (and C') per DOF,
-// beside them a flag per DOF or the coefficients per node. The loads are per loaded DOF: not
-// counted.
+// Integrator state (central_difference.hpp): U_prev, U_curr and K u in Real per DOF, A (and C'
+// where damped) per node (a model holding a node in some components only keeps them per DOF, up
+// to 2/3 of them more than counted here); while it is set up, the mass and damping in double and
+// A (and C') per DOF, beside them a flag per DOF or the coefficients per node. The loads are per
+// loaded DOF: not counted.
 // `after`: bytes made once the state is (a per-step term's, such as the PML's), beside the loop's.
-std::size_t state_bytes(std::size_t n_dofs, int dim, std::size_t real_size, bool damped, std::size_t damped_nodes,
-                        std::size_t after) {
+std::size_t state_bytes(std::size_t n_dofs, int dim, std::size_t real_size, bool damped, std::size_t after) {
   const double coefficients = (damped ? 2.0 : 1.0) * static_cast<double>(real_size), per_node = coefficients / dim;
   const double setup = (damped ? 2.0 : 1.0) * sizeof(double) + coefficients + std::max(1.0, per_node);
-  const auto nodes = n_dofs / static_cast<std::size_t>(dim);
-  const double kept = static_cast<double>(
-      damped ? damping_coefficient_bytes(nodes, std::min(damped_nodes, nodes), real_size) : 0);
+  const double loop = 3.0 * static_cast<double>(real_size) + per_node;
   const auto n = static_cast<double>(n_dofs);
-  const double loop = n * (3.0 * static_cast<double>(real_size) + static_cast<double>(real_size) / dim) + kept;
-  return static_cast<std::size_t>(std::max(n * setup, loop + static_cast<double>(after)));
+  return static_cast<std::size_t>(std::max(n * setup, n * loop + static_cast<double>(after)));
 }
 
 // The receivers' buffer in the Exec's memory (Recorder): two time levels of a row per recorded point
@@ -788,7 +768,7 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
     const bool split = options.overlap && (p.domains > 1 || p.processes > 1) && op.splits && !op.needs_assembly;
     return estimate(model.mesh, op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring, is_damped(model),
                     p.max_neighbours, p.geometry_values, split, p.backend != Backend::Cuda, model_betas(model),
-                    memory_per_point(model), pml, damped_nodes(model, pml)) +
+                    memory_per_point(model), pml) +
            snapshot_bytes(model, p.snapshot_every, real_size) + recorder_bytes(model, real_size);
   };
   // "auto" on a GPU: where the default's estimate does not fit the GPU's free memory, a kind that
@@ -861,8 +841,7 @@ namespace {
 
 std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffness_nnz, std::size_t real_size,
                      bool coloured, bool damped, Index max_neighbours, std::size_t geometry_values, bool split,
-                     bool host, const ElementBetas& betas, std::size_t memory_values, const PmlBytes& pml,
-                     std::size_t damped_nodes) {
+                     bool host, const ElementBetas& betas, std::size_t memory_values, const PmlBytes& pml) {
   const auto n = static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(mesh.dim());
   const bool colours = coloured || op.needs_colouring;
   const std::size_t elements = element_bytes(mesh, colours);
@@ -876,7 +855,7 @@ std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffne
   // the whole's elements are held too.
   const std::size_t coordinates = n * sizeof(double);
   const std::size_t loop = op.loop_bytes(sizes) + (split ? coordinates : 0) +
-                           state_bytes(n, mesh.dim(), real_size, damped, damped_nodes, pml.state) + pml.elements;
+                           state_bytes(n, mesh.dim(), real_size, damped, pml.state) + pml.elements;
   // The set-up's peak: elements, mass and damping, and what building the operator holds (K in
   // double while its format is filled), or the operator built (an assembled kind's own arrays;
   // an element-by-element one's loop bytes are the elements). The row lengths the converters stage

@@ -51,9 +51,9 @@ Envelopes::~Envelopes() {
   if (plan_->backward) fftw_destroy_plan(plan_->backward);
 }
 
-void Envelopes::envelope(std::span<const double> signal, std::span<double> out) const {
-  TREMOR_CHECK(signal.size() == length_ && out.size() == length_, "an envelope of ", length_, " samples was given ",
-               signal.size(), " and ", out.size());
+void Envelopes::analytic(std::span<const double> signal, std::span<std::complex<double>> out) const {
+  TREMOR_CHECK(signal.size() == length_ && out.size() == length_, "an analytic signal of ", length_,
+               " samples was given ", signal.size(), " and ", out.size());
   Buffer time(padded_), spectrum(padded_);
   for (std::size_t k = 0; k < padded_; ++k) {
     time.data[k][0] = k < length_ ? signal[k] : 0.0;
@@ -69,7 +69,15 @@ void Envelopes::envelope(std::span<const double> signal, std::span<double> out) 
     spectrum.data[k][1] *= factor;
   }
   fftw_execute_dft(plan_->backward, spectrum.data, time.data);
-  for (std::size_t k = 0; k < length_; ++k) out[k] = std::hypot(time.data[k][0], time.data[k][1]);
+  for (std::size_t k = 0; k < length_; ++k) out[k] = {time.data[k][0], time.data[k][1]};
+}
+
+void Envelopes::envelope(std::span<const double> signal, std::span<double> out) const {
+  TREMOR_CHECK(signal.size() == length_ && out.size() == length_, "an envelope of ", length_, " samples was given ",
+               signal.size(), " and ", out.size());
+  std::vector<std::complex<double>> pair(length_);
+  analytic(signal, pair);
+  for (std::size_t k = 0; k < length_; ++k) out[k] = std::hypot(pair[k].real(), pair[k].imag());
 }
 
 double Envelopes::peak(std::span<const double> signal, std::size_t first, std::size_t last) const {

@@ -8,6 +8,7 @@
 //
 // Envelopes serves many signals of one length with one FFTW plan; envelope() of different
 // signals may run on different threads at once (FFTW's new-array execution is thread-safe).
+#include <complex>
 #include <memory>
 #include <span>
 #include <vector>
@@ -22,6 +23,8 @@ class Envelopes {
   Envelopes& operator=(const Envelopes&) = delete;
 
   std::size_t length() const { return length_; }
+  // s + i H[s], the analytic signal of `signal` (length() values), into `out` (length() values).
+  void analytic(std::span<const double> signal, std::span<std::complex<double>> out) const;
   // |s + i H[s]| of `signal` (length() values) into `out` (length() values).
   void envelope(std::span<const double> signal, std::span<double> out) const;
   // The largest value of the envelope over samples [first, last).

@@ -136,6 +136,7 @@ TEST(TotalFocusing, RefusesBadInput) {
   EXPECT_THROW(image(good, 0.0), Error);
   EXPECT_THROW(image(good, -c_l), Error);
   EXPECT_THROW(imaging::total_focusing(good, 0, 4, {-1e-3, 1e-3}, {1e-3, 3e-3}, c_l, c_l), Error);
+  EXPECT_THROW(imaging::total_focusing(good, 65536, 65536, {-1e-3, 1e-3}, {1e-3, 3e-3}, c_l, c_l), Error);
 }
 
 }  // namespace

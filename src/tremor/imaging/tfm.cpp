@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <complex>
+#include <limits>
 
 #include "tremor/core/error.hpp"
 #include "tremor/imaging/envelope.hpp"
@@ -28,7 +29,8 @@ void Fmc::check() const {
 GridMap total_focusing(const Fmc& fmc, Index nx, Index ny, const std::array<double, 2>& min,
                        const std::array<double, 2>& max, double c_transmit, double c_receive) {
   fmc.check();
-  TREMOR_CHECK(nx >= 1 && ny >= 1, "an image of ", nx, " x ", ny, " pixels; expected at least 1 x 1");
+  TREMOR_CHECK(nx >= 1 && ny >= 1 && static_cast<long long>(nx) * ny <= std::numeric_limits<Index>::max(),
+               "an image of ", nx, " x ", ny, " pixels; expected at least 1 x 1 and at most 2^31 - 1 pixels");
   for (int d = 0; d < 2; ++d)
     TREMOR_CHECK(std::isfinite(min[d]) && std::isfinite(max[d]), "the image's extent (", min[d], " to ", max[d],
                  ") is not finite");

@@ -42,6 +42,7 @@
 #include "tremor/static/solve.hpp"
 #include "tremor/bem/driver.hpp"
 #include "tremor/io/bem_model_file.hpp"
+#include "tremor/imaging/tfm.hpp"
 
 namespace py = pybind11;
 namespace ex = tremor::explicit_fe;
@@ -939,6 +940,30 @@ PYBIND11_MODULE(_tremor, m) {
                              [](const PythonSimulation& s) { return std::string(tremor::to_string(s.simulation().preflight().precision)); })
       .def_property_readonly("operator",
                              [](const PythonSimulation& s) { return std::string(s.simulation().preflight().operator_kind()); });
+  // imaging::total_focusing on a capture as flat arrays: `data` n x n x n_samples values, `elements`
+  // n x 2 (tremor.total_focusing has checked their shapes); the image as [ny][nx].
+  m.def(
+      "_total_focusing",
+      [](const py::array_t<double, py::array::c_style | py::array::forcecast>& data,
+         const py::array_t<double, py::array::c_style | py::array::forcecast>& elements, std::size_t n_samples,
+         double t0, double dt, tremor::Index nx, tremor::Index ny, std::array<double, 2> min, std::array<double, 2> max,
+         double c_transmit, double c_receive) {
+        tremor::imaging::Fmc fmc;
+        const auto n = static_cast<std::size_t>(elements.size()) / 2;
+        for (std::size_t i = 0; i < n; ++i) fmc.elements.push_back({elements.data()[2 * i], elements.data()[2 * i + 1]});
+        fmc.t0 = t0;
+        fmc.dt = dt;
+        fmc.n_samples = n_samples;
+        fmc.data.assign(data.data(), data.data() + data.size());
+        tremor::imaging::GridMap image;
+        {
+          py::gil_scoped_release released;
+          image = tremor::imaging::total_focusing(fmc, nx, ny, min, max, c_transmit, c_receive);
+        }
+        return py::array_t<double>({static_cast<py::ssize_t>(ny), static_cast<py::ssize_t>(nx)}, image.values.data());
+      },
+      py::arg("data"), py::arg("elements"), py::arg("n_samples"), py::arg("t0"), py::arg("dt"), py::arg("nx"),
+      py::arg("ny"), py::arg("min"), py::arg("max"), py::arg("c_transmit"), py::arg("c_receive"));
   m.def("_run", &run, py::arg("model"), py::arg("backend"), py::arg("precision"), py::arg("operator"),
         py::arg("duration"), py::arg("time_step"), py::arg("check_every"), py::arg("progress"), py::arg("output"),
         py::arg("model_path"), py::arg("model_bytes"));

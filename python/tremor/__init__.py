@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._tremor import Error, version
-from ._tremor import _bem, _run, _static
+from ._tremor import _bem, _run, _static, _total_focusing
 from .model import Mesh, Model, Simulation, gaussian, ricker, tabulated, tone_burst
 from .results import History, Result, open  # noqa: A004 (tremor.open reads a result file)
 
 __all__ = ["Bem", "Error", "History", "Mesh", "Model", "Result", "Run", "Static", "bem", "gaussian", "open", "ricker",
-           "run", "Simulation", "static", "tabulated", "tone_burst", "version"]
+           "run", "Simulation", "static", "tabulated", "tone_burst", "total_focusing", "version"]
 
 
 @dataclass
@@ -147,3 +147,36 @@ def bem(path, backend="auto", elements=None, allow_coarse=False, output=None):
     output: the result file `tremor bem -o output` writes, each frequency as it is solved, finished as
     "complete", "incomplete" (Ctrl-C) or "failed: at F Hz: why"."""
     return Bem(**_bem(path, backend, elements, allow_coarse, output))
+
+
+def total_focusing(fmc, elements, dt, extent, pixels, speed, t0=0.0):
+    """The total focusing method (docs/python.md, "Imaging full-matrix capture"): the image I(x, z)
+    = |sum_ij h_ij(|p - e_i| / c_t + |p - e_j| / c_r)| of a full-matrix capture, h_ij the analytic
+    signal of the A-scan from element i to element j.
+
+    fmc: [transmitter][receiver][sample]; elements: [n][2], the elements' centres (m) in the image's
+    plane (x along the array, z into the part); dt: s between samples; extent: ((x_min, x_max),
+    (z_min, z_max)) in m; pixels: (nx, nz); speed: one speed for both legs (m/s) or (c_transmit,
+    c_receive); t0: the first sample's time (s), counted from the instant a wave leaves the
+    transmitter in the image's reckoning (a burst's centre: minus its time after the record's
+    start). Returns the image as an array [nz][nx], unnormalised.
+    """
+    data = np.ascontiguousarray(fmc, dtype=float)
+    if data.ndim != 3 or data.shape[0] != data.shape[1] or data.shape[2] == 0:
+        raise Error(f"fmc: must be an array [n][n][samples] of n transmitters and receivers, got shape {data.shape}")
+    centres = np.ascontiguousarray(elements, dtype=float)
+    if centres.shape != (data.shape[0], 2):
+        raise Error(f"elements: must be an array [{data.shape[0]}][2] of the elements' centres (x, z), got shape "
+                    f"{centres.shape}")
+    try:
+        (x_min, x_max), (z_min, z_max) = extent
+        nx, nz = pixels
+    except (TypeError, ValueError):
+        raise Error(f"extent and pixels: must be ((x_min, x_max), (z_min, z_max)) and (nx, nz), got {extent!r} and "
+                    f"{pixels!r}") from None
+    speeds = (speed, speed) if np.ndim(speed) == 0 else tuple(speed)
+    if len(speeds) != 2:
+        raise Error(f"speed: must be one speed or (c_transmit, c_receive), got {speed!r}")
+    return _total_focusing(data.ravel(), centres.ravel(), data.shape[2], float(t0), float(dt), int(nx), int(nz),
+                           [float(x_min), float(z_min)], [float(x_max), float(z_max)], float(speeds[0]),
+                           float(speeds[1]))

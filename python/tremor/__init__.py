@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._tremor import Error, version
-from ._tremor import _bem, _run, _static, _total_focusing
+from ._tremor import _bem, _index, _real, _run, _static, _total_focusing
 from .model import Mesh, Model, Simulation, gaussian, ricker, tabulated, tone_burst
 from .results import History, Result, open  # noqa: A004 (tremor.open reads a result file)
 
@@ -174,9 +174,13 @@ def total_focusing(fmc, elements, dt, extent, pixels, speed, t0=0.0):
     except (TypeError, ValueError):
         raise Error(f"extent and pixels: must be ((x_min, x_max), (z_min, z_max)) and (nx, nz), got {extent!r} and "
                     f"{pixels!r}") from None
+    nx, nz = _index("pixels", nx), _index("pixels", nz)
+    if not (1 <= nx <= 2**31 - 1 and 1 <= nz <= 2**31 - 1):
+        raise Error(f"pixels: must be two whole numbers from 1 to 2^31 - 1, got ({nx}, {nz})")
     speeds = (speed, speed) if np.ndim(speed) == 0 else tuple(speed)
     if len(speeds) != 2:
         raise Error(f"speed: must be one speed or (c_transmit, c_receive), got {speed!r}")
-    return _total_focusing(data.ravel(), centres.ravel(), data.shape[2], float(t0), float(dt), int(nx), int(nz),
-                           [float(x_min), float(z_min)], [float(x_max), float(z_max)], float(speeds[0]),
-                           float(speeds[1]))
+    return _total_focusing(data.ravel(), centres.ravel(), data.shape[2], _real("t0", t0), _real("dt", dt), nx, nz,
+                           [_real("extent", x_min), _real("extent", z_min)],
+                           [_real("extent", x_max), _real("extent", z_max)], _real("speed", speeds[0]),
+                           _real("speed", speeds[1]))

@@ -24,7 +24,8 @@ ALLOWED = {
     "bem": ["partition", "sparse", "operator", "fem"] + BELOW,
     "imaging": BELOW,
     "sem": ["operator", "fem"] + BELOW,
-    "record": ["explicit", "static", "bem", "io", "sem", "parallel", "partition", "sparse", "operator", "fem"] + BELOW,
+    "record": ["explicit", "static", "bem", "io", "imaging", "sem", "parallel", "partition", "sparse", "operator",
+               "fem"] + BELOW,
     "bench": ["explicit", "static", "bem", "io", "sem", "parallel", "partition", "sparse", "operator", "fem"] + BELOW,
     "cli": None,  # the command: everything
 }

@@ -3,7 +3,8 @@
     result = tremor.open("plate.h5")
     result.status                      # "complete", "incomplete" or "failed: ..."
     probe = result.histories["probe"]  # a History; a model with shots: result.shots["A0"]["area"]
-    result.images["A0.area"]           # the maps of `tremor image`
+    result.images["A0.area"]           # the maps of `tremor image`; "tfm/probe/L-L" its TFM images
+    capture = result.fmc["probe"]      # an array's full-matrix capture: capture.data [tx][rx][sample]
     u = result.snapshot(3)             # {"time": t, "displacement": [nodes][dim], ...}
 """
 from dataclasses import dataclass
@@ -39,6 +40,52 @@ class History:
         return self.values[:, :, self.quantities.index(name), :]
 
 
+@dataclass
+class Fmc:
+    """An array's full-matrix capture (/fmc/<array>): data [transmitter][receiver][sample], the
+    mean displacement of the receiver's footprint along the inward normal (m), sample k at
+    t0 + k dt; rows of shots not run are NaN or absent. `attrs` holds the group's attributes
+    (pitch, width, length, depth, signal_peak, longitudinal_speed, shear_speed, ...)."""
+
+    name: str
+    data: np.ndarray
+    elements: np.ndarray  # [elements][3], m: the elements' centres
+    centre: np.ndarray
+    direction: np.ndarray  # along the array
+    normal: np.ndarray  # inward
+    dt: float
+    t0: float
+    attrs: dict
+
+    @property
+    def times(self):
+        """The samples' times, s."""
+        return self.t0 + self.dt * np.arange(self.data.shape[2])
+
+    @property
+    def positions(self):
+        """The elements' centres along the array, m from its centre: what tremor.total_focusing takes."""
+        return (self.elements - self.centre) @ self.direction
+
+
+def _fmc(name, group):
+    attrs = {key: _plain(value) for key, value in group.attrs.items()}
+    return Fmc(name=name, data=group["data"][()], elements=group["elements"][()], centre=group["centre"][()],
+               direction=group["direction"][()], normal=group["normal"][()], dt=float(attrs["dt"]),
+               t0=float(attrs["t0"]), attrs=attrs)
+
+
+def _datasets(group, prefix=""):
+    """The datasets under `group` by their paths below it ("A0.area", "tfm/probe/L-L")."""
+    out = {}
+    for name, item in group.items():
+        if hasattr(item, "shape"):
+            out[prefix + name] = item[:]
+        else:
+            out.update(_datasets(item, prefix + name + "/"))
+    return out
+
+
 def _history(name, group):
     return History(name=name, times=group["time"][:], values=group["values"][:],
                    quantities=[str(q) for q in group.attrs["quantities"]],
@@ -67,7 +114,8 @@ class Result:
         self.histories = {name: _history(name, group) for name, group in self._file.get("histories", {}).items()}
         self.shots = {shot: {name: _history(name, group) for name, group in g["histories"].items()}
                       for shot, g in self._file.get("shots", {}).items()}
-        self.images = {name: dataset[:] for name, dataset in self._file.get("images", {}).items()}
+        self.images = _datasets(self._file["images"]) if "images" in self._file else {}
+        self.fmc = {name: _fmc(name, group) for name, group in self._file.get("fmc", {}).items()}
         snapshots = self._file.get("snapshots")
         self.snapshot_times = snapshots["time"][:] if snapshots is not None and "time" in snapshots else np.zeros(0)
 

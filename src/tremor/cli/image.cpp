@@ -19,6 +19,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/imaging/maps.hpp"
+#include "tremor/imaging/tfm.hpp"
 #include "tremor/io/file.hpp"
 #include "tremor/io/png.hpp"
 #include "tremor/io/result_grid.hpp"
@@ -36,6 +37,14 @@ struct ImageArgs {
   double threshold_db = -6.0;
   double smooth = 0.0;  // m, the Gaussian's standard deviation; 0: none
   int scale = 0;  // pixels per grid point; 0: enough for 400 pixels across
+  // --tfm: the total focusing method on the file's full-matrix captures.
+  bool tfm = false;
+  std::string array;                       // empty: every array
+  std::vector<std::string> modes{"L-L"};   // L-L, T-T, L-T, T-L
+  std::vector<double> speeds;              // m/s: L and T, overriding the file's
+  std::vector<double> extent;              // m: x from, x to (along the array), depth from, depth to
+  double pixel = 0.0;                      // m; 0: the longer side in 256
+  double db = 40.0;                        // the PNG's dynamic range
 };
 
 // The envelope peaks of `grid` (minus the same traces of `baseline`) over [first, last) samples.
@@ -179,7 +188,148 @@ struct Picture {
   std::size_t width = 0, height = 0;
 };
 
+// The result file's images, then the PNG images, then the update committed: a failure anywhere
+// leaves the result file as it was (and no PNG image when the file's write failed).
+void store(io::FileUpdate& update, const std::string& result, const std::vector<io::StoredImage>& images,
+           const std::vector<Picture>& pictures, const std::vector<std::string>& lines) {
+  update.prepare([&](const fs::path& copy) { io::write_images(copy, images); });
+  try {
+    for (const Picture& picture : pictures) io::write_png(picture.path, picture.pixels, picture.width, picture.height);
+  } catch (const Error& e) {
+    throw Error(str(e.what(), "; ", result, " is unchanged"));  // the update's copy goes with it
+  }
+  update.commit();
+  for (const std::string& line : lines) std::printf("%s\n", line.c_str());
+  std::printf("wrote /images/ in %s\n", result.c_str());
+}
+
+// The folder PNG images go to: -o, else the result file's.
+fs::path picture_folder(const ImageArgs& args) {
+  if (args.output_dir.empty()) return fs::path(args.result).parent_path();
+  std::error_code error;
+  fs::create_directories(args.output_dir, error);
+  if (error || !fs::is_directory(args.output_dir))
+    throw Error(str(args.output_dir, ": cannot create the output folder (", error.message(), ")"));
+  return args.output_dir;
+}
+
+// tremor image --tfm: each selected array's capture focused in each mode over a pixel grid in the
+// array's plane, x along the array from its centre and z the depth under the surface (docs/imaging.md).
+void run_tfm(const ImageArgs& args) {
+  std::error_code error;
+  if (!fs::exists(fs::symlink_status(args.result, error))) io::GridReader missing(args.result);
+  io::FileUpdate update = io::FileUpdate::hold(args.result, "result file");
+  auto opened = std::make_unique<io::GridReader>(update.file(), true);
+  const io::GridReader& reader = *opened;
+  std::vector<std::string> names = reader.fmc_names();
+  if (names.empty())
+    throw Error(str(args.result, ": no full-matrix capture in this result file (an [[array]] with fmc = true)"));
+  if (!args.array.empty()) {
+    if (std::find(names.begin(), names.end(), args.array) == names.end()) {
+      const std::vector<std::string_view> views(names.begin(), names.end());
+      throw Error(str(args.result, ": no full-matrix capture of an array named '", args.array, "'",
+                      suggestion(args.array, views), "; it has ", listed(names)));
+    }
+    names = {args.array};
+  }
+  if (reader.status() != "complete")
+    std::fprintf(stderr, "warning: %s: the run's status is '%s'\n", args.result.c_str(), reader.status().c_str());
+  const fs::path folder = picture_folder(args);
+  std::vector<io::StoredImage> images;
+  std::vector<Picture> pictures;
+  std::vector<std::string> lines;
+  for (const std::string& name : names) {
+    const io::StoredFmc stored = reader.fmc(name);
+    const std::size_t n = stored.elements.size();
+    const std::string what = str(args.result, ": array '", name, "'");
+    if (stored.n_rows < n || std::any_of(stored.data.begin(), stored.data.end(), [](double v) { return std::isnan(v); }))
+      throw Error(str(what, ": its capture is incomplete (the run stopped before every element fired); resume "
+                            "the run (tremor run --resume) to complete it"));
+    imaging::Fmc fmc;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const auto& e : stored.elements) {
+      double along = 0.0;
+      for (std::size_t d = 0; d < 3; ++d) along += (e[d] - stored.centre[d]) * stored.direction[d];
+      fmc.elements.push_back({along, 0.0});
+      lo = std::min(lo, along);
+      hi = std::max(hi, along);
+    }
+    // Times from the excitation's peak: a wave leaves the transmitter then.
+    fmc.t0 = stored.t0 - stored.signal_peak;
+    fmc.dt = stored.dt;
+    fmc.n_samples = stored.n_samples;
+    fmc.data = stored.data;
+    const double speed_l = args.speeds.empty() ? stored.longitudinal_speed : args.speeds[0];
+    const double speed_t = args.speeds.empty() ? stored.shear_speed : args.speeds[1];
+    if (!std::isfinite(speed_l) || !std::isfinite(speed_t))
+      throw Error(str(what, ": the part under it is not isotropic, so it has no one speed; give --speeds L,T (m/s)"));
+    const double margin = n > 1 ? stored.pitch : stored.width;
+    const std::array<double, 2> min{args.extent.empty() ? lo - margin : args.extent[0],
+                                    args.extent.empty() ? 0.0 : args.extent[2]};
+    const std::array<double, 2> max{args.extent.empty() ? hi + margin : args.extent[1],
+                                    args.extent.empty() ? stored.depth : args.extent[3]};
+    if (!(max[0] > min[0] && max[1] > min[1]))
+      throw Error(str(what, ": the image's extent is empty (x ", min[0], " to ", max[0], " m, depth ", min[1], " to ",
+                      max[1], " m)"));
+    const double pixel = args.pixel > 0.0 ? args.pixel : std::max(max[0] - min[0], max[1] - min[1]) / 256.0;
+    const auto count = [&](double length) {
+      return static_cast<Index>(std::clamp(std::round(length / pixel), 0.0, 1e5)) + 1;
+    };
+    const Index nx = count(max[0] - min[0]), nz = count(max[1] - min[1]);
+    if (static_cast<double>(nx) * static_cast<double>(nz) > 4e7)
+      throw Error(str(what, ": ", nx, " x ", nz, " pixels of ", si(pixel), "m: too many; give a larger --pixel"));
+    for (const std::string& mode : args.modes) {
+      const double c_transmit = mode[0] == 'L' ? speed_l : speed_t;
+      const double c_receive = mode[2] == 'L' ? speed_l : speed_t;
+      imaging::GridMap map = imaging::total_focusing(fmc, nx, nz, min, max, c_transmit, c_receive);
+      double peak = 0.0;
+      Index at = 0;
+      for (Index p = 0; p < nx * nz; ++p)
+        if (map.values[static_cast<std::size_t>(p)] > peak) peak = map.values[static_cast<std::size_t>(at = p)];
+      imaging::normalise(map);
+      const std::string label = str("tfm/", name, "/", mode);
+      io::StoredImage image;
+      image.name = label;
+      image.nx = nx;
+      image.ny = nz;
+      image.values = map.values;
+      image.numbers = {{"peak", peak},         {"x_min", min[0]},           {"x_max", max[0]},
+                       {"depth_min", min[1]},  {"depth_max", max[1]},       {"c_transmit", c_transmit},
+                       {"c_receive", c_receive}, {"t0", fmc.t0}};
+      image.texts = {{"mode", mode}, {"array", name}};
+      // The PNG in dB over --db, the surface at the top: rows from the shallowest down.
+      imaging::GridMap shown = map;
+      for (Index j = 0; j < nz; ++j)
+        for (Index i = 0; i < nx; ++i) {
+          const double v = map.values[static_cast<std::size_t>((nz - 1 - j) * nx + i)];
+          shown.values[static_cast<std::size_t>(j * nx + i)] =
+              v > 0.0 ? std::clamp(1.0 + 20.0 * std::log10(v) / args.db, 0.0, 1.0) : 0.0;
+        }
+      const int scale = args.scale > 0 ? args.scale
+                                       : static_cast<int>(std::max<Index>(1, (400 + std::max(nx, nz) - 1) /
+                                                                                 std::max(nx, nz)));
+      Picture picture;
+      picture.path = folder / str(fs::path(args.result).stem().string(), ".tfm.", name, ".", mode, ".png");
+      io::check_output_path(picture.path, "PNG image");
+      picture.pixels = imaging::render(shown, {}, scale);
+      picture.width = static_cast<std::size_t>(nx * scale);
+      picture.height = static_cast<std::size_t>(nz * scale);
+      const auto where = map.point(at);
+      lines.push_back(str(label, ": ", group_digits(nx), " x ", group_digits(nz), " pixels of ", metres(pixel),
+                          ", x ", metres(min[0]), "..", metres(max[0]), " along the array, depth ", metres(min[1]),
+                          "..", metres(max[1]), "; ", mode[0], " at ", si(c_transmit), "m/s, ", mode[2], " at ",
+                          si(c_receive), "m/s; peak ", peak, " at (", metres(where[0]), ", ", metres(where[1]),
+                          ")\n  wrote ", picture.path.string()));
+      images.push_back(std::move(image));
+      pictures.push_back(std::move(picture));
+    }
+  }
+  opened.reset();
+  store(update, args.result, images, pictures, lines);
+}
+
 void run_image(const ImageArgs& args) {
+  if (args.tfm) return run_tfm(args);
   imaging::MapSettings settings;
   settings.from = args.from;
   settings.to = args.to;
@@ -208,12 +358,7 @@ void run_image(const ImageArgs& args) {
                                      "image adding its maps); try again once it has ended"));
     baseline.emplace(args.baseline, held);
   }
-  const fs::path folder = !args.output_dir.empty() ? fs::path(args.output_dir) : fs::path(args.result).parent_path();
-  if (!args.output_dir.empty()) {
-    fs::create_directories(folder, error);
-    if (error || !fs::is_directory(folder))
-      throw Error(str(args.output_dir, ": cannot create the output folder (", error.message(), ")"));
-  }
+  const fs::path folder = picture_folder(args);
   const double fraction = imaging::threshold_fraction(args.threshold_db);
   std::vector<io::StoredImage> images;
   std::vector<Picture> pictures;
@@ -276,17 +421,7 @@ void run_image(const ImageArgs& args) {
   }
   baseline.reset();
   opened.reset();
-  // The maps into the copy first, the PNG images next, the copy over the file last: a failure
-  // anywhere leaves the result file as it was (and no PNG image when the file's write failed).
-  update.prepare([&](const fs::path& copy) { io::write_images(copy, images); });
-  try {
-    for (const Picture& picture : pictures) io::write_png(picture.path, picture.pixels, picture.width, picture.height);
-  } catch (const Error& e) {
-    throw Error(str(e.what(), "; ", args.result, " is unchanged"));  // the update's copy goes with it
-  }
-  update.commit();
-  for (const std::string& line : lines) std::printf("%s\n", line.c_str());
-  std::printf("wrote /images/ in %s\n", args.result.c_str());
+  store(update, args.result, images, pictures, lines);
 }
 
 }  // namespace
@@ -322,7 +457,37 @@ void add_image_command(CLI::App& app) {
   cmd->add_option("-o,--output-dir", args->output_dir, "folder for the PNG images (default: the result file's)");
   cmd->add_option("--scale", args->scale, "pixels per grid point (default: 400 pixels across at least)")
       ->check(CLI::Range(1, 64));
-  cmd->callback([args] { run_image(*args); });
+  cmd->add_flag("--tfm", args->tfm,
+                 "image the file's full-matrix captures (/fmc) by the total focusing method instead of mapping grids: "
+                 "PNG images in dB and /images/tfm/<array>/<mode>");
+  cmd->add_option("--array", args->array, "with --tfm: the array whose capture to image (default: every array)");
+  cmd->add_option("--mode", args->modes, "with --tfm: L-L (default), T-T, L-T or T-L, comma-separated")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"L-L", "T-T", "L-T", "T-L"}));
+  cmd->add_option("--speeds", args->speeds,
+                  "with --tfm: the longitudinal and shear speeds, m/s (default: the part's under the array)")
+      ->delimiter(',')
+      ->expected(2)
+      ->check(within(0.0, 1e6, true));
+  cmd->add_option("--extent", args->extent,
+                  "with --tfm: x from, x to (m along the array from its centre), depth from, depth to (m); default: "
+                  "the aperture and a pitch either side, the part's whole depth")
+      ->delimiter(',')
+      ->expected(4)
+      ->check(finite());
+  cmd->add_option("--pixel", args->pixel, "with --tfm: the pixel's size, m (default: the longer side in 256)")
+      ->check(within(0.0, 1.0, true));
+  cmd->add_option("--db", args->db, "with --tfm: the PNG's dynamic range, dB below the peak (default 40)")
+      ->check(within(0.0, 200.0, true));
+  cmd->callback([args, cmd] {
+    for (const char* option : {"--array", "--mode", "--speeds", "--extent", "--pixel", "--db"})
+      if (!args->tfm && cmd->count(option) > 0) throw Error(str(option, " goes with --tfm"));
+    for (const char* option : {"--grid", "--shot", "--combine", "--quantity", "--component", "--from", "--to",
+                               "--baseline", "--smooth", "--threshold"})
+      if (args->tfm && cmd->count(option) > 0)
+        throw Error(str(option, " maps receiver grids; --tfm images full-matrix captures"));
+    run_image(*args);
+  });
 }
 
 }  // namespace tremor::cli

@@ -154,8 +154,12 @@ void print_static(const Model& model) {
 // The model file's sources, prescribed displacements, receivers, absorbing layers, snapshots and
 // solver settings: what a run will do, checked before running it.
 void print_excitation(const Model& model) {
-  if (!model.transducers.empty()) std::printf("%-18s%zu\n", "transducers", model.transducers.size());
+  const auto of_arrays = static_cast<std::size_t>(std::count_if(
+      model.transducers.begin(), model.transducers.end(), [](const Transducer& t) { return !t.array.empty(); }));
+  if (model.transducers.size() > of_arrays)
+    std::printf("%-18s%zu\n", "transducers", model.transducers.size() - of_arrays);
   for (const Transducer& t : model.transducers) {
+    if (!t.array.empty()) continue;  // with its array, below
     if (t.mode == Transducer::Mode::Piston) {
       const bool plane = model.mesh.dim() == 2;
       std::printf("  %-24s piston at (%sm, %sm%s) on '%s': %s of %sm %s, %s faces, %s%s, %s\n", t.name.c_str(),
@@ -177,10 +181,23 @@ void print_excitation(const Model& model) {
       std::printf("point force");
     std::printf(", %sN, %s\n", si(t.amplitude).c_str(), signal_text(t.signal).c_str());
   }
+  if (!model.arrays.empty()) std::printf("%-18s%zu\n", "arrays", model.arrays.size());
+  for (const TransducerArray& a : model.arrays) {
+    const bool plane = model.mesh.dim() == 2;
+    std::printf("  %-24s %s elements, pitch %sm, %sm wide%s, on '%s' at (%sm, %sm%s), %sPa, %s%s\n", a.name.c_str(),
+                group_digits(a.n_elements).c_str(), si(a.pitch).c_str(), si(a.width).c_str(),
+                plane ? "" : str(" x ", si(a.length), "m").c_str(), a.surface.c_str(), si(a.centre[0]).c_str(),
+                si(a.centre[1]).c_str(), plane ? "" : str(", ", si(a.centre[2]), "m").c_str(), si(a.amplitude).c_str(),
+                signal_text(a.signal).c_str(), a.fmc ? ", full-matrix capture (a shot per element)" : "");
+  }
   if (!model.shots.empty())
     std::printf("%-18s%zu, stepped one after another on one set-up\n", "shots", model.shots.size());
   for (const Shot& shot : model.shots)
-    std::printf("  %-24s fires %s\n", shot.name.c_str(), listed(shot.transducers).c_str());
+    if (shot.array.empty()) std::printf("  %-24s fires %s\n", shot.name.c_str(), listed(shot.transducers).c_str());
+  for (const TransducerArray& a : model.arrays)
+    if (a.fmc)
+      std::printf("  %-24s each element of array '%s' in turn\n", str(a.element_name(0), " ...").c_str(),
+                  a.name.c_str());
   if (!model.defects.empty()) std::printf("%-18s%zu\n", "defects", model.defects.size());
   for (std::size_t k = 0; k < model.defects.size(); ++k) {
     const Defect& d = model.defects[k];
@@ -197,6 +214,15 @@ void print_excitation(const Model& model) {
       std::printf(": %s surface corners %s, the deepest by %sm", group_digits(model.defect_effects[k].corners).c_str(),
                   d.side == Defect::Side::Top ? "lowered" : "raised", si(model.defect_effects[k].deepest).c_str());
     std::printf("\n");
+  }
+  if (!model.holes.empty()) std::printf("%-18s%zu\n", "holes", model.holes.size());
+  for (const Hole& h : model.holes) {
+    const bool plane = model.mesh.dim() == 2;
+    std::printf("  %-24s radius %sm at (%sm, %sm%s)%s: %s elements removed, its wall %s faces\n", h.name.c_str(),
+                si(h.radius).c_str(), si(h.centre[0]).c_str(), si(h.centre[1]).c_str(),
+                plane ? "" : str(", ", si(h.centre[2]), "m").c_str(),
+                plane ? "" : str(" along (", h.axis[0], ", ", h.axis[1], ", ", h.axis[2], ")").c_str(),
+                group_digits(h.removed).c_str(), group_digits(h.wall_faces).c_str());
   }
   if (!model.point_sources.empty()) std::printf("%-18s%zu\n", "point sources", model.point_sources.size());
   for (const PointSource& source : model.point_sources) {

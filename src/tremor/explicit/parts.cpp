@@ -147,7 +147,13 @@ std::vector<ModelPart> decompose_model(const Model& model, const partition::Deco
           const Location& where = full.locations[q];
           if (decomposition.element_domain[static_cast<std::size_t>(where.element)] != static_cast<int>(s)) continue;
           Location moved = where;
-          for (Index& node : moved.nodes) node = local[static_cast<std::size_t>(node)];
+          for (Index& node : moved.nodes) {
+            node = local[static_cast<std::size_t>(node)];
+            // Only a mean over faces (an array element's footprint) reaches beyond its element.
+            TREMOR_CHECK(node >= 0, full.origin, ": receiver '", full.name, "': its point ", p,
+                         " (an array element's footprint) lies across subdomains, which a decomposed run does not "
+                         "record yet; run the model on one domain (without --domains, --gpus or mpirun)");
+          }
           mine.positions.push_back(full.positions[q]);
           mine.locations.push_back(std::move(moved));
         }

@@ -11,6 +11,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/fem/coupling.hpp"
 #include "tremor/fem/dispatch.hpp"
+#include "tremor/fem/faces.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -461,6 +462,50 @@ std::vector<Location> fluid_node_locations(const Model& model, std::span<const I
   return locations;
 }
 
+namespace {
+
+// The mean over `faces` (flat ones) as a Location: each face node a weighted by int N_a dA / A,
+// the row sums of a uniform pressure's consistent forces over the normal (fem/faces.hpp), so that
+// the mean reads what a unit pressure there loads. Its element is the first face's.
+Location footprint_location(const Mesh& mesh, std::span<const Face> faces) {
+  const int dim = mesh.dim();
+  std::map<Index, double> weights;
+  std::vector<double> coordinates, forces;
+  double area = 0.0;
+  for (const Face& face : faces) {
+    const ElementRef ref = mesh.locate(face.element);
+    const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
+    int local[max_face_nodes];
+    const int n = face_nodes(block.type, block.order, face.face, local);
+    const auto nodes = block.nodes(ref.element);
+    coordinates.clear();
+    for (int a = 0; a < n; ++a)
+      for (int d = 0; d < dim; ++d) coordinates.push_back(mesh.node(nodes[static_cast<std::size_t>(local[a])])[d]);
+    // f_a = int N_a n dA (pressure -1): along the face's unit normal, int N_a dA.
+    fem::pressure_forces(face_type(block.type), block.order, dim, coordinates, -1.0, forces);
+    std::array<double, 3> normal{0.0, 0.0, 0.0};
+    for (int a = 0; a < n; ++a)
+      for (int d = 0; d < dim; ++d) normal[static_cast<std::size_t>(d)] += forces[static_cast<std::size_t>(a * dim + d)];
+    const double size = std::sqrt(normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2]);
+    for (int a = 0; a < n; ++a) {
+      double w = 0.0;
+      for (int d = 0; d < dim; ++d)
+        w += forces[static_cast<std::size_t>(a * dim + d)] * normal[static_cast<std::size_t>(d)] / size;
+      weights[nodes[static_cast<std::size_t>(local[a])]] += w;
+    }
+    area += size;
+  }
+  Location location;
+  location.element = faces.front().element;
+  for (const auto& [node, w] : weights) {
+    location.nodes.push_back(node);
+    location.weights.push_back(w / area);
+  }
+  return location;
+}
+
+}  // namespace
+
 std::vector<History> make_histories(const Model& model, double dt) {
   const Mesh& mesh = model.mesh;
   const int dim = mesh.dim();
@@ -510,6 +555,13 @@ std::vector<History> make_histories(const Model& model, double dt) {
                             in_the_solid));
           side(k, receiver.pressure || !sides.solid_node[node]);
         }
+    } else if (!receiver.footprints.empty()) {
+      // An array's elements: in a model with fluids, on the solid.
+      for (std::size_t k = 0; k < receiver.footprints.size(); ++k) {
+        history.positions.push_back(receiver.positions[k]);
+        history.locations.push_back(footprint_location(mesh, receiver.footprints[k]));
+        if (sides.any()) side(k, sides.fluid_element[static_cast<std::size_t>(history.locations.back().element)]);
+      }
     } else if (receiver.grid) {
       const ReceiverGrid& grid = *receiver.grid;
       std::vector<std::array<double, 2>> points(static_cast<std::size_t>(grid.n_points()));

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <system_error>
 
@@ -65,6 +66,72 @@ struct FileCloser {
 // Samples read and printed per block, bounding memory for long histories.
 constexpr hsize_t block_bytes = hsize_t{8} << 20;
 
+// Writes `csv` by the rules of every output (docs/running.md): absent or a regular file, written as
+// `csv`.partial, claimed (locked, not a link) before it is truncated, renamed when complete. Its
+// header is `time` and `columns`; its n_samples rows, `row` values each after the time, come from
+// read(first, count, times, values) a block at a time.
+void write_csv(const fs::path& csv, const std::vector<std::string>& columns, hsize_t n_samples, hsize_t row,
+               const std::function<void(hsize_t, hsize_t, double*, double*)>& read) {
+  fs::path temporary = csv;
+  temporary += ".partial";
+  OutputClaim claim = OutputClaim::lock(temporary, true, csv, "CSV file");
+  claim.truncate();
+  const auto remove_temporary = [&] {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);  // still claimed: no other writer has it
+    claim.keep();
+  };
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  std::unique_ptr<std::FILE, FileCloser> out(fd >= 0 ? ::fdopen(fd, "wb") : nullptr);
+  if (!out) {
+    const std::string reason = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    remove_temporary();
+    throw Error(str(csv.string(), ": cannot create ", temporary.string(), " (", reason, ")"));
+  }
+  const auto fail = [&](const char* what) {
+    const std::string reason = std::strerror(errno);
+    out.reset();
+    remove_temporary();
+    throw Error(str(csv.string(), ": ", what, " (", reason, ")"));
+  };
+  std::fputs("time", out.get());
+  for (const auto& column : columns)
+    std::fprintf(out.get(), ",%s", column.c_str());
+  std::fputc('\n', out.get());
+
+  const hsize_t block = std::max<hsize_t>(1, block_bytes / std::max<hsize_t>(1, row * sizeof(double)));
+  std::vector<double> times, values;
+  for (hsize_t first = 0; first < n_samples; first += block) {
+    const hsize_t count = std::min(block, n_samples - first);
+    times.resize(count);
+    values.resize(count * row);
+    read(first, count, times.data(), values.data());
+    for (hsize_t s = 0; s < count; ++s) {
+      std::fprintf(out.get(), "%.17g", times[s]);
+      const double* sample = values.data() + s * row;
+      for (hsize_t v = 0; v < row; ++v) std::fprintf(out.get(), ",%.17g", sample[v]);
+      if (std::fputc('\n', out.get()) == EOF) fail("cannot write the CSV file");
+    }
+  }
+  if (std::fflush(out.get()) != 0 || std::ferror(out.get()) != 0) fail("cannot write the CSV file");
+  if (::fsync(::fileno(out.get())) != 0) fail("cannot sync the CSV file");  // on the disk before it is named
+  if (std::fclose(out.release()) != 0) {
+    const std::string reason = std::strerror(errno);
+    remove_temporary();
+    throw Error(str(csv.string(), ": cannot write the CSV file (", reason, ")"));
+  }
+  // A link or FIFO put at the CSV's name since it was checked is refused, not replaced.
+  check_output_path(csv, "CSV file");
+  claim.keep();
+  std::error_code error;
+  fs::rename(temporary, csv, error);
+  if (error) {
+    remove_temporary();
+    throw Error(str(csv.string(), ": cannot rename ", temporary.string(), " to it (", error.message(), ")"));
+  }
+}
+
 // The history in `group`, `where` in the file.
 void export_one(hid_t group, const std::string& where, const std::string& result, const fs::path& csv) {
   const auto quantities = h5::read_strings_attribute(group, "quantities", result);
@@ -104,43 +171,7 @@ void export_one(hid_t group, const std::string& where, const std::string& result
                     at_positions ? "positions" : "node_labels", " disagree"));
   const hsize_t n_samples = time_dims[0];
   const hsize_t row = value_dims[1] * value_dims[2] * value_dims[3];
-
-  // The file rules of every output (docs/running.md): `csv` absent or a regular file, written as
-  // `csv`.partial, claimed (locked, not a link) before it is truncated, renamed when complete.
-  fs::path temporary = csv;
-  temporary += ".partial";
-  OutputClaim claim = OutputClaim::lock(temporary, true, csv, "CSV file");
-  claim.truncate();
-  const auto remove_temporary = [&] {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);  // still claimed: no other writer has it
-    claim.keep();
-  };
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-  std::unique_ptr<std::FILE, FileCloser> out(fd >= 0 ? ::fdopen(fd, "wb") : nullptr);
-  if (!out) {
-    const std::string reason = std::strerror(errno);
-    if (fd >= 0) ::close(fd);
-    remove_temporary();
-    throw Error(str(csv.string(), ": cannot create ", temporary.string(), " (", reason, ")"));
-  }
-  const auto fail = [&](const char* what) {
-    const std::string reason = std::strerror(errno);
-    out.reset();
-    remove_temporary();
-    throw Error(str(csv.string(), ": ", what, " (", reason, ")"));
-  };
-  std::fputs("time", out.get());
-  for (const auto& column : columns)
-    std::fprintf(out.get(), ",%s", column.c_str());
-  std::fputc('\n', out.get());
-
-  const hsize_t block = std::max<hsize_t>(1, block_bytes / std::max<hsize_t>(1, row * sizeof(double)));
-  std::vector<double> times, values;
-  for (hsize_t first = 0; first < n_samples; first += block) {
-    const hsize_t count = std::min(block, n_samples - first);
-    times.resize(count);
-    values.resize(count * row);
+  write_csv(csv, columns, n_samples, row, [&](hsize_t first, hsize_t count, double* times, double* values) {
     const auto read = [&](hid_t dataset, std::vector<hsize_t> dims, double* data, const std::string& what) {
       Handle file_space = h5::open_or_fail(H5Dget_space(dataset), H5Sclose, result, what);
       std::vector<hsize_t> start(dims.size(), 0);
@@ -152,31 +183,32 @@ void export_one(hid_t group, const std::string& where, const std::string& result
       h5::check(H5Dread(dataset, H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT, data), result,
                 "cannot read " + what);
     };
-    read(time_set.get(), time_dims, times.data(), where + "/time");
-    read(values_set.get(), value_dims, values.data(), where + "/values");
-    for (hsize_t s = 0; s < count; ++s) {
-      std::fprintf(out.get(), "%.17g", times[s]);
-      const double* sample = values.data() + s * row;
-      for (hsize_t v = 0; v < row; ++v) std::fprintf(out.get(), ",%.17g", sample[v]);
-      if (std::fputc('\n', out.get()) == EOF) fail("cannot write the CSV file");
+    read(time_set.get(), time_dims, times, where + "/time");
+    read(values_set.get(), value_dims, values, where + "/values");
+  });
+}
+
+// An array's full-matrix capture, /fmc/<name>: a column per transmitter and receiver written,
+// t<i>_r<j>, of the A-scans' samples, the time first.
+void export_fmc(hid_t fmc, const std::string& name, const std::string& result, const fs::path& csv) {
+  const std::string where = "/fmc/" + name;
+  Handle group = h5::open_group(fmc, name, result);
+  const double dt = h5::read_double_attribute(group.get(), "dt", result);
+  const double t0 = h5::read_double_attribute(group.get(), "t0", result);
+  Handle data = h5::open_dataset(group.get(), "data", result);
+  const auto dims = h5::dataset_dims(data.get(), result, where + "/data");
+  if (dims.size() != 3) throw Error(str(result, ": ", where, "/data is not [transmitter][receiver][sample]"));
+  std::vector<std::string> columns;
+  for (hsize_t i = 0; i < dims[0]; ++i)
+    for (hsize_t j = 0; j < dims[1]; ++j) columns.push_back(str("t", i, "_r", j));
+  const std::vector<double> all = h5::read_doubles(group.get(), "data", result, where + "/data");
+  const hsize_t row = dims[0] * dims[1];
+  write_csv(csv, columns, dims[2], row, [&](hsize_t first, hsize_t count, double* times, double* values) {
+    for (hsize_t k = 0; k < count; ++k) {
+      times[k] = t0 + static_cast<double>(first + k) * dt;
+      for (hsize_t scan = 0; scan < row; ++scan) values[k * row + scan] = all[scan * dims[2] + first + k];
     }
-  }
-  if (std::fflush(out.get()) != 0 || std::ferror(out.get()) != 0) fail("cannot write the CSV file");
-  if (::fsync(::fileno(out.get())) != 0) fail("cannot sync the CSV file");  // on the disk before it is named
-  if (std::fclose(out.release()) != 0) {
-    const std::string reason = std::strerror(errno);
-    remove_temporary();
-    throw Error(str(csv.string(), ": cannot write the CSV file (", reason, ")"));
-  }
-  // A link or FIFO put at the CSV's name since it was checked is refused, not replaced.
-  check_output_path(csv, "CSV file");
-  claim.keep();
-  std::error_code error;
-  fs::rename(temporary, csv, error);
-  if (error) {
-    remove_temporary();
-    throw Error(str(csv.string(), ": cannot rename ", temporary.string(), " to it (", error.message(), ")"));
-  }
+  });
 }
 
 }  // namespace
@@ -220,10 +252,27 @@ ExportSummary export_histories(const fs::path& result_path, const fs::path& out_
       check_output_path(temporary, "CSV file");
     }
   }
+  // Full-matrix captures: "fmc.<array>.csv".
+  std::vector<Planned> captures;
+  if (H5Lexists(file.get(), "fmc", H5P_DEFAULT) > 0) {
+    Handle fmc = h5::open_group(file.get(), "fmc", result);
+    for (const auto& name : h5::group_members(fmc.get(), result, "cannot list /fmc")) {
+      captures.push_back({"/fmc", name, out_dir / ("fmc." + name + ".csv")});
+      check_output_path(captures.back().csv, "CSV file");
+      fs::path temporary = captures.back().csv;
+      temporary += ".partial";
+      check_output_path(temporary, "CSV file");
+    }
+  }
   for (const Planned& one : planned) {
     Handle histories = h5::open_group(file.get(), one.histories, result);
     Handle group = h5::open_group(histories.get(), one.name, result);
     export_one(group.get(), one.histories + "/" + one.name, result, one.csv);
+    summary.files.push_back(one.csv);
+  }
+  for (const Planned& one : captures) {
+    Handle fmc = h5::open_group(file.get(), "fmc", result);
+    export_fmc(fmc.get(), one.name, result, one.csv);
     summary.files.push_back(one.csv);
   }
   return summary;

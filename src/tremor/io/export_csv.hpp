@@ -3,8 +3,9 @@
 // `<out_dir>/<history name>.csv` (a shot's: `<shot>.<history name>.csv`), first column `time`, then one column per node, quantity and
 // component named `<node label>_ux`, `_uy`, `_uz` (`_vx`.. velocity, `_ax`.. acceleration; a
 // history at positions `p1_ux`, `p2_ux`, .. instead of node labels), in
-// the order of the values dataset ([node][quantity][component]). Numbers are printed with
-// %.17g, so they read back to the same doubles.
+// the order of the values dataset ([node][quantity][component]); and one per full-matrix capture,
+// `fmc.<array>.csv`, a column `t<i>_r<j>` per A-scan written (transmitter i, receiver j). Numbers
+// are printed with %.17g, so they read back to the same doubles.
 #include <filesystem>
 #include <string>
 #include <vector>

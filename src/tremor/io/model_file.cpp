@@ -22,6 +22,7 @@ using model_file::name_where;
 using model_file::read_absorbing;
 using model_file::read_pressure_release;
 using model_file::read_defect;
+using model_file::read_hole;
 using model_file::read_excitation;
 using model_file::read_material;
 using model_file::read_mesh;
@@ -32,7 +33,7 @@ using model_file::Table;
 constexpr std::string_view top_keys[] = {"title",    "mesh",   "material",  "section",    "explicit",
                                          "static",   "source", "traction",  "body_force", "prescribed_displacement",
                                          "receiver", "output", "absorbing", "transducer", "shot",
-                                         "pressure_release"};
+                                         "array",    "pressure_release"};
 // Tables the solvers will read; until they do, the reader warns and ignores them.
 constexpr std::string_view reserved_keys[] = {"sem", "bem"};
 
@@ -72,6 +73,13 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
     model.defects.push_back(read_defect(table, ++defects, base_dir));
   }
   model.defect_effects = apply_defects(model.mesh, model.defects, model.mesh_source());
+  // Side-drilled holes, cut once the mesh has its defects (element and node numbers change).
+  int holes = 0;
+  for (Table table : mesh->tables("hole")) {
+    name_where(table);
+    model.holes.push_back(read_hole(table, model.mesh, ++holes));
+  }
+  drill_holes(model.mesh, model.holes);
 
   std::map<std::string, long> material_lines;
   for (Table material : root.tables("material")) {
@@ -91,14 +99,15 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
 Model read_excitation_buffer(std::string_view text, const std::string& name, const std::string& base_dir,
                              const Model& base) {
   constexpr std::string_view run_keys[] = {"explicit",                "source",   "traction",   "body_force",
-                                           "prescribed_displacement", "receiver", "transducer", "shot"};
+                                           "prescribed_displacement", "receiver", "transducer", "shot",
+                                           "array"};
   const toml::table document = detail::parse_document(text, name);
   Table root(document, name, "top level");
   for (const auto& [key, node] : document) {
     const std::string_view k = key.str();
     if (std::find(std::begin(run_keys), std::end(run_keys), k) == std::end(run_keys))
       root.fail(k, str("'", k, "' belongs to the set-up, which its runs keep; a run gives [[source]], [[traction]], "
-                       "[[body_force]], [[prescribed_displacement]], [[receiver]], [[transducer]], [[shot]] and "
+                       "[[body_force]], [[prescribed_displacement]], [[receiver]], [[transducer]], [[shot]], [[array]] and "
                        "[explicit] duration"));
   }
   if (const auto table = root.table("explicit"))
@@ -115,6 +124,7 @@ Model read_excitation_buffer(std::string_view text, const std::string& name, con
   model.receivers.clear();
   model.transducers.clear();
   model.shots.clear();
+  model.arrays.clear();
   model.output.reset();
   const std::optional<ExplicitSettings> kept = model.explicit_settings;
   read_excitation(root, model, base_dir);

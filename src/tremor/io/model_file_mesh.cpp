@@ -21,7 +21,8 @@ namespace tremor::io::model_file {
 using detail::choice;
 
 constexpr std::string_view mesh_keys[] = {"file",    "generator", "element",     "origin",  "size",  "divisions",
-                                          "grading", "node_set",  "element_set", "surface", "order", "defect"};
+                                          "grading", "node_set",  "element_set", "surface", "order", "defect",
+                                          "hole"};
 constexpr std::string_view generator_only_keys[] = {"element", "origin", "size", "divisions", "grading"};
 constexpr std::string_view generators[] = {"rectangle", "box"};
 constexpr std::string_view set_keys[] = {"name", "min", "max"};
@@ -258,6 +259,28 @@ constexpr std::string_view map_defect_keys[] = {"map", "origin", "spacing"};
 constexpr std::string_view plate_sides[] = {"top", "bottom"};
 // A depth map is a grid of numbers; a larger file is not one.
 constexpr std::uintmax_t largest_depth_map = 256u << 20;
+
+constexpr std::string_view hole_keys[] = {"name", "centre", "radius", "axis"};
+
+Hole read_hole(const Table& table, const Mesh& mesh, int number) {
+  table.only(hole_keys);
+  Hole h;
+  h.origin = origin_of(table);
+  h.name = table.string("name").value_or(str("hole", number));
+  if (h.name.empty() || h.name.find('/') != std::string::npos)
+    table.fail("name", str("the hole's name '", h.name, "' names its wall's surface: not empty, without '/'"));
+  const Bounds bounds(mesh);
+  if (!table.has("centre")) table.fail_at(table.line(), "missing 'centre' (the hole's centre, m)");
+  h.centre = position_in(table, *table.node("centre"), bounds, "'centre'");
+  h.radius = positive(table, "radius", "m, the hole's radius");
+  if (mesh.dim() == 3) {
+    if (!table.has("axis")) table.fail_at(table.line(), "missing 'axis' (the direction the hole runs through the part)");
+    h.axis = direction_of(table, "axis", 3);
+  } else if (table.has("axis")) {
+    table.fail("axis", "'axis' is a 3D hole's; a 2D hole is a disc of the section");
+  }
+  return h;
+}
 
 Defect read_defect(const Table& table, int number, const std::string& base_dir) {
   table.only(defect_keys);

@@ -57,6 +57,7 @@ Mesh read_mesh(const Table& mesh, const std::string& base_dir, std::optional<int
                Size limit);
 // One [[mesh.defect]], the `number`th.
 Defect read_defect(const Table& table, int number, const std::string& base_dir);
+Hole read_hole(const Table& table, const Mesh& mesh, int number);
 Material read_material(Table& material);
 // Every [[section]], or the default section over the element set "all".
 void read_sections(const Table& root, Model& model);

@@ -51,6 +51,14 @@ ReceiverGrid read_grid(const Table& owner, const Mesh& mesh) {
 
 constexpr std::string_view recordable[] = {"displacement", "velocity", "acceleration", "pressure"};
 
+// A receiver's sampling, 'every' so many steps (1 when absent).
+int every_of(const Table& table) {
+  const auto every = table.integer("every");
+  if (every && (*every < 1 || *every > std::numeric_limits<int>::max()))
+    table.fail("every", str("'every' is ", *every, "; expected a number of steps, at least 1"));
+  return every ? static_cast<int>(*every) : 1;
+}
+
 Receiver read_receiver(Table& table, const Mesh& mesh, const Bounds& bounds) {
   table.only(receiver_keys);
   Receiver receiver;
@@ -86,11 +94,7 @@ Receiver read_receiver(Table& table, const Mesh& mesh, const Bounds& bounds) {
       (k == 0 ? receiver.displacement : k == 1 ? receiver.velocity : k == 2 ? receiver.acceleration : receiver.pressure) =
           true;
   }
-  if (const auto every = table.integer("every")) {
-    if (*every < 1 || *every > std::numeric_limits<int>::max())
-      table.fail("every", str("'every' is ", *every, "; expected a number of steps, at least 1"));
-    receiver.every_n_steps = static_cast<int>(*every);
-  }
+  receiver.every_n_steps = every_of(table);
   return receiver;
 }
 
@@ -180,6 +184,42 @@ Transducer read_transducer(Table& table, const Bounds& bounds, const std::string
   return t;
 }
 
+constexpr std::string_view array_keys[] = {"name",   "elements", "pitch",     "width", "length", "centre", "direction",
+                                           "surface", "amplitude", "signal", "delay", "fmc",    "every"};
+
+TransducerArray read_array(Table& table, const Mesh& mesh, const Bounds& bounds, const std::string& base_dir) {
+  name_where(table);
+  table.only(array_keys);
+  TransducerArray a;
+  a.origin = origin_of(table);
+  a.name = table.required_string("name", "the array's name: its receiver's, and its elements' \"<name>.<k>\"");
+  if (const std::string problem = receiver_name_problem(a.name); !problem.empty()) table.fail("name", problem);
+  const auto elements = table.integer("elements");
+  if (!elements) table.fail_at(table.line(), "missing 'elements' (how many elements the array has)");
+  if (*elements < 1 || *elements > 4096)
+    table.fail("elements", str("'elements' is ", *elements, "; expected 1 to 4096"));
+  a.n_elements = static_cast<Index>(*elements);
+  a.width = positive(table, "width", "m, each element's width along the array");
+  if (a.n_elements > 1 || table.has("pitch")) a.pitch = positive(table, "pitch", "m, between the elements' centres");
+  if (a.n_elements > 1 && a.width > a.pitch)
+    table.fail("width", str("'width' ", a.width, " m is above the pitch ", a.pitch, " m: the elements would overlap"));
+  if (mesh.dim() == 3)
+    a.length = positive(table, "length", "m, the elements' elevation length, across the array");
+  else if (table.has("length"))
+    table.fail("length", "'length' is a 3D array's elevation; a 2D model's elements are strips of its section");
+  if (!table.has("centre")) table.fail_at(table.line(), "missing 'centre' (the array's centre on the surface, m)");
+  a.centre = position_in(table, *table.node("centre"), bounds, "'centre'");
+  if (table.has("direction")) a.direction = direction_of(table, "direction", mesh.dim());
+  if (!table.has("surface")) table.fail_at(table.line(), "missing 'surface' (the flat surface the array stands on)");
+  a.surface = surface_of(table, mesh).first;
+  a.amplitude = table.number("amplitude", 1.0);
+  a.delay = non_negative(table, "delay", "s");
+  a.signal = read_signal(table, base_dir);
+  a.fmc = table.boolean("fmc").value_or(false);
+  a.every_n_steps = every_of(table);
+  return a;
+}
+
 constexpr std::string_view shot_keys[] = {"name", "transducers"};
 
 Shot read_shot(Table& table) {
@@ -207,10 +247,6 @@ void read_excitation(const Table& root, Model& model, const std::string& base_di
     model.surface_loads.push_back(read_traction(table, model.mesh, base_dir, signal_optional));
   for (Table table : root.tables("transducer")) add_transducer(model, read_transducer(table, bounds, base_dir));
   for (Table table : root.tables("shot")) add_shot(model, read_shot(table));
-  if (!model.shots.empty())
-    for (const Transducer& t : model.transducers)
-      if (std::none_of(model.shots.begin(), model.shots.end(), [&](const Shot& shot) { return fires(&shot, t.name); }))
-        log::warn(str(t.origin, ": transducer '", t.name, "' is in no shot: it never fires"));
   for (const Table& table : root.tables("body_force")) model.body_forces.push_back(read_body_force(table, model.mesh));
   for (Table table : root.tables("prescribed_displacement"))
     model.prescribed.push_back(read_prescribed(table, model.mesh, base_dir, signal_optional));
@@ -222,6 +258,20 @@ void read_excitation(const Table& root, Model& model, const std::string& base_di
       table.fail("name", str("receiver '", receiver.name, "' is already defined at line ", first->second));
     model.receivers.push_back(std::move(receiver));
   }
+  // After the receivers, whose names its receiver must not take.
+  for (Table table : root.tables("array")) add_array(model, read_array(table, model.mesh, bounds, base_dir));
+  if (!model.shots.empty())
+    for (const TransducerArray& a : model.arrays)
+      if (!a.fmc && std::none_of(model.transducers.begin(), model.transducers.end(), [&](const Transducer& t) {
+            return t.array == a.name && std::any_of(model.shots.begin(), model.shots.end(),
+                                                    [&](const Shot& shot) { return fires(&shot, t.name); });
+          }))
+        log::warn(str(a.origin, ": array '", a.name, "' fires in no shot (the model has shots, and 'fmc' is off)"));
+  if (!model.shots.empty())
+    for (const Transducer& t : model.transducers)  // (an array's elements: said of their array above)
+      if (t.array.empty() &&
+          std::none_of(model.shots.begin(), model.shots.end(), [&](const Shot& shot) { return fires(&shot, t.name); }))
+        log::warn(str(t.origin, ": transducer '", t.name, "' is in no shot: it never fires"));
   if (const auto table = root.table("output")) model.output = read_output(*table, model.mesh);
 }
 

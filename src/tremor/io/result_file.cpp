@@ -82,7 +82,7 @@ std::string utc_now() {
 namespace result_file_detail {
 
 Handle extendible_dataset(hid_t parent, const std::string& name, std::span<const hsize_t> dims,
-                          std::span<const hsize_t> chunk, const std::string& file) {
+                          std::span<const hsize_t> chunk, const std::string& file, double fill) {
   std::vector<hsize_t> max_dims(dims.begin(), dims.end());
   max_dims[0] = H5S_UNLIMITED;
   Handle space = h5::open_or_fail(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), max_dims.data()),
@@ -90,6 +90,9 @@ Handle extendible_dataset(hid_t parent, const std::string& name, std::span<const
   Handle properties = h5::open_or_fail(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, file, "cannot create properties");
   h5::check(H5Pset_chunk(properties.get(), static_cast<int>(chunk.size()), chunk.data()), file,
             str("cannot set the chunks of ", name));
+  if (fill != 0.0)
+    h5::check(H5Pset_fill_value(properties.get(), H5T_NATIVE_DOUBLE, &fill), file,
+              str("cannot set the fill value of ", name));
   return h5::open_or_fail(H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
                                      properties.get(), H5P_DEFAULT),
                           H5Dclose, file, str("cannot create dataset ", name));

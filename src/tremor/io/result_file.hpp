@@ -19,6 +19,7 @@
 //
 // Written by result_file.cpp (the file's lifecycle) and, one file per layout,
 // result_file_explicit.cpp, result_file_static.cpp and result_file_bem.cpp (result_file_impl.hpp).
+#include <array>
 #include <complex>
 #include <cstdint>
 #include <filesystem>
@@ -122,6 +123,24 @@ struct BemFrequencyFields {
   double assembly_seconds = 0.0, solve_seconds = 0.0, interior_seconds = 0.0;
 };
 
+// What /fmc/<array> records of a full-matrix capture besides its A-scans (model/array.hpp,
+// docs/output-format.md).
+struct FmcHeader {
+  std::string array, surface;
+  int dim = 3;
+  std::size_t n_samples = 0;             // per A-scan
+  std::vector<std::array<double, 3>> elements;  // m: the elements' centres
+  std::array<double, 3> centre{0.0, 0.0, 0.0}, direction{0.0, 0.0, 0.0};
+  std::array<double, 3> normal{0.0, 0.0, 0.0};  // inward: the way the elements push, and what they read
+  double pitch = 0.0, width = 0.0, length = 0.0;  // m
+  double depth = 0.0;  // m: the part's extent from the surface along the normal
+  double dt = 0.0, t0 = 0.0;  // s: between samples, and the first sample's time
+  double signal_peak = 0.0;   // s: when the excitation's envelope peaks
+  // m/s: the part's under the array (isotropic), NaN when it has none.
+  double longitudinal_speed = 0.0, shear_speed = 0.0;
+  std::vector<std::string> shots;  // the shot of each transmitter
+};
+
 // Which nodes snapshots hold and which fields besides displacement (fixed at create()).
 struct SnapshotOptions {
   std::vector<Index> nodes;  // mesh node indices, ascending and unique; empty: all nodes
@@ -177,6 +196,12 @@ class ResultFile {
   // file's) is continued.
   void begin_shot(const std::string& name, std::span<const std::string> transducers);
 
+  // Writes row `transmitter` of /fmc/<header.array>/data, [transmitter][receiver][sample]
+  // (`values`: receiver-major, n_elements x n_samples), creating the group with the header's
+  // attributes when the file has none; rows not written read NaN. A row written again (a resumed
+  // shot) is replaced.
+  void write_fmc_row(const FmcHeader& header, Index transmitter, std::span<const double> values);
+
   // Declares a history set: /histories/<name>, recording `quantities` (each with the mesh's
   // dimension of components; pressure, alone, with one) at `nodes` (mesh node indices, any order,
   // as the columns will be). Names must be unique, non-empty and free of '/'. Returns the id for
@@ -196,6 +221,9 @@ class ResultFile {
   std::int64_t n_samples(int history) const;
   std::int64_t n_snapshots() const;
   std::map<std::string, std::int64_t> sample_counts() const;  // per history name
+  // A history's values in the file, [sample][point][quantity][component] (a shot's whole, when a
+  // resumed run holds only its samples since the checkpoint).
+  std::vector<double> read_values(int history) const;
 
   // Appends samples to a history: times[s] and values laid out [sample][node][quantity][component]
   // (times.size() * nodes * quantities * components values).

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "tremor/core/error.hpp"
@@ -52,6 +53,20 @@ std::int64_t ResultFile::n_samples(int id) const {
   if (id < 0 || id >= static_cast<int>(histories.size()))
     throw Error(str(impl().path.string(), ": no history with id ", id));
   return static_cast<std::int64_t>(histories[static_cast<std::size_t>(id)].n_samples);
+}
+
+std::vector<double> ResultFile::read_values(int id) const {
+  Impl& self = impl();
+  self.require_open();
+  if (id < 0 || id >= static_cast<int>(self.histories.size()))
+    throw Error(str(self.path.string(), ": no history with id ", id));
+  const History& history = self.histories[static_cast<std::size_t>(id)];
+  std::vector<double> values(static_cast<std::size_t>(history.n_samples) * history.n_nodes * history.n_quantities *
+                             history.n_components);
+  if (!values.empty())
+    h5::check(H5Dread(history.values.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()),
+              self.file, "cannot read " + history.where + "/values");
+  return values;
 }
 
 std::int64_t ResultFile::n_snapshots() const { return static_cast<std::int64_t>(impl().snapshot_times.size()); }
@@ -233,6 +248,81 @@ void ResultFile::begin_shot(const std::string& name, std::span<const std::string
     }
     self.shot = name;
   });
+}
+
+void ResultFile::write_fmc_row(const FmcHeader& header, Index transmitter, std::span<const double> values) {
+  Impl& self = impl();
+  self.require_open();
+  const std::size_t n = header.elements.size();
+  if (header.array.empty() || header.array.find('/') != std::string::npos)
+    throw Error(str(self.path.string(), ": array name '", header.array, "' must be non-empty and contain no '/'"));
+  if (transmitter < 0 || static_cast<std::size_t>(transmitter) >= n || values.size() != n * header.n_samples ||
+      header.n_samples == 0)
+    throw Error(str(self.path.string(), ": array '", header.array, "': row ", transmitter, " of ", values.size(),
+                    " values for ", n, " elements of ", header.n_samples, " samples"));
+  const std::string what = str("/fmc/", header.array, "/data");
+  self.writing([&] {
+    const hid_t root = self.handle.get();
+    Handle fmc = H5Lexists(root, "fmc", H5P_DEFAULT) > 0 ? h5::open_group(root, "fmc", self.file)
+                                                         : h5::create_group(root, "fmc", self.file);
+    Handle data;
+    if (H5Lexists(fmc.get(), header.array.c_str(), H5P_DEFAULT) > 0) {
+      Handle group = h5::open_group(fmc.get(), header.array, self.file);
+      data = h5::open_or_fail(H5Dopen2(group.get(), "data", H5P_DEFAULT), H5Dclose, self.file, what);
+      const std::vector<hsize_t> dims = h5::dataset_dims(data.get(), self.file, what);
+      if (dims.size() != 3 || dims[1] != n || dims[2] != header.n_samples)
+        throw Error(str(self.path.string(), ": ", what, " holds A-scans of another shape than the run's (", n,
+                        " elements, ", header.n_samples, " samples)"));
+    } else {
+      Handle group = h5::create_group(fmc.get(), header.array, self.file);
+      const hid_t g = group.get();
+      h5::set_attribute(g, "surface", header.surface, self.file);
+      h5::set_attribute(g, "dimension", std::int64_t{header.dim}, self.file);
+      h5::set_attribute(g, "n_elements", static_cast<std::int64_t>(n), self.file);
+      h5::set_attribute(g, "pitch", header.pitch, self.file);
+      h5::set_attribute(g, "width", header.width, self.file);
+      h5::set_attribute(g, "length", header.length, self.file);
+      h5::set_attribute(g, "depth", header.depth, self.file);
+      h5::set_attribute(g, "dt", header.dt, self.file);
+      h5::set_attribute(g, "t0", header.t0, self.file);
+      h5::set_attribute(g, "signal_peak", header.signal_peak, self.file);
+      h5::set_attribute(g, "longitudinal_speed", header.longitudinal_speed, self.file);
+      h5::set_attribute(g, "shear_speed", header.shear_speed, self.file);
+      h5::set_attribute(g, "shots", header.shots, self.file);
+      std::vector<double> centres;
+      for (const auto& e : header.elements) centres.insert(centres.end(), e.begin(), e.end());
+      const std::array<hsize_t, 2> centre_dims{n, 3};
+      h5::write_doubles(g, "elements", centres, centre_dims, self.file);
+      const std::array<hsize_t, 1> three{3};
+      h5::write_doubles(g, "centre", header.centre, three, self.file);
+      h5::write_doubles(g, "direction", header.direction, three, self.file);
+      h5::write_doubles(g, "normal", header.normal, three, self.file);
+      // A row a chunk (receivers x samples), up to the target size.
+      const std::array<hsize_t, 3> no_rows{0, n, header.n_samples};
+      const hsize_t samples_chunk =
+          std::clamp<hsize_t>(target_chunk_bytes / sizeof(double) / std::max<std::size_t>(n, 1), 1, header.n_samples);
+      const std::array<hsize_t, 3> chunk{1, std::min<hsize_t>(n, target_chunk_bytes / sizeof(double)), samples_chunk};
+      data = extendible_dataset(g, "data", no_rows, chunk, self.file, std::numeric_limits<double>::quiet_NaN());
+      h5::set_attribute(data.get(), "units", std::string("m"), self.file);
+    }
+    const std::vector<hsize_t> dims = h5::dataset_dims(data.get(), self.file, what);
+    const auto row = static_cast<hsize_t>(transmitter);
+    const std::array<hsize_t, 2> row_dims{n, header.n_samples};
+    if (row >= dims[0]) {
+      // Extended to the row; the rows between read NaN (the fill) until written.
+      append_rows(data.get(), row, 1, row_dims, values.data(), self.file, what);
+      return;
+    }
+    Handle file_space = h5::open_or_fail(H5Dget_space(data.get()), H5Sclose, self.file, what);
+    const std::array<hsize_t, 3> start{row, 0, 0}, count{1, n, header.n_samples};
+    h5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+              self.file, what);
+    Handle memory_space = h5::simple_space(count, self.file);
+    h5::check(H5Dwrite(data.get(), H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT,
+                       values.data()),
+              self.file, str("cannot write ", what));
+  });
+  self.unflushed_bytes += values.size() * sizeof(double);
 }
 
 void ResultFile::Impl::start_snapshots(const Mesh& mesh) {

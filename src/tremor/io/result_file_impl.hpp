@@ -35,9 +35,10 @@ namespace result_file_detail {
 // in HDF5's default 1 MiB chunk cache per dataset.
 constexpr std::size_t target_chunk_bytes = std::size_t{64} * 1024;
 
-// A dataset of doubles, `dims` with the first unlimited, stored in chunks of `chunk`.
+// A dataset of doubles, `dims` with the first unlimited, stored in chunks of `chunk`; what is not
+// written reads as `fill`.
 h5::Handle extendible_dataset(hid_t parent, const std::string& name, std::span<const hsize_t> dims,
-                              std::span<const hsize_t> chunk, const std::string& file);
+                              std::span<const hsize_t> chunk, const std::string& file, double fill = 0.0);
 
 // Appends `rows` rows (dims[1..] each) of `data` to an extendible dataset holding `old_rows`.
 void append_rows(hid_t dataset, hsize_t old_rows, hsize_t rows, std::span<const hsize_t> row_dims,

@@ -101,29 +101,78 @@ std::vector<double> GridReader::traces(const StoredGrid& grid, int quantity, int
   return out;
 }
 
+std::vector<std::string> GridReader::fmc_names() const {
+  const std::string& file = impl_->path;
+  if (H5Lexists(impl_->file.get(), "fmc", H5P_DEFAULT) <= 0) return {};
+  Handle group = h5::open_group(impl_->file.get(), "fmc", file);
+  return h5::group_members(group.get(), file, "cannot list /fmc");
+}
+
+StoredFmc GridReader::fmc(const std::string& name) const {
+  const std::string& file = impl_->path;
+  const std::string where = "/fmc/" + name;
+  Handle group = h5::open_group(impl_->file.get(), where, file);
+  const hid_t g = group.get();
+  StoredFmc out;
+  out.name = name;
+  out.dimension = static_cast<int>(h5::read_int_attribute(g, "dimension", file));
+  for (const auto& [key, value] :
+       {std::pair{"pitch", &out.pitch}, {"width", &out.width}, {"length", &out.length}, {"depth", &out.depth},
+        {"dt", &out.dt}, {"t0", &out.t0}, {"signal_peak", &out.signal_peak},
+        {"longitudinal_speed", &out.longitudinal_speed}, {"shear_speed", &out.shear_speed}})
+    *value = h5::read_double_attribute(g, key, file);
+  const std::vector<double> centres = h5::read_doubles(g, "elements", file, where + "/elements");
+  TREMOR_CHECK(!centres.empty() && centres.size() % 3 == 0, file, ": ", where, "/elements is not 3 values an element");
+  for (std::size_t k = 0; k < centres.size(); k += 3) out.elements.push_back({centres[k], centres[k + 1], centres[k + 2]});
+  for (const auto& [key, value] :
+       {std::pair{"centre", &out.centre}, {"direction", &out.direction}, {"normal", &out.normal}}) {
+    const std::vector<double> v = h5::read_doubles(g, key, file, str(where, "/", key));
+    TREMOR_CHECK(v.size() == 3, file, ": ", where, "/", key, " is not 3 values");
+    std::copy(v.begin(), v.end(), value->begin());
+  }
+  Handle data = h5::open_dataset(g, "data", file);
+  const auto dims = h5::dataset_dims(data.get(), file, where + "/data");
+  TREMOR_CHECK(dims.size() == 3 && dims[1] == out.elements.size() && dims[0] <= dims[1], file, ": ", where,
+               "/data is not [transmitter][receiver][sample] of its ", out.elements.size(), " elements");
+  out.n_rows = static_cast<std::size_t>(dims[0]);
+  out.n_samples = static_cast<std::size_t>(dims[2]);
+  out.data = h5::read_doubles(g, "data", file, where + "/data");
+  return out;
+}
+
 void write_images(const std::filesystem::path& result, const std::vector<StoredImage>& images) {
   const std::string file = result.string();
   Handle handle = open_held(file, true);
   {
     Handle group = H5Lexists(handle.get(), "images", H5P_DEFAULT) > 0 ? h5::open_group(handle.get(), "images", file)
                                                                        : h5::create_group(handle.get(), "images", file);
-    for (const StoredImage& image : images) {
-      TREMOR_CHECK(image.values.size() == static_cast<std::size_t>(image.nx * image.ny), file, ": image '",
-                   image.name, "' of ", image.values.size(), " values on ", image.nx, " x ", image.ny, " points");
+    for (const StoredImage& named : images) {
+      TREMOR_CHECK(named.values.size() == static_cast<std::size_t>(named.nx * named.ny), file, ": image '",
+                   named.name, "' of ", named.values.size(), " values on ", named.nx, " x ", named.ny, " points");
+      // A name with '/' lies in groups under /images (tfm/<array>/<mode>): made as needed.
+      Handle parent = h5::open_group(group.get(), ".", file);
+      StoredImage image = named;
+      for (std::size_t slash = image.name.find('/'); slash != std::string::npos; slash = image.name.find('/')) {
+        const std::string folder = image.name.substr(0, slash);
+        parent = H5Lexists(parent.get(), folder.c_str(), H5P_DEFAULT) > 0 ? h5::open_group(parent.get(), folder, file)
+                                                                          : h5::create_group(parent.get(), folder, file);
+        image.name.erase(0, slash + 1);
+      }
+      const hid_t at = parent.get();
       const std::string partial = image.name + ".partial";
-      if (H5Lexists(group.get(), partial.c_str(), H5P_DEFAULT) > 0)
-        h5::check(H5Ldelete(group.get(), partial.c_str(), H5P_DEFAULT), file, "cannot remove " + partial);
+      if (H5Lexists(at, partial.c_str(), H5P_DEFAULT) > 0)
+        h5::check(H5Ldelete(at, partial.c_str(), H5P_DEFAULT), file, "cannot remove " + partial);
       const std::array<hsize_t, 2> dims{static_cast<hsize_t>(image.ny), static_cast<hsize_t>(image.nx)};
-      h5::write_doubles(group.get(), partial, image.values, dims, file);
+      h5::write_doubles(at, partial, image.values, dims, file);
       {
-        Handle dataset = h5::open_dataset(group.get(), partial, file);
+        Handle dataset = h5::open_dataset(at, partial, file);
         for (const auto& [key, value] : image.numbers) h5::set_attribute(dataset.get(), key.c_str(), value, file);
         for (const auto& [key, value] : image.texts) h5::set_attribute(dataset.get(), key.c_str(), value, file);
       }
-      if (H5Lexists(group.get(), image.name.c_str(), H5P_DEFAULT) > 0)
-        h5::check(H5Ldelete(group.get(), image.name.c_str(), H5P_DEFAULT), file, "cannot replace image " + image.name);
-      h5::check(H5Lmove(group.get(), partial.c_str(), group.get(), image.name.c_str(), H5P_DEFAULT, H5P_DEFAULT), file,
-                "cannot name image " + image.name);
+      if (H5Lexists(at, image.name.c_str(), H5P_DEFAULT) > 0)
+        h5::check(H5Ldelete(at, image.name.c_str(), H5P_DEFAULT), file, "cannot replace image " + named.name);
+      h5::check(H5Lmove(at, partial.c_str(), at, image.name.c_str(), H5P_DEFAULT, H5P_DEFAULT), file,
+                "cannot name image " + named.name);
     }
   }
   h5::check(H5Fflush(handle.get(), H5F_SCOPE_GLOBAL), file, "cannot flush the images");

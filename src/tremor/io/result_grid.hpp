@@ -32,6 +32,20 @@ struct StoredGrid {
   Index n_points() const { return count[0] * count[1]; }
 };
 
+// A full-matrix capture read back (/fmc/<array>, docs/output-format.md).
+struct StoredFmc {
+  std::string name;
+  int dimension = 3;
+  std::vector<std::array<double, 3>> elements;  // m: the elements' centres
+  std::array<double, 3> centre{0.0, 0.0, 0.0}, direction{0.0, 0.0, 0.0}, normal{0.0, 0.0, 0.0};
+  double pitch = 0.0, width = 0.0, length = 0.0, depth = 0.0;  // m
+  double dt = 0.0, t0 = 0.0, signal_peak = 0.0;                // s
+  double longitudinal_speed = 0.0, shear_speed = 0.0;          // m/s; NaN: not isotropic
+  std::size_t n_samples = 0;
+  std::size_t n_rows = 0;    // transmitters written, of elements.size()
+  std::vector<double> data;  // [n_rows][elements][n_samples], m
+};
+
 class GridReader {
  public:
   // Opens `result` for reading; refused by name as the other readers of results are. HDF5 locks
@@ -49,6 +63,9 @@ class GridReader {
   // values[s][p - first] of quantity `quantity` (an index into grid.quantities), component
   // `component`, for points [first, last).
   std::vector<double> traces(const StoredGrid& grid, int quantity, int component, Index first, Index last) const;
+  // The arrays whose full-matrix captures the file holds (/fmc), and one of them whole.
+  std::vector<std::string> fmc_names() const;
+  StoredFmc fmc(const std::string& name) const;
 
  private:
   struct Impl;

@@ -260,6 +260,36 @@ std::vector<std::array<Face, 2>> FaceIndex::shared() const {
 
 std::vector<Face> boundary_faces(const Mesh& mesh) { return FaceIndex(mesh).boundary(); }
 
+FacePlane face_plane(const Mesh& mesh, const Face& face) {
+  const ElementRef ref = mesh.locate(face.element);
+  const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
+  int local[8];
+  const int n = face_vertices(block.type, block.order, face.face, local);
+  const auto nodes = block.nodes(ref.element);
+  const int dim = mesh.dim();
+  const auto point = [&](int a) {
+    std::array<double, 3> p{0.0, 0.0, 0.0};
+    const auto x = mesh.node(nodes[static_cast<std::size_t>(local[a])]);
+    for (int d = 0; d < dim; ++d) p[static_cast<std::size_t>(d)] = x[d];
+    return p;
+  };
+  FacePlane g;
+  for (int a = 0; a < n; ++a)
+    for (std::size_t d = 0; d < 3; ++d) g.centre[d] += point(a)[d] / n;
+  if (dim == 2) {
+    const auto p = point(0), q = point(n - 1);
+    g.normal = {q[1] - p[1], p[0] - q[0], 0.0};
+    return g;
+  }
+  for (int a = 0; a < n; ++a) {
+    const auto p = point(a), q = point((a + 1) % n);
+    g.normal[0] += 0.5 * (p[1] - q[1]) * (p[2] + q[2]);
+    g.normal[1] += 0.5 * (p[2] - q[2]) * (p[0] + q[0]);
+    g.normal[2] += 0.5 * (p[0] - q[0]) * (p[1] + q[1]);
+  }
+  return g;
+}
+
 std::vector<Index> nodes_of_faces(const Mesh& mesh, std::span<const Face> faces) {
   std::vector<Index> out;
   for (const Face& face : faces) {

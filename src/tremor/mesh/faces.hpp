@@ -97,6 +97,15 @@ std::vector<Face> boundary_faces(const Mesh& mesh);
 // The nodes of `faces` (mesh node indices: every node of each face, face_nodes()), ascending, once.
 std::vector<Index> nodes_of_faces(const Mesh& mesh, std::span<const Face> faces);
 
+// A face's centre (the mean of its corners) and its outward normal times its area (3D, Newell's
+// vector of its corners) or length (2D, (dy, -dx) of its ends), from the corners' orientation:
+// exact for flat faces, z = 0 in 2D.
+struct FacePlane {
+  std::array<double, 3> centre{0.0, 0.0, 0.0};
+  std::array<double, 3> normal{0.0, 0.0, 0.0};
+};
+FacePlane face_plane(const Mesh& mesh, const Face& face);
+
 // The interface between two regions of a conforming mesh: the elements flagged in `inside` (one
 // flag per global element: a fluid's, say) and the others. `faces`: each face an inside element
 // shares with an outside one, as {the inside element's face, the outside element's}, sorted. The

@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "tremor/mesh/defect.hpp"
+#include "tremor/mesh/holes.hpp"
 #include "tremor/mesh/mesh.hpp"
 #include "tremor/model/absorbing.hpp"
+#include "tremor/model/array.hpp"
 #include "tremor/model/material.hpp"
 #include "tremor/model/output.hpp"
 #include "tremor/model/source.hpp"
@@ -93,6 +95,8 @@ struct Model {
   std::vector<Receiver> receivers;
   std::vector<Transducer> transducers;  // already added as point sources or surface loads
   std::vector<Shot> shots;              // none: one run with every load (model/transducer.hpp)
+  // Arrays (model/array.hpp), already added as transducers, surface loads, a receiver and shots.
+  std::vector<TransducerArray> arrays;
   std::optional<ExplicitSettings> explicit_settings;
   // The model file's [static], or an Abaqus *STEP with *STATIC (model/source.hpp).
   std::optional<StaticSettings> static_settings;
@@ -102,6 +106,8 @@ struct Model {
   // Thickness-loss defects, applied to the mesh (mesh/defect.hpp), and what each did there.
   std::vector<Defect> defects;
   std::vector<DefectEffect> defect_effects;
+  // Side-drilled holes, cut from the mesh (mesh/holes.hpp), and what each removed.
+  std::vector<Hole> holes;
 
   const Material& material(std::string_view name) const;
   // Whether a section's material is a fluid (model/material.hpp).

@@ -177,6 +177,17 @@ void validate_excitation(const Model& model) {
         TREMOR_CHECK(std::isfinite(x[0]) && std::isfinite(x[1]) && std::isfinite(x[2]), at, ": receiver '",
                      receiver.name, "' has a position that is not finite");
     }
+    if (!receiver.footprints.empty()) {
+      TREMOR_CHECK(receiver.footprints.size() == receiver.positions.size() && !receiver.grid, at, ": receiver '",
+                   receiver.name, "' has ", receiver.footprints.size(), " footprints for ",
+                   receiver.positions.size(), " positions");
+      for (const std::vector<Face>& footprint : receiver.footprints) {
+        TREMOR_CHECK(!footprint.empty(), at, ": receiver '", receiver.name, "' has a footprint of no face");
+        for (const Face& face : footprint)
+          TREMOR_CHECK(face.element >= 0 && face.element < mesh.n_elements(), at, ": receiver '", receiver.name,
+                       "' has a footprint's face in element ", face.element, ", which the mesh does not have");
+      }
+    }
     const bool motion = receiver.displacement || receiver.velocity || receiver.acceleration;
     TREMOR_CHECK(motion || receiver.pressure, at, ": receiver '", receiver.name, "' records nothing");
     TREMOR_CHECK(!(motion && receiver.pressure), at, ": receiver '", receiver.name,

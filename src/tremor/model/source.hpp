@@ -165,6 +165,10 @@ struct Receiver {
   std::vector<Index> nodes;                      // resolved nodes (empty when from positions)
   std::vector<std::array<double, 3>> positions;  // m (z = 0 in 2D)
   std::optional<ReceiverGrid> grid;              // points on a surface instead of nodes or positions
+  // An array's (model/array.hpp): point k is the mean displacement over the faces footprints[k]
+  // (node a of them weighted by int N_a dA / A, as a uniform pressure over them loads it), its
+  // centre positions[k].
+  std::vector<std::vector<Face>> footprints;
   bool displacement = true;
   bool velocity = false;
   bool acceleration = false;

@@ -18,25 +18,13 @@ struct FaceGeometry {
   double normal_z = 0.0;  // the sign of the outward normal's z, from the corners' orientation
 };
 
-// A face's corners in order: its centre, its projected area (shoelace) and its orientation.
+// A face's centre, its area projected on x-y (Newell's vector's z) and which way it faces.
 FaceGeometry geometry(const Mesh& mesh, const Face& face) {
-  const ElementRef ref = mesh.locate(face.element);
-  const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
-  int local[8];
-  const int n = face_vertices(block.type, block.order, face.face, local);
-  const auto nodes = block.nodes(ref.element);
+  const FacePlane plane = face_plane(mesh, face);
   FaceGeometry g;
-  double twice_area = 0.0;
-  for (int a = 0; a < n; ++a) {
-    const auto p = mesh.node(nodes[static_cast<std::size_t>(local[a])]);
-    const auto q = mesh.node(nodes[static_cast<std::size_t>(local[(a + 1) % n])]);
-    g.centre[0] += p[0] / n;
-    g.centre[1] += p[1] / n;
-    twice_area += p[0] * q[1] - q[0] * p[1];
-  }
-  // Counter-clockwise seen from outside (faces.hpp): positive seen from +z when the face looks up.
-  g.area = 0.5 * std::abs(twice_area);
-  g.normal_z = twice_area > 0.0 ? 1.0 : twice_area < 0.0 ? -1.0 : 0.0;
+  g.centre = {plane.centre[0], plane.centre[1]};
+  g.area = std::abs(plane.normal[2]);
+  g.normal_z = plane.normal[2] > 0.0 ? 1.0 : plane.normal[2] < 0.0 ? -1.0 : 0.0;
   return g;
 }
 

@@ -26,7 +26,8 @@ namespace tremor {
 struct Model;
 
 struct Transducer {
-  enum class Mode { A0, S0, Piston };
+  // ArrayElement: an element of an array (model/array.hpp), a uniform pressure on its footprint.
+  enum class Mode { A0, S0, Piston, ArrayElement };
   enum class Drive { Velocity, Pressure };  // a piston's
   std::string name;
   // m: x and y on the plate; a piston's centre, dim coordinates (z = 0 in 2D)
@@ -49,6 +50,9 @@ struct Transducer {
   // A piston's: the faces of its surface that reach within its radius of its centre (what of each
   // lies within, the fluid's loading integrates).
   std::vector<Face> piston_faces;
+  // An array's element: the array's name (empty: none); its footprint's face count in `faces` and
+  // area (length in 2D) in `area`, its centre in `position`.
+  std::string array;
 };
 
 // A shot: transducers fired together. A model with shots is stepped once per shot, in order, on
@@ -59,6 +63,10 @@ struct Shot {
   std::string name;
   std::vector<std::string> transducers;  // names of the model's transducers
   std::string origin;                    // "file:line"
+  // A full-matrix capture's (model/array.hpp): element `transmitter` of `array` fires alone, and
+  // the array's receiver gives row `transmitter` of /fmc/<array>. Empty and -1: none.
+  std::string array;
+  Index transmitter = -1;
 };
 
 // Whether `shot` fires the load of `transducer` (a load's PointSource/SurfaceLoad::transducer): a

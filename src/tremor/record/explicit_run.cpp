@@ -1,12 +1,15 @@
 #include "tremor/record/explicit_run.hpp"
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
+#include <cmath>
 #include <cstdio>
 #include <deque>
 #include <exception>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -19,6 +22,7 @@
 #include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/receivers.hpp"
+#include "tremor/imaging/envelope.hpp"
 #include "tremor/io/file.hpp"
 #include "tremor/mesh/defect.hpp"
 
@@ -182,6 +186,52 @@ std::map<std::string, int> declare_histories(io::ResultFile& file, const Model& 
   return ids;
 }
 
+// The /fmc headers of the model's full-matrix captures (model/array.hpp): the receiver's sampling
+// over `steps` of `dt`, when the excitation's envelope peaks (its centre, for imaging), and the
+// speeds of the part under the array.
+std::map<std::string, io::FmcHeader> fmc_headers(const Model& model, double dt, double duration, long long steps) {
+  std::map<std::string, io::FmcHeader> headers;
+  const std::vector<int> sections = model.element_sections();
+  for (const TransducerArray& a : model.arrays) {
+    if (!a.fmc) continue;
+    io::FmcHeader h;
+    h.array = a.name;
+    h.surface = a.surface;
+    h.dim = model.mesh.dim();
+    h.elements = a.element_centres;
+    h.centre = a.centre;
+    h.direction = a.direction;
+    h.normal = a.normal;
+    h.pitch = a.pitch;
+    h.width = a.width;
+    h.length = a.length;
+    h.depth = a.depth;
+    h.dt = dt * a.every_n_steps;
+    h.t0 = 0.0;
+    // A shot's samples when it runs to its end (its displacement at steps 0, every, ..., steps).
+    h.n_samples = static_cast<std::size_t>(steps / a.every_n_steps + 1);
+    for (Index k = 0; k < a.n_elements; ++k) h.shots.push_back(a.element_name(k));
+    // The envelope's peak, sampled at the run's step over the run.
+    const auto n = static_cast<std::size_t>(std::clamp(std::ceil(duration / dt) + 1.0, 2.0, 1e7));
+    std::vector<double> signal(n), envelope(n);
+    for (std::size_t k = 0; k < n; ++k) signal[k] = a.signal.value(static_cast<double>(k) * dt - a.delay);
+    imaging::Envelopes(n).envelope(signal, envelope);
+    h.signal_peak = static_cast<double>(std::max_element(envelope.begin(), envelope.end()) - envelope.begin()) * dt;
+    h.longitudinal_speed = h.shear_speed = std::numeric_limits<double>::quiet_NaN();
+    const Index element = a.footprints.front().front().element;
+    const int section = sections.empty() ? -1 : sections[static_cast<std::size_t>(element)];
+    if (section >= 0) {
+      const Material& m = model.material(model.sections[static_cast<std::size_t>(section)].material);
+      if (m.isotropic && !m.fluid) {
+        h.longitudinal_speed = std::sqrt((m.lambda() + 2.0 * m.mu()) / m.density);
+        h.shear_speed = std::sqrt(m.mu() / m.density);
+      }
+    }
+    headers.emplace(a.name, std::move(h));
+  }
+  return headers;
+}
+
 // Sends samples to the result file in chunks as they are recorded (through a SampleWriter),
 // writes snapshots and checkpoints, begins each shot's group and flushes the file every few
 // seconds; passes every event on to `next`. finish_writing() before the file is finished.
@@ -191,11 +241,13 @@ class ResultWriter final : public ex::Observer {
   static constexpr std::size_t chunk_samples = 1024;
   static constexpr std::size_t chunk_bytes = std::size_t(8) << 20;
 
-  ResultWriter(io::ResultFile& file, const Model& model, std::vector<ex::History> declared, bool reopened,
-               ex::Observer* next, double flush_seconds, CheckpointPlan checkpoints, long long first_step)
+  ResultWriter(io::ResultFile& file, const Model& model, std::vector<ex::History> declared,
+               std::map<std::string, io::FmcHeader> fmc, bool reopened, ex::Observer* next, double flush_seconds,
+               CheckpointPlan checkpoints, long long first_step)
       : file_(file),
         model_(model),
         declared_(std::move(declared)),
+        fmc_(std::move(fmc)),
         next_(next),
         flush_seconds_(flush_seconds),
         checkpoints_(std::move(checkpoints)),
@@ -225,9 +277,11 @@ class ResultWriter final : public ex::Observer {
     if (next_) next_->on_shot(index, resumed);
   }
 
-  // The shot's samples not yet in the file.
+  // The shot's samples not yet in the file; a full-matrix capture's row.
   void on_shot_end(std::size_t index, const std::vector<ex::History>& histories) override {
     append_rest(histories);
+    const Shot& shot = model_.shots[index];
+    if (!shot.array.empty()) write_fmc_row(shot, histories);
     if (next_) next_->on_shot_end(index, histories);
   }
 
@@ -323,6 +377,34 @@ class ResultWriter final : public ex::Observer {
     last_flush_ = Clock::now();
   }
 
+  // Row shot.transmitter of /fmc/<array>: each element's mean displacement along the normal, read
+  // back from the shot's history in the file (a resumed shot holds only its samples since the
+  // checkpoint). A shot stopped before its end (Ctrl-C, a failure) leaves its row out: the run
+  // resumed writes it.
+  void write_fmc_row(const Shot& shot, const std::vector<ex::History>& histories) {
+    const auto header = fmc_.find(shot.array);
+    const auto history = std::find_if(histories.begin(), histories.end(),
+                                      [&](const ex::History& h) { return h.name == shot.array; });
+    const auto id = ids_.find(shot.array);
+    if (header == fmc_.end() || history == histories.end() || id == ids_.end()) return;
+    const io::FmcHeader& h = header->second;
+    samples_.drain();
+    const std::lock_guard lock(file_guard_);
+    if (file_.n_samples(id->second) != static_cast<std::int64_t>(h.n_samples)) return;
+    const std::vector<double> values = file_.read_values(id->second);
+    const std::size_t n = static_cast<std::size_t>(history->n_points()), samples = h.n_samples;
+    const auto dim = static_cast<std::size_t>(history->dim);
+    if (values.size() != samples * n * dim) return;  // (displacement alone: one quantity)
+    std::vector<double> row(n * samples);
+    for (std::size_t k = 0; k < samples; ++k)
+      for (std::size_t j = 0; j < n; ++j) {
+        double along = 0.0;
+        for (std::size_t c = 0; c < dim; ++c) along += values[(k * n + j) * dim + c] * h.normal[c];
+        row[j * samples + k] = along;
+      }
+    file_.write_fmc_row(h, shot.transmitter, row);
+  }
+
   // The history's samples not yet sent, copied (the recorder goes on growing them).
   void append(const ex::History& history, int id) {
     std::size_t& written = written_[history.name];
@@ -339,6 +421,7 @@ class ResultWriter final : public ex::Observer {
   io::ResultFile& file_;
   const Model& model_;
   std::vector<ex::History> declared_;  // make_histories(model, dt): what each shot declares
+  std::map<std::string, io::FmcHeader> fmc_;  // per array with a full-matrix capture
   ex::Observer* next_;
   std::map<std::string, int> ids_;
   double flush_seconds_;
@@ -499,8 +582,8 @@ struct Recording::Impl {
         declared(ex::make_histories(model, preflight.dt)),
         file(open_result(model, settings)) {
     try {
-      writer.emplace(file, model, std::move(declared), settings.resumed != nullptr, next, settings.flush_seconds,
-                     settings.checkpoints, first_step);
+      writer.emplace(file, model, std::move(declared), fmc_headers(model, preflight.dt, preflight.duration, preflight.steps),
+                     settings.resumed != nullptr, next, settings.flush_seconds, settings.checkpoints, first_step);
     } catch (...) {
       give_up();
       throw;

@@ -1,0 +1,67 @@
+#pragma once
+// Ultrasonic arrays in contact with a part (Holmes, Drinkwater and Wilcox 2005, NDT&E Int. 38):
+// N elements of width w at pitch p in a line on a flat surface of the mesh, each pushing into the
+// part with a uniform pressure over its footprint (a w x L rectangle in 3D, L the elevation; a
+// strip of width w in 2D). Each element becomes a transducer (model/transducer.hpp) and its
+// surface load; the array listens through one receiver whose point k is element k's footprint:
+// the mean displacement over its faces (explicit_fe::make_histories weighs node a by
+// int N_a dA / A, as the pressure loads it, so that A-scan(i, j) = A-scan(j, i) by reciprocity).
+// With `fmc` each element fires alone in a shot of its own while all of them listen: a full-matrix
+// capture, /fmc/<array> in the result file (docs/output-format.md).
+//
+// A footprint is the surface's faces whose centres lie within it (as a transducer's disc is), each
+// face in one element at most, loaded by the pressure that makes `amplitude` over the nominal
+// footprint's area: every element pushes with the same force however the mesh cuts it.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "tremor/core/config.hpp"
+#include "tremor/mesh/faces.hpp"
+#include "tremor/model/signal.hpp"
+
+namespace tremor {
+
+struct Model;
+
+struct TransducerArray {
+  std::string name;
+  Index n_elements = 0;
+  double pitch = 0.0;   // m, between neighbouring elements' centres
+  double width = 0.0;   // m, along the array; at most the pitch
+  double length = 0.0;  // m, the elevation (3D, across the array); 0 in 2D
+  std::array<double, 3> centre{0.0, 0.0, 0.0};     // m, on the surface (z = 0 in 2D)
+  std::array<double, 3> direction{0.0, 0.0, 0.0};  // along the array, in the surface; zero: the default
+  std::string surface;                             // the flat surface it stands on
+  double amplitude = 1.0;  // Pa over the nominal footprint (w L, or w per unit thickness in 2D)
+  Signal signal;
+  double delay = 0.0;  // s
+  bool fmc = false;    // one shot per element
+  int every_n_steps = 1;  // the receiver's sampling
+  std::string origin;     // "file:line"
+
+  // What add_array resolved: the unit direction, the inward unit normal (the way the elements
+  // push), the unit elevation axis (normal x direction in 3D), and per element its centre, its
+  // faces and their area (length in 2D).
+  std::array<double, 3> normal{0.0, 0.0, 0.0}, elevation{0.0, 0.0, 0.0};
+  std::vector<std::array<double, 3>> element_centres;
+  std::vector<std::vector<Face>> footprints;
+  std::vector<double> areas;
+  double depth = 0.0;  // m: the mesh's extent from the surface along the normal
+
+  // Element k's transducer and shot: "<name>.<k>", k zero-padded to the digits of N - 1 (so the
+  // shots sort in order).
+  std::string element_name(Index k) const;
+};
+
+// Adds `array` to `model` with what it becomes: per element a transducer (Transducer::array set)
+// and a surface load, the receiver named after the array recording each footprint's mean
+// displacement, and with `fmc` a shot per element (Shot::array and Shot::transmitter set), after
+// the model's own shots. Throws tremor::Error naming array.origin: a count below 1 or above 4096,
+// a width or pitch not positive and finite, elements that overlap (width above the pitch), an
+// elevation in 2D or none in 3D, a surface the mesh lacks or that is not flat, a direction not
+// along it, a centre off it, an element running off it or over no face centre, a name a receiver,
+// transducer or shot has already.
+void add_array(Model& model, TransducerArray array);
+
+}  // namespace tremor

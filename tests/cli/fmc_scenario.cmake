@@ -1,0 +1,56 @@
+# Arrays end to end on tests/data/cli/fmc_block.toml (8 elements, a full-matrix capture):
+#   cmake -DTREMOR=path/to/tremor -DH5_EQUAL=path/to/tremor_h5_equal -DWORK=dir -P fmc_scenario.cmake
+#   (from the repository root)
+# 1. `tremor info` lists the array and its shots.
+# 2. A whole run fires each element in turn; `tremor image --tfm` images /fmc/probe in L-L and T-T,
+#    and refuses what is not a capture's.
+# 3. The same run stopped in the fourth shot (exit 130): its capture is incomplete, and --tfm says
+#    so; resumed, /fmc equals the whole run's bit for bit.
+cmake_minimum_required(VERSION 3.25)
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+include(${CMAKE_CURRENT_LIST_DIR}/checks.cmake)
+set(model tests/data/cli/fmc_block.toml)
+set(common --backend serial --check-every 10)
+
+# 1.
+tremor(0 info ${model})
+check_output("${output}" "arrays +1" "probe +8 elements, pitch 1 mm, 750 (u|µ)m wide, on 'ymax'"
+             "full-matrix capture" "shots +8" "probe\\.0 \\.\\.\\. +each element of array 'probe' in turn")
+
+# 2.
+tremor(0 run ${model} ${common} -o "${WORK}/whole.h5")
+check_output("${output}" "shot 1 of 8 +probe\\.0" "shot 8 of 8 +probe\\.7" "whole\\.h5 \\(complete\\)")
+tremor(0 image "${WORK}/whole.h5" --tfm --mode L-L,T-T -o "${WORK}/images")
+check_output("${output}" "tfm/probe/L-L: [0-9]+ x [0-9]+ pixels" "L at 6\\.0[0-9]* km/s, L at"
+             "tfm/probe/T-T: " "wrote [^ ]*images/whole\\.tfm\\.probe\\.L-L\\.png"
+             "wrote [^ ]*images/whole\\.tfm\\.probe\\.T-T\\.png" "wrote /images/")
+tremor(nonzero image "${WORK}/whole.h5" --tfm --array sonde)
+check_output("${output}" "no full-matrix capture of an array named 'sonde'; it has probe")
+tremor(nonzero image "${WORK}/whole.h5" --tfm --grid area)
+check_output("${output}" "--grid maps receiver grids; --tfm images full-matrix captures")
+tremor(nonzero image "${WORK}/whole.h5" --mode T-T)
+check_output("${output}" "--mode goes with --tfm")
+tremor(0 run tests/data/cli/tiny.toml --backend serial -o "${WORK}/tiny.h5")
+tremor(nonzero image "${WORK}/tiny.h5" --tfm)
+check_output("${output}" "no full-matrix capture in this result file \\(an \\[\\[array\\]\\] with fmc = true\\)")
+
+# 3.
+tremor(130 run ${model} ${common} -o "${WORK}/result.h5" --checkpoint-every 20 --stop-at-step 40 --stop-in-shot 4)
+check_output("${output}" "shot 4 of 8 +probe\\.3")
+tremor(nonzero image "${WORK}/result.h5" --tfm)
+check_output("${output}" "array 'probe': its capture is incomplete")
+tremor(0 run ${model} ${common} -o "${WORK}/result.h5" --resume)
+check_output("${output}" "result\\.h5 \\(complete\\)")
+execute_process(COMMAND "${H5_EQUAL}" "${WORK}/whole.h5" "${WORK}/result.h5" /fmc
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the resumed capture differs from the whole run's:\n${out}${err}")
+endif()
+check_output("${out}" "equal: [0-9]+ datasets")
+
+# 4. tremor export writes the capture beside the histories: t<i>_r<j> columns.
+tremor(0 export "${WORK}/whole.h5" -o "${WORK}/csv")
+check_output("${output}" "wrote [^ ]*probe\\.0\\.probe\\.csv" "wrote [^ ]*fmc\\.probe\\.csv")
+file(STRINGS "${WORK}/csv/fmc.probe.csv" header LIMIT_COUNT 1)
+check_output("${header}" "^time,t0_r0,t0_r1,.*,t7_r7$")

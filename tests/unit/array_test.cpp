@@ -1,0 +1,187 @@
+// Arrays ([[array]], model/array.hpp): N elements in a line on a flat surface, each a uniform
+// pressure over its footprint's faces; one receiver of the footprints' mean displacements; with
+// fmc, a shot per element. A full-matrix capture is reciprocal: A-scan(i, j) = A-scan(j, i).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "support/runs.hpp"
+#include "support/support.hpp"
+#include "tremor/core/log.hpp"
+#include "tremor/explicit/receivers.hpp"
+#include "tremor/explicit/solver.hpp"
+#include "tremor/io/model_file.hpp"
+
+namespace tremor {
+namespace {
+
+using test::error_of;
+using test::expect_contains;
+
+// A 2D steel block, 30 x 15 mm of 0.25 mm quad4 cells; the array on its top face, 8 elements of
+// three faces each (0.75 mm wide at a 1 mm pitch, each centred on a face), centred at x = 15.125 mm.
+const std::string block =
+    "[mesh]\ngenerator = \"rectangle\"\nelement = \"quad4\"\nsize = [0.03, 0.015]\ndivisions = [120, 60]\n"
+    "[[material]]\nname = \"steel\"\ndensity = 7850.0\nyoungs_modulus = 210e9\npoisson_ratio = 0.3\n"
+    "[[section]]\nelement_set = \"all\"\nmaterial = \"steel\"\nformulation = \"plane_strain\"\nthickness = 1.0\n"
+    "[explicit]\nduration = 3e-6\n";
+
+std::string array(const std::string& extra = "", const std::string& width = "0.75e-3",
+                  const std::string& centre = "[0.015125, 0.015]") {
+  return "[[array]]\nname = \"probe\"\nelements = 8\npitch = 1e-3\nwidth = " + width + "\ncentre = " + centre +
+         "\nsurface = \"ymax\"\namplitude = 1e6\nsignal = { kind = \"tone_burst\", frequency = 1e6, cycles = 3 }\n" +
+         extra;
+}
+
+Model read(const std::string& text) { return io::read_model_buffer(text, "m.toml", ""); }
+
+TEST(Arrays, BecomeTransducersLoadsAReceiverAndShots) {
+  const Model model = read(block + array("fmc = true\n"));
+  ASSERT_EQ(model.arrays.size(), 1u);
+  const TransducerArray& a = model.arrays[0];
+  EXPECT_EQ(a.direction, (std::array<double, 3>{1.0, 0.0, 0.0}));  // the surface's first axis
+  EXPECT_EQ(a.normal, (std::array<double, 3>{0.0, -1.0, 0.0}));    // into the block
+  EXPECT_NEAR(a.depth, 0.015, 1e-12);
+  ASSERT_EQ(a.element_centres.size(), 8u);
+  ASSERT_EQ(model.transducers.size(), 8u);
+  ASSERT_EQ(model.surface_loads.size(), 8u);
+  ASSERT_EQ(model.shots.size(), 8u);
+  for (Index k = 0; k < 8; ++k) {
+    const auto e = static_cast<std::size_t>(k);
+    EXPECT_NEAR(a.element_centres[e][0], 0.015125 + (static_cast<double>(k) - 3.5) * 1e-3, 1e-15);
+    EXPECT_EQ(a.footprints[e].size(), 3u);  // 0.75 mm of 0.25 mm faces
+    EXPECT_NEAR(a.areas[e], 0.75e-3, 1e-15);
+    EXPECT_EQ(model.transducers[e].name, "probe." + std::to_string(k));
+    EXPECT_EQ(model.transducers[e].array, "probe");
+    EXPECT_EQ(model.surface_loads[e].transducer, model.transducers[e].name);
+    EXPECT_NEAR(*model.surface_loads[e].pressure, 1e6, 1e-6);  // the nominal force over the faces covered
+    EXPECT_EQ(model.shots[e].transducers, std::vector<std::string>{model.transducers[e].name});
+    EXPECT_EQ(model.shots[e].array, "probe");
+    EXPECT_EQ(model.shots[e].transmitter, k);
+  }
+  // The footprints are disjoint, in order along x.
+  for (std::size_t e = 1; e < 8; ++e) EXPECT_LT(a.footprints[e - 1].back(), a.footprints[e].front());
+  ASSERT_EQ(model.receivers.size(), 1u);
+  EXPECT_EQ(model.receivers[0].name, "probe");
+  EXPECT_EQ(model.receivers[0].footprints, a.footprints);
+  // Without fmc: no shots, every element fires at once.
+  EXPECT_TRUE(read(block + array()).shots.empty());
+  // Element names sort: zero-padded to N - 1's digits.
+  TransducerArray wide;
+  wide.name = "w";
+  wide.n_elements = 64;
+  EXPECT_EQ(wide.element_name(3), "w.03");
+}
+
+// The receiver's mean over three linear faces of 0.25 mm: the nodes weigh int N_a dA / A, ends
+// half an inside node.
+TEST(Arrays, ReceiverIsTheFootprintsMean) {
+  const Model model = read(block + array());
+  const std::vector<explicit_fe::History> histories = explicit_fe::make_histories(model, 1e-8);
+  ASSERT_EQ(histories.size(), 1u);
+  const explicit_fe::History& h = histories[0];
+  ASSERT_EQ(h.n_points(), 8);
+  for (const explicit_fe::Location& location : h.locations) {
+    ASSERT_EQ(location.nodes.size(), 4u);
+    const std::vector<double> want{1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0};
+    for (std::size_t a = 0; a < 4; ++a) EXPECT_NEAR(location.weights[a], want[a], 1e-14) << a;
+  }
+  // Its nodes are the footprint's: on the top face, 0.75 mm across about the element's centre.
+  for (std::size_t k = 0; k < 8; ++k) {
+    double lo = 1.0, hi = -1.0;
+    for (const Index node : h.locations[k].nodes) {
+      EXPECT_NEAR(model.mesh.node(node)[1], 0.015, 1e-15);
+      lo = std::min(lo, model.mesh.node(node)[0]);
+      hi = std::max(hi, model.mesh.node(node)[0]);
+    }
+    EXPECT_NEAR(hi - lo, 0.75e-3, 1e-12);
+    EXPECT_NEAR(0.5 * (hi + lo), h.positions[k][0], 1e-12);
+  }
+}
+
+TEST(Arrays, RefuseWhatCannotStandOnTheSurface) {
+  const auto fails = [&](const std::string& text) { return error_of([&] { (void)read(block + text); }); };
+  expect_contains(fails(array("", "1.5e-3")), {"m.toml:", "'width' 0.0015 m is above the pitch 0.001 m"});
+  expect_contains(fails(array("", "0.75e-3", "[0.015, 0.014]")),
+                  {"m.toml:", "array 'probe'", "is not on surface 'ymax'"});
+  expect_contains(fails(array("", "0.75e-3", "[0.002, 0.015]")),
+                  {"array 'probe': its element 0 centred at (-0.0015, 0.015) runs off surface 'ymax'"});
+  // Elements centred on nodes: the faces at their edges count whole, 4 of 0.25 mm for 0.75 mm.
+  {
+    const log::Quiet quiet;
+    (void)read(block + array("", "0.75e-3", "[0.015, 0.015]"));
+    const std::vector<std::string> warnings = log::take_warnings();
+    ASSERT_EQ(warnings.size(), 1u);
+    expect_contains(warnings[0], {"footprints are resolved by few faces (133.3"});
+  }
+  // 0.1 mm wide about a node, between two face centres: no face there.
+  expect_contains(fails(array("", "0.1e-3", "[0.015, 0.015]")),
+                  {"no face of surface 'ymax' has its centre within element 0", "refine the mesh"});
+  expect_contains(fails(array("direction = [0.0, 1.0]\n")), {"does not lie in surface 'ymax'"});
+  expect_contains(fails(array("length = 1e-3\n")), {"'length' is a 3D array's elevation"});
+  expect_contains(fails(array("fmc = 1\n")), {"fmc"});
+  expect_contains(fails("[[array]]\nname = \"probe\"\nelements = 0\nwidth = 1e-3\n"), {"'elements' is 0"});
+  expect_contains(fails("[[receiver]]\nname = \"probe\"\npositions = [[0.01, 0.01]]\n" + array()),
+                  {"receiver 'probe' exists already"});
+  expect_contains(fails(array() + array()), {"receiver 'probe' exists already"});
+  // 3D: an elevation is needed.
+  const std::string cube =
+      "[mesh]\ngenerator = \"box\"\nelement = \"hex8\"\nsize = [0.01, 0.01, 0.005]\ndivisions = [20, 20, 10]\n"
+      "[[material]]\nname = \"steel\"\ndensity = 7850.0\nyoungs_modulus = 210e9\npoisson_ratio = 0.3\n"
+      "[explicit]\nduration = 1e-6\n";
+  const std::string three_d = "[[array]]\nname = \"probe\"\nelements = 4\npitch = 1e-3\nwidth = 1e-3\n"
+                              "centre = [0.005, 0.005, 0.005]\nsurface = \"zmax\"\n"
+                              "signal = { kind = \"ricker\", frequency = 1e6 }\n";
+  expect_contains(error_of([&] { (void)read(cube + three_d); }), {"missing 'length'"});
+  expect_contains(error_of([&] {
+                    (void)read(cube + "[[transducer]]\nname = \"probe.1\"\nposition = [0.005, 0.005]\n"
+                                      "signal = { kind = \"ricker\", frequency = 1e6 }\n" +
+                               three_d + "length = 2e-3\n");
+                  }),
+                  {"array 'probe': its element 1 is transducer 'probe.1', a name m.toml:"});
+  const Model model = read(cube + three_d + "length = 2e-3\n");
+  const TransducerArray& a = model.arrays[0];
+  EXPECT_EQ(a.normal, (std::array<double, 3>{0.0, 0.0, -1.0}));
+  EXPECT_EQ(a.elevation, (std::array<double, 3>{0.0, -1.0, 0.0}));  // normal x direction
+  for (std::size_t e = 0; e < 4; ++e) {
+    EXPECT_EQ(a.footprints[e].size(), 8u);  // 2 x 4 faces of 0.5 mm
+    EXPECT_NEAR(a.areas[e], 2e-6, 1e-18);
+  }
+}
+
+// A-scan(i, j), the mean normal displacement of element j's footprint when element i fires, equals
+// A-scan(j, i): the discrete system is reciprocal (K and the lumped M symmetric, the load and the
+// receiver the same weights), so only rounding separates them.
+TEST(Arrays, FullMatrixCaptureIsReciprocal) {
+  const Model model = read(block + array("fmc = true\n"));
+  explicit_fe::RunOptions options;
+  options.backend = "serial";
+  const explicit_fe::ExplicitRun run = explicit_fe::run_explicit(model, options);
+  ASSERT_TRUE(run.ok()) << run.message;
+  ASSERT_EQ(run.shots.size(), 8u);
+  const auto scan = [&](std::size_t i, std::size_t j, std::size_t k) {
+    const explicit_fe::History& h = run.shots[i].at(0);
+    return -h.value(k, static_cast<Index>(j), explicit_fe::Quantity::Displacement, 1);  // along -y, into it
+  };
+  const std::size_t samples = run.shots[0].at(0).n_samples();
+  double peak = 0.0, worst = 0.0;
+  for (std::size_t i = 0; i < 8; ++i)
+    for (std::size_t j = 0; j < 8; ++j)
+      for (std::size_t k = 0; k < samples; ++k) {
+        peak = std::max(peak, std::abs(scan(i, j, k)));
+        worst = std::max(worst, std::abs(scan(i, j, k) - scan(j, i, k)));
+      }
+  EXPECT_GT(peak, 1e-12);  // it moves: 1 MPa over 0.75 mm of steel
+  // A criterion of 1e-6 of the peak; rounding alone leaves about 1e-13.
+  EXPECT_LT(worst, 1e-6 * peak);
+  // And the scans differ across pairs (a test that can fail): a neighbour is not the element itself.
+  double apart = 0.0;
+  for (std::size_t k = 0; k < samples; ++k) apart = std::max(apart, std::abs(scan(0, 0, k) - scan(0, 1, k)));
+  EXPECT_GT(apart, 0.1 * peak);
+}
+
+}  // namespace
+}  // namespace tremor

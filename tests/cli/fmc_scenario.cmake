@@ -54,3 +54,15 @@ tremor(0 export "${WORK}/whole.h5" -o "${WORK}/csv")
 check_output("${output}" "wrote [^ ]*probe\\.0\\.probe\\.csv" "wrote [^ ]*fmc\\.probe\\.csv")
 file(STRINGS "${WORK}/csv/fmc.probe.csv" header LIMIT_COUNT 1)
 check_output("${header}" "^time,t0_r0,t0_r1,.*,t7_r7$")
+
+# 5. The example made small (examples/array-tfm-2d): its capture less the sound block's, imaged in
+#    L-L, peaks at its shallower hole (2 mm left of the array's centre, 3 mm deep).
+tremor(0 run examples/array-tfm-2d/small.toml ${common} -o "${WORK}/small.h5")
+tremor(0 run examples/array-tfm-2d/sound.toml ${common} -o "${WORK}/sound.h5")
+tremor(0 image "${WORK}/small.h5" --tfm --baseline "${WORK}/sound.h5" --extent=-4e-3,4e-3,1e-3,8e-3 --pixel 1e-4)
+check_output("${output}" "tfm/probe/L-L: 81 x 71 pixels of 100 (u|µ)m, .* peak [0-9.e+-]+ at \\(-(1\\.9|2|2\\.1) mm, (2\\.9|3|3\\.1|3\\.2) mm\\)")
+tremor(nonzero image "${WORK}/small.h5" --tfm --baseline "${WORK}/whole.h5")
+check_output("${output}" "whole\\.h5: array 'probe' has other elements, samples or time step than in")
+tremor(0 info examples/array-tfm-2d/model.toml)
+check_output("${output}" "holes +3" "sdh10 +radius 500 (u|µ)m at \\(22 mm, 30 mm\\): [0-9]+ elements removed"
+             "probe +64 elements, pitch 600 (u|µ)m, 500 (u|µ)m wide")

@@ -234,17 +234,38 @@ void run_tfm(const ImageArgs& args) {
   }
   if (reader.status() != "complete")
     std::fprintf(stderr, "warning: %s: the run's status is '%s'\n", args.result.c_str(), reader.status().c_str());
+  std::optional<io::GridReader> baseline;
+  if (!args.baseline.empty()) {
+    const bool held = fs::equivalent(args.baseline, update.file(), error);
+    if (!held && io::locked_by_a_writer(args.baseline))
+      throw Error(str(args.baseline, ": another process is writing this baseline result file; try again once it has "
+                                     "ended"));
+    baseline.emplace(args.baseline, held);
+  }
   const fs::path folder = picture_folder(args);
   std::vector<io::StoredImage> images;
   std::vector<Picture> pictures;
   std::vector<std::string> lines;
   for (const std::string& name : names) {
-    const io::StoredFmc stored = reader.fmc(name);
+    io::StoredFmc stored = reader.fmc(name);
     const std::size_t n = stored.elements.size();
     const std::string what = str(args.result, ": array '", name, "'");
     if (stored.n_rows < n || std::any_of(stored.data.begin(), stored.data.end(), [](double v) { return std::isnan(v); }))
       throw Error(str(what, ": its capture is incomplete (the run stopped before every element fired); resume "
                             "the run (tremor run --resume) to complete it"));
+    if (baseline) {
+      // The same array's capture of the part without the defects: its A-scans subtracted.
+      const std::vector<std::string> theirs = baseline->fmc_names();
+      if (std::find(theirs.begin(), theirs.end(), name) == theirs.end())
+        throw Error(str(args.baseline, ": the baseline has no full-matrix capture of array '", name, "'"));
+      const io::StoredFmc base = baseline->fmc(name);
+      if (base.elements != stored.elements || base.n_samples != stored.n_samples || base.dt != stored.dt ||
+          base.n_rows != stored.n_rows)
+        throw Error(str(args.baseline, ": array '", name, "' has other elements, samples or time step than in ",
+                        args.result, ": a baseline is the same model without the defects, run with the same "
+                        "[explicit] time_step and duration"));
+      for (std::size_t k = 0; k < stored.data.size(); ++k) stored.data[k] -= base.data[k];
+    }
     imaging::Fmc fmc;
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     for (const auto& e : stored.elements) {
@@ -296,7 +317,7 @@ void run_tfm(const ImageArgs& args) {
       image.numbers = {{"peak", peak},         {"x_min", min[0]},           {"x_max", max[0]},
                        {"depth_min", min[1]},  {"depth_max", max[1]},       {"c_transmit", c_transmit},
                        {"c_receive", c_receive}, {"t0", fmc.t0}};
-      image.texts = {{"mode", mode}, {"array", name}};
+      image.texts = {{"mode", mode}, {"array", name}, {"baseline", args.baseline}};
       // The PNG in dB over --db, the surface at the top: rows from the shallowest down.
       imaging::GridMap shown = map;
       for (Index j = 0; j < nz; ++j)
@@ -324,6 +345,7 @@ void run_tfm(const ImageArgs& args) {
       pictures.push_back(std::move(picture));
     }
   }
+  baseline.reset();
   opened.reset();
   store(update, args.result, images, pictures, lines);
 }
@@ -446,8 +468,8 @@ void add_image_command(CLI::App& app) {
   cmd->add_option("--from", args->from, "the time window's start, s (default: the first sample)")->check(finite());
   cmd->add_option("--to", args->to, "the time window's end, s (default: the last sample)")->check(finite());
   cmd->add_option("--baseline", args->baseline,
-                  "a result file of the same model without the defect, run the same way: its traces are subtracted "
-                  "point by point before the envelopes");
+                  "a result file of the same model without the defect, run the same way: its traces (with --tfm, its "
+                  "capture's A-scans) are subtracted before the envelopes");
   cmd->add_option("--smooth", args->smooth,
                   "smooth the map by a Gaussian of this standard deviation, m, before the threshold (default 0: none)")
       ->check(within(0.0, 1.0));
@@ -483,7 +505,7 @@ void add_image_command(CLI::App& app) {
     for (const char* option : {"--array", "--mode", "--speeds", "--extent", "--pixel", "--db"})
       if (!args->tfm && cmd->count(option) > 0) throw Error(str(option, " goes with --tfm"));
     for (const char* option : {"--grid", "--shot", "--combine", "--quantity", "--component", "--from", "--to",
-                               "--baseline", "--smooth", "--threshold"})
+                               "--smooth", "--threshold"})
       if (args->tfm && cmd->count(option) > 0)
         throw Error(str(option, " maps receiver grids; --tfm images full-matrix captures"));
     run_image(*args);

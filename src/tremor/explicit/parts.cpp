@@ -143,17 +143,25 @@ std::vector<ModelPart> decompose_model(const Model& model, const partition::Deco
           if (owner[static_cast<std::size_t>(full.nodes[q])] != static_cast<int>(s)) continue;
           mine.nodes.push_back(local[static_cast<std::size_t>(full.nodes[q])]);
           mine.node_labels.push_back(full.node_labels[q]);
+        } else if (full.surface_means) {
+          // The share of the mean over the nodes this subdomain owns (HistoryMerge adds the shares).
+          const Location& where = full.locations[q];
+          Location mine_of = where;
+          mine_of.nodes.clear();
+          mine_of.weights.clear();
+          for (std::size_t a = 0; a < where.nodes.size(); ++a)
+            if (owner[static_cast<std::size_t>(where.nodes[a])] == static_cast<int>(s)) {
+              mine_of.nodes.push_back(local[static_cast<std::size_t>(where.nodes[a])]);
+              mine_of.weights.push_back(where.weights[a]);
+            }
+          if (mine_of.nodes.empty()) continue;
+          mine.positions.push_back(full.positions[q]);
+          mine.locations.push_back(std::move(mine_of));
         } else {
           const Location& where = full.locations[q];
           if (decomposition.element_domain[static_cast<std::size_t>(where.element)] != static_cast<int>(s)) continue;
           Location moved = where;
-          for (Index& node : moved.nodes) {
-            node = local[static_cast<std::size_t>(node)];
-            // Only a mean over faces (an array element's footprint) reaches beyond its element.
-            TREMOR_CHECK(node >= 0, full.origin, ": receiver '", full.name, "': its point ", p,
-                         " (an array element's footprint) lies across subdomains, which a decomposed run does not "
-                         "record yet; run the model on one domain (without --domains, --gpus or mpirun)");
-          }
+          for (Index& node : moved.nodes) node = local[static_cast<std::size_t>(node)];
           mine.positions.push_back(full.positions[q]);
           mine.locations.push_back(std::move(moved));
         }
@@ -204,11 +212,12 @@ PendingSample merge_pieces(std::span<const PendingSample* const> pieces,
     }
     TREMOR_CHECK(piece.step == whole.step, "the subdomains' pending samples are of steps ", whole.step, " and ",
                  piece.step);
+    // Added: a point split among pieces (HistoryMerge) is the sum of their shares.
     for (std::size_t j = 0; j < points[i]->size(); ++j)
       for (std::size_t c = 0; c < d; ++c) {
         const std::size_t to = static_cast<std::size_t>((*points[i])[j]) * d + c;
-        whole.before[to] = piece.before[j * d + c];
-        whole.at[to] = piece.at[j * d + c];
+        whole.before[to] += piece.before[j * d + c];
+        whole.at[to] += piece.at[j * d + c];
       }
   }
   return whole;
@@ -269,9 +278,13 @@ std::vector<PendingSample> HistoryMerge::split_pending(const std::vector<Pending
   TREMOR_CHECK(whole.size() == histories_.size(), "checkpoint holds ", whole.size(),
                " pending receiver samples; the model has ", histories_.size(), " histories");
   std::vector<PendingSample> pieces;
-  for (const Map& map : maps_[part])
-    pieces.push_back(split_piece(whole[static_cast<std::size_t>(map.history)], map.points,
-                                 histories_[static_cast<std::size_t>(map.history)].components()));
+  for (const Map& map : maps_[part]) {
+    const History& history = histories_[static_cast<std::size_t>(map.history)];
+    // A mean's shares are not in the whole: such histories record displacement, never pending.
+    TREMOR_CHECK(!history.surface_means || !whole[static_cast<std::size_t>(map.history)].active, "history '",
+                 history.name, "' of surface means has a pending sample to split among subdomains");
+    pieces.push_back(split_piece(whole[static_cast<std::size_t>(map.history)], map.points, history.components()));
+  }
   return pieces;
 }
 

@@ -557,6 +557,7 @@ std::vector<History> make_histories(const Model& model, double dt) {
         }
     } else if (!receiver.footprints.empty()) {
       // An array's elements: in a model with fluids, on the solid.
+      history.surface_means = true;
       for (std::size_t k = 0; k < receiver.footprints.size(); ++k) {
         history.positions.push_back(receiver.positions[k]);
         history.locations.push_back(footprint_location(mesh, receiver.footprints[k]));

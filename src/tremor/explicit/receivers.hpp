@@ -84,6 +84,10 @@ struct History {
   // Motion in a fluid, from its potential chi: u = grad chi / rho at each point by its location's
   // gradients (`locations` then filled at nodes too: each node in a fluid element holding it).
   bool potential = false;
+  // Each point a mean over surface faces (an array's footprints, model/array.hpp): a decomposed
+  // run splits a point among the subdomains owning its nodes, each recording its share of the
+  // weighted sum, and the merge adds the shares.
+  bool surface_means = false;
   int every_n_steps = 1;
 
   std::vector<double> times;   // per sample, s
@@ -117,6 +121,7 @@ struct History {
     out.dim = dim;
     out.quantities = quantities;
     out.potential = potential;
+    out.surface_means = surface_means;
     out.every_n_steps = every_n_steps;
     return out;
   }

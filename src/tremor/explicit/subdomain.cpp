@@ -54,9 +54,11 @@ void HistoryMerge::add(std::size_t part, std::size_t k, double time, std::span<c
   Staged& staged = open[sample - done];
   TREMOR_CHECK(in.size() == map.points.size() * point_size, "a sample of ", in.size(), " values for ",
                map.points.size(), " points of history '", to.name, "'");
+  // Added: a point split among parts (History::surface_means) is the sum of their shares; any
+  // other point has one part, and the sample starts at 0.
   for (std::size_t i = 0; i < map.points.size(); ++i)
-    std::copy_n(in.data() + i * point_size, point_size,
-                staged.values.data() + static_cast<std::size_t>(map.points[i]) * point_size);
+    for (std::size_t v = 0; v < point_size; ++v)
+      staged.values[static_cast<std::size_t>(map.points[i]) * point_size + v] += in[i * point_size + v];
   ++staged.count;
   // Samples complete in order: pass on those every part has filled.
   while (!open.empty() && open.front().count == n_parts_[h]) {

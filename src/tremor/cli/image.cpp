@@ -299,6 +299,28 @@ void run_tfm(const ImageArgs& args) {
     const Index nx = count(max[0] - min[0]), nz = count(max[1] - min[1]);
     if (static_cast<double>(nx) * static_cast<double>(nz) > 4e7)
       throw Error(str(what, ": ", nx, " x ", nz, " pixels of ", si(pixel), "m: too many; give a larger --pixel"));
+    // The true holes, outlined in the PNG: the pixels whose point of the part (the array's centre,
+    // x along it, z along the inward normal) lies in one, rows from the shallowest down.
+    std::vector<unsigned char> holes;
+    if (!stored.holes.empty()) {
+      holes.assign(static_cast<std::size_t>(nx * nz), 0);
+      for (Index j = 0; j < nz; ++j)
+        for (Index i = 0; i < nx; ++i) {
+          const double x = min[0] + (max[0] - min[0]) * static_cast<double>(i) / static_cast<double>(std::max<Index>(nx - 1, 1));
+          const double z = min[1] + (max[1] - min[1]) * static_cast<double>(j) / static_cast<double>(std::max<Index>(nz - 1, 1));
+          for (const io::StoredFmc::Hole& hole : stored.holes) {
+            std::array<double, 3> r{};
+            for (std::size_t d = 0; d < 3; ++d)
+              r[d] = stored.centre[d] + x * stored.direction[d] + z * stored.normal[d] - hole.centre[d];
+            if (stored.dimension == 3) {
+              const double along = r[0] * hole.axis[0] + r[1] * hole.axis[1] + r[2] * hole.axis[2];
+              for (std::size_t d = 0; d < 3; ++d) r[d] -= along * hole.axis[d];
+            }
+            if (r[0] * r[0] + r[1] * r[1] + r[2] * r[2] <= hole.radius * hole.radius)
+              holes[static_cast<std::size_t>((nz - 1 - j) * nx + i)] = 1;
+          }
+        }
+    }
     for (const std::string& mode : args.modes) {
       const double c_transmit = mode[0] == 'L' ? speed_l : speed_t;
       const double c_receive = mode[2] == 'L' ? speed_l : speed_t;
@@ -332,7 +354,7 @@ void run_tfm(const ImageArgs& args) {
       Picture picture;
       picture.path = folder / str(fs::path(args.result).stem().string(), ".tfm.", name, ".", mode, ".png");
       io::check_output_path(picture.path, "PNG image");
-      picture.pixels = imaging::render(shown, {}, scale);
+      picture.pixels = imaging::render(shown, holes, scale);
       picture.width = static_cast<std::size_t>(nx * scale);
       picture.height = static_cast<std::size_t>(nz * scale);
       const auto where = map.point(at);

@@ -132,6 +132,22 @@ void ResultFile::Impl::write_mesh(const Model& source) {
   }
   const std::array<hsize_t, 1> label_dims{static_cast<hsize_t>(n_nodes)};
   h5::write_int64(group.get(), "node_labels", mesh.node_labels, label_dims, file);
+  if (!source.holes.empty()) {
+    // The side-drilled holes cut from it (mesh/holes.hpp), for images to outline: centre, axis,
+    // radius.
+    std::vector<double> holes;
+    std::vector<std::string> names;
+    for (const Hole& hole : source.holes) {
+      holes.insert(holes.end(), hole.centre.begin(), hole.centre.end());
+      holes.insert(holes.end(), hole.axis.begin(), hole.axis.end());
+      holes.push_back(hole.radius);
+      names.push_back(hole.name);
+    }
+    const std::array<hsize_t, 2> hole_dims{source.holes.size(), 7};
+    h5::write_doubles(group.get(), "holes", holes, hole_dims, file);
+    Handle dataset = h5::open_dataset(group.get(), "holes", file);
+    h5::set_attribute(dataset.get(), "names", names, file);
+  }
 
   full_mesh.dim = dim;
   full_mesh.n_nodes = n_nodes;

@@ -137,6 +137,14 @@ StoredFmc GridReader::fmc(const std::string& name) const {
   out.n_rows = static_cast<std::size_t>(dims[0]);
   out.n_samples = static_cast<std::size_t>(dims[2]);
   out.data = h5::read_doubles(g, "data", file, where + "/data");
+  Handle mesh = h5::open_group(impl_->file.get(), "mesh", file);
+  if (H5Lexists(mesh.get(), "holes", H5P_DEFAULT) > 0) {
+    const std::vector<double> holes = h5::read_doubles(mesh.get(), "holes", file, "/mesh/holes");
+    TREMOR_CHECK(holes.size() % 7 == 0, file, ": /mesh/holes is not 7 values a hole");
+    for (std::size_t k = 0; k < holes.size(); k += 7)
+      out.holes.push_back({{holes[k], holes[k + 1], holes[k + 2]}, {holes[k + 3], holes[k + 4], holes[k + 5]},
+                           holes[k + 6]});
+  }
   return out;
 }
 

@@ -44,6 +44,12 @@ struct StoredFmc {
   std::size_t n_samples = 0;
   std::size_t n_rows = 0;    // transmitters written, of elements.size()
   std::vector<double> data;  // [n_rows][elements][n_samples], m
+  // The model's side-drilled holes (/mesh/holes): centre (m), axis, radius (m) each.
+  struct Hole {
+    std::array<double, 3> centre{0.0, 0.0, 0.0}, axis{0.0, 0.0, 1.0};
+    double radius = 0.0;
+  };
+  std::vector<Hole> holes;
 };
 
 class GridReader {

@@ -71,8 +71,13 @@ TEST(Arrays, BecomeTransducersLoadsAReceiverAndShots) {
   ASSERT_EQ(model.receivers.size(), 1u);
   EXPECT_EQ(model.receivers[0].name, "probe");
   EXPECT_EQ(model.receivers[0].footprints, a.footprints);
-  // Without fmc: no shots, every element fires at once.
+  // Without fmc: no shots, every element fires at once; or a [[shot]] fires some of them, after
+  // the capture's shots.
   EXPECT_TRUE(read(block + array()).shots.empty());
+  const Model some = read(block + array("fmc = true\n") + "[[shot]]\nname = \"pair\"\ntransducers = [\"probe.3\", \"probe.4\"]\n");
+  ASSERT_EQ(some.shots.size(), 9u);
+  EXPECT_EQ(some.shots[8].name, "pair");
+  EXPECT_TRUE(some.shots[8].array.empty());
   // Element names sort: zero-padded to N - 1's digits.
   TransducerArray wide;
   wide.name = "w";

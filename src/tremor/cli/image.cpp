@@ -264,6 +264,8 @@ void run_tfm(const ImageArgs& args) {
         throw Error(str(args.baseline, ": array '", name, "' has other elements, samples or time step than in ",
                         args.result, ": a baseline is the same model without the defects, run with the same "
                         "[explicit] time_step and duration"));
+      if (std::any_of(base.data.begin(), base.data.end(), [](double v) { return std::isnan(v); }))
+        throw Error(str(args.baseline, ": array '", name, "': the baseline's capture is incomplete; resume its run"));
       for (std::size_t k = 0; k < stored.data.size(); ++k) stored.data[k] -= base.data[k];
     }
     imaging::Fmc fmc;
@@ -279,7 +281,7 @@ void run_tfm(const ImageArgs& args) {
     fmc.t0 = stored.t0 - stored.signal_peak;
     fmc.dt = stored.dt;
     fmc.n_samples = stored.n_samples;
-    fmc.data = stored.data;
+    fmc.data = std::move(stored.data);
     const double speed_l = args.speeds.empty() ? stored.longitudinal_speed : args.speeds[0];
     const double speed_t = args.speeds.empty() ? stored.shear_speed : args.speeds[1];
     if (!std::isfinite(speed_l) || !std::isfinite(speed_t))

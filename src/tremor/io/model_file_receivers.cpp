@@ -246,7 +246,6 @@ void read_excitation(const Table& root, Model& model, const std::string& base_di
   for (Table table : root.tables("traction"))
     model.surface_loads.push_back(read_traction(table, model.mesh, base_dir, signal_optional));
   for (Table table : root.tables("transducer")) add_transducer(model, read_transducer(table, bounds, base_dir));
-  for (Table table : root.tables("shot")) add_shot(model, read_shot(table));
   for (const Table& table : root.tables("body_force")) model.body_forces.push_back(read_body_force(table, model.mesh));
   for (Table table : root.tables("prescribed_displacement"))
     model.prescribed.push_back(read_prescribed(table, model.mesh, base_dir, signal_optional));
@@ -258,8 +257,10 @@ void read_excitation(const Table& root, Model& model, const std::string& base_di
       table.fail("name", str("receiver '", receiver.name, "' is already defined at line ", first->second));
     model.receivers.push_back(std::move(receiver));
   }
-  // After the receivers, whose names its receiver must not take.
+  // After the receivers, whose names its receiver must not take, and before the shots, which may
+  // fire its elements.
   for (Table table : root.tables("array")) add_array(model, read_array(table, model.mesh, bounds, base_dir));
+  for (Table table : root.tables("shot")) add_shot(model, read_shot(table));
   if (!model.shots.empty())
     for (const TransducerArray& a : model.arrays)
       if (!a.fmc && std::none_of(model.transducers.begin(), model.transducers.end(), [&](const Transducer& t) {

@@ -79,7 +79,7 @@ void add_array(Model& model, TransducerArray array) {
   for (double& c : outward) c /= total;
   for (std::size_t f = 0; f < faces.size(); ++f) {
     const double size = norm(shapes[f].normal);
-    // A kink of 0.06 degrees or more: not one plane (a flat surface's faces agree to rounding).
+    // A kink of about 0.1 degree or more: not one plane (a flat surface's faces agree to rounding).
     TREMOR_CHECK(size > 0.0 && dot(shapes[f].normal, outward) >= size * (1.0 - 1e-6), at, ": surface '",
                  array.surface, "' is not flat (its face at ", format_vec(shapes[f].centre, dim),
                  " turns away from the others); an array stands on a flat surface");
@@ -165,9 +165,10 @@ void add_array(Model& model, TransducerArray array) {
   // Faces far larger than the elements cut their footprints coarsely: say so once.
   const auto [smallest, largest] = std::minmax_element(array.areas.begin(), array.areas.end());
   if (*smallest < 0.8 * nominal || *largest > 1.2 * nominal)
-    log::warn(str(at, ": its elements' footprints are resolved by few faces (", *smallest / nominal * 100.0, " to ",
-                  *largest / nominal * 100.0, "% of the element's area); each pushes with its nominal force, but "
-                  "a finer mesh under the array places it better"));
+    log::warn(str(at, ": its elements' footprints are resolved by few faces (",
+                  std::round(*smallest / nominal * 1000.0) / 10.0, " to ", std::round(*largest / nominal * 1000.0) / 10.0,
+                  "% of the element's area); each pushes with its nominal force, but a finer mesh under the array "
+                  "places it better"));
 
   // Names: the receiver's, and each element's transducer and shot.
   for (const Receiver& r : model.receivers)

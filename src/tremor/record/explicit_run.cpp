@@ -394,7 +394,9 @@ class ResultWriter final : public ex::Observer {
     const std::vector<double> values = file_.read_values(id->second);
     const std::size_t n = static_cast<std::size_t>(history->n_points()), samples = h.n_samples;
     const auto dim = static_cast<std::size_t>(history->dim);
-    if (values.size() != samples * n * dim) return;  // (displacement alone: one quantity)
+    TREMOR_CHECK(values.size() == samples * n * dim, file_.path().string(), ": history '", shot.array, "' of shot '",
+                 shot.name, "' holds ", values.size(), " values, not the displacement of ", n, " points at ", samples,
+                 " samples");
     std::vector<double> row(n * samples);
     for (std::size_t k = 0; k < samples; ++k)
       for (std::size_t j = 0; j < n; ++j) {

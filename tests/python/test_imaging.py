@@ -88,3 +88,18 @@ def test_a_simulated_capture_reads_back_reciprocal_and_images(tmp_path):
     z, x = np.unravel_index(np.argmax(image), image.shape)
     # The back wall at 15 mm (pixels of 0.1 mm; a quarter of the 6 mm wavelength).
     assert abs(10e-3 + z * 0.1e-3 - 15e-3) < 1.5e-3
+
+
+def test_the_holes_are_kept_for_the_images(tmp_path):
+    """examples/array-tfm-2d/small.toml: its two side-drilled holes in /mesh/holes (centre, axis,
+    radius), which tremor image --tfm outlines, with their names."""
+    import os
+    root = os.environ.get("TREMOR_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+    model = os.path.join(root, "examples", "array-tfm-2d", "small.toml")
+    out = tmp_path / "small.h5"
+    assert tremor.run(tremor.Model.load(model), backend="openmp", output=out).status == "complete"
+    with tremor.open(out) as result:
+        holes = result.h5["mesh/holes"][()]
+        assert [str(n) for n in result.h5["mesh/holes"].attrs["names"]] == ["sdh3", "sdh5"]
+        np.testing.assert_allclose(holes[:, :2], [[0.006, 0.007], [0.01, 0.0045]], atol=1e-15)
+        np.testing.assert_allclose(holes[:, 6], [0.2e-3, 0.2e-3])

@@ -57,7 +57,7 @@ struct TransducerArray {
 // Adds `array` to `model` with what it becomes: per element a transducer (Transducer::array set)
 // and a surface load, the receiver named after the array recording each footprint's mean
 // displacement, and with `fmc` a shot per element (Shot::array and Shot::transmitter set), after
-// the model's own shots. Throws tremor::Error naming array.origin: a count below 1 or above 4096,
+// the shots the model has (the model file adds its [[shot]]s after its arrays). Throws tremor::Error naming array.origin: a count below 1 or above 4096,
 // a width or pitch not positive and finite, elements that overlap (width above the pitch), an
 // elevation in 2D or none in 3D, a surface the mesh lacks or that is not flat, a direction not
 // along it, a centre off it, an element running off it or over no face centre, a name a receiver,

@@ -159,27 +159,27 @@ void write_images(const std::filesystem::path& result, const std::vector<StoredI
                    named.name, "' of ", named.values.size(), " values on ", named.nx, " x ", named.ny, " points");
       // A name with '/' lies in groups under /images (tfm/<array>/<mode>): made as needed.
       Handle parent = h5::open_group(group.get(), ".", file);
-      StoredImage image = named;
-      for (std::size_t slash = image.name.find('/'); slash != std::string::npos; slash = image.name.find('/')) {
-        const std::string folder = image.name.substr(0, slash);
+      std::string leaf = named.name;
+      for (std::size_t slash = leaf.find('/'); slash != std::string::npos; slash = leaf.find('/')) {
+        const std::string folder = leaf.substr(0, slash);
         parent = H5Lexists(parent.get(), folder.c_str(), H5P_DEFAULT) > 0 ? h5::open_group(parent.get(), folder, file)
                                                                           : h5::create_group(parent.get(), folder, file);
-        image.name.erase(0, slash + 1);
+        leaf.erase(0, slash + 1);
       }
       const hid_t at = parent.get();
-      const std::string partial = image.name + ".partial";
+      const std::string partial = leaf + ".partial";
       if (H5Lexists(at, partial.c_str(), H5P_DEFAULT) > 0)
         h5::check(H5Ldelete(at, partial.c_str(), H5P_DEFAULT), file, "cannot remove " + partial);
-      const std::array<hsize_t, 2> dims{static_cast<hsize_t>(image.ny), static_cast<hsize_t>(image.nx)};
-      h5::write_doubles(at, partial, image.values, dims, file);
+      const std::array<hsize_t, 2> dims{static_cast<hsize_t>(named.ny), static_cast<hsize_t>(named.nx)};
+      h5::write_doubles(at, partial, named.values, dims, file);
       {
         Handle dataset = h5::open_dataset(at, partial, file);
-        for (const auto& [key, value] : image.numbers) h5::set_attribute(dataset.get(), key.c_str(), value, file);
-        for (const auto& [key, value] : image.texts) h5::set_attribute(dataset.get(), key.c_str(), value, file);
+        for (const auto& [key, value] : named.numbers) h5::set_attribute(dataset.get(), key.c_str(), value, file);
+        for (const auto& [key, value] : named.texts) h5::set_attribute(dataset.get(), key.c_str(), value, file);
       }
-      if (H5Lexists(at, image.name.c_str(), H5P_DEFAULT) > 0)
-        h5::check(H5Ldelete(at, image.name.c_str(), H5P_DEFAULT), file, "cannot replace image " + named.name);
-      h5::check(H5Lmove(at, partial.c_str(), at, image.name.c_str(), H5P_DEFAULT, H5P_DEFAULT), file,
+      if (H5Lexists(at, leaf.c_str(), H5P_DEFAULT) > 0)
+        h5::check(H5Ldelete(at, leaf.c_str(), H5P_DEFAULT), file, "cannot replace image " + named.name);
+      h5::check(H5Lmove(at, partial.c_str(), at, leaf.c_str(), H5P_DEFAULT, H5P_DEFAULT), file,
                 "cannot name image " + named.name);
     }
   }

@@ -213,6 +213,51 @@ fs::path picture_folder(const ImageArgs& args) {
   return args.output_dir;
 }
 
+// The true holes, outlined in a TFM image's PNG: the pixels of an nx x nz grid from `min` to `max`
+// whose point of the part (the array's centre, x along it, z along the inward normal) lies in one,
+// rows from the shallowest down; empty without holes.
+std::vector<unsigned char> hole_outline(const io::StoredFmc& stored, Index nx, Index nz, const std::array<double, 2>& min,
+                                        const std::array<double, 2>& max) {
+  std::vector<unsigned char> holes;
+  if (stored.holes.empty()) return holes;
+  holes.assign(static_cast<std::size_t>(nx * nz), 0);
+  for (Index j = 0; j < nz; ++j)
+    for (Index i = 0; i < nx; ++i) {
+      const double x = min[0] + (max[0] - min[0]) * static_cast<double>(i) / static_cast<double>(std::max<Index>(nx - 1, 1));
+      const double z = min[1] + (max[1] - min[1]) * static_cast<double>(j) / static_cast<double>(std::max<Index>(nz - 1, 1));
+      for (const io::StoredFmc::Hole& hole : stored.holes) {
+        std::array<double, 3> r{};
+        for (std::size_t d = 0; d < 3; ++d)
+          r[d] = stored.centre[d] + x * stored.direction[d] + z * stored.normal[d] - hole.centre[d];
+        if (stored.dimension == 3) {
+          const double along = r[0] * hole.axis[0] + r[1] * hole.axis[1] + r[2] * hole.axis[2];
+          for (std::size_t d = 0; d < 3; ++d) r[d] -= along * hole.axis[d];
+        }
+        if (r[0] * r[0] + r[1] * r[1] + r[2] * r[2] <= hole.radius * hole.radius)
+          holes[static_cast<std::size_t>((nz - 1 - j) * nx + i)] = 1;
+      }
+    }
+  return holes;
+}
+
+// Subtracts the baseline's capture of array `name` (the same model without the defects) from
+// `stored`, A-scan by A-scan; refused where it is missing, incomplete or sampled otherwise.
+void subtract_baseline(const ImageArgs& args, const io::GridReader& baseline, const std::string& name,
+                       io::StoredFmc& stored) {
+  const std::vector<std::string> theirs = baseline.fmc_names();
+  if (std::find(theirs.begin(), theirs.end(), name) == theirs.end())
+    throw Error(str(args.baseline, ": the baseline has no full-matrix capture of array '", name, "'"));
+  const io::StoredFmc base = baseline.fmc(name);
+  if (base.elements != stored.elements || base.n_samples != stored.n_samples || base.dt != stored.dt ||
+      base.n_rows != stored.n_rows)
+    throw Error(str(args.baseline, ": array '", name, "' has other elements, samples or time step than in ",
+                    args.result, ": a baseline is the same model without the defects, run with the same "
+                    "[explicit] time_step and duration"));
+  if (std::any_of(base.data.begin(), base.data.end(), [](double v) { return std::isnan(v); }))
+    throw Error(str(args.baseline, ": array '", name, "': the baseline's capture is incomplete; resume its run"));
+  for (std::size_t k = 0; k < stored.data.size(); ++k) stored.data[k] -= base.data[k];
+}
+
 // tremor image --tfm: each selected array's capture focused in each mode over a pixel grid in the
 // array's plane, x along the array from its centre and z the depth under the surface (docs/imaging.md).
 void run_tfm(const ImageArgs& args) {
@@ -253,21 +298,7 @@ void run_tfm(const ImageArgs& args) {
     if (stored.n_rows < n || std::any_of(stored.data.begin(), stored.data.end(), [](double v) { return std::isnan(v); }))
       throw Error(str(what, ": its capture is incomplete (the run stopped before every element fired); resume "
                             "the run (tremor run --resume) to complete it"));
-    if (baseline) {
-      // The same array's capture of the part without the defects: its A-scans subtracted.
-      const std::vector<std::string> theirs = baseline->fmc_names();
-      if (std::find(theirs.begin(), theirs.end(), name) == theirs.end())
-        throw Error(str(args.baseline, ": the baseline has no full-matrix capture of array '", name, "'"));
-      const io::StoredFmc base = baseline->fmc(name);
-      if (base.elements != stored.elements || base.n_samples != stored.n_samples || base.dt != stored.dt ||
-          base.n_rows != stored.n_rows)
-        throw Error(str(args.baseline, ": array '", name, "' has other elements, samples or time step than in ",
-                        args.result, ": a baseline is the same model without the defects, run with the same "
-                        "[explicit] time_step and duration"));
-      if (std::any_of(base.data.begin(), base.data.end(), [](double v) { return std::isnan(v); }))
-        throw Error(str(args.baseline, ": array '", name, "': the baseline's capture is incomplete; resume its run"));
-      for (std::size_t k = 0; k < stored.data.size(); ++k) stored.data[k] -= base.data[k];
-    }
+    if (baseline) subtract_baseline(args, *baseline, name, stored);
     imaging::Fmc fmc;
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     for (const auto& e : stored.elements) {
@@ -301,28 +332,7 @@ void run_tfm(const ImageArgs& args) {
     const Index nx = count(max[0] - min[0]), nz = count(max[1] - min[1]);
     if (static_cast<double>(nx) * static_cast<double>(nz) > 4e7)
       throw Error(str(what, ": ", nx, " x ", nz, " pixels of ", si(pixel), "m: too many; give a larger --pixel"));
-    // The true holes, outlined in the PNG: the pixels whose point of the part (the array's centre,
-    // x along it, z along the inward normal) lies in one, rows from the shallowest down.
-    std::vector<unsigned char> holes;
-    if (!stored.holes.empty()) {
-      holes.assign(static_cast<std::size_t>(nx * nz), 0);
-      for (Index j = 0; j < nz; ++j)
-        for (Index i = 0; i < nx; ++i) {
-          const double x = min[0] + (max[0] - min[0]) * static_cast<double>(i) / static_cast<double>(std::max<Index>(nx - 1, 1));
-          const double z = min[1] + (max[1] - min[1]) * static_cast<double>(j) / static_cast<double>(std::max<Index>(nz - 1, 1));
-          for (const io::StoredFmc::Hole& hole : stored.holes) {
-            std::array<double, 3> r{};
-            for (std::size_t d = 0; d < 3; ++d)
-              r[d] = stored.centre[d] + x * stored.direction[d] + z * stored.normal[d] - hole.centre[d];
-            if (stored.dimension == 3) {
-              const double along = r[0] * hole.axis[0] + r[1] * hole.axis[1] + r[2] * hole.axis[2];
-              for (std::size_t d = 0; d < 3; ++d) r[d] -= along * hole.axis[d];
-            }
-            if (r[0] * r[0] + r[1] * r[1] + r[2] * r[2] <= hole.radius * hole.radius)
-              holes[static_cast<std::size_t>((nz - 1 - j) * nx + i)] = 1;
-          }
-        }
-    }
+    const std::vector<unsigned char> holes = hole_outline(stored, nx, nz, min, max);
     for (const std::string& mode : args.modes) {
       const double c_transmit = mode[0] == 'L' ? speed_l : speed_t;
       const double c_receive = mode[2] == 'L' ? speed_l : speed_t;

@@ -37,10 +37,10 @@ std::string TransducerArray::element_name(Index k) const {
   return str(name, ".", digits);
 }
 
-void add_array(Model& model, TransducerArray array) {
-  const Mesh& mesh = model.mesh;
-  const int dim = mesh.dim();
-  const std::string at = str(array.origin.empty() ? model.source : array.origin, ": array '", array.name, "'");
+namespace {
+
+// Refuses, naming the array (`at`), a layout that cannot be: counts, lengths, overlaps.
+void check_layout(const TransducerArray& array, int dim, const std::string& at) {
   TREMOR_CHECK(!array.name.empty(), at, ": an array needs a name");
   TREMOR_CHECK(array.n_elements >= 1 && array.n_elements <= 4096, at, " has ", array.n_elements,
                " elements; expected 1 to 4096");
@@ -62,6 +62,76 @@ void add_array(Model& model, TransducerArray array) {
   TREMOR_CHECK(array.every_n_steps >= 1, at, " records every ", array.every_n_steps, " steps; expected at least 1");
   for (const double c : array.centre) TREMOR_CHECK(std::isfinite(c), at, ": its centre is not finite");
 
+}
+// What `array` becomes in `model`: its receiver, each element's transducer and surface load (the
+// pressure that makes `amplitude` over the `nominal` footprint), and with fmc its shots.
+void add_elements(Model& model, const TransducerArray& array, double nominal, const std::string& at) {
+  // Names: the receiver's, and each element's transducer and shot.
+  for (const Receiver& r : model.receivers)
+    TREMOR_CHECK(r.name != array.name, at, ": receiver '", array.name, "' exists already (", r.origin,
+                 "); the array's receiver takes its name");
+  for (Index k = 0; k < array.n_elements; ++k) {
+    const std::string name = array.element_name(k);
+    for (const Transducer& t : model.transducers)
+      TREMOR_CHECK(t.name != name, at, ": its element ", k, " is transducer '", name, "', a name ", t.origin,
+                   " has already");
+    if (array.fmc)
+      for (const Shot& shot : model.shots)
+        TREMOR_CHECK(shot.name != name, at, ": its element ", k, " fires in shot '", name, "', a name ", shot.origin,
+                     " has already");
+  }
+
+  Receiver receiver;
+  receiver.name = array.name;
+  receiver.origin = array.origin;
+  receiver.positions = array.element_centres;
+  receiver.footprints = array.footprints;
+  receiver.every_n_steps = array.every_n_steps;
+  model.receivers.push_back(std::move(receiver));
+  for (Index k = 0; k < array.n_elements; ++k) {
+    const auto e = static_cast<std::size_t>(k);
+    Transducer t;
+    t.name = array.element_name(k);
+    t.mode = Transducer::Mode::ArrayElement;
+    t.position = array.element_centres[e];
+    t.amplitude = array.amplitude;
+    t.signal = array.signal;
+    t.delay = array.delay;
+    t.surface = array.surface;
+    t.origin = array.origin;
+    t.array = array.name;
+    t.faces.push_back(array.footprints[e].size());
+    t.area = array.areas[e];
+    SurfaceLoad load;
+    load.name = t.name;
+    load.surface = array.surface;
+    load.faces = array.footprints[e];
+    load.pressure = array.amplitude * nominal / array.areas[e];  // positive: into the part
+    load.signal = array.signal;
+    load.delay = array.delay;
+    load.origin = array.origin;
+    load.transducer = t.name;
+    model.surface_loads.push_back(std::move(load));
+    if (array.fmc) {
+      Shot shot;
+      shot.name = t.name;
+      shot.transducers = {t.name};
+      shot.origin = array.origin;
+      shot.array = array.name;
+      shot.transmitter = k;
+      model.shots.push_back(std::move(shot));
+    }
+    model.transducers.push_back(std::move(t));
+  }
+}
+
+}  // namespace
+
+void add_array(Model& model, TransducerArray array) {
+  const Mesh& mesh = model.mesh;
+  const int dim = mesh.dim();
+  const std::string at = str(array.origin.empty() ? model.source : array.origin, ": array '", array.name, "'");
+  check_layout(array, dim, at);
   // The surface: it must be flat (one normal), its faces' normals summed for the outward one.
   const auto set = mesh.face_sets.find(array.surface);
   TREMOR_CHECK(set != mesh.face_sets.end() && !set->second.empty(), at, ": the mesh has no surface '",
@@ -170,63 +240,7 @@ void add_array(Model& model, TransducerArray array) {
                   "% of the element's area); each pushes with its nominal force, but a finer mesh under the array "
                   "places it better"));
 
-  // Names: the receiver's, and each element's transducer and shot.
-  for (const Receiver& r : model.receivers)
-    TREMOR_CHECK(r.name != array.name, at, ": receiver '", array.name, "' exists already (", r.origin,
-                 "); the array's receiver takes its name");
-  for (Index k = 0; k < array.n_elements; ++k) {
-    const std::string name = array.element_name(k);
-    for (const Transducer& t : model.transducers)
-      TREMOR_CHECK(t.name != name, at, ": its element ", k, " is transducer '", name, "', a name ", t.origin,
-                   " has already");
-    if (array.fmc)
-      for (const Shot& shot : model.shots)
-        TREMOR_CHECK(shot.name != name, at, ": its element ", k, " fires in shot '", name, "', a name ", shot.origin,
-                     " has already");
-  }
-
-  Receiver receiver;
-  receiver.name = array.name;
-  receiver.origin = array.origin;
-  receiver.positions = array.element_centres;
-  receiver.footprints = array.footprints;
-  receiver.every_n_steps = array.every_n_steps;
-  model.receivers.push_back(std::move(receiver));
-  for (Index k = 0; k < array.n_elements; ++k) {
-    const auto e = static_cast<std::size_t>(k);
-    Transducer t;
-    t.name = array.element_name(k);
-    t.mode = Transducer::Mode::ArrayElement;
-    t.position = array.element_centres[e];
-    t.amplitude = array.amplitude;
-    t.signal = array.signal;
-    t.delay = array.delay;
-    t.surface = array.surface;
-    t.origin = array.origin;
-    t.array = array.name;
-    t.faces.push_back(array.footprints[e].size());
-    t.area = array.areas[e];
-    SurfaceLoad load;
-    load.name = t.name;
-    load.surface = array.surface;
-    load.faces = array.footprints[e];
-    load.pressure = array.amplitude * nominal / array.areas[e];  // positive: into the part
-    load.signal = array.signal;
-    load.delay = array.delay;
-    load.origin = array.origin;
-    load.transducer = t.name;
-    model.surface_loads.push_back(std::move(load));
-    if (array.fmc) {
-      Shot shot;
-      shot.name = t.name;
-      shot.transducers = {t.name};
-      shot.origin = array.origin;
-      shot.array = array.name;
-      shot.transmitter = k;
-      model.shots.push_back(std::move(shot));
-    }
-    model.transducers.push_back(std::move(t));
-  }
+  add_elements(model, array, nominal, at);
   model.arrays.push_back(std::move(array));
 }
 

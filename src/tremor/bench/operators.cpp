@@ -300,6 +300,7 @@ struct PartitionRecord {
 struct Case {
   std::string problem, ordering, operator_name, precision;
   Index dofs = 0;
+  int shots = 1;  // stepped together (CentralDifference's columns): DOF-steps count every shot's
   int steps = 0;
   double operator_seconds = 0.0, setup_seconds = 0.0, seconds = 0.0;
   std::size_t operator_bytes = 0, counted_bytes = 0;  // per step
@@ -308,7 +309,7 @@ struct Case {
   std::string details;                                // the operator's storage (padding)
   std::optional<PartitionRecord> partition;
   double ms_per_step() const { return 1e3 * seconds / steps; }
-  double gdof_steps() const { return 1e-9 * double(dofs) * steps / seconds; }
+  double gdof_steps() const { return 1e-9 * double(dofs) * shots * steps / seconds; }
   double gbytes_per_second() const { return 1e-9 * double(counted_bytes) * steps / seconds; }
   double flops_per_second() const { return flops * steps / seconds; }
   double percent_of_peak(double peak) const { return 100.0 * flops_per_second() / peak; }
@@ -415,7 +416,7 @@ std::unique_ptr<op::Operator<Real>> build_operator(const OperatorChoice& choice,
 
 template <class Real>
 void time_case(const OperatorChoice& choice, const Exec& exec, const CaseInputs& in, const OperatorArgs& args,
-               Case& c) {
+               Case& c, int shots) {
   const Model& model = in.model;
   const std::size_t held_before = exec.account().usage(exec.space()).current;
   const auto setup = Clock::now();
@@ -423,26 +424,33 @@ void time_case(const OperatorChoice& choice, const Exec& exec, const CaseInputs&
   exec.synchronize();
   c.operator_seconds = seconds_since(setup);
   const int dim = model.mesh.dim();
-  explicit_fe::CentralDifference<Real> scheme(exec, *stiffness, in.mass, {}, in.dt, {}, dim);
-  std::vector<Real> u0(static_cast<std::size_t>(stiffness->n_dofs())), v0(u0.size(), Real(0));
-  // A smooth field, so the values are neither zero nor denormal.
+  explicit_fe::CentralDifference<Real> scheme(exec, *stiffness, in.mass, {}, in.dt, {}, dim, shots);
+  // A smooth field, so the values are neither zero nor denormal; every shot's the same, shifted.
+  std::vector<Real> u0(static_cast<std::size_t>(scheme.field_size()));
   for (Index i = 0; i < model.mesh.n_nodes(); ++i)
     for (int d = 0; d < dim; ++d)
-      u0[static_cast<std::size_t>(i * dim + d)] = static_cast<Real>(1e-9 * std::sin(1e3 * model.mesh.node(i)[d] + d));
-  scheme.set_initial_conditions(u0, v0);
+      for (int s = 0; s < shots; ++s)
+        u0[static_cast<std::size_t>((i * dim + d) * shots + s)] =
+            static_cast<Real>(1e-9 * std::sin(1e3 * model.mesh.node(i)[d] + d + s));
+  scheme.set_state(u0, u0, 0);
   exec.synchronize();
   c.setup_seconds = seconds_since(setup);
   c.dofs = stiffness->n_dofs();
+  c.shots = shots;
   c.operator_bytes = stiffness->bytes();
   c.details = stiffness->details();
   // Per DOF: the apply reads u and writes K u; the update (undamped, unloaded) reads K u, U_prev and
   // U_curr, writes U_next and, for an operator that adds into K u, zeroes it; A is read per node
   // (per DOF where a node's components differ).
+  // Shots stepped together: the vectors of each, the operator's data once where it fuses them (else
+  // once per shot), A once.
   const std::size_t vectors = stiffness->adds() ? 7 : 6;
-  c.counted_bytes = c.operator_bytes + vectors * static_cast<std::size_t>(c.dofs) * sizeof(Real) +
+  const auto each = static_cast<std::size_t>(shots);
+  c.counted_bytes = c.operator_bytes * (shots > 1 && !stiffness->fuses_batch() ? each : 1) +
+                    each * vectors * static_cast<std::size_t>(c.dofs) * sizeof(Real) +
                     static_cast<std::size_t>(c.dofs / scheme.coefficient_dofs()) * sizeof(Real);
   // The fused update: a (0 - K u) + c' u_prev + k'' u_curr, 6 flops per DOF.
-  if (stiffness->flops() > 0.0) c.flops = stiffness->flops() + 6.0 * double(c.dofs);
+  if (stiffness->flops() > 0.0) c.flops = double(shots) * (stiffness->flops() + 6.0 * double(c.dofs));
   const std::size_t held = exec.account().usage(exec.space()).current;
   c.device_bytes = held > held_before ? held - held_before : 0;
   // `warmup` untimed steps, then runs of `steps` steps.
@@ -713,23 +721,26 @@ struct OperatorBench {
   // One operator in one precision timed, printed and recorded, or its failure.
   void run_case(const std::string& name, const std::string& ordering, const OperatorChoice& choice,
                 const std::string& precision, const CaseInputs& inputs) {
-    Case c;
-    c.problem = name;
-    c.ordering = ordering;
-    c.operator_name = choice.name;
-    c.precision = precision;
-    try {
-      if (precision == "float")
-        time_case<float>(choice, exec, inputs, args, c);
-      else
-        time_case<double>(choice, exec, inputs, args, c);
-    } catch (const std::exception& e) {
-      std::printf("  %-19s %-6s failed: %s\n", choice.name.c_str(), precision.c_str(), e.what());
-      failures.push_back({name, ordering, choice.name, precision, e.what()});
-      return;
+    // One shot; with --shots K, K stepped together as well.
+    for (const int shots : args.shots > 1 ? std::vector<int>{1, args.shots} : std::vector<int>{1}) {
+      Case c;
+      c.problem = name;
+      c.ordering = ordering;
+      c.operator_name = choice.name;
+      c.precision = precision;
+      try {
+        if (precision == "float")
+          time_case<float>(choice, exec, inputs, args, c, shots);
+        else
+          time_case<double>(choice, exec, inputs, args, c, shots);
+      } catch (const std::exception& e) {
+        std::printf("  %-19s %-6s failed: %s\n", choice.name.c_str(), precision.c_str(), e.what());
+        failures.push_back({name, ordering, choice.name, precision, e.what()});
+        return;
+      }
+      print_case(c);
+      cases.push_back(c);
     }
-    print_case(c);
-    cases.push_back(c);
   }
 
   void print_case(const Case& c) const {
@@ -739,6 +750,11 @@ struct OperatorBench {
                 name, precision, c.ms_per_step(), c.gdof_steps(), c.gbytes_per_second(),
                 percent_of_copy(c.gbytes_per_second(), copy), c.setup_seconds, c.details.empty() ? "" : "  ",
                 c.details.c_str());
+    if (c.shots > 1) {
+      const Case* alone = find_case(c, c.ordering, c.operator_name, 1);
+      std::printf("  %-19s %-6s %d shots stepped together: %.2fx the DOF-steps/s of one after another\n", "", "",
+                  c.shots, alone ? c.gdof_steps() / alone->gdof_steps() : 0.0);
+    }
     if (c.flops > 0.0)
       std::printf("  %-19s %-6s %.0f flops/DOF-step, %.3g TFLOP/s (%s%% of the multiply-add peak), %.1f%% of "
                   "the roofline; %.0f B of device memory per DOF\n",
@@ -756,10 +772,11 @@ struct OperatorBench {
 
   // --- the report -----------------------------------------------------------------------------------
   // The case of `operator_name` in `ordering` on c's problem and precision, null when it did not run.
-  const Case* find_case(const Case& c, const std::string& ordering, const std::string& operator_name) const {
+  const Case* find_case(const Case& c, const std::string& ordering, const std::string& operator_name,
+                        int shots = 1) const {
     for (const Case& b : cases)
       if (b.operator_name == operator_name && b.problem == c.problem && b.ordering == ordering &&
-          b.precision == c.precision)
+          b.precision == c.precision && b.shots == shots)
         return &b;
     return nullptr;
   }
@@ -830,7 +847,8 @@ struct OperatorBench {
       const double percent = percent_of_copy(c.gbytes_per_second(), copy);
       const double roofline = c.percent_of_roofline(copy.bytes_per_second(), peak(c));
       entries.next() << "{\"problem\": " << json_string(c.problem) << ", \"ordering\": " << json_string(c.ordering)
-                     << ", \"dofs\": " << c.dofs << ", \"operator\": " << json_string(c.operator_name)
+                     << ", \"dofs\": " << c.dofs << ", \"shots\": " << c.shots
+                     << ", \"operator\": " << json_string(c.operator_name)
                      << ", \"precision\": " << json_string(c.precision) << ", \"steps\": " << c.steps
                      << ", \"seconds\": " << c.seconds << ", \"setup_seconds\": " << c.setup_seconds
                      << ", \"operator_seconds\": " << c.operator_seconds << ", \"ms_per_step\": " << c.ms_per_step()
@@ -841,7 +859,9 @@ struct OperatorBench {
                      << (peak(c) > 0.0 ? c.percent_of_peak(peak(c)) : 0.0)
                      << ", \"percent_of_roofline\": " << roofline << ", \"device_bytes\": " << c.device_bytes
                      << ", \"ratio_to_cusparse\": " << baseline(c) << ", \"storage\": " << json_string(c.details) << "}";
-      markdown_row(md, {c.problem, c.ordering, str(c.dofs), c.operator_name, c.precision, fixed(c.ms_per_step(), 3),
+      markdown_row(md, {c.problem, c.ordering, str(c.dofs),
+                        c.shots > 1 ? str(c.operator_name, ", ", c.shots, " shots together") : c.operator_name,
+                        c.precision, fixed(c.ms_per_step(), 3),
                         fixed(c.gdof_steps(), 3), fixed(1e-6 * double(c.counted_bytes), 1),
                         fixed(c.gbytes_per_second(), 0), fixed(percent, 1),
                         c.flops > 0.0 ? fixed(c.flops / double(c.dofs), 0) : "-",

@@ -15,6 +15,9 @@ struct OperatorArgs {
   std::string backend = "auto";
   double scale = 1.0;
   int steps = 200, warmup = 20;
+  // Shots stepped together (CentralDifference's columns): each case is timed with one shot and, where
+  // above 1, with this many at once, their aggregate DOF-steps/s against one shot's.
+  int shots = 1;
   double min_seconds = 0.0;
   int copy_mb = 1024;
   bool dry_run = false;

@@ -186,6 +186,10 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::IsMember(backend_choice_names()));
   cmd->add_option("--scale", args->scale, "problem size relative to the standard one (DOF count), in (0, 4]");
   cmd->add_option("--steps", args->steps, "timed steps per case")->check(positive());
+  cmd->add_option("--shots", args->shots,
+                  "time each case with one shot and with K shots stepped together (their fields side by side, one "
+                  "operator apply for all); reports the aggregate DOF-steps/s of both (default 1: one)")
+      ->check(whole(1, 4096));
   cmd->add_option("--warmup", args->warmup, "untimed steps before them")->check(non_negative());
   cmd->add_option("--min-seconds", args->min_seconds, "time more steps (in chunks of --steps) until this long (0)")
       ->check(non_negative());

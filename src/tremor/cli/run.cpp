@@ -107,6 +107,10 @@ void print_preflight(const std::string& model_path, const Model& model, const ex
   else if (p.domains > 1)
     std::printf("  subdomains      %d (METIS), stepped together, shared nodes' forces summed every step%s\n", p.domains,
                 overlap);
+  if (p.shots_together > 1)
+    std::printf("  shots           %d stepped together (%s)\n", p.shots_together, p.shots_why.c_str());
+  else if (model.shots.size() > 1)
+    std::printf("  shots           one after another (%s)\n", p.shots_why.c_str());
   for (const std::string& line : p.attenuation) std::printf("  attenuation     %s\n", line.c_str());
   for (const std::string& line : p.pml_layers) std::printf("  pml             %s\n", line.c_str());
   std::printf("  stable step     %ss (%s)\n", si(p.stable_dt).c_str(), p.stable_by.c_str());
@@ -273,6 +277,7 @@ struct RunArgs {
   bool deterministic = false;
   int check_every = 100;
   int domains = 1;
+  int shots_together = 0;  // 0: the pre-flight chooses
   int gpus = 1;  // --gpus: a thread per GPU of this host
   std::string exchange = "p2p";
   std::string decomposition;
@@ -326,6 +331,7 @@ ex::RunOptions run_options(const RunArgs& args, const parallel::Communicator& wo
   options.deterministic = args.deterministic;
   options.check_every = args.check_every;
   options.domains = args.domains;
+  options.shots_together = args.shots_together;
   options.exchange = args.exchange;
   options.decomposition = args.decomposition;
   options.overlap = !args.no_overlap;
@@ -717,6 +723,11 @@ void add_run_command(CLI::App& app) {
                 "in a decomposed run, apply each subdomain's whole operator before its exchange (default: "
                 "the elements touching shared nodes first, the interior while the exchange runs; sem and "
                 "matrix_free)");
+  cmd->add_option("--shots-together", args->shots_together,
+                  "step K of the model's shots at once, their fields side by side and one operator apply for "
+                  "all, each shot's results those it has alone; 1: one after another (default: up to 16 on a "
+                  "GPU with block_ell, block_csr or assembled, else 1)")
+      ->check(whole(1, 4096));
   cmd->add_option("--check-every", args->check_every,
                   "steps between NaN/Inf checks, progress updates and interruption checks (default 100)")
       ->check(whole(1, std::numeric_limits<int>::max()));

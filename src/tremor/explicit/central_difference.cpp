@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <limits>
 #include <utility>
 
 #include "tremor/backend/forall.hpp"
@@ -63,21 +64,25 @@ TREMOR_HOST_DEVICE inline double mass_over_dt2(Real a, Real cp) {
   return a == Real(0) ? 0.0 : (1.0 - static_cast<double>(cp)) / (2.0 * static_cast<double>(a));
 }
 
-// A and C' (cp null: undamped, C' = -1) as kernels read them for DOF i: one entry per Per DOFs,
-// or per `per` where Per is 0 (a division by a constant in the update, by a variable elsewhere).
-template <class Real, int Per = 0>
+// A and C' (cp null: undamped, C' = -1) as kernels read them for field entry i: one entry per Per
+// DOFs, or per `per` where Per is 0 (a division by a constant in the update, by a variable
+// elsewhere); with several shots (Shots), entry i is DOF i / columns's.
+template <class Real, int Per = 0, bool Shots = false>
 struct Coefficients {
   const Real* a;
   const Real* cp;
   int per;
-  TREMOR_HOST_DEVICE Index entry(Index i) const { return Per > 0 ? i / Per : i / per; }
+  int columns = 1;
+  TREMOR_HOST_DEVICE Index dof(Index i) const { return Shots ? i / columns : i; }
+  TREMOR_HOST_DEVICE Index entry(Index i) const { return Per > 0 ? dof(i) / Per : dof(i) / per; }
   TREMOR_HOST_DEVICE Real force_scale(Index i) const { return a[entry(i)]; }
   TREMOR_HOST_DEVICE Real prev_scale(Index i) const { return cp ? cp[entry(i)] : Real(-1); }
 };
 
-template <int Per = 0, class Real>
-Coefficients<Real, Per> coefficients_of(const DeviceArray<Real>& a, const DeviceArray<Real>& cp, int per) {
-  return {a.data(), cp.size() > 0 ? cp.data() : nullptr, per};
+template <int Per = 0, bool Shots = false, class Real>
+Coefficients<Real, Per, Shots> coefficients_of(const DeviceArray<Real>& a, const DeviceArray<Real>& cp, int per,
+                                               int columns = 1) {
+  return {a.data(), cp.size() > 0 ? cp.data() : nullptr, per, columns};
 }
 
 // The update of every DOF (Eq. 4 fused): per DOF U_prev, U_curr and K u read and U_next written,
@@ -86,8 +91,8 @@ Coefficients<Real, Per> coefficients_of(const DeviceArray<Real>& a, const Device
 // Decelerates: -a_n at every DOF that moves and is not held as well, into `deceleration`:
 // (U_next - 2 U_curr + U_prev) / dt^2 = -(A (K u - F) + (1 + C') (U_curr - U_prev)) / dt^2 (Eq. 4
 // less 2 U_curr - U_prev), without the second difference of the levels that would lose digits.
-template <bool Decelerates, class Real, int Per>
-void update(const Exec& exec, Index n, Coefficients<Real, Per> k, const Real* uc, Real* u, Real* ku, bool adds,
+template <bool Decelerates, class Real, int Per, bool Shots>
+void update(const Exec& exec, Index n, Coefficients<Real, Per, Shots> k, const Real* uc, Real* u, Real* ku, bool adds,
             Real* deceleration, double dt) {
   const auto inv_dt2 = static_cast<Real>(1.0 / (dt * dt));
   forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
@@ -141,15 +146,15 @@ Index entries_with_a(const Exec& exec, const Real* scale, Index entries) {
 template <class Real>
 CentralDifference<Real>::CentralDifference(const Exec& exec, const op::Operator<Real>& stiffness,
                                            std::span<const double> mass, std::span<const double> damping, double dt,
-                                           std::span<const Index> fixed, int node_dofs)
+                                           std::span<const Index> fixed, int node_dofs, int columns)
     : CentralDifference(exec, stiffness, DeviceArray<double>(exec, mass), DeviceArray<double>(exec, damping), dt,
-                        fixed, node_dofs) {}
+                        fixed, node_dofs, columns) {}
 
 template <class Real>
 CentralDifference<Real>::CentralDifference(const Exec& exec, const op::Operator<Real>& stiffness,
                                            DeviceArray<double> mass, DeviceArray<double> damping, double dt,
-                                           std::span<const Index> fixed, int node_dofs)
-    : exec_(exec), stiffness_(stiffness), n_(stiffness.n_dofs()), dt_(dt) {
+                                           std::span<const Index> fixed, int node_dofs, int columns)
+    : exec_(exec), stiffness_(stiffness), n_(stiffness.n_dofs()), columns_(columns), dt_(dt) {
   set_up(std::move(mass), std::move(damping), fixed, node_dofs);
 }
 
@@ -161,6 +166,11 @@ void CentralDifference<Real>::set_up(DeviceArray<double> mass, DeviceArray<doubl
   const double dt = dt_;
   TREMOR_CHECK(std::isfinite(dt) && dt > 0.0, "time step must be positive and finite, got ", dt);
   TREMOR_CHECK(node_dofs >= 1 && node_dofs <= 3, "DOFs per node ", node_dofs, "; expected 1 to 3");
+  TREMOR_CHECK(columns_ >= 1, columns_, " shots stepped together");
+  TREMOR_CHECK(static_cast<Size>(n_) * columns_ <= std::numeric_limits<Index>::max(), columns_, " shots of ", n_,
+               " DOFs stepped together: more values than a field's index holds; step fewer at once");
+  TREMOR_CHECK(columns_ == 1 || stiffness_.state_size() == 0, "shots stepped together by ", stiffness_.name(),
+               ", which keeps state: one shot at a time");
   TREMOR_CHECK(mass.size() == n_, "mass has ", mass.size(), " entries for ", n_, " DOFs");
   TREMOR_CHECK(damping.size() == 0 || damping.size() == n_, "damping has ", damping.size(), " entries for ", n_,
                " DOFs");
@@ -203,8 +213,8 @@ void CentralDifference<Real>::set_up(DeviceArray<double> mass, DeviceArray<doubl
   mass = DeviceArray<double>();
   damping = DeviceArray<double>();
   for (DeviceArray<Real>* state : {&prev_, &curr_, &ku_}) {
-    *state = DeviceArray<Real>(exec, n);
-    fill_zero(exec, state->data(), n);
+    *state = DeviceArray<Real>(exec, field_size());
+    fill_zero(exec, state->data(), field_size());
   }
   exec.synchronize();
 }
@@ -220,9 +230,9 @@ template <class Real>
 View<Real> CentralDifference<Real>::apply_stiffness() {
   // An operator that adds into K u finds it zeroed by the last update (or the set-up).
   if (stiffness_.adds())
-    stiffness_.add(curr_.view(), ku_.view());
+    stiffness_.add_batch(curr_.view(), ku_.view(), columns_);
   else
-    stiffness_.apply(curr_.view(), ku_.view());
+    stiffness_.apply_batch(curr_.view(), ku_.view(), columns_);
   return ku_.view();
 }
 
@@ -231,9 +241,9 @@ View<Real> CentralDifference<Real>::apply_stiffness(const op::Operator<Real>& pa
   TREMOR_CHECK(stiffness_.adds() == part.adds(), "a part of the stiffness that ", part.adds() ? "adds" : "does not add",
                " into K u, of a stiffness that ", stiffness_.adds() ? "does" : "does not");
   if (part.adds())
-    part.add(curr_.view(), ku_.view());
+    part.add_batch(curr_.view(), ku_.view(), columns_);
   else
-    part.apply(curr_.view(), ku_.view());
+    part.apply_batch(curr_.view(), ku_.view(), columns_);
   return ku_.view();
 }
 
@@ -243,8 +253,8 @@ void CentralDifference<Real>::advance(View<const Index> loaded_dofs, View<const 
                                       View<Real> deceleration) {
   TREMOR_CHECK(loads.size == loaded_dofs.size, "loads and loaded DOFs differ in count");
   TREMOR_CHECK(prescribed.size == prescribed_dofs.size, "prescribed values and DOFs differ in count");
-  TREMOR_CHECK(deceleration.size == 0 || deceleration.size == n_, "the deceleration's ", deceleration.size,
-               " entries for ", n_, " DOFs");
+  TREMOR_CHECK(deceleration.size == 0 || (deceleration.size == n_ && columns_ == 1), "the deceleration's ",
+               deceleration.size, " entries for ", n_, " DOFs of ", columns_, " shot(s)");
   const View<Real> u = prev_.view(), ku = ku_.view();  // U_prev in, U_next out
   // Eq. (4): U_next = A (F - K U_curr) + C' U_prev + (1 - C') U_curr, F moved into K u first at the
   // loaded DOFs (A (0 - (K u - F)) is A (F - K u) to the bit: a rounded difference changes sign
@@ -255,16 +265,26 @@ void CentralDifference<Real>::advance(View<const Index> loaded_dofs, View<const 
   const Real* uc = std::as_const(curr_).data();
   const bool adds = stiffness_.adds();
   Real* out = deceleration.size > 0 ? deceleration.data : nullptr;
+  // (The DOFs that move, of every shot: the first moving_ DOFs, moving_ * columns_ entries.)
+  const auto moving = static_cast<Index>(static_cast<Size>(moving_) * columns_);
   const auto run = [&](auto k) {
     if (out)
-      update<true>(exec_, moving_, k, uc, u.data, ku.data, adds, out, dt_);
+      update<true>(exec_, moving, k, uc, u.data, ku.data, adds, out, dt_);
     else
-      update<false>(exec_, moving_, k, uc, u.data, ku.data, adds, out, dt_);
+      update<false>(exec_, moving, k, uc, u.data, ku.data, adds, out, dt_);
   };
-  switch (per_) {
-    case 2: run(coefficients_of<2>(a, cp, 2)); break;
-    case 3: run(coefficients_of<3>(a, cp, 3)); break;
-    default: run(coefficients_of<1>(a, cp, 1)); break;
+  if (columns_ > 1) {
+    switch (per_) {
+      case 2: run(coefficients_of<2, true>(a, cp, 2, columns_)); break;
+      case 3: run(coefficients_of<3, true>(a, cp, 3, columns_)); break;
+      default: run(coefficients_of<1, true>(a, cp, 1, columns_)); break;
+    }
+  } else {
+    switch (per_) {
+      case 2: run(coefficients_of<2>(a, cp, 2)); break;
+      case 3: run(coefficients_of<3>(a, cp, 3)); break;
+      default: run(coefficients_of<1>(a, cp, 1)); break;
+    }
   }
   // DOF indices are the caller's (Loading checks them against the mesh).
   forall(exec_, prescribed_dofs.size, [=] TREMOR_LAMBDA(Index k) { u[prescribed_dofs[k]] = prescribed[k]; });
@@ -274,8 +294,10 @@ void CentralDifference<Real>::advance(View<const Index> loaded_dofs, View<const 
 
 template <class Real>
 void CentralDifference<Real>::set_state(std::span<const Real> previous, std::span<const Real> current, long long steps) {
-  TREMOR_CHECK(static_cast<Index>(previous.size()) == n_ && static_cast<Index>(current.size()) == n_,
-               "state of ", previous.size(), " and ", current.size(), " entries for ", n_, " DOFs");
+  TREMOR_CHECK(static_cast<Index>(previous.size()) == field_size() &&
+                   static_cast<Index>(current.size()) == field_size(),
+               "state of ", previous.size(), " and ", current.size(), " entries for ", n_, " DOFs",
+               columns_ > 1 ? str(" of ", columns_, " shots") : "");
   TREMOR_CHECK(steps >= 0, "negative step count ", steps);
   prev_.copy_from_host(previous);
   curr_.copy_from_host(current);
@@ -290,6 +312,7 @@ void CentralDifference<Real>::get_state(std::vector<Real>& previous, std::vector
 
 template <class Real>
 void CentralDifference<Real>::set_initial_conditions(std::span<const Real> u0, std::span<const Real> v0) {
+  TREMOR_CHECK(columns_ == 1, "initial conditions for ", columns_, " shots stepped together: one at a time");
   TREMOR_CHECK(static_cast<Index>(u0.size()) == n_ && static_cast<Index>(v0.size()) == n_, "initial conditions of ",
                u0.size(), " and ", v0.size(), " entries for ", n_, " DOFs");
   const DeviceArray<Real> velocity(exec_, v0);
@@ -314,10 +337,11 @@ void CentralDifference<Real>::set_initial_conditions(std::span<const Real> u0, s
 
 template <class Real>
 double CentralDifference<Real>::kinetic_energy() const {
-  const Coefficients<Real> k = coefficients_of(std::as_const(force_scale_), std::as_const(prev_scale_), per_);
+  const Coefficients<Real, 0, true> k =
+      coefficients_of<0, true>(std::as_const(force_scale_), std::as_const(prev_scale_), per_, columns_);
   const View<const Real> up = prev_.view(), uc = curr_.view();
   // 1/2 M v^2 = 1/2 (M / dt^2) (U_curr - U_prev)^2.
-  return 0.5 * sum<double>(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
+  return 0.5 * sum<double>(exec_, field_size(), [=] TREMOR_LAMBDA(Index i) {
            const double du = static_cast<double>(uc[i]) - static_cast<double>(up[i]);
            return mass_over_dt2(k.force_scale(i), k.prev_scale(i)) * du * du;
          });
@@ -325,10 +349,10 @@ double CentralDifference<Real>::kinetic_energy() const {
 
 template <class Real>
 double CentralDifference<Real>::strain_energy() const {
-  DeviceArray<Real> k_prev(exec_, n_);
-  stiffness_.apply(prev_.view(), k_prev.view());
+  DeviceArray<Real> k_prev(exec_, field_size());
+  stiffness_.apply_batch(prev_.view(), k_prev.view(), columns_);
   const View<const Real> kp = std::as_const(k_prev).view(), uc = curr_.view();
-  return 0.5 * sum<double>(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
+  return 0.5 * sum<double>(exec_, field_size(), [=] TREMOR_LAMBDA(Index i) {
            return static_cast<double>(uc[i]) * static_cast<double>(kp[i]);
          });
 }

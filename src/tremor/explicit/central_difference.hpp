@@ -16,6 +16,12 @@
 // the Taylor start, is M = dt^2 (1 - C') / (2 A). U_next is written over U_prev, which each DOF's
 // update reads first. Forces come as a list of loaded DOFs and their values (a model loads few
 // DOFs: no force vector is kept or read per DOF).
+//
+// Several shots at once (`columns` > 1): the fields hold that many vectors interleaved, DOF i of
+// shot s at i * columns + s, stepped by one operator apply over all of them
+// (op::Operator::apply_batch) and one update; the coefficients are the same for every shot and
+// read once per DOF's shots. Each shot's bits are those it has stepped alone. Loads, prescribed
+// and held DOFs are then field indices (i * columns + s).
 #include <span>
 #include <vector>
 
@@ -35,13 +41,18 @@ class CentralDifference {
   // coefficients are kept per node where its DOFs' are equal. Throws tremor::Error on a
   // non-positive or non-finite dt, or sizes that do not match the operator.
   CentralDifference(const Exec& exec, const op::Operator<Real>& stiffness, std::span<const double> mass,
-                    std::span<const double> damping, double dt, std::span<const Index> fixed, int node_dofs = 1);
+                    std::span<const double> damping, double dt, std::span<const Index> fixed, int node_dofs = 1,
+                    int columns = 1);
   // The same from mass and damping already in the Exec's memory (assembled there; damping may be
   // empty), taken over: the coefficients are computed there, nothing passes through the host.
   CentralDifference(const Exec& exec, const op::Operator<Real>& stiffness, DeviceArray<double> mass,
-                    DeviceArray<double> damping, double dt, std::span<const Index> fixed, int node_dofs = 1);
+                    DeviceArray<double> damping, double dt, std::span<const Index> fixed, int node_dofs = 1,
+                    int columns = 1);
 
+  // DOFs of one shot; the fields hold columns() shots of them, field_size() values.
   Index n_dofs() const { return n_; }
+  int columns() const { return columns_; }
+  Index field_size() const { return static_cast<Index>(static_cast<Size>(n_) * columns_); }
   double dt() const { return dt_; }
   long long step_count() const { return steps_; }
   double time() const { return static_cast<double>(steps_) * dt_; }
@@ -77,13 +88,15 @@ class CentralDifference {
   void advance(View<const Index> loaded_dofs, View<const Real> loads, View<const Index> prescribed_dofs = {},
                View<const Real> prescribed = {}, View<Real> deceleration = {});
 
-  // Displacement now (U_curr) and one step before (U_prev), in the Exec's memory.
+  // Displacement now (U_curr) and one step before (U_prev), in the Exec's memory (field_size()
+  // values).
   View<const Real> displacement() const { return curr_.view(); }
   View<const Real> previous_displacement() const { return prev_.view(); }
   // Sets the state (a restart) from host values: both time levels and the step count.
   void set_state(std::span<const Real> previous, std::span<const Real> current, long long steps);
   // Copies both time levels to the host (a checkpoint; with step_count(), what set_state takes).
   void get_state(std::vector<Real>& previous, std::vector<Real>& current) const;
+  // One shot at a time only (columns() 1).
   // Starts at time 0 from displacement u0 and velocity v0 (host values, no load at t = 0): U_curr =
   // u0 and U_prev = u0 - dt v0 + dt^2/2 a0 with a0 = -M^-1 K u0, the Taylor start that keeps the
   // scheme second order (U_prev = u0 would leave an O(dt) error in the velocity). Held DOFs stay 0.
@@ -91,7 +104,7 @@ class CentralDifference {
 
   // Energies at mid-step (t - dt/2): kinetic 1/2 v^T M v with the half-step velocity, and strain
   // 1/2 (U_curr^T K U_prev) averaged so that the undamped, unforced scheme conserves their sum
-  // exactly (the discrete energy of the leapfrog scheme).
+  // exactly (the discrete energy of the leapfrog scheme). Several shots: the sum of theirs.
   double kinetic_energy() const;
   double strain_energy() const;
 
@@ -100,6 +113,7 @@ class CentralDifference {
   Exec exec_;
   const op::Operator<Real>& stiffness_;
   Index n_ = 0;
+  int columns_ = 1;
   double dt_ = 0.0;
   long long steps_ = 0;
   Index massless_ = 0;

@@ -1,6 +1,7 @@
 #include "tremor/explicit/loading.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <utility>
@@ -207,6 +208,57 @@ Loading Loading::restricted(std::span<const Index> local_to_global) const {
   };
   restrict_list(prescribed_, prescribed_terms_, out.prescribed_, out.prescribed_terms_, out.prescribed_functions_);
   restrict_list(loaded_, force_terms_, out.loaded_, out.force_terms_, out.force_functions_);
+  return out;
+}
+
+Loading Loading::stacked(std::span<const Loading* const> shots) {
+  TREMOR_CHECK(!shots.empty(), "no shots to step together");
+  const auto k = static_cast<Index>(shots.size());
+  Loading out;
+  out.dim_ = shots.front()->dim_;
+  out.n_dofs_ = static_cast<Index>(static_cast<Size>(shots.front()->n_dofs_) * k);
+  // Each shot's functions after the ones before it; a list's entries (field entry, shot, slot)
+  // sorted by entry, each slot's terms in their order.
+  std::vector<int> first_function;
+  for (const Loading* shot : shots) {
+    TREMOR_CHECK(shot->n_dofs_ == shots.front()->n_dofs_ && shot->dim_ == out.dim_,
+                 "shots stepped together load models of different sizes");
+    first_function.push_back(static_cast<int>(out.functions_.size()));
+    out.functions_.insert(out.functions_.end(), shot->functions_.begin(), shot->functions_.end());
+  }
+  out.scratch_.assign(out.functions_.size(), 0.0);
+  for (Index s = 0; s < k; ++s)
+    for (const Index dof : shots[static_cast<std::size_t>(s)]->held_) out.held_.push_back(dof * k + s);
+  std::sort(out.held_.begin(), out.held_.end());
+  const auto stack = [&](std::vector<Index> Loading::*dofs, std::vector<Term> Loading::*terms, std::vector<int> Loading::*used) {
+    std::vector<std::array<Index, 3>> entries;  // (field entry, shot, slot)
+    for (Index s = 0; s < k; ++s) {
+      const std::vector<Index>& list = shots[static_cast<std::size_t>(s)]->*dofs;
+      for (std::size_t slot = 0; slot < list.size(); ++slot)
+        entries.push_back({list[slot] * k + s, s, static_cast<Index>(slot)});
+    }
+    std::sort(entries.begin(), entries.end());
+    std::vector<std::vector<Index>> new_slot(static_cast<std::size_t>(k));
+    for (Index s = 0; s < k; ++s)
+      new_slot[static_cast<std::size_t>(s)].assign((shots[static_cast<std::size_t>(s)]->*dofs).size(), -1);
+    for (std::size_t e = 0; e < entries.size(); ++e) {
+      (out.*dofs).push_back(entries[e][0]);
+      new_slot[static_cast<std::size_t>(entries[e][1])][static_cast<std::size_t>(entries[e][2])] = static_cast<Index>(e);
+    }
+    std::set<int> functions;
+    for (Index s = 0; s < k; ++s)
+      for (const Term& term : shots[static_cast<std::size_t>(s)]->*terms) {
+        const int function = first_function[static_cast<std::size_t>(s)] + term.function;
+        (out.*terms).push_back({new_slot[static_cast<std::size_t>(s)][static_cast<std::size_t>(term.slot)], function,
+                                term.weight});
+        functions.insert(function);
+      }
+    std::stable_sort((out.*terms).begin(), (out.*terms).end(),
+                     [](const Term& a, const Term& b) { return a.slot < b.slot; });
+    (out.*used).assign(functions.begin(), functions.end());
+  };
+  stack(&Loading::prescribed_, &Loading::prescribed_terms_, &Loading::prescribed_functions_);
+  stack(&Loading::loaded_, &Loading::force_terms_, &Loading::force_functions_);
   return out;
 }
 

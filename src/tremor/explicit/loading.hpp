@@ -55,6 +55,11 @@ class Loading {
   // other nodes are dropped. The sums per DOF are the model's, term for term.
   Loading restricted(std::span<const Index> local_to_global) const;
 
+  // The loadings of shots stepped together (CentralDifference's columns): DOF i of shots[s] becomes
+  // field entry i * shots.size() + s, with its terms in their order (each entry's sum the shot's,
+  // term for term). The shots hold the same DOFs (one model's).
+  static Loading stacked(std::span<const Loading* const> shots);
+
   Index n_dofs() const { return n_dofs_; }
   // Sorted, unique DOF lists (node * dim + component); the three are disjoint.
   const std::vector<Index>& held_dofs() const { return held_; }

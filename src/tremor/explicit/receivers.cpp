@@ -642,9 +642,13 @@ std::vector<History> make_histories(const Model& model, double dt) {
 
 template <class Real>
 Recorder<Real>::Recorder(const Exec& exec, std::vector<History> histories, double dt, Index n_dofs,
-                         int field_components)
+                         int field_components, int columns)
     : exec_(exec), histories_(std::move(histories)), dt_(dt) {
   TREMOR_CHECK(std::isfinite(dt) && dt > 0.0, "recorder: time step ", dt);
+  TREMOR_CHECK(columns >= 1 && histories_.size() % static_cast<std::size_t>(columns) == 0, "recorder: ",
+               histories_.size(), " histories for ", columns, " shots");
+  const std::size_t per_shot = histories_.size() / static_cast<std::size_t>(columns);
+  Index shot = 0;  // of the history being laid out
   dim_ = histories_.empty() ? 1 : histories_.front().components();
   const int field = field_components > 0 ? field_components : dim_;
   std::vector<Index> offsets{0}, dofs;
@@ -652,10 +656,11 @@ Recorder<Real>::Recorder(const Exec& exec, std::vector<History> histories, doubl
   // Row entry: weight x the field's component c (its only one for a scalar field) at `node`.
   const auto term = [&](Index node, int c, double weight) {
     TREMOR_CHECK(node >= 0 && static_cast<Size>(node) * field < n_dofs, "receiver node ", node, " out of range");
-    dofs.push_back(node * field + (field == 1 ? 0 : c));
+    dofs.push_back((node * field + (field == 1 ? 0 : c)) * columns + shot);
     weights.push_back(weight);
   };
   for (const History& history : histories_) {
+    shot = static_cast<Index>(static_cast<std::size_t>(&history - histories_.data()) / std::max<std::size_t>(per_shot, 1));
     TREMOR_CHECK(history.components() == dim_, "histories of different numbers of components");
     TREMOR_CHECK(history.potential == (field == 1 && dim_ > 1), "history '", history.name, "' records ",
                  history.potential ? "a fluid's motion" : "its field", ", which a field of ", field,

@@ -180,7 +180,11 @@ class Recorder {
   // `n_dofs` of the field recorded, `field_components` per node (0: the histories' components);
   // a field of one value per node (a fluid's potential) takes histories of pressure, or of motion
   // from the potential (History::potential).
-  Recorder(const Exec& exec, std::vector<History> histories, double dt, Index n_dofs, int field_components = 0);
+  // `columns` > 1: the field holds that many shots interleaved (CentralDifference's columns, DOF i
+  // of shot s at i * columns + s) and `histories` are each shot's in turn, the same number of
+  // each: the first group records shot 0, the next shot 1, ...
+  Recorder(const Exec& exec, std::vector<History> histories, double dt, Index n_dofs, int field_components = 0,
+           int columns = 1);
 
   // Called for each completed sample, during flush().
   void set_on_sample(Callback on_sample) { on_sample_ = std::move(on_sample); }

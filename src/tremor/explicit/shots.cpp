@@ -135,7 +135,11 @@ ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunO
   settings.processes = stepping.processes;
   Clock::time_point loop_started = Clock::now();
   double loop_steps = 0.0;
-  for (std::size_t k = first_shot; k < shots.size(); ++k) {
+  // Shots stepped together (Subdomain::columns; one domain): `batch` of them from shot k at once.
+  const int together = subdomains.size() == 1 ? subdomains.front()->columns : 1;
+  std::size_t batch = 1;
+  for (std::size_t k = first_shot; k < shots.size(); k += batch) {
+    batch = together > 1 ? std::min(static_cast<std::size_t>(together), shots.size() - k) : 1;
     const bool resumed = options.resume && k == first_shot;
     if (k > first_shot)  // the last shot's samples are out: a new shot starts from nothing
       for (Subdomain<Real>* s : subdomains) {
@@ -143,13 +147,16 @@ ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunO
         if (s->fluid) s->fluid->restart_samples();
         s->snapshots->restore(PendingSample{});
       }
-    if (shots[k])
+    if (together > 1)
+      load_shots(*subdomains.front(), model, preflight, std::span<const Shot* const>(shots).subspan(k, batch));
+    else if (shots[k])
       for (Subdomain<Real>* s : subdomains) load_shot(*s, model, preflight, *shots[k]);
     // Start from rest, with prescribed DOFs on their motion at t = -dt and 0 (fields known to be
     // zero are set only where something is prescribed).
     if (!resumed)
       for (Subdomain<Real>* s : subdomains)
-        if (k > first_shot || !stepping.at_rest || !s->loading->prescribed_dofs().empty()) start_from_rest(*s, dt);
+        if (k > first_shot || !stepping.at_rest || !s->stepped_loading().prescribed_dofs().empty())
+          start_from_rest(*s, dt);
     if (observer && shots[k]) {
       const std::lock_guard lock(observer_guard);
       observer->on_shot(k, resumed);
@@ -176,13 +183,27 @@ ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunO
     // Between shots, a checkpoint at the new shot's start: what a resumed run starts from.
     settings.checkpoint_first = k > first_shot;
     run_subdomains<Real>(subdomains, *stepping.exchange, settings, run, stepping.fluid_exchange);
-    loop_steps += static_cast<double>(run.steps - first_step);
+    loop_steps += static_cast<double>(run.steps - first_step) * static_cast<double>(batch);
     for (Subdomain<Real>* s : subdomains) {
       s->recorder->flush();
       if (s->fluid) s->fluid->flush_samples();
     }
     if (!shots[k]) break;
-    end_shot(observer, observer_guard, k, histories_of(stepping, false), run);
+    if (together == 1) {
+      end_shot(observer, observer_guard, k, histories_of(stepping, false), run);
+    } else {  // each shot's histories in turn (Recorder's columns), its on_shot before its end
+      const std::vector<History> all = histories_of(stepping, false);
+      const std::size_t per_shot = all.size() / static_cast<std::size_t>(together);
+      for (std::size_t j = 0; j < batch; ++j) {
+        if (observer && j > 0) {
+          const std::lock_guard lock(observer_guard);
+          observer->on_shot(k + j, false);
+        }
+        const auto from = all.begin() + static_cast<std::ptrdiff_t>(j * per_shot);
+        end_shot(observer, observer_guard, k + j,
+                 std::vector<History>(from, from + static_cast<std::ptrdiff_t>(per_shot)), run);
+      }
+    }
     if (!run.ok()) break;
   }
   const auto finished = Clock::now();

@@ -124,6 +124,11 @@ Simulation::Simulation(const Model& model, const RunOptions& options) {
                "a kept set-up runs in the model's node order; leave the ordering 'none'");
   TREMOR_CHECK(p.blocks.empty() && !p.op->whole_mesh_only,
                "the partitioned operator runs through tremor run; a kept set-up takes the others");
+  // Each run's loads and receivers replace the last's on one set of fields: one shot at a time.
+  if (p.shots_together > 1) {
+    p.shots_together = 1;
+    p.shots_why = "a kept set-up steps one shot at a time";
+  }
   if (p.precision == Precision::Float)
     runner_ = std::make_unique<Typed<float>>(model, std::move(p), called);
   else

@@ -692,6 +692,66 @@ void warn_quadratic_lumping(Preflight& p, const Model& model) {
 
 }  // namespace
 
+namespace {
+
+// What stops a model's shots from being stepped together on this run, in a phrase; empty: nothing.
+std::string why_one_shot_at_a_time(const Preflight& p, const Model& model, const RunOptions& options) {
+  if (model.shots.size() < 2) return str("the model has ", model.shots.size(), " shot", model.shots.size() == 1 ? "" : "s");
+  if (p.domains > 1 || p.processes > 1) return "the run is decomposed (each subdomain steps one shot at a time)";
+  if (p.fluid) return "the model has fluids (the fluid's term steps one shot)";
+  if (p.pml.any()) return "the model has a PML (its convolution variables are one shot's)";
+  if (largest_beta(model) > 0.0) return "the model has stiffness-proportional damping (its term applies to one shot)";
+  if (!p.attenuation.empty()) return "the model attenuates (its memory variables are one shot's)";
+  if (options.resume) return "the run resumes from a checkpoint (a checkpoint holds one shot)";
+  if (options.checkpoint_every > 0) return "the run writes checkpoints (a checkpoint holds one shot)";
+  return {};
+}
+
+// Preflight::shots_together and shots_why for a run whose other arrays take `run` bytes; returns
+// the bytes the extra shots' fields and receivers add. Throws tremor::Error where more than one
+// is asked for and something stops it.
+std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOptions& options, std::size_t run,
+                                  std::size_t real_size) {
+  TREMOR_CHECK(options.shots_together >= 0, "shots stepped together: ", options.shots_together,
+               "; give 0 (chosen by the pre-flight), 1 (one after another) or more");
+  const std::string stop = why_one_shot_at_a_time(p, model, options);
+  const auto n_shots = static_cast<int>(model.shots.size());
+  // Per shot stepped beside the first: U_prev, U_curr and K u, and its receivers' buffer.
+  const std::size_t per_shot = 3 * static_cast<std::size_t>(p.n_dofs) * real_size + recorder_bytes(model, real_size);
+  p.shots_together = 1;
+  if (options.shots_together > 1 && n_shots < 2) {
+    p.shots_why = stop;
+  } else if (options.shots_together > 1) {
+    TREMOR_CHECK(stop.empty(), model.source, ": ", options.shots_together, " shots stepped together asked for, but ",
+                 stop, ": step them one after another (--shots-together 1)");
+    p.shots_together = std::min(options.shots_together, n_shots);
+    p.shots_why = str("asked for", p.op->fuses_batch ? "" : str("; ", p.op->name, " applies them one by one, reading ",
+                                                                  "its data for each"));
+  } else if (options.shots_together == 1 && n_shots > 1) {
+    p.shots_why = "asked for";
+  } else if (options.shots_together == 0 && n_shots > 1) {
+    if (!stop.empty()) {
+      p.shots_why = stop;
+    } else if (p.backend != Backend::Cuda) {
+      p.shots_why = str("on ", to_string(p.backend), " (stepped together on a GPU; --shots-together K asks for it)");
+    } else if (!p.op->fuses_batch) {
+      p.shots_why = str(p.op->name, " reads its data once per shot (block_ell, block_csr and assembled read it once ",
+                        "for all)");
+    } else {
+      const std::size_t free_bytes = memory_info(process_exec(p.backend, options, false)).free_bytes;
+      const std::size_t room = free_bytes > run ? (free_bytes - run) * 9 / 10 : 0;
+      const auto fit = static_cast<int>(std::min<std::size_t>(room / std::max<std::size_t>(per_shot, 1), 15)) + 1;
+      p.shots_together = std::min({16, n_shots, fit});
+      p.shots_why = p.shots_together == std::min(16, n_shots)
+                        ? str("the ", p.op->name, " matrix read once for all of them")
+                        : str("as many as the GPU's free memory holds (", static_cast<double>(free_bytes) / 1e9, " GB free)");
+    }
+  }
+  return static_cast<std::size_t>(p.shots_together - 1) * per_shot;
+}
+
+}  // namespace
+
 Preflight preflight(const Model& whole, const RunOptions& options) {
   whole.validate();
   // With fluids, everything below but the fluid's set-up is the solid's.
@@ -817,10 +877,10 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
   // A block file made for another mesh (or torn, or not one) is refused before the run.
   if (!p.blocks.empty()) (void)partition::read_block_file(p.blocks, node_graph(model.mesh));
   // The whole run's arrays, and first the pre-flight's survey of the whole model, counted.
-  const std::size_t run =
-      run_bytes(*p.op) + (p.fluid ? fluid_run_bytes(*p.fluid, real_size) +
-                                        fluid_snapshot_bytes(*p.fluid, model, p.snapshot_every, real_size)
-                                  : 0);
+  std::size_t run = run_bytes(*p.op) + (p.fluid ? fluid_run_bytes(*p.fluid, real_size) +
+                                                      fluid_snapshot_bytes(*p.fluid, model, p.snapshot_every, real_size)
+                                                : 0);
+  run += choose_shots_together(p, whole, options, run, real_size);
   p.process_memory_bytes = std::max(run / shares, p.survey_peak_bytes);
   p.memory_bytes = std::max(run, p.survey_peak_bytes * shares);
   // The host: a host backend's arrays, and the copies the set-up makes there (the section table and

@@ -154,6 +154,12 @@ struct RunOptions {
   long long checkpoint_every = 0;
   // Continue from this state (from a checkpoint of a run with the same model and settings).
   const SolverState* resume = nullptr;
+  // A model's shots stepped together on one set-up (explicit/shots.hpp): that many at once, their
+  // fields side by side and one operator apply for all (op::Operator::apply_batch), each shot's
+  // histories the bits it has stepped alone. 0: the pre-flight chooses (Preflight::shots_together);
+  // 1: one after another. More than 1 needs one domain, no PML, fluid, stiffness-proportional
+  // damping or attenuation (their terms and state are one shot's), no checkpoint and no resume.
+  int shots_together = 0;
   // The pre-flight of this model with these options (preflight()), when the caller made one: the
   // run takes its settings, time step and element checks from it instead of resolving them again.
   const Preflight* preflight = nullptr;
@@ -210,6 +216,12 @@ struct Preflight {
   double wanted_per_wavelength() const { return gll_order > 1 ? 5.0 : 10.0; }
   const char* wavelength_unit() const { return gll_order > 1 ? "GLL points" : "elements"; }
   int snapshot_every = 0;             // steps between snapshots (the model's [output]); 0: none
+  // Shots stepped together (RunOptions::shots_together): asked for, or chosen where the model has
+  // several and nothing stops it: up to 16 at once on a GPU whose operator reads its matrix once for
+  // all of them (OperatorEntry::fuses_batch), as many as its free memory holds; 1 otherwise.
+  // shots_why says why, in a line (empty for 1 of a model without shots).
+  int shots_together = 1;
+  std::string shots_why;
   // K's nodal pattern, counted on the Exec (all kinds but matrix_free): node pairs (dim^2 entries
   // each) and the longest node row (the padding of ELL and block ELL).
   Size stiffness_entries = 0;
@@ -334,7 +346,9 @@ class Observer {
   // A model with shots (model/transducer.hpp): before the first sample of shot `index` (the
   // model's shots[index]), or as a run resumed within it continues (`resumed`), and after its last,
   // with its histories complete (in the model's numbering). Samples and snapshots between the two
-  // are the shot's; its steps count from 0.
+  // are the shot's; its steps count from 0. Shots stepped together (Preflight::shots_together)
+  // pass no on_sample: on_shot of the first, its progress, then each shot's on_shot (the first's
+  // already given) and on_shot_end in turn, their histories complete.
   virtual void on_shot(std::size_t /*index*/, bool /*resumed*/) {}
   virtual void on_shot_end(std::size_t /*index*/, const std::vector<History>& /*histories*/) {}
 };

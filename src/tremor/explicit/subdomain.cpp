@@ -241,9 +241,11 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
   }
   d.elements.reset();  // the element-by-element operators hold their own reference
   d.loading = d.part ? std::move(d.part->loading) : std::make_unique<Loading>(model);
+  d.columns = d.part ? 1 : preflight.shots_together;
   d.scheme = std::make_unique<CentralDifference<Real>>(exec, *d.stiffness, std::move(d.mass), std::move(d.damping),
-                                                       preflight.dt, d.loading->constrained_dofs(), model.mesh.dim());
-  clock.lap("integrator state");
+                                                       preflight.dt, d.loading->constrained_dofs(), model.mesh.dim(),
+                                                       d.columns);
+  clock.lap(d.columns > 1 ? str("integrator state (", d.columns, " shots side by side)") : std::string("integrator state"));
   if (d.beta_elements) {
     // sum_e beta_e K_e: an operator of the kind the run uses, but a whole-mesh layout (partitioned),
     // which is made for K's own blocks, gives way to the backend's default.
@@ -284,15 +286,24 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
     d.terms.push_back(std::move(term));
     clock.lap("fluid (its elements, integrator, loads and faces on the solid)");
   }
-  d.loads = std::make_unique<DeviceLoading<Real>>(exec, *d.loading, preflight.dt);
+  if (d.columns > 1) {
+    const std::vector<const Loading*> same(static_cast<std::size_t>(d.columns), d.loading.get());
+    d.stacked = std::make_unique<Loading>(Loading::stacked(same));
+  }
+  d.loads = std::make_unique<DeviceLoading<Real>>(exec, d.stepped_loading(), preflight.dt);
   clock.lap("loads");
   std::vector<History> histories = d.part                ? std::move(d.part->histories)
                                    : preflight.histories ? std::move(motion)
                                                          : make_histories(model, preflight.dt);
   if (!d.part && preflight.histories)  // (in the model's numbering)
     for (History& history : histories) d.numbering.to_local(history);
+  if (d.columns > 1) {  // each shot's histories in turn
+    const std::size_t per_shot = histories.size();
+    for (int s = 1; s < d.columns; ++s)
+      for (std::size_t h = 0; h < per_shot; ++h) histories.push_back(histories[h]);
+  }
   d.recorder = std::make_unique<Recorder<Real>>(exec, std::move(histories), preflight.dt,
-                                                model.mesh.n_nodes() * model.mesh.dim());
+                                                model.mesh.n_nodes() * model.mesh.dim(), 0, d.columns);
   clock.lap("receivers");
   // The snapshot nodes are the model's; the taker gathers them at their local numbers (and takes
   // nothing without an observer). A part's are in its own model (ModelPart::snapshot_points),
@@ -323,12 +334,32 @@ void load_shot(Subdomain<Real>& d, const Model& model, const Preflight& prefligh
 }
 
 template <class Real>
+void load_shots(Subdomain<Real>& d, const Model& model, const Preflight& preflight, std::span<const Shot* const> shots) {
+  TREMOR_CHECK(!d.part && !d.fluid && !shots.empty() && static_cast<int>(shots.size()) <= d.columns,
+               shots.size(), " shots stepped together on a subdomain set up for ", d.columns);
+  std::vector<Loading> loadings;
+  loadings.reserve(static_cast<std::size_t>(d.columns));
+  for (int s = 0; s < d.columns; ++s) {
+    const Shot& shot = *shots[std::min(static_cast<std::size_t>(s), shots.size() - 1)];
+    loadings.emplace_back(*d.model, &shot);
+    TREMOR_CHECK(loadings.back().constrained_dofs() == d.loading->constrained_dofs(), "shot '", shot.name,
+                 "' constrains other degrees of freedom than the model");
+  }
+  std::vector<const Loading*> stacked;
+  for (const Loading& loading : loadings) stacked.push_back(&loading);
+  d.loads.reset();
+  d.stacked = std::make_unique<Loading>(Loading::stacked(stacked));
+  d.loads = std::make_unique<DeviceLoading<Real>>(d.exec, *d.stacked, preflight.dt);
+}
+
+template <class Real>
 void start_from_rest(Subdomain<Real>& d, double dt) {
-  const std::vector<Index>& dofs = d.loading->prescribed_dofs();
-  std::vector<Real> previous(static_cast<std::size_t>(d.scheme->n_dofs()), Real(0)), current(previous);
+  const Loading& loading = d.stepped_loading();
+  const std::vector<Index>& dofs = loading.prescribed_dofs();
+  std::vector<Real> previous(static_cast<std::size_t>(d.scheme->field_size()), Real(0)), current(previous);
   std::vector<double> values(dofs.size());
   for (auto [t, state] : {std::pair{-dt, &previous}, std::pair{0.0, &current}}) {
-    d.loading->prescribed(t, values);
+    loading.prescribed(t, values);
     for (std::size_t k = 0; k < dofs.size(); ++k)
       (*state)[static_cast<std::size_t>(dofs[k])] = static_cast<Real>(values[k]);
   }
@@ -533,6 +564,8 @@ template std::unique_ptr<Subdomain<double>> set_up_subdomain(const Exec&, const 
                                                              Exchange<double>&, SetupClock&, Observer*, std::mutex&);
 template void load_shot(Subdomain<float>&, const Model&, const Preflight&, const Shot&);
 template void load_shot(Subdomain<double>&, const Model&, const Preflight&, const Shot&);
+template void load_shots(Subdomain<float>&, const Model&, const Preflight&, std::span<const Shot* const>);
+template void load_shots(Subdomain<double>&, const Model&, const Preflight&, std::span<const Shot* const>);
 template void start_from_rest(Subdomain<float>&, double);
 template void start_from_rest(Subdomain<double>&, double);
 

@@ -68,6 +68,12 @@ struct Subdomain {
   std::optional<Model> renumbered;  // the model in local numbers, unless the numbering is the identity
   const Model* model = nullptr;     // in local numbers
   std::unique_ptr<Loading> loading;
+  // Shots stepped together (Preflight::shots_together; one domain): how many, and their loadings
+  // stacked (Loading::stacked), which `loads` then reads; `loading` stays one shot's, whose
+  // constraints every shot shares. The scheme's fields and the recorder hold `columns` shots.
+  int columns = 1;
+  std::unique_ptr<Loading> stacked;
+  const Loading& stepped_loading() const { return stacked ? *stacked : *loading; }
   std::unique_ptr<op::Operator<Real>> stiffness;
   // The stiffness as the elements touching a shared node, then the rest (Preflight::overlap):
   // *stiffness itself, or null when not split.
@@ -158,6 +164,11 @@ void finish_subdomain(Subdomain<Real>& d, const Model& model, const Preflight& p
 // (fluid_loading of `model`, the pre-flight's fluid). The constraints are the same in every shot.
 template <class Real>
 void load_shot(Subdomain<Real>& d, const Model& model, const Preflight& preflight, const Shot& shot);
+
+// The same for shots stepped together: d.columns of them, the last repeated where fewer are given
+// (its histories then recorded twice, the copy left unread).
+template <class Real>
+void load_shots(Subdomain<Real>& d, const Model& model, const Preflight& preflight, std::span<const Shot* const> shots);
 
 // Puts subdomain `d` at rest at step 0: zero displacement, prescribed DOFs on their motion at
 // t = -dt and 0.

@@ -15,11 +15,12 @@ namespace tremor::explicit_fe {
 
 namespace {
 
-// DOFs of the subdomain's displacement that are NaN or Inf (a reduction on its Exec).
+// DOFs of the subdomain's displacement that are NaN or Inf (a reduction on its Exec), of every shot
+// it steps (one domain's, whose DOFs it all counts, where several).
 template <class Real>
 double non_finite(const Subdomain<Real>& d) {
   const View<const Real> u = d.scheme->displacement();
-  const Index dim = d.numbering.dim(), inner = d.n_counted * dim;
+  const Index dim = d.numbering.dim(), inner = d.n_counted * dim * d.columns;
   const Index* shared = d.shared_counted.data();
   return sum<double>(d.exec, inner + d.shared_counted.size() * dim, [=] TREMOR_LAMBDA(Index i) {
     const Index k = i < inner ? i : shared[(i - inner) / dim] * dim + (i - inner) % dim;
@@ -38,8 +39,9 @@ void find_worst(const Subdomain<Real>& d, DofReport& worst) {
     const double value = static_cast<double>(u[i]);
     const int rank = std::isnan(value) ? 2 : std::isinf(value) ? 1 : 0;
     const double size = std::isfinite(value) ? std::abs(value) : 0.0;
-    const DofReport dof{double(rank), size, double(d.numbering.global_node(static_cast<Index>(i) / dim)),
-                        double(static_cast<int>(i % dim)), value};
+    const std::size_t of_shot = i / static_cast<std::size_t>(d.columns);  // its DOF in its shot
+    const DofReport dof{double(rank), size, double(d.numbering.global_node(static_cast<Index>(of_shot) / dim)),
+                        double(static_cast<int>(of_shot % dim)), value};
     if (worse(dof, worst)) worst = dof;
   }
 }

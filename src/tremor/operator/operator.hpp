@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tremor/backend/device_array.hpp"
 #include "tremor/backend/exec.hpp"
 #include "tremor/backend/view.hpp"
 #include "tremor/core/config.hpp"
@@ -63,8 +64,28 @@ class Operator {
   void add(View<const Real> x, View<Real> y) const;
   virtual void add_unchecked(const Real* x, Real* y) const;
 
+  // Several vectors at once, the shots a run steps together: `columns` vectors interleaved, entry
+  // i of vector s at i * columns + s (x and y hold n_dofs() * columns entries). y = A x for each,
+  // with the bits apply() gives that vector alone. Throws tremor::Error, naming the operator, for
+  // views of another size or memory, for columns < 1, and for an operator that keeps state
+  // (state_size() > 0: one state, advanced once per apply).
+  void apply_batch(View<const Real> x, View<Real> y, int columns) const;
+  // y += A x for each vector, with add()'s checks as well.
+  void add_batch(View<const Real> x, View<Real> y, int columns) const;
+  // What a kind implements. By default each vector is gathered into a scratch vector, applied and
+  // scattered back (two scratch vectors kept by the operator): the bits of apply(), none of its
+  // reads shared. A kind that reads its matrix or element data once for all the vectors overrides
+  // both and says so in fuses_batch(), which a run's choice of how many shots to step together
+  // reads (explicit/solver.hpp, RunOptions::shots_together).
+  virtual void apply_batch_unchecked(const Real* x, Real* y, int columns) const;
+  virtual void add_batch_unchecked(const Real* x, Real* y, int columns) const;
+  virtual bool fuses_batch() const { return false; }
+
  private:
-  void check(View<const Real> x, View<Real> y) const;
+  void check(View<const Real> x, View<Real> y, int columns = 1) const;
+  // The default apply_batch_unchecked / add_batch_unchecked: vector by vector through scratch.
+  void batch_one_by_one(const Real* x, Real* y, int columns, bool add) const;
+  mutable DeviceArray<Real> column_x_, column_y_;
 };
 
 extern template class Operator<float>;

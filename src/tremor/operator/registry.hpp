@@ -179,6 +179,9 @@ struct OperatorEntry {
   // The reference set-up from a host K (ReferenceInputs).
   ReferenceFactory<float> reference_float = nullptr;
   ReferenceFactory<double> reference_double = nullptr;
+  // Its operators read their matrix once for several vectors (Operator::fuses_batch): where "auto"
+  // steps a model's shots together (explicit/solver.hpp, RunOptions::shots_together).
+  bool fuses_batch = false;
 
   bool runs_on(Backend backend) const { return (backends & backend_bit(backend)) != 0; }
   bool takes(const Mesh& mesh) const { return !unsupported || unsupported(mesh).empty(); }

@@ -70,6 +70,24 @@ void spmv_blocks(const Exec& exec, Index n_block_rows, const Size* offsets, cons
   });
 }
 
+// spmv_blocks for `k` vectors interleaved, one iteration per node row and vector.
+template <int B, class Real>
+void spmv_blocks_columns(const Exec& exec, Index n_block_rows, const Size* offsets, const Index* columns,
+                         const Real* values, const Real* x, Real* y, int k) {
+  forall(exec, static_cast<Index>(Size(n_block_rows) * k), [=] TREMOR_LAMBDA(Index t) {
+    const Index node = t / k, s = t - node * k;
+    Real sum[B];
+    for (int r = 0; r < B; ++r) sum[r] = 0;
+    for (Size e = offsets[node]; e < offsets[node + 1]; ++e) {
+      const Real* block = values + e * (B * B);
+      const Real* xj = x + static_cast<Size>(columns[e]) * B * k + s;
+      for (int r = 0; r < B; ++r)
+        for (int c = 0; c < B; ++c) sum[r] += block[r * B + c] * xj[Size(c) * k];
+    }
+    for (int r = 0; r < B; ++r) y[(static_cast<Size>(node) * B + r) * k + s] = sum[r];
+  });
+}
+
 // Dispatches on the block size.
 template <class Real>
 void spmv_any(const Exec& exec, int block, Index n_block_rows, const Size* offsets, const Index* columns,
@@ -106,6 +124,20 @@ void spmv(const Exec& exec, const DeviceBlockCsr<Real>& matrix, const Real* x, R
            matrix.values.data(), x, y);
 }
 
+template <class Real>
+void spmv_columns(const Exec& exec, const DeviceBlockCsr<Real>& matrix, const Real* x, Real* y, int k) {
+  const Index n = matrix.n_block_rows;
+  const Size* offsets = matrix.offsets.data();
+  const Index* columns = matrix.columns.data();
+  const Real* values = matrix.values.data();
+  switch (matrix.block) {
+    case 1: return spmv_blocks_columns<1>(exec, n, offsets, columns, values, x, y, k);
+    case 2: return spmv_blocks_columns<2>(exec, n, offsets, columns, values, x, y, k);
+    case 3: return spmv_blocks_columns<3>(exec, n, offsets, columns, values, x, y, k);
+    default: throw Error(str("nodal-block CSR SpMV: block size ", matrix.block, " is not 1, 2 or 3"));
+  }
+}
+
 template struct BlockCsrMatrixT<float>;
 template struct BlockCsrMatrixT<double>;
 template BlockCsrMatrixT<float> to_block_csr<float>(const CsrMatrix&, int);
@@ -113,6 +145,8 @@ template BlockCsrMatrixT<double> to_block_csr<double>(const CsrMatrix&, int);
 template struct DeviceBlockCsr<float>;
 template struct DeviceBlockCsr<double>;
 template void spmv<float>(const Exec&, const DeviceBlockCsr<float>&, const float*, float*);
+template void spmv_columns<float>(const Exec&, const DeviceBlockCsr<float>&, const float*, float*, int);
+template void spmv_columns<double>(const Exec&, const DeviceBlockCsr<double>&, const double*, double*, int);
 template void spmv<double>(const Exec&, const DeviceBlockCsr<double>&, const double*, double*);
 template void spmv<float>(const Exec&, const BlockCsrMatrixT<float>&, const float*, float*);
 template void spmv<double>(const Exec&, const BlockCsrMatrixT<double>&, const double*, double*);

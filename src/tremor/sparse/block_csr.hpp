@@ -60,6 +60,10 @@ template <class Real>
 void spmv(const Exec& exec, const BlockCsrMatrixT<Real>& matrix, const Real* x, Real* y);
 template <class Real>
 void spmv(const Exec& exec, const DeviceBlockCsr<Real>& matrix, const Real* x, Real* y);
+// The same for `columns` vectors interleaved (entry i of vector s at i * columns + s), one
+// iteration per node row and vector: each vector's bits are those of spmv() on it alone.
+template <class Real>
+void spmv_columns(const Exec& exec, const DeviceBlockCsr<Real>& matrix, const Real* x, Real* y, int columns);
 
 extern template struct BlockCsrMatrixT<float>;
 extern template struct BlockCsrMatrixT<double>;
@@ -68,6 +72,8 @@ extern template BlockCsrMatrixT<double> to_block_csr<double>(const CsrMatrix&, i
 extern template struct DeviceBlockCsr<float>;
 extern template struct DeviceBlockCsr<double>;
 extern template void spmv<float>(const Exec&, const DeviceBlockCsr<float>&, const float*, float*);
+extern template void spmv_columns<float>(const Exec&, const DeviceBlockCsr<float>&, const float*, float*, int);
+extern template void spmv_columns<double>(const Exec&, const DeviceBlockCsr<double>&, const double*, double*, int);
 extern template void spmv<double>(const Exec&, const DeviceBlockCsr<double>&, const double*, double*);
 extern template void spmv<float>(const Exec&, const BlockCsrMatrixT<float>&, const float*, float*);
 extern template void spmv<double>(const Exec&, const BlockCsrMatrixT<double>&, const double*, double*);

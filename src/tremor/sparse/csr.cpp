@@ -78,6 +78,19 @@ void spmv(const Exec& exec, CsrView<Real> matrix, const Real* x, Real* y) {
 }
 
 template <class Real>
+void spmv_columns(const Exec& exec, CsrView<Real> matrix, const Real* x, Real* y, int k) {
+  const Size* offsets = matrix.offsets;
+  const Index* columns = matrix.columns;
+  const Real* values = matrix.values;
+  forall(exec, static_cast<Index>(Size(matrix.n_rows) * k), [=] TREMOR_LAMBDA(Index t) {
+    const Index row = t / k, s = t - row * k;
+    Real sum = 0;
+    for (Size e = offsets[row]; e < offsets[row + 1]; ++e) sum += values[e] * x[Size(columns[e]) * k + s];
+    y[Size(row) * k + s] = sum;
+  });
+}
+
+template <class Real>
 void spmv(const Exec& exec, const CsrMatrixT<Real>& matrix, const Real* x, Real* y) {
   TREMOR_CHECK(exec.space() == MemorySpace::Host, "CSR SpMV: the matrix is in host memory, ", exec.describe(),
                " cannot run it");
@@ -91,6 +104,8 @@ template CsrMatrixT<double> convert<double>(const CsrMatrix&);
 template struct DeviceCsr<float>;
 template struct DeviceCsr<double>;
 template void spmv<float>(const Exec&, CsrView<float>, const float*, float*);
+template void spmv_columns<float>(const Exec&, CsrView<float>, const float*, float*, int);
+template void spmv_columns<double>(const Exec&, CsrView<double>, const double*, double*, int);
 template void spmv<double>(const Exec&, CsrView<double>, const double*, double*);
 template void spmv<float>(const Exec&, const CsrMatrixT<float>&, const float*, float*);
 template void spmv<double>(const Exec&, const CsrMatrixT<double>&, const double*, double*);

@@ -72,6 +72,11 @@ struct DeviceCsr {
 // Traffic per row: its offsets, columns and values, the x entries it touches, one y write.
 template <class Real>
 void spmv(const Exec& exec, CsrView<Real> matrix, const Real* x, Real* y);
+// The same for `columns` vectors interleaved (entry i of vector s at i * columns + s): one
+// iteration per row and vector, a row's entries read once for its vectors on a GPU (consecutive
+// threads); each vector's bits are those of spmv() on it alone.
+template <class Real>
+void spmv_columns(const Exec& exec, CsrView<Real> matrix, const Real* x, Real* y, int columns);
 // The host matrix: host backends only (a Cuda Exec throws tremor::Error).
 template <class Real>
 void spmv(const Exec& exec, const CsrMatrixT<Real>& matrix, const Real* x, Real* y);
@@ -83,6 +88,8 @@ extern template CsrMatrixT<double> convert<double>(const CsrMatrix&);
 extern template struct DeviceCsr<float>;
 extern template struct DeviceCsr<double>;
 extern template void spmv<float>(const Exec&, CsrView<float>, const float*, float*);
+extern template void spmv_columns<float>(const Exec&, CsrView<float>, const float*, float*, int);
+extern template void spmv_columns<double>(const Exec&, CsrView<double>, const double*, double*, int);
 extern template void spmv<double>(const Exec&, CsrView<double>, const double*, double*);
 extern template void spmv<float>(const Exec&, const CsrMatrixT<float>&, const float*, float*);
 extern template void spmv<double>(const Exec&, const CsrMatrixT<double>&, const double*, double*);

@@ -482,13 +482,42 @@ void spmv_block_ell(const Exec& exec, Index n_nodes, Index width, const Index* c
   });
 }
 
+// The same for `columns` vectors interleaved (entry i of vector s at i * columns + s): one thread
+// per node and vector, consecutive threads the vectors of one node, so that a warp reads each block
+// once for all of them (the same address: one load) and x and y of consecutive vectors at
+// consecutive addresses. Each vector's sums in spmv_block_ell's order: its bits.
+template <int B, class Real>
+void spmv_block_ell_columns(const Exec& exec, Index n_nodes, Index width, const Index* columns, const Real* values,
+                            const Real* x, Real* y, int k) {
+  forall(exec, static_cast<Index>(Size(n_nodes) * k), [=] TREMOR_LAMBDA(Index t) {
+    const Index node = t / k, s = t - node * k;
+    Real sum[B];
+    for (int r = 0; r < B; ++r) sum[r] = 0;
+    for (Index slot = 0; slot < width; ++slot) {
+      const Index column = columns[Size(slot) * n_nodes + node];
+      if (column < 0) continue;
+      const Real* xj = x + Size(column) * B * k + s;
+      const Real* block = values + Size(slot) * (B * B) * n_nodes + node;
+      for (int r = 0; r < B; ++r)
+        for (int c = 0; c < B; ++c) sum[r] += block[Size(r * B + c) * n_nodes] * xj[Size(c) * k];
+    }
+    for (int r = 0; r < B; ++r) y[(Size(node) * B + r) * k + s] = sum[r];
+  });
+}
+
 }  // namespace
 
 template <class Real>
-void spmv(const Exec& exec, const BlockEllMatrix<Real>& matrix, const Real* x, Real* y) {
+void spmv(const Exec& exec, const BlockEllMatrix<Real>& matrix, const Real* x, Real* y, int k) {
   check_space(exec, matrix.columns.exec().space(), "nodal-block ELL");
   const Index* columns = matrix.columns.data();
   const Real* values = matrix.values.data();
+  if (k > 1) switch (matrix.dim) {
+      case 1: return spmv_block_ell_columns<1>(exec, matrix.n_nodes, matrix.width, columns, values, x, y, k);
+      case 2: return spmv_block_ell_columns<2>(exec, matrix.n_nodes, matrix.width, columns, values, x, y, k);
+      case 3: return spmv_block_ell_columns<3>(exec, matrix.n_nodes, matrix.width, columns, values, x, y, k);
+      default: break;
+    }
   switch (matrix.dim) {
     case 1: return spmv_block_ell<1>(exec, matrix.n_nodes, matrix.width, columns, values, x, y);
     case 2: return spmv_block_ell<2>(exec, matrix.n_nodes, matrix.width, columns, values, x, y);
@@ -515,7 +544,7 @@ void spmv(const Exec& exec, const BlockEllMatrix<Real>& matrix, const Real* x, R
   template void spmv<Real>(const Exec&, const EllMatrix<Real>&, const Real*, Real*);        \
   template void spmv<Real>(const Exec&, const SellMatrix<Real>&, const Real*, Real*);       \
   template void spmv<Real>(const Exec&, const JdsMatrix<Real>&, const Real*, Real*);        \
-  template void spmv<Real>(const Exec&, const BlockEllMatrix<Real>&, const Real*, Real*);
+  template void spmv<Real>(const Exec&, const BlockEllMatrix<Real>&, const Real*, Real*, int);
 TREMOR_SPARSE_FORMATS_INSTANTIATE(float)
 TREMOR_SPARSE_FORMATS_INSTANTIATE(double)
 #undef TREMOR_SPARSE_FORMATS_INSTANTIATE

@@ -209,8 +209,11 @@ template <class Real>
 void spmv(const Exec& exec, const SellMatrix<Real>& matrix, const Real* x, Real* y);
 template <class Real>
 void spmv(const Exec& exec, const JdsMatrix<Real>& matrix, const Real* x, Real* y);
+// With `columns` > 1, x and y hold that many vectors interleaved (entry i of vector s at
+// i * columns + s) and each block is read once for all of them; each vector's bits are those of
+// the call on it alone.
 template <class Real>
-void spmv(const Exec& exec, const BlockEllMatrix<Real>& matrix, const Real* x, Real* y);
+void spmv(const Exec& exec, const BlockEllMatrix<Real>& matrix, const Real* x, Real* y, int columns = 1);
 
 #define TREMOR_SPARSE_FORMATS_EXTERN(Real)                                                         \
   extern template struct EllMatrix<Real>;                                                          \
@@ -230,7 +233,7 @@ void spmv(const Exec& exec, const BlockEllMatrix<Real>& matrix, const Real* x, R
   extern template void spmv<Real>(const Exec&, const EllMatrix<Real>&, const Real*, Real*);        \
   extern template void spmv<Real>(const Exec&, const SellMatrix<Real>&, const Real*, Real*);       \
   extern template void spmv<Real>(const Exec&, const JdsMatrix<Real>&, const Real*, Real*);        \
-  extern template void spmv<Real>(const Exec&, const BlockEllMatrix<Real>&, const Real*, Real*);
+  extern template void spmv<Real>(const Exec&, const BlockEllMatrix<Real>&, const Real*, Real*, int);
 TREMOR_SPARSE_FORMATS_EXTERN(float)
 TREMOR_SPARSE_FORMATS_EXTERN(double)
 #undef TREMOR_SPARSE_FORMATS_EXTERN

@@ -34,6 +34,11 @@ void CsrOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
   spmv(exec_, matrix_.view(), u, ku);
 }
 
+template <class Real>
+void CsrOperator<Real>::apply_batch_unchecked(const Real* u, Real* ku, int columns) const {
+  spmv_columns(exec_, matrix_.view(), u, ku, columns);
+}
+
 // ------------------------------------------------------------------------------------- block_csr
 
 template <class Real>
@@ -55,6 +60,11 @@ BlockCsrOperator<Real>::BlockCsrOperator(const Exec& exec, const DeviceBlockCsr<
 template <class Real>
 void BlockCsrOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
   spmv(exec_, matrix_, u, ku);
+}
+
+template <class Real>
+void BlockCsrOperator<Real>::apply_batch_unchecked(const Real* u, Real* ku, int columns) const {
+  spmv_columns(exec_, matrix_, u, ku, columns);
 }
 
 // ---------------------------------------------------------------------------- ell, sell, jds, block_ell
@@ -103,6 +113,14 @@ FormatOperator<Real>::FormatOperator(const Exec& exec, const DeviceBlockCsr<doub
 template <class Real>
 void FormatOperator<Real>::apply_unchecked(const Real* u, Real* ku) const {
   std::visit([&](const auto& matrix) { spmv(exec_, matrix, u, ku); }, matrix_);
+}
+
+template <class Real>
+void FormatOperator<Real>::apply_batch_unchecked(const Real* u, Real* ku, int columns) const {
+  if (const auto* block_ell = std::get_if<BlockEllMatrix<Real>>(&matrix_))
+    spmv(exec_, *block_ell, u, ku, columns);
+  else
+    op::Operator<Real>::apply_batch_unchecked(u, ku, columns);
 }
 
 template <class Real>
@@ -281,16 +299,22 @@ void register_operators(op::Registry& registry) {
             op::all_backends, csr_bytes, with_k<csr_bytes>, make_csr<float>, make_csr<double>},
            csr_from_host<float>, csr_from_host<double>, true);
   assembled.reference = true;  // CSR of the host K: the kind every other is checked against
+  assembled.fuses_batch = true;
   registry.add(assembled);
-  registry.add(with({"block_csr", "K in nodal-block CSR: one column index per dim x dim block", true, false, false,
-                     op::all_backends, block_csr_bytes, block_csr_setup, make_block_csr<float>, make_block_csr<double>},
-                    block_csr_from_host<float>, block_csr_from_host<double>, false));
+  op::OperatorEntry block_csr =
+      with({"block_csr", "K in nodal-block CSR: one column index per dim x dim block", true, false, false,
+            op::all_backends, block_csr_bytes, block_csr_setup, make_block_csr<float>, make_block_csr<double>},
+           block_csr_from_host<float>, block_csr_from_host<double>, false);
+  block_csr.fuses_batch = true;
+  registry.add(block_csr);
   registry.add(format_entry<FormatKind::Ell, ell_bytes>("K in ELL: rows padded to the longest, column-major"));
   registry.add(format_entry<FormatKind::Sell, sell_bytes>(
       "K in SELL-C-sigma (C = 32, sigma = 256): ELL by slices of sorted rows"));
   registry.add(format_entry<FormatKind::Jds, sell_bytes>("K in jagged diagonals: rows sorted by length"));
-  registry.add(format_entry<FormatKind::BlockEll, block_ell_bytes>(
-      "K in nodal-block ELL: dim x dim blocks, one column index per block, coalesced"));
+  op::OperatorEntry block_ell = format_entry<FormatKind::BlockEll, block_ell_bytes>(
+      "K in nodal-block ELL: dim x dim blocks, one column index per block, coalesced");
+  block_ell.fuses_batch = true;
+  registry.add(block_ell);
   registry.add(with({"cusparse", "K in CSR applied by cuSPARSE's SpMV: the baseline", true, false, false, cuda,
                      cusparse_bytes, with_k<cusparse_bytes>, make_cusparse<float>, make_cusparse<double>},
                     cusparse_from_host<float>, cusparse_from_host<double>, false));

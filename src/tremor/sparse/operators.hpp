@@ -46,6 +46,8 @@ class CsrOperator final : public op::Operator<Real> {
 
   Index n_dofs() const override { return matrix_.n_rows; }
   void apply_unchecked(const Real* u, Real* ku) const override;
+  void apply_batch_unchecked(const Real* u, Real* ku, int columns) const override;
+  bool fuses_batch() const override { return true; }
   std::string_view name() const override { return "assembled"; }
   const Exec& exec() const override { return exec_; }
   // offsets (8 B per row) + columns (4 B per entry) + values (sizeof(Real) per entry).
@@ -69,6 +71,8 @@ class BlockCsrOperator final : public op::Operator<Real> {
 
   Index n_dofs() const override { return matrix_.n_rows(); }
   void apply_unchecked(const Real* u, Real* ku) const override;
+  void apply_batch_unchecked(const Real* u, Real* ku, int columns) const override;
+  bool fuses_batch() const override { return true; }
   std::string_view name() const override { return "block_csr"; }
   const Exec& exec() const override { return exec_; }
   const DeviceBlockCsr<Real>& matrix() const { return matrix_; }
@@ -98,6 +102,9 @@ class FormatOperator final : public op::Operator<Real> {
 
   Index n_dofs() const override { return n_rows_; }
   void apply_unchecked(const Real* u, Real* ku) const override;
+  // Nodal-block ELL reads each block once for every vector; the scalar formats apply them one by one.
+  void apply_batch_unchecked(const Real* u, Real* ku, int columns) const override;
+  bool fuses_batch() const override { return kind_ == FormatKind::BlockEll; }
   std::string_view name() const override { return name_of(kind_, format_kind_names); }
   const Exec& exec() const override { return exec_; }
   // What an apply reads of the format's arrays: every column index, padding included, and the

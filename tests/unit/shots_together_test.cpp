@@ -1,0 +1,207 @@
+// Shots stepped together (RunOptions::shots_together): k shots' fields side by side, DOF i of shot s
+// at i * k + s, one operator apply for all of them (op::Operator::apply_batch) and one update.
+// Each shot's histories are the bits it has stepped alone, on every operator and backend.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "explicit_test_models.hpp"
+#include "support/support.hpp"
+#include "tremor/backend/device_array.hpp"
+#include "tremor/explicit/operator.hpp"
+#include "tremor/explicit/solver.hpp"
+#include "tremor/io/model_file.hpp"
+#include "tremor/model/absorbing.hpp"
+
+namespace tremor {
+namespace {
+
+using test::error_of;
+using test::expect_contains;
+
+// Every kind that takes `model`'s mesh and runs on exec: apply_batch on k vectors gives each the
+// bits of apply() on it alone. Returns how many kinds were checked.
+template <class Real>
+int check_columns(const Model& model, const Exec& exec, int k) {
+  int checked = 0;
+  std::mt19937 random(7);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  for (const op::OperatorEntry& entry : explicit_fe::operators().entries()) {
+    if (!entry.runs_on(exec.backend()) || !entry.takes(model.mesh)) continue;
+    const auto K = explicit_fe::make_stiffness_operator<Real>(model, entry.name, exec);
+    const Index n = K->n_dofs();
+    std::vector<Real> x(static_cast<std::size_t>(n) * k);
+    for (Real& v : x) v = static_cast<Real>(value(random));
+    const DeviceArray<Real> xs(exec, std::span<const Real>(x));
+    DeviceArray<Real> ys(exec, n * k);
+    K->apply_batch(xs.view(), ys.view(), k);
+    const std::vector<Real> together = ys.to_host();
+    for (int s = 0; s < k; ++s) {
+      std::vector<Real> column(static_cast<std::size_t>(n));
+      for (Index i = 0; i < n; ++i) column[i] = x[static_cast<std::size_t>(i) * k + s];
+      const DeviceArray<Real> xc(exec, std::span<const Real>(column));
+      DeviceArray<Real> yc(exec, n);
+      K->apply(xc.view(), yc.view());
+      const std::vector<Real> alone = yc.to_host();
+      Index differ = 0;
+      for (Index i = 0; i < n; ++i)
+        differ += together[static_cast<std::size_t>(i) * k + s] != alone[static_cast<std::size_t>(i)];
+      EXPECT_EQ(differ, 0) << entry.name << ", vector " << s << " of " << k;
+    }
+    ++checked;
+  }
+  return checked;
+}
+
+TEST(ShotsTogether, EveryOperatorAppliesColumnsAsOneByOne) {
+  const Model hex8 = test::loaded_bar(ElementType::Hex8, 1, 2);
+  const Model gll = test::loaded_bar(ElementType::HexGLL, 3, 2);  // sem's mesh
+  for (const Exec& exec : {Exec::serial(), Exec::openmp()}) {
+    // assembled, block_csr, ell, sell, jds, block_ell, matrix_free, partitioned
+    EXPECT_GE(check_columns<double>(hex8, exec, 3), 8);
+    EXPECT_GE(check_columns<float>(hex8, exec, 5), 8);
+    EXPECT_GE(check_columns<double>(gll, exec, 4), 2);  // sem among them
+  }
+}
+
+TEST(ShotsTogether, EveryOperatorAppliesColumnsAsOneByOneOnAGpu) {
+  TREMOR_REQUIRE_GPU();
+  const Model hex8 = test::loaded_bar(ElementType::Hex8, 1, 2);
+  const Model gll = test::loaded_bar(ElementType::HexGLL, 3, 2);
+  EXPECT_GE(check_columns<double>(hex8, Exec::cuda(), 16), 8);  // cusparse's one by one too
+  EXPECT_GE(check_columns<float>(hex8, Exec::cuda(), 3), 8);
+  EXPECT_GE(check_columns<float>(gll, Exec::cuda(), 16), 2);
+}
+
+// A 2D steel block with an array of 8 elements, one shot each (the tests of model/array.hpp).
+const std::string capture =
+    "[mesh]\ngenerator = \"rectangle\"\nelement = \"quad4\"\nsize = [0.012, 0.006]\ndivisions = [48, 24]\n"
+    "[[material]]\nname = \"steel\"\ndensity = 7850.0\nyoungs_modulus = 210e9\npoisson_ratio = 0.3\n"
+    "[[section]]\nelement_set = \"all\"\nmaterial = \"steel\"\nformulation = \"plane_strain\"\nthickness = 1.0\n"
+    "[explicit]\nduration = 1.5e-6\n"
+    "[[array]]\nname = \"probe\"\nelements = 8\npitch = 1e-3\nwidth = 0.75e-3\ncentre = [0.006125, 0.006]\n"
+    "surface = \"ymax\"\namplitude = 1e6\nsignal = { kind = \"tone_burst\", frequency = 2e6, cycles = 2 }\n"
+    "fmc = true\n"
+    "[[receiver]]\nname = \"inside\"\npositions = [[0.0041, 0.0023]]\nrecord = [\"displacement\", \"velocity\", \"acceleration\"]\n";
+
+Model capture_model(bool absorbing) {
+  Model model = io::read_model_buffer(capture, "capture.toml", "");
+  if (absorbing) {  // mass-proportional damping: the integrator's C' per DOF
+    AbsorbingLayer layer;
+    layer.faces = {BoxFace::YMin};
+    layer.thickness = 1.5e-3;
+    layer.frequency = 2e6;
+    layer.origin = "layer";
+    model.absorbing.push_back(layer);
+    model.validate();
+  }
+  return model;
+}
+
+// Every history of every shot, bit for bit.
+void expect_same_shots(const explicit_fe::ExplicitRun& a, const explicit_fe::ExplicitRun& b, const std::string& what) {
+  ASSERT_TRUE(a.ok() && b.ok()) << what << ": " << a.message << b.message;
+  ASSERT_EQ(a.shots.size(), b.shots.size()) << what;
+  double peak = 0.0;
+  for (std::size_t i = 0; i < a.shots.size(); ++i) {
+    ASSERT_EQ(a.shots[i].size(), b.shots[i].size()) << what;
+    for (std::size_t h = 0; h < a.shots[i].size(); ++h) {
+      const explicit_fe::History& x = a.shots[i][h];
+      const explicit_fe::History& y = b.shots[i][h];
+      EXPECT_EQ(x.name, y.name) << what;
+      EXPECT_EQ(x.times, y.times) << what << ", shot " << i << ", " << x.name;
+      ASSERT_EQ(x.values.size(), y.values.size()) << what;
+      Size differ = 0;
+      for (std::size_t k = 0; k < x.values.size(); ++k) {
+        differ += x.values[k] != y.values[k];
+        peak = std::max(peak, std::abs(x.values[k]));
+      }
+      EXPECT_EQ(differ, 0) << what << ", shot " << i << ", " << x.name;
+    }
+  }
+  EXPECT_GT(peak, 1e-12) << what;  // they move (a comparison of zeros could not fail)
+}
+
+// 8 shots 3 at a time (3, 3, then 2 and a repeated one) against one after another: the same bits,
+// undamped and damped, in double and float, on the kinds that fuse the shots and one that does not.
+TEST(ShotsTogether, ACaptureSteppedTogetherEqualsOneByOne) {
+  for (const bool absorbing : {false, true}) {
+    const Model model = capture_model(absorbing);
+    for (const char* kind : {"block_csr", "assembled", "block_ell", "matrix_free"})
+      for (const char* precision : {"double", "float"}) {
+        explicit_fe::RunOptions options;
+        options.backend = "openmp";
+        options.operator_kind = kind;
+        options.precision = precision;
+        options.shots_together = 1;
+        const explicit_fe::ExplicitRun alone = explicit_fe::run_explicit(model, options);
+        options.shots_together = 3;
+        const explicit_fe::ExplicitRun together = explicit_fe::run_explicit(model, options);
+        EXPECT_EQ(together.preflight.shots_together, 3);
+        EXPECT_EQ(alone.preflight.shots_together, 1);
+        expect_same_shots(alone, together, str(kind, ", ", precision, absorbing ? ", damped" : ""));
+        // The shots differ from each other: each column is its own shot's.
+        ASSERT_EQ(together.shots.size(), 8u);
+        EXPECT_NE(together.shots[0][0].values, together.shots[7][0].values);
+      }
+  }
+}
+
+// On a GPU the pre-flight steps them together by itself (block_ell, up to 16): the bits of one
+// after another, and the bits of the host's serial run to rounding.
+TEST(ShotsTogether, AGpuStepsACaptureTogetherByItself) {
+  TREMOR_REQUIRE_GPU();
+  const Model model = capture_model(true);
+  explicit_fe::RunOptions options;
+  options.backend = "cuda";
+  options.deterministic = true;  // K's bits the same in both runs
+  const explicit_fe::ExplicitRun together = explicit_fe::run_explicit(model, options);
+  EXPECT_EQ(together.preflight.shots_together, 8);
+  options.shots_together = 1;
+  const explicit_fe::ExplicitRun alone = explicit_fe::run_explicit(model, options);
+  expect_same_shots(alone, together, "cuda");
+}
+
+TEST(ShotsTogether, ThePreflightChoosesAndRefuses) {
+  const Model model = capture_model(false);
+  explicit_fe::RunOptions options;
+  options.backend = "openmp";
+  explicit_fe::Preflight p = explicit_fe::preflight(model, options);
+  EXPECT_EQ(p.shots_together, 1);  // the host steps one after another unless asked
+  expect_contains(p.shots_why, {"openmp"});
+  options.shots_together = 20;  // more than the model has: all 8
+  EXPECT_EQ(explicit_fe::preflight(model, options).shots_together, 8);
+  options.shots_together = 4;
+  options.domains = 2;
+  expect_contains(error_of([&] { (void)explicit_fe::preflight(model, options); }),
+                  {"4 shots stepped together asked for, but the run is decomposed"});
+  options.domains = 1;
+  options.checkpoint_every = 100;
+  expect_contains(error_of([&] { (void)explicit_fe::preflight(model, options); }), {"checkpoints"});
+  options.checkpoint_every = 0;
+  options.shots_together = -1;
+  expect_contains(error_of([&] { (void)explicit_fe::preflight(model, options); }), {"give 0"});
+  // One shot: nothing to step together, whatever is asked.
+  Model one = io::read_model_buffer(capture, "one.toml", "");
+  one.shots.resize(1);
+  options.shots_together = 4;
+  p = explicit_fe::preflight(one, options);
+  EXPECT_EQ(p.shots_together, 1);
+  expect_contains(p.shots_why, {"the model has 1 shot"});
+  // An operator that applies them one by one says so.
+  options.shots_together = 4;
+  options.operator_kind = "matrix_free";
+  p = explicit_fe::preflight(model, options);
+  EXPECT_EQ(p.shots_together, 4);
+  expect_contains(p.shots_why, {"matrix_free applies them one by one"});
+  // The fields of the shots beside the first are counted.
+  options.shots_together = 1;
+  const std::size_t one_at_a_time = explicit_fe::preflight(model, options).memory_bytes;
+  EXPECT_GE(p.memory_bytes, one_at_a_time + 3 * 3 * static_cast<std::size_t>(p.n_dofs) * sizeof(double));
+}
+
+}  // namespace
+}  // namespace tremor

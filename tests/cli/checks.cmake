@@ -28,3 +28,13 @@ function(tremor expect_rc)
   check_status("${rc}" "${expect_rc}" "tremor ${ARGN}" "${out}${err}")
   set(output "${out}${err}" PARENT_SCOPE)
 endfunction()
+
+# Fails with the message `what` unless ${H5_EQUAL} finds the groups or datasets after `b` equal bit
+# for bit in result files `a` and `b`; its report goes into `output`.
+function(check_h5_equal what a b)
+  execute_process(COMMAND "${H5_EQUAL}" "${a}" "${b}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what}:\n${out}${err}")
+  endif()
+  set(output "${out}" PARENT_SCOPE)
+endfunction()

@@ -6,6 +6,8 @@
 #    and refuses what is not a capture's.
 # 3. The same run stopped in the fourth shot (exit 130): its capture is incomplete, and --tfm says
 #    so; resumed, /fmc equals the whole run's bit for bit.
+# 6. The shots stepped 3 at a time (3, 3, 2): /fmc equals the whole run's bit for bit; with
+#    checkpoints they are refused.
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -20,7 +22,8 @@ check_output("${output}" "arrays +1" "probe +8 elements, pitch 1 mm, 750 (u|µ)m
 
 # 2.
 tremor(0 run ${model} ${common} -o "${WORK}/whole.h5")
-check_output("${output}" "shot 1 of 8 +probe\\.0" "shot 8 of 8 +probe\\.7" "whole\\.h5 \\(complete\\)")
+check_output("${output}" "shots +one after another \\(on serial" "shot 1 of 8 +probe\\.0" "shot 8 of 8 +probe\\.7"
+             "whole\\.h5 \\(complete\\)")
 tremor(0 image "${WORK}/whole.h5" --tfm --mode L-L,T-T -o "${WORK}/images")
 check_output("${output}" "tfm/probe/L-L: [0-9]+ x [0-9]+ pixels" "L at 6\\.0[0-9]* km/s, L at"
              "tfm/probe/T-T: " "wrote [^ ]*images/whole\\.tfm\\.probe\\.L-L\\.png"
@@ -42,12 +45,8 @@ tremor(nonzero image "${WORK}/result.h5" --tfm)
 check_output("${output}" "array 'probe': its capture is incomplete")
 tremor(0 run ${model} ${common} -o "${WORK}/result.h5" --resume)
 check_output("${output}" "result\\.h5 \\(complete\\)")
-execute_process(COMMAND "${H5_EQUAL}" "${WORK}/whole.h5" "${WORK}/result.h5" /fmc
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "the resumed capture differs from the whole run's:\n${out}${err}")
-endif()
-check_output("${out}" "equal: [0-9]+ datasets")
+check_h5_equal("the resumed capture differs from the whole run's" "${WORK}/whole.h5" "${WORK}/result.h5" /fmc)
+check_output("${output}" "equal: [0-9]+ datasets")
 
 # 4. tremor export writes the capture beside the histories: t<i>_r<j> columns.
 tremor(0 export "${WORK}/whole.h5" -o "${WORK}/csv")
@@ -66,3 +65,11 @@ check_output("${output}" "whole\\.h5: array 'probe' has other elements, samples 
 tremor(0 info examples/array-tfm-2d/model.toml)
 check_output("${output}" "holes +3" "sdh10 +radius 500 (u|µ)m at \\(22 mm, 30 mm\\): [0-9]+ elements removed"
              "probe +64 elements, pitch 600 (u|µ)m, 500 (u|µ)m wide")
+
+# 6.
+tremor(0 run ${model} ${common} --shots-together 3 -o "${WORK}/together.h5")
+check_output("${output}" "shots +3 stepped together \\(asked for\\)" "shot 8 of 8 +probe\\.7" "together\\.h5 \\(complete\\)")
+check_h5_equal("the capture stepped 3 shots at a time differs from one after another" "${WORK}/whole.h5" "${WORK}/together.h5" /fmc)
+check_output("${output}" "equal: [0-9]+ datasets")
+tremor(nonzero run ${model} ${common} --shots-together 3 --checkpoint-every 20 -o "${WORK}/refused.h5")
+check_output("${output}" "3 shots stepped together asked for, but the run writes checkpoints")

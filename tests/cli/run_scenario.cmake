@@ -52,12 +52,8 @@ if(MODE STREQUAL "resume")
     message(FATAL_ERROR "the checkpoint of a complete run must be removed")
   endif()
   # 8 snapshots (steps 0..70) x 3 fields + their times; probe: 4 datasets; points: 5.
-  execute_process(COMMAND "${H5_EQUAL}" "${WORK}/whole.h5" "${result}" /histories /snapshots
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "the resumed file differs from the whole run's:\n${out}${err}")
-  endif()
-  check_output("${out}" "equal: 34 datasets")
+  check_h5_equal("the resumed file differs from the whole run's" "${WORK}/whole.h5" "${result}" /histories /snapshots)
+  check_output("${output}" "equal: 34 datasets")
   execute_process(COMMAND ${LAUNCHER} "${TREMOR}" run "${MODEL}" -o "${result}" ${common} --resume
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(rc EQUAL 0)

@@ -44,9 +44,5 @@ check_output("${output}" "resuming +from step 40 of [0-9]+ of shot 's0'" "shot 2
 if(EXISTS "${WORK}/result.h5.checkpoint")
   message(FATAL_ERROR "the checkpoint of a complete run must be removed")
 endif()
-execute_process(COMMAND "${H5_EQUAL}" "${WORK}/whole.h5" "${WORK}/result.h5" /shots
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "the resumed file differs from the whole run's:\n${out}${err}")
-endif()
-check_output("${out}" "equal: [0-9]+ datasets")
+check_h5_equal("the resumed file differs from the whole run's" "${WORK}/whole.h5" "${WORK}/result.h5" /shots)
+check_output("${output}" "equal: [0-9]+ datasets")

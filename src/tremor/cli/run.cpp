@@ -332,6 +332,14 @@ ex::RunOptions run_options(const RunArgs& args, const parallel::Communicator& wo
   options.check_every = args.check_every;
   options.domains = args.domains;
   options.shots_together = args.shots_together;
+  // A checkpoint holds one shot: the pre-flight steps shots one after another where the run writes
+  // checkpoints or resumes from one (the interval of a resumed run's comes from its checkpoint).
+  if (args.checkpoint_option->count()) options.checkpoint_every = args.checkpoint_every;
+  if (args.resume) {
+    TREMOR_CHECK(args.shots_together <= 1, "--shots-together ", args.shots_together,
+                 " with --resume: a checkpoint holds one shot; resume one after another (--shots-together 1)");
+    options.shots_together = 1;
+  }
   options.exchange = args.exchange;
   options.decomposition = args.decomposition;
   options.overlap = !args.no_overlap;
@@ -515,7 +523,10 @@ struct RootRun {
     if (options.checkpoint_every > 0)
       std::printf("  checkpoints     every %s steps to %s\n", group_digits(options.checkpoint_every).c_str(),
                   checkpoint_file.string().c_str());
-    if (!model.shots.empty())
+    if (!model.shots.empty() && preflight.shots_together > 1)
+      std::printf("  shots           %zu, stepped %d at a time on this set-up\n", model.shots.size(),
+                  preflight.shots_together);
+    else if (!model.shots.empty())
       std::printf("  shots           %zu, stepped one after another on this set-up\n", model.shots.size());
     if (args.resume)
       std::printf("  resuming        from step %s of %s%s (%s)\n", group_digits(resumed.step).c_str(),

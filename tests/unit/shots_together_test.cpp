@@ -3,7 +3,9 @@
 // Each shot's histories are the bits it has stepped alone, on every operator and backend.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -23,7 +25,9 @@ using test::error_of;
 using test::expect_contains;
 
 // Every kind that takes `model`'s mesh and runs on exec: apply_batch on k vectors gives each the
-// bits of apply() on it alone. Returns how many kinds were checked.
+// bits of apply() on it alone; on a GPU, where a kind scatters with atomic adds (matrix_free, sem,
+// partitioned) or is cuSPARSE's, within rounding of the largest value (each apply sums in the
+// order its adds land). Returns how many kinds were checked.
 template <class Real>
 int check_columns(const Model& model, const Exec& exec, int k) {
   int checked = 0;
@@ -46,10 +50,17 @@ int check_columns(const Model& model, const Exec& exec, int k) {
       DeviceArray<Real> yc(exec, n);
       K->apply(xc.view(), yc.view());
       const std::vector<Real> alone = yc.to_host();
+      const bool bits = exec.space() == MemorySpace::Host || (entry.needs_assembly && entry.name != "cusparse");
+      double largest = 0.0;
+      for (const Real v : alone) largest = std::max(largest, std::abs(static_cast<double>(v)));
+      // (100 roundings of the largest: a sum of up to 81 products per row in another order)
+      const double tolerance = bits ? 0.0 : 100.0 * std::numeric_limits<Real>::epsilon() * largest;
       Index differ = 0;
       for (Index i = 0; i < n; ++i)
-        differ += together[static_cast<std::size_t>(i) * k + s] != alone[static_cast<std::size_t>(i)];
+        differ += std::abs(static_cast<double>(together[static_cast<std::size_t>(i) * k + s]) -
+                           static_cast<double>(alone[static_cast<std::size_t>(i)])) > tolerance;
       EXPECT_EQ(differ, 0) << entry.name << ", vector " << s << " of " << k;
+      EXPECT_GT(largest, 0.0) << entry.name;
     }
     ++checked;
   }
@@ -62,7 +73,8 @@ TEST(ShotsTogether, EveryOperatorAppliesColumnsAsOneByOne) {
   for (const Exec& exec : {Exec::serial(), Exec::openmp()}) {
     // assembled, block_csr, ell, sell, jds, block_ell, matrix_free, partitioned
     EXPECT_GE(check_columns<double>(hex8, exec, 3), 8);
-    EXPECT_GE(check_columns<float>(hex8, exec, 5), 8);
+    EXPECT_GE(check_columns<float>(hex8, exec, 4), 8);  // block_ell's loads of four vectors
+    EXPECT_GE(check_columns<float>(hex8, exec, 6), 8);  // of two
     EXPECT_GE(check_columns<double>(gll, exec, 4), 2);  // sem among them
   }
 }
@@ -125,8 +137,9 @@ void expect_same_shots(const explicit_fe::ExplicitRun& a, const explicit_fe::Exp
   EXPECT_GT(peak, 1e-12) << what;  // they move (a comparison of zeros could not fail)
 }
 
-// 8 shots 3 at a time (3, 3, then 2 and a repeated one) against one after another: the same bits,
-// undamped and damped, in double and float, on the kinds that fuse the shots and one that does not.
+// 8 shots 3 at a time in double (3, 3, then 2 and a repeated one) and 4 at a time in float against
+// one after another: the same bits, undamped and damped, on the kinds that fuse the shots and one
+// that does not.
 TEST(ShotsTogether, ACaptureSteppedTogetherEqualsOneByOne) {
   for (const bool absorbing : {false, true}) {
     const Model model = capture_model(absorbing);
@@ -138,9 +151,11 @@ TEST(ShotsTogether, ACaptureSteppedTogetherEqualsOneByOne) {
         options.precision = precision;
         options.shots_together = 1;
         const explicit_fe::ExplicitRun alone = explicit_fe::run_explicit(model, options);
-        options.shots_together = 3;
+        // (3: two batches and one short by a repeated shot; 4: block_ell's loads of four)
+        const int k = std::string(precision) == "double" ? 3 : 4;
+        options.shots_together = k;
         const explicit_fe::ExplicitRun together = explicit_fe::run_explicit(model, options);
-        EXPECT_EQ(together.preflight.shots_together, 3);
+        EXPECT_EQ(together.preflight.shots_together, k);
         EXPECT_EQ(alone.preflight.shots_together, 1);
         expect_same_shots(alone, together, str(kind, ", ", precision, absorbing ? ", damped" : ""));
         // The shots differ from each other: each column is its own shot's.

@@ -1,6 +1,7 @@
 #include "tremor/sparse/formats.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <numeric>
@@ -482,27 +483,59 @@ void spmv_block_ell(const Exec& exec, Index n_nodes, Index width, const Index* c
   });
 }
 
-// The same for `columns` vectors interleaved (entry i of vector s at i * columns + s): one thread
-// per node and vector, consecutive threads the vectors of one node, so that a warp reads each block
-// once for all of them (the same address: one load) and x and y of consecutive vectors at
-// consecutive addresses. Each vector's sums in spmv_block_ell's order: its bits.
-template <int B, class Real>
+// `Per` consecutive values, loaded and stored as one (a vector load on a GPU where aligned).
+template <class Real, int Per>
+struct alignas(sizeof(Real) * Per) Pack {
+  Real v[Per];
+};
+
+// The same for `k` vectors interleaved (entry i of vector s at i * k + s): a thread per node and
+// `Per` consecutive vectors, consecutive threads the groups of one node, so that a warp reads each
+// block once for all of them (the same address: one load) and each thread its vectors' x entries
+// of a block column in one load of Per values. Each vector's sums in spmv_block_ell's order: its
+// bits.
+template <int B, int Per, class Real>
 void spmv_block_ell_columns(const Exec& exec, Index n_nodes, Index width, const Index* columns, const Real* values,
                             const Real* x, Real* y, int k) {
-  forall(exec, static_cast<Index>(Size(n_nodes) * k), [=] TREMOR_LAMBDA(Index t) {
-    const Index node = t / k, s = t - node * k;
-    Real sum[B];
-    for (int r = 0; r < B; ++r) sum[r] = 0;
+  using P = Pack<Real, Per>;
+  const int groups = k / Per;
+  forall(exec, static_cast<Index>(Size(n_nodes) * groups), [=] TREMOR_LAMBDA(Index t) {
+    const Index node = t / groups, s = (t - node * groups) * Per;
+    Real sum[B][Per];
+    for (int r = 0; r < B; ++r)
+      for (int q = 0; q < Per; ++q) sum[r][q] = 0;
     for (Index slot = 0; slot < width; ++slot) {
       const Index column = columns[Size(slot) * n_nodes + node];
       if (column < 0) continue;
-      const Real* xj = x + Size(column) * B * k + s;
+      P xj[B];
+      for (int c = 0; c < B; ++c) xj[c] = *reinterpret_cast<const P*>(x + (Size(column) * B + c) * k + s);
       const Real* block = values + Size(slot) * (B * B) * n_nodes + node;
       for (int r = 0; r < B; ++r)
-        for (int c = 0; c < B; ++c) sum[r] += block[Size(r * B + c) * n_nodes] * xj[Size(c) * k];
+        for (int c = 0; c < B; ++c) {
+          const Real a = block[Size(r * B + c) * n_nodes];
+          for (int q = 0; q < Per; ++q) sum[r][q] += a * xj[c].v[q];
+        }
     }
-    for (int r = 0; r < B; ++r) y[(Size(node) * B + r) * k + s] = sum[r];
+    for (int r = 0; r < B; ++r) {
+      P out;
+      for (int q = 0; q < Per; ++q) out.v[q] = sum[r][q];
+      *reinterpret_cast<P*>(y + (Size(node) * B + r) * k + s) = out;
+    }
   });
+}
+
+// Four vectors a thread where k and the arrays allow loads of four, else two, else one.
+template <int B, class Real>
+void spmv_block_ell_columns(const Exec& exec, Index n_nodes, Index width, const Index* columns, const Real* values,
+                            const Real* x, Real* y, int k) {
+  const auto aligned = [&](int per) {
+    const auto bytes = static_cast<std::uintptr_t>(per) * sizeof(Real);
+    return k % per == 0 && reinterpret_cast<std::uintptr_t>(x) % bytes == 0 &&
+           reinterpret_cast<std::uintptr_t>(y) % bytes == 0;
+  };
+  if (aligned(4)) return spmv_block_ell_columns<B, 4>(exec, n_nodes, width, columns, values, x, y, k);
+  if (aligned(2)) return spmv_block_ell_columns<B, 2>(exec, n_nodes, width, columns, values, x, y, k);
+  spmv_block_ell_columns<B, 1>(exec, n_nodes, width, columns, values, x, y, k);
 }
 
 }  // namespace

@@ -180,6 +180,27 @@ TEST(ShotsTogether, AGpuStepsACaptureTogetherByItself) {
   expect_same_shots(alone, together, "cuda");
 }
 
+// A capture of 16 shots on a GPU, operator "auto": block_ell, whose K is read once for all 16, in
+// place of matrix_free one after another (which "auto" takes for a run of one shot).
+TEST(ShotsTogether, AGpuTakesBlockEllForACaptureOfSixteenShots) {
+  TREMOR_REQUIRE_GPU();
+  std::string text = capture;
+  text.replace(text.find("elements = 8"), 12, "elements = 16");
+  text.replace(text.find("size = [0.012, 0.006]"), 21, "size = [0.020, 0.006]");
+  text.replace(text.find("divisions = [48, 24]"), 20, "divisions = [80, 24]");
+  text.replace(text.find("centre = [0.006125, 0.006]"), 26, "centre = [0.010125, 0.006]");
+  const Model model = io::read_model_buffer(text, "sixteen.toml", "");
+  explicit_fe::RunOptions options;
+  options.backend = "cuda";
+  options.precision = "float";
+  const explicit_fe::Preflight p = explicit_fe::preflight(model, options);
+  EXPECT_EQ(p.operator_kind(), "block_ell");
+  expect_contains(p.operator_why, {"16 shots, stepped together on block_ell"});
+  EXPECT_EQ(p.shots_together, 16);
+  options.shots_together = 1;  // one after another: "auto" as for one shot
+  EXPECT_NE(explicit_fe::preflight(model, options).operator_kind(), "block_ell");
+}
+
 TEST(ShotsTogether, ThePreflightChoosesAndRefuses) {
   const Model model = capture_model(false);
   explicit_fe::RunOptions options;

@@ -876,6 +876,21 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
                "operator (matrix_free; sem on GLL meshes)");
   // A block file made for another mesh (or torn, or not one) is refused before the run.
   if (!p.blocks.empty()) (void)partition::read_block_file(p.blocks, node_graph(model.mesh));
+  // A capture of 16 shots or more on a GPU: stepped 16 at a time on block_ell (K read once for all
+  // of them) they outrun an element-by-element kind's one after another (docs/benchmarks.md, "Shots
+  // stepped together"), where K fits the GPU; not sem, far faster on its GLL meshes.
+  if (p.operator_auto && p.backend == Backend::Cuda && !p.op->fuses_batch && !p.op->auto_where_it_takes &&
+      whole.shots.size() >= 16 && options.shots_together != 1 && nnz <= Size(2147483647) &&
+      why_one_shot_at_a_time(p, whole, options).empty() && (processes == 1 || p.threaded)) {
+    const op::OperatorEntry* batch = operators().find("block_ell");
+    const std::size_t free_bytes = memory_info(process_exec(p.backend, options, false)).free_bytes;
+    if (batch && batch->takes(model.mesh) && run_bytes(*batch) < free_bytes / 2) {
+      p.operator_why = str("the model's ", whole.shots.size(), " shots, stepped together on block_ell, read K once for "
+                           "up to 16: measured 2.1x ", p.op->name, "'s speed one after another on the "
+                           "examples/array-tfm-2d capture (docs/benchmarks.md)");
+      p.op = batch;
+    }
+  }
   // The whole run's arrays, and first the pre-flight's survey of the whole model, counted.
   std::size_t run = run_bytes(*p.op) + (p.fluid ? fluid_run_bytes(*p.fluid, real_size) +
                                                       fluid_snapshot_bytes(*p.fluid, model, p.snapshot_every, real_size)

@@ -483,7 +483,7 @@ void spmv_block_ell(const Exec& exec, Index n_nodes, Index width, const Index* c
   });
 }
 
-// `Per` consecutive values, loaded and stored as one (a vector load on a GPU where aligned).
+// `Per` consecutive values, loaded and stored as one (vector loads on a GPU, of up to 16 bytes).
 template <class Real, int Per>
 struct alignas(sizeof(Real) * Per) Pack {
   Real v[Per];
@@ -524,7 +524,8 @@ void spmv_block_ell_columns(const Exec& exec, Index n_nodes, Index width, const 
   });
 }
 
-// Four vectors a thread where k and the arrays allow loads of four, else two, else one.
+// Eight vectors a thread in float (two loads of four), four in double, where k and the arrays'
+// alignment allow; else two, else one.
 template <int B, class Real>
 void spmv_block_ell_columns(const Exec& exec, Index n_nodes, Index width, const Index* columns, const Real* values,
                             const Real* x, Real* y, int k) {
@@ -533,6 +534,8 @@ void spmv_block_ell_columns(const Exec& exec, Index n_nodes, Index width, const 
     return k % per == 0 && reinterpret_cast<std::uintptr_t>(x) % bytes == 0 &&
            reinterpret_cast<std::uintptr_t>(y) % bytes == 0;
   };
+  if (sizeof(Real) == 4 && aligned(8))
+    return spmv_block_ell_columns<B, 8>(exec, n_nodes, width, columns, values, x, y, k);
   if (aligned(4)) return spmv_block_ell_columns<B, 4>(exec, n_nodes, width, columns, values, x, y, k);
   if (aligned(2)) return spmv_block_ell_columns<B, 2>(exec, n_nodes, width, columns, values, x, y, k);
   spmv_block_ell_columns<B, 1>(exec, n_nodes, width, columns, values, x, y, k);

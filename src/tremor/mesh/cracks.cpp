@@ -110,23 +110,13 @@ Shape shape_of(const Crack& crack, int dim) {
   return s;
 }
 
-// The node indices of `face` (every node, face_nodes()).
-std::vector<Index> nodes_of(const Mesh& mesh, const Face& face) {
+// The node indices of `face`: every node (face_nodes()), or its corners alone (face_vertices()).
+std::vector<Index> nodes_of(const Mesh& mesh, const Face& face, bool corners = false) {
   const ElementRef ref = mesh.locate(face.element);
   const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
   int local[max_face_nodes];
-  const int n = face_nodes(block.type, block.order, face.face, local);
-  std::vector<Index> out;
-  const std::span<const Index> element = block.nodes(ref.element);
-  for (int a = 0; a < n; ++a) out.push_back(element[static_cast<std::size_t>(local[a])]);
-  return out;
-}
-
-std::vector<Index> corners_of(const Mesh& mesh, const Face& face) {
-  const ElementRef ref = mesh.locate(face.element);
-  const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
-  int local[max_face_nodes];
-  const int n = face_vertices(block.type, block.order, face.face, local);
+  const int n = corners ? face_vertices(block.type, block.order, face.face, local)
+                        : face_nodes(block.type, block.order, face.face, local);
   std::vector<Index> out;
   const std::span<const Index> element = block.nodes(ref.element);
   for (int a = 0; a < n; ++a) out.push_back(element[static_cast<std::size_t>(local[a])]);
@@ -175,7 +165,7 @@ void cut_cracks(Mesh& mesh, std::span<Crack> cracks) {
       const double tol = 1e-6 * (dim == 2 ? size : std::sqrt(size));
       if (std::abs(shape.off(plane.centre)) > tol || !shape.within(plane.centre, tol)) continue;
       bool on = true;
-      for (const Index node : corners_of(mesh, pair[0])) {
+      for (const Index node : nodes_of(mesh, pair[0], true)) {
         const Vec x = point_of(mesh, node);
         on = on && std::abs(shape.off(x)) <= tol && shape.within(x, tol);
       }

@@ -22,6 +22,7 @@ using model_file::name_where;
 using model_file::read_absorbing;
 using model_file::read_pressure_release;
 using model_file::read_defect;
+using model_file::read_crack;
 using model_file::read_hole;
 using model_file::read_excitation;
 using model_file::read_material;
@@ -80,6 +81,13 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
     model.holes.push_back(read_hole(table, model.mesh, ++holes));
   }
   drill_holes(model.mesh, model.holes);
+  // Cracks, cut last: each splits the nodes on it, which a hole's cut would renumber.
+  std::vector<Crack> cracks;
+  for (Table table : mesh->tables("crack")) {
+    name_where(table);
+    cracks.push_back(read_crack(table, model.mesh, static_cast<int>(cracks.size()) + 1));
+  }
+  cut_cracks(model.mesh, cracks);
 
   std::map<std::string, long> material_lines;
   for (Table material : root.tables("material")) {

@@ -22,7 +22,7 @@ using detail::choice;
 
 constexpr std::string_view mesh_keys[] = {"file",    "generator", "element",     "origin",  "size",  "divisions",
                                           "grading", "node_set",  "element_set", "surface", "order", "defect",
-                                          "hole"};
+                                          "hole",    "crack"};
 constexpr std::string_view generator_only_keys[] = {"element", "origin", "size", "divisions", "grading"};
 constexpr std::string_view generators[] = {"rectangle", "box"};
 constexpr std::string_view set_keys[] = {"name", "min", "max"};
@@ -280,6 +280,34 @@ Hole read_hole(const Table& table, const Mesh& mesh, int number) {
     table.fail("axis", "'axis' is a 3D hole's; a 2D hole is a disc of the section");
   }
   return h;
+}
+
+constexpr std::string_view crack_keys[] = {"name", "points"};
+
+Crack read_crack(const Table& table, const Mesh& mesh, int number) {
+  table.only(crack_keys);
+  Crack c;
+  c.origin = origin_of(table);
+  c.name = table.string("name").value_or(str("crack", number));
+  if (c.name.empty() || c.name.find('/') != std::string::npos)
+    table.fail("name", str("the crack's name '", c.name, "' names its faces' surface: not empty, without '/'"));
+  const char* example = mesh.dim() == 2 ? "[[0.02, 0.04], [0.02, 0.035]] (a segment's two ends)"
+                                        : "[[0.02, 0.0, 0.04], [0.02, 0.01, 0.04], [0.02, 0.01, 0.035], [0.02, 0.0, "
+                                          "0.035]] (a planar polygon's vertices in order)";
+  if (!table.has("points")) table.fail_at(table.line(), str("missing 'points', such as ", example));
+  const toml::node& node = *table.node("points");
+  const auto* array = node.as_array();
+  if (!array || array->empty())
+    table.fail("points", str("'points' must be an array of points such as ", example, ", got ", detail::describe(node)));
+  const Bounds bounds(mesh);
+  for (std::size_t i = 0; i < array->size(); ++i)
+    c.points.push_back(position_in(table, (*array)[i], bounds, str("'points'[", i, "]")));
+  if (mesh.dim() == 2 && c.points.size() != 2)
+    table.fail("points", str(c.points.size(), " points; a 2D crack is a segment: its two ends, such as ", example));
+  if (mesh.dim() == 3 && c.points.size() < 3)
+    table.fail("points", str(c.points.size(), " points; a 3D crack is a planar polygon: 3 or more vertices, such as ",
+                             example));
+  return c;
 }
 
 Defect read_defect(const Table& table, int number, const std::string& base_dir) {

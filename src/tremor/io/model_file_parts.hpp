@@ -22,6 +22,7 @@
 
 #include "tremor/core/error.hpp"
 #include "tremor/io/model_file_table.hpp"
+#include "tremor/mesh/cracks.hpp"
 #include "tremor/model/model.hpp"
 
 namespace tremor::io::model_file {
@@ -58,6 +59,8 @@ Mesh read_mesh(const Table& mesh, const std::string& base_dir, std::optional<int
 // One [[mesh.defect]], the `number`th.
 Defect read_defect(const Table& table, int number, const std::string& base_dir);
 Hole read_hole(const Table& table, const Mesh& mesh, int number);
+// A [[mesh.crack]]: its name (default "crack<number>") and points (2D: two; 3D: three or more).
+Crack read_crack(const Table& table, const Mesh& mesh, int number);
 Material read_material(Table& material);
 // Every [[section]], or the default section over the element set "all".
 void read_sections(const Table& root, Model& model);

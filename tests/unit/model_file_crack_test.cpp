@@ -1,0 +1,74 @@
+// [[mesh.crack]] in the model file: read, cut into the mesh (mesh/cracks.hpp), and its faces free:
+// a crack through the whole block leaves the far side at rest, a crack part of the way does not.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "support/support.hpp"
+#include "tremor/explicit/solver.hpp"
+#include "tremor/io/model_file.hpp"
+
+namespace tremor {
+namespace {
+
+using test::error_of;
+using test::expect_contains;
+
+// A 2D steel block 8 x 4 mm of 0.25 mm quad4 cells, a vertical force on its top face at x = 2 mm,
+// a receiver on the top face at x = 6 mm; `crack` appended to [mesh].
+std::string block(const std::string& crack) {
+  return "[mesh]\ngenerator = \"rectangle\"\nelement = \"quad4\"\nsize = [0.008, 0.004]\ndivisions = [32, 16]\n" +
+         crack +
+         "[[material]]\nname = \"steel\"\ndensity = 7850.0\nyoungs_modulus = 210e9\npoisson_ratio = 0.3\n"
+         "[[section]]\nelement_set = \"all\"\nmaterial = \"steel\"\nformulation = \"plane_strain\"\nthickness = 1.0\n"
+         "[[source]]\nname = \"push\"\nposition = [0.002, 0.004]\ndirection = [0.0, -1.0]\namplitude = 1e3\n"
+         "signal = { kind = \"ricker\", frequency = 2e6 }\n"
+         "[[receiver]]\nname = \"far\"\npositions = [[0.006, 0.004]]\n"
+         "[explicit]\nduration = 3e-6\n";
+}
+
+Model read(const std::string& text) { return io::read_model_buffer(text, "m.toml", ""); }
+
+double largest_far_motion(const Model& model) {
+  explicit_fe::RunOptions options;
+  options.backend = "serial";
+  const explicit_fe::ExplicitRun run = explicit_fe::run_explicit(model, options);
+  EXPECT_TRUE(run.ok()) << run.message;
+  double largest = 0.0;
+  for (const double v : run.histories.at(0).values) largest = std::max(largest, std::abs(v));
+  return largest;
+}
+
+TEST(ModelFileCrack, ACrackThroughTheBlockLeavesItsFarSideAtRest) {
+  const Model whole = read(block(""));
+  const Model through = read(block("[[mesh.crack]]\nname = \"cut\"\npoints = [[0.004, 0.004], [0.004, 0.0]]\n"));
+  const Model part = read(block("[[mesh.crack]]\nname = \"cut\"\npoints = [[0.004, 0.004], [0.004, 0.002]]\n"));
+  EXPECT_EQ(through.mesh.n_nodes(), whole.mesh.n_nodes() + 17);  // every node of the line x = 4 mm
+  EXPECT_EQ(part.mesh.n_nodes(), whole.mesh.n_nodes() + 8);      // the mouth and 7 below; the tip closed
+  EXPECT_EQ(through.mesh.face_sets.at("cut").size(), 32u);
+  const double moved = largest_far_motion(whole);
+  EXPECT_GT(moved, 1e-12);  // the wave reaches x = 6 mm within 3 us (the Rayleigh wave in ~1.3 us)
+  EXPECT_EQ(largest_far_motion(through), 0.0);  // nothing crosses a crack through the block
+  const double around = largest_far_motion(part);  // around the tip and under it
+  EXPECT_GT(around, 1e-3 * moved);
+  EXPECT_LT(around, moved);  // the crack shields the surface behind it
+}
+
+TEST(ModelFileCrack, BadCracksNameTheirLine) {
+  expect_contains(error_of([] { (void)read(block("[[mesh.crack]]\nname = \"c\"\n")); }),
+                  {"m.toml:6", "missing 'points', such as [[0.02, 0.04], [0.02, 0.035]]"});
+  expect_contains(
+      error_of([] { (void)read(block("[[mesh.crack]]\npoints = [[0.004, 0.004], [0.004, 0.002], [0.005, 0.002]]\n")); }),
+      {"m.toml:7", "3 points; a 2D crack is a segment"});
+  expect_contains(error_of([] { (void)read(block("[[mesh.crack]]\npoints = [[0.0041, 0.004], [0.0041, 0.002]]\n")); }),
+                  {"m.toml:6: crack 'crack1': element faces cover 0 m of its 0.002 m"});
+  expect_contains(error_of([] { (void)read(block("[[mesh.crack]]\npoints = [[0.004, 0.004], [0.004, 0.009]]\n")); }),
+                  {"m.toml:7", "'points'[1]"});
+  expect_contains(error_of([] { (void)read(block("[[mesh.crack]]\nname = \"c\"\npoints = [[0.004, 0.004], [0.004, 0.002]]\n"
+                                                 "depth = 2\n")); }),
+                  {"m.toml:9", "depth"});
+}
+
+}  // namespace
+}  // namespace tremor

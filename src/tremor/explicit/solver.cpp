@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <new>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -711,7 +713,7 @@ std::string why_one_shot_at_a_time(const Preflight& p, const Model& model, const
 // the bytes the extra shots' fields and receivers add. Throws tremor::Error where more than one
 // is asked for and something stops it.
 std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOptions& options, std::size_t run,
-                                  std::size_t real_size) {
+                                  std::size_t real_size, const std::function<std::size_t()>& free_gpu_bytes) {
   TREMOR_CHECK(options.shots_together >= 0, "shots stepped together: ", options.shots_together,
                "; give 0 (chosen by the pre-flight), 1 (one after another) or more");
   const std::string stop = why_one_shot_at_a_time(p, model, options);
@@ -738,7 +740,7 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
       p.shots_why = str(p.op->name, " reads its data once per shot (block_ell, block_csr and assembled read it once ",
                         "for all)");
     } else {
-      const std::size_t free_bytes = memory_info(process_exec(p.backend, options, false)).free_bytes;
+      const std::size_t free_bytes = free_gpu_bytes();
       const std::size_t room = free_bytes > run ? (free_bytes - run) * 9 / 10 : 0;
       const auto fit = static_cast<int>(std::min<std::size_t>(room / std::max<std::size_t>(per_shot, 1), 15)) + 1;
       p.shots_together = std::min({16, n_shots, fit});
@@ -748,6 +750,26 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
     }
   }
   return static_cast<std::size_t>(p.shots_together - 1) * per_shot;
+}
+
+// A capture of 16 shots or more on a GPU, operator "auto": stepped 16 at a time on block_ell (K
+// read once for all of them) its shots outrun an element-by-element kind's one after another
+// (docs/benchmarks.md, "Shots stepped together"), where K fits the GPU (half its free memory, by
+// `run_bytes`, and one array of 32-bit indices: `k_fits`); not in place of sem, far faster on its
+// GLL meshes. Changes p.op and says why.
+void prefer_a_kind_for_shots(Preflight& p, const Model& whole, const Mesh& mesh, const RunOptions& options,
+                             bool k_fits, const op::BytesOf& run_bytes,
+                             const std::function<std::size_t()>& free_gpu_bytes) {
+  if (!p.operator_auto || p.backend != Backend::Cuda || p.op->fuses_batch || p.op->auto_where_it_takes ||
+      whole.shots.size() < 16 || options.shots_together == 1 || !k_fits ||
+      !why_one_shot_at_a_time(p, whole, options).empty())
+    return;
+  const op::OperatorEntry* batch = operators().find("block_ell");
+  if (!batch || !batch->takes(mesh) || run_bytes(*batch) >= free_gpu_bytes() / 2) return;
+  p.operator_why = str("the model's ", whole.shots.size(), " shots, stepped together on block_ell, read K once for up "
+                       "to 16: measured 2.1x ", p.op->name, "'s speed one after another on the examples/array-tfm-2d "
+                       "capture (docs/benchmarks.md)");
+  p.op = batch;
 }
 
 }  // namespace
@@ -834,8 +856,14 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
   // "auto" on a GPU: where the default's estimate does not fit the GPU's free memory, a kind that
   // does (op::AutoFallback). Under mpirun each process would decide alone, by its own GPU's memory,
   // so the default stays there; --gpus decides once, by the first GPU's.
+  // The GPU's free memory, asked once: "auto" and the shots stepped together read it.
+  std::optional<std::size_t> gpu_free;
+  const std::function<std::size_t()> free_gpu_bytes = [&] {
+    if (!gpu_free) gpu_free = memory_info(process_exec(p.backend, options, false)).free_bytes;
+    return *gpu_free;
+  };
   if (p.operator_auto && p.backend == Backend::Cuda && (processes == 1 || p.threaded)) {
-    const std::size_t free_bytes = memory_info(process_exec(p.backend, options, false)).free_bytes;
+    const std::size_t free_bytes = free_gpu_bytes();
     op::AutoChoice choice = operators().choose_auto(
         p.backend, model.mesh, options.deterministic, free_bytes,
         [&](const op::OperatorEntry& op) { return run_bytes(op) / shares; }, memory_per_point(model) > 0);
@@ -876,26 +904,12 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
                "operator (matrix_free; sem on GLL meshes)");
   // A block file made for another mesh (or torn, or not one) is refused before the run.
   if (!p.blocks.empty()) (void)partition::read_block_file(p.blocks, node_graph(model.mesh));
-  // A capture of 16 shots or more on a GPU: stepped 16 at a time on block_ell (K read once for all
-  // of them) they outrun an element-by-element kind's one after another (docs/benchmarks.md, "Shots
-  // stepped together"), where K fits the GPU; not sem, far faster on its GLL meshes.
-  if (p.operator_auto && p.backend == Backend::Cuda && !p.op->fuses_batch && !p.op->auto_where_it_takes &&
-      whole.shots.size() >= 16 && options.shots_together != 1 && nnz <= Size(2147483647) &&
-      why_one_shot_at_a_time(p, whole, options).empty() && (processes == 1 || p.threaded)) {
-    const op::OperatorEntry* batch = operators().find("block_ell");
-    const std::size_t free_bytes = memory_info(process_exec(p.backend, options, false)).free_bytes;
-    if (batch && batch->takes(model.mesh) && run_bytes(*batch) < free_bytes / 2) {
-      p.operator_why = str("the model's ", whole.shots.size(), " shots, stepped together on block_ell, read K once for "
-                           "up to 16: measured 2.1x ", p.op->name, "'s speed one after another on the "
-                           "examples/array-tfm-2d capture (docs/benchmarks.md)");
-      p.op = batch;
-    }
-  }
+  prefer_a_kind_for_shots(p, whole, model.mesh, options, nnz <= Size(2147483647), run_bytes, free_gpu_bytes);
   // The whole run's arrays, and first the pre-flight's survey of the whole model, counted.
   std::size_t run = run_bytes(*p.op) + (p.fluid ? fluid_run_bytes(*p.fluid, real_size) +
                                                       fluid_snapshot_bytes(*p.fluid, model, p.snapshot_every, real_size)
                                                 : 0);
-  run += choose_shots_together(p, whole, options, run, real_size);
+  run += choose_shots_together(p, whole, options, run, real_size, free_gpu_bytes);
   p.process_memory_bytes = std::max(run / shares, p.survey_peak_bytes);
   p.memory_bytes = std::max(run, p.survey_peak_bytes * shares);
   // The host: a host backend's arrays, and the copies the set-up makes there (the section table and

@@ -260,15 +260,26 @@ constexpr std::string_view plate_sides[] = {"top", "bottom"};
 // A depth map is a grid of numbers; a larger file is not one.
 constexpr std::uintmax_t largest_depth_map = 256u << 20;
 
+namespace {
+
+// A defect's 'name' (`fallback` without one), which names the surface the cut makes (`what`):
+// refused when empty or holding '/'.
+std::string surface_name(const Table& table, std::string fallback, std::string_view whose, std::string_view what) {
+  std::string name = table.string("name").value_or(std::move(fallback));
+  if (name.empty() || name.find('/') != std::string::npos)
+    table.fail("name", str(whose, " '", name, "' names ", what, ": not empty, without '/'"));
+  return name;
+}
+
+}  // namespace
+
 constexpr std::string_view hole_keys[] = {"name", "centre", "radius", "axis"};
 
 Hole read_hole(const Table& table, const Mesh& mesh, int number) {
   table.only(hole_keys);
   Hole h;
   h.origin = origin_of(table);
-  h.name = table.string("name").value_or(str("hole", number));
-  if (h.name.empty() || h.name.find('/') != std::string::npos)
-    table.fail("name", str("the hole's name '", h.name, "' names its wall's surface: not empty, without '/'"));
+  h.name = surface_name(table, str("hole", number), "the hole's name", "its wall's surface");
   const Bounds bounds(mesh);
   if (!table.has("centre")) table.fail_at(table.line(), "missing 'centre' (the hole's centre, m)");
   h.centre = position_in(table, *table.node("centre"), bounds, "'centre'");
@@ -288,9 +299,7 @@ Crack read_crack(const Table& table, const Mesh& mesh, int number) {
   table.only(crack_keys);
   Crack c;
   c.origin = origin_of(table);
-  c.name = table.string("name").value_or(str("crack", number));
-  if (c.name.empty() || c.name.find('/') != std::string::npos)
-    table.fail("name", str("the crack's name '", c.name, "' names its faces' surface: not empty, without '/'"));
+  c.name = surface_name(table, str("crack", number), "the crack's name", "its faces' surface");
   const char* example = mesh.dim() == 2 ? "[[0.02, 0.04], [0.02, 0.035]] (a segment's two ends)"
                                         : "[[0.02, 0.0, 0.04], [0.02, 0.01, 0.04], [0.02, 0.01, 0.035], [0.02, 0.0, "
                                           "0.035]] (a planar polygon's vertices in order)";

@@ -102,8 +102,8 @@ Shape shape_of(const Crack& crack, int dim) {
   for (std::size_t i = 0; i < crack.points.size(); ++i)
     TREMOR_CHECK(std::abs(s.off(crack.points[i])) <= 1e-6 * scale, at, ": its point ", i + 1, " lies ",
                  std::abs(s.off(crack.points[i])), " m off the plane of the others; a crack is planar");
-  s.u = minus(crack.points[1], s.origin);
-  s.u = scaled(minus(s.u, scaled(s.normal, dot(s.u, s.normal))), 1.0);
+  const Vec first = minus(crack.points[1], s.origin);
+  s.u = minus(first, scaled(s.normal, dot(first, s.normal)));
   s.u = scaled(s.u, 1.0 / norm(s.u));
   s.v = cross(s.normal, s.u);
   for (const Vec& p : crack.points) s.polygon.push_back({dot(minus(p, s.origin), s.u), dot(minus(p, s.origin), s.v)});
@@ -184,14 +184,12 @@ void cut_cracks(Mesh& mesh, std::span<Crack> cracks) {
                  ": it runs through elements rather than along their faces, or leaves the mesh. A crack is cut "
                  "along the faces of a conforming mesh: place it on the mesh's lines (a generated block's cell "
                  "boundaries) or refine the mesh so that they lie on it");
-    for (const Face& face : faces)
-      for (const Index node : nodes_of(mesh, face)) {
-        const auto [where, added] = crack_of_node.emplace(node, static_cast<int>(c));
-        TREMOR_CHECK(added || where->second == static_cast<int>(c), at, " crosses or touches crack '",
-                     cracks[static_cast<std::size_t>(where->second)].name, "' (",
-                     cracks[static_cast<std::size_t>(where->second)].origin, ") at node ",
-                     mesh.node_labels[static_cast<std::size_t>(node)], "; cracks are cut apart from each other");
-      }
+    for (const Index node : nodes_of_faces(mesh, faces)) {  // (each once)
+      const auto [where, added] = crack_of_node.emplace(node, static_cast<int>(c));
+      TREMOR_CHECK(added, at, " crosses or touches crack '", cracks[static_cast<std::size_t>(where->second)].name,
+                   "' (", cracks[static_cast<std::size_t>(where->second)].origin, ") at node ",
+                   mesh.node_labels[static_cast<std::size_t>(node)], "; cracks are cut apart from each other");
+    }
     normalise_faces(faces);
     mesh.face_sets[crack.name] = std::move(faces);
   }

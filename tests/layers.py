@@ -26,7 +26,7 @@ ALLOWED = {
     "sem": ["operator", "fem"] + BELOW,
     "record": ["explicit", "static", "bem", "io", "imaging", "sem", "parallel", "partition", "sparse", "operator",
                "fem"] + BELOW,
-    "bench": ["explicit", "static", "bem", "io", "sem", "parallel", "partition", "sparse", "operator", "fem"] + BELOW,
+    "bench": ["explicit", "static", "bem", "io", "imaging", "sem", "parallel", "partition", "sparse", "operator", "fem"] + BELOW,
     "cli": None,  # the command: everything
 }
 

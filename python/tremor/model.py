@@ -192,7 +192,7 @@ class Model:
 
     _MANY = ("material", "section", "source", "transducer", "shot", "traction", "body_force",
              "prescribed_displacement", "receiver", "absorbing", "pressure_release")
-    _MESH_MANY = ("node_set", "element_set", "surface", "defect")
+    _MESH_MANY = ("node_set", "element_set", "surface", "defect", "hole", "notch", "crack")
     _ONE = ("explicit", "static", "output")
 
     def __init__(self, title=None, mesh=None, **mesh_keys):

@@ -6,6 +6,8 @@
 #    and refuses what is not a capture's.
 # 3. The same run stopped in the fourth shot (exit 130): its capture is incomplete, and --tfm says
 #    so; resumed, /fmc equals the whole run's bit for bit.
+# 5. The example made small (examples/array-tfm-2d): imaged less its sound block's capture, in L-L
+#    at its shallower hole and in the half-skip LL-L at its crack's foot; views refused.
 # 6. The shots stepped 3 at a time (3, 3, 2): /fmc equals the whole run's bit for bit; with
 #    checkpoints they are refused.
 cmake_minimum_required(VERSION 3.25)
@@ -60,10 +62,24 @@ tremor(0 run examples/array-tfm-2d/small.toml ${common} -o "${WORK}/small.h5")
 tremor(0 run examples/array-tfm-2d/sound.toml ${common} -o "${WORK}/sound.h5")
 tremor(0 image "${WORK}/small.h5" --tfm --baseline "${WORK}/sound.h5" --extent=-4e-3,4e-3,1e-3,8e-3 --pixel 1e-4)
 check_output("${output}" "tfm/probe/L-L: 81 x 71 pixels of 100 (u|µ)m, .* peak [0-9.e+-]+ at \\(-(1\\.9|2|2\\.1) mm, (2\\.9|3|3\\.1|3\\.2) mm\\)")
+# The half-skip view LL-L (down to the back wall and up as L, back as L) peaks at the crack's foot,
+# 3 mm right of the array's centre on the back wall, 10 mm down; a view of another form is refused,
+# and so is an image reaching below the back wall in a half-skip view.
+tremor(0 image "${WORK}/small.h5" --tfm --mode LL-L --baseline "${WORK}/sound.h5" --backend openmp)
+check_output("${output}" "tfm/probe/LL-L: .* L down, L up off the back wall at 10 mm \\(6\\.0[0-9]* km/s, 6\\.0[0-9]* km/s\\), L at"
+             "peak [0-9.e+-]+ at \\((2\\.[6-9]|3\\.[0-4])[0-9]* mm, (9\\.[6-9][0-9]*|10) mm\\)")
+tremor(nonzero image "${WORK}/small.h5" --tfm --mode LLL-L)
+check_output("${output}" "view 'LLL-L': expected OUT-BACK, each of L, T, LL, LT, TL, TT")
+tremor(nonzero image "${WORK}/small.h5" --tfm --mode LT-T --extent=-4e-3,4e-3,1e-3,12e-3)
+check_output("${output}" "below the back wall at 10 mm, where no half-skip view reaches")
+tremor(nonzero image "${WORK}/small.h5" --tfm --interface 2e-3,2700)
+check_output("${output}" "with --interface, give the part's --speeds L,T")
 tremor(nonzero image "${WORK}/small.h5" --tfm --baseline "${WORK}/whole.h5")
 check_output("${output}" "whole\\.h5: array 'probe' has other elements, samples or time step than in")
 tremor(0 info examples/array-tfm-2d/model.toml)
-check_output("${output}" "holes +3" "sdh10 +radius 500 (u|µ)m at \\(22 mm, 30 mm\\): [0-9]+ elements removed"
+check_output("${output}" "holes, notches +3"
+             "sdh10 +side-drilled hole, radius 500 (u|µ)m at \\(22 mm, 30 mm\\): [0-9]+ elements removed"
+             "cracks +1" "crack +\\(36 mm, 0 m\\) \\(36 mm, 4 mm\\): 80 faces on it, 80 nodes split"
              "probe +64 elements, pitch 600 (u|µ)m, 500 (u|µ)m wide")
 
 # 6.

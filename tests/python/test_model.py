@@ -313,3 +313,21 @@ def test_a_pml_set_from_python_absorbs_the_far_end(tmp_path):
     path = model(lined=True).save(tmp_path / "pml.toml")
     np.testing.assert_array_equal(tremor.run(tremor.Model.load(path), backend="serial").histories["mid"].values,
                                   mid["pml"])
+
+
+def test_holes_notches_and_cracks_are_cut_from_python(tmp_path):
+    """[[mesh.hole]], [[mesh.notch]] and [[mesh.crack]] through add_hole, add_notch and add_crack: cut
+    into the strip of 1 mm cells, and kept in the result file for images to outline."""
+    model = strip(divisions=(100, 20))
+    model.add_hole(name="sdh", centre=[0.03, 0.01], radius=1.5e-3)
+    model.add_notch(name="slot", bottom=[0.0505, 0.015], axis=[0.0, 1.0], width=1e-3)
+    model.add_crack(name="crack", points=[[0.07, 0.0], [0.07, 0.008]])
+    assert model.n_nodes == 101 * 21 - 1 + 8  # the hole's middle node gone (the notch's all kept), the crack opened
+    out = tmp_path / "strip.h5"
+    subprocess.run([CLI, "run", str(model.save(tmp_path / "strip.toml")), "--backend", "serial", "-o", str(out)],
+                   check=True, capture_output=True)
+    with h5py.File(out, "r") as f:
+        np.testing.assert_allclose(f["mesh/cracks/crack"][...], [[0.07, 0.0, 0.0], [0.07, 0.008, 0.0]])
+        assert list(f["mesh/holes"].attrs["names"]) == ["sdh"]
+        np.testing.assert_allclose(f["mesh/notches"][0, :6], [0.0505, 0.015, 0.0, 0.0, 1.0, 0.0])
+        assert f["mesh/notches"][0, 9] == pytest.approx(1e-3)

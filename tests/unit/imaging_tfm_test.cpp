@@ -2,7 +2,10 @@
 // echoes of point scatterers, each A-scan a Gaussian-windowed 5 MHz burst delayed by the path
 // from the transmitter to the scatterer and back to the receiver. The image focuses on each
 // scatterer, its peak there is the N^2 bursts' coherent sum, transmitter and receiver are told
-// apart in a mixed mode, and bad input is refused.
+// apart in a mixed mode, and bad input is refused. Ways that turn at planes (the half-skip views
+// off a back wall, an interface under the array) take Fermat's least time, checked against a
+// search of every turning point; a view's image focuses on a scatterer whose echo came its way;
+// the GPU's sum is the host's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +15,7 @@
 #include <numbers>
 #include <vector>
 
+#include "support/support.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/imaging/tfm.hpp"
 
@@ -36,19 +40,77 @@ imaging::Fmc array_of_16() {
   return fmc;
 }
 
-// Adds the echo of a point scatterer at `at`: out by speed c_out, back by c_back.
-void add_scatterer(imaging::Fmc& fmc, std::array<double, 2> at, double c_out, double c_back) {
+// Adds the echo of a point scatterer: out[i] the time from element i to it, back[j] from it to
+// element j.
+void add_echo(imaging::Fmc& fmc, const std::vector<double>& out, const std::vector<double>& back) {
   const std::size_t n = fmc.n_elements();
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j) {
-      const double delay = std::hypot(at[0] - fmc.elements[i][0], at[1] - fmc.elements[i][1]) / c_out +
-                           std::hypot(at[0] - fmc.elements[j][0], at[1] - fmc.elements[j][1]) / c_back;
+      const double delay = out[i] + back[j];
       for (std::size_t k = 0; k < samples; ++k) {
         const double t = static_cast<double>(k) * dt - delay - centre;
         fmc.data[(i * n + j) * samples + k] +=
             std::exp(-(t / width) * (t / width)) * std::cos(2.0 * std::numbers::pi * frequency * t);
       }
     }
+}
+
+// Adds the echo of a point scatterer at `at`: out by speed c_out, back by c_back.
+void add_scatterer(imaging::Fmc& fmc, std::array<double, 2> at, double c_out, double c_back) {
+  std::vector<double> out, back;
+  for (const auto& e : fmc.elements) {
+    out.push_back(std::hypot(at[0] - e[0], at[1] - e[1]) / c_out);
+    back.push_back(std::hypot(at[0] - e[0], at[1] - e[1]) / c_back);
+  }
+  add_echo(fmc, out, back);
+}
+
+// The least time from a to b turning once at z = plane (speed c1 before, c2 after), by a search
+// apart from the code under test: the turning point's x sampled finely between a's and b's (where
+// it lies, for a reflection and a refraction alike), then narrowed by golden sections.
+double least_time_once(std::array<double, 2> a, std::array<double, 2> b, double plane, double c1, double c2) {
+  const auto time = [&](double x) {
+    return std::hypot(x - a[0], plane - a[1]) / c1 + std::hypot(b[0] - x, b[1] - plane) / c2;
+  };
+  double lo = std::min(a[0], b[0]), hi = std::max(a[0], b[0]);
+  double best = lo;
+  for (int k = 0; k <= 4000; ++k) {
+    const double x = lo + (hi - lo) * k / 4000.0;
+    if (time(x) < time(best)) best = x;
+  }
+  const double h = (hi - lo) / 4000.0;
+  lo = best - h;
+  hi = best + h;
+  const double golden = (std::sqrt(5.0) - 1.0) / 2.0;
+  for (int k = 0; k < 200; ++k) {
+    const double x1 = hi - golden * (hi - lo), x2 = lo + golden * (hi - lo);
+    (time(x1) < time(x2) ? hi : lo) = time(x1) < time(x2) ? x2 : x1;
+  }
+  return time(0.5 * (lo + hi));
+}
+
+// Turning twice, at z = p1 then p2 (speeds c1, c2, c3): the second turn's least time for each first
+// turning point, searched as above.
+double least_time_twice(std::array<double, 2> a, std::array<double, 2> b, double p1, double p2, double c1, double c2,
+                        double c3) {
+  const auto time = [&](double x) {
+    return std::hypot(x - a[0], p1 - a[1]) / c1 + least_time_once({x, p1}, b, p2, c2, c3);
+  };
+  double lo = std::min(a[0], b[0]), hi = std::max(a[0], b[0]);
+  double best = lo;
+  for (int k = 0; k <= 400; ++k) {
+    const double x = lo + (hi - lo) * k / 400.0;
+    if (time(x) < time(best)) best = x;
+  }
+  const double h = (hi - lo) / 400.0;
+  lo = best - h;
+  hi = best + h;
+  const double golden = (std::sqrt(5.0) - 1.0) / 2.0;
+  for (int k = 0; k < 100; ++k) {
+    const double x1 = hi - golden * (hi - lo), x2 = lo + golden * (hi - lo);
+    (time(x1) < time(x2) ? hi : lo) = time(x1) < time(x2) ? x2 : x1;
+  }
+  return time(0.5 * (lo + hi));
 }
 
 struct Peak {
@@ -109,6 +171,101 @@ TEST(TotalFocusing, TellsTransmitterFromReceiverInAMixedMode) {
   std::printf("TFM L-T: %.1f at the scatterer; T-L on the same data %.1f at (%.2f, %.2f) mm\n", right.value,
               swapped.value, swapped.at[0] * 1e3, swapped.at[1] * 1e3);
   EXPECT_LT(swapped.value, 0.5 * right.value);
+}
+
+// Fermat's least time along ways that turn: off a back wall (one mode, where the mirror image gives
+// it in closed form, and converting L to T), through an interface, and both; the searched times
+// agree to 1e-12 of the time (the search narrows the turning point to about 1e-13 m and the time
+// is stationary there).
+TEST(TotalFocusing, WaysThatTurnTakeTheLeastTime) {
+  const double wall = 20e-3, water = 1480.0;
+  const std::array<std::array<double, 2>, 4> from{{{-4e-3, 0.0}, {0.0, 0.0}, {3.7e-3, 0.0}, {-9e-3, 0.0}}};
+  const std::array<std::array<double, 2>, 3> to{{{2e-3, 12e-3}, {-6e-3, 19e-3}, {0.0, 8e-3}}};
+  for (const auto& a : from)
+    for (const auto& b : to) {
+      // L down and up off the wall: the straight line to b's mirror image.
+      const double mirror = std::hypot(b[0] - a[0], 2.0 * wall - b[1] - a[1]) / c_l;
+      const double ll = imaging::travel_time(imaging::Path{{c_l, c_l}, {wall}}, a, b);
+      EXPECT_NEAR(ll, mirror, 1e-12 * mirror);
+      const double lt = imaging::travel_time(imaging::Path{{c_l, c_t}, {wall}}, a, b);
+      EXPECT_NEAR(lt, least_time_once(a, b, wall, c_l, c_t), 1e-12 * lt);
+      // The array 5 mm above the part in water: through its surface, then straight or half-skip.
+      const std::array<double, 2> up{a[0], a[1] - 5e-3};
+      const double through = imaging::travel_time(imaging::Path{{water, c_t}, {0.0}}, up, b);
+      EXPECT_NEAR(through, least_time_once(up, b, 0.0, water, c_t), 1e-12 * through);
+      const double both = imaging::travel_time(imaging::Path{{water, c_l, c_t}, {0.0, wall}}, up, b);
+      EXPECT_NEAR(both, least_time_twice(up, b, 0.0, wall, water, c_l, c_t), 1e-12 * both);
+      // Any other turning point is slower: the times are least, not merely stationary.
+      EXPECT_LT(lt, (wall - a[1]) / c_l + std::hypot(b[0] - a[0], wall - b[1]) / c_t + 1e-15);
+    }
+  // A way that runs along the plane it turns at has no time.
+  EXPECT_TRUE(std::isnan(imaging::travel_time(imaging::Path{{c_l, c_t}, {wall}}, {0.0, 0.0}, {1e-3, wall})));
+  EXPECT_THROW((imaging::Path{{c_l, c_t}, {}}.check()), Error);
+  EXPECT_THROW((imaging::Path{{c_l, -c_t}, {wall}}.check()), Error);
+  EXPECT_THROW((imaging::Path{{}, {}}.check()), Error);
+}
+
+// Half-skip: a scatterer 6 mm above a back wall 20 mm deep, its echo out as L down to the wall and
+// T up to it, back as T (the view arim calls LT-T). Imaged in that view the image peaks within
+// lambda_T / 5 of it, the N^2 bursts' sum; in the direct T-T view, whose way back is the echo's
+// but not its way out, its largest pixel near there is lower and more than a wavelength away.
+TEST(TotalFocusing, FocusesAHalfSkipView) {
+  const double wall = 20e-3;
+  imaging::Fmc fmc = array_of_16();
+  const std::array<double, 2> s{-1e-3, 14e-3};
+  std::vector<double> out, back;
+  for (const auto& e : fmc.elements) {
+    out.push_back(least_time_once(e, s, wall, c_l, c_t));
+    back.push_back(std::hypot(s[0] - e[0], s[1] - e[1]) / c_t);
+  }
+  add_echo(fmc, out, back);
+  const imaging::Path lt{{c_l, c_t}, {wall}}, t{{c_t}, {}};
+  const auto image = imaging::total_focusing(fmc, 161, 161, {-5e-3, 10e-3}, {3e-3, 18e-3}, lt, t, Exec::openmp());
+  const Peak found = peak_near(image, s, 3e-3);
+  std::printf("TFM LT-T: scatterer at (%.2f, %.2f) mm, peak at (%.3f, %.3f) mm, %.1f of 256\n", s[0] * 1e3, s[1] * 1e3,
+              found.at[0] * 1e3, found.at[1] * 1e3, found.value);
+  EXPECT_LT(std::hypot(found.at[0] - s[0], found.at[1] - s[1]), c_t / frequency / 5.0);
+  EXPECT_NEAR(found.value, 256.0, 0.05 * 256.0);
+  const auto direct = imaging::total_focusing(fmc, 161, 161, {-5e-3, 10e-3}, {3e-3, 18e-3}, t, t, Exec::openmp());
+  const Peak wrong = peak_near(direct, s, 3e-3);
+  std::printf("TFM T-T on the same data: %.1f at (%.2f, %.2f) mm\n", wrong.value, wrong.at[0] * 1e3, wrong.at[1] * 1e3);
+  // Seen 0.55 of the peak, 1.5 mm deeper: only the way back lines up.
+  EXPECT_LT(wrong.value, 0.6 * found.value);
+  EXPECT_GT(std::hypot(wrong.at[0] - s[0], wrong.at[1] - s[1]), c_t / frequency);
+}
+
+// Through an interface: the array 6 mm above a steel part in water, a scatterer 8 mm into the
+// steel; imaged through the surface (Fermat's refraction at it) in L-L, the peak lies within
+// lambda_L / 5 of it, the N^2 bursts' sum.
+TEST(TotalFocusing, FocusesThroughAnInterface) {
+  const double water = 1480.0;
+  imaging::Fmc fmc = array_of_16();
+  const std::array<double, 2> s{2e-3, 14e-3};  // the surface at z = 6 mm
+  std::vector<double> delays;
+  for (const auto& e : fmc.elements) delays.push_back(least_time_once(e, s, 6e-3, water, c_l));
+  add_echo(fmc, delays, delays);
+  const imaging::Path path{{water, c_l}, {6e-3}};
+  const auto image = imaging::total_focusing(fmc, 121, 121, {-1e-3, 11e-3}, {5e-3, 17e-3}, path, path, Exec::openmp());
+  const Peak found = peak_near(image, s, 3e-3);
+  std::printf("TFM through water: scatterer at (%.2f, %.2f) mm, peak at (%.3f, %.3f) mm, %.1f of 256\n", s[0] * 1e3,
+              s[1] * 1e3, found.at[0] * 1e3, found.at[1] * 1e3, found.value);
+  EXPECT_LT(std::hypot(found.at[0] - s[0], found.at[1] - s[1]), c_l / frequency / 5.0);
+  EXPECT_NEAR(found.value, 256.0, 0.05 * 256.0);
+}
+
+// The sum on the GPU is the host's to rounding (the same kernel body; the GPU may contract a
+// multiply and an add into one rounding, so within 1e-12 of the peak).
+TEST(TotalFocusing, TheGpuSumsAsTheHostDoes) {
+  TREMOR_REQUIRE_GPU();
+  imaging::Fmc fmc = array_of_16();
+  add_scatterer(fmc, {-2e-3, 10e-3}, c_l, c_t);
+  add_scatterer(fmc, {3e-3, 16e-3}, c_l, c_l);
+  const imaging::Path lt{{c_l, c_t}, {20e-3}}, l{{c_l}, {}};
+  const auto host = imaging::total_focusing(fmc, 97, 83, {-6e-3, 5e-3}, {6e-3, 19e-3}, lt, l, Exec::openmp());
+  const auto gpu = imaging::total_focusing(fmc, 97, 83, {-6e-3, 5e-3}, {6e-3, 19e-3}, lt, l, Exec::cuda());
+  const double peak = *std::max_element(host.values.begin(), host.values.end());
+  ASSERT_GT(peak, 0.0);
+  for (std::size_t p = 0; p < host.values.size(); ++p) ASSERT_NEAR(gpu.values[p], host.values[p], 1e-12 * peak) << p;
 }
 
 TEST(TotalFocusing, RefusesBadInput) {

@@ -1,6 +1,7 @@
-// Side-drilled holes ([[mesh.hole]], mesh/holes.hpp): the elements whose centroids lie in the disc
-// (2D) or the cylinder (3D) removed, their faces against the rest the hole's wall, unused nodes
-// dropped and every set renumbered.
+// Holes and notches ([[mesh.hole]], [[mesh.notch]], mesh/holes.hpp): the elements whose centroids
+// lie in the disc (2D) or the cylinder (3D) of a side-drilled hole, the half-cylinder or slot of a
+// flat-bottom hole, the slot of a notch, removed; their faces against the rest the cavity's wall,
+// unused nodes dropped and every set renumbered.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -62,16 +63,19 @@ TEST(Holes, RefuseWhatIsNoHole) {
   expect_contains(fails("[[mesh.hole]]\ncentre = [0.005, 0.005]\nradius = 0.2e-3\n"),
                   {"m.toml:", "hole 'hole1' of radius 0.0002 m holds no element's centre; refine the mesh there"});
   expect_contains(fails("[[mesh.hole]]\nname = \"edge\"\ncentre = [0.001, 0.005]\nradius = 1.2e-3\n"),
-                  {"hole 'edge' reaches the mesh's boundary", "a hole lies inside the part"});
+                  {"hole 'edge' reaches the mesh's boundary", "a side-drilled hole lies inside the part"});
   expect_contains(fails("[[mesh.hole]]\ncentre = [0.005, 0.005]\nradius = 1.2e-3\n"
                         "[[mesh.hole]]\ncentre = [0.006, 0.005]\nradius = 1.2e-3\n"),
-                  {"hole 'hole2' overlaps hole 'hole1' (m.toml:"});
+                  {"hole 'hole2' overlaps side-drilled hole 'hole1' (m.toml:"});
   expect_contains(fails("[[mesh.hole]]\nname = \"xmin\"\ncentre = [0.005, 0.005]\nradius = 1.2e-3\n"),
                   {"the mesh has a surface 'xmin' already"});
   expect_contains(fails("[[mesh.hole]]\ncentre = [0.005, 0.005]\nradius = 1.2e-3\naxis = [0.0, 0.0, 1.0]\n"),
-                  {"'axis' is a 3D hole's"});
+                  {"'axis' is a 3D or flat-bottom hole's"});
   expect_contains(fails("[[mesh.hole]]\ncentre = [0.005, 0.005]\nradius = -1.0\n"), {"radius"});
-  expect_contains(fails("[[mesh.hole]]\nradius = 1e-3\n"), {"missing 'centre'"});
+  expect_contains(fails("[[mesh.hole]]\nradius = 1e-3\n"), {"missing 'centre'", "or 'bottom'"});
+  expect_contains(fails("[[mesh.hole]]\ncentre = [0.005, 0.005]\nbottom = [0.005, 0.005]\nradius = 1e-3\n"),
+                  {"both 'centre' and 'bottom'"});
+  expect_contains(fails("[[mesh.hole]]\nbottom = [0.005, 0.005]\nradius = 1e-3\n"), {"missing 'axis'", "out of the part"});
 }
 
 // A hole drilled through a 3D block along y: open at both ends, refused only where it breaks out
@@ -92,6 +96,75 @@ TEST(Holes, RunThroughA3DBlock) {
                   {"reaches the mesh's boundary sideways"});
   expect_contains(error_of([&] { (void)read(cube + "[[mesh.hole]]\ncentre = [0.002, 0.002, 0.002]\nradius = 1e-3\n"); }),
                   {"missing 'axis'"});
+}
+
+// A flat-bottom hole drilled 3 mm up from the bottom face (2D: a slot 2 radii wide) and a notch
+// 3 mm down from the top: open on their faces, their walls the rest.
+TEST(Holes, FlatBottomHolesAndNotchesOpenOnTheirSurface) {
+  const Model model = read(square +
+                           "[[mesh.hole]]\nname = \"fbh\"\nbottom = [0.005, 0.003]\naxis = [0.0, -1.0]\nradius = 1e-3\n"
+                           "[[mesh.notch]]\nbottom = [0.0015, 0.007]\naxis = [0.0, 2.0]\nwidth = 0.5e-3\n");
+  ASSERT_EQ(model.holes.size(), 2u);
+  const Hole& fbh = model.holes[0];
+  const Hole& notch = model.holes[1];
+  EXPECT_EQ(fbh.kind, Hole::Kind::flat_bottom);
+  EXPECT_EQ(notch.kind, Hole::Kind::notch);
+  EXPECT_EQ(notch.name, "notch1");
+  EXPECT_NEAR(notch.axis[1], 1.0, 1e-15);  // made unit
+  // The two columns of cells centred 0.5 mm either side of x = 5 mm, 3 deep (centroids 0.5, 1.5,
+  // 2.5 mm up); the notch: the column at x = 1.5 mm, 3 deep (centroids 7.5 to 9.5 mm).
+  EXPECT_EQ(fbh.removed, 6);
+  EXPECT_EQ(notch.removed, 3);
+  EXPECT_EQ(model.mesh.n_elements(), 91);
+  EXPECT_EQ(fbh.wall_faces, 8);    // its bottom's 2, each side's 3: the mouth is open
+  EXPECT_EQ(notch.wall_faces, 7);  // its bottom and its sides
+  EXPECT_EQ(model.mesh.face_sets.at("ymin").size(), 8u);  // 10 less the hole's mouth
+  EXPECT_EQ(model.mesh.face_sets.at("ymax").size(), 9u);
+  // The shapes' points: inside, and just past the bottom or the side.
+  EXPECT_TRUE(fbh.contains({0.0059, 0.0001, 0.0}, 2));
+  EXPECT_FALSE(fbh.contains({0.005, 0.0031, 0.0}, 2));
+  EXPECT_FALSE(fbh.contains({0.0061, 0.001, 0.0}, 2));
+  EXPECT_TRUE(notch.contains({0.0017, 0.02, 0.0}, 2));  // outside the part, on its way out
+  EXPECT_FALSE(notch.contains({0.0018, 0.008, 0.0}, 2));
+  model.mesh.validate("m.toml");
+
+  const auto fails = [&](const std::string& more) { return error_of([&] { (void)read(square + more); }); };
+  // 0.2 mm wide on a line of nodes: no cell's centre within 0.1 mm.
+  expect_contains(fails("[[mesh.notch]]\nname = \"n\"\nbottom = [0.002, 0.007]\naxis = [0.0, 1.0]\nwidth = 0.2e-3\n"),
+                  {"m.toml:", "notch 'n' of width 0.0002 m holds no element's centre"});
+  expect_contains(fails("[[mesh.notch]]\nbottom = [0.0015, 0.007]\naxis = [0.0, 1.0]\n"), {"width"});
+  expect_contains(fails("[[mesh.notch]]\naxis = [0.0, 1.0]\nwidth = 1e-3\n"), {"missing 'bottom'"});
+  expect_contains(fails("[[mesh.notch]]\nbottom = [0.0015, 0.007]\nwidth = 1e-3\n"), {"missing 'axis'"});
+  expect_contains(fails("[[mesh.notch]]\nbottom = [0.0015, 0.007]\naxis = [0.0, 1.0]\nwidth = 1e-3\nlength = 1e-3\n"),
+                  {"'length' is a 3D notch's"});
+  expect_contains(fails("[[mesh.hole]]\nbottom = [0.005, 0.003]\naxis = [0.0, -1.0]\nradius = 1e-3\n"
+                        "[[mesh.notch]]\nbottom = [0.0055, 0.002]\naxis = [1.0, 0.0]\nwidth = 1e-3\n"),
+                  {"notch 'notch1' overlaps flat-bottom hole 'hole1'"});
+}
+
+// A 3D notch: a slot 0.5 mm wide and 2 mm long, 2 mm down from the top of a 4 mm cube.
+TEST(Holes, ANotchIn3DHasALength) {
+  const std::string cube = "[mesh]\ngenerator = \"box\"\nelement = \"hex8\"\nsize = [0.004, 0.004, 0.004]\n"
+                           "divisions = [4, 4, 4]\n";
+  const Model model = read(cube + "[[mesh.notch]]\nbottom = [0.0015, 0.002, 0.002]\naxis = [0.0, 0.0, 1.0]\n"
+                                  "width = 0.5e-3\nalong = [0.0, 1.0, 0.0]\nlength = 2e-3\n");
+  const Hole& notch = model.holes.at(0);
+  EXPECT_EQ(notch.removed, 4);  // x = 1.5 mm; y = 1.5 and 2.5 mm; z = 2.5 and 3.5 mm
+  // Its bottom's 2, each long side's 4, each end's 2.
+  EXPECT_EQ(notch.wall_faces, 14);
+  EXPECT_EQ(model.mesh.face_sets.at("zmax").size(), 14u);
+  EXPECT_TRUE(notch.contains({0.0016, 0.0029, 0.0021}, 3));
+  EXPECT_FALSE(notch.contains({0.0016, 0.0031, 0.0021}, 3));  // past its end
+  expect_contains(error_of([&] {
+                    (void)read(cube + "[[mesh.notch]]\nbottom = [0.0015, 0.002, 0.002]\naxis = [0.0, 0.0, 1.0]\n"
+                                      "width = 0.5e-3\nalong = [0.0, 1.0, 1.0]\nlength = 2e-3\n");
+                  }),
+                  {"its 'along' is not at right angles to its axis"});
+  expect_contains(error_of([&] {
+                    (void)read(cube + "[[mesh.notch]]\nbottom = [0.0015, 0.002, 0.002]\naxis = [0.0, 0.0, 1.0]\n"
+                                      "width = 0.5e-3\n");
+                  }),
+                  {"missing 'along'"});
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "tremor/bench/exchange.hpp"
 #include "tremor/bench/fluid.hpp"
 #include "tremor/bench/operators.hpp"
+#include "tremor/bench/tfm.hpp"
 #include "tremor/cli/commands.hpp"
 #include "tremor/cli/git_commit.hpp"
 #include "tremor/cli/options.hpp"
@@ -150,6 +151,30 @@ CLI::App* add_bench_fluid_command(CLI::App& parent) {
   return cmd;
 }
 
+// `tremor bench tfm`.
+CLI::App* add_bench_tfm_command(CLI::App& parent) {
+  auto* cmd = parent.add_subcommand(
+      "tfm", "Time the total focusing method on a capture made here: delay tables, and the sum over pairs at every "
+             "pixel on each backend (pixel-pairs a second)");
+  auto args = std::make_shared<bench::TfmArgs>();
+  args->commit = git_commit;
+  cmd->add_option("--elements", args->elements, "array elements N (64)")->check(whole(1, 1024));
+  cmd->add_option("--samples", args->samples, "samples an A-scan (4000)")->check(whole(16, 1000000));
+  cmd->add_option("--pixels", args->pixels, "pixels along each side of the image (256)")->check(whole(2, 8192));
+  cmd->add_option("--backend", args->backends, "backends to time the sum on, comma-separated (default: openmp, and "
+                                               "cuda when a GPU is usable)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(backend_choice_names(false)));
+  cmd->add_option("--min-seconds", args->min_seconds, "time each sum until this long, at least 3 times (1)")
+      ->check(non_negative());
+  cmd->add_option("--copy-mb", args->copy_mb, "array size of the copy-bandwidth measurement, MiB (1024)")
+      ->check(whole(1, 65536));
+  cmd->add_option("--output-dir", args->output_dir, "folder to write tfm.json and tfm.md to");
+  cmd->add_option("--note", args->note, "free text stored in the JSON");
+  cmd->callback([args] { bench::run_tfm(*args); });
+  return cmd;
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
@@ -203,8 +228,10 @@ void add_bench_command(CLI::App& app) {
   const CLI::App* bem = add_bench_bem_command(*cmd);
   const CLI::App* exchange = add_bench_exchange_command(*cmd);
   const CLI::App* fluid = add_bench_fluid_command(*cmd);
-  cmd->callback([args, assembly, bem, exchange, fluid] {
-    if (!assembly->parsed() && !bem->parsed() && !exchange->parsed() && !fluid->parsed()) bench::run_operators(*args);
+  const CLI::App* tfm = add_bench_tfm_command(*cmd);
+  cmd->callback([args, assembly, bem, exchange, fluid, tfm] {
+    if (!assembly->parsed() && !bem->parsed() && !exchange->parsed() && !fluid->parsed() && !tfm->parsed())
+      bench::run_operators(*args);
   });
 }
 

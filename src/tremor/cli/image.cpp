@@ -40,8 +40,11 @@ struct ImageArgs {
   // --tfm: the total focusing method on the file's full-matrix captures.
   bool tfm = false;
   std::string array;                       // empty: every array
-  std::vector<std::string> modes{"L-L"};   // L-L, T-T, L-T, T-L
+  std::vector<std::string> modes{"L-L"};   // views: out-back, each L, T or a half-skip LL, LT, TL, TT
   std::vector<double> speeds;              // m/s: L and T, overriding the file's
+  double back_wall = 0.0;                  // m under the array; 0: the part's depth there
+  std::vector<double> interface;           // m under the array, and m/s above it; empty: none
+  std::string backend = "auto";            // where the sum runs
   std::vector<double> extent;              // m: x from, x to (along the array), depth from, depth to
   double pixel = 0.0;                      // m; 0: the longer side in 256
   double db = 40.0;                        // the PNG's dynamic range
@@ -213,31 +216,79 @@ fs::path picture_folder(const ImageArgs& args) {
   return args.output_dir;
 }
 
-// The true holes, outlined in a TFM image's PNG: the pixels of an nx x nz grid from `min` to `max`
-// whose point of the part (the array's centre, x along it, z along the inward normal) lies in one,
-// rows from the shallowest down; empty without holes.
-std::vector<unsigned char> hole_outline(const io::StoredFmc& stored, Index nx, Index nz, const std::array<double, 2>& min,
-                                        const std::array<double, 2>& max) {
-  std::vector<unsigned char> holes;
-  if (stored.holes.empty()) return holes;
-  holes.assign(static_cast<std::size_t>(nx * nz), 0);
+// The true defects, outlined in a TFM image's PNG: the pixels of an nx x nz grid from `min` to `max`
+// whose point of the part (the array's centre, x along it, z along the inward normal) lies in a
+// hole or notch (at a pixel's centre or halfway to a neighbour's: a notch narrower than a pixel is
+// seen), or within half a pixel of a crack; rows from the shallowest down; empty without defects.
+std::vector<unsigned char> defect_outline(const io::StoredFmc& stored, Index nx, Index nz,
+                                          const std::array<double, 2>& min, const std::array<double, 2>& max) {
+  std::vector<unsigned char> mask;
+  if (stored.holes.empty() && stored.cracks.empty()) return mask;
+  mask.assign(static_cast<std::size_t>(nx * nz), 0);
+  const double hx = (max[0] - min[0]) / static_cast<double>(std::max<Index>(nx - 1, 1));
+  const double hz = (max[1] - min[1]) / static_cast<double>(std::max<Index>(nz - 1, 1));
+  const auto part = [&](double x, double z) {
+    std::array<double, 3> p{};
+    for (std::size_t d = 0; d < 3; ++d) p[d] = stored.centre[d] + x * stored.direction[d] + z * stored.normal[d];
+    return p;
+  };
   for (Index j = 0; j < nz; ++j)
     for (Index i = 0; i < nx; ++i) {
-      const double x = min[0] + (max[0] - min[0]) * static_cast<double>(i) / static_cast<double>(std::max<Index>(nx - 1, 1));
-      const double z = min[1] + (max[1] - min[1]) * static_cast<double>(j) / static_cast<double>(std::max<Index>(nz - 1, 1));
-      for (const io::StoredFmc::Hole& hole : stored.holes) {
-        std::array<double, 3> r{};
-        for (std::size_t d = 0; d < 3; ++d)
-          r[d] = stored.centre[d] + x * stored.direction[d] + z * stored.normal[d] - hole.centre[d];
-        if (stored.dimension == 3) {
-          const double along = r[0] * hole.axis[0] + r[1] * hole.axis[1] + r[2] * hole.axis[2];
-          for (std::size_t d = 0; d < 3; ++d) r[d] -= along * hole.axis[d];
-        }
-        if (r[0] * r[0] + r[1] * r[1] + r[2] * r[2] <= hole.radius * hole.radius)
-          holes[static_cast<std::size_t>((nz - 1 - j) * nx + i)] = 1;
-      }
+      const double x = min[0] + hx * static_cast<double>(i), z = min[1] + hz * static_cast<double>(j);
+      bool in = false;
+      for (const Hole& hole : stored.holes)
+        for (int a = -1; a <= 1 && !in; ++a)
+          for (int b = -1; b <= 1 && !in; ++b)
+            in = hole.contains(part(x + 0.5 * a * hx, z + 0.5 * b * hz), stored.dimension);
+      for (const Crack& crack : stored.cracks)
+        in = in || crack.near(part(x, z), stored.dimension, 0.5 * std::max(hx, hz));
+      if (in) mask[static_cast<std::size_t>((nz - 1 - j) * nx + i)] = 1;
     }
-  return holes;
+  return mask;
+}
+
+// A TFM view (arim's names): the way out to the pixel and the way back, each "L" or "T" straight,
+// or a half-skip "LL", "LT", "TL", "TT" (down to the back wall as the first, up as the second);
+// through a planar interface where one is given (its depth and the speed above it, the first leg).
+struct View {
+  imaging::Path transmit, receive;
+  bool skips = false;  // a way turns at the back wall
+  std::string legs;    // said in the summary line
+};
+
+View view_of(const std::string& mode, double speed_l, double speed_t, double back_wall,
+             const std::vector<double>& interface) {
+  const std::size_t dash = mode.find('-');
+  View view;
+  const auto path = [&](const std::string& letters) {
+    imaging::Path p;
+    std::string said;
+    if (!interface.empty()) {
+      p.speeds.push_back(interface[1]);
+      p.planes.push_back(interface[0]);
+    }
+    for (std::size_t k = 0; k < letters.size(); ++k) {
+      if (k > 0) p.planes.push_back(back_wall);
+      p.speeds.push_back(letters[k] == 'L' ? speed_l : speed_t);
+    }
+    const double last = p.speeds.back();
+    if (letters.size() == 1) {
+      said = str(letters[0], " at ", si(last), "m/s");
+    } else {
+      view.skips = true;
+      said = str(letters[0], " down, ", letters[1], " up off the back wall at ", metres(back_wall), " (",
+                 si(p.speeds[p.speeds.size() - 2]), "m/s, ", si(last), "m/s)");
+    }
+    return std::pair{p, said};
+  };
+  const auto [out, out_said] = path(mode.substr(0, dash));
+  const auto [back, back_said] = path(mode.substr(dash + 1));
+  view.transmit = out;
+  view.receive = back;
+  view.legs = str(interface.empty() ? "" : str("through the interface at ", metres(interface[0]), " from ",
+                                               si(interface[1]), "m/s above it; "),
+                  out_said, ", ", back_said);
+  return view;
 }
 
 // Subtracts the baseline's capture of array `name` (the same model without the defects) from
@@ -288,6 +339,8 @@ void run_tfm(const ImageArgs& args) {
     baseline.emplace(args.baseline, held);
   }
   const fs::path folder = picture_folder(args);
+  // The sum over pairs runs here (a GPU's where one is usable and asked for, or "auto").
+  const Exec exec = Exec::make(parse_backend(args.backend));
   std::vector<io::StoredImage> images;
   std::vector<Picture> pictures;
   std::vector<std::string> lines;
@@ -313,18 +366,35 @@ void run_tfm(const ImageArgs& args) {
     fmc.dt = stored.dt;
     fmc.n_samples = stored.n_samples;
     fmc.data = std::move(stored.data);
+    if (!args.interface.empty() && args.speeds.empty())
+      throw Error(str(what, ": with --interface, give the part's --speeds L,T (m/s): the capture knows the speeds "
+                            "under the array, above the interface"));
     const double speed_l = args.speeds.empty() ? stored.longitudinal_speed : args.speeds[0];
     const double speed_t = args.speeds.empty() ? stored.shear_speed : args.speeds[1];
     if (!std::isfinite(speed_l) || !std::isfinite(speed_t))
       throw Error(str(what, ": the part under it is not isotropic, so it has no one speed; give --speeds L,T (m/s)"));
+    // The back wall, parallel to the array: half-skip views turn there.
+    const double back_wall = args.back_wall > 0.0 ? args.back_wall : stored.depth;
+    const double top = args.interface.empty() ? 0.0 : args.interface[0];
+    if (!(back_wall > top))
+      throw Error(str(what, ": the back wall at ", metres(back_wall), " lies above the interface at ", metres(top)));
     const double margin = n > 1 ? stored.pitch : stored.width;
     const std::array<double, 2> min{args.extent.empty() ? lo - margin : args.extent[0],
-                                    args.extent.empty() ? 0.0 : args.extent[2]};
+                                    args.extent.empty() ? top : args.extent[2]};
     const std::array<double, 2> max{args.extent.empty() ? hi + margin : args.extent[1],
-                                    args.extent.empty() ? stored.depth : args.extent[3]};
+                                    args.extent.empty() ? back_wall : args.extent[3]};
     if (!(max[0] > min[0] && max[1] > min[1]))
       throw Error(str(what, ": the image's extent is empty (x ", min[0], " to ", max[0], " m, depth ", min[1], " to ",
                       max[1], " m)"));
+    // A way that turns at a plane reaches only the pixels on its side of it.
+    const bool skipping = std::any_of(args.modes.begin(), args.modes.end(),
+                                      [](const std::string& m) { return m.size() > 3; });
+    if (skipping && max[1] > back_wall)
+      throw Error(str(what, ": the image reaches ", metres(max[1]), " deep, below the back wall at ", metres(back_wall),
+                      ", where no half-skip view reaches; give an --extent above it"));
+    if (!args.interface.empty() && min[1] < top)
+      throw Error(str(what, ": the image starts ", metres(min[1]), " deep, above the interface at ", metres(top),
+                      "; the views image the part below it"));
     const double pixel = args.pixel > 0.0 ? args.pixel : std::max(max[0] - min[0], max[1] - min[1]) / 256.0;
     const auto count = [&](double length) {
       return static_cast<Index>(std::clamp(std::round(length / pixel), 0.0, 1e5)) + 1;
@@ -332,11 +402,11 @@ void run_tfm(const ImageArgs& args) {
     const Index nx = count(max[0] - min[0]), nz = count(max[1] - min[1]);
     if (static_cast<double>(nx) * static_cast<double>(nz) > 4e7)
       throw Error(str(what, ": ", nx, " x ", nz, " pixels of ", si(pixel), "m: too many; give a larger --pixel"));
-    const std::vector<unsigned char> holes = hole_outline(stored, nx, nz, min, max);
+    const std::vector<unsigned char> defects = defect_outline(stored, nx, nz, min, max);
     for (const std::string& mode : args.modes) {
-      const double c_transmit = mode[0] == 'L' ? speed_l : speed_t;
-      const double c_receive = mode[2] == 'L' ? speed_l : speed_t;
-      imaging::GridMap map = imaging::total_focusing(fmc, nx, nz, min, max, c_transmit, c_receive);
+      const View view = view_of(mode, speed_l, speed_t, back_wall, args.interface);
+      const double c_transmit = view.transmit.speeds.back(), c_receive = view.receive.speeds.back();
+      imaging::GridMap map = imaging::total_focusing(fmc, nx, nz, min, max, view.transmit, view.receive, exec);
       double peak = 0.0;
       Index at = 0;
       for (Index p = 0; p < nx * nz; ++p)
@@ -351,6 +421,11 @@ void run_tfm(const ImageArgs& args) {
       image.numbers = {{"peak", peak},         {"x_min", min[0]},           {"x_max", max[0]},
                        {"depth_min", min[1]},  {"depth_max", max[1]},       {"c_transmit", c_transmit},
                        {"c_receive", c_receive}, {"t0", fmc.t0}};
+      if (view.skips) image.numbers.push_back({"back_wall", back_wall});
+      if (!args.interface.empty()) {
+        image.numbers.push_back({"interface_depth", args.interface[0]});
+        image.numbers.push_back({"interface_speed", args.interface[1]});
+      }
       image.texts = {{"mode", mode}, {"array", name}, {"baseline", args.baseline}};
       // The PNG in dB over --db, the surface at the top: rows from the shallowest down.
       imaging::GridMap shown = map;
@@ -366,14 +441,13 @@ void run_tfm(const ImageArgs& args) {
       Picture picture;
       picture.path = folder / str(fs::path(args.result).stem().string(), ".tfm.", name, ".", mode, ".png");
       io::check_output_path(picture.path, "PNG image");
-      picture.pixels = imaging::render(shown, holes, scale);
+      picture.pixels = imaging::render(shown, defects, scale);
       picture.width = static_cast<std::size_t>(nx * scale);
       picture.height = static_cast<std::size_t>(nz * scale);
       const auto where = map.point(at);
       lines.push_back(str(label, ": ", group_digits(nx), " x ", group_digits(nz), " pixels of ", metres(pixel),
                           ", x ", metres(min[0]), "..", metres(max[0]), " along the array, depth ", metres(min[1]),
-                          "..", metres(max[1]), "; ", mode[0], " at ", si(c_transmit), "m/s, ", mode[2], " at ",
-                          si(c_receive), "m/s; peak ", peak, " at (", metres(where[0]), ", ", metres(where[1]),
+                          "..", metres(max[1]), "; ", view.legs, "; peak ", peak, " at (", metres(where[0]), ", ", metres(where[1]),
                           ")\n  wrote ", picture.path.string()));
       images.push_back(std::move(image));
       pictures.push_back(std::move(picture));
@@ -517,9 +591,35 @@ void add_image_command(CLI::App& app) {
                  "image the file's full-matrix captures (/fmc) by the total focusing method instead of mapping grids: "
                  "PNG images in dB and /images/tfm/<array>/<mode>");
   cmd->add_option("--array", args->array, "with --tfm: the array whose capture to image (default: every array)");
-  cmd->add_option("--mode", args->modes, "with --tfm: L-L (default), T-T, L-T or T-L, comma-separated")
+  cmd->add_option("--mode", args->modes,
+                  "with --tfm: views, comma-separated: OUT-BACK, each L or T (direct) or LL, LT, TL, TT (half-skip off "
+                  "the back wall: down as the first, up as the second); default L-L")
       ->delimiter(',')
-      ->check(CLI::IsMember({"L-L", "T-T", "L-T", "T-L"}));
+      ->check(CLI::Validator(
+          [](const std::string& view) -> std::string {
+            const auto path = [](std::string_view p) {
+              return p == "L" || p == "T" || p == "LL" || p == "LT" || p == "TL" || p == "TT";
+            };
+            const std::size_t dash = view.find('-');
+            if (dash != std::string::npos && path(std::string_view(view).substr(0, dash)) &&
+                path(std::string_view(view).substr(dash + 1)))
+              return {};
+            return str("view '", view, "': expected OUT-BACK, each of L, T, LL, LT, TL, TT (L-L, T-T, LT-T, LL-L, ...)");
+          },
+          "VIEW"));
+  cmd->add_option("--back-wall", args->back_wall,
+                  "with --tfm: the back wall's depth under the array, m, where half-skip views turn (default: the "
+                  "part's depth under the array)")
+      ->check(within(0.0, 1e3, true));
+  cmd->add_option("--interface", args->interface,
+                  "with --tfm: DEPTH,SPEED: a planar interface parallel to the array DEPTH m under it (a wedge's or "
+                  "delay line's face, the water's surface of an immersion test) and the speed above it, m/s; the "
+                  "views image the part below, through it, by Fermat's principle (give the part's --speeds)")
+      ->delimiter(',')
+      ->expected(2)
+      ->check(within(0.0, 1e6, true));
+  cmd->add_option("--backend", args->backend, "with --tfm: where the sum over pairs runs (auto: a GPU when usable)")
+      ->check(CLI::IsMember(backend_choice_names()));
   cmd->add_option("--speeds", args->speeds,
                   "with --tfm: the longitudinal and shear speeds, m/s (default: the part's under the array)")
       ->delimiter(',')
@@ -536,7 +636,8 @@ void add_image_command(CLI::App& app) {
   cmd->add_option("--db", args->db, "with --tfm: the PNG's dynamic range, dB below the peak (default 40)")
       ->check(within(0.0, 200.0, true));
   cmd->callback([args, cmd] {
-    for (const char* option : {"--array", "--mode", "--speeds", "--extent", "--pixel", "--db"})
+    for (const char* option :
+         {"--array", "--mode", "--speeds", "--extent", "--pixel", "--db", "--back-wall", "--interface", "--backend"})
       if (!args->tfm && cmd->count(option) > 0) throw Error(str(option, " goes with --tfm"));
     for (const char* option : {"--grid", "--shot", "--combine", "--quantity", "--component", "--from", "--to",
                                "--smooth", "--threshold"})

@@ -10,10 +10,18 @@
 // centres; c_t and c_r the speeds of the wave from the transmitter to p and from p back (the
 // direct modes of a homogeneous isotropic part: L-L with both longitudinal, T-T both shear, L-T
 // and T-L mixed). A delay outside the record adds nothing.
+//
+// The way out and the way back may each turn at planes parallel to the array (a Path): off the
+// part's back wall (the half-skip views of the multi-mode TFM, Zhang, Drinkwater, Wilcox and
+// Hunter 2010, NDT&E Int. 43, 123-133, named as arim names them: "LT-T" out as L to the back wall
+// and T from it up to p, back as T) and through an interface (a wedge, a delay line, the water of
+// an immersion test), each leg at its mode's speed; where a path turns is where Fermat's principle
+// puts it, the time along it least.
 #include <array>
 #include <cstddef>
 #include <vector>
 
+#include "tremor/backend/exec.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/imaging/maps.hpp"
 
@@ -36,11 +44,39 @@ struct Fmc {
   void check() const;
 };
 
+// A way from an element to a pixel: legs at speeds[0], speeds[1], ... (m/s, finite and above 0),
+// leg k ending and leg k + 1 starting on the line z = planes[k] (m, in the image's coordinates:
+// x along the array, z the depth). One speed and no plane: the straight way. A back wall at
+// depth D is a plane the way goes down to and comes up from; an interface one it crosses.
+struct Path {
+  std::vector<double> speeds;
+  std::vector<double> planes;  // speeds.size() - 1 of them
+
+  // Refuses (tremor::Error) no speed, a speed not finite and above 0, a plane not finite, or
+  // planes not one fewer than speeds.
+  void check() const;
+};
+
+// The least time (s) from a to b along `path` (Fermat's principle: the turning points where the
+// time is stationary, found by Newton's method on the convex time), or NaN where a leg would run
+// along its plane (a or b on a plane the path turns at, with zero depth to cover).
+double travel_time(const Path& path, const std::array<double, 2>& a, const std::array<double, 2>& b);
+
+// The image over nx x ny pixels from `min` to `max` (m, in the elements' coordinates; a GridMap's
+// order: x along the first, row by row along the second), its values I(p) unnormalised: the way
+// out from transmitter i to p along `transmit`, back from p to receiver j along `receive` (written
+// from the receiver: the same way walked backwards). nx, ny at least 1. The delays are tabled on
+// the host (OpenMP), one per element and pixel of each path; the analytic signals of the A-scans
+// are made once, N^2 of n_samples complex values; the sum over the N^2 pairs at every pixel runs
+// on `exec` (one kernel body for every backend).
+GridMap total_focusing(const Fmc& fmc, Index nx, Index ny, const std::array<double, 2>& min,
+                       const std::array<double, 2>& max, const Path& transmit, const Path& receive,
+                       const Exec& exec);
+
 // The image over nx x ny pixels from `min` to `max` (m, in the elements' coordinates; a GridMap's
 // order: x along the first, row by row along the second), its values I(p) unnormalised.
-// c_transmit and c_receive (m/s) finite and above 0; nx, ny at least 1. Pixels are computed in
-// parallel (OpenMP); the analytic signals of the A-scans are made once, N^2 of n_samples complex
-// values.
+// c_transmit and c_receive (m/s) finite and above 0; nx, ny at least 1: the direct view, on the
+// host (OpenMP).
 GridMap total_focusing(const Fmc& fmc, Index nx, Index ny, const std::array<double, 2>& min,
                        const std::array<double, 2>& max, double c_transmit, double c_receive);
 

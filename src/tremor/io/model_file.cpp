@@ -24,6 +24,7 @@ using model_file::read_pressure_release;
 using model_file::read_defect;
 using model_file::read_crack;
 using model_file::read_hole;
+using model_file::read_notch;
 using model_file::read_excitation;
 using model_file::read_material;
 using model_file::read_mesh;
@@ -74,20 +75,24 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
     model.defects.push_back(read_defect(table, ++defects, base_dir));
   }
   model.defect_effects = apply_defects(model.mesh, model.defects, model.mesh_source());
-  // Side-drilled holes, cut once the mesh has its defects (element and node numbers change).
+  // Holes and notches, cut once the mesh has its defects (element and node numbers change).
   int holes = 0;
   for (Table table : mesh->tables("hole")) {
     name_where(table);
     model.holes.push_back(read_hole(table, model.mesh, ++holes));
   }
+  int notches = 0;
+  for (Table table : mesh->tables("notch")) {
+    name_where(table);
+    model.holes.push_back(read_notch(table, model.mesh, ++notches));
+  }
   drill_holes(model.mesh, model.holes);
   // Cracks, cut last: each splits the nodes on it, which a hole's cut would renumber.
-  std::vector<Crack> cracks;
   for (Table table : mesh->tables("crack")) {
     name_where(table);
-    cracks.push_back(read_crack(table, model.mesh, static_cast<int>(cracks.size()) + 1));
+    model.cracks.push_back(read_crack(table, model.mesh, static_cast<int>(model.cracks.size()) + 1));
   }
-  cut_cracks(model.mesh, cracks);
+  cut_cracks(model.mesh, model.cracks);
 
   std::map<std::string, long> material_lines;
   for (Table material : root.tables("material")) {

@@ -22,7 +22,7 @@ using detail::choice;
 
 constexpr std::string_view mesh_keys[] = {"file",    "generator", "element",     "origin",  "size",  "divisions",
                                           "grading", "node_set",  "element_set", "surface", "order", "defect",
-                                          "hole",    "crack"};
+                                          "hole",    "notch",       "crack"};
 constexpr std::string_view generator_only_keys[] = {"element", "origin", "size", "divisions", "grading"};
 constexpr std::string_view generators[] = {"rectangle", "box"};
 constexpr std::string_view set_keys[] = {"name", "min", "max"};
@@ -273,7 +273,7 @@ std::string surface_name(const Table& table, std::string fallback, std::string_v
 
 }  // namespace
 
-constexpr std::string_view hole_keys[] = {"name", "centre", "radius", "axis"};
+constexpr std::string_view hole_keys[] = {"name", "centre", "bottom", "radius", "axis"};
 
 Hole read_hole(const Table& table, const Mesh& mesh, int number) {
   table.only(hole_keys);
@@ -281,14 +281,54 @@ Hole read_hole(const Table& table, const Mesh& mesh, int number) {
   h.origin = origin_of(table);
   h.name = surface_name(table, str("hole", number), "the hole's name", "its wall's surface");
   const Bounds bounds(mesh);
-  if (!table.has("centre")) table.fail_at(table.line(), "missing 'centre' (the hole's centre, m)");
-  h.centre = position_in(table, *table.node("centre"), bounds, "'centre'");
+  if (table.has("centre") == table.has("bottom"))
+    table.fail_at(table.line(), table.has("centre") ? "both 'centre' and 'bottom'; a side-drilled hole takes 'centre', "
+                                                      "a flat-bottom hole 'bottom'"
+                                                    : "missing 'centre' (a side-drilled hole's centre, m) or 'bottom' "
+                                                      "(a flat-bottom hole's bottom centre, m)");
+  const bool flat = table.has("bottom");
+  h.kind = flat ? Hole::Kind::flat_bottom : Hole::Kind::side_drilled;
+  const char* key = flat ? "bottom" : "centre";
+  h.centre = position_in(table, *table.node(key), bounds, str("'", key, "'"));
   h.radius = positive(table, "radius", "m, the hole's radius");
-  if (mesh.dim() == 3) {
+  if (flat) {
+    if (!table.has("axis"))
+      table.fail_at(table.line(), "missing 'axis' (the direction from the hole's bottom out of the part, to the surface "
+                                  "it is drilled from)");
+    h.axis = direction_of(table, "axis", mesh.dim());
+  } else if (mesh.dim() == 3) {
     if (!table.has("axis")) table.fail_at(table.line(), "missing 'axis' (the direction the hole runs through the part)");
     h.axis = direction_of(table, "axis", 3);
   } else if (table.has("axis")) {
-    table.fail("axis", "'axis' is a 3D hole's; a 2D hole is a disc of the section");
+    table.fail("axis", "'axis' is a 3D or flat-bottom hole's; a 2D side-drilled hole is a disc of the section");
+  }
+  return h;
+}
+
+constexpr std::string_view notch_keys[] = {"name", "bottom", "axis", "width", "along", "length"};
+
+Hole read_notch(const Table& table, const Mesh& mesh, int number) {
+  table.only(notch_keys);
+  Hole h;
+  h.kind = Hole::Kind::notch;
+  h.origin = origin_of(table);
+  h.name = surface_name(table, str("notch", number), "the notch's name", "its wall's surface");
+  const Bounds bounds(mesh);
+  if (!table.has("bottom")) table.fail_at(table.line(), "missing 'bottom' (the centre of the notch's end inside the part, m)");
+  h.centre = position_in(table, *table.node("bottom"), bounds, "'bottom'");
+  if (!table.has("axis"))
+    table.fail_at(table.line(), "missing 'axis' (the direction from the notch's bottom out of the part, to the surface "
+                                "it breaks)");
+  h.axis = direction_of(table, "axis", mesh.dim());
+  h.width = positive(table, "width", "m, the notch's width across it");
+  if (mesh.dim() == 3) {
+    if (!table.has("along"))
+      table.fail_at(table.line(), "missing 'along' (the direction of the notch's length, in the surface it breaks)");
+    h.along = direction_of(table, "along", 3);
+    h.length = positive(table, "length", "m, the notch's length along 'along'");
+  } else {
+    for (const char* k : {"along", "length"})
+      if (table.has(k)) table.fail(k, str("'", k, "' is a 3D notch's; a 2D notch is a slot of the section"));
   }
   return h;
 }

@@ -58,7 +58,10 @@ Mesh read_mesh(const Table& mesh, const std::string& base_dir, std::optional<int
                Size limit);
 // One [[mesh.defect]], the `number`th.
 Defect read_defect(const Table& table, int number, const std::string& base_dir);
+// A [[mesh.hole]]: side-drilled ('centre') or flat-bottom ('bottom'), named "hole<number>" by default.
 Hole read_hole(const Table& table, const Mesh& mesh, int number);
+// A [[mesh.notch]], named "notch<number>" by default.
+Hole read_notch(const Table& table, const Mesh& mesh, int number);
 // A [[mesh.crack]]: its name (default "crack<number>") and points (2D: two; 3D: three or more).
 Crack read_crack(const Table& table, const Mesh& mesh, int number);
 Material read_material(Table& material);

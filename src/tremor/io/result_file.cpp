@@ -118,6 +118,56 @@ void append_rows(hid_t dataset, hsize_t old_rows, hsize_t rows, std::span<const 
 
 }  // namespace result_file_detail
 
+namespace {
+
+// The holes, notches and cracks cut from the mesh (mesh/holes.hpp, mesh/cracks.hpp), for images to
+// outline (docs/output-format.md): each kind's rows of numbers, their names an attribute; a crack's
+// points one dataset each under /mesh/cracks.
+void write_defects(hid_t mesh, const std::vector<Hole>& holes, const std::vector<Crack>& cracks, const std::string& file) {
+  const auto rows = [&](const char* name, Hole::Kind kind, std::size_t width, auto&& row) {
+    std::vector<double> values;
+    std::vector<std::string> names;
+    for (const Hole& hole : holes)
+      if (hole.kind == kind) {
+        row(hole, values);
+        names.push_back(hole.name);
+      }
+    if (names.empty()) return;
+    const std::array<hsize_t, 2> dims{names.size(), width};
+    h5::write_doubles(mesh, name, values, dims, file);
+    Handle dataset = h5::open_dataset(mesh, name, file);
+    h5::set_attribute(dataset.get(), "names", names, file);
+  };
+  const auto centre_axis = [](const Hole& hole, std::vector<double>& v) {
+    v.insert(v.end(), hole.centre.begin(), hole.centre.end());
+    v.insert(v.end(), hole.axis.begin(), hole.axis.end());
+  };
+  // Side-drilled: centre, axis, radius. Flat-bottom: the bottom's centre, the axis out of the part,
+  // radius. Notches: the end's centre, the axis out, along, width, length.
+  const auto round = [&](const Hole& hole, std::vector<double>& v) {
+    centre_axis(hole, v);
+    v.push_back(hole.radius);
+  };
+  rows("holes", Hole::Kind::side_drilled, 7, round);
+  rows("flat_bottom_holes", Hole::Kind::flat_bottom, 7, round);
+  rows("notches", Hole::Kind::notch, 11, [&](const Hole& hole, std::vector<double>& v) {
+    centre_axis(hole, v);
+    v.insert(v.end(), hole.along.begin(), hole.along.end());
+    v.push_back(hole.width);
+    v.push_back(hole.length);
+  });
+  if (cracks.empty()) return;
+  Handle group = h5::create_group(mesh, "cracks", file);
+  for (const Crack& crack : cracks) {
+    std::vector<double> points;
+    for (const auto& p : crack.points) points.insert(points.end(), p.begin(), p.end());
+    const std::array<hsize_t, 2> dims{crack.points.size(), 3};
+    h5::write_doubles(group.get(), crack.name, points, dims, file);
+  }
+}
+
+}  // namespace
+
 void ResultFile::Impl::write_mesh(const Model& source) {
   const Mesh& mesh = source.mesh;
   Handle group = h5::create_group(handle.get(), "mesh", file);
@@ -132,22 +182,7 @@ void ResultFile::Impl::write_mesh(const Model& source) {
   }
   const std::array<hsize_t, 1> label_dims{static_cast<hsize_t>(n_nodes)};
   h5::write_int64(group.get(), "node_labels", mesh.node_labels, label_dims, file);
-  if (!source.holes.empty()) {
-    // The side-drilled holes cut from it (mesh/holes.hpp), for images to outline: centre, axis,
-    // radius.
-    std::vector<double> holes;
-    std::vector<std::string> names;
-    for (const Hole& hole : source.holes) {
-      holes.insert(holes.end(), hole.centre.begin(), hole.centre.end());
-      holes.insert(holes.end(), hole.axis.begin(), hole.axis.end());
-      holes.push_back(hole.radius);
-      names.push_back(hole.name);
-    }
-    const std::array<hsize_t, 2> hole_dims{source.holes.size(), 7};
-    h5::write_doubles(group.get(), "holes", holes, hole_dims, file);
-    Handle dataset = h5::open_dataset(group.get(), "holes", file);
-    h5::set_attribute(dataset.get(), "names", names, file);
-  }
+  write_defects(group.get(), source.holes, source.cracks, file);
 
   full_mesh.dim = dim;
   full_mesh.n_nodes = n_nodes;

@@ -138,12 +138,38 @@ StoredFmc GridReader::fmc(const std::string& name) const {
   out.n_samples = static_cast<std::size_t>(dims[2]);
   out.data = h5::read_doubles(g, "data", file, where + "/data");
   Handle mesh = h5::open_group(impl_->file.get(), "mesh", file);
-  if (H5Lexists(mesh.get(), "holes", H5P_DEFAULT) > 0) {
-    const std::vector<double> holes = h5::read_doubles(mesh.get(), "holes", file, "/mesh/holes");
-    TREMOR_CHECK(holes.size() % 7 == 0, file, ": /mesh/holes is not 7 values a hole");
-    for (std::size_t k = 0; k < holes.size(); k += 7)
-      out.holes.push_back({{holes[k], holes[k + 1], holes[k + 2]}, {holes[k + 3], holes[k + 4], holes[k + 5]},
-                           holes[k + 6]});
+  // The defects cut from the mesh, for outlines (ResultFile's write_defects).
+  const auto rows = [&](const char* name, std::size_t width, Hole::Kind kind, auto&& read) {
+    if (H5Lexists(mesh.get(), name, H5P_DEFAULT) <= 0) return;
+    const std::vector<double> v = h5::read_doubles(mesh.get(), name, file, str("/mesh/", name));
+    TREMOR_CHECK(v.size() % width == 0, file, ": /mesh/", name, " is not ", width, " values a row");
+    for (std::size_t k = 0; k < v.size(); k += width) {
+      Hole hole;
+      hole.kind = kind;
+      hole.centre = {v[k], v[k + 1], v[k + 2]};
+      hole.axis = {v[k + 3], v[k + 4], v[k + 5]};
+      read(hole, &v[k + 6]);
+      out.holes.push_back(hole);
+    }
+  };
+  const auto radius = [](Hole& hole, const double* rest) { hole.radius = rest[0]; };
+  rows("holes", 7, Hole::Kind::side_drilled, radius);
+  rows("flat_bottom_holes", 7, Hole::Kind::flat_bottom, radius);
+  rows("notches", 11, Hole::Kind::notch, [](Hole& hole, const double* rest) {
+    hole.along = {rest[0], rest[1], rest[2]};
+    hole.width = rest[3];
+    hole.length = rest[4];
+  });
+  if (H5Lexists(mesh.get(), "cracks", H5P_DEFAULT) > 0) {
+    Handle cracks = h5::open_group(mesh.get(), "cracks", file);
+    for (const std::string& name : h5::group_members(cracks.get(), file, "/mesh/cracks")) {
+      const std::vector<double> v = h5::read_doubles(cracks.get(), name, file, "/mesh/cracks/" + name);
+      TREMOR_CHECK(!v.empty() && v.size() % 3 == 0, file, ": /mesh/cracks/", name, " is not 3 values a point");
+      Crack crack;
+      crack.name = name;
+      for (std::size_t k = 0; k < v.size(); k += 3) crack.points.push_back({v[k], v[k + 1], v[k + 2]});
+      out.cracks.push_back(std::move(crack));
+    }
   }
   return out;
 }

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "tremor/core/config.hpp"
+#include "tremor/mesh/cracks.hpp"
+#include "tremor/mesh/holes.hpp"
 
 namespace tremor::io {
 
@@ -44,12 +46,11 @@ struct StoredFmc {
   std::size_t n_samples = 0;
   std::size_t n_rows = 0;    // transmitters written, of elements.size()
   std::vector<double> data;  // [n_rows][elements][n_samples], m
-  // The model's side-drilled holes (/mesh/holes): centre (m), axis, radius (m) each.
-  struct Hole {
-    std::array<double, 3> centre{0.0, 0.0, 0.0}, axis{0.0, 0.0, 1.0};
-    double radius = 0.0;
-  };
+  // The defects cut from the model's mesh, for outlines: its holes and notches (/mesh/holes,
+  // /mesh/flat_bottom_holes, /mesh/notches: their shapes, without names or counts) and its cracks
+  // (/mesh/cracks: names and points).
   std::vector<Hole> holes;
+  std::vector<Crack> cracks;
 };
 
 class GridReader {

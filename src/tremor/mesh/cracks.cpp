@@ -142,6 +142,12 @@ struct Groups {
 
 }  // namespace
 
+bool Crack::near(const std::array<double, 3>& x, int dim, double tol) const {
+  const Shape shape = shape_of(*this, dim);
+  const Vec p{x[0], x[1], dim == 3 ? x[2] : 0.0};
+  return std::abs(shape.off(p)) <= tol && shape.within(p, tol);
+}
+
 void cut_cracks(Mesh& mesh, std::span<Crack> cracks) {
   if (cracks.empty()) return;
   const int dim = mesh.dim();

@@ -31,6 +31,10 @@ struct Crack {
   // copied.
   Index faces = 0;
   Index copied_nodes = 0;
+
+  // Whether point x (m; z = 0 in 2D) lies within `tol` (m) of the crack, in a mesh of `dim`: an
+  // image's outline of it. Throws as cut_cracks does for a crack that is not one.
+  bool near(const std::array<double, 3>& x, int dim, double tol) const;
 };
 
 // Cuts `cracks` into `mesh` (filling each's faces and copied_nodes). Throws tremor::Error naming

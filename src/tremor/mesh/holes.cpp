@@ -8,6 +8,68 @@
 
 namespace tremor {
 
+namespace {
+
+using Vec = std::array<double, 3>;
+
+double dot(const Vec& a, const Vec& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+// `v` made unit; refused (naming `what`) where it has no length.
+void normalise(Vec& v, const std::string& at, const char* what) {
+  const double length = std::sqrt(dot(v, v));
+  TREMOR_CHECK(std::isfinite(length) && length > 0.0, at, ": its ", what, " has no direction");
+  for (double& c : v) c /= length;
+}
+
+void check_positive(double value, const std::string& at, const char* what) {
+  TREMOR_CHECK(std::isfinite(value) && value > 0.0, at, ": its ", what, " is ", value, " m; expected a positive length");
+}
+
+// Checks a hole's shape and makes its directions unit.
+void check_shape(Hole& hole, int dim) {
+  const std::string at = str(hole.origin, ": ", hole.kind_name(), " '", hole.name, "'");
+  for (const double c : hole.centre) TREMOR_CHECK(std::isfinite(c), at, ": its centre is not finite");
+  if (dim == 2 && hole.kind != Hole::Kind::side_drilled) hole.axis[2] = 0.0;  // in the section's plane
+  if (hole.kind == Hole::Kind::notch) {
+    check_positive(hole.width, at, "width");
+  } else {
+    check_positive(hole.radius, at, "radius");
+  }
+  if (dim == 3 || hole.kind != Hole::Kind::side_drilled) normalise(hole.axis, at, "axis");
+  if (hole.kind == Hole::Kind::notch && dim == 3) {
+    check_positive(hole.length, at, "length");
+    normalise(hole.along, at, "'along'");
+    TREMOR_CHECK(std::abs(dot(hole.along, hole.axis)) <= 1e-6, at, ": its 'along' is not at right angles to its axis "
+                 "(their cosine is ", dot(hole.along, hole.axis), "); 'along' lies in the surface the notch breaks");
+  }
+}
+
+}  // namespace
+
+const char* Hole::kind_name() const {
+  switch (kind) {
+    case Kind::side_drilled: return "side-drilled hole";
+    case Kind::flat_bottom: return "flat-bottom hole";
+    case Kind::notch: return "notch";
+  }
+  return "hole";
+}
+
+bool Hole::contains(const std::array<double, 3>& x, int dim) const {
+  Vec r{x[0] - centre[0], x[1] - centre[1], dim == 3 ? x[2] - centre[2] : 0.0};
+  // Along the axis (a side-drilled hole in 2D has none), then what is left across it.
+  const double out = kind == Kind::side_drilled && dim == 2 ? 0.0 : dot(r, axis);
+  if (kind != Kind::side_drilled && out < 0.0) return false;  // below the bottom
+  for (std::size_t d = 0; d < 3; ++d) r[d] -= out * axis[d];
+  if (kind != Kind::notch) return dot(r, r) <= radius * radius;
+  if (dim == 3) {
+    const double a = dot(r, along);
+    if (std::abs(a) > 0.5 * length) return false;
+    for (std::size_t d = 0; d < 3; ++d) r[d] -= a * along[d];
+  }
+  return dot(r, r) <= 0.25 * width * width;
+}
+
 void drill_holes(Mesh& mesh, std::span<Hole> holes) {
   if (holes.empty()) return;
   const int dim = mesh.dim();
@@ -16,16 +78,8 @@ void drill_holes(Mesh& mesh, std::span<Hole> holes) {
   std::vector<double> x;
   for (std::size_t h = 0; h < holes.size(); ++h) {
     Hole& hole = holes[h];
-    const std::string at = str(hole.origin, ": hole '", hole.name, "'");
-    TREMOR_CHECK(std::isfinite(hole.radius) && hole.radius > 0.0, at, ": its radius is ", hole.radius,
-                 " m; expected a positive length");
-    for (const double c : hole.centre) TREMOR_CHECK(std::isfinite(c), at, ": its centre is not finite");
-    if (dim == 3) {
-      const double length = std::sqrt(hole.axis[0] * hole.axis[0] + hole.axis[1] * hole.axis[1] +
-                                      hole.axis[2] * hole.axis[2]);
-      TREMOR_CHECK(std::isfinite(length) && length > 0.0, at, ": its axis has no direction");
-      for (double& c : hole.axis) c /= length;
-    }
+    const std::string at = str(hole.origin, ": ", hole.kind_name(), " '", hole.name, "'");
+    check_shape(hole, dim);
     TREMOR_CHECK(mesh.face_sets.count(hole.name) == 0, at, ": the mesh has a surface '", hole.name,
                  "' already; the hole's wall takes its name");
     Index global = 0;
@@ -34,46 +88,51 @@ void drill_holes(Mesh& mesh, std::span<Hole> holes) {
       x.resize(n * static_cast<std::size_t>(dim));
       for (Index e = 0; e < block.n_elements(); ++e, ++global) {
         mesh.element_coordinates(block, e, x.data());
-        // The centroid of the element's nodes, and its distance from the hole's axis.
-        std::array<double, 3> r{0.0, 0.0, 0.0};
+        // The centroid of the element's nodes.
+        Vec c{0.0, 0.0, 0.0};
         for (std::size_t a = 0; a < n; ++a)
           for (int d = 0; d < dim; ++d)
-            r[static_cast<std::size_t>(d)] += x[a * static_cast<std::size_t>(dim) + static_cast<std::size_t>(d)] /
+            c[static_cast<std::size_t>(d)] += x[a * static_cast<std::size_t>(dim) + static_cast<std::size_t>(d)] /
                                               static_cast<double>(n);
-        for (std::size_t d = 0; d < 3; ++d) r[d] -= hole.centre[d];
-        if (dim == 3) {
-          const double along = r[0] * hole.axis[0] + r[1] * hole.axis[1] + r[2] * hole.axis[2];
-          for (std::size_t d = 0; d < 3; ++d) r[d] -= along * hole.axis[d];
-        }
-        if (r[0] * r[0] + r[1] * r[1] + r[2] * r[2] > hole.radius * hole.radius) continue;
+        if (!hole.contains(c, dim)) continue;
         int& owner = hole_of[static_cast<std::size_t>(global)];
-        TREMOR_CHECK(owner < 0, at, " overlaps hole '", holes[static_cast<std::size_t>(owner)].name, "' (",
-                     holes[static_cast<std::size_t>(owner)].origin, ")");
+        TREMOR_CHECK(owner < 0, at, " overlaps ", holes[static_cast<std::size_t>(owner)].kind_name(), " '",
+                     holes[static_cast<std::size_t>(owner)].name, "' (", holes[static_cast<std::size_t>(owner)].origin,
+                     ")");
         owner = static_cast<int>(h);
         ++hole.removed;
       }
     }
-    TREMOR_CHECK(hole.removed > 0, at, " of radius ", hole.radius,
+    TREMOR_CHECK(hole.removed > 0, at, hole.kind == Hole::Kind::notch ? str(" of width ", hole.width)
+                                                                      : str(" of radius ", hole.radius),
                  " m holds no element's centre; refine the mesh there (a hole a few elements across)");
   }
 
   // The walls: each removed element's faces that a kept element shares. A removed element's face
-  // that none shares lies on the mesh's boundary: a 3D hole's open end (its normal along the axis,
-  // a hole drilled through), else the hole breaks out of the part's side.
+  // that none shares lies on the mesh's boundary: where a flat-bottom hole or a notch opens, a 3D
+  // side-drilled hole's open end (its normal along the axis, a hole drilled through); else the
+  // side-drilled hole breaks out of the part's side.
   const FaceIndex index(mesh);
+  std::vector<char> opens(holes.size(), 0);
   for (const Face& face : index.boundary()) {
     const int h = hole_of[static_cast<std::size_t>(face.element)];
     if (h < 0) continue;
     const Hole& hole = holes[static_cast<std::size_t>(h)];
+    opens[static_cast<std::size_t>(h)] = 1;
+    if (hole.kind != Hole::Kind::side_drilled) continue;
     const FacePlane plane = face_plane(mesh, face);
-    const double size = std::sqrt(plane.normal[0] * plane.normal[0] + plane.normal[1] * plane.normal[1] +
-                                  plane.normal[2] * plane.normal[2]);
-    const double along = plane.normal[0] * hole.axis[0] + plane.normal[1] * hole.axis[1] + plane.normal[2] * hole.axis[2];
+    const double size = std::sqrt(dot(plane.normal, plane.normal));
     // Within about 25 degrees of the axis: an end.
-    if (dim == 3 && std::abs(along) >= 0.9 * size) continue;
+    if (dim == 3 && std::abs(dot(plane.normal, hole.axis)) >= 0.9 * size) continue;
     throw Error(str(hole.origin, ": hole '", hole.name, "' reaches the mesh's boundary", dim == 3 ? " sideways" : "",
-                    " (element ", mesh.element_label(face.element), "); a hole lies inside the part"));
+                    " (element ", mesh.element_label(face.element), "); a side-drilled hole lies inside the part (a "
+                    "flat-bottom hole, 'bottom', or a [[mesh.notch]] opens on its surface)"));
   }
+  for (std::size_t h = 0; h < holes.size(); ++h)
+    TREMOR_CHECK(holes[h].kind == Hole::Kind::side_drilled || opens[h], holes[h].origin, ": ", holes[h].kind_name(), " '",
+                 holes[h].name, "' does not reach the mesh's boundary along its axis (", holes[h].axis[0], ", ",
+                 holes[h].axis[1], dim == 3 ? str(", ", holes[h].axis[2]) : std::string(),
+                 "): it opens on the surface it is cut from, its axis pointing out of the part");
   std::vector<std::vector<Face>> walls(holes.size());
   for (const std::array<Face, 2>& pair : index.shared()) {
     const int a = hole_of[static_cast<std::size_t>(pair[0].element)];

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tremor/mesh/defect.hpp"
+#include "tremor/mesh/cracks.hpp"
 #include "tremor/mesh/holes.hpp"
 #include "tremor/mesh/mesh.hpp"
 #include "tremor/model/absorbing.hpp"
@@ -106,8 +107,10 @@ struct Model {
   // Thickness-loss defects, applied to the mesh (mesh/defect.hpp), and what each did there.
   std::vector<Defect> defects;
   std::vector<DefectEffect> defect_effects;
-  // Side-drilled holes, cut from the mesh (mesh/holes.hpp), and what each removed.
+  // Holes and notches, cut from the mesh (mesh/holes.hpp), and what each removed.
   std::vector<Hole> holes;
+  // Cracks, cut into the mesh after the holes (mesh/cracks.hpp), and what each split.
+  std::vector<Crack> cracks;
 
   const Material& material(std::string_view name) const;
   // Whether a section's material is a fluid (model/material.hpp).

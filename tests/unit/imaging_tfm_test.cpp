@@ -65,28 +65,33 @@ void add_scatterer(imaging::Fmc& fmc, std::array<double, 2> at, double c_out, do
   add_echo(fmc, out, back);
 }
 
-// The least time from a to b turning once at z = plane (speed c1 before, c2 after), by a search
-// apart from the code under test: the turning point's x sampled finely between a's and b's (where
-// it lies, for a reflection and a refraction alike), then narrowed by golden sections.
+// The least value of f over [lo, hi], by a search apart from the code under test: `samples` points
+// evenly spaced, then golden sections about the best of them.
+template <class F>
+double least(F&& f, double lo, double hi, int samples, int sections) {
+  double best = lo;
+  for (int k = 0; k <= samples; ++k) {
+    const double x = lo + (hi - lo) * k / samples;
+    if (f(x) < f(best)) best = x;
+  }
+  const double h = (hi - lo) / samples;
+  lo = best - h;
+  hi = best + h;
+  const double golden = (std::sqrt(5.0) - 1.0) / 2.0;
+  for (int k = 0; k < sections; ++k) {
+    const double x1 = hi - golden * (hi - lo), x2 = lo + golden * (hi - lo);
+    (f(x1) < f(x2) ? hi : lo) = f(x1) < f(x2) ? x2 : x1;
+  }
+  return f(0.5 * (lo + hi));
+}
+
+// The least time from a to b turning once at z = plane (speed c1 before, c2 after): the turning
+// point's x lies between a's and b's, for a reflection and a refraction alike.
 double least_time_once(std::array<double, 2> a, std::array<double, 2> b, double plane, double c1, double c2) {
   const auto time = [&](double x) {
     return std::hypot(x - a[0], plane - a[1]) / c1 + std::hypot(b[0] - x, b[1] - plane) / c2;
   };
-  double lo = std::min(a[0], b[0]), hi = std::max(a[0], b[0]);
-  double best = lo;
-  for (int k = 0; k <= 4000; ++k) {
-    const double x = lo + (hi - lo) * k / 4000.0;
-    if (time(x) < time(best)) best = x;
-  }
-  const double h = (hi - lo) / 4000.0;
-  lo = best - h;
-  hi = best + h;
-  const double golden = (std::sqrt(5.0) - 1.0) / 2.0;
-  for (int k = 0; k < 200; ++k) {
-    const double x1 = hi - golden * (hi - lo), x2 = lo + golden * (hi - lo);
-    (time(x1) < time(x2) ? hi : lo) = time(x1) < time(x2) ? x2 : x1;
-  }
-  return time(0.5 * (lo + hi));
+  return least(time, std::min(a[0], b[0]), std::max(a[0], b[0]), 4000, 200);
 }
 
 // Turning twice, at z = p1 then p2 (speeds c1, c2, c3): the second turn's least time for each first
@@ -96,21 +101,7 @@ double least_time_twice(std::array<double, 2> a, std::array<double, 2> b, double
   const auto time = [&](double x) {
     return std::hypot(x - a[0], p1 - a[1]) / c1 + least_time_once({x, p1}, b, p2, c2, c3);
   };
-  double lo = std::min(a[0], b[0]), hi = std::max(a[0], b[0]);
-  double best = lo;
-  for (int k = 0; k <= 400; ++k) {
-    const double x = lo + (hi - lo) * k / 400.0;
-    if (time(x) < time(best)) best = x;
-  }
-  const double h = (hi - lo) / 400.0;
-  lo = best - h;
-  hi = best + h;
-  const double golden = (std::sqrt(5.0) - 1.0) / 2.0;
-  for (int k = 0; k < 100; ++k) {
-    const double x1 = hi - golden * (hi - lo), x2 = lo + golden * (hi - lo);
-    (time(x1) < time(x2) ? hi : lo) = time(x1) < time(x2) ? x2 : x1;
-  }
-  return time(0.5 * (lo + hi));
+  return least(time, std::min(a[0], b[0]), std::max(a[0], b[0]), 400, 100);
 }
 
 struct Peak {

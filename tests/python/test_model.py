@@ -327,7 +327,8 @@ def test_holes_notches_and_cracks_are_cut_from_python(tmp_path):
     subprocess.run([CLI, "run", str(model.save(tmp_path / "strip.toml")), "--backend", "serial", "-o", str(out)],
                    check=True, capture_output=True)
     with h5py.File(out, "r") as f:
-        np.testing.assert_allclose(f["mesh/cracks/crack"][...], [[0.07, 0.0, 0.0], [0.07, 0.008, 0.0]])
+        np.testing.assert_allclose(f["mesh/cracks/crack/points"][...], [[0.07, 0.0, 0.0], [0.07, 0.008, 0.0]])
+        assert list(f["mesh/cracks/crack/pieces"][...]) == [2]
         assert list(f["mesh/holes"].attrs["names"]) == ["sdh"]
         np.testing.assert_allclose(f["mesh/notches"][0, :6], [0.0505, 0.015, 0.0, 0.0, 1.0, 0.0])
         assert f["mesh/notches"][0, 9] == pytest.approx(1e-3)

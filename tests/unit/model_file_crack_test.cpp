@@ -6,6 +6,7 @@
 #include <string>
 
 #include "support/support.hpp"
+#include "tremor/mesh/cracks.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/io/model_file.hpp"
 
@@ -53,6 +54,50 @@ TEST(ModelFileCrack, ACrackThroughTheBlockLeavesItsFarSideAtRest) {
   const double around = largest_far_motion(part);  // around the tip and under it
   EXPECT_GT(around, 1e-3 * moved);
   EXPECT_LT(around, moved);  // the crack shields the surface behind it
+}
+
+// A read mesh's surface inside the part opened into a crack (tests/data/model/cracked.inp: the
+// edge x = 1 mm from the top edge halfway down): its mouth's node split, its tip's kept, both
+// sides its surface; a surface on the boundary, or none, refused.
+TEST(ModelFileCrack, ASurfaceOfAReadMeshOpensIntoACrack) {
+  const auto read_inp = [](const std::string& crack) {
+    return io::read_model_buffer("[mesh]\nfile = \"cracked.inp\"\n" + crack, "m.toml", test::data_path("model"));
+  };
+  const Model whole = read_inp("");
+  const Model cut = read_inp("[[mesh.crack]]\nsurface = \"CRACK\"\n");
+  ASSERT_EQ(cut.cracks.size(), 1u);
+  const Crack& crack = cut.cracks[0];
+  EXPECT_EQ(crack.name, "CRACK");
+  EXPECT_EQ(crack.faces, 1);
+  EXPECT_EQ(crack.copied_nodes, 1);  // the mouth, (1, 2) mm; the tip (1, 1) mm stays one
+  EXPECT_EQ(cut.mesh.n_nodes(), whole.mesh.n_nodes() + 1);
+  EXPECT_EQ(whole.mesh.face_sets.at("CRACK").size(), 1u);
+  EXPECT_EQ(cut.mesh.face_sets.at("CRACK").size(), 2u);  // both sides now
+  // Its shape for outlines: the face, a segment from (1, 1) to (1, 2) mm.
+  ASSERT_EQ(crack.pieces.size(), 1u);
+  EXPECT_TRUE(crack.near({1e-3, 1.5e-3, 0.0}, 2, 1e-9));
+  EXPECT_FALSE(crack.near({1e-3, 0.5e-3, 0.0}, 2, 1e-6));
+  // Elements 4 and 5 (either side of it) no longer share the mouth's node, and still share the tip's.
+  const auto nodes_of = [&](Label label) {
+    for (Index e = 0; e < cut.mesh.n_elements(); ++e)
+      if (cut.mesh.element_label(e) == label) {
+        const ElementRef ref = cut.mesh.locate(e);
+        const auto span = cut.mesh.blocks[static_cast<std::size_t>(ref.block)].nodes(ref.element);
+        return std::vector<Index>(span.begin(), span.end());
+      }
+    return std::vector<Index>{};
+  };
+  const std::vector<Index> left = nodes_of(4), right = nodes_of(5);
+  // CPE4 corners in order: element 4 (5, 6, 10, 9), element 5 (6, 7, 11, 10).
+  EXPECT_NE(left[2], right[3]);  // node 10, the mouth
+  EXPECT_EQ(left[1], right[0]);  // node 6, the tip
+  cut.mesh.validate("m.toml");
+  expect_contains(error_of([&] { (void)read_inp("[[mesh.crack]]\nsurface = \"EDGE\"\n"); }),
+                  {"m.toml:", "crack 'EDGE'", "face 1 of element 1 of surface 'EDGE' lies on the mesh's boundary"});
+  expect_contains(error_of([&] { (void)read_inp("[[mesh.crack]]\nsurface = \"NOPE\"\n"); }),
+                  {"crack 'NOPE'", "the mesh has no surface 'NOPE'"});
+  expect_contains(error_of([&] { (void)read_inp("[[mesh.crack]]\nsurface = \"CRACK\"\npoints = [[0.001, 0.002], [0.001, 0.001]]\n"); }),
+                  {"both 'points' and 'surface'"});
 }
 
 TEST(ModelFileCrack, BadCracksNameTheirLine) {

@@ -1,8 +1,8 @@
 #pragma once
 // `tremor bench tfm`: the total focusing method's cost (imaging/tfm.hpp) on a full-matrix capture
-// made here (N elements, echoes of point scatterers): the analytic signals (host, FFTW), the delay
-// tables of a direct view and of a half-skip one (host, OpenMP: Fermat's least time by Newton's
-// method for the half-skip), and the sum over the N^2 pairs at every pixel on each backend, in
+// made here (N elements, echoes of point scatterers): the analytic signals (host, FFTW), and on
+// each backend the delay tables of a direct view and of a half-skip one (Fermat's least time by
+// Newton's method for the half-skip way) and the sum over the N^2 pairs at every pixel, in
 // pixel-pairs a second and in the bytes a second the sum would read if no sample came from a cache
 // (two samples of an analytic A-scan and a delay a pair, 40 bytes), against the device's copy
 // bandwidth; each backend's image against the first's (docs/benchmarks.md).

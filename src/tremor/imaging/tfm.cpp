@@ -31,6 +31,8 @@ void Fmc::check() const {
 
 void Path::check() const {
   TREMOR_CHECK(!speeds.empty(), "a path of no leg");
+  TREMOR_CHECK(speeds.size() <= static_cast<std::size_t>(max_legs), "a path of ", speeds.size(), " legs; at most ",
+               max_legs);
   for (const double c : speeds)
     TREMOR_CHECK(std::isfinite(c) && c > 0.0, "a path's speed of ", c, " m/s; expected a finite speed above 0");
   TREMOR_CHECK(planes.size() + 1 == speeds.size(), "a path of ", speeds.size(), " legs turns at ", planes.size(),
@@ -38,75 +40,38 @@ void Path::check() const {
   for (const double z : planes) TREMOR_CHECK(std::isfinite(z), "a path's plane at z = ", z, " m; expected a finite depth");
 }
 
+Way Path::way() const {
+  check();
+  Way way;
+  way.legs = static_cast<int>(speeds.size());
+  std::copy(speeds.begin(), speeds.end(), way.speeds);
+  std::copy(planes.begin(), planes.end(), way.planes);
+  return way;
+}
+
 double travel_time(const Path& path, const std::array<double, 2>& a, const std::array<double, 2>& b) {
-  const std::size_t m = path.planes.size();  // turning points x[1..m]; x[0] = a, x[m + 1] = b
-  if (m == 0) return std::hypot(b[0] - a[0], b[1] - a[1]) / path.speeds[0];
-  std::vector<double> x(m + 2), z(m + 2), w(m + 1), g(m + 2, 0.0), diag(m + 2), step(m + 2);
-  x[0] = a[0];
-  z[0] = a[1];
-  x[m + 1] = b[0];
-  z[m + 1] = b[1];
-  double depth = 0.0;  // the depth the legs cover, all told
-  for (std::size_t k = 1; k <= m; ++k) z[k] = path.planes[k - 1];
-  for (std::size_t k = 0; k <= m; ++k) {
-    if (z[k + 1] == z[k]) return std::numeric_limits<double>::quiet_NaN();
-    depth += std::abs(z[k + 1] - z[k]);
-  }
-  // The first guess: the path unfolded into a straight line, each turning point as far along it as
-  // the depth covered before it.
-  double covered = 0.0;
-  for (std::size_t k = 1; k <= m; ++k) {
-    covered += std::abs(z[k] - z[k - 1]);
-    x[k] = a[0] + (b[0] - a[0]) * covered / depth;
-  }
-  const auto time = [&](const std::vector<double>& at) {
-    double t = 0.0;
-    for (std::size_t k = 0; k <= m; ++k) t += std::hypot(at[k + 1] - at[k], z[k + 1] - z[k]) / path.speeds[k];
-    return t;
-  };
-  const double scale = depth + std::abs(b[0] - a[0]);
-  double t = time(x);
-  for (int iteration = 0; iteration < 100; ++iteration) {
-    // The gradient of the time in the turning points, and its Hessian: tridiagonal, leg k adding
-    // w_k = dz_k^2 / (c_k L_k^3) to the points at its ends and -w_k between them.
-    for (std::size_t k = 0; k <= m; ++k) {
-      const double dx = x[k + 1] - x[k], dz = z[k + 1] - z[k], length = std::hypot(dx, dz);
-      const double slowness = 1.0 / (path.speeds[k] * length);
-      w[k] = dz * dz * slowness / (length * length);
-      if (k >= 1) g[k] -= dx * slowness;
-      if (k + 1 <= m) g[k + 1] = dx * slowness;
-    }
-    // Thomas's algorithm on H step = -g: diagonal w_(k-1) + w_k, off-diagonal -w_k between k and
-    // k + 1 (forward elimination into diag and step, then back substitution).
-    for (std::size_t k = 1; k <= m; ++k) {
-      diag[k] = w[k - 1] + w[k];
-      step[k] = -g[k];
-      if (k > 1) {
-        const double f = w[k - 1] / diag[k - 1];  // row k less -f times row k - 1
-        diag[k] -= f * w[k - 1];
-        step[k] += f * step[k - 1];
+  return travel_time(path.way(), a[0], a[1], b[0], b[1]);
+}
+
+void analytic_signals(const Fmc& fmc, std::vector<double>& real, std::vector<double>& imaginary) {
+  const std::size_t n = fmc.n_elements(), samples = fmc.n_samples;
+  real.assign(n * n * samples, 0.0);
+  imaginary.assign(n * n * samples, 0.0);
+  const Envelopes hilbert(samples);
+  const auto pairs = static_cast<long long>(n * n);
+#pragma omp parallel
+  {
+    std::vector<std::complex<double>> analytic(samples);
+#pragma omp for schedule(dynamic, 4)
+    for (long long ij = 0; ij < pairs; ++ij) {
+      const auto at = static_cast<std::size_t>(ij) * samples;
+      hilbert.analytic(std::span<const double>(fmc.data.data() + at, samples), analytic);
+      for (std::size_t k = 0; k < samples; ++k) {
+        real[at + k] = analytic[k].real();
+        imaginary[at + k] = analytic[k].imag();
       }
     }
-    for (std::size_t k = m; k >= 1; --k) step[k] = (step[k] + (k < m ? w[k] * step[k + 1] : 0.0)) / diag[k];
-    // Halved until the time falls (Armijo): Newton's step is taken whole near the least time.
-    double slope = 0.0, largest = 0.0;
-    for (std::size_t k = 1; k <= m; ++k) {
-      slope += g[k] * step[k];
-      largest = std::max(largest, std::abs(step[k]));
-    }
-    std::vector<double> trial = x;
-    double fraction = 1.0, t_trial = t;
-    for (int halving = 0; halving < 60; ++halving, fraction *= 0.5) {
-      for (std::size_t k = 1; k <= m; ++k) trial[k] = x[k] + fraction * step[k];
-      t_trial = time(trial);
-      if (t_trial <= t + 1e-4 * fraction * slope) break;
-    }
-    if (!(t_trial <= t)) break;  // no step lowers it: at the least time, to rounding
-    x.swap(trial);
-    t = t_trial;
-    if (fraction * largest <= 1e-14 * scale) break;
   }
-  return t;
 }
 
 namespace {
@@ -126,8 +91,7 @@ GridMap total_focusing(const Fmc& fmc, Index nx, Index ny, const std::array<doub
                        const std::array<double, 2>& max, const Path& transmit, const Path& receive,
                        const Exec& exec) {
   check_image(fmc, nx, ny, min, max);
-  transmit.check();
-  receive.check();
+  const Way out = transmit.way(), back = receive.way();
   const std::size_t n = fmc.n_elements(), samples = fmc.n_samples;
   GridMap image;
   image.nx = nx;
@@ -136,47 +100,17 @@ GridMap total_focusing(const Fmc& fmc, Index nx, Index ny, const std::array<doub
   image.max = max;
   image.values.assign(static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny), 0.0);
   const Index pixels = nx * ny;
-  // The A-scans' analytic signals, once: real and imaginary parts apart.
-  std::vector<double> real(n * n * samples), imaginary(n * n * samples);
-  {
-    const Envelopes hilbert(samples);
-    const auto pairs = static_cast<long long>(n * n);
-#pragma omp parallel
-    {
-      std::vector<std::complex<double>> analytic(samples);
-#pragma omp for schedule(dynamic, 4)
-      for (long long ij = 0; ij < pairs; ++ij) {
-        const auto at = static_cast<std::size_t>(ij) * samples;
-        hilbert.analytic(std::span<const double>(fmc.data.data() + at, samples), analytic);
-        for (std::size_t k = 0; k < samples; ++k) {
-          real[at + k] = analytic[k].real();
-          imaginary[at + k] = analytic[k].imag();
-        }
-      }
-    }
-  }
-  DelayAndSum sum(exec, n, samples, -fmc.t0 / fmc.dt, fmc.dt, real, imaginary);
+  std::vector<double> real, imaginary;
+  analytic_signals(fmc, real, imaginary);
+  DelayAndSum focus(exec, samples, -fmc.t0 / fmc.dt, fmc.dt, fmc.elements, real, imaginary);
   real = {};
   imaginary = {};
-  // The delays [element][pixel] (s) of a block of pixels at a time: 2^24 of each path's at most.
-  const bool same = receive.speeds == transmit.speeds && receive.planes == transmit.planes;
+  // A block of pixels at a time: 2^24 delays of each way at most.
   const Index block = std::max<Index>(1, static_cast<Index>((std::size_t{1} << 24) / n));
-  std::vector<double> out, back;
   for (Index start = 0; start < pixels; start += block) {
     const Index count = std::min(block, pixels - start);
-    const auto table = [&](const Path& path, std::vector<double>& delays) {
-      delays.resize(n * static_cast<std::size_t>(count));
-      const auto entries = static_cast<long long>(n) * count;
-#pragma omp parallel for schedule(dynamic, 256)
-      for (long long ip = 0; ip < entries; ++ip) {
-        const auto i = static_cast<std::size_t>(ip / count);
-        const Index p = start + static_cast<Index>(ip % count);
-        delays[static_cast<std::size_t>(ip)] = travel_time(path, fmc.elements[i], image.point(p));
-      }
-    };
-    table(transmit, out);
-    if (!same) table(receive, back);
-    sum(out, same ? out : back, count, image.values.data() + start);
+    focus.delays(out, back, image, start, count);
+    focus.sum(image.values.data() + start);
   }
   return image;
 }

@@ -23,6 +23,7 @@
 
 #include "tremor/backend/exec.hpp"
 #include "tremor/core/config.hpp"
+#include "tremor/imaging/fermat.hpp"
 #include "tremor/imaging/maps.hpp"
 
 namespace tremor::imaging {
@@ -52,23 +53,30 @@ struct Path {
   std::vector<double> speeds;
   std::vector<double> planes;  // speeds.size() - 1 of them
 
-  // Refuses (tremor::Error) no speed, a speed not finite and above 0, a plane not finite, or
-  // planes not one fewer than speeds.
+  // Refuses (tremor::Error) no speed, more than max_legs, a speed not finite and above 0, a plane
+  // not finite, or planes not one fewer than speeds.
   void check() const;
+  // As a kernel takes it (imaging/fermat.hpp); checked.
+  Way way() const;
 };
 
 // The least time (s) from a to b along `path` (Fermat's principle: the turning points where the
-// time is stationary, found by Newton's method on the convex time), or NaN where a leg would run
-// along its plane (a or b on a plane the path turns at, with zero depth to cover).
+// time is stationary, found by Newton's method on the convex time; imaging/fermat.hpp), or NaN
+// where a leg would run along its plane (a or b on a plane the path turns at, with zero depth to
+// cover).
 double travel_time(const Path& path, const std::array<double, 2>& a, const std::array<double, 2>& b);
+
+// The analytic signals of fmc's A-scans, real and imaginary parts apart, [transmitter][receiver]
+// [sample]: on the host (FFTW), the pairs in parallel (OpenMP).
+void analytic_signals(const Fmc& fmc, std::vector<double>& real, std::vector<double>& imaginary);
 
 // The image over nx x ny pixels from `min` to `max` (m, in the elements' coordinates; a GridMap's
 // order: x along the first, row by row along the second), its values I(p) unnormalised: the way
 // out from transmitter i to p along `transmit`, back from p to receiver j along `receive` (written
-// from the receiver: the same way walked backwards). nx, ny at least 1. The delays are tabled on
-// the host (OpenMP), one per element and pixel of each path; the analytic signals of the A-scans
-// are made once, N^2 of n_samples complex values; the sum over the N^2 pairs at every pixel runs
-// on `exec` (one kernel body for every backend).
+// from the receiver: the same way walked backwards). nx, ny at least 1. The analytic signals of
+// the A-scans are made once on the host (FFTW), N^2 of n_samples complex values; the delays, one
+// per element and pixel of each path, and the sum over the N^2 pairs at every pixel run on `exec`
+// (one kernel body for every backend; imaging/tfm_sum.hpp).
 GridMap total_focusing(const Fmc& fmc, Index nx, Index ny, const std::array<double, 2>& min,
                        const std::array<double, 2>& max, const Path& transmit, const Path& receive,
                        const Exec& exec);

@@ -2,12 +2,33 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "tremor/backend/forall.hpp"
 
 namespace tremor::imaging {
 
 namespace {
+
+std::vector<double> coordinate(const std::vector<std::array<double, 2>>& elements, std::size_t d) {
+  std::vector<double> out;
+  for (const auto& e : elements) out.push_back(e[d]);
+  return out;
+}
+
+// The delays along `way` of n elements to pixels [start, start + count) of an nx x ny grid from
+// (x0, z0) to (x1, z1), at table[i count + q] for pixel start + q (GridMap::point's coordinates).
+void table(const Exec& exec, const Way& way, Index n, const double* ex, const double* ez, Index nx, Index ny,
+           double x0, double x1, double z0, double z1, Index start, Index count, double* delays) {
+  forall(exec, n * count, [=] TREMOR_LAMBDA(Index iq) {
+    const Index i = iq / count, p = start + iq % count;
+    const Index a = p % nx, b = p / nx;
+    const double lx = static_cast<double>(nx - 1), lz = static_cast<double>(ny - 1);
+    const double x = nx > 1 ? (x0 * (lx - static_cast<double>(a)) + x1 * static_cast<double>(a)) / lx : x0;
+    const double z = ny > 1 ? (z0 * (lz - static_cast<double>(b)) + z1 * static_cast<double>(b)) / lz : z0;
+    delays[iq] = travel_time(way, ex[i], ez[i], x, z);
+  });
+}
 
 // The sum at each pixel: one thread a pixel, its N^2 pairs in turn. Pixels side by side read their
 // delays side by side ([element][pixel]) and nearby samples of one A-scan at a time.
@@ -39,30 +60,39 @@ void focus(const Exec& exec, Index pixels, Index n, Index samples, double first,
 
 }  // namespace
 
-DelayAndSum::DelayAndSum(const Exec& exec, std::size_t n, std::size_t samples, double first, double dt,
-                         const std::vector<double>& real, const std::vector<double>& imaginary)
+DelayAndSum::DelayAndSum(const Exec& exec, std::size_t samples, double first, double dt,
+                         const std::vector<std::array<double, 2>>& elements, const std::vector<double>& real,
+                         const std::vector<double>& imaginary)
     : exec_(exec),
-      n_(static_cast<Index>(n)),
+      n_(static_cast<Index>(elements.size())),
       samples_(static_cast<Index>(samples)),
       first_(first),
       per_dt_(1.0 / dt),
+      x_(exec, std::span<const double>(coordinate(elements, 0))),
+      z_(exec, std::span<const double>(coordinate(elements, 1))),
       real_(exec, std::span<const double>(real)),
       imaginary_(exec, std::span<const double>(imaginary)) {}
 
-void DelayAndSum::operator()(std::span<const double> transmit, std::span<const double> receive, Index pixels,
-                             double* image) {
-  if (exec_.space() == MemorySpace::Host) {
-    focus(exec_, pixels, n_, samples_, first_, per_dt_, real_.data(), imaginary_.data(), transmit.data(),
-          receive.data(), image);
-    return;
+void DelayAndSum::delays(const Way& out, const Way& back, const GridMap& grid, Index start, Index count) {
+  if (out_.size() < n_ * count) out_ = DeviceArray<double>(exec_, n_ * count);
+  table(exec_, out, n_, x_.data(), z_.data(), grid.nx, grid.ny, grid.min[0], grid.max[0], grid.min[1], grid.max[1],
+        start, count, out_.data());
+  same_ = out.legs == back.legs && std::equal(out.speeds, out.speeds + out.legs, back.speeds) &&
+          std::equal(out.planes, out.planes + out.legs - 1, back.planes);
+  if (!same_) {
+    if (back_.size() < n_ * count) back_ = DeviceArray<double>(exec_, n_ * count);
+    table(exec_, back, n_, x_.data(), z_.data(), grid.nx, grid.ny, grid.min[0], grid.max[0], grid.min[1], grid.max[1],
+          start, count, back_.data());
   }
-  const DeviceArray<double> out_delays(exec_, transmit);
-  const DeviceArray<double> back_delays(exec_, receive);
-  DeviceArray<double> out(exec_, pixels);
-  focus(exec_, pixels, n_, samples_, first_, per_dt_, real_.data(), imaginary_.data(), out_delays.data(),
-        back_delays.data(), out.data());
-  const std::vector<double> values = out.to_host();
-  std::copy(values.begin(), values.end(), image);
+  count_ = count;
+}
+
+void DelayAndSum::sum(double* image) {
+  DeviceArray<double> values(exec_, count_);
+  focus(exec_, count_, n_, samples_, first_, per_dt_, real_.data(), imaginary_.data(), out_.data(),
+        same_ ? out_.data() : back_.data(), values.data());
+  const std::vector<double> host = values.to_host();
+  std::copy(host.begin(), host.end(), image);
 }
 
 }  // namespace tremor::imaging

@@ -333,17 +333,27 @@ Hole read_notch(const Table& table, const Mesh& mesh, int number) {
   return h;
 }
 
-constexpr std::string_view crack_keys[] = {"name", "points"};
+constexpr std::string_view crack_keys[] = {"name", "points", "surface"};
 
 Crack read_crack(const Table& table, const Mesh& mesh, int number) {
   table.only(crack_keys);
   Crack c;
   c.origin = origin_of(table);
-  c.name = surface_name(table, str("crack", number), "the crack's name", "its faces' surface");
   const char* example = mesh.dim() == 2 ? "[[0.02, 0.04], [0.02, 0.035]] (a segment's two ends)"
                                         : "[[0.02, 0.0, 0.04], [0.02, 0.01, 0.04], [0.02, 0.01, 0.035], [0.02, 0.0, "
                                           "0.035]] (a planar polygon's vertices in order)";
-  if (!table.has("points")) table.fail_at(table.line(), str("missing 'points', such as ", example));
+  if (table.has("points") && table.has("surface"))
+    table.fail("surface", "both 'points' and 'surface'; a crack is one or the other");
+  if (table.has("surface")) {
+    c.surface = *table.string("surface");
+    if (c.surface.empty()) table.fail("surface", "'surface' is empty; expected the name of a surface of the mesh");
+    // Its faces' surface: the one it opens, both sides now, unless named otherwise.
+    c.name = surface_name(table, c.surface, "the crack's name", "its faces' surface");
+    return c;
+  }
+  c.name = surface_name(table, str("crack", number), "the crack's name", "its faces' surface");
+  if (!table.has("points"))
+    table.fail_at(table.line(), str("missing 'points', such as ", example, ", or 'surface' (a surface of the mesh)"));
   const toml::node& node = *table.node("points");
   const auto* array = node.as_array();
   if (!array || array->empty())

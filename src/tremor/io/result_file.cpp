@@ -157,12 +157,23 @@ void write_defects(hid_t mesh, const std::vector<Hole>& holes, const std::vector
     v.push_back(hole.length);
   });
   if (cracks.empty()) return;
+  // Each crack a group: its pieces' points in turn, and how many each has (its points as one
+  // piece, or a surface's faces: segments in 2D, triangles in 3D).
   Handle group = h5::create_group(mesh, "cracks", file);
   for (const Crack& crack : cracks) {
+    const std::vector<std::vector<std::array<double, 3>>> one{crack.points};
+    const auto& pieces = crack.pieces.empty() ? one : crack.pieces;
     std::vector<double> points;
-    for (const auto& p : crack.points) points.insert(points.end(), p.begin(), p.end());
-    const std::array<hsize_t, 2> dims{crack.points.size(), 3};
-    h5::write_doubles(group.get(), crack.name, points, dims, file);
+    std::vector<std::int64_t> counts;
+    for (const auto& piece : pieces) {
+      for (const auto& p : piece) points.insert(points.end(), p.begin(), p.end());
+      counts.push_back(static_cast<std::int64_t>(piece.size()));
+    }
+    Handle one_crack = h5::create_group(group.get(), crack.name, file);
+    const std::array<hsize_t, 2> dims{points.size() / 3, 3};
+    h5::write_doubles(one_crack.get(), "points", points, dims, file);
+    const std::array<hsize_t, 1> count_dims{counts.size()};
+    h5::write_int64(one_crack.get(), "pieces", counts, count_dims, file);
   }
 }
 

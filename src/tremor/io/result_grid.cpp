@@ -163,11 +163,25 @@ StoredFmc GridReader::fmc(const std::string& name) const {
   if (H5Lexists(mesh.get(), "cracks", H5P_DEFAULT) > 0) {
     Handle cracks = h5::open_group(mesh.get(), "cracks", file);
     for (const std::string& name : h5::group_members(cracks.get(), file, "/mesh/cracks")) {
-      const std::vector<double> v = h5::read_doubles(cracks.get(), name, file, "/mesh/cracks/" + name);
-      TREMOR_CHECK(!v.empty() && v.size() % 3 == 0, file, ": /mesh/cracks/", name, " is not 3 values a point");
+      const std::string where = "/mesh/cracks/" + name;
+      Handle one = h5::open_group(cracks.get(), name, file);
+      const std::vector<double> v = h5::read_doubles(one.get(), "points", file, where + "/points");
+      const std::vector<std::int64_t> counts = h5::read_int64(one.get(), "pieces", file, where + "/pieces");
+      std::int64_t total = 0;
+      for (const std::int64_t n : counts) {
+        TREMOR_CHECK(n >= 2, file, ": ", where, "/pieces holds a piece of ", n, " points; at least 2");
+        total += n;
+      }
+      TREMOR_CHECK(!counts.empty() && v.size() == 3 * static_cast<std::size_t>(total), file, ": ", where,
+                   "/points is not 3 values for each point of its pieces");
       Crack crack;
       crack.name = name;
-      for (std::size_t k = 0; k < v.size(); k += 3) crack.points.push_back({v[k], v[k + 1], v[k + 2]});
+      std::size_t k = 0;
+      for (const std::int64_t n : counts) {
+        std::vector<std::array<double, 3>>& piece = crack.pieces.emplace_back();
+        for (std::int64_t i = 0; i < n; ++i, k += 3) piece.push_back({v[k], v[k + 1], v[k + 2]});
+      }
+      crack.points = crack.pieces.front();
       out.cracks.push_back(std::move(crack));
     }
   }

@@ -66,17 +66,17 @@ struct Shape {
   }
 };
 
-Shape shape_of(const Crack& crack, int dim) {
-  const std::string at = str(crack.origin, ": crack '", crack.name, "'");
-  for (const Vec& p : crack.points)
+// The shape of `points` (a crack's, or a piece of one), `at` naming it in messages.
+Shape shape_of(const std::vector<Vec>& points, int dim, const std::string& at) {
+  for (const Vec& p : points)
     for (const double c : p) TREMOR_CHECK(std::isfinite(c), at, ": a point is not finite");
   Shape s;
   s.dim = dim;
   if (dim == 2) {
-    TREMOR_CHECK(crack.points.size() == 2, at, ": ", crack.points.size(),
+    TREMOR_CHECK(points.size() == 2, at, ": ", points.size(),
                  " points; a 2D crack is a segment, its two ends");
-    s.origin = {crack.points[0][0], crack.points[0][1], 0.0};
-    const Vec along = minus({crack.points[1][0], crack.points[1][1], 0.0}, s.origin);
+    s.origin = {points[0][0], points[0][1], 0.0};
+    const Vec along = minus({points[1][0], points[1][1], 0.0}, s.origin);
     s.length = norm(along);
     TREMOR_CHECK(s.length > 0.0, at, ": its ends are one point");
     s.u = scaled(along, 1.0 / s.length);
@@ -84,13 +84,13 @@ Shape shape_of(const Crack& crack, int dim) {
     s.size = s.length;
     return s;
   }
-  TREMOR_CHECK(crack.points.size() >= 3, at, ": ", crack.points.size(),
+  TREMOR_CHECK(points.size() >= 3, at, ": ", points.size(),
                " points; a 3D crack is a planar polygon, its vertices in order (3 or more)");
-  s.origin = crack.points[0];
+  s.origin = points[0];
   Vec newell{0.0, 0.0, 0.0};  // twice the area along the normal
-  for (std::size_t i = 0; i < crack.points.size(); ++i) {
-    const Vec& p = crack.points[i];
-    const Vec& q = crack.points[(i + 1) % crack.points.size()];
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const Vec& p = points[i];
+    const Vec& q = points[(i + 1) % points.size()];
     newell = {newell[0] + (p[1] - q[1]) * (p[2] + q[2]), newell[1] + (p[2] - q[2]) * (p[0] + q[0]),
               newell[2] + (p[0] - q[0]) * (p[1] + q[1])};
   }
@@ -99,14 +99,14 @@ Shape shape_of(const Crack& crack, int dim) {
   s.normal = scaled(newell, 1.0 / twice);
   s.size = 0.5 * twice;
   const double scale = std::sqrt(s.size);
-  for (std::size_t i = 0; i < crack.points.size(); ++i)
-    TREMOR_CHECK(std::abs(s.off(crack.points[i])) <= 1e-6 * scale, at, ": its point ", i + 1, " lies ",
-                 std::abs(s.off(crack.points[i])), " m off the plane of the others; a crack is planar");
-  const Vec first = minus(crack.points[1], s.origin);
+  for (std::size_t i = 0; i < points.size(); ++i)
+    TREMOR_CHECK(std::abs(s.off(points[i])) <= 1e-6 * scale, at, ": its point ", i + 1, " lies ",
+                 std::abs(s.off(points[i])), " m off the plane of the others; a crack is planar");
+  const Vec first = minus(points[1], s.origin);
   s.u = minus(first, scaled(s.normal, dot(first, s.normal)));
   s.u = scaled(s.u, 1.0 / norm(s.u));
   s.v = cross(s.normal, s.u);
-  for (const Vec& p : crack.points) s.polygon.push_back({dot(minus(p, s.origin), s.u), dot(minus(p, s.origin), s.v)});
+  for (const Vec& p : points) s.polygon.push_back({dot(minus(p, s.origin), s.u), dot(minus(p, s.origin), s.v)});
   return s;
 }
 
@@ -143,9 +143,13 @@ struct Groups {
 }  // namespace
 
 bool Crack::near(const std::array<double, 3>& x, int dim, double tol) const {
-  const Shape shape = shape_of(*this, dim);
   const Vec p{x[0], x[1], dim == 3 ? x[2] : 0.0};
-  return std::abs(shape.off(p)) <= tol && shape.within(p, tol);
+  const auto close = [&](const std::vector<Vec>& piece) {
+    const Shape shape = shape_of(piece, dim, str(origin, ": crack '", name, "'"));
+    return std::abs(shape.off(p)) <= tol && shape.within(p, tol);
+  };
+  if (pieces.empty()) return close(points);
+  return std::any_of(pieces.begin(), pieces.end(), close);
 }
 
 void cut_cracks(Mesh& mesh, std::span<Crack> cracks) {
@@ -156,40 +160,81 @@ void cut_cracks(Mesh& mesh, std::span<Crack> cracks) {
   // Each crack's faces: the interior faces whose corners lie on it.
   std::map<Face, int> crack_of_face;  // by the pair's first face
   std::map<Index, int> crack_of_node;
+  // Each interior face's pair, by either face: where a named surface's faces lie.
+  std::map<Face, std::size_t> pair_of;
+  for (std::size_t k = 0; k < shared.size(); ++k) {
+    pair_of.emplace(shared[k][0], k);
+    pair_of.emplace(shared[k][1], k);
+  }
   for (std::size_t c = 0; c < cracks.size(); ++c) {
     Crack& crack = cracks[c];
     const std::string at = str(crack.origin, ": crack '", crack.name, "'");
-    TREMOR_CHECK(!crack.name.empty() && mesh.face_sets.count(crack.name) == 0, at, ": ",
+    const bool named = !crack.surface.empty();
+    TREMOR_CHECK(!crack.name.empty() && (mesh.face_sets.count(crack.name) == 0 || (named && crack.name == crack.surface)),
+                 at, ": ",
                  crack.name.empty() ? "it needs a name (its faces' surface)"
                                     : "the mesh has a surface of that name already; the crack's faces take it");
-    const Shape shape = shape_of(crack, dim);
-    double covered = 0.0;
     std::vector<Face> faces;
-    for (const std::array<Face, 2>& pair : shared) {
-      const FacePlane plane = face_plane(mesh, pair[0]);
-      const double size = norm(plane.normal);
-      const double tol = 1e-6 * (dim == 2 ? size : std::sqrt(size));
-      if (std::abs(shape.off(plane.centre)) > tol || !shape.within(plane.centre, tol)) continue;
-      bool on = true;
-      for (const Index node : nodes_of(mesh, pair[0], true)) {
-        const Vec x = point_of(mesh, node);
-        on = on && std::abs(shape.off(x)) <= tol && shape.within(x, tol);
-      }
-      if (!on) continue;
-      covered += size;
+    // The pair of faces on the crack: its first face names it in crack_of_face.
+    const auto take = [&](const std::array<Face, 2>& pair) {
       faces.push_back(pair[0]);
       faces.push_back(pair[1]);
       const auto [where, added] = crack_of_face.emplace(pair[0], static_cast<int>(c));
       TREMOR_CHECK(added, at, " overlaps crack '", cracks[static_cast<std::size_t>(where->second)].name, "' (",
                    cracks[static_cast<std::size_t>(where->second)].origin, ")");
       ++crack.faces;
+    };
+    crack.pieces.clear();
+    if (named) {
+      const auto set = mesh.face_sets.find(crack.surface);
+      TREMOR_CHECK(set != mesh.face_sets.end(), at, ": the mesh has no surface '", crack.surface,
+                   "' (a Gmsh physical group or an Abaqus *SURFACE of faces inside the part)");
+      std::set<std::size_t> pairs;  // each interior face once, whichever side the set names
+      for (const Face& face : set->second) {
+        const auto pair = pair_of.find(face);
+        TREMOR_CHECK(pair != pair_of.end(), at, ": face ", face.face + 1, " of element ",
+                     mesh.element_label(face.element), " of surface '", crack.surface,
+                     "' lies on the mesh's boundary; a crack's faces lie inside the part (its mouth is where they "
+                     "meet the boundary)");
+        pairs.insert(pair->second);
+      }
+      TREMOR_CHECK(!pairs.empty(), at, ": surface '", crack.surface, "' holds no face");
+      for (const std::size_t k : pairs) {
+        take(shared[k]);
+        std::vector<Vec> corners;
+        for (const Index node : nodes_of(mesh, shared[k][0], true)) corners.push_back(point_of(mesh, node));
+        if (dim == 2 || corners.size() == 3) {
+          crack.pieces.push_back(corners);
+        } else {  // a quadrilateral in two triangles: planar, whatever its corners
+          crack.pieces.push_back({corners[0], corners[1], corners[2]});
+          crack.pieces.push_back({corners[0], corners[2], corners[3]});
+        }
+      }
+    } else {
+      const Shape shape = shape_of(crack.points, dim, at);
+      double covered = 0.0;
+      for (const std::array<Face, 2>& pair : shared) {
+        const FacePlane plane = face_plane(mesh, pair[0]);
+        const double size = norm(plane.normal);
+        const double tol = 1e-6 * (dim == 2 ? size : std::sqrt(size));
+        if (std::abs(shape.off(plane.centre)) > tol || !shape.within(plane.centre, tol)) continue;
+        bool on = true;
+        for (const Index node : nodes_of(mesh, pair[0], true)) {
+          const Vec x = point_of(mesh, node);
+          on = on && std::abs(shape.off(x)) <= tol && shape.within(x, tol);
+        }
+        if (!on) continue;
+        covered += size;
+        take(pair);
+      }
+      const char* unit = dim == 2 ? " m" : " m^2";
+      TREMOR_CHECK(std::abs(covered - shape.size) <= 1e-6 * shape.size, at, ": element faces cover ", covered, unit,
+                   " of its ", shape.size, unit,
+                   ": it runs through elements rather than along their faces, or leaves the mesh. A crack is cut "
+                   "along the faces of a conforming mesh: place it on the mesh's lines (a generated block's cell "
+                   "boundaries) or refine the mesh so that they lie on it");
+      crack.pieces.push_back(crack.points);
     }
-    const char* unit = dim == 2 ? " m" : " m^2";
-    TREMOR_CHECK(std::abs(covered - shape.size) <= 1e-6 * shape.size, at, ": element faces cover ", covered, unit,
-                 " of its ", shape.size, unit,
-                 ": it runs through elements rather than along their faces, or leaves the mesh. A crack is cut "
-                 "along the faces of a conforming mesh: place it on the mesh's lines (a generated block's cell "
-                 "boundaries) or refine the mesh so that they lie on it");
     for (const Index node : nodes_of_faces(mesh, faces)) {  // (each once)
       const auto [where, added] = crack_of_node.emplace(node, static_cast<int>(c));
       TREMOR_CHECK(added, at, " crosses or touches crack '", cracks[static_cast<std::size_t>(where->second)].name,

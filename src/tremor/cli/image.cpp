@@ -44,7 +44,7 @@ struct ImageArgs {
   std::vector<double> speeds;              // m/s: L and T, overriding the file's
   double back_wall = 0.0;                  // m under the array; 0: the part's depth there
   std::vector<double> interface;           // m under the array, and m/s above it; empty: none
-  std::string backend = "auto";            // where the sum runs
+  std::string backend = "auto";            // where the delays and the sum run
   std::vector<double> extent;              // m: x from, x to (along the array), depth from, depth to
   double pixel = 0.0;                      // m; 0: the longer side in 256
   double db = 40.0;                        // the PNG's dynamic range
@@ -339,7 +339,7 @@ void run_tfm(const ImageArgs& args) {
     baseline.emplace(args.baseline, held);
   }
   const fs::path folder = picture_folder(args);
-  // The sum over pairs runs here (a GPU's where one is usable and asked for, or "auto").
+  // The delays and the sum over pairs run here (a GPU where one is usable, asked for or "auto").
   const Exec exec = Exec::make(parse_backend(args.backend));
   std::vector<io::StoredImage> images;
   std::vector<Picture> pictures;
@@ -618,7 +618,7 @@ void add_image_command(CLI::App& app) {
       ->delimiter(',')
       ->expected(2)
       ->check(within(0.0, 1e6, true));
-  cmd->add_option("--backend", args->backend, "with --tfm: where the sum over pairs runs (auto: a GPU when usable)")
+  cmd->add_option("--backend", args->backend, "with --tfm: where the delays and the sum over pairs run (auto: a GPU when usable)")
       ->check(CLI::IsMember(backend_choice_names()));
   cmd->add_option("--speeds", args->speeds,
                   "with --tfm: the longitudinal and shear speeds, m/s (default: the part's under the array)")

@@ -56,6 +56,36 @@ TEST(ModelFileCrack, ACrackThroughTheBlockLeavesItsFarSideAtRest) {
   EXPECT_LT(around, moved);  // the crack shields the surface behind it
 }
 
+// In 3D: a bar 4 x 2 x 2 mm of 0.25 mm hex8 cells, cut across at x = 2 mm by a square crack over
+// its whole section (a polygon of four vertices), and by one over its upper half only. A push on
+// its left end reaches a receiver on its right end through the half-cut bar, not through the cut
+// one: its faces are free and its nodes two.
+TEST(ModelFileCrack, A3DCrackAcrossTheBarStopsTheWave) {
+  const auto bar = [](const std::string& crack) {
+    return "[mesh]\ngenerator = \"box\"\nelement = \"hex8\"\nsize = [0.004, 0.002, 0.002]\ndivisions = [16, 8, 8]\n" +
+           crack +
+           "[[material]]\nname = \"steel\"\ndensity = 7850.0\nyoungs_modulus = 210e9\npoisson_ratio = 0.3\n"
+           "[[section]]\nelement_set = \"all\"\nmaterial = \"steel\"\n"
+           "[[source]]\nname = \"push\"\nposition = [0.0, 0.001, 0.001]\ndirection = [1.0, 0.0, 0.0]\namplitude = 1e3\n"
+           "signal = { kind = \"ricker\", frequency = 2e6 }\n"
+           "[[receiver]]\nname = \"far\"\npositions = [[0.004, 0.001, 0.001]]\n"
+           "[explicit]\nduration = 2e-6\n";
+  };
+  const Model cut = read(bar("[[mesh.crack]]\nname = \"cut\"\npoints = [[0.002, 0.0, 0.0], [0.002, 0.002, 0.0], "
+                             "[0.002, 0.002, 0.002], [0.002, 0.0, 0.002]]\n"));
+  const Model half = read(bar("[[mesh.crack]]\nname = \"cut\"\npoints = [[0.002, 0.0, 0.001], [0.002, 0.002, 0.001], "
+                              "[0.002, 0.002, 0.002], [0.002, 0.0, 0.002]]\n"));
+  const Model whole = read(bar(""));
+  EXPECT_EQ(cut.cracks.at(0).faces, 64);                                 // 8 x 8 faces
+  EXPECT_EQ(cut.mesh.n_nodes(), whole.mesh.n_nodes() + 81);             // every node of the section
+  EXPECT_EQ(half.mesh.n_nodes(), whole.mesh.n_nodes() + 9 * 4);  // above z = 1 mm; its front (z = 1 mm) stays one
+  const double moved = largest_far_motion(whole);
+  EXPECT_GT(moved, 1e-12);  // the P wave crosses 4 mm in 0.7 us
+  EXPECT_EQ(largest_far_motion(cut), 0.0);
+  const double around = largest_far_motion(half);
+  EXPECT_GT(around, 1e-3 * moved);
+}
+
 // A read mesh's surface inside the part opened into a crack (tests/data/model/cracked.inp: the
 // edge x = 1 mm from the top edge halfway down): its mouth's node split, its tip's kept, both
 // sides its surface; a surface on the boundary, or none, refused.

@@ -68,6 +68,19 @@ check_output("${output}" "tfm/probe/L-L: 81 x 71 pixels of 100 (u|µ)m, .* peak 
 tremor(0 image "${WORK}/small.h5" --tfm --mode LL-L --baseline "${WORK}/sound.h5" --backend openmp)
 check_output("${output}" "tfm/probe/LL-L: .* L down, L up off the back wall at 10 mm \\(6\\.0[0-9]* km/s, 6\\.0[0-9]* km/s\\), L at"
              "peak [0-9.e+-]+ at \\((2\\.[6-9]|3\\.[0-4])[0-9]* mm, (9\\.[6-9][0-9]*|10) mm\\)")
+# A view and its reverse image alike on a reciprocal capture (A-scan(i, j) = A-scan(j, i)): LT-T (L
+# down, T up to the pixel, T back) and T-TL (T out, T down and L up to the receiver) peak at one
+# pixel with one value (to 6 digits; their sums add the same terms in other orders).
+tremor(0 image "${WORK}/small.h5" --tfm --mode LT-T,T-TL --baseline "${WORK}/sound.h5" --backend openmp)
+set(peak_pattern "peak ([0-9]\\.[0-9][0-9][0-9][0-9][0-9])[0-9]*e([+-][0-9]+) at (\\([^)]*\\))")
+string(REGEX MATCH "tfm/probe/LT-T: [^\n]*${peak_pattern}" found "${output}")
+set(forward "${CMAKE_MATCH_1}e${CMAKE_MATCH_2} ${CMAKE_MATCH_3}")
+string(REGEX MATCH "tfm/probe/T-TL: [^\n]*${peak_pattern}" found "${output}")
+set(reverse "${CMAKE_MATCH_1}e${CMAKE_MATCH_2} ${CMAKE_MATCH_3}")
+if(NOT found OR NOT forward STREQUAL reverse)
+  message(FATAL_ERROR "LT-T peaks at ${forward}, its reverse T-TL at ${reverse}:\n${output}")
+endif()
+check_output("${output}" "tfm/probe/T-TL: .* T at 3\\.[0-9]+ km/s, T down, L up off the back wall at 10 mm")
 tremor(nonzero image "${WORK}/small.h5" --tfm --mode LLL-L)
 check_output("${output}" "view 'LLL-L': expected OUT-BACK, each of L, T, LL, LT, TL, TT")
 tremor(nonzero image "${WORK}/small.h5" --tfm --mode LT-T --extent=-4e-3,4e-3,1e-3,12e-3)

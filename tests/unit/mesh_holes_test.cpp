@@ -142,6 +142,29 @@ TEST(Holes, FlatBottomHolesAndNotchesOpenOnTheirSurface) {
                   {"notch 'notch1' overlaps flat-bottom hole 'hole1'"});
 }
 
+// An open cavity runs from its bottom to the first surface it meets: a notch in the left arm of a U
+// (tests/data/model/u_channel.inp) pointing across the gap at the right arm removes its own arm's
+// element, not the right arm's, though that one's centroid lies in its slot. Two walls of one
+// name are refused.
+TEST(Holes, ANotchStopsAtTheSurfaceItOpensOn) {
+  const auto read_u = [](const std::string& more) {
+    return io::read_model_buffer("[mesh]\nfile = \"u_channel.inp\"\n" + more, "m.toml", test::data_path("model"));
+  };
+  const Model model = read_u("[[mesh.notch]]\nbottom = [0.0005, 0.0015]\naxis = [1.0, 0.0]\nwidth = 0.5e-3\n");
+  EXPECT_EQ(model.holes.at(0).removed, 1);
+  EXPECT_EQ(model.mesh.n_elements(), 4);
+  bool right_arm = false;
+  for (Index e = 0; e < model.mesh.n_elements(); ++e) right_arm = right_arm || model.mesh.element_label(e) == 6;
+  EXPECT_TRUE(right_arm);
+  EXPECT_EQ(model.mesh.n_nodes(), 10);  // the left arm's top corners went with it
+  expect_contains(error_of([&] {
+                    (void)read(square + "[[mesh.hole]]\ncentre = [0.005, 0.005]\nradius = 1.2e-3\n"
+                                        "[[mesh.notch]]\nname = \"hole1\"\nbottom = [0.0015, 0.007]\naxis = [0.0, 1.0]\n"
+                                        "width = 0.5e-3\n");
+                  }),
+                  {"notch 'hole1'", "side-drilled hole 'hole1' (m.toml:", "has that name already"});
+}
+
 // A 3D notch: a slot 0.5 mm wide and 2 mm long, 2 mm down from the top of a 4 mm cube.
 TEST(Holes, ANotchIn3DHasALength) {
   const std::string cube = "[mesh]\ngenerator = \"box\"\nelement = \"hex8\"\nsize = [0.004, 0.004, 0.004]\n"

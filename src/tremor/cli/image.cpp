@@ -247,42 +247,47 @@ std::vector<unsigned char> defect_outline(const io::StoredFmc& stored, Index nx,
   return mask;
 }
 
-// A TFM view (arim's names): the way out to the pixel and the way back, each "L" or "T" straight,
-// or a half-skip "LL", "LT", "TL", "TT" (down to the back wall as the first, up as the second);
-// through a planar interface where one is given (its depth and the speed above it, the first leg).
+// A TFM view, named as arim names it, the wave's legs in the order it runs them: OUT-BACK, the way
+// out from the transmitter to the pixel and the way back from the pixel to the receiver, each "L"
+// or "T" straight, or a half-skip "LL", "LT", "TL", "TT" (down to the back wall as the first, up as
+// the second: LT-TL is L down and T up to the pixel, T down and L up to the receiver); through a
+// planar interface where one is given (its depth and the speed above it, the leg at the array).
 struct View {
-  imaging::Path transmit, receive;
-  bool skips = false;  // a way turns at the back wall
-  std::string legs;    // said in the summary line
+  imaging::Path transmit, receive;  // each from the element to the pixel
+  bool skips = false;               // a way turns at the back wall
+  std::string legs;                 // said in the summary line
 };
 
 View view_of(const std::string& mode, double speed_l, double speed_t, double back_wall,
              const std::vector<double>& interface) {
   const std::size_t dash = mode.find('-');
   View view;
-  const auto path = [&](const std::string& letters) {
+  const auto speed = [&](char letter) { return letter == 'L' ? speed_l : speed_t; };
+  // The path from the element for a way whose legs, in the wave's order, are `letters`; the way
+  // back runs from the pixel, so its path from the receiver takes them the other way round.
+  const auto path = [&](const std::string& letters, bool back) {
     imaging::Path p;
-    std::string said;
     if (!interface.empty()) {
       p.speeds.push_back(interface[1]);
       p.planes.push_back(interface[0]);
     }
-    for (std::size_t k = 0; k < letters.size(); ++k) {
+    const std::string from_element = back ? std::string(letters.rbegin(), letters.rend()) : letters;
+    for (std::size_t k = 0; k < from_element.size(); ++k) {
       if (k > 0) p.planes.push_back(back_wall);
-      p.speeds.push_back(letters[k] == 'L' ? speed_l : speed_t);
+      p.speeds.push_back(speed(from_element[k]));
     }
-    const double last = p.speeds.back();
+    std::string said;
     if (letters.size() == 1) {
-      said = str(letters[0], " at ", si(last), "m/s");
+      said = str(letters[0], " at ", si(speed(letters[0])), "m/s");
     } else {
       view.skips = true;
       said = str(letters[0], " down, ", letters[1], " up off the back wall at ", metres(back_wall), " (",
-                 si(p.speeds[p.speeds.size() - 2]), "m/s, ", si(last), "m/s)");
+                 si(speed(letters[0])), "m/s, ", si(speed(letters[1])), "m/s)");
     }
     return std::pair{p, said};
   };
-  const auto [out, out_said] = path(mode.substr(0, dash));
-  const auto [back, back_said] = path(mode.substr(dash + 1));
+  const auto [out, out_said] = path(mode.substr(0, dash), false);
+  const auto [back, back_said] = path(mode.substr(dash + 1), true);
   view.transmit = out;
   view.receive = back;
   view.legs = str(interface.empty() ? "" : str("through the interface at ", metres(interface[0]), " from ",
@@ -379,10 +384,10 @@ void run_tfm(const ImageArgs& args) {
     if (!(back_wall > top))
       throw Error(str(what, ": the back wall at ", metres(back_wall), " lies above the interface at ", metres(top)));
     const double margin = n > 1 ? stored.pitch : stored.width;
-    const std::array<double, 2> min{args.extent.empty() ? lo - margin : args.extent[0],
-                                    args.extent.empty() ? top : args.extent[2]};
-    const std::array<double, 2> max{args.extent.empty() ? hi + margin : args.extent[1],
-                                    args.extent.empty() ? back_wall : args.extent[3]};
+    std::array<double, 2> min{args.extent.empty() ? lo - margin : args.extent[0],
+                              args.extent.empty() ? top : args.extent[2]};
+    std::array<double, 2> max{args.extent.empty() ? hi + margin : args.extent[1],
+                              args.extent.empty() ? back_wall : args.extent[3]};
     if (!(max[0] > min[0] && max[1] > min[1]))
       throw Error(str(what, ": the image's extent is empty (x ", min[0], " to ", max[0], " m, depth ", min[1], " to ",
                       max[1], " m)"));
@@ -396,6 +401,12 @@ void run_tfm(const ImageArgs& args) {
       throw Error(str(what, ": the image starts ", metres(min[1]), " deep, above the interface at ", metres(top),
                       "; the views image the part below it"));
     const double pixel = args.pixel > 0.0 ? args.pixel : std::max(max[0] - min[0], max[1] - min[1]) / 256.0;
+    // By default the rows stop half a pixel short of a plane a way turns at: a pixel on it is no
+    // way's (the leg to it would run along the plane).
+    if (args.extent.empty()) {
+      if (!args.interface.empty()) min[1] += 0.5 * pixel;
+      if (skipping) max[1] -= 0.5 * pixel;
+    }
     const auto count = [&](double length) {
       return static_cast<Index>(std::clamp(std::round(length / pixel), 0.0, 1e5)) + 1;
     };
@@ -405,6 +416,7 @@ void run_tfm(const ImageArgs& args) {
     const std::vector<unsigned char> defects = defect_outline(stored, nx, nz, min, max);
     for (const std::string& mode : args.modes) {
       const View view = view_of(mode, speed_l, speed_t, back_wall, args.interface);
+      // The speeds of the legs at the pixel.
       const double c_transmit = view.transmit.speeds.back(), c_receive = view.receive.speeds.back();
       imaging::GridMap map = imaging::total_focusing(fmc, nx, nz, min, max, view.transmit, view.receive, exec);
       double peak = 0.0;

@@ -74,7 +74,21 @@ void drill_holes(Mesh& mesh, std::span<Hole> holes) {
   if (holes.empty()) return;
   const int dim = mesh.dim();
   const Index n_elements = mesh.n_elements();
+  const FaceIndex index(mesh);
+  // Elements sharing a face, for the open cavities' fill.
+  std::vector<std::vector<Index>> neighbours;
+  const auto neighbours_of = [&](Index e) -> const std::vector<Index>& {
+    if (neighbours.empty()) {
+      neighbours.resize(static_cast<std::size_t>(n_elements));
+      for (const std::array<Face, 2>& pair : index.shared()) {
+        neighbours[static_cast<std::size_t>(pair[0].element)].push_back(pair[1].element);
+        neighbours[static_cast<std::size_t>(pair[1].element)].push_back(pair[0].element);
+      }
+    }
+    return neighbours[static_cast<std::size_t>(e)];
+  };
   std::vector<int> hole_of(static_cast<std::size_t>(n_elements), -1);
+  std::vector<char> candidate(static_cast<std::size_t>(n_elements), 0);
   std::vector<double> x;
   for (std::size_t h = 0; h < holes.size(); ++h) {
     Hole& hole = holes[h];
@@ -82,26 +96,61 @@ void drill_holes(Mesh& mesh, std::span<Hole> holes) {
     check_shape(hole, dim);
     TREMOR_CHECK(mesh.face_sets.count(hole.name) == 0, at, ": the mesh has a surface '", hole.name,
                  "' already; the hole's wall takes its name");
+    for (std::size_t other = 0; other < h; ++other)
+      TREMOR_CHECK(holes[other].name != hole.name, at, ": ", holes[other].kind_name(), " '", hole.name, "' (",
+                   holes[other].origin, ") has that name already; each wall is a surface of its own name");
+    // The elements whose centroids lie in its shape, and of an open one the nearest its bottom.
+    std::vector<Index> inside;
+    Index seed = -1;
+    double lowest = 0.0;
     Index global = 0;
     for (const ElementBlock& block : mesh.blocks) {
       const auto n = static_cast<std::size_t>(block.n_element_nodes());
       x.resize(n * static_cast<std::size_t>(dim));
       for (Index e = 0; e < block.n_elements(); ++e, ++global) {
         mesh.element_coordinates(block, e, x.data());
-        // The centroid of the element's nodes.
         Vec c{0.0, 0.0, 0.0};
         for (std::size_t a = 0; a < n; ++a)
           for (int d = 0; d < dim; ++d)
             c[static_cast<std::size_t>(d)] += x[a * static_cast<std::size_t>(dim) + static_cast<std::size_t>(d)] /
                                               static_cast<double>(n);
         if (!hole.contains(c, dim)) continue;
-        int& owner = hole_of[static_cast<std::size_t>(global)];
-        TREMOR_CHECK(owner < 0, at, " overlaps ", holes[static_cast<std::size_t>(owner)].kind_name(), " '",
-                     holes[static_cast<std::size_t>(owner)].name, "' (", holes[static_cast<std::size_t>(owner)].origin,
-                     ")");
-        owner = static_cast<int>(h);
-        ++hole.removed;
+        inside.push_back(global);
+        const double out = (c[0] - hole.centre[0]) * hole.axis[0] + (c[1] - hole.centre[1]) * hole.axis[1] +
+                           (c[2] - hole.centre[2]) * hole.axis[2];
+        if (seed < 0 || out < lowest) {
+          seed = global;
+          lowest = out;
+        }
       }
+    }
+    if (hole.kind != Hole::Kind::side_drilled && seed >= 0) {
+      // An open cavity runs from its bottom out to the surface it opens on, not on through the
+      // part beyond (across a bore to the far wall): the elements inside reached from the one
+      // nearest its bottom through shared faces.
+      for (const Index e : inside) candidate[static_cast<std::size_t>(e)] = 1;
+      std::vector<Index> reached{seed}, stack{seed};
+      candidate[static_cast<std::size_t>(seed)] = 0;
+      while (!stack.empty()) {
+        const Index e = stack.back();
+        stack.pop_back();
+        for (const Index f : neighbours_of(e))
+          if (candidate[static_cast<std::size_t>(f)]) {
+            candidate[static_cast<std::size_t>(f)] = 0;
+            reached.push_back(f);
+            stack.push_back(f);
+          }
+      }
+      for (const Index e : inside) candidate[static_cast<std::size_t>(e)] = 0;
+      inside = std::move(reached);
+    }
+    for (const Index e : inside) {
+      int& owner = hole_of[static_cast<std::size_t>(e)];
+      TREMOR_CHECK(owner < 0, at, " overlaps ", holes[static_cast<std::size_t>(owner)].kind_name(), " '",
+                   holes[static_cast<std::size_t>(owner)].name, "' (", holes[static_cast<std::size_t>(owner)].origin,
+                   ")");
+      owner = static_cast<int>(h);
+      ++hole.removed;
     }
     TREMOR_CHECK(hole.removed > 0, at, hole.kind == Hole::Kind::notch ? str(" of width ", hole.width)
                                                                       : str(" of radius ", hole.radius),
@@ -112,7 +161,6 @@ void drill_holes(Mesh& mesh, std::span<Hole> holes) {
   // that none shares lies on the mesh's boundary: where a flat-bottom hole or a notch opens, a 3D
   // side-drilled hole's open end (its normal along the axis, a hole drilled through); else the
   // side-drilled hole breaks out of the part's side.
-  const FaceIndex index(mesh);
   std::vector<char> opens(holes.size(), 0);
   for (const Face& face : index.boundary()) {
     const int h = hole_of[static_cast<std::size_t>(face.element)];

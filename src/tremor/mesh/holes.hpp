@@ -12,6 +12,9 @@
 //     centred on `centre`, along `axis` out of the part: drilled from the surface it opens on.
 //   notch: a slot of `width` (and in 3D of `length` along `along`) from its flat end at `centre`
 //     along `axis` out of the part, breaking its surface: a saw cut, an EDM notch.
+// A flat-bottom hole or a notch runs from its bottom to the first surface it meets: of the elements
+// inside its shape, those reached from the one nearest its bottom through shared faces (not on
+// across a bore to the far wall).
 #include <array>
 #include <span>
 #include <string>
@@ -51,8 +54,8 @@ struct Hole {
 // 3D notch's `along` not at right angles to it), a hole that holds no element's centroid (too small
 // for the mesh: refine it), a side-drilled hole that reaches the mesh's boundary (it would be a
 // notch) or a flat-bottom hole or notch that does not (it would be inside the part: it must open on
-// a surface), a wall's name the mesh has already as a surface, holes that overlap (removing an
-// element twice).
+// a surface), a wall's name the mesh has already as a surface or another hole has, holes that
+// overlap (removing an element twice).
 void drill_holes(Mesh& mesh, std::span<Hole> holes);
 
 }  // namespace tremor

@@ -314,6 +314,48 @@ void subtract_baseline(const ImageArgs& args, const io::GridReader& baseline, co
   for (std::size_t k = 0; k < stored.data.size(); ++k) stored.data[k] -= base.data[k];
 }
 
+// A TFM image's grid: its extent (m: x along the array, the depth), its pixel's size and the back
+// wall's depth, from the options or the capture; refused where a view cannot reach it.
+struct ImageExtent {
+  std::array<double, 2> min{}, max{};
+  double pixel = 0.0, back_wall = 0.0;
+};
+
+ImageExtent image_extent(const ImageArgs& args, const io::StoredFmc& stored, const std::string& what, double lo,
+                         double hi) {
+  const std::size_t n = stored.elements.size();
+  // The back wall, parallel to the array: half-skip views turn there.
+  const double back_wall = args.back_wall > 0.0 ? args.back_wall : stored.depth;
+  const double top = args.interface.empty() ? 0.0 : args.interface[0];
+  if (!(back_wall > top))
+    throw Error(str(what, ": the back wall at ", metres(back_wall), " lies above the interface at ", metres(top)));
+  const double margin = n > 1 ? stored.pitch : stored.width;
+  std::array<double, 2> min{args.extent.empty() ? lo - margin : args.extent[0],
+                            args.extent.empty() ? top : args.extent[2]};
+  std::array<double, 2> max{args.extent.empty() ? hi + margin : args.extent[1],
+                            args.extent.empty() ? back_wall : args.extent[3]};
+  if (!(max[0] > min[0] && max[1] > min[1]))
+    throw Error(str(what, ": the image's extent is empty (x ", min[0], " to ", max[0], " m, depth ", min[1], " to ",
+                    max[1], " m)"));
+  // A way that turns at a plane reaches only the pixels on its side of it.
+  const bool skipping = std::any_of(args.modes.begin(), args.modes.end(),
+                                    [](const std::string& m) { return m.size() > 3; });
+  if (skipping && max[1] > back_wall)
+    throw Error(str(what, ": the image reaches ", metres(max[1]), " deep, below the back wall at ", metres(back_wall),
+                    ", where no half-skip view reaches; give an --extent above it"));
+  if (!args.interface.empty() && min[1] < top)
+    throw Error(str(what, ": the image starts ", metres(min[1]), " deep, above the interface at ", metres(top),
+                    "; the views image the part below it"));
+  const double pixel = args.pixel > 0.0 ? args.pixel : std::max(max[0] - min[0], max[1] - min[1]) / 256.0;
+  // By default the rows stop half a pixel short of a plane a way turns at: a pixel on it is no
+  // way's (the leg to it would run along the plane).
+  if (args.extent.empty()) {
+    if (!args.interface.empty()) min[1] += 0.5 * pixel;
+    if (skipping) max[1] -= 0.5 * pixel;
+  }
+  return {min, max, pixel, back_wall};
+}
+
 // tremor image --tfm: each selected array's capture focused in each mode over a pixel grid in the
 // array's plane, x along the array from its centre and z the depth under the surface (docs/imaging.md).
 void run_tfm(const ImageArgs& args) {
@@ -378,35 +420,9 @@ void run_tfm(const ImageArgs& args) {
     const double speed_t = args.speeds.empty() ? stored.shear_speed : args.speeds[1];
     if (!std::isfinite(speed_l) || !std::isfinite(speed_t))
       throw Error(str(what, ": the part under it is not isotropic, so it has no one speed; give --speeds L,T (m/s)"));
-    // The back wall, parallel to the array: half-skip views turn there.
-    const double back_wall = args.back_wall > 0.0 ? args.back_wall : stored.depth;
-    const double top = args.interface.empty() ? 0.0 : args.interface[0];
-    if (!(back_wall > top))
-      throw Error(str(what, ": the back wall at ", metres(back_wall), " lies above the interface at ", metres(top)));
-    const double margin = n > 1 ? stored.pitch : stored.width;
-    std::array<double, 2> min{args.extent.empty() ? lo - margin : args.extent[0],
-                              args.extent.empty() ? top : args.extent[2]};
-    std::array<double, 2> max{args.extent.empty() ? hi + margin : args.extent[1],
-                              args.extent.empty() ? back_wall : args.extent[3]};
-    if (!(max[0] > min[0] && max[1] > min[1]))
-      throw Error(str(what, ": the image's extent is empty (x ", min[0], " to ", max[0], " m, depth ", min[1], " to ",
-                      max[1], " m)"));
-    // A way that turns at a plane reaches only the pixels on its side of it.
-    const bool skipping = std::any_of(args.modes.begin(), args.modes.end(),
-                                      [](const std::string& m) { return m.size() > 3; });
-    if (skipping && max[1] > back_wall)
-      throw Error(str(what, ": the image reaches ", metres(max[1]), " deep, below the back wall at ", metres(back_wall),
-                      ", where no half-skip view reaches; give an --extent above it"));
-    if (!args.interface.empty() && min[1] < top)
-      throw Error(str(what, ": the image starts ", metres(min[1]), " deep, above the interface at ", metres(top),
-                      "; the views image the part below it"));
-    const double pixel = args.pixel > 0.0 ? args.pixel : std::max(max[0] - min[0], max[1] - min[1]) / 256.0;
-    // By default the rows stop half a pixel short of a plane a way turns at: a pixel on it is no
-    // way's (the leg to it would run along the plane).
-    if (args.extent.empty()) {
-      if (!args.interface.empty()) min[1] += 0.5 * pixel;
-      if (skipping) max[1] -= 0.5 * pixel;
-    }
+    const ImageExtent extent = image_extent(args, stored, what, lo, hi);
+    const double back_wall = extent.back_wall, pixel = extent.pixel;
+    const std::array<double, 2> min = extent.min, max = extent.max;
     const auto count = [&](double length) {
       return static_cast<Index>(std::clamp(std::round(length / pixel), 0.0, 1e5)) + 1;
     };

@@ -153,6 +153,37 @@ void print_static(const Model& model) {
 
 // The model file's sources, prescribed displacements, receivers, absorbing layers, snapshots and
 // solver settings: what a run will do, checked before running it.
+// The holes, notches and cracks cut into the mesh, and what each did there.
+void print_defects(const Model& model) {
+  if (!model.holes.empty()) std::printf("%-18s%zu\n", "holes, notches", model.holes.size());
+  const bool plane = model.mesh.dim() == 2;
+  const auto point = [&](const std::array<double, 3>& p) {
+    return str("(", si(p[0]), "m, ", si(p[1]), "m", plane ? "" : str(", ", si(p[2]), "m"), ")");
+  };
+  const auto direction = [&](const std::array<double, 3>& v) {
+    return str("(", v[0], ", ", v[1], plane ? "" : str(", ", v[2]), ")");
+  };
+  for (const Hole& h : model.holes) {
+    std::string shape;
+    if (h.kind == Hole::Kind::side_drilled)
+      shape = str("radius ", si(h.radius), "m at ", point(h.centre), plane ? "" : str(" along ", direction(h.axis)));
+    else if (h.kind == Hole::Kind::flat_bottom)
+      shape = str("radius ", si(h.radius), "m, its bottom at ", point(h.centre), ", out along ", direction(h.axis));
+    else
+      shape = str("width ", si(h.width), "m", plane ? "" : str(", length ", si(h.length), "m along ", direction(h.along)),
+                  ", its bottom at ", point(h.centre), ", out along ", direction(h.axis));
+    std::printf("  %-24s %s, %s: %s elements removed, its wall %s faces\n", h.name.c_str(), h.kind_name(),
+                shape.c_str(), group_digits(h.removed).c_str(), group_digits(h.wall_faces).c_str());
+  }
+  if (!model.cracks.empty()) std::printf("%-18s%zu\n", "cracks", model.cracks.size());
+  for (const Crack& c : model.cracks) {
+    std::string points;
+    for (const auto& p : c.points) points += (points.empty() ? "" : " ") + point(p);
+    std::printf("  %-24s %s: %s faces on it, %s nodes split\n", c.name.c_str(), points.c_str(),
+                group_digits(c.faces).c_str(), group_digits(c.copied_nodes).c_str());
+  }
+}
+
 void print_excitation(const Model& model) {
   const auto of_arrays = static_cast<std::size_t>(std::count_if(
       model.transducers.begin(), model.transducers.end(), [](const Transducer& t) { return !t.array.empty(); }));
@@ -215,33 +246,7 @@ void print_excitation(const Model& model) {
                   d.side == Defect::Side::Top ? "lowered" : "raised", si(model.defect_effects[k].deepest).c_str());
     std::printf("\n");
   }
-  if (!model.holes.empty()) std::printf("%-18s%zu\n", "holes, notches", model.holes.size());
-  const bool plane = model.mesh.dim() == 2;
-  const auto point = [&](const std::array<double, 3>& p) {
-    return str("(", si(p[0]), "m, ", si(p[1]), "m", plane ? "" : str(", ", si(p[2]), "m"), ")");
-  };
-  const auto direction = [&](const std::array<double, 3>& v) {
-    return str("(", v[0], ", ", v[1], plane ? "" : str(", ", v[2]), ")");
-  };
-  for (const Hole& h : model.holes) {
-    std::string shape;
-    if (h.kind == Hole::Kind::side_drilled)
-      shape = str("radius ", si(h.radius), "m at ", point(h.centre), plane ? "" : str(" along ", direction(h.axis)));
-    else if (h.kind == Hole::Kind::flat_bottom)
-      shape = str("radius ", si(h.radius), "m, its bottom at ", point(h.centre), ", out along ", direction(h.axis));
-    else
-      shape = str("width ", si(h.width), "m", plane ? "" : str(", length ", si(h.length), "m along ", direction(h.along)),
-                  ", its bottom at ", point(h.centre), ", out along ", direction(h.axis));
-    std::printf("  %-24s %s, %s: %s elements removed, its wall %s faces\n", h.name.c_str(), h.kind_name(),
-                shape.c_str(), group_digits(h.removed).c_str(), group_digits(h.wall_faces).c_str());
-  }
-  if (!model.cracks.empty()) std::printf("%-18s%zu\n", "cracks", model.cracks.size());
-  for (const Crack& c : model.cracks) {
-    std::string points;
-    for (const auto& p : c.points) points += (points.empty() ? "" : " ") + point(p);
-    std::printf("  %-24s %s: %s faces on it, %s nodes split\n", c.name.c_str(), points.c_str(),
-                group_digits(c.faces).c_str(), group_digits(c.copied_nodes).c_str());
-  }
+  print_defects(model);
   if (!model.point_sources.empty()) std::printf("%-18s%zu\n", "point sources", model.point_sources.size());
   for (const PointSource& source : model.point_sources) {
     std::string where = str("node set ", source.node_set);

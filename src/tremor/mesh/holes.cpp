@@ -70,99 +70,70 @@ bool Hole::contains(const std::array<double, 3>& x, int dim) const {
   return dot(r, r) <= 0.25 * width * width;
 }
 
-void drill_holes(Mesh& mesh, std::span<Hole> holes) {
-  if (holes.empty()) return;
-  const int dim = mesh.dim();
-  const Index n_elements = mesh.n_elements();
-  const FaceIndex index(mesh);
-  // Elements sharing a face, for the open cavities' fill.
-  std::vector<std::vector<Index>> neighbours;
-  const auto neighbours_of = [&](Index e) -> const std::vector<Index>& {
-    if (neighbours.empty()) {
-      neighbours.resize(static_cast<std::size_t>(n_elements));
-      for (const std::array<Face, 2>& pair : index.shared()) {
-        neighbours[static_cast<std::size_t>(pair[0].element)].push_back(pair[1].element);
-        neighbours[static_cast<std::size_t>(pair[1].element)].push_back(pair[0].element);
-      }
-    }
-    return neighbours[static_cast<std::size_t>(e)];
-  };
-  std::vector<int> hole_of(static_cast<std::size_t>(n_elements), -1);
-  std::vector<char> candidate(static_cast<std::size_t>(n_elements), 0);
-  std::vector<double> x;
-  for (std::size_t h = 0; h < holes.size(); ++h) {
-    Hole& hole = holes[h];
-    const std::string at = str(hole.origin, ": ", hole.kind_name(), " '", hole.name, "'");
-    check_shape(hole, dim);
-    TREMOR_CHECK(mesh.face_sets.count(hole.name) == 0, at, ": the mesh has a surface '", hole.name,
-                 "' already; the hole's wall takes its name");
-    for (std::size_t other = 0; other < h; ++other)
-      TREMOR_CHECK(holes[other].name != hole.name, at, ": ", holes[other].kind_name(), " '", hole.name, "' (",
-                   holes[other].origin, ") has that name already; each wall is a surface of its own name");
-    // The elements whose centroids lie in its shape, and of an open one the nearest its bottom.
-    std::vector<Index> inside;
-    Index seed = -1;
-    double lowest = 0.0;
-    Index global = 0;
-    for (const ElementBlock& block : mesh.blocks) {
-      const auto n = static_cast<std::size_t>(block.n_element_nodes());
-      x.resize(n * static_cast<std::size_t>(dim));
-      for (Index e = 0; e < block.n_elements(); ++e, ++global) {
-        mesh.element_coordinates(block, e, x.data());
-        Vec c{0.0, 0.0, 0.0};
-        for (std::size_t a = 0; a < n; ++a)
-          for (int d = 0; d < dim; ++d)
-            c[static_cast<std::size_t>(d)] += x[a * static_cast<std::size_t>(dim) + static_cast<std::size_t>(d)] /
-                                              static_cast<double>(n);
-        if (!hole.contains(c, dim)) continue;
-        inside.push_back(global);
-        const double out = (c[0] - hole.centre[0]) * hole.axis[0] + (c[1] - hole.centre[1]) * hole.axis[1] +
-                           (c[2] - hole.centre[2]) * hole.axis[2];
-        if (seed < 0 || out < lowest) {
-          seed = global;
-          lowest = out;
-        }
-      }
-    }
-    if (hole.kind != Hole::Kind::side_drilled && seed >= 0) {
-      // An open cavity runs from its bottom out to the surface it opens on, not on through the
-      // part beyond (across a bore to the far wall): the elements inside reached from the one
-      // nearest its bottom through shared faces.
-      for (const Index e : inside) candidate[static_cast<std::size_t>(e)] = 1;
-      std::vector<Index> reached{seed}, stack{seed};
-      candidate[static_cast<std::size_t>(seed)] = 0;
-      while (!stack.empty()) {
-        const Index e = stack.back();
-        stack.pop_back();
-        for (const Index f : neighbours_of(e))
-          if (candidate[static_cast<std::size_t>(f)]) {
-            candidate[static_cast<std::size_t>(f)] = 0;
-            reached.push_back(f);
-            stack.push_back(f);
-          }
-      }
-      for (const Index e : inside) candidate[static_cast<std::size_t>(e)] = 0;
-      inside = std::move(reached);
-    }
-    for (const Index e : inside) {
-      int& owner = hole_of[static_cast<std::size_t>(e)];
-      TREMOR_CHECK(owner < 0, at, " overlaps ", holes[static_cast<std::size_t>(owner)].kind_name(), " '",
-                   holes[static_cast<std::size_t>(owner)].name, "' (", holes[static_cast<std::size_t>(owner)].origin,
-                   ")");
-      owner = static_cast<int>(h);
-      ++hole.removed;
-    }
-    TREMOR_CHECK(hole.removed > 0, at, hole.kind == Hole::Kind::notch ? str(" of width ", hole.width)
-                                                                      : str(" of radius ", hole.radius),
-                 " m holds no element's centre; refine the mesh there (a hole a few elements across)");
-  }
+namespace {
 
-  // The walls: each removed element's faces that a kept element shares. A removed element's face
-  // that none shares lies on the mesh's boundary: where a flat-bottom hole or a notch opens, a 3D
-  // side-drilled hole's open end (its normal along the axis, a hole drilled through); else the
-  // side-drilled hole breaks out of the part's side.
+// The elements whose centroids lie in `hole`'s shape, in global order; `seed` the one of them
+// nearest its bottom (smallest distance out along its axis), -1 when none.
+std::vector<Index> elements_inside(const Mesh& mesh, const Hole& hole, Index& seed) {
+  const int dim = mesh.dim();
+  std::vector<Index> inside;
+  std::vector<double> x;
+  seed = -1;
+  double lowest = 0.0;
+  Index global = 0;
+  for (const ElementBlock& block : mesh.blocks) {
+    const auto n = static_cast<std::size_t>(block.n_element_nodes());
+    x.resize(n * static_cast<std::size_t>(dim));
+    for (Index e = 0; e < block.n_elements(); ++e, ++global) {
+      mesh.element_coordinates(block, e, x.data());
+      Vec c{0.0, 0.0, 0.0};
+      for (std::size_t a = 0; a < n; ++a)
+        for (int d = 0; d < dim; ++d)
+          c[static_cast<std::size_t>(d)] +=
+              x[a * static_cast<std::size_t>(dim) + static_cast<std::size_t>(d)] / static_cast<double>(n);
+      if (!hole.contains(c, dim)) continue;
+      inside.push_back(global);
+      const Vec r{c[0] - hole.centre[0], c[1] - hole.centre[1], c[2] - hole.centre[2]};
+      if (seed < 0 || dot(r, hole.axis) < lowest) {
+        seed = global;
+        lowest = dot(r, hole.axis);
+      }
+    }
+  }
+  return inside;
+}
+
+// Of `inside`, the elements reached from `seed` through shared faces (`neighbours`): an open cavity
+// runs from its bottom out to the surface it opens on, not on through the part beyond (across a
+// bore to the far wall). `mark`: one flag an element, all 0, left so.
+std::vector<Index> reached_from(Index seed, const std::vector<Index>& inside,
+                                const std::vector<std::vector<Index>>& neighbours, std::vector<char>& mark) {
+  for (const Index e : inside) mark[static_cast<std::size_t>(e)] = 1;
+  std::vector<Index> reached{seed}, stack{seed};
+  mark[static_cast<std::size_t>(seed)] = 0;
+  while (!stack.empty()) {
+    const Index e = stack.back();
+    stack.pop_back();
+    for (const Index f : neighbours[static_cast<std::size_t>(e)])
+      if (mark[static_cast<std::size_t>(f)]) {
+        mark[static_cast<std::size_t>(f)] = 0;
+        reached.push_back(f);
+        stack.push_back(f);
+      }
+  }
+  for (const Index e : inside) mark[static_cast<std::size_t>(e)] = 0;
+  return reached;
+}
+
+// Refuses a removed element's face on the mesh's boundary where its hole may not have one, and an
+// open cavity with none. Such a face is where a flat-bottom hole or a notch opens, or a 3D
+// side-drilled hole's open end (its normal along the axis, a hole drilled through); else the
+// side-drilled hole breaks out of the part's side.
+void check_openings(const Mesh& mesh, std::span<const Face> boundary, const std::vector<int>& hole_of,
+                    std::span<const Hole> holes) {
+  const int dim = mesh.dim();
   std::vector<char> opens(holes.size(), 0);
-  for (const Face& face : index.boundary()) {
+  for (const Face& face : boundary) {
     const int h = hole_of[static_cast<std::size_t>(face.element)];
     if (h < 0) continue;
     const Hole& hole = holes[static_cast<std::size_t>(h)];
@@ -181,16 +152,13 @@ void drill_holes(Mesh& mesh, std::span<Hole> holes) {
                  holes[h].name, "' does not reach the mesh's boundary along its axis (", holes[h].axis[0], ", ",
                  holes[h].axis[1], dim == 3 ? str(", ", holes[h].axis[2]) : std::string(),
                  "): it opens on the surface it is cut from, its axis pointing out of the part");
-  std::vector<std::vector<Face>> walls(holes.size());
-  for (const std::array<Face, 2>& pair : index.shared()) {
-    const int a = hole_of[static_cast<std::size_t>(pair[0].element)];
-    const int b = hole_of[static_cast<std::size_t>(pair[1].element)];
-    if ((a >= 0) == (b >= 0)) continue;
-    const Face& kept = a >= 0 ? pair[1] : pair[0];
-    walls[static_cast<std::size_t>(a >= 0 ? a : b)].push_back(kept);
-  }
+}
 
-  // The mesh without the removed elements: elements renumbered in order, unused nodes dropped.
+// `mesh` without the elements hole_of marks (elements renumbered in order, unused nodes dropped,
+// every set following), each hole's wall its surface.
+Mesh without_holes(const Mesh& mesh, const std::vector<int>& hole_of, std::span<Hole> holes,
+                   const std::vector<std::vector<Face>>& walls) {
+  const Index n_elements = mesh.n_elements();
   std::vector<Index> new_element(static_cast<std::size_t>(n_elements), -1);
   Index kept_elements = 0;
   for (Index e = 0; e < n_elements; ++e)
@@ -203,7 +171,7 @@ void drill_holes(Mesh& mesh, std::span<Hole> holes) {
         if (new_element[static_cast<std::size_t>(global)] >= 0)
           for (const Index node : block.nodes(e)) new_node[static_cast<std::size_t>(node)] = 0;
   }
-  Mesh out(dim);
+  Mesh out(mesh.dim());
   for (Index node = 0; node < mesh.n_nodes(); ++node)
     if (new_node[static_cast<std::size_t>(node)] >= 0)
       new_node[static_cast<std::size_t>(node)] = out.add_node(mesh.node_labels[static_cast<std::size_t>(node)], mesh.node(node));
@@ -244,7 +212,64 @@ void drill_holes(Mesh& mesh, std::span<Hole> holes) {
     out.face_sets[holes[h].name] = renumbered(walls[h]);
     holes[h].wall_faces = static_cast<Index>(walls[h].size());
   }
-  mesh = std::move(out);
+  return out;
+}
+
+}  // namespace
+
+void drill_holes(Mesh& mesh, std::span<Hole> holes) {
+  if (holes.empty()) return;
+  const Index n_elements = mesh.n_elements();
+  const FaceIndex index(mesh);
+  const std::vector<std::array<Face, 2>> shared = index.shared();
+  // Elements sharing a face, for the open cavities' fill (made when one needs them).
+  std::vector<std::vector<Index>> neighbours;
+  std::vector<int> hole_of(static_cast<std::size_t>(n_elements), -1);
+  std::vector<char> mark(static_cast<std::size_t>(n_elements), 0);
+  for (std::size_t h = 0; h < holes.size(); ++h) {
+    Hole& hole = holes[h];
+    const std::string at = str(hole.origin, ": ", hole.kind_name(), " '", hole.name, "'");
+    check_shape(hole, mesh.dim());
+    TREMOR_CHECK(mesh.face_sets.count(hole.name) == 0, at, ": the mesh has a surface '", hole.name,
+                 "' already; the hole's wall takes its name");
+    for (std::size_t other = 0; other < h; ++other)
+      TREMOR_CHECK(holes[other].name != hole.name, at, ": ", holes[other].kind_name(), " '", hole.name, "' (",
+                   holes[other].origin, ") has that name already; each wall is a surface of its own name");
+    Index seed = -1;
+    std::vector<Index> inside = elements_inside(mesh, hole, seed);
+    if (hole.kind != Hole::Kind::side_drilled && seed >= 0) {
+      if (neighbours.empty()) {
+        neighbours.resize(static_cast<std::size_t>(n_elements));
+        for (const std::array<Face, 2>& pair : shared) {
+          neighbours[static_cast<std::size_t>(pair[0].element)].push_back(pair[1].element);
+          neighbours[static_cast<std::size_t>(pair[1].element)].push_back(pair[0].element);
+        }
+      }
+      inside = reached_from(seed, inside, neighbours, mark);
+    }
+    for (const Index e : inside) {
+      int& owner = hole_of[static_cast<std::size_t>(e)];
+      TREMOR_CHECK(owner < 0, at, " overlaps ", holes[static_cast<std::size_t>(owner)].kind_name(), " '",
+                   holes[static_cast<std::size_t>(owner)].name, "' (", holes[static_cast<std::size_t>(owner)].origin,
+                   ")");
+      owner = static_cast<int>(h);
+      ++hole.removed;
+    }
+    TREMOR_CHECK(hole.removed > 0, at, hole.kind == Hole::Kind::notch ? str(" of width ", hole.width)
+                                                                      : str(" of radius ", hole.radius),
+                 " m holds no element's centre; refine the mesh there (a hole a few elements across)");
+  }
+  check_openings(mesh, index.boundary(), hole_of, holes);
+  // The walls: each removed element's faces that a kept element shares.
+  std::vector<std::vector<Face>> walls(holes.size());
+  for (const std::array<Face, 2>& pair : shared) {
+    const int a = hole_of[static_cast<std::size_t>(pair[0].element)];
+    const int b = hole_of[static_cast<std::size_t>(pair[1].element)];
+    if ((a >= 0) == (b >= 0)) continue;
+    const Face& kept = a >= 0 ? pair[1] : pair[0];
+    walls[static_cast<std::size_t>(a >= 0 ? a : b)].push_back(kept);
+  }
+  mesh = without_holes(mesh, hole_of, holes, walls);
 }
 
 }  // namespace tremor

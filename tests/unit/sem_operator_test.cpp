@@ -8,11 +8,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "sparse_test_models.hpp"
 #include "support/support.hpp"
+#include "tremor/backend/device_array.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/explicit/matrix_free.hpp"
@@ -353,6 +356,113 @@ TEST(SemOperator, MemoryModelCountsItsArrays) {
   EXPECT_LE(sem->bytes(), counted + elements + 2 * (36 + 1) * sizeof(float) + 2 * sizeof(int));
   EXPECT_NE(sem->details().find("stored per GLL point"), std::string::npos) << sem->details();  // curved
   EXPECT_NE(sem->details().find("GLL order 4"), std::string::npos) << sem->details();
+}
+
+// Vectors applied together (op::Operator::apply_batch, the shots a run steps together): the column
+// kernel a thread per column and vector, 8 floats or 4 doubles a block. Each vector's K u is the
+// bits of apply() on it alone: on every geometry mode (stored, trilinear, affine), orders 2 and 4,
+// colour by colour and by atomics, elements left out, for fewer vectors than a block takes (3) and
+// a count no block size divides (11). Colour by colour and on one thread every order of adds is
+// the single vector's; atomics from several threads (OpenMP, a GPU) land in another order: within
+// 100 roundings of the largest force (a node's sum over its up to 8 elements, reordered).
+template <class Real>
+void expect_vectors_together_as_one_by_one(const Exec& exec) {
+  Model sheared = test::two_section_model(ElementType::Hex8, 1, 2, 0.0);
+  for (Index node = 0; node < sheared.mesh.n_nodes(); ++node) {
+    double* x = sheared.mesh.coordinates.data() + 3 * node;
+    x[0] += 0.3 * x[1];
+  }
+  elevate_order(sheared, 4);
+  Model trilinear = test::two_section_model(ElementType::Hex8, 1, 2, 0.15);
+  elevate_order(trilinear, 2);
+  struct Case {
+    const char* name;
+    Model model;
+    const char* geometry;
+  };
+  const Case cases[] = {{"curved, order 2", curved_model(2), "stored per GLL point"},
+                        {"curved, order 4", curved_model(4), "stored per GLL point"},
+                        {"trilinear, order 2", trilinear, "trilinear"},
+                        {"sheared, order 4", sheared, "affine"}};
+  for (const Case& c : cases)
+    for (const bool coloured : {true, false}) {
+      fem::SectionTable table = fem::section_table(c.model);
+      table.element_stiffness_factor.assign(table.element_section.size(), 1.0);
+      table.element_stiffness_factor[1] = 0.0;  // one element left out: the blocks' lists
+      const auto elements = std::make_shared<const fem::DeviceElements>(
+          exec, c.model.mesh, table, coloured ? fem::colour_elements(c.model.mesh) : fem::ElementColouring{});
+      // (colour by colour the default is the point kernel, which applies vectors one by one: the
+      // column kernel asked for)
+      const sem::SemOperator<Real> sem(elements, coloured, sem::Geometry::Auto, sem::Kernel::Columns);
+      SCOPED_TRACE(str(c.name, coloured ? ", colours, " : ", atomics, ", exec.describe()));
+      EXPECT_NE(sem.details().find(c.geometry), std::string::npos) << sem.details();
+      EXPECT_TRUE(sem.fuses_batch());
+      EXPECT_EQ(sem::SemOperator<Real>(elements, coloured).fuses_batch(), !coloured);
+      const Index n = sem.n_dofs();
+      for (const int k : {3, 11}) {
+        const auto x = test::test_vector(n * k, 5 + k);
+        const std::vector<Real> xr(x.begin(), x.end());
+        const DeviceArray<Real> xs(exec, std::span<const Real>(xr));
+        const std::vector<Real> poison(xr.size(), Real(-7));  // apply_batch writes every entry
+        DeviceArray<Real> ys(exec, std::span<const Real>(poison));
+        sem.apply_batch(xs.view(), ys.view(), k);
+        const std::vector<Real> together = ys.to_host();
+        // add_batch: K u added to what is there (here the same K u: twice it)
+        sem.add_batch(xs.view(), ys.view(), k);
+        const std::vector<Real> twice = ys.to_host();
+        for (int s = 0; s < k; ++s) {
+          std::vector<Real> column(static_cast<std::size_t>(n));
+          for (Index i = 0; i < n; ++i) column[i] = xr[static_cast<std::size_t>(i) * k + s];
+          const DeviceArray<Real> xc(exec, std::span<const Real>(column));
+          DeviceArray<Real> yc(exec, n);
+          sem.apply(xc.view(), yc.view());
+          const std::vector<Real> alone = yc.to_host();
+          double largest = 0.0;
+          for (const Real v : alone) largest = std::max(largest, std::abs(static_cast<double>(v)));
+          ASSERT_GT(largest, 0.0);
+          const bool bits = exec.backend() == Backend::Serial || coloured;
+          const double tolerance = bits ? 0.0 : 100.0 * std::numeric_limits<Real>::epsilon() * largest;
+          Index differ = 0, differ_twice = 0;
+          for (Index i = 0; i < n; ++i) {
+            const auto at = static_cast<std::size_t>(i) * k + s;
+            differ += std::abs(static_cast<double>(together[at]) - static_cast<double>(alone[i])) > tolerance;
+            // (the second K u's element forces added into the first's sum, not into 0: a few
+            // roundings of the largest force)
+            differ_twice += std::abs(static_cast<double>(twice[at]) - 2.0 * static_cast<double>(alone[i])) >
+                            2.0 * tolerance + 16.0 * std::numeric_limits<Real>::epsilon() * largest;
+          }
+          EXPECT_EQ(differ, 0) << "vector " << s << " of " << k;
+          EXPECT_EQ(differ_twice, 0) << "vector " << s << " of " << k << ", added";
+        }
+      }
+    }
+  // Quadrilaterals and order 1 (the point kernel): vector by vector.
+  const auto quads = std::make_shared<const fem::DeviceElements>(exec, curved_model(2, ElementType::QuadGLL).mesh,
+                                                                 fem::section_table(curved_model(2, ElementType::QuadGLL)),
+                                                                 fem::ElementColouring{});
+  EXPECT_FALSE(sem::SemOperator<Real>(quads, false).fuses_batch());
+  const Model first = curved_model(1);
+  const auto order1 = std::make_shared<const fem::DeviceElements>(exec, first.mesh, fem::section_table(first),
+                                                                  fem::ElementColouring{});
+  EXPECT_FALSE(sem::SemOperator<Real>(order1, false).fuses_batch());
+  const op::OperatorEntry* entry = explicit_fe::operators().find("sem");
+  ASSERT_NE(entry, nullptr);
+  EXPECT_TRUE(entry->fuses(sheared.mesh, false));
+  EXPECT_FALSE(entry->fuses(sheared.mesh, true));  // colour by colour: the point kernel, one by one
+  EXPECT_FALSE(entry->fuses(first.mesh, false));
+}
+
+TEST(SemOperator, AppliesVectorsTogetherAsOneByOne) {
+  for (const Exec& exec : {Exec::serial(), Exec::openmp()}) {
+    expect_vectors_together_as_one_by_one<double>(exec);
+    expect_vectors_together_as_one_by_one<float>(exec);
+  }
+}
+
+TEST(SemOperator, AppliesVectorsTogetherAsOneByOneOnAGpu) {
+  TREMOR_REQUIRE_GPU();
+  expect_vectors_together_as_one_by_one<double>(Exec::cuda());
+  expect_vectors_together_as_one_by_one<float>(Exec::cuda());
 }
 
 }  // namespace

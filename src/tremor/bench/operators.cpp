@@ -87,7 +87,8 @@ namespace {
 // "sem:atomic" (sem scattering with atomics; plain "sem" goes colour by colour) or "sem:stored"
 // (colour by colour with the geometric factors stored per Gauss point even on trilinear elements),
 // "sem:points" and "sem:columns" (sem:atomic with the kernel's step for hexahedra forced,
-// sem::Kernel).
+// sem::Kernel), "sem:atomic:stored" (sem:atomic with the factors stored per point: the geometry a
+// curved mesh reads, on any mesh).
 struct OperatorChoice {
   std::string name;  // as reported
   std::string kind;  // as make_stiffness_operator() takes it
@@ -110,7 +111,7 @@ struct Variant {
 };
 // matrix_free: colour by colour (the reference, a GPU run's with --deterministic) and in tiles (a
 // run's otherwise: on the host colour by colour), with the tile sizes compared in docs/benchmarks.md.
-const std::array<Variant, 14> variants{{
+const std::array<Variant, 15> variants{{
     {"partitioned:greedy", "partitioned:greedy", "partitioned", partition::Partitioner::Greedy, false, false,
      sem::Kernel::Auto, true},
     {"partitioned:aligned", "partitioned:aligned", "partitioned", partition::Partitioner::Aligned, false, false,
@@ -120,6 +121,7 @@ const std::array<Variant, 14> variants{{
     {"sem:stored", "sem:stored", "sem", std::nullopt, false, true, sem::Kernel::Auto, true},
     {"sem:points", "sem:points", "sem", std::nullopt, true, false, sem::Kernel::Points, false},
     {"sem:columns", "sem:columns", "sem", std::nullopt, true, false, sem::Kernel::Columns, false},
+    {"sem:atomic:stored", "sem:atomic:stored", "sem", std::nullopt, true, true, sem::Kernel::Auto, false},
     {"partitioned", "partitioned:aligned", "partitioned", partition::Partitioner::Aligned, false, false,
      sem::Kernel::Auto, false},
     {"matrix_free", "matrix_free", "matrix_free", std::nullopt, false, false, sem::Kernel::Auto, true},
@@ -361,7 +363,7 @@ std::unique_ptr<op::Operator<Real>> build_operator(const OperatorChoice& choice,
   if (choice.atomic)  // the elements without colour lists: sem scatters with atomics
     return std::make_unique<sem::SemOperator<Real>>(
         std::make_shared<const fem::DeviceElements>(exec, in.model.mesh, in.table, fem::ElementColouring{}), false,
-        sem::Geometry::Auto, choice.kernel, memory_dt);
+        choice.stored ? sem::Geometry::Stored : sem::Geometry::Auto, choice.kernel, memory_dt);
   if (choice.stored)
     return std::make_unique<sem::SemOperator<Real>>(
         std::make_shared<const fem::DeviceElements>(exec, in.model.mesh, in.table, in.colouring), true,

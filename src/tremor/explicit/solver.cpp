@@ -718,6 +718,7 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
                "; give 0 (chosen by the pre-flight), 1 (one after another) or more");
   const std::string stop = why_one_shot_at_a_time(p, model, options);
   const auto n_shots = static_cast<int>(model.shots.size());
+  const bool fuses = p.op->fuses(model.mesh, p.assembly == sparse::RaceStrategy::Colouring);
   // Per shot stepped beside the first: U_prev, U_curr and K u, and its receivers' buffer.
   const std::size_t per_shot = 3 * static_cast<std::size_t>(p.n_dofs) * real_size + recorder_bytes(model, real_size);
   p.shots_together = 1;
@@ -727,7 +728,7 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
     TREMOR_CHECK(stop.empty(), model.source, ": ", options.shots_together, " shots stepped together asked for, but ",
                  stop, ": step them one after another (--shots-together 1)");
     p.shots_together = std::min(options.shots_together, n_shots);
-    p.shots_why = str("asked for", p.op->fuses_batch ? "" : str("; ", p.op->name, " applies them one by one, reading ",
+    p.shots_why = str("asked for", fuses ? "" : str("; ", p.op->name, " applies them one by one, reading ",
                                                                   "its data for each"));
   } else if (options.shots_together == 1 && n_shots > 1) {
     p.shots_why = "asked for";
@@ -736,16 +737,16 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
       p.shots_why = stop;
     } else if (p.backend != Backend::Cuda) {
       p.shots_why = str("on ", to_string(p.backend), " (stepped together on a GPU; --shots-together K asks for it)");
-    } else if (!p.op->fuses_batch) {
-      p.shots_why = str(p.op->name, " reads its data once per shot (block_ell, block_csr and assembled read it once ",
-                        "for all)");
+    } else if (!fuses) {
+      p.shots_why = str(p.op->name, " reads its data once per shot on this mesh (block_ell, block_csr and assembled ",
+                        "read it once for all, sem on hexahedra of GLL order 2 and more)");
     } else {
       const std::size_t free_bytes = free_gpu_bytes();
       const std::size_t room = free_bytes > run ? (free_bytes - run) * 9 / 10 : 0;
       const auto fit = static_cast<int>(std::min<std::size_t>(room / std::max<std::size_t>(per_shot, 1), 15)) + 1;
       p.shots_together = std::min({16, n_shots, fit});
       p.shots_why = p.shots_together == std::min(16, n_shots)
-                        ? str("the ", p.op->name, " matrix read once for all of them")
+                        ? str("the ", p.op->name, p.op->needs_assembly ? " matrix" : " elements' data", " read once for all of them")
                         : str("as many as the GPU's free memory holds (", static_cast<double>(free_bytes) / 1e9, " GB free)");
     }
   }
@@ -760,7 +761,8 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
 void prefer_a_kind_for_shots(Preflight& p, const Model& whole, const Mesh& mesh, const RunOptions& options,
                              bool k_fits, const op::BytesOf& run_bytes,
                              const std::function<std::size_t()>& free_gpu_bytes) {
-  if (!p.operator_auto || p.backend != Backend::Cuda || p.op->fuses_batch || p.op->auto_where_it_takes ||
+  if (!p.operator_auto || p.backend != Backend::Cuda ||
+      p.op->fuses(mesh, p.assembly == sparse::RaceStrategy::Colouring) || p.op->auto_where_it_takes ||
       whole.shots.size() < 16 || options.shots_together == 1 || !k_fits ||
       !why_one_shot_at_a_time(p, whole, options).empty())
     return;

@@ -182,6 +182,12 @@ struct OperatorEntry {
   // Its operators read their matrix once for several vectors (Operator::fuses_batch): where "auto"
   // steps a model's shots together (explicit/solver.hpp, RunOptions::shots_together).
   bool fuses_batch = false;
+  // Where it reads them once on some meshes only, or not colour by colour: whether it does on this
+  // one, its elements' forces added colour by colour or not (null: fuses_batch says for all).
+  bool (*fuses_batch_on)(const Mesh&, bool coloured) = nullptr;
+  bool fuses(const Mesh& mesh, bool coloured) const {
+    return fuses_batch && (!fuses_batch_on || fuses_batch_on(mesh, coloured));
+  }
 
   bool runs_on(Backend backend) const { return (backends & backend_bit(backend)) != 0; }
   bool takes(const Mesh& mesh) const { return !unsupported || unsupported(mesh).empty(); }

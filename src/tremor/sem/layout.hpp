@@ -63,16 +63,20 @@ struct Line {
 // column of a hexahedron's points, several elements per block where n^2 < 128. Shared memory per
 // element: the gathered values and the flux's x and y parts, 3 arrays of n^3 per component (the
 // z part stays in the column's registers), padded against bank conflicts.
-template <int P, int Components>
+// With Shots > 1 (several vectors applied at once, Operator::apply_batch) each column takes Shots
+// threads, one per vector, neighbours in the block: thread t is column t / Shots's, vector
+// t % Shots's, and entry (array a, point p) of that vector at (a n^3 + p) Shots + t % Shots of its
+// element's arrays, so that a warp's lanes read and write consecutive words.
+template <int P, int Components, int Shots = 1>
 struct ColumnLayout : Layout<3, P> {
   static constexpr int n2 = (P + 1) * (P + 1);
-  static constexpr int per_block = n2 >= 128 ? 1 : 128 / n2;
-  static constexpr int threads = (per_block * n2 + 31) / 32 * 32;
+  static constexpr int per_block = n2 * Shots >= 128 ? 1 : 128 / (n2 * Shots);
+  static constexpr int threads = (per_block * n2 * Shots + 31) / 32 * 32;
   static constexpr int arrays = 3 * Components;  // the values, then the flux's x and y parts per component
-  // Each element's arrays `stride` values apart: padded to n^2 modulo the 32 banks, so that the
-  // two elements a warp can hold meet the banks as consecutive columns of one element would.
-  static constexpr int used = arrays * Layout<3, P>::points;
-  static constexpr int stride = used + ((n2 - used) % 32 + 32) % 32;
+  // Each element's arrays `stride` values apart: padded to n^2 Shots modulo the 32 banks, so that
+  // the two elements a warp can hold meet the banks as consecutive columns of one element would.
+  static constexpr int used = arrays * Layout<3, P>::points * Shots;
+  static constexpr int stride = used + ((n2 * Shots - used) % 32 + 32) % 32;
   template <class T>
   static constexpr std::size_t shared_bytes() {
     return (Layout<3, P>::basis_size + static_cast<std::size_t>(per_block) * stride) * sizeof(T);
@@ -89,25 +93,35 @@ struct Column {
 
 // The column kernels' gather: each thread's column of `values` (Components per node, node-major)
 // into its Column and into the shared arrays that arrays(t) points to (component c of point p at
-// c n^3 + p), for the elements element(t) >= 0. No barrier.
-template <int P, int Components, class Real, class Columns, class Element, class Arrays>
+// (c n^3 + p) Shots), for the elements element(t) >= 0. With Shots > 1, `values` holds `columns`
+// vectors interleaved (entry i of vector s at i columns + s) and thread t reads vector shot(t).
+// No barrier.
+template <int P, int Components, int Shots = 1, class Real, class Columns, class Element, class Arrays,
+          class Shot = int>
 TREMOR_HOST_DEVICE inline void gather_columns(const BlockContext& ctx, Columns& columns, const Element& element,
-                                              const Arrays& arrays, const Index* connectivity, const Real* values) {
-  using L = ColumnLayout<P, Components>;
+                                              const Arrays& arrays, const Index* connectivity, const Real* values,
+                                              int n_columns = 1, const Shot& shot = 0) {
+  using L = ColumnLayout<P, Components, Shots>;
   constexpr int n1 = L::n, n2 = L::n2, n3 = L::points;
-  for_each_thread(ctx, L::per_block * n2, [&](int t) {
+  for_each_thread(ctx, L::per_block * n2 * Shots, [&](int t) {
     const Index e = element(t);
     if (e < 0) return;
     Real* v = arrays(t);
     auto& mine = columns[t];
+    Size stride = 1, first = 0;
+    if constexpr (Shots > 1) {
+      stride = static_cast<Size>(n_columns);
+      first = static_cast<Size>(shot(t));
+    }
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
     for (int k = 0; k < n1; ++k) {
-      const int p = t % n2 + n2 * k;
+      const int p = t / Shots % n2 + n2 * k;
       const Index node = connectivity[static_cast<Size>(e) * n3 + p];
       for (int c = 0; c < Components; ++c)
-        v[c * n3 + p] = mine.values[c][k] = values[static_cast<Size>(node) * Components + c];
+        v[(c * n3 + p) * Shots] = mine.values[c][k] =
+            values[(static_cast<Size>(node) * Components + c) * stride + first];
     }
   });
 }

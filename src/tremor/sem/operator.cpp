@@ -1,5 +1,6 @@
 #include "tremor/sem/operator.hpp"
 
+#include <algorithm>
 #include <memory>
 
 #include "tremor/fem/device_elements.hpp"
@@ -36,6 +37,15 @@ std::size_t sem_setup_bytes(const op::OperatorSizes& s) {
   return loop_bytes(*s.mesh, s.real_size, s.geometry_values) + setup_bytes(*s.mesh, s.real_size);
 }
 
+// Several vectors read the elements' data once (SemOperator::fuses_batch) on hexahedra of GLL
+// order 2 and more, scattered by atomics (the column kernel's: colour by colour, the point kernel
+// applies the vectors one by one, whose sums the column kernel's would not equal to the bit).
+bool sem_fuses_batch_on(const Mesh& mesh, bool coloured) {
+  return !coloured && std::all_of(mesh.blocks.begin(), mesh.blocks.end(), [](const ElementBlock& block) {
+    return block.connectivity.empty() || (block.type == ElementType::HexGLL && block.order >= 2);
+  });
+}
+
 }  // namespace
 
 void register_operators(op::Registry& registry) {
@@ -56,6 +66,8 @@ void register_operators(op::Registry& registry) {
   entry.evaluates_laws = true;
   entry.carries_memory_variables = true;
   entry.coarse_grains_memory_variables = true;
+  entry.fuses_batch = true;
+  entry.fuses_batch_on = sem_fuses_batch_on;
   entry.reference_float = sem_from_host<float>;
   entry.reference_double = sem_from_host<double>;
   registry.add(entry);

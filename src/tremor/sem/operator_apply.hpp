@@ -276,7 +276,8 @@ TREMOR_HOST_DEVICE void add_forces_by_warp(Real* ku, Index node, const Real (&fo
 template <int Dim, int P, class Real, int Mode, int Law>
 void apply_elements(const Exec& exec, Index n, const Index* list, bool coloured, const Index* connectivity,
                     const int* section, const Real* geometry, const fem::MaterialView<Real> material, const Real* basis,
-                    const Memory<Real> memory, const Real* u, Real* ku) {
+                    const Memory<Real> memory, const Real* u, Real* ku, [[maybe_unused]] int n_columns = 1) {
+  // (n_columns: apply_columns's launch signature; the point kernel applies one vector)
   using L = Layout<Dim, P>;
   using S = Steps<Dim, P, Real>;
   constexpr int np = L::points;
@@ -318,21 +319,39 @@ void apply_elements(const Exec& exec, Index n, const Index* list, bool coloured,
 // holds the gathered u and the flux's x and y parts, 9 arrays per element (padded against bank
 // conflicts); per point 12 n reads and 9 writes there, against the point kernel's 18 n and 12.
 // The forces go out through add_forces_by_warp, each warp's in the order of their addresses.
-template <int P, class Real, int Mode, int Law>
+// Shots > 1: `n_columns` vectors interleaved in u and ku (entry i of vector s at i n_columns + s,
+// Operator::apply_batch), Shots of them per block, a thread per column and vector
+// (ColumnLayout): each vector's sums are the single vector's, in the same order, and the block's
+// element indices, geometry and material are read once for its Shots vectors. A warp's gathers and
+// scatters touch Shots consecutive entries per node and component (whole 32-byte sectors from 8
+// floats or 4 doubles), so its adds go out as they are, one component an instruction. The blocks
+// take the elements in groups of per_block, each group's vectors Shots at a time in consecutive
+// blocks.
+template <int P, class Real, int Mode, int Law, int Shots = 1>
 void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, const Index* connectivity,
                    const int* section, const Real* geometry, const fem::MaterialView<Real> material, const Real* basis,
-                   const Memory<Real> memory, const Real* u, Real* ku) {
+                   const Memory<Real> memory, const Real* u, Real* ku, int n_columns = 1) {
   static_assert(collocated<P>, "the column kernel sums along lines of nodes: GLL quadrature, order 2 and more");
-  using L = ColumnLayout<P, 3>;
-  constexpr int n1 = L::n, n2 = L::n2, n3 = L::points;
+  static_assert(Shots == 1 || Law == Elastic, "vectors applied together: an operator without state");
+  using L = ColumnLayout<P, 3, Shots>;
+  constexpr int n1 = L::n, n2 = L::n2, n3 = L::points, per_column = Shots;
   static const Line<P, Real> constants = Line<P, Real>::make();
   const Line<P, Real> line = constants;
-  forall_blocks<L::threads>(exec, L::blocks(n), L::threads, L::template shared_bytes<Real>(),
+  const Index chunks = Shots == 1 ? 1 : (n_columns + Shots - 1) / Shots;  // blocks per group of elements
+  const Size stride = Shots == 1 ? 1 : static_cast<Size>(n_columns);     // between a DOF's vectors
+  forall_blocks<L::threads>(exec, L::blocks(n) * chunks, L::threads, L::template shared_bytes<Real>(),
                             [=] TREMOR_LAMBDA(const BlockContext& ctx) {
     Real* G = ctx.shared<Real>();
     Real* work = G + L::basis_size;
-    // The element of thread t's column (-1 past the last), and its work arrays.
-    const auto element = [&](int t) { return element_of(ctx, L::per_block, n2, t, n, list); };
+    // The vector of thread t (0 for one), and the element of its column (-1 past the last, or
+    // past the last vector).
+    // (Shots 1: one chunk, no division.)
+    const auto shot = [&](int t) { return Shots == 1 ? 0 : static_cast<int>(ctx.block % chunks) * Shots + t % Shots; };
+    const auto element = [&](int t) -> Index {
+      if (Shots > 1 && shot(t) >= n_columns) return -1;
+      const Index i = (Shots == 1 ? ctx.block : ctx.block / chunks) * L::per_block + t / per_column / n2;
+      return i >= n ? Index(-1) : list ? list[i] : i;
+    };
     // (a constant: an extended lambda takes no first capture inside if constexpr)
     if (Law == Viscous || Law == ViscousCoarse)
       for_each_thread(ctx, L::per_block * n2, [&](int t) {
@@ -342,17 +361,18 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
           ElementPhysics<3, P, Real, Mode, Law>::prefetch(section, memory, e, t % n2 + n2 * k);
       });
     for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
-    const auto arrays = [&](int t) { return work + t / n2 * L::stride; };
+    // Thread t's work arrays: its element's, at its vector (entry (a, p) at (a n3 + p) Shots).
+    const auto arrays = [&](int t) { return work + t / per_column / n2 * L::stride + t % Shots; };
     // Each column's u along z, then the z sums of the transposed step at its nodes.
     Carried<Column<P, 3, Real>, L::threads> columns;
-    gather_columns<P, 3>(ctx, columns, element, arrays, connectivity, u);
+    gather_columns<P, 3, Shots>(ctx, columns, element, arrays, connectivity, u, n_columns, shot);
     ctx.sync();
-    for_each_thread(ctx, L::per_block * n2, [&](int t) {
+    for_each_thread(ctx, L::per_block * n2 * Shots, [&](int t) {
       const Index e = element(t);
       if (e < 0) return;
       Real* v = arrays(t);
       Column<P, 3, Real>& mine = columns[t];
-      const int c2 = t % n2;
+      const int c2 = t / per_column % n2;
       for (int c = 0; c < 3; ++c)
         for (int k = 0; k < n1; ++k) mine.z[c][k] = Real(0);
       // The rows of G the column's sums take, in registers: the flux's stores into shared
@@ -377,8 +397,8 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
         for (int c = 0; c < 3; ++c) {
           Real dx = Real(0), dy = Real(0), dz = Real(0);
           for (int m = 0; m < n1; ++m) {
-            dx += gi[m] * v[c * n3 + p - i + m];
-            dy += gj[m] * v[c * n3 + p + n1 * (m - j)];
+            dx += gi[m] * v[(c * n3 + p - i + m) * Shots];
+            dy += gj[m] * v[(c * n3 + p + n1 * (m - j)) * Shots];
             dz += gk[m] * mine.values[c][m];
           }
           d[c][0] = dx;
@@ -387,8 +407,8 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
         }
         physics.at(p, wij * line.w[qk], {xi, eta, line.points[qk]}, d, f);
         for (int c = 0; c < 3; ++c) {
-          v[(3 + 2 * c + 0) * n3 + p] = f[c][0];
-          v[(3 + 2 * c + 1) * n3 + p] = f[c][1];
+          v[((3 + 2 * c + 0) * n3 + p) * Shots] = f[c][0];
+          v[((3 + 2 * c + 1) * n3 + p) * Shots] = f[c][1];
           for (int k = 0; k < n1; ++k) mine.z[c][k] += gk[k] * f[c][2];
         }
       }
@@ -397,10 +417,10 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
     // Every thread of the block, those without a column too: the scatter passes values between
     // the threads of a warp (add_forces_by_warp).
     for_each_thread(ctx, L::threads, [&](int t) {
-      const Index e = t < L::per_block * n2 ? element(t) : Index(-1);
-      const Real* flux = arrays(t) + 3 * n3;
+      const Index e = t < L::per_block * n2 * Shots ? element(t) : Index(-1);
+      const Real* flux = arrays(t) + 3 * n3 * Shots;
       const Column<P, 3, Real>& mine = columns[t];
-      const int c2 = t % n2, i = c2 % n1, j = c2 / n1;
+      const int c2 = t / per_column % n2, i = c2 % n1, j = c2 / n1;
       Real ti[n1], tj[n1];  // the columns of G, held across the scatter's global stores
       for (int q = 0; q < n1; ++q) {
         ti[q] = G[q * n1 + i];
@@ -417,17 +437,27 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
           for (int c = 0; c < 3; ++c) {
             Real sum = mine.z[c][k];
             for (int q = 0; q < n1; ++q)
-              sum += ti[q] * flux[(2 * c + 0) * n3 + a + q - i] + tj[q] * flux[(2 * c + 1) * n3 + a + n1 * (q - j)];
+              sum += ti[q] * flux[((2 * c + 0) * n3 + a + q - i) * Shots] +
+                     tj[q] * flux[((2 * c + 1) * n3 + a + n1 * (q - j)) * Shots];
             force[c] = sum;
           }
           node = connectivity[static_cast<Size>(e) * n3 + a];
         }
-        add_forces_by_warp<3>(ku, node, force, coloured);
+        if (Shots == 1) {
+          add_forces_by_warp<3>(ku, node, force, coloured);
+        } else if (node >= 0) {
+          Real* out = ku + static_cast<Size>(node) * 3 * stride + shot(t);
+          for (int c = 0; c < 3; ++c) {
+            if (coloured)
+              out[c * stride] += force[c];
+            else
+              atomic_add(out + c * stride, force[c]);
+          }
+        }
       }
     });
   });
 }
-
 
 }  // namespace
 
@@ -444,8 +474,41 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
   add_on(exec_, u, ku);
 }
 
+// Vectors a block of the column kernel applies together (ColumnLayout's Shots): a node's
+// component in one 32-byte sector for 8 floats or 4 doubles.
+template <class Real>
+constexpr int batch_shots = 32 / static_cast<int>(sizeof(Real));
+
+// Every block that has elements takes the column kernel (Kernel: hexahedra of GLL order 2 and
+// more; by default where scattered by atomics), so that each vector's sums are apply()'s.
+template <class Real>
+bool SemOperator<Real>::fuses_batch() const {
+  if (state_size() > 0) return false;
+  for (std::size_t b = 0; b < elements_->blocks.size(); ++b)
+    if (elements_->blocks[b].n_elements > 0 && !columns_[b]) return false;
+  return true;
+}
+
+template <class Real>
+void SemOperator<Real>::apply_batch_unchecked(const Real* u, Real* ku, int columns) const {
+  if (!fuses_batch()) return op::Operator<Real>::apply_batch_unchecked(u, ku, columns);
+  fill_zero(exec_, ku, static_cast<Index>(static_cast<Size>(n_dofs_) * columns));
+  add_columns(exec_, u, ku, columns);
+}
+
+template <class Real>
+void SemOperator<Real>::add_batch_unchecked(const Real* u, Real* ku, int columns) const {
+  if (!fuses_batch()) return op::Operator<Real>::add_batch_unchecked(u, ku, columns);
+  add_columns(exec_, u, ku, columns);
+}
+
 template <class Real>
 void SemOperator<Real>::add_on(const Exec& exec, const Real* u, Real* ku) const {
+  add_columns(exec, u, ku, 1);
+}
+
+template <class Real>
+void SemOperator<Real>::add_columns(const Exec& exec, const Real* u, Real* ku, int n_columns) const {
   const fem::DeviceElements& els = *elements_;
   const int n_passes = coloured_ ? els.n_colours : 1;
   for (int c = 0; c < n_passes; ++c)
@@ -497,8 +560,17 @@ void SemOperator<Real>::add_on(const Exec& exec, const Real* u, Real* ku) const 
           if (pml)
             launch = viscous ? pick(std::integral_constant<int, PmlViscous>{})
                              : pick(std::integral_constant<int, Pml>{});
+        // Several vectors (fuses_batch: hexahedra of GLL order 2 and more, no state): the column
+        // kernel, batch_shots of them a block.
+        if constexpr (Dim == 3 && collocated<P>)
+          if (n_columns > 1) {
+            constexpr int S = batch_shots<Real>;
+            launch = mode_[b] == AffineMode      ? apply_columns<P, Real, AffineMode, Elastic, S>
+                     : mode_[b] == TrilinearMode ? apply_columns<P, Real, TrilinearMode, Elastic, S>
+                                                 : apply_columns<P, Real, StoredMode, Elastic, S>;
+          }
         launch(exec, n, list, coloured_, block.connectivity.data(), block.section.data(), geometry_[b].data(),
-               fem::MaterialView<Real>{material_.data(), kinds_.data()}, basis_[b].data(), memory, u, ku);
+               fem::MaterialView<Real>{material_.data(), kinds_.data()}, basis_[b].data(), memory, u, ku, n_columns);
       });
     }
 }

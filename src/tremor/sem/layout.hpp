@@ -4,6 +4,7 @@
 // how a block's Jacobians are had (Mode), and the switch from a block's runtime (dim, order) to
 // the templates, a trilinear block's vertices: what operator_apply.hpp's kernels, operator_setup.cpp's
 // set-up and the fluid's kernels (fluid.cpp) share. Internal to sem/.
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 
@@ -63,23 +64,28 @@ struct Line {
 // column of a hexahedron's points, several elements per block where n^2 < 128. Shared memory per
 // element: the gathered values and the flux's x and y parts, 3 arrays of n^3 per component (the
 // z part stays in the column's registers), padded against bank conflicts.
-// With Shots > 1 (several vectors applied at once, Operator::apply_batch) each column takes Shots
-// threads, one per vector, neighbours in the block: thread t is column t / Shots's, vector
-// t % Shots's, and entry (array a, point p) of that vector at (a n^3 + p) Shots + t % Shots of its
-// element's arrays, so that a warp's lanes read and write consecutive words.
-template <int P, int Components, int Shots = 1>
+// Several vectors applied at once (Operator::apply_batch): each column takes Lanes threads, each
+// thread Each vectors, Lanes x Each = V in all, neighbours in the block: thread t is column
+// t / Lanes's, its vectors (t % Lanes) Each + q for q < Each, and entry (array a, point p) of vector
+// w at (a n^3 + p) V + w of its element's arrays, so that a warp's lanes read and write consecutive
+// words, a thread's Each vectors in one load (8 or 16 bytes).
+template <int P, int Components, int Lanes = 1, int Each = 1>
 struct ColumnLayout : Layout<3, P> {
-  static constexpr int n2 = (P + 1) * (P + 1);
-  static constexpr int per_block = n2 * Shots >= 128 ? 1 : 128 / (n2 * Shots);
-  static constexpr int threads = (per_block * n2 * Shots + 31) / 32 * 32;
+  static constexpr int n2 = (P + 1) * (P + 1), V = Lanes * Each;
+  static_assert(V == 1 || 32 % V == 0, "vectors a block takes: a power of 2 up to 32");
+  static constexpr int per_block = n2 * Lanes >= 128 ? 1 : 128 / (n2 * Lanes);
+  static constexpr int threads = (per_block * n2 * Lanes + 31) / 32 * 32;
   static constexpr int arrays = 3 * Components;  // the values, then the flux's x and y parts per component
-  // Each element's arrays `stride` values apart: padded to n^2 Shots modulo the 32 banks, so that
-  // the two elements a warp can hold meet the banks as consecutive columns of one element would.
-  static constexpr int used = arrays * Layout<3, P>::points * Shots;
-  static constexpr int stride = used + ((n2 * Shots - used) % 32 + 32) % 32;
+  // Each element's arrays `stride` values apart: padded to n^2 V modulo the 32 banks, so that the
+  // two elements a warp can hold meet the banks as consecutive columns of one element would (and
+  // a multiple of V: each thread's Each values aligned).
+  static constexpr int used = arrays * Layout<3, P>::points * V;
+  static constexpr int stride = used + ((n2 * V - used) % 32 + 32) % 32;
+  // Where the elements' arrays start: after the 1D basis, at 16 bytes for Each > 1.
+  static constexpr int work_at = Each == 1 ? Layout<3, P>::basis_size : (Layout<3, P>::basis_size + 3) / 4 * 4;
   template <class T>
   static constexpr std::size_t shared_bytes() {
-    return (Layout<3, P>::basis_size + static_cast<std::size_t>(per_block) * stride) * sizeof(T);
+    return (work_at + static_cast<std::size_t>(per_block) * stride) * sizeof(T);
   }
   static Index blocks(Index n_elements) { return (n_elements + per_block - 1) / per_block; }
 };
@@ -90,38 +96,95 @@ template <int P, int Components, class Real>
 struct Column {
   Real values[Components][P + 1], z[Components][P + 1];
 };
+// A thread's Each vectors' columns.
+template <int P, int Components, class Real, int Each>
+struct Columns {
+  Column<P, Components, Real> of[Each];
+};
+template <int P, int Components, class Real>
+TREMOR_HOST_DEVICE inline Column<P, Components, Real>& column_at(Column<P, Components, Real>& column, int) {
+  return column;
+}
+template <int P, int Components, class Real, int Each>
+TREMOR_HOST_DEVICE inline Column<P, Components, Real>& column_at(Columns<P, Components, Real, Each>& columns, int q) {
+  return columns.of[q];
+}
+
+// Each consecutive values at `at` (aligned to Each values): on a GPU one 8- or 16-byte access where
+// a vector type holds them.
+template <int Each, class Real>
+TREMOR_HOST_DEVICE inline void load_each(const Real* at, Real (&out)[Each]) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (Each == 2 && std::is_same_v<Real, float>) {
+    const float2 x = *reinterpret_cast<const float2*>(at);
+    out[0] = x.x, out[1] = x.y;
+  } else if constexpr (Each == 4 && std::is_same_v<Real, float>) {
+    const float4 x = *reinterpret_cast<const float4*>(at);
+    out[0] = x.x, out[1] = x.y, out[2] = x.z, out[3] = x.w;
+  } else if constexpr (Each == 2 && std::is_same_v<Real, double>) {
+    const double2 x = *reinterpret_cast<const double2*>(at);
+    out[0] = x.x, out[1] = x.y;
+  } else {
+    for (int q = 0; q < Each; ++q) out[q] = at[q];
+  }
+#else
+  for (int q = 0; q < Each; ++q) out[q] = at[q];
+#endif
+}
+template <int Each, class Real>
+TREMOR_HOST_DEVICE inline void store_each(Real* at, const Real (&in)[Each]) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (Each == 2 && std::is_same_v<Real, float>) {
+    *reinterpret_cast<float2*>(at) = make_float2(in[0], in[1]);
+  } else if constexpr (Each == 4 && std::is_same_v<Real, float>) {
+    *reinterpret_cast<float4*>(at) = make_float4(in[0], in[1], in[2], in[3]);
+  } else if constexpr (Each == 2 && std::is_same_v<Real, double>) {
+    *reinterpret_cast<double2*>(at) = make_double2(in[0], in[1]);
+  } else {
+    for (int q = 0; q < Each; ++q) at[q] = in[q];
+  }
+#else
+  for (int q = 0; q < Each; ++q) at[q] = in[q];
+#endif
+}
 
 // The column kernels' gather: each thread's column of `values` (Components per node, node-major)
-// into its Column and into the shared arrays that arrays(t) points to (component c of point p at
-// (c n^3 + p) Shots), for the elements element(t) >= 0. With Shots > 1, `values` holds `columns`
-// vectors interleaved (entry i of vector s at i columns + s) and thread t reads vector shot(t).
-// No barrier.
-template <int P, int Components, int Shots = 1, class Real, class Columns, class Element, class Arrays,
-          class Shot = int>
-TREMOR_HOST_DEVICE inline void gather_columns(const BlockContext& ctx, Columns& columns, const Element& element,
+// into its Column(s) and into the shared arrays that arrays(t) points to (component c of point p
+// at (c n^3 + p) V), for the elements element(t) >= 0. With several vectors (V > 1) `values`
+// holds `n_columns` interleaved (entry i of vector s at i n_columns + s) and thread t reads
+// vectors first(t) + q, q < Each (0 for those past the last). No barrier.
+template <int P, int Components, int Lanes = 1, int Each = 1, class Real, class Held, class Element, class Arrays,
+          class First = int>
+TREMOR_HOST_DEVICE inline void gather_columns(const BlockContext& ctx, Held& columns, const Element& element,
                                               const Arrays& arrays, const Index* connectivity, const Real* values,
-                                              int n_columns = 1, const Shot& shot = 0) {
-  using L = ColumnLayout<P, Components, Shots>;
-  constexpr int n1 = L::n, n2 = L::n2, n3 = L::points;
-  for_each_thread(ctx, L::per_block * n2 * Shots, [&](int t) {
+                                              int n_columns = 1, const First& first_of = 0) {
+  using L = ColumnLayout<P, Components, Lanes, Each>;
+  constexpr int n1 = L::n, n2 = L::n2, n3 = L::points, V = L::V;
+  for_each_thread(ctx, L::per_block * n2 * Lanes, [&](int t) {
     const Index e = element(t);
     if (e < 0) return;
     Real* v = arrays(t);
     auto& mine = columns[t];
     Size stride = 1, first = 0;
-    if constexpr (Shots > 1) {
+    int valid = Each;
+    if constexpr (V > 1) {
       stride = static_cast<Size>(n_columns);
-      first = static_cast<Size>(shot(t));
+      first = static_cast<Size>(first_of(t));
+      valid = static_cast<int>(std::min<Size>(Each, stride - first));
     }
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
     for (int k = 0; k < n1; ++k) {
-      const int p = t / Shots % n2 + n2 * k;
+      const int p = t / Lanes % n2 + n2 * k;
       const Index node = connectivity[static_cast<Size>(e) * n3 + p];
-      for (int c = 0; c < Components; ++c)
-        v[(c * n3 + p) * Shots] = mine.values[c][k] =
-            values[(static_cast<Size>(node) * Components + c) * stride + first];
+      for (int c = 0; c < Components; ++c) {
+        const Real* from = values + (static_cast<Size>(node) * Components + c) * stride + first;
+        Real x[Each];
+        for (int q = 0; q < Each; ++q) x[q] = q < valid ? from[q] : Real(0);
+        for (int q = 0; q < Each; ++q) column_at(mine, q).values[c][k] = x[q];
+        store_each<Each>(v + (c * n3 + p) * V, x);
+      }
     }
   });
 }

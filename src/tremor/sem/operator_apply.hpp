@@ -155,6 +155,17 @@ struct ElementPhysics {
     }
   }
 
+  // at() for Each vectors at point p, the elastic law's: the Jacobian had once for all of them
+  // (from the vertices in TrilinearMode), each vector's flux the one at() gives it.
+  template <int Each>
+  TREMOR_HOST_DEVICE void at_each(int p, Real w, const Real (&xi)[3], const Real (&d)[Each][Dim][Dim],
+                                  Real (&f)[Each][Dim][Dim]) const {
+    static_assert(Law == Elastic, "vectors applied together: the elastic law");
+    with_jacobian(p, w, xi, [&](const Real(&inverse)[Dim][Dim], Real scale) {
+      for (int q = 0; q < Each; ++q) flux(d[q], inverse, scale, law, f[q]);
+    });
+  }
+
   // The viscoelastic law at point p: every solid's memory variables, or the coarse-grained one's
   // (fem::coarse_solid of the point's indices along the element's lines: (i + j + k) mod solids,
   // by a multiply and a shift, exact for sums below 2^16 / solids).
@@ -319,37 +330,39 @@ void apply_elements(const Exec& exec, Index n, const Index* list, bool coloured,
 // holds the gathered u and the flux's x and y parts, 9 arrays per element (padded against bank
 // conflicts); per point 12 n reads and 9 writes there, against the point kernel's 18 n and 12.
 // The forces go out through add_forces_by_warp, each warp's in the order of their addresses.
-// Shots > 1: `n_columns` vectors interleaved in u and ku (entry i of vector s at i n_columns + s,
-// Operator::apply_batch), Shots of them per block, a thread per column and vector
-// (ColumnLayout): each vector's sums are the single vector's, in the same order, and the block's
-// element indices, geometry and material are read once for its Shots vectors. A warp's gathers and
-// scatters touch Shots consecutive entries per node and component (whole 32-byte sectors from 8
-// floats or 4 doubles), so its adds go out as they are, one component an instruction. The blocks
-// take the elements in groups of per_block, each group's vectors Shots at a time in consecutive
-// blocks.
-template <int P, class Real, int Mode, int Law, int Shots = 1>
+// Several vectors (Lanes x Each = V > 1): `n_columns` vectors interleaved in u and ku (entry i of
+// vector s at i n_columns + s, Operator::apply_batch), V of them per block, Lanes threads per
+// column with Each vectors each (ColumnLayout). Each vector's sums are the single vector's, in the
+// same order; the block's element indices, geometry and material are read once for its V vectors,
+// and a thread's Jacobian, rows of G and node indices serve its Each. The x and y sums read a
+// thread's Each values in one shared-memory access: where lanes of a warp read the same entries
+// (a line's, along x or y), one access serves Each vectors. A warp's gathers and scatters touch V
+// consecutive entries per node and component, so its adds go out as they are. The blocks take the
+// elements in groups of per_block, each group's vectors V at a time in consecutive blocks.
+template <int P, class Real, int Mode, int Law, int Lanes = 1, int Each = 1>
 void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, const Index* connectivity,
                    const int* section, const Real* geometry, const fem::MaterialView<Real> material, const Real* basis,
                    const Memory<Real> memory, const Real* u, Real* ku, int n_columns = 1) {
   static_assert(collocated<P>, "the column kernel sums along lines of nodes: GLL quadrature, order 2 and more");
-  static_assert(Shots == 1 || Law == Elastic, "vectors applied together: an operator without state");
-  using L = ColumnLayout<P, 3, Shots>;
-  constexpr int n1 = L::n, n2 = L::n2, n3 = L::points, per_column = Shots;
+  using L = ColumnLayout<P, 3, Lanes, Each>;
+  constexpr int n1 = L::n, n2 = L::n2, n3 = L::points, V = L::V;
+  static_assert(V == 1 || Law == Elastic, "vectors applied together: an operator without state");
   static const Line<P, Real> constants = Line<P, Real>::make();
   const Line<P, Real> line = constants;
-  const Index chunks = Shots == 1 ? 1 : (n_columns + Shots - 1) / Shots;  // blocks per group of elements
-  const Size stride = Shots == 1 ? 1 : static_cast<Size>(n_columns);     // between a DOF's vectors
+  const Index chunks = V == 1 ? 1 : (n_columns + V - 1) / V;  // blocks per group of elements
+  const Size stride = V == 1 ? 1 : static_cast<Size>(n_columns);  // between a DOF's vectors
   forall_blocks<L::threads>(exec, L::blocks(n) * chunks, L::threads, L::template shared_bytes<Real>(),
                             [=] TREMOR_LAMBDA(const BlockContext& ctx) {
     Real* G = ctx.shared<Real>();
-    Real* work = G + L::basis_size;
-    // The vector of thread t (0 for one), and the element of its column (-1 past the last, or
-    // past the last vector).
-    // (Shots 1: one chunk, no division.)
-    const auto shot = [&](int t) { return Shots == 1 ? 0 : static_cast<int>(ctx.block % chunks) * Shots + t % Shots; };
+    Real* work = G + L::work_at;
+    // The first vector of thread t (0 for one), and the element of its column (-1 past the last,
+    // or where its vectors are past the last). (V 1: one chunk, no division.)
+    const auto first = [&](int t) {
+      return V == 1 ? 0 : static_cast<int>(ctx.block % chunks) * V + t % Lanes * Each;
+    };
     const auto element = [&](int t) -> Index {
-      if (Shots > 1 && shot(t) >= n_columns) return -1;
-      const Index i = (Shots == 1 ? ctx.block : ctx.block / chunks) * L::per_block + t / per_column / n2;
+      if (V > 1 && first(t) >= n_columns) return -1;
+      const Index i = (V == 1 ? ctx.block : ctx.block / chunks) * L::per_block + t / Lanes / n2;
       return i >= n ? Index(-1) : list ? list[i] : i;
     };
     // (a constant: an extended lambda takes no first capture inside if constexpr)
@@ -361,20 +374,22 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
           ElementPhysics<3, P, Real, Mode, Law>::prefetch(section, memory, e, t % n2 + n2 * k);
       });
     for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
-    // Thread t's work arrays: its element's, at its vector (entry (a, p) at (a n3 + p) Shots).
-    const auto arrays = [&](int t) { return work + t / per_column / n2 * L::stride + t % Shots; };
+    // Thread t's work arrays: its element's, at its first vector (entry (a, p) at (a n3 + p) V).
+    const auto arrays = [&](int t) { return work + t / Lanes / n2 * L::stride + t % Lanes * Each; };
     // Each column's u along z, then the z sums of the transposed step at its nodes.
-    Carried<Column<P, 3, Real>, L::threads> columns;
-    gather_columns<P, 3, Shots>(ctx, columns, element, arrays, connectivity, u, n_columns, shot);
+    using Held = std::conditional_t<Each == 1, Column<P, 3, Real>, Columns<P, 3, Real, Each>>;
+    Carried<Held, L::threads> columns;
+    gather_columns<P, 3, Lanes, Each>(ctx, columns, element, arrays, connectivity, u, n_columns, first);
     ctx.sync();
-    for_each_thread(ctx, L::per_block * n2 * Shots, [&](int t) {
+    for_each_thread(ctx, L::per_block * n2 * Lanes, [&](int t) {
       const Index e = element(t);
       if (e < 0) return;
       Real* v = arrays(t);
-      Column<P, 3, Real>& mine = columns[t];
-      const int c2 = t / per_column % n2;
-      for (int c = 0; c < 3; ++c)
-        for (int k = 0; k < n1; ++k) mine.z[c][k] = Real(0);
+      Held& mine = columns[t];
+      const int c2 = t / Lanes % n2;
+      for (int q = 0; q < Each; ++q)
+        for (int c = 0; c < 3; ++c)
+          for (int k = 0; k < n1; ++k) column_at(mine, q).z[c][k] = Real(0);
       // The rows of G the column's sums take, in registers: the flux's stores into shared
       // memory would otherwise make the compiler reload them.
       const int i = c2 % n1, j = c2 / n1;
@@ -393,23 +408,40 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
         const int p = c2 + n2 * qk;
         Real gk[n1];
         for (int m = 0; m < n1; ++m) gk[m] = line.G[qk * n1 + m];
-        Real d[3][3], f[3][3];
+        Real d[Each][3][3], f[Each][3][3];
         for (int c = 0; c < 3; ++c) {
-          Real dx = Real(0), dy = Real(0), dz = Real(0);
+          Real dx[Each], dy[Each], dz[Each];
+          for (int q = 0; q < Each; ++q) dx[q] = dy[q] = dz[q] = Real(0);
           for (int m = 0; m < n1; ++m) {
-            dx += gi[m] * v[(c * n3 + p - i + m) * Shots];
-            dy += gj[m] * v[(c * n3 + p + n1 * (m - j)) * Shots];
-            dz += gk[m] * mine.values[c][m];
+            Real x[Each], y[Each];
+            load_each<Each>(v + (c * n3 + p - i + m) * V, x);
+            load_each<Each>(v + (c * n3 + p + n1 * (m - j)) * V, y);
+            for (int q = 0; q < Each; ++q) {
+              dx[q] += gi[m] * x[q];
+              dy[q] += gj[m] * y[q];
+              dz[q] += gk[m] * column_at(mine, q).values[c][m];
+            }
           }
-          d[c][0] = dx;
-          d[c][1] = dy;
-          d[c][2] = dz;
+          for (int q = 0; q < Each; ++q) {
+            d[q][c][0] = dx[q];
+            d[q][c][1] = dy[q];
+            d[q][c][2] = dz[q];
+          }
         }
-        physics.at(p, wij * line.w[qk], {xi, eta, line.points[qk]}, d, f);
+        const Real w = wij * line.w[qk];
+        if constexpr (Each == 1)
+          physics.at(p, w, {xi, eta, line.points[qk]}, d[0], f[0]);
+        else
+          physics.template at_each<Each>(p, w, {xi, eta, line.points[qk]}, d, f);
         for (int c = 0; c < 3; ++c) {
-          v[((3 + 2 * c + 0) * n3 + p) * Shots] = f[c][0];
-          v[((3 + 2 * c + 1) * n3 + p) * Shots] = f[c][1];
-          for (int k = 0; k < n1; ++k) mine.z[c][k] += gk[k] * f[c][2];
+          Real fx[Each], fy[Each];
+          for (int q = 0; q < Each; ++q) {
+            fx[q] = f[q][c][0];
+            fy[q] = f[q][c][1];
+            for (int k = 0; k < n1; ++k) column_at(mine, q).z[c][k] += gk[k] * f[q][c][2];
+          }
+          store_each<Each>(v + ((3 + 2 * c + 0) * n3 + p) * V, fx);
+          store_each<Each>(v + ((3 + 2 * c + 1) * n3 + p) * V, fy);
         }
       }
     });
@@ -417,10 +449,12 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
     // Every thread of the block, those without a column too: the scatter passes values between
     // the threads of a warp (add_forces_by_warp).
     for_each_thread(ctx, L::threads, [&](int t) {
-      const Index e = t < L::per_block * n2 * Shots ? element(t) : Index(-1);
-      const Real* flux = arrays(t) + 3 * n3 * Shots;
-      const Column<P, 3, Real>& mine = columns[t];
-      const int c2 = t / per_column % n2, i = c2 % n1, j = c2 / n1;
+      const Index e = t < L::per_block * n2 * Lanes ? element(t) : Index(-1);
+      const Real* flux = arrays(t) + 3 * n3 * V;
+      Held& mine = columns[t];
+      const int c2 = t / Lanes % n2, i = c2 % n1, j = c2 / n1;
+      // The vectors of the thread's that exist (Each where all do).
+      const int valid = V == 1 ? 1 : static_cast<int>(std::min<Size>(Each, stride - static_cast<Size>(first(t))));
       Real ti[n1], tj[n1];  // the columns of G, held across the scatter's global stores
       for (int q = 0; q < n1; ++q) {
         ti[q] = G[q * n1 + i];
@@ -431,27 +465,36 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
 #endif
       for (int k = 0; k < n1; ++k) {
         const int a = c2 + n2 * k;
-        Real force[3] = {Real(0), Real(0), Real(0)};
+        Real force[Each][3];
         Index node = -1;
         if (e >= 0) {
           for (int c = 0; c < 3; ++c) {
-            Real sum = mine.z[c][k];
-            for (int q = 0; q < n1; ++q)
-              sum += ti[q] * flux[((2 * c + 0) * n3 + a + q - i) * Shots] +
-                     tj[q] * flux[((2 * c + 1) * n3 + a + n1 * (q - j)) * Shots];
-            force[c] = sum;
+            Real sum[Each];
+            for (int r = 0; r < Each; ++r) sum[r] = column_at(mine, r).z[c][k];
+            for (int q = 0; q < n1; ++q) {
+              Real x[Each], y[Each];
+              load_each<Each>(flux + ((2 * c + 0) * n3 + a + q - i) * V, x);
+              load_each<Each>(flux + ((2 * c + 1) * n3 + a + n1 * (q - j)) * V, y);
+              for (int r = 0; r < Each; ++r) sum[r] += ti[q] * x[r] + tj[q] * y[r];
+            }
+            for (int r = 0; r < Each; ++r) force[r][c] = sum[r];
           }
           node = connectivity[static_cast<Size>(e) * n3 + a];
+        } else {
+          for (int r = 0; r < Each; ++r) force[r][0] = force[r][1] = force[r][2] = Real(0);
         }
-        if (Shots == 1) {
-          add_forces_by_warp<3>(ku, node, force, coloured);
+        if (V == 1) {
+          add_forces_by_warp<3>(ku, node, force[0], coloured);
         } else if (node >= 0) {
-          Real* out = ku + static_cast<Size>(node) * 3 * stride + shot(t);
-          for (int c = 0; c < 3; ++c) {
-            if (coloured)
-              out[c * stride] += force[c];
-            else
-              atomic_add(out + c * stride, force[c]);
+          Real* out = ku + static_cast<Size>(node) * 3 * stride + first(t);
+          for (int r = 0; r < Each; ++r) {
+            if (r >= valid) break;
+            for (int c = 0; c < 3; ++c) {
+              if (coloured)
+                out[c * stride + r] += force[r][c];
+              else
+                atomic_add(out + c * stride + r, force[r][c]);
+            }
           }
         }
       }
@@ -474,10 +517,14 @@ void SemOperator<Real>::add_unchecked(const Real* u, Real* ku) const {
   add_on(exec_, u, ku);
 }
 
-// Vectors a block of the column kernel applies together (ColumnLayout's Shots): a node's
-// component in one 32-byte sector for 8 floats or 4 doubles.
+// How the column kernel applies several vectors (ColumnLayout): in float 8 threads per column, 2
+// vectors each (a node's component of 16 vectors, 64 bytes, per warp access), in double 4 threads
+// per column, 1 each (2 would not fit a thread's registers), a node's component of the block's
+// vectors in one 32-byte sector (docs/benchmarks.md, "Shots stepped together").
 template <class Real>
-constexpr int batch_shots = 32 / static_cast<int>(sizeof(Real));
+constexpr int batch_lanes = std::is_same_v<Real, float> ? 8 : 4;
+template <class Real>
+constexpr int batch_each = std::is_same_v<Real, float> ? 2 : 1;
 
 // Every block that has elements takes the column kernel (Kernel: hexahedra of GLL order 2 and
 // more; by default where scattered by atomics), so that each vector's sums are apply()'s.
@@ -561,13 +608,13 @@ void SemOperator<Real>::add_columns(const Exec& exec, const Real* u, Real* ku, i
             launch = viscous ? pick(std::integral_constant<int, PmlViscous>{})
                              : pick(std::integral_constant<int, Pml>{});
         // Several vectors (fuses_batch: hexahedra of GLL order 2 and more, no state): the column
-        // kernel, batch_shots of them a block.
+        // kernel, batch_lanes x batch_each of them a block.
         if constexpr (Dim == 3 && collocated<P>)
           if (n_columns > 1) {
-            constexpr int S = batch_shots<Real>;
-            launch = mode_[b] == AffineMode      ? apply_columns<P, Real, AffineMode, Elastic, S>
-                     : mode_[b] == TrilinearMode ? apply_columns<P, Real, TrilinearMode, Elastic, S>
-                                                 : apply_columns<P, Real, StoredMode, Elastic, S>;
+            constexpr int A = batch_lanes<Real>, B = batch_each<Real>;
+            launch = mode_[b] == AffineMode      ? apply_columns<P, Real, AffineMode, Elastic, A, B>
+                     : mode_[b] == TrilinearMode ? apply_columns<P, Real, TrilinearMode, Elastic, A, B>
+                                                 : apply_columns<P, Real, StoredMode, Elastic, A, B>;
           }
         launch(exec, n, list, coloured_, block.connectivity.data(), block.section.data(), geometry_[b].data(),
                fem::MaterialView<Real>{material_.data(), kinds_.data()}, basis_[b].data(), memory, u, ku, n_columns);

@@ -729,7 +729,7 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
                  stop, ": step them one after another (--shots-together 1)");
     p.shots_together = std::min(options.shots_together, n_shots);
     p.shots_why = str("asked for", fuses ? "" : str("; ", p.op->name, " applies them one by one, reading ",
-                                                                  "its data for each"));
+                                                    "its data for each"));
   } else if (options.shots_together == 1 && n_shots > 1) {
     p.shots_why = "asked for";
   } else if (options.shots_together == 0 && n_shots > 1) {
@@ -740,13 +740,18 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
     } else if (!fuses) {
       p.shots_why = str(p.op->name, " reads its data once per shot on this mesh (block_ell, block_csr and assembled ",
                         "read it once for all, sem on hexahedra of GLL order 2 and more)");
+    } else if (p.op->batch_gains && !p.op->batch_gains(real_size)) {
+      p.shots_why = str(p.op->name, " in ", real_size == sizeof(float) ? "float" : "double",
+                        " steps shots together no faster than one after another (docs/benchmarks.md, \"Shots stepped ",
+                        "together\"); --shots-together K asks for it");
     } else {
       const std::size_t free_bytes = free_gpu_bytes();
       const std::size_t room = free_bytes > run ? (free_bytes - run) * 9 / 10 : 0;
       const auto fit = static_cast<int>(std::min<std::size_t>(room / std::max<std::size_t>(per_shot, 1), 15)) + 1;
       p.shots_together = std::min({16, n_shots, fit});
       p.shots_why = p.shots_together == std::min(16, n_shots)
-                        ? str("the ", p.op->name, p.op->needs_assembly ? " matrix" : " elements' data", " read once for all of them")
+                        ? str("the ", p.op->name, p.op->needs_assembly ? " matrix" : " elements' data",
+                              " read once for all of them")
                         : str("as many as the GPU's free memory holds (", static_cast<double>(free_bytes) / 1e9, " GB free)");
     }
   }

@@ -188,6 +188,9 @@ struct OperatorEntry {
   bool fuses(const Mesh& mesh, bool coloured) const {
     return fuses_batch && (!fuses_batch_on || fuses_batch_on(mesh, coloured));
   }
+  // Whether "auto" steps shots together on it in this precision (bytes per value), where reading
+  // once is not faster in both (null: it is): as measured (docs/benchmarks.md).
+  bool (*batch_gains)(std::size_t real_size) = nullptr;
 
   bool runs_on(Backend backend) const { return (backends & backend_bit(backend)) != 0; }
   bool takes(const Mesh& mesh) const { return !unsupported || unsupported(mesh).empty(); }

@@ -98,9 +98,9 @@ class SemOperator final : public op::Operator<Real> {
   void add_on(const Exec& exec, const Real* u, Real* ku) const;
   // Several vectors at once (Operator::apply_batch): where every block takes the column kernel
   // (Kernel; by default on hexahedra of GLL order 2 and more scattered by atomics) and there is no
-  // state, a thread per column and vector, each element's indices, geometry and material read once
-  // for 8 floats or 4 doubles (operator_apply.hpp), each vector's sums those of apply() on it
-  // alone; else vector by vector (the default).
+  // state, several threads per column with one vector or more each, each element's indices,
+  // geometry and material read once for 16 floats or 4 doubles (operator_apply.hpp), each vector's
+  // sums those of apply() on it alone; else vector by vector (the default).
   void apply_batch_unchecked(const Real* u, Real* ku, int columns) const override;
   void add_batch_unchecked(const Real* u, Real* ku, int columns) const override;
   bool fuses_batch() const override;

@@ -335,10 +335,11 @@ void apply_elements(const Exec& exec, Index n, const Index* list, bool coloured,
 // column with Each vectors each (ColumnLayout). Each vector's sums are the single vector's, in the
 // same order; the block's element indices, geometry and material are read once for its V vectors,
 // and a thread's Jacobian, rows of G and node indices serve its Each. The x and y sums read a
-// thread's Each values in one shared-memory access: where lanes of a warp read the same entries
-// (a line's, along x or y), one access serves Each vectors. A warp's gathers and scatters touch V
-// consecutive entries per node and component, so its adds go out as they are. The blocks take the
-// elements in groups of per_block, each group's vectors V at a time in consecutive blocks.
+// thread's Each values in one shared-memory access: fewer instructions, as many wavefronts (the
+// kernel's bound: docs/benchmarks.md, "sem at order 4: 16 shots together"). A warp's gathers and
+// scatters touch V consecutive entries per node and component, so its adds go out as they are.
+// The blocks take the elements in groups of per_block, each group's vectors V at a time in
+// consecutive blocks.
 template <int P, class Real, int Mode, int Law, int Lanes = 1, int Each = 1>
 void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, const Index* connectivity,
                    const int* section, const Real* geometry, const fem::MaterialView<Real> material, const Real* basis,

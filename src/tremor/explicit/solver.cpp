@@ -739,7 +739,7 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
       p.shots_why = str("on ", to_string(p.backend), " (stepped together on a GPU; --shots-together K asks for it)");
     } else if (!fuses) {
       p.shots_why = str(p.op->name, " reads its data once per shot on this mesh (block_ell, block_csr and assembled ",
-                        "read it once for all, sem on hexahedra of GLL order 2 and more)");
+                        "read it once for all, sem on hexahedra of GLL order 2 and more without --deterministic)");
     } else if (p.op->batch_gains && !p.op->batch_gains(real_size)) {
       p.shots_why = str(p.op->name, " in ", real_size == sizeof(float) ? "float" : "double",
                         " steps shots together no faster than one after another (docs/benchmarks.md, \"Shots stepped ",

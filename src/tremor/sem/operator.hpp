@@ -103,7 +103,7 @@ class SemOperator final : public op::Operator<Real> {
   // sums those of apply() on it alone; else vector by vector (the default).
   void apply_batch_unchecked(const Real* u, Real* ku, int columns) const override;
   void add_batch_unchecked(const Real* u, Real* ku, int columns) const override;
-  bool fuses_batch() const override;
+  bool fuses_batch() const override { return batches_; }
   bool deterministic() const { return coloured_; }
   Size state_size() const override;
   void reset_state() override;
@@ -149,6 +149,7 @@ class SemOperator final : public op::Operator<Real> {
   Size pml_touched_ = 0;  // the PML's values read or written per apply (its axes' variables twice, d, alpha)
   double time_step_ = 0.0;
   void keep_pml(const PmlProfile& profile, double dt);
+  bool batches_ = false;  // fuses_batch(), settled by the constructor
   // add_on for `n_columns` vectors interleaved (1: one).
   void add_columns(const Exec& exec, const Real* u, Real* ku, int n_columns) const;
 };

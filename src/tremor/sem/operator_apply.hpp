@@ -527,16 +527,6 @@ constexpr int batch_lanes = std::is_same_v<Real, float> ? 8 : 4;
 template <class Real>
 constexpr int batch_each = std::is_same_v<Real, float> ? 2 : 1;
 
-// Every block that has elements takes the column kernel (Kernel: hexahedra of GLL order 2 and
-// more; by default where scattered by atomics), so that each vector's sums are apply()'s.
-template <class Real>
-bool SemOperator<Real>::fuses_batch() const {
-  if (state_size() > 0) return false;
-  for (std::size_t b = 0; b < elements_->blocks.size(); ++b)
-    if (elements_->blocks[b].n_elements > 0 && !columns_[b]) return false;
-  return true;
-}
-
 template <class Real>
 void SemOperator<Real>::apply_batch_unchecked(const Real* u, Real* ku, int columns) const {
   if (!fuses_batch()) return op::Operator<Real>::apply_batch_unchecked(u, ku, columns);

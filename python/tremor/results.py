@@ -43,9 +43,11 @@ class History:
 @dataclass
 class Fmc:
     """An array's full-matrix capture (/fmc/<array>): data [transmitter][receiver][sample], the
-    mean displacement of the receiver's footprint along the inward normal (m), sample k at
-    t0 + k dt; rows of shots not run are NaN or absent. `attrs` holds the group's attributes
-    (pitch, width, length, depth, signal_peak, longitudinal_speed, shear_speed, ...)."""
+    mean displacement of the receiver's footprint along the inward normal (m), or an immersed
+    array's mean pressure over it (Pa; attrs["quantity"] says which), sample k at t0 + k dt; rows
+    of shots not run are NaN or absent. `attrs` holds the group's attributes (pitch, width,
+    length, rows, row_pitch, depth, signal_peak, longitudinal_speed, shear_speed, sound_speed,
+    interface_depth, ...)."""
 
     name: str
     data: np.ndarray

@@ -10,6 +10,8 @@
 #    at its shallower hole and in the half-skip LL-L at its crack's foot; views refused.
 # 6. The shots stepped 3 at a time (3, 3, 2): /fmc equals the whole run's bit for bit; with
 #    checkpoints they are refused.
+# 7. An array immersed in water over a drilled block (tests/data/cli/fmc_immersed.toml): pistons,
+#    a capture of pressure, imaged through the water's surface by default.
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -102,3 +104,14 @@ check_h5_equal("the capture stepped 3 shots at a time differs from one after ano
 check_output("${output}" "equal: [0-9]+ datasets")
 tremor(nonzero run ${model} ${common} --shots-together 3 --checkpoint-every 20 -o "${WORK}/refused.h5")
 check_output("${output}" "3 shots stepped together asked for, but the run writes checkpoints")
+
+# 7.
+set(immersed tests/data/cli/fmc_immersed.toml)
+tremor(0 info ${immersed})
+check_output("${output}" "probe +8 elements, pitch 1 mm, 750 (u|µ)m wide, in the fluid on 'ymax'.*1 mm/s normal velocity")
+tremor(0 run ${immersed} ${common} -o "${WORK}/immersed.h5")
+check_output("${output}" "shots +one after another" "immersed\\.h5 \\(complete\\)")
+tremor(0 image "${WORK}/immersed.h5" --tfm --extent=-3e-3,3e-3,4e-3,8e-3 --pixel 1e-4)
+check_output("${output}" "tfm/probe/L-L: 61 x 41 pixels of 100 (u|µ)m, .*; through the interface at 3 mm from 1\\.48 km/s above it; L at 6\\.0[0-9]* km/s")
+tremor(0 export "${WORK}/immersed.h5" -o "${WORK}/immersed-csv")
+check_output("${output}" "wrote [^ ]*fmc\\.probe\\.csv")

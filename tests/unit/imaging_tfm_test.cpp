@@ -244,6 +244,73 @@ TEST(TotalFocusing, FocusesThroughAnInterface) {
   EXPECT_NEAR(found.value, 256.0, 0.05 * 256.0);
 }
 
+// A matrix array in 3D (8 x 8 elements, 0.5 mm along and 1 mm across) and a scatterer off its
+// centre line, at y = 0.75 mm across: the image in the vertical plane through the scatterer (each
+// element 'across' the plane by its row's offset less the plane's) focuses on it, directly and
+// through 5 mm of water, the echoes' times computed here in 3D (through the water by a search of
+// the turning point over the interface's plane, apart from the code's reduction to the vertical
+// plane through the element and the pixel). A plane 3 mm beside the scatterer sees it at half the
+// peak or less: the rows focus across too (about lambda z / D = 2 mm across, D the rows' 7 mm).
+TEST(TotalFocusing, FocusesAMatrixArraysPlaneIn3D) {
+  const double water = 1480.0, depth = 5e-3, y_plane = 0.75e-3;
+  const std::array<double, 3> s{1e-3, y_plane, 12e-3};
+  std::vector<std::array<double, 3>> elements;
+  for (int row = 0; row < 8; ++row)
+    for (int column = 0; column < 8; ++column) elements.push_back({(column - 3.5) * 0.5e-3, (row - 3.5) * 1e-3, 0.0});
+  const auto capture = [&](bool through, double plane) {
+    imaging::Fmc fmc;
+    for (const auto& e : elements) {
+      fmc.elements.push_back({e[0], 0.0});
+      fmc.across.push_back(e[1] - plane);
+    }
+    fmc.dt = dt;
+    fmc.t0 = -centre;
+    fmc.n_samples = samples;
+    fmc.data.assign(elements.size() * elements.size() * samples, 0.0);
+    std::vector<double> times;
+    for (const auto& e : elements) {
+      if (!through) {
+        times.push_back(std::hypot(s[0] - e[0], s[1] - e[1], s[2] - e[2]) / c_l);
+        continue;
+      }
+      // The least time over the turning point (x, y) on the plane z = depth.
+      const auto at = [&](double x, double y) {
+        return std::hypot(x - e[0], y - e[1], depth - e[2]) / water + std::hypot(s[0] - x, s[1] - y, s[2] - depth) / c_l;
+      };
+      const auto over_y = [&](double x) {
+        return least([&](double y) { return at(x, y); }, std::min(e[1], s[1]) - 1e-3, std::max(e[1], s[1]) + 1e-3,
+                     200, 80);
+      };
+      times.push_back(least(over_y, std::min(e[0], s[0]) - 1e-3, std::max(e[0], s[0]) + 1e-3, 200, 80));
+    }
+    add_echo(fmc, times, times);
+    return fmc;
+  };
+  const double lambda = c_l / frequency;
+  for (const bool through : {false, true}) {
+    const imaging::Path path = through ? imaging::Path{{water, c_l}, {depth}} : imaging::Path{{c_l}, {}};
+    const auto image = imaging::total_focusing(capture(through, y_plane), 121, 121, {-2e-3, 9e-3}, {4e-3, 15e-3},
+                                               path, path, Exec::openmp());
+    const Peak found = peak_near(image, {s[0], s[2]}, 3e-3);
+    std::printf("matrix array, %s: scatterer at (%.2f, %.2f) mm in its plane, peak at (%.3f, %.3f) mm, %.1f of 4096\n",
+                through ? "through water" : "direct", s[0] * 1e3, s[2] * 1e3, found.at[0] * 1e3, found.at[1] * 1e3,
+                found.value);
+    EXPECT_LT(std::hypot(found.at[0] - s[0], found.at[1] - s[2]), lambda / 5.0);
+    // The 64^2 bursts' coherent sum, within 5% (as FocusesOnEachScattererInLL's).
+    EXPECT_NEAR(found.value, 4096.0, 0.05 * 4096.0);
+    const auto beside = imaging::total_focusing(capture(through, y_plane + 3e-3), 121, 121, {-2e-3, 9e-3},
+                                                {4e-3, 15e-3}, path, path, Exec::openmp());
+    EXPECT_LT(*std::max_element(beside.values.begin(), beside.values.end()), 0.5 * found.value);
+  }
+  // An element's distance off the plane: one a centre, finite.
+  imaging::Fmc bad = capture(false, 0.0);
+  bad.across.pop_back();
+  EXPECT_THROW((void)imaging::total_focusing(bad, 4, 4, {-1e-3, 1e-3}, {1e-3, 3e-3}, c_l, c_l), Error);
+  bad = capture(false, 0.0);
+  bad.across[3] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW((void)imaging::total_focusing(bad, 4, 4, {-1e-3, 1e-3}, {1e-3, 3e-3}, c_l, c_l), Error);
+}
+
 // The sum on the GPU is the host's to rounding (the same kernel body; the GPU may contract a
 // multiply and an add into one rounding, so within 1e-12 of the peak).
 TEST(TotalFocusing, TheGpuSumsAsTheHostDoes) {

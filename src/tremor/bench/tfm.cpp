@@ -97,7 +97,8 @@ void run_tfm(const TfmArgs& args) {
     SumRow row;
     row.backend = device.name();
     row.copy = device.copy;
-    imaging::DelayAndSum focus(device.exec, fmc.n_samples, -fmc.t0 / fmc.dt, fmc.dt, fmc.elements, real, imaginary);
+    imaging::DelayAndSum focus(device.exec, fmc.n_samples, -fmc.t0 / fmc.dt, fmc.dt, fmc.elements, fmc.across, real,
+                               imaginary);
     const auto timed = [&](auto&& work) {
       return median(warm_then_time(3, args.min_seconds, [&] {
         const Clock::time_point start = Clock::now();

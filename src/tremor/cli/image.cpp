@@ -44,6 +44,8 @@ struct ImageArgs {
   std::vector<double> speeds;              // m/s: L and T, overriding the file's
   double back_wall = 0.0;                  // m under the array; 0: the part's depth there
   std::vector<double> interface;           // m under the array, and m/s above it; empty: none
+  std::string plane = "along";             // 3D: the image's vertical plane, along or across the array
+  double at = 0.0;                         // m: the plane's offset from the array's centre
   std::string backend = "auto";            // where the delays and the sum run
   std::vector<double> extent;              // m: x from, x to (along the array), depth from, depth to
   double pixel = 0.0;                      // m; 0: the longer side in 256
@@ -220,7 +222,8 @@ fs::path picture_folder(const ImageArgs& args) {
 // whose point of the part (the array's centre, x along it, z along the inward normal) lies in a
 // hole or notch (at a pixel's centre or halfway to a neighbour's: a notch narrower than a pixel is
 // seen), or within half a pixel of a crack; rows from the shallowest down; empty without defects.
-std::vector<unsigned char> defect_outline(const io::StoredFmc& stored, Index nx, Index nz,
+std::vector<unsigned char> defect_outline(const io::StoredFmc& stored, const std::array<double, 3>& axis,
+                                          const std::array<double, 3>& off, Index nx, Index nz,
                                           const std::array<double, 2>& min, const std::array<double, 2>& max) {
   std::vector<unsigned char> mask;
   if (stored.holes.empty() && stored.cracks.empty()) return mask;
@@ -229,7 +232,7 @@ std::vector<unsigned char> defect_outline(const io::StoredFmc& stored, Index nx,
   const double hz = (max[1] - min[1]) / static_cast<double>(std::max<Index>(nz - 1, 1));
   const auto part = [&](double x, double z) {
     std::array<double, 3> p{};
-    for (std::size_t d = 0; d < 3; ++d) p[d] = stored.centre[d] + x * stored.direction[d] + z * stored.normal[d];
+    for (std::size_t d = 0; d < 3; ++d) p[d] = stored.centre[d] + x * axis[d] + off[d] + z * stored.normal[d];
     return p;
   };
   for (Index j = 0; j < nz; ++j)
@@ -321,12 +324,12 @@ struct ImageExtent {
   double pixel = 0.0, back_wall = 0.0;
 };
 
-ImageExtent image_extent(const ImageArgs& args, const io::StoredFmc& stored, const std::string& what, double lo,
-                         double hi) {
+ImageExtent image_extent(const ImageArgs& args, const io::StoredFmc& stored, const std::vector<double>& interface,
+                         const std::string& what, double lo, double hi) {
   const std::size_t n = stored.elements.size();
   // The back wall, parallel to the array: half-skip views turn there.
   const double back_wall = args.back_wall > 0.0 ? args.back_wall : stored.depth;
-  const double top = args.interface.empty() ? 0.0 : args.interface[0];
+  const double top = interface.empty() ? 0.0 : interface[0];
   if (!(back_wall > top))
     throw Error(str(what, ": the back wall at ", metres(back_wall), " lies above the interface at ", metres(top)));
   const double margin = n > 1 ? stored.pitch : stored.width;
@@ -343,14 +346,14 @@ ImageExtent image_extent(const ImageArgs& args, const io::StoredFmc& stored, con
   if (skipping && max[1] > back_wall)
     throw Error(str(what, ": the image reaches ", metres(max[1]), " deep, below the back wall at ", metres(back_wall),
                     ", where no half-skip view reaches; give an --extent above it"));
-  if (!args.interface.empty() && min[1] < top)
+  if (!interface.empty() && min[1] < top)
     throw Error(str(what, ": the image starts ", metres(min[1]), " deep, above the interface at ", metres(top),
                     "; the views image the part below it"));
   const double pixel = args.pixel > 0.0 ? args.pixel : std::max(max[0] - min[0], max[1] - min[1]) / 256.0;
   // By default the rows stop half a pixel short of a plane a way turns at: a pixel on it is no
   // way's (the leg to it would run along the plane).
   if (args.extent.empty()) {
-    if (!args.interface.empty()) min[1] += 0.5 * pixel;
+    if (!interface.empty()) min[1] += 0.5 * pixel;
     if (skipping) max[1] -= 0.5 * pixel;
   }
   return {min, max, pixel, back_wall};
@@ -399,28 +402,57 @@ void run_tfm(const ImageArgs& args) {
       throw Error(str(what, ": its capture is incomplete (the run stopped before every element fired); resume "
                             "the run (tremor run --resume) to complete it"));
     if (baseline) subtract_baseline(args, *baseline, name, stored);
+    // The image's plane: vertical, through the array's line (x along it) or across it (x along
+    // the elevation), --at from the array's centre; each element's distance off it goes with it.
+    const bool across = args.plane == "across";
+    if (stored.dimension == 2 && (across || args.at != 0.0))
+      throw Error(str(what, ": --plane across and --at are a 3D model's; a 2D model's image is its plane"));
+    if (across && stored.rows < 2)
+      throw Error(str(what, ": a linear array has no aperture across it; --plane across images a matrix array's "
+                            "capture (elements = [along, across])"));
+    const std::array<double, 3>& axis = across ? stored.elevation : stored.direction;
+    const std::array<double, 3>& other = across ? stored.direction : stored.elevation;
+    std::array<double, 3> off{};
+    for (std::size_t d = 0; d < 3; ++d) off[d] = args.at * other[d];
     imaging::Fmc fmc;
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    bool beside = false;  // an element off the plane
     for (const auto& e : stored.elements) {
-      double along = 0.0;
-      for (std::size_t d = 0; d < 3; ++d) along += (e[d] - stored.centre[d]) * stored.direction[d];
-      fmc.elements.push_back({along, 0.0});
-      lo = std::min(lo, along);
-      hi = std::max(hi, along);
+      double in = 0.0, away = 0.0;
+      for (std::size_t d = 0; d < 3; ++d) {
+        in += (e[d] - stored.centre[d]) * axis[d];
+        away += (e[d] - stored.centre[d]) * other[d];
+      }
+      fmc.elements.push_back({in, 0.0});
+      fmc.across.push_back(away - args.at);
+      beside = beside || fmc.across.back() != 0.0;
+      lo = std::min(lo, in);
+      hi = std::max(hi, in);
     }
+    if (!beside) fmc.across.clear();
     // Times from the excitation's peak: a wave leaves the transmitter then.
     fmc.t0 = stored.t0 - stored.signal_peak;
     fmc.dt = stored.dt;
     fmc.n_samples = stored.n_samples;
     fmc.data = std::move(stored.data);
-    if (!args.interface.empty() && args.speeds.empty())
+    // An immersed array's capture knows its water path and the solid's speeds under it; a contact
+    // one's speeds are the part's under the array, above an interface given.
+    const bool immersed = stored.quantity == "pressure";
+    std::vector<double> interface = args.interface;
+    if (immersed && interface.empty()) {
+      if (!(stored.interface_depth > 0.0))
+        throw Error(str(what, ": the array stands in a fluid that touches the solid under it (",
+                        metres(stored.interface_depth), " to the nearest solid node); give --interface DEPTH,SPEED"));
+      interface = {stored.interface_depth, stored.sound_speed};
+    }
+    if (!immersed && !interface.empty() && args.speeds.empty())
       throw Error(str(what, ": with --interface, give the part's --speeds L,T (m/s): the capture knows the speeds "
                             "under the array, above the interface"));
     const double speed_l = args.speeds.empty() ? stored.longitudinal_speed : args.speeds[0];
     const double speed_t = args.speeds.empty() ? stored.shear_speed : args.speeds[1];
     if (!std::isfinite(speed_l) || !std::isfinite(speed_t))
       throw Error(str(what, ": the part under it is not isotropic, so it has no one speed; give --speeds L,T (m/s)"));
-    const ImageExtent extent = image_extent(args, stored, what, lo, hi);
+    const ImageExtent extent = image_extent(args, stored, interface, what, lo, hi);
     const double back_wall = extent.back_wall, pixel = extent.pixel;
     const std::array<double, 2> min = extent.min, max = extent.max;
     const auto count = [&](double length) {
@@ -429,9 +461,9 @@ void run_tfm(const ImageArgs& args) {
     const Index nx = count(max[0] - min[0]), nz = count(max[1] - min[1]);
     if (static_cast<double>(nx) * static_cast<double>(nz) > 4e7)
       throw Error(str(what, ": ", nx, " x ", nz, " pixels of ", si(pixel), "m: too many; give a larger --pixel"));
-    const std::vector<unsigned char> defects = defect_outline(stored, nx, nz, min, max);
+    const std::vector<unsigned char> defects = defect_outline(stored, axis, off, nx, nz, min, max);
     for (const std::string& mode : args.modes) {
-      const View view = view_of(mode, speed_l, speed_t, back_wall, args.interface);
+      const View view = view_of(mode, speed_l, speed_t, back_wall, interface);
       // The speeds of the legs at the pixel.
       const double c_transmit = view.transmit.speeds.back(), c_receive = view.receive.speeds.back();
       imaging::GridMap map = imaging::total_focusing(fmc, nx, nz, min, max, view.transmit, view.receive, exec);
@@ -450,11 +482,12 @@ void run_tfm(const ImageArgs& args) {
                        {"depth_min", min[1]},  {"depth_max", max[1]},       {"c_transmit", c_transmit},
                        {"c_receive", c_receive}, {"t0", fmc.t0}};
       if (view.skips) image.numbers.push_back({"back_wall", back_wall});
-      if (!args.interface.empty()) {
-        image.numbers.push_back({"interface_depth", args.interface[0]});
-        image.numbers.push_back({"interface_speed", args.interface[1]});
+      if (!interface.empty()) {
+        image.numbers.push_back({"interface_depth", interface[0]});
+        image.numbers.push_back({"interface_speed", interface[1]});
       }
-      image.texts = {{"mode", mode}, {"array", name}, {"baseline", args.baseline}};
+      image.texts = {{"mode", mode}, {"array", name}, {"baseline", args.baseline}, {"plane", args.plane}};
+      image.numbers.push_back({"plane_offset", args.at});
       // The PNG in dB over --db, the surface at the top: rows from the shallowest down.
       imaging::GridMap shown = map;
       for (Index j = 0; j < nz; ++j)
@@ -474,7 +507,9 @@ void run_tfm(const ImageArgs& args) {
       picture.height = static_cast<std::size_t>(nz * scale);
       const auto where = map.point(at);
       lines.push_back(str(label, ": ", group_digits(nx), " x ", group_digits(nz), " pixels of ", metres(pixel),
-                          ", x ", metres(min[0]), "..", metres(max[0]), " along the array, depth ", metres(min[1]),
+                          ", x ", metres(min[0]), "..", metres(max[0]), across ? " across" : " along",
+                          " the array", args.at != 0.0 ? str(" ", metres(args.at), " from its centre") : "",
+                          ", depth ", metres(min[1]),
                           "..", metres(max[1]), "; ", view.legs, "; peak ", peak, " at (", metres(where[0]), ", ", metres(where[1]),
                           ")\n  wrote ", picture.path.string()));
       images.push_back(std::move(image));
@@ -642,10 +677,20 @@ void add_image_command(CLI::App& app) {
   cmd->add_option("--interface", args->interface,
                   "with --tfm: DEPTH,SPEED: a planar interface parallel to the array DEPTH m under it (a wedge's or "
                   "delay line's face, the water's surface of an immersion test) and the speed above it, m/s; the "
-                  "views image the part below, through it, by Fermat's principle (give the part's --speeds)")
+                  "views image the part below, through it, by Fermat's principle (give the part's --speeds); an "
+                  "array immersed in the model's fluid takes the water path to the solid and the fluid's speed "
+                  "by default")
       ->delimiter(',')
       ->expected(2)
       ->check(within(0.0, 1e6, true));
+  cmd->add_option("--plane", args->plane,
+                  "with --tfm, 3D: the image's vertical plane, along the array (default) or across it (a matrix "
+                  "array's elevation)")
+      ->check(CLI::IsMember({"along", "across"}));
+  cmd->add_option("--at", args->at,
+                  "with --tfm, 3D: the plane's offset from the array's centre, m: across the array for --plane along, "
+                  "along it for --plane across (default 0)")
+      ->check(within(-1e3, 1e3));
   cmd->add_option("--backend", args->backend, "with --tfm: where the delays and the sum over pairs run (auto: a GPU when usable)")
       ->check(CLI::IsMember(backend_choice_names()));
   cmd->add_option("--speeds", args->speeds,
@@ -665,7 +710,8 @@ void add_image_command(CLI::App& app) {
       ->check(within(0.0, 200.0, true));
   cmd->callback([args, cmd] {
     for (const char* option :
-         {"--array", "--mode", "--speeds", "--extent", "--pixel", "--db", "--back-wall", "--interface", "--backend"})
+         {"--array", "--mode", "--speeds", "--extent", "--pixel", "--db", "--back-wall", "--interface", "--plane", "--at",
+          "--backend"})
       if (!args->tfm && cmd->count(option) > 0) throw Error(str(option, " goes with --tfm"));
     for (const char* option : {"--grid", "--shot", "--combine", "--quantity", "--component", "--from", "--to",
                                "--smooth", "--threshold"})

@@ -215,10 +215,14 @@ void print_excitation(const Model& model) {
   if (!model.arrays.empty()) std::printf("%-18s%zu\n", "arrays", model.arrays.size());
   for (const TransducerArray& a : model.arrays) {
     const bool plane = model.mesh.dim() == 2;
-    std::printf("  %-24s %s elements, pitch %sm, %sm wide%s, on '%s' at (%sm, %sm%s), %sPa, %s%s\n", a.name.c_str(),
-                group_digits(a.n_elements).c_str(), si(a.pitch).c_str(), si(a.width).c_str(),
-                plane ? "" : str(" x ", si(a.length), "m").c_str(), a.surface.c_str(), si(a.centre[0]).c_str(),
-                si(a.centre[1]).c_str(), plane ? "" : str(", ", si(a.centre[2]), "m").c_str(), si(a.amplitude).c_str(),
+    const std::string count = a.rows > 1 ? str(a.columns(), " x ", a.rows, " (", group_digits(a.n_elements), ")")
+                                         : group_digits(a.n_elements);
+    const std::string pitch = a.rows > 1 ? str(si(a.pitch), "m x ", si(a.row_pitch), "m") : str(si(a.pitch), "m");
+    std::printf("  %-24s %s elements, pitch %s, %sm wide%s, %s '%s' at (%sm, %sm%s), %s, %s%s\n", a.name.c_str(),
+                count.c_str(), pitch.c_str(), si(a.width).c_str(), plane ? "" : str(" x ", si(a.length), "m").c_str(),
+                a.immersion ? "in the fluid on" : "on", a.surface.c_str(), si(a.centre[0]).c_str(),
+                si(a.centre[1]).c_str(), plane ? "" : str(", ", si(a.centre[2]), "m").c_str(),
+                a.immersion ? str(si(a.amplitude), "m/s normal velocity").c_str() : str(si(a.amplitude), "Pa").c_str(),
                 signal_text(a.signal).c_str(), a.fmc ? ", full-matrix capture (a shot per element)" : "");
   }
   if (!model.shots.empty())

@@ -470,7 +470,7 @@ namespace {
 Location footprint_location(const Mesh& mesh, std::span<const Face> faces) {
   const int dim = mesh.dim();
   std::map<Index, double> weights;
-  std::vector<double> coordinates, forces;
+  std::vector<double> coordinates, shares;
   double area = 0.0;
   for (const Face& face : faces) {
     const ElementRef ref = mesh.locate(face.element);
@@ -481,19 +481,11 @@ Location footprint_location(const Mesh& mesh, std::span<const Face> faces) {
     coordinates.clear();
     for (int a = 0; a < n; ++a)
       for (int d = 0; d < dim; ++d) coordinates.push_back(mesh.node(nodes[static_cast<std::size_t>(local[a])])[d]);
-    // f_a = int N_a n dA (pressure -1): along the face's unit normal, int N_a dA.
-    fem::pressure_forces(face_type(block.type), block.order, dim, coordinates, -1.0, forces);
-    std::array<double, 3> normal{0.0, 0.0, 0.0};
-    for (int a = 0; a < n; ++a)
-      for (int d = 0; d < dim; ++d) normal[static_cast<std::size_t>(d)] += forces[static_cast<std::size_t>(a * dim + d)];
-    const double size = std::sqrt(normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2]);
+    fem::face_weights(face_type(block.type), block.order, dim, coordinates, shares);  // int N_a dA
     for (int a = 0; a < n; ++a) {
-      double w = 0.0;
-      for (int d = 0; d < dim; ++d)
-        w += forces[static_cast<std::size_t>(a * dim + d)] * normal[static_cast<std::size_t>(d)] / size;
-      weights[nodes[static_cast<std::size_t>(local[a])]] += w;
+      weights[nodes[static_cast<std::size_t>(local[a])]] += shares[static_cast<std::size_t>(a)];
+      area += shares[static_cast<std::size_t>(a)];
     }
-    area += size;
   }
   Location location;
   location.element = faces.front().element;

@@ -257,6 +257,20 @@ double face_area(FaceType type, int order, int dim, std::span<const double> coor
   return area;
 }
 
+void face_weights(FaceType type, int order, int dim, std::span<const double> coordinates,
+                  std::vector<double>& weights) {
+  std::vector<double> forces;
+  pressure_forces(type, order, dim, coordinates, -1.0, forces);  // int N_a n dA
+  const auto d = static_cast<std::size_t>(dim), n = forces.size() / d;
+  double normal[3] = {0.0, 0.0, 0.0};
+  for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t c = 0; c < d; ++c) normal[c] += forces[a * d + c];
+  const double size = std::sqrt(normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2]);
+  weights.assign(n, 0.0);
+  for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t c = 0; c < d; ++c) weights[a] += forces[a * d + c] * normal[c] / size;
+}
+
 void disc_weights(FaceType type, int order, int dim, std::span<const double> coordinates,
                   std::span<const double> centre, double radius, std::vector<double>& weights) {
   const int face_dim = face_dimension(type), n_nodes = nodes_per_face(type, order);

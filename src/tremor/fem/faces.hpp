@@ -61,6 +61,10 @@ void coupling_matrix(FaceType type, int order, int dim, std::span<const double> 
                      std::vector<double>& C);
 // Area (3D) or length (2D) of the face.
 double face_area(FaceType type, int order, int dim, std::span<const double> coordinates);
+// A flat face's shares of its area, per face node a = int N_a dA, written into `weights` (resized):
+// a uniform pressure's consistent forces along the face's unit normal. Throws as face_area does.
+void face_weights(FaceType type, int order, int dim, std::span<const double> coordinates,
+                  std::vector<double>& weights);
 // The part of a face within distance `radius` of `centre` (dim values): a piston's share of it
 // (model/transducer.hpp), per face node a = int N_a dA over the points x of the face with
 // |x - centre| <= radius, written into `weights` (resized). The face's reference domain is halved

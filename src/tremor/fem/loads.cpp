@@ -85,7 +85,10 @@ std::vector<std::pair<Index, double>> piston_areas(const Model& model, const Tra
   const std::span<const double> centre(piston.position.data(), static_cast<std::size_t>(dim));
   return face_sums(model, piston.piston_faces, 1, origin_of(model, piston.origin), piston.surface,
                    [&](FaceType type, int order, const std::vector<double>& x, std::vector<double>& areas) {
-                     disc_weights(type, order, dim, x, centre, piston.radius, areas);
+                     if (piston.array.empty())
+                       disc_weights(type, order, dim, x, centre, piston.radius, areas);
+                     else  // an array's element: its whole faces
+                       face_weights(type, order, dim, x, areas);
                    });
 }
 

@@ -24,8 +24,8 @@ namespace tremor::fem {
 std::vector<std::pair<Index, double>> surface_forces(const Model& model, const SurfaceLoad& load);
 // A piston's share of its faces per node (model/transducer.hpp): (node, t int N_a dA) over the part
 // of its faces within its radius of its centre (fem::disc_weights), t the section's thickness in
-// 2D (1 in 3D), the nodes ascending. The sum is the piston's area (times t). Throws as
-// surface_forces does.
+// 2D (1 in 3D), the nodes ascending; an array's element (Transducer::array set) over its whole
+// faces. The sum is the piston's area (times t). Throws as surface_forces does.
 std::vector<std::pair<Index, double>> piston_areas(const Model& model, const Transducer& piston);
 
 // The nodal forces of a body force (at amplitude 1): every element of `force.elements`, with the

@@ -17,6 +17,11 @@ void Fmc::check() const {
   for (std::size_t i = 0; i < elements.size(); ++i)
     TREMOR_CHECK(std::isfinite(elements[i][0]) && std::isfinite(elements[i][1]), "element ", i, "'s centre (",
                  elements[i][0], ", ", elements[i][1], ") is not finite");
+  TREMOR_CHECK(across.empty() || across.size() == elements.size(), "full-matrix capture of ", elements.size(),
+               " elements with ", across.size(), " distances off the image's plane");
+  for (std::size_t i = 0; i < across.size(); ++i)
+    TREMOR_CHECK(std::isfinite(across[i]), "element ", i, "'s distance off the image's plane (", across[i],
+                 ") is not finite");
   TREMOR_CHECK(std::isfinite(dt) && dt > 0.0, "full-matrix capture's sample interval ", dt,
                " s; expected a finite time above 0");
   TREMOR_CHECK(std::isfinite(t0), "full-matrix capture's first sample at ", t0, " s; expected a finite time");
@@ -102,7 +107,7 @@ GridMap total_focusing(const Fmc& fmc, Index nx, Index ny, const std::array<doub
   const Index pixels = nx * ny;
   std::vector<double> real, imaginary;
   analytic_signals(fmc, real, imaginary);
-  DelayAndSum focus(exec, samples, -fmc.t0 / fmc.dt, fmc.dt, fmc.elements, real, imaginary);
+  DelayAndSum focus(exec, samples, -fmc.t0 / fmc.dt, fmc.dt, fmc.elements, fmc.across, real, imaginary);
   real = {};
   imaginary = {};
   // A block of pixels at a time: 2^24 delays of each way at most.

@@ -34,14 +34,19 @@ namespace tremor::imaging {
 // time of that centre after the record's start (a wave's travel then reads the burst's peak).
 struct Fmc {
   std::vector<std::array<double, 2>> elements;  // m: the elements' centres in the image's plane
+  // m: each element's distance off the image's plane, horizontally (a matrix array's rows, or a
+  // plane beside the array in 3D; imaging::travel_time then runs in the vertical plane through the
+  // element and the pixel); empty: every element in it.
+  std::vector<double> across;
   double t0 = 0.0;                              // s: the first sample's time
   double dt = 0.0;                              // s between samples
   std::size_t n_samples = 0;
   std::vector<double> data;
 
   std::size_t n_elements() const { return elements.size(); }
-  // Refuses (tremor::Error saying which) no element, a non-finite centre or t0, dt not finite and
-  // above 0, no sample, data not n x n x n_samples values, or a value not finite.
+  // Refuses (tremor::Error saying which) no element, a non-finite centre or t0, `across` neither
+  // empty nor one finite value an element, dt not finite and above 0, no sample, data not
+  // n x n x n_samples values, or a value not finite.
   void check() const;
 };
 

@@ -18,15 +18,19 @@ std::vector<double> coordinate(const std::vector<std::array<double, 2>>& element
 
 // The delays along `way` of n elements to pixels [start, start + count) of an nx x ny grid from
 // (x0, z0) to (x1, z1), at table[i count + q] for pixel start + q (GridMap::point's coordinates).
-void table(const Exec& exec, const Way& way, Index n, const double* ex, const double* ez, Index nx, Index ny,
-           double x0, double x1, double z0, double z1, Index start, Index count, double* delays) {
+// An element `ey` off the plane (null: none is) reaches the pixel in the vertical plane through
+// both, its planes of turning horizontal: the way of the in-plane problem over the horizontal
+// distance.
+void table(const Exec& exec, const Way& way, Index n, const double* ex, const double* ez, const double* ey, Index nx,
+           Index ny, double x0, double x1, double z0, double z1, Index start, Index count, double* delays) {
   forall(exec, n * count, [=] TREMOR_LAMBDA(Index iq) {
     const Index i = iq / count, p = start + iq % count;
     const Index a = p % nx, b = p / nx;
     const double lx = static_cast<double>(nx - 1), lz = static_cast<double>(ny - 1);
     const double x = nx > 1 ? (x0 * (lx - static_cast<double>(a)) + x1 * static_cast<double>(a)) / lx : x0;
     const double z = ny > 1 ? (z0 * (lz - static_cast<double>(b)) + z1 * static_cast<double>(b)) / lz : z0;
-    delays[iq] = travel_time(way, ex[i], ez[i], x, z);
+    delays[iq] = ey ? travel_time(way, 0.0, ez[i], std::hypot(x - ex[i], ey[i]), z)
+                    : travel_time(way, ex[i], ez[i], x, z);
   });
 }
 
@@ -61,8 +65,8 @@ void focus(const Exec& exec, Index pixels, Index n, Index samples, double first,
 }  // namespace
 
 DelayAndSum::DelayAndSum(const Exec& exec, std::size_t samples, double first, double dt,
-                         const std::vector<std::array<double, 2>>& elements, const std::vector<double>& real,
-                         const std::vector<double>& imaginary)
+                         const std::vector<std::array<double, 2>>& elements, const std::vector<double>& across,
+                         const std::vector<double>& real, const std::vector<double>& imaginary)
     : exec_(exec),
       n_(static_cast<Index>(elements.size())),
       samples_(static_cast<Index>(samples)),
@@ -70,19 +74,21 @@ DelayAndSum::DelayAndSum(const Exec& exec, std::size_t samples, double first, do
       per_dt_(1.0 / dt),
       x_(exec, std::span<const double>(coordinate(elements, 0))),
       z_(exec, std::span<const double>(coordinate(elements, 1))),
+      across_(exec, std::span<const double>(across)),
       real_(exec, std::span<const double>(real)),
       imaginary_(exec, std::span<const double>(imaginary)) {}
 
 void DelayAndSum::delays(const Way& out, const Way& back, const GridMap& grid, Index start, Index count) {
   if (out_.size() < n_ * count) out_ = DeviceArray<double>(exec_, n_ * count);
-  table(exec_, out, n_, x_.data(), z_.data(), grid.nx, grid.ny, grid.min[0], grid.max[0], grid.min[1], grid.max[1],
-        start, count, out_.data());
+  const double* off = across_.size() > 0 ? across_.data() : nullptr;
+  table(exec_, out, n_, x_.data(), z_.data(), off, grid.nx, grid.ny, grid.min[0], grid.max[0], grid.min[1],
+        grid.max[1], start, count, out_.data());
   same_ = out.legs == back.legs && std::equal(out.speeds, out.speeds + out.legs, back.speeds) &&
           std::equal(out.planes, out.planes + out.legs - 1, back.planes);
   if (!same_) {
     if (back_.size() < n_ * count) back_ = DeviceArray<double>(exec_, n_ * count);
-    table(exec_, back, n_, x_.data(), z_.data(), grid.nx, grid.ny, grid.min[0], grid.max[0], grid.min[1], grid.max[1],
-          start, count, back_.data());
+    table(exec_, back, n_, x_.data(), z_.data(), off, grid.nx, grid.ny, grid.min[0], grid.max[0], grid.min[1],
+          grid.max[1], start, count, back_.data());
   }
   count_ = count;
 }

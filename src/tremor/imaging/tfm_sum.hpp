@@ -19,10 +19,11 @@ class DelayAndSum {
  public:
   // `real` and `imaginary`: the analytic signals of the n x n A-scans, [transmitter][receiver]
   // [sample], `samples` each; `first` the sample of time 0 (-t0 / dt), dt in s; `elements` the n
-  // elements' centres (m), copied to exec's memory with them.
+  // elements' centres (m) and `across` their distances off the image's plane (m; empty: none, Fmc's),
+  // copied to exec's memory with them.
   DelayAndSum(const Exec& exec, std::size_t samples, double first, double dt,
-              const std::vector<std::array<double, 2>>& elements, const std::vector<double>& real,
-              const std::vector<double>& imaginary);
+              const std::vector<std::array<double, 2>>& elements, const std::vector<double>& across,
+              const std::vector<double>& real, const std::vector<double>& imaginary);
 
   // The delays [element][pixel] (s; NaN: no way) of pixels [start, start + count) of `grid`, out
   // from each transmitter along `out` and back to each receiver along `back`, on exec.
@@ -35,7 +36,7 @@ class DelayAndSum {
   Exec exec_;
   Index n_, samples_;
   double first_, per_dt_;
-  DeviceArray<double> x_, z_, real_, imaginary_;
+  DeviceArray<double> x_, z_, across_, real_, imaginary_;
   DeviceArray<double> out_, back_;
   bool same_ = false;  // the ways out and back alike: back_ unused
   Index count_ = 0;

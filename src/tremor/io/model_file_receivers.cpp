@@ -194,19 +194,43 @@ TransducerArray read_array(Table& table, const Mesh& mesh, const Bounds& bounds,
   a.origin = origin_of(table);
   a.name = table.required_string("name", "the array's name: its receiver's, and its elements' \"<name>.<k>\"");
   if (const std::string problem = receiver_name_problem(a.name); !problem.empty()) table.fail("name", problem);
-  const auto elements = table.integer("elements");
-  if (!elements) table.fail_at(table.line(), "missing 'elements' (how many elements the array has)");
-  if (*elements < 1 || *elements > 4096)
-    table.fail("elements", str("'elements' is ", *elements, "; expected 1 to 4096"));
-  a.n_elements = static_cast<Index>(*elements);
+  if (!table.has("elements")) table.fail_at(table.line(), "missing 'elements' (how many elements the array has)");
+  // A count, or a matrix array's [along, across] (3D).
+  const bool matrix = table.node("elements")->is_array();
+  if (matrix && mesh.dim() != 3)
+    table.fail("elements", "'elements' = [along, across] is a 3D model's matrix array; a 2D array is one line: "
+                           "elements = N");
+  const std::vector<std::int64_t> counts =
+      matrix ? *table.integers("elements", 2) : std::vector<std::int64_t>{table.integer("elements").value_or(0)};
+  const std::int64_t total = matrix ? counts[0] * counts[1] : counts[0];
+  if (std::any_of(counts.begin(), counts.end(), [](std::int64_t n) { return n < 1 || n > 4096; }) || total > 4096)
+    table.fail("elements", str("'elements' makes ", total, matrix ? str(" (", counts[0], " x ", counts[1], ")") : "",
+                               "; expected 1 to 4096 elements"));
+  a.n_elements = static_cast<Index>(total);
+  a.rows = matrix ? static_cast<Index>(counts[1]) : 1;
   a.width = positive(table, "width", "m, each element's width along the array");
-  if (a.n_elements > 1 || table.has("pitch")) a.pitch = positive(table, "pitch", "m, between the elements' centres");
-  if (a.n_elements > 1 && a.width > a.pitch)
+  if (table.has("pitch") && table.node("pitch")->is_array()) {
+    if (!matrix)
+      table.fail("pitch", "'pitch' = [along, across] is a matrix array's (elements = [along, across]); give one number");
+    const std::vector<double> pitches = *table.numbers("pitch", 2);
+    if (!(pitches[0] > 0.0 && pitches[1] > 0.0))
+      table.fail("pitch", str("'pitch' is [", pitches[0], ", ", pitches[1], "]; expected positive lengths (m)"));
+    a.pitch = pitches[0];
+    a.row_pitch = pitches[1];
+  } else if (a.columns() > 1 || table.has("pitch")) {
+    a.pitch = positive(table, "pitch", "m, between the elements' centres");
+  }
+  if (a.rows > 1 && !(a.row_pitch > 0.0))
+    table.fail_at(table.line("pitch"), str("a matrix array of ", a.rows, " rows needs 'pitch' = [along, across] (m)"));
+  if (a.columns() > 1 && a.width > a.pitch)
     table.fail("width", str("'width' ", a.width, " m is above the pitch ", a.pitch, " m: the elements would overlap"));
   if (mesh.dim() == 3)
     a.length = positive(table, "length", "m, the elements' elevation length, across the array");
   else if (table.has("length"))
     table.fail("length", "'length' is a 3D array's elevation; a 2D model's elements are strips of its section");
+  if (a.rows > 1 && a.length > a.row_pitch)
+    table.fail("length", str("'length' ", a.length, " m is above the row pitch ", a.row_pitch,
+                             " m: the rows would overlap"));
   if (!table.has("centre")) table.fail_at(table.line(), "missing 'centre' (the array's centre on the surface, m)");
   a.centre = position_in(table, *table.node("centre"), bounds, "'centre'");
   if (table.has("direction")) a.direction = direction_of(table, "direction", mesh.dim());

@@ -132,11 +132,19 @@ struct FmcHeader {
   std::vector<std::array<double, 3>> elements;  // m: the elements' centres
   std::array<double, 3> centre{0.0, 0.0, 0.0}, direction{0.0, 0.0, 0.0};
   std::array<double, 3> normal{0.0, 0.0, 0.0};  // inward: the way the elements push, and what they read
+  std::array<double, 3> elevation{0.0, 0.0, 0.0};  // across the array (3D; normal x direction)
   double pitch = 0.0, width = 0.0, length = 0.0;  // m
+  std::int64_t rows = 1;  // a matrix array's rows across the array
+  double row_pitch = 0.0;  // m
   double depth = 0.0;  // m: the part's extent from the surface along the normal
+  // "displacement" (the footprints' mean along the normal, m) or, immersed, "pressure" (Pa).
+  std::string quantity = "displacement";
+  // Immersed: the fluid's sound speed (m/s) and the distance along the normal to the nearest solid
+  // node (m: the water path where the interface is parallel to the array); NaN in contact.
+  double sound_speed = 0.0, interface_depth = 0.0;
   double dt = 0.0, t0 = 0.0;  // s: between samples, and the first sample's time
   double signal_peak = 0.0;   // s: when the excitation's envelope peaks
-  // m/s: the part's under the array (isotropic), NaN when it has none.
+  // m/s: the part's under the array (immersed: the solid's nearest it; isotropic), NaN when it has none.
   double longitudinal_speed = 0.0, shear_speed = 0.0;
   std::vector<std::string> shots;  // the shot of each transmitter
 };

@@ -289,6 +289,11 @@ void ResultFile::write_fmc_row(const FmcHeader& header, Index transmitter, std::
       h5::set_attribute(g, "longitudinal_speed", header.longitudinal_speed, self.file);
       h5::set_attribute(g, "shear_speed", header.shear_speed, self.file);
       h5::set_attribute(g, "shots", header.shots, self.file);
+      h5::set_attribute(g, "rows", header.rows, self.file);
+      h5::set_attribute(g, "row_pitch", header.row_pitch, self.file);
+      h5::set_attribute(g, "quantity", header.quantity, self.file);
+      h5::set_attribute(g, "sound_speed", header.sound_speed, self.file);
+      h5::set_attribute(g, "interface_depth", header.interface_depth, self.file);
       std::vector<double> centres;
       for (const auto& e : header.elements) centres.insert(centres.end(), e.begin(), e.end());
       const std::array<hsize_t, 2> centre_dims{n, 3};
@@ -297,13 +302,14 @@ void ResultFile::write_fmc_row(const FmcHeader& header, Index transmitter, std::
       h5::write_doubles(g, "centre", header.centre, three, self.file);
       h5::write_doubles(g, "direction", header.direction, three, self.file);
       h5::write_doubles(g, "normal", header.normal, three, self.file);
+      h5::write_doubles(g, "elevation", header.elevation, three, self.file);
       // A row a chunk (receivers x samples), up to the target size.
       const std::array<hsize_t, 3> no_rows{0, n, header.n_samples};
       const hsize_t samples_chunk =
           std::clamp<hsize_t>(target_chunk_bytes / sizeof(double) / std::max<std::size_t>(n, 1), 1, header.n_samples);
       const std::array<hsize_t, 3> chunk{1, std::min<hsize_t>(n, target_chunk_bytes / sizeof(double)), samples_chunk};
       data = extendible_dataset(g, "data", no_rows, chunk, self.file, std::numeric_limits<double>::quiet_NaN());
-      h5::set_attribute(data.get(), "units", std::string("m"), self.file);
+      h5::set_attribute(data.get(), "units", std::string(header.quantity == "pressure" ? "Pa" : "m"), self.file);
     }
     const std::vector<hsize_t> dims = h5::dataset_dims(data.get(), self.file, what);
     const auto row = static_cast<hsize_t>(transmitter);

@@ -1,5 +1,8 @@
 #include "tremor/io/result_grid.hpp"
 
+#include <limits>
+#include <string_view>
+
 #include "tremor/core/error.hpp"
 #include "tremor/io/result_hdf5.hpp"
 
@@ -121,11 +124,22 @@ StoredFmc GridReader::fmc(const std::string& name) const {
         {"dt", &out.dt}, {"t0", &out.t0}, {"signal_peak", &out.signal_peak},
         {"longitudinal_speed", &out.longitudinal_speed}, {"shear_speed", &out.shear_speed}})
     *value = h5::read_double_attribute(g, key, file);
+  // Written since matrix and immersed arrays: a file without them holds a linear contact array's.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  out.sound_speed = h5::has_attribute(g, "sound_speed") ? h5::read_double_attribute(g, "sound_speed", file) : nan;
+  out.interface_depth =
+      h5::has_attribute(g, "interface_depth") ? h5::read_double_attribute(g, "interface_depth", file) : nan;
+  if (h5::has_attribute(g, "quantity")) out.quantity = h5::read_string_attribute(g, "quantity", file);
+  TREMOR_CHECK(out.quantity == "displacement" || out.quantity == "pressure", file, ": ", where, " holds '",
+               out.quantity, "'; expected displacement or pressure");
+  if (h5::has_attribute(g, "rows")) out.rows = h5::read_int_attribute(g, "rows", file);
+  if (h5::has_attribute(g, "row_pitch")) out.row_pitch = h5::read_double_attribute(g, "row_pitch", file);
   const std::vector<double> centres = h5::read_doubles(g, "elements", file, where + "/elements");
   TREMOR_CHECK(!centres.empty() && centres.size() % 3 == 0, file, ": ", where, "/elements is not 3 values an element");
   for (std::size_t k = 0; k < centres.size(); k += 3) out.elements.push_back({centres[k], centres[k + 1], centres[k + 2]});
-  for (const auto& [key, value] :
-       {std::pair{"centre", &out.centre}, {"direction", &out.direction}, {"normal", &out.normal}}) {
+  for (const auto& [key, value] : {std::pair{"centre", &out.centre}, {"direction", &out.direction},
+                                   {"normal", &out.normal}, {"elevation", &out.elevation}}) {
+    if (std::string_view(key) == "elevation" && H5Lexists(g, key, H5P_DEFAULT) <= 0) continue;  // (as above)
     const std::vector<double> v = h5::read_doubles(g, key, file, str(where, "/", key));
     TREMOR_CHECK(v.size() == 3, file, ": ", where, "/", key, " is not 3 values");
     std::copy(v.begin(), v.end(), value->begin());

@@ -3,6 +3,7 @@
 // grid_count), one quantity's component at a time for a range of points, and maps written into
 // the file as /images/<name> (tremor image).
 #include <array>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -40,12 +41,19 @@ struct StoredFmc {
   int dimension = 3;
   std::vector<std::array<double, 3>> elements;  // m: the elements' centres
   std::array<double, 3> centre{0.0, 0.0, 0.0}, direction{0.0, 0.0, 0.0}, normal{0.0, 0.0, 0.0};
+  std::array<double, 3> elevation{0.0, 0.0, 0.0};              // across the array (3D)
   double pitch = 0.0, width = 0.0, length = 0.0, depth = 0.0;  // m
+  std::int64_t rows = 1;                                       // a matrix array's rows
+  double row_pitch = 0.0;                                      // m
   double dt = 0.0, t0 = 0.0, signal_peak = 0.0;                // s
   double longitudinal_speed = 0.0, shear_speed = 0.0;          // m/s; NaN: not isotropic
+  // "displacement" (m) or, an immersed array's, "pressure" (Pa); immersed, the fluid's sound speed
+  // (m/s) and the distance to the nearest solid (m), NaN in contact.
+  std::string quantity = "displacement";
+  double sound_speed = 0.0, interface_depth = 0.0;
   std::size_t n_samples = 0;
   std::size_t n_rows = 0;    // transmitters written, of elements.size()
-  std::vector<double> data;  // [n_rows][elements][n_samples], m
+  std::vector<double> data;  // [n_rows][elements][n_samples], m or Pa
   // The defects cut from the model's mesh, for outlines: its holes and notches (/mesh/holes,
   // /mesh/flat_bottom_holes, /mesh/notches: their shapes, without names or counts) and its cracks
   // (/mesh/cracks: names and points).

@@ -46,11 +46,20 @@ void check_layout(const TransducerArray& array, int dim, const std::string& at) 
                " elements; expected 1 to 4096");
   TREMOR_CHECK(std::isfinite(array.width) && array.width > 0.0, at, ": its element width is ", array.width,
                " m; expected a positive length");
-  if (array.n_elements > 1) {
+  if (array.columns() > 1) {
     TREMOR_CHECK(std::isfinite(array.pitch) && array.pitch > 0.0, at, ": its pitch is ", array.pitch,
                  " m; expected a positive length");
     TREMOR_CHECK(array.width <= array.pitch, at, ": its elements overlap (width ", array.width, " m, pitch ",
                  array.pitch, " m); an element's width is at most the pitch");
+  }
+  TREMOR_CHECK(array.rows >= 1 && array.n_elements % array.rows == 0, at, " has ", array.rows, " rows of ",
+               array.n_elements, " elements; expected rows that divide the elements evenly");
+  TREMOR_CHECK(array.rows == 1 || dim == 3, at, " has ", array.rows, " rows: a 2D model's array is one line");
+  if (array.rows > 1) {
+    TREMOR_CHECK(std::isfinite(array.row_pitch) && array.row_pitch > 0.0, at, ": its row pitch is ", array.row_pitch,
+                 " m; expected a positive length");
+    TREMOR_CHECK(array.length <= array.row_pitch, at, ": its rows overlap (length ", array.length, " m, row pitch ",
+                 array.row_pitch, " m); an element's length is at most the row pitch");
   }
   if (dim == 3)
     TREMOR_CHECK(std::isfinite(array.length) && array.length > 0.0, at, ": its elevation length is ", array.length,
@@ -87,6 +96,8 @@ void add_elements(Model& model, const TransducerArray& array, double nominal, co
   receiver.positions = array.element_centres;
   receiver.footprints = array.footprints;
   receiver.every_n_steps = array.every_n_steps;
+  receiver.displacement = !array.immersion;
+  receiver.pressure = array.immersion;
   model.receivers.push_back(std::move(receiver));
   for (Index k = 0; k < array.n_elements; ++k) {
     const auto e = static_cast<std::size_t>(k);
@@ -102,16 +113,25 @@ void add_elements(Model& model, const TransducerArray& array, double nominal, co
     t.array = array.name;
     t.faces.push_back(array.footprints[e].size());
     t.area = array.areas[e];
-    SurfaceLoad load;
-    load.name = t.name;
-    load.surface = array.surface;
-    load.faces = array.footprints[e];
-    load.pressure = array.amplitude * nominal / array.areas[e];  // positive: into the part
-    load.signal = array.signal;
-    load.delay = array.delay;
-    load.origin = array.origin;
-    load.transducer = t.name;
-    model.surface_loads.push_back(std::move(load));
+    if (array.immersion) {
+      // A piston of the footprint's whole faces (fem::piston_areas), its velocity scaled so that
+      // each element moves the nominal area's volume however the mesh cuts it.
+      t.mode = Transducer::Mode::Piston;
+      t.drive = Transducer::Drive::Velocity;
+      t.piston_faces = array.footprints[e];
+      t.amplitude = array.amplitude * nominal / array.areas[e];
+    } else {
+      SurfaceLoad load;
+      load.name = t.name;
+      load.surface = array.surface;
+      load.faces = array.footprints[e];
+      load.pressure = array.amplitude * nominal / array.areas[e];  // positive: into the part
+      load.signal = array.signal;
+      load.delay = array.delay;
+      load.origin = array.origin;
+      load.transducer = t.name;
+      model.surface_loads.push_back(std::move(load));
+    }
     if (array.fmc) {
       Shot shot;
       shot.name = t.name;
@@ -206,20 +226,32 @@ void add_array(Model& model, TransducerArray array) {
   std::vector<bool> taken(faces.size(), false);
   const double half_width = 0.5 * array.width, half_length = 0.5 * array.length;
   const double nominal = dim == 3 ? array.width * array.length : array.width;
+  // Whether a face is a fluid's (immersion): its element's section's material.
+  const std::vector<int> sections = model.has_fluids() ? model.element_sections() : std::vector<int>{};
+  const auto in_fluid = [&](const Face& face) {
+    const int section = sections.empty() ? -1 : sections[static_cast<std::size_t>(face.element)];
+    return section >= 0 && model.material(model.sections[static_cast<std::size_t>(section)].material).fluid;
+  };
+  const Index columns = array.columns();
   for (Index k = 0; k < array.n_elements; ++k) {
-    const double s = (static_cast<double>(k) - 0.5 * static_cast<double>(array.n_elements - 1)) * array.pitch;
+    // Along the array (its column) and across it (its row), from the array's centre.
+    const auto offset = [](Index i, Index n, double pitch) {
+      return (static_cast<double>(i) - 0.5 * static_cast<double>(n - 1)) * pitch;
+    };
+    const double s = offset(k % columns, columns, array.pitch), r = offset(k / columns, array.rows, array.row_pitch);
     Vec c = array.centre;
-    for (std::size_t d = 0; d < 3; ++d) c[d] += s * array.direction[d];
+    for (std::size_t d = 0; d < 3; ++d) c[d] += s * array.direction[d] + r * array.elevation[d];
     TREMOR_CHECK(s - half_width >= lo - tolerance && s + half_width <= hi + tolerance &&
-                     (dim == 2 || (-half_length >= across_lo - tolerance && half_length <= across_hi + tolerance)),
+                     (dim == 2 ||
+                      (r - half_length >= across_lo - tolerance && r + half_length <= across_hi + tolerance)),
                  at, ": its element ", k, " centred at ", format_vec(c, dim), " runs off surface '", array.surface,
                  "'");
     std::vector<Face> footprint;
     double area = 0.0;
     for (std::size_t f = 0; f < faces.size(); ++f) {
-      const Vec r = minus(shapes[f].centre, c);
-      if (taken[f] || std::abs(dot(r, array.direction)) > half_width + tolerance ||
-          (dim == 3 && std::abs(dot(r, array.elevation)) > half_length + tolerance))
+      const Vec to = minus(shapes[f].centre, c);
+      if (taken[f] || std::abs(dot(to, array.direction)) > half_width + tolerance ||
+          (dim == 3 && std::abs(dot(to, array.elevation)) > half_length + tolerance))
         continue;
       taken[f] = true;
       footprint.push_back(faces[f]);
@@ -228,6 +260,14 @@ void add_array(Model& model, TransducerArray array) {
     TREMOR_CHECK(!footprint.empty(), at, ": no face of surface '", array.surface, "' has its centre within element ",
                  k, " (", array.width, " m wide, centred at ", format_vec(c, dim),
                  "); refine the mesh under the array");
+    // One side for the whole array: every face a fluid's (immersion) or every face a solid's.
+    if (k == 0) array.immersion = in_fluid(footprint.front());
+    for (const Face& face : footprint)
+      TREMOR_CHECK(in_fluid(face) == array.immersion, at, ": its element ", k, " centred at ", format_vec(c, dim),
+                   " stands on ", in_fluid(face) ? "a fluid's" : "a solid's", " face (element ",
+                   model.mesh.element_label(face.element), ") where element 0 stands on ",
+                   array.immersion ? "a fluid's" : "a solid's",
+                   ": an array stands in a fluid (immersion) or on a solid (contact), not on both");
     array.element_centres.push_back(c);
     array.footprints.push_back(std::move(footprint));
     array.areas.push_back(area);

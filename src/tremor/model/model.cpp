@@ -102,16 +102,19 @@ void Model::validate() const {
   for (const Transducer& t : transducers)
     TREMOR_CHECK(t.mode != Transducer::Mode::Piston || has_fluids(), t.origin.empty() ? source : t.origin,
                  ": piston '", t.name, "' drives a fluid, and the model has no fluid section");
-  // An array in contact pushes on a solid (immersion arrays are pistons in the fluid).
+  // An array in contact pushes on a solid, an immersed one's pistons move a fluid (add_array
+  // settles which from the sections it was added with: these must still say so).
   if (!arrays.empty() && !sections.empty())
     for (const TransducerArray& a : arrays)
       for (const std::vector<Face>& footprint : a.footprints)
         for (const Face& face : footprint) {
           const int s = owner[static_cast<std::size_t>(face.element)];
-          TREMOR_CHECK(s < 0 || !material(sections[static_cast<std::size_t>(s)].material).fluid,
-                       a.origin.empty() ? source : a.origin, ": array '", a.name, "' stands on surface '",
-                       a.surface, "', a face of the fluid '", sections[static_cast<std::size_t>(s)].material,
-                       "'; an array in contact stands on a solid");
+          const bool fluid = s >= 0 && material(sections[static_cast<std::size_t>(s)].material).fluid;
+          TREMOR_CHECK(fluid == a.immersion, a.origin.empty() ? source : a.origin, ": array '", a.name,
+                       "' stands on surface '", a.surface, "', a face of ",
+                       s < 0 ? std::string("no section") : str("the ", fluid ? "fluid" : "solid", " '",
+                                                              sections[static_cast<std::size_t>(s)].material, "'"),
+                       ", and was added ", a.immersion ? "immersed in a fluid" : "in contact with a solid");
         }
   for (const Receiver& r : receivers)
     TREMOR_CHECK(!r.pressure || has_fluids(), r.origin.empty() ? source : r.origin, ": receiver '", r.name,

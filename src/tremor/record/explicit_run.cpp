@@ -202,14 +202,18 @@ std::map<std::string, io::FmcHeader> fmc_headers(const Model& model, double dt, 
     h.centre = a.centre;
     h.direction = a.direction;
     h.normal = a.normal;
+    h.elevation = a.elevation;
     h.pitch = a.pitch;
+    h.rows = a.rows;
+    h.row_pitch = a.row_pitch;
     h.width = a.width;
     h.length = a.length;
     h.depth = a.depth;
     h.dt = dt * a.every_n_steps;
     h.t0 = 0.0;
-    // A shot's samples when it runs to its end (its displacement at steps 0, every, ..., steps).
-    h.n_samples = static_cast<std::size_t>(steps / a.every_n_steps + 1);
+    // A shot's samples when it runs to its end: its displacement at steps 0, every, ..., steps; an
+    // immersed array's pressure, known a step late, at none at the last step (explicit/fluid.hpp).
+    h.n_samples = static_cast<std::size_t>((a.immersion ? steps - 1 : steps) / a.every_n_steps + 1);
     for (Index k = 0; k < a.n_elements; ++k) h.shots.push_back(a.element_name(k));
     // The envelope's peak, sampled at the run's step over the run.
     const auto n = static_cast<std::size_t>(std::clamp(std::ceil(duration / dt) + 1.0, 2.0, 1e7));
@@ -217,15 +221,36 @@ std::map<std::string, io::FmcHeader> fmc_headers(const Model& model, double dt, 
     for (std::size_t k = 0; k < n; ++k) signal[k] = a.signal.value(static_cast<double>(k) * dt - a.delay);
     imaging::Envelopes(n).envelope(signal, envelope);
     h.signal_peak = static_cast<double>(std::max_element(envelope.begin(), envelope.end()) - envelope.begin()) * dt;
-    h.longitudinal_speed = h.shear_speed = std::numeric_limits<double>::quiet_NaN();
-    const Index element = a.footprints.front().front().element;
-    const int section = sections.empty() ? -1 : sections[static_cast<std::size_t>(element)];
-    if (section >= 0) {
-      const Material& m = model.material(model.sections[static_cast<std::size_t>(section)].material);
-      if (m.isotropic && !m.fluid) {
-        h.longitudinal_speed = std::sqrt((m.lambda() + 2.0 * m.mu()) / m.density);
-        h.shear_speed = std::sqrt(m.mu() / m.density);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    h.longitudinal_speed = h.shear_speed = h.sound_speed = h.interface_depth = nan;
+    const auto material_of = [&](Index element) -> const Material* {
+      const int section = sections.empty() ? -1 : sections[static_cast<std::size_t>(element)];
+      return section < 0 ? nullptr : &model.material(model.sections[static_cast<std::size_t>(section)].material);
+    };
+    // The part's speeds: under the array, or (immersed) the solid's at its node nearest the array.
+    const Material* part = material_of(a.footprints.front().front().element);
+    if (a.immersion) {
+      h.quantity = "pressure";
+      h.sound_speed = part->sound_speed();
+      part = nullptr;
+      for (Index e = 0; e < model.mesh.n_elements(); ++e) {
+        const Material* m = material_of(e);
+        if (!m || m->fluid) continue;
+        const ElementRef ref = model.mesh.locate(e);
+        for (const Index node : model.mesh.blocks[static_cast<std::size_t>(ref.block)].nodes(ref.element)) {
+          double along = 0.0;
+          for (std::size_t d = 0; d < static_cast<std::size_t>(h.dim); ++d)
+            along += (model.mesh.node(node)[d] - a.centre[d]) * a.normal[d];
+          if (!(along >= h.interface_depth)) {  // (NaN at first)
+            h.interface_depth = along;
+            part = m;
+          }
+        }
       }
+    }
+    if (part && part->isotropic && !part->fluid) {
+      h.longitudinal_speed = std::sqrt((part->lambda() + 2.0 * part->mu()) / part->density);
+      h.shear_speed = std::sqrt(part->mu() / part->density);
     }
     headers.emplace(a.name, std::move(h));
   }
@@ -393,15 +418,17 @@ class ResultWriter final : public ex::Observer {
     if (file_.n_samples(id->second) != static_cast<std::int64_t>(h.n_samples)) return;
     const std::vector<double> values = file_.read_values(id->second);
     const std::size_t n = static_cast<std::size_t>(history->n_points()), samples = h.n_samples;
-    const auto dim = static_cast<std::size_t>(history->dim);
-    TREMOR_CHECK(values.size() == samples * n * dim, file_.path().string(), ": history '", shot.array, "' of shot '",
-                 shot.name, "' holds ", values.size(), " values, not the displacement of ", n, " points at ", samples,
-                 " samples");
+    // Per point and sample: the displacement's dim components, or one pressure.
+    const bool pressure = h.quantity == "pressure";
+    const std::size_t per = pressure ? 1 : static_cast<std::size_t>(history->dim);
+    TREMOR_CHECK(values.size() == samples * n * per, file_.path().string(), ": history '", shot.array, "' of shot '",
+                 shot.name, "' holds ", values.size(), " values, not the ", h.quantity, " of ", n, " points at ",
+                 samples, " samples");
     std::vector<double> row(n * samples);
     for (std::size_t k = 0; k < samples; ++k)
       for (std::size_t j = 0; j < n; ++j) {
-        double along = 0.0;
-        for (std::size_t c = 0; c < dim; ++c) along += values[(k * n + j) * dim + c] * h.normal[c];
+        double along = pressure ? values[k * n + j] : 0.0;
+        for (std::size_t c = 0; c < per && !pressure; ++c) along += values[(k * n + j) * per + c] * h.normal[c];
         row[j * samples + k] = along;
       }
     file_.write_fmc_row(h, shot.transmitter, row);

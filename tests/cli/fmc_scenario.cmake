@@ -12,6 +12,8 @@
 #    checkpoints they are refused.
 # 7. An array immersed in water over a drilled block (tests/data/cli/fmc_immersed.toml): pistons,
 #    a capture of pressure, imaged through the water's surface by default.
+# 8. A 2 x 2 matrix array on a 3D block (tests/data/cli/fmc_matrix.toml): imaged in the planes along
+#    and across it; --plane across refused for a linear array and for a 2D model.
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -115,3 +117,12 @@ tremor(0 image "${WORK}/immersed.h5" --tfm --extent=-3e-3,3e-3,4e-3,8e-3 --pixel
 check_output("${output}" "tfm/probe/L-L: 61 x 41 pixels of 100 (u|µ)m, .*; through the interface at 3 mm from 1\\.48 km/s above it; L at 6\\.0[0-9]* km/s")
 tremor(0 export "${WORK}/immersed.h5" -o "${WORK}/immersed-csv")
 check_output("${output}" "wrote [^ ]*fmc\\.probe\\.csv")
+
+# 8.
+tremor(0 info tests/data/cli/fmc_matrix.toml)
+check_output("${output}" "matrix +2 x 2 \\(4\\) elements, pitch 1\\.5 mm x 1\\.5 mm, 1 mm wide x 1 mm")
+tremor(0 run tests/data/cli/fmc_matrix.toml ${common} -o "${WORK}/matrix.h5")
+tremor(0 image "${WORK}/matrix.h5" --tfm --plane across --at 0.75e-3 --pixel 2e-4)
+check_output("${output}" "tfm/probe/L-L|tfm/matrix/L-L: [0-9]+ x [0-9]+ pixels of 200 (u|µ)m, x -[0-9.]+ mm\\.\\.[0-9.]+ mm across the array 750 (u|µ)m from its centre")
+tremor(nonzero image "${WORK}/whole.h5" --tfm --plane across)
+check_output("${output}" "--plane across and --at are a 3D model's")

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "fmc_capture.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/imaging/tfm.hpp"
@@ -48,25 +49,6 @@ std::string block(bool drilled) {
   return text;
 }
 
-// The capture of `model`'s array: the footprints' mean displacement into the block (-y),
-// [transmitter][receiver][sample].
-std::vector<double> capture(const Model& model, std::size_t& samples, double& dt) {
-  explicit_fe::RunOptions options;
-  options.backend = "openmp";
-  const explicit_fe::ExplicitRun run = explicit_fe::run_explicit(model, options);
-  EXPECT_TRUE(run.ok()) << run.message;
-  const std::size_t n = run.shots.size();
-  samples = run.shots.at(0).at(0).n_samples();
-  dt = run.shots[0][0].times[1] - run.shots[0][0].times[0];
-  std::vector<double> data(n * n * samples);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < n; ++j)
-      for (std::size_t k = 0; k < samples; ++k)
-        data[(i * n + j) * samples + k] =
-            -run.shots[i].at(0).value(k, static_cast<Index>(j), explicit_fe::Quantity::Displacement, 1);
-  return data;
-}
-
 TEST(TotalFocusing, ImagesSideDrilledHolesWhereTheyAre) {
   const Model model = io::read_model_buffer(block(true), "block.toml", "");
   ASSERT_EQ(model.holes.size(), 2u);
@@ -74,10 +56,12 @@ TEST(TotalFocusing, ImagesSideDrilledHolesWhereTheyAre) {
   ASSERT_EQ(array.n_elements, 16);
   imaging::Fmc fmc;
   for (const auto& e : array.element_centres) fmc.elements.push_back({e[0] - centre_x, 0.0});
-  fmc.data = capture(model, fmc.n_samples, fmc.dt);
+  // The footprints' mean displacement into the block (-y).
+  fmc.data = test::capture_of(model, explicit_fe::Quantity::Displacement, 1, -1.0, fmc.n_samples, fmc.dt);
   std::size_t samples = 0;
   double dt = 0.0;
-  const std::vector<double> baseline = capture(io::read_model_buffer(block(false), "sound.toml", ""), samples, dt);
+  const std::vector<double> baseline = test::capture_of(io::read_model_buffer(block(false), "sound.toml", ""),
+                                                         explicit_fe::Quantity::Displacement, 1, -1.0, samples, dt);
   ASSERT_EQ(samples, fmc.n_samples);
   ASSERT_EQ(dt, fmc.dt);
   for (std::size_t k = 0; k < baseline.size(); ++k) fmc.data[k] -= baseline[k];

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "fmc_capture.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/explicit/solver.hpp"
 #include "tremor/imaging/tfm.hpp"
@@ -52,24 +53,6 @@ std::string block(bool drilled) {
   return text;
 }
 
-// The capture of `model`'s array: the footprints' mean pressure, [transmitter][receiver][sample].
-std::vector<double> capture(const Model& model, std::size_t& samples, double& dt) {
-  explicit_fe::RunOptions options;
-  options.backend = "openmp";
-  const explicit_fe::ExplicitRun run = explicit_fe::run_explicit(model, options);
-  EXPECT_TRUE(run.ok()) << run.message;
-  const std::size_t n = run.shots.size();
-  samples = run.shots.at(0).at(0).n_samples();
-  dt = run.shots[0][0].times[1] - run.shots[0][0].times[0];
-  std::vector<double> data(n * n * samples);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < n; ++j)
-      for (std::size_t k = 0; k < samples; ++k)
-        data[(i * n + j) * samples + k] =
-            run.shots[i].at(0).value(k, static_cast<Index>(j), explicit_fe::Quantity::Pressure, 0);
-  return data;
-}
-
 TEST(TotalFocusing, ImagesHolesThroughWaterOnAnImmersionCapture) {
   const Model model = io::read_model_buffer(block(true), "immersed.toml", "");
   ASSERT_EQ(model.holes.size(), 2u);
@@ -77,10 +60,11 @@ TEST(TotalFocusing, ImagesHolesThroughWaterOnAnImmersionCapture) {
   ASSERT_TRUE(array.immersion);
   imaging::Fmc fmc;
   for (const auto& e : array.element_centres) fmc.elements.push_back({e[0] - centre_x, 0.0});
-  fmc.data = capture(model, fmc.n_samples, fmc.dt);
+  fmc.data = test::capture_of(model, explicit_fe::Quantity::Pressure, 0, 1.0, fmc.n_samples, fmc.dt);
   std::size_t samples = 0;
   double dt = 0.0;
-  const std::vector<double> baseline = capture(io::read_model_buffer(block(false), "sound.toml", ""), samples, dt);
+  const std::vector<double> baseline = test::capture_of(io::read_model_buffer(block(false), "sound.toml", ""),
+                                                         explicit_fe::Quantity::Pressure, 0, 1.0, samples, dt);
   ASSERT_EQ(samples, fmc.n_samples);
   ASSERT_EQ(dt, fmc.dt);
   double echoes = 0.0, direct = 0.0;  // the holes' and the front wall's, for the printout

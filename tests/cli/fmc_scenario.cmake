@@ -9,7 +9,7 @@
 # 5. The example made small (examples/array-tfm-2d): imaged less its sound block's capture, in L-L
 #    at its shallower hole and in the half-skip LL-L at its crack's foot; views refused.
 # 6. The shots stepped 3 at a time (3, 3, 2): /fmc equals the whole run's bit for bit; with
-#    checkpoints they are refused.
+#    checkpoints they are refused; decomposed, together equals one after another bit for bit.
 # 7. An array immersed in water over a drilled block (tests/data/cli/fmc_immersed.toml): pistons,
 #    a capture of pressure, imaged through the water's surface by default.
 # 8. A 2 x 2 matrix array on a 3D block (tests/data/cli/fmc_matrix.toml): imaged in the planes along
@@ -106,6 +106,15 @@ check_h5_equal("the capture stepped 3 shots at a time differs from one after ano
 check_output("${output}" "equal: [0-9]+ datasets")
 tremor(nonzero run ${model} ${common} --shots-together 3 --checkpoint-every 20 -o "${WORK}/refused.h5")
 check_output("${output}" "3 shots stepped together asked for, but the run writes checkpoints")
+# Decomposed into 3 subdomains: one after another by default; 3 together where asked, the bits of
+# the same decomposition one after another.
+tremor(0 run ${model} ${common} --domains 3 -o "${WORK}/split.h5")
+check_output("${output}" "shots +one after another \\(the run is decomposed")
+tremor(0 run ${model} ${common} --domains 3 --shots-together 3 -o "${WORK}/split-together.h5")
+check_output("${output}" "shots +3 stepped together \\(asked for\\)")
+check_h5_equal("the decomposed capture stepped 3 shots at a time differs from one after another" "${WORK}/split.h5"
+               "${WORK}/split-together.h5" /fmc)
+check_output("${output}" "equal: [0-9]+ datasets")
 
 # 7.
 set(immersed tests/data/cli/fmc_immersed.toml)

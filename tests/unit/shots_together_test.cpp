@@ -165,6 +165,46 @@ TEST(ShotsTogether, ACaptureSteppedTogetherEqualsOneByOne) {
   }
 }
 
+// Decomposed into 3 subdomains in one process, each stepping 3 shots together (3, 3, then 2 and a
+// repeated one), its shared nodes' forces summed for the three at once: the bits of the same
+// decomposition one after another (each shot's sums in the same order); against one domain,
+// within rounding (the shared nodes' sums in another order), as a decomposed run is.
+TEST(ShotsTogether, ADecomposedCaptureSteppedTogetherEqualsOneByOne) {
+  for (const bool absorbing : {false, true}) {
+    const Model model = capture_model(absorbing);
+    for (const char* kind : {"block_csr", "matrix_free"}) {
+      explicit_fe::RunOptions options;
+      options.backend = "serial";
+      options.operator_kind = kind;
+      options.shots_together = 1;
+      const explicit_fe::ExplicitRun one_domain = explicit_fe::run_explicit(model, options);
+      options.domains = 3;
+      const explicit_fe::ExplicitRun alone = explicit_fe::run_explicit(model, options);
+      options.shots_together = 3;
+      const explicit_fe::ExplicitRun together = explicit_fe::run_explicit(model, options);
+      EXPECT_EQ(together.preflight.shots_together, 3);
+      EXPECT_EQ(together.preflight.domains, 3);
+      expect_same_shots(alone, together, str(kind, " over 3 subdomains", absorbing ? ", damped" : ""));
+      ASSERT_EQ(together.shots.size(), 8u);
+      EXPECT_NE(together.shots[0][0].values, together.shots[7][0].values);
+      double peak = 0.0, worst = 0.0;
+      for (std::size_t i = 0; i < 8; ++i)
+        for (std::size_t h = 0; h < together.shots[i].size(); ++h) {
+          const std::vector<double>& a = one_domain.shots[i][h].values;
+          const std::vector<double>& b = together.shots[i][h].values;
+          ASSERT_EQ(a.size(), b.size());
+          for (std::size_t k = 0; k < a.size(); ++k) {
+            peak = std::max(peak, std::abs(a[k]));
+            worst = std::max(worst, std::abs(a[k] - b[k]));
+          }
+        }
+      // Rounding of the shared nodes' sums: 1e-9 of the largest value (velocities and
+      // accelerations amplify a displacement's rounding by 1/dt and 1/dt^2 relative to theirs).
+      EXPECT_LT(worst, 1e-9 * peak) << kind;
+    }
+  }
+}
+
 // On a GPU the pre-flight steps them together by itself (block_ell, up to 16): the bits of one
 // after another, and the bits of the host's serial run to rounding.
 TEST(ShotsTogether, AGpuStepsACaptureTogetherByItself) {
@@ -254,6 +294,55 @@ TEST(ShotsTogether, AGpuStepsAGllCaptureTogetherOnSem) {
   }
 }
 
+// Decomposed on a GPU (3 subdomains in one process, the interface's elements first and the
+// exchange on its own stream), 4 shots together: block_ell with its deterministic sums gives the
+// bits of the same decomposition one after another; sem (atomic adds, the shots in its column
+// kernel) within 1e-4 of each history's peak in float, as one domain's sem does.
+TEST(ShotsTogether, AGpuStepsADecomposedCaptureTogether) {
+  TREMOR_REQUIRE_GPU();
+  {
+    const Model model = capture_model(true);
+    explicit_fe::RunOptions options;
+    options.backend = "cuda";
+    options.operator_kind = "block_ell";
+    options.deterministic = true;
+    options.domains = 3;
+    options.shots_together = 4;
+    const explicit_fe::ExplicitRun together = explicit_fe::run_explicit(model, options);
+    EXPECT_EQ(together.preflight.shots_together, 4);
+    options.shots_together = 1;
+    const explicit_fe::ExplicitRun alone = explicit_fe::run_explicit(model, options);
+    expect_same_shots(alone, together, "block_ell over 3 subdomains on cuda");
+  }
+  const Model gll = io::read_model_buffer(gll_capture, "gll.toml", "");
+  explicit_fe::RunOptions options;
+  options.backend = "cuda";
+  options.operator_kind = "sem";
+  options.precision = "float";
+  options.domains = 3;
+  options.shots_together = 4;
+  const explicit_fe::ExplicitRun together = explicit_fe::run_explicit(gll, options);
+  ASSERT_TRUE(together.ok()) << together.message;
+  EXPECT_EQ(together.preflight.shots_together, 4);
+  options.shots_together = 1;
+  const explicit_fe::ExplicitRun alone = explicit_fe::run_explicit(gll, options);
+  ASSERT_TRUE(alone.ok()) << alone.message;
+  ASSERT_EQ(together.shots.size(), alone.shots.size());
+  for (std::size_t i = 0; i < alone.shots.size(); ++i)
+    for (std::size_t h = 0; h < alone.shots[i].size(); ++h) {
+      const std::vector<double>& a = alone.shots[i][h].values;
+      const std::vector<double>& b = together.shots[i][h].values;
+      ASSERT_EQ(a.size(), b.size());
+      double peak = 0.0, worst = 0.0;
+      for (std::size_t k = 0; k < a.size(); ++k) {
+        peak = std::max(peak, std::abs(a[k]));
+        worst = std::max(worst, std::abs(a[k] - b[k]));
+      }
+      EXPECT_GT(peak, 0.0);
+      EXPECT_LT(worst, 1e-4 * peak) << "shot " << i << ", " << alone.shots[i][h].name;
+    }
+}
+
 TEST(ShotsTogether, ThePreflightChoosesAndRefuses) {
   const Model model = capture_model(false);
   explicit_fe::RunOptions options;
@@ -264,9 +353,13 @@ TEST(ShotsTogether, ThePreflightChoosesAndRefuses) {
   options.shots_together = 20;  // more than the model has: all 8
   EXPECT_EQ(explicit_fe::preflight(model, options).shots_together, 8);
   options.shots_together = 4;
-  options.domains = 2;
-  expect_contains(error_of([&] { (void)explicit_fe::preflight(model, options); }),
-                  {"4 shots stepped together asked for, but the run is decomposed"});
+  options.domains = 2;  // decomposed: together where asked, one after another by default
+  EXPECT_EQ(explicit_fe::preflight(model, options).shots_together, 4);
+  options.shots_together = 0;
+  p = explicit_fe::preflight(model, options);
+  EXPECT_EQ(p.shots_together, 1);
+  expect_contains(p.shots_why, {"the run is decomposed (--shots-together K steps them together"});
+  options.shots_together = 4;
   options.domains = 1;
   options.checkpoint_every = 100;
   expect_contains(error_of([&] { (void)explicit_fe::preflight(model, options); }), {"checkpoints"});

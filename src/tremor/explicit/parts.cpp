@@ -346,16 +346,20 @@ void SnapshotMerge::add(std::size_t part, const Snapshot& snapshot) {
   pending_.erase(pending_.begin());
 }
 
-HistoryMerge::HistoryMerge(std::vector<History> histories, const std::vector<ModelPart>& parts)
-    : histories_(std::move(histories)),
-      maps_(parts.size()),
-      n_parts_(histories_.size(), 0),
-      open_(histories_.size()) {
-  for (std::size_t s = 0; s < parts.size(); ++s)
-    for (std::size_t k = 0; k < parts[s].history_of.size(); ++k) {
-      maps_[s].push_back({parts[s].history_of[k], parts[s].history_points[k]});
-      ++n_parts_[static_cast<std::size_t>(parts[s].history_of[k])];
-    }
+HistoryMerge::HistoryMerge(std::vector<History> histories, const std::vector<ModelPart>& parts, int columns)
+    : histories_(std::move(histories)), maps_(parts.size()) {
+  const std::size_t n = histories_.size();
+  for (int c = 1; c < columns; ++c)
+    for (std::size_t h = 0; h < n; ++h) histories_.push_back(histories_[h]);
+  n_parts_.assign(histories_.size(), 0);
+  open_.resize(histories_.size());
+  for (int c = 0; c < columns; ++c)
+    for (std::size_t s = 0; s < parts.size(); ++s)
+      for (std::size_t k = 0; k < parts[s].history_of.size(); ++k) {
+        const int history = parts[s].history_of[k] + c * static_cast<int>(n);
+        maps_[s].push_back({history, parts[s].history_points[k]});
+        ++n_parts_[static_cast<std::size_t>(history)];
+      }
 }
 
 std::vector<History> HistoryMerge::take_samples() {

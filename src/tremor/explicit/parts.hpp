@@ -153,8 +153,11 @@ class SnapshotMerge {
 class HistoryMerge {
  public:
   using Callback = std::function<void(const History&, std::size_t sample)>;
-  // `histories`: make_histories(model, dt), samples empty; `parts`: the decomposition's.
-  HistoryMerge(std::vector<History> histories, const std::vector<ModelPart>& parts);
+  // `histories`: make_histories(model, dt), samples empty; `parts`: the decomposition's. With
+  // `columns` shots stepped together each part records its histories once per shot, in turn
+  // (Recorder's columns), and the merge holds the model's histories so: shot s's are
+  // [s n, (s + 1) n), n = histories.size().
+  HistoryMerge(std::vector<History> histories, const std::vector<ModelPart>& parts, int columns = 1);
   void set_on_sample(Callback on_sample) { on_sample_ = std::move(on_sample); }
   // Part `part`'s history `k` completed its sample `sample`.
   void add(std::size_t part, std::size_t k, const History& history, std::size_t sample);

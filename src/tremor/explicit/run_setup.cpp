@@ -172,7 +172,7 @@ void set_up_processes(RunSetup<Real>& r, const parallel::Communicator& processes
   Subdomain<Real>* const one[] = {&mine};
   sum_lumped_mass<Real>(*over, one);
   r.clock.lap("lumped mass summed over the processes");
-  r.merge.emplace(std::move(histories), r.parts);
+  r.merge.emplace(std::move(histories), r.parts, r.preflight.shots_together);
   r.snapshot_merge.emplace(r.model, r.parts, processes.root() ? r.observer : nullptr);
   r.group.emplace(processes, r.parts, r.dim(), &*r.merge, &*r.snapshot_merge, r.observer_guard, r.options.stop_here);
   run_agreed(&processes, [&] {
@@ -184,7 +184,7 @@ void set_up_processes(RunSetup<Real>& r, const parallel::Communicator& processes
   // The fluid's histories follow the solid's in the part's maps.
   const std::size_t first_fluid = mine.recorder->histories().size();
   if (processes.root()) {
-    if (r.observer) r.merge->set_on_sample(r.on_sample());
+    if (r.observer && r.preflight.shots_together == 1) r.merge->set_on_sample(r.on_sample());
     const auto into = [merge = &*r.merge](std::size_t k, const History& history, std::size_t sample) {
       merge->add(0, k, history, sample);
     };
@@ -256,8 +256,9 @@ void set_up_in_process(RunSetup<Real>& r) {
   r.snapshot_merge.emplace(r.model, r.parts, r.observer);
   for (std::size_t s = 0; s < r.owned.size(); ++s)
     finish_subdomain(*r.owned[s], r.model, r.preflight, r.clock, r.snapshot_merge->part_observer(s), r.observer_guard);
-  r.merge.emplace(std::move(histories), r.parts);
-  if (r.observer) r.merge->set_on_sample(r.on_sample());
+  r.merge.emplace(std::move(histories), r.parts, r.preflight.shots_together);
+  // (Shots stepped together pass their histories at their ends alone: Observer::on_shot.)
+  if (r.observer && r.preflight.shots_together == 1) r.merge->set_on_sample(r.on_sample());
   for (std::size_t s = 0; s < r.owned.size(); ++s) {
     route_samples(*r.owned[s]->recorder,
                   [into = &*r.merge, s](std::size_t k, const History& history, std::size_t sample) {

@@ -135,8 +135,8 @@ ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunO
   settings.processes = stepping.processes;
   Clock::time_point loop_started = Clock::now();
   double loop_steps = 0.0;
-  // Shots stepped together (Subdomain::columns; one domain): `batch` of them from shot k at once.
-  const int together = subdomains.size() == 1 ? subdomains.front()->columns : 1;
+  // Shots stepped together (Subdomain::columns, every subdomain's): `batch` of them from shot k at once.
+  const int together = subdomains.front()->columns;
   std::size_t batch = 1;
   for (std::size_t k = first_shot; k < shots.size(); k += batch) {
     batch = together > 1 ? std::min(static_cast<std::size_t>(together), shots.size() - k) : 1;
@@ -148,7 +148,8 @@ ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunO
         s->snapshots->restore(PendingSample{});
       }
     if (together > 1)
-      load_shots(*subdomains.front(), model, preflight, std::span<const Shot* const>(shots).subspan(k, batch));
+      for (Subdomain<Real>* s : subdomains)
+        load_shots(*s, model, preflight, std::span<const Shot* const>(shots).subspan(k, batch));
     else if (shots[k])
       for (Subdomain<Real>* s : subdomains) load_shot(*s, model, preflight, *shots[k]);
     // Start from rest, with prescribed DOFs on their motion at t = -dt and 0 (fields known to be

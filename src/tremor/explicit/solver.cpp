@@ -699,7 +699,6 @@ namespace {
 // What stops a model's shots from being stepped together on this run, in a phrase; empty: nothing.
 std::string why_one_shot_at_a_time(const Preflight& p, const Model& model, const RunOptions& options) {
   if (model.shots.size() < 2) return str("the model has ", model.shots.size(), " shot", model.shots.size() == 1 ? "" : "s");
-  if (p.domains > 1 || p.processes > 1) return "the run is decomposed (each subdomain steps one shot at a time)";
   if (p.fluid) return "the model has fluids (the fluid's term steps one shot)";
   if (p.pml.any()) return "the model has a PML (its convolution variables are one shot's)";
   if (largest_beta(model) > 0.0) return "the model has stiffness-proportional damping (its term applies to one shot)";
@@ -735,6 +734,8 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
   } else if (options.shots_together == 0 && n_shots > 1) {
     if (!stop.empty()) {
       p.shots_why = stop;
+    } else if (p.domains > 1 || p.processes > 1) {
+      p.shots_why = "the run is decomposed (--shots-together K steps them together in every subdomain)";
     } else if (p.backend != Backend::Cuda) {
       p.shots_why = str("on ", to_string(p.backend), " (stepped together on a GPU; --shots-together K asks for it)");
     } else if (!fuses) {

@@ -241,7 +241,7 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
   }
   d.elements.reset();  // the element-by-element operators hold their own reference
   d.loading = d.part ? std::move(d.part->loading) : std::make_unique<Loading>(model);
-  d.columns = d.part ? 1 : preflight.shots_together;
+  d.columns = preflight.shots_together;
   d.scheme = std::make_unique<CentralDifference<Real>>(exec, *d.stiffness, std::move(d.mass), std::move(d.damping),
                                                        preflight.dt, d.loading->constrained_dofs(), model.mesh.dim(),
                                                        d.columns);
@@ -335,13 +335,17 @@ void load_shot(Subdomain<Real>& d, const Model& model, const Preflight& prefligh
 
 template <class Real>
 void load_shots(Subdomain<Real>& d, const Model& model, const Preflight& preflight, std::span<const Shot* const> shots) {
-  TREMOR_CHECK(!d.part && !d.fluid && !shots.empty() && static_cast<int>(shots.size()) <= d.columns,
-               shots.size(), " shots stepped together on a subdomain set up for ", d.columns);
+  TREMOR_CHECK(!d.fluid && !shots.empty() && static_cast<int>(shots.size()) <= d.columns, shots.size(),
+               " shots stepped together on a subdomain set up for ", d.columns);
   std::vector<Loading> loadings;
   loadings.reserve(static_cast<std::size_t>(d.columns));
   for (int s = 0; s < d.columns; ++s) {
     const Shot& shot = *shots[std::min(static_cast<std::size_t>(s), shots.size() - 1)];
-    loadings.emplace_back(*d.model, &shot);
+    // A part's: the model's loads at its nodes (as load_shot).
+    if (d.part)
+      loadings.push_back(Loading(model, &shot).restricted(d.part->nodes));
+    else
+      loadings.emplace_back(*d.model, &shot);
     TREMOR_CHECK(loadings.back().constrained_dofs() == d.loading->constrained_dofs(), "shot '", shot.name,
                  "' constrains other degrees of freedom than the model");
   }

@@ -16,14 +16,15 @@ namespace tremor::explicit_fe {
 namespace {
 
 // DOFs of the subdomain's displacement that are NaN or Inf (a reduction on its Exec), of every shot
-// it steps (one domain's, whose DOFs it all counts, where several).
+// it steps.
 template <class Real>
 double non_finite(const Subdomain<Real>& d) {
   const View<const Real> u = d.scheme->displacement();
-  const Index dim = d.numbering.dim(), inner = d.n_counted * dim * d.columns;
+  // A node's values: dim of each shot, side by side.
+  const Index width = d.numbering.dim() * d.columns, inner = d.n_counted * width;
   const Index* shared = d.shared_counted.data();
-  return sum<double>(d.exec, inner + d.shared_counted.size() * dim, [=] TREMOR_LAMBDA(Index i) {
-    const Index k = i < inner ? i : shared[(i - inner) / dim] * dim + (i - inner) % dim;
+  return sum<double>(d.exec, inner + d.shared_counted.size() * width, [=] TREMOR_LAMBDA(Index i) {
+    const Index k = i < inner ? i : shared[(i - inner) / width] * width + (i - inner) % width;
     return std::isfinite(static_cast<double>(u[k])) ? 0.0 : 1.0;
   });
 }

@@ -81,6 +81,20 @@ void sum_copies(const Exec& exec, Index n, Index dim, const Index* offsets, cons
   });
 }
 
+// The values per node of the subdomains' vectors: `dim`, or dim times the shots stepped together
+// (their fields interleaved: a node's values for every shot side by side, explicit/central_difference.hpp).
+template <class T>
+Index width_of(std::span<const View<T>> values, const std::vector<Index>& n_local, int dim) {
+  for (std::size_t s = 0; s < values.size(); ++s)
+    if (n_local[s] > 0) {
+      const Index width = values[s].size / n_local[s];
+      TREMOR_CHECK(values[s].size % n_local[s] == 0 && width >= dim && width % dim == 0, "subdomain ", s, ": ",
+                   values[s].size, " values for ", n_local[s], " nodes of ", dim, " components");
+      return width;
+    }
+  return dim;
+}
+
 }  // namespace
 
 template <class Real>
@@ -88,7 +102,8 @@ template <class T>
 void InProcessExchange<Real>::sum(std::span<const View<T>> values, DeviceArray<T>& staging) {
   TREMOR_CHECK(values.size() == n_local_.size(), "an exchange of ", n_local_.size(), " subdomains was given ",
                values.size(), " vectors");
-  const Index dim = dim_;
+  const Index dim = width_of(values, n_local_, dim_);
+  if (staging.size() < total_ * dim) staging = DeviceArray<T>(exec_, total_ * dim);
   for (std::size_t s = 0; s < values.size(); ++s) {
     TREMOR_CHECK(values[s].size == n_local_[s] * dim, "subdomain ", s, ": ", values[s].size, " values for ",
                  n_local_[s], " nodes");
@@ -187,9 +202,17 @@ MpiExchange<Real>::MpiExchange(const Exec& exec, const partition::Decomposition&
 template <class Real>
 template <class T>
 void MpiExchange<Real>::start(View<T> v) {
-  const auto d = static_cast<std::size_t>(dim_);
-  TREMOR_CHECK(v.size == n_local_ * dim_, "a subdomain's vector of ", v.size, " values for ", n_local_, " nodes");
+  const std::vector<Index> n_local{n_local_};
+  const std::span<const View<T>> one(&v, 1);
+  const auto d = static_cast<std::size_t>(width_of(one, n_local, dim_));
   TREMOR_CHECK(!requests_.pending(), "an exchange started twice");
+  width_ = d;  // the buffers sized for it (the forces of several shots, or the mass)
+  tail_.resize(static_cast<std::size_t>(n_local_ - n_owned_) * d);
+  if (strategy_ == Strategy::AllReduce) all_.resize(static_cast<std::size_t>(slots_.n_slots) * d);
+  for (std::size_t n = 0; n < send_.size(); ++n) {
+    send_[n].resize(send_nodes_[n].size() * d);
+    receive_[n].resize(send_nodes_[n].size() * d);
+  }
   // Values widened to double travel exactly and come back as they were.
   std::vector<T> tail(tail_.size());
   memory::copy(exec_, tail.data(), MemorySpace::Host, v.data + static_cast<std::size_t>(n_owned_) * d, v.space,
@@ -213,7 +236,7 @@ void MpiExchange<Real>::start(View<T> v) {
 template <class Real>
 template <class T>
 void MpiExchange<Real>::finish(View<T> v) {
-  const auto d = static_cast<std::size_t>(dim_);
+  const std::size_t d = width_;
   communicator_->wait(requests_);
   std::vector<T> summed(tail_.size());
   if (strategy_ == Strategy::AllReduce) {

@@ -53,7 +53,9 @@ struct SharedSlots {
 
 // Sums the values of shared nodes over the subdomains, so each holds the total there. Entry s of a
 // span is subdomain s's vector, local numbering, in its Exec's memory. A process with one
-// subdomain passes a span of one.
+// subdomain passes a span of one. A node's values are its dim components, or of the forces of k
+// shots stepped together its dim x k values side by side (explicit/central_difference.hpp): each
+// vector's size over its nodes says which.
 template <class Real>
 class Exchange {
  public:
@@ -176,6 +178,7 @@ class MpiExchange final : public Exchange<Real> {
   std::vector<Index> offsets_;
   std::vector<std::pair<int, Index>> copies_;
   std::vector<std::vector<double>> send_, receive_;
+  std::size_t width_ = 3;  // values per node of the exchange under way
 };
 
 extern template class InProcessExchange<float>;

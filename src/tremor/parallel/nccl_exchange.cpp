@@ -151,8 +151,15 @@ NcclExchange<Real>::~NcclExchange() {
 template <class Real>
 template <class T>
 void NcclExchange<Real>::start(View<T> v, DeviceArray<T>& send, DeviceArray<T>& receive) {
-  TREMOR_CHECK(v.size == n_local_ * dim_, "a subdomain's vector of ", v.size, " values for ", n_local_, " nodes");
-  T* tail = v.data + static_cast<std::size_t>(n_owned_) * static_cast<std::size_t>(dim_);
+  // dim values a node, or dim x k: the forces of k shots stepped together (exchange.hpp).
+  const Index width = n_local_ > 0 ? v.size / n_local_ : dim_;
+  TREMOR_CHECK(v.size == n_local_ * width && width % dim_ == 0 && width >= dim_, "a subdomain's vector of ", v.size,
+               " values for ", n_local_, " nodes of ", dim_, " components");
+  // Buffers for the widest exchange so far (made before the time loop's first one).
+  const Index rows = strategy_ == Strategy::AllReduce ? n_slots_ : block_.back();
+  if (send.size() < rows * width) send = DeviceArray<T>(exec_, rows * width);
+  if (strategy_ != Strategy::AllReduce && receive.size() < rows * width) receive = DeviceArray<T>(exec_, rows * width);
+  T* tail = v.data + static_cast<std::size_t>(n_owned_) * static_cast<std::size_t>(width);
   const Index n_shared = n_local_ - n_owned_;
   // The side stream starts when the work queued so far on the Exec's (the forces) is done, and
   // the work queued on it since begin_forces() (the shared nodes' forces).
@@ -160,24 +167,24 @@ void NcclExchange<Real>::start(View<T> v, DeviceArray<T>& send, DeviceArray<T>& 
 #if defined(TREMOR_HAVE_NCCL)
   const auto stream = static_cast<cudaStream_t>(side_.stream());
   if (strategy_ == Strategy::AllReduce) {
-    const std::size_t count = static_cast<std::size_t>(n_slots_) * static_cast<std::size_t>(dim_);
+    const std::size_t count = static_cast<std::size_t>(n_slots_) * static_cast<std::size_t>(width);
     TREMOR_CUDA_CHECK(cudaMemsetAsync(send.data(), 0, count * sizeof(T), stream));
-    scatter_slots(side_, n_shared, dim_, std::as_const(slots_).data(), static_cast<const T*>(tail), send.data());
+    scatter_slots(side_, n_shared, width, std::as_const(slots_).data(), static_cast<const T*>(tail), send.data());
     check_nccl(ncclAllReduce(send.data(), send.data(), count, nccl_type<T>(), ncclSum, handle_->comm, stream),
                "all-reduce");
-    gather_slots(side_, n_shared, dim_, std::as_const(slots_).data(), std::as_const(send).data(), tail);
+    gather_slots(side_, n_shared, width, std::as_const(slots_).data(), std::as_const(send).data(), tail);
   } else {
-    pack(side_, block_.back(), dim_, std::as_const(send_rows_).data(), static_cast<const T*>(tail), send.data());
+    pack(side_, block_.back(), width, std::as_const(send_rows_).data(), static_cast<const T*>(tail), send.data());
     check_nccl(ncclGroupStart(), "group start");
     for (std::size_t n = 0; n < neighbours_.size(); ++n) {
-      const std::size_t first = static_cast<std::size_t>(block_[n]) * static_cast<std::size_t>(dim_);
-      const std::size_t count = static_cast<std::size_t>(block_[n + 1] - block_[n]) * static_cast<std::size_t>(dim_);
+      const std::size_t first = static_cast<std::size_t>(block_[n]) * static_cast<std::size_t>(width);
+      const std::size_t count = static_cast<std::size_t>(block_[n + 1] - block_[n]) * static_cast<std::size_t>(width);
       check_nccl(ncclSend(send.data() + first, count, nccl_type<T>(), neighbours_[n], handle_->comm, stream), "send");
       check_nccl(ncclRecv(receive.data() + first, count, nccl_type<T>(), neighbours_[n], handle_->comm, stream),
                  "receive");
     }
     check_nccl(ncclGroupEnd(), "group end");
-    sum_copies(side_, n_shared, dim_, std::as_const(offsets_).data(), std::as_const(sources_).data(),
+    sum_copies(side_, n_shared, width, std::as_const(offsets_).data(), std::as_const(sources_).data(),
                std::as_const(receive).data(), tail);
   }
   TREMOR_CUDA_CHECK(cudaEventRecord(handle_->done, stream));

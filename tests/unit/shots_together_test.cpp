@@ -168,11 +168,13 @@ TEST(ShotsTogether, ACaptureSteppedTogetherEqualsOneByOne) {
 // Decomposed into 3 subdomains in one process, each stepping 3 shots together (3, 3, then 2 and a
 // repeated one), its shared nodes' forces summed for the three at once: the bits of the same
 // decomposition one after another (each shot's sums in the same order); against one domain,
-// within rounding (the shared nodes' sums in another order), as a decomposed run is.
+// within rounding (the shared nodes' sums in another order), as a decomposed run is. The assembled
+// kinds apply each subdomain's shared nodes' rows first (op::RowBlock), each block's rows of every
+// shot at once.
 TEST(ShotsTogether, ADecomposedCaptureSteppedTogetherEqualsOneByOne) {
   for (const bool absorbing : {false, true}) {
     const Model model = capture_model(absorbing);
-    for (const char* kind : {"block_csr", "matrix_free"}) {
+    for (const char* kind : {"block_csr", "matrix_free", "block_ell", "assembled"}) {
       explicit_fe::RunOptions options;
       options.backend = "serial";
       options.operator_kind = kind;

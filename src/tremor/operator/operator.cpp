@@ -105,12 +105,12 @@ void Operator<Real>::batch_one_by_one(const Real* x, Real* y, int columns, bool 
   Real* ys = column_y_.data();
   for (int s = 0; s < columns; ++s) {
     gather_column(on, n, columns, s, x, xs);
-    if (add) {
-      gather_column(on, n, columns, s, static_cast<const Real*>(y), ys);
+    // y's column too, so that rows an operator leaves alone (a RowBlock's others) go back as they were.
+    gather_column(on, n, columns, s, static_cast<const Real*>(y), ys);
+    if (add)
       add_unchecked(xs, ys);
-    } else {
+    else
       apply_unchecked(xs, ys);
-    }
     scatter_column(on, n, columns, s, static_cast<const Real*>(ys), y);
   }
 }

@@ -31,6 +31,13 @@ class RowBlock final : public Operator<Real> {
   std::string details() const override { return rows_->details(); }
   double flops() const override { return rows_->flops(); }
   void apply_unchecked(const Real* x, Real* y) const override { rows_->apply_unchecked(x, y + first_row_); }
+  // Several vectors interleaved: its rows of each at once where its rows' operator fuses them (row
+  // first_row_ of vector s at first_row_ * columns + s); else vector by vector, its rows alone.
+  void apply_batch_unchecked(const Real* x, Real* y, int columns) const override {
+    if (!rows_->fuses_batch()) return op::Operator<Real>::apply_batch_unchecked(x, y, columns);
+    rows_->apply_batch_unchecked(x, y + static_cast<Size>(first_row_) * columns, columns);
+  }
+  bool fuses_batch() const override { return rows_->fuses_batch(); }
 
  private:
   std::unique_ptr<Operator<Real>> rows_;

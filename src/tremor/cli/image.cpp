@@ -325,14 +325,12 @@ struct ImageExtent {
 };
 
 ImageExtent image_extent(const ImageArgs& args, const io::StoredFmc& stored, const std::vector<double>& interface,
-                         const std::string& what, double lo, double hi) {
-  const std::size_t n = stored.elements.size();
+                         const std::string& what, double lo, double hi, double margin) {
   // The back wall, parallel to the array: half-skip views turn there.
   const double back_wall = args.back_wall > 0.0 ? args.back_wall : stored.depth;
   const double top = interface.empty() ? 0.0 : interface[0];
   if (!(back_wall > top))
     throw Error(str(what, ": the back wall at ", metres(back_wall), " lies above the interface at ", metres(top)));
-  const double margin = n > 1 ? stored.pitch : stored.width;
   std::array<double, 2> min{args.extent.empty() ? lo - margin : args.extent[0],
                             args.extent.empty() ? top : args.extent[2]};
   std::array<double, 2> max{args.extent.empty() ? hi + margin : args.extent[1],
@@ -452,7 +450,11 @@ void run_tfm(const ImageArgs& args) {
     const double speed_t = args.speeds.empty() ? stored.shear_speed : args.speeds[1];
     if (!std::isfinite(speed_l) || !std::isfinite(speed_t))
       throw Error(str(what, ": the part under it is not isotropic, so it has no one speed; give --speeds L,T (m/s)"));
-    const ImageExtent extent = image_extent(args, stored, interface, what, lo, hi);
+    // The default extent: the aperture in the plane and a pitch (or an element) either side.
+    const double margin = across ? (stored.rows > 1 ? stored.row_pitch : stored.length)
+                                 : (stored.elements.size() > static_cast<std::size_t>(stored.rows) ? stored.pitch
+                                                                                                     : stored.width);
+    const ImageExtent extent = image_extent(args, stored, interface, what, lo, hi, margin);
     const double back_wall = extent.back_wall, pixel = extent.pixel;
     const std::array<double, 2> min = extent.min, max = extent.max;
     const auto count = [&](double length) {

@@ -155,15 +155,7 @@ TEST(OverProcesses, AModelWithFluids) {
 TEST(OverProcesses, ACaptureSteppedTogether) {
   const Communicator& world = Communicator::world();
   if (world.size() < 2) GTEST_SKIP() << "run under mpirun with several processes";
-  const Model model = io::read_model_buffer(
-      "[mesh]\ngenerator = \"rectangle\"\nelement = \"quad4\"\nsize = [0.012, 0.006]\ndivisions = [48, 24]\n"
-      "[[material]]\nname = \"steel\"\ndensity = 7850.0\nyoungs_modulus = 210e9\npoisson_ratio = 0.3\n"
-      "[[section]]\nelement_set = \"all\"\nmaterial = \"steel\"\nformulation = \"plane_strain\"\nthickness = 1.0\n"
-      "[explicit]\nduration = 1.5e-6\n"
-      "[[array]]\nname = \"probe\"\nelements = 8\npitch = 1e-3\nwidth = 0.75e-3\ncentre = [0.006125, 0.006]\n"
-      "surface = \"ymax\"\namplitude = 1e6\nsignal = { kind = \"tone_burst\", frequency = 2e6, cycles = 2 }\n"
-      "fmc = true\n",
-      "capture.toml", "");
+  const Model model = io::read_model_buffer(test::array_capture_toml(), "capture.toml", "");
   for (const char* exchange : {"p2p", "allreduce"}) {
     SCOPED_TRACE(exchange);
     RunOptions options;

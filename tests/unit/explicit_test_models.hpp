@@ -11,6 +11,18 @@
 
 namespace tremor::test {
 
+// A 2D steel block, 12 x 6 mm of 0.25 mm quad4 cells, under an array of 8 elements making a
+// full-matrix capture (one shot each, 1.5 us): a model file's text, for io::read_model_buffer.
+inline std::string array_capture_toml() {
+  return "[mesh]\ngenerator = \"rectangle\"\nelement = \"quad4\"\nsize = [0.012, 0.006]\ndivisions = [48, 24]\n"
+         "[[material]]\nname = \"steel\"\ndensity = 7850.0\nyoungs_modulus = 210e9\npoisson_ratio = 0.3\n"
+         "[[section]]\nelement_set = \"all\"\nmaterial = \"steel\"\nformulation = \"plane_strain\"\nthickness = 1.0\n"
+         "[explicit]\nduration = 1.5e-6\n"
+         "[[array]]\nname = \"probe\"\nelements = 8\npitch = 1e-3\nwidth = 0.75e-3\ncentre = [0.006125, 0.006]\n"
+         "surface = \"ymax\"\namplitude = 1e6\nsignal = { kind = \"tone_burst\", frequency = 2e6, cycles = 2 }\n"
+         "fmc = true\n";
+}
+
 // Receiver "r", displacement and velocity at `nodes`, and receiver "probe", the displacement at
 // `position` every 2nd step.
 inline void add_test_receivers(Model& model, std::vector<Index> nodes, const std::array<double, 3>& position) {

@@ -89,15 +89,9 @@ TEST(ShotsTogether, EveryOperatorAppliesColumnsAsOneByOneOnAGpu) {
   EXPECT_GE(check_columns<float>(gll, Exec::cuda(), 16), 2);
 }
 
-// A 2D steel block with an array of 8 elements, one shot each (the tests of model/array.hpp).
+// The array capture (test::array_capture_toml) and a receiver inside the block recording motion.
 const std::string capture =
-    "[mesh]\ngenerator = \"rectangle\"\nelement = \"quad4\"\nsize = [0.012, 0.006]\ndivisions = [48, 24]\n"
-    "[[material]]\nname = \"steel\"\ndensity = 7850.0\nyoungs_modulus = 210e9\npoisson_ratio = 0.3\n"
-    "[[section]]\nelement_set = \"all\"\nmaterial = \"steel\"\nformulation = \"plane_strain\"\nthickness = 1.0\n"
-    "[explicit]\nduration = 1.5e-6\n"
-    "[[array]]\nname = \"probe\"\nelements = 8\npitch = 1e-3\nwidth = 0.75e-3\ncentre = [0.006125, 0.006]\n"
-    "surface = \"ymax\"\namplitude = 1e6\nsignal = { kind = \"tone_burst\", frequency = 2e6, cycles = 2 }\n"
-    "fmc = true\n"
+    test::array_capture_toml() +
     "[[receiver]]\nname = \"inside\"\npositions = [[0.0041, 0.0023]]\nrecord = [\"displacement\", \"velocity\", \"acceleration\"]\n";
 
 Model capture_model(bool absorbing) {

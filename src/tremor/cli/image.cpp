@@ -357,6 +357,89 @@ ImageExtent image_extent(const ImageArgs& args, const io::StoredFmc& stored, con
   return {min, max, pixel, back_wall};
 }
 
+// A TFM image's vertical plane (3D): through the array's line, x along it, or across it, x along
+// the elevation; --at from the array's centre.
+struct Plane {
+  bool across = false;
+  std::array<double, 3> axis{}, off{};  // x's direction, and the plane's offset from the array's centre
+  double lo = 0.0, hi = 0.0;            // m: the elements' extent along x
+  double margin = 0.0;                  // m: the default extent's either side, a pitch in the plane (or an element)
+};
+
+// The plane `args` asks for, refused where `stored` has none such, and the elements in it:
+// fmc.elements their x (depth 0), fmc.across their distances off it (empty where all lie in it).
+Plane image_plane(const ImageArgs& args, const io::StoredFmc& stored, const std::string& what, imaging::Fmc& fmc) {
+  Plane plane;
+  plane.across = args.plane == "across";
+  if (stored.dimension == 2 && (plane.across || args.at != 0.0))
+    throw Error(str(what, ": --plane across and --at are a 3D model's; a 2D model's image is its plane"));
+  if (plane.across && stored.rows < 2)
+    throw Error(str(what, ": a linear array has no aperture across it; --plane across images a matrix array's "
+                          "capture (elements = [along, across])"));
+  plane.axis = plane.across ? stored.elevation : stored.direction;
+  const std::array<double, 3>& other = plane.across ? stored.direction : stored.elevation;
+  for (std::size_t d = 0; d < 3; ++d) plane.off[d] = args.at * other[d];
+  plane.lo = std::numeric_limits<double>::infinity();
+  plane.hi = -plane.lo;
+  bool beside = false;  // an element off the plane
+  for (const auto& e : stored.elements) {
+    double in = 0.0, away = 0.0;
+    for (std::size_t d = 0; d < 3; ++d) {
+      in += (e[d] - stored.centre[d]) * plane.axis[d];
+      away += (e[d] - stored.centre[d]) * other[d];
+    }
+    fmc.elements.push_back({in, 0.0});
+    fmc.across.push_back(away - args.at);
+    beside = beside || fmc.across.back() != 0.0;
+    plane.lo = std::min(plane.lo, in);
+    plane.hi = std::max(plane.hi, in);
+  }
+  if (!beside) fmc.across.clear();
+  const bool several = plane.across ? stored.rows > 1 : stored.elements.size() > static_cast<std::size_t>(stored.rows);
+  plane.margin = several ? (plane.across ? stored.row_pitch : stored.pitch) : (plane.across ? stored.length : stored.width);
+  return plane;
+}
+
+// The interface the views cross: --interface, or an immersed array's water path at the fluid's
+// speed (its capture knows both, and the solid's speeds under it); refused where a contact
+// capture's interface comes without the part's --speeds (its speeds are those above it).
+std::vector<double> interface_of(const ImageArgs& args, const io::StoredFmc& stored, const std::string& what) {
+  const bool immersed = stored.quantity == "pressure";
+  if (immersed && args.interface.empty()) {
+    if (!(stored.interface_depth > 0.0))
+      throw Error(str(what, ": the array stands in a fluid that touches the solid under it (",
+                      metres(stored.interface_depth), " to the nearest solid node); give --interface DEPTH,SPEED"));
+    return {stored.interface_depth, stored.sound_speed};
+  }
+  if (!immersed && !args.interface.empty() && args.speeds.empty())
+    throw Error(str(what, ": with --interface, give the part's --speeds L,T (m/s): the capture knows the speeds "
+                          "under the array, above the interface"));
+  return args.interface;
+}
+
+// A TFM image's PNG, <result stem>.tfm.<array>.<mode>.png in `folder`: the normalised `map` in dB
+// over --db, the surface at the top (rows from the shallowest down), the true defects outlined.
+Picture tfm_picture(const ImageArgs& args, const fs::path& folder, const std::string& name, const std::string& mode,
+                    const imaging::GridMap& map, const std::vector<unsigned char>& defects) {
+  const Index nx = map.nx, nz = map.ny;
+  imaging::GridMap shown = map;
+  for (Index j = 0; j < nz; ++j)
+    for (Index i = 0; i < nx; ++i) {
+      const double v = map.values[static_cast<std::size_t>((nz - 1 - j) * nx + i)];
+      shown.values[static_cast<std::size_t>(j * nx + i)] =
+          v > 0.0 ? std::clamp(1.0 + 20.0 * std::log10(v) / args.db, 0.0, 1.0) : 0.0;
+    }
+  const int scale = args.scale > 0 ? args.scale
+                                   : static_cast<int>(std::max<Index>(1, (400 + std::max(nx, nz) - 1) / std::max(nx, nz)));
+  Picture picture;
+  picture.path = folder / str(fs::path(args.result).stem().string(), ".tfm.", name, ".", mode, ".png");
+  io::check_output_path(picture.path, "PNG image");
+  picture.pixels = imaging::render(shown, defects, scale);
+  picture.width = static_cast<std::size_t>(nx * scale);
+  picture.height = static_cast<std::size_t>(nz * scale);
+  return picture;
+}
+
 // tremor image --tfm: each selected array's capture focused in each mode over a pixel grid in the
 // array's plane, x along the array from its centre and z the depth under the surface (docs/imaging.md).
 void run_tfm(const ImageArgs& args) {
@@ -400,61 +483,19 @@ void run_tfm(const ImageArgs& args) {
       throw Error(str(what, ": its capture is incomplete (the run stopped before every element fired); resume "
                             "the run (tremor run --resume) to complete it"));
     if (baseline) subtract_baseline(args, *baseline, name, stored);
-    // The image's plane: vertical, through the array's line (x along it) or across it (x along
-    // the elevation), --at from the array's centre; each element's distance off it goes with it.
-    const bool across = args.plane == "across";
-    if (stored.dimension == 2 && (across || args.at != 0.0))
-      throw Error(str(what, ": --plane across and --at are a 3D model's; a 2D model's image is its plane"));
-    if (across && stored.rows < 2)
-      throw Error(str(what, ": a linear array has no aperture across it; --plane across images a matrix array's "
-                            "capture (elements = [along, across])"));
-    const std::array<double, 3>& axis = across ? stored.elevation : stored.direction;
-    const std::array<double, 3>& other = across ? stored.direction : stored.elevation;
-    std::array<double, 3> off{};
-    for (std::size_t d = 0; d < 3; ++d) off[d] = args.at * other[d];
     imaging::Fmc fmc;
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    bool beside = false;  // an element off the plane
-    for (const auto& e : stored.elements) {
-      double in = 0.0, away = 0.0;
-      for (std::size_t d = 0; d < 3; ++d) {
-        in += (e[d] - stored.centre[d]) * axis[d];
-        away += (e[d] - stored.centre[d]) * other[d];
-      }
-      fmc.elements.push_back({in, 0.0});
-      fmc.across.push_back(away - args.at);
-      beside = beside || fmc.across.back() != 0.0;
-      lo = std::min(lo, in);
-      hi = std::max(hi, in);
-    }
-    if (!beside) fmc.across.clear();
+    const Plane plane = image_plane(args, stored, what, fmc);
     // Times from the excitation's peak: a wave leaves the transmitter then.
     fmc.t0 = stored.t0 - stored.signal_peak;
     fmc.dt = stored.dt;
     fmc.n_samples = stored.n_samples;
     fmc.data = std::move(stored.data);
-    // An immersed array's capture knows its water path and the solid's speeds under it; a contact
-    // one's speeds are the part's under the array, above an interface given.
-    const bool immersed = stored.quantity == "pressure";
-    std::vector<double> interface = args.interface;
-    if (immersed && interface.empty()) {
-      if (!(stored.interface_depth > 0.0))
-        throw Error(str(what, ": the array stands in a fluid that touches the solid under it (",
-                        metres(stored.interface_depth), " to the nearest solid node); give --interface DEPTH,SPEED"));
-      interface = {stored.interface_depth, stored.sound_speed};
-    }
-    if (!immersed && !interface.empty() && args.speeds.empty())
-      throw Error(str(what, ": with --interface, give the part's --speeds L,T (m/s): the capture knows the speeds "
-                            "under the array, above the interface"));
+    const std::vector<double> interface = interface_of(args, stored, what);
     const double speed_l = args.speeds.empty() ? stored.longitudinal_speed : args.speeds[0];
     const double speed_t = args.speeds.empty() ? stored.shear_speed : args.speeds[1];
     if (!std::isfinite(speed_l) || !std::isfinite(speed_t))
       throw Error(str(what, ": the part under it is not isotropic, so it has no one speed; give --speeds L,T (m/s)"));
-    // The default extent: the aperture in the plane and a pitch (or an element) either side.
-    const double margin = across ? (stored.rows > 1 ? stored.row_pitch : stored.length)
-                                 : (stored.elements.size() > static_cast<std::size_t>(stored.rows) ? stored.pitch
-                                                                                                     : stored.width);
-    const ImageExtent extent = image_extent(args, stored, interface, what, lo, hi, margin);
+    const ImageExtent extent = image_extent(args, stored, interface, what, plane.lo, plane.hi, plane.margin);
     const double back_wall = extent.back_wall, pixel = extent.pixel;
     const std::array<double, 2> min = extent.min, max = extent.max;
     const auto count = [&](double length) {
@@ -463,7 +504,7 @@ void run_tfm(const ImageArgs& args) {
     const Index nx = count(max[0] - min[0]), nz = count(max[1] - min[1]);
     if (static_cast<double>(nx) * static_cast<double>(nz) > 4e7)
       throw Error(str(what, ": ", nx, " x ", nz, " pixels of ", si(pixel), "m: too many; give a larger --pixel"));
-    const std::vector<unsigned char> defects = defect_outline(stored, axis, off, nx, nz, min, max);
+    const std::vector<unsigned char> defects = defect_outline(stored, plane.axis, plane.off, nx, nz, min, max);
     for (const std::string& mode : args.modes) {
       const View view = view_of(mode, speed_l, speed_t, back_wall, interface);
       // The speeds of the legs at the pixel.
@@ -490,26 +531,10 @@ void run_tfm(const ImageArgs& args) {
       }
       image.texts = {{"mode", mode}, {"array", name}, {"baseline", args.baseline}, {"plane", args.plane}};
       image.numbers.push_back({"plane_offset", args.at});
-      // The PNG in dB over --db, the surface at the top: rows from the shallowest down.
-      imaging::GridMap shown = map;
-      for (Index j = 0; j < nz; ++j)
-        for (Index i = 0; i < nx; ++i) {
-          const double v = map.values[static_cast<std::size_t>((nz - 1 - j) * nx + i)];
-          shown.values[static_cast<std::size_t>(j * nx + i)] =
-              v > 0.0 ? std::clamp(1.0 + 20.0 * std::log10(v) / args.db, 0.0, 1.0) : 0.0;
-        }
-      const int scale = args.scale > 0 ? args.scale
-                                       : static_cast<int>(std::max<Index>(1, (400 + std::max(nx, nz) - 1) /
-                                                                                 std::max(nx, nz)));
-      Picture picture;
-      picture.path = folder / str(fs::path(args.result).stem().string(), ".tfm.", name, ".", mode, ".png");
-      io::check_output_path(picture.path, "PNG image");
-      picture.pixels = imaging::render(shown, defects, scale);
-      picture.width = static_cast<std::size_t>(nx * scale);
-      picture.height = static_cast<std::size_t>(nz * scale);
+      Picture picture = tfm_picture(args, folder, name, mode, map, defects);
       const auto where = map.point(at);
       lines.push_back(str(label, ": ", group_digits(nx), " x ", group_digits(nz), " pixels of ", metres(pixel),
-                          ", x ", metres(min[0]), "..", metres(max[0]), across ? " across" : " along",
+                          ", x ", metres(min[0]), "..", metres(max[0]), plane.across ? " across" : " along",
                           " the array", args.at != 0.0 ? str(" ", metres(args.at), " from its centre") : "",
                           ", depth ", metres(min[1]),
                           "..", metres(max[1]), "; ", view.legs, "; peak ", peak, " at (", metres(where[0]), ", ", metres(where[1]),

@@ -319,11 +319,21 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
                                                         preflight.fluid.get(), d.fluid);
 }
 
+namespace {
+
+// `shot`'s loads on subdomain d: the model's (`model`, in the model's numbering) at a part's nodes,
+// or those of d's model.
+template <class Real>
+Loading shot_loading(const Subdomain<Real>& d, const Model& model, const Shot& shot) {
+  return d.part ? Loading(model, &shot).restricted(d.part->nodes) : Loading(*d.model, &shot);
+}
+
+}  // namespace
+
 template <class Real>
 void load_shot(Subdomain<Real>& d, const Model& model, const Preflight& preflight, const Shot& shot) {
   const double dt = preflight.dt;
-  auto loading = d.part ? std::make_unique<Loading>(Loading(model, &shot).restricted(d.part->nodes))
-                        : std::make_unique<Loading>(*d.model, &shot);
+  auto loading = std::make_unique<Loading>(shot_loading(d, model, shot));
   // Transducers load and never constrain, so the integrator's constrained DOFs stay right.
   TREMOR_CHECK(loading->constrained_dofs() == d.loading->constrained_dofs(), "shot '", shot.name,
                "' constrains other degrees of freedom than the model");
@@ -341,11 +351,7 @@ void load_shots(Subdomain<Real>& d, const Model& model, const Preflight& preflig
   loadings.reserve(static_cast<std::size_t>(d.columns));
   for (int s = 0; s < d.columns; ++s) {
     const Shot& shot = *shots[std::min(static_cast<std::size_t>(s), shots.size() - 1)];
-    // A part's: the model's loads at its nodes (as load_shot).
-    if (d.part)
-      loadings.push_back(Loading(model, &shot).restricted(d.part->nodes));
-    else
-      loadings.emplace_back(*d.model, &shot);
+    loadings.push_back(shot_loading(d, model, shot));
     TREMOR_CHECK(loadings.back().constrained_dofs() == d.loading->constrained_dofs(), "shot '", shot.name,
                  "' constrains other degrees of freedom than the model");
   }

@@ -8,6 +8,7 @@
 #include "tremor/backend/memory.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
+#include "tremor/parallel/node_width.hpp"
 
 namespace tremor::parallel {
 
@@ -81,17 +82,11 @@ void sum_copies(const Exec& exec, Index n, Index dim, const Index* offsets, cons
   });
 }
 
-// The values per node of the subdomains' vectors: `dim`, or dim times the shots stepped together
-// (their fields interleaved: a node's values for every shot side by side, explicit/central_difference.hpp).
+// The values per node of the subdomains' vectors (node_width), the first subdomain's with nodes.
 template <class T>
 Index width_of(std::span<const View<T>> values, const std::vector<Index>& n_local, int dim) {
   for (std::size_t s = 0; s < values.size(); ++s)
-    if (n_local[s] > 0) {
-      const Index width = values[s].size / n_local[s];
-      TREMOR_CHECK(values[s].size % n_local[s] == 0 && width >= dim && width % dim == 0, "subdomain ", s, ": ",
-                   values[s].size, " values for ", n_local[s], " nodes of ", dim, " components");
-      return width;
-    }
+    if (n_local[s] > 0) return node_width(values[s].size, n_local[s], dim, "a subdomain's vector");
   return dim;
 }
 
@@ -202,9 +197,7 @@ MpiExchange<Real>::MpiExchange(const Exec& exec, const partition::Decomposition&
 template <class Real>
 template <class T>
 void MpiExchange<Real>::start(View<T> v) {
-  const std::vector<Index> n_local{n_local_};
-  const std::span<const View<T>> one(&v, 1);
-  const auto d = static_cast<std::size_t>(width_of(one, n_local, dim_));
+  const auto d = static_cast<std::size_t>(node_width(v.size, n_local_, dim_, "a subdomain's vector"));
   TREMOR_CHECK(!requests_.pending(), "an exchange started twice");
   width_ = d;  // the buffers sized for it (the forces of several shots, or the mass)
   tail_.resize(static_cast<std::size_t>(n_local_ - n_owned_) * d);

@@ -6,6 +6,7 @@
 
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/parallel/node_width.hpp"
 
 #if defined(TREMOR_HAVE_NCCL)
 #include <cuda_runtime.h>
@@ -152,9 +153,7 @@ template <class Real>
 template <class T>
 void NcclExchange<Real>::start(View<T> v, DeviceArray<T>& send, DeviceArray<T>& receive) {
   // dim values a node, or dim x k: the forces of k shots stepped together (exchange.hpp).
-  const Index width = n_local_ > 0 ? v.size / n_local_ : dim_;
-  TREMOR_CHECK(v.size == n_local_ * width && width % dim_ == 0 && width >= dim_, "a subdomain's vector of ", v.size,
-               " values for ", n_local_, " nodes of ", dim_, " components");
+  const Index width = node_width(v.size, n_local_, dim_, "a subdomain's vector");
   // Buffers for the widest exchange so far (made before the time loop's first one).
   const Index rows = strategy_ == Strategy::AllReduce ? n_slots_ : block_.back();
   if (send.size() < rows * width) send = DeviceArray<T>(exec_, rows * width);

@@ -9,7 +9,8 @@
 # 5. The example made small (examples/array-tfm-2d): imaged less its sound block's capture, in L-L
 #    at its shallower hole and in the half-skip LL-L at its crack's foot; views refused.
 # 6. The shots stepped 3 at a time (3, 3, 2): /fmc equals the whole run's bit for bit; with
-#    checkpoints they are refused; decomposed, together equals one after another bit for bit.
+#    checkpoints they are refused; decomposed, together equals one after another bit for bit; side
+#    by side (--shots-parallel) refused in one process.
 # 7. An array immersed in water over a drilled block (tests/data/cli/fmc_immersed.toml): pistons,
 #    a capture of pressure, imaged through the water's surface by default.
 # 8. A 2 x 2 matrix array on a 3D block (tests/data/cli/fmc_matrix.toml): imaged in the planes along
@@ -106,6 +107,11 @@ check_h5_equal("the capture stepped 3 shots at a time differs from one after ano
 check_output("${output}" "equal: [0-9]+ datasets")
 tremor(nonzero run ${model} ${common} --shots-together 3 --checkpoint-every 20 -o "${WORK}/refused.h5")
 check_output("${output}" "3 shots stepped together asked for, but the run writes checkpoints")
+# Side by side needs several processes or GPUs (tests/cli/fmc_side_by_side.cmake runs them).
+tremor(nonzero run ${model} ${common} --shots-parallel -o "${WORK}/refused.h5")
+check_output("${output}" "fmc_block\\.toml: whole shots side by side \\(--shots-parallel\\) need several GPUs \\(--gpus N\\) or processes \\(mpirun -np N\\)")
+tremor(nonzero run ${model} ${common} --shots-parallel --no-shots-parallel -o "${WORK}/refused.h5")
+check_output("${output}" "--shots-parallel excludes --no-shots-parallel|--no-shots-parallel excludes --shots-parallel")
 # Decomposed into 3 subdomains: one after another by default; 3 together where asked, the bits of
 # the same decomposition one after another.
 tremor(0 run ${model} ${common} --domains 3 -o "${WORK}/split.h5")

@@ -182,6 +182,40 @@ TEST(OverProcesses, ACaptureSteppedTogether) {
   }
 }
 
+// Whole shots side by side over the processes (RunOptions::shots_parallel): each steps shots of
+// its own on the whole model; on the first, every shot, each the bits of one process's run one
+// after another (one and 3 shots at a time).
+TEST(OverProcesses, ShotsSideBySide) {
+  const Communicator& world = Communicator::world();
+  if (world.size() < 2) GTEST_SKIP() << "run under mpirun with several processes";
+  const Model model = io::read_model_buffer(test::array_capture_toml(), "capture.toml", "");
+  for (const int together : {1, 3}) {
+    SCOPED_TRACE(together);
+    RunOptions options;
+    options.backend = "serial";
+    options.operator_kind = "block_csr";
+    options.communicator = &world;
+    options.domains = world.size();
+    options.shots_together = together;
+    options.shots_parallel = true;
+    const ExplicitRun run = explicit_fe::run_explicit(model, options);
+    ASSERT_TRUE(run.ok()) << run.message;
+    EXPECT_TRUE(run.preflight.shots_parallel);
+    if (!world.root()) {
+      EXPECT_TRUE(run.shots.empty());
+      continue;
+    }
+    RunOptions alone = options;
+    alone.communicator = nullptr;
+    alone.domains = 1;
+    alone.shots_parallel.reset();
+    const ExplicitRun one = explicit_fe::run_explicit(model, alone);
+    ASSERT_TRUE(one.ok()) << one.message;
+    ASSERT_EQ(run.shots.size(), 8u);
+    for (std::size_t i = 0; i < 8; ++i) test::expect_histories_close(one.shots[i], run.shots[i], 0.0);
+  }
+}
+
 // A resumed run's checkpoint, read by the first process alone, reaches every process whole.
 TEST(OverProcesses, TheFirstProcessSendsTheCheckpoint) {
   const Communicator& world = Communicator::world();

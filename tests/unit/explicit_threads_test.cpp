@@ -20,6 +20,7 @@
 #include "tremor/core/format.hpp"
 #include "tremor/explicit/processes.hpp"
 #include "tremor/explicit/solver.hpp"
+#include "tremor/io/model_file.hpp"
 #include "tremor/parallel/communicator.hpp"
 #include "unit/explicit_test_models.hpp"
 
@@ -260,6 +261,119 @@ TEST(OverThreads, TheFirstMembersFailureStopsEveryMember) {
             std::string::npos);
 }
 
+// Whole shots side by side (RunOptions::shots_parallel): each member steps shots of its own on the
+// whole model, and the first passes every shot to the observer, each begun and ended in the
+// model's order. Every shot's histories are the bits of one domain's run one after another: the
+// same set-up, operator and sums, on another thread.
+struct ShotOrder final : explicit_fe::Observer {
+  std::vector<std::size_t> begun, ended;
+  int progress = 0, stop_after = 0;  // stop_after > 0: a stop asked at that progress call
+  void on_shot(std::size_t index, bool) override { begun.push_back(index); }
+  void on_shot_end(std::size_t index, const std::vector<explicit_fe::History>&) override { ended.push_back(index); }
+  void on_progress(long long, long long, double) override { ++progress; }
+  bool stop_requested() override { return stop_after > 0 && progress >= stop_after; }
+};
+
+std::vector<std::size_t> up_to(std::size_t n) {
+  std::vector<std::size_t> all(n);
+  for (std::size_t i = 0; i < n; ++i) all[i] = i;
+  return all;
+}
+
+TEST(OverThreads, ShotsSideBySideAreTheBitsOfOneDomain) {
+  const Model model = io::read_model_buffer(test::array_capture_toml(), "capture.toml", "");
+  RunOptions alone;
+  alone.backend = "serial";
+  alone.operator_kind = "block_csr";
+  alone.check_every = 20;
+  const ExplicitRun one = explicit_fe::run_explicit(model, alone);
+  ASSERT_TRUE(one.ok()) << one.message;
+  ASSERT_EQ(one.shots.size(), 8u);
+  for (const int n : {2, 3})
+    for (const int together : {1, 3}) {
+      SCOPED_TRACE(str(n, " members, ", together, " together"));
+      const std::vector<Communicator> members = Communicator::threads(n);
+      RunOptions options = alone;
+      options.domains = n;  // (as tremor run --gpus N says: a subdomain each, unless side by side)
+      options.shots_parallel = true;
+      options.shots_together = together;
+      ShotOrder order;
+      const ExplicitRun run = explicit_fe::run_threads(model, options, &order, members);
+      ASSERT_TRUE(run.ok()) << run.message;
+      EXPECT_TRUE(run.preflight.shots_parallel);
+      EXPECT_EQ(run.preflight.domains, 1);
+      EXPECT_FALSE(run.preflight.decomposed());
+      EXPECT_EQ(run.preflight.shots_together, together);
+      EXPECT_EQ(order.begun, up_to(8));
+      EXPECT_EQ(order.ended, up_to(8));
+      ASSERT_EQ(run.shots.size(), 8u);
+      for (std::size_t i = 0; i < 8; ++i) test::expect_histories_close(one.shots[i], run.shots[i], 0.0);
+      EXPECT_NE(run.shots[0][0].values, run.shots[7][0].values);  // (each shot its own)
+      EXPECT_EQ(run.steps, one.steps);
+      EXPECT_GT(run.dof_steps_per_second, 0.0);
+    }
+}
+
+// A stop asked of the first member ends its batch there; the others' batches of the round run to
+// their ends and are kept whole: nothing they stepped is lost. Then every member stops.
+TEST(OverThreads, AStopSideBySideKeepsTheRoundsShots) {
+  const Model model = io::read_model_buffer(test::array_capture_toml(), "capture.toml", "");
+  RunOptions options;
+  options.backend = "serial";
+  options.operator_kind = "block_csr";
+  options.check_every = 10;
+  options.shots_parallel = true;
+  options.shots_together = 1;
+  RunOptions alone = options;
+  alone.shots_parallel.reset();
+  const ExplicitRun one = explicit_fe::run_explicit(model, alone);
+  const std::vector<Communicator> members = Communicator::threads(2);
+  ShotOrder order;
+  order.stop_after = 2;
+  const ExplicitRun run = explicit_fe::run_threads(model, options, &order, members);
+  EXPECT_EQ(run.status, explicit_fe::RunStatus::Stopped);
+  EXPECT_NE(run.message.find("on request"), std::string::npos) << run.message;
+  // 8 batches of one shot in rounds of two: shot 0 (the first member's, stopped), shot 1 (whole).
+  ASSERT_EQ(run.shots.size(), 2u);
+  EXPECT_EQ(order.ended, up_to(2));
+  test::expect_histories_close(one.shots[1], run.shots[1], 0.0);
+  ASSERT_FALSE(run.shots[0].empty());
+  EXPECT_LT(run.shots[0][0].n_samples(), one.shots[0][0].n_samples());
+}
+
+// What asks for shots side by side and cannot have them is refused, naming why; "auto" chooses
+// them on GPUs only, and says why not elsewhere.
+TEST(OverThreads, ShotsSideBySideRefusedWhereTheyCannotBe) {
+  const Model model = io::read_model_buffer(test::array_capture_toml(), "capture.toml", "");
+  const std::vector<Communicator> members = Communicator::threads(2);
+  RunOptions options;
+  options.backend = "serial";
+  options.shots_parallel = true;
+  EXPECT_NE(test::error_of([&] { (void)explicit_fe::preflight(model, options); })
+                .find("capture.toml: whole shots side by side (--shots-parallel) need several GPUs (--gpus N) or "
+                      "processes (mpirun -np N)"),
+            std::string::npos);
+  options.communicator = &members.front();
+  options.domains = 2;
+  options.checkpoint_every = 10;
+  EXPECT_NE(test::error_of([&] { (void)explicit_fe::preflight(model, options); })
+                .find("whole shots side by side over the 2 GPUs (--shots-parallel) asked for, but the run writes or "
+                      "resumes from checkpoints"),
+            std::string::npos);
+  options.checkpoint_every = 0;
+  const Model bar = test::loaded_bar(ElementType::Hex8, 1, 4);
+  EXPECT_NE(test::error_of([&] { (void)explicit_fe::preflight(bar, options); }).find("but the model has 0 shots"),
+            std::string::npos);
+  options.shots_parallel.reset();
+  const explicit_fe::Preflight host = explicit_fe::preflight(model, options);
+  EXPECT_FALSE(host.shots_parallel);
+  EXPECT_EQ(host.domains, 2);
+  EXPECT_NE(host.shots_parallel_why.find("on serial, where each process would hold the whole model"),
+            std::string::npos);
+  options.shots_parallel = false;
+  EXPECT_EQ(explicit_fe::preflight(model, options).shots_parallel_why, "asked for (--no-shots-parallel)");
+}
+
 // On GPUs: a thread per GPU where the host has two to four (NcclExchange between them), or two
 // threads on the one GPU of a host with one (host buffers exchanged through the group), against
 // one GPU's run (test::gpu_run_cases).
@@ -270,6 +384,30 @@ TEST(OverThreadsGpu, EqualsOneGpu) {
   test::expect_gpu_cases_equal_one_gpu(members.front(), true, [&](const Model& model, const RunOptions& options, Kept& kept) {
     return explicit_fe::run_threads(model, options, &kept, members);
   });
+}
+
+// Shots side by side on GPUs: two members (on one GPU where the host has one, each its own
+// stream), block_ell colour by colour stepping 3 shots together: every shot the bits of one GPU's
+// run of the same settings.
+TEST(OverThreadsGpu, ShotsSideBySideAreTheBitsOfOneGpu) {
+  TREMOR_REQUIRE_GPU();
+  const Model model = io::read_model_buffer(test::array_capture_toml(), "capture.toml", "");
+  RunOptions options;
+  options.backend = "cuda";
+  options.operator_kind = "block_ell";
+  options.deterministic = true;
+  options.shots_together = 3;
+  const ExplicitRun one = explicit_fe::run_explicit(model, options);
+  ASSERT_TRUE(one.ok()) << one.message;
+  const std::vector<Communicator> members = Communicator::threads(2, "GPU");
+  options.shots_parallel = true;
+  ShotOrder order;
+  const ExplicitRun run = explicit_fe::run_threads(model, options, &order, members);
+  ASSERT_TRUE(run.ok()) << run.message;
+  EXPECT_TRUE(run.preflight.shots_parallel);
+  EXPECT_EQ(order.ended, up_to(8));
+  ASSERT_EQ(run.shots.size(), 8u);
+  for (std::size_t i = 0; i < 8; ++i) test::expect_histories_close(one.shots[i], run.shots[i], 0.0);
 }
 
 }  // namespace

@@ -100,10 +100,14 @@ void print_preflight(const std::string& model_path, const Model& model, const ex
     std::printf("  operator        %s (auto: %s)\n", std::string(p.operator_kind()).c_str(), p.operator_why.c_str());
   if (!p.blocks.empty()) std::printf("  blocks          %s\n", p.blocks.c_str());
   const char* overlap = p.overlap ? ", overlapping the interior's forces" : "";
-  if (p.processes > 1)
-    std::printf("  subdomains      %d (METIS), one per %s, shared nodes' forces exchanged every step (%s%s)\n",
+  if (p.shots_parallel)
+    std::printf("  shots side by side over %d %s, the whole model on each (%s)\n", p.processes,
+                p.threaded ? "GPUs (a thread each)" : "processes", p.shots_parallel_why.c_str());
+  else if (p.processes > 1)
+    std::printf("  subdomains      %d (METIS), one per %s, shared nodes' forces exchanged every step (%s%s)%s\n",
                 p.processes, p.threaded ? "GPU (a thread each)" : "process",
-                std::string(parallel::to_string(p.exchange)).c_str(), overlap);
+                std::string(parallel::to_string(p.exchange)).c_str(), overlap,
+                model.shots.size() > 1 ? str("; not shots side by side: ", p.shots_parallel_why).c_str() : "");
   else if (p.domains > 1)
     std::printf("  subdomains      %d (METIS), stepped together, shared nodes' forces summed every step%s\n", p.domains,
                 overlap);
@@ -233,7 +237,8 @@ class Console final : public ex::Observer {
     for (const std::string& warning : log::take_warnings())
       if (!shown.count(warning)) std::fprintf(stderr, "warning: %s\n", warning.c_str());
     duration_ = preflight.duration;
-    progress_.start(preflight.duration, first_step_);
+    side_by_side_ = preflight.shots_parallel;
+    progress_.start(preflight.duration, first_step_, side_by_side_ ? "first batch  " : "");
   }
 
   void on_shot(std::size_t index, bool resumed) override {
@@ -245,7 +250,9 @@ class Console final : public ex::Observer {
                 listed(shot.transducers).c_str(),
                 resumed ? str(", from step ", group_digits(first_step_)).c_str() : "");
     std::fflush(stdout);
-    progress_.start(duration_, resumed ? first_step_ : 0, shot.name + "  ");
+    // Side by side, the shots arrive as each round ends; the line that follows is the next round's
+    // (the first process's batch).
+    progress_.start(duration_, resumed ? first_step_ : 0, side_by_side_ ? "next round  " : shot.name + "  ");
   }
 
   void on_progress(long long step, long long steps, double time) override {
@@ -267,6 +274,7 @@ class Console final : public ex::Observer {
   long long last_step_ = 0;
   int shot_ = 0;
   double duration_ = 0.0;
+  bool side_by_side_ = false;  // Preflight::shots_parallel
 };
 
 struct RunArgs {
@@ -279,6 +287,7 @@ struct RunArgs {
   int domains = 1;
   int shots_together = 0;  // 0: the pre-flight chooses
   int gpus = 1;  // --gpus: a thread per GPU of this host
+  bool shots_parallel = false, no_shots_parallel = false;  // neither: the pre-flight chooses
   std::string exchange = "p2p";
   std::string decomposition;
   bool no_overlap = false;
@@ -340,6 +349,7 @@ ex::RunOptions run_options(const RunArgs& args, const parallel::Communicator& wo
                  " with --resume: a checkpoint holds one shot; resume one after another (--shots-together 1)");
     options.shots_together = 1;
   }
+  if (args.shots_parallel || args.no_shots_parallel) options.shots_parallel = args.shots_parallel;
   options.exchange = args.exchange;
   options.decomposition = args.decomposition;
   options.overlap = !args.no_overlap;
@@ -523,11 +533,15 @@ struct RootRun {
     if (options.checkpoint_every > 0)
       std::printf("  checkpoints     every %s steps to %s\n", group_digits(options.checkpoint_every).c_str(),
                   checkpoint_file.string().c_str());
+    const std::string where =
+        preflight.shots_parallel ? str("on each of the ", preflight.processes, preflight.threaded ? " GPUs" : " processes",
+                                       ", side by side")
+                                 : std::string("on this set-up");
     if (!model.shots.empty() && preflight.shots_together > 1)
-      std::printf("  shots           %zu, stepped %d at a time on this set-up\n", model.shots.size(),
-                  preflight.shots_together);
+      std::printf("  shots           %zu, stepped %d at a time %s\n", model.shots.size(), preflight.shots_together,
+                  where.c_str());
     else if (!model.shots.empty())
-      std::printf("  shots           %zu, stepped one after another on this set-up\n", model.shots.size());
+      std::printf("  shots           %zu, stepped one after another %s\n", model.shots.size(), where.c_str());
     if (args.resume)
       std::printf("  resuming        from step %s of %s%s (%s)\n", group_digits(resumed.step).c_str(),
                   group_digits(preflight.steps).c_str(),
@@ -737,8 +751,16 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--shots-together", args->shots_together,
                   "step K of the model's shots at once, their fields side by side and one operator apply for "
                   "all, each shot's results those it has alone; 1: one after another (default: up to 16 on a "
-                  "GPU with block_ell, block_csr or assembled, else 1)")
+                  "GPU where the operator reads its data once for all and gains by it, else 1)")
       ->check(whole(1, 4096));
+  CLI::Option* side_by_side =
+      cmd->add_flag("--shots-parallel", args->shots_parallel,
+                    "with --gpus N or under mpirun, step whole shots side by side, each GPU or process the whole "
+                    "model and shots of its own, instead of decomposing it (default: so on GPUs where the model "
+                    "fits one and the shots keep them all busy)");
+  cmd->add_flag("--no-shots-parallel", args->no_shots_parallel,
+                "with --gpus N or under mpirun, decompose the model and step each shot on all of them")
+      ->excludes(side_by_side);
   cmd->add_option("--check-every", args->check_every,
                   "steps between NaN/Inf checks, progress updates and interruption checks (default 100)")
       ->check(whole(1, std::numeric_limits<int>::max()));

@@ -49,6 +49,7 @@ class Writer {
     const auto* p = reinterpret_cast<const char*>(values.data());
     bytes_.insert(bytes_.end(), p, p + values.size() * sizeof(T));
   }
+  void put(const std::string& text) { put_all(std::vector<char>(text.begin(), text.end())); }
   void put(const ElementValues& v) {
     put_all(v.elements);
     put_all(v.offsets);
@@ -74,6 +75,10 @@ class Reader {
     std::vector<T> out(static_cast<std::size_t>(get<std::uint64_t>()));
     take(out.data(), out.size() * sizeof(T));
     return out;
+  }
+  std::string text() {
+    const std::vector<char> chars = values<char>();
+    return {chars.begin(), chars.end()};
   }
   ElementValues element_values() {
     ElementValues v;
@@ -102,6 +107,53 @@ class Reader {
 };
 
 }  // namespace
+
+std::vector<BatchEnd> gather_batch_ends(const parallel::Communicator& members, const BatchEnd& mine,
+                                        const std::vector<History>& layout) {
+  std::vector<char> bytes;
+  Writer out(bytes);
+  out.put(static_cast<std::uint64_t>(mine.first_shot));
+  out.put(static_cast<int>(mine.status));
+  out.put(mine.message);
+  out.put(mine.steps);
+  out.put(mine.bad_step);
+  out.put(mine.bad_node);
+  out.put(mine.dof_steps);
+  out.put(static_cast<std::uint64_t>(mine.shots.size()));
+  for (const std::vector<History>& shot : mine.shots) {
+    TREMOR_CHECK(shot.size() == layout.size(), "a shot of ", shot.size(), " histories; the model records ",
+                 layout.size());
+    for (const History& history : shot) {
+      out.put(std::span<const double>(history.times));
+      out.put(std::span<const double>(history.values));
+    }
+  }
+  std::vector<BatchEnd> ends;
+  for (const std::vector<char>& from : members.gather(bytes)) {
+    Reader in(from);
+    BatchEnd& end = ends.emplace_back();
+    end.first_shot = static_cast<std::size_t>(in.get<std::uint64_t>());
+    end.status = static_cast<RunStatus>(in.get<int>());
+    end.message = in.text();
+    end.steps = in.get<long long>();
+    end.bad_step = in.get<long long>();
+    end.bad_node = in.get<Label>();
+    end.dof_steps = in.get<double>();
+    end.shots.resize(static_cast<std::size_t>(in.get<std::uint64_t>()));
+    for (std::vector<History>& shot : end.shots) {
+      shot = layout;
+      for (History& history : shot) {
+        history.times = in.values();
+        history.values = in.values();
+        TREMOR_CHECK(history.values.size() == history.times.size() * history.sample_size(), "history '",
+                     history.name, "' of ", history.times.size(), " samples came with ", history.values.size(),
+                     " values");
+      }
+    }
+    TREMOR_CHECK(in.done(), "a batch's message between members held ", from.size(), " bytes, more than it said");
+  }
+  return ends;
+}
 
 ProcessGroup::ProcessGroup(const parallel::Communicator& communicator, const std::vector<ModelPart>& parts, int dim,
                            HistoryMerge* histories, SnapshotMerge* snapshots, std::mutex& guard,

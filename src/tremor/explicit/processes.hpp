@@ -77,6 +77,23 @@ inline constexpr double stop_grace_seconds = 60.0;
 // alone) on every member, so that members on other hosts need not see its file.
 void broadcast_state(const parallel::Communicator& communicator, SolverState& state, long long& extra);
 
+// Whole shots side by side (Preflight::shots_parallel): how a member's batch of a round ended and
+// its shots' histories, each shot's in the layout of `layout` (a shot's histories, as its
+// recorder holds them).
+struct BatchEnd {
+  std::size_t first_shot = 0;  // the model's shot its batch starts with
+  RunStatus status = RunStatus::Completed;
+  std::string message;
+  long long steps = 0, bad_step = -1;
+  Label bad_node = 0;
+  double dof_steps = 0.0;  // DOFs x steps x shots it stepped
+  std::vector<std::vector<History>> shots;  // each shot's histories (none: no batch this round)
+};
+// Collective: every member's BatchEnd on the first, in rank order (empty elsewhere); only the
+// samples (times and values) travel, the rest is `layout`'s.
+std::vector<BatchEnd> gather_batch_ends(const parallel::Communicator& members, const BatchEnd& mine,
+                                        const std::vector<History>& layout);
+
 // A DOF of the NaN/Inf report: (rank: 2 NaN, 1 Inf, 0 finite; size |u|; the model's node;
 // component; value).
 using DofReport = std::array<double, 5>;

@@ -217,8 +217,9 @@ void set_up_one_domain(RunSetup<Real>& r) {
   r.exchange = std::make_unique<NoSharedNodes<Real>>();
   r.owned.push_back(set_up_subdomain<Real>(r.exec, r.model, std::move(numbering), r.preflight, *r.exchange, r.clock,
                                            r.observer, r.observer_guard));
-  // (Shots stepped together pass their histories at their ends alone: Observer::on_shot.)
-  if (r.observer && r.owned.front()->columns == 1) {
+  // (Shots stepped together, or side by side, pass their histories at their ends alone:
+  // Observer::on_shot.)
+  if (r.observer && r.owned.front()->columns == 1 && !r.preflight.shots_parallel) {
     r.owned.front()->recorder->set_on_sample(r.on_sample());
     if (FluidTerm<Real>* fluid = r.owned.front()->fluid) fluid->set_on_sample(r.on_sample());
   }
@@ -289,10 +290,10 @@ ExplicitRun run_typed(const Exec& exec, const Model& model, const Preflight& pre
   RunSetup<Real> r(model, preflight, options, exec, clock, observer);
   const parallel::Communicator* processes =
       options.communicator && options.communicator->size() > 1 ? options.communicator : nullptr;
-  if (processes)
+  if (processes && !preflight.shots_parallel)
     set_up_processes(r, *processes);
-  else if (preflight.domains <= 1)
-    set_up_one_domain(r);
+  else if (preflight.domains <= 1)  // (side by side, every member's set-up agreed: one failing stops all)
+    run_agreed(preflight.shots_parallel ? processes : nullptr, [&] { set_up_one_domain(r); });
   else
     set_up_in_process(r);
   std::vector<Subdomain<Real>*> subdomains;
@@ -304,6 +305,7 @@ ExplicitRun run_typed(const Exec& exec, const Model& model, const Preflight& pre
   stepping.history_merge = r.merge ? &*r.merge : nullptr;
   stepping.snapshot_merge = r.snapshot_merge ? &*r.snapshot_merge : nullptr;
   stepping.processes = r.group ? &*r.group : nullptr;
+  stepping.side_by_side = preflight.shots_parallel ? processes : nullptr;
   // (Over processes every one takes part in a checkpoint; the first alone has the observer.)
   stepping.checkpoint_every = r.observer || r.group ? options.checkpoint_every : 0;
   stepping.clock = &clock;

@@ -7,6 +7,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/processes.hpp"
 #include "tremor/explicit/time_loop.hpp"
+#include "tremor/parallel/communicator.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -106,10 +107,171 @@ std::vector<History> histories_of(const Stepping<Real>& stepping, bool take) {
   return histories;
 }
 
+// A new batch of shots on every subdomain (one, or Subdomain::columns together): `restart`, the
+// last batch's samples out, its recorders and snapshot takers start from nothing; then the shots'
+// loads (a null shot: every load, as set up).
+template <class Real>
+void load_batch(std::span<Subdomain<Real>* const> subdomains, const Model& model, const Preflight& preflight,
+                std::span<const Shot* const> batch, bool restart) {
+  for (Subdomain<Real>* s : subdomains) {
+    if (restart) {
+      s->recorder->restart();
+      if (s->fluid) s->fluid->restart_samples();
+      s->snapshots->restore(PendingSample{});
+    }
+    if (s->columns > 1)
+      load_shots(*s, model, preflight, batch);
+    else if (batch.front())
+      load_shot(*s, model, preflight, *batch.front());
+  }
+}
+
+// The samples and snapshot of step 0 (a batch started from rest).
+template <class Real>
+void take_first_samples(std::span<Subdomain<Real>* const> subdomains) {
+  for (Subdomain<Real>* s : subdomains) {
+    s->recorder->record(0, s->scheme->previous_displacement(), s->scheme->displacement());
+    s->snapshots->take(0, s->scheme->previous_displacement(), s->scheme->displacement());
+  }
+}
+
+// After a batch's last step: the samples still pending recorded.
+template <class Real>
+void flush_samples(std::span<Subdomain<Real>* const> subdomains) {
+  for (Subdomain<Real>* s : subdomains) {
+    s->recorder->flush();
+    if (s->fluid) s->fluid->flush_samples();
+  }
+}
+
+// Each shot's histories of `batch` shots stepped `together` (the recorders' columns: shot j's after
+// shot j - 1's).
+std::vector<std::vector<History>> shots_of_batch(const std::vector<History>& all, std::size_t together,
+                                                 std::size_t batch) {
+  const std::size_t per_shot = all.size() / together;
+  std::vector<std::vector<History>> shots;
+  for (std::size_t j = 0; j < batch; ++j) {
+    const auto from = all.begin() + static_cast<std::ptrdiff_t>(j * per_shot);
+    shots.emplace_back(from, from + static_cast<std::ptrdiff_t>(per_shot));
+  }
+  return shots;
+}
+
+// What a member's batch passes on while side by side: progress and stop requests, to the first
+// member's observer (`next`, null on the others), and a stop asked of this member (`stop_here`);
+// its shots' histories go to the first member at the round's end.
+class BatchObserver final : public Observer {
+ public:
+  BatchObserver(Observer* next, const std::function<bool()>& stop_here) : next_(next), stop_here_(stop_here) {}
+  void on_progress(long long step, long long steps, double time) override {
+    if (next_) next_->on_progress(step, steps, time);
+  }
+  bool stop_requested() override { return (next_ && next_->stop_requested()) || (stop_here_ && stop_here_()); }
+
+ private:
+  Observer* next_;
+  const std::function<bool()>& stop_here_;
+};
+
+std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
 std::size_t peak_resident_bytes() {
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
   return static_cast<std::size_t>(usage.ru_maxrss) * 1024;  // kilobytes on Linux
+}
+
+// The set-up's last phase counted and the loop's clock started (the first batch is about to step).
+template <class Real>
+Clock::time_point begin_loop(const Stepping<Real>& stepping, ExplicitRun& run) {
+  if (stepping.clock) {
+    stepping.clock->lap("snapshot buffers and initial state");
+    run.setup_seconds = stepping.clock->total();
+    run.setup = stepping.clock->take();
+  }
+  return Clock::now();
+}
+
+// The shots side by side (Stepping::side_by_side, run_shots): returns the DOF-steps stepped, every
+// member's on the first, this member's elsewhere; `loop_started` is set as the first batch starts.
+template <class Real>
+double step_side_by_side(const Model& model, const Preflight& preflight, const RunOptions& options,
+                         Observer* observer, std::mutex& observer_guard, const Stepping<Real>& stepping,
+                         LoopSettings settings, ExplicitRun& run, Clock::time_point& loop_started) {
+  const parallel::Communicator& members = *stepping.side_by_side;
+  const auto n = static_cast<std::size_t>(members.size());
+  const auto me = static_cast<std::size_t>(members.rank());
+  const std::span<Subdomain<Real>* const> subdomains = stepping.subdomains;
+  const std::vector<const Shot*> shots = shots_of(model);
+  TREMOR_CHECK(model.shots.size() >= 1 && !options.resume && stepping.checkpoint_every == 0,
+               "shots side by side need shots, and neither checkpoints nor a resume");
+  const auto together = static_cast<std::size_t>(subdomains.front()->columns);
+  const std::size_t batches = n * ceil_div(ceil_div(shots.size(), together), n);
+  const auto first_of = [&](std::size_t b) { return b * shots.size() / batches; };
+  BatchObserver passing(observer, options.stop_here);
+  settings.observer = &passing;
+  // A shot's histories as the recorders hold them, without samples: what the others' fill.
+  std::vector<History> layout = histories_of(stepping, false);
+  layout.resize(layout.size() / together);
+  for (History& history : layout) history.clear_samples();
+  double dof_steps = 0.0;
+  for (std::size_t round = 0; round * n < batches; ++round) {
+    const std::size_t first = first_of(round * n + me), last = first_of(round * n + me + 1);
+    BatchEnd mine;
+    mine.first_shot = first;
+    run_agreed(&members, [&] {
+      if (first < last) {
+        load_batch(subdomains, model, preflight, std::span<const Shot* const>(shots).subspan(first, last - first),
+                   round > 0);
+        for (Subdomain<Real>* s : subdomains)
+          if (round > 0 || !stepping.at_rest || !s->stepped_loading().prescribed_dofs().empty())
+            start_from_rest(*s, preflight.dt);
+        take_first_samples(subdomains);
+      }
+      if (round == 0) loop_started = begin_loop(stepping, run);
+      if (first == last) return;
+      settings.first_step = 0;
+      settings.shot = static_cast<int>(first);
+      ExplicitRun batch;
+      run_subdomains<Real>(subdomains, *stepping.exchange, settings, batch, stepping.fluid_exchange);
+      flush_samples(subdomains);
+      mine.status = batch.status;
+      mine.message = std::move(batch.message);
+      mine.steps = batch.steps;
+      mine.bad_step = batch.bad_step;
+      mine.bad_node = batch.bad_node;
+      mine.dof_steps = static_cast<double>(preflight.n_dofs) * static_cast<double>(batch.steps) *
+                       static_cast<double>(last - first);
+      mine.shots = shots_of_batch(histories_of(stepping, false), together, last - first);
+    });
+    std::vector<BatchEnd> ends = gather_batch_ends(members, mine, layout);
+    if (!members.root()) dof_steps += mine.dof_steps;
+    for (std::size_t k = 0; k < ends.size(); ++k) {  // (the first member's: every batch, in shot order)
+      BatchEnd& end = ends[k];
+      for (std::size_t j = 0; j < end.shots.size(); ++j) {
+        if (observer) {
+          const std::lock_guard lock(observer_guard);
+          observer->on_shot(end.first_shot + j, false);
+        }
+        end_shot(observer, observer_guard, end.first_shot + j, std::move(end.shots[j]), run);
+      }
+      dof_steps += end.dof_steps;
+      if (!end.shots.empty()) run.steps = end.steps;
+      if (end.status != RunStatus::Completed && run.ok()) {
+        run.status = end.status;
+        run.message = k == 0 ? end.message : str(members.name(static_cast<int>(k)), ": ", end.message);
+        run.bad_step = end.bad_step;
+        run.bad_node = end.bad_node;
+      }
+    }
+    // Every member ends where the first finds a batch stopped (its status, on every member).
+    const auto status = static_cast<int>(members.sum(members.root() ? static_cast<double>(run.status) : 0.0));
+    if (status != static_cast<int>(RunStatus::Completed)) {
+      if (!members.root()) run.status = static_cast<RunStatus>(status);
+      break;
+    }
+  }
+  return dof_steps;
 }
 
 }  // namespace
@@ -135,23 +297,18 @@ ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunO
   settings.processes = stepping.processes;
   Clock::time_point loop_started = Clock::now();
   double loop_steps = 0.0;
+  if (stepping.side_by_side) {
+    const double dof_steps = step_side_by_side(model, preflight, options, observer, observer_guard, stepping,
+                                               settings, run, loop_started);
+    loop_steps = dof_steps / static_cast<double>(std::max<Index>(preflight.n_dofs, 1));
+  }
   // Shots stepped together (Subdomain::columns, every subdomain's): `batch` of them from shot k at once.
   const int together = subdomains.front()->columns;
   std::size_t batch = 1;
-  for (std::size_t k = first_shot; k < shots.size(); k += batch) {
+  for (std::size_t k = first_shot; k < shots.size() && !stepping.side_by_side; k += batch) {
     batch = together > 1 ? std::min(static_cast<std::size_t>(together), shots.size() - k) : 1;
     const bool resumed = options.resume && k == first_shot;
-    if (k > first_shot)  // the last shot's samples are out: a new shot starts from nothing
-      for (Subdomain<Real>* s : subdomains) {
-        s->recorder->restart();
-        if (s->fluid) s->fluid->restart_samples();
-        s->snapshots->restore(PendingSample{});
-      }
-    if (together > 1)
-      for (Subdomain<Real>* s : subdomains)
-        load_shots(*s, model, preflight, std::span<const Shot* const>(shots).subspan(k, batch));
-    else if (shots[k])
-      for (Subdomain<Real>* s : subdomains) load_shot(*s, model, preflight, *shots[k]);
+    load_batch(subdomains, model, preflight, std::span<const Shot* const>(shots).subspan(k, batch), k > first_shot);
     // Start from rest, with prescribed DOFs on their motion at t = -dt and 0 (fields known to be
     // zero are set only where something is prescribed).
     if (!resumed)
@@ -166,44 +323,26 @@ ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunO
     if (resumed) {
       first_step = resume_from(*options.resume, preflight, stepping);
     } else {
-      for (Subdomain<Real>* s : subdomains) {
-        s->recorder->record(0, s->scheme->previous_displacement(), s->scheme->displacement());
-        s->snapshots->take(0, s->scheme->previous_displacement(), s->scheme->displacement());
-      }
+      take_first_samples(subdomains);
     }
-    if (k == first_shot) {
-      if (stepping.clock) {
-        stepping.clock->lap("snapshot buffers and initial state");
-        run.setup_seconds = stepping.clock->total();
-        run.setup = stepping.clock->take();
-      }
-      loop_started = Clock::now();
-    }
+    if (k == first_shot) loop_started = begin_loop(stepping, run);
     settings.first_step = first_step;
     settings.shot = static_cast<int>(k);
     // Between shots, a checkpoint at the new shot's start: what a resumed run starts from.
     settings.checkpoint_first = k > first_shot;
     run_subdomains<Real>(subdomains, *stepping.exchange, settings, run, stepping.fluid_exchange);
     loop_steps += static_cast<double>(run.steps - first_step) * static_cast<double>(batch);
-    for (Subdomain<Real>* s : subdomains) {
-      s->recorder->flush();
-      if (s->fluid) s->fluid->flush_samples();
-    }
+    flush_samples(subdomains);
     if (!shots[k]) break;
-    if (together == 1) {
-      end_shot(observer, observer_guard, k, histories_of(stepping, false), run);
-    } else {  // each shot's histories in turn (Recorder's columns), its on_shot before its end
-      const std::vector<History> all = histories_of(stepping, false);
-      const std::size_t per_shot = all.size() / static_cast<std::size_t>(together);
-      for (std::size_t j = 0; j < batch; ++j) {
-        if (observer && j > 0) {
-          const std::lock_guard lock(observer_guard);
-          observer->on_shot(k + j, false);
-        }
-        const auto from = all.begin() + static_cast<std::ptrdiff_t>(j * per_shot);
-        end_shot(observer, observer_guard, k + j,
-                 std::vector<History>(from, from + static_cast<std::ptrdiff_t>(per_shot)), run);
+    // Each shot's histories in turn (one, or the recorders' columns), its on_shot before its end.
+    std::vector<std::vector<History>> done =
+        shots_of_batch(histories_of(stepping, false), static_cast<std::size_t>(together), batch);
+    for (std::size_t j = 0; j < batch; ++j) {
+      if (observer && j > 0) {
+        const std::lock_guard lock(observer_guard);
+        observer->on_shot(k + j, false);
       }
+      end_shot(observer, observer_guard, k + j, std::move(done[j]), run);
     }
     if (!run.ok()) break;
   }

@@ -30,6 +30,9 @@ struct Stepping {
   HistoryMerge* history_merge = nullptr;
   SnapshotMerge* snapshot_merge = nullptr;
   ProcessGroup* processes = nullptr;  // a run over processes or threads; its part is its rank
+  // Whole shots side by side (Preflight::shots_parallel): the members, each stepping the whole
+  // model (one subdomain) and shots of its own; the first passes them all to the observer.
+  const parallel::Communicator* side_by_side = nullptr;
   // Each subdomain's fields are zero (a new set-up): the first shot starts from rest without
   // setting them, unless something is prescribed.
   bool at_rest = true;
@@ -42,7 +45,12 @@ struct Stepping {
 
 // Steps every shot (from options.resume's shot and state when given) and returns the run: status,
 // steps, times, speed, the shots' histories (passed to observer->on_shot_end), or the histories of
-// a model without shots in the model's numbering (over processes, on the first alone).
+// a model without shots in the model's numbering (over processes, on the first alone). Side by
+// side (Stepping::side_by_side), the model's shots are cut into batches of near-equal size, as
+// many as the members or a multiple, each at most Subdomain::columns, stepped in rounds: member m
+// steps batch r x members + m in round r, and at the round's end the first passes the round's
+// shots to the observer in the model's order. A stop, NaN/Inf or failure in any batch stops every
+// member at the end of the round, that batch's shots passed on up to where it stopped.
 template <class Real>
 ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunOptions& options,
                       Observer* observer, std::mutex& observer_guard, const Stepping<Real>& stepping);

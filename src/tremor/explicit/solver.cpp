@@ -708,6 +708,62 @@ std::string why_one_shot_at_a_time(const Preflight& p, const Model& model, const
   return {};
 }
 
+// Preflight::shots_parallel_why, and whether a run over `processes` members (RunOptions::
+// communicator) steps whole shots side by side, each member the whole model (`one_domain` bytes
+// estimated) and shots of its own, rather than a subdomain of every shot: asked for, or chosen on
+// GPUs where the whole model fits one (by the first GPU's free memory for --gpus, decided once; by
+// each process's GPU's total memory under mpirun, the same on every process of alike GPUs) and the
+// shots keep every member busy (idle members' turns at most an eighth of the rounds). Throws
+// tremor::Error where asked for and refused.
+bool choose_shots_parallel(Preflight& p, const Model& whole, const RunOptions& options, std::size_t one_domain,
+                           const std::function<std::size_t()>& free_gpu_bytes) {
+  const int processes = p.processes;
+  const auto n_shots = static_cast<int>(whole.shots.size());
+  if (processes <= 1) {
+    TREMOR_CHECK(!options.shots_parallel.value_or(false), whole.source, ": whole shots side by side "
+                 "(--shots-parallel) need several GPUs (--gpus N) or processes (mpirun -np N)");
+    return false;
+  }
+  const char* members = p.threaded ? "GPUs" : "processes";
+  std::string stop;
+  if (n_shots < 2)
+    stop = str("the model has ", n_shots, " shot", n_shots == 1 ? "" : "s");
+  else if (options.checkpoint_every > 0 || options.resume)
+    stop = "the run writes or resumes from checkpoints (a checkpoint holds one set-up's shot)";
+  else if (!options.decomposition.empty())
+    stop = str("a decomposition file (", options.decomposition, ") was given");
+  if (options.shots_parallel == true) {
+    TREMOR_CHECK(stop.empty(), whole.source, ": whole shots side by side over the ", processes, " ", members,
+                 " (--shots-parallel) asked for, but ", stop, ": decompose the model instead (--no-shots-parallel)");
+    p.shots_parallel_why = "asked for";
+    return true;
+  }
+  const auto gb = [](std::size_t bytes) { return str(static_cast<double>(bytes) / 1e9, " GB"); };
+  if (options.shots_parallel == false) {
+    p.shots_parallel_why = "asked for (--no-shots-parallel)";
+  } else if (!stop.empty()) {
+    p.shots_parallel_why = stop;
+  } else if (p.backend != Backend::Cuda) {
+    p.shots_parallel_why = str("on ", to_string(p.backend), ", where each process would hold the whole model; ",
+                               "--shots-parallel asks for it");
+  } else if (const int rounds = (n_shots + processes - 1) / processes; 8 * rounds * processes > 9 * n_shots) {
+    p.shots_parallel_why = str(n_shots, " shots over ", processes, " ", members, " would leave some idle; ",
+                               "--shots-parallel asks for it");
+  } else {
+    const std::size_t room =
+        p.threaded ? free_gpu_bytes() : memory_info(process_exec(p.backend, options, false)).total_bytes;
+    if (one_domain > room / 10 * 8) {
+      p.shots_parallel_why = str("the whole model (", gb(one_domain), " estimated) would not fit one GPU (",
+                                 gb(room), p.threaded ? " free" : "", ")");
+    } else {
+      p.shots_parallel_why = str("the whole model (", gb(one_domain), " estimated) fits one GPU (", gb(room),
+                                 p.threaded ? " free" : "", "); --no-shots-parallel decomposes it");
+      return true;
+    }
+  }
+  return false;
+}
+
 // Preflight::shots_together and shots_why for a run whose other arrays take `run` bytes; returns
 // the bytes the extra shots' fields and receivers add. Throws tremor::Error where more than one
 // is asked for and something stops it.
@@ -734,7 +790,7 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
   } else if (options.shots_together == 0 && n_shots > 1) {
     if (!stop.empty()) {
       p.shots_why = stop;
-    } else if (p.domains > 1 || p.processes > 1) {
+    } else if (p.decomposed()) {
       p.shots_why = "the run is decomposed (--shots-together K steps them together in every subdomain)";
     } else if (p.backend != Backend::Cuda) {
       p.shots_why = str("on ", to_string(p.backend), " (stepped together on a GPU; --shots-together K asks for it)");
@@ -822,7 +878,38 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
                    " subdomains, and --domains ", domains);
     domains = saved;
   }
-  if (processes > 1) domains = processes;  // a subdomain per process
+  p.processes = processes;
+  p.threaded = options.communicator && options.communicator->threaded();
+  p.exchange = parallel::parse_strategy(options.exchange);
+  const std::size_t real_size = tremor::real_size(p.precision);
+  const auto dim = static_cast<Size>(model.mesh.dim());
+  const Size nnz = p.stiffness_entries * dim * dim;
+  // The PML's term (explicit/pml.hpp): its elements made with the run's, its state after the operator.
+  p.pml = pml_profile(whole);  // (the whole model's box and waves: a layer may line a fluid's face alone)
+  const PmlBytes pml = pml_term_bytes(model, p.pml, real_size, memory_per_point(model));
+  // The whole run's arrays with operator `op`, `decomposed` or on one domain.
+  const auto bytes_of = [&](const op::OperatorEntry& op, bool decomposed) {
+    const bool split = options.overlap && decomposed && op.splits && !op.needs_assembly;
+    return estimate(model.mesh, op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring, is_damped(model),
+                    p.max_neighbours, p.geometry_values, split, p.backend != Backend::Cuda, model_betas(model),
+                    memory_per_point(model), pml) +
+           snapshot_bytes(model, p.snapshot_every, real_size) + recorder_bytes(model, real_size);
+  };
+  const auto run_bytes = [&](const op::OperatorEntry& op) { return bytes_of(op, p.decomposed()); };
+  const std::size_t fluid_bytes =
+      p.fluid ? fluid_run_bytes(*p.fluid, real_size) + fluid_snapshot_bytes(*p.fluid, model, p.snapshot_every, real_size)
+              : 0;
+  // "auto" on a GPU: where the default's estimate does not fit the GPU's free memory, a kind that
+  // does (op::AutoFallback). Under mpirun each process would decide alone, by its own GPU's memory,
+  // so the default stays there; --gpus decides once, by the first GPU's.
+  // The GPU's free memory, asked once: "auto" and the shots stepped together read it.
+  std::optional<std::size_t> gpu_free;
+  const std::function<std::size_t()> free_gpu_bytes = [&] {
+    if (!gpu_free) gpu_free = memory_info(process_exec(p.backend, options, false)).free_bytes;
+    return *gpu_free;
+  };
+  p.shots_parallel = choose_shots_parallel(p, whole, options, bytes_of(*p.op, false) + fluid_bytes, free_gpu_bytes);
+  if (processes > 1) domains = p.shots_parallel ? 1 : processes;  // the whole model, or a subdomain, each
   if (domains > 1) {
     TREMOR_CHECK(domains <= model.mesh.n_elements(), domains, " subdomains were asked for a mesh of ",
                  model.mesh.n_elements(), " elements: at most one subdomain per element");
@@ -842,34 +929,9 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
                      "with shots, drive pistons by velocity");
   }
   p.domains = domains;
-  p.processes = processes;
-  p.threaded = options.communicator && options.communicator->threaded();
-  p.exchange = parallel::parse_strategy(options.exchange);
-  const std::size_t real_size = tremor::real_size(p.precision);
-  const auto dim = static_cast<Size>(model.mesh.dim());
-  const Size nnz = p.stiffness_entries * dim * dim;
-  // The whole run's arrays with operator `op`; each process holds its subdomain's, about its share
-  // (METIS balances the elements to a few percent; the shared nodes are a thin layer).
-  const auto shares = static_cast<std::size_t>(std::max(processes, 1));
-  // The PML's term (explicit/pml.hpp): its elements made with the run's, its state after the operator.
-  p.pml = pml_profile(whole);  // (the whole model's box and waves: a layer may line a fluid's face alone)
-  const PmlBytes pml = pml_term_bytes(model, p.pml, real_size, memory_per_point(model));
-  const auto run_bytes = [&](const op::OperatorEntry& op) {
-    const bool split = options.overlap && (p.domains > 1 || p.processes > 1) && op.splits && !op.needs_assembly;
-    return estimate(model.mesh, op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring, is_damped(model),
-                    p.max_neighbours, p.geometry_values, split, p.backend != Backend::Cuda, model_betas(model),
-                    memory_per_point(model), pml) +
-           snapshot_bytes(model, p.snapshot_every, real_size) + recorder_bytes(model, real_size);
-  };
-  // "auto" on a GPU: where the default's estimate does not fit the GPU's free memory, a kind that
-  // does (op::AutoFallback). Under mpirun each process would decide alone, by its own GPU's memory,
-  // so the default stays there; --gpus decides once, by the first GPU's.
-  // The GPU's free memory, asked once: "auto" and the shots stepped together read it.
-  std::optional<std::size_t> gpu_free;
-  const std::function<std::size_t()> free_gpu_bytes = [&] {
-    if (!gpu_free) gpu_free = memory_info(process_exec(p.backend, options, false)).free_bytes;
-    return *gpu_free;
-  };
+  // Each process holds its subdomain's arrays, about its share of the whole run's (METIS balances
+  // the elements to a few percent; the shared nodes are a thin layer), or side by side the whole.
+  const auto shares = static_cast<std::size_t>(p.shots_parallel ? 1 : std::max(processes, 1));
   if (p.operator_auto && p.backend == Backend::Cuda && (processes == 1 || p.threaded)) {
     const std::size_t free_bytes = free_gpu_bytes();
     op::AutoChoice choice = operators().choose_auto(
@@ -901,11 +963,11 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
   // A PML's forces, and a fluid's traction C p, join K u's before the exchange: an operator split
   // by rows would overwrite the interior rows' share after it (the element-by-element kinds add
   // theirs).
-  p.overlap = options.overlap && (p.domains > 1 || p.processes > 1) && p.op->splits && !(largest_beta(model) > 0.0) &&
+  p.overlap = options.overlap && p.decomposed() && p.op->splits && !(largest_beta(model) > 0.0) &&
               !((p.pml.any() || p.fluid) && p.op->needs_assembly);
   // One domain's K is built as one array of 32-bit indices (the two-kernel assembly, nodal-block
   // CSR in double): refused before any of it is made. A decomposed run builds each subdomain's.
-  TREMOR_CHECK(!p.op->needs_assembly || nnz <= Size(2147483647) || p.domains > 1 || p.processes > 1, "the ",
+  TREMOR_CHECK(!p.op->needs_assembly || nnz <= Size(2147483647) || p.decomposed(), "the ",
                p.op->name, " operator assembles K, whose ", nnz, " entries (", p.stiffness_entries,
                " node pairs x ", dim * dim, ") exceed the 2^31 - 1 one array holds: decompose the model (--gpus N, ",
                "mpirun -np N or --domains N: each subdomain holds its part of K), or use an element-by-element "
@@ -914,12 +976,11 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
   if (!p.blocks.empty()) (void)partition::read_block_file(p.blocks, node_graph(model.mesh));
   prefer_a_kind_for_shots(p, whole, model.mesh, options, nnz <= Size(2147483647), run_bytes, free_gpu_bytes);
   // The whole run's arrays, and first the pre-flight's survey of the whole model, counted.
-  std::size_t run = run_bytes(*p.op) + (p.fluid ? fluid_run_bytes(*p.fluid, real_size) +
-                                                      fluid_snapshot_bytes(*p.fluid, model, p.snapshot_every, real_size)
-                                                : 0);
+  std::size_t run = run_bytes(*p.op) + fluid_bytes;
   run += choose_shots_together(p, whole, options, run, real_size, free_gpu_bytes);
   p.process_memory_bytes = std::max(run / shares, p.survey_peak_bytes);
-  p.memory_bytes = std::max(run, p.survey_peak_bytes * shares);
+  p.memory_bytes = p.shots_parallel ? p.process_memory_bytes * static_cast<std::size_t>(processes)
+                                    : std::max(run, p.survey_peak_bytes * shares);
   // The host: a host backend's arrays, and the copies the set-up makes there (the section table and
   // colour lists, 28 B per element; the model in another numbering, or in subdomains, a copy of
   // the mesh).

@@ -160,6 +160,13 @@ struct RunOptions {
   // 1: one after another. More than 1 needs one domain, no PML, fluid, stiffness-proportional
   // damping or attenuation (their terms and state are one shot's), no checkpoint and no resume.
   int shots_together = 0;
+  // Over several processes or GPUs (communicator), a model with shots: each member steps whole
+  // shots of its own on the whole model (one domain each, its shots `shots_together` at a time)
+  // instead of a subdomain of every shot; the first member passes each shot's histories to the
+  // observer as the members finish them, in the model's order within each round. Unset: the
+  // pre-flight chooses (Preflight::shots_parallel); true needs shots, no snapshots, checkpoints, resume
+  // or decomposition file; false decomposes.
+  std::optional<bool> shots_parallel;
   // The pre-flight of this model with these options (preflight()), when the caller made one: the
   // run takes its settings, time step and element checks from it instead of resolving them again.
   const Preflight* preflight = nullptr;
@@ -187,6 +194,9 @@ struct Preflight {
   // Each element's subdomain from RunOptions::decomposition, read once here; null: METIS's.
   std::shared_ptr<const std::vector<int>> element_domain;
   int processes = 1;  // of RunOptions::communicator
+  // Whether the model is split among subdomains (--domains, or a subdomain per process or GPU):
+  // not so for whole shots side by side (shots_parallel), each member holding the whole.
+  bool decomposed() const { return domains > 1 || (processes > 1 && !shots_parallel); }
   bool threaded = false;  // its members are threads of one process, a GPU each (--gpus)
   parallel::Strategy exchange = parallel::Strategy::PointToPoint;  // RunOptions::exchange
   // RunOptions::overlap where it applies: a decomposed run whose operator is element by element.
@@ -222,6 +232,10 @@ struct Preflight {
   // shots_why says why, in a line (empty for 1 of a model without shots).
   int shots_together = 1;
   std::string shots_why;
+  // Whole shots side by side over the `processes` members (RunOptions::shots_parallel): each holds
+  // the whole model (domains 1); shots_parallel_why says why in a line (empty without a group).
+  bool shots_parallel = false;
+  std::string shots_parallel_why;
   // K's nodal pattern, counted on the Exec (all kinds but matrix_free): node pairs (dim^2 entries
   // each) and the longest node row (the padding of ELL and block ELL).
   Size stiffness_entries = 0;

@@ -1,0 +1,49 @@
+# Whole shots side by side over processes (tremor run --shots-parallel under mpirun):
+#   cmake -DTREMOR=path/to/tremor -DH5_EQUAL=path/to/tremor_h5_equal -DLAUNCHER="mpirun;-np;2;..."
+#         -DWORK=dir -P fmc_side_by_side.cmake   (from the repository root)
+# 1. The capture of tests/data/cli/fmc_block.toml side by side over the processes, one shot at a
+#    time and 3 together: /fmc the bits of one process's run one after another.
+# 2. The immersed capture (tests/data/cli/fmc_immersed.toml), whose fluid steps one shot at a time:
+#    side by side, /fmc the bits of one process's run.
+# 3. Refused with checkpoints (a checkpoint holds one set-up's shot), said once.
+cmake_minimum_required(VERSION 3.25)
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+include(${CMAKE_CURRENT_LIST_DIR}/checks.cmake)
+set(common --backend serial --check-every 10)
+
+# Runs `tremor run ARGN` under the launcher; its output into `output`.
+function(launched expect_rc)
+  execute_process(COMMAND ${LAUNCHER} "${TREMOR}" run ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                  ERROR_VARIABLE err)
+  check_status("${rc}" "${expect_rc}" "${LAUNCHER} tremor run ${ARGN}" "${out}${err}")
+  set(output "${out}${err}" PARENT_SCOPE)
+endfunction()
+
+# 1.
+set(model tests/data/cli/fmc_block.toml)
+tremor(0 run ${model} ${common} -o "${WORK}/whole.h5")
+launched(0 ${model} ${common} --shots-parallel -o "${WORK}/side.h5")
+check_output("${output}" "shots side by side over 2 processes, the whole model on each \\(asked for\\)"
+             "shot 1 of 8 +probe\\.0" "shot 8 of 8 +probe\\.7" "side\\.h5 \\(complete\\)")
+check_h5_equal("the capture side by side differs from one process's" "${WORK}/whole.h5" "${WORK}/side.h5" /fmc)
+check_output("${output}" "equal: [0-9]+ datasets")
+launched(0 ${model} ${common} --shots-parallel --shots-together 3 -o "${WORK}/side-together.h5")
+check_output("${output}" "shots +3 stepped together \\(asked for\\)" "side-together\\.h5 \\(complete\\)")
+check_h5_equal("the capture side by side, 3 together, differs from one process's" "${WORK}/whole.h5"
+               "${WORK}/side-together.h5" /fmc)
+
+# 2.
+set(immersed tests/data/cli/fmc_immersed.toml)
+tremor(0 run ${immersed} ${common} -o "${WORK}/immersed.h5")
+launched(0 ${immersed} ${common} --shots-parallel -o "${WORK}/immersed-side.h5")
+check_output("${output}" "shots side by side over 2 processes" "immersed-side\\.h5 \\(complete\\)")
+check_h5_equal("the immersed capture side by side differs from one process's" "${WORK}/immersed.h5"
+               "${WORK}/immersed-side.h5" /fmc)
+
+# 3.
+launched(1 ${model} ${common} --shots-parallel --checkpoint-every 20 -o "${WORK}/refused.h5")
+check_output("${output}" "whole shots side by side over the 2 processes \\(--shots-parallel\\) asked for, but the run writes or resumes from checkpoints")
+if(output MATCHES "error:.*error:")
+  message(FATAL_ERROR "the refusal was said more than once:\n${output}")
+endif()

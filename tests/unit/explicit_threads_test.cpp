@@ -341,6 +341,23 @@ TEST(OverThreads, AStopSideBySideKeepsTheRoundsShots) {
   EXPECT_LT(run.shots[0][0].n_samples(), one.shots[0][0].n_samples());
 }
 
+// The first member's observer failing as a round's shots reach it (the result file's writer, say):
+// every member stops with its message, none left waiting.
+TEST(OverThreads, AWriterFailingSideBySideStopsEveryMember) {
+  struct Failing final : explicit_fe::Observer {
+    void on_shot_end(std::size_t, const std::vector<explicit_fe::History>&) override {
+      throw Error("the writer failed");
+    }
+  } failing;
+  const Model model = io::read_model_buffer(test::array_capture_toml(), "capture.toml", "");
+  const std::vector<Communicator> members = Communicator::threads(3);
+  RunOptions options;
+  options.backend = "serial";
+  options.shots_parallel = true;
+  EXPECT_EQ(test::error_of([&] { (void)explicit_fe::run_threads(model, options, &failing, members); }),
+            "the writer failed");
+}
+
 // What asks for shots side by side and cannot have them is refused, naming why; "auto" chooses
 // them on GPUs only, and says why not elsewhere.
 TEST(OverThreads, ShotsSideBySideRefusedWhereTheyCannotBe) {

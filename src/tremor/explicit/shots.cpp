@@ -246,24 +246,28 @@ double step_side_by_side(const Model& model, const Preflight& preflight, const R
     });
     std::vector<BatchEnd> ends = gather_batch_ends(members, mine, layout);
     if (!members.root()) dof_steps += mine.dof_steps;
-    for (std::size_t k = 0; k < ends.size(); ++k) {  // (the first member's: every batch, in shot order)
-      BatchEnd& end = ends[k];
-      for (std::size_t j = 0; j < end.shots.size(); ++j) {
-        if (observer) {
-          const std::lock_guard lock(observer_guard);
-          observer->on_shot(end.first_shot + j, false);
+    // The first member's: every batch, in shot order, to the observer (whose failure, the result
+    // file's, stops every member).
+    run_agreed(&members, [&] {
+      for (std::size_t k = 0; k < ends.size(); ++k) {
+        BatchEnd& end = ends[k];
+        for (std::size_t j = 0; j < end.shots.size(); ++j) {
+          if (observer) {
+            const std::lock_guard lock(observer_guard);
+            observer->on_shot(end.first_shot + j, false);
+          }
+          end_shot(observer, observer_guard, end.first_shot + j, std::move(end.shots[j]), run);
         }
-        end_shot(observer, observer_guard, end.first_shot + j, std::move(end.shots[j]), run);
+        dof_steps += end.dof_steps;
+        if (!end.shots.empty()) run.steps = end.steps;
+        if (end.status != RunStatus::Completed && run.ok()) {
+          run.status = end.status;
+          run.message = k == 0 ? end.message : str(members.name(static_cast<int>(k)), ": ", end.message);
+          run.bad_step = end.bad_step;
+          run.bad_node = end.bad_node;
+        }
       }
-      dof_steps += end.dof_steps;
-      if (!end.shots.empty()) run.steps = end.steps;
-      if (end.status != RunStatus::Completed && run.ok()) {
-        run.status = end.status;
-        run.message = k == 0 ? end.message : str(members.name(static_cast<int>(k)), ": ", end.message);
-        run.bad_step = end.bad_step;
-        run.bad_node = end.bad_node;
-      }
-    }
+    });
     // Every member ends where the first finds a batch stopped (its status, on every member).
     const auto status = static_cast<int>(members.sum(members.root() ? static_cast<double>(run.status) : 0.0));
     if (status != static_cast<int>(RunStatus::Completed)) {

@@ -47,7 +47,8 @@ class Fmc:
     array's mean pressure over it (Pa; attrs["quantity"] says which), sample k at t0 + k dt; rows
     of shots not run are NaN or absent. `attrs` holds the group's attributes (pitch, width,
     length, rows, row_pitch, depth, signal_peak, longitudinal_speed, shear_speed, sound_speed,
-    interface_depth, ...)."""
+    interface_depth, ...). A matrix array's elements stand in attrs["rows"] rows along `direction`,
+    element k in row k // columns; `elevation` points across them (the rows' way)."""
 
     name: str
     data: np.ndarray
@@ -55,6 +56,7 @@ class Fmc:
     centre: np.ndarray
     direction: np.ndarray  # along the array
     normal: np.ndarray  # inward
+    elevation: np.ndarray  # across the array: the way its rows step (a matrix array's)
     dt: float
     t0: float
     attrs: dict
@@ -69,11 +71,18 @@ class Fmc:
         """The elements' centres along the array, m from its centre: what tremor.total_focusing takes."""
         return (self.elements - self.centre) @ self.direction
 
+    @property
+    def across(self):
+        """The elements' centres across the array (along `elevation`), m from its centre: 0 for a
+        linear array, each row's offset for a matrix array."""
+        return (self.elements - self.centre) @ self.elevation
+
 
 def _fmc(name, group):
     attrs = {key: _plain(value) for key, value in group.attrs.items()}
     return Fmc(name=name, data=group["data"][()], elements=group["elements"][()], centre=group["centre"][()],
-               direction=group["direction"][()], normal=group["normal"][()], dt=float(attrs["dt"]),
+               direction=group["direction"][()], normal=group["normal"][()],
+               elevation=group["elevation"][()] if "elevation" in group else np.zeros(3), dt=float(attrs["dt"]),
                t0=float(attrs["t0"]), attrs=attrs)
 
 

@@ -90,6 +90,26 @@ def test_a_simulated_capture_reads_back_reciprocal_and_images(tmp_path):
     assert abs(10e-3 + z * 0.1e-3 - 15e-3) < 1.5e-3
 
 
+def test_a_matrix_capture_reads_back_in_rows(tmp_path):
+    """tests/data/cli/fmc_matrix.toml: a 2 x 2 matrix array on a 3D block, elements 1.5 mm apart
+    both ways; result.fmc["matrix"] holds its 4 x 4 capture, the elements in 2 rows (positions
+    along the array, offsets across it along `elevation`), reciprocal."""
+    import os
+    root = os.environ.get("TREMOR_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+    out = tmp_path / "matrix.h5"
+    run = tremor.run(tremor.Model.load(os.path.join(root, "tests", "data", "cli", "fmc_matrix.toml")),
+                     backend="serial", output=out)
+    assert run.status == "complete" and len(run.shots) == 4
+    with tremor.open(out) as result:
+        capture = result.fmc["matrix"]
+        assert capture.data.shape[:2] == (4, 4) and capture.attrs["rows"] == 2
+        np.testing.assert_allclose(capture.positions, [-0.75e-3, 0.75e-3, -0.75e-3, 0.75e-3], atol=1e-12)
+        np.testing.assert_allclose(capture.across, [-0.75e-3, -0.75e-3, 0.75e-3, 0.75e-3], atol=1e-12)
+        assert abs(capture.elevation @ capture.direction) < 1e-12 and abs(capture.elevation @ capture.normal) < 1e-12
+        peak = np.abs(capture.data).max()
+        assert peak > 0 and np.abs(capture.data - capture.data.transpose(1, 0, 2)).max() < 1e-6 * peak
+
+
 def test_the_holes_are_kept_for_the_images(tmp_path):
     """examples/array-tfm-2d/small.toml: its two side-drilled holes in /mesh/holes (centre, axis,
     radius), which tremor image --tfm outlines, with their names."""

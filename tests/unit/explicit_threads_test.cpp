@@ -280,12 +280,20 @@ std::vector<std::size_t> up_to(std::size_t n) {
   return all;
 }
 
+// The array capture (8 shots) and the options of its runs on the host: block_csr, checked every
+// `check_every` steps.
+Model capture_model() { return io::read_model_buffer(test::array_capture_toml(), "capture.toml", ""); }
+RunOptions capture_options(int check_every) {
+  RunOptions options;
+  options.backend = "serial";
+  options.operator_kind = "block_csr";
+  options.check_every = check_every;
+  return options;
+}
+
 TEST(OverThreads, ShotsSideBySideAreTheBitsOfOneDomain) {
-  const Model model = io::read_model_buffer(test::array_capture_toml(), "capture.toml", "");
-  RunOptions alone;
-  alone.backend = "serial";
-  alone.operator_kind = "block_csr";
-  alone.check_every = 20;
+  const Model model = capture_model();
+  const RunOptions alone = capture_options(20);
   const ExplicitRun one = explicit_fe::run_explicit(model, alone);
   ASSERT_TRUE(one.ok()) << one.message;
   ASSERT_EQ(one.shots.size(), 8u);
@@ -317,16 +325,11 @@ TEST(OverThreads, ShotsSideBySideAreTheBitsOfOneDomain) {
 // A stop asked of the first member ends its batch there; the others' batches of the round run to
 // their ends and are kept whole: nothing they stepped is lost. Then every member stops.
 TEST(OverThreads, AStopSideBySideKeepsTheRoundsShots) {
-  const Model model = io::read_model_buffer(test::array_capture_toml(), "capture.toml", "");
-  RunOptions options;
-  options.backend = "serial";
-  options.operator_kind = "block_csr";
-  options.check_every = 10;
+  const Model model = capture_model();
+  const ExplicitRun one = explicit_fe::run_explicit(model, capture_options(10));
+  RunOptions options = capture_options(10);
   options.shots_parallel = true;
   options.shots_together = 1;
-  RunOptions alone = options;
-  alone.shots_parallel.reset();
-  const ExplicitRun one = explicit_fe::run_explicit(model, alone);
   const std::vector<Communicator> members = Communicator::threads(2);
   ShotOrder order;
   order.stop_after = 2;
@@ -349,7 +352,7 @@ TEST(OverThreads, AWriterFailingSideBySideStopsEveryMember) {
       throw Error("the writer failed");
     }
   } failing;
-  const Model model = io::read_model_buffer(test::array_capture_toml(), "capture.toml", "");
+  const Model model = capture_model();
   const std::vector<Communicator> members = Communicator::threads(3);
   RunOptions options;
   options.backend = "serial";
@@ -361,7 +364,7 @@ TEST(OverThreads, AWriterFailingSideBySideStopsEveryMember) {
 // What asks for shots side by side and cannot have them is refused, naming why; "auto" chooses
 // them on GPUs only, and says why not elsewhere.
 TEST(OverThreads, ShotsSideBySideRefusedWhereTheyCannotBe) {
-  const Model model = io::read_model_buffer(test::array_capture_toml(), "capture.toml", "");
+  const Model model = capture_model();
   const std::vector<Communicator> members = Communicator::threads(2);
   RunOptions options;
   options.backend = "serial";
@@ -408,7 +411,7 @@ TEST(OverThreadsGpu, EqualsOneGpu) {
 // run of the same settings.
 TEST(OverThreadsGpu, ShotsSideBySideAreTheBitsOfOneGpu) {
   TREMOR_REQUIRE_GPU();
-  const Model model = io::read_model_buffer(test::array_capture_toml(), "capture.toml", "");
+  const Model model = capture_model();
   RunOptions options;
   options.backend = "cuda";
   options.operator_kind = "block_ell";

@@ -1,4 +1,5 @@
 #include "tremor/io/export_csv.hpp"
+#include "tremor/io/export_files.hpp"
 
 #include <algorithm>
 #include <array>
@@ -66,15 +67,12 @@ struct FileCloser {
 // Samples read and printed per block, bounding memory for long histories.
 constexpr hsize_t block_bytes = hsize_t{8} << 20;
 
-// Writes `csv` by the rules of every output (docs/running.md): absent or a regular file, written as
-// `csv`.partial, claimed (locked, not a link) before it is truncated, renamed when complete. Its
-// header is `time` and `columns`; its n_samples rows, `row` values each after the time, come from
-// read(first, count, times, values) a block at a time.
-void write_csv(const fs::path& csv, const std::vector<std::string>& columns, hsize_t n_samples, hsize_t row,
-               const std::function<void(hsize_t, hsize_t, double*, double*)>& read) {
-  fs::path temporary = csv;
+}  // namespace
+
+void write_export_file(const fs::path& path, const char* kind, const std::function<void(std::FILE*)>& write) {
+  fs::path temporary = path;
   temporary += ".partial";
-  OutputClaim claim = OutputClaim::lock(temporary, true, csv, "CSV file");
+  OutputClaim claim = OutputClaim::lock(temporary, true, path, kind);
   claim.truncate();
   const auto remove_temporary = [&] {
     std::error_code ignored;
@@ -87,49 +85,81 @@ void write_csv(const fs::path& csv, const std::vector<std::string>& columns, hsi
     const std::string reason = std::strerror(errno);
     if (fd >= 0) ::close(fd);
     remove_temporary();
-    throw Error(str(csv.string(), ": cannot create ", temporary.string(), " (", reason, ")"));
+    throw Error(str(path.string(), ": cannot create ", temporary.string(), " (", reason, ")"));
   }
   const auto fail = [&](const char* what) {
     const std::string reason = std::strerror(errno);
     out.reset();
     remove_temporary();
-    throw Error(str(csv.string(), ": ", what, " (", reason, ")"));
+    throw Error(str(path.string(), ": ", what, " (", reason, ")"));
   };
-  std::fputs("time", out.get());
-  for (const auto& column : columns)
-    std::fprintf(out.get(), ",%s", column.c_str());
-  std::fputc('\n', out.get());
-
-  const hsize_t block = std::max<hsize_t>(1, block_bytes / std::max<hsize_t>(1, row * sizeof(double)));
-  std::vector<double> times, values;
-  for (hsize_t first = 0; first < n_samples; first += block) {
-    const hsize_t count = std::min(block, n_samples - first);
-    times.resize(count);
-    values.resize(count * row);
-    read(first, count, times.data(), values.data());
-    for (hsize_t s = 0; s < count; ++s) {
-      std::fprintf(out.get(), "%.17g", times[s]);
-      const double* sample = values.data() + s * row;
-      for (hsize_t v = 0; v < row; ++v) std::fprintf(out.get(), ",%.17g", sample[v]);
-      if (std::fputc('\n', out.get()) == EOF) fail("cannot write the CSV file");
-    }
+  try {
+    write(out.get());
+  } catch (...) {
+    out.reset();
+    remove_temporary();
+    throw;
   }
-  if (std::fflush(out.get()) != 0 || std::ferror(out.get()) != 0) fail("cannot write the CSV file");
-  if (::fsync(::fileno(out.get())) != 0) fail("cannot sync the CSV file");  // on the disk before it is named
+  if (std::fflush(out.get()) != 0 || std::ferror(out.get()) != 0) fail(str("cannot write the ", kind).c_str());
+  if (::fsync(::fileno(out.get())) != 0) fail(str("cannot sync the ", kind).c_str());  // on the disk before it is named
   if (std::fclose(out.release()) != 0) {
     const std::string reason = std::strerror(errno);
     remove_temporary();
-    throw Error(str(csv.string(), ": cannot write the CSV file (", reason, ")"));
+    throw Error(str(path.string(), ": cannot write the ", kind, " (", reason, ")"));
   }
-  // A link or FIFO put at the CSV's name since it was checked is refused, not replaced.
-  check_output_path(csv, "CSV file");
+  // A link or FIFO put at the file's name since it was checked is refused, not replaced.
+  check_output_path(path, kind);
   claim.keep();
   std::error_code error;
-  fs::rename(temporary, csv, error);
+  fs::rename(temporary, path, error);
   if (error) {
     remove_temporary();
-    throw Error(str(csv.string(), ": cannot rename ", temporary.string(), " to it (", error.message(), ")"));
+    throw Error(str(path.string(), ": cannot rename ", temporary.string(), " to it (", error.message(), ")"));
   }
+}
+
+void check_export_path(const fs::path& path, const char* kind) {
+  check_output_path(path, kind);
+  fs::path temporary = path;
+  temporary += ".partial";
+  check_output_path(temporary, kind);
+}
+
+std::vector<HistorySet> history_sets(hid_t file, const std::string& result) {
+  std::vector<HistorySet> sets;
+  for (const h5::HistoriesGroup& at : h5::histories_groups(file, result)) {
+    Handle histories = h5::open_group(file, at.path, result);
+    for (const auto& name : h5::group_members(histories.get(), result, "cannot list " + at.path))
+      sets.push_back({at.path, at.shot, name});
+  }
+  return sets;
+}
+
+namespace {
+
+// Writes `csv` (write_export_file): its header is `time` and `columns`; its n_samples rows, `row`
+// values each after the time, come from read(first, count, times, values) a block at a time.
+void write_csv(const fs::path& csv, const std::vector<std::string>& columns, hsize_t n_samples, hsize_t row,
+               const std::function<void(hsize_t, hsize_t, double*, double*)>& read) {
+  write_export_file(csv, "CSV file", [&](std::FILE* out) {
+    std::fputs("time", out);
+    for (const auto& column : columns) std::fprintf(out, ",%s", column.c_str());
+    std::fputc('\n', out);
+    const hsize_t block = std::max<hsize_t>(1, block_bytes / std::max<hsize_t>(1, row * sizeof(double)));
+    std::vector<double> times, values;
+    for (hsize_t first = 0; first < n_samples; first += block) {
+      const hsize_t count = std::min(block, n_samples - first);
+      times.resize(count);
+      values.resize(count * row);
+      read(first, count, times.data(), values.data());
+      for (hsize_t s = 0; s < count; ++s) {
+        std::fprintf(out, "%.17g", times[s]);
+        const double* sample = values.data() + s * row;
+        for (hsize_t v = 0; v < row; ++v) std::fprintf(out, ",%.17g", sample[v]);
+        if (std::fputc('\n', out) == EOF) return;  // (the error is the stream's: write_export_file reports it)
+      }
+    }
+  });
 }
 
 // The history in `group`, `where` in the file.
@@ -213,9 +243,8 @@ void export_fmc(hid_t fmc, const std::string& name, const std::string& result, c
 
 }  // namespace
 
-ExportSummary export_histories(const fs::path& result_path, const fs::path& out_dir) {
+Handle open_for_export(const fs::path& result_path, const fs::path& out_dir, ExportSummary& summary) {
   const std::string result = result_path.string();
-  std::error_code error;
   Handle file;
   try {
     file = h5::open_result(result);
@@ -226,14 +255,21 @@ ExportSummary export_histories(const fs::path& result_path, const fs::path& out_
                               "maps); try again once it has ended"));
     throw;
   }
-  ExportSummary summary;
   {
     Handle metadata = h5::open_group(file.get(), "metadata", result);
     summary.status = h5::read_string_attribute(metadata.get(), "status", result);
   }
+  std::error_code error;
   fs::create_directories(out_dir, error);
   if (error || !fs::is_directory(out_dir))
     throw Error(str(out_dir.string(), ": cannot create the output folder (", error.message(), ")"));
+  return file;
+}
+
+ExportSummary export_histories(const fs::path& result_path, const fs::path& out_dir) {
+  const std::string result = result_path.string();
+  ExportSummary summary;
+  const Handle file = open_for_export(result_path, out_dir, summary);
   // /histories, then each shot's (a model with shots), named "<shot>.<history>.csv". Every CSV's
   // name (and its temporary's) is checked before any is written: a symbolic link, FIFO, device or
   // folder there is refused, and nothing written.
@@ -242,15 +278,9 @@ ExportSummary export_histories(const fs::path& result_path, const fs::path& out_
     fs::path csv;
   };
   std::vector<Planned> planned;
-  for (const h5::HistoriesGroup& at : h5::histories_groups(file.get(), result)) {
-    Handle histories = h5::open_group(file.get(), at.path, result);
-    for (const auto& name : h5::group_members(histories.get(), result, "cannot list " + at.path)) {
-      planned.push_back({at.path, name, out_dir / ((at.shot.empty() ? "" : at.shot + ".") + name + ".csv")});
-      check_output_path(planned.back().csv, "CSV file");
-      fs::path temporary = planned.back().csv;
-      temporary += ".partial";
-      check_output_path(temporary, "CSV file");
-    }
+  for (const HistorySet& set : history_sets(file.get(), result)) {
+    planned.push_back({set.path, set.name, out_dir / (set.file_stem() + ".csv")});
+    check_export_path(planned.back().csv, "CSV file");
   }
   // Full-matrix captures: "fmc.<array>.csv".
   std::vector<Planned> captures;
@@ -258,10 +288,7 @@ ExportSummary export_histories(const fs::path& result_path, const fs::path& out_
     Handle fmc = h5::open_group(file.get(), "fmc", result);
     for (const auto& name : h5::group_members(fmc.get(), result, "cannot list /fmc")) {
       captures.push_back({"/fmc", name, out_dir / ("fmc." + name + ".csv")});
-      check_output_path(captures.back().csv, "CSV file");
-      fs::path temporary = captures.back().csv;
-      temporary += ".partial";
-      check_output_path(temporary, "CSV file");
+      check_export_path(captures.back().csv, "CSV file");
     }
   }
   for (const Planned& one : planned) {

@@ -15,6 +15,7 @@ namespace tremor::io {
 struct ExportSummary {
   std::vector<std::filesystem::path> files;  // written, in history-name order
   std::string status;                        // the result file's /metadata status
+  std::vector<std::string> warnings;         // what a format could not hold exactly
 };
 
 // Each CSV follows the rules of every output (docs/running.md): its name must be absent or a

@@ -1,0 +1,40 @@
+#pragma once
+// What the exporters of a result file share (export_csv.hpp, export_traces.hpp): the file opened
+// for reading and the folder made, its history sets listed, and each output written by the rules
+// of every output (docs/running.md).
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tremor/io/export_csv.hpp"
+#include "tremor/io/result_hdf5.hpp"
+
+namespace tremor::io {
+
+// The result file opened for reading (a writer's lock refused naming it), its status into
+// `summary`, and `out_dir` created when missing. Throws tremor::Error naming the file or folder.
+h5::Handle open_for_export(const std::filesystem::path& result_path, const std::filesystem::path& out_dir,
+                           ExportSummary& summary);
+
+// A history set: /histories/<name>, or a shot's /shots/<shot>/histories/<name>.
+struct HistorySet {
+  std::string path;  // its parent group
+  std::string shot;  // empty: none
+  std::string name;
+  // Its outputs' names before the extension: "<name>", or "<shot>.<name>".
+  std::string file_stem() const { return shot.empty() ? name : shot + "." + name; }
+};
+std::vector<HistorySet> history_sets(hid_t file, const std::string& result);
+
+// Refuses `path` (a `kind`, "CSV file") and its temporary unless each is absent or a regular
+// file: checked for every output before any is written.
+void check_export_path(const std::filesystem::path& path, const char* kind);
+// Writes `path` by write(FILE*): as `path`.partial, claimed (locked, not a link) and truncated,
+// synced and renamed when complete, so that an interrupted export leaves no torn file under the
+// final name; a write error of the stream or an exception from `write` removes the temporary.
+void write_export_file(const std::filesystem::path& path, const char* kind,
+                       const std::function<void(std::FILE*)>& write);
+
+}  // namespace tremor::io

@@ -1,0 +1,34 @@
+#pragma once
+// Seismic trace formats of a result file's histories (docs/output-format.md, "Trace export"):
+// `tremor export --format sac|su`. A trace is one component of one quantity at one point of a
+// history set (a receiver's node or position), float32, its samples evenly spaced.
+//
+//   SAC (binary, NVHDR 6, this machine's byte order, which SAC readers detect): one file a trace,
+//     `<set>.<point>.<quantity letter><axis>.sac` (`probe.p1.ux.sac`, `r.1037.vz.sac`, pressure
+//     `hydro.p2.p.sac`; a shot's `<shot>.<set>...`), the point its node label or p<k>. Header:
+//     DELTA, B, E, NPTS, DEPMIN/DEPMAX/DEPMEN, IFTYPE = ITIME, LEVEN, IDEP (IDISP, IVEL, IACC; IUNKN
+//     for pressure), KSTNM the point, KNETWK the set's name (first 8 characters), KCMPNM BX plus
+//     the axis (BXP for pressure), KEVNM the shot's name (first 16), USER0-2 the point's x, y, z (m).
+//   SU (Seismic Unix: SEG-Y trace headers without the file headers, this machine's byte order):
+//     one file a quantity and axis of a set, `<set>.<quantity letter><axis>.su`, a trace per point:
+//     tracl = tracr = tracf = its number from 1, trid 1, ns, dt in whole microseconds (and d1 the
+//     exact interval, s; f1 the first sample's time), gx, gy and gelev the point's x, y, z in
+//     tenths of a millimetre (scalco, scalel -10000), counit 1 (metres).
+//
+// SU cannot hold more than 65,535 samples a trace (refused, naming the set); where the interval is
+// not a whole number of microseconds (an ultrasonic run's, ns), dt is rounded (0 below 0.5 us) and
+// a warning says so: d1 holds it exactly.
+#include <filesystem>
+
+#include "tremor/io/export_csv.hpp"
+
+namespace tremor::io {
+
+enum class TraceFormat { Sac, Su };
+
+// Writes every history set's traces (each file by the rules of every output: export_files.hpp),
+// every name checked before any is written. Throws tremor::Error naming the file at fault.
+ExportSummary export_traces(const std::filesystem::path& result_path, const std::filesystem::path& out_dir,
+                            TraceFormat format);
+
+}  // namespace tremor::io

@@ -1,0 +1,135 @@
+"""tremor export --format sac|su: each trace read back by a reader written here from the formats'
+specifications (SAC's header of 158 words, NVHDR 6; Seismic Unix's 240-byte SEG-Y trace header),
+not from the writer's code, against the result file's histories read by h5py."""
+import os
+import struct
+import subprocess
+
+import h5py
+import numpy as np
+
+ROOT = os.environ.get("TREMOR_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+CLI = os.environ.get("TREMOR_CLI", "tremor")
+
+# tests/data/cli/tiny.toml (a 2D strip, receiver "probe" at one node) and a receiver at two
+# positions recording displacement and velocity.
+LINE = '\n[[receiver]]\nname = "line"\npositions = [[0.01, 0.004], [0.0125, 0.002]]\nrecord = ["displacement", "velocity"]\n'
+
+
+def model(tmp_path, extra=""):
+    with open(os.path.join(ROOT, "tests", "data", "cli", "tiny.toml")) as f:
+        text = f.read()
+    path = tmp_path / "strip.toml"
+    path.write_text(text + LINE + extra)
+    return path
+
+
+def tremor(*args):
+    return subprocess.run([CLI, *map(str, args)], capture_output=True, text=True)
+
+
+def read_sac(path):
+    """SAC binary, NVHDR 6, little-endian: 70 float32 words, 40 int32 words, 8-character strings
+    (KEVNM 16) from byte 440, then NPTS float32 samples."""
+    data = open(path, "rb").read()
+    floats = struct.unpack_from("<70f", data, 0)
+    ints = struct.unpack_from("<40i", data, 280)
+    text = data[440:632].decode("ascii")
+    header = {"delta": floats[0], "depmin": floats[1], "depmax": floats[2], "b": floats[5], "e": floats[6],
+              "user": floats[40:43], "nvhdr": ints[6], "npts": ints[9], "iftype": ints[15], "idep": ints[16],
+              "leven": ints[35], "kstnm": text[0:8].strip(), "kevnm": text[8:24].strip(),
+              "kcmpnm": text[160:168].strip(), "knetwk": text[168:176].strip()}
+    assert len(data) == 632 + 4 * header["npts"]
+    return header, np.frombuffer(data, "<f4", header["npts"], 632)
+
+
+def read_su(path):
+    """Seismic Unix: per trace a 240-byte header (tracl int32 at 0, gelev at 40, scalel and scalco
+    int16 at 68 and 70, gx, gy int32 at 80 and 84, ns and dt uint16 at 114 and 116, d1 and f1 float32
+    at 180 and 184), then ns float32 samples; little-endian (this machine's)."""
+    data = open(path, "rb").read()
+    traces, at = [], 0
+    while at < len(data):
+        tracl, = struct.unpack_from("<i", data, at)
+        gelev, = struct.unpack_from("<i", data, at + 40)
+        scalel, scalco = struct.unpack_from("<hh", data, at + 68)
+        gx, gy = struct.unpack_from("<ii", data, at + 80)
+        ns, dt = struct.unpack_from("<HH", data, at + 114)
+        d1, f1 = struct.unpack_from("<ff", data, at + 180)
+        scale = lambda v, s: v / -s if s < 0 else v * max(s, 1)
+        traces.append({"tracl": tracl, "ns": ns, "dt": dt, "d1": d1, "f1": f1, "gx": scale(gx, scalco),
+                       "gy": scale(gy, scalco), "gelev": scale(gelev, scalel),
+                       "samples": np.frombuffer(data, "<f4", ns, at + 240)})
+        at += 240 + 4 * ns
+    return traces
+
+
+def test_sac_traces_are_the_histories(tmp_path):
+    run = tremor("run", model(tmp_path), "--backend", "serial", "-o", tmp_path / "strip.h5")
+    assert run.returncode == 0, run.stderr
+    out = tremor("export", tmp_path / "strip.h5", "-o", tmp_path / "sac", "--format", "sac")
+    assert out.returncode == 0, out.stderr
+    with h5py.File(tmp_path / "strip.h5", "r") as f:
+        line = f["histories/line"]
+        times, values, positions = line["time"][()], line["values"][()], line["positions"][()]
+        probe_label = int(f["histories/probe/node_labels"][0])
+        probe_node = int(f["histories/probe/node_indices"][0])
+        probe_xy = f["mesh/coordinates"][probe_node]
+        probe = f["histories/probe/values"][()]
+    names = sorted(os.listdir(tmp_path / "sac"))
+    assert names == sorted([f"line.p{p}.{q}{c}.sac" for p in (1, 2) for q in "uv" for c in "xy"] +
+                           [f"probe.{probe_label}.u{c}.sac" for c in "xy"])
+    dt = times[1] - times[0]
+    for p in (0, 1):
+        for q, letter in enumerate("uv"):
+            for c, axis in enumerate("xy"):
+                header, y = read_sac(tmp_path / "sac" / f"line.p{p + 1}.{letter}{axis}.sac")
+                # The samples are the history's in float32, exactly.
+                np.testing.assert_array_equal(y, values[:, p, q, c].astype(np.float32))
+                assert header["npts"] == len(times) and header["nvhdr"] == 6 and header["leven"] == 1
+                assert header["iftype"] == 1 and header["idep"] == (6 if letter == "u" else 7)
+                assert np.isclose(header["delta"], dt, rtol=1e-6) and header["b"] == 0.0
+                assert np.isclose(header["e"], times[-1], rtol=1e-6)
+                assert header["depmax"] == y.max() and header["depmin"] == y.min()
+                assert header["kstnm"] == f"p{p + 1}" and header["knetwk"] == "line"
+                assert header["kcmpnm"] == "BX" + axis.upper() and header["kevnm"] == "-12345"
+                np.testing.assert_allclose(header["user"][:2], positions[p][:2], rtol=1e-6)
+    header, y = read_sac(tmp_path / "sac" / f"probe.{probe_label}.uy.sac")
+    np.testing.assert_array_equal(y, probe[:, 0, 0, 1].astype(np.float32))
+    assert header["kstnm"] == str(probe_label)
+    np.testing.assert_allclose(header["user"][:2], probe_xy, rtol=1e-6)
+
+
+def test_su_traces_are_the_histories(tmp_path):
+    run = tremor("run", model(tmp_path), "--backend", "serial", "-o", tmp_path / "strip.h5")
+    assert run.returncode == 0, run.stderr
+    out = tremor("export", tmp_path / "strip.h5", "-o", tmp_path / "su", "--format", "su")
+    assert out.returncode == 0, out.stderr
+    # Samples every 62.7 ns: SU's dt (whole microseconds) cannot hold it, and the export says so.
+    assert "line: samples every 6.27" in out.stderr and "d1 holds the interval exactly" in out.stderr
+    with h5py.File(tmp_path / "strip.h5", "r") as f:
+        times, values, positions = (f["histories/line/time"][()], f["histories/line/values"][()],
+                                    f["histories/line/positions"][()])
+    assert sorted(os.listdir(tmp_path / "su")) == sorted([f"line.{q}{c}.su" for q in "uv" for c in "xy"] +
+                                                         ["probe.ux.su", "probe.uy.su"])
+    traces = read_su(tmp_path / "su" / "line.vy.su")
+    assert [t["tracl"] for t in traces] == [1, 2]
+    for p, t in enumerate(traces):
+        np.testing.assert_array_equal(t["samples"], values[:, p, 1, 1].astype(np.float32))
+        assert t["ns"] == len(times) and t["dt"] == 0 and np.isclose(t["d1"], times[1] - times[0], rtol=1e-6)
+        assert t["f1"] == 0.0
+        # Coordinates in tenths of a millimetre.
+        assert abs(t["gx"] - positions[p][0]) <= 0.5e-4 and abs(t["gy"] - positions[p][1]) <= 0.5e-4
+        assert t["gelev"] == 0.0
+
+
+def test_su_refuses_what_it_cannot_hold(tmp_path):
+    # 66,000 samples: more than SU's 16-bit ns.
+    run = tremor("run", model(tmp_path), "--backend", "serial", "--duration", "4.15e-3", "-o", tmp_path / "long.h5")
+    assert run.returncode == 0, run.stderr
+    out = tremor("export", tmp_path / "long.h5", "-o", tmp_path / "su", "--format", "su")
+    assert out.returncode != 0
+    assert "more than the 65,535 an SU trace holds" in out.stderr and "export it as sac" in out.stderr
+    assert not os.path.exists(tmp_path / "su") or os.listdir(tmp_path / "su") == []
+    bad = tremor("export", tmp_path / "long.h5", "-o", tmp_path / "x", "--format", "segd")
+    assert bad.returncode != 0 and "--format" in bad.stderr

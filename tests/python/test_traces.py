@@ -133,3 +133,60 @@ def test_su_refuses_what_it_cannot_hold(tmp_path):
     assert not os.path.exists(tmp_path / "su") or os.listdir(tmp_path / "su") == []
     bad = tremor("export", tmp_path / "long.h5", "-o", tmp_path / "x", "--format", "segd")
     assert bad.returncode != 0 and "--format" in bad.stderr
+
+
+def read_asdf(path):
+    """ASDF 1.0.3 (HDF5): the root's file_format "ASDF"; each waveform a dataset
+    /Waveforms/NET.STA/NET.STA.LOC.CHA__START__END__TAG with attributes starttime (ns) and
+    sampling_rate (Hz). Returns {(net, sta, loc, cha, tag): (starttime, rate, samples)}."""
+    import re
+    name = re.compile(r"^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]*)\.([A-Za-z0-9_-]+)"
+                      r"__(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)__(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)__([a-z0-9_]+)$")
+    out = {}
+    with h5py.File(path, "r") as f:
+        assert f.attrs["file_format"] == b"ASDF" and f.attrs["file_format_version"] == b"1.0.3"
+        for station, group in f["Waveforms"].items():
+            for waveform, data in group.items():
+                m = name.match(waveform)
+                assert m, waveform
+                assert f"{m[1]}.{m[2]}" == station
+                out[(m[1], m[2], m[3], m[4], m[7])] = (int(data.attrs["starttime"]), float(data.attrs["sampling_rate"]),
+                                                        data[()])
+    return out
+
+
+def test_asdf_holds_every_trace(tmp_path):
+    run = tremor("run", model(tmp_path), "--backend", "serial", "-o", tmp_path / "strip.h5")
+    assert run.returncode == 0, run.stderr
+    out = tremor("export", tmp_path / "strip.h5", "-o", tmp_path / "asdf", "--format", "asdf")
+    assert out.returncode == 0, out.stderr
+    assert os.listdir(tmp_path / "asdf") == ["strip.asdf.h5"]
+    traces = read_asdf(tmp_path / "asdf" / "strip.asdf.h5")
+    with h5py.File(tmp_path / "strip.h5", "r") as f:
+        times, values = f["histories/line/time"][()], f["histories/line/values"][()]
+        probe_label = int(f["histories/probe/node_labels"][0])
+    assert len(traces) == 2 * 2 * 2 + 2  # line: 2 points x 2 quantities x 2 axes; probe: 2 axes
+    for p in (0, 1):
+        for q, tag in enumerate(["displacement", "velocity"]):
+            for c, axis in enumerate("XY"):
+                start, rate, y = traces[("line", f"p{p + 1}", "", "BX" + axis, tag)]
+                assert y.dtype == np.float32 and start == 0
+                np.testing.assert_array_equal(y, values[:, p, q, c].astype(np.float32))
+                assert np.isclose(rate, 1.0 / (times[1] - times[0]), rtol=1e-9)
+    assert ("probe", str(probe_label), "", "BXY", "displacement") in traces
+
+
+def test_asdf_tags_a_shots_traces(tmp_path):
+    """tests/data/cli/fmc_block.toml: 8 shots, each its own tag (the shot's name, then the quantity)."""
+    run = tremor("run", os.path.join(ROOT, "tests", "data", "cli", "fmc_block.toml"), "--backend", "serial",
+                 "-o", tmp_path / "fmc.h5")
+    assert run.returncode == 0, run.stderr
+    out = tremor("export", tmp_path / "fmc.h5", "-o", tmp_path / "asdf", "--format", "asdf")
+    assert out.returncode == 0, out.stderr
+    traces = read_asdf(tmp_path / "asdf" / "fmc.asdf.h5")
+    tags = sorted({key[4] for key in traces})
+    assert tags == [f"probe_{k}_displacement" for k in range(8)]
+    with h5py.File(tmp_path / "fmc.h5", "r") as f:
+        values = f["shots/probe.3/histories/probe/values"][()]
+    np.testing.assert_array_equal(traces[("probe", "p6", "", "BXY", "probe_3_displacement")][2],
+                                  values[:, 5, 0, 1].astype(np.float32))

@@ -1,4 +1,4 @@
-// `tremor export RESULT -o DIR [--format csv|sac|su]`: a result file's histories as CSV files, one
+// `tremor export RESULT -o DIR [--format csv|sac|su|asdf]`: a result file's histories as CSV files, one
 // per history set, or as seismic traces (docs/output-format.md).
 #include <cstdio>
 #include <memory>
@@ -15,7 +15,10 @@ namespace {
 void run_export(const std::string& result, const std::string& out_dir, const std::string& format) {
   const io::ExportSummary summary =
       format == "csv" ? io::export_histories(result, out_dir)
-                      : io::export_traces(result, out_dir, format == "sac" ? io::TraceFormat::Sac : io::TraceFormat::Su);
+                      : io::export_traces(result, out_dir,
+                                          format == "sac"  ? io::TraceFormat::Sac
+                                          : format == "su" ? io::TraceFormat::Su
+                                                           : io::TraceFormat::Asdf);
   for (const auto& file : summary.files) std::printf("wrote %s\n", file.string().c_str());
   if (summary.files.empty()) std::printf("%s holds no histories; nothing written\n", result.c_str());
   for (const std::string& warning : summary.warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
@@ -28,7 +31,7 @@ void run_export(const std::string& result, const std::string& out_dir, const std
 
 void add_export_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("export", "Write the histories of a result file (.h5) as CSV files, one per set, or "
-                                           "as SAC or SU traces");
+                                           "as SAC, SU or ASDF traces");
   auto result = std::make_shared<std::string>();
   auto out_dir = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>("csv");
@@ -36,9 +39,9 @@ void add_export_command(CLI::App& app) {
   cmd->add_option("-o,--output", *out_dir, "folder for the files (created when missing)")->required();
   cmd->add_option("--format", *format,
                   "csv (a file per history set, and per full-matrix capture), sac (a file per trace: a point's "
-                  "component of a quantity) or su (a file per quantity and component of a set, a trace per point); "
-                  "default csv")
-      ->check(CLI::IsMember({"csv", "sac", "su"}));
+                  "component of a quantity), su (a file per quantity and component of a set, a trace per point) or "
+                  "asdf (one HDF5 file of every trace); default csv")
+      ->check(CLI::IsMember({"csv", "sac", "su", "asdf"}));
   cmd->callback([result, out_dir, format] { run_export(*result, *out_dir, *format); });
 }
 

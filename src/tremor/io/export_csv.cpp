@@ -70,6 +70,23 @@ constexpr hsize_t block_bytes = hsize_t{8} << 20;
 }  // namespace
 
 void write_export_file(const fs::path& path, const char* kind, const std::function<void(std::FILE*)>& write) {
+  write_export_file_at(path, kind, [&](const fs::path& temporary) {
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+    std::unique_ptr<std::FILE, FileCloser> out(fd >= 0 ? ::fdopen(fd, "wb") : nullptr);
+    if (!out) {
+      const std::string reason = std::strerror(errno);
+      if (fd >= 0) ::close(fd);
+      throw Error(str(path.string(), ": cannot create ", temporary.string(), " (", reason, ")"));
+    }
+    write(out.get());
+    const bool written = std::fflush(out.get()) == 0 && std::ferror(out.get()) == 0;
+    const std::string reason = std::strerror(errno);
+    if (std::fclose(out.release()) != 0 || !written)
+      throw Error(str(path.string(), ": cannot write the ", kind, " (", written ? std::strerror(errno) : reason, ")"));
+  });
+}
+
+void write_export_file_at(const fs::path& path, const char* kind, const std::function<void(const fs::path&)>& write) {
   fs::path temporary = path;
   temporary += ".partial";
   OutputClaim claim = OutputClaim::lock(temporary, true, path, kind);
@@ -79,36 +96,18 @@ void write_export_file(const fs::path& path, const char* kind, const std::functi
     fs::remove(temporary, ignored);  // still claimed: no other writer has it
     claim.keep();
   };
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-  std::unique_ptr<std::FILE, FileCloser> out(fd >= 0 ? ::fdopen(fd, "wb") : nullptr);
-  if (!out) {
+  try {
+    write(temporary);
+    const int fd = ::open(temporary.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    const bool synced = fd >= 0 && ::fsync(fd) == 0;  // on the disk before it is named
     const std::string reason = std::strerror(errno);
     if (fd >= 0) ::close(fd);
-    remove_temporary();
-    throw Error(str(path.string(), ": cannot create ", temporary.string(), " (", reason, ")"));
-  }
-  const auto fail = [&](const char* what) {
-    const std::string reason = std::strerror(errno);
-    out.reset();
-    remove_temporary();
-    throw Error(str(path.string(), ": ", what, " (", reason, ")"));
-  };
-  try {
-    write(out.get());
+    if (!synced) throw Error(str(path.string(), ": cannot sync the ", kind, " (", reason, ")"));
+    check_output_path(path, kind);  // (a link or FIFO put there since: refused, not replaced)
   } catch (...) {
-    out.reset();
     remove_temporary();
     throw;
   }
-  if (std::fflush(out.get()) != 0 || std::ferror(out.get()) != 0) fail(str("cannot write the ", kind).c_str());
-  if (::fsync(::fileno(out.get())) != 0) fail(str("cannot sync the ", kind).c_str());  // on the disk before it is named
-  if (std::fclose(out.release()) != 0) {
-    const std::string reason = std::strerror(errno);
-    remove_temporary();
-    throw Error(str(path.string(), ": cannot write the ", kind, " (", reason, ")"));
-  }
-  // A link or FIFO put at the file's name since it was checked is refused, not replaced.
-  check_output_path(path, kind);
   claim.keep();
   std::error_code error;
   fs::rename(temporary, path, error);

@@ -37,4 +37,9 @@ void check_export_path(const std::filesystem::path& path, const char* kind);
 void write_export_file(const std::filesystem::path& path, const char* kind,
                        const std::function<void(std::FILE*)>& write);
 
+// The same for a writer that makes its file by name (an HDF5 file): write(temporary) creates or
+// truncates `temporary`, claimed for it, and closes it; it is then synced and renamed.
+void write_export_file_at(const std::filesystem::path& path, const char* kind,
+                          const std::function<void(const std::filesystem::path&)>& write);
+
 }  // namespace tremor::io

@@ -4,7 +4,9 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cctype>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -184,13 +186,84 @@ void write_su(std::FILE* out, const TraceSet& t, std::size_t q, std::size_t c) {
   }
 }
 
+// An ASDF name's part: letters, digits, '-' and '_' kept, anything else '_' (a tag: lower case).
+std::string asdf_code(const std::string& text, bool lower) {
+  std::string out = text;
+  for (char& c : out) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')) c = '_';
+    if (lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+// ASDF's times in a waveform's name: YYYY-MM-DDTHH:MM:SS from 1970-01-01 (whole seconds).
+std::string asdf_time(double seconds) {
+  const auto whole = static_cast<std::time_t>(std::floor(seconds));
+  std::tm utc{};
+  gmtime_r(&whole, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  return text;
+}
+
+// Every set's traces into the ASDF file `path` (created, truncated).
+void write_asdf(const fs::path& path, const std::vector<std::pair<HistorySet, TraceSet>>& sets) {
+  const std::string file = path.string();
+  Handle access = h5::writer_access(file);
+  Handle root = h5::open_or_fail(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose, file,
+                                 "cannot create the ASDF file");
+  h5::set_bytes_attribute(root.get(), "file_format", "ASDF", file);
+  h5::set_bytes_attribute(root.get(), "file_format_version", "1.0.3", file);
+  Handle waveforms = h5::create_group(root.get(), "Waveforms", file);
+  (void)h5::create_group(root.get(), "AuxiliaryData", file);
+  (void)h5::create_group(root.get(), "Provenance", file);
+  static const char* tags[] = {"displacement", "velocity", "acceleration", "pressure"};
+  for (const auto& [set, t] : sets) {
+    const double begin = t.times.empty() ? 0.0 : t.times.front();
+    const double end = begin + t.delta * static_cast<double>(t.times.empty() ? 0 : t.times.size() - 1);
+    for (std::size_t p = 0; p < t.points.size(); ++p) {
+      const std::string station = str(asdf_code(set.name, false), ".", asdf_code(t.points[p], false));
+      Handle group = H5Lexists(waveforms.get(), station.c_str(), H5P_DEFAULT) > 0
+                         ? h5::open_group(waveforms.get(), station, file)
+                         : h5::create_group(waveforms.get(), station, file);
+      for (std::size_t q = 0; q < t.quantities.size(); ++q) {
+        const std::string quantity = tags[static_cast<int>(t.quantities[q])];
+        const std::string tag = set.shot.empty() ? quantity : str(asdf_code(set.shot, true), "_", quantity);
+        for (std::size_t c = 0; c < static_cast<std::size_t>(t.components); ++c) {
+          const std::string channel =
+              t.quantities[q] == Quantity::Pressure ? "BXP" : str("BX", static_cast<char>('X' + c));
+          const std::string name =
+              str(station, "..", channel, "__", asdf_time(begin), "__", asdf_time(end), "__", tag);
+          const std::vector<float> y = trace(t, p, q, c);
+          const std::array<hsize_t, 1> dims{y.size()};
+          h5::write_floats(group.get(), name, y, dims, file);
+          Handle dataset = h5::open_dataset(group.get(), name, file);
+          h5::set_attribute(dataset.get(), "starttime", static_cast<std::int64_t>(std::llround(begin * 1e9)), file);
+          h5::set_attribute(dataset.get(), "sampling_rate", t.delta > 0.0 ? 1.0 / t.delta : 0.0, file);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 ExportSummary export_traces(const fs::path& result_path, const fs::path& out_dir, TraceFormat format) {
   const std::string result = result_path.string();
   ExportSummary summary;
   const Handle file = open_for_export(result_path, out_dir, summary);
-  const char* kind = format == TraceFormat::Sac ? "SAC file" : "SU file";
+  const char* kind = format == TraceFormat::Sac ? "SAC file" : format == TraceFormat::Su ? "SU file" : "ASDF file";
+  if (format == TraceFormat::Asdf) {  // one file for every set
+    const fs::path asdf = out_dir / str(result_path.stem().string(), ".asdf.h5");
+    check_export_path(asdf, kind);
+    std::vector<std::pair<HistorySet, TraceSet>> sets;
+    for (const HistorySet& set : history_sets(file.get(), result))
+      sets.emplace_back(set, read_set(file.get(), set, result));
+    if (sets.empty()) return summary;
+    write_export_file_at(asdf, kind, [&](const fs::path& temporary) { write_asdf(temporary, sets); });
+    summary.files.push_back(asdf);
+    return summary;
+  }
   struct Planned {
     HistorySet set;
     TraceSet traces;

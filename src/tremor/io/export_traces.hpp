@@ -1,6 +1,6 @@
 #pragma once
 // Seismic trace formats of a result file's histories (docs/output-format.md, "Trace export"):
-// `tremor export --format sac|su`. A trace is one component of one quantity at one point of a
+// `tremor export --format sac|su|asdf`. A trace is one component of one quantity at one point of a
 // history set (a receiver's node or position), float32, its samples evenly spaced.
 //
 //   SAC (binary, NVHDR 6, this machine's byte order, which SAC readers detect): one file a trace,
@@ -15,6 +15,14 @@
 //     exact interval, s; f1 the first sample's time), gx, gy and gelev the point's x, y, z in
 //     tenths of a millimetre (scalco, scalel -10000), counit 1 (metres).
 //
+//   ASDF (the Adaptable Seismic Data Format 1.0.3, HDF5; Krischer et al. 2016): one file,
+//     `<result stem>.asdf.h5`, its root attributes file_format "ASDF" and file_format_version,
+//     each trace a float32 dataset /Waveforms/<NET>.<STA>/<NET>.<STA>..<CHA>__<start>__<end>__<tag>
+//     with its `starttime` (int64 ns from 1970-01-01, the simulation's zero) and `sampling_rate`
+//     (Hz): NET the set's name, STA the point, CHA as SAC's KCMPNM, the tag the quantity (a shot's:
+//     the shot's name, then the quantity), names made of letters, digits, '-' and '_' (anything
+//     else becomes '_'). No StationXML or QuakeML: the minimum a reader needs (docs/output-format.md).
+//
 // SU cannot hold more than 65,535 samples a trace (refused, naming the set); where the interval is
 // not a whole number of microseconds (an ultrasonic run's, ns), dt is rounded (0 below 0.5 us) and
 // a warning says so: d1 holds it exactly.
@@ -24,7 +32,7 @@
 
 namespace tremor::io {
 
-enum class TraceFormat { Sac, Su };
+enum class TraceFormat { Sac, Su, Asdf };
 
 // Writes every history set's traces (each file by the rules of every output: export_files.hpp),
 // every name checked before any is written. Throws tremor::Error naming the file at fault.

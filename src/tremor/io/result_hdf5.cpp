@@ -1,5 +1,6 @@
 #include "tremor/io/result_hdf5.hpp"
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 
@@ -148,6 +149,11 @@ void write_doubles(hid_t parent, const std::string& name, std::span<const double
   write_array(parent, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, data.data(), dims, file);
 }
 
+void write_floats(hid_t parent, const std::string& name, std::span<const float> data, std::span<const hsize_t> dims,
+                  std::string_view file) {
+  write_array(parent, name, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, data.data(), dims, file);
+}
+
 void write_int32(hid_t parent, const std::string& name, std::span<const std::int32_t> data,
                  std::span<const hsize_t> dims, std::string_view file) {
   write_array(parent, name, H5T_STD_I32LE, H5T_NATIVE_INT32, data.data(), dims, file);
@@ -184,6 +190,15 @@ void set_attribute(hid_t object, const char* name, const std::string& value, std
   Handle space = open_or_fail(H5Screate(H5S_SCALAR), H5Sclose, file, "cannot create a dataspace");
   const char* text = value.c_str();
   write_attribute(object, name, type.get(), type.get(), space.get(), &text, file);
+}
+
+void set_bytes_attribute(hid_t object, const char* name, const std::string& value, std::string_view file) {
+  Handle type = open_or_fail(H5Tcopy(H5T_C_S1), H5Tclose, file, "cannot create a string type");
+  check(H5Tset_size(type.get(), std::max<std::size_t>(value.size(), 1)), file, "cannot create a string type");
+  check(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), file, "cannot create a string type");
+  Handle space = open_or_fail(H5Screate(H5S_SCALAR), H5Sclose, file, "cannot create a dataspace");
+  const std::string padded = value.empty() ? std::string(1, '\0') : value;
+  write_attribute(object, name, type.get(), type.get(), space.get(), padded.data(), file);
 }
 
 void set_attribute(hid_t object, const char* name, double value, std::string_view file) {

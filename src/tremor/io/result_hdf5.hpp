@@ -77,12 +77,16 @@ void write_doubles(hid_t parent, const std::string& name, std::span<const double
                    std::span<const hsize_t> dims, std::string_view file);
 void write_int32(hid_t parent, const std::string& name, std::span<const std::int32_t> data,
                  std::span<const hsize_t> dims, std::string_view file);
+void write_floats(hid_t parent, const std::string& name, std::span<const float> data, std::span<const hsize_t> dims,
+                  std::string_view file);
 void write_int64(hid_t parent, const std::string& name, std::span<const std::int64_t> data,
                  std::span<const hsize_t> dims, std::string_view file);
 
 // Scalar and string attributes on an object (replaced when they exist).
 void set_attribute(hid_t object, const char* name, const std::string& value, std::string_view file);
 void set_attribute(hid_t object, const char* name, double value, std::string_view file);
+// A fixed-length ASCII string (numpy's bytes_ in h5py), for formats whose readers expect one.
+void set_bytes_attribute(hid_t object, const char* name, const std::string& value, std::string_view file);
 void set_attribute(hid_t object, const char* name, std::int64_t value, std::string_view file);
 void set_attribute(hid_t object, const char* name, const std::vector<std::string>& values, std::string_view file);
 

@@ -28,6 +28,16 @@ def tremor(*args):
     return subprocess.run([CLI, *map(str, args)], capture_output=True, text=True)
 
 
+def run_and_export(tmp_path, model_file, result, fmt):
+    """`tremor run` of model_file into tmp_path / result, then its export as `fmt` into tmp_path /
+    fmt; returns the export's completed process."""
+    run = tremor("run", model_file, "--backend", "serial", "-o", tmp_path / result)
+    assert run.returncode == 0, run.stderr
+    out = tremor("export", tmp_path / result, "-o", tmp_path / fmt, "--format", fmt)
+    assert out.returncode == 0, out.stderr
+    return out
+
+
 def read_sac(path):
     """SAC binary, NVHDR 6, little-endian: 70 float32 words, 40 int32 words, 8-character strings
     (KEVNM 16) from byte 440, then NPTS float32 samples."""
@@ -65,10 +75,7 @@ def read_su(path):
 
 
 def test_sac_traces_are_the_histories(tmp_path):
-    run = tremor("run", model(tmp_path), "--backend", "serial", "-o", tmp_path / "strip.h5")
-    assert run.returncode == 0, run.stderr
-    out = tremor("export", tmp_path / "strip.h5", "-o", tmp_path / "sac", "--format", "sac")
-    assert out.returncode == 0, out.stderr
+    out = run_and_export(tmp_path, model(tmp_path), "strip.h5", "sac")
     with h5py.File(tmp_path / "strip.h5", "r") as f:
         line = f["histories/line"]
         times, values, positions = line["time"][()], line["values"][()], line["positions"][()]
@@ -101,10 +108,7 @@ def test_sac_traces_are_the_histories(tmp_path):
 
 
 def test_su_traces_are_the_histories(tmp_path):
-    run = tremor("run", model(tmp_path), "--backend", "serial", "-o", tmp_path / "strip.h5")
-    assert run.returncode == 0, run.stderr
-    out = tremor("export", tmp_path / "strip.h5", "-o", tmp_path / "su", "--format", "su")
-    assert out.returncode == 0, out.stderr
+    out = run_and_export(tmp_path, model(tmp_path), "strip.h5", "su")
     # Samples every 62.7 ns: SU's dt (whole microseconds) cannot hold it, and the export says so.
     assert "line: samples every 6.27" in out.stderr and "d1 holds the interval exactly" in out.stderr
     with h5py.File(tmp_path / "strip.h5", "r") as f:
@@ -156,10 +160,7 @@ def read_asdf(path):
 
 
 def test_asdf_holds_every_trace(tmp_path):
-    run = tremor("run", model(tmp_path), "--backend", "serial", "-o", tmp_path / "strip.h5")
-    assert run.returncode == 0, run.stderr
-    out = tremor("export", tmp_path / "strip.h5", "-o", tmp_path / "asdf", "--format", "asdf")
-    assert out.returncode == 0, out.stderr
+    out = run_and_export(tmp_path, model(tmp_path), "strip.h5", "asdf")
     assert os.listdir(tmp_path / "asdf") == ["strip.asdf.h5"]
     traces = read_asdf(tmp_path / "asdf" / "strip.asdf.h5")
     with h5py.File(tmp_path / "strip.h5", "r") as f:
@@ -178,11 +179,7 @@ def test_asdf_holds_every_trace(tmp_path):
 
 def test_asdf_tags_a_shots_traces(tmp_path):
     """tests/data/cli/fmc_block.toml: 8 shots, each its own tag (the shot's name, then the quantity)."""
-    run = tremor("run", os.path.join(ROOT, "tests", "data", "cli", "fmc_block.toml"), "--backend", "serial",
-                 "-o", tmp_path / "fmc.h5")
-    assert run.returncode == 0, run.stderr
-    out = tremor("export", tmp_path / "fmc.h5", "-o", tmp_path / "asdf", "--format", "asdf")
-    assert out.returncode == 0, out.stderr
+    run_and_export(tmp_path, os.path.join(ROOT, "tests", "data", "cli", "fmc_block.toml"), "fmc.h5", "asdf")
     traces = read_asdf(tmp_path / "asdf" / "fmc.asdf.h5")
     tags = sorted({key[4] for key in traces})
     assert tags == [f"probe_{k}_displacement" for k in range(8)]

@@ -466,6 +466,9 @@ struct RootRun {
       stage = OutputStage::Claimed;
       model_seconds = seconds_since(command_started);
       options = run_options(args, gpus.empty() ? world : gpus.front());
+      // With --gpus every member sees the signal itself: side by side, each stops its own batch
+      // at its next check instead of finishing it (the first's observer sees it too).
+      if (!gpus.empty()) options.stop_here = [] { return stop_signal() != 0; };
     } catch (...) {
       if (world.size() > 1) ex::agree(world, std::current_exception());
       throw;

@@ -25,6 +25,7 @@
 #include "tremor/io/load.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/model/model.hpp"
+#include "tremor/model/material_field.hpp"
 #include "tremor/model/pml.hpp"
 
 namespace tremor::cli {
@@ -77,6 +78,14 @@ void print_time_step(const Model& model) {
 }
 
 void print_material(const Material& m) {
+  if (m.field) {
+    std::printf("  %-16s isotropic, %s; wave speeds %.0f..%.0f m/s", m.name.c_str(), m.field->describe().c_str(),
+                m.min_wave_speed(), m.max_wave_speed());
+    if (m.damping_alpha > 0) std::printf(", damping alpha %g 1/s", m.damping_alpha);
+    if (m.damping_beta > 0) std::printf(", damping beta %g s", m.damping_beta);
+    std::printf("\n");
+    return;
+  }
   std::printf("  %-16s rho %g kg/m^3", m.name.c_str(), m.density);
   if (m.fluid) {
     std::printf(", fluid: bulk modulus %sPa, sound speed %.0f m/s\n", si(m.bulk_modulus).c_str(), m.sound_speed());
@@ -347,6 +356,12 @@ void run_info(const std::string& path, std::optional<int> order) {
         std::printf("    attenuation: %s\n", error.what());
       }
     }
+  }
+  if (std::any_of(model.materials.begin(), model.materials.end(), [](const Material& m) { return m.field != nullptr; })) {
+    // What the elements sampled (at their centres): the distinct materials the kernels read.
+    const ElementMaterials rows = element_materials(model);
+    std::printf("  (fields sampled at element centres: %zu distinct materials)\n",
+                rows.rows.size() - model.sections.size());
   }
   std::printf("%-18s%zu\n", "sections", model.sections.size());
   for (const auto& s : model.sections) {

@@ -133,7 +133,7 @@ void print_preflight(const std::string& model_path, const Model& model, const ex
   std::printf("  time step       %ss (%s)\n", si(p.dt).c_str(), why.c_str());
   std::printf("  steps           %s for %ss\n", group_digits(p.steps).c_str(), si(p.duration).c_str());
   if (p.highest_frequency > 0.0) {
-    std::printf("  wavelength      %.3g %s per shortest wavelength (%.0f m/s at %sHz, elements up to %sm%s)%s\n",
+    std::printf("  wavelength      %.3g %s per shortest wavelength (%.0f m/s at %sHz in an element of %sm%s)%s\n",
                 p.points_per_wavelength, p.wavelength_unit(), p.min_wave_speed, si(p.highest_frequency).c_str(),
                 si(p.largest_element).c_str(), p.gll_order > 1 ? str(", GLL order ", p.gll_order).c_str() : "",
                 p.points_per_wavelength < p.wanted_per_wavelength()

@@ -30,6 +30,7 @@
 #include "tremor/fem/viscoelastic.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/model/absorbing.hpp"
+#include "tremor/model/material_field.hpp"
 #include "tremor/operator/spectrum.hpp"
 #include "tremor/parallel/communicator.hpp"
 #include "tremor/parallel/nccl_exchange.hpp"
@@ -428,10 +429,10 @@ struct Resolution {
   void check_resolution(const sparse::ElementSurvey& survey, const StableStep& stable) {
     std::set<std::string> used;
     for (const Section& section : model.sections) used.insert(section.material);
-    double slowest = std::numeric_limits<double>::infinity();
-    for (const std::string& name : used) slowest = std::min(slowest, model.material(name).min_wave_speed());
-    p.min_wave_speed = std::isfinite(slowest) ? slowest : 0.0;
-    p.largest_element = survey.largest_element;
+    // The element that resolves its own slowest wave worst (a material field's or a section's
+    // speed), so a slow layer meshed finely beside fast rock meshed coarsely is judged by each.
+    p.min_wave_speed = survey.coarsest_speed;
+    p.largest_element = survey.coarsest_element;
     // A fluid counts its sound speed on its own elements: the points per wavelength the worse of the
     // solid's and the fluid's (a water's slow waves do not cross the solid's larger elements).
     if (p.fluid && (p.largest_element == 0.0 || p.fluid->slowest * p.largest_element <
@@ -445,7 +446,7 @@ struct Resolution {
                                   : std::numeric_limits<double>::infinity();
     if (p.points_per_wavelength < p.wanted_per_wavelength())
       warn(p, str("only ", brief(p.points_per_wavelength), " ", p.wavelength_unit(), " per shortest wavelength (",
-                  brief(p.min_wave_speed), " m/s at ", brief(p.highest_frequency), " Hz, elements up to ",
+                  brief(p.min_wave_speed), " m/s at ", brief(p.highest_frequency), " Hz, in an element of ",
                   brief(p.largest_element), " m",
                   p.gll_order > 1 ? str(" at GLL order ", p.gll_order, "); spectral elements need about 5 or more")
                                   : std::string("); linear elements need about 10 or more")));
@@ -639,7 +640,8 @@ void warn_pml_growth(Preflight& p, const Model& model) {
   for (const Section& section : model.sections) {
     const Material& material = model.material(section.material);
     if (!material.isotropic || !warned.insert(material.name).second) continue;
-    const double nu = material.lambda() / (2.0 * (material.lambda() + material.mu()));
+    const double nu = material.field ? material.field->max_poisson_ratio()
+                                     : material.lambda() / (2.0 * (material.lambda() + material.mu()));
     if (nu > highest)
       warn(p, str("material '", material.name, "' has Poisson's ratio ", nu, ": a free surface running into a PML can "
                   "grow there (above about ", highest, "); set the layer's multiaxial = 0.05 to 0.1 "

@@ -9,6 +9,7 @@
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
 #include "tremor/fem/faces.hpp"
+#include "tremor/model/material_field.hpp"
 
 namespace tremor::fem {
 
@@ -98,14 +99,13 @@ std::vector<std::pair<Index, double>> body_forces(const Model& model, const Body
   const std::string& at = origin_of(model, force.origin);
   const std::string what =
       force.element_set.empty() ? std::string("body force") : str("body force on '", force.element_set, "'");
-  const std::vector<int> section = model.element_sections();
-  std::vector<double> density, thickness;
-  for (const Section& s : model.sections) {
-    density.push_back(model.material(s.material).density);
-    thickness.push_back(dim == 2 ? s.thickness : 1.0);
-  }
   const bool needs_density = std::any_of(force.acceleration.begin(), force.acceleration.end(),
                                          [](double g) { return g != 0.0; });
+  // Each element's density: its section's or its material field's sample (model/material_field.hpp).
+  const ElementMaterials materials = needs_density ? element_materials(model) : ElementMaterials{};
+  const std::vector<int> section = model.element_sections();
+  std::vector<double> thickness;
+  for (const Section& s : model.sections) thickness.push_back(dim == 2 ? s.thickness : 1.0);
 
   // Dense accumulation with a list of the DOFs touched: a body force usually covers most of the
   // mesh, where a map would cost a node allocation per DOF.
@@ -118,7 +118,7 @@ std::vector<std::pair<Index, double>> body_forces(const Model& model, const Body
     const int s = section[static_cast<std::size_t>(e)];
     TREMOR_CHECK(s >= 0 || !needs_density, at, ": ", what, ": element ", mesh.element_label(e),
                  " has no section, so no density for the acceleration");
-    const double rho = s >= 0 ? density[static_cast<std::size_t>(s)] : 0.0;
+    const double rho = s >= 0 && needs_density ? materials.of(e)->density : 0.0;
     const double t = s >= 0 ? thickness[static_cast<std::size_t>(s)] : 1.0;
     // The load per unit volume, rho g + b, constant over the element.
     double q[3];

@@ -6,6 +6,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/fem/geometry.hpp"
 #include "tremor/model/absorbing.hpp"
+#include "tremor/model/material_field.hpp"
 
 namespace tremor::fem {
 
@@ -21,8 +22,12 @@ SectionTable section_table(const Model& model, bool check_geometry) {
   table.dim = mesh.dim();
   table.n_voigt = table.dim == 2 ? 3 : 6;
   model.refuse_fluids("a solid's element kernel");
-  for (const Section& section : model.sections) {
-    const Material& given = model.material(section.material);
+  // A row per section, and beyond them one per distinct sample of a material field
+  // (model/material_field.hpp): the kernels read an element's row where they read its section's.
+  ElementMaterials materials = element_materials(model);
+  for (std::size_t row = 0; row < materials.rows.size(); ++row) {
+    const Section& section = model.sections[static_cast<std::size_t>(materials.row_section[row])];
+    const Material& given = materials.rows[row];
     given.validate();
     // An attenuating material's D holds its unrelaxed moduli: the stiffness the step sees first,
     // which sets the stable step.
@@ -79,7 +84,7 @@ SectionTable section_table(const Model& model, bool check_geometry) {
   }
   if (std::none_of(table.solids.begin(), table.solids.end(), [](const SectionSolids& s) { return s.n > 0; }))
     table.solids.clear();
-  table.element_section = model.element_sections();
+  table.element_section = std::move(materials.element_row);
   for (std::size_t e = 0; e < table.element_section.size(); ++e)
     TREMOR_CHECK(table.element_section[e] >= 0, prefix(model), "element ", mesh.element_label(static_cast<Index>(e)),
                  " has no section (no material assigned)");

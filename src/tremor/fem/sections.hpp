@@ -1,8 +1,10 @@
 #pragma once
 // The section table: what every element kernel needs of each section (its material's D in Voigt
 // form, 3x3 plane in 2D; thickness; density; damping) and which section each element belongs to,
-// with the absorbing layers' per-element damping and stiffness factor. Built once per run from
-// the model on the host; DeviceElements (device_elements.hpp) carries it to an Exec.
+// with the absorbing layers' per-element damping and stiffness factor. A "section" here is a row:
+// each model section's, then one per distinct sample of a material field (ElementMaterials,
+// model/material_field.hpp), so a field costs a row read per element, not a kernel. Built once
+// per run from the model on the host; DeviceElements (device_elements.hpp) carries it to an Exec.
 #include <array>
 #include <vector>
 

@@ -8,6 +8,7 @@
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
 #include "tremor/fem/element_survey.hpp"
+#include "tremor/model/material_field.hpp"
 
 namespace tremor::fem {
 
@@ -69,27 +70,30 @@ double element_max_eigenvalue(ElementType type, int order, std::span<const doubl
 TimeStepEstimate stable_time_step(const Model& model) {
   model.refuse_fluids("the elements' stable step");
   const Mesh& mesh = model.mesh;
-  const std::vector<int> owner = model.element_sections();
+  // A row per section and per distinct sample of a material field (model/material_field.hpp).
+  const ElementMaterials materials = element_materials(model);
+  const std::vector<int>& owner = materials.element_row;
   TimeStepEstimate best{0.0, -1, 0};
   double best_lambda = -1.0;
   Index first = 0;  // global index of the block's first element
+  // Constitutive matrices and densities per row, made once on the host.
+  const std::size_t n_rows = materials.rows.size();
+  std::vector<std::vector<double>> D(n_rows);
+  std::vector<double> density(n_rows), thickness(n_rows);
+  for (std::size_t s = 0; s < n_rows; ++s) {
+    const Section& section = model.sections[static_cast<std::size_t>(materials.row_section[s])];
+    const Material& material = materials.rows[s];
+    density[s] = material.density;
+    thickness[s] = mesh.dim() == 2 ? section.thickness : 1.0;
+    if (mesh.dim() == 2) {
+      const Voigt3 plane = plane_stiffness(material, section.formulation);
+      D[s].assign(plane.begin(), plane.end());
+    } else {
+      D[s].assign(material.stiffness.begin(), material.stiffness.end());
+    }
+  }
   for (const ElementBlock& block : mesh.blocks) {
     const Index n = block.n_elements();
-    // Constitutive matrices and densities per section, made once on the host.
-    std::vector<std::vector<double>> D(model.sections.size());
-    std::vector<double> density(model.sections.size()), thickness(model.sections.size());
-    for (std::size_t s = 0; s < model.sections.size(); ++s) {
-      const Section& section = model.sections[s];
-      const Material& material = model.material(section.material);
-      density[s] = material.density;
-      thickness[s] = mesh.dim() == 2 ? section.thickness : 1.0;
-      if (mesh.dim() == 2) {
-        const Voigt3 plane = plane_stiffness(material, section.formulation);
-        D[s].assign(plane.begin(), plane.end());
-      } else {
-        D[s].assign(material.stiffness.begin(), material.stiffness.end());
-      }
-    }
     for (Index e = 0; e < n; ++e)
       TREMOR_CHECK(owner[static_cast<std::size_t>(first + e)] >= 0, model.source, ": element ",
                    block.labels[static_cast<std::size_t>(e)], " has no section (no material)");

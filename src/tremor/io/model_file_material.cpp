@@ -11,6 +11,7 @@
 
 #include "tremor/core/error.hpp"
 #include "tremor/mesh/faces.hpp"
+#include "tremor/io/material_field_file.hpp"
 #include "tremor/model/attenuation.hpp"
 #include "tremor/model/pml.hpp"
 
@@ -22,7 +23,9 @@ constexpr std::string_view material_keys[] = {
     "name",          "density",      "damping_alpha", "damping_beta",  "youngs_modulus", "poisson_ratio", "lame_lambda",
     "shear_modulus", "p_wave_speed", "s_wave_speed",  "stiffness",     "youngs_moduli",  "poisson_ratios",
     "shear_moduli",  "q_p",          "q_s",           "q_kappa",       "q_mu",           "reference_frequency",
-    "q_band",        "q_solids",      "q_coarse_grained", "kind",          "sound_speed",    "bulk_modulus"};
+    "q_band",        "q_solids",      "q_coarse_grained", "kind",          "sound_speed",    "bulk_modulus",
+    "field",         "field_interpolation"};
+constexpr std::string_view field_interpolations[] = {"linear", "nearest"};
 constexpr std::string_view material_kinds[] = {"solid", "fluid"};
 constexpr std::string_view section_keys[] = {"element_set", "material", "formulation", "thickness"};
 constexpr std::string_view formulations[] = {"solid", "plane_strain", "plane_stress"};
@@ -149,14 +152,62 @@ Material read_fluid(const Table& material, const std::string& name, double densi
   return Material::from_sound_speed(name, std::sqrt(kappa / density), density);
 }
 
+// A solid's losses: Rayleigh damping (damping_alpha, damping_beta) and constant Q.
+void read_losses(Table& material, Material& result) {
+  const double damping = material.number("damping_alpha", 0.0);
+  if (!(damping >= 0.0))
+    material.fail("damping_alpha", str("'damping_alpha' is ", damping, "; expected a non-negative rate, 1/s"));
+  const double beta = material.number("damping_beta", 0.0);
+  if (!(beta >= 0.0 && std::isfinite(beta)))
+    material.fail("damping_beta", str("'damping_beta' is ", beta, "; expected a non-negative time, s"));
+  result.damping_alpha = damping;
+  result.damping_beta = beta;
+  result.attenuation = read_attenuation(material);
+}
+
+// A material whose properties come from a gridded file (model/material_field.hpp): no density or
+// elastic constants of its own; damping and attenuation as any solid's.
+Material read_field_material(Table& material, const std::string& name, const std::string& base_dir, int dim) {
+  for (const auto& form : elastic_forms)
+    for (std::string_view key : form.keys)
+      if (material.has(key))
+        material.fail(key, str("'", key, "' and 'field' both give the material's elastic properties; a field gives "
+                               "them per point (give one)"));
+  for (std::string_view key : {"density", "sound_speed", "bulk_modulus"})
+    if (material.has(key))
+      material.fail(key, str("'", key, "' and 'field' both given; the field gives the density per point"));
+  const auto path = referenced_file(material, "field", "material field",
+                                    "the path of an HDF5, NetCDF-4 or CSV grid of wave speeds (or moduli) and density",
+                                    base_dir);
+  std::shared_ptr<MaterialField> field;
+  try {
+    field = io::read_material_field(path.string(), dim);
+  } catch (const Error& error) {
+    material.fail("field", error.what());
+  }
+  if (const auto interpolation = choice(material, "field_interpolation", field_interpolations))
+    field->interpolation = *interpolation == "nearest" ? FieldInterpolation::Nearest : FieldInterpolation::Linear;
+  // The nominal constants: the grid's first point's (every element samples the field).
+  Material result = field->material(name, {field->values[0][0], field->values[1][0], field->values[2][0]});
+  read_losses(material, result);
+  result.field = std::move(field);
+  return result;
+}
+
 }  // namespace
 
-Material read_material(Table& material) {
+Material read_material(Table& material, const std::string& base_dir, int dim) {
   material.only(material_keys);
   const std::string name = material.required_string("name", "the material's name, used by [[section]]");
   if (name.empty()) material.fail("name", "'name' is empty");
   material.set_where(str(material.where(), " '", name, "'"));
   const bool fluid = choice(material, "kind", material_kinds).value_or("solid") == "fluid";
+  if (material.has("field")) {
+    if (fluid) material.fail("field", "'field' describes a solid's wave speeds or moduli; a fluid takes 'sound_speed'");
+    return read_field_material(material, name, base_dir, dim);
+  }
+  if (material.has("field_interpolation"))
+    material.fail("field_interpolation", "'field_interpolation' belongs to a material with a 'field'");
   const double density = material.required_number("density", "kg/m^3");
   if (!(density > 0.0))
     material.fail("density", str("'density' is ", density, "; expected a positive density, kg/m^3"));
@@ -167,13 +218,6 @@ Material read_material(Table& material) {
   for (const std::string_view key : {"sound_speed", "bulk_modulus"})
     if (material.has(key))
       material.fail(key, str("'", key, "' is a fluid's: give kind = \"fluid\" (a solid takes elastic constants)"));
-  const double damping = material.number("damping_alpha", 0.0);
-  if (!(damping >= 0.0))
-    material.fail("damping_alpha", str("'damping_alpha' is ", damping, "; expected a non-negative rate, 1/s"));
-  const double beta = material.number("damping_beta", 0.0);
-  if (!(beta >= 0.0 && std::isfinite(beta)))
-    material.fail("damping_beta", str("'damping_beta' is ", beta, "; expected a non-negative time, s"));
-
   // The elastic keys given, in the order they appear.
   std::vector<std::string_view> given;
   for (const auto& form : elastic_forms)
@@ -242,9 +286,7 @@ Material read_material(Table& material) {
   } catch (const Error& error) {
     throw_input_error(material.file(), material.line(given.front()), error.what());
   }
-  result.damping_alpha = damping;
-  result.damping_beta = beta;
-  result.attenuation = read_attenuation(material);
+  read_losses(material, result);
   return result;
 }
 

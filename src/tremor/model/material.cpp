@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "tremor/core/error.hpp"
+#include "tremor/model/material_field.hpp"
 
 namespace tremor {
 
@@ -230,6 +231,7 @@ double Material::mu() const {
 }
 
 double Material::max_wave_speed() const {
+  if (field) return field->max_wave_speed();
   if (fluid) return sound_speed();
   if (isotropic) return std::sqrt((lambda() + 2.0 * mu()) / density);
   double largest = 0.0;
@@ -241,6 +243,7 @@ double Material::max_wave_speed() const {
 }
 
 double Material::min_wave_speed() const {
+  if (field) return field->min_wave_speed();
   if (fluid) return sound_speed();
   if (isotropic) return std::sqrt(mu() / density);
   double smallest = INFINITY;

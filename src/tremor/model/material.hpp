@@ -2,12 +2,15 @@
 // Linear elastic materials. Stiffness is stored in Voigt notation, order (xx, yy, zz, yz, xz, xy),
 // with engineering shear strains (gamma = 2 epsilon), row-major 6x6. SI units: Pa, kg/m^3.
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "tremor/model/attenuation.hpp"
 
 namespace tremor {
+
+struct MaterialField;
 
 using Voigt6 = std::array<double, 36>;
 using Voigt3 = std::array<double, 9>;  // 2D (xx, yy, xy), row-major 3x3
@@ -40,6 +43,10 @@ struct Material {
   // Constant-Q viscoelasticity (model/attenuation.hpp): the stiffness above then holds the moduli
   // whose wave speeds are the phase velocities at the reference frequency.
   std::optional<Attenuation> attenuation;
+  // A material field (model/material_field.hpp): isotropic properties varying in space, which each
+  // element samples (element_materials); the constants above are then its first grid point's,
+  // nominal, and the wave speeds below the field's extremes.
+  std::shared_ptr<const MaterialField> field;
 
   // Constructors for every pair of isotropic constants; each validates its arguments and throws
   // tremor::Error naming the material and the offending value.
@@ -60,7 +67,7 @@ struct Material {
   double mu() const;
   // A fluid's sound speed, sqrt(kappa / rho) (throws for a solid).
   double sound_speed() const;
-  // Fastest plane-wave speed over all directions: exact for isotropic materials; for anisotropic
+  // Fastest plane-wave speed over all directions (a field's: over its grid): exact for isotropic materials; for anisotropic
   // ones the largest Christoffel eigenvalue sampled on a ~2 degree net of directions, an estimate
   // within ~1e-4 relative below the true maximum (time steps come from element eigenvalues,
   // fem/time_step.hpp, not from this).

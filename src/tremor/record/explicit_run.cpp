@@ -25,6 +25,7 @@
 #include "tremor/imaging/envelope.hpp"
 #include "tremor/io/file.hpp"
 #include "tremor/mesh/defect.hpp"
+#include "tremor/model/material_field.hpp"
 
 namespace tremor::record {
 
@@ -191,7 +192,8 @@ std::map<std::string, int> declare_histories(io::ResultFile& file, const Model& 
 // speeds of the part under the array.
 std::map<std::string, io::FmcHeader> fmc_headers(const Model& model, double dt, double duration, long long steps) {
   std::map<std::string, io::FmcHeader> headers;
-  const std::vector<int> sections = model.element_sections();
+  // Each element's material: its section's or its material field's sample.
+  const ElementMaterials materials = element_materials(model);
   for (const TransducerArray& a : model.arrays) {
     if (!a.fmc) continue;
     io::FmcHeader h;
@@ -223,10 +225,7 @@ std::map<std::string, io::FmcHeader> fmc_headers(const Model& model, double dt, 
     h.signal_peak = static_cast<double>(std::max_element(envelope.begin(), envelope.end()) - envelope.begin()) * dt;
     const double nan = std::numeric_limits<double>::quiet_NaN();
     h.longitudinal_speed = h.shear_speed = h.sound_speed = h.interface_depth = nan;
-    const auto material_of = [&](Index element) -> const Material* {
-      const int section = sections.empty() ? -1 : sections[static_cast<std::size_t>(element)];
-      return section < 0 ? nullptr : &model.material(model.sections[static_cast<std::size_t>(section)].material);
-    };
+    const auto material_of = [&](Index element) { return materials.of(element); };
     // The part's speeds: under the array, or (immersed) the solid's at its node nearest the array.
     const Material* part = material_of(a.footprints.front().front().element);
     if (a.immersion) {

@@ -11,6 +11,7 @@
 #include "tremor/fem/element_survey.hpp"
 #include "tremor/fem/geometry.hpp"
 #include "tremor/fem/time_step.hpp"
+#include "tremor/model/material_field.hpp"
 #include "tremor/sparse/element_kernels.hpp"
 
 namespace tremor::sparse {
@@ -76,6 +77,14 @@ ElementSurvey survey_elements(const Exec& exec, const fem::DeviceElements& eleme
   TREMOR_CHECK(elements.blocks.size() == mesh.blocks.size() && elements.n_nodes == mesh.n_nodes(),
                "element survey: the device elements were built for another mesh");
   ElementSurvey survey;
+  // Each row's slowest wave (the rows of element_materials are the table's, in order).
+  std::vector<double> slowest;
+  {
+    const ElementMaterials materials = element_materials(model);
+    if (materials.rows.size() == table.D.size())
+      for (const Material& material : materials.rows) slowest.push_back(material.min_wave_speed());
+  }
+  double coarsest = 0.0;  // longest / slowest
   double best_lambda = -1.0;
   bool bad = false;
   std::vector<double> lambda(static_cast<std::size_t>(mesh.n_elements()));  // per global element
@@ -102,6 +111,14 @@ ElementSurvey survey_elements(const Exec& exec, const fem::DeviceElements& eleme
       lambda[static_cast<std::size_t>(device.first + e)] = m.lambda[k];
       best_lambda = std::max(best_lambda, m.lambda[k]);
       survey.largest_element = std::max(survey.largest_element, m.longest[k]);
+      if (!slowest.empty()) {
+        const double speed = slowest[static_cast<std::size_t>(table.element_section[static_cast<std::size_t>(device.first + e)])];
+        if (speed > 0.0 && m.longest[k] / speed > coarsest) {
+          coarsest = m.longest[k] / speed;
+          survey.coarsest_element = m.longest[k];
+          survey.coarsest_speed = speed;
+        }
+      }
     }
   }
   if (bad) {

@@ -20,6 +20,11 @@ struct ElementSurvey {
   double stable_dt = 0.0;     // s: 2 / sqrt(max lambda_e)
   Index stable_element = -1;  // global index of the element setting it
   double largest_element = 0.0;  // m: longest vertex distance of any element
+  // The element that resolves its slowest wave worst (the largest longest vertex distance over its
+  // material's slowest wave speed: a material field's sample, or its section's): that distance and
+  // that speed, for the points-per-wavelength check that follows the local speeds.
+  double coarsest_element = 0.0;  // m
+  double coarsest_speed = 0.0;    // m/s
 };
 
 // Throws tremor::Error naming the element (by fem::check_geometry's message, or time_step's) when

@@ -5,6 +5,7 @@
 
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
+#include "tremor/model/material_field.hpp"
 
 namespace tremor::static_fe {
 
@@ -20,14 +21,17 @@ double von_mises_2d(const double* s, double sigma_zz) {
 
 namespace {
 
-// Per section, the out-of-plane stress of a 2D strain (e_xx, e_yy, g_xy): the material's 3D row
-// zz for plane strain (e_zz = 0), zero for plane stress.
+// Per row of the section table (a section's, or a material field's sample: ElementMaterials), the
+// out-of-plane stress of a 2D strain (e_xx, e_yy, g_xy): the material's 3D row zz for plane strain
+// (e_zz = 0), zero for plane stress.
 std::vector<std::array<double, 3>> out_of_plane_rows(const Model& model) {
   std::vector<std::array<double, 3>> rows;
-  for (const Section& section : model.sections) {
+  const ElementMaterials materials = element_materials(model);
+  for (std::size_t r = 0; r < materials.rows.size(); ++r) {
+    const Section& section = model.sections[static_cast<std::size_t>(materials.row_section[r])];
     std::array<double, 3> row{0.0, 0.0, 0.0};
     if (section.formulation != Formulation::PlaneStress) {
-      const auto& C = model.material(section.material).stiffness;  // 6x6 row-major, Voigt 3D
+      const auto& C = materials.rows[r].stiffness;  // 6x6 row-major, Voigt 3D
       row = {C[2 * 6 + 0], C[2 * 6 + 1], C[2 * 6 + 5]};
     }
     rows.push_back(row);

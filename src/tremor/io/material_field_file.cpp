@@ -1,0 +1,284 @@
+#include "tremor/io/material_field_file.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "tremor/core/error.hpp"
+#include "tremor/io/file.hpp"
+#include "tremor/io/result_hdf5.hpp"
+
+namespace tremor::io {
+
+namespace {
+
+// The names a property may have in a file, the first the model file's own.
+struct PropertyNames {
+  std::array<std::string_view, 2> names;
+};
+constexpr PropertyNames speed_names[3] = {{{"p_wave_speed", "vp"}}, {{"s_wave_speed", "vs"}}, {{"density", "rho"}}};
+constexpr PropertyNames moduli_names[3] = {{{"lame_lambda", "lambda"}}, {{"shear_modulus", "mu"}}, {{"density", "rho"}}};
+constexpr std::string_view axis_names[3] = {"x", "y", "z"};
+
+std::string expected_names(int dim) {
+  return str(dim == 3 ? "x, y, z" : "x, y",
+             " and either p_wave_speed (or vp), s_wave_speed (or vs) and density (or rho), or lame_lambda (or "
+             "lambda), shear_modulus (or mu) and density (or rho)");
+}
+
+// Which of the two sets of properties `has` finds, with the name each was found by; refuses both
+// sets, a property given by two names, or an incomplete set.
+struct Chosen {
+  FieldProperties properties = FieldProperties::Speeds;
+  std::array<std::string, 3> names;
+};
+
+// `fail(message)` throws, naming where.
+template <class Has, class Fail>
+Chosen choose_properties(int dim, Has has, Fail fail) {
+  const auto found = [&](const PropertyNames (&set)[3]) {
+    std::array<std::string, 3> names;
+    int count = 0;
+    for (std::size_t m = 0; m < 3; ++m)
+      for (const std::string_view name : set[m].names)
+        if (has(name)) {
+          if (!names[m].empty())
+            fail(str("both '", names[m], "' and '", name, "' give the field's ", set[m].names[0], "; give one"));
+          names[m] = std::string(name);
+          ++count;
+        }
+    return std::pair{names, count};
+  };
+  const auto [speeds, n_speeds] = found(speed_names);
+  const auto [moduli, n_moduli] = found(moduli_names);
+  // (density counts in both sets)
+  const int speeds_only = n_speeds - (speeds[2].empty() ? 0 : 1), moduli_only = n_moduli - (moduli[2].empty() ? 0 : 1);
+  if (speeds_only > 0 && moduli_only > 0)
+    fail(str("the field gives both wave speeds and Lame moduli; give one set (", expected_names(dim), ")"));
+  if (moduli_only > 0) {
+    if (n_moduli != 3)
+      fail(str("the field lacks ", moduli[0].empty() ? "lame_lambda" : moduli[1].empty() ? "shear_modulus" : "density",
+               "; expected ", expected_names(dim)));
+    return {FieldProperties::Moduli, moduli};
+  }
+  if (n_speeds != 3)
+    fail(str("the field lacks ", speeds[0].empty() ? "p_wave_speed" : speeds[1].empty() ? "s_wave_speed" : "density",
+             "; expected ", expected_names(dim)));
+  return {FieldProperties::Speeds, speeds};
+}
+
+std::shared_ptr<MaterialField> read_hdf5(const std::string& path, int dim) {
+  h5::silence_errors();
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    h5::error_stack();
+    throw Error(str(path, ": not an HDF5 (or NetCDF-4) file; a material field is HDF5, NetCDF-4 or CSV"));
+  }
+  h5::Handle file = h5::open_or_fail(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, path,
+                                     "cannot open the material field");
+  const auto has = [&](std::string_view name) {
+    return H5Lexists(file.get(), std::string(name).c_str(), H5P_DEFAULT) > 0;
+  };
+  auto field = std::make_shared<MaterialField>();
+  field->file = path;
+  field->dim = dim;
+  for (int k = 0; k < dim; ++k) {
+    const std::string name(axis_names[k]);
+    TREMOR_CHECK(has(name), path, ": no dataset '", name, "' (the grid's ", name, " coordinates, m) for a ", dim,
+                 "D mesh; expected ", expected_names(dim));
+    h5::Handle dataset = h5::open_dataset(file.get(), name, path);
+    const std::vector<hsize_t> dims = h5::dataset_dims(dataset.get(), path, str("dataset '", name, "'"));
+    TREMOR_CHECK(dims.size() == 1, path, ": dataset '", name, "' has ", dims.size(),
+                 " dimensions; a grid's coordinates are one list (1D)");
+    field->axes[static_cast<std::size_t>(k)] = h5::read_doubles(file.get(), name, path, str("dataset '", name, "'"));
+  }
+  if (dim == 2 && has("z"))
+    throw Error(str(path, ": the field has a z axis (a 3D grid) but the mesh is 2D; give a grid in x and y"));
+  const Chosen chosen =
+      choose_properties(dim, has, [&](const std::string& message) { throw Error(str(path, ": ", message)); });
+  field->properties = chosen.properties;
+  field->names = chosen.names;
+  // (ny, nx) or (nz, ny, nx): x fastest, as NetCDF's (z, y, x).
+  std::vector<hsize_t> expected;
+  for (int k = dim - 1; k >= 0; --k) expected.push_back(field->axes[static_cast<std::size_t>(k)].size());
+  const auto shape = [](const std::vector<hsize_t>& dims) {
+    std::string out = "(";
+    for (std::size_t k = 0; k < dims.size(); ++k) out += str(k ? ", " : "", dims[k]);
+    return out + ")";
+  };
+  for (std::size_t m = 0; m < 3; ++m) {
+    const std::string& name = field->names[m];
+    h5::Handle dataset = h5::open_dataset(file.get(), name, path);
+    const std::vector<hsize_t> dims = h5::dataset_dims(dataset.get(), path, str("dataset '", name, "'"));
+    TREMOR_CHECK(dims == expected, path, ": dataset '", name, "' has shape ", shape(dims), "; the grid's axes make ",
+                 shape(expected), dim == 3 ? " = (nz, ny, nx)" : " = (ny, nx)", ", x varying fastest");
+    field->values[m] = h5::read_doubles(file.get(), name, path, str("dataset '", name, "'"));
+  }
+  return field;
+}
+
+// One CSV field: split at commas, surrounding blanks dropped.
+std::vector<std::string_view> split(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = line.find(',', start);
+    std::string_view cell = line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    while (!cell.empty() && (cell.front() == ' ' || cell.front() == '\t')) cell.remove_prefix(1);
+    while (!cell.empty() && (cell.back() == ' ' || cell.back() == '\t' || cell.back() == '\r')) cell.remove_suffix(1);
+    out.push_back(cell);
+    if (comma == std::string_view::npos) return out;
+    start = comma + 1;
+  }
+}
+
+std::shared_ptr<MaterialField> read_csv(const std::string& path, int dim) {
+  const std::string text = read_file(path, "material field", largest_csv_field);
+  auto field = std::make_shared<MaterialField>();
+  field->file = path;
+  field->dim = dim;
+  std::vector<std::string> header;
+  long header_line = 0;
+  std::array<int, 3> axis_column{-1, -1, -1};
+  std::array<int, 3> property_column{-1, -1, -1};
+  std::vector<std::array<double, 6>> rows;  // x, y, z, then the three properties
+  std::vector<long> row_lines;
+  long line_number = 0;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line(text.data() + start, end - start);
+    start = end + 1;
+    ++line_number;
+    const std::vector<std::string_view> cells = split(line);
+    if (cells.size() == 1 && cells[0].empty()) continue;
+    if (!cells[0].empty() && cells[0].front() == '#') continue;
+    if (header.empty()) {
+      header_line = line_number;
+      for (const std::string_view cell : cells) header.emplace_back(cell);
+      const auto column = [&](std::string_view name) {
+        return static_cast<int>(std::find(header.begin(), header.end(), name) - header.begin());
+      };
+      const auto has = [&](std::string_view name) { return column(name) < static_cast<int>(header.size()); };
+      for (int k = 0; k < 3; ++k) {
+        if (k < dim) {
+          if (!has(axis_names[k]))
+            throw_input_error(path, header_line,
+                              str("no column '", axis_names[k], "' in the header; expected ", expected_names(dim)));
+          axis_column[static_cast<std::size_t>(k)] = column(axis_names[k]);
+        } else if (has(axis_names[k])) {
+          throw_input_error(path, header_line, "a column 'z' (a 3D grid) but the mesh is 2D; give a grid in x and y");
+        }
+      }
+      const Chosen chosen =
+          choose_properties(dim, has, [&](const std::string& message) { throw_input_error(path, header_line, message); });
+      field->properties = chosen.properties;
+      field->names = chosen.names;
+      for (std::size_t m = 0; m < 3; ++m) property_column[m] = column(chosen.names[m]);
+      continue;
+    }
+    if (cells.size() != header.size())
+      throw_input_error(path, line_number,
+                        str(cells.size(), " values; the header (line ", header_line, ") names ", header.size(), " columns"));
+    std::array<double, 6> row{0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    const auto read = [&](int column, double& value) {
+      const std::string_view cell = cells[static_cast<std::size_t>(column)];
+      const char* first = cell.data();
+      const char* last = cell.data() + cell.size();
+      if (!cell.empty() && *first == '+') ++first;
+      const auto [ptr, ec] = std::from_chars(first, last, value);
+      if (cell.empty() || ec != std::errc() || ptr != last)
+        throw_input_error(path, line_number,
+                          str("column '", header[static_cast<std::size_t>(column)], "' holds '", cell, "'; expected a number"));
+    };
+    for (int k = 0; k < dim; ++k) read(axis_column[static_cast<std::size_t>(k)], row[static_cast<std::size_t>(k)]);
+    for (std::size_t m = 0; m < 3; ++m) read(property_column[m], row[3 + m]);
+    rows.push_back(row);
+    row_lines.push_back(line_number);
+  }
+  if (header.empty()) throw Error(str(path, ": empty; expected a header naming ", expected_names(dim)));
+  TREMOR_CHECK(!rows.empty(), path, ": no grid points after the header (line ", header_line, ")");
+  // The axes: every coordinate the rows take along each, in order.
+  for (int k = 0; k < dim; ++k) {
+    std::vector<double>& axis = field->axes[static_cast<std::size_t>(k)];
+    for (const auto& row : rows) axis.push_back(row[static_cast<std::size_t>(k)]);
+    std::sort(axis.begin(), axis.end());
+    axis.erase(std::unique(axis.begin(), axis.end()), axis.end());
+    for (std::size_t i = 0; i < axis.size(); ++i)
+      TREMOR_CHECK(std::isfinite(axis[i]), path, ": a ", axis_names[k], " coordinate is ", axis[i]);
+    TREMOR_CHECK(axis.size() >= 2, path, ": every row has ", axis_names[k], " = ", axis.front(),
+                 "; a grid needs at least 2 coordinates along each axis");
+  }
+  // Each row's grid point, sorted: a point twice sits beside itself, a missing one leaves a gap.
+  // (Checked before the grid is allocated: rows of distinct coordinates on every axis span a grid
+  // of rows^dim points.)
+  double spanned = 1.0;
+  std::string shape;
+  for (int k = 0; k < dim; ++k) {
+    spanned *= static_cast<double>(field->axes[static_cast<std::size_t>(k)].size());
+    shape += str(k ? " x " : "", field->axes[static_cast<std::size_t>(k)].size());
+  }
+  // (A grid's index must fit; one beyond 2^53 points cannot be complete from a file of 512 MiB.)
+  if (spanned > 9007199254740992.0)
+    throw Error(str(path, ": ", rows.size(), " rows for a grid of ", shape, " points (the coordinates the rows take): "
+                    "every grid point needs a row"));
+  const Size n = field->n_points();
+  std::vector<std::pair<Size, std::size_t>> points(rows.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    Size at[3] = {0, 0, 0};
+    for (int k = 0; k < dim; ++k) {
+      const std::vector<double>& axis = field->axes[static_cast<std::size_t>(k)];
+      at[k] = static_cast<Size>(std::lower_bound(axis.begin(), axis.end(), rows[r][static_cast<std::size_t>(k)]) -
+                                axis.begin());
+    }
+    points[r] = {field->index(at[0], at[1], at[2]), r};
+  }
+  std::sort(points.begin(), points.end());
+  for (std::size_t k = 1; k < points.size(); ++k)
+    if (points[k].first == points[k - 1].first)
+      throw_input_error(path, row_lines[points[k].second],
+                        str("the grid point of line ", row_lines[points[k - 1].second], " again"));
+  if (static_cast<Size>(rows.size()) != n) {
+    Size missing = 0;
+    while (missing < static_cast<Size>(points.size()) && points[static_cast<std::size_t>(missing)].first == missing)
+      ++missing;
+    const Size nx = static_cast<Size>(field->axes[0].size()), ny = static_cast<Size>(field->axes[1].size());
+    const Size i = missing % nx, j = missing / nx % ny, l = missing / (nx * ny);
+    std::string point = str("x = ", field->axes[0][static_cast<std::size_t>(i)], ", y = ",
+                            field->axes[1][static_cast<std::size_t>(j)]);
+    if (dim == 3) point += str(", z = ", field->axes[2][static_cast<std::size_t>(l)]);
+    throw Error(str(path, ": ", rows.size(), " rows for a grid of ", n, " points (the coordinates the rows take); no row "
+                    "for ", point, ": every grid point needs one"));
+  }
+  for (auto& values : field->values) values.assign(static_cast<std::size_t>(n), 0.0);
+  for (const auto& [p, r] : points)
+    for (std::size_t m = 0; m < 3; ++m) field->values[m][static_cast<std::size_t>(p)] = rows[r][3 + m];
+  return field;
+}
+
+}  // namespace
+
+std::shared_ptr<MaterialField> read_material_field(const std::string& path, int dim) {
+  TREMOR_CHECK(dim == 2 || dim == 3, path, ": a material field is for a 2D or 3D mesh");
+  std::string extension = std::filesystem::path(path).extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::shared_ptr<MaterialField> field;
+  if (extension == ".csv")
+    field = read_csv(path, dim);
+  else if (extension == ".h5" || extension == ".hdf5" || extension == ".nc" || extension == ".nc4")
+    field = read_hdf5(path, dim);
+  else
+    throw Error(str(path, ": a material field is an HDF5 (.h5, .hdf5), NetCDF-4 (.nc) or CSV (.csv) file; got '",
+                    extension, "'"));
+  field->validate();
+  return field;
+}
+
+}  // namespace tremor::io

@@ -1,0 +1,105 @@
+// A material field against the same model meshed as sections (docs/verification.md, "Material
+// fields"): a two-layer field, slow rock under fast rock, given on a grid whose one cell across
+// the interface holds no element centre, samples each element's layer exactly (the lerp a + w (b - a)
+// of equal ends is exact), so the run through the whole explicit solver (loads, the stable step,
+// the lumped mass, the operator, receivers) must equal the run of two sections, one per layer,
+// within rounding. On quad4 (the matrix-free operator) and on GLL order 2 (sem).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tremor/core/error.hpp"
+#include "tremor/core/log.hpp"
+#include "tremor/explicit/solver.hpp"
+#include "tremor/io/model_file.hpp"
+#include "tremor/model/material_field.hpp"
+
+namespace tremor {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A 20 x 10 mm plane-strain plate of 0.5 mm cells (raised to GLL `order`), a Ricker force on the
+// top, receivers across the interface at y = 5 mm; `media` its materials and sections.
+std::string model_text(const std::string& media, int order) {
+  return str("[mesh]\ngenerator = \"rectangle\"\nelement = \"quad4\"\nsize = [0.02, 0.01]\ndivisions = [40, 20]\n",
+             order > 1 ? str("order = ", order, "\n") : std::string(), media,
+             "[explicit]\nduration = 4e-6\n"
+             "[[source]]\nposition = [0.01, 0.01]\ndirection = [0.0, -1.0]\n"
+             "signal = { kind = \"ricker\", frequency = 1e6 }\n"
+             "[[receiver]]\nname = \"across\"\n"
+             "positions = [[0.01, 0.0075], [0.012, 0.0052], [0.014, 0.0048], [0.01, 0.002], [0.016, 0.009]]\n"
+             "record = [\"displacement\"]\n");
+}
+
+const std::string two_sections =
+    "[[mesh.element_set]]\nname = \"lower\"\nmin = [0.0, 0.0]\nmax = [0.02, 0.005]\n"
+    "[[mesh.element_set]]\nname = \"upper\"\nmin = [0.0, 0.005]\nmax = [0.02, 0.01]\n"
+    "[[material]]\nname = \"sediment\"\ndensity = 2100\np_wave_speed = 2600\ns_wave_speed = 1200\n"
+    "[[material]]\nname = \"granite\"\ndensity = 2650\np_wave_speed = 5800\ns_wave_speed = 3300\n"
+    "[[section]]\nelement_set = \"lower\"\nmaterial = \"sediment\"\nformulation = \"plane_strain\"\n"
+    "[[section]]\nelement_set = \"upper\"\nmaterial = \"granite\"\nformulation = \"plane_strain\"\n";
+
+const std::string one_field =
+    "[[material]]\nname = \"layers\"\nfield = \"layers.csv\"\n"
+    "[[section]]\nelement_set = \"all\"\nmaterial = \"layers\"\nformulation = \"plane_strain\"\n";
+
+// The field: sediment up to y = 4.9 mm, granite from 5.1 mm, on a grid of 3 x 4 points. Element
+// centres lie at (k + 1/2) 0.5 mm, so none falls in the cell [4.9, 5.1] mm that blends them.
+std::string layers_csv() {
+  std::string text = "x,y,vp,vs,rho\n";
+  for (const double y : {0.0, 0.0049, 0.0051, 0.01})
+    for (const double x : {0.0, 0.01, 0.02})
+      text += y < 0.005 ? str(x, ",", y, ",2600,1200,2100\n") : str(x, ",", y, ",5800,3300,2650\n");
+  return text;
+}
+
+class MaterialFieldRun : public ::testing::TestWithParam<int> {};
+
+TEST_P(MaterialFieldRun, ATwoLayerFieldRunsAsTwoSections) {
+  const log::Quiet quiet;
+  const int order = GetParam();
+  const fs::path folder = fs::temp_directory_path() / str("tremor_field_layers_", order);
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  std::ofstream(folder / "layers.csv") << layers_csv();
+  const auto read = [&](const std::string& media) {
+    return io::read_model_buffer(model_text(media, order), (folder / "m.toml").string(), folder.string());
+  };
+  const Model sections = read(two_sections);
+  const Model field = read(one_field);
+  // Two distinct samples: a row per layer beyond the field's nominal one.
+  EXPECT_EQ(element_materials(field).rows.size(), 3u);
+  const explicit_fe::ExplicitRun a = explicit_fe::run_explicit(sections);
+  const explicit_fe::ExplicitRun b = explicit_fe::run_explicit(field);
+  fs::remove_all(folder);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a.dt, b.dt);  // the stable step: the same fastest element and material
+  EXPECT_EQ(a.steps, b.steps);
+  ASSERT_EQ(a.histories.size(), 1u);
+  ASSERT_EQ(b.histories.size(), 1u);
+  const std::vector<double>& x = a.histories[0].values;
+  const std::vector<double>& y = b.histories[0].values;
+  ASSERT_EQ(x.size(), y.size());
+  double peak = 0.0, difference = 0.0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    peak = std::max(peak, std::abs(x[k]));
+    difference = std::max(difference, std::abs(x[k] - y[k]));
+  }
+  ASSERT_GT(peak, 0.0);
+  std::printf("order %d: %lld steps of %.4g s, largest difference %.3g of the peak %.3g\n", order, b.steps, b.dt,
+              difference, peak);
+  // The same materials element by element, so the same arithmetic: rounding at most (the rows'
+  // order differs, which no sum over elements depends on).
+  EXPECT_LE(difference, 1e-12 * peak) << "order " << order << ": " << difference << " of " << peak;
+}
+
+INSTANTIATE_TEST_SUITE_P(Orders, MaterialFieldRun, ::testing::Values(1, 2));
+
+}  // namespace
+}  // namespace tremor

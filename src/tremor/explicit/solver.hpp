@@ -213,8 +213,9 @@ struct Preflight {
   double duration = 0.0;        // s
   long long steps = 0;          // ceil(duration / dt), at most max_steps
   double highest_frequency = 0.0;     // Hz, over the source signals (0: none)
-  // m/s, slowest over the solid's materials in use, and m, the largest vertex distance of any solid
-  // element; with a fluid, its sound speed and largest element where those resolve worse.
+  // Of the solid element that resolves its slowest wave worst (the largest longest vertex distance
+  // over its own material's slowest speed, sparse::ElementSurvey): that speed, m/s, and that
+  // distance, m; with a fluid, its sound speed and largest element where those resolve worse.
   double min_wave_speed = 0.0;
   double largest_element = 0.0;
   // min_wave_speed / highest_frequency / (largest_element / gll_order); infinity without a source

@@ -332,3 +332,24 @@ def test_holes_notches_and_cracks_are_cut_from_python(tmp_path):
         assert list(f["mesh/holes"].attrs["names"]) == ["sdh"]
         np.testing.assert_allclose(f["mesh/notches"][0, :6], [0.0505, 0.015, 0.0, 0.0, 1.0, 0.0])
         assert f["mesh/notches"][0, 9] == pytest.approx(1e-3)
+
+
+def test_a_material_field_is_kept_where_the_model_is_saved(tmp_path):
+    """A [[material]] field's path is the model file's folder's: saved elsewhere, it is rebased, and
+    the model read back samples the same grid (two layers: two materials) and runs as before."""
+    source = os.path.join(os.environ.get("TREMOR_SOURCE_DIR", "."), "tests", "data", "fields", "layers.toml")
+    model = tremor.Model.load(source)
+    os.makedirs(tmp_path / "elsewhere")
+    saved = model.save(tmp_path / "elsewhere" / "layers.toml")
+    text = open(saved).read()
+    assert 'field = "' + os.path.relpath(os.path.join(os.path.dirname(source), "layers.csv"),
+                                         tmp_path / "elsewhere") + '"' in text
+    back = tremor.Model.load(str(saved))
+    first = tremor.run(model, backend="serial")
+    again = tremor.run(back, backend="serial")
+    assert np.array_equal(probe_values_of(first), probe_values_of(again))
+    assert np.abs(probe_values_of(first)).max() > 0.0
+
+
+def probe_values_of(run):
+    return run.histories["r"].values

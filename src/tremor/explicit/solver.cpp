@@ -433,6 +433,12 @@ struct Resolution {
     // speed), so a slow layer meshed finely beside fast rock meshed coarsely is judged by each.
     p.min_wave_speed = survey.coarsest_speed;
     p.largest_element = survey.coarsest_element;
+    if (!(p.min_wave_speed > 0.0)) {  // (a table not of this model's rows: the slowest and the largest anywhere)
+      double slowest = std::numeric_limits<double>::infinity();
+      for (const std::string& name : used) slowest = std::min(slowest, model.material(name).min_wave_speed());
+      p.min_wave_speed = std::isfinite(slowest) ? slowest : 0.0;
+      p.largest_element = survey.largest_element;
+    }
     // A fluid counts its sound speed on its own elements: the points per wavelength the worse of the
     // solid's and the fluid's (a water's slow waves do not cross the solid's larger elements).
     if (p.fluid && (p.largest_element == 0.0 || p.fluid->slowest * p.largest_element <

@@ -112,7 +112,8 @@ ElementSurvey survey_elements(const Exec& exec, const fem::DeviceElements& eleme
       best_lambda = std::max(best_lambda, m.lambda[k]);
       survey.largest_element = std::max(survey.largest_element, m.longest[k]);
       if (!slowest.empty()) {
-        const double speed = slowest[static_cast<std::size_t>(table.element_section[static_cast<std::size_t>(device.first + e)])];
+        const int row = table.element_section[static_cast<std::size_t>(device.first + e)];
+        const double speed = row >= 0 ? slowest[static_cast<std::size_t>(row)] : 0.0;
         if (speed > 0.0 && m.longest[k] / speed > coarsest) {
           coarsest = m.longest[k] / speed;
           survey.coarsest_element = m.longest[k];

@@ -79,27 +79,23 @@ void print_time_step(const Model& model) {
 
 void print_material(const Material& m) {
   if (m.field) {
-    std::printf("  %-16s isotropic, %s; wave speeds %.0f..%.0f m/s", m.name.c_str(), m.field->describe().c_str(),
-                m.min_wave_speed(), m.max_wave_speed());
-    if (m.damping_alpha > 0) std::printf(", damping alpha %g 1/s", m.damping_alpha);
-    if (m.damping_beta > 0) std::printf(", damping beta %g s", m.damping_beta);
-    std::printf("\n");
-    return;
-  }
-  std::printf("  %-16s rho %g kg/m^3", m.name.c_str(), m.density);
-  if (m.fluid) {
-    std::printf(", fluid: bulk modulus %sPa, sound speed %.0f m/s\n", si(m.bulk_modulus).c_str(), m.sound_speed());
-    return;
-  }
-  if (m.isotropic) {
-    const double lambda = m.lambda(), mu = m.mu();
-    const double youngs = mu * (3 * lambda + 2 * mu) / (lambda + mu);
-    const double poisson = lambda / (2 * (lambda + mu));
-    std::printf(", isotropic: E %sPa, nu %.4g", si(youngs).c_str(), poisson);
+    std::printf("  %-16s isotropic, %s", m.name.c_str(), m.field->describe().c_str());
   } else {
-    std::printf(", anisotropic (6x6 Voigt stiffness)");
+    std::printf("  %-16s rho %g kg/m^3", m.name.c_str(), m.density);
+    if (m.fluid) {
+      std::printf(", fluid: bulk modulus %sPa, sound speed %.0f m/s\n", si(m.bulk_modulus).c_str(), m.sound_speed());
+      return;
+    }
+    if (m.isotropic) {
+      const double lambda = m.lambda(), mu = m.mu();
+      const double youngs = mu * (3 * lambda + 2 * mu) / (lambda + mu);
+      const double poisson = lambda / (2 * (lambda + mu));
+      std::printf(", isotropic: E %sPa, nu %.4g", si(youngs).c_str(), poisson);
+    } else {
+      std::printf(", anisotropic (6x6 Voigt stiffness)");
+    }
   }
-  std::printf(", wave speeds %.0f..%.0f m/s", m.min_wave_speed(), m.max_wave_speed());
+  std::printf("%s wave speeds %.0f..%.0f m/s", m.field ? ";" : ",", m.min_wave_speed(), m.max_wave_speed());
   if (m.damping_alpha > 0) std::printf(", damping alpha %g 1/s", m.damping_alpha);
   if (m.damping_beta > 0) std::printf(", damping beta %g s", m.damping_beta);
   std::printf("\n");

@@ -35,15 +35,15 @@ std::vector<std::string_view> fields_of(std::string_view line) {
   return fields;
 }
 
+}  // namespace
+
 bool parse_number(std::string_view text, double& out) {
   if (!text.empty() && text.front() == '+') text.remove_prefix(1);
   const auto result = std::from_chars(text.data(), text.data() + text.size(), out);
   return result.ec == std::errc() && result.ptr == text.data() + text.size();
 }
 
-}  // namespace
-
-std::vector<TextRow> text_rows(std::string_view text) {
+std::vector<TextRow> text_rows(std::string_view text, TextRow* header_row) {
   std::vector<TextRow> rows;
   long line_number = 0;
   bool first_content = true;
@@ -58,7 +58,10 @@ std::vector<TextRow> text_rows(std::string_view text) {
     double first = 0.0;
     const bool header = first_content && (fields.empty() || !parse_number(fields[0], first));
     first_content = false;
-    if (header) continue;
+    if (header) {
+      if (header_row) *header_row = {line_number, line, std::move(fields)};
+      continue;
+    }
     rows.push_back({line_number, line, std::move(fields)});
   }
   return rows;

@@ -13,11 +13,14 @@ struct TextRow {
 };
 
 // The rows of `text`: blank lines and lines starting with '#' left out, and a first such line
-// whose first field is not a number left out as a header. Fields are separated by commas or
-// semicolons where a line has any, else by whitespace.
-std::vector<TextRow> text_rows(std::string_view text);
+// whose first field is not a number left out as a header (into `header` where given; its line
+// stays 0 without one). Fields are separated by commas or semicolons where a line has any, else
+// by whitespace.
+std::vector<TextRow> text_rows(std::string_view text, TextRow* header = nullptr);
 
-// `field` as a finite number (a leading '+' allowed); false when it is not one.
+// `field` as a number (a leading '+' allowed; inf and nan are numbers); false when it is not one.
+bool parse_number(std::string_view field, double& out);
+// The same, finite.
 bool finite_number(std::string_view field, double& out);
 
 }  // namespace tremor

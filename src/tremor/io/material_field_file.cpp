@@ -3,15 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <map>
-#include <optional>
 #include <string_view>
 #include <vector>
 
 #include "tremor/core/error.hpp"
+#include "tremor/core/text_rows.hpp"
 #include "tremor/io/file.hpp"
 #include "tremor/io/result_hdf5.hpp"
 
@@ -123,88 +121,55 @@ std::shared_ptr<MaterialField> read_hdf5(const std::string& path, int dim) {
   return field;
 }
 
-// One CSV field: split at commas, surrounding blanks dropped.
-std::vector<std::string_view> split(std::string_view line) {
-  std::vector<std::string_view> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = line.find(',', start);
-    std::string_view cell = line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-    while (!cell.empty() && (cell.front() == ' ' || cell.front() == '\t')) cell.remove_prefix(1);
-    while (!cell.empty() && (cell.back() == ' ' || cell.back() == '\t' || cell.back() == '\r')) cell.remove_suffix(1);
-    out.push_back(cell);
-    if (comma == std::string_view::npos) return out;
-    start = comma + 1;
-  }
-}
-
 std::shared_ptr<MaterialField> read_csv(const std::string& path, int dim) {
   const std::string text = read_file(path, "material field", largest_csv_field);
   auto field = std::make_shared<MaterialField>();
   field->file = path;
   field->dim = dim;
-  std::vector<std::string> header;
-  long header_line = 0;
+  TextRow header;
+  const std::vector<TextRow> lines = text_rows(text, &header);
+  if (header.line == 0)
+    throw Error(str(path, ": no header; expected a first line naming the columns: ", expected_names(dim)));
+  const auto column = [&](std::string_view name) {
+    return static_cast<int>(std::find(header.fields.begin(), header.fields.end(), name) - header.fields.begin());
+  };
+  const auto has = [&](std::string_view name) { return column(name) < static_cast<int>(header.fields.size()); };
   std::array<int, 3> axis_column{-1, -1, -1};
+  for (int k = 0; k < 3; ++k) {
+    if (k < dim) {
+      if (!has(axis_names[k]))
+        throw_input_error(path, header.line,
+                          str("no column '", axis_names[k], "' in the header; expected ", expected_names(dim)));
+      axis_column[static_cast<std::size_t>(k)] = column(axis_names[k]);
+    } else if (has(axis_names[k])) {
+      throw_input_error(path, header.line, "a column 'z' (a 3D grid) but the mesh is 2D; give a grid in x and y");
+    }
+  }
+  const Chosen chosen =
+      choose_properties(dim, has, [&](const std::string& message) { throw_input_error(path, header.line, message); });
+  field->properties = chosen.properties;
+  field->names = chosen.names;
   std::array<int, 3> property_column{-1, -1, -1};
+  for (std::size_t m = 0; m < 3; ++m) property_column[m] = column(chosen.names[m]);
   std::vector<std::array<double, 6>> rows;  // x, y, z, then the three properties
   std::vector<long> row_lines;
-  long line_number = 0;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string_view line(text.data() + start, end - start);
-    start = end + 1;
-    ++line_number;
-    const std::vector<std::string_view> cells = split(line);
-    if (cells.size() == 1 && cells[0].empty()) continue;
-    if (!cells[0].empty() && cells[0].front() == '#') continue;
-    if (header.empty()) {
-      header_line = line_number;
-      for (const std::string_view cell : cells) header.emplace_back(cell);
-      const auto column = [&](std::string_view name) {
-        return static_cast<int>(std::find(header.begin(), header.end(), name) - header.begin());
-      };
-      const auto has = [&](std::string_view name) { return column(name) < static_cast<int>(header.size()); };
-      for (int k = 0; k < 3; ++k) {
-        if (k < dim) {
-          if (!has(axis_names[k]))
-            throw_input_error(path, header_line,
-                              str("no column '", axis_names[k], "' in the header; expected ", expected_names(dim)));
-          axis_column[static_cast<std::size_t>(k)] = column(axis_names[k]);
-        } else if (has(axis_names[k])) {
-          throw_input_error(path, header_line, "a column 'z' (a 3D grid) but the mesh is 2D; give a grid in x and y");
-        }
-      }
-      const Chosen chosen =
-          choose_properties(dim, has, [&](const std::string& message) { throw_input_error(path, header_line, message); });
-      field->properties = chosen.properties;
-      field->names = chosen.names;
-      for (std::size_t m = 0; m < 3; ++m) property_column[m] = column(chosen.names[m]);
-      continue;
-    }
-    if (cells.size() != header.size())
-      throw_input_error(path, line_number,
-                        str(cells.size(), " values; the header (line ", header_line, ") names ", header.size(), " columns"));
+  for (const TextRow& line : lines) {
+    if (line.fields.size() != header.fields.size())
+      throw_input_error(path, line.line, str(line.fields.size(), " values; the header (line ", header.line, ") names ",
+                                             header.fields.size(), " columns"));
     std::array<double, 6> row{0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    const auto read = [&](int column, double& value) {
-      const std::string_view cell = cells[static_cast<std::size_t>(column)];
-      const char* first = cell.data();
-      const char* last = cell.data() + cell.size();
-      if (!cell.empty() && *first == '+') ++first;
-      const auto [ptr, ec] = std::from_chars(first, last, value);
-      if (cell.empty() || ec != std::errc() || ptr != last)
-        throw_input_error(path, line_number,
-                          str("column '", header[static_cast<std::size_t>(column)], "' holds '", cell, "'; expected a number"));
+    const auto read = [&](int at, double& value) {
+      const std::string_view cell = line.fields[static_cast<std::size_t>(at)];
+      if (!parse_number(cell, value))
+        throw_input_error(path, line.line, str("column '", header.fields[static_cast<std::size_t>(at)], "' holds '",
+                                               cell, "'; expected a number"));
     };
     for (int k = 0; k < dim; ++k) read(axis_column[static_cast<std::size_t>(k)], row[static_cast<std::size_t>(k)]);
     for (std::size_t m = 0; m < 3; ++m) read(property_column[m], row[3 + m]);
     rows.push_back(row);
-    row_lines.push_back(line_number);
+    row_lines.push_back(line.line);
   }
-  if (header.empty()) throw Error(str(path, ": empty; expected a header naming ", expected_names(dim)));
-  TREMOR_CHECK(!rows.empty(), path, ": no grid points after the header (line ", header_line, ")");
+  TREMOR_CHECK(!rows.empty(), path, ": no grid points after the header (line ", header.line, ")");
   // The axes: every coordinate the rows take along each, in order.
   for (int k = 0; k < dim; ++k) {
     std::vector<double>& axis = field->axes[static_cast<std::size_t>(k)];

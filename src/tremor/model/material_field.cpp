@@ -204,6 +204,14 @@ struct SampleHash {
   }
 };
 
+// The centre of `block`'s element `e`: the mean of its nodes (as [[mesh.element_set]] boxes take it).
+void centre_of(const Mesh& mesh, const ElementBlock& block, Index e, double (&centre)[3]) {
+  centre[0] = centre[1] = centre[2] = 0.0;
+  const int nodes = block.n_element_nodes();
+  for (const Index node : block.nodes(e))
+    for (int k = 0; k < mesh.dim(); ++k) centre[k] += mesh.node(node)[static_cast<std::size_t>(k)] / nodes;
+}
+
 }  // namespace
 
 ElementMaterials element_materials(const Model& model) {
@@ -225,7 +233,6 @@ ElementMaterials element_materials(const Model& model) {
   Index first = 0;
   for (const ElementBlock& block : mesh.blocks) {
     const Index n = block.n_elements();
-    const int nodes = block.n_element_nodes();
 #pragma omp parallel for schedule(static)
     for (Index e = 0; e < n; ++e) {
       const auto g = static_cast<std::size_t>(first + e);
@@ -233,9 +240,8 @@ ElementMaterials element_materials(const Model& model) {
       if (s < 0) continue;
       const MaterialField* field = out.rows[static_cast<std::size_t>(s)].field.get();
       if (!field) continue;
-      double centre[3] = {0.0, 0.0, 0.0};
-      for (const Index node : block.nodes(e))
-        for (int k = 0; k < dim; ++k) centre[k] += mesh.node(node)[static_cast<std::size_t>(k)] / nodes;
+      double centre[3];
+      centre_of(mesh, block, e, centre);
       const auto value = field->sample(centre);
       if (value)
         samples[g] = *value;
@@ -253,10 +259,8 @@ ElementMaterials element_materials(const Model& model) {
     const MaterialField& field = *nominal.field;
     if (outside[g]) {
       const ElementRef ref = mesh.locate(static_cast<Index>(g));
-      const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
-      double centre[3] = {0.0, 0.0, 0.0};
-      for (const Index node : block.nodes(ref.element))
-        for (int k = 0; k < dim; ++k) centre[k] += mesh.node(node)[static_cast<std::size_t>(k)] / block.n_element_nodes();
+      double centre[3];
+      centre_of(mesh, mesh.blocks[static_cast<std::size_t>(ref.block)], ref.element, centre);
       throw Error(str(model.source.empty() ? std::string() : str(model.source, ": "), "element ",
                       mesh.element_label(static_cast<Index>(g)), " of the section on '",
                       model.sections[static_cast<std::size_t>(s)].element_set, "' has its centre ", position(centre, dim),

@@ -11,7 +11,6 @@
 #include "tremor/fem/element_survey.hpp"
 #include "tremor/fem/geometry.hpp"
 #include "tremor/fem/time_step.hpp"
-#include "tremor/model/material_field.hpp"
 #include "tremor/sparse/element_kernels.hpp"
 
 namespace tremor::sparse {
@@ -77,12 +76,16 @@ ElementSurvey survey_elements(const Exec& exec, const fem::DeviceElements& eleme
   TREMOR_CHECK(elements.blocks.size() == mesh.blocks.size() && elements.n_nodes == mesh.n_nodes(),
                "element survey: the device elements were built for another mesh");
   ElementSurvey survey;
-  // Each row's slowest wave (the rows of element_materials are the table's, in order).
+  // Each row's slowest wave (the table's rows are element_materials', in order): a section's
+  // material's; beyond the sections, a material field's isotropic sample, its shear wave from the
+  // row itself (sqrt(mu / rho); an attenuating field's unrelaxed mu), not sampled again.
   std::vector<double> slowest;
-  {
-    const ElementMaterials materials = element_materials(model);
-    if (materials.rows.size() == table.D.size())
-      for (const Material& material : materials.rows) slowest.push_back(material.min_wave_speed());
+  if (table.D.size() >= model.sections.size()) {
+    const int nv = table.n_voigt;
+    for (std::size_t row = 0; row < table.D.size(); ++row)
+      slowest.push_back(row < model.sections.size()
+                            ? model.material(model.sections[row].material).min_wave_speed()
+                            : std::sqrt(table.D[row][static_cast<std::size_t>(mesh.dim() * (nv + 1))] / table.density[row]));
   }
   double coarsest = 0.0;  // longest / slowest
   double best_lambda = -1.0;

@@ -233,6 +233,9 @@ TEST(MaterialField, BadInputIsNamed) {
   // 3 c_p^2 = 1.2e7 below 4 c_s^2 = 1.296e7: no positive bulk modulus.
   e = read_error("x,y,vp,vs,rho\n0,0,2000,1800,1800\n1,0,2000,1000,1800\n0,1,2000,1000,1800\n1,1,2000,1000,1800\n");
   EXPECT_TRUE(has(e, "'vp' 2000 at grid point (i, j) = (0, 0) at (0, 0) must exceed 2/sqrt(3) times 'vs' 1800")) << e;
+  e = read_error("x,y,vp,vs,rho\n0,0,2000,1000,1800\n1,0,2000,1000,1e31\n0,1,2000,1000,1800\n1,1,2000,1000,1800\n");
+  EXPECT_TRUE(has(e, "at grid point (i, j) = (1, 0) at (1, 0): the density 1e+31 kg/m^3") &&
+              has(e, "the magnitudes of a material")) << e;
   e = read_error("x,y,vp,vs,rho\n0,0,2000,1000,1800\n1,0,2000,1000,oops\n");
   EXPECT_TRUE(has(e, "bad.csv:3") && has(e, "column 'rho' holds 'oops'")) << e;
   e = read_error("x,y,vp,vs\n0,0,2000,1000\n");

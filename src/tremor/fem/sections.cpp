@@ -25,6 +25,10 @@ SectionTable section_table(const Model& model, bool check_geometry) {
   // A row per section, and beyond them one per distinct sample of a material field
   // (model/material_field.hpp): the kernels read an element's row where they read its section's.
   ElementMaterials materials = element_materials(model);
+  // Solids are kept per row only where some row attenuates (a field's rows may be millions).
+  const bool attenuates = std::any_of(materials.rows.begin(), materials.rows.end(),
+                                      [](const Material& m) { return m.attenuation.has_value(); });
+  table.D.reserve(materials.rows.size());
   for (std::size_t row = 0; row < materials.rows.size(); ++row) {
     const Section& section = model.sections[static_cast<std::size_t>(materials.row_section[row])];
     const Material& given = materials.rows[row];
@@ -66,7 +70,7 @@ SectionTable section_table(const Model& model, bool check_geometry) {
         }
       }
     }
-    table.solids.push_back(solids);
+    if (attenuates) table.solids.push_back(solids);
     std::array<double, 36> D{};
     if (table.dim == 2) {
       const Voigt3 d = plane_stiffness(material, section.formulation);

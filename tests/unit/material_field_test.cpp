@@ -210,6 +210,43 @@ TEST(MaterialField, ReadsAnHdf5GridInNetcdfOrder) {
   }
 }
 
+// Q_P and Q_S per point: each element's material attenuates with its centre's Q (interpolated as
+// the properties are), the fit's settings from the material's keys.
+TEST(MaterialField, QualityFactorsPerPointReachEachElement) {
+  Folder folder("quality");
+  folder.write("q.csv",
+               "x,y,vp,vs,rho,q_p,q_s\n0,0,3000,1500,2000,40,20\n0.02,0,3000,1500,2000,80,60\n"
+               "0,0.01,3000,1500,2000,40,20\n0.02,0.01,3000,1500,2000,80,60\n");
+  const Model model = parse(folder, plate("field = \"q.csv\"\nq_solids = 2\nq_band = [1e5, 1e7]\n"));
+  ASSERT_TRUE(model.materials[0].attenuation);
+  const ElementMaterials materials = element_materials(model);
+  // Element 17 of the first row: centre x = 8.75 mm, so Q_P = 40 + 40 x / 20 mm = 57.5, Q_S 20 + 40 x / 20 mm = 37.5.
+  const Material& m = *materials.of(17);
+  ASSERT_TRUE(m.attenuation);
+  EXPECT_TRUE(m.attenuation->by_waves);
+  EXPECT_NEAR(m.attenuation->q_p, 57.5, 1e-12);  // (a lerp of exact binary fractions: rounding)
+  EXPECT_NEAR(m.attenuation->q_s, 37.5, 1e-12);
+  EXPECT_EQ(m.attenuation->solids, 2);
+  EXPECT_EQ(m.attenuation->band[1], 1e7);
+  // The section table fits each row's solids: a row per element column, attenuating.
+  const fem::SectionTable table = fem::section_table(model);
+  EXPECT_TRUE(table.attenuates());
+  EXPECT_EQ(table.solids[static_cast<std::size_t>(materials.element_row[17])].n, 2);
+
+  const auto has = [](const std::string& message, const std::string& part) {
+    return message.find(part) != std::string::npos;
+  };
+  std::string e = error_of(folder, plate("field = \"q.csv\"\nq_p = 50\nq_s = 25\n"));
+  EXPECT_TRUE(has(e, "'q_p' and the field's q_p and q_s both given")) << e;
+  folder.write("half.csv", "x,y,vp,vs,rho,q_p\n0,0,3000,1500,2000,40\n");
+  e = error_of(folder, plate("field = \"half.csv\"\n"));
+  EXPECT_TRUE(has(e, "half.csv:1") && has(e, "q_p without q_s")) << e;
+  folder.write("low.csv", "x,y,vp,vs,rho,q_p,q_s\n0,0,3000,1500,2000,40,20\n0.02,0,3000,1500,2000,80,0.5\n"
+                          "0,0.01,3000,1500,2000,40,20\n0.02,0.01,3000,1500,2000,80,60\n");
+  e = error_of(folder, plate("field = \"low.csv\"\n"));
+  EXPECT_TRUE(has(e, "'q_s' is 0.5 at grid point (i, j) = (1, 0)") && has(e, "expected a quality factor within (1, ")) << e;
+}
+
 // Bad grids and models: each error names the file and the line, dataset, grid point or element.
 TEST(MaterialField, BadInputIsNamed) {
   Folder folder("errors");

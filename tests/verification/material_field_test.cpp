@@ -3,7 +3,9 @@
 // the interface holds no element centre, samples each element's layer exactly (the lerp a + w (b - a)
 // of equal ends is exact), so the run through the whole explicit solver (loads, the stable step,
 // the lumped mass, the operator, receivers) must equal the run of two sections, one per layer,
-// within rounding. On quad4 (the matrix-free operator) and on GLL order 2 (sem).
+// within rounding. On quad4 (the matrix-free operator) and on GLL order 2 (sem); elastic, and with
+// Q_P and Q_S per layer (the field's q_p and q_s against each section's constant Q: the memory
+// variables of each element's own solids).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
@@ -45,33 +48,50 @@ const std::string two_sections =
     "[[section]]\nelement_set = \"lower\"\nmaterial = \"sediment\"\nformulation = \"plane_strain\"\n"
     "[[section]]\nelement_set = \"upper\"\nmaterial = \"granite\"\nformulation = \"plane_strain\"\n";
 
+// The same layers attenuating: sediment Q_P 40, Q_S 20; granite Q_P 200, Q_S 100 (3 solids each,
+// the band a decade around the source).
+const std::string two_attenuating_sections = [] {
+  std::string text = two_sections;
+  const auto after = [&](const std::string& line, const std::string& keys) {
+    text.insert(text.find(line) + line.size(), keys);
+  };
+  after("s_wave_speed = 1200\n", "q_p = 40\nq_s = 20\n");
+  after("s_wave_speed = 3300\n", "q_p = 200\nq_s = 100\n");
+  return text;
+}();
+
 const std::string one_field =
     "[[material]]\nname = \"layers\"\nfield = \"layers.csv\"\n"
     "[[section]]\nelement_set = \"all\"\nmaterial = \"layers\"\nformulation = \"plane_strain\"\n";
 
 // The field: sediment up to y = 4.9 mm, granite from 5.1 mm, on a grid of 3 x 4 points. Element
 // centres lie at (k + 1/2) 0.5 mm, so none falls in the cell [4.9, 5.1] mm that blends them.
-std::string layers_csv() {
-  std::string text = "x,y,vp,vs,rho\n";
+// `quality`: with the layers' Q_P and Q_S as two more columns.
+std::string layers_csv(bool quality) {
+  std::string text = quality ? "x,y,vp,vs,rho,q_p,q_s\n" : "x,y,vp,vs,rho\n";
   for (const double y : {0.0, 0.0049, 0.0051, 0.01})
-    for (const double x : {0.0, 0.01, 0.02})
-      text += y < 0.005 ? str(x, ",", y, ",2600,1200,2100\n") : str(x, ",", y, ",5800,3300,2650\n");
+    for (const double x : {0.0, 0.01, 0.02}) {
+      const bool lower = y < 0.005;
+      text += str(x, ",", y, lower ? ",2600,1200,2100" : ",5800,3300,2650");
+      text += quality ? (lower ? ",40,20\n" : ",200,100\n") : "\n";
+    }
   return text;
 }
 
-class MaterialFieldRun : public ::testing::TestWithParam<int> {};
+// (order, whether the layers attenuate)
+class MaterialFieldRun : public ::testing::TestWithParam<std::tuple<int, bool>> {};
 
 TEST_P(MaterialFieldRun, ATwoLayerFieldRunsAsTwoSections) {
   const log::Quiet quiet;
-  const int order = GetParam();
-  const fs::path folder = fs::temp_directory_path() / str("tremor_field_layers_", order);
+  const auto [order, attenuating] = GetParam();
+  const fs::path folder = fs::temp_directory_path() / str("tremor_field_layers_", order, attenuating ? "_q" : "");
   fs::remove_all(folder);
   fs::create_directories(folder);
-  std::ofstream(folder / "layers.csv") << layers_csv();
+  std::ofstream(folder / "layers.csv") << layers_csv(attenuating);
   const auto read = [&](const std::string& media) {
     return io::read_model_buffer(model_text(media, order), (folder / "m.toml").string(), folder.string());
   };
-  const Model sections = read(two_sections);
+  const Model sections = read(attenuating ? two_attenuating_sections : two_sections);
   const Model field = read(one_field);
   // Two distinct samples: a row per layer beyond the field's nominal one.
   EXPECT_EQ(element_materials(field).rows.size(), 3u);
@@ -92,14 +112,14 @@ TEST_P(MaterialFieldRun, ATwoLayerFieldRunsAsTwoSections) {
     difference = std::max(difference, std::abs(x[k] - y[k]));
   }
   ASSERT_GT(peak, 0.0);
-  std::printf("order %d: %lld steps of %.4g s, largest difference %.3g of the peak %.3g\n", order, b.steps, b.dt,
+  std::printf("order %d%s: %lld steps of %.4g s, largest difference %.3g of the peak %.3g\n", order, attenuating ? ", attenuating" : "", b.steps, b.dt,
               difference, peak);
   // The same materials element by element, so the same arithmetic: rounding at most (the rows'
   // order differs, which no sum over elements depends on).
   EXPECT_LE(difference, 1e-12 * peak) << "order " << order << ": " << difference << " of " << peak;
 }
 
-INSTANTIATE_TEST_SUITE_P(Orders, MaterialFieldRun, ::testing::Values(1, 2));
+INSTANTIATE_TEST_SUITE_P(Orders, MaterialFieldRun, ::testing::Combine(::testing::Values(1, 2), ::testing::Bool()));
 
 }  // namespace
 }  // namespace tremor

@@ -956,7 +956,14 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
   for (const Section& section : model.sections) {
     const Material& material = model.material(section.material);
     if (!material.attenuation || !described.insert(material.name).second) continue;
-    p.attenuation.push_back(describe(resolve_attenuation(model, material), material));
+    std::string line = describe(resolve_attenuation(model, material), material);
+    if (material.field && material.field->has_quality()) {
+      const auto q_p = std::minmax_element(material.field->values[3].begin(), material.field->values[3].end());
+      const auto q_s = std::minmax_element(material.field->values[4].begin(), material.field->values[4].end());
+      line += str(" (its field's first point; each element fits its own Q: Q_P ", *q_p.first, " .. ", *q_p.second,
+                  ", Q_S ", *q_s.first, " .. ", *q_s.second, " over the grid)");
+    }
+    p.attenuation.push_back(std::move(line));
     if (material.attenuation->coarse_grained) check_coarse_solids(model, material);
   }
   if (!p.attenuation.empty()) check_memory_variables(*p.op, coarse_grained_material(model));

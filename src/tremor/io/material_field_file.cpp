@@ -72,6 +72,20 @@ Chosen choose_properties(int dim, Has has, Fail fail) {
   return {FieldProperties::Speeds, speeds};
 }
 
+// Whether the field gives Q_P and Q_S ("q_p" and "q_s": both or neither); `fail` throws.
+template <class Has, class Fail>
+bool gives_quality(Has has, Fail fail) {
+  if (has("q_p") != has("q_s")) fail(str("the field gives ", has("q_p") ? "q_p without q_s" : "q_s without q_p",
+                                         "; give both quality factors, or neither"));
+  return has("q_p");
+}
+
+// The chosen properties and their names (Q's keep theirs, "q_p" and "q_s").
+void take(MaterialField& field, const Chosen& chosen) {
+  field.properties = chosen.properties;
+  for (std::size_t m = 0; m < 3; ++m) field.names[m] = chosen.names[m];
+}
+
 std::shared_ptr<MaterialField> read_hdf5(const std::string& path, int dim) {
   h5::silence_errors();
   if (H5Fis_hdf5(path.c_str()) <= 0) {
@@ -98,10 +112,10 @@ std::shared_ptr<MaterialField> read_hdf5(const std::string& path, int dim) {
   }
   if (dim == 2 && has("z"))
     throw Error(str(path, ": the field has a z axis (a 3D grid) but the mesh is 2D; give a grid in x and y"));
-  const Chosen chosen =
-      choose_properties(dim, has, [&](const std::string& message) { throw Error(str(path, ": ", message)); });
-  field->properties = chosen.properties;
-  field->names = chosen.names;
+  const auto fail = [&](const std::string& message) { throw Error(str(path, ": ", message)); };
+  const Chosen chosen = choose_properties(dim, has, fail);
+  take(*field, chosen);
+  const bool quality = gives_quality(has, fail);
   // (ny, nx) or (nz, ny, nx): x fastest, as NetCDF's (z, y, x).
   std::vector<hsize_t> expected;
   for (int k = dim - 1; k >= 0; --k) expected.push_back(field->axes[static_cast<std::size_t>(k)].size());
@@ -110,7 +124,7 @@ std::shared_ptr<MaterialField> read_hdf5(const std::string& path, int dim) {
     for (std::size_t k = 0; k < dims.size(); ++k) out += str(k ? ", " : "", dims[k]);
     return out + ")";
   };
-  for (std::size_t m = 0; m < 3; ++m) {
+  for (std::size_t m = 0; m < (quality ? 5u : 3u); ++m) {
     const std::string& name = field->names[m];
     h5::Handle dataset = h5::open_dataset(file.get(), name, path);
     const std::vector<hsize_t> dims = h5::dataset_dims(dataset.get(), path, str("dataset '", name, "'"));
@@ -145,19 +159,20 @@ std::shared_ptr<MaterialField> read_csv(const std::string& path, int dim) {
       throw_input_error(path, header.line, "a column 'z' (a 3D grid) but the mesh is 2D; give a grid in x and y");
     }
   }
-  const Chosen chosen =
-      choose_properties(dim, has, [&](const std::string& message) { throw_input_error(path, header.line, message); });
-  field->properties = chosen.properties;
-  field->names = chosen.names;
-  std::array<int, 3> property_column{-1, -1, -1};
-  for (std::size_t m = 0; m < 3; ++m) property_column[m] = column(chosen.names[m]);
-  std::vector<std::array<double, 6>> rows;  // x, y, z, then the three properties
+  const auto fail = [&](const std::string& message) { throw_input_error(path, header.line, message); };
+  const Chosen chosen = choose_properties(dim, has, fail);
+  take(*field, chosen);
+  const bool quality = gives_quality(has, fail);
+  const std::size_t given = quality ? 5 : 3;
+  std::array<int, 5> property_column{-1, -1, -1, -1, -1};
+  for (std::size_t m = 0; m < given; ++m) property_column[m] = column(field->names[m]);
+  std::vector<std::array<double, 8>> rows;  // x, y, z, then the properties (and Q)
   std::vector<long> row_lines;
   for (const TextRow& line : lines) {
     if (line.fields.size() != header.fields.size())
       throw_input_error(path, line.line, str(line.fields.size(), " values; the header (line ", header.line, ") names ",
                                              header.fields.size(), " columns"));
-    std::array<double, 6> row{0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    std::array<double, 8> row{};
     const auto read = [&](int at, double& value) {
       const std::string_view cell = line.fields[static_cast<std::size_t>(at)];
       if (!parse_number(cell, value))
@@ -165,7 +180,7 @@ std::shared_ptr<MaterialField> read_csv(const std::string& path, int dim) {
                                                cell, "'; expected a number"));
     };
     for (int k = 0; k < dim; ++k) read(axis_column[static_cast<std::size_t>(k)], row[static_cast<std::size_t>(k)]);
-    for (std::size_t m = 0; m < 3; ++m) read(property_column[m], row[3 + m]);
+    for (std::size_t m = 0; m < given; ++m) read(property_column[m], row[3 + m]);
     rows.push_back(row);
     row_lines.push_back(line.line);
   }
@@ -222,9 +237,9 @@ std::shared_ptr<MaterialField> read_csv(const std::string& path, int dim) {
     throw Error(str(path, ": ", rows.size(), " rows for a grid of ", n, " points (the coordinates the rows take); no row "
                     "for ", point, ": every grid point needs one"));
   }
-  for (auto& values : field->values) values.assign(static_cast<std::size_t>(n), 0.0);
+  for (std::size_t m = 0; m < given; ++m) field->values[m].assign(static_cast<std::size_t>(n), 0.0);
   for (const auto& [p, r] : points)
-    for (std::size_t m = 0; m < 3; ++m) field->values[m][static_cast<std::size_t>(p)] = rows[r][3 + m];
+    for (std::size_t m = 0; m < given; ++m) field->values[m][static_cast<std::size_t>(p)] = rows[r][3 + m];
   return field;
 }
 

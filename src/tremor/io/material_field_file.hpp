@@ -5,11 +5,12 @@
 //     metres, strictly increasing; three property datasets of shape (ny, nx) in 2D or
 //     (nz, ny, nx) in 3D (x varying fastest, NetCDF's (z, y, x) order), float or double:
 //     p_wave_speed (or vp), s_wave_speed (or vs) and density (or rho), in m/s and kg/m^3; or
-//     lame_lambda (or lambda), shear_modulus (or mu) and density, in Pa and kg/m^3.
+//     lame_lambda (or lambda), shear_modulus (or mu) and density, in Pa and kg/m^3; and, for an
+//     attenuating material, q_p and q_s (both, or neither) of the same shape.
 //   - CSV (.csv), for small grids (core/text_rows.hpp: commas, semicolons or blanks between
-//     values): a header naming the columns x, y (and z) and the three
-//     properties as above, in any order, then a row per grid point in any order; every point of
-//     the grid the coordinates span exactly once. Lines starting with '#' are comments.
+//     values): a header naming the columns x, y (and z) and the properties as above, in any
+//     order, then a row per grid point in any order; every point of the grid the coordinates
+//     span exactly once. Lines starting with '#' are comments.
 // Every error names the file, and the line (CSV), dataset or grid point (i, j, k).
 #include <memory>
 #include <string>

@@ -86,10 +86,16 @@ double quality_of(const Table& material, std::string_view key) {
 
 // The attenuation keys (docs/model-file.md, "Attenuation"): none given, none; q_band, q_solids,
 // q_coarse_grained or reference_frequency without a quality factor, an error at the first.
-std::optional<Attenuation> read_attenuation(const Table& material) {
+// `field_quality`: a material field gives Q_P and Q_S per point (model/material_field.hpp); the
+// keys then give the fit's settings only, and a quality factor among them is refused.
+std::optional<Attenuation> read_attenuation(const Table& material, bool field_quality = false) {
   static constexpr std::string_view others[] = {"reference_frequency", "q_band", "q_solids", "q_coarse_grained"};
   const bool waves = material.has("q_p") || material.has("q_s"), moduli = material.has("q_kappa") || material.has("q_mu");
-  if (!waves && !moduli) {
+  if (field_quality) {
+    for (std::string_view key : {"q_p", "q_s", "q_kappa", "q_mu"})
+      if (material.has(key))
+        material.fail(key, str("'", key, "' and the field's q_p and q_s both given; the field gives Q per point"));
+  } else if (!waves && !moduli) {
     for (std::string_view key : others)
       if (material.has(key))
         material.fail(key, str("'", key, "' without a quality factor: give q_p and q_s, or q_kappa and/or q_mu"));
@@ -101,8 +107,10 @@ std::optional<Attenuation> read_attenuation(const Table& material) {
   if (waves && !(material.has("q_p") && material.has("q_s")))
     material.fail(material.has("q_p") ? "q_p" : "q_s", "give q_p and q_s together (or q_kappa and/or q_mu)");
   Attenuation a;
-  a.by_waves = waves;
-  if (waves) {
+  a.by_waves = waves || field_quality;
+  if (field_quality) {
+    // (each element's from the field: MaterialField::material)
+  } else if (waves) {
     a.q_p = quality_of(material, "q_p");
     a.q_s = quality_of(material, "q_s");
   } else {
@@ -152,8 +160,9 @@ Material read_fluid(const Table& material, const std::string& name, double densi
   return Material::from_sound_speed(name, std::sqrt(kappa / density), density);
 }
 
-// A solid's losses: Rayleigh damping (damping_alpha, damping_beta) and constant Q.
-void read_losses(Table& material, Material& result) {
+// A solid's losses: Rayleigh damping (damping_alpha, damping_beta) and constant Q (a field's Q
+// per point where `field_quality`).
+void read_losses(Table& material, Material& result, bool field_quality = false) {
   const double damping = material.number("damping_alpha", 0.0);
   if (!(damping >= 0.0))
     material.fail("damping_alpha", str("'damping_alpha' is ", damping, "; expected a non-negative rate, 1/s"));
@@ -162,7 +171,7 @@ void read_losses(Table& material, Material& result) {
     material.fail("damping_beta", str("'damping_beta' is ", beta, "; expected a non-negative time, s"));
   result.damping_alpha = damping;
   result.damping_beta = beta;
-  result.attenuation = read_attenuation(material);
+  result.attenuation = read_attenuation(material, field_quality);
 }
 
 // A material whose properties come from a gridded file (model/material_field.hpp): no density or
@@ -188,8 +197,14 @@ Material read_field_material(Table& material, const std::string& name, const std
   if (const auto interpolation = choice(material, "field_interpolation", field_interpolations))
     field->interpolation = *interpolation == "nearest" ? FieldInterpolation::Nearest : FieldInterpolation::Linear;
   // The nominal constants: the grid's first point's (every element samples the field).
-  Material result = field->material(name, {field->values[0][0], field->values[1][0], field->values[2][0]});
-  read_losses(material, result);
+  Material result;
+  read_losses(material, result, field->has_quality());
+  FieldSample first{field->values[0][0], field->values[1][0], field->values[2][0], INFINITY, INFINITY};
+  if (field->has_quality()) first = {first[0], first[1], first[2], field->values[3][0], field->values[4][0]};
+  const Material losses = result;
+  result = field->material(name, first, losses.attenuation);
+  result.damping_alpha = losses.damping_alpha;
+  result.damping_beta = losses.damping_beta;
   result.field = std::move(field);
   return result;
 }

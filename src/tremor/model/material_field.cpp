@@ -53,7 +53,7 @@ Size MaterialField::index(Size i, Size j, Size l) const {
   return i + nx * (j + ny * l);
 }
 
-std::optional<std::array<double, 3>> MaterialField::sample(const double* x) const {
+std::optional<FieldSample> MaterialField::sample(const double* x) const {
   Cell cells[3]{{0, 0.0}, {0, 0.0}, {0, 0.0}};
   for (int k = 0; k < dim; ++k) {
     const std::vector<double>& axis = axes[static_cast<std::size_t>(k)];
@@ -61,17 +61,18 @@ std::optional<std::array<double, 3>> MaterialField::sample(const double* x) cons
     if (!(x[k] >= axis.front() - slack && x[k] <= axis.back() + slack)) return std::nullopt;
     cells[k] = cell_of(axis, x[k]);
   }
-  std::array<double, 3> out{};
+  FieldSample out{0.0, 0.0, 0.0, INFINITY, INFINITY};
+  const std::size_t given = has_quality() ? 5 : 3;
   if (interpolation == FieldInterpolation::Nearest) {
     Size at[3] = {0, 0, 0};
     for (int k = 0; k < dim; ++k) at[k] = cells[k].i + (cells[k].w > 0.5 ? 1 : 0);
     const Size p = index(at[0], at[1], at[2]);
-    for (std::size_t m = 0; m < 3; ++m) out[m] = values[m][static_cast<std::size_t>(p)];
+    for (std::size_t m = 0; m < given; ++m) out[m] = values[m][static_cast<std::size_t>(p)];
     return out;
   }
   // Along x, then y, then z: each lerp exact where its two ends agree.
   const Size i = cells[0].i, j = cells[1].i, l = cells[2].i;
-  for (std::size_t m = 0; m < 3; ++m) {
+  for (std::size_t m = 0; m < given; ++m) {
     const std::vector<double>& v = values[m];
     const auto at = [&](Size di, Size dj, Size dl) { return v[static_cast<std::size_t>(index(i + di, j + dj, l + dl))]; };
     const auto plane = [&](Size dl) {
@@ -84,9 +85,17 @@ std::optional<std::array<double, 3>> MaterialField::sample(const double* x) cons
   return out;
 }
 
-Material MaterialField::material(const std::string& name, const std::array<double, 3>& at) const {
-  return properties == FieldProperties::Speeds ? Material::from_speeds(name, at[0], at[1], at[2])
-                                               : Material::from_lame(name, at[0], at[1], at[2]);
+Material MaterialField::material(const std::string& name, const FieldSample& at,
+                                 const std::optional<Attenuation>& losses) const {
+  Material out = properties == FieldProperties::Speeds ? Material::from_speeds(name, at[0], at[1], at[2])
+                                                       : Material::from_lame(name, at[0], at[1], at[2]);
+  out.attenuation = losses;
+  if (out.attenuation && has_quality()) {
+    out.attenuation->by_waves = true;
+    out.attenuation->q_p = at[3];
+    out.attenuation->q_s = at[4];
+  }
+  return out;
 }
 
 double MaterialField::min_wave_speed() const {
@@ -129,11 +138,11 @@ std::string MaterialField::extent() const {
 
 std::string MaterialField::describe() const {
   std::string out = str("field ", file, ": ", extent());
-  const char* units[2][3] = {{"m/s", "m/s", "kg/m^3"}, {"Pa", "Pa", "kg/m^3"}};
-  for (std::size_t m = 0; m < 3; ++m) {
+  const char* units[2][5] = {{"m/s", "m/s", "kg/m^3", "", ""}, {"Pa", "Pa", "kg/m^3", "", ""}};
+  for (std::size_t m = 0; m < (has_quality() ? 5u : 3u); ++m) {
     const auto [low, high] = std::minmax_element(values[m].begin(), values[m].end());
     out += str("; ", names[m], " ", low == values[m].end() ? 0.0 : *low, " .. ", high == values[m].end() ? 0.0 : *high,
-               " ", units[properties == FieldProperties::Speeds ? 0 : 1][m]);
+               m < 3 ? " " : "", units[properties == FieldProperties::Speeds ? 0 : 1][m]);
   }
   return out + (interpolation == FieldInterpolation::Linear ? "; linear between grid points"
                                                             : "; the nearest grid point's");
@@ -153,7 +162,8 @@ void MaterialField::validate() const {
     }
   }
   const Size n = n_points();
-  for (std::size_t m = 0; m < 3; ++m)
+  const std::size_t given = has_quality() ? 5 : 3;
+  for (std::size_t m = 0; m < given; ++m)
     TREMOR_CHECK(static_cast<Size>(values[m].size()) == n, file, ": '", names[m], "' holds ", values[m].size(),
                  " values for a grid of ", n, " points");
   const auto nx = static_cast<Size>(axes[0].size());
@@ -167,8 +177,12 @@ void MaterialField::validate() const {
   };
   for (Size p = 0; p < n; ++p) {
     const auto q = static_cast<std::size_t>(p);
-    for (std::size_t m = 0; m < 3; ++m)
+    for (std::size_t m = 0; m < given; ++m)
       TREMOR_CHECK(std::isfinite(values[m][q]), file, ": '", names[m], "' is ", values[m][q], " at ", where(p));
+    for (std::size_t m = 3; m < given; ++m)
+      TREMOR_CHECK(values[m][q] > smallest_quality && values[m][q] < largest_quality, file, ": '", names[m], "' is ",
+                   values[m][q], " at ", where(p), "; expected a quality factor within (", smallest_quality, ", ",
+                   largest_quality, ")");
     TREMOR_CHECK(values[2][q] > 0.0, file, ": '", names[2], "' is ", values[2][q], " at ", where(p),
                  "; a density must be positive");
     TREMOR_CHECK(values[1][q] > 0.0, file, ": '", names[1], "' is ", values[1][q], " at ", where(p),
@@ -198,7 +212,7 @@ void MaterialField::validate() const {
 namespace {
 
 struct SampleHash {
-  std::size_t operator()(const std::array<double, 3>& v) const {
+  std::size_t operator()(const FieldSample& v) const {
     std::size_t h = 0;
     for (const double x : v) {
       std::uint64_t bits = 0;
@@ -233,7 +247,7 @@ ElementMaterials element_materials(const Model& model) {
   const int dim = mesh.dim();
   // Each element of a field's section: its centre's sample (in parallel), then the distinct
   // samples in element order as rows.
-  std::vector<std::array<double, 3>> samples(out.element_row.size());
+  std::vector<FieldSample> samples(out.element_row.size());
   std::vector<char> outside(out.element_row.size(), 0);
   Index first = 0;
   for (const ElementBlock& block : mesh.blocks) {
@@ -255,7 +269,7 @@ ElementMaterials element_materials(const Model& model) {
     }
     first += n;
   }
-  std::vector<std::unordered_map<std::array<double, 3>, int, SampleHash>> seen(model.sections.size());
+  std::vector<std::unordered_map<FieldSample, int, SampleHash>> seen(model.sections.size());
   for (std::size_t g = 0; g < out.element_row.size(); ++g) {
     const int s = out.element_row[g];
     if (s < 0) continue;
@@ -274,10 +288,9 @@ ElementMaterials element_materials(const Model& model) {
     }
     auto [it, inserted] = seen[static_cast<std::size_t>(s)].try_emplace(samples[g], static_cast<int>(out.rows.size()));
     if (inserted) {
-      Material row = field.material(nominal.name, samples[g]);
+      Material row = field.material(nominal.name, samples[g], nominal.attenuation);
       row.damping_alpha = nominal.damping_alpha;
       row.damping_beta = nominal.damping_beta;
-      row.attenuation = nominal.attenuation;
       out.rows.push_back(std::move(row));
       out.row_section.push_back(s);
     }

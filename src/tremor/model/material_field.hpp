@@ -31,25 +31,35 @@ enum class FieldInterpolation {
   Nearest,  // the nearest grid point's (units of a geological model kept sharp)
 };
 
+// A field's values at a point: the three properties, then the quality factors Q_P and Q_S where
+// the field gives them (infinity where it does not).
+using FieldSample = std::array<double, 5>;
+
 struct MaterialField {
   std::string file;  // where it was read, for messages
   int dim = 3;       // 2: a grid in x, y; 3: in x, y, z
   // The grid's coordinates along x, y (and z), m: each at least two, strictly increasing.
   std::array<std::vector<double>, 3> axes;
   FieldProperties properties = FieldProperties::Speeds;
-  // The names the three properties had in the file, for messages (e.g. "vp", "vs", "rho").
-  std::array<std::string, 3> names{"p_wave_speed", "s_wave_speed", "density"};
-  // values[k][i + n_x (j + n_y l)]: property k at grid point (i, j, l), x fastest.
-  std::array<std::vector<double>, 3> values;
+  // The names the properties had in the file, for messages (e.g. "vp", "vs", "rho", "q_p", "q_s").
+  std::array<std::string, 5> names{"p_wave_speed", "s_wave_speed", "density", "q_p", "q_s"};
+  // values[k][i + n_x (j + n_y l)]: property k at grid point (i, j, l), x fastest; values[3] and
+  // values[4], the quality factors Q_P and Q_S (docs/model-file.md, "Attenuation"), empty where the
+  // field gives none.
+  std::array<std::vector<double>, 5> values;
+  bool has_quality() const { return !values[3].empty(); }
   FieldInterpolation interpolation = FieldInterpolation::Linear;
 
   Size n_points() const;
   Size index(Size i, Size j, Size l) const;
-  // The three properties at position x (dim coordinates); nothing where x lies outside the grid
-  // by more than a relative 1e-9 of its extent (rounding of coordinates on its boundary).
-  std::optional<std::array<double, 3>> sample(const double* x) const;
-  // The isotropic material of three properties (Material::from_speeds or from_lame), named `name`.
-  Material material(const std::string& name, const std::array<double, 3>& at) const;
+  // The values at position x (dim coordinates); nothing where x lies outside the grid by more than
+  // a relative 1e-9 of its extent (rounding of coordinates on its boundary). Q, where given, is
+  // interpolated as the properties are.
+  std::optional<FieldSample> sample(const double* x) const;
+  // The isotropic material of a sample (Material::from_speeds or from_lame), named `name`; its
+  // attenuation `losses` with the sample's Q_P and Q_S where the field gives them.
+  Material material(const std::string& name, const FieldSample& at,
+                    const std::optional<Attenuation>& losses = std::nullopt) const;
   // The slowest and fastest wave speed over the grid's points (linear interpolation stays within them).
   double min_wave_speed() const;
   double max_wave_speed() const;
@@ -61,7 +71,7 @@ struct MaterialField {
   std::string describe() const;
   // Every axis at least two finite, strictly increasing coordinates; every grid point's properties
   // finite and a material (positive density and shear, positive bulk modulus: c_p > 2 c_s / sqrt 3),
-  // within the magnitudes of one. Throws tremor::Error naming the file, the property and the
+  // within the magnitudes of one; each Q within (1, 1e5), the model file's range. Throws tremor::Error naming the file, the property and the
   // grid point (i, j, l) and its coordinates.
   void validate() const;
 };

@@ -29,7 +29,7 @@ from ._tremor import Error
 # The name a model built in Python has in the reader's messages.
 _BUILT = "<python model>"
 # Keys whose values are paths, resolved against the model file's folder.
-_PATH_KEYS = ("file", "blocks", "map", "field")
+_PATH_KEYS = ("file", "blocks", "map", "field", "cmtsolution", "forcesolution", "stations")
 
 
 # A signal's numbers are checked for their type here (TypeError naming the argument) and for their

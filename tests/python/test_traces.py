@@ -187,3 +187,74 @@ def test_asdf_tags_a_shots_traces(tmp_path):
         values = f["shots/probe.3/histories/probe/values"][()]
     np.testing.assert_array_equal(traces[("probe", "p6", "", "BXY", "probe_3_displacement")][2],
                                   values[:, 5, 0, 1].astype(np.float32))
+
+
+QUAKE = """[mesh]
+generator = "box"
+element = "hex8"
+size = [2000, 2000, 1000]
+divisions = [4, 4, 2]
+[[material]]
+name = "rock"
+density = 2700
+p_wave_speed = 6000
+s_wave_speed = 3464
+[explicit]
+duration = 0.6
+[[source]]
+cmtsolution = "CMTSOLUTION"
+[[receiver]]
+name = "quake"
+stations = "STATIONS"
+record = ["velocity"]
+"""
+
+CMT = """PDE  2026 12 04 00 00 00.00  1000 1000 0.5 4.2 4.2 small
+event name:       small
+time shift:       0.0000
+half duration:    0.2
+latorUTM:       1000.0
+longorUTM:      1000.0
+depth:          0.5
+Mrr:       1.000000e+20
+Mtt:      -0.500000e+20
+Mpp:      -0.500000e+20
+Mrt:       0.300000e+20
+Mrp:       0.000000
+Mtp:       0.100000e+20
+"""
+
+
+def test_stations_name_the_traces_of_a_cmt_solution(tmp_path):
+    """A CMTSOLUTION event recorded at a STATIONS file's stations: each SAC trace's KSTNM and KNETWK
+    are its station's, each ASDF station group its NET.STA, and tremor info reads the event."""
+    (tmp_path / "CMTSOLUTION").write_text(CMT)
+    # x = longorUTM, y = latorUTM, z = the top (1000 m) less the burial.
+    (tmp_path / "STATIONS").write_text("X20 DB 1000.0 1500.0 0.0 0.0\n# a buried one\nX30 DB 500.0 600.0 0.0 100.0\n")
+    path = tmp_path / "quake.toml"
+    path.write_text(QUAKE)
+    info = tremor("info", path)
+    assert info.returncode == 0, info.stderr
+    # M0 = sqrt(M:M / 2) of the tensor in N m (1e-7 of dyne cm): sqrt((1 + 0.25 + 0.25 + 2 (0.09 + 0.01)) / 2) 1e13.
+    m0 = np.sqrt((1.0 + 0.25 + 0.25 + 2 * (0.09 + 0.01)) / 2) * 1e13
+    assert "small at (1000, 1000, 500)" in info.stdout and "moment tensor" in info.stdout, info.stdout
+    assert f"Mw {2.0 / 3.0 * (np.log10(m0) - 9.1):.2f}" in info.stdout, info.stdout
+    run_and_export(tmp_path, path, "quake.h5", "sac")
+    with h5py.File(tmp_path / "quake.h5", "r") as f:
+        group = f["histories/quake"]
+        names = [n.decode() if isinstance(n, bytes) else n for n in group.attrs["point_names"]]
+        values, positions = group["values"][()], group["positions"][()]
+    assert names == ["DB.X20", "DB.X30"]
+    np.testing.assert_array_equal(positions, [[1500.0, 1000.0, 1000.0], [600.0, 500.0, 900.0]])
+    assert np.abs(values).max() > 0.0
+    for p, station in enumerate(["X20", "X30"]):
+        for c, axis in enumerate("xyz"):
+            header, y = read_sac(tmp_path / "sac" / f"quake.DB.{station}.v{axis}.sac")
+            assert header["kstnm"] == station and header["knetwk"] == "DB"
+            assert header["kcmpnm"] == "BX" + axis.upper() and header["idep"] == 7
+            np.testing.assert_array_equal(y, values[:, p, 0, c].astype(np.float32))
+    out = tremor("export", tmp_path / "quake.h5", "-o", tmp_path / "asdf", "--format", "asdf")
+    assert out.returncode == 0, out.stderr
+    traces = read_asdf(tmp_path / "asdf" / "quake.asdf.h5")
+    assert ("DB", "X30", "", "BXZ", "velocity") in traces
+    np.testing.assert_array_equal(traces[("DB", "X30", "", "BXZ", "velocity")][2], values[:, 1, 0, 2].astype(np.float32))

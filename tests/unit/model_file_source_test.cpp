@@ -2,6 +2,7 @@
 // errors, nearest_node and the checks Model::validate makes of them.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -177,13 +178,13 @@ TEST_F(ModelFileSource, PointSources) {
   EXPECT_DOUBLE_EQ(left.signal.cycles, 3.0);
   EXPECT_EQ(left.origin, "m.toml:11");
 
-  // (0.11, 0.04) is nearest the node at (0.1, 0.05): column 2, row 1 of 5 x 3 nodes.
+  // At (0.11, 0.04), placed as the solvers set up (fem::placed_sources): no node of its own.
   const PointSource& point = model.point_sources[1];
   ASSERT_TRUE(point.position);
   EXPECT_DOUBLE_EQ((*point.position)[0], 0.11);
-  ASSERT_EQ(point.nodes.size(), 1u);
-  EXPECT_EQ(point.nodes[0], 1 * 5 + 2);
+  EXPECT_TRUE(point.nodes.empty());
   EXPECT_TRUE(point.node_set.empty());
+  EXPECT_EQ(left.name, "left");
   EXPECT_DOUBLE_EQ(point.amplitude, 1.0);
   EXPECT_EQ(point.delay, 0.0);
   EXPECT_EQ(point.signal.kind, SignalKind::Ricker);
@@ -236,7 +237,7 @@ TEST_F(ModelFileSource, TabulatedSignalFromCsvBesideTheModel) {
 TEST_F(ModelFileSource, SourceErrors) {
   const std::string s = plate + "[[source]]\n";  // keys from line 12
   const std::string ok = "direction = [1, 0]\n" + burst;
-  expect_error(s + ok, 11, {"[[source]] #1: a source takes either 'node_set'", "or 'position'"});
+  expect_error(s + ok, 11, {"[[source]] #1: a source takes either 'node_set'", "or 'position' (a point"});
   expect_error(s + "node_set = \"xmin\"\nposition = [0, 0]\n" + ok, 11, {"not both"});
   expect_error(s + "node_set = \"xmn\"\n" + ok, 12,
                {"[[source]] #1: no node set named 'xmn' (did you mean 'xmin'?); the mesh has 'xmax', 'xmin'"});
@@ -538,11 +539,9 @@ TEST_F(ModelFileSource, DocumentedExamples) {
   EXPECT_EQ(model.point_sources[0].nodes, model.mesh.node_sets.at("source"));
   EXPECT_EQ(model.point_sources[0].signal.kind, SignalKind::ToneBurst);
   EXPECT_DOUBLE_EQ(model.point_sources[0].signal.highest_frequency(), 2e6 * (1.0 + 3.0 / 5.0));
-  ASSERT_EQ(model.point_sources[1].nodes.size(), 1u);
-  const auto x = model.mesh.node(model.point_sources[1].nodes[0]);
-  EXPECT_NEAR(x[0], 0.02, 1e-12);  // a node of the 2 mm grid lies on the position
-  EXPECT_NEAR(x[1], 0.02, 1e-12);
-  EXPECT_NEAR(x[2], 0.016, 1e-12);
+  ASSERT_TRUE(model.point_sources[1].position);  // placed between nodes as a run sets up
+  EXPECT_EQ(*model.point_sources[1].position, (std::array<double, 3>{0.02, 0.02, 0.016}));
+  EXPECT_TRUE(model.point_sources[1].nodes.empty());
   EXPECT_NEAR(model.point_sources[1].direction[0], std::sqrt(0.5), 1e-15);
   EXPECT_DOUBLE_EQ(model.point_sources[1].delay, 1e-6);
   ASSERT_EQ(model.receivers.size(), 2u);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numbers>
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -260,12 +261,31 @@ void print_excitation(const Model& model) {
   for (const PointSource& source : model.point_sources) {
     std::string where = str("node set ", source.node_set);
     if (source.node_set.empty() && source.position) {
-      where = "near (";
+      where = "at (";
       for (int d = 0; d < model.mesh.dim(); ++d) where += str(d ? ", " : "", (*source.position)[static_cast<std::size_t>(d)]);
       where += ")";
     }
-    std::printf("  %-24s %s%s, %s", where.c_str(), si(source.amplitude).c_str(), source.volume ? "m^3 volume" : "N",
-                signal_text(source.signal).c_str());
+    if (!source.name.empty()) where = str(source.name, " ", where);
+    // A step smoothed by a Gaussian rate (a CMTSOLUTION's moment): its final value.
+    const bool step = source.integrated == 1 && source.signal.kind == SignalKind::Gaussian;
+    const double scale = step ? std::sqrt(std::numbers::pi / source.signal.sharpness) : 1.0;
+    const std::string how = step ? str("a step centred at ", si(source.signal.centre), "s, its rate ",
+                                       signal_text(source.signal))
+                                 : str(source.integrated ? "the integral of " : "", signal_text(source.signal));
+    if (source.moment) {
+      // M0 = sqrt(M:M / 2) (Silver & Jordan 1982); Mw = (2/3)(log10 M0 - 9.1), M0 in N m.
+      const std::array<double, 6>& m = *source.moment;
+      double mm = 0.0;
+      for (std::size_t k = 0; k < 6; ++k) mm += (k < 3 ? 1.0 : 2.0) * m[k] * m[k];
+      const double m0 = std::abs(source.amplitude) * scale * std::sqrt(mm / 2.0);
+      std::printf("  %-24s moment tensor, M0 %sN m (Mw %.2f), %s", where.c_str(), si(m0).c_str(),
+                  2.0 / 3.0 * (std::log10(m0) - 9.1), how.c_str());
+      if (source.delay > 0) std::printf(", delay %ss", si(source.delay).c_str());
+      std::printf("\n");
+      continue;
+    }
+    std::printf("  %-24s %s%s, %s", where.c_str(), si(source.amplitude * scale).c_str(),
+                source.volume ? "m^3 volume" : "N", how.c_str());
     if (source.delay > 0) std::printf(", delay %ss", si(source.delay).c_str());
     std::printf("\n");
   }
@@ -281,7 +301,7 @@ void print_excitation(const Model& model) {
                   group_digits(r.grid->count[1]).c_str(), r.grid->surface.c_str(), si(r.grid->min[0]).c_str(),
                   si(r.grid->min[1]).c_str(), si(r.grid->max[0]).c_str(), si(r.grid->max[1]).c_str());
     else if (r.nodes.empty())
-      std::printf("%zu positions", r.positions.size());
+      std::printf("%zu %s", r.positions.size(), r.point_names.empty() ? "positions" : "stations");
     else
       std::printf("%s nodes", group_digits(static_cast<long long>(r.nodes.size())).c_str());
     std::printf(", %s%s%s%s every %d step%s\n", r.displacement ? "u" : "", r.velocity ? " v" : "",

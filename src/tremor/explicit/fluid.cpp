@@ -19,6 +19,7 @@
 #include "tremor/fem/element_matrices.hpp"
 #include "tremor/fem/element_survey.hpp"
 #include "tremor/fem/loads.hpp"
+#include "tremor/fem/point_sources.hpp"
 #include "tremor/model/absorbing.hpp"
 #include "tremor/sparse/assemble.hpp"
 
@@ -393,8 +394,7 @@ Loading fluid_loading(const Model& model, const FluidMesh& fluid, const Shot* sh
       node = number;
     }
   };
-  for (const PointSource& source : model.point_sources) {
-    if (!source.volume) continue;
+  for (const PointSource& source : fem::placed_sources(model, true)) {
     PointSource load = source;
     load.volume = false;
     load.direction = {1.0, 0.0, 0.0};

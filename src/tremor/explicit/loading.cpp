@@ -10,6 +10,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/fem/loads.hpp"
+#include "tremor/fem/point_sources.hpp"
 #include "tremor/model/pml.hpp"
 
 namespace tremor::explicit_fe {
@@ -106,8 +107,8 @@ Loading::Loading(const Model& model, const Shot* shot) {
   // Loads; a load on a constrained DOF is dropped (the constraint wins).
   std::vector<Entry> loads;
   const auto constrained = [&](Index dof) { return held.count(dof) || prescribed.count(dof); };
-  for (const PointSource& source : model.point_sources) {
-    if (!fires(shot, source.transducer) || source.volume) continue;  // (a fluid's: fluid_loading)
+  for (const PointSource& source : fem::placed_sources(model)) {  // (a fluid's volume: fluid_loading)
+    if (!fires(shot, source.transducer)) continue;
     functions_.push_back({source.signal, source.delay, false, source.integrated});
     const int function = static_cast<int>(functions_.size()) - 1;
     TREMOR_CHECK(source.weights.empty() || source.weights.size() == source.nodes.size(), source.origin, ": ",

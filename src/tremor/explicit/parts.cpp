@@ -162,6 +162,7 @@ std::vector<ModelPart> decompose_model(const Model& model, const partition::Deco
           if (decomposition.element_domain[static_cast<std::size_t>(where.element)] != static_cast<int>(s)) continue;
           Location moved = where;
           for (Index& node : moved.nodes) node = local[static_cast<std::size_t>(node)];
+          if (!full.point_names.empty()) mine.point_names.push_back(full.point_names[q]);
           mine.positions.push_back(full.positions[q]);
           mine.locations.push_back(std::move(moved));
         }

@@ -4,6 +4,7 @@
 
 #include "tremor/core/error.hpp"
 #include "tremor/fem/faces.hpp"
+#include "tremor/fem/point_sources.hpp"
 
 namespace tremor::fem {
 
@@ -155,6 +156,10 @@ Model solid_part(const Model& model) {
       if (!solid_node[static_cast<std::size_t>(node)]) return &node;
     return nullptr;
   };
+  // Sources at positions placed while the fluid's elements are known (a force in the fluid, or a
+  // volume source in the solid, refused by name); the nodes keep their numbers in the solid part.
+  out.point_sources = placed_sources(model);
+  for (PointSource& volume : placed_sources(model, true)) out.point_sources.push_back(std::move(volume));
   for (const PointSource& source : out.point_sources)
     if (const Index* node = source.volume ? nullptr : in_fluid(source.nodes))
       throw Error(str(source.origin, ": a point force on node ", mesh.node_labels[static_cast<std::size_t>(*node)],

@@ -23,7 +23,10 @@ namespace {
 
 // A history set read whole: its points (name and x, y, z), quantities, and samples.
 struct TraceSet {
-  std::vector<std::string> points;             // node label, or p<k>
+  std::vector<std::string> points;             // node label, p<k>, or a station's NET.STA
+  // Per point, a station's network and name where the history names its points (a STATIONS file's);
+  // empty strings otherwise.
+  std::vector<std::string> networks, stations;
   std::vector<std::array<double, 3>> where;    // m
   std::vector<Quantity> quantities;
   int components = 3;                          // a motion's axes; 1 for pressure
@@ -63,6 +66,19 @@ TraceSet read_set(hid_t file, const HistorySet& set, const std::string& result) 
       t.points.push_back(str(labels[p]));
       xyz.insert(xyz.end(), coordinates.begin() + static_cast<std::ptrdiff_t>(at),
                  coordinates.begin() + static_cast<std::ptrdiff_t>(at) + dimension);
+    }
+  }
+  t.networks.assign(t.points.size(), std::string());
+  t.stations = t.networks;
+  if (h5::has_attribute(group.get(), "point_names")) {
+    const std::vector<std::string> names = h5::read_strings_attribute(group.get(), "point_names", result);
+    if (names.size() != t.points.size())
+      throw Error(str(result, ": ", where, ": ", names.size(), " point names for ", t.points.size(), " points"));
+    for (std::size_t p = 0; p < names.size(); ++p) {
+      t.points[p] = names[p];
+      const std::size_t dot = names[p].find('.');
+      t.networks[p] = dot == std::string::npos ? std::string() : names[p].substr(0, dot);
+      t.stations[p] = dot == std::string::npos ? names[p] : names[p].substr(dot + 1);
     }
   }
   for (std::size_t p = 0; p < t.points.size(); ++p) {
@@ -146,10 +162,10 @@ void write_sac(std::FILE* out, const TraceSet& t, std::size_t p, std::size_t q, 
   i(36, 0);                                                         // LPSPOL
   i(37, 1);                                                         // LOVROK
   i(38, 0);                                                         // LCALDA
-  sac_string(h, 0, t.points[p]);                                    // KSTNM
+  sac_string(h, 0, t.stations[p].empty() ? t.points[p] : t.stations[p]);  // KSTNM
   if (!shot.empty()) sac_string(h, 8, shot, 16);                    // KEVNM
   sac_string(h, 160, quantity == Quantity::Pressure ? "BXP" : str("BX", static_cast<char>('X' + c)));  // KCMPNM
-  sac_string(h, 168, set);                                          // KNETWK
+  sac_string(h, 168, t.networks[p].empty() ? set : t.networks[p]);   // KNETWK
   std::fwrite(h.data(), 1, h.size(), out);
   std::fwrite(y.data(), sizeof(float), y.size(), out);
 }
@@ -222,7 +238,9 @@ void write_asdf(const fs::path& path, const std::vector<std::pair<HistorySet, Tr
     const double begin = t.times.empty() ? 0.0 : t.times.front();
     const double end = begin + t.delta * static_cast<double>(t.times.empty() ? 0 : t.times.size() - 1);
     for (std::size_t p = 0; p < t.points.size(); ++p) {
-      const std::string station = str(asdf_code(set.name, false), ".", asdf_code(t.points[p], false));
+      const std::string station =
+          t.stations[p].empty() ? str(asdf_code(set.name, false), ".", asdf_code(t.points[p], false))
+                                : str(asdf_code(t.networks[p], false), ".", asdf_code(t.stations[p], false));
       Handle group = H5Lexists(waveforms.get(), station.c_str(), H5P_DEFAULT) > 0
                          ? h5::open_group(waveforms.get(), station, file)
                          : h5::create_group(waveforms.get(), station, file);

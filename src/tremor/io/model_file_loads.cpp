@@ -6,12 +6,14 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <numbers>
 #include <span>
 #include <tuple>
 
 #include "tremor/core/error.hpp"
 #include "tremor/io/file.hpp"
 #include "tremor/io/limits.hpp"
+#include "tremor/io/seismic_files.hpp"
 
 namespace tremor::io::model_file {
 
@@ -188,28 +190,167 @@ StaticSettings read_static(const Table& table) {
   return settings;
 }
 
-constexpr std::string_view source_keys[] = {"name",   "node_set", "position", "direction",
-                                            "amplitude", "volume",  "signal",   "delay"};
+constexpr std::string_view source_keys[] = {"name",   "node_set",      "position",      "direction",
+                                            "amplitude", "volume",     "signal",        "delay",
+                                            "moment_tensor", "cmtsolution", "forcesolution", "source_time_function",
+                                            "surface"};
+
+// SPECFEM's half duration of a triangle mimicked by a Gaussian: tau = half duration / 1.628
+// (exp(-(t / tau)^2) has the triangle's width where it falls to exp(-1.628^2), about 7%).
+constexpr double triangle_to_gaussian = 1.628;
+
+// A position from a seismic file: x east (longorUTM), y north (latorUTM), z = surface - depth;
+// refused, naming the file's line, outside the mesh's bounding box.
+std::array<double, 3> seismic_position(double lon, double lat, double depth_m, double surface, const Bounds& bounds,
+                                       const std::string& at, const char* what) {
+  const std::array<double, 3> x{lon, lat, surface - depth_m};
+  for (int d = 0; d < 3; ++d)
+    if (!(x[static_cast<std::size_t>(d)] >= bounds.lower[d] - bounds.tolerance &&
+          x[static_cast<std::size_t>(d)] <= bounds.upper[d] + bounds.tolerance))
+      throw Error(str(at, ": ", what, " at (", x[0], ", ", x[1], ", ", x[2], ") lies outside the mesh's bounding box ",
+                      bounds.span()));
+  return x;
+}
+
+// The moment's (or the force's) time function from a half duration: "heaviside" a step smoothed
+// by a Gaussian rate, (1 + erf((t - t0) / tau)) / 2, as the Gaussian's integral scaled to 1;
+// "gaussian" the pulse exp(-((t - t0) / tau)^2) itself, scaled to unit area when `unit_area`
+// (SPECFEM's Gaussian force). t0 = the time shift plus the onset where the rate is 1e-6 of its
+// peak, so that the run starts from rest.
+void smooth_time_function(PointSource& source, bool step, bool unit_area, double half_duration, double time_shift) {
+  const double tau = half_duration / triangle_to_gaussian, b = 1.0 / (tau * tau);
+  source.signal = Signal::gaussian(b);
+  source.signal.centre += time_shift;
+  source.integrated = step ? 1 : 0;
+  if (step || unit_area) source.amplitude *= std::sqrt(b / std::numbers::pi);
+}
+
+std::vector<PointSource> read_seismic_sources(Table& table, const Mesh& mesh, const Bounds& bounds,
+                                              const std::string& base_dir, const std::string& name) {
+  const bool cmt = table.has("cmtsolution");
+  const char* key = cmt ? "cmtsolution" : "forcesolution";
+  for (const char* other : {"node_set", "position", "direction", "amplitude", "volume", "signal", "delay",
+                            "moment_tensor", cmt ? "forcesolution" : "cmtsolution"})
+    if (table.has(other))
+      table.fail(other, str("a source read from '", key, "' takes its position, ", cmt ? "moment" : "force",
+                            " and time function from that file; '", other, "' does not go with it"));
+  if (mesh.dim() != 3)
+    table.fail(key, str("'", key, "' places a source in 3D (x east, y north, z up); a 2D model takes "
+                        "'moment_tensor' or 'direction' at a 'position'"));
+  const std::filesystem::path path = referenced_file(table, key, cmt ? "CMTSOLUTION file" : "FORCESOLUTION file",
+                                                     cmt ? "the path of a CMTSOLUTION file" : "the path of a FORCESOLUTION file",
+                                                     base_dir);
+  const std::string file = path.string();
+  const std::string text = read_file(file, cmt ? "CMTSOLUTION file" : "FORCESOLUTION file");
+  // Depths count down from the free surface: the mesh's top unless `surface` says where it is.
+  const double surface = table.has("surface") ? *table.number("surface") : bounds.upper[2];
+  std::vector<PointSource> out;
+  if (cmt) {
+    const std::string function = table.string("source_time_function").value_or("heaviside");
+    if (function != "heaviside" && function != "gaussian")
+      table.fail("source_time_function", str("'source_time_function' of a CMTSOLUTION is \"", function,
+                                             "\"; expected \"heaviside\" (the moment a step smoothed by the half "
+                                             "duration, its rate a Gaussian) or \"gaussian\" (the moment a pulse)"));
+    for (const CmtSolution& c : parse_cmtsolution(text, file)) {
+      const std::string at = str(file, ":", c.line);
+      if (!(c.half_duration > 0.0))
+        throw Error(str(at, ": half duration 0: a moment without one jumps at once and has no highest frequency "
+                        "for the mesh to resolve; give the half duration (s) the mesh can carry"));
+      if (c.time_shift < 0.0)
+        throw Error(str(at, ": time shift ", c.time_shift, " s is negative: the run starts at 0 and the source "
+                        "then; give a time shift >= 0"));
+      PointSource source;
+      source.name = !name.empty() ? name : c.event;
+      source.origin = at;
+      source.position = seismic_position(c.lon, c.lat, 1e3 * c.depth, surface, bounds, at, "the source");
+      // Harvard (r up, t south, p east) into x east, y north, z up; dyne cm into N m.
+      constexpr double dyne_cm = 1e-7;
+      const auto& m = c.m;  // Mrr, Mtt, Mpp, Mrt, Mrp, Mtp
+      source.moment = std::array<double, 6>{m[2] * dyne_cm,  m[1] * dyne_cm, m[0] * dyne_cm,
+                                            -m[5] * dyne_cm, m[4] * dyne_cm, -m[3] * dyne_cm};
+      smooth_time_function(source, function == "heaviside", false, c.half_duration, c.time_shift);
+      out.push_back(std::move(source));
+    }
+    return out;
+  }
+  const std::optional<std::string> asked = table.string("source_time_function");
+  if (asked && *asked != "gaussian" && *asked != "ricker" && *asked != "heaviside")
+    table.fail("source_time_function", str("'source_time_function' of a FORCESOLUTION is \"", *asked,
+                                           "\"; expected \"gaussian\" (f0 a half duration, s), \"ricker\" (f0 a "
+                                           "peak frequency, Hz) or \"heaviside\" (f0 a half duration)"));
+  for (const ForceSolution& f : parse_forcesolution(text, file)) {
+    const std::string at = str(file, ":", f.line);
+    static constexpr const char* kinds[] = {"gaussian", "ricker", "heaviside"};
+    const std::string function = asked ? *asked : f.time_function >= 0 ? kinds[f.time_function] : "gaussian";
+    if (asked && f.time_function >= 0 && function != kinds[f.time_function])
+      table.fail("source_time_function", str("'source_time_function' is \"", function, "\", and ", at,
+                                             " says source time function ", f.time_function, " (\"",
+                                             kinds[f.time_function], "\"): give one"));
+    if (f.time_shift < 0.0)
+      throw Error(str(at, ": time shift ", f.time_shift, " s is negative: the run starts at 0; give a time shift >= 0"));
+    PointSource source;
+    source.name = !name.empty() ? name : str("FORCE ", f.name);
+    source.origin = at;
+    source.position = seismic_position(f.lon, f.lat, 1e3 * f.depth, surface, bounds, at, "the force");
+    const auto& d = f.east_north_up;
+    const double length = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    source.direction = {d[0] / length, d[1] / length, d[2] / length};
+    source.amplitude = f.factor;
+    if (function == "ricker") {
+      source.signal = Signal::ricker(f.f0);
+      source.signal.centre += f.time_shift;
+    } else {
+      smooth_time_function(source, function == "heaviside", true, f.f0, f.time_shift);
+    }
+    out.push_back(std::move(source));
+  }
+  return out;
+}
 
 // `signal_optional`: the model is static (a [static] table and no [explicit]), where a load without
 // a signal is constant.
-PointSource read_source(Table& table, const Mesh& mesh, const Bounds& bounds, const std::string& base_dir,
-                        bool signal_optional) {
+std::vector<PointSource> read_source(Table& table, const Mesh& mesh, const Bounds& bounds, const std::string& base_dir,
+                                     bool signal_optional) {
   name_where(table);
   table.only(source_keys);
+  const std::string name = table.string("name").value_or("");
+  if (table.has("cmtsolution") || table.has("forcesolution"))
+    return read_seismic_sources(table, mesh, bounds, base_dir, name);
+  for (const char* key : {"source_time_function", "surface"})
+    if (table.has(key))
+      table.fail(key, str("'", key, "' goes with 'cmtsolution' or 'forcesolution'; a source given here takes its "
+                          "time function from 'signal'"));
   PointSource source;
+  source.name = name;
   source.origin = origin_of(table);
   if (table.has("node_set") == table.has("position"))
-    table.fail_at(table.line(), "a source takes either 'node_set' (a set of nodes) or 'position' (the node nearest "
-                                "a point), not both");
+    table.fail_at(table.line(), "a source takes either 'node_set' (a set of nodes) or 'position' (a point, between "
+                                "nodes or at one), not both");
   if (table.has("node_set")) {
     std::tie(source.node_set, source.nodes) = node_set_of(table, mesh);
   } else {
-    const auto x = position_in(table, *table.node("position"), bounds, "'position'");
-    source.position = x;
-    source.nodes = {nearest_node(mesh, x)};
+    source.position = position_in(table, *table.node("position"), bounds, "'position'");
   }
-  if (table.has("volume")) {  // a monopole in a fluid
+  if (table.has("moment_tensor")) {
+    for (const char* key : {"direction", "volume"})
+      if (table.has(key))
+        table.fail(key, str("a moment tensor acts through its components; '", key, "' belongs to a ",
+                            std::string_view(key) == "volume" ? "volume source" : "point force"));
+    if (!table.has("position"))
+      table.fail("moment_tensor", "a moment tensor acts at a 'position' (between nodes), not on a node set");
+    const int dim = mesh.dim();
+    const std::size_t count = dim == 3 ? 6 : 3;
+    const std::vector<double> m = *table.numbers("moment_tensor", count);
+    std::array<double, 6> moment{};
+    if (dim == 3)
+      std::copy(m.begin(), m.end(), moment.begin());
+    else
+      moment = {m[0], m[1], 0.0, m[2], 0.0, 0.0};
+    if (std::all_of(m.begin(), m.end(), [](double v) { return v == 0.0; }))
+      table.fail("moment_tensor", "the moment tensor is zero (a zero scalar moment): it would radiate nothing");
+    source.moment = moment;
+    source.amplitude = table.number("amplitude", 1.0);
+  } else if (table.has("volume")) {  // a monopole in a fluid
     for (const char* key : {"direction", "amplitude"})
       if (table.has(key))
         table.fail(key, str("a volume source (in a fluid) takes 'volume' (m^3) alone; '", key,
@@ -222,7 +363,7 @@ PointSource read_source(Table& table, const Mesh& mesh, const Bounds& bounds, co
   }
   source.delay = non_negative(table, "delay", "s");
   source.signal = signal_optional && !table.has("signal") ? constant_signal() : read_signal(table, base_dir);
-  return source;
+  return {std::move(source)};
 }
 
 constexpr std::string_view traction_keys[] = {"name", "surface", "pressure", "traction", "signal", "delay"};

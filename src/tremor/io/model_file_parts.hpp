@@ -84,9 +84,9 @@ StaticSettings read_static(const Table& table);
 // A table's 'signal'.
 Signal read_signal(const Table& owner, const std::string& base_dir);
 // `signal_optional`: the model is static (a [static] table and no [explicit]), where a load without
-// a signal is constant.
-PointSource read_source(Table& table, const Mesh& mesh, const Bounds& bounds, const std::string& base_dir,
-                        bool signal_optional);
+// a signal is constant. One [[source]]: a source, or those of the CMTSOLUTION or FORCESOLUTION file it names.
+std::vector<PointSource> read_source(Table& table, const Mesh& mesh, const Bounds& bounds, const std::string& base_dir,
+                                     bool signal_optional);
 SurfaceLoad read_traction(Table& table, const Mesh& mesh, const std::string& base_dir, bool signal_optional);
 PrescribedDisplacement read_prescribed(Table& table, const Mesh& mesh, const std::string& base_dir,
                                        bool signal_optional);

@@ -10,6 +10,8 @@
 
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
+#include "tremor/io/file.hpp"
+#include "tremor/io/seismic_files.hpp"
 
 namespace tremor::io::model_file {
 
@@ -17,7 +19,8 @@ using detail::choice;
 
 namespace {
 
-constexpr std::string_view receiver_keys[] = {"name", "node_set", "positions", "grid", "record", "every"};
+constexpr std::string_view receiver_keys[] = {"name",   "node_set", "positions", "grid",
+                                              "record", "every",    "stations",  "surface"};
 constexpr std::string_view grid_keys[] = {"min", "max", "count", "surface"};
 // A grid's points are one history's; past this a grid is a mistake (or a snapshot's work).
 constexpr Index largest_grid = 10'000'000;
@@ -59,17 +62,44 @@ int every_of(const Table& table) {
   return every ? static_cast<int>(*every) : 1;
 }
 
-Receiver read_receiver(Table& table, const Mesh& mesh, const Bounds& bounds) {
+// A STATIONS file's stations as positions named "NET.STA": in 3D x = longorUTM, y = latorUTM and
+// z = surface - burial; in 2D (SPECFEM2D's order) x = the third field and y = the fourth - burial.
+// The elevation is not used. Each refused, naming its line, outside the mesh's bounding box.
+void read_stations(Table& table, const Bounds& bounds, const std::string& base_dir, Receiver& receiver) {
+  const std::string file =
+      referenced_file(table, "stations", "STATIONS file", "the path of a STATIONS file", base_dir).string();
+  const int dim = bounds.dim;
+  const double surface = table.has("surface") ? *table.number("surface") : bounds.upper[dim - 1];
+  for (const Station& station : parse_stations(read_file(file, "STATIONS file"), file)) {
+    const std::array<double, 3> x = dim == 3 ? std::array<double, 3>{station.lon, station.lat, surface - station.burial}
+                                             : std::array<double, 3>{station.lat, station.lon - station.burial, 0.0};
+    for (int d = 0; d < dim; ++d)
+      if (!(x[static_cast<std::size_t>(d)] >= bounds.lower[d] - bounds.tolerance &&
+            x[static_cast<std::size_t>(d)] <= bounds.upper[d] + bounds.tolerance))
+        throw Error(str(file, ":", station.line, ": station ", station.network, ".", station.name, " at (", x[0], ", ",
+                        x[1], dim == 3 ? str(", ", x[2]) : std::string(), ") lies outside the model (its bounding box ",
+                        bounds.span(), ")"));
+    receiver.positions.push_back(x);
+    receiver.point_names.push_back(str(station.network, ".", station.name));
+  }
+}
+
+Receiver read_receiver(Table& table, const Mesh& mesh, const Bounds& bounds, const std::string& base_dir) {
   table.only(receiver_keys);
   Receiver receiver;
   receiver.origin = origin_of(table);
   receiver.name = table.required_string("name", "the receiver's name, naming its histories");
   if (const std::string problem = receiver_name_problem(receiver.name); !problem.empty()) table.fail("name", problem);
   name_where(table);
-  if (int(table.has("node_set")) + int(table.has("positions")) + int(table.has("grid")) != 1)
+  if (int(table.has("node_set")) + int(table.has("positions")) + int(table.has("grid")) + int(table.has("stations")) != 1)
     table.fail_at(table.line(), "a receiver takes one of 'node_set' (record at its nodes), 'positions' (record at "
-                                "points, interpolated) and 'grid' (a grid of points on a surface)");
-  if (table.has("node_set")) {
+                                "points, interpolated), 'grid' (a grid of points on a surface) and 'stations' (a "
+                                "STATIONS file)");
+  if (table.has("surface") && !table.has("stations"))
+    table.fail("surface", "'surface' (the height burials count down from) goes with 'stations'");
+  if (table.has("stations")) {
+    read_stations(table, bounds, base_dir, receiver);
+  } else if (table.has("node_set")) {
     std::tie(receiver.node_set, receiver.nodes) = node_set_of(table, mesh);
   } else if (table.has("grid")) {
     receiver.grid = read_grid(table, mesh);
@@ -266,7 +296,8 @@ void read_excitation(const Table& root, Model& model, const std::string& base_di
   const bool signal_optional = model.static_settings && !model.explicit_settings;
   const Bounds bounds(model.mesh);
   for (Table table : root.tables("source"))
-    model.point_sources.push_back(read_source(table, model.mesh, bounds, base_dir, signal_optional));
+    for (PointSource& source : read_source(table, model.mesh, bounds, base_dir, signal_optional))
+      model.point_sources.push_back(std::move(source));
   for (Table table : root.tables("traction"))
     model.surface_loads.push_back(read_traction(table, model.mesh, base_dir, signal_optional));
   for (Table table : root.tables("transducer")) add_transducer(model, read_transducer(table, bounds, base_dir));
@@ -275,7 +306,7 @@ void read_excitation(const Table& root, Model& model, const std::string& base_di
     model.prescribed.push_back(read_prescribed(table, model.mesh, base_dir, signal_optional));
   std::map<std::string, long> receiver_lines;
   for (Table table : root.tables("receiver")) {
-    Receiver receiver = read_receiver(table, model.mesh, bounds);
+    Receiver receiver = read_receiver(table, model.mesh, bounds, base_dir);
     const auto [first, inserted] = receiver_lines.emplace(receiver.name, table.line("name"));
     if (!inserted)
       table.fail("name", str("receiver '", receiver.name, "' is already defined at line ", first->second));

@@ -219,10 +219,12 @@ class ResultFile {
   // `elements` the element (global index, blocks in order) each lies in. With `grid`, the
   // positions are its points in order, and its shape is written beside them, with the model's
   // defects there when it has any: `footprint` (1 inside one) and `depth` (m), one per point.
+  // `point_names`, when given, name the points (attribute point_names: a STATIONS file's
+  // "NET.STA"), which trace exports take as stations.
   int add_position_history(const std::string& name, std::span<const double> positions,
                            std::span<const Index> elements, std::span<const Quantity> quantities,
                            const ReceiverGrid* grid = nullptr, std::span<const unsigned char> footprint = {},
-                           std::span<const double> depth = {});
+                           std::span<const double> depth = {}, std::span<const std::string> point_names = {});
   // The id of a declared (or reopened) history; throws when there is none of that name.
   int history_id(const std::string& name) const;
   // Samples and snapshots in the file so far (what a checkpoint records).

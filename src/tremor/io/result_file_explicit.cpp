@@ -99,7 +99,7 @@ int ResultFile::add_history(const std::string& name, std::span<const Index> node
 int ResultFile::add_position_history(const std::string& name, std::span<const double> positions,
                                      std::span<const Index> elements, std::span<const Quantity> quantities,
                                      const ReceiverGrid* grid, std::span<const unsigned char> footprint,
-                                     std::span<const double> depth) {
+                                     std::span<const double> depth, std::span<const std::string> point_names) {
   Impl& self = impl();
   self.require_open();
   const auto dim = static_cast<std::size_t>(self.dim);
@@ -122,6 +122,13 @@ int ResultFile::add_position_history(const std::string& name, std::span<const do
     const std::array<hsize_t, 1> element_dims{elements.size()};
     h5::write_int64(group, "element_labels", labels, element_dims, self.file);
     h5::write_int32(group, "element_indices", elements, element_dims, self.file);
+    if (!point_names.empty()) {
+      if (point_names.size() != elements.size())
+        throw Error(str(self.path.string(), ": history '", name, "': ", point_names.size(), " point names for ",
+                        elements.size(), " positions"));
+      h5::set_attribute(group, "point_names", std::vector<std::string>(point_names.begin(), point_names.end()),
+                        self.file);
+    }
     if (!grid) return;
     if (static_cast<std::size_t>(grid->n_points()) != elements.size())
       throw Error(str(self.path.string(), ": history '", name, "': a grid of ", grid->n_points(), " points for ",

@@ -86,11 +86,35 @@ void validate_excitation(const Model& model) {
   const int dim = mesh.dim();
   for (const auto& source : model.point_sources) {
     const std::string& at = where(source.origin, model);
-    check_nodes(source.nodes, mesh, at, "point source");
-    double norm = 0.0;
-    for (double c : source.direction) norm += c * c;
-    TREMOR_CHECK(source.volume || (std::isfinite(norm) && norm > 0.0), at, ": point source direction is zero");
-    TREMOR_CHECK(dim == 3 || source.direction[2] == 0.0, at, ": point source direction has a z component in a 2D model");
+    if (source.nodes.empty() && source.position) {
+      // Placed between nodes as the solvers set up (fem/point_sources.hpp).
+      for (int d = 0; d < 3; ++d)
+        TREMOR_CHECK(std::isfinite((*source.position)[static_cast<std::size_t>(d)]) &&
+                         (d < dim || (*source.position)[static_cast<std::size_t>(d)] == 0.0),
+                     at, ": point source position has a coordinate ", (*source.position)[static_cast<std::size_t>(d)],
+                     d < dim ? " that is not finite" : " beyond the mesh's dimension");
+    } else {
+      check_nodes(source.nodes, mesh, at, "point source");
+    }
+    if (source.moment) {
+      TREMOR_CHECK(!source.volume, at, ": a volume source has no moment tensor");
+      TREMOR_CHECK(source.nodes.empty() && source.position, at, ": a moment tensor acts at a position, not at nodes");
+      const std::array<double, 6>& m = *source.moment;
+      double scalar = 0.0;
+      for (std::size_t k = 0; k < 6; ++k) {
+        TREMOR_CHECK(std::isfinite(m[k]), at, ": moment tensor component ", k + 1, " is not finite");
+        scalar += (k < 3 ? 1.0 : 2.0) * m[k] * m[k];
+      }
+      TREMOR_CHECK(dim == 3 || (m[2] == 0.0 && m[4] == 0.0 && m[5] == 0.0), at,
+                   ": a 2D model's moment tensor has M_xx, M_yy and M_xy alone (M_zz, M_xz, M_yz are not zero)");
+      // M0 = sqrt(M:M / 2) (Silver & Jordan 1982): a tensor of zeros drives nothing.
+      TREMOR_CHECK(scalar > 0.0, at, ": the moment tensor has a zero scalar moment (every component 0)");
+    } else {
+      double norm = 0.0;
+      for (double c : source.direction) norm += c * c;
+      TREMOR_CHECK(source.volume || (std::isfinite(norm) && norm > 0.0), at, ": point source direction is zero");
+      TREMOR_CHECK(dim == 3 || source.direction[2] == 0.0, at, ": point source direction has a z component in a 2D model");
+    }
     TREMOR_CHECK(std::isfinite(source.amplitude), at, ": point source ", source.volume ? "volume" : "amplitude",
                  " is not finite");
     TREMOR_CHECK(source.weights.empty() || source.weights.size() == source.nodes.size(), at, ": point source has ",

@@ -20,13 +20,22 @@ namespace tremor {
 
 struct Model;
 
-// A concentrated force amplitude * signal(t - delay) * direction at each of its nodes.
+// A concentrated force amplitude * signal(t - delay) * direction at each of its nodes, or at a
+// point between nodes; or a moment tensor at a point.
 struct PointSource {
-  std::string node_set;                         // the set it came from; empty when from a position
-  std::vector<Index> nodes;                     // resolved node indices
-  std::optional<std::array<double, 3>> position;  // asked-for position (m) when resolved to the nearest node
+  std::string name;                             // named in messages; may be empty
+  std::string node_set;                         // the set it came from; empty when at a position
+  std::vector<Index> nodes;                     // node indices; empty: at `position`
+  // With no nodes, the point (m, z = 0 in 2D) it acts at: the solvers spread it over the nodes of
+  // the element holding the point, a force by their shape functions N_a(x0) and a moment tensor by
+  // their gradients (fem/point_sources.hpp), as they set up.
+  std::optional<std::array<double, 3>> position;
   std::array<double, 3> direction{0.0, 0.0, 0.0};  // unit vector (z = 0 in 2D)
-  double amplitude = 1.0;                       // N, per node; m^3 for a volume source
+  double amplitude = 1.0;                       // N, per node; m^3 for a volume source; x moment
+  // A moment tensor (N m) in place of a force, at `position`: M_xx, M_yy, M_zz, M_xy, M_xz, M_yz
+  // (2D: M_xx, M_yy and M_xy, the others 0), times amplitude * signal(t - delay); its equivalent
+  // forces f_a = M grad N_a(x0) (Aki & Richards 2002, section 3.3). `direction` unused.
+  std::optional<std::array<double, 6>> moment;
   // A monopole in a fluid (docs/model-file.md, "Fluids"): volume amplitude * signal(t - delay)
   // injected at each node, which a fluid element holds; `direction` unused.
   bool volume = false;
@@ -169,6 +178,9 @@ struct Receiver {
   // (node a of them weighted by int N_a dA / A, as a uniform pressure over them loads it), its
   // centre positions[k].
   std::vector<std::vector<Face>> footprints;
+  // Per position, its name in the result file and traces (a STATIONS file's "NET.STA"); empty: the
+  // points are p1, p2, ... by order.
+  std::vector<std::string> point_names;
   bool displacement = true;
   bool velocity = false;
   bool acceleration = false;

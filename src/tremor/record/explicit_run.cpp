@@ -182,7 +182,8 @@ std::map<std::string, int> declare_histories(io::ResultFile& file, const Model& 
     std::vector<double> depth;
     if (history.grid && !model.defects.empty()) defects_at(model.mesh, model.defects, history.positions, footprint, depth);
     ids[history.name] = file.add_position_history(history.name, positions, elements, quantities,
-                                                  history.grid ? &*history.grid : nullptr, footprint, depth);
+                                                  history.grid ? &*history.grid : nullptr, footprint, depth,
+                                                  history.point_names);
   }
   return ids;
 }

@@ -6,6 +6,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/fem/loads.hpp"
+#include "tremor/fem/point_sources.hpp"
 
 namespace tremor::static_fe {
 
@@ -75,7 +76,7 @@ StaticLoads static_loads(const Model& model) {
       if (load.magnitude != 0.0) concentrated.insert(dof(node, load.component, load.origin));
     }
   }
-  for (const PointSource& source : model.point_sources)
+  for (const PointSource& source : fem::placed_sources(model))
     for (std::size_t i = 0; i < source.nodes.size(); ++i) {
       const Index node = source.nodes[i];
       const double weight = source.weights.empty() ? 1.0 : source.weights[i];

@@ -27,6 +27,7 @@
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/model/model.hpp"
 #include "tremor/model/material_field.hpp"
+#include "tremor/model/microstructure.hpp"
 #include "tremor/model/pml.hpp"
 
 namespace tremor::cli {
@@ -100,6 +101,21 @@ void print_material(const Material& m) {
   if (m.damping_alpha > 0) std::printf(", damping alpha %g 1/s", m.damping_alpha);
   if (m.damping_beta > 0) std::printf(", damping beta %g s", m.damping_beta);
   std::printf("\n");
+  if (const Microstructure* g = m.grains.get()) {
+    if (g->from_file()) {
+      std::printf("    grains: orientations of %zu elements from %s\n", g->labels.size(), g->file.c_str());
+    } else {
+      std::printf("    grains: Voronoi, mean size %sm, seed %llu", si(g->size).c_str(),
+                  static_cast<unsigned long long>(g->seed));
+      if (g->elongation != std::array<double, 3>{1.0, 1.0, 1.0})
+        std::printf(", elongated %g x %g x %g", g->elongation[0], g->elongation[1], g->elongation[2]);
+      if (g->fibre_texture)
+        std::printf(", fibre texture: <001> along (%.3g, %.3g, %.3g), spread %.3g deg\n", g->fibre[0], g->fibre[1],
+                    g->fibre[2], g->spread * 180.0 / std::numbers::pi);
+      else
+        std::printf(", random orientations\n");
+    }
+  }
 }
 
 std::string signal_text(const Signal& signal) {
@@ -373,10 +389,18 @@ void run_info(const std::string& path, std::optional<int> order) {
       }
     }
   }
-  if (std::any_of(model.materials.begin(), model.materials.end(), [](const Material& m) { return m.field != nullptr; })) {
-    // What the elements sampled (at their centres): the distinct materials the kernels read.
+  const bool fields = std::any_of(model.materials.begin(), model.materials.end(),
+                                  [](const Material& m) { return m.field != nullptr; });
+  const bool grains = std::any_of(model.materials.begin(), model.materials.end(),
+                                  [](const Material& m) { return m.grains != nullptr; });
+  if (fields || grains) {
+    // What the elements sampled (at their centres), and their grains: the distinct materials the
+    // kernels read.
     const ElementMaterials rows = element_materials(model);
-    std::printf("  (fields sampled at element centres: %zu distinct materials)\n",
+    std::printf("  (%s: %zu distinct materials)\n",
+                fields && grains ? "fields sampled at element centres, and grains"
+                : fields         ? "fields sampled at element centres"
+                                 : "grains",
                 rows.rows.size() - model.sections.size());
   }
   std::printf("%-18s%zu\n", "sections", model.sections.size());

@@ -6,13 +6,19 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <numbers>
 #include <optional>
 #include <span>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "tremor/core/error.hpp"
 #include "tremor/mesh/faces.hpp"
 #include "tremor/io/material_field_file.hpp"
+#include "tremor/core/text_rows.hpp"
+#include "tremor/io/file.hpp"
 #include "tremor/model/attenuation.hpp"
+#include "tremor/model/microstructure.hpp"
 #include "tremor/model/pml.hpp"
 
 namespace tremor::io::model_file {
@@ -24,7 +30,9 @@ constexpr std::string_view material_keys[] = {
     "shear_modulus", "p_wave_speed", "s_wave_speed",  "stiffness",     "youngs_moduli",  "poisson_ratios",
     "shear_moduli",  "q_p",          "q_s",           "q_kappa",       "q_mu",           "reference_frequency",
     "q_band",        "q_solids",      "q_coarse_grained", "kind",          "sound_speed",    "bulk_modulus",
-    "field",         "field_interpolation"};
+    "field",         "field_interpolation", "grains"};
+constexpr std::string_view grain_keys[] = {"file", "size", "seed", "texture", "fibre", "spread", "elongation"};
+constexpr std::string_view textures[] = {"random", "fibre"};
 constexpr std::string_view field_interpolations[] = {"linear", "nearest"};
 constexpr std::string_view material_kinds[] = {"solid", "fluid"};
 constexpr std::string_view section_keys[] = {"element_set", "material", "formulation", "thickness"};
@@ -209,14 +217,99 @@ Material read_field_material(Table& material, const std::string& name, const std
   return result;
 }
 
+// A grains file: a line an element, its label and Bunge's angles phi1, Phi, phi2 in degrees
+// (commas, semicolons or blanks; a header line and '#' comments allowed).
+void read_grains_file(const std::string& file, const Mesh& mesh, Microstructure& micro) {
+  std::unordered_map<Label, long> line_of;
+  std::unordered_set<Label> labels;
+  for (Index e = 0; e < mesh.n_elements(); ++e) labels.insert(mesh.element_label(e));
+  const std::string text = read_file(file, "grains file");  // the rows' views point into it
+  for (const TextRow& row : text_rows(text)) {
+    if (row.fields.size() != 4)
+      throw Error(str(file, ":", row.line, ": ", row.fields.size(), " fields; a grain line takes 4: the element's "
+                      "label, then phi1, Phi and phi2 (Bunge's Euler angles, degrees)"));
+    double v[4];
+    for (std::size_t k = 0; k < 4; ++k)
+      if (!finite_number(row.fields[k], v[k]))
+        throw Error(str(file, ":", row.line, ": field ", k + 1, " '", row.fields[k], "' is not a finite number"));
+    const auto label = static_cast<Label>(v[0]);
+    if (static_cast<double>(label) != v[0] || !labels.count(label))
+      throw Error(str(file, ":", row.line, ": ", row.fields[0], " is not the label of an element of the mesh"));
+    if (const auto [it, inserted] = line_of.emplace(label, row.line); !inserted)
+      throw Error(str(file, ":", row.line, ": element ", label, " is given an orientation twice (also at line ",
+                      it->second, ")"));
+    constexpr double degree = std::numbers::pi / 180.0;
+    micro.labels.push_back(label);
+    micro.orientations.push_back(bunge_orientation(v[1] * degree, v[2] * degree, v[3] * degree));
+  }
+  if (micro.labels.empty()) throw Error(str(file, ": no grain line in the file (it is empty or all comments)"));
+}
+
+// [material.grains]: a file of orientations per element, or a Voronoi tessellation's size, seed,
+// texture and elongation (model/microstructure.hpp).
+std::shared_ptr<const Microstructure> read_grains(const Table& material, const std::string& base_dir,
+                                                  const Mesh& mesh) {
+  const toml::node& node = *material.node("grains");
+  if (!node.as_table())
+    material.fail("grains", str("'grains' must be a table such as { size = 50e-6, seed = 1 } or { file = "
+                                "\"grains.csv\" }, got ", detail::describe(node)));
+  const Table table = material.inline_table(*node.as_table(), str(material.where(), ": grains"));
+  table.only(grain_keys);
+  auto micro = std::make_shared<Microstructure>();
+  micro->origin = origin_of(table);
+  const int dim = mesh.dim();
+  if (table.has("file") == table.has("size"))
+    table.fail_at(table.line(), "grains take either 'file' (an orientation per element) or 'size' (m: a Voronoi "
+                                "tessellation of that mean grain size), not both");
+  if (table.has("file")) {
+    for (const char* key : {"seed", "texture", "fibre", "spread", "elongation"})
+      if (table.has(key)) table.fail(key, str("'", key, "' shapes generated grains; a grains file gives each element's"));
+    micro->file = referenced_file(table, "file", "grains file", "the path of a grains file (CSV)", base_dir).string();
+    read_grains_file(micro->file, mesh, *micro);
+    return micro;
+  }
+  micro->size = positive(table, "size", "m, the mean grain size");
+  if (const auto seed = table.integer("seed")) {
+    if (*seed < 0) table.fail("seed", str("'seed' is ", *seed, "; expected a non-negative integer"));
+    micro->seed = static_cast<std::uint64_t>(*seed);
+  }
+  if (table.has("elongation")) {
+    const std::vector<double> e = *table.numbers("elongation", static_cast<std::size_t>(dim));
+    for (int d = 0; d < dim; ++d) {
+      if (!(e[static_cast<std::size_t>(d)] > 0.0))
+        table.fail("elongation", str("'elongation'[", d, "] is ", e[static_cast<std::size_t>(d)],
+                                     "; expected a positive factor (grains that many times longer along that axis)"));
+      micro->elongation[static_cast<std::size_t>(d)] = e[static_cast<std::size_t>(d)];
+    }
+  }
+  micro->fibre_texture = choice(table, "texture", textures).value_or("random") == "fibre";
+  for (const char* key : {"fibre", "spread"})
+    if (table.has(key) && !micro->fibre_texture)
+      table.fail(key, str("'", key, "' shapes a fibre texture: give texture = \"fibre\""));
+  if (micro->fibre_texture) {
+    if (!table.has("fibre")) table.fail_at(table.line(), "a fibre texture needs 'fibre' (3 numbers: the axis its "
+                                                          "grains' <001> lie along, in the model's axes)");
+    micro->fibre = direction_of(table, "fibre", 3);
+    const double spread = table.has("spread") ? non_negative(table, "spread", "degrees") : 0.0;
+    if (spread > 90.0) table.fail("spread", str("'spread' is ", spread, " degrees; expected at most 90"));
+    micro->spread = spread * std::numbers::pi / 180.0;
+  }
+  return micro;
+}
+
 }  // namespace
 
-Material read_material(Table& material, const std::string& base_dir, int dim) {
+Material read_material(Table& material, const std::string& base_dir, const Mesh& mesh) {
+  const int dim = mesh.dim();
   material.only(material_keys);
   const std::string name = material.required_string("name", "the material's name, used by [[section]]");
   if (name.empty()) material.fail("name", "'name' is empty");
   material.set_where(str(material.where(), " '", name, "'"));
   const bool fluid = choice(material, "kind", material_kinds).value_or("solid") == "fluid";
+  if (material.has("grains") && (fluid || material.has("field")))
+    material.fail("grains", fluid ? "'grains' orient a crystal; a fluid has none"
+                                  : "'grains' orient one crystal's stiffness; a material 'field' varies isotropic "
+                                    "properties instead: give the crystal's 'stiffness'");
   if (material.has("field")) {
     if (fluid) material.fail("field", "'field' describes a solid's wave speeds or moduli; a fluid takes 'sound_speed'");
     return read_field_material(material, name, base_dir, dim);
@@ -302,6 +395,12 @@ Material read_material(Table& material, const std::string& base_dir, int dim) {
     throw_input_error(material.file(), material.line(given.front()), error.what());
   }
   read_losses(material, result);
+  if (material.has("grains")) {
+    if (result.isotropic)
+      material.fail("grains", str("'grains' orient an anisotropic crystal; material '", name,
+                                  "' is isotropic (give its crystal's 'stiffness', in crystal axes)"));
+    result.grains = read_grains(material, base_dir, mesh);
+  }
   return result;
 }
 

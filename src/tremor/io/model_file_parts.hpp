@@ -65,7 +65,7 @@ Hole read_notch(const Table& table, const Mesh& mesh, int number);
 // A [[mesh.crack]]: its name (default "crack<number>") and points (2D: two; 3D: three or more).
 Crack read_crack(const Table& table, const Mesh& mesh, int number);
 // A [[material]]; one with a `field` reads its grid (resolved against `base_dir`; the mesh's `dim`).
-Material read_material(Table& material, const std::string& base_dir, int dim);
+Material read_material(Table& material, const std::string& base_dir, const Mesh& mesh);
 // Every [[section]], or the default section over the element set "all".
 void read_sections(const Table& root, Model& model);
 AbsorbingLayer read_absorbing(Table& table, const Model& model);

@@ -11,6 +11,7 @@
 namespace tremor {
 
 struct MaterialField;
+struct Microstructure;
 
 using Voigt6 = std::array<double, 36>;
 using Voigt3 = std::array<double, 9>;  // 2D (xx, yy, xy), row-major 3x3
@@ -47,6 +48,9 @@ struct Material {
   // element samples (element_materials); the constants above are then its first grid point's,
   // nominal, and the wave speeds below the field's extremes.
   std::shared_ptr<const MaterialField> field;
+  // Grains (model/microstructure.hpp): each element its own orientation of this anisotropic
+  // crystal, whose stiffness above is in crystal axes; each grain a row of element_materials.
+  std::shared_ptr<const Microstructure> grains;
 
   // Constructors for every pair of isotropic constants; each validates its arguments and throws
   // tremor::Error naming the material and the offending value.

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "tremor/core/error.hpp"
+#include "tremor/model/microstructure.hpp"
 #include "tremor/model/model.hpp"
 
 namespace tremor {
@@ -233,6 +234,33 @@ void centre_of(const Mesh& mesh, const ElementBlock& block, Index e, double (&ce
 
 }  // namespace
 
+namespace {
+
+// The grains of each grained section's material (model/microstructure.hpp): a row per grain, the
+// crystal's stiffness rotated into the model's axes, and each of the section's elements its grain's.
+void add_grains(const Model& model, ElementMaterials& out) {
+  for (std::size_t s = 0; s < model.sections.size(); ++s) {
+    if (!out.rows[s].grains) continue;
+    const Material nominal = out.rows[s];  // a copy: the rows grow below
+    std::vector<Index> elements;
+    for (std::size_t e = 0; e < out.element_row.size(); ++e)
+      if (out.element_row[e] == static_cast<int>(s)) elements.push_back(static_cast<Index>(e));
+    const Grains grains = assign_grains(*nominal.grains, model.mesh, elements, nominal.name);
+    const int first = static_cast<int>(out.rows.size());
+    for (const Orientation& g : grains.orientations) {
+      Material row = nominal;
+      row.grains.reset();
+      row.stiffness = rotated_stiffness(nominal.stiffness, g);
+      out.rows.push_back(std::move(row));
+      out.row_section.push_back(static_cast<int>(s));
+    }
+    for (std::size_t i = 0; i < elements.size(); ++i)
+      out.element_row[static_cast<std::size_t>(elements[i])] = first + grains.grain_of[i];
+  }
+}
+
+}  // namespace
+
 ElementMaterials element_materials(const Model& model) {
   ElementMaterials out;
   for (std::size_t s = 0; s < model.sections.size(); ++s) {
@@ -242,6 +270,7 @@ ElementMaterials element_materials(const Model& model) {
     out.any_field = out.any_field || material.field != nullptr;
   }
   out.element_row = model.element_sections();
+  add_grains(model, out);
   if (!out.any_field) return out;
   const Mesh& mesh = model.mesh;
   const int dim = mesh.dim();

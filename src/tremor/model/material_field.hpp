@@ -80,7 +80,8 @@ struct MaterialField {
 // sampled at the element's centre (the mean of its nodes). Rows 0 .. n_sections - 1 are the
 // sections' own materials (a field's nominal one unused by any element); rows beyond are the
 // distinct samples, shared by every element that sampled the same values (a layered field makes
-// a row per layer). Throws tremor::Error naming the element, its centre and the field's extent
+// a row per layer), and a grained material's grains, a row each (the crystal rotated: model/
+// microstructure.hpp). Throws tremor::Error naming the element, its centre and the field's extent
 // when an element lies outside its field.
 struct ElementMaterials {
   std::vector<Material> rows;

@@ -3,6 +3,7 @@
 // writers are in their own file (result_file_impl.hpp lists them).
 #include "tremor/io/result_file.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include "tremor/io/result_file_impl.hpp"
 #include "tremor/io/result_hdf5.hpp"
 #include "tremor/io/result_xdmf.hpp"
+#include "tremor/model/material_field.hpp"
 #include "tremor/model/model.hpp"
 
 namespace tremor::io {
@@ -199,6 +201,13 @@ void ResultFile::Impl::write_mesh(const Model& source) {
   full_mesh.n_nodes = n_nodes;
   full_mesh.coordinates = "/mesh/coordinates";
   Handle blocks = h5::create_group(group.get(), "blocks", file);
+  // Where a material has a field or grains, each element's material row (element_materials), for
+  // plots and ParaView: the grains, a field's samples.
+  std::vector<int> element_row;
+  if (std::any_of(source.materials.begin(), source.materials.end(),
+                  [](const Material& m) { return m.field != nullptr || m.grains != nullptr; }))
+    element_row = element_materials(source).element_row;
+  Index first_element = 0;
   for (int b = 0; b < mesh.n_blocks(); ++b) {
     const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(b)];
     const std::string name = str("block_", b);
@@ -229,6 +238,22 @@ void ResultFile::Impl::write_mesh(const Model& source) {
       cells.n_cells = block.n_elements();
       cells.dataset = block_path + "/connectivity";
     }
+    if (!element_row.empty()) {
+      const auto at = element_row.begin() + first_element;
+      const std::vector<std::int32_t> rows(at, at + block.n_elements());
+      h5::write_int32(block_group.get(), "material", rows, element_dims, file);
+      cells.material = block_path + "/material";
+      if (is_gll(block.type)) {  // the same row for each of an element's linear cells
+        const auto per = static_cast<std::size_t>(cells.n_cells / std::max<Index>(block.n_elements(), 1));
+        std::vector<std::int32_t> cell_rows;
+        cell_rows.reserve(rows.size() * per);
+        for (const std::int32_t row : rows) cell_rows.insert(cell_rows.end(), per, row);
+        const std::array<hsize_t, 1> cell_dims{cell_rows.size()};
+        h5::write_int32(block_group.get(), "linear_cell_material", cell_rows, cell_dims, file);
+        cells.material = block_path + "/linear_cell_material";
+      }
+    }
+    first_element += block.n_elements();
     full_mesh.blocks.push_back(cells);
   }
   snapshot_mesh = full_mesh;

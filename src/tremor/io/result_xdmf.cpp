@@ -103,6 +103,11 @@ class Writer {
              "Int", 4, block->dataset);
         out << inner << "  </Topology>\n";
       }
+      if (block != nullptr && !block->material.empty()) {
+        out << inner << "  <Attribute Name=\"material\" AttributeType=\"Scalar\" Center=\"Cell\">\n";
+        item(out, inner + "    ", str(block->n_cells), "Int", 4, block->material);
+        out << inner << "  </Attribute>\n";
+      }
       out << inner << "  <Geometry GeometryType=\"" << (mesh_.dim == 2 ? "XY" : "XYZ") << "\">\n";
       item(out, inner + "    ", str(mesh_.n_nodes, " ", mesh_.dim), "Float", 8,
            mesh_.coordinates);

@@ -17,6 +17,9 @@ struct XdmfCells {
   std::int64_t n_cells = 0;
   int nodes_per_cell = 0;
   std::string dataset;       // HDF5 path of the [n_cells][nodes_per_cell] int32 connectivity
+  // HDF5 path of an int32 [n_cells] cell attribute "material" (each cell's element's material
+  // row); empty: none.
+  std::string material;
 };
 
 struct XdmfMesh {

@@ -46,6 +46,8 @@ def read_sac(path):
     ints = struct.unpack_from("<40i", data, 280)
     text = data[440:632].decode("ascii")
     header = {"delta": floats[0], "depmin": floats[1], "depmax": floats[2], "b": floats[5], "e": floats[6],
+              "stla": floats[31], "stlo": floats[32], "stel": floats[33], "evla": floats[35], "evlo": floats[36],
+              "evel": floats[37],
               "user": floats[40:43], "nvhdr": ints[6], "npts": ints[9], "iftype": ints[15], "idep": ints[16],
               "leven": ints[35], "kstnm": text[0:8].strip(), "kevnm": text[8:24].strip(),
               "kcmpnm": text[160:168].strip(), "knetwk": text[168:176].strip()}
@@ -251,6 +253,10 @@ def test_stations_name_the_traces_of_a_cmt_solution(tmp_path):
         for c, axis in enumerate("xyz"):
             header, y = read_sac(tmp_path / "sac" / f"quake.DB.{station}.v{axis}.sac")
             assert header["kstnm"] == station and header["knetwk"] == "DB"
+            # The station's and the event's places: latitude y, longitude x, elevation z (m).
+            np.testing.assert_allclose([header["stlo"], header["stla"], header["stel"]], positions[p])
+            assert header["kevnm"] == "small"
+            np.testing.assert_allclose([header["evlo"], header["evla"], header["evel"]], [1000.0, 1000.0, 500.0])
             assert header["kcmpnm"] == "BX" + axis.upper() and header["idep"] == 7
             np.testing.assert_array_equal(y, values[:, p, 0, c].astype(np.float32))
     out = tremor("export", tmp_path / "quake.h5", "-o", tmp_path / "asdf", "--format", "asdf")

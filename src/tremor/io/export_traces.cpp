@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,27 @@ TraceSet read_set(hid_t file, const HistorySet& set, const std::string& result) 
   return t;
 }
 
+// The run's event, when it has one named point source at a position (a CMTSOLUTION's, a
+// [[source]]'s with a name): its name and position, for SAC's event header.
+struct Event {
+  std::string name;
+  std::array<double, 3> at{};
+};
+
+std::optional<Event> event_of(hid_t file, const std::string& result) {
+  if (H5Lexists(file, "sources", H5P_DEFAULT) <= 0) return std::nullopt;
+  Handle group = h5::open_group(file, "sources", result);
+  const std::vector<std::string> names = h5::read_strings_attribute(group.get(), "names", result);
+  const std::vector<double> positions = h5::read_doubles(group.get(), "positions", result, "/sources/positions");
+  std::optional<Event> out;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    if (names[k].empty()) continue;
+    if (out || positions.size() < 3 * (k + 1)) return std::nullopt;  // several events: none is the one
+    out = Event{names[k], {positions[3 * k], positions[3 * k + 1], positions[3 * k + 2]}};
+  }
+  return out;
+}
+
 // A trace's name: the quantity's letter and the axis ("ux", "vz"), or "p" for pressure.
 std::string trace_code(Quantity q, int c) {
   static constexpr std::array<char, 3> axes{'x', 'y', 'z'};
@@ -130,7 +152,7 @@ void sac_string(std::vector<char>& h, std::size_t offset, const std::string& tex
 }
 
 void write_sac(std::FILE* out, const TraceSet& t, std::size_t p, std::size_t q, std::size_t c,
-               const std::string& set, const std::string& shot) {
+               const std::string& set, const std::string& shot, const std::optional<Event>& event) {
   const std::vector<float> y = trace(t, p, q, c);
   std::vector<char> h(sac_header);
   for (std::size_t k = 0; k < 70; ++k) put(h, 4 * k, -12345.0f);
@@ -152,6 +174,19 @@ void write_sac(std::FILE* out, const TraceSet& t, std::size_t p, std::size_t q, 
   f(5, begin);                                                      // B
   f(6, begin + t.delta * static_cast<double>(y.empty() ? 0 : y.size() - 1));  // E
   for (std::size_t a = 0; a < 3; ++a) f(40 + a, t.where[p][a]);     // USER0-2: x, y, z
+  // A station's and the event's places in the model's frame, as SPECFEM's Cartesian runs write
+  // them: latitude the y (north) coordinate, longitude x (east), elevation z, all in metres (LCALDA
+  // 0: SAC computes no distance from them).
+  if (!t.stations[p].empty()) {
+    f(31, t.where[p][1]);                                           // STLA
+    f(32, t.where[p][0]);                                           // STLO
+    f(33, t.where[p][2]);                                           // STEL
+  }
+  if (event) {
+    f(35, event->at[1]);                                            // EVLA
+    f(36, event->at[0]);                                            // EVLO
+    f(37, event->at[2]);                                            // EVEL
+  }
   i(6, 6);                                                          // NVHDR
   i(9, static_cast<std::int32_t>(y.size()));                        // NPTS
   i(15, 1);                                                         // IFTYPE: ITIME
@@ -163,7 +198,10 @@ void write_sac(std::FILE* out, const TraceSet& t, std::size_t p, std::size_t q, 
   i(37, 1);                                                         // LOVROK
   i(38, 0);                                                         // LCALDA
   sac_string(h, 0, t.stations[p].empty() ? t.points[p] : t.stations[p]);  // KSTNM
-  if (!shot.empty()) sac_string(h, 8, shot, 16);                    // KEVNM
+  if (!shot.empty())
+    sac_string(h, 8, shot, 16);                                     // KEVNM
+  else if (event)
+    sac_string(h, 8, event->name, 16);
   sac_string(h, 160, quantity == Quantity::Pressure ? "BXP" : str("BX", static_cast<char>('X' + c)));  // KCMPNM
   sac_string(h, 168, t.networks[p].empty() ? set : t.networks[p]);   // KNETWK
   std::fwrite(h.data(), 1, h.size(), out);
@@ -288,6 +326,7 @@ ExportSummary export_traces(const fs::path& result_path, const fs::path& out_dir
     std::vector<std::pair<fs::path, std::array<std::size_t, 3>>> files;  // (p, q, c); SU: p unused
   };
   std::vector<Planned> planned;
+  const std::optional<Event> event = format == TraceFormat::Sac ? event_of(file.get(), result) : std::nullopt;
   for (const HistorySet& set : history_sets(file.get(), result)) {
     Planned one{set, read_set(file.get(), set, result), {}};
     const TraceSet& t = one.traces;
@@ -315,7 +354,7 @@ ExportSummary export_traces(const fs::path& result_path, const fs::path& out_dir
     for (const auto& [path, at] : one.files) {
       write_export_file(path, kind, [&](std::FILE* out) {
         if (format == TraceFormat::Sac)
-          write_sac(out, one.traces, at[0], at[1], at[2], one.set.name, one.set.shot);
+          write_sac(out, one.traces, at[0], at[1], at[2], one.set.name, one.set.shot, event);
         else
           write_su(out, one.traces, at[1], at[2]);
       });

@@ -9,8 +9,10 @@
 //     node label, p<k>, or a STATIONS file's NET.STA. Header: DELTA, B, E, NPTS,
 //     DEPMIN/DEPMAX/DEPMEN, IFTYPE = ITIME, LEVEN, IDEP (IDISP, IVEL, IACC; IUNKN for pressure),
 //     KSTNM the point and KNETWK the set's name (first 8 characters; a station's name and network),
-//     KCMPNM BX plus the axis (BXP for pressure), KEVNM the shot's name (first 16), USER0-2 the
-//     point's x, y, z (m).
+//     KCMPNM BX plus the axis (BXP for pressure), KEVNM the shot's name (first 16; or the event's,
+//     a run's one named point source at a position, a CMTSOLUTION's), USER0-2 the point's x, y, z
+//     (m); a station's STLA, STLO, STEL its y, x, z and the event's EVLA, EVLO, EVEL (m, the
+//     model's frame: LCALDA 0).
 //   SU (Seismic Unix: SEG-Y trace headers without the file headers, this machine's byte order):
 //     one file a quantity and axis of a set, `<set>.<quantity letter><axis>.su`, a trace per point:
 //     tracl = tracr = tracf = its number from 1, trid 1, ns, dt in whole microseconds (and d1 the

@@ -259,6 +259,25 @@ void ResultFile::Impl::write_mesh(const Model& source) {
   snapshot_mesh = full_mesh;
 }
 
+void ResultFile::Impl::write_sources(const Model& model) {
+  std::vector<std::string> names, kinds;
+  std::vector<double> positions;
+  for (const PointSource& source : model.point_sources) {
+    if (!source.nodes.empty() || !source.position) continue;
+    names.push_back(source.name);
+    kinds.push_back(source.moment ? "moment tensor" : source.volume ? "volume" : "force");
+    positions.insert(positions.end(), source.position->begin(), source.position->end());
+  }
+  if (names.empty()) return;
+  Handle group = h5::create_group(handle.get(), "sources", file);
+  h5::set_attribute(group.get(), "names", names, file);
+  h5::set_attribute(group.get(), "kinds", kinds, file);
+  const std::array<hsize_t, 2> dims{names.size(), 3};
+  h5::write_doubles(group.get(), "positions", positions, dims, file);
+  Handle dataset = h5::open_dataset(group.get(), "positions", file);
+  h5::set_attribute(dataset.get(), "units", std::string("m"), file);
+}
+
 void ResultFile::Impl::write_metadata(const std::string& status) {
   const hid_t group = metadata_group.get();
   h5::set_attribute(group, "format_version", format_version, file);
@@ -524,6 +543,7 @@ ResultFile ResultFile::create(const fs::path& path, const Model& model, const Ru
     h5::set_attribute(impl->metadata_group.get(), "model_title", model.title, impl->file);
     impl->write_metadata("incomplete");
     impl->write_mesh(model);
+    impl->write_sources(model);
     impl->histories_group = h5::create_group(impl->handle.get(), "histories", impl->file);
     impl->snapshots_group = h5::create_group(impl->handle.get(), "snapshots", impl->file);
     const std::array<hsize_t, 1> no_rows{0};

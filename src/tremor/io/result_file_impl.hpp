@@ -127,6 +127,9 @@ struct ResultFile::Impl {
   [[noreturn]] void stop_writing(const std::string& why);
   void close_objects();
 
+  // The point sources at positions (a seismic event, a force between nodes): /sources, names,
+  // kinds and positions, which trace exports take as the event.
+  void write_sources(const Model& model);
   void write_mesh(const Model& model);
   void write_metadata(const std::string& status);
   void finish(const std::string& status);

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -208,6 +210,73 @@ TEST(MaterialField, ReadsAnHdf5GridInNetcdfOrder) {
     EXPECT_NE(std::string(error.what()).find("has a z axis (a 3D grid) but the mesh is 2D"), std::string::npos)
         << error.what();
   }
+}
+
+// Element data: a value per element label (a CSV column or an HDF5 dataset `element`), each element
+// its own, checked as a grid's points are.
+TEST(MaterialField, ElementDataGiveEachElementItsOwn) {
+  Folder folder("elements");
+  const std::string mesh = "[mesh]\ngenerator = \"rectangle\"\nelement = \"quad4\"\nsize = [0.02, 0.01]\n"
+                           "divisions = [2, 1]\n[[material]]\nname = \"rock\"\n";
+  const std::string tail = "[[section]]\nelement_set = \"all\"\nmaterial = \"rock\"\nformulation = \"plane_strain\"\n";
+  folder.write("e.csv", "element, vp, vs, rho\n2, 4000, 2000, 2500\n1, 3000, 1500, 2000\n");
+  const Model model = parse(folder, mesh + "field = \"e.csv\"\n" + tail);
+  ASSERT_TRUE(model.materials[0].field->by_element());
+  const ElementMaterials rows = element_materials(model);
+  ASSERT_EQ(rows.rows.size(), 3u);
+  for (Index e = 0; e < 2; ++e) {
+    const Material& m = *rows.of(e);
+    const Label label = model.mesh.element_label(e);
+    EXPECT_DOUBLE_EQ(m.density, label == 1 ? 2000.0 : 2500.0);
+    EXPECT_NEAR(std::sqrt(m.mu() / m.density), label == 1 ? 1500.0 : 2000.0, 1e-9);
+  }
+  // HDF5: the same as datasets element, vp, vs, rho.
+  const std::string path = (folder.path / "e.h5").string();
+  {
+    const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hsize_t two = 2;
+    const hid_t space = H5Screate_simple(1, &two, nullptr);
+    const std::int64_t labels[2] = {1, 2};
+    hid_t set = H5Dcreate2(file, "element", H5T_NATIVE_INT64, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(set, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, labels);
+    H5Dclose(set);
+    for (const auto& [name, values] : {std::pair<const char*, std::array<double, 2>>{"vp", {3000.0, 4000.0}},
+                                       {"vs", {1500.0, 2000.0}},
+                                       {"rho", {2000.0, 2500.0}}}) {
+      set = H5Dcreate2(file, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+      H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
+      H5Dclose(set);
+    }
+    H5Sclose(space);
+    H5Fclose(file);
+  }
+  const ElementMaterials from_h5 = element_materials(parse(folder, mesh + "field = \"e.h5\"\n" + tail));
+  for (Index e = 0; e < 2; ++e) EXPECT_EQ(from_h5.of(e)->stiffness, rows.of(e)->stiffness);
+  // Errors: an element twice, a label no element has, an element without values, a grid's key.
+  const std::string f = (folder.path / "e.csv").string();
+  folder.write("e.csv", "element, vp, vs, rho\n1, 3000, 1500, 2000\n1, 3000, 1500, 2000\n");
+  EXPECT_NE(error_of(folder, mesh + "field = \"e.csv\"\n" + tail).find(f + ":3: element 1 again (also at line 2)"),
+            std::string::npos);
+  folder.write("e.csv", "element, vp, vs, rho\n1, 3000, 1500, 2000\n7, 3000, 1500, 2000\n");
+  EXPECT_NE(error_of(folder, mesh + "field = \"e.csv\"\n" + tail).find("element 7 is not an element of the mesh"),
+            std::string::npos);
+  folder.write("e.csv", "element, vp, vs, rho\n1, 3000, 1500, 2000\n");
+  try {
+    (void)element_materials(parse(folder, mesh + "field = \"e.csv\"\n" + tail));
+    ADD_FAILURE() << "an element without values";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("element 2 of the section on 'all' has no values in material 'rock''s "
+                                             "element data"),
+              std::string::npos)
+        << error.what();
+  }
+  folder.write("e.csv", "element, vp, vs, rho\n1, 3000, 1500, 2000\n2, 2000, 1800, 2000\n");
+  EXPECT_NE(error_of(folder, mesh + "field = \"e.csv\"\n" + tail).find("at element 2 must exceed 2/sqrt(3)"),
+            std::string::npos);
+  folder.write("e.csv", "element, vp, vs, rho\n1, 3000, 1500, 2000\n2, 3000, 1500, 2000\n");
+  EXPECT_NE(error_of(folder, mesh + "field = \"e.csv\"\nfield_interpolation = \"nearest\"\n" + tail)
+                .find("element data give each element its own values"),
+            std::string::npos);
 }
 
 // Q_P and Q_S per point: each element's material attenuates with its centre's Q (interpolated as

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "tremor/core/error.hpp"
@@ -100,6 +101,28 @@ std::shared_ptr<MaterialField> read_hdf5(const std::string& path, int dim) {
   auto field = std::make_shared<MaterialField>();
   field->file = path;
   field->dim = dim;
+  const auto fail = [&](const std::string& message) { throw Error(str(path, ": ", message)); };
+  if (has("element")) {  // element data: a label per row, the properties beside it
+    h5::Handle labels = h5::open_dataset(file.get(), "element", path);
+    const std::vector<hsize_t> dims = h5::dataset_dims(labels.get(), path, "dataset 'element'");
+    TREMOR_CHECK(dims.size() == 1, path, ": dataset 'element' has ", dims.size(),
+                 " dimensions; element data are one list of labels (1D)");
+    for (const std::int64_t label : h5::read_int64(file.get(), "element", path, "dataset 'element'"))
+      field->elements.push_back(static_cast<Label>(label));
+    TREMOR_CHECK(!field->elements.empty(), path, ": dataset 'element' is empty");
+    const Chosen chosen = choose_properties(dim, has, fail);
+    take(*field, chosen);
+    const bool quality = gives_quality(has, fail);
+    for (std::size_t m = 0; m < (quality ? 5u : 3u); ++m) {
+      const std::string& name = field->names[m];
+      h5::Handle dataset = h5::open_dataset(file.get(), name, path);
+      const std::vector<hsize_t> shape = h5::dataset_dims(dataset.get(), path, str("dataset '", name, "'"));
+      TREMOR_CHECK(shape.size() == 1 && shape[0] == field->elements.size(), path, ": dataset '", name,
+                   "' must hold one value per element label (", field->elements.size(), ")");
+      field->values[m] = h5::read_doubles(file.get(), name, path, str("dataset '", name, "'"));
+    }
+    return field;
+  }
   for (int k = 0; k < dim; ++k) {
     const std::string name(axis_names[k]);
     TREMOR_CHECK(has(name), path, ": no dataset '", name, "' (the grid's ", name, " coordinates, m) for a ", dim,
@@ -112,7 +135,6 @@ std::shared_ptr<MaterialField> read_hdf5(const std::string& path, int dim) {
   }
   if (dim == 2 && has("z"))
     throw Error(str(path, ": the field has a z axis (a 3D grid) but the mesh is 2D; give a grid in x and y"));
-  const auto fail = [&](const std::string& message) { throw Error(str(path, ": ", message)); };
   const Chosen chosen = choose_properties(dim, has, fail);
   take(*field, chosen);
   const bool quality = gives_quality(has, fail);
@@ -148,6 +170,35 @@ std::shared_ptr<MaterialField> read_csv(const std::string& path, int dim) {
     return static_cast<int>(std::find(header.fields.begin(), header.fields.end(), name) - header.fields.begin());
   };
   const auto has = [&](std::string_view name) { return column(name) < static_cast<int>(header.fields.size()); };
+  if (has("element")) {  // element data: a row an element, its label and properties
+    const auto fail = [&](const std::string& message) { throw_input_error(path, header.line, message); };
+    const Chosen chosen = choose_properties(dim, has, fail);
+    take(*field, chosen);
+    const std::size_t given = gives_quality(has, fail) ? 5 : 3;
+    std::unordered_map<Label, long> line_of;
+    for (const TextRow& line : lines) {
+      if (line.fields.size() != header.fields.size())
+        throw_input_error(path, line.line, str(line.fields.size(), " values; the header (line ", header.line,
+                                               ") names ", header.fields.size(), " columns"));
+      double value = 0.0;
+      const std::string_view cell = line.fields[static_cast<std::size_t>(column("element"))];
+      if (!parse_number(cell, value) || value != std::floor(value) || std::abs(value) > 9e18)
+        throw_input_error(path, line.line, str("column 'element' holds '", cell, "'; expected an element label"));
+      const auto label = static_cast<Label>(value);
+      if (const auto [it, inserted] = line_of.emplace(label, line.line); !inserted)
+        throw_input_error(path, line.line, str("element ", label, " again (also at line ", it->second, ")"));
+      field->elements.push_back(label);
+      for (std::size_t m = 0; m < given; ++m) {
+        const std::string_view property = line.fields[static_cast<std::size_t>(column(field->names[m]))];
+        if (!parse_number(property, value))
+          throw_input_error(path, line.line, str("column '", field->names[m], "' holds '", property,
+                                                 "'; expected a number"));
+        field->values[m].push_back(value);
+      }
+    }
+    TREMOR_CHECK(!field->elements.empty(), path, ": no element after the header (line ", header.line, ")");
+    return field;
+  }
   std::array<int, 3> axis_column{-1, -1, -1};
   for (int k = 0; k < 3; ++k) {
     if (k < dim) {

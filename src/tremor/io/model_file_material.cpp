@@ -184,7 +184,9 @@ void read_losses(Table& material, Material& result, bool field_quality = false) 
 
 // A material whose properties come from a gridded file (model/material_field.hpp): no density or
 // elastic constants of its own; damping and attenuation as any solid's.
-Material read_field_material(Table& material, const std::string& name, const std::string& base_dir, int dim) {
+Material read_field_material(Table& material, const std::string& name, const std::string& base_dir,
+                             const Mesh& mesh) {
+  const int dim = mesh.dim();
   for (const auto& form : elastic_forms)
     for (std::string_view key : form.keys)
       if (material.has(key))
@@ -202,8 +204,19 @@ Material read_field_material(Table& material, const std::string& name, const std
   } catch (const Error& error) {
     material.fail("field", error.what());
   }
-  if (const auto interpolation = choice(material, "field_interpolation", field_interpolations))
+  if (const auto interpolation = choice(material, "field_interpolation", field_interpolations)) {
+    if (field->by_element())
+      material.fail("field_interpolation", "'field_interpolation' interpolates a grid; element data give each "
+                                           "element its own values");
     field->interpolation = *interpolation == "nearest" ? FieldInterpolation::Nearest : FieldInterpolation::Linear;
+  }
+  if (field->by_element()) {  // every label an element's
+    std::unordered_set<Label> labels;
+    for (Index e = 0; e < mesh.n_elements(); ++e) labels.insert(mesh.element_label(e));
+    for (const Label label : field->elements)
+      if (!labels.count(label))
+        material.fail("field", str(path.string(), ": element ", label, " is not an element of the mesh"));
+  }
   // The nominal constants: the grid's first point's (every element samples the field).
   Material result;
   read_losses(material, result, field->has_quality());
@@ -312,7 +325,7 @@ Material read_material(Table& material, const std::string& base_dir, const Mesh&
                                     "properties instead: give the crystal's 'stiffness'");
   if (material.has("field")) {
     if (fluid) material.fail("field", "'field' describes a solid's wave speeds or moduli; a fluid takes 'sound_speed'");
-    return read_field_material(material, name, base_dir, dim);
+    return read_field_material(material, name, base_dir, mesh);
   }
   if (material.has("field_interpolation"))
     material.fail("field_interpolation", "'field_interpolation' belongs to a material with a 'field'");

@@ -43,6 +43,7 @@ std::string position(const double* x, int dim) {
 }  // namespace
 
 Size MaterialField::n_points() const {
+  if (by_element()) return static_cast<Size>(elements.size());
   Size n = 1;
   for (int k = 0; k < dim; ++k) n *= static_cast<Size>(axes[static_cast<std::size_t>(k)].size());
   return n;
@@ -129,6 +130,7 @@ double MaterialField::max_poisson_ratio() const {
 }
 
 std::string MaterialField::extent() const {
+  if (by_element()) return str("values for ", elements.size(), " elements");
   std::string out;
   for (int k = 0; k < dim; ++k) {
     const std::vector<double>& axis = axes[static_cast<std::size_t>(k)];
@@ -145,13 +147,14 @@ std::string MaterialField::describe() const {
     out += str("; ", names[m], " ", low == values[m].end() ? 0.0 : *low, " .. ", high == values[m].end() ? 0.0 : *high,
                m < 3 ? " " : "", units[properties == FieldProperties::Speeds ? 0 : 1][m]);
   }
+  if (by_element()) return out + "; each element its own";
   return out + (interpolation == FieldInterpolation::Linear ? "; linear between grid points"
                                                             : "; the nearest grid point's");
 }
 
 void MaterialField::validate() const {
   TREMOR_CHECK(dim == 2 || dim == 3, file, ": a material field is a 2D or 3D grid, not ", dim, "D");
-  for (int k = 0; k < dim; ++k) {
+  for (int k = 0; k < (by_element() ? 0 : dim); ++k) {
     const std::vector<double>& axis = axes[static_cast<std::size_t>(k)];
     const char name = "xyz"[k];
     TREMOR_CHECK(axis.size() >= 2, file, ": the grid's ", name, " axis has ", axis.size(),
@@ -162,14 +165,22 @@ void MaterialField::validate() const {
                    "[", i, "] = ", axis[i], " follows ", name, "[", i - 1, "] = ", axis[i - 1]);
     }
   }
+  if (by_element()) {
+    std::vector<Label> sorted = elements;
+    std::sort(sorted.begin(), sorted.end());
+    const auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+    TREMOR_CHECK(twice == sorted.end(), file, ": element ", twice == sorted.end() ? 0 : *twice,
+                 " is given values twice");
+  }
   const Size n = n_points();
   const std::size_t given = has_quality() ? 5 : 3;
   for (std::size_t m = 0; m < given; ++m)
     TREMOR_CHECK(static_cast<Size>(values[m].size()) == n, file, ": '", names[m], "' holds ", values[m].size(),
-                 " values for a grid of ", n, " points");
-  const auto nx = static_cast<Size>(axes[0].size());
-  const auto ny = static_cast<Size>(axes[1].size());
+                 by_element() ? " values for " : " values for a grid of ", n, by_element() ? " elements" : " points");
+  const auto nx = static_cast<Size>(std::max<std::size_t>(axes[0].size(), 1));
+  const auto ny = static_cast<Size>(std::max<std::size_t>(axes[1].size(), 1));
   const auto where = [&](Size p) {
+    if (by_element()) return str("element ", elements[static_cast<std::size_t>(p)]);
     const Size i = p % nx, j = p / nx % ny, l = p / (nx * ny);
     const double x[3] = {axes[0][static_cast<std::size_t>(i)], axes[1][static_cast<std::size_t>(j)],
                          dim == 3 ? axes[2][static_cast<std::size_t>(l)] : 0.0};
@@ -278,6 +289,13 @@ ElementMaterials element_materials(const Model& model) {
   // samples in element order as rows.
   std::vector<FieldSample> samples(out.element_row.size());
   std::vector<char> outside(out.element_row.size(), 0);
+  // Each element-data field's label -> value index.
+  std::unordered_map<const MaterialField*, std::unordered_map<Label, std::size_t>> labelled;
+  for (const Material& row : out.rows)
+    if (row.field && row.field->by_element() && !labelled.count(row.field.get())) {
+      auto& index = labelled[row.field.get()];
+      for (std::size_t i = 0; i < row.field->elements.size(); ++i) index.emplace(row.field->elements[i], i);
+    }
   Index first = 0;
   for (const ElementBlock& block : mesh.blocks) {
     const Index n = block.n_elements();
@@ -288,6 +306,17 @@ ElementMaterials element_materials(const Model& model) {
       if (s < 0) continue;
       const MaterialField* field = out.rows[static_cast<std::size_t>(s)].field.get();
       if (!field) continue;
+      if (field->by_element()) {  // the element's own values
+        const auto at = labelled.find(field);
+        const auto row = at->second.find(block.labels[static_cast<std::size_t>(e)]);
+        if (row == at->second.end()) {
+          outside[g] = 1;
+        } else {
+          for (std::size_t m = 0; m < 5; ++m)
+            samples[g][m] = m < 3 || field->has_quality() ? field->values[m][row->second] : INFINITY;
+        }
+        continue;
+      }
       double centre[3];
       centre_of(mesh, block, e, centre);
       const auto value = field->sample(centre);
@@ -305,6 +334,11 @@ ElementMaterials element_materials(const Model& model) {
     const Material& nominal = out.rows[static_cast<std::size_t>(s)];
     if (!nominal.field) continue;
     const MaterialField& field = *nominal.field;
+    if (outside[g] && field.by_element())
+      throw Error(str(model.source.empty() ? std::string() : str(model.source, ": "), "element ",
+                      mesh.element_label(static_cast<Index>(g)), " of the section on '",
+                      model.sections[static_cast<std::size_t>(s)].element_set, "' has no values in material '",
+                      nominal.name, "''s element data ", field.file, ": every element of its sections needs a row"));
     if (outside[g]) {
       const ElementRef ref = mesh.locate(static_cast<Index>(g));
       double centre[3];

@@ -48,9 +48,13 @@ struct MaterialField {
   // field gives none.
   std::array<std::vector<double>, 5> values;
   bool has_quality() const { return !values[3].empty(); }
+  // Element data instead of a grid: values[k][i] belong to the element labelled elements[i] (an
+  // HDF5 dataset or CSV column `element`), which takes them as they are; no axes. Labels unique.
+  std::vector<Label> elements;
+  bool by_element() const { return !elements.empty(); }
   FieldInterpolation interpolation = FieldInterpolation::Linear;
 
-  Size n_points() const;
+  Size n_points() const;  // grid points, or elements given
   Size index(Size i, Size j, Size l) const;
   // The values at position x (dim coordinates); nothing where x lies outside the grid by more than
   // a relative 1e-9 of its extent (rounding of coordinates on its boundary). Q, where given, is

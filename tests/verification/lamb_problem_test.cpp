@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "sem_runs.hpp"
 #include "support/support.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/core/log.hpp"
@@ -151,26 +152,8 @@ std::vector<Record> run_quarter(const std::string& backend, const Case& c) {
   receiver.name = "surface";
   for (const double r : c.distances) receiver.positions.push_back({r, 0.0, 0.0});
   model.receivers.push_back(receiver);
-  AbsorbingLayer pml;
-  pml.kind = AbsorbingKind::Pml;
-  pml.faces = {BoxFace::XMax, BoxFace::YMax, BoxFace::ZMin};
-  pml.thickness = layer;
-  pml.frequency = f0;
-  pml.power = 2.0;
-  model.absorbing.push_back(pml);
-  ExplicitSettings settings;
-  settings.duration = c.duration;
-  settings.time_step = time_step;
-  model.explicit_settings = settings;
-  model.validate();
-  explicit_fe::RunOptions options;
-  options.backend = backend;
-  options.precision = "double";
-  options.operator_kind = "sem";
-  const explicit_fe::ExplicitRun run = explicit_fe::run_explicit(model, options);
-  EXPECT_TRUE(run.ok()) << run.message;
-  std::printf("Lamb's problem, %s: %lld DOF, %lld steps; set-up %.2f s, stepping %.2f s\n", backend.c_str(),
-              static_cast<long long>(run.preflight.n_dofs), run.steps, run.setup_seconds, run.wall_seconds);
+  model.absorbing.push_back(test::pml_layers({BoxFace::XMax, BoxFace::YMax, BoxFace::ZMin}, layer, f0));
+  const explicit_fe::ExplicitRun run = test::run_sem(model, backend, c.duration, time_step, "Lamb's problem");
   std::vector<Record> out;
   const explicit_fe::History& history = run.histories.at(0);
   for (Index p = 0; p < history.n_points(); ++p) {

@@ -48,6 +48,7 @@
 #include <string>
 #include <vector>
 
+#include "sem_runs.hpp"
 #include "support/support.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/core/log.hpp"
@@ -138,25 +139,9 @@ Outcome run_eighth(const std::string& backend) {
     receiver.nodes = {nearest};
     model.receivers.push_back(receiver);
   }
-  AbsorbingLayer pml;
-  pml.kind = AbsorbingKind::Pml;
-  pml.faces = {BoxFace::XMax, BoxFace::YMax, BoxFace::ZMax};
-  pml.thickness = layer;
-  pml.frequency = f0;
-  pml.power = 2.0;
-  model.absorbing.push_back(pml);
-  ExplicitSettings settings;
-  settings.duration = duration;
-  settings.time_step = time_step;
-  model.explicit_settings = settings;
-  model.validate();
-  explicit_fe::RunOptions options;
-  options.backend = backend;
-  options.precision = "double";
-  options.operator_kind = "sem";
-  const explicit_fe::ExplicitRun run = explicit_fe::run_explicit(model, options);
+  model.absorbing.push_back(test::pml_layers({BoxFace::XMax, BoxFace::YMax, BoxFace::ZMax}, layer, f0));
+  const explicit_fe::ExplicitRun run = test::run_sem(model, backend, duration, time_step, "point force");
   Outcome out;
-  EXPECT_TRUE(run.ok()) << run.message;
   out.setup = run.setup_seconds;
   out.stepping = run.wall_seconds;
   out.dt = run.dt;
@@ -272,10 +257,7 @@ void expect_matches_the_correspondence_solution(const std::string& backend) {
     };
   };
   const auto elastic = [](double) { return Moduli{rho * c_p * c_p, rho * c_s * c_s}; };
-  std::printf("point force, %s: %lld DOF, %lld steps of %.3g s; set-up %.2f s, stepping %.2f s; 3 solids over "
-              "[%.2f, %.2f] Hz, Q_kappa %.1f, Q_mu %.1f\n",
-              backend.c_str(), static_cast<long long>(run.n_dofs), run.steps, run.dt, run.setup, run.stepping,
-              a.band[0], a.band[1], a.q_kappa, a.q_mu);
+  std::printf("  3 solids over [%.2f, %.2f] Hz, Q_kappa %.1f, Q_mu %.1f\n", a.band[0], a.band[1], a.q_kappa, a.q_mu);
   for (const Record& record : run.records) {
     const double r = std::hypot(record.at[0], record.at[1], record.at[2]);
     SCOPED_TRACE(str("r = ", r));

@@ -28,13 +28,6 @@ constexpr double pi = std::numbers::pi, degree = pi / 180.0;
 
 // Iron's cubic constants (Pa): strongly anisotropic, A = 2 C44 / (C11 - C12) = 2.4.
 constexpr double c11 = 231.4e9, c12 = 134.7e9, c44 = 116.4e9;
-Voigt6 cubic(double a, double b, double c) {
-  Voigt6 s{};
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) s[static_cast<std::size_t>(6 * i + j)] = i == j ? a : b;
-  for (int i = 3; i < 6; ++i) s[static_cast<std::size_t>(7 * i)] = c;
-  return s;
-}
 
 TEST(Microstructure, BungeAnglesAreRotationsAboutZXZ) {
   // phi1 alone turns the crystal about z: its x axis lies at phi1 from the model's x.
@@ -68,8 +61,8 @@ TEST(Microstructure, BungeAnglesAreRotationsAboutZXZ) {
 // C'11 = (C11 + C12 + 2 C44) / 2, C'12 = (C11 + C12 - 2 C44) / 2, C'66 = (C11 - C12) / 2, the rest
 // unchanged (C'13 = C12, C'33 = C11, C'44 = C'55 = C44) and no coupling.
 TEST(Microstructure, ACubeTurned45DegreesHasItsClosedForm) {
-  const Voigt6 c = rotated_stiffness(cubic(c11, c12, c44), bunge_orientation(45.0 * degree, 0.0, 0.0));
-  Voigt6 want = cubic(c11, c12, c44);
+  const Voigt6 c = rotated_stiffness(cubic_stiffness(c11, c12, c44), bunge_orientation(45.0 * degree, 0.0, 0.0));
+  Voigt6 want = cubic_stiffness(c11, c12, c44);
   want[0] = want[7] = 0.5 * (c11 + c12 + 2 * c44);
   want[1] = want[6] = 0.5 * (c11 + c12 - 2 * c44);
   want[35] = 0.5 * (c11 - c12);
@@ -119,7 +112,7 @@ TEST(Microstructure, VoigtAndReussAveragesOfACrystal) {
   EXPECT_NEAR(iso.shear_reuss, mu, 1e-12 * mu);
   // Cubic: K = (C11 + 2 C12) / 3 both ways; G_V = (C11 - C12 + 3 C44) / 5, G_R = 5 (C11 - C12) C44 /
   // (4 C44 + 3 (C11 - C12)) (Hill 1952).
-  const PolycrystalModuli fe = polycrystal_moduli(cubic(c11, c12, c44));
+  const PolycrystalModuli fe = polycrystal_moduli(cubic_stiffness(c11, c12, c44));
   EXPECT_NEAR(fe.bulk_voigt, (c11 + 2 * c12) / 3, 1e-12 * c11);
   EXPECT_NEAR(fe.bulk_reuss, (c11 + 2 * c12) / 3, 1e-12 * c11);
   EXPECT_NEAR(fe.shear_voigt, (c11 - c12 + 3 * c44) / 5, 1e-12 * c11);

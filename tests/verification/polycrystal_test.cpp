@@ -36,14 +36,6 @@ constexpr double pi = std::numbers::pi;
 // Iron (Pa, kg/m^3): A = 2 C44 / (C11 - C12) = 2.4, a gap of 3.5% between the bounds' P speeds.
 constexpr double c11 = 231.4e9, c12 = 134.7e9, c44 = 116.4e9, rho = 7870.0;
 
-Voigt6 cubic(double a, double b, double c) {
-  Voigt6 s{};
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) s[static_cast<std::size_t>(6 * i + j)] = i == j ? a : b;
-  for (int i = 3; i < 6; ++i) s[static_cast<std::size_t>(7 * i)] = c;
-  return s;
-}
-
 Model block(const Mesh& mesh, Material material) {
   Model model;
   model.source = "polycrystal";
@@ -83,7 +75,7 @@ TEST(Grains, OneGrainTurnedIsItsRotatedStiffness) {
     return model;
   };
   // Grained: every element's orientation phi1 = 45 degrees.
-  Material crystal = Material::from_stiffness("iron", cubic(c11, c12, c44), rho);
+  Material crystal = Material::from_stiffness("iron", cubic_stiffness(c11, c12, c44), rho);
   auto micro = std::make_shared<Microstructure>();
   micro->origin = micro->file = "one grain";
   for (Index e = 0; e < mesh.n_elements(); ++e) {
@@ -93,7 +85,7 @@ TEST(Grains, OneGrainTurnedIsItsRotatedStiffness) {
   crystal.grains = micro;
   Model grained = with_source(block(mesh, crystal));
   // The cube in its <110> axes, in closed form.
-  Voigt6 turned = cubic(c11, c12, c44);
+  Voigt6 turned = cubic_stiffness(c11, c12, c44);
   turned[0] = turned[7] = 0.5 * (c11 + c12 + 2 * c44);
   turned[1] = turned[6] = 0.5 * (c11 + c12 - 2 * c44);
   turned[35] = 0.5 * (c11 - c12);
@@ -180,8 +172,8 @@ Material isotropic_of(const char* name, double bulk, double shear) {
 }
 
 TEST(Grains, APolycrystalsWaveSpeedLiesBetweenVoigtAndReuss) {
-  const PolycrystalModuli m = polycrystal_moduli(cubic(c11, c12, c44));
-  Material iron = Material::from_stiffness("iron", cubic(c11, c12, c44), rho);
+  const PolycrystalModuli m = polycrystal_moduli(cubic_stiffness(c11, c12, c44));
+  Material iron = Material::from_stiffness("iron", cubic_stiffness(c11, c12, c44), rho);
   auto micro = std::make_shared<Microstructure>();
   micro->origin = "polycrystal";
   micro->size = 3e-3;  // about 700 grains, each some 27 elements
@@ -191,7 +183,7 @@ TEST(Grains, APolycrystalsWaveSpeedLiesBetweenVoigtAndReuss) {
   const Measured voigt = plane_wave(isotropic_of("voigt", m.bulk_voigt, m.shear_voigt));
   const Measured reuss = plane_wave(isotropic_of("reuss", m.bulk_reuss, m.shear_reuss));
   const Measured hill = plane_wave(isotropic_of("hill", m.bulk_hill(), m.shear_hill()));
-  const Measured crystal = plane_wave(Material::from_stiffness("iron", cubic(c11, c12, c44), rho));
+  const Measured crystal = plane_wave(Material::from_stiffness("iron", cubic_stiffness(c11, c12, c44), rho));
   const auto exact = [&](double bulk, double shear) { return std::sqrt((bulk + 4.0 / 3.0 * shear) / rho); };
   std::printf("P speed (m/s), measured (exact plane wave): polycrystal of %zu grains %.1f; Voigt %.1f (%.1f), Hill "
               "%.1f (%.1f), Reuss %.1f (%.1f); one crystal along [100] %.1f (%.1f)\n",

@@ -104,6 +104,14 @@ std::array<double, 3> bunge_angles(const Orientation& g) {
   return {wrap(std::atan2(g[6], -g[7])), Phi, wrap(std::atan2(g[2], g[5]))};
 }
 
+Voigt6 cubic_stiffness(double c11, double c12, double c44) {
+  Voigt6 c{};
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 3; ++j) c[6 * i + j] = i == j ? c11 : c12;
+  for (std::size_t i = 3; i < 6; ++i) c[7 * i] = c44;
+  return c;
+}
+
 Voigt6 rotated_stiffness(const Voigt6& crystal, const Orientation& g) {
   // C_ijkl from the Voigt matrix, then one index at a time: a = sum_m g_mi C_m..., and so on.
   double a[81], b[81];

@@ -33,6 +33,9 @@ Orientation bunge_orientation(double phi1, double Phi, double phi2);
 // Phi is 0 or pi, phi2 = 0 and phi1 takes the whole rotation about z.
 std::array<double, 3> bunge_angles(const Orientation& g);
 
+// A cubic crystal's stiffness in its axes, from C11, C12 and C44 (Pa).
+Voigt6 cubic_stiffness(double c11, double c12, double c44);
+
 // A crystal's Voigt stiffness (engineering shear strains) in the model's axes: the fourth-order
 // tensor rotated by g^T, C_ijkl = g_mi g_nj g_ok g_pl C^c_mnop, back in Voigt form.
 Voigt6 rotated_stiffness(const Voigt6& crystal, const Orientation& g);

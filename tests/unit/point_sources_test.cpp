@@ -350,6 +350,13 @@ TEST_F(SeismicFiles, StationsAreNamedPositionsBelowTheSurface) {
   EXPECT_EQ(r.positions[0], (std::array<double, 3>{22732.14, 20000.0, 20000.0}));
   EXPECT_EQ(r.positions[1], (std::array<double, 3>{34696.43, 20000.0, 19850.0}));
   EXPECT_TRUE(r.velocity);
+  // A 2D model reads SPECFEM2D's order: x the third field, y the fourth less the burial.
+  write(dir_, "STATIONS2D", "S1 AA 300.0 900.0 0.0 100.0\n");
+  const Model plane = parse("[mesh]\ngenerator = \"rectangle\"\nelement = \"quad4\"\nsize = [1000, 1000]\n"
+                            "divisions = [2, 2]\n[[material]]\nname = \"rock\"\ndensity = 2700\np_wave_speed = 6000\n"
+                            "s_wave_speed = 3464\n[[receiver]]\nname = \"s\"\nstations = \"STATIONS2D\"\n");
+  EXPECT_EQ(plane.receivers.at(0).positions.at(0), (std::array<double, 3>{300.0, 800.0, 0.0}));
+  EXPECT_EQ(plane.receivers.at(0).point_names, std::vector<std::string>{"AA.S1"});
 }
 
 TEST_F(SeismicFiles, BadFilesAreNamedByLine) {

@@ -20,24 +20,23 @@ std::string named(const PointSource& source) {
 std::vector<PointSource> placed_sources(const Model& model, const bool volumes) {
   const Mesh& mesh = model.mesh;
   const int dim = mesh.dim();
-  // The points of the sources at positions, located in one pass per kind of element they act in.
+  // The points of this kind's sources at positions, located in one pass over the elements they act in.
   std::vector<std::optional<Location>> where(model.point_sources.size());
-  for (const bool volume : {volumes}) {
-    std::vector<std::array<double, 3>> points;
-    std::vector<std::size_t> which;
-    for (std::size_t s = 0; s < model.point_sources.size(); ++s) {
-      const PointSource& source = model.point_sources[s];
-      if (!source.nodes.empty() || source.volume != volume) continue;
-      TREMOR_CHECK(source.position.has_value(), source.origin, ": ", named(source), " has neither nodes nor a position");
-      points.push_back(*source.position);
-      which.push_back(s);
-    }
-    if (points.empty()) continue;
-    std::vector<bool> among, fluid;
+  std::vector<std::array<double, 3>> points;
+  std::vector<std::size_t> which;
+  for (std::size_t s = 0; s < model.point_sources.size(); ++s) {
+    const PointSource& source = model.point_sources[s];
+    if (!source.nodes.empty() || source.volume != volumes) continue;
+    TREMOR_CHECK(source.position.has_value(), source.origin, ": ", named(source), " has neither nodes nor a position");
+    points.push_back(*source.position);
+    which.push_back(s);
+  }
+  if (!points.empty()) {
+    std::vector<bool> among;
     if (model.has_fluids()) {
-      fluid = fluid_elements(model);
+      const std::vector<bool> fluid = fluid_elements(model);
       among.resize(fluid.size());
-      for (std::size_t e = 0; e < fluid.size(); ++e) among[e] = fluid[e] == volume;
+      for (std::size_t e = 0; e < fluid.size(); ++e) among[e] = fluid[e] == volumes;
     }
     std::vector<std::optional<Location>> found = locate_all(mesh, points, among);
     for (std::size_t k = 0; k < which.size(); ++k) {
@@ -46,8 +45,8 @@ std::vector<PointSource> placed_sources(const Model& model, const bool volumes) 
         const std::string at = format_position(points[k], dim);
         if (!among.empty() && locate(mesh, std::span<const double>(points[k].data(), 3)))
           throw Error(str(source.origin, ": ", named(source), " at ", at, " lies in a ",
-                          volume ? "solid element: a volume source acts in a fluid"
-                                 : "fluid element: forces act on solids (a fluid takes a volume source)"));
+                          volumes ? "solid element: a volume source acts in a fluid"
+                                  : "fluid element: forces act on solids (a fluid takes a volume source)"));
         throw Error(str(source.origin, ": ", named(source), " at ", at,
                         " lies in no element of the mesh (inside its bounding box, in a hole or a notch, or off a "
                         "curved boundary)"));

@@ -258,13 +258,17 @@ void add_grains(const Model& model, ElementMaterials& out) {
       if (out.element_row[e] == static_cast<int>(s)) elements.push_back(static_cast<Index>(e));
     const Grains grains = assign_grains(*nominal.grains, model.mesh, elements, nominal.name);
     const int first = static_cast<int>(out.rows.size());
-    for (const Orientation& g : grains.orientations) {
-      Material row = nominal;
-      row.grains.reset();
-      row.stiffness = rotated_stiffness(nominal.stiffness, g);
-      out.rows.push_back(std::move(row));
-      out.row_section.push_back(static_cast<int>(s));
-    }
+    Material plain = nominal;
+    plain.grains.reset();
+    out.rows.resize(out.rows.size() + grains.orientations.size(), plain);
+    out.row_section.resize(out.rows.size(), static_cast<int>(s));
+    // The crystal turned into each grain's axes (a thousand flops a grain; a grain per element of a
+    // large polycrystal makes millions).
+    const auto n_grains = static_cast<std::ptrdiff_t>(grains.orientations.size());
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t k = 0; k < n_grains; ++k)
+      out.rows[static_cast<std::size_t>(first + k)].stiffness =
+          rotated_stiffness(nominal.stiffness, grains.orientations[static_cast<std::size_t>(k)]);
     for (std::size_t i = 0; i < elements.size(); ++i)
       out.element_row[static_cast<std::size_t>(elements[i])] = first + grains.grain_of[i];
   }

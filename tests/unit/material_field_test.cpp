@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
+#include "support/support.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/fem/sections.hpp"
 #include "tremor/fem/time_step.hpp"
@@ -277,6 +279,42 @@ TEST(MaterialField, ElementDataGiveEachElementItsOwn) {
   EXPECT_NE(error_of(folder, mesh + "field = \"e.csv\"\nfield_interpolation = \"nearest\"\n" + tail)
                 .find("element data give each element its own values"),
             std::string::npos);
+}
+
+// Element data from a Gmsh file: $ElementData views named vp, vs and rho beside the mesh (the strip
+// of tests/data/model: quads tagged 3 to 10), each element its own row.
+TEST(MaterialField, GmshElementDataViewsGiveEachElementItsOwn) {
+  Folder folder("gmsh_views");
+  std::ifstream in(test::data_path("model/strip.msh"));
+  std::string mesh((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto view = [](const char* name, double base, double step) {
+    std::string text = str("$ElementData\n1\n\"", name, "\"\n1\n0.0\n3\n0\n1\n8\n");
+    for (int tag = 3; tag <= 10; ++tag) text += str(tag, " ", base + step * tag, "\n");
+    return text + "$EndElementData\n";
+  };
+  folder.write("s.msh", mesh + view("vp", 6000.0, 10.0) + view("vs", 3000.0, 0.0) + view("rho", 2700.0, 0.0));
+  const std::string model_text = "[mesh]\nfile = \"s.msh\"\n[[material]]\nname = \"al\"\nfield = \"s.msh\"\n"
+                                 "[[section]]\nelement_set = \"strip\"\nmaterial = \"al\"\n";
+  const Model model = parse(folder, model_text);
+  ASSERT_TRUE(model.materials[0].field->by_element());
+  const ElementMaterials rows = element_materials(model);
+  for (Index e = 0; e < model.mesh.n_elements(); ++e) {
+    const Material* m = rows.of(e);
+    ASSERT_NE(m, nullptr);
+    const double vp = 6000.0 + 10.0 * static_cast<double>(model.mesh.element_label(e));
+    EXPECT_NEAR(std::sqrt((m->lambda() + 2.0 * m->mu()) / m->density), vp, 1e-9 * vp) << e;
+  }
+  // A view short of its elements, a view of two components, and a binary file, by line.
+  std::string short_view = view("rho", 2700.0, 0.0);
+  short_view.replace(short_view.find("\n8\n"), 3, "\n9\n");
+  folder.write("s.msh", mesh + view("vp", 6000.0, 10.0) + view("vs", 3000.0, 0.0) + short_view);
+  EXPECT_NE(error_of(folder, model_text).find("view 'rho' ends after 8 of its 9 elements"), std::string::npos)
+      << error_of(folder, model_text);
+  std::string two = view("vs", 3000.0, 0.0);
+  two.replace(two.find("\n0\n1\n8\n"), 7, "\n0\n2\n8\n");
+  folder.write("s.msh", mesh + view("vp", 6000.0, 10.0) + two + view("rho", 2700.0, 0.0));
+  EXPECT_NE(error_of(folder, model_text).find("view 'vs' has 2 components; a property takes one"), std::string::npos)
+      << error_of(folder, model_text);
 }
 
 // Q_P and Q_S per point: each element's material attenuates with its centre's Q (interpolated as

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -157,6 +158,109 @@ std::shared_ptr<MaterialField> read_hdf5(const std::string& path, int dim) {
   return field;
 }
 
+// Element data from a Gmsh mesh file (MSH 2.2 or 4.1, ASCII): each $ElementData view named by its
+// first string tag ("vp", ...), one component, a line per element (its tag and its value).
+std::shared_ptr<MaterialField> read_gmsh_element_data(const std::string& path, int dim) {
+  const std::string text = read_file(path, "material field", largest_csv_field);
+  std::vector<std::string_view> lines;
+  for (std::size_t at = 0; at <= text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    std::string_view line(text.data() + at, end - at);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    lines.push_back(line);
+    at = end + 1;
+  }
+  const auto fail = [&](std::size_t i, const std::string& message) {
+    throw_input_error(path, static_cast<long>(i + 1), message);
+  };
+  const auto integer = [&](std::size_t i, const char* what) {
+    double v = 0.0;
+    if (i >= lines.size() || !finite_number(lines[i], v) || v != std::floor(v) || v < 0 || v > 2e9)
+      fail(std::min(i, lines.size() - 1), str("expected ", what, " (a non-negative integer), got '",
+                                              i < lines.size() ? lines[i] : std::string_view(), "'"));
+    return static_cast<long long>(v);
+  };
+  struct View {
+    std::vector<Label> labels;
+    std::vector<double> values;
+    std::size_t line = 0;
+  };
+  std::map<std::string, View> views;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i] == "$MeshFormat" && i + 1 < lines.size()) {
+      const std::string_view format = lines[i + 1];
+      const std::size_t space = format.find(' ');
+      if (space != std::string_view::npos && format.substr(space + 1, 1) == "1")
+        fail(i + 1, "a binary Gmsh file; element data are read from ASCII files (Mesh.Binary = 0)");
+    }
+    if (lines[i] != "$ElementData") continue;
+    std::size_t at = i + 1;
+    const long long n_strings = integer(at++, "the number of string tags");
+    if (n_strings < 1 || at >= lines.size()) fail(at - 1, "an $ElementData view without a name (its first string tag)");
+    std::string name(lines[at]);
+    if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
+    at += static_cast<std::size_t>(n_strings);
+    at += static_cast<std::size_t>(integer(at, "the number of real tags")) + 1;
+    const std::size_t int_tags_line = at;
+    const long long n_ints = integer(at++, "the number of integer tags");
+    if (n_ints < 3)
+      fail(int_tags_line, "an $ElementData view with fewer than 3 integer tags (step, components, count)");
+    const long long components = integer(at + 1, "the number of components");
+    const long long count = integer(at + 2, "the number of elements");
+    if (components != 1)
+      fail(at + 1, str("view '", name, "' has ", components, " components; a property takes one"));
+    at += static_cast<std::size_t>(n_ints);
+    View view;
+    view.line = i;
+    if (views.count(name)) fail(i, str("view '", name, "' given twice (another time step?); a property takes one"));
+    for (long long k = 0; k < count; ++k, ++at) {
+      if (at >= lines.size() || lines[at].starts_with("$"))
+        fail(std::min(at, lines.size() - 1), str("view '", name, "' ends after ", k, " of its ", count, " elements"));
+      const std::string_view line = lines[at];
+      const std::size_t space = line.find_first_of(" \t");
+      double label = 0.0, value = 0.0;
+      if (space == std::string_view::npos || !finite_number(line.substr(0, space), label) ||
+          !parse_number(line.substr(space + 1), value) || label != std::floor(label))
+        fail(at, str("expected an element tag and a value, got '", line, "'"));
+      view.labels.push_back(static_cast<Label>(label));
+      view.values.push_back(value);
+    }
+    views.emplace(name, std::move(view));
+    i = at;
+  }
+  if (views.empty()) throw Error(str(path, ": no $ElementData view; element data are views named vp, vs and rho (or "
+                                     "lambda, mu and density)"));
+  auto field = std::make_shared<MaterialField>();
+  field->file = path;
+  field->dim = dim;
+  const auto has = [&](std::string_view name) { return views.count(std::string(name)) > 0; };
+  const auto fail_file = [&](const std::string& message) { throw Error(str(path, ": ", message)); };
+  const Chosen chosen = choose_properties(dim, has, fail_file);
+  take(*field, chosen);
+  const std::size_t given = gives_quality(has, fail_file) ? 5 : 3;
+  // The first property's elements, each other view's values taken by label.
+  const View& first = views.at(field->names[0]);
+  field->elements = first.labels;
+  for (std::size_t m = 0; m < given; ++m) {
+    const View& view = views.at(field->names[m]);
+    std::unordered_map<Label, double> by_label;
+    for (std::size_t k = 0; k < view.labels.size(); ++k) by_label.emplace(view.labels[k], view.values[k]);
+    if (by_label.size() != first.labels.size())
+      throw_input_error(path, static_cast<long>(view.line + 1),
+                        str("view '", field->names[m], "' holds ", by_label.size(), " elements, view '",
+                            field->names[0], "' ", first.labels.size(), ": each property one value per element"));
+    for (const Label label : first.labels) {
+      const auto it = by_label.find(label);
+      if (it == by_label.end())
+        throw_input_error(path, static_cast<long>(view.line + 1),
+                          str("view '", field->names[m], "' has no value for element ", label));
+      field->values[m].push_back(it->second);
+    }
+  }
+  return field;
+}
+
 std::shared_ptr<MaterialField> read_csv(const std::string& path, int dim) {
   const std::string text = read_file(path, "material field", largest_csv_field);
   auto field = std::make_shared<MaterialField>();
@@ -303,10 +407,13 @@ std::shared_ptr<MaterialField> read_material_field(const std::string& path, int 
   std::shared_ptr<MaterialField> field;
   if (extension == ".csv")
     field = read_csv(path, dim);
+  else if (extension == ".msh")
+    field = read_gmsh_element_data(path, dim);
   else if (extension == ".h5" || extension == ".hdf5" || extension == ".nc" || extension == ".nc4")
     field = read_hdf5(path, dim);
   else
-    throw Error(str(path, ": a material field is an HDF5 (.h5, .hdf5), NetCDF-4 (.nc) or CSV (.csv) file; got '",
+    throw Error(str(path, ": a material field is an HDF5 (.h5, .hdf5), NetCDF-4 (.nc), CSV (.csv) or Gmsh (.msh, element "
+                    "data) file; got '",
                     extension, "'"));
   field->validate();
   return field;

@@ -11,7 +11,10 @@
 //     values): a header naming the columns x, y (and z) and the properties as above, in any
 //     order, then a row per grid point in any order; every point of the grid the coordinates
 //     span exactly once. Lines starting with '#' are comments.
-// Every error names the file, and the line (CSV), dataset or grid point (i, j, k).
+//   - Element data instead of a grid: an HDF5 dataset or CSV column `element` (the elements'
+//     labels) beside the properties, one value each; or a Gmsh file's $ElementData views (ASCII
+//     MSH 2.2 or 4.1) named as the properties, a value per element tag.
+// Every error names the file, and the line (CSV, Gmsh), dataset or grid point (i, j, k).
 #include <memory>
 #include <string>
 

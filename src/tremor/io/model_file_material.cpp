@@ -313,7 +313,6 @@ std::shared_ptr<const Microstructure> read_grains(const Table& material, const s
 }  // namespace
 
 Material read_material(Table& material, const std::string& base_dir, const Mesh& mesh) {
-  const int dim = mesh.dim();
   material.only(material_keys);
   const std::string name = material.required_string("name", "the material's name, used by [[section]]");
   if (name.empty()) material.fail("name", "'name' is empty");

@@ -16,26 +16,42 @@ std::string_view trim(std::string_view text) {
 }
 
 std::vector<std::string_view> fields_of(std::string_view line) {
+  if (line.find_first_of(",;") == std::string_view::npos) return words_of(line);
   std::vector<std::string_view> fields;
-  if (line.find_first_of(",;") != std::string_view::npos) {
-    while (true) {
-      const std::size_t end = line.find_first_of(",;");
-      fields.push_back(trim(line.substr(0, end)));
-      if (end == std::string_view::npos) break;
-      line.remove_prefix(end + 1);
-    }
-    return fields;
-  }
-  while (!(line = trim(line)).empty()) {
-    std::size_t end = 0;
-    while (end < line.size() && !is_space(line[end])) ++end;
-    fields.push_back(line.substr(0, end));
-    line.remove_prefix(end);
+  while (true) {
+    const std::size_t end = line.find_first_of(",;");
+    fields.push_back(trim(line.substr(0, end)));
+    if (end == std::string_view::npos) break;
+    line.remove_prefix(end + 1);
   }
   return fields;
 }
 
 }  // namespace
+
+std::string_view trim_blanks(std::string_view text) { return trim(text); }
+
+std::vector<std::string_view> words_of(std::string_view line) {
+  std::vector<std::string_view> words;
+  while (!(line = trim(line)).empty()) {
+    std::size_t end = 0;
+    while (end < line.size() && !is_space(line[end])) ++end;
+    words.push_back(line.substr(0, end));
+    line.remove_prefix(end);
+  }
+  return words;
+}
+
+std::vector<TextLine> text_lines(std::string_view text) {
+  std::vector<TextLine> lines;
+  long number = 0;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    lines.push_back({++number, trim(text.substr(0, end))});
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+  }
+  return lines;
+}
 
 bool parse_number(std::string_view text, double& out) {
   if (!text.empty() && text.front() == '+') text.remove_prefix(1);
@@ -45,14 +61,8 @@ bool parse_number(std::string_view text, double& out) {
 
 std::vector<TextRow> text_rows(std::string_view text, TextRow* header_row) {
   std::vector<TextRow> rows;
-  long line_number = 0;
   bool first_content = true;
-  while (!text.empty()) {
-    const std::size_t end = text.find('\n');
-    const std::string_view raw = text.substr(0, end);
-    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
-    ++line_number;
-    const std::string_view line = trim(raw);
+  for (const auto& [line_number, line] : text_lines(text)) {
     if (line.empty() || line.front() == '#') continue;
     std::vector<std::string_view> fields = fields_of(line);
     double first = 0.0;

@@ -18,6 +18,18 @@ struct TextRow {
 // by whitespace.
 std::vector<TextRow> text_rows(std::string_view text, TextRow* header = nullptr);
 
+// Each line of `text` (split at '\n'), numbered from 1 and trimmed of blanks (' ', '\t', '\r'),
+// none left out: what keyed and sectioned formats (a CMTSOLUTION, a Gmsh file) read line by line.
+struct TextLine {
+  long line = 0;
+  std::string_view text;
+};
+std::vector<TextLine> text_lines(std::string_view text);
+// `text` without its leading and trailing blanks.
+std::string_view trim_blanks(std::string_view text);
+// The blank-separated words of a line.
+std::vector<std::string_view> words_of(std::string_view line);
+
 // `field` as a number (a leading '+' allowed; inf and nan are numbers); false when it is not one.
 bool parse_number(std::string_view field, double& out);
 // The same, finite.

@@ -162,15 +162,8 @@ std::shared_ptr<MaterialField> read_hdf5(const std::string& path, int dim) {
 // first string tag ("vp", ...), one component, a line per element (its tag and its value).
 std::shared_ptr<MaterialField> read_gmsh_element_data(const std::string& path, int dim) {
   const std::string text = read_file(path, "material field", largest_csv_field);
-  std::vector<std::string_view> lines;
-  for (std::size_t at = 0; at <= text.size();) {
-    const std::size_t end = std::min(text.find('\n', at), text.size());
-    std::string_view line(text.data() + at, end - at);
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
-    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-    lines.push_back(line);
-    at = end + 1;
-  }
+  std::vector<std::string_view> lines;  // line i + 1 of the file, trimmed
+  for (const TextLine& line : text_lines(text)) lines.push_back(line.text);
   const auto fail = [&](std::size_t i, const std::string& message) {
     throw_input_error(path, static_cast<long>(i + 1), message);
   };

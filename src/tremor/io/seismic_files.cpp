@@ -14,40 +14,9 @@ namespace tremor::io {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::vector<std::string_view> words(std::string_view s) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    const std::size_t start = i;
-    while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    if (i > start) out.push_back(s.substr(start, i - start));
-  }
-  return out;
-}
-
-// The lines of `text`, numbered from 1, each trimmed (a '\r' too).
-std::vector<std::pair<long, std::string_view>> lines_of(std::string_view text) {
-  std::vector<std::pair<long, std::string_view>> out;
-  long number = 0;
-  while (!text.empty()) {
-    const std::size_t end = text.find('\n');
-    out.emplace_back(++number, trim(text.substr(0, end)));
-    if (end == std::string_view::npos) break;
-    text.remove_prefix(end + 1);
-  }
   return out;
 }
 
@@ -64,13 +33,16 @@ struct Block {
 
 std::string key_of(std::string_view raw) {
   std::string out;
-  for (const std::string_view w : words(raw)) out += (out.empty() ? "" : " ") + lower(w);
+  for (const std::string_view w : words_of(raw)) {
+    if (!out.empty()) out += ' ';
+    out += lower(w);
+  }
   return out;
 }
 
 std::vector<Block> blocks_of(std::string_view text, const std::string& file, const char* kind) {
   std::vector<Block> out;
-  for (const auto& [line, content] : lines_of(text)) {
+  for (const auto& [line, content] : text_lines(text)) {
     if (content.empty() || content.front() == '#') continue;
     const std::size_t colon = content.find(':');
     if (colon == std::string_view::npos) {
@@ -81,7 +53,7 @@ std::vector<Block> blocks_of(std::string_view text, const std::string& file, con
       throw Error(str(file, ":", line, ": '", content, "' comes before the ", kind,
                       "'s header line (such as the PDE or FORCE line that starts each source)"));
     const std::string key = key_of(content.substr(0, colon));
-    if (!out.back().entries.emplace(key, Block::Entry{line, trim(content.substr(colon + 1))}).second)
+    if (!out.back().entries.emplace(key, Block::Entry{line, trim_blanks(content.substr(colon + 1))}).second)
       throw Error(str(file, ":", line, ": '", key, "' given twice in the source that starts at line ",
                       out.back().line));
   }
@@ -95,7 +67,7 @@ double number_of(const Block& block, std::initializer_list<const char*> keys, co
   for (const char* key : keys) {
     const auto it = block.entries.find(key);
     if (it == block.entries.end()) continue;
-    const std::vector<std::string_view> w = words(it->second.value);
+    const std::vector<std::string_view> w = words_of(it->second.value);
     double value = 0.0;
     if (w.empty() || !fortran_number(w.front(), value))
       throw Error(str(file, ":", it->second.line, ": '", key, "' is '", it->second.value, "'; expected ", meaning));
@@ -118,7 +90,7 @@ void only(const Block& block, std::initializer_list<const char*> known, const st
 }  // namespace
 
 bool fortran_number(std::string_view text, double& out) {
-  std::string s(trim(text));
+  std::string s(trim_blanks(text));
   for (char& c : s)
     if (c == 'd' || c == 'D') c = 'e';
   return finite_number(s, out);
@@ -166,7 +138,7 @@ std::vector<ForceSolution> parse_forcesolution(std::string_view text, const std:
          file);
     ForceSolution force;
     force.line = block.line;
-    const std::vector<std::string_view> header = words(block.header);
+    const std::vector<std::string_view> header = words_of(block.header);
     force.name = header.size() > 1 ? std::string(header[1]) : std::string();
     force.time_shift = number_of(block, {"time shift"}, file, "a time in seconds");
     force.f0 = number_of(block, {"f0", "half duration", "hdur"}, file,
@@ -197,9 +169,9 @@ std::vector<ForceSolution> parse_forcesolution(std::string_view text, const std:
 std::vector<Station> parse_stations(std::string_view text, const std::string& file) {
   std::vector<Station> out;
   std::set<std::string> seen;
-  for (const auto& [line, content] : lines_of(text)) {
+  for (const auto& [line, content] : text_lines(text)) {
     if (content.empty() || content.front() == '#') continue;
-    const std::vector<std::string_view> w = words(content);
+    const std::vector<std::string_view> w = words_of(content);
     if (w.size() < 6)
       throw Error(str(file, ":", line, ": ", w.size(), " fields; a station takes 6: name, network, latorUTM, "
                       "longorUTM, elevation, burial"));

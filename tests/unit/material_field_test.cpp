@@ -16,6 +16,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/fem/sections.hpp"
 #include "tremor/fem/time_step.hpp"
+#include "tremor/io/abaqus.hpp"
 #include "tremor/io/material_field_file.hpp"
 #include "tremor/io/model_file.hpp"
 #include "tremor/model/material_field.hpp"
@@ -413,6 +414,78 @@ TEST(MaterialField, BadInputIsNamed) {
                      "field") &&
               has(e, "x 0 .. 0.01 m (2 points), y 0 .. 0.01 m (2 points)") && has(e, "the grid must cover the mesh"))
       << e;
+}
+
+// Abaqus element data: *DISTRIBUTION TABLE and *DISTRIBUTION, LOCATION=ELEMENT, named by an
+// isotropic *ELASTIC (MODULUS, POISSON) and *DENSITY instead of their values: each element its
+// line's values (an element number or an element set), the others the defaults; lambda and mu
+// from E and nu as Material::from_youngs forms them.
+std::string three_bricks(const std::string& distributions, const std::string& elastic, const std::string& density) {
+  std::string text = "*HEADING\nthree bricks in a row\n*NODE\n";
+  int node = 1;
+  for (int k = 0; k < 2; ++k)
+    for (int j = 0; j < 2; ++j)
+      for (int i = 0; i < 4; ++i) text += str(node++, ", ", 0.001 * i, ", ", 0.001 * j, ", ", 0.001 * k, "\n");
+  text += "*ELEMENT, TYPE=C3D8, ELSET=ALL\n";
+  for (int e = 0; e < 3; ++e)
+    text += str(10 + e, ", ", 1 + e, ", ", 2 + e, ", ", 6 + e, ", ", 5 + e, ", ", 9 + e, ", ", 10 + e, ", ", 14 + e, ", ",
+                13 + e, "\n");
+  text += "*ELSET, ELSET=LAST\n12\n" + distributions + "*MATERIAL, NAME=STEEL\n*ELASTIC\n" + elastic +
+          "\n*DENSITY\n" + density + "\n*SOLID SECTION, ELSET=ALL, MATERIAL=STEEL\n";
+  return text;
+}
+
+TEST(MaterialField, AbaqusDistributionsGiveEachElementItsOwn) {
+  const std::string tables =
+      "*DISTRIBUTION TABLE, NAME=ELASTIC_TABLE\nMODULUS, POISSON\n"
+      "*DISTRIBUTION, NAME=MODULI, LOCATION=ELEMENT, TABLE=ELASTIC_TABLE\n, 200e9, 0.3\n11, 100e9, 0.25\nLAST, 300e9, 0.2\n"
+      "*DISTRIBUTION TABLE, NAME=DENSITY_TABLE\nDENSITY\n"
+      "*DISTRIBUTION, NAME=RHO, LOCATION=ELEMENT, TABLE=DENSITY_TABLE\n, 7800\n12, 2700\n";
+  const Model model = io::read_abaqus_buffer(three_bricks(tables, "MODULI", "RHO"), "bricks.inp");
+  const ElementMaterials materials = element_materials(model);
+  const std::array<std::array<double, 3>, 3> expected{{{200e9, 0.3, 7800.0}, {100e9, 0.25, 7800.0}, {300e9, 0.2, 2700.0}}};
+  for (Index e = 0; e < 3; ++e) {
+    const Material& m = *materials.of(e);
+    const auto k = static_cast<std::size_t>(e);
+    const Material reference = Material::from_youngs("r", expected[k][0], expected[k][1], expected[k][2]);
+    // lambda and mu from E and nu by the same formula in another order: a few ulp.
+    EXPECT_NEAR(m.c(0, 1), reference.c(0, 1), 1e-14 * reference.c(0, 1)) << "element " << model.mesh.element_label(e);
+    EXPECT_NEAR(m.c(3, 3), reference.c(3, 3), 1e-14 * reference.c(3, 3)) << "element " << model.mesh.element_label(e);
+    EXPECT_EQ(m.density, expected[k][2]) << "element " << model.mesh.element_label(e);
+  }
+  // Only the density distributed: the elastic constants the material's own.
+  const Model density_only = io::read_abaqus_buffer(three_bricks(tables, "200e9, 0.3", "RHO"), "bricks.inp");
+  EXPECT_EQ(element_materials(density_only).of(2)->density, 2700.0);
+  EXPECT_EQ(element_materials(density_only).of(1)->density, 7800.0);
+  // Errors, each naming the line.
+  const auto error = [&](const std::string& text) {
+    return test::error_of([&] { (void)element_materials(io::read_abaqus_buffer(text, "bricks.inp")); });
+  };
+  const std::string none = error(three_bricks(tables, "MODULO", "RHO"));
+  EXPECT_NE(none.find("names 'MODULO', which is no number and no *DISTRIBUTION"), std::string::npos) << none;
+  const std::string wrong = error(three_bricks(tables, "RHO", "RHO"));
+  EXPECT_NE(wrong.find("takes a *DISTRIBUTION of MODULUS, POISSON"), std::string::npos) << wrong;
+  const std::string nodal = error(three_bricks(
+      "*DISTRIBUTION TABLE, NAME=T\nDENSITY\n*DISTRIBUTION, NAME=RHO, LOCATION=NODE, TABLE=T\n, 7800\n", "200e9, 0.3",
+      "RHO"));
+  EXPECT_NE(nodal.find("LOCATION=NODE is not supported"), std::string::npos) << nodal;
+  const std::string no_default = error(three_bricks(
+      "*DISTRIBUTION TABLE, NAME=T\nDENSITY\n*DISTRIBUTION, NAME=RHO, LOCATION=ELEMENT, TABLE=T\n11, 7800\n",
+      "200e9, 0.3", "RHO"));
+  EXPECT_NE(no_default.find("the first data line gives the defaults"), std::string::npos) << no_default;
+  EXPECT_NE(no_default.find("bricks.inp:29:"), std::string::npos) << no_default;
+  const std::string unknown = error(three_bricks(
+      "*DISTRIBUTION TABLE, NAME=T\nDENSITY\n*DISTRIBUTION, NAME=RHO, LOCATION=ELEMENT, TABLE=T\n, 7800\n99, 10\n",
+      "200e9, 0.3", "RHO"));
+  EXPECT_NE(unknown.find("99"), std::string::npos) << unknown;
+  const std::string bad = error(three_bricks(
+      "*DISTRIBUTION TABLE, NAME=T\nMODULUS, POISSON\n*DISTRIBUTION, NAME=M, LOCATION=ELEMENT, TABLE=T\n, 200e9, 0.3\n"
+      "11, 200e9, 0.5\n",
+      "M", "7800"));
+  EXPECT_NE(bad.find("element 11 takes Young's modulus 2e+11 and Poisson's ratio 0.5"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("bricks.inp:30:"), std::string::npos) << bad;
+  const std::string column = error(three_bricks("*DISTRIBUTION TABLE, NAME=T\nANGLE\n", "200e9, 0.3", "7800"));
+  EXPECT_NE(column.find("column 'ANGLE' is not supported"), std::string::npos) << column;
 }
 
 }  // namespace

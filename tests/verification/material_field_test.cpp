@@ -1,9 +1,10 @@
 // A material field against the same model meshed as sections (docs/verification.md, "Material
-// fields"): a two-layer field, slow rock under fast rock, given on a grid whose one cell across
-// the interface holds no element centre, samples each element's layer exactly (the lerp a + w (b - a)
-// of equal ends is exact), so the run through the whole explicit solver (loads, the stable step,
-// the lumped mass, the operator, receivers) must equal the run of two sections, one per layer,
-// within rounding. On quad4 (the matrix-free operator) and on GLL order 2 (sem); elastic, and with
+// fields"): a two-layer field, slow rock under fast rock, given as the nearest of grid points a
+// quarter of the plate above and below the interface, samples each element's layer exactly: at its
+// centre (quad4), and on GLL elements at each node, those on the interface too, from inside the
+// element (fem/point_materials.hpp), so the run through the whole explicit solver (loads, the
+// stable step, the lumped mass, the operator, receivers) must equal the run of two sections, one
+// per layer, within rounding. On quad4 (the matrix-free operator) and on GLL order 2 (sem); elastic, and with
 // Q_P and Q_S per layer (the field's q_p and q_s against each section's constant Q: the memory
 // variables of each element's own solids).
 #include <gtest/gtest.h>
@@ -61,15 +62,15 @@ const std::string two_attenuating_sections = [] {
 }();
 
 const std::string one_field =
-    "[[material]]\nname = \"layers\"\nfield = \"layers.csv\"\n"
+    "[[material]]\nname = \"layers\"\nfield = \"layers.csv\"\nfield_interpolation = \"nearest\"\n"
     "[[section]]\nelement_set = \"all\"\nmaterial = \"layers\"\nformulation = \"plane_strain\"\n";
 
-// The field: sediment up to y = 4.9 mm, granite from 5.1 mm, on a grid of 3 x 4 points. Element
-// centres lie at (k + 1/2) 0.5 mm, so none falls in the cell [4.9, 5.1] mm that blends them.
+// The field: sediment at y = 0 and 2.5 mm, granite at 7.5 and 10 mm, on a grid of 3 x 4 points,
+// taken as the nearest point's: the layers meet at y = 5 mm, on the elements' faces.
 // `quality`: with the layers' Q_P and Q_S as two more columns.
 std::string layers_csv(bool quality) {
   std::string text = quality ? "x,y,vp,vs,rho,q_p,q_s\n" : "x,y,vp,vs,rho\n";
-  for (const double y : {0.0, 0.0049, 0.0051, 0.01})
+  for (const double y : {0.0, 0.0025, 0.0075, 0.01})
     for (const double x : {0.0, 0.01, 0.02}) {
       const bool lower = y < 0.005;
       text += str(x, ",", y, lower ? ",2600,1200,2100" : ",5800,3300,2650");

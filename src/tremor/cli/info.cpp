@@ -397,11 +397,15 @@ void run_info(const std::string& path, std::optional<int> order) {
     // What the elements sampled (at their centres), and their grains: the distinct materials the
     // kernels read.
     const ElementMaterials rows = element_materials(model);
-    std::printf("  (%s: %zu distinct materials)\n",
+    const bool at_points = std::any_of(model.mesh.blocks.begin(), model.mesh.blocks.end(), [](const ElementBlock& b) {
+      return b.n_elements() > 0 && takes_field_at_points(b.type, b.order);
+    });
+    std::printf("  (%s: %zu distinct materials%s)\n",
                 fields && grains ? "fields sampled at element centres, and grains"
                 : fields         ? "fields sampled at element centres"
                                  : "grains",
-                rows.rows.size() - model.sections.size());
+                rows.rows.size() - model.sections.size(),
+                fields && at_points ? "; GLL elements take grid fields at every node as well" : "");
   }
   std::printf("%-18s%zu\n", "sections", model.sections.size());
   for (const auto& s : model.sections) {

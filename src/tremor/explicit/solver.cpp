@@ -84,6 +84,29 @@ std::size_t memory_per_point(const Model& model) {
   return static_cast<std::size_t>(most) * (model.mesh.dim() == 3 ? 6 : 3);
 }
 
+// The moduli a kind that takes a material field at each GLL point keeps (OperatorEntry::
+// moduli_per_point): two values in Real per point of each block where an element does.
+std::size_t point_moduli_bytes(const Model& model, std::size_t real_size) {
+  if (std::none_of(model.materials.begin(), model.materials.end(),
+                   [](const Material& m) { return m.field && !m.field->by_element(); }))
+    return 0;
+  std::size_t points = 0;
+  const std::vector<int> sections = model.element_sections();
+  Index first = 0;
+  for (const ElementBlock& block : model.mesh.blocks) {
+    const Index n = block.n_elements();
+    bool any = false;
+    for (Index e = 0; e < n && takes_field_at_points(block.type, block.order) && !any; ++e) {
+      const int s = sections[static_cast<std::size_t>(first + e)];
+      const Material* material = s < 0 ? nullptr : &model.material(model.sections[static_cast<std::size_t>(s)].material);
+      any = material && material->field && !material->field->by_element();
+    }
+    if (any) points += block.connectivity.size();
+    first += n;
+  }
+  return points * 2 * real_size;
+}
+
 // Refuses `bytes` of host memory for `what` when the process may not allocate that much
 // (memory::host_available), before any of it is allocated.
 void refuse_beyond_host(std::size_t bytes, const std::string& what) {
@@ -901,6 +924,7 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
     return estimate(model.mesh, op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring, is_damped(model),
                     p.max_neighbours, p.geometry_values, split, p.backend != Backend::Cuda, model_betas(model),
                     memory_per_point(model), pml) +
+           (op.moduli_per_point ? point_moduli_bytes(model, real_size) : 0) +
            snapshot_bytes(model, p.snapshot_every, real_size) + recorder_bytes(model, real_size);
   };
   const auto run_bytes = [&](const op::OperatorEntry& op) { return bytes_of(op, p.decomposed()); };

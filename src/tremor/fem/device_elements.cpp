@@ -78,6 +78,7 @@ DeviceElements::DeviceElements(const Exec& exec_, const Mesh& mesh, const Sectio
   D = upload(exec, d);
   law = upload(exec, kinds);
   solids = table.solids;
+  fields = table.fields;
   thickness = upload(exec, t);
   density = upload(exec, rho);
 }

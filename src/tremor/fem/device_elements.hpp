@@ -73,6 +73,9 @@ struct DeviceElements {
   // where no section attenuates.
   std::vector<SectionSolids> solids;
   bool attenuates() const { return !solids.empty(); }
+  // Per section where some samples a grid field (SectionTable::fields, on the host: what the
+  // elements that take it at their points sample it with, point_materials.hpp); else empty.
+  std::vector<RowField> fields;
 
   Index n_dofs() const { return n_nodes * dim; }
   MaterialView<double> material() const { return {D.data(), law.data()}; }

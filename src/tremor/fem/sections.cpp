@@ -29,6 +29,8 @@ SectionTable section_table(const Model& model, bool check_geometry) {
   const bool attenuates = std::any_of(materials.rows.begin(), materials.rows.end(),
                                       [](const Material& m) { return m.attenuation.has_value(); });
   table.D.reserve(materials.rows.size());
+  std::vector<RowField> fields;
+  bool any_field_row = false;
   for (std::size_t row = 0; row < materials.rows.size(); ++row) {
     const Section& section = model.sections[static_cast<std::size_t>(materials.row_section[row])];
     const Material& given = materials.rows[row];
@@ -71,6 +73,18 @@ SectionTable section_table(const Model& model, bool check_geometry) {
       }
     }
     if (attenuates) table.solids.push_back(solids);
+    RowField field;
+    const Material& nominal = model.material(section.material);
+    if (materials.row_sampled(row) && nominal.field && !nominal.field->by_element()) {
+      field.field = nominal.field;
+      field.sample = materials.row_sample[row];
+      if (given.attenuation) {  // the centre's fit, at each point: its moduli's factors
+        field.kappa_factor = solids.kappa / voigt_bulk(given.stiffness);
+        field.mu_factor = solids.mu / voigt_shear(given.stiffness);
+      }
+      any_field_row = true;
+    }
+    field.formulation = section.formulation;
     std::array<double, 36> D{};
     if (table.dim == 2) {
       const Voigt3 d = plane_stiffness(material, section.formulation);
@@ -83,11 +97,21 @@ SectionTable section_table(const Model& model, bool check_geometry) {
     table.D.push_back(D);
     table.thickness.push_back(table.dim == 2 ? section.thickness : 1.0);
     table.density.push_back(material.density);
+    field.isotropic = law_kind(D.data(), table.n_voigt) == LawKind::Isotropic;
+    if (field.isotropic) {
+      const IsotropicLaw<3, double> law3 = IsotropicLaw<3, double>::of(D.data());
+      const IsotropicLaw<2, double> law2 = IsotropicLaw<2, double>::of(D.data());
+      field.lambda = table.dim == 3 ? law3.lambda : law2.lambda;
+      field.mu = table.dim == 3 ? law3.mu : law2.mu;
+    }
+    field.density = material.density;
+    fields.push_back(std::move(field));
     table.damping_alpha.push_back(material.damping_alpha);
     table.damping_beta.push_back(material.damping_beta);
   }
   if (std::none_of(table.solids.begin(), table.solids.end(), [](const SectionSolids& s) { return s.n > 0; }))
     table.solids.clear();
+  if (any_field_row) table.fields = std::move(fields);
   table.element_section = std::move(materials.element_row);
   for (std::size_t e = 0; e < table.element_section.size(); ++e)
     TREMOR_CHECK(table.element_section[e] >= 0, prefix(model), "element ", mesh.element_label(static_cast<Index>(e)),

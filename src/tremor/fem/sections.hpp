@@ -6,6 +6,7 @@
 // model/material_field.hpp), so a field costs a row read per element, not a kernel. Built once
 // per run from the model on the host; DeviceElements (device_elements.hpp) carries it to an Exec.
 #include <array>
+#include <memory>
 #include <vector>
 
 #include "tremor/fem/laws.hpp"
@@ -27,6 +28,25 @@ struct SectionSolids {
   std::array<double, 36> deviatoric{};
 };
 
+// A row sampled from a material field's grid, for the elements that take the field at points of
+// their own (GLL elements of order 2 and more: their nodes, where K and the lumped mass are
+// integrated; fem/point_materials.hpp): the field, and what turns its sample at a point into the
+// row's law. Every row has one; `field` null for the others (a section's material, element data,
+// a grain), which keep the row's values at every point.
+struct RowField {
+  std::shared_ptr<const MaterialField> field;
+  // An attenuating row's unrelaxed over given bulk and shear moduli (its centre's fit, the same
+  // at each of its element's points), 1 otherwise.
+  double kappa_factor = 1.0, mu_factor = 1.0;
+  Formulation formulation = Formulation::Solid;  // 2D: plane strain or plane stress
+  // The row's own: its sample (where a point's equals it, the point takes the row's values to the
+  // bit: a layered field's elements are their layer's), its isotropic law's lambda and mu (D's
+  // form: plane stress condensed; 0 for an anisotropic row) and its density.
+  std::array<double, 5> sample{};
+  bool isotropic = false;
+  double lambda = 0.0, mu = 0.0, density = 0.0;
+};
+
 // What the element kernels need of each section, and which section each element belongs to.
 struct SectionTable {
   int dim = 3;
@@ -39,6 +59,8 @@ struct SectionTable {
   // Per section where any attenuates (D then holds its unrelaxed moduli), else empty.
   std::vector<SectionSolids> solids;
   bool attenuates() const { return !solids.empty(); }
+  // Per row where some row samples a grid field (RowField), else empty.
+  std::vector<RowField> fields;
   std::vector<int> element_section;          // per global element
   // Absorbing layers (model/absorbing.hpp), per global element: damping added to the section's
   // alpha, and the factor K_e is scaled by (D scaled as a whole, so anisotropic materials keep

@@ -133,6 +133,10 @@ struct ViscoelasticPoint {
   Size stride;
   int solid = -1;
   T weight = T(1);
+  // A point with unrelaxed moduli of its own (an isotropic material field's at a GLL point,
+  // fem/point_materials.hpp), whose bulk and shear parts relax in place of the record's.
+  bool own = false;
+  T own_lambda = T(0), own_mu = T(0);
 
   // Solids whose variables and coefficients are read at once: every read waits for the writes
   // before it, which could be to the same place as far as the compiler knows, so the reads of a
@@ -169,7 +173,8 @@ struct ViscoelasticPoint {
       }
     }
     elastic.stress(strain, sigma);
-    const T mean = record[solids_kappa_at] * volume, mu = record[solids_mu_at];
+    const T mu = own ? own_mu : record[solids_mu_at];
+    const T mean = (own ? own_lambda + T(2) / T(3) * own_mu : record[solids_kappa_at]) * volume;
     if (mu != T(0)) {  // isotropic: P_d C_U P_d = 2 mu_U dev
       const T third = (Dim == 3 ? shape[0] + shape[1] + shape[2] : shape[0] + shape[1]) / T(3);
       for (int k = 0; k < Dim; ++k) sigma[k] -= mean + T(2) * mu * (shape[k] - third);

@@ -1,11 +1,13 @@
 // The Abaqus reader's materials and sections: *MATERIAL with *ELASTIC, *DENSITY and *DAMPING,
-// *SOLID SECTION, and the Materials and Formulations built from them after the last line.
+// element-wise values by *DISTRIBUTION TABLE and *DISTRIBUTION, *SOLID SECTION, and the Materials
+// and Formulations built from them after the last line.
 #include "tremor/io/abaqus_reader.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "tremor/core/error.hpp"
+#include "tremor/model/material_field.hpp"
 
 namespace tremor::io::abaqus {
 
@@ -34,10 +36,16 @@ void Reader::check_no_dependencies(const KeywordLine& keyword) {
 
 // All values of a material option's data lines; more than `count` plus a temperature means the
 // constants depend on temperature, which a linear model cannot hold.
-std::vector<Field> Reader::material_values(const KeywordLine& keyword, std::size_t count, const std::string& what) {
+// With `distribution`: one name instead of numbers is a *DISTRIBUTION's (returned there, no values).
+std::vector<Field> Reader::material_values(const KeywordLine& keyword, std::size_t count, const std::string& what,
+                                           std::string* distribution) {
   std::vector<Field> values;
   for (Record& record : read_records()) values.insert(values.end(), record.fields.begin(), record.fields.end());
   if (values.empty()) fail(keyword.where, str(keyword.display, " needs a data line with ", what));
+  if (distribution && values.size() == 1 && !values[0].text.empty() && !abaqus::parse_real(values[0].text)) {
+    *distribution = abaqus::to_name(values[0].text);
+    return {};
+  }
   if (values.size() < count)
     fail(values.back().where, str(keyword.display, " expects ", count, " values (", what, "), got ", values.size()));
   if (values.size() > count + 1)
@@ -58,8 +66,9 @@ void Reader::elastic(const KeywordLine& keyword) {
   draft.elastic_where = keyword.where;
   const std::string type = option(keyword, "TYPE");
   if (type.empty() || type == "ISOTROPIC" || type == "ISO") {
-    const auto values = material_values(keyword, 2, "Young's modulus and Poisson's ratio");
+    const auto values = material_values(keyword, 2, "Young's modulus and Poisson's ratio", &draft.elastic_distribution);
     draft.elastic = MaterialDraft::Elastic::Isotropic;
+    if (!draft.elastic_distribution.empty()) return;  // per element: build()
     draft.constants = {real_or(values[0], 0.0, "Young's modulus"), real_or(values[1], 0.0, "Poisson's ratio")};
   } else if (type == "ENGINEERINGCONSTANTS") {
     const auto values = material_values(keyword, 9, "E1, E2, E3, nu12, nu13, nu23, G12, G13, G23");
@@ -86,6 +95,136 @@ void Reader::elastic(const KeywordLine& keyword) {
   }
 }
 
+// *DISTRIBUTION TABLE, NAME=t: its one data line names the columns' kinds, of those a material
+// takes per element here: MODULUS and POISSON (an isotropic *ELASTIC's), DENSITY.
+void Reader::distribution_table(const KeywordLine& keyword) {
+  check_parameters(keyword, {"NAME"});
+  const std::string name = required_name(keyword, "NAME");
+  if (distribution_tables_.count(name))
+    fail(keyword.where, "*DISTRIBUTION TABLE '" + name + "' is defined twice (first at " +
+                            src_.where(distribution_tables_[name].where) + ")");
+  if (!src_.data_follows()) fail(keyword.where, "*DISTRIBUTION TABLE needs a data line naming its columns");
+  const Record record = read_record();
+  DistributionTable table{{}, keyword.where};
+  for (const Field& field : record.fields) {
+    const std::string kind = abaqus::to_name(field.text);
+    if (kind != "MODULUS" && kind != "POISSON" && kind != "DENSITY")
+      fail(field.where, "*DISTRIBUTION TABLE column '" + shown(field.text) +
+                            "' is not supported (MODULUS and POISSON for an isotropic *ELASTIC, DENSITY)");
+    table.columns.push_back(kind);
+  }
+  no_data(keyword);
+  distribution_tables_[name] = std::move(table);
+}
+
+// *DISTRIBUTION, NAME=d, LOCATION=ELEMENT, TABLE=t: the first data line's first field empty and the
+// defaults after it; then an element number or element set name and its values per line (a later
+// line for the same element wins, as in Abaqus).
+void Reader::distribution(const KeywordLine& keyword) {
+  check_parameters(keyword, {"NAME", "LOCATION", "TABLE"});
+  DistributionDraft draft;
+  draft.name = required_name(keyword, "NAME");
+  draft.where = keyword.where;
+  if (distributions_.count(draft.name))
+    fail(keyword.where, "*DISTRIBUTION '" + draft.name + "' is defined twice (first at " +
+                            src_.where(distributions_[draft.name].where) + ")");
+  const std::string location = option(keyword, "LOCATION");
+  if (location != "ELEMENT")
+    fail(keyword.where, "*DISTRIBUTION, LOCATION=" + (location.empty() ? std::string("(none)") : shown(location)) +
+                            " is not supported: give LOCATION=ELEMENT (values per element)");
+  draft.table = required_name(keyword, "TABLE");
+  const auto table = distribution_tables_.find(draft.table);
+  if (table == distribution_tables_.end())
+    fail(keyword.where, "*DISTRIBUTION '" + draft.name + "': no *DISTRIBUTION TABLE '" + draft.table +
+                            "' before it");
+  const std::size_t n = table->second.columns.size();
+  bool first = true;
+  for (const Record& record : read_records()) {
+    if (record.fields.size() != n + 1)
+      fail(record.where, str("*DISTRIBUTION '", draft.name, "' expects an element and ", n, " value",
+                             n == 1 ? "" : "s", " (table '", draft.table, "') per line, got ", record.fields.size(),
+                             " fields"));
+    std::vector<double> values;
+    for (std::size_t k = 1; k <= n; ++k) values.push_back(real(record.fields[k], "a distribution value"));
+    if (first) {
+      if (!record.fields[0].text.empty())
+        fail(record.fields[0].where, "*DISTRIBUTION '" + draft.name +
+                                         "': the first data line gives the defaults, its element left empty");
+      draft.defaults = std::move(values);
+      first = false;
+      continue;
+    }
+    draft.entries.push_back({elements_of(record.fields[0]), std::move(values), record.where});
+  }
+  if (first) fail(keyword.where, "*DISTRIBUTION '" + draft.name + "' needs a data line of defaults");
+  distributions_[draft.name] = std::move(draft);
+}
+
+// The distribution `name` that a material's option at `where` names, whose table must hold `columns`.
+const DistributionDraft& Reader::distribution_named(const std::string& name, const std::vector<std::string>& columns,
+                                                    Location where, const std::string& what) const {
+  const auto it = distributions_.find(name);
+  if (it == distributions_.end())
+    fail(where, what + " names '" + name + "', which is no number and no *DISTRIBUTION");
+  const std::vector<std::string>& has = distribution_tables_.at(it->second.table).columns;
+  if (has != columns) {
+    std::string wanted;
+    for (const std::string& column : columns) wanted += (wanted.empty() ? "" : ", ") + column;
+    fail(where, what + " takes a *DISTRIBUTION of " + wanted + "; '" + name + "''s table '" + it->second.table +
+                    "' holds other columns");
+  }
+  return it->second;
+}
+
+// A material's element data from its distributions: every element of the mesh its values (the
+// distribution's line for it, else its defaults; the material's own constant where only the
+// density or only the elastic constants are distributed), as lambda, mu and density.
+std::shared_ptr<const MaterialField> Reader::distributed(const MaterialDraft& draft, const Material& nominal) const {
+  const std::size_t n = elements_.size();
+  std::vector<double> youngs(n), poisson(n), density(n, nominal.density);
+  const std::vector<double>& k = draft.constants;
+  const auto fill = [&](const std::string& name, auto&& set) {
+    const DistributionDraft& d = distributions_.at(name);
+    for (std::size_t e = 0; e < n; ++e) set(e, d.defaults, d.where);
+    for (const DistributionDraft::Entry& entry : d.entries)
+      for (const Index e : entry.elements) set(static_cast<std::size_t>(e), entry.values, entry.where);
+  };
+  std::vector<Location> elastic_at(n, draft.elastic_where), density_at(n, draft.density_where);
+  if (!draft.elastic_distribution.empty()) {
+    fill(draft.elastic_distribution, [&](std::size_t e, const std::vector<double>& v, Location at) {
+      youngs[e] = v[0], poisson[e] = v[1], elastic_at[e] = at;
+    });
+  } else {
+    std::fill(youngs.begin(), youngs.end(), k[0]);
+    std::fill(poisson.begin(), poisson.end(), k[1]);
+  }
+  if (!draft.density_distribution.empty())
+    fill(draft.density_distribution, [&](std::size_t e, const std::vector<double>& v, Location at) {
+      density[e] = v[0], density_at[e] = at;
+    });
+  auto field = std::make_shared<MaterialField>();
+  field->file = str(src_.where(draft.where), " (material '", draft.name, "''s *DISTRIBUTION)");
+  field->dim = mesh_dim_;
+  field->properties = FieldProperties::Moduli;
+  field->names = {"lame_lambda", "shear_modulus", "density", "q_p", "q_s"};
+  for (std::size_t e = 0; e < n; ++e) {
+    const double E = youngs[e], nu = poisson[e];
+    if (!(E > 0.0) || !(nu > -1.0 && nu < 0.5))
+      fail(elastic_at[e], str("material '", draft.name, "': element ", label_of(static_cast<Index>(e)),
+                              " takes Young's modulus ", E, " and Poisson's ratio ", nu,
+                              " (a positive modulus and a ratio within (-1, 0.5) are a material)"));
+    if (!(density[e] > 0.0))
+      fail(density_at[e], str("material '", draft.name, "': element ", label_of(static_cast<Index>(e)),
+                              " takes the density ", density[e], " (positive)"));
+    field->elements.push_back(label_of(static_cast<Index>(e)));
+    field->values[0].push_back(E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu)));
+    field->values[1].push_back(E / (2.0 * (1.0 + nu)));
+    field->values[2].push_back(density[e]);
+  }
+  field->validate();
+  return field;
+}
+
 // Abaqus states D with engineering shear strains (gamma_12 = 2 eps_12), as tremor does, so the
 // constants carry over unscaled; only the Voigt order differs: Abaqus 11, 22, 33, 12, 13, 23,
 // tremor xx, yy, zz, yz, xz, xy.
@@ -107,7 +246,12 @@ void Reader::density(const KeywordLine& keyword) {
   MaterialDraft& draft = current_material(keyword);
   check_no_dependencies(keyword);
   if (draft.density) fail(keyword.where, "material '" + draft.name + "' has a second *DENSITY");
-  const auto values = material_values(keyword, 1, "the mass density");
+  draft.density_where = keyword.where;
+  const auto values = material_values(keyword, 1, "the mass density", &draft.density_distribution);
+  if (!draft.density_distribution.empty()) {  // per element: build()
+    draft.density = 0.0;
+    return;
+  }
   draft.density = real(values[0], "the mass density");
   if (!(*draft.density > 0.0)) fail(values[0].where, str("the mass density must be positive, got ", *draft.density));
 }
@@ -201,6 +345,8 @@ Formulation Reader::formulation(const std::vector<Index>& members, const Pending
 
 Material Reader::build(const MaterialDraft& draft) {
   if (draft.bulk_modulus) {
+    if (!draft.density_distribution.empty())
+      fail(draft.density_where, "material '" + draft.name + "' is acoustic: a density per element is not supported");
     if (draft.elastic != MaterialDraft::Elastic::None)
       fail(draft.elastic_where, "material '" + draft.name + "' has both *ELASTIC and *ACOUSTIC MEDIUM (at " +
                                     src_.where(draft.acoustic_where) +
@@ -221,20 +367,35 @@ Material Reader::build(const MaterialDraft& draft) {
                           (model_.static_settings ? "every tremor material has one; a *STATIC step uses it for GRAV"
                                                  : "explicit dynamics needs the mass") +
                           ")");
+  // Values per element (*DISTRIBUTION): the nominal material of the defaults, the element data as
+  // a material field (model/material_field.hpp, "Element data").
+  std::vector<double> k = draft.constants;
+  double density = draft.density.value_or(0.0);
+  if (!draft.density_distribution.empty() && draft.elastic != MaterialDraft::Elastic::Isotropic)
+    fail(draft.density_where, "material '" + draft.name +
+                                  "': a density per element (*DISTRIBUTION) takes an isotropic *ELASTIC");
+  if (!draft.elastic_distribution.empty())
+    k = distribution_named(draft.elastic_distribution, {"MODULUS", "POISSON"}, draft.elastic_where,
+                           "material '" + draft.name + "''s *ELASTIC")
+            .defaults;
+  if (!draft.density_distribution.empty())
+    density = distribution_named(draft.density_distribution, {"DENSITY"}, draft.density_where,
+                                 "material '" + draft.name + "''s *DENSITY")
+                  .defaults[0];
   try {
     Material m;
-    const auto& k = draft.constants;
     switch (draft.elastic) {
       case MaterialDraft::Elastic::Isotropic:
-        m = Material::from_youngs(draft.name, k[0], k[1], *draft.density);
+        m = Material::from_youngs(draft.name, k[0], k[1], density);
+        if (!draft.elastic_distribution.empty() || !draft.density_distribution.empty()) m.field = distributed(draft, m);
         break;
       case MaterialDraft::Elastic::EngineeringConstants:
         // Abaqus order: E1, E2, E3, nu12, nu13, nu23, G12, G13, G23.
         m = Material::from_engineering_constants(draft.name, k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8],
-                                                 *draft.density);
+                                                 density);
         break;
       default:
-        m = Material::from_stiffness(draft.name, draft.stiffness, *draft.density);
+        m = Material::from_stiffness(draft.name, draft.stiffness, density);
         break;
     }
     m.damping_alpha = draft.damping_alpha;

@@ -47,10 +47,33 @@ struct MaterialDraft {
   std::vector<double> constants;  // E, nu / E1..G23 as Abaqus orders them
   Voigt6 stiffness{};             // tremor's Voigt order
   std::optional<double> density;
+  Location density_where;
+  // *ELASTIC or *DENSITY naming a *DISTRIBUTION (values per element) instead of giving values.
+  std::string elastic_distribution, density_distribution;
   std::optional<double> bulk_modulus;  // *ACOUSTIC MEDIUM: a fluid
   Location acoustic_where;
   double damping_alpha = 0.0;
   double damping_beta = 0.0;
+};
+
+// *DISTRIBUTION TABLE: the kinds of a distribution's columns (MODULUS, POISSON, DENSITY).
+struct DistributionTable {
+  std::vector<std::string> columns;
+  Location where;
+};
+
+// *DISTRIBUTION, LOCATION=ELEMENT: the default values (the first data line's, without an element),
+// then per data line the elements it names (definition indices; an element set's) and its values.
+struct DistributionDraft {
+  std::string name, table;
+  Location where;
+  std::vector<double> defaults;
+  struct Entry {
+    std::vector<Index> elements;
+    std::vector<double> values;
+    Location where;
+  };
+  std::vector<Entry> entries;
 };
 
 struct PendingSection {
@@ -163,7 +186,13 @@ class Reader {
   void material(const KeywordLine& keyword);
   MaterialDraft& current_material(const KeywordLine& keyword);
   void check_no_dependencies(const KeywordLine& keyword);
-  std::vector<Field> material_values(const KeywordLine& keyword, std::size_t count, const std::string& what);
+  std::vector<Field> material_values(const KeywordLine& keyword, std::size_t count, const std::string& what,
+                                     std::string* distribution = nullptr);
+  void distribution_table(const KeywordLine& keyword);
+  void distribution(const KeywordLine& keyword);
+  const DistributionDraft& distribution_named(const std::string& name, const std::vector<std::string>& columns,
+                                              Location where, const std::string& what) const;
+  std::shared_ptr<const MaterialField> distributed(const MaterialDraft& draft, const Material& nominal) const;
   void elastic(const KeywordLine& keyword);
   template <std::size_t N>
   Voigt6 to_tremor_voigt(const std::vector<Field>& values, const int (&pairs)[N][2]);
@@ -229,6 +258,8 @@ class Reader {
   Location mesh_dim_where_;
 
   std::vector<MaterialDraft> materials_;
+  std::map<std::string, DistributionTable> distribution_tables_;
+  std::map<std::string, DistributionDraft> distributions_;
   int material_ = -1;  // the material *ELASTIC, *DENSITY, *DAMPING apply to
   std::vector<PendingSection> sections_;
   std::vector<PendingFixed> fixed_;

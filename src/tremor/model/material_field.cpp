@@ -55,14 +55,19 @@ Size MaterialField::index(Size i, Size j, Size l) const {
   return i + nx * (j + ny * l);
 }
 
-std::optional<FieldSample> MaterialField::sample(const double* x) const {
-  Cell cells[3]{{0, 0.0}, {0, 0.0}, {0, 0.0}};
+bool MaterialField::covers(const double* x) const {
   for (int k = 0; k < dim; ++k) {
     const std::vector<double>& axis = axes[static_cast<std::size_t>(k)];
     const double slack = outside_tolerance * (axis.back() - axis.front());
-    if (!(x[k] >= axis.front() - slack && x[k] <= axis.back() + slack)) return std::nullopt;
-    cells[k] = cell_of(axis, x[k]);
+    if (!(x[k] >= axis.front() - slack && x[k] <= axis.back() + slack)) return false;
   }
+  return true;
+}
+
+std::optional<FieldSample> MaterialField::sample(const double* x) const {
+  if (!covers(x)) return std::nullopt;
+  Cell cells[3]{{0, 0.0}, {0, 0.0}, {0, 0.0}};
+  for (int k = 0; k < dim; ++k) cells[k] = cell_of(axes[static_cast<std::size_t>(k)], x[k]);
   FieldSample out{0.0, 0.0, 0.0, INFINITY, INFINITY};
   const std::size_t given = has_quality() ? 5 : 3;
   if (interpolation == FieldInterpolation::Nearest) {
@@ -236,6 +241,18 @@ struct SampleHash {
 };
 
 // The centre of `block`'s element `e`: the mean of its nodes (as [[mesh.element_set]] boxes take it).
+}  // namespace
+
+bool takes_field_at_points(ElementType type, int order) {
+  return (type == ElementType::HexGLL || type == ElementType::QuadGLL) && order >= 2;
+}
+
+void inward(const double* x, const double* centre, int dim, double* out) {
+  for (int k = 0; k < dim; ++k) out[k] = x[k] + field_inward * (centre[k] - x[k]);
+}
+
+namespace {
+
 void centre_of(const Mesh& mesh, const ElementBlock& block, Index e, double (&centre)[3]) {
   centre[0] = centre[1] = centre[2] = 0.0;
   const int nodes = block.n_element_nodes();
@@ -303,6 +320,7 @@ ElementMaterials element_materials(const Model& model) {
   Index first = 0;
   for (const ElementBlock& block : mesh.blocks) {
     const Index n = block.n_elements();
+    const bool at_points = takes_field_at_points(block.type, block.order);
 #pragma omp parallel for schedule(static)
     for (Index e = 0; e < n; ++e) {
       const auto g = static_cast<std::size_t>(first + e);
@@ -328,10 +346,20 @@ ElementMaterials element_materials(const Model& model) {
         samples[g] = *value;
       else
         outside[g] = 1;
+      if (value && at_points)  // each node, from inside the element, where it takes the field there
+        for (const Index node : block.nodes(e)) {
+          double x[3];
+          inward(mesh.node(node).data(), centre, dim, x);
+          if (!field->covers(x)) {
+            outside[g] = 2;
+            break;
+          }
+        }
     }
     first += n;
   }
   std::vector<std::unordered_map<FieldSample, int, SampleHash>> seen(model.sections.size());
+  out.row_sample.assign(out.rows.size(), FieldSample{NAN, NAN, NAN, NAN, NAN});
   for (std::size_t g = 0; g < out.element_row.size(); ++g) {
     const int s = out.element_row[g];
     if (s < 0) continue;
@@ -345,11 +373,22 @@ ElementMaterials element_materials(const Model& model) {
                       nominal.name, "''s element data ", field.file, ": every element of its sections needs a row"));
     if (outside[g]) {
       const ElementRef ref = mesh.locate(static_cast<Index>(g));
-      double centre[3];
-      centre_of(mesh, mesh.blocks[static_cast<std::size_t>(ref.block)], ref.element, centre);
+      const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
+      double centre[3], x[3];
+      centre_of(mesh, block, ref.element, centre);
+      std::string where = str("has its centre ", position(centre, dim));
+      if (outside[g] == 2)  // a node, where the element takes the field at its nodes
+        for (const Index node : block.nodes(ref.element)) {
+          inward(mesh.node(node).data(), centre, dim, x);
+          if (!field.covers(x)) {
+            where = str("has its node ", mesh.node_labels[static_cast<std::size_t>(node)], " at ", position(mesh.node(node).data(), dim),
+                        " (", element_name(block.type, block.order), " elements take the field at their nodes)");
+            break;
+          }
+        }
       throw Error(str(model.source.empty() ? std::string() : str(model.source, ": "), "element ",
                       mesh.element_label(static_cast<Index>(g)), " of the section on '",
-                      model.sections[static_cast<std::size_t>(s)].element_set, "' has its centre ", position(centre, dim),
+                      model.sections[static_cast<std::size_t>(s)].element_set, "' ", where,
                       " outside material '", nominal.name, "''s field ", field.file, " (", field.extent(),
                       "): the grid must cover the mesh"));
     }
@@ -360,6 +399,7 @@ ElementMaterials element_materials(const Model& model) {
       row.damping_beta = nominal.damping_beta;
       out.rows.push_back(std::move(row));
       out.row_section.push_back(s);
+      out.row_sample.push_back(samples[g]);
     }
     out.element_row[g] = it->second;
   }

@@ -7,12 +7,14 @@
 // properties with no kernel of their own: the kernels read a material row per element where they
 // read one per section (fem/sections.hpp).
 #include <array>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "tremor/core/config.hpp"
+#include "tremor/mesh/element_type.hpp"
 #include "tremor/model/material.hpp"
 
 namespace tremor {
@@ -60,6 +62,7 @@ struct MaterialField {
   // a relative 1e-9 of its extent (rounding of coordinates on its boundary). Q, where given, is
   // interpolated as the properties are.
   std::optional<FieldSample> sample(const double* x) const;
+  bool covers(const double* x) const;  // whether sample(x) has values
   // The isotropic material of a sample (Material::from_speeds or from_lame), named `name`; its
   // attenuation `losses` with the sample's Q_P and Q_S where the field gives them.
   Material material(const std::string& name, const FieldSample& at,
@@ -80,17 +83,32 @@ struct MaterialField {
   void validate() const;
 };
 
+// Where an element takes a field: GLL elements of order 2 and more at each of their nodes (the
+// points where K and the lumped mass are integrated: the sem operator's moduli, every operator's
+// mass; fem/point_materials.hpp), every element besides at its centre (the row below). A node is
+// sampled from inside its element, moved towards the centre by field_inward of the way: a point on
+// a face between elements takes, for each, the field on its own side (a `nearest` field's layer
+// boundary along element faces stays sharp); a continuous field moves by 1e-9 of an element.
+inline constexpr double field_inward = 1e-9;
+bool takes_field_at_points(ElementType type, int order);
+// x moved towards `centre` by field_inward of the way, dim coordinates.
+void inward(const double* x, const double* centre, int dim, double* out);
+
 // Each element's material: its section's, or where the section's material has a field, the field
 // sampled at the element's centre (the mean of its nodes). Rows 0 .. n_sections - 1 are the
 // sections' own materials (a field's nominal one unused by any element); rows beyond are the
 // distinct samples, shared by every element that sampled the same values (a layered field makes
 // a row per layer), and a grained material's grains, a row each (the crystal rotated: model/
 // microstructure.hpp). Throws tremor::Error naming the element, its centre and the field's extent
-// when an element lies outside its field.
+// when an element lies outside its field, or one of its nodes where it takes the field there.
 struct ElementMaterials {
   std::vector<Material> rows;
   std::vector<int> row_section;  // the section each row belongs to
   std::vector<int> element_row;  // per global element; -1 where no section applies
+  // Per row where any material has a field: the sample a field's row was made from (row_sampled),
+  // NaN for the others; else empty.
+  std::vector<FieldSample> row_sample;
+  bool row_sampled(std::size_t row) const { return row < row_sample.size() && !std::isnan(row_sample[row][0]); }
   bool any_field = false;
   const Material* of(Index element) const {
     const int row = element_row[static_cast<std::size_t>(element)];

@@ -173,6 +173,10 @@ struct OperatorEntry {
   bool carries_memory_variables = false;
   // And coarse-grained ones too (a material's q_coarse_grained: one solid's per point).
   bool coarse_grains_memory_variables = false;
+  // It takes a material field's moduli at each GLL point (fem/point_materials.hpp; the others take
+  // each element's centre's), keeping two values in Real per point of the blocks that do: the
+  // pre-flight counts them (explicit_fe's point_moduli_bytes).
+  bool moduli_per_point = false;
   // The reference every other kind is checked against (scalar CSR of the host K): what `tremor
   // info` estimates when the model names no kind that takes its mesh.
   bool reference = false;

@@ -71,6 +71,7 @@ void register_operators(op::Registry& registry) {
   entry.evaluates_laws = true;
   entry.carries_memory_variables = true;
   entry.coarse_grains_memory_variables = true;
+  entry.moduli_per_point = true;
   entry.fuses_batch = true;
   entry.fuses_batch_on = sem_fuses_batch_on;
   entry.batch_gains = sem_batch_gains;

@@ -4,7 +4,8 @@
 // multi-GPU spectral-element paper, section 2). Per element: gather the (P + 1)^d nodes' u, the
 // gradient at the quadrature points (the GLL nodes, sums along the lines through each), the
 // pointwise stress through the geometric factors and the section's material (isotropic or 21
-// constants; 2D plane strain or plane stress, times the thickness), the transposed sums,
+// constants; 2D plane strain or plane stress, times the thickness; a material field's lambda and
+// mu at each GLL point, fem/point_materials.hpp), the transposed sums,
 // scatter-add scaled by the absorbing layers' stiffness factor (elements whose factor is 0 are
 // left out). One body for every backend
 // (forall_blocks): a GPU block holds one element or several, with a thread per point (the point
@@ -81,8 +82,8 @@ class SemOperator final : public op::Operator<Real> {
   std::string_view name() const override { return "sem"; }
   // Per element its nodes (4 B each), its colour-list place (4 B, when coloured) and its section
   // (4 B); its 25 corner values (trilinear blocks) or per point 10 geometric factors
-  // (sizeof(Real) each); per section 36 material constants; the 1D basis; the memory variables,
-  // read and written.
+  // (sizeof(Real) each); per section 36 material constants; the 1D basis; per point the moduli of
+  // a material field (2); the memory variables, read and written.
   std::size_t bytes() const override;
   std::string details() const override;
   // Per element: the sums along lines of nodes, 36 n^4 (3D) or 16 n^3 (2D) for n = P + 1 (order 1:
@@ -134,6 +135,10 @@ class SemOperator final : public op::Operator<Real> {
   void leave_out_unstiffened(const fem::DeviceElementBlock& block, const std::vector<double>& factors);
   DeviceArray<Real> material_;               // fem::material_stride per section: D, row-major, in Real
   DeviceArray<int> kinds_;                   // per section: its fem::LawKind
+  // Per block where its elements take a material field at their GLL points (fem/point_materials.hpp):
+  // per element lambda at each point, then mu (Memory::moduli in operator_apply.hpp), in Real;
+  // else empty.
+  std::vector<DeviceArray<Real>> moduli_;
   // Attenuating elements in a time loop: the sections' step coefficients (fem::solids_stride each)
   // and per block the memory variables, the most solids of any section x n_voigt per point (the
   // applies, const, advance them).

@@ -60,6 +60,10 @@ struct Memory {
   const int* axes = nullptr;
   Real dt = Real(0);
   const Real* coarse = nullptr;
+  // Isotropic moduli per point (a material field's at the GLL points, fem/point_materials.hpp):
+  // element e's lambda at moduli[2 e points + p], its mu `points` further; null where the block's
+  // elements take their row's.
+  const Real* moduli = nullptr;
 };
 
 // What the law at each point is: the section's (Elastic); the section's with its memory variables
@@ -89,10 +93,12 @@ struct ElementPhysics {
   const Real* stretch = nullptr;  // is_pml: the element's d and alpha
   int axes = 0;                   // is_pml: the element's stretched axes
   Real dt = Real(0);
+  const Real* moduli = nullptr;   // the element's lambda at its points, then mu (Memory::moduli)
 
   TREMOR_HOST_DEVICE ElementPhysics(const Real* geometry, const int* section, const fem::MaterialView<Real>& material,
                                     Index element, const Memory<Real>& state = {})
       : factors(geometry), e(element), law(material, section[element]) {
+    if (state.moduli) moduli = state.moduli + static_cast<Size>(element) * 2 * L::points;
     if constexpr (viscous) {
       if (state.records) {
         record = state.records + static_cast<Size>(fem::solids_stride) * section[element];
@@ -144,15 +150,27 @@ struct ElementPhysics {
   // The same with the point's GLL weight product w and coordinates xi given (what a mode does
   // not use, the compiler drops).
   TREMOR_HOST_DEVICE void at(int p, Real w, const Real (&xi)[3], const Real (&d)[Dim][Dim], Real (&f)[Dim][Dim]) const {
+    const fem::SectionLaw<Dim, Real> here = law_at(p);
     if constexpr (Law == PmlViscous) {
-      pml_at(p, w, xi, d, f, viscoelastic(p));
+      pml_at(p, w, xi, d, f, viscoelastic(p, here));
     } else if constexpr (Law == Pml) {
-      pml_at(p, w, xi, d, f, law);
+      pml_at(p, w, xi, d, f, here);
     } else if constexpr (Law == Viscous || Law == ViscousCoarse) {
-      at(p, w, xi, d, f, viscoelastic(p));
+      at(p, w, xi, d, f, viscoelastic(p, here));
     } else {
-      at(p, w, xi, d, f, law);
+      at(p, w, xi, d, f, here);
     }
+  }
+
+  // The element's law at point p: its row's, with the point's own isotropic moduli where the
+  // block has them (an anisotropic row's D is read as before: its kind is kept).
+  TREMOR_HOST_DEVICE fem::SectionLaw<Dim, Real> law_at(int p) const {
+    fem::SectionLaw<Dim, Real> here = law;
+    if (moduli) {
+      here.isotropic.lambda = moduli[p];
+      here.isotropic.mu = moduli[L::points + p];
+    }
+    return here;
   }
 
   // at() for Each vectors at point p, the elastic law's: the Jacobian had once for all of them
@@ -161,17 +179,23 @@ struct ElementPhysics {
   TREMOR_HOST_DEVICE void at_each(int p, Real w, const Real (&xi)[3], const Real (&d)[Each][Dim][Dim],
                                   Real (&f)[Each][Dim][Dim]) const {
     static_assert(Law == Elastic, "vectors applied together: the elastic law");
+    const fem::SectionLaw<Dim, Real> here = law_at(p);
     with_jacobian(p, w, xi, [&](const Real(&inverse)[Dim][Dim], Real scale) {
-      for (int q = 0; q < Each; ++q) flux(d[q], inverse, scale, law, f[q]);
+      for (int q = 0; q < Each; ++q) flux(d[q], inverse, scale, here, f[q]);
     });
   }
 
-  // The viscoelastic law at point p: every solid's memory variables, or the coarse-grained one's
+  // The viscoelastic law at point p (`here`, law_at(p)): every solid's memory variables, or the coarse-grained one's
   // (fem::coarse_solid of the point's indices along the element's lines: (i + j + k) mod solids,
   // by a multiply and a shift, exact for sums below 2^16 / solids).
   using PointLaw = fem::ViscoelasticPoint<Dim, Real, fem::SectionLaw<Dim, Real>, Law == ViscousCoarse ? 1 : 0>;
-  TREMOR_HOST_DEVICE PointLaw viscoelastic(int p) const {
-    PointLaw point{law, record, memory + p, L::points};
+  TREMOR_HOST_DEVICE PointLaw viscoelastic(int p, const fem::SectionLaw<Dim, Real>& here) const {
+    PointLaw point{here, record, memory + p, L::points};
+    if (moduli && here.is_isotropic) {
+      point.own = true;
+      point.own_lambda = here.isotropic.lambda;
+      point.own_mu = here.isotropic.mu;
+    }
     if (coarse) {
       const auto sum = static_cast<unsigned>(p % n1 + p / n1 % n1 + (Dim == 3 ? p / (n1 * n1) : 0));
       point.solid = static_cast<int>(sum - static_cast<unsigned>(solids) * (sum * by_solids >> 16));
@@ -567,6 +591,7 @@ void SemOperator<Real>::add_columns(const Exec& exec, const Real* u, Real* ku, i
                               static_cast<Size>(memory_[b].size()) / std::max<Size>(block.n_elements, 1)};
         memory.coarse = coarse_[b].data();
       }
+      memory.moduli = moduli_[b].size() > 0 ? moduli_[b].data() : nullptr;
       if (pml) {
         memory.pml = pml_[b].data();
         memory.stretch = stretch_[b].data();
@@ -625,7 +650,7 @@ std::size_t SemOperator<Real>::bytes() const {
     const bool listed = coloured_ || !evaluated.empty();
     const double share = evaluated.empty() || block.n_elements == 0 ? 1.0 : double(evaluated.back()) / block.n_elements;
     const Size memory = memory_.empty() ? 0 : memory_[b].size();
-    const double per_element = static_cast<double>(geometry_[b].size() + 2 * memory) * sizeof(Real) +
+    const double per_element = static_cast<double>(geometry_[b].size() + 2 * memory + moduli_[b].size()) * sizeof(Real) +
                                static_cast<double>(block.connectivity.size()) * sizeof(Index) +
                                static_cast<double>(block.section.size()) * (sizeof(int) + (listed ? sizeof(Index) : 0));
     total += static_cast<std::size_t>(basis_[b].size()) * sizeof(Real) + static_cast<std::size_t>(share * per_element);
@@ -655,7 +680,9 @@ std::string SemOperator<Real>::details() const {
     if (geometry.find(name) == std::string::npos) geometry += str(geometry.empty() ? "" : " / ", name);
   }
   const bool columns = std::any_of(columns_.begin(), columns_.end(), [](char c) { return c != 0; });
-  return str("GLL order ", orders, ", ", geometry, columns ? ", a thread per column" : "", ", ",
+  const bool per_point = std::any_of(moduli_.begin(), moduli_.end(), [](const DeviceArray<Real>& m) { return m.size() > 0; });
+  return str("GLL order ", orders, ", ", geometry, columns ? ", a thread per column" : "",
+             per_point ? ", moduli per GLL point (a material field)" : "", ", ",
              coloured_ ? str(elements_->n_colours, " colours") : std::string("atomic scatter"));
 }
 

@@ -13,6 +13,7 @@
 #include "tremor/core/format.hpp"
 #include "tremor/core/polynomials.hpp"
 #include "tremor/fem/elements.hpp"
+#include "tremor/fem/point_materials.hpp"
 #include "tremor/sem/layout.hpp"
 #include "tremor/sem/operator.hpp"
 
@@ -243,11 +244,26 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
     const std::vector<double> factors = block.stiffness_factor.to_host();
     leave_out_unstiffened(block, factors);
     if (!gll(block.type)) {  // an empty block of another type: nothing to apply
+      moduli_.emplace_back();
       basis_.emplace_back();
       geometry_.emplace_back();
       mode_.push_back(StoredMode);
       columns_.push_back(false);
       continue;
+    }
+    // A material field's moduli at each point, where the block's elements take it there.
+    const fem::PointMaterials points = fem::point_materials(els, block);
+    if (points.empty()) {
+      moduli_.emplace_back();
+    } else {
+      const auto np = static_cast<std::size_t>(points.points);
+      std::vector<Real> moduli(static_cast<std::size_t>(block.n_elements) * 2 * np);
+      for (Index e = 0; e < block.n_elements; ++e) {
+        const double* from = points.of(e);
+        Real* to = moduli.data() + static_cast<std::size_t>(e) * 2 * np;
+        for (std::size_t k = 0; k < 2 * np; ++k) to[k] = static_cast<Real>(from[k]);
+      }
+      moduli_.emplace_back(exec_, std::span<const Real>(moduli));
     }
     const DeviceArray<double> scale = element_scale(exec_, els, block);
     with_order(block, [&](auto dim, auto order) {

@@ -10,6 +10,7 @@
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_survey.hpp"
 #include "tremor/fem/geometry.hpp"
+#include "tremor/fem/point_materials.hpp"
 #include "tremor/fem/time_step.hpp"
 #include "tremor/sparse/element_kernels.hpp"
 
@@ -91,6 +92,9 @@ ElementSurvey survey_elements(const Exec& exec, const fem::DeviceElements& eleme
   double best_lambda = -1.0;
   bool bad = false;
   std::vector<double> lambda(static_cast<std::size_t>(mesh.n_elements()));  // per global element
+  // Where elements take a material field at their nodes (fem/point_materials.hpp): per global
+  // element the bound of its points' values on its eigenvalue against its row's, else empty.
+  std::vector<double> scale;
   for (std::size_t b = 0; b < mesh.blocks.size() && !bad; ++b) {
     const ElementBlock& block = mesh.blocks[b];
     const fem::DeviceElementBlock& device = elements.blocks[b];
@@ -103,6 +107,11 @@ ElementSurvey survey_elements(const Exec& exec, const fem::DeviceElements& eleme
       else
         return measure_block_on_host<E>(model, table, device.first, block, eigenvalues);
     });
+    const std::vector<int> rows(table.element_section.begin() + device.first,
+                                table.element_section.begin() + device.first + block.n_elements());
+    const std::vector<fem::PointBound> bounds =
+        fem::point_bounds(fem::point_materials(elements, device), table.fields, rows, mesh.dim());
+    if (!bounds.empty() && scale.empty()) scale.assign(lambda.size(), 1.0);
     for (Index e = 0; e < block.n_elements(); ++e) {
       const auto k = static_cast<std::size_t>(e);
       // Inverted, degenerate or non-finite: the host check names the element and where (it
@@ -111,12 +120,16 @@ ElementSurvey survey_elements(const Exec& exec, const fem::DeviceElements& eleme
         bad = true;
         break;
       }
-      lambda[static_cast<std::size_t>(device.first + e)] = m.lambda[k];
-      best_lambda = std::max(best_lambda, m.lambda[k]);
+      const double by_points = bounds.empty() ? 1.0 : bounds[k].scale;
+      if (!bounds.empty()) scale[static_cast<std::size_t>(device.first + e)] = by_points;
+      lambda[static_cast<std::size_t>(device.first + e)] = m.lambda[k] * by_points;
+      best_lambda = std::max(best_lambda, m.lambda[k] * by_points);
       survey.largest_element = std::max(survey.largest_element, m.longest[k]);
       if (!slowest.empty()) {
         const int row = table.element_section[static_cast<std::size_t>(device.first + e)];
-        const double speed = row >= 0 ? slowest[static_cast<std::size_t>(row)] : 0.0;
+        const double speed = !bounds.empty() && bounds[k].slowest > 0.0 ? bounds[k].slowest
+                             : row >= 0                                ? slowest[static_cast<std::size_t>(row)]
+                                                                       : 0.0;
         if (speed > 0.0 && m.longest[k] / speed > coarsest) {
           coarsest = m.longest[k] / speed;
           survey.coarsest_element = m.longest[k];
@@ -160,7 +173,8 @@ ElementSurvey survey_elements(const Exec& exec, const fem::DeviceElements& eleme
     const auto n_voigt = static_cast<std::size_t>(table.n_voigt);
     host[i] = fem::element_max_eigenvalue(block.type, block.order, x,
                                           std::span<const double>(table.D[s].data(), n_voigt * n_voigt),
-                                          table.density[s], table.thickness[s]);
+                                          table.density[s], table.thickness[s]) *
+              (scale.empty() ? 1.0 : scale[static_cast<std::size_t>(candidates[i])]);
   }
   double host_best = -1.0;
   for (std::size_t i = 0; i < candidates.size(); ++i)

@@ -13,6 +13,7 @@
 #include "tremor/core/search.hpp"
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/fem/element_matrices.hpp"
+#include "tremor/fem/point_materials.hpp"
 #include "tremor/sparse/element_kernels.hpp"
 #include "tremor/sparse/two_kernel.hpp"
 #include "tremor/sparse/two_kernel_detail.hpp"
@@ -314,9 +315,11 @@ void add_mass(const Exec& exec, fem::ElementArrays in, Index n, const Index* lis
 // Traffic per element: n_nodes indices, n_nodes * dim coordinates, density, thickness, section;
 // n_nodes value read-modify-writes of sizeof(Real).
 // With `weighted`, each element's mass is scaled by its damping alpha: the lumped damping C.
+// With `density` (GLL elements taking a material field at their nodes, fem/point_materials.hpp),
+// each element's density at its nodes over its row's, n_nodes per element: the mass rule's points.
 template <class E, class Real>
 void add_lumped(const Exec& exec, fem::ElementArrays in, Index n, const Index* list, bool atomic, bool weighted,
-                Real* values) {
+                Real* values, const double* density = nullptr) {
   constexpr int dim = E::dim, n_nodes = E::n_nodes, n_dof = n_nodes * dim;
   const fem::LumpingRule<E> rule = fem::lumping_rule<E>();
   forall(exec, n, [=] TREMOR_LAMBDA(Index item) {
@@ -325,7 +328,8 @@ void add_lumped(const Exec& exec, fem::ElementArrays in, Index n, const Index* l
     double x[n_dof], m[n_nodes];
     fem::gather_coordinates<E>(in.coordinates, nodes, x);
     const int s = in.section[e];
-    fem::lumped_mass<E>(x, in.density[s] * in.thickness[s], rule, m);
+    fem::lumped_mass<E>(x, in.density[s] * in.thickness[s], rule, m,
+                        density ? density + static_cast<Size>(e) * n_nodes : nullptr);
     const double w = weighted ? in.alpha[e] : 1.0;
     for (int a = 0; a < n_nodes; ++a)
       add_value(values + static_cast<Size>(nodes[a]) * dim, static_cast<Real>(w * m[a]), atomic);
@@ -508,10 +512,27 @@ DeviceArray<Real> assemble_lumped(const Exec& exec, const fem::DeviceElements& e
   Stopwatch watch(exec, times != nullptr);
   zero(exec, out.data(), out.size());
   Real* values = out.data();
+  // Per block whose elements take a material field at their nodes: their density there over the row's.
+  std::vector<DeviceArray<double>> density(elements.blocks.size());
+  for (std::size_t b = 0; b < elements.blocks.size(); ++b) {
+    const fem::PointMaterials points = fem::point_materials(elements, elements.blocks[b]);
+    if (points.empty()) continue;
+    const std::vector<int> rows = elements.blocks[b].section.to_host();
+    const auto np = static_cast<std::size_t>(points.points);
+    std::vector<double> ratio(rows.size() * np);
+    for (std::size_t e = 0; e < rows.size(); ++e) {
+      const double row = elements.fields[static_cast<std::size_t>(rows[e])].density;
+      const double* rho = points.of(static_cast<Index>(e)) + 2 * np;
+      for (std::size_t p = 0; p < np; ++p) ratio[e * np + p] = rho[p] / row;
+    }
+    density[b] = DeviceArray<double>(exec, std::span<const double>(ratio));
+  }
   for_each_launch(elements, strategy, [&](const fem::DeviceElementBlock& block, Index n, const Index* list, bool atomic) {
+    const DeviceArray<double>& ratio = density[static_cast<std::size_t>(&block - elements.blocks.data())];
     fem::with_element(block.type, block.order, [&](auto element) {
       using E = decltype(element);
-      add_lumped<E, Real>(exec, fem::arrays_of(elements, block), n, list, atomic, weighted, values);
+      add_lumped<E, Real>(exec, fem::arrays_of(elements, block), n, list, atomic, weighted, values,
+                          ratio.size() > 0 ? ratio.data() : nullptr);
     });
   });
   const int dim = elements.dim;

@@ -5,7 +5,7 @@
 # LAUNCHER (resume only): a command line the runs start under (mpirun: a run over processes).
 # complete:  the run exits 0 and prints the pre-flight and summary; the result file exists (no
 #            `.partial` left); the export writes a CSV whose header is `time,<id>_ux,<id>_uy`.
-# interrupt: SIGINT after 3 s (`timeout --preserve-status -s INT 3`: a SIGINT in the pre-flight, which can
+# interrupt: SIGINT after 6 s (`timeout --preserve-status -s INT 6`: a SIGINT in the pre-flight, which can
 #            take over a second on a loaded machine, ends it before the run takes the signal): exit 130,
 #            "incomplete" printed, the result file exists, and the export warns that its status is incomplete.
 # resume:    (tests/data/cli/snapshots.toml, attenuating.toml) a whole run; the same run checkpointed every 20 steps
@@ -62,7 +62,7 @@ if(MODE STREQUAL "resume")
   check_output("${err}" "result.h5.checkpoint: no such checkpoint")
 elseif(MODE STREQUAL "interrupt")
   # -k: should the interrupt be ignored, kill it after 30 s more so the test fails instead of hanging.
-  execute_process(COMMAND timeout --preserve-status -k 30 -s INT 3 "${TREMOR}" run "${MODEL}" -o "${result}" --backend serial
+  execute_process(COMMAND timeout --preserve-status -k 30 -s INT 6 "${TREMOR}" run "${MODEL}" -o "${result}" --backend serial
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 130)
     message(FATAL_ERROR "expected exit status 130 after SIGINT, got ${rc}\n${out}${err}")

@@ -98,10 +98,11 @@ class SemOperator final : public op::Operator<Real> {
   // own (a per-step term's beside the stiffness's apply: backend/side_stream.hpp).
   void add_on(const Exec& exec, const Real* u, Real* ku) const;
   // Several vectors at once (Operator::apply_batch): where every block takes the column kernel
-  // (Kernel; by default on hexahedra of GLL order 2 and more scattered by atomics) and there is no
-  // state, several threads per column with one vector or more each, each element's indices,
-  // geometry and material read once for 16 floats or 4 doubles (operator_apply.hpp), each vector's
-  // sums those of apply() on it alone; else vector by vector (the default).
+  // (Kernel; by default on hexahedra of GLL order 2 and more scattered by atomics), there is no
+  // state and no block reads moduli per point, several threads per column with one vector or more
+  // each, each element's indices, geometry and material read once for 16 floats or 4 doubles
+  // (operator_apply.hpp), each vector's sums those of apply() on it alone; else vector by vector
+  // (the default).
   void apply_batch_unchecked(const Real* u, Real* ku, int columns) const override;
   void add_batch_unchecked(const Real* u, Real* ku, int columns) const override;
   bool fuses_batch() const override { return batches_; }

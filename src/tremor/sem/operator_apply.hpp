@@ -72,7 +72,12 @@ struct Memory {
 // variables (PmlViscous: a kernel of its own, the elastic layer's registers not the viscous one's).
 // The elastic kernels are built without either. ViscousCoarse: Viscous where every attenuating
 // section is coarse-grained, with one solid's registers (fem::ViscoelasticPoint's Slots).
-enum Physics : int { Elastic = 0, Viscous = 1, Pml = 2, PmlViscous = 3, ViscousCoarse = 4 };
+// ElasticPoints, ViscousPoints: Elastic and Viscous with a material field's moduli at each point
+// (Memory::moduli), kernels of their own: the branch and the point's loads in the elastic column
+// kernel held 96 registers a thread where it holds 80 (float, order 4), a sixth fewer blocks
+// resident. A PML's kernels read the moduli where they are given, at run time.
+enum Physics : int { Elastic = 0, Viscous = 1, Pml = 2, PmlViscous = 3, ViscousCoarse = 4, ElasticPoints = 5,
+                     ViscousPoints = 6 };
 
 template <int Dim, int P, class Real, int Mode, int Law = Elastic>
 struct ElementPhysics {
@@ -83,7 +88,9 @@ struct ElementPhysics {
   fem::SectionLaw<Dim, Real> law;
   Real inv[Dim][Dim], det;  // affine elements only
   static constexpr bool is_pml = Law == Pml || Law == PmlViscous;
-  static constexpr bool viscous = Law == Viscous || Law == ViscousCoarse || Law == PmlViscous;
+  static constexpr bool viscous = Law == Viscous || Law == ViscousCoarse || Law == PmlViscous || Law == ViscousPoints;
+  // Whether the kernel reads a material field's moduli at each point (Memory::moduli).
+  static constexpr bool at_points = Law == ElasticPoints || Law == ViscousPoints || is_pml;
   const Real* record = nullptr;  // Viscous, PmlViscous: the section's solids
   Real* memory = nullptr;        // Viscous, PmlViscous: the first point's memory variables (L::points apart)
   const Real* coarse = nullptr;  // a coarse-grained section's: its solids' weights (fem::coarse_weights)
@@ -98,7 +105,8 @@ struct ElementPhysics {
   TREMOR_HOST_DEVICE ElementPhysics(const Real* geometry, const int* section, const fem::MaterialView<Real>& material,
                                     Index element, const Memory<Real>& state = {})
       : factors(geometry), e(element), law(material, section[element]) {
-    if (state.moduli) moduli = state.moduli + static_cast<Size>(element) * 2 * L::points;
+    if constexpr (at_points)
+      if (state.moduli) moduli = state.moduli + static_cast<Size>(element) * 2 * L::points;
     if constexpr (viscous) {
       if (state.records) {
         record = state.records + static_cast<Size>(fem::solids_stride) * section[element];
@@ -129,7 +137,7 @@ struct ElementPhysics {
   // H200); the point kernel's, with memory variables or a PML's, did not gain (the PML's lost 6%).
   TREMOR_HOST_DEVICE static void prefetch(const int* section, const Memory<Real>& state, Index e, int p) {
 #if defined(__CUDA_ARCH__)
-    if constexpr (Law == Viscous || Law == ViscousCoarse) {
+    if constexpr (Law == Viscous || Law == ViscousCoarse || Law == ViscousPoints) {
       if (!state.records) return;
       const Real* record = state.records + static_cast<Size>(fem::solids_stride) * section[e];
       const int solids = record[fem::solids_coarse_at] != Real(0) ? 1 : static_cast<int>(record[0]);
@@ -155,7 +163,7 @@ struct ElementPhysics {
       pml_at(p, w, xi, d, f, viscoelastic(p, here));
     } else if constexpr (Law == Pml) {
       pml_at(p, w, xi, d, f, here);
-    } else if constexpr (Law == Viscous || Law == ViscousCoarse) {
+    } else if constexpr (Law == Viscous || Law == ViscousCoarse || Law == ViscousPoints) {
       at(p, w, xi, d, f, viscoelastic(p, here));
     } else {
       at(p, w, xi, d, f, here);
@@ -166,10 +174,12 @@ struct ElementPhysics {
   // block has them (an anisotropic row's D is read as before: its kind is kept).
   TREMOR_HOST_DEVICE fem::SectionLaw<Dim, Real> law_at(int p) const {
     fem::SectionLaw<Dim, Real> here = law;
-    if (moduli) {
-      here.isotropic.lambda = moduli[p];
-      here.isotropic.mu = moduli[L::points + p];
-    }
+    if constexpr (at_points)
+      if (moduli) {
+        here.isotropic.lambda = moduli[p];
+        here.isotropic.mu = moduli[L::points + p];
+      }
+    (void)p;
     return here;
   }
 
@@ -178,7 +188,7 @@ struct ElementPhysics {
   template <int Each>
   TREMOR_HOST_DEVICE void at_each(int p, Real w, const Real (&xi)[3], const Real (&d)[Each][Dim][Dim],
                                   Real (&f)[Each][Dim][Dim]) const {
-    static_assert(Law == Elastic, "vectors applied together: the elastic law");
+    static_assert(Law == Elastic, "vectors applied together: the elastic law (fuses_batch: no moduli per point)");
     const fem::SectionLaw<Dim, Real> here = law_at(p);
     with_jacobian(p, w, xi, [&](const Real(&inverse)[Dim][Dim], Real scale) {
       for (int q = 0; q < Each; ++q) flux(d[q], inverse, scale, here, f[q]);
@@ -391,7 +401,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
       return i >= n ? Index(-1) : list ? list[i] : i;
     };
     // (a constant: an extended lambda takes no first capture inside if constexpr)
-    if (Law == Viscous || Law == ViscousCoarse)
+    if (Law == Viscous || Law == ViscousCoarse || Law == ViscousPoints)
       for_each_thread(ctx, L::per_block * n2, [&](int t) {
         const Index e = element(t);
         if (e < 0) return;
@@ -616,9 +626,14 @@ void SemOperator<Real>::add_columns(const Exec& exec, const Real* u, Real* ku, i
         };
         using ElasticLaw = std::integral_constant<int, Elastic>;
         using ViscousLaw = std::integral_constant<int, Viscous>;
+        // (moduli per point exist on GLL orders 2 and more only: fem/point_materials.hpp)
         auto launch = !viscous       ? pick(ElasticLaw{})
                       : coarse_only_ ? pick(std::integral_constant<int, ViscousCoarse>{})
                                      : pick(ViscousLaw{});
+        if constexpr (collocated<P>)
+          if (memory.moduli)
+            launch = viscous ? pick(std::integral_constant<int, ViscousPoints>{})
+                             : pick(std::integral_constant<int, ElasticPoints>{});
         if constexpr (collocated<P>)  // (a PML takes GLL orders from 2: its points are the nodes)
           if (pml)
             launch = viscous ? pick(std::integral_constant<int, PmlViscous>{})

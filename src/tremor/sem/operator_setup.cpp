@@ -316,11 +316,11 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
   if (time_step > 0.0 && els.attenuates()) keep_memory_variables(time_step);
   if (pml) keep_pml(*pml, time_step);
   // Several vectors in one pass where every block that has elements takes the column kernel
-  // (hexahedra of GLL order 2 and more; by default scattered by atomics), so that each vector's
-  // sums are apply()'s, and nothing keeps state.
+  // (hexahedra of GLL order 2 and more; by default scattered by atomics) without moduli per point,
+  // so that each vector's sums are apply()'s, and nothing keeps state.
   batches_ = state_size() == 0;
   for (std::size_t b = 0; b < els.blocks.size(); ++b)
-    if (els.blocks[b].n_elements > 0 && !columns_[b]) batches_ = false;
+    if (els.blocks[b].n_elements > 0 && (!columns_[b] || moduli_[b].size() > 0)) batches_ = false;
 }
 
 // An element whose stiffness factor is 0 adds nothing: a PML's (explicit/pml.hpp), 9.5% of the

@@ -195,9 +195,10 @@ struct ElementPhysics {
     });
   }
 
-  // The viscoelastic law at point p (`here`, law_at(p)): every solid's memory variables, or the coarse-grained one's
-  // (fem::coarse_solid of the point's indices along the element's lines: (i + j + k) mod solids,
-  // by a multiply and a shift, exact for sums below 2^16 / solids).
+  // The viscoelastic law at point p of elastic law `here` (law_at(p)): every solid's memory
+  // variables, or the coarse-grained one's (fem::coarse_solid of the point's indices along the
+  // element's lines: (i + j + k) mod solids, by a multiply and a shift, exact for sums below
+  // 2^16 / solids); with the point's own moduli relaxing where it has them.
   using PointLaw = fem::ViscoelasticPoint<Dim, Real, fem::SectionLaw<Dim, Real>, Law == ViscousCoarse ? 1 : 0>;
   TREMOR_HOST_DEVICE PointLaw viscoelastic(int p, const fem::SectionLaw<Dim, Real>& here) const {
     PointLaw point{here, record, memory + p, L::points};

@@ -85,6 +85,20 @@ PointMaterials point_materials(const DeviceElements& elements, const DeviceEleme
                          block.connectivity.to_host(), rows);
 }
 
+std::vector<double> density_ratios(const PointMaterials& points, std::span<const RowField> fields,
+                                   std::span<const int> rows) {
+  std::vector<double> out;
+  if (points.empty()) return out;
+  const auto n = static_cast<std::size_t>(points.points);
+  out.resize(rows.size() * n);
+  for (std::size_t e = 0; e < rows.size(); ++e) {
+    const double row = fields[static_cast<std::size_t>(rows[e])].density;
+    const double* rho = points.of(static_cast<Index>(e)) + 2 * n;
+    for (std::size_t p = 0; p < n; ++p) out[e * n + p] = rho[p] / row;
+  }
+  return out;
+}
+
 std::vector<PointBound> point_bounds(const PointMaterials& points, std::span<const RowField> fields,
                                      std::span<const int> rows, int dim) {
   std::vector<PointBound> out;

@@ -39,6 +39,11 @@ PointMaterials point_materials(std::span<const RowField> fields, int dim, std::s
 // The same for a block of `elements` (its arrays copied to the host where they live on a device).
 PointMaterials point_materials(const DeviceElements& elements, const DeviceElementBlock& block);
 
+// Each point's density over its element's row's (the lumped mass's factor at the mass rule's
+// points, fem::lumped_mass), points per element of the block; empty where `points` is.
+std::vector<double> density_ratios(const PointMaterials& points, std::span<const RowField> fields,
+                                   std::span<const int> rows);
+
 // What an element's points do to its survey, against its row's values: `scale` bounds the ratio of
 // the element's largest eigenvalue of M^-1 K to the row's (max(1, s) / m for s the largest ratio of
 // a point's bulk or shear modulus to the row's, m the smallest of a point's density: K of the

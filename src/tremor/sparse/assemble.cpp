@@ -68,29 +68,29 @@ std::vector<double> assemble_lumped(const Model& model, const fem::SectionTable&
   std::vector<double> lumped(static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(dim), 0.0);
   std::vector<Index> first(mesh.blocks.size(), 0);  // global index of each block's first element
   for (std::size_t b = 1; b < first.size(); ++b) first[b] = first[b - 1] + mesh.blocks[b - 1].n_elements();
-  // A material field's density at the nodes of the elements that take it there.
-  std::vector<fem::PointMaterials> points(mesh.blocks.size());
-  for (std::size_t b = 0; b < mesh.blocks.size(); ++b) {
+  // A material field's density at the nodes of the elements that take it there, over the row's.
+  std::vector<std::vector<double>> ratios(mesh.blocks.size());
+  for (std::size_t b = 0; b < mesh.blocks.size() && !table.fields.empty(); ++b) {
     const ElementBlock& block = mesh.blocks[b];
-    const auto from = table.element_section.begin() + first[b];
-    points[b] = fem::point_materials(table.fields, dim, mesh.coordinates, block.type, block.order, block.connectivity,
-                                     std::vector<int>(from, from + block.n_elements()));
+    const std::span<const int> rows(table.element_section.data() + first[b],
+                                    static_cast<std::size_t>(block.n_elements()));
+    ratios[b] = fem::density_ratios(
+        fem::point_materials(table.fields, dim, mesh.coordinates, block.type, block.order, block.connectivity, rows),
+        table.fields, rows);
   }
   for_each_element_coloured(exec, mesh, colouring, [&](auto element, int b, Index e, std::vector<double>& buffer) {
     using E = decltype(element);
     const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(b)];
     const auto nodes = block.nodes(e);
-    buffer.resize(static_cast<std::size_t>(E::n_nodes * (E::dim + 2)));
+    buffer.resize(static_cast<std::size_t>(E::n_nodes * (E::dim + 1)));
     double* x = buffer.data();
     double* m = x + E::n_nodes * E::dim;
-    double* ratio = m + E::n_nodes;
     mesh.element_coordinates(block, e, x);
     const auto global = static_cast<std::size_t>(first[static_cast<std::size_t>(b)] + e);
     const auto s = static_cast<std::size_t>(table.element_section[global]);
-    const fem::PointMaterials& at = points[static_cast<std::size_t>(b)];
-    if (!at.empty())  // the nodes' density over the row's, at the mass rule's points (the nodes)
-      for (int a = 0; a < E::n_nodes; ++a) ratio[a] = at.of(e)[2 * E::n_nodes + a] / table.fields[s].density;
-    fem::lumped_mass<E>(x, table.density[s] * table.thickness[s], fem::lumping_rule<E>(), m, at.empty() ? nullptr : ratio);
+    const std::vector<double>& ratio = ratios[static_cast<std::size_t>(b)];
+    fem::lumped_mass<E>(x, table.density[s] * table.thickness[s], fem::lumping_rule<E>(), m,
+                        ratio.empty() ? nullptr : ratio.data() + static_cast<std::size_t>(e) * E::n_nodes);
     const double w = weight(table, global);
     for (int a = 0; a < E::n_nodes; ++a)
       for (int c = 0; c < dim; ++c)

@@ -107,8 +107,8 @@ ElementSurvey survey_elements(const Exec& exec, const fem::DeviceElements& eleme
       else
         return measure_block_on_host<E>(model, table, device.first, block, eigenvalues);
     });
-    const std::vector<int> rows(table.element_section.begin() + device.first,
-                                table.element_section.begin() + device.first + block.n_elements());
+    const std::span<const int> rows(table.element_section.data() + device.first,
+                                    static_cast<std::size_t>(block.n_elements()));
     const std::vector<fem::PointBound> bounds =
         fem::point_bounds(fem::point_materials(elements, device), table.fields, rows, mesh.dim());
     if (!bounds.empty() && scale.empty()) scale.assign(lambda.size(), 1.0);

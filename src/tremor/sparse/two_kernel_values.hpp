@@ -517,14 +517,8 @@ DeviceArray<Real> assemble_lumped(const Exec& exec, const fem::DeviceElements& e
   for (std::size_t b = 0; b < elements.blocks.size(); ++b) {
     const fem::PointMaterials points = fem::point_materials(elements, elements.blocks[b]);
     if (points.empty()) continue;
-    const std::vector<int> rows = elements.blocks[b].section.to_host();
-    const auto np = static_cast<std::size_t>(points.points);
-    std::vector<double> ratio(rows.size() * np);
-    for (std::size_t e = 0; e < rows.size(); ++e) {
-      const double row = elements.fields[static_cast<std::size_t>(rows[e])].density;
-      const double* rho = points.of(static_cast<Index>(e)) + 2 * np;
-      for (std::size_t p = 0; p < np; ++p) ratio[e * np + p] = rho[p] / row;
-    }
+    const std::vector<double> ratio =
+        fem::density_ratios(points, elements.fields, elements.blocks[b].section.to_host());
     density[b] = DeviceArray<double>(exec, std::span<const double>(ratio));
   }
   for_each_launch(elements, strategy, [&](const fem::DeviceElementBlock& block, Index n, const Index* list, bool atomic) {

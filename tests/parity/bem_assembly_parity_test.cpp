@@ -52,7 +52,7 @@ struct Matrices {
 };
 
 Matrices assemble(const Exec& exec, const Case& c, PairLayout layout) {
-  const DeviceBoundary boundary(exec, c.mesh.coordinates, c.mesh.connectivity, c.order);
+  const DeviceBoundary boundary(exec, c.mesh, c.order);
   const Index n = boundary.n_nodes();
   const BoundaryView view = boundary.view();
   IntegrationOptions options;
@@ -129,7 +129,7 @@ TEST(BemAssemblyParityGpu, CudaMatchesSerial) {
 // Interior displacements from a made-up boundary solution (every node and component different):
 // chunked sums over the elements in a fixed order on every backend.
 std::vector<Complex> interior(const Exec& exec, const Case& c) {
-  const DeviceBoundary boundary(exec, c.mesh.coordinates, c.mesh.connectivity, c.order);
+  const DeviceBoundary boundary(exec, c.mesh, c.order);
   const Index m = boundary.n_nodes();
   std::vector<Complex> u(3 * static_cast<std::size_t>(m)), t(u.size());
   for (std::size_t k = 0; k < u.size(); ++k) {

@@ -132,7 +132,8 @@ TEST(BemModelFile, CavityWithDefaults) {
   EXPECT_EQ(p.options.elements, BemElements::Constant);  // the paper's elements
   EXPECT_EQ(p.options.layout, BemLayout::Block);
   EXPECT_EQ(p.options.backend, std::nullopt);  // "auto"
-  EXPECT_EQ(p.options.min_elements_per_wavelength, 6.0);
+  EXPECT_FALSE(p.options.min_elements_per_wavelength.has_value());  // by element order
+  EXPECT_EQ(bem_min_per_wavelength(p.options), 6.0);
 }
 
 TEST(BemModelFile, EverySetting) {
@@ -395,8 +396,8 @@ TEST(BemModelFile, SettingErrors) {
   expect_error(
       with("free_term = \"rigid\""), 4,
       {"unknown free_term 'rigid' (did you mean 'rigid_body'?); expected \"auto\", \"rigid_body\" or \"direct\""});
-  expect_error(with("elements = \"quadratic\""), 4,
-               {"[bem]: unknown elements 'quadratic'; expected \"constant\" or \"linear\""});
+  expect_error(with("elements = \"cubic\""), 4,
+               {"[bem]: unknown elements 'cubic'; expected \"constant\", \"linear\" or \"quadratic\""});
   expect_error(with("elements = \"linar\""), 4, {"unknown elements 'linar' (did you mean 'linear'?)"});
   expect_error(with("elements = 1"), 4, {"'elements'"});
   expect_error(with("layout = \"warp\""), 4, {"unknown layout 'warp'", "\"block\" or \"thread\""});
@@ -415,8 +416,8 @@ TEST(BemModelFile, UnknownChoiceNamesTheFileAndLine) {
   EXPECT_EQ(error_of(with("free_term = \"rigid\"")),
             "m.toml:4: [bem]: unknown free_term 'rigid' (did you mean 'rigid_body'?); expected \"auto\", "
             "\"rigid_body\" or \"direct\"");
-  EXPECT_EQ(error_of(with("elements = \"quadratic\"")),
-            "m.toml:4: [bem]: unknown elements 'quadratic'; expected \"constant\" or \"linear\"");
+  EXPECT_EQ(error_of(with("elements = \"cubic\"")),
+            "m.toml:4: [bem]: unknown elements 'cubic'; expected \"constant\", \"linear\" or \"quadratic\"");
   EXPECT_EQ(error_of(with("layout = \"warp\"")),
             "m.toml:4: [bem]: unknown layout 'warp'; expected \"block\" or \"thread\"");
   EXPECT_EQ(error_of(with("backend = \"cud\"")),

@@ -78,7 +78,7 @@ TEST(ChoiceNames, BemAndStaticSettingsAreOneTableEach) {
   using Names3 = std::array<std::string_view, 3>;
   using Names2 = std::array<std::string_view, 2>;
   EXPECT_EQ(names_of(bem_free_term_names), (Names3{"auto", "rigid_body", "direct"}));
-  EXPECT_EQ(names_of(bem_element_names), (Names2{"constant", "linear"}));
+  EXPECT_EQ(names_of(bem_element_names), (Names3{"constant", "linear", "quadratic"}));
   EXPECT_EQ(names_of(bem_layout_names), (Names2{"block", "thread"}));
   EXPECT_EQ(names_of(static_assembly_names), (Names3{"auto", "colouring", "atomics"}));
   ASSERT_EQ(static_assemblies().size(), 3u);

@@ -148,7 +148,7 @@ double kelvin_error(Index n, double omega, double beta, ElementOrder order = Ele
   flip_orientation(mesh);
   const Index ne = mesh.n_elements();
   const Medium m = make_medium(rho, lambda, mu, beta, omega);
-  const std::vector<Index> first = first_nodes(mesh.connectivity, order);
+  const std::vector<Index> first = first_nodes(mesh, order);
   const std::vector<double> x = node_positions(mesh, order);
   const std::size_t n_nodes = static_cast<std::size_t>(first.back());
   BoundaryConditions bc;
@@ -247,7 +247,7 @@ TEST(BemCavity, FieldOfAPointLoadLinearElements) {
 TEST(BemCavity, RigidBodyConsistency) {
   auto defect = [](const BoundaryMesh& mesh, FreeTerm method, double alpha, ElementOrder order) {
     const Exec exec = Exec::openmp();
-    const DeviceBoundary boundary(exec, mesh.coordinates, mesh.connectivity, order);
+    const DeviceBoundary boundary(exec, mesh, order);
     const BoundaryView view = boundary.view();
     const Index ne = boundary.n_nodes();
     const Medium m = make_medium(rho, lambda, mu, 0.0, 0.0);

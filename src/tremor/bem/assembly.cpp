@@ -18,7 +18,8 @@ void check_pairs(Index rows, Index columns) {
   TREMOR_CHECK(9 * static_cast<Size>(rows) * columns <= std::numeric_limits<Index>::max(),
                "boundary-element assembly of ", rows, " x ", columns,
                " node pairs: 9 values per pair exceed the 2^31 - 1 entries of one array (at most 15,446 collocation "
-               "nodes: as many constant elements, 5,148 linear triangles or 3,861 linear quadrilaterals)");
+               "nodes: as many constant elements, 5,148 linear triangles, 3,861 linear quadrilaterals, 2,574 "
+               "quadratic triangles or 1,716 9-node quadrilaterals)");
 }
 
 // Writes pair (node i, element j)'s blocks, adding c_i + PV int t*_static to the block of i's own
@@ -39,8 +40,11 @@ TREMOR_HOST_DEVICE inline void write_pair(Index i, Index j, BoundaryView boundar
     } else {
       double st[2];
       node_reference(boundary.order, e.n_vertices, a, st);
-      detail::flat_free_term(medium, e, st, q.regular, c);
-      if (e.n_vertices == 4) detail::add_warped_correction(medium, e, st, q.singular, c);
+      if (e.curved())
+        detail::curved_free_term(medium, e, st, q.regular, c);
+      else
+        detail::flat_free_term(medium, e, st, q.regular, c);
+      if (e.n_vertices == 4 || e.curved()) detail::add_warped_correction(medium, e, st, q.singular, c);
     }
     for (int k = 0; k < 9; ++k) sums.H[9 * a + k] += c[k];
   }
@@ -88,7 +92,7 @@ void pair_blocks(const Exec& exec, BoundaryView boundary, const Medium& medium, 
                                  [=] TREMOR_LAMBDA(const BlockContext& ctx) {
     double* partial = ctx.shared<double>();
     const Index i = ctx.block % m, j = ctx.block / m;
-    const ElementNodes e = gather_element(boundary.coordinates, boundary.connectivity, j);
+    const ElementNodes e = boundary.element(j);
     for_each_thread(ctx, lanes, [&](int lane) {
       detail::PairSums<K> sums{};
       pair_sums(i, j, boundary, medium, e, xi_all + 3 * static_cast<Size>(i), q, lane, lanes, sums);
@@ -127,7 +131,7 @@ void assemble_pairs(const Exec& exec, BoundaryView boundary, const Medium& mediu
   }
   forall(exec, m * n, [=] TREMOR_LAMBDA(Index item) {
     const Index i = item % m, j = item / m;
-    const ElementNodes e = gather_element(boundary.coordinates, boundary.connectivity, j);
+    const ElementNodes e = boundary.element(j);
     detail::PairSums<K> sums{};
     pair_sums(i, j, boundary, medium, e, xi_all + 3 * static_cast<Size>(i), q, 0, 1, sums);
     write_pair(i, j, boundary, rigid, rigid_alpha, row_sums, medium, e, q, sums, H, G);
@@ -156,7 +160,7 @@ void interior_points(const Exec& exec, BoundaryView boundary, const Medium& medi
     const double* x = points + 3 * static_cast<Size>(p);
     Complex sum[3];
     for (Index j = begin; j < end; ++j) {
-      const ElementNodes e = gather_element(boundary.coordinates, boundary.connectivity, j);
+      const ElementNodes e = boundary.element(j);
       detail::PairSums<K> s{};
       detail::regular_pair(medium, boundary.order, e, x, q, KernelPart::Full, true, 0, 1, s);
       const Index first = boundary.first_node[j];
@@ -183,25 +187,31 @@ void interior_points(const Exec& exec, BoundaryView boundary, const Medium& medi
 
 void check_node_count(Index n) { check_pairs(n, n); }
 
-std::vector<Index> first_nodes(const std::vector<Index>& connectivity, ElementOrder order) {
-  TREMOR_CHECK(connectivity.size() % 4 == 0, "boundary connectivity needs 4 entries per element");
-  const std::size_t n = connectivity.size() / 4;
+std::vector<Index> first_nodes(const BoundaryMesh& mesh, ElementOrder order) {
+  TREMOR_CHECK(mesh.connectivity.size() % 4 == 0, "boundary connectivity needs 4 entries per element");
+  TREMOR_CHECK(mesh.mid_nodes.empty() || mesh.mid_nodes.size() == 5 * (mesh.connectivity.size() / 4),
+               "second-order boundary nodes need 5 entries per element");
+  TREMOR_CHECK(order != ElementOrder::Quadratic || mesh.quadratic(), mesh.source,
+               ": quadratic elements need a second-order mesh (6-node triangles, 8- or 9-node quadrilaterals; in "
+               "Gmsh, Mesh.ElementOrder = 2)");
+  const std::size_t n = mesh.connectivity.size() / 4;
   std::vector<Index> first(n + 1, 0);
   for (std::size_t e = 0; e < n; ++e) {
-    const Size next = static_cast<Size>(first[e]) + nodes_per_element(order, connectivity[4 * e + 3] < 0 ? 3 : 4);
+    const Index ei = static_cast<Index>(e);
+    const Size next = static_cast<Size>(first[e]) + nodes_per_element(order, mesh.n_vertices(ei), mesh.n_geometry_nodes(ei));
     TREMOR_CHECK(next <= std::numeric_limits<Index>::max(), "too many boundary-element nodes");
     first[e + 1] = static_cast<Index>(next);
   }
   return first;
 }
 
-DeviceBoundary::DeviceBoundary(const Exec& exec, const std::vector<double>& coordinates,
-                               const std::vector<Index>& connectivity, ElementOrder order)
-    : coordinates_(exec, std::span<const double>(coordinates)),
-      connectivity_(exec, std::span<const Index>(connectivity)),
-      n_elements_(static_cast<Index>(connectivity.size() / 4)),
+DeviceBoundary::DeviceBoundary(const Exec& exec, const BoundaryMesh& mesh, ElementOrder order)
+    : coordinates_(exec, std::span<const double>(mesh.coordinates)),
+      connectivity_(exec, std::span<const Index>(mesh.connectivity)),
+      mid_nodes_(exec, std::span<const Index>(mesh.mid_nodes)),
+      n_elements_(mesh.n_elements()),
       order_(order) {
-  const std::vector<Index> first = first_nodes(connectivity, order);
+  const std::vector<Index> first = first_nodes(mesh, order);
   n_nodes_ = first.back();
   std::vector<Index> element(static_cast<std::size_t>(n_nodes_));
   for (Index e = 0; e < n_elements_; ++e)
@@ -212,14 +222,15 @@ DeviceBoundary::DeviceBoundary(const Exec& exec, const std::vector<double>& coor
 }
 
 BoundaryView DeviceBoundary::view() const {
-  return {coordinates_.data(), connectivity_.data(), n_elements_, order_, first_node_.data(), node_element_.data(),
-          n_nodes_};
+  const Index* mids = mid_nodes_.size() > 0 ? mid_nodes_.data() : nullptr;
+  return {coordinates_.data(), connectivity_.data(), mids, n_elements_, order_, first_node_.data(),
+          node_element_.data(), n_nodes_};
 }
 
 void collocation_points(const Exec& exec, BoundaryView boundary, double* points) {
   forall(exec, boundary.n_nodes, [=] TREMOR_LAMBDA(Index i) {
     const Index j = boundary.node_element[i];
-    const ElementNodes nodes = gather_element(boundary.coordinates, boundary.connectivity, j);
+    const ElementNodes nodes = boundary.element(j);
     detail::node_position(boundary.order, nodes, static_cast<int>(i - boundary.first_node[j]),
                           points + 3 * static_cast<Size>(i));
   });
@@ -246,7 +257,7 @@ DeviceArray<Complex> static_row_sums(const Exec& exec, BoundaryView boundary, co
     detail::PairSums<1> sums{};
     for (Index j = begin; j < end; ++j) {
       if (j == own) continue;
-      const ElementNodes e = gather_element(boundary.coordinates, boundary.connectivity, j);
+      const ElementNodes e = boundary.element(j);
       detail::regular_pair(medium, ElementOrder::Constant, e, xi_all + 3 * static_cast<Size>(i), q,
                            KernelPart::Static, false, 0, 1, sums);
     }
@@ -274,20 +285,29 @@ void assemble(const Exec& exec, BoundaryView boundary, const Medium& medium, con
   DeviceArray<double> points(exec, 3 * m);
   collocation_points(exec, boundary, points.data());
   const bool rigid = free_term == FreeTerm::RigidBody;
-  if (boundary.order == ElementOrder::Constant)
-    assemble_pairs<1>(exec, boundary, medium, options, rigid, rigid_alpha, row_sums, points.data(), H, G);
-  else
-    assemble_pairs<max_element_nodes>(exec, boundary, medium, options, rigid, rigid_alpha, row_sums, points.data(),
-                                      H, G);
+  switch (boundary.order) {
+    case ElementOrder::Constant:
+      assemble_pairs<1>(exec, boundary, medium, options, rigid, rigid_alpha, row_sums, points.data(), H, G);
+      break;
+    case ElementOrder::Linear:
+      assemble_pairs<4>(exec, boundary, medium, options, rigid, rigid_alpha, row_sums, points.data(), H, G);
+      break;
+    case ElementOrder::Quadratic:
+      assemble_pairs<9>(exec, boundary, medium, options, rigid, rigid_alpha, row_sums, points.data(), H, G);
+      break;
+  }
 }
 
 void interior_displacements(const Exec& exec, BoundaryView boundary, const Medium& medium,
                             const IntegrationOptions& options, const double* points, Index n_points,
                             const Complex* u, const Complex* t, Complex* out) {
-  if (boundary.order == ElementOrder::Constant)
-    interior_points<1>(exec, boundary, medium, options, points, n_points, u, t, out);
-  else
-    interior_points<max_element_nodes>(exec, boundary, medium, options, points, n_points, u, t, out);
+  switch (boundary.order) {
+    case ElementOrder::Constant: interior_points<1>(exec, boundary, medium, options, points, n_points, u, t, out); break;
+    case ElementOrder::Linear: interior_points<4>(exec, boundary, medium, options, points, n_points, u, t, out); break;
+    case ElementOrder::Quadratic:
+      interior_points<9>(exec, boundary, medium, options, points, n_points, u, t, out);
+      break;
+  }
 }
 
 }  // namespace tremor::bem

@@ -1,7 +1,8 @@
 #pragma once
 // H and G of the boundary-element solver (paper section 2, eq. 2; Algorithm 2) for constant
 // elements (one collocation node per element, at its reference centre) and discontinuous linear
-// ones (one per vertex, integration.hpp). Every node carries a displacement and a traction vector;
+// and quadratic ones (one per vertex, or per geometry node of a second-order element:
+// integration.hpp). Every node carries a displacement and a traction vector;
 // the nodes are numbered element by element (element e's are first_node[e] .. first_node[e+1]).
 // Block (i, p) of each, 3 x 3, integrates t* and u* of a unit load at node i against node p's
 // shape function N_p over p's element S:
@@ -14,6 +15,7 @@
 
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/exec.hpp"
+#include "tremor/bem/boundary_mesh.hpp"
 #include "tremor/bem/complex.hpp"
 #include "tremor/bem/fundamental.hpp"
 #include "tremor/bem/integration.hpp"
@@ -42,45 +44,54 @@ enum class FreeTerm {
   // the solid is inside the surface and 1 when it is outside (the sphere at infinity takes -I),
   // so the own element's part is alpha I - sum_{j != i} int_Sj t*_static.
   RigidBody,
-  // Directly, for open surfaces too: c = I/2 at the centre of a flat element, and the principal
-  // value over the flat element in closed form along its edges.
+  // Directly, for open surfaces too: c = I/2 at a point inside a smooth element, and the principal
+  // value over the element's tangent plane along its edges (curved or warped elements add the
+  // difference between the element and its projection, a weakly singular integral).
   Direct,
 };
 
-// The boundary on the device: coordinates (3 per mesh vertex), connectivity (4 per element, -1 as a
-// triangle's fourth), each element's first collocation node (n_elements + 1 entries) and each
-// node's element (n_nodes entries), in the memory space of the Exec that uses it.
+// The boundary on the device: coordinates (3 per mesh node), connectivity (4 per element, -1 as a
+// triangle's fourth), a second-order mesh's mid-edge and centre nodes (5 per element, -1 where
+// absent; nullptr for straight-sided elements), each element's first collocation node
+// (n_elements + 1 entries) and each node's element (n_nodes entries), in the memory space of the
+// Exec that uses it.
 struct BoundaryView {
   const double* coordinates = nullptr;
   const Index* connectivity = nullptr;
+  const Index* mid_nodes = nullptr;
   Index n_elements = 0;
   ElementOrder order = ElementOrder::Constant;
   const Index* first_node = nullptr;
   const Index* node_element = nullptr;
   Index n_nodes = 0;
+
+  TREMOR_HOST_DEVICE ElementNodes element(Index e) const {
+    return gather_element(coordinates, connectivity, mid_nodes, e);
+  }
 };
 
-// first_node of the elements of `connectivity` (4 per element) for `order`.
-std::vector<Index> first_nodes(const std::vector<Index>& connectivity, ElementOrder order);
+// first_node of the mesh's elements for `order` (n_elements + 1 entries). Quadratic elements need
+// a second-order mesh (tremor::Error otherwise).
+std::vector<Index> first_nodes(const BoundaryMesh& mesh, ElementOrder order);
 
 // The one owner of a boundary's arrays in an Exec's space.
 class DeviceBoundary {
  public:
-  DeviceBoundary(const Exec& exec, const std::vector<double>& coordinates, const std::vector<Index>& connectivity,
-                 ElementOrder order);
+  DeviceBoundary(const Exec& exec, const BoundaryMesh& mesh, ElementOrder order);
   BoundaryView view() const;
   Index n_nodes() const { return n_nodes_; }
 
  private:
   DeviceArray<double> coordinates_;
-  DeviceArray<Index> connectivity_, first_node_, node_element_;
+  DeviceArray<Index> connectivity_, mid_nodes_, first_node_, node_element_;
   Index n_elements_ = 0, n_nodes_ = 0;
   ElementOrder order_ = ElementOrder::Constant;
 };
 
 // Throws when H or G of n nodes (9 n^2 values each) would not fit one array: at most 15,446 nodes
 // (34.4 GB each, 68.7 GB together, about what one 80 GB GPU holds): as many constant elements,
-// 5,148 linear triangles or 3,861 linear quadrilaterals.
+// 5,148 linear triangles, 3,861 linear quadrilaterals, 2,574 quadratic triangles or 1,716 9-node
+// quadrilaterals.
 void check_node_count(Index n);
 
 // The collocation points (3 per node).

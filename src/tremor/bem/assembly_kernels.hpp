@@ -12,7 +12,7 @@
 namespace tremor::bem::detail {
 
 // The sums of one (collocation point, element) pair: for each of the element's nodes b < K (1 for
-// constant elements, up to 4 for linear ones), the 3 x 3 blocks of G and H, entry 9 b + 3 a + c
+// constant elements, up to 4 for linear ones, up to 9 for quadratic ones), the 3 x 3 blocks of G and H, entry 9 b + 3 a + c
 // (load direction a, component c).
 template <int K>
 struct PairSums {
@@ -41,7 +41,7 @@ TREMOR_HOST_DEVICE inline void node_position(ElementOrder order, const ElementNo
 // Adds N_b w |j| times u* (into G, when wanted) and t* of `part` (into H) at the point x (reference
 // st) with the unnormalised normal j, for each node b of the element.
 template <int K>
-TREMOR_HOST_DEVICE inline void add_point(const Medium& m, ElementOrder order, int n_vertices, const double* xi,
+TREMOR_HOST_DEVICE inline void add_point(const Medium& m, ElementOrder order, const ElementNodes& e, const double* xi,
                                          const double* st, const double* x, const double* j, double w,
                                          KernelPart h_part, bool with_g, PairSums<K>& sums) {
   const double norm = ::sqrt(j[0] * j[0] + j[1] * j[1] + j[2] * j[2]);
@@ -49,8 +49,8 @@ TREMOR_HOST_DEVICE inline void add_point(const Medium& m, ElementOrder order, in
   const double d[3] = {x[0] - xi[0], x[1] - xi[1], x[2] - xi[2]};
   const double weight = w * norm;
   double N[max_element_nodes];
-  shape_values(order, n_vertices, st[0], st[1], N);
-  const int nodes = K == 1 ? 1 : nodes_per_element(order, n_vertices);
+  shape_values(order, e, st[0], st[1], N);
+  const int nodes = K == 1 ? 1 : nodes_per_element(order, e);
   Complex u[9], t[9];
   if (with_g) {
     // u* is always the full kernel; with h_part Full one call gives both.
@@ -76,7 +76,7 @@ TREMOR_HOST_DEVICE inline void regular_pair(const Medium& m, ElementOrder order,
                                             int lane, int lanes, PairSums<K>& sums) {
   integrate_near(e, xi, q.regular, q.near_ratio, q.max_depth, lane, lanes,
                  [&](const double* st, const double* x, const double* j, double w) {
-                   add_point(m, order, e.n_vertices, xi, st, x, j, w, h_part, with_g, sums);
+                   add_point(m, order, e, xi, st, x, j, w, h_part, with_g, sums);
                  });
 }
 
@@ -91,15 +91,15 @@ TREMOR_HOST_DEVICE inline void singular_pair(const Medium& m, ElementOrder order
   double c[2], xi[3], j[3];
   node_reference(order, e.n_vertices, a, c);
   element_map(e, c[0], c[1], xi, j);
-  const int nodes = K == 1 ? 1 : nodes_per_element(order, e.n_vertices);
+  const int nodes = K == 1 ? 1 : nodes_per_element(order, e);
   integrate_singular(e, c, q.singular, lane, lanes, [&](const double* st, const double* x, const double* jx, double w) {
-    add_point(m, order, e.n_vertices, xi, st, x, jx, w, KernelPart::Regular, true, sums);
+    add_point(m, order, e, xi, st, x, jx, w, KernelPart::Regular, true, sums);
     if (nodes == 1) return;
     const double norm = ::sqrt(jx[0] * jx[0] + jx[1] * jx[1] + jx[2] * jx[2]);
     const double n[3] = {jx[0] / norm, jx[1] / norm, jx[2] / norm};
     const double d[3] = {x[0] - xi[0], x[1] - xi[1], x[2] - xi[2]};
     double N[max_element_nodes];
-    shape_values(order, e.n_vertices, st[0], st[1], N);
+    shape_values(order, e, st[0], st[1], N);
     Complex t[9];
     fundamental(m, d, n, KernelPart::Static, nullptr, t);
     for (int b = 0; b < nodes; ++b) {
@@ -107,6 +107,19 @@ TREMOR_HOST_DEVICE inline void singular_pair(const Medium& m, ElementOrder order
       for (int k = 0; k < 9; ++k) sums.H[9 * b + k] += f * t[k];
     }
   });
+}
+
+// c + PV int t*_static over a plane region around xi (normal n, in-plane basis e1, e2) from
+// pv = PV int r / r^2 dS in that basis: c = I/2 and, with dr/dn = 0 in the plane,
+// t*_static,ij = q (r_i n_j - r_j n_i) / (4 pi r^2), q = mu / (lambda + 2 mu).
+TREMOR_HOST_DEVICE inline void free_term_of(const Medium& m, const double* pv, const double* e1, const double* e2,
+                                            const double* n, Complex* out) {
+  const double pv3[3] = {pv[0] * e1[0] + pv[1] * e2[0], pv[0] * e1[1] + pv[1] * e2[1], pv[0] * e1[2] + pv[1] * e2[2]};
+  constexpr double four_pi = 4.0 * std::numbers::pi;
+  const Complex q = m.mu / (m.lambda + 2.0 * m.mu);
+  for (int i = 0; i < 3; ++i)
+    for (int k = 0; k < 3; ++k)
+      out[3 * i + k] = (i == k ? Complex(0.5) : Complex()) + (pv3[i] * n[k] - pv3[k] * n[i]) / four_pi * q;
 }
 
 // c + PV int t*_static over the element, for a collocation point xi (reference st) inside a flat
@@ -162,12 +175,56 @@ TREMOR_HOST_DEVICE inline void flat_free_term(const Medium& m, const ElementNode
         pv[1] += w * ::sin(theta) * lnR;
       }
   }
-  const double pv3[3] = {pv[0] * e1[0] + pv[1] * e2[0], pv[0] * e1[1] + pv[1] * e2[1], pv[0] * e1[2] + pv[1] * e2[2]};
-  constexpr double four_pi = 4.0 * pi;
-  const Complex q = m.mu / (m.lambda + 2.0 * m.mu);
-  for (int i = 0; i < 3; ++i)
-    for (int k = 0; k < 3; ++k)
-      out[3 * i + k] = (i == k ? Complex(0.5) : Complex()) + (pv3[i] * n[k] - pv3[k] * n[i]) / four_pi * q;
+  free_term_of(m, pv, e1, e2, n, out);
+}
+
+// A curved element's tangent-plane part: flat_free_term's law over the projection P x(s, t) of
+// the element on the plane at xi (which add_warped_correction integrates against), whose edges are
+// the projected curved edges. Its principal value by the divergence theorem in the plane,
+//   PV int e_i / r^2 dS = -oint nu_i / |q| dl
+// (e = r / |r|; grad(-1/r) = e / r^2; the small circle around xi adds oint e_i dtheta = 0), q(tau)
+// the projected edge point relative to xi, nu dl = (q2', -q1') dtau its outward normal (the edges
+// run counter-clockwise). 1/|q| is smooth along each edge but peaks where xi lies close to it:
+// 8 pieces of g points each.
+TREMOR_HOST_DEVICE inline void curved_free_term(const Medium& m, const ElementNodes& e, const double* st,
+                                                const GaussRule& rule, Complex* out) {
+  double xi[3], ds[3], dt[3];
+  element_tangents(e, st[0], st[1], xi, ds, dt);
+  double n[3] = {ds[1] * dt[2] - ds[2] * dt[1], ds[2] * dt[0] - ds[0] * dt[2], ds[0] * dt[1] - ds[1] * dt[0]};
+  const double norm = ::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  for (double& c : n) c /= norm;
+  double e1[3] = {ds[0], ds[1], ds[2]};
+  const double along = e1[0] * n[0] + e1[1] * n[1] + e1[2] * n[2];
+  for (int k = 0; k < 3; ++k) e1[k] -= along * n[k];
+  const double l1 = ::sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]);
+  for (double& c : e1) c /= l1;
+  const double e2[3] = {n[1] * e1[2] - n[2] * e1[1], n[2] * e1[0] - n[0] * e1[2], n[0] * e1[1] - n[1] * e1[0]};
+  double pv[2] = {0, 0};
+  for (int a = 0; a < e.n_vertices; ++a) {
+    double from[2], to[2];
+    geometry_node_reference(e.n_vertices, a, from);
+    geometry_node_reference(e.n_vertices, (a + 1) % e.n_vertices, to);
+    const double dp[2] = {to[0] - from[0], to[1] - from[1]};
+    constexpr int pieces = 8;
+    for (int piece = 0; piece < pieces; ++piece)
+      for (int k = 0; k < rule.g; ++k) {
+        const double tau = (piece + 0.5 * (1.0 + rule.x[k])) / pieces, w = 0.5 * rule.w[k] / pieces;
+        double x[3], xs[3], xt[3];
+        element_tangents(e, from[0] + tau * dp[0], from[1] + tau * dp[1], x, xs, xt);
+        double d[3], dx[3];
+        for (int c = 0; c < 3; ++c) {
+          d[c] = x[c] - xi[c];
+          dx[c] = xs[c] * dp[0] + xt[c] * dp[1];
+        }
+        const double q1 = d[0] * e1[0] + d[1] * e1[1] + d[2] * e1[2], q2 = d[0] * e2[0] + d[1] * e2[1] + d[2] * e2[2];
+        const double dq1 = dx[0] * e1[0] + dx[1] * e1[1] + dx[2] * e1[2];
+        const double dq2 = dx[0] * e2[0] + dx[1] * e2[1] + dx[2] * e2[2];
+        const double inverse = 1.0 / ::sqrt(q1 * q1 + q2 * q2);
+        pv[0] -= w * inverse * dq2;
+        pv[1] += w * inverse * dq1;
+      }
+  }
+  free_term_of(m, pv, e1, e2, n, out);
 }
 
 // What a warped quadrilateral adds to flat_free_term, which integrates its projection on the

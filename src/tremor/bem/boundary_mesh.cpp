@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "tremor/bem/integration.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/core/format.hpp"
@@ -37,6 +38,21 @@ const Index* vertices_of(const BoundaryMesh& mesh, Index e) {
 }
 
 Index node_label(const BoundaryMesh& mesh, Index node) { return mesh.node_labels[static_cast<std::size_t>(node)]; }
+
+// The element's geometry nodes' indices: vertices, then a second-order element's mid-edge nodes
+// and centre (integration.hpp's ElementNodes order). Returns their count.
+int geometry_nodes(const BoundaryMesh& mesh, Index e, Index* out) {
+  const int n = mesh.n_vertices(e), count = mesh.n_geometry_nodes(e);
+  const Index* v = vertices_of(mesh, e);
+  for (int k = 0; k < n; ++k) out[k] = v[k];
+  for (int k = n; k < count; ++k) out[k] = mesh.mid_nodes[5 * static_cast<std::size_t>(e) + (k - n)];
+  return count;
+}
+
+ElementNodes nodes_of(const BoundaryMesh& mesh, Index e) {
+  return gather_element(mesh.coordinates.data(), mesh.connectivity.data(),
+                        mesh.quadratic() ? mesh.mid_nodes.data() : nullptr, e);
+}
 Index element_label(const BoundaryMesh& mesh, Index e) { return mesh.element_labels[static_cast<std::size_t>(e)]; }
 
 std::string position_text(const Vec& x) { return str("(", x[0], ", ", x[1], ", ", x[2], ")"); }
@@ -72,6 +88,8 @@ void check_structure(const BoundaryMesh& mesh) {
   TREMOR_CHECK(mesh.element_labels.size() == static_cast<std::size_t>(n_elements), source, ": ",
                mesh.element_labels.size(), " element labels for ", n_elements, " elements");
   TREMOR_CHECK(n_elements > 0, source, ": the boundary mesh has no elements");
+  TREMOR_CHECK(mesh.mid_nodes.empty() || mesh.mid_nodes.size() == 5 * static_cast<std::size_t>(n_elements), source,
+               ": ", mesh.mid_nodes.size(), " second-order node entries, not 5 per element");
 
   std::unordered_map<Index, Index> seen;
   seen.reserve(static_cast<std::size_t>(n_nodes));
@@ -95,6 +113,19 @@ void check_structure(const BoundaryMesh& mesh) {
       TREMOR_CHECK(v[k] >= 0 && v[k] < n_nodes, source, ": element ", element_label(mesh, e), " refers to node index ",
                    v[k], " (vertex ", k, ") outside 0..", n_nodes - 1,
                    k == 3 ? " (a triangle's 4th entry is -1)" : "");
+    }
+    if (!mesh.quadratic()) continue;
+    const Index* m = mesh.mid_nodes.data() + 5 * static_cast<std::size_t>(e);
+    const int n = mesh.n_vertices(e);
+    for (int k = 0; k < 5; ++k) {
+      const bool optional = k == 4 && n == 4;  // an 8-node quadrilateral has no centre
+      if (k >= n && !optional)
+        TREMOR_CHECK(m[k] == -1, source, ": element ", element_label(mesh, e), " (a triangle) has a second-order node entry ",
+                     k, " (", m[k], ") where -1 belongs: a triangle has 3 mid-edge nodes");
+      else if (!(optional && m[k] == -1))
+        TREMOR_CHECK(m[k] >= 0 && m[k] < n_nodes, source, ": element ", element_label(mesh, e),
+                     " refers to node index ", m[k], " (", k < n ? "mid-edge node " : "centre node ", k, ") outside 0..",
+                     n_nodes - 1);
     }
   }
   for (const auto& [name, members] : mesh.element_sets)
@@ -161,22 +192,72 @@ void check_duplicate_nodes(const BoundaryMesh& mesh, const BoundingBox& box) {
   }
 }
 
+// A second-order element: each mid-edge node within a quarter of its edge's length of the
+// edge's midpoint (a mesher's mid-edge node lies on the edge or on the curve through it; one
+// further off is a misplaced node, whose element folds), a 9-node quadrilateral's centre within a
+// quarter of the diameter of where the 8 others put it, and dx/ds x dx/dt on the normal's side at
+// 4 x 4 points spread over the element (a fold turns it against the normal).
+void check_curved_shape(const BoundaryMesh& mesh, Index e, const ElementGeometry& g) {
+  const Index* v = vertices_of(mesh, e);
+  const Index* m = mesh.mid_nodes.data() + 5 * static_cast<std::size_t>(e);
+  const int n = mesh.n_vertices(e);
+  for (int k = 0; k < n; ++k) {
+    const Vec a = node_position(mesh, v[k]), b = node_position(mesh, v[(k + 1) % n]);
+    const double length = norm(b - a), off = norm(node_position(mesh, m[k]) - 0.5 * (a + b));
+    TREMOR_CHECK(off <= 0.25 * length, mesh.source, ": element ", element_label(mesh, e), "'s mid-edge node ",
+                 node_label(mesh, m[k]), " lies ", off, " from the midpoint of its edge (nodes ", node_label(mesh, v[k]),
+                 " to ", node_label(mesh, v[(k + 1) % n]), ", ", length,
+                 " long), more than a quarter of the edge's length: a second-order element's mid-edge node lies on "
+                 "or near its edge; the node is misplaced or the element's nodes are out of order (vertices, then "
+                 "the mid-edge nodes of edges 01, 12, ...)");
+  }
+  if (n == 4 && m[4] >= 0) {
+    Vec serendipity{};  // the 8-node element's centre: -1/4 of the vertices and 1/2 of the mid-edge nodes
+    for (int k = 0; k < 4; ++k) serendipity = serendipity + (-0.25 * node_position(mesh, v[k])) + 0.5 * node_position(mesh, m[k]);
+    const double off = norm(node_position(mesh, m[4]) - serendipity);
+    TREMOR_CHECK(off <= 0.25 * g.diameter, mesh.source, ": element ", element_label(mesh, e), "'s centre node ",
+                 node_label(mesh, m[4]), " lies ", off, " from the centre its other 8 nodes give, more than a quarter "
+                 "of its diameter (", g.diameter, "): the node is misplaced");
+  }
+  const ElementNodes nodes = nodes_of(mesh, e);
+  const GaussRule rule = gauss_rule(4);
+  const double small = 1e-12 * g.diameter * g.diameter;
+  for (int i = 0; i < 4; ++i)
+    for (int k = 0; k < 4; ++k) {
+      double s = rule.x[i], t = rule.x[k];
+      if (n == 3) {  // the square's points collapsed onto the triangle
+        const double u = 0.5 * (1 + s), w = 0.5 * (1 + t);
+        s = u * (1 - w);
+        t = u * w;
+      }
+      double x[3], j[3];
+      element_map(nodes, s, t, x, j);
+      TREMOR_CHECK(j[0] * g.normal[0] + j[1] * g.normal[1] + j[2] * g.normal[2] > small, mesh.source, ": element ",
+                   element_label(mesh, e), " (vertices ", vertex_labels(mesh, e),
+                   ") folds: its surface turns against its normal near ", position_text({x[0], x[1], x[2]}),
+                   "; check the positions of its mid-edge nodes");
+    }
+}
+
 // Repeated vertices, vanishing area, quadrilaterals folded or concave.
 void check_element_shape(const BoundaryMesh& mesh, Index e, const ElementGeometry& g) {
   const Index* v = vertices_of(mesh, e);
   const int n = mesh.n_vertices(e);
-  for (int a = 0; a < n; ++a)
-    for (int b = a + 1; b < n; ++b)
-      TREMOR_CHECK(v[a] != v[b], mesh.source, ": element ", element_label(mesh, e), " repeats node ",
-                   node_label(mesh, v[a]), " (its vertices: ", vertex_labels(mesh, e),
-                   "); an element's vertices must be distinct nodes");
+  Index all[max_geometry_nodes];
+  const int count = geometry_nodes(mesh, e, all);
+  for (int a = 0; a < count; ++a)
+    for (int b = a + 1; b < count; ++b)
+      TREMOR_CHECK(all[a] != all[b], mesh.source, ": element ", element_label(mesh, e), " repeats node ",
+                   node_label(mesh, all[a]), " (its vertices: ", vertex_labels(mesh, e),
+                   "); an element's nodes must be distinct");
   // Rounding leaves ~1e-16 d^2 of area in an element whose vertices are collinear; 1e-12 d^2 is
   // far above that and far below any element worth integrating over (aspect ratio 1e12).
   const double small = 1e-12 * g.diameter * g.diameter;
   TREMOR_CHECK(g.area >= small && g.area > 0.0, mesh.source, ": element ", element_label(mesh, e),
                " is degenerate: its area ", g.area, " is below 1e-12 x its diameter^2 (diameter ", g.diameter,
                "); its vertices ", vertex_labels(mesh, e), " are collinear or coincide");
-  if (n == 4) {
+  if (count > n) check_curved_shape(mesh, e, g);
+  if (n == 4 && count == n) {
     // The bilinear map is invertible when the Jacobian at every corner points the normal's way;
     // at a reflex corner (concave) or a crossed pair of edges (folded) it turns against it.
     for (int k = 0; k < 4; ++k) {
@@ -196,6 +277,7 @@ struct EdgeUse {
   Index count = 0;
   Index element[3] = {-1, -1, -1};
   bool forward[3] = {false, false, false};  // walked from the smaller node index to the larger
+  Index mid[3] = {-1, -1, -1};              // a second-order element's mid-edge node
 };
 
 std::uint64_t edge_key(Index a, Index b) {
@@ -219,14 +301,16 @@ Topology check_edges(const BoundaryMesh& mesh) {
   const auto for_each_edge = [&](Index e, auto&& body) {
     const Index* v = vertices_of(mesh, e);
     const int n = mesh.n_vertices(e);
-    for (int k = 0; k < n; ++k) body(v[k], v[(k + 1) % n]);
+    for (int k = 0; k < n; ++k)
+      body(v[k], v[(k + 1) % n], mesh.quadratic() ? mesh.mid_nodes[5 * static_cast<std::size_t>(e) + k] : Index{-1});
   };
   for (Index e = 0; e < mesh.n_elements(); ++e)
-    for_each_edge(e, [&](Index from, Index to) {
+    for_each_edge(e, [&](Index from, Index to, Index mid) {
       EdgeUse& use = edges[edge_key(from, to)];
       if (use.count < 3) {
         use.element[use.count] = e;
         use.forward[use.count] = from < to;
+        use.mid[use.count] = mid;
       }
       ++use.count;
     });
@@ -235,7 +319,7 @@ Topology check_edges(const BoundaryMesh& mesh) {
   topology.n_edges = static_cast<Index>(edges.size());
   // Reported in element order, so the first problem in the mesh is the one named.
   for (Index e = 0; e < mesh.n_elements(); ++e)
-    for_each_edge(e, [&](Index from, Index to) {
+    for_each_edge(e, [&](Index from, Index to, Index) {
       const EdgeUse& use = edges.at(edge_key(from, to));
       if (use.count > 2)
         throw Error(str(mesh.source, ": the edge between nodes ", node_label(mesh, from), " and ", node_label(mesh, to),
@@ -251,6 +335,12 @@ Topology check_edges(const BoundaryMesh& mesh) {
                         "orientation); neighbouring elements run a shared edge in opposite directions: reverse the "
                         "vertex order of one so both normals point out of the solid"));
       }
+      if (use.count == 2 && use.mid[0] != use.mid[1] && use.element[0] == e)
+        throw Error(str(mesh.source, ": elements ", element_label(mesh, e), " and ", element_label(mesh, use.element[1]),
+                        " share the edge from node ", node_label(mesh, from), " to node ", node_label(mesh, to),
+                        " but not its mid-edge node (", node_label(mesh, use.mid[0]), " and ",
+                        node_label(mesh, use.mid[1]), "): the mesh is not conforming; neighbouring second-order "
+                        "elements share their edge's three nodes"));
       if (use.count == 1) {
         ++topology.n_boundary_edges;
         if (topology.boundary_element < 0) {
@@ -266,8 +356,9 @@ Topology check_edges(const BoundaryMesh& mesh) {
 void warn_unused_nodes(const BoundaryMesh& mesh) {
   std::vector<bool> used(static_cast<std::size_t>(mesh.n_nodes()), false);
   for (Index e = 0; e < mesh.n_elements(); ++e) {
-    const Index* v = vertices_of(mesh, e);
-    for (int k = 0; k < mesh.n_vertices(e); ++k) used[static_cast<std::size_t>(v[k])] = true;
+    Index all[max_geometry_nodes];
+    const int count = geometry_nodes(mesh, e, all);
+    for (int k = 0; k < count; ++k) used[static_cast<std::size_t>(all[k])] = true;
   }
   const auto unused = std::count(used.begin(), used.end(), false);
   if (unused == 0) return;
@@ -299,15 +390,39 @@ BoundaryMesh boundary_mesh(const Mesh& mesh, std::string source) {
   for (Label label : mesh.node_labels) out.node_labels.push_back(to_index_label(label, out.source, "node"));
   out.connectivity.reserve(4 * static_cast<std::size_t>(mesh.n_elements()));
   out.element_labels.reserve(static_cast<std::size_t>(mesh.n_elements()));
+  const ElementBlock* straight = nullptr;  // the first block of each kind, for the mixing error
+  const ElementBlock* curved = nullptr;
   for (const ElementBlock& block : mesh.blocks) {
-    TREMOR_CHECK(block.type == ElementType::Tri3 || block.type == ElementType::Quad4, out.source, ": ",
+    const bool quad9 = block.type == ElementType::QuadGLL && block.order == 2;
+    const bool second = block.type == ElementType::Tri6 || block.type == ElementType::Quad8 || quad9;
+    TREMOR_CHECK(block.type == ElementType::Tri3 || block.type == ElementType::Quad4 || second, out.source, ": ",
                  element_name(block.type, block.order), " elements (first: element ",
                  block.labels.empty() ? Label{0} : block.labels.front(),
-                 "); a boundary mesh holds linear triangles (tri3) and quadrilaterals (quad4)");
+                 "); a boundary mesh holds triangles and quadrilaterals, straight-sided (tri3, quad4) or of the "
+                 "second order (tri6, quad8, quad9)");
+    if (block.n_elements() == 0) continue;
+    const ElementBlock*& first = second ? curved : straight;
+    if (!first) first = &block;
+    if (straight && curved)
+      throw Error(str(out.source, ": straight-sided and second-order elements mixed (element ", straight->labels.front(),
+                      " is a ", element_name(straight->type, straight->order), ", element ", curved->labels.front(),
+                      " a ", element_name(curved->type, curved->order),
+                      "); a boundary mesh is all of one order (in Gmsh, one Mesh.ElementOrder for the whole surface)"));
     for (Index e = 0; e < block.n_elements(); ++e) {
       const std::span<const Index> nodes = block.nodes(e);
-      out.connectivity.insert(out.connectivity.end(), nodes.begin(), nodes.end());
-      if (nodes.size() == 3) out.connectivity.push_back(-1);
+      if (quad9) {
+        // QuadGLL's lexicographic order (x fastest) to vertices, mid-edges 01, 12, 23, 30, centre.
+        out.connectivity.insert(out.connectivity.end(), {nodes[0], nodes[2], nodes[8], nodes[6]});
+        out.mid_nodes.insert(out.mid_nodes.end(), {nodes[1], nodes[5], nodes[7], nodes[3], nodes[4]});
+      } else {
+        const std::size_t n = second ? nodes.size() / 2 : nodes.size();
+        out.connectivity.insert(out.connectivity.end(), nodes.begin(), nodes.begin() + static_cast<std::ptrdiff_t>(n));
+        if (n == 3) out.connectivity.push_back(-1);
+        if (second) {
+          out.mid_nodes.insert(out.mid_nodes.end(), nodes.begin() + static_cast<std::ptrdiff_t>(n), nodes.end());
+          out.mid_nodes.insert(out.mid_nodes.end(), 5 - n, Index{-1});
+        }
+      }
       out.element_labels.push_back(to_index_label(block.labels[static_cast<std::size_t>(e)], out.source, "element"));
     }
   }
@@ -326,7 +441,22 @@ ElementGeometry element_geometry(const BoundaryMesh& mesh, Index e) {
   for (int k = 0; k < n; ++k) x[k] = node_position(mesh, v[k]);
   ElementGeometry g;
   Vec jacobian{};  // dx/dxi x dx/deta at the reference centre
-  if (n == 3) {
+  if (mesh.quadratic()) {
+    const ElementNodes nodes = nodes_of(mesh, e);
+    double st[2], centre[3], j[3];
+    reference_centre(n, st);
+    element_map(nodes, st[0], st[1], centre, j);
+    g.centroid = {centre[0], centre[1], centre[2]};
+    jacobian = {j[0], j[1], j[2]};
+    integrate_piece(nodes, whole_element(n), gauss_rule(4), 0, 1, [&](const double*, const double*, const double* jx, double w) {
+      g.area += w * std::sqrt(jx[0] * jx[0] + jx[1] * jx[1] + jx[2] * jx[2]);
+    });
+    for (int a = 0; a < nodes.n_nodes; ++a)
+      for (int b = a + 1; b < nodes.n_nodes; ++b) {
+        const Vec xa{nodes.x[a][0], nodes.x[a][1], nodes.x[a][2]}, xb{nodes.x[b][0], nodes.x[b][1], nodes.x[b][2]};
+        g.diameter = std::max(g.diameter, norm(xb - xa));
+      }
+  } else if (n == 3) {
     const Vec sum = x[0] + x[1] + x[2];
     g.centroid = {sum[0] / 3, sum[1] / 3, sum[2] / 3};
     jacobian = cross(x[1] - x[0], x[2] - x[0]);
@@ -349,12 +479,25 @@ ElementGeometry element_geometry(const BoundaryMesh& mesh, Index e) {
   const double length = norm(jacobian);
   // Divided, not multiplied by 1 / length: an axis-aligned normal comes out exactly a unit vector.
   if (length > 0.0) g.normal = {jacobian[0] / length, jacobian[1] / length, jacobian[2] / length};
-  for (int a = 0; a < n; ++a)
-    for (int b = a + 1; b < n; ++b) g.diameter = std::max(g.diameter, norm(x[b] - x[a]));
+  if (!mesh.quadratic())
+    for (int a = 0; a < n; ++a)
+      for (int b = a + 1; b < n; ++b) g.diameter = std::max(g.diameter, norm(x[b] - x[a]));
   return g;
 }
 
 double signed_volume(const BoundaryMesh& mesh) {
+  if (mesh.quadratic()) {
+    const GaussRule rule = gauss_rule(4);
+    double three_volume = 0.0;
+    for (Index e = 0; e < mesh.n_elements(); ++e) {
+      const ElementNodes nodes = nodes_of(mesh, e);
+      integrate_piece(nodes, whole_element(nodes.n_vertices), rule, 0, 1,
+                      [&](const double*, const double* x, const double* j, double w) {
+                        three_volume += w * (x[0] * j[0] + x[1] * j[1] + x[2] * j[2]);
+                      });
+    }
+    return three_volume / 3.0;
+  }
   // V = (1/3) sum over flat triangles of integral x.n dA = sum of x0 . (x1 x x2) / 6.
   double six_volume = 0.0;
   for (Index e = 0; e < mesh.n_elements(); ++e) {
@@ -456,11 +599,13 @@ MeshReport check_boundary_mesh(const BoundaryMesh& mesh, Solid solid) {
   return report;
 }
 
-WavelengthReport check_wavelength(const BoundaryMesh& mesh, double shear_wavelength, double min_per_wavelength) {
+WavelengthReport check_wavelength(const BoundaryMesh& mesh, double shear_wavelength, double min_per_wavelength,
+                                  int intervals) {
   TREMOR_CHECK(std::isfinite(shear_wavelength) && shear_wavelength > 0, mesh.source,
                ": the shear wavelength must be positive, got ", shear_wavelength);
   TREMOR_CHECK(std::isfinite(min_per_wavelength) && min_per_wavelength > 0, mesh.source,
                ": the minimum number of elements per wavelength must be positive, got ", min_per_wavelength);
+  TREMOR_CHECK(intervals == 1 || intervals == 2, "check_wavelength: ", intervals, " intervals per element (1 or 2)");
   check_structure(mesh);  // at least one element, every index in range
   WavelengthReport report;
   for (Index e = 0; e < mesh.n_elements(); ++e) {
@@ -473,13 +618,15 @@ WavelengthReport check_wavelength(const BoundaryMesh& mesh, double shear_wavelen
   report.label = element_label(mesh, report.element);
   report.elements_per_wavelength =
       report.diameter > 0 ? shear_wavelength / report.diameter : std::numeric_limits<double>::infinity();
+  report.points_per_wavelength = intervals * report.elements_per_wavelength;
   report.sufficient = report.elements_per_wavelength >= min_per_wavelength;
   if (!report.sufficient)
     report.message = str(mesh.source, ": element ", report.label, " is ", number(report.diameter), " m across: ",
-                         number(report.elements_per_wavelength), " elements per shear wavelength (",
-                         number(shear_wavelength), " m) where ", number(min_per_wavelength),
-                         " are asked for; refine to elements below ", number(shear_wavelength / min_per_wavelength),
-                         " m across or lower the frequency");
+                         number(report.elements_per_wavelength), intervals == 2 ? " quadratic" : "",
+                         " elements per shear wavelength (", number(shear_wavelength), " m",
+                         intervals == 2 ? str(", ", number(report.points_per_wavelength), " points") : std::string(),
+                         ") where ", number(min_per_wavelength), " are asked for; refine to elements below ",
+                         number(shear_wavelength / min_per_wavelength), " m across or lower the frequency");
   return report;
 }
 

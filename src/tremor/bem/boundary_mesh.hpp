@@ -21,12 +21,18 @@ class Mesh;
 
 namespace tremor::bem {
 
-// A surface mesh of linear triangles and quadrilaterals in 3D. Vertices are ordered
-// counter-clockwise seen from the side the normal points to; the normal points OUT OF THE SOLID
-// (away from the material), for closed and open meshes alike.
+// A surface mesh of triangles and quadrilaterals in 3D, straight-sided (3 and 4 nodes) or curved of
+// the second order (6-node triangles, 8-node serendipity and 9-node Lagrange quadrilaterals).
+// Vertices are ordered counter-clockwise seen from the side the normal points to; the normal points
+// OUT OF THE SOLID (away from the material), for closed and open meshes alike. A mesh is all
+// straight-sided or all second-order.
 struct BoundaryMesh {
   std::vector<double> coordinates;   // x, y, z per node
-  std::vector<Index> connectivity;   // 4 entries per element; a triangle's 4th entry is -1
+  std::vector<Index> connectivity;   // 4 entries per element, the vertices; a triangle's 4th entry is -1
+  // Second-order meshes: 5 entries per element, the mid-edge nodes (edges 01, 12, 20 of a
+  // triangle, 01, 12, 23, 30 of a quadrilateral) then a 9-node quadrilateral's centre, -1 where
+  // absent (a triangle's 4th and 5th, an 8-node quadrilateral's 5th). Empty for straight sides.
+  std::vector<Index> mid_nodes;
   std::vector<Index> node_labels;    // the file's labels (generated meshes: 1-based), for messages
   std::vector<Index> element_labels;
   std::map<std::string, std::vector<Index>> element_sets;  // named groups of elements (0-based)
@@ -35,36 +41,45 @@ struct BoundaryMesh {
   Index n_nodes() const;
   Index n_elements() const;
   int n_vertices(Index e) const;     // 3 or 4
+  bool quadratic() const { return !mid_nodes.empty(); }
+  int n_geometry_nodes(Index e) const;  // 3, 4; 6, 8, 9
 };
 
 inline Index BoundaryMesh::n_nodes() const { return static_cast<Index>(coordinates.size() / 3); }
 inline Index BoundaryMesh::n_elements() const { return static_cast<Index>(connectivity.size() / 4); }
 inline int BoundaryMesh::n_vertices(Index e) const { return connectivity[4 * static_cast<std::size_t>(e) + 3] < 0 ? 3 : 4; }
+inline int BoundaryMesh::n_geometry_nodes(Index e) const {
+  const int n = n_vertices(e);
+  if (mid_nodes.empty()) return n;
+  return 2 * n + (mid_nodes[5 * static_cast<std::size_t>(e) + 4] >= 0 ? 1 : 0);
+}
 
 // ---- Reading --------------------------------------------------------------------------------
 
-// The surface mesh `mesh` (3D, Tri3 and Quad4 blocks: io::read_gmsh_surface) as a BoundaryMesh:
-// blocks flattened in order (so element indices, and the element sets, are the Mesh's global
-// indices), labels and element sets kept. `source` names it in messages. Throws for a 2D mesh,
-// other element types and labels beyond Index's range.
+// The surface mesh `mesh` (3D, io::read_gmsh_surface: Tri3 and Quad4 blocks, or Tri6, Quad8 and
+// QuadGLL of order 2 for 9-node quadrilaterals) as a BoundaryMesh: blocks flattened in order (so
+// element indices, and the element sets, are the Mesh's global indices), labels and element sets
+// kept. `source` names it in messages. Throws for a 2D mesh, other element types, straight-sided
+// and second-order elements mixed (naming one of each) and labels beyond Index's range.
 BoundaryMesh boundary_mesh(const Mesh& mesh, std::string source);
 
 
 // ---- Geometry -------------------------------------------------------------------------------
 // These trust the mesh's indices: call them on a mesh check_boundary_mesh() has accepted.
 
-// The geometry of one element, from its vertices.
+// The geometry of one element, from its nodes.
 struct ElementGeometry {
   std::array<double, 3> centroid{};  // image of the reference centre: tri (1/3, 1/3), quad (0, 0)
   std::array<double, 3> normal{};    // unit normal at the centroid; zero for a degenerate element
-  double area = 0.0;                 // exact for triangles, 2x2 Gauss for the bilinear quadrilateral
-  double diameter = 0.0;             // largest distance between two vertices
+  double area = 0.0;                 // exact for flat triangles and quadrilaterals (2x2 Gauss), 4x4 Gauss when curved
+  double diameter = 0.0;             // largest distance between two of its nodes
 };
 
 ElementGeometry element_geometry(const BoundaryMesh& mesh, Index e);
 
 // The volume the mesh encloses, (1/3) sum of the integrals of x.n over the elements (divergence
-// theorem), each quadrilateral taken as its triangles 012 and 023: exact for flat elements.
+// theorem), each straight-sided quadrilateral taken as its triangles 012 and 023 (exact for flat
+// elements), each curved element by 4x4 Gauss (exact: x.j is a polynomial of degree 3 in s and t).
 // Positive for a closed mesh whose normals point outward (a body), negative for one whose
 // normals point inward (a cavity); for an open mesh it depends on the origin and means nothing.
 double signed_volume(const BoundaryMesh& mesh);
@@ -108,6 +123,11 @@ struct MeshReport {
 //  - duplicate nodes: distinct nodes closer than 1e-9 x the bounding-box diagonal;
 //  - degenerate elements: a vertex repeated, area below 1e-12 x diameter^2, or a quadrilateral
 //    folded or concave (a corner turning against its normal);
+//  - second-order elements: a mid-edge node further than a quarter of its edge's length from the
+//    edge's midpoint (a 9-node quadrilateral's centre: a quarter of its diameter from the 8-node
+//    element's centre), a surface folded within the element (dx/ds x dx/dt turning against the
+//    normal at its centre at one of 4 x 4 sample points), and neighbours sharing an edge's
+//    vertices but not its mid-edge node (a mesh that is not conforming);
 //  - non-manifold edges (shared by more than two elements);
 //  - inconsistent orientation: two elements running a shared edge in the same direction.
 // Nodes no element uses are reported with a warning (tremor's log). Runs in time linear in the
@@ -121,19 +141,24 @@ MeshReport check_boundary_mesh(const BoundaryMesh& mesh);
 MeshReport check_boundary_mesh(const BoundaryMesh& mesh, Solid solid);
 
 // The resolution of the mesh against the shortest wave it must carry: elements per shear
-// wavelength, lambda_s / diameter, at the element with the largest diameter.
+// wavelength, lambda_s / diameter, at the element with the largest diameter, and the points per
+// wavelength they give (the intervals between a field's nodes: one per element for constant and
+// linear elements, two for quadratic ones).
 struct WavelengthReport {
   Index element = -1;                    // the worst element (0-based)
   Index label = 0;                       // and its label
   double diameter = 0.0;                 // its diameter
   double elements_per_wavelength = 0.0;  // shear_wavelength / diameter
+  double points_per_wavelength = 0.0;    // elements_per_wavelength x the intervals per element
   bool sufficient = true;                // elements_per_wavelength >= the minimum asked for
   std::string message;                   // when not sufficient: what to warn, naming the element
 };
 
 // `shear_wavelength` = c_s / f for the highest frequency solved; `min_per_wavelength` is the
-// caller's requirement (linear elements commonly need 6 to 10). Returns the report; the caller
-// decides whether to warn or refuse. Throws for inconsistent arrays as check_boundary_mesh does.
-WavelengthReport check_wavelength(const BoundaryMesh& mesh, double shear_wavelength, double min_per_wavelength);
+// caller's requirement in elements (linear elements commonly need 6 to 10, quadratic ones 3 to 5);
+// `intervals` is 2 for quadratic elements, else 1. Returns the report; the caller decides whether
+// to warn or refuse. Throws for inconsistent arrays as check_boundary_mesh does.
+WavelengthReport check_wavelength(const BoundaryMesh& mesh, double shear_wavelength, double min_per_wavelength,
+                                  int intervals = 1);
 
 }  // namespace tremor::bem

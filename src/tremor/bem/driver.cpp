@@ -59,6 +59,7 @@ ElementConditions translate_conditions(const BemProblem& problem, const Boundary
   out.values.kind.assign(3 * static_cast<std::size_t>(ne), Prescribed::Traction);
   out.values.value.assign(3 * static_cast<std::size_t>(ne), Complex());
   out.prescribed.assign(3 * static_cast<std::size_t>(ne), 0);
+  out.pressure.assign(static_cast<std::size_t>(ne), std::nullopt);
   std::vector<int> owner(static_cast<std::size_t>(ne), -1);
   for (std::size_t b = 0; b < problem.boundary.size(); ++b) {
     const BemBoundaryCondition& condition = problem.boundary[b];
@@ -76,6 +77,8 @@ ElementConditions translate_conditions(const BemProblem& problem, const Boundary
                         "); each element takes its condition from one set"));
       o = static_cast<int>(b);
       const ElementGeometry g = element_geometry(mesh, e);
+      if (condition.pressure)
+        out.pressure[static_cast<std::size_t>(e)] = Complex(condition.pressure->real(), condition.pressure->imag());
       for (int c = 0; c < 3; ++c) {
         const std::size_t k = 3 * static_cast<std::size_t>(e) + static_cast<std::size_t>(c);
         std::complex<double> value = 0.0;
@@ -113,7 +116,7 @@ void check_fits(const BoundaryMesh& mesh, const BemMeshSource& source, ElementOr
   try {
     check_node_count(n_nodes);
   } catch (const Error& e) {
-    const bool linear = order == ElementOrder::Linear;
+    const bool linear = order != ElementOrder::Constant;
     const Index n_constant = mesh.n_elements();
     bool constant_fits = true;
     try {
@@ -122,7 +125,10 @@ void check_fits(const BoundaryMesh& mesh, const BemMeshSource& source, ElementOr
       constant_fits = false;
     }
     throw Error(str(source.origin, ": ", mesh.source, ": ", group_digits(mesh.n_elements()),
-                    linear ? " linear elements have " : " constant elements have ", group_digits(n_nodes),
+                    order == ElementOrder::Quadratic ? " quadratic elements have "
+                    : linear                         ? " linear elements have "
+                                                     : " constant elements have ",
+                    group_digits(n_nodes),
                     " collocation nodes, too many for one run: ", e.what(), "; ",
                     linear && constant_fits ? str("use constant elements (--elements constant or elements = "
                                                   "\"constant\" in [bem]: ",
@@ -144,9 +150,10 @@ struct Stopped {};
 
 Observer::~Observer() = default;
 
-BoundaryMesh build_boundary_mesh(const BemMeshSource& source) {
-  const ElementShape shape =
-      source.shape == BemElementShape::Triangle ? ElementShape::Triangle : ElementShape::Quadrilateral;
+BoundaryMesh build_boundary_mesh(const BemMeshSource& source, BemElements elements) {
+  const SurfaceElements shape(
+      source.shape == BemElementShape::Triangle ? ElementShape::Triangle : ElementShape::Quadrilateral,
+      source.order.value_or(elements == BemElements::Quadratic ? 2 : 1), source.serendipity);
   BoundaryMesh mesh;
   try {
     switch (source.kind) {
@@ -209,7 +216,7 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
   plan.allow_coarse = options.allow_coarse;
   plan.keep_boundary_fields = options.keep_boundary_fields;
 
-  plan.mesh = build_boundary_mesh(problem.mesh);
+  plan.mesh = build_boundary_mesh(problem.mesh, settings.elements);
   const BoundaryMesh& mesh = plan.mesh;
   plan.solid = solid_of(problem.mesh.solid);
   try {
@@ -224,8 +231,16 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
                     "\"cavity\", Solid::Open \"open\", and flip_orientation is flip = true]"));
   }
   const MeshReport& report = plan.report;
-  plan.order = settings.elements == BemElements::Linear ? ElementOrder::Linear : ElementOrder::Constant;
-  plan.n_nodes = first_nodes(mesh.connectivity, plan.order).back();
+  plan.order = settings.elements == BemElements::Quadratic ? ElementOrder::Quadratic
+               : settings.elements == BemElements::Linear  ? ElementOrder::Linear
+                                                            : ElementOrder::Constant;
+  if (plan.order == ElementOrder::Quadratic && !mesh.quadratic())
+    throw Error(str(problem.mesh.origin, ": quadratic elements need a second-order surface mesh; ", mesh.source,
+                    " has straight-sided elements (",
+                    problem.mesh.kind == BemMeshKind::File ? "mesh it in Gmsh with Mesh.ElementOrder = 2"
+                                                           : "leave out order = 1 or give order = 2",
+                    ", or use elements = \"linear\")"));
+  plan.n_nodes = first_nodes(mesh, plan.order).back();
   check_fits(mesh, problem.mesh, plan.order, plan.n_nodes);
 
   plan.exec = Exec::make(resolve_backend(settings.backend));
@@ -246,8 +261,9 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
 
   plan.highest = *std::max_element(problem.frequencies.begin(), problem.frequencies.end());
   plan.lowest = *std::min_element(problem.frequencies.begin(), problem.frequencies.end());
+  plan.min_per_wavelength = bem_min_per_wavelength(settings);
   plan.resolution = check_wavelength(mesh, problem.material.shear_wave_speed() / plan.highest,
-                                     settings.min_elements_per_wavelength);
+                                     plan.min_per_wavelength, plan.order == ElementOrder::Quadratic ? 2 : 1);
 
   plan.conditions = translate_conditions(problem, mesh);
   if (!problem.interior_points.empty()) check_interior_points(problem, mesh, plan.solid, report.box.diagonal());
@@ -266,9 +282,9 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
     }
     plan.areas[static_cast<std::size_t>(e)] = g.area;
   }
-  if (plan.order == ElementOrder::Linear) {
+  if (plan.order != ElementOrder::Constant) {
     plan.node_positions = node_positions(mesh, plan.order);
-    const std::vector<Index> first = first_nodes(mesh.connectivity, plan.order);
+    const std::vector<Index> first = first_nodes(mesh, plan.order);
     plan.node_elements.resize(static_cast<std::size_t>(plan.n_nodes));
     for (Index e = 0; e < ne; ++e)
       for (Index p = first[static_cast<std::size_t>(e)]; p < first[static_cast<std::size_t>(e) + 1]; ++p)
@@ -281,7 +297,7 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
 RunResult run_bem(const BemProblem& problem, const Plan& plan, Observer* observer) {
   if (!plan.resolution.sufficient) {
     // The message says what to refine; the frequency it was measured at and the way out are ours.
-    const double minimum = plan.settings.min_elements_per_wavelength;
+    const double minimum = plan.min_per_wavelength;
     const std::string coarse =
         str(plan.resolution.message, " (at ", number(plan.highest), " Hz, the highest frequency)");
     const bool far = plan.resolution.elements_per_wavelength < 0.5 * minimum;
@@ -300,7 +316,7 @@ RunResult run_bem(const BemProblem& problem, const Plan& plan, Observer* observe
   const std::size_t nf = problem.frequencies.size();
   const auto ne = static_cast<std::size_t>(mesh.n_elements());
   const std::vector<double> node_area = node_areas(mesh, order);
-  const std::vector<Index> first_node = first_nodes(mesh.connectivity, order);
+  const std::vector<Index> first_node = first_nodes(mesh, order);
   std::vector<double> omegas;
   for (const double frequency : problem.frequencies) omegas.push_back(2.0 * std::numbers::pi * frequency);
 
@@ -361,7 +377,7 @@ RunResult run_bem(const BemProblem& problem, const Plan& plan, Observer* observe
   };
   try {
     solve_frequencies(plan.exec, mesh, problem.material.density, problem.material.lambda, problem.material.mu,
-                      problem.material.damping_ratio, omegas, conditions_at_nodes(mesh, order, conditions.values),
+                      problem.material.damping_ratio, omegas, conditions_at_nodes(mesh, order, conditions.values, conditions.pressure),
                       {order, plan.integration, plan.free_choice}, plan.interior_points, each);
   } catch (const Stopped&) {
     out.status = RunStatus::Stopped;

@@ -54,6 +54,9 @@ struct RunOptions {
 // The boundary conditions of BemProblem::boundary translated per element.
 struct ElementConditions {
   BoundaryConditions values;              // 3 per element: a pressure p is the traction -p n
+  // Per element, the pressure where one is given: a curved element's nodes take -p n with the
+  // normal at each (conditions_at_nodes).
+  std::vector<std::optional<Complex>> pressure;
   std::vector<std::int32_t> prescribed;   // 3 per element: 1 where the displacement is given
   std::vector<Index> set_sizes;           // per BemProblem::boundary entry: the elements of its set
   // The sets with a prescribed displacement, whose resultant force each frequency reports.
@@ -79,13 +82,14 @@ struct Plan {
   BemFreeTerm free_term = BemFreeTerm::Direct;  // RigidBody or Direct ("auto" resolved)
   FreeTermChoice free_choice;
   double lowest = 0.0, highest = 0.0;  // frequencies, Hz
+  double min_per_wavelength = 6.0;     // the settings' minimum, or the element order's default
   WavelengthReport resolution;         // at the highest frequency, c_s of the undamped moduli
   ElementConditions conditions;
   std::vector<double> interior_points;  // 3 per point, m
   // Per element (for results): centroid and unit normal (3 each), area.
   std::vector<double> centroids, normals, areas;
-  // Linear elements only (empty for constant ones): the collocation nodes' positions (3 each) and
-  // the element holding each.
+  // Linear and quadratic elements (empty for constant ones): the collocation nodes' positions (3
+  // each) and the element holding each.
   std::vector<double> node_positions;
   std::vector<Index> node_elements;
   double setup_seconds = 0.0;  // wall time of plan_bem
@@ -97,9 +101,9 @@ struct FrequencySolution {
   double frequency = 0.0;  // Hz
   FrequencyResult result;  // nodal u and t, the solve's report and the times (solve.hpp)
   // At each element's reference centre, 3 per element: the element's value for constant
-  // elements, interpolated for linear ones.
+  // elements, interpolated for linear and quadratic ones.
   std::vector<std::complex<double>> displacement, traction;
-  // Linear elements: the nodal solution, 3 per collocation node (empty for constant elements).
+  // Linear and quadratic elements: the nodal solution, 3 per collocation node (empty for constant elements).
   std::vector<std::complex<double>> node_displacement, node_traction;
   std::vector<std::complex<double>> interior;  // 3 per interior point, m
   // Per force set, 3 each: the resultant force sum_p t_p A_p over its elements' nodes (N), and
@@ -144,8 +148,9 @@ class Observer {
 
 // The boundary mesh the problem's [bem.mesh] describes, oriented with its normals out of the solid
 // (a cavity's generated sphere or box is flipped; `flip` reverses any). A generator's refusal
-// names the [bem.mesh] table.
-BoundaryMesh build_boundary_mesh(const BemMeshSource& source);
+// names the [bem.mesh] table. Generators make second-order elements where the source's order says
+// so or, not given, for quadratic `elements`.
+BoundaryMesh build_boundary_mesh(const BemMeshSource& source, BemElements elements = BemElements::Constant);
 
 Solid solid_of(BemSolid solid);
 

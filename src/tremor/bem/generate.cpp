@@ -1,5 +1,6 @@
 #include "tremor/bem/generate.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -13,8 +14,16 @@
 namespace tremor::bem {
 namespace {
 
-const char* shape_name(ElementShape shape) {
-  return shape == ElementShape::Triangle ? "triangles" : "quadrilaterals";
+std::string shape_name(const SurfaceElements& elements) {
+  if (elements.order == 1) return elements.shape == ElementShape::Triangle ? "triangles" : "quadrilaterals";
+  return elements.shape == ElementShape::Triangle ? "6-node triangles"
+         : elements.serendipity                   ? "8-node quadrilaterals"
+                                                  : "9-node quadrilaterals";
+}
+
+void check_elements(const char* generator, const SurfaceElements& elements) {
+  TREMOR_CHECK(elements.order == 1 || elements.order == 2, generator, ": element order ", elements.order,
+               " (1: straight-sided, 2: second order)");
 }
 
 void check_length(const char* generator, const char* name, double value) {
@@ -32,13 +41,28 @@ void check_size(const char* generator, Size nodes, Size elements) {
                " nodes exceed the generator limit (", limit, " nodes or connectivity entries); use fewer divisions");
 }
 
-// Appends the quadrilateral abcd (counter-clockwise seen from its normal) as one element or as
-// the triangles abc and acd, which keep its orientation.
-void add_cell(BoundaryMesh& mesh, ElementShape shape, Index a, Index b, Index c, Index d) {
-  if (shape == ElementShape::Quadrilateral) {
-    mesh.connectivity.insert(mesh.connectivity.end(), {a, b, c, d});
-  } else {
+// Appends the cell whose nodes node(di, dj) lie at the steps di, dj = 0 .. order along its sides
+// (corners a = (0, 0), b = (order, 0), c = (order, order), d = (0, order), counter-clockwise seen
+// from its normal) as one quadrilateral or as the triangles abc and acd, which keep its
+// orientation. Second order: the mid-edge nodes at the half steps, the cell's centre the mid-edge
+// node of the diagonal ac, or the 9-node quadrilateral's centre. node() places a node when first
+// asked, so an 8-node cell's centre is never made.
+template <class Node>
+void add_cell(BoundaryMesh& mesh, const SurfaceElements& elements, Node&& node) {
+  const Index o = elements.order;
+  const Index a = node(0, 0), b = node(o, 0), c = node(o, o), d = node(0, o);
+  const bool triangles = elements.shape == ElementShape::Triangle;
+  if (triangles)
     mesh.connectivity.insert(mesh.connectivity.end(), {a, b, c, -1, a, c, d, -1});
+  else
+    mesh.connectivity.insert(mesh.connectivity.end(), {a, b, c, d});
+  if (o == 1) return;
+  const Index ab = node(1, 0), bc = node(2, 1), cd = node(1, 2), da = node(0, 1);
+  if (triangles) {
+    const Index centre = node(1, 1);
+    mesh.mid_nodes.insert(mesh.mid_nodes.end(), {ab, bc, centre, -1, -1, centre, cd, da, -1, -1});
+  } else {
+    mesh.mid_nodes.insert(mesh.mid_nodes.end(), {ab, bc, cd, da, elements.serendipity ? Index{-1} : node(1, 1)});
   }
 }
 
@@ -61,8 +85,11 @@ using Lattice = std::array<Index, 3>;
 // placed by `place`. The six faces in the order xmin, xmax, ymin, ymax, zmin, zmax, each in set
 // `face_sets[f]` when given. Lattice points on cube edges and corners belong to two or three
 // faces; a hash of their lattice coordinates makes each one node.
-void lattice_surface(BoundaryMesh& mesh, const Lattice& n, ElementShape shape,
+// Second order: the lattice of 2n, its cells taken 2 x 2 (`place` sees the fine lattice).
+void lattice_surface(BoundaryMesh& mesh, const Lattice& cells, const SurfaceElements& elements,
                      const std::function<std::array<double, 3>(const Lattice&)>& place, bool face_sets) {
+  const Index o = elements.order;
+  const Lattice n{o * cells[0], o * cells[1], o * cells[2]};
   std::unordered_map<std::uint64_t, Index> nodes;
   const auto node = [&](const Lattice& at) {
     // 21 bits per coordinate: the generator limit keeps every division count below 2^21.
@@ -83,18 +110,15 @@ void lattice_surface(BoundaryMesh& mesh, const Lattice& n, ElementShape shape,
       int u = (axis + 1) % 3, v = (axis + 2) % 3;
       if (side == 0) std::swap(u, v);
       const Index first = mesh.n_elements();
-      for (Index j = 0; j < n[static_cast<std::size_t>(v)]; ++j)
-        for (Index i = 0; i < n[static_cast<std::size_t>(u)]; ++i) {
-          const auto corner = [&](Index di, Index dj) {
+      for (Index j = 0; j < cells[static_cast<std::size_t>(v)]; ++j)
+        for (Index i = 0; i < cells[static_cast<std::size_t>(u)]; ++i)
+          add_cell(mesh, elements, [&](Index di, Index dj) {
             Lattice at{};
             at[static_cast<std::size_t>(axis)] = side == 0 ? 0 : n[static_cast<std::size_t>(axis)];
-            at[static_cast<std::size_t>(u)] = i + di;
-            at[static_cast<std::size_t>(v)] = j + dj;
+            at[static_cast<std::size_t>(u)] = o * i + di;
+            at[static_cast<std::size_t>(v)] = o * j + dj;
             return node(at);
-          };
-          const Index a = corner(0, 0), b = corner(1, 0), c = corner(1, 1), d = corner(0, 1);
-          add_cell(mesh, shape, a, b, c, d);
-        }
+          });
       if (face_sets) {
         std::vector<Index>& set = mesh.element_sets[kFaceNames[2 * axis + side]];
         for (Index e = first; e < mesh.n_elements(); ++e) set.push_back(e);
@@ -103,25 +127,27 @@ void lattice_surface(BoundaryMesh& mesh, const Lattice& n, ElementShape shape,
   }
 }
 
-// Nodes and elements of the surface of a lattice with these divisions.
-std::pair<Size, Size> lattice_surface_size(const Lattice& n, ElementShape shape) {
-  const Size nx = n[0], ny = n[1], nz = n[2];
-  const Size cells = 2 * (nx * ny + ny * nz + nx * nz);
+// Nodes (at most) and elements of the surface of a lattice with these divisions.
+std::pair<Size, Size> lattice_surface_size(const Lattice& n, const SurfaceElements& elements) {
+  const Size o = elements.order, nx = o * n[0], ny = o * n[1], nz = o * n[2];
+  const Size cells = 2 * (Size{n[0]} * n[1] + Size{n[1]} * n[2] + Size{n[0]} * n[2]);
   const Size nodes = (nx + 1) * (ny + 1) * (nz + 1) - (nx - 1) * (ny - 1) * (nz - 1);
-  return {nodes, shape == ElementShape::Triangle ? 2 * cells : cells};
+  return {nodes, elements.shape == ElementShape::Triangle ? 2 * cells : cells};
 }
 
 }  // namespace
 
-BoundaryMesh sphere(double radius, Index n, ElementShape shape) {
+BoundaryMesh sphere(double radius, Index n, SurfaceElements kind) {
   check_length("sphere", "the radius", radius);
   check_divisions("sphere", "n", n);
-  // 2^21 divisions per edge are far beyond any limit; checked first so the counts below cannot overflow.
-  TREMOR_CHECK(n < (Index{1} << 21), "sphere: n = ", n, " divisions exceed the generator limit");
-  const auto [nodes, elements] = lattice_surface_size({n, n, n}, shape);
+  check_elements("sphere", kind);
+  // 2^20 divisions per edge are far beyond any limit; checked first so the counts below cannot overflow.
+  TREMOR_CHECK(n < (Index{1} << 20), "sphere: n = ", n, " divisions exceed the generator limit");
+  const auto [nodes, elements] = lattice_surface_size({n, n, n}, kind);
   check_size("sphere", nodes, elements);
   BoundaryMesh mesh;
-  mesh.source = str("sphere(radius=", radius, ", n=", n, ", ", shape_name(shape), ")");
+  mesh.source = str("sphere(radius=", radius, ", n=", n, ", ", shape_name(kind), ")");
+  const Index fine = kind.order * n;
   mesh.coordinates.reserve(3 * static_cast<std::size_t>(nodes));
   mesh.connectivity.reserve(4 * static_cast<std::size_t>(elements));
   const double quarter_pi = std::atan(1.0);
@@ -130,7 +156,7 @@ BoundaryMesh sphere(double radius, Index n, ElementShape shape) {
     double norm = 0.0;
     for (int d = 0; d < 3; ++d) {
       // Equiangular: s uniform in [-1, 1] (exactly +-1 at the ends), the cube coordinate tan(pi/4 s).
-      const double s = 2.0 * at[static_cast<std::size_t>(d)] / n - 1.0;
+      const double s = 2.0 * at[static_cast<std::size_t>(d)] / fine - 1.0;
       x[static_cast<std::size_t>(d)] = std::tan(quarter_pi * s);
       norm += x[static_cast<std::size_t>(d)] * x[static_cast<std::size_t>(d)];
     }
@@ -138,67 +164,81 @@ BoundaryMesh sphere(double radius, Index n, ElementShape shape) {
     for (double& c : x) c *= scale;
     return x;
   };
-  lattice_surface(mesh, {n, n, n}, shape, place, false);
+  lattice_surface(mesh, {n, n, n}, kind, place, false);
   finish(mesh);
   return mesh;
 }
 
-BoundaryMesh box(double lx, double ly, double lz, Index nx, Index ny, Index nz, ElementShape shape) {
+BoundaryMesh box(double lx, double ly, double lz, Index nx, Index ny, Index nz, SurfaceElements kind) {
   check_length("box", "lx", lx);
   check_length("box", "ly", ly);
   check_length("box", "lz", lz);
   check_divisions("box", "nx", nx);
   check_divisions("box", "ny", ny);
   check_divisions("box", "nz", nz);
+  check_elements("box", kind);
   for (Index d : {nx, ny, nz})
-    TREMOR_CHECK(d < (Index{1} << 21), "box: ", d, " divisions exceed the generator limit");
+    TREMOR_CHECK(d < (Index{1} << 20), "box: ", d, " divisions exceed the generator limit");
   const Lattice n{nx, ny, nz};
-  const auto [nodes, elements] = lattice_surface_size(n, shape);
+  const auto [nodes, elements] = lattice_surface_size(n, kind);
   check_size("box", nodes, elements);
   BoundaryMesh mesh;
   mesh.source = str("box(lx=", lx, ", ly=", ly, ", lz=", lz, ", nx=", nx, ", ny=", ny, ", nz=", nz, ", ",
-                    shape_name(shape), ")");
+                    shape_name(kind), ")");
   mesh.coordinates.reserve(3 * static_cast<std::size_t>(nodes));
   mesh.connectivity.reserve(4 * static_cast<std::size_t>(elements));
   const std::array<double, 3> length{lx, ly, lz};
   const auto place = [&](const Lattice& at) {
     std::array<double, 3> x{};
     // (i/n - 1/2) l is exactly -l/2 and l/2 at the ends.
-    for (std::size_t d = 0; d < 3; ++d) x[d] = (static_cast<double>(at[d]) / n[d] - 0.5) * length[d];
+    for (std::size_t d = 0; d < 3; ++d)
+      x[d] = (static_cast<double>(at[d]) / (kind.order * n[d]) - 0.5) * length[d];
     return x;
   };
-  lattice_surface(mesh, n, shape, place, true);
+  lattice_surface(mesh, n, kind, place, true);
   finish(mesh);
   return mesh;
 }
 
-BoundaryMesh halfspace_patch(double lx, double ly, Index nx, Index ny, ElementShape shape,
+BoundaryMesh halfspace_patch(double lx, double ly, Index nx, Index ny, SurfaceElements kind,
                              std::optional<std::array<double, 2>> foundation) {
   check_length("halfspace_patch", "lx", lx);
   check_length("halfspace_patch", "ly", ly);
   check_divisions("halfspace_patch", "nx", nx);
   check_divisions("halfspace_patch", "ny", ny);
+  check_elements("halfspace_patch", kind);
   if (foundation) {
     check_length("halfspace_patch", "the foundation's x size", (*foundation)[0]);
     check_length("halfspace_patch", "the foundation's y size", (*foundation)[1]);
   }
-  const Size nodes = (Size{nx} + 1) * (Size{ny} + 1);
-  const Size elements = Size{nx} * ny * (shape == ElementShape::Triangle ? 2 : 1);
+  const Index o = kind.order;
+  TREMOR_CHECK(nx < (Index{1} << 20) && ny < (Index{1} << 20), "halfspace_patch: ", nx, " x ", ny,
+               " divisions exceed the generator limit");
+  const Size nodes = (Size{o} * nx + 1) * (Size{o} * ny + 1);
+  const Size elements = Size{nx} * ny * (kind.shape == ElementShape::Triangle ? 2 : 1);
   check_size("halfspace_patch", nodes, elements);
   BoundaryMesh mesh;
-  mesh.source = str("halfspace_patch(lx=", lx, ", ly=", ly, ", nx=", nx, ", ny=", ny, ", ", shape_name(shape));
+  mesh.source = str("halfspace_patch(lx=", lx, ", ly=", ly, ", nx=", nx, ", ny=", ny, ", ", shape_name(kind));
   if (foundation) mesh.source += str(", foundation=", (*foundation)[0], " x ", (*foundation)[1]);
   mesh.source += ")";
   mesh.coordinates.reserve(3 * static_cast<std::size_t>(nodes));
   mesh.connectivity.reserve(4 * static_cast<std::size_t>(elements));
-  for (Index j = 0; j <= ny; ++j)
-    for (Index i = 0; i <= nx; ++i)
-      mesh.coordinates.insert(mesh.coordinates.end(), {(static_cast<double>(i) / nx - 0.5) * lx,
-                                                       (static_cast<double>(j) / ny - 0.5) * ly, 0.0});
+  // The lattice's points x fastest, then y; an 8-node cell's centre is no node.
+  const Index fx = o * nx, fy = o * ny;
+  std::vector<Index> index(static_cast<std::size_t>(nodes), -1);
+  for (Index j = 0; j <= fy; ++j)
+    for (Index i = 0; i <= fx; ++i) {
+      if (o == 2 && kind.serendipity && kind.shape == ElementShape::Quadrilateral && i % 2 == 1 && j % 2 == 1) continue;
+      index[static_cast<std::size_t>(j * (fx + 1) + i)] = mesh.n_nodes();
+      mesh.coordinates.insert(mesh.coordinates.end(), {(static_cast<double>(i) / fx - 0.5) * lx,
+                                                       (static_cast<double>(j) / fy - 0.5) * ly, 0.0});
+    }
   // Cells walked x then y turn counter-clockwise seen from +z, the side away from the solid.
-  const auto node = [&](Index i, Index j) { return j * (nx + 1) + i; };
   for (Index j = 0; j < ny; ++j)
-    for (Index i = 0; i < nx; ++i) add_cell(mesh, shape, node(i, j), node(i + 1, j), node(i + 1, j + 1), node(i, j + 1));
+    for (Index i = 0; i < nx; ++i)
+      add_cell(mesh, kind, [&](Index di, Index dj) {
+        return index[static_cast<std::size_t>((o * j + dj) * (fx + 1) + o * i + di)];
+      });
   finish(mesh);
   if (foundation) {
     std::vector<Index>& under = mesh.element_sets["foundation"];
@@ -217,11 +257,14 @@ BoundaryMesh halfspace_patch(double lx, double ly, Index nx, Index ny, ElementSh
 void flip_orientation(BoundaryMesh& mesh) {
   for (Index e = 0; e < mesh.n_elements(); ++e) {
     Index* v = mesh.connectivity.data() + 4 * static_cast<std::size_t>(e);
-    // Keeping vertex 0 and reversing the rest reverses the cycle.
-    if (v[3] < 0)
-      std::swap(v[1], v[2]);
-    else
-      std::swap(v[1], v[3]);
+    // Keeping vertex 0 and reversing the rest reverses the cycle; the edges then run 03, 32, 21,
+    // 10 (02, 21, 10 for a triangle): their mid-edge nodes in reverse.
+    const int n = v[3] < 0 ? 3 : 4;
+    std::swap(v[1], v[n - 1]);
+    if (mesh.quadratic()) {
+      Index* m = mesh.mid_nodes.data() + 5 * static_cast<std::size_t>(e);
+      std::reverse(m, m + n);
+    }
   }
 }
 

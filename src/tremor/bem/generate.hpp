@@ -19,33 +19,44 @@ namespace tremor::bem {
 // its first to its third vertex).
 enum class ElementShape { Quadrilateral, Triangle };
 
+// The generated elements: their shape, straight-sided (order 1) or of the second order (order 2:
+// 6-node triangles, 9-node quadrilaterals or with `serendipity` 8-node ones), whose mid-edge and
+// centre nodes lie on the true surface (a sphere's on the sphere). A second-order mesh of n
+// divisions has the nodes of the straight-sided one of 2n, its cells' corners the vertices.
+struct SurfaceElements {
+  ElementShape shape = ElementShape::Quadrilateral;
+  int order = 1;
+  bool serendipity = false;
+  SurfaceElements() = default;
+  SurfaceElements(ElementShape s, int o = 1, bool eight = false) : shape(s), order(o), serendipity(eight) {}
+};
+
 // A sphere of `radius` centred at the origin, normals outward: the solid is inside (a body;
 // flip_orientation() gives the cavity, the solid outside). The cube [-1, 1]^3 with `n` divisions
 // per edge projected radially onto the sphere: 6 n^2 quadrilaterals (12 n^2 triangles) and
 // 6 n^2 + 2 nodes, all on the sphere. The divisions are equiangular (a cube coordinate
 // tan(pi/4 s) for s uniform in [-1, 1]), so element areas vary by less than a factor 1.5 where
 // uniform divisions would give 5 (corner elements against those at face centres).
-BoundaryMesh sphere(double radius, Index n, ElementShape shape = ElementShape::Quadrilateral);
+BoundaryMesh sphere(double radius, Index n, SurfaceElements elements = {});
 
 // The surface of the box [-lx/2, lx/2] x [-ly/2, ly/2] x [-lz/2, lz/2], normals outward: the
 // solid is inside. Faces normal to x carry ny x nz cells, normal to y nx x nz, normal to z nx x ny.
 // Besides "all", element sets "xmin", "xmax", "ymin", "ymax", "zmin", "zmax" hold each face's
 // elements.
-BoundaryMesh box(double lx, double ly, double lz, Index nx, Index ny, Index nz,
-                 ElementShape shape = ElementShape::Quadrilateral);
+BoundaryMesh box(double lx, double ly, double lz, Index nx, Index ny, Index nz, SurfaceElements elements = {});
 
 // The free surface of a half-space, truncated: the rectangle [-lx/2, lx/2] x [-ly/2, ly/2] in the
 // plane z = 0 with nx x ny cells, the solid below (z < 0), so normals +z. The mesh is open. With a
 // foundation size (fx, fy), the elements whose centroid lies in |x| < fx/2, |y| < fy/2 form the
 // element set "foundation" and the others "free" (choose nx, ny so that the foundation's edges
 // fall on cell edges for a foundation of exactly that size); "all" holds every element. Nodes
-// are numbered x fastest, then y.
-BoundaryMesh halfspace_patch(double lx, double ly, Index nx, Index ny,
-                             ElementShape shape = ElementShape::Quadrilateral,
+// are numbered x fastest, then y (of the 2n x 2n lattice, for second-order elements).
+BoundaryMesh halfspace_patch(double lx, double ly, Index nx, Index ny, SurfaceElements elements = {},
                              std::optional<std::array<double, 2>> foundation = std::nullopt);
 
-// Reverses every element's vertex order (0123 -> 0321, 012 -> 021), so every normal flips: a body
-// becomes a cavity and the solid below a surface moves above it.
+// Reverses every element's vertex order (0123 -> 0321, 012 -> 021, the mid-edge nodes with their
+// edges), so every normal flips: a body becomes a cavity and the solid below a surface moves
+// above it.
 void flip_orientation(BoundaryMesh& mesh);
 
 }  // namespace tremor::bem

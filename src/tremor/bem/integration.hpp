@@ -1,5 +1,6 @@
 #pragma once
-// Integration over boundary elements (linear triangles, bilinear quadrilaterals) for the H and G
+// Integration over boundary elements (triangles and quadrilaterals, straight-sided or curved of
+// the second order) for the H and G
 // matrices: g x g Gauss quadrature (paper eq. 3) over the element or over the pieces of an
 // adaptive subdivision near the collocation point, and Duffy's collapsed triangles around a
 // collocation point on the element itself. Host and device code; the quadrature of one piece is
@@ -34,27 +35,112 @@ inline GaussRule gauss_rule(int g) {
   return rule;
 }
 
-// One element's vertices, gathered.
+// One element's geometry nodes, gathered: the vertices (a triangle's repeated as a 4th), then for a
+// second-order element its mid-edge nodes (edges 01, 12, 20 of a triangle; 01, 12, 23, 30 of a
+// quadrilateral) and a 9-node quadrilateral's centre. n_nodes is 3 or 4 for straight-sided
+// elements (or 0 where only the vertices were set), 6, 8 or 9 for curved ones.
+constexpr int max_geometry_nodes = 9;
+
 struct ElementNodes {
-  double x[4][3];
+  double x[max_geometry_nodes][3];
   int n_vertices;
+  int n_nodes;
+  TREMOR_HOST_DEVICE bool curved() const { return n_nodes > n_vertices; }
 };
 
-TREMOR_HOST_DEVICE inline ElementNodes gather_element(const double* coordinates, const Index* connectivity, Index e) {
+// A boundary mesh's second-order nodes: 5 per element (mid-edges, then the centre), -1 where
+// absent; nullptr for a mesh of straight-sided elements.
+TREMOR_HOST_DEVICE inline ElementNodes gather_element(const double* coordinates, const Index* connectivity,
+                                                      const Index* mid_nodes, Index e) {
   ElementNodes out;
   const Index* v = connectivity + 4 * static_cast<Size>(e);
   out.n_vertices = v[3] < 0 ? 3 : 4;
+  out.n_nodes = out.n_vertices;
   for (int a = 0; a < out.n_vertices; ++a)
     for (int c = 0; c < 3; ++c) out.x[a][c] = coordinates[3 * static_cast<Size>(v[a]) + c];
   if (out.n_vertices == 3)
     for (int c = 0; c < 3; ++c) out.x[3][c] = out.x[2][c];
+  if (mid_nodes) {
+    const Index* m = mid_nodes + 5 * static_cast<Size>(e);
+    const int mids = out.n_vertices + (m[4] >= 0 ? 1 : 0);
+    for (int k = 0; k < mids; ++k)
+      for (int c = 0; c < 3; ++c) out.x[out.n_vertices + k][c] = coordinates[3 * static_cast<Size>(m[k]) + c];
+    out.n_nodes = out.n_vertices + mids;
+  }
   return out;
 }
 
-// Position x and the unnormalised normal j = dx/ds x dx/dt (|j| = dS / (ds dt)) at (s, t).
-TREMOR_HOST_DEVICE inline void element_map(const ElementNodes& e, double s, double t, double* x, double* j) {
-  double ds[3], dt[3];
-  if (e.n_vertices == 3) {
+// The element's geometry shape functions at (s, t) and their derivatives, for the second-order
+// types (n_nodes 6: the quadratic triangle; 8: the serendipity quadrilateral; 9: the biquadratic
+// Lagrange one), nodes ordered as ElementNodes holds them.
+TREMOR_HOST_DEVICE inline void quadratic_shape(int n_vertices, int n_nodes, double s, double t, double* N, double* Ns,
+                                               double* Nt) {
+  if (n_vertices == 3) {
+    const double l = 1.0 - s - t;  // the barycentric coordinate of vertex 0
+    N[0] = l * (2 * l - 1), Ns[0] = 1 - 4 * l, Nt[0] = 1 - 4 * l;
+    N[1] = s * (2 * s - 1), Ns[1] = 4 * s - 1, Nt[1] = 0;
+    N[2] = t * (2 * t - 1), Ns[2] = 0, Nt[2] = 4 * t - 1;
+    N[3] = 4 * l * s, Ns[3] = 4 * (l - s), Nt[3] = -4 * s;
+    N[4] = 4 * s * t, Ns[4] = 4 * t, Nt[4] = 4 * s;
+    N[5] = 4 * t * l, Ns[5] = -4 * t, Nt[5] = 4 * (l - t);
+    return;
+  }
+  // Reference positions: vertices, mid-edges 01, 12, 23, 30, centre.
+  const double sa[9] = {-1, 1, 1, -1, 0, 1, 0, -1, 0}, ta[9] = {-1, -1, 1, 1, -1, 0, 1, 0, 0};
+  if (n_nodes == 9) {
+    // Products of the 1D quadratic Lagrange polynomials through -1, 0, 1.
+    const auto l = [](double x, double a) { return a < 0 ? 0.5 * x * (x - 1) : a > 0 ? 0.5 * x * (x + 1) : 1 - x * x; };
+    const auto dl = [](double x, double a) { return a < 0 ? x - 0.5 : a > 0 ? x + 0.5 : -2 * x; };
+    for (int k = 0; k < 9; ++k) {
+      N[k] = l(s, sa[k]) * l(t, ta[k]);
+      Ns[k] = dl(s, sa[k]) * l(t, ta[k]);
+      Nt[k] = l(s, sa[k]) * dl(t, ta[k]);
+    }
+    return;
+  }
+  for (int k = 0; k < 4; ++k) {
+    const double ps = 1 + s * sa[k], pt = 1 + t * ta[k];
+    N[k] = 0.25 * ps * pt * (s * sa[k] + t * ta[k] - 1);
+    Ns[k] = 0.25 * sa[k] * pt * (2 * s * sa[k] + t * ta[k]);
+    Nt[k] = 0.25 * ta[k] * ps * (s * sa[k] + 2 * t * ta[k]);
+  }
+  for (int k = 4; k < 8; ++k) {
+    if (sa[k] == 0) {
+      N[k] = 0.5 * (1 - s * s) * (1 + t * ta[k]);
+      Ns[k] = -s * (1 + t * ta[k]);
+      Nt[k] = 0.5 * ta[k] * (1 - s * s);
+    } else {
+      N[k] = 0.5 * (1 + s * sa[k]) * (1 - t * t);
+      Ns[k] = 0.5 * sa[k] * (1 - t * t);
+      Nt[k] = -t * (1 + s * sa[k]);
+    }
+  }
+}
+
+// Reference position of geometry node k (vertices, mid-edges, centre).
+TREMOR_HOST_DEVICE inline void geometry_node_reference(int n_vertices, int k, double* st) {
+  const double tri[6][2] = {{0, 0}, {1, 0}, {0, 1}, {0.5, 0}, {0.5, 0.5}, {0, 0.5}};
+  const double quad[9][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}, {0, -1}, {1, 0}, {0, 1}, {-1, 0}, {0, 0}};
+  const double* p = n_vertices == 3 ? tri[k] : quad[k];
+  st[0] = p[0];
+  st[1] = p[1];
+}
+
+// Position x and the tangents dx/ds, dx/dt at (s, t).
+TREMOR_HOST_DEVICE inline void element_tangents(const ElementNodes& e, double s, double t, double* x, double* ds,
+                                                double* dt) {
+  if (e.curved()) {
+    double N[max_geometry_nodes], Ns[max_geometry_nodes], Nt[max_geometry_nodes];
+    quadratic_shape(e.n_vertices, e.n_nodes, s, t, N, Ns, Nt);
+    for (int c = 0; c < 3; ++c) {
+      x[c] = ds[c] = dt[c] = 0.0;
+      for (int k = 0; k < e.n_nodes; ++k) {
+        x[c] += N[k] * e.x[k][c];
+        ds[c] += Ns[k] * e.x[k][c];
+        dt[c] += Nt[k] * e.x[k][c];
+      }
+    }
+  } else if (e.n_vertices == 3) {
     for (int c = 0; c < 3; ++c) {
       ds[c] = e.x[1][c] - e.x[0][c];
       dt[c] = e.x[2][c] - e.x[0][c];
@@ -69,6 +155,12 @@ TREMOR_HOST_DEVICE inline void element_map(const ElementNodes& e, double s, doub
       dt[c] = 0.25 * ((1 - s) * (e.x[3][c] - e.x[0][c]) + (1 + s) * (e.x[2][c] - e.x[1][c]));
     }
   }
+}
+
+// Position x and the unnormalised normal j = dx/ds x dx/dt (|j| = dS / (ds dt)) at (s, t).
+TREMOR_HOST_DEVICE inline void element_map(const ElementNodes& e, double s, double t, double* x, double* j) {
+  double ds[3], dt[3];
+  element_tangents(e, s, t, x, ds, dt);
   j[0] = ds[1] * dt[2] - ds[2] * dt[1];
   j[1] = ds[2] * dt[0] - ds[0] * dt[2];
   j[2] = ds[0] * dt[1] - ds[1] * dt[0];
@@ -80,43 +172,62 @@ TREMOR_HOST_DEVICE inline void reference_centre(int n_vertices, double* st) {
   st[1] = st[0];
 }
 
-// The element types: constant elements (paper section 2), one node at the reference centre; and
-// discontinuous linear elements, one node per vertex, pulled towards the centre, at the 3-point
-// Gauss points of a triangle (barycentric 2/3, 1/6, 1/6) and the 2 x 2 Gauss points of a
-// quadrilateral. Displacement and traction are linear (bilinear) in each element through its own
-// nodes: every collocation point lies inside a flat element, where c = I/2, and tractions may jump
-// between elements at edges and corners without an extra unknown.
-enum class ElementOrder : std::uint8_t { Constant, Linear };
+// The element types: constant elements (paper section 2), one node at the reference centre;
+// discontinuous linear elements, one node per vertex; and discontinuous quadratic elements, one
+// node per geometry node of a second-order element (6, 8 or 9). The nodes are pulled from their
+// geometry node's reference position towards the centre: a linear element's to the 3-point Gauss
+// points of a triangle (barycentric 2/3, 1/6, 1/6) and the 2 x 2 Gauss points of a quadrilateral;
+// a quadratic quadrilateral's to the 3 x 3 Gauss points (+-sqrt(3/5), 0), a quadratic triangle's by
+// 0.7 (every node a tenth of the triangle's height from its nearest edge). The field interpolates
+// through the element's own nodes with the shape functions of its geometry type in the pulled
+// coordinates: every collocation point lies inside a smooth element, where c = I/2, and tractions
+// may jump between elements at edges and corners without an extra unknown.
+enum class ElementOrder : std::uint8_t { Constant, Linear, Quadratic };
 
-constexpr int max_element_nodes = 4;
+constexpr int max_element_nodes = max_geometry_nodes;
 
-TREMOR_HOST_DEVICE inline int nodes_per_element(ElementOrder order, int n_vertices) {
-  return order == ElementOrder::Constant ? 1 : n_vertices;
+// The field's nodes on an element of n_vertices vertices and n_geometry geometry nodes.
+TREMOR_HOST_DEVICE inline int nodes_per_element(ElementOrder order, int n_vertices, int n_geometry) {
+  return order == ElementOrder::Constant ? 1 : order == ElementOrder::Linear ? n_vertices : n_geometry;
 }
 
-// How far from the centre towards vertex a a linear element's node a lies: the Gauss points.
-TREMOR_HOST_DEVICE inline double node_pull(int n_vertices) { return n_vertices == 3 ? 0.5 : 0.57735026918962576451; }
+TREMOR_HOST_DEVICE inline int nodes_per_element(ElementOrder order, const ElementNodes& e) {
+  return nodes_per_element(order, e.n_vertices, e.n_nodes);
+}
+
+// How far from the centre towards its geometry node a node lies.
+TREMOR_HOST_DEVICE inline double node_pull(ElementOrder order, int n_vertices) {
+  if (order == ElementOrder::Quadratic) return n_vertices == 3 ? 0.7 : 0.77459666924148337704;
+  return n_vertices == 3 ? 0.5 : 0.57735026918962576451;
+}
 
 // Reference coordinates of node a.
 TREMOR_HOST_DEVICE inline void node_reference(ElementOrder order, int n_vertices, int a, double* st) {
   reference_centre(n_vertices, st);
   if (order == ElementOrder::Constant) return;
-  const double tri[3][2] = {{0, 0}, {1, 0}, {0, 1}};
-  const double quad[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
-  const double* v = n_vertices == 3 ? tri[a] : quad[a];
-  const double pull = node_pull(n_vertices);
+  double v[2];
+  geometry_node_reference(n_vertices, a, v);
+  const double pull = node_pull(order, n_vertices);
   st[0] += pull * (v[0] - st[0]);
   st[1] += pull * (v[1] - st[1]);
 }
 
-// The shape functions at (s, t): 1 for a constant element; for a linear one the (bi)linear
-// interpolant through its nodes, N_a(node b) = delta_ab.
-TREMOR_HOST_DEVICE inline void shape_values(ElementOrder order, int n_vertices, double s, double t, double* N) {
+// The shape functions at (s, t): 1 for a constant element; otherwise the (bi)linear or quadratic
+// interpolant through the element's nodes, N_a(node b) = delta_ab. n_geometry (6, 8, 9) picks the
+// quadratic type.
+TREMOR_HOST_DEVICE inline void shape_values(ElementOrder order, int n_vertices, int n_geometry, double s, double t,
+                                            double* N) {
   if (order == ElementOrder::Constant) {
     N[0] = 1.0;
     return;
   }
-  const double pull = node_pull(n_vertices);
+  const double pull = node_pull(order, n_vertices);
+  if (order == ElementOrder::Quadratic) {
+    double c[2], Ns[max_geometry_nodes], Nt[max_geometry_nodes];
+    reference_centre(n_vertices, c);
+    quadratic_shape(n_vertices, n_geometry, c[0] + (s - c[0]) / pull, c[1] + (t - c[1]) / pull, N, Ns, Nt);
+    return;
+  }
   if (n_vertices == 3) {
     // Barycentric L, and node a at L = (1 - pull)/3 + pull delta_a.
     const double L[3] = {1.0 - s - t, s, t};
@@ -125,6 +236,10 @@ TREMOR_HOST_DEVICE inline void shape_values(ElementOrder order, int n_vertices, 
     const double sa[4] = {-1, 1, 1, -1}, ta[4] = {-1, -1, 1, 1};
     for (int a = 0; a < 4; ++a) N[a] = 0.25 * (1.0 + s * sa[a] / pull) * (1.0 + t * ta[a] / pull);
   }
+}
+
+TREMOR_HOST_DEVICE inline void shape_values(ElementOrder order, const ElementNodes& e, double s, double t, double* N) {
+  shape_values(order, e.n_vertices, e.n_nodes, s, t, N);
 }
 
 // A piece of the reference domain: (s, t) = o + u a + v b, over the unit square (u, v in [0, 1])

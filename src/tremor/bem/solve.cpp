@@ -49,7 +49,7 @@ void solve_frequencies(const Exec& exec, const BoundaryMesh& boundary, double rh
   for (const double omega : omegas)
     TREMOR_CHECK(omega >= 0.0, "frequency ", omega, " rad/s: frequencies must be positive (0 for the static problem)");
   const Index n_points = static_cast<Index>(interior_points.size() / 3);
-  const Index m = first_nodes(boundary.connectivity, options.elements).back();
+  const Index m = first_nodes(boundary, options.elements).back();
   const Index n_dof = 3 * m;
   check_node_count(m);
   TREMOR_CHECK(static_cast<Index>(conditions.kind.size()) == n_dof &&
@@ -58,7 +58,7 @@ void solve_frequencies(const Exec& exec, const BoundaryMesh& boundary, double rh
   const std::vector<Prescribed>& node_kind = conditions.kind;
   const std::vector<Complex>& node_value = conditions.value;
 
-  const DeviceBoundary device_boundary(exec, boundary.coordinates, boundary.connectivity, options.elements);
+  const DeviceBoundary device_boundary(exec, boundary, options.elements);
   const BoundaryView view = device_boundary.view();
   DeviceArray<Prescribed> kind(exec, std::span<const Prescribed>(node_kind));
   DeviceArray<Complex> value(exec, std::span<const Complex>(node_value));
@@ -126,45 +126,66 @@ std::vector<FrequencyResult> solve_frequencies(const Exec& exec, const BoundaryM
 }
 
 BoundaryConditions conditions_at_nodes(const BoundaryMesh& boundary, ElementOrder order,
-                                       const BoundaryConditions& per_element) {
+                                       const BoundaryConditions& per_element,
+                                       const std::vector<std::optional<Complex>>& pressure) {
   const Index n = boundary.n_elements();
   TREMOR_CHECK(static_cast<Index>(per_element.kind.size()) == 3 * n &&
                    static_cast<Index>(per_element.value.size()) == 3 * n,
                "boundary conditions for ", per_element.kind.size() / 3, " elements, the boundary has ", n);
-  const std::vector<Index> first = first_nodes(boundary.connectivity, order);
+  TREMOR_CHECK(pressure.empty() || static_cast<Index>(pressure.size()) == n, "pressures for ", pressure.size(),
+               " elements, the boundary has ", n);
+  const std::vector<Index> first = first_nodes(boundary, order);
+  const Index* mids = boundary.quadratic() ? boundary.mid_nodes.data() : nullptr;
   BoundaryConditions out;
   out.kind.resize(3 * static_cast<std::size_t>(first.back()));
   out.value.resize(out.kind.size());
-  for (Index e = 0; e < n; ++e)
-    for (Index p = first[static_cast<std::size_t>(e)]; p < first[static_cast<std::size_t>(e) + 1]; ++p)
-      for (int c = 0; c < 3; ++c) {
-        out.kind[static_cast<std::size_t>(3 * p + c)] = per_element.kind[static_cast<std::size_t>(3 * e + c)];
-        out.value[static_cast<std::size_t>(3 * p + c)] = per_element.value[static_cast<std::size_t>(3 * e + c)];
+  for (Index e = 0; e < n; ++e) {
+    const std::size_t ei = static_cast<std::size_t>(e);
+    const bool turning = mids && !pressure.empty() && pressure[ei].has_value();
+    const ElementNodes nodes = gather_element(boundary.coordinates.data(), boundary.connectivity.data(), mids, e);
+    for (Index p = first[ei]; p < first[ei + 1]; ++p) {
+      double normal[3] = {0, 0, 0};
+      if (turning) {
+        double st[2], x[3];
+        node_reference(order, nodes.n_vertices, static_cast<int>(p - first[ei]), st);
+        element_map(nodes, st[0], st[1], x, normal);
+        const double length = std::sqrt(normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2]);
+        for (double& c : normal) c /= length;
       }
+      for (int c = 0; c < 3; ++c) {
+        out.kind[static_cast<std::size_t>(3 * p + c)] = per_element.kind[3 * ei + static_cast<std::size_t>(c)];
+        out.value[static_cast<std::size_t>(3 * p + c)] =
+            turning ? -(*pressure[ei]) * normal[c] : per_element.value[3 * ei + static_cast<std::size_t>(c)];
+      }
+    }
+  }
   return out;
 }
 
 std::vector<double> node_positions(const BoundaryMesh& boundary, ElementOrder order) {
   const Exec host = Exec::serial();
-  const DeviceBoundary nodes(host, boundary.coordinates, boundary.connectivity, order);
+  const DeviceBoundary nodes(host, boundary, order);
   std::vector<double> out(3 * static_cast<std::size_t>(nodes.n_nodes()));
   collocation_points(host, nodes.view(), out.data());
   return out;
 }
 
 std::vector<double> node_areas(const BoundaryMesh& boundary, ElementOrder order) {
-  const std::vector<Index> first = first_nodes(boundary.connectivity, order);
+  const std::vector<Index> first = first_nodes(boundary, order);
   std::vector<double> out(static_cast<std::size_t>(first.back()), 0.0);
-  const GaussRule rule = gauss_rule(4);  // bilinear N times a bilinear |j|: exact
+  // Bilinear N times a bilinear |j|: exact with 4 points; quadratic N times a curved element's
+  // |j| (not a polynomial): 6 points.
+  const GaussRule rule = gauss_rule(boundary.quadratic() ? 6 : 4);
+  const Index* mids = boundary.quadratic() ? boundary.mid_nodes.data() : nullptr;
   for (Index e = 0; e < boundary.n_elements(); ++e) {
-    const ElementNodes nodes = gather_element(boundary.coordinates.data(), boundary.connectivity.data(), e);
+    const ElementNodes nodes = gather_element(boundary.coordinates.data(), boundary.connectivity.data(), mids, e);
     double* area = out.data() + first[static_cast<std::size_t>(e)];
     integrate_piece(nodes, whole_element(nodes.n_vertices), rule, 0, 1,
                     [&](const double* st, const double*, const double* j, double w) {
                       double N[max_element_nodes];
-                      shape_values(order, nodes.n_vertices, st[0], st[1], N);
+                      shape_values(order, nodes, st[0], st[1], N);
                       const double dS = w * std::sqrt(j[0] * j[0] + j[1] * j[1] + j[2] * j[2]);
-                      for (int b = 0; b < nodes_per_element(order, nodes.n_vertices); ++b) area[b] += N[b] * dS;
+                      for (int b = 0; b < nodes_per_element(order, nodes); ++b) area[b] += N[b] * dS;
                     });
   }
   return out;
@@ -172,16 +193,16 @@ std::vector<double> node_areas(const BoundaryMesh& boundary, ElementOrder order)
 
 std::vector<Complex> element_centre_values(const BoundaryMesh& boundary, ElementOrder order,
                                            const std::vector<Complex>& nodal) {
-  const std::vector<Index> first = first_nodes(boundary.connectivity, order);
+  const std::vector<Index> first = first_nodes(boundary, order);
   TREMOR_CHECK(nodal.size() == 3 * static_cast<std::size_t>(first.back()), "nodal values for ", nodal.size() / 3,
                " nodes, the boundary has ", first.back());
   std::vector<Complex> out(3 * static_cast<std::size_t>(boundary.n_elements()));
   for (Index e = 0; e < boundary.n_elements(); ++e) {
-    const int vertices = boundary.connectivity[4 * static_cast<std::size_t>(e) + 3] < 0 ? 3 : 4;
+    const int vertices = boundary.n_vertices(e), geometry = boundary.n_geometry_nodes(e);
     double st[2], N[max_element_nodes];
     reference_centre(vertices, st);
-    shape_values(order, vertices, st[0], st[1], N);
-    for (int b = 0; b < nodes_per_element(order, vertices); ++b)
+    shape_values(order, vertices, geometry, st[0], st[1], N);
+    for (int b = 0; b < nodes_per_element(order, vertices, geometry); ++b)
       for (int c = 0; c < 3; ++c)
         out[3 * static_cast<std::size_t>(e) + c] +=
             N[b] * nodal[3 * static_cast<std::size_t>(first[static_cast<std::size_t>(e)] + b) + c];

@@ -4,6 +4,7 @@
 // traction or its displacement prescribed; the other is the unknown), the dense LU solve (dense.hpp), and the displacements at interior points.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "tremor/backend/exec.hpp"
@@ -59,9 +60,12 @@ std::vector<FrequencyResult> solve_frequencies(const Exec& exec, const BoundaryM
                                                const BoundaryConditions& conditions, const SolverOptions& options,
                                                const std::vector<double>& interior_points);
 
-// Conditions given per element (3 per element), the same at each of its nodes.
+// Conditions given per element (3 per element), the same at each of its nodes; but where
+// `pressure` (empty, or one per element) holds a value p for a curved element, the traction at each
+// of its nodes is -p n with the surface's normal there (a curved element's normal turns across it).
 BoundaryConditions conditions_at_nodes(const BoundaryMesh& boundary, ElementOrder order,
-                                       const BoundaryConditions& per_element);
+                                       const BoundaryConditions& per_element,
+                                       const std::vector<std::optional<Complex>>& pressure = {});
 
 // The collocation nodes' positions, 3 per node.
 std::vector<double> node_positions(const BoundaryMesh& boundary, ElementOrder order);

@@ -175,7 +175,7 @@ PointCount count_points(const BenchMesh& m, const bem::IntegrationOptions& optio
   long long pieces = 0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : pieces)
   for (Index j = 0; j < n; ++j) {
-    const bem::ElementNodes e = bem::gather_element(m.mesh.coordinates.data(), m.mesh.connectivity.data(), j);
+    const bem::ElementNodes e = bem::gather_element(m.mesh.coordinates.data(), m.mesh.connectivity.data(), nullptr, j);
     long long count = 0;
     for (Index i = 0; i < n; ++i)
       if (i != j)
@@ -193,7 +193,7 @@ PointCount count_points(const BenchMesh& m, const bem::IntegrationOptions& optio
 // The boundary in one Exec's memory: constant elements, the paper's.
 struct DeviceBoundary : bem::DeviceBoundary {
   DeviceBoundary(const Exec& exec, const bem::BoundaryMesh& mesh)
-      : bem::DeviceBoundary(exec, mesh.coordinates, mesh.connectivity, bem::ElementOrder::Constant) {}
+      : bem::DeviceBoundary(exec, mesh, bem::ElementOrder::Constant) {}
 };
 
 bem::Medium medium_at(double omega) {

@@ -86,12 +86,23 @@ std::string condition_text(const BemBoundaryCondition& condition, Index n_elemen
 }
 
 // "linear (discontinuous, 3 nodes per triangle)": what the element type means on this mesh.
-std::string element_text(bem::ElementOrder order, const bem::MeshReport& report) {
+std::string element_text(bem::ElementOrder order, const bem::BoundaryMesh& mesh, const bem::MeshReport& report) {
   if (order == bem::ElementOrder::Constant) return "constant (one node per element)";
   std::string per;
-  if (report.n_triangles > 0) per += "3 nodes per triangle";
-  if (report.n_quadrilaterals > 0) per += str(per.empty() ? "" : ", ", "4 per quadrilateral");
-  return str("linear (discontinuous, ", per, ")");
+  if (order == bem::ElementOrder::Linear) {
+    if (report.n_triangles > 0) per += "3 nodes per triangle";
+    if (report.n_quadrilaterals > 0) per += str(per.empty() ? "" : ", ", "4 per quadrilateral");
+    return str("linear (discontinuous, ", per, ")");
+  }
+  bool eight = false, nine = false;
+  for (Index e = 0; e < mesh.n_elements(); ++e) {
+    eight = eight || mesh.n_geometry_nodes(e) == 8;
+    nine = nine || mesh.n_geometry_nodes(e) == 9;
+  }
+  if (report.n_triangles > 0) per += "6 nodes per triangle";
+  if (eight) per += str(per.empty() ? "" : ", ", "8 per 8-node quadrilateral");
+  if (nine) per += str(per.empty() ? "" : ", ", "9 per 9-node quadrilateral");
+  return str("quadratic (discontinuous, ", per, ")");
 }
 
 // What will be solved: the mesh, the elements, the solid, the material, the resolution, the
@@ -114,7 +125,7 @@ void print_plan(const std::string& model, const BemProblem& problem, const bem::
               group_digits(report.n_nodes).c_str(), shapes.c_str(),
               report.closed ? "closed" : str("open (", group_digits(report.n_boundary_edges), " rim edges)").c_str(),
               number(report.area).c_str(), number(report.min_diameter).c_str(), number(report.max_diameter).c_str());
-  std::printf("  elements        %s: %s nodes, %s unknowns\n", element_text(plan.order, report).c_str(),
+  std::printf("  elements        %s: %s nodes, %s unknowns\n", element_text(plan.order, mesh, report).c_str(),
               group_digits(plan.n_nodes).c_str(), group_digits(3 * static_cast<long long>(plan.n_nodes)).c_str());
   std::printf("  solid           %s%s\n", to_string(problem.mesh.solid),
               plan.solid == bem::Solid::Inside    ? " the surface (a body): normals outward"
@@ -124,10 +135,12 @@ void print_plan(const std::string& model, const BemProblem& problem, const bem::
               number(material.density).c_str(), si(material.youngs_modulus()).c_str(),
               number(material.poisson_ratio()).c_str(), number(material.damping_ratio).c_str(),
               number(material.shear_wave_speed()).c_str(), number(material.p_wave_speed()).c_str());
-  std::printf("  resolution      %s elements per shear wavelength at %s Hz (element %lld, %s m across; minimum %s)\n",
-              number(plan.resolution.elements_per_wavelength).c_str(), number(plan.highest).c_str(),
-              static_cast<long long>(plan.resolution.label), number(plan.resolution.diameter).c_str(),
-              number(plan.settings.min_elements_per_wavelength).c_str());
+  const bool quadratic = plan.order == bem::ElementOrder::Quadratic;
+  std::printf("  resolution      %s elements per shear wavelength%s at %s Hz (element %lld, %s m across; minimum %s)\n",
+              number(plan.resolution.elements_per_wavelength).c_str(),
+              quadratic ? str(" (", number(plan.resolution.points_per_wavelength), " points)").c_str() : "",
+              number(plan.highest).c_str(), static_cast<long long>(plan.resolution.label),
+              number(plan.resolution.diameter).c_str(), number(plan.min_per_wavelength).c_str());
   std::printf(
       "  integration     %d x %d Gauss points (%d per singular triangle), near ratio %s, depth %d, free term %s%s\n",
       integration.gauss, integration.gauss, integration.singular_gauss, number(integration.near_ratio).c_str(),
@@ -322,8 +335,8 @@ void add_bem_command(CLI::App& app) {
                   "strongly singular part: auto (rigid_body on closed meshes, direct on open), rigid_body, direct")
       ->check(CLI::IsMember(choice_names(bem_free_term_names)));
   cmd->add_option("--elements", args->elements,
-                  "element type (overrides the model): constant (one node per element) or linear (one per vertex, "
-                  "discontinuous)")
+                  "element type (overrides the model): constant (one node per element), linear (one per vertex, "
+                  "discontinuous) or quadratic (one per node of a second-order mesh, discontinuous)")
       ->check(CLI::IsMember(choice_names(bem_element_names)));
   cmd->add_option("--csv", args->csv, "also write the interior displacements to this CSV file");
   cmd->add_flag("--allow-coarse", args->allow_coarse,

@@ -33,8 +33,8 @@ constexpr std::string_view finite_element_keys[] = {"mesh",     "material",   "s
 constexpr std::string_view bem_keys[] = {
     "mesh",           "material",   "boundary",  "interior",  "frequencies", "backend", "gauss",
     "singular_gauss", "near_ratio", "max_depth", "free_term", "elements",    "layout",  "min_elements_per_wavelength"};
-constexpr std::string_view mesh_keys[] = {"file", "generator", "solid", "flip",      "radius",
-                                          "size", "divisions", "shape", "foundation"};
+constexpr std::string_view mesh_keys[] = {"file",      "generator", "solid",      "flip",  "radius",     "size",
+                                          "divisions", "shape",     "foundation", "order", "serendipity"};
 constexpr std::string_view generators[] = {"sphere", "box", "halfspace"};
 constexpr std::string_view solids[] = {"inside", "outside", "open", "body", "cavity"};
 constexpr std::string_view shapes[] = {"quadrilateral", "triangle"};
@@ -181,7 +181,8 @@ BemMeshSource read_mesh(const Table& mesh, const std::string& base_dir) {
     mesh.fail_at(mesh.line(),
                  str("missing 'file' (a Gmsh surface mesh, .msh) or 'generator' (", choices(generators), ")"));
   if (from_file) {
-    constexpr std::string_view generator_keys[] = {"radius", "size", "divisions", "shape", "foundation"};
+    constexpr std::string_view generator_keys[] = {"radius", "size",  "divisions",  "shape",
+                                                   "foundation", "order", "serendipity"};
     refuse_keys(mesh, generator_keys, "belongs to generated meshes; a mesh 'file' defines its own elements");
     out.kind = BemMeshKind::File;
     out.file = *mesh.string("file");
@@ -214,6 +215,16 @@ BemMeshSource read_mesh(const Table& mesh, const std::string& base_dir) {
                : generator == "box"  ? BemMeshKind::Box
                                      : BemMeshKind::Halfspace;
     out.shape = shape_of(mesh);
+    if (const auto order = mesh.integer("order")) {
+      if (*order != 1 && *order != 2)
+        mesh.fail("order", str("'order' is ", *order, "; expected 1 (straight-sided elements) or 2 (second-order "
+                               "elements, their mid-edge nodes on the true surface)"));
+      out.order = static_cast<int>(*order);
+    }
+    out.serendipity = mesh.boolean("serendipity").value_or(false);
+    if (out.serendipity && (out.shape != BemElementShape::Quadrilateral || out.order == 1))
+      mesh.fail("serendipity", "'serendipity' (8-node quadrilaterals) applies to second-order quadrilaterals: "
+                               "shape = \"quadrilateral\" and order = 2 (or quadratic elements)");
     out.element_sets = {"all"};
     if (out.kind == BemMeshKind::Sphere) {
       constexpr std::string_view other[] = {"size", "foundation"};

@@ -532,7 +532,7 @@ std::map<DimTag, std::string> group_names(const State& state, const std::map<Dim
 // (read_gmsh_surface).
 enum class Target { Solid, Surface };
 
-// A surface mesh holds linear triangles and quadrilaterals and nothing of higher dimension; the
+// A surface mesh holds triangles and quadrilaterals (3, 4; 6, 8 or 9 nodes) and nothing of higher dimension; the
 // first block that breaks this is an error naming its first element.
 void check_surface_groups(Input& in, const State& state) {
   bool any = false;
@@ -545,15 +545,15 @@ void check_surface_groups(Input& in, const State& state) {
                                    "only the boundary surfaces: in Gmsh, put them in a physical group and no volume "
                                    "in any)"));
     if (group.dim != 2) continue;
-    if (type.code != 2 && type.code != 3)
+    if (type.code != 2 && type.code != 3 && type.code != 9 && type.code != 16 && type.code != 10)
       in.fail_at(group.header, str("element ", group.labels.front(), " (", type.name, ", Gmsh type ", type.code,
-                                   ") is not a linear triangle or quadrilateral; the boundary-element reader reads "
-                                   "linear triangles (Gmsh type 2) and quadrilaterals (Gmsh type 3) (in Gmsh, mesh "
-                                   "with Mesh.ElementOrder = 1)"));
+                                   ") is not a triangle or quadrilateral of the first or second order; the "
+                                   "boundary-element reader reads triangles (Gmsh types 2 and 9) and quadrilaterals "
+                                   "(types 3, 16 and 10) (in Gmsh, mesh with Mesh.ElementOrder = 1 or 2)"));
     any = true;
   }
   if (!any)
-    in.fail_at(in.here(), "the file holds no surface elements; expected linear triangles or quadrilaterals (with "
+    in.fail_at(in.here(), "the file holds no surface elements; expected triangles or quadrilaterals (with "
                           "physical groups defined, Gmsh saves only the elements in them)");
 }
 

@@ -35,11 +35,12 @@ Mesh read_gmsh(const std::string& path);
 Mesh read_gmsh_buffer(std::string_view bytes, const std::string& name);
 
 // Reads the boundary surface in `path` for the boundary-element solver (bem/boundary_mesh.hpp):
-// a Mesh(3) whose blocks are Tri3 and Quad4, the 2D elements of a surface in 3D (not required
-// to be planar), in the orientation the file gives them (Gmsh's node order is tremor's).
+// a Mesh(3) whose blocks are Tri3 and Quad4, or of a second-order mesh Tri6, Quad8 and QuadGLL of
+// order 2 (quad9), the 2D elements of a surface in 3D (not required to be planar), in the
+// orientation the file gives them (Gmsh's node order is tremor's, quad9 as read_gmsh maps it).
 // Volume elements are an error (a boundary-element mesh holds surface elements only), and so are
-// surface elements other than linear triangles and quadrilaterals (tri6, quad8, quad9, ...), the
-// message naming the first such element's tag. Lines and points contribute node sets only.
+// other surface elements (third order and above, incomplete ones), the message naming the first
+// such element's tag. Lines and points contribute node sets only.
 // Physical groups give node sets as read_gmsh's do, and 2D groups element sets (named, else
 // "physical<tag>"; "all" when no element is in a 2D group); no face sets. Nodes no surface
 // element uses are dropped. Errors name the file and line or byte offset as read_gmsh's do.

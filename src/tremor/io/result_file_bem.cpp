@@ -57,11 +57,12 @@ void check_bem_setup(const BemSetup& s, Index n_nodes, const std::string& where)
   for (Index node : s.connectivity)
     if (node < -1 || node >= n_nodes)
       throw Error(str(where, ": /bem connectivity names node ", node, "; the mesh has ", n_nodes, " nodes"));
-  const bool linear = s.elements == BemElements::Linear;
+  const bool linear = s.elements != BemElements::Constant;  // or quadratic: nodes of their own
   if (!linear && (!s.node_positions.empty() || !s.node_elements.empty()))
     throw Error(str(where, ": /bem collocation nodes are given for constant elements (one per element, not written)"));
   if (linear) {
-    if (s.node_elements.empty()) throw Error(str(where, ": /bem linear elements need their collocation nodes"));
+    if (s.node_elements.empty())
+      throw Error(str(where, ": /bem linear and quadratic elements need their collocation nodes"));
     if (s.node_positions.size() != 3 * s.node_elements.size())
       throw Error(str(where, ": /bem node positions have ", s.node_positions.size(), " values; expected ",
                       3 * s.node_elements.size(), " (", s.node_elements.size(), " collocation nodes)"));
@@ -202,7 +203,7 @@ void start_bem_interior(hid_t g, const BemSetup& s, Bem& bem, const std::string&
   bem.interior_magnitude = frequency_field(interior.get(), "displacement_magnitude", bem.n_points, false, "m", file);
 }
 
-// Linear elements: the solution at the collocation nodes; the per-element datasets hold it
+// Linear and quadratic elements: the solution at the collocation nodes; the per-element datasets hold it
 // interpolated at the element centres, so a reader of constant-element files finds the same layout.
 void start_bem_nodes(hid_t g, const BemSetup& s, Bem& bem, const std::string& file) {
   Handle nodes = h5::create_group(g, "nodes", file);
@@ -230,7 +231,7 @@ void ResultFile::Impl::start_bem(const BemSetup& s) {
   require_open();
   if (bem.started) throw Error(str(path.string(), ": /bem is already started"));
   check_bem_setup(s, n_nodes, path.string());
-  const bool linear = s.elements == BemElements::Linear;
+  const bool linear = s.elements != BemElements::Constant;  // or quadratic
   bem.n_elements = s.element_labels.size();
   bem.n_points = s.interior_points.size() / 3;
   bem.n_sets = s.force_sets.size();

@@ -53,11 +53,15 @@ struct BemMeshSource {
   BemMeshKind kind = BemMeshKind::File;
   std::string file;  // File: the path as the model file gives it
   std::string path;  // File: resolved against the model file's folder
-  Mesh surface;      // File: the surface read by io::read_gmsh_surface (Tri3 and Quad4 blocks in 3D)
+  Mesh surface;      // File: the surface read by io::read_gmsh_surface (Tri3, Quad4; Tri6, Quad8, quad9 in 3D)
   BemSphere sphere;
   BemBox box;
   BemHalfspace halfspace;
   BemElementShape shape = BemElementShape::Quadrilateral;  // generators only
+  // Generators: 1 straight-sided, 2 second-order elements on the true surface (6-node triangles,
+  // 9-node quadrilaterals, 8-node with `serendipity`); not given: 2 for quadratic elements, else 1.
+  std::optional<int> order;
+  bool serendipity = false;
   // Reverse every element's orientation after reading or generating (bem::flip_orientation). A
   // generated sphere or box is oriented by `solid` instead (a cavity's normals point inward).
   bool flip = false;
@@ -115,11 +119,13 @@ inline constexpr std::array<Named<BemFreeTerm>, 3> bem_free_term_names{{{"auto",
                                                                         {"rigid_body", BemFreeTerm::RigidBody},
                                                                         {"direct", BemFreeTerm::Direct}}};
 
-// Constant elements (a collocation node at each centre) or discontinuous linear ones (a node per
-// vertex) (bem::ElementOrder).
-enum class BemElements { Constant, Linear };
-inline constexpr std::array<Named<BemElements>, 2> bem_element_names{{{"constant", BemElements::Constant},
-                                                                      {"linear", BemElements::Linear}}};
+// Constant elements (a collocation node at each centre), discontinuous linear ones (a node per
+// vertex) or discontinuous quadratic ones (a node per node of a second-order element)
+// (bem::ElementOrder).
+enum class BemElements { Constant, Linear, Quadratic };
+inline constexpr std::array<Named<BemElements>, 3> bem_element_names{{{"constant", BemElements::Constant},
+                                                                      {"linear", BemElements::Linear},
+                                                                      {"quadratic", BemElements::Quadratic}}};
 
 // How CUDA integrates the element pairs (bem::PairLayout): a block per pair or a thread per pair.
 enum class BemLayout { Block, Thread };
@@ -135,8 +141,14 @@ struct BemOptions {
   BemElements elements = BemElements::Constant;
   BemLayout layout = BemLayout::Block;  // CUDA only
   std::optional<Backend> backend;     // std::nullopt: "auto" (cuda when a GPU is usable, else openmp)
-  double min_elements_per_wavelength = 6.0;  // elements per shear wavelength at the highest frequency
+  // Elements per shear wavelength at the highest frequency; not given: 6 for constant and linear
+  // elements, 3 (6 points) for quadratic ones (bem_min_per_wavelength).
+  std::optional<double> min_elements_per_wavelength;
 };
+
+inline double bem_min_per_wavelength(const BemOptions& options) {
+  return options.min_elements_per_wavelength.value_or(options.elements == BemElements::Quadratic ? 3.0 : 6.0);
+}
 
 struct BemProblem {
   std::string source;  // the model file

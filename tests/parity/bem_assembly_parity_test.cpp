@@ -43,6 +43,12 @@ std::vector<Case> cases(bool small = false) {
   out.push_back({"half-space patch of triangles, linear, direct",
                  halfspace_patch(4.0, 3.0, 6, 5, ElementShape::Triangle), FreeTerm::Direct, 0.0, 800.0,
                  ElementOrder::Linear});
+  out.push_back({"curved sphere quads, quadratic, rigid body", sphere(1.0, 2, {ElementShape::Quadrilateral, 2}),
+                 FreeTerm::RigidBody, 0.0, 300.0, ElementOrder::Quadratic});
+  BoundaryMesh curved_cavity = sphere(1.0, 2, {ElementShape::Triangle, 2});
+  flip_orientation(curved_cavity);
+  out.push_back({"curved cavity triangles, quadratic, direct", std::move(curved_cavity), FreeTerm::Direct, 1.0, 500.0,
+                 ElementOrder::Quadratic});
   return out;
 }
 

@@ -244,6 +244,14 @@ TEST(BemModelFile, BoxTrianglesAndMaterialFromLame) {
   EXPECT_EQ(parse(replace_line(text, "solid", "solid = \"outside\"")).mesh.solid, BemSolid::Outside);
   // The faces are sets the boundary conditions may name.
   EXPECT_EQ(parse(replace_line(text, "element_set", "element_set = \"zmax\"")).boundary.at(0).element_set, "zmax");
+  // Second-order elements: the order not given follows the elements (bem::build_boundary_mesh).
+  EXPECT_FALSE(p.mesh.order.has_value());
+  const BemProblem second = parse(replace_line(text, "solid", "solid = \"body\"\norder = 2"));
+  EXPECT_EQ(second.mesh.order, 2);
+  EXPECT_FALSE(second.mesh.serendipity);
+  const std::string quads = replace_line(replace_line(text, "solid", "solid = \"body\"\norder = 2\nserendipity = true"),
+                                         "shape", "shape = \"quadrilateral\"");
+  EXPECT_TRUE(parse(quads).mesh.serendipity);
 }
 
 TEST(BemModelFile, InteriorPointsLinesAndGrids) {
@@ -442,6 +450,12 @@ TEST(BemModelFile, MeshErrors) {
   expect_error(with("solid", "solid = \"hole\""), 8, {"unknown solid 'hole'", "\"cavity\""});
   expect_error(with("solid", "solid = \"cavity\"\nflip = true"), 9, {"'flip' does not apply to a generated sphere"});
   expect_error(with("solid", "solid = \"cavity\"\nflip = 1"), 9, {"'flip' does not apply"});
+  expect_error(with("solid", "solid = \"cavity\"\norder = 3"), 9,
+               {"[bem.mesh]: 'order' is 3; expected 1 (straight-sided elements) or 2"});
+  expect_error(with("solid", "solid = \"cavity\"\nserendipity = true\nshape = \"triangle\""), 9,
+               {"'serendipity' (8-node quadrilaterals) applies to second-order quadrilaterals"});
+  expect_error(with("solid", "solid = \"cavity\"\norder = 1\nserendipity = true"), 10,
+               {"'serendipity' (8-node quadrilaterals) applies to second-order quadrilaterals"});
   expect_error(with("solid", "solid = \"cavity\"\nshape = \"hexagon\""), 9,
                {"unknown shape 'hexagon'; expected \"quadrilateral\" or \"triangle\""});
   expect_error(with("solid", "solid = \"cavity\"\nsize = [1, 1, 1]"), 9,

@@ -141,9 +141,10 @@ class Bem:
 
 def bem(path, backend="auto", elements=None, allow_coarse=False, output=None):
     """Solves the frequency-domain boundary-element model of the [bem] model file `path`
-    (docs/bem.md) at each of its frequencies and returns a Bem. elements: "constant" or "linear"
-    overrides the model's. Ctrl-C stops the run between frequencies (KeyboardInterrupt); a model
-    refused (a mesh too coarse, unless allow_coarse) raises tremor.Error with the command line's text.
+    (docs/bem.md) at each of its frequencies and returns a Bem. elements: "constant", "linear" or
+    "quadratic" overrides the model's. Ctrl-C stops the run between frequencies (KeyboardInterrupt);
+    a model refused (a mesh too coarse, unless allow_coarse) raises tremor.Error with the command
+    line's text.
     output: the result file `tremor bem -o output` writes, each frequency as it is solved, finished as
     "complete", "incomplete" (Ctrl-C) or "failed: at F Hz: why"."""
     return Bem(**_bem(path, backend, elements, allow_coarse, output))

@@ -22,6 +22,29 @@ void check_pairs(Index rows, Index columns) {
                "quadratic triangles or 1,716 9-node quadrilaterals)");
 }
 
+// Adds c_i + PV int t*_static to the block of i's own node when element j holds node i.
+template <int K>
+TREMOR_HOST_DEVICE inline void add_free_term(Index i, Index j, BoundaryView boundary, bool rigid, double rigid_alpha,
+                                             const Complex* row_sums, const Medium& medium, const ElementNodes& e,
+                                             const detail::Quadrature& q, detail::PairSums<K>& sums) {
+  if (boundary.node_element[i] != j) return;
+  const int a = static_cast<int>(i - boundary.first_node[j]);
+  Complex c[9];
+  if (rigid) {
+    for (int k = 0; k < 9; ++k)
+      c[k] = (k % 4 == 0 ? Complex(rigid_alpha) : Complex()) - row_sums[9 * static_cast<Size>(i) + k];
+  } else {
+    double st[2];
+    node_reference(boundary.order, e.n_vertices, a, st);
+    if (e.curved())
+      detail::curved_free_term(medium, e, st, q.regular, c);
+    else
+      detail::flat_free_term(medium, e, st, q.regular, c);
+    if (e.n_vertices == 4 || e.curved()) detail::add_warped_correction(medium, e, st, q.singular, c);
+  }
+  for (int k = 0; k < 9; ++k) sums.H[9 * a + k] += c[k];
+}
+
 // Writes pair (node i, element j)'s blocks, adding c_i + PV int t*_static to the block of i's own
 // node when j holds i.
 template <int K>
@@ -31,23 +54,7 @@ TREMOR_HOST_DEVICE inline void write_pair(Index i, Index j, BoundaryView boundar
                                           Complex* G) {
   const Index first = boundary.first_node[j];
   const int nodes = boundary.first_node[j + 1] - first;
-  if (boundary.node_element[i] == j) {
-    const int a = static_cast<int>(i - first);
-    Complex c[9];
-    if (rigid) {
-      for (int k = 0; k < 9; ++k)
-        c[k] = (k % 4 == 0 ? Complex(rigid_alpha) : Complex()) - row_sums[9 * static_cast<Size>(i) + k];
-    } else {
-      double st[2];
-      node_reference(boundary.order, e.n_vertices, a, st);
-      if (e.curved())
-        detail::curved_free_term(medium, e, st, q.regular, c);
-      else
-        detail::flat_free_term(medium, e, st, q.regular, c);
-      if (e.n_vertices == 4 || e.curved()) detail::add_warped_correction(medium, e, st, q.singular, c);
-    }
-    for (int k = 0; k < 9; ++k) sums.H[9 * a + k] += c[k];
-  }
+  add_free_term(i, j, boundary, rigid, rigid_alpha, row_sums, medium, e, q, sums);
   const Size ld = 3 * static_cast<Size>(boundary.n_nodes);
   for (int b = 0; b < nodes; ++b)
     for (int r = 0; r < 3; ++r)
@@ -184,6 +191,39 @@ void interior_points(const Exec& exec, BoundaryView boundary, const Medium& medi
 }
 
 }  // namespace
+
+PairIntegrator::PairIntegrator(BoundaryView boundary, const Medium& medium, const IntegrationOptions& options,
+                               FreeTerm free_term, double rigid_alpha, const Complex* row_sums)
+    : boundary_(boundary),
+      medium_(medium),
+      regular_(gauss_rule(options.gauss)),
+      singular_(gauss_rule(options.singular_gauss)),
+      near_ratio_(options.near_ratio),
+      max_depth_(options.max_depth),
+      rigid_(free_term == FreeTerm::RigidBody),
+      rigid_alpha_(rigid_alpha),
+      row_sums_(row_sums) {
+  TREMOR_CHECK(!rigid_ || row_sums != nullptr || boundary.n_nodes == 0,
+               "the rigid-body free term needs the static row sums");
+}
+
+int PairIntegrator::operator()(Index i, const double* xi, Index j, Complex* H, Complex* G) const {
+  const detail::Quadrature q{regular_, singular_, near_ratio_, max_depth_};
+  const ElementNodes e = boundary_.element(j);
+  const int nodes = boundary_.first_node[j + 1] - boundary_.first_node[j];
+  const auto run = [&](auto sums) {
+    pair_sums(i, j, boundary_, medium_, e, xi, q, 0, 1, sums);
+    add_free_term(i, j, boundary_, rigid_, rigid_alpha_, row_sums_, medium_, e, q, sums);
+    std::copy_n(sums.H, 9 * nodes, H);
+    std::copy_n(sums.G, 9 * nodes, G);
+  };
+  switch (boundary_.order) {
+    case ElementOrder::Constant: run(detail::PairSums<1>{}); break;
+    case ElementOrder::Linear: run(detail::PairSums<4>{}); break;
+    case ElementOrder::Quadratic: run(detail::PairSums<9>{}); break;
+  }
+  return nodes;
+}
 
 void check_node_count(Index n) { check_pairs(n, n); }
 

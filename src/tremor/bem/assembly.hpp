@@ -88,6 +88,28 @@ class DeviceBoundary {
   ElementOrder order_ = ElementOrder::Constant;
 };
 
+// One pair at a time on the host, for what builds H and G by parts (bem/hmatrix_source.hpp): node
+// i at xi against element j, the 3 x 3 blocks of H and G of each of j's nodes b (entry
+// 9 b + 3 a + c, load direction a, component c), c_i + PV int t*_static added to H where j holds
+// i: the values assemble() writes at (i, first_node[j] + b). Returns j's node count.
+class PairIntegrator {
+ public:
+  PairIntegrator(BoundaryView boundary, const Medium& medium, const IntegrationOptions& options, FreeTerm free_term,
+                 double rigid_alpha, const Complex* row_sums);
+  int operator()(Index i, const double* xi, Index j, Complex* H, Complex* G) const;  // 9 max_element_nodes each
+  const BoundaryView& boundary() const { return boundary_; }
+
+ private:
+  BoundaryView boundary_;
+  Medium medium_;
+  GaussRule regular_, singular_;
+  double near_ratio_;
+  int max_depth_;
+  bool rigid_;
+  double rigid_alpha_;
+  const Complex* row_sums_;
+};
+
 // Throws when H or G of n nodes (9 n^2 values each) would not fit one array: at most 15,446 nodes
 // (34.4 GB each, 68.7 GB together, about what one 80 GB GPU holds): as many constant elements,
 // 5,148 linear triangles, 3,861 linear quadrilaterals, 2,574 quadratic triangles or 1,716 9-node

@@ -136,12 +136,16 @@ ClusterTree cluster_tree(const BoundaryMesh& mesh, ElementOrder order, Index lea
   for (Index p = 0; p < ne; ++p) {
     const auto e = static_cast<std::size_t>(tree.elements[static_cast<std::size_t>(p)]);
     start[static_cast<std::size_t>(p) + 1] = start[static_cast<std::size_t>(p)] + (first[e + 1] - first[e]);
-    for (Index node = first[e]; node < first[e + 1]; ++node) tree.mesh_node.push_back(node);
+    for (Index node = first[e]; node < first[e + 1]; ++node) {
+      tree.mesh_node.push_back(node);
+      tree.position.push_back(p);
+    }
   }
   for (Cluster& c : tree.clusters) {
     c.first = start[static_cast<std::size_t>(c.begin)];
     c.last = start[static_cast<std::size_t>(c.end)];
   }
+  tree.start = std::move(start);
   return tree;
 }
 
@@ -185,11 +189,13 @@ LowRank aca(const EntrySource& source, const Cluster& rows, const Cluster& cols,
   const Index m = out.m, n = out.n;
   max_rank = std::min({max_rank, m, n});
   std::unordered_map<Index, std::vector<Scalar>> row_cache, column_cache;  // by node, relative
+  double largest_seen = 0.0;  // the largest entry fetched: the scale below which a pivot is zero
   const auto row_of = [&](Index r, Scalar* row) {
     std::vector<Scalar>& rows3 = row_cache[r / 3];
     if (rows3.empty()) {
       rows3.resize(3 * static_cast<std::size_t>(n));
       source.node_rows(rows.first + r / 3, cols.first, cols.last, rows3.data());
+      for (const Scalar& v : rows3) largest_seen = std::max(largest_seen, std::abs(v));
     }
     std::copy_n(rows3.data() + static_cast<std::size_t>(r % 3) * n, n, row);
   };
@@ -201,80 +207,94 @@ LowRank aca(const EntrySource& source, const Cluster& rows, const Cluster& cols,
     }
     std::copy_n(columns_w.data() + static_cast<std::size_t>(c % w) * m, m, column);
   };
-  std::vector<char> row_used(static_cast<std::size_t>(m), 0), column_used(static_cast<std::size_t>(n), 0);
+  std::vector<char> node_used(static_cast<std::size_t>(rows.n_nodes()), 0), column_used(static_cast<std::size_t>(n), 0);
   std::vector<Scalar> row(static_cast<std::size_t>(n)), column(static_cast<std::size_t>(m));
+  std::vector<double> pull(static_cast<std::size_t>(rows.n_nodes()), 0.0);  // the last columns' residual per node
   double frobenius2 = 0.0;  // |S|^2 of the sum so far
-  Index next = 0, zero_rows = 0;
+  Index next = 0, empty_nodes = 0;
+  int quiet = 0;
   bool done = false;
+  // Pivots a node at a time: each of its 3 rows in turn (a vector problem's components may be
+  // uncoupled in a block, as on a flat surface, where one row's pivots never reach the others),
+  // then the node where the new columns' residual is largest; stopping when two nodes in a row
+  // add less than the tolerance.
   while (out.rank < max_rank) {
-    // The pivot row's residual.
-    if (row_used[static_cast<std::size_t>(next)]) {
-      const auto unused = std::find(row_used.begin(), row_used.end(), 0);
-      if (unused == row_used.end()) {
+    if (node_used[static_cast<std::size_t>(next)]) {
+      const auto unused = std::find(node_used.begin(), node_used.end(), 0);
+      if (unused == node_used.end()) {
         done = true;  // every row taken: the sum is the block
         break;
       }
-      next = static_cast<Index>(unused - row_used.begin());
+      next = static_cast<Index>(unused - node_used.begin());
     }
-    const Index i = next;
-    row_of(i, row.data());
-    for (Index l = 0; l < out.rank; ++l) {
-      const Scalar u = out.U[static_cast<std::size_t>(l) * m + i];
-      const Scalar* v = out.V.data() + static_cast<std::size_t>(l) * n;
-      for (Index c = 0; c < n; ++c) row[static_cast<std::size_t>(c)] -= u * v[c];
-    }
-    row_used[static_cast<std::size_t>(i)] = 1;
-    Index j = -1;
-    double largest = 0.0;
-    for (Index c = 0; c < n; ++c)
-      if (!column_used[static_cast<std::size_t>(c)] && std::abs(row[static_cast<std::size_t>(c)]) > largest) {
-        largest = std::abs(row[static_cast<std::size_t>(c)]);
-        j = c;
+    node_used[static_cast<std::size_t>(next)] = 1;
+    double step2 = 0.0;
+    bool any = false;
+    for (Index a = 0; a < 3 && out.rank < max_rank; ++a) {
+      const Index i = 3 * next + a;
+      row_of(i, row.data());
+      for (Index l = 0; l < out.rank; ++l) {
+        const Scalar u = out.U[static_cast<std::size_t>(l) * m + i];
+        const Scalar* v = out.V.data() + static_cast<std::size_t>(l) * n;
+        for (Index c = 0; c < n; ++c) row[static_cast<std::size_t>(c)] -= u * v[c];
       }
-    if (j < 0 || largest == 0.0) {
-      // A row the sum already holds exactly (or a zero block's): try others, a few in a row.
-      if (++zero_rows > 8) {
+      Index j = -1;
+      double largest = 0.0;
+      for (Index c = 0; c < n; ++c)
+        if (!column_used[static_cast<std::size_t>(c)] && std::abs(row[static_cast<std::size_t>(c)]) > largest) {
+          largest = std::abs(row[static_cast<std::size_t>(c)]);
+          j = c;
+        }
+      // A row the sum already holds to rounding: no pivot (dividing by it would amplify noise).
+      if (j < 0 || largest <= 1e-14 * largest_seen) continue;
+      const Scalar pivot = row[static_cast<std::size_t>(j)];
+      for (Scalar& v : row) v /= pivot;
+      column_of(j, column.data());
+      for (Index l = 0; l < out.rank; ++l) {
+        const Scalar v = out.V[static_cast<std::size_t>(l) * n + j];
+        const Scalar* u = out.U.data() + static_cast<std::size_t>(l) * m;
+        for (Index r = 0; r < m; ++r) column[static_cast<std::size_t>(r)] -= v * u[r];
+      }
+      column_used[static_cast<std::size_t>(j)] = 1;
+      // |S + u v^T|^2 = |S|^2 + 2 Re sum_l (u_l^H u)(v_l^H v) + |u|^2 |v|^2.
+      const double nu2 = norm2(column.data(), m), nv2 = norm2(row.data(), n);
+      double cross = 0.0;
+      for (Index l = 0; l < out.rank; ++l) {
+        Scalar uu = 0.0, vv = 0.0;
+        const Scalar* ul = out.U.data() + static_cast<std::size_t>(l) * m;
+        const Scalar* vl = out.V.data() + static_cast<std::size_t>(l) * n;
+        for (Index r = 0; r < m; ++r) uu += std::conj(ul[r]) * column[static_cast<std::size_t>(r)];
+        for (Index c = 0; c < n; ++c) vv += std::conj(vl[c]) * row[static_cast<std::size_t>(c)];
+        cross += 2.0 * (uu * vv).real();
+      }
+      frobenius2 = std::max(0.0, frobenius2 + cross + nu2 * nv2);
+      step2 += nu2 * nv2;
+      any = true;
+      out.U.insert(out.U.end(), column.begin(), column.end());
+      out.V.insert(out.V.end(), row.begin(), row.end());
+      ++out.rank;
+      for (Index r = 0; r < m; ++r) pull[static_cast<std::size_t>(r / 3)] += std::norm(column[static_cast<std::size_t>(r)]);
+    }
+    if (!any) {
+      if (++empty_nodes > 8) {  // rows the sum holds, node after node: the block is done
         done = true;
         break;
       }
-      continue;
-    }
-    zero_rows = 0;
-    const Scalar pivot = row[static_cast<std::size_t>(j)];
-    for (Scalar& v : row) v /= pivot;
-    column_of(j, column.data());
-    for (Index l = 0; l < out.rank; ++l) {
-      const Scalar v = out.V[static_cast<std::size_t>(l) * n + j];
-      const Scalar* u = out.U.data() + static_cast<std::size_t>(l) * m;
-      for (Index r = 0; r < m; ++r) column[static_cast<std::size_t>(r)] -= v * u[r];
-    }
-    column_used[static_cast<std::size_t>(j)] = 1;
-    // |S + u v^T|^2 = |S|^2 + 2 Re sum_l (u_l^H u)(v_l^H v) + |u|^2 |v|^2.
-    const double nu2 = norm2(column.data(), m), nv2 = norm2(row.data(), n);
-    double cross = 0.0;
-    for (Index l = 0; l < out.rank; ++l) {
-      Scalar uu = 0.0, vv = 0.0;
-      const Scalar* ul = out.U.data() + static_cast<std::size_t>(l) * m;
-      const Scalar* vl = out.V.data() + static_cast<std::size_t>(l) * n;
-      for (Index r = 0; r < m; ++r) uu += std::conj(ul[r]) * column[static_cast<std::size_t>(r)];
-      for (Index c = 0; c < n; ++c) vv += std::conj(vl[c]) * row[static_cast<std::size_t>(c)];
-      cross += 2.0 * (uu * vv).real();
-    }
-    frobenius2 = std::max(0.0, frobenius2 + cross + nu2 * nv2);
-    out.U.insert(out.U.end(), column.begin(), column.end());
-    out.V.insert(out.V.end(), row.begin(), row.end());
-    ++out.rank;
-    if (std::sqrt(nu2 * nv2) <= tolerance * std::sqrt(frobenius2)) {
-      done = true;
-      break;
-    }
-    // The next row where this column's residual is largest.
-    double best = -1.0;
-    for (Index r = 0; r < m; ++r)
-      if (!row_used[static_cast<std::size_t>(r)] && std::abs(column[static_cast<std::size_t>(r)]) > best) {
-        best = std::abs(column[static_cast<std::size_t>(r)]);
-        next = r;
+    } else {
+      empty_nodes = 0;
+      quiet = std::sqrt(step2) <= tolerance * std::sqrt(frobenius2) ? quiet + 1 : 0;
+      if (quiet >= 2) {
+        done = true;
+        break;
       }
+    }
+    double best = -1.0;
+    for (Index node = 0; node < rows.n_nodes(); ++node)
+      if (!node_used[static_cast<std::size_t>(node)] && pull[static_cast<std::size_t>(node)] > best) {
+        best = pull[static_cast<std::size_t>(node)];
+        next = node;
+      }
+    std::fill(pull.begin(), pull.end(), 0.0);
   }
   if (converged) *converged = done || out.rank == std::min(m, n);
   return out;

@@ -44,6 +44,8 @@ struct ClusterTree {
   std::vector<Cluster> clusters;  // [0]: the root, holding every element
   std::vector<Index> elements;    // the mesh's elements in the tree's order
   std::vector<Index> mesh_node;   // per tree node, its node in the mesh's numbering (first_nodes)
+  std::vector<Index> start;       // per position in `elements`, its first tree node (n_elements + 1)
+  std::vector<Index> position;    // per tree node, its element's position in `elements`
   Index n_nodes() const { return static_cast<Index>(mesh_node.size()); }
 };
 
@@ -177,6 +179,14 @@ struct GmresReport {
   int iterations = 0;        // Krylov vectors built, over all restarts
   double residual = 0.0;     // |b - A x| / |b| at the end (recomputed, not the recurrence's)
   bool converged = false;
+};
+
+// What a solve with the compressed matrix reports (bem/hmatrix_source.hpp).
+struct HMatrixSolveReport {
+  HMatrixStats stats;
+  GmresReport gmres;
+  double build_seconds = 0.0;  // the compressed matrix: ACA, recompression, near field
+  double solve_seconds = 0.0;  // the right-hand side, the block-Jacobi factors and GMRES
 };
 
 // Restarted GMRES(restart) with right preconditioning, A M^-1 y = b, x = M^-1 y: modified

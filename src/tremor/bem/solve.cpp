@@ -2,11 +2,14 @@
 
 #include <chrono>
 #include <cmath>
+#include <numbers>
+#include <optional>
 #include <span>
 
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/clock.hpp"
+#include "tremor/bem/hmatrix_source.hpp"
 #include "tremor/core/error.hpp"
 
 namespace tremor::bem {
@@ -39,6 +42,66 @@ void rearrange(const Exec& exec, Index n_dof, const Prescribed* kind, const Comp
   });
 }
 
+// The compressed method: [H sG] by parts on the host (OpenMP), GMRES from the previous
+// frequency's solution; the interior points as the dense method computes them, on exec.
+void solve_compressed_frequencies(const Exec& exec, const BoundaryMesh& boundary, double rho, double lambda, double mu,
+                                  double beta, const std::vector<double>& omegas, const BoundaryConditions& conditions,
+                                  const SolverOptions& options, const std::vector<double>& interior_points,
+                                  const FrequencyObserver& each) {
+  const Exec host = Exec::openmp();
+  const DeviceBoundary host_boundary(host, boundary, options.elements);
+  const BoundaryView view = host_boundary.view();
+  const Index m = host_boundary.n_nodes();
+  TREMOR_CHECK(static_cast<Index>(conditions.kind.size()) == 3 * m && static_cast<Index>(conditions.value.size()) == 3 * m,
+               "boundary conditions for ", conditions.kind.size() / 3, " nodes, the boundary has ", m);
+  std::vector<double> points(3 * static_cast<std::size_t>(m));
+  collocation_points(host, view, points.data());
+  auto start = Clock::now();
+  const FreeTermChoice& free_term = options.free_term;
+  DeviceArray<Complex> row_sums;
+  if (free_term.method == FreeTerm::RigidBody)
+    row_sums = static_row_sums(host, view, make_medium(rho, lambda, mu, beta, 0.0), options.integration);
+  const ClusterTree tree = cluster_tree(boundary, options.elements, options.hmatrix.leaf_size);
+  const double row_sum_seconds = seconds_since(start);
+  const double scale = g_scale(boundary, make_medium(rho, lambda, mu, beta, 0.0));
+  const Index n_points = static_cast<Index>(interior_points.size() / 3);
+  std::optional<DeviceBoundary> device_boundary;
+  DeviceArray<double> device_points;
+  if (n_points > 0) {
+    device_boundary.emplace(exec, boundary, options.elements);
+    device_points = DeviceArray<double>(exec, std::span<const double>(interior_points));
+  }
+  std::vector<Scalar> guess;
+  bool first_frequency = true;
+  for (const double omega : omegas) {
+    FrequencyResult result;
+    result.omega = omega;
+    result.compressed = true;
+    result.row_sum_seconds = first_frequency ? row_sum_seconds : 0.0;
+    first_frequency = false;
+    const Medium medium = make_medium(rho, lambda, mu, beta, omega);
+    const PairIntegrator pairs(view, medium, options.integration, free_term.method, free_term.rigid_alpha,
+                               row_sums.data());
+    result.hmatrix = solve_compressed(tree, pairs, points.data(), scale, conditions, options.hmatrix, guess, result.u,
+                                      result.t);
+    result.assembly_seconds = result.hmatrix.build_seconds;
+    result.solve_seconds = result.hmatrix.solve_seconds;
+    TREMOR_CHECK(result.hmatrix.gmres.converged, "GMRES did not converge at ", omega / (2.0 * std::numbers::pi),
+                 " Hz: relative residual ", result.hmatrix.gmres.residual, " after ", result.hmatrix.gmres.iterations,
+                 " iterations, where ", options.hmatrix.tolerance, " was asked for");
+    if (n_points > 0) {
+      start = Clock::now();
+      DeviceArray<Complex> u(exec, std::span<const Complex>(result.u)), t(exec, std::span<const Complex>(result.t));
+      DeviceArray<Complex> out(exec, 3 * n_points);
+      interior_displacements(exec, device_boundary->view(), medium, options.integration, device_points.data(), n_points,
+                             u.data(), t.data(), out.data());
+      result.interior = out.to_host();
+      result.interior_seconds = seconds_since(start);
+    }
+    each(result);
+  }
+}
+
 }  // namespace
 
 void solve_frequencies(const Exec& exec, const BoundaryMesh& boundary, double rho, double lambda, double mu, double beta,
@@ -51,6 +114,11 @@ void solve_frequencies(const Exec& exec, const BoundaryMesh& boundary, double rh
   const Index n_points = static_cast<Index>(interior_points.size() / 3);
   const Index m = first_nodes(boundary, options.elements).back();
   const Index n_dof = 3 * m;
+  if (options.method == SolverMethod::Compressed) {
+    solve_compressed_frequencies(exec, boundary, rho, lambda, mu, beta, omegas, conditions, options, interior_points,
+                                 each);
+    return;
+  }
   check_node_count(m);
   TREMOR_CHECK(static_cast<Index>(conditions.kind.size()) == n_dof &&
                    static_cast<Index>(conditions.value.size()) == n_dof,

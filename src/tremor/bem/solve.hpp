@@ -12,6 +12,7 @@
 #include "tremor/bem/boundary_mesh.hpp"
 #include "tremor/bem/complex.hpp"
 #include "tremor/bem/dense.hpp"
+#include "tremor/bem/hmatrix.hpp"
 
 namespace tremor::bem {
 
@@ -28,17 +29,26 @@ struct FreeTermChoice {
   double rigid_alpha = 0.0;  // 0: solid inside the closed surface; 1: solid outside
 };
 
+// Dense: H and G assembled whole on the Exec, LU-factored (dense.hpp). Compressed: the
+// hierarchical matrix of [H G] built on the host and GMRES (hmatrix_source.hpp), memory and time
+// growing as N log N.
+enum class SolverMethod : std::uint8_t { Dense, Compressed };
+
 struct SolverOptions {
   ElementOrder elements = ElementOrder::Constant;
   IntegrationOptions integration;
   FreeTermChoice free_term;
+  SolverMethod method = SolverMethod::Dense;
+  HMatrixOptions hmatrix;  // Compressed: tolerance (also GMRES's), admissibility, leaf size
 };
 
 struct FrequencyResult {
   double omega = 0.0;
   std::vector<Complex> u, t;      // 3 per collocation node (assembly.hpp numbers them)
   std::vector<Complex> interior;  // 3 per interior point
-  DenseSolveReport solve;
+  DenseSolveReport solve;          // Dense
+  bool compressed = false;         // solved with the compressed matrix: the report below
+  HMatrixSolveReport hmatrix;
   double assembly_seconds = 0.0, row_sum_seconds = 0.0, solve_seconds = 0.0, interior_seconds = 0.0;
 };
 
@@ -46,7 +56,10 @@ struct FrequencyResult {
 using FrequencyObserver = std::function<void(FrequencyResult&)>;
 
 // Solves the boundary-element problem at each circular frequency omega (> 0; 0 is the static
-// problem) in turn: H and G are assembled on exec, rearranged in place, factored and solved.
+// problem) in turn: H and G are assembled on exec, rearranged in place, factored and solved; or,
+// with the compressed method, the hierarchical matrix is built on the host and solved by GMRES,
+// each frequency starting from the previous one's solution (the cluster tree, the collocation
+// points and the rigid-body sums are built once).
 // Material: density rho, Lame lambda and mu, hysteretic damping ratio beta. The rigid-body sums
 // are computed once (they do not depend on the frequency).
 void solve_frequencies(const Exec& exec, const BoundaryMesh& boundary, double rho, double lambda, double mu, double beta,

@@ -1,0 +1,49 @@
+#pragma once
+// The boundary-element system through the hierarchical matrix (hmatrix.hpp): H and G side by side,
+// [H s G], as its EntrySource, their entries integrated pair by pair where ACA and the near field
+// ask for them (PairIntegrator); and the mixed boundary conditions solved by GMRES on it.
+//
+// With u given on some components and t on the others, A x = b has A's columns from H where u is
+// unknown and from -G where t is, b = G t_given - H u_given: both are products of [H s G] with a
+// vector of 6 values per node, so one compressed matrix gives both. G's columns are scaled by
+// s = mu / h (h the mean element diameter): near the diagonal G ~ H r / mu, and ACA's relative
+// accuracy is of each block as a whole, which would lose G's columns beside H's otherwise; the
+// traction unknowns are t / s.
+#include <vector>
+
+#include "tremor/bem/assembly.hpp"
+#include "tremor/bem/hmatrix.hpp"
+#include "tremor/bem/solve.hpp"
+
+namespace tremor::bem {
+
+class PairSource : public EntrySource {
+ public:
+  // `points`: the collocation points, 3 per node in the mesh's numbering, on the host.
+  PairSource(const ClusterTree& tree, const PairIntegrator& pairs, const double* points, double g_scale)
+      : tree_(tree), pairs_(pairs), points_(points), g_scale_(g_scale) {}
+  int width() const override { return 6; }
+  void node_rows(Index node, Index begin, Index end, Scalar* out) const override;
+  void node_columns(Index node, Index begin, Index end, Scalar* out) const override;
+  void block(const Cluster& rows, const Cluster& cols, Scalar* out) const override;
+
+ private:
+  const ClusterTree& tree_;
+  const PairIntegrator& pairs_;
+  const double* points_;
+  double g_scale_;
+};
+
+// The scale of G's columns: the shear modulus's magnitude over the mean element diameter.
+double g_scale(const BoundaryMesh& mesh, const Medium& medium);
+
+// Solves one frequency's mixed problem with the compressed matrix on the host (OpenMP): u and t (3
+// per node, the mesh's numbering) of which `conditions` give one per component. `guess`, when not
+// empty, starts GMRES (the previous frequency's solution, the tree's numbering, scaled unknowns)
+// and returns this frequency's.
+HMatrixSolveReport solve_compressed(const ClusterTree& tree, const PairIntegrator& pairs, const double* points,
+                                    double g_scale, const BoundaryConditions& conditions,
+                                    const HMatrixOptions& options, std::vector<Scalar>& guess, std::vector<Complex>& u,
+                                    std::vector<Complex>& t);
+
+}  // namespace tremor::bem

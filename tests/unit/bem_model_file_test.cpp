@@ -140,7 +140,7 @@ TEST(BemModelFile, EverySetting) {
   const std::string text = replace_line(cavity, "frequencies",
                                         "frequencies = [10.0]\ngauss = 6\nsingular_gauss = 12\nnear_ratio = 3.5\n"
                                         "max_depth = 4\nfree_term = \"direct\"\nelements = \"linear\"\n"
-                                        "layout = \"thread\"\n"
+                                        "layout = \"thread\"\nsolver = \"hmatrix\"\ntolerance = 1e-7\n"
                                         "backend = \"serial\"\nmin_elements_per_wavelength = 10");
   const BemProblem p = parse(text);
   EXPECT_EQ(p.options.gauss, 6);
@@ -152,6 +152,8 @@ TEST(BemModelFile, EverySetting) {
   EXPECT_EQ(p.options.layout, BemLayout::Thread);
   EXPECT_EQ(p.options.backend, Backend::Serial);
   EXPECT_EQ(p.options.min_elements_per_wavelength, 10.0);
+  EXPECT_EQ(p.options.solver, BemSolver::HMatrix);
+  EXPECT_EQ(p.options.tolerance, 1e-7);
   for (const auto& [term, value] : bem_free_term_names)
     EXPECT_EQ(parse(replace_line(text, "free_term", str("free_term = \"", term, "\""))).options.free_term, value);
   EXPECT_EQ(parse(replace_line(text, "elements", "elements = \"constant\"")).options.elements, BemElements::Constant);
@@ -409,6 +411,10 @@ TEST(BemModelFile, SettingErrors) {
   expect_error(with("elements = \"linar\""), 4, {"unknown elements 'linar' (did you mean 'linear'?)"});
   expect_error(with("elements = 1"), 4, {"'elements'"});
   expect_error(with("layout = \"warp\""), 4, {"unknown layout 'warp'", "\"block\" or \"thread\""});
+  expect_error(with("solver = \"lu\""), 4, {"unknown solver 'lu'", "\"auto\", \"dense\" or \"hmatrix\""});
+  expect_error(with("tolerance = 0.5"), 4,
+               {"'tolerance' is 0.5; the compressed solver's relative accuracy lies in (0, 0.1)"});
+  expect_error(with("tolerance = 0"), 4, {"'tolerance' is 0; expected a positive number"});
   expect_error(with("backend = \"gpu\""), 4, {"unknown backend 'gpu'", "\"cuda\""});
   expect_error(with("min_elements_per_wavelength = -1"), 4, {"'min_elements_per_wavelength' is -1"});
   expect_error(with("gausss = 4"), 4, {"[bem]: unknown key 'gausss'; did you mean 'gauss'?"});

@@ -71,6 +71,7 @@ void expect_round_trip(const std::array<Named<Enum>, N>& table, std::string_view
 TEST(ChoiceNames, BemAndStaticSettingsAreOneTableEach) {
   expect_round_trip(bem_free_term_names, "free_term");
   expect_round_trip(bem_element_names, "elements");
+  expect_round_trip(bem_solver_names, "solver");
   expect_round_trip(bem_layout_names, "layout");
   expect_round_trip(static_assembly_names, "assembly");
   expect_round_trip(precision_names, "precision");

@@ -129,11 +129,12 @@ void check_fits(const BoundaryMesh& mesh, const BemMeshSource& source, ElementOr
                     : linear                         ? " linear elements have "
                                                      : " constant elements have ",
                     group_digits(n_nodes),
-                    " collocation nodes, too many for one run: ", e.what(), "; ",
-                    linear && constant_fits ? str("use constant elements (--elements constant or elements = "
+                    " collocation nodes, too many for the dense solver: ", e.what(),
+                    "; use the hierarchical matrix (solver = \"hmatrix\" or \"auto\" in [bem], --solver hmatrix), ",
+                    linear && constant_fits ? str("constant elements (--elements constant or elements = "
                                                   "\"constant\" in [bem]: ",
                                                   group_digits(n_constant), " nodes) or a coarser mesh")
-                                            : std::string("use a coarser mesh")));
+                                            : std::string("or a coarser mesh")));
   }
 }
 
@@ -213,6 +214,10 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
   settings.free_term = options.free_term.value_or(settings.free_term);
   if (options.gauss > 0) settings.gauss = options.gauss;
   settings.elements = options.elements.value_or(settings.elements);
+  settings.solver = options.solver.value_or(settings.solver);
+  if (options.tolerance > 0.0) settings.tolerance = options.tolerance;
+  TREMOR_CHECK(settings.tolerance > 0.0 && settings.tolerance < 0.1, "the compressed solver's tolerance ",
+               settings.tolerance, " lies outside (0, 0.1)");
   plan.allow_coarse = options.allow_coarse;
   plan.keep_boundary_fields = options.keep_boundary_fields;
 
@@ -241,7 +246,17 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
                                                            : "leave out order = 1 or give order = 2",
                     ", or use elements = \"linear\")"));
   plan.n_nodes = first_nodes(mesh, plan.order).back();
-  check_fits(mesh, problem.mesh, plan.order, plan.n_nodes);
+  bool dense_fits = true;
+  try {
+    check_node_count(plan.n_nodes);
+  } catch (const Error&) {
+    dense_fits = false;
+  }
+  plan.method = settings.solver == BemSolver::HMatrix || (settings.solver == BemSolver::Auto && !dense_fits)
+                    ? SolverMethod::Compressed
+                    : SolverMethod::Dense;
+  plan.hmatrix.tolerance = settings.tolerance;
+  if (plan.method == SolverMethod::Dense) check_fits(mesh, problem.mesh, plan.order, plan.n_nodes);
 
   plan.exec = Exec::make(resolve_backend(settings.backend));
   IntegrationOptions& integration = plan.integration;
@@ -378,7 +393,7 @@ RunResult run_bem(const BemProblem& problem, const Plan& plan, Observer* observe
   try {
     solve_frequencies(plan.exec, mesh, problem.material.density, problem.material.lambda, problem.material.mu,
                       problem.material.damping_ratio, omegas, conditions_at_nodes(mesh, order, conditions.values, conditions.pressure),
-                      {order, plan.integration, plan.free_choice}, plan.interior_points, each);
+                      {order, plan.integration, plan.free_choice, plan.method, plan.hmatrix}, plan.interior_points, each);
   } catch (const Stopped&) {
     out.status = RunStatus::Stopped;
   } catch (const std::exception& e) {

@@ -41,6 +41,8 @@ struct RunOptions {
   BackendOverride backend;
   std::optional<BemFreeTerm> free_term;
   std::optional<BemElements> elements;
+  std::optional<BemSolver> solver;
+  double tolerance = 0.0;  // the compressed solver's, in (0, 0.1)
   int gauss = 0;          // Gauss points per direction per element piece, 1 to 16
   // Solve a mesh with fewer than half the minimum elements per shear wavelength (warned, not
   // refused).
@@ -77,6 +79,9 @@ struct Plan {
   MeshReport report;
   ElementOrder order = ElementOrder::Constant;
   Index n_nodes = 0;    // collocation nodes (3 unknowns each)
+  // Dense, or the hierarchical matrix ("auto" resolved: dense while H and G fit one array).
+  SolverMethod method = SolverMethod::Dense;
+  HMatrixOptions hmatrix;
   Exec exec = Exec::serial();
   IntegrationOptions integration;
   BemFreeTerm free_term = BemFreeTerm::Direct;  // RigidBody or Direct ("auto" resolved)

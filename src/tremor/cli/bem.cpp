@@ -52,6 +52,8 @@ struct BemArgs {
   std::string backend;  // names, parsed into bem::RunOptions
   std::string free_term;
   std::string elements;
+  std::string solver;
+  double tolerance = 0.0;
   int gauss = 0;
   bool allow_coarse = false;
 };
@@ -148,6 +150,13 @@ void print_plan(const std::string& model, const BemProblem& problem, const bem::
       plan.exec.backend() == Backend::Cuda
           ? str(", ", name_of(plan.settings.layout, bem_layout_names), " per pair").c_str()
           : "");
+  if (plan.method == bem::SolverMethod::Compressed)
+    std::printf("  solver          hierarchical matrix of [H G] (ACA, tolerance %s, leaves of %lld elements, eta %s) "
+                "and GMRES with block Jacobi, on the host\n",
+                number(plan.hmatrix.tolerance).c_str(), static_cast<long long>(plan.hmatrix.leaf_size),
+                number(plan.hmatrix.eta).c_str());
+  else
+    std::printf("  solver          dense LU of H and G\n");
   for (std::size_t b = 0; b < problem.boundary.size(); ++b)
     std::printf("  boundary        %s\n", condition_text(problem.boundary[b], plan.conditions.set_sizes[b]).c_str());
   if (plan.conditions.n_free > 0)
@@ -163,12 +172,22 @@ void print_plan(const std::string& model, const BemProblem& problem, const bem::
 // stiffnesses) of the sets with prescribed displacements, the first interior points.
 void print_frequency(const bem::FrequencySolution& s, const bem::Plan& plan, const BemProblem& problem) {
   const bem::FrequencyResult& r = s.result;
-  std::printf(
-      "  %-15s assembly %.3g s%s, solve %.3g s (%s), interior %.3g s, condition %s\n",
-      str(number(s.frequency), " Hz").c_str(), r.assembly_seconds,
-      r.row_sum_seconds > 0.0 ? str(" + row sums ", number(r.row_sum_seconds), " s").c_str() : "", r.solve_seconds,
-      r.solve.backend.c_str(), r.interior_seconds,
-      std::isnan(r.solve.reciprocal_condition) ? "not estimated" : number(1.0 / r.solve.reciprocal_condition).c_str());
+  const std::string row_sums =
+      r.row_sum_seconds > 0.0 ? str(" + row sums ", number(r.row_sum_seconds), " s") : std::string();
+  if (r.compressed) {
+    const bem::HMatrixStats& h = r.hmatrix.stats;
+    std::printf("  %-15s hmatrix %.3g s%s (%s%% of the dense values, ranks up to %lld), GMRES %d iterations to %s in "
+                "%.3g s, interior %.3g s\n",
+                str(number(s.frequency), " Hz").c_str(), r.assembly_seconds, row_sums.c_str(),
+                number(100.0 * h.compression).c_str(), static_cast<long long>(h.max_rank), r.hmatrix.gmres.iterations,
+                number(r.hmatrix.gmres.residual).c_str(), r.solve_seconds, r.interior_seconds);
+  } else {
+    std::printf(
+        "  %-15s assembly %.3g s%s, solve %.3g s (%s), interior %.3g s, condition %s\n",
+        str(number(s.frequency), " Hz").c_str(), r.assembly_seconds, row_sums.c_str(), r.solve_seconds,
+        r.solve.backend.c_str(), r.interior_seconds,
+        std::isnan(r.solve.reciprocal_condition) ? "not estimated" : number(1.0 / r.solve.reciprocal_condition).c_str());
+  }
   const std::size_t worst = s.largest_element;
   const std::vector<std::complex<double>>& u = s.displacement;
   std::printf("    max |u|       %sm at element %lld: (%s, %s, %s) m\n", si(s.largest_displacement).c_str(),
@@ -261,6 +280,8 @@ void solve_and_write(BemArgs& args, const std::filesystem::path& output, io::Out
   options.backend = given_backend(args.backend);
   options.free_term = given_choice(args.free_term, bem_free_term_names, "free term");
   options.elements = given_choice(args.elements, bem_element_names, "element kind");
+  options.solver = given_choice(args.solver, bem_solver_names, "solver");
+  options.tolerance = args.tolerance;
   options.gauss = args.gauss;
   options.allow_coarse = args.allow_coarse;
   options.keep_boundary_fields = false;  // written to the result file as they come
@@ -338,6 +359,13 @@ void add_bem_command(CLI::App& app) {
                   "element type (overrides the model): constant (one node per element), linear (one per vertex, "
                   "discontinuous) or quadratic (one per node of a second-order mesh, discontinuous)")
       ->check(CLI::IsMember(choice_names(bem_element_names)));
+  cmd->add_option("--solver", args->solver,
+                  "solver (overrides the model): auto (dense while H and G fit, else hmatrix), dense (LU), hmatrix "
+                  "(hierarchical matrix and GMRES)")
+      ->check(CLI::IsMember(choice_names(bem_solver_names)));
+  cmd->add_option("--tolerance", args->tolerance,
+                  "the hierarchical matrix's relative accuracy, also GMRES's (overrides the model; default 1e-5)")
+      ->check(CLI::Range(1e-300, 0.1 * (1.0 - 1e-15)));
   cmd->add_option("--csv", args->csv, "also write the interior displacements to this CSV file");
   cmd->add_flag("--allow-coarse", args->allow_coarse,
                 "run a mesh with fewer than half the minimum elements per shear wavelength (warned, not refused)");

@@ -32,7 +32,8 @@ constexpr std::string_view finite_element_keys[] = {"mesh",     "material",   "s
                                                     "receiver", "output",     "absorbing"};
 constexpr std::string_view bem_keys[] = {
     "mesh",           "material",   "boundary",  "interior",  "frequencies", "backend", "gauss",
-    "singular_gauss", "near_ratio", "max_depth", "free_term", "elements",    "layout",  "min_elements_per_wavelength"};
+    "singular_gauss", "near_ratio", "max_depth", "free_term", "elements",    "layout",  "min_elements_per_wavelength",
+    "solver",         "tolerance"};
 constexpr std::string_view mesh_keys[] = {"file",      "generator", "solid",      "flip",  "radius",     "size",
                                           "divisions", "shape",     "foundation", "order", "serendipity"};
 constexpr std::string_view generators[] = {"sphere", "box", "halfspace"};
@@ -512,6 +513,13 @@ BemOptions read_options(const Table& bem) {
   out.free_term = named_choice(bem, "free_term", bem_free_term_names).value_or(out.free_term);
   out.elements = named_choice(bem, "elements", bem_element_names).value_or(out.elements);
   out.layout = named_choice(bem, "layout", bem_layout_names).value_or(out.layout);
+  out.solver = named_choice(bem, "solver", bem_solver_names).value_or(out.solver);
+  if (bem.has("tolerance")) {
+    out.tolerance = positive(bem, "tolerance", "the compressed solver's relative accuracy");
+    if (out.tolerance >= 0.1)
+      bem.fail("tolerance", str("'tolerance' is ", out.tolerance, "; the compressed solver's relative accuracy lies "
+                                "in (0, 0.1), 1e-5 when not given"));
+  }
   out.backend = named_choice(bem, "backend", backend_names).value_or(out.backend);
   if (bem.has("min_elements_per_wavelength"))
     out.min_elements_per_wavelength =

@@ -127,6 +127,14 @@ inline constexpr std::array<Named<BemElements>, 3> bem_element_names{{{"constant
                                                                       {"linear", BemElements::Linear},
                                                                       {"quadratic", BemElements::Quadratic}}};
 
+// How the system is solved (bem::SolverMethod): dense LU of the whole H and G, the hierarchical
+// matrix with GMRES ("hmatrix"), or "auto": dense while H and G fit one array (bem::check_node_count),
+// the hierarchical matrix beyond.
+enum class BemSolver { Auto, Dense, HMatrix };
+inline constexpr std::array<Named<BemSolver>, 3> bem_solver_names{{{"auto", BemSolver::Auto},
+                                                                   {"dense", BemSolver::Dense},
+                                                                   {"hmatrix", BemSolver::HMatrix}}};
+
 // How CUDA integrates the element pairs (bem::PairLayout): a block per pair or a thread per pair.
 enum class BemLayout { Block, Thread };
 inline constexpr std::array<Named<BemLayout>, 2> bem_layout_names{{{"block", BemLayout::Block},
@@ -140,6 +148,8 @@ struct BemOptions {
   BemFreeTerm free_term = BemFreeTerm::Auto;
   BemElements elements = BemElements::Constant;
   BemLayout layout = BemLayout::Block;  // CUDA only
+  BemSolver solver = BemSolver::Auto;
+  double tolerance = 1e-5;            // hmatrix: of each compressed block and of GMRES, relative, in (0, 0.1)
   std::optional<Backend> backend;     // std::nullopt: "auto" (cuda when a GPU is usable, else openmp)
   // Elements per shear wavelength at the highest frequency; not given: 6 for constant and linear
   // elements, 3 (6 points) for quadratic ones (bem_min_per_wavelength).

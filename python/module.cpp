@@ -517,7 +517,8 @@ py::array_t<std::complex<double>> triples(const std::vector<std::complex<double>
 
 // `output`: the result file to write as the run goes, as `tremor bem -o` does (record::BemRecording).
 py::dict solve_bem(const py::object& model_path, const py::object& backend, const py::object& elements,
-                   const py::object& allow_coarse, const py::object& output_path) {
+                   const py::object& solver, const py::object& tolerance, const py::object& allow_coarse,
+                   const py::object& output_path) {
   const std::string path = path_arg("path", model_path);
   tremor::bem::RunOptions options;
   options.backend = tremor::BackendOverride::named(choice_arg("backend", backend));
@@ -528,6 +529,18 @@ py::dict solve_bem(const py::object& model_path, const py::object& backend, cons
     } catch (const tremor::Error& error) {
       throw tremor::Error(tremor::str("elements: ", error.what()));
     }
+  }
+  if (const auto e = optional_choice("solver", solver)) {
+    // `tremor bem --solver`' choices.
+    try {
+      options.solver = tremor::parse_named(*e, tremor::bem_solver_names, "solver");
+    } catch (const tremor::Error& error) {
+      throw tremor::Error(tremor::str("solver: ", error.what()));
+    }
+  }
+  if (const auto t = optional_number("tolerance", tolerance, tremor::positive_number())) {
+    if (*t >= 0.1) throw tremor::Error(tremor::str("tolerance: ", *t, " lies outside (0, 0.1)"));
+    options.tolerance = *t;
   }
   options.allow_coarse = flag_arg("allow_coarse", allow_coarse);
   const std::optional<std::string> output = optional_path("output", output_path);
@@ -570,7 +583,8 @@ py::dict solve_bem(const py::object& model_path, const py::object& backend, cons
     f["interior"] = triples(s.interior);
     f["forces"] = triples(s.forces);
     f["stiffness"] = triples(s.stiffness);
-    f["reciprocal_condition"] = s.result.solve.reciprocal_condition;
+    f["reciprocal_condition"] = s.result.compressed ? std::nan("") : s.result.solve.reciprocal_condition;
+    f["gmres_iterations"] = s.result.compressed ? s.result.hmatrix.gmres.iterations : 0;
     f["wall_seconds"] = s.wall_seconds;
     frequencies.append(f);
   }
@@ -910,8 +924,8 @@ PYBIND11_MODULE(_tremor, m) {
   m.def("_static", &solve_static, py::arg("model"), py::arg("backend"), py::arg("precision"),
         py::arg("preconditioner"), py::arg("tolerance"), py::arg("max_iterations"), py::arg("output"),
         py::arg("model_path"), py::arg("model_bytes"));
-  m.def("_bem", &solve_bem, py::arg("path"), py::arg("backend"), py::arg("elements"), py::arg("allow_coarse"),
-        py::arg("output"));
+  m.def("_bem", &solve_bem, py::arg("path"), py::arg("backend"), py::arg("elements"), py::arg("solver"),
+        py::arg("tolerance"), py::arg("allow_coarse"), py::arg("output"));
   m.def(
       "_write_text",
       [](const std::string& path, const std::string& text, const std::string& what) {

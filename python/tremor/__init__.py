@@ -133,21 +133,23 @@ class Bem:
     force_sets: list  # the sets with a prescribed displacement, whose forces each frequency reports
     frequencies: list  # per frequency solved: a dict of frequency (Hz), displacement and traction
     #   [elements][3] (m, Pa), interior [points][3] (m), forces [sets][3] (N), stiffness [sets][3]
-    #   (N/m, NaN where no displacement is given), reciprocal_condition, wall_seconds
+    #   (N/m, NaN where no displacement is given), reciprocal_condition (dense; NaN with the
+    #   hierarchical matrix), gmres_iterations (hmatrix; 0 when dense), wall_seconds
     setup_seconds: float
     solve_seconds: float
     backend: str
 
 
-def bem(path, backend="auto", elements=None, allow_coarse=False, output=None):
+def bem(path, backend="auto", elements=None, allow_coarse=False, output=None, solver=None, tolerance=None):
     """Solves the frequency-domain boundary-element model of the [bem] model file `path`
     (docs/bem.md) at each of its frequencies and returns a Bem. elements: "constant", "linear" or
-    "quadratic" overrides the model's. Ctrl-C stops the run between frequencies (KeyboardInterrupt);
-    a model refused (a mesh too coarse, unless allow_coarse) raises tremor.Error with the command
-    line's text.
-    output: the result file `tremor bem -o output` writes, each frequency as it is solved, finished as
-    "complete", "incomplete" (Ctrl-C) or "failed: at F Hz: why"."""
-    return Bem(**_bem(path, backend, elements, allow_coarse, output))
+    "quadratic"; solver: "auto", "dense" or "hmatrix"; tolerance: the hierarchical matrix's relative
+    accuracy, in (0, 0.1); each overrides the model's. Ctrl-C stops the run between frequencies
+    (KeyboardInterrupt); a model refused (a mesh too coarse, unless allow_coarse) raises tremor.Error
+    with the command line's text. output: the result file `tremor bem -o output` writes, each
+    frequency as it is solved, finished as "complete", "incomplete" (Ctrl-C) or "failed: at F Hz:
+    why"."""
+    return Bem(**_bem(path, backend, elements, solver, tolerance, allow_coarse, output))
 
 
 def total_focusing(fmc, elements, dt, extent, pixels, speed, t0=0.0):

@@ -83,9 +83,14 @@ def test_static_and_bem_arguments():
         tremor.static(cantilever, backend="serial", max_iterations=-1)
     with pytest.raises(TypeError, match=r"^max_iterations: must be a whole number \(an int\), got float 10.5$"):
         tremor.static(cantilever, backend="serial", max_iterations=10.5)
-    with pytest.raises(tremor.Error, match="^elements: unknown element kind 'quadratic'; expected \"constant\" or "
-                                           "\"linear\"$"):
-        tremor.bem(CAVITY, backend="serial", elements="quadratic")  # not read as constant
+    with pytest.raises(tremor.Error, match="^elements: unknown element kind 'cubic'; expected \"constant\", "
+                                           "\"linear\" or \"quadratic\"$"):
+        tremor.bem(CAVITY, backend="serial", elements="cubic")  # not read as constant
+    with pytest.raises(tremor.Error, match="^solver: unknown solver 'lu'; expected \"auto\", \"dense\" or "
+                                           "\"hmatrix\"$"):
+        tremor.bem(CAVITY, backend="serial", solver="lu")
+    with pytest.raises(tremor.Error, match=r"^tolerance: 0.5 lies outside \(0, 0.1\)$"):
+        tremor.bem(CAVITY, backend="serial", tolerance=0.5)
     # Names refused as the model file's are, after the origin of the model's [static] table.
     backends = "expected \"auto\", \"serial\", \"openmp\" or \"cuda\"$"
     with pytest.raises(tremor.Error, match="model.toml:21: unknown backend 'gpu'; " + backends):

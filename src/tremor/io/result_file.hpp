@@ -95,13 +95,16 @@ struct BemSetup {
   std::span<const std::int32_t> prescribed;   // 3 per element: 0 traction given, 1 displacement given
   std::span<const double> interior_points;    // 3 per point, m (may be empty)
   std::vector<std::string> force_sets;        // element sets whose resultant force each frequency records
-  // Constant (the paper's: a collocation node per element, at its centroid) or linear
-  // (discontinuous: a node per vertex, pulled into the element; bem/assembly.hpp numbers them).
+  // Constant (the paper's: a collocation node per element, at its centroid), linear
+  // (discontinuous: a node per vertex, pulled into the element) or quadratic (a node per node of a
+  // second-order element); bem/assembly.hpp numbers them.
   BemElements elements = BemElements::Constant;
-  std::span<const double> node_positions;     // linear only: 3 per collocation node, m
-  std::span<const Index> node_elements;       // linear only: per node, the element holding it (0-based, as above)
+  std::span<const double> node_positions;     // linear, quadratic: 3 per collocation node, m
+  std::span<const Index> node_elements;       // linear, quadratic: per node, the element holding it (0-based)
   std::string solid;                          // "inside", "outside" or "open"
   BemFreeTerm free_term = BemFreeTerm::Direct;  // RigidBody or Direct (the one used, never Auto)
+  BemSolver solver = BemSolver::Dense;          // Dense or HMatrix (the one used, never Auto)
+  double tolerance = 0.0;                       // HMatrix: its relative accuracy
   int gauss = 0, singular_gauss = 0, max_depth = 0;
   double near_ratio = 0.0;
   double density = 0.0, lame_lambda = 0.0, shear_modulus = 0.0, damping_ratio = 0.0;

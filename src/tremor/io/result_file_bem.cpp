@@ -110,6 +110,8 @@ void write_bem_settings(hid_t g, const BemSetup& s, hsize_t n_points, const std:
   h5::set_attribute(g, "solid", s.solid, file);
   h5::set_attribute(g, "free_term", std::string(name_of(s.free_term, bem_free_term_names)), file);
   h5::set_attribute(g, "elements", std::string(name_of(s.elements, bem_element_names)), file);
+  h5::set_attribute(g, "solver", std::string(name_of(s.solver, bem_solver_names)), file);
+  if (s.solver == BemSolver::HMatrix) h5::set_attribute(g, "tolerance", s.tolerance, file);
   h5::set_attribute(g, "gauss", std::int64_t{s.gauss}, file);
   h5::set_attribute(g, "singular_gauss", std::int64_t{s.singular_gauss}, file);
   h5::set_attribute(g, "near_ratio", s.near_ratio, file);

@@ -61,6 +61,8 @@ void BemRecording::on_start(const bem::Plan& plan) {
   setup.node_elements = plan.node_elements;
   setup.solid = to_string(problem_.mesh.solid);
   setup.free_term = plan.free_term;
+  setup.solver = plan.method == bem::SolverMethod::Compressed ? BemSolver::HMatrix : BemSolver::Dense;
+  setup.tolerance = plan.hmatrix.tolerance;
   setup.gauss = plan.integration.gauss;
   setup.singular_gauss = plan.integration.singular_gauss;
   setup.max_depth = plan.integration.max_depth;

@@ -234,9 +234,9 @@ TEST(BemHMatrix, PairSourceIsTheAssembledMatrix) {
   EXPECT_EQ(worst, 0.0);  // the same pair integrals, the same bits
 }
 
-// The compressed solver against the dense one on two problems where both fit: the radiating
-// cavity on quadratic elements (rigid-body free term, pressure given everywhere) and a rigid
-// foundation on the half-space (direct free term, the displacement given under the
+// The compressed solver against the dense one where both fit, each element type: the radiating
+// cavity on quadratic elements, 9-node quadrilaterals and 6-node triangles (rigid-body free term,
+// pressure given everywhere), and a rigid foundation on constant and linear elements of the half-space (direct free term, the displacement given under the
 // foundation and zero traction around it: a mixed problem with G's columns; on this flat surface
 // the components decouple in G, which took ACA pivoting a node's 3 rows together to see). Two
 // frequencies each, the second starting GMRES from the first's solution. Measured: cavity u 1.4e-5
@@ -250,9 +250,14 @@ TEST(BemHMatrix, CompressedSolverMatchesTheDenseOne) {
     FreeTermChoice free_term;
   };
   BoundaryMesh cavity_quadratic = sphere(1.0, 2, {ElementShape::Quadrilateral, 2});
+  BoundaryMesh cavity_triangles = sphere(1.0, 2, {ElementShape::Triangle, 2});
   flip_orientation(cavity_quadratic);
+  flip_orientation(cavity_triangles);
   const Case cases[] = {
       {"cavity, quadratic", cavity_quadratic, ElementOrder::Quadratic, {FreeTerm::RigidBody, 1.0}},
+      {"cavity, quadratic triangles", cavity_triangles, ElementOrder::Quadratic, {FreeTerm::RigidBody, 1.0}},
+      {"foundation, constant", halfspace_patch(8.0, 8.0, 8, 8, ElementShape::Quadrilateral, std::array<double, 2>{2.0, 2.0}),
+       ElementOrder::Constant, {FreeTerm::Direct, 0.0}},
       {"foundation, linear", halfspace_patch(8.0, 8.0, 8, 8, ElementShape::Quadrilateral, std::array<double, 2>{2.0, 2.0}),
        ElementOrder::Linear, {FreeTerm::Direct, 0.0}},
   };
@@ -284,7 +289,10 @@ TEST(BemHMatrix, CompressedSolverMatchesTheDenseOne) {
     compressed.method = SolverMethod::Compressed;
     compressed.hmatrix.tolerance = 1e-5;
     compressed.hmatrix.leaf_size = 2;  // small clusters: admissible blocks even at these sizes
-    const std::vector<double> omegas = {300.0, 400.0};
+    // Two frequencies on the mixed problem (the second starts from the first's solution), one on
+    // the cavities (CI time).
+    const std::vector<double> omegas =
+        c.free_term.method == FreeTerm::Direct ? std::vector<double>{300.0, 400.0} : std::vector<double>{300.0};
     const auto exact = solve_frequencies(Exec::openmp(), c.mesh, 2000.0, 1e8, 1e8, 0.05, omegas, bc, dense, {});
     const auto approx = solve_frequencies(Exec::openmp(), c.mesh, 2000.0, 1e8, 1e8, 0.05, omegas, bc, compressed, {});
     for (std::size_t f = 0; f < omegas.size(); ++f) {
@@ -304,7 +312,7 @@ TEST(BemHMatrix, CompressedSolverMatchesTheDenseOne) {
       EXPECT_LT(u_error / u_max, 1e-4) << c.name;
       EXPECT_LT(t_error / t_max, 1e-4) << c.name;
     }
-    EXPECT_LT(approx[1].hmatrix.gmres.iterations, approx[0].hmatrix.gmres.iterations + 1) << c.name;
+    if (omegas.size() > 1) EXPECT_LE(approx[1].hmatrix.gmres.iterations, approx[0].hmatrix.gmres.iterations) << c.name;
   }
 }
 

@@ -43,7 +43,8 @@ void rearrange(const Exec& exec, Index n_dof, const Prescribed* kind, const Comp
 }
 
 // The compressed method: [H sG] by parts on the host (OpenMP), GMRES from the previous
-// frequency's solution; the interior points as the dense method computes them, on exec.
+// frequency's solution; the rigid-body sums and the interior points as the dense method computes
+// them, on exec.
 void solve_compressed_frequencies(const Exec& exec, const BoundaryMesh& boundary, double rho, double lambda, double mu,
                                   double beta, const std::vector<double>& omegas, const BoundaryConditions& conditions,
                                   const SolverOptions& options, const std::vector<double>& interior_points,
@@ -56,21 +57,24 @@ void solve_compressed_frequencies(const Exec& exec, const BoundaryMesh& boundary
                "boundary conditions for ", conditions.kind.size() / 3, " nodes, the boundary has ", m);
   std::vector<double> points(3 * static_cast<std::size_t>(m));
   collocation_points(host, view, points.data());
+  // The rigid-body sums (O(N^2) pairs, static) and the interior points on exec: a GPU's where there
+  // is one.
+  const DeviceBoundary device_boundary(exec, boundary, options.elements);
   auto start = Clock::now();
   const FreeTermChoice& free_term = options.free_term;
   DeviceArray<Complex> row_sums;
-  if (free_term.method == FreeTerm::RigidBody)
-    row_sums = static_row_sums(host, view, make_medium(rho, lambda, mu, beta, 0.0), options.integration);
+  if (free_term.method == FreeTerm::RigidBody) {
+    const DeviceArray<Complex> sums =
+        static_row_sums(exec, device_boundary.view(), make_medium(rho, lambda, mu, beta, 0.0), options.integration);
+    const std::vector<Complex> on_host = sums.to_host();
+    row_sums = DeviceArray<Complex>(host, std::span<const Complex>(on_host));
+  }
   const ClusterTree tree = cluster_tree(boundary, options.elements, options.hmatrix.leaf_size);
   const double row_sum_seconds = seconds_since(start);
   const double scale = g_scale(boundary, make_medium(rho, lambda, mu, beta, 0.0));
   const Index n_points = static_cast<Index>(interior_points.size() / 3);
-  std::optional<DeviceBoundary> device_boundary;
   DeviceArray<double> device_points;
-  if (n_points > 0) {
-    device_boundary.emplace(exec, boundary, options.elements);
-    device_points = DeviceArray<double>(exec, std::span<const double>(interior_points));
-  }
+  if (n_points > 0) device_points = DeviceArray<double>(exec, std::span<const double>(interior_points));
   std::vector<Scalar> guess;
   bool first_frequency = true;
   for (const double omega : omegas) {
@@ -93,7 +97,7 @@ void solve_compressed_frequencies(const Exec& exec, const BoundaryMesh& boundary
       start = Clock::now();
       DeviceArray<Complex> u(exec, std::span<const Complex>(result.u)), t(exec, std::span<const Complex>(result.t));
       DeviceArray<Complex> out(exec, 3 * n_points);
-      interior_displacements(exec, device_boundary->view(), medium, options.integration, device_points.data(), n_points,
+      interior_displacements(exec, device_boundary.view(), medium, options.integration, device_points.data(), n_points,
                              u.data(), t.data(), out.data());
       result.interior = out.to_host();
       result.interior_seconds = seconds_since(start);

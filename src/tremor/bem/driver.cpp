@@ -9,6 +9,8 @@
 #include <numbers>
 #include <utility>
 
+#include <unistd.h>
+
 #include "tremor/bem/generate.hpp"
 #include "tremor/bem/interior.hpp"
 #include "tremor/core/clock.hpp"
@@ -144,6 +146,12 @@ std::vector<std::complex<double>> complex_of(const std::vector<Complex>& values)
   return out;
 }
 
+// The machine's memory (0 where the system does not say).
+double physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? static_cast<double>(pages) * static_cast<double>(size) : 0.0;
+}
+
 // Thrown from the per-frequency callback when the Observer asked to stop.
 struct Stopped {};
 
@@ -257,6 +265,18 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
                     : SolverMethod::Dense;
   plan.hmatrix.tolerance = settings.tolerance;
   if (plan.method == SolverMethod::Dense) check_fits(mesh, problem.mesh, plan.order, plan.n_nodes);
+  if (plan.method == SolverMethod::Compressed) {
+    const ClusterTree tree = cluster_tree(mesh, plan.order, plan.hmatrix.leaf_size);
+    plan.hmatrix_estimate = estimate_hmatrix(tree, plan.hmatrix.eta, 6, hmatrix_estimate_rank);
+    const double memory = physical_memory_bytes();
+    const HMatrixEstimate& e = plan.hmatrix_estimate;
+    if (memory > 0.0 && e.bytes() > 0.8 * memory)
+      throw Error(str(problem.mesh.origin, ": ", mesh.source, ": the hierarchical matrix of ",
+                      group_digits(plan.n_nodes), " collocation nodes would take about ", si(e.bytes()),
+                      "B (near field ", si(16.0 * e.near_values), "B, the admissible blocks ",
+                      si(16.0 * e.far_values), "B at rank ", hmatrix_estimate_rank, "), more than 80% of this machine's ",
+                      si(memory), "B: use a coarser mesh or fewer nodes per element"));
+  }
 
   plan.exec = Exec::make(resolve_backend(settings.backend));
   IntegrationOptions& integration = plan.integration;

@@ -159,6 +159,22 @@ std::vector<BlockLeaf> block_leaves(const ClusterTree& tree, double eta) {
   return out;
 }
 
+HMatrixEstimate estimate_hmatrix(const ClusterTree& tree, double eta, int width, Index rank) {
+  HMatrixEstimate out;
+  for (const BlockLeaf& leaf : block_leaves(tree, eta)) {
+    const double m = 3.0 * tree.clusters[static_cast<std::size_t>(leaf.row)].n_nodes();
+    const double n = static_cast<double>(width) * tree.clusters[static_cast<std::size_t>(leaf.col)].n_nodes();
+    if (leaf.admissible && static_cast<double>(rank) * (m + n) < m * n) {
+      ++out.far_blocks;
+      out.far_values += static_cast<double>(rank) * (m + n);
+    } else {
+      ++out.near_blocks;
+      out.near_values += m * n;
+    }
+  }
+  return out;
+}
+
 EntrySource::~EntrySource() = default;
 
 void DenseSource::node_rows(Index node, Index begin, Index end, Scalar* out) const {
@@ -393,6 +409,12 @@ HMatrix::HMatrix(const ClusterTree& tree, const EntrySource& source, const HMatr
     recompress(f.block, options.tolerance);
     converged[static_cast<std::size_t>(b)] = ok ? 1 : 0;
   }
+  double rank_sum = 0.0;
+  for (const Far& f : far_) {
+    stats_.max_rank = std::max(stats_.max_rank, f.block.rank);
+    rank_sum += static_cast<double>(f.block.rank);
+  }
+  stats_.mean_rank = far_.empty() ? 0.0 : rank_sum / static_cast<double>(far_.size());
   // A block whose rank leaves U and V larger than the block itself is kept dense (U V^T).
   std::vector<Far> kept;
   std::vector<char> kept_converged;
@@ -424,16 +446,12 @@ HMatrix::HMatrix(const ClusterTree& tree, const EntrySource& source, const HMatr
   for (std::size_t b = 0; b < far_.size(); ++b) far_by_row_[static_cast<std::size_t>(far_[b].row)].push_back(static_cast<int>(b));
   stats_.dense_blocks = static_cast<Index>(dense_.size());
   stats_.low_rank_blocks = static_cast<Index>(far_.size());
-  double rank_sum = 0.0;
   for (std::size_t b = 0; b < dense_.size(); ++b) stats_.dense_values += dense_[b].values.size();
   for (std::size_t b = 0; b < far_.size(); ++b) {
     const LowRank& l = far_[b].block;
-    stats_.max_rank = std::max(stats_.max_rank, l.rank);
-    rank_sum += static_cast<double>(l.rank);
     stats_.low_rank_values += l.U.size() + l.V.size();
     if (!converged[b]) ++stats_.unconverged;
   }
-  stats_.mean_rank = far_.empty() ? 0.0 : rank_sum / static_cast<double>(far_.size());
   const double full = 3.0 * width_ * static_cast<double>(n_nodes_) * static_cast<double>(n_nodes_);
   stats_.compression = full > 0 ? static_cast<double>(stats_.dense_values + stats_.low_rank_values) / full : 0.0;
 }

@@ -65,6 +65,17 @@ struct BlockLeaf {
 // are near-field blocks, the rest split (both clusters, or the one that is not a leaf).
 std::vector<BlockLeaf> block_leaves(const ClusterTree& tree, double eta);
 
+// What the hierarchical matrix of `tree` will store, before any entry is computed: the near field
+// exactly (3 rows and `width` columns per pair of its blocks' nodes), each admissible block at
+// `rank` (or dense where that rank would not save). Complex values.
+struct HMatrixEstimate {
+  Index near_blocks = 0, far_blocks = 0;
+  double near_values = 0.0, far_values = 0.0;
+  double bytes() const { return 16.0 * (near_values + far_values); }
+};
+
+HMatrixEstimate estimate_hmatrix(const ClusterTree& tree, double eta, int width, Index rank);
+
 // ---- Entries --------------------------------------------------------------------------------
 
 // A matrix of 3 rows and w columns per node (w = width(): 3 for a square matrix, 6 for the
@@ -127,8 +138,8 @@ struct HMatrixOptions {
 
 struct HMatrixStats {
   Index dense_blocks = 0, low_rank_blocks = 0;
-  Index max_rank = 0;
-  double mean_rank = 0.0;
+  Index max_rank = 0;       // of every admissible block, as ACA and the recompression left it
+  double mean_rank = 0.0;   // (blocks then kept dense included)
   std::size_t dense_values = 0, low_rank_values = 0;  // complex values stored
   double compression = 0.0;                           // stored values / (3N)^2
   Index unconverged = 0;                              // admissible blocks whose ACA hit the rank limit

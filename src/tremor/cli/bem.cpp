@@ -150,13 +150,19 @@ void print_plan(const std::string& model, const BemProblem& problem, const bem::
       plan.exec.backend() == Backend::Cuda
           ? str(", ", name_of(plan.settings.layout, bem_layout_names), " per pair").c_str()
           : "");
-  if (plan.method == bem::SolverMethod::Compressed)
+  if (plan.method == bem::SolverMethod::Compressed) {
+    const bem::HMatrixEstimate& e = plan.hmatrix_estimate;
     std::printf("  solver          hierarchical matrix of [H G] (ACA, tolerance %s, leaves of %lld elements, eta %s) "
-                "and GMRES with block Jacobi, on the host\n",
+                "and GMRES with block Jacobi, on the host; about %sB (near field %sB, %lld admissible blocks %sB at "
+                "rank %lld)\n",
                 number(plan.hmatrix.tolerance).c_str(), static_cast<long long>(plan.hmatrix.leaf_size),
-                number(plan.hmatrix.eta).c_str());
-  else
+                number(plan.hmatrix.eta).c_str(), si(e.bytes()).c_str(), si(16.0 * e.near_values).c_str(),
+                static_cast<long long>(e.far_blocks), si(16.0 * e.far_values).c_str(),
+                static_cast<long long>(bem::hmatrix_estimate_rank));
+  }
+  else {
     std::printf("  solver          dense LU of H and G\n");
+  }
   for (std::size_t b = 0; b < problem.boundary.size(); ++b)
     std::printf("  boundary        %s\n", condition_text(problem.boundary[b], plan.conditions.set_sizes[b]).c_str());
   if (plan.conditions.n_free > 0)

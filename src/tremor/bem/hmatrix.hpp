@@ -98,7 +98,6 @@ class EntrySource {
 class DenseSource : public EntrySource {
  public:
   DenseSource(const Scalar* A, Index n_nodes) : A_(A), n_(3 * static_cast<Size>(n_nodes)) {}
-  int width() const override { return 3; }
   void node_rows(Index node, Index begin, Index end, Scalar* out) const override;
   void node_columns(Index node, Index begin, Index end, Scalar* out) const override;
   void block(const Cluster& rows, const Cluster& cols, Scalar* out) const override;

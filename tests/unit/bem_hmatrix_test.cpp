@@ -127,7 +127,7 @@ TEST(BemHMatrix, ProductWithinTheTolerance) {
     HMatrixOptions options;
     options.tolerance = tolerance;
     options.leaf_size = 12;
-    const HMatrix h(p.tree, source, options);
+    const HMatrix h(Exec::openmp(), p.tree, source, options);
     h.multiply(x.data(), compressed.data());
     const double error = relative(compressed, dense);
     const HMatrixStats& s = h.stats();
@@ -154,7 +154,7 @@ TEST(BemHMatrix, ProductWithinTheTolerance) {
   }
   HMatrixOptions bad;
   bad.tolerance = 0.2;
-  EXPECT_THROW(HMatrix(p.tree, source, bad), Error);
+  EXPECT_THROW(HMatrix(Exec::openmp(), p.tree, source, bad), Error);
 }
 
 // GMRES on the compressed matrix of the mixed problem, preconditioned by its near-field diagonal
@@ -172,7 +172,7 @@ TEST(BemHMatrix, GmresSolvesAgainstDenseLu) {
   HMatrixOptions options;
   options.tolerance = 1e-6;
   options.leaf_size = 6;
-  HMatrix h(p.tree, source, options);
+  HMatrix h(Exec::openmp(), p.tree, source, options);
   h.factor_diagonal([&](const Cluster& c, const Scalar* block, Scalar* out) {
     std::copy_n(block, 9 * static_cast<std::size_t>(c.n_nodes()) * c.n_nodes(), out);
   });
@@ -200,12 +200,12 @@ TEST(BemHMatrix, PairSourceIsTheAssembledMatrix) {
   const Size size = 3 * static_cast<Size>(n);
   DeviceArray<Complex> H(exec, static_cast<Index>(size * size)), G(exec, static_cast<Index>(size * size));
   assemble(exec, boundary.view(), m, {}, FreeTerm::Direct, 0.0, nullptr, H.data(), G.data());
-  std::vector<double> points(3 * static_cast<std::size_t>(n));
+  DeviceArray<double> points(exec, 3 * n);
   collocation_points(exec, boundary.view(), points.data());
   const ClusterTree tree = cluster_tree(mesh, order, 4);
-  const PairIntegrator pairs(boundary.view(), m, {}, FreeTerm::Direct, 0.0, nullptr);
+  const PairIntegration pairs{boundary.view(), m, {}, FreeTerm::Direct, 0.0, nullptr, points.data()};
   const double scale = 7.0;
-  const PairSource source(tree, pairs, points.data(), scale);
+  const PairSource source(exec, tree, pairs, scale);
   // [H sG] in the tree's numbering: 3 rows, 6 columns per node.
   const auto entry = [&](Index row, Index column) {
     const Size r = 3 * static_cast<Size>(tree.mesh_node[static_cast<std::size_t>(row / 3)]) + row % 3;
@@ -221,7 +221,7 @@ TEST(BemHMatrix, PairSourceIsTheAssembledMatrix) {
   source.node_rows(a.first + 1, b.first, b.last, rows.data());
   for (Index r = 0; r < 3; ++r)
     for (Index c = 0; c < 6 * b.n_nodes(); ++c)
-      worst = std::max(worst, std::abs(rows[static_cast<std::size_t>(r * 6 * b.n_nodes() + c)] -
+      worst = std::max(worst, std::abs(rows[static_cast<std::size_t>(r + 3 * c)] -
                                        entry(3 * (a.first + 1) + r, 6 * b.first + c)));
   std::vector<Scalar> columns(6 * 3 * static_cast<std::size_t>(a.n_nodes()));
   source.node_columns(b.first + 2, a.first, a.last, columns.data());

@@ -77,28 +77,45 @@ TREMOR_HOST_DEVICE inline void pair_sums(Index i, Index j, BoundaryView boundary
                           sums);
 }
 
-// Paper section 3.1: block (pair) of g x g threads, each integrating its quadrature points of
-// every piece (a near pair's subdivision, or the Duffy triangles), then a reduction of the 36 K
-// doubles of the pair's complex 3 x 3 blocks: warp sums, then the warps' partial sums in shared
-// memory added in warp order (the same bits every run). Traffic per pair as the forall kernel.
-// The CUDA backend runs it (PairLayout::BlockPerPair); the host backends run the forall kernel.
+// The pairs of one launch: pair_of(item, i, j) names node i and element j of each, write(item,
+// i, j, e, sums) stores their sums. Two layouts of the same sums:
+//
+// Paper section 3.1 (PairLayout::BlockPerPair, the CUDA backend): a block of g x g threads per
+// pair, each integrating its quadrature points of every piece (a near pair's subdivision, or the
+// Duffy triangles), then a reduction of the 36 K doubles of the pair's complex 3 x 3 blocks: warp
+// sums, then the warps' partial sums in shared memory added in warp order (the same bits every
+// run). The host backends, and ThreadPerPair, run one thread per pair. Traffic per pair: element
+// j's nodes (96-216 B, cached across the pairs of an element) and xi_i (24 B); what write stores.
+// The quadrature points (g^2 per piece, more near xi) dominate: each evaluates u* and t* (two
+// complex exponentials).
 constexpr int max_block_lanes = max_gauss * max_gauss;
 
-template <int K>
-void pair_blocks(const Exec& exec, BoundaryView boundary, const Medium& medium, const detail::Quadrature& q,
-                 bool rigid, double rigid_alpha, const Complex* row_sums, const double* xi_all, int gauss, Complex* H,
-                 Complex* G) {
+template <int K, class PairOf, class Write>
+void for_pairs(const Exec& exec, PairLayout layout, Index n_pairs, BoundaryView boundary, const Medium& medium,
+               const detail::Quadrature& q, int gauss, const double* xi_all, PairOf pair_of, Write write) {
+  if (n_pairs <= 0) return;
+  if (exec.backend() != Backend::Cuda || layout == PairLayout::ThreadPerPair) {
+    forall(exec, n_pairs, [=] TREMOR_LAMBDA(Index item) {
+      Index i = 0, j = 0;
+      pair_of(item, i, j);
+      const ElementNodes e = boundary.element(j);
+      detail::PairSums<K> sums{};
+      pair_sums(i, j, boundary, medium, e, xi_all + 3 * static_cast<Size>(i), q, 0, 1, sums);
+      write(item, i, j, e, sums);
+    });
+    exec.synchronize();
+    return;
+  }
   constexpr int n_values = 36 * K;  // PairSums<K>: G then H, re/im
   static_assert(sizeof(detail::PairSums<K>) == n_values * sizeof(double));
-  const Index m = boundary.n_nodes;
   // g^2 lanes rounded up to whole warps; the spare lanes of the last warp hold zeros.
   const int lanes = (gauss * gauss + 31) / 32 * 32;
   // partial[warp][value], sized for the largest block as the kernel always was.
   const std::size_t shared_bytes = sizeof(double) * (max_block_lanes / 32) * n_values;
-  forall_blocks<max_block_lanes>(exec, m * boundary.n_elements, lanes, shared_bytes,
-                                 [=] TREMOR_LAMBDA(const BlockContext& ctx) {
+  forall_blocks<max_block_lanes>(exec, n_pairs, lanes, shared_bytes, [=] TREMOR_LAMBDA(const BlockContext& ctx) {
     double* partial = ctx.shared<double>();
-    const Index i = ctx.block % m, j = ctx.block / m;
+    Index i = 0, j = 0;
+    pair_of(ctx.block, i, j);
     const ElementNodes e = boundary.element(j);
     for_each_thread(ctx, lanes, [&](int lane) {
       detail::PairSums<K> sums{};
@@ -115,35 +132,64 @@ void pair_blocks(const Exec& exec, BoundaryView boundary, const Medium& medium, 
         for (int w = 1; w < lanes / 32; ++w) v += partial[w * n_values + k];
         values[k] = v;
       }
-      write_pair(i, j, boundary, rigid, rigid_alpha, row_sums, medium, e, q, sums, H, G);
+      write(ctx.block, i, j, e, sums);
     });
   });
+  exec.synchronize();
 }
 
-// One thread per pair (node i, element j), i fastest so that neighbouring threads write
-// neighbouring rows of the column-major matrices. Traffic per pair: element j's vertices (96 B,
-// cached across the threads of a column) and xi_i (24 B); 2 x 9 K complex written (288 K B). The
-// quadrature points (g^2 per piece, more near xi) dominate: each evaluates u* and t* (two complex
-// exponentials).
+// Every pair (node i, element j), i fastest so that neighbouring pairs write neighbouring rows of
+// the column-major matrices: 2 x 9 K complex written per pair (288 K B).
 template <int K>
 void assemble_pairs(const Exec& exec, BoundaryView boundary, const Medium& medium, const IntegrationOptions& options,
                     bool rigid, double rigid_alpha, const Complex* row_sums, const double* xi_all, Complex* H,
                     Complex* G) {
   const Index m = boundary.n_nodes, n = boundary.n_elements;
   const detail::Quadrature q = detail::quadrature_of(options);
-  if (exec.backend() == Backend::Cuda && options.layout == PairLayout::BlockPerPair && m > 0) {
-    pair_blocks<K>(exec, boundary, medium, q, rigid, rigid_alpha, row_sums, xi_all, options.gauss, H, G);
-    exec.synchronize();
-    return;
-  }
-  forall(exec, m * n, [=] TREMOR_LAMBDA(Index item) {
-    const Index i = item % m, j = item / m;
-    const ElementNodes e = boundary.element(j);
-    detail::PairSums<K> sums{};
-    pair_sums(i, j, boundary, medium, e, xi_all + 3 * static_cast<Size>(i), q, 0, 1, sums);
-    write_pair(i, j, boundary, rigid, rigid_alpha, row_sums, medium, e, q, sums, H, G);
-  });
-  exec.synchronize();
+  for_pairs<K>(
+      exec, options.layout, m * n, boundary, medium, q, options.gauss, xi_all,
+      [=] TREMOR_LAMBDA(Index item, Index& i, Index& j) {
+        i = item % m;
+        j = item / m;
+      },
+      [=] TREMOR_LAMBDA(Index, Index i, Index j, const ElementNodes& e, detail::PairSums<K>& sums) {
+        write_pair(i, j, boundary, rigid, rigid_alpha, row_sums, medium, e, q, sums, H, G);
+      });
+}
+
+// The listed pairs, each written where its target says (integrate_pairs). Traffic per pair: its
+// target (28 B) and 18 K or 18 complex written.
+template <int K>
+void target_pairs(const Exec& exec, const PairIntegration& p, const PairTargets& targets, double g_scale,
+                  Complex* out) {
+  const BoundaryView boundary = p.boundary;
+  const Medium medium = p.medium;
+  const bool rigid = p.free_term == FreeTerm::RigidBody;
+  const double rigid_alpha = p.rigid_alpha;
+  const Complex* row_sums = p.row_sums;
+  const detail::Quadrature q = detail::quadrature_of(p.options);
+  const PairTargets t = targets;
+  for_pairs<K>(
+      exec, p.options.layout, t.n_pairs, boundary, medium, q, p.options.gauss, p.points,
+      [=] TREMOR_LAMBDA(Index item, Index& i, Index& j) {
+        i = t.node[item];
+        j = t.element[item];
+      },
+      [=] TREMOR_LAMBDA(Index item, Index i, Index j, const ElementNodes& e, detail::PairSums<K>& sums) {
+        add_free_term(i, j, boundary, rigid, rigid_alpha, row_sums, medium, e, q, sums);
+        const int only = t.only != nullptr ? t.only[item] : -1;
+        const int nodes = boundary.first_node[j + 1] - boundary.first_node[j];
+        Complex* at = out + t.offset[item];
+        const Size stride = t.stride[item];
+        for (int b = only < 0 ? 0 : only; b < (only < 0 ? nodes : only + 1); ++b) {
+          const Size column = 6 * static_cast<Size>(only < 0 ? b : 0);
+          for (int a = 0; a < 3; ++a)
+            for (int c = 0; c < 3; ++c) {
+              at[a + (column + c) * stride] = sums.H[9 * b + 3 * a + c];
+              at[a + (column + 3 + c) * stride] = g_scale * sums.G[9 * b + 3 * a + c];
+            }
+        }
+      });
 }
 
 // One work item per (point, chunk of elements), the chunk's elements in order, then the chunks'
@@ -192,37 +238,15 @@ void interior_points(const Exec& exec, BoundaryView boundary, const Medium& medi
 
 }  // namespace
 
-PairIntegrator::PairIntegrator(BoundaryView boundary, const Medium& medium, const IntegrationOptions& options,
-                               FreeTerm free_term, double rigid_alpha, const Complex* row_sums)
-    : boundary_(boundary),
-      medium_(medium),
-      regular_(gauss_rule(options.gauss)),
-      singular_(gauss_rule(options.singular_gauss)),
-      near_ratio_(options.near_ratio),
-      max_depth_(options.max_depth),
-      rigid_(free_term == FreeTerm::RigidBody),
-      rigid_alpha_(rigid_alpha),
-      row_sums_(row_sums) {
-  TREMOR_CHECK(!rigid_ || row_sums != nullptr || boundary.n_nodes == 0,
+void integrate_pairs(const Exec& exec, const PairIntegration& pairs, const PairTargets& targets, double g_scale,
+                     Complex* out) {
+  TREMOR_CHECK(pairs.free_term != FreeTerm::RigidBody || pairs.row_sums != nullptr || targets.n_pairs == 0,
                "the rigid-body free term needs the static row sums");
-}
-
-int PairIntegrator::operator()(Index i, const double* xi, Index j, Complex* H, Complex* G) const {
-  const detail::Quadrature q{regular_, singular_, near_ratio_, max_depth_};
-  const ElementNodes e = boundary_.element(j);
-  const int nodes = boundary_.first_node[j + 1] - boundary_.first_node[j];
-  const auto run = [&](auto sums) {
-    pair_sums(i, j, boundary_, medium_, e, xi, q, 0, 1, sums);
-    add_free_term(i, j, boundary_, rigid_, rigid_alpha_, row_sums_, medium_, e, q, sums);
-    std::copy_n(sums.H, 9 * nodes, H);
-    std::copy_n(sums.G, 9 * nodes, G);
-  };
-  switch (boundary_.order) {
-    case ElementOrder::Constant: run(detail::PairSums<1>{}); break;
-    case ElementOrder::Linear: run(detail::PairSums<4>{}); break;
-    case ElementOrder::Quadratic: run(detail::PairSums<9>{}); break;
+  switch (pairs.boundary.order) {
+    case ElementOrder::Constant: target_pairs<1>(exec, pairs, targets, g_scale, out); break;
+    case ElementOrder::Linear: target_pairs<4>(exec, pairs, targets, g_scale, out); break;
+    case ElementOrder::Quadratic: target_pairs<9>(exec, pairs, targets, g_scale, out); break;
   }
-  return nodes;
 }
 
 void check_node_count(Index n) { check_pairs(n, n); }

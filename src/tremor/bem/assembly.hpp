@@ -88,27 +88,36 @@ class DeviceBoundary {
   ElementOrder order_ = ElementOrder::Constant;
 };
 
-// One pair at a time on the host, for what builds H and G by parts (bem/hmatrix_source.hpp): node
-// i at xi against element j, the 3 x 3 blocks of H and G of each of j's nodes b (entry
-// 9 b + 3 a + c, load direction a, component c), c_i + PV int t*_static added to H where j holds
-// i: the values assemble() writes at (i, first_node[j] + b). Returns j's node count.
-class PairIntegrator {
- public:
-  PairIntegrator(BoundaryView boundary, const Medium& medium, const IntegrationOptions& options, FreeTerm free_term,
-                 double rigid_alpha, const Complex* row_sums);
-  int operator()(Index i, const double* xi, Index j, Complex* H, Complex* G) const;  // 9 max_element_nodes each
-  const BoundaryView& boundary() const { return boundary_; }
-
- private:
-  BoundaryView boundary_;
-  Medium medium_;
-  GaussRule regular_, singular_;
-  double near_ratio_;
-  int max_depth_;
-  bool rigid_;
-  double rigid_alpha_;
-  const Complex* row_sums_;
+// What integrates a pair besides the pair itself: the boundary, the medium at one frequency, the
+// quadrature, the free term (as assemble() takes it) and the collocation points (3 per node), all
+// in the memory space of the Exec that uses them.
+struct PairIntegration {
+  BoundaryView boundary;
+  Medium medium;
+  IntegrationOptions options;
+  FreeTerm free_term = FreeTerm::RigidBody;
+  double rigid_alpha = 0.0;
+  const Complex* row_sums = nullptr;
+  const double* points = nullptr;
 };
+
+// Pairs integrated where they are wanted (the compressed solver's near-field blocks, rows and
+// columns: bem/hmatrix_source.hpp), all arrays in the Exec's space. Pair q is node[q] against
+// element[q]; for each of the element's nodes b (or only[q] alone where only is given and
+// only[q] >= 0), its 3 x 3 blocks of H and g_scale G, with the free term where assemble() adds
+// it, go to columns 6 b' + c (H) and 6 b' + 3 + c (G), b' = b, or 0 where one node is written:
+// entry (a, k) at out[offset[q] + a + k stride[q]].
+struct PairTargets {
+  const Index* node = nullptr;
+  const Index* element = nullptr;
+  const int* only = nullptr;
+  const Size* offset = nullptr;
+  const Size* stride = nullptr;
+  Index n_pairs = 0;
+};
+
+void integrate_pairs(const Exec& exec, const PairIntegration& pairs, const PairTargets& targets, double g_scale,
+                     Complex* out);
 
 // Throws when H or G of n nodes (9 n^2 values each) would not fit one array: at most 15,446 nodes
 // (34.4 GB each, 68.7 GB together, about what one 80 GB GPU holds): as many constant elements,

@@ -4,9 +4,11 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <unordered_map>
 
+#include "tremor/backend/memory.hpp"
 #include "tremor/bem/assembly.hpp"
+#include "tremor/bem/hmatrix_product.hpp"
+#include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
 
 // LAPACK (Fortran 77 interface, 32-bit integers; hidden character lengths last, as dense.cpp).
@@ -20,8 +22,8 @@ void zgesvd_(const char* jobu, const char* jobvt, const int* m, const int* n, st
              std::complex<double>* work, const int* lwork, double* rwork, int* info, std::size_t jobu_length,
              std::size_t jobvt_length);
 void zgetrf_(const int* m, const int* n, std::complex<double>* a, const int* lda, int* ipiv, int* info);
-void zgetrs_(const char* trans, const int* n, const int* nrhs, const std::complex<double>* a, const int* lda,
-             const int* ipiv, std::complex<double>* b, const int* ldb, int* info, std::size_t trans_length);
+void zgetri_(const int* n, std::complex<double>* a, const int* lda, const int* ipiv, std::complex<double>* work,
+             const int* lwork, int* info);
 }
 
 namespace tremor::bem {
@@ -177,143 +179,191 @@ HMatrixEstimate estimate_hmatrix(const ClusterTree& tree, double eta, int width,
 
 EntrySource::~EntrySource() = default;
 
-void DenseSource::node_rows(Index node, Index begin, Index end, Scalar* out) const {
-  const Size n = 3 * static_cast<Size>(end - begin);
-  for (Size r = 0; r < 3; ++r)
-    for (Size c = 0; c < n; ++c) out[r * n + c] = A_[(3 * static_cast<Size>(node) + r) + (3 * static_cast<Size>(begin) + c) * n_];
+void EntrySource::node_rows(Index node, Index begin, Index end, Scalar* out) const {
+  const Request r{node, begin, end, out};
+  rows({&r, 1});
 }
 
-void DenseSource::node_columns(Index node, Index begin, Index end, Scalar* out) const {
-  const Size m = 3 * static_cast<Size>(end - begin);
-  for (Size c = 0; c < 3; ++c)
-    for (Size r = 0; r < m; ++r) out[c * m + r] = A_[(3 * static_cast<Size>(begin) + r) + (3 * static_cast<Size>(node) + c) * n_];
+void EntrySource::node_columns(Index node, Index begin, Index end, Scalar* out) const {
+  const Request r{node, begin, end, out};
+  columns({&r, 1});
 }
 
-void DenseSource::block(const Cluster& rows, const Cluster& cols, Scalar* out) const {
-  const Size m = 3 * static_cast<Size>(rows.n_nodes()), n = 3 * static_cast<Size>(cols.n_nodes());
-  for (Size c = 0; c < n; ++c)
-    for (Size r = 0; r < m; ++r)
-      out[r + c * m] = A_[(3 * static_cast<Size>(rows.first) + r) + (3 * static_cast<Size>(cols.first) + c) * n_];
+void EntrySource::block(const Cluster& rows, const Cluster& cols, Scalar* out) const {
+  const BlockRequest r{&rows, &cols, 0};
+  blocks(Exec::serial(), {&r, 1}, out);
+}
+
+void DenseSource::rows(std::span<const Request> requests) const {
+  for (const Request& q : requests) {
+    const Size n = 3 * static_cast<Size>(q.end - q.begin);
+    for (Size c = 0; c < n; ++c)
+      for (Size r = 0; r < 3; ++r)
+        q.out[r + 3 * c] = A_[(3 * static_cast<Size>(q.node) + r) + (3 * static_cast<Size>(q.begin) + c) * n_];
+  }
+}
+
+void DenseSource::columns(std::span<const Request> requests) const {
+  for (const Request& q : requests) {
+    const Size m = 3 * static_cast<Size>(q.end - q.begin);
+    for (Size c = 0; c < 3; ++c)
+      for (Size r = 0; r < m; ++r)
+        q.out[c * m + r] = A_[(3 * static_cast<Size>(q.begin) + r) + (3 * static_cast<Size>(q.node) + c) * n_];
+  }
+}
+
+void DenseSource::blocks(const Exec& exec, std::span<const BlockRequest> requests, Scalar* out) const {
+  std::vector<Scalar> values;
+  for (const BlockRequest& q : requests) {
+    const Size m = 3 * static_cast<Size>(q.rows->n_nodes()), n = 3 * static_cast<Size>(q.cols->n_nodes());
+    values.resize(m * n);
+    for (Size c = 0; c < n; ++c)
+      for (Size r = 0; r < m; ++r)
+        values[r + c * m] = A_[(3 * static_cast<Size>(q.rows->first) + r) + (3 * static_cast<Size>(q.cols->first) + c) * n_];
+    memory::copy(exec, out + q.offset, exec.space(), values.data(), MemorySpace::Host, sizeof(Scalar) * values.size());
+  }
+}
+
+AcaBlock::AcaBlock(const Cluster& rows, const Cluster& cols, int width, double tolerance, Index max_rank)
+    : rows_(rows), cols_(cols), w_(width), tolerance_(tolerance) {
+  out_.m = 3 * rows.n_nodes();
+  out_.n = width * cols.n_nodes();
+  max_rank_ = std::min({max_rank, out_.m, out_.n});
+  node_used_.assign(static_cast<std::size_t>(rows.n_nodes()), 0);
+  column_used_.assign(static_cast<std::size_t>(out_.n), 0);
+  pull_.assign(static_cast<std::size_t>(rows.n_nodes()), 0.0);
+  finished_ = max_rank_ <= 0;
+  converged_ = finished_ && out_.rank == std::min(out_.m, out_.n);
+}
+
+// The residual of each of the node's rows: A's row less the terms so far, the step's new ones
+// included, whose u values in these rows are the residual rows' values at their pivots (a
+// residual column and row agree where they cross).
+void AcaBlock::take_rows(const Scalar* rows3) {
+  const Index m = out_.m, n = out_.n;
+  node_used_[static_cast<std::size_t>(next_)] = 1;
+  for (Index c = 0; c < 3 * n; ++c) largest_seen_ = std::max(largest_seen_, std::abs(rows3[c]));
+  pivots_.clear();
+  pending_v_.clear();
+  wanted_.clear();
+  std::vector<Scalar> row(static_cast<std::size_t>(n));
+  for (Index a = 0; a < 3 && out_.rank + static_cast<Index>(pivots_.size()) < max_rank_; ++a) {
+    const Index i = 3 * next_ + a;
+    for (Index c = 0; c < n; ++c) row[static_cast<std::size_t>(c)] = rows3[a + 3 * c];
+    for (Index l = 0; l < out_.rank; ++l) {
+      const Scalar u = out_.U[static_cast<std::size_t>(l) * m + i];
+      const Scalar* v = out_.V.data() + static_cast<std::size_t>(l) * n;
+      for (Index c = 0; c < n; ++c) row[static_cast<std::size_t>(c)] -= u * v[c];
+    }
+    for (std::size_t p = 0; p < pivots_.size(); ++p) {
+      const Scalar u = row[static_cast<std::size_t>(pivots_[p])];
+      const Scalar* v = pending_v_.data() + p * static_cast<std::size_t>(n);
+      for (Index c = 0; c < n; ++c) row[static_cast<std::size_t>(c)] -= u * v[c];
+    }
+    Index j = -1;
+    double largest = 0.0;
+    for (Index c = 0; c < n; ++c)
+      if (!column_used_[static_cast<std::size_t>(c)] && std::abs(row[static_cast<std::size_t>(c)]) > largest) {
+        largest = std::abs(row[static_cast<std::size_t>(c)]);
+        j = c;
+      }
+    // A row the sum already holds to rounding: no pivot (dividing by it would amplify noise).
+    if (j < 0 || largest <= 1e-14 * largest_seen_) continue;
+    const Scalar pivot = row[static_cast<std::size_t>(j)];
+    for (Scalar& v : row) v /= pivot;
+    column_used_[static_cast<std::size_t>(j)] = 1;
+    pivots_.push_back(j);
+    pending_v_.insert(pending_v_.end(), row.begin(), row.end());
+    if (std::find(wanted_.begin(), wanted_.end(), cols_.first + j / w_) == wanted_.end())
+      wanted_.push_back(cols_.first + j / w_);
+  }
+  if (pivots_.empty()) end_step(false, 0.0);
+}
+
+void AcaBlock::take_columns(const Scalar* columns) {
+  const Index m = out_.m, n = out_.n;
+  double step2 = 0.0;
+  std::vector<Scalar> column(static_cast<std::size_t>(m));
+  for (std::size_t p = 0; p < pivots_.size(); ++p) {
+    const Index j = pivots_[p];
+    const auto slot = static_cast<std::size_t>(std::find(wanted_.begin(), wanted_.end(), cols_.first + j / w_) - wanted_.begin());
+    const Scalar* a = columns + (slot * static_cast<std::size_t>(w_) + static_cast<std::size_t>(j % w_)) * m;
+    std::copy_n(a, m, column.data());
+    for (Index l = 0; l < out_.rank; ++l) {
+      const Scalar v = out_.V[static_cast<std::size_t>(l) * n + j];
+      const Scalar* u = out_.U.data() + static_cast<std::size_t>(l) * m;
+      for (Index r = 0; r < m; ++r) column[static_cast<std::size_t>(r)] -= v * u[r];
+    }
+    const Scalar* row = pending_v_.data() + p * static_cast<std::size_t>(n);
+    // |S + u v^T|^2 = |S|^2 + 2 Re sum_l (u_l^H u)(v_l^H v) + |u|^2 |v|^2.
+    const double nu2 = norm2(column.data(), m), nv2 = norm2(row, n);
+    double cross = 0.0;
+    for (Index l = 0; l < out_.rank; ++l) {
+      Scalar uu = 0.0, vv = 0.0;
+      const Scalar* ul = out_.U.data() + static_cast<std::size_t>(l) * m;
+      const Scalar* vl = out_.V.data() + static_cast<std::size_t>(l) * n;
+      for (Index r = 0; r < m; ++r) uu += std::conj(ul[r]) * column[static_cast<std::size_t>(r)];
+      for (Index c = 0; c < n; ++c) vv += std::conj(vl[c]) * row[c];
+      cross += 2.0 * (uu * vv).real();
+    }
+    frobenius2_ = std::max(0.0, frobenius2_ + cross + nu2 * nv2);
+    step2 += nu2 * nv2;
+    out_.U.insert(out_.U.end(), column.begin(), column.end());
+    out_.V.insert(out_.V.end(), row, row + n);
+    ++out_.rank;
+    for (Index r = 0; r < m; ++r) pull_[static_cast<std::size_t>(r / 3)] += std::norm(column[static_cast<std::size_t>(r)]);
+  }
+  end_step(true, step2);
+}
+
+// After a node: stop when nodes add nothing or two in a row add less than the tolerance, or at the
+// rank limit; else the unused node where the step's columns were largest.
+void AcaBlock::end_step(bool any, double step2) {
+  pivots_.clear();
+  pending_v_.clear();
+  wanted_.clear();
+  bool done = false;
+  if (!any) {
+    done = ++empty_nodes_ > 8;  // rows the sum holds, node after node: the block is done
+  } else {
+    empty_nodes_ = 0;
+    quiet_ = std::sqrt(step2) <= tolerance_ * std::sqrt(frobenius2_) ? quiet_ + 1 : 0;
+    done = quiet_ >= 2;
+  }
+  double best = -1.0;
+  Index next = -1;
+  for (Index node = 0; node < rows_.n_nodes(); ++node)
+    if (!node_used_[static_cast<std::size_t>(node)] && pull_[static_cast<std::size_t>(node)] > best) {
+      best = pull_[static_cast<std::size_t>(node)];
+      next = node;
+    }
+  std::fill(pull_.begin(), pull_.end(), 0.0);
+  if (next < 0) done = true;  // every row taken: the sum is the block
+  if (done || out_.rank >= max_rank_) {
+    finished_ = true;
+    converged_ = done || out_.rank == std::min(out_.m, out_.n);
+    return;
+  }
+  next_ = next;
 }
 
 LowRank aca(const EntrySource& source, const Cluster& rows, const Cluster& cols, double tolerance, Index max_rank,
             bool* converged) {
-  LowRank out;
-  const Index w = source.width();
-  out.m = 3 * rows.n_nodes();
-  out.n = w * cols.n_nodes();
-  const Index m = out.m, n = out.n;
-  max_rank = std::min({max_rank, m, n});
-  std::unordered_map<Index, std::vector<Scalar>> row_cache, column_cache;  // by node, relative
-  double largest_seen = 0.0;  // the largest entry fetched: the scale below which a pivot is zero
-  const auto row_of = [&](Index r, Scalar* row) {
-    std::vector<Scalar>& rows3 = row_cache[r / 3];
-    if (rows3.empty()) {
-      rows3.resize(3 * static_cast<std::size_t>(n));
-      source.node_rows(rows.first + r / 3, cols.first, cols.last, rows3.data());
-      for (const Scalar& v : rows3) largest_seen = std::max(largest_seen, std::abs(v));
-    }
-    std::copy_n(rows3.data() + static_cast<std::size_t>(r % 3) * n, n, row);
-  };
-  const auto column_of = [&](Index c, Scalar* column) {
-    std::vector<Scalar>& columns_w = column_cache[c / w];
-    if (columns_w.empty()) {
-      columns_w.resize(static_cast<std::size_t>(w) * m);
-      source.node_columns(cols.first + c / w, rows.first, rows.last, columns_w.data());
-    }
-    std::copy_n(columns_w.data() + static_cast<std::size_t>(c % w) * m, m, column);
-  };
-  std::vector<char> node_used(static_cast<std::size_t>(rows.n_nodes()), 0), column_used(static_cast<std::size_t>(n), 0);
-  std::vector<Scalar> row(static_cast<std::size_t>(n)), column(static_cast<std::size_t>(m));
-  std::vector<double> pull(static_cast<std::size_t>(rows.n_nodes()), 0.0);  // the last columns' residual per node
-  double frobenius2 = 0.0;  // |S|^2 of the sum so far
-  Index next = 0, empty_nodes = 0;
-  int quiet = 0;
-  bool done = false;
-  // Pivots a node at a time: each of its 3 rows in turn (a vector problem's components may be
-  // uncoupled in a block, as on a flat surface, where one row's pivots never reach the others),
-  // then the node where the new columns' residual is largest; stopping when two nodes in a row
-  // add less than the tolerance.
-  while (out.rank < max_rank) {
-    if (node_used[static_cast<std::size_t>(next)]) {
-      const auto unused = std::find(node_used.begin(), node_used.end(), 0);
-      if (unused == node_used.end()) {
-        done = true;  // every row taken: the sum is the block
-        break;
-      }
-      next = static_cast<Index>(unused - node_used.begin());
-    }
-    node_used[static_cast<std::size_t>(next)] = 1;
-    double step2 = 0.0;
-    bool any = false;
-    for (Index a = 0; a < 3 && out.rank < max_rank; ++a) {
-      const Index i = 3 * next + a;
-      row_of(i, row.data());
-      for (Index l = 0; l < out.rank; ++l) {
-        const Scalar u = out.U[static_cast<std::size_t>(l) * m + i];
-        const Scalar* v = out.V.data() + static_cast<std::size_t>(l) * n;
-        for (Index c = 0; c < n; ++c) row[static_cast<std::size_t>(c)] -= u * v[c];
-      }
-      Index j = -1;
-      double largest = 0.0;
-      for (Index c = 0; c < n; ++c)
-        if (!column_used[static_cast<std::size_t>(c)] && std::abs(row[static_cast<std::size_t>(c)]) > largest) {
-          largest = std::abs(row[static_cast<std::size_t>(c)]);
-          j = c;
-        }
-      // A row the sum already holds to rounding: no pivot (dividing by it would amplify noise).
-      if (j < 0 || largest <= 1e-14 * largest_seen) continue;
-      const Scalar pivot = row[static_cast<std::size_t>(j)];
-      for (Scalar& v : row) v /= pivot;
-      column_of(j, column.data());
-      for (Index l = 0; l < out.rank; ++l) {
-        const Scalar v = out.V[static_cast<std::size_t>(l) * n + j];
-        const Scalar* u = out.U.data() + static_cast<std::size_t>(l) * m;
-        for (Index r = 0; r < m; ++r) column[static_cast<std::size_t>(r)] -= v * u[r];
-      }
-      column_used[static_cast<std::size_t>(j)] = 1;
-      // |S + u v^T|^2 = |S|^2 + 2 Re sum_l (u_l^H u)(v_l^H v) + |u|^2 |v|^2.
-      const double nu2 = norm2(column.data(), m), nv2 = norm2(row.data(), n);
-      double cross = 0.0;
-      for (Index l = 0; l < out.rank; ++l) {
-        Scalar uu = 0.0, vv = 0.0;
-        const Scalar* ul = out.U.data() + static_cast<std::size_t>(l) * m;
-        const Scalar* vl = out.V.data() + static_cast<std::size_t>(l) * n;
-        for (Index r = 0; r < m; ++r) uu += std::conj(ul[r]) * column[static_cast<std::size_t>(r)];
-        for (Index c = 0; c < n; ++c) vv += std::conj(vl[c]) * row[static_cast<std::size_t>(c)];
-        cross += 2.0 * (uu * vv).real();
-      }
-      frobenius2 = std::max(0.0, frobenius2 + cross + nu2 * nv2);
-      step2 += nu2 * nv2;
-      any = true;
-      out.U.insert(out.U.end(), column.begin(), column.end());
-      out.V.insert(out.V.end(), row.begin(), row.end());
-      ++out.rank;
-      for (Index r = 0; r < m; ++r) pull[static_cast<std::size_t>(r / 3)] += std::norm(column[static_cast<std::size_t>(r)]);
-    }
-    if (!any) {
-      if (++empty_nodes > 8) {  // rows the sum holds, node after node: the block is done
-        done = true;
-        break;
-      }
-    } else {
-      empty_nodes = 0;
-      quiet = std::sqrt(step2) <= tolerance * std::sqrt(frobenius2) ? quiet + 1 : 0;
-      if (quiet >= 2) {
-        done = true;
-        break;
-      }
-    }
-    double best = -1.0;
-    for (Index node = 0; node < rows.n_nodes(); ++node)
-      if (!node_used[static_cast<std::size_t>(node)] && pull[static_cast<std::size_t>(node)] > best) {
-        best = pull[static_cast<std::size_t>(node)];
-        next = node;
-      }
-    std::fill(pull.begin(), pull.end(), 0.0);
+  AcaBlock block(rows, cols, source.width(), tolerance, max_rank);
+  std::vector<Scalar> rows3(3 * static_cast<std::size_t>(source.width()) * cols.n_nodes()), columns;
+  while (!block.finished()) {
+    source.node_rows(block.next_node(), cols.first, cols.last, rows3.data());
+    block.take_rows(rows3.data());
+    if (block.wanted_columns().empty()) continue;
+    const Size m = 3 * static_cast<Size>(rows.n_nodes());
+    columns.resize(block.wanted_columns().size() * static_cast<std::size_t>(source.width()) * m);
+    for (std::size_t k = 0; k < block.wanted_columns().size(); ++k)
+      source.node_columns(block.wanted_columns()[k], rows.first, rows.last,
+                          columns.data() + k * static_cast<std::size_t>(source.width()) * m);
+    block.take_columns(columns.data());
   }
-  if (converged) *converged = done || out.rank == std::min(m, n);
-  return out;
+  if (converged) *converged = block.converged();
+  return block.take_result();
 }
 
 void recompress(LowRank& b, double tolerance) {
@@ -380,175 +430,233 @@ void recompress(LowRank& b, double tolerance) {
   b.rank = keep;
 }
 
-HMatrix::HMatrix(const ClusterTree& tree, const EntrySource& source, const HMatrixOptions& options)
-    : tree_(&tree), n_nodes_(tree.n_nodes()), width_(source.width()) {
+HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& source, const HMatrixOptions& options)
+    : exec_(exec), tree_(&tree), n_nodes_(tree.n_nodes()), width_(source.width()) {
   TREMOR_CHECK(options.tolerance > 0.0 && options.tolerance < 0.1, "hierarchical matrix: tolerance ", options.tolerance,
                " outside (0, 0.1)");
-  const std::vector<BlockLeaf> leaves = block_leaves(tree, options.eta);
-  for (const BlockLeaf& leaf : leaves) {
-    if (leaf.admissible)
-      far_.push_back({leaf.row, leaf.col, {}});
-    else
-      dense_.push_back({leaf.row, leaf.col, {}});
-  }
   const auto cluster = [&](int c) -> const Cluster& { return tree.clusters[static_cast<std::size_t>(c)]; };
-  std::vector<char> converged(far_.size(), 1);
-  const auto n_dense = static_cast<std::ptrdiff_t>(dense_.size()), n_far = static_cast<std::ptrdiff_t>(far_.size());
-#pragma omp parallel for schedule(dynamic)
-  for (std::ptrdiff_t b = 0; b < n_dense; ++b) {
-    Dense& d = dense_[static_cast<std::size_t>(b)];
-    d.values.resize(3 * static_cast<std::size_t>(width_) * cluster(d.row).n_nodes() * cluster(d.col).n_nodes());
-    source.block(cluster(d.row), cluster(d.col), d.values.data());
+  std::vector<BlockLeaf> near, far;
+  for (const BlockLeaf& leaf : block_leaves(tree, options.eta)) (leaf.admissible ? far : near).push_back(leaf);
+
+  // ACA on every admissible block, step by step: all the blocks' rows in one request, then all
+  // their columns, the arithmetic per block in parallel.
+  auto started = Clock::now();
+  std::vector<AcaBlock> acas;
+  acas.reserve(far.size());
+  for (const BlockLeaf& f : far) {
+    const Index limit = std::min(3 * cluster(f.row).n_nodes(), width_ * cluster(f.col).n_nodes());
+    acas.emplace_back(cluster(f.row), cluster(f.col), width_, options.tolerance, limit);
   }
+  std::vector<Scalar> buffer;
+  std::vector<EntrySource::Request> requests;
+  std::vector<Size> at(acas.size());
+  const auto n_far = static_cast<std::ptrdiff_t>(acas.size());
+  for (;;) {
+    Size total = 0;
+    for (std::size_t b = 0; b < acas.size(); ++b) {
+      at[b] = total;
+      if (!acas[b].finished()) total += 3 * static_cast<Size>(width_) * cluster(far[b].col).n_nodes();
+    }
+    if (total == 0) break;
+    ++stats_.aca_steps;
+    buffer.resize(total);
+    requests.clear();
+    for (std::size_t b = 0; b < acas.size(); ++b)
+      if (!acas[b].finished())
+        requests.push_back({acas[b].next_node(), cluster(far[b].col).first, cluster(far[b].col).last, buffer.data() + at[b]});
+    source.rows(requests);
+#pragma omp parallel for schedule(dynamic)
+    for (std::ptrdiff_t b = 0; b < n_far; ++b)
+      if (!acas[static_cast<std::size_t>(b)].finished())
+        acas[static_cast<std::size_t>(b)].take_rows(buffer.data() + at[static_cast<std::size_t>(b)]);
+    total = 0;
+    for (std::size_t b = 0; b < acas.size(); ++b) {
+      at[b] = total;
+      total += acas[b].wanted_columns().size() * static_cast<Size>(width_) * 3 * cluster(far[b].row).n_nodes();
+    }
+    if (total == 0) continue;
+    buffer.resize(total);
+    requests.clear();
+    for (std::size_t b = 0; b < acas.size(); ++b) {
+      const Cluster& rows = cluster(far[b].row);
+      const Size step = static_cast<Size>(width_) * 3 * rows.n_nodes();
+      for (std::size_t k = 0; k < acas[b].wanted_columns().size(); ++k)
+        requests.push_back({acas[b].wanted_columns()[k], rows.first, rows.last, buffer.data() + at[b] + k * step});
+    }
+    source.columns(requests);
+#pragma omp parallel for schedule(dynamic)
+    for (std::ptrdiff_t b = 0; b < n_far; ++b)
+      if (!acas[static_cast<std::size_t>(b)].wanted_columns().empty())
+        acas[static_cast<std::size_t>(b)].take_columns(buffer.data() + at[static_cast<std::size_t>(b)]);
+  }
+  std::vector<Scalar>().swap(buffer);
+  stats_.aca_seconds = seconds_since(started);
+  started = Clock::now();
+  std::vector<LowRank> low_rank(acas.size());
+  std::vector<char> converged(acas.size());
 #pragma omp parallel for schedule(dynamic)
   for (std::ptrdiff_t b = 0; b < n_far; ++b) {
-    Far& f = far_[static_cast<std::size_t>(b)];
-    bool ok = true;
-    const Index limit = std::min(3 * cluster(f.row).n_nodes(), width_ * cluster(f.col).n_nodes());
-    f.block = aca(source, cluster(f.row), cluster(f.col), options.tolerance, limit, &ok);
-    recompress(f.block, options.tolerance);
-    converged[static_cast<std::size_t>(b)] = ok ? 1 : 0;
+    const auto k = static_cast<std::size_t>(b);
+    converged[k] = acas[k].converged() ? 1 : 0;
+    low_rank[k] = acas[k].take_result();
+    recompress(low_rank[k], options.tolerance);
   }
+  std::vector<AcaBlock>().swap(acas);
+  stats_.recompress_seconds = seconds_since(started);
+
   double rank_sum = 0.0;
-  for (const Far& f : far_) {
-    stats_.max_rank = std::max(stats_.max_rank, f.block.rank);
-    rank_sum += static_cast<double>(f.block.rank);
+  for (const LowRank& l : low_rank) {
+    stats_.max_rank = std::max(stats_.max_rank, l.rank);
+    rank_sum += static_cast<double>(l.rank);
+    if (!converged[static_cast<std::size_t>(&l - low_rank.data())]) ++stats_.unconverged;
   }
-  stats_.mean_rank = far_.empty() ? 0.0 : rank_sum / static_cast<double>(far_.size());
-  // A block whose rank leaves U and V larger than the block itself is kept dense (U V^T).
-  std::vector<Far> kept;
-  std::vector<char> kept_converged;
-  for (std::size_t b = 0; b < far_.size(); ++b) {
-    const LowRank& l = far_[b].block;
-    if (static_cast<double>(l.rank) * static_cast<double>(l.m + l.n) < static_cast<double>(l.m) * static_cast<double>(l.n)) {
-      kept.push_back(std::move(far_[b]));
-      kept_converged.push_back(converged[b]);
+  stats_.mean_rank = low_rank.empty() ? 0.0 : rank_sum / static_cast<double>(low_rank.size());
+
+  // Storage: the near field and the admissible blocks whose rank leaves U and V larger than the
+  // block itself (kept dense, as U V^T) in one array; the other blocks' U and V in two.
+  Size near_size = 0, u_size = 0, v_size = 0;
+  const auto add_dense = [&](const BlockLeaf& leaf) {
+    blocks_.push_back({leaf.row, leaf.col, near_size, 0, -1});
+    near_size += 3 * static_cast<Size>(cluster(leaf.row).n_nodes()) * width_ * cluster(leaf.col).n_nodes();
+  };
+  for (const BlockLeaf& leaf : near) add_dense(leaf);
+  const std::size_t n_near = blocks_.size();
+  std::vector<std::size_t> kept;
+  for (std::size_t b = 0; b < far.size(); ++b) {
+    const LowRank& l = low_rank[b];
+    if (static_cast<double>(l.rank) * static_cast<double>(l.m + l.n) >= static_cast<double>(l.m) * static_cast<double>(l.n)) {
+      kept.push_back(b);
+      add_dense(far[b]);
+      ++stats_.kept_dense;
+    }
+  }
+  for (std::size_t b = 0, k = 0; b < far.size(); ++b) {
+    if (k < kept.size() && kept[k] == b) {
+      ++k;
       continue;
     }
-    Dense d{far_[b].row, far_[b].col, std::vector<Scalar>(static_cast<std::size_t>(l.m) * l.n, Scalar(0.0))};
-    for (Index k = 0; k < l.rank; ++k)
+    const LowRank& l = low_rank[b];
+    blocks_.push_back({far[b].row, far[b].col, u_size, v_size, l.rank});
+    u_size += static_cast<Size>(l.U.size());
+    v_size += static_cast<Size>(l.V.size());
+  }
+  for (const Size size : {near_size, u_size, v_size})
+    TREMOR_CHECK(size <= std::numeric_limits<Index>::max(), "hierarchical matrix: ", size,
+                 " values in one array, beyond its 2^31 - 1 entries: a looser tolerance or fewer unknowns");
+  started = Clock::now();
+  near_ = DeviceArray<Complex>(exec, static_cast<Index>(near_size));
+  std::vector<EntrySource::BlockRequest> wanted;
+  for (std::size_t b = 0; b < n_near; ++b)
+    wanted.push_back({&cluster(blocks_[b].row), &cluster(blocks_[b].col), blocks_[b].offset});
+  auto* near_values = reinterpret_cast<Scalar*>(near_.data());
+  source.blocks(exec, wanted, near_values);
+  stats_.near_seconds = seconds_since(started);
+  for (std::size_t k = 0; k < kept.size(); ++k) {
+    const LowRank& l = low_rank[kept[k]];
+    std::vector<Scalar> d(static_cast<std::size_t>(l.m) * l.n, Scalar(0.0));
+    for (Index r = 0; r < l.rank; ++r)
       for (Index c = 0; c < l.n; ++c) {
-        const Scalar v = l.V[static_cast<std::size_t>(k) * l.n + c];
-        for (Index r = 0; r < l.m; ++r) d.values[static_cast<std::size_t>(r + c * l.m)] += l.U[static_cast<std::size_t>(k) * l.m + r] * v;
+        const Scalar v = l.V[static_cast<std::size_t>(r) * l.n + c];
+        for (Index i = 0; i < l.m; ++i) d[static_cast<std::size_t>(i + c * l.m)] += l.U[static_cast<std::size_t>(r) * l.m + i] * v;
       }
-    dense_.push_back(std::move(d));
-    ++stats_.kept_dense;
-    if (!converged[b]) ++stats_.unconverged;
+    memory::copy(exec, near_values + blocks_[n_near + k].offset, exec.space(), d.data(), MemorySpace::Host,
+                 sizeof(Scalar) * d.size());
   }
-  far_.swap(kept);
-  converged.swap(kept_converged);
-  dense_by_row_.assign(tree.clusters.size(), {});
-  far_by_row_.assign(tree.clusters.size(), {});
-  for (std::size_t b = 0; b < dense_.size(); ++b) {
-    dense_by_row_[static_cast<std::size_t>(dense_[b].row)].push_back(static_cast<int>(b));
-    if (dense_[b].row == dense_[b].col) diagonal_.push_back(static_cast<int>(b));
+  std::vector<Scalar> U, V;
+  U.reserve(u_size);
+  V.reserve(v_size);
+  for (std::size_t b = 0, k = 0; b < far.size(); ++b) {
+    if (k < kept.size() && kept[k] == b) {
+      ++k;
+      continue;
+    }
+    U.insert(U.end(), low_rank[b].U.begin(), low_rank[b].U.end());
+    V.insert(V.end(), low_rank[b].V.begin(), low_rank[b].V.end());
   }
-  for (std::size_t b = 0; b < far_.size(); ++b) far_by_row_[static_cast<std::size_t>(far_[b].row)].push_back(static_cast<int>(b));
-  stats_.dense_blocks = static_cast<Index>(dense_.size());
-  stats_.low_rank_blocks = static_cast<Index>(far_.size());
-  for (std::size_t b = 0; b < dense_.size(); ++b) stats_.dense_values += dense_[b].values.size();
-  for (std::size_t b = 0; b < far_.size(); ++b) {
-    const LowRank& l = far_[b].block;
-    stats_.low_rank_values += l.U.size() + l.V.size();
-    if (!converged[b]) ++stats_.unconverged;
-  }
+  const auto as_complex = [](const std::vector<Scalar>& v) {
+    return std::span<const Complex>(reinterpret_cast<const Complex*>(v.data()), v.size());
+  };
+  U_ = DeviceArray<Complex>(exec, as_complex(U));
+  V_ = DeviceArray<Complex>(exec, as_complex(V));
+  for (std::size_t b = 0; b < n_near; ++b)
+    if (blocks_[b].row == blocks_[b].col) diagonal_.push_back(static_cast<int>(b));
+  std::vector<ProductBlock> product(blocks_.size());
+  for (std::size_t b = 0; b < blocks_.size(); ++b)
+    product[b] = {blocks_[b].row, blocks_[b].col, blocks_[b].offset, blocks_[b].v_offset, blocks_[b].rank};
+  product_ = std::make_unique<BlockProduct>(exec, tree, width_, product);
+  x_ = DeviceArray<Complex>(exec, columns());
+  y_ = DeviceArray<Complex>(exec, rows());
+
+  stats_.low_rank_blocks = static_cast<Index>(blocks_.size() - n_near - kept.size());
+  stats_.dense_blocks = static_cast<Index>(n_near + kept.size());
+  stats_.dense_values = static_cast<std::size_t>(near_size);
+  stats_.low_rank_values = static_cast<std::size_t>(u_size + v_size);
   const double full = 3.0 * width_ * static_cast<double>(n_nodes_) * static_cast<double>(n_nodes_);
   stats_.compression = full > 0 ? static_cast<double>(stats_.dense_values + stats_.low_rank_values) / full : 0.0;
 }
 
+HMatrix::~HMatrix() = default;
+
 void HMatrix::multiply(const Scalar* x, Scalar* y) const {
-  const ClusterTree& tree = *tree_;
-  const auto n_clusters = static_cast<std::ptrdiff_t>(tree.clusters.size());
-  std::fill(y, y + rows(), Scalar(0.0));
-  // Row clusters in parallel, each summing its blocks into its own vector; the leaves' row
-  // clusters may nest (a cluster and its child both own blocks), so the sums are added to y after,
-  // in cluster order: the same bits on any thread count.
-  std::vector<std::vector<Scalar>> sums(tree.clusters.size());
-#pragma omp parallel
-  {
-    std::vector<Scalar> temp;
-#pragma omp for schedule(dynamic)
-    for (std::ptrdiff_t c = 0; c < n_clusters; ++c) {
-      const Cluster& rows = tree.clusters[static_cast<std::size_t>(c)];
-      const auto& dense = dense_by_row_[static_cast<std::size_t>(c)];
-      const auto& far = far_by_row_[static_cast<std::size_t>(c)];
-      if (dense.empty() && far.empty()) continue;
-      const Index m = 3 * rows.n_nodes();
-      std::vector<Scalar>& out = sums[static_cast<std::size_t>(c)];
-      out.assign(static_cast<std::size_t>(m), Scalar(0.0));
-      for (const int b : dense) {
-        const Dense& d = dense_[static_cast<std::size_t>(b)];
-        const Cluster& cols = tree.clusters[static_cast<std::size_t>(d.col)];
-        const Index n = width_ * cols.n_nodes();
-        const Scalar* xc = x + static_cast<Size>(width_) * cols.first;
-        for (Index j = 0; j < n; ++j) {
-          const Scalar xj = xc[j];
-          const Scalar* column = d.values.data() + static_cast<std::size_t>(j) * m;
-          for (Index i = 0; i < m; ++i) out[static_cast<std::size_t>(i)] += column[i] * xj;
-        }
-      }
-      for (const int b : far) {
-        const LowRank& l = far_[static_cast<std::size_t>(b)].block;
-        const Cluster& cols = tree.clusters[static_cast<std::size_t>(far_[static_cast<std::size_t>(b)].col)];
-        const Scalar* xc = x + static_cast<Size>(width_) * cols.first;
-        temp.assign(static_cast<std::size_t>(l.rank), Scalar(0.0));
-        for (Index k = 0; k < l.rank; ++k) {
-          const Scalar* v = l.V.data() + static_cast<std::size_t>(k) * l.n;
-          Scalar sum = 0.0;
-          for (Index j = 0; j < l.n; ++j) sum += v[j] * xc[j];
-          temp[static_cast<std::size_t>(k)] = sum;
-        }
-        for (Index k = 0; k < l.rank; ++k) {
-          const Scalar* u = l.U.data() + static_cast<std::size_t>(k) * m;
-          const Scalar t = temp[static_cast<std::size_t>(k)];
-          for (Index i = 0; i < m; ++i) out[static_cast<std::size_t>(i)] += u[i] * t;
-        }
-      }
-    }
-  }
-  for (std::size_t c = 0; c < sums.size(); ++c) {
-    Scalar* yr = y + 3 * static_cast<Size>(tree.clusters[c].first);
-    for (std::size_t i = 0; i < sums[c].size(); ++i) yr[i] += sums[c][i];
-  }
+  memory::copy(exec_, x_.data(), exec_.space(), x, MemorySpace::Host, sizeof(Scalar) * static_cast<std::size_t>(columns()));
+  product_->apply(near_.data(), U_.data(), V_.data(), x_.data(), y_.data());
+  memory::copy(exec_, y, MemorySpace::Host, y_.data(), exec_.space(), sizeof(Scalar) * static_cast<std::size_t>(rows()));
 }
 
 void HMatrix::factor_diagonal(const DiagonalOf& diagonal) {
-  factors_.assign(diagonal_.size(), {});
-  pivots_.assign(diagonal_.size(), {});
   const auto n = static_cast<std::ptrdiff_t>(diagonal_.size());
+  std::vector<Size> offset(diagonal_.size() + 1, 0);
+  for (std::size_t k = 0; k < diagonal_.size(); ++k) {
+    const Size size = 3 * static_cast<Size>(tree_->clusters[static_cast<std::size_t>(blocks_[static_cast<std::size_t>(diagonal_[k])].row)].n_nodes());
+    offset[k + 1] = offset[k] + size * size;
+  }
+  // The diagonal blocks on the host (3n x w n each), then inverted in parallel.
+  std::vector<Scalar> inverses(offset.back()), blocks(static_cast<std::size_t>(width_ / 3) * offset.back());
+  const auto* near_values = reinterpret_cast<const Scalar*>(near_.data());
+  for (std::size_t k = 0; k < diagonal_.size(); ++k)
+    memory::copy(exec_, blocks.data() + static_cast<Size>(width_ / 3) * offset[k], MemorySpace::Host,
+                 near_values + blocks_[static_cast<std::size_t>(diagonal_[k])].offset, exec_.space(),
+                 sizeof(Scalar) * static_cast<Size>(width_ / 3) * (offset[k + 1] - offset[k]));
   std::vector<int> failed(diagonal_.size(), 0);
 #pragma omp parallel for schedule(dynamic)
   for (std::ptrdiff_t k = 0; k < n; ++k) {
-    const Dense& d = dense_[static_cast<std::size_t>(diagonal_[static_cast<std::size_t>(k)])];
+    const Block& d = blocks_[static_cast<std::size_t>(diagonal_[static_cast<std::size_t>(k)])];
     const Cluster& c = tree_->clusters[static_cast<std::size_t>(d.row)];
     const int size = static_cast<int>(3 * c.n_nodes());
-    std::vector<Scalar>& f = factors_[static_cast<std::size_t>(k)];
-    f.resize(static_cast<std::size_t>(size) * size);
-    diagonal(c, d.values.data(), f.data());
-    pivots_[static_cast<std::size_t>(k)].resize(static_cast<std::size_t>(size));
+    Scalar* f = inverses.data() + offset[static_cast<std::size_t>(k)];
+    diagonal(c, blocks.data() + static_cast<Size>(width_ / 3) * offset[static_cast<std::size_t>(k)], f);
+    std::vector<int> pivots(static_cast<std::size_t>(size));
     int info = 0;
-    zgetrf_(&size, &size, f.data(), &size, pivots_[static_cast<std::size_t>(k)].data(), &info);
+    zgetrf_(&size, &size, f, &size, pivots.data(), &info);
+    if (info == 0) {
+      Scalar size_query;
+      int lwork = -1;
+      zgetri_(&size, f, &size, pivots.data(), &size_query, &lwork, &info);
+      lwork = std::max(1, static_cast<int>(size_query.real()));
+      std::vector<Scalar> work(static_cast<std::size_t>(lwork));
+      zgetri_(&size, f, &size, pivots.data(), work.data(), &lwork, &info);
+    }
     failed[static_cast<std::size_t>(k)] = info;
   }
   for (std::size_t k = 0; k < diagonal_.size(); ++k) {
-    const Cluster& c = tree_->clusters[static_cast<std::size_t>(dense_[static_cast<std::size_t>(diagonal_[k])].row)];
+    const Cluster& c = tree_->clusters[static_cast<std::size_t>(blocks_[static_cast<std::size_t>(diagonal_[k])].row)];
     TREMOR_CHECK(failed[k] == 0, "hierarchical matrix: the near-field block of nodes ", c.first, " to ", c.last - 1,
-                 " is singular (zgetrf info ", failed[k], ")");
+                 " is singular (LAPACK info ", failed[k], ")");
   }
+  std::vector<ProductBlock> inverse_blocks(diagonal_.size());
+  for (std::size_t k = 0; k < diagonal_.size(); ++k) {
+    const int c = blocks_[static_cast<std::size_t>(diagonal_[k])].row;
+    inverse_blocks[k] = {c, c, offset[k], 0, -1};
+  }
+  inverses_ = DeviceArray<Complex>(exec_, std::span<const Complex>(reinterpret_cast<const Complex*>(inverses.data()), inverses.size()));
+  preconditioner_ = std::make_unique<BlockProduct>(exec_, *tree_, 3, inverse_blocks);
 }
 
 void HMatrix::precondition(Scalar* x) const {
-  TREMOR_CHECK(factors_.size() == diagonal_.size(), "hierarchical matrix: precondition before factor_diagonal");
-  const auto n = static_cast<std::ptrdiff_t>(diagonal_.size());
-#pragma omp parallel for schedule(dynamic)
-  for (std::ptrdiff_t k = 0; k < n; ++k) {
-    const Dense& d = dense_[static_cast<std::size_t>(diagonal_[static_cast<std::size_t>(k)])];
-    const Cluster& c = tree_->clusters[static_cast<std::size_t>(d.row)];
-    const int size = static_cast<int>(3 * c.n_nodes()), one = 1;
-    int info = 0;
-    zgetrs_("N", &size, &one, factors_[static_cast<std::size_t>(k)].data(), &size,
-            pivots_[static_cast<std::size_t>(k)].data(), x + 3 * static_cast<Size>(c.first), &size, &info, 1);
-  }
+  TREMOR_CHECK(preconditioner_ != nullptr, "hierarchical matrix: precondition before factor_diagonal");
+  memory::copy(exec_, x_.data(), exec_.space(), x, MemorySpace::Host, sizeof(Scalar) * static_cast<std::size_t>(rows()));
+  preconditioner_->apply(inverses_.data(), nullptr, nullptr, x_.data(), y_.data());
+  memory::copy(exec_, x, MemorySpace::Host, y_.data(), exec_.space(), sizeof(Scalar) * static_cast<std::size_t>(rows()));
 }
 
 GmresReport gmres(Index n, const Operator& apply, const Preconditioner& precondition, const Scalar* b, Scalar* x,

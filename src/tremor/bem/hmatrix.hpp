@@ -7,17 +7,25 @@
 // accuracy where the dense matrix grows as N^2; GMRES with the near field's diagonal blocks as a
 // preconditioner solves A x = b with products alone.
 //
-// Host side. Entries come from an EntrySource, by node: a node's 3 rows over a range of column
-// nodes, a node's 3 columns over a range of row nodes, or a dense block; the BEM's (pair
-// integration, bem/hmatrix_source) or a stored matrix's (tests). Indices below are the tree's
-// node numbering unless they say otherwise: a cluster's nodes are contiguous there.
+// Entries come from an EntrySource in batches, by node: nodes' 3 rows over ranges of column nodes,
+// nodes' w columns over ranges of row nodes, or dense blocks; the BEM's (pair integration on an
+// Exec, bem/hmatrix_source) or a stored matrix's (tests). The tree, ACA's arithmetic, the
+// recompression and GMRES run on the host; the blocks live, and products run, on an Exec.
+// Indices below are the tree's node numbering unless they say otherwise: a cluster's nodes are
+// contiguous there.
 #include <array>
 #include <complex>
 #include <cstddef>
 #include <functional>
+#include <memory>
+#include <span>
 #include <vector>
 
+#include "tremor/backend/device_array.hpp"
+#include "tremor/backend/exec.hpp"
+
 #include "tremor/bem/boundary_mesh.hpp"
+#include "tremor/bem/complex.hpp"
 #include "tremor/bem/integration.hpp"
 #include "tremor/core/config.hpp"
 
@@ -80,27 +88,44 @@ HMatrixEstimate estimate_hmatrix(const ClusterTree& tree, double eta, int width,
 
 // A matrix of 3 rows and w columns per node (w = width(): 3 for a square matrix, 6 for the
 // boundary elements' H and G side by side, [H G], which give both the system and its right-hand
-// side).
+// side), asked for in batches: ACA's rows and columns of every admissible block at one step, the
+// near field's blocks at once, so that a GPU integrates them in a few launches.
 class EntrySource {
  public:
+  // One node's entries: its 3 rows over the columns of nodes [begin, end), out[a + 3 c] (3 x
+  // w (end - begin), column-major), or its w columns over the rows of nodes [begin, end),
+  // out[r + 3 (end - begin) c]. `out` on the host.
+  struct Request {
+    Index node = 0, begin = 0, end = 0;
+    Scalar* out = nullptr;
+  };
+  // A block: the rows of cluster `rows`, the columns of `cols`, column-major with leading
+  // dimension 3 rows->n_nodes(), at `offset` in the output.
+  struct BlockRequest {
+    const Cluster* rows = nullptr;
+    const Cluster* cols = nullptr;
+    Size offset = 0;
+  };
   virtual ~EntrySource();
   virtual int width() const { return 3; }
-  // The 3 rows of `node` over the columns of nodes [begin, end): out[r * w (end - begin) + c].
-  virtual void node_rows(Index node, Index begin, Index end, Scalar* out) const = 0;
-  // The w columns of `node` over the rows of nodes [begin, end): out[c * 3 (end - begin) + r].
-  virtual void node_columns(Index node, Index begin, Index end, Scalar* out) const = 0;
-  // The block of rows of nodes [rows.first, rows.last), columns of nodes [cols.first, cols.last),
-  // column-major with leading dimension 3 rows.n_nodes().
-  virtual void block(const Cluster& rows, const Cluster& cols, Scalar* out) const = 0;
+  virtual void rows(std::span<const Request> requests) const = 0;
+  virtual void columns(std::span<const Request> requests) const = 0;
+  // The blocks into `out`, in exec's memory space.
+  virtual void blocks(const Exec& exec, std::span<const BlockRequest> requests, Scalar* out) const = 0;
+
+  // One request of each kind, on the host.
+  void node_rows(Index node, Index begin, Index end, Scalar* out) const;
+  void node_columns(Index node, Index begin, Index end, Scalar* out) const;
+  void block(const Cluster& rows, const Cluster& cols, Scalar* out) const;
 };
 
 // A stored matrix of n nodes (3n x 3n, column-major) as a source, in the tree's numbering.
 class DenseSource : public EntrySource {
  public:
   DenseSource(const Scalar* A, Index n_nodes) : A_(A), n_(3 * static_cast<Size>(n_nodes)) {}
-  void node_rows(Index node, Index begin, Index end, Scalar* out) const override;
-  void node_columns(Index node, Index begin, Index end, Scalar* out) const override;
-  void block(const Cluster& rows, const Cluster& cols, Scalar* out) const override;
+  void rows(std::span<const Request> requests) const override;
+  void columns(std::span<const Request> requests) const override;
+  void blocks(const Exec& exec, std::span<const BlockRequest> requests, Scalar* out) const override;
 
  private:
   const Scalar* A_;
@@ -115,11 +140,50 @@ struct LowRank {
   std::vector<Scalar> U, V;
 };
 
-// ACA with partial pivoting on the block (rows, cols): rank-one updates u v^T from one residual
-// row and one residual column each, the next row where the last column is largest, until
-// |u| |v| <= tolerance |S| (S the sum so far, its Frobenius norm updated exactly), or the rank
-// reaches max_rank (then `converged` is false). Rows and columns are fetched a node (3 at a time)
-// and kept for the pivots that follow.
+// ACA with partial pivoting on the block (rows, cols), a node at a time: rank-one updates u v^T
+// from one residual row and one residual column each, for each of the node's 3 rows in turn (a
+// vector problem's components may be uncoupled in a block, as on a flat surface, where one row's
+// pivots never reach the others), then the node where the new columns' residual is largest;
+// until two nodes in a row add less than tolerance |S| (S the sum so far, its Frobenius norm
+// updated exactly), or the rank reaches max_rank (then not converged).
+//
+// A step asks for the rows of one node (next_node()), which give the step's pivot columns and
+// their residual values in those rows; then for the columns of the nodes holding the pivots
+// (wanted_columns()); so many blocks step together, their requests batched.
+class AcaBlock {
+ public:
+  AcaBlock(const Cluster& rows, const Cluster& cols, int width, double tolerance, Index max_rank);
+  // The node (tree numbering) whose rows come next, or -1 when the block is done.
+  Index next_node() const { return finished_ ? -1 : rows_.first + next_; }
+  // Its 3 rows over the block's columns, as EntrySource::rows writes them.
+  void take_rows(const Scalar* rows3);
+  // The column nodes (tree numbering) take_columns wants, each w columns over the block's rows.
+  const std::vector<Index>& wanted_columns() const { return wanted_; }
+  void take_columns(const Scalar* columns);  // wanted_columns().size() x w m values, in that order
+  bool finished() const { return finished_; }
+  bool converged() const { return converged_; }
+  LowRank take_result() { return std::move(out_); }
+
+ private:
+  void end_step(bool any, double step2);
+  Cluster rows_, cols_;
+  int w_;
+  double tolerance_;
+  Index max_rank_;
+  LowRank out_;
+  std::vector<char> node_used_, column_used_;
+  std::vector<double> pull_;       // the step's new columns' residual per node
+  std::vector<Index> pivots_;      // the step's pivot columns
+  std::vector<Scalar> pending_v_;  // their rows, normalised (n each)
+  std::vector<Index> wanted_;
+  double largest_seen_ = 0.0;  // the largest entry fetched: the scale below which a pivot is zero
+  double frobenius2_ = 0.0;    // |S|^2 of the sum so far
+  Index next_ = 0, empty_nodes_ = 0;
+  int quiet_ = 0;
+  bool finished_ = false, converged_ = false;
+};
+
+// One block's ACA with its own requests to `source`.
 LowRank aca(const EntrySource& source, const Cluster& rows, const Cluster& cols, double tolerance, Index max_rank,
             bool* converged = nullptr);
 
@@ -143,43 +207,50 @@ struct HMatrixStats {
   double compression = 0.0;                           // stored values / (3N)^2
   Index unconverged = 0;                              // admissible blocks whose ACA hit the rank limit
   Index kept_dense = 0;                               // admissible blocks of too high a rank, kept dense
+  Index aca_steps = 0;                                // batched ACA steps (rows, then columns, of every block)
+  double near_seconds = 0.0, aca_seconds = 0.0, recompress_seconds = 0.0;
 };
+
+class BlockProduct;  // bem/hmatrix_product.hpp
 
 class HMatrix {
  public:
-  // Builds every block from `source` (OpenMP over the blocks).
-  HMatrix(const ClusterTree& tree, const EntrySource& source, const HMatrixOptions& options = {});
+  // Builds every block from `source`: the near field in one batch, ACA's steps of every
+  // admissible block batched together, recompression on the host (OpenMP); stores the blocks in
+  // exec's memory, where products run.
+  HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& source, const HMatrixOptions& options = {});
+  ~HMatrix();
+  HMatrix(const HMatrix&) = delete;
+  HMatrix& operator=(const HMatrix&) = delete;
 
   Index rows() const { return 3 * n_nodes_; }
   Index columns() const { return width_ * n_nodes_; }
-  // y = A x (x: w N values, y: 3 N, the tree's numbering).
+  // y = A x (x: w N values, y: 3 N, the tree's numbering, on the host).
   void multiply(const Scalar* x, Scalar* y) const;
-  // x <- D^-1 x (3 N values), D the square matrix whose block of leaf cluster c is
+  // x <- D^-1 x (3 N values, on the host), D the square matrix whose block of leaf cluster c is
   // `diagonal(c, block)`: given the near-field block of c with itself (3n x w n), it writes D's
-  // 3n x 3n block; LU-factored here once: the block-Jacobi preconditioner.
+  // 3n x 3n block; inverted here once (LAPACK): the block-Jacobi preconditioner, applied on exec.
   using DiagonalOf = std::function<void(const Cluster& c, const Scalar* block, Scalar* out)>;
   void factor_diagonal(const DiagonalOf& diagonal);
   void precondition(Scalar* x) const;
   const HMatrixStats& stats() const { return stats_; }
 
  private:
-  struct Dense {
-    int row, col;
-    std::vector<Scalar> values;  // column-major
+  struct Block {
+    int row = 0, col = 0;
+    Size offset = 0;  // dense: its values in near_; low rank: U's in U_
+    Size v_offset = 0;
+    Index rank = -1;  // -1: dense
   };
-  struct Far {
-    int row, col;
-    LowRank block;
-  };
+  Exec exec_;
   const ClusterTree* tree_;
   Index n_nodes_ = 0;
   int width_ = 3;
-  std::vector<Dense> dense_;
-  std::vector<Far> far_;
-  std::vector<std::vector<int>> dense_by_row_, far_by_row_;  // per cluster, the blocks of its rows
-  std::vector<int> diagonal_;                                  // the dense blocks on the diagonal
-  std::vector<std::vector<Scalar>> factors_;                   // their LU factors
-  std::vector<std::vector<int>> pivots_;
+  std::vector<Block> blocks_;
+  std::vector<int> diagonal_;  // the dense blocks on the diagonal
+  DeviceArray<Complex> near_, U_, V_, inverses_;
+  mutable DeviceArray<Complex> x_, y_;  // staging for host vectors
+  std::unique_ptr<BlockProduct> product_, preconditioner_;
   HMatrixStats stats_;
 };
 

@@ -1,7 +1,10 @@
 #include "tremor/bem/hmatrix_source.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
+#include "tremor/backend/memory.hpp"
 #include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
 
@@ -11,64 +14,138 @@ namespace {
 
 Scalar scalar(Complex v) { return {v.re, v.im}; }
 
+// Pairs for one launch, on the host: targets as integrate_pairs takes them.
+struct PairBatch {
+  std::vector<Index> node, element;
+  std::vector<int> only;
+  std::vector<Size> offset, stride;
+  void clear() {
+    node.clear();
+    element.clear();
+    only.clear();
+    offset.clear();
+    stride.clear();
+  }
+  Index size() const { return static_cast<Index>(node.size()); }
+};
+
+// A launch's size: pairs (each a block of threads) and values written at once.
+constexpr Index max_batch_pairs = Index{1} << 22;
+constexpr Size max_batch_values = Size{1} << 26;  // 1 GiB of complex values
+
+// The batch's pairs integrated on exec into out (exec's space).
+void integrate_batch(const Exec& exec, const PairIntegration& pairs, const PairBatch& batch, double g_scale,
+                     Complex* out) {
+  if (batch.size() == 0) return;
+  const DeviceArray<Index> node(exec, std::span<const Index>(batch.node)), element(exec, std::span<const Index>(batch.element));
+  const DeviceArray<int> only(exec, std::span<const int>(batch.only));
+  const DeviceArray<Size> offset(exec, std::span<const Size>(batch.offset)), stride(exec, std::span<const Size>(batch.stride));
+  PairTargets targets{node.data(), element.data(), batch.only.empty() ? nullptr : only.data(), offset.data(),
+                      stride.data(), batch.size()};
+  integrate_pairs(exec, pairs, targets, g_scale, out);
+}
+
+// Requests packed one after another (request k's `values` at its place), in batches of at most
+// max_batch_pairs and max_batch_values, integrated on exec and copied to each request's out.
+template <class AddPairs>
+void run_requests(const Exec& exec, const PairIntegration& pairs, double g_scale,
+                  std::span<const EntrySource::Request> requests, const std::vector<Size>& values, AddPairs add_pairs) {
+  PairBatch batch;
+  std::size_t k = 0;
+  while (k < requests.size()) {
+    batch.clear();
+    Size packed = 0;
+    const std::size_t from = k;
+    std::vector<Size> at;
+    while (k < requests.size() && (k == from || (batch.size() < max_batch_pairs && packed + values[k] <= max_batch_values))) {
+      at.push_back(packed);
+      add_pairs(requests[k], packed, batch);
+      packed += values[k];
+      ++k;
+    }
+    TREMOR_CHECK(packed <= static_cast<Size>(std::numeric_limits<Index>::max()), "hierarchical matrix: a request of ",
+                 packed, " values");
+    DeviceArray<Complex> out(exec, static_cast<Index>(packed));
+    integrate_batch(exec, pairs, batch, g_scale, out.data());
+    const std::vector<Complex> host = out.to_host();
+    for (std::size_t q = from; q < k; ++q)
+      std::copy_n(reinterpret_cast<const Scalar*>(host.data()) + at[q - from], values[q], requests[q].out);
+  }
+}
+
 }  // namespace
 
-void PairSource::node_rows(Index node, Index begin, Index end, Scalar* out) const {
-  const Index i = tree_.mesh_node[static_cast<std::size_t>(node)];
-  const double* xi = points_ + 3 * static_cast<Size>(i);
-  const Size w = 6 * static_cast<Size>(end - begin);
-  Complex H[9 * max_element_nodes], G[9 * max_element_nodes];
-  const Index last = tree_.position[static_cast<std::size_t>(end) - 1];
-  for (Index p = tree_.position[static_cast<std::size_t>(begin)]; p <= last; ++p) {
-    const int nodes = pairs_(i, xi, tree_.elements[static_cast<std::size_t>(p)], H, G);
-    const Size column = static_cast<Size>(tree_.start[static_cast<std::size_t>(p)] - begin);
-    for (int b = 0; b < nodes; ++b)
-      for (int a = 0; a < 3; ++a)
-        for (int c = 0; c < 3; ++c) {
-          Scalar* at = out + static_cast<Size>(a) * w + 6 * (column + static_cast<Size>(b)) + c;
-          at[0] = scalar(H[9 * b + 3 * a + c]);
-          at[3] = g_scale_ * scalar(G[9 * b + 3 * a + c]);
-        }
-  }
-}
-
-void PairSource::node_columns(Index node, Index begin, Index end, Scalar* out) const {
-  const Index p = tree_.position[static_cast<std::size_t>(node)];
-  const Index element = tree_.elements[static_cast<std::size_t>(p)];
-  const int b = static_cast<int>(node - tree_.start[static_cast<std::size_t>(p)]);
-  const Size m = 3 * static_cast<Size>(end - begin);
-  Complex H[9 * max_element_nodes], G[9 * max_element_nodes];
-  for (Index r = begin; r < end; ++r) {
-    const Index i = tree_.mesh_node[static_cast<std::size_t>(r)];
-    pairs_(i, points_ + 3 * static_cast<Size>(i), element, H, G);
-    const Size row = 3 * static_cast<Size>(r - begin);
-    for (int a = 0; a < 3; ++a)
-      for (int c = 0; c < 3; ++c) {
-        out[static_cast<Size>(c) * m + row + a] = scalar(H[9 * b + 3 * a + c]);
-        out[static_cast<Size>(c + 3) * m + row + a] = g_scale_ * scalar(G[9 * b + 3 * a + c]);
-      }
-  }
-}
-
-void PairSource::block(const Cluster& rows, const Cluster& cols, Scalar* out) const {
-  const Size m = 3 * static_cast<Size>(rows.n_nodes());
-  Complex H[9 * max_element_nodes], G[9 * max_element_nodes];
-  for (Index r = rows.first; r < rows.last; ++r) {
-    const Index i = tree_.mesh_node[static_cast<std::size_t>(r)];
-    const double* xi = points_ + 3 * static_cast<Size>(i);
-    const Size row = 3 * static_cast<Size>(r - rows.first);
-    for (Index p = cols.begin; p < cols.end; ++p) {
-      const int nodes = pairs_(i, xi, tree_.elements[static_cast<std::size_t>(p)], H, G);
-      const Size column = static_cast<Size>(tree_.start[static_cast<std::size_t>(p)] - cols.first);
-      for (int b = 0; b < nodes; ++b)
-        for (int a = 0; a < 3; ++a)
-          for (int c = 0; c < 3; ++c) {
-            const Size j = 6 * (column + static_cast<Size>(b)) + static_cast<Size>(c);
-            out[row + a + j * m] = scalar(H[9 * b + 3 * a + c]);
-            out[row + a + (j + 3) * m] = g_scale_ * scalar(G[9 * b + 3 * a + c]);
-          }
+// A node's rows: the node against each element of the columns' range, every node of each.
+void PairSource::rows(std::span<const Request> requests) const {
+  std::vector<Size> values;
+  for (const Request& q : requests) values.push_back(18 * static_cast<Size>(q.end - q.begin));
+  const ClusterTree& tree = tree_;
+  run_requests(exec_, pairs_, g_scale_, requests, values, [&](const Request& q, Size packed, PairBatch& batch) {
+    const Index i = tree.mesh_node[static_cast<std::size_t>(q.node)];
+    const Index last = tree.position[static_cast<std::size_t>(q.end) - 1];
+    for (Index p = tree.position[static_cast<std::size_t>(q.begin)]; p <= last; ++p) {
+      batch.node.push_back(i);
+      batch.element.push_back(tree.elements[static_cast<std::size_t>(p)]);
+      batch.offset.push_back(packed + 18 * static_cast<Size>(tree.start[static_cast<std::size_t>(p)] - q.begin));
+      batch.stride.push_back(3);
     }
+  });
+}
+
+// A node's columns: each row node of the range against the node's element, that node alone.
+void PairSource::columns(std::span<const Request> requests) const {
+  std::vector<Size> values;
+  for (const Request& q : requests) values.push_back(18 * static_cast<Size>(q.end - q.begin));
+  const ClusterTree& tree = tree_;
+  run_requests(exec_, pairs_, g_scale_, requests, values, [&](const Request& q, Size packed, PairBatch& batch) {
+    const Index p = tree.position[static_cast<std::size_t>(q.node)];
+    const Index element = tree.elements[static_cast<std::size_t>(p)];
+    const int b = static_cast<int>(q.node - tree.start[static_cast<std::size_t>(p)]);
+    const Size m = 3 * static_cast<Size>(q.end - q.begin);
+    for (Index r = q.begin; r < q.end; ++r) {
+      batch.node.push_back(tree.mesh_node[static_cast<std::size_t>(r)]);
+      batch.element.push_back(element);
+      batch.only.push_back(b);
+      batch.offset.push_back(packed + 3 * static_cast<Size>(r - q.begin));
+      batch.stride.push_back(m);
+    }
+  });
+}
+
+// Each row node of a block against each element of its columns, written in place.
+void PairSource::blocks(const Exec& exec, std::span<const BlockRequest> requests, Scalar* out) const {
+  // Written where they belong when exec shares the source's memory space; else through a copy.
+  DeviceArray<Complex> staging;
+  Complex* target = reinterpret_cast<Complex*>(out);
+  if (exec.space() != exec_.space()) {
+    Size total = 0;
+    for (const BlockRequest& q : requests)
+      total = std::max(total, q.offset + 18 * static_cast<Size>(q.rows->n_nodes()) * q.cols->n_nodes());
+    staging = DeviceArray<Complex>(exec_, static_cast<Index>(total));
+    target = staging.data();
   }
+  PairBatch batch;
+  const auto flush = [&] {
+    integrate_batch(exec_, pairs_, batch, g_scale_, target);
+    batch.clear();
+  };
+  for (const BlockRequest& q : requests) {
+    const Cluster& rows = *q.rows;
+    const Cluster& cols = *q.cols;
+    const Size ld = 3 * static_cast<Size>(rows.n_nodes());
+    for (Index r = rows.first; r < rows.last; ++r)
+      for (Index p = cols.begin; p < cols.end; ++p) {
+        batch.node.push_back(tree_.mesh_node[static_cast<std::size_t>(r)]);
+        batch.element.push_back(tree_.elements[static_cast<std::size_t>(p)]);
+        batch.offset.push_back(q.offset + 3 * static_cast<Size>(r - rows.first) +
+                               6 * static_cast<Size>(tree_.start[static_cast<std::size_t>(p)] - cols.first) * ld);
+        batch.stride.push_back(ld);
+      }
+    if (batch.size() >= max_batch_pairs) flush();
+  }
+  flush();
+  if (staging.size() > 0)
+    memory::copy(exec, out, exec.space(), staging.data(), exec_.space(), sizeof(Complex) * static_cast<Size>(staging.size()));
 }
 
 double g_scale(const BoundaryMesh& mesh, const Medium& medium) {
@@ -79,7 +156,7 @@ double g_scale(const BoundaryMesh& mesh, const Medium& medium) {
   return h > 0.0 ? mu / h : 1.0;
 }
 
-HMatrixSolveReport solve_compressed(const ClusterTree& tree, const PairIntegrator& pairs, const double* points,
+HMatrixSolveReport solve_compressed(const Exec& exec, const ClusterTree& tree, const PairIntegration& pairs,
                                     double scale, const BoundaryConditions& conditions,
                                     const HMatrixOptions& options, std::vector<Scalar>& guess, std::vector<Complex>& u,
                                     std::vector<Complex>& t) {
@@ -95,8 +172,8 @@ HMatrixSolveReport solve_compressed(const ClusterTree& tree, const PairIntegrato
     u_unknown[k] = conditions.kind[mesh] == Prescribed::Traction ? 1 : 0;
   }
   auto started = Clock::now();
-  const PairSource source(tree, pairs, points, scale);
-  HMatrix h(tree, source, options);
+  const PairSource source(exec, tree, pairs, scale);
+  HMatrix h(exec, tree, source, options);
   report.build_seconds = seconds_since(started);
   report.stats = h.stats();
 

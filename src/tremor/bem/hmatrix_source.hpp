@@ -1,7 +1,8 @@
 #pragma once
 // The boundary-element system through the hierarchical matrix (hmatrix.hpp): H and G side by side,
 // [H s G], as its EntrySource, their entries integrated pair by pair where ACA and the near field
-// ask for them (PairIntegrator); and the mixed boundary conditions solved by GMRES on it.
+// ask for them, a batch per launch (integrate_pairs); and the mixed boundary conditions solved by
+// GMRES on it.
 //
 // With u given on some components and t on the others, A x = b has A's columns from H where u is
 // unknown and from -G where t is, b = G t_given - H u_given: both are products of [H s G] with a
@@ -19,29 +20,29 @@ namespace tremor::bem {
 
 class PairSource : public EntrySource {
  public:
-  // `points`: the collocation points, 3 per node in the mesh's numbering, on the host.
-  PairSource(const ClusterTree& tree, const PairIntegrator& pairs, const double* points, double g_scale)
-      : tree_(tree), pairs_(pairs), points_(points), g_scale_(g_scale) {}
+  // `pairs` in exec's memory space, where the pairs are integrated; the tree on the host.
+  PairSource(const Exec& exec, const ClusterTree& tree, const PairIntegration& pairs, double g_scale)
+      : exec_(exec), tree_(tree), pairs_(pairs), g_scale_(g_scale) {}
   int width() const override { return 6; }
-  void node_rows(Index node, Index begin, Index end, Scalar* out) const override;
-  void node_columns(Index node, Index begin, Index end, Scalar* out) const override;
-  void block(const Cluster& rows, const Cluster& cols, Scalar* out) const override;
+  void rows(std::span<const Request> requests) const override;
+  void columns(std::span<const Request> requests) const override;
+  void blocks(const Exec& exec, std::span<const BlockRequest> requests, Scalar* out) const override;
 
  private:
+  Exec exec_;
   const ClusterTree& tree_;
-  const PairIntegrator& pairs_;
-  const double* points_;
+  PairIntegration pairs_;
   double g_scale_;
 };
 
 // The scale of G's columns: the shear modulus's magnitude over the mean element diameter.
 double g_scale(const BoundaryMesh& mesh, const Medium& medium);
 
-// Solves one frequency's mixed problem with the compressed matrix on the host (OpenMP): u and t (3
-// per node, the mesh's numbering) of which `conditions` give one per component. `guess`, when not
-// empty, starts GMRES (the previous frequency's solution, the tree's numbering, scaled unknowns)
-// and returns this frequency's.
-HMatrixSolveReport solve_compressed(const ClusterTree& tree, const PairIntegrator& pairs, const double* points,
+// Solves one frequency's mixed problem with the compressed matrix, its entries integrated and its
+// products run on exec: u and t (3 per node, the mesh's numbering) of which `conditions` give one
+// per component. `guess`, when not empty, starts GMRES (the previous frequency's solution, the
+// tree's numbering, scaled unknowns) and returns this frequency's.
+HMatrixSolveReport solve_compressed(const Exec& exec, const ClusterTree& tree, const PairIntegration& pairs,
                                     double g_scale, const BoundaryConditions& conditions,
                                     const HMatrixOptions& options, std::vector<Scalar>& guess, std::vector<Complex>& u,
                                     std::vector<Complex>& t);

@@ -42,33 +42,25 @@ void rearrange(const Exec& exec, Index n_dof, const Prescribed* kind, const Comp
   });
 }
 
-// The compressed method: [H sG] by parts on the host (OpenMP), GMRES from the previous
-// frequency's solution; the rigid-body sums and the interior points as the dense method computes
-// them, on exec.
+// The compressed method: [H sG] by parts on exec, ACA's arithmetic and GMRES on the host, GMRES
+// from the previous frequency's solution. What does not depend on the frequency is found once:
+// the cluster tree, the boundary and collocation points on exec, the rigid-body sums.
 void solve_compressed_frequencies(const Exec& exec, const BoundaryMesh& boundary, double rho, double lambda, double mu,
                                   double beta, const std::vector<double>& omegas, const BoundaryConditions& conditions,
                                   const SolverOptions& options, const std::vector<double>& interior_points,
                                   const FrequencyObserver& each) {
-  const Exec host = Exec::openmp();
-  const DeviceBoundary host_boundary(host, boundary, options.elements);
-  const BoundaryView view = host_boundary.view();
-  const Index m = host_boundary.n_nodes();
+  const DeviceBoundary device_boundary(exec, boundary, options.elements);
+  const BoundaryView view = device_boundary.view();
+  const Index m = device_boundary.n_nodes();
   TREMOR_CHECK(static_cast<Index>(conditions.kind.size()) == 3 * m && static_cast<Index>(conditions.value.size()) == 3 * m,
                "boundary conditions for ", conditions.kind.size() / 3, " nodes, the boundary has ", m);
-  std::vector<double> points(3 * static_cast<std::size_t>(m));
-  collocation_points(host, view, points.data());
-  // The rigid-body sums (O(N^2) pairs, static) and the interior points on exec: a GPU's where there
-  // is one.
-  const DeviceBoundary device_boundary(exec, boundary, options.elements);
+  DeviceArray<double> points(exec, 3 * m);
+  collocation_points(exec, view, points.data());
   auto start = Clock::now();
   const FreeTermChoice& free_term = options.free_term;
   DeviceArray<Complex> row_sums;
-  if (free_term.method == FreeTerm::RigidBody) {
-    const DeviceArray<Complex> sums =
-        static_row_sums(exec, device_boundary.view(), make_medium(rho, lambda, mu, beta, 0.0), options.integration);
-    const std::vector<Complex> on_host = sums.to_host();
-    row_sums = DeviceArray<Complex>(host, std::span<const Complex>(on_host));
-  }
+  if (free_term.method == FreeTerm::RigidBody)
+    row_sums = static_row_sums(exec, view, make_medium(rho, lambda, mu, beta, 0.0), options.integration);
   const ClusterTree tree = cluster_tree(boundary, options.elements, options.hmatrix.leaf_size);
   const double row_sum_seconds = seconds_since(start);
   const double scale = g_scale(boundary, make_medium(rho, lambda, mu, beta, 0.0));
@@ -84,10 +76,9 @@ void solve_compressed_frequencies(const Exec& exec, const BoundaryMesh& boundary
     result.row_sum_seconds = first_frequency ? row_sum_seconds : 0.0;
     first_frequency = false;
     const Medium medium = make_medium(rho, lambda, mu, beta, omega);
-    const PairIntegrator pairs(view, medium, options.integration, free_term.method, free_term.rigid_alpha,
-                               row_sums.data());
-    result.hmatrix = solve_compressed(tree, pairs, points.data(), scale, conditions, options.hmatrix, guess, result.u,
-                                      result.t);
+    const PairIntegration pairs{view, medium, options.integration, free_term.method, free_term.rigid_alpha,
+                                row_sums.data(), points.data()};
+    result.hmatrix = solve_compressed(exec, tree, pairs, scale, conditions, options.hmatrix, guess, result.u, result.t);
     result.assembly_seconds = result.hmatrix.build_seconds;
     result.solve_seconds = result.hmatrix.solve_seconds;
     TREMOR_CHECK(result.hmatrix.gmres.converged, "GMRES did not converge at ", omega / (2.0 * std::numbers::pi),
@@ -97,7 +88,7 @@ void solve_compressed_frequencies(const Exec& exec, const BoundaryMesh& boundary
       start = Clock::now();
       DeviceArray<Complex> u(exec, std::span<const Complex>(result.u)), t(exec, std::span<const Complex>(result.t));
       DeviceArray<Complex> out(exec, 3 * n_points);
-      interior_displacements(exec, device_boundary.view(), medium, options.integration, device_points.data(), n_points,
+      interior_displacements(exec, view, medium, options.integration, device_points.data(), n_points,
                              u.data(), t.data(), out.data());
       result.interior = out.to_host();
       result.interior_seconds = seconds_since(start);

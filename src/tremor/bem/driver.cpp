@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "tremor/backend/memory_info.hpp"
 #include "tremor/bem/generate.hpp"
 #include "tremor/bem/interior.hpp"
 #include "tremor/core/clock.hpp"
@@ -265,20 +266,22 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
                     : SolverMethod::Dense;
   plan.hmatrix.tolerance = settings.tolerance;
   if (plan.method == SolverMethod::Dense) check_fits(mesh, problem.mesh, plan.order, plan.n_nodes);
+  plan.exec = Exec::make(resolve_backend(settings.backend));
   if (plan.method == SolverMethod::Compressed) {
+    // The blocks live where the backend runs: a GPU's memory, or this machine's.
     const ClusterTree tree = cluster_tree(mesh, plan.order, plan.hmatrix.leaf_size);
     plan.hmatrix_estimate = estimate_hmatrix(tree, plan.hmatrix.eta, 6, hmatrix_estimate_rank);
-    const double memory = physical_memory_bytes();
+    const bool gpu = plan.exec.backend() == Backend::Cuda;
+    const double memory = gpu ? static_cast<double>(memory_info(plan.exec).total_bytes) : physical_memory_bytes();
     const HMatrixEstimate& e = plan.hmatrix_estimate;
     if (memory > 0.0 && e.bytes() > 0.8 * memory)
       throw Error(str(problem.mesh.origin, ": ", mesh.source, ": the hierarchical matrix of ",
                       group_digits(plan.n_nodes), " collocation nodes would take about ", si(e.bytes()),
                       "B (near field ", si(16.0 * e.near_values), "B, the admissible blocks ",
-                      si(16.0 * e.far_values), "B at rank ", hmatrix_estimate_rank, "), more than 80% of this machine's ",
+                      si(16.0 * e.far_values), "B at rank ", hmatrix_estimate_rank, "), more than 80% of ", gpu ? "the GPU's " : "this machine's ",
                       si(memory), "B: use a coarser mesh or fewer nodes per element"));
   }
 
-  plan.exec = Exec::make(resolve_backend(settings.backend));
   IntegrationOptions& integration = plan.integration;
   integration.gauss = settings.gauss;
   integration.singular_gauss = settings.singular_gauss;

@@ -24,6 +24,9 @@ void zgesvd_(const char* jobu, const char* jobvt, const int* m, const int* n, st
 void zgetrf_(const int* m, const int* n, std::complex<double>* a, const int* lda, int* ipiv, int* info);
 void zgetri_(const int* n, std::complex<double>* a, const int* lda, const int* ipiv, std::complex<double>* work,
              const int* lwork, int* info);
+// OpenBLAS's own entry points, weak so that another LAPACK links too (they are then null).
+int openblas_get_num_threads() __attribute__((weak));
+void openblas_set_num_threads(int threads) __attribute__((weak));
 }
 
 namespace tremor::bem {
@@ -31,6 +34,24 @@ namespace tremor::bem {
 namespace {
 
 using Box = std::array<double, 3>;
+
+// LAPACK on one thread while it lives: the blocks are factored in parallel (OpenMP), one block a
+// thread, and OpenBLAS's threads, which do not know OpenMP's, would contend for the same cores
+// and serialise its calls on its own lock.
+class SerialBlas {
+ public:
+  SerialBlas() : previous_(openblas_get_num_threads != nullptr ? openblas_get_num_threads() : 0) {
+    if (previous_ > 1 && openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
+  }
+  ~SerialBlas() {
+    if (previous_ > 1 && openblas_set_num_threads != nullptr) openblas_set_num_threads(previous_);
+  }
+  SerialBlas(const SerialBlas&) = delete;
+  SerialBlas& operator=(const SerialBlas&) = delete;
+
+ private:
+  int previous_;
+};
 
 double box_distance(const Cluster& a, const Cluster& b) {
   double sum = 0.0;
@@ -464,7 +485,9 @@ HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& s
     for (std::size_t b = 0; b < acas.size(); ++b)
       if (!acas[b].finished())
         requests.push_back({acas[b].next_node(), cluster(far[b].col).first, cluster(far[b].col).last, buffer.data() + at[b]});
+    auto asked = Clock::now();
     source.rows(requests);
+    stats_.aca_entry_seconds += seconds_since(asked);
 #pragma omp parallel for schedule(dynamic)
     for (std::ptrdiff_t b = 0; b < n_far; ++b)
       if (!acas[static_cast<std::size_t>(b)].finished())
@@ -483,7 +506,9 @@ HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& s
       for (std::size_t k = 0; k < acas[b].wanted_columns().size(); ++k)
         requests.push_back({acas[b].wanted_columns()[k], rows.first, rows.last, buffer.data() + at[b] + k * step});
     }
+    asked = Clock::now();
     source.columns(requests);
+    stats_.aca_entry_seconds += seconds_since(asked);
 #pragma omp parallel for schedule(dynamic)
     for (std::ptrdiff_t b = 0; b < n_far; ++b)
       if (!acas[static_cast<std::size_t>(b)].wanted_columns().empty())
@@ -493,6 +518,7 @@ HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& s
   stats_.aca_seconds = seconds_since(started);
   started = Clock::now();
   std::vector<LowRank> low_rank(acas.size());
+  const SerialBlas serial_blas;
   std::vector<char> converged(acas.size());
 #pragma omp parallel for schedule(dynamic)
   for (std::ptrdiff_t b = 0; b < n_far; ++b) {
@@ -618,6 +644,7 @@ void HMatrix::factor_diagonal(const DiagonalOf& diagonal) {
                  near_values + blocks_[static_cast<std::size_t>(diagonal_[k])].offset, exec_.space(),
                  sizeof(Scalar) * static_cast<Size>(width_ / 3) * (offset[k + 1] - offset[k]));
   std::vector<int> failed(diagonal_.size(), 0);
+  const SerialBlas serial_blas;
 #pragma omp parallel for schedule(dynamic)
   for (std::ptrdiff_t k = 0; k < n; ++k) {
     const Block& d = blocks_[static_cast<std::size_t>(diagonal_[static_cast<std::size_t>(k)])];

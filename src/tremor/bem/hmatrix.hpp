@@ -209,6 +209,7 @@ struct HMatrixStats {
   Index kept_dense = 0;                               // admissible blocks of too high a rank, kept dense
   Index aca_steps = 0;                                // batched ACA steps (rows, then columns, of every block)
   double near_seconds = 0.0, aca_seconds = 0.0, recompress_seconds = 0.0;
+  double aca_entry_seconds = 0.0;  // of aca_seconds, in the source's rows and columns
 };
 
 class BlockProduct;  // bem/hmatrix_product.hpp

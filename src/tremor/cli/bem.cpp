@@ -153,10 +153,11 @@ void print_plan(const std::string& model, const BemProblem& problem, const bem::
   if (plan.method == bem::SolverMethod::Compressed) {
     const bem::HMatrixEstimate& e = plan.hmatrix_estimate;
     std::printf("  solver          hierarchical matrix of [H G] (ACA, tolerance %s, leaves of %lld elements, eta %s) "
-                "and GMRES with block Jacobi, on the host; about %sB (near field %sB, %lld admissible blocks %sB at "
+                "and GMRES with block Jacobi, blocks on %s; about %sB (near field %sB, %lld admissible blocks %sB at "
                 "rank %lld)\n",
                 number(plan.hmatrix.tolerance).c_str(), static_cast<long long>(plan.hmatrix.leaf_size),
-                number(plan.hmatrix.eta).c_str(), si(e.bytes()).c_str(), si(16.0 * e.near_values).c_str(),
+                number(plan.hmatrix.eta).c_str(), plan.exec.backend() == Backend::Cuda ? "the GPU" : "the host",
+                si(e.bytes()).c_str(), si(16.0 * e.near_values).c_str(),
                 static_cast<long long>(e.far_blocks), si(16.0 * e.far_values).c_str(),
                 static_cast<long long>(bem::hmatrix_estimate_rank));
   }
@@ -182,9 +183,10 @@ void print_frequency(const bem::FrequencySolution& s, const bem::Plan& plan, con
       r.row_sum_seconds > 0.0 ? str(" + row sums ", number(r.row_sum_seconds), " s") : std::string();
   if (r.compressed) {
     const bem::HMatrixStats& h = r.hmatrix.stats;
-    std::printf("  %-15s hmatrix %.3g s%s (%s%% of the dense values, ranks up to %lld), GMRES %d iterations to %s in "
-                "%.3g s, interior %.3g s\n",
-                str(number(s.frequency), " Hz").c_str(), r.assembly_seconds, row_sums.c_str(),
+    std::printf("  %-15s hmatrix %.3g s%s (near field %.3g s, ACA %.3g s in %lld steps (entries %.3g s), recompression %.3g s; %s%% "
+                "of the dense values, ranks up to %lld), GMRES %d iterations to %s in %.3g s, interior %.3g s\n",
+                str(number(s.frequency), " Hz").c_str(), r.assembly_seconds, row_sums.c_str(), h.near_seconds,
+                h.aca_seconds, static_cast<long long>(h.aca_steps), h.aca_entry_seconds, h.recompress_seconds,
                 number(100.0 * h.compression).c_str(), static_cast<long long>(h.max_rank), r.hmatrix.gmres.iterations,
                 number(r.hmatrix.gmres.residual).c_str(), r.solve_seconds, r.interior_seconds);
   } else {

@@ -22,13 +22,16 @@ void check_pairs(Index rows, Index columns) {
                "quadratic triangles or 1,716 9-node quadrilaterals)");
 }
 
-// Adds c_i + PV int t*_static to the block of i's own node when element j holds node i.
+// Adds c_i + PV int t*_static to the block of i's own node when element j holds node i (and the
+// sums hold that node: all of j's, or `only`).
 template <int K>
 TREMOR_HOST_DEVICE inline void add_free_term(Index i, Index j, BoundaryView boundary, bool rigid, double rigid_alpha,
                                              const Complex* row_sums, const Medium& medium, const ElementNodes& e,
-                                             const detail::Quadrature& q, detail::PairSums<K>& sums) {
+                                             const detail::Quadrature& q, detail::PairSums<K>& sums, int only = -1) {
   if (boundary.node_element[i] != j) return;
   const int a = static_cast<int>(i - boundary.first_node[j]);
+  if (only >= 0 && a != only) return;
+  const int slot = only >= 0 ? 0 : a;
   Complex c[9];
   if (rigid) {
     for (int k = 0; k < 9; ++k)
@@ -42,7 +45,7 @@ TREMOR_HOST_DEVICE inline void add_free_term(Index i, Index j, BoundaryView boun
       detail::flat_free_term(medium, e, st, q.regular, c);
     if (e.n_vertices == 4 || e.curved()) detail::add_warped_correction(medium, e, st, q.singular, c);
   }
-  for (int k = 0; k < 9; ++k) sums.H[9 * a + k] += c[k];
+  for (int k = 0; k < 9; ++k) sums.H[9 * slot + k] += c[k];
 }
 
 // Writes pair (node i, element j)'s blocks, adding c_i + PV int t*_static to the block of i's own
@@ -69,16 +72,16 @@ TREMOR_HOST_DEVICE inline void write_pair(Index i, Index j, BoundaryView boundar
 template <int K>
 TREMOR_HOST_DEVICE inline void pair_sums(Index i, Index j, BoundaryView boundary, const Medium& medium,
                                          const ElementNodes& e, const double* xi, const detail::Quadrature& q,
-                                         int lane, int lanes, detail::PairSums<K>& sums) {
+                                         int lane, int lanes, detail::PairSums<K>& sums, int only = -1) {
   if (boundary.node_element[i] != j)
-    detail::regular_pair(medium, boundary.order, e, xi, q, KernelPart::Full, true, lane, lanes, sums);
+    detail::regular_pair(medium, boundary.order, e, xi, q, KernelPart::Full, true, lane, lanes, sums, only);
   else
     detail::singular_pair(medium, boundary.order, e, static_cast<int>(i - boundary.first_node[j]), q, lane, lanes,
-                          sums);
+                          sums, only);
 }
 
-// The pairs of one launch: pair_of(item, i, j) names node i and element j of each, write(item,
-// i, j, e, sums) stores their sums. Two layouts of the same sums:
+// The pairs of one launch: pair_of(item, i, j, only) names node i and element j of each (and the
+// one node of j wanted, or -1 for all), write(item, i, j, only, e, sums) stores their sums. Two layouts of the same sums:
 //
 // Paper section 3.1 (PairLayout::BlockPerPair, the CUDA backend): a block of g x g threads per
 // pair, each integrating its quadrature points of every piece (a near pair's subdivision, or the
@@ -97,11 +100,12 @@ void for_pairs(const Exec& exec, PairLayout layout, Index n_pairs, BoundaryView 
   if (exec.backend() != Backend::Cuda || layout == PairLayout::ThreadPerPair) {
     forall(exec, n_pairs, [=] TREMOR_LAMBDA(Index item) {
       Index i = 0, j = 0;
-      pair_of(item, i, j);
+      int only = -1;
+      pair_of(item, i, j, only);
       const ElementNodes e = boundary.element(j);
       detail::PairSums<K> sums{};
-      pair_sums(i, j, boundary, medium, e, xi_all + 3 * static_cast<Size>(i), q, 0, 1, sums);
-      write(item, i, j, e, sums);
+      pair_sums(i, j, boundary, medium, e, xi_all + 3 * static_cast<Size>(i), q, 0, 1, sums, only);
+      write(item, i, j, only, e, sums);
     });
     exec.synchronize();
     return;
@@ -115,11 +119,12 @@ void for_pairs(const Exec& exec, PairLayout layout, Index n_pairs, BoundaryView 
   forall_blocks<max_block_lanes>(exec, n_pairs, lanes, shared_bytes, [=] TREMOR_LAMBDA(const BlockContext& ctx) {
     double* partial = ctx.shared<double>();
     Index i = 0, j = 0;
-    pair_of(ctx.block, i, j);
+    int only = -1;
+    pair_of(ctx.block, i, j, only);
     const ElementNodes e = boundary.element(j);
     for_each_thread(ctx, lanes, [&](int lane) {
       detail::PairSums<K> sums{};
-      pair_sums(i, j, boundary, medium, e, xi_all + 3 * static_cast<Size>(i), q, lane, lanes, sums);
+      pair_sums(i, j, boundary, medium, e, xi_all + 3 * static_cast<Size>(i), q, lane, lanes, sums, only);
       const double* values = &sums.G[0].re;
       for (int k = 0; k < n_values; ++k) warp_sum(lane, values[k], &partial[(lane / 32) * n_values + k]);
     });
@@ -132,7 +137,7 @@ void for_pairs(const Exec& exec, PairLayout layout, Index n_pairs, BoundaryView 
         for (int w = 1; w < lanes / 32; ++w) v += partial[w * n_values + k];
         values[k] = v;
       }
-      write(ctx.block, i, j, e, sums);
+      write(ctx.block, i, j, only, e, sums);
     });
   });
   exec.synchronize();
@@ -148,17 +153,18 @@ void assemble_pairs(const Exec& exec, BoundaryView boundary, const Medium& mediu
   const detail::Quadrature q = detail::quadrature_of(options);
   for_pairs<K>(
       exec, options.layout, m * n, boundary, medium, q, options.gauss, xi_all,
-      [=] TREMOR_LAMBDA(Index item, Index& i, Index& j) {
+      [=] TREMOR_LAMBDA(Index item, Index& i, Index& j, int&) {
         i = item % m;
         j = item / m;
       },
-      [=] TREMOR_LAMBDA(Index, Index i, Index j, const ElementNodes& e, detail::PairSums<K>& sums) {
+      [=] TREMOR_LAMBDA(Index, Index i, Index j, int, const ElementNodes& e, detail::PairSums<K>& sums) {
         write_pair(i, j, boundary, rigid, rigid_alpha, row_sums, medium, e, q, sums, H, G);
       });
 }
 
-// The listed pairs, each written where its target says (integrate_pairs). Traffic per pair: its
-// target (28 B) and 18 K or 18 complex written.
+// The listed pairs, each written where its target says (integrate_pairs): K the element's nodes,
+// or 1 where the targets name one node each. Traffic per pair: its target (28 B) and 18 K
+// complex written.
 template <int K>
 void target_pairs(const Exec& exec, const PairIntegration& p, const PairTargets& targets, double g_scale,
                   Complex* out) {
@@ -171,24 +177,22 @@ void target_pairs(const Exec& exec, const PairIntegration& p, const PairTargets&
   const PairTargets t = targets;
   for_pairs<K>(
       exec, p.options.layout, t.n_pairs, boundary, medium, q, p.options.gauss, p.points,
-      [=] TREMOR_LAMBDA(Index item, Index& i, Index& j) {
+      [=] TREMOR_LAMBDA(Index item, Index& i, Index& j, int& only) {
         i = t.node[item];
         j = t.element[item];
+        only = t.only != nullptr ? t.only[item] : -1;
       },
-      [=] TREMOR_LAMBDA(Index item, Index i, Index j, const ElementNodes& e, detail::PairSums<K>& sums) {
-        add_free_term(i, j, boundary, rigid, rigid_alpha, row_sums, medium, e, q, sums);
-        const int only = t.only != nullptr ? t.only[item] : -1;
-        const int nodes = boundary.first_node[j + 1] - boundary.first_node[j];
+      [=] TREMOR_LAMBDA(Index item, Index i, Index j, int only, const ElementNodes& e, detail::PairSums<K>& sums) {
+        add_free_term(i, j, boundary, rigid, rigid_alpha, row_sums, medium, e, q, sums, only);
+        const int nodes = only >= 0 ? 1 : boundary.first_node[j + 1] - boundary.first_node[j];
         Complex* at = out + t.offset[item];
         const Size stride = t.stride[item];
-        for (int b = only < 0 ? 0 : only; b < (only < 0 ? nodes : only + 1); ++b) {
-          const Size column = 6 * static_cast<Size>(only < 0 ? b : 0);
+        for (int b = 0; b < nodes; ++b)
           for (int a = 0; a < 3; ++a)
             for (int c = 0; c < 3; ++c) {
-              at[a + (column + c) * stride] = sums.H[9 * b + 3 * a + c];
-              at[a + (column + 3 + c) * stride] = g_scale * sums.G[9 * b + 3 * a + c];
+              at[a + (6 * static_cast<Size>(b) + c) * stride] = sums.H[9 * b + 3 * a + c];
+              at[a + (6 * static_cast<Size>(b) + 3 + c) * stride] = g_scale * sums.G[9 * b + 3 * a + c];
             }
-        }
       });
 }
 
@@ -242,10 +246,13 @@ void integrate_pairs(const Exec& exec, const PairIntegration& pairs, const PairT
                      Complex* out) {
   TREMOR_CHECK(pairs.free_term != FreeTerm::RigidBody || pairs.row_sums != nullptr || targets.n_pairs == 0,
                "the rigid-body free term needs the static row sums");
+  if (targets.only != nullptr || pairs.boundary.order == ElementOrder::Constant) {
+    target_pairs<1>(exec, pairs, targets, g_scale, out);
+    return;
+  }
   switch (pairs.boundary.order) {
-    case ElementOrder::Constant: target_pairs<1>(exec, pairs, targets, g_scale, out); break;
     case ElementOrder::Linear: target_pairs<4>(exec, pairs, targets, g_scale, out); break;
-    case ElementOrder::Quadratic: target_pairs<9>(exec, pairs, targets, g_scale, out); break;
+    default: target_pairs<9>(exec, pairs, targets, g_scale, out); break;
   }
 }
 

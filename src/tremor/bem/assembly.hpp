@@ -103,10 +103,10 @@ struct PairIntegration {
 
 // Pairs integrated where they are wanted (the compressed solver's near-field blocks, rows and
 // columns: bem/hmatrix_source.hpp), all arrays in the Exec's space. Pair q is node[q] against
-// element[q]; for each of the element's nodes b (or only[q] alone where only is given and
-// only[q] >= 0), its 3 x 3 blocks of H and g_scale G, with the free term where assemble() adds
-// it, go to columns 6 b' + c (H) and 6 b' + 3 + c (G), b' = b, or 0 where one node is written:
-// entry (a, k) at out[offset[q] + a + k stride[q]].
+// element[q]; for each of the element's nodes b (or, where `only` is given, node only[q] >= 0
+// alone), its 3 x 3 blocks of H and g_scale G, with the free term where assemble() adds it, go
+// to columns 6 b' + c (H) and 6 b' + 3 + c (G), b' = b, or 0 for one node: entry (a, k) at
+// out[offset[q] + a + k stride[q]].
 struct PairTargets {
   const Index* node = nullptr;
   const Index* element = nullptr;

@@ -12,8 +12,10 @@
 namespace tremor::bem::detail {
 
 // The sums of one (collocation point, element) pair: for each of the element's nodes b < K (1 for
-// constant elements, up to 4 for linear ones, up to 9 for quadratic ones), the 3 x 3 blocks of G and H, entry 9 b + 3 a + c
-// (load direction a, component c).
+// constant elements, up to 4 for linear ones, up to 9 for quadratic ones), the 3 x 3 blocks of G
+// and H, entry 9 b + 3 a + c (load direction a, component c). Where one node alone is wanted
+// (`only` >= 0 below, the compressed solver's columns), K = 1 holds that node's blocks: a ninth of
+// a quadratic element's work and registers.
 template <int K>
 struct PairSums {
   Complex G[9 * K];
@@ -43,13 +45,14 @@ TREMOR_HOST_DEVICE inline void node_position(ElementOrder order, const ElementNo
 template <int K>
 TREMOR_HOST_DEVICE inline void add_point(const Medium& m, ElementOrder order, const ElementNodes& e, const double* xi,
                                          const double* st, const double* x, const double* j, double w,
-                                         KernelPart h_part, bool with_g, PairSums<K>& sums) {
+                                         KernelPart h_part, bool with_g, PairSums<K>& sums, int only = -1) {
   const double norm = ::sqrt(j[0] * j[0] + j[1] * j[1] + j[2] * j[2]);
   const double n[3] = {j[0] / norm, j[1] / norm, j[2] / norm};
   const double d[3] = {x[0] - xi[0], x[1] - xi[1], x[2] - xi[2]};
   const double weight = w * norm;
   double N[max_element_nodes];
   shape_values(order, e, st[0], st[1], N);
+  const int first = only < 0 ? 0 : only;
   const int nodes = K == 1 ? 1 : nodes_per_element(order, e);
   Complex u[9], t[9];
   if (with_g) {
@@ -61,22 +64,22 @@ TREMOR_HOST_DEVICE inline void add_point(const Medium& m, ElementOrder order, co
       fundamental(m, d, n, h_part, nullptr, t);
     }
     for (int b = 0; b < nodes; ++b)
-      for (int k = 0; k < 9; ++k) sums.G[9 * b + k] += (weight * N[b]) * u[k];
+      for (int k = 0; k < 9; ++k) sums.G[9 * b + k] += (weight * N[first + b]) * u[k];
   } else {
     fundamental(m, d, n, h_part, nullptr, t);
   }
   for (int b = 0; b < nodes; ++b)
-    for (int k = 0; k < 9; ++k) sums.H[9 * b + k] += (weight * N[b]) * t[k];
+    for (int k = 0; k < 9; ++k) sums.H[9 * b + k] += (weight * N[first + b]) * t[k];
 }
 
 // Element e with the collocation point xi off it: adaptive g x g quadrature.
 template <int K>
 TREMOR_HOST_DEVICE inline void regular_pair(const Medium& m, ElementOrder order, const ElementNodes& e,
                                             const double* xi, const Quadrature& q, KernelPart h_part, bool with_g,
-                                            int lane, int lanes, PairSums<K>& sums) {
+                                            int lane, int lanes, PairSums<K>& sums, int only = -1) {
   integrate_near(e, xi, q.regular, q.near_ratio, q.max_depth, lane, lanes,
                  [&](const double* st, const double* x, const double* j, double w) {
-                   add_point(m, order, e, xi, st, x, j, w, h_part, with_g, sums);
+                   add_point(m, order, e, xi, st, x, j, w, h_part, with_g, sums, only);
                  });
 }
 
@@ -87,14 +90,16 @@ TREMOR_HOST_DEVICE inline void regular_pair(const Medium& m, ElementOrder order,
 // free term's business.
 template <int K>
 TREMOR_HOST_DEVICE inline void singular_pair(const Medium& m, ElementOrder order, const ElementNodes& e, int a,
-                                             const Quadrature& q, int lane, int lanes, PairSums<K>& sums) {
+                                             const Quadrature& q, int lane, int lanes, PairSums<K>& sums,
+                                             int only = -1) {
   double c[2], xi[3], j[3];
   node_reference(order, e.n_vertices, a, c);
   element_map(e, c[0], c[1], xi, j);
+  const int first = only < 0 ? 0 : only;
   const int nodes = K == 1 ? 1 : nodes_per_element(order, e);
   integrate_singular(e, c, q.singular, lane, lanes, [&](const double* st, const double* x, const double* jx, double w) {
-    add_point(m, order, e, xi, st, x, jx, w, KernelPart::Regular, true, sums);
-    if (nodes == 1) return;
+    add_point(m, order, e, xi, st, x, jx, w, KernelPart::Regular, true, sums, only);
+    if (order == ElementOrder::Constant) return;  // N = 1: nothing static left but the free term's
     const double norm = ::sqrt(jx[0] * jx[0] + jx[1] * jx[1] + jx[2] * jx[2]);
     const double n[3] = {jx[0] / norm, jx[1] / norm, jx[2] / norm};
     const double d[3] = {x[0] - xi[0], x[1] - xi[1], x[2] - xi[2]};
@@ -103,7 +108,7 @@ TREMOR_HOST_DEVICE inline void singular_pair(const Medium& m, ElementOrder order
     Complex t[9];
     fundamental(m, d, n, KernelPart::Static, nullptr, t);
     for (int b = 0; b < nodes; ++b) {
-      const double f = w * norm * (N[b] - (b == a ? 1.0 : 0.0));
+      const double f = w * norm * (N[first + b] - (first + b == a ? 1.0 : 0.0));
       for (int k = 0; k < 9; ++k) sums.H[9 * b + k] += f * t[k];
     }
   });

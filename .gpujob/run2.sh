@@ -12,6 +12,6 @@ for d in 10 16 25; do
   took=$(( $(date +%s) - start ))
   echo "== d=$d rc $rc took $took s" >> $S
   grep -E "elements  |solver  |Hz  |Elapsed|Maximum resident|rror" /tmp/log_$d.txt >> $S
-  [ $took -gt 45 ] && break
+  [ $took -gt 90 ] && break
   limit=200
 done

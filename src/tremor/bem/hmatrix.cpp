@@ -22,6 +22,13 @@ void zgesvd_(const char* jobu, const char* jobvt, const int* m, const int* n, st
              std::complex<double>* work, const int* lwork, double* rwork, int* info, std::size_t jobu_length,
              std::size_t jobvt_length);
 void zgetrf_(const int* m, const int* n, std::complex<double>* a, const int* lda, int* ipiv, int* info);
+void zgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+            const std::complex<double>* alpha, const std::complex<double>* a, const int* lda,
+            const std::complex<double>* b, const int* ldb, const std::complex<double>* beta, std::complex<double>* c,
+            const int* ldc, std::size_t transa_length, std::size_t transb_length);
+void zgemv_(const char* trans, const int* m, const int* n, const std::complex<double>* alpha,
+            const std::complex<double>* a, const int* lda, const std::complex<double>* x, const int* incx,
+            const std::complex<double>* beta, std::complex<double>* y, const int* incy, std::size_t trans_length);
 void zgetri_(const int* n, std::complex<double>* a, const int* lda, const int* ipiv, std::complex<double>* work,
              const int* lwork, int* info);
 // OpenBLAS's own entry points, weak so that another LAPACK links too (they are then null).
@@ -60,6 +67,14 @@ double box_distance(const Cluster& a, const Cluster& b) {
     sum += gap * gap;
   }
   return std::sqrt(sum);
+}
+
+// y <- beta y + alpha op(A) x, A rows x columns (column-major), x strided by incx (BLAS zgemv).
+void gemv(const char* trans, Index rows, Index columns, Scalar alpha, const Scalar* A, const Scalar* x, Index incx,
+          Scalar beta, Scalar* y) {
+  if (rows == 0 || columns == 0) return;
+  const int m = static_cast<int>(rows), n = static_cast<int>(columns), inc = static_cast<int>(incx), one = 1;
+  zgemv_(trans, &m, &n, &alpha, A, &m, x, &inc, &beta, y, &one, 1);
 }
 
 // Splits clusters[at] (elements [begin, end) of `order`) while it holds more than leaf_size.
@@ -271,11 +286,8 @@ void AcaBlock::take_rows(const Scalar* rows3) {
   for (Index a = 0; a < 3 && out_.rank + static_cast<Index>(pivots_.size()) < max_rank_; ++a) {
     const Index i = 3 * next_ + a;
     for (Index c = 0; c < n; ++c) row[static_cast<std::size_t>(c)] = rows3[a + 3 * c];
-    for (Index l = 0; l < out_.rank; ++l) {
-      const Scalar u = out_.U[static_cast<std::size_t>(l) * m + i];
-      const Scalar* v = out_.V.data() + static_cast<std::size_t>(l) * n;
-      for (Index c = 0; c < n; ++c) row[static_cast<std::size_t>(c)] -= u * v[c];
-    }
+    // row -= V U(i, :)^T
+    if (out_.rank > 0) gemv("N", n, out_.rank, -1.0, out_.V.data(), out_.U.data() + i, m, 1.0, row.data());
     for (std::size_t p = 0; p < pivots_.size(); ++p) {
       const Scalar u = row[static_cast<std::size_t>(pivots_[p])];
       const Scalar* v = pending_v_.data() + p * static_cast<std::size_t>(n);
@@ -304,28 +316,25 @@ void AcaBlock::take_rows(const Scalar* rows3) {
 void AcaBlock::take_columns(const Scalar* columns) {
   const Index m = out_.m, n = out_.n;
   double step2 = 0.0;
-  std::vector<Scalar> column(static_cast<std::size_t>(m));
+  std::vector<Scalar> column(static_cast<std::size_t>(m)), uu, vv;
   for (std::size_t p = 0; p < pivots_.size(); ++p) {
     const Index j = pivots_[p];
     const auto slot = static_cast<std::size_t>(std::find(wanted_.begin(), wanted_.end(), cols_.first + j / w_) - wanted_.begin());
     const Scalar* a = columns + (slot * static_cast<std::size_t>(w_) + static_cast<std::size_t>(j % w_)) * m;
     std::copy_n(a, m, column.data());
-    for (Index l = 0; l < out_.rank; ++l) {
-      const Scalar v = out_.V[static_cast<std::size_t>(l) * n + j];
-      const Scalar* u = out_.U.data() + static_cast<std::size_t>(l) * m;
-      for (Index r = 0; r < m; ++r) column[static_cast<std::size_t>(r)] -= v * u[r];
-    }
+    // column -= U V(j, :)^T
+    const Index k = out_.rank;
+    if (k > 0) gemv("N", m, k, -1.0, out_.U.data(), out_.V.data() + j, n, 1.0, column.data());
     const Scalar* row = pending_v_.data() + p * static_cast<std::size_t>(n);
     // |S + u v^T|^2 = |S|^2 + 2 Re sum_l (u_l^H u)(v_l^H v) + |u|^2 |v|^2.
     const double nu2 = norm2(column.data(), m), nv2 = norm2(row, n);
     double cross = 0.0;
-    for (Index l = 0; l < out_.rank; ++l) {
-      Scalar uu = 0.0, vv = 0.0;
-      const Scalar* ul = out_.U.data() + static_cast<std::size_t>(l) * m;
-      const Scalar* vl = out_.V.data() + static_cast<std::size_t>(l) * n;
-      for (Index r = 0; r < m; ++r) uu += std::conj(ul[r]) * column[static_cast<std::size_t>(r)];
-      for (Index c = 0; c < n; ++c) vv += std::conj(vl[c]) * row[c];
-      cross += 2.0 * (uu * vv).real();
+    if (k > 0) {
+      uu.resize(static_cast<std::size_t>(k));
+      vv.resize(static_cast<std::size_t>(k));
+      gemv("C", m, k, 1.0, out_.U.data(), column.data(), 1, 0.0, uu.data());
+      gemv("C", n, k, 1.0, out_.V.data(), row, 1, 0.0, vv.data());
+      for (Index l = 0; l < k; ++l) cross += 2.0 * (uu[static_cast<std::size_t>(l)] * vv[static_cast<std::size_t>(l)]).real();
     }
     frobenius2_ = std::max(0.0, frobenius2_ + cross + nu2 * nv2);
     step2 += nu2 * nv2;
@@ -437,15 +446,16 @@ void recompress(LowRank& b, double tolerance) {
   while (keep < k && s[static_cast<std::size_t>(keep)] > tolerance * s[0]) ++keep;
   keep = std::max(keep, 1);
   // U' = Q_U W_r S_r (m x keep); V' = Q_V conj(Z_r) (n x keep), Z_r^H the first rows of Zh.
-  std::vector<Scalar> U(static_cast<std::size_t>(m) * keep, Scalar(0.0)), V(static_cast<std::size_t>(n) * keep, Scalar(0.0));
-  for (int c = 0; c < keep; ++c) {
+  std::vector<Scalar> WS(static_cast<std::size_t>(k) * keep), Zc(static_cast<std::size_t>(k) * keep);
+  for (int c = 0; c < keep; ++c)
     for (int l = 0; l < k; ++l) {
-      const Scalar w = W[static_cast<std::size_t>(l + c * k)] * s[static_cast<std::size_t>(c)];
-      const Scalar z = Zh[static_cast<std::size_t>(c + l * k)];  // (Z^H)_{c,l} = conj(Z_{l,c})
-      for (int r = 0; r < m; ++r) U[static_cast<std::size_t>(r + c * m)] += b.U[static_cast<std::size_t>(r + l * m)] * w;
-      for (int r = 0; r < n; ++r) V[static_cast<std::size_t>(r + c * n)] += b.V[static_cast<std::size_t>(r + l * n)] * z;
+      WS[static_cast<std::size_t>(l + c * k)] = W[static_cast<std::size_t>(l + c * k)] * s[static_cast<std::size_t>(c)];
+      Zc[static_cast<std::size_t>(l + c * k)] = Zh[static_cast<std::size_t>(c + l * k)];  // (Z^H)_{c,l} = conj(Z_{l,c})
     }
-  }
+  std::vector<Scalar> U(static_cast<std::size_t>(m) * keep), V(static_cast<std::size_t>(n) * keep);
+  const Scalar one = 1.0, zero = 0.0;
+  zgemm_("N", "N", &m, &keep, &k, &one, b.U.data(), &m, WS.data(), &k, &zero, U.data(), &m, 1, 1);
+  zgemm_("N", "N", &n, &keep, &k, &one, b.V.data(), &n, Zc.data(), &k, &zero, V.data(), &n, 1, 1);
   b.U.swap(U);
   b.V.swap(V);
   b.rank = keep;
@@ -461,6 +471,7 @@ HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& s
 
   // ACA on every admissible block, step by step: all the blocks' rows in one request, then all
   // their columns, the arithmetic per block in parallel.
+  const SerialBlas serial_blas;
   auto started = Clock::now();
   std::vector<AcaBlock> acas;
   acas.reserve(far.size());
@@ -518,7 +529,6 @@ HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& s
   stats_.aca_seconds = seconds_since(started);
   started = Clock::now();
   std::vector<LowRank> low_rank(acas.size());
-  const SerialBlas serial_blas;
   std::vector<char> converged(acas.size());
 #pragma omp parallel for schedule(dynamic)
   for (std::ptrdiff_t b = 0; b < n_far; ++b) {

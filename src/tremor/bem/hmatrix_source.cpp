@@ -80,7 +80,7 @@ void PairSource::rows(std::span<const Request> requests) const {
   std::vector<Size> values;
   for (const Request& q : requests) values.push_back(18 * static_cast<Size>(q.end - q.begin));
   const ClusterTree& tree = tree_;
-  run_requests(exec_, pairs_, g_scale_, requests, values, [&](const Request& q, Size packed, PairBatch& batch) {
+  run_requests(exec_, far_, g_scale_, requests, values, [&](const Request& q, Size packed, PairBatch& batch) {
     const Index i = tree.mesh_node[static_cast<std::size_t>(q.node)];
     const Index last = tree.position[static_cast<std::size_t>(q.end) - 1];
     for (Index p = tree.position[static_cast<std::size_t>(q.begin)]; p <= last; ++p) {
@@ -97,7 +97,7 @@ void PairSource::columns(std::span<const Request> requests) const {
   std::vector<Size> values;
   for (const Request& q : requests) values.push_back(18 * static_cast<Size>(q.end - q.begin));
   const ClusterTree& tree = tree_;
-  run_requests(exec_, pairs_, g_scale_, requests, values, [&](const Request& q, Size packed, PairBatch& batch) {
+  run_requests(exec_, far_, g_scale_, requests, values, [&](const Request& q, Size packed, PairBatch& batch) {
     const Index p = tree.position[static_cast<std::size_t>(q.node)];
     const Index element = tree.elements[static_cast<std::size_t>(p)];
     const int b = static_cast<int>(q.node - tree.start[static_cast<std::size_t>(p)]);

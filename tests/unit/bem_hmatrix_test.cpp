@@ -235,6 +235,12 @@ TEST(BemHMatrix, PairSourceIsTheAssembledMatrix) {
     for (Index r = 0; r < 3 * a.n_nodes(); ++r)
       worst = std::max(worst, std::abs(columns[static_cast<std::size_t>(c * 3 * a.n_nodes() + r)] -
                                        entry(3 * a.first + r, 6 * (b.first + 2) + c)));
+  // One column alone, as ACA asks for its pivots' (column 4: G's second component).
+  std::vector<Scalar> one(3 * static_cast<std::size_t>(a.n_nodes()));
+  const EntrySource::Request single{b.first + 2, a.first, a.last, one.data(), 4};
+  source.columns({&single, 1});
+  for (Index r = 0; r < 3 * a.n_nodes(); ++r)
+    worst = std::max(worst, std::abs(one[static_cast<std::size_t>(r)] - entry(3 * a.first + r, 6 * (b.first + 2) + 4)));
   std::printf("rows and columns by %d x %d points: %.2e of the largest entry off\n", far_gauss, far_gauss,
               worst / largest);
   EXPECT_LT(worst / largest, 1e-7);

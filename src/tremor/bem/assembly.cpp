@@ -184,8 +184,14 @@ void target_pairs(const Exec& exec, const PairIntegration& p, const PairTargets&
       },
       [=] TREMOR_LAMBDA(Index item, Index i, Index j, int only, const ElementNodes& e, detail::PairSums<K>& sums) {
         add_free_term(i, j, boundary, rigid, rigid_alpha, row_sums, medium, e, q, sums, only);
-        const int nodes = only >= 0 ? 1 : boundary.first_node[j + 1] - boundary.first_node[j];
         Complex* at = out + t.offset[item];
+        if (t.column != nullptr) {
+          const int k = t.column[item];
+          for (int a = 0; a < 3; ++a)
+            at[a] = k < 3 ? sums.H[3 * a + k] : g_scale * sums.G[3 * a + k - 3];
+          return;
+        }
+        const int nodes = only >= 0 ? 1 : boundary.first_node[j + 1] - boundary.first_node[j];
         const Size stride = t.stride[item];
         for (int b = 0; b < nodes; ++b)
           for (int a = 0; a < 3; ++a)

@@ -26,9 +26,6 @@ void zgemm_(const char* transa, const char* transb, const int* m, const int* n, 
             const std::complex<double>* alpha, const std::complex<double>* a, const int* lda,
             const std::complex<double>* b, const int* ldb, const std::complex<double>* beta, std::complex<double>* c,
             const int* ldc, std::size_t transa_length, std::size_t transb_length);
-void zgemv_(const char* trans, const int* m, const int* n, const std::complex<double>* alpha,
-            const std::complex<double>* a, const int* lda, const std::complex<double>* x, const int* incx,
-            const std::complex<double>* beta, std::complex<double>* y, const int* incy, std::size_t trans_length);
 void zgetri_(const int* n, std::complex<double>* a, const int* lda, const int* ipiv, std::complex<double>* work,
              const int* lwork, int* info);
 // OpenBLAS's own entry points, weak so that another LAPACK links too (they are then null).
@@ -67,14 +64,6 @@ double box_distance(const Cluster& a, const Cluster& b) {
     sum += gap * gap;
   }
   return std::sqrt(sum);
-}
-
-// y <- beta y + alpha op(A) x, A rows x columns (column-major), x strided by incx (BLAS zgemv).
-void gemv(const char* trans, Index rows, Index columns, Scalar alpha, const Scalar* A, const Scalar* x, Index incx,
-          Scalar beta, Scalar* y) {
-  if (rows == 0 || columns == 0) return;
-  const int m = static_cast<int>(rows), n = static_cast<int>(columns), inc = static_cast<int>(incx), one = 1;
-  zgemv_(trans, &m, &n, &alpha, A, &m, x, &inc, &beta, y, &one, 1);
 }
 
 // Splits clusters[at] (elements [begin, end) of `order`) while it holds more than leaf_size.
@@ -242,9 +231,11 @@ void DenseSource::rows(std::span<const Request> requests) const {
 void DenseSource::columns(std::span<const Request> requests) const {
   for (const Request& q : requests) {
     const Size m = 3 * static_cast<Size>(q.end - q.begin);
-    for (Size c = 0; c < 3; ++c)
-      for (Size r = 0; r < m; ++r)
-        q.out[c * m + r] = A_[(3 * static_cast<Size>(q.begin) + r) + (3 * static_cast<Size>(q.node) + c) * n_];
+    for (Size c = 0; c < 3; ++c) {
+      if (q.column >= 0 && static_cast<Size>(q.column) != c) continue;
+      Scalar* out = q.out + (q.column >= 0 ? 0 : c * m);
+      for (Size r = 0; r < m; ++r) out[r] = A_[(3 * static_cast<Size>(q.begin) + r) + (3 * static_cast<Size>(q.node) + c) * n_];
+    }
   }
 }
 
@@ -276,39 +267,57 @@ AcaBlock::AcaBlock(const Cluster& rows, const Cluster& cols, int width, double t
 // included, whose u values in these rows are the residual rows' values at their pivots (a
 // residual column and row agree where they cross).
 void AcaBlock::take_rows(const Scalar* rows3) {
-  const Index m = out_.m, n = out_.n;
+  const Index m = out_.m, n = out_.n, k = out_.rank;
   node_used_[static_cast<std::size_t>(next_)] = 1;
-  for (Index c = 0; c < 3 * n; ++c) largest_seen_ = std::max(largest_seen_, std::abs(rows3[c]));
+  double largest2 = 0.0;
+  for (Index c = 0; c < 3 * n; ++c) largest2 = std::max(largest2, std::norm(rows3[c]));
+  largest_seen_ = std::max(largest_seen_, std::sqrt(largest2));
   pivots_.clear();
   pending_v_.clear();
   wanted_.clear();
-  std::vector<Scalar> row(static_cast<std::size_t>(n));
-  for (Index a = 0; a < 3 && out_.rank + static_cast<Index>(pivots_.size()) < max_rank_; ++a) {
-    const Index i = 3 * next_ + a;
-    for (Index c = 0; c < n; ++c) row[static_cast<std::size_t>(c)] = rows3[a + 3 * c];
-    // row -= V U(i, :)^T
-    if (out_.rank > 0) gemv("N", n, out_.rank, -1.0, out_.V.data(), out_.U.data() + i, m, 1.0, row.data());
+  // The three rows less the terms so far at once, R = A(i.., :)^T - V U(i.., :)^T (n x 3): V read
+  // once a step (the updates are bound by memory, not arithmetic).
+  std::vector<Scalar> R(3 * static_cast<std::size_t>(n)), Ui(3 * static_cast<std::size_t>(k));
+  for (Index a = 0; a < 3; ++a) {
+    for (Index c = 0; c < n; ++c) R[static_cast<std::size_t>(c + a * n)] = rows3[a + 3 * c];
+    for (Index l = 0; l < k; ++l)
+      Ui[static_cast<std::size_t>(l + a * k)] = out_.U[static_cast<std::size_t>(l) * m + 3 * next_ + a];
+  }
+  for (Index l = 0; l < k; ++l) {
+    const Scalar* v = out_.V.data() + static_cast<std::size_t>(l) * n;
+    const Scalar u0 = Ui[static_cast<std::size_t>(l)], u1 = Ui[static_cast<std::size_t>(l + k)],
+                 u2 = Ui[static_cast<std::size_t>(l + 2 * k)];
+    Scalar* r0 = R.data();
+    Scalar* r1 = r0 + n;
+    Scalar* r2 = r1 + n;
+    for (Index c = 0; c < n; ++c) {
+      r0[c] -= u0 * v[c];
+      r1[c] -= u1 * v[c];
+      r2[c] -= u2 * v[c];
+    }
+  }
+  for (Index a = 0; a < 3 && k + static_cast<Index>(pivots_.size()) < max_rank_; ++a) {
+    Scalar* row = R.data() + static_cast<std::size_t>(a) * n;
     for (std::size_t p = 0; p < pivots_.size(); ++p) {
-      const Scalar u = row[static_cast<std::size_t>(pivots_[p])];
+      const Scalar u = row[pivots_[p]];
       const Scalar* v = pending_v_.data() + p * static_cast<std::size_t>(n);
-      for (Index c = 0; c < n; ++c) row[static_cast<std::size_t>(c)] -= u * v[c];
+      for (Index c = 0; c < n; ++c) row[c] -= u * v[c];
     }
     Index j = -1;
-    double largest = 0.0;
+    double best2 = 0.0;
     for (Index c = 0; c < n; ++c)
-      if (!column_used_[static_cast<std::size_t>(c)] && std::abs(row[static_cast<std::size_t>(c)]) > largest) {
-        largest = std::abs(row[static_cast<std::size_t>(c)]);
+      if (!column_used_[static_cast<std::size_t>(c)] && std::norm(row[c]) > best2) {
+        best2 = std::norm(row[c]);
         j = c;
       }
     // A row the sum already holds to rounding: no pivot (dividing by it would amplify noise).
-    if (j < 0 || largest <= 1e-14 * largest_seen_) continue;
-    const Scalar pivot = row[static_cast<std::size_t>(j)];
-    for (Scalar& v : row) v /= pivot;
+    if (j < 0 || std::sqrt(best2) <= 1e-14 * largest_seen_) continue;
+    const Scalar pivot = row[j];
+    for (Index c = 0; c < n; ++c) row[c] /= pivot;
     column_used_[static_cast<std::size_t>(j)] = 1;
     pivots_.push_back(j);
-    pending_v_.insert(pending_v_.end(), row.begin(), row.end());
-    if (std::find(wanted_.begin(), wanted_.end(), cols_.first + j / w_) == wanted_.end())
-      wanted_.push_back(cols_.first + j / w_);
+    pending_v_.insert(pending_v_.end(), row, row + n);
+    wanted_.push_back(static_cast<Index>(w_) * cols_.first + j);
   }
   if (pivots_.empty()) end_step(false, 0.0);
 }
@@ -316,25 +325,28 @@ void AcaBlock::take_rows(const Scalar* rows3) {
 void AcaBlock::take_columns(const Scalar* columns) {
   const Index m = out_.m, n = out_.n;
   double step2 = 0.0;
-  std::vector<Scalar> column(static_cast<std::size_t>(m)), uu, vv;
+  std::vector<Scalar> column(static_cast<std::size_t>(m));
   for (std::size_t p = 0; p < pivots_.size(); ++p) {
     const Index j = pivots_[p];
-    const auto slot = static_cast<std::size_t>(std::find(wanted_.begin(), wanted_.end(), cols_.first + j / w_) - wanted_.begin());
-    const Scalar* a = columns + (slot * static_cast<std::size_t>(w_) + static_cast<std::size_t>(j % w_)) * m;
-    std::copy_n(a, m, column.data());
+    std::copy_n(columns + p * static_cast<std::size_t>(m), m, column.data());
     // column -= U V(j, :)^T
     const Index k = out_.rank;
-    if (k > 0) gemv("N", m, k, -1.0, out_.U.data(), out_.V.data() + j, n, 1.0, column.data());
+    for (Index l = 0; l < k; ++l) {
+      const Scalar v = out_.V[static_cast<std::size_t>(l) * n + j];
+      const Scalar* u = out_.U.data() + static_cast<std::size_t>(l) * m;
+      for (Index r = 0; r < m; ++r) column[static_cast<std::size_t>(r)] -= v * u[r];
+    }
     const Scalar* row = pending_v_.data() + p * static_cast<std::size_t>(n);
     // |S + u v^T|^2 = |S|^2 + 2 Re sum_l (u_l^H u)(v_l^H v) + |u|^2 |v|^2.
     const double nu2 = norm2(column.data(), m), nv2 = norm2(row, n);
     double cross = 0.0;
-    if (k > 0) {
-      uu.resize(static_cast<std::size_t>(k));
-      vv.resize(static_cast<std::size_t>(k));
-      gemv("C", m, k, 1.0, out_.U.data(), column.data(), 1, 0.0, uu.data());
-      gemv("C", n, k, 1.0, out_.V.data(), row, 1, 0.0, vv.data());
-      for (Index l = 0; l < k; ++l) cross += 2.0 * (uu[static_cast<std::size_t>(l)] * vv[static_cast<std::size_t>(l)]).real();
+    for (Index l = 0; l < k; ++l) {
+      Scalar uu = 0.0, vv = 0.0;
+      const Scalar* ul = out_.U.data() + static_cast<std::size_t>(l) * m;
+      const Scalar* vl = out_.V.data() + static_cast<std::size_t>(l) * n;
+      for (Index r = 0; r < m; ++r) uu += std::conj(ul[r]) * column[static_cast<std::size_t>(r)];
+      for (Index c = 0; c < n; ++c) vv += std::conj(vl[c]) * row[c];
+      cross += 2.0 * (uu * vv).real();
     }
     frobenius2_ = std::max(0.0, frobenius2_ + cross + nu2 * nv2);
     step2 += nu2 * nv2;
@@ -386,10 +398,14 @@ LowRank aca(const EntrySource& source, const Cluster& rows, const Cluster& cols,
     block.take_rows(rows3.data());
     if (block.wanted_columns().empty()) continue;
     const Size m = 3 * static_cast<Size>(rows.n_nodes());
-    columns.resize(block.wanted_columns().size() * static_cast<std::size_t>(source.width()) * m);
-    for (std::size_t k = 0; k < block.wanted_columns().size(); ++k)
-      source.node_columns(block.wanted_columns()[k], rows.first, rows.last,
-                          columns.data() + k * static_cast<std::size_t>(source.width()) * m);
+    const Index w = source.width();
+    columns.resize(block.wanted_columns().size() * m);
+    std::vector<EntrySource::Request> requests;
+    for (std::size_t k = 0; k < block.wanted_columns().size(); ++k) {
+      const Index column = block.wanted_columns()[k];
+      requests.push_back({column / w, rows.first, rows.last, columns.data() + k * m, static_cast<int>(column % w)});
+    }
+    source.columns(requests);
     block.take_columns(columns.data());
   }
   if (converged) *converged = block.converged();
@@ -506,16 +522,19 @@ HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& s
     total = 0;
     for (std::size_t b = 0; b < acas.size(); ++b) {
       at[b] = total;
-      total += acas[b].wanted_columns().size() * static_cast<Size>(width_) * 3 * cluster(far[b].row).n_nodes();
+      total += acas[b].wanted_columns().size() * 3 * static_cast<Size>(cluster(far[b].row).n_nodes());
     }
     if (total == 0) continue;
     buffer.resize(total);
     requests.clear();
     for (std::size_t b = 0; b < acas.size(); ++b) {
       const Cluster& rows = cluster(far[b].row);
-      const Size step = static_cast<Size>(width_) * 3 * rows.n_nodes();
-      for (std::size_t k = 0; k < acas[b].wanted_columns().size(); ++k)
-        requests.push_back({acas[b].wanted_columns()[k], rows.first, rows.last, buffer.data() + at[b] + k * step});
+      const Size step = 3 * static_cast<Size>(rows.n_nodes());
+      for (std::size_t k = 0; k < acas[b].wanted_columns().size(); ++k) {
+        const Index column = acas[b].wanted_columns()[k];
+        requests.push_back(
+            {column / width_, rows.first, rows.last, buffer.data() + at[b] + k * step, static_cast<int>(column % width_)});
+      }
     }
     asked = Clock::now();
     source.columns(requests);

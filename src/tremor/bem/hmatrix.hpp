@@ -94,10 +94,12 @@ class EntrySource {
  public:
   // One node's entries: its 3 rows over the columns of nodes [begin, end), out[a + 3 c] (3 x
   // w (end - begin), column-major), or its w columns over the rows of nodes [begin, end),
-  // out[r + 3 (end - begin) c]. `out` on the host.
+  // out[r + 3 (end - begin) c], or its column `column` (0 <= column < w) alone, out[r]. `out` on
+  // the host.
   struct Request {
     Index node = 0, begin = 0, end = 0;
     Scalar* out = nullptr;
+    int column = -1;  // columns: -1 for all w
   };
   // A block: the rows of cluster `rows`, the columns of `cols`, column-major with leading
   // dimension 3 rows->n_nodes(), at `offset` in the output.
@@ -148,8 +150,8 @@ struct LowRank {
 // updated exactly), or the rank reaches max_rank (then not converged).
 //
 // A step asks for the rows of one node (next_node()), which give the step's pivot columns and
-// their residual values in those rows; then for the columns of the nodes holding the pivots
-// (wanted_columns()); so many blocks step together, their requests batched.
+// their residual values in those rows; then for the pivot columns (wanted_columns()); so many
+// blocks step together, their requests batched.
 class AcaBlock {
  public:
   AcaBlock(const Cluster& rows, const Cluster& cols, int width, double tolerance, Index max_rank);
@@ -157,9 +159,10 @@ class AcaBlock {
   Index next_node() const { return finished_ ? -1 : rows_.first + next_; }
   // Its 3 rows over the block's columns, as EntrySource::rows writes them.
   void take_rows(const Scalar* rows3);
-  // The column nodes (tree numbering) take_columns wants, each w columns over the block's rows.
+  // The columns take_columns wants (w node + column of the node, the tree's numbering), each over
+  // the block's rows.
   const std::vector<Index>& wanted_columns() const { return wanted_; }
-  void take_columns(const Scalar* columns);  // wanted_columns().size() x w m values, in that order
+  void take_columns(const Scalar* columns);  // wanted_columns().size() x m values, in that order
   bool finished() const { return finished_; }
   bool converged() const { return converged_; }
   LowRank take_result() { return std::move(out_); }

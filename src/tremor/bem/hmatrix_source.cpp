@@ -17,12 +17,13 @@ Scalar scalar(Complex v) { return {v.re, v.im}; }
 // Pairs for one launch, on the host: targets as integrate_pairs takes them.
 struct PairBatch {
   std::vector<Index> node, element;
-  std::vector<int> only;
+  std::vector<int> only, column;
   std::vector<Size> offset, stride;
   void clear() {
     node.clear();
     element.clear();
     only.clear();
+    column.clear();
     offset.clear();
     stride.clear();
   }
@@ -38,10 +39,16 @@ void integrate_batch(const Exec& exec, const PairIntegration& pairs, const PairB
                      Complex* out) {
   if (batch.size() == 0) return;
   const DeviceArray<Index> node(exec, std::span<const Index>(batch.node)), element(exec, std::span<const Index>(batch.element));
-  const DeviceArray<int> only(exec, std::span<const int>(batch.only));
+  const DeviceArray<int> only(exec, std::span<const int>(batch.only)), column(exec, std::span<const int>(batch.column));
   const DeviceArray<Size> offset(exec, std::span<const Size>(batch.offset)), stride(exec, std::span<const Size>(batch.stride));
-  PairTargets targets{node.data(), element.data(), batch.only.empty() ? nullptr : only.data(), offset.data(),
-                      stride.data(), batch.size()};
+  TREMOR_CHECK(batch.column.empty() || batch.column.size() == batch.node.size(), "pair batch: columns for some pairs");
+  const PairTargets targets{node.data(),
+                            element.data(),
+                            batch.only.empty() ? nullptr : only.data(),
+                            batch.column.empty() ? nullptr : column.data(),
+                            offset.data(),
+                            stride.data(),
+                            batch.size()};
   integrate_pairs(exec, pairs, targets, g_scale, out);
 }
 
@@ -67,6 +74,13 @@ void run_requests(const Exec& exec, const PairIntegration& pairs, double g_scale
                  packed, " values");
     DeviceArray<Complex> out(exec, static_cast<Index>(packed));
     integrate_batch(exec, pairs, batch, g_scale, out.data());
+    // Requests packed one after another in the caller's memory too (ACA's) take one copy.
+    bool packed_there = true;
+    for (std::size_t q = from; q < k && packed_there; ++q) packed_there = requests[q].out == requests[from].out + at[q - from];
+    if (packed_there) {
+      memory::copy(exec, requests[from].out, MemorySpace::Host, out.data(), exec.space(), sizeof(Complex) * packed);
+      continue;
+    }
     const std::vector<Complex> host = out.to_host();
     for (std::size_t q = from; q < k; ++q)
       std::copy_n(reinterpret_cast<const Scalar*>(host.data()) + at[q - from], values[q], requests[q].out);
@@ -95,7 +109,13 @@ void PairSource::rows(std::span<const Request> requests) const {
 // A node's columns: each row node of the range against the node's element, that node alone.
 void PairSource::columns(std::span<const Request> requests) const {
   std::vector<Size> values;
-  for (const Request& q : requests) values.push_back(18 * static_cast<Size>(q.end - q.begin));
+  bool one_column = false;  // a batch's pairs write one column each, or all 6
+  for (const Request& q : requests) {
+    TREMOR_CHECK((q.column >= 0) == (requests.front().column >= 0),
+                 "pair source: column requests of one column and of all columns together");
+    one_column = q.column >= 0;
+    values.push_back((one_column ? 3 : 18) * static_cast<Size>(q.end - q.begin));
+  }
   const ClusterTree& tree = tree_;
   run_requests(exec_, far_, g_scale_, requests, values, [&](const Request& q, Size packed, PairBatch& batch) {
     const Index p = tree.position[static_cast<std::size_t>(q.node)];
@@ -106,6 +126,7 @@ void PairSource::columns(std::span<const Request> requests) const {
       batch.node.push_back(tree.mesh_node[static_cast<std::size_t>(r)]);
       batch.element.push_back(element);
       batch.only.push_back(b);
+      if (one_column) batch.column.push_back(q.column);
       batch.offset.push_back(packed + 3 * static_cast<Size>(r - q.begin));
       batch.stride.push_back(m);
     }

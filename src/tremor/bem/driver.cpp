@@ -268,18 +268,24 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
   if (plan.method == SolverMethod::Dense) check_fits(mesh, problem.mesh, plan.order, plan.n_nodes);
   plan.exec = Exec::make(resolve_backend(settings.backend));
   if (plan.method == SolverMethod::Compressed) {
-    // The blocks live where the backend runs: a GPU's memory, or this machine's.
+    // The blocks live where the backend runs: a GPU's memory, or this machine's. ACA builds the
+    // admissible blocks on the host either way, and holds them twice while it packs them.
     const ClusterTree tree = cluster_tree(mesh, plan.order, plan.hmatrix.leaf_size);
     plan.hmatrix_estimate = estimate_hmatrix(tree, plan.hmatrix.eta, 6, hmatrix_estimate_rank);
     const bool gpu = plan.exec.backend() == Backend::Cuda;
-    const double memory = gpu ? static_cast<double>(memory_info(plan.exec).total_bytes) : physical_memory_bytes();
     const HMatrixEstimate& e = plan.hmatrix_estimate;
-    if (memory > 0.0 && e.bytes() > 0.8 * memory)
+    const double host = physical_memory_bytes();
+    const double device = gpu ? static_cast<double>(memory_info(plan.exec).total_bytes) : host;
+    const double host_need = (gpu ? 0.0 : 16.0 * e.near_values) + 2.0 * 16.0 * e.far_values;
+    const auto refuse = [&](const char* where, double need, double memory) {
       throw Error(str(problem.mesh.origin, ": ", mesh.source, ": the hierarchical matrix of ",
                       group_digits(plan.n_nodes), " collocation nodes would take about ", si(e.bytes()),
                       "B (near field ", si(16.0 * e.near_values), "B, the admissible blocks ",
-                      si(16.0 * e.far_values), "B at rank ", hmatrix_estimate_rank, "), more than 80% of ", gpu ? "the GPU's " : "this machine's ",
-                      si(memory), "B: use a coarser mesh or fewer nodes per element"));
+                      si(16.0 * e.far_values), "B at rank ", hmatrix_estimate_rank, "), ", si(need), "B of it in ",
+                      where, ", more than 80% of its ", si(memory), "B: use a coarser mesh or fewer nodes per element"));
+    };
+    if (gpu && device > 0.0 && e.bytes() > 0.8 * device) refuse("the GPU's memory", e.bytes(), device);
+    if (host > 0.0 && host_need > 0.8 * host) refuse("this machine's memory", host_need, host);
   }
 
   IntegrationOptions& integration = plan.integration;

@@ -57,7 +57,7 @@ using FrequencyObserver = std::function<void(FrequencyResult&)>;
 
 // Solves the boundary-element problem at each circular frequency omega (> 0; 0 is the static
 // problem) in turn: H and G are assembled on exec, rearranged in place, factored and solved; or,
-// with the compressed method, the hierarchical matrix is built on the host and solved by GMRES,
+// with the compressed method, the hierarchical matrix is built on exec and solved by GMRES,
 // each frequency starting from the previous one's solution (the cluster tree, the collocation
 // points and the rigid-body sums are built once).
 // Material: density rho, Lame lambda and mu, hysteretic damping ratio beta. The rigid-body sums

@@ -8,7 +8,8 @@
 # the guard, serial against OpenMP, exactly 0 (the same body computes every pair); no large case
 # without a GPU, said so; no failures; the markdown written. Then the rigid-body sphere asked for
 # with --large, without the solve: its row sums timed and its memory recorded. Then --dry-run
-# sizing the paper's 4000 elements without timing anything, and bad options refused.
+# sizing the paper's 4000 elements without timing anything, --hmatrix on the quadratic cavity
+# (compressed against dense, 162 and 648 unknowns), and bad options refused.
 cmake_minimum_required(VERSION 3.25)  # string(JSON)
 include(${CMAKE_CURRENT_LIST_DIR}/checks.cmake)
 file(REMOVE_RECURSE "${WORK}")
@@ -190,8 +191,31 @@ if(out MATCHES " ms|GB/s")
   message(FATAL_ERROR "--dry-run timed something:\n${out}")
 endif()
 
+# --hmatrix: the compressed solver on the quadratic cavity at 1 and 2 divisions (162 and 648
+# unknowns) against the dense one, on OpenMP: both sizes solved and compared (10x the tolerance,
+# 1e-5, as the unit tests bound it), the stored values' exponent fitted, the report written.
+execute_process(COMMAND "${TREMOR}" bench bem --hmatrix 1,2 --backend openmp --copy-mb 8 --output-dir "${WORK}/hmatrix"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "tremor bench bem --hmatrix: expected exit status 0, got ${rc}\n${out}${err}")
+endif()
+check_output("${out}" "openmp, 1 divisions \\(162 unknowns\\)" "openmp, 2 divisions \\(648 unknowns\\)"
+             "stored values grow as N\\^" "wrote .*bem_hmatrix.json")
+file(READ "${WORK}/hmatrix/bem_hmatrix.json" json)
+expect_no_failures("${json}")
+string(JSON n_cases LENGTH "${json}" cases)
+expect_equal("${n_cases}" 2 "--hmatrix cases")
+foreach(i 0 1)
+  string(JSON apart GET "${json}" cases ${i} u_apart)
+  if(apart STREQUAL "null" OR apart GREATER_EQUAL 1e-4)
+    message(FATAL_ERROR "--hmatrix case ${i}: compressed and dense u ${apart} apart")
+  endif()
+endforeach()
+string(JSON exponent GET "${json}" fits 0 stored_exponent)
+expect_greater("${exponent}" 0 "--hmatrix: the stored values' exponent")
+
 foreach(bad "--large;5;the sphere needs at least 6 elements" "--sizes;20000;--sizes 20000: boundary-element assembly"
-            "--layout;diagonal;--layout: diagonal not in")
+            "--layout;diagonal;--layout: diagonal not in" "--hmatrix;0;--hmatrix: must be a whole number in \\[1, 200\\]")
   list(GET bad 0 option)
   list(GET bad 1 value)
   list(GET bad 2 expect)

@@ -52,6 +52,7 @@
 #include "tremor/bem/integration.hpp"
 #include "tremor/bem/solve.hpp"
 #include "tremor/model/bem_problem.hpp"
+#include "tremor/bench/bem_hmatrix.hpp"
 #include "tremor/bench/report.hpp"
 #include "tremor/bench/timing.hpp"
 #include "tremor/core/clock.hpp"
@@ -882,6 +883,10 @@ void write_results(const BemArgs& args, const std::vector<Device>& devices, cons
 }  // namespace
 
 void run_bem(const BemArgs& args) {
+  if (!args.hmatrix.empty()) {
+    run_bem_hmatrix(args);
+    return;
+  }
   bem::IntegrationOptions options;
   options.gauss = args.gauss;
   options.singular_gauss = args.gauss;

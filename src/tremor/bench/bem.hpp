@@ -25,6 +25,10 @@ struct BemArgs {
   int gauss = 8;
   std::string note;
   std::string commit;  // the build's, for the report
+  // --hmatrix: sphere divisions of the compressed solver's cavity (bench/bem_hmatrix.hpp), run
+  // instead of the paper's sizes; its tolerance.
+  std::vector<Index> hmatrix;
+  double tolerance = 1e-5;
 };
 
 // Times every case that fits, prints each and the tables, (with an output folder) writes bem.json

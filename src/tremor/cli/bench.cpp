@@ -94,6 +94,12 @@ CLI::App* add_bench_bem_command(CLI::App& parent) {
                   "elements of the large sphere case: auto (on a GPU, the most its free memory holds for H, G and the "
                   "solve, at most 15,446; none without a GPU), 0 (none), or N (on every backend of the run)");
   cmd->add_flag("--no-solve", args->no_solve, "time the assembly only");
+  cmd->add_option("--hmatrix", args->hmatrix,
+                  "instead of the paper's sizes: the compressed solver on the quadratic cavity at these sphere "
+                  "divisions (162 D^2 unknowns each), against the dense solver where it fits")
+      ->delimiter(',')
+      ->check(whole(1, 200));
+  cmd->add_option("--tolerance", args->tolerance, "the compressed solver's tolerance with --hmatrix (1e-5)");
   cmd->add_option("--gauss", args->gauss, "Gauss points per direction, regular and singular (8, the paper's)")
       ->check(whole(1, bem::max_gauss));
   cmd->add_option("--max-serial-seconds", args->max_serial_seconds,

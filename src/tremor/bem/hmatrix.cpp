@@ -511,7 +511,8 @@ HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& s
     requests.clear();
     for (std::size_t b = 0; b < acas.size(); ++b)
       if (!acas[b].finished())
-        requests.push_back({acas[b].next_node(), cluster(far[b].col).first, cluster(far[b].col).last, buffer.data() + at[b]});
+        requests.push_back(
+            {acas[b].next_node(), cluster(far[b].col).first, cluster(far[b].col).last, buffer.data() + at[b]});
     auto asked = Clock::now();
     source.rows(requests);
     stats_.aca_entry_seconds += seconds_since(asked);
@@ -579,7 +580,8 @@ HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& s
   std::vector<std::size_t> kept;
   for (std::size_t b = 0; b < far.size(); ++b) {
     const LowRank& l = low_rank[b];
-    if (static_cast<double>(l.rank) * static_cast<double>(l.m + l.n) >= static_cast<double>(l.m) * static_cast<double>(l.n)) {
+    const double low_rank_values = static_cast<double>(l.rank) * static_cast<double>(l.m + l.n);
+    if (low_rank_values >= static_cast<double>(l.m) * static_cast<double>(l.n)) {
       kept.push_back(b);
       add_dense(far[b]);
       ++stats_.kept_dense;
@@ -612,7 +614,8 @@ HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& s
     for (Index r = 0; r < l.rank; ++r)
       for (Index c = 0; c < l.n; ++c) {
         const Scalar v = l.V[static_cast<std::size_t>(r) * l.n + c];
-        for (Index i = 0; i < l.m; ++i) d[static_cast<std::size_t>(i + c * l.m)] += l.U[static_cast<std::size_t>(r) * l.m + i] * v;
+        const Scalar* u = l.U.data() + static_cast<std::size_t>(r) * l.m;
+        for (Index i = 0; i < l.m; ++i) d[static_cast<std::size_t>(i + c * l.m)] += u[i] * v;
       }
     memory::copy(exec, near_values + blocks_[n_near + k].offset, exec.space(), d.data(), MemorySpace::Host,
                  sizeof(Scalar) * d.size());
@@ -662,7 +665,8 @@ void HMatrix::factor_diagonal(const DiagonalOf& diagonal) {
   const auto n = static_cast<std::ptrdiff_t>(diagonal_.size());
   std::vector<Size> offset(diagonal_.size() + 1, 0);
   for (std::size_t k = 0; k < diagonal_.size(); ++k) {
-    const Size size = 3 * static_cast<Size>(tree_->clusters[static_cast<std::size_t>(blocks_[static_cast<std::size_t>(diagonal_[k])].row)].n_nodes());
+    const Block& d = blocks_[static_cast<std::size_t>(diagonal_[k])];
+    const Size size = 3 * static_cast<Size>(tree_->clusters[static_cast<std::size_t>(d.row)].n_nodes());
     offset[k + 1] = offset[k] + size * size;
   }
   // The diagonal blocks on the host (3n x w n each), then inverted in parallel.
@@ -704,7 +708,8 @@ void HMatrix::factor_diagonal(const DiagonalOf& diagonal) {
     const int c = blocks_[static_cast<std::size_t>(diagonal_[k])].row;
     inverse_blocks[k] = {c, c, offset[k], 0, -1};
   }
-  inverses_ = DeviceArray<Complex>(exec_, std::span<const Complex>(reinterpret_cast<const Complex*>(inverses.data()), inverses.size()));
+  inverses_ = DeviceArray<Complex>(
+      exec_, std::span<const Complex>(reinterpret_cast<const Complex*>(inverses.data()), inverses.size()));
   preconditioner_ = std::make_unique<BlockProduct>(exec_, *tree_, 3, inverse_blocks);
 }
 

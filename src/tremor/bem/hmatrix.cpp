@@ -477,23 +477,20 @@ void recompress(LowRank& b, double tolerance) {
   b.rank = keep;
 }
 
-HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& source, const HMatrixOptions& options)
-    : exec_(exec), tree_(&tree), n_nodes_(tree.n_nodes()), width_(source.width()) {
-  TREMOR_CHECK(options.tolerance > 0.0 && options.tolerance < 0.1, "hierarchical matrix: tolerance ", options.tolerance,
-               " outside (0, 0.1)");
-  const auto cluster = [&](int c) -> const Cluster& { return tree.clusters[static_cast<std::size_t>(c)]; };
-  std::vector<BlockLeaf> near, far;
-  for (const BlockLeaf& leaf : block_leaves(tree, options.eta)) (leaf.admissible ? far : near).push_back(leaf);
+namespace {
 
-  // ACA on every admissible block, step by step: all the blocks' rows in one request, then all
-  // their columns, the arithmetic per block in parallel.
-  const SerialBlas serial_blas;
-  auto started = Clock::now();
+// ACA on every admissible block, step by step: all the blocks' rows in one request, then all
+// their pivot columns, the arithmetic per block in parallel. Returns the finished blocks.
+std::vector<AcaBlock> aca_together(const EntrySource& source, const ClusterTree& tree,
+                                   const std::vector<BlockLeaf>& far, const HMatrixOptions& options,
+                                   HMatrixStats& stats) {
+  const Index w = source.width();
+  const auto cluster = [&](int c) -> const Cluster& { return tree.clusters[static_cast<std::size_t>(c)]; };
   std::vector<AcaBlock> acas;
   acas.reserve(far.size());
   for (const BlockLeaf& f : far) {
-    const Index limit = std::min(3 * cluster(f.row).n_nodes(), width_ * cluster(f.col).n_nodes());
-    acas.emplace_back(cluster(f.row), cluster(f.col), width_, options.tolerance, limit);
+    const Index limit = std::min(3 * cluster(f.row).n_nodes(), w * cluster(f.col).n_nodes());
+    acas.emplace_back(cluster(f.row), cluster(f.col), w, options.tolerance, limit);
   }
   std::vector<Scalar> buffer;
   std::vector<EntrySource::Request> requests;
@@ -503,10 +500,10 @@ HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& s
     Size total = 0;
     for (std::size_t b = 0; b < acas.size(); ++b) {
       at[b] = total;
-      if (!acas[b].finished()) total += 3 * static_cast<Size>(width_) * cluster(far[b].col).n_nodes();
+      if (!acas[b].finished()) total += 3 * static_cast<Size>(w) * cluster(far[b].col).n_nodes();
     }
     if (total == 0) break;
-    ++stats_.aca_steps;
+    ++stats.aca_steps;
     buffer.resize(total);
     requests.clear();
     for (std::size_t b = 0; b < acas.size(); ++b)
@@ -515,7 +512,7 @@ HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& s
             {acas[b].next_node(), cluster(far[b].col).first, cluster(far[b].col).last, buffer.data() + at[b]});
     auto asked = Clock::now();
     source.rows(requests);
-    stats_.aca_entry_seconds += seconds_since(asked);
+    stats.aca_entry_seconds += seconds_since(asked);
 #pragma omp parallel for schedule(dynamic)
     for (std::ptrdiff_t b = 0; b < n_far; ++b)
       if (!acas[static_cast<std::size_t>(b)].finished())
@@ -534,18 +531,46 @@ HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& s
       for (std::size_t k = 0; k < acas[b].wanted_columns().size(); ++k) {
         const Index column = acas[b].wanted_columns()[k];
         requests.push_back(
-            {column / width_, rows.first, rows.last, buffer.data() + at[b] + k * step, static_cast<int>(column % width_)});
+            {column / w, rows.first, rows.last, buffer.data() + at[b] + k * step, static_cast<int>(column % w)});
       }
     }
     asked = Clock::now();
     source.columns(requests);
-    stats_.aca_entry_seconds += seconds_since(asked);
+    stats.aca_entry_seconds += seconds_since(asked);
 #pragma omp parallel for schedule(dynamic)
     for (std::ptrdiff_t b = 0; b < n_far; ++b)
       if (!acas[static_cast<std::size_t>(b)].wanted_columns().empty())
         acas[static_cast<std::size_t>(b)].take_columns(buffer.data() + at[static_cast<std::size_t>(b)]);
   }
-  std::vector<Scalar>().swap(buffer);
+  return acas;
+}
+
+// A low-rank block written out whole, U V^T (m x n, column-major).
+std::vector<Scalar> expand(const LowRank& l) {
+  std::vector<Scalar> d(static_cast<std::size_t>(l.m) * l.n, Scalar(0.0));
+  for (Index r = 0; r < l.rank; ++r)
+    for (Index c = 0; c < l.n; ++c) {
+      const Scalar v = l.V[static_cast<std::size_t>(r) * l.n + c];
+      const Scalar* u = l.U.data() + static_cast<std::size_t>(r) * l.m;
+      for (Index i = 0; i < l.m; ++i) d[static_cast<std::size_t>(i + c * l.m)] += u[i] * v;
+    }
+  return d;
+}
+
+}  // namespace
+
+HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& source, const HMatrixOptions& options)
+    : exec_(exec), tree_(&tree), n_nodes_(tree.n_nodes()), width_(source.width()) {
+  TREMOR_CHECK(options.tolerance > 0.0 && options.tolerance < 0.1, "hierarchical matrix: tolerance ", options.tolerance,
+               " outside (0, 0.1)");
+  const auto cluster = [&](int c) -> const Cluster& { return tree.clusters[static_cast<std::size_t>(c)]; };
+  std::vector<BlockLeaf> near, far;
+  for (const BlockLeaf& leaf : block_leaves(tree, options.eta)) (leaf.admissible ? far : near).push_back(leaf);
+
+  const SerialBlas serial_blas;
+  auto started = Clock::now();
+  std::vector<AcaBlock> acas = aca_together(source, tree, far, options, stats_);
+  const auto n_far = static_cast<std::ptrdiff_t>(acas.size());
   stats_.aca_seconds = seconds_since(started);
   started = Clock::now();
   std::vector<LowRank> low_rank(acas.size());
@@ -609,14 +634,7 @@ HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& s
   source.blocks(exec, wanted, near_values);
   stats_.near_seconds = seconds_since(started);
   for (std::size_t k = 0; k < kept.size(); ++k) {
-    const LowRank& l = low_rank[kept[k]];
-    std::vector<Scalar> d(static_cast<std::size_t>(l.m) * l.n, Scalar(0.0));
-    for (Index r = 0; r < l.rank; ++r)
-      for (Index c = 0; c < l.n; ++c) {
-        const Scalar v = l.V[static_cast<std::size_t>(r) * l.n + c];
-        const Scalar* u = l.U.data() + static_cast<std::size_t>(r) * l.m;
-        for (Index i = 0; i < l.m; ++i) d[static_cast<std::size_t>(i + c * l.m)] += u[i] * v;
-      }
+    const std::vector<Scalar> d = expand(low_rank[kept[k]]);
     memory::copy(exec, near_values + blocks_[n_near + k].offset, exec.space(), d.data(), MemorySpace::Host,
                  sizeof(Scalar) * d.size());
   }

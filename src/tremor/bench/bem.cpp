@@ -419,13 +419,6 @@ Plan make_plan(const BemArgs& args, const std::vector<Device>& devices) {
   return plan;
 }
 
-// Why `d` cannot hold H and G of n elements (and the solve's reserve on a GPU); empty when it can.
-std::string memory_refusal(const Device& d, Index n) {
-  const std::size_t bytes = matrix_bytes(n) + (d.host() ? 0 : solve_reserve);
-  if (d.memory.free_bytes > 0 && double(bytes) > memory_margin * double(d.memory.free_bytes))
-    return str("H and G need ", gib(matrix_bytes(n)), ", ", gib(d.memory.free_bytes), " free");
-  return "";
-}
 
 bool runs_large(const Plan& plan, const Device& d) {
   return plan.large_elements > 0 && (plan.large_on_host || !d.host());
@@ -881,6 +874,14 @@ void write_results(const BemArgs& args, const std::vector<Device>& devices, cons
 }
 
 }  // namespace
+
+// Why `d` cannot hold H and G of n elements (and the solve's reserve on a GPU); empty when it can.
+std::string memory_refusal(const Device& d, Index n) {
+  const std::size_t bytes = matrix_bytes(n) + (d.host() ? 0 : solve_reserve);
+  if (d.memory.free_bytes > 0 && double(bytes) > memory_margin * double(d.memory.free_bytes))
+    return str("H and G need ", gib(matrix_bytes(n)), ", ", gib(d.memory.free_bytes), " free");
+  return "";
+}
 
 void run_bem(const BemArgs& args) {
   if (!args.hmatrix.empty()) {

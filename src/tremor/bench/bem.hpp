@@ -31,6 +31,12 @@ struct BemArgs {
   double tolerance = 1e-5;
 };
 
+struct Device;  // bench/report.hpp
+
+// Why `d` cannot hold H and G of n collocation nodes (and the dense solve's reserve on a GPU);
+// empty when it can.
+std::string memory_refusal(const Device& d, Index n);
+
 // Times every case that fits, prints each and the tables, (with an output folder) writes bem.json
 // and bem.md; throws tremor::Error naming the first failed case after writing them.
 void run_bem(const BemArgs& args);

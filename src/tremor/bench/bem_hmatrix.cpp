@@ -45,8 +45,6 @@ constexpr double shear_modulus = 1e8; // Pa: c_s = 223.6 m/s
 constexpr double damping_ratio = 0.05;
 constexpr double frequency = 100.0;   // Hz
 constexpr double pressure = 1e5;      // Pa
-constexpr double memory_margin = 0.9;                        // of the free memory the dense case may use
-constexpr std::size_t solve_reserve = std::size_t(1) << 30;  // cuSOLVER's workspace, pivots, vectors
 
 struct Case {
   Index divisions = 0, nodes = 0;
@@ -91,10 +89,7 @@ std::string dense_refusal(const Device& d, Index n) {
   } catch (const Error&) {
     return "H and G exceed one array (check_node_count)";
   }
-  const double need = 2.0 * 9.0 * double(n) * double(n) * sizeof(bem::Complex) + double(solve_reserve);
-  const double free = static_cast<double>(d.memory.free_bytes);
-  if (free > 0.0 && need > memory_margin * free) return str("H and G need ", gib(static_cast<std::size_t>(need)), " of ", gib(d.memory.free_bytes), " free");
-  return {};
+  return memory_refusal(d, n);
 }
 
 // Least-squares slope of log y against log x.

@@ -482,7 +482,7 @@ TEST(BemModelFile, MeshErrors) {
   expect_error(replace_line(ground, "foundation", "foundation = [9.0, 2.0]"), 7,
                {"'foundation'[0] = 9 m exceeds the patch's 'size'[0] = 8 m"});
   expect_error(replace_line(ground, "foundation", "foundation = [2.0, 2.0]\nsolid = \"body\""), 8,
-               {"the halfspace patch is an open surface: 'solid' is \"open\" (or left out), got \"body\""});
+               {"a halfspace's surface is open: 'solid' is \"open\" (or left out), got \"body\""});
   expect_error(replace_line(ground, "foundation", "radius = 2"), 7, {"'radius' does not apply to the halfspace"});
   EXPECT_TRUE(parse(replace_line(ground, "foundation", "flip = true")).mesh.flip);
   EXPECT_EQ(parse(replace_line(ground, "foundation", "solid = \"open\"")).mesh.element_sets,

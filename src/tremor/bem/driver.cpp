@@ -177,6 +177,10 @@ BoundaryMesh build_boundary_mesh(const BemMeshSource& source, BemElements elemen
         mesh = halfspace_patch(source.halfspace.size[0], source.halfspace.size[1], source.halfspace.divisions[0],
                                source.halfspace.divisions[1], shape, source.halfspace.foundation);
         break;
+      case BemMeshKind::HalfspaceDisc:
+        mesh = halfspace_disc(source.disc.radius, source.disc.foundation_radius, source.disc.divisions,
+                              source.disc.max_cell, shape);
+        break;
     }
   } catch (const Error& e) {
     // A generator's limits (too many elements, a foundation between cell centres) belong to [bem.mesh].

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <numbers>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -251,6 +252,134 @@ BoundaryMesh halfspace_patch(double lx, double ly, Index nx, Index ny, SurfaceEl
     TREMOR_CHECK(!under.empty(), mesh.source, ": no element centroid lies under the foundation ", (*foundation)[0],
                  " x ", (*foundation)[1], "; use more divisions (cells of ", lx / nx, " x ", ly / ny, ")");
   }
+  return mesh;
+}
+
+namespace {
+
+// Nodes placed by position: a point within `tolerance` of one already placed (the same point
+// computed along another cell's edge, equal to rounding) is that node. A grid of cells of the
+// tolerance's size, each point compared with its own and the 8 neighbouring cells (z = 0).
+class PlanarNodes {
+ public:
+  PlanarNodes(BoundaryMesh& mesh, double tolerance) : mesh_(mesh), tolerance_(tolerance) {}
+  Index at(double x, double y) {
+    const std::int64_t cx = std::llround(x / tolerance_), cy = std::llround(y / tolerance_);
+    for (std::int64_t dx = -1; dx <= 1; ++dx)
+      for (std::int64_t dy = -1; dy <= 1; ++dy) {
+        const auto found = cells_.find(key(cx + dx, cy + dy));
+        if (found == cells_.end()) continue;
+        const double* p = mesh_.coordinates.data() + 3 * static_cast<std::size_t>(found->second);
+        if (std::abs(p[0] - x) <= tolerance_ && std::abs(p[1] - y) <= tolerance_) return found->second;
+      }
+    const Index node = mesh_.n_nodes();
+    mesh_.coordinates.insert(mesh_.coordinates.end(), {x, y, 0.0});
+    cells_.emplace(key(cx, cy), node);
+    return node;
+  }
+
+ private:
+  static std::uint64_t key(std::int64_t x, std::int64_t y) {
+    return static_cast<std::uint64_t>(x) * 0x9E3779B97F4A7C15ull ^ (static_cast<std::uint64_t>(y) + 0x7F4A7C15ull);
+  }
+  BoundaryMesh& mesh_;
+  double tolerance_;
+  std::unordered_map<std::uint64_t, Index> cells_;
+};
+
+// A ring of the disc: from r0 to r1, `cells` around.
+struct Ring {
+  double r0, r1;
+  Index cells;
+};
+
+// The rings from the foundation's rim (cells `around` of width w = 2 pi a / around) to `radius`:
+// radial sizes w, 1.25 w, ... up to max_cell; the cells around double where the width at a
+// ring's middle would pass 1.5 x its depth; the last ring stretched or merged to end at `radius`.
+std::vector<Ring> disc_rings(double a, double radius, Index around, double max_cell) {
+  std::vector<Ring> rings;
+  double r = a, depth = std::min(2 * std::numbers::pi * a / static_cast<double>(around), max_cell);
+  while (r < radius) {
+    double r1 = r + depth;
+    if (radius - r1 < 0.5 * depth) r1 = radius;  // the last ring takes a short remainder
+    while (2 * std::numbers::pi * 0.5 * (r + r1) / static_cast<double>(around) > 1.5 * (r1 - r)) around *= 2;
+    rings.push_back({r, r1, around});
+    r = r1;
+    depth = std::min(1.25 * depth, max_cell);
+  }
+  return rings;
+}
+
+}  // namespace
+
+BoundaryMesh halfspace_disc(double radius, double foundation, Index n, double max_cell, SurfaceElements kind) {
+  check_length("halfspace_disc", "radius", radius);
+  check_length("halfspace_disc", "the foundation's radius", foundation);
+  check_length("halfspace_disc", "max_cell", max_cell);
+  check_divisions("halfspace_disc", "n", n);
+  check_elements("halfspace_disc", kind);
+  TREMOR_CHECK(foundation < radius, "halfspace_disc: the foundation's radius ", foundation,
+               " must be below the surface's radius ", radius);
+  TREMOR_CHECK(n < (Index{1} << 16), "halfspace_disc: n = ", n, " exceeds the generator limit");
+  TREMOR_CHECK(radius / max_cell < 1e6, "halfspace_disc: radius ", radius, " over max_cell ", max_cell,
+               " exceeds the generator limit");
+  const Index across = (n + 1) / 2;  // a block's cells from the core's edge to the rim
+  const std::vector<Ring> rings = disc_rings(foundation, radius, 4 * n, max_cell);
+  Size cells = Size{n} * n + 4 * Size{n} * across;
+  for (const Ring& ring : rings) cells += static_cast<Size>(ring.cells);
+  const Size per_cell = kind.order == 1 ? 1 : 3;  // nodes per cell, about (a second-order cell has 4)
+  check_size("halfspace_disc", per_cell * cells + 1, cells * (kind.shape == ElementShape::Triangle ? 2 : 1));
+
+  BoundaryMesh mesh;
+  mesh.source = str("halfspace_disc(radius=", radius, ", foundation=", foundation, ", n=", n, ", max_cell=", max_cell,
+                    ", ", shape_name(kind), ")");
+  PlanarNodes nodes(mesh, 1e-9 * radius);
+  const Index o = kind.order;
+  // A cell of the parameter rectangle [s0, s1] x [t0, t1] of `map`, walked so its normal is +z:
+  // each map below turns counter-clockwise seen from +z as s, then t, increases.
+  const auto add = [&](auto&& map, double s0, double s1, double t0, double t1) {
+    add_cell(mesh, kind, [&](Index ds, Index dt) {
+      const std::array<double, 2> p = map(s0 + (s1 - s0) * static_cast<double>(ds) / static_cast<double>(o),
+                                          t0 + (t1 - t0) * static_cast<double>(dt) / static_cast<double>(o));
+      return nodes.at(p[0], p[1]);
+    });
+  };
+  // The core: the square of half-width a/2, n x n cells.
+  const double a = foundation, h = 0.5 * a;
+  const auto core = [&](double s, double t) { return std::array<double, 2>{h * s, h * t}; };
+  for (Index j = 0; j < n; ++j)
+    for (Index i = 0; i < n; ++i)
+      add(core, -1 + 2.0 * static_cast<double>(i) / n, -1 + 2.0 * static_cast<double>(i + 1) / n,
+          -1 + 2.0 * static_cast<double>(j) / n, -1 + 2.0 * static_cast<double>(j + 1) / n);
+  // Four blocks, the one on +x turned by quarter turns: s from the core's edge (s = 0) to the
+  // rim (s = 1) blending the edge x = h with the arc of angles pi/4 t, t in [-1, 1].
+  for (int quarter = 0; quarter < 4; ++quarter) {
+    const double c = std::cos(0.5 * std::numbers::pi * quarter), s = std::sin(0.5 * std::numbers::pi * quarter);
+    const auto block = [&](double u, double t) {
+      const double angle = 0.25 * std::numbers::pi * t;
+      const double x = (1 - u) * h + u * a * std::cos(angle), y = (1 - u) * h * t + u * a * std::sin(angle);
+      return std::array<double, 2>{c * x - s * y, s * x + c * y};
+    };
+    for (Index j = 0; j < n; ++j)
+      for (Index i = 0; i < across; ++i)
+        add(block, static_cast<double>(i) / across, static_cast<double>(i + 1) / across,
+            -1 + 2.0 * static_cast<double>(j) / n, -1 + 2.0 * static_cast<double>(j + 1) / n);
+  }
+  const Index under = mesh.n_elements();
+  // The rings on the polar map, angles from -pi/4 so the first ring's corners meet the blocks'.
+  const auto polar = [&](double r, double angle) {
+    return std::array<double, 2>{r * std::cos(angle), r * std::sin(angle)};
+  };
+  for (const Ring& ring : rings)
+    for (Index k = 0; k < ring.cells; ++k) {
+      const double step = 2 * std::numbers::pi / static_cast<double>(ring.cells);
+      add(polar, ring.r0, ring.r1, -0.25 * std::numbers::pi + step * static_cast<double>(k),
+          -0.25 * std::numbers::pi + step * static_cast<double>(k + 1));
+    }
+  finish(mesh);
+  std::vector<Index>& inside = mesh.element_sets["foundation"];
+  std::vector<Index>& free = mesh.element_sets["free"];
+  for (Index e = 0; e < mesh.n_elements(); ++e) (e < under ? inside : free).push_back(e);
   return mesh;
 }
 

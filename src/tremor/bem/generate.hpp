@@ -54,6 +54,21 @@ BoundaryMesh box(double lx, double ly, double lz, Index nx, Index ny, Index nz, 
 BoundaryMesh halfspace_patch(double lx, double ly, Index nx, Index ny, SurfaceElements elements = {},
                              std::optional<std::array<double, 2>> foundation = std::nullopt);
 
+// The free surface of a half-space around a circular foundation: the disc of `radius` centred at
+// the origin in the plane z = 0, the solid below (normals +z), open. The foundation, the disc of
+// radius `foundation` (< radius), is an O-grid: a square core of n x n cells and four blocks
+// reaching its rim, n cells along and ceil(n / 2) across each, so 4n cells meet the rim. Outside
+// it rings of cells reach `radius`: each ring's radial size grows by 1.25 from the rim's cell size
+// (2 pi foundation / 4n) up to `max_cell`, the last ring ends on the circle, and the cells around
+// double where a cell would grow wider than 1.5 x its ring's radial size, so cells stay between
+// about 0.75 and 1.5 times as wide as deep. Where they double, a cell's outer edge meets the inner
+// edges of two: no node is shared along it (the boundary elements' fields are discontinuous, so
+// this costs nothing; those edges count among the open mesh's rim edges). Second order: every
+// node on the polar map of its ring (circles and radii) or on the blend of the core's edge and
+// the rim's arc, so the rim and the outer edge are true circles. Element sets "foundation" (core
+// and blocks) and "free" (the rings) besides "all".
+BoundaryMesh halfspace_disc(double radius, double foundation, Index n, double max_cell, SurfaceElements elements = {});
+
 // Reverses every element's vertex order (0123 -> 0321, 012 -> 021, the mid-edge nodes with their
 // edges), so every normal flips: a body becomes a cavity and the solid below a surface moves
 // above it.

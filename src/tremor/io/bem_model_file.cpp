@@ -34,9 +34,11 @@ constexpr std::string_view bem_keys[] = {
     "mesh",           "material",   "boundary",  "interior",  "frequencies", "backend", "gauss",
     "singular_gauss", "near_ratio", "max_depth", "free_term", "elements",    "layout",  "min_elements_per_wavelength",
     "solver",         "tolerance"};
-constexpr std::string_view mesh_keys[] = {"file",      "generator", "solid",      "flip",  "radius",     "size",
-                                          "divisions", "shape",     "foundation", "order", "serendipity"};
-constexpr std::string_view generators[] = {"sphere", "box", "halfspace"};
+constexpr std::string_view mesh_keys[] = {"file",   "generator",   "solid",      "flip",
+                                          "radius", "size",        "divisions",  "shape",
+                                          "foundation", "order",   "serendipity", "foundation_radius",
+                                          "max_cell"};
+constexpr std::string_view generators[] = {"sphere", "box", "halfspace", "halfspace_disc"};
 constexpr std::string_view solids[] = {"inside", "outside", "open", "body", "cavity"};
 constexpr std::string_view shapes[] = {"quadrilateral", "triangle"};
 constexpr std::string_view material_keys[] = {"density",       "youngs_modulus", "poisson_ratio", "lame_lambda",
@@ -114,7 +116,7 @@ BemSolid solid_of(const Table& mesh, BemMeshKind kind) {
   const bool closed = kind == BemMeshKind::Sphere || kind == BemMeshKind::Box;
   const auto value = choice(mesh, "solid", solids);
   if (!value) {
-    if (kind == BemMeshKind::Halfspace) return BemSolid::Open;
+    if (kind == BemMeshKind::Halfspace || kind == BemMeshKind::HalfspaceDisc) return BemSolid::Open;
     mesh.fail_at(mesh.line(), closed ? "missing 'solid': \"body\" (the solid inside the surface) or \"cavity\" "
                                        "(the solid outside it, a hole in an infinite medium)"
                                      : "missing 'solid': where the solid lies, \"inside\" the closed surface (a body), "
@@ -126,9 +128,9 @@ BemSolid solid_of(const Table& mesh, BemMeshKind kind) {
                                                                      : BemSolid::Open;
   if (closed && solid == BemSolid::Open)
     mesh.fail("solid", "a generated sphere or box is closed: 'solid' is \"body\" (inside) or \"cavity\" (outside)");
-  if (kind == BemMeshKind::Halfspace && solid != BemSolid::Open)
+  if ((kind == BemMeshKind::Halfspace || kind == BemMeshKind::HalfspaceDisc) && solid != BemSolid::Open)
     mesh.fail("solid",
-              str("the halfspace patch is an open surface: 'solid' is \"open\" (or left out), got \"", *value, "\""));
+              str("a halfspace's surface is open: 'solid' is \"open\" (or left out), got \"", *value, "\""));
   return solid;
 }
 
@@ -182,8 +184,8 @@ BemMeshSource read_mesh(const Table& mesh, const std::string& base_dir) {
     mesh.fail_at(mesh.line(),
                  str("missing 'file' (a Gmsh surface mesh, .msh) or 'generator' (", choices(generators), ")"));
   if (from_file) {
-    constexpr std::string_view generator_keys[] = {"radius", "size",  "divisions",  "shape",
-                                                   "foundation", "order", "serendipity"};
+    constexpr std::string_view generator_keys[] = {"radius", "size",  "divisions",   "shape",           "foundation",
+                                                   "order",  "serendipity", "foundation_radius", "max_cell"};
     refuse_keys(mesh, generator_keys, "belongs to generated meshes; a mesh 'file' defines its own elements");
     out.kind = BemMeshKind::File;
     out.file = *mesh.string("file");
@@ -212,9 +214,10 @@ BemMeshSource read_mesh(const Table& mesh, const std::string& base_dir) {
     for (const auto& [name, members] : out.surface.element_sets) out.element_sets.push_back(name);
   } else {
     const std::string generator = *choice(mesh, "generator", generators);
-    out.kind = generator == "sphere" ? BemMeshKind::Sphere
-               : generator == "box"  ? BemMeshKind::Box
-                                     : BemMeshKind::Halfspace;
+    out.kind = generator == "sphere"      ? BemMeshKind::Sphere
+               : generator == "box"       ? BemMeshKind::Box
+               : generator == "halfspace" ? BemMeshKind::Halfspace
+                                          : BemMeshKind::HalfspaceDisc;
     out.shape = shape_of(mesh);
     if (const auto order = mesh.integer("order")) {
       if (*order != 1 && *order != 2)
@@ -228,7 +231,7 @@ BemMeshSource read_mesh(const Table& mesh, const std::string& base_dir) {
                                "shape = \"quadrilateral\" and order = 2 (or quadratic elements)");
     out.element_sets = {"all"};
     if (out.kind == BemMeshKind::Sphere) {
-      constexpr std::string_view other[] = {"size", "foundation"};
+      constexpr std::string_view other[] = {"size", "foundation", "foundation_radius", "max_cell"};
       refuse_keys(mesh, other, "does not apply to the sphere generator (radius, divisions, shape, solid)");
       out.sphere.radius = positive(mesh, "radius", "the sphere's radius, m");
       const auto n = mesh.integer("divisions");
@@ -238,13 +241,33 @@ BemMeshSource read_mesh(const Table& mesh, const std::string& base_dir) {
         mesh.fail("divisions", str("'divisions' is ", *n, "; expected at least 1 cell per cube edge"));
       out.sphere.divisions = static_cast<Index>(*n);
     } else if (out.kind == BemMeshKind::Box) {
-      constexpr std::string_view other[] = {"radius", "foundation"};
+      constexpr std::string_view other[] = {"radius", "foundation", "foundation_radius", "max_cell"};
       refuse_keys(mesh, other, "does not apply to the box generator (size, divisions, shape, solid)");
       out.box.size = lengths<3>(mesh, "size", "the box's lengths along x, y, z, m");
       out.box.divisions = division_counts<3>(mesh);
       out.element_sets = {"all", "xmax", "xmin", "ymax", "ymin", "zmax", "zmin"};
+    } else if (out.kind == BemMeshKind::HalfspaceDisc) {
+      constexpr std::string_view other[] = {"size", "foundation"};
+      refuse_keys(mesh, other,
+                  "does not apply to the halfspace_disc generator (radius, foundation_radius, divisions, max_cell, "
+                  "shape)");
+      out.disc.radius = positive(mesh, "radius", "the surface's radius, m");
+      out.disc.foundation_radius = positive(mesh, "foundation_radius", "the circular foundation's radius, m");
+      if (out.disc.foundation_radius >= out.disc.radius)
+        mesh.fail("foundation_radius", str("'foundation_radius' = ", out.disc.foundation_radius,
+                                           " m must be below the surface's 'radius' = ", out.disc.radius, " m"));
+      const auto n = mesh.integer("divisions");
+      if (!n)
+        mesh.fail("divisions", "missing 'divisions' (cells along a quarter of the foundation's rim: 4 n around it)");
+      if (*n < 1 || *n > 65535)
+        mesh.fail("divisions", str("'divisions' is ", *n, "; expected 1 to 65535 cells per quarter of the rim"));
+      out.disc.divisions = static_cast<Index>(*n);
+      out.disc.max_cell = positive(mesh, "max_cell",
+                                   "the largest cell outside the foundation, m: a third of the shortest shear "
+                                   "wavelength for quadratic elements, a sixth for constant and linear ones");
+      out.element_sets = {"all", "foundation", "free"};
     } else {
-      constexpr std::string_view other[] = {"radius"};
+      constexpr std::string_view other[] = {"radius", "foundation_radius", "max_cell"};
       refuse_keys(mesh, other, "does not apply to the halfspace generator (size, divisions, shape, foundation)");
       out.halfspace.size = lengths<2>(mesh, "size", "the patch's lengths along x and y, m");
       out.halfspace.divisions = division_counts<2>(mesh);
@@ -258,7 +281,7 @@ BemMeshSource read_mesh(const Table& mesh, const std::string& base_dir) {
       }
     }
     out.solid = solid_of(mesh, out.kind);
-    if (out.kind != BemMeshKind::Halfspace && mesh.has("flip"))
+    if (out.kind != BemMeshKind::Halfspace && out.kind != BemMeshKind::HalfspaceDisc && mesh.has("flip"))
       mesh.fail("flip", str("'flip' does not apply to a generated ", generator,
                             ": 'solid' orients it (\"cavity\": normals into the hole)"));
   }

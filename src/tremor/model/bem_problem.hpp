@@ -27,7 +27,7 @@ enum class BemSolid { Inside, Outside, Open };
 // Generated elements: quadrilaterals, or each cut into two triangles (bem::ElementShape).
 enum class BemElementShape { Quadrilateral, Triangle };
 
-enum class BemMeshKind { File, Sphere, Box, Halfspace };
+enum class BemMeshKind { File, Sphere, Box, Halfspace, HalfspaceDisc };
 
 // bem::sphere: the cube-projected sphere of `radius` at the origin, `divisions` per cube edge.
 struct BemSphere {
@@ -49,6 +49,16 @@ struct BemHalfspace {
   std::optional<std::array<double, 2>> foundation;
 };
 
+// bem::halfspace_disc: the disc of `radius` at z = 0, solid below, around a circular foundation
+// of `foundation_radius` (the sets "foundation" and "free"), `divisions` cells per quarter of its
+// rim, cells outside growing up to `max_cell`.
+struct BemHalfspaceDisc {
+  double radius = 0.0;
+  double foundation_radius = 0.0;
+  Index divisions = 0;
+  double max_cell = 0.0;
+};
+
 struct BemMeshSource {
   BemMeshKind kind = BemMeshKind::File;
   std::string file;  // File: the path as the model file gives it
@@ -57,6 +67,7 @@ struct BemMeshSource {
   BemSphere sphere;
   BemBox box;
   BemHalfspace halfspace;
+  BemHalfspaceDisc disc;
   BemElementShape shape = BemElementShape::Quadrilateral;  // generators only
   // Generators: 1 straight-sided, 2 second-order elements on the true surface (6-node triangles,
   // 9-node quadrilaterals, 8-node with `serendipity`); not given: 2 for quadratic elements, else 1.

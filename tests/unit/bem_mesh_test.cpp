@@ -222,6 +222,77 @@ TEST_F(BemMesh, HalfspacePatchFoundationSets) {
                   "no element centroid lies under the foundation");
 }
 
+// The disc around a circular foundation: counts, sets, orientation, the circles' areas (the
+// second-order rim on the true circle), cells about as wide as deep, and the argument checks.
+TEST_F(BemMesh, HalfspaceDiscAroundACircularFoundation) {
+  constexpr double pi = std::numbers::pi;
+  for (const ElementShape shape : {ElementShape::Quadrilateral, ElementShape::Triangle})
+    for (const int order : {1, 2}) {
+      const BoundaryMesh mesh = halfspace_disc(6.0, 1.0, 2, 1.0, {shape, order});
+      const Index per = shape == ElementShape::Triangle ? 2 : 1;
+      // Core 2 x 2 and four blocks of 2 x 1 under the foundation; six rings of 8, 16, 16, 32, 32
+      // and 32 cells around it.
+      const auto& under = mesh.element_sets.at("foundation");
+      const auto& free = mesh.element_sets.at("free");
+      ASSERT_EQ(static_cast<Index>(under.size()), 12 * per);
+      ASSERT_EQ(mesh.n_elements(), 148 * per);
+      ASSERT_EQ(static_cast<Index>(free.size()), 136 * per);
+      const MeshReport report = check_boundary_mesh(mesh, Solid::Open);
+      EXPECT_FALSE(report.closed);
+      EXPECT_TRUE(log::take_warnings().empty());
+      double under_area = 0, free_area = 0;
+      for (const Index e : under) {
+        const ElementGeometry g = element_geometry(mesh, e);
+        EXPECT_LT(std::hypot(g.centroid[0], g.centroid[1]), 1.0);
+        EXPECT_GT(g.normal[2], 0.999999);
+        under_area += g.area;
+      }
+      for (const Index e : free) {
+        const ElementGeometry g = element_geometry(mesh, e);
+        EXPECT_GT(std::hypot(g.centroid[0], g.centroid[1]), 1.0);
+        EXPECT_GT(g.normal[2], 0.999999);
+        free_area += g.area;
+      }
+      for (Index i = 0; i < mesh.n_nodes(); ++i) {
+        EXPECT_EQ(mesh.coordinates[3 * static_cast<std::size_t>(i) + 2], 0.0);
+        EXPECT_LE(std::hypot(mesh.coordinates[3 * static_cast<std::size_t>(i)],
+                             mesh.coordinates[3 * static_cast<std::size_t>(i) + 1]),
+                  6.0 * (1 + 1e-14));
+      }
+      if (order == 2) {
+        // The arcs are the 9-node (6-node) map's parabolas through three points of the circle:
+        // measured 7.8e-4 of pi under the foundation (arcs of 45 degrees), 3e-6 of 36 pi in all.
+        EXPECT_NEAR(under_area, pi, 1e-3 * pi);
+        EXPECT_NEAR(under_area + free_area, 36 * pi, 1e-4 * 36 * pi);
+      } else {
+        // Chords: under the foundation the inscribed octagon; in all the inscribed polygons less
+        // the slivers where the cells around double (a coarse chord beside two fine ones).
+        EXPECT_NEAR(under_area, 4 * std::sin(pi / 4), 1e-12);
+        EXPECT_NEAR(under_area + free_area, 36 * pi, 0.03 * 36 * pi);
+      }
+    }
+  // Cells about as wide as deep along the rings, up to max_cell deep (a 20 m surface, cells <= 1 m).
+  const BoundaryMesh wide = halfspace_disc(20.0, 1.0, 3, 1.0);
+  for (const Index e : wide.element_sets.at("free")) {
+    const Index* v = wide.connectivity.data() + 4 * static_cast<std::size_t>(e);
+    const auto at = [&](Index node) {
+      return std::array<double, 2>{wide.coordinates[3 * static_cast<std::size_t>(node)],
+                                   wide.coordinates[3 * static_cast<std::size_t>(node) + 1]};
+    };
+    const auto length = [&](Index p, Index q) { return std::hypot(at(p)[0] - at(q)[0], at(p)[1] - at(q)[1]); };
+    // The ring's depth along a radius; its width at the middle, the mean of its two arcs' chords.
+    const double depth = length(v[0], v[1]), width = 0.5 * (length(v[1], v[2]) + length(v[0], v[3]));
+    EXPECT_LE(depth, 1.0 + 1e-12);
+    EXPECT_GT(width / depth, 0.7);
+    EXPECT_LT(width / depth, 1.65);
+  }
+  EXPECT_CONTAINS(error_of([] { halfspace_disc(1.0, 1.0, 2, 0.5); }), "must be below the surface's radius");
+  EXPECT_CONTAINS(error_of([] { halfspace_disc(2.0, 1.0, 0, 0.5); }), "n must be at least 1");
+  EXPECT_CONTAINS(error_of([] { halfspace_disc(2.0, 1.0, 2, 0.0); }), "max_cell must be a positive length");
+  EXPECT_CONTAINS(error_of([] { halfspace_disc(2.0, -1.0, 2, 0.5); }), "the foundation's radius must be a positive");
+  EXPECT_CONTAINS(error_of([] { halfspace_disc(1e7, 1.0, 2, 1e-3); }), "exceeds the generator limit");
+}
+
 TEST_F(BemMesh, FlipOrientationReversesNormalsAndVolume) {
   for (const ElementShape shape : {ElementShape::Quadrilateral, ElementShape::Triangle}) {
     const BoundaryMesh body = sphere(1.0, 3, shape);

@@ -13,6 +13,7 @@
 
 #include "support/support.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/bem/driver.hpp"
 
 namespace tremor {
 namespace {
@@ -442,7 +443,7 @@ TEST(BemModelFile, UnknownChoiceNamesTheFileAndLine) {
 TEST(BemModelFile, MeshErrors) {
   const auto with = [](const std::string& from, const std::string& to) { return replace_line(cavity, from, to); };
   expect_error(with("generator", "generator = \"cylinder\""), 5,
-               {"[bem.mesh]: unknown generator 'cylinder'; expected \"sphere\", \"box\" or \"halfspace\""});
+               {"[bem.mesh]: unknown generator 'cylinder'; expected \"sphere\", \"box\", \"halfspace\" or \"halfspace_disc\""});
   expect_error(with("generator", "file = \"x.msh\"\ngenerator = \"sphere\""), 6,
                {"takes either 'file' (a Gmsh surface mesh) or 'generator', not both"});
   expect_error(with("generator", "# nothing"), 4,
@@ -487,6 +488,40 @@ TEST(BemModelFile, MeshErrors) {
   EXPECT_TRUE(parse(replace_line(ground, "foundation", "flip = true")).mesh.flip);
   EXPECT_EQ(parse(replace_line(ground, "foundation", "solid = \"open\"")).mesh.element_sets,
             (std::vector<std::string>{"all"}));
+}
+
+// The disc around a circular foundation: its keys, its sets, and the errors naming the line.
+TEST(BemModelFile, HalfspaceDisc) {
+  const std::string disc = replace_line(
+      replace_line(replace_line(replace_line(ground, "generator", "generator = \"halfspace_disc\""), "size",
+                                "radius = 6.0"),
+                   "divisions", "divisions = 2"),
+      "foundation", "foundation_radius = 1.0\nmax_cell = 1.5");
+  const BemProblem p = parse(disc);
+  EXPECT_EQ(p.mesh.kind, BemMeshKind::HalfspaceDisc);
+  EXPECT_EQ(p.mesh.solid, BemSolid::Open);
+  EXPECT_EQ(p.mesh.disc.radius, 6.0);
+  EXPECT_EQ(p.mesh.disc.foundation_radius, 1.0);
+  EXPECT_EQ(p.mesh.disc.divisions, 2);
+  EXPECT_EQ(p.mesh.disc.max_cell, 1.5);
+  EXPECT_EQ(p.mesh.element_sets, (std::vector<std::string>{"all", "foundation", "free"}));
+  // The generator itself, as the driver builds it: 100 second-order cells for quadratic elements.
+  const bem::BoundaryMesh mesh = bem::build_boundary_mesh(p.mesh, BemElements::Quadratic);
+  EXPECT_EQ(mesh.n_elements(), 100);
+  EXPECT_TRUE(mesh.quadratic());
+  expect_error(replace_line(disc, "foundation_radius", "foundation_radius = 6.0"), 7,
+               {"'foundation_radius' = 6 m must be below the surface's 'radius' = 6 m"});
+  expect_error(replace_line(disc, "max_cell", "# none"), 3, {"missing 'max_cell'"});  // the table's line
+  expect_error(replace_line(disc, "max_cell", "max_cell = -1"), 8, {"'max_cell'"});
+  expect_error(replace_line(disc, "divisions", "divisions = 0"), 6, {"'divisions' is 0; expected 1 to 65535"});
+  expect_error(replace_line(disc, "divisions", "divisions = [2, 2]"), 6, {"'divisions'"});
+  expect_error(replace_line(disc, "radius", "size = [6, 6]\nradius = 6"), 5,
+               {"'size' does not apply to the halfspace_disc generator"});
+  expect_error(replace_line(disc, "max_cell", "max_cell = 1\nsolid = \"body\""), 9,
+               {"a halfspace's surface is open"});
+  expect_error(replace_line(ground, "foundation", "max_cell = 1"), 7,
+               {"'max_cell' does not apply to the halfspace generator"});
+  EXPECT_TRUE(parse(replace_line(disc, "max_cell", "max_cell = 1\nflip = true")).mesh.flip);
 }
 
 TEST(BemModelFile, MaterialErrors) {

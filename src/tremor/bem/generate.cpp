@@ -294,18 +294,22 @@ struct Ring {
 };
 
 // The rings from the foundation's rim (cells `around` of width w = 2 pi a / around) to `radius`:
-// radial sizes w, 1.25 w, ... up to max_cell; the cells around double where the width at a
-// ring's middle would pass 1.5 x its depth; the last ring stretched or merged to end at `radius`.
+// radial sizes w, 1.25 w, ... up to max_cell until they pass `radius`, then all scaled down
+// together to end on it (by no less than a half, about 0.8 or more once several rings are
+// capped); the cells around double where the width at a ring's middle would pass 1.6 x its depth.
 std::vector<Ring> disc_rings(double a, double radius, Index around, double max_cell) {
+  std::vector<double> edges{a};
+  for (double depth = std::min(2 * std::numbers::pi * a / static_cast<double>(around), max_cell);
+       edges.back() < radius; depth = std::min(1.25 * depth, max_cell))
+    edges.push_back(edges.back() + depth);
+  const double scale = (radius - a) / (edges.back() - a);
+  for (double& r : edges) r = a + (r - a) * scale;
+  edges.back() = radius;
   std::vector<Ring> rings;
-  double r = a, depth = std::min(2 * std::numbers::pi * a / static_cast<double>(around), max_cell);
-  while (r < radius) {
-    double r1 = r + depth;
-    if (radius - r1 < 0.5 * depth) r1 = radius;  // the last ring takes a short remainder
-    while (2 * std::numbers::pi * 0.5 * (r + r1) / static_cast<double>(around) > 1.5 * (r1 - r)) around *= 2;
-    rings.push_back({r, r1, around});
-    r = r1;
-    depth = std::min(1.25 * depth, max_cell);
+  for (std::size_t i = 0; i + 1 < edges.size(); ++i) {
+    const double r0 = edges[i], r1 = edges[i + 1];
+    while (std::numbers::pi * (r0 + r1) / static_cast<double>(around) > 1.6 * (r1 - r0)) around *= 2;
+    rings.push_back({r0, r1, around});
   }
   return rings;
 }

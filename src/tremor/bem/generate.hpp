@@ -59,9 +59,9 @@ BoundaryMesh halfspace_patch(double lx, double ly, Index nx, Index ny, SurfaceEl
 // radius `foundation` (< radius), is an O-grid: a square core of n x n cells and four blocks
 // reaching its rim, n cells along and ceil(n / 2) across each, so 4n cells meet the rim. Outside
 // it rings of cells reach `radius`: each ring's radial size grows by 1.25 from the rim's cell size
-// (2 pi foundation / 4n) up to `max_cell`, the last ring ends on the circle, and the cells around
-// double where a cell would grow wider than 1.5 x its ring's radial size, so cells stay between
-// about 0.75 and 1.5 times as wide as deep. Where they double, a cell's outer edge meets the inner
+// (2 pi foundation / 4n) up to `max_cell`, all scaled down together so the last ends on the
+// circle, and the cells around double where a cell would grow wider at its ring's middle than 1.6
+// x its radial size, so cells stay between about 0.8 and 1.6 times as wide as deep. Where they double, a cell's outer edge meets the inner
 // edges of two: no node is shared along it (the boundary elements' fields are discontinuous, so
 // this costs nothing; those edges count among the open mesh's rim edges). Second order: every
 // node on the polar map of its ring (circles and radii) or on the blend of the core's edge and

@@ -263,8 +263,8 @@ BemMeshSource read_mesh(const Table& mesh, const std::string& base_dir) {
         mesh.fail("divisions", str("'divisions' is ", *n, "; expected 1 to 65535 cells per quarter of the rim"));
       out.disc.divisions = static_cast<Index>(*n);
       out.disc.max_cell = positive(mesh, "max_cell",
-                                   "the largest cell outside the foundation, m: a third of the shortest shear "
-                                   "wavelength for quadratic elements, a sixth for constant and linear ones");
+                                   "the largest cell outside the foundation, m: about a sixth of the shortest "
+                                   "shear wavelength for quadratic elements, a twelfth for constant and linear ones");
       out.element_sets = {"all", "foundation", "free"};
     } else {
       constexpr std::string_view other[] = {"radius", "foundation_radius", "max_cell"};

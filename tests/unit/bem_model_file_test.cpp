@@ -522,6 +522,11 @@ TEST(BemModelFile, HalfspaceDisc) {
   expect_error(replace_line(ground, "foundation", "max_cell = 1"), 7,
                {"'max_cell' does not apply to the halfspace generator"});
   EXPECT_TRUE(parse(replace_line(disc, "max_cell", "max_cell = 1\nflip = true")).mesh.flip);
+  // The example (examples/bem-foundation/README.md: 148 cells, 12 under the foundation).
+  const BemProblem example = io::read_bem_model_file(test::source_path("examples/bem-foundation/disc.toml"));
+  const bem::BoundaryMesh example_mesh = bem::build_boundary_mesh(example.mesh, example.options.elements);
+  EXPECT_EQ(example_mesh.n_elements(), 148);
+  EXPECT_EQ(example_mesh.element_sets.at("foundation").size(), 12u);
 }
 
 TEST(BemModelFile, MaterialErrors) {

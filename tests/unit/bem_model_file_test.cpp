@@ -443,7 +443,8 @@ TEST(BemModelFile, UnknownChoiceNamesTheFileAndLine) {
 TEST(BemModelFile, MeshErrors) {
   const auto with = [](const std::string& from, const std::string& to) { return replace_line(cavity, from, to); };
   expect_error(with("generator", "generator = \"cylinder\""), 5,
-               {"[bem.mesh]: unknown generator 'cylinder'; expected \"sphere\", \"box\", \"halfspace\" or \"halfspace_disc\""});
+               {"[bem.mesh]: unknown generator 'cylinder'; expected \"sphere\", \"box\", \"halfspace\" or "
+                "\"halfspace_disc\""});
   expect_error(with("generator", "file = \"x.msh\"\ngenerator = \"sphere\""), 6,
                {"takes either 'file' (a Gmsh surface mesh) or 'generator', not both"});
   expect_error(with("generator", "# nothing"), 4,

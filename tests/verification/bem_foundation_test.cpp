@@ -79,7 +79,9 @@ std::complex<double> disc_impedance(double nu, double beta, double a0) {
   gauss_unit(16, gx, gw);
   const double k_max = 50 * std::max(1.0, a0);
   for (double lo = 0; lo < k_max;) {
-    const double width = lo < 3 * a0 ? 0.01 * std::min(1.0, a0) : lo < 2 * a0 + 1 ? 0.01 : std::min(0.5, 0.05 + 0.01 * lo);
+    const double width = lo < 3 * a0       ? 0.01 * std::min(1.0, a0)
+                         : lo < 2 * a0 + 1 ? 0.01
+                                           : std::min(0.5, 0.05 + 0.01 * lo);
     const double hi = std::min(lo + width, k_max);
     for (std::size_t i = 0; i < gx.size(); ++i) {
       const double k = lo + (hi - lo) * gx[i];

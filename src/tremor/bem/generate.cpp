@@ -264,27 +264,35 @@ class PlanarNodes {
  public:
   PlanarNodes(BoundaryMesh& mesh, double tolerance) : mesh_(mesh), tolerance_(tolerance) {}
   Index at(double x, double y) {
-    const std::int64_t cx = std::llround(x / tolerance_), cy = std::llround(y / tolerance_);
+    const Cell cell{std::llround(x / tolerance_), std::llround(y / tolerance_)};
     for (std::int64_t dx = -1; dx <= 1; ++dx)
       for (std::int64_t dy = -1; dy <= 1; ++dy) {
-        const auto found = cells_.find(key(cx + dx, cy + dy));
+        const auto found = cells_.find(Cell{cell.x + dx, cell.y + dy});
         if (found == cells_.end()) continue;
         const double* p = mesh_.coordinates.data() + 3 * static_cast<std::size_t>(found->second);
         if (std::abs(p[0] - x) <= tolerance_ && std::abs(p[1] - y) <= tolerance_) return found->second;
       }
     const Index node = mesh_.n_nodes();
     mesh_.coordinates.insert(mesh_.coordinates.end(), {x, y, 0.0});
-    cells_.emplace(key(cx, cy), node);
+    cells_.emplace(cell, node);
     return node;
   }
 
  private:
-  static std::uint64_t key(std::int64_t x, std::int64_t y) {
-    return static_cast<std::uint64_t>(x) * 0x9E3779B97F4A7C15ull ^ (static_cast<std::uint64_t>(y) + 0x7F4A7C15ull);
-  }
+  struct Cell {
+    std::int64_t x, y;
+    bool operator==(const Cell&) const = default;
+  };
+  struct CellHash {
+    std::size_t operator()(const Cell& c) const {
+      const std::uint64_t h = static_cast<std::uint64_t>(c.x) * 0x9E3779B97F4A7C15ull;
+      const std::uint64_t y = static_cast<std::uint64_t>(c.y) + 0x7F4A7C159E3779B9ull;
+      return static_cast<std::size_t>(h ^ (y + (h << 6) + (h >> 2)));
+    }
+  };
   BoundaryMesh& mesh_;
   double tolerance_;
-  std::unordered_map<std::uint64_t, Index> cells_;
+  std::unordered_map<Cell, Index, CellHash> cells_;
 };
 
 // A ring of the disc: from r0 to r1, `cells` around.
@@ -331,7 +339,9 @@ BoundaryMesh halfspace_disc(double radius, double foundation, Index n, double ma
   const std::vector<Ring> rings = disc_rings(foundation, radius, 4 * n, max_cell);
   Size cells = Size{n} * n + 4 * Size{n} * across;
   for (const Ring& ring : rings) cells += static_cast<Size>(ring.cells);
-  const Size per_cell = kind.order == 1 ? 1 : 3;  // nodes per cell, about (a second-order cell has 4)
+  // Nodes: a cell adds about one (straight-sided) or four (second order) to its neighbours';
+  // twice that bounds them, the rings' ends and where the cells around double included.
+  const Size per_cell = kind.order == 1 ? 2 : 8;
   check_size("halfspace_disc", per_cell * cells + 1, cells * (kind.shape == ElementShape::Triangle ? 2 : 1));
 
   BoundaryMesh mesh;

@@ -61,12 +61,12 @@ BoundaryMesh halfspace_patch(double lx, double ly, Index nx, Index ny, SurfaceEl
 // it rings of cells reach `radius`: each ring's radial size grows by 1.25 from the rim's cell size
 // (2 pi foundation / 4n) up to `max_cell`, all scaled down together so the last ends on the
 // circle, and the cells around double where a cell would grow wider at its ring's middle than 1.6
-// x its radial size, so cells stay between about 0.8 and 1.6 times as wide as deep. Where they double, a cell's outer edge meets the inner
-// edges of two: no node is shared along it (the boundary elements' fields are discontinuous, so
-// this costs nothing; those edges count among the open mesh's rim edges). Second order: every
-// node on the polar map of its ring (circles and radii) or on the blend of the core's edge and
-// the rim's arc, so the rim and the outer edge are true circles. Element sets "foundation" (core
-// and blocks) and "free" (the rings) besides "all".
+// x its radial size, so cells stay between about 0.8 and 1.6 times as wide as deep. Where they
+// double, a cell's outer edge meets the inner edges of two: no node is shared along it (the
+// boundary elements' fields are discontinuous, so this costs nothing; those edges count among
+// the open mesh's rim edges). Second order: every node on the polar map of its ring (circles and
+// radii) or on the blend of the core's edge and the rim's arc, so the rim and the outer edge are
+// true circles. Element sets "foundation" (core and blocks) and "free" (the rings) besides "all".
 BoundaryMesh halfspace_disc(double radius, double foundation, Index n, double max_cell, SurfaceElements elements = {});
 
 // Reverses every element's vertex order (0123 -> 0321, 012 -> 021, the mid-edge nodes with their

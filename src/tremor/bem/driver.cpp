@@ -342,18 +342,20 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
   return plan;
 }
 
+void check_resolution(const Plan& plan) {
+  if (plan.resolution.sufficient) return;
+  // The message says what to refine; the frequency it was measured at and the way out are ours.
+  const double minimum = plan.min_per_wavelength;
+  const std::string coarse = str(plan.resolution.message, " (at ", number(plan.highest), " Hz, the highest frequency)");
+  const bool far = plan.resolution.elements_per_wavelength < 0.5 * minimum;
+  if (far && !plan.allow_coarse)
+    throw Error(str(coarse, "; fewer than half the minimum (", number(0.5 * minimum),
+                    ") are refused: run with --allow-coarse to solve it anyway"));
+  log::warn(coarse);
+}
+
 RunResult run_bem(const BemProblem& problem, const Plan& plan, Observer* observer) {
-  if (!plan.resolution.sufficient) {
-    // The message says what to refine; the frequency it was measured at and the way out are ours.
-    const double minimum = plan.min_per_wavelength;
-    const std::string coarse =
-        str(plan.resolution.message, " (at ", number(plan.highest), " Hz, the highest frequency)");
-    const bool far = plan.resolution.elements_per_wavelength < 0.5 * minimum;
-    if (far && !plan.allow_coarse)
-      throw Error(str(coarse, "; fewer than half the minimum (", number(0.5 * minimum),
-                      ") are refused: run with --allow-coarse to solve it anyway"));
-    log::warn(coarse);
-  }
+  check_resolution(plan);
   if (observer) observer->on_start(plan);
 
   RunResult out;

@@ -171,6 +171,11 @@ constexpr Index hmatrix_estimate_rank = 32;
 // Resolves and checks everything before the solve (step 1 above); throws tremor::Error.
 Plan plan_bem(const BemProblem& problem, const RunOptions& options = {});
 
+// Refuses (tremor::Error) a mesh far too coarse for the plan's highest frequency, fewer than half
+// the minimum elements per shear wavelength, unless allow_coarse; warns when it is merely coarse.
+// run_bem calls it first; `tremor bem --plan` too.
+void check_resolution(const Plan& plan);
+
 // Solves a planned problem (step 2 above). Throws tremor::Error for a mesh far too coarse (before
 // Observer::on_start) and whatever on_start throws; a failing frequency returns status Failed.
 RunResult run_bem(const BemProblem& problem, const Plan& plan, Observer* observer = nullptr);

@@ -56,6 +56,7 @@ struct BemArgs {
   double tolerance = 0.0;
   int gauss = 0;
   bool allow_coarse = false;
+  bool plan_only = false;  // --plan: print what would be solved, solve nothing, write nothing
 };
 
 // "1.23e-04 - 4.5e-05i", or "1.23e-04" for a real value.
@@ -264,6 +265,31 @@ class BemConsole final : public bem::Observer {
   const BemProblem& problem_;
 };
 
+// The command line's settings over the model's.
+bem::RunOptions run_options(const BemArgs& args) {
+  bem::RunOptions options;
+  options.backend = given_backend(args.backend);
+  options.free_term = given_choice(args.free_term, bem_free_term_names, "free term");
+  options.elements = given_choice(args.elements, bem_element_names, "element kind");
+  options.solver = given_choice(args.solver, bem_solver_names, "solver");
+  options.tolerance = args.tolerance;
+  options.gauss = args.gauss;
+  options.allow_coarse = args.allow_coarse;
+  options.keep_boundary_fields = false;  // written to the result file as they come
+  return options;
+}
+
+// --plan: the model read, the mesh built and checked, the plan printed and its resolution judged
+// as a run would; no output is claimed or written.
+void plan_only(const BemArgs& args) {
+  const BemProblem problem = io::read_bem_model_file(args.model);
+  const bem::Plan plan = bem::plan_bem(problem, run_options(args));
+  print_plan(args.model, problem, plan);
+  bem::check_resolution(plan);
+  std::printf("  plan            %.3g s; --plan: nothing solved, no file written\n", plan.setup_seconds);
+  std::fflush(stdout);
+}
+
 // The run and its files, `output` claimed. `output_is_input`: set when the output is refused for
 // naming one of the model's files.
 void solve_and_write(BemArgs& args, const std::filesystem::path& output, io::OutputClaim claim,
@@ -284,16 +310,7 @@ void solve_and_write(BemArgs& args, const std::filesystem::path& output, io::Out
         throw Error(str(args.csv, ": refusing to write the CSV file there: it is ", other.string(),
                         ", which this run reads or writes; choose another name"));
   }
-  bem::RunOptions options;
-  options.backend = given_backend(args.backend);
-  options.free_term = given_choice(args.free_term, bem_free_term_names, "free term");
-  options.elements = given_choice(args.elements, bem_element_names, "element kind");
-  options.solver = given_choice(args.solver, bem_solver_names, "solver");
-  options.tolerance = args.tolerance;
-  options.gauss = args.gauss;
-  options.allow_coarse = args.allow_coarse;
-  options.keep_boundary_fields = false;  // written to the result file as they come
-  const bem::Plan plan = bem::plan_bem(problem, options);
+  const bem::Plan plan = bem::plan_bem(problem, run_options(args));
   print_plan(args.model, problem, plan);
 
   BemConsole console(problem);
@@ -334,6 +351,7 @@ void solve_and_write(BemArgs& args, const std::filesystem::path& output, io::Out
 }
 
 void bem_command(BemArgs& args) {
+  if (args.plan_only) return plan_only(args);
   const auto started = Clock::now();
   catch_stop_signals();
   // The outputs are checked and the result file claimed before any work: a device, a link, a
@@ -377,6 +395,9 @@ void add_bem_command(CLI::App& app) {
   cmd->add_option("--csv", args->csv, "also write the interior displacements to this CSV file");
   cmd->add_flag("--allow-coarse", args->allow_coarse,
                 "run a mesh with fewer than half the minimum elements per shear wavelength (warned, not refused)");
+  cmd->add_flag("--plan", args->plan_only,
+                "build and check the mesh, print what would be solved (sizes, resolution, solver, memory) and stop: "
+                "nothing solved, no file written");
   cmd->callback([args] { bem_command(*args); });
 }
 

@@ -1,0 +1,17 @@
+#!/bin/bash
+# The boundary elements' GPU measurements: bench bem --hmatrix (three sizes of the quadratic
+# cavity against the dense path) and the 52,544-element circular foundation, each under its own
+# timeout so one call (600 s) returns what finished. Summaries to $OUT/bem.
+xz -dc .gpu.tar.xz | tar xf -
+export LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64 TREMOR_SOURCE_DIR=$PWD
+mkdir -p $OUT/bem
+nvidia-smi --query-gpu=name,memory.total --format=csv > $OUT/bem/device.txt
+cat .gpu/COMMIT >> $OUT/bem/device.txt
+case "${1:-bench}" in
+  bench)
+    timeout 560 .gpu/bin/tremor bench bem --hmatrix 10,16,25 --output-dir results/b > $OUT/bem/bench.log 2>&1
+    cp results/b/bem_hmatrix.md $OUT/bem/ 2>/dev/null ;;
+  foundation)
+    timeout 560 .gpu/bin/tremor bem .gpujob/foundation-52k.toml -o results/f.h5 > $OUT/bem/foundation.log 2>&1 ;;
+esac
+echo "rc $?" >> $OUT/bem/device.txt

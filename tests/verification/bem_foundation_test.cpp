@@ -157,10 +157,11 @@ TEST(BemFoundation, LucoWestmannReference) {
 // The BEM's disc: radius a = 1 m, nu = 1/3 (rho 1800 kg/m^3, c_s 150 m/s), hysteretic damping
 // 5%, on the free surface truncated at 6 a (`halfspace_disc(6a, a, n, 1.5a)`; n = 2: 100 9-node
 // quadrilaterals, 12 under the disc, 2 x 2 and four blocks of 2 x 1, cells up to 1.5 a outside it;
-// n = 3: 165, 33 under it), quadratic elements, dense solver. Relaxed contact: under the disc u_z is given (lifted 1 mm, or
-// turned by 1 mrad about y: u_z = psi x) and t_x = t_y = 0; the rest is traction-free. Returns
-// the force (the moment about y) the tractions under the disc add up to, over the displacement
-// (the rotation) and over the static elastic stiffness, at each a0 = omega a / c_s.
+// n = 3: 165, 33 under it), quadratic elements, dense solver. Relaxed contact: under the disc u_z
+// is given (lifted 1 mm, or turned by 1 mrad about y: u_z = psi x) and t_x = t_y = 0; the rest is
+// traction-free. Returns the force (the moment about y) the tractions under the disc add up to,
+// over the displacement (the rotation) and over the static elastic stiffness, at each
+// a0 = omega a / c_s.
 std::vector<std::complex<double>> disc_by_elements(Motion motion, const std::vector<double>& a0s, Index n = 2) {
   const double a = 1.0, rho = 1800, cs = 150, nu = 1.0 / 3, beta = 0.05;
   const double G = rho * cs * cs, lambda = 2 * G * nu / (1 - 2 * nu);
@@ -212,8 +213,8 @@ TEST(BemFoundation, RigidDiscMatchesLucoWestmann) {
   for (std::size_t f = 0; f < a0s.size(); ++f) {
     const std::complex<double> reference = disc_impedance(1.0 / 3, 0.05, a0s[f]);
     std::printf("a0 %.2f: K / K_static = %.4f %+.4fi, Luco & Westmann %.4f %+.4fi (%+.2f%%, %+.2f%%)\n", a0s[f],
-                K[f].real(), K[f].imag(), reference.real(), reference.imag(), 100 * (K[f].real() / reference.real() - 1),
-                100 * (K[f].imag() / reference.imag() - 1));
+                K[f].real(), K[f].imag(), reference.real(), reference.imag(),
+                100 * (K[f].real() / reference.real() - 1), 100 * (K[f].imag() / reference.imag() - 1));
     EXPECT_NEAR(K[f].real(), reference.real(), 0.05 * reference.real()) << "a0 = " << a0s[f];
     EXPECT_NEAR(K[f].imag(), reference.imag(), 0.05 * reference.imag()) << "a0 = " << a0s[f];
   }

@@ -185,7 +185,7 @@ void target_pairs(const Exec& exec, const PairIntegration& p, const PairTargets&
       [=] TREMOR_LAMBDA(Index item, Index i, Index j, int only, const ElementNodes& e, detail::PairSums<K>& sums) {
         add_free_term(i, j, boundary, rigid, rigid_alpha, row_sums, medium, e, q, sums, only);
         Complex* at = out + t.offset[item];
-        if (t.column != nullptr) {
+        if (t.column != nullptr && t.column[item] >= 0) {
           const int k = t.column[item];
           for (int a = 0; a < 3; ++a)
             at[a] = k < 3 ? sums.H[3 * a + k] : g_scale * sums.G[3 * a + k - 3];

@@ -106,8 +106,8 @@ struct PairIntegration {
 // element[q]; for each of the element's nodes b (or, where `only` is given, node only[q] >= 0
 // alone), its 3 x 3 blocks of H and g_scale G, with the free term where assemble() adds it, go
 // to columns 6 b' + c (H) and 6 b' + 3 + c (G), b' = b, or 0 for one node: entry (a, k) at
-// out[offset[q] + a + k stride[q]]; where `column` is given too, the one node's column column[q]
-// (0-5) alone, at out[offset[q] + a].
+// out[offset[q] + a + k stride[q]]; where `column` is given and column[q] >= 0, the one node's
+// column column[q] (0-5) alone, at out[offset[q] + a].
 struct PairTargets {
   const Index* node = nullptr;
   const Index* element = nullptr;

@@ -234,7 +234,7 @@ void DenseSource::columns(std::span<const Request> requests) const {
     for (Size c = 0; c < 3; ++c) {
       if (q.column >= 0 && static_cast<Size>(q.column) != c) continue;
       Scalar* out = q.out + (q.column >= 0 ? 0 : c * m);
-      for (Size r = 0; r < m; ++r) out[r] = A_[(3 * static_cast<Size>(q.begin) + r) + (3 * static_cast<Size>(q.node) + c) * n_];
+      std::copy_n(A_ + (3 * static_cast<Size>(q.node) + c) * n_ + 3 * static_cast<Size>(q.begin), m, out);
     }
   }
 }
@@ -322,6 +322,12 @@ void AcaBlock::take_rows(const Scalar* rows3) {
   if (pivots_.empty()) end_step(false, 0.0);
 }
 
+void AcaBlock::column_requests(Scalar* out, std::vector<EntrySource::Request>& into) const {
+  const Size m = 3 * static_cast<Size>(rows_.n_nodes());
+  for (std::size_t k = 0; k < wanted_.size(); ++k)
+    into.push_back({wanted_[k] / w_, rows_.first, rows_.last, out + k * m, static_cast<int>(wanted_[k] % w_)});
+}
+
 void AcaBlock::take_columns(const Scalar* columns) {
   const Index m = out_.m, n = out_.n;
   double step2 = 0.0;
@@ -398,13 +404,9 @@ LowRank aca(const EntrySource& source, const Cluster& rows, const Cluster& cols,
     block.take_rows(rows3.data());
     if (block.wanted_columns().empty()) continue;
     const Size m = 3 * static_cast<Size>(rows.n_nodes());
-    const Index w = source.width();
     columns.resize(block.wanted_columns().size() * m);
     std::vector<EntrySource::Request> requests;
-    for (std::size_t k = 0; k < block.wanted_columns().size(); ++k) {
-      const Index column = block.wanted_columns()[k];
-      requests.push_back({column / w, rows.first, rows.last, columns.data() + k * m, static_cast<int>(column % w)});
-    }
+    block.column_requests(columns.data(), requests);
     source.columns(requests);
     block.take_columns(columns.data());
   }
@@ -525,15 +527,7 @@ std::vector<AcaBlock> aca_together(const EntrySource& source, const ClusterTree&
     if (total == 0) continue;
     buffer.resize(total);
     requests.clear();
-    for (std::size_t b = 0; b < acas.size(); ++b) {
-      const Cluster& rows = cluster(far[b].row);
-      const Size step = 3 * static_cast<Size>(rows.n_nodes());
-      for (std::size_t k = 0; k < acas[b].wanted_columns().size(); ++k) {
-        const Index column = acas[b].wanted_columns()[k];
-        requests.push_back(
-            {column / w, rows.first, rows.last, buffer.data() + at[b] + k * step, static_cast<int>(column % w)});
-      }
-    }
+    for (std::size_t b = 0; b < acas.size(); ++b) acas[b].column_requests(buffer.data() + at[b], requests);
     asked = Clock::now();
     source.columns(requests);
     stats.aca_entry_seconds += seconds_since(asked);

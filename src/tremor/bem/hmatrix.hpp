@@ -162,6 +162,8 @@ class AcaBlock {
   // The columns take_columns wants (w node + column of the node, the tree's numbering), each over
   // the block's rows.
   const std::vector<Index>& wanted_columns() const { return wanted_; }
+  // Appends the requests for them, EntrySource::columns's, written one after another from `out`.
+  void column_requests(Scalar* out, std::vector<EntrySource::Request>& into) const;
   void take_columns(const Scalar* columns);  // wanted_columns().size() x m values, in that order
   bool finished() const { return finished_; }
   bool converged() const { return converged_; }

@@ -109,13 +109,7 @@ void PairSource::rows(std::span<const Request> requests) const {
 // A node's columns: each row node of the range against the node's element, that node alone.
 void PairSource::columns(std::span<const Request> requests) const {
   std::vector<Size> values;
-  bool one_column = false;  // a batch's pairs write one column each, or all 6
-  for (const Request& q : requests) {
-    TREMOR_CHECK((q.column >= 0) == (requests.front().column >= 0),
-                 "pair source: column requests of one column and of all columns together");
-    one_column = q.column >= 0;
-    values.push_back((one_column ? 3 : 18) * static_cast<Size>(q.end - q.begin));
-  }
+  for (const Request& q : requests) values.push_back((q.column >= 0 ? 3 : 18) * static_cast<Size>(q.end - q.begin));
   const ClusterTree& tree = tree_;
   run_requests(exec_, far_, g_scale_, requests, values, [&](const Request& q, Size packed, PairBatch& batch) {
     const Index p = tree.position[static_cast<std::size_t>(q.node)];
@@ -126,7 +120,7 @@ void PairSource::columns(std::span<const Request> requests) const {
       batch.node.push_back(tree.mesh_node[static_cast<std::size_t>(r)]);
       batch.element.push_back(element);
       batch.only.push_back(b);
-      if (one_column) batch.column.push_back(q.column);
+      batch.column.push_back(q.column);  // -1: all six
       batch.offset.push_back(packed + 3 * static_cast<Size>(r - q.begin));
       batch.stride.push_back(m);
     }

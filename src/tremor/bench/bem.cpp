@@ -419,7 +419,6 @@ Plan make_plan(const BemArgs& args, const std::vector<Device>& devices) {
   return plan;
 }
 
-
 bool runs_large(const Plan& plan, const Device& d) {
   return plan.large_elements > 0 && (plan.large_on_host || !d.host());
 }

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <numbers>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -79,7 +80,7 @@ std::vector<bem::FrequencyResult> solve(const Exec& exec, const bem::BoundaryMes
   bem::SolverOptions options{bem::ElementOrder::Quadratic, {}, {bem::FreeTerm::RigidBody, 1.0}, method, {}};
   options.hmatrix.tolerance = tolerance;
   return bem::solve_frequencies(exec, mesh, density, lame_lambda, shear_modulus, damping_ratio,
-                                {2.0 * 3.141592653589793 * frequency}, bc, options, {});
+                                {2.0 * std::numbers::pi * frequency}, bc, options, {});
 }
 
 // Why `d` cannot solve the dense system of n nodes; empty when it can.
@@ -92,13 +93,14 @@ std::string dense_refusal(const Device& d, Index n) {
   return memory_refusal(d, n);
 }
 
-// Least-squares slope of log y against log x.
+// "1.23e-05".
 std::string two_digits(double v) {
   char text[32];
   std::snprintf(text, sizeof text, "%.2e", v);
   return text;
 }
 
+// Least-squares slope of log y against log x.
 double loglog_slope(const std::vector<double>& x, const std::vector<double>& y) {
   const std::size_t n = x.size();
   double sx = 0, sy = 0, sxx = 0, sxy = 0;

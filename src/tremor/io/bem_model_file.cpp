@@ -34,9 +34,9 @@ constexpr std::string_view bem_keys[] = {
     "mesh",           "material",   "boundary",  "interior",  "frequencies", "backend", "gauss",
     "singular_gauss", "near_ratio", "max_depth", "free_term", "elements",    "layout",  "min_elements_per_wavelength",
     "solver",         "tolerance"};
-constexpr std::string_view mesh_keys[] = {"file",   "generator",   "solid",      "flip",
-                                          "radius", "size",        "divisions",  "shape",
-                                          "foundation", "order",   "serendipity", "foundation_radius",
+constexpr std::string_view mesh_keys[] = {"file",       "generator", "solid",       "flip",
+                                          "radius",     "size",      "divisions",   "shape",
+                                          "foundation", "order",     "serendipity", "foundation_radius",
                                           "max_cell"};
 constexpr std::string_view generators[] = {"sphere", "box", "halfspace", "halfspace_disc"};
 constexpr std::string_view solids[] = {"inside", "outside", "open", "body", "cavity"};
@@ -112,11 +112,14 @@ std::vector<Table> one_or_more(const Table& table, std::string_view key) {
 // ---------------------------------------------------------------------------------------------
 // [bem.mesh]
 
+// The generators of a half-space's free surface: open, the solid below.
+bool halfspace(BemMeshKind kind) { return kind == BemMeshKind::Halfspace || kind == BemMeshKind::HalfspaceDisc; }
+
 BemSolid solid_of(const Table& mesh, BemMeshKind kind) {
   const bool closed = kind == BemMeshKind::Sphere || kind == BemMeshKind::Box;
   const auto value = choice(mesh, "solid", solids);
   if (!value) {
-    if (kind == BemMeshKind::Halfspace || kind == BemMeshKind::HalfspaceDisc) return BemSolid::Open;
+    if (halfspace(kind)) return BemSolid::Open;
     mesh.fail_at(mesh.line(), closed ? "missing 'solid': \"body\" (the solid inside the surface) or \"cavity\" "
                                        "(the solid outside it, a hole in an infinite medium)"
                                      : "missing 'solid': where the solid lies, \"inside\" the closed surface (a body), "
@@ -128,7 +131,7 @@ BemSolid solid_of(const Table& mesh, BemMeshKind kind) {
                                                                      : BemSolid::Open;
   if (closed && solid == BemSolid::Open)
     mesh.fail("solid", "a generated sphere or box is closed: 'solid' is \"body\" (inside) or \"cavity\" (outside)");
-  if ((kind == BemMeshKind::Halfspace || kind == BemMeshKind::HalfspaceDisc) && solid != BemSolid::Open)
+  if (halfspace(kind) && solid != BemSolid::Open)
     mesh.fail("solid",
               str("a halfspace's surface is open: 'solid' is \"open\" (or left out), got \"", *value, "\""));
   return solid;
@@ -281,7 +284,7 @@ BemMeshSource read_mesh(const Table& mesh, const std::string& base_dir) {
       }
     }
     out.solid = solid_of(mesh, out.kind);
-    if (out.kind != BemMeshKind::Halfspace && out.kind != BemMeshKind::HalfspaceDisc && mesh.has("flip"))
+    if (!halfspace(out.kind) && mesh.has("flip"))
       mesh.fail("flip", str("'flip' does not apply to a generated ", generator,
                             ": 'solid' orients it (\"cavity\": normals into the hole)"));
   }

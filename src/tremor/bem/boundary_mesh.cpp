@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "tremor/bem/cell_grid.hpp"
 #include "tremor/bem/integration.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
@@ -133,19 +134,6 @@ void check_structure(const BoundaryMesh& mesh) {
       TREMOR_CHECK(e >= 0 && e < n_elements, source, ": element set '", name, "' holds element index ", e,
                    " outside 0..", n_elements - 1);
 }
-
-struct CellKey {
-  std::int64_t x, y, z;
-  bool operator==(const CellKey&) const = default;
-};
-struct CellHash {
-  std::size_t operator()(const CellKey& k) const {
-    std::uint64_t h = static_cast<std::uint64_t>(k.x) * 0x9E3779B97F4A7C15ull;
-    h ^= static_cast<std::uint64_t>(k.y) + 0x7F4A7C159E3779B9ull + (h << 6) + (h >> 2);
-    h ^= static_cast<std::uint64_t>(k.z) + 0x94D049BB133111EBull + (h << 6) + (h >> 2);
-    return static_cast<std::size_t>(h);
-  }
-};
 
 // Distinct nodes closer than 1e-9 x the bounding-box diagonal: a grid of cells of that size, each
 // node compared with the nodes of its own and the 26 neighbouring cells (two nodes that close lie

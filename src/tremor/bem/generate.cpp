@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "tremor/bem/cell_grid.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/mesh/generate.hpp"
 
@@ -258,16 +259,16 @@ BoundaryMesh halfspace_patch(double lx, double ly, Index nx, Index ny, SurfaceEl
 namespace {
 
 // Nodes placed by position: a point within `tolerance` of one already placed (the same point
-// computed along another cell's edge, equal to rounding) is that node. A grid of cells of the
-// tolerance's size, each point compared with its own and the 8 neighbouring cells (z = 0).
+// computed along another cell's edge, equal to rounding) is that node. Cells of the tolerance's
+// size (cell_grid.hpp), each point compared with its own and the 8 neighbouring cells (z = 0).
 class PlanarNodes {
  public:
   PlanarNodes(BoundaryMesh& mesh, double tolerance) : mesh_(mesh), tolerance_(tolerance) {}
   Index at(double x, double y) {
-    const Cell cell{std::llround(x / tolerance_), std::llround(y / tolerance_)};
+    const CellKey cell{std::llround(x / tolerance_), std::llround(y / tolerance_), 0};
     for (std::int64_t dx = -1; dx <= 1; ++dx)
       for (std::int64_t dy = -1; dy <= 1; ++dy) {
-        const auto found = cells_.find(Cell{cell.x + dx, cell.y + dy});
+        const auto found = cells_.find(CellKey{cell.x + dx, cell.y + dy, 0});
         if (found == cells_.end()) continue;
         const double* p = mesh_.coordinates.data() + 3 * static_cast<std::size_t>(found->second);
         if (std::abs(p[0] - x) <= tolerance_ && std::abs(p[1] - y) <= tolerance_) return found->second;
@@ -279,20 +280,9 @@ class PlanarNodes {
   }
 
  private:
-  struct Cell {
-    std::int64_t x, y;
-    bool operator==(const Cell&) const = default;
-  };
-  struct CellHash {
-    std::size_t operator()(const Cell& c) const {
-      const std::uint64_t h = static_cast<std::uint64_t>(c.x) * 0x9E3779B97F4A7C15ull;
-      const std::uint64_t y = static_cast<std::uint64_t>(c.y) + 0x7F4A7C159E3779B9ull;
-      return static_cast<std::size_t>(h ^ (y + (h << 6) + (h >> 2)));
-    }
-  };
   BoundaryMesh& mesh_;
   double tolerance_;
-  std::unordered_map<Cell, Index, CellHash> cells_;
+  std::unordered_map<CellKey, Index, CellHash> cells_;
 };
 
 // A ring of the disc: from r0 to r1, `cells` around.

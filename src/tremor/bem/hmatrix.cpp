@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 
+#include "tremor/backend/async_copy.hpp"
 #include "tremor/backend/memory.hpp"
 #include "tremor/bem/assembly.hpp"
 #include "tremor/bem/hmatrix_product.hpp"
@@ -483,7 +484,7 @@ namespace {
 
 // ACA on every admissible block, step by step: all the blocks' rows in one request, then all
 // their pivot columns, the arithmetic per block in parallel. Returns the finished blocks.
-std::vector<AcaBlock> aca_together(const EntrySource& source, const ClusterTree& tree,
+std::vector<AcaBlock> aca_together(const Exec& exec, const EntrySource& source, const ClusterTree& tree,
                                    const std::vector<BlockLeaf>& far, const HMatrixOptions& options,
                                    HMatrixStats& stats) {
   const Index w = source.width();
@@ -494,7 +495,18 @@ std::vector<AcaBlock> aca_together(const EntrySource& source, const ClusterTree&
     const Index limit = std::min(3 * cluster(f.row).n_nodes(), w * cluster(f.col).n_nodes());
     acas.emplace_back(cluster(f.row), cluster(f.col), w, options.tolerance, limit);
   }
-  std::vector<Scalar> buffer;
+  // One buffer for every step's rows and columns, page-locked for a GPU's copies (several times
+  // faster than into pageable memory): the first step's rows are the most (every block asks),
+  // and a step's columns at most 3 per block.
+  Size most = 0, columns_most = 0;
+  for (const BlockLeaf& f : far) {
+    most += 3 * static_cast<Size>(w) * cluster(f.col).n_nodes();
+    columns_most += 9 * static_cast<Size>(cluster(f.row).n_nodes());
+  }
+  most = std::max(most, columns_most);
+  TREMOR_CHECK(most <= std::numeric_limits<Index>::max(), "hierarchical matrix: ACA's rows of one step take ", most,
+               " values, beyond one array's 2^31 - 1: a larger leaf size or fewer unknowns");
+  PinnedArray<Scalar> buffer(exec, static_cast<Index>(most));
   std::vector<EntrySource::Request> requests;
   std::vector<Size> at(acas.size());
   const auto n_far = static_cast<std::ptrdiff_t>(acas.size());
@@ -506,7 +518,6 @@ std::vector<AcaBlock> aca_together(const EntrySource& source, const ClusterTree&
     }
     if (total == 0) break;
     ++stats.aca_steps;
-    buffer.resize(total);
     requests.clear();
     for (std::size_t b = 0; b < acas.size(); ++b)
       if (!acas[b].finished())
@@ -525,7 +536,6 @@ std::vector<AcaBlock> aca_together(const EntrySource& source, const ClusterTree&
       total += acas[b].wanted_columns().size() * 3 * static_cast<Size>(cluster(far[b].row).n_nodes());
     }
     if (total == 0) continue;
-    buffer.resize(total);
     requests.clear();
     for (std::size_t b = 0; b < acas.size(); ++b) acas[b].column_requests(buffer.data() + at[b], requests);
     asked = Clock::now();
@@ -563,7 +573,7 @@ HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& s
 
   const SerialBlas serial_blas;
   auto started = Clock::now();
-  std::vector<AcaBlock> acas = aca_together(source, tree, far, options, stats_);
+  std::vector<AcaBlock> acas = aca_together(exec, source, tree, far, options, stats_);
   const auto n_far = static_cast<std::ptrdiff_t>(acas.size());
   stats_.aca_seconds = seconds_since(started);
   started = Clock::now();

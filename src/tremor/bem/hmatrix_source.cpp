@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "tremor/backend/forall.hpp"
 #include "tremor/backend/memory.hpp"
 #include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
@@ -14,67 +15,112 @@ namespace {
 
 Scalar scalar(Complex v) { return {v.re, v.im}; }
 
-// Pairs for one launch, on the host: targets as integrate_pairs takes them.
-struct PairBatch {
-  std::vector<Index> node, element;
-  std::vector<int> only, column;
-  std::vector<Size> offset, stride;
-  void clear() {
-    node.clear();
-    element.clear();
-    only.clear();
-    column.clear();
-    offset.clear();
-    stride.clear();
-  }
-  Index size() const { return static_cast<Index>(node.size()); }
+// A request as its pairs, expanded on exec (integrate_requests). Rows (element < 0): `node`
+// against each element of the tree's positions [first, first + count), element p's node b's six
+// columns at packed + (6 (start[p] - start[first]) + c) stride. Columns: each row node first + k
+// of the tree against `element`, its node `only`, at packed + 3 k, all six columns (column -1,
+// `stride` apart) or `column` alone.
+struct RequestPairs {
+  Index node = 0, element = -1, first = 0, count = 0;
+  int only = -1, column = -1;
+  Size packed = 0, stride = 3;
 };
 
 // A launch's size: pairs (each a block of threads) and values written at once.
 constexpr Index max_batch_pairs = Index{1} << 22;
 constexpr Size max_batch_values = Size{1} << 26;  // 1 GiB of complex values
 
-// The batch's pairs integrated on exec into out (exec's space).
-void integrate_batch(const Exec& exec, const PairIntegration& pairs, const PairBatch& batch, double g_scale,
-                     Complex* out) {
-  if (batch.size() == 0) return;
-  const DeviceArray<Index> node(exec, std::span<const Index>(batch.node)), element(exec, std::span<const Index>(batch.element));
-  const DeviceArray<int> only(exec, std::span<const int>(batch.only)), column(exec, std::span<const int>(batch.column));
-  const DeviceArray<Size> offset(exec, std::span<const Size>(batch.offset)), stride(exec, std::span<const Size>(batch.stride));
-  TREMOR_CHECK(batch.column.empty() || batch.column.size() == batch.node.size(), "pair batch: columns for some pairs");
-  const PairTargets targets{node.data(),
-                            element.data(),
-                            batch.only.empty() ? nullptr : only.data(),
-                            batch.column.empty() ? nullptr : column.data(),
-                            offset.data(),
-                            stride.data(),
-                            batch.size()};
+using TreeView = PairSource::DeviceTree;
+
+// The requests' pairs written on exec (one thread per pair, its request found by bisection of the
+// pairs' prefix sums `first_pair`), then integrated into out (exec's space): the host sends a
+// request's 32 bytes, not 32 per pair.
+void integrate_requests(const Exec& exec, const PairIntegration& pairs, TreeView tree,
+                        const std::vector<RequestPairs>& requests, double g_scale, Complex* out) {
+  if (requests.empty()) return;
+  const bool columns = requests.front().element >= 0;
+  std::vector<Index> first_pair(requests.size() + 1, 0);
+  for (std::size_t k = 0; k < requests.size(); ++k) first_pair[k + 1] = first_pair[k] + requests[k].count;
+  const Index n_pairs = first_pair.back();
+  if (n_pairs == 0) return;
+  const DeviceArray<RequestPairs> spans(exec, std::span<const RequestPairs>(requests));
+  const DeviceArray<Index> starts(exec, std::span<const Index>(first_pair));
+  DeviceArray<Index> node(exec, n_pairs), element(exec, n_pairs);
+  DeviceArray<int> only, column;
+  if (columns) {
+    only = DeviceArray<int>(exec, n_pairs);
+    column = DeviceArray<int>(exec, n_pairs);
+  }
+  DeviceArray<Size> offset(exec, n_pairs), stride(exec, n_pairs);
+  const RequestPairs* s = spans.data();
+  const Index* fp = starts.data();
+  const Index n_requests = static_cast<Index>(requests.size());
+  Index* node_out = node.data();
+  Index* element_out = element.data();
+  int* only_out = only.data();
+  int* column_out = column.data();
+  Size* offset_out = offset.data();
+  Size* stride_out = stride.data();
+  forall(exec, n_pairs, [=] TREMOR_LAMBDA(Index pair) {
+    Index lo = 0, hi = n_requests;  // fp[lo] <= pair < fp[hi]
+    while (hi - lo > 1) {
+      const Index mid = lo + (hi - lo) / 2;
+      if (fp[mid] <= pair)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    const RequestPairs q = s[lo];
+    const Index k = pair - fp[lo];
+    if (q.element < 0) {
+      const Index p = q.first + k;
+      node_out[pair] = q.node;
+      element_out[pair] = tree.elements[p];
+      offset_out[pair] = q.packed + 6 * q.stride * static_cast<Size>(tree.start[p] - tree.start[q.first]);
+      stride_out[pair] = q.stride;
+    } else {
+      node_out[pair] = tree.mesh_node[q.first + k];
+      element_out[pair] = q.element;
+      only_out[pair] = q.only;
+      column_out[pair] = q.column;
+      offset_out[pair] = q.packed + 3 * static_cast<Size>(k);
+      stride_out[pair] = q.stride;
+    }
+  });
+  const PairTargets targets{node.data(),   element.data(), columns ? only.data() : nullptr,
+                            columns ? column.data() : nullptr, offset.data(), stride.data(), n_pairs};
   integrate_pairs(exec, pairs, targets, g_scale, out);
 }
 
-// Requests packed one after another (request k's `values` at its place), in batches of at most
-// max_batch_pairs and max_batch_values, integrated on exec and copied to each request's out.
-template <class AddPairs>
-void run_requests(const Exec& exec, const PairIntegration& pairs, double g_scale,
-                  std::span<const EntrySource::Request> requests, const std::vector<Size>& values, AddPairs add_pairs) {
-  PairBatch batch;
+// Requests packed one after another (request k's `values` at its place), in launches of at most
+// max_batch_pairs and max_batch_values, integrated on exec and copied to each request's out: in
+// one copy where the caller packed them so too (ACA's, in page-locked memory).
+template <class Describe>
+void run_requests(const Exec& exec, const PairIntegration& pairs, TreeView tree, double g_scale,
+                  std::span<const EntrySource::Request> requests, Describe describe) {
+  std::vector<RequestPairs> batch;
   std::size_t k = 0;
   while (k < requests.size()) {
     batch.clear();
     Size packed = 0;
+    Index n_pairs = 0;
     const std::size_t from = k;
     std::vector<Size> at;
-    while (k < requests.size() && (k == from || (batch.size() < max_batch_pairs && packed + values[k] <= max_batch_values))) {
+    for (; k < requests.size(); ++k) {
+      RequestPairs q = describe(requests[k]);
+      const Size values = (q.element < 0 ? 18 : q.column >= 0 ? 3 : 18) *
+                          static_cast<Size>(requests[k].end - requests[k].begin);
+      if (k > from && (n_pairs + q.count > max_batch_pairs || packed + values > max_batch_values)) break;
+      q.packed = packed;
       at.push_back(packed);
-      add_pairs(requests[k], packed, batch);
-      packed += values[k];
-      ++k;
+      batch.push_back(q);
+      packed += values;
+      n_pairs += q.count;
     }
     TREMOR_CHECK(packed <= static_cast<Size>(std::numeric_limits<Index>::max()), "hierarchical matrix: a request of ",
                  packed, " values");
     DeviceArray<Complex> out(exec, static_cast<Index>(packed));
-    integrate_batch(exec, pairs, batch, g_scale, out.data());
-    // Requests packed one after another in the caller's memory too (ACA's) take one copy.
+    integrate_requests(exec, pairs, tree, batch, g_scale, out.data());
     bool packed_there = true;
     for (std::size_t q = from; q < k && packed_there; ++q) packed_there = requests[q].out == requests[from].out + at[q - from];
     if (packed_there) {
@@ -82,48 +128,53 @@ void run_requests(const Exec& exec, const PairIntegration& pairs, double g_scale
       continue;
     }
     const std::vector<Complex> host = out.to_host();
-    for (std::size_t q = from; q < k; ++q)
-      std::copy_n(reinterpret_cast<const Scalar*>(host.data()) + at[q - from], values[q], requests[q].out);
+    for (std::size_t q = from; q < k; ++q) {
+      const Size end = q + 1 < k ? at[q + 1 - from] : packed;
+      std::copy_n(reinterpret_cast<const Scalar*>(host.data()) + at[q - from], end - at[q - from], requests[q].out);
+    }
   }
 }
 
 }  // namespace
 
+PairSource::PairSource(const Exec& exec, const ClusterTree& tree, const PairIntegration& pairs, double g_scale)
+    : exec_(exec),
+      tree_(tree),
+      pairs_(pairs),
+      far_(pairs),
+      g_scale_(g_scale),
+      elements_(exec, std::span<const Index>(tree.elements)),
+      start_(exec, std::span<const Index>(tree.start)),
+      mesh_node_(exec, std::span<const Index>(tree.mesh_node)),
+      device_tree_{elements_.data(), start_.data(), mesh_node_.data()} {
+  far_.options.gauss = std::min(far_.options.gauss, far_gauss);
+}
+
 // A node's rows: the node against each element of the columns' range, every node of each.
 void PairSource::rows(std::span<const Request> requests) const {
-  std::vector<Size> values;
-  for (const Request& q : requests) values.push_back(18 * static_cast<Size>(q.end - q.begin));
   const ClusterTree& tree = tree_;
-  run_requests(exec_, far_, g_scale_, requests, values, [&](const Request& q, Size packed, PairBatch& batch) {
-    const Index i = tree.mesh_node[static_cast<std::size_t>(q.node)];
-    const Index last = tree.position[static_cast<std::size_t>(q.end) - 1];
-    for (Index p = tree.position[static_cast<std::size_t>(q.begin)]; p <= last; ++p) {
-      batch.node.push_back(i);
-      batch.element.push_back(tree.elements[static_cast<std::size_t>(p)]);
-      batch.offset.push_back(packed + 18 * static_cast<Size>(tree.start[static_cast<std::size_t>(p)] - q.begin));
-      batch.stride.push_back(3);
-    }
+  run_requests(exec_, far_, device_tree_, g_scale_, requests, [&](const Request& q) {
+    RequestPairs r;
+    r.node = tree.mesh_node[static_cast<std::size_t>(q.node)];
+    r.first = tree.position[static_cast<std::size_t>(q.begin)];
+    r.count = tree.position[static_cast<std::size_t>(q.end) - 1] + 1 - r.first;
+    return r;
   });
 }
 
 // A node's columns: each row node of the range against the node's element, that node alone.
 void PairSource::columns(std::span<const Request> requests) const {
-  std::vector<Size> values;
-  for (const Request& q : requests) values.push_back((q.column >= 0 ? 3 : 18) * static_cast<Size>(q.end - q.begin));
   const ClusterTree& tree = tree_;
-  run_requests(exec_, far_, g_scale_, requests, values, [&](const Request& q, Size packed, PairBatch& batch) {
+  run_requests(exec_, far_, device_tree_, g_scale_, requests, [&](const Request& q) {
     const Index p = tree.position[static_cast<std::size_t>(q.node)];
-    const Index element = tree.elements[static_cast<std::size_t>(p)];
-    const int b = static_cast<int>(q.node - tree.start[static_cast<std::size_t>(p)]);
-    const Size m = 3 * static_cast<Size>(q.end - q.begin);
-    for (Index r = q.begin; r < q.end; ++r) {
-      batch.node.push_back(tree.mesh_node[static_cast<std::size_t>(r)]);
-      batch.element.push_back(element);
-      batch.only.push_back(b);
-      batch.column.push_back(q.column);  // -1: all six
-      batch.offset.push_back(packed + 3 * static_cast<Size>(r - q.begin));
-      batch.stride.push_back(m);
-    }
+    RequestPairs r;
+    r.element = tree.elements[static_cast<std::size_t>(p)];
+    r.only = static_cast<int>(q.node - tree.start[static_cast<std::size_t>(p)]);
+    r.column = q.column;  // -1: all six
+    r.first = q.begin;
+    r.count = q.end - q.begin;
+    r.stride = 3 * static_cast<Size>(r.count);
+    return r;
   });
 }
 
@@ -139,24 +190,28 @@ void PairSource::blocks(const Exec& exec, std::span<const BlockRequest> requests
     staging = DeviceArray<Complex>(exec_, static_cast<Index>(total));
     target = staging.data();
   }
-  PairBatch batch;
+  std::vector<RequestPairs> batch;
+  Index n_pairs = 0;
   const auto flush = [&] {
-    integrate_batch(exec_, pairs_, batch, g_scale_, target);
+    integrate_requests(exec_, pairs_, device_tree_, batch, g_scale_, target);
     batch.clear();
+    n_pairs = 0;
   };
   for (const BlockRequest& q : requests) {
     const Cluster& rows = *q.rows;
     const Cluster& cols = *q.cols;
     const Size ld = 3 * static_cast<Size>(rows.n_nodes());
-    for (Index r = rows.first; r < rows.last; ++r)
-      for (Index p = cols.begin; p < cols.end; ++p) {
-        batch.node.push_back(tree_.mesh_node[static_cast<std::size_t>(r)]);
-        batch.element.push_back(tree_.elements[static_cast<std::size_t>(p)]);
-        batch.offset.push_back(q.offset + 3 * static_cast<Size>(r - rows.first) +
-                               6 * static_cast<Size>(tree_.start[static_cast<std::size_t>(p)] - cols.first) * ld);
-        batch.stride.push_back(ld);
-      }
-    if (batch.size() >= max_batch_pairs) flush();
+    for (Index r = rows.first; r < rows.last; ++r) {
+      RequestPairs row;
+      row.node = tree_.mesh_node[static_cast<std::size_t>(r)];
+      row.first = cols.begin;
+      row.count = cols.end - cols.begin;
+      row.packed = q.offset + 3 * static_cast<Size>(r - rows.first);
+      row.stride = ld;
+      batch.push_back(row);
+      n_pairs += row.count;
+    }
+    if (n_pairs >= max_batch_pairs) flush();
   }
   flush();
   if (staging.size() > 0)

@@ -29,21 +29,28 @@ constexpr int far_gauss = 5;
 
 class PairSource : public EntrySource {
  public:
-  // `pairs` in exec's memory space, where the pairs are integrated; the tree on the host.
-  PairSource(const Exec& exec, const ClusterTree& tree, const PairIntegration& pairs, double g_scale)
-      : exec_(exec), tree_(tree), pairs_(pairs), far_(pairs), g_scale_(g_scale) {
-    far_.options.gauss = std::min(far_.options.gauss, far_gauss);
-  }
+  // `pairs` in exec's memory space, where the pairs are integrated; the tree on the host (its
+  // numbering copied to exec, where each request is expanded into its pairs).
+  PairSource(const Exec& exec, const ClusterTree& tree, const PairIntegration& pairs, double g_scale);
   int width() const override { return 6; }
   void rows(std::span<const Request> requests) const override;
   void columns(std::span<const Request> requests) const override;
   void blocks(const Exec& exec, std::span<const BlockRequest> requests, Scalar* out) const override;
+
+  // The tree's numbering in exec's memory.
+  struct DeviceTree {
+    const Index* elements;   // per position, its element
+    const Index* start;      // per position, its first tree node
+    const Index* mesh_node;  // per tree node, its mesh node
+  };
 
  private:
   Exec exec_;
   const ClusterTree& tree_;
   PairIntegration pairs_, far_;  // far_: the rows' and columns' (far_gauss)
   double g_scale_;
+  DeviceArray<Index> elements_, start_, mesh_node_;
+  DeviceTree device_tree_{};
 };
 
 // The scale of G's columns: the shear modulus's magnitude over the mean element diameter.

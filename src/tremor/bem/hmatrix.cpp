@@ -16,8 +16,10 @@
 extern "C" {
 void zgeqrf_(const int* m, const int* n, std::complex<double>* a, const int* lda, std::complex<double>* tau,
              std::complex<double>* work, const int* lwork, int* info);
-void zungqr_(const int* m, const int* n, const int* k, std::complex<double>* a, const int* lda,
-             const std::complex<double>* tau, std::complex<double>* work, const int* lwork, int* info);
+void zunmqr_(const char* side, const char* trans, const int* m, const int* n, const int* k,
+             const std::complex<double>* a, const int* lda, const std::complex<double>* tau, std::complex<double>* c,
+             const int* ldc, std::complex<double>* work, const int* lwork, int* info, std::size_t side_length,
+             std::size_t trans_length);
 void zgesvd_(const char* jobu, const char* jobvt, const int* m, const int* n, std::complex<double>* a, const int* lda,
              double* s, std::complex<double>* u, const int* ldu, std::complex<double>* vt, const int* ldvt,
              std::complex<double>* work, const int* lwork, double* rwork, int* info, std::size_t jobu_length,
@@ -123,6 +125,19 @@ double norm2(const Scalar* x, Index n) {
   double sum = 0.0;
   for (Index i = 0; i < n; ++i) sum += std::norm(x[i]);
   return sum;
+}
+
+// C = alpha op(A) op(B) + beta C, column-major (zgemm; op 'N' or 'C'), nothing to do when a
+// dimension is 0.
+void gemm(char op_a, char op_b, Index m, Index n, Index k, Scalar alpha, const Scalar* A, Index lda, const Scalar* B,
+          Index ldb, Scalar beta, Scalar* C, Index ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (Index j = 0; j < n; ++j)
+      for (Index i = 0; i < m; ++i) C[i + static_cast<std::size_t>(j) * ldc] *= beta;
+    return;
+  }
+  zgemm_(&op_a, &op_b, &m, &n, &k, &alpha, A, &lda, B, &ldb, &beta, C, &ldc, 1, 1);
 }
 
 }  // namespace
@@ -277,26 +292,14 @@ void AcaBlock::take_rows(const Scalar* rows3) {
   pending_v_.clear();
   wanted_.clear();
   // The three rows less the terms so far at once, R = A(i.., :)^T - V U(i.., :)^T (n x 3): V read
-  // once a step (the updates are bound by memory, not arithmetic).
+  // once a step, by BLAS.
   std::vector<Scalar> R(3 * static_cast<std::size_t>(n)), Ui(3 * static_cast<std::size_t>(k));
   for (Index a = 0; a < 3; ++a) {
     for (Index c = 0; c < n; ++c) R[static_cast<std::size_t>(c + a * n)] = rows3[a + 3 * c];
     for (Index l = 0; l < k; ++l)
       Ui[static_cast<std::size_t>(l + a * k)] = out_.U[static_cast<std::size_t>(l) * m + 3 * next_ + a];
   }
-  for (Index l = 0; l < k; ++l) {
-    const Scalar* v = out_.V.data() + static_cast<std::size_t>(l) * n;
-    const Scalar u0 = Ui[static_cast<std::size_t>(l)], u1 = Ui[static_cast<std::size_t>(l + k)],
-                 u2 = Ui[static_cast<std::size_t>(l + 2 * k)];
-    Scalar* r0 = R.data();
-    Scalar* r1 = r0 + n;
-    Scalar* r2 = r1 + n;
-    for (Index c = 0; c < n; ++c) {
-      r0[c] -= u0 * v[c];
-      r1[c] -= u1 * v[c];
-      r2[c] -= u2 * v[c];
-    }
-  }
+  gemm('N', 'N', n, 3, k, Scalar(-1.0), out_.V.data(), n, Ui.data(), k, Scalar(1.0), R.data(), n);
   for (Index a = 0; a < 3 && k + static_cast<Index>(pivots_.size()) < max_rank_; ++a) {
     Scalar* row = R.data() + static_cast<std::size_t>(a) * n;
     for (std::size_t p = 0; p < pivots_.size(); ++p) {
@@ -329,39 +332,64 @@ void AcaBlock::column_requests(Scalar* out, std::vector<EntrySource::Request>& i
     into.push_back({wanted_[k] / w_, rows_.first, rows_.last, out + k * m, static_cast<int>(wanted_[k] % w_)});
 }
 
+// The step's columns less every term before theirs, then the sum's norm updated exactly: U read
+// twice and V once a step, whatever the step's pivots (up to 3), not twice and once per pivot.
 void AcaBlock::take_columns(const Scalar* columns) {
-  const Index m = out_.m, n = out_.n;
-  double step2 = 0.0;
-  std::vector<Scalar> column(static_cast<std::size_t>(m));
-  for (std::size_t p = 0; p < pivots_.size(); ++p) {
-    const Index j = pivots_[p];
-    std::copy_n(columns + p * static_cast<std::size_t>(m), m, column.data());
-    // column -= U V(j, :)^T
-    const Index k = out_.rank;
-    for (Index l = 0; l < k; ++l) {
-      const Scalar v = out_.V[static_cast<std::size_t>(l) * n + j];
-      const Scalar* u = out_.U.data() + static_cast<std::size_t>(l) * m;
-      for (Index r = 0; r < m; ++r) column[static_cast<std::size_t>(r)] -= v * u[r];
+  const Index m = out_.m, n = out_.n, k0 = out_.rank;
+  const std::size_t P = pivots_.size();
+  const auto um = static_cast<std::size_t>(m), un = static_cast<std::size_t>(n);
+  // C = A(:, J) - U V(J, :)^T over the terms before this step, then each column less the step's
+  // earlier terms (their u values at its pivot), in the order the terms were made.
+  std::vector<Scalar> C(columns, columns + P * um), Vj(static_cast<std::size_t>(k0) * P);
+  for (Index l = 0; l < k0; ++l)
+    for (std::size_t p = 0; p < P; ++p)
+      Vj[static_cast<std::size_t>(l) + p * static_cast<std::size_t>(k0)] =
+          out_.V[static_cast<std::size_t>(l) * un + static_cast<std::size_t>(pivots_[p])];
+  const auto p_count = static_cast<Index>(P);
+  gemm('N', 'N', m, p_count, k0, Scalar(-1.0), out_.U.data(), m, Vj.data(), k0, Scalar(1.0), C.data(), m);
+  for (std::size_t p = 1; p < P; ++p)
+    for (std::size_t q = 0; q < p; ++q) {
+      const Scalar v = pending_v_[q * un + static_cast<std::size_t>(pivots_[p])];
+      const Scalar* u = C.data() + q * um;
+      Scalar* c = C.data() + p * um;
+      for (Index r = 0; r < m; ++r) c[r] -= v * u[r];
     }
-    const Scalar* row = pending_v_.data() + p * static_cast<std::size_t>(n);
-    // |S + u v^T|^2 = |S|^2 + 2 Re sum_l (u_l^H u)(v_l^H v) + |u|^2 |v|^2.
-    const double nu2 = norm2(column.data(), m), nv2 = norm2(row, n);
+  // |S + u v^T|^2 = |S|^2 + 2 Re sum_l (u_l^H u)(v_l^H v) + |u|^2 |v|^2, term after term: the
+  // products with the earlier terms' u_l and v_l, U^H C and V^H R, in one pass over each.
+  std::vector<Scalar> gu(static_cast<std::size_t>(k0) * P), gv(static_cast<std::size_t>(k0) * P);
+  gemm('C', 'N', k0, p_count, m, Scalar(1.0), out_.U.data(), m, C.data(), m, Scalar(0.0), gu.data(), k0);
+  gemm('C', 'N', k0, p_count, n, Scalar(1.0), out_.V.data(), n, pending_v_.data(), n, Scalar(0.0), gv.data(), k0);
+  double step2 = 0.0;
+  for (std::size_t p = 0; p < P; ++p) {
+    const Scalar* c = C.data() + p * um;
+    const Scalar* row = pending_v_.data() + p * un;
+    const double nu2 = norm2(c, m), nv2 = norm2(row, n);
     double cross = 0.0;
-    for (Index l = 0; l < k; ++l) {
+    for (Index l = 0; l < k0; ++l)
+      cross += 2.0 * (gu[static_cast<std::size_t>(l) + p * static_cast<std::size_t>(k0)] *
+                      gv[static_cast<std::size_t>(l) + p * static_cast<std::size_t>(k0)]).real();
+    for (std::size_t q = 0; q < p; ++q) {
       Scalar uu = 0.0, vv = 0.0;
-      const Scalar* ul = out_.U.data() + static_cast<std::size_t>(l) * m;
-      const Scalar* vl = out_.V.data() + static_cast<std::size_t>(l) * n;
-      for (Index r = 0; r < m; ++r) uu += std::conj(ul[r]) * column[static_cast<std::size_t>(r)];
-      for (Index c = 0; c < n; ++c) vv += std::conj(vl[c]) * row[c];
+      const Scalar* cq = C.data() + q * um;
+      const Scalar* rq = pending_v_.data() + q * un;
+      for (Index r = 0; r < m; ++r) uu += std::conj(cq[r]) * c[r];
+      for (Index j = 0; j < n; ++j) vv += std::conj(rq[j]) * row[j];
       cross += 2.0 * (uu * vv).real();
     }
     frobenius2_ = std::max(0.0, frobenius2_ + cross + nu2 * nv2);
     step2 += nu2 * nv2;
-    out_.U.insert(out_.U.end(), column.begin(), column.end());
-    out_.V.insert(out_.V.end(), row, row + n);
-    ++out_.rank;
-    for (Index r = 0; r < m; ++r) pull_[static_cast<std::size_t>(r / 3)] += std::norm(column[static_cast<std::size_t>(r)]);
+    for (Index r = 0; r < m; ++r) pull_[static_cast<std::size_t>(r / 3)] += std::norm(c[r]);
   }
+  // Room for the ranks blocks reach at the usual tolerances at once: growing U and V by doubling
+  // would copy them and touch fresh pages each time.
+  if (out_.U.capacity() == 0) {
+    const auto room = static_cast<std::size_t>(std::min<Index>(max_rank_, 40));
+    out_.U.reserve(room * um);
+    out_.V.reserve(room * un);
+  }
+  out_.U.insert(out_.U.end(), C.begin(), C.end());
+  out_.V.insert(out_.V.end(), pending_v_.begin(), pending_v_.end());
+  out_.rank += static_cast<Index>(P);
   end_step(true, step2);
 }
 
@@ -419,9 +447,10 @@ void recompress(LowRank& b, double tolerance) {
   const int k = static_cast<int>(b.rank), m = static_cast<int>(b.m), n = static_cast<int>(b.n);
   if (k == 0 || k >= std::min(m, n)) return;
   int info = 0;
-  // QR of U and V (each taller than the rank): R_U, R_V upper triangular k x k.
-  const auto qr = [&](std::vector<Scalar>& A, int rows, std::vector<Scalar>& R) {
-    std::vector<Scalar> tau(static_cast<std::size_t>(k));
+  // QR of U and V (each taller than the rank), their reflectors kept in place: R_U, R_V upper
+  // triangular k x k.
+  const auto qr = [&](std::vector<Scalar>& A, int rows, std::vector<Scalar>& tau, std::vector<Scalar>& R) {
+    tau.resize(static_cast<std::size_t>(k));
     Scalar size_query;
     int lwork = -1;
     zgeqrf_(&rows, &k, A.data(), &rows, tau.data(), &size_query, &lwork, &info);
@@ -432,16 +461,10 @@ void recompress(LowRank& b, double tolerance) {
     R.assign(static_cast<std::size_t>(k) * k, Scalar(0.0));
     for (int c = 0; c < k; ++c)
       for (int r = 0; r <= c; ++r) R[static_cast<std::size_t>(r + c * k)] = A[static_cast<std::size_t>(r + c * rows)];
-    lwork = -1;
-    zungqr_(&rows, &k, &k, A.data(), &rows, tau.data(), &size_query, &lwork, &info);
-    lwork = std::max(1, static_cast<int>(size_query.real()));
-    work.resize(static_cast<std::size_t>(lwork));
-    zungqr_(&rows, &k, &k, A.data(), &rows, tau.data(), work.data(), &lwork, &info);
-    TREMOR_CHECK(info == 0, "recompression: zungqr failed with info = ", info);
   };
-  std::vector<Scalar> Ru, Rv;
-  qr(b.U, m, Ru);
-  qr(b.V, n, Rv);
+  std::vector<Scalar> Ru, Rv, tau_u, tau_v;
+  qr(b.U, m, tau_u, Ru);
+  qr(b.V, n, tau_v, Rv);
   // C = R_U R_V^T = W S Z^H.
   std::vector<Scalar> C(static_cast<std::size_t>(k) * k, Scalar(0.0));
   for (int c = 0; c < k; ++c)
@@ -464,17 +487,30 @@ void recompress(LowRank& b, double tolerance) {
   int keep = 0;
   while (keep < k && s[static_cast<std::size_t>(keep)] > tolerance * s[0]) ++keep;
   keep = std::max(keep, 1);
-  // U' = Q_U W_r S_r (m x keep); V' = Q_V conj(Z_r) (n x keep), Z_r^H the first rows of Zh.
-  std::vector<Scalar> WS(static_cast<std::size_t>(k) * keep), Zc(static_cast<std::size_t>(k) * keep);
-  for (int c = 0; c < keep; ++c)
-    for (int l = 0; l < k; ++l) {
-      WS[static_cast<std::size_t>(l + c * k)] = W[static_cast<std::size_t>(l + c * k)] * s[static_cast<std::size_t>(c)];
-      Zc[static_cast<std::size_t>(l + c * k)] = Zh[static_cast<std::size_t>(c + l * k)];  // (Z^H)_{c,l} = conj(Z_{l,c})
-    }
-  std::vector<Scalar> U(static_cast<std::size_t>(m) * keep), V(static_cast<std::size_t>(n) * keep);
-  const Scalar one = 1.0, zero = 0.0;
-  zgemm_("N", "N", &m, &keep, &k, &one, b.U.data(), &m, WS.data(), &k, &zero, U.data(), &m, 1, 1);
-  zgemm_("N", "N", &n, &keep, &k, &one, b.V.data(), &n, Zc.data(), &k, &zero, V.data(), &n, 1, 1);
+  // U' = Q_U [W_r S_r; 0] (m x keep), V' = Q_V [conj(Z_r); 0] (n x keep), Z_r^H the first rows of
+  // Zh: the reflectors applied to the small factors (zunmqr), Q never formed.
+  const auto apply_q = [&](const std::vector<Scalar>& reflectors, int rows, const std::vector<Scalar>& tau,
+                           const auto& top) {
+    std::vector<Scalar> out(static_cast<std::size_t>(rows) * keep, Scalar(0.0));
+    for (int c = 0; c < keep; ++c)
+      for (int l = 0; l < k; ++l) out[static_cast<std::size_t>(l + c * rows)] = top(l, c);
+    Scalar query;
+    int lw = -1;
+    zunmqr_("L", "N", &rows, &keep, &k, reflectors.data(), &rows, tau.data(), out.data(), &rows, &query, &lw, &info, 1,
+            1);
+    lw = std::max(1, static_cast<int>(query.real()));
+    std::vector<Scalar> space(static_cast<std::size_t>(lw));
+    zunmqr_("L", "N", &rows, &keep, &k, reflectors.data(), &rows, tau.data(), out.data(), &rows, space.data(), &lw,
+            &info, 1, 1);
+    TREMOR_CHECK(info == 0, "recompression: zunmqr failed with info = ", info);
+    return out;
+  };
+  std::vector<Scalar> U = apply_q(b.U, m, tau_u, [&](int l, int c) {
+    return W[static_cast<std::size_t>(l + c * k)] * s[static_cast<std::size_t>(c)];
+  });
+  std::vector<Scalar> V = apply_q(b.V, n, tau_v, [&](int l, int c) {
+    return Zh[static_cast<std::size_t>(c + l * k)];  // (Z^H)_{c,l} = conj(Z_{l,c})
+  });
   b.U.swap(U);
   b.V.swap(V);
   b.rank = keep;
@@ -561,6 +597,43 @@ std::vector<Scalar> expand(const LowRank& l) {
   return d;
 }
 
+// The parts one after another in one array of exec's memory: copied straight in, in parallel, on
+// the host; through page-locked chunks to a GPU (a copy from pageable memory runs at a fraction of
+// the link's speed).
+DeviceArray<Complex> gather(const Exec& exec, const std::vector<std::span<const Scalar>>& parts, Size total) {
+  DeviceArray<Complex> out(exec, static_cast<Index>(total));
+  std::vector<Size> at(parts.size() + 1, 0);
+  Size largest = 0;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    at[k + 1] = at[k] + static_cast<Size>(parts[k].size());
+    largest = std::max(largest, static_cast<Size>(parts[k].size()));
+  }
+  TREMOR_CHECK(at.back() == total, "hierarchical matrix: ", at.back(), " values to store where ", total,
+               " were counted");
+  const auto copy_parts = [&](std::size_t from, std::size_t to, Scalar* dst, Size base) {
+#pragma omp parallel for schedule(dynamic, 16)
+    for (std::ptrdiff_t k = static_cast<std::ptrdiff_t>(from); k < static_cast<std::ptrdiff_t>(to); ++k) {
+      const auto part = parts[static_cast<std::size_t>(k)];
+      std::copy(part.begin(), part.end(), dst + (at[static_cast<std::size_t>(k)] - base));
+    }
+  };
+  if (exec.space() == MemorySpace::Host) {
+    copy_parts(0, parts.size(), reinterpret_cast<Scalar*>(out.data()), 0);
+    return out;
+  }
+  const Size chunk = std::min(total, std::max(largest, Size{1} << 24));  // 256 MiB of values
+  PinnedArray<Scalar> staging(exec, static_cast<Index>(chunk));
+  for (std::size_t k = 0; k < parts.size();) {
+    std::size_t end = k;
+    while (end < parts.size() && at[end + 1] - at[k] <= chunk) ++end;
+    copy_parts(k, end, staging.data(), at[k]);
+    memory::copy(exec, out.data() + at[k], exec.space(), staging.data(), MemorySpace::Host,
+                 sizeof(Scalar) * static_cast<std::size_t>(at[end] - at[k]));
+    k = end;
+  }
+  return out;
+}
+
 }  // namespace
 
 HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& source, const HMatrixOptions& options)
@@ -588,6 +661,7 @@ HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& s
   }
   std::vector<AcaBlock>().swap(acas);
   stats_.recompress_seconds = seconds_since(started);
+  const auto storing = Clock::now();
 
   double rank_sum = 0.0;
   for (const LowRank& l : low_rank) {
@@ -642,22 +716,18 @@ HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& s
     memory::copy(exec, near_values + blocks_[n_near + k].offset, exec.space(), d.data(), MemorySpace::Host,
                  sizeof(Scalar) * d.size());
   }
-  std::vector<Scalar> U, V;
-  U.reserve(u_size);
-  V.reserve(v_size);
+  std::vector<std::span<const Scalar>> u_parts, v_parts;
   for (std::size_t b = 0, k = 0; b < far.size(); ++b) {
     if (k < kept.size() && kept[k] == b) {
       ++k;
       continue;
     }
-    U.insert(U.end(), low_rank[b].U.begin(), low_rank[b].U.end());
-    V.insert(V.end(), low_rank[b].V.begin(), low_rank[b].V.end());
+    u_parts.emplace_back(low_rank[b].U);
+    v_parts.emplace_back(low_rank[b].V);
   }
-  const auto as_complex = [](const std::vector<Scalar>& v) {
-    return std::span<const Complex>(reinterpret_cast<const Complex*>(v.data()), v.size());
-  };
-  U_ = DeviceArray<Complex>(exec, as_complex(U));
-  V_ = DeviceArray<Complex>(exec, as_complex(V));
+  U_ = gather(exec, u_parts, u_size);
+  V_ = gather(exec, v_parts, v_size);
+  std::vector<LowRank>().swap(low_rank);
   for (std::size_t b = 0; b < n_near; ++b)
     if (blocks_[b].row == blocks_[b].col) diagonal_.push_back(static_cast<int>(b));
   std::vector<ProductBlock> product(blocks_.size());
@@ -666,6 +736,7 @@ HMatrix::HMatrix(const Exec& exec, const ClusterTree& tree, const EntrySource& s
   product_ = std::make_unique<BlockProduct>(exec, tree, width_, product);
   x_ = DeviceArray<Complex>(exec, columns());
   y_ = DeviceArray<Complex>(exec, rows());
+  stats_.store_seconds = seconds_since(storing) - stats_.near_seconds;
 
   stats_.low_rank_blocks = static_cast<Index>(blocks_.size() - n_near - kept.size());
   stats_.dense_blocks = static_cast<Index>(n_near + kept.size());

@@ -215,6 +215,7 @@ struct HMatrixStats {
   Index aca_steps = 0;                                // batched ACA steps (rows, then columns, of every block)
   double near_seconds = 0.0, aca_seconds = 0.0, recompress_seconds = 0.0;
   double aca_entry_seconds = 0.0;  // of aca_seconds, in the source's rows and columns
+  double store_seconds = 0.0;      // the blocks laid out in exec's memory (the near field's entries apart)
 };
 
 class BlockProduct;  // bem/hmatrix_product.hpp

@@ -168,11 +168,13 @@ void run_bem_hmatrix(const BemArgs& args) {
         }
         const bem::HMatrixStats& s = c.report.stats;
         std::printf("  %s, %d divisions (%s unknowns): %.3g s (build %.3g s: near field %.3g s, ACA %.3g s in %d steps, "
-                    "entries %.3g s, recompression %.3g s; GMRES %d iterations %.3g s), %.2f%% of 18 N^2 stored, ranks up "
+                    "entries %.3g s, recompression %.3g s, storing %.3g s; GMRES %d iterations %.3g s), "
+                    "%.2f%% of 18 N^2 stored, ranks up "
                     "to %d; dense %s\n",
                     c.backend.c_str(), static_cast<int>(d), group_digits(3 * static_cast<long long>(c.nodes)).c_str(),
                     c.seconds, c.report.build_seconds, s.near_seconds, s.aca_seconds, static_cast<int>(s.aca_steps),
-                    s.aca_entry_seconds, s.recompress_seconds, c.report.gmres.iterations, c.report.solve_seconds,
+                    s.aca_entry_seconds, s.recompress_seconds, s.store_seconds, c.report.gmres.iterations,
+                    c.report.solve_seconds,
                     100.0 * s.compression, static_cast<int>(s.max_rank),
                     c.dense_seconds ? str(fixed(*c.dense_seconds, 3), " s, u ", two_digits(c.difference), " apart").c_str()
                                     : str("not run: ", c.dense_why).c_str());
@@ -198,8 +200,8 @@ void run_bem_hmatrix(const BemArgs& args) {
   json << "\n  ],\n  \"cases\": ";
   md << "\n";
   markdown_head(md, {"backend", "divisions", "unknowns", "compressed s", "build s", "near s", "ACA s (entries)",
-                     "recompression s", "GMRES", "stored", "rank", "dense s", "u apart"},
-                "llrrrrrrrrrrr");
+                     "recompression s", "storing s", "GMRES", "stored", "rank", "dense s", "u apart"},
+                "llrrrrrrrrrrrr");
   JsonArray entries(json);
   for (const Case& c : cases) {
     const bem::HMatrixStats& s = c.report.stats;
@@ -208,6 +210,7 @@ void run_bem_hmatrix(const BemArgs& args) {
                    << ", \"build_seconds\": " << c.report.build_seconds << ", \"near_seconds\": " << s.near_seconds
                    << ", \"aca_seconds\": " << s.aca_seconds << ", \"aca_entry_seconds\": " << s.aca_entry_seconds
                    << ", \"aca_steps\": " << s.aca_steps << ", \"recompress_seconds\": " << s.recompress_seconds
+                   << ", \"store_seconds\": " << s.store_seconds
                    << ", \"gmres_iterations\": " << c.report.gmres.iterations << ", \"gmres_seconds\": "
                    << c.report.solve_seconds << ", \"stored_values\": " << c.stored() << ", \"compression\": "
                    << s.compression << ", \"max_rank\": " << s.max_rank << ", \"largest_u_m\": " << c.largest_u
@@ -217,7 +220,7 @@ void run_bem_hmatrix(const BemArgs& args) {
     markdown_row(md, {c.backend, str(c.divisions), group_digits(3 * static_cast<long long>(c.nodes)), fixed(c.seconds, 2),
                       fixed(c.report.build_seconds, 2), fixed(s.near_seconds, 2),
                       str(fixed(s.aca_seconds, 2), " (", fixed(s.aca_entry_seconds, 2), ")"),
-                      fixed(s.recompress_seconds, 2), str(c.report.gmres.iterations, " it."),
+                      fixed(s.recompress_seconds, 2), fixed(s.store_seconds, 2), str(c.report.gmres.iterations, " it."),
                       str(fixed(100.0 * s.compression, 2), "%"), str(s.max_rank),
                       c.dense_seconds ? fixed(*c.dense_seconds, 2) : std::string("-"),
                       c.difference >= 0 ? two_digits(c.difference) : std::string("-")});

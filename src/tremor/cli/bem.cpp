@@ -184,12 +184,14 @@ void print_frequency(const bem::FrequencySolution& s, const bem::Plan& plan, con
       r.row_sum_seconds > 0.0 ? str(" + row sums ", number(r.row_sum_seconds), " s") : std::string();
   if (r.compressed) {
     const bem::HMatrixStats& h = r.hmatrix.stats;
-    std::printf("  %-15s hmatrix %.3g s%s (near field %.3g s, ACA %.3g s in %lld steps (entries %.3g s), recompression %.3g s; %s%% "
-                "of the dense values, ranks up to %lld), GMRES %d iterations to %s in %.3g s, interior %.3g s\n",
+    std::printf("  %-15s hmatrix %.3g s%s (near field %.3g s, ACA %.3g s in %lld steps (entries %.3g s), "
+                "recompression %.3g s, storing %.3g s; %s%% of the dense values, ranks up to %lld), GMRES %d "
+                "iterations to %s in %.3g s, interior %.3g s\n",
                 str(number(s.frequency), " Hz").c_str(), r.assembly_seconds, row_sums.c_str(), h.near_seconds,
                 h.aca_seconds, static_cast<long long>(h.aca_steps), h.aca_entry_seconds, h.recompress_seconds,
-                number(100.0 * h.compression).c_str(), static_cast<long long>(h.max_rank), r.hmatrix.gmres.iterations,
-                number(r.hmatrix.gmres.residual).c_str(), r.solve_seconds, r.interior_seconds);
+                h.store_seconds, number(100.0 * h.compression).c_str(), static_cast<long long>(h.max_rank),
+                r.hmatrix.gmres.iterations, number(r.hmatrix.gmres.residual).c_str(), r.solve_seconds,
+                r.interior_seconds);
   } else {
     std::printf(
         "  %-15s assembly %.3g s%s, solve %.3g s (%s), interior %.3g s, condition %s\n",

@@ -64,7 +64,7 @@ TEST(BemHMatrixParityGpu, CudaMatchesTheHost) {
           }
         }
     }
-    SolverOptions dense{c.order, {}, c.free_term, SolverMethod::Dense, {}};
+    SolverOptions dense{c.order, {}, c.free_term, SolverMethod::Dense, {}, {}};
     SolverOptions compressed = dense;
     compressed.method = SolverMethod::Compressed;
     compressed.hmatrix.leaf_size = 2;  // admissible blocks at this size

@@ -305,7 +305,7 @@ TEST(BemHMatrix, CompressedSolverMatchesTheDenseOne) {
           }
         }
     }
-    SolverOptions dense{c.order, {}, c.free_term, SolverMethod::Dense, {}};
+    SolverOptions dense{c.order, {}, c.free_term, SolverMethod::Dense, {}, {}};
     SolverOptions compressed = dense;
     compressed.method = SolverMethod::Compressed;
     compressed.hmatrix.tolerance = 1e-5;

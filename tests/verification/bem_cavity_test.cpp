@@ -65,7 +65,8 @@ CavityRun solve_cavity(Index n, double beta, double omega, FreeTerm method, Surf
       for (int c = 0; c < 3; ++c) points.push_back(r * radius * directions[d][c]);
   FreeTermChoice free_term{method, 1.0};
   const auto results = solve_frequencies(Exec::openmp(), mesh, rho, lambda, mu, beta, {omega},
-                                         conditions_at_nodes(mesh, order, bc, pressures), {order, {}, free_term, SolverMethod::Dense, {}}, points);
+                                         conditions_at_nodes(mesh, order, bc, pressures),
+                                         {order, {}, free_term, SolverMethod::Dense, {}, {}}, points);
   const FrequencyResult& r = results.at(0);
   const Complex exact = cavity_radial(beta, omega, radius);
   const std::vector<double> x = node_positions(mesh, order), node_area = node_areas(mesh, order);
@@ -185,7 +186,8 @@ double kelvin_error(Index n, double omega, double beta, ElementOrder order = Ele
     }
   }
   const FreeTermChoice free_term{FreeTerm::RigidBody, 1.0};
-  const auto r = solve_frequencies(Exec::openmp(), mesh, rho, lambda, mu, beta, {omega}, bc, {order, {}, free_term, SolverMethod::Dense, {}}, {});
+  const auto r = solve_frequencies(Exec::openmp(), mesh, rho, lambda, mu, beta, {omega}, bc,
+                                   {order, {}, free_term, SolverMethod::Dense, {}, {}}, {});
   double num = 0, den = 0;
   for (std::size_t k = 0; k < 3 * n_nodes; ++k) {
     num += std::pow(abs(r[0].u[k] - exact[k]), 2);

@@ -184,7 +184,7 @@ std::vector<std::complex<double>> disc_by_elements(Motion motion, const std::vec
     }
   std::vector<double> omegas;
   for (const double a0 : a0s) omegas.push_back(a0 * cs / a);
-  const SolverOptions options{order, {}, {FreeTerm::Direct, 0.0}, SolverMethod::Dense, {}};
+  const SolverOptions options{order, {}, {FreeTerm::Direct, 0.0}, SolverMethod::Dense, {}, {}};
   const auto results = solve_frequencies(Exec::openmp(), mesh, rho, lambda, G, beta, omegas, bc, options, {});
   const double stiffness = motion == Motion::Vertical ? 4 * G * a / (1 - nu) : 8 * G * a * a * a / (3 * (1 - nu));
   std::vector<std::complex<double>> out;

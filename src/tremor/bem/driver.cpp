@@ -274,8 +274,8 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
   if (plan.method == SolverMethod::Compressed) {
     // The blocks live where the backend runs: a GPU's memory, or this machine's. ACA builds the
     // admissible blocks on the host either way, and holds them twice while it packs them.
-    const ClusterTree tree = cluster_tree(mesh, plan.order, plan.hmatrix.leaf_size);
-    plan.hmatrix_estimate = estimate_hmatrix(tree, plan.hmatrix.eta, 6, hmatrix_estimate_rank);
+    plan.tree = std::make_shared<const ClusterTree>(cluster_tree(mesh, plan.order, plan.hmatrix.leaf_size));
+    plan.hmatrix_estimate = estimate_hmatrix(*plan.tree, plan.hmatrix.eta, 6, hmatrix_estimate_rank);
     const bool gpu = plan.exec.backend() == Backend::Cuda;
     const HMatrixEstimate& e = plan.hmatrix_estimate;
     const double host = physical_memory_bytes();
@@ -428,7 +428,8 @@ RunResult run_bem(const BemProblem& problem, const Plan& plan, Observer* observe
   try {
     solve_frequencies(plan.exec, mesh, problem.material.density, problem.material.lambda, problem.material.mu,
                       problem.material.damping_ratio, omegas, conditions_at_nodes(mesh, order, conditions.values, conditions.pressure),
-                      {order, plan.integration, plan.free_choice, plan.method, plan.hmatrix}, plan.interior_points, each);
+                      {order, plan.integration, plan.free_choice, plan.method, plan.hmatrix, plan.tree},
+                      plan.interior_points, each);
   } catch (const Stopped&) {
     out.status = RunStatus::Stopped;
   } catch (const std::exception& e) {

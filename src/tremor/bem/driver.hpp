@@ -22,6 +22,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -86,6 +87,7 @@ struct Plan {
   // blocks at rank hmatrix_estimate_rank (the largest the blocks reached at tolerance 1e-5 on the
   // measured cavities was 26 to 31; the run prints its own).
   HMatrixEstimate hmatrix_estimate;
+  std::shared_ptr<const ClusterTree> tree;  // the compressed method's, built once for the estimate and the solve
   Exec exec = Exec::serial();
   IntegrationOptions integration;
   BemFreeTerm free_term = BemFreeTerm::Direct;  // RigidBody or Direct ("auto" resolved)

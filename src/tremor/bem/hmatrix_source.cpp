@@ -34,7 +34,7 @@ using TreeView = PairSource::DeviceTree;
 
 // The requests' pairs written on exec (one thread per pair, its request found by bisection of the
 // pairs' prefix sums `first_pair`), then integrated into out (exec's space): the host sends a
-// request's 48 bytes, not 32 per pair.
+// request's 40 bytes, not 32 per pair.
 void integrate_requests(const Exec& exec, const PairIntegration& pairs, TreeView tree,
                         const std::vector<RequestPairs>& requests, double g_scale, Complex* out) {
   if (requests.empty()) return;

@@ -61,7 +61,13 @@ void solve_compressed_frequencies(const Exec& exec, const BoundaryMesh& boundary
   DeviceArray<Complex> row_sums;
   if (free_term.method == FreeTerm::RigidBody)
     row_sums = static_row_sums(exec, view, make_medium(rho, lambda, mu, beta, 0.0), options.integration);
-  const ClusterTree tree = cluster_tree(boundary, options.elements, options.hmatrix.leaf_size);
+  std::shared_ptr<const ClusterTree> own;
+  if (!options.tree)
+    own = std::make_shared<const ClusterTree>(cluster_tree(boundary, options.elements, options.hmatrix.leaf_size));
+  const ClusterTree& tree = options.tree ? *options.tree : *own;
+  TREMOR_CHECK(tree.n_nodes() == m && static_cast<Index>(tree.elements.size()) == boundary.n_elements(),
+               "the cluster tree given holds ", tree.n_nodes(), " nodes of ", tree.elements.size(),
+               " elements, the boundary ", m, " of ", boundary.n_elements());
   const double row_sum_seconds = seconds_since(start);
   const double scale = g_scale(boundary, make_medium(rho, lambda, mu, beta, 0.0));
   const Index n_points = static_cast<Index>(interior_points.size() / 3);

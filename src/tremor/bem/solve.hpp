@@ -4,6 +4,7 @@
 // traction or its displacement prescribed; the other is the unknown), the dense LU solve (dense.hpp), and the displacements at interior points.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -40,6 +41,9 @@ struct SolverOptions {
   FreeTermChoice free_term;
   SolverMethod method = SolverMethod::Dense;
   HMatrixOptions hmatrix;  // Compressed: tolerance (also GMRES's), admissibility, leaf size
+  // Compressed: the cluster tree of this boundary, order and leaf size where the caller built it
+  // already (plan_bem does, for its memory estimate); built here when null.
+  std::shared_ptr<const ClusterTree> tree;
 };
 
 struct FrequencyResult {

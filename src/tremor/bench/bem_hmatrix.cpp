@@ -77,7 +77,7 @@ bem::BoundaryConditions pressure_everywhere(const bem::BoundaryMesh& mesh) {
 
 std::vector<bem::FrequencyResult> solve(const Exec& exec, const bem::BoundaryMesh& mesh,
                                         const bem::BoundaryConditions& bc, bem::SolverMethod method, double tolerance) {
-  bem::SolverOptions options{bem::ElementOrder::Quadratic, {}, {bem::FreeTerm::RigidBody, 1.0}, method, {}};
+  bem::SolverOptions options{bem::ElementOrder::Quadratic, {}, {bem::FreeTerm::RigidBody, 1.0}, method, {}, {}};
   options.hmatrix.tolerance = tolerance;
   return bem::solve_frequencies(exec, mesh, density, lame_lambda, shear_modulus, damping_ratio,
                                 {2.0 * std::numbers::pi * frequency}, bc, options, {});

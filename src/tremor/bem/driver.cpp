@@ -273,14 +273,15 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
   plan.exec = Exec::make(resolve_backend(settings.backend));
   if (plan.method == SolverMethod::Compressed) {
     // The blocks live where the backend runs: a GPU's memory, or this machine's. ACA builds the
-    // admissible blocks on the host either way, and holds them twice while it packs them.
+    // admissible blocks on the host either way and holds them there until they are stored (on the
+    // host, beside their stored copy: twice).
     plan.tree = std::make_shared<const ClusterTree>(cluster_tree(mesh, plan.order, plan.hmatrix.leaf_size));
     plan.hmatrix_estimate = estimate_hmatrix(*plan.tree, plan.hmatrix.eta, 6, hmatrix_estimate_rank);
     const bool gpu = plan.exec.backend() == Backend::Cuda;
     const HMatrixEstimate& e = plan.hmatrix_estimate;
     const double host = physical_memory_bytes();
     const double device = gpu ? static_cast<double>(memory_info(plan.exec).total_bytes) : host;
-    const double host_need = (gpu ? 0.0 : 16.0 * e.near_values) + 2.0 * 16.0 * e.far_values;
+    const double host_need = gpu ? 16.0 * e.far_values : 16.0 * (e.near_values + 2.0 * e.far_values);
     const auto refuse = [&](const char* where, double need, double memory) {
       throw Error(str(problem.mesh.origin, ": ", mesh.source, ": the hierarchical matrix of ",
                       group_digits(plan.n_nodes), " collocation nodes would take about ", si(e.bytes()),

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "tremor/bem/assembly.hpp"
@@ -336,6 +338,40 @@ TEST(BemHMatrix, CompressedSolverMatchesTheDenseOne) {
     if (omegas.size() > 1) {
       EXPECT_LE(approx[1].hmatrix.gmres.iterations, approx[0].hmatrix.gmres.iterations) << c.name;
     }
+  }
+}
+
+// A cluster tree given in SolverOptions (plan_bem's) is the one the solve uses: the same solution
+// bit for bit as a tree built in the solve, and a tree of another boundary is refused.
+TEST(BemHMatrix, AGivenClusterTreeServesTheSolve) {
+  BoundaryMesh mesh = sphere(1.0, 3);
+  flip_orientation(mesh);
+  const Index n = mesh.n_elements();
+  BoundaryConditions bc;
+  bc.kind.assign(3 * static_cast<std::size_t>(n), Prescribed::Traction);
+  bc.value.assign(bc.kind.size(), Complex());
+  for (Index e = 0; e < n; ++e) {
+    const ElementGeometry g = element_geometry(mesh, e);
+    for (int k = 0; k < 3; ++k) bc.value[3 * static_cast<std::size_t>(e) + k] = Complex(-1e5 * g.normal[k]);
+  }
+  SolverOptions options{ElementOrder::Constant, {}, {FreeTerm::RigidBody, 1.0}, SolverMethod::Compressed, {}, {}};
+  options.hmatrix.leaf_size = 2;
+  const auto built = solve_frequencies(Exec::openmp(), mesh, 2000.0, 1e8, 1e8, 0.05, {300.0}, bc, options, {});
+  options.tree = std::make_shared<const ClusterTree>(cluster_tree(mesh, ElementOrder::Constant, 2));
+  const auto given = solve_frequencies(Exec::openmp(), mesh, 2000.0, 1e8, 1e8, 0.05, {300.0}, bc, options, {});
+  ASSERT_EQ(built[0].u.size(), given[0].u.size());
+  for (std::size_t k = 0; k < built[0].u.size(); ++k) {
+    EXPECT_EQ(built[0].u[k].re, given[0].u[k].re) << k;
+    EXPECT_EQ(built[0].u[k].im, given[0].u[k].im) << k;
+  }
+  options.tree = std::make_shared<const ClusterTree>(cluster_tree(sphere(1.0, 2), ElementOrder::Constant, 2));
+  try {
+    solve_frequencies(Exec::openmp(), mesh, 2000.0, 1e8, 1e8, 0.05, {300.0}, bc, options, {});
+    ADD_FAILURE() << "a tree of 24 elements served a boundary of 54";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the cluster tree given holds 24 nodes of 24 elements, the boundary 54 of 54"),
+              std::string::npos)
+        << e.what();
   }
 }
 

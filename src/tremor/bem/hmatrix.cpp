@@ -293,7 +293,11 @@ void AcaBlock::take_rows(const Scalar* rows3) {
   wanted_.clear();
   // The three rows less the terms so far at once, R = A(i.., :)^T - V U(i.., :)^T (n x 3): V read
   // once a step, by BLAS.
-  std::vector<Scalar> R(3 * static_cast<std::size_t>(n)), Ui(3 * static_cast<std::size_t>(k));
+  // (Scratch per thread, not per call: the blocks' many small allocations would otherwise map and
+  // unmap fresh pages, which threads serialise on.)
+  thread_local std::vector<Scalar> R, Ui;
+  R.resize(3 * static_cast<std::size_t>(n));
+  Ui.resize(3 * static_cast<std::size_t>(k));
   for (Index a = 0; a < 3; ++a) {
     for (Index c = 0; c < n; ++c) R[static_cast<std::size_t>(c + a * n)] = rows3[a + 3 * c];
     for (Index l = 0; l < k; ++l)
@@ -340,7 +344,9 @@ void AcaBlock::take_columns(const Scalar* columns) {
   const auto um = static_cast<std::size_t>(m), un = static_cast<std::size_t>(n);
   // C = A(:, J) - U V(J, :)^T over the terms before this step, then each column less the step's
   // earlier terms (their u values at its pivot), in the order the terms were made.
-  std::vector<Scalar> C(columns, columns + P * um), Vj(static_cast<std::size_t>(k0) * P);
+  thread_local std::vector<Scalar> C, Vj, gu, gv;  // scratch per thread, as take_rows's
+  C.assign(columns, columns + P * um);
+  Vj.resize(static_cast<std::size_t>(k0) * P);
   for (Index l = 0; l < k0; ++l)
     for (std::size_t p = 0; p < P; ++p)
       Vj[static_cast<std::size_t>(l) + p * static_cast<std::size_t>(k0)] =
@@ -356,7 +362,8 @@ void AcaBlock::take_columns(const Scalar* columns) {
     }
   // |S + u v^T|^2 = |S|^2 + 2 Re sum_l (u_l^H u)(v_l^H v) + |u|^2 |v|^2, term after term: the
   // products with the earlier terms' u_l and v_l, U^H C and V^H R, in one pass over each.
-  std::vector<Scalar> gu(static_cast<std::size_t>(k0) * P), gv(static_cast<std::size_t>(k0) * P);
+  gu.assign(static_cast<std::size_t>(k0) * P, Scalar(0.0));
+  gv.assign(static_cast<std::size_t>(k0) * P, Scalar(0.0));
   gemm('C', 'N', k0, p_count, m, Scalar(1.0), out_.U.data(), m, C.data(), m, Scalar(0.0), gu.data(), k0);
   gemm('C', 'N', k0, p_count, n, Scalar(1.0), out_.V.data(), n, pending_v_.data(), n, Scalar(0.0), gv.data(), k0);
   double step2 = 0.0;
@@ -489,9 +496,11 @@ void recompress(LowRank& b, double tolerance) {
   keep = std::max(keep, 1);
   // U' = Q_U [W_r S_r; 0] (m x keep), V' = Q_V [conj(Z_r); 0] (n x keep), Z_r^H the first rows of
   // Zh: the reflectors applied to the small factors (zunmqr), Q never formed.
-  const auto apply_q = [&](const std::vector<Scalar>& reflectors, int rows, const std::vector<Scalar>& tau,
+  // Written into scratch per thread, then over the block's own storage (no fresh allocation).
+  thread_local std::vector<Scalar> out;
+  const auto apply_q = [&](std::vector<Scalar>& reflectors, int rows, const std::vector<Scalar>& tau,
                            const auto& top) {
-    std::vector<Scalar> out(static_cast<std::size_t>(rows) * keep, Scalar(0.0));
+    out.assign(static_cast<std::size_t>(rows) * keep, Scalar(0.0));
     for (int c = 0; c < keep; ++c)
       for (int l = 0; l < k; ++l) out[static_cast<std::size_t>(l + c * rows)] = top(l, c);
     Scalar query;
@@ -503,16 +512,14 @@ void recompress(LowRank& b, double tolerance) {
     zunmqr_("L", "N", &rows, &keep, &k, reflectors.data(), &rows, tau.data(), out.data(), &rows, space.data(), &lw,
             &info, 1, 1);
     TREMOR_CHECK(info == 0, "recompression: zunmqr failed with info = ", info);
-    return out;
+    reflectors.assign(out.begin(), out.end());
   };
-  std::vector<Scalar> U = apply_q(b.U, m, tau_u, [&](int l, int c) {
+  apply_q(b.U, m, tau_u, [&](int l, int c) {
     return W[static_cast<std::size_t>(l + c * k)] * s[static_cast<std::size_t>(c)];
   });
-  std::vector<Scalar> V = apply_q(b.V, n, tau_v, [&](int l, int c) {
+  apply_q(b.V, n, tau_v, [&](int l, int c) {
     return Zh[static_cast<std::size_t>(c + l * k)];  // (Z^H)_{c,l} = conj(Z_{l,c})
   });
-  b.U.swap(U);
-  b.V.swap(V);
   b.rank = keep;
 }
 

@@ -59,8 +59,11 @@ void solve_compressed_frequencies(const Exec& exec, const BoundaryMesh& boundary
   auto start = Clock::now();
   const FreeTermChoice& free_term = options.free_term;
   DeviceArray<Complex> row_sums;
-  if (free_term.method == FreeTerm::RigidBody)
+  double row_sum_seconds = 0.0;
+  if (free_term.method == FreeTerm::RigidBody) {
     row_sums = static_row_sums(exec, view, make_medium(rho, lambda, mu, beta, 0.0), options.integration);
+    row_sum_seconds = seconds_since(start);
+  }
   std::shared_ptr<const ClusterTree> own;
   if (!options.tree)
     own = std::make_shared<const ClusterTree>(cluster_tree(boundary, options.elements, options.hmatrix.leaf_size));
@@ -68,7 +71,6 @@ void solve_compressed_frequencies(const Exec& exec, const BoundaryMesh& boundary
   TREMOR_CHECK(tree.n_nodes() == m && static_cast<Index>(tree.elements.size()) == boundary.n_elements(),
                "the cluster tree given holds ", tree.n_nodes(), " nodes of ", tree.elements.size(),
                " elements, the boundary ", m, " of ", boundary.n_elements());
-  const double row_sum_seconds = seconds_since(start);
   const double scale = g_scale(boundary, make_medium(rho, lambda, mu, beta, 0.0));
   const Index n_points = static_cast<Index>(interior_points.size() / 3);
   DeviceArray<double> device_points;

@@ -14,21 +14,11 @@
 
 // LAPACK (Fortran 77 interface, 32-bit integers; hidden character lengths last, as dense.cpp).
 extern "C" {
-void zgeqrf_(const int* m, const int* n, std::complex<double>* a, const int* lda, std::complex<double>* tau,
-             std::complex<double>* work, const int* lwork, int* info);
-void zunmqr_(const char* side, const char* trans, const int* m, const int* n, const int* k,
-             const std::complex<double>* a, const int* lda, const std::complex<double>* tau, std::complex<double>* c,
-             const int* ldc, std::complex<double>* work, const int* lwork, int* info, std::size_t side_length,
-             std::size_t trans_length);
 void zgesvd_(const char* jobu, const char* jobvt, const int* m, const int* n, std::complex<double>* a, const int* lda,
              double* s, std::complex<double>* u, const int* ldu, std::complex<double>* vt, const int* ldvt,
              std::complex<double>* work, const int* lwork, double* rwork, int* info, std::size_t jobu_length,
              std::size_t jobvt_length);
 void zgetrf_(const int* m, const int* n, std::complex<double>* a, const int* lda, int* ipiv, int* info);
-void zgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
-            const std::complex<double>* alpha, const std::complex<double>* a, const int* lda,
-            const std::complex<double>* b, const int* ldb, const std::complex<double>* beta, std::complex<double>* c,
-            const int* ldc, std::size_t transa_length, std::size_t transb_length);
 void zgetri_(const int* n, std::complex<double>* a, const int* lda, const int* ipiv, std::complex<double>* work,
              const int* lwork, int* info);
 // OpenBLAS's own entry points, weak so that another LAPACK links too (they are then null).
@@ -127,17 +117,100 @@ double norm2(const Scalar* x, Index n) {
   return sum;
 }
 
-// C = alpha op(A) op(B) + beta C, column-major (zgemm; op 'N' or 'C'), nothing to do when a
-// dimension is 0.
-void gemm(char op_a, char op_b, Index m, Index n, Index k, Scalar alpha, const Scalar* A, Index lda, const Scalar* B,
-          Index ldb, Scalar beta, Scalar* C, Index ldc) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    for (Index j = 0; j < n; ++j)
-      for (Index i = 0; i < m; ++i) C[i + static_cast<std::size_t>(j) * ldc] *= beta;
-    return;
+// The host's complex kernels of ACA and the recompression, written here rather than called from
+// BLAS: OpenBLAS takes a process-wide lock for its workspace in each call (blas_memory_alloc, unless
+// built with USE_TLS), and the many small calls of blocks worked on by every thread at once would
+// queue on it. Each loop is vectorised (omp simd) with its sums' order fixed by the build.
+
+// Compiled for AVX-512, AVX2 and the baseline, chosen when the library loads (the build targets
+// the baseline, where a complex product takes two SSE2 lanes).
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define TREMOR_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define TREMOR_VECTOR_CLONES
+#endif
+
+// sum_i conj(a_i) b_i.
+TREMOR_VECTOR_CLONES Scalar dotc(const Scalar* a, const Scalar* b, Index n) {
+  const auto* x = reinterpret_cast<const double*>(a);
+  const auto* y = reinterpret_cast<const double*>(b);
+  double re = 0.0, im = 0.0;
+#pragma omp simd reduction(+ : re, im)
+  for (Index i = 0; i < n; ++i) {
+    re += x[2 * i] * y[2 * i] + x[2 * i + 1] * y[2 * i + 1];
+    im += x[2 * i] * y[2 * i + 1] - x[2 * i + 1] * y[2 * i];
   }
-  zgemm_(&op_a, &op_b, &m, &n, &k, &alpha, A, &lda, B, &ldb, &beta, C, &ldc, 1, 1);
+  return {re, im};
+}
+
+// y -= s x.
+TREMOR_VECTOR_CLONES void subtract_scaled(Scalar s, const Scalar* x, Scalar* y, Index n) {
+  const auto* xx = reinterpret_cast<const double*>(x);
+  auto* yy = reinterpret_cast<double*>(y);
+  const double sr = s.real(), si = s.imag();
+#pragma omp simd
+  for (Index i = 0; i < n; ++i) {
+    const double xr = xx[2 * i], xi = xx[2 * i + 1];
+    yy[2 * i] -= sr * xr - si * xi;
+    yy[2 * i + 1] -= sr * xi + si * xr;
+  }
+}
+
+// C (m x p) -= A (m x k) B (k x p), column-major, A read once (p is at most 3 here).
+void subtract_product(const Scalar* A, Index m, Index k, const Scalar* B, Index ldb, Index p, Scalar* C, Index ldc) {
+  for (Index l = 0; l < k; ++l)
+    for (Index j = 0; j < p; ++j)
+      subtract_scaled(B[l + static_cast<std::size_t>(j) * ldb], A + static_cast<std::size_t>(l) * m,
+                      C + static_cast<std::size_t>(j) * ldc, m);
+}
+
+// G (k x p) = A^H B for A m x k, B m x p.
+void adjoint_product(const Scalar* A, Index m, Index k, const Scalar* B, Index p, Scalar* G) {
+  for (Index l = 0; l < k; ++l)
+    for (Index j = 0; j < p; ++j)
+      G[l + static_cast<std::size_t>(j) * k] =
+          dotc(A + static_cast<std::size_t>(l) * m, B + static_cast<std::size_t>(j) * m, m);
+}
+
+// Householder QR of the m x k column-major A (m >= k) in place, as LAPACK's zgeqr2 leaves it: R on
+// and above the diagonal, reflector j's v = (1, A[j+1.., j]) below, H_j = I - tau_j v v^H, A = H_0
+// H_1 ... H_{k-1} R.
+void householder_qr(Scalar* A, Index m, Index k, Scalar* tau) {
+  for (Index j = 0; j < k; ++j) {
+    Scalar* a = A + static_cast<std::size_t>(j) * m;
+    const Scalar alpha = a[j];
+    const double below = std::sqrt(std::max(0.0, dotc(a + j + 1, a + j + 1, m - j - 1).real()));
+    if (below == 0.0 && alpha.imag() == 0.0) {
+      tau[j] = 0.0;
+      continue;
+    }
+    const double beta = -std::copysign(std::hypot(std::abs(alpha), below), alpha.real());
+    tau[j] = (beta - alpha) / beta;
+    const Scalar scale = 1.0 / (alpha - beta);
+    for (Index r = j + 1; r < m; ++r) a[r] *= scale;
+    a[j] = beta;
+    // A[j.., j+1..] <- H_j^H A[j.., j+1..].
+    for (Index c = j + 1; c < k; ++c) {
+      Scalar* x = A + static_cast<std::size_t>(c) * m;
+      const Scalar f = std::conj(tau[j]) * (x[j] + dotc(a + j + 1, x + j + 1, m - j - 1));
+      x[j] -= f;
+      subtract_scaled(f, a + j + 1, x + j + 1, m - j - 1);
+    }
+  }
+}
+
+// B (m x p) <- H_0 ... H_{k-1} B, the reflectors of householder_qr.
+void apply_reflectors(const Scalar* A, Index m, Index k, const Scalar* tau, Scalar* B, Index p) {
+  for (Index j = k - 1; j >= 0; --j) {
+    if (tau[j] == Scalar(0.0)) continue;
+    const Scalar* v = A + static_cast<std::size_t>(j) * m;
+    for (Index c = 0; c < p; ++c) {
+      Scalar* x = B + static_cast<std::size_t>(c) * m;
+      const Scalar f = tau[j] * (x[j] + dotc(v + j + 1, x + j + 1, m - j - 1));
+      x[j] -= f;
+      subtract_scaled(f, v + j + 1, x + j + 1, m - j - 1);
+    }
+  }
 }
 
 }  // namespace
@@ -292,7 +365,7 @@ void AcaBlock::take_rows(const Scalar* rows3) {
   pending_v_.clear();
   wanted_.clear();
   // The three rows less the terms so far at once, R = A(i.., :)^T - V U(i.., :)^T (n x 3): V read
-  // once a step, by BLAS.
+  // once a step.
   // (Scratch per thread, not per call: the blocks' many small allocations would otherwise map and
   // unmap fresh pages, which threads serialise on.)
   thread_local std::vector<Scalar> R, Ui;
@@ -303,13 +376,13 @@ void AcaBlock::take_rows(const Scalar* rows3) {
     for (Index l = 0; l < k; ++l)
       Ui[static_cast<std::size_t>(l + a * k)] = out_.U[static_cast<std::size_t>(l) * m + 3 * next_ + a];
   }
-  gemm('N', 'N', n, 3, k, Scalar(-1.0), out_.V.data(), n, Ui.data(), k, Scalar(1.0), R.data(), n);
+  subtract_product(out_.V.data(), n, k, Ui.data(), k, 3, R.data(), n);
   for (Index a = 0; a < 3 && k + static_cast<Index>(pivots_.size()) < max_rank_; ++a) {
     Scalar* row = R.data() + static_cast<std::size_t>(a) * n;
     for (std::size_t p = 0; p < pivots_.size(); ++p) {
       const Scalar u = row[pivots_[p]];
       const Scalar* v = pending_v_.data() + p * static_cast<std::size_t>(n);
-      for (Index c = 0; c < n; ++c) row[c] -= u * v[c];
+      subtract_scaled(u, v, row, n);
     }
     Index j = -1;
     double best2 = 0.0;
@@ -352,20 +425,20 @@ void AcaBlock::take_columns(const Scalar* columns) {
       Vj[static_cast<std::size_t>(l) + p * static_cast<std::size_t>(k0)] =
           out_.V[static_cast<std::size_t>(l) * un + static_cast<std::size_t>(pivots_[p])];
   const auto p_count = static_cast<Index>(P);
-  gemm('N', 'N', m, p_count, k0, Scalar(-1.0), out_.U.data(), m, Vj.data(), k0, Scalar(1.0), C.data(), m);
+  subtract_product(out_.U.data(), m, k0, Vj.data(), k0, p_count, C.data(), m);
   for (std::size_t p = 1; p < P; ++p)
     for (std::size_t q = 0; q < p; ++q) {
       const Scalar v = pending_v_[q * un + static_cast<std::size_t>(pivots_[p])];
       const Scalar* u = C.data() + q * um;
       Scalar* c = C.data() + p * um;
-      for (Index r = 0; r < m; ++r) c[r] -= v * u[r];
+      subtract_scaled(v, u, c, m);
     }
   // |S + u v^T|^2 = |S|^2 + 2 Re sum_l (u_l^H u)(v_l^H v) + |u|^2 |v|^2, term after term: the
   // products with the earlier terms' u_l and v_l, U^H C and V^H R, in one pass over each.
   gu.assign(static_cast<std::size_t>(k0) * P, Scalar(0.0));
   gv.assign(static_cast<std::size_t>(k0) * P, Scalar(0.0));
-  gemm('C', 'N', k0, p_count, m, Scalar(1.0), out_.U.data(), m, C.data(), m, Scalar(0.0), gu.data(), k0);
-  gemm('C', 'N', k0, p_count, n, Scalar(1.0), out_.V.data(), n, pending_v_.data(), n, Scalar(0.0), gv.data(), k0);
+  adjoint_product(out_.U.data(), m, k0, C.data(), p_count, gu.data());
+  adjoint_product(out_.V.data(), n, k0, pending_v_.data(), p_count, gv.data());
   double step2 = 0.0;
   for (std::size_t p = 0; p < P; ++p) {
     const Scalar* c = C.data() + p * um;
@@ -376,11 +449,7 @@ void AcaBlock::take_columns(const Scalar* columns) {
       cross += 2.0 * (gu[static_cast<std::size_t>(l) + p * static_cast<std::size_t>(k0)] *
                       gv[static_cast<std::size_t>(l) + p * static_cast<std::size_t>(k0)]).real();
     for (std::size_t q = 0; q < p; ++q) {
-      Scalar uu = 0.0, vv = 0.0;
-      const Scalar* cq = C.data() + q * um;
-      const Scalar* rq = pending_v_.data() + q * un;
-      for (Index r = 0; r < m; ++r) uu += std::conj(cq[r]) * c[r];
-      for (Index j = 0; j < n; ++j) vv += std::conj(rq[j]) * row[j];
+      const Scalar uu = dotc(C.data() + q * um, c, m), vv = dotc(pending_v_.data() + q * un, row, n);
       cross += 2.0 * (uu * vv).real();
     }
     frobenius2_ = std::max(0.0, frobenius2_ + cross + nu2 * nv2);
@@ -458,13 +527,7 @@ void recompress(LowRank& b, double tolerance) {
   // triangular k x k.
   const auto qr = [&](std::vector<Scalar>& A, int rows, std::vector<Scalar>& tau, std::vector<Scalar>& R) {
     tau.resize(static_cast<std::size_t>(k));
-    Scalar size_query;
-    int lwork = -1;
-    zgeqrf_(&rows, &k, A.data(), &rows, tau.data(), &size_query, &lwork, &info);
-    lwork = std::max(1, static_cast<int>(size_query.real()));
-    std::vector<Scalar> work(static_cast<std::size_t>(lwork));
-    zgeqrf_(&rows, &k, A.data(), &rows, tau.data(), work.data(), &lwork, &info);
-    TREMOR_CHECK(info == 0, "recompression: zgeqrf failed with info = ", info);
+    householder_qr(A.data(), rows, k, tau.data());
     R.assign(static_cast<std::size_t>(k) * k, Scalar(0.0));
     for (int c = 0; c < k; ++c)
       for (int r = 0; r <= c; ++r) R[static_cast<std::size_t>(r + c * k)] = A[static_cast<std::size_t>(r + c * rows)];
@@ -495,23 +558,15 @@ void recompress(LowRank& b, double tolerance) {
   while (keep < k && s[static_cast<std::size_t>(keep)] > tolerance * s[0]) ++keep;
   keep = std::max(keep, 1);
   // U' = Q_U [W_r S_r; 0] (m x keep), V' = Q_V [conj(Z_r); 0] (n x keep), Z_r^H the first rows of
-  // Zh: the reflectors applied to the small factors (zunmqr), Q never formed.
-  // Written into scratch per thread, then over the block's own storage (no fresh allocation).
+  // Zh: the reflectors applied to the small factors, Q never formed; written into scratch per
+  // thread, then over the block's own storage (no fresh allocation).
   thread_local std::vector<Scalar> out;
   const auto apply_q = [&](std::vector<Scalar>& reflectors, int rows, const std::vector<Scalar>& tau,
                            const auto& top) {
     out.assign(static_cast<std::size_t>(rows) * keep, Scalar(0.0));
     for (int c = 0; c < keep; ++c)
       for (int l = 0; l < k; ++l) out[static_cast<std::size_t>(l + c * rows)] = top(l, c);
-    Scalar query;
-    int lw = -1;
-    zunmqr_("L", "N", &rows, &keep, &k, reflectors.data(), &rows, tau.data(), out.data(), &rows, &query, &lw, &info, 1,
-            1);
-    lw = std::max(1, static_cast<int>(query.real()));
-    std::vector<Scalar> space(static_cast<std::size_t>(lw));
-    zunmqr_("L", "N", &rows, &keep, &k, reflectors.data(), &rows, tau.data(), out.data(), &rows, space.data(), &lw,
-            &info, 1, 1);
-    TREMOR_CHECK(info == 0, "recompression: zunmqr failed with info = ", info);
+    apply_reflectors(reflectors.data(), rows, k, tau.data(), out.data(), keep);
     reflectors.assign(out.begin(), out.end());
   };
   apply_q(b.U, m, tau_u, [&](int l, int c) {

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "tremor/bem/driver.hpp"
 #include "tremor/bem/fundamental.hpp"
 #include "tremor/bem/generate.hpp"
@@ -169,6 +171,51 @@ TEST(BemDriver, PlanRefusesAPointInTheCavity) {
     const std::string what = e.what();
     EXPECT_NE(what.find("interior point 2 (line at "), std::string::npos) << what;
     EXPECT_NE(what.find("lies outside the solid (inside the cavity"), std::string::npos) << what;
+  }
+}
+
+// solver = "auto" on a CPU: the dense solve up to host_dense_unknowns unknowns, the hierarchical
+// matrix above, each plan saying why; "dense" asked for on a mesh whose H and G would not fit this
+// machine's memory is refused before anything is integrated, naming the sizes (a machine that
+// holds them plans it).
+TEST(BemDriver, AutoChoosesTheSolverByTheUnknownsOnACpu) {
+  BemProblem problem = io::read_bem_model_file(source_path("tests/data/cli/bem_small.toml"));
+  problem.options.backend = Backend::OpenMP;
+  problem.interior_points.clear();
+  problem.mesh.sphere.divisions = 21;  // 2,646 quadrilaterals: 7,938 unknowns
+  const Plan below = plan_bem(problem);
+  EXPECT_EQ(below.method, SolverMethod::Dense);
+  EXPECT_NE(below.solver_why.find("auto: 7,938 unknowns, at most the 9,000"), std::string::npos) << below.solver_why;
+  problem.mesh.sphere.divisions = 23;  // 3,174 quadrilaterals: 9,522 unknowns
+  const Plan above = plan_bem(problem);
+  EXPECT_EQ(above.method, SolverMethod::Compressed);
+  EXPECT_NE(above.solver_why.find("auto: 9,522 unknowns, above the 9,000"), std::string::npos) << above.solver_why;
+  EXPECT_NE(above.tree, nullptr);
+  problem.options.solver = BemSolver::Dense;
+  EXPECT_EQ(plan_bem(problem).solver_why, "asked for");
+
+  problem.mesh.sphere.divisions = 50;  // 15,000 quadrilaterals: H and G 64.8 GB
+  const double needed = 2.0 * 9.0 * 16.0 * 15000.0 * 15000.0;
+  const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (needed > 0.8 * memory) {
+    try {
+      plan_bem(problem);
+      ADD_FAILURE() << "a dense solve of 64.8 GB was planned on a machine of " << memory << " bytes";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("the dense solver's H and G of 15,000 collocation nodes would take 64.8 GB"),
+                std::string::npos)
+          << what;
+      EXPECT_NE(what.find("--solver hmatrix"), std::string::npos) << what;
+    }
+    problem.options.solver = BemSolver::Auto;
+    const Plan compressed = plan_bem(problem);
+    EXPECT_EQ(compressed.method, SolverMethod::Compressed);
+    EXPECT_NE(compressed.solver_why.find("auto: H and G would take 64.8 GB, more than 80% of this machine's"),
+              std::string::npos)
+        << compressed.solver_why;
+  } else {
+    EXPECT_EQ(plan_bem(problem).method, SolverMethod::Dense);
   }
 }
 

@@ -80,8 +80,10 @@ struct Plan {
   MeshReport report;
   ElementOrder order = ElementOrder::Constant;
   Index n_nodes = 0;    // collocation nodes (3 unknowns each)
-  // Dense, or the hierarchical matrix ("auto" resolved: dense while H and G fit one array).
+  // Dense, or the hierarchical matrix ("auto" resolved: on a GPU dense while H and G fit it; on a
+  // CPU while they fit its memory and the unknowns are at most host_dense_unknowns).
   SolverMethod method = SolverMethod::Dense;
+  std::string solver_why;  // "asked for", or what "auto" weighed
   HMatrixOptions hmatrix;
   // The hierarchical matrix's memory before it is built: the near field exactly, the admissible
   // blocks at rank hmatrix_estimate_rank (the largest the blocks reached at tolerance 1e-5 on the
@@ -169,6 +171,13 @@ Solid solid_of(BemSolid solid);
 Mesh surface_mesh(const BoundaryMesh& boundary);
 
 constexpr Index hmatrix_estimate_rank = 32;
+
+// Above this many unknowns "auto" takes the hierarchical matrix on a CPU: where the compressed
+// solve overtook the dense one (assembly and LU) on the quadratic cavity, OpenMP on 2 cores
+// (docs/benchmarks.md): 7,938 unknowns 39.9 s against 36.9 s, 13,122 unknowns 75 s against 102 s.
+// On a GPU the dense path is the faster wherever H and G fit (41,472 unknowns on an H200: 12.4 s
+// against 25.7 s).
+constexpr Index host_dense_unknowns = 9000;
 
 // Resolves and checks everything before the solve (step 1 above); throws tremor::Error.
 Plan plan_bem(const BemProblem& problem, const RunOptions& options = {});

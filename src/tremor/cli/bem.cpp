@@ -155,15 +155,14 @@ void print_plan(const std::string& model, const BemProblem& problem, const bem::
     const bem::HMatrixEstimate& e = plan.hmatrix_estimate;
     std::printf("  solver          hierarchical matrix of [H G] (ACA, tolerance %s, leaves of %lld elements, eta %s) "
                 "and GMRES with block Jacobi, blocks on %s; about %sB (near field %sB, %lld admissible blocks %sB at "
-                "rank %lld)\n",
+                "rank %lld); %s\n",
                 number(plan.hmatrix.tolerance).c_str(), static_cast<long long>(plan.hmatrix.leaf_size),
                 number(plan.hmatrix.eta).c_str(), plan.exec.backend() == Backend::Cuda ? "the GPU" : "the host",
                 si(e.bytes()).c_str(), si(16.0 * e.near_values).c_str(),
                 static_cast<long long>(e.far_blocks), si(16.0 * e.far_values).c_str(),
-                static_cast<long long>(bem::hmatrix_estimate_rank));
-  }
-  else {
-    std::printf("  solver          dense LU of H and G\n");
+                static_cast<long long>(bem::hmatrix_estimate_rank), plan.solver_why.c_str());
+  } else {
+    std::printf("  solver          dense LU of H and G; %s\n", plan.solver_why.c_str());
   }
   for (std::size_t b = 0; b < problem.boundary.size(); ++b)
     std::printf("  boundary        %s\n", condition_text(problem.boundary[b], plan.conditions.set_sizes[b]).c_str());
@@ -388,7 +387,8 @@ void add_bem_command(CLI::App& app) {
                   "discontinuous) or quadratic (one per node of a second-order mesh, discontinuous)")
       ->check(CLI::IsMember(choice_names(bem_element_names)));
   cmd->add_option("--solver", args->solver,
-                  "solver (overrides the model): auto (dense while H and G fit, else hmatrix), dense (LU), hmatrix "
+                  "solver (overrides the model): auto (dense where H and G fit and it is the faster: on a GPU "
+                  "wherever they fit, on a CPU up to 9,000 unknowns; else hmatrix), dense (LU), hmatrix "
                   "(hierarchical matrix and GMRES)")
       ->check(CLI::IsMember(choice_names(bem_solver_names)));
   cmd->add_option("--tolerance", args->tolerance,

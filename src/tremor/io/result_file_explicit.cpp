@@ -390,7 +390,7 @@ void ResultFile::Impl::start_snapshots(const Mesh& mesh) {
       const std::array<hsize_t, 2> vertex_dims{subset.size(), 1};
       h5::write_int32(subset_mesh.get(), "vertices", vertices, vertex_dims, file);
       snapshot_mesh.blocks.push_back(
-          XdmfCells{"Polyvertex", static_cast<std::int64_t>(subset.size()), 1, "/snapshots/mesh/vertices"});
+          XdmfCells{"Polyvertex", static_cast<std::int64_t>(subset.size()), 1, "/snapshots/mesh/vertices", {}});
     }
   }
   displacement_group = h5::create_group(group, "displacement", file);

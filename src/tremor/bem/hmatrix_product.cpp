@@ -1,5 +1,6 @@
 #include "tremor/bem/hmatrix_product.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "tremor/backend/forall.hpp"
@@ -7,6 +8,38 @@
 #include "tremor/core/error.hpp"
 
 namespace tremor::bem {
+
+namespace {
+
+// Each work item's rows (at most G, of one leaf): every term of the leaf, in block order, its
+// columns in order; each row's sum in the same order whatever G.
+template <int G>
+void gather_rows(const Exec& exec, Index n_items, const Index* item_row, const Index* item_rows,
+                 const Index* leaf_of_node, const Index* first_term, const ProductTerm* terms, const Complex* t,
+                 const Complex* values, const Complex* U, const Complex* x, Complex* y) {
+  forall(exec, n_items, [=] TREMOR_LAMBDA(Index item) {
+    const Index first = item_row[item];
+    const int count = static_cast<int>(item_rows[item]) < G ? static_cast<int>(item_rows[item]) : G;
+    const Index leaf = leaf_of_node[first / 3];
+    Complex sum[G];
+    for (int g = 0; g < G; ++g) sum[g] = Complex();
+    for (Index k = first_term[leaf]; k < first_term[leaf + 1]; ++k) {
+      const ProductTerm term = terms[k];
+      const Size m = static_cast<Size>(term.m);
+      const bool dense = term.t_first < 0;
+      const Complex* a = (dense ? values : U) + term.offset + static_cast<Size>(first - term.row_first);
+      const Complex* c = dense ? x + term.x_first : t + term.t_first;
+      for (Index j = 0; j < term.columns; ++j) {
+        const Complex* column = a + static_cast<Size>(j) * m;
+        const Complex cj = c[j];
+        for (int g = 0; g < count; ++g) sum[g] += column[g] * cj;
+      }
+    }
+    for (int g = 0; g < count; ++g) y[first + g] = sum[g];
+  });
+}
+
+}  // namespace
 
 BlockProduct::BlockProduct(const Exec& exec, const ClusterTree& tree, int width, std::span<const ProductBlock> blocks)
     : exec_(exec), n_rows_(3 * tree.n_nodes()) {
@@ -69,6 +102,22 @@ BlockProduct::BlockProduct(const Exec& exec, const ClusterTree& tree, int width,
   std::vector<ProductTerm> per_leaf;
   per_leaf.reserve(ordered.size());
   for (const Index k : ordered) per_leaf.push_back(terms[static_cast<std::size_t>(k)]);
+  // Work items: a GPU thread takes a row (a warp's threads read consecutive rows: coalesced); a
+  // host thread takes up to host_rows_per_item rows of one leaf (a leaf of 8 nine-node elements)
+  // at once, so that each block's columns are read once, not once per row, and the rows' sums
+  // vectorise (the products took half the time on 2 cores).
+  rows_per_item_ = exec.space() == MemorySpace::Host ? host_rows_per_item : 1;
+  std::vector<Index> item_row, item_rows;
+  for (std::size_t c = 0; c < n_clusters; ++c) {
+    if (!tree.clusters[c].leaf()) continue;
+    const Index last = 3 * tree.clusters[c].last;
+    for (Index row = 3 * tree.clusters[c].first; row < last; row += rows_per_item_) {
+      item_row.push_back(row);
+      item_rows.push_back(std::min(rows_per_item_, last - row));
+    }
+  }
+  item_row_ = DeviceArray<Index>(exec, std::span<const Index>(item_row));
+  item_rows_ = DeviceArray<Index>(exec, std::span<const Index>(item_rows));
   leaf_of_node_ = DeviceArray<Index>(exec, std::span<const Index>(leaf_of_node));
   first_term_ = DeviceArray<Index>(exec, std::span<const Index>(first_term));
   terms_ = DeviceArray<ProductTerm>(exec, std::span<const ProductTerm>(per_leaf));
@@ -88,27 +137,9 @@ void BlockProduct::apply(const Complex* values, const Complex* U, const Complex*
     for (Index j = 0; j < c.n; ++j) sum += V[c.v_offset + static_cast<Size>(j)] * x[c.x_first + j];
     t[k] = sum;
   });
-  const Index* leaf_of_node = leaf_of_node_.data();
-  const Index* first_term = first_term_.data();
-  const ProductTerm* terms = terms_.data();
-  forall(exec_, n_rows_, [=] TREMOR_LAMBDA(Index i) {
-    const Index leaf = leaf_of_node[i / 3];
-    Complex sum;
-    for (Index k = first_term[leaf]; k < first_term[leaf + 1]; ++k) {
-      const ProductTerm term = terms[k];
-      const Size r = static_cast<Size>(i - term.row_first), m = static_cast<Size>(term.m);
-      if (term.t_first < 0) {
-        const Complex* a = values + term.offset + r;
-        const Complex* xc = x + term.x_first;
-        for (Index j = 0; j < term.columns; ++j) sum += a[static_cast<Size>(j) * m] * xc[j];
-      } else {
-        const Complex* u = U + term.offset + r;
-        const Complex* tc = t + term.t_first;
-        for (Index l = 0; l < term.columns; ++l) sum += u[static_cast<Size>(l) * m] * tc[l];
-      }
-    }
-    y[i] = sum;
-  });
+  const auto gather = rows_per_item_ == 1 ? gather_rows<1> : gather_rows<host_rows_per_item>;
+  gather(exec_, item_row_.size(), item_row_.data(), item_rows_.data(), leaf_of_node_.data(), first_term_.data(),
+         terms_.data(), t, values, U, x, y);
   exec_.synchronize();
 }
 

@@ -2,8 +2,9 @@
 // Products with a set of blocks stored on an Exec (the hierarchical matrix's near field and
 // low-rank blocks, or its block-Jacobi inverses): y = sum_b A_b x, each block A_b on the rows of
 // one cluster and the columns of another, dense (m x n column-major) or low rank (U V^T, U m x k
-// and V n x k column-major). One thread per row gathers, in block order, every block whose row
-// cluster holds it (the path from the root to its leaf): no atomics, the same bits every run.
+// and V n x k column-major). One thread per row (on the host, per 216 rows of a leaf) gathers, in
+// block order, every block whose row cluster holds it (the path from the root to its leaf): no
+// atomics, the same bits every run.
 #include <span>
 
 #include "tremor/backend/device_array.hpp"
@@ -47,6 +48,9 @@ class BlockProduct {
  private:
   Exec exec_;
   Index n_rows_ = 0;
+  static constexpr int host_rows_per_item = 216;
+  Index rows_per_item_ = 1;
+  DeviceArray<Index> item_row_, item_rows_;       // per work item, its first row and its rows
   DeviceArray<Index> leaf_of_node_, first_term_;  // per tree node, its leaf; per leaf, its terms
   DeviceArray<ProductTerm> terms_;
   DeviceArray<ProductCoefficient> coefficients_;

@@ -580,6 +580,16 @@ void recompress(LowRank& b, double tolerance) {
 
 namespace {
 
+// n values of host memory for exec's copies: page-locked where the system grants it, else ordinary
+// memory (the copies then run slower, but the run goes on).
+PinnedArray<Scalar> host_buffer(const Exec& exec, Index n) {
+  try {
+    return PinnedArray<Scalar>(exec, n);
+  } catch (const Error&) {
+    return PinnedArray<Scalar>(Exec::serial(), n);
+  }
+}
+
 // ACA on every admissible block, step by step: all the blocks' rows in one request, then all
 // their pivot columns, the arithmetic per block in parallel. Returns the finished blocks.
 std::vector<AcaBlock> aca_together(const Exec& exec, const EntrySource& source, const ClusterTree& tree,
@@ -604,7 +614,7 @@ std::vector<AcaBlock> aca_together(const Exec& exec, const EntrySource& source, 
   most = std::max(most, columns_most);
   TREMOR_CHECK(most <= std::numeric_limits<Index>::max(), "hierarchical matrix: ACA's rows of one step take ", most,
                " values, beyond one array's 2^31 - 1: a larger leaf size or fewer unknowns");
-  PinnedArray<Scalar> buffer(exec, static_cast<Index>(most));
+  PinnedArray<Scalar> buffer = host_buffer(exec, static_cast<Index>(most));
   std::vector<EntrySource::Request> requests;
   std::vector<Size> at(acas.size());
   const auto n_far = static_cast<std::ptrdiff_t>(acas.size());
@@ -684,7 +694,7 @@ DeviceArray<Complex> gather(const Exec& exec, const std::vector<std::span<const 
     return out;
   }
   const Size chunk = std::min(total, std::max(largest, Size{1} << 24));  // 256 MiB of values
-  PinnedArray<Scalar> staging(exec, static_cast<Index>(chunk));
+  PinnedArray<Scalar> staging = host_buffer(exec, static_cast<Index>(chunk));
   for (std::size_t k = 0; k < parts.size();) {
     std::size_t end = k;
     while (end < parts.size() && at[end + 1] - at[k] <= chunk) ++end;

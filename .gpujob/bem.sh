@@ -7,6 +7,8 @@ export LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64 TREMOR_SOURCE_DIR=$PW
 mkdir -p $OUT/bem
 nvidia-smi --query-gpu=name,memory.total --format=csv > $OUT/bem/device.txt
 cat .gpu/COMMIT >> $OUT/bem/device.txt
+# The host's cores and model: ACA's arithmetic, the recompression and the storing run there.
+(nproc; lscpu | grep -E "Model name|Thread|Core|Socket") >> $OUT/bem/device.txt 2>&1
 case "${1:-bench}" in
   bench)
     timeout 560 .gpu/bin/tremor bench bem --hmatrix 10,16,25 --output-dir results/b > $OUT/bem/bench.log 2>&1

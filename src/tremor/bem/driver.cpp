@@ -217,6 +217,89 @@ Mesh surface_mesh(const BoundaryMesh& boundary) {
   return mesh;
 }
 
+namespace {
+
+// The memory a backend's dense solve or hierarchical matrix may take: the GPU's, or this machine's.
+double backend_memory(const Exec& exec) {
+  return exec.backend() == Backend::Cuda ? static_cast<double>(memory_info(exec).total_bytes)
+                                         : physical_memory_bytes();
+}
+
+// Plan::method and solver_why from the settings' solver, the size and the backend ("auto": dense
+// where H and G fit and it is the faster); a dense solve that would not fit is refused, naming
+// the model file's line.
+void choose_solver(Plan& plan, const BemProblem& problem) {
+  const BoundaryMesh& mesh = plan.mesh;
+  const bool gpu = plan.exec.backend() == Backend::Cuda;
+  // The dense solver holds H and G (9 n^2 complex values each) where the backend runs; it fits
+  // while one array holds each and both take at most 80% of that memory.
+  bool dense_fits = true;
+  try {
+    check_node_count(plan.n_nodes);
+  } catch (const Error&) {
+    dense_fits = false;
+  }
+  const double dense_bytes = 2.0 * 9.0 * 16.0 * static_cast<double>(plan.n_nodes) * static_cast<double>(plan.n_nodes);
+  const double room = backend_memory(plan.exec);
+  const bool dense_room = room <= 0.0 || dense_bytes <= 0.8 * room;
+  const char* where = gpu ? "the GPU's " : "this machine's ";
+  const BemSolver solver = plan.settings.solver;
+  if (solver == BemSolver::HMatrix) {
+    plan.method = SolverMethod::Compressed;
+    plan.solver_why = "asked for";
+  } else if (solver == BemSolver::Dense) {
+    plan.method = SolverMethod::Dense;
+    plan.solver_why = "asked for";
+  } else if (!dense_fits || !dense_room) {
+    plan.method = SolverMethod::Compressed;
+    plan.solver_why = str("auto: H and G would take ", si(dense_bytes), "B",
+                          dense_fits ? str(", more than 80% of ", where, si(room), "B")
+                                     : std::string(" (more than one array holds)"));
+  } else if (!gpu && 3 * plan.n_nodes > host_dense_unknowns) {
+    plan.method = SolverMethod::Compressed;
+    plan.solver_why = str("auto: ", group_digits(3 * plan.n_nodes), " unknowns, above the ",
+                          group_digits(host_dense_unknowns), " where it outruns the dense solve on a CPU");
+  } else {
+    plan.method = SolverMethod::Dense;
+    plan.solver_why = gpu ? "auto: H and G fit the GPU, where the dense solve is the faster"
+                          : str("auto: ", group_digits(3 * plan.n_nodes), " unknowns, at most the ",
+                                group_digits(host_dense_unknowns), " where the dense solve is the faster on a CPU");
+  }
+  if (plan.method != SolverMethod::Dense) return;
+  check_fits(mesh, problem.mesh, plan.order, plan.n_nodes);
+  if (!dense_room)
+    throw Error(str(problem.mesh.origin, ": ", mesh.source, ": the dense solver's H and G of ",
+                    group_digits(plan.n_nodes), " collocation nodes would take ", si(dense_bytes), "B, more than 80% ",
+                    "of ", where, si(room), "B: use the hierarchical matrix ",
+                    "(solver = \"hmatrix\" or \"auto\" in [bem], --solver hmatrix) or a coarser mesh"));
+}
+
+// The compressed method's cluster tree and memory estimate (Plan::tree, hmatrix_estimate), refused
+// where the estimate will not fit. The blocks live where the backend runs: a GPU's memory, or this
+// machine's. ACA builds the admissible blocks on the host either way and holds them there until
+// they are stored (on the host, beside their stored copy: twice).
+void plan_hmatrix(Plan& plan, const BemProblem& problem) {
+  const BoundaryMesh& mesh = plan.mesh;
+  const bool gpu = plan.exec.backend() == Backend::Cuda;
+  plan.tree = std::make_shared<const ClusterTree>(cluster_tree(mesh, plan.order, plan.hmatrix.leaf_size));
+  plan.hmatrix_estimate = estimate_hmatrix(*plan.tree, plan.hmatrix.eta, 6, hmatrix_estimate_rank);
+  const HMatrixEstimate& e = plan.hmatrix_estimate;
+  const double host = physical_memory_bytes();
+  const double device = backend_memory(plan.exec);
+  const double host_need = gpu ? 16.0 * e.far_values : 16.0 * (e.near_values + 2.0 * e.far_values);
+  const auto refuse = [&](const char* where, double need, double memory) {
+    throw Error(str(problem.mesh.origin, ": ", mesh.source, ": the hierarchical matrix of ",
+                    group_digits(plan.n_nodes), " collocation nodes would take about ", si(e.bytes()),
+                    "B (near field ", si(16.0 * e.near_values), "B, the admissible blocks ",
+                    si(16.0 * e.far_values), "B at rank ", hmatrix_estimate_rank, "), ", si(need), "B of it in ",
+                    where, ", more than 80% of its ", si(memory), "B: use a coarser mesh or fewer nodes per element"));
+  };
+  if (gpu && device > 0.0 && e.bytes() > 0.8 * device) refuse("the GPU's memory", e.bytes(), device);
+  if (host > 0.0 && host_need > 0.8 * host) refuse("this machine's memory", host_need, host);
+}
+
+}  // namespace
+
 Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
   const auto started = Clock::now();
   TREMOR_CHECK(!problem.frequencies.empty(), problem.source, ": no frequencies to solve");
@@ -260,68 +343,9 @@ Plan plan_bem(const BemProblem& problem, const RunOptions& options) {
                     ", or use elements = \"linear\")"));
   plan.n_nodes = first_nodes(mesh, plan.order).back();
   plan.exec = Exec::make(resolve_backend(settings.backend));
-  const bool gpu = plan.exec.backend() == Backend::Cuda;
-  // The dense solver holds H and G (9 n^2 complex values each) where the backend runs; it fits
-  // while one array holds each and both take at most 80% of that memory.
-  bool dense_fits = true;
-  try {
-    check_node_count(plan.n_nodes);
-  } catch (const Error&) {
-    dense_fits = false;
-  }
-  const double dense_bytes = 2.0 * 9.0 * 16.0 * static_cast<double>(plan.n_nodes) * static_cast<double>(plan.n_nodes);
-  const double room = gpu ? static_cast<double>(memory_info(plan.exec).total_bytes) : physical_memory_bytes();
-  const bool dense_room = room <= 0.0 || dense_bytes <= 0.8 * room;
-  if (settings.solver == BemSolver::HMatrix) {
-    plan.method = SolverMethod::Compressed;
-    plan.solver_why = "asked for";
-  } else if (settings.solver == BemSolver::Dense) {
-    plan.method = SolverMethod::Dense;
-    plan.solver_why = "asked for";
-  } else if (!dense_fits || !dense_room) {
-    plan.method = SolverMethod::Compressed;
-    plan.solver_why = str("auto: H and G would take ", si(dense_bytes), "B",
-                          dense_fits ? str(", more than 80% of ", gpu ? "the GPU's " : "this machine's ", si(room), "B")
-                                     : std::string(" (more than one array holds)"));
-  } else if (!gpu && 3 * plan.n_nodes > host_dense_unknowns) {
-    plan.method = SolverMethod::Compressed;
-    plan.solver_why = str("auto: ", group_digits(3 * plan.n_nodes), " unknowns, above the ",
-                          group_digits(host_dense_unknowns), " where it outruns the dense solve on a CPU");
-  } else {
-    plan.method = SolverMethod::Dense;
-    plan.solver_why = gpu ? "auto: H and G fit the GPU, where the dense solve is the faster"
-                          : str("auto: ", group_digits(3 * plan.n_nodes), " unknowns, at most the ",
-                                group_digits(host_dense_unknowns), " where the dense solve is the faster on a CPU");
-  }
+  choose_solver(plan, problem);
   plan.hmatrix.tolerance = settings.tolerance;
-  if (plan.method == SolverMethod::Dense) {
-    check_fits(mesh, problem.mesh, plan.order, plan.n_nodes);
-    if (!dense_room)
-      throw Error(str(problem.mesh.origin, ": ", mesh.source, ": the dense solver's H and G of ",
-                      group_digits(plan.n_nodes), " collocation nodes would take ", si(dense_bytes), "B, more than 80% ",
-                      "of ", gpu ? "the GPU's " : "this machine's ", si(room), "B: use the hierarchical matrix ",
-                      "(solver = \"hmatrix\" or \"auto\" in [bem], --solver hmatrix) or a coarser mesh"));
-  }
-  if (plan.method == SolverMethod::Compressed) {
-    // The blocks live where the backend runs: a GPU's memory, or this machine's. ACA builds the
-    // admissible blocks on the host either way and holds them there until they are stored (on the
-    // host, beside their stored copy: twice).
-    plan.tree = std::make_shared<const ClusterTree>(cluster_tree(mesh, plan.order, plan.hmatrix.leaf_size));
-    plan.hmatrix_estimate = estimate_hmatrix(*plan.tree, plan.hmatrix.eta, 6, hmatrix_estimate_rank);
-    const HMatrixEstimate& e = plan.hmatrix_estimate;
-    const double host = physical_memory_bytes();
-    const double device = gpu ? room : host;
-    const double host_need = gpu ? 16.0 * e.far_values : 16.0 * (e.near_values + 2.0 * e.far_values);
-    const auto refuse = [&](const char* where, double need, double memory) {
-      throw Error(str(problem.mesh.origin, ": ", mesh.source, ": the hierarchical matrix of ",
-                      group_digits(plan.n_nodes), " collocation nodes would take about ", si(e.bytes()),
-                      "B (near field ", si(16.0 * e.near_values), "B, the admissible blocks ",
-                      si(16.0 * e.far_values), "B at rank ", hmatrix_estimate_rank, "), ", si(need), "B of it in ",
-                      where, ", more than 80% of its ", si(memory), "B: use a coarser mesh or fewer nodes per element"));
-    };
-    if (gpu && device > 0.0 && e.bytes() > 0.8 * device) refuse("the GPU's memory", e.bytes(), device);
-    if (host > 0.0 && host_need > 0.8 * host) refuse("this machine's memory", host_need, host);
-  }
+  if (plan.method == SolverMethod::Compressed) plan_hmatrix(plan, problem);
 
   IntegrationOptions& integration = plan.integration;
   integration.gauss = settings.gauss;

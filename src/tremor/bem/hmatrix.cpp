@@ -435,8 +435,8 @@ void AcaBlock::take_columns(const Scalar* columns) {
     }
   // |S + u v^T|^2 = |S|^2 + 2 Re sum_l (u_l^H u)(v_l^H v) + |u|^2 |v|^2, term after term: the
   // products with the earlier terms' u_l and v_l, U^H C and V^H R, in one pass over each.
-  gu.assign(static_cast<std::size_t>(k0) * P, Scalar(0.0));
-  gv.assign(static_cast<std::size_t>(k0) * P, Scalar(0.0));
+  gu.resize(static_cast<std::size_t>(k0) * P);
+  gv.resize(static_cast<std::size_t>(k0) * P);
   adjoint_product(out_.U.data(), m, k0, C.data(), p_count, gu.data());
   adjoint_product(out_.V.data(), n, k0, pending_v_.data(), p_count, gv.data());
   double step2 = 0.0;

@@ -8,6 +8,7 @@
 #include "tremor/backend/memory.hpp"
 #include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/core/search.hpp"
 
 namespace tremor::bem {
 
@@ -62,16 +63,9 @@ void integrate_requests(const Exec& exec, const PairIntegration& pairs, TreeView
   Size* offset_out = offset.data();
   Size* stride_out = stride.data();
   forall(exec, n_pairs, [=] TREMOR_LAMBDA(Index pair) {
-    Index lo = 0, hi = n_requests;  // fp[lo] <= pair < fp[hi]
-    while (hi - lo > 1) {
-      const Index mid = lo + (hi - lo) / 2;
-      if (fp[mid] <= pair)
-        lo = mid;
-      else
-        hi = mid;
-    }
-    const RequestPairs q = s[lo];
-    const Index k = pair - fp[lo];
+    const Index at = last_not_greater(fp, Index{0}, n_requests, pair);
+    const RequestPairs q = s[at];
+    const Index k = pair - fp[at];
     if (q.element < 0) {
       const Index p = q.first + k;
       node_out[pair] = q.node;
@@ -145,15 +139,14 @@ PairSource::PairSource(const Exec& exec, const ClusterTree& tree, const PairInte
       g_scale_(g_scale),
       elements_(exec, std::span<const Index>(tree.elements)),
       start_(exec, std::span<const Index>(tree.start)),
-      mesh_node_(exec, std::span<const Index>(tree.mesh_node)),
-      device_tree_{elements_.data(), start_.data(), mesh_node_.data()} {
+      mesh_node_(exec, std::span<const Index>(tree.mesh_node)) {
   far_.options.gauss = std::min(far_.options.gauss, far_gauss);
 }
 
 // A node's rows: the node against each element of the columns' range, every node of each.
 void PairSource::rows(std::span<const Request> requests) const {
   const ClusterTree& tree = tree_;
-  run_requests(exec_, far_, device_tree_, g_scale_, requests, [&](const Request& q) {
+  run_requests(exec_, far_, device_tree(), g_scale_, requests, [&](const Request& q) {
     RequestPairs r;
     r.node = tree.mesh_node[static_cast<std::size_t>(q.node)];
     r.first = tree.position[static_cast<std::size_t>(q.begin)];
@@ -165,7 +158,7 @@ void PairSource::rows(std::span<const Request> requests) const {
 // A node's columns: each row node of the range against the node's element, that node alone.
 void PairSource::columns(std::span<const Request> requests) const {
   const ClusterTree& tree = tree_;
-  run_requests(exec_, far_, device_tree_, g_scale_, requests, [&](const Request& q) {
+  run_requests(exec_, far_, device_tree(), g_scale_, requests, [&](const Request& q) {
     const Index p = tree.position[static_cast<std::size_t>(q.node)];
     RequestPairs r;
     r.element = tree.elements[static_cast<std::size_t>(p)];
@@ -193,7 +186,7 @@ void PairSource::blocks(const Exec& exec, std::span<const BlockRequest> requests
   std::vector<RequestPairs> batch;
   Index n_pairs = 0;
   const auto flush = [&] {
-    integrate_requests(exec_, pairs_, device_tree_, batch, g_scale_, target);
+    integrate_requests(exec_, pairs_, device_tree(), batch, g_scale_, target);
     batch.clear();
     n_pairs = 0;
   };

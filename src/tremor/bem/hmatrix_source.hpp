@@ -50,7 +50,7 @@ class PairSource : public EntrySource {
   PairIntegration pairs_, far_;  // far_: the rows' and columns' (far_gauss)
   double g_scale_;
   DeviceArray<Index> elements_, start_, mesh_node_;
-  DeviceTree device_tree_{};
+  DeviceTree device_tree() const { return {elements_.data(), start_.data(), mesh_node_.data()}; }
 };
 
 // The scale of G's columns: the shear modulus's magnitude over the mean element diameter.

@@ -64,10 +64,11 @@ void solve_compressed_frequencies(const Exec& exec, const BoundaryMesh& boundary
     row_sums = static_row_sums(exec, view, make_medium(rho, lambda, mu, beta, 0.0), options.integration);
     row_sum_seconds = seconds_since(start);
   }
-  std::shared_ptr<const ClusterTree> own;
-  if (!options.tree)
-    own = std::make_shared<const ClusterTree>(cluster_tree(boundary, options.elements, options.hmatrix.leaf_size));
-  const ClusterTree& tree = options.tree ? *options.tree : *own;
+  const std::shared_ptr<const ClusterTree> held =
+      options.tree ? options.tree
+                   : std::make_shared<const ClusterTree>(
+                         cluster_tree(boundary, options.elements, options.hmatrix.leaf_size));
+  const ClusterTree& tree = *held;
   TREMOR_CHECK(tree.n_nodes() == m && static_cast<Index>(tree.elements.size()) == boundary.n_elements(),
                "the cluster tree given holds ", tree.n_nodes(), " nodes of ", tree.elements.size(),
                " elements, the boundary ", m, " of ", boundary.n_elements());

@@ -169,13 +169,11 @@ void run_bem_hmatrix(const BemArgs& args) {
         const bem::HMatrixStats& s = c.report.stats;
         std::printf("  %s, %d divisions (%s unknowns): %.3g s (build %.3g s: near field %.3g s, ACA %.3g s in %d steps, "
                     "entries %.3g s, recompression %.3g s, storing %.3g s; GMRES %d iterations %.3g s), "
-                    "%.2f%% of 18 N^2 stored, ranks up "
-                    "to %d; dense %s\n",
+                    "%.2f%% of 18 N^2 stored, ranks up to %d; dense %s\n",
                     c.backend.c_str(), static_cast<int>(d), group_digits(3 * static_cast<long long>(c.nodes)).c_str(),
                     c.seconds, c.report.build_seconds, s.near_seconds, s.aca_seconds, static_cast<int>(s.aca_steps),
                     s.aca_entry_seconds, s.recompress_seconds, s.store_seconds, c.report.gmres.iterations,
-                    c.report.solve_seconds,
-                    100.0 * s.compression, static_cast<int>(s.max_rank),
+                    c.report.solve_seconds, 100.0 * s.compression, static_cast<int>(s.max_rank),
                     c.dense_seconds ? str(fixed(*c.dense_seconds, 3), " s, u ", two_digits(c.difference), " apart").c_str()
                                     : str("not run: ", c.dense_why).c_str());
       } catch (const std::exception& e) {

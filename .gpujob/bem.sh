@@ -11,7 +11,7 @@ cat .gpu/COMMIT >> $OUT/bem/device.txt
 (nproc; lscpu | grep -E "Model name|Thread|Core|Socket") >> $OUT/bem/device.txt 2>&1
 case "${1:-bench}" in
   bench)
-    timeout 560 .gpu/bin/tremor bench bem --hmatrix 10,16,25 --output-dir results/b > $OUT/bem/bench.log 2>&1
+    timeout 560 .gpu/bin/tremor bench bem --hmatrix ${SIZES:-10,16,25} --output-dir results/b > $OUT/bem/bench.log 2>&1
     cp results/b/bem_hmatrix.md $OUT/bem/ 2>/dev/null ;;
   foundation)
     timeout 560 .gpu/bin/tremor bem .gpujob/foundation-52k.toml -o results/f.h5 > $OUT/bem/foundation.log 2>&1 ;;

@@ -10,8 +10,8 @@
 //       what it stores against the dense matrices' 18 N^2 values (N nodes), its largest rank; the
 //       dense solve where H and G fit the backend's free memory and one array (check_node_count),
 //       timed once, and the largest difference of the two solutions' |u| over the largest |u|;
-//   the fits  the stored values' exponent between successive sizes and over all (least squares in
-//       log-log), and the crossover: the smallest size whose compressed solve beat the dense one.
+//   the fits  the stored values' exponent over all sizes (least squares in log-log), the dense
+//       blocks' and the low-rank factors' apart, stored / (N log2 N) per size, and the crossover: the smallest size whose compressed solve beat the dense one.
 //
 // Each case runs once: at these sizes a run takes seconds to minutes, and the first run's launch
 // costs are milliseconds of them.
@@ -100,19 +100,25 @@ std::string two_digits(double v) {
   return text;
 }
 
-// Least-squares slope of log y against log x.
-double loglog_slope(const std::vector<double>& x, const std::vector<double>& y) {
-  const std::size_t n = x.size();
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (std::size_t i = 0; i < n; ++i) {
+// Least-squares slope of log y against log x over the points with y > 0 (a small model may have
+// no low-rank blocks); "-" where fewer than two are left.
+std::optional<double> loglog_slope(const std::vector<double>& x, const std::vector<double>& y) {
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (!(y[i] > 0)) continue;
+    n += 1;
     const double lx = std::log(x[i]), ly = std::log(y[i]);
     sx += lx;
     sy += ly;
     sxx += lx * lx;
     sxy += lx * ly;
   }
-  return (double(n) * sxy - sx * sy) / (double(n) * sxx - sx * sx);
+  if (n < 2) return std::nullopt;
+  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
 }
+
+std::string exponent_text(std::optional<double> e) { return e ? fixed(*e, 2) : std::string("-"); }
+std::string exponent_json(std::optional<double> e) { return e ? str(*e) : std::string("null"); }
 
 }  // namespace
 
@@ -198,8 +204,9 @@ void run_bem_hmatrix(const BemArgs& args) {
   json << "\n  ],\n  \"cases\": ";
   md << "\n";
   markdown_head(md, {"backend", "divisions", "unknowns", "compressed s", "build s", "near s", "ACA s (entries)",
-                     "recompression s", "storing s", "GMRES", "stored", "rank", "dense s", "u apart"},
-                "llrrrrrrrrrrrr");
+                     "recompression s", "storing s", "GMRES", "stored", "dense GB", "low-rank GB", "rank", "dense s",
+                     "u apart"},
+                "llrrrrrrrrrrrrrr");
   JsonArray entries(json);
   for (const Case& c : cases) {
     const bem::HMatrixStats& s = c.report.stats;
@@ -210,8 +217,9 @@ void run_bem_hmatrix(const BemArgs& args) {
                    << ", \"aca_steps\": " << s.aca_steps << ", \"recompress_seconds\": " << s.recompress_seconds
                    << ", \"store_seconds\": " << s.store_seconds
                    << ", \"gmres_iterations\": " << c.report.gmres.iterations << ", \"gmres_seconds\": "
-                   << c.report.solve_seconds << ", \"stored_values\": " << c.stored() << ", \"compression\": "
-                   << s.compression << ", \"max_rank\": " << s.max_rank << ", \"largest_u_m\": " << c.largest_u
+                   << c.report.solve_seconds << ", \"stored_values\": " << c.stored() << ", \"dense_values\": "
+                   << s.dense_values << ", \"low_rank_values\": " << s.low_rank_values << ", \"compression\": "
+                   << s.compression << ", \"max_rank\": " << s.max_rank << ", \"mean_rank\": " << s.mean_rank << ", \"largest_u_m\": " << c.largest_u
                    << ", \"dense_seconds\": " << (c.dense_seconds ? str(*c.dense_seconds) : std::string("null"))
                    << ", \"dense_not_run\": " << json_string(c.dense_why) << ", \"u_apart\": "
                    << (c.difference >= 0 ? str(c.difference) : std::string("null")) << "}";
@@ -219,7 +227,9 @@ void run_bem_hmatrix(const BemArgs& args) {
                       fixed(c.report.build_seconds, 2), fixed(s.near_seconds, 2),
                       str(fixed(s.aca_seconds, 2), " (", fixed(s.aca_entry_seconds, 2), ")"),
                       fixed(s.recompress_seconds, 2), fixed(s.store_seconds, 2), str(c.report.gmres.iterations, " it."),
-                      str(fixed(100.0 * s.compression, 2), "%"), str(s.max_rank),
+                      str(fixed(100.0 * s.compression, 2), "%"), fixed(16e-9 * static_cast<double>(s.dense_values), 2),
+                      fixed(16e-9 * static_cast<double>(s.low_rank_values), 2),
+                      str(s.max_rank, " (mean ", fixed(s.mean_rank, 1), ")"),
                       c.dense_seconds ? fixed(*c.dense_seconds, 2) : std::string("-"),
                       c.difference >= 0 ? two_digits(c.difference) : std::string("-")});
   }
@@ -227,26 +237,37 @@ void run_bem_hmatrix(const BemArgs& args) {
   json << ",\n  \"fits\": ";
   JsonArray fits(json);
   for (const Device& device : devices) {
-    std::vector<double> x, y;
+    std::vector<double> x, y, y_dense, y_low, per_n_log_n;
     std::optional<Index> crossover;
     Index largest_dense = 0;
     for (const Case& c : cases) {
       if (c.backend != device.name()) continue;
       x.push_back(static_cast<double>(c.nodes));
       y.push_back(c.stored());
+      y_dense.push_back(static_cast<double>(c.report.stats.dense_values));
+      y_low.push_back(static_cast<double>(c.report.stats.low_rank_values));
+      per_n_log_n.push_back(c.stored() / (x.back() * std::log2(x.back())));
       if (c.dense_seconds) largest_dense = std::max(largest_dense, 3 * c.nodes);
       if (c.dense_seconds && c.seconds < *c.dense_seconds && !crossover) crossover = 3 * c.nodes;
     }
     if (x.size() < 2) continue;
-    const double exponent = loglog_slope(x, y);
+    const std::optional<double> exponent = loglog_slope(x, y);
+    // N log N would hold stored / (N log2 N) constant; the parts say which grows faster.
+    const std::optional<double> dense_exponent = loglog_slope(x, y_dense), low_rank_exponent = loglog_slope(x, y_low);
+    std::string ratios;
+    for (double r : per_n_log_n) ratios += (ratios.empty() ? "" : ", ") + fixed(r, 0);
     const std::string cross =
         crossover ? str("the compressed solve first faster at ", group_digits(*crossover), " unknowns")
         : largest_dense > 0
             ? str("the dense solve faster at every size it ran (up to ", group_digits(largest_dense), " unknowns)")
             : std::string("no dense solve ran");
-    summary << device.name() << ": stored values grow as N^" << fixed(exponent, 2) << " over " << x.size()
-            << " sizes; " << cross << ". ";
-    fits.next() << "{\"backend\": " << json_string(device.name()) << ", \"stored_exponent\": " << exponent
+    summary << device.name() << ": stored values grow as N^" << exponent_text(exponent) << " over " << x.size()
+            << " sizes (dense blocks N^" << exponent_text(dense_exponent) << ", low-rank N^"
+            << exponent_text(low_rank_exponent)
+            << "; stored / (N log2 N) " << ratios << "); " << cross << ". ";
+    fits.next() << "{\"backend\": " << json_string(device.name()) << ", \"stored_exponent\": " << exponent_json(exponent)
+                << ", \"dense_exponent\": " << exponent_json(dense_exponent)
+                << ", \"low_rank_exponent\": " << exponent_json(low_rank_exponent)
                 << ", \"crossover_unknowns\": " << (crossover ? str(*crossover) : std::string("null"))
                 << ", \"largest_dense_unknowns\": " << largest_dense << "}";
   }

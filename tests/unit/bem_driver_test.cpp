@@ -219,6 +219,28 @@ TEST(BemDriver, AutoChoosesTheSolverByTheUnknownsOnACpu) {
   }
 }
 
+// solver = "auto" on a GPU: dense up to gpu_dense_unknowns (H and G fit an H200 well beyond), the
+// hierarchical matrix above, where it measured the faster.
+TEST(BemDriverGpu, AutoChoosesTheSolverByTheUnknownsOnAGpu) {
+  TREMOR_REQUIRE_GPU();
+  BemProblem problem = io::read_bem_model_file(source_path("tests/data/cli/bem_small.toml"));
+  problem.options.backend = Backend::Cuda;
+  problem.interior_points.clear();
+  problem.mesh.sphere.divisions = 36;  // 7,776 quadrilaterals: 23,328 unknowns, H and G 17.6 GB
+  const Plan below = plan_bem(problem);
+  if (below.method == SolverMethod::Compressed) GTEST_SKIP() << "H and G do not fit this GPU: " << below.solver_why;
+  EXPECT_NE(below.solver_why.find("auto: 23,328 unknowns, at most the 24,000 where the dense solve is the faster "
+                                  "on a GPU"),
+            std::string::npos)
+      << below.solver_why;
+  problem.mesh.sphere.divisions = 37;  // 8,214 quadrilaterals: 24,642 unknowns
+  const Plan above = plan_bem(problem);
+  EXPECT_EQ(above.method, SolverMethod::Compressed);
+  EXPECT_NE(above.solver_why.find("auto: 24,642 unknowns, above the 24,000 where it outruns the dense solve on a GPU"),
+            std::string::npos)
+      << above.solver_why;
+}
+
 // Winding numbers (the solid angle over 4 pi) about a closed sphere of flat triangles are exact
 // integers up to rounding (the solid angles of a closed polyhedron sum to 4 pi inside and 0
 // outside), and near 1/2 just below an open patch's centre.

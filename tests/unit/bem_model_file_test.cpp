@@ -528,6 +528,13 @@ TEST(BemModelFile, HalfspaceDisc) {
   const bem::BoundaryMesh example_mesh = bem::build_boundary_mesh(example.mesh, example.options.elements);
   EXPECT_EQ(example_mesh.n_elements(), 148);
   EXPECT_EQ(example_mesh.element_sets.at("foundation").size(), 12u);
+  // The 52,544-element example for a GPU (the README's section "52,544 elements on a GPU").
+  const BemProblem large = io::read_bem_model_file(test::source_path("examples/bem-foundation/large.toml"));
+  const bem::BoundaryMesh large_mesh = bem::build_boundary_mesh(large.mesh, large.options.elements);
+  EXPECT_EQ(large_mesh.n_elements(), 52544);
+  EXPECT_EQ(large_mesh.element_sets.at("foundation").size(), 768u);
+  EXPECT_EQ(large.options.solver, BemSolver::HMatrix);
+  EXPECT_EQ(large.options.backend, Backend::Cuda);
 }
 
 TEST(BemModelFile, MaterialErrors) {

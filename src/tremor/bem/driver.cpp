@@ -243,6 +243,7 @@ void choose_solver(Plan& plan, const BemProblem& problem) {
   const double room = backend_memory(plan.exec);
   const bool dense_room = room <= 0.0 || dense_bytes <= 0.8 * room;
   const char* where = gpu ? "the GPU's " : "this machine's ";
+  const Index dense_limit = gpu ? gpu_dense_unknowns : host_dense_unknowns;
   const BemSolver solver = plan.settings.solver;
   if (solver == BemSolver::HMatrix) {
     plan.method = SolverMethod::Compressed;
@@ -255,15 +256,15 @@ void choose_solver(Plan& plan, const BemProblem& problem) {
     plan.solver_why = str("auto: H and G would take ", si(dense_bytes), "B",
                           dense_fits ? str(", more than 80% of ", where, si(room), "B")
                                      : std::string(" (more than one array holds)"));
-  } else if (!gpu && 3 * plan.n_nodes > host_dense_unknowns) {
+  } else if (3 * plan.n_nodes > dense_limit) {
     plan.method = SolverMethod::Compressed;
-    plan.solver_why = str("auto: ", group_digits(3 * plan.n_nodes), " unknowns, above the ",
-                          group_digits(host_dense_unknowns), " where it outruns the dense solve on a CPU");
+    plan.solver_why = str("auto: ", group_digits(3 * plan.n_nodes), " unknowns, above the ", group_digits(dense_limit),
+                          " where it outruns the dense solve on a ", gpu ? "GPU" : "CPU");
   } else {
     plan.method = SolverMethod::Dense;
-    plan.solver_why = gpu ? "auto: H and G fit the GPU, where the dense solve is the faster"
-                          : str("auto: ", group_digits(3 * plan.n_nodes), " unknowns, at most the ",
-                                group_digits(host_dense_unknowns), " where the dense solve is the faster on a CPU");
+    plan.solver_why = str("auto: ", group_digits(3 * plan.n_nodes), " unknowns, at most the ",
+                          group_digits(dense_limit),
+                          " where the dense solve is the faster on a ", gpu ? "GPU" : "CPU");
   }
   if (plan.method != SolverMethod::Dense) return;
   check_fits(mesh, problem.mesh, plan.order, plan.n_nodes);

@@ -80,8 +80,8 @@ struct Plan {
   MeshReport report;
   ElementOrder order = ElementOrder::Constant;
   Index n_nodes = 0;    // collocation nodes (3 unknowns each)
-  // Dense, or the hierarchical matrix ("auto" resolved: on a GPU dense while H and G fit it; on a
-  // CPU while they fit its memory and the unknowns are at most host_dense_unknowns).
+  // Dense, or the hierarchical matrix ("auto" resolved: dense while H and G fit the backend's
+  // memory and the unknowns are at most gpu_dense_unknowns on a GPU, host_dense_unknowns on a CPU).
   SolverMethod method = SolverMethod::Dense;
   std::string solver_why;  // "asked for", or what "auto" weighed
   HMatrixOptions hmatrix;
@@ -172,12 +172,13 @@ Mesh surface_mesh(const BoundaryMesh& boundary);
 
 constexpr Index hmatrix_estimate_rank = 32;
 
-// Above this many unknowns "auto" takes the hierarchical matrix on a CPU: where the compressed
-// solve overtook the dense one (assembly and LU) on the quadratic cavity, OpenMP on 2 cores
-// (docs/benchmarks.md): 7,938 unknowns 39.9 s against 36.9 s, 13,122 unknowns 75 s against 102 s.
-// On a GPU the dense path is the faster wherever H and G fit (41,472 unknowns on an H200: 12.4 s
-// against 25.7 s).
+// Above this many unknowns "auto" takes the hierarchical matrix, where the compressed solve
+// overtook the dense one (assembly and LU) on the quadratic cavity (docs/benchmarks.md). On a CPU
+// (OpenMP on 2 cores): 7,938 unknowns 39.9 s against 36.9 s, 13,122 unknowns 75 s against 102 s.
+// On a GPU (an H200; ACA's arithmetic on its host's 16 cores): 16,200 unknowns 3.0 to 3.8 s
+// against 2.8 to 3.1 s over two runs, 41,472 unknowns 9.6 to 10.5 s against 13.0 to 13.2 s.
 constexpr Index host_dense_unknowns = 9000;
+constexpr Index gpu_dense_unknowns = 24000;
 
 // Resolves and checks everything before the solve (step 1 above); throws tremor::Error.
 Plan plan_bem(const BemProblem& problem, const RunOptions& options = {});

@@ -11,7 +11,8 @@
 //       dense solve where H and G fit the backend's free memory and one array (check_node_count),
 //       timed once, and the largest difference of the two solutions' |u| over the largest |u|;
 //   the fits  the stored values' exponent over all sizes (least squares in log-log), the dense
-//       blocks' and the low-rank factors' apart, stored / (N log2 N) per size, and the crossover: the smallest size whose compressed solve beat the dense one.
+//       blocks' and the low-rank factors' apart, stored / (N log2 N) per size, and the
+//       crossover: the smallest size whose compressed solve beat the dense one.
 //
 // Each case runs once: at these sizes a run takes seconds to minutes, and the first run's launch
 // costs are milliseconds of them.
@@ -255,7 +256,10 @@ void run_bem_hmatrix(const BemArgs& args) {
     // N log N would hold stored / (N log2 N) constant; the parts say which grows faster.
     const std::optional<double> dense_exponent = loglog_slope(x, y_dense), low_rank_exponent = loglog_slope(x, y_low);
     std::string ratios;
-    for (double r : per_n_log_n) ratios += (ratios.empty() ? "" : ", ") + fixed(r, 0);
+    for (double r : per_n_log_n) {
+      if (!ratios.empty()) ratios += ", ";
+      ratios += fixed(r, 0);
+    }
     const std::string cross =
         crossover ? str("the compressed solve first faster at ", group_digits(*crossover), " unknowns")
         : largest_dense > 0

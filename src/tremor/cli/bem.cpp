@@ -387,9 +387,10 @@ void add_bem_command(CLI::App& app) {
                   "discontinuous) or quadratic (one per node of a second-order mesh, discontinuous)")
       ->check(CLI::IsMember(choice_names(bem_element_names)));
   cmd->add_option("--solver", args->solver,
-                  str("solver (overrides the model): auto (dense where H and G fit and it is the faster: on a GPU "
-                      "wherever they fit, on a CPU up to ", group_digits(bem::host_dense_unknowns),
-                      " unknowns; else hmatrix), dense (LU), hmatrix (hierarchical matrix and GMRES)"))
+                  str("solver (overrides the model): auto (dense where H and G fit and it is the faster: up to ",
+                      group_digits(bem::gpu_dense_unknowns), " unknowns on a GPU, ",
+                      group_digits(bem::host_dense_unknowns),
+                      " on a CPU; else hmatrix), dense (LU), hmatrix (hierarchical matrix and GMRES)"))
       ->check(CLI::IsMember(choice_names(bem_solver_names)));
   cmd->add_option("--tolerance", args->tolerance,
                   "the hierarchical matrix's relative accuracy, also GMRES's (overrides the model; default 1e-5)")

@@ -139,8 +139,9 @@ inline constexpr std::array<Named<BemElements>, 3> bem_element_names{{{"constant
                                                                       {"quadratic", BemElements::Quadratic}}};
 
 // How the system is solved (bem::SolverMethod): dense LU of the whole H and G, the hierarchical
-// matrix with GMRES ("hmatrix"), or "auto": dense where H and G fit and it is the faster (on a GPU
-// wherever they fit, on a CPU up to bem::host_dense_unknowns), the hierarchical matrix elsewhere.
+// matrix with GMRES ("hmatrix"), or "auto": dense where H and G fit and it is the faster (up to
+// bem::gpu_dense_unknowns on a GPU, bem::host_dense_unknowns on a CPU), the hierarchical matrix
+// elsewhere.
 enum class BemSolver { Auto, Dense, HMatrix };
 inline constexpr std::array<Named<BemSolver>, 3> bem_solver_names{{{"auto", BemSolver::Auto},
                                                                    {"dense", BemSolver::Dense},

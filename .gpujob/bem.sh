@@ -4,7 +4,7 @@
 # timeout so one call (600 s) returns what finished. Summaries to $OUT/bem.
 xz -dc .gpu.tar.xz | tar xf -
 export LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64 TREMOR_SOURCE_DIR=$PWD
-mkdir -p $OUT/bem
+mkdir -p $OUT/bem results
 nvidia-smi --query-gpu=name,memory.total --format=csv > $OUT/bem/device.txt
 cat .gpu/COMMIT >> $OUT/bem/device.txt
 # The host's cores and model: ACA's arithmetic, the recompression and the storing run there.

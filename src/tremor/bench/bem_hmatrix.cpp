@@ -220,7 +220,8 @@ void run_bem_hmatrix(const BemArgs& args) {
                    << ", \"gmres_iterations\": " << c.report.gmres.iterations << ", \"gmres_seconds\": "
                    << c.report.solve_seconds << ", \"stored_values\": " << c.stored() << ", \"dense_values\": "
                    << s.dense_values << ", \"low_rank_values\": " << s.low_rank_values << ", \"compression\": "
-                   << s.compression << ", \"max_rank\": " << s.max_rank << ", \"mean_rank\": " << s.mean_rank << ", \"largest_u_m\": " << c.largest_u
+                   << s.compression << ", \"max_rank\": " << s.max_rank << ", \"mean_rank\": " << s.mean_rank
+                   << ", \"largest_u_m\": " << c.largest_u
                    << ", \"dense_seconds\": " << (c.dense_seconds ? str(*c.dense_seconds) : std::string("null"))
                    << ", \"dense_not_run\": " << json_string(c.dense_why) << ", \"u_apart\": "
                    << (c.difference >= 0 ? str(c.difference) : std::string("null")) << "}";

@@ -23,11 +23,18 @@
 
 namespace tremor::bem {
 
-// An isotropic viscoelastic medium at one circular frequency omega (0: the static problem).
+// An isotropic viscoelastic medium at one circular frequency omega (0: the static problem), with
+// the quotients the kernels take at every point found once (a complex division costs a dozen
+// multiplications and a branch, and the kernels had six a point).
 struct Medium {
   Complex mu, lambda;  // complex Lame moduli, mu (1 + 2 i beta), lambda (1 + 2 i beta)
   Complex ks, kp;      // shear and compressional wave numbers, omega sqrt(rho / modulus), Im <= 0
   double omega = 0.0;
+  Complex inv_ks2;         // 1 / ks^2 (0 when omega = 0)
+  Complex q;               // mu / (lambda + 2 mu) = (kp / ks)^2
+  Complex inv_four_pi_mu;  // 1 / (4 pi mu)
+  Complex lambda_over_mu;
+  double abs_ks = 0.0;     // |ks|
 };
 
 // rho, lambda, mu real (the elastic moduli), beta the hysteretic damping ratio (loss factor 2 beta).
@@ -40,7 +47,12 @@ inline Medium make_medium(double rho, double lambda, double mu, double beta, dou
     // sqrt(rho / mu*) has Im <= 0 when Im mu* >= 0: the principal root is the decaying wave.
     m.ks = omega * sqrt(Complex(rho) / m.mu);
     m.kp = omega * sqrt(Complex(rho) / (m.lambda + 2.0 * m.mu));
+    m.inv_ks2 = Complex(1.0) / (m.ks * m.ks);
+    m.abs_ks = abs(m.ks);
   }
+  m.q = m.mu / (m.lambda + 2.0 * m.mu);
+  m.inv_four_pi_mu = Complex(1.0) / (12.566370614359172954 * m.mu);
+  m.lambda_over_mu = m.lambda / m.mu;
   return m;
 }
 
@@ -60,9 +72,9 @@ struct Radial {
 
 // Kelvin: psi = (1 + q) / (2r), chi = -(1 - q) / (2r), q = mu / (lambda + 2 mu) = (kp/ks)^2.
 TREMOR_HOST_DEVICE inline Radial static_radial(const Medium& m, double r) {
-  const Complex q = m.mu / (m.lambda + 2.0 * m.mu);
-  const Complex one_plus = Complex(1.0) + q, one_minus = Complex(1.0) - q;
-  return {one_plus / (2.0 * r), -(one_minus / (2.0 * r)), -(one_plus / (2.0 * r * r)), one_minus / (2.0 * r * r)};
+  const Complex one_plus = Complex(1.0) + m.q, one_minus = Complex(1.0) - m.q;
+  const double half_r = 0.5 / r, half_r2 = half_r / r;
+  return {one_plus * half_r, -(one_minus * half_r), -(one_plus * half_r2), one_minus * half_r2};
 }
 
 // |k_s r| below this: power series (24 terms reach 1e-17 of the sum's first term).
@@ -96,13 +108,13 @@ TREMOR_HOST_DEVICE inline Radial series_radial(const Medium& m, double r, bool r
     inv_factorial /= (n + 1);
     sign = -sign;
   }
-  const Complex ks2 = m.ks * m.ks;
-  const double r2 = r * r, r3 = r2 * r;
+  const double inv_r = 1.0 / r, inv_r2 = inv_r * inv_r;
+  const Complex over = m.inv_ks2 * (inv_r2 * inv_r);  // 1 / (ks^2 r^3)
   Radial out;
-  out.chi = -(db / (ks2 * r3));
-  out.psi = e_sum / r - da / (ks2 * r3);
-  out.dpsi = -(sa_s / r2) - out.chi / r;
-  out.dchi = (3.0 * db + dc) / (ks2 * r3 * r);
+  out.chi = -(db * over);
+  out.psi = e_sum * inv_r - da * over;
+  out.dpsi = -(sa_s * inv_r2) - out.chi * inv_r;
+  out.dchi = (3.0 * db + dc) * (over * inv_r);
   return out;
 }
 
@@ -112,13 +124,13 @@ TREMOR_HOST_DEVICE inline Radial closed_radial(const Medium& m, double r) {
   const Complex sa_s = es * (Complex(1.0) + xs), sa_p = ep * (Complex(1.0) + xp);
   const Complex sb_s = es * (Complex(3.0) + 3.0 * xs + xs * xs), sb_p = ep * (Complex(3.0) + 3.0 * xp + xp * xp);
   const Complex sc_s = xs * xs * sa_s, sc_p = xp * xp * sa_p;
-  const Complex ks2 = m.ks * m.ks;
-  const double r2 = r * r, r3 = r2 * r;
+  const double inv_r = 1.0 / r, inv_r2 = inv_r * inv_r;
+  const Complex over = m.inv_ks2 * (inv_r2 * inv_r);  // 1 / (ks^2 r^3)
   Radial out;
-  out.chi = -((sb_s - sb_p) / (ks2 * r3));
-  out.psi = es / r - (sa_s - sa_p) / (ks2 * r3);
-  out.dpsi = -(sa_s / r2) - out.chi / r;
-  out.dchi = (3.0 * (sb_s - sb_p) + (sc_s - sc_p)) / (ks2 * r3 * r);
+  out.chi = -((sb_s - sb_p) * over);
+  out.psi = es * inv_r - (sa_s - sa_p) * over;
+  out.dpsi = -(sa_s * inv_r2) - out.chi * inv_r;
+  out.dchi = (3.0 * (sb_s - sb_p) + (sc_s - sc_p)) * (over * inv_r);
   return out;
 }
 
@@ -127,7 +139,7 @@ TREMOR_HOST_DEVICE inline Radial radial(const Medium& m, double r, KernelPart pa
     if (part == KernelPart::Regular) return {};
     return static_radial(m, r);
   }
-  if (abs(m.ks) * r < series_limit) return series_radial(m, r, part == KernelPart::Regular);
+  if (m.abs_ks * r < series_limit) return series_radial(m, r, part == KernelPart::Regular);
   Radial out = closed_radial(m, r);
   if (part == KernelPart::Regular) {
     const Radial s = static_radial(m, r);
@@ -146,11 +158,12 @@ TREMOR_HOST_DEVICE inline Radial radial(const Medium& m, double r, KernelPart pa
 TREMOR_HOST_DEVICE inline void fundamental(const Medium& m, const double* d, const double* n, KernelPart part,
                                            Complex* u, Complex* t) {
   const double r = ::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-  const double dr[3] = {d[0] / r, d[1] / r, d[2] / r};
+  const double inv_r = 1.0 / r;
+  const double dr[3] = {d[0] * inv_r, d[1] * inv_r, d[2] * inv_r};
   const detail::Radial f = detail::radial(m, r, part);
-  constexpr double four_pi = 12.566370614359172954;
+  constexpr double inv_four_pi = 1.0 / 12.566370614359172954;
   if (u) {
-    const Complex scale = Complex(1.0) / (four_pi * m.mu);
+    const Complex scale = m.inv_four_pi_mu;
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j)
         u[3 * i + j] = scale * ((i == j ? f.psi : Complex()) - dr[i] * dr[j] * f.chi);
@@ -160,10 +173,10 @@ TREMOR_HOST_DEVICE inline void fundamental(const Medium& m, const double* d, con
     //   4 pi t*_ij = (psi' - chi/r)(delta_ij dr/dn + r_j n_i) - 2 (chi/r) r_i n_j
     //              - 2 (chi' - 2 chi/r) r_i r_j dr/dn + (lambda/mu)(psi' - chi' - 2 chi/r) r_i n_j
     const double drdn = dr[0] * n[0] + dr[1] * n[1] + dr[2] * n[2];
-    const Complex chi_r = f.chi / r;
-    const Complex a = (f.dpsi - chi_r) / four_pi;
-    const Complex b = (-2.0 / four_pi) * chi_r + (m.lambda / m.mu) * (f.dpsi - f.dchi - 2.0 * chi_r) / four_pi;
-    const Complex c = (-2.0 / four_pi) * (f.dchi - 2.0 * chi_r) * drdn;
+    const Complex chi_r = f.chi * inv_r;
+    const Complex a = (f.dpsi - chi_r) * inv_four_pi;
+    const Complex b = (-2.0 * inv_four_pi) * chi_r + m.lambda_over_mu * (f.dpsi - f.dchi - 2.0 * chi_r) * inv_four_pi;
+    const Complex c = (-2.0 * inv_four_pi) * (f.dchi - 2.0 * chi_r) * drdn;
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j)
         t[3 * i + j] = ((i == j ? drdn : 0.0) + dr[j] * n[i]) * a + (dr[i] * n[j]) * b + (dr[i] * dr[j]) * c;

@@ -85,19 +85,22 @@ TREMOR_HOST_DEVICE inline void quadratic_shape(int n_vertices, int n_nodes, doub
     N[5] = 4 * t * l, Ns[5] = -4 * t, Nt[5] = 4 * (l - t);
     return;
   }
-  // Reference positions: vertices, mid-edges 01, 12, 23, 30, centre.
-  const double sa[9] = {-1, 1, 1, -1, 0, 1, 0, -1, 0}, ta[9] = {-1, -1, 1, 1, -1, 0, 1, 0, 0};
   if (n_nodes == 9) {
-    // Products of the 1D quadratic Lagrange polynomials through -1, 0, 1.
-    const auto l = [](double x, double a) { return a < 0 ? 0.5 * x * (x - 1) : a > 0 ? 0.5 * x * (x + 1) : 1 - x * x; };
-    const auto dl = [](double x, double a) { return a < 0 ? x - 0.5 : a > 0 ? x + 0.5 : -2 * x; };
+    // Products of the 1D quadratic Lagrange polynomials through -1, 0, 1 (index 0, 1, 2), each
+    // found once: node k at (i[k], j[k]) (vertices, mid-edges 01, 12, 23, 30, centre).
+    const double ls[3] = {0.5 * s * (s - 1), 1 - s * s, 0.5 * s * (s + 1)};
+    const double lt[3] = {0.5 * t * (t - 1), 1 - t * t, 0.5 * t * (t + 1)};
+    const double dls[3] = {s - 0.5, -2 * s, s + 0.5}, dlt[3] = {t - 0.5, -2 * t, t + 0.5};
+    constexpr int i[9] = {0, 2, 2, 0, 1, 2, 1, 0, 1}, j[9] = {0, 0, 2, 2, 0, 1, 2, 1, 1};
     for (int k = 0; k < 9; ++k) {
-      N[k] = l(s, sa[k]) * l(t, ta[k]);
-      Ns[k] = dl(s, sa[k]) * l(t, ta[k]);
-      Nt[k] = l(s, sa[k]) * dl(t, ta[k]);
+      N[k] = ls[i[k]] * lt[j[k]];
+      Ns[k] = dls[i[k]] * lt[j[k]];
+      Nt[k] = ls[i[k]] * dlt[j[k]];
     }
     return;
   }
+  // Reference positions: vertices, mid-edges 01, 12, 23, 30.
+  const double sa[8] = {-1, 1, 1, -1, 0, 1, 0, -1}, ta[8] = {-1, -1, 1, 1, -1, 0, 1, 0};
   for (int k = 0; k < 4; ++k) {
     const double ps = 1 + s * sa[k], pt = 1 + t * ta[k];
     N[k] = 0.25 * ps * pt * (s * sa[k] + t * ta[k] - 1);

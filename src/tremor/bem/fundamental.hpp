@@ -80,6 +80,11 @@ TREMOR_HOST_DEVICE inline Radial static_radial(const Medium& m, double r) {
 // |k_s r| below this: power series (24 terms reach 1e-17 of the sum's first term).
 constexpr double series_limit = 1.0;
 constexpr int series_terms = 24;
+// The series stop once a term's bound, |x|^n n^3 / n! (the largest of e^-x's, a_n's, b_n's and
+// c_n's coefficients times |x_s|^n >= |x_p|^n), falls below this fraction of |x|^3 (the order of
+// the regular part's first term; the full kernels' first terms are larger): at |x| = 1 after 23
+// terms, at 0.1 after 13.
+constexpr double series_tolerance = 1e-17;
 
 // Series of e^-x (from n0), dS_A, dS_B, dS_C (each from its first dynamic term when `regular`).
 TREMOR_HOST_DEVICE inline Radial series_radial(const Medium& m, double r, bool regular) {
@@ -89,7 +94,11 @@ TREMOR_HOST_DEVICE inline Radial series_radial(const Medium& m, double r, bool r
   double inv_factorial = 1.0, sign = 1.0;
   // a_n = (-1)^n (1 - n) / n!, b_n = (-1)^n (n - 1)(n - 3) / n!, c_n = a_{n-2}.
   double a_prev1 = 0.0, a_prev2 = 0.0;  // a_{n-1}, a_{n-2}
+  const double ax = m.abs_ks * r, floor = series_tolerance * ax * ax * ax;
+  double power = 1.0;  // |x_s|^n
   for (int n = 0; n < series_terms; ++n) {
+    const double cube = (n + 1.0) * (n + 1.0) * (n + 1.0);
+    if (n > 3 && power * inv_factorial * cube < floor) break;
     const double a_n = sign * (1.0 - n) * inv_factorial;
     const double b_n = sign * (n - 1.0) * (n - 3.0) * inv_factorial;
     const double c_n = a_prev2;
@@ -105,6 +114,7 @@ TREMOR_HOST_DEVICE inline Radial series_radial(const Medium& m, double r, bool r
     a_prev1 = a_n;
     ps = ps * xs;
     pp = pp * xp;
+    power *= ax;
     inv_factorial /= (n + 1);
     sign = -sign;
   }

@@ -32,6 +32,9 @@ struct Complex {
   }
 };
 
+// Arrays of it are read as 2n doubles (LAPACK, cuSOLVER, the pair kernels' sums).
+static_assert(sizeof(Complex) == 2 * sizeof(double) && alignof(Complex) == alignof(double));
+
 TREMOR_HOST_DEVICE constexpr Complex operator+(Complex a, Complex b) { return {a.re + b.re, a.im + b.im}; }
 TREMOR_HOST_DEVICE constexpr Complex operator-(Complex a, Complex b) { return {a.re - b.re, a.im - b.im}; }
 TREMOR_HOST_DEVICE constexpr Complex operator-(Complex a) { return {-a.re, -a.im}; }

@@ -25,7 +25,7 @@ namespace tremor::bem {
 
 // An isotropic viscoelastic medium at one circular frequency omega (0: the static problem), with
 // the quotients the kernels take at every point found once (a complex division costs a dozen
-// multiplications and a branch, and the kernels had six a point).
+// multiplications and a branch; the kernels would take six a point).
 struct Medium {
   Complex mu, lambda;  // complex Lame moduli, mu (1 + 2 i beta), lambda (1 + 2 i beta)
   Complex ks, kp;      // shear and compressional wave numbers, omega sqrt(rho / modulus), Im <= 0
@@ -94,11 +94,11 @@ TREMOR_HOST_DEVICE inline Radial series_radial(const Medium& m, double r, bool r
   double inv_factorial = 1.0, sign = 1.0;
   // a_n = (-1)^n (1 - n) / n!, b_n = (-1)^n (n - 1)(n - 3) / n!, c_n = a_{n-2}.
   double a_prev1 = 0.0, a_prev2 = 0.0;  // a_{n-1}, a_{n-2}
-  const double ax = m.abs_ks * r, floor = series_tolerance * ax * ax * ax;
+  const double ax = m.abs_ks * r, smallest = series_tolerance * ax * ax * ax;
   double power = 1.0;  // |x_s|^n
   for (int n = 0; n < series_terms; ++n) {
     const double cube = (n + 1.0) * (n + 1.0) * (n + 1.0);
-    if (n > 3 && power * inv_factorial * cube < floor) break;
+    if (n > 3 && power * inv_factorial * cube < smallest) break;
     const double a_n = sign * (1.0 - n) * inv_factorial;
     const double b_n = sign * (n - 1.0) * (n - 3.0) * inv_factorial;
     const double c_n = a_prev2;
@@ -185,7 +185,8 @@ TREMOR_HOST_DEVICE inline void fundamental(const Medium& m, const double* d, con
     const double drdn = dr[0] * n[0] + dr[1] * n[1] + dr[2] * n[2];
     const Complex chi_r = f.chi * inv_r;
     const Complex a = (f.dpsi - chi_r) * inv_four_pi;
-    const Complex b = (-2.0 * inv_four_pi) * chi_r + m.lambda_over_mu * (f.dpsi - f.dchi - 2.0 * chi_r) * inv_four_pi;
+    const Complex b =
+        (-2.0 * inv_four_pi) * chi_r + m.lambda_over_mu * (f.dpsi - f.dchi - 2.0 * chi_r) * inv_four_pi;
     const Complex c = (-2.0 * inv_four_pi) * (f.dchi - 2.0 * chi_r) * drdn;
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j)

@@ -92,6 +92,7 @@ TREMOR_HOST_DEVICE inline void quadratic_shape(int n_vertices, int n_nodes, doub
     const double lt[3] = {0.5 * t * (t - 1), 1 - t * t, 0.5 * t * (t + 1)};
     const double dls[3] = {s - 0.5, -2 * s, s + 0.5}, dlt[3] = {t - 0.5, -2 * t, t + 0.5};
     constexpr int i[9] = {0, 2, 2, 0, 1, 2, 1, 0, 1}, j[9] = {0, 0, 2, 2, 0, 1, 2, 1, 1};
+    TREMOR_UNROLL
     for (int k = 0; k < 9; ++k) {
       N[k] = ls[i[k]] * lt[j[k]];
       Ns[k] = dls[i[k]] * lt[j[k]];

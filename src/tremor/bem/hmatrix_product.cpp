@@ -106,14 +106,14 @@ BlockProduct::BlockProduct(const Exec& exec, const ClusterTree& tree, int width,
   // host thread takes up to host_rows_per_item rows of one leaf (a leaf of 8 nine-node elements)
   // at once, so that each block's columns are read once, not once per row, and the rows' sums
   // vectorise (the products took half the time on 2 cores).
-  rows_per_item_ = exec.space() == MemorySpace::Host ? host_rows_per_item : 1;
+  const Index rows_per_item = this->rows_per_item();
   std::vector<Index> item_row, item_rows;
   for (std::size_t c = 0; c < n_clusters; ++c) {
     if (!tree.clusters[c].leaf()) continue;
     const Index last = 3 * tree.clusters[c].last;
-    for (Index row = 3 * tree.clusters[c].first; row < last; row += rows_per_item_) {
+    for (Index row = 3 * tree.clusters[c].first; row < last; row += rows_per_item) {
       item_row.push_back(row);
-      item_rows.push_back(std::min(rows_per_item_, last - row));
+      item_rows.push_back(std::min(rows_per_item, last - row));
     }
   }
   item_row_ = DeviceArray<Index>(exec, std::span<const Index>(item_row));
@@ -137,7 +137,7 @@ void BlockProduct::apply(const Complex* values, const Complex* U, const Complex*
     for (Index j = 0; j < c.n; ++j) sum += V[c.v_offset + static_cast<Size>(j)] * x[c.x_first + j];
     t[k] = sum;
   });
-  const auto gather = rows_per_item_ == 1 ? gather_rows<1> : gather_rows<host_rows_per_item>;
+  const auto gather = rows_per_item() == 1 ? gather_rows<1> : gather_rows<host_rows_per_item>;
   gather(exec_, item_row_.size(), item_row_.data(), item_rows_.data(), leaf_of_node_.data(), first_term_.data(),
          terms_.data(), t, values, U, x, y);
   exec_.synchronize();

@@ -49,7 +49,7 @@ class BlockProduct {
   Exec exec_;
   Index n_rows_ = 0;
   static constexpr int host_rows_per_item = 216;
-  Index rows_per_item_ = 1;
+  Index rows_per_item() const { return exec_.space() == MemorySpace::Host ? host_rows_per_item : 1; }
   DeviceArray<Index> item_row_, item_rows_;       // per work item, its first row and its rows
   DeviceArray<Index> leaf_of_node_, first_term_;  // per tree node, its leaf; per leaf, its terms
   DeviceArray<ProductTerm> terms_;

@@ -121,89 +121,49 @@ std::optional<double> loglog_slope(const std::vector<double>& x, const std::vect
 std::string exponent_text(std::optional<double> e) { return e ? fixed(*e, 2) : std::string("-"); }
 std::string exponent_json(std::optional<double> e) { return e ? str(*e) : std::string("null"); }
 
-}  // namespace
-
-void run_bem_hmatrix(const BemArgs& args) {
-  TREMOR_CHECK(args.tolerance > 0.0 && args.tolerance < 0.1, "--tolerance ", args.tolerance, " outside (0, 0.1)");
-  for (const Index d : args.hmatrix)
-    TREMOR_CHECK(d >= 1 && d <= 200, "--hmatrix ", d, ": sphere divisions from 1 to 200");
-  if (!args.output_dir.empty() && !args.dry_run) make_output_dir(args.output_dir);
-  std::vector<std::string> names = args.backends;
-  if (names.empty()) names.emplace_back(cuda_device_count() > 0 ? "cuda" : "openmp");
-  std::vector<Device> devices = make_devices(names);
-  if (!args.dry_run)
-    for (Device& d : devices) d.copy = measure_copy(d.exec, args.copy_mb > 0 ? args.copy_mb : (d.host() ? 256 : 1024));
-  std::printf("tremor bench bem --hmatrix: the radiating cavity (radius %s m, c_s %s m/s, damping %s, %s Hz) of "
-              "9-node quadrilaterals, quadratic elements, tolerance %s; the compressed solve against the dense one\n",
-              fixed(radius, 0).c_str(), fixed(std::sqrt(shear_modulus / density), 1).c_str(),
-              fixed(damping_ratio, 2).c_str(), fixed(frequency, 0).c_str(), str(args.tolerance).c_str());
-  print_devices(devices, !args.dry_run);
-  if (args.dry_run) {
-    for (const Index d : args.hmatrix)
-      std::printf("  %d divisions: %d elements, %d nodes, %d unknowns\n", static_cast<int>(d),
-                  static_cast<int>(6 * d * d), static_cast<int>(54 * d * d), static_cast<int>(162 * d * d));
-    return;
-  }
-  RunRecord run{args.commit, args.note};
-  std::vector<Case> cases;
-  std::vector<Failure> failures;
-  for (const Device& device : devices)
-    for (const Index d : args.hmatrix) {
-      Case c;
-      c.divisions = d;
-      c.backend = device.name();
-      try {
-        const bem::BoundaryMesh mesh = cavity(d);
-        const bem::BoundaryConditions bc = pressure_everywhere(mesh);
-        c.nodes = bem::first_nodes(mesh, bem::ElementOrder::Quadratic).back();
-        auto started = Clock::now();
-        const std::vector<bem::FrequencyResult> h = solve(device.exec, mesh, bc, bem::SolverMethod::Compressed, args.tolerance);
-        c.seconds = seconds_since(started);
-        c.report = h[0].hmatrix;
-        for (const bem::Complex& v : h[0].u) c.largest_u = std::max(c.largest_u, abs(v));
-        c.dense_why = dense_refusal(device, c.nodes);
-        if (c.dense_why.empty()) {
-          started = Clock::now();
-          const std::vector<bem::FrequencyResult> dense = solve(device.exec, mesh, bc, bem::SolverMethod::Dense, args.tolerance);
-          c.dense_seconds = seconds_since(started);
-          double largest = 0.0, worst = 0.0;
-          for (std::size_t k = 0; k < dense[0].u.size(); ++k) {
-            largest = std::max(largest, abs(dense[0].u[k]));
-            worst = std::max(worst, abs(h[0].u[k] - dense[0].u[k]));
-          }
-          c.difference = largest > 0 ? worst / largest : 0.0;
-        }
-        const bem::HMatrixStats& s = c.report.stats;
-        std::printf("  %s, %d divisions (%s unknowns): %.3g s (build %.3g s: near field %.3g s, ACA %.3g s in %d steps, "
-                    "entries %.3g s, recompression %.3g s, storing %.3g s; GMRES %d iterations %.3g s), "
-                    "%.2f%% of 18 N^2 stored, ranks up to %d; dense %s\n",
-                    c.backend.c_str(), static_cast<int>(d), group_digits(3 * static_cast<long long>(c.nodes)).c_str(),
-                    c.seconds, c.report.build_seconds, s.near_seconds, s.aca_seconds, static_cast<int>(s.aca_steps),
-                    s.aca_entry_seconds, s.recompress_seconds, s.store_seconds, c.report.gmres.iterations,
-                    c.report.solve_seconds, 100.0 * s.compression, static_cast<int>(s.max_rank),
-                    c.dense_seconds ? str(fixed(*c.dense_seconds, 3), " s, u ", two_digits(c.difference), " apart").c_str()
-                                    : str("not run: ", c.dense_why).c_str());
-      } catch (const std::exception& e) {
-        failures.push_back({str(c.backend, " ", d, " divisions"), e.what()});
-        std::printf("  %s, %d divisions failed: %s\n", c.backend.c_str(), static_cast<int>(d), e.what());
-        continue;
-      }
-      cases.push_back(std::move(c));
+// One size on one backend: the compressed solve timed, and the dense one where it fits, compared;
+// the line printed. Throws what the solves throw.
+Case measure_case(const Device& device, Index d, double tolerance) {
+  Case c;
+  c.divisions = d;
+  c.backend = device.name();
+  const bem::BoundaryMesh mesh = cavity(d);
+  const bem::BoundaryConditions bc = pressure_everywhere(mesh);
+  c.nodes = bem::first_nodes(mesh, bem::ElementOrder::Quadratic).back();
+  auto started = Clock::now();
+  const std::vector<bem::FrequencyResult> h =
+      solve(device.exec, mesh, bc, bem::SolverMethod::Compressed, tolerance);
+  c.seconds = seconds_since(started);
+  c.report = h[0].hmatrix;
+  for (const bem::Complex& v : h[0].u) c.largest_u = std::max(c.largest_u, abs(v));
+  c.dense_why = dense_refusal(device, c.nodes);
+  if (c.dense_why.empty()) {
+    started = Clock::now();
+    const std::vector<bem::FrequencyResult> dense =
+        solve(device.exec, mesh, bc, bem::SolverMethod::Dense, tolerance);
+    c.dense_seconds = seconds_since(started);
+    double largest = 0.0, worst = 0.0;
+    for (std::size_t k = 0; k < dense[0].u.size(); ++k) {
+      largest = std::max(largest, abs(dense[0].u[k]));
+      worst = std::max(worst, abs(h[0].u[k] - dense[0].u[k]));
     }
-  run.finish();
+    c.difference = largest > 0 ? worst / largest : 0.0;
+  }
+  const bem::HMatrixStats& s = c.report.stats;
+  std::printf("  %s, %d divisions (%s unknowns): %.3g s (build %.3g s: near field %.3g s, ACA %.3g s in %d steps, "
+              "entries %.3g s, recompression %.3g s, storing %.3g s; GMRES %d iterations %.3g s), "
+              "%.2f%% of 18 N^2 stored, ranks up to %d; dense %s\n",
+              c.backend.c_str(), static_cast<int>(d), group_digits(3 * static_cast<long long>(c.nodes)).c_str(),
+              c.seconds, c.report.build_seconds, s.near_seconds, s.aca_seconds, static_cast<int>(s.aca_steps),
+              s.aca_entry_seconds, s.recompress_seconds, s.store_seconds, c.report.gmres.iterations,
+              c.report.solve_seconds, 100.0 * s.compression, static_cast<int>(s.max_rank),
+              c.dense_seconds ? str(fixed(*c.dense_seconds, 3), " s, u ", two_digits(c.difference), " apart").c_str()
+                              : str("not run: ", c.dense_why).c_str());
+  return c;
+}
 
-  // The fits and the crossover, per backend.
-  std::ostringstream json, md, summary;
-  json << "{\n  \"benchmark\": \"boundary-element compressed solver against the dense one\"";
-  run.json_provenance(json);
-  run.json_machine(json);
-  json << ",\n  \"tolerance\": " << args.tolerance << ",\n  \"frequency_hz\": " << frequency << ",\n  \"backends\": [";
-  md << "The compressed boundary-element solver against the dense one, " << run.date << ", commit " << run.commit
-     << ": the radiating cavity of 9-node quadrilaterals at " << frequency << " Hz, tolerance " << args.tolerance
-     << ".\n\n";
-  write_devices(json, md, devices);
-  json << "\n  ],\n  \"cases\": ";
-  md << "\n";
+// The cases as a JSON array and a markdown table.
+void write_cases(std::ostringstream& json, std::ostringstream& md, const std::vector<Case>& cases) {
   markdown_head(md, {"backend", "divisions", "unknowns", "compressed s", "build s", "near s", "ACA s (entries)",
                      "recompression s", "storing s", "GMRES", "stored", "dense GB", "low-rank GB", "rank", "dense s",
                      "u apart"},
@@ -225,8 +185,8 @@ void run_bem_hmatrix(const BemArgs& args) {
                    << ", \"dense_seconds\": " << (c.dense_seconds ? str(*c.dense_seconds) : std::string("null"))
                    << ", \"dense_not_run\": " << json_string(c.dense_why) << ", \"u_apart\": "
                    << (c.difference >= 0 ? str(c.difference) : std::string("null")) << "}";
-    markdown_row(md, {c.backend, str(c.divisions), group_digits(3 * static_cast<long long>(c.nodes)), fixed(c.seconds, 2),
-                      fixed(c.report.build_seconds, 2), fixed(s.near_seconds, 2),
+    markdown_row(md, {c.backend, str(c.divisions), group_digits(3 * static_cast<long long>(c.nodes)),
+                      fixed(c.seconds, 2), fixed(c.report.build_seconds, 2), fixed(s.near_seconds, 2),
                       str(fixed(s.aca_seconds, 2), " (", fixed(s.aca_entry_seconds, 2), ")"),
                       fixed(s.recompress_seconds, 2), fixed(s.store_seconds, 2), str(c.report.gmres.iterations, " it."),
                       str(fixed(100.0 * s.compression, 2), "%"), fixed(16e-9 * static_cast<double>(s.dense_values), 2),
@@ -236,7 +196,12 @@ void run_bem_hmatrix(const BemArgs& args) {
                       c.difference >= 0 ? two_digits(c.difference) : std::string("-")});
   }
   entries.close();
-  json << ",\n  \"fits\": ";
+}
+
+// Per backend: the stored values' exponents (all, the dense blocks', the low-rank factors'), stored
+// / (N log2 N) per size, and the crossover, into a JSON array and the summary.
+void write_fits(std::ostringstream& json, std::ostringstream& summary, const std::vector<Device>& devices,
+                const std::vector<Case>& cases) {
   JsonArray fits(json);
   for (const Device& device : devices) {
     std::vector<double> x, y, y_dense, y_low, per_n_log_n;
@@ -270,13 +235,68 @@ void run_bem_hmatrix(const BemArgs& args) {
             << " sizes (dense blocks N^" << exponent_text(dense_exponent) << ", low-rank N^"
             << exponent_text(low_rank_exponent)
             << "; stored / (N log2 N) " << ratios << "); " << cross << ". ";
-    fits.next() << "{\"backend\": " << json_string(device.name()) << ", \"stored_exponent\": " << exponent_json(exponent)
+    fits.next() << "{\"backend\": " << json_string(device.name())
+                << ", \"stored_exponent\": " << exponent_json(exponent)
                 << ", \"dense_exponent\": " << exponent_json(dense_exponent)
                 << ", \"low_rank_exponent\": " << exponent_json(low_rank_exponent)
                 << ", \"crossover_unknowns\": " << (crossover ? str(*crossover) : std::string("null"))
                 << ", \"largest_dense_unknowns\": " << largest_dense << "}";
   }
   fits.close();
+}
+
+}  // namespace
+
+void run_bem_hmatrix(const BemArgs& args) {
+  TREMOR_CHECK(args.tolerance > 0.0 && args.tolerance < 0.1, "--tolerance ", args.tolerance, " outside (0, 0.1)");
+  for (const Index d : args.hmatrix)
+    TREMOR_CHECK(d >= 1 && d <= 200, "--hmatrix ", d, ": sphere divisions from 1 to 200");
+  if (!args.output_dir.empty() && !args.dry_run) make_output_dir(args.output_dir);
+  std::vector<std::string> names = args.backends;
+  if (names.empty()) names.emplace_back(cuda_device_count() > 0 ? "cuda" : "openmp");
+  std::vector<Device> devices = make_devices(names);
+  if (!args.dry_run)
+    for (Device& d : devices) d.copy = measure_copy(d.exec, args.copy_mb > 0 ? args.copy_mb : (d.host() ? 256 : 1024));
+  std::printf("tremor bench bem --hmatrix: the radiating cavity (radius %s m, c_s %s m/s, damping %s, %s Hz) of "
+              "9-node quadrilaterals, quadratic elements, tolerance %s; the compressed solve against the dense one\n",
+              fixed(radius, 0).c_str(), fixed(std::sqrt(shear_modulus / density), 1).c_str(),
+              fixed(damping_ratio, 2).c_str(), fixed(frequency, 0).c_str(), str(args.tolerance).c_str());
+  print_devices(devices, !args.dry_run);
+  if (args.dry_run) {
+    for (const Index d : args.hmatrix)
+      std::printf("  %d divisions: %d elements, %d nodes, %d unknowns\n", static_cast<int>(d),
+                  static_cast<int>(6 * d * d), static_cast<int>(54 * d * d), static_cast<int>(162 * d * d));
+    return;
+  }
+  RunRecord run{args.commit, args.note};
+  std::vector<Case> cases;
+  std::vector<Failure> failures;
+  for (const Device& device : devices)
+    for (const Index d : args.hmatrix) {
+      try {
+        cases.push_back(measure_case(device, d, args.tolerance));
+      } catch (const std::exception& e) {
+        failures.push_back({str(device.name(), " ", d, " divisions"), e.what()});
+        std::printf("  %s, %d divisions failed: %s\n", device.name().c_str(), static_cast<int>(d), e.what());
+      }
+    }
+  run.finish();
+
+  // The report: the devices, the cases, the fits and the crossover per backend.
+  std::ostringstream json, md, summary;
+  json << "{\n  \"benchmark\": \"boundary-element compressed solver against the dense one\"";
+  run.json_provenance(json);
+  run.json_machine(json);
+  json << ",\n  \"tolerance\": " << args.tolerance << ",\n  \"frequency_hz\": " << frequency << ",\n  \"backends\": [";
+  md << "The compressed boundary-element solver against the dense one, " << run.date << ", commit " << run.commit
+     << ": the radiating cavity of 9-node quadrilaterals at " << frequency << " Hz, tolerance " << args.tolerance
+     << ".\n\n";
+  write_devices(json, md, devices);
+  json << "\n  ],\n  \"cases\": ";
+  md << "\n";
+  write_cases(json, md, cases);
+  json << ",\n  \"fits\": ";
+  write_fits(json, summary, devices, cases);
   std::printf("%s\n", summary.str().c_str());
   md << "\n" << summary.str() << "\n";
   json << ",\n  \"summary\": " << json_string(summary.str()) << ",\n  ";

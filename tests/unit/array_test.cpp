@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "explicit_test_models.hpp"
 #include "support/runs.hpp"
 #include "support/support.hpp"
 #include "tremor/core/log.hpp"
@@ -287,18 +288,7 @@ TEST(Arrays, AMatrixArrayStandsInRows) {
 }
 
 // An immersed array: 2D, 2 mm of water over the steel block, the array on the water's top.
-const std::string immersed =
-    "[mesh]\ngenerator = \"rectangle\"\nelement = \"quad4\"\nsize = [0.012, 0.006]\ndivisions = [48, 24]\n"
-    "[[mesh.element_set]]\nname = \"steel\"\nmin = [0.0, 0.0]\nmax = [0.012, 0.004]\n"
-    "[[mesh.element_set]]\nname = \"water\"\nmin = [0.0, 0.004]\nmax = [0.012, 0.006]\n"
-    "[[material]]\nname = \"steel\"\ndensity = 7850.0\nyoungs_modulus = 210e9\npoisson_ratio = 0.3\n"
-    "[[material]]\nname = \"water\"\nkind = \"fluid\"\ndensity = 1000.0\nsound_speed = 1480.0\n"
-    "[[section]]\nelement_set = \"steel\"\nmaterial = \"steel\"\nformulation = \"plane_strain\"\n"
-    "[[section]]\nelement_set = \"water\"\nmaterial = \"water\"\n"
-    "[explicit]\nduration = 3e-6\n"
-    "[[array]]\nname = \"probe\"\nelements = 8\npitch = 1e-3\nwidth = 0.75e-3\ncentre = [0.006125, 0.006]\n"
-    "surface = \"ymax\"\namplitude = 1e-3\nfmc = true\n"
-    "signal = { kind = \"tone_burst\", frequency = 1e6, cycles = 3 }\n";
+const std::string immersed = test::immersed_array_toml();
 
 // On a fluid's surface each element is a piston of its footprint's faces (no load on the solid),
 // and the receiver records the footprints' mean pressure.
@@ -337,6 +327,46 @@ TEST(Arrays, AnImmersedCaptureIsReciprocal) {
   // A criterion of 1e-6 of the peak, as the contact capture's; rounding alone leaves far less.
   EXPECT_LT(capture.worst, 1e-6 * capture.peak);
   EXPECT_GT(capture.apart, 0.1 * capture.peak);  // the scans differ across pairs (a test that can fail)
+}
+
+// Decomposed, an immersed capture's footprints that straddle parts of the water are split among
+// them as the solid's are: each part records its share of the mean pressure and the merge adds
+// them; the capture equals one domain's to rounding. Three parts across, each of water and steel
+// (every part holds some of the fluid): x below 5.5 mm (through element 3's footprint, 5.25 to 6
+// mm), 5.5 to 8.5 mm (through element 6's, 8.25 to 9 mm), and the rest.
+TEST(Arrays, ADecomposedImmersedCaptureEqualsOneDomains) {
+  const Model model = read(immersed);
+  explicit_fe::RunOptions options;
+  options.backend = "serial";
+  const explicit_fe::ExplicitRun one = explicit_fe::run_explicit(model, options);
+  std::vector<int> element_domain;
+  for (Index e = 0; e < model.mesh.n_elements(); ++e) {
+    const auto x = model.mesh.node(model.mesh.blocks[0].nodes(e)[0]);  // the cell's first corner
+    element_domain.push_back(x[0] < 0.0055 - 1e-9 ? 0 : x[0] < 0.0085 - 1e-9 ? 1 : 2);
+  }
+  const std::filesystem::path file =
+      std::filesystem::path(test::temporary_directory("immersed_split")) / "split.blocks";
+  {
+    std::ofstream out(file, std::ios::binary);
+    out << partition::encode_domain_file(model.mesh, partition::decomposition_of(model.mesh, element_domain, 3));
+  }
+  options.decomposition = file.string();
+  const explicit_fe::ExplicitRun three = explicit_fe::run_explicit(model, options);
+  ASSERT_TRUE(one.ok() && three.ok()) << three.message;
+  ASSERT_EQ(three.shots.size(), one.shots.size());
+  double peak = 0.0, worst = 0.0;
+  for (std::size_t i = 0; i < one.shots.size(); ++i) {
+    const std::vector<double>& a = one.shots[i].at(0).values;
+    const std::vector<double>& b = three.shots[i].at(0).values;
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      peak = std::max(peak, std::abs(a[k]));
+      worst = std::max(worst, std::abs(a[k] - b[k]));
+    }
+  }
+  EXPECT_GT(peak, 100.0);  // Pa: it sounds (see AnImmersedCaptureIsReciprocal)
+  // The shared nodes' forces and the shares summed in another order: rounding, 1e-12 of the peak.
+  EXPECT_LT(worst, 1e-12 * peak);
 }
 
 // In 3D as in 2D: a 2 x 2 matrix array on 1.5 mm of water over a steel block, each element a

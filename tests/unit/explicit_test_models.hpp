@@ -23,6 +23,22 @@ inline std::string array_capture_toml() {
          "fmc = true\n";
 }
 
+// An immersed array: 2D, 2 mm of water over the 12 x 4 mm steel block, the array of 8 pistons on
+// the water's top making a capture of pressure.
+inline std::string immersed_array_toml() {
+  return "[mesh]\ngenerator = \"rectangle\"\nelement = \"quad4\"\nsize = [0.012, 0.006]\ndivisions = [48, 24]\n"
+         "[[mesh.element_set]]\nname = \"steel\"\nmin = [0.0, 0.0]\nmax = [0.012, 0.004]\n"
+         "[[mesh.element_set]]\nname = \"water\"\nmin = [0.0, 0.004]\nmax = [0.012, 0.006]\n"
+         "[[material]]\nname = \"steel\"\ndensity = 7850.0\nyoungs_modulus = 210e9\npoisson_ratio = 0.3\n"
+         "[[material]]\nname = \"water\"\nkind = \"fluid\"\ndensity = 1000.0\nsound_speed = 1480.0\n"
+         "[[section]]\nelement_set = \"steel\"\nmaterial = \"steel\"\nformulation = \"plane_strain\"\n"
+         "[[section]]\nelement_set = \"water\"\nmaterial = \"water\"\n"
+         "[explicit]\nduration = 3e-6\n"
+         "[[array]]\nname = \"probe\"\nelements = 8\npitch = 1e-3\nwidth = 0.75e-3\ncentre = [0.006125, 0.006]\n"
+         "surface = \"ymax\"\namplitude = 1e-3\nfmc = true\n"
+         "signal = { kind = \"tone_burst\", frequency = 1e6, cycles = 3 }\n";
+}
+
 // Receiver "r", displacement and velocity at `nodes`, and receiver "probe", the displacement at
 // `position` every 2nd step.
 inline void add_test_receivers(Model& model, std::vector<Index> nodes, const std::array<double, 3>& position) {

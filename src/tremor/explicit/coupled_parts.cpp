@@ -253,6 +253,27 @@ void add_fluid_parts(std::vector<ModelPart>& parts, const Model& solid, const Fl
       std::vector<Index> points;
       for (Index p = 0; p < full.n_points(); ++p) {
         const auto q = static_cast<std::size_t>(p);
+        if (full.surface_means) {
+          // A footprint's mean (an immersed array's): the share over the fluid nodes this part
+          // owns, as the solid's parts split theirs (HistoryMerge adds the shares).
+          const Location& where = full.locations[q];
+          Location share = where;
+          share.nodes.clear();
+          share.weights.clear();
+          for (std::size_t a = 0; a < where.nodes.size(); ++a) {
+            const auto found = std::lower_bound(nodes.begin(), nodes.end(), where.nodes[a]);
+            TREMOR_CHECK(found != nodes.end() && *found == where.nodes[a], "history '", full.name, "' reads node ",
+                         where.nodes[a], ", which no fluid element holds");
+            if (owner[static_cast<std::size_t>(found - nodes.begin())] != static_cast<int>(s)) continue;
+            share.nodes.push_back(where.nodes[a]);
+            share.weights.push_back(where.weights[a]);
+          }
+          if (share.nodes.empty()) continue;
+          mine.positions.push_back(full.positions[q]);
+          mine.locations.push_back(std::move(share));
+          points.push_back(p);
+          continue;
+        }
         if (part_of(full, q) != static_cast<int>(s)) continue;
         if (!full.nodes.empty()) {
           mine.nodes.push_back(full.nodes[q]);

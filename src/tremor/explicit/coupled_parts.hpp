@@ -44,7 +44,8 @@ std::vector<History> merged_histories(const std::vector<History>& whole);
 // Gives each part (decompose_model of `solid` by coupled.solid) its part of the fluid
 // (fluid_part) and the receivers at the fluid's points it owns (`fluid_histories`: the model's
 // histories of records_fluid, those of pressure first; a node to the first part holding it in the
-// fluid, a position or a node's gradient stencil to its fluid element's part), whose maps follow
+// fluid, a position or a node's gradient stencil to its fluid element's part, a footprint's mean
+// split among the parts owning its nodes, each its share), whose maps follow
 // the solid's in ModelPart::history_of and history_points (their histories numbered from
 // `first_history`). Its snapshot nodes are dealt again: a node of the fluid's faces on the solid
 // to the first part holding it on both sides (the solid's motion, the fluid's pressure), a node

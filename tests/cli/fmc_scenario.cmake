@@ -12,7 +12,8 @@
 #    checkpoints they are refused; decomposed, together equals one after another bit for bit; side
 #    by side (--shots-parallel) refused in one process.
 # 7. An array immersed in water over a drilled block (tests/data/cli/fmc_immersed.toml): pistons,
-#    a capture of pressure, imaged through the water's surface by default.
+#    a capture of pressure, imaged through the water's surface by default; stepped 3 shots at a
+#    time, the same capture bit for bit.
 # 8. A 2 x 2 matrix array on a 3D block (tests/data/cli/fmc_matrix.toml): imaged in the planes along
 #    and across it; --plane across refused for a linear array and for a 2D model.
 cmake_minimum_required(VERSION 3.25)
@@ -128,6 +129,11 @@ tremor(0 info ${immersed})
 check_output("${output}" "probe +8 elements, pitch 1 mm, 750 (u|µ)m wide, in the fluid on 'ymax'.*1 mm/s normal velocity")
 tremor(0 run ${immersed} ${common} -o "${WORK}/immersed.h5")
 check_output("${output}" "shots +one after another" "immersed\\.h5 \\(complete\\)")
+# Stepped 3 at a time (the fluid's fields side by side): /fmc the bits of one after another.
+tremor(0 run ${immersed} ${common} --shots-together 3 -o "${WORK}/immersed-together.h5")
+check_output("${output}" "shots +3 stepped together \\(asked for" "immersed-together\\.h5 \\(complete\\)")
+check_h5_equal("the immersed capture stepped 3 shots at a time differs from one after another"
+               "${WORK}/immersed.h5" "${WORK}/immersed-together.h5" /fmc)
 tremor(0 image "${WORK}/immersed.h5" --tfm --extent=-3e-3,3e-3,4e-3,8e-3 --pixel 1e-4)
 check_output("${output}" "tfm/probe/L-L: 61 x 41 pixels of 100 (u|µ)m, .*; through the interface at 3 mm from 1\\.48 km/s above it; L at 6\\.0[0-9]* km/s")
 tremor(0 export "${WORK}/immersed.h5" -o "${WORK}/immersed-csv")

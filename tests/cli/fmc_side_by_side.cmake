@@ -3,7 +3,7 @@
 #         -DWORK=dir -P fmc_side_by_side.cmake   (from the repository root)
 # 1. The capture of tests/data/cli/fmc_block.toml side by side over the processes, one shot at a
 #    time and 3 together: /fmc the bits of one process's run one after another.
-# 2. The immersed capture (tests/data/cli/fmc_immersed.toml), whose fluid steps one shot at a time:
+# 2. The immersed capture (tests/data/cli/fmc_immersed.toml), stepped one shot at a time by default:
 #    side by side, /fmc the bits of one process's run.
 # 3. Refused with checkpoints (a checkpoint holds one set-up's shot), said once.
 cmake_minimum_required(VERSION 3.25)

@@ -132,6 +132,23 @@ void expect_same_shots(const explicit_fe::ExplicitRun& a, const explicit_fe::Exp
   EXPECT_GT(peak, 1e-12) << what;  // they move (a comparison of zeros could not fail)
 }
 
+// `model` run with `options` one after another and `k` shots at a time: every history of every shot
+// the same bits, and the first and last shots' first histories apart (each column its own shot's).
+// Returns the run stepped together.
+explicit_fe::ExplicitRun expect_together_as_alone(const Model& model, explicit_fe::RunOptions options, int k,
+                                                  const std::string& what) {
+  options.shots_together = 1;
+  const explicit_fe::ExplicitRun alone = explicit_fe::run_explicit(model, options);
+  EXPECT_EQ(alone.preflight.shots_together, 1) << what;
+  options.shots_together = k;
+  explicit_fe::ExplicitRun together = explicit_fe::run_explicit(model, options);
+  EXPECT_EQ(together.preflight.shots_together, k) << what;
+  expect_same_shots(alone, together, what);
+  if (together.shots.size() > 1)
+    EXPECT_NE(together.shots.front()[0].values, together.shots.back()[0].values) << what;
+  return together;
+}
+
 // 8 shots 3 at a time in double (3, 3, then 2 and a repeated one) and 4 at a time in float against
 // one after another: the same bits, undamped and damped, on the kinds that fuse the shots and one
 // that does not.
@@ -144,18 +161,11 @@ TEST(ShotsTogether, ACaptureSteppedTogetherEqualsOneByOne) {
         options.backend = "openmp";
         options.operator_kind = kind;
         options.precision = precision;
-        options.shots_together = 1;
-        const explicit_fe::ExplicitRun alone = explicit_fe::run_explicit(model, options);
         // (3: two batches and one short by a repeated shot; 4: block_ell's loads of four)
         const int k = std::string(precision) == "double" ? 3 : 4;
-        options.shots_together = k;
-        const explicit_fe::ExplicitRun together = explicit_fe::run_explicit(model, options);
-        EXPECT_EQ(together.preflight.shots_together, k);
-        EXPECT_EQ(alone.preflight.shots_together, 1);
-        expect_same_shots(alone, together, str(kind, ", ", precision, absorbing ? ", damped" : ""));
-        // The shots differ from each other: each column is its own shot's.
-        ASSERT_EQ(together.shots.size(), 8u);
-        EXPECT_NE(together.shots[0][0].values, together.shots[7][0].values);
+        const explicit_fe::ExplicitRun together =
+            expect_together_as_alone(model, options, k, str(kind, ", ", precision, absorbing ? ", damped" : ""));
+        EXPECT_EQ(together.shots.size(), 8u);
       }
   }
 }
@@ -188,6 +198,93 @@ TEST(ShotsTogether, ADecomposedCaptureSteppedTogetherEqualsOneByOne) {
       // accelerations amplify a displacement's rounding by 1/dt and 1/dt^2 relative to theirs).
       for (std::size_t i = 0; i < 8; ++i) test::expect_histories_close(one_domain.shots[i], together.shots[i], 1e-9);
     }
+  }
+}
+
+// An immersed capture: the array in 2 mm of water over a steel block (test/array_test.cpp's), 8
+// shots, receivers of pressure and of motion in the water and of motion in the steel; the steel
+// damped in proportion to its stiffness where `beta`, the sides (water and steel) lined by a PML
+// where `pml`.
+Model immersed_capture(bool beta, bool pml = false) {
+  std::string toml = test::immersed_array_toml();
+  if (beta) {
+    const std::string poisson = "poisson_ratio = 0.3\n";
+    toml.replace(toml.find(poisson), poisson.size(), poisson + "damping_beta = 2e-10\n");
+  }
+  toml += "[[receiver]]\nname = \"in_water\"\npositions = [[0.0041, 0.0049]]\nrecord = [\"pressure\"]\n"
+          "[[receiver]]\nname = \"water_motion\"\npositions = [[0.0071, 0.0046]]\nrecord = [\"velocity\"]\n"
+          "[[receiver]]\nname = \"in_steel\"\npositions = [[0.0041, 0.0023]]\nrecord = [\"displacement\", "
+          "\"velocity\"]\n";
+  if (pml) toml += "[[absorbing]]\nkind = \"pml\"\nfaces = [\"xmin\", \"xmax\"]\nthickness = 1e-3\n";
+  return io::read_model_buffer(toml, "immersed.toml", "");
+}
+
+// An immersed capture (and its steel damped by beta K, or its sides lined by a PML in the water and
+// the steel) stepped 3 at a time in double (3, 3, then 2 and a repeated one) and 4 at a time in
+// float: every history of every shot, the array's pressure, the water's and the steel's receivers,
+// the bits of one after another. The fluid's potential, its forces and pressure hold the shots side
+// by side as the solid's fields do; K_f is applied shot by shot, the coupling's passes and the
+// update at once; the PMLs keep each shot's variables.
+TEST(ShotsTogether, AnImmersedCaptureSteppedTogetherEqualsOneByOne) {
+  for (const int variant : {0, 1, 2}) {
+    const bool beta = variant == 1, pml = variant == 2;
+    const Model model = immersed_capture(beta, pml);
+    for (const char* kind : {"matrix_free", "block_csr"})
+      for (const char* precision : {"double", "float"}) {
+        if (variant > 0 && std::string(kind) == "block_csr" && std::string(precision) == "float") continue;  // (enough)
+        explicit_fe::RunOptions options;
+        options.backend = "openmp";
+        options.operator_kind = kind;
+        options.precision = precision;
+        const std::string what = str("immersed, ", kind, ", ", precision, beta ? ", beta K" : "", pml ? ", PML" : "");
+        const explicit_fe::ExplicitRun together =
+            expect_together_as_alone(model, options, std::string(precision) == "double" ? 3 : 4, what);
+        ASSERT_EQ(together.shots.size(), 8u) << what;
+        // The array's scans, the water's and the steel's receivers, each shot's own.
+        ASSERT_EQ(together.shots[0].size(), 4u) << what;
+        for (std::size_t h = 0; h < 4; ++h)
+          EXPECT_NE(together.shots[0][h].values, together.shots[7][h].values) << what << ", " << h;
+      }
+  }
+}
+
+// The immersed capture (with its PML, and beta K) over 3 subdomains in one process, each holding
+// a part of the water and of the steel, 3 at a time: the fluid's forces on shared nodes summed for
+// the 3 shots at once, each part's samples merged shot by shot; bit for bit the same decomposition
+// one after another.
+TEST(ShotsTogether, ADecomposedImmersedCaptureSteppedTogetherEqualsOneByOne) {
+  for (const int variant : {0, 1}) {
+    const Model model = immersed_capture(variant == 1, variant == 1);
+    explicit_fe::RunOptions options;
+    options.backend = "serial";
+    options.operator_kind = "matrix_free";
+    options.domains = 3;
+    const explicit_fe::ExplicitRun together = expect_together_as_alone(
+        model, options, 3, variant == 1 ? "immersed over 3 subdomains, PML, beta K" : "immersed over 3 subdomains");
+    EXPECT_EQ(together.preflight.domains, 3);
+    ASSERT_EQ(together.shots.size(), 8u);
+    for (std::size_t h = 0; h < together.shots[0].size(); ++h)
+      EXPECT_NE(together.shots[0][h].values, together.shots[7][h].values) << h;
+  }
+}
+
+// A capture damped by beta K alone (no fluid): together equals one by one, on a kind that reads its
+// data once for all shots and one that applies them one by one.
+TEST(ShotsTogether, ACaptureDampedByStiffnessSteppedTogetherEqualsOneByOne) {
+  Model model = io::read_model_buffer(capture, "capture.toml", "");
+  model.materials.front().damping_beta = 2e-10;
+  for (const char* kind : {"block_ell", "matrix_free"}) {
+    explicit_fe::RunOptions options;
+    options.backend = "serial";
+    options.operator_kind = kind;
+    const explicit_fe::ExplicitRun together = expect_together_as_alone(model, options, 3, str(kind, ", beta K"));
+    // Damped: its histories not the undamped run's (the term acts).
+    options.shots_together = 1;
+    Model undamped = model;
+    undamped.materials.front().damping_beta = 0.0;
+    const explicit_fe::ExplicitRun free = explicit_fe::run_explicit(undamped, options);
+    ASSERT_TRUE(free.ok() && !together.shots.empty());
+    EXPECT_NE(free.shots[0][0].values, together.shots[0][0].values) << kind;
   }
 }
 
@@ -238,6 +335,32 @@ const std::string gll_capture =
     "centre = [0.003, 0.0015, 0.003]\nsurface = \"zmax\"\namplitude = 1e6\n"
     "signal = { kind = \"tone_burst\", frequency = 3e6, cycles = 2 }\nfmc = true\n"
     "[[receiver]]\nname = \"inside\"\npositions = [[0.0021, 0.0013, 0.0011]]\nrecord = [\"displacement\"]\n";
+
+// A capture lined by a PML and attenuating (Q_P 60, Q_S 40), stepped 3 at a time: each shot keeps its
+// own variables (op::StateColumns: the PML's, the memory variables), each shot's histories the bits
+// of one after another. quad4 on matrix_free (the PML's generic kernel, memory variables in double)
+// and GLL order 2 on sem (the PML's point kernel, memory variables in Real), in double and float.
+TEST(ShotsTogether, ACaptureInAPmlAndAttenuatingSteppedTogetherEqualsOneByOne) {
+  const auto lossy = [](std::string toml, const char* faces) {
+    const std::string poisson = "poisson_ratio = 0.3\n";
+    toml.replace(toml.find(poisson), poisson.size(), poisson + "q_p = 60.0\nq_s = 40.0\n");
+    return io::read_model_buffer(toml + "[[absorbing]]\nkind = \"pml\"\nfaces = " + faces + "\nthickness = 1e-3\n",
+                                 "lossy.toml", "");
+  };
+  const Model quad4 = lossy(capture, "[\"ymin\", \"xmin\", \"xmax\"]");
+  const Model gll = lossy(gll_capture, "[\"zmin\", \"xmin\"]");
+  for (const auto& [model, kind] : {std::pair{&quad4, "matrix_free"}, std::pair{&gll, "sem"}})
+    for (const char* precision : {"double", "float"}) {
+      explicit_fe::RunOptions options;
+      options.backend = "serial";
+      options.operator_kind = kind;
+      options.precision = precision;
+      const explicit_fe::ExplicitRun together =
+          expect_together_as_alone(*model, options, 3, str(kind, ", ", precision, ", PML and Q"));
+      EXPECT_FALSE(together.preflight.attenuation.empty());
+      EXPECT_TRUE(together.preflight.pml.any());
+    }
+}
 
 // sem on a GPU, "auto": the shots together in float (its column kernel a thread per column and
 // shot), one after another in double (measured no faster together); each shot's histories those
@@ -329,6 +452,58 @@ TEST(ShotsTogether, AGpuStepsADecomposedCaptureTogether) {
     }
 }
 
+// On a GPU: an immersed capture lined by a PML (the fluid stepped beside the solid on a stream of
+// its own, its K_f and the coupling by atomics where the run adds so) and an attenuating sem
+// capture in a PML (the PML's point kernel, the memory variables in Real), 3 shots together
+// against one after another: with atomics in the sums, within 1e-6 of each history's peak in
+// double (another order of a few adds a value per step over a few hundred steps); with colours,
+// bit for bit.
+TEST(ShotsTogether, AGpuStepsImmersedAndLossyCapturesTogether) {
+  TREMOR_REQUIRE_GPU();
+  const auto compare = [](const Model& model, explicit_fe::RunOptions options, const std::string& what) {
+    options.backend = "cuda";
+    options.shots_together = 3;
+    const explicit_fe::ExplicitRun together = explicit_fe::run_explicit(model, options);
+    ASSERT_TRUE(together.ok()) << what << ": " << together.message;
+    EXPECT_EQ(together.preflight.shots_together, 3) << what;
+    options.shots_together = 1;
+    const explicit_fe::ExplicitRun alone = explicit_fe::run_explicit(model, options);
+    if (options.deterministic) {
+      expect_same_shots(alone, together, what);
+      return;
+    }
+    ASSERT_EQ(together.shots.size(), alone.shots.size()) << what;
+    for (std::size_t i = 0; i < alone.shots.size(); ++i)
+      for (std::size_t h = 0; h < alone.shots[i].size(); ++h) {
+        const std::vector<double>& a = alone.shots[i][h].values;
+        const std::vector<double>& b = together.shots[i][h].values;
+        ASSERT_EQ(a.size(), b.size()) << what;
+        double peak = 0.0, worst = 0.0;
+        for (std::size_t k = 0; k < a.size(); ++k) {
+          peak = std::max(peak, std::abs(a[k]));
+          worst = std::max(worst, std::abs(a[k] - b[k]));
+        }
+        EXPECT_GT(peak, 0.0) << what;
+        EXPECT_LT(worst, 1e-6 * peak) << what << ", shot " << i << ", " << alone.shots[i][h].name;
+      }
+  };
+  const Model immersed = immersed_capture(true, true);
+  for (const bool deterministic : {true, false}) {
+    explicit_fe::RunOptions options;
+    options.operator_kind = "matrix_free";
+    options.deterministic = deterministic;
+    compare(immersed, options, str("immersed, PML, beta K on cuda", deterministic ? ", deterministic" : ""));
+  }
+  std::string toml = gll_capture;
+  const std::string poisson = "poisson_ratio = 0.3\n";
+  toml.replace(toml.find(poisson), poisson.size(), poisson + "q_p = 60.0\nq_s = 40.0\n");
+  const Model lossy = io::read_model_buffer(
+      toml + "[[absorbing]]\nkind = \"pml\"\nfaces = [\"zmin\", \"xmin\"]\nthickness = 1e-3\n", "lossy.toml", "");
+  explicit_fe::RunOptions options;
+  options.operator_kind = "sem";
+  compare(lossy, options, "sem, PML and Q on cuda");
+}
+
 TEST(ShotsTogether, ThePreflightChoosesAndRefuses) {
   const Model model = capture_model(false);
   explicit_fe::RunOptions options;
@@ -350,6 +525,15 @@ TEST(ShotsTogether, ThePreflightChoosesAndRefuses) {
   options.checkpoint_every = 100;
   expect_contains(error_of([&] { (void)explicit_fe::preflight(model, options); }), {"checkpoints"});
   options.checkpoint_every = 0;
+  // Fluids: together where asked, decomposed too; one after another by default (the fluid's
+  // operator applies them one by one).
+  const Model water = immersed_capture(false);
+  EXPECT_EQ(explicit_fe::preflight(water, options).shots_together, 4);
+  options.domains = 2;
+  EXPECT_EQ(explicit_fe::preflight(water, options).shots_together, 4);
+  options.domains = 1;
+  options.shots_together = 0;  // by default one after another with fluids, on a GPU too
+  expect_contains(explicit_fe::preflight(water, options).shots_why, {"openmp"});
   options.shots_together = -1;
   expect_contains(error_of([&] { (void)explicit_fe::preflight(model, options); }), {"give 0"});
   // One shot: nothing to step together, whatever is asked.

@@ -169,8 +169,9 @@ void CentralDifference<Real>::set_up(DeviceArray<double> mass, DeviceArray<doubl
   TREMOR_CHECK(columns_ >= 1, columns_, " shots stepped together");
   TREMOR_CHECK(static_cast<Size>(n_) * columns_ <= std::numeric_limits<Index>::max(), columns_, " shots of ", n_,
                " DOFs stepped together: more values than a field's index holds; step fewer at once");
-  TREMOR_CHECK(columns_ == 1 || stiffness_.state_size() == 0, "shots stepped together by ", stiffness_.name(),
-               ", which keeps state: one shot at a time");
+  TREMOR_CHECK(columns_ == 1 || stiffness_.state_size() == 0 || stiffness_.state_columns() == columns_, columns_,
+               " shots stepped together by ", stiffness_.name(), ", which keeps state for ", stiffness_.state_columns(),
+               " (op::Operator::keep_states)");
   TREMOR_CHECK(mass.size() == n_, "mass has ", mass.size(), " entries for ", n_, " DOFs");
   TREMOR_CHECK(damping.size() == 0 || damping.size() == n_, "damping has ", damping.size(), " entries for ", n_,
                " DOFs");
@@ -253,8 +254,8 @@ void CentralDifference<Real>::advance(View<const Index> loaded_dofs, View<const 
                                       View<Real> deceleration) {
   TREMOR_CHECK(loads.size == loaded_dofs.size, "loads and loaded DOFs differ in count");
   TREMOR_CHECK(prescribed.size == prescribed_dofs.size, "prescribed values and DOFs differ in count");
-  TREMOR_CHECK(deceleration.size == 0 || (deceleration.size == n_ && columns_ == 1), "the deceleration's ",
-               deceleration.size, " entries for ", n_, " DOFs of ", columns_, " shot(s)");
+  TREMOR_CHECK(deceleration.size == 0 || deceleration.size == field_size(), "the deceleration's ", deceleration.size,
+               " entries for ", n_, " DOFs of ", columns_, " shot(s)");
   const View<Real> u = prev_.view(), ku = ku_.view();  // U_prev in, U_next out
   // Eq. (4): U_next = A (F - K U_curr) + C' U_prev + (1 - C') U_curr, F moved into K u first at the
   // loaded DOFs (A (0 - (K u - F)) is A (F - K u) to the bit: a rounded difference changes sign

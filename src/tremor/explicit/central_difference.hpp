@@ -81,7 +81,7 @@ class CentralDifference {
   // the set-up): what the step's other forces may be added into beside the apply. Empty where the
   // stiffness writes K u.
   View<Real> zeroed_forces() { return stiffness_.adds() ? ku_.view() : View<Real>{}; }
-  // With `deceleration` (n_dofs() entries), -a_n = -(U_next - 2 U_curr + U_prev) / dt^2 written
+  // With `deceleration` (field_size() entries), -a_n = -(U_next - 2 U_curr + U_prev) / dt^2 written
   // there too, in the same pass, at every DOF that moves and is not held (the others' entries are
   // not touched): a fluid's pressure (explicit/fluid.hpp), from the forces rather than from a
   // second difference of the levels.

@@ -485,38 +485,45 @@ TREMOR_HOST_DEVICE inline void for_each_column(const InterfaceRows& rows, Index 
   for (Index k = rows.offsets[r]; k < rows.offsets[r + 1]; ++k) visit(k, rows.col[k]);
 }
 
-// f_f += C^T u_n: the normal displacement the solid imposes on the fluid (one row per interface node).
+// f_f += C^T u_n: the normal displacement the solid imposes on the fluid (one row per interface
+// node), each of `shots` stepped together (fields interleaved: node i of shot s at i shots + s) by a
+// thread of its own, summing as one shot's does.
 template <class Real>
-void add_normal_motion(const Exec& exec, const InterfaceRows& rows, const Real* u, Real* f, bool atomic) {
+void add_normal_motion(const Exec& exec, const InterfaceRows& rows, int shots, const Real* u, Real* f, bool atomic) {
   const int dim = rows.dim;
   const Index *solid = rows.solid, *fluid = rows.fluid;
   const double* C = rows.C;
-  forall(exec, rows.n, [=] TREMOR_LAMBDA(Index r) {
+  forall(exec, static_cast<Index>(static_cast<Size>(rows.n) * shots), [=] TREMOR_LAMBDA(Index t) {
+    const Index r = t / shots, s = t % shots;
     double sum = 0.0;
     for_each_column(rows, r, [&](Index k, Index column) {
-      for (int c = 0; c < dim; ++c) sum += C[k * dim + c] * static_cast<double>(u[solid[column] * dim + c]);
+      for (int c = 0; c < dim; ++c)
+        sum += C[k * dim + c] * static_cast<double>(u[(static_cast<Size>(solid[column]) * dim + c) * shots + s]);
     });
+    Real* out = f + static_cast<Size>(fluid[r]) * shots + s;
     if (atomic)
-      atomic_add(f + fluid[r], static_cast<Real>(sum));
+      atomic_add(out, static_cast<Real>(sum));
     else
-      f[fluid[r]] += static_cast<Real>(sum);
+      *out += static_cast<Real>(sum);
   });
 }
 
 // The solid's internal force -C chi_tt = C p: the fluid's traction -p n on the faces (by atomics
-// beside the solid's apply, which adds to the same nodes).
+// beside the solid's apply, which adds to the same nodes), of each of `shots` as add_normal_motion.
 template <class Real>
-void add_traction(const Exec& exec, const InterfaceRows& rows, const Real* p, Real* forces, bool atomic) {
+void add_traction(const Exec& exec, const InterfaceRows& rows, int shots, const Real* p, Real* forces, bool atomic) {
   const int dim = rows.dim;
   const Index *solid = rows.solid, *fluid = rows.fluid;
   const double* C = rows.C;
-  forall(exec, rows.n, [=] TREMOR_LAMBDA(Index r) {
+  forall(exec, static_cast<Index>(static_cast<Size>(rows.n) * shots), [=] TREMOR_LAMBDA(Index t) {
+    const Index r = t / shots, s = t % shots;
     double sum[3] = {0.0, 0.0, 0.0};
     for_each_column(rows, r, [&](Index k, Index column) {
-      for (int c = 0; c < dim; ++c) sum[c] += C[k * dim + c] * static_cast<double>(p[fluid[column]]);
+      for (int c = 0; c < dim; ++c)
+        sum[c] += C[k * dim + c] * static_cast<double>(p[static_cast<Size>(fluid[column]) * shots + s]);
     });
     for (int c = 0; c < dim; ++c) {
-      Real* out = forces + solid[r] * dim + c;
+      Real* out = forces + (static_cast<Size>(solid[r]) * dim + c) * shots + s;
       if (atomic)
         atomic_add(out, static_cast<Real>(sum[c]));
       else
@@ -545,7 +552,7 @@ void prescribed_pressure(const Exec& exec, View<const Index> held, View<const Re
 
 template <class Real>
 FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading,
-                           std::vector<History> histories, double dt, bool atomic)
+                           std::vector<History> histories, double dt, bool atomic, int columns)
     : exec_(exec),
       work_(exec),
       dim_(fluid.mesh.table.dim),
@@ -587,8 +594,13 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
   stiffness_ = std::make_unique<FluidOperator<Real>>(on, elements_, atomics);
   const std::vector<Index> held = loading_.constrained_dofs();
   scheme_ = std::make_unique<CentralDifference<Real>>(on, *stiffness_, fluid.mass, std::span<const double>(damping),
-                                                      dt, held, 1);
-  loads_ = std::make_unique<DeviceLoading<Real>>(on, loading_, dt);
+                                                      dt, held, 1, columns);
+  if (pml_ && columns > 1) pml_->keep_columns(columns, scheme_->n_dofs());
+  if (columns > 1) {
+    const std::vector<const Loading*> same(static_cast<std::size_t>(columns), &loading_);
+    stacked_ = std::make_unique<Loading>(Loading::stacked(same));
+  }
+  loads_ = std::make_unique<DeviceLoading<Real>>(on, stepped(), dt);
   // The node pairs of every face, summed where faces share them, as rows by interface node.
   const std::vector<Index> nodes = fluid.interface.nodes();
   const auto row_of = [&](Index node) {
@@ -628,13 +640,15 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
   // more than twice the solid's own nodes (those of the solid's numbering no fluid element holds,
   // and the interface's).
   const Index solid_nodes = solid.n_local_nodes() - numbering_.n_local_nodes() + static_cast<Index>(nodes.size());
-  motion_beside_ = beside_ && numbering_.n_local_nodes() > 2 * solid_nodes;
+  // (Not with shots stepped together: K_f applies them one by one, gathering and scattering each
+  // shot's forces, which atomics from another stream would meet.)
+  motion_beside_ = beside_ && columns == 1 && numbering_.n_local_nodes() > 2 * solid_nodes;
   solid_ = DeviceArray<Index>(on, std::span<const Index>(solid_node));
   fluid_ = DeviceArray<Index>(on, std::span<const Index>(fluid_node));
   offsets_ = DeviceArray<Index>(on, std::span<const Index>(offsets));
   col_ = DeviceArray<Index>(on, std::span<const Index>(col));
   C_ = DeviceArray<double>(on, std::span<const double>(C));
-  pressure_ = DeviceArray<Real>(on, scheme_->n_dofs());
+  pressure_ = DeviceArray<Real>(on, scheme_->field_size());
   fill_zero(on, pressure_.data(), pressure_.size());
   on.synchronize();  // (the Exec's work may read them next)
   set_histories(std::move(histories));
@@ -653,9 +667,15 @@ void FluidTerm<Real>::set_histories(std::vector<History> histories) {
     });
     (history.potential ? motion : pressure).push_back(std::move(history));
   }
+  const int shots = columns();
+  for (std::vector<History>* each : {&pressure, &motion}) {  // each shot's in turn (Recorder's columns)
+    const std::size_t per_shot = each->size();
+    for (int s = 1; s < shots; ++s)
+      for (std::size_t h = 0; h < per_shot; ++h) each->push_back((*each)[h]);
+  }
   const double dt = scheme_->dt();
-  pressure_recorder_ = std::make_unique<Recorder<Real>>(exec_, std::move(pressure), dt, scheme_->n_dofs());
-  motion_recorder_ = std::make_unique<Recorder<Real>>(exec_, std::move(motion), dt, scheme_->n_dofs(), 1);
+  pressure_recorder_ = std::make_unique<Recorder<Real>>(exec_, std::move(pressure), dt, scheme_->n_dofs(), 0, shots);
+  motion_recorder_ = std::make_unique<Recorder<Real>>(exec_, std::move(motion), dt, scheme_->n_dofs(), 1, shots);
   motion_started_ = false;
 }
 
@@ -667,11 +687,16 @@ void FluidTerm<Real>::set_on_sample(const typename Recorder<Real>::Callback& on_
 
 template <class Real>
 void FluidTerm<Real>::route_samples(std::function<void(std::size_t, const History&, std::size_t)> to) {
-  const std::size_t n_pressure = pressure_recorder_->histories().size();
+  // (Shot by shot: shot s's pressure histories, then its motion's; one shot: all of them so.)
+  const auto shots = static_cast<std::size_t>(columns());
+  const std::size_t n_pressure = pressure_recorder_->histories().size() / shots;
+  const std::size_t per_shot = n_pressure + motion_recorder_->histories().size() / shots;
   for (Recorder<Real>* recorder : {pressure_recorder_.get(), motion_recorder_.get()}) {
     const std::size_t first = recorder == motion_recorder_.get() ? n_pressure : 0;
-    recorder->set_on_sample([recorder, first, to](const History& history, std::size_t sample) {
-      to(first + static_cast<std::size_t>(&history - recorder->histories().data()), history, sample);
+    const std::size_t of_shot = recorder == motion_recorder_.get() ? per_shot - n_pressure : n_pressure;
+    recorder->set_on_sample([recorder, first, of_shot, per_shot, to](const History& history, std::size_t sample) {
+      const auto j = static_cast<std::size_t>(&history - recorder->histories().data());
+      to(j / of_shot * per_shot + first + j % of_shot, history, sample);
     });
   }
 }
@@ -705,7 +730,33 @@ void FluidTerm<Real>::load_shot(Loading loading) {
   work_.synchronize();
   loads_.reset();  // (it reads loading_)
   loading_ = std::move(loading);
-  loads_ = std::make_unique<DeviceLoading<Real>>(work_, loading_, scheme_->dt());
+  loads_ = std::make_unique<DeviceLoading<Real>>(work_, stepped(), scheme_->dt());
+}
+
+template <class Real>
+void FluidTerm<Real>::load_shots(std::vector<Loading> loadings) {
+  const int shots = columns();
+  TREMOR_CHECK(!loadings.empty() && static_cast<int>(loadings.size()) <= shots, loadings.size(),
+               " shots' loads for a fluid stepping ", shots, " together");
+  if (shots == 1) {
+    load_shot(std::move(loadings.front()));
+    return;
+  }
+  std::vector<Loading> own_loads;
+  for (Loading& loading : loadings) {
+    own_loads.push_back(own(std::move(loading)));
+    TREMOR_CHECK(own_loads.back().constrained_dofs() == loading_.constrained_dofs(),
+                 "the loads hold other nodes of the fluid than the set-up's: its pressure-release boundaries are "
+                 "the set-up's");
+  }
+  std::vector<const Loading*> stacked;
+  for (int s = 0; s < shots; ++s)
+    stacked.push_back(&own_loads[std::min(static_cast<std::size_t>(s), own_loads.size() - 1)]);
+  exec_.synchronize();  // (the last step's work done)
+  work_.synchronize();
+  loads_.reset();  // (it reads stacked_)
+  stacked_ = std::make_unique<Loading>(Loading::stacked(stacked));
+  loads_ = std::make_unique<DeviceLoading<Real>>(work_, stepped(), scheme_->dt());
 }
 
 template <class Real>
@@ -719,8 +770,15 @@ template <class Real>
 std::vector<History> FluidTerm<Real>::histories(bool take) {
   flush_samples();
   const auto of = [&](Recorder<Real>& recorder) { return take ? recorder.take_histories() : recorder.histories(); };
-  std::vector<History> histories = of(*pressure_recorder_);
-  for (History& history : of(*motion_recorder_)) histories.push_back(std::move(history));
+  std::vector<History> pressure = of(*pressure_recorder_), motion = of(*motion_recorder_);
+  // Shot by shot: its pressure's, then its motion's.
+  const auto shots = static_cast<std::size_t>(columns());
+  const std::size_t n_pressure = pressure.size() / shots, n_motion = motion.size() / shots;
+  std::vector<History> histories;
+  for (std::size_t s = 0; s < shots; ++s) {
+    for (std::size_t h = 0; h < n_pressure; ++h) histories.push_back(std::move(pressure[s * n_pressure + h]));
+    for (std::size_t h = 0; h < n_motion; ++h) histories.push_back(std::move(motion[s * n_motion + h]));
+  }
   for (History& history : histories)
     history.for_each_node([&](Index& node) { node = numbering_.global_node(node); });
   return histories;
@@ -728,6 +786,7 @@ std::vector<History> FluidTerm<Real>::histories(bool take) {
 
 template <class Real>
 void FluidTerm<Real>::get_state(std::vector<double>& previous, std::vector<double>& current) const {
+  TREMOR_CHECK(columns() == 1, "a checkpoint of ", columns(), " shots stepped together: it holds one shot");
   std::vector<Real> before, now;
   scheme_->get_state(before, now);
   const auto n = static_cast<std::size_t>(n_whole_);
@@ -825,7 +884,9 @@ void FluidTerm<Real>::record_start(long long step) {
 
 template <class Real>
 bool FluidTerm<Real>::start_forces(const CentralDifference<Real>& scheme, View<Real> forces) {
-  if (!beside_) return false;
+  // Shots stepped together wait for the solid's apply: an operator that applies them one by one
+  // scatters each shot's K u back whole, over the traction's atomic adds from beside.
+  if (!beside_ || columns() > 1) return false;
   record_start(scheme.step_count());
   beside_->fork();  // after the solid's update (u_n) and every reader of the fluid's last step
   queue_step(scheme, forces, true);
@@ -858,10 +919,10 @@ View<Real> FluidTerm<Real>::queue_forces(const CentralDifference<Real>& scheme) 
   // two more waits between streams a step.)
   const View<Real> forces = scheme_->apply_stiffness();
   if (motion_beside_) {
-    add_normal_motion(exec_, rows(), scheme.displacement().data, forces.data, true);
+    add_normal_motion(exec_, rows(), columns(), scheme.displacement().data, forces.data, true);
     beside_->fork();
   } else {
-    add_normal_motion(work_, rows(), scheme.displacement().data, forces.data, false);
+    add_normal_motion(work_, rows(), columns(), scheme.displacement().data, forces.data, false);
   }
   if (pml_) pml_->add_element_forces(work_, scheme_->displacement().data, forces.data);
   forces_ = forces;
@@ -896,23 +957,23 @@ void FluidTerm<Real>::queue_step(const CentralDifference<Real>& scheme, View<Rea
   // the forces, written by the update itself (CentralDifference::advance's deceleration).
   scheme_->advance(loads_->loaded_dofs(), loads_->loads(), loads_->prescribed_dofs(), loads_->prescribed_values(),
                    pressure_.view());
-  add_traction(work_, rows(), std::as_const(pressure_).data(), forces.data, atomic);
+  add_traction(work_, rows(), columns(), std::as_const(pressure_).data(), forces.data, atomic);
 }
 
 template <class Real>
 void FluidTerm<Real>::add_solid_motion(View<const Real> u, View<Real> fluid_forces) const {
-  add_normal_motion(exec_, rows(), u.data, fluid_forces.data, false);
+  add_normal_motion(exec_, rows(), columns(), u.data, fluid_forces.data, false);
 }
 
 template <class Real>
 void FluidTerm<Real>::add_fluid_traction(View<Real> solid_forces) const {
-  add_traction(exec_, rows(), pressure_.data(), solid_forces.data, false);
+  add_traction(exec_, rows(), columns(), pressure_.data(), solid_forces.data, false);
 }
 
 template <class Real>
 void FluidTerm<Real>::start_from_rest() {
   exec_.synchronize();  // (no reader of the last run's levels left)
-  const std::vector<Real> zero(static_cast<std::size_t>(scheme_->n_dofs()), Real(0));
+  const std::vector<Real> zero(static_cast<std::size_t>(scheme_->field_size()), Real(0));
   scheme_->set_state(zero, zero, 0);
   fill_zero(work_, pressure_.data(), pressure_.size());
   if (pml_) pml_->start_from_rest();

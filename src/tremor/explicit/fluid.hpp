@@ -199,6 +199,14 @@ struct InterfaceRows {
 // step (fluid_forces, then the exchange, then add_forces), as the solid's are, so that a shared
 // node's potential is the same in every part. Each face is one part's, so C p and C^T u are summed
 // with the solid's forces and the fluid's.
+//
+// Shots stepped together (`columns`, central_difference.hpp): the potential, its forces and the
+// pressure hold every shot's, fluid node i of shot s at i * columns + s, as the solid's fields; one
+// update, the coupling's passes a row's shots at once, K_f applied shot by shot
+// (op::Operator::add_batch); each shot's loads its own (load_shots), its receivers recorded in
+// turn. Each shot's bits are those it steps alone. Its step then follows the solid's apply (still on
+// its own stream where it has one): the applies that go shot by shot write each shot's forces back
+// whole, which adds from beside would meet.
 template <class Real>
 class FluidTerm final : public StepTerm<Real> {
  public:
@@ -207,9 +215,11 @@ class FluidTerm final : public StepTerm<Real> {
   // (fluid_loading), which a part restricts to its nodes; `histories` the receivers at its nodes
   // (make_histories: of pressure, and of motion from the potential), in the model's numbering.
   // `atomic`: on a GPU, K_f sums by atomic adds (as the run's assembly, sparse::RaceStrategy),
-  // else colour by colour.
+  // else colour by colour. `columns`: the shots stepped together (`histories` one shot's: each
+  // shot records them), every one loaded by `loading` until load_shots. A part of a fluid steps
+  // its shots side by side too (fluid_forces).
   FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading,
-            std::vector<History> histories, double dt, bool atomic);
+            std::vector<History> histories, double dt, bool atomic, int columns = 1);
 
   std::string_view name() const override { return "fluid-solid coupling"; }
   bool start_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
@@ -244,14 +254,23 @@ class FluidTerm final : public StepTerm<Real> {
   // place of the last: the same held DOFs (a model with shots takes no piston driven by pressure,
   // which holds its nodes only when it fires). Throws tremor::Error where they differ.
   void load_shot(Loading loading);
+  // The same for shots stepped together: one loading per column (the last repeated where fewer).
+  void load_shots(std::vector<Loading> loadings);
+  int columns() const { return scheme_->columns(); }
 
   // The receivers in the fluid, on two recorders of the fluid's nodes: of pressure (p_n, recorded at
   // each step's forces) and of motion from the potential (History::potential: chi's two levels
   // after each step, as the solid's receivers record u). The time loop flushes them with the
   // subdomain's; histories() completes them and gives every sample, the pressure's first, in
-  // the model's numbering.
+  // the model's numbering; with several columns, shot by shot (each shot's pressure's, then its
+  // motion's).
   void set_on_sample(const typename Recorder<Real>::Callback& on_sample);
   // Each sample completed passed to to(k, history, sample), k the history's place in histories().
+  // histories_per_shot(): a shot's (all of them where one shot is stepped).
+  std::size_t histories_per_shot() const {
+    return (pressure_recorder_->histories().size() + motion_recorder_->histories().size()) /
+           static_cast<std::size_t>(columns());
+  }
   void route_samples(std::function<void(std::size_t, const History&, std::size_t)> to);
   // Other receivers in the fluid (a kept set-up's run, explicit/simulation.hpp): the recorders
   // made anew for `histories` as the constructor makes them, with no sample and no callback.
@@ -307,7 +326,9 @@ class FluidTerm final : public StepTerm<Real> {
   bool layers_ = false;                       // the model's fluid has PML layers (a part may hold none)
   std::unique_ptr<CentralDifference<Real>> scheme_;
   Loading loading_;
-  std::unique_ptr<DeviceLoading<Real>> loads_;  // reads loading_
+  std::unique_ptr<Loading> stacked_;            // shots stepped together: their loadings' (Loading::stacked)
+  const Loading& stepped() const { return stacked_ ? *stacked_ : loading_; }
+  std::unique_ptr<DeviceLoading<Real>> loads_;  // reads stepped()
   DeviceArray<Index> solid_, fluid_, offsets_, col_;  // the interface's rows (InterfaceRows)
   DeviceArray<double> C_;
   bool diagonal_ = false;  // InterfaceRows::diagonal

@@ -393,6 +393,13 @@ Size MatrixFreeOperator<Real>::state_size() const {
 template <class Real>
 void MatrixFreeOperator<Real>::reset_state() {
   for (DeviceArray<double>& values : memory_) fill_zero(exec_, values.data(), values.size());
+  memory_columns_.reset(exec_);
+}
+
+template <class Real>
+void MatrixFreeOperator<Real>::keep_states(int columns) {
+  select_state(0);
+  memory_columns_.keep(exec_, memory_, columns);
 }
 
 // Element by element: each element's points' variables together, in the blocks' order.

@@ -43,6 +43,7 @@
 #include "tremor/fem/sections.hpp"
 #include "tremor/model/model.hpp"
 #include "tremor/operator/operator.hpp"
+#include "tremor/operator/state_columns.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -83,6 +84,9 @@ class MatrixFreeOperator final : public op::Operator<Real> {
   // order, as op::Operator describes.
   Size state_size() const override;
   void reset_state() override;
+  void keep_states(int columns) override;
+  int state_columns() const override { return memory_columns_.columns(); }
+  void select_state(int column) const override { memory_columns_.select(memory_, column); }
   std::vector<Size> state_offsets() const override;
   std::vector<double> get_state() const override;
   void set_state(std::span<const double> values) override;
@@ -112,6 +116,7 @@ class MatrixFreeOperator final : public op::Operator<Real> {
   DeviceArray<double> records_;             // fem::solids_stride per section, where attenuating
   // Per block, values_ per point of each element's rule (advanced by every apply).
   mutable std::vector<DeviceArray<double>> memory_;
+  mutable op::StateColumns<double> memory_columns_;  // the other shots' stepped together (keep_states)
   int values_ = 0;                           // the most solids x n_voigt
 };
 

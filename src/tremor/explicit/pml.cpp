@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <utility>
 
 #include "tremor/backend/atomic.hpp"
 #include "tremor/backend/forall.hpp"
@@ -13,6 +14,7 @@
 #include "tremor/fem/element_matrices.hpp"
 #include "tremor/fem/pml_law.hpp"
 #include "tremor/fem/viscoelastic.hpp"
+#include "tremor/operator/columns.hpp"
 #include "tremor/operator/element_state.hpp"
 #include "tremor/sem/operator.hpp"
 
@@ -211,7 +213,7 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
   node_d_ = DeviceArray<Real>(exec_, std::span<const Real>(d));
   node_alpha_ = DeviceArray<Real>(exec_, std::span<const Real>(alpha));
   node_mass_ = DeviceArray<Real>(exec_, std::span<const Real>(masses));
-  node_state_ = DeviceArray<Real>(exec_, static_cast<Index>(n * dim * static_cast<std::size_t>(components_)));
+  node_state_.emplace_back(exec_, static_cast<Index>(n * dim * static_cast<std::size_t>(components_)));
   if (!elements_) {  // a part holding some of the layer's nodes and none of its elements
     start_from_rest();
     return;
@@ -257,14 +259,17 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
 template <class Real>
 void PmlTerm<Real>::start_from_rest() {
   if (sem_) sem_->reset_state();
-  fill_zero(exec_, node_state_.data(), node_state_.size());
+  fill_zero(exec_, node_state_[0].data(), node_state_[0].size());
+  node_columns_.reset(exec_);
+  point_columns_.reset(exec_);
+  solid_columns_.reset(exec_);
   for (DeviceArray<Real>& state : point_state_) fill_zero(exec_, state.data(), state.size());
   for (DeviceArray<double>& state : solid_state_) fill_zero(exec_, state.data(), state.size());
 }
 
 template <class Real>
 bool PmlTerm<Real>::start_forces(const CentralDifference<Real>& scheme, View<Real> forces) {
-  if (!beside_) return false;
+  if (!beside_ || columns_ > 1) return false;
   beside_->fork();
   queue_forces(beside_->side(), scheme, forces);
   started_ = true;
@@ -284,17 +289,78 @@ void PmlTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Real>
 // The nodes' and the elements' forces, queued on `exec` (this term's Exec, or the stream beside it).
 template <class Real>
 void PmlTerm<Real>::queue_forces(const Exec& exec, const CentralDifference<Real>& scheme, View<Real> forces) {
-  const Real* u = scheme.displacement().data;
-  add_node_forces(exec, u, scheme.previous_displacement().data, forces.data);
-  add_element_forces(exec, u, forces.data);
+  TREMOR_CHECK(scheme.columns() == columns_, "a PML set up for ", columns_, " shot(s), stepped with ", scheme.columns());
+  for_each_shot(exec, scheme.displacement().data, scheme.previous_displacement().data, forces.data,
+                [&](const Real* u, const Real* previous, Real* f) {
+                  add_node_forces_of_one(exec, u, previous, f);
+                  add_element_forces_of_one(exec, u, f);
+                });
+}
+
+template <class Real>
+void PmlTerm<Real>::keep_columns(int columns, Index field_dofs) {
+  TREMOR_CHECK(columns >= 1 && field_dofs >= 0, "a PML for ", columns, " shots of ", field_dofs, " values");
+  select(0);
+  columns_ = columns;
+  field_dofs_ = field_dofs;
+  node_columns_.keep(exec_, node_state_, columns);
+  point_columns_.keep(exec_, point_state_, columns);
+  solid_columns_.keep(exec_, solid_state_, columns);
+  if (sem_) sem_->keep_states(columns);
+  const Index n = columns > 1 ? field_dofs : 0;
+  column_u_ = DeviceArray<Real>(exec_, n);
+  column_previous_ = DeviceArray<Real>(exec_, n);
+  column_f_ = DeviceArray<Real>(exec_, n);
+  exec_.synchronize();
+}
+
+template <class Real>
+void PmlTerm<Real>::select(int column) {
+  node_columns_.select(node_state_, column);
+  point_columns_.select(point_state_, column);
+  solid_columns_.select(solid_state_, column);
+  if (sem_ && sem_->state_columns() > 1) sem_->select_state(column);
+}
+
+template <class Real>
+template <class Each>
+void PmlTerm<Real>::for_each_shot(const Exec& exec, const Real* u, const Real* previous, Real* f, const Each& each) {
+  if (columns_ == 1) {
+    each(u, previous, f);
+    return;
+  }
+  const Index n = field_dofs_;
+  for (int s = 0; s < columns_; ++s) {
+    select(s);
+    op::gather_column(exec, n, columns_, s, u, column_u_.data());
+    if (previous) op::gather_column(exec, n, columns_, s, previous, column_previous_.data());
+    op::gather_column(exec, n, columns_, s, static_cast<const Real*>(f), column_f_.data());
+    each(std::as_const(column_u_).data(), previous ? std::as_const(column_previous_).data() : nullptr,
+         column_f_.data());
+    op::scatter_column(exec, n, columns_, s, std::as_const(column_f_).data(), f);
+  }
+  select(0);
 }
 
 template <class Real>
 void PmlTerm<Real>::add_node_forces(const Exec& exec, const Real* u, const Real* previous, Real* f) {
+  for_each_shot(exec, u, previous, f, [&](const Real* one_u, const Real* one_previous, Real* one_f) {
+    add_node_forces_of_one(exec, one_u, one_previous, one_f);
+  });
+}
+
+template <class Real>
+void PmlTerm<Real>::add_element_forces(const Exec& exec, const Real* u, Real* f) {
+  for_each_shot(exec, u, nullptr, f,
+                [&](const Real* one_u, const Real*, Real* one_f) { add_element_forces_of_one(exec, one_u, one_f); });
+}
+
+template <class Real>
+void PmlTerm<Real>::add_node_forces_of_one(const Exec& exec, const Real* u, const Real* previous, Real* f) {
   const auto launch = [&](auto dim, auto components) {
     add_nodes<decltype(dim)::value, decltype(components)::value>(exec, n_nodes(), groups_, nodes_.data(),
                                                                  node_d_.data(), node_alpha_.data(),
-                                                                 node_mass_.data(), dt_, node_state_.data(), u,
+                                                                 node_mass_.data(), dt_, node_state_[0].data(), u,
                                                                  previous, f);
   };
   using One = std::integral_constant<int, 1>;
@@ -307,7 +373,7 @@ void PmlTerm<Real>::add_node_forces(const Exec& exec, const Real* u, const Real*
 }
 
 template <class Real>
-void PmlTerm<Real>::add_element_forces(const Exec& exec, const Real* u, Real* f) {
+void PmlTerm<Real>::add_element_forces_of_one(const Exec& exec, const Real* u, Real* f) {
   if (sem_) {
     sem_->add_on(exec, u, f);
     return;
@@ -382,7 +448,7 @@ void PmlTerm<Real>::set_state(std::span<const double> values) {
 // Node by node (add_nodes keeps them value by value).
 template <class Real>
 std::vector<double> PmlTerm<Real>::get_node_state() const {
-  const std::vector<Real> held = node_state_.to_host();
+  const std::vector<Real> held = node_state_[0].to_host();
   const std::size_t n = node_list_.size(), per = n > 0 ? held.size() / n : 0;
   std::vector<double> values(held.size());
   for (std::size_t i = 0; i < n; ++i)
@@ -392,13 +458,13 @@ std::vector<double> PmlTerm<Real>::get_node_state() const {
 
 template <class Real>
 void PmlTerm<Real>::set_node_state(std::span<const double> values) {
-  TREMOR_CHECK(values.size() == static_cast<std::size_t>(node_state_.size()), "PML: ", values.size(),
-               " node values given, it keeps ", node_state_.size());
+  TREMOR_CHECK(values.size() == static_cast<std::size_t>(node_state_[0].size()), "PML: ", values.size(),
+               " node values given, it keeps ", node_state_[0].size());
   const std::size_t n = node_list_.size(), per = n > 0 ? values.size() / n : 0;
   std::vector<Real> held(values.size());
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t k = 0; k < per; ++k) held[k * n + i] = static_cast<Real>(values[i * per + k]);
-  node_state_.copy_from_host(held);
+  node_state_[0].copy_from_host(held);
 }
 
 void add_pml_damping(const PmlNodeProfile& nodes, double dt, std::span<const double> mass,

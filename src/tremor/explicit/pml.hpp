@@ -25,6 +25,12 @@
 // GPU alike. Only the axes an element (a point, a node) is stretched in are evaluated, their
 // variables read and written: in 3D a face's layer 8 of the 27, an edge's 18 (fem::pml_flux).
 //
+// Shots stepped together (keep_columns): the variables of each shot, the elements and profile
+// once; each shot's forces by the same kernels in turn, its fields gathered into vectors of their
+// own and its forces scattered back (op/columns.hpp): the bits of its run alone, none of the reads
+// shared. Its work then follows the stiffness's apply (no start_forces beside it, whose atomics
+// would meet the scatter).
+//
 // The same term serves a fluid's layer (PmlField::Fluid, in a FluidTerm: explicit/fluid.hpp): its
 // elements' acoustic flux (fem::pml_fluid_flux, dim^2 values a point) by the generic kernel, and
 // the mass side on the potential, one component a node (dim values).
@@ -42,6 +48,7 @@
 #include "tremor/fem/sections.hpp"
 #include "tremor/model/model.hpp"
 #include "tremor/operator/operator.hpp"
+#include "tremor/operator/state_columns.hpp"
 #include "tremor/model/pml.hpp"
 #include "tremor/sem/operator.hpp"
 
@@ -102,12 +109,19 @@ class PmlTerm final : public StepTerm<Real> {
   void add_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
   void start_from_rest() override;
   Index n_nodes() const { return static_cast<Index>(nodes_.size()); }
+  // Shots stepped together on fields of `field_dofs` values a shot: `columns` sets of variables,
+  // each at rest, and the vectors a shot's fields are gathered into.
+  void keep_columns(int columns, Index field_dofs);
 
   // The two halves of add_forces, queued on `exec`: the elements' flux from the field u, and the
   // nodes' m R from u and its last level `previous` (a fluid adds the first before its parts'
-  // forces are summed, the second after, at every copy of a shared node with its whole mass).
+  // forces are summed, the second after, at every copy of a shared node with its whole mass);
+  // every shot's (keep_columns).
   void add_element_forces(const Exec& exec, const Real* u, Real* f);
   void add_node_forces(const Exec& exec, const Real* u, const Real* previous, Real* f);
+  // The same for one shot's fields (its variables the live ones: select).
+  void add_element_forces_of_one(const Exec& exec, const Real* u, Real* f);
+  void add_node_forces_of_one(const Exec& exec, const Real* u, const Real* previous, Real* f);
 
   // Its state for a checkpoint, in double (a float state widened exactly): per element of its
   // elements (in their order) as op::Operator's state_offsets / get_state / set_state; and per
@@ -133,7 +147,7 @@ class PmlTerm final : public StepTerm<Real> {
   // Per node: d and alpha (dim each), its mass; its variables (dim per component: fem::pml_node_values
   // for a solid); each value's nodes in a row (d_k of node i at k n + i).
   DeviceArray<Real> node_d_, node_alpha_, node_mass_;
-  DeviceArray<Real> node_state_;
+  std::vector<DeviceArray<Real>> node_state_;            // one array (a vector for StateColumns)
   std::vector<DeviceArray<Real>> point_state_;           // per block: fem::pml_(fluid_)point_values per point
   std::vector<DeviceArray<double>> solid_state_;         // per block, where attenuating: N n_voigt per point
   DeviceArray<double> records_;                          // fem::solids_stride per section, where attenuating
@@ -144,6 +158,16 @@ class PmlTerm final : public StepTerm<Real> {
   std::unique_ptr<SideStream> beside_;
   bool started_ = false;
   void queue_forces(const Exec& exec, const CentralDifference<Real>& scheme, View<Real> forces);
+  // Shots stepped together (keep_columns): the other shots' variables, and one shot's fields.
+  int columns_ = 1;
+  Index field_dofs_ = 0;
+  op::StateColumns<Real> node_columns_, point_columns_;
+  op::StateColumns<double> solid_columns_;
+  DeviceArray<Real> column_u_, column_previous_, column_f_;
+  void select(int column);
+  // each(u, previous, f) on every shot's fields in turn (previous null: not gathered).
+  template <class Each>
+  void for_each_shot(const Exec& exec, const Real* u, const Real* previous, Real* f, const Each& each);
 };
 
 // The lumped damping of the layers' mass side, rho sum_m d_m per DOF of each node of `nodes`, and

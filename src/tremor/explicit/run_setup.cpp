@@ -41,6 +41,31 @@ void route_samples(Recorder<Real>& recorder, To to) {
   });
 }
 
+// A part's history numbers as HistoryMerge takes them: shot c's at c (solid + fluid) + k, a shot's
+// solid histories then its fluid's (the part's maps), where its recorder holds each shot's solid
+// histories in turn and its fluid term each shot's fluid histories in turn (FluidTerm::
+// route_samples). One shot: the solid's, then the fluid's after them.
+struct PartNumbers {
+  std::size_t solid = 0, fluid = 0;  // a shot's
+  std::size_t of_solid(std::size_t k) const { return k / solid * (solid + fluid) + k % solid; }
+  std::size_t of_fluid(std::size_t k) const { return k / fluid * (solid + fluid) + solid + k % fluid; }
+};
+
+// Routes subdomain d's samples, its solid's and its fluid's, to to(k, history, sample) with the
+// merge's numbers (PartNumbers).
+template <class Real, class To>
+void route_part_samples(Subdomain<Real>& d, To to) {
+  const PartNumbers numbers{d.recorder->histories().size() / static_cast<std::size_t>(d.columns),
+                            d.fluid ? d.fluid->histories_per_shot() : 0};
+  route_samples(*d.recorder, [to, numbers](std::size_t k, const History& history, std::size_t sample) {
+    to(numbers.of_solid(k), history, sample);
+  });
+  if (d.fluid)
+    d.fluid->route_samples([to, numbers](std::size_t k, const History& history, std::size_t sample) {
+      to(numbers.of_fluid(k), history, sample);
+    });
+}
+
 // What a run's set-up leaves for the shot loop: its subdomains and their exchange, and for a
 // decomposed run the merges of their samples and snapshots and, over processes, the group. Built
 // in place by one of the set-ups below, which differ only in how the subdomains are made and
@@ -182,26 +207,17 @@ void set_up_processes(RunSetup<Real>& r, const parallel::Communicator& processes
     finish_subdomain(mine, r.model, r.preflight, r.clock, snapshots, r.observer_guard);
   });
   // The fluid's histories follow the solid's in the part's maps.
-  const std::size_t first_fluid = mine.recorder->histories().size();
   if (processes.root()) {
     if (r.observer && r.preflight.shots_together == 1) r.merge->set_on_sample(r.on_sample());
     const auto into = [merge = &*r.merge](std::size_t k, const History& history, std::size_t sample) {
       merge->add(0, k, history, sample);
     };
-    route_samples(*mine.recorder, into);
-    if (mine.fluid)
-      mine.fluid->route_samples([into, first_fluid](std::size_t k, const History& history, std::size_t sample) {
-        into(first_fluid + k, history, sample);
-      });
+    route_part_samples(mine, into);
   } else {
     const auto to = [group = &*r.group](std::size_t k, const History& history, std::size_t sample) {
       group->queue_sample(k, history, sample);
     };
-    route_samples(*mine.recorder, to);
-    if (mine.fluid)
-      mine.fluid->route_samples([to, first_fluid](std::size_t k, const History& history, std::size_t sample) {
-        to(first_fluid + k, history, sample);
-      });
+    route_part_samples(mine, to);
     r.observer = nullptr;  // the first process alone reports
   }
   r.exchange = std::move(over);
@@ -260,17 +276,10 @@ void set_up_in_process(RunSetup<Real>& r) {
   r.merge.emplace(std::move(histories), r.parts, r.preflight.shots_together);
   // (Shots stepped together pass their histories at their ends alone: Observer::on_shot.)
   if (r.observer && r.preflight.shots_together == 1) r.merge->set_on_sample(r.on_sample());
-  for (std::size_t s = 0; s < r.owned.size(); ++s) {
-    route_samples(*r.owned[s]->recorder,
-                  [into = &*r.merge, s](std::size_t k, const History& history, std::size_t sample) {
-                    into->add(s, k, history, sample);
-                  });
-    if (FluidTerm<Real>* in_fluid = r.owned[s]->fluid)  // (its histories after the solid's)
-      in_fluid->route_samples([into = &*r.merge, s, first = r.owned[s]->recorder->histories().size()](
-                                  std::size_t k, const History& history, std::size_t sample) {
-        into->add(s, first + k, history, sample);
-      });
-  }
+  for (std::size_t s = 0; s < r.owned.size(); ++s)
+    route_part_samples(*r.owned[s], [into = &*r.merge, s](std::size_t k, const History& history, std::size_t sample) {
+      into->add(s, k, history, sample);
+    });
   r.exchange = std::move(in_process);
 }
 

@@ -730,12 +730,18 @@ namespace {
 // What stops a model's shots from being stepped together on this run, in a phrase; empty: nothing.
 std::string why_one_shot_at_a_time(const Preflight& p, const Model& model, const RunOptions& options) {
   if (model.shots.size() < 2) return str("the model has ", model.shots.size(), " shot", model.shots.size() == 1 ? "" : "s");
-  if (p.fluid) return "the model has fluids (the fluid's term steps one shot)";
-  if (p.pml.any()) return "the model has a PML (its convolution variables are one shot's)";
-  if (largest_beta(model) > 0.0) return "the model has stiffness-proportional damping (its term applies to one shot)";
-  if (!p.attenuation.empty()) return "the model attenuates (its memory variables are one shot's)";
   if (options.resume) return "the run resumes from a checkpoint (a checkpoint holds one shot)";
   if (options.checkpoint_every > 0) return "the run writes checkpoints (a checkpoint holds one shot)";
+  return {};
+}
+
+// What applies a batch's shots one by one where the operator would read its data once for all of
+// them (a gain on a GPU not measured there, so not the default): a fluid's operator, a PML's term,
+// attenuation's memory variables, in a phrase; empty: none.
+std::string applied_one_by_one(const Preflight& p) {
+  if (p.fluid) return "the fluid's operator applies them one by one";
+  if (p.pml.any()) return "the PML's term applies them one by one";
+  if (!p.attenuation.empty()) return "the memory variables of attenuation make the operator apply them one by one";
   return {};
 }
 
@@ -796,17 +802,26 @@ bool choose_shots_parallel(Preflight& p, const Model& whole, const RunOptions& o
 }
 
 // Preflight::shots_together and shots_why for a run whose other arrays take `run` bytes; returns
-// the bytes the extra shots' fields and receivers add. Throws tremor::Error where more than one
-// is asked for and something stops it.
+// the bytes the extra shots' fields and receivers add, with `state` bytes a shot of variables
+// (a PML's, attenuation's) and `once` bytes for any batch (the vectors a shot is gathered into).
+// Throws tremor::Error where more than one is asked for and something stops it.
 std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOptions& options, std::size_t run,
-                                  std::size_t real_size, const std::function<std::size_t()>& free_gpu_bytes) {
+                                  std::size_t real_size, std::size_t state, std::size_t once,
+                                  const std::function<std::size_t()>& free_gpu_bytes) {
   TREMOR_CHECK(options.shots_together >= 0, "shots stepped together: ", options.shots_together,
                "; give 0 (chosen by the pre-flight), 1 (one after another) or more");
   const std::string stop = why_one_shot_at_a_time(p, model, options);
   const auto n_shots = static_cast<int>(model.shots.size());
   const bool fuses = p.op->fuses(model.mesh, p.assembly == sparse::RaceStrategy::Colouring);
-  // Per shot stepped beside the first: U_prev, U_curr and K u, and its receivers' buffer.
-  const std::size_t per_shot = 3 * static_cast<std::size_t>(p.n_dofs) * real_size + recorder_bytes(model, real_size);
+  // Per shot stepped beside the first: U_prev, U_curr and K u, and its receivers' buffer; a fluid's
+  // chi twice, K_f chi and the pressure; stiffness-proportional damping's velocity (and the product
+  // of an operator that does not add).
+  const std::size_t fluid_nodes = p.fluid ? static_cast<std::size_t>(p.fluid->mesh.n_nodes()) : 0;
+  const std::size_t per_shot = (3 * static_cast<std::size_t>(p.n_dofs) + 4 * fluid_nodes) * real_size +
+                               recorder_bytes(model, real_size) + state +
+                               (largest_beta(model) > 0.0 ? static_cast<std::size_t>(p.n_dofs) * real_size *
+                                                                (p.op->needs_assembly ? 2 : 1)
+                                                          : 0);
   p.shots_together = 1;
   if (options.shots_together > 1 && n_shots < 2) {
     p.shots_why = stop;
@@ -814,8 +829,10 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
     TREMOR_CHECK(stop.empty(), model.source, ": ", options.shots_together, " shots stepped together asked for, but ",
                  stop, ": step them one after another (--shots-together 1)");
     p.shots_together = std::min(options.shots_together, n_shots);
+    const std::string terms = applied_one_by_one(p);
     p.shots_why = str("asked for", fuses ? "" : str("; ", p.op->name, " applies them one by one, reading ",
-                                                    "its data for each"));
+                                                    "its data for each"),
+                      terms.empty() ? "" : str("; ", terms));
   } else if (options.shots_together == 1 && n_shots > 1) {
     p.shots_why = "asked for";
   } else if (options.shots_together == 0 && n_shots > 1) {
@@ -825,6 +842,8 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
       p.shots_why = "the run is decomposed (--shots-together K steps them together in every subdomain)";
     } else if (p.backend != Backend::Cuda) {
       p.shots_why = str("on ", to_string(p.backend), " (stepped together on a GPU; --shots-together K asks for it)");
+    } else if (const std::string one_by_one = applied_one_by_one(p); !one_by_one.empty()) {
+      p.shots_why = str(one_by_one, " (--shots-together K asks for it)");
     } else if (!fuses) {
       p.shots_why = str(p.op->name, " reads its data once per shot on this mesh (block_ell, block_csr and assembled ",
                         "read it once for all, sem on hexahedra of GLL order 2 and more without --deterministic)");
@@ -843,7 +862,7 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
                         : str("as many as the GPU's free memory holds (", static_cast<double>(free_bytes) / 1e9, " GB free)");
     }
   }
-  return static_cast<std::size_t>(p.shots_together - 1) * per_shot;
+  return static_cast<std::size_t>(p.shots_together - 1) * per_shot + (p.shots_together > 1 ? once : 0);
 }
 
 // A capture of 16 shots or more on a GPU, operator "auto": stepped 16 at a time on block_ell (K
@@ -856,7 +875,7 @@ void prefer_a_kind_for_shots(Preflight& p, const Model& whole, const Mesh& mesh,
                              const std::function<std::size_t()>& free_gpu_bytes) {
   if (!p.operator_auto || p.backend != Backend::Cuda ||
       p.op->fuses(mesh, p.assembly == sparse::RaceStrategy::Colouring) || p.op->auto_where_it_takes ||
-      whole.shots.size() < 16 || options.shots_together == 1 || !k_fits ||
+      whole.shots.size() < 16 || options.shots_together == 1 || !k_fits || !applied_one_by_one(p).empty() ||
       !why_one_shot_at_a_time(p, whole, options).empty())
     return;
   const op::OperatorEntry* batch = operators().find("block_ell");
@@ -1016,7 +1035,25 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
   prefer_a_kind_for_shots(p, whole, model.mesh, options, nnz <= Size(2147483647), run_bytes, free_gpu_bytes);
   // The whole run's arrays, and first the pre-flight's survey of the whole model, counted.
   std::size_t run = run_bytes(*p.op) + fluid_bytes;
-  run += choose_shots_together(p, whole, options, run, real_size, free_gpu_bytes);
+  {
+    // A shot's own variables beside the first's: its PMLs' (the solid's, the fluid's) and its
+    // memory variables (the estimate's difference with and without them); the PML's term gathers
+    // a shot's fields into 3 vectors.
+    std::size_t state = pml.state, once = p.pml.any() ? 3 * static_cast<std::size_t>(p.n_dofs) * real_size : 0;
+    if (p.fluid && p.fluid->pml.any()) {
+      state += pml_term_bytes(p.fluid->mesh.model, p.fluid->pml, real_size, 0, PmlField::Fluid).state;
+      once += 3 * static_cast<std::size_t>(p.fluid->mesh.n_nodes()) * real_size;
+    }
+    if (const std::size_t values = memory_per_point(model); values > 0) {
+      const auto loop = [&](std::size_t per_point) {
+        return estimate(model.mesh, *p.op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring,
+                        is_damped(model), p.max_neighbours, p.geometry_values, false, p.backend != Backend::Cuda, {},
+                        per_point, {});
+      };
+      state += loop(values) - std::min(loop(values), loop(0));
+    }
+    run += choose_shots_together(p, whole, options, run, real_size, state, once, free_gpu_bytes);
+  }
   p.process_memory_bytes = std::max(run / shares, p.survey_peak_bytes);
   p.memory_bytes = p.shots_parallel ? p.process_memory_bytes * static_cast<std::size_t>(processes)
                                     : std::max(run, p.survey_peak_bytes * shares);

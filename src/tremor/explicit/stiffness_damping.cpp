@@ -31,40 +31,44 @@ double stable_step_with_damping(double undamped_dt, double beta) {
 }
 
 template <class Real>
-StiffnessDamping<Real>::StiffnessDamping(const op::Operator<Real>& stiffness, double beta, double dt)
-    : StiffnessDamping(nullptr, &stiffness, beta / dt) {
+StiffnessDamping<Real>::StiffnessDamping(const op::Operator<Real>& stiffness, double beta, double dt, int columns)
+    : StiffnessDamping(nullptr, &stiffness, beta / dt, columns) {
   TREMOR_CHECK(beta > 0.0 && std::isfinite(beta) && dt > 0.0, "stiffness-proportional damping: beta ", beta,
                " s and dt ", dt, " s must be positive");
 }
 
 template <class Real>
-StiffnessDamping<Real>::StiffnessDamping(std::unique_ptr<op::Operator<Real>> weighted, double dt)
-    : StiffnessDamping(std::move(weighted), nullptr, 1.0 / dt) {
+StiffnessDamping<Real>::StiffnessDamping(std::unique_ptr<op::Operator<Real>> weighted, double dt, int columns)
+    : StiffnessDamping(std::move(weighted), nullptr, 1.0 / dt, columns) {
   TREMOR_CHECK(dt > 0.0, "stiffness-proportional damping: dt ", dt, " s not positive");
 }
 
 template <class Real>
 StiffnessDamping<Real>::StiffnessDamping(std::unique_ptr<op::Operator<Real>> own, const op::Operator<Real>* K,
-                                         double scale)
-    : own_(std::move(own)), K_(own_ ? own_.get() : K), scale_(scale) {
+                                         double scale, int columns)
+    : own_(std::move(own)), K_(own_ ? own_.get() : K), scale_(scale), columns_(columns) {
   TREMOR_CHECK(K_, "stiffness-proportional damping: no operator");
-  velocity_ = DeviceArray<Real>(K_->exec(), K_->n_dofs());
-  if (!K_->adds()) product_ = DeviceArray<Real>(K_->exec(), K_->n_dofs());
+  TREMOR_CHECK(columns >= 1, "stiffness-proportional damping for ", columns, " shots");
+  const auto n = static_cast<Index>(static_cast<Size>(K_->n_dofs()) * columns);
+  velocity_ = DeviceArray<Real>(K_->exec(), n);
+  if (!K_->adds()) product_ = DeviceArray<Real>(K_->exec(), n);
 }
 
 template <class Real>
 void StiffnessDamping<Real>::add_forces(const CentralDifference<Real>& scheme, View<Real> forces) {
   const Exec& exec = K_->exec();
+  TREMOR_CHECK(scheme.field_size() == velocity_.size(), "stiffness-proportional damping set up for ", columns_,
+               " shot(s), stepped with ", scheme.columns());
   const Real* u = scheme.displacement().data;
   const Real* up = scheme.previous_displacement().data;
   Real* v = velocity_.data();
   const auto scale = static_cast<Real>(scale_);
   forall(exec, velocity_.size(), [=] TREMOR_LAMBDA(Index i) { v[i] = scale * (u[i] - up[i]); });
   if (K_->adds()) {
-    K_->add(velocity_.view(), forces);
+    K_->add_batch(velocity_.view(), forces, columns_);
     return;
   }
-  K_->apply(velocity_.view(), product_.view());
+  K_->apply_batch(velocity_.view(), product_.view(), columns_);
   const Real* kv = product_.data();
   Real* f = forces.data;
   forall(exec, product_.size(), [=] TREMOR_LAMBDA(Index i) { f[i] += kv[i]; });

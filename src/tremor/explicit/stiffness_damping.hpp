@@ -14,7 +14,9 @@
 // added into the forces (an element-by-element operator adds; an assembled one applies into a
 // vector of its own, then a pass adds it). Where every element has the same beta the subdomain's
 // own K serves; otherwise an operator of its own of the same kind, with each element's K_e scaled
-// by beta_e (fem::SectionTable::element_stiffness_factor), about the memory of K once more.
+// by beta_e (fem::SectionTable::element_stiffness_factor), about the memory of K once more. Shots
+// stepped together (`columns`, central_difference.hpp): the velocity of every shot, one batched
+// apply (op::Operator::add_batch), each shot's forces the bits of its own run.
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -57,9 +59,9 @@ template <class Real>
 class StiffnessDamping final : public StepTerm<Real> {
  public:
   // beta K through `stiffness` (every element's beta is `beta`), an operator the caller keeps.
-  StiffnessDamping(const op::Operator<Real>& stiffness, double beta, double dt);
+  StiffnessDamping(const op::Operator<Real>& stiffness, double beta, double dt, int columns = 1);
   // sum_e beta_e K_e through `weighted`, built with the elements of beta_weighted(); kept here.
-  StiffnessDamping(std::unique_ptr<op::Operator<Real>> weighted, double dt);
+  StiffnessDamping(std::unique_ptr<op::Operator<Real>> weighted, double dt, int columns = 1);
 
   std::string_view name() const override { return "stiffness-proportional damping"; }
   void add_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
@@ -69,10 +71,11 @@ class StiffnessDamping final : public StepTerm<Real> {
 
  private:
   // The velocity (and product) for K, `own` or the caller's.
-  StiffnessDamping(std::unique_ptr<op::Operator<Real>> own, const op::Operator<Real>* K, double scale);
+  StiffnessDamping(std::unique_ptr<op::Operator<Real>> own, const op::Operator<Real>* K, double scale, int columns);
   std::unique_ptr<op::Operator<Real>> own_;
   const op::Operator<Real>* K_;
-  double scale_;  // beta / dt, or 1 / dt for an operator weighted by beta
+  double scale_;     // beta / dt, or 1 / dt for an operator weighted by beta
+  int columns_ = 1;  // shots stepped together
   DeviceArray<Real> velocity_, product_;
 };
 

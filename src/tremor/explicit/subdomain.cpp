@@ -242,6 +242,7 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
   d.elements.reset();  // the element-by-element operators hold their own reference
   d.loading = d.part ? std::move(d.part->loading) : std::make_unique<Loading>(model);
   d.columns = preflight.shots_together;
+  if (d.columns > 1) d.stiffness->keep_states(d.columns);  // (attenuation's memory variables, each shot's)
   d.scheme = std::make_unique<CentralDifference<Real>>(exec, *d.stiffness, std::move(d.mass), std::move(d.damping),
                                                        preflight.dt, d.loading->constrained_dofs(), model.mesh.dim(),
                                                        d.columns);
@@ -253,16 +254,19 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
                                         ? operators().default_for(exec.backend())
                                         : *preflight.op;
     d.terms.push_back(std::make_unique<StiffnessDamping<Real>>(
-        make_stiffness_operator<Real>(model, kind.name, std::move(d.beta_elements), preflight.assembly), preflight.dt));
+        make_stiffness_operator<Real>(model, kind.name, std::move(d.beta_elements), preflight.assembly), preflight.dt,
+        d.columns));
     clock.lap(str("stiffness-proportional damping (", kind.name, " weighted by each element's beta)"));
   } else if (d.betas.any()) {
-    d.terms.push_back(std::make_unique<StiffnessDamping<Real>>(*d.stiffness, *d.betas.uniform, preflight.dt));
+    d.terms.push_back(
+        std::make_unique<StiffnessDamping<Real>>(*d.stiffness, *d.betas.uniform, preflight.dt, d.columns));
     clock.lap("stiffness-proportional damping");
   }
   if (d.pml_elements || d.pml_nodes.size() > 0) {
     auto term = std::make_unique<PmlTerm<Real>>(exec, std::move(d.pml_elements), preflight.pml, d.pml_nodes,
                                                 d.pml_mass, preflight.dt,
                                                 preflight.assembly == sparse::RaceStrategy::Colouring);
+    if (d.columns > 1) term->keep_columns(d.columns, d.scheme->n_dofs());
     d.pml = term.get();
     d.terms.push_back(std::move(term));
     d.pml_nodes = {};
@@ -281,7 +285,7 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
     auto term = std::make_unique<FluidTerm<Real>>(
         exec, d.part ? *d.part->fluid : *preflight.fluid, d.numbering, fluid_loading(original, preflight.fluid->mesh),
         d.part ? std::move(d.part->fluid_histories) : std::move(in_fluid), preflight.dt,
-        preflight.assembly == sparse::RaceStrategy::Atomics);
+        preflight.assembly == sparse::RaceStrategy::Atomics, d.columns);
     d.fluid = term.get();
     d.terms.push_back(std::move(term));
     clock.lap("fluid (its elements, integrator, loads and faces on the solid)");
@@ -345,8 +349,13 @@ void load_shot(Subdomain<Real>& d, const Model& model, const Preflight& prefligh
 
 template <class Real>
 void load_shots(Subdomain<Real>& d, const Model& model, const Preflight& preflight, std::span<const Shot* const> shots) {
-  TREMOR_CHECK(!d.fluid && !shots.empty() && static_cast<int>(shots.size()) <= d.columns, shots.size(),
+  TREMOR_CHECK(!shots.empty() && static_cast<int>(shots.size()) <= d.columns, shots.size(),
                " shots stepped together on a subdomain set up for ", d.columns);
+  if (d.fluid) {  // its fluid's loads, shot by shot
+    std::vector<Loading> in_fluid;
+    for (const Shot* shot : shots) in_fluid.push_back(fluid_loading(model, preflight.fluid->mesh, shot));
+    d.fluid->load_shots(std::move(in_fluid));
+  }
   std::vector<Loading> loadings;
   loadings.reserve(static_cast<std::size_t>(d.columns));
   for (int s = 0; s < d.columns; ++s) {

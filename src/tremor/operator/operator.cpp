@@ -4,6 +4,7 @@
 
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/operator/columns.hpp"
 
 namespace tremor::op {
 
@@ -14,14 +15,29 @@ std::string_view space_name(MemorySpace space) { return space == MemorySpace::De
 }  // namespace
 
 template <class Real>
+void gather_column(const Exec& exec, Index n, int columns, int s, const Real* from, Real* to) {
+  forall(exec, n, [=] TREMOR_LAMBDA(Index i) { to[i] = from[static_cast<Size>(i) * columns + s]; });
+}
+
+template <class Real>
+void scatter_column(const Exec& exec, Index n, int columns, int s, const Real* from, Real* to) {
+  forall(exec, n, [=] TREMOR_LAMBDA(Index i) { to[static_cast<Size>(i) * columns + s] = from[i]; });
+}
+
+template void gather_column<float>(const Exec&, Index, int, int, const float*, float*);
+template void gather_column<double>(const Exec&, Index, int, int, const double*, double*);
+template void scatter_column<float>(const Exec&, Index, int, int, const float*, float*);
+template void scatter_column<double>(const Exec&, Index, int, int, const double*, double*);
+
+template <class Real>
 Operator<Real>::~Operator() = default;
 
 template <class Real>
 void Operator<Real>::check(View<const Real> x, View<Real> y, int columns) const {
   const MemorySpace space = exec().space();
   TREMOR_CHECK(columns >= 1, name(), " operator: ", columns, " vectors at once");
-  TREMOR_CHECK(columns == 1 || state_size() == 0, name(), " operator: it keeps state (", state_size(),
-               " values, advanced once per apply), so it applies to one vector at a time, not ", columns);
+  TREMOR_CHECK(columns == 1 || state_size() == 0 || state_columns() == columns, name(), " operator: it keeps state (",
+               state_size(), " values, advanced once per apply) for ", state_columns(), " vector(s), not ", columns);
   const Size n = static_cast<Size>(n_dofs()) * columns;
   TREMOR_CHECK(x.size == n && y.size == n, name(), " operator: x has ", x.size, " entries and y ", y.size,
                "; the operator has ", n_dofs(), " DOFs", columns > 1 ? str(" (x ", columns, " vectors)") : "");
@@ -79,20 +95,6 @@ void Operator<Real>::add_batch_unchecked(const Real* x, Real* y, int columns) co
   batch_one_by_one(x, y, columns, true);
 }
 
-namespace {
-
-// to[i] = from[i * columns + s] (gather), or to[i * columns + s] = from[i] (scatter), i < n.
-template <class Real>
-void gather_column(const Exec& exec, Index n, int columns, int s, const Real* from, Real* to) {
-  forall(exec, n, [=] TREMOR_LAMBDA(Index i) { to[i] = from[static_cast<Size>(i) * columns + s]; });
-}
-template <class Real>
-void scatter_column(const Exec& exec, Index n, int columns, int s, const Real* from, Real* to) {
-  forall(exec, n, [=] TREMOR_LAMBDA(Index i) { to[static_cast<Size>(i) * columns + s] = from[i]; });
-}
-
-}  // namespace
-
 template <class Real>
 void Operator<Real>::batch_one_by_one(const Real* x, Real* y, int columns, bool add) const {
   const Exec& on = exec();
@@ -103,7 +105,9 @@ void Operator<Real>::batch_one_by_one(const Real* x, Real* y, int columns, bool 
   }
   Real* xs = column_x_.data();
   Real* ys = column_y_.data();
+  const bool states = state_size() > 0;
   for (int s = 0; s < columns; ++s) {
+    if (states) select_state(s);  // (keep_states: each vector's own)
     gather_column(on, n, columns, s, x, xs);
     // y's column too, so that rows an operator leaves alone (a RowBlock's others) go back as they were.
     gather_column(on, n, columns, s, static_cast<const Real*>(y), ys);
@@ -113,6 +117,14 @@ void Operator<Real>::batch_one_by_one(const Real* x, Real* y, int columns, bool 
       apply_unchecked(xs, ys);
     scatter_column(on, n, columns, s, static_cast<const Real*>(ys), y);
   }
+  if (states) select_state(0);  // (the first's live between batches: a checkpoint's, reset_state's)
+}
+
+template <class Real>
+void Operator<Real>::keep_states(int columns) {
+  TREMOR_CHECK(columns >= 1, name(), " operator: a state for ", columns, " vectors");
+  TREMOR_CHECK(columns == 1 || state_size() == 0, name(), " operator: it keeps state and cannot keep one for each of ",
+               columns, " vectors");
 }
 
 template <class Real>

@@ -52,6 +52,15 @@ class Operator {
   // values (0: stateless); reset_state() puts them at rest (zero), as a shot starts.
   virtual Size state_size() const { return 0; }
   virtual void reset_state() {}
+  // Shots stepped together by an operator that keeps state: keep_states(k) keeps k states, each
+  // at rest, and apply_batch / add_batch then apply vector s with state s, one vector at a time
+  // (state_size() stays one state's; reset_state() puts all k at rest; the element-by-element
+  // state of checkpoints is the first's). Throws tremor::Error, naming the operator, for k < 1.
+  // By default (no state) nothing is kept: state_columns() is 1.
+  virtual void keep_states(int columns);
+  virtual int state_columns() const { return 1; }
+  // Makes vector `column`'s state the one the applies advance (after keep_states).
+  virtual void select_state(int column) const { (void)column; }
   // The state element by element, as a checkpoint holds it: element e of the elements the
   // operator was built on (in their order; a split operator's first part's, then its second's)
   // has values [offsets[e], offsets[e + 1]) of get_state(), in Real widened to double (exact, and
@@ -68,7 +77,8 @@ class Operator {
   // i of vector s at i * columns + s (x and y hold n_dofs() * columns entries). y = A x for each,
   // with the bits apply() gives that vector alone. Throws tremor::Error, naming the operator, for
   // views of another size or memory, for columns < 1, and for an operator that keeps state
-  // (state_size() > 0: one state, advanced once per apply).
+  // (state_size() > 0: one state, advanced once per apply) unless it keeps one for each vector
+  // (keep_states).
   void apply_batch(View<const Real> x, View<Real> y, int columns) const;
   // y += A x for each vector, with add()'s checks as well.
   void add_batch(View<const Real> x, View<Real> y, int columns) const;

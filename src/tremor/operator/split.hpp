@@ -9,6 +9,7 @@
 // The first part may run on a stream of its own (the exchange's), beside the second, where that
 // is safe: parts adding by atomics, or RowBlocks. As one operator, a SplitOperator applies both
 // parts, one after the other.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -67,6 +68,15 @@ class SplitOperator final : public Operator<Real> {
   void reset_state() override {
     first_->reset_state();
     second_->reset_state();
+  }
+  void keep_states(int columns) override {
+    first_->keep_states(columns);
+    second_->keep_states(columns);
+  }
+  int state_columns() const override { return std::max(first_->state_columns(), second_->state_columns()); }
+  void select_state(int column) const override {
+    first_->select_state(column);
+    second_->select_state(column);
   }
   std::vector<Size> state_offsets() const override;
   std::vector<double> get_state() const override;

@@ -33,6 +33,7 @@
 #include "tremor/mesh/mesh.hpp"
 #include "tremor/model/pml.hpp"
 #include "tremor/operator/operator.hpp"
+#include "tremor/operator/state_columns.hpp"
 #include "tremor/operator/registry.hpp"
 
 namespace tremor::sem {
@@ -109,6 +110,9 @@ class SemOperator final : public op::Operator<Real> {
   bool deterministic() const { return coloured_; }
   Size state_size() const override;
   void reset_state() override;
+  void keep_states(int columns) override;
+  int state_columns() const override { return memory_columns_.columns(); }
+  void select_state(int column) const override;
   // Each element's memory variables, then its PML's, its block's count per element.
   std::vector<Size> state_offsets() const override;
   std::vector<double> get_state() const override;
@@ -155,6 +159,8 @@ class SemOperator final : public op::Operator<Real> {
   Size pml_touched_ = 0;  // the PML's values read or written per apply (its axes' variables twice, d, alpha)
   double time_step_ = 0.0;
   void keep_pml(const PmlProfile& profile, double dt);
+  // Shots stepped together: the memory variables and the PML's of the others (keep_states).
+  mutable op::StateColumns<Real> memory_columns_, pml_columns_;
   bool batches_ = false;  // fuses_batch(), settled by the constructor
   // add_on for `n_columns` vectors interleaved (1: one).
   void add_columns(const Exec& exec, const Real* u, Real* ku, int n_columns) const;

@@ -62,6 +62,21 @@ template <class Real>
 void SemOperator<Real>::reset_state() {
   for (DeviceArray<Real>& values : memory_) fill_zero(exec_, values.data(), values.size());
   for (DeviceArray<Real>& values : pml_) fill_zero(exec_, values.data(), values.size());
+  memory_columns_.reset(exec_);
+  pml_columns_.reset(exec_);
+}
+
+template <class Real>
+void SemOperator<Real>::keep_states(int columns) {
+  select_state(0);
+  memory_columns_.keep(exec_, memory_, columns);
+  pml_columns_.keep(exec_, pml_, columns);
+}
+
+template <class Real>
+void SemOperator<Real>::select_state(int column) const {
+  memory_columns_.select(memory_, column);
+  pml_columns_.select(pml_, column);
 }
 
 template <class Real>
@@ -145,6 +160,8 @@ void SemOperator<Real>::set_state(std::span<const double> values) {
   template void SemOperator<Real>::keep_memory_variables(double);                     \
   template Size SemOperator<Real>::state_size() const;                                \
   template void SemOperator<Real>::reset_state();                                     \
+  template void SemOperator<Real>::keep_states(int);                                  \
+  template void SemOperator<Real>::select_state(int) const;                           \
   template void SemOperator<Real>::keep_pml(const PmlProfile&, double);               \
   template std::vector<Size> SemOperator<Real>::state_offsets() const;                \
   template std::vector<double> SemOperator<Real>::get_state() const;                  \

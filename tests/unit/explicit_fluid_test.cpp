@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <numbers>
 #include <string>
@@ -211,6 +212,73 @@ TEST(ExplicitFluid, OperatorActionIsTheAssembledStiffnessAction) {
                                                   : shape == Shape::Curved ? "per point"
                                                                            : "trilinear");
       EXPECT_EQ(std::string(sem::FluidKernels<double>(elements, sem::Geometry::Stored).geometry(0)), "per point");
+    }
+  }
+}
+
+// K_f applied to k shots at once (apply_batch: a thread, or group of threads, per element and shot)
+// gives each shot the bits of its apply alone: every kernel (the element kernel, the point kernel
+// of quadrilaterals, the column kernel of hexahedra, per element, per point and trilinear), by
+// colours in both precisions. On a GPU the same, by colours and by atomics (within 100 roundings
+// of the largest force: the adds land in another order).
+template <class Real>
+void expect_batch_as_one_by_one(const Exec& exec, const FluidMesh& fluid, int k, bool atomic) {
+  const auto elements = std::make_shared<const fem::DeviceElements>(exec, fluid.model.mesh, fluid.table,
+                                                                     fem::colour_elements(fluid.model.mesh));
+  const FluidOperator<Real> K(exec, elements, atomic);
+  EXPECT_TRUE(K.fuses_batch());
+  const std::vector<double> chi = field(fluid);
+  const auto n = static_cast<std::size_t>(fluid.n_nodes());
+  std::vector<Real> together_in(n * static_cast<std::size_t>(k));
+  for (std::size_t i = 0; i < n; ++i)
+    for (int s = 0; s < k; ++s) together_in[i * static_cast<std::size_t>(k) + static_cast<std::size_t>(s)] =
+        static_cast<Real>(chi[i] * (1.0 + 0.25 * s) + 0.1 * s * std::sin(static_cast<double>(i)));
+  const DeviceArray<Real> x(exec, std::span<const Real>(together_in));
+  DeviceArray<Real> y(exec, static_cast<Index>(n * static_cast<std::size_t>(k)));
+  K.apply_batch(x.view(), y.view(), k);
+  const std::vector<Real> together = y.to_host();
+  for (int s = 0; s < k; ++s) {
+    std::vector<Real> column(n);
+    for (std::size_t i = 0; i < n; ++i) column[i] = together_in[i * static_cast<std::size_t>(k) + static_cast<std::size_t>(s)];
+    const DeviceArray<Real> xc(exec, std::span<const Real>(column));
+    DeviceArray<Real> yc(exec, static_cast<Index>(n));
+    K.apply(xc.view(), yc.view());
+    const std::vector<Real> alone = yc.to_host();
+    double largest = 0.0;
+    for (const Real v : alone) largest = std::max(largest, std::abs(static_cast<double>(v)));
+    ASSERT_GT(largest, 0.0);
+    const double tolerance = atomic ? 100.0 * std::numeric_limits<Real>::epsilon() * largest : 0.0;
+    Index differ = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      differ += std::abs(static_cast<double>(together[i * static_cast<std::size_t>(k) + static_cast<std::size_t>(s)]) -
+                         static_cast<double>(alone[i])) > tolerance;
+    EXPECT_EQ(differ, 0) << "shot " << s << " of " << k;
+  }
+}
+
+const std::vector<std::tuple<ElementType, int, Shape>> batch_cases = {
+    {ElementType::Quad4, 1, Shape::Box},        {ElementType::Tet10, 2, Shape::Box},
+    {ElementType::HexGLL, 1, Shape::Box},       {ElementType::QuadGLL, 3, Shape::Box},
+    {ElementType::QuadGLL, 4, Shape::Curved},   {ElementType::HexGLL, 3, Shape::Box},
+    {ElementType::HexGLL, 3, Shape::Curved},    {ElementType::HexGLL, 4, Shape::Trilinear}};
+
+TEST(ExplicitFluid, OperatorAppliesShotsTogetherAsOneByOne) {
+  for (const auto& [type, order, shape] : batch_cases) {
+    SCOPED_TRACE(element_name(type, order) + (shape == Shape::Curved ? " curved" : shape == Shape::Trilinear ? " trilinear" : ""));
+    const FluidMesh fluid = fluid_mesh(shaped(water_on_steel(type, order), shape));
+    expect_batch_as_one_by_one<double>(Exec::serial(), fluid, 3, false);
+    expect_batch_as_one_by_one<float>(Exec::openmp(), fluid, 5, false);
+  }
+}
+
+TEST(ExplicitFluidGpu, OperatorAppliesShotsTogetherAsOneByOneOnAGpu) {
+  TREMOR_REQUIRE_GPU();
+  for (const auto& [type, order, shape] : batch_cases) {
+    SCOPED_TRACE(element_name(type, order) + (shape == Shape::Curved ? " curved" : shape == Shape::Trilinear ? " trilinear" : ""));
+    const FluidMesh fluid = fluid_mesh(shaped(water_on_steel(type, order), shape));
+    for (const bool atomic : {false, true}) {
+      expect_batch_as_one_by_one<double>(Exec::cuda(), fluid, 3, atomic);
+      expect_batch_as_one_by_one<float>(Exec::cuda(), fluid, 16, atomic);
     }
   }
 }

@@ -137,27 +137,30 @@ std::vector<double> fluid_lumped_mass(const FluidMesh& fluid, const Exec& exec,
 namespace {
 
 // f += K_f chi over the `n` elements listed of one block of type E (one colour's where `atomic` is
-// false: they share no node).
+// false: they share no node), for each of `shots` interleaved (node i of shot s at i shots + s): a
+// thread per element and shot, each shot's the arithmetic of one alone.
 template <class E, class Real>
 void add_fluid_elements(const Exec& exec, Index n, const Index* list, const fem::ElementArrays in, bool atomic,
-                        const Real* chi, Real* f) {
+                        const Real* chi, Real* f, int shots) {
   const fem::StiffnessRule<E> rule = fem::stiffness_rule<E>();
-  forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
+  forall(exec, static_cast<Index>(static_cast<Size>(n) * shots), [=] TREMOR_LAMBDA(Index pair) {
     constexpr int nn = E::n_nodes;
+    const Index i = pair / shots, shot = pair % shots;
     const Index e = list ? list[i] : i;
     const Index* nodes = in.connectivity + static_cast<Size>(e) * nn;
     double x[nn * E::dim], value[nn], fe[nn];
     fem::gather_coordinates<E>(in.coordinates, nodes, x);
-    for (int a = 0; a < nn; ++a) value[a] = static_cast<double>(chi[nodes[a]]);
+    for (int a = 0; a < nn; ++a) value[a] = static_cast<double>(chi[static_cast<Size>(nodes[a]) * shots + shot]);
     const int s = in.section[e];
     // 1 / rho, scaled in an srm layer (SectionTable::stiffness_factor).
     const fem::FluidLaw<E::dim, double> law{in.material.voigt(s)[0] * in.factor[e]};
     fem::apply_fluid_stiffness<E>(x, law, in.thickness[s], rule, value, fe);
     for (int a = 0; a < nn; ++a) {
+      Real* out = f + static_cast<Size>(nodes[a]) * shots + shot;
       if (atomic)
-        atomic_add(f + nodes[a], static_cast<Real>(fe[a]));
+        atomic_add(out, static_cast<Real>(fe[a]));
       else
-        f[nodes[a]] += static_cast<Real>(fe[a]);
+        *out += static_cast<Real>(fe[a]);
     }
   });
 }
@@ -188,6 +191,22 @@ void FluidOperator<Real>::apply_unchecked(const Real* chi, Real* f) const {
 
 template <class Real>
 void FluidOperator<Real>::add_unchecked(const Real* chi, Real* f) const {
+  add_shots(chi, f, 1);
+}
+
+template <class Real>
+void FluidOperator<Real>::apply_batch_unchecked(const Real* chi, Real* f, int columns) const {
+  fill_zero(exec_, f, static_cast<Index>(static_cast<Size>(n_dofs()) * columns));
+  add_shots(chi, f, columns);
+}
+
+template <class Real>
+void FluidOperator<Real>::add_batch_unchecked(const Real* chi, Real* f, int columns) const {
+  add_shots(chi, f, columns);
+}
+
+template <class Real>
+void FluidOperator<Real>::add_shots(const Real* chi, Real* f, int shots) const {
   const fem::DeviceElements& els = *elements_;
   const int passes = atomic_ ? 1 : els.n_colours;
   for (int c = 0; c < passes; ++c)
@@ -197,11 +216,12 @@ void FluidOperator<Real>::add_unchecked(const Real* chi, Real* f) const {
       if (n == 0) continue;
       const Index* list = atomic_ ? nullptr : block.in(c);
       if (sum_factorised_->takes(b)) {
-        sum_factorised_->add(exec_, b, n, list, atomic_, chi, f);
+        sum_factorised_->add(exec_, b, n, list, atomic_, chi, f, shots);
         continue;
       }
       fem::with_element(block.type, block.order, [&](auto element) {
-        add_fluid_elements<decltype(element), Real>(exec_, n, list, fem::arrays_of(els, block), atomic_, chi, f);
+        add_fluid_elements<decltype(element), Real>(exec_, n, list, fem::arrays_of(els, block), atomic_, chi, f,
+                                                    shots);
       });
     }
 }

@@ -91,6 +91,14 @@ class FluidOperator final : public op::Operator<Real> {
   bool adds() const override { return true; }
   void apply_unchecked(const Real* chi, Real* f) const override;
   void add_unchecked(const Real* chi, Real* f) const override;
+  // Shots stepped together: each element's work for each shot as for one (a thread, or a group of
+  // threads, per element and shot), reading its data once from memory for the shots side by side;
+  // each shot's sums those of one alone.
+  void apply_batch_unchecked(const Real* chi, Real* f, int columns) const override;
+  void add_batch_unchecked(const Real* chi, Real* f, int columns) const override;
+  bool fuses_batch() const override { return true; }
+  // f += K_f chi for `shots` interleaved (1: add_unchecked).
+  void add_shots(const Real* chi, Real* f, int shots) const;
 
  private:
   Exec exec_;
@@ -202,8 +210,8 @@ struct InterfaceRows {
 //
 // Shots stepped together (`columns`, central_difference.hpp): the potential, its forces and the
 // pressure hold every shot's, fluid node i of shot s at i * columns + s, as the solid's fields; one
-// update, the coupling's passes a row's shots at once, K_f applied shot by shot
-// (op::Operator::add_batch); each shot's loads its own (load_shots), its receivers recorded in
+// update, the coupling's passes a thread per row and shot, K_f a thread (group) per element and
+// shot (FluidOperator::add_batch_unchecked); each shot's loads its own (load_shots), its receivers recorded in
 // turn. Each shot's bits are those it steps alone. Its step then follows the solid's apply (still on
 // its own stream where it has one): the applies that go shot by shot write each shot's forces back
 // whole, which adds from beside would meet.

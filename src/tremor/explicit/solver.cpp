@@ -736,10 +736,9 @@ std::string why_one_shot_at_a_time(const Preflight& p, const Model& model, const
 }
 
 // What applies a batch's shots one by one where the operator would read its data once for all of
-// them (a gain on a GPU not measured there, so not the default): a fluid's operator, a PML's term,
-// attenuation's memory variables, in a phrase; empty: none.
+// them (a gain on a GPU not measured there, so not the default): a PML's term, attenuation's memory
+// variables, in a phrase; empty: none.
 std::string applied_one_by_one(const Preflight& p) {
-  if (p.fluid) return "the fluid's operator applies them one by one";
   if (p.pml.any()) return "the PML's term applies them one by one";
   if (!p.attenuation.empty()) return "the memory variables of attenuation make the operator apply them one by one";
   return {};
@@ -844,6 +843,9 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
       p.shots_why = str("on ", to_string(p.backend), " (stepped together on a GPU; --shots-together K asks for it)");
     } else if (const std::string one_by_one = applied_one_by_one(p); !one_by_one.empty()) {
       p.shots_why = str(one_by_one, " (--shots-together K asks for it)");
+    } else if (p.fluid) {
+      p.shots_why = "with fluids, stepping them together is not yet measured faster on a GPU (--shots-together K "
+                    "asks for it)";
     } else if (!fuses) {
       p.shots_why = str(p.op->name, " reads its data once per shot on this mesh (block_ell, block_csr and assembled ",
                         "read it once for all, sem on hexahedra of GLL order 2 and more without --deterministic)");
@@ -875,7 +877,7 @@ void prefer_a_kind_for_shots(Preflight& p, const Model& whole, const Mesh& mesh,
                              const std::function<std::size_t()>& free_gpu_bytes) {
   if (!p.operator_auto || p.backend != Backend::Cuda ||
       p.op->fuses(mesh, p.assembly == sparse::RaceStrategy::Colouring) || p.op->auto_where_it_takes ||
-      whole.shots.size() < 16 || options.shots_together == 1 || !k_fits || !applied_one_by_one(p).empty() ||
+      whole.shots.size() < 16 || options.shots_together == 1 || !k_fits || !applied_one_by_one(p).empty() || p.fluid ||
       !why_one_shot_at_a_time(p, whole, options).empty())
     return;
   const op::OperatorEntry* batch = operators().find("block_ell");

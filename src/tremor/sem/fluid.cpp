@@ -48,23 +48,48 @@ TREMOR_HOST_DEVICE constexpr int factor_of(int alpha, int beta) {
   return Dim == 2 ? 2 : lo == 0 ? 3 + hi - 1 : 5;
 }
 
+// The element and shot of a kernel's group of threads: its block's (element, shot) pairs are the
+// elements' in order, each element's shots together (i / shots, i % shots for pair i < n shots; an
+// element -1 past the last).
+struct ShotsOf {
+  Index n;
+  const Index* list;
+  int shots;
+  TREMOR_HOST_DEVICE Index pair(const BlockContext& ctx, int per_block, int per_pair, int t) const {
+    const Index i = ctx.block * per_block + t / per_pair;
+    return i >= n * shots ? Index(-1) : i;
+  }
+  TREMOR_HOST_DEVICE Index element(Index pair) const {
+    if (pair < 0) return -1;
+    const Index k = shots == 1 ? pair : pair / shots;
+    return list ? list[k] : k;
+  }
+  TREMOR_HOST_DEVICE int shot(Index pair) const { return shots == 1 || pair < 0 ? 0 : static_cast<int>(pair % shots); }
+};
+
 // Affine: the factors per element (parallelepipeds: J constant, A = w_p A_e), else per point.
 template <int Dim, int P, class Real, bool Affine>
 void add_block(const Exec& exec, Index n, const Index* list, bool atomic, const Index* connectivity,
-               const Real* factors, const Real* basis, const Real* chi, Real* f) {
+               const Real* factors, const Real* basis, const Real* chi, Real* f, int shots) {
   using L = FluidLayout<Dim, P>;
   using S = Collocated<Dim, P, Real>;
   constexpr int np = L::points, nn = L::n;
-  forall_blocks<L::threads>(exec, L::blocks(n), L::threads, L::template shared_bytes<Real>(),
+  const ShotsOf of{n, list, shots};
+  forall_blocks<L::threads>(exec, L::blocks(n * shots), L::threads, L::template shared_bytes<Real>(),
                             [=] TREMOR_LAMBDA(const BlockContext& ctx) {
     Real* G = ctx.shared<Real>();
     Real* work = G + L::basis_size;
-    const auto element = [&](int t) { return element_of(ctx, L::per_block, np, t, n, list); };
+    const auto element = [&](int t) { return of.element(of.pair(ctx, L::per_block, np, t)); };
+    // Node a of thread t's element in its shot's field.
+    const auto at = [&](int t, Index e, int a) {
+      return static_cast<Size>(connectivity[static_cast<Size>(e) * np + a]) * shots +
+             of.shot(of.pair(ctx, L::per_block, np, t));
+    };
     for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
     for_each_thread(ctx, L::per_block * np, [&](int t) {
       const Index e = element(t);
       if (e < 0) return;
-      work[t / np * L::arrays * np + t % np] = chi[connectivity[static_cast<Size>(e) * np + t % np]];
+      work[t / np * L::arrays * np + t % np] = chi[at(t, e, t % np)];
     });
     ctx.sync();
     // The flux at each point: A (d chi / d xi) through the stored factors.
@@ -102,7 +127,7 @@ void add_block(const Exec& exec, Index n, const Index* list, bool atomic, const 
         const int i = S::index(a, alpha), first = a - i * S::stride(alpha);
         for (int q = 0; q < nn; ++q) force += G[q * nn + i] * flux[alpha * np + first + q * S::stride(alpha)];
       }
-      Real* out = f + connectivity[static_cast<Size>(e) * np + a];
+      Real* out = f + at(t, e, a);
       if (atomic)
         atomic_add(out, force);
       else
@@ -118,20 +143,22 @@ void add_block(const Exec& exec, Index n, const Index* list, bool atomic, const 
 // shared memory against the point kernel's 6 n and 4, and the 1D basis in the constant bank (Line).
 template <int P, class Real, int Mode>
 void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, const Index* connectivity,
-                 const Real* factors, const Real* basis, const Real* chi, Real* f) {
+                 const Real* factors, const Real* basis, const Real* chi, Real* f, int shots) {
   using L = ColumnLayout<P, 1>;
   constexpr int n1 = L::n, n2 = L::n2, n3 = L::points, nf = FluidLayout<3, P>::factors;
   static const Line<P, Real> constants = Line<P, Real>::make();
   const Line<P, Real> line = constants;
-  forall_blocks<L::threads>(exec, L::blocks(n), L::threads, L::template shared_bytes<Real>(),
+  const ShotsOf of{n, list, shots};
+  forall_blocks<L::threads>(exec, L::blocks(n * shots), L::threads, L::template shared_bytes<Real>(),
                             [=] TREMOR_LAMBDA(const BlockContext& ctx) {
     Real* G = ctx.shared<Real>();
     Real* work = G + L::basis_size;
-    const auto element = [&](int t) { return element_of(ctx, L::per_block, n2, t, n, list); };
+    const auto element = [&](int t) { return of.element(of.pair(ctx, L::per_block, n2, t)); };
+    const auto shot = [&](int t) { return of.shot(of.pair(ctx, L::per_block, n2, t)); };
     const auto arrays = [&](int t) { return work + t / n2 * L::stride; };
     for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
     Carried<Column<P, 1, Real>, L::threads> columns;
-    gather_columns<P, 1>(ctx, columns, element, arrays, connectivity, chi);
+    gather_columns<P, 1>(ctx, columns, element, arrays, connectivity, chi, shots, shot);
     ctx.sync();
     // The flux A (d chi / d xi) at each point of the column: x and y parts into shared memory, the
     // z part's transposed sums into the column's registers.
@@ -224,7 +251,7 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
         const int a = c2 + n2 * k;
         Real force = mine.z[0][k];
         for (int q = 0; q < n1; ++q) force += ti[q] * flux[a + q - i] + tj[q] * flux[n3 + a + n1 * (q - j)];
-        Real* out = f + connectivity[static_cast<Size>(e) * n3 + a];
+        Real* out = f + static_cast<Size>(connectivity[static_cast<Size>(e) * n3 + a]) * shots + shot(t);
         if (atomic)
           atomic_add(out, force);
         else
@@ -344,7 +371,7 @@ FluidKernels<Real>::FluidKernels(const fem::DeviceElements& elements, Geometry g
 
 template <class Real>
 void FluidKernels<Real>::add(const Exec& exec, std::size_t b, Index n, const Index* list, bool atomic, const Real* chi,
-                             Real* f) const {
+                             Real* f, int shots) const {
   const fem::DeviceElementBlock& block = elements_->blocks[b];
   TREMOR_CHECK(takes(b), "the fluid's sum-factorised kernels do not take block ", b);
   with_order(block, [&](auto dim, auto order) {
@@ -352,7 +379,7 @@ void FluidKernels<Real>::add(const Exec& exec, std::size_t b, Index n, const Ind
     if constexpr (P >= 2) {
       const bool affine = mode_[b] == AffineMode;
       const auto launch = [&](auto kernel) {
-        kernel(exec, n, list, atomic, block.connectivity.data(), factors_[b].data(), basis_[b].data(), chi, f);
+        kernel(exec, n, list, atomic, block.connectivity.data(), factors_[b].data(), basis_[b].data(), chi, f, shots);
       };
       if constexpr (Dim == 3)  // hexahedra: the column kernel; quadrilaterals: the point kernel
         affine ? launch(add_columns<P, Real, AffineMode>)

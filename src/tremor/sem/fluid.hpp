@@ -50,9 +50,12 @@ class FluidKernels {
   const char* geometry(std::size_t block) const;
   // f += K_f chi over the `n` elements of block `block` in `list` (indices within the block; all
   // of its elements without a list), on exec: plain adds (a colour's elements share no node) or
-  // atomic ones.
+  // atomic ones. `shots` > 1: chi and f hold that many interleaved (node i of shot s at i shots +
+  // s), each element's work done for each shot as for one (an element and shot per column or
+  // point group of threads, its factors read once from memory for the shots a block holds), each
+  // shot's sums those of one shot alone.
   void add(const Exec& exec, std::size_t block, Index n, const Index* list, bool atomic, const Real* chi,
-           Real* f) const;
+           Real* f, int shots = 1) const;
   // The factors and the 1D bases, in the Exec's memory.
   std::size_t bytes() const;
 

@@ -152,7 +152,9 @@ TREMOR_HOST_DEVICE inline void store_each(Real* at, const Real (&in)[Each]) {
 // into its Column(s) and into the shared arrays that arrays(t) points to (component c of point p
 // at (c n^3 + p) V), for the elements element(t) >= 0. With several vectors (V > 1) `values`
 // holds `n_columns` interleaved (entry i of vector s at i n_columns + s) and thread t reads
-// vectors first(t) + q, q < Each (0 for those past the last). No barrier.
+// vectors first(t) + q, q < Each (0 for those past the last); with one (V 1) and a `first`
+// given, thread t reads vector first(t) of them (each element's own: the fluid's shots stepped
+// together, sem/fluid.hpp). No barrier.
 template <int P, int Components, int Lanes = 1, int Each = 1, class Real, class Held, class Element, class Arrays,
           class First = int>
 TREMOR_HOST_DEVICE inline void gather_columns(const BlockContext& ctx, Held& columns, const Element& element,
@@ -171,6 +173,9 @@ TREMOR_HOST_DEVICE inline void gather_columns(const BlockContext& ctx, Held& col
       stride = static_cast<Size>(n_columns);
       first = static_cast<Size>(first_of(t));
       valid = static_cast<int>(std::min<Size>(Each, stride - first));
+    } else if constexpr (!std::is_same_v<First, int>) {
+      stride = static_cast<Size>(n_columns);
+      first = static_cast<Size>(first_of(t));
     }
 #if defined(__CUDA_ARCH__)
 #pragma unroll

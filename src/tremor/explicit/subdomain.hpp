@@ -68,9 +68,10 @@ struct Subdomain {
   std::optional<Model> renumbered;  // the model in local numbers, unless the numbering is the identity
   const Model* model = nullptr;     // in local numbers
   std::unique_ptr<Loading> loading;
-  // Shots stepped together (Preflight::shots_together; one domain): how many, and their loadings
-  // stacked (Loading::stacked), which `loads` then reads; `loading` stays one shot's, whose
-  // constraints every shot shares. The scheme's fields and the recorder hold `columns` shots.
+  // Shots stepped together (Preflight::shots_together; every subdomain of a decomposed run): how
+  // many, and their loadings stacked (Loading::stacked), which `loads` then reads; `loading` stays
+  // one shot's, whose constraints every shot shares. The scheme's fields, the recorder and every
+  // term (the fluid's fields, a PML's and the operator's state) hold `columns` shots.
   int columns = 1;
   std::unique_ptr<Loading> stacked;
   const Loading& stepped_loading() const { return stacked ? *stacked : *loading; }

@@ -182,6 +182,36 @@ TEST(OverProcesses, ACaptureSteppedTogether) {
   }
 }
 
+// An immersed capture (an array of pistons in water over steel) stepped 3 together over the
+// processes: each process's part of the water and the steel steps the 3 shots, the fluid's shared
+// nodes' forces exchanged for the 3 at once, each part's share of the footprints' mean pressure
+// merged per shot on the first process. Point to point: the bits of the same decomposition in one
+// process, one shot after another.
+TEST(OverProcesses, AnImmersedCaptureSteppedTogether) {
+  const Communicator& world = Communicator::world();
+  if (world.size() < 2) GTEST_SKIP() << "run under mpirun with several processes";
+  const Model model = io::read_model_buffer(test::immersed_array_toml(), "immersed.toml", "");
+  RunOptions options;
+  options.backend = "serial";
+  options.operator_kind = "matrix_free";
+  options.communicator = &world;
+  options.domains = world.size();
+  options.shots_together = 3;
+  const ExplicitRun run = explicit_fe::run_explicit(model, options);
+  ASSERT_TRUE(run.ok()) << run.message;
+  EXPECT_EQ(run.preflight.shots_together, 3);
+  if (!world.root()) return;
+  RunOptions alone = options;
+  alone.communicator = nullptr;
+  alone.shots_together = 1;
+  const ExplicitRun in_process = explicit_fe::run_explicit(model, alone);
+  ASSERT_TRUE(in_process.ok()) << in_process.message;
+  ASSERT_EQ(run.shots.size(), 8u);
+  ASSERT_EQ(in_process.shots.size(), 8u);
+  for (std::size_t i = 0; i < 8; ++i) test::expect_histories_close(in_process.shots[i], run.shots[i], 0.0);
+  EXPECT_NE(run.shots[0][0].values, run.shots[7][0].values);
+}
+
 // Whole shots side by side over the processes (RunOptions::shots_parallel): each steps shots of
 // its own on the whole model; on the first, every shot, each the bits of one process's run one
 // after another (one and 3 shots at a time).

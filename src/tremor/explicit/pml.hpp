@@ -119,9 +119,6 @@ class PmlTerm final : public StepTerm<Real> {
   // every shot's (keep_columns).
   void add_element_forces(const Exec& exec, const Real* u, Real* f);
   void add_node_forces(const Exec& exec, const Real* u, const Real* previous, Real* f);
-  // The same for one shot's fields (its variables the live ones: select).
-  void add_element_forces_of_one(const Exec& exec, const Real* u, Real* f);
-  void add_node_forces_of_one(const Exec& exec, const Real* u, const Real* previous, Real* f);
 
   // Its state for a checkpoint, in double (a float state widened exactly): per element of its
   // elements (in their order) as op::Operator's state_offsets / get_state / set_state; and per
@@ -158,6 +155,9 @@ class PmlTerm final : public StepTerm<Real> {
   std::unique_ptr<SideStream> beside_;
   bool started_ = false;
   void queue_forces(const Exec& exec, const CentralDifference<Real>& scheme, View<Real> forces);
+  // The two halves for one shot's fields, with the variables live (select).
+  void add_element_forces_of_one(const Exec& exec, const Real* u, Real* f);
+  void add_node_forces_of_one(const Exec& exec, const Real* u, const Real* previous, Real* f);
   // Shots stepped together (keep_columns): the other shots' variables, and one shot's fields.
   int columns_ = 1;
   Index field_dofs_ = 0;

@@ -147,53 +147,15 @@ TEST(OverProcesses, AModelWithFluids) {
   expect_stop_and_resume_exact(lined);
 }
 
-// An array's capture of 8 shots stepped 3 together over the processes (3, 3, then 2 and a
-// repeated one): each process's part of the 3 shots' forces exchanged at once (dim x 3 values a
-// shared node), the samples merged per shot on the first process. Against the same decomposition
-// in one process, one shot after another: the same bits point to point; by all-reduce (in double,
-// its own order), within 1e-12 of the largest value.
-TEST(OverProcesses, ACaptureSteppedTogether) {
+// `model`'s 8 shots stepped 3 together over the processes (3, 3, then 2 and a repeated one) on
+// `kind` with `exchange`, against the same decomposition in one process one shot after another, on
+// the first process: every history within `tolerance` of its largest value.
+void expect_together_over_processes(const Model& model, const char* kind, const char* exchange, double tolerance) {
   const Communicator& world = Communicator::world();
-  if (world.size() < 2) GTEST_SKIP() << "run under mpirun with several processes";
-  const Model model = io::read_model_buffer(test::array_capture_toml(), "capture.toml", "");
-  for (const char* exchange : {"p2p", "allreduce"}) {
-    SCOPED_TRACE(exchange);
-    RunOptions options;
-    options.backend = "serial";
-    options.operator_kind = "block_csr";
-    options.exchange = exchange;
-    options.communicator = &world;
-    options.domains = world.size();
-    options.shots_together = 3;
-    const ExplicitRun run = explicit_fe::run_explicit(model, options);
-    ASSERT_TRUE(run.ok()) << run.message;
-    EXPECT_EQ(run.preflight.shots_together, 3);
-    if (!world.root()) continue;
-    RunOptions alone = options;
-    alone.communicator = nullptr;
-    alone.shots_together = 1;
-    const ExplicitRun in_process = explicit_fe::run_explicit(model, alone);
-    ASSERT_TRUE(in_process.ok()) << in_process.message;
-    ASSERT_EQ(run.shots.size(), 8u);
-    ASSERT_EQ(in_process.shots.size(), 8u);
-    for (std::size_t i = 0; i < 8; ++i)
-      test::expect_histories_close(in_process.shots[i], run.shots[i], std::string(exchange) == "p2p" ? 0.0 : 1e-12);
-    EXPECT_NE(run.shots[0][0].values, run.shots[7][0].values);
-  }
-}
-
-// An immersed capture (an array of pistons in water over steel) stepped 3 together over the
-// processes: each process's part of the water and the steel steps the 3 shots, the fluid's shared
-// nodes' forces exchanged for the 3 at once, each part's share of the footprints' mean pressure
-// merged per shot on the first process. Point to point: the bits of the same decomposition in one
-// process, one shot after another.
-TEST(OverProcesses, AnImmersedCaptureSteppedTogether) {
-  const Communicator& world = Communicator::world();
-  if (world.size() < 2) GTEST_SKIP() << "run under mpirun with several processes";
-  const Model model = io::read_model_buffer(test::immersed_array_toml(), "immersed.toml", "");
   RunOptions options;
   options.backend = "serial";
-  options.operator_kind = "matrix_free";
+  options.operator_kind = kind;
+  options.exchange = exchange;
   options.communicator = &world;
   options.domains = world.size();
   options.shots_together = 3;
@@ -208,8 +170,31 @@ TEST(OverProcesses, AnImmersedCaptureSteppedTogether) {
   ASSERT_TRUE(in_process.ok()) << in_process.message;
   ASSERT_EQ(run.shots.size(), 8u);
   ASSERT_EQ(in_process.shots.size(), 8u);
-  for (std::size_t i = 0; i < 8; ++i) test::expect_histories_close(in_process.shots[i], run.shots[i], 0.0);
+  for (std::size_t i = 0; i < 8; ++i) test::expect_histories_close(in_process.shots[i], run.shots[i], tolerance);
   EXPECT_NE(run.shots[0][0].values, run.shots[7][0].values);
+}
+
+// An array's capture stepped together over the processes: each process's part of the 3 shots'
+// forces exchanged at once (dim x 3 values a shared node), the samples merged per shot on the
+// first process. Point to point the same bits; by all-reduce (in double, its own order), within
+// 1e-12 of the largest value.
+TEST(OverProcesses, ACaptureSteppedTogether) {
+  if (Communicator::world().size() < 2) GTEST_SKIP() << "run under mpirun with several processes";
+  const Model model = io::read_model_buffer(test::array_capture_toml(), "capture.toml", "");
+  for (const char* exchange : {"p2p", "allreduce"}) {
+    SCOPED_TRACE(exchange);
+    expect_together_over_processes(model, "block_csr", exchange, std::string(exchange) == "p2p" ? 0.0 : 1e-12);
+  }
+}
+
+// An immersed capture (an array of pistons in water over steel) stepped together over the
+// processes: each process's part of the water and the steel steps the 3 shots, the fluid's shared
+// nodes' forces exchanged for the 3 at once, each part's share of the footprints' mean pressure
+// merged per shot on the first process. Point to point: the same bits.
+TEST(OverProcesses, AnImmersedCaptureSteppedTogether) {
+  if (Communicator::world().size() < 2) GTEST_SKIP() << "run under mpirun with several processes";
+  expect_together_over_processes(io::read_model_buffer(test::immersed_array_toml(), "immersed.toml", ""),
+                                 "matrix_free", "p2p", 0.0);
 }
 
 // Whole shots side by side over the processes (RunOptions::shots_parallel): each steps shots of

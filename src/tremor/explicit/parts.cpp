@@ -348,10 +348,9 @@ void SnapshotMerge::add(std::size_t part, const Snapshot& snapshot) {
 }
 
 HistoryMerge::HistoryMerge(std::vector<History> histories, const std::vector<ModelPart>& parts, int columns)
-    : histories_(std::move(histories)), maps_(parts.size()) {
-  const std::size_t n = histories_.size();
-  for (int c = 1; c < columns; ++c)
-    for (std::size_t h = 0; h < n; ++h) histories_.push_back(histories_[h]);
+    : maps_(parts.size()) {
+  const std::size_t n = histories.size();
+  histories_ = repeat_for_shots(std::move(histories), columns);
   n_parts_.assign(histories_.size(), 0);
   open_.resize(histories_.size());
   for (int c = 0; c < columns; ++c)

@@ -269,7 +269,7 @@ void PmlTerm<Real>::start_from_rest() {
 
 template <class Real>
 bool PmlTerm<Real>::start_forces(const CentralDifference<Real>& scheme, View<Real> forces) {
-  if (!beside_ || columns_ > 1) return false;
+  if (!beside_ || columns() > 1) return false;
   beside_->fork();
   queue_forces(beside_->side(), scheme, forces);
   started_ = true;
@@ -289,7 +289,8 @@ void PmlTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Real>
 // The nodes' and the elements' forces, queued on `exec` (this term's Exec, or the stream beside it).
 template <class Real>
 void PmlTerm<Real>::queue_forces(const Exec& exec, const CentralDifference<Real>& scheme, View<Real> forces) {
-  TREMOR_CHECK(scheme.columns() == columns_, "a PML set up for ", columns_, " shot(s), stepped with ", scheme.columns());
+  TREMOR_CHECK(scheme.columns() == columns(), "a PML set up for ", columns(), " shot(s), stepped with ",
+               scheme.columns());
   for_each_shot(exec, scheme.displacement().data, scheme.previous_displacement().data, forces.data,
                 [&](const Real* u, const Real* previous, Real* f) {
                   add_node_forces_of_one(exec, u, previous, f);
@@ -301,8 +302,6 @@ template <class Real>
 void PmlTerm<Real>::keep_columns(int columns, Index field_dofs) {
   TREMOR_CHECK(columns >= 1 && field_dofs >= 0, "a PML for ", columns, " shots of ", field_dofs, " values");
   select(0);
-  columns_ = columns;
-  field_dofs_ = field_dofs;
   node_columns_.keep(exec_, node_state_, columns);
   point_columns_.keep(exec_, point_state_, columns);
   solid_columns_.keep(exec_, solid_state_, columns);
@@ -325,19 +324,20 @@ void PmlTerm<Real>::select(int column) {
 template <class Real>
 template <class Each>
 void PmlTerm<Real>::for_each_shot(const Exec& exec, const Real* u, const Real* previous, Real* f, const Each& each) {
-  if (columns_ == 1) {
+  const int columns = this->columns();
+  if (columns == 1) {
     each(u, previous, f);
     return;
   }
-  const Index n = field_dofs_;
-  for (int s = 0; s < columns_; ++s) {
+  const Index n = column_u_.size();
+  for (int s = 0; s < columns; ++s) {
     select(s);
-    op::gather_column(exec, n, columns_, s, u, column_u_.data());
-    if (previous) op::gather_column(exec, n, columns_, s, previous, column_previous_.data());
-    op::gather_column(exec, n, columns_, s, static_cast<const Real*>(f), column_f_.data());
+    op::gather_column(exec, n, columns, s, u, column_u_.data());
+    if (previous) op::gather_column(exec, n, columns, s, previous, column_previous_.data());
+    op::gather_column(exec, n, columns, s, static_cast<const Real*>(f), column_f_.data());
     each(std::as_const(column_u_).data(), previous ? std::as_const(column_previous_).data() : nullptr,
          column_f_.data());
-    op::scatter_column(exec, n, columns_, s, std::as_const(column_f_).data(), f);
+    op::scatter_column(exec, n, columns, s, std::as_const(column_f_).data(), f);
   }
   select(0);
 }

@@ -159,11 +159,10 @@ class PmlTerm final : public StepTerm<Real> {
   void add_element_forces_of_one(const Exec& exec, const Real* u, Real* f);
   void add_node_forces_of_one(const Exec& exec, const Real* u, const Real* previous, Real* f);
   // Shots stepped together (keep_columns): the other shots' variables, and one shot's fields.
-  int columns_ = 1;
-  Index field_dofs_ = 0;
   op::StateColumns<Real> node_columns_, point_columns_;
   op::StateColumns<double> solid_columns_;
-  DeviceArray<Real> column_u_, column_previous_, column_f_;
+  DeviceArray<Real> column_u_, column_previous_, column_f_;  // a shot's fields (several shots)
+  int columns() const { return node_columns_.columns(); }
   void select(int column);
   // each(u, previous, f) on every shot's fields in turn (previous null: not gathered).
   template <class Each>

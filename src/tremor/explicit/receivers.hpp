@@ -139,6 +139,39 @@ struct PendingSample {
 template <class Real>
 void gather_entries(const Exec& exec, View<const Real> field, View<const Index> dofs, View<Real> gathered);
 
+// Shots stepped together (Recorder's columns) record each shot's histories in turn: `one` shot's
+// repeated `shots` times.
+inline std::vector<History> repeat_for_shots(std::vector<History> one, int shots) {
+  const std::size_t per_shot = one.size();
+  for (int s = 1; s < shots; ++s)
+    for (std::size_t h = 0; h < per_shot; ++h) one.push_back(one[h]);
+  return one;
+}
+
+// Where a shot's histories come from several such groups (a subdomain's solid, its fluid's
+// pressure, its fluid's motion), one after another within each shot: history j of a group of
+// `count` a shot, whose histories start at `first` of a shot's `per_shot`, is shot j / count's
+// and its place in the whole is that shot's block's `first` + j % count.
+inline std::size_t place_among_shots(std::size_t j, std::size_t count, std::size_t first, std::size_t per_shot) {
+  return j / count * per_shot + first + j % count;
+}
+
+// The groups' histories (each shot's in turn in every group, `shots` of them) as one list, shot by
+// shot: shot 0's of every group in order, then shot 1's, ...
+inline std::vector<History> by_shot(std::vector<std::vector<History>> groups, int shots) {
+  std::size_t per_shot = 0;
+  for (const std::vector<History>& group : groups) per_shot += group.size() / static_cast<std::size_t>(shots);
+  std::vector<History> out(per_shot * static_cast<std::size_t>(shots));
+  std::size_t first = 0;
+  for (std::vector<History>& group : groups) {
+    const std::size_t count = group.size() / static_cast<std::size_t>(shots);
+    for (std::size_t j = 0; j < group.size(); ++j)
+      out[place_among_shots(j, count, first, per_shot)] = std::move(group[j]);
+    first += count;
+  }
+  return out;
+}
+
 // Records histories from the integrator's two time levels. On a recording step record() computes
 // every recorded value of both levels into a buffer in the Exec's memory, in one kernel: a node's
 // DOF, or a position's interpolation sum_a N_a u_a over its element's nodes (in double, in the

@@ -47,8 +47,8 @@ void route_samples(Recorder<Real>& recorder, To to) {
 // route_samples). One shot: the solid's, then the fluid's after them.
 struct PartNumbers {
   std::size_t solid = 0, fluid = 0;  // a shot's
-  std::size_t of_solid(std::size_t k) const { return k / solid * (solid + fluid) + k % solid; }
-  std::size_t of_fluid(std::size_t k) const { return k / fluid * (solid + fluid) + solid + k % fluid; }
+  std::size_t of_solid(std::size_t k) const { return place_among_shots(k, solid, 0, solid + fluid); }
+  std::size_t of_fluid(std::size_t k) const { return place_among_shots(k, fluid, solid, solid + fluid); }
 };
 
 // Routes subdomain d's samples, its solid's and its fluid's, to to(k, history, sample) with the

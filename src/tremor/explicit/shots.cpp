@@ -103,16 +103,8 @@ std::vector<History> histories_of(const Stepping<Real>& stepping, bool take) {
   histories = take ? d.recorder->take_histories() : d.recorder->histories();
   for (History& history : histories) d.numbering.to_global(history);
   if (!d.fluid) return histories;
-  // The fluid's receivers after the others, shot by shot where several are stepped together (each
-  // holds its shots' in turn).
-  std::vector<History> in_fluid = d.fluid->histories(take), both;
-  const auto columns = static_cast<std::size_t>(d.columns);
-  const std::size_t solid = histories.size() / columns, fluid = in_fluid.size() / columns;
-  for (std::size_t s = 0; s < columns; ++s) {
-    for (std::size_t h = 0; h < solid; ++h) both.push_back(std::move(histories[s * solid + h]));
-    for (std::size_t h = 0; h < fluid; ++h) both.push_back(std::move(in_fluid[s * fluid + h]));
-  }
-  return both;
+  // The fluid's receivers after the others, shot by shot where several are stepped together.
+  return by_shot({std::move(histories), d.fluid->histories(take)}, d.columns);
 }
 
 // A new batch of shots on every subdomain (one, or Subdomain::columns together): `restart`, the

@@ -890,6 +890,75 @@ void prefer_a_kind_for_shots(Preflight& p, const Model& whole, const Mesh& mesh,
 
 }  // namespace
 
+namespace {
+
+// The subdomains of the decomposition file options.decomposition (Preflight::element_domain),
+// read and checked against the mesh here, before a result file exists (with fluids it splits the
+// whole model's elements: coupled_parts.hpp), against `processes` or --domains; without one,
+// --domains.
+int take_decomposition_file(Preflight& p, const Model& whole, const RunOptions& options, int processes) {
+  if (options.decomposition.empty()) return options.domains;
+  partition::SavedDecomposition file = partition::read_domain_file(options.decomposition, whole.mesh);
+  const int saved = file.n_domains;
+  p.element_domain = std::make_shared<const std::vector<int>>(std::move(file.element_domain));
+  const bool threaded = options.communicator && options.communicator->threaded();
+  if (processes > 1)
+    TREMOR_CHECK(saved == processes, options.decomposition, ": a decomposition into ", saved,
+                 " subdomains, run over ", processes, threaded ? " GPUs" : " processes", ": one subdomain each (",
+                 threaded ? "--gpus " : "mpirun -np ", saved, ")");
+  else
+    TREMOR_CHECK(options.domains == 1 || options.domains == saved, options.decomposition, ": a decomposition into ",
+                 saved, " subdomains, and --domains ", options.domains);
+  return saved;
+}
+
+// Preflight::attenuation: a line per attenuating material (its fit; with a field, each element's
+// Q range), the coarse-grained ones' solids checked.
+void describe_attenuation(Preflight& p, const Model& model) {
+  std::set<std::string> described;
+  for (const Section& section : model.sections) {
+    const Material& material = model.material(section.material);
+    if (!material.attenuation || !described.insert(material.name).second) continue;
+    std::string line = describe(resolve_attenuation(model, material), material);
+    if (material.field && material.field->has_quality()) {
+      const auto q_p = std::minmax_element(material.field->values[3].begin(), material.field->values[3].end());
+      const auto q_s = std::minmax_element(material.field->values[4].begin(), material.field->values[4].end());
+      line += str(" (its field's first point; each element fits its own Q: Q_P ", *q_p.first, " .. ", *q_p.second,
+                  ", Q_S ", *q_s.first, " .. ", *q_s.second, " over the grid)");
+    }
+    p.attenuation.push_back(std::move(line));
+    if (material.attenuation->coarse_grained) check_coarse_solids(model, material);
+  }
+}
+
+// What each shot stepped beside the first keeps besides its fields (choose_shots_together): its
+// PMLs' variables (the solid's `pml`, the fluid's) and its memory variables (the estimate's
+// difference with and without them), and once for any batch the 3 vectors a PML's term gathers a
+// shot's fields into.
+struct ShotBytes {
+  std::size_t state = 0, once = 0;
+};
+ShotBytes shot_state_bytes(const Preflight& p, const Model& model, Size nnz, std::size_t real_size,
+                           const PmlBytes& pml) {
+  ShotBytes out{pml.state, p.pml.any() ? 3 * static_cast<std::size_t>(p.n_dofs) * real_size : 0};
+  if (p.fluid && p.fluid->pml.any()) {
+    out.state += pml_term_bytes(p.fluid->mesh.model, p.fluid->pml, real_size, 0, PmlField::Fluid).state;
+    out.once += 3 * static_cast<std::size_t>(p.fluid->mesh.n_nodes()) * real_size;
+  }
+  if (const std::size_t values = memory_per_point(model); values > 0) {
+    const auto loop = [&](std::size_t per_point) {
+      return estimate(model.mesh, *p.op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring,
+                      is_damped(model), p.max_neighbours, p.geometry_values, false, p.backend != Backend::Cuda, {},
+                      per_point, {});
+    };
+    const std::size_t with = loop(values), without = loop(0);
+    out.state += with - std::min(with, without);
+  }
+  return out;
+}
+
+}  // namespace
+
 Preflight preflight(const Model& whole, const RunOptions& options) {
   whole.validate();
   // With fluids, everything below but the fluid's set-up is the solid's.
@@ -912,24 +981,8 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
   }
   // A decomposition's refusals, before a result file exists.
   TREMOR_CHECK(options.domains >= 1, "the number of subdomains must be at least 1, got ", options.domains);
-  int domains = options.domains;
   const int processes = options.communicator ? options.communicator->size() : 1;
-  if (!options.decomposition.empty()) {
-    // Read (and checked against the mesh) here, before a result file exists; the run takes it from
-    // here. With fluids it splits the whole model's elements (coupled_parts.hpp).
-    partition::SavedDecomposition file = partition::read_domain_file(options.decomposition, whole.mesh);
-    const int saved = file.n_domains;
-    p.element_domain = std::make_shared<const std::vector<int>>(std::move(file.element_domain));
-    const bool threaded = options.communicator && options.communicator->threaded();
-    if (processes > 1)
-      TREMOR_CHECK(saved == processes, options.decomposition, ": a decomposition into ", saved,
-                   " subdomains, run over ", processes, threaded ? " GPUs" : " processes", ": one subdomain each (",
-                   threaded ? "--gpus " : "mpirun -np ", saved, ")");
-    else
-      TREMOR_CHECK(domains == 1 || domains == saved, options.decomposition, ": a decomposition into ", saved,
-                   " subdomains, and --domains ", domains);
-    domains = saved;
-  }
+  int domains = take_decomposition_file(p, whole, options, processes);
   p.processes = processes;
   p.threaded = options.communicator && options.communicator->threaded();
   p.exchange = parallel::parse_strategy(options.exchange);
@@ -996,21 +1049,7 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
       warn(p, str("operator auto: ", p.operator_why, " (estimates): the run may run out of GPU memory; decompose "
                   "the model (--gpus N, mpirun -np N) or run a smaller one"));
   }
-  // Attenuating materials: their memory variables need an operator that keeps them.
-  std::set<std::string> described;
-  for (const Section& section : model.sections) {
-    const Material& material = model.material(section.material);
-    if (!material.attenuation || !described.insert(material.name).second) continue;
-    std::string line = describe(resolve_attenuation(model, material), material);
-    if (material.field && material.field->has_quality()) {
-      const auto q_p = std::minmax_element(material.field->values[3].begin(), material.field->values[3].end());
-      const auto q_s = std::minmax_element(material.field->values[4].begin(), material.field->values[4].end());
-      line += str(" (its field's first point; each element fits its own Q: Q_P ", *q_p.first, " .. ", *q_p.second,
-                  ", Q_S ", *q_s.first, " .. ", *q_s.second, " over the grid)");
-    }
-    p.attenuation.push_back(std::move(line));
-    if (material.attenuation->coarse_grained) check_coarse_solids(model, material);
-  }
+  describe_attenuation(p, model);
   if (!p.attenuation.empty()) check_memory_variables(*p.op, coarse_grained_material(model));
   p.pml_layers = describe_pml(whole, p.pml);
   if (p.fluid && p.fluid->pml.any())  // (the fluid's d0 from its own sound speed: FluidSetup::pml)
@@ -1037,25 +1076,8 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
   prefer_a_kind_for_shots(p, whole, model.mesh, options, nnz <= Size(2147483647), run_bytes, free_gpu_bytes);
   // The whole run's arrays, and first the pre-flight's survey of the whole model, counted.
   std::size_t run = run_bytes(*p.op) + fluid_bytes;
-  {
-    // A shot's own variables beside the first's: its PMLs' (the solid's, the fluid's) and its
-    // memory variables (the estimate's difference with and without them); the PML's term gathers
-    // a shot's fields into 3 vectors.
-    std::size_t state = pml.state, once = p.pml.any() ? 3 * static_cast<std::size_t>(p.n_dofs) * real_size : 0;
-    if (p.fluid && p.fluid->pml.any()) {
-      state += pml_term_bytes(p.fluid->mesh.model, p.fluid->pml, real_size, 0, PmlField::Fluid).state;
-      once += 3 * static_cast<std::size_t>(p.fluid->mesh.n_nodes()) * real_size;
-    }
-    if (const std::size_t values = memory_per_point(model); values > 0) {
-      const auto loop = [&](std::size_t per_point) {
-        return estimate(model.mesh, *p.op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring,
-                        is_damped(model), p.max_neighbours, p.geometry_values, false, p.backend != Backend::Cuda, {},
-                        per_point, {});
-      };
-      state += loop(values) - std::min(loop(values), loop(0));
-    }
-    run += choose_shots_together(p, whole, options, run, real_size, state, once, free_gpu_bytes);
-  }
+  const ShotBytes shot = shot_state_bytes(p, model, nnz, real_size, pml);
+  run += choose_shots_together(p, whole, options, run, real_size, shot.state, shot.once, free_gpu_bytes);
   p.process_memory_bytes = std::max(run / shares, p.survey_peak_bytes);
   p.memory_bytes = p.shots_parallel ? p.process_memory_bytes * static_cast<std::size_t>(processes)
                                     : std::max(run, p.survey_peak_bytes * shares);

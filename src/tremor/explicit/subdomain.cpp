@@ -301,12 +301,7 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
                                                          : make_histories(model, preflight.dt);
   if (!d.part && preflight.histories)  // (in the model's numbering)
     for (History& history : histories) d.numbering.to_local(history);
-  if (d.columns > 1) {  // each shot's histories in turn
-    const std::size_t per_shot = histories.size();
-    for (int s = 1; s < d.columns; ++s)
-      for (std::size_t h = 0; h < per_shot; ++h) histories.push_back(histories[h]);
-  }
-  d.recorder = std::make_unique<Recorder<Real>>(exec, std::move(histories), preflight.dt,
+  d.recorder = std::make_unique<Recorder<Real>>(exec, repeat_for_shots(std::move(histories), d.columns), preflight.dt,
                                                 model.mesh.n_nodes() * model.mesh.dim(), 0, d.columns);
   clock.lap("receivers");
   // The snapshot nodes are the model's; the taker gathers them at their local numbers (and takes

@@ -1,0 +1,514 @@
+// The fluid of a run as a per-step term of its solid (fluid.hpp, FluidTerm): its set-up, the
+// coupling's passes, its step beside or after the solid's apply, its receivers and checkpoints.
+#include "tremor/explicit/fluid.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <numeric>
+#include <utility>
+
+#include "tremor/backend/atomic.hpp"
+#include "tremor/backend/device_array.hpp"
+#include "tremor/backend/forall.hpp"
+#include "tremor/core/error.hpp"
+#include "tremor/explicit/subdomain.hpp"
+
+namespace tremor::explicit_fe {
+
+namespace {
+
+// visit(k, column) for each entry of row r: (r, r) alone where each row holds its own column only
+// (InterfaceRows::diagonal), without reading the row's offsets and columns.
+template <class Visit>
+TREMOR_HOST_DEVICE inline void for_each_column(const InterfaceRows& rows, Index r, const Visit& visit) {
+  if (rows.diagonal) {
+    visit(r, r);
+    return;
+  }
+  for (Index k = rows.offsets[r]; k < rows.offsets[r + 1]; ++k) visit(k, rows.col[k]);
+}
+
+// f_f += C^T u_n: the normal displacement the solid imposes on the fluid (one row per interface
+// node), each of `shots` stepped together (fields interleaved: node i of shot s at i shots + s) by a
+// thread of its own, summing as one shot's does.
+template <class Real>
+void add_normal_motion(const Exec& exec, const InterfaceRows& rows, int shots, const Real* u, Real* f, bool atomic) {
+  const int dim = rows.dim;
+  const Index *solid = rows.solid, *fluid = rows.fluid;
+  const double* C = rows.C;
+  forall(exec, static_cast<Index>(static_cast<Size>(rows.n) * shots), [=] TREMOR_LAMBDA(Index t) {
+    const Index r = t / shots, s = t % shots;
+    double sum = 0.0;
+    for_each_column(rows, r, [&](Index k, Index column) {
+      for (int c = 0; c < dim; ++c)
+        sum += C[k * dim + c] * static_cast<double>(u[(static_cast<Size>(solid[column]) * dim + c) * shots + s]);
+    });
+    Real* out = f + static_cast<Size>(fluid[r]) * shots + s;
+    if (atomic)
+      atomic_add(out, static_cast<Real>(sum));
+    else
+      *out += static_cast<Real>(sum);
+  });
+}
+
+// The solid's internal force -C chi_tt = C p: the fluid's traction -p n on the faces (by atomics
+// beside the solid's apply, which adds to the same nodes), of each of `shots` as add_normal_motion.
+template <class Real>
+void add_traction(const Exec& exec, const InterfaceRows& rows, int shots, const Real* p, Real* forces, bool atomic) {
+  const int dim = rows.dim;
+  const Index *solid = rows.solid, *fluid = rows.fluid;
+  const double* C = rows.C;
+  forall(exec, static_cast<Index>(static_cast<Size>(rows.n) * shots), [=] TREMOR_LAMBDA(Index t) {
+    const Index r = t / shots, s = t % shots;
+    double sum[3] = {0.0, 0.0, 0.0};
+    for_each_column(rows, r, [&](Index k, Index column) {
+      for (int c = 0; c < dim; ++c)
+        sum[c] += C[k * dim + c] * static_cast<double>(p[static_cast<Size>(fluid[column]) * shots + s]);
+    });
+    for (int c = 0; c < dim; ++c) {
+      Real* out = forces + (static_cast<Size>(solid[r]) * dim + c) * shots + s;
+      if (atomic)
+        atomic_add(out, static_cast<Real>(sum[c]));
+      else
+        *out += static_cast<Real>(sum[c]);
+    }
+  });
+}
+
+// p_n = -(chi_n+1 - 2 chi_n + chi_n-1) / dt^2 where the potential is prescribed (a piston's pressure),
+// chi_n+1 the value it takes.
+template <class Real>
+void prescribed_pressure(const Exec& exec, View<const Index> held, View<const Real> ahead, View<const Real> now,
+                         View<const Real> before, double dt, View<Real> pressure) {
+  const Index* dofs = held.data;
+  const Real *next = ahead.data, *current = now.data, *previous = before.data;
+  Real* p = pressure.data;
+  const double dt2 = dt * dt;
+  forall(exec, held.size, [=] TREMOR_LAMBDA(Index k) {
+    const Index i = dofs[k];
+    p[i] = static_cast<Real>(-(static_cast<double>(next[k]) - 2.0 * static_cast<double>(current[i]) +
+                               static_cast<double>(previous[i])) / dt2);
+  });
+}
+
+}  // namespace
+
+template <class Real>
+FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading,
+                           std::vector<History> histories, double dt, bool atomic, int columns)
+    : exec_(exec),
+      work_(exec),
+      dim_(fluid.mesh.table.dim),
+      numbering_(solid.n_model_nodes(), 1, fluid.mesh.nodes),
+      whole_(fluid.whole_nodes),
+      n_whole_(fluid.whole_nodes.empty() ? fluid.mesh.n_nodes() : fluid.n_whole_nodes),
+      loading_(own(std::move(loading))) {
+  const FluidMesh& mesh = fluid.mesh;
+  const bool atomics = atomic && exec.space() == MemorySpace::Device;
+  // (A part's step is split by the exchange of its forces: on the run's stream.)
+  if (atomics && exec.backend() == Backend::Cuda && !is_part()) beside_ = std::make_unique<SideStream>(exec);
+  work_ = beside_ ? beside_->side() : exec;
+  const Exec& on = work_;
+  // A PML's elements leave K_f for its term; its nodes' damping joins the layers' (pml.hpp).
+  fem::SectionTable table = mesh.table;
+  std::vector<double> damping = fluid.damping;
+  // (Every part of a fluid with layers steps with a damping, those without a layer's element too:
+  // a shared node's update is then the same arithmetic in every part.)
+  layers_ = fluid.pml.any();
+  if (layers_) {
+    if (damping.empty()) damping.assign(fluid.mass.size(), 0.0);
+    add_pml_damping(fluid.pml_nodes, dt, fluid.mass, damping);
+  }
+  const std::vector<Index> layer = pml_elements(mesh.model, fluid.pml);
+  // (A part may hold nodes of the layer's inner plane and none of its elements: their mass side.)
+  if (!layer.empty() || fluid.pml_nodes.size() > 0) {
+    std::shared_ptr<const fem::DeviceElements> layer_elements;
+    if (!layer.empty()) {
+      std::vector<Index> order;
+      layer_elements = pml_layer_elements(on, mesh.model.mesh, table, layer, order);
+      for (const Index e : order) pml_elements_.push_back(mesh.elements[static_cast<std::size_t>(e)]);
+      without_pml(table, layer);
+    }
+    pml_ = std::make_unique<PmlTerm<Real>>(on, std::move(layer_elements), fluid.pml, fluid.pml_nodes,
+                                           pml_node_mass(fluid.pml_nodes, fluid.mass), dt, true, PmlField::Fluid);
+  }
+  elements_ = std::make_shared<const fem::DeviceElements>(
+      on, mesh.model.mesh, table, atomics ? fem::ElementColouring{} : fem::colour_elements(mesh.model.mesh));
+  stiffness_ = std::make_unique<FluidOperator<Real>>(on, elements_, atomics);
+  const std::vector<Index> held = loading_.constrained_dofs();
+  scheme_ = std::make_unique<CentralDifference<Real>>(on, *stiffness_, fluid.mass, std::span<const double>(damping),
+                                                      dt, held, 1, columns);
+  if (pml_ && columns > 1) pml_->keep_columns(columns, scheme_->n_dofs());
+  if (columns > 1) {
+    const std::vector<const Loading*> same(static_cast<std::size_t>(columns), &loading_);
+    stacked_ = std::make_unique<Loading>(Loading::stacked(same));
+  }
+  loads_ = std::make_unique<DeviceLoading<Real>>(on, stepped(), dt);
+  // The node pairs of every face, summed where faces share them, as rows by interface node.
+  const std::vector<Index> nodes = fluid.interface.nodes();
+  const auto row_of = [&](Index node) {
+    return static_cast<Index>(std::lower_bound(nodes.begin(), nodes.end(), node) - nodes.begin());
+  };
+  const auto d = static_cast<std::size_t>(dim_);
+  std::map<std::pair<Index, Index>, std::array<double, 3>> pairs;
+  for (const fem::CouplingFace& face : fluid.interface.faces) {
+    const std::size_t n = face.nodes.size();
+    for (std::size_t a = 0; a < n; ++a)
+      for (std::size_t b = 0; b < n; ++b) {
+        const double* c = face.C.data() + (a * n + b) * d;
+        if (std::all_of(c, c + d, [](double v) { return v == 0.0; })) continue;  // (a nodal rule's zeros)
+        std::array<double, 3>& sum = pairs[{row_of(face.nodes[a]), row_of(face.nodes[b])}];
+        for (std::size_t k = 0; k < d; ++k) sum[k] += c[k];
+      }
+  }
+  std::vector<Index> solid_node, fluid_node, offsets{0}, col;
+  std::vector<double> C;
+  for (const Index node : nodes) {
+    const Index local = solid.local_node(node);
+    TREMOR_CHECK(local >= 0, "the fluid-solid interface's node ", node, " is not in the subdomain");
+    solid_node.push_back(local);
+    fluid_node.push_back(numbering_.local_node(node));
+  }
+  for (const auto& [pair, c] : pairs) {
+    while (static_cast<Index>(offsets.size()) <= pair.first) offsets.push_back(static_cast<Index>(col.size()));
+    col.push_back(pair.second);
+    C.insert(C.end(), c.begin(), c.begin() + static_cast<std::ptrdiff_t>(d));
+  }
+  while (offsets.size() <= nodes.size()) offsets.push_back(static_cast<Index>(col.size()));
+  diagonal_ = col.size() == nodes.size();
+  for (std::size_t r = 0; r < nodes.size() && diagonal_; ++r)
+    diagonal_ = offsets[r] == static_cast<Index>(r) && col[r] == static_cast<Index>(r);
+  // Beside the solid, C^T u on the solid's stream where the fluid's is the step's critical path: a
+  // fluid node costs about half a solid node a step (docs/benchmarks.md), so where the fluid has
+  // more than twice the solid's own nodes (those of the solid's numbering no fluid element holds,
+  // and the interface's).
+  const Index solid_nodes = solid.n_local_nodes() - numbering_.n_local_nodes() + static_cast<Index>(nodes.size());
+  // (Not with shots stepped together: K_f applies them one by one, gathering and scattering each
+  // shot's forces, which atomics from another stream would meet.)
+  motion_beside_ = beside_ && columns == 1 && numbering_.n_local_nodes() > 2 * solid_nodes;
+  solid_ = DeviceArray<Index>(on, std::span<const Index>(solid_node));
+  fluid_ = DeviceArray<Index>(on, std::span<const Index>(fluid_node));
+  offsets_ = DeviceArray<Index>(on, std::span<const Index>(offsets));
+  col_ = DeviceArray<Index>(on, std::span<const Index>(col));
+  C_ = DeviceArray<double>(on, std::span<const double>(C));
+  pressure_ = DeviceArray<Real>(on, scheme_->field_size());
+  fill_zero(on, pressure_.data(), pressure_.size());
+  on.synchronize();  // (the Exec's work may read them next)
+  set_histories(std::move(histories));
+}
+
+template <class Real>
+void FluidTerm<Real>::set_histories(std::vector<History> histories) {
+  // The receivers in the fluid on its nodes (each a fluid node: make_histories).
+  std::vector<History> pressure, motion;
+  for (History& history : histories) {
+    history.for_each_node([&](Index& node) {
+      const Index local = numbering_.local_node(node);
+      TREMOR_CHECK(local >= 0, "history '", history.name, "' reads node ", node, ", which no fluid element ",
+                   is_part() ? "of the subdomain " : "", "holds");
+      node = local;
+    });
+    (history.potential ? motion : pressure).push_back(std::move(history));
+  }
+  const int shots = columns();
+  const double dt = scheme_->dt();
+  pressure_recorder_ = std::make_unique<Recorder<Real>>(exec_, repeat_for_shots(std::move(pressure), shots), dt,
+                                                        scheme_->n_dofs(), 0, shots);
+  motion_recorder_ = std::make_unique<Recorder<Real>>(exec_, repeat_for_shots(std::move(motion), shots), dt,
+                                                      scheme_->n_dofs(), 1, shots);
+  motion_started_ = false;
+}
+
+template <class Real>
+void FluidTerm<Real>::set_on_sample(const typename Recorder<Real>::Callback& on_sample) {
+  pressure_recorder_->set_on_sample(on_sample);
+  motion_recorder_->set_on_sample(on_sample);
+}
+
+template <class Real>
+void FluidTerm<Real>::route_samples(std::function<void(std::size_t, const History&, std::size_t)> to) {
+  // (Shot by shot: shot s's pressure histories, then its motion's; one shot: all of them so.)
+  const auto shots = static_cast<std::size_t>(columns());
+  const std::size_t n_pressure = pressure_recorder_->histories().size() / shots;
+  const std::size_t per_shot = n_pressure + motion_recorder_->histories().size() / shots;
+  for (Recorder<Real>* recorder : {pressure_recorder_.get(), motion_recorder_.get()}) {
+    const std::size_t first = recorder == motion_recorder_.get() ? n_pressure : 0;
+    const std::size_t of_shot = recorder == motion_recorder_.get() ? per_shot - n_pressure : n_pressure;
+    recorder->set_on_sample([recorder, first, of_shot, per_shot, to](const History& history, std::size_t sample) {
+      const auto j = static_cast<std::size_t>(&history - recorder->histories().data());
+      to(place_among_shots(j, of_shot, first, per_shot), history, sample);
+    });
+  }
+}
+
+template <class Real>
+std::vector<Index> FluidTerm<Real>::whole_nodes() const {
+  if (is_part()) return whole_;
+  std::vector<Index> all(static_cast<std::size_t>(n_whole_));
+  std::iota(all.begin(), all.end(), Index(0));
+  return all;
+}
+
+template <class Real>
+Loading FluidTerm<Real>::own(Loading whole) const {
+  return is_part() ? whole.restricted(whole_) : std::move(whole);
+}
+
+template <class Real>
+void FluidTerm<Real>::flush_samples() {
+  pressure_recorder_->flush();
+  motion_recorder_->flush();
+}
+
+template <class Real>
+void FluidTerm<Real>::load_shot(Loading loading) {
+  std::vector<Loading> one;
+  one.push_back(std::move(loading));
+  load_shots(std::move(one));
+}
+
+template <class Real>
+void FluidTerm<Real>::load_shots(std::vector<Loading> loadings) {
+  const int shots = columns();
+  TREMOR_CHECK(!loadings.empty() && static_cast<int>(loadings.size()) <= shots, loadings.size(),
+               " shots' loads for a fluid stepping ", shots, " together");
+  for (Loading& loading : loadings) {
+    loading = own(std::move(loading));
+    TREMOR_CHECK(loading.constrained_dofs() == loading_.constrained_dofs(),
+                 "the loads hold other nodes of the fluid than the set-up's: its pressure-release boundaries and "
+                 "pistons driven by pressure are the set-up's");
+  }
+  exec_.synchronize();  // (the last step's work done)
+  work_.synchronize();
+  loads_.reset();  // (it reads loading_ or stacked_)
+  if (shots == 1) {
+    loading_ = std::move(loadings.front());
+  } else {  // (the last repeated where fewer)
+    std::vector<const Loading*> stacked;
+    for (int s = 0; s < shots; ++s)
+      stacked.push_back(&loadings[std::min(static_cast<std::size_t>(s), loadings.size() - 1)]);
+    stacked_ = std::make_unique<Loading>(Loading::stacked(stacked));
+  }
+  loads_ = std::make_unique<DeviceLoading<Real>>(work_, stepped(), scheme_->dt());
+}
+
+template <class Real>
+void FluidTerm<Real>::restart_samples() {
+  pressure_recorder_->restart();
+  motion_recorder_->restart();
+  motion_started_ = false;
+}
+
+template <class Real>
+std::vector<History> FluidTerm<Real>::histories(bool take) {
+  flush_samples();
+  const auto of = [&](Recorder<Real>& recorder) { return take ? recorder.take_histories() : recorder.histories(); };
+  // Shot by shot: its pressure's, then its motion's.
+  std::vector<History> histories = by_shot({of(*pressure_recorder_), of(*motion_recorder_)}, columns());
+  for (History& history : histories)
+    history.for_each_node([&](Index& node) { node = numbering_.global_node(node); });
+  return histories;
+}
+
+template <class Real>
+void FluidTerm<Real>::get_state(std::vector<double>& previous, std::vector<double>& current) const {
+  TREMOR_CHECK(columns() == 1, "a checkpoint of ", columns(), " shots stepped together: it holds one shot");
+  std::vector<Real> before, now;
+  scheme_->get_state(before, now);
+  const auto n = static_cast<std::size_t>(n_whole_);
+  if (previous.empty()) previous.assign(n, 0.0);
+  if (current.empty()) current.assign(n, 0.0);
+  TREMOR_CHECK(previous.size() == n && current.size() == n, "a fluid's state of ", current.size(), " values for ", n,
+               " fluid nodes");
+  for (std::size_t i = 0; i < now.size(); ++i) {
+    const std::size_t to = whole_.empty() ? i : static_cast<std::size_t>(whole_[i]);
+    previous[to] = static_cast<double>(before[i]);
+    current[to] = static_cast<double>(now[i]);
+  }
+}
+
+template <class Real>
+std::vector<PendingSample> FluidTerm<Real>::pending() const {
+  std::vector<PendingSample> pending = pressure_recorder_->pending();
+  for (const PendingSample& sample : motion_recorder_->pending()) pending.push_back(sample);
+  return pending;
+}
+
+template <class Real>
+void FluidTerm<Real>::restore(std::span<const double> previous, std::span<const double> current, long long step,
+                              std::vector<PendingSample> pending) {
+  const auto n = static_cast<std::size_t>(n_whole_);
+  TREMOR_CHECK(previous.size() == n && current.size() == n, "checkpoint holds the potential at ", current.size(),
+               " fluid nodes; the model's fluid has ", n);
+  const std::size_t n_pressure = pressure_recorder_->histories().size();
+  TREMOR_CHECK(pending.size() == n_pressure + motion_recorder_->histories().size(), "checkpoint holds ",
+               pending.size(), " pending samples of receivers in the fluid; the model has ",
+               n_pressure + motion_recorder_->histories().size());
+  // (Real widened to double: exact back.) A part takes its nodes'.
+  std::vector<Real> before(static_cast<std::size_t>(scheme_->n_dofs())), now(before.size());
+  for (std::size_t i = 0; i < now.size(); ++i) {
+    const std::size_t from = whole_.empty() ? i : static_cast<std::size_t>(whole_[i]);
+    before[i] = static_cast<Real>(previous[from]);
+    now[i] = static_cast<Real>(current[from]);
+  }
+  exec_.synchronize();
+  scheme_->set_state(before, now, step);
+  const auto middle = pending.begin() + static_cast<std::ptrdiff_t>(n_pressure);
+  pressure_recorder_->restore_pending(std::vector<PendingSample>(pending.begin(), middle));
+  motion_recorder_->restore_pending(std::vector<PendingSample>(middle, pending.end()));
+  motion_started_ = true;  // its levels up to `step` were recorded by the run that wrote the checkpoint
+}
+
+template <class Real>
+std::vector<Index> FluidTerm<Real>::pml_model_nodes() const {
+  std::vector<Index> nodes;
+  for (const Index n : pml_->node_list()) nodes.push_back(numbering_.global_node(n));
+  return nodes;
+}
+
+template <class Real>
+void FluidTerm<Real>::get_pml_state(ElementValues& elements, ElementValues& nodes) const {
+  elements = {};
+  nodes = {};
+  if (!pml_) return;
+  work_.synchronize();
+  elements.elements = pml_elements_;
+  elements.offsets = pml_->state_offsets();
+  elements.values = pml_->get_state();
+  nodes.elements = pml_model_nodes();
+  nodes.values = pml_->get_node_state();
+}
+
+template <class Real>
+void FluidTerm<Real>::restore_pml(const SolverState& state) {
+  if (!pml_) {  // (a part of a fluid with layers may hold none of them)
+    TREMOR_CHECK(layers_ || (state.fluid_pml.empty() && state.fluid_pml_node_values.empty()),
+                 "the checkpoint holds the state of a PML in the fluid; the model has none");
+    return;
+  }
+  TREMOR_CHECK(!state.fluid_pml_offsets.empty(), "the checkpoint holds no state of the PML in the fluid, which this "
+               "run keeps: it was written by a run without it, so this run would not continue it");
+  std::vector<Size> taken(state.fluid_pml_offsets.size() - 1, 0);
+  const std::vector<double> values =
+      take_element_values(pml_->state_offsets(), pml_elements_, state.fluid_pml_offsets, state.fluid_pml, taken);
+  const std::vector<double> node_values =
+      take_node_values(pml_model_nodes(), state.fluid_pml_nodes, state.fluid_pml_node_values);
+  exec_.synchronize();
+  work_.synchronize();
+  pml_->set_state(values);
+  pml_->set_node_state(node_values);
+  work_.synchronize();
+}
+
+template <class Real>
+void FluidTerm<Real>::record_start(long long step) {
+  if (motion_started_) return;
+  // chi_-1 and chi_0: the motion's step 0
+  motion_recorder_->record(step, scheme_->previous_displacement(), scheme_->displacement());
+  motion_started_ = true;
+}
+
+template <class Real>
+bool FluidTerm<Real>::start_forces(const CentralDifference<Real>& scheme, View<Real> forces) {
+  // Shots stepped together wait for the solid's apply: an operator that applies them one by one
+  // scatters each shot's K u back whole, over the traction's atomic adds from beside.
+  if (!beside_ || columns() > 1) return false;
+  record_start(scheme.step_count());
+  beside_->fork();  // after the solid's update (u_n) and every reader of the fluid's last step
+  queue_step(scheme, forces, true);
+  started_ = true;
+  return true;
+}
+
+template <class Real>
+void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Real> forces) {
+  const long long step = scheme.step_count();
+  if (started_) {
+    started_ = false;
+  } else {
+    record_start(step);
+    if (beside_) beside_->fork();
+    queue_step(scheme, forces, false);
+  }
+  if (beside_) beside_->join();
+  pressure_recorder_->record(step, pressure_.view(), pressure_.view());
+  motion_recorder_->record(step + 1, scheme_->previous_displacement(), scheme_->displacement());
+}
+
+template <class Real>
+View<Real> FluidTerm<Real>::queue_forces(const CentralDifference<Real>& scheme) {
+  loads_->update(scheme.step_count());
+  // K_f chi_n + C^T u_n, and the flux of a PML's elements. Where the fluid's stream is the step's
+  // critical path (motion_beside_), C^T u is queued on the solid's to run at the same time as K_f
+  // chi, both adding by atomics, and the fluid's stream waits for it: a launch of a few
+  // microseconds of dependent loads off the critical path. (A stream of its own measured slower:
+  // two more waits between streams a step.)
+  const View<Real> forces = scheme_->apply_stiffness();
+  if (motion_beside_) {
+    add_normal_motion(exec_, rows(), columns(), scheme.displacement().data, forces.data, true);
+    beside_->fork();
+  } else {
+    add_normal_motion(work_, rows(), columns(), scheme.displacement().data, forces.data, false);
+  }
+  if (pml_) pml_->add_element_forces(work_, scheme_->displacement().data, forces.data);
+  forces_ = forces;
+  return forces;
+}
+
+template <class Real>
+View<Real> FluidTerm<Real>::fluid_forces(const CentralDifference<Real>& scheme) {
+  TREMOR_CHECK(!beside_, "the fluid's forces apart from its step: a run's whole fluid steps beside the solid");
+  record_start(scheme.step_count());
+  forces_ready_ = true;
+  return queue_forces(scheme);
+}
+
+template <class Real>
+void FluidTerm<Real>::queue_step(const CentralDifference<Real>& scheme, View<Real> forces, bool atomic) {
+  if (forces_ready_) {  // (a part's: its forces summed over the parts since)
+    forces_ready_ = false;
+  } else {
+    TREMOR_CHECK(!is_part(), "a part of a fluid steps after its forces are summed over the parts (fluid_forces)");
+    queue_forces(scheme);
+  }
+  // A PML's nodes' M_f R, once the forces are summed over the parts (each copy of a shared node
+  // the same, from its whole mass).
+  if (pml_)
+    pml_->add_node_forces(work_, scheme_->displacement().data, scheme_->previous_displacement().data, forces_.data);
+  // Where the potential is prescribed (a piston's pressure), p from the values it takes, before the
+  // update moves chi's levels; at a pressure-release node (held at 0) p stays 0.
+  prescribed_pressure(work_, loads_->prescribed_dofs(), loads_->prescribed_values(), scheme_->displacement(),
+                      scheme_->previous_displacement(), scheme_->dt(), pressure_.view());
+  // Elsewhere p_n = -a_n = (f_f - F + c v) / (M_f + c dt / 2) (c an absorbing layer's damping), from
+  // the forces, written by the update itself (CentralDifference::advance's deceleration).
+  scheme_->advance(loads_->loaded_dofs(), loads_->loads(), loads_->prescribed_dofs(), loads_->prescribed_values(),
+                   pressure_.view());
+  add_traction(work_, rows(), columns(), std::as_const(pressure_).data(), forces.data, atomic);
+}
+
+template <class Real>
+void FluidTerm<Real>::add_solid_motion(View<const Real> u, View<Real> fluid_forces) const {
+  add_normal_motion(exec_, rows(), columns(), u.data, fluid_forces.data, false);
+}
+
+template <class Real>
+void FluidTerm<Real>::add_fluid_traction(View<Real> solid_forces) const {
+  add_traction(exec_, rows(), columns(), pressure_.data(), solid_forces.data, false);
+}
+
+template <class Real>
+void FluidTerm<Real>::start_from_rest() {
+  exec_.synchronize();  // (no reader of the last run's levels left)
+  const std::vector<Real> zero(static_cast<std::size_t>(scheme_->field_size()), Real(0));
+  scheme_->set_state(zero, zero, 0);
+  fill_zero(work_, pressure_.data(), pressure_.size());
+  if (pml_) pml_->start_from_rest();
+  work_.synchronize();
+  motion_started_ = false;
+}
+
+template class FluidTerm<float>;
+template class FluidTerm<double>;
+
+}  // namespace tremor::explicit_fe

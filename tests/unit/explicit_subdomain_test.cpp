@@ -5,12 +5,15 @@
 // with.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "tremor/core/error.hpp"
+#include "tremor/explicit/pml.hpp"
 #include "tremor/explicit/subdomain.hpp"
 #include "tremor/explicit/time_loop.hpp"
 #include "unit/explicit_test_models.hpp"
@@ -97,15 +100,18 @@ struct ScalingExchange : explicit_fe::Exchange<double> {
 // Sets up the model as one subdomain in its own numbering on the serial backend, runs it with
 // `exchange`, and returns its histories.
 // `with` (when given) is called on the subdomain once it is set up.
+// `numbered`: the run's numbering from the pre-flight (the mesh's where not given).
 std::vector<explicit_fe::History> run_through(
     const Model& model, explicit_fe::Exchange<double>& exchange, const explicit_fe::RunOptions& options,
-    const std::function<void(explicit_fe::Subdomain<double>&)>& with = {}) {
+    const std::function<void(explicit_fe::Subdomain<double>&)>& with = {},
+    const std::function<Numbering(const explicit_fe::Preflight&)>& numbered = {}) {
   const explicit_fe::Preflight preflight = explicit_fe::preflight(model, options);
   const Exec exec = Exec::serial();
   explicit_fe::SetupClock clock(exec);
   std::mutex guard;
-  auto subdomain = explicit_fe::set_up_subdomain<double>(exec, model, Numbering(model.mesh.n_nodes(), model.mesh.dim()),
-                                                         preflight, exchange, clock, nullptr, guard);
+  auto subdomain = explicit_fe::set_up_subdomain<double>(
+      exec, model, numbered ? numbered(preflight) : Numbering(model.mesh.n_nodes(), model.mesh.dim()), preflight,
+      exchange, clock, nullptr, guard);
   if (with) with(*subdomain);
   subdomain->recorder->record(0, subdomain->scheme->previous_displacement(), subdomain->scheme->displacement());
   explicit_fe::LoopSettings settings;
@@ -205,6 +211,63 @@ TEST(ExplicitSubdomain, StepTermsAddTheirForcesBeforeTheExchange) {
     EXPECT_EQ(with_term[h].times, reference.histories[h].times);
     EXPECT_EQ(with_term[h].values, reference.histories[h].values);
   }
+}
+
+// A PML's nodes come last in a run's numbering, grouped by their stretched axes as its term steps
+// them, and the integrator keeps C' from the first of them on only; the run's histories are those
+// of the run numbered as the mesh is, within the roundings of sums taken in another order.
+TEST(ExplicitSubdomain, APmlsNodesAreNumberedLastAndAloneKeepTheirDamping) {
+  Model model = test::pml_bar(ElementType::Hex8, 1, 4);  // 9 x 5 x 4 nodes
+  model.absorbing.erase(model.absorbing.begin());  // its alid layer: the PML's nodes alone damped
+  model.absorbing.front().faces = {BoxFace::XMax, BoxFace::YMax};
+  model.absorbing.front().thickness = 1e-3;  // two elements
+  model.validate();
+  explicit_fe::RunOptions options;
+  options.backend = "serial";
+  options.precision = "double";
+  const explicit_fe::Preflight p = explicit_fe::preflight(model, options);
+  const Numbering numbering = explicit_fe::one_domain_numbering(model, p);
+  const explicit_fe::PmlNodeProfile layer = explicit_fe::pml_node_profile(model.mesh, p.pml);
+  const std::vector<Index>& order = numbering.local_to_global();
+  ASSERT_EQ(order.size(), static_cast<std::size_t>(model.mesh.n_nodes()));
+  const std::size_t first = order.size() - layer.nodes.size();
+  const auto axes_of = [&](Index node) {  // -1 off the layer
+    const auto at = std::lower_bound(layer.nodes.begin(), layer.nodes.end(), node);
+    if (at == layer.nodes.end() || *at != node) return -1;
+    const auto i = static_cast<std::size_t>(at - layer.nodes.begin());
+    return (layer.d[3 * i] != 0.0 ? 1 : 0) | (layer.d[3 * i + 1] != 0.0 ? 2 : 0) | (layer.d[3 * i + 2] != 0.0 ? 4 : 0);
+  };
+  std::vector<int> groups;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const int axes = axes_of(order[k]);
+    ASSERT_EQ(axes >= 0, k >= first) << "local node " << k << ", the mesh's " << order[k];
+    if (k > 0 && k != first) {
+      const int before = axes_of(order[k - 1]);
+      ASSERT_TRUE(before < axes || (before == axes && order[k - 1] < order[k])) << "local node " << k;
+    }
+    if (axes >= 0 && (groups.empty() || groups.back() != axes)) groups.push_back(axes);
+  }
+  EXPECT_EQ(groups, (std::vector<int>{1, 2, 3}));  // stretched along x, y, both
+  ScalingExchange plain;
+  Index damped_from = -1;
+  const std::vector<explicit_fe::History> renumbered = run_through(
+      model, plain, options, [&](explicit_fe::Subdomain<double>& d) { damped_from = d.scheme->damped_from(); },
+      [&](const explicit_fe::Preflight& preflight) { return explicit_fe::one_domain_numbering(model, preflight); });
+  EXPECT_EQ(damped_from, static_cast<Index>(first) * 3);
+  const std::vector<explicit_fe::History> as_meshed = run_through(model, plain, options);
+  ASSERT_EQ(renumbered.size(), as_meshed.size());
+  std::size_t moved = 0;
+  for (std::size_t h = 0; h < as_meshed.size(); ++h) {
+    SCOPED_TRACE(as_meshed[h].name);
+    ASSERT_EQ(renumbered[h].values.size(), as_meshed[h].values.size());
+    double largest = 0.0;
+    for (const double v : as_meshed[h].values) largest = std::max(largest, std::abs(v));
+    moved += largest > 0.0 ? 1 : 0;
+    // Sums of a node's element forces, K's rows in another order: a few roundings a step.
+    for (std::size_t i = 0; i < as_meshed[h].values.size(); ++i)
+      ASSERT_NEAR(renumbered[h].values[i], as_meshed[h].values[i], 1e-12 * largest) << "value " << i;
+  }
+  EXPECT_GT(moved, 0u);
 }
 
 }  // namespace

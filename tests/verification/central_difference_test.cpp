@@ -176,51 +176,58 @@ TEST(CentralDifference, CoefficientsPerNodeStepAsPerDof) {
 
 // Damping at some entries only (an absorbing layer's nodes): the Taylor start and one step from it
 // are Eq. (4) with each DOF's own A and C', computed here in double, whether the coefficients are
-// kept per node or per DOF.
+// kept per node or per DOF, and whether the first node is damped or C' is kept from a later one on
+// (damped_from: the nodes before the first damped one read C' = -1 without keeping it).
 TEST(CentralDifference, DampingAtSomeEntriesStepsAsEquation4) {
   const Model model = block(0.0, 12);  // 169 nodes, 338 DOFs
   const double dt = 0.9 * stable_dt(model);
   const auto stiffness = explicit_fe::make_stiffness_operator<double>(model, "assembled");
   const auto mass = sparse::assemble_lumped_mass(model);
   const auto n = static_cast<std::size_t>(stiffness->n_dofs());
-  std::vector<double> damping(n, 0.0);
-  for (const Index node : {0, 1, 31, 32, 33, 63, 64, 95, 100, 127, 128, 160, 168})
-    for (int d = 0; d < 2; ++d) {
-      const auto i = static_cast<std::size_t>(node) * 2 + static_cast<std::size_t>(d);
-      // C dt / 2 about M / 2 (C' far from -1), C / M differing from node to node (as C' then does).
-      damping[i] = 1e7 * (1.0 + 0.1 * static_cast<double>(node % 7)) * mass[i];
-    }
   const std::vector<double> u0 = bump<double>(model.mesh);
   std::vector<double> v0(n);
   for (std::size_t i = 0; i < n; ++i) v0[i] = 10.0 * std::cos(0.37 * static_cast<double>(i));  // m/s: dt v0 ~ u0
   std::vector<double> ku(n);
   const auto size = static_cast<Index>(n);
   stiffness->apply(View<const double>(u0.data(), size), View<double>(ku.data(), size));
-  // Eq. (4) per DOF: A = 1 / (M / dt^2 + C / (2 dt)), C' = A (C / (2 dt) - M / dt^2); the Taylor
-  // start U_prev = u0 - dt v0 - A / (1 - C') K u0; then U_next = -A K u0 + C' U_prev + (1 - C') u0.
-  std::vector<double> expected(n);
-  double largest = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double a = 1.0 / (mass[i] / (dt * dt) + damping[i] / (2.0 * dt));
-    const double cp = a * (damping[i] / (2.0 * dt) - mass[i] / (dt * dt));
-    const double previous = u0[i] - dt * v0[i] - a / (1.0 - cp) * ku[i];
-    expected[i] = -a * ku[i] + cp * previous + (1.0 - cp) * u0[i];
-    largest = std::max(largest, std::abs(expected[i]));
+  for (const std::vector<Index>& damped : {std::vector<Index>{0, 1, 31, 32, 33, 63, 64, 95, 100, 127, 128, 160, 168},
+                                           std::vector<Index>{31, 32, 33, 63, 64, 95, 100, 127, 128, 160, 168}}) {
+    std::vector<double> damping(n, 0.0);
+    for (const Index node : damped)
+      for (int d = 0; d < 2; ++d) {
+        const auto i = static_cast<std::size_t>(node) * 2 + static_cast<std::size_t>(d);
+        // C dt / 2 about M / 2 (C' far from -1), C / M differing from node to node (as C' then does).
+        damping[i] = 1e7 * (1.0 + 0.1 * static_cast<double>(node % 7)) * mass[i];
+      }
+    // Eq. (4) per DOF: A = 1 / (M / dt^2 + C / (2 dt)), C' = A (C / (2 dt) - M / dt^2); the Taylor
+    // start U_prev = u0 - dt v0 - A / (1 - C') K u0; then U_next = -A K u0 + C' U_prev + (1 - C') u0.
+    std::vector<double> expected(n);
+    double largest = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double a = 1.0 / (mass[i] / (dt * dt) + damping[i] / (2.0 * dt));
+      const double cp = a * (damping[i] / (2.0 * dt) - mass[i] / (dt * dt));
+      const double previous = u0[i] - dt * v0[i] - a / (1.0 - cp) * ku[i];
+      expected[i] = -a * ku[i] + cp * previous + (1.0 - cp) * u0[i];
+      largest = std::max(largest, std::abs(expected[i]));
+    }
+    for (const int node_dofs : {2, 1}) {
+      explicit_fe::CentralDifference<double> scheme(Exec::serial(), *stiffness, mass, damping, dt, {}, node_dofs);
+      EXPECT_EQ(scheme.coefficient_dofs(), node_dofs);
+      EXPECT_EQ(scheme.damped_from(), damped.front() * 2);
+      scheme.set_initial_conditions(u0, v0);
+      scheme.step({}, {});
+      const View<const double> u = scheme.displacement();
+      // Each value is some ten roundings of terms no larger than the largest (1.1e-16 each).
+      for (std::size_t i = 0; i < n; ++i)
+        EXPECT_NEAR(u[static_cast<Index>(i)], expected[i], 1e-14 * largest) << "DOF " << i << ", " << node_dofs;
+    }
+    // The first damped DOF moved otherwise than undamped it would: the test sees C'.
+    const auto first = static_cast<std::size_t>(damped.front()) * 2;
+    const double a0 = dt * dt / mass[first];
+    const double undamped =
+        -a0 * ku[first] - (u0[first] - dt * v0[first] - 0.5 * a0 * ku[first]) + 2.0 * u0[first];
+    EXPECT_GT(std::abs(undamped - expected[first]), 1e-6 * largest);
   }
-  for (const int node_dofs : {2, 1}) {
-    explicit_fe::CentralDifference<double> scheme(Exec::serial(), *stiffness, mass, damping, dt, {}, node_dofs);
-    EXPECT_EQ(scheme.coefficient_dofs(), node_dofs);
-    scheme.set_initial_conditions(u0, v0);
-    scheme.step({}, {});
-    const View<const double> u = scheme.displacement();
-    // Each value is some ten roundings of terms no larger than the largest (1.1e-16 each).
-    for (std::size_t i = 0; i < n; ++i)
-      EXPECT_NEAR(u[static_cast<Index>(i)], expected[i], 1e-14 * largest) << "DOF " << i << ", " << node_dofs;
-  }
-  // The damped DOFs moved otherwise than undamped ones would: the test sees C'.
-  const double a0 = dt * dt / mass[0];
-  const double undamped_node0 = -a0 * ku[0] - (u0[0] - dt * v0[0] - 0.5 * a0 * ku[0]) + 2.0 * u0[0];
-  EXPECT_GT(std::abs(undamped_node0 - expected[0]), 1e-6 * largest);
 }
 
 // Forces at a list of DOFs: from rest, one step moves each loaded DOF by dt^2 F / M (Eq. 4 with

@@ -67,22 +67,28 @@ TREMOR_HOST_DEVICE inline double mass_over_dt2(Real a, Real cp) {
 // A and C' (cp null: undamped, C' = -1) as kernels read them for field entry i: one entry per Per
 // DOFs, or per `per` where Per is 0 (a division by a constant in the update, by a variable
 // elsewhere); with several shots (Shots), entry i is DOF i / columns's.
+// C' is kept from entry `damped_from` on (the entries before it undamped or held: C' -1 there, read
+// as a constant, not loaded).
 template <class Real, int Per = 0, bool Shots = false>
 struct Coefficients {
   const Real* a;
   const Real* cp;
   int per;
   int columns = 1;
+  Index damped_from = 0;
   TREMOR_HOST_DEVICE Index dof(Index i) const { return Shots ? i / columns : i; }
   TREMOR_HOST_DEVICE Index entry(Index i) const { return Per > 0 ? dof(i) / Per : dof(i) / per; }
   TREMOR_HOST_DEVICE Real force_scale(Index i) const { return a[entry(i)]; }
-  TREMOR_HOST_DEVICE Real prev_scale(Index i) const { return cp ? cp[entry(i)] : Real(-1); }
+  TREMOR_HOST_DEVICE Real prev_scale(Index i) const {
+    const Index e = entry(i);
+    return cp && e >= damped_from ? cp[e - damped_from] : Real(-1);
+  }
 };
 
 template <int Per = 0, bool Shots = false, class Real>
 Coefficients<Real, Per, Shots> coefficients_of(const DeviceArray<Real>& a, const DeviceArray<Real>& cp, int per,
-                                               int columns = 1) {
-  return {a.data(), cp.size() > 0 ? cp.data() : nullptr, per, columns};
+                                               Index damped_from, int columns = 1) {
+  return {a.data(), cp.size() > 0 ? cp.data() : nullptr, per, columns, damped_from};
 }
 
 // The update of every DOF (Eq. 4 fused): per DOF U_prev, U_curr and K u read and U_next written,
@@ -122,23 +128,52 @@ DeviceArray<Real> per_node(const Exec& exec, const DeviceArray<Real>& in, int pe
   return out;
 }
 
-// The entries of `scale` up to its last that is not 0 (0 where none is): by bisection on whether
-// any entry from k on is, a reduction each.
-template <class Real>
-Index entries_with_a(const Exec& exec, const Real* scale, Index entries) {
-  const auto any_from = [&](Index k) {
-    return sum<double>(exec, entries - k, [=] TREMOR_LAMBDA(Index i) { return scale[k + i] != Real(0) ? 1.0 : 0.0; }) >
-           0.0;
-  };
-  Index low = 0, high = entries;  // the first entry from which none is: in [low, high]
+// The first k of [0, entries) where holds(k) is false, holds being true up to some k and false from
+// it on (entries where it holds everywhere): by bisection, a reduction a test.
+template <class Holds>
+Index bisect(Index entries, const Holds& holds) {
+  Index low = 0, high = entries;
   while (low < high) {
     const Index middle = low + (high - low) / 2;
-    if (any_from(middle))
+    if (holds(middle))
       low = middle + 1;
     else
       high = middle;
   }
   return high;
+}
+
+// The entries of `scale` up to its last that is not 0 (0 where none is): the first entry from which
+// none is.
+template <class Real>
+Index entries_with_a(const Exec& exec, const Real* scale, Index entries) {
+  return bisect(entries, [&](Index k) {
+    return sum<double>(exec, entries - k, [=] TREMOR_LAMBDA(Index i) { return scale[k + i] != Real(0) ? 1.0 : 0.0; }) >
+           0.0;
+  });
+}
+
+// The first entry that moves damped (A not 0, C' not -1); `entries` where none does. A model
+// numbering its damped nodes last (a PML's: explicit/subdomain.hpp, one_domain_numbering) keeps C'
+// for those alone, and the update reads none before them.
+template <class Real>
+Index first_damped(const Exec& exec, const Real* a, const Real* cp, Index entries) {
+  // (whether none of [0, k] is damped: true up to the first damped entry, false from it on)
+  return bisect(entries, [&](Index k) {
+    return sum<double>(exec, k + 1, [=] TREMOR_LAMBDA(Index i) {
+             return a[i] != Real(0) && cp[i] != Real(-1) ? 1.0 : 0.0;
+           }) == 0.0;
+  });
+}
+
+// Entries [from, from + size) of `in`.
+template <class Real>
+DeviceArray<Real> slice(const Exec& exec, const DeviceArray<Real>& in, Index from, Index size) {
+  DeviceArray<Real> out(exec, size);
+  const Real* source = in.data() + from;
+  Real* to = out.data();
+  forall(exec, size, [=] TREMOR_LAMBDA(Index j) { to[j] = source[j]; });
+  return out;
 }
 
 }  // namespace
@@ -209,6 +244,13 @@ void CentralDifference<Real>::set_up(DeviceArray<double> mass, DeviceArray<doubl
   Index last_held = -1;
   for (const Index dof : fixed) last_held = std::max(last_held, dof);
   moving_ = std::max(entries_with_a<Real>(exec, force_scale_.data(), force_scale_.size()) * per_, last_held + 1);
+  // C' from the first entry that moves damped on: none where no entry does.
+  if (c) {
+    const Index entries = prev_scale_.size();
+    damped_from_ = first_damped<Real>(exec, force_scale_.data(), prev_scale_.data(), entries);
+    prev_scale_ = damped_from_ == entries ? DeviceArray<Real>()
+                                          : slice(exec, prev_scale_, damped_from_, entries - damped_from_);
+  }
   // The mass and damping are not kept (the coefficients give both back): released before the state
   // is allocated, so the set-up's peak is theirs or the state's, not both.
   mass = DeviceArray<double>();
@@ -276,15 +318,15 @@ void CentralDifference<Real>::advance(View<const Index> loaded_dofs, View<const 
   };
   if (columns_ > 1) {
     switch (per_) {
-      case 2: run(coefficients_of<2, true>(a, cp, 2, columns_)); break;
-      case 3: run(coefficients_of<3, true>(a, cp, 3, columns_)); break;
-      default: run(coefficients_of<1, true>(a, cp, 1, columns_)); break;
+      case 2: run(coefficients_of<2, true>(a, cp, 2, damped_from_, columns_)); break;
+      case 3: run(coefficients_of<3, true>(a, cp, 3, damped_from_, columns_)); break;
+      default: run(coefficients_of<1, true>(a, cp, 1, damped_from_, columns_)); break;
     }
   } else {
     switch (per_) {
-      case 2: run(coefficients_of<2>(a, cp, 2)); break;
-      case 3: run(coefficients_of<3>(a, cp, 3)); break;
-      default: run(coefficients_of<1>(a, cp, 1)); break;
+      case 2: run(coefficients_of<2>(a, cp, 2, damped_from_)); break;
+      case 3: run(coefficients_of<3>(a, cp, 3, damped_from_)); break;
+      default: run(coefficients_of<1>(a, cp, 1, damped_from_)); break;
     }
   }
   // DOF indices are the caller's (Loading checks them against the mesh).
@@ -318,7 +360,8 @@ void CentralDifference<Real>::set_initial_conditions(std::span<const Real> u0, s
                u0.size(), " and ", v0.size(), " entries for ", n_, " DOFs");
   const DeviceArray<Real> velocity(exec_, v0);
   curr_.copy_from_host(u0);
-  const Coefficients<Real> k = coefficients_of(std::as_const(force_scale_), std::as_const(prev_scale_), per_);
+  const Coefficients<Real> k =
+      coefficients_of(std::as_const(force_scale_), std::as_const(prev_scale_), per_, damped_from_);
   const View<const Real> ku = std::as_const(ku_).view(), v = velocity.view();
   const View<Real> uc = curr_.view(), up = prev_.view();
   forall(exec_, n_, [=] TREMOR_LAMBDA(Index i) {
@@ -339,7 +382,7 @@ void CentralDifference<Real>::set_initial_conditions(std::span<const Real> u0, s
 template <class Real>
 double CentralDifference<Real>::kinetic_energy() const {
   const Coefficients<Real, 0, true> k =
-      coefficients_of<0, true>(std::as_const(force_scale_), std::as_const(prev_scale_), per_, columns_);
+      coefficients_of<0, true>(std::as_const(force_scale_), std::as_const(prev_scale_), per_, damped_from_, columns_);
   const View<const Real> up = prev_.view(), uc = curr_.view();
   // 1/2 M v^2 = 1/2 (M / dt^2) (U_curr - U_prev)^2.
   return 0.5 * sum<double>(exec_, field_size(), [=] TREMOR_LAMBDA(Index i) {

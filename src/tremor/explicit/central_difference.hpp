@@ -12,7 +12,8 @@
 //
 // Memory per DOF: U_prev, U_curr and K U in Real; A, and C' where damped, in Real per DOF or,
 // where every component of each node has the same (no node held in some components only), per
-// node. K' = 1 - C' (undamped: A = dt^2 / M, C' = -1, K' = 2), and the mass, for the energies and
+// node; C' from the first damped DOF on only (a numbering with its damped nodes last, as a PML's
+// is, keeps it for the layer alone, and the update reads none before it). K' = 1 - C' (undamped: A = dt^2 / M, C' = -1, K' = 2), and the mass, for the energies and
 // the Taylor start, is M = dt^2 (1 - C') / (2 A). U_next is written over U_prev, which each DOF's
 // update reads first. Forces come as a list of loaded DOFs and their values (a model loads few
 // DOFs: no force vector is kept or read per DOF).
@@ -62,6 +63,8 @@ class CentralDifference {
   Index n_moving() const { return moving_; }
   // DOFs that share one A (and C'): node_dofs where every node's components have equal ones, else 1.
   int coefficient_dofs() const { return per_; }
+  // The first DOF whose C' is kept (damped, or after one that is): n_dofs() where none is damped.
+  Index damped_from() const { return prev_scale_.size() > 0 ? damped_from_ * per_ : n_; }
 
   // Advances one step from time() to time() + dt under the nodal forces `loads` on `loaded_dofs`
   // (values at time(), each DOF at most once; empty for none), then sets the DOFs listed in
@@ -120,7 +123,8 @@ class CentralDifference {
   Index moving_ = 0;               // n_moving()
   int per_ = 1;                    // DOFs per entry of the coefficients
   DeviceArray<Real> force_scale_;  // A (F' = A F); 0 for held and massless DOFs
-  DeviceArray<Real> prev_scale_;   // C' diagonal where damped; empty: undamped (C' = -1)
+  DeviceArray<Real> prev_scale_;   // C' diagonal from entry damped_from_ on; empty: undamped (C' = -1)
+  Index damped_from_ = 0;          // in entries (of per_ DOFs)
   DeviceArray<Real> prev_, curr_, ku_;
 };
 

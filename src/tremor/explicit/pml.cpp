@@ -140,10 +140,13 @@ void add_fluid_elements(const Exec& exec, Index n, const Index* list, const fem:
 // come in groups by their stretched axes (NodeGroups): a thread knows its node's axes from its
 // index, so that its variables, d and alpha are read at once with the node's number, and only
 // those of its axes; the nodes stretched in none (the layer's inner edge, d = 0) add nothing. d,
-// alpha and the mass in Real, each value's nodes in a row (d_k of node i at d[k n + i]).
+// alpha and the mass in Real, each value's nodes in a row (d_k of node i at d[k n + i]). Nodes
+// numbered in that order (one domain's numbering: explicit/subdomain.hpp) are first + i, their
+// fields read without the list (first -1 otherwise).
 template <int Dim, int Components, class Real>
-void add_nodes(const Exec& exec, Index n, NodeGroups groups, const Index* nodes, const Real* d, const Real* alpha,
-               const Real* mass, double dt, Real* state, const Real* u, const Real* previous, Real* f) {
+void add_nodes(const Exec& exec, Index n, NodeGroups groups, const Index* nodes, Index first, const Real* d,
+               const Real* alpha, const Real* mass, double dt, Real* state, const Real* u, const Real* previous,
+               Real* f) {
   forall(exec, n * Components, [=] TREMOR_LAMBDA(Index t) {
     const Index i = t / Components;
     const int c = static_cast<int>(t % Components);
@@ -157,7 +160,7 @@ void add_nodes(const Exec& exec, Index n, NodeGroups groups, const Index* nodes,
       di[k] = stretched ? static_cast<double>(d[static_cast<Size>(k) * n + i]) : 0.0;
       ai[k] = stretched ? static_cast<double>(alpha[static_cast<Size>(k) * n + i]) : 0.0;
     }
-    const Size dof = static_cast<Size>(nodes[i]) * Components + c;
+    const Size dof = static_cast<Size>(first >= 0 ? first + i : nodes[i]) * Components + c;
     const double ui = static_cast<double>(u[dof]), average = 0.5 * (ui + static_cast<double>(previous[dof]));
     const double m = static_cast<double>(mass[i]);
     const double R = fem::pml_node_force<Dim>(
@@ -210,6 +213,9 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
     groups_.first[m] = static_cast<Index>(
         std::count_if(node_axes.begin(), node_axes.end(), [&](int axes) { return axes < m; }));
   nodes_ = DeviceArray<Index>(exec_, std::span<const Index>(node_list_));
+  if (!node_list_.empty() && node_list_.back() - node_list_.front() + 1 == static_cast<Index>(n) &&
+      std::is_sorted(node_list_.begin(), node_list_.end()))
+    first_node_ = node_list_.front();
   node_d_ = DeviceArray<Real>(exec_, std::span<const Real>(d));
   node_alpha_ = DeviceArray<Real>(exec_, std::span<const Real>(alpha));
   node_mass_ = DeviceArray<Real>(exec_, std::span<const Real>(masses));
@@ -359,7 +365,7 @@ template <class Real>
 void PmlTerm<Real>::add_node_forces_of_one(const Exec& exec, const Real* u, const Real* previous, Real* f) {
   const auto launch = [&](auto dim, auto components) {
     add_nodes<decltype(dim)::value, decltype(components)::value>(exec, n_nodes(), groups_, nodes_.data(),
-                                                                 node_d_.data(), node_alpha_.data(),
+                                                                 first_node_, node_d_.data(), node_alpha_.data(),
                                                                  node_mass_.data(), dt_, node_state_[0].data(), u,
                                                                  previous, f);
   };

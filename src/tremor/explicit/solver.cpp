@@ -524,7 +524,8 @@ Preflight resolve(const Model& model, const RunOptions& options, std::string& la
 
 // Integrator state (central_difference.hpp): U_prev, U_curr and K u in Real per DOF, A (and C'
 // where damped) per node (a model holding a node in some components only keeps them per DOF, up
-// to 2/3 of them more than counted here); while it is set up, the mass and damping in double and
+// to 2/3 of them more than counted here; one numbering a PML's nodes last keeps C' for those only,
+// up to a third of a Real per DOF less); while it is set up, the mass and damping in double and
 // A (and C') per DOF, beside them a flag per DOF or the coefficients per node. The loads are per
 // loaded DOF: not counted.
 // `after`: bytes made once the state is (a per-step term's, such as the PML's), beside the loop's.

@@ -78,20 +78,41 @@ Numbering one_domain_numbering(const Model& model, const Preflight& preflight) {
   const Index n = model.mesh.n_nodes();
   const int dim = model.mesh.dim();
   const bool rcm = preflight.ordering == NodeOrdering::Rcm;
-  if (!rcm && !preflight.fluid) return Numbering(n, dim);
+  const bool pml = preflight.pml.any();
+  if (!rcm && !preflight.fluid && !pml) return Numbering(n, dim);
   std::vector<Index> order = rcm ? reverse_cuthill_mckee(node_graph(model.mesh)) : std::vector<Index>{};
   if (!rcm) {
     order.resize(static_cast<std::size_t>(n));
     std::iota(order.begin(), order.end(), Index(0));
   }
+  // Each node's place: 0 the solid's undamped nodes, then the PML's nodes by their stretched axes
+  // (1 + the axes' bits, as its term groups them: PmlTerm), then the nodes no element of the solid
+  // holds (a fluid's own); in the order above within each.
+  const int own = (1 << dim) + 1;
+  std::vector<unsigned char> place(static_cast<std::size_t>(n), 0);
+  if (pml) {
+    const PmlNodeProfile layer = pml_node_profile(model.mesh, preflight.pml);
+    for (std::size_t i = 0; i < layer.nodes.size(); ++i) {
+      int axes = 0;
+      for (int k = 0; k < dim; ++k) axes |= layer.d[i * static_cast<std::size_t>(dim) + k] != 0.0 ? 1 << k : 0;
+      place[static_cast<std::size_t>(layer.nodes[i])] = static_cast<unsigned char>(1 + axes);
+    }
+  }
   if (preflight.fluid) {
     std::vector<bool> held(static_cast<std::size_t>(n), false);
     for (const ElementBlock& block : model.mesh.blocks)
       for (const Index node : block.connectivity) held[static_cast<std::size_t>(node)] = true;
-    std::stable_partition(order.begin(), order.end(), [&](Index node) { return held[static_cast<std::size_t>(node)]; });
-    if (!rcm && std::is_sorted(order.begin(), order.end())) return Numbering(n, dim);
+    for (std::size_t node = 0; node < held.size(); ++node)
+      if (!held[node]) place[node] = static_cast<unsigned char>(own);
   }
-  return Numbering(n, dim, std::move(order));
+  // (a counting sort: stable, one pass to count and one to place)
+  std::vector<std::size_t> first(static_cast<std::size_t>(own) + 2, 0);
+  for (const unsigned char p : place) ++first[p + 1u];
+  std::partial_sum(first.begin(), first.end(), first.begin());
+  std::vector<Index> sorted(order.size());
+  for (const Index node : order) sorted[first[place[static_cast<std::size_t>(node)]]++] = node;
+  if (!rcm && std::is_sorted(sorted.begin(), sorted.end())) return Numbering(n, dim);
+  return Numbering(n, dim, std::move(sorted));
 }
 
 bool is_damped(const Model& model) {

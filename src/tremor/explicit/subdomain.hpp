@@ -124,9 +124,12 @@ struct Subdomain {
 bool is_damped(const Model& model);
 
 // The numbering of a run on one domain of `model` (its solid, with fluids): the model's, or reverse
-// Cuthill-McKee's where the pre-flight orders nodes; with fluids, the nodes no element of the solid
-// holds (the fluid's own) after the others, in the same order, so that the integrator's update
-// leaves their massless DOFs out (CentralDifference::n_moving).
+// Cuthill-McKee's where the pre-flight orders nodes; with a PML, the layer's nodes after the
+// others, grouped by their stretched axes as its term steps them (its node kernel then reads
+// consecutive nodes, and the integrator keeps C' for them alone: CentralDifference::damped_from);
+// with fluids, the nodes no element of the solid holds (the fluid's own) last, so that the
+// integrator's update leaves their massless DOFs out (CentralDifference::n_moving). The order
+// above within each.
 Numbering one_domain_numbering(const Model& model, const Preflight& preflight);
 
 // Sets up the subdomain `numbering` of `model` (in the model's numbering) on exec for the run the

@@ -208,6 +208,10 @@ void FluidOperator<Real>::add_batch_unchecked(const Real* chi, Real* f, int colu
 template <class Real>
 void FluidOperator<Real>::add_shots(const Real* chi, Real* f, int shots) const {
   const fem::DeviceElements& els = *elements_;
+  // (a thread, or a group, per element and shot: the pairs counted by an Index; the pre-flight
+  // keeps a batch within it)
+  TREMOR_CHECK(static_cast<Size>(els.n_elements()) * shots <= std::numeric_limits<Index>::max(), shots,
+               " shots of a fluid of ", els.n_elements(), " elements applied at once: more pairs than an index counts");
   const int passes = atomic_ ? 1 : els.n_colours;
   for (int c = 0; c < passes; ++c)
     for (std::size_t b = 0; b < els.blocks.size(); ++b) {

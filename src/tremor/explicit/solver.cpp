@@ -822,12 +822,19 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
                                (largest_beta(model) > 0.0 ? static_cast<std::size_t>(p.n_dofs) * real_size *
                                                                 (p.op->needs_assembly ? 2 : 1)
                                                           : 0);
+  // Fields of k shots, and a fluid's element-and-shot pairs, are counted by 32-bit indices.
+  const Size per_column = std::max<Size>(
+      {p.n_dofs, p.fluid ? static_cast<Size>(p.fluid->mesh.elements.size()) : 0, static_cast<Size>(fluid_nodes), 1});
+  const auto most = static_cast<int>(std::min<Size>(std::numeric_limits<Index>::max() / per_column, 1 << 20));
   p.shots_together = 1;
   if (options.shots_together > 1 && n_shots < 2) {
     p.shots_why = stop;
   } else if (options.shots_together > 1) {
     TREMOR_CHECK(stop.empty(), model.source, ": ", options.shots_together, " shots stepped together asked for, but ",
                  stop, ": step them one after another (--shots-together 1)");
+    TREMOR_CHECK(std::min(options.shots_together, n_shots) <= most, model.source, ": ", options.shots_together,
+                 " shots stepped together of ", per_column, " values each (DOFs, or a fluid's elements) exceed the ",
+                 "2^31 - 1 a field's index counts: at most ", most, " at once");
     p.shots_together = std::min(options.shots_together, n_shots);
     const std::string terms = applied_one_by_one(p);
     p.shots_why = str("asked for", fuses ? "" : str("; ", p.op->name, " applies them one by one, reading ",
@@ -858,7 +865,7 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
       const std::size_t free_bytes = free_gpu_bytes();
       const std::size_t room = free_bytes > run ? (free_bytes - run) * 9 / 10 : 0;
       const auto fit = static_cast<int>(std::min<std::size_t>(room / std::max<std::size_t>(per_shot, 1), 15)) + 1;
-      p.shots_together = std::min({16, n_shots, fit});
+      p.shots_together = std::min({16, n_shots, fit, most});
       p.shots_why = p.shots_together == std::min(16, n_shots)
                         ? str("the ", p.op->name, p.op->needs_assembly ? " matrix" : " elements' data",
                               " read once for all of them")
@@ -935,7 +942,7 @@ void describe_attenuation(Preflight& p, const Model& model) {
 // What each shot stepped beside the first keeps besides its fields (choose_shots_together): its
 // PMLs' variables (the solid's `pml`, the fluid's) and its memory variables (the estimate's
 // difference with and without them), and once for any batch the 3 vectors a PML's term gathers a
-// shot's fields into.
+// shot's fields into and the 2 an operator that applies a batch one by one does (op::Operator).
 struct ShotBytes {
   std::size_t state = 0, once = 0;
 };
@@ -946,7 +953,8 @@ ShotBytes shot_state_bytes(const Preflight& p, const Model& model, Size nnz, std
     out.state += pml_term_bytes(p.fluid->mesh.model, p.fluid->pml, real_size, 0, PmlField::Fluid).state;
     out.once += 3 * static_cast<std::size_t>(p.fluid->mesh.n_nodes()) * real_size;
   }
-  if (const std::size_t values = memory_per_point(model); values > 0) {
+  const std::size_t values = memory_per_point(model);
+  if (values > 0) {
     const auto loop = [&](std::size_t per_point) {
       return estimate(model.mesh, *p.op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring,
                       is_damped(model), p.max_neighbours, p.geometry_values, false, p.backend != Backend::Cuda, {},
@@ -955,6 +963,8 @@ ShotBytes shot_state_bytes(const Preflight& p, const Model& model, Size nnz, std
     const std::size_t with = loop(values), without = loop(0);
     out.state += with - std::min(with, without);
   }
+  if (values > 0 || !p.op->fuses(model.mesh, p.assembly == sparse::RaceStrategy::Colouring))
+    out.once += 2 * static_cast<std::size_t>(p.n_dofs) * real_size;
   return out;
 }
 
@@ -1079,6 +1089,14 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
   std::size_t run = run_bytes(*p.op) + fluid_bytes;
   const ShotBytes shot = shot_state_bytes(p, model, nnz, real_size, pml);
   run += choose_shots_together(p, whole, options, run, real_size, shot.state, shot.once, free_gpu_bytes);
+  // On a GPU the split operator's first part runs on the exchange's stream beside the terms' forces
+  // and the interior's apply: where a batch's shots are applied or added one by one (an operator
+  // that does not fuse them, memory variables, a PML's term, a fluid's traction), each shot's values
+  // gathered and written back whole would meet its atomic adds and the shared rows' sums there.
+  if (p.overlap && p.shots_together > 1 && p.backend == Backend::Cuda &&
+      (!p.op->fuses(model.mesh, p.assembly == sparse::RaceStrategy::Colouring) || !applied_one_by_one(p).empty() ||
+       p.fluid))
+    p.overlap = false;
   p.process_memory_bytes = std::max(run / shares, p.survey_peak_bytes);
   p.memory_bytes = p.shots_parallel ? p.process_memory_bytes * static_cast<std::size_t>(processes)
                                     : std::max(run, p.survey_peak_bytes * shares);

@@ -21,7 +21,7 @@ done
 cat $R/runs.log
 if command -v ncu > /dev/null && [ "${NCU:-1}" = 1 ]; then
   sed 's/duration = 2e-5/duration = 1e-6/' bench/models/plate-gll4-pml.toml > results/short.toml
-  timeout 200 ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes.sum --launch-skip 300 \
+  timeout 100 ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes.sum --launch-skip 300 \
     --launch-count 40 .gpu/bin/tremor run results/short.toml --backend cuda --operator sem --precision float \
     -o results/short.h5 > $R/ncu.txt 2>&1
   grep -E "add_nodes|update<|apply_elements|apply_columns|Duration|gpu__time|dram__bytes" $R/ncu.txt | head -60

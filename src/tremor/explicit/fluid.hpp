@@ -341,6 +341,7 @@ class FluidTerm final : public StepTerm<Real> {
   DeviceArray<double> C_;
   bool diagonal_ = false;  // InterfaceRows::diagonal
   bool motion_beside_ = false;  // C^T u queued on the solid's stream (queue_forces)
+  bool atomic_traction_ = false;  // C p added into the solid's forces by atomics (a GPU's atomic run)
   DeviceArray<Real> pressure_;  // -a_n per fluid node
   bool forces_ready_ = false;       // fluid_forces queued this step's first half
   View<Real> forces_;               // the fluid's forces (K_f chi + C^T u, its PML's), queue_forces

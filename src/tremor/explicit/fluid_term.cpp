@@ -106,6 +106,7 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
       loading_(own(std::move(loading))) {
   const FluidMesh& mesh = fluid.mesh;
   const bool atomics = atomic && exec.space() == MemorySpace::Device;
+  atomic_traction_ = atomics;
   // (A part's step is split by the exchange of its forces: on the run's stream.)
   if (atomics && exec.backend() == Backend::Cuda && !is_part()) beside_ = std::make_unique<SideStream>(exec);
   work_ = beside_ ? beside_->side() : exec;
@@ -429,7 +430,9 @@ void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Rea
   } else {
     record_start(step);
     if (beside_) beside_->fork();
-    queue_step(scheme, forces, false);
+    // (by atomics where the run adds so: a decomposed run's first part of the solid's stiffness adds
+    // into the interface's rows from the exchange's stream meanwhile)
+    queue_step(scheme, forces, atomic_traction_);
   }
   if (beside_) beside_->join();
   pressure_recorder_->record(step, pressure_.view(), pressure_.view());

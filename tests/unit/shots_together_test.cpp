@@ -455,9 +455,9 @@ TEST(ShotsTogether, AGpuStepsADecomposedCaptureTogether) {
 // On a GPU: an immersed capture lined by a PML (the fluid stepped beside the solid on a stream of
 // its own, its K_f and the coupling by atomics where the run adds so; on one domain and over two,
 // where the shots together leave the overlap off) and an attenuating sem capture in a PML (the
-// PML's point kernel, the memory variables in Real), 3 shots together against one after another: with atomics in the sums, within 1e-6 of each history's peak in
-// double (another order of a few adds a value per step over a few hundred steps); with colours,
-// bit for bit.
+// PML's point kernel, the memory variables in Real), 3 shots together against one after another:
+// with atomics in the sums, within 1e-6 of each history's peak in double (another order of a few
+// adds a value per step over a few hundred steps); with colours, bit for bit.
 TEST(ShotsTogether, AGpuStepsImmersedAndLossyCapturesTogether) {
   TREMOR_REQUIRE_GPU();
   const auto compare = [](const Model& model, explicit_fe::RunOptions options, const std::string& what) {

@@ -13,8 +13,9 @@
 // Memory per DOF: U_prev, U_curr and K U in Real; A, and C' where damped, in Real per DOF or,
 // where every component of each node has the same (no node held in some components only), per
 // node; C' from the first damped DOF on only (a numbering with its damped nodes last, as a PML's
-// is, keeps it for the layer alone, and the update reads none before it). K' = 1 - C' (undamped: A = dt^2 / M, C' = -1, K' = 2), and the mass, for the energies and
-// the Taylor start, is M = dt^2 (1 - C') / (2 A). U_next is written over U_prev, which each DOF's
+// is, keeps it for the layer alone, and the update reads none before it). K' = 1 - C' (undamped:
+// A = dt^2 / M, C' = -1, K' = 2), and the mass, for the energies and the Taylor start, is
+// M = dt^2 (1 - C') / (2 A). U_next is written over U_prev, which each DOF's
 // update reads first. Forces come as a list of loaded DOFs and their values (a model loads few
 // DOFs: no force vector is kept or read per DOF).
 //

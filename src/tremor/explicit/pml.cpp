@@ -40,11 +40,13 @@ TREMOR_HOST_DEVICE int profile_at(const PmlProfile& profile, const double* x, co
 // f += the flux of the `n` elements listed (one colour's: they share no node) of one block of
 // type E, at every point of its stiffness rule; the points' memory variables at `state`
 // (fem::pml_point_values per point, element by element), and where Viscous the section's
-// viscoelastic law's (`solid_values` per point) with the sections' records.
+// viscoelastic law's (`solid_values` per point) with the sections' records. `atomic`: added by
+// atomics (a run that adds so on a GPU, where a decomposed run's first part of the stiffness adds
+// into f from the exchange's stream meanwhile).
 template <class E, class Real, bool Viscous>
 void add_elements(const Exec& exec, Index n, const Index* list, const fem::ElementArrays in, const PmlProfile profile,
                   double dt, Real* state, const double* records, double* solid_state, int solid_values, const Real* u,
-                  Real* f) {
+                  Real* f, bool atomic) {
   const fem::StiffnessRule<E> rule = fem::stiffness_rule<E>();
   forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
     constexpr int dim = E::dim, nn = E::n_nodes, n_dof = nn * dim, values = fem::pml_point_values<dim>;
@@ -86,7 +88,13 @@ void add_elements(const Exec& exec, Index n, const Index* list, const fem::Eleme
           fe[a * dim + r] += scale * sum;
         }
     }
-    fem::scatter_add<E>(f, nodes, 1.0, fe);
+    if (!atomic) {
+      fem::scatter_add<E>(f, nodes, 1.0, fe);
+      return;
+    }
+    for (int a = 0; a < nn; ++a)
+      for (int c = 0; c < dim; ++c)
+        atomic_add(f + static_cast<Size>(nodes[a]) * dim + c, static_cast<Real>(fe[a * dim + c]));
   });
 }
 
@@ -249,6 +257,7 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
     start_from_rest();
     return;
   }
+  atomic_ = !deterministic && exec_.space() == MemorySpace::Device;
   TREMOR_CHECK(!fem::any_coarse(els.solids), "a PML on elements other than GLL of order 2 or more keeps every ",
                "solid's memory variables at each point, not coarse-grained ones (q_coarse_grained)");
   if (els.attenuates())
@@ -400,10 +409,10 @@ void PmlTerm<Real>::add_element_forces_of_one(const Exec& exec, const Real* u, R
           add_fluid_elements<E, Real>(exec, n, block.in(c), in, profile_, dt_, point_state_[b].data(), u, f);
         else if (solids_ > 0)
           add_elements<E, Real, true>(exec, n, block.in(c), in, profile_, dt_, point_state_[b].data(),
-                                      records_.data(), solids, solid_values, u, f);
+                                      records_.data(), solids, solid_values, u, f, atomic_);
         else
           add_elements<E, Real, false>(exec, n, block.in(c), in, profile_, dt_, point_state_[b].data(), nullptr,
-                                       nullptr, 0, u, f);
+                                       nullptr, 0, u, f, atomic_);
       });
     }
 }

@@ -141,6 +141,7 @@ class PmlTerm final : public StepTerm<Real> {
   DeviceArray<Index> nodes_;                             // grouped by their axes (groups_)
   std::vector<Index> node_list_;                         // nodes_ on the host
   Index first_node_ = -1;                                // nodes_[k] = first_node_ + k, where so; else -1
+  bool atomic_ = false;  // the generic kernel adds by atomics (a GPU's run that adds so)
   NodeGroups groups_;
   // Per node: d and alpha (dim each), its mass; its variables (dim per component: fem::pml_node_values
   // for a solid); each value's nodes in a row (d_k of node i at k n + i).

@@ -825,7 +825,8 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
   // Fields of k shots, and a fluid's element-and-shot pairs, are counted by 32-bit indices.
   const Size per_column = std::max<Size>(
       {p.n_dofs, p.fluid ? static_cast<Size>(p.fluid->mesh.elements.size()) : 0, static_cast<Size>(fluid_nodes), 1});
-  const auto most = static_cast<int>(std::min<Size>(std::numeric_limits<Index>::max() / per_column, 1 << 20));
+  const auto most =
+      static_cast<int>(std::clamp<Size>(std::numeric_limits<Index>::max() / per_column, 1, Size(1) << 20));
   p.shots_together = 1;
   if (options.shots_together > 1 && n_shots < 2) {
     p.shots_why = stop;

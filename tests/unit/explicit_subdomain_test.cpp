@@ -234,8 +234,7 @@ TEST(ExplicitSubdomain, APmlsNodesAreNumberedLastAndAloneKeepTheirDamping) {
   const auto axes_of = [&](Index node) {  // -1 off the layer
     const auto at = std::lower_bound(layer.nodes.begin(), layer.nodes.end(), node);
     if (at == layer.nodes.end() || *at != node) return -1;
-    const auto i = static_cast<std::size_t>(at - layer.nodes.begin());
-    return (layer.d[3 * i] != 0.0 ? 1 : 0) | (layer.d[3 * i + 1] != 0.0 ? 2 : 0) | (layer.d[3 * i + 2] != 0.0 ? 4 : 0);
+    return layer.axes(static_cast<std::size_t>(at - layer.nodes.begin()));
   };
   std::vector<int> groups;
   for (std::size_t k = 0; k < order.size(); ++k) {

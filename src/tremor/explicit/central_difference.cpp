@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "tremor/backend/forall.hpp"
+#include "tremor/backend/memory.hpp"
 #include "tremor/backend/reduce.hpp"
 #include "tremor/core/error.hpp"
 
@@ -170,9 +171,8 @@ Index first_damped(const Exec& exec, const Real* a, const Real* cp, Index entrie
 template <class Real>
 DeviceArray<Real> slice(const Exec& exec, const DeviceArray<Real>& in, Index from, Index size) {
   DeviceArray<Real> out(exec, size);
-  const Real* source = in.data() + from;
-  Real* to = out.data();
-  forall(exec, size, [=] TREMOR_LAMBDA(Index j) { to[j] = source[j]; });
+  memory::copy(exec, out.data(), exec.space(), in.data() + from, exec.space(),
+               sizeof(Real) * static_cast<std::size_t>(size));
   return out;
 }
 

@@ -201,8 +201,7 @@ PmlTerm<Real>::PmlTerm(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
   const std::vector<double>& node_d = nodes.d;
   const std::vector<double>& node_alpha = nodes.alpha;
   std::vector<int> node_axes(n, 0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t c = 0; c < dim; ++c) node_axes[i] |= node_d[i * dim + c] != 0.0 ? 1 << c : 0;
+  for (std::size_t i = 0; i < n; ++i) node_axes[i] = nodes.axes(i);
   std::vector<std::size_t> order(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),

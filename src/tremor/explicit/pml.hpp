@@ -81,6 +81,14 @@ struct PmlNodeProfile {
   std::vector<Index> nodes;      // the mesh's nodes with some d_k > 0, ascending
   std::vector<double> d, alpha;  // dim per node of `nodes`
   Index size() const { return static_cast<Index>(nodes.size()); }
+  // The axes node k of `nodes` is stretched in: bit a where d_a is not 0 (the groups a PmlTerm
+  // steps its nodes in, and one domain's numbering orders them by).
+  int axes(std::size_t k) const {
+    int bits = 0;
+    const double* at = d.data() + k * static_cast<std::size_t>(dim);
+    for (int a = 0; a < dim; ++a) bits |= at[a] != 0.0 ? 1 << a : 0;
+    return bits;
+  }
   // The profile in another numbering: local_to_whole[i], this one's node of local node i (every
   // node where empty); the nodes ascending in the new numbers.
   PmlNodeProfile in_numbering(std::span<const Index> local_to_whole) const;

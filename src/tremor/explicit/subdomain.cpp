@@ -92,11 +92,8 @@ Numbering one_domain_numbering(const Model& model, const Preflight& preflight) {
   std::vector<unsigned char> place(static_cast<std::size_t>(n), 0);
   if (pml) {
     const PmlNodeProfile layer = pml_node_profile(model.mesh, preflight.pml);
-    for (std::size_t i = 0; i < layer.nodes.size(); ++i) {
-      int axes = 0;
-      for (int k = 0; k < dim; ++k) axes |= layer.d[i * static_cast<std::size_t>(dim) + k] != 0.0 ? 1 << k : 0;
-      place[static_cast<std::size_t>(layer.nodes[i])] = static_cast<unsigned char>(1 + axes);
-    }
+    for (std::size_t i = 0; i < layer.nodes.size(); ++i)
+      place[static_cast<std::size_t>(layer.nodes[i])] = static_cast<unsigned char>(1 + layer.axes(i));
   }
   if (preflight.fluid) {
     std::vector<bool> held(static_cast<std::size_t>(n), false);

@@ -26,6 +26,10 @@
 
 namespace tremor::explicit_fe {
 
+// The Exec of this process: over several processes on GPUs, the GPU of its place on the host
+// (local rank modulo the GPUs), on a stream of its own for the run (`own_stream`).
+Exec process_exec(Backend backend, const RunOptions& options, bool own_stream);
+
 // A failure every process of a run agreed on (agree()): the first process reports it, the others
 // stop without repeating it.
 class AgreedFailure : public Error {

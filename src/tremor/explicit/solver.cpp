@@ -21,7 +21,9 @@
 #include "tremor/explicit/processes.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/pml.hpp"
+#include "tremor/explicit/run_bytes.hpp"
 #include "tremor/explicit/run_setup.hpp"
+#include "tremor/explicit/shot_choices.hpp"
 #include "tremor/explicit/subdomain.hpp"
 #include "tremor/fem/coupling.hpp"
 #include "tremor/fem/device_elements.hpp"
@@ -49,62 +51,6 @@ namespace {
 void warn(Preflight& preflight, const std::string& message) {
   preflight.warnings.push_back(message);
   log::warn(message);
-}
-
-// fem::DeviceElements: coordinates, connectivity, per element its section (4 B), stiffness
-// factor and damping (8 B each) and, with a colouring, its place in the colour lists (4 B).
-std::size_t element_bytes(const Mesh& mesh, bool coloured) {
-  std::size_t total = static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(mesh.dim()) * sizeof(double);
-  for (const ElementBlock& block : mesh.blocks)
-    total += block.connectivity.size() * sizeof(Index) +
-             static_cast<std::size_t>(block.n_elements()) *
-                 (sizeof(int) + 2 * sizeof(double) + (coloured ? sizeof(Index) : 0));
-  return total;
-}
-
-// memory_estimate's, with the geometric factors of an element-by-element kind when known.
-// `split`: a decomposed run's element-by-element operator in two parts (Preflight::overlap), each
-// part's elements on all of its subdomain's nodes. `host`: the run's Exec is the host's.
-// `betas`: the model's stiffness-proportional damping (model_betas), whose term keeps a velocity
-// (and an operator's product, or an operator of its own) in the loop.
-std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffness_nnz, std::size_t real_size,
-                     bool coloured, bool damped, Index max_neighbours, std::size_t geometry_values,
-                     bool split = false, bool host = false, const ElementBetas& betas = {},
-                     std::size_t memory_per_point = 0, const PmlBytes& pml = {});
-
-// Memory variables per point of an attenuating model (OperatorSizes::memory_per_point): the most
-// solids a point keeps of its materials in use (coarse-grained: 1) x n_voigt; 0 where none attenuates.
-std::size_t memory_per_point(const Model& model) {
-  int most = 0;
-  for (const Section& section : model.sections) {
-    const Material& material = model.material(section.material);
-    if (material.attenuation)
-      most = std::max(most, material.attenuation->coarse_grained ? 1 : material.attenuation->solids);
-  }
-  return static_cast<std::size_t>(most) * (model.mesh.dim() == 3 ? 6 : 3);
-}
-
-// The moduli a kind that takes a material field at each GLL point keeps (OperatorEntry::
-// moduli_per_point): two values in Real per point of each block where an element does.
-std::size_t point_moduli_bytes(const Model& model, std::size_t real_size) {
-  if (std::none_of(model.materials.begin(), model.materials.end(),
-                   [](const Material& m) { return m.field && !m.field->by_element(); }))
-    return 0;
-  std::size_t points = 0;
-  const std::vector<int> sections = model.element_sections();
-  Index first = 0;
-  for (const ElementBlock& block : model.mesh.blocks) {
-    const Index n = block.n_elements();
-    bool any = false;
-    for (Index e = 0; e < n && takes_field_at_points(block.type, block.order) && !any; ++e) {
-      const int s = sections[static_cast<std::size_t>(first + e)];
-      const Material* material = s < 0 ? nullptr : &model.material(model.sections[static_cast<std::size_t>(s)].material);
-      any = material && material->field && !material->field->by_element();
-    }
-    if (any) points += block.connectivity.size();
-    first += n;
-  }
-  return points * 2 * real_size;
 }
 
 // Refuses `bytes` of host memory for `what` when the process may not allocate that much
@@ -166,24 +112,6 @@ StableStep global_step(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
   const op::Spectrum spectrum = op::largest_eigenvalue(K, mass.data());
   return {round_down(2.0 / std::sqrt(spectrum.largest)), K.geometry_values(), 0,
           str("largest eigenvalue of M^-1 K, ", spectrum.iterations, " Lanczos iterations")};
-}
-
-// The stiffness-proportional damping of the materials the sections use, s (element_betas by
-// section: a section without elements counts too).
-ElementBetas model_betas(const Model& model) {
-  ElementBetas betas;
-  for (const Section& section : model.sections) betas.take(model.material(section.material).damping_beta);
-  return betas;
-}
-double largest_beta(const Model& model) { return model_betas(model).largest; }
-
-// The Exec of this process: over several processes on GPUs, the GPU of its place on the host
-// (local rank modulo the GPUs), on a stream of its own for the run (`own_stream`).
-Exec process_exec(Backend backend, const RunOptions& options, bool own_stream) {
-  if (backend != Backend::Cuda || !options.communicator || options.communicator->size() <= 1)
-    return Exec::make(backend);
-  const int device = options.communicator->local_rank() % std::max(1, cuda_device_count());
-  return own_stream ? Exec::cuda_stream(device) : Exec::cuda(device);
 }
 
 // The stable step from a survey of `elements` (built on exec from the model): the element bound it
@@ -522,75 +450,6 @@ Preflight resolve(const Model& model, const RunOptions& options, std::string& la
   return std::move(resolution.p);
 }
 
-// Integrator state (central_difference.hpp): U_prev, U_curr and K u in Real per DOF, A (and C'
-// where damped) per node (a model holding a node in some components only keeps them per DOF, up
-// to 2/3 of them more than counted here; one numbering a PML's nodes last keeps C' for those only,
-// up to a third of a Real per DOF less); while it is set up, the mass and damping in double and
-// A (and C') per DOF, beside them a flag per DOF or the coefficients per node. The loads are per
-// loaded DOF: not counted.
-// `after`: bytes made once the state is (a per-step term's, such as the PML's), beside the loop's.
-std::size_t state_bytes(std::size_t n_dofs, int dim, std::size_t real_size, bool damped, std::size_t after) {
-  const double coefficients = (damped ? 2.0 : 1.0) * static_cast<double>(real_size), per_node = coefficients / dim;
-  const double setup = (damped ? 2.0 : 1.0) * sizeof(double) + coefficients + std::max(1.0, per_node);
-  const double loop = 3.0 * static_cast<double>(real_size) + per_node;
-  const auto n = static_cast<double>(n_dofs);
-  return static_cast<std::size_t>(std::max(n * setup, n * loop + static_cast<double>(after)));
-}
-
-// The receivers' buffer in the Exec's memory (Recorder): two time levels of a row per recorded point
-// and component, for buffered_recording_steps() steps.
-std::size_t recorder_bytes(const Model& model, std::size_t real_size) {
-  std::size_t points = 0;
-  for (const Receiver& r : model.receivers)
-    points += r.grid ? static_cast<std::size_t>(r.grid->n_points()) : std::max(r.nodes.size(), r.positions.size());
-  const std::size_t pair = 2 * points * static_cast<std::size_t>(model.mesh.dim()) * real_size;
-  return pair == 0 ? 0 : pair * static_cast<std::size_t>(buffered_recording_steps(pair));
-}
-
-// Snapshot buffers in the Exec's memory (snapshots.hpp): the DOF list, the staging displacement
-// and, with velocity, u_k-1 and the velocity in double; with pressure, a fluid node and a staged
-// value per node. The page-locked host slots are not counted; the rows of a fluid's motion are
-// fluid_snapshot_bytes'.
-std::size_t snapshot_bytes(const Model& model, int every, std::size_t real_size) {
-  if (every <= 0 || !model.output) return 0;
-  const OutputSettings& output = *model.output;
-  const std::size_t nodes = output.snapshot_nodes.empty() ? static_cast<std::size_t>(model.mesh.n_nodes())
-                                                          : output.snapshot_nodes.size();
-  const std::size_t n = nodes * static_cast<std::size_t>(model.mesh.dim());
-  return n * (sizeof(Index) + real_size + (output.velocity ? real_size + sizeof(double) : 0)) +
-         (output.pressure ? nodes * (sizeof(Index) + real_size) : 0);
-}
-
-// The snapshot taker's rows of a fluid's motion (snapshots.cpp): at each snapshot node only fluid
-// elements hold, dim rows (a target and an offset each) of the gradient's non-zero entries (a node
-// and a weight each): the P + 1 nodes of a line through it on a GLL element (the others'
-// derivatives vanish there where the element is affine), every node of the element otherwise;
-// with velocity, a Real per row besides. `solid`: the model's solid part.
-std::size_t fluid_snapshot_bytes(const FluidSetup& fluid, const Model& solid, int every, std::size_t real_size) {
-  if (every <= 0 || !solid.output) return 0;
-  const OutputSettings& output = *solid.output;
-  std::vector<bool> held(static_cast<std::size_t>(solid.mesh.n_nodes()), false);
-  for (const ElementBlock& block : solid.mesh.blocks)
-    for (const Index node : block.connectivity) held[static_cast<std::size_t>(node)] = true;
-  std::size_t only_fluid = 0;
-  const auto count = [&](Index node) {
-    only_fluid += !held[static_cast<std::size_t>(node)] &&
-                  std::binary_search(fluid.mesh.nodes.begin(), fluid.mesh.nodes.end(), node);
-  };
-  if (output.snapshot_nodes.empty())
-    for (Index node = 0; node < solid.mesh.n_nodes(); ++node) count(node);
-  else
-    for (const Index node : output.snapshot_nodes) count(node);
-  std::size_t entries = 0;
-  for (const ElementBlock& block : fluid.mesh.model.mesh.blocks) {
-    const bool gll = block.type == ElementType::HexGLL || block.type == ElementType::QuadGLL;
-    entries = std::max(entries, static_cast<std::size_t>(gll ? block.order + 1 : block.n_element_nodes()));
-  }
-  const auto dim = static_cast<std::size_t>(solid.mesh.dim());
-  return only_fluid * dim *
-         (2 * sizeof(Index) + entries * (sizeof(Index) + sizeof(double)) + (output.velocity ? real_size : 0));
-}
-
 }  // namespace
 
 bool global_stable_step(const Mesh& mesh) {
@@ -728,179 +587,6 @@ void warn_quadratic_lumping(Preflight& p, const Model& model) {
 
 namespace {
 
-// What stops a model's shots from being stepped together on this run, in a phrase; empty: nothing.
-std::string why_one_shot_at_a_time(const Preflight& p, const Model& model, const RunOptions& options) {
-  if (model.shots.size() < 2) return str("the model has ", model.shots.size(), " shot", model.shots.size() == 1 ? "" : "s");
-  if (options.resume) return "the run resumes from a checkpoint (a checkpoint holds one shot)";
-  if (options.checkpoint_every > 0) return "the run writes checkpoints (a checkpoint holds one shot)";
-  return {};
-}
-
-// What applies a batch's shots one by one where the operator would read its data once for all of
-// them (a gain on a GPU not measured there, so not the default): a PML's term, attenuation's memory
-// variables, in a phrase; empty: none.
-std::string applied_one_by_one(const Preflight& p) {
-  if (p.pml.any()) return "the PML's term applies them one by one";
-  if (!p.attenuation.empty()) return "the memory variables of attenuation make the operator apply them one by one";
-  return {};
-}
-
-// Preflight::shots_parallel_why, and whether a run over `processes` members (RunOptions::
-// communicator) steps whole shots side by side, each member the whole model (`one_domain` bytes
-// estimated) and shots of its own, rather than a subdomain of every shot: asked for, or chosen on
-// GPUs where the whole model fits one (by the first GPU's free memory for --gpus, decided once; by
-// each process's GPU's total memory under mpirun, the same on every process of alike GPUs) and the
-// shots keep every member busy (idle members' turns at most an eighth of the rounds). Throws
-// tremor::Error where asked for and refused.
-bool choose_shots_parallel(Preflight& p, const Model& whole, const RunOptions& options, std::size_t one_domain,
-                           const std::function<std::size_t()>& free_gpu_bytes) {
-  const int processes = p.processes;
-  const auto n_shots = static_cast<int>(whole.shots.size());
-  if (processes <= 1) {
-    TREMOR_CHECK(!options.shots_parallel.value_or(false), whole.source, ": whole shots side by side "
-                 "(--shots-parallel) need several GPUs (--gpus N) or processes (mpirun -np N)");
-    return false;
-  }
-  const char* members = p.threaded ? "GPUs" : "processes";
-  std::string stop;
-  if (n_shots < 2)
-    stop = str("the model has ", n_shots, " shot", n_shots == 1 ? "" : "s");
-  else if (options.checkpoint_every > 0 || options.resume)
-    stop = "the run writes or resumes from checkpoints (a checkpoint holds one set-up's shot)";
-  else if (!options.decomposition.empty())
-    stop = str("a decomposition file (", options.decomposition, ") was given");
-  if (options.shots_parallel == true) {
-    TREMOR_CHECK(stop.empty(), whole.source, ": whole shots side by side over the ", processes, " ", members,
-                 " (--shots-parallel) asked for, but ", stop, ": decompose the model instead (--no-shots-parallel)");
-    p.shots_parallel_why = "asked for";
-    return true;
-  }
-  const auto gb = [](std::size_t bytes) { return str(static_cast<double>(bytes) / 1e9, " GB"); };
-  if (options.shots_parallel == false) {
-    p.shots_parallel_why = "asked for (--no-shots-parallel)";
-  } else if (!stop.empty()) {
-    p.shots_parallel_why = stop;
-  } else if (p.backend != Backend::Cuda) {
-    p.shots_parallel_why = str("on ", to_string(p.backend), ", where each process would hold the whole model; ",
-                               "--shots-parallel asks for it");
-  } else if (const int rounds = (n_shots + processes - 1) / processes; 8 * rounds * processes > 9 * n_shots) {
-    p.shots_parallel_why = str(n_shots, " shots over ", processes, " ", members, " would leave some idle; ",
-                               "--shots-parallel asks for it");
-  } else {
-    const std::size_t room =
-        p.threaded ? free_gpu_bytes() : memory_info(process_exec(p.backend, options, false)).total_bytes;
-    if (one_domain > room / 10 * 8) {
-      p.shots_parallel_why = str("the whole model (", gb(one_domain), " estimated) would not fit one GPU (",
-                                 gb(room), p.threaded ? " free" : "", ")");
-    } else {
-      p.shots_parallel_why = str("the whole model (", gb(one_domain), " estimated) fits one GPU (", gb(room),
-                                 p.threaded ? " free" : "", "); --no-shots-parallel decomposes it");
-      return true;
-    }
-  }
-  return false;
-}
-
-// Preflight::shots_together and shots_why for a run whose other arrays take `run` bytes; returns
-// the bytes the extra shots' fields and receivers add, with `state` bytes a shot of variables
-// (a PML's, attenuation's) and `once` bytes for any batch (the vectors a shot is gathered into).
-// Throws tremor::Error where more than one is asked for and something stops it.
-std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOptions& options, std::size_t run,
-                                  std::size_t real_size, std::size_t state, std::size_t once,
-                                  const std::function<std::size_t()>& free_gpu_bytes) {
-  TREMOR_CHECK(options.shots_together >= 0, "shots stepped together: ", options.shots_together,
-               "; give 0 (chosen by the pre-flight), 1 (one after another) or more");
-  const std::string stop = why_one_shot_at_a_time(p, model, options);
-  const auto n_shots = static_cast<int>(model.shots.size());
-  const bool fuses = p.op->fuses(model.mesh, p.assembly == sparse::RaceStrategy::Colouring);
-  // Per shot stepped beside the first: U_prev, U_curr and K u, and its receivers' buffer; a fluid's
-  // chi twice, K_f chi and the pressure; stiffness-proportional damping's velocity (and the product
-  // of an operator that does not add).
-  const std::size_t fluid_nodes = p.fluid ? static_cast<std::size_t>(p.fluid->mesh.n_nodes()) : 0;
-  const std::size_t per_shot = (3 * static_cast<std::size_t>(p.n_dofs) + 4 * fluid_nodes) * real_size +
-                               recorder_bytes(model, real_size) + state +
-                               (largest_beta(model) > 0.0 ? static_cast<std::size_t>(p.n_dofs) * real_size *
-                                                                (p.op->needs_assembly ? 2 : 1)
-                                                          : 0);
-  // Fields of k shots, and a fluid's element-and-shot pairs, are counted by 32-bit indices.
-  const Size per_column = std::max<Size>(
-      {p.n_dofs, p.fluid ? static_cast<Size>(p.fluid->mesh.elements.size()) : 0, static_cast<Size>(fluid_nodes), 1});
-  const auto most =
-      static_cast<int>(std::clamp<Size>(std::numeric_limits<Index>::max() / per_column, 1, Size(1) << 20));
-  p.shots_together = 1;
-  if (options.shots_together > 1 && n_shots < 2) {
-    p.shots_why = stop;
-  } else if (options.shots_together > 1) {
-    TREMOR_CHECK(stop.empty(), model.source, ": ", options.shots_together, " shots stepped together asked for, but ",
-                 stop, ": step them one after another (--shots-together 1)");
-    TREMOR_CHECK(std::min(options.shots_together, n_shots) <= most, model.source, ": ", options.shots_together,
-                 " shots stepped together of ", per_column, " values each (DOFs, or a fluid's elements) exceed the ",
-                 "2^31 - 1 a field's index counts: at most ", most, " at once");
-    p.shots_together = std::min(options.shots_together, n_shots);
-    const std::string terms = applied_one_by_one(p);
-    p.shots_why = str("asked for", fuses ? "" : str("; ", p.op->name, " applies them one by one, reading ",
-                                                    "its data for each"),
-                      terms.empty() ? "" : str("; ", terms));
-  } else if (options.shots_together == 1 && n_shots > 1) {
-    p.shots_why = "asked for";
-  } else if (options.shots_together == 0 && n_shots > 1) {
-    if (!stop.empty()) {
-      p.shots_why = stop;
-    } else if (p.decomposed()) {
-      p.shots_why = "the run is decomposed (--shots-together K steps them together in every subdomain)";
-    } else if (p.backend != Backend::Cuda) {
-      p.shots_why = str("on ", to_string(p.backend), " (stepped together on a GPU; --shots-together K asks for it)");
-    } else if (const std::string one_by_one = applied_one_by_one(p); !one_by_one.empty()) {
-      p.shots_why = str(one_by_one, " (--shots-together K asks for it)");
-    } else if (p.fluid) {
-      p.shots_why = "with fluids, stepping them together is not yet measured faster on a GPU (--shots-together K "
-                    "asks for it)";
-    } else if (!fuses) {
-      p.shots_why = str(p.op->name, " reads its data once per shot on this mesh (block_ell, block_csr and assembled ",
-                        "read it once for all, sem on hexahedra of GLL order 2 and more without --deterministic)");
-    } else if (p.op->batch_gains && !p.op->batch_gains(real_size)) {
-      p.shots_why = str(p.op->name, " in ", real_size == sizeof(float) ? "float" : "double",
-                        " steps shots together no faster than one after another (docs/benchmarks.md, \"Shots stepped ",
-                        "together\"); --shots-together K asks for it");
-    } else {
-      const std::size_t free_bytes = free_gpu_bytes();
-      const std::size_t room = free_bytes > run ? (free_bytes - run) * 9 / 10 : 0;
-      const auto fit = static_cast<int>(std::min<std::size_t>(room / std::max<std::size_t>(per_shot, 1), 15)) + 1;
-      p.shots_together = std::min({16, n_shots, fit, most});
-      p.shots_why = p.shots_together == std::min(16, n_shots)
-                        ? str("the ", p.op->name, p.op->needs_assembly ? " matrix" : " elements' data",
-                              " read once for all of them")
-                        : str("as many as the GPU's free memory holds (", static_cast<double>(free_bytes) / 1e9, " GB free)");
-    }
-  }
-  return static_cast<std::size_t>(p.shots_together - 1) * per_shot + (p.shots_together > 1 ? once : 0);
-}
-
-// A capture of 16 shots or more on a GPU, operator "auto": stepped 16 at a time on block_ell (K
-// read once for all of them) its shots outrun an element-by-element kind's one after another
-// (docs/benchmarks.md, "Shots stepped together"), where K fits the GPU (half its free memory, by
-// `run_bytes`, and one array of 32-bit indices: `k_fits`); not in place of sem, far faster on its
-// GLL meshes. Changes p.op and says why.
-void prefer_a_kind_for_shots(Preflight& p, const Model& whole, const Mesh& mesh, const RunOptions& options,
-                             bool k_fits, const op::BytesOf& run_bytes,
-                             const std::function<std::size_t()>& free_gpu_bytes) {
-  if (!p.operator_auto || p.backend != Backend::Cuda ||
-      p.op->fuses(mesh, p.assembly == sparse::RaceStrategy::Colouring) || p.op->auto_where_it_takes ||
-      whole.shots.size() < 16 || options.shots_together == 1 || !k_fits || !applied_one_by_one(p).empty() || p.fluid ||
-      !why_one_shot_at_a_time(p, whole, options).empty())
-    return;
-  const op::OperatorEntry* batch = operators().find("block_ell");
-  if (!batch || !batch->takes(mesh) || run_bytes(*batch) >= free_gpu_bytes() / 2) return;
-  p.operator_why = str("the model's ", whole.shots.size(), " shots, stepped together on block_ell, read K once for up "
-                       "to 16: measured 2.1x ", p.op->name, "'s speed one after another on the examples/array-tfm-2d "
-                       "capture (docs/benchmarks.md)");
-  p.op = batch;
-}
-
-}  // namespace
-
-namespace {
-
 // The subdomains of the decomposition file options.decomposition (Preflight::element_domain),
 // read and checked against the mesh here, before a result file exists (with fluids it splits the
 // whole model's elements: coupled_parts.hpp), against `processes` or --domains; without one,
@@ -938,35 +624,6 @@ void describe_attenuation(Preflight& p, const Model& model) {
     p.attenuation.push_back(std::move(line));
     if (material.attenuation->coarse_grained) check_coarse_solids(model, material);
   }
-}
-
-// What each shot stepped beside the first keeps besides its fields (choose_shots_together): its
-// PMLs' variables (the solid's `pml`, the fluid's) and its memory variables (the estimate's
-// difference with and without them), and once for any batch the 3 vectors a PML's term gathers a
-// shot's fields into and the 2 an operator that applies a batch one by one does (op::Operator).
-struct ShotBytes {
-  std::size_t state = 0, once = 0;
-};
-ShotBytes shot_state_bytes(const Preflight& p, const Model& model, Size nnz, std::size_t real_size,
-                           const PmlBytes& pml) {
-  ShotBytes out{pml.state, p.pml.any() ? 3 * static_cast<std::size_t>(p.n_dofs) * real_size : 0};
-  if (p.fluid && p.fluid->pml.any()) {
-    out.state += pml_term_bytes(p.fluid->mesh.model, p.fluid->pml, real_size, 0, PmlField::Fluid).state;
-    out.once += 3 * static_cast<std::size_t>(p.fluid->mesh.n_nodes()) * real_size;
-  }
-  const std::size_t values = memory_per_point(model);
-  if (values > 0) {
-    const auto loop = [&](std::size_t per_point) {
-      return estimate(model.mesh, *p.op, nnz, real_size, p.assembly == sparse::RaceStrategy::Colouring,
-                      is_damped(model), p.max_neighbours, p.geometry_values, false, p.backend != Backend::Cuda, {},
-                      per_point, {});
-    };
-    const std::size_t with = loop(values), without = loop(0);
-    out.state += with - std::min(with, without);
-  }
-  if (values > 0 || !p.op->fuses(model.mesh, p.assembly == sparse::RaceStrategy::Colouring))
-    out.once += 2 * static_cast<std::size_t>(p.n_dofs) * real_size;
-  return out;
 }
 
 }  // namespace
@@ -1113,53 +770,6 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
   refuse_beyond_host(p.host_bytes, p.backend == Backend::Cuda ? "the run's set-up on the host"
                                                                : str("the run's arrays (", to_string(p.backend), ")"));
   return p;
-}
-
-namespace {
-
-std::size_t estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffness_nnz, std::size_t real_size,
-                     bool coloured, bool damped, Index max_neighbours, std::size_t geometry_values, bool split,
-                     bool host, const ElementBetas& betas, std::size_t memory_values, const PmlBytes& pml) {
-  const auto n = static_cast<std::size_t>(mesh.n_nodes()) * static_cast<std::size_t>(mesh.dim());
-  const bool colours = coloured || op.needs_colouring;
-  const std::size_t elements = element_bytes(mesh, colours);
-  op::OperatorSizes sizes{&mesh, stiffness_nnz, max_neighbours, real_size, elements, geometry_values};
-  sizes.memory_per_point = memory_values;
-  sizes.coloured = colours;
-  sizes.host = host;
-  const std::size_t mass = n * sizeof(double) * (damped ? 2 : 1);
-  // The time loop: the operator (the elements for the element-by-element kinds) and the integrator
-  // state. Split in two, the parts' elements hold the coordinates twice; while the parts are built,
-  // the whole's elements are held too.
-  const std::size_t coordinates = n * sizeof(double);
-  const std::size_t loop = op.loop_bytes(sizes) + (split ? coordinates : 0) +
-                           state_bytes(n, mesh.dim(), real_size, damped, pml.state) + pml.elements;
-  // The set-up's peak: elements, mass and damping, and what building the operator holds (K in
-  // double while its format is filled), or the operator built (an assembled kind's own arrays;
-  // an element-by-element one's loop bytes are the elements). The row lengths the converters stage
-  // (4 B per row) are freed before the format is allocated.
-  // Split, the two parts are built one after the other, each while its own elements are held:
-  // about half of the whole's set-up bytes at a time.
-  const std::size_t built = op.setup_bytes(sizes) / (split ? 2 : 1);
-  const std::size_t kept = op.needs_assembly ? op.loop_bytes(sizes) : 0;
-  const std::size_t setup =
-      elements + mass + std::max(built, kept) + (split ? elements + coordinates : 0) + pml.elements;
-  if (!betas.any()) return std::max(setup, loop);
-  // Stiffness-proportional damping: the velocity, and the product of an operator that does not add
-  // (the assembled kinds); where beta differs by element or the run's K keeps memory variables, an
-  // operator of its own, built (from its own elements, held since the mass) once the run's is.
-  const std::size_t vectors = n * real_size * (op.needs_assembly ? 2 : 1);
-  // (An attenuating run's K keeps memory variables: the term then has an operator of its own.)
-  if (betas.uniform && memory_values == 0) return std::max(setup, loop + vectors);
-  const std::size_t own = op.loop_bytes(sizes);
-  return std::max({setup + elements, loop + elements + std::max(op.setup_bytes(sizes), own), loop + own + vectors});
-}
-
-}  // namespace
-
-std::size_t memory_estimate(const Mesh& mesh, const op::OperatorEntry& op, Size stiffness_nnz,
-                            std::size_t real_size, bool coloured, bool damped, Index max_neighbours) {
-  return estimate(mesh, op, stiffness_nnz, real_size, coloured, damped, max_neighbours, 0);
 }
 
 ExplicitRun run_explicit(const Model& model, const RunOptions& options, Observer* observer) {

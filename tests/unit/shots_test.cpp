@@ -233,6 +233,35 @@ struct Shots final : explicit_fe::Observer {
   }
 };
 
+// A stop asked while a shot runs stops the run at its end at the latest, however far apart the
+// checks are (a Ctrl-C with --check-every above a shot's steps): the shot's histories kept whole,
+// the next not begun, the message saying how many were left out.
+TEST(Shots, AStopAskedDuringAShotStopsTheRunAtItsEnd) {
+  struct Asking final : explicit_fe::Observer {
+    std::vector<std::string> events;
+    void on_shot(std::size_t index, bool) override { events.push_back(str("begin ", index)); }
+    void on_shot_end(std::size_t index, const std::vector<History>& histories) override {
+      events.push_back(str("end ", index, " ", histories.size(), " ", histories.front().times.size()));
+    }
+    bool stop_requested() override { return ask; }
+    bool ask = true;
+  };
+  const Model model = read(plate + two_shots);
+  RunOptions options = serial();
+  options.check_every = 1000000;  // no check before a shot's last step
+  Asking whole;
+  whole.ask = false;
+  const ExplicitRun full = explicit_fe::run_explicit(model, options, &whole);
+  ASSERT_TRUE(full.ok()) << full.message;
+  ASSERT_EQ(whole.events.size(), 4u);
+  Asking asking;
+  const ExplicitRun run = explicit_fe::run_explicit(model, options, &asking);
+  EXPECT_EQ(run.status, explicit_fe::RunStatus::Stopped);
+  expect_contains(run.message, {"stopped on request at the end of a shot, 1 shot after it not stepped"});
+  // The first shot's histories with every sample of the whole run's; the second not begun.
+  EXPECT_EQ(asking.events, std::vector<std::string>(whole.events.begin(), whole.events.begin() + 2));
+}
+
 // Resumed from each of shot 1's checkpoints at `steps` (0: the one between the shots), a run
 // completes shot 1 with the whole run's last samples, bit for bit.
 void expect_resumes_in_the_second_shot(const Model& model, const RunOptions& options, const Shots& whole,

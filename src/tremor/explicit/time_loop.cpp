@@ -217,13 +217,15 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
     if (observer) {
       const std::lock_guard lock(*settings.observer_guard);
       observer->on_progress(step, p.steps, static_cast<double>(step) * dt);
-      stop = step < p.steps && observer->stop_requested();
+      stop = (step < p.steps || settings.more_shots > 0) && observer->stop_requested();
     }
     if (processes) stop = processes->stop_decision(stop);
     if (stop) {
       run.status = RunStatus::Stopped;
-      run.message = str("stopped at step ", step, " of ", p.steps, " (t = ", static_cast<double>(step) * dt,
-                        " s) on request");
+      run.message = step < p.steps ? str("stopped at step ", step, " of ", p.steps, " (t = ",
+                                         static_cast<double>(step) * dt, " s) on request")
+                                   : str("stopped on request at the end of a shot, ", settings.more_shots,
+                                         " shot", settings.more_shots == 1 ? "" : "s", " after it not stepped");
       return true;
     }
     return false;

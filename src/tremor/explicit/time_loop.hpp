@@ -32,6 +32,10 @@ struct LoopSettings {
   int shot = 0;                  // the model's shot being stepped (its checkpoints say so)
   // A checkpoint of first_step before stepping (a shot's start: the run's checkpoint between shots).
   bool checkpoint_first = false;
+  // The shots after this one (or batch) that a stop asked at its last step leaves out: a run
+  // without checkpoints stops there (with them, the next shot's first check stops it, after the
+  // checkpoint of its start).
+  std::size_t more_shots = 0;
 };
 
 // Steps the subdomains from settings.first_step to the preflight's last step (or a stop: NaN/Inf,

@@ -9,7 +9,8 @@
 #            take over a second on a loaded machine, ends it before the run takes the signal): exit 130,
 #            "incomplete" printed, the result file exists, and the export warns that its status is incomplete.
 # resume:    (tests/data/cli/snapshots.toml, attenuating.toml) a whole run; the same run checkpointed every 20 steps
-#            and stopped at step 40 (exit 130, the checkpoint named); resumed with --resume (exit 0,
+#            and stopped at step 40 (first refused before any step where RESULT.checkpoint.tmp is a folder,
+#            the earlier RESULT kept) (exit 130, the checkpoint named); resumed with --resume (exit 0,
 #            checkpoint removed); every dataset under /histories and /snapshots of the resumed
 #            file equals the whole run's bit for bit (tremor_h5_equal); a second --resume is
 #            refused; the export writes the positions receiver's CSV with columns p1_ux, ...
@@ -27,6 +28,23 @@ if(MODE STREQUAL "resume")
     message(FATAL_ERROR "whole run: expected exit status 0, got ${rc}\n${out}${err}")
   endif()
   check_output("${out}" "snapshots +every 10 steps .*magnitude, velocity")
+  # Where the checkpoint's temporary cannot be written, refused before the first step: the earlier
+  # result (here the whole run's, copied) kept as it was.
+  file(COPY_FILE "${WORK}/whole.h5" "${result}")
+  file(MAKE_DIRECTORY "${result}.checkpoint.tmp")
+  execute_process(COMMAND ${LAUNCHER} "${TREMOR}" run "${MODEL}" -o "${result}" ${common} --checkpoint-every 20
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 1)
+    message(FATAL_ERROR "a checkpoint's temporary that is a folder: expected exit status 1, got ${rc}\n${out}${err}")
+  endif()
+  check_output("${err}" "result.h5.checkpoint.tmp: refusing to write the checkpoint there: it is a folder"
+               "result.h5 is kept as it was")
+  file(SHA256 "${WORK}/whole.h5" want)
+  file(SHA256 "${result}" got)
+  if(NOT want STREQUAL got)
+    message(FATAL_ERROR "the earlier result was changed by a run refused before its first step")
+  endif()
+  file(REMOVE_RECURSE "${result}.checkpoint.tmp" "${result}")
   execute_process(COMMAND ${LAUNCHER} "${TREMOR}" run "${MODEL}" -o "${result}" ${common} --checkpoint-every 20 --stop-at-step 40
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 130)

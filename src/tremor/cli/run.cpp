@@ -518,6 +518,8 @@ struct RootRun {
                                : args.resume                  ? resumed.checkpoint_every
                                                               : 0;
     checkpoints.run.checkpoint_every = options.checkpoint_every;
+    // (A checkpoint is written after many steps: where it cannot be, refused before the first.)
+    if (options.checkpoint_every > 0) io::check_atomic_output_path(checkpoint_file, "checkpoint");
     if (options.checkpoint_every > 0) checkpoints.path = checkpoint_file;
     checkpoints.wall_before = args.resume ? resumed.wall_time : 0.0;
     return checkpoints;

@@ -182,6 +182,15 @@ fs::path temporary_for(const fs::path& path) {
   throw Error(str(path.string(), ": cannot write the ", what, ": ", why));
 }
 
+}  // namespace
+
+void check_atomic_output_path(const fs::path& path, const char* what) {
+  check_output_path(path, what);
+  check_output_path(temporary_for(path), what);
+}
+
+namespace {
+
 // Checks `path`, then claims and empties the temporary; the messages say why not in the user's terms.
 OutputClaim claim_temporary(const fs::path& path, const fs::path& temporary, const char* what) {
   check_output_path(path, what);

@@ -26,6 +26,10 @@ void sync_file(const std::filesystem::path& path);
 // output in messages ("result file").
 void check_output_path(const std::filesystem::path& path, const char* what);
 
+// check_output_path for an output written by write_file_atomically: `path` and its `<path>.tmp`,
+// before a run whose output comes late (a checkpoint, after many steps) has done any work.
+void check_atomic_output_path(const std::filesystem::path& path, const char* what);
+
 // Whether `a` and `b` name one file: the same device and inode when both exist (however spelled,
 // through links or hard links); otherwise whether they would be one file once created (the same
 // path after std::filesystem::weakly_canonical: two outputs spelled differently).

@@ -451,6 +451,18 @@ TEST(ExplicitFluid, APistonLoadsItsShareOfTheDisc) {
   add_transducer(dry, piston);
   test::expect_contains(test::error_of([&] { dry.validate(); }),
                         {"m.toml:70: piston 'probe' drives a fluid, and the model has no fluid section"});
+  // Wholly on a pressure-release boundary it would move nothing: refused, naming both lines. A soft
+  // baffle sharing some of its nodes is taken.
+  std::vector<Index> driven;
+  for (const Index dof : loading.loaded_dofs()) driven.push_back(fluid.nodes[static_cast<std::size_t>(dof)]);
+  Model soft = model;
+  soft.fixed.push_back({driven, FixedDof::pressure, 0.0, "", "m.toml:80"});
+  soft.validate();
+  test::expect_contains(test::error_of([&] { (void)fluid_loading(soft, fluid_mesh(soft)); }),
+                        {"m.toml:70: piston 'probe' on surface 'zmax': every node it drives is held at p = 0 by the "
+                         "pressure-release boundary of m.toml:80, where it would radiate nothing"});
+  soft.fixed.back().nodes.pop_back();
+  EXPECT_NO_THROW((void)fluid_loading(soft, fluid_mesh(soft)));
 }
 
 // A pressure-release boundary holds chi at 0 at its nodes (the fluid's numbering) and leaves the

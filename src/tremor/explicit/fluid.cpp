@@ -426,6 +426,16 @@ Loading fluid_loading(const Model& model, const FluidMesh& fluid, const Shot* sh
     to_fluid(load.nodes, source.origin, "a volume source", "volume sources act in fluids");
     scalar.point_sources.push_back(std::move(load));
   }
+  // Pressure-release boundaries: chi held at 0 from rest, so p = -chi_tt = 0 there.
+  std::vector<const FixedDof*> released(fluid.nodes.size(), nullptr);  // by fluid node: the boundary holding it
+  for (const FixedDof& fixed : model.fixed) {
+    if (fixed.component != FixedDof::pressure) continue;
+    FixedDof held = fixed;
+    held.component = 0;
+    to_fluid(held.nodes, fixed.origin, "a pressure-release boundary", "it holds a fluid's pressure at 0");
+    for (const Index node : held.nodes) released[static_cast<std::size_t>(node)] = &fixed;
+    scalar.fixed.push_back(std::move(held));
+  }
   // Pistons: a velocity drive v(t) = amplitude signal(t - delay) moves the faces in by
   // xi = int v dt, the volume A_a xi at each node (A_a its share of the piston's area,
   // fem::piston_areas); a pressure drive holds chi = -amplitude int int signal at the nodes within
@@ -458,6 +468,15 @@ Loading fluid_loading(const Model& model, const FluidMesh& fluid, const Shot* sh
       load.transducer = t.name;
     };
     if (t.drive == Transducer::Drive::Velocity) {
+      // (A piston in a soft baffle may share its rim with the boundary; one wholly on it moves nothing.)
+      const auto free = [&](const std::pair<Index, double>& entry) {
+        return released[static_cast<std::size_t>(entry.first)] == nullptr;
+      };
+      if (std::none_of(areas.begin(), areas.end(), free))
+        throw Error(str(at, ": piston '", t.name, "' on surface '", t.surface, "': every node it drives is held at ",
+                        "p = 0 by the pressure-release boundary of ",
+                        released[static_cast<std::size_t>(areas.front().first)]->origin, ", where it would radiate ",
+                        "nothing; put the pressure release elsewhere, or the piston on another surface"));
       PointSource load;
       for (const auto& [node, share] : areas) {
         load.nodes.push_back(node);
@@ -484,14 +503,6 @@ Loading fluid_loading(const Model& model, const FluidMesh& fluid, const Shot* sh
     held.factor = {1.0, 0.0, 0.0};
     driven(held, 2);
     scalar.prescribed.push_back(std::move(held));
-  }
-  // Pressure-release boundaries: chi held at 0 from rest, so p = -chi_tt = 0 there.
-  for (const FixedDof& fixed : model.fixed) {
-    if (fixed.component != FixedDof::pressure) continue;
-    FixedDof held = fixed;
-    held.component = 0;
-    to_fluid(held.nodes, fixed.origin, "a pressure-release boundary", "it holds a fluid's pressure at 0");
-    scalar.fixed.push_back(std::move(held));
   }
   return Loading(scalar, shot);
 }

@@ -8,6 +8,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "explicit_test_models.hpp"
@@ -512,6 +513,46 @@ TEST(ShotsTogether, AGpuStepsImmersedAndLossyCapturesTogether) {
   explicit_fe::RunOptions options;
   options.operator_kind = "sem";
   compare(lossy, options, "sem, PML and Q on cuda");
+}
+
+// Three shots at twice the stable step (allow_unstable): the loud one's field overflows at step 340,
+// the quiet ones' (1e-290 N) would take longer than the run. The failure names the loud shot; one
+// after another the quiet shots ran whole before it, stepped together they stop with it, which
+// the message says.
+TEST(ShotsTogether, AShotThatBlowsUpIsNamedAndSoAreThoseBesideIt) {
+  std::string text =
+      "[mesh]\ngenerator = \"box\"\nelement = \"hex8\"\norigin = [-0.01, -0.01, 0.0]\nsize = [0.02, 0.02, 0.002]\n"
+      "divisions = [20, 20, 2]\n[[material]]\nname = \"al\"\ndensity = 2700.0\nyoungs_modulus = 70e9\n"
+      "poisson_ratio = 0.33\n[explicit]\nduration = 90e-6\n"
+      "[[receiver]]\nname = \"probe\"\npositions = [[0.004, 0.004, 0.002]]\nrecord = [\"displacement\"]\n";
+  for (const auto& [name, x, amplitude] : {std::tuple{"q1", -0.006, "1e-290"}, std::tuple{"q2", 0.006, "1e-290"},
+                                           std::tuple{"loud", 0.006, "1e10"}})
+    text += str("[[transducer]]\nname = \"", name, "\"\nposition = [", x, ", ", name[0] == 'l' ? -0.006 : x,
+                "]\namplitude = ", amplitude, "\nsignal = { kind = \"tone_burst\", frequency = 5e5, cycles = 3 }\n",
+                "[[shot]]\nname = \"", name, "\"\ntransducers = [\"", name, "\"]\n");
+  const Model model = io::read_model_buffer(text, "shots.toml", "");
+  explicit_fe::RunOptions options;
+  options.backend = "serial";
+  options.time_step = 2.4e-7;  // the stable step is 1.15e-7
+  options.allow_unstable = true;
+  options.check_every = 10;
+  for (const int k : {1, 3}) {
+    SCOPED_TRACE(str(k, " together"));
+    options.shots_together = k;
+    const explicit_fe::ExplicitRun run = explicit_fe::run_explicit(model, options);
+    EXPECT_EQ(run.status, explicit_fe::RunStatus::NonFinite);
+    expect_contains(run.message, {"is not finite at step ", "s) in shot 3 'loud': node "});
+    ASSERT_EQ(run.shots.size(), 3u);
+    const std::size_t samples = run.shots[2].front().times.size();
+    if (k == 1) {
+      EXPECT_EQ(run.message.find("stepped together"), std::string::npos);
+      EXPECT_GT(run.shots[0].front().times.size(), samples);  // the quiet shots whole
+    } else {
+      expect_contains(run.message, {"The 2 shots stepped together with it stop there too, with their histories up to "
+                                    "there (--shots-together 1 steps each alone)."});
+      EXPECT_EQ(run.shots[0].front().times.size(), samples);
+    }
+  }
 }
 
 TEST(ShotsTogether, ThePreflightChoosesAndRefuses) {

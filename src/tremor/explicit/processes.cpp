@@ -282,7 +282,8 @@ bool worse(const DofReport& a, const DofReport& b) {
   if (a[0] != b[0]) return a[0] > b[0];
   if (a[1] != b[1]) return a[1] > b[1];
   if (a[2] != b[2]) return a[2] < b[2];
-  return a[3] < b[3];
+  if (a[3] != b[3]) return a[3] < b[3];
+  return a[5] < b[5];
 }
 
 DofReport ProcessGroup::worst(const DofReport& mine) const {

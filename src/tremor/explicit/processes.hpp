@@ -99,10 +99,10 @@ std::vector<BatchEnd> gather_batch_ends(const parallel::Communicator& members, c
                                         const std::vector<History>& layout);
 
 // A DOF of the NaN/Inf report: (rank: 2 NaN, 1 Inf, 0 finite; size |u|; the model's node;
-// component; value).
-using DofReport = std::array<double, 5>;
-// Whether DOF a is worse than DOF b: NaN before Inf before the largest |u|, then the lowest node
-// and component, so that the worst DOF is the same however the model is decomposed.
+// component; value; its column: the shot among those stepped together).
+using DofReport = std::array<double, 6>;
+// Whether DOF a is worse than DOF b: NaN before Inf before the largest |u|, then the lowest node,
+// component and column, so that the worst DOF is the same however the model is decomposed.
 bool worse(const DofReport& a, const DofReport& b);
 
 class ProcessGroup {

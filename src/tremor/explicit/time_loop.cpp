@@ -42,17 +42,33 @@ void find_worst(const Subdomain<Real>& d, DofReport& worst) {
     const double size = std::isfinite(value) ? std::abs(value) : 0.0;
     const std::size_t of_shot = i / static_cast<std::size_t>(d.columns);  // its DOF in its shot
     const DofReport dof{double(rank), size, double(d.numbering.global_node(static_cast<Index>(of_shot) / dim)),
-                        double(static_cast<int>(of_shot % dim)), value};
+                        double(static_cast<int>(of_shot % dim)), value,
+                        double(i % static_cast<std::size_t>(d.columns))};
     if (worse(dof, worst)) worst = dof;
   }
 }
 
-// Why a run stops at `step`: the worst DOF (find_worst), how many values are not finite, and what
-// usually makes them so.
-std::string not_finite(const Preflight& p, long long step, double dt, Label node, const DofReport& worst, double bad) {
-  return str("the solution is not finite at step ", step, " (t = ", static_cast<double>(step) * dt, " s): node ",
-             node, " has u", "xyz"[static_cast<int>(worst[3])], " = ", worst[4], "; ", static_cast<long long>(bad),
-             " values are NaN or Inf. The time step ", dt, " s against the stable ", p.stable_dt,
+// Why a run stops at `step`: the worst DOF (find_worst), its shot where the model has shots (those
+// stepped with it, `columns` from `first_shot`, stopping there too), how many values are not finite,
+// and what usually makes them so.
+std::string not_finite(const Preflight& p, const Model& model, int first_shot, int columns, long long step,
+                       double dt, Label node, const DofReport& worst, double bad) {
+  std::string shot, others;
+  if (!model.shots.empty()) {
+    // (A last batch's columns past the model's shots repeat its last: the lowest column is reported.)
+    const auto k = std::min(static_cast<std::size_t>(first_shot) + static_cast<std::size_t>(worst[5]),
+                            model.shots.size() - 1);
+    const std::size_t batch = std::min(static_cast<std::size_t>(columns), model.shots.size() - first_shot);
+    shot = str(" in shot ", k + 1, " '", model.shots[k].name, "'");
+    if (batch > 1)
+      others = str(" The ", batch - 1, " shot", batch == 2 ? "" : "s", " stepped together with it stop",
+                   batch == 2 ? "s" : "", " there too, with ", batch == 2 ? "its" : "their", " histories up to ",
+                   "there (--shots-together 1 steps each alone).");
+  }
+  return str("the solution is not finite at step ", step, " (t = ", static_cast<double>(step) * dt, " s)", shot,
+             ": node ", node, " has u", "xyz"[static_cast<int>(worst[3])], " = ", worst[4], "; ",
+             static_cast<long long>(bad), " values are NaN or Inf.", others, " The time step ", dt,
+             " s against the stable ", p.stable_dt,
              " s, or the loads, are the usual causes",
              p.pml.any() ? "; a PML without multiaxial can grow (where faces that are not lined run through it, "
                            "in a layer only two high-order elements thick, in an anisotropic material whose slowness "
@@ -195,13 +211,14 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
         });
     if (processes) bad = processes->sum(bad);
     if (bad > 0.0) {
-      DofReport worst{-1.0, 0.0, 0.0, 0.0, 0.0};
+      DofReport worst{-1.0, 0.0, 0.0, 0.0, 0.0, 0.0};
       for (const Subdomain<Real>* d : subdomains) find_worst(*d, worst);
       if (processes) worst = processes->worst(worst);
       run.status = RunStatus::NonFinite;
       run.bad_step = step;
       run.bad_node = model.mesh.node_labels[static_cast<std::size_t>(worst[2])];
-      run.message = not_finite(p, step, dt, run.bad_node, worst, bad);
+      run.message = not_finite(p, model, settings.shot, subdomains.front()->columns, step, dt, run.bad_node, worst,
+                               bad);
       return true;
     }
     if (checkpoint) {

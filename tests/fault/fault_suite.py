@@ -204,6 +204,24 @@ def case_disk_full_snapshots(work):
     print(f"disk_full_snapshots: 6 limits up to {size} bytes, {resumed} resumed bit-identical", flush=True)
 
 
+def case_disk_full_capture(work):
+    """A capture's shots, one by one and 4 together, on a disk 1.6 times its finished file: complete. Its
+    shots' histories come at each shot's end; the room a flush reserves for them (twice the file's size
+    when they were reserved all at once) stays within a fraction of the file."""
+    model = os.path.join(ROOT, "tests/data/cli/fmc_block.toml")
+    options = ["--duration", "60e-6"]
+    ref = os.path.join(work, "reference.h5")
+    rc, text = tremor(run_args(model, ref, *options))
+    assert rc == 0, text
+    size = os.path.getsize(ref)
+    for k in (1, 4):
+        out = os.path.join(work, f"capture{k}.h5")
+        where = f"{k} together, file-size limit 1.6 x {size} bytes"
+        rc, text = run_limited(run_args(model, out, *options, "--shots-together", str(k)), out, int(1.6 * size), where)
+        check(rc == 0, f"{where}: exit status {rc}: {text}")
+    print(f"disk_full_capture: a {size}-byte capture written within 1.6 times its size", flush=True)
+
+
 def case_disk_full_static_bem(work):
     for name, args in (("static", ["static", CANTILEVER, "--backend", "serial"]),
                        ("bem", ["bem", CAVITY, "--backend", "serial"])):

@@ -298,21 +298,31 @@ void ResultFile::Impl::write_metadata(const std::string& status) {
 void ResultFile::Impl::flush_file() {
   hsize_t size = 0;
   h5::check(H5Fget_filesize(handle.get(), &size), file, "cannot read the size of the result file");
-  // The flush writes what is allocated (size) and the chunks still in HDF5's cache: at most the
-  // history samples and /bem rows handed to it since the last flush (twice, for chunks split
-  // across that boundary), plus one whole chunk of each history's two datasets and of the
-  // snapshot times (a chunk is allocated whole when first written: at most 4 x
-  // target_chunk_bytes of values and 4096 times), plus room for metadata. Snapshots themselves
-  // are written through when taken.
+  // The flush writes what is allocated (size) and the chunks still in HDF5's cache. The datasets
+  // are chunked without filters, so a chunk takes its whole size once, when first written, and
+  // later rows in it take nothing more: the new chunks hold at most the history samples, capture
+  // rows and /bem rows handed to HDF5 since the last flush, plus a part-filled last chunk of each
+  // dataset written since then (a history's two, a capture's row; at most 4 x target_chunk_bytes
+  // of values and 4096 times) and of the snapshot times, plus room for metadata. A history not
+  // written since (an earlier shot's) has its chunks on disk already. Snapshots themselves are
+  // written through when taken.
   const std::uint64_t per_history = 4 * target_chunk_bytes + 4096 * sizeof(double);
-  const std::uint64_t needed =
-      size + 2 * unflushed_bytes + (histories.size() + 1) * per_history + 2 * target_chunk_bytes;
+  const std::uint64_t needed = size + unflushed_bytes + (touched + 1) * per_history + 2 * target_chunk_bytes;
   const int refused = claim.reserve(needed);
   if (refused != 0)
     stop_writing(str(file, ": cannot write the result file: no room for the next ", needed - size,
                      " bytes (", std::strerror(refused), ")"));
   h5::check(H5Fflush(handle.get(), H5F_SCOPE_LOCAL), file, "cannot write the result file");
   unflushed_bytes = 0;
+  touched = 0;
+  for (History& history : histories) history.touched = false;
+}
+
+void ResultFile::Impl::flush_if_large() {
+  if (unflushed_bytes < flush_at_bytes) return;
+  hsize_t size = 0;
+  h5::check(H5Fget_filesize(handle.get(), &size), file, "cannot read the size of the result file");
+  if (unflushed_bytes >= size / 8) flush_file();
 }
 
 void ResultFile::Impl::close_objects() {

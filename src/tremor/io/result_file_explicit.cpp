@@ -227,6 +227,9 @@ void ResultFile::append_samples(int id, std::span<const double> times, std::span
   });
   history.n_samples += times.size();
   self.unflushed_bytes += (times.size() + values.size()) * sizeof(double);
+  if (!history.touched) ++self.touched;
+  history.touched = true;
+  self.writing([&] { self.flush_if_large(); });
 }
 
 void ResultFile::append_samples(int id, std::span<const double> times, std::span<const float> values) {
@@ -336,6 +339,8 @@ void ResultFile::write_fmc_row(const FmcHeader& header, Index transmitter, std::
               self.file, str("cannot write ", what));
   });
   self.unflushed_bytes += values.size() * sizeof(double);
+  ++self.touched;
+  self.writing([&] { self.flush_if_large(); });
 }
 
 void ResultFile::Impl::start_snapshots(const Mesh& mesh) {

@@ -15,6 +15,7 @@
 #include "tremor/core/log.hpp"
 #include "tremor/io/load.hpp"
 #include "tremor/mesh/generate.hpp"
+#include "tremor/model/attenuation.hpp"
 
 namespace tremor {
 namespace {
@@ -460,6 +461,18 @@ TEST_F(ModelFile, MaterialErrors) {
   EXPECT_TRUE(parse(material(rock + "q_mu = 20\nq_coarse_grained = true\n")).materials[0].attenuation->coarse_grained);
   EXPECT_FALSE(parse(material(rock + "q_mu = 20\n")).materials[0].attenuation->coarse_grained);
   expect_error(material(rock + "q_mu = 20\nreference_frequency = -1\n"), 12, {"'reference_frequency' is -1"});
+  {
+    // Found wrong once the sources are known (the band against their frequencies), a material's
+    // errors still name its line; so does a section's.
+    const Model model = parse(material(rock + "q_mu = 20\nq_band = [10, 100]\n") +
+                              "[[source]]\nposition = [0.5, 1.0, 3.0]\ndirection = [0, 0, 1]\namplitude = 1.0\n"
+                              "signal = { kind = \"ricker\", frequency = 1e6 }\n");
+    EXPECT_EQ(model.materials[0].origin, "m.toml:6");
+    test::expect_contains(test::error_of([&] { (void)resolve_attenuation(model, model.materials[0]); }),
+                          {"m.toml:6: material 'r': its q_band [10, 100] Hz does not contain"});
+    const Model two = parse(material(rock) + "[[section]]\nelement_set = \"all\"\nmaterial = \"r\"\n");
+    EXPECT_EQ(two.sections[0].origin, "m.toml:11");
+  }
   expect_error(material("name = \"s\"\ndensity = 1\n"), 6, {"give exactly one set of elastic constants", "got none"});
   expect_error(material("name = \"s\"\ndensity = 1\nyoungs_modulus = 1e9\nshear_modulus = 1e9\n"), 9,
                {"exactly one set", "got youngs_modulus, shear_modulus"});

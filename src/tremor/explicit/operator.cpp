@@ -190,14 +190,14 @@ const op::Registry& operators() {
   return registry;
 }
 
-std::string coarse_grained_material(const Model& model) {
+const Material* coarse_grained_material(const Model& model) {
   for (const Material& material : model.materials)
-    if (material.attenuation && material.attenuation->coarse_grained) return material.name;
-  return {};
+    if (material.attenuation && material.attenuation->coarse_grained) return &material;
+  return nullptr;
 }
 
-void check_memory_variables(const op::OperatorEntry& entry, const std::string& coarse) {
-  if (entry.carries_memory_variables && (coarse.empty() || entry.coarse_grains_memory_variables)) return;
+void check_memory_variables(const op::OperatorEntry& entry, const Material* coarse) {
+  if (entry.carries_memory_variables && (!coarse || entry.coarse_grains_memory_variables)) return;
   const auto kinds_that = [](bool op::OperatorEntry::*keeps) {
     std::string kinds;
     for (const op::OperatorEntry& e : operators().entries())
@@ -205,7 +205,8 @@ void check_memory_variables(const op::OperatorEntry& entry, const std::string& c
     return kinds;
   };
   if (entry.carries_memory_variables)
-    throw Error(str("material '", coarse, "' has coarse-grained memory variables (q_coarse_grained), which the ",
+    throw Error(str(coarse->origin.empty() ? "" : coarse->origin + ": ", "material '", coarse->name,
+                    "' has coarse-grained memory variables (q_coarse_grained), which the ",
                     entry.name, " operator does not keep (it keeps every solid's at each point): use ",
                     kinds_that(&op::OperatorEntry::coarse_grains_memory_variables),
                     " (GLL elements), or leave q_coarse_grained out"));

@@ -60,13 +60,14 @@ std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, 
                                                             double time_step = 0.0);
 
 // Throws tremor::Error unless `entry` keeps memory variables (OperatorEntry::carries_memory_variables),
-// naming the kinds that do: what an attenuating model needs; and, where `coarse` names a material
-// with coarse-grained ones, unless it keeps those (OperatorEntry::coarse_grains_memory_variables).
-void check_memory_variables(const op::OperatorEntry& entry, const std::string& coarse = {});
+// naming the kinds that do: what an attenuating model needs; and, where `coarse` is a material
+// with coarse-grained ones, unless it keeps those (OperatorEntry::coarse_grains_memory_variables),
+// naming the material and its line.
+void check_memory_variables(const op::OperatorEntry& entry, const Material* coarse = nullptr);
 
-// The name of the first of `model`'s materials with coarse-grained memory variables; empty where
-// none has them: check_memory_variables' `coarse`.
-std::string coarse_grained_material(const Model& model);
+// The first of `model`'s materials with coarse-grained memory variables; null where none has
+// them: check_memory_variables' `coarse`.
+const Material* coarse_grained_material(const Model& model);
 
 // The reference: the operator `kind` on exec from K assembled on the host in double
 // (sparse::assemble_stiffness), converted and copied (its entry's reference factory).

@@ -82,9 +82,10 @@ FluidSolidInterface fluid_solid_interface(const Model& model) {
       };
       const Section &s_fluid = section_of(pair[0].element), &s_solid = section_of(pair[1].element);
       if (s_fluid.thickness != s_solid.thickness)
-        throw Error(str(model.source, ": the fluid section on '", s_fluid.element_set, "' (thickness ",
-                        s_fluid.thickness, " m) meets the solid section on '", s_solid.element_set, "' (thickness ",
-                        s_solid.thickness, " m) at elements ", mesh.element_label(pair[0].element), " and ",
+        throw Error(str(s_fluid.origin.empty() ? model.source : s_fluid.origin, ": the fluid section on '",
+                        s_fluid.element_set, "' (thickness ", s_fluid.thickness, " m) meets the solid section on '",
+                        s_solid.element_set, "'", s_solid.origin.empty() ? "" : str(" (", s_solid.origin, ")"),
+                        " (thickness ", s_solid.thickness, " m) at elements ", mesh.element_label(pair[0].element), " and ",
                         mesh.element_label(pair[1].element), ": coupled 2D sections take the same thickness"));
       thickness = s_solid.thickness;
     }

@@ -23,7 +23,10 @@ void Reader::finish() {
     return;
   }
   finish_sections();
-  for (const MaterialDraft& draft : materials_) model_.materials.push_back(build(draft));
+  for (const MaterialDraft& draft : materials_) {
+    model_.materials.push_back(build(draft));
+    model_.materials.back().origin = src_.where(draft.where);
+  }
   finish_conditions(global_of, exterior);
   warn_ignored();
   resolve_boundary_overrides();
@@ -92,6 +95,7 @@ void Reader::finish_sections() {
     section.material = pending.material;
     section.formulation = formulation(set->second, pending);
     if (section.formulation != Formulation::Solid) section.thickness = pending.thickness;
+    section.origin = src_.where(pending.where);
     model_.sections.push_back(std::move(section));
   }
 

@@ -97,6 +97,7 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
   std::map<std::string, long> material_lines;
   for (Table material : root.tables("material")) {
     Material m = read_material(material, base_dir, model.mesh);
+    m.origin = model_file::origin_of(material);
     const auto [first, inserted] = material_lines.emplace(m.name, material.line("name"));
     if (!inserted) material.fail("name", str("material '", m.name, "' is already defined at line ", first->second));
     model.materials.push_back(std::move(m));

@@ -489,6 +489,7 @@ void read_sections(const Table& root, Model& model) {
   for (std::size_t s = 0; s < sections.size(); ++s) {
     const Table& table = sections[s];
     Section section = read_section(table, model);
+    section.origin = origin_of(table);
     for (Index e : model.mesh.element_sets.at(section.element_set)) {
       int& o = owner[static_cast<std::size_t>(e)];
       if (o >= 0)

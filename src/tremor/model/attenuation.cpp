@@ -210,7 +210,8 @@ std::array<std::complex<double>, 36> ResolvedAttenuation::stiffness(double angul
 ResolvedAttenuation resolve_attenuation(const Model& model, const Material& material) {
   TREMOR_CHECK(material.attenuation, "material '", material.name, "' has no attenuation");
   const Attenuation& given = *material.attenuation;
-  const std::string where = str(model.source, ": material '", material.name, "'");
+  const std::string where = str(material.origin.empty() ? model.source : material.origin, ": material '",
+                                material.name, "'");
   ResolvedAttenuation r;
   const std::array<double, 2> sources = source_frequencies(model);
   if (given.band[1] > 0.0) {

@@ -29,6 +29,7 @@ inline constexpr double largest_material_constant = 1e30;
 
 struct Material {
   std::string name;
+  std::string origin;  // "file:line" of its definition, for messages; empty for one made in code
   double density = 0.0;
   Voigt6 stiffness{};
   bool isotropic = false;

@@ -25,6 +25,7 @@ struct Section {
   std::string material;
   Formulation formulation = Formulation::Solid;
   double thickness = 1.0;  // 2D out-of-plane thickness (m); plane strain uses it for forces per element
+  std::string origin = {};  // "file:line" it came from, for messages; empty for a section made by default
 };
 
 // A time function tabulated as (time, value) pairs, linearly interpolated.

@@ -5,7 +5,8 @@
 # 2. A whole run fires each element in turn; `tremor image --tfm` images /fmc/probe in L-L and T-T,
 #    and refuses what is not a capture's.
 # 3. The same run stopped in the fourth shot (exit 130): its capture is incomplete, and --tfm says
-#    so; resumed, /fmc equals the whole run's bit for bit.
+#    so and to resume it; resumed, /fmc equals the whole run's bit for bit. Stopped without
+#    checkpoints, --tfm says to run it again.
 # 5. The example made small (examples/array-tfm-2d): imaged less its sound block's capture, in L-L
 #    at its shallower hole and in the half-skip LL-L at its crack's foot; views refused.
 # 6. The shots stepped 3 at a time (3, 3, 2): /fmc equals the whole run's bit for bit; with
@@ -44,13 +45,17 @@ tremor(nonzero image "${WORK}/whole.h5" --mode T-T)
 check_output("${output}" "--mode goes with --tfm")
 tremor(0 run tests/data/cli/tiny.toml --backend serial -o "${WORK}/tiny.h5")
 tremor(nonzero image "${WORK}/tiny.h5" --tfm)
-check_output("${output}" "no full-matrix capture in this result file \\(an \\[\\[array\\]\\] with fmc = true\\)")
+check_output("${output}" "no full-matrix capture in this result file \\(an \\[\\[array\\]\\] with fmc = true makes one\\)")
 
 # 3.
 tremor(130 run ${model} ${common} -o "${WORK}/result.h5" --checkpoint-every 20 --stop-at-step 40 --stop-in-shot 4)
 check_output("${output}" "shot 4 of 8 +probe\\.3")
 tremor(nonzero image "${WORK}/result.h5" --tfm)
-check_output("${output}" "array 'probe': its capture is incomplete")
+check_output("${output}" "array 'probe': its capture is incomplete \\(5 of its 8 rows missing or not numbers\\); resume its run \\(tremor run --resume\\)")
+# Stopped without checkpoints: nothing to resume, said so.
+tremor(130 run ${model} ${common} -o "${WORK}/stopped.h5" --stop-at-step 40 --stop-in-shot 2)
+tremor(nonzero image "${WORK}/stopped.h5" --tfm)
+check_output("${output}" "its capture is incomplete \\(7 of its 8 rows missing or not numbers\\); its run was stopped \\(status 'incomplete'\\) without a checkpoint to resume from: run it again")
 tremor(0 run ${model} ${common} -o "${WORK}/result.h5" --resume)
 check_output("${output}" "result\\.h5 \\(complete\\)")
 check_h5_equal("the resumed capture differs from the whole run's" "${WORK}/whole.h5" "${WORK}/result.h5" /fmc)

@@ -12,6 +12,7 @@
 
 #include "explicit_test_models.hpp"
 #include "sparse_test_models.hpp"
+#include "support/support.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/explicit/solver.hpp"
@@ -62,7 +63,16 @@ TEST(ExplicitSolver, UnstableUserStepIsRefusedWithBothNumbers) {
                                " s (set by element ", stable.label, ")")),
               std::string::npos)
         << message;
-    EXPECT_NE(message.find("allow_unstable"), std::string::npos) << message;
+    EXPECT_NE(message.find("allow_unstable = true in [explicit] (or --allow-unstable)"), std::string::npos)
+        << message;
+  }
+  {
+    // Given as an option (--dt), the option that allows it is named.
+    explicit_fe::RunOptions options;
+    options.time_step = 1.2 * stable.dt;
+    const std::string message = test::error_of([&] { (void)explicit_fe::preflight(model, options); });
+    EXPECT_NE(message.find("--dt: time step"), std::string::npos) << message;
+    EXPECT_NE(message.find("or --allow-unstable to run it anyway"), std::string::npos) << message;
   }
   model.explicit_settings->time_step = 0.5 * stable.dt;  // a stable user step is taken as given
   EXPECT_DOUBLE_EQ(explicit_fe::preflight(model).dt, 0.5 * stable.dt);

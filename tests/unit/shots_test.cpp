@@ -262,6 +262,28 @@ TEST(Shots, AStopAskedDuringAShotStopsTheRunAtItsEnd) {
   EXPECT_EQ(asking.events, std::vector<std::string>(whole.events.begin(), whole.events.begin() + 2));
 }
 
+// A transducer whose delay reaches the run's end, and a receiver sampling more rarely than the run
+// steps, are warned of at their lines: they would give zeros, or one sample, silently.
+TEST(Shots, IdleLoadsAndRareReceiversAreWarnedOf) {
+  std::string text = plate + two_shots;
+  const std::string second = "name = \"two\"\n";
+  text.insert(text.find(second) + second.size(), "delay = 1.0\n");
+  text += "[[receiver]]\nname = \"rare\"\npositions = [[0.0, 0.0, 0.002]]\nevery = 100000\n";
+  const explicit_fe::Preflight p = explicit_fe::preflight(read(text), serial());
+  const auto warned = [&](const std::string& piece) {
+    return std::count_if(p.warnings.begin(), p.warnings.end(),
+                         [&](const std::string& w) { return w.find(piece) != std::string::npos; });
+  };
+  EXPECT_EQ(warned("transducer 'two' starts at 1 s (its delay), at or after the run's end (1e-05 s): it acts "
+                   "nothing in this run"),
+            1);
+  EXPECT_EQ(warned(str("receiver 'rare' samples every 100000 steps, more than the run's ", p.steps,
+                       ": it records its first sample only")),
+            1);
+  EXPECT_EQ(warned("transducer 'one'"), 0);
+  EXPECT_EQ(warned("receiver 'probe'"), 0);
+}
+
 // Resumed from each of shot 1's checkpoints at `steps` (0: the one between the shots), a run
 // completes shot 1 with the whole run's last samples, bit for bit.
 void expect_resumes_in_the_second_shot(const Model& model, const RunOptions& options, const Shots& whole,

@@ -440,6 +440,20 @@ Picture tfm_picture(const ImageArgs& args, const fs::path& folder, const std::st
   return picture;
 }
 
+// What to do about a capture that is not whole in `result`, whose run ended with `status`: resume
+// it where it left a checkpoint, else run it again.
+std::string capture_advice(const std::string& result, const std::string& status) {
+  std::string output = result;
+  if (output.size() > 8 && output.ends_with(".partial")) output.resize(output.size() - 8);
+  std::error_code error;
+  if (status.rfind("failed", 0) == 0)
+    return str("; its run failed (", status, "): run it again once that is mended");
+  if (fs::exists(output + ".checkpoint", error))
+    return "; resume its run (tremor run --resume) to complete it";
+  return str("; its run was stopped (status '", status, "') without a checkpoint to resume from: run it again ",
+             "(--checkpoint-every N lets a stopped run be resumed)");
+}
+
 // tremor image --tfm: each selected array's capture focused in each mode over a pixel grid in the
 // array's plane, x along the array from its centre and z the depth under the surface (docs/imaging.md).
 void run_tfm(const ImageArgs& args) {
@@ -450,7 +464,11 @@ void run_tfm(const ImageArgs& args) {
   const io::GridReader& reader = *opened;
   std::vector<std::string> names = reader.fmc_names();
   if (names.empty())
-    throw Error(str(args.result, ": no full-matrix capture in this result file (an [[array]] with fmc = true)"));
+    throw Error(str(args.result, ": no full-matrix capture in this result file",
+                    reader.status() == "complete"
+                        ? std::string(" (an [[array]] with fmc = true makes one)")
+                        : str(" (a capture's rows are written as its shots end)",
+                              capture_advice(args.result, reader.status()))));
   if (!args.array.empty()) {
     if (std::find(names.begin(), names.end(), args.array) == names.end()) {
       const std::vector<std::string_view> views(names.begin(), names.end());
@@ -479,9 +497,15 @@ void run_tfm(const ImageArgs& args) {
     io::StoredFmc stored = reader.fmc(name);
     const std::size_t n = stored.elements.size();
     const std::string what = str(args.result, ": array '", name, "'");
-    if (stored.n_rows < n || std::any_of(stored.data.begin(), stored.data.end(), [](double v) { return std::isnan(v); }))
-      throw Error(str(what, ": its capture is incomplete (the run stopped before every element fired); resume "
-                            "the run (tremor run --resume) to complete it"));
+    std::size_t whole = 0;  // rows written, every value a number
+    const std::size_t row = n * stored.n_samples;
+    for (std::size_t r = 0; r < std::min(n, stored.n_rows); ++r) {
+      const auto first = stored.data.begin() + static_cast<std::ptrdiff_t>(r * row);
+      whole += std::none_of(first, first + static_cast<std::ptrdiff_t>(row), [](double v) { return std::isnan(v); });
+    }
+    if (whole < n)
+      throw Error(str(what, ": its capture is incomplete (", n - whole, " of its ", n, " rows missing or not ",
+                      "numbers)", capture_advice(args.result, reader.status())));
     if (baseline) subtract_baseline(args, *baseline, name, stored);
     imaging::Fmc fmc;
     const Plane plane = image_plane(args, stored, what, fmc);

@@ -323,7 +323,9 @@ struct Resolution {
                                             ": [explicit] time_step: "),
                      "time step ", user_dt, " s is above the stable time step ", stable.dt,
                      " s (", stable.by,
-                     "); use a smaller time step, leave it automatic, or allow_unstable to run it anyway");
+                     "); use a smaller time step, leave it automatic, or ",
+                     options.time_step ? "--allow-unstable" : "allow_unstable = true in [explicit] (or --allow-unstable)",
+                     " to run it anyway");
         warn(p, str("time step ", user_dt, " s is above the stable time step ", stable.dt, " s (", stable.by,
                     "); running it as asked (allow_unstable)"));
       }
@@ -362,6 +364,27 @@ struct Resolution {
     TREMOR_CHECK(model.shots.empty() || p.snapshot_every == 0, model.shots.front().origin,
                  ": a model with shots takes no snapshots ([output] snapshot_every): they would mix the shots' "
                  "fields in one series; run a shot alone (a model of its transducers) for its snapshots");
+    warn_idle_loads_and_receivers();
+  }
+
+  // A load whose delay reaches the run's end acts nothing in it, and a receiver sampling more
+  // rarely than the run steps keeps its first sample only: each said once, at its line (an array's
+  // elements at the array's).
+  void warn_idle_loads_and_receivers() {
+    std::set<std::string> said;
+    const auto late = [&](double delay, const std::string& origin, const std::string& transducer) {
+      if (delay < p.duration || !said.insert(origin.empty() ? transducer : origin).second) return;
+      warn(p, str(origin.empty() ? model.source : origin, ": ", transducer.empty() ? "a load" : "transducer '",
+                  transducer, transducer.empty() ? "" : "'", " starts at ", delay, " s (its delay), at or after the ",
+                  "run's end (", p.duration, " s): it acts nothing in this run"));
+    };
+    for (const PointSource& source : model.point_sources) late(source.delay, source.origin, source.transducer);
+    for (const SurfaceLoad& load : model.surface_loads) late(load.delay, load.origin, load.transducer);
+    for (const Receiver& receiver : model.receivers)
+      if (receiver.every_n_steps > p.steps)
+        warn(p, str(receiver.origin.empty() ? model.source : receiver.origin, ": receiver '", receiver.name,
+                    "' samples every ", receiver.every_n_steps, " steps, more than the run's ", p.steps,
+                    ": it records its first sample only"));
   }
 
   // The loads' highest frequency, the last set-up phase timed.

@@ -6,7 +6,11 @@
 #include <cmath>
 #include <vector>
 
+#include <omp.h>
+
 #include "tremor/explicit/pml.hpp"
+#include "tremor/fem/element_matrices.hpp"
+#include "tremor/fem/elements.hpp"
 #include "tremor/mesh/generate.hpp"
 
 namespace tremor {
@@ -131,6 +135,82 @@ TEST(PmlNodes, AnotherNumberingAndTheDamping) {
   EXPECT_EQ(explicit_fe::pml_node_mass(whole, std::vector<double>(static_cast<std::size_t>(mesh.n_nodes()), 3.0)),
             std::vector<double>(whole.nodes.size(), 3.0));
   EXPECT_THROW(explicit_fe::pml_node_mass(whole, std::vector<double>(5, 1.0)), Error);
+}
+
+// The profile sums each element's lumpings from shape functions tabled once a block, on the host's
+// threads: the bits of the formula element by element (fem::lumped_mass of d and d alpha per
+// stretched axis, of 1 for the volume, the shape functions evaluated at each point), on HRZ-lumped
+// quad8 in a corner where two layers meet, on one thread and on several.
+TEST(PmlNodes, TheTabledSumsAreTheFormulasBits) {
+  const Mesh mesh = generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {8, 8}, ElementType::Quad8, 2);
+  PmlProfile profile = xmin_layer();
+  PmlSide& bottom = profile.sides[1][0];  // and on ymin, its d quadratic in depth
+  bottom = profile.sides[0][0];
+  bottom.power = 2.0;
+  using E = fem::Quad8;
+  const auto rule = fem::lumping_rule<E>();
+  const auto n_nodes = static_cast<std::size_t>(mesh.n_nodes());
+  std::vector<double> volume(n_nodes, 0.0), d(2 * n_nodes, 0.0), d_alpha(2 * n_nodes, 0.0);
+  std::vector<char> layer(n_nodes, 0);
+  const ElementBlock& block = mesh.blocks.front();
+  for (int pass = 0; pass < 2; ++pass)
+    for (Index e = 0; e < block.n_elements(); ++e) {
+      const auto nodes = block.nodes(e);
+      double x[E::n_nodes * 2], m[E::n_nodes];
+      mesh.element_coordinates(block, e, x);
+      if (pass == 1) {
+        if (std::none_of(nodes.begin(), nodes.end(), [&](Index a) { return layer[static_cast<std::size_t>(a)]; }))
+          continue;
+        fem::lumped_mass<E>(x, 1.0, rule, m);
+        for (int a = 0; a < E::n_nodes; ++a) volume[static_cast<std::size_t>(nodes[a])] += m[a];
+        continue;
+      }
+      std::vector<double> factors(static_cast<std::size_t>(4 * rule.n_points));
+      int axes = 0;
+      for (int q = 0; q < rule.n_points; ++q) {
+        double N[E::n_nodes], at[3] = {0.0, 0.0, 0.0}, at_d[3], at_alpha[3];
+        E::shape(rule.point(q), N);
+        for (int a = 0; a < E::n_nodes; ++a)
+          for (int c = 0; c < 2; ++c) at[c] += N[a] * x[a * 2 + c];
+        profile.at(at, at_d, at_alpha);
+        for (int c = 0; c < 2; ++c) {
+          axes |= at_d[c] != 0.0 ? 1 << c : 0;
+          factors[static_cast<std::size_t>(c * rule.n_points + q)] = at_d[c];
+          factors[static_cast<std::size_t>((2 + c) * rule.n_points + q)] = at_d[c] * at_alpha[c];
+        }
+      }
+      if (axes == 0) continue;
+      for (int c = 0; c < 2; ++c) {
+        if (!(axes >> c & 1)) continue;
+        for (const int f : {c, 2 + c}) {
+          fem::lumped_mass<E>(x, 1.0, rule, m, factors.data() + f * rule.n_points);
+          for (int a = 0; a < E::n_nodes; ++a)
+            (f < 2 ? d : d_alpha)[2 * static_cast<std::size_t>(nodes[a]) + static_cast<std::size_t>(c)] += m[a];
+        }
+      }
+      for (const Index a : nodes) layer[static_cast<std::size_t>(a)] = 1;
+    }
+  std::vector<Index> want_nodes;
+  std::vector<double> want_d, want_alpha;
+  for (std::size_t a = 0; a < n_nodes; ++a) {
+    if (!layer[a] || (d[2 * a] == 0.0 && d[2 * a + 1] == 0.0)) continue;
+    want_nodes.push_back(static_cast<Index>(a));
+    for (std::size_t c = 0; c < 2; ++c) {
+      want_d.push_back(d[2 * a + c] / volume[a]);
+      want_alpha.push_back(d[2 * a + c] > 0.0 ? d_alpha[2 * a + c] / d[2 * a + c] : profile.alpha_rest);
+    }
+  }
+  ASSERT_GT(want_nodes.size(), 50u);  // both layers and their corner
+  for (const int threads : {1, 0}) {
+    SCOPED_TRACE(threads == 1 ? "one thread" : "the host's threads");
+    const int before = omp_get_max_threads();
+    if (threads == 1) omp_set_num_threads(1);
+    const PmlNodeProfile got = pml_node_profile(mesh, profile);
+    omp_set_num_threads(before);
+    EXPECT_EQ(got.nodes, want_nodes);
+    EXPECT_EQ(got.d, want_d);
+    EXPECT_EQ(got.alpha, want_alpha);
+  }
 }
 
 }  // namespace

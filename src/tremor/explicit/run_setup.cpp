@@ -227,9 +227,15 @@ void set_up_processes(RunSetup<Real>& r, const parallel::Communicator& processes
 template <class Real>
 void set_up_one_domain(RunSetup<Real>& r) {
   Numbering numbering = one_domain_numbering(r.model, r.preflight);
-  if (!numbering.identity())
-    r.clock.lap(r.preflight.ordering == NodeOrdering::Rcm ? "node ordering (rcm)"
-                                                          : "node ordering (the fluid's own nodes last)");
+  if (!numbering.identity()) {
+    const bool pml = r.preflight.pml.any(), fluid = r.preflight.fluid != nullptr;
+    const std::string last = pml && fluid ? "the PML's nodes, then the fluid's own, last"
+                             : pml        ? "the PML's nodes last"
+                                          : "the fluid's own nodes last";
+    r.clock.lap(r.preflight.ordering != NodeOrdering::Rcm ? str("node ordering (", last, ")")
+                : pml || fluid                            ? str("node ordering (rcm; ", last, ")")
+                                                          : std::string("node ordering (rcm)"));
+  }
   r.exchange = std::make_unique<NoSharedNodes<Real>>();
   r.owned.push_back(set_up_subdomain<Real>(r.exec, r.model, std::move(numbering), r.preflight, *r.exchange, r.clock,
                                            r.observer, r.observer_guard));

@@ -387,29 +387,42 @@ TREMOR_HOST_DEVICE void consistent_mass_dofs(const double* M, double* M_dofs) {
 // With `factor` (a value per point of the rule), the same lumping of rho f instead of rho, the
 // HRZ scaling still that of rho: m_a / (its m_a without) is then the average of f that the node's
 // lumped mass weighs (the PML's mass side, explicit/pml.hpp).
+// lumped_masses: `count` such lumpings at once, m[k * n_nodes + a] that of factor k, whose values
+// at the rule's points are factors[k * n_points + q] (null: one lumping, of rho); the Jacobian had
+// once a point for all. `shapes` and `gradients` (null: evaluated here): E::shape and E::gradients
+// at the rule's points, [q * n_nodes + a] and [q * n_nodes * dim + ...], a table a block shares.
 template <class E, class Rule>
-TREMOR_HOST_DEVICE void lumped_mass(const double* x, double rho_thickness, const Rule& rule, double* m,
-                                    const double* factor = nullptr) {
+TREMOR_HOST_DEVICE void lumped_masses(const double* x, double rho_thickness, const Rule& rule, int count,
+                                      const double* factors, double* m, const double* shapes = nullptr,
+                                      const double* gradients = nullptr) {
   constexpr int n = E::n_nodes;
-  double N[n], dN[n * E::dim], J[E::dim * E::dim], plain[n];
-  for (int a = 0; a < n; ++a) m[a] = plain[a] = 0.0;
+  double N_here[n], dN_here[n * E::dim], J[E::dim * E::dim], plain[n];
+  for (int k = 0; k < count * n; ++k) m[k] = 0.0;
+  for (int a = 0; a < n; ++a) plain[a] = 0.0;
   double total = 0.0;
   for (int q = 0; q < rule.n_points; ++q) {
-    E::shape(rule.point(q), N);
-    E::gradients(rule.point(q), dN);
+    if (!shapes) E::shape(rule.point(q), N_here);
+    if (!gradients) E::gradients(rule.point(q), dN_here);
+    const double* N = shapes ? shapes + static_cast<std::ptrdiff_t>(q) * n : N_here;
+    const double* dN = gradients ? gradients + static_cast<std::ptrdiff_t>(q) * n * E::dim : dN_here;
     const double scale = rule.weights[q] * jacobian<E::dim>(n, x, dN, J) * rho_thickness;
     total += scale;
     for (int a = 0; a < n; ++a) {
       const double share = scale * (E::lumping == Lumping::Hrz ? N[a] * N[a] : N[a]);
       plain[a] += share;
-      m[a] += factor ? share * factor[q] : share;
+      for (int k = 0; k < count; ++k) m[k * n + a] += factors ? share * factors[k * rule.n_points + q] : share;
     }
   }
   if constexpr (E::lumping == Lumping::Hrz) {
     double diagonal = 0.0;
     for (int a = 0; a < n; ++a) diagonal += plain[a];
-    for (int a = 0; a < n; ++a) m[a] *= total / diagonal;
+    for (int k = 0; k < count * n; ++k) m[k] *= total / diagonal;
   }
+}
+template <class E, class Rule>
+TREMOR_HOST_DEVICE void lumped_mass(const double* x, double rho_thickness, const Rule& rule, double* m,
+                                    const double* factor = nullptr) {
+  lumped_masses<E>(x, rho_thickness, rule, 1, factor, m);
 }
 
 // Consistent nodal forces of a body force by the mass rule: f[a * dim + c] = rho_thickness int

@@ -15,6 +15,10 @@ namespace tremor::explicit_fe {
 // What stops a model's shots from being stepped together on this run, in a phrase; empty: nothing.
 std::string why_one_shot_at_a_time(const Model& model, const RunOptions& options);
 
+// Whether a fluid's elements are all hexahedra of GLL order 2 and more, whose operator steps a
+// batch's shots by the column kernel (sem::FluidKernels): where shots together are measured faster.
+bool fluid_in_columns(const FluidSetup& fluid);
+
 // What applies a batch's shots one by one where the operator would read its data once for all of
 // them (a gain on a GPU not measured there, so not the default): a PML's term, attenuation's memory
 // variables, in a phrase; empty: none.

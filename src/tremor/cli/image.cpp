@@ -467,7 +467,7 @@ void run_tfm(const ImageArgs& args) {
     throw Error(str(args.result, ": no full-matrix capture in this result file",
                     reader.status() == "complete"
                         ? std::string(" (an [[array]] with fmc = true makes one)")
-                        : str(" (a capture's rows are written as its shots end)",
+                        : str(" (an [[array]] with fmc = true makes one, its rows written as its shots end)",
                               capture_advice(args.result, reader.status()))));
   if (!args.array.empty()) {
     if (std::find(names.begin(), names.end(), args.array) == names.end()) {

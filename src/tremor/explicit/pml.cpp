@@ -590,7 +590,8 @@ PmlNodeProfile pml_node_profile(const Mesh& mesh, const PmlProfile& profile) {
         } else {
           for (Index e = 0; e < n_elements; ++e) {
             const auto nodes = block.nodes(e);
-            if (std::any_of(nodes.begin(), nodes.end(), [&](Index a) { return layer[static_cast<std::size_t>(a)] != 0; }))
+            const auto in_layer = [&](Index a) { return layer[static_cast<std::size_t>(a)] != 0; };
+            if (std::any_of(nodes.begin(), nodes.end(), in_layer))
               listed.push_back(e);
           }
         }
@@ -598,29 +599,32 @@ PmlNodeProfile pml_node_profile(const Mesh& mesh, const PmlProfile& profile) {
         const int count = pass == 0 ? values : 1;
         std::vector<double> sums(listed.size() * static_cast<std::size_t>(count * n));
         const auto n_listed = static_cast<std::ptrdiff_t>(listed.size());
-#pragma omp parallel for schedule(static)
-        for (std::ptrdiff_t i = 0; i < n_listed; ++i) {
-          const Index e = listed[static_cast<std::size_t>(i)];
-          double x[n * E::dim];
-          mesh.element_coordinates(block, e, x);
-          double* m = sums.data() + i * count * n;
-          if (pass == 1) {
-            fem::lumped_masses<E>(x, 1.0, rule, 1, nullptr, m, shapes.data(), gradients.data());
-            continue;
-          }
-          std::vector<double> factors(static_cast<std::size_t>(values * points), 1.0);  // [value][point]
-          for (int q = 0; q < points; ++q) {
-            const double* N = shapes.data() + static_cast<std::ptrdiff_t>(q * n);
-            double at[3] = {0.0, 0.0, 0.0}, at_d[3], at_alpha[3];
-            for (int a = 0; a < n; ++a)
-              for (int c = 0; c < E::dim; ++c) at[c] += N[a] * x[a * E::dim + c];
-            profile.at(at, at_d, at_alpha);
-            for (int c = 0; c < E::dim; ++c) {
-              factors[static_cast<std::size_t>((1 + c) * points + q)] = at_d[c];
-              factors[static_cast<std::size_t>((1 + E::dim + c) * points + q)] = at_d[c] * at_alpha[c];
+#pragma omp parallel
+        {
+          std::vector<double> factors(static_cast<std::size_t>(values * points), 1.0);  // [value][point], a thread's
+#pragma omp for schedule(static)
+          for (std::ptrdiff_t i = 0; i < n_listed; ++i) {
+            const Index e = listed[static_cast<std::size_t>(i)];
+            double x[n * E::dim];
+            mesh.element_coordinates(block, e, x);
+            double* m = sums.data() + i * count * n;
+            if (pass == 1) {
+              fem::lumped_masses<E>(x, 1.0, rule, 1, nullptr, m, shapes.data(), gradients.data());
+              continue;
             }
+            for (int q = 0; q < points; ++q) {
+              const double* N = shapes.data() + static_cast<std::ptrdiff_t>(q * n);
+              double at[3] = {0.0, 0.0, 0.0}, at_d[3], at_alpha[3];
+              for (int a = 0; a < n; ++a)
+                for (int c = 0; c < E::dim; ++c) at[c] += N[a] * x[a * E::dim + c];
+              profile.at(at, at_d, at_alpha);
+              for (int c = 0; c < E::dim; ++c) {
+                factors[static_cast<std::size_t>((1 + c) * points + q)] = at_d[c];
+                factors[static_cast<std::size_t>((1 + E::dim + c) * points + q)] = at_d[c] * at_alpha[c];
+              }
+            }
+            fem::lumped_masses<E>(x, 1.0, rule, values, factors.data(), m, shapes.data(), gradients.data());
           }
-          fem::lumped_masses<E>(x, 1.0, rule, values, factors.data(), m, shapes.data(), gradients.data());
         }
         for (std::size_t i = 0; i < listed.size(); ++i) {
           const auto nodes = block.nodes(listed[i]);

@@ -233,6 +233,7 @@ double step_side_by_side(const Model& model, const Preflight& preflight, const R
       settings.first_step = 0;
       settings.shot = static_cast<int>(first);
       settings.more_shots = shots.size() - first_of((round + 1) * n);  // (those of the later rounds)
+      settings.batch = last - first;
       ExplicitRun batch;
       run_subdomains<Real>(subdomains, *stepping.exchange, settings, batch, stepping.fluid_exchange);
       flush_samples(subdomains);
@@ -336,6 +337,7 @@ ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunO
     // Between shots, a checkpoint at the new shot's start: what a resumed run starts from.
     settings.checkpoint_first = k > first_shot;
     settings.more_shots = shots[k] && settings.checkpoint_every == 0 ? shots.size() - k - batch : 0;
+    settings.batch = batch;
     run_subdomains<Real>(subdomains, *stepping.exchange, settings, run, stepping.fluid_exchange);
     loop_steps += static_cast<double>(run.steps - first_step) * static_cast<double>(batch);
     flush_samples(subdomains);

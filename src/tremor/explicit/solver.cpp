@@ -324,7 +324,8 @@ struct Resolution {
                      "time step ", user_dt, " s is above the stable time step ", stable.dt,
                      " s (", stable.by,
                      "); use a smaller time step, leave it automatic, or ",
-                     options.time_step ? "--allow-unstable" : "allow_unstable = true in [explicit] (or --allow-unstable)",
+                     options.time_step ? "--allow-unstable"
+                                       : "allow_unstable = true in [explicit] (or --allow-unstable)",
                      " to run it anyway");
         warn(p, str("time step ", user_dt, " s is above the stable time step ", stable.dt, " s (", stable.by,
                     "); running it as asked (allow_unstable)"));

@@ -1,5 +1,6 @@
 #include "tremor/explicit/time_loop.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <string>
@@ -49,16 +50,16 @@ void find_worst(const Subdomain<Real>& d, DofReport& worst) {
 }
 
 // Why a run stops at `step`: the worst DOF (find_worst), its shot where the model has shots (those
-// stepped with it, `columns` from `first_shot`, stopping there too), how many values are not finite,
+// stepped with it, `batch_shots` from `first_shot`, stopping there too), how many values are not finite,
 // and what usually makes them so.
-std::string not_finite(const Preflight& p, const Model& model, int first_shot, int columns, long long step,
+std::string not_finite(const Preflight& p, const Model& model, int first_shot, std::size_t batch_shots, long long step,
                        double dt, Label node, const DofReport& worst, double bad) {
   std::string shot, others;
   if (!model.shots.empty()) {
     // (A last batch's columns past the model's shots repeat its last: the lowest column is reported.)
     const auto k = std::min(static_cast<std::size_t>(first_shot) + static_cast<std::size_t>(worst[5]),
                             model.shots.size() - 1);
-    const std::size_t batch = std::min(static_cast<std::size_t>(columns), model.shots.size() - first_shot);
+    const std::size_t batch = std::min(batch_shots, model.shots.size() - static_cast<std::size_t>(first_shot));
     shot = str(" in shot ", k + 1, " '", model.shots[k].name, "'");
     if (batch > 1)
       others = str(" The ", batch - 1, " shot", batch == 2 ? "" : "s", " stepped together with it stop",
@@ -217,8 +218,7 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
       run.status = RunStatus::NonFinite;
       run.bad_step = step;
       run.bad_node = model.mesh.node_labels[static_cast<std::size_t>(worst[2])];
-      run.message = not_finite(p, model, settings.shot, subdomains.front()->columns, step, dt, run.bad_node, worst,
-                               bad);
+      run.message = not_finite(p, model, settings.shot, settings.batch, step, dt, run.bad_node, worst, bad);
       return true;
     }
     if (checkpoint) {

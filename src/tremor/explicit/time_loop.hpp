@@ -36,6 +36,7 @@ struct LoopSettings {
   // without checkpoints stops there (with them, the next shot's first check stops it, after the
   // checkpoint of its start).
   std::size_t more_shots = 0;
+  std::size_t batch = 1;  // the model's shots stepped together, from `shot` (the columns past them repeat its last)
 };
 
 // Steps the subdomains from settings.first_step to the preflight's last step (or a stop: NaN/Inf,

@@ -85,8 +85,9 @@ FluidSolidInterface fluid_solid_interface(const Model& model) {
         throw Error(str(s_fluid.origin.empty() ? model.source : s_fluid.origin, ": the fluid section on '",
                         s_fluid.element_set, "' (thickness ", s_fluid.thickness, " m) meets the solid section on '",
                         s_solid.element_set, "'", s_solid.origin.empty() ? "" : str(" (", s_solid.origin, ")"),
-                        " (thickness ", s_solid.thickness, " m) at elements ", mesh.element_label(pair[0].element), " and ",
-                        mesh.element_label(pair[1].element), ": coupled 2D sections take the same thickness"));
+                        " (thickness ", s_solid.thickness, " m) at elements ", mesh.element_label(pair[0].element),
+                        " and ", mesh.element_label(pair[1].element),
+                        ": coupled 2D sections take the same thickness"));
       thickness = s_solid.thickness;
     }
     CouplingFace face{pair[0], pair[1], solid.nodes, {}};

@@ -302,9 +302,13 @@ void ResultFile::Impl::write_bem_frequency(const BemFrequencyFields& f) {
   }
   bem.rows = row + 1;
   bem.frequencies.push_back(f.frequency);
-  unflushed_bytes += (2 * (f.displacement.size() + f.traction.size() + f.interior.size() + f.forces.size() +
+  // (Twice, as flush_file once reserved all data: a row's chunks may be part-filled, and the /bem
+  // datasets are not among those counted in `touched`; the magnitudes a third of their fields.)
+  unflushed_bytes += 2 *
+                     (2 * (f.displacement.size() + f.traction.size() + f.interior.size() + f.forces.size() +
                            f.node_displacement.size() + f.node_traction.size()) +
-                      8) * sizeof(double);
+                      (f.displacement.size() + f.interior.size()) / 3 + 8) *
+                     sizeof(double);
 }
 
 void ResultFile::Impl::write_bem_xdmf(const fs::path& xdmf) const {

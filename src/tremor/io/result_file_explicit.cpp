@@ -226,7 +226,11 @@ void ResultFile::append_samples(int id, std::span<const double> times, std::span
                 what + "/values");
   });
   history.n_samples += times.size();
-  self.unflushed_bytes += (times.size() + values.size()) * sizeof(double);
+  // A wide history (add_history: a chunk per sample along its nodes) allocates its last chunk of
+  // each sample whole: up to 4 x target_chunk_bytes more a sample than its values.
+  const bool wide = per_sample * sizeof(double) > 4 * target_chunk_bytes;
+  self.unflushed_bytes += (times.size() + values.size()) * sizeof(double) +
+                          (wide ? times.size() * 4 * target_chunk_bytes : 0);
   if (!history.touched) ++self.touched;
   history.touched = true;
   self.writing([&] { self.flush_if_large(); });

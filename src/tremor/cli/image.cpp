@@ -23,6 +23,7 @@
 #include "tremor/io/file.hpp"
 #include "tremor/io/png.hpp"
 #include "tremor/io/result_grid.hpp"
+#include "tremor/record/explicit_run.hpp"
 
 namespace tremor::cli {
 
@@ -448,7 +449,7 @@ std::string capture_advice(const std::string& result, const std::string& status)
   std::error_code error;
   if (status.rfind("failed", 0) == 0)
     return str("; its run failed (", status, "): run it again once that is mended");
-  if (fs::exists(output + ".checkpoint", error))
+  if (fs::exists(record::checkpoint_path(output), error))
     return "; resume its run (tremor run --resume) to complete it";
   return str("; its run was stopped (status '", status, "') without a checkpoint to resume from: run it again ",
              "(--checkpoint-every N lets a stopped run be resumed)");

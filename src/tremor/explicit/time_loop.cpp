@@ -59,11 +59,11 @@ std::string not_finite(const Preflight& p, const Model& model, int first_shot, s
     // (A last batch's columns past the model's shots repeat its last: the lowest column is reported.)
     const auto k = std::min(static_cast<std::size_t>(first_shot) + static_cast<std::size_t>(worst[5]),
                             model.shots.size() - 1);
-    const std::size_t batch = std::min(batch_shots, model.shots.size() - static_cast<std::size_t>(first_shot));
     shot = str(" in shot ", k + 1, " '", model.shots[k].name, "'");
-    if (batch > 1)
-      others = str(" The ", batch - 1, " shot", batch == 2 ? "" : "s", " stepped together with it stop",
-                   batch == 2 ? "s" : "", " there too, with ", batch == 2 ? "its" : "their", " histories up to ",
+    if (batch_shots > 1)
+      others = str(" The ", batch_shots - 1, " shot", batch_shots == 2 ? "" : "s", " stepped together with it stop",
+                   batch_shots == 2 ? "s" : "", " there too, with ", batch_shots == 2 ? "its" : "their",
+                   " histories up to ",
                    "there (--shots-together 1 steps each alone).");
   }
   return str("the solution is not finite at step ", step, " (t = ", static_cast<double>(step) * dt, " s)", shot,

@@ -16,4 +16,18 @@ TREMOR_HOST_DEVICE inline void prefetch_l2(const void* address) {
 #endif
 }
 
+// prefetch_l2_bulk(address, bytes): the same for `bytes` in a row from `address` (both multiples
+// of 16) in one instruction, through the copy engine of the multiprocessor (PTX
+// cp.async.bulk.prefetch.L2, sm_90 on), where prefetch_l2 takes one per sector a thread asks for;
+// sector by sector before sm_90.
+TREMOR_HOST_DEVICE inline void prefetch_l2_bulk(const void* address, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(address), "r"(bytes) : "memory");
+#elif defined(__CUDA_ARCH__)
+  for (unsigned at = 0; at < bytes; at += 32) prefetch_l2(static_cast<const char*>(address) + at);
+#else
+  (void)address, (void)bytes;
+#endif
+}
+
 }  // namespace tremor

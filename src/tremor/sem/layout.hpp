@@ -14,6 +14,7 @@
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/fem/dispatch.hpp"
 #include "tremor/mesh/element_type.hpp"
+#include "tremor/sem/point_state.hpp"
 #include "tremor/sem/sum_factorised.hpp"
 
 namespace tremor::sem {

@@ -145,10 +145,12 @@ class SemOperator final : public op::Operator<Real> {
   // else empty.
   std::vector<DeviceArray<Real>> moduli_;
   // Attenuating elements in a time loop: the sections' step coefficients (fem::solids_stride each)
-  // and per block the memory variables, the most solids of any section x n_voigt per point (the
-  // applies, const, advance them).
+  // and per block the memory variables, the most solids of any section x n_voigt per point, as
+  // layout.hpp's PointState lays them (the applies, const, advance them).
   DeviceArray<Real> records_;
   mutable std::vector<DeviceArray<Real>> memory_;
+  Size memory_values(std::size_t b) const;
+  void memory_by_element(std::size_t b, std::vector<Real>& by_element, bool to_device) const;
   std::vector<DeviceArray<Real>> coarse_;  // per block: coarse-grained solids' weights (fem::coarse_weights)
   bool coarse_only_ = false;               // every attenuating section coarse-grained
   void keep_memory_variables(double dt);

@@ -1,6 +1,7 @@
 // The sem operator's state (operator.hpp): the memory variables of attenuating sections and a
 // PML's variables, made for a time step, set to rest, and read and written element by element for
-// checkpoints (operator/element_state.hpp).
+// checkpoints (operator/element_state.hpp), whatever their arrangement on the device (the memory
+// variables' PointState, layout.hpp).
 #include <algorithm>
 #include <bit>
 
@@ -11,6 +12,7 @@
 #include "tremor/fem/viscoelastic.hpp"
 #include "tremor/operator/element_state.hpp"
 #include "tremor/sem/operator.hpp"
+#include "tremor/sem/point_state.hpp"
 
 namespace tremor::sem {
 
@@ -28,7 +30,8 @@ void SemOperator<Real>::keep_memory_variables(double dt) {
   for (std::size_t b = 0; b < els.blocks.size(); ++b) {
     const fem::DeviceElementBlock& block = els.blocks[b];
     const int nv = block.type == ElementType::QuadGLL ? 3 : 6;
-    memory_.emplace_back(exec_, static_cast<Index>(most * nv) * static_cast<Index>(block.connectivity.size()));
+    const Size values = point_state(els.dim, block.order).size(block.n_elements, most * nv);  // (rows padded)
+    memory_.emplace_back(exec_, static_cast<Index>(values));
     if (coarse_most == 0 || basis_[b].size() == 0) {  // (no basis: an empty block of another type)
       coarse_.emplace_back();
       continue;
@@ -53,9 +56,42 @@ void SemOperator<Real>::keep_memory_variables(double dt) {
 template <class Real>
 Size SemOperator<Real>::state_size() const {
   Size total = 0;
-  for (const DeviceArray<Real>& values : memory_) total += values.size();
+  for (std::size_t b = 0; b < memory_.size(); ++b) total += memory_values(b);
   for (const DeviceArray<Real>& values : pml_) total += values.size();
   return total;
+}
+
+// Block b's memory variables, those of its elements' points (memory_'s rows are padded).
+template <class Real>
+Size SemOperator<Real>::memory_values(std::size_t b) const {
+  const fem::DeviceElementBlock& block = elements_->blocks[b];
+  return static_cast<Size>(point_state(elements_->dim, block.order).values(block.n_elements, memory_[b].size())) *
+         static_cast<Size>(block.connectivity.size());
+}
+
+// Block b's memory variables element by element (value k of point p of element e at e values
+// points + k points + p) from memory_'s arrangement, or back (`to_device`).
+template <class Real>
+void SemOperator<Real>::memory_by_element(std::size_t b, std::vector<Real>& by_element, bool to_device) const {
+  const fem::DeviceElementBlock& block = elements_->blocks[b];
+  const PointState s = point_state(elements_->dim, block.order);
+  const Index n = block.n_elements;
+  const int values = s.values(n, memory_[b].size()), points = s.points;
+  const Size per_group = s.per_group(values);
+  std::vector<Real> device = to_device ? std::vector<Real>(static_cast<std::size_t>(memory_[b].size()), Real(0))
+                                       : memory_[b].to_host();
+  if (!to_device) by_element.assign(static_cast<std::size_t>(memory_values(b)), Real(0));
+  for (Index e = 0; e < n; ++e)
+    for (int k = 0; k < values; ++k)
+      for (int p = 0; p < points; ++p) {
+        const auto at = static_cast<std::size_t>(s.element(e, per_group) + k * s.stride() + s.point(p));
+        const auto own = (static_cast<std::size_t>(e) * values + k) * points + p;
+        if (to_device)
+          device[at] = by_element[own];
+        else
+          by_element[own] = device[at];
+      }
+  if (to_device) memory_[b].copy_from_host(device);
 }
 
 template <class Real>
@@ -125,8 +161,8 @@ std::vector<Size> SemOperator<Real>::state_offsets() const {
   std::vector<Size> offsets{0};
   for (std::size_t b = 0; b < elements_->blocks.size(); ++b) {
     const Index n = elements_->blocks[b].n_elements;
-    const Size per_element = n > 0 ? ((memory_.empty() ? 0 : memory_[b].size()) + (pml_.empty() ? 0 : pml_[b].size())) / n
-                                   : 0;
+    const Size own = (memory_.empty() ? 0 : memory_values(b)) + (pml_.empty() ? 0 : pml_[b].size());
+    const Size per_element = n > 0 ? own / n : 0;
     for (Index e = 0; e < n; ++e) offsets.push_back(offsets.back() + per_element);
   }
   return offsets;
@@ -136,10 +172,12 @@ template <class Real>
 std::vector<double> SemOperator<Real>::get_state() const {
   std::vector<double> values;
   values.reserve(static_cast<std::size_t>(state_size()));
-  for (std::size_t b = 0; b < elements_->blocks.size(); ++b)
-    op::append_by_element(static_cast<std::size_t>(elements_->blocks[b].n_elements),
-                          memory_.empty() ? std::vector<Real>() : memory_[b].to_host(),
+  for (std::size_t b = 0; b < elements_->blocks.size(); ++b) {
+    std::vector<Real> memory;
+    if (!memory_.empty()) memory_by_element(b, memory, false);
+    op::append_by_element(static_cast<std::size_t>(elements_->blocks[b].n_elements), memory,
                           pml_.empty() ? std::vector<Real>() : pml_[b].to_host(), values);
+  }
   return values;
 }
 
@@ -148,10 +186,10 @@ void SemOperator<Real>::set_state(std::span<const double> values) {
   op::Operator<Real>::set_state(values);  // the count
   for (std::size_t b = 0; b < elements_->blocks.size(); ++b) {
     const auto n = static_cast<std::size_t>(elements_->blocks[b].n_elements);
-    std::vector<Real> memory(memory_.empty() ? 0 : static_cast<std::size_t>(memory_[b].size()));
+    std::vector<Real> memory(memory_.empty() ? 0 : static_cast<std::size_t>(memory_values(b)));
     std::vector<Real> pml(pml_.empty() ? 0 : static_cast<std::size_t>(pml_[b].size()));
     values = op::take_by_element(n, values, memory, pml);
-    if (!memory_.empty()) memory_[b].copy_from_host(memory);
+    if (!memory_.empty()) memory_by_element(b, memory, true);
     if (!pml_.empty()) pml_[b].copy_from_host(pml);
   }
 }
@@ -165,7 +203,9 @@ void SemOperator<Real>::set_state(std::span<const double> values) {
   template void SemOperator<Real>::keep_pml(const PmlProfile&, double);               \
   template std::vector<Size> SemOperator<Real>::state_offsets() const;                \
   template std::vector<double> SemOperator<Real>::get_state() const;                  \
-  template void SemOperator<Real>::set_state(std::span<const double>);
+  template void SemOperator<Real>::set_state(std::span<const double>);              \
+  template Size SemOperator<Real>::memory_values(std::size_t) const;                  \
+  template void SemOperator<Real>::memory_by_element(std::size_t, std::vector<Real>&, bool) const;
 TREMOR_SEM_STATE(float)
 TREMOR_SEM_STATE(double)
 #undef TREMOR_SEM_STATE

@@ -1,0 +1,19 @@
+#!/bin/bash
+# The memory variables in PointState's rows: the GPU tests that step them, then the attenuating
+# plate's bench beside the elastic one (docs/benchmarks.md "Attenuation"), twice.
+[ -d .gpu ] || xz -dc .gpu.tar.xz | tar xf -
+export LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64 TREMOR_SOURCE_DIR=$PWD CUDA_MODULE_LOADING=EAGER
+R=$OUT/att2
+mkdir -p $R results
+{ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv; cat .gpu/COMMIT; } > $R/gpu.txt
+timeout 200 .gpu/bin/tremor_unit_tests --gtest_brief=1 --gtest_filter='SemPointState.*:SemOperator.*:ShotsTogether.AGpuStepsImmersedAndLossyCapturesTogether:ExplicitCheckpoint*' > $R/unit.log 2>&1
+echo "unit rc $?" >> $R/unit.log; grep -v "^warning" $R/unit.log | tail -4
+[ -x .gpu/bin/tremor_verification_tests ] && { timeout 200 .gpu/bin/tremor_verification_tests --gtest_brief=1 \
+  --gtest_filter='Attenuation.GpuPlaneWaves:Pml.GpuMatchesTheHost:Pml.AttenuatingMaterialInsideTheLayer' > $R/verif.log 2>&1
+  echo "verification rc $?" >> $R/verif.log; tail -4 $R/verif.log; }
+for round in ${ROUNDS:-1 2}; do
+  .gpu/bin/tremor bench --problems gll4 --model bench/models/plate-gll4-attenuating.toml \
+    --model bench/models/plate-gll4-attenuating-coarse.toml --operators sem sem:atomic --precisions float double \
+    --orderings none --backend cuda --steps 50 --warmup 10 --output-dir $R/bench$round > $R/bench$round.log 2>&1
+  grep -E "^copy|sem" $R/bench$round.log | grep -E "copy|GDOF"
+done

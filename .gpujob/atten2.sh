@@ -14,6 +14,17 @@ echo "unit rc $?" >> $R/unit.log; grep -v "^warning" $R/unit.log | tail -4
 for round in ${ROUNDS:-1 2}; do
   .gpu/bin/tremor bench --problems gll4 --model bench/models/plate-gll4-attenuating.toml \
     --model bench/models/plate-gll4-attenuating-coarse.toml --operators sem sem:atomic --precisions float double \
-    --orderings none --backend cuda --steps 50 --warmup 10 --output-dir $R/bench$round > $R/bench$round.log 2>&1
+    --orderings none --backend cuda --steps 50 --warmup 10 --json $R/bench$round.json > $R/bench$round.log 2>&1
   grep -E "^copy|sem" $R/bench$round.log | grep -E "copy|GDOF"
 done
+if [ "${NCU:-1}" = 1 ]; then
+  for law in 1 4; do
+    model=plate-gll4-attenuating; [ $law = 4 ] && model=plate-gll4-attenuating-coarse
+    timeout 150 ncu --clock-control none --set full --import-source no --kernel-name-base demangled \
+      -k "regex:apply_columns<.int.4, float, .int.2, .int.$law, .int.1, .int.1>" --launch-skip 3 --launch-count 1 \
+      .gpu/bin/tremor bench --problems gll4 --model bench/models/$model.toml --operators sem:atomic \
+      --precisions float --orderings none --backend cuda --steps 5 --warmup 2 > $R/ncu-law$law.txt 2>&1
+    grep -E "Duration|DRAM Throughput|L2 Cache Throughput|Registers Per|Theoretical Occ|bytes transmitted per sector" \
+      $R/ncu-law$law.txt | head -8
+  done
+fi

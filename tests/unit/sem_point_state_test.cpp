@@ -1,6 +1,7 @@
 // Where a sem block's memory variables lie (sem/point_state.hpp): every value of every point of
-// every element has a place of its own within the array, and on the column kernel's hexahedra a
-// group's columns at one level of one value are a run of neighbours starting on a 32-byte sector.
+// every element has a place of its own within the array, and where the column kernel applies
+// hexahedra a group's columns at one level of one value are a run of neighbours starting on a
+// 32-byte sector; elsewhere element by element.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -35,11 +36,15 @@ TEST(SemPointState, EveryValueHasAPlaceOfItsOwn) {
   for (const int dim : {2, 3})
     for (int order = 1; order <= 8; ++order) {
       SCOPED_TRACE(testing::Message() << dim << "D, order " << order);
-      const PointState s = point_state(dim, order);
-      EXPECT_EQ(s.grouped, dim == 3 && order >= 2);
-      // Two whole groups and part of a third; one element; and 18 values a point as 3 solids in 3D.
-      for (const Index n : {Index(2 * s.group + 3), Index(1)})
-        for (const int values : {6, 18}) expect_one_place_each(s, n, values);
+      for (const bool rows : {true, false}) {
+        const PointState s = point_state(dim, order, rows);
+        EXPECT_EQ(s.grouped, rows && dim == 3 && order >= 2);
+        // Two whole groups and part of a third; one element; and 18 values a point as 3 solids in 3D.
+        for (const Index n : {Index(2 * s.group + 3), Index(1)})
+          for (const int values : {6, 18}) expect_one_place_each(s, n, values);
+        if (!s.grouped)  // element by element: value k of point p of element e at (e values + k) points + p
+          EXPECT_EQ(s.element(3, s.per_group(6)) + 2 * s.stride() + s.point(5), (3 * 6 + 2) * s.points + 5);
+      }
     }
 }
 
@@ -48,7 +53,7 @@ TEST(SemPointState, EveryValueHasAPlaceOfItsOwn) {
 TEST(SemPointState, AColumnKernelBlocksColumnsAtALevelAreARowOnASector) {
   for (int order = 2; order <= 8; ++order) {
     SCOPED_TRACE(testing::Message() << "order " << order);
-    const PointState s = point_state(3, order);
+    const PointState s = point_state(3, order, true);
     const int n1 = order + 1, n2 = n1 * n1;
     EXPECT_EQ(s.group, n2 >= 128 ? 1 : 128 / n2);  // ColumnLayout's per_block, one vector a thread
     EXPECT_EQ(s.row % 8, 0);

@@ -30,12 +30,15 @@ std::unique_ptr<op::Operator<Real>> sem_from_host(const op::ReferenceInputs& inp
 // The memory model: the elements it keeps and its own arrays; building it, the corners and
 // affine factors of the largest block besides.
 std::size_t sem_loop_bytes(const op::OperatorSizes& s) {
-  // GLL points, every element's own: where the memory variables are kept (PointState's rows padded)
+  // GLL points, every element's own: where the memory variables are kept (PointState's rows padded
+  // where the column kernel applies a block: scattered by atomics)
   std::size_t points = 0;
-  for (const ElementBlock& block : s.mesh->blocks)
+  for (const ElementBlock& block : s.mesh->blocks) {
+    const PointState state = point_state(s.mesh->dim(), block.order, !s.coloured);
     points += block.type == ElementType::HexGLL || block.type == ElementType::QuadGLL
-                  ? static_cast<std::size_t>(point_state(s.mesh->dim(), block.order).size(block.n_elements(), 1))
+                  ? static_cast<std::size_t>(state.size(block.n_elements(), 1))
                   : block.connectivity.size();
+  }
   return s.element_bytes + loop_bytes(*s.mesh, s.real_size, s.geometry_values) +
          points * s.memory_per_point * s.real_size;
 }

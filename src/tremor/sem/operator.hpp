@@ -30,6 +30,7 @@
 #include "tremor/backend/exec.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/fem/device_elements.hpp"
+#include "tremor/sem/point_state.hpp"
 #include "tremor/mesh/mesh.hpp"
 #include "tremor/model/pml.hpp"
 #include "tremor/operator/operator.hpp"
@@ -150,6 +151,7 @@ class SemOperator final : public op::Operator<Real> {
   DeviceArray<Real> records_;
   mutable std::vector<DeviceArray<Real>> memory_;
   Size memory_values(std::size_t b) const;
+  PointState memory_layout(std::size_t b) const;
   void memory_by_element(std::size_t b, std::vector<Real>& by_element, bool to_device) const;
   std::vector<DeviceArray<Real>> coarse_;  // per block: coarse-grained solids' weights (fem::coarse_weights)
   bool coarse_only_ = false;               // every attenuating section coarse-grained

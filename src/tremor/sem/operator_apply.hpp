@@ -43,7 +43,7 @@ namespace {
 // limit the kernel.
 // The memory variables of a block's elements (fem/viscoelastic.hpp) as layout.hpp's PointState
 // lays them: value k of solid l at point p of element e at values[S.element(e, per_group) +
-// (l n_voigt + k) S.stride() + S.point(p)] (S = point_state(Dim, P); per_group: a group's values,
+// (l n_voigt + k) S.stride() + S.point(p)] (S = point_state(Dim, P, Rows); per_group: a group's values,
 // an element's where element by element); the sections' step coefficients, fem::solids_stride
 // each; the weights of coarse-grained solids on the block's points (fem::coarse_weights).
 // A PML's elements (explicit/pml.hpp) add their own: value k of point p at pml[e pml_per_element
@@ -79,7 +79,8 @@ struct Memory {
 enum Physics : int { Elastic = 0, Viscous = 1, Pml = 2, PmlViscous = 3, ViscousCoarse = 4, ElasticPoints = 5,
                      ViscousPoints = 6 };
 
-template <int Dim, int P, class Real, int Mode, int Law = Elastic>
+// Rows: the memory variables in PointState's rows (the column kernel's blocks), else element by element.
+template <int Dim, int P, class Real, int Mode, int Law = Elastic, bool Rows = false>
 struct ElementPhysics {
   using L = Layout<Dim, P>;
   static constexpr int n1 = L::n;
@@ -110,7 +111,7 @@ struct ElementPhysics {
     if constexpr (viscous) {
       if (state.records) {
         record = state.records + static_cast<Size>(fem::solids_stride) * section[element];
-        constexpr PointState S = point_state(Dim, P);
+        constexpr PointState S = point_state(Dim, P, Rows);
         memory = state.values + S.element(element, state.per_group);
         if (record[fem::solids_coarse_at] != Real(0)) {
           solids = static_cast<int>(record[0]);
@@ -142,7 +143,7 @@ struct ElementPhysics {
       if (!state.records) return;
       const Real* record = state.records + static_cast<Size>(fem::solids_stride) * section[e];
       const int solids = record[fem::solids_coarse_at] != Real(0) ? 1 : static_cast<int>(record[0]);
-      constexpr PointState S = point_state(Dim, P);
+      constexpr PointState S = point_state(Dim, P, Rows);
       const Real* at = state.values + S.element(e, state.per_group) + S.point(p);
       for (int k = 0; k < solids * fem::voigt_size<Dim>; ++k) prefetch_l2(at + k * S.stride());
     }
@@ -159,7 +160,7 @@ struct ElementPhysics {
                                                  int k) {
 #if defined(__CUDA_ARCH__)
     if constexpr (Law == Viscous || Law == ViscousCoarse || Law == ViscousPoints) {
-      constexpr PointState S = point_state(Dim, P);
+      constexpr PointState S = point_state(Dim, P, Rows);
       if (!state.records) return;
       int solids = 0;
       for (int g = 0; g < S.group && first + g < n; ++g) {
@@ -228,7 +229,7 @@ struct ElementPhysics {
   // 2^16 / solids); with the point's own moduli relaxing where it has them.
   using PointLaw = fem::ViscoelasticPoint<Dim, Real, fem::SectionLaw<Dim, Real>, Law == ViscousCoarse ? 1 : 0>;
   TREMOR_HOST_DEVICE PointLaw viscoelastic(int p, const fem::SectionLaw<Dim, Real>& here) const {
-    constexpr PointState S = point_state(Dim, P);
+    constexpr PointState S = point_state(Dim, P, Rows);
     PointLaw point{here, record, memory + S.point(p), S.stride()};
     if (moduli && here.is_isotropic) {
       point.own = true;
@@ -411,7 +412,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
   using L = ColumnLayout<P, 3, Lanes, Each>;
   constexpr int n1 = L::n, n2 = L::n2, n3 = L::points, V = L::V;
   static_assert(V == 1 || Law == Elastic, "vectors applied together: an operator without state");
-  static_assert(V > 1 || point_state(3, P).group == L::per_block, "the memory variables' groups are the blocks'");
+  static_assert(V > 1 || point_state(3, P, true).group == L::per_block, "the memory variables' groups are the blocks'");
   static const Line<P, Real> constants = Line<P, Real>::make();
   const Line<P, Real> line = constants;
   const Index chunks = V == 1 ? 1 : (n_columns + V - 1) / V;  // blocks per group of elements
@@ -432,15 +433,15 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
     };
     // (a constant: an extended lambda takes no first capture inside if constexpr)
     if ((Law == Viscous || Law == ViscousCoarse || Law == ViscousPoints) && !list && V == 1)
-      for_each_thread(ctx, static_cast<int>(memory.per_group / point_state(3, P).stride()), [&](int k) {
-        ElementPhysics<3, P, Real, Mode, Law>::prefetch_values(section, memory, ctx.block * L::per_block, n, k);
+      for_each_thread(ctx, static_cast<int>(memory.per_group / point_state(3, P, true).stride()), [&](int k) {
+        ElementPhysics<3, P, Real, Mode, Law, true>::prefetch_values(section, memory, ctx.block * L::per_block, n, k);
       });
     else if (Law == Viscous || Law == ViscousCoarse || Law == ViscousPoints)
       for_each_thread(ctx, L::per_block * n2, [&](int t) {
         const Index e = element(t);
         if (e < 0) return;
         for (int k = 0; k < n1; ++k)
-          ElementPhysics<3, P, Real, Mode, Law>::prefetch(section, memory, e, t % n2 + n2 * k);
+          ElementPhysics<3, P, Real, Mode, Law, true>::prefetch(section, memory, e, t % n2 + n2 * k);
       });
     for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
     // Thread t's work arrays: its element's, at its first vector (entry (a, p) at (a n3 + p) V).
@@ -469,7 +470,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
       }
       const Real* points = G + n1 * n1;
       const Real xi = points[i], eta = points[j], wij = points[n1 + i] * points[n1 + j];
-      const ElementPhysics<3, P, Real, Mode, Law> physics(geometry, section, material, e, memory);
+      const ElementPhysics<3, P, Real, Mode, Law, true> physics(geometry, section, material, e, memory);
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
@@ -631,7 +632,7 @@ void SemOperator<Real>::add_columns(const Exec& exec, const Real* u, Real* ku, i
       const bool viscous = !memory_.empty(), pml = !pml_.empty();
       Memory<Real> memory;
       if (viscous) {
-        const Size groups = point_state(els.dim, block.order).groups(block.n_elements);
+        const Size groups = memory_layout(b).groups(block.n_elements);
         memory = Memory<Real>{records_.data(), memory_[b].data(),
                               static_cast<Size>(memory_[b].size()) / std::max<Size>(groups, 1)};
         memory.coarse = coarse_[b].data();
@@ -700,10 +701,7 @@ std::size_t SemOperator<Real>::bytes() const {
     const bool listed = coloured_ || !evaluated.empty();
     const double share = evaluated.empty() || block.n_elements == 0 ? 1.0 : double(evaluated.back()) / block.n_elements;
     // (the values themselves: the padding of PointState's rows is neither read nor written)
-    const Size memory = memory_.empty() ? 0
-                                        : static_cast<Size>(point_state(elements_->dim, block.order)
-                                                                .values(block.n_elements, memory_[b].size())) *
-                                              static_cast<Size>(block.connectivity.size());
+    const Size memory = memory_.empty() ? 0 : memory_values(b);
     const double per_element = static_cast<double>(geometry_[b].size() + 2 * memory + moduli_[b].size()) * sizeof(Real) +
                                static_cast<double>(block.connectivity.size()) * sizeof(Index) +
                                static_cast<double>(block.section.size()) * (sizeof(int) + (listed ? sizeof(Index) : 0));

@@ -313,8 +313,9 @@ SemOperator<Real>::SemOperator(std::shared_ptr<const fem::DeviceElements> elemen
     for (std::size_t e = 0; e < sections.size(); ++e)
       flops_ += factors[e] != 0.0 ? per_section[static_cast<std::size_t>(sections[e])] : 0.0;
   }
-  if (time_step > 0.0 && els.attenuates()) keep_memory_variables(time_step);
+  // (the PML first: whether it is kept decides where the memory variables lie, memory_layout)
   if (pml) keep_pml(*pml, time_step);
+  if (time_step > 0.0 && els.attenuates()) keep_memory_variables(time_step);
   // Several vectors in one pass where every block that has elements takes the column kernel
   // (hexahedra of GLL order 2 and more; by default scattered by atomics) without moduli per point,
   // so that each vector's sums are apply()'s, and nothing keeps state.

@@ -30,7 +30,7 @@ void SemOperator<Real>::keep_memory_variables(double dt) {
   for (std::size_t b = 0; b < els.blocks.size(); ++b) {
     const fem::DeviceElementBlock& block = els.blocks[b];
     const int nv = block.type == ElementType::QuadGLL ? 3 : 6;
-    const Size values = point_state(els.dim, block.order).size(block.n_elements, most * nv);  // (rows padded)
+    const Size values = memory_layout(b).size(block.n_elements, most * nv);  // (rows padded)
     memory_.emplace_back(exec_, static_cast<Index>(values));
     if (coarse_most == 0 || basis_[b].size() == 0) {  // (no basis: an empty block of another type)
       coarse_.emplace_back();
@@ -65,8 +65,16 @@ Size SemOperator<Real>::state_size() const {
 template <class Real>
 Size SemOperator<Real>::memory_values(std::size_t b) const {
   const fem::DeviceElementBlock& block = elements_->blocks[b];
-  return static_cast<Size>(point_state(elements_->dim, block.order).values(block.n_elements, memory_[b].size())) *
+  return static_cast<Size>(memory_layout(b).values(block.n_elements, memory_[b].size())) *
          static_cast<Size>(block.connectivity.size());
+}
+
+// In rows where the column kernel applies the block: hexahedra of GLL order 2 and more scattered
+// by atomics, in an operator without a PML (whose elements take the point kernel; keep_pml comes
+// before the memory variables, operator_setup.cpp).
+template <class Real>
+PointState SemOperator<Real>::memory_layout(std::size_t b) const {
+  return point_state(elements_->dim, elements_->blocks[b].order, columns_[b] != 0 && pml_.empty());
 }
 
 // Block b's memory variables element by element (value k of point p of element e at e values
@@ -74,7 +82,7 @@ Size SemOperator<Real>::memory_values(std::size_t b) const {
 template <class Real>
 void SemOperator<Real>::memory_by_element(std::size_t b, std::vector<Real>& by_element, bool to_device) const {
   const fem::DeviceElementBlock& block = elements_->blocks[b];
-  const PointState s = point_state(elements_->dim, block.order);
+  const PointState s = memory_layout(b);
   const Index n = block.n_elements;
   const int values = s.values(n, memory_[b].size()), points = s.points;
   const Size per_group = s.per_group(values);
@@ -205,6 +213,7 @@ void SemOperator<Real>::set_state(std::span<const double> values) {
   template std::vector<double> SemOperator<Real>::get_state() const;                  \
   template void SemOperator<Real>::set_state(std::span<const double>);              \
   template Size SemOperator<Real>::memory_values(std::size_t) const;                  \
+  template PointState SemOperator<Real>::memory_layout(std::size_t) const;            \
   template void SemOperator<Real>::memory_by_element(std::size_t, std::vector<Real>&, bool) const;
 TREMOR_SEM_STATE(float)
 TREMOR_SEM_STATE(double)

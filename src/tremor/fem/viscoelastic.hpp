@@ -120,9 +120,10 @@ inline bool any_coarse(const std::vector<SectionSolids>& sections) {
 }
 
 // The law at one point: `elastic` (D_U) with the point's memory variables, n_voigt x solids
-// values, value k of solid l at state[(l n_voigt + k) stride] (stride: the points of the array, so
-// that neighbouring points' values are neighbours). Coarse-grained: `solid` >= 0, the one solid the
-// point keeps (n_voigt values from state), its Y_kappa and Y_mu times `weight` (coarse_weights).
+// values, value k of solid l at state[(l n_voigt + k) stride] (stride: between a point's values,
+// so that neighbouring points' values are neighbours; sem/point_state.hpp). Coarse-grained:
+// `solid` >= 0, the one solid the point keeps (n_voigt values from state), its Y_kappa and Y_mu
+// times `weight` (coarse_weights).
 // Slots 1: a kernel whose sections are all coarse-grained (or elastic), one solid's registers.
 template <int Dim, class T, class Elastic, int Slots = 0>
 struct ViscoelasticPoint {

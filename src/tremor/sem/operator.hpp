@@ -147,7 +147,7 @@ class SemOperator final : public op::Operator<Real> {
   std::vector<DeviceArray<Real>> moduli_;
   // Attenuating elements in a time loop: the sections' step coefficients (fem::solids_stride each)
   // and per block the memory variables, the most solids of any section x n_voigt per point, as
-  // layout.hpp's PointState lays them (the applies, const, advance them).
+  // point_state.hpp's PointState lays them (the applies, const, advance them).
   DeviceArray<Real> records_;
   mutable std::vector<DeviceArray<Real>> memory_;
   Size memory_values(std::size_t b) const;

@@ -41,11 +41,12 @@ namespace {
 // points and weights follow). A thread that computes several points of one element (the column
 // kernel) reads the shared values once rather than at each point: fewer L1 requests where they
 // limit the kernel.
-// The memory variables of a block's elements (fem/viscoelastic.hpp) as layout.hpp's PointState
-// lays them: value k of solid l at point p of element e at values[S.element(e, per_group) +
-// (l n_voigt + k) S.stride() + S.point(p)] (S = point_state(Dim, P, Rows); per_group: a group's values,
-// an element's where element by element); the sections' step coefficients, fem::solids_stride
-// each; the weights of coarse-grained solids on the block's points (fem::coarse_weights).
+// The memory variables of a block's elements (fem/viscoelastic.hpp) as point_state.hpp's
+// PointState lays them: value k of solid l at point p of element e at values[S.element(e,
+// per_group) + (l n_voigt + k) S.stride() + S.point(p)] (S = point_state(Dim, P, Rows); per_group:
+// a group's values, an element's where element by element); the sections' step coefficients,
+// fem::solids_stride each; the weights of coarse-grained solids on the block's points
+// (fem::coarse_weights).
 // A PML's elements (explicit/pml.hpp) add their own: value k of point p at pml[e pml_per_element
 // + k points + p] (fem::pml_point_values of them), and the stretching there, d_k at stretch[e 2
 // Dim points + k points + p] and alpha_k Dim points further; the element's axes (fem::pml_flux:
@@ -136,7 +137,8 @@ struct ElementPhysics {
   // Asks for point p's memory variables, those of its section's solids, ahead of its law
   // (backend/prefetch.hpp), before the kernel gathers u and computes the gradient there: the
   // column kernel's, where it measured 21.5 -> 25.9 GDOF-steps/s on the gll4 plate (float, an
-  // H200); the point kernel's, with memory variables or a PML's, did not gain (the PML's lost 6%).
+  // H200; its blocks without an element list now ask by rows, prefetch_values); the point
+  // kernel's, with memory variables or a PML's, did not gain (the PML's lost 6%).
   TREMOR_HOST_DEVICE static void prefetch(const int* section, const Memory<Real>& state, Index e, int p) {
 #if defined(__CUDA_ARCH__)
     if constexpr (Law == Viscous || Law == ViscousCoarse || Law == ViscousPoints) {

@@ -1,7 +1,7 @@
 // The sem operator's state (operator.hpp): the memory variables of attenuating sections and a
 // PML's variables, made for a time step, set to rest, and read and written element by element for
 // checkpoints (operator/element_state.hpp), whatever their arrangement on the device (the memory
-// variables' PointState, layout.hpp).
+// variables' PointState, point_state.hpp).
 #include <algorithm>
 #include <bit>
 

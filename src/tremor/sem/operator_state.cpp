@@ -83,6 +83,13 @@ template <class Real>
 void SemOperator<Real>::memory_by_element(std::size_t b, std::vector<Real>& by_element, bool to_device) const {
   const fem::DeviceElementBlock& block = elements_->blocks[b];
   const PointState s = memory_layout(b);
+  if (!s.grouped) {  // (element by element already: the array as it is)
+    if (to_device)
+      memory_[b].copy_from_host(by_element);
+    else
+      by_element = memory_[b].to_host();
+    return;
+  }
   const Index n = block.n_elements;
   const int values = s.values(n, memory_[b].size()), points = s.points;
   const Size per_group = s.per_group(values);

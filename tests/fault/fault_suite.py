@@ -85,6 +85,14 @@ def run_args(model, out, *extra):
 LONG = ["--duration", "1e-2", "--checkpoint-every", "5000"]
 
 
+def kill_after(args, delay):
+    """Starts tremor with `args` and kills it (SIGKILL) after `delay` s."""
+    p = subprocess.Popen([TREMOR] + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(delay)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+
+
 def reference(work):
     out = os.path.join(work, "reference.h5")
     rc, text = tremor(run_args(TINY, out, *LONG))
@@ -102,11 +110,7 @@ def case_kill_run(work):
     for trial in range(KILLS):
         out = os.path.join(work, f"kill{trial}.h5")
         delay = rng.uniform(0.0, whole)
-        p = subprocess.Popen([TREMOR] + run_args(TINY, out, *LONG), stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
-        time.sleep(delay)
-        p.send_signal(signal.SIGKILL)
-        p.wait()
+        kill_after(run_args(TINY, out, *LONG), delay)
         partial = out + ".partial"
         where = f"kill -9 after {delay:.3f} s (trial {trial})"
         if os.path.exists(out):  # finished before the kill
@@ -130,6 +134,61 @@ def case_kill_run(work):
             check(status_of(out) == "complete", f"{where}: resumed file does not say complete")
             check(same_histories(out, ref), f"{where}: resumed histories differ from the uninterrupted run")
     print(f"kill_run: {KILLS} kills in a {whole:.2f} s run, {resumed} resumed bit-identical", flush=True)
+
+
+def case_kill_capture(work):
+    """A capture's shots stepped 4 together (8 shots: two batches), killed at random moments: the
+    `.partial` holds every shot of the batch being stepped, each up to the steps its step_count says
+    (less the one a sample may wait), and every sample it holds is the finished run's."""
+    model = os.path.join(work, "capture.toml")
+    with open(os.path.join(ROOT, "tests/data/cli/fmc_block.toml")) as f:
+        text = f.read()
+    with open(model, "w") as f:  # flushed often, so that most kills land after a flush
+        f.write(text + "\n[output]\nflush_seconds = 0.05\n")
+    options = ["--duration", "6e-5", "--shots-together", "4"]
+    ref = os.path.join(work, "reference.h5")
+    started = time.monotonic()
+    rc, text = tremor(run_args(model, ref, *options))
+    whole = time.monotonic() - started
+    assert rc == 0, text
+    with h5py.File(ref, "r") as f:
+        want = {s: (np.array(g["histories/probe/time"]), np.array(g["histories/probe/values"]))
+                for s, g in f["shots"].items()}
+    names = sorted(want, key=lambda s: int(s.split(".")[1]))
+    rng = random.Random(SEED + 4)
+    checked = 0
+    for trial in range(KILLS):
+        out = os.path.join(work, f"kill{trial}.h5")
+        delay = rng.uniform(0.2 * whole, whole)
+        kill_after(run_args(model, out, *options), delay)
+        partial = out + ".partial"
+        where = f"kill -9 after {delay:.3f} s (trial {trial})"
+        if os.path.exists(out) or not os.path.exists(partial) or status_of(partial) is None:
+            continue  # finished, or killed before the file's first flush
+        with h5py.File(partial, "r") as f:
+            step = int(f["metadata"].attrs["step_count"])
+            dt = float(f["metadata"].attrs["time_step"])
+            have = {s: (np.array(g["histories/probe/time"]), np.array(g["histories/probe/values"]))
+                    for s, g in f["shots"].items()} if "shots" in f else {}
+        # The batch stepped when killed: that of the first shot not held whole.
+        first = next((k for k, s in enumerate(names) if s not in have or len(have[s][0]) < len(want[s][0])), None)
+        if first is None:
+            continue  # killed between the last flush and the rename
+        batch = names[first // 4 * 4:first // 4 * 4 + 4]
+        for s in names:
+            if s not in have:
+                check(s not in batch and names.index(s) > first, f"{where}: shot {s} is missing from {partial}")
+                continue
+            t, v = have[s]
+            ok = np.array_equal(t, want[s][0][:len(t)]) and np.array_equal(v, want[s][1][:len(t)])
+            check(ok, f"{where}: shot {s}'s samples in {partial} are not the finished run's")
+            if s in batch:
+                # The samples up to step_count (one may wait a step: a velocity's, a fluid's pressure).
+                due = int(np.count_nonzero(want[s][0] <= (step - 1) * dt * (1 + 1e-9)))
+                check(len(t) >= due, f"{where}: shot {s} holds {len(t)} samples; step_count {step} says {due}")
+        checked += 1
+    check(checked > 0, f"no kill of {KILLS} left a partial file mid-batch")
+    print(f"kill_capture: {KILLS} kills in a {whole:.2f} s capture, {checked} partial files checked", flush=True)
 
 
 def run_limited(args, out, limit, where):
@@ -205,9 +264,9 @@ def case_disk_full_snapshots(work):
 
 
 def case_disk_full_capture(work):
-    """A capture's shots, one by one and 4 together, on a disk 1.6 times its finished file: complete. Its
-    shots' histories come at each shot's end; the room a flush reserves for them (twice the file's size
-    when they were reserved all at once) stays within a fraction of the file."""
+    """A capture's shots, one by one and 4 together, on a disk 1.6 times its finished file: complete. The
+    room a flush reserves for the shots' histories (twice the file's size when a batch's were reserved
+    all at once, at its end) stays within a fraction of the file."""
     model = os.path.join(ROOT, "tests/data/cli/fmc_block.toml")
     options = ["--duration", "60e-6"]
     ref = os.path.join(work, "reference.h5")

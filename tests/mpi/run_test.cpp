@@ -149,7 +149,8 @@ TEST(OverProcesses, AModelWithFluids) {
 
 // `model`'s 8 shots stepped 3 together over the processes (3, 3, then 2 and a repeated one) on
 // `kind` with `exchange`, against the same decomposition in one process one shot after another, on
-// the first process: every history within `tolerance` of its largest value.
+// the first process: every history within `tolerance` of its largest value; its observer given
+// every shot's samples as the batches step them (merged from the processes), their histories whole.
 void expect_together_over_processes(const Model& model, const char* kind, const char* exchange, double tolerance) {
   const Communicator& world = Communicator::world();
   RunOptions options;
@@ -159,10 +160,15 @@ void expect_together_over_processes(const Model& model, const char* kind, const 
   options.communicator = &world;
   options.domains = world.size();
   options.shots_together = 3;
-  const ExplicitRun run = explicit_fe::run_explicit(model, options);
+  test::Streamed streamed;
+  const ExplicitRun run = explicit_fe::run_explicit(model, options, world.root() ? &streamed : nullptr);
   ASSERT_TRUE(run.ok()) << run.message;
   EXPECT_EQ(run.preflight.shots_together, 3);
   if (!world.root()) return;
+  EXPECT_EQ(streamed.one_by_one, 0u);
+  EXPECT_EQ(streamed.columns, 3u);
+  EXPECT_EQ(std::count(streamed.events.begin(), streamed.events.end(), "batch 6 2"), 1);
+  EXPECT_EQ(streamed.of.size(), 8 * run.shots.front().size());
   RunOptions alone = options;
   alone.communicator = nullptr;
   alone.shots_together = 1;

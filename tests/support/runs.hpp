@@ -33,6 +33,54 @@ struct Kept final : explicit_fe::Observer {
   bool stop_requested() override { return stop_after > 0 && step >= stop_after; }
 };
 
+// What a result file is given as a batch steps (Observer::on_batch, on_batch_sample): each shot's
+// samples as they are recorded, which at the batch's end are its histories whole, in order; no
+// on_sample. A last batch short of shots passes its repeated columns' samples too, which a result
+// file leaves out (record/explicit_run.cpp).
+struct Streamed final : explicit_fe::Observer {
+  struct Sample {
+    double time = 0.0;
+    std::vector<double> values;
+  };
+  std::vector<std::string> events;
+  std::size_t first = 0, count = 0, columns = 0, samples = 0, one_by_one = 0;
+  std::map<std::pair<std::size_t, std::string>, std::vector<Sample>> of;  // by shot and history
+  void on_batch(std::size_t f, std::size_t c) override {
+    events.push_back(str("batch ", f, " ", c));
+    first = f;
+    count = c;
+  }
+  void on_shot(std::size_t index, bool) override { events.push_back(str("begin ", index)); }
+  void on_sample(const explicit_fe::History&, std::size_t) override { ++one_by_one; }
+  void on_batch_sample(std::size_t column, const explicit_fe::History& h, std::size_t sample) override {
+    columns = std::max(columns, column + 1);
+    ++samples;
+    if (column >= count) return;
+    std::vector<Sample>& got = of[{first + column, h.name}];
+    // In order, each once, complete when passed on.
+    EXPECT_EQ(sample, got.size()) << h.name;
+    ASSERT_EQ(h.n_samples(), sample + 1) << h.name;
+    const std::size_t size = h.sample_size();
+    got.push_back({h.times[sample], std::vector<double>(h.values.begin() + static_cast<std::ptrdiff_t>(sample * size),
+                                                        h.values.begin() + static_cast<std::ptrdiff_t>((sample + 1) * size))});
+  }
+  void on_shot_end(std::size_t index, const std::vector<explicit_fe::History>& histories) override {
+    events.push_back(str("end ", index));
+    for (const explicit_fe::History& h : histories) {
+      const auto got = of.find({index, h.name});
+      ASSERT_NE(got, of.end()) << "shot " << index << ", " << h.name << ": no sample passed on as it was recorded";
+      ASSERT_EQ(got->second.size(), h.n_samples()) << "shot " << index << ", " << h.name;
+      for (std::size_t k = 0; k < h.n_samples(); ++k) {
+        EXPECT_EQ(got->second[k].time, h.times[k]);
+        const std::size_t size = h.sample_size();
+        EXPECT_TRUE(std::equal(got->second[k].values.begin(), got->second[k].values.end(),
+                               h.values.begin() + static_cast<std::ptrdiff_t>(k * size)))
+            << "shot " << index << ", " << h.name << ", sample " << k;
+      }
+    }
+  }
+};
+
 // A run's histories by name.
 inline std::map<std::string, explicit_fe::History> by_name(const std::vector<explicit_fe::History>& histories) {
   std::map<std::string, explicit_fe::History> out;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
 #include <tuple>
@@ -266,6 +267,46 @@ TEST(ShotsTogether, ADecomposedImmersedCaptureSteppedTogetherEqualsOneByOne) {
     ASSERT_EQ(together.shots.size(), 8u);
     for (std::size_t h = 0; h < together.shots[0].size(); ++h)
       EXPECT_NE(together.shots[0][h].values, together.shots[7][h].values) << h;
+  }
+}
+
+// 8 shots 3 at a time (3, 3, then 2 and a repeated one): one domain, immersed (the fluid's
+// histories beside the solid's), and over 3 subdomains (merged): every shot's samples passed on as
+// recorded are its histories whole, the batches announced before their first shot.
+TEST(ShotsTogether, EachShotsSamplesArePassedOnAsTheBatchStepsThem) {
+  struct Case {
+    std::string what;
+    Model model;
+    int domains;
+  };
+  const std::vector<Case> cases{{"one domain", capture_model(false), 1},
+                                {"immersed", immersed_capture(false), 1},
+                                {"immersed over 3 subdomains", immersed_capture(false), 3},
+                                {"over 3 subdomains", capture_model(true), 3}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    explicit_fe::RunOptions options;
+    options.backend = "serial";
+    options.operator_kind = "matrix_free";
+    options.domains = c.domains;
+    options.check_every = 7;
+    options.shots_together = 3;
+    test::Streamed streamed;
+    const explicit_fe::ExplicitRun run = explicit_fe::run_explicit(c.model, options, &streamed);
+    ASSERT_TRUE(run.ok()) << run.message;
+    ASSERT_EQ(run.shots.size(), 8u);
+    EXPECT_EQ(streamed.one_by_one, 0u);
+    EXPECT_EQ(streamed.columns, 3u);
+    // (A batch's first shot begins with it; the others' lines come at its end.)
+    const std::vector<std::string> expected{
+        "batch 0 3", "begin 0", "end 0", "begin 1", "end 1", "begin 2", "end 2", "batch 3 3", "begin 3",
+        "end 3",     "begin 4", "end 4", "begin 5", "end 5", "batch 6 2", "begin 6", "end 6", "begin 7", "end 7"};
+    EXPECT_EQ(streamed.events, expected);
+    // Every sample of every shot once: 8 shots' and the last batch's repeated column.
+    std::size_t recorded = 0;
+    for (const auto& shot : run.shots)
+      for (const explicit_fe::History& h : shot) recorded += h.n_samples();
+    EXPECT_EQ(streamed.samples, recorded + recorded / 8);
   }
 }
 

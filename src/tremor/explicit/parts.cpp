@@ -348,7 +348,7 @@ void SnapshotMerge::add(std::size_t part, const Snapshot& snapshot) {
 }
 
 HistoryMerge::HistoryMerge(std::vector<History> histories, const std::vector<ModelPart>& parts, int columns)
-    : maps_(parts.size()) {
+    : per_shot_(histories.size()), maps_(parts.size()) {
   const std::size_t n = histories.size();
   histories_ = repeat_for_shots(std::move(histories), columns);
   n_parts_.assign(histories_.size(), 0);

@@ -159,6 +159,10 @@ class HistoryMerge {
   // [s n, (s + 1) n), n = histories.size().
   HistoryMerge(std::vector<History> histories, const std::vector<ModelPart>& parts, int columns = 1);
   void set_on_sample(Callback on_sample) { on_sample_ = std::move(on_sample); }
+  // Shots stepped together: each completed sample passed on with its shot's column (shot s's
+  // histories are of column s).
+  using ColumnCallback = std::function<void(std::size_t column, const History&, std::size_t sample)>;
+  void set_on_batch_sample(ColumnCallback on_sample) { on_column_sample_ = std::move(on_sample); }
   // Part `part`'s history `k` completed its sample `sample`.
   void add(std::size_t part, std::size_t k, const History& history, std::size_t sample);
   // The same from the sample's time and values ([point][quantity][component] of the part's points).
@@ -177,6 +181,7 @@ class HistoryMerge {
     std::vector<Index> points;
   };
   std::vector<History> histories_;
+  std::size_t per_shot_ = 0;             // a shot's histories (n above)
   std::vector<std::vector<Map>> maps_;   // [part][k]
   struct Staged {  // a sample not yet complete
     double time = 0.0;
@@ -186,6 +191,7 @@ class HistoryMerge {
   std::vector<int> n_parts_;               // per history, the parts recording points of it
   std::vector<std::deque<Staged>> open_;   // per history, its samples after the complete ones
   Callback on_sample_;
+  ColumnCallback on_column_sample_;
 };
 
 }  // namespace tremor::explicit_fe

@@ -99,6 +99,21 @@ struct RunSetup {
       observer->on_sample(history, sample);
     };
   }
+  // Shots stepped together one batch after another: each sample with its shot's column.
+  bool batch_samples() const { return observer && preflight.shots_together > 1 && !preflight.shots_parallel; }
+  HistoryMerge::ColumnCallback on_batch_sample() {
+    return [this](std::size_t column, const History& history, std::size_t sample) {
+      const std::lock_guard lock(observer_guard);
+      observer->on_batch_sample(column, history, sample);
+    };
+  }
+  // Sets up whatever passes the samples on: `merge` (a decomposed run's), on_sample for one shot
+  // at a time, on_batch_sample for shots stepped together (side by side, neither: a round's
+  // histories come at its end).
+  void pass_samples_on(HistoryMerge& into) {
+    if (observer && preflight.shots_together == 1) into.set_on_sample(on_sample());
+    if (batch_samples()) into.set_on_batch_sample(on_batch_sample());
+  }
   std::string decomposition_name() const {
     return options.decomposition.empty() ? "METIS" : options.decomposition;
   }
@@ -208,7 +223,7 @@ void set_up_processes(RunSetup<Real>& r, const parallel::Communicator& processes
   });
   // The fluid's histories follow the solid's in the part's maps.
   if (processes.root()) {
-    if (r.observer && r.preflight.shots_together == 1) r.merge->set_on_sample(r.on_sample());
+    r.pass_samples_on(*r.merge);
     const auto into = [merge = &*r.merge](std::size_t k, const History& history, std::size_t sample) {
       merge->add(0, k, history, sample);
     };
@@ -239,11 +254,17 @@ void set_up_one_domain(RunSetup<Real>& r) {
   r.exchange = std::make_unique<NoSharedNodes<Real>>();
   r.owned.push_back(set_up_subdomain<Real>(r.exec, r.model, std::move(numbering), r.preflight, *r.exchange, r.clock,
                                            r.observer, r.observer_guard));
-  // (Shots stepped together, or side by side, pass their histories at their ends alone:
-  // Observer::on_shot.)
-  if (r.observer && r.owned.front()->columns == 1 && !r.preflight.shots_parallel) {
-    r.owned.front()->recorder->set_on_sample(r.on_sample());
-    if (FluidTerm<Real>* fluid = r.owned.front()->fluid) fluid->set_on_sample(r.on_sample());
+  // (Shots side by side pass their histories at each round's end alone: Observer::on_shot.)
+  Subdomain<Real>& d = *r.owned.front();
+  if (r.observer && d.columns == 1 && !r.preflight.shots_parallel) {
+    d.recorder->set_on_sample(r.on_sample());
+    if (FluidTerm<Real>* fluid = d.fluid) fluid->set_on_sample(r.on_sample());
+  } else if (r.batch_samples()) {
+    // route_part_samples numbers a shot's solid and fluid histories together, shot by shot.
+    const std::size_t per_shot = d.recorder->histories().size() / static_cast<std::size_t>(d.columns) +
+                                 (d.fluid ? d.fluid->histories_per_shot() : 0);
+    route_part_samples(d, [to = r.on_batch_sample(), per_shot](std::size_t k, const History& history,
+                                                               std::size_t sample) { to(k / per_shot, history, sample); });
   }
 }
 
@@ -280,8 +301,7 @@ void set_up_in_process(RunSetup<Real>& r) {
   for (std::size_t s = 0; s < r.owned.size(); ++s)
     finish_subdomain(*r.owned[s], r.model, r.preflight, r.clock, r.snapshot_merge->part_observer(s), r.observer_guard);
   r.merge.emplace(std::move(histories), r.parts, r.preflight.shots_together);
-  // (Shots stepped together pass their histories at their ends alone: Observer::on_shot.)
-  if (r.observer && r.preflight.shots_together == 1) r.merge->set_on_sample(r.on_sample());
+  r.pass_samples_on(*r.merge);
   for (std::size_t s = 0; s < r.owned.size(); ++s)
     route_part_samples(*r.owned[s], [into = &*r.merge, s](std::size_t k, const History& history, std::size_t sample) {
       into->add(s, k, history, sample);

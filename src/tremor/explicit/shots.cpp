@@ -323,6 +323,7 @@ ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunO
           start_from_rest(*s, dt);
     if (observer && shots[k]) {
       const std::lock_guard lock(observer_guard);
+      if (together > 1) observer->on_batch(k, batch);
       observer->on_shot(k, resumed);
     }
     long long first_step = 0;

@@ -362,10 +362,19 @@ class Observer {
   // model's shots[index]), or as a run resumed within it continues (`resumed`), and after its last,
   // with its histories complete (in the model's numbering). Samples and snapshots between the two
   // are the shot's; its steps count from 0. Shots stepped together (Preflight::shots_together)
-  // pass no on_sample: on_shot of the first, its progress, then each shot's on_shot (the first's
-  // already given) and on_shot_end in turn, their histories complete.
+  // pass no on_sample: on_batch, on_shot of the first, its progress with each shot's samples
+  // (on_batch_sample), then each shot's on_shot (the first's already given) and on_shot_end in
+  // turn, their histories complete.
   virtual void on_shot(std::size_t /*index*/, bool /*resumed*/) {}
   virtual void on_shot_end(std::size_t /*index*/, const std::vector<History>& /*histories*/) {}
+  // Shots stepped together one batch after another on this set-up: before the batch's first
+  // on_shot, its shots `first` to first + count - 1; then after each completed sample of shot
+  // first + column's histories, on_batch_sample as on_sample for one shot (what a result file
+  // writes as it goes, so that a run killed outright keeps every shot of its batch up to its last
+  // flush). Shots side by side (Preflight::shots_parallel) pass neither: their histories come at
+  // each round's end.
+  virtual void on_batch(std::size_t /*first*/, std::size_t /*count*/) {}
+  virtual void on_batch_sample(std::size_t /*column*/, const History& /*history*/, std::size_t /*sample*/) {}
 };
 
 struct ExplicitRun {

@@ -66,6 +66,7 @@ void HistoryMerge::add(std::size_t part, std::size_t k, double time, std::span<c
     to.values.insert(to.values.end(), open.front().values.begin(), open.front().values.end());
     open.pop_front();
     if (on_sample_) on_sample_(to, to.times.size() - 1);
+    if (on_column_sample_) on_column_sample_(h / per_shot_, to, to.times.size() - 1);
   }
 }
 

@@ -302,19 +302,19 @@ void ResultFile::Impl::flush_file() {
   // are chunked without filters, so a chunk takes its whole size once, when first written, and
   // later rows in it take nothing more: the new chunks hold at most the history samples, capture
   // rows and /bem rows handed to HDF5 since the last flush, plus a part-filled last chunk of each
-  // dataset written since then (a history's two, a capture's row; at most 4 x target_chunk_bytes
-  // of values and 4096 times) and of the snapshot times, plus room for metadata. A history not
-  // written since (an earlier shot's) has its chunks on disk already. Snapshots themselves are
-  // written through when taken.
-  const std::uint64_t per_history = 4 * target_chunk_bytes + 4096 * sizeof(double);
-  const std::uint64_t needed = size + unflushed_bytes + (touched + 1) * per_history + 2 * target_chunk_bytes;
+  // dataset written since then (touched_bytes: a history's two, a capture's row) and of the
+  // snapshot times (no more than a history's), plus room for metadata. A history not written since
+  // (an earlier shot's) has its chunks on disk already. Snapshots themselves are written through
+  // when taken.
+  const std::uint64_t needed =
+      size + unflushed_bytes + touched_bytes + history_chunks_at_most + 2 * target_chunk_bytes;
   const int refused = claim.reserve(needed);
   if (refused != 0)
     stop_writing(str(file, ": cannot write the result file: no room for the next ", needed - size,
                      " bytes (", std::strerror(refused), ")"));
   h5::check(H5Fflush(handle.get(), H5F_SCOPE_LOCAL), file, "cannot write the result file");
   unflushed_bytes = 0;
-  touched = 0;
+  touched_bytes = 0;
   for (History& history : histories) history.touched = false;
 }
 

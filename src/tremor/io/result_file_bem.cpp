@@ -303,7 +303,7 @@ void ResultFile::Impl::write_bem_frequency(const BemFrequencyFields& f) {
   bem.rows = row + 1;
   bem.frequencies.push_back(f.frequency);
   // (Twice, as flush_file once reserved all data: a row's chunks may be part-filled, and the /bem
-  // datasets are not among those counted in `touched`; the magnitudes a third of their fields.)
+  // datasets are not among those counted in `touched_bytes`; the magnitudes a third of their fields.)
   unflushed_bytes += 2 *
                      (2 * (f.displacement.size() + f.traction.size() + f.interior.size() + f.forces.size() +
                            f.node_displacement.size() + f.node_traction.size()) +

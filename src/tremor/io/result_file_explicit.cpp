@@ -200,6 +200,7 @@ int ResultFile::Impl::declare_history(const std::string& name, std::size_t n_poi
   const std::array<hsize_t, 4> value_dims{0, n_points, quantities.size(), components};
   const std::array<hsize_t, 4> value_chunk{sample_chunk, node_chunk, quantities.size(), components};
   history.values = extendible_dataset(group.get(), "values", value_dims, value_chunk, file);
+  history.chunk_bytes = (time_chunk[0] + sample_chunk * node_chunk * per_node) * sizeof(double);
   std::vector<std::string> units;
   for (Quantity quantity : quantities) units.emplace_back(quantity_unit(quantity));
   h5::set_attribute(history.values.get(), "units", units, file);
@@ -231,7 +232,7 @@ void ResultFile::append_samples(int id, std::span<const double> times, std::span
   const bool wide = per_sample * sizeof(double) > 4 * target_chunk_bytes;
   self.unflushed_bytes += (times.size() + values.size()) * sizeof(double) +
                           (wide ? times.size() * 4 * target_chunk_bytes : 0);
-  if (!history.touched) ++self.touched;
+  if (!history.touched) self.touched_bytes += history.chunk_bytes;
   history.touched = true;
   self.writing([&] { self.flush_if_large(); });
 }
@@ -343,7 +344,9 @@ void ResultFile::write_fmc_row(const FmcHeader& header, Index transmitter, std::
               self.file, str("cannot write ", what));
   });
   self.unflushed_bytes += values.size() * sizeof(double);
-  ++self.touched;
+  // (A row's chunks are receivers x at most target_chunk_bytes / 8 / receivers samples: its last,
+  // part-filled, a chunk at most, with room for one of a wider array.)
+  self.touched_bytes += 2 * target_chunk_bytes;
   self.writing([&] { self.flush_if_large(); });
 }
 

@@ -34,6 +34,8 @@ namespace result_file_detail {
 // Chunks of about this size: large enough that appends write whole chunks, small enough to sit
 // in HDF5's default 1 MiB chunk cache per dataset.
 constexpr std::size_t target_chunk_bytes = std::size_t{64} * 1024;
+// The most a history's last chunks may take (values and times; declare_history's bounds).
+constexpr std::uint64_t history_chunks_at_most = 4 * target_chunk_bytes + 4096 * sizeof(double);
 // The least data a flush is made for between the recorder's timed flushes (Impl::flush_if_large).
 constexpr std::uint64_t flush_at_bytes = std::uint64_t{1} << 20;
 
@@ -54,6 +56,9 @@ struct History {
   std::size_t n_components = 0;  // per quantity: the mesh's dimension, or 1 for pressure
   hsize_t n_samples = 0;
   bool touched = false;  // samples appended since the last flush
+  // Its last chunks' bytes (values and times): what an append may allocate beyond its data (a
+  // history reopened: the most they may be).
+  std::uint64_t chunk_bytes = history_chunks_at_most;
   h5::Handle time;
   h5::Handle values;
 };
@@ -97,7 +102,9 @@ struct ResultFile::Impl {
   std::string broken;       // why writing stopped (a write failed); empty while the file is whole
   std::int64_t flushed_step = -1;  // metadata.step_count at the last successful flush; -1: none yet
   std::uint64_t unflushed_bytes = 0;  // data handed to HDF5 since the last flush
-  std::size_t touched = 0;  // datasets written since the last flush: histories, full-matrix captures' rows
+  // The last chunks of the datasets written since the last flush (histories, full-matrix captures'
+  // rows), which the flush may allocate whole beyond their data.
+  std::uint64_t touched_bytes = 0;
 
   // result_file.cpp: the file's lifecycle and what every layout shares.
   // Flushes with the space it needs allocated first. HDF5 writes the superblock (with the file's
@@ -108,8 +115,8 @@ struct ResultFile::Impl {
   // flush_file() once the data handed to HDF5 since the last flush reaches an eighth of the file
   // (and flush_at_bytes): the room a flush reserves for it then stays a fraction of the file's
   // size, so that a disk holding the finished file with that margin does not refuse a reservation
-  // mid-run (a capture's shots, whose histories come at each shot's end, used to reserve for all
-  // of them at once, twice over: 2.5 times the room the file took).
+  // mid-run (a capture's shots, whose histories once came at each shot's end, reserved for all of
+  // them at once, twice over: 2.5 times the room the file took).
   void flush_if_large();
 
   void require_open() const {

@@ -257,9 +257,10 @@ std::map<std::string, io::FmcHeader> fmc_headers(const Model& model, double dt, 
   return headers;
 }
 
-// Sends samples to the result file in chunks as they are recorded (through a SampleWriter),
-// writes snapshots and checkpoints, begins each shot's group and flushes the file every few
-// seconds; passes every event on to `next`. finish_writing() before the file is finished.
+// Sends samples to the result file in chunks as they are recorded (through a SampleWriter), a
+// shot's alone or each of a batch's shots stepped together, writes snapshots and checkpoints,
+// begins each shot's group (a batch's as it begins) and flushes the file every few seconds; passes
+// every event on to `next`. finish_writing() before the file is finished.
 class ResultWriter final : public ex::Observer {
  public:
   // A history's samples are sent once this many, or this many bytes, wait.
@@ -277,8 +278,9 @@ class ResultWriter final : public ex::Observer {
         flush_seconds_(flush_seconds),
         checkpoints_(std::move(checkpoints)),
         checkpoint_step_(first_step > 0 ? first_step : -1) {
-    // A model with shots declares each shot's histories as the shot begins (on_shot).
-    if (model.shots.empty()) ids_ = declare_histories(file_, model_, declared_, reopened, "");
+    // A model with shots declares each shot's histories as the shot begins (on_shot), or as its
+    // batch does (on_batch).
+    if (model.shots.empty()) one_.ids = declare_histories(file_, model_, declared_, reopened, "");
   }
 
   void on_start(const ex::Preflight& preflight) override {
@@ -291,34 +293,51 @@ class ResultWriter final : public ex::Observer {
   bool loop_started() const { return loop_started_; }
 
   void on_shot(std::size_t index, bool resumed) override {
-    {
+    if (!in_batch(index)) {
       const std::lock_guard lock(file_guard_);
       const Shot& shot = model_.shots[index];
       file_.begin_shot(shot.name, shot.transducers);
-      ids_ = declare_histories(file_, model_, declared_, resumed, shot.name);
+      one_ = Streams{declare_histories(file_, model_, declared_, resumed, shot.name), {}, {}};
     }
-    written_.clear();
-    seen_.clear();
     if (next_) next_->on_shot(index, resumed);
+  }
+
+  // A batch's shots begin together: each its group and histories, written as they are recorded
+  // (on_batch_sample), so that the file holds every one of them up to its last flush.
+  void on_batch(std::size_t first, std::size_t count) override {
+    {
+      const std::lock_guard lock(file_guard_);
+      batch_.clear();
+      batch_first_ = first;
+      for (std::size_t j = 0; j < count; ++j) {
+        const Shot& shot = model_.shots[first + j];
+        file_.begin_shot(shot.name, shot.transducers);
+        batch_.push_back(Streams{declare_histories(file_, model_, declared_, false, shot.name), {}, {}});
+      }
+    }
+    if (next_) next_->on_batch(first, count);
   }
 
   // The shot's samples not yet in the file; a full-matrix capture's row.
   void on_shot_end(std::size_t index, const std::vector<ex::History>& histories) override {
-    append_rest(histories);
+    // (A batch's histories were all taken from the recorders by now: none is seen any longer.)
+    if (in_batch(index))
+      for (Streams& streams : batch_) streams.seen.clear();
+    append_rest(streams_of(index), histories);
     const Shot& shot = model_.shots[index];
-    if (!shot.array.empty()) write_fmc_row(shot, histories);
+    if (!shot.array.empty()) write_fmc_row(shot, streams_of(index), histories);
     if (next_) next_->on_shot_end(index, histories);
   }
 
   void on_sample(const ex::History& history, std::size_t sample) override {
-    const auto id = ids_.find(history.name);
-    if (id != ids_.end()) {
-      seen_[history.name] = &history;
-      const std::size_t waiting = history.n_samples() - written_[history.name];
-      if (waiting >= chunk_samples || waiting * history.sample_size() * sizeof(double) >= chunk_bytes)
-        append(history, id->second);
-    }
+    take_sample(one_, history);
     if (next_) next_->on_sample(history, sample);
+  }
+
+  // (A last batch of fewer shots than columns leaves its last columns out.)
+  void on_batch_sample(std::size_t column, const ex::History& history, std::size_t sample) override {
+    if (column < batch_.size()) take_sample(batch_[column], history);
+    if (next_) next_->on_batch_sample(column, history, sample);
   }
 
   void on_snapshot(const ex::Snapshot& snapshot) override {
@@ -344,14 +363,8 @@ class ResultWriter final : public ex::Observer {
 
   bool stop_requested() override { return next_ != nullptr && next_->stop_requested(); }
 
-  // The samples not yet in the file, from the histories the run returned.
-  void append_rest(const std::vector<ex::History>& histories) {
-    seen_.clear();  // the recorder's histories were moved into these
-    for (const ex::History& history : histories) {
-      const auto id = ids_.find(history.name);
-      if (id != ids_.end()) append(history, id->second);
-    }
-  }
+  // The samples not yet in the file, from the histories the run returned (a model without shots).
+  void append_rest(const std::vector<ex::History>& histories) { append_rest(one_, histories); }
 
   // Waits until every sample sent is in the file; rethrows a failure to write one.
   void finish_writing() { samples_.drain(); }
@@ -393,8 +406,37 @@ class ResultWriter final : public ex::Observer {
     checkpoint_step_ = state.step;
   }
 
+  // A history set's place in the file, and what was sent of each history recorded so far.
+  struct Streams {
+    std::map<std::string, int> ids;
+    std::map<std::string, std::size_t> written;
+    std::map<std::string, const ex::History*> seen;  // as the recorder holds it, growing
+  };
+
+  bool in_batch(std::size_t shot) const { return shot >= batch_first_ && shot - batch_first_ < batch_.size(); }
+  Streams& streams_of(std::size_t shot) { return in_batch(shot) ? batch_[shot - batch_first_] : one_; }
+
+  // A sample completed: the history's samples sent once a chunk of them waits.
+  void take_sample(Streams& streams, const ex::History& history) {
+    const auto id = streams.ids.find(history.name);
+    if (id == streams.ids.end()) return;
+    streams.seen[history.name] = &history;
+    const std::size_t waiting = history.n_samples() - streams.written[history.name];
+    if (waiting >= chunk_samples || waiting * history.sample_size() * sizeof(double) >= chunk_bytes)
+      append(streams, history, id->second);
+  }
+
+  void append_rest(Streams& streams, const std::vector<ex::History>& histories) {
+    streams.seen.clear();  // the recorder's histories were moved into these
+    for (const ex::History& history : histories) {
+      const auto id = streams.ids.find(history.name);
+      if (id != streams.ids.end()) append(streams, history, id->second);
+    }
+  }
+
   void flush(long long step) {
-    for (const auto& [name, history] : seen_) append(*history, ids_.at(name));
+    for (Streams* streams : all_streams())
+      for (const auto& [name, history] : streams->seen) append(*streams, *history, streams->ids.at(name));
     samples_.drain();
     const std::lock_guard lock(file_guard_);
     file_.set_progress(step, wall_time());
@@ -406,12 +448,12 @@ class ResultWriter final : public ex::Observer {
   // back from the shot's history in the file (a resumed shot holds only its samples since the
   // checkpoint). A shot stopped before its end (Ctrl-C, a failure) leaves its row out: the run
   // resumed writes it.
-  void write_fmc_row(const Shot& shot, const std::vector<ex::History>& histories) {
+  void write_fmc_row(const Shot& shot, const Streams& streams, const std::vector<ex::History>& histories) {
     const auto header = fmc_.find(shot.array);
     const auto history = std::find_if(histories.begin(), histories.end(),
                                       [&](const ex::History& h) { return h.name == shot.array; });
-    const auto id = ids_.find(shot.array);
-    if (header == fmc_.end() || history == histories.end() || id == ids_.end()) return;
+    const auto id = streams.ids.find(shot.array);
+    if (header == fmc_.end() || history == histories.end() || id == streams.ids.end()) return;
     const io::FmcHeader& h = header->second;
     samples_.drain();
     const std::lock_guard lock(file_guard_);
@@ -434,9 +476,15 @@ class ResultWriter final : public ex::Observer {
     file_.write_fmc_row(h, shot.transmitter, row);
   }
 
+  std::vector<Streams*> all_streams() {
+    std::vector<Streams*> all{&one_};
+    for (Streams& streams : batch_) all.push_back(&streams);
+    return all;
+  }
+
   // The history's samples not yet sent, copied (the recorder goes on growing them).
-  void append(const ex::History& history, int id) {
-    std::size_t& written = written_[history.name];
+  void append(Streams& streams, const ex::History& history, int id) {
+    std::size_t& written = streams.written[history.name];
     const std::size_t n = history.n_samples();
     if (n <= written) return;
     const std::size_t size = history.sample_size();
@@ -452,13 +500,13 @@ class ResultWriter final : public ex::Observer {
   std::vector<ex::History> declared_;  // make_histories(model, dt): what each shot declares
   std::map<std::string, io::FmcHeader> fmc_;  // per array with a full-matrix capture
   ex::Observer* next_;
-  std::map<std::string, int> ids_;
+  Streams one_;  // the run's histories, or the shot's stepped alone
+  std::vector<Streams> batch_;  // the shots stepped together: batch_first_'s, ...
+  std::size_t batch_first_ = 0;
   double flush_seconds_;
   CheckpointPlan checkpoints_;
   long long checkpoint_step_ = -1;
   bool loop_started_ = false;
-  std::map<std::string, std::size_t> written_;
-  std::map<std::string, const ex::History*> seen_;
   Clock::time_point started_ = Clock::now(), last_flush_ = Clock::now();
   std::mutex file_guard_;  // every use of the file, by this thread, the snapshots' or the samples'
   SampleWriter samples_{file_, file_guard_};

@@ -91,6 +91,7 @@ struct RunSetup {
   std::optional<SnapshotMerge> snapshot_merge;  // before the subdomains, whose snapshot takers call it
   std::optional<ProcessGroup> group;            // (its outbox too)
   std::vector<std::unique_ptr<Subdomain<Real>>> owned;
+  std::optional<PmlNodeProfile> layer;  // pml_layer()'s
 
   int dim() const { return model.mesh.dim(); }
   std::function<void(const History&, std::size_t)> on_sample() {
@@ -113,6 +114,13 @@ struct RunSetup {
   void pass_samples_on(HistoryMerge& into) {
     if (observer && preflight.shots_together == 1) into.set_on_sample(on_sample());
     if (batch_samples()) into.set_on_batch_sample(on_batch_sample());
+  }
+  // The PML's nodes over the whole model (pml_node_profile), made once for every subdomain set up
+  // here; null without a PML.
+  const PmlNodeProfile* pml_layer() {
+    if (!preflight.pml.any()) return nullptr;
+    if (!layer) layer = pml_node_profile(model.mesh, preflight.pml);
+    return &*layer;
   }
   std::string decomposition_name() const {
     return options.decomposition.empty() ? "METIS" : options.decomposition;
@@ -241,7 +249,7 @@ void set_up_processes(RunSetup<Real>& r, const parallel::Communicator& processes
 // One domain: the model in its numbering or reverse Cuthill-McKee's, no shared nodes.
 template <class Real>
 void set_up_one_domain(RunSetup<Real>& r) {
-  Numbering numbering = one_domain_numbering(r.model, r.preflight);
+  Numbering numbering = one_domain_numbering(r.model, r.preflight, r.pml_layer());
   if (!numbering.identity()) {
     const bool pml = r.preflight.pml.any(), fluid = r.preflight.fluid != nullptr;
     const std::string last = pml && fluid ? "the PML's nodes, then the fluid's own, last"
@@ -253,7 +261,7 @@ void set_up_one_domain(RunSetup<Real>& r) {
   }
   r.exchange = std::make_unique<NoSharedNodes<Real>>();
   r.owned.push_back(set_up_subdomain<Real>(r.exec, r.model, std::move(numbering), r.preflight, *r.exchange, r.clock,
-                                           r.observer, r.observer_guard));
+                                           r.observer, r.observer_guard, r.pml_layer()));
   // (Shots side by side pass their histories at each round's end alone: Observer::on_shot.)
   Subdomain<Real>& d = *r.owned.front();
   if (r.observer && d.columns == 1 && !r.preflight.shots_parallel) {
@@ -292,7 +300,7 @@ void set_up_in_process(RunSetup<Real>& r) {
   std::vector<Subdomain<Real>*> all;
   for (ModelPart& part : r.parts) {
     r.owned.push_back(begin_subdomain<Real>(r.exec, r.model, Numbering(r.model.mesh.n_nodes(), r.dim(), part.nodes),
-                                            &part, r.preflight, r.clock));
+                                            &part, r.preflight, r.clock, nullptr, r.pml_layer()));
     all.push_back(r.owned.back().get());
   }
   sum_lumped_mass<Real>(*in_process, all);

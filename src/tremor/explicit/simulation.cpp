@@ -42,8 +42,12 @@ struct Simulation::Typed final : Simulation::Runner {
     clock.append(preflight.phases);
     // (With fluids, the solid is set up and steps the fluid as a term, as in run_explicit.)
     const Model& solid = preflight.solid ? *preflight.solid : model;
-    d = set_up_subdomain<Real>(exec, solid, one_domain_numbering(solid, preflight), preflight, exchange, clock, nullptr,
-                               observer_guard);
+    // (The PML's nodes, which the numbering and the subdomain both take, made once.)
+    const std::optional<PmlNodeProfile> layer =
+        preflight.pml.any() ? std::optional(pml_node_profile(solid.mesh, preflight.pml)) : std::nullopt;
+    const PmlNodeProfile* nodes = layer ? &*layer : nullptr;
+    d = set_up_subdomain<Real>(exec, solid, one_domain_numbering(solid, preflight, nodes), preflight, exchange, clock,
+                               nullptr, observer_guard, nodes);
     clock.lap("set-up kept for the runs");
     setup_seconds = clock.total();
     setup = clock.take();

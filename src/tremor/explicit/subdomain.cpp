@@ -75,7 +75,7 @@ namespace {
 
 }  // namespace
 
-Numbering one_domain_numbering(const Model& model, const Preflight& preflight) {
+Numbering one_domain_numbering(const Model& model, const Preflight& preflight, const PmlNodeProfile* layer) {
   const Index n = model.mesh.n_nodes();
   const int dim = model.mesh.dim();
   const bool rcm = preflight.ordering == NodeOrdering::Rcm;
@@ -92,9 +92,10 @@ Numbering one_domain_numbering(const Model& model, const Preflight& preflight) {
   const int own = (1 << dim) + 1;
   std::vector<unsigned char> place(static_cast<std::size_t>(n), 0);
   if (pml) {
-    const PmlNodeProfile layer = pml_node_profile(model.mesh, preflight.pml);
-    for (std::size_t i = 0; i < layer.nodes.size(); ++i)
-      place[static_cast<std::size_t>(layer.nodes[i])] = static_cast<unsigned char>(1 + layer.axes(i));
+    const PmlNodeProfile made = layer ? PmlNodeProfile{} : pml_node_profile(model.mesh, preflight.pml);
+    const PmlNodeProfile& nodes = layer ? *layer : made;
+    for (std::size_t i = 0; i < nodes.nodes.size(); ++i)
+      place[static_cast<std::size_t>(nodes.nodes[i])] = static_cast<unsigned char>(1 + nodes.axes(i));
   }
   if (preflight.fluid) {
     std::vector<bool> held(static_cast<std::size_t>(n), false);
@@ -121,7 +122,7 @@ bool is_damped(const Model& model) {
 template <class Real>
 std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& original, Numbering numbering,
                                                  ModelPart* part, const Preflight& preflight, SetupClock& clock,
-                                                 const Exec* interface_exec) {
+                                                 const Exec* interface_exec, const PmlNodeProfile* layer) {
   if (!part)
     TREMOR_CHECK(numbering.n_local_nodes() == original.mesh.n_nodes(), "a subdomain of ", numbering.n_local_nodes(),
                  " of the model's ", original.mesh.n_nodes(), " nodes without its part of the model");
@@ -205,7 +206,8 @@ std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& 
     // subdomain holding none of the layer's elements but nodes of its inner plane. d and alpha
     // from the whole model: a shared node's copies have the same, the elements of every part
     // around it weighed.
-    d->pml_nodes = pml_node_profile(original.mesh, preflight.pml).in_numbering(d->numbering.local_to_global());
+    const PmlNodeProfile made = layer ? PmlNodeProfile{} : pml_node_profile(original.mesh, preflight.pml);
+    d->pml_nodes = (layer ? *layer : made).in_numbering(d->numbering.local_to_global());
     if (d->pml_nodes.size() > 0) {
       const std::vector<double> mass = d->mass.to_host();
       std::vector<double> damping = d->damping.to_host();
@@ -415,8 +417,10 @@ void sum_lumped_mass(Exchange<Real>& exchange, std::span<Subdomain<Real>* const>
 template <class Real>
 std::unique_ptr<Subdomain<Real>> set_up_subdomain(const Exec& exec, const Model& original, Numbering numbering,
                                                   const Preflight& preflight, Exchange<Real>& exchange,
-                                                  SetupClock& clock, Observer* observer, std::mutex& observer_guard) {
-  std::unique_ptr<Subdomain<Real>> d = begin_subdomain<Real>(exec, original, std::move(numbering), nullptr, preflight, clock);
+                                                  SetupClock& clock, Observer* observer, std::mutex& observer_guard,
+                                                  const PmlNodeProfile* layer) {
+  std::unique_ptr<Subdomain<Real>> d =
+      begin_subdomain<Real>(exec, original, std::move(numbering), nullptr, preflight, clock, nullptr, layer);
   Subdomain<Real>* const one[] = {d.get()};
   sum_lumped_mass<Real>(exchange, one);
   finish_subdomain(*d, original, preflight, clock, observer, observer_guard);
@@ -584,17 +588,21 @@ template ElementValues pml_node_values(const Subdomain<double>&);
 template void restore_element_values(Subdomain<float>&, const SolverState&);
 template void restore_element_values(Subdomain<double>&, const SolverState&);
 template std::unique_ptr<Subdomain<float>> begin_subdomain(const Exec&, const Model&, Numbering, ModelPart*,
-                                                           const Preflight&, SetupClock&, const Exec*);
+                                                           const Preflight&, SetupClock&, const Exec*,
+                                                           const PmlNodeProfile*);
 template std::unique_ptr<Subdomain<double>> begin_subdomain(const Exec&, const Model&, Numbering, ModelPart*,
-                                                            const Preflight&, SetupClock&, const Exec*);
+                                                            const Preflight&, SetupClock&, const Exec*,
+                                                           const PmlNodeProfile*);
 template void sum_lumped_mass(Exchange<float>&, std::span<Subdomain<float>* const>);
 template void sum_lumped_mass(Exchange<double>&, std::span<Subdomain<double>* const>);
 template void finish_subdomain(Subdomain<float>&, const Model&, const Preflight&, SetupClock&, Observer*, std::mutex&);
 template void finish_subdomain(Subdomain<double>&, const Model&, const Preflight&, SetupClock&, Observer*, std::mutex&);
 template std::unique_ptr<Subdomain<float>> set_up_subdomain(const Exec&, const Model&, Numbering, const Preflight&,
-                                                            Exchange<float>&, SetupClock&, Observer*, std::mutex&);
+                                                            Exchange<float>&, SetupClock&, Observer*, std::mutex&,
+                                                            const PmlNodeProfile*);
 template std::unique_ptr<Subdomain<double>> set_up_subdomain(const Exec&, const Model&, Numbering, const Preflight&,
-                                                             Exchange<double>&, SetupClock&, Observer*, std::mutex&);
+                                                             Exchange<double>&, SetupClock&, Observer*, std::mutex&,
+                                                             const PmlNodeProfile*);
 template void load_shot(Subdomain<float>&, const Model&, const Preflight&, const Shot&);
 template void load_shot(Subdomain<double>&, const Model&, const Preflight&, const Shot&);
 template void load_shots(Subdomain<float>&, const Model&, const Preflight&, std::span<const Shot* const>);

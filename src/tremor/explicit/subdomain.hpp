@@ -129,8 +129,9 @@ bool is_damped(const Model& model);
 // consecutive nodes, and the integrator keeps C' for them alone: CentralDifference::damped_from);
 // with fluids, the nodes no element of the solid holds (the fluid's own) last, so that the
 // integrator's update leaves their massless DOFs out (CentralDifference::n_moving). The order
-// above within each.
-Numbering one_domain_numbering(const Model& model, const Preflight& preflight);
+// above within each. `layer`: pml_node_profile(model.mesh, preflight.pml) where the caller has it
+// (else it is made here), as for the set-ups below.
+Numbering one_domain_numbering(const Model& model, const Preflight& preflight, const PmlNodeProfile* layer = nullptr);
 
 // Sets up the subdomain `numbering` of `model` (in the model's numbering) on exec for the run the
 // pre-flight resolved: the model in local numbers, the lumped mass and damping (summed by
@@ -141,7 +142,8 @@ Numbering one_domain_numbering(const Model& model, const Preflight& preflight);
 template <class Real>
 std::unique_ptr<Subdomain<Real>> set_up_subdomain(const Exec& exec, const Model& model, Numbering numbering,
                                                   const Preflight& preflight, Exchange<Real>& exchange,
-                                                  SetupClock& clock, Observer* observer, std::mutex& observer_guard);
+                                                  SetupClock& clock, Observer* observer, std::mutex& observer_guard,
+                                                  const PmlNodeProfile* layer = nullptr);
 
 // set_up_subdomain in two halves around the exchange of the lumped mass, for subdomains set up
 // together (a decomposed run in one process): begin_subdomain builds the elements and the lumped
@@ -154,7 +156,8 @@ std::unique_ptr<Subdomain<Real>> set_up_subdomain(const Exec& exec, const Model&
 template <class Real>
 std::unique_ptr<Subdomain<Real>> begin_subdomain(const Exec& exec, const Model& model, Numbering numbering,
                                                  ModelPart* part, const Preflight& preflight, SetupClock& clock,
-                                                 const Exec* interface_exec = nullptr);
+                                                 const Exec* interface_exec = nullptr,
+                                                 const PmlNodeProfile* layer = nullptr);
 // Between the two: the lumped mass, and the damping where the model has one, summed over the
 // copies of the shared nodes (`subdomains`: those the exchange holds in this process).
 template <class Real>

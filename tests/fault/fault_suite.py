@@ -170,14 +170,17 @@ def case_kill_capture(work):
             dt = float(f["metadata"].attrs["time_step"])
             have = {s: (np.array(g["histories/probe/time"]), np.array(g["histories/probe/values"]))
                     for s, g in f["shots"].items()} if "shots" in f else {}
-        # The batch stepped when killed: that of the first shot not held whole.
-        first = next((k for k, s in enumerate(names) if s not in have or len(have[s][0]) < len(want[s][0])), None)
-        if first is None:
-            continue  # killed between the last flush and the rename
-        batch = names[first // 4 * 4:first // 4 * 4 + 4]
+        if not have or step == 0:
+            continue  # killed before the loop's first flush: the file holds the set-up alone
+        # The batch stepped at the last flush: that of the first shot held in part. None: a batch's
+        # last flush held its shots whole, and the next had not flushed (its shots absent).
+        first = next((k for k, s in enumerate(names) if s in have and len(have[s][0]) < len(want[s][0])), None)
+        held = [s for s in names if s in have]
+        check(held == names[:len(held)], f"{where}: {partial} holds shots {held}, not the first ones in order")
+        batch = names[first // 4 * 4:first // 4 * 4 + 4] if first is not None else []
         for s in names:
             if s not in have:
-                check(s not in batch and names.index(s) > first, f"{where}: shot {s} is missing from {partial}")
+                check(s not in batch, f"{where}: shot {s} of the batch stepped is missing from {partial}")
                 continue
             t, v = have[s]
             ok = np.array_equal(t, want[s][0][:len(t)]) and np.array_equal(v, want[s][1][:len(t)])

@@ -44,12 +44,18 @@ struct Streamed final : explicit_fe::Observer {
   };
   std::vector<std::string> events;
   std::size_t first = 0, count = 0, columns = 0, samples = 0, one_by_one = 0;
+  // Per batch: its samples passed on by its last on_progress, and in all (the last check comes a
+  // few steps before its end: most of them before).
+  std::size_t at_batch = 0, at_progress = 0;
+  std::vector<std::pair<std::size_t, std::size_t>> by_progress;
   std::map<std::pair<std::size_t, std::string>, std::vector<Sample>> of;  // by shot and history
   void on_batch(std::size_t f, std::size_t c) override {
     events.push_back(str("batch ", f, " ", c));
     first = f;
     count = c;
+    at_batch = at_progress = samples;
   }
+  void on_progress(long long, long long, double) override { at_progress = samples; }
   void on_shot(std::size_t index, bool) override { events.push_back(str("begin ", index)); }
   void on_sample(const explicit_fe::History&, std::size_t) override { ++one_by_one; }
   void on_batch_sample(std::size_t column, const explicit_fe::History& h, std::size_t sample) override {
@@ -66,6 +72,7 @@ struct Streamed final : explicit_fe::Observer {
   }
   void on_shot_end(std::size_t index, const std::vector<explicit_fe::History>& histories) override {
     events.push_back(str("end ", index));
+    if (index == first) by_progress.emplace_back(at_progress - at_batch, samples - at_batch);
     for (const explicit_fe::History& h : histories) {
       const auto got = of.find({index, h.name});
       ASSERT_NE(got, of.end()) << "shot " << index << ", " << h.name << ": no sample passed on as it was recorded";

@@ -307,6 +307,10 @@ TEST(ShotsTogether, EachShotsSamplesArePassedOnAsTheBatchStepsThem) {
     for (const auto& shot : run.shots)
       for (const explicit_fe::History& h : shot) recorded += h.n_samples();
     EXPECT_EQ(streamed.samples, recorded + recorded / 8);
+    // Passed on as the batch steps, not at its end: by its last check (7 steps or fewer before its
+    // end), most of each batch's samples.
+    ASSERT_EQ(streamed.by_progress.size(), 3u);
+    for (const auto& [by_check, all] : streamed.by_progress) EXPECT_GT(by_check, all / 2) << by_check << " of " << all;
   }
 }
 

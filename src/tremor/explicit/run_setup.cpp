@@ -91,7 +91,7 @@ struct RunSetup {
   std::optional<SnapshotMerge> snapshot_merge;  // before the subdomains, whose snapshot takers call it
   std::optional<ProcessGroup> group;            // (its outbox too)
   std::vector<std::unique_ptr<Subdomain<Real>>> owned;
-  std::optional<PmlNodeProfile> layer;  // pml_layer()'s
+  std::optional<PmlNodeProfile> layer;  // pml_layer()'s, while the subdomains are set up
 
   int dim() const { return model.mesh.dim(); }
   std::function<void(const History&, std::size_t)> on_sample() {
@@ -339,6 +339,7 @@ ExplicitRun run_typed(const Exec& exec, const Model& model, const Preflight& pre
     run_agreed(preflight.shots_parallel ? processes : nullptr, [&] { set_up_one_domain(r); });
   else
     set_up_in_process(r);
+  r.layer.reset();  // (the subdomains keep their own nodes of the PML)
   std::vector<Subdomain<Real>*> subdomains;
   for (const auto& s : r.owned) subdomains.push_back(s.get());
   Stepping<Real> stepping;

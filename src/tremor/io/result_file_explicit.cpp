@@ -232,7 +232,7 @@ void ResultFile::append_samples(int id, std::span<const double> times, std::span
   const bool wide = per_sample * sizeof(double) > 4 * target_chunk_bytes;
   self.unflushed_bytes += (times.size() + values.size()) * sizeof(double) +
                           (wide ? times.size() * 4 * target_chunk_bytes : 0);
-  if (!history.touched) self.touched_bytes += history.chunk_bytes;
+  if (!history.touched) self.touched_bytes += history.chunk_bytes + dataset_metadata_bytes;
   history.touched = true;
   self.writing([&] { self.flush_if_large(); });
 }
@@ -345,8 +345,8 @@ void ResultFile::write_fmc_row(const FmcHeader& header, Index transmitter, std::
   });
   self.unflushed_bytes += values.size() * sizeof(double);
   // (A row's chunks are receivers x at most target_chunk_bytes / 8 / receivers samples: its last,
-  // part-filled, a chunk at most, with room for one of a wider array.)
-  self.touched_bytes += 2 * target_chunk_bytes;
+  // part-filled, a chunk at most, for arrays of up to 8192 receivers, which the second covers.)
+  self.touched_bytes += 2 * target_chunk_bytes + dataset_metadata_bytes;
   self.writing([&] { self.flush_if_large(); });
 }
 

@@ -36,6 +36,9 @@ namespace result_file_detail {
 constexpr std::size_t target_chunk_bytes = std::size_t{64} * 1024;
 // The most a history's last chunks may take (values and times; declare_history's bounds).
 constexpr std::uint64_t history_chunks_at_most = 4 * target_chunk_bytes + 4096 * sizeof(double);
+// What a dataset written since the last flush may add to the file's metadata at the flush (its
+// chunk index's new nodes: about 6 KiB measured for a history's first flush).
+constexpr std::uint64_t dataset_metadata_bytes = 8 * 1024;
 // The least data a flush is made for between the recorder's timed flushes (Impl::flush_if_large).
 constexpr std::uint64_t flush_at_bytes = std::uint64_t{1} << 20;
 

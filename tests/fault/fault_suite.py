@@ -137,15 +137,17 @@ def case_kill_run(work):
 
 
 def case_kill_capture(work):
-    """A capture's shots stepped 4 together (8 shots: two batches), killed at random moments: the
-    `.partial` holds every shot of the batch being stepped, each up to the steps its step_count says
-    (less the one a sample may wait), and every sample it holds is the finished run's."""
+    """A capture's shots stepped 3 together (8 shots: 3, 3, then 2 beside a repeated one), killed at
+    random moments: the `.partial` holds every shot of the batch being stepped, each up to the steps
+    its step_count says (less the one a sample may wait), and every sample it holds is the finished
+    run's."""
     model = os.path.join(work, "capture.toml")
     with open(os.path.join(ROOT, "tests/data/cli/fmc_block.toml")) as f:
         text = f.read()
     with open(model, "w") as f:  # flushed often, so that most kills land after a flush
         f.write(text + "\n[output]\nflush_seconds = 0.05\n")
-    options = ["--duration", "6e-5", "--shots-together", "4"]
+    together = 3
+    options = ["--duration", "6e-5", "--shots-together", str(together)]
     ref = os.path.join(work, "reference.h5")
     started = time.monotonic()
     rc, text = tremor(run_args(model, ref, *options))
@@ -156,7 +158,7 @@ def case_kill_capture(work):
                 for s, g in f["shots"].items()}
     names = sorted(want, key=lambda s: int(s.split(".")[1]))
     rng = random.Random(SEED + 4)
-    checked = 0
+    checked, batches = 0, set()
     for trial in range(KILLS):
         out = os.path.join(work, f"kill{trial}.h5")
         delay = rng.uniform(0.2 * whole, whole)
@@ -177,7 +179,9 @@ def case_kill_capture(work):
         first = next((k for k, s in enumerate(names) if s in have and len(have[s][0]) < len(want[s][0])), None)
         held = [s for s in names if s in have]
         check(held == names[:len(held)], f"{where}: {partial} holds shots {held}, not the first ones in order")
-        batch = names[first // 4 * 4:first // 4 * 4 + 4] if first is not None else []
+        batch = names[first // together * together:][:together] if first is not None else []
+        if batch:
+            batches.add(first // together)
         for s in names:
             if s not in have:
                 check(s not in batch, f"{where}: shot {s} of the batch stepped is missing from {partial}")
@@ -191,7 +195,8 @@ def case_kill_capture(work):
                 check(len(t) >= due, f"{where}: shot {s} holds {len(t)} samples; step_count {step} says {due}")
         checked += 1
     check(checked > 0, f"no kill of {KILLS} left a partial file mid-batch")
-    print(f"kill_capture: {KILLS} kills in a {whole:.2f} s capture, {checked} partial files checked", flush=True)
+    print(f"kill_capture: {KILLS} kills in a {whole:.2f} s capture, {checked} partial files checked, killed in "
+          f"batches {sorted(batches)}", flush=True)
 
 
 def run_limited(args, out, limit, where):

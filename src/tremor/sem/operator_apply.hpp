@@ -388,6 +388,30 @@ void apply_elements(const Exec& exec, Index n, const Index* list, bool coloured,
   });
 }
 
+// The memory variables a block of the column kernel reads (one vector: the laws that keep them
+// apply one), fetched into L2 ahead of its sums: where the blocks take the elements in order, each
+// value's row of the block's group at once (PointState's rows, one bulk prefetch each), else each
+// column's points one by one. Nothing for a law without them. No barrier.
+template <int P, class Real, int Mode, int Law, class Element>
+TREMOR_HOST_DEVICE inline void prefetch_block_memory(const BlockContext& ctx, const int* section,
+                                                     const Memory<Real>& memory, Index n, const Index* list,
+                                                     const Element& element) {
+  if constexpr (Law == Viscous || Law == ViscousCoarse || Law == ViscousPoints) {
+    using L = ColumnLayout<P, 3>;
+    using Physics = ElementPhysics<3, P, Real, Mode, Law, true>;
+    if (!list) {
+      for_each_thread(ctx, static_cast<int>(memory.per_group / point_state(3, P, true).stride()),
+                      [&](int k) { Physics::prefetch_values(section, memory, ctx.block * L::per_block, n, k); });
+      return;
+    }
+    for_each_thread(ctx, L::per_block * L::n2, [&](int t) {
+      const Index e = element(t);
+      if (e < 0) return;
+      for (int k = 0; k < L::n; ++k) Physics::prefetch(section, memory, e, t % L::n2 + L::n2 * k);
+    });
+  }
+}
+
 // The column kernel of hexahedra (Kernel::Columns): a thread per (i, j) column of an element's
 // points through every step, each looping over the n points along z (so every phase keeps all
 // threads busy), several elements per block where n^2 < 128. What only the column's own thread
@@ -433,18 +457,7 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
       const Index i = (V == 1 ? ctx.block : ctx.block / chunks) * L::per_block + t / Lanes / n2;
       return i >= n ? Index(-1) : list ? list[i] : i;
     };
-    // (a constant: an extended lambda takes no first capture inside if constexpr)
-    if ((Law == Viscous || Law == ViscousCoarse || Law == ViscousPoints) && !list && V == 1)
-      for_each_thread(ctx, static_cast<int>(memory.per_group / point_state(3, P, true).stride()), [&](int k) {
-        ElementPhysics<3, P, Real, Mode, Law, true>::prefetch_values(section, memory, ctx.block * L::per_block, n, k);
-      });
-    else if (Law == Viscous || Law == ViscousCoarse || Law == ViscousPoints)
-      for_each_thread(ctx, L::per_block * n2, [&](int t) {
-        const Index e = element(t);
-        if (e < 0) return;
-        for (int k = 0; k < n1; ++k)
-          ElementPhysics<3, P, Real, Mode, Law, true>::prefetch(section, memory, e, t % n2 + n2 * k);
-      });
+    prefetch_block_memory<P, Real, Mode, Law>(ctx, section, memory, n, list, element);
     for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
     // Thread t's work arrays: its element's, at its first vector (entry (a, p) at (a n3 + p) V).
     const auto arrays = [&](int t) { return work + t / Lanes / n2 * L::stride + t % Lanes * Each; };

@@ -111,8 +111,31 @@ tremor(0 run ${model} ${common} --shots-together 3 -o "${WORK}/together.h5")
 check_output("${output}" "shots +3 stepped together \\(asked for\\)" "shot 8 of 8 +probe\\.7" "together\\.h5 \\(complete\\)")
 check_h5_equal("the capture stepped 3 shots at a time differs from one after another" "${WORK}/whole.h5" "${WORK}/together.h5" /fmc)
 check_output("${output}" "equal: [0-9]+ datasets")
-tremor(nonzero run ${model} ${common} --shots-together 3 --checkpoint-every 20 -o "${WORK}/refused.h5")
-check_output("${output}" "3 shots stepped together asked for, but the run writes checkpoints")
+# Checkpointed between batches: stopped within the second batch (shots 4 to 6), the checkpoint is
+# of shot 4 at rest; resumed 3 at a time, the batch is stepped again and the file is the whole run's.
+tremor(130 run ${model} ${common} --shots-together 3 --checkpoint-every 20 --stop-at-step 30 --stop-in-shot 4
+       -o "${WORK}/batches.h5")
+check_output("${output}" "checkpoints +between batches of shots stepped together"
+             "batches\\.h5\\.checkpoint holds the start of shot 'probe\\.3' \\(stepped from rest when resumed\\)")
+tremor(0 run ${model} ${common} --shots-together 3 -o "${WORK}/batches.h5" --resume)
+check_output("${output}" "resuming +at the start of shot 'probe\\.3', from rest" "shot 8 of 8 +probe\\.7"
+             "batches\\.h5 \\(complete\\)")
+if(EXISTS "${WORK}/batches.h5.checkpoint")
+  message(FATAL_ERROR "the checkpoint of a complete run must be removed")
+endif()
+check_h5_equal("the capture resumed between batches differs from one after another" "${WORK}/whole.h5"
+               "${WORK}/batches.h5" /fmc /shots)
+# A checkpoint within a shot (one after another) is refused to shots stepped together, and resumed
+# one after another.
+tremor(130 run ${model} ${common} --checkpoint-every 20 --stop-at-step 30 --stop-in-shot 2 -o "${WORK}/within.h5")
+check_output("${output}" "within\\.h5\\.checkpoint holds the state at step 20 of shot 'probe\\.1'")
+tremor(nonzero run ${model} ${common} --shots-together 3 -o "${WORK}/within.h5" --resume)
+check_output("${output}" "cannot resume 3 shots stepped together: the checkpoint holds step 20 of shot 2, which it "
+             "holds alone; resume one after another \\(--shots-together 1\\)")
+tremor(0 run ${model} ${common} -o "${WORK}/within.h5" --resume)
+check_output("${output}" "resuming +from step 20 of [0-9]+ of shot 'probe\\.1'" "within\\.h5 \\(complete\\)")
+check_h5_equal("the capture resumed within a shot differs from one after another" "${WORK}/whole.h5"
+               "${WORK}/within.h5" /fmc /shots)
 # Side by side needs several processes or GPUs (tests/cli/fmc_side_by_side.cmake runs them).
 tremor(nonzero run ${model} ${common} --shots-parallel -o "${WORK}/refused.h5")
 check_output("${output}" "fmc_block\\.toml: whole shots side by side \\(--shots-parallel\\) need several GPUs \\(--gpus N\\) or processes \\(mpirun -np N\\)")

@@ -140,63 +140,88 @@ def case_kill_capture(work):
     """A capture's shots stepped 3 together (8 shots: 3, 3, then 2 beside a repeated one), killed at
     random moments: the `.partial` holds every shot of the batch being stepped, each up to the steps
     its step_count says (less the one a sample may wait), and every sample it holds is the finished
-    run's."""
+    run's. Checkpointed between batches, `--resume` then steps the batch killed again and finishes
+    the file with every shot's histories and /fmc the bits of the uninterrupted run."""
     model = os.path.join(work, "capture.toml")
     with open(os.path.join(ROOT, "tests/data/cli/fmc_block.toml")) as f:
         text = f.read()
     with open(model, "w") as f:  # flushed often, so that most kills land after a flush
         f.write(text + "\n[output]\nflush_seconds = 0.05\n")
     together = 3
-    options = ["--duration", "6e-5", "--shots-together", str(together)]
+    options = ["--duration", "6e-5", "--shots-together", str(together), "--checkpoint-every", "100"]
     ref = os.path.join(work, "reference.h5")
     started = time.monotonic()
     rc, text = tremor(run_args(model, ref, *options))
     whole = time.monotonic() - started
     assert rc == 0, text
+    def everything(path):
+        with h5py.File(path, "r") as f:
+            found = {}
+            f.visititems(lambda name, item: found.update({name: np.array(item)})
+                         if isinstance(item, h5py.Dataset) and (name.startswith("shots/") or name.startswith("fmc/"))
+                         else None)
+            return found
+
+    whole_file = everything(ref)
+    check(any(name.startswith("fmc/") for name in whole_file), f"{ref} holds no /fmc")
     with h5py.File(ref, "r") as f:
         want = {s: (np.array(g["histories/probe/time"]), np.array(g["histories/probe/values"]))
                 for s, g in f["shots"].items()}
     names = sorted(want, key=lambda s: int(s.split(".")[1]))
     rng = random.Random(SEED + 4)
-    checked, batches = 0, set()
+    checked, batches, resumed = 0, set(), 0
     for trial in range(KILLS):
         out = os.path.join(work, f"kill{trial}.h5")
         delay = rng.uniform(0.2 * whole, whole)
         kill_after(run_args(model, out, *options), delay)
-        partial = out + ".partial"
         where = f"kill -9 after {delay:.3f} s (trial {trial})"
-        if os.path.exists(out) or not os.path.exists(partial) or status_of(partial) is None:
-            continue  # finished, or killed before the file's first flush
-        with h5py.File(partial, "r") as f:
-            step = int(f["metadata"].attrs["step_count"])
-            dt = float(f["metadata"].attrs["time_step"])
-            have = {s: (np.array(g["histories/probe/time"]), np.array(g["histories/probe/values"]))
-                    for s, g in f["shots"].items()} if "shots" in f else {}
-        if not have or step == 0:
-            continue  # killed before the loop's first flush: the file holds the set-up alone
-        # The batch stepped at the last flush: that of the first shot held in part. None: a batch's
-        # last flush held its shots whole, and the next had not flushed (its shots absent).
-        first = next((k for k, s in enumerate(names) if s in have and len(have[s][0]) < len(want[s][0])), None)
-        held = [s for s in names if s in have]
-        check(held == names[:len(held)], f"{where}: {partial} holds shots {held}, not the first ones in order")
-        batch = names[first // together * together:][:together] if first is not None else []
-        if batch:
-            batches.add(first // together)
-        for s in names:
-            if s not in have:
-                check(s not in batch, f"{where}: shot {s} of the batch stepped is missing from {partial}")
-                continue
-            t, v = have[s]
-            ok = np.array_equal(t, want[s][0][:len(t)]) and np.array_equal(v, want[s][1][:len(t)])
-            check(ok, f"{where}: shot {s}'s samples in {partial} are not the finished run's")
-            if s in batch:
-                # The samples up to step_count (one may wait a step: a velocity's, a fluid's pressure).
-                due = int(np.count_nonzero(want[s][0] <= (step - 1) * dt * (1 + 1e-9)))
-                check(len(t) >= due, f"{where}: shot {s} holds {len(t)} samples; step_count {step} says {due}")
-        checked += 1
+        checked += check_partial(out, where, want, names, together, batches)
+        if os.path.exists(out + ".checkpoint") and not os.path.exists(out):  # killed after the first batch
+            rc, text = tremor(run_args(model, out, *options, "--resume"))
+            check(rc == 0 and "at the start of shot" in text, f"{where}: --resume failed: {text}")
+            if rc == 0:
+                resumed += 1
+                got = everything(out)
+                check(got.keys() == whole_file.keys() and all(np.array_equal(got[k], whole_file[k]) for k in got),
+                      f"{where}: the resumed file's shots and /fmc are not the uninterrupted run's")
     check(checked > 0, f"no kill of {KILLS} left a partial file mid-batch")
+    check(resumed > 0, f"no kill of {KILLS} left a checkpoint to resume")
     print(f"kill_capture: {KILLS} kills in a {whole:.2f} s capture, {checked} partial files checked, killed in "
-          f"batches {sorted(batches)}", flush=True)
+          f"batches {sorted(batches)}, {resumed} resumed bit-identical", flush=True)
+
+
+def check_partial(out, where, want, names, together, batches):
+    """What a killed capture left in `out`.partial (case_kill_capture); 1 where checked mid-batch."""
+    partial = out + ".partial"
+    if os.path.exists(out) or not os.path.exists(partial) or status_of(partial) is None:
+        return 0  # finished, or killed before the file's first flush
+    with h5py.File(partial, "r") as f:
+        step = int(f["metadata"].attrs["step_count"])
+        dt = float(f["metadata"].attrs["time_step"])
+        have = {s: (np.array(g["histories/probe/time"]), np.array(g["histories/probe/values"]))
+                for s, g in f["shots"].items()} if "shots" in f else {}
+    if not have or step == 0:
+        return 0  # before the loop's first flush, or the batch's: its set-up, or whole batches
+    # The batch stepped at the last flush: that of the first shot held in part. None: a batch's
+    # last flush held its shots whole, and the next had not flushed (its shots absent).
+    first = next((k for k, s in enumerate(names) if s in have and len(have[s][0]) < len(want[s][0])), None)
+    held = [s for s in names if s in have]
+    check(held == names[:len(held)], f"{where}: {partial} holds shots {held}, not the first ones in order")
+    batch = names[first // together * together:][:together] if first is not None else []
+    if batch:
+        batches.add(first // together)
+    for s in names:
+        if s not in have:
+            check(s not in batch, f"{where}: shot {s} of the batch stepped is missing from {partial}")
+            continue
+        t, v = have[s]
+        ok = np.array_equal(t, want[s][0][:len(t)]) and np.array_equal(v, want[s][1][:len(t)])
+        check(ok, f"{where}: shot {s}'s samples in {partial} are not the finished run's")
+        if s in batch:
+            # The samples up to step_count (one may wait a step: a velocity's, a fluid's pressure).
+            due = int(np.count_nonzero(want[s][0] <= (step - 1) * dt * (1 + 1e-9)))
+            check(len(t) >= due, f"{where}: shot {s} holds {len(t)} samples; step_count {step} says {due}")
+    return 1
 
 
 def run_limited(args, out, limit, where):

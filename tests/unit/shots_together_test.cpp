@@ -314,6 +314,83 @@ TEST(ShotsTogether, EachShotsSamplesArePassedOnAsTheBatchStepsThem) {
   }
 }
 
+// Checkpoints between batches (SolverState::at_rest): a capture of 8 shots, 3 at a time, stopped
+// within its second batch and at its second batch's end. Each stop leaves the checkpoint of the
+// next batch's first shot at rest, none within a batch; resumed from it, 3 at a time, the shots
+// from there are the uninterrupted run's bits. A checkpoint within a shot is refused to a run of
+// shots stepped together. One domain and 3 subdomains.
+TEST(ShotsTogether, CheckpointsBetweenBatchesResumeACaptureBitForBit) {
+  // Stops in shot `stop_shot` once its batch has stepped `stop_step` steps.
+  struct Stopping final : explicit_fe::Observer {
+    std::size_t stop_shot = 0, shot = 0;
+    long long stop_step = 0, step = 0;
+    std::vector<explicit_fe::SolverState> checkpoints;
+    void on_shot(std::size_t index, bool) override { shot = index; }
+    void on_progress(long long s, long long, double) override { step = s; }
+    void on_checkpoint(const explicit_fe::SolverState& state) override { checkpoints.push_back(state); }
+    bool stop_requested() override { return shot >= stop_shot && step >= stop_step; }
+  };
+  const Model model = capture_model(true);
+  for (const int domains : {1, 3}) {
+    SCOPED_TRACE(str(domains, " domain(s)"));
+    explicit_fe::RunOptions options;
+    options.backend = "serial";
+    options.operator_kind = "block_csr";
+    options.domains = domains;
+    options.shots_together = 3;
+    options.check_every = 5;
+    const explicit_fe::ExplicitRun whole = explicit_fe::run_explicit(model, options);
+    ASSERT_TRUE(whole.ok()) << whole.message;
+    ASSERT_EQ(whole.shots.size(), 8u);
+    const long long steps = whole.preflight.steps;
+    options.checkpoint_every = 10;  // (within a batch, not applied)
+    for (const long long stop_step : {steps / 2, steps}) {
+      SCOPED_TRACE(str("stopped at step ", stop_step, " of ", steps, " of the second batch"));
+      Stopping stopping;
+      stopping.stop_shot = 3;  // (its batch: shots 3, 4 and 5)
+      stopping.stop_step = stop_step;
+      const explicit_fe::ExplicitRun stopped = explicit_fe::run_explicit(model, options, &stopping);
+      ASSERT_EQ(stopped.status, explicit_fe::RunStatus::Stopped) << stopped.message;
+      // The first batch's end; the second's where it was stopped at its end.
+      const std::size_t next = stop_step == steps ? 6 : 3;
+      ASSERT_EQ(stopping.checkpoints.size(), next / 3);
+      for (std::size_t c = 0; c < stopping.checkpoints.size(); ++c) {
+        const explicit_fe::SolverState& state = stopping.checkpoints[c];
+        EXPECT_TRUE(state.at_rest);
+        EXPECT_EQ(state.shot, static_cast<int>(3 * (c + 1)));
+        EXPECT_EQ(state.step, 0);
+        EXPECT_TRUE(state.current.empty() && state.receivers.empty() && state.memory.empty());
+      }
+      explicit_fe::RunOptions again = options;
+      again.resume = &stopping.checkpoints.back();
+      const explicit_fe::ExplicitRun resumed = explicit_fe::run_explicit(model, again);
+      ASSERT_TRUE(resumed.ok()) << resumed.message;
+      EXPECT_EQ(resumed.first_shot, static_cast<int>(next));
+      EXPECT_EQ(resumed.preflight.shots_together, 3);
+      ASSERT_EQ(resumed.shots.size(), 8 - next);
+      explicit_fe::ExplicitRun rest = whole;
+      rest.shots.erase(rest.shots.begin(), rest.shots.begin() + static_cast<std::ptrdiff_t>(next));
+      expect_same_shots(rest, resumed, "resumed from a checkpoint between batches");
+    }
+  }
+  // A checkpoint within a shot, by a run one shot at a time, holds that shot alone.
+  explicit_fe::RunOptions options;
+  options.backend = "serial";
+  options.operator_kind = "block_csr";
+  options.shots_together = 1;
+  options.checkpoint_every = 10;
+  test::Kept kept;
+  kept.stop_after = 15;
+  const explicit_fe::ExplicitRun stopped = explicit_fe::run_explicit(model, options, &kept);
+  ASSERT_EQ(stopped.status, explicit_fe::RunStatus::Stopped) << stopped.message;
+  ASSERT_FALSE(kept.checkpoints.empty());
+  EXPECT_FALSE(kept.checkpoints.back().at_rest);
+  options.resume = &kept.checkpoints.back();
+  options.shots_together = 3;
+  expect_contains(error_of([&] { (void)explicit_fe::run_explicit(model, options); }),
+                  {"3 shots stepped together asked for, but the run resumes from a checkpoint within shot 1"});
+}
+
 // A capture damped by beta K alone (no fluid): together equals one by one, on a kind that reads its
 // data once for all shots and one that applies them one by one.
 TEST(ShotsTogether, ACaptureDampedByStiffnessSteppedTogetherEqualsOneByOne) {
@@ -618,8 +695,13 @@ TEST(ShotsTogether, ThePreflightChoosesAndRefuses) {
   expect_contains(p.shots_why, {"the run is decomposed (--shots-together K steps them together"});
   options.shots_together = 4;
   options.domains = 1;
-  options.checkpoint_every = 100;
-  expect_contains(error_of([&] { (void)explicit_fe::preflight(model, options); }), {"checkpoints"});
+  options.checkpoint_every = 100;  // together where asked, checkpointed between batches
+  EXPECT_EQ(explicit_fe::preflight(model, options).shots_together, 4);
+  options.shots_together = 0;  // one after another by default, every N steps as asked
+  p = explicit_fe::preflight(model, options);
+  EXPECT_EQ(p.shots_together, 1);
+  expect_contains(p.shots_why, {"checkpoints, which shots stepped together write only between batches"});
+  options.shots_together = 4;
   options.checkpoint_every = 0;
   // Fluids: together where asked, decomposed too; one after another by default (the fluid's
   // operator applies them one by one).

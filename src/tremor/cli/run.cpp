@@ -304,6 +304,7 @@ ex::SolverState solver_state(io::Checkpoint checkpoint) {
   ex::SolverState state;
   state.shot = static_cast<int>(checkpoint.shot);
   state.step = checkpoint.step;
+  state.at_rest = checkpoint.at_rest;
   state.previous = std::move(checkpoint.previous);
   state.current = std::move(checkpoint.current);
   for (io::CheckpointPending& pending : checkpoint.receivers)
@@ -341,14 +342,13 @@ ex::RunOptions run_options(const RunArgs& args, const parallel::Communicator& wo
   options.check_every = args.check_every;
   options.domains = args.domains;
   options.shots_together = args.shots_together;
-  // A checkpoint holds one shot: the pre-flight steps shots one after another where the run writes
-  // checkpoints or resumes from one (the interval of a resumed run's comes from its checkpoint).
+  // Shots stepped together checkpoint between batches only: the pre-flight steps them one after
+  // another where the run writes checkpoints, unless asked (the interval of a resumed run's comes
+  // from its checkpoint).
   if (args.checkpoint_option->count()) options.checkpoint_every = args.checkpoint_every;
-  if (args.resume) {
-    TREMOR_CHECK(args.shots_together <= 1, "--shots-together ", args.shots_together,
-                 " with --resume: a checkpoint holds one shot; resume one after another (--shots-together 1)");
-    options.shots_together = 1;
-  }
+  // Resumed, shots go one after another unless --shots-together asks (a checkpoint within a shot,
+  // which holds that shot alone, refuses it once read: plan_checkpoints).
+  if (args.resume && args.shots_together == 0) options.shots_together = 1;
   if (args.shots_parallel || args.no_shots_parallel) options.shots_parallel = args.shots_parallel;
   options.exchange = args.exchange;
   options.decomposition = args.decomposition;
@@ -511,6 +511,13 @@ struct RootRun {
         throw Error(str(checkpoint_file.string(), ": cannot resume: the checkpoint is of a different run:", why,
                         "\nresume with the model and options of that run, or delete the checkpoint to start afresh"));
       }
+      if (preflight.shots_together > 1 && !resumed.at_rest)
+        throw Error(str(checkpoint_file.string(), ": cannot resume ", preflight.shots_together, " shots stepped "
+                        "together: the checkpoint holds step ", group_digits(resumed.step), " of shot ",
+                        resumed.shot + 1, ", which it holds alone; resume one after another (--shots-together 1)"));
+      if (resumed.at_rest && (resumed.shot < 0 || static_cast<std::size_t>(resumed.shot) >= model.shots.size()))
+        throw Error(str(checkpoint_file.string(), ": the checkpoint is before shot ", resumed.shot + 1, "; the model has ",
+                        model.shots.size(), " shot", model.shots.size() == 1 ? "" : "s"));
     } else {
       record::refuse_over_checkpoint(output, "--resume");
     }
@@ -535,7 +542,10 @@ struct RootRun {
                   snapshot_options.magnitude ? ", magnitude" : "", snapshot_options.velocity ? ", velocity" : "",
                   snapshot_options.pressure ? ", pressure" : "");
     }
-    if (options.checkpoint_every > 0)
+    if (options.checkpoint_every > 0 && preflight.shots_together > 1)
+      std::printf("  checkpoints     between batches of shots stepped together, to %s\n",
+                  checkpoint_file.string().c_str());
+    else if (options.checkpoint_every > 0)
       std::printf("  checkpoints     every %s steps to %s\n", group_digits(options.checkpoint_every).c_str(),
                   checkpoint_file.string().c_str());
     const std::string where =
@@ -547,7 +557,10 @@ struct RootRun {
                   where.c_str());
     else if (!model.shots.empty())
       std::printf("  shots           %zu, stepped one after another %s\n", model.shots.size(), where.c_str());
-    if (args.resume)
+    if (args.resume && resumed.at_rest)
+      std::printf("  resuming        at the start of shot '%s', from rest (%s)\n",
+                  model.shots.at(static_cast<std::size_t>(resumed.shot)).name.c_str(), checkpoint_file.string().c_str());
+    else if (args.resume)
       std::printf("  resuming        from step %s of %s%s (%s)\n", group_digits(resumed.step).c_str(),
                   group_digits(preflight.steps).c_str(),
                   model.shots.empty() || resumed.shot < 0 || resumed.shot >= static_cast<std::int64_t>(model.shots.size())
@@ -571,9 +584,9 @@ struct RootRun {
       log::set_quiet(false);
       progress.end();
       if (!recording.note().empty()) std::fprintf(stderr, "%s\n", recording.note().c_str());
-      if (recording.checkpoint_step() >= 0)
-        std::fprintf(stderr, "%s holds the state at step %s: once the cause is fixed, continue the run with --resume\n",
-                     checkpoint_file.string().c_str(), group_digits(recording.checkpoint_step()).c_str());
+      if (!recording.checkpoint_holds().empty())
+        std::fprintf(stderr, "%s holds %s: once the cause is fixed, continue the run with --resume\n",
+                     checkpoint_file.string().c_str(), recording.checkpoint_holds().c_str());
       throw;
     }
     log::set_quiet(false);
@@ -634,9 +647,9 @@ struct RootRun {
                                                               : std::string("a signal to another process of the run");
       std::fprintf(stderr, "interrupted by %s: %s; %s holds the histories up to there (status incomplete)\n",
                    by.c_str(), run.message.c_str(), recording.path().string().c_str());
-      if (recording.checkpoint_step() >= 0)
-        std::fprintf(stderr, "%s holds the state at step %s: continue the run with --resume\n",
-                     checkpoint_file.string().c_str(), group_digits(recording.checkpoint_step()).c_str());
+      if (!recording.checkpoint_holds().empty())
+        std::fprintf(stderr, "%s holds %s: continue the run with --resume\n", checkpoint_file.string().c_str(),
+                     recording.checkpoint_holds().c_str());
       throw ExitStatus{128 + (signal != 0 ? signal : SIGINT)};
     }
     if (run.status == ex::RunStatus::NonFinite) {

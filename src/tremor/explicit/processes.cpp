@@ -237,6 +237,7 @@ void broadcast_state(const parallel::Communicator& communicator, SolverState& st
     Writer out(message);
     out.put(static_cast<long long>(state.shot));
     out.put(state.step);
+    out.put(static_cast<long long>(state.at_rest ? 1 : 0));
     out.put(extra);
     out.put(std::span<const double>(state.previous));
     out.put(std::span<const double>(state.current));
@@ -259,6 +260,7 @@ void broadcast_state(const parallel::Communicator& communicator, SolverState& st
   Reader in(message);
   state.shot = static_cast<int>(in.get<long long>());
   state.step = in.get<long long>();
+  state.at_rest = in.get<long long>() != 0;
   extra = in.get<long long>();
   state.previous = in.values();
   state.current = in.values();

@@ -324,10 +324,11 @@ void set_up_in_process(RunSetup<Real>& r) {
 template <class Real>
 ExplicitRun run_typed(const Exec& exec, const Model& model, const Preflight& preflight, const RunOptions& options,
                       Observer* observer, Clock::time_point called, std::string& last_phase) {
-  // (The pre-flight keeps one shot at a time for these; a pre-flight made without them is refused.)
-  TREMOR_CHECK(preflight.shots_together == 1 || (options.checkpoint_every == 0 && !options.resume),
-               preflight.shots_together, " shots stepped together with checkpoints or a resumed run: a checkpoint "
-               "holds one shot; step them one after another");
+  // (The pre-flight keeps one shot at a time for this; a pre-flight made without it is refused.)
+  TREMOR_CHECK(preflight.shots_together == 1 || !options.resume || options.resume->at_rest,
+               preflight.shots_together, " shots stepped together resuming from a checkpoint within shot ",
+               options.resume ? options.resume->shot + 1 : 0, ", which holds that shot alone: step them one after "
+               "another");
   SetupClock clock(exec, called, &last_phase);
   if (!options.preflight) clock.append(preflight.phases);  // resolved by this call
   RunSetup<Real> r(model, preflight, options, exec, clock, observer);

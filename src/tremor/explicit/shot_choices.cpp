@@ -15,8 +15,9 @@ namespace tremor::explicit_fe {
 
 std::string why_one_shot_at_a_time(const Model& model, const RunOptions& options) {
   if (model.shots.size() < 2) return str("the model has ", model.shots.size(), " shot", model.shots.size() == 1 ? "" : "s");
-  if (options.resume) return "the run resumes from a checkpoint (a checkpoint holds one shot)";
-  if (options.checkpoint_every > 0) return "the run writes checkpoints (a checkpoint holds one shot)";
+  if (options.resume && !options.resume->at_rest)
+    return str("the run resumes from a checkpoint within shot ", options.resume->shot + 1,
+               " (which holds that shot alone)");
   return {};
 }
 
@@ -123,6 +124,11 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
   } else if (options.shots_together == 0 && n_shots > 1) {
     if (!stop.empty()) {
       p.shots_why = stop;
+    } else if (options.checkpoint_every > 0 || options.resume) {
+      // Stepped together, a run checkpoints only between batches: the interval asked for holds
+      // where shots are stepped one by one (docs/running.md, "Checkpoints").
+      p.shots_why = "the run writes or resumes from checkpoints, which shots stepped together write only between "
+                    "batches (--shots-together K asks for it)";
     } else if (p.decomposed()) {
       p.shots_why = "the run is decomposed (--shots-together K steps them together in every subdomain)";
     } else if (p.backend != Backend::Cuda) {
@@ -160,7 +166,8 @@ void prefer_a_kind_for_shots(Preflight& p, const Model& whole, const Mesh& mesh,
                              const std::function<std::size_t()>& free_gpu_bytes) {
   if (!p.operator_auto || p.backend != Backend::Cuda ||
       p.op->fuses(mesh, p.assembly == sparse::RaceStrategy::Colouring) || p.op->auto_where_it_takes ||
-      whole.shots.size() < 16 || options.shots_together == 1 || !k_fits || !applied_one_by_one(p).empty() || p.fluid ||
+      whole.shots.size() < 16 || options.shots_together == 1 ||
+      (options.shots_together == 0 && (options.checkpoint_every > 0 || options.resume)) || !k_fits || !applied_one_by_one(p).empty() || p.fluid ||
       !why_one_shot_at_a_time(whole, options).empty())
     return;
   const op::OperatorEntry* batch = operators().find("block_ell");

@@ -296,8 +296,15 @@ ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunO
   ExplicitRun run;
   run.dt = dt;
   run.first_shot = static_cast<int>(first_shot);
+  // Shots stepped together (Subdomain::columns, every subdomain's): `batch` of them from shot k at
+  // once. They checkpoint between batches only, at rest (SolverState::at_rest): when a batch ends,
+  // stopped there or not, before the next; a resumed run steps that one from rest.
+  const int together = subdomains.front()->columns;
+  const bool between_batches = together > 1 && stepping.checkpoint_every > 0;
+  const parallel::Communicator* communicator =
+      stepping.processes ? &stepping.processes->communicator() : nullptr;
   LoopSettings settings = start_loop(model, preflight, options.check_every, observer, observer_guard);
-  settings.checkpoint_every = stepping.checkpoint_every;
+  settings.checkpoint_every = between_batches ? 0 : stepping.checkpoint_every;
   settings.history_merge = stepping.history_merge;
   settings.snapshot_merge = stepping.snapshot_merge;
   settings.processes = stepping.processes;
@@ -308,12 +315,10 @@ ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunO
                                                settings, run, loop_started);
     loop_steps = dof_steps / static_cast<double>(std::max<Index>(preflight.n_dofs, 1));
   }
-  // Shots stepped together (Subdomain::columns, every subdomain's): `batch` of them from shot k at once.
-  const int together = subdomains.front()->columns;
   std::size_t batch = 1;
   for (std::size_t k = first_shot; k < shots.size() && !stepping.side_by_side; k += batch) {
     batch = together > 1 ? std::min(static_cast<std::size_t>(together), shots.size() - k) : 1;
-    const bool resumed = options.resume && k == first_shot;
+    const bool resumed = options.resume && !options.resume->at_rest && k == first_shot;
     load_batch(subdomains, model, preflight, std::span<const Shot* const>(shots).subspan(k, batch), k > first_shot);
     // Start from rest, with prescribed DOFs on their motion at t = -dt and 0 (fields known to be
     // zero are set only where something is prescribed).
@@ -352,6 +357,18 @@ ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunO
         observer->on_shot(k + j, false);
       }
       end_shot(observer, observer_guard, k + j, std::move(done[j]), run);
+    }
+    if (between_batches && k + batch < shots.size() && run.steps == preflight.steps &&
+        (run.ok() || run.status == RunStatus::Stopped)) {
+      SolverState next;
+      next.shot = static_cast<int>(k + batch);
+      next.at_rest = true;
+      run_agreed(communicator, [&] {
+        if (observer) {
+          const std::lock_guard lock(observer_guard);
+          observer->on_checkpoint(next);
+        }
+      });
     }
     if (!run.ok()) break;
   }

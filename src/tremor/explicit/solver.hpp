@@ -61,6 +61,10 @@ namespace tremor::explicit_fe {
 struct SolverState {
   int shot = 0;  // the model's shot it belongs to (model/transducer.hpp; 0 without shots)
   long long step = 0;
+  // Before `shot` begins (step 0, every field below empty): what shots stepped together checkpoint
+  // between batches. A run resumed from it starts the shot from rest, the result file holding none
+  // of its samples (nor of any shot after it).
+  bool at_rest = false;
   // u_step-1 and u_step, all DOFs; a float state widened to double (exact, and exact back).
   std::vector<double> previous, current;
   // One per history: the solid's in make_histories order, then (with fluids) the fluid's, its

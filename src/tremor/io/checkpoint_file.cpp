@@ -102,6 +102,7 @@ void write_contents(const std::string& file, const Checkpoint& checkpoint) {
   h5::set_attribute(root, "checkpoint_every", checkpoint.checkpoint_every, file);
   h5::set_attribute(root, "shot", checkpoint.shot, file);
   h5::set_attribute(root, "step", checkpoint.step, file);
+  if (checkpoint.at_rest) h5::set_attribute(root, "at_rest", std::int64_t{1}, file);
   h5::set_attribute(root, "wall_time", checkpoint.wall_time, file);
   h5::set_attribute(root, "n_snapshots", checkpoint.n_snapshots, file);
   write_vector(root, "previous", checkpoint.previous, file);
@@ -184,6 +185,7 @@ Checkpoint read_checkpoint(const fs::path& path) {
   checkpoint.checkpoint_every = h5::read_int_attribute(root, "checkpoint_every", file);
   if (h5::has_attribute(root, "shot")) checkpoint.shot = h5::read_int_attribute(root, "shot", file);
   checkpoint.step = h5::read_int_attribute(root, "step", file);
+  checkpoint.at_rest = h5::has_attribute(root, "at_rest") && h5::read_int_attribute(root, "at_rest", file) != 0;
   checkpoint.wall_time = h5::read_double_attribute(root, "wall_time", file);
   checkpoint.n_snapshots = h5::read_int_attribute(root, "n_snapshots", file);
   checkpoint.previous = read_vector(root, "previous", file);
@@ -231,6 +233,10 @@ Checkpoint read_checkpoint(const fs::path& path) {
       checkpoint.step > checkpoint.total_steps)
     throw Error(str(file, ": inconsistent checkpoint (step ", checkpoint.step, " of ", checkpoint.total_steps, ", ",
                     checkpoint.previous.size(), " and ", checkpoint.current.size(), " DOFs)"));
+  if (checkpoint.at_rest && (checkpoint.step != 0 || !checkpoint.current.empty() || !checkpoint.receivers.empty() ||
+                             !checkpoint.memory.empty() || !checkpoint.fluid_current.empty()))
+    throw Error(str(file, ": inconsistent checkpoint: before shot ", checkpoint.shot + 1, " (at rest) but holding a "
+                    "state at step ", checkpoint.step));
   return checkpoint;
 }
 

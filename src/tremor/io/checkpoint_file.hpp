@@ -35,6 +35,9 @@ struct Checkpoint {
   // The state at `step` of shot `shot` (0 for a model without shots).
   std::int64_t shot = 0;
   std::int64_t step = 0;
+  // Before shot `shot` begins (step 0, the state below empty): a resumed run starts it from rest
+  // (explicit_fe::SolverState::at_rest). Absent from a checkpoint within a shot.
+  bool at_rest = false;
   double wall_time = 0.0;  // s of time loop up to here, over all sessions of the run
   std::vector<double> previous, current;         // u_step-1, u_step; a float state widened exactly
   std::vector<CheckpointPending> receivers;      // one per history, in the solver's order

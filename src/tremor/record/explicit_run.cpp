@@ -21,6 +21,7 @@
 
 #include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/explicit/receivers.hpp"
 #include "tremor/imaging/envelope.hpp"
 #include "tremor/io/file.hpp"
@@ -257,6 +258,15 @@ std::map<std::string, io::FmcHeader> fmc_headers(const Model& model, double dt, 
   return headers;
 }
 
+// What a checkpoint holds, for the messages of a run that stopped or failed after writing it.
+std::string what_checkpoint_holds(const Model& model, long long shot, long long step, bool at_rest) {
+  const std::string name = shot >= 0 && static_cast<std::size_t>(shot) < model.shots.size()
+                               ? str("shot '", model.shots[static_cast<std::size_t>(shot)].name, "'")
+                               : std::string();
+  if (at_rest) return str("the start of ", name, " (stepped from rest when resumed)");
+  return str("the state at step ", group_digits(step), name.empty() ? "" : " of ", name);
+}
+
 // Sends samples to the result file in chunks as they are recorded (through a SampleWriter), a
 // shot's alone or each of a batch's shots stepped together, writes snapshots and checkpoints,
 // begins each shot's group (a batch's as it begins) and flushes the file every few seconds; passes
@@ -269,7 +279,7 @@ class ResultWriter final : public ex::Observer {
 
   ResultWriter(io::ResultFile& file, const Model& model, std::vector<ex::History> declared,
                std::map<std::string, io::FmcHeader> fmc, bool reopened, ex::Observer* next, double flush_seconds,
-               CheckpointPlan checkpoints, long long first_step)
+               CheckpointPlan checkpoints, std::string resumed_from)
       : file_(file),
         model_(model),
         declared_(std::move(declared)),
@@ -277,7 +287,7 @@ class ResultWriter final : public ex::Observer {
         next_(next),
         flush_seconds_(flush_seconds),
         checkpoints_(std::move(checkpoints)),
-        checkpoint_step_(first_step > 0 ? first_step : -1) {
+        checkpoint_holds_(std::move(resumed_from)) {
     // A model with shots declares each shot's histories as the shot begins (on_shot), or as its
     // batch does (on_batch).
     if (model.shots.empty()) one_.ids = declare_histories(file_, model_, declared_, reopened, "");
@@ -353,7 +363,7 @@ class ResultWriter final : public ex::Observer {
     if (next_) next_->on_checkpoint(state);
   }
 
-  long long checkpoint_step() const { return checkpoint_step_; }
+  const std::string& checkpoint_holds() const { return checkpoint_holds_; }
 
   void on_progress(long long step, long long steps, double time) override {
     if (next_) next_->on_progress(step, steps, time);
@@ -383,6 +393,7 @@ class ResultWriter final : public ex::Observer {
     io::Checkpoint checkpoint = checkpoints_.run;
     checkpoint.shot = state.shot;
     checkpoint.step = state.step;
+    checkpoint.at_rest = state.at_rest;
     checkpoint.wall_time = wall_time();
     checkpoint.previous = state.previous;
     checkpoint.current = state.current;
@@ -403,7 +414,7 @@ class ResultWriter final : public ex::Observer {
     checkpoint.history_samples = file_.sample_counts();
     checkpoint.n_snapshots = file_.n_snapshots();
     io::write_checkpoint(checkpoints_.path, checkpoint);
-    checkpoint_step_ = state.step;
+    checkpoint_holds_ = what_checkpoint_holds(model_, state.shot, state.step, state.at_rest);
   }
 
   // A history set's place in the file, and what was sent of each history recorded so far.
@@ -505,7 +516,7 @@ class ResultWriter final : public ex::Observer {
   std::size_t batch_first_ = 0;
   double flush_seconds_;
   CheckpointPlan checkpoints_;
-  long long checkpoint_step_ = -1;
+  std::string checkpoint_holds_;  // what the newest checkpoint holds (what_checkpoint_holds); empty: none
   bool loop_started_ = false;
   Clock::time_point started_ = Clock::now(), last_flush_ = Clock::now();
   std::mutex file_guard_;  // every use of the file, by this thread, the snapshots' or the samples'
@@ -660,7 +671,10 @@ struct Recording::Impl {
         file(open_result(model, settings)) {
     try {
       writer.emplace(file, model, std::move(declared), fmc_headers(model, preflight.dt, preflight.duration, preflight.steps),
-                     settings.resumed != nullptr, next, settings.flush_seconds, settings.checkpoints, first_step);
+                     settings.resumed != nullptr, next, settings.flush_seconds, settings.checkpoints,
+                     settings.resumed ? what_checkpoint_holds(model, settings.resumed->shot, settings.resumed->step,
+                                                              settings.resumed->at_rest)
+                                      : std::string());
     } catch (...) {
       give_up();
       throw;
@@ -733,7 +747,7 @@ ex::ExplicitRun Recording::run(const std::function<ex::ExplicitRun(ex::Observer*
 
 const std::filesystem::path& Recording::path() const { return impl_->file.path(); }
 const std::string& Recording::status() const { return impl_->status; }
-long long Recording::checkpoint_step() const { return impl_->writer->checkpoint_step(); }
+const std::string& Recording::checkpoint_holds() const { return impl_->writer->checkpoint_holds(); }
 const std::string& Recording::note() const { return impl_->note; }
 bool Recording::dropped_images() const { return impl_->file.dropped_images(); }
 

@@ -107,8 +107,9 @@ class Recording {
   const std::string& note() const;
   // The file was reopened for a resumed run and /images (maps of its partial histories) removed.
   bool dropped_images() const;
-  // The step of the newest checkpoint (written by this run, or resumed from); -1: none.
-  long long checkpoint_step() const;
+  // What the newest checkpoint (written by this run, or resumed from) holds, as "the state at
+  // step N of shot 'S'" or "the start of shot 'S' ..."; empty: none.
+  const std::string& checkpoint_holds() const;
 
  private:
   struct Impl;

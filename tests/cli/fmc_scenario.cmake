@@ -10,8 +10,10 @@
 # 5. The example made small (examples/array-tfm-2d): imaged less its sound block's capture, in L-L
 #    at its shallower hole and in the half-skip LL-L at its crack's foot; views refused.
 # 6. The shots stepped 3 at a time (3, 3, 2): /fmc equals the whole run's bit for bit; with
-#    checkpoints they are refused; decomposed, together equals one after another bit for bit; side
-#    by side (--shots-parallel) refused in one process.
+#    checkpoints (between batches) stopped within a batch and at a batch's end, and resumed, the
+#    same; a plain --resume of theirs, and a checkpoint within a shot, refused to shots stepped
+#    together; decomposed, together equals one after another bit for bit; side by side
+#    (--shots-parallel) refused in one process.
 # 7. An array immersed in water over a drilled block (tests/data/cli/fmc_immersed.toml): pistons,
 #    a capture of pressure, imaged through the water's surface by default; stepped 3 shots at a
 #    time, the same capture bit for bit.
@@ -116,7 +118,11 @@ check_output("${output}" "equal: [0-9]+ datasets")
 tremor(130 run ${model} ${common} --shots-together 3 --checkpoint-every 20 --stop-at-step 30 --stop-in-shot 4
        -o "${WORK}/batches.h5")
 check_output("${output}" "checkpoints +between batches of shots stepped together"
-             "batches\\.h5\\.checkpoint holds the start of shot 'probe\\.3' \\(stepped from rest when resumed\\)")
+             "batches\\.h5\\.checkpoint holds the start of shot 'probe\\.3' \\(stepped from rest when resumed\\): "
+             "continue the run with --resume --shots-together 3")
+tremor(nonzero run ${model} ${common} -o "${WORK}/batches.h5" --resume)
+check_output("${output}" "the checkpoint's run stepped 3 shots together: resume with --resume --shots-together 3 "
+             "\\(or --shots-together 1 to step the rest one after another\\)")
 tremor(0 run ${model} ${common} --shots-together 3 -o "${WORK}/batches.h5" --resume)
 check_output("${output}" "resuming +at the start of shot 'probe\\.3', from rest" "shot 8 of 8 +probe\\.7"
              "batches\\.h5 \\(complete\\)")
@@ -125,6 +131,15 @@ if(EXISTS "${WORK}/batches.h5.checkpoint")
 endif()
 check_h5_equal("the capture resumed between batches differs from one after another" "${WORK}/whole.h5"
                "${WORK}/batches.h5" /fmc /shots)
+# Stopped at the second batch's end: the checkpoint is of the third's first shot.
+tremor(130 run ${model} ${common} --shots-together 3 --checkpoint-every 20 --stop-at-step 256 --stop-in-shot 4
+       -o "${WORK}/batch-end.h5")
+check_output("${output}" "stopped on request at the end of a shot, 2 shots after it not stepped"
+             "batch-end\\.h5\\.checkpoint holds the start of shot 'probe\\.6'")
+tremor(0 run ${model} ${common} --shots-together 3 -o "${WORK}/batch-end.h5" --resume)
+check_output("${output}" "resuming +at the start of shot 'probe\\.6', from rest" "batch-end\\.h5 \\(complete\\)")
+check_h5_equal("the capture resumed at a batch's end differs from one after another" "${WORK}/whole.h5"
+               "${WORK}/batch-end.h5" /fmc /shots)
 # A checkpoint within a shot (one after another) is refused to shots stepped together, and resumed
 # one after another.
 tremor(130 run ${model} ${common} --checkpoint-every 20 --stop-at-step 30 --stop-in-shot 2 -o "${WORK}/within.h5")

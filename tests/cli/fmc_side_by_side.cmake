@@ -6,6 +6,9 @@
 # 2. The immersed capture (tests/data/cli/fmc_immersed.toml), stepped one shot at a time by default:
 #    side by side, /fmc the bits of one process's run.
 # 3. Refused with checkpoints (a checkpoint holds one set-up's shot), said once.
+# 4. Decomposed over the processes, 3 shots together, checkpointed between batches: stopped within
+#    the second batch and resumed, /fmc and /shots the bits of the run uninterrupted; a plain
+#    --resume of it refused, said once, every process ending with it.
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -47,3 +50,19 @@ check_output("${output}" "whole shots side by side over the 2 processes \\(--sho
 if(output MATCHES "error:.*error:")
   message(FATAL_ERROR "the refusal was said more than once:\n${output}")
 endif()
+
+# 4.
+launched(0 ${model} ${common} --shots-together 3 -o "${WORK}/split.h5")
+check_output("${output}" "subdomains +2" "shots +3 stepped together \\(asked for\\)" "split\\.h5 \\(complete\\)")
+launched(130 ${model} ${common} --shots-together 3 --checkpoint-every 20 --stop-at-step 30 --stop-in-shot 4
+         -o "${WORK}/split-stopped.h5")
+check_output("${output}" "split-stopped\\.h5\\.checkpoint holds the start of shot 'probe\\.3'")
+launched(1 ${model} ${common} -o "${WORK}/split-stopped.h5" --resume)
+check_output("${output}" "the checkpoint's run stepped 3 shots together: resume with --resume --shots-together 3")
+if(output MATCHES "error:.*error:")
+  message(FATAL_ERROR "the refusal was said more than once:\n${output}")
+endif()
+launched(0 ${model} ${common} --shots-together 3 -o "${WORK}/split-stopped.h5" --resume)
+check_output("${output}" "resuming +at the start of shot 'probe\\.3', from rest" "split-stopped\\.h5 \\(complete\\)")
+check_h5_equal("the decomposed capture resumed between batches differs from the uninterrupted run" "${WORK}/split.h5"
+               "${WORK}/split-stopped.h5" /fmc /shots)

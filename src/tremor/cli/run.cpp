@@ -390,8 +390,10 @@ void run_on_worker(const RunArgs& args, const parallel::Communicator& world) {
     failure = std::current_exception();
   }
   ex::agree(world, failure);
-  // The first process reads the checkpoint and checks that it is this run's, and sends it and the
-  // checkpoint interval to every process (which need not see its file: other hosts).
+  // The first process reads the checkpoint and checks that it is this run's (refused: agreed
+  // here), and sends it and the checkpoint interval to every process (which need not see its
+  // file: other hosts).
+  ex::agree(world, nullptr);
   options.checkpoint_every = args.checkpoint_option->count() ? args.checkpoint_every : 0;
   ex::SolverState state;
   if (args.resume) {
@@ -501,6 +503,7 @@ struct RootRun {
     checkpoints.run.backend = to_string(preflight.backend);
     checkpoints.run.time_step = preflight.dt;
     checkpoints.run.total_steps = preflight.steps;
+    checkpoints.run.shots_together = preflight.shots_together;
     checkpoint_file = record::checkpoint_path(output);
     if (args.resume) {
       resumed = io::read_checkpoint(checkpoint_file);
@@ -511,6 +514,12 @@ struct RootRun {
         throw Error(str(checkpoint_file.string(), ": cannot resume: the checkpoint is of a different run:", why,
                         "\nresume with the model and options of that run, or delete the checkpoint to start afresh"));
       }
+      // A plain --resume steps shots one after another: a run that stepped them together is
+      // continued as it ran only where asked again (or one after another, where asked so).
+      if (resumed.shots_together > 1 && args.shots_together == 0)
+        throw Error(str(checkpoint_file.string(), ": the checkpoint's run stepped ", resumed.shots_together,
+                        " shots together: resume with --resume --shots-together ", resumed.shots_together,
+                        " (or --shots-together 1 to step the rest one after another)"));
       if (preflight.shots_together > 1 && !resumed.at_rest)
         throw Error(str(checkpoint_file.string(), ": cannot resume ", preflight.shots_together, " shots stepped "
                         "together: the checkpoint holds step ", group_digits(resumed.step), " of shot ",
@@ -530,6 +539,11 @@ struct RootRun {
     if (options.checkpoint_every > 0) checkpoints.path = checkpoint_file;
     checkpoints.wall_before = args.resume ? resumed.wall_time : 0.0;
     return checkpoints;
+  }
+
+  // What continues this run from its checkpoint: --resume, and the shots stepped together again.
+  std::string resume_flags() const {
+    return preflight.shots_together > 1 ? str("--resume --shots-together ", preflight.shots_together) : "--resume";
   }
 
   // The pre-flight's last lines: snapshots, checkpoints, shots, where a resumed run starts.
@@ -585,8 +599,8 @@ struct RootRun {
       progress.end();
       if (!recording.note().empty()) std::fprintf(stderr, "%s\n", recording.note().c_str());
       if (!recording.checkpoint_holds().empty())
-        std::fprintf(stderr, "%s holds %s: once the cause is fixed, continue the run with --resume\n",
-                     checkpoint_file.string().c_str(), recording.checkpoint_holds().c_str());
+        std::fprintf(stderr, "%s holds %s: once the cause is fixed, continue the run with %s\n",
+                     checkpoint_file.string().c_str(), recording.checkpoint_holds().c_str(), resume_flags().c_str());
       throw;
     }
     log::set_quiet(false);
@@ -648,8 +662,8 @@ struct RootRun {
       std::fprintf(stderr, "interrupted by %s: %s; %s holds the histories up to there (status incomplete)\n",
                    by.c_str(), run.message.c_str(), recording.path().string().c_str());
       if (!recording.checkpoint_holds().empty())
-        std::fprintf(stderr, "%s holds %s: continue the run with --resume\n", checkpoint_file.string().c_str(),
-                     recording.checkpoint_holds().c_str());
+        std::fprintf(stderr, "%s holds %s: continue the run with %s\n", checkpoint_file.string().c_str(),
+                     recording.checkpoint_holds().c_str(), resume_flags().c_str());
       throw ExitStatus{128 + (signal != 0 ? signal : SIGINT)};
     }
     if (run.status == ex::RunStatus::NonFinite) {
@@ -670,22 +684,32 @@ void run_on_root(const RunArgs& args, const parallel::Communicator& world, const
   const ex::Preflight& preflight = root.preflight;
   const io::RunMetadata metadata =
       record::run_metadata(preflight, args.model, record::model_file_hash(args.model, model), git_commit);
-  const record::CheckpointPlan checkpoints = root.plan_checkpoints(metadata);
-  const io::SnapshotOptions snapshot_options = record::snapshot_options(model, preflight);
-  root.print_output_plan(snapshot_options);
-
-  // A resumed run reopens the file the checkpoint counted.
-  record::RecordSettings settings;
-  settings.output = output;
-  settings.claim = std::move(root.claim);
-  settings.metadata = metadata;
-  settings.snapshots = snapshot_options;
-  settings.checkpoints = checkpoints;
-  settings.resumed = args.resume ? &root.resumed : nullptr;
-  settings.flush_seconds = model.output ? model.output->flush_seconds : 5.0;
+  // The checkpoint read and checked, the result file created or reopened: over processes the others
+  // wait for this (run_on_worker), so a refusal here is agreed and every process ends with it.
   Progress progress;
-  Console console(model, progress, args.resume ? root.resumed.step : 0, args.stop_at_step, args.stop_in_shot);
-  record::Recording recording(model, preflight, std::move(settings), &console);
+  std::optional<Console> console;
+  std::optional<record::Recording> recorded;
+  try {
+    const record::CheckpointPlan checkpoints = root.plan_checkpoints(metadata);
+    const io::SnapshotOptions snapshot_options = record::snapshot_options(model, preflight);
+    root.print_output_plan(snapshot_options);
+    // A resumed run reopens the file the checkpoint counted.
+    record::RecordSettings settings;
+    settings.output = output;
+    settings.claim = std::move(root.claim);
+    settings.metadata = metadata;
+    settings.snapshots = snapshot_options;
+    settings.checkpoints = checkpoints;
+    settings.resumed = args.resume ? &root.resumed : nullptr;
+    settings.flush_seconds = model.output ? model.output->flush_seconds : 5.0;
+    console.emplace(model, progress, args.resume ? root.resumed.step : 0, args.stop_at_step, args.stop_in_shot);
+    recorded.emplace(model, preflight, std::move(settings), &*console);
+  } catch (...) {
+    if (world.size() > 1) ex::agree(world, std::current_exception());
+    throw;
+  }
+  if (world.size() > 1) ex::agree(world, nullptr);
+  record::Recording& recording = *recorded;
   stage = OutputStage::Recording;
   if (recording.dropped_images())
     std::printf("  images          /images removed: tremor image made them of the interrupted run's partial "

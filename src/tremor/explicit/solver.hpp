@@ -23,6 +23,8 @@
 // Checkpoints: every RunOptions::checkpoint_every steps Observer::on_checkpoint receives the whole
 // state (SolverState); a run given that state in RunOptions::resume continues from it and records
 // exactly the samples and snapshots the uninterrupted run records after that step, bit for bit.
+// Shots stepped together checkpoint between batches only: the next batch's first shot at rest
+// (SolverState::at_rest, no state), from which a resumed run steps that batch again.
 //
 // Settings come from RunOptions where given there, else from the model file's [explicit] table,
 // else from an Abaqus *DYNAMIC, EXPLICIT step, else defaults.
@@ -161,8 +163,8 @@ struct RunOptions {
   // A model's shots stepped together on one set-up (explicit/shots.hpp): that many at once, their
   // fields side by side and one operator apply for all (op::Operator::apply_batch), each shot's
   // histories the bits it has stepped alone. 0: the pre-flight chooses (Preflight::shots_together);
-  // 1: one after another. More than 1 needs one domain, no PML, fluid, stiffness-proportional
-  // damping or attenuation (their terms and state are one shot's), no checkpoint and no resume.
+  // 1: one after another. With checkpoints, only where asked (they are then taken between batches);
+  // resuming, only from a checkpoint between batches (SolverState::at_rest).
   int shots_together = 0;
   // Over several processes or GPUs (communicator), a model with shots: each member steps whole
   // shots of its own on the whole model (one domain each, its shots `shots_together` at a time)
@@ -360,7 +362,9 @@ class Observer {
   virtual void on_snapshot(const Snapshot& /*snapshot*/) {}
   // Every RunOptions::checkpoint_every steps (not at the last step), after that step's samples
   // and snapshot were passed on and its state was found finite; with shots, also at the start of
-  // each shot after the first (step 0, once its first samples were passed on).
+  // each shot after the first (step 0, once its first samples were passed on). Shots stepped
+  // together: only as each batch but the last ends, after its shots' on_shot_end (also where the
+  // run was stopped at that end), a state at_rest of the next batch's first shot (empty vectors).
   virtual void on_checkpoint(const SolverState& /*state*/) {}
   // A model with shots (model/transducer.hpp): before the first sample of shot `index` (the
   // model's shots[index]), or as a run resumed within it continues (`resumed`), and after its last,

@@ -100,6 +100,7 @@ void write_contents(const std::string& file, const Checkpoint& checkpoint) {
   h5::set_attribute(root, "time_step", checkpoint.time_step, file);
   h5::set_attribute(root, "total_steps", checkpoint.total_steps, file);
   h5::set_attribute(root, "checkpoint_every", checkpoint.checkpoint_every, file);
+  h5::set_attribute(root, "shots_together", checkpoint.shots_together, file);
   h5::set_attribute(root, "shot", checkpoint.shot, file);
   h5::set_attribute(root, "step", checkpoint.step, file);
   if (checkpoint.at_rest) h5::set_attribute(root, "at_rest", std::int64_t{1}, file);
@@ -183,6 +184,8 @@ Checkpoint read_checkpoint(const fs::path& path) {
   checkpoint.time_step = h5::read_double_attribute(root, "time_step", file);
   checkpoint.total_steps = h5::read_int_attribute(root, "total_steps", file);
   checkpoint.checkpoint_every = h5::read_int_attribute(root, "checkpoint_every", file);
+  if (h5::has_attribute(root, "shots_together"))
+    checkpoint.shots_together = h5::read_int_attribute(root, "shots_together", file);
   if (h5::has_attribute(root, "shot")) checkpoint.shot = h5::read_int_attribute(root, "shot", file);
   checkpoint.step = h5::read_int_attribute(root, "step", file);
   checkpoint.at_rest = h5::has_attribute(root, "at_rest") && h5::read_int_attribute(root, "at_rest", file) != 0;

@@ -31,6 +31,7 @@ struct Checkpoint {
   double time_step = 0.0;     // s
   std::int64_t total_steps = 0;
   std::int64_t checkpoint_every = 0;  // steps; the resumed run's default
+  std::int64_t shots_together = 1;    // shots stepped at once (a resume asks for it again)
 
   // The state at `step` of shot `shot` (0 for a model without shots).
   std::int64_t shot = 0;

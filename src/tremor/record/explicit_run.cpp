@@ -367,6 +367,7 @@ class ResultWriter final : public ex::Observer {
 
   void on_progress(long long step, long long steps, double time) override {
     if (next_) next_->on_progress(step, steps, time);
+    last_step_ = step;
     if (seconds_since(last_flush_) >= flush_seconds_) flush(step);
     samples_.check();  // a failed write stops the run here
   }
@@ -387,7 +388,8 @@ class ResultWriter final : public ex::Observer {
     // The file first: everything up to this step reaches the disk before the checkpoint that
     // counts it, so a kill (or a power loss) between the two leaves a file holding at least what
     // it says.
-    flush(state.step);
+    // (Between batches, the file's step_count stays the batch's last step.)
+    flush(state.at_rest ? last_step_ : state.step);
     const std::lock_guard lock(file_guard_);
     io::sync_file(file_.partial_path());
     io::Checkpoint checkpoint = checkpoints_.run;
@@ -516,6 +518,7 @@ class ResultWriter final : public ex::Observer {
   std::size_t batch_first_ = 0;
   double flush_seconds_;
   CheckpointPlan checkpoints_;
+  long long last_step_ = 0;  // of the newest on_progress
   std::string checkpoint_holds_;  // what the newest checkpoint holds (what_checkpoint_holds); empty: none
   bool loop_started_ = false;
   Clock::time_point started_ = Clock::now(), last_flush_ = Clock::now();

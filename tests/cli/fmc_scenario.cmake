@@ -121,7 +121,7 @@ check_output("${output}" "checkpoints +between batches of shots stepped together
              "batches\\.h5\\.checkpoint holds the start of shot 'probe\\.3' \\(stepped from rest when resumed\\): "
              "continue the run with --resume --shots-together 3")
 tremor(nonzero run ${model} ${common} -o "${WORK}/batches.h5" --resume)
-check_output("${output}" "the checkpoint's run stepped 3 shots together: resume with --resume --shots-together 3 "
+check_output("${output}" "the checkpoint's run stepped its shots 3 together: resume with --resume --shots-together 3 "
              "\\(or --shots-together 1 to step the rest one after another\\)")
 tremor(0 run ${model} ${common} --shots-together 3 -o "${WORK}/batches.h5" --resume)
 check_output("${output}" "resuming +at the start of shot 'probe\\.3', from rest" "shot 8 of 8 +probe\\.7"

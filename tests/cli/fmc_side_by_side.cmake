@@ -5,7 +5,8 @@
 #    time and 3 together: /fmc the bits of one process's run one after another.
 # 2. The immersed capture (tests/data/cli/fmc_immersed.toml), stepped one shot at a time by default:
 #    side by side, /fmc the bits of one process's run.
-# 3. Refused with checkpoints (a checkpoint holds one set-up's shot), said once.
+# 3. With checkpoints (between rounds): stopped in the second round and resumed side by side, /fmc
+#    and /shots the bits of one process's run; a plain --resume of it refused, said once.
 # 4. Decomposed over the processes, 3 shots together, checkpointed between batches: stopped within
 #    the second batch and resumed, /fmc and /shots the bits of the run uninterrupted; a plain
 #    --resume of it refused, said once, every process ending with it.
@@ -44,12 +45,22 @@ check_output("${output}" "shots side by side over 2 processes" "immersed-side\\.
 check_h5_equal("the immersed capture side by side differs from one process's" "${WORK}/immersed.h5"
                "${WORK}/immersed-side.h5" /fmc)
 
-# 3.
-launched(1 ${model} ${common} --shots-parallel --checkpoint-every 20 -o "${WORK}/refused.h5")
-check_output("${output}" "whole shots side by side over the 2 processes \\(--shots-parallel\\) asked for, but the run writes or resumes from checkpoints")
+# 3. (The second round steps shots 3 and 4 while the last begun is shot 2: --stop-in-shot 2.)
+launched(130 ${model} ${common} --shots-parallel --checkpoint-every 20 --stop-at-step 30 --stop-in-shot 2
+         -o "${WORK}/side-stopped.h5")
+check_output("${output}" "checkpoints +between rounds of shots side by side"
+             "side-stopped\\.h5\\.checkpoint holds the start of shot 'probe\\.2' \\(stepped from rest when resumed\\): "
+             "continue the run with --resume --shots-parallel")
+launched(1 ${model} ${common} -o "${WORK}/side-stopped.h5" --resume)
+check_output("${output}" "the checkpoint's run stepped its shots side by side: resume with --resume --shots-parallel "
+             "\\(or --no-shots-parallel to decompose the model\\)")
 if(output MATCHES "error:.*error:")
   message(FATAL_ERROR "the refusal was said more than once:\n${output}")
 endif()
+launched(0 ${model} ${common} --shots-parallel -o "${WORK}/side-stopped.h5" --resume)
+check_output("${output}" "resuming +at the start of shot 'probe\\.2', from rest" "side-stopped\\.h5 \\(complete\\)")
+check_h5_equal("the capture side by side resumed between rounds differs from one process's" "${WORK}/whole.h5"
+               "${WORK}/side-stopped.h5" /fmc /shots)
 
 # 4.
 launched(0 ${model} ${common} --shots-together 3 -o "${WORK}/split.h5")
@@ -58,7 +69,7 @@ launched(130 ${model} ${common} --shots-together 3 --checkpoint-every 20 --stop-
          -o "${WORK}/split-stopped.h5")
 check_output("${output}" "split-stopped\\.h5\\.checkpoint holds the start of shot 'probe\\.3'")
 launched(1 ${model} ${common} -o "${WORK}/split-stopped.h5" --resume)
-check_output("${output}" "the checkpoint's run stepped 3 shots together: resume with --resume --shots-together 3")
+check_output("${output}" "the checkpoint's run stepped its shots 3 together: resume with --resume --shots-together 3")
 if(output MATCHES "error:.*error:")
   message(FATAL_ERROR "the refusal was said more than once:\n${output}")
 endif()

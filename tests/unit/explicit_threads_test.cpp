@@ -344,6 +344,65 @@ TEST(OverThreads, AStopSideBySideKeepsTheRoundsShots) {
   EXPECT_LT(run.shots[0][0].n_samples(), one.shots[0][0].n_samples());
 }
 
+// Checkpoints side by side, between rounds only (SolverState::at_rest): 8 shots over 2 members
+// (rounds of two batches), one at a time and 2 together, stopped within the second round, and (one
+// at a time, where a round follows it) at its end.
+// Each leaves the checkpoint of the next round's first shot at rest; resumed side by side from it,
+// the shots from there are one domain's bits, over 2 members or 3 (the shots shared out afresh).
+TEST(OverThreads, ShotsSideBySideCheckpointBetweenRounds) {
+  struct Stopping final : explicit_fe::Observer {
+    std::size_t shot = 0;
+    long long stop_step = 0, step = 0;
+    std::vector<explicit_fe::SolverState> checkpoints;
+    void on_shot(std::size_t index, bool) override { shot = index; }
+    void on_progress(long long s, long long, double) override { step = s; }
+    void on_checkpoint(const explicit_fe::SolverState& state) override { checkpoints.push_back(state); }
+    // (Side by side, a round's shots begin as it ends: the second round steps after shot 1's.)
+    bool stop_requested() override { return shot >= 1 && step >= stop_step; }
+  };
+  const Model model = capture_model();
+  const ExplicitRun one = explicit_fe::run_explicit(model, capture_options(10));
+  ASSERT_TRUE(one.ok()) << one.message;
+  const long long steps = one.preflight.steps;
+  for (const int together : {1, 2}) {
+    // (Rounds of two batches: one shot each, or two.)
+    const std::size_t round = 2 * static_cast<std::size_t>(together);
+    for (const long long stop_step : {steps / 2, steps}) {
+      if (together > 1 && stop_step == steps) continue;  // (the second round is the last)
+      SCOPED_TRACE(str(together, " together, stopped at step ", stop_step, " of ", steps));
+      RunOptions options = capture_options(10);
+      options.shots_parallel = true;
+      options.shots_together = together;
+      options.checkpoint_every = 10;  // (within a round, not applied)
+      const std::vector<Communicator> members = Communicator::threads(2);
+      Stopping stopping;
+      stopping.stop_step = stop_step;
+      const ExplicitRun stopped = explicit_fe::run_threads(model, options, &stopping, members);
+      ASSERT_EQ(stopped.status, explicit_fe::RunStatus::Stopped) << stopped.message;
+      EXPECT_TRUE(stopped.preflight.shots_parallel);
+      // The first round's end; the second's where it was stopped at its end.
+      const std::size_t next = stop_step == steps ? 2 * round : round;
+      ASSERT_EQ(stopping.checkpoints.size(), next / round);
+      for (std::size_t c = 0; c < stopping.checkpoints.size(); ++c) {
+        EXPECT_TRUE(stopping.checkpoints[c].at_rest);
+        EXPECT_EQ(stopping.checkpoints[c].shot, static_cast<int>(round * (c + 1)));
+        EXPECT_TRUE(stopping.checkpoints[c].current.empty());
+      }
+      for (const int n : {2, 3}) {
+        const std::vector<Communicator> again = Communicator::threads(n);
+        RunOptions resume = options;
+        resume.resume = &stopping.checkpoints.back();
+        const ExplicitRun resumed = explicit_fe::run_threads(model, resume, nullptr, again);
+        ASSERT_TRUE(resumed.ok()) << resumed.message;
+        EXPECT_TRUE(resumed.preflight.shots_parallel);
+        ASSERT_EQ(resumed.shots.size(), 8 - next) << n << " members";
+        for (std::size_t i = next; i < 8; ++i)
+          test::expect_histories_close(one.shots[i], resumed.shots[i - next], 0.0);
+      }
+    }
+  }
+}
+
 // The first member's observer failing as a round's shots reach it (the result file's writer, say):
 // every member stops with its message, none left waiting.
 TEST(OverThreads, AWriterFailingSideBySideStopsEveryMember) {
@@ -375,11 +434,21 @@ TEST(OverThreads, ShotsSideBySideRefusedWhereTheyCannotBe) {
             std::string::npos);
   options.communicator = &members.front();
   options.domains = 2;
-  options.checkpoint_every = 10;
+  options.checkpoint_every = 10;  // side by side where asked, checkpointed between rounds
+  EXPECT_TRUE(explicit_fe::preflight(model, options).shots_parallel);
+  explicit_fe::SolverState within;  // a checkpoint within shot 1, which holds that shot alone
+  within.step = 20;
+  options.resume = &within;
   EXPECT_NE(test::error_of([&] { (void)explicit_fe::preflight(model, options); })
-                .find("whole shots side by side over the 2 GPUs (--shots-parallel) asked for, but the run writes or "
-                      "resumes from checkpoints"),
+                .find("whole shots side by side over the 2 GPUs (--shots-parallel) asked for, but the run resumes "
+                      "from a checkpoint within shot 1"),
             std::string::npos);
+  options.resume = nullptr;
+  options.shots_parallel.reset();  // not chosen with checkpoints, which the model decomposed takes every N steps
+  EXPECT_NE(explicit_fe::preflight(model, options).shots_parallel_why.find("which shots side by side write only "
+                                                                           "between rounds"),
+            std::string::npos);
+  options.shots_parallel = true;
   options.checkpoint_every = 0;
   const Model bar = test::loaded_bar(ElementType::Hex8, 1, 4);
   EXPECT_NE(test::error_of([&] { (void)explicit_fe::preflight(bar, options); }).find("but the model has 0 shots"),

@@ -346,9 +346,11 @@ ex::RunOptions run_options(const RunArgs& args, const parallel::Communicator& wo
   // another where the run writes checkpoints, unless asked (the interval of a resumed run's comes
   // from its checkpoint).
   if (args.checkpoint_option->count()) options.checkpoint_every = args.checkpoint_every;
-  // Resumed, shots go one after another unless --shots-together asks (a checkpoint within a shot,
-  // which holds that shot alone, refuses it once read: plan_checkpoints).
+  // Resumed, shots go one after another on the whole model unless --shots-together or
+  // --shots-parallel asks (a checkpoint within a shot, which holds that shot alone, refuses them
+  // once read, and a checkpoint of a run that stepped them so, their absence: plan_checkpoints).
   if (args.resume && args.shots_together == 0) options.shots_together = 1;
+  if (args.resume && !args.shots_parallel && !args.no_shots_parallel) options.shots_parallel = false;
   if (args.shots_parallel || args.no_shots_parallel) options.shots_parallel = args.shots_parallel;
   options.exchange = args.exchange;
   options.decomposition = args.decomposition;
@@ -504,6 +506,7 @@ struct RootRun {
     checkpoints.run.time_step = preflight.dt;
     checkpoints.run.total_steps = preflight.steps;
     checkpoints.run.shots_together = preflight.shots_together;
+    checkpoints.run.shots_parallel = preflight.shots_parallel;
     checkpoint_file = record::checkpoint_path(output);
     if (args.resume) {
       resumed = io::read_checkpoint(checkpoint_file);
@@ -514,16 +517,29 @@ struct RootRun {
         throw Error(str(checkpoint_file.string(), ": cannot resume: the checkpoint is of a different run:", why,
                         "\nresume with the model and options of that run, or delete the checkpoint to start afresh"));
       }
-      // A plain --resume steps shots one after another: a run that stepped them together is
-      // continued as it ran only where asked again (or one after another, where asked so).
-      if (resumed.shots_together > 1 && args.shots_together == 0)
-        throw Error(str(checkpoint_file.string(), ": the checkpoint's run stepped ", resumed.shots_together,
-                        " shots together: resume with --resume --shots-together ", resumed.shots_together,
-                        " (or --shots-together 1 to step the rest one after another)"));
-      if (preflight.shots_together > 1 && !resumed.at_rest)
-        throw Error(str(checkpoint_file.string(), ": cannot resume ", preflight.shots_together, " shots stepped "
-                        "together: the checkpoint holds step ", group_digits(resumed.step), " of shot ",
-                        resumed.shot + 1, ", which it holds alone; resume one after another (--shots-together 1)"));
+      // A plain --resume steps shots one after another on the whole model (run_options): a run
+      // that stepped them together or side by side is continued as it ran only where asked again
+      // (or otherwise, where asked so).
+      const bool together = resumed.shots_together > 1, side_by_side = resumed.shots_parallel;
+      if ((together && args.shots_together == 0) || (side_by_side && !args.shots_parallel && !args.no_shots_parallel)) {
+        const std::string ran = str(side_by_side ? "side by side" : "", side_by_side && together ? " and " : "",
+                                    together ? str(resumed.shots_together, " together") : "");
+        const std::string how = str("--resume", side_by_side ? " --shots-parallel" : "",
+                                    together ? str(" --shots-together ", resumed.shots_together) : "");
+        const std::string otherwise =
+            str(side_by_side ? "--no-shots-parallel to decompose the model" : "", side_by_side && together ? ", " : "",
+                together ? "--shots-together 1 to step the rest one after another" : "");
+        throw Error(str(checkpoint_file.string(), ": the checkpoint's run stepped its shots ", ran, ": resume with ",
+                        how, " (or ", otherwise, ")"));
+      }
+      if ((preflight.shots_together > 1 || preflight.shots_parallel) && !resumed.at_rest)
+        throw Error(str(checkpoint_file.string(), ": cannot resume ",
+                        preflight.shots_parallel ? std::string("shots side by side")
+                                                 : str(preflight.shots_together, " shots stepped together"),
+                        ": the checkpoint holds step ", group_digits(resumed.step), " of shot ", resumed.shot + 1,
+                        ", which it holds alone; resume ",
+                        preflight.shots_parallel ? "on the model decomposed (--no-shots-parallel)"
+                                                 : "one after another (--shots-together 1)"));
       if (resumed.at_rest && (resumed.shot < 0 || static_cast<std::size_t>(resumed.shot) >= model.shots.size()))
         throw Error(str(checkpoint_file.string(), ": the checkpoint is before shot ", resumed.shot + 1, "; the model has ",
                         model.shots.size(), " shot", model.shots.size() == 1 ? "" : "s"));
@@ -543,7 +559,8 @@ struct RootRun {
 
   // What continues this run from its checkpoint: --resume, and the shots stepped together again.
   std::string resume_flags() const {
-    return preflight.shots_together > 1 ? str("--resume --shots-together ", preflight.shots_together) : "--resume";
+    return str("--resume", preflight.shots_parallel ? " --shots-parallel" : "",
+               preflight.shots_together > 1 ? str(" --shots-together ", preflight.shots_together) : "");
   }
 
   // The pre-flight's last lines: snapshots, checkpoints, shots, where a resumed run starts.
@@ -556,7 +573,9 @@ struct RootRun {
                   snapshot_options.magnitude ? ", magnitude" : "", snapshot_options.velocity ? ", velocity" : "",
                   snapshot_options.pressure ? ", pressure" : "");
     }
-    if (options.checkpoint_every > 0 && preflight.shots_together > 1)
+    if (options.checkpoint_every > 0 && preflight.shots_parallel)
+      std::printf("  checkpoints     between rounds of shots side by side, to %s\n", checkpoint_file.string().c_str());
+    else if (options.checkpoint_every > 0 && preflight.shots_together > 1)
       std::printf("  checkpoints     between batches of shots stepped together, to %s\n",
                   checkpoint_file.string().c_str());
     else if (options.checkpoint_every > 0)

@@ -47,8 +47,9 @@ bool choose_shots_parallel(Preflight& p, const Model& whole, const RunOptions& o
   std::string stop;
   if (n_shots < 2)
     stop = str("the model has ", n_shots, " shot", n_shots == 1 ? "" : "s");
-  else if (options.checkpoint_every > 0 || options.resume)
-    stop = "the run writes or resumes from checkpoints (a checkpoint holds one set-up's shot)";
+  else if (options.resume && !options.resume->at_rest)
+    stop = str("the run resumes from a checkpoint within shot ", options.resume->shot + 1,
+               " (which holds that shot alone)");
   else if (!options.decomposition.empty())
     stop = str("a decomposition file (", options.decomposition, ") was given");
   if (options.shots_parallel == true) {
@@ -62,6 +63,11 @@ bool choose_shots_parallel(Preflight& p, const Model& whole, const RunOptions& o
     p.shots_parallel_why = "asked for (--no-shots-parallel)";
   } else if (!stop.empty()) {
     p.shots_parallel_why = stop;
+  } else if (options.checkpoint_every > 0 || options.resume) {
+    // Side by side, a run checkpoints only between rounds: the interval asked for holds where the
+    // model is decomposed (docs/running.md, "Checkpoints and resuming").
+    p.shots_parallel_why = "the run writes or resumes from checkpoints, which shots side by side write only between "
+                           "rounds (--shots-parallel asks for it)";
   } else if (p.backend != Backend::Cuda) {
     p.shots_parallel_why = str("on ", to_string(p.backend), ", where each process would hold the whole model; ",
                                "--shots-parallel asks for it");

@@ -194,6 +194,9 @@ Clock::time_point begin_loop(const Stepping<Real>& stepping, ExplicitRun& run) {
 
 // The shots side by side (Stepping::side_by_side, run_shots): returns the DOF-steps stepped, every
 // member's on the first, this member's elsewhere; `loop_started` is set as the first batch starts.
+// With checkpoints, one between rounds only, at rest (SolverState::at_rest): when a round ends,
+// stopped there or not, of the next round's first shot; a run resumed from it shares out the shots
+// from there.
 template <class Real>
 double step_side_by_side(const Model& model, const Preflight& preflight, const RunOptions& options,
                          Observer* observer, std::mutex& observer_guard, const Stepping<Real>& stepping,
@@ -203,11 +206,16 @@ double step_side_by_side(const Model& model, const Preflight& preflight, const R
   const auto me = static_cast<std::size_t>(members.rank());
   const std::span<Subdomain<Real>* const> subdomains = stepping.subdomains;
   const std::vector<const Shot*> shots = shots_of(model);
-  TREMOR_CHECK(model.shots.size() >= 1 && !options.resume && stepping.checkpoint_every == 0,
-               "shots side by side need shots, and neither checkpoints nor a resume");
+  TREMOR_CHECK(model.shots.size() >= 1 && (!options.resume || options.resume->at_rest),
+               "shots side by side need shots, and resume only from a checkpoint between rounds");
   const auto together = static_cast<std::size_t>(subdomains.front()->columns);
-  const std::size_t batches = n * ceil_div(ceil_div(shots.size(), together), n);
-  const auto first_of = [&](std::size_t b) { return b * shots.size() / batches; };
+  // The shots from the first (a resumed run's checkpoint's) in batches of at most `together`, a
+  // round of n at a time.
+  const std::size_t start = options.resume ? static_cast<std::size_t>(options.resume->shot) : 0;
+  TREMOR_CHECK(start < shots.size(), "checkpoint of shot ", start + 1, "; the model has ", shots.size(), " shots");
+  const std::size_t batches = n * ceil_div(ceil_div(shots.size() - start, together), n);
+  const auto first_of = [&](std::size_t b) { return start + b * (shots.size() - start) / batches; };
+  settings.checkpoint_every = 0;  // (none within a round)
   BatchObserver passing(observer, options.stop_here);
   settings.observer = &passing;
   // A shot's histories as the recorders hold them, without samples: what the others' fill.
@@ -269,6 +277,22 @@ double step_side_by_side(const Model& model, const Preflight& preflight, const R
           run.bad_node = end.bad_node;
         }
       }
+    });
+    // Between rounds, as the round ends (every batch at its last step, stopped there or not), the
+    // checkpoint of the next round's first shot at rest (the first member's observer writes it).
+    const std::size_t next = first_of((round + 1) * n);
+    run_agreed(&members, [&] {
+      const bool whole = std::all_of(ends.begin(), ends.end(), [&](const BatchEnd& end) {
+        return end.shots.empty() || end.steps == preflight.steps;
+      });
+      if (!observer || stepping.checkpoint_every == 0 || next >= shots.size() || !whole ||
+          (!run.ok() && run.status != RunStatus::Stopped))
+        return;
+      SolverState at_rest;
+      at_rest.shot = static_cast<int>(next);
+      at_rest.at_rest = true;
+      const std::lock_guard lock(observer_guard);
+      observer->on_checkpoint(at_rest);
     });
     // Every member ends where the first finds a batch stopped (its status, on every member).
     const auto status = static_cast<int>(members.sum(members.root() ? static_cast<double>(run.status) : 0.0));

@@ -170,8 +170,9 @@ struct RunOptions {
   // shots of its own on the whole model (one domain each, its shots `shots_together` at a time)
   // instead of a subdomain of every shot; the first member passes each shot's histories to the
   // observer as the members finish them, in the model's order within each round. Unset: the
-  // pre-flight chooses (Preflight::shots_parallel); true needs shots, no snapshots, checkpoints, resume
-  // or decomposition file; false decomposes.
+  // pre-flight chooses (Preflight::shots_parallel); true needs shots, no snapshots or decomposition
+  // file, and checkpoints between rounds only (SolverState::at_rest: a resume from one within a
+  // shot is refused); false decomposes.
   std::optional<bool> shots_parallel;
   // The pre-flight of this model with these options (preflight()), when the caller made one: the
   // run takes its settings, time step and element checks from it instead of resolving them again.

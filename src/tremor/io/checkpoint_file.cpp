@@ -101,6 +101,7 @@ void write_contents(const std::string& file, const Checkpoint& checkpoint) {
   h5::set_attribute(root, "total_steps", checkpoint.total_steps, file);
   h5::set_attribute(root, "checkpoint_every", checkpoint.checkpoint_every, file);
   h5::set_attribute(root, "shots_together", checkpoint.shots_together, file);
+  h5::set_attribute(root, "shots_parallel", std::int64_t{checkpoint.shots_parallel ? 1 : 0}, file);
   h5::set_attribute(root, "shot", checkpoint.shot, file);
   h5::set_attribute(root, "step", checkpoint.step, file);
   if (checkpoint.at_rest) h5::set_attribute(root, "at_rest", std::int64_t{1}, file);
@@ -186,6 +187,8 @@ Checkpoint read_checkpoint(const fs::path& path) {
   checkpoint.checkpoint_every = h5::read_int_attribute(root, "checkpoint_every", file);
   if (h5::has_attribute(root, "shots_together"))
     checkpoint.shots_together = h5::read_int_attribute(root, "shots_together", file);
+  checkpoint.shots_parallel =
+      h5::has_attribute(root, "shots_parallel") && h5::read_int_attribute(root, "shots_parallel", file) != 0;
   if (h5::has_attribute(root, "shot")) checkpoint.shot = h5::read_int_attribute(root, "shot", file);
   checkpoint.step = h5::read_int_attribute(root, "step", file);
   checkpoint.at_rest = h5::has_attribute(root, "at_rest") && h5::read_int_attribute(root, "at_rest", file) != 0;

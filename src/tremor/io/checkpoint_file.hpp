@@ -32,6 +32,7 @@ struct Checkpoint {
   std::int64_t total_steps = 0;
   std::int64_t checkpoint_every = 0;  // steps; the resumed run's default
   std::int64_t shots_together = 1;    // shots stepped at once (a resume asks for it again)
+  bool shots_parallel = false;        // whole shots side by side over processes or GPUs (the same)
 
   // The state at `step` of shot `shot` (0 for a model without shots).
   std::int64_t shot = 0;

@@ -58,9 +58,21 @@ if(output MATCHES "error:.*error:")
   message(FATAL_ERROR "the refusal was said more than once:\n${output}")
 endif()
 launched(0 ${model} ${common} --shots-parallel -o "${WORK}/side-stopped.h5" --resume)
-check_output("${output}" "resuming +at the start of shot 'probe\\.2', from rest" "side-stopped\\.h5 \\(complete\\)")
+check_output("${output}" "resuming +at the start of shot 'probe\\.2', from rest" "shot 3 of 8 +probe\\.2"
+             "shot 8 of 8 +probe\\.7" "side-stopped\\.h5 \\(complete\\)")
+if(output MATCHES "shot [12] of 8")
+  message(FATAL_ERROR "the resumed run stepped shots before its checkpoint's:\n${output}")
+endif()
+if(EXISTS "${WORK}/side-stopped.h5.checkpoint")
+  message(FATAL_ERROR "the checkpoint of a complete run must be removed")
+endif()
 check_h5_equal("the capture side by side resumed between rounds differs from one process's" "${WORK}/whole.h5"
                "${WORK}/side-stopped.h5" /fmc /shots)
+# A checkpoint within a shot (the model decomposed, one shot at a time) is refused side by side.
+launched(130 ${model} ${common} --no-shots-parallel --checkpoint-every 20 --stop-at-step 30 -o "${WORK}/within.h5")
+launched(1 ${model} ${common} --shots-parallel -o "${WORK}/within.h5" --resume)
+check_output("${output}" "cannot resume shots side by side: the checkpoint holds step 20 of shot 1, which it holds "
+             "alone; resume on the model decomposed \\(--no-shots-parallel\\)")
 
 # 4.
 launched(0 ${model} ${common} --shots-together 3 -o "${WORK}/split.h5")

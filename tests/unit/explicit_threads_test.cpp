@@ -401,6 +401,15 @@ TEST(OverThreads, ShotsSideBySideCheckpointBetweenRounds) {
       }
     }
   }
+  // Without checkpoints, none between rounds.
+  RunOptions options = capture_options(10);
+  options.shots_parallel = true;
+  const std::vector<Communicator> members = Communicator::threads(2);
+  Stopping stopping;
+  stopping.stop_step = steps;
+  const ExplicitRun stopped = explicit_fe::run_threads(model, options, &stopping, members);
+  EXPECT_EQ(stopped.status, explicit_fe::RunStatus::Stopped) << stopped.message;
+  EXPECT_TRUE(stopping.checkpoints.empty());
 }
 
 // The first member's observer failing as a round's shots reach it (the result file's writer, say):

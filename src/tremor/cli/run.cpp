@@ -349,8 +349,7 @@ ex::RunOptions run_options(const RunArgs& args, const parallel::Communicator& wo
   // Resumed, shots go one after another on the whole model unless --shots-together or
   // --shots-parallel asks (a checkpoint within a shot, which holds that shot alone, refuses them
   // once read, and a checkpoint of a run that stepped them so, their absence: plan_checkpoints).
-  if (args.resume && args.shots_together == 0) options.shots_together = 1;
-  if (args.resume && !args.shots_parallel && !args.no_shots_parallel) options.shots_parallel = false;
+  options.resuming = args.resume;
   if (args.shots_parallel || args.no_shots_parallel) options.shots_parallel = args.shots_parallel;
   options.exchange = args.exchange;
   options.decomposition = args.decomposition;
@@ -521,14 +520,16 @@ struct RootRun {
       // that stepped them together or side by side is continued as it ran only where asked again
       // (or otherwise, where asked so).
       const bool together = resumed.shots_together > 1, side_by_side = resumed.shots_parallel;
-      if ((together && args.shots_together == 0) || (side_by_side && !args.shots_parallel && !args.no_shots_parallel)) {
+      const bool plain = args.shots_together == 0 && !args.shots_parallel && !args.no_shots_parallel;
+      if (plain && (together || side_by_side)) {
         const std::string ran = str(side_by_side ? "side by side" : "", side_by_side && together ? " and " : "",
                                     together ? str(resumed.shots_together, " together") : "");
         const std::string how = str("--resume", side_by_side ? " --shots-parallel" : "",
                                     together ? str(" --shots-together ", resumed.shots_together) : "");
         const std::string otherwise =
-            str(side_by_side ? "--no-shots-parallel to decompose the model" : "", side_by_side && together ? ", " : "",
-                together ? "--shots-together 1 to step the rest one after another" : "");
+            side_by_side && together ? "--no-shots-parallel or --shots-together 1 to step the rest otherwise"
+            : side_by_side           ? "--no-shots-parallel to decompose the model"
+                                     : "--shots-together 1 to step the rest one after another";
         throw Error(str(checkpoint_file.string(), ": the checkpoint's run stepped its shots ", ran, ": resume with ",
                         how, " (or ", otherwise, ")"));
       }
@@ -541,8 +542,8 @@ struct RootRun {
                         preflight.shots_parallel ? "on the model decomposed (--no-shots-parallel)"
                                                  : "one after another (--shots-together 1)"));
       if (resumed.at_rest && (resumed.shot < 0 || static_cast<std::size_t>(resumed.shot) >= model.shots.size()))
-        throw Error(str(checkpoint_file.string(), ": the checkpoint is before shot ", resumed.shot + 1, "; the model has ",
-                        model.shots.size(), " shot", model.shots.size() == 1 ? "" : "s"));
+        throw Error(str(checkpoint_file.string(), ": the checkpoint is before shot ", resumed.shot + 1,
+                        "; the model has ", model.shots.size(), " shot", model.shots.size() == 1 ? "" : "s"));
     } else {
       record::refuse_over_checkpoint(output, "--resume");
     }
@@ -555,12 +556,6 @@ struct RootRun {
     if (options.checkpoint_every > 0) checkpoints.path = checkpoint_file;
     checkpoints.wall_before = args.resume ? resumed.wall_time : 0.0;
     return checkpoints;
-  }
-
-  // What continues this run from its checkpoint: --resume, and the shots stepped together again.
-  std::string resume_flags() const {
-    return str("--resume", preflight.shots_parallel ? " --shots-parallel" : "",
-               preflight.shots_together > 1 ? str(" --shots-together ", preflight.shots_together) : "");
   }
 
   // The pre-flight's last lines: snapshots, checkpoints, shots, where a resumed run starts.
@@ -592,7 +587,8 @@ struct RootRun {
       std::printf("  shots           %zu, stepped one after another %s\n", model.shots.size(), where.c_str());
     if (args.resume && resumed.at_rest)
       std::printf("  resuming        at the start of shot '%s', from rest (%s)\n",
-                  model.shots.at(static_cast<std::size_t>(resumed.shot)).name.c_str(), checkpoint_file.string().c_str());
+                  model.shots.at(static_cast<std::size_t>(resumed.shot)).name.c_str(),
+                  checkpoint_file.string().c_str());
     else if (args.resume)
       std::printf("  resuming        from step %s of %s%s (%s)\n", group_digits(resumed.step).c_str(),
                   group_digits(preflight.steps).c_str(),
@@ -619,7 +615,8 @@ struct RootRun {
       if (!recording.note().empty()) std::fprintf(stderr, "%s\n", recording.note().c_str());
       if (!recording.checkpoint_holds().empty())
         std::fprintf(stderr, "%s holds %s: once the cause is fixed, continue the run with %s\n",
-                     checkpoint_file.string().c_str(), recording.checkpoint_holds().c_str(), resume_flags().c_str());
+                     checkpoint_file.string().c_str(), recording.checkpoint_holds().c_str(),
+                     recording.checkpoint_resume().c_str());
       throw;
     }
     log::set_quiet(false);
@@ -682,7 +679,7 @@ struct RootRun {
                    by.c_str(), run.message.c_str(), recording.path().string().c_str());
       if (!recording.checkpoint_holds().empty())
         std::fprintf(stderr, "%s holds %s: continue the run with %s\n", checkpoint_file.string().c_str(),
-                     recording.checkpoint_holds().c_str(), resume_flags().c_str());
+                     recording.checkpoint_holds().c_str(), recording.checkpoint_resume().c_str());
       throw ExitStatus{128 + (signal != 0 ? signal : SIGINT)};
     }
     if (run.status == ex::RunStatus::NonFinite) {
@@ -701,14 +698,14 @@ void run_on_root(const RunArgs& args, const parallel::Communicator& world, const
   root.check_preflight();
   const Model& model = root.model;
   const ex::Preflight& preflight = root.preflight;
-  const io::RunMetadata metadata =
-      record::run_metadata(preflight, args.model, record::model_file_hash(args.model, model), git_commit);
   // The checkpoint read and checked, the result file created or reopened: over processes the others
   // wait for this (run_on_worker), so a refusal here is agreed and every process ends with it.
   Progress progress;
   std::optional<Console> console;
   std::optional<record::Recording> recorded;
   try {
+    const io::RunMetadata metadata =
+        record::run_metadata(preflight, args.model, record::model_file_hash(args.model, model), git_commit);
     const record::CheckpointPlan checkpoints = root.plan_checkpoints(metadata);
     const io::SnapshotOptions snapshot_options = record::snapshot_options(model, preflight);
     root.print_output_plan(snapshot_options);

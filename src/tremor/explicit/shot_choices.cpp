@@ -13,6 +13,13 @@
 
 namespace tremor::explicit_fe {
 
+namespace {
+
+// The run continues from a checkpoint, read or not yet.
+bool resumes(const RunOptions& options) { return options.resume != nullptr || options.resuming; }
+
+}  // namespace
+
 std::string why_one_shot_at_a_time(const Model& model, const RunOptions& options) {
   if (model.shots.size() < 2) return str("the model has ", model.shots.size(), " shot", model.shots.size() == 1 ? "" : "s");
   if (options.resume && !options.resume->at_rest)
@@ -63,7 +70,7 @@ bool choose_shots_parallel(Preflight& p, const Model& whole, const RunOptions& o
     p.shots_parallel_why = "asked for (--no-shots-parallel)";
   } else if (!stop.empty()) {
     p.shots_parallel_why = stop;
-  } else if (options.checkpoint_every > 0 || options.resume) {
+  } else if (options.checkpoint_every > 0 || resumes(options)) {
     // Side by side, a run checkpoints only between rounds: the interval asked for holds where the
     // model is decomposed (docs/running.md, "Checkpoints and resuming").
     p.shots_parallel_why = "the run writes or resumes from checkpoints, which shots side by side write only between "
@@ -130,7 +137,7 @@ std::size_t choose_shots_together(Preflight& p, const Model& model, const RunOpt
   } else if (options.shots_together == 0 && n_shots > 1) {
     if (!stop.empty()) {
       p.shots_why = stop;
-    } else if (options.checkpoint_every > 0 || options.resume) {
+    } else if (options.checkpoint_every > 0 || resumes(options)) {
       // Stepped together, a run checkpoints only between batches: the interval asked for holds
       // where shots are stepped one by one (docs/running.md, "Checkpoints").
       p.shots_why = "the run writes or resumes from checkpoints, which shots stepped together write only between "
@@ -173,7 +180,8 @@ void prefer_a_kind_for_shots(Preflight& p, const Model& whole, const Mesh& mesh,
   if (!p.operator_auto || p.backend != Backend::Cuda ||
       p.op->fuses(mesh, p.assembly == sparse::RaceStrategy::Colouring) || p.op->auto_where_it_takes ||
       whole.shots.size() < 16 || options.shots_together == 1 ||
-      (options.shots_together == 0 && (options.checkpoint_every > 0 || options.resume)) || !k_fits || !applied_one_by_one(p).empty() || p.fluid ||
+      (options.shots_together == 0 && (options.checkpoint_every > 0 || resumes(options))) || !k_fits ||
+      !applied_one_by_one(p).empty() || p.fluid ||
       !why_one_shot_at_a_time(whole, options).empty())
     return;
   const op::OperatorEntry* batch = operators().find("block_ell");

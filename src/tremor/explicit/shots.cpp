@@ -270,7 +270,9 @@ double step_side_by_side(const Model& model, const Preflight& preflight, const R
         }
         dof_steps += end.dof_steps;
         if (!end.shots.empty()) run.steps = end.steps;
-        if (end.status != RunStatus::Completed && run.ok()) {
+        // (The first batch that did not complete names the run's end; a NaN before a stop.)
+        if (end.status != RunStatus::Completed &&
+            (run.ok() || (run.status == RunStatus::Stopped && end.status == RunStatus::NonFinite))) {
           run.status = end.status;
           run.message = k == 0 ? end.message : str(members.name(static_cast<int>(k)), ": ", end.message);
           run.bad_step = end.bad_step;
@@ -283,11 +285,10 @@ double step_side_by_side(const Model& model, const Preflight& preflight, const R
     const std::size_t next = first_of((round + 1) * n);
     run_agreed(&members, [&] {
       const bool whole = std::all_of(ends.begin(), ends.end(), [&](const BatchEnd& end) {
-        return end.shots.empty() || end.steps == preflight.steps;
+        return end.shots.empty() || (end.steps == preflight.steps && (end.status == RunStatus::Completed ||
+                                                                       end.status == RunStatus::Stopped));
       });
-      if (!observer || stepping.checkpoint_every == 0 || next >= shots.size() || !whole ||
-          (!run.ok() && run.status != RunStatus::Stopped))
-        return;
+      if (!observer || stepping.checkpoint_every == 0 || next >= shots.size() || !whole) return;
       SolverState at_rest;
       at_rest.shot = static_cast<int>(next);
       at_rest.at_rest = true;

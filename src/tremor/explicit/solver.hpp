@@ -160,6 +160,9 @@ struct RunOptions {
   long long checkpoint_every = 0;
   // Continue from this state (from a checkpoint of a run with the same model and settings).
   const SolverState* resume = nullptr;
+  // The run will resume from a checkpoint not read yet (the command's pre-flight): by default its
+  // shots are stepped one after another on the whole model, as with `resume`.
+  bool resuming = false;
   // A model's shots stepped together on one set-up (explicit/shots.hpp): that many at once, their
   // fields side by side and one operator apply for all (op::Operator::apply_batch), each shot's
   // histories the bits it has stepped alone. 0: the pre-flight chooses (Preflight::shots_together);

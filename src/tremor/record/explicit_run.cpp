@@ -258,6 +258,12 @@ std::map<std::string, io::FmcHeader> fmc_headers(const Model& model, double dt, 
   return headers;
 }
 
+// What continues a run from `checkpoint`: --resume, and how its shots were stepped.
+std::string resume_flags(const io::Checkpoint& checkpoint) {
+  return str("--resume", checkpoint.shots_parallel ? " --shots-parallel" : "",
+             checkpoint.shots_together > 1 ? str(" --shots-together ", checkpoint.shots_together) : "");
+}
+
 // What a checkpoint holds, for the messages of a run that stopped or failed after writing it.
 std::string what_checkpoint_holds(const Model& model, long long shot, long long step, bool at_rest) {
   const std::string name = shot >= 0 && static_cast<std::size_t>(shot) < model.shots.size()
@@ -279,7 +285,7 @@ class ResultWriter final : public ex::Observer {
 
   ResultWriter(io::ResultFile& file, const Model& model, std::vector<ex::History> declared,
                std::map<std::string, io::FmcHeader> fmc, bool reopened, ex::Observer* next, double flush_seconds,
-               CheckpointPlan checkpoints, std::string resumed_from)
+               CheckpointPlan checkpoints, const io::Checkpoint* resumed)
       : file_(file),
         model_(model),
         declared_(std::move(declared)),
@@ -287,7 +293,8 @@ class ResultWriter final : public ex::Observer {
         next_(next),
         flush_seconds_(flush_seconds),
         checkpoints_(std::move(checkpoints)),
-        checkpoint_holds_(std::move(resumed_from)) {
+        checkpoint_holds_(resumed ? what_checkpoint_holds(model, resumed->shot, resumed->step, resumed->at_rest) : ""),
+        checkpoint_resume_(resumed ? resume_flags(*resumed) : "") {
     // A model with shots declares each shot's histories as the shot begins (on_shot), or as its
     // batch does (on_batch).
     if (model.shots.empty()) one_.ids = declare_histories(file_, model_, declared_, reopened, "");
@@ -364,10 +371,10 @@ class ResultWriter final : public ex::Observer {
   }
 
   const std::string& checkpoint_holds() const { return checkpoint_holds_; }
+  const std::string& checkpoint_resume() const { return checkpoint_resume_; }
 
   void on_progress(long long step, long long steps, double time) override {
     if (next_) next_->on_progress(step, steps, time);
-    last_step_ = step;
     if (seconds_since(last_flush_) >= flush_seconds_) flush(step);
     samples_.check();  // a failed write stops the run here
   }
@@ -388,8 +395,8 @@ class ResultWriter final : public ex::Observer {
     // The file first: everything up to this step reaches the disk before the checkpoint that
     // counts it, so a kill (or a power loss) between the two leaves a file holding at least what
     // it says.
-    // (Between batches, the file's step_count stays the batch's last step.)
-    flush(state.at_rest ? last_step_ : state.step);
+    // (Between batches or rounds, every one at its last step: the file's step_count stays that.)
+    flush(state.at_rest ? checkpoints_.run.total_steps : state.step);
     const std::lock_guard lock(file_guard_);
     io::sync_file(file_.partial_path());
     io::Checkpoint checkpoint = checkpoints_.run;
@@ -417,6 +424,7 @@ class ResultWriter final : public ex::Observer {
     checkpoint.n_snapshots = file_.n_snapshots();
     io::write_checkpoint(checkpoints_.path, checkpoint);
     checkpoint_holds_ = what_checkpoint_holds(model_, state.shot, state.step, state.at_rest);
+    checkpoint_resume_ = resume_flags(checkpoint);
   }
 
   // A history set's place in the file, and what was sent of each history recorded so far.
@@ -518,8 +526,8 @@ class ResultWriter final : public ex::Observer {
   std::size_t batch_first_ = 0;
   double flush_seconds_;
   CheckpointPlan checkpoints_;
-  long long last_step_ = 0;  // of the newest on_progress
   std::string checkpoint_holds_;  // what the newest checkpoint holds (what_checkpoint_holds); empty: none
+  std::string checkpoint_resume_;  // its flags (resume_flags)
   bool loop_started_ = false;
   Clock::time_point started_ = Clock::now(), last_flush_ = Clock::now();
   std::mutex file_guard_;  // every use of the file, by this thread, the snapshots' or the samples'
@@ -675,9 +683,7 @@ struct Recording::Impl {
     try {
       writer.emplace(file, model, std::move(declared), fmc_headers(model, preflight.dt, preflight.duration, preflight.steps),
                      settings.resumed != nullptr, next, settings.flush_seconds, settings.checkpoints,
-                     settings.resumed ? what_checkpoint_holds(model, settings.resumed->shot, settings.resumed->step,
-                                                              settings.resumed->at_rest)
-                                      : std::string());
+                     settings.resumed);
     } catch (...) {
       give_up();
       throw;
@@ -751,6 +757,7 @@ ex::ExplicitRun Recording::run(const std::function<ex::ExplicitRun(ex::Observer*
 const std::filesystem::path& Recording::path() const { return impl_->file.path(); }
 const std::string& Recording::status() const { return impl_->status; }
 const std::string& Recording::checkpoint_holds() const { return impl_->writer->checkpoint_holds(); }
+const std::string& Recording::checkpoint_resume() const { return impl_->writer->checkpoint_resume(); }
 const std::string& Recording::note() const { return impl_->note; }
 bool Recording::dropped_images() const { return impl_->file.dropped_images(); }
 

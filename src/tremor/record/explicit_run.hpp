@@ -110,6 +110,9 @@ class Recording {
   // What the newest checkpoint (written by this run, or resumed from) holds, as "the state at
   // step N of shot 'S'" or "the start of shot 'S' ..."; empty: none.
   const std::string& checkpoint_holds() const;
+  // What continues the run from it: "--resume", and the flags of how the run that wrote it
+  // stepped its shots ("--shots-parallel", "--shots-together K").
+  const std::string& checkpoint_resume() const;
 
  private:
   struct Impl;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "tremor/backend/memory_info.hpp"
 #include "tremor/core/error.hpp"
@@ -18,14 +19,19 @@ namespace {
 // The run continues from a checkpoint, read or not yet.
 bool resumes(const RunOptions& options) { return options.resume != nullptr || options.resuming; }
 
+// Why a resumed run must step one shot at a time on the whole model: its checkpoint is within a
+// shot, which it holds alone. Empty where it is not.
+std::string resumed_within_a_shot(const RunOptions& options) {
+  if (!options.resume || options.resume->at_rest) return {};
+  return str("the run resumes from a checkpoint within shot ", options.resume->shot + 1,
+             " (which holds that shot alone)");
+}
+
 }  // namespace
 
 std::string why_one_shot_at_a_time(const Model& model, const RunOptions& options) {
   if (model.shots.size() < 2) return str("the model has ", model.shots.size(), " shot", model.shots.size() == 1 ? "" : "s");
-  if (options.resume && !options.resume->at_rest)
-    return str("the run resumes from a checkpoint within shot ", options.resume->shot + 1,
-               " (which holds that shot alone)");
-  return {};
+  return resumed_within_a_shot(options);
 }
 
 bool fluid_in_columns(const FluidSetup& fluid) {
@@ -54,9 +60,8 @@ bool choose_shots_parallel(Preflight& p, const Model& whole, const RunOptions& o
   std::string stop;
   if (n_shots < 2)
     stop = str("the model has ", n_shots, " shot", n_shots == 1 ? "" : "s");
-  else if (options.resume && !options.resume->at_rest)
-    stop = str("the run resumes from a checkpoint within shot ", options.resume->shot + 1,
-               " (which holds that shot alone)");
+  else if (std::string within = resumed_within_a_shot(options); !within.empty())
+    stop = std::move(within);
   else if (!options.decomposition.empty())
     stop = str("a decomposition file (", options.decomposition, ") was given");
   if (options.shots_parallel == true) {

@@ -192,6 +192,22 @@ Clock::time_point begin_loop(const Stepping<Real>& stepping, ExplicitRun& run) {
   return Clock::now();
 }
 
+// Between batches or rounds: the checkpoint of shot `next` at rest (SolverState::at_rest), written
+// by the observer (the first member's) where `due()` says so there; its failure agreed over
+// `members` (null: this process alone), every one of which calls this.
+template <class Due>
+void checkpoint_at_rest(const parallel::Communicator* members, Observer* observer, std::mutex& observer_guard,
+                        std::size_t next, const Due& due) {
+  run_agreed(members, [&] {
+    if (!observer || !due()) return;
+    SolverState state;
+    state.shot = static_cast<int>(next);
+    state.at_rest = true;
+    const std::lock_guard lock(observer_guard);
+    observer->on_checkpoint(state);
+  });
+}
+
 // The shots side by side (Stepping::side_by_side, run_shots): returns the DOF-steps stepped, every
 // member's on the first, this member's elsewhere; `loop_started` is set as the first batch starts.
 // With checkpoints, one between rounds only, at rest (SolverState::at_rest): when a round ends,
@@ -283,17 +299,12 @@ double step_side_by_side(const Model& model, const Preflight& preflight, const R
     // Between rounds, as the round ends (every batch at its last step, stopped there or not), the
     // checkpoint of the next round's first shot at rest (the first member's observer writes it).
     const std::size_t next = first_of((round + 1) * n);
-    run_agreed(&members, [&] {
-      const bool whole = std::all_of(ends.begin(), ends.end(), [&](const BatchEnd& end) {
-        return end.shots.empty() || (end.steps == preflight.steps && (end.status == RunStatus::Completed ||
-                                                                       end.status == RunStatus::Stopped));
-      });
-      if (!observer || stepping.checkpoint_every == 0 || next >= shots.size() || !whole) return;
-      SolverState at_rest;
-      at_rest.shot = static_cast<int>(next);
-      at_rest.at_rest = true;
-      const std::lock_guard lock(observer_guard);
-      observer->on_checkpoint(at_rest);
+    checkpoint_at_rest(&members, observer, observer_guard, next, [&] {
+      return stepping.checkpoint_every > 0 && next < shots.size() &&
+             std::all_of(ends.begin(), ends.end(), [&](const BatchEnd& end) {
+               return end.shots.empty() || (end.steps == preflight.steps && (end.status == RunStatus::Completed ||
+                                                                              end.status == RunStatus::Stopped));
+             });
     });
     // Every member ends where the first finds a batch stopped (its status, on every member).
     const auto status = static_cast<int>(members.sum(members.root() ? static_cast<double>(run.status) : 0.0));
@@ -383,18 +394,10 @@ ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunO
       }
       end_shot(observer, observer_guard, k + j, std::move(done[j]), run);
     }
+    // (Every process of a run over several has the same status here.)
     if (between_batches && k + batch < shots.size() && run.steps == preflight.steps &&
-        (run.ok() || run.status == RunStatus::Stopped)) {
-      SolverState next;
-      next.shot = static_cast<int>(k + batch);
-      next.at_rest = true;
-      run_agreed(communicator, [&] {
-        if (observer) {
-          const std::lock_guard lock(observer_guard);
-          observer->on_checkpoint(next);
-        }
-      });
-    }
+        (run.ok() || run.status == RunStatus::Stopped))
+      checkpoint_at_rest(communicator, observer, observer_guard, k + batch, [] { return true; });
     if (!run.ok()) break;
   }
   const auto finished = Clock::now();

@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 #include <numbers>
+#include <numeric>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "support/support.hpp"
 #include "tremor/backend/device_array.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/explicit/fluid.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/receivers.hpp"
@@ -82,10 +84,10 @@ std::vector<double> field(const FluidMesh& fluid) {
 
 template <class Real>
 std::vector<double> operator_action(const Exec& exec, const FluidMesh& fluid, const std::vector<double>& chi,
-                                    bool atomic) {
+                                    bool atomic, sem::FluidThreads threads = sem::FluidThreads::Auto) {
   const auto elements = std::make_shared<const fem::DeviceElements>(exec, fluid.model.mesh, fluid.table,
                                                                      fem::colour_elements(fluid.model.mesh));
-  const FluidOperator<Real> K(exec, elements, atomic);
+  const FluidOperator<Real> K(exec, elements, atomic, sem::Geometry::Auto, threads);
   std::vector<Real> in(chi.begin(), chi.end());
   DeviceArray<Real> x(exec, std::span<const Real>(in)), y(exec, static_cast<Index>(chi.size()));
   K.apply(x.view(), y.view());
@@ -216,6 +218,41 @@ TEST(ExplicitFluid, OperatorActionIsTheAssembledStiffnessAction) {
   }
 }
 
+// The hexahedra's plane kernel (a thread per plane of points at one y, sem::FluidThreads) is the
+// column kernel's operator, its sums in another order: to round-off in double (1e-13 of the largest
+// force) and within a few float roundings of it in float (1e-5, as the assembled action's bound
+// above), with its factors per element, per point and from the vertices, orders 2 and 4 (a block
+// of 4 elements: a partial block of threads). Auto takes it where the factors are per element.
+TEST(ExplicitFluid, ThePlaneKernelIsTheColumnKernels) {
+  for (const int order : {2, 4})
+    for (const Shape shape : {Shape::Box, Shape::Curved, Shape::Trilinear}) {
+      SCOPED_TRACE(str("order ", order, shape == Shape::Curved ? " curved" : shape == Shape::Trilinear ? " trilinear" : ""));
+      const FluidMesh fluid = fluid_mesh(shaped(water_on_steel(ElementType::HexGLL, order), shape));
+      const std::vector<double> chi = field(fluid);
+      const std::vector<double> columns =
+          operator_action<double>(Exec::serial(), fluid, chi, false, sem::FluidThreads::Columns);
+      const std::vector<double> planes =
+          operator_action<double>(Exec::serial(), fluid, chi, false, sem::FluidThreads::Planes);
+      const std::vector<double> in_float =
+          operator_action<float>(Exec::openmp(), fluid, chi, false, sem::FluidThreads::Planes);
+      double largest = 0.0;
+      for (const double v : columns) largest = std::max(largest, std::abs(v));
+      ASSERT_GT(largest, 0.0);
+      for (std::size_t i = 0; i < chi.size(); ++i) {
+        EXPECT_NEAR(planes[i], columns[i], 1e-13 * largest) << i;
+        EXPECT_NEAR(in_float[i], columns[i], 1e-5 * largest) << i;
+      }
+      const fem::DeviceElements elements(Exec::serial(), fluid.model.mesh, fluid.table, fem::ElementColouring{});
+      EXPECT_EQ(sem::FluidKernels<double>(elements).planes(0), shape == Shape::Box);
+      EXPECT_FALSE(sem::FluidKernels<double>(elements, sem::Geometry::Auto, sem::FluidThreads::Columns).planes(0));
+      EXPECT_TRUE(sem::FluidKernels<double>(elements, sem::Geometry::Auto, sem::FluidThreads::Planes).planes(0));
+    }
+  // Odd orders keep the column kernel (n even would meet the banks twice over).
+  const FluidMesh odd = fluid_mesh(water_on_steel(ElementType::HexGLL, 3));
+  const fem::DeviceElements elements(Exec::serial(), odd.model.mesh, odd.table, fem::ElementColouring{});
+  EXPECT_FALSE(sem::FluidKernels<double>(elements, sem::Geometry::Auto, sem::FluidThreads::Planes).planes(0));
+}
+
 // K_f applied to k shots at once (apply_batch: a thread, or group of threads, per element and shot)
 // gives each shot the bits of its apply alone: every kernel (the element kernel, the point kernel
 // of quadrilaterals, the column kernel of hexahedra, per element, per point and trilinear), by
@@ -260,7 +297,8 @@ const std::vector<std::tuple<ElementType, int, Shape>> batch_cases = {
     {ElementType::Quad4, 1, Shape::Box},        {ElementType::Tet10, 2, Shape::Box},
     {ElementType::HexGLL, 1, Shape::Box},       {ElementType::QuadGLL, 3, Shape::Box},
     {ElementType::QuadGLL, 4, Shape::Curved},   {ElementType::HexGLL, 3, Shape::Box},
-    {ElementType::HexGLL, 3, Shape::Curved},    {ElementType::HexGLL, 4, Shape::Trilinear}};
+    {ElementType::HexGLL, 3, Shape::Curved},    {ElementType::HexGLL, 4, Shape::Trilinear},
+    {ElementType::HexGLL, 2, Shape::Box}};
 
 TEST(ExplicitFluid, OperatorAppliesShotsTogetherAsOneByOne) {
   for (const auto& [type, order, shape] : batch_cases) {
@@ -625,6 +663,92 @@ TEST(ExplicitFluid, ReceiversOfPressureLieInTheFluid) {
   dry.receivers = {receiver("p", true, {7}, {})};
   dry.sections.back().material = "steel";
   test::expect_contains(test::error_of([&] { dry.validate(); }), {"receiver 'p' records pressure, which a fluid has"});
+}
+
+// Takes every snapshot offered and keeps none: a run with snapshots of pressure at every node.
+class TakesSnapshots : public Observer {
+ public:
+  void on_snapshot(const Snapshot& snapshot) override { taken += snapshot.pressure.empty() ? 0 : 1; }
+  int taken = 0;
+};
+
+// The pressure computed where it is read (at the interface's nodes and the receivers', from the
+// step's forces before the update; FluidTerm::read_pressure_at) is the update's own, bit for bit:
+// a run whose receivers read p at a few nodes against the same run with snapshots of pressure at
+// every node (the update then writes it at every one). On quadrilaterals (interface rows with
+// other columns: p at the interface's nodes apart, C p after it) and GLL ones (each row its own
+// column: p and C p in one pass): the solid's motion (which the fluid's C p moves), the water's and
+// the pressure.
+TEST(ExplicitFluid, ThePressureWhereItIsReadIsTheUpdatesOwn) {
+  for (const auto& [type, order] : {std::pair{ElementType::Quad4, 1}, {ElementType::QuadGLL, 3}})
+    for (const std::string precision : {"double", "float"}) {
+      SCOPED_TRACE(element_name(type, order) + " " + precision);
+      // (Fine enough that the nodes read are fewer than an eighth of the fluid's: 561 fluid nodes,
+      // 33 on the interface and 8 of the receivers for quadrilaterals; 1,225 and 32 for GLL ones.)
+      const int n = type == ElementType::Quad4 ? 32 : 16;
+      Model model = test::water_on_steel(generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {n, n}, type, order));
+      ExplicitSettings settings;
+      settings.duration = 3e-3;  // the pulse (600 Hz, centre 2.5 ms) crosses the interface
+      settings.precision = precision;
+      model.explicit_settings = settings;
+      PointSource source;
+      for (Index node = 0; node < model.mesh.n_nodes(); ++node)  // the node at (1, 1.5)
+        if (std::abs(model.mesh.coordinates[2 * static_cast<std::size_t>(node)] - 1.0) < 1e-9 &&
+            std::abs(model.mesh.coordinates[2 * static_cast<std::size_t>(node) + 1] - 1.5) < 1e-9)
+          source.nodes = {node};
+      ASSERT_EQ(source.nodes.size(), 1u);
+      source.volume = true;
+      source.amplitude = 1e-6;
+      source.signal = Signal::ricker(600.0);
+      source.origin = "m.toml:20";
+      model.point_sources.push_back(source);
+      Receiver steel, water, pressure;
+      steel.name = "steel";
+      steel.positions = {{0.6, 0.8, 0.0}, {1.3, 1.0, 0.0}};
+      water.name = "water";
+      water.positions = {{0.7, 1.3, 0.0}};
+      pressure.name = "p";
+      pressure.displacement = false;
+      pressure.pressure = true;
+      pressure.positions = {{0.3, 1.6, 0.0}, {1.1, 1.0, 0.0}};
+      for (Receiver* r : {&steel, &water, &pressure}) r->origin = "m.toml:30";
+      model.receivers = {steel, water, pressure};
+      model.validate();
+      Model everywhere = model;
+      OutputSettings output;
+      output.snapshot_every = 1;
+      output.pressure = true;
+      everywhere.output = output;
+      everywhere.validate();
+      {  // the two ways, as the runs below take them
+        const Preflight p = preflight(model);
+        std::vector<History> in_fluid;
+        for (const History& history : *p.histories)
+          if (records_fluid(history)) in_fluid.push_back(history);
+        FluidTerm<double> term(Exec::serial(), *p.fluid, one_domain_numbering(*p.solid, p),
+                               fluid_loading(model, p.fluid->mesh), std::move(in_fluid), p.dt, false);
+        EXPECT_EQ(term.diagonal_coupling(), type == ElementType::QuadGLL);
+        EXPECT_FALSE(term.writes_pressure_everywhere());
+        std::vector<Index> all(static_cast<std::size_t>(term.n_fluid_nodes()));
+        std::iota(all.begin(), all.end(), Index(0));
+        term.read_pressure_at(all);
+        EXPECT_TRUE(term.writes_pressure_everywhere());
+      }
+      TakesSnapshots observer;
+      const auto read = explicit_fe::run_explicit(model, {}, nullptr);
+      const auto all = explicit_fe::run_explicit(everywhere, {}, &observer);
+      ASSERT_TRUE(read.ok() && all.ok()) << read.message << all.message;
+      EXPECT_GT(observer.taken, 100);
+      ASSERT_EQ(read.histories.size(), 3u);
+      ASSERT_EQ(all.histories.size(), 3u);
+      for (std::size_t h = 0; h < 3; ++h) {
+        const std::vector<double>& values = read.histories[h].values;
+        EXPECT_EQ(values, all.histories[h].values) << read.histories[h].name;
+        double largest = 0.0;
+        for (const double v : values) largest = std::max(largest, std::abs(v));
+        EXPECT_GT(largest, 0.0) << read.histories[h].name;  // the pulse reached it: not zeros compared
+      }
+    }
 }
 
 // The coupling's first pass, f_f += C^T u, against the faces' matrices (fem::fluid_solid_interface)

@@ -95,9 +95,8 @@ Coefficients<Real, Per, Shots> coefficients_of(const DeviceArray<Real>& a, const
 // The update of every DOF (Eq. 4 fused): per DOF U_prev, U_curr and K u read and U_next written,
 // A (and C') per entry; K u zeroed for an operator that adds into it (one more write here instead
 // of a pass of its own).
-// Decelerates: -a_n at every DOF that moves and is not held as well, into `deceleration`:
-// (U_next - 2 U_curr + U_prev) / dt^2 = -(A (K u - F) + (1 + C') (U_curr - U_prev)) / dt^2 (Eq. 4
-// less 2 U_curr - U_prev), without the second difference of the levels that would lose digits.
+// Decelerates: -a_n at every DOF that moves and is not held as well, into `deceleration`
+// (minus_acceleration).
 template <bool Decelerates, class Real, int Per, bool Shots>
 void update(const Exec& exec, Index n, Coefficients<Real, Per, Shots> k, const Real* uc, Real* u, Real* ku, bool adds,
             Real* deceleration, double dt) {
@@ -105,7 +104,7 @@ void update(const Exec& exec, Index n, Coefficients<Real, Per, Shots> k, const R
   forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
     const Real a = k.force_scale(i), cp = k.prev_scale(i), up = u[i], now = uc[i], f = ku[i];
     u[i] = next_displacement(a, cp, f, up, now);
-    if (Decelerates && a != Real(0)) deceleration[i] = (a * f + (Real(1) + cp) * (now - up)) * inv_dt2;
+    if (Decelerates && a != Real(0)) deceleration[i] = minus_acceleration(a, cp, f, up, now, inv_dt2);
     if (adds) ku[i] = Real(0);
   });
 }
@@ -294,15 +293,12 @@ template <class Real>
 void CentralDifference<Real>::advance(View<const Index> loaded_dofs, View<const Real> loads,
                                       View<const Index> prescribed_dofs, View<const Real> prescribed,
                                       View<Real> deceleration) {
-  TREMOR_CHECK(loads.size == loaded_dofs.size, "loads and loaded DOFs differ in count");
   TREMOR_CHECK(prescribed.size == prescribed_dofs.size, "prescribed values and DOFs differ in count");
   TREMOR_CHECK(deceleration.size == 0 || deceleration.size == field_size(), "the deceleration's ", deceleration.size,
                " entries for ", n_, " DOFs of ", columns_, " shot(s)");
   const View<Real> u = prev_.view(), ku = ku_.view();  // U_prev in, U_next out
-  // Eq. (4): U_next = A (F - K U_curr) + C' U_prev + (1 - C') U_curr, F moved into K u first at the
-  // loaded DOFs (A (0 - (K u - F)) is A (F - K u) to the bit: a rounded difference changes sign
-  // exactly).
-  forall(exec_, loaded_dofs.size, [=] TREMOR_LAMBDA(Index k) { ku[loaded_dofs[k]] -= loads[k]; });
+  // Eq. (4): U_next = A (F - K U_curr) + C' U_prev + (1 - C') U_curr, F moved into K u first.
+  load(loaded_dofs, loads);
   const DeviceArray<Real>& a = force_scale_;
   const DeviceArray<Real>& cp = prev_scale_;
   const Real* uc = std::as_const(curr_).data();
@@ -333,6 +329,30 @@ void CentralDifference<Real>::advance(View<const Index> loaded_dofs, View<const 
   forall(exec_, prescribed_dofs.size, [=] TREMOR_LAMBDA(Index k) { u[prescribed_dofs[k]] = prescribed[k]; });
   std::swap(prev_, curr_);
   ++steps_;
+}
+
+template <class Real>
+void CentralDifference<Real>::load(View<const Index> loaded_dofs, View<const Real> loads) {
+  TREMOR_CHECK(loads.size == loaded_dofs.size, "loads and loaded DOFs differ in count");
+  // At the loaded DOFs (A (0 - (K u - F)) is A (F - K u) to the bit: a rounded difference changes
+  // sign exactly).
+  const View<Real> ku = ku_.view();
+  forall(exec_, loaded_dofs.size, [=] TREMOR_LAMBDA(Index k) { ku[loaded_dofs[k]] -= loads[k]; });
+}
+
+template <class Real>
+Deceleration<Real> CentralDifference<Real>::deceleration() const {
+  Deceleration<Real> d;
+  d.a = force_scale_.data();
+  d.cp = prev_scale_.size() > 0 ? prev_scale_.data() : nullptr;
+  d.per = per_;
+  d.columns = columns_;
+  d.damped_from = damped_from_;
+  d.uc = curr_.data();
+  d.up = prev_.data();
+  d.ku = ku_.data();
+  d.inv_dt2 = static_cast<Real>(1.0 / (dt_ * dt_));
+  return d;
 }
 
 template <class Real>

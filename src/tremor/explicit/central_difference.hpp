@@ -33,6 +33,34 @@
 
 namespace tremor::explicit_fe {
 
+// -a_n = (A (K u - F) + (1 + C') (U_curr - U_prev)) / dt^2 of one DOF (Eq. 4 less 2 U_curr - U_prev),
+// without the second difference of the levels that would lose digits.
+template <class Real>
+TREMOR_HOST_DEVICE inline Real minus_acceleration(Real a, Real cp, Real f, Real up, Real now, Real inv_dt2) {
+  return (a * f + (Real(1) + cp) * (now - up)) * inv_dt2;
+}
+
+// -a_n at field entry i as advance() writes it into its `deceleration` (the same bits), for the
+// kernels of a caller that reads it at a few DOFs only: valid on the Exec after the step's forces
+// are complete and its loads moved into them (CentralDifference::load) and before advance().
+// moves(i): whether advance() writes it there (A not 0: not held, not massless).
+template <class Real>
+struct Deceleration {
+  const Real* a = nullptr;
+  const Real* cp = nullptr;  // C' from entry damped_from on; null: undamped (C' = -1)
+  int per = 1, columns = 1;
+  Index damped_from = 0;
+  const Real *uc = nullptr, *up = nullptr, *ku = nullptr;
+  Real inv_dt2 = Real(0);
+  TREMOR_HOST_DEVICE Index entry(Index i) const { return i / columns / per; }
+  TREMOR_HOST_DEVICE bool moves(Index i) const { return a[entry(i)] != Real(0); }
+  TREMOR_HOST_DEVICE Real at(Index i) const {
+    const Index e = entry(i);
+    const Real c = cp && e >= damped_from ? cp[e - damped_from] : Real(-1);
+    return minus_acceleration(a[e], c, ku[i], up[i], uc[i], inv_dt2);
+  }
+};
+
 template <class Real>
 class CentralDifference {
  public:
@@ -91,6 +119,11 @@ class CentralDifference {
   // second difference of the levels.
   void advance(View<const Index> loaded_dofs, View<const Real> loads, View<const Index> prescribed_dofs = {},
                View<const Real> prescribed = {}, View<Real> deceleration = {});
+  // advance()'s first part alone: the loads moved into K u (K u - F), for a caller that reads
+  // deceleration() between it and an advance() given no loads.
+  void load(View<const Index> loaded_dofs, View<const Real> loads);
+  // -a_n where a caller reads it (Deceleration), between load() and advance().
+  Deceleration<Real> deceleration() const;
 
   // Displacement now (U_curr) and one step before (U_prev), in the Exec's memory (field_size()
   // values).

@@ -79,10 +79,10 @@ op::Spectrum fluid_spectrum(const FluidMesh& fluid, const Exec& exec);
 template <class Real>
 class FluidOperator final : public op::Operator<Real> {
  public:
-  // `geometry`: sem::Geometry::Stored keeps the sum-factorised kernels' factors per point (for the
-  // comparison).
+  // `geometry`: sem::Geometry::Stored keeps the sum-factorised kernels' factors per point;
+  // `threads`, how their hexahedra take the threads (sem::FluidThreads): both for the comparison.
   FluidOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements, bool atomic = false,
-                sem::Geometry geometry = sem::Geometry::Auto);
+                sem::Geometry geometry = sem::Geometry::Auto, sem::FluidThreads threads = sem::FluidThreads::Auto);
 
   const Exec& exec() const override { return exec_; }
   Index n_dofs() const override { return elements_->n_nodes; }
@@ -252,8 +252,14 @@ class FluidTerm final : public StepTerm<Real> {
   void add_fluid_traction(View<Real> solid_forces) const;
   // Whether each interface row holds its own column only (InterfaceRows::diagonal).
   bool diagonal_coupling() const { return diagonal_; }
+  // The fluid's nodes (its numbering) whose pressure is read besides its receivers' and the
+  // interface's: the snapshots' (SnapshotTaker::pressure_nodes). The step computes p there and at
+  // those, and at every node only where they are most of the fluid's (writes_pressure_everywhere).
+  void read_pressure_at(std::vector<Index> nodes);
+  bool writes_pressure_everywhere() const { return everywhere_; }
 
-  // The fluid's potential chi now, and its pressure -chi_tt at the last step taken.
+  // The fluid's potential chi now, and its pressure -chi_tt at the last step taken, at the nodes
+  // where it is read (the receivers', the interface's and those of read_pressure_at).
   const CentralDifference<Real>& fluid_scheme() const { return *scheme_; }
   View<const Real> pressure() const { return pressure_.view(); }
   Index n_fluid_nodes() const { return scheme_->n_dofs(); }
@@ -342,7 +348,15 @@ class FluidTerm final : public StepTerm<Real> {
   bool diagonal_ = false;  // InterfaceRows::diagonal
   bool motion_beside_ = false;  // C^T u queued on the solid's stream (queue_forces)
   bool atomic_traction_ = false;  // C p added into the solid's forces by atomics (a GPU's atomic run)
-  DeviceArray<Real> pressure_;  // -a_n per fluid node
+  DeviceArray<Real> pressure_;  // -a_n per fluid node: where it is read (plan_pressure)
+  // Where the step computes p: besides the diagonal interface rows' nodes (each row's C p taken from
+  // it in the same pass), at read_at_ (the receivers', the snapshots' and, where rows hold other
+  // columns, the interface's), before the update; or, where those are most of the fluid's nodes,
+  // at every node by the update itself (everywhere_), C p after it.
+  std::vector<Index> read_by_snapshots_;
+  DeviceArray<Index> read_at_;
+  bool everywhere_ = false;
+  void plan_pressure();
   bool forces_ready_ = false;       // fluid_forces queued this step's first half
   View<Real> forces_;               // the fluid's forces (K_f chi + C^T u, its PML's), queue_forces
   std::unique_ptr<Recorder<Real>> pressure_recorder_;  // reads pressure_

@@ -76,6 +76,36 @@ void add_traction(const Exec& exec, const InterfaceRows& rows, int shots, const 
   });
 }
 
+// p_n = -a_n (Deceleration: the bits the update would write) at the fluid's nodes `at` and, where each
+// interface row holds its own column (rows.diagonal), at each row's node with C p added into the
+// solid's forces in the same pass (as add_traction: by atomics where `atomic`), for each of `shots`;
+// before the update, from the step's forces. A node held (a piston's, a pressure release's) keeps
+// the p it has.
+template <class Real>
+void pressure_where_read(const Exec& exec, const InterfaceRows& rows, View<const Index> at, int shots,
+                         const Deceleration<Real>& deceleration, Real* p, Real* forces, bool atomic) {
+  const int dim = rows.dim;
+  const Index *solid = rows.solid, *fluid = rows.fluid, *nodes = at.data;
+  const Index n_rows = rows.diagonal ? rows.n : 0;
+  const double* C = rows.C;
+  const Deceleration<Real> d = deceleration;
+  forall(exec, static_cast<Index>(static_cast<Size>(n_rows + at.size) * shots), [=] TREMOR_LAMBDA(Index t) {
+    const Index k = t / shots, s = t % shots;
+    const Index i = (k < n_rows ? fluid[k] : nodes[k - n_rows]) * shots + s;
+    if (d.moves(i)) p[i] = d.at(i);
+    if (k >= n_rows) return;
+    const double pressure = static_cast<double>(p[i]);
+    for (int c = 0; c < dim; ++c) {
+      Real* out = forces + (static_cast<Size>(solid[k]) * dim + c) * shots + s;
+      const auto value = static_cast<Real>(C[k * dim + c] * pressure);
+      if (atomic)
+        atomic_add(out, value);
+      else
+        *out += value;
+    }
+  });
+}
+
 // p_n = -(chi_n+1 - 2 chi_n + chi_n-1) / dt^2 where the potential is prescribed (a piston's pressure),
 // chi_n+1 the value it takes.
 template <class Real>
@@ -219,6 +249,42 @@ void FluidTerm<Real>::set_histories(std::vector<History> histories) {
   motion_recorder_ = std::make_unique<Recorder<Real>>(exec_, repeat_for_shots(std::move(motion), shots), dt,
                                                       scheme_->n_dofs(), 1, shots);
   motion_started_ = false;
+  plan_pressure();
+}
+
+template <class Real>
+void FluidTerm<Real>::read_pressure_at(std::vector<Index> nodes) {
+  read_by_snapshots_ = std::move(nodes);
+  plan_pressure();
+}
+
+template <class Real>
+void FluidTerm<Real>::plan_pressure() {
+  std::vector<Index> nodes = read_by_snapshots_;
+  for (const History& history : pressure_recorder_->histories()) {
+    nodes.insert(nodes.end(), history.nodes.begin(), history.nodes.end());
+    for (const Location& location : history.locations)
+      nodes.insert(nodes.end(), location.nodes.begin(), location.nodes.end());
+  }
+  std::vector<char> interface(static_cast<std::size_t>(scheme_->n_dofs()), 0);
+  for (const Index node : fluid_.to_host()) interface[static_cast<std::size_t>(node)] = 1;
+  if (!diagonal_)  // (add_traction reads p at the rows' columns' nodes after this pass)
+    for (Index node = 0; node < scheme_->n_dofs(); ++node)
+      if (interface[static_cast<std::size_t>(node)]) nodes.push_back(node);
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  // (the diagonal rows' own nodes are theirs)
+  if (diagonal_)
+    nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
+                               [&](Index node) { return interface[static_cast<std::size_t>(node)] != 0; }),
+                nodes.end());
+  // Where p is read at more than an eighth of the nodes, the update writes it at every one: 4 bytes
+  // a node more in its pass, where the pass over the nodes read takes 24 a node read (its index, A,
+  // both levels and the force read, p written), more where they lie apart.
+  everywhere_ = 8 * static_cast<Size>(nodes.size()) > static_cast<Size>(scheme_->n_dofs());
+  work_.synchronize();  // (no kernel reads the last list any more)
+  read_at_ = everywhere_ ? DeviceArray<Index>() : DeviceArray<Index>(work_, std::span<const Index>(nodes));
+  work_.synchronize();
 }
 
 template <class Real>
@@ -484,10 +550,19 @@ void FluidTerm<Real>::queue_step(const CentralDifference<Real>& scheme, View<Rea
   prescribed_pressure(work_, loads_->prescribed_dofs(), loads_->prescribed_values(), scheme_->displacement(),
                       scheme_->previous_displacement(), scheme_->dt(), pressure_.view());
   // Elsewhere p_n = -a_n = (f_f - F + c v) / (M_f + c dt / 2) (c an absorbing layer's damping), from
-  // the forces, written by the update itself (CentralDifference::advance's deceleration).
-  scheme_->advance(loads_->loaded_dofs(), loads_->loads(), loads_->prescribed_dofs(), loads_->prescribed_values(),
-                   pressure_.view());
-  add_traction(work_, rows(), columns(), std::as_const(pressure_).data(), forces.data, atomic);
+  // the forces: where it is read, before the update (with C p where the rows are diagonal), or at
+  // every node by the update itself (CentralDifference::advance's deceleration).
+  if (everywhere_) {
+    scheme_->advance(loads_->loaded_dofs(), loads_->loads(), loads_->prescribed_dofs(), loads_->prescribed_values(),
+                     pressure_.view());
+    add_traction(work_, rows(), columns(), std::as_const(pressure_).data(), forces.data, atomic);
+    return;
+  }
+  scheme_->load(loads_->loaded_dofs(), loads_->loads());
+  pressure_where_read(work_, rows(), std::as_const(read_at_).view(), columns(), scheme_->deceleration(),
+                      pressure_.data(), forces.data, atomic);
+  if (!diagonal_) add_traction(work_, rows(), columns(), std::as_const(pressure_).data(), forces.data, atomic);
+  scheme_->advance({}, {}, loads_->prescribed_dofs(), loads_->prescribed_values());
 }
 
 template <class Real>

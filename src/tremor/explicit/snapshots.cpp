@@ -255,6 +255,14 @@ void SnapshotTaker<Real>::gather_fluid(View<const Real> at, View<const Real> aft
 }
 
 template <class Real>
+std::vector<Index> SnapshotTaker<Real>::pressure_nodes() const {
+  std::vector<Index> nodes;
+  for (const Index node : pressure_nodes_.to_host())
+    if (node >= 0) nodes.push_back(node);
+  return nodes;
+}
+
+template <class Real>
 void SnapshotTaker<Real>::check() {
   if (!writer_.joinable()) return;
   const std::lock_guard lock(mutex_);

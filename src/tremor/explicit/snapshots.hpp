@@ -81,6 +81,9 @@ class SnapshotTaker {
   PendingSample pending(View<const Real> current);
   // Continues from a checkpoint's pending snapshot (throws on a size mismatch).
   void restore(const PendingSample& state);
+  // The fluid's nodes (its numbering) whose pressure take() reads: none without snapshots of
+  // pressure, or where it takes none (FluidTerm::read_pressure_at).
+  std::vector<Index> pressure_nodes() const;
 
  private:
   struct Slot {

@@ -337,6 +337,7 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
     d.snapshots = std::make_unique<SnapshotTaker<Real>>(exec, original, preflight.snapshot_every, preflight.dt,
                                                         d.numbering.global_to_local(), observer, observer_guard,
                                                         preflight.fluid.get(), d.fluid);
+  if (d.fluid) d.fluid->read_pressure_at(d.snapshots->pressure_nodes());
 }
 
 namespace {

@@ -222,7 +222,8 @@ TEST(ExplicitFluid, OperatorActionIsTheAssembledStiffnessAction) {
 // column kernel's operator, its sums in another order: to round-off in double (1e-13 of the largest
 // force) and within a few float roundings of it in float (1e-5, as the assembled action's bound
 // above), with its factors per element, per point and from the vertices, orders 2 and 4 (a block
-// of 4 elements: a partial block of threads). Auto takes it where the factors are per element.
+// of 4 elements: a partial block of threads). Auto takes it on a GPU where the factors are per
+// element (ExplicitFluidGpu.OperatorOnTheGpuEqualsTheHost), never on the host.
 TEST(ExplicitFluid, ThePlaneKernelIsTheColumnKernels) {
   for (const int order : {2, 4})
     for (const Shape shape : {Shape::Box, Shape::Curved, Shape::Trilinear}) {
@@ -243,7 +244,7 @@ TEST(ExplicitFluid, ThePlaneKernelIsTheColumnKernels) {
         EXPECT_NEAR(in_float[i], columns[i], 1e-5 * largest) << i;
       }
       const fem::DeviceElements elements(Exec::serial(), fluid.model.mesh, fluid.table, fem::ElementColouring{});
-      EXPECT_EQ(sem::FluidKernels<double>(elements).planes(0), shape == Shape::Box);
+      EXPECT_FALSE(sem::FluidKernels<double>(elements).planes(0));  // (on a GPU only: the test below)
       EXPECT_FALSE(sem::FluidKernels<double>(elements, sem::Geometry::Auto, sem::FluidThreads::Columns).planes(0));
       EXPECT_TRUE(sem::FluidKernels<double>(elements, sem::Geometry::Auto, sem::FluidThreads::Planes).planes(0));
     }
@@ -348,27 +349,38 @@ TEST(ExplicitFluid, SpectrumIsTheLumpedSystemsLargestEigenvalue) {
 }
 
 // On a GPU, by colours and by atomics, against the host: double to round-off (the same element
-// arithmetic, sums in another order with atomics), float to 1e-5 of the largest force (the GLL
-// blocks' sums in float, contracted into FMAs on the GPU).
+// arithmetic, sums in another order with atomics or the plane kernel's), float to 1e-5 of the
+// largest force (the GLL blocks' sums in float, contracted into FMAs on the GPU); hexahedra of
+// order 2 and 4 by both their kernels.
 TEST(ExplicitFluidGpu, OperatorOnTheGpuEqualsTheHost) {
   TREMOR_REQUIRE_GPU();
   for (const auto& [type, order, shape] :
        {std::tuple{ElementType::Quad4, 1, Shape::Box}, {ElementType::Hex8, 1, Shape::Box},
         {ElementType::Tet10, 2, Shape::Box}, {ElementType::HexGLL, 4, Shape::Box}, {ElementType::QuadGLL, 6, Shape::Box},
-        {ElementType::HexGLL, 4, Shape::Curved}, {ElementType::HexGLL, 4, Shape::Trilinear}}) {
+        {ElementType::HexGLL, 4, Shape::Curved}, {ElementType::HexGLL, 4, Shape::Trilinear},
+        {ElementType::HexGLL, 2, Shape::Box}}) {
     SCOPED_TRACE(element_name(type, order) + (shape == Shape::Curved ? " curved" : shape == Shape::Trilinear ? " trilinear" : ""));
     const FluidMesh fluid = fluid_mesh(shaped(water_on_steel(type, order), shape));
     const std::vector<double> chi = field(fluid);
     const std::vector<double> host = operator_action<double>(Exec::serial(), fluid, chi, false);
     double largest = 0.0;
     for (const double v : host) largest = std::max(largest, std::abs(v));
-    for (const bool atomic : {false, true}) {
-      const std::vector<double> gpu = operator_action<double>(Exec::cuda(), fluid, chi, atomic);
-      const std::vector<double> gpu_float = operator_action<float>(Exec::cuda(), fluid, chi, atomic);
-      for (std::size_t i = 0; i < chi.size(); ++i) {
-        EXPECT_NEAR(gpu[i], host[i], 1e-13 * largest) << i << (atomic ? " atomic" : " colours");
-        EXPECT_NEAR(gpu_float[i], host[i], 1e-5 * largest) << i << (atomic ? " atomic" : " colours");
+    // The run's kernels, and for hexahedra of order 2 and 4 each of the column and plane kernels.
+    const bool both = type == ElementType::HexGLL && (order == 2 || order == 4);
+    for (const sem::FluidThreads threads :
+         both ? std::vector{sem::FluidThreads::Auto, sem::FluidThreads::Columns, sem::FluidThreads::Planes}
+              : std::vector{sem::FluidThreads::Auto})
+      for (const bool atomic : {false, true}) {
+        const std::vector<double> gpu = operator_action<double>(Exec::cuda(), fluid, chi, atomic, threads);
+        const std::vector<double> gpu_float = operator_action<float>(Exec::cuda(), fluid, chi, atomic, threads);
+        for (std::size_t i = 0; i < chi.size(); ++i) {
+          EXPECT_NEAR(gpu[i], host[i], 1e-13 * largest) << i << (atomic ? " atomic" : " colours");
+          EXPECT_NEAR(gpu_float[i], host[i], 1e-5 * largest) << i << (atomic ? " atomic" : " colours");
+        }
       }
+    if (both) {  // on a GPU the run takes planes where the factors are per element
+      const fem::DeviceElements elements(Exec::cuda(), fluid.model.mesh, fluid.table, fem::ElementColouring{});
+      EXPECT_EQ(sem::FluidKernels<double>(elements).planes(0), shape == Shape::Box);
     }
   }
 }

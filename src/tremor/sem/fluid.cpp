@@ -564,7 +564,8 @@ template <class Real>
 bool FluidKernels<Real>::planes(std::size_t b) const {
   const fem::DeviceElementBlock& block = elements_->blocks[b];
   if (!takes(b) || block.type != ElementType::HexGLL || (block.order != 2 && block.order != 4)) return false;
-  return threads_ == FluidThreads::Planes || (threads_ == FluidThreads::Auto && mode_[b] == AffineMode);
+  return threads_ == FluidThreads::Planes || (threads_ == FluidThreads::Auto && mode_[b] == AffineMode &&
+                                               elements_->exec.space() == MemorySpace::Device);
 }
 
 template <class Real>

@@ -38,9 +38,11 @@ std::size_t fluid_factors_at_most(const Mesh& mesh);
 // How the kernels of hexahedra spread an element over a GPU's threads: a thread per column of
 // points along z (Columns), or per plane of points at one y (Planes: P = 2 and 4, where the x and
 // z sums are the thread's own, fewer shared-memory reads a point for n^2 values more held a
-// thread). Auto: planes where they take the block and its factors are per element; columns
-// elsewhere (per point, a thread's reads of them would not be consecutive; from the vertices, the
-// plane's n columns' Jacobians held 210 registers a thread in float at order 4, against 80).
+// thread). Auto: planes on a GPU where they take the block and its factors are per element;
+// columns elsewhere (per point, a thread's reads of them would not be consecutive; from the
+// vertices, the plane's n columns' Jacobians held 210 registers a thread in float at order 4,
+// against 80; on the host, where a block's threads run one after another, planes took twice the
+// columns' time: `tremor bench fluid --backend openmp`).
 enum class FluidThreads { Auto, Columns, Planes };
 
 template <class Real>

@@ -13,3 +13,6 @@ for precision in ${PRECISIONS:-float double}; do
   timeout ${T1:-200} .gpu/bin/tremor bench fluid --precision $precision --output-dir $R/$precision > $R/bench-$precision.txt 2>&1
   echo "bench $precision rc $?" >> $R/bench-$precision.txt; tail -8 $R/bench-$precision.txt
 done
+timeout ${T2:-150} .gpu/bin/tremor_verification_tests --gtest_brief=1 \
+  --gtest_filter="${VTESTS:-FluidGreenGpu.*:FluidPlaneWaveGpu.*}" > $R/verification.log 2>&1
+echo "verification rc $?" >> $R/verification.log; grep -v "^warning" $R/verification.log | tail -4

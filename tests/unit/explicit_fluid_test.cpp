@@ -698,22 +698,8 @@ TEST(ExplicitFluid, ThePressureWhereItIsReadIsTheUpdatesOwn) {
       // (Fine enough that the nodes read are fewer than an eighth of the fluid's: 561 fluid nodes,
       // 33 on the interface and 8 of the receivers for quadrilaterals; 1,225 and 32 for GLL ones.)
       const int n = type == ElementType::Quad4 ? 32 : 16;
-      Model model = test::water_on_steel(generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {n, n}, type, order));
-      ExplicitSettings settings;
-      settings.duration = 3e-3;  // the pulse (600 Hz, centre 2.5 ms) crosses the interface
-      settings.precision = precision;
-      model.explicit_settings = settings;
-      PointSource source;
-      for (Index node = 0; node < model.mesh.n_nodes(); ++node)  // the node at (1, 1.5)
-        if (std::abs(model.mesh.coordinates[2 * static_cast<std::size_t>(node)] - 1.0) < 1e-9 &&
-            std::abs(model.mesh.coordinates[2 * static_cast<std::size_t>(node) + 1] - 1.5) < 1e-9)
-          source.nodes = {node};
-      ASSERT_EQ(source.nodes.size(), 1u);
-      source.volume = true;
-      source.amplitude = 1e-6;
-      source.signal = Signal::ricker(600.0);
-      source.origin = "m.toml:20";
-      model.point_sources.push_back(source);
+      Model model = test::water_pulse(generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {n, n}, type, order), precision);
+      ASSERT_EQ(model.point_sources[0].nodes.size(), 1u);
       Receiver steel, water, pressure;
       steel.name = "steel";
       steel.positions = {{0.6, 0.8, 0.0}, {1.3, 1.0, 0.0}};

@@ -1,6 +1,8 @@
 #pragma once
 // Small explicit-solver models shared by the solver and checkpoint tests.
 #include <array>
+#include <cmath>
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -250,19 +252,30 @@ inline Model water_on_steel(Mesh mesh, double thickness = 1.0, double water_thic
 // (water_on_steel), a volume source in the water. Receivers record every node's motion,
 // the steel's (y <= 1, the interface's row too) and the water's (y > 1, from the potential), and
 // the pressure of the water's nodes (y >= 1). Snapshots every `every` steps, with pressure.
-inline Model water_field(const std::string& precision, int every, bool velocity) {
-  Model model = test::water_on_steel(generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {8, 8}, ElementType::Quad4, 1));
+// `mesh` of [0, 2]^2 as water on steel (water_on_steel), a volume source at (1, 1.5) in the water,
+// 3 ms in `precision`: the pulse (600 Hz, centre 2.5 ms) crosses the interface. No receivers.
+inline Model water_pulse(Mesh mesh, const std::string& precision) {
+  Model model = test::water_on_steel(std::move(mesh));
   ExplicitSettings settings;
-  settings.duration = 3e-3;  // ~150 steps: the pulse (600 Hz, centre 2.5 ms) crosses the interface
+  settings.duration = 3e-3;
   settings.precision = precision;
   model.explicit_settings = settings;
   PointSource source;
-  source.nodes = {6 * 9 + 4};  // (1, 1.5)
+  for (Index node = 0; node < model.mesh.n_nodes(); ++node)  // the node at (1, 1.5)
+    if (std::abs(model.mesh.coordinates[2 * static_cast<std::size_t>(node)] - 1.0) < 1e-9 &&
+        std::abs(model.mesh.coordinates[2 * static_cast<std::size_t>(node) + 1] - 1.5) < 1e-9)
+      source.nodes = {node};
   source.volume = true;
   source.amplitude = 1e-6;
   source.signal = Signal::ricker(600.0);
   source.origin = "m.toml:20";
   model.point_sources.push_back(source);
+  return model;
+}
+
+inline Model water_field(const std::string& precision, int every, bool velocity) {
+  // (~150 steps)
+  Model model = water_pulse(generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {8, 8}, ElementType::Quad4, 1), precision);
   Receiver steel, water, pressure;
   steel.name = "steel";
   water.name = "water";

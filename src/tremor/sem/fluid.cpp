@@ -303,6 +303,7 @@ struct PlaneLayout {
   static constexpr int per_block = 128 / n;
   static constexpr int threads = (per_block * n + 31) / 32 * 32;
   static constexpr int stride = 2 * n3 + ((n2 - 2 * n3) % 32 + 32) % 32;
+  static constexpr int each = (per_block * n3 + threads - 1) / threads;  // a thread's share of the gather
   static constexpr int basis_size = Basis1d<P>::size;
   template <class T>
   static constexpr std::size_t shared_bytes() {
@@ -342,9 +343,19 @@ void add_planes(const Exec& exec, Index n, const Index* list, bool atomic, const
       return e < 0 ? Size(-1) : static_cast<Size>(connectivity[static_cast<Size>(e) * n3 + a]) * shots + of.shot(pair);
     };
     for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
-    for_each_thread(ctx, L::per_block * n3, [&](int t) {
-      const Size at = node(t / n3, t % n3);
-      if (at >= 0) work[t / n3 * L::stride + t % n3] = chi[at];
+    // The gather: thread t's M values (t, t + threads, ...) asked for together, their node numbers
+    // first, so that M loads are in flight at once (one after another, each waiting for its node
+    // number, the gather alone took twice the column kernel's time).
+    for_each_thread(ctx, L::threads, [&](int t) {
+      Size at[L::each];
+      for (int m = 0; m < L::each; ++m) {
+        const int item = t + m * L::threads;
+        at[m] = item < L::per_block * n3 ? node(item / n3, item % n3) : Size(-1);
+      }
+      for (int m = 0; m < L::each; ++m) {
+        const int item = t + m * L::threads;
+        if (at[m] >= 0) work[item / n3 * L::stride + item % n3] = chi[at[m]];
+      }
     });
     ctx.sync();
     Carried<Plane<P, Real>, L::threads> planes;
@@ -408,14 +419,21 @@ void add_planes(const Exec& exec, Index n, const Index* list, bool atomic, const
         }
     });
     ctx.sync();
-    for_each_thread(ctx, L::per_block * n3, [&](int t) {
-      const Size at = node(t / n3, t % n3);
-      if (at < 0) return;
-      const Real force = work[t / n3 * L::stride + t % n3];
-      if (atomic)
-        atomic_add(f + at, force);
-      else
-        f[at] += force;
+    for_each_thread(ctx, L::threads, [&](int t) {  // the scatter, its node numbers read together as the gather's
+      Size at[L::each];
+      for (int m = 0; m < L::each; ++m) {
+        const int item = t + m * L::threads;
+        at[m] = item < L::per_block * n3 ? node(item / n3, item % n3) : Size(-1);
+      }
+      for (int m = 0; m < L::each; ++m) {
+        if (at[m] < 0) continue;
+        const int item = t + m * L::threads;
+        const Real force = work[item / n3 * L::stride + item % n3];
+        if (atomic)
+          atomic_add(f + at[m], force);
+        else
+          f[at[m]] += force;
+      }
     });
   });
 }

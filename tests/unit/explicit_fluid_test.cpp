@@ -19,7 +19,6 @@
 #include "support/support.hpp"
 #include "tremor/backend/device_array.hpp"
 #include "tremor/core/error.hpp"
-#include "tremor/core/format.hpp"
 #include "tremor/explicit/fluid.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/receivers.hpp"
@@ -84,10 +83,10 @@ std::vector<double> field(const FluidMesh& fluid) {
 
 template <class Real>
 std::vector<double> operator_action(const Exec& exec, const FluidMesh& fluid, const std::vector<double>& chi,
-                                    bool atomic, sem::FluidThreads threads = sem::FluidThreads::Auto) {
+                                    bool atomic) {
   const auto elements = std::make_shared<const fem::DeviceElements>(exec, fluid.model.mesh, fluid.table,
                                                                      fem::colour_elements(fluid.model.mesh));
-  const FluidOperator<Real> K(exec, elements, atomic, sem::Geometry::Auto, threads);
+  const FluidOperator<Real> K(exec, elements, atomic);
   std::vector<Real> in(chi.begin(), chi.end());
   DeviceArray<Real> x(exec, std::span<const Real>(in)), y(exec, static_cast<Index>(chi.size()));
   K.apply(x.view(), y.view());
@@ -218,42 +217,6 @@ TEST(ExplicitFluid, OperatorActionIsTheAssembledStiffnessAction) {
   }
 }
 
-// The hexahedra's plane kernel (a thread per plane of points at one y, sem::FluidThreads) is the
-// column kernel's operator, its sums in another order: to round-off in double (1e-13 of the largest
-// force) and within a few float roundings of it in float (1e-5, as the assembled action's bound
-// above), with its factors per element, per point and from the vertices, orders 2 and 4 (a block
-// of 4 elements: a partial block of threads). Auto takes it on a GPU where the factors are per
-// element (ExplicitFluidGpu.OperatorOnTheGpuEqualsTheHost), never on the host.
-TEST(ExplicitFluid, ThePlaneKernelIsTheColumnKernels) {
-  for (const int order : {2, 4})
-    for (const Shape shape : {Shape::Box, Shape::Curved, Shape::Trilinear}) {
-      SCOPED_TRACE(str("order ", order, shape == Shape::Curved ? " curved" : shape == Shape::Trilinear ? " trilinear" : ""));
-      const FluidMesh fluid = fluid_mesh(shaped(water_on_steel(ElementType::HexGLL, order), shape));
-      const std::vector<double> chi = field(fluid);
-      const std::vector<double> columns =
-          operator_action<double>(Exec::serial(), fluid, chi, false, sem::FluidThreads::Columns);
-      const std::vector<double> planes =
-          operator_action<double>(Exec::serial(), fluid, chi, false, sem::FluidThreads::Planes);
-      const std::vector<double> in_float =
-          operator_action<float>(Exec::openmp(), fluid, chi, false, sem::FluidThreads::Planes);
-      double largest = 0.0;
-      for (const double v : columns) largest = std::max(largest, std::abs(v));
-      ASSERT_GT(largest, 0.0);
-      for (std::size_t i = 0; i < chi.size(); ++i) {
-        EXPECT_NEAR(planes[i], columns[i], 1e-13 * largest) << i;
-        EXPECT_NEAR(in_float[i], columns[i], 1e-5 * largest) << i;
-      }
-      const fem::DeviceElements elements(Exec::serial(), fluid.model.mesh, fluid.table, fem::ElementColouring{});
-      EXPECT_FALSE(sem::FluidKernels<double>(elements).planes(0));  // (on a GPU only: the test below)
-      EXPECT_FALSE(sem::FluidKernels<double>(elements, sem::Geometry::Auto, sem::FluidThreads::Columns).planes(0));
-      EXPECT_TRUE(sem::FluidKernels<double>(elements, sem::Geometry::Auto, sem::FluidThreads::Planes).planes(0));
-    }
-  // Odd orders keep the column kernel (n even would meet the banks twice over).
-  const FluidMesh odd = fluid_mesh(water_on_steel(ElementType::HexGLL, 3));
-  const fem::DeviceElements elements(Exec::serial(), odd.model.mesh, odd.table, fem::ElementColouring{});
-  EXPECT_FALSE(sem::FluidKernels<double>(elements, sem::Geometry::Auto, sem::FluidThreads::Planes).planes(0));
-}
-
 // K_f applied to k shots at once (apply_batch: a thread, or group of threads, per element and shot)
 // gives each shot the bits of its apply alone: every kernel (the element kernel, the point kernel
 // of quadrilaterals, the column kernel of hexahedra, per element, per point and trilinear), by
@@ -349,9 +312,8 @@ TEST(ExplicitFluid, SpectrumIsTheLumpedSystemsLargestEigenvalue) {
 }
 
 // On a GPU, by colours and by atomics, against the host: double to round-off (the same element
-// arithmetic, sums in another order with atomics or the plane kernel's), float to 1e-5 of the
-// largest force (the GLL blocks' sums in float, contracted into FMAs on the GPU); hexahedra of
-// order 2 and 4 by both their kernels.
+// arithmetic, sums in another order with atomics), float to 1e-5 of the largest force (the GLL
+// blocks' sums in float, contracted into FMAs on the GPU).
 TEST(ExplicitFluidGpu, OperatorOnTheGpuEqualsTheHost) {
   TREMOR_REQUIRE_GPU();
   for (const auto& [type, order, shape] :
@@ -365,22 +327,13 @@ TEST(ExplicitFluidGpu, OperatorOnTheGpuEqualsTheHost) {
     const std::vector<double> host = operator_action<double>(Exec::serial(), fluid, chi, false);
     double largest = 0.0;
     for (const double v : host) largest = std::max(largest, std::abs(v));
-    // The run's kernels, and for hexahedra of order 2 and 4 each of the column and plane kernels.
-    const bool both = type == ElementType::HexGLL && (order == 2 || order == 4);
-    for (const sem::FluidThreads threads :
-         both ? std::vector{sem::FluidThreads::Auto, sem::FluidThreads::Columns, sem::FluidThreads::Planes}
-              : std::vector{sem::FluidThreads::Auto})
-      for (const bool atomic : {false, true}) {
-        const std::vector<double> gpu = operator_action<double>(Exec::cuda(), fluid, chi, atomic, threads);
-        const std::vector<double> gpu_float = operator_action<float>(Exec::cuda(), fluid, chi, atomic, threads);
-        for (std::size_t i = 0; i < chi.size(); ++i) {
-          EXPECT_NEAR(gpu[i], host[i], 1e-13 * largest) << i << (atomic ? " atomic" : " colours");
-          EXPECT_NEAR(gpu_float[i], host[i], 1e-5 * largest) << i << (atomic ? " atomic" : " colours");
-        }
+    for (const bool atomic : {false, true}) {
+      const std::vector<double> gpu = operator_action<double>(Exec::cuda(), fluid, chi, atomic);
+      const std::vector<double> gpu_float = operator_action<float>(Exec::cuda(), fluid, chi, atomic);
+      for (std::size_t i = 0; i < chi.size(); ++i) {
+        EXPECT_NEAR(gpu[i], host[i], 1e-13 * largest) << i << (atomic ? " atomic" : " colours");
+        EXPECT_NEAR(gpu_float[i], host[i], 1e-5 * largest) << i << (atomic ? " atomic" : " colours");
       }
-    if (both) {  // on a GPU the run takes planes where the factors are per element
-      const fem::DeviceElements elements(Exec::cuda(), fluid.model.mesh, fluid.table, fem::ElementColouring{});
-      EXPECT_EQ(sem::FluidKernels<double>(elements).planes(0), shape == Shape::Box);
     }
   }
 }

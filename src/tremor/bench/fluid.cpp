@@ -42,7 +42,6 @@ struct Row {
   double everywhere_seconds = 0.0;  // the same writing p at every node
   double coloured_seconds = 0.0;  // the same colour by colour
   double stored_seconds = 0.0;    // the run's way (atomics on a GPU) with the factors stored per point
-  double columns_seconds = 0.0;   // the run's way with a thread per column of points (sem::FluidThreads)
 };
 
 // The box `n` elements a side of 1 mm GLL hexahedra of order `order`, its lowest `steel_layers`
@@ -151,10 +150,6 @@ void time_parts(const Model& model, const explicit_fe::Preflight& p, int steps, 
   // geometry (per element on a box, the vertices on a trilinear one).
   const explicit_fe::FluidOperator<Real> stored(exec, elements, atomic, sem::Geometry::Stored);
   row.stored_seconds = seconds_each(exec, steps, [&] { stored.add(std::as_const(chi).view(), f.view()); });
-  // And with the hexahedra's column kernel where the run takes their plane kernel.
-  const explicit_fe::FluidOperator<Real> columns(exec, elements, atomic, sem::Geometry::Auto,
-                                                 sem::FluidThreads::Columns);
-  row.columns_seconds = seconds_each(exec, steps, [&] { columns.add(std::as_const(chi).view(), f.view()); });
 }
 
 Row measure(long long n, const Filling& filling, const FluidArgs& args) {
@@ -240,13 +235,13 @@ void run_fluid(const FluidArgs& args) {
         "coupling: its two passes over the interface (C^T u into the fluid, C p into the solid) timed alone, a step's, "
         "and their share of the run's step; the fluid's operator (K_f chi) timed alone, a step's, adding by atomics (the "
         "run's way on a GPU) and colour by colour (with --deterministic, and on the host), and the run's way with its "
-        "factors stored per point, and with a thread per column of points (sem::FluidThreads: the run takes a thread per plane on a box of order 2 or 4); the fluid's update (its central difference) timed alone, as the run makes it (the pressure computed apart where it is read) and writing the pressure at every node.\n\n"
+        "factors stored per point; the fluid's update (its central difference) timed alone, as the run makes it (the pressure computed apart where it is read) and writing the pressure at every node.\n\n"
      << "| box | filling | nodes | fluid nodes | interface nodes | us a step | ps a node | fluid / solid node | "
-        "coupling us | coupling / step | fluid operator us, atomics | colours | stored per point | columns | fluid update us | writing p everywhere |\n"
-     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-  std::printf("\n%-8s %-7s %12s %12s %10s %12s %10s %8s %11s %9s %11s %11s %11s %11s %11s %11s\n", "box",
-              "filling", "nodes", "fluid", "interface", "us a step", "ps a node", "f / s", "coupling us", "coupling",
-              "operator us", "colours us", "stored us", "columns us", "update us", "p at all us");
+        "coupling us | coupling / step | fluid operator us, atomics | colours | stored per point | fluid update us | writing p everywhere |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  std::printf("\n%-8s %-7s %12s %12s %10s %12s %10s %8s %11s %9s %11s %11s %11s %11s %11s\n", "box", "filling",
+              "nodes", "fluid", "interface", "us a step", "ps a node", "f / s", "coupling us", "coupling",
+              "operator us", "colours us", "stored us", "update us", "p at all us");
   double solid_node = 0.0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
@@ -258,7 +253,6 @@ void run_fluid(const FluidArgs& args) {
     const std::string coloured = r.fluid_nodes > 0 ? fixed(r.coloured_seconds * 1e6, 2) : "-";
     const std::string stored = r.fluid_nodes > 0 ? fixed(r.stored_seconds * 1e6, 2) : "-";
     const std::string update = r.fluid_nodes > 0 ? fixed(r.update_seconds * 1e6, 2) : "-";
-    const std::string columns = r.fluid_nodes > 0 ? fixed(r.columns_seconds * 1e6, 2) : "-";
     const std::string everywhere = r.fluid_nodes > 0 ? fixed(r.everywhere_seconds * 1e6, 2) : "-";
     json << (i ? "," : "") << "\n    {\"side\": " << r.side << ", \"filling\": " << json_string(r.filling)
          << ", \"nodes\": " << r.nodes << ", \"fluid_nodes\": " << r.fluid_nodes
@@ -268,17 +262,16 @@ void run_fluid(const FluidArgs& args) {
          << ", \"fluid_operator_microseconds\": " << fixed(r.operator_seconds * 1e6, 3)
          << ", \"fluid_operator_coloured_microseconds\": " << fixed(r.coloured_seconds * 1e6, 3)
          << ", \"fluid_operator_stored_microseconds\": " << fixed(r.stored_seconds * 1e6, 3)
-         << ", \"fluid_operator_columns_microseconds\": " << fixed(r.columns_seconds * 1e6, 3)
          << ", \"fluid_update_microseconds\": " << fixed(r.update_seconds * 1e6, 3)
          << ", \"fluid_update_pressure_everywhere_microseconds\": " << fixed(r.everywhere_seconds * 1e6, 3) << "}";
     md << "| " << r.side << "^3 | " << r.filling << " | " << group_digits(r.nodes) << " | " << group_digits(r.fluid_nodes)
        << " | " << group_digits(r.interface_nodes) << " | " << fixed(r.step_seconds * 1e6, 1) << " | "
        << fixed(r.node_seconds * 1e12, 1) << " | " << ratio << " | " << coupling << " | " << share << " | " << op
-       << " | " << coloured << " | " << stored << " | " << columns << " | " << update << " | " << everywhere << " |\n";
-    std::printf("%5lld^3 %-7s %12s %12s %10s %12.1f %10.1f %8s %11s %9s %11s %11s %11s %11s %11s %11s\n", r.side,
+       << " | " << coloured << " | " << stored << " | " << update << " | " << everywhere << " |\n";
+    std::printf("%5lld^3 %-7s %12s %12s %10s %12.1f %10.1f %8s %11s %9s %11s %11s %11s %11s %11s\n", r.side,
                 r.filling.c_str(), group_digits(r.nodes).c_str(), group_digits(r.fluid_nodes).c_str(), group_digits(r.interface_nodes).c_str(),
                 r.step_seconds * 1e6, r.node_seconds * 1e12, ratio.c_str(), coupling.c_str(), share.c_str(), op.c_str(),
-                coloured.c_str(), stored.c_str(), columns.c_str(), update.c_str(), everywhere.c_str());
+                coloured.c_str(), stored.c_str(), update.c_str(), everywhere.c_str());
   }
   json << "\n  ]\n}\n";
   if (!args.output_dir.empty()) write_report_to(args.output_dir, "fluid", json.str(), md.str());

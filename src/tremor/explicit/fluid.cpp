@@ -169,13 +169,13 @@ void add_fluid_elements(const Exec& exec, Index n, const Index* list, const fem:
 
 template <class Real>
 FluidOperator<Real>::FluidOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements, bool atomic,
-                                   sem::Geometry geometry, sem::FluidThreads threads)
+                                   sem::Geometry geometry)
     : exec_(exec), elements_(std::move(elements)), atomic_(atomic && exec.space() == MemorySpace::Device) {
   TREMOR_CHECK(elements_, "the fluid operator needs its elements");
   fem::check_space(exec_, *elements_, "the fluid operator");
   TREMOR_CHECK(atomic_ || elements_->n_colours > 0 || elements_->n_elements() == 0,
                "the fluid operator adds colour by colour: its elements need a colouring");
-  sum_factorised_ = std::make_unique<const sem::FluidKernels<Real>>(*elements_, geometry, threads);
+  sum_factorised_ = std::make_unique<const sem::FluidKernels<Real>>(*elements_, geometry);
 }
 
 template <class Real>

@@ -79,10 +79,10 @@ op::Spectrum fluid_spectrum(const FluidMesh& fluid, const Exec& exec);
 template <class Real>
 class FluidOperator final : public op::Operator<Real> {
  public:
-  // `geometry`: sem::Geometry::Stored keeps the sum-factorised kernels' factors per point;
-  // `threads`, how their hexahedra take the threads (sem::FluidThreads): both for the comparison.
+  // `geometry`: sem::Geometry::Stored keeps the sum-factorised kernels' factors per point (for the
+  // comparison).
   FluidOperator(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements, bool atomic = false,
-                sem::Geometry geometry = sem::Geometry::Auto, sem::FluidThreads threads = sem::FluidThreads::Auto);
+                sem::Geometry geometry = sem::Geometry::Auto);
 
   const Exec& exec() const override { return exec_; }
   Index n_dofs() const override { return elements_->n_nodes; }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <type_traits>
 
 #include "tremor/backend/atomic.hpp"
 #include "tremor/backend/forall_blocks.hpp"
@@ -137,72 +136,6 @@ void add_block(const Exec& exec, Index n, const Index* list, bool atomic, const 
   });
 }
 
-// The flux w det J t / rho J^-1 J^-T (d chi / d xi) at the points of one hexahedron, its Jacobian
-// as Mode has it: the factors per element (AffineMode: A = w_p A_e), the vertices (TrilinearMode:
-// J recomputed at each point) or the factors per point (StoredMode): what the column and plane
-// kernels share. Made once per element, column(i, j) once per (i, j) column of points (the
-// trilinear map's J along it is J0 + zeta J1: linear in zeta at fixed xi and eta, its d / d zeta
-// column constant, two evaluations from the vertices), then at() at each point of that column.
-template <int P, class Real, int Mode>
-struct HexFlux {
-  // (functions, not constants: what a Mode does not read would be named and never referenced)
-  static constexpr int points() { return (P + 1) * (P + 1) * (P + 1); }
-  static constexpr int corners() { return Layout<3, P>::corners; }
-  const Real* factors;  // the element's
-  Real A[6];            // AffineMode: its A_e (6 factors, FluidLayout's)
-  Real J0[3][3], J1[3][3];
-  Real wij = Real(0);
-
-  TREMOR_HOST_DEVICE HexFlux(const Real* all, Index e) {
-    if constexpr (Mode == AffineMode) {
-      factors = all + static_cast<Size>(e) * 6;
-      for (int k = 0; k < 6; ++k) A[k] = factors[k];
-    } else {
-      factors = all + static_cast<Size>(e) * (Mode == TrilinearMode ? corners() : 6 * points());
-    }
-  }
-
-  TREMOR_HOST_DEVICE void column(const Line<P, Real>& line, int i, int j) {
-    if constexpr (Mode == TrilinearMode) {
-      trilinear_jacobian(factors, line.points[i], line.points[j], Real(0), J0);
-      trilinear_jacobian(factors, line.points[i], line.points[j], Real(1), J1);
-      for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) J1[r][c] -= J0[r][c];
-    }
-    wij = line.w[i] * line.w[j];
-  }
-
-  // The flux at point p, the column's qk-th along z, from the gradient (dx, dy, dz) in xi.
-  TREMOR_HOST_DEVICE void at(const Line<P, Real>& line, int qk, int p, Real dx, Real dy, Real dz, Real& fx, Real& fy,
-                             Real& fz) const {
-    if constexpr (Mode == TrilinearMode) {
-      // J at the point from the element's vertices; the flux as J^-1 (J^-T d): the gradient in x first.
-      Real J[3][3], inv[3][3];
-      for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) J[r][c] = J0[r][c] + line.points[qk] * J1[r][c];
-      const Real scale = wij * line.w[qk] * invert_jacobian(J, inv) * factors[corners() - 1];
-      Real g[3];
-      for (int beta = 0; beta < 3; ++beta) g[beta] = dx * inv[0][beta] + dy * inv[1][beta] + dz * inv[2][beta];
-      fx = scale * (inv[0][0] * g[0] + inv[0][1] * g[1] + inv[0][2] * g[2]);
-      fy = scale * (inv[1][0] * g[0] + inv[1][1] * g[1] + inv[1][2] * g[2]);
-      fz = scale * (inv[2][0] * g[0] + inv[2][1] * g[1] + inv[2][2] * g[2]);
-    } else {
-      Real a[6];
-      Real scale = Real(1);
-      if constexpr (Mode == AffineMode) {
-        for (int k = 0; k < 6; ++k) a[k] = A[k];
-        scale = wij * line.w[qk];
-      } else {
-        for (int k = 0; k < 6; ++k) a[k] = factors[k * points() + p];
-      }
-      // A's entries as factor_of<3> lays them: xx, yy, zz, xy, xz, yz.
-      fx = scale * (a[0] * dx + a[3] * dy + a[4] * dz);
-      fy = scale * (a[3] * dx + a[1] * dy + a[5] * dz);
-      fz = scale * (a[4] * dx + a[5] * dy + a[2] * dz);
-    }
-  }
-};
-
 // The column kernel of hexahedra (the sem operator's apply_columns for one component): a thread
 // per (i, j) column of an element's points, looping over the n points along z. The column's chi
 // and the z part of the transposed sums at its n nodes stay in its registers (Carried); shared
@@ -212,7 +145,7 @@ template <int P, class Real, int Mode>
 void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, const Index* connectivity,
                  const Real* factors, const Real* basis, const Real* chi, Real* f, int shots) {
   using L = ColumnLayout<P, 1>;
-  constexpr int n1 = L::n, n2 = L::n2, n3 = L::points;
+  constexpr int n1 = L::n, n2 = L::n2, n3 = L::points, nf = FluidLayout<3, P>::factors;
   static const Line<P, Real> constants = Line<P, Real>::make();
   const Line<P, Real> line = constants;
   const ShotsOf of{n, list, shots};
@@ -227,8 +160,8 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
     Carried<Column<P, 1, Real>, L::threads> columns;
     gather_columns<P, 1>(ctx, columns, element, arrays, connectivity, chi, shots, shot);
     ctx.sync();
-    // The flux at each point of the column: x and y parts into shared memory, the z part's
-    // transposed sums into the column's registers.
+    // The flux A (d chi / d xi) at each point of the column: x and y parts into shared memory, the
+    // z part's transposed sums into the column's registers.
     for_each_thread(ctx, L::per_block * n2, [&](int t) {
       const Index e = element(t);
       if (e < 0) return;
@@ -241,8 +174,21 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
         gj[m] = G[j * n1 + m];
         mine.z[0][m] = Real(0);
       }
-      HexFlux<P, Real, Mode> flux(factors, e);
-      flux.column(line, i, j);
+      // (Mode a constant: an extended lambda takes no first capture inside if constexpr)
+      Real A[nf];  // an affine element's, per element (times the point's weight below)
+      if (Mode == AffineMode)
+        for (int k = 0; k < nf; ++k) A[k] = factors[static_cast<Size>(e) * nf + k];
+      // A trilinear element's J along the column: J0 + zeta J1 (the map is linear in zeta at fixed
+      // xi and eta, its d / d zeta column constant), two evaluations from the vertices per column.
+      const Real* corners = factors + (Mode == TrilinearMode ? static_cast<Size>(e) * L::corners : Size(0));
+      Real J0[3][3], J1[3][3];
+      if (Mode == TrilinearMode) {
+        trilinear_jacobian(corners, line.points[i], line.points[j], Real(0), J0);
+        trilinear_jacobian(corners, line.points[i], line.points[j], Real(1), J1);
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 3; ++c) J1[r][c] -= J0[r][c];
+      }
+      const Real wij = line.w[i] * line.w[j];
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
@@ -255,7 +201,32 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
           dz += line.G[qk * n1 + m] * mine.values[0][m];
         }
         Real fx, fy, fz;
-        flux.at(line, qk, p, dx, dy, dz, fx, fy, fz);
+        if (Mode == TrilinearMode) {
+          // J at the point from the element's vertices; the flux w det J t / rho J^-1 J^-T d, as
+          // J^-1 (J^-T d): the gradient in x first.
+          Real J[3][3], inv[3][3];
+          for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) J[r][c] = J0[r][c] + line.points[qk] * J1[r][c];
+          const Real scale = wij * line.w[qk] * invert_jacobian(J, inv) * corners[L::corners - 1];
+          Real g[3];
+          for (int beta = 0; beta < 3; ++beta) g[beta] = dx * inv[0][beta] + dy * inv[1][beta] + dz * inv[2][beta];
+          fx = scale * (inv[0][0] * g[0] + inv[0][1] * g[1] + inv[0][2] * g[2]);
+          fy = scale * (inv[1][0] * g[0] + inv[1][1] * g[1] + inv[1][2] * g[2]);
+          fz = scale * (inv[2][0] * g[0] + inv[2][1] * g[1] + inv[2][2] * g[2]);
+        } else {
+          Real a[nf];
+          Real scale = Real(1);
+          if (Mode == AffineMode) {
+            for (int k = 0; k < nf; ++k) a[k] = A[k];
+            scale = wij * line.w[qk];
+          } else {
+            for (int k = 0; k < nf; ++k) a[k] = factors[(static_cast<Size>(e) * nf + k) * n3 + p];
+          }
+          // A's entries as factor_of<3> lays them: xx, yy, zz, xy, xz, yz.
+          fx = scale * (a[0] * dx + a[3] * dy + a[4] * dz);
+          fy = scale * (a[3] * dx + a[1] * dy + a[5] * dz);
+          fz = scale * (a[4] * dx + a[5] * dy + a[2] * dz);
+        }
         v[n3 + p] = fx;
         v[2 * n3 + p] = fy;
         for (int k = 0; k < n1; ++k) mine.z[0][k] += line.G[qk * n1 + k] * fz;
@@ -285,154 +256,6 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
           atomic_add(out, force);
         else
           *out += force;
-      }
-    });
-  });
-}
-
-// The plane kernel's layout: a thread per (i, k) plane of an element's points at one j (P + 1 threads
-// an element; n = P + 1 odd), as many elements (element and shot pairs) as fill 128 threads. Shared
-// memory per element: the gathered chi, later its forces, and the flux's y part, n^3 each; the
-// elements' arrays `stride` values apart, stride = n^2 modulo the 32 banks, so that the n t-th
-// words that a warp's threads t read and write at one (i, k) fall on distinct banks (n odd), as do
-// the element's word that its threads read together (one per element, 32 / n elements a warp).
-template <int P>
-struct PlaneLayout {
-  static constexpr int n = P + 1, n2 = n * n, n3 = n2 * n;
-  static_assert(n % 2 == 1, "the plane kernel takes even orders: n odd meets the banks");
-  static constexpr int per_block = 128 / n;
-  static constexpr int threads = (per_block * n + 31) / 32 * 32;
-  static constexpr int stride = 2 * n3 + ((n2 - 2 * n3) % 32 + 32) % 32;
-  static constexpr int each = (per_block * n3 + threads - 1) / threads;  // a thread's share of the gather
-  static constexpr int basis_size = Basis1d<P>::size;
-  template <class T>
-  static constexpr std::size_t shared_bytes() {
-    return (basis_size + static_cast<std::size_t>(per_block) * stride) * sizeof(T);
-  }
-  static Index blocks(Index pairs) { return (pairs + per_block - 1) / per_block; }
-};
-
-// A plane kernel thread's forces at its plane's n^2 nodes, from the x and z sums to the y sums.
-template <int P, class Real>
-struct Plane {
-  Real force[P + 1][P + 1];  // [k][i]
-};
-
-// The plane kernel of hexahedra of even order (P = 2, 4): a thread per (element, j), holding chi
-// at its plane's n^2 points (i, j, k) in registers, so that the x and z sums of the gradient and of
-// the transposed sums are the thread's own multiply-adds with G from the constant bank (Line); only
-// the y sums read shared memory (one word per element a load, which its n threads share). Per point
-// 2 n + 2 reads and 3 writes of shared memory against the column kernel's 4 n and 3, for n^2
-// values more held a thread. The gather and the scatter go through shared memory, the block's threads
-// reading and adding an element's nodes in order, as the column kernel's do at each z.
-template <int P, class Real, int Mode>
-void add_planes(const Exec& exec, Index n, const Index* list, bool atomic, const Index* connectivity,
-                const Real* factors, const Real* basis, const Real* chi, Real* f, int shots) {
-  using L = PlaneLayout<P>;
-  constexpr int n1 = L::n, n2 = L::n2, n3 = L::n3;
-  static const Line<P, Real> constants = Line<P, Real>::make();
-  const Line<P, Real> line = constants;
-  const ShotsOf of{n, list, shots};
-  forall_blocks<L::threads>(exec, L::blocks(n * shots), L::threads, L::template shared_bytes<Real>(),
-                            [=] TREMOR_LAMBDA(const BlockContext& ctx) {
-    Real* G = ctx.shared<Real>();
-    Real* work = G + L::basis_size;
-    // Node a of the block's pair `slot` in its shot's field; -1 past the last pair.
-    const auto node = [&](int slot, int a) -> Size {
-      const Index pair = of.pair(ctx, L::per_block, 1, slot), e = of.element(pair);
-      return e < 0 ? Size(-1) : static_cast<Size>(connectivity[static_cast<Size>(e) * n3 + a]) * shots + of.shot(pair);
-    };
-    for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
-    // The gather: thread t's M values (t, t + threads, ...) asked for together, their node numbers
-    // first, so that M loads are in flight at once (one after another, each waiting for its node
-    // number, the gather alone took twice the column kernel's time).
-    for_each_thread(ctx, L::threads, [&](int t) {
-      Size at[L::each];
-      for (int m = 0; m < L::each; ++m) {
-        const int item = t + m * L::threads;
-        at[m] = item < L::per_block * n3 ? node(item / n3, item % n3) : Size(-1);
-      }
-      for (int m = 0; m < L::each; ++m) {
-        const int item = t + m * L::threads;
-        if (at[m] >= 0) work[item / n3 * L::stride + item % n3] = chi[at[m]];
-      }
-    });
-    ctx.sync();
-    Carried<Plane<P, Real>, L::threads> planes;
-    // The gradient and the flux at each point of the plane: its x and z parts summed (transposed)
-    // into the plane's forces, its y part into shared memory.
-    for_each_thread(ctx, L::per_block * n1, [&](int t) {
-      const Index e = of.element(of.pair(ctx, L::per_block, n1, t));
-      if (e < 0) return;
-      const int j = t % n1;
-      Real* v = work + t / n1 * L::stride;
-      Real (&force)[n1][n1] = planes[t].force;
-      Real c[n1][n1], gj[n1];  // chi at (i, j, k) as c[k][i]; G's row j
-      for (int m = 0; m < n1; ++m) gj[m] = G[j * n1 + m];
-      for (int k = 0; k < n1; ++k)
-        for (int i = 0; i < n1; ++i) {
-          c[k][i] = v[i + n1 * j + n2 * k];
-          force[k][i] = Real(0);
-        }
-      HexFlux<P, Real, Mode> flux(factors, e);
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-      for (int i = 0; i < n1; ++i) {
-        flux.column(line, i, j);
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-        for (int k = 0; k < n1; ++k) {
-          const int p = i + n1 * j + n2 * k;
-          Real dx = Real(0), dy = Real(0), dz = Real(0);
-          for (int m = 0; m < n1; ++m) {
-            dx += line.G[i * n1 + m] * c[k][m];
-            dy += gj[m] * v[i + n1 * m + n2 * k];
-            dz += line.G[k * n1 + m] * c[m][i];
-          }
-          Real fx, fy, fz;
-          flux.at(line, k, p, dx, dy, dz, fx, fy, fz);
-          v[n3 + p] = fy;
-          for (int m = 0; m < n1; ++m) {
-            force[k][m] += line.G[i * n1 + m] * fx;
-            force[m][i] += line.G[k * n1 + m] * fz;
-          }
-        }
-      }
-    });
-    ctx.sync();
-    // The y sums, then each element's forces into shared memory where its chi was (read by now).
-    for_each_thread(ctx, L::per_block * n1, [&](int t) {
-      const Index e = of.element(of.pair(ctx, L::per_block, n1, t));
-      if (e < 0) return;
-      const int j = t % n1;
-      Real* v = work + t / n1 * L::stride;
-      const Real (&force)[n1][n1] = planes[t].force;
-      Real tj[n1];  // G's column j
-      for (int q = 0; q < n1; ++q) tj[q] = G[q * n1 + j];
-      for (int k = 0; k < n1; ++k)
-        for (int i = 0; i < n1; ++i) {
-          Real sum = force[k][i];
-          for (int q = 0; q < n1; ++q) sum += tj[q] * v[n3 + i + n1 * q + n2 * k];
-          v[i + n1 * j + n2 * k] = sum;
-        }
-    });
-    ctx.sync();
-    for_each_thread(ctx, L::threads, [&](int t) {  // the scatter, its node numbers read together as the gather's
-      Size at[L::each];
-      for (int m = 0; m < L::each; ++m) {
-        const int item = t + m * L::threads;
-        at[m] = item < L::per_block * n3 ? node(item / n3, item % n3) : Size(-1);
-      }
-      for (int m = 0; m < L::each; ++m) {
-        if (at[m] < 0) continue;
-        const int item = t + m * L::threads;
-        const Real force = work[item / n3 * L::stride + item % n3];
-        if (atomic)
-          atomic_add(f + at[m], force);
-        else
-          f[at[m]] += force;
       }
     });
   });
@@ -509,8 +332,7 @@ std::vector<double> block_factors(const fem::DeviceElementBlock& block, const st
 }  // namespace
 
 template <class Real>
-FluidKernels<Real>::FluidKernels(const fem::DeviceElements& elements, Geometry geometry, FluidThreads threads)
-    : elements_(&elements), threads_(threads) {
+FluidKernels<Real>::FluidKernels(const fem::DeviceElements& elements, Geometry geometry) : elements_(&elements) {
   factors_.resize(elements.blocks.size());
   basis_.resize(elements.blocks.size());
   mode_.assign(elements.blocks.size(), StoredMode);
@@ -555,35 +377,18 @@ void FluidKernels<Real>::add(const Exec& exec, std::size_t b, Index n, const Ind
   with_order(block, [&](auto dim, auto order) {
     constexpr int Dim = decltype(dim)::value, P = decltype(order)::value;
     if constexpr (P >= 2) {
-      const bool plane = planes(b);
-      // The block's kernel for its Mode (an integral constant), with its arguments.
-      const auto launch = [&](auto mode) {
-        constexpr int M = decltype(mode)::value;
-        const auto kernel = [&] {
-          if constexpr (Dim == 2)  // quadrilaterals: the point kernel
-            return add_block<Dim, P, Real, M == AffineMode>;
-          else if constexpr (P == 2 || P == 4)  // hexahedra: the plane or the column kernel
-            return plane ? add_planes<P, Real, M> : add_columns<P, Real, M>;
-          else
-            return add_columns<P, Real, M>;
-        }();
+      const bool affine = mode_[b] == AffineMode;
+      const auto launch = [&](auto kernel) {
         kernel(exec, n, list, atomic, block.connectivity.data(), factors_[b].data(), basis_[b].data(), chi, f, shots);
       };
-      switch (mode_[b]) {
-        case AffineMode: launch(std::integral_constant<int, AffineMode>{}); break;
-        case TrilinearMode: launch(std::integral_constant<int, TrilinearMode>{}); break;
-        default: launch(std::integral_constant<int, StoredMode>{}); break;
-      }
+      if constexpr (Dim == 3)  // hexahedra: the column kernel; quadrilaterals: the point kernel
+        affine ? launch(add_columns<P, Real, AffineMode>)
+        : mode_[b] == TrilinearMode ? launch(add_columns<P, Real, TrilinearMode>)
+                                    : launch(add_columns<P, Real, StoredMode>);
+      else
+        affine ? launch(add_block<Dim, P, Real, true>) : launch(add_block<Dim, P, Real, false>);
     }
   });
-}
-
-template <class Real>
-bool FluidKernels<Real>::planes(std::size_t b) const {
-  const fem::DeviceElementBlock& block = elements_->blocks[b];
-  if (!takes(b) || block.type != ElementType::HexGLL || (block.order != 2 && block.order != 4)) return false;
-  return threads_ == FluidThreads::Planes || (threads_ == FluidThreads::Auto && mode_[b] == AffineMode &&
-                                               elements_->exec.space() == MemorySpace::Device);
 }
 
 template <class Real>

@@ -1,9 +1,8 @@
 #pragma once
 // The fluid's stiffness action K_f chi (explicit/fluid.hpp) on GLL hexahedra and quadrilaterals
 // of order 2 to 8 by sum factorisation: the scalar counterpart of the sem operator (operator.hpp,
-// sum_factorised.hpp). Per element, with a thread per point (quadrilaterals), per column of
-// points along z (hexahedra, as the sem operator's column kernel) or per plane of points at one y
-// (hexahedra of order 2 and 4, FluidThreads): gather chi, its gradient in the
+// sum_factorised.hpp). Per element, with a thread per point (quadrilaterals) or per column of
+// points along z (hexahedra, as the sem operator's column kernel): gather chi, its gradient in the
 // reference coordinates (Dim sums of n = P + 1 along the lines through the point), the flux
 // A grad_xi chi through the point's symmetric factor A = w det J t / rho J^-1 J^-T (the
 // fluid's law, fem::FluidLaw, with its weight and Jacobian folded in), the transposed sums, and
@@ -35,16 +34,6 @@ bool fluid_takes(const fem::DeviceElementBlock& block);
 // (a block of parallelepipeds keeps them per element).
 std::size_t fluid_factors_at_most(const Mesh& mesh);
 
-// How the kernels of hexahedra spread an element over a GPU's threads: a thread per column of
-// points along z (Columns), or per plane of points at one y (Planes: P = 2 and 4, where the x and
-// z sums are the thread's own, fewer shared-memory reads a point for n^2 values more held a
-// thread). Auto: planes on a GPU where they take the block and its factors are per element;
-// columns elsewhere (per point, a thread's reads of them would not be consecutive; from the
-// vertices, the plane's n columns' Jacobians held 210 registers a thread in float at order 4,
-// against 80; on the host, where a block's threads run one after another, planes took twice the
-// columns' time: `tremor bench fluid --backend openmp`).
-enum class FluidThreads { Auto, Columns, Planes };
-
 template <class Real>
 class FluidKernels {
  public:
@@ -53,16 +42,12 @@ class FluidKernels {
   // where the Jacobian is not positive at a point.
   // Geometry::Stored keeps the factors per point in every block (for the comparison, as the sem
   // operator's).
-  // `threads` (FluidThreads): Planes where the order has them, else columns.
-  explicit FluidKernels(const fem::DeviceElements& elements, Geometry geometry = Geometry::Auto,
-                        FluidThreads threads = FluidThreads::Auto);
+  explicit FluidKernels(const fem::DeviceElements& elements, Geometry geometry = Geometry::Auto);
 
   bool takes(std::size_t block) const { return factors_[block].size() > 0; }
   // How block `block` has its factors: "per element" (parallelepipeds), "trilinear" (hexahedra
   // on the trilinear map of their vertices: J recomputed at each point from them) or "per point".
   const char* geometry(std::size_t block) const;
-  // Whether block `block`'s elements take the plane kernel (FluidThreads), else the column or point kernel.
-  bool planes(std::size_t block) const;
   // f += K_f chi over the `n` elements of block `block` in `list` (indices within the block; all
   // of its elements without a list), on exec: plain adds (a colour's elements share no node) or
   // atomic ones. `shots` > 1: chi and f hold that many interleaved (node i of shot s at i shots +
@@ -79,7 +64,6 @@ class FluidKernels {
   std::vector<DeviceArray<Real>> factors_;  // per block: per element, per factor, per point
   std::vector<DeviceArray<Real>> basis_;    // per block: Basis1d::values
   std::vector<int> mode_;                   // per block: layout.hpp's Mode
-  FluidThreads threads_;
 };
 
 extern template class FluidKernels<float>;

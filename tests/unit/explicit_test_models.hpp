@@ -248,10 +248,6 @@ inline Model water_on_steel(Mesh mesh, double thickness = 1.0, double water_thic
   return model;
 }
 
-// A model with fluids: 8 x 8 quadrilaterals of 0.25 m, steel below y = 1 and water above
-// (water_on_steel), a volume source in the water. Receivers record every node's motion,
-// the steel's (y <= 1, the interface's row too) and the water's (y > 1, from the potential), and
-// the pressure of the water's nodes (y >= 1). Snapshots every `every` steps, with pressure.
 // `mesh` of [0, 2]^2 as water on steel (water_on_steel), a volume source at (1, 1.5) in the water,
 // 3 ms in `precision`: the pulse (600 Hz, centre 2.5 ms) crosses the interface. No receivers.
 inline Model water_pulse(Mesh mesh, const std::string& precision) {
@@ -273,6 +269,11 @@ inline Model water_pulse(Mesh mesh, const std::string& precision) {
   return model;
 }
 
+// A model with fluids: 8 x 8 quadrilaterals of 0.25 m, steel below y = 1 and water above
+// (water_on_steel), a volume source in the water (water_pulse). Receivers record every node's
+// motion, the steel's (y <= 1, the interface's row too) and the water's (y > 1, from the
+// potential), and the pressure of the water's nodes (y >= 1). Snapshots every `every` steps, with
+// pressure.
 inline Model water_field(const std::string& precision, int every, bool velocity) {
   // (~150 steps)
   Model model = water_pulse(generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {8, 8}, ElementType::Quad4, 1), precision);

@@ -254,7 +254,8 @@ class FluidTerm final : public StepTerm<Real> {
   bool diagonal_coupling() const { return diagonal_; }
   // The fluid's nodes (its numbering) whose pressure is read besides its receivers' and the
   // interface's: the snapshots' (SnapshotTaker::pressure_nodes). The step computes p there and at
-  // those, and at every node only where they are most of the fluid's (writes_pressure_everywhere).
+  // those, and at every node only where they are more than an eighth of the fluid's
+  // (writes_pressure_everywhere).
   void read_pressure_at(std::vector<Index> nodes);
   bool writes_pressure_everywhere() const { return everywhere_; }
 
@@ -318,7 +319,7 @@ class FluidTerm final : public StepTerm<Real> {
   std::unique_ptr<SideStream> beside_;  // where the run adds by atomics on a GPU
   Exec work_;                           // the fluid's own work's: beside_->side(), or exec_
   bool started_ = false;                // the step's work queued beside the apply (start_forces)
-  // The step's work on work_ (loads, K_f chi + C^T u, the update with the pressure, C p), C p by
+  // The step's work on work_ (loads, K_f chi + C^T u, the pressure where read and C p, the update), C p by
   // atomics where `atomic`; the motion's step-0 levels recorded first (on exec_).
   void queue_step(const CentralDifference<Real>& scheme, View<Real> forces, bool atomic);
   // The step's first half on work_: the loads, and K_f chi + C^T u into the fluid's forces.
@@ -351,7 +352,7 @@ class FluidTerm final : public StepTerm<Real> {
   DeviceArray<Real> pressure_;  // -a_n per fluid node: where it is read (plan_pressure)
   // Where the step computes p: besides the diagonal interface rows' nodes (each row's C p taken from
   // it in the same pass), at read_at_ (the receivers', the snapshots' and, where rows hold other
-  // columns, the interface's), before the update; or, where those are most of the fluid's nodes,
+  // columns, the interface's), before the update; or, where those are more than an eighth of the nodes,
   // at every node by the update itself (everywhere_), C p after it.
   std::vector<Index> read_by_snapshots_;
   DeviceArray<Index> read_at_;

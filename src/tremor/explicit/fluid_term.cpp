@@ -278,9 +278,9 @@ void FluidTerm<Real>::plan_pressure() {
     nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
                                [&](Index node) { return interface[static_cast<std::size_t>(node)] != 0; }),
                 nodes.end());
-  // Where p is read at more than an eighth of the nodes, the update writes it at every one: 4 bytes
-  // a node more in its pass, where the pass over the nodes read takes 24 a node read (its index, A,
-  // both levels and the force read, p written), more where they lie apart.
+  // Where p is read at more than an eighth of the nodes, the update writes it at every one: one value
+  // a node more in its pass of six, where the pass over the nodes read moves six values a node read
+  // (its index, A, both levels and the force read, p written), more where they lie apart.
   everywhere_ = 8 * static_cast<Size>(nodes.size()) > static_cast<Size>(scheme_->n_dofs());
   work_.synchronize();  // (no kernel reads the last list any more)
   read_at_ = everywhere_ ? DeviceArray<Index>() : DeviceArray<Index>(work_, std::span<const Index>(nodes));

@@ -25,6 +25,7 @@
 // read once per DOF's shots. Each shot's bits are those it has stepped alone. Loads, prescribed
 // and held DOFs are then field indices (i * columns + s).
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "tremor/backend/device_array.hpp"
@@ -34,10 +35,20 @@
 namespace tremor::explicit_fe {
 
 // -a_n = (A (K u - F) + (1 + C') (U_curr - U_prev)) / dt^2 of one DOF (Eq. 4 less 2 U_curr - U_prev),
-// without the second difference of the levels that would lose digits.
+// without the second difference of the levels that would lose digits. On a GPU each operation
+// rounded as written, none contracted into a multiply-add: the same bits in every kernel that
+// computes it (the update's at every DOF, a fluid's where its pressure is read), where the compiler
+// would fuse one product or the other as each kernel's code goes.
 template <class Real>
 TREMOR_HOST_DEVICE inline Real minus_acceleration(Real a, Real cp, Real f, Real up, Real now, Real inv_dt2) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<Real, float>)
+    return __fmul_rn(__fadd_rn(__fmul_rn(a, f), __fmul_rn(__fadd_rn(1.0f, cp), __fsub_rn(now, up))), inv_dt2);
+  else
+    return __dmul_rn(__dadd_rn(__dmul_rn(a, f), __dmul_rn(__dadd_rn(1.0, cp), __dsub_rn(now, up))), inv_dt2);
+#else
   return (a * f + (Real(1) + cp) * (now - up)) * inv_dt2;
+#endif
 }
 
 // -a_n at field entry i as advance() writes it into its `deceleration` (the same bits), for the

@@ -52,6 +52,16 @@ void add_normal_motion(const Exec& exec, const InterfaceRows& rows, int shots, c
   });
 }
 
+// One column's C p, the product rounded as written on a GPU (not contracted into the add that takes
+// it): the same bits from add_traction and from pressure_where_read, whose add follows it at once.
+TREMOR_HOST_DEVICE inline double coupling_product(double c, double p) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(c, p);
+#else
+  return c * p;
+#endif
+}
+
 // The solid's internal force -C chi_tt = C p: the fluid's traction -p n on the faces (by atomics
 // beside the solid's apply, which adds to the same nodes), of each of `shots` as add_normal_motion.
 template <class Real>
@@ -63,8 +73,8 @@ void add_traction(const Exec& exec, const InterfaceRows& rows, int shots, const 
     const Index r = t / shots, s = t % shots;
     double sum[3] = {0.0, 0.0, 0.0};
     for_each_column(rows, r, [&](Index k, Index column) {
-      for (int c = 0; c < dim; ++c)
-        sum[c] += C[k * dim + c] * static_cast<double>(p[static_cast<Size>(fluid[column]) * shots + s]);
+      const double pressure = static_cast<double>(p[static_cast<Size>(fluid[column]) * shots + s]);
+      for (int c = 0; c < dim; ++c) sum[c] += coupling_product(C[k * dim + c], pressure);
     });
     for (int c = 0; c < dim; ++c) {
       Real* out = forces + (static_cast<Size>(solid[r]) * dim + c) * shots + s;
@@ -97,7 +107,7 @@ void pressure_where_read(const Exec& exec, const InterfaceRows& rows, View<const
     const double pressure = static_cast<double>(p[i]);
     for (int c = 0; c < dim; ++c) {
       Real* out = forces + (static_cast<Size>(solid[k]) * dim + c) * shots + s;
-      const auto value = static_cast<Real>(C[k * dim + c] * pressure);
+      const auto value = static_cast<Real>(coupling_product(C[k * dim + c], pressure));
       if (atomic)
         atomic_add(out, value);
       else

@@ -65,27 +65,6 @@ TREMOR_HOST_DEVICE inline double mass_over_dt2(Real a, Real cp) {
   return a == Real(0) ? 0.0 : (1.0 - static_cast<double>(cp)) / (2.0 * static_cast<double>(a));
 }
 
-// A and C' (cp null: undamped, C' = -1) as kernels read them for field entry i: one entry per Per
-// DOFs, or per `per` where Per is 0 (a division by a constant in the update, by a variable
-// elsewhere); with several shots (Shots), entry i is DOF i / columns's.
-// C' is kept from entry `damped_from` on (the entries before it undamped or held: C' -1 there, read
-// as a constant, not loaded).
-template <class Real, int Per = 0, bool Shots = false>
-struct Coefficients {
-  const Real* a;
-  const Real* cp;
-  int per;
-  int columns = 1;
-  Index damped_from = 0;
-  TREMOR_HOST_DEVICE Index dof(Index i) const { return Shots ? i / columns : i; }
-  TREMOR_HOST_DEVICE Index entry(Index i) const { return Per > 0 ? dof(i) / Per : dof(i) / per; }
-  TREMOR_HOST_DEVICE Real force_scale(Index i) const { return a[entry(i)]; }
-  TREMOR_HOST_DEVICE Real prev_scale(Index i) const {
-    const Index e = entry(i);
-    return cp && e >= damped_from ? cp[e - damped_from] : Real(-1);
-  }
-};
-
 template <int Per = 0, bool Shots = false, class Real>
 Coefficients<Real, Per, Shots> coefficients_of(const DeviceArray<Real>& a, const DeviceArray<Real>& cp, int per,
                                                Index damped_from, int columns = 1) {
@@ -343,11 +322,7 @@ void CentralDifference<Real>::load(View<const Index> loaded_dofs, View<const Rea
 template <class Real>
 Deceleration<Real> CentralDifference<Real>::deceleration() const {
   Deceleration<Real> d;
-  d.a = force_scale_.data();
-  d.cp = prev_scale_.size() > 0 ? prev_scale_.data() : nullptr;
-  d.per = per_;
-  d.columns = columns_;
-  d.damped_from = damped_from_;
+  d.k = coefficients_of<0, true>(force_scale_, prev_scale_, per_, damped_from_, columns_);
   d.uc = curr_.data();
   d.up = prev_.data();
   d.ku = ku_.data();

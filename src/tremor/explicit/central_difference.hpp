@@ -34,6 +34,27 @@
 
 namespace tremor::explicit_fe {
 
+// A and C' (cp null: undamped, C' = -1) as kernels read them for field entry i: one entry per Per
+// DOFs, or per `per` where Per is 0 (a division by a constant in the update, by a variable
+// elsewhere); with several shots (Shots), entry i is DOF i / columns's.
+// C' is kept from entry `damped_from` on (the entries before it undamped or held: C' -1 there, read
+// as a constant, not loaded).
+template <class Real, int Per = 0, bool Shots = false>
+struct Coefficients {
+  const Real* a;
+  const Real* cp;
+  int per;
+  int columns = 1;
+  Index damped_from = 0;
+  TREMOR_HOST_DEVICE Index dof(Index i) const { return Shots ? i / columns : i; }
+  TREMOR_HOST_DEVICE Index entry(Index i) const { return Per > 0 ? dof(i) / Per : dof(i) / per; }
+  TREMOR_HOST_DEVICE Real force_scale(Index i) const { return a[entry(i)]; }
+  TREMOR_HOST_DEVICE Real prev_scale(Index i) const {
+    const Index e = entry(i);
+    return cp && e >= damped_from ? cp[e - damped_from] : Real(-1);
+  }
+};
+
 // -a_n = (A (K u - F) + (1 + C') (U_curr - U_prev)) / dt^2 of one DOF (Eq. 4 less 2 U_curr - U_prev),
 // without the second difference of the levels that would lose digits. On a GPU each operation
 // rounded as written, none contracted into a multiply-add: the same bits in every kernel that
@@ -57,18 +78,12 @@ TREMOR_HOST_DEVICE inline Real minus_acceleration(Real a, Real cp, Real f, Real 
 // moves(i): whether advance() writes it there (A not 0: not held, not massless).
 template <class Real>
 struct Deceleration {
-  const Real* a = nullptr;
-  const Real* cp = nullptr;  // C' from entry damped_from on; null: undamped (C' = -1)
-  int per = 1, columns = 1;
-  Index damped_from = 0;
+  Coefficients<Real, 0, true> k{};
   const Real *uc = nullptr, *up = nullptr, *ku = nullptr;
   Real inv_dt2 = Real(0);
-  TREMOR_HOST_DEVICE Index entry(Index i) const { return i / columns / per; }
-  TREMOR_HOST_DEVICE bool moves(Index i) const { return a[entry(i)] != Real(0); }
+  TREMOR_HOST_DEVICE bool moves(Index i) const { return k.force_scale(i) != Real(0); }
   TREMOR_HOST_DEVICE Real at(Index i) const {
-    const Index e = entry(i);
-    const Real c = cp && e >= damped_from ? cp[e - damped_from] : Real(-1);
-    return minus_acceleration(a[e], c, ku[i], up[i], uc[i], inv_dt2);
+    return minus_acceleration(k.force_scale(i), k.prev_scale(i), ku[i], up[i], uc[i], inv_dt2);
   }
 };
 

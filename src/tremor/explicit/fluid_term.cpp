@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <map>
 #include <numeric>
 #include <utility>
@@ -276,18 +277,17 @@ void FluidTerm<Real>::plan_pressure() {
     for (const Location& location : history.locations)
       nodes.insert(nodes.end(), location.nodes.begin(), location.nodes.end());
   }
-  std::vector<char> interface(static_cast<std::size_t>(scheme_->n_dofs()), 0);
-  for (const Index node : fluid_.to_host()) interface[static_cast<std::size_t>(node)] = 1;
+  std::vector<Index> interface = fluid_.to_host();  // the rows' fluid nodes
+  std::sort(interface.begin(), interface.end());
   if (!diagonal_)  // (add_traction reads p at the rows' columns' nodes after this pass)
-    for (Index node = 0; node < scheme_->n_dofs(); ++node)
-      if (interface[static_cast<std::size_t>(node)]) nodes.push_back(node);
+    nodes.insert(nodes.end(), interface.begin(), interface.end());
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-  // (the diagonal rows' own nodes are theirs)
-  if (diagonal_)
-    nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
-                               [&](Index node) { return interface[static_cast<std::size_t>(node)] != 0; }),
-                nodes.end());
+  if (diagonal_) {  // (the diagonal rows' own nodes are theirs)
+    std::vector<Index> others;
+    std::set_difference(nodes.begin(), nodes.end(), interface.begin(), interface.end(), std::back_inserter(others));
+    nodes = std::move(others);
+  }
   // Where p is read at more than an eighth of the nodes, the update writes it at every one: one value
   // a node more in its pass of six, where the pass over the nodes read moves six values a node read
   // (its index, A, both levels and the force read, p written), more where they lie apart.

@@ -758,6 +758,109 @@ TEST(ExplicitFluidGpu, ThePressureWhereItIsReadIsTheUpdatesOwnOnAGpu) {
   expect_pressure_where_read_is_the_updates("cuda");
 }
 
+// The step of the fluid's nodes that one element alone holds, taken by that element's kernel where
+// it would add K chi there (op::InnerStep: the update skips them), is the update's own, bit for
+// bit: a box of GLL hexahedra of order 3 (8 inner nodes an element) with a volume source at an
+// element's inner node (left to the update: its load joins K chi first), receivers of pressure at
+// another's and snapshots at three nodes, one of them inner (their elements' inner nodes left to
+// the update: p read from K chi there), against the same run with snapshots of pressure at every
+// node (the update then steps every node: FluidTerm::inner_nodes_stepped 0). Double and float;
+// `backend` "cuda" colours (deterministic): a GPU's atomics sum in another order every run.
+void expect_inner_nodes_step_as_the_update(const std::string& backend) {
+  for (const std::string precision : {"double", "float"}) {
+    SCOPED_TRACE(precision + " on " + backend);
+    Model model = test::water_on_steel_box(precision, 3);
+    const auto near = [&](double x, double y, double z) {
+      Index best = 0;
+      double closest = 1e30;
+      for (Index node = 0; node < model.mesh.n_nodes(); ++node) {
+        const auto at = model.mesh.node(node);
+        if (const double d = std::hypot(at[0] - x, at[1] - y, at[2] - z); d < closest) {
+          closest = d;
+          best = node;
+        }
+      }
+      return best;
+    };
+    // (Elements of 0.5 m: GLL points at 0.138 and 0.362 of an element, each of these inside one.)
+    model.point_sources[0].nodes = {near(1.1, 1.1, 1.6)};
+    std::vector<Index> snapshot_nodes = {near(0.6, 0.4, 1.4), near(1.0, 1.0, 1.25), near(1.5, 1.5, 2.0)};
+    std::sort(snapshot_nodes.begin(), snapshot_nodes.end());
+    Receiver inner;
+    inner.name = "p at an inner node";
+    inner.displacement = false;
+    inner.pressure = true;
+    inner.nodes = {near(0.4, 1.6, 1.6)};
+    inner.origin = "m.toml:30";
+    model.receivers.push_back(inner);
+    OutputSettings output;
+    output.snapshot_every = 1;
+    output.pressure = true;
+    Model everywhere = model;
+    everywhere.output = output;
+    everywhere.validate();
+    output.snapshot_nodes = snapshot_nodes;
+    model.output = output;
+    model.validate();
+    {  // the plan, as the runs below take it (on the host: the same)
+      const Preflight p = preflight(model);
+      std::vector<History> in_fluid;
+      for (const History& history : *p.histories)
+        if (records_fluid(history)) in_fluid.push_back(history);
+      FluidTerm<double> term(Exec::serial(), *p.fluid, one_domain_numbering(*p.solid, p),
+                             fluid_loading(model, p.fluid->mesh), std::move(in_fluid), p.dt, false);
+      // 32 elements of water, 8 inner nodes each (and the outer faces' nodes inside one element's
+      // face): all but those of the source's element (no inner node of its own), and the receivers'
+      // elements (three pressure receivers, one inner: p_inner's).
+      const Index stepped = term.inner_nodes_stepped();
+      EXPECT_GE(stepped, 30 * 8 - 8);
+      std::vector<Index> in_snapshots;
+      for (const Index node : snapshot_nodes) in_snapshots.push_back(term.fluid_node(node));
+      term.read_pressure_at(in_snapshots);
+      EXPECT_FALSE(term.writes_pressure_everywhere());
+      // the inner snapshot node's element's left: its 8 inner nodes and the 4 inside its face on y = 0
+      EXPECT_EQ(term.inner_nodes_stepped(), stepped - 12);
+      std::vector<Index> all(static_cast<std::size_t>(term.n_fluid_nodes()));
+      std::iota(all.begin(), all.end(), Index(0));
+      term.read_pressure_at(all);
+      EXPECT_TRUE(term.writes_pressure_everywhere());
+      EXPECT_EQ(term.inner_nodes_stepped(), 0);
+    }
+    RunOptions options;
+    options.backend = backend;
+    options.deterministic = true;
+    TakesSnapshots few, every;
+    const auto read = explicit_fe::run_explicit(model, options, &few);
+    const auto all = explicit_fe::run_explicit(everywhere, options, &every);
+    ASSERT_TRUE(read.ok() && all.ok()) << read.message << all.message;
+    ASSERT_EQ(read.dt, all.dt);
+    ASSERT_EQ(read.histories.size(), all.histories.size());
+    for (std::size_t h = 0; h < read.histories.size(); ++h) {
+      const std::vector<double>& values = read.histories[h].values;
+      EXPECT_EQ(values, all.histories[h].values) << read.histories[h].name;
+      double largest = 0.0;
+      for (const double v : values) largest = std::max(largest, std::abs(v));
+      EXPECT_GT(largest, 0.0) << read.histories[h].name;  // the pulse reached it: not zeros compared
+    }
+    ASSERT_GT(few.pressure.size(), 100u);
+    ASSERT_EQ(few.pressure.size(), every.pressure.size());
+    double largest = 0.0;
+    for (std::size_t t = 0; t < few.pressure.size(); ++t)
+      for (std::size_t k = 0; k < snapshot_nodes.size(); ++k) {
+        ASSERT_EQ(few.pressure[t][k], every.pressure[t][static_cast<std::size_t>(snapshot_nodes[k])]) << t;
+        largest = std::max(largest, std::abs(few.pressure[t][k]));
+      }
+    EXPECT_GT(largest, 0.0);
+  }
+}
+
+TEST(ExplicitFluid, InnerNodesStepInTheirElementAsInTheUpdate) { expect_inner_nodes_step_as_the_update("openmp"); }
+
+TEST(ExplicitFluidGpu, InnerNodesStepInTheirElementAsInTheUpdateOnAGpu) {
+  TREMOR_REQUIRE_GPU();
+  expect_inner_nodes_step_as_the_update("cuda");
+}
+
 // The coupling's first pass, f_f += C^T u, against the faces' matrices (fem::fluid_solid_interface)
 // summed face by face on the host: GLL faces take their nodal rule, each row its own column only
 // (read without the row's offsets), other faces the exact rule's full rows. Round-off of sums of a

@@ -301,4 +301,53 @@ inline Model water_field(const std::string& precision, int every, bool velocity)
   return model;
 }
 
+// A box of 4^3 GLL hexahedra of `order`, steel below z = 1 and water above, a volume source in the
+// water at (1, 1, 1.5); receivers of the steel's motion and the water's pressure at nodes, and of
+// the water's pressure and motion at positions.
+inline Model water_on_steel_box(const std::string& precision, int order = 2) {
+  Model model = water_on_steel(generate_box({0.0, 0.0, 0.0}, {2.0, 2.0, 2.0}, {4, 4, 4}, ElementType::HexGLL, order));
+  ExplicitSettings settings;
+  settings.duration = 2.5e-3;  // the pulse (600 Hz) reaches the steel
+  settings.precision = precision;
+  model.explicit_settings = settings;
+  const auto near = [&](double x, double y, double z) {
+    Index best = 0;
+    double closest = 1e30;
+    for (Index node = 0; node < model.mesh.n_nodes(); ++node) {
+      const auto at = model.mesh.node(node);
+      const double d = std::hypot(at[0] - x, at[1] - y, at[2] - z);
+      if (d < closest) {
+        closest = d;
+        best = node;
+      }
+    }
+    return best;
+  };
+  PointSource source;
+  source.nodes = {near(1.0, 1.0, 1.5)};
+  source.volume = true;
+  source.amplitude = 1e-6;
+  source.signal = Signal::ricker(600.0);
+  source.origin = "m.toml:20";
+  model.point_sources.push_back(source);
+  Receiver steel, pressure, at_positions, moving;
+  steel.name = "steel";
+  steel.displacement = true;
+  steel.nodes = {near(1.0, 1.0, 1.0), near(0.5, 1.5, 0.5), near(2.0, 0.0, 1.0)};
+  pressure.name = "p";
+  pressure.displacement = false;
+  pressure.pressure = true;
+  pressure.nodes = {near(1.0, 1.0, 1.0), near(0.0, 2.0, 2.0), near(1.5, 0.5, 1.25)};
+  at_positions.name = "p at positions";
+  at_positions.displacement = false;
+  at_positions.pressure = true;
+  at_positions.positions = {{0.3, 0.7, 1.6}, {1.9, 1.1, 1.05}};
+  moving.name = "water";
+  moving.displacement = true;
+  moving.positions = {{0.6, 1.3, 1.4}, {1.2, 0.2, 1.9}};
+  model.receivers = {steel, pressure, at_positions, moving};
+  model.validate();
+  return model;
+}
+
 }  // namespace tremor::test

@@ -51,14 +51,6 @@ Index coefficients(const Exec& exec, Index n, const double* m, const double* c, 
   return massless;
 }
 
-// Eq. (4) for one DOF from A, C' and K' = 1 - C' (1 + C' = A C / dt and 1 - C' = 2 A M / dt^2),
-// its forces already in K u (K u - F); a held DOF (A = 0) stays at zero.
-template <class Real>
-TREMOR_HOST_DEVICE inline Real next_displacement(Real a, Real cp, Real ku, Real up, Real uc) {
-  const Real next = a * (Real(0) - ku) + cp * up + (Real(1) - cp) * uc;
-  return a == Real(0) ? Real(0) : next;
-}
-
 // The mass of a DOF from its coefficients, M / dt^2 = (1 - C') / (2 A); 0 where held.
 template <class Real>
 TREMOR_HOST_DEVICE inline double mass_over_dt2(Real a, Real cp) {
@@ -76,13 +68,23 @@ Coefficients<Real, Per, Shots> coefficients_of(const DeviceArray<Real>& a, const
 // of a pass of its own).
 // Decelerates: -a_n at every DOF that moves and is not held as well, into `deceleration`
 // (minus_acceleration).
+// Apart: the entries [first, last) skipped but for the `n_listed` of `listed` (an operator's own
+// step takes the others: update_apart).
+struct Apart {
+  Index first = 0, last = 0, n_listed = 0;
+  const Index* listed = nullptr;
+};
+
 template <bool Decelerates, class Real, int Per, bool Shots>
 void update(const Exec& exec, Index n, Coefficients<Real, Per, Shots> k, const Real* uc, Real* u, Real* ku, bool adds,
-            Real* deceleration, double dt) {
+            Real* deceleration, double dt, Apart apart) {
   const auto inv_dt2 = static_cast<Real>(1.0 / (dt * dt));
-  forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
+  const Index gap = apart.last - apart.first, first = apart.first, before = n - gap;
+  const Index* listed = apart.listed;
+  forall(exec, before + apart.n_listed, [=] TREMOR_LAMBDA(Index t) {
+    const Index i = t >= before ? listed[t - before] : t < first ? t : t + gap;
     const Real a = k.force_scale(i), cp = k.prev_scale(i), up = u[i], now = uc[i], f = ku[i];
-    u[i] = next_displacement(a, cp, f, up, now);
+    u[i] = next_level(a, cp, f, up, now);
     if (Decelerates && a != Real(0)) deceleration[i] = minus_acceleration(a, cp, f, up, now, inv_dt2);
     if (adds) ku[i] = Real(0);
   });
@@ -285,11 +287,15 @@ void CentralDifference<Real>::advance(View<const Index> loaded_dofs, View<const 
   Real* out = deceleration.size > 0 ? deceleration.data : nullptr;
   // (The DOFs that move, of every shot: the first moving_ DOFs, moving_ * columns_ entries.)
   const auto moving = static_cast<Index>(static_cast<Size>(moving_) * columns_);
+  // (The entries an operator steps itself skipped, but for those listed: update_apart.)
+  const Apart apart{apart_first_ * columns_, apart_last_ * columns_, apart_listed_.size, apart_listed_.data};
+  TREMOR_CHECK(out == nullptr || apart.first == apart.last,
+               "the deceleration at every DOF of an update that an operator takes in part");
   const auto run = [&](auto k) {
     if (out)
-      update<true>(exec_, moving, k, uc, u.data, ku.data, adds, out, dt_);
+      update<true>(exec_, moving, k, uc, u.data, ku.data, adds, out, dt_, apart);
     else
-      update<false>(exec_, moving, k, uc, u.data, ku.data, adds, out, dt_);
+      update<false>(exec_, moving, k, uc, u.data, ku.data, adds, out, dt_, apart);
   };
   if (columns_ > 1) {
     switch (per_) {
@@ -317,6 +323,27 @@ void CentralDifference<Real>::load(View<const Index> loaded_dofs, View<const Rea
   // sign exactly).
   const View<Real> ku = ku_.view();
   forall(exec_, loaded_dofs.size, [=] TREMOR_LAMBDA(Index k) { ku[loaded_dofs[k]] -= loads[k]; });
+}
+
+template <class Real>
+void CentralDifference<Real>::update_apart(Index first, Index last, View<const Index> listed) {
+  TREMOR_CHECK(first >= 0 && first <= last && last <= moving_, "an update apart from DOFs ", first, " to ", last,
+               " of ", moving_, " that move");
+  TREMOR_CHECK(first == last || per_ == 1, "an update apart from some DOFs of nodes of ", per_, " DOFs");
+  apart_first_ = first;
+  apart_last_ = last;
+  apart_listed_ = listed;
+}
+
+template <class Real>
+op::InnerStep<Real> CentralDifference<Real>::inner_step() {
+  op::InnerStep<Real> step;
+  if (apart_first_ == apart_last_) return step;
+  step.k = coefficients_of<1, true>(force_scale_, prev_scale_, 1, damped_from_, columns_);
+  step.u = prev_.data();
+  step.first = apart_first_;
+  step.last = apart_last_;
+  return step;
 }
 
 template <class Real>

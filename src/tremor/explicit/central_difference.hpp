@@ -25,52 +25,20 @@
 // read once per DOF's shots. Each shot's bits are those it has stepped alone. Loads, prescribed
 // and held DOFs are then field indices (i * columns + s).
 #include <span>
-#include <type_traits>
 #include <vector>
 
 #include "tremor/backend/device_array.hpp"
 #include "tremor/core/config.hpp"
 #include "tremor/explicit/operator.hpp"
+#include "tremor/operator/central_step.hpp"
 
 namespace tremor::explicit_fe {
 
-// A and C' (cp null: undamped, C' = -1) as kernels read them for field entry i: one entry per Per
-// DOFs, or per `per` where Per is 0 (a division by a constant in the update, by a variable
-// elsewhere); with several shots (Shots), entry i is DOF i / columns's.
-// C' is kept from entry `damped_from` on (the entries before it undamped or held: C' -1 there, read
-// as a constant, not loaded).
-template <class Real, int Per = 0, bool Shots = false>
-struct Coefficients {
-  const Real* a;
-  const Real* cp;
-  int per;
-  int columns = 1;
-  Index damped_from = 0;
-  TREMOR_HOST_DEVICE Index dof(Index i) const { return Shots ? i / columns : i; }
-  TREMOR_HOST_DEVICE Index entry(Index i) const { return Per > 0 ? dof(i) / Per : dof(i) / per; }
-  TREMOR_HOST_DEVICE Real force_scale(Index i) const { return a[entry(i)]; }
-  TREMOR_HOST_DEVICE Real prev_scale(Index i) const {
-    const Index e = entry(i);
-    return cp && e >= damped_from ? cp[e - damped_from] : Real(-1);
-  }
-};
-
-// -a_n = (A (K u - F) + (1 + C') (U_curr - U_prev)) / dt^2 of one DOF (Eq. 4 less 2 U_curr - U_prev),
-// without the second difference of the levels that would lose digits. On a GPU each operation
-// rounded as written, none contracted into a multiply-add: the same bits in every kernel that
-// computes it (the update's at every DOF, a fluid's where its pressure is read), where the compiler
-// would fuse one product or the other as each kernel's code goes.
-template <class Real>
-TREMOR_HOST_DEVICE inline Real minus_acceleration(Real a, Real cp, Real f, Real up, Real now, Real inv_dt2) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<Real, float>)
-    return __fmul_rn(__fadd_rn(__fmul_rn(a, f), __fmul_rn(__fadd_rn(1.0f, cp), __fsub_rn(now, up))), inv_dt2);
-  else
-    return __dmul_rn(__dadd_rn(__dmul_rn(a, f), __dmul_rn(__dadd_rn(1.0, cp), __dsub_rn(now, up))), inv_dt2);
-#else
-  return (a * f + (Real(1) + cp) * (now - up)) * inv_dt2;
-#endif
-}
+// The pointwise update's pieces (operator/central_step.hpp): A and C' as kernels read them, U_next
+// and -a_n, each rounded as written on a GPU.
+using op::Coefficients;
+using op::minus_acceleration;
+using op::next_level;
 
 // -a_n at field entry i as advance() writes it into its `deceleration` (the same bits), for the
 // kernels of a caller that reads it at a few DOFs only: valid on the Exec after the step's forces
@@ -151,6 +119,16 @@ class CentralDifference {
   // -a_n where a caller reads it (Deceleration), between load() and advance().
   Deceleration<Real> deceleration() const;
 
+  // Where an operator takes some nodes' step itself (op::InnerStep: a fluid element's inner nodes,
+  // whose forces it alone sums): advance() skips DOFs [first, last) (one per node, of every shot)
+  // but for the field entries `listed` (the caller's array, kept until the next call), which it
+  // updates as the others, their K u summed (by an operator that adds them then). (0, 0): none.
+  // An advance() that writes the deceleration takes no DOF apart.
+  void update_apart(Index first, Index last, View<const Index> listed = {});
+  // The step the operator takes there, on U_prev of this step (empty where none is apart); valid
+  // until the step's advance().
+  op::InnerStep<Real> inner_step();
+
   // Displacement now (U_curr) and one step before (U_prev), in the Exec's memory (field_size()
   // values).
   View<const Real> displacement() const { return curr_.view(); }
@@ -186,6 +164,8 @@ class CentralDifference {
   DeviceArray<Real> prev_scale_;   // C' diagonal from entry damped_from_ on; empty: undamped (C' = -1)
   Index damped_from_ = 0;          // in entries (of per_ DOFs)
   DeviceArray<Real> prev_, curr_, ku_;
+  Index apart_first_ = 0, apart_last_ = 0;  // update_apart
+  View<const Index> apart_listed_;
 };
 
 extern template class CentralDifference<float>;

@@ -207,6 +207,12 @@ void FluidOperator<Real>::add_batch_unchecked(const Real* chi, Real* f, int colu
 
 template <class Real>
 void FluidOperator<Real>::add_shots(const Real* chi, Real* f, int shots) const {
+  add_stepping(chi, f, shots, {}, {});
+}
+
+template <class Real>
+void FluidOperator<Real>::add_stepping(const Real* chi, Real* f, int shots, const op::InnerStep<Real>& inner,
+                                       std::span<const unsigned char* const> stepped) const {
   const fem::DeviceElements& els = *elements_;
   // (a thread, or a group, per element and shot: the pairs counted by an Index; the pre-flight
   // keeps a batch within it)
@@ -219,10 +225,12 @@ void FluidOperator<Real>::add_shots(const Real* chi, Real* f, int shots) const {
       const Index n = atomic_ ? block.n_elements : block.n_in(c);
       if (n == 0) continue;
       const Index* list = atomic_ ? nullptr : block.in(c);
+      const unsigned char* steps = b < stepped.size() ? stepped[b] : nullptr;
       if (sum_factorised_->takes(b)) {
-        sum_factorised_->add(exec_, b, n, list, atomic_, chi, f, shots);
+        sum_factorised_->add(exec_, b, n, list, atomic_, chi, f, shots, inner, steps);
         continue;
       }
+      TREMOR_CHECK(!steps, "the fluid's elements of block ", b, " take no inner node's step");
       fem::with_element(block.type, block.order, [&](auto element) {
         add_fluid_elements<decltype(element), Real>(exec_, n, list, fem::arrays_of(els, block), atomic_, chi, f,
                                                     shots);

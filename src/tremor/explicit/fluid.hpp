@@ -99,6 +99,12 @@ class FluidOperator final : public op::Operator<Real> {
   bool fuses_batch() const override { return true; }
   // f += K_f chi for `shots` interleaved (1: add_unchecked).
   void add_shots(const Real* chi, Real* f, int shots) const;
+  // The same, the elements that `stepped` marks (per block, per element of the block; a block null
+  // or past its end: none) taking the step of their inner nodes in `inner`'s range where they
+  // would add K chi there (sem::FluidKernels::add; blocks that steps_inner only).
+  void add_stepping(const Real* chi, Real* f, int shots, const op::InnerStep<Real>& inner,
+                    std::span<const unsigned char* const> stepped) const;
+  bool steps_inner(std::size_t block) const { return sum_factorised_->steps_inner(block); }
 
  private:
   Exec exec_;
@@ -258,6 +264,10 @@ class FluidTerm final : public StepTerm<Real> {
   // (writes_pressure_everywhere).
   void read_pressure_at(std::vector<Index> nodes);
   bool writes_pressure_everywhere() const { return everywhere_; }
+  // The fluid's nodes whose step their own element's kernel takes (those one element alone holds,
+  // in GLL hexahedra of order 2 or more, with no load and not on the solid; not where their
+  // pressure is read, nor where the update writes it everywhere), now: the update skips them.
+  Index inner_nodes_stepped() const { return inner_stepped_; }
 
   // The fluid's potential chi now, and its pressure -chi_tt at the last step taken, at the nodes
   // where it is read (the receivers', the interface's and those of read_pressure_at).
@@ -358,6 +368,23 @@ class FluidTerm final : public StepTerm<Real> {
   DeviceArray<Index> read_at_;
   bool everywhere_ = false;
   void plan_pressure();
+  // The whole fluid (no part, no PML) keeps the nodes whose step their own element takes (K_f's
+  // kernels: op::InnerStep) last, [inner_first_, inner_last_): order_ the whole fluid's node of
+  // each of its own (empty: the whole fluid's order), inner_element_ each inner node's (block,
+  // element in the block). stepped_ (per block, per element) marks the elements that take the
+  // step, stepped_at_ their data; listed_ the field entries of the others' inner nodes, which the
+  // update takes (plan_inner, after plan_pressure's list of the nodes read).
+  std::vector<Index> order_;
+  Index inner_first_ = 0, inner_last_ = 0;
+  std::vector<std::pair<std::size_t, Index>> inner_element_;
+  std::vector<DeviceArray<unsigned char>> stepped_;
+  std::vector<const unsigned char*> stepped_at_;
+  DeviceArray<Index> listed_;
+  Index inner_stepped_ = 0;
+  void plan_inner(const std::vector<Index>& read);
+  std::size_t whole_of(std::size_t i) const {
+    return static_cast<std::size_t>(!whole_.empty() ? whole_[i] : !order_.empty() ? order_[i] : static_cast<Index>(i));
+  }
   bool forces_ready_ = false;       // fluid_forces queued this step's first half
   View<Real> forces_;               // the fluid's forces (K_f chi + C^T u, its PML's), queue_forces
   std::unique_ptr<Recorder<Real>> pressure_recorder_;  // reads pressure_

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <utility>
 
 #include "tremor/backend/atomic.hpp"
@@ -14,6 +15,7 @@
 #include "tremor/backend/forall.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/subdomain.hpp"
+#include "tremor/mesh/reorder.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -133,6 +135,33 @@ void prescribed_pressure(const Exec& exec, View<const Index> held, View<const Re
   });
 }
 
+// The nodes of `mesh` (a whole fluid's) whose step their element can take (sem::FluidKernels::add's
+// inner step): those one element alone holds, in a block of GLL hexahedra of order 2 or more, that
+// `touched` leaves out (held, loaded, on the solid). In element order, each element's in its
+// points' order; `element_of` gets each one's (block, element in the block).
+std::vector<Index> inner_nodes(const Mesh& mesh, const std::vector<bool>& touched,
+                               std::vector<std::pair<std::size_t, Index>>& element_of) {
+  std::vector<unsigned char> uses(static_cast<std::size_t>(mesh.n_nodes()), 0);
+  for (const ElementBlock& block : mesh.blocks)
+    for (const Index node : block.connectivity)
+      if (uses[static_cast<std::size_t>(node)] < 2) ++uses[static_cast<std::size_t>(node)];
+  std::vector<Index> inner;
+  element_of.clear();
+  for (std::size_t b = 0; b < mesh.blocks.size(); ++b) {
+    const ElementBlock& block = mesh.blocks[b];
+    if (block.type != ElementType::HexGLL || !sem::fluid_takes(block.type, block.order)) continue;
+    const Index per = nodes_per_element(block.type, block.order);
+    for (Index e = 0; e < block.n_elements(); ++e)
+      for (Index a = 0; a < per; ++a) {
+        const Index node = block.connectivity[static_cast<std::size_t>(e * per + a)];
+        if (uses[static_cast<std::size_t>(node)] != 1 || touched[static_cast<std::size_t>(node)]) continue;
+        inner.push_back(node);
+        element_of.emplace_back(b, e);
+      }
+  }
+  return inner;
+}
+
 }  // namespace
 
 template <class Real>
@@ -144,7 +173,8 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
       numbering_(solid.n_model_nodes(), 1, fluid.mesh.nodes),
       whole_(fluid.whole_nodes),
       n_whole_(fluid.whole_nodes.empty() ? fluid.mesh.n_nodes() : fluid.n_whole_nodes),
-      loading_(own(std::move(loading))) {
+      // (not own(): order_ is made below)
+      loading_(fluid.whole_nodes.empty() ? std::move(loading) : loading.restricted(fluid.whole_nodes)) {
   const FluidMesh& mesh = fluid.mesh;
   const bool atomics = atomic && exec.space() == MemorySpace::Device;
   atomic_traction_ = atomics;
@@ -175,12 +205,52 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
     pml_ = std::make_unique<PmlTerm<Real>>(on, std::move(layer_elements), fluid.pml, fluid.pml_nodes,
                                            pml_node_mass(fluid.pml_nodes, fluid.mass), dt, true, PmlField::Fluid);
   }
+  // The whole fluid without a PML renumbered with the nodes whose step their element takes last
+  // (inner_nodes; its update skips them: update_apart), the others in their order.
+  std::vector<double> mass = fluid.mass;
+  std::optional<Mesh> renumbered;
+  if (!is_part() && !pml_) {
+    std::vector<bool> touched(static_cast<std::size_t>(mesh.n_nodes()), false);
+    for (const Index dof : loading_.constrained_dofs()) touched[static_cast<std::size_t>(dof)] = true;
+    for (const Index dof : loading_.loaded_dofs()) touched[static_cast<std::size_t>(dof)] = true;
+    for (const Index node : fluid.interface.nodes()) touched[static_cast<std::size_t>(numbering_.local_node(node))] = true;
+    const std::vector<Index> inner = inner_nodes(mesh.model.mesh, touched, inner_element_);
+    if (!inner.empty()) {
+      std::vector<bool> is_inner(touched.size(), false);
+      for (const Index node : inner) is_inner[static_cast<std::size_t>(node)] = true;
+      for (Index node = 0; node < mesh.n_nodes(); ++node)
+        if (!is_inner[static_cast<std::size_t>(node)]) order_.push_back(node);
+      inner_first_ = static_cast<Index>(order_.size());
+      order_.insert(order_.end(), inner.begin(), inner.end());
+      inner_last_ = static_cast<Index>(order_.size());
+      renumbered = mesh.model.mesh;
+      renumber_nodes(*renumbered, order_);
+      const auto permuted = [&](const std::vector<double>& values) {
+        std::vector<double> out(values.size());
+        for (std::size_t i = 0; i < order_.size() && !values.empty(); ++i)
+          out[i] = values[static_cast<std::size_t>(order_[i])];
+        return out;
+      };
+      mass = permuted(mass);
+      damping = permuted(damping);
+      std::vector<Index> model_nodes(order_.size());
+      for (std::size_t i = 0; i < order_.size(); ++i) model_nodes[i] = mesh.nodes[static_cast<std::size_t>(order_[i])];
+      numbering_ = Numbering(solid.n_model_nodes(), 1, std::move(model_nodes));
+      loading_ = loading_.restricted(order_);
+    }
+  }
+  const Mesh& stepped_mesh = renumbered ? *renumbered : mesh.model.mesh;
   elements_ = std::make_shared<const fem::DeviceElements>(
-      on, mesh.model.mesh, table, atomics ? fem::ElementColouring{} : fem::colour_elements(mesh.model.mesh));
+      on, stepped_mesh, table, atomics ? fem::ElementColouring{} : fem::colour_elements(stepped_mesh));
   stiffness_ = std::make_unique<FluidOperator<Real>>(on, elements_, atomics);
   const std::vector<Index> held = loading_.constrained_dofs();
-  scheme_ = std::make_unique<CentralDifference<Real>>(on, *stiffness_, fluid.mass, std::span<const double>(damping),
-                                                      dt, held, 1, columns);
+  scheme_ = std::make_unique<CentralDifference<Real>>(on, *stiffness_, mass, std::span<const double>(damping), dt,
+                                                      held, 1, columns);
+  if (inner_first_ < inner_last_) {
+    for (std::size_t b = 0; b < elements_->blocks.size(); ++b)
+      stepped_.emplace_back(on, stiffness_->steps_inner(b) ? elements_->blocks[b].n_elements : Index(0));
+    for (const DeviceArray<unsigned char>& flags : stepped_) stepped_at_.push_back(flags.size() > 0 ? flags.data() : nullptr);
+  }
   if (pml_ && columns > 1) pml_->keep_columns(columns, scheme_->n_dofs());
   if (columns > 1) {
     const std::vector<const Loading*> same(static_cast<std::size_t>(columns), &loading_);
@@ -294,7 +364,42 @@ void FluidTerm<Real>::plan_pressure() {
   everywhere_ = 8 * static_cast<Size>(nodes.size()) > static_cast<Size>(scheme_->n_dofs());
   work_.synchronize();  // (no kernel reads the last list any more)
   read_at_ = everywhere_ ? DeviceArray<Index>() : DeviceArray<Index>(work_, std::span<const Index>(nodes));
+  plan_inner(nodes);
   work_.synchronize();
+}
+
+template <class Real>
+void FluidTerm<Real>::plan_inner(const std::vector<Index>& read) {
+  if (inner_first_ == inner_last_) return;
+  // Every element takes its inner nodes' step but those holding one whose pressure is read (its
+  // K chi then summed for it) or a load (moved into K chi before the update); none where the
+  // update writes the pressure everywhere. The update takes the steps they leave.
+  std::vector<std::vector<unsigned char>> steps(stepped_.size());
+  for (std::size_t b = 0; b < stepped_.size(); ++b)
+    steps[b].assign(static_cast<std::size_t>(stepped_[b].size()), everywhere_ ? 0 : 1);
+  const auto leave = [&](Index node) {
+    if (node < inner_first_ || node >= inner_last_) return;
+    const auto& [block, element] = inner_element_[static_cast<std::size_t>(node - inner_first_)];
+    steps[block][static_cast<std::size_t>(element)] = 0;
+  };
+  for (const Index node : read) leave(node);
+  for (const Index entry : stepped().loaded_dofs()) leave(entry / columns());
+  std::vector<Index> listed;
+  for (Index node = inner_first_; node < inner_last_ && !everywhere_; ++node) {
+    const auto& [block, element] = inner_element_[static_cast<std::size_t>(node - inner_first_)];
+    if (steps[block][static_cast<std::size_t>(element)] == 0)
+      for (int s = 0; s < columns(); ++s) listed.push_back(static_cast<Index>(static_cast<Size>(node) * columns() + s));
+  }
+  for (std::size_t b = 0; b < stepped_.size(); ++b)
+    if (stepped_[b].size() > 0) stepped_[b].copy_from_host(std::span<const unsigned char>(steps[b]));
+  listed_ = DeviceArray<Index>(work_, std::span<const Index>(listed));
+  inner_stepped_ = everywhere_ ? 0
+                              : inner_last_ - inner_first_ -
+                                    static_cast<Index>(listed.size() / static_cast<std::size_t>(columns()));
+  if (everywhere_)
+    scheme_->update_apart(0, 0);
+  else
+    scheme_->update_apart(inner_first_, inner_last_, std::as_const(listed_).view());
 }
 
 template <class Real>
@@ -322,6 +427,7 @@ void FluidTerm<Real>::route_samples(std::function<void(std::size_t, const Histor
 template <class Real>
 std::vector<Index> FluidTerm<Real>::whole_nodes() const {
   if (is_part()) return whole_;
+  if (!order_.empty()) return order_;
   std::vector<Index> all(static_cast<std::size_t>(n_whole_));
   std::iota(all.begin(), all.end(), Index(0));
   return all;
@@ -329,7 +435,9 @@ std::vector<Index> FluidTerm<Real>::whole_nodes() const {
 
 template <class Real>
 Loading FluidTerm<Real>::own(Loading whole) const {
-  return is_part() ? whole.restricted(whole_) : std::move(whole);
+  return is_part()          ? whole.restricted(whole_)
+         : !order_.empty() ? whole.restricted(order_)
+                           : std::move(whole);
 }
 
 template <class Real>
@@ -368,6 +476,7 @@ void FluidTerm<Real>::load_shots(std::vector<Loading> loadings) {
     stacked_ = std::make_unique<Loading>(Loading::stacked(stacked));
   }
   loads_ = std::make_unique<DeviceLoading<Real>>(work_, stepped(), scheme_->dt());
+  plan_pressure();  // (the elements that take their inner nodes' step: none holding a load)
 }
 
 template <class Real>
@@ -399,7 +508,7 @@ void FluidTerm<Real>::get_state(std::vector<double>& previous, std::vector<doubl
   TREMOR_CHECK(previous.size() == n && current.size() == n, "a fluid's state of ", current.size(), " values for ", n,
                " fluid nodes");
   for (std::size_t i = 0; i < now.size(); ++i) {
-    const std::size_t to = whole_.empty() ? i : static_cast<std::size_t>(whole_[i]);
+    const std::size_t to = whole_of(i);
     previous[to] = static_cast<double>(before[i]);
     current[to] = static_cast<double>(now[i]);
   }
@@ -425,7 +534,7 @@ void FluidTerm<Real>::restore(std::span<const double> previous, std::span<const 
   // (Real widened to double: exact back.) A part takes its nodes'.
   std::vector<Real> before(static_cast<std::size_t>(scheme_->n_dofs())), now(before.size());
   for (std::size_t i = 0; i < now.size(); ++i) {
-    const std::size_t from = whole_.empty() ? i : static_cast<std::size_t>(whole_[i]);
+    const std::size_t from = whole_of(i);
     before[i] = static_cast<Real>(previous[from]);
     now[i] = static_cast<Real>(current[from]);
   }
@@ -523,7 +632,13 @@ View<Real> FluidTerm<Real>::queue_forces(const CentralDifference<Real>& scheme) 
   // chi, both adding by atomics, and the fluid's stream waits for it: a launch of a few
   // microseconds of dependent loads off the critical path. (A stream of its own measured slower:
   // two more waits between streams a step.)
-  const View<Real> forces = scheme_->apply_stiffness();
+  View<Real> forces;
+  if (inner_first_ < inner_last_) {  // (the elements' inner nodes' step taken by K_f's kernels)
+    forces = scheme_->zeroed_forces();
+    stiffness_->add_stepping(scheme_->displacement().data, forces.data, columns(), scheme_->inner_step(), stepped_at_);
+  } else {
+    forces = scheme_->apply_stiffness();
+  }
   if (motion_beside_) {
     add_normal_motion(exec_, rows(), columns(), scheme.displacement().data, forces.data, true);
     beside_->fork();

@@ -141,9 +141,13 @@ void add_block(const Exec& exec, Index n, const Index* list, bool atomic, const 
 // and the z part of the transposed sums at its n nodes stay in its registers (Carried); shared
 // memory holds the gathered chi and the flux's x and y parts. Per point 4 n reads and 3 writes of
 // shared memory against the point kernel's 6 n and 4, and the 1D basis in the constant bank (Line).
+// With `inner` (non-empty) the step of the nodes in its range (an element's inner nodes, which it
+// alone sums) is taken at the scatter, U_next written where K chi would be added, in the elements
+// that `stepped` marks (per element of the block; null: none).
 template <int P, class Real, int Mode>
 void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, const Index* connectivity,
-                 const Real* factors, const Real* basis, const Real* chi, Real* f, int shots) {
+                 const Real* factors, const Real* basis, const Real* chi, Real* f, int shots,
+                 op::InnerStep<Real> inner, const unsigned char* stepped) {
   using L = ColumnLayout<P, 1>;
   constexpr int n1 = L::n, n2 = L::n2, n3 = L::points, nf = FluidLayout<3, P>::factors;
   static const Line<P, Real> constants = Line<P, Real>::make();
@@ -244,6 +248,7 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
         ti[q] = G[q * n1 + i];
         tj[q] = G[q * n1 + j];
       }
+      const bool steps = stepped && stepped[e];
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
@@ -251,8 +256,12 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
         const int a = c2 + n2 * k;
         Real force = mine.z[0][k];
         for (int q = 0; q < n1; ++q) force += ti[q] * flux[a + q - i] + tj[q] * flux[n3 + a + n1 * (q - j)];
-        Real* out = f + static_cast<Size>(connectivity[static_cast<Size>(e) * n3 + a]) * shots + shot(t);
-        if (atomic)
+        const Index node = connectivity[static_cast<Size>(e) * n3 + a];
+        const Size entry = static_cast<Size>(node) * shots + shot(t);
+        Real* out = f + entry;
+        if (steps && inner.takes(node))  // (K chi its own: 0 + force, as the update would read it)
+          inner.at(static_cast<Index>(entry), force, mine.values[0][k]);
+        else if (atomic)
           atomic_add(out, force);
         else
           *out += force;
@@ -371,24 +380,37 @@ FluidKernels<Real>::FluidKernels(const fem::DeviceElements& elements, Geometry g
 
 template <class Real>
 void FluidKernels<Real>::add(const Exec& exec, std::size_t b, Index n, const Index* list, bool atomic, const Real* chi,
-                             Real* f, int shots) const {
+                             Real* f, int shots, const op::InnerStep<Real>& inner,
+                             const unsigned char* stepped) const {
   const fem::DeviceElementBlock& block = elements_->blocks[b];
   TREMOR_CHECK(takes(b), "the fluid's sum-factorised kernels do not take block ", b);
+  TREMOR_CHECK(!stepped || steps_inner(b), "the fluid's kernels take no inner node's step in block ", b,
+               " (quadrilaterals)");
   with_order(block, [&](auto dim, auto order) {
     constexpr int Dim = decltype(dim)::value, P = decltype(order)::value;
     if constexpr (P >= 2) {
       const bool affine = mode_[b] == AffineMode;
-      const auto launch = [&](auto kernel) {
-        kernel(exec, n, list, atomic, block.connectivity.data(), factors_[b].data(), basis_[b].data(), chi, f, shots);
-      };
-      if constexpr (Dim == 3)  // hexahedra: the column kernel; quadrilaterals: the point kernel
+      const Real *factors = factors_[b].data(), *basis = basis_[b].data();
+      if constexpr (Dim == 3) {  // hexahedra: the column kernel
+        const auto launch = [&](auto kernel) {
+          kernel(exec, n, list, atomic, block.connectivity.data(), factors, basis, chi, f, shots, inner, stepped);
+        };
         affine ? launch(add_columns<P, Real, AffineMode>)
         : mode_[b] == TrilinearMode ? launch(add_columns<P, Real, TrilinearMode>)
                                     : launch(add_columns<P, Real, StoredMode>);
-      else
+      } else {  // quadrilaterals: the point kernel
+        const auto launch = [&](auto kernel) {
+          kernel(exec, n, list, atomic, block.connectivity.data(), factors, basis, chi, f, shots);
+        };
         affine ? launch(add_block<Dim, P, Real, true>) : launch(add_block<Dim, P, Real, false>);
+      }
     }
   });
+}
+
+template <class Real>
+bool FluidKernels<Real>::steps_inner(std::size_t block) const {
+  return takes(block) && elements_->blocks[block].type == ElementType::HexGLL;
 }
 
 template <class Real>

@@ -22,6 +22,7 @@
 #include "tremor/fem/device_elements.hpp"
 #include "tremor/mesh/element_type.hpp"
 #include "tremor/mesh/mesh.hpp"
+#include "tremor/operator/central_step.hpp"
 #include "tremor/sem/operator.hpp"
 
 namespace tremor::sem {
@@ -54,8 +55,15 @@ class FluidKernels {
   // s), each element's work done for each shot as for one (an element and shot per column or
   // point group of threads, its factors read once from memory for the shots a block holds), each
   // shot's sums those of one shot alone.
+  // With `inner` (non-empty) and `stepped` (per element of the block, 1 where it does so), an
+  // element takes the step of its nodes in inner's range (its inner nodes: the caller's numbering
+  // keeps there only nodes that one element alone holds, and that no load or other term reaches)
+  // at the scatter, writing U_next from its own K chi where it would add K chi (op::InnerStep).
+  // Hexahedra only (steps_inner).
   void add(const Exec& exec, std::size_t block, Index n, const Index* list, bool atomic, const Real* chi,
-           Real* f, int shots = 1) const;
+           Real* f, int shots = 1, const op::InnerStep<Real>& inner = {},
+           const unsigned char* stepped = nullptr) const;
+  bool steps_inner(std::size_t block) const;
   // The factors and the 1D bases, in the Exec's memory.
   std::size_t bytes() const;
 

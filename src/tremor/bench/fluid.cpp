@@ -43,6 +43,8 @@ struct Row {
   double everywhere_seconds = 0.0;  // the same writing p at every node
   double coloured_seconds = 0.0;  // the same colour by colour
   double stored_seconds = 0.0;    // the run's way (atomics on a GPU) with the factors stored per point
+  Index inner_stepped = 0;        // the fluid's nodes whose step K_f's kernels take (FluidTerm's, no receiver)
+  double run_operator_seconds = 0.0, run_update_seconds = 0.0;  // FluidTerm's K_f and update, taking them so
 };
 
 // The box `n` elements a side of 1 mm GLL hexahedra of order `order`, its lowest `steel_layers`
@@ -125,6 +127,13 @@ void time_parts(const Model& model, const explicit_fe::Preflight& p, int steps, 
       term.add_solid_motion(std::as_const(u).view(), fluid_forces.view());
       term.add_fluid_traction(forces.view());
     });
+  }
+  {  // K_f and the update as the run's FluidTerm has them: the inner nodes' steps in K_f's kernels
+    explicit_fe::FluidTerm<Real> term(exec, fluid, explicit_fe::one_domain_numbering(*p.solid, p),
+                                      explicit_fe::fluid_loading(model, fluid.mesh), {}, p.dt, atomic);
+    row.inner_stepped = term.inner_nodes_stepped();
+    row.run_operator_seconds = seconds_each(exec, steps, [&] { term.time_operator(); });
+    row.run_update_seconds = seconds_each(exec, steps, [&] { term.time_update(); });
   }
   // The operator by atomics where the run adds by atomics on a GPU, and colour by colour (the
   // run's way with --deterministic, and the host's).
@@ -238,14 +247,16 @@ void run_fluid(const FluidArgs& args) {
         "run's way on a GPU) and colour by colour (with --deterministic, and on the host), and the run's way with its "
         "factors stored per point; the fluid's update (its central difference) timed alone, writing no pressure (the "
         "run's way where few nodes read it: it computes it apart, at the interface with C p) and writing it at every "
-        "node.\n\n"
+        "node; both as the run's fluid has them, the step of the nodes that one element alone holds taken by its "
+        "kernel (their count, without receivers) and the update skipping them.\n\n"
      << "| box | filling | nodes | fluid nodes | interface nodes | us a step | ps a node | fluid / solid node | "
         "coupling us | coupling / step | fluid operator us, atomics | colours | stored per point | fluid update us | "
-        "writing p everywhere |\n"
-     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-  std::printf("\n%-8s %-7s %12s %12s %10s %12s %10s %8s %11s %9s %11s %11s %11s %11s %11s\n", "box", "filling",
-              "nodes", "fluid", "interface", "us a step", "ps a node", "f / s", "coupling us", "coupling",
-              "operator us", "colours us", "stored us", "update us", "p at all us");
+        "writing p everywhere | nodes stepped in K_f | K_f so us | update so us |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  std::printf("\n%-8s %-7s %12s %12s %10s %12s %10s %8s %11s %9s %11s %11s %11s %11s %11s %12s %11s %11s\n", "box",
+              "filling", "nodes", "fluid", "interface", "us a step", "ps a node", "f / s", "coupling us", "coupling",
+              "operator us", "colours us", "stored us", "update us", "p at all us", "stepped in K", "K so us",
+              "update so");
   double solid_node = 0.0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
@@ -258,6 +269,9 @@ void run_fluid(const FluidArgs& args) {
     const std::string stored = r.fluid_nodes > 0 ? fixed(r.stored_seconds * 1e6, 2) : "-";
     const std::string update = r.fluid_nodes > 0 ? fixed(r.update_seconds * 1e6, 2) : "-";
     const std::string everywhere = r.fluid_nodes > 0 ? fixed(r.everywhere_seconds * 1e6, 2) : "-";
+    const std::string stepped = r.fluid_nodes > 0 ? group_digits(r.inner_stepped) : "-";
+    const std::string run_op = r.fluid_nodes > 0 ? fixed(r.run_operator_seconds * 1e6, 2) : "-";
+    const std::string run_update = r.fluid_nodes > 0 ? fixed(r.run_update_seconds * 1e6, 2) : "-";
     json << (i ? "," : "") << "\n    {\"side\": " << r.side << ", \"filling\": " << json_string(r.filling)
          << ", \"nodes\": " << r.nodes << ", \"fluid_nodes\": " << r.fluid_nodes
          << ", \"interface_nodes\": " << r.interface_nodes << ", \"step_microseconds\": " << fixed(r.step_seconds * 1e6, 3)
@@ -267,15 +281,20 @@ void run_fluid(const FluidArgs& args) {
          << ", \"fluid_operator_coloured_microseconds\": " << fixed(r.coloured_seconds * 1e6, 3)
          << ", \"fluid_operator_stored_microseconds\": " << fixed(r.stored_seconds * 1e6, 3)
          << ", \"fluid_update_microseconds\": " << fixed(r.update_seconds * 1e6, 3)
-         << ", \"fluid_update_pressure_everywhere_microseconds\": " << fixed(r.everywhere_seconds * 1e6, 3) << "}";
+         << ", \"fluid_update_pressure_everywhere_microseconds\": " << fixed(r.everywhere_seconds * 1e6, 3)
+         << ", \"inner_nodes_stepped\": " << r.inner_stepped
+         << ", \"fluid_operator_inner_steps_microseconds\": " << fixed(r.run_operator_seconds * 1e6, 3)
+         << ", \"fluid_update_inner_apart_microseconds\": " << fixed(r.run_update_seconds * 1e6, 3) << "}";
     md << "| " << r.side << "^3 | " << r.filling << " | " << group_digits(r.nodes) << " | " << group_digits(r.fluid_nodes)
        << " | " << group_digits(r.interface_nodes) << " | " << fixed(r.step_seconds * 1e6, 1) << " | "
        << fixed(r.node_seconds * 1e12, 1) << " | " << ratio << " | " << coupling << " | " << share << " | " << op
-       << " | " << coloured << " | " << stored << " | " << update << " | " << everywhere << " |\n";
-    std::printf("%5lld^3 %-7s %12s %12s %10s %12.1f %10.1f %8s %11s %9s %11s %11s %11s %11s %11s\n", r.side,
+       << " | " << coloured << " | " << stored << " | " << update << " | " << everywhere << " | " << stepped << " | "
+       << run_op << " | " << run_update << " |\n";
+    std::printf("%5lld^3 %-7s %12s %12s %10s %12.1f %10.1f %8s %11s %9s %11s %11s %11s %11s %11s %12s %11s %11s\n", r.side,
                 r.filling.c_str(), group_digits(r.nodes).c_str(), group_digits(r.fluid_nodes).c_str(), group_digits(r.interface_nodes).c_str(),
                 r.step_seconds * 1e6, r.node_seconds * 1e12, ratio.c_str(), coupling.c_str(), share.c_str(), op.c_str(),
-                coloured.c_str(), stored.c_str(), update.c_str(), everywhere.c_str());
+                coloured.c_str(), stored.c_str(), update.c_str(), everywhere.c_str(), stepped.c_str(), run_op.c_str(),
+                run_update.c_str());
   }
   json << "\n  ]\n}\n";
   if (!args.output_dir.empty()) write_report_to(args.output_dir, "fluid", json.str(), md.str());

@@ -256,6 +256,11 @@ class FluidTerm final : public StepTerm<Real> {
   // (a fluid node each), and solid_forces += C p from the pressure of the last step taken.
   void add_solid_motion(View<const Real> u, View<Real> fluid_forces) const;
   void add_fluid_traction(View<Real> solid_forces) const;
+  // Two of the step's kernels queued alone, on the Exec given to the constructor, for a benchmark
+  // that times them (the state they leave is no step's): K_f chi into the fluid's forces, the inner
+  // nodes' steps taken (inner_nodes_stepped), and the update (without loads or pressure).
+  void time_operator();
+  void time_update();
   // Whether each interface row holds its own column only (InterfaceRows::diagonal).
   bool diagonal_coupling() const { return diagonal_; }
   // The fluid's nodes (its numbering) whose pressure is read besides its receivers' and the
@@ -334,6 +339,7 @@ class FluidTerm final : public StepTerm<Real> {
   void queue_step(const CentralDifference<Real>& scheme, View<Real> forces, bool atomic);
   // The step's first half on work_: the loads, and K_f chi + C^T u into the fluid's forces.
   View<Real> queue_forces(const CentralDifference<Real>& scheme);
+  View<Real> apply_operator();  // K_f chi_n into the fluid's forces, the inner nodes' steps taken
   void record_start(long long step);
   Loading own(Loading whole) const;  // the whole fluid's loads at its nodes
   std::vector<Index> pml_model_nodes() const;  // the model's node of each of pml_'s

@@ -632,13 +632,7 @@ View<Real> FluidTerm<Real>::queue_forces(const CentralDifference<Real>& scheme) 
   // chi, both adding by atomics, and the fluid's stream waits for it: a launch of a few
   // microseconds of dependent loads off the critical path. (A stream of its own measured slower:
   // two more waits between streams a step.)
-  View<Real> forces;
-  if (inner_first_ < inner_last_) {  // (the elements' inner nodes' step taken by K_f's kernels)
-    forces = scheme_->zeroed_forces();
-    stiffness_->add_stepping(scheme_->displacement().data, forces.data, columns(), scheme_->inner_step(), stepped_at_);
-  } else {
-    forces = scheme_->apply_stiffness();
-  }
+  const View<Real> forces = apply_operator();
   if (motion_beside_) {
     add_normal_motion(exec_, rows(), columns(), scheme.displacement().data, forces.data, true);
     beside_->fork();
@@ -648,6 +642,29 @@ View<Real> FluidTerm<Real>::queue_forces(const CentralDifference<Real>& scheme) 
   if (pml_) pml_->add_element_forces(work_, scheme_->displacement().data, forces.data);
   forces_ = forces;
   return forces;
+}
+
+template <class Real>
+View<Real> FluidTerm<Real>::apply_operator() {
+  if (inner_first_ == inner_last_) return scheme_->apply_stiffness();
+  // (the inner nodes' steps taken by K_f's kernels, the update skipping them)
+  const View<Real> forces = scheme_->zeroed_forces();
+  stiffness_->add_stepping(scheme_->displacement().data, forces.data, columns(), scheme_->inner_step(), stepped_at_);
+  return forces;
+}
+
+template <class Real>
+void FluidTerm<Real>::time_operator() {
+  if (beside_) beside_->fork();
+  (void)apply_operator();
+  if (beside_) beside_->join();
+}
+
+template <class Real>
+void FluidTerm<Real>::time_update() {
+  if (beside_) beside_->fork();
+  scheme_->advance({}, {}, {}, {});
+  if (beside_) beside_->join();
 }
 
 template <class Real>

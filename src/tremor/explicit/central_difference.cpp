@@ -339,7 +339,7 @@ template <class Real>
 op::InnerStep<Real> CentralDifference<Real>::inner_step() {
   op::InnerStep<Real> step;
   if (apart_first_ == apart_last_) return step;
-  step.k = coefficients_of<1, true>(force_scale_, prev_scale_, 1, damped_from_, columns_);
+  step.k = coefficients_of<1>(force_scale_, prev_scale_, 1, damped_from_);
   step.u = prev_.data();
   step.first = apart_first_;
   step.last = apart_last_;

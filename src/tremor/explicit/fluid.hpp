@@ -269,9 +269,9 @@ class FluidTerm final : public StepTerm<Real> {
   // (writes_pressure_everywhere).
   void read_pressure_at(std::vector<Index> nodes);
   bool writes_pressure_everywhere() const { return everywhere_; }
-  // The fluid's nodes whose step their own element's kernel takes (those one element alone holds,
-  // in GLL hexahedra of order 2 or more, with no load and not on the solid; not where their
-  // pressure is read, nor where the update writes it everywhere), now: the update skips them.
+  // The fluid's nodes whose step their own element's kernel takes now (the inner points of GLL
+  // hexahedra of order 2 or more, with no load; not in an element where a pressure is read at one,
+  // nor where the update writes it everywhere): the update skips them.
   Index inner_nodes_stepped() const { return inner_stepped_; }
 
   // The fluid's potential chi now, and its pressure -chi_tt at the last step taken, at the nodes

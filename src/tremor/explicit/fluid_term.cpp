@@ -136,9 +136,10 @@ void prescribed_pressure(const Exec& exec, View<const Index> held, View<const Re
 }
 
 // The nodes of `mesh` (a whole fluid's) whose step their element can take (sem::FluidKernels::add's
-// inner step): those one element alone holds, in a block of GLL hexahedra of order 2 or more, that
-// `touched` leaves out (held, loaded, on the solid). In element order, each element's in its
-// points' order; `element_of` gets each one's (block, element in the block).
+// inner step): the inner points' (1 <= i, j, k < P) of its GLL hexahedra of order 2 or more, where
+// one element alone holds them (a conforming mesh's always), that `touched` leaves out (held,
+// loaded, on the solid). In element order, each element's in its points' order; `element_of` gets
+// each one's (block, element in the block).
 std::vector<Index> inner_nodes(const Mesh& mesh, const std::vector<bool>& touched,
                                std::vector<std::pair<std::size_t, Index>>& element_of) {
   std::vector<unsigned char> uses(static_cast<std::size_t>(mesh.n_nodes()), 0);
@@ -150,9 +151,11 @@ std::vector<Index> inner_nodes(const Mesh& mesh, const std::vector<bool>& touche
   for (std::size_t b = 0; b < mesh.blocks.size(); ++b) {
     const ElementBlock& block = mesh.blocks[b];
     if (block.type != ElementType::HexGLL || !sem::fluid_takes(block.type, block.order)) continue;
-    const Index per = nodes_per_element(block.type, block.order);
+    const Index per = nodes_per_element(block.type, block.order), n1 = block.order + 1;
+    const auto inside = [&](Index c) { return c > 0 && c < n1 - 1; };
     for (Index e = 0; e < block.n_elements(); ++e)
       for (Index a = 0; a < per; ++a) {
+        if (!inside(a % n1) || !inside(a / n1 % n1) || !inside(a / (n1 * n1))) continue;
         const Index node = block.connectivity[static_cast<std::size_t>(e * per + a)];
         if (uses[static_cast<std::size_t>(node)] != 1 || touched[static_cast<std::size_t>(node)]) continue;
         inner.push_back(node);

@@ -68,15 +68,21 @@ TREMOR_HOST_DEVICE inline Real minus_acceleration(Real a, Real cp, Real f, Real 
 // of each shot's entry i columns + s written over U_prev in `u`, from the element's K u there
 // (its own sum: no other element, load or term adds to it) and U_curr, in place of adding K u into
 // the forces; the integrator's update then skips those entries (CentralDifference::update_apart).
-// Empty (first == last): none.
+// Empty (first == last): none. A kernel loads a node's A, C' and U_prev (Level) ahead of its sum.
 template <class Real>
 struct InnerStep {
-  Coefficients<Real, 1, true> k{};
+  Coefficients<Real, 1> k{};  // by node
   Real* u = nullptr;
   Index first = 0, last = 0;
+  struct Level {
+    Real a, cp, up;
+  };
   TREMOR_HOST_DEVICE bool takes(Index node) const { return node >= first && node < last; }
-  TREMOR_HOST_DEVICE void at(Index entry, Real ku, Real uc) const {
-    u[entry] = next_level(k.force_scale(entry), k.prev_scale(entry), ku, u[entry], uc);
+  TREMOR_HOST_DEVICE Level level(Index node, Size entry) const {
+    return {k.force_scale(node), k.prev_scale(node), u[entry]};
+  }
+  TREMOR_HOST_DEVICE void write(Size entry, const Level& level, Real ku, Real uc) const {
+    u[entry] = next_level(level.a, level.cp, ku, level.up, uc);
   }
 };
 

@@ -248,7 +248,19 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
         ti[q] = G[q * n1 + i];
         tj[q] = G[q * n1 + j];
       }
-      const bool steps = stepped && stepped[e];
+      // An inner column's inner points (1 <= i, j, k < P) whose step the element takes: their A,
+      // C' and U_prev loaded ahead of the sums, together, not each after its own.
+      bool inside[n1 - 2] = {};
+      typename op::InnerStep<Real>::Level levels[n1 - 2] = {};
+      if (i > 0 && i < n1 - 1 && j > 0 && j < n1 - 1 && stepped && stepped[e])
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+        for (int k = 1; k < n1 - 1; ++k) {
+          const Index node = connectivity[static_cast<Size>(e) * n3 + c2 + n2 * k];
+          inside[k - 1] = inner.takes(node);
+          if (inside[k - 1]) levels[k - 1] = inner.level(node, static_cast<Size>(node) * shots + shot(t));
+        }
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
@@ -259,8 +271,8 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
         const Index node = connectivity[static_cast<Size>(e) * n3 + a];
         const Size entry = static_cast<Size>(node) * shots + shot(t);
         Real* out = f + entry;
-        if (steps && inner.takes(node))  // (K chi its own: 0 + force, as the update would read it)
-          inner.at(static_cast<Index>(entry), force, mine.values[0][k]);
+        if (k > 0 && k < n1 - 1 && inside[k - 1])  // (K chi its own: 0 + force, as the update would read it)
+          inner.write(entry, levels[k - 1], force, mine.values[0][k]);
         else if (atomic)
           atomic_add(out, force);
         else

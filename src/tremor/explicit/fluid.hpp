@@ -232,8 +232,10 @@ class FluidTerm final : public StepTerm<Real> {
   // else colour by colour. `columns`: the shots stepped together (`histories` one shot's: each
   // shot records them), every one loaded by `loading` until load_shots. A part of a fluid steps
   // its shots side by side too (fluid_forces).
+  // `inner_steps`: the whole fluid's inner nodes stepped by their element's kernel
+  // (inner_nodes_stepped); false: by the update (for a comparison).
   FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading,
-            std::vector<History> histories, double dt, bool atomic, int columns = 1);
+            std::vector<History> histories, double dt, bool atomic, int columns = 1, bool inner_steps = true);
 
   std::string_view name() const override { return "fluid-solid coupling"; }
   bool start_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;

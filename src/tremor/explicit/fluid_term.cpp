@@ -169,7 +169,7 @@ std::vector<Index> inner_nodes(const Mesh& mesh, const std::vector<bool>& touche
 
 template <class Real>
 FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading,
-                           std::vector<History> histories, double dt, bool atomic, int columns)
+                           std::vector<History> histories, double dt, bool atomic, int columns, bool inner_steps)
     : exec_(exec),
       work_(exec),
       dim_(fluid.mesh.table.dim),
@@ -212,7 +212,7 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
   // (inner_nodes; its update skips them: update_apart), the others in their order.
   std::vector<double> mass = fluid.mass;
   std::optional<Mesh> renumbered;
-  if (!is_part() && !pml_) {
+  if (inner_steps && !is_part() && !pml_) {
     std::vector<bool> touched(static_cast<std::size_t>(mesh.n_nodes()), false);
     for (const Index dof : loading_.constrained_dofs()) touched[static_cast<std::size_t>(dof)] = true;
     for (const Index dof : loading_.loaded_dofs()) touched[static_cast<std::size_t>(dof)] = true;

@@ -284,6 +284,9 @@ struct Preflight {
   // a term of the solid (FluidTerm); both null without fluids.
   std::shared_ptr<const Model> solid;
   std::shared_ptr<const FluidSetup> fluid;
+  // Whether the fluid's inner nodes take their step in their element's kernel (FluidTerm); false
+  // leaves them to the update, as `tremor bench fluid` compares.
+  bool fluid_inner_steps = true;
   // With fluids, the model's histories (make_histories: its receivers located among the solid's
   // elements, and the fluid's for pressure), which the run's recorders take; null without fluids.
   std::shared_ptr<const std::vector<History>> histories;

@@ -306,7 +306,7 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
     auto term = std::make_unique<FluidTerm<Real>>(
         exec, d.part ? *d.part->fluid : *preflight.fluid, d.numbering, fluid_loading(original, preflight.fluid->mesh),
         d.part ? std::move(d.part->fluid_histories) : std::move(in_fluid), preflight.dt,
-        preflight.assembly == sparse::RaceStrategy::Atomics, d.columns);
+        preflight.assembly == sparse::RaceStrategy::Atomics, d.columns, preflight.fluid_inner_steps);
     d.fluid = term.get();
     d.terms.push_back(std::move(term));
     clock.lap("fluid (its elements, integrator, loads and faces on the solid)");

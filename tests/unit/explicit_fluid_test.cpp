@@ -639,6 +639,76 @@ class TakesSnapshots : public Observer {
   std::vector<std::vector<double>> pressure;
 };
 
+// `model` given snapshots of pressure every step at `snapshot_nodes`; returned, the same with them
+// at every node.
+Model with_pressure_snapshots(Model& model, const std::vector<Index>& snapshot_nodes) {
+  OutputSettings output;
+  output.snapshot_every = 1;
+  output.pressure = true;
+  Model everywhere = model;
+  everywhere.output = output;
+  everywhere.validate();
+  output.snapshot_nodes = snapshot_nodes;
+  model.output = output;
+  model.validate();
+  return everywhere;
+}
+
+// The fluid's term of `model` as its run on the host sets it up (its receivers in the fluid).
+struct PlannedFluid {
+  explicit PlannedFluid(const Model& model) : p(preflight(model)) {
+    std::vector<History> in_fluid;
+    for (const History& history : *p.histories)
+      if (records_fluid(history)) in_fluid.push_back(history);
+    term = std::make_unique<FluidTerm<double>>(Exec::serial(), *p.fluid, one_domain_numbering(*p.solid, p),
+                                               fluid_loading(model, p.fluid->mesh), std::move(in_fluid), p.dt, false);
+  }
+  Preflight p;
+  std::unique_ptr<FluidTerm<double>> term;
+};
+
+// Runs `model` (snapshots of pressure at `snapshot_nodes`) and `everywhere` (the same with them at
+// every node) on `backend`, colour by colour, and asserts every history and the snapshots' pressure
+// equal bit for bit, each reached by the pulse (not zeros compared); on a GPU, first that a run
+// repeats itself.
+void expect_same_runs(const Model& model, const Model& everywhere, const std::vector<Index>& snapshot_nodes,
+                      const std::string& backend) {
+  RunOptions options;
+  options.backend = backend;
+  options.deterministic = true;
+  TakesSnapshots few, every;
+  const auto read = explicit_fe::run_explicit(model, options, &few);
+  const auto all = explicit_fe::run_explicit(everywhere, options, &every);
+  ASSERT_TRUE(read.ok() && all.ok()) << read.message << all.message;
+  // (The same step: the pre-flight's Lanczos repeats itself; and on a GPU a run repeats itself.)
+  ASSERT_EQ(read.dt, all.dt);
+  ASSERT_EQ(read.histories.size(), model.receivers.size());
+  ASSERT_EQ(all.histories.size(), read.histories.size());
+  if (backend == "cuda") {
+    TakesSnapshots again_taken;
+    const auto again = explicit_fe::run_explicit(everywhere, options, &again_taken);
+    ASSERT_TRUE(again.ok()) << again.message;
+    for (std::size_t h = 0; h < all.histories.size(); ++h)
+      EXPECT_EQ(again.histories[h].values, all.histories[h].values) << "again: " << all.histories[h].name;
+  }
+  for (std::size_t h = 0; h < read.histories.size(); ++h) {
+    const std::vector<double>& values = read.histories[h].values;
+    EXPECT_EQ(values, all.histories[h].values) << read.histories[h].name;
+    double largest = 0.0;
+    for (const double v : values) largest = std::max(largest, std::abs(v));
+    EXPECT_GT(largest, 0.0) << read.histories[h].name;  // the pulse reached it: not zeros compared
+  }
+  ASSERT_GT(few.pressure.size(), 100u);
+  ASSERT_EQ(few.pressure.size(), every.pressure.size());
+  double largest = 0.0;
+  for (std::size_t t = 0; t < few.pressure.size(); ++t)
+    for (std::size_t k = 0; k < snapshot_nodes.size(); ++k) {
+      ASSERT_EQ(few.pressure[t][k], every.pressure[t][static_cast<std::size_t>(snapshot_nodes[k])]) << t;
+      largest = std::max(largest, std::abs(few.pressure[t][k]));
+    }
+  EXPECT_GT(largest, 0.0);
+}
+
 // The pressure computed where it is read (at the interface's nodes, the receivers' and the
 // snapshots', from the step's forces before the update; FluidTerm::read_pressure_at) is the
 // update's own, bit for bit: a run whose receivers and snapshots read p at a few nodes against the
@@ -688,22 +758,10 @@ void expect_pressure_where_read_is_the_updates(const std::string& backend) {
       pressure.positions = {{0.3, 1.6, 0.0}, {1.1, 1.0, 0.0}, {1.8, 1.4, 0.0}, {0.9, 2.0, 0.0}};
       for (Receiver* r : {&steel, &water, &pressure}) r->origin = "m.toml:30";
       model.receivers = {steel, water, pressure};
-      OutputSettings output;
-      output.snapshot_every = 1;
-      output.pressure = true;
-      Model everywhere = model;
-      everywhere.output = output;
-      everywhere.validate();
-      output.snapshot_nodes = snapshot_nodes;
-      model.output = output;
-      model.validate();
+      const Model everywhere = with_pressure_snapshots(model, snapshot_nodes);
       {  // the two ways, as the runs below take them (on the host: the same plan)
-        const Preflight p = preflight(model);
-        std::vector<History> in_fluid;
-        for (const History& history : *p.histories)
-          if (records_fluid(history)) in_fluid.push_back(history);
-        FluidTerm<double> term(Exec::serial(), *p.fluid, one_domain_numbering(*p.solid, p),
-                               fluid_loading(model, p.fluid->mesh), std::move(in_fluid), p.dt, false);
+        const PlannedFluid planned(model);
+        FluidTerm<double>& term = *planned.term;
         EXPECT_EQ(term.diagonal_coupling(), type == ElementType::QuadGLL);
         std::vector<Index> in_snapshots;
         for (const Index node : snapshot_nodes) in_snapshots.push_back(term.fluid_node(node));
@@ -714,40 +772,7 @@ void expect_pressure_where_read_is_the_updates(const std::string& backend) {
         term.read_pressure_at(all);
         EXPECT_TRUE(term.writes_pressure_everywhere());
       }
-      RunOptions options;
-      options.backend = backend;
-      options.deterministic = true;
-      TakesSnapshots few, every;
-      const auto read = explicit_fe::run_explicit(model, options, &few);
-      const auto all = explicit_fe::run_explicit(everywhere, options, &every);
-      ASSERT_TRUE(read.ok() && all.ok()) << read.message << all.message;
-      // (The same step: the pre-flight's Lanczos repeats itself; and on a GPU a run repeats itself.)
-      ASSERT_EQ(read.dt, all.dt);
-      if (backend == "cuda") {
-        TakesSnapshots again_taken;
-        const auto again = explicit_fe::run_explicit(everywhere, options, &again_taken);
-        ASSERT_TRUE(again.ok()) << again.message;
-        for (std::size_t h = 0; h < 3; ++h)
-          EXPECT_EQ(again.histories[h].values, all.histories[h].values) << "again: " << all.histories[h].name;
-      }
-      ASSERT_EQ(read.histories.size(), 3u);
-      ASSERT_EQ(all.histories.size(), 3u);
-      for (std::size_t h = 0; h < 3; ++h) {
-        const std::vector<double>& values = read.histories[h].values;
-        EXPECT_EQ(values, all.histories[h].values) << read.histories[h].name;
-        double largest = 0.0;
-        for (const double v : values) largest = std::max(largest, std::abs(v));
-        EXPECT_GT(largest, 0.0) << read.histories[h].name;  // the pulse reached it: not zeros compared
-      }
-      ASSERT_GT(few.pressure.size(), 100u);
-      ASSERT_EQ(few.pressure.size(), every.pressure.size());
-      double largest = 0.0;
-      for (std::size_t t = 0; t < few.pressure.size(); ++t)
-        for (std::size_t k = 0; k < snapshot_nodes.size(); ++k) {
-          ASSERT_EQ(few.pressure[t][k], every.pressure[t][static_cast<std::size_t>(snapshot_nodes[k])]) << t;
-          largest = std::max(largest, std::abs(few.pressure[t][k]));
-        }
-      EXPECT_GT(largest, 0.0);
+      expect_same_runs(model, everywhere, snapshot_nodes, backend);
     }
 }
 
@@ -770,18 +795,7 @@ void expect_inner_nodes_step_as_the_update(const std::string& backend) {
   for (const std::string precision : {"double", "float"}) {
     SCOPED_TRACE(precision + " on " + backend);
     Model model = test::water_on_steel_box(precision, 3);
-    const auto near = [&](double x, double y, double z) {
-      Index best = 0;
-      double closest = 1e30;
-      for (Index node = 0; node < model.mesh.n_nodes(); ++node) {
-        const auto at = model.mesh.node(node);
-        if (const double d = std::hypot(at[0] - x, at[1] - y, at[2] - z); d < closest) {
-          closest = d;
-          best = node;
-        }
-      }
-      return best;
-    };
+    const auto near = [&](double x, double y, double z) { return test::nearest_node(model.mesh, x, y, z); };
     // (Elements of 0.5 m: GLL points at 0.138 and 0.362 of an element, each of these inside one.)
     model.point_sources[0].nodes = {near(1.1, 1.1, 1.6)};
     std::vector<Index> snapshot_nodes = {near(0.6, 0.4, 1.4), near(1.0, 1.0, 1.25), near(1.5, 1.5, 2.0)};
@@ -793,22 +807,10 @@ void expect_inner_nodes_step_as_the_update(const std::string& backend) {
     inner.nodes = {near(0.4, 1.6, 1.6)};
     inner.origin = "m.toml:30";
     model.receivers.push_back(inner);
-    OutputSettings output;
-    output.snapshot_every = 1;
-    output.pressure = true;
-    Model everywhere = model;
-    everywhere.output = output;
-    everywhere.validate();
-    output.snapshot_nodes = snapshot_nodes;
-    model.output = output;
-    model.validate();
+    const Model everywhere = with_pressure_snapshots(model, snapshot_nodes);
     {  // the plan, as the runs below take it (on the host: the same)
-      const Preflight p = preflight(model);
-      std::vector<History> in_fluid;
-      for (const History& history : *p.histories)
-        if (records_fluid(history)) in_fluid.push_back(history);
-      FluidTerm<double> term(Exec::serial(), *p.fluid, one_domain_numbering(*p.solid, p),
-                             fluid_loading(model, p.fluid->mesh), std::move(in_fluid), p.dt, false);
+      const PlannedFluid planned(model);
+      FluidTerm<double>& term = *planned.term;
       // 32 elements of water, 8 inner nodes each: all but the source's (loaded: the update's) and
       // those of the elements where pressure is read at one, the receiver's at an inner node and the
       // two receivers' at positions (interpolated from every node of their element).
@@ -819,37 +821,21 @@ void expect_inner_nodes_step_as_the_update(const std::string& backend) {
       term.read_pressure_at(in_snapshots);
       EXPECT_FALSE(term.writes_pressure_everywhere());
       EXPECT_EQ(term.inner_nodes_stepped(), stepped - 8);  // the inner snapshot node's element's left
+      // A run's loads at another inner node (a kept set-up's next run): its element's left too, and
+      // back with the first loads.
+      Model moved = model;
+      moved.point_sources[0].nodes = {near(0.6, 1.4, 1.9)};
+      term.load_shot(fluid_loading(moved, planned.p.fluid->mesh));
+      EXPECT_EQ(term.inner_nodes_stepped(), stepped - 16);
+      term.load_shot(fluid_loading(model, planned.p.fluid->mesh));
+      EXPECT_EQ(term.inner_nodes_stepped(), stepped - 8);
       std::vector<Index> all(static_cast<std::size_t>(term.n_fluid_nodes()));
       std::iota(all.begin(), all.end(), Index(0));
       term.read_pressure_at(all);
       EXPECT_TRUE(term.writes_pressure_everywhere());
       EXPECT_EQ(term.inner_nodes_stepped(), 0);
     }
-    RunOptions options;
-    options.backend = backend;
-    options.deterministic = true;
-    TakesSnapshots few, every;
-    const auto read = explicit_fe::run_explicit(model, options, &few);
-    const auto all = explicit_fe::run_explicit(everywhere, options, &every);
-    ASSERT_TRUE(read.ok() && all.ok()) << read.message << all.message;
-    ASSERT_EQ(read.dt, all.dt);
-    ASSERT_EQ(read.histories.size(), all.histories.size());
-    for (std::size_t h = 0; h < read.histories.size(); ++h) {
-      const std::vector<double>& values = read.histories[h].values;
-      EXPECT_EQ(values, all.histories[h].values) << read.histories[h].name;
-      double largest = 0.0;
-      for (const double v : values) largest = std::max(largest, std::abs(v));
-      EXPECT_GT(largest, 0.0) << read.histories[h].name;  // the pulse reached it: not zeros compared
-    }
-    ASSERT_GT(few.pressure.size(), 100u);
-    ASSERT_EQ(few.pressure.size(), every.pressure.size());
-    double largest = 0.0;
-    for (std::size_t t = 0; t < few.pressure.size(); ++t)
-      for (std::size_t k = 0; k < snapshot_nodes.size(); ++k) {
-        ASSERT_EQ(few.pressure[t][k], every.pressure[t][static_cast<std::size_t>(snapshot_nodes[k])]) << t;
-        largest = std::max(largest, std::abs(few.pressure[t][k]));
-      }
-    EXPECT_GT(largest, 0.0);
+    expect_same_runs(model, everywhere, snapshot_nodes, backend);
   }
 }
 

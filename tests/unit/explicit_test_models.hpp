@@ -301,6 +301,20 @@ inline Model water_field(const std::string& precision, int every, bool velocity)
   return model;
 }
 
+// The node of a 3D `mesh` nearest (x, y, z) (the first of equals).
+inline Index nearest_node(const Mesh& mesh, double x, double y, double z) {
+  Index best = 0;
+  double closest = 1e30;
+  for (Index node = 0; node < mesh.n_nodes(); ++node) {
+    const auto at = mesh.node(node);
+    if (const double d = std::hypot(at[0] - x, at[1] - y, at[2] - z); d < closest) {
+      closest = d;
+      best = node;
+    }
+  }
+  return best;
+}
+
 // A box of 4^3 GLL hexahedra of `order`, steel below z = 1 and water above, a volume source in the
 // water at (1, 1, 1.5); receivers of the steel's motion and the water's pressure at nodes, and of
 // the water's pressure and motion at positions.
@@ -310,19 +324,7 @@ inline Model water_on_steel_box(const std::string& precision, int order = 2) {
   settings.duration = 2.5e-3;  // the pulse (600 Hz) reaches the steel
   settings.precision = precision;
   model.explicit_settings = settings;
-  const auto near = [&](double x, double y, double z) {
-    Index best = 0;
-    double closest = 1e30;
-    for (Index node = 0; node < model.mesh.n_nodes(); ++node) {
-      const auto at = model.mesh.node(node);
-      const double d = std::hypot(at[0] - x, at[1] - y, at[2] - z);
-      if (d < closest) {
-        closest = d;
-        best = node;
-      }
-    }
-    return best;
-  };
+  const auto near = [&](double x, double y, double z) { return nearest_node(model.mesh, x, y, z); };
   PointSource source;
   source.nodes = {near(1.0, 1.0, 1.5)};
   source.volume = true;

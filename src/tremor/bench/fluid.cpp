@@ -134,8 +134,8 @@ void time_parts(const Model& model, const explicit_fe::Preflight& p, int steps, 
     explicit_fe::FluidTerm<Real> term(exec, fluid, explicit_fe::one_domain_numbering(*p.solid, p),
                                       explicit_fe::fluid_loading(model, fluid.mesh), {}, p.dt, atomic);
     row.inner_stepped = term.inner_nodes_stepped();
-    row.run_operator_seconds = seconds_each(exec, steps, [&] { term.time_operator(); });
-    row.run_update_seconds = seconds_each(exec, steps, [&] { term.time_update(); });
+    row.run_operator_seconds = seconds_each(term.work_exec(), steps, [&] { term.time_operator(); });
+    row.run_update_seconds = seconds_each(term.work_exec(), steps, [&] { term.time_update(); });
   }
   // The operator by atomics where the run adds by atomics on a GPU, and colour by colour (the
   // run's way with --deterministic, and the host's).

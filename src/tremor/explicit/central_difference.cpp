@@ -245,6 +245,8 @@ void CentralDifference<Real>::set_up(DeviceArray<double> mass, DeviceArray<doubl
 template <class Real>
 void CentralDifference<Real>::step(View<const Index> loaded_dofs, View<const Real> loads,
                                    View<const Index> prescribed_dofs, View<const Real> prescribed) {
+  TREMOR_CHECK(apart_first_ == apart_last_, "a whole step of an update that an operator takes in part (update_apart): "
+               "its caller applies the operator with inner_step()");
   apply_stiffness();
   advance(loaded_dofs, loads, prescribed_dofs, prescribed);
 }
@@ -366,6 +368,10 @@ void CentralDifference<Real>::set_state(std::span<const Real> previous, std::spa
   TREMOR_CHECK(steps >= 0, "negative step count ", steps);
   prev_.copy_from_host(previous);
   curr_.copy_from_host(current);
+  // (K u zeroed too: a step stopped between the apply and the update leaves none behind, where an
+  // operator stepping some DOFs itself would not zero it: update_apart.)
+  fill_zero(exec_, ku_.data(), ku_.size());
+  exec_.synchronize();
   steps_ = steps;
 }
 

@@ -6,7 +6,8 @@
 //   F' = A F,   C' = A (C / (2 dt) - M / dt^2),   K' U = A (2 M / dt^2 U - K U).
 //
 // K is applied through an op::Operator (assembled or matrix-free), so K' is never formed: per
-// step one operator apply plus one fused update over the DOFs (forall on the Exec given). State is
+// step one operator apply plus one fused update over the DOFs (forall on the Exec given; DOFs an
+// operator steps itself apart: update_apart). State is
 // kept in Real (float or double) in the Exec's memory; the diagonal coefficients are computed in
 // double and stored in Real. The operator works on pointers in the same memory space.
 //
@@ -42,8 +43,9 @@ using op::next_level;
 
 // -a_n at field entry i as advance() writes it into its `deceleration` (the same bits), for the
 // kernels of a caller that reads it at a few DOFs only: valid on the Exec after the step's forces
-// are complete and its loads moved into them (CentralDifference::load) and before advance().
-// moves(i): whether advance() writes it there (A not 0: not held, not massless).
+// are complete and its loads moved into them (CentralDifference::load) and before advance(), at
+// entries that no operator steps itself (update_apart: there K u is never summed and U_prev is
+// already U_next). moves(i): whether advance() writes it there (A not 0: not held, not massless).
 template <class Real>
 struct Deceleration {
   Coefficients<Real, 0, true> k{};
@@ -123,7 +125,8 @@ class CentralDifference {
   // whose forces it alone sums): advance() skips DOFs [first, last) (one per node, of every shot)
   // but for the field entries `listed` (the caller's array, kept until the next call), which it
   // updates as the others, their K u summed (by an operator that adds them then). (0, 0): none.
-  // An advance() that writes the deceleration takes no DOF apart.
+  // An advance() that writes the deceleration takes no DOF apart, nor does step(); a load at a DOF
+  // apart must be listed (the caller's plan: K u is read there only if it is).
   void update_apart(Index first, Index last, View<const Index> listed = {});
   // The step the operator takes there, on U_prev of this step (empty where none is apart); valid
   // until the step's advance().

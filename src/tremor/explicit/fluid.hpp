@@ -247,10 +247,15 @@ class FluidTerm final : public StepTerm<Real> {
   // sum over the parts.
   View<Real> fluid_forces(const CentralDifference<Real>& scheme);
   bool is_part() const { return !whole_.empty(); }
-  // The whole fluid's node of each of its nodes (0, 1, ... for the whole fluid); its number of the
-  // model's node `node`, -1 where it holds none.
+  // The whole fluid's node of each of its nodes (the whole fluid's own order but where it keeps the
+  // inner nodes last); its number of the model's node `node`, -1 where it holds none.
   std::vector<Index> whole_nodes() const;
   Index fluid_node(Index node) const { return numbering_.local_node(node); }
+  // The node of the FluidSetup it was made from (its mesh's numbering) of its node `local`: the
+  // same but where it keeps the inner nodes last (the whole fluid's GLL hexahedra).
+  Index setup_node(Index local) const {
+    return order_.empty() ? local : order_[static_cast<std::size_t>(local)];
+  }
 
   // The coupling's two passes over the interface's rows, which each step makes (public for the
   // benchmark that times them alone, queued on the Exec given to the constructor): f_f += C^T u from
@@ -258,11 +263,12 @@ class FluidTerm final : public StepTerm<Real> {
   // (a fluid node each), and solid_forces += C p from the pressure of the last step taken.
   void add_solid_motion(View<const Real> u, View<Real> fluid_forces) const;
   void add_fluid_traction(View<Real> solid_forces) const;
-  // Two of the step's kernels queued alone, on the Exec given to the constructor, for a benchmark
+  // Two of the step's kernels queued alone on the fluid's stream (work_exec()), for a benchmark
   // that times them (the state they leave is no step's): K_f chi into the fluid's forces, the inner
   // nodes' steps taken (inner_nodes_stepped), and the update (without loads or pressure).
   void time_operator();
   void time_update();
+  const Exec& work_exec() const { return work_; }
   // Whether each interface row holds its own column only (InterfaceRows::diagonal).
   bool diagonal_coupling() const { return diagonal_; }
   // The fluid's nodes (its numbering) whose pressure is read besides its receivers' and the
@@ -384,7 +390,7 @@ class FluidTerm final : public StepTerm<Real> {
   // update takes (plan_inner, after plan_pressure's list of the nodes read).
   std::vector<Index> order_;
   Index inner_first_ = 0, inner_last_ = 0;
-  std::vector<std::pair<std::size_t, Index>> inner_element_;
+  std::vector<std::pair<int, Index>> inner_element_;
   std::vector<DeviceArray<unsigned char>> stepped_;
   std::vector<const unsigned char*> stepped_at_;
   DeviceArray<Index> listed_;

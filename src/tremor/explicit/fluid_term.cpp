@@ -141,7 +141,7 @@ void prescribed_pressure(const Exec& exec, View<const Index> held, View<const Re
 // loaded, on the solid). In element order, each element's in its points' order; `element_of` gets
 // each one's (block, element in the block).
 std::vector<Index> inner_nodes(const Mesh& mesh, const std::vector<bool>& touched,
-                               std::vector<std::pair<std::size_t, Index>>& element_of) {
+                               std::vector<std::pair<int, Index>>& element_of) {
   std::vector<unsigned char> uses(static_cast<std::size_t>(mesh.n_nodes()), 0);
   for (const ElementBlock& block : mesh.blocks)
     for (const Index node : block.connectivity)
@@ -156,10 +156,11 @@ std::vector<Index> inner_nodes(const Mesh& mesh, const std::vector<bool>& touche
     for (Index e = 0; e < block.n_elements(); ++e)
       for (Index a = 0; a < per; ++a) {
         if (!inside(a % n1) || !inside(a / n1 % n1) || !inside(a / (n1 * n1))) continue;
-        const Index node = block.connectivity[static_cast<std::size_t>(e * per + a)];
+        const Index node = block.connectivity[static_cast<std::size_t>(e) * static_cast<std::size_t>(per) +
+                                              static_cast<std::size_t>(a)];
         if (uses[static_cast<std::size_t>(node)] != 1 || touched[static_cast<std::size_t>(node)]) continue;
         inner.push_back(node);
-        element_of.emplace_back(b, e);
+        element_of.emplace_back(static_cast<int>(b), e);
       }
   }
   return inner;
@@ -383,14 +384,14 @@ void FluidTerm<Real>::plan_inner(const std::vector<Index>& read) {
   const auto leave = [&](Index node) {
     if (node < inner_first_ || node >= inner_last_) return;
     const auto& [block, element] = inner_element_[static_cast<std::size_t>(node - inner_first_)];
-    steps[block][static_cast<std::size_t>(element)] = 0;
+    steps[static_cast<std::size_t>(block)][static_cast<std::size_t>(element)] = 0;
   };
   for (const Index node : read) leave(node);
   for (const Index entry : stepped().loaded_dofs()) leave(entry / columns());
   std::vector<Index> listed;
   for (Index node = inner_first_; node < inner_last_ && !everywhere_; ++node) {
     const auto& [block, element] = inner_element_[static_cast<std::size_t>(node - inner_first_)];
-    if (steps[block][static_cast<std::size_t>(element)] == 0)
+    if (steps[static_cast<std::size_t>(block)][static_cast<std::size_t>(element)] == 0)
       for (int s = 0; s < columns(); ++s) listed.push_back(static_cast<Index>(static_cast<Size>(node) * columns() + s));
   }
   for (std::size_t b = 0; b < stepped_.size(); ++b)
@@ -649,7 +650,7 @@ View<Real> FluidTerm<Real>::queue_forces(const CentralDifference<Real>& scheme) 
 
 template <class Real>
 View<Real> FluidTerm<Real>::apply_operator() {
-  if (inner_first_ == inner_last_) return scheme_->apply_stiffness();
+  if (inner_stepped_ == 0) return scheme_->apply_stiffness();
   // (the inner nodes' steps taken by K_f's kernels, the update skipping them)
   const View<Real> forces = scheme_->zeroed_forces();
   stiffness_->add_stepping(scheme_->displacement().data, forces.data, columns(), scheme_->inner_step(), stepped_at_);
@@ -658,16 +659,12 @@ View<Real> FluidTerm<Real>::apply_operator() {
 
 template <class Real>
 void FluidTerm<Real>::time_operator() {
-  if (beside_) beside_->fork();
   (void)apply_operator();
-  if (beside_) beside_->join();
 }
 
 template <class Real>
 void FluidTerm<Real>::time_update() {
-  if (beside_) beside_->fork();
   scheme_->advance({}, {}, {}, {});
-  if (beside_) beside_->join();
 }
 
 template <class Real>

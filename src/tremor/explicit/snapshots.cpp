@@ -148,9 +148,16 @@ SnapshotTaker<Real>::SnapshotTaker(const Exec& exec, const Model& model, int eve
       }
     }
     // Rows in the fluid's numbering, each node's element the one a receiver there takes: the
-    // fluid element of the lowest number in the model.
-    const std::vector<Location> locations =
+    // fluid element of the lowest number in the model. (Found on the fluid's mesh, in its set-up's
+    // numbering, which the term may keep in another order: FluidTerm::setup_node.)
+    const Index n_fluid = fluid->mesh.n_nodes();
+    std::vector<Index> term_node(static_cast<std::size_t>(n_fluid));
+    for (Index i = 0; i < n_fluid; ++i) term_node[static_cast<std::size_t>(fluid_->setup_node(i))] = i;
+    for (Index& node : motion) node = fluid_->setup_node(node);
+    std::vector<Location> locations =
         fluid_node_locations(fluid->mesh.model, motion, {}, std::span<const Index>(fluid->mesh.elements));
+    for (Location& location : locations)
+      for (Index& node : location.nodes) node = term_node[static_cast<std::size_t>(node)];
     std::vector<Index> targets, offsets{0}, row_nodes;
     std::vector<double> weights;
     for (std::size_t p = 0; p < locations.size(); ++p)

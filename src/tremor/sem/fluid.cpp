@@ -141,13 +141,6 @@ void add_block(const Exec& exec, Index n, const Index* list, bool atomic, const 
 // and the z part of the transposed sums at its n nodes stay in its registers (Carried); shared
 // memory holds the gathered chi and the flux's x and y parts. Per point 4 n reads and 3 writes of
 // shared memory against the point kernel's 6 n and 4, and the 1D basis in the constant bank (Line).
-// A column's inner points' A, C' and U_prev, where its element takes their step (add_columns).
-template <int P, class Real>
-struct InnerLevels {
-  bool inside[P - 1];
-  typename op::InnerStep<Real>::Level levels[P - 1];
-};
-
 // With `inner` (non-empty) the step of the nodes in its range (an element's inner nodes, which it
 // alone sums) is taken at the scatter, U_next written where K chi would be added, in the elements
 // that `stepped` marks (per element of the block; null: none).
@@ -170,24 +163,6 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
     for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
     Carried<Column<P, 1, Real>, L::threads> columns;
     gather_columns<P, 1>(ctx, columns, element, arrays, connectivity, chi, shots, shot);
-    // An inner column's inner points (1 <= i, j, k < P) whose step the element takes: their A, C'
-    // and U_prev loaded with the gather, in flight through the flux's sums until the scatter.
-    Carried<InnerLevels<P, Real>, L::threads> ahead;
-    for_each_thread(ctx, L::per_block * n2, [&](int t) {
-      const Index e = element(t);
-      InnerLevels<P, Real>& mine = ahead[t];
-      const int c2 = t % n2, i = c2 % n1, j = c2 / n1;
-      for (int k = 0; k < n1 - 2; ++k) mine.inside[k] = false;
-      if (e < 0 || !(i > 0 && i < n1 - 1 && j > 0 && j < n1 - 1 && stepped && stepped[e])) return;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-      for (int k = 1; k < n1 - 1; ++k) {
-        const Index node = connectivity[static_cast<Size>(e) * n3 + c2 + n2 * k];
-        mine.inside[k - 1] = inner.takes(node);
-        if (mine.inside[k - 1]) mine.levels[k - 1] = inner.level(node, static_cast<Size>(node) * shots + shot(t));
-      }
-    });
     ctx.sync();
     // The flux A (d chi / d xi) at each point of the column: x and y parts into shared memory, the
     // z part's transposed sums into the column's registers.
@@ -273,7 +248,19 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
         ti[q] = G[q * n1 + i];
         tj[q] = G[q * n1 + j];
       }
-      const InnerLevels<P, Real>& held = ahead[t];
+      // An inner column's inner points (1 <= i, j, k < P) whose step the element takes: their A,
+      // C' and U_prev loaded ahead of the sums, together, not each after its own.
+      bool inside[n1 - 2] = {};
+      typename op::InnerStep<Real>::Level levels[n1 - 2] = {};
+      if (i > 0 && i < n1 - 1 && j > 0 && j < n1 - 1 && stepped && stepped[e])
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+        for (int k = 1; k < n1 - 1; ++k) {
+          const Index node = connectivity[static_cast<Size>(e) * n3 + c2 + n2 * k];
+          inside[k - 1] = inner.takes(node);
+          if (inside[k - 1]) levels[k - 1] = inner.level(node, static_cast<Size>(node) * shots + shot(t));
+        }
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
@@ -284,8 +271,8 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
         const Index node = connectivity[static_cast<Size>(e) * n3 + a];
         const Size entry = static_cast<Size>(node) * shots + shot(t);
         Real* out = f + entry;
-        if (k > 0 && k < n1 - 1 && held.inside[k - 1])  // (K chi its own: 0 + force, as the update would read it)
-          inner.write(entry, held.levels[k - 1], force, mine.values[0][k]);
+        if (k > 0 && k < n1 - 1 && inside[k - 1])  // (K chi its own: 0 + force, as the update would read it)
+          inner.write(entry, levels[k - 1], force, mine.values[0][k]);
         else if (atomic)
           atomic_add(out, force);
         else

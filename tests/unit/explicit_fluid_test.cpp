@@ -788,7 +788,8 @@ TEST(ExplicitFluidGpu, ThePressureWhereItIsReadIsTheUpdatesOwnOnAGpu) {
 // bit: a box of GLL hexahedra of order 3 (8 inner nodes an element) with a volume source at an
 // element's inner node (left to the update: its load joins K chi first), receivers of pressure at
 // another's and snapshots at three nodes, one of them inner (their elements' inner nodes left to
-// the update: p read from K chi there), against the same run with snapshots of pressure at every
+// the update: p read from K chi there), an absorbing layer on the right (damped inner nodes),
+// against the same run with snapshots of pressure at every
 // node (the update then steps every node: FluidTerm::inner_nodes_stepped 0). Double and float;
 // `backend` "cuda" colours (deterministic): a GPU's atomics sum in another order every run.
 void expect_inner_nodes_step_as_the_update(const std::string& backend) {
@@ -798,6 +799,12 @@ void expect_inner_nodes_step_as_the_update(const std::string& backend) {
     const auto near = [&](double x, double y, double z) { return test::nearest_node(model.mesh, x, y, z); };
     // (Elements of 0.5 m: GLL points at 0.138 and 0.362 of an element, each of these inside one.)
     model.point_sources[0].nodes = {near(1.1, 1.1, 1.6)};
+    AbsorbingLayer layer;  // damped inner nodes on the right: C' read where the elements step them
+    layer.faces = {BoxFace::XMax};
+    layer.thickness = 0.5;
+    layer.alpha_max = 2e3;
+    layer.origin = "m.toml:70";
+    model.absorbing.push_back(layer);
     std::vector<Index> snapshot_nodes = {near(0.6, 0.4, 1.4), near(1.0, 1.0, 1.25), near(1.5, 1.5, 2.0)};
     std::sort(snapshot_nodes.begin(), snapshot_nodes.end());
     Receiver inner;

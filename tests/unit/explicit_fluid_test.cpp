@@ -639,6 +639,14 @@ class TakesSnapshots : public Observer {
   std::vector<std::vector<double>> pressure;
 };
 
+// An absorbing layer 0.5 m thick on the right (x max) of the fluid models below: damped nodes.
+AbsorbingLayer right_layer() {
+  AbsorbingLayer layer = test::alid_layer({BoxFace::XMax}, 0.5);
+  layer.alpha_max = 2e3;
+  layer.origin = "m.toml:70";
+  return layer;
+}
+
 // `model` given snapshots of pressure every step at `snapshot_nodes`; returned, the same with them
 // at every node.
 Model with_pressure_snapshots(Model& model, const std::vector<Index>& snapshot_nodes) {
@@ -729,12 +737,7 @@ void expect_pressure_where_read_is_the_updates(const std::string& backend) {
       const int n = type == ElementType::Quad4 ? 32 : 16;
       Model model = test::water_pulse(generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {n, n}, type, order), precision);
       ASSERT_EQ(model.point_sources[0].nodes.size(), 1u);
-      AbsorbingLayer layer;
-      layer.faces = {BoxFace::XMax};
-      layer.thickness = 0.5;
-      layer.alpha_max = 2e3;
-      layer.origin = "m.toml:70";
-      model.absorbing.push_back(layer);
+      model.absorbing.push_back(right_layer());
       std::vector<Index> top, snapshot_nodes;
       for (Index node = 0; node < model.mesh.n_nodes(); ++node) {
         const double x = model.mesh.coordinates[2 * static_cast<std::size_t>(node)];
@@ -799,12 +802,7 @@ void expect_inner_nodes_step_as_the_update(const std::string& backend) {
     const auto near = [&](double x, double y, double z) { return test::nearest_node(model.mesh, x, y, z); };
     // (Elements of 0.5 m: GLL points at 0.138 and 0.362 of an element, each of these inside one.)
     model.point_sources[0].nodes = {near(1.1, 1.1, 1.6)};
-    AbsorbingLayer layer;  // damped inner nodes on the right: C' read where the elements step them
-    layer.faces = {BoxFace::XMax};
-    layer.thickness = 0.5;
-    layer.alpha_max = 2e3;
-    layer.origin = "m.toml:70";
-    model.absorbing.push_back(layer);
+    model.absorbing.push_back(right_layer());  // damped inner nodes: C' read where the elements step them
     std::vector<Index> snapshot_nodes = {near(0.6, 0.4, 1.4), near(1.0, 1.0, 1.25), near(1.5, 1.5, 2.0)};
     std::sort(snapshot_nodes.begin(), snapshot_nodes.end());
     Receiver inner;

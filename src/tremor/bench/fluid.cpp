@@ -232,11 +232,13 @@ void run_fluid(const FluidArgs& args) {
         solid_node = row.step_seconds / static_cast<double>(row.nodes);
         row.node_seconds = solid_node;
       } else {
-        row.node_seconds = (row.step_seconds - solid_node * static_cast<double>(row.nodes - row.fluid_nodes)) /
-                           static_cast<double>(row.fluid_nodes);
-        row.plain_node_seconds =
-            (row.plain_step_seconds - solid_node * static_cast<double>(row.nodes - row.fluid_nodes)) /
-            static_cast<double>(row.fluid_nodes);
+        // (a step less its solid nodes at the solid's cost, over the fluid's own nodes)
+        const auto per_fluid_node = [&](double step) {
+          return (step - solid_node * static_cast<double>(row.nodes - row.fluid_nodes)) /
+                 static_cast<double>(row.fluid_nodes);
+        };
+        row.node_seconds = per_fluid_node(row.step_seconds);
+        row.plain_node_seconds = per_fluid_node(row.plain_step_seconds);
       }
       rows.push_back(row);
     }

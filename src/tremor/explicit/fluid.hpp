@@ -396,8 +396,8 @@ class FluidTerm final : public StepTerm<Real> {
   DeviceArray<Index> listed_;
   Index inner_stepped_ = 0;
   void plan_inner(const std::vector<Index>& read);
-  std::size_t whole_of(std::size_t i) const {
-    return static_cast<std::size_t>(!whole_.empty() ? whole_[i] : !order_.empty() ? order_[i] : static_cast<Index>(i));
+  std::size_t whole_of(std::size_t i) const {  // (a part is never renumbered: setup_node's identity there)
+    return static_cast<std::size_t>(is_part() ? whole_[i] : setup_node(static_cast<Index>(i)));
   }
   bool forces_ready_ = false;       // fluid_forces queued this step's first half
   View<Real> forces_;               // the fluid's forces (K_f chi + C^T u, its PML's), queue_forces

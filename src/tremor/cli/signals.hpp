@@ -1,7 +1,8 @@
 #pragma once
 // SIGINT and SIGTERM for the commands that write results (run, bem, static): the first signal
 // asks the command to stop at its next check and finish its file as "incomplete"; a
-// second one, while it winds down, ends the process at once (the `.partial` file stays).
+// second one, while it winds down, ends the process at once (the `.partial` file stays). The same
+// signal again within a second of the first is the same request (`timeout` sends it twice).
 namespace tremor::cli {
 
 // Installs the handlers and clears any earlier request.

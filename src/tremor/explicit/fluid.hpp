@@ -233,11 +233,9 @@ class FluidTerm final : public StepTerm<Real> {
   // shot records them), every one loaded by `loading` until load_shots. A part of a fluid steps
   // its shots side by side too (fluid_forces).
   // `inner_steps`: the whole fluid's inner nodes stepped by their element's kernel
-  // (inner_nodes_stepped); false: by the update (for a comparison). `ahead`: steps_ahead() where it
-  // may; false: never (for a comparison).
+  // (inner_nodes_stepped); false: by the update (for a comparison).
   FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading,
-            std::vector<History> histories, double dt, bool atomic, int columns = 1, bool inner_steps = true,
-            bool ahead = true);
+            std::vector<History> histories, double dt, bool atomic, int columns = 1, bool inner_steps = true);
 
   std::string_view name() const override { return "fluid-solid coupling"; }
   bool start_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
@@ -279,19 +277,6 @@ class FluidTerm final : public StepTerm<Real> {
   // (writes_pressure_everywhere).
   void read_pressure_at(std::vector<Index> nodes);
   bool writes_pressure_everywhere() const { return everywhere_; }
-  // Whether the snapshots read the fluid's potential (SnapshotTaker::reads_fluid_motion), on the
-  // solid's stream after its update: then no step starts ahead (steps_ahead).
-  void read_motion_by_snapshots(bool reads);
-  // Whether its stream starts a step's K_f chi (and the inner nodes' steps) right after its own last
-  // update, without waiting for the solid's stream: where it steps beside the solid as the step's
-  // critical path (C^T u on the solid's stream), without a PML, and where nothing on the solid's
-  // stream reads its potential (receivers or snapshots of its motion, whose levels K_f's inner
-  // steps overwrite). It waits for the solid's stream before its pressure and update (the
-  // solid's last update, C^T u, and every reader of its last pressure done), and the solid's
-  // update for its whole step, as always; the first step after a change of plan waits at the start.
-  bool steps_ahead() const {
-    return ahead_ && motion_beside_ && !pml_ && !motion_snapshots_ && motion_recorder_->histories().empty();
-  }
   // The fluid's nodes whose step their own element's kernel takes now (the inner points of GLL
   // hexahedra of order 2 or more, with no load; not in an element where a pressure is read at one,
   // nor where the update writes it everywhere): the update skips them.
@@ -357,9 +342,6 @@ class FluidTerm final : public StepTerm<Real> {
   std::unique_ptr<SideStream> beside_;  // where the run adds by atomics on a GPU
   Exec work_;                           // the fluid's own work's: beside_->side(), or exec_
   bool started_ = false;                // the step's work queued beside the apply (start_forces)
-  bool ahead_ = true;                   // steps_ahead() allowed (the constructor's `ahead`)
-  bool motion_snapshots_ = false;       // read_motion_by_snapshots
-  bool fork_next_ = true;               // the next step's start waits for the solid's stream
   // The step's work on work_ (loads, K_f chi + C^T u, the pressure where read and C p, the update), C p by
   // atomics where `atomic`; the motion's step-0 levels recorded first (on exec_).
   void queue_step(const CentralDifference<Real>& scheme, View<Real> forces, bool atomic);

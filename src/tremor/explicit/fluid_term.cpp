@@ -170,11 +170,9 @@ std::vector<Index> inner_nodes(const Mesh& mesh, const std::vector<bool>& touche
 
 template <class Real>
 FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading,
-                           std::vector<History> histories, double dt, bool atomic, int columns, bool inner_steps,
-                           bool ahead)
+                           std::vector<History> histories, double dt, bool atomic, int columns, bool inner_steps)
     : exec_(exec),
       work_(exec),
-      ahead_(ahead),
       dim_(fluid.mesh.table.dim),
       numbering_(solid.n_model_nodes(), 1, fluid.mesh.nodes),
       whole_(fluid.whole_nodes),
@@ -340,12 +338,6 @@ void FluidTerm<Real>::set_histories(std::vector<History> histories) {
 }
 
 template <class Real>
-void FluidTerm<Real>::read_motion_by_snapshots(bool reads) {
-  motion_snapshots_ = reads;
-  fork_next_ = true;
-}
-
-template <class Real>
 void FluidTerm<Real>::read_pressure_at(std::vector<Index> nodes) {
   read_by_snapshots_ = std::move(nodes);
   plan_pressure();
@@ -378,7 +370,6 @@ void FluidTerm<Real>::plan_pressure() {
   read_at_ = everywhere_ ? DeviceArray<Index>() : DeviceArray<Index>(work_, std::span<const Index>(nodes));
   plan_inner(nodes);
   work_.synchronize();
-  fork_next_ = true;
 }
 
 template <class Real>
@@ -497,7 +488,6 @@ void FluidTerm<Real>::restart_samples() {
   pressure_recorder_->restart();
   motion_recorder_->restart();
   motion_started_ = false;
-  fork_next_ = true;
 }
 
 template <class Real>
@@ -558,7 +548,6 @@ void FluidTerm<Real>::restore(std::span<const double> previous, std::span<const 
   pressure_recorder_->restore_pending(std::vector<PendingSample>(pending.begin(), middle));
   motion_recorder_->restore_pending(std::vector<PendingSample>(middle, pending.end()));
   motion_started_ = true;  // its levels up to `step` were recorded by the run that wrote the checkpoint
-  fork_next_ = true;
 }
 
 template <class Real>
@@ -616,10 +605,7 @@ bool FluidTerm<Real>::start_forces(const CentralDifference<Real>& scheme, View<R
   // scatters each shot's K u back whole, over the traction's atomic adds from beside.
   if (!beside_ || columns() > 1) return false;
   record_start(scheme.step_count());
-  // After the solid's update (u_n) and every reader of the fluid's last step; stepping ahead, K_f
-  // chi_n without them (queue_forces waits before the pressure).
-  if (!steps_ahead() || fork_next_) beside_->fork();
-  fork_next_ = false;
+  beside_->fork();  // after the solid's update (u_n) and every reader of the fluid's last step
   queue_step(scheme, forces, true);
   started_ = true;
   return true;
@@ -740,7 +726,6 @@ void FluidTerm<Real>::start_from_rest() {
   if (pml_) pml_->start_from_rest();
   work_.synchronize();
   motion_started_ = false;
-  fork_next_ = true;
 }
 
 template class FluidTerm<float>;

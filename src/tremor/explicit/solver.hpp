@@ -287,10 +287,6 @@ struct Preflight {
   // Whether the fluid's inner nodes take their step in their element's kernel (FluidTerm); false
   // leaves them to the update, as `tremor bench fluid` compares.
   bool fluid_inner_steps = true;
-  // Whether a fluid stepped beside the solid as the step's critical path starts a step's K_f chi
-  // without waiting for the solid's last update (FluidTerm::steps_ahead); false waits, as `tremor
-  // bench fluid` compares.
-  bool fluid_ahead = true;
   // With fluids, the model's histories (make_histories: its receivers located among the solid's
   // elements, and the fluid's for pressure), which the run's recorders take; null without fluids.
   std::shared_ptr<const std::vector<History>> histories;

@@ -18,7 +18,7 @@ bool fluid_takes(ElementType type, int order) { return gll(type) && order >= 2; 
 bool fluid_takes(const fem::DeviceElementBlock& block) { return fluid_takes(block.type, block.order); }
 
 std::size_t fluid_factors_at_most(const Mesh& mesh) {
-  const auto per_point = static_cast<std::size_t>(mesh.dim() * (mesh.dim() + 1) / 2);  // FluidLayout::factors
+  const auto per_point = static_cast<std::size_t>(mesh.dim() * (mesh.dim() + 1) / 2);  // factors_of
   std::size_t total = 0;
   for (const ElementBlock& block : mesh.blocks)
     if (fluid_takes(block.type, block.order)) total += block.connectivity.size() * per_point;
@@ -27,13 +27,18 @@ std::size_t fluid_factors_at_most(const Mesh& mesh) {
 
 namespace {
 
-// A block of threads over the fluid's elements: a thread per point, as Layout, with per element
-// the gathered chi and the Dim parts of the flux in shared memory.
+// The factors of A at a point: its upper triangle, xx, yy, (zz,) then the rest.
+template <int Dim>
+inline constexpr int factors_of = Dim * (Dim + 1) / 2;
+
+// A block of threads over the fluid's elements (quadrilaterals; hexahedra take the column kernel): a
+// thread per point, as Layout, with per element the gathered chi and the Dim parts of the flux in
+// shared memory.
 template <int Dim, int P>
 struct FluidLayout : Layout<Dim, P> {
   using L = Layout<Dim, P>;
   static constexpr int arrays = 1 + Dim;
-  static constexpr int factors = Dim * (Dim + 1) / 2;  // A's upper triangle: xx, yy, (zz,) then the rest
+  static constexpr int factors = factors_of<Dim>;
   template <class T>
   static constexpr std::size_t shared_bytes() {
     return (L::basis_size + static_cast<std::size_t>(L::per_block) * arrays * L::points) * sizeof(T);
@@ -149,7 +154,7 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
                  const Real* factors, const Real* basis, const Real* chi, Real* f, int shots,
                  op::InnerStep<Real> inner, const unsigned char* stepped) {
   using L = ColumnLayout<P, 1>;
-  constexpr int n1 = L::n, n2 = L::n2, n3 = L::points, nf = FluidLayout<3, P>::factors;
+  constexpr int n1 = L::n, n2 = L::n2, n3 = L::points, nf = factors_of<3>;
   static const Line<P, Real> constants = Line<P, Real>::make();
   const Line<P, Real> line = constants;
   const ShotsOf of{n, list, shots};
@@ -289,14 +294,15 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
 template <int Dim, int P>
 std::vector<double> block_factors(const fem::DeviceElementBlock& block, const std::vector<double>& coordinates,
                                   const std::vector<double>& D, const std::vector<double>& thickness, bool per_point) {
-  using L = FluidLayout<Dim, P>;
+  using L = Layout<Dim, P>;
+  constexpr int nf = factors_of<Dim>;
   using S = Collocated<Dim, P, double>;
   constexpr int np = L::points, nn = L::n;
   const Basis1d<P> basis;
   const std::vector<Index> connectivity = block.connectivity.to_host();
   const std::vector<int> section = block.section.to_host();
   const std::vector<double> stiffness_factor = block.stiffness_factor.to_host();  // srm layers': below 1
-  std::vector<double> out(static_cast<std::size_t>(block.n_elements) * L::factors * np);
+  std::vector<double> out(static_cast<std::size_t>(block.n_elements) * nf * np);
   Index bad = -1;
 #pragma omp parallel for schedule(static)
   for (Index e = 0; e < block.n_elements; ++e) {
@@ -307,7 +313,7 @@ std::vector<double> block_factors(const fem::DeviceElementBlock& block, const st
     const auto s = static_cast<std::size_t>(section[static_cast<std::size_t>(e)]);
     const double coefficient = D[s * fem::material_stride] * thickness[s] *  // t / rho, scaled
                                stiffness_factor[static_cast<std::size_t>(e)];
-    double* A = out.data() + static_cast<std::size_t>(e) * L::factors * np;
+    double* A = out.data() + static_cast<std::size_t>(e) * nf * np;
     for (int p = 0; p < np; ++p) {
       double J[Dim][Dim], inverse[Dim][Dim];
       S::gradient(basis.G, p, x, J);
@@ -331,22 +337,22 @@ std::vector<double> block_factors(const fem::DeviceElementBlock& block, const st
   // kept once per element, which spares the kernel 6 (2D: 3) loads per point.
   bool affine = !per_point;
   for (Index e = 0; e < block.n_elements && affine; ++e) {
-    const double* A = out.data() + static_cast<std::size_t>(e) * L::factors * np;
+    const double* A = out.data() + static_cast<std::size_t>(e) * nf * np;
     double largest = 0.0;
-    for (int k = 0; k < L::factors * np; ++k) largest = std::max(largest, std::abs(A[k]));
+    for (int k = 0; k < nf * np; ++k) largest = std::max(largest, std::abs(A[k]));
     const double w0 = weight<Dim, nn>(basis.w, 0);
     for (int p = 1; p < np && affine; ++p)
-      for (int k = 0; k < L::factors; ++k)
+      for (int k = 0; k < nf; ++k)
         affine = affine &&
                  std::abs(A[k * np + p] - weight<Dim, nn>(basis.w, p) / w0 * A[k * np]) <= 1e-12 * largest;
   }
   if (!affine) return out;
-  std::vector<double> per_element(static_cast<std::size_t>(block.n_elements) * L::factors);
+  std::vector<double> per_element(static_cast<std::size_t>(block.n_elements) * nf);
   const double w0 = weight<Dim, nn>(basis.w, 0);
   for (Index e = 0; e < block.n_elements; ++e)
-    for (int k = 0; k < L::factors; ++k)
-      per_element[static_cast<std::size_t>(e) * L::factors + static_cast<std::size_t>(k)] =
-          out[(static_cast<std::size_t>(e) * L::factors + static_cast<std::size_t>(k)) * np] / w0;
+    for (int k = 0; k < nf; ++k)
+      per_element[static_cast<std::size_t>(e) * nf + static_cast<std::size_t>(k)] =
+          out[(static_cast<std::size_t>(e) * nf + static_cast<std::size_t>(k)) * np] / w0;
   return per_element;
 }
 
@@ -371,7 +377,7 @@ FluidKernels<Real>::FluidKernels(const fem::DeviceElements& elements, Geometry g
             block_factors<Dim, P>(block, coordinates, D, thickness, geometry == Geometry::Stored);
         const std::vector<double> values = Basis1d<P>().values();
         basis_[b] = DeviceArray<Real>(elements.exec, std::span<const Real>(rounded<Real>(values)));
-        mode_[b] = A.size() == static_cast<std::size_t>(block.n_elements) * FluidLayout<Dim, P>::factors ? AffineMode
+        mode_[b] = A.size() == static_cast<std::size_t>(block.n_elements) * factors_of<Dim> ? AffineMode
                                                                                                         : StoredMode;
         if constexpr (Dim == 3)
           if (mode_[b] == StoredMode && geometry == Geometry::Auto) {

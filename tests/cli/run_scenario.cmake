@@ -81,8 +81,8 @@ if(MODE STREQUAL "resume")
   endif()
   check_output("${err}" "result.h5.checkpoint: no such checkpoint")
 elseif(MODE STREQUAL "interrupt")
-  # The run in the background: `sh` leaves SIGINT ignored there until the run catches it, so a
-  # signal before the handlers are installed (a loaded machine) stops the run at its first check.
+  # The run in the background (`sh` starts it with SIGINT ignored, until the run installs its
+  # handler: before it reads the model, well within the 6 s).
   set(script [=[
 "$0" run "$1" -o "$2" --backend serial --check-every 20000 &
 pid=$!

@@ -79,7 +79,9 @@ def main():
             current = []
         current.append(mark)
     runs.append(current)
-    print(f"{len(rows)} records; {len(runs)} runs of the anchor '{a.anchor}'" + (f" ({a.grid} blocks)" if a.grid else ""))
+    plural = "s" if len(runs) != 1 else ""
+    print(f"{len(rows)} records; {len(runs)} run{plural} of the anchor '{a.anchor}'" +
+          (f" ({a.grid} blocks)" if a.grid else ""))
     for k, run in enumerate(runs):
         period = statistics.median(y["start"] - x["start"] for x, y in zip(run, run[1:])) if len(run) > 1 else 0
         print(f"  run {k}: {len(run)} steps, a step every {period / 1e3:.1f} us (median)")

@@ -9,7 +9,7 @@ anchor's launches of that many blocks (one box of `tremor bench fluid` among sev
 more than --gap ms apart (default 5) start another run; the runs are listed, and the one asked for
 (--run, default the longest) is summarised over its middle steps (the first and last tenth left
 out). Names are demangled with c++filt where it is installed, and shortened to the function whose
-lambda the kernel runs (forall's bodies)."""
+lambda the kernel runs (forall's bodies); without c++filt they are shown mangled, whole."""
 import argparse
 import csv
 import re
@@ -30,6 +30,8 @@ def label(name):
     """The function whose lambda a kernel runs, with its template arguments, or the kernel's own."""
     if not name:
         return ""
+    if name.startswith("_Z"):  # not demangled (no c++filt): whole, so that no two kernels share one
+        return name
     at = name.find("::{lambda")
     head = name[:at] if at >= 0 else name
     if head.endswith(")"):  # drop the parameter list: back to its matching parenthesis

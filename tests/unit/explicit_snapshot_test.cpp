@@ -209,7 +209,9 @@ void expect_fluid_snapshots_match_receivers(const std::string& precision, int ev
         const std::size_t at = ((k * h.nodes.size() + point) * quantities) * 2 + c;
         const auto i = static_cast<std::size_t>(node) * 2 + c;
         ASSERT_EQ(taken.displacement[i], h.values[at]) << "step " << k << " node " << node;
-        if (velocity) ASSERT_EQ(taken.velocity[i], h.values[at + 2]) << "step " << k << " node " << node;
+        if (velocity) {
+          ASSERT_EQ(taken.velocity[i], h.values[at + 2]) << "step " << k << " node " << node;
+        }
         if (!solid) largest_water = std::max(largest_water, std::abs(taken.displacement[i]));
       }
       const double pressure = taken.pressure[static_cast<std::size_t>(node)];

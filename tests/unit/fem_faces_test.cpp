@@ -385,7 +385,9 @@ TEST(FemFaces, NodalCouplingOfGllFacesIsDiagonal) {
         double row = 0.0;
         for (int b = 0; b < n; ++b) {
           row += consistent[static_cast<std::size_t>((a * n + b) * dim + k)];
-          if (b != a) EXPECT_NEAR(nodal[static_cast<std::size_t>((a * n + b) * dim + k)], 0.0, 1e-15 * largest);
+          if (b != a) {
+            EXPECT_NEAR(nodal[static_cast<std::size_t>((a * n + b) * dim + k)], 0.0, 1e-15 * largest);
+          }
         }
         EXPECT_NEAR(nodal[static_cast<std::size_t>((a * n + a) * dim + k)], row, 1e-13 * largest);
       }

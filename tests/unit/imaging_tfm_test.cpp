@@ -65,16 +65,16 @@ void add_scatterer(imaging::Fmc& fmc, std::array<double, 2> at, double c_out, do
   add_echo(fmc, out, back);
 }
 
-// The least value of f over [lo, hi], by a search apart from the code under test: `samples` points
+// The least value of f over [lo, hi], by a search apart from the code under test: `tries` + 1 points
 // evenly spaced, then golden sections about the best of them.
 template <class F>
-double least(F&& f, double lo, double hi, int samples, int sections) {
+double least(F&& f, double lo, double hi, int tries, int sections) {
   double best = lo;
-  for (int k = 0; k <= samples; ++k) {
-    const double x = lo + (hi - lo) * k / samples;
+  for (int k = 0; k <= tries; ++k) {
+    const double x = lo + (hi - lo) * k / tries;
     if (f(x) < f(best)) best = x;
   }
-  const double h = (hi - lo) / samples;
+  const double h = (hi - lo) / tries;
   lo = best - h;
   hi = best + h;
   const double golden = (std::sqrt(5.0) - 1.0) / 2.0;

@@ -218,8 +218,12 @@ TEST_F(Grained, AGrainsFileOrientsEachElement) {
   for (Index e = 0; e < 8; ++e) {
     const Label label = model.mesh.element_label(e);
     const Material& m = *rows.of(e);
-    if (label == 1 || label == 2 || label == 8) EXPECT_EQ(m.stiffness, turned) << label;
-    if (label == 3 || label == 4 || label == 7) EXPECT_EQ(m.stiffness, model.materials[0].stiffness) << label;
+    if (label == 1 || label == 2 || label == 8) {
+      EXPECT_EQ(m.stiffness, turned) << label;
+    }
+    if (label == 3 || label == 4 || label == 7) {
+      EXPECT_EQ(m.stiffness, model.materials[0].stiffness) << label;
+    }
   }
   const auto fails = [&](const std::string& text, const std::string& file) {
     std::ofstream(dir_ + "/g.csv") << file;

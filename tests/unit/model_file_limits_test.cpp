@@ -167,7 +167,9 @@ TEST(HostMemory, AvailableNamesTheAddressSpaceLimit) {
   // What the call itself mapped in between (a file buffer or two): at most a few MB.
   EXPECT_LE(limited.bytes, headroom);
   EXPECT_GE(limited.bytes, headroom - (8u << 20));
-  if (unlimited.known()) EXPECT_GE(unlimited.bytes, limited.bytes);
+  if (unlimited.known()) {
+    EXPECT_GE(unlimited.bytes, limited.bytes);
+  }
 }
 
 }  // namespace

@@ -51,8 +51,9 @@ TEST(SemPointState, EveryValueHasAPlaceOfItsOwn) {
         // 6 values a point and 18 (3 solids in 3D).
         for (const Index n : {Index(2 * s.group + 3), Index(1)})
           for (const int values : {6, 18}) expect_one_place_each(s, n, values);
-        if (!s.grouped)  // element by element: value k of point p of element e at (e values + k) points + p
+        if (!s.grouped) {  // element by element: value k of point p of element e at (e values + k) points + p
           EXPECT_EQ(s.element(3, s.per_group(6)) + 2 * s.stride() + s.point(5), (3 * 6 + 2) * s.points + 5);
+        }
       }
     }
 }

@@ -146,8 +146,9 @@ explicit_fe::ExplicitRun expect_together_as_alone(const Model& model, explicit_f
   explicit_fe::ExplicitRun together = explicit_fe::run_explicit(model, options);
   EXPECT_EQ(together.preflight.shots_together, k) << what;
   expect_same_shots(alone, together, what);
-  if (together.shots.size() > 1)
+  if (together.shots.size() > 1) {
     EXPECT_NE(together.shots.front()[0].values, together.shots.back()[0].values) << what;
+  }
   return together;
 }
 
@@ -591,10 +592,14 @@ TEST(ShotsTogether, AGpuStepsImmersedAndLossyCapturesTogether) {
     EXPECT_EQ(together.preflight.shots_together, 3) << what;
     // (decomposed: the fluid's traction added shot by shot keeps the interface's part off the
     // exchange's stream)
-    if (options.domains > 1) EXPECT_FALSE(together.preflight.overlap) << what;
+    if (options.domains > 1) {
+      EXPECT_FALSE(together.preflight.overlap) << what;
+    }
     options.shots_together = 1;
     const explicit_fe::ExplicitRun alone = explicit_fe::run_explicit(model, options);
-    if (options.domains > 1) EXPECT_TRUE(alone.preflight.overlap) << what;
+    if (options.domains > 1) {
+      EXPECT_TRUE(alone.preflight.overlap) << what;
+    }
     if (options.deterministic) {
       expect_same_shots(alone, together, what);
       return;

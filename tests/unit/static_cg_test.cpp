@@ -389,7 +389,7 @@ TEST(StaticCg, ReportsTheIterationLimitWithWhatToTry) {
 // ends the solve as Interrupted with the last iterate in x and its true residual, not as a failure
 // to converge.
 struct StopAtPoll final : Observer {
-  explicit StopAtPoll(int stop_at) : stop_at(stop_at) {}
+  explicit StopAtPoll(int at) : stop_at(at) {}
   bool stop_requested() override { return ++polls >= stop_at; }
   int stop_at;
   int polls = 0;
@@ -431,7 +431,9 @@ TEST(StaticSolve, ObserverStopsTheSolveWithItsLastIterate) {
   EXPECT_EQ(stopped.cg.iterations, 2);  // two polls said go on
   EXPECT_GT(stopped.cg.relative_residual, 1e-3);  // far from converged: the stop was honoured
   for (Index n = 0; n < mesh.n_nodes(); ++n)
-    if (mesh.node(n)[0] > 1.0 - 1e-12) EXPECT_EQ(stopped.displacement[static_cast<std::size_t>(2 * n)], 1e-3);
+    if (mesh.node(n)[0] > 1.0 - 1e-12) {
+      EXPECT_EQ(stopped.displacement[static_cast<std::size_t>(2 * n)], 1e-3);
+    }
   // Without an observer the same solve converges.
   const StaticResult converged = solve_static(model, options);
   EXPECT_TRUE(converged.cg.converged()) << converged.cg.report;

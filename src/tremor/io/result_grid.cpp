@@ -153,10 +153,10 @@ StoredFmc GridReader::fmc(const std::string& name) const {
   out.data = h5::read_doubles(g, "data", file, where + "/data");
   Handle mesh = h5::open_group(impl_->file.get(), "mesh", file);
   // The defects cut from the mesh, for outlines (ResultFile's write_defects).
-  const auto rows = [&](const char* name, std::size_t width, Hole::Kind kind, auto&& read) {
-    if (H5Lexists(mesh.get(), name, H5P_DEFAULT) <= 0) return;
-    const std::vector<double> v = h5::read_doubles(mesh.get(), name, file, str("/mesh/", name));
-    TREMOR_CHECK(v.size() % width == 0, file, ": /mesh/", name, " is not ", width, " values a row");
+  const auto rows = [&](const char* dataset, std::size_t width, Hole::Kind kind, auto&& read) {
+    if (H5Lexists(mesh.get(), dataset, H5P_DEFAULT) <= 0) return;
+    const std::vector<double> v = h5::read_doubles(mesh.get(), dataset, file, str("/mesh/", dataset));
+    TREMOR_CHECK(v.size() % width == 0, file, ": /mesh/", dataset, " is not ", width, " values a row");
     for (std::size_t k = 0; k < v.size(); k += width) {
       Hole hole;
       hole.kind = kind;
@@ -176,20 +176,20 @@ StoredFmc GridReader::fmc(const std::string& name) const {
   });
   if (H5Lexists(mesh.get(), "cracks", H5P_DEFAULT) > 0) {
     Handle cracks = h5::open_group(mesh.get(), "cracks", file);
-    for (const std::string& name : h5::group_members(cracks.get(), file, "/mesh/cracks")) {
-      const std::string where = "/mesh/cracks/" + name;
-      Handle one = h5::open_group(cracks.get(), name, file);
-      const std::vector<double> v = h5::read_doubles(one.get(), "points", file, where + "/points");
-      const std::vector<std::int64_t> counts = h5::read_int64(one.get(), "pieces", file, where + "/pieces");
+    for (const std::string& member : h5::group_members(cracks.get(), file, "/mesh/cracks")) {
+      const std::string at = "/mesh/cracks/" + member;
+      Handle one = h5::open_group(cracks.get(), member, file);
+      const std::vector<double> v = h5::read_doubles(one.get(), "points", file, at + "/points");
+      const std::vector<std::int64_t> counts = h5::read_int64(one.get(), "pieces", file, at + "/pieces");
       std::int64_t total = 0;
       for (const std::int64_t n : counts) {
-        TREMOR_CHECK(n >= 2, file, ": ", where, "/pieces holds a piece of ", n, " points; at least 2");
+        TREMOR_CHECK(n >= 2, file, ": ", at, "/pieces holds a piece of ", n, " points; at least 2");
         total += n;
       }
-      TREMOR_CHECK(!counts.empty() && v.size() == 3 * static_cast<std::size_t>(total), file, ": ", where,
+      TREMOR_CHECK(!counts.empty() && v.size() == 3 * static_cast<std::size_t>(total), file, ": ", at,
                    "/points is not 3 values for each point of its pieces");
       Crack crack;
-      crack.name = name;
+      crack.name = member;
       std::size_t k = 0;
       for (const std::int64_t n : counts) {
         std::vector<std::array<double, 3>>& piece = crack.pieces.emplace_back();

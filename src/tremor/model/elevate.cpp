@@ -33,7 +33,8 @@ std::size_t elevated_bytes(const Mesh& mesh, int order) {
   const double per_element = std::pow(order + 1.0, dim);
   // Per node: coordinates and label; per element: connectivity and the work on its edges and faces
   // (18 in 3D, 4 in 2D: a key, its owner, its first node and a flag each, about 40 bytes).
-  const double bytes = nodes * (dim * sizeof(double) + sizeof(Label)) + cells * per_element * sizeof(Index) +
+  const double bytes = nodes * static_cast<double>(dim * sizeof(double) + sizeof(Label)) +
+                       cells * per_element * static_cast<double>(sizeof(Index)) +
                        cells * (dim == 3 ? 18.0 : 4.0) * 40.0;
   return static_cast<std::size_t>(bytes);
 }

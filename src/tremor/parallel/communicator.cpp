@@ -49,8 +49,9 @@ namespace detail {
 // What the members of a group of threads share. One lock serves everything: the members meet
 // only at check points, at set-up and, on host buffers, once a step.
 struct ThreadGroup {
-  ThreadGroup(int n, std::string what)
-      : n(n), what(std::move(what)), slots(static_cast<std::size_t>(n)), channels(static_cast<std::size_t>(n) * n) {}
+  ThreadGroup(int members, std::string name)
+      : n(members), what(std::move(name)), slots(static_cast<std::size_t>(members)),
+        channels(static_cast<std::size_t>(members) * members) {}
 
   // A message from one member to another: posted by the sender, taken (copied) by the receiver,
   // one at a time; the sender's buffer stays valid until it is taken.

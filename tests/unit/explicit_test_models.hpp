@@ -10,6 +10,7 @@
 #include "tremor/mesh/generate.hpp"
 #include "tremor/model/absorbing.hpp"
 #include "tremor/model/model.hpp"
+#include "tremor/model/source.hpp"
 
 namespace tremor::test {
 
@@ -301,18 +302,9 @@ inline Model water_field(const std::string& precision, int every, bool velocity)
   return model;
 }
 
-// The node of a 3D `mesh` nearest (x, y, z) (the first of equals).
+// The node of a 3D `mesh` nearest (x, y, z) (the first of equals: the model's nearest_node).
 inline Index nearest_node(const Mesh& mesh, double x, double y, double z) {
-  Index best = 0;
-  double closest = 1e30;
-  for (Index node = 0; node < mesh.n_nodes(); ++node) {
-    const auto at = mesh.node(node);
-    if (const double d = std::hypot(at[0] - x, at[1] - y, at[2] - z); d < closest) {
-      closest = d;
-      best = node;
-    }
-  }
-  return best;
+  return ::tremor::nearest_node(mesh, std::array<double, 3>{x, y, z});
 }
 
 // A box of 4^3 GLL hexahedra of `order`, steel below z = 1 and water above, a volume source in the

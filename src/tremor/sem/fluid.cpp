@@ -17,8 +17,13 @@ bool fluid_takes(ElementType type, int order) { return gll(type) && order >= 2; 
 
 bool fluid_takes(const fem::DeviceElementBlock& block) { return fluid_takes(block.type, block.order); }
 
+namespace {
+// The factors of A at a point: its upper triangle, xx, yy, (zz,) then the rest.
+constexpr int factors_of(int dim) { return dim * (dim + 1) / 2; }
+}  // namespace
+
 std::size_t fluid_factors_at_most(const Mesh& mesh) {
-  const auto per_point = static_cast<std::size_t>(mesh.dim() * (mesh.dim() + 1) / 2);  // factors_of
+  const auto per_point = static_cast<std::size_t>(factors_of(mesh.dim()));
   std::size_t total = 0;
   for (const ElementBlock& block : mesh.blocks)
     if (fluid_takes(block.type, block.order)) total += block.connectivity.size() * per_point;
@@ -27,10 +32,6 @@ std::size_t fluid_factors_at_most(const Mesh& mesh) {
 
 namespace {
 
-// The factors of A at a point: its upper triangle, xx, yy, (zz,) then the rest.
-template <int Dim>
-inline constexpr int factors_of = Dim * (Dim + 1) / 2;
-
 // A block of threads over the fluid's elements (quadrilaterals; hexahedra take the column kernel): a
 // thread per point, as Layout, with per element the gathered chi and the Dim parts of the flux in
 // shared memory.
@@ -38,7 +39,7 @@ template <int Dim, int P>
 struct FluidLayout : Layout<Dim, P> {
   using L = Layout<Dim, P>;
   static constexpr int arrays = 1 + Dim;
-  static constexpr int factors = factors_of<Dim>;
+  static constexpr int factors = factors_of(Dim);
   template <class T>
   static constexpr std::size_t shared_bytes() {
     return (L::basis_size + static_cast<std::size_t>(L::per_block) * arrays * L::points) * sizeof(T);
@@ -154,7 +155,7 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
                  const Real* factors, const Real* basis, const Real* chi, Real* f, int shots,
                  op::InnerStep<Real> inner, const unsigned char* stepped) {
   using L = ColumnLayout<P, 1>;
-  constexpr int n1 = L::n, n2 = L::n2, n3 = L::points, nf = factors_of<3>;
+  constexpr int n1 = L::n, n2 = L::n2, n3 = L::points, nf = factors_of(3);
   static const Line<P, Real> constants = Line<P, Real>::make();
   const Line<P, Real> line = constants;
   const ShotsOf of{n, list, shots};
@@ -295,7 +296,7 @@ template <int Dim, int P>
 std::vector<double> block_factors(const fem::DeviceElementBlock& block, const std::vector<double>& coordinates,
                                   const std::vector<double>& D, const std::vector<double>& thickness, bool per_point) {
   using L = Layout<Dim, P>;
-  constexpr int nf = factors_of<Dim>;
+  constexpr int nf = factors_of(Dim);
   using S = Collocated<Dim, P, double>;
   constexpr int np = L::points, nn = L::n;
   const Basis1d<P> basis;
@@ -377,7 +378,7 @@ FluidKernels<Real>::FluidKernels(const fem::DeviceElements& elements, Geometry g
             block_factors<Dim, P>(block, coordinates, D, thickness, geometry == Geometry::Stored);
         const std::vector<double> values = Basis1d<P>().values();
         basis_[b] = DeviceArray<Real>(elements.exec, std::span<const Real>(rounded<Real>(values)));
-        mode_[b] = A.size() == static_cast<std::size_t>(block.n_elements) * factors_of<Dim> ? AffineMode
+        mode_[b] = A.size() == static_cast<std::size_t>(block.n_elements) * factors_of(Dim) ? AffineMode
                                                                                                         : StoredMode;
         if constexpr (Dim == 3)
           if (mode_[b] == StoredMode && geometry == Geometry::Auto) {

@@ -3,6 +3,11 @@ if(NOT TREMOR_CUDA MATCHES "^(AUTO|ON|OFF)$")
   message(FATAL_ERROR "TREMOR_CUDA must be AUTO, ON or OFF, not '${TREMOR_CUDA}'")
 endif()
 
+# TREMOR_CUDA_CHECK_ONLY: the device code compiled to PTX by an unoptimising front end, which
+# checks that every CUDA source builds in a third of the time (a machine without a GPU: CI). Its
+# kernels are for no GPU: run on one, the driver would compile unoptimised PTX at start-up.
+option(TREMOR_CUDA_CHECK_ONLY "Compile the device code to unoptimised PTX only: a check that it builds, not a build to run on a GPU" OFF)
+
 set(TREMOR_HAVE_CUDA OFF)
 if(NOT TREMOR_CUDA STREQUAL "OFF")
   if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
@@ -11,10 +16,16 @@ if(NOT TREMOR_CUDA STREQUAL "OFF")
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
-    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    if(TREMOR_CUDA_CHECK_ONLY)
+      set(CMAKE_CUDA_ARCHITECTURES 90-virtual)  # PTX, no machine code (no ptxas)
+    elseif(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
       set(CMAKE_CUDA_ARCHITECTURES 90)  # Hopper (H100/H200); override on the command line
     endif()
     enable_language(CUDA)
+    if(TREMOR_CUDA_CHECK_ONLY)
+      add_compile_options($<$<COMPILE_LANGUAGE:CUDA>:-Xcicc=-O0>)
+      add_compile_definitions(TREMOR_CUDA_CHECK_ONLY=1)  # (Exec::describe says so)
+    endif()
     # CMake 3.25 predates nvcc's C++20 support (CUDA >= 12): teach it the flag.
     if(NOT "cuda_std_20" IN_LIST CMAKE_CUDA_COMPILE_FEATURES)
       set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
@@ -32,7 +43,11 @@ if(NOT TREMOR_CUDA STREQUAL "OFF")
     message(FATAL_ERROR "TREMOR_CUDA=ON but no CUDA compiler was found (set CMAKE_CUDA_COMPILER)")
   endif()
 endif()
-message(STATUS "tremor: CUDA backend ${TREMOR_HAVE_CUDA}")
+if(TREMOR_HAVE_CUDA AND TREMOR_CUDA_CHECK_ONLY)
+  message(STATUS "tremor: CUDA backend ON, device code checked only (unoptimised PTX: not for a GPU)")
+else()
+  message(STATUS "tremor: CUDA backend ${TREMOR_HAVE_CUDA}")
+endif()
 
 # tremor_sources_as_cuda(DIR FILE...): the named files of DIR launch kernels (they call forall,
 # forall_blocks or a reduction, or instantiate a header's template that does) and are compiled by

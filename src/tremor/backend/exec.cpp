@@ -165,10 +165,17 @@ std::string Exec::describe() const {
   if (backend_ != Backend::Cuda) return std::string(to_string(backend_));
 #if defined(TREMOR_HAVE_CUDA)
   cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, device_) == cudaSuccess)
-    return str("cuda:", device_, " (", prop.name, ")");
+#if defined(TREMOR_CUDA_CHECK_ONLY)
+  const char* built = ", device code unoptimised: a TREMOR_CUDA_CHECK_ONLY build";
+#else
+  const char* built = "";
 #endif
+  if (cudaGetDeviceProperties(&prop, device_) == cudaSuccess)
+    return str("cuda:", device_, " (", prop.name, built, ")");
+  return str("cuda:", device_, built[0] ? str(" (", built + 2, ")") : std::string());
+#else
   return str("cuda:", device_);
+#endif
 }
 
 }  // namespace tremor

@@ -9,21 +9,13 @@ SideStream::SideStream(const Exec& exec)
 #if defined(TREMOR_HAVE_CUDA)
   if (exec.backend() != Backend::Cuda) return;
   TREMOR_CUDA_CHECK(cudaSetDevice(exec.device()));
-  cudaEvent_t ready = nullptr, done = nullptr, marked = nullptr;
+  cudaEvent_t ready = nullptr, done = nullptr;
   TREMOR_CUDA_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
   ready_ = ready;
-  cudaError_t status = cudaEventCreateWithFlags(&done, cudaEventDisableTiming);
-  if (status == cudaSuccess) {
-    done_ = done;
-    status = cudaEventCreateWithFlags(&marked, cudaEventDisableTiming);
-    if (status == cudaSuccess) marked_ = marked;
-  }
-  if (status != cudaSuccess) {
-    (void)cudaEventDestroy(ready);
-    if (done_) (void)cudaEventDestroy(done);
-    ready_ = done_ = nullptr;
-  }
+  const cudaError_t status = cudaEventCreateWithFlags(&done, cudaEventDisableTiming);
+  if (status != cudaSuccess) (void)cudaEventDestroy(ready);
   TREMOR_CUDA_CHECK(status);
+  done_ = done;
 #endif
 }
 
@@ -31,7 +23,6 @@ SideStream::~SideStream() {
 #if defined(TREMOR_HAVE_CUDA)
   if (ready_) (void)cudaEventDestroy(static_cast<cudaEvent_t>(ready_));
   if (done_) (void)cudaEventDestroy(static_cast<cudaEvent_t>(done_));
-  if (marked_) (void)cudaEventDestroy(static_cast<cudaEvent_t>(marked_));
 #endif
 }
 
@@ -56,23 +47,6 @@ void SideStream::fork() const {
 void SideStream::join() const {
 #if defined(TREMOR_HAVE_CUDA)
   if (done_) wait_for(side_, exec_, done_);
-#endif
-}
-
-void SideStream::mark() const {
-#if defined(TREMOR_HAVE_CUDA)
-  if (!marked_) return;
-  TREMOR_CUDA_CHECK(cudaSetDevice(side_.device()));
-  TREMOR_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(marked_), static_cast<cudaStream_t>(side_.stream())));
-#endif
-}
-
-void SideStream::join_mark() const {
-#if defined(TREMOR_HAVE_CUDA)
-  if (!marked_) return;
-  TREMOR_CUDA_CHECK(cudaSetDevice(exec_.device()));
-  TREMOR_CUDA_CHECK(
-      cudaStreamWaitEvent(static_cast<cudaStream_t>(exec_.stream()), static_cast<cudaEvent_t>(marked_), 0));
 #endif
 }
 

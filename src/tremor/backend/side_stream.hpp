@@ -6,7 +6,7 @@
 // per-step term beside the stiffness's apply, an interface exchange beside the interior's work.
 //
 // On a Cuda Exec, side() is Exec::side_stream() (its blocks scheduled first) and the events are two
-// cudaEvent_t without timing (three with mark()). On the host backends there is no second stream: side() is the Exec
+// cudaEvent_t without timing. On the host backends there is no second stream: side() is the Exec
 // itself, fork() and join() do nothing, and what is queued "beside" runs in turn.
 #include "tremor/backend/exec.hpp"
 
@@ -25,16 +25,11 @@ class SideStream {
   bool concurrent() const { return ready_ != nullptr; }
   void fork() const;
   void join() const;
-  // A join in two parts: mark() notes the work queued on the side stream so far, join_mark() makes
-  // the Exec's later work wait for that much of it only (the side's later work may run beside).
-  void mark() const;
-  void join_mark() const;
 
  private:
   Exec exec_, side_;
   void* ready_ = nullptr;  // cudaEvent_t recorded on the Exec's stream, waited on by the side
   void* done_ = nullptr;   // and on the side stream, waited on by the Exec's
-  void* marked_ = nullptr;  // recorded on the side stream by mark(), waited on by join_mark()
 };
 
 }  // namespace tremor

@@ -233,11 +233,9 @@ class FluidTerm final : public StepTerm<Real> {
   // shot records them), every one loaded by `loading` until load_shots. A part of a fluid steps
   // its shots side by side too (fluid_forces).
   // `inner_steps`: the whole fluid's inner nodes stepped by their element's kernel
-  // (inner_nodes_stepped); false: by the update (for a comparison). `early_join`: joins_early()
-  // where it may; false: never (for a comparison).
+  // (inner_nodes_stepped); false: by the update (for a comparison).
   FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading,
-            std::vector<History> histories, double dt, bool atomic, int columns = 1, bool inner_steps = true,
-            bool early_join = true);
+            std::vector<History> histories, double dt, bool atomic, int columns = 1, bool inner_steps = true);
 
   std::string_view name() const override { return "fluid-solid coupling"; }
   bool start_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
@@ -279,20 +277,6 @@ class FluidTerm final : public StepTerm<Real> {
   // (writes_pressure_everywhere).
   void read_pressure_at(std::vector<Index> nodes);
   bool writes_pressure_everywhere() const { return everywhere_; }
-  // Whether the snapshots read the fluid's potential (SnapshotTaker::reads_fluid_motion), on the
-  // solid's stream after its update: then the solid's stream waits for the fluid's whole step.
-  void read_motion_by_snapshots(bool reads) { motion_snapshots_ = reads; }
-  // Whether the solid's stream waits for the fluid's step only up to its pressure and traction C p,
-  // not for its update: where the fluid steps beside the solid as the step's critical path (C^T u
-  // on the solid's stream), with p computed where it is read, without a PML, and where nothing on
-  // the solid's stream reads the potential after the update (receivers or snapshots of its motion).
-  // The solid's loads, update and next loads then run while the fluid's update does, and the
-  // solid's stream waits for that update at the next step's start, before C^T u adds into the
-  // forces the update zeroes (start_forces).
-  bool joins_early() const {
-    return early_join_ && motion_beside_ && !everywhere_ && !pml_ && !motion_snapshots_ &&
-           motion_recorder_->histories().empty();
-  }
   // The fluid's nodes whose step their own element's kernel takes now (the inner points of GLL
   // hexahedra of order 2 or more, with no load; not in an element where a pressure is read at one,
   // nor where the update writes it everywhere): the update skips them.
@@ -358,11 +342,6 @@ class FluidTerm final : public StepTerm<Real> {
   std::unique_ptr<SideStream> beside_;  // where the run adds by atomics on a GPU
   Exec work_;                           // the fluid's own work's: beside_->side(), or exec_
   bool started_ = false;                // the step's work queued beside the apply (start_forces)
-  bool early_join_ = true;              // joins_early() allowed (the constructor's `early_join`)
-  bool motion_snapshots_ = false;       // read_motion_by_snapshots
-  bool marked_ = false;                 // the step's pressure marked on work_ (joins_early)
-  bool update_pending_ = false;         // the solid's stream has not waited for the fluid's last update
-  void wait_for_update();               // makes it wait, before the fluid's next step
   // The step's work on work_ (loads, K_f chi + C^T u, the pressure where read and C p, the update), C p by
   // atomics where `atomic`; the motion's step-0 levels recorded first (on exec_).
   void queue_step(const CentralDifference<Real>& scheme, View<Real> forces, bool atomic);

@@ -170,11 +170,9 @@ std::vector<Index> inner_nodes(const Mesh& mesh, const std::vector<bool>& touche
 
 template <class Real>
 FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading,
-                           std::vector<History> histories, double dt, bool atomic, int columns, bool inner_steps,
-                           bool early_join)
+                           std::vector<History> histories, double dt, bool atomic, int columns, bool inner_steps)
     : exec_(exec),
       work_(exec),
-      early_join_(early_join),
       dim_(fluid.mesh.table.dim),
       numbering_(solid.n_model_nodes(), 1, fluid.mesh.nodes),
       whole_(fluid.whole_nodes),
@@ -607,7 +605,6 @@ bool FluidTerm<Real>::start_forces(const CentralDifference<Real>& scheme, View<R
   // scatters each shot's K u back whole, over the traction's atomic adds from beside.
   if (!beside_ || columns() > 1) return false;
   record_start(scheme.step_count());
-  wait_for_update();
   beside_->fork();  // after the solid's update (u_n) and every reader of the fluid's last step
   queue_step(scheme, forces, true);
   started_ = true;
@@ -621,30 +618,14 @@ void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Rea
     started_ = false;
   } else {
     record_start(step);
-    wait_for_update();
     if (beside_) beside_->fork();
     // (by atomics where the run adds so: a decomposed run's first part of the solid's stiffness adds
     // into the interface's rows from the exchange's stream meanwhile)
     queue_step(scheme, forces, atomic_traction_);
   }
-  // (joining early: the solid's stream waits for the pressure and C p, the fluid's update after
-  // them running beside its own update, until the next step's start: wait_for_update)
-  if (marked_) {
-    beside_->join_mark();
-    update_pending_ = true;
-    marked_ = false;
-  } else if (beside_) {
-    beside_->join();
-  }
+  if (beside_) beside_->join();
   pressure_recorder_->record(step, pressure_.view(), pressure_.view());
   motion_recorder_->record(step + 1, scheme_->previous_displacement(), scheme_->displacement());
-}
-
-template <class Real>
-void FluidTerm<Real>::wait_for_update() {
-  if (!update_pending_) return;
-  beside_->join();
-  update_pending_ = false;
 }
 
 template <class Real>
@@ -723,10 +704,6 @@ void FluidTerm<Real>::queue_step(const CentralDifference<Real>& scheme, View<Rea
   pressure_where_read(work_, rows(), std::as_const(read_at_).view(), columns(), scheme_->deceleration(),
                       pressure_.data(), forces.data, atomic);
   if (!diagonal_) add_traction(work_, rows(), columns(), std::as_const(pressure_).data(), forces.data, atomic);
-  if (beside_ && joins_early()) {  // (add_forces joins here: the update runs beside the solid's)
-    beside_->mark();
-    marked_ = true;
-  }
   scheme_->advance({}, {}, loads_->prescribed_dofs(), loads_->prescribed_values());
 }
 

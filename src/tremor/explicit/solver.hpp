@@ -287,10 +287,6 @@ struct Preflight {
   // Whether the fluid's inner nodes take their step in their element's kernel (FluidTerm); false
   // leaves them to the update, as `tremor bench fluid` compares.
   bool fluid_inner_steps = true;
-  // Whether the solid's stream waits for a fluid stepped beside it only up to its pressure, its
-  // update running beside the solid's (FluidTerm::joins_early); false waits for the update, as
-  // `tremor bench fluid` compares.
-  bool fluid_early_join = true;
   // With fluids, the model's histories (make_histories: its receivers located among the solid's
   // elements, and the fluid's for pressure), which the run's recorders take; null without fluids.
   std::shared_ptr<const std::vector<History>> histories;

@@ -200,7 +200,10 @@ void print_defects(const Model& model) {
   if (!model.cracks.empty()) std::printf("%-18s%zu\n", "cracks", model.cracks.size());
   for (const Crack& c : model.cracks) {
     std::string points;
-    for (const auto& p : c.points) points += (points.empty() ? "" : " ") + point(p);
+    for (const auto& p : c.points) {
+      if (!points.empty()) points += ' ';
+      points += point(p);
+    }
     std::printf("  %-24s %s: %s faces on it, %s nodes split\n", c.name.c_str(), points.c_str(),
                 group_digits(c.faces).c_str(), group_digits(c.copied_nodes).c_str());
   }

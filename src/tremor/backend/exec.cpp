@@ -163,19 +163,15 @@ std::size_t Exec::scratch_bytes() const { return scratch_->bytes; }
 
 std::string Exec::describe() const {
   if (backend_ != Backend::Cuda) return std::string(to_string(backend_));
+  std::string details;  // the device's name, and how its code was built where it is no build for it
 #if defined(TREMOR_HAVE_CUDA)
   cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, device_) == cudaSuccess) details = prop.name;
 #if defined(TREMOR_CUDA_CHECK_ONLY)
-  const char* built = ", device code unoptimised: a TREMOR_CUDA_CHECK_ONLY build";
-#else
-  const char* built = "";
+  details += str(details.empty() ? "" : ", ", "device code unoptimised: a TREMOR_CUDA_CHECK_ONLY build");
 #endif
-  if (cudaGetDeviceProperties(&prop, device_) == cudaSuccess)
-    return str("cuda:", device_, " (", prop.name, built, ")");
-  return str("cuda:", device_, built[0] ? str(" (", built + 2, ")") : std::string());
-#else
-  return str("cuda:", device_);
 #endif
+  return details.empty() ? str("cuda:", device_) : str("cuda:", device_, " (", details, ")");
 }
 
 }  // namespace tremor

@@ -851,6 +851,87 @@ TEST(ExplicitFluidGpu, InnerNodesStepInTheirElementAsInTheUpdateOnAGpu) {
   expect_inner_nodes_step_as_the_update("cuda");
 }
 
+// A fluid stepped beside the solid as the step's critical path (three times the solid's own nodes:
+// steel below 0.5 m of the 2 m box) starts each step's K_f as soon as its own last update is done,
+// without waiting for the solid's (FluidTerm::leads), but where the solid's stream reads its
+// potential (a receiver of its motion, snapshots of it); its run on a GPU, by atomics, against the
+// same run waiting for the solid's update and against the host's. Atomics sum in another order
+// each run: the runs differ by rounding carried over about 200 steps (1e-9 of the largest sample in
+// double, 2e-4 in float, where a step's coupling read a level leading or late, or the inner nodes'
+// step overwrote a level still read, is of the order of the sample itself).
+TEST(ExplicitFluidGpu, AFluidLeadingTheSolidEqualsItsRunWaitingForTheSolidsUpdate) {
+  TREMOR_REQUIRE_GPU();
+  for (const std::string precision : {"double", "float"}) {
+    SCOPED_TRACE(precision);
+    Model model = test::water_on_steel_box(precision, 3);
+    model.mesh.element_sets.clear();
+    for (Index e = 0; e < model.mesh.n_elements(); ++e)
+      model.mesh.element_sets[test::element_centre(model.mesh, e, 2) > 0.5 ? "water" : "steel"].push_back(e);
+    // The steel's receivers in the steel; 3.5 ms: the pulse crosses the interface.
+    ASSERT_EQ(model.receivers.front().name, "steel");
+    const auto near = [&](double x, double y, double z) { return test::nearest_node(model.mesh, x, y, z); };
+    model.receivers.front().nodes = {near(1.0, 1.0, 0.25), near(0.5, 1.5, 0.5), near(2.0, 0.0, 0.0)};
+    model.explicit_settings->duration = 3.5e-3;
+    Model moving = model;
+    // (the water's motion: the last receiver; the steel's and the pressure's kept)
+    ASSERT_EQ(model.receivers.back().name, "water");
+    model.receivers.pop_back();
+    model.validate();
+    // (one step for the host's run and the GPU's: the host pre-flight's)
+    model.explicit_settings->time_step = preflight(model).dt;
+    {
+      const Preflight p = preflight(model);
+      const Numbering numbering = one_domain_numbering(*p.solid, p);
+      const auto term_of = [&](const Model& m, bool lead, const Exec& exec) {
+        const Preflight pm = preflight(m);
+        std::vector<History> in_fluid;
+        for (const History& history : *pm.histories)
+          if (records_fluid(history)) in_fluid.push_back(history);
+        return std::make_unique<FluidTerm<double>>(exec, *pm.fluid, numbering,
+                                                   fluid_loading(m, pm.fluid->mesh), std::move(in_fluid), pm.dt, true,
+                                                   1, true, lead);
+      };
+      const auto term = term_of(model, true, Exec::cuda());
+      EXPECT_TRUE(term->leads());
+      term->read_motion_by_snapshots(true);
+      EXPECT_FALSE(term->leads());
+      term->read_motion_by_snapshots(false);
+      EXPECT_TRUE(term->leads());
+      EXPECT_FALSE(term_of(model, false, Exec::cuda())->leads());
+      EXPECT_FALSE(term_of(moving, true, Exec::cuda())->leads());  // its motion recorded on the solid's stream
+      EXPECT_FALSE(term_of(model, true, Exec::openmp())->leads());  // one stream
+    }
+    RunOptions options;
+    options.backend = "cuda";
+    Preflight p = preflight(model, options);
+    options.preflight = &p;
+    const ExplicitRun leading = run_explicit(model, options);
+    p.fluid_leads = false;
+    const ExplicitRun waiting = run_explicit(model, options);
+    RunOptions host;
+    host.backend = "openmp";
+    const ExplicitRun reference = run_explicit(model, host);
+    ASSERT_TRUE(leading.ok() && waiting.ok() && reference.ok())
+        << leading.message << waiting.message << reference.message;
+    ASSERT_EQ(leading.steps, reference.steps);
+    ASSERT_EQ(leading.histories.size(), model.receivers.size());
+    const double tolerance = precision == "double" ? 1e-9 : 2e-4;
+    for (std::size_t h = 0; h < leading.histories.size(); ++h) {
+      const std::vector<double>& values = reference.histories[h].values;
+      double largest = 0.0;
+      for (const double v : values) largest = std::max(largest, std::abs(v));
+      ASSERT_GT(largest, 0.0) << reference.histories[h].name;  // the pulse reached it: not zeros compared
+      ASSERT_EQ(leading.histories[h].values.size(), values.size());
+      ASSERT_EQ(waiting.histories[h].values.size(), values.size());
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        EXPECT_NEAR(leading.histories[h].values[i], values[i], tolerance * largest) << reference.histories[h].name << i;
+        EXPECT_NEAR(leading.histories[h].values[i], waiting.histories[h].values[i], tolerance * largest)
+            << reference.histories[h].name << i;
+      }
+    }
+  }
+}
+
 // The coupling's first pass, f_f += C^T u, against the faces' matrices (fem::fluid_solid_interface)
 // summed face by face on the host: GLL faces take their nodal rule, each row its own column only
 // (read without the row's offsets), other faces the exact rule's full rows. Round-off of sums of a

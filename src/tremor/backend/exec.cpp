@@ -2,6 +2,7 @@
 
 #include "tremor/backend/cuda_check.hpp"
 #include "tremor/backend/memory.hpp"
+#include "tremor/backend/side_stream.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
 
@@ -93,28 +94,61 @@ Exec Exec::cuda(int device) {
   return exec;
 }
 
-Exec Exec::cuda_stream(int device) {
+#if defined(TREMOR_HAVE_CUDA)
+namespace {
+
+// The current device's level of `priority` (greater is numerically lower).
+int priority_level(StreamPriority priority) {
+  int least = 0, greatest = 0;
+  TREMOR_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  switch (priority) {
+    case StreamPriority::Lowest: return least;
+    case StreamPriority::Raised: return greatest < least - 1 ? greatest + 1 : greatest;
+    case StreamPriority::Highest: return greatest;
+  }
+  return least;
+}
+
+}  // namespace
+#endif
+
+Exec Exec::cuda_stream(int device, StreamPriority priority) {
   Exec exec = cuda(device);
 #if defined(TREMOR_HAVE_CUDA)
   cudaStream_t stream = nullptr;
-  TREMOR_CUDA_CHECK(cudaStreamCreate(&stream));
+  TREMOR_CUDA_CHECK(cudaStreamCreateWithPriority(&stream, cudaStreamDefault, priority_level(priority)));
   exec.stream_ = stream;
   exec.scratch_->stream = stream;
+#else
+  (void)priority;
 #endif
   return exec;
 }
 
-Exec Exec::side_stream() const {
+void set_stream_priority(const Exec& exec, StreamPriority priority) {
+#if defined(TREMOR_HAVE_CUDA)
+  if (exec.backend() != Backend::Cuda || exec.stream() == nullptr) return;
+  TREMOR_CUDA_CHECK(cudaSetDevice(exec.device()));
+  cudaLaunchAttributeValue value{};
+  value.priority = priority_level(priority);
+  TREMOR_CUDA_CHECK(
+      cudaStreamSetAttribute(static_cast<cudaStream_t>(exec.stream()), cudaLaunchAttributePriority, &value));
+#else
+  (void)exec, (void)priority;
+#endif
+}
+
+Exec Exec::side_stream(StreamPriority priority) const {
   TREMOR_CHECK(backend_ == Backend::Cuda, "a side stream of the ", to_string(backend_), " backend: CUDA only");
   Exec exec(Backend::Cuda, device_, account_);
 #if defined(TREMOR_HAVE_CUDA)
   TREMOR_CUDA_CHECK(cudaSetDevice(device_));
-  int least = 0, greatest = 0;
-  TREMOR_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
   cudaStream_t stream = nullptr;
-  TREMOR_CUDA_CHECK(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, greatest));
+  TREMOR_CUDA_CHECK(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, priority_level(priority)));
   exec.stream_ = stream;
   exec.scratch_->stream = stream;
+#else
+  (void)priority;
 #endif
   return exec;
 }

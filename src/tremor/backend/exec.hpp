@@ -54,6 +54,11 @@ namespace memory {
 class Account;
 }
 
+// A CUDA stream's priority (cudaStreamCreateWithPriority): where kernels of several streams wait,
+// the blocks of the higher one's are scheduled first. Lowest is the default stream's; Raised is
+// above it and below Highest (the same as Highest where the device has two levels only).
+enum class StreamPriority { Lowest, Raised, Highest };
+
 class Exec {
  public:
   static Exec serial() { return Exec(Backend::Serial); }
@@ -63,14 +68,14 @@ class Exec {
   // A stream of its own on `device` (released with the last copy), ordered against the default
   // stream as the default stream orders every blocking stream (a synchronous copy waits for it),
   // but not against other streams: libraries' internal streams (NCCL's) do not hold it up.
-  static Exec cuda_stream(int device);
+  static Exec cuda_stream(int device, StreamPriority priority = StreamPriority::Lowest);
   static Exec make(Backend backend);
   // A stream of its own on this Exec's device (released with the last copy), which work on the
   // default stream does not wait for, nor it for that work: ordered against other streams by
-  // events only. Its blocks are scheduled before the default stream's (highest priority): work that
+  // events only. By default its blocks are scheduled before any other stream's (Highest): work that
   // others wait on, such as an interface exchange overlapping the interior's work. Counted in this
   // Exec's memory account. A CUDA Exec only.
-  Exec side_stream() const;
+  Exec side_stream(StreamPriority priority = StreamPriority::Highest) const;
   // The host backend that prepares data for this Exec (setup, assembly): the Exec itself when it
   // runs on the host, else OpenMP, its arrays counted in this Exec's memory account.
   Exec host() const;

@@ -4,8 +4,8 @@
 
 namespace tremor {
 
-SideStream::SideStream(const Exec& exec)
-    : exec_(exec), side_(exec.backend() == Backend::Cuda ? exec.side_stream() : exec) {
+SideStream::SideStream(const Exec& exec, StreamPriority priority)
+    : exec_(exec), side_(exec.backend() == Backend::Cuda ? exec.side_stream(priority) : exec) {
 #if defined(TREMOR_HAVE_CUDA)
   if (exec.backend() != Backend::Cuda) return;
   TREMOR_CUDA_CHECK(cudaSetDevice(exec.device()));

@@ -5,16 +5,21 @@
 // side() may run at the same time as the Exec's (on a GPU, blocks of both resident together): a
 // per-step term beside the stiffness's apply, an interface exchange beside the interior's work.
 //
-// On a Cuda Exec, side() is Exec::side_stream() (its blocks scheduled first) and the events are two
-// cudaEvent_t without timing. On the host backends there is no second stream: side() is the Exec
-// itself, fork() and join() do nothing, and what is queued "beside" runs in turn.
+// On a Cuda Exec, side() is Exec::side_stream(priority) (by default its blocks scheduled first) and
+// the events are two cudaEvent_t without timing. On the host backends there is no second stream:
+// side() is the Exec itself, fork() and join() do nothing, and what is queued "beside" runs in turn.
 #include "tremor/backend/exec.hpp"
 
 namespace tremor {
 
+// The priority of the work queued next on `exec`'s stream, where that stream was created with one
+// (Exec::cuda_stream, Exec::side_stream): work queued before keeps its own. Nothing on the host
+// backends or on the default stream. (exec.cpp)
+void set_stream_priority(const Exec& exec, StreamPriority priority);
+
 class SideStream {
  public:
-  explicit SideStream(const Exec& exec);
+  explicit SideStream(const Exec& exec, StreamPriority priority = StreamPriority::Highest);
   SideStream(const SideStream&) = delete;
   SideStream& operator=(const SideStream&) = delete;
   ~SideStream();

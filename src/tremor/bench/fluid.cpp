@@ -47,6 +47,8 @@ struct Row {
   double plain_step_seconds = 0.0;  // a step of the same run with every node stepped by the update
   double plain_node_seconds = 0.0;
   double run_operator_seconds = 0.0, run_update_seconds = 0.0;  // FluidTerm's K_f and update, taking them so
+  double late_step_seconds = 0.0;  // a step of the same run with the fluid waiting for the solid's update
+  double late_node_seconds = 0.0;
 };
 
 // The box `n` elements a side of 1 mm GLL hexahedra of order `order`, its lowest `steel_layers`
@@ -189,13 +191,19 @@ Row measure(long long n, const Filling& filling, const FluidArgs& args) {
   row.fluid_nodes = layers < n ? row.nodes - steel_planes * plane : 0;
   row.interface_nodes = layers < n ? plane : 0;
   row.step_seconds = static_cast<double>(p.n_dofs) / run.dof_steps_per_second;
-  if (p.fluid) {  // the same run with the fluid's inner nodes stepped by its update
-    p.fluid_inner_steps = false;
-    const explicit_fe::ExplicitRun plain = explicit_fe::run_explicit(model, options);
-    p.fluid_inner_steps = true;
-    TREMOR_CHECK(plain.ok() && plain.dof_steps_per_second > 0.0, "bench fluid: the ", filling.name, " box of ", n,
-                 "^3 elements, its inner nodes stepped by the update: ", plain.message);
-    row.plain_step_seconds = static_cast<double>(p.n_dofs) / plain.dof_steps_per_second;
+  if (p.fluid) {
+    // The same run with one of the pre-flight's switches off: a step's seconds.
+    const auto step_without = [&](bool explicit_fe::Preflight::* option, const char* what) {
+      p.*option = false;
+      const explicit_fe::ExplicitRun other = explicit_fe::run_explicit(model, options);
+      p.*option = true;
+      TREMOR_CHECK(other.ok() && other.dof_steps_per_second > 0.0, "bench fluid: the ", filling.name, " box of ", n,
+                   "^3 elements, ", what, ": ", other.message);
+      return static_cast<double>(p.n_dofs) / other.dof_steps_per_second;
+    };
+    using explicit_fe::Preflight;
+    row.plain_step_seconds = step_without(&Preflight::fluid_inner_steps, "its inner nodes stepped by the update");
+    row.late_step_seconds = step_without(&Preflight::fluid_leads, "the fluid waiting for the solid's update");
   }
   if (p.fluid) {
     if (p.precision == Precision::Float)
@@ -239,6 +247,7 @@ void run_fluid(const FluidArgs& args) {
         };
         row.node_seconds = per_fluid_node(row.step_seconds);
         row.plain_node_seconds = per_fluid_node(row.plain_step_seconds);
+        row.late_node_seconds = per_fluid_node(row.late_step_seconds);
       }
       rows.push_back(row);
     }
@@ -264,16 +273,18 @@ void run_fluid(const FluidArgs& args) {
         "run's way where few nodes read it: it computes it apart, at the interface with C p) and writing it at every "
         "node; both as the run's fluid has them, the step of the nodes that one element alone holds taken by its "
         "kernel (their count, without receivers) and the update skipping them; and the run's step with every fluid "
-        "node stepped by the update in the same call, side by side.\n\n"
+        "node stepped by the update in the same call, side by side; and the run's step with the fluid waiting for "
+        "the solid's update before its K_f, where it leads (FluidTerm::leads).\n\n"
      << "| box | filling | nodes | fluid nodes | interface nodes | us a step | ps a node | fluid / solid node | "
         "coupling us | coupling / step | fluid operator us, atomics | colours | stored per point | fluid update us | "
         "writing p everywhere | nodes stepped in K_f | K_f so us | update so us | us a step, every node by the update | "
-        "fluid / solid node so |\n"
-     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-  std::printf("\n%-8s %-7s %12s %12s %10s %12s %10s %8s %11s %9s %11s %11s %11s %11s %11s %12s %11s %11s %11s %8s\n",
+        "fluid / solid node so | us a step, the fluid waiting for the solid's update | fluid / solid node so |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  std::printf("\n%-8s %-7s %12s %12s %10s %12s %10s %8s %11s %9s %11s %11s %11s %11s %11s %12s %11s %11s %11s %8s"
+              " %11s %8s\n",
               "box", "filling", "nodes", "fluid", "interface", "us a step", "ps a node", "f / s", "coupling us",
               "coupling", "operator us", "colours us", "stored us", "update us", "p at all us", "stepped in K",
-              "K so us", "update so", "step so us", "f / s so");
+              "K so us", "update so", "step so us", "f / s so", "late us", "f / s");
   double solid_node = 0.0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
@@ -291,6 +302,8 @@ void run_fluid(const FluidArgs& args) {
     const std::string run_update = r.fluid_nodes > 0 ? fixed(r.run_update_seconds * 1e6, 2) : "-";
     const std::string plain = r.fluid_nodes > 0 ? fixed(r.plain_step_seconds * 1e6, 1) : "-";
     const std::string plain_ratio = r.fluid_nodes > 0 ? fixed(r.plain_node_seconds / solid_node, 2) : "-";
+    const std::string late = r.fluid_nodes > 0 ? fixed(r.late_step_seconds * 1e6, 1) : "-";
+    const std::string late_ratio = r.fluid_nodes > 0 ? fixed(r.late_node_seconds / solid_node, 2) : "-";
     json << (i ? "," : "") << "\n    {\"side\": " << r.side << ", \"filling\": " << json_string(r.filling)
          << ", \"nodes\": " << r.nodes << ", \"fluid_nodes\": " << r.fluid_nodes
          << ", \"interface_nodes\": " << r.interface_nodes << ", \"step_microseconds\": " << fixed(r.step_seconds * 1e6, 3)
@@ -305,18 +318,22 @@ void run_fluid(const FluidArgs& args) {
          << ", \"fluid_operator_inner_steps_microseconds\": " << fixed(r.run_operator_seconds * 1e6, 3)
          << ", \"fluid_update_inner_apart_microseconds\": " << fixed(r.run_update_seconds * 1e6, 3)
          << ", \"step_inner_by_update_microseconds\": " << fixed(r.plain_step_seconds * 1e6, 3)
-         << ", \"node_inner_by_update_picoseconds\": " << fixed(r.plain_node_seconds * 1e12, 2) << "}";
+         << ", \"node_inner_by_update_picoseconds\": " << fixed(r.plain_node_seconds * 1e12, 2)
+         << ", \"step_fluid_waiting_microseconds\": " << fixed(r.late_step_seconds * 1e6, 3)
+         << ", \"node_fluid_waiting_picoseconds\": " << fixed(r.late_node_seconds * 1e12, 2) << "}";
     md << "| " << r.side << "^3 | " << r.filling << " | " << group_digits(r.nodes) << " | " << group_digits(r.fluid_nodes)
        << " | " << group_digits(r.interface_nodes) << " | " << fixed(r.step_seconds * 1e6, 1) << " | "
        << fixed(r.node_seconds * 1e12, 1) << " | " << ratio << " | " << coupling << " | " << share << " | " << op
        << " | " << coloured << " | " << stored << " | " << update << " | " << everywhere << " | " << stepped << " | "
-       << run_op << " | " << run_update << " | " << plain << " | " << plain_ratio << " |\n";
-    std::printf("%5lld^3 %-7s %12s %12s %10s %12.1f %10.1f %8s %11s %9s %11s %11s %11s %11s %11s %12s %11s %11s %11s %8s\n",
+       << run_op << " | " << run_update << " | " << plain << " | " << plain_ratio << " | " << late << " | "
+       << late_ratio << " |\n";
+    std::printf("%5lld^3 %-7s %12s %12s %10s %12.1f %10.1f %8s %11s %9s %11s %11s %11s %11s %11s %12s %11s %11s"
+                " %11s %8s %11s %8s\n",
                 r.side,
                 r.filling.c_str(), group_digits(r.nodes).c_str(), group_digits(r.fluid_nodes).c_str(), group_digits(r.interface_nodes).c_str(),
                 r.step_seconds * 1e6, r.node_seconds * 1e12, ratio.c_str(), coupling.c_str(), share.c_str(), op.c_str(),
                 coloured.c_str(), stored.c_str(), update.c_str(), everywhere.c_str(), stepped.c_str(), run_op.c_str(),
-                run_update.c_str(), plain.c_str(), plain_ratio.c_str());
+                run_update.c_str(), plain.c_str(), plain_ratio.c_str(), late.c_str(), late_ratio.c_str());
   }
   json << "\n  ]\n}\n";
   if (!args.output_dir.empty()) write_report_to(args.output_dir, "fluid", json.str(), md.str());

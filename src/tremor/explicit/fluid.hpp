@@ -166,6 +166,11 @@ std::size_t fluid_run_bytes(const FluidSetup& fluid, std::size_t real_size);
 // piston with no area (or, driven by pressure, no node) within its radius.
 Loading fluid_loading(const Model& model, const FluidMesh& fluid, const Shot* shot = nullptr);
 
+// The priority of a run's stream on a GPU, created with it: with a fluid Raised, a stream of its own
+// whose priority the fluid's term sets per step (FluidTerm::start_forces); without, Lowest, the
+// default stream's. (An exchange's side stream stays Highest.)
+StreamPriority solid_stream_priority(bool fluid);
+
 // Whether `history` is a fluid's (of pressure, or of motion from the potential): the FluidTerm's.
 inline bool records_fluid(const History& history) {
   return history.records(Quantity::Pressure) || history.potential;
@@ -200,9 +205,12 @@ struct InterfaceRows {
 // Where the run adds by atomics on a GPU, the fluid's own work (its loads, K_f chi, its update and
 // C p, added by atomics) is queued on a stream beside the solid's (start_forces), so that its
 // kernels run at the same time as the solid's apply; its arrays live on that stream, and add_forces
-// makes the solid's later work, and the recorders, wait for it. Where the fluid has more than twice
-// the solid's nodes, C^T u is added by atomics from the solid's stream while K_f chi runs, the
-// fluid's update waiting for it.
+// makes the solid's later work, and the recorders, wait for it. The fluid's stream is Raised; the
+// solid's apply is queued Lowest, below the fluid's K_f, and the rest of the solid's step Highest
+// (set_stream_priority from start_forces and add_forces), so that its short kernels take blocks as
+// soon as the fluid's retire. Where the fluid has more than twice the solid's nodes, C^T u is added
+// by atomics from the solid's stream while K_f chi runs, the fluid's update waiting for it, and the
+// fluid's next K_f need not wait for the solid's update (leads).
 //
 // In a PML (FluidSetup::pml) the layer's fluid elements leave K_f for the term's PML (PmlTerm with
 // PmlField::Fluid, on the same stream): their stretched flux joins K_f chi, and at the layer's
@@ -233,9 +241,11 @@ class FluidTerm final : public StepTerm<Real> {
   // shot records them), every one loaded by `loading` until load_shots. A part of a fluid steps
   // its shots side by side too (fluid_forces).
   // `inner_steps`: the whole fluid's inner nodes stepped by their element's kernel
-  // (inner_nodes_stepped); false: by the update (for a comparison).
+  // (inner_nodes_stepped); false: by the update (for a comparison). `lead`: leads() where it may;
+  // false: never (for a comparison).
   FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading,
-            std::vector<History> histories, double dt, bool atomic, int columns = 1, bool inner_steps = true);
+            std::vector<History> histories, double dt, bool atomic, int columns = 1, bool inner_steps = true,
+            bool lead = true);
 
   std::string_view name() const override { return "fluid-solid coupling"; }
   bool start_forces(const CentralDifference<Real>& scheme, View<Real> forces) override;
@@ -277,6 +287,20 @@ class FluidTerm final : public StepTerm<Real> {
   // (writes_pressure_everywhere).
   void read_pressure_at(std::vector<Index> nodes);
   bool writes_pressure_everywhere() const { return everywhere_; }
+  // Whether the snapshots read the fluid's potential (SnapshotTaker::reads_fluid_motion), on the
+  // solid's stream after its update.
+  void read_motion_by_snapshots(bool reads) { motion_snapshots_ = reads; }
+  // Whether the fluid's stream starts a step's K_f chi as soon as its last update is done, without
+  // waiting for the solid's update and what follows it on the solid's stream: where the fluid
+  // steps beside the solid as the step's critical path (C^T u on the solid's stream, which the
+  // fluid's stream waits for before its pressure), without a PML, and where nothing on the solid's
+  // stream reads the potential, which K_f's inner steps write (receivers or snapshots of the
+  // fluid's motion). The solid's update and loads then run beside the next K_f. Not at a run's or
+  // shot's first step, nor after the fluid's state was set from the solid's stream (a checkpoint,
+  // a shot's loads): start_forces waits for the solid's stream then.
+  bool leads() const {
+    return lead_ && motion_beside_ && !pml_ && !motion_snapshots_ && motion_recorder_->histories().empty();
+  }
   // The fluid's nodes whose step their own element's kernel takes now (the inner points of GLL
   // hexahedra of order 2 or more, with no load; not in an element where a pressure is read at one,
   // nor where the update writes it everywhere): the update skips them.
@@ -342,6 +366,9 @@ class FluidTerm final : public StepTerm<Real> {
   std::unique_ptr<SideStream> beside_;  // where the run adds by atomics on a GPU
   Exec work_;                           // the fluid's own work's: beside_->side(), or exec_
   bool started_ = false;                // the step's work queued beside the apply (start_forces)
+  bool lead_ = true;                    // leads() allowed (the constructor's `lead`)
+  bool motion_snapshots_ = false;       // read_motion_by_snapshots
+  bool joined_ = false;                 // the solid's stream joined the fluid's last step; nothing set since
   // The step's work on work_ (loads, K_f chi + C^T u, the pressure where read and C p, the update), C p by
   // atomics where `atomic`; the motion's step-0 levels recorded first (on exec_).
   void queue_step(const CentralDifference<Real>& scheme, View<Real> forces, bool atomic);

@@ -168,11 +168,15 @@ std::vector<Index> inner_nodes(const Mesh& mesh, const std::vector<bool>& touche
 
 }  // namespace
 
+StreamPriority solid_stream_priority(bool fluid) { return fluid ? StreamPriority::Raised : StreamPriority::Lowest; }
+
 template <class Real>
 FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numbering& solid, Loading loading,
-                           std::vector<History> histories, double dt, bool atomic, int columns, bool inner_steps)
+                           std::vector<History> histories, double dt, bool atomic, int columns, bool inner_steps,
+                           bool lead)
     : exec_(exec),
       work_(exec),
+      lead_(lead),
       dim_(fluid.mesh.table.dim),
       numbering_(solid.n_model_nodes(), 1, fluid.mesh.nodes),
       whole_(fluid.whole_nodes),
@@ -183,7 +187,9 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
   const bool atomics = atomic && exec.space() == MemorySpace::Device;
   atomic_traction_ = atomics;
   // (A part's step is split by the exchange of its forces: on the run's stream.)
-  if (atomics && exec.backend() == Backend::Cuda && !is_part()) beside_ = std::make_unique<SideStream>(exec);
+  // (between the two levels of the run's stream: solid_stream_priority)
+  if (atomics && exec.backend() == Backend::Cuda && !is_part())
+    beside_ = std::make_unique<SideStream>(exec, StreamPriority::Raised);
   work_ = beside_ ? beside_->side() : exec;
   const Exec& on = work_;
   // A PML's elements leave K_f for its term; its nodes' damping joins the layers' (pml.hpp).
@@ -316,6 +322,7 @@ FluidTerm<Real>::FluidTerm(const Exec& exec, const FluidSetup& fluid, const Numb
 
 template <class Real>
 void FluidTerm<Real>::set_histories(std::vector<History> histories) {
+  joined_ = false;
   // The receivers in the fluid on its nodes (each a fluid node: make_histories).
   std::vector<History> pressure, motion;
   for (History& history : histories) {
@@ -470,6 +477,7 @@ void FluidTerm<Real>::load_shots(std::vector<Loading> loadings) {
   }
   exec_.synchronize();  // (the last step's work done)
   work_.synchronize();
+  joined_ = false;
   loads_.reset();  // (it reads loading_ or stacked_)
   if (shots == 1) {
     loading_ = std::move(loadings.front());
@@ -488,6 +496,7 @@ void FluidTerm<Real>::restart_samples() {
   pressure_recorder_->restart();
   motion_recorder_->restart();
   motion_started_ = false;
+  joined_ = false;
 }
 
 template <class Real>
@@ -548,6 +557,7 @@ void FluidTerm<Real>::restore(std::span<const double> previous, std::span<const 
   pressure_recorder_->restore_pending(std::vector<PendingSample>(pending.begin(), middle));
   motion_recorder_->restore_pending(std::vector<PendingSample>(middle, pending.end()));
   motion_started_ = true;  // its levels up to `step` were recorded by the run that wrote the checkpoint
+  joined_ = false;
 }
 
 template <class Real>
@@ -589,6 +599,7 @@ void FluidTerm<Real>::restore_pml(const SolverState& state) {
   pml_->set_state(values);
   pml_->set_node_state(node_values);
   work_.synchronize();
+  joined_ = false;
 }
 
 template <class Real>
@@ -605,8 +616,14 @@ bool FluidTerm<Real>::start_forces(const CentralDifference<Real>& scheme, View<R
   // scatters each shot's K u back whole, over the traction's atomic adds from beside.
   if (!beside_ || columns() > 1) return false;
   record_start(scheme.step_count());
-  beside_->fork();  // after the solid's update (u_n) and every reader of the fluid's last step
+  // After the solid's update (u_n) and every reader of the fluid's last step; leading, after its
+  // own last update only (its K_f reads chi alone; C^T u follows the solid's update)
+  if (!(joined_ && leads())) beside_->fork();
+  joined_ = false;
   queue_step(scheme, forces, true);
+  // The solid's apply, queued next, below the fluid's work; the rest of its step (C^T u, its
+  // update and loads) above it from add_forces on.
+  set_stream_priority(exec_, StreamPriority::Lowest);
   started_ = true;
   return true;
 }
@@ -614,16 +631,22 @@ bool FluidTerm<Real>::start_forces(const CentralDifference<Real>& scheme, View<R
 template <class Real>
 void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Real> forces) {
   const long long step = scheme.step_count();
+  const bool started = started_;
   if (started_) {
     started_ = false;
   } else {
     record_start(step);
-    if (beside_) beside_->fork();
+    if (beside_ && !(joined_ && leads())) beside_->fork();
+    joined_ = false;
     // (by atomics where the run adds so: a decomposed run's first part of the solid's stiffness adds
     // into the interface's rows from the exchange's stream meanwhile)
     queue_step(scheme, forces, atomic_traction_);
   }
-  if (beside_) beside_->join();
+  if (beside_) {
+    beside_->join();
+    joined_ = true;
+  }
+  if (started) set_stream_priority(exec_, StreamPriority::Highest);
   pressure_recorder_->record(step, pressure_.view(), pressure_.view());
   motion_recorder_->record(step + 1, scheme_->previous_displacement(), scheme_->displacement());
 }
@@ -726,6 +749,7 @@ void FluidTerm<Real>::start_from_rest() {
   if (pml_) pml_->start_from_rest();
   work_.synchronize();
   motion_started_ = false;
+  joined_ = false;
 }
 
 template class FluidTerm<float>;

@@ -485,11 +485,12 @@ ExplicitRun run_threads(const Model& model, const RunOptions& options, Observer*
   return run;
 }
 
-Exec process_exec(Backend backend, const RunOptions& options, bool own_stream) {
+Exec process_exec(Backend backend, const RunOptions& options, bool own_stream, StreamPriority priority) {
   if (backend != Backend::Cuda || !options.communicator || options.communicator->size() <= 1)
-    return Exec::make(backend);
+    return backend == Backend::Cuda && own_stream && priority != StreamPriority::Lowest ? Exec::cuda_stream(0, priority)
+                                                                                         : Exec::make(backend);
   const int device = options.communicator->local_rank() % std::max(1, cuda_device_count());
-  return own_stream ? Exec::cuda_stream(device) : Exec::cuda(device);
+  return own_stream ? Exec::cuda_stream(device, priority) : Exec::cuda(device);
 }
 
 }  // namespace tremor::explicit_fe

@@ -27,8 +27,10 @@
 namespace tremor::explicit_fe {
 
 // The Exec of this process: over several processes on GPUs, the GPU of its place on the host
-// (local rank modulo the GPUs), on a stream of its own for the run (`own_stream`).
-Exec process_exec(Backend backend, const RunOptions& options, bool own_stream);
+// (local rank modulo the GPUs), on a stream of its own for the run (`own_stream`); a run's own
+// stream of `priority` on one GPU too where that is not Lowest (solid_stream_priority).
+Exec process_exec(Backend backend, const RunOptions& options, bool own_stream,
+                  StreamPriority priority = StreamPriority::Lowest);
 
 // A failure every process of a run agreed on (agree()): the first process reports it, the others
 // stop without repeating it.

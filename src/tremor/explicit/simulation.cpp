@@ -37,7 +37,11 @@ struct Simulation::Typed final : Simulation::Runner {
   Typed(Model m, Preflight p, Clock::time_point called) {
     model = std::move(m);
     preflight = std::move(p);
-    const Exec exec = Exec::make(preflight.backend);
+    // (a run's stream: above a fluid's beside it, solid_stream_priority)
+    const StreamPriority priority = solid_stream_priority(preflight.fluid != nullptr);
+    const Exec exec = preflight.backend == Backend::Cuda && priority != StreamPriority::Lowest
+                          ? Exec::cuda_stream(0, priority)
+                          : Exec::make(preflight.backend);
     SetupClock clock(exec, called);
     clock.append(preflight.phases);
     // (With fluids, the solid is set up and steps the fluid as a term, as in run_explicit.)

@@ -84,6 +84,8 @@ class SnapshotTaker {
   // The fluid's nodes (its numbering) whose pressure take() reads: none without snapshots of
   // pressure, or where it takes none (FluidTerm::read_pressure_at).
   std::vector<Index> pressure_nodes() const;
+  // Whether take() reads the fluid's potential (its motion at nodes no solid element holds).
+  bool reads_fluid_motion() const { return fluid_rows_ > 0; }
 
  private:
   struct Slot {

@@ -287,6 +287,9 @@ struct Preflight {
   // Whether the fluid's inner nodes take their step in their element's kernel (FluidTerm); false
   // leaves them to the update, as `tremor bench fluid` compares.
   bool fluid_inner_steps = true;
+  // Whether the fluid's stream may start a step without waiting for the solid's update
+  // (FluidTerm::leads); false waits for it, as `tremor bench fluid` compares.
+  bool fluid_leads = true;
   // With fluids, the model's histories (make_histories: its receivers located among the solid's
   // elements, and the fluid's for pressure), which the run's recorders take; null without fluids.
   std::shared_ptr<const std::vector<History>> histories;

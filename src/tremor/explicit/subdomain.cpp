@@ -306,7 +306,8 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
     auto term = std::make_unique<FluidTerm<Real>>(
         exec, d.part ? *d.part->fluid : *preflight.fluid, d.numbering, fluid_loading(original, preflight.fluid->mesh),
         d.part ? std::move(d.part->fluid_histories) : std::move(in_fluid), preflight.dt,
-        preflight.assembly == sparse::RaceStrategy::Atomics, d.columns, preflight.fluid_inner_steps);
+        preflight.assembly == sparse::RaceStrategy::Atomics, d.columns, preflight.fluid_inner_steps,
+        preflight.fluid_leads);
     d.fluid = term.get();
     d.terms.push_back(std::move(term));
     clock.lap("fluid (its elements, integrator, loads and faces on the solid)");
@@ -337,7 +338,10 @@ void finish_subdomain(Subdomain<Real>& d, const Model& original, const Preflight
     d.snapshots = std::make_unique<SnapshotTaker<Real>>(exec, original, preflight.snapshot_every, preflight.dt,
                                                         d.numbering.global_to_local(), observer, observer_guard,
                                                         preflight.fluid.get(), d.fluid);
-  if (d.fluid) d.fluid->read_pressure_at(d.snapshots->pressure_nodes());
+  if (d.fluid) {
+    d.fluid->read_pressure_at(d.snapshots->pressure_nodes());
+    d.fluid->read_motion_by_snapshots(d.snapshots->reads_fluid_motion());
+  }
 }
 
 namespace {

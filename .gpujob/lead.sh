@@ -1,7 +1,7 @@
 #!/bin/bash
 # One call: the GPU unit suite, then `tremor bench fluid` (40^3 box; its "late" columns: the fluid
 # waiting for the solid's update) in float and double, then a timeline of the water and mixed boxes
-# in float. (STREAMS: values of TREMOR_FLUID_STREAMS, which an experiment's build read.)
+# in float.
 xz -dc .gpu.tar.xz | tar xf -
 export LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64 TREMOR_SOURCE_DIR=$PWD NCCL_NVLS_ENABLE=0
 R=$OUT/lead
@@ -15,13 +15,10 @@ fi
 B=$R/bench.txt
 for round in ${ROUNDS:-1}; do
   for precision in ${PRECISIONS:-float double}; do
-    for streams in ${STREAMS:-default}; do
-      echo "=== round $round, $precision, $streams" >> $B
-      TREMOR_FLUID_STREAMS=$streams timeout ${T1:-120} .gpu/bin/tremor bench fluid --precision $precision --sizes 40 \
-        >> $B 2>&1
-      echo "bench rc $?" >> $B
-      grep -E "^ +40\^3" $B | tail -3
-    done
+    echo "=== round $round, $precision" >> $B
+    timeout ${T1:-120} .gpu/bin/tremor bench fluid --precision $precision --sizes 40 >> $B 2>&1
+    echo "bench rc $?" >> $B
+    grep -E "^ +40\^3" $B | tail -3
   done
 done
 if [ -z "$SKIP_TIMELINE" ]; then

@@ -1,5 +1,7 @@
 #include "tremor/backend/exec.hpp"
 
+#include <utility>
+
 #include "tremor/backend/cuda_check.hpp"
 #include "tremor/backend/memory.hpp"
 #include "tremor/backend/side_stream.hpp"
@@ -97,10 +99,15 @@ Exec Exec::cuda(int device) {
 #if defined(TREMOR_HAVE_CUDA)
 namespace {
 
-// The current device's level of `priority` (greater is numerically lower).
+// The level of `priority` (greater is numerically lower), from the driver's range, the same on
+// every device: asked once (set_stream_priority runs every step).
 int priority_level(StreamPriority priority) {
-  int least = 0, greatest = 0;
-  TREMOR_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  static const std::pair<int, int> range = [] {
+    int least = 0, greatest = 0;
+    TREMOR_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    return std::pair(least, greatest);
+  }();
+  const auto [least, greatest] = range;
   switch (priority) {
     case StreamPriority::Lowest: return least;
     case StreamPriority::Raised: return greatest < least - 1 ? greatest + 1 : greatest;

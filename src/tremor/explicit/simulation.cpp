@@ -10,6 +10,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/explicit/fluid.hpp"
 #include "tremor/explicit/loading.hpp"
+#include "tremor/explicit/processes.hpp"
 #include "tremor/explicit/shots.hpp"
 #include "tremor/explicit/subdomain.hpp"
 #include "tremor/fem/coupling.hpp"
@@ -37,11 +38,9 @@ struct Simulation::Typed final : Simulation::Runner {
   Typed(Model m, Preflight p, Clock::time_point called) {
     model = std::move(m);
     preflight = std::move(p);
-    // (a run's stream: above a fluid's beside it, solid_stream_priority)
-    const StreamPriority priority = solid_stream_priority(preflight.fluid != nullptr);
-    const Exec exec = preflight.backend == Backend::Cuda && priority != StreamPriority::Lowest
-                          ? Exec::cuda_stream(0, priority)
-                          : Exec::make(preflight.backend);
+    // (one process's, as run_explicit's: with a fluid, a stream of its own, solid_stream_priority)
+    const Exec exec =
+        process_exec(preflight.backend, RunOptions{}, true, solid_stream_priority(preflight.fluid != nullptr));
     SetupClock clock(exec, called);
     clock.append(preflight.phases);
     // (With fluids, the solid is set up and steps the fluid as a term, as in run_explicit.)

@@ -805,8 +805,8 @@ ExplicitRun run_explicit(const Model& model, const RunOptions& options, Observer
   // several processes on a host with several GPUs, each takes the GPU of its place on the host
   // (local rank modulo the GPUs), on a stream of its own, which NCCL's internal streams do not
   // synchronise with as they do with the default stream (the overlap needs the exchange's side
-  // stream to run beside it). With a fluid beside the solid on a GPU, the run's stream is above
-  // the fluid's (solid_stream_priority).
+  // stream to run beside it). With a fluid on a GPU, a stream of its own whose priority the
+  // fluid's term sets per step (solid_stream_priority).
   const Exec exec = process_exec(p.backend, options, true, solid_stream_priority(p.fluid != nullptr));
   const MemorySpace space = exec.space();
   std::string phase;  // the last set-up phase completed

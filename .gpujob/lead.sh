@@ -1,7 +1,7 @@
 #!/bin/bash
 # One call: the GPU unit suite, then `tremor bench fluid` (40^3 box; its "late" columns: the fluid
 # waiting for the solid's update) in float and double, then a timeline of the water and mixed boxes
-# in float.
+# in float. GLL4=1: the gll4 plate's one-shot sem step beside them (the solid kernel's speed).
 xz -dc .gpu.tar.xz | tar xf -
 export LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64 TREMOR_SOURCE_DIR=$PWD NCCL_NVLS_ENABLE=0
 R=$OUT/lead
@@ -21,6 +21,11 @@ for round in ${ROUNDS:-1}; do
     grep -E "^ +40\^3" $B | tail -3
   done
 done
+if [ "${GLL4:-0}" = 1 ]; then
+  timeout 100 .gpu/bin/tremor bench --problems gll4 --operators sem:atomic --precisions float --orderings none \
+    --steps 100 --min-seconds 1 > $R/gll4.txt 2>&1
+  grep -E "GDOF|copy bandwidth" $R/gll4.txt | cut -c1-150
+fi
 if [ -z "$SKIP_TIMELINE" ]; then
   TREMOR_TIMELINE=$R/trace.csv CUDA_INJECTION64_PATH=$PWD/.gpu/lib/libtremor_timeline.so \
     timeout ${T2:-120} .gpu/bin/tremor bench fluid --precision float --sizes 40 > $R/traced.txt 2>&1

@@ -25,7 +25,7 @@
 #include "unit/sparse_test_models.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using sparse::GlobalMatrix;
 using sparse::RaceStrategy;

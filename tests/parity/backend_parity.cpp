@@ -11,7 +11,7 @@
 #include "tremor/backend/reduce.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // Larger than a warp and not a multiple of any block size, so tails are exercised.
 constexpr Index n = 100003;

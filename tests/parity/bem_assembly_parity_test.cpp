@@ -15,7 +15,7 @@
 #include "tremor/bem/generate.hpp"
 
 namespace tremor::bem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 struct Case {
   const char* name;

@@ -14,7 +14,7 @@
 #include "tremor/bem/solve.hpp"
 
 namespace tremor::bem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 struct Case {
   const char* name;

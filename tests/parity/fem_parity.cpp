@@ -13,7 +13,7 @@
 #include "tremor/fem/element_matrices.hpp"
 
 namespace tremor::fem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // More than 1000 and no multiple of a warp or block, so partial blocks are exercised.
 constexpr Index n_elements = 1031;

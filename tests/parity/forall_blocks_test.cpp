@@ -17,7 +17,7 @@
 #include "tremor/backend/reduce.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // More than a warp per block, blocks that do not divide n (a short last block).
 constexpr Index n = 100003;

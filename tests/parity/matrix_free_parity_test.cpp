@@ -22,7 +22,7 @@
 #include "unit/sparse_test_models.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using explicit_fe::MatrixFreeOperator;
 using test::max_abs;

@@ -21,7 +21,7 @@
 #include "unit/sparse_test_models.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using explicit_fe::BlockPartitionedMatrix;
 

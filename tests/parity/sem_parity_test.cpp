@@ -17,7 +17,7 @@
 #include "unit/sparse_test_models.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using test::max_abs;
 using test::max_difference;

@@ -20,7 +20,7 @@
 #include "tremor/sparse/formats.hpp"
 
 namespace tremor::sparse {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 struct Case {
   ElementType type;

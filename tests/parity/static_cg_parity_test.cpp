@@ -20,7 +20,7 @@
 #include "tremor/static/preconditioner.hpp"
 
 namespace tremor::static_fe {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 struct Problem {
   Model model;

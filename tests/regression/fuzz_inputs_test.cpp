@@ -15,7 +15,7 @@
 #include "tremor/io/model_file.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 template <class Read>
 int replay(const std::string& folder, Read read) {

@@ -13,7 +13,7 @@
 #include "tremor/io/abaqus.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // Two C3D8 bricks sharing a face, a material and a section: the base the broken inputs modify.
 const std::string mesh_3d = R"(*NODE, NSET=NALL

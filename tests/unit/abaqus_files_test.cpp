@@ -14,7 +14,7 @@
 #include "tremor/io/abaqus.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // Reads a test file with warnings recorded but not printed; returns the model and the warnings.
 struct Loaded {

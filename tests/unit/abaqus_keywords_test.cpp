@@ -16,7 +16,7 @@
 #include "tremor/io/abaqus_keywords.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using io::abaqus::Keyword;
 using io::abaqus::Use;

@@ -16,7 +16,7 @@
 #include "tremor/io/abaqus.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // Two C3D8 bricks of 1 m side along x sharing a face, steel (7800 kg/m^3), one section: lines 1-22.
 const std::string bricks = R"(*NODE, NSET=NALL

@@ -16,7 +16,7 @@
 #include "tremor/io/abaqus.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 struct Loaded {
   Model model;

@@ -22,7 +22,7 @@
 #include "tremor/mesh/generate.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 namespace fs = std::filesystem;
 using test::error_of;

@@ -23,7 +23,7 @@
 #include "tremor/partition/domains.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using test::error_of;
 using test::expect_contains;

@@ -29,7 +29,7 @@
 #include "tremor/sparse/two_kernel.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using sparse::CsrMatrix;
 using sparse::GlobalMatrix;

@@ -16,7 +16,7 @@
 #include "tremor/model/model.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double two_pi = 2.0 * std::numbers::pi;
 

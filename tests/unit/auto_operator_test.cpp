@@ -18,7 +18,7 @@
 #include "support/support.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 const op::Registry& registry() { return explicit_fe::operators(); }
 const op::OperatorEntry& matrix_free() { return *registry().find("matrix_free"); }

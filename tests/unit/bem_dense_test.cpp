@@ -26,7 +26,7 @@
 #include "tremor/core/error.hpp"
 
 namespace tremor::bem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using test_dense::at;
 using test_dense::column_sum_norm;

@@ -24,7 +24,7 @@
 #include "support/support.hpp"
 
 namespace tremor::bem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using tremor::test::source_path;
 

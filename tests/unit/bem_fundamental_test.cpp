@@ -11,7 +11,7 @@
 #include "tremor/bem/fundamental.hpp"
 
 namespace tremor::bem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double pi = std::numbers::pi;
 

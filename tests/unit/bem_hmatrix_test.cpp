@@ -19,7 +19,7 @@
 #include "tremor/core/error.hpp"
 
 namespace tremor::bem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 double relative(const std::vector<Scalar>& a, const std::vector<Scalar>& b) {
   double num = 0, den = 0;

@@ -10,7 +10,7 @@
 #include "tremor/bem/integration.hpp"
 
 namespace tremor::bem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 ElementNodes quad(double a, double b, double warp = 0.0) {
   ElementNodes e{};

@@ -18,7 +18,7 @@
 #include "tremor/mesh/mesh.hpp"
 
 namespace tremor::bem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using Vec = std::array<double, 3>;
 

@@ -16,7 +16,7 @@
 #include "tremor/mesh/mesh.hpp"
 
 namespace tremor::bem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double pi = std::numbers::pi;
 

@@ -13,7 +13,7 @@
 #include "tremor/core/error.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 namespace fs = std::filesystem;
 

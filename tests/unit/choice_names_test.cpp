@@ -20,7 +20,7 @@
 #include "support/support.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using test::error_of;
 

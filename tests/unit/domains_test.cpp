@@ -13,7 +13,7 @@
 #include "tremor/partition/domains.hpp"
 
 namespace tremor::partition {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // The structure every decomposition must have, checked against the mesh itself.
 void expect_consistent(const Mesh& mesh, const Decomposition& d) {

@@ -20,7 +20,7 @@
 #include "tremor/sparse/element_batch.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using sparse::ElementMatrix;
 using sparse::MatrixStorage;

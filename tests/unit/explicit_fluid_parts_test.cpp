@@ -19,7 +19,7 @@
 #include "tremor/parallel/communicator.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using explicit_fe::History;
 using explicit_fe::RunOptions;

@@ -33,7 +33,7 @@
 #include "tremor/sparse/assemble.hpp"
 
 namespace tremor::explicit_fe {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // A 2 x 2 (x 2) block: steel below 1 along the last axis, water (1000 kg/m^3, 1480 m/s) above,
 // 2D sections 0.5 m thick.

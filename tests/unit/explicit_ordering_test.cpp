@@ -11,7 +11,7 @@
 #include "unit/explicit_test_models.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 struct Snapshots : explicit_fe::Observer {
   std::vector<std::vector<double>> values;

@@ -14,7 +14,7 @@
 #include "tremor/mesh/generate.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using explicit_fe::PmlNodeProfile;
 using explicit_fe::pml_node_profile;

@@ -24,7 +24,7 @@
 #include "tremor/mesh/generate.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using explicit_fe::RunOptions;
 using explicit_fe::Snapshot;

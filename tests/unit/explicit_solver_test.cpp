@@ -23,7 +23,7 @@
 #include "tremor/mesh/generate.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using explicit_fe::Quantity;
 using explicit_fe::RunOptions;

@@ -25,7 +25,7 @@
 #include "unit/explicit_test_models.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using explicit_fe::ExplicitRun;
 using explicit_fe::RunOptions;

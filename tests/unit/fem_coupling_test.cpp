@@ -15,7 +15,7 @@
 #include "tremor/mesh/generate.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using test::add_water_and_steel;
 using test::water_on_steel;

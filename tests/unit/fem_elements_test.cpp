@@ -11,7 +11,7 @@
 #include "tremor/fem/quadrature.hpp"
 
 namespace tremor::fem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using test::Random;
 

@@ -16,7 +16,7 @@
 #include "tremor/mesh/generate.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // A flat face of `type` in 3D: the reference face scaled by (sx, sy), in the plane z = 0 when
 // lying in 3D, or a straight edge of length sx along x in 2D (then sy is unused).

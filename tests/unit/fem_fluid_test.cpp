@@ -14,7 +14,7 @@
 #include "tremor/mesh/generate.hpp"
 
 namespace tremor::fem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 template <class E>
 class FluidMatrixTest : public ::testing::Test {};

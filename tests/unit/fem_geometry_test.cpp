@@ -13,7 +13,7 @@
 #include "tremor/mesh/mesh.hpp"
 
 namespace tremor::fem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // A unit cube as one hex8 (labels 101..) plus a tet4 block, nodes labelled 1..
 Mesh cube_mesh() {

@@ -11,7 +11,7 @@
 #include "tremor/model/material.hpp"
 
 namespace tremor::fem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 std::vector<double> strain_of(int dim) {
   // Normal and shear parts of different sizes and signs, so every entry of D meets a value.

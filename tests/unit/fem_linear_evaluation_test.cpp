@@ -10,7 +10,7 @@
 #include "tremor/fem/linear_evaluation.hpp"
 
 namespace tremor::fem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 template <class E>
 class LinearEvaluationTest : public ::testing::Test {};

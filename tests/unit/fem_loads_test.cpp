@@ -15,7 +15,7 @@
 #include "tremor/fem/loads.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 BodyForce everywhere(const Model& model, std::array<double, 3> acceleration,
                      std::array<double, 3> force_per_volume = {0.0, 0.0, 0.0}) {

@@ -9,7 +9,7 @@
 #include "fem_test_helpers.hpp"
 
 namespace tremor::fem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 template <class E>
 class MatrixTest : public ::testing::Test {};

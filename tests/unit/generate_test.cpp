@@ -13,7 +13,7 @@
 #include "tremor/io/model_file.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 struct Case {
   ElementType type;

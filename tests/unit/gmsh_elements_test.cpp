@@ -9,7 +9,7 @@
 #include "tremor/io/gmsh_elements.hpp"
 
 namespace tremor::io::gmsh_detail {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 std::vector<int> order_of(int code) {
   const auto order = gmsh_to_tremor_order(code);

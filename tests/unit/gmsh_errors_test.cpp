@@ -18,7 +18,7 @@
 #include "tremor/io/gmsh.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // Two triangles on the unit square, no entities (so no physical groups). Line numbers matter to
 // the tests below: $Nodes is line 4, the node block header line 6, the coordinates lines 11-14,

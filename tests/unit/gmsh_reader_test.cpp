@@ -18,7 +18,7 @@
 #include "tremor/io/gmsh.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // Coordinates of the transfinite and extruded meshes carry ~1e-12 of Gmsh's own placement noise
 // (e.g. 0.4999999999986921 for 0.5); 1e-9 is far above that and far below the 0.125 that

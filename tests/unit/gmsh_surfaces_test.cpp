@@ -12,7 +12,7 @@
 #include "tremor/io/gmsh.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // Sum of int N_a n dA over the faces of `surface` (a pressure of -1): the vector area.
 std::array<double, 3> vector_area(const Mesh& mesh, const std::vector<Face>& surface, double& area) {

@@ -19,7 +19,7 @@
 #include "tremor/model/signal.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // The paper's excitation, F(t) = sin(2 pi f t) sin^2(pi f t / 10), is tremor's 10-cycle tone burst:
 // sin^2(x) = (1 - cos 2x) / 2. Its envelope is the Hann window (1 - cos(2 pi f t / 10)) / 2, exactly

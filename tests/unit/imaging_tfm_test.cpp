@@ -20,7 +20,7 @@
 #include "tremor/imaging/tfm.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double frequency = 5e6;                // Hz
 constexpr double c_l = 5900.0, c_t = 3230.0;     // m/s, steel's longitudinal and shear speeds

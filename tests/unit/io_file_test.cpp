@@ -22,7 +22,7 @@
 #include "tremor/partition/partition.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 namespace fs = std::filesystem;
 

@@ -10,7 +10,7 @@
 #include "tremor/core/log.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 TEST(Log, QuietSilencesStderrButKeepsTheWarnings) {
   (void)log::take_warnings();  // what earlier tests left

@@ -6,7 +6,7 @@
 #include "tremor/model/material.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // Steel-like constants; every pair of isotropic inputs must give the same stiffness.
 constexpr double E = 210e9, nu = 0.3, rho = 7850.0;

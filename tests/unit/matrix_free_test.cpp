@@ -20,7 +20,7 @@
 #include "tremor/model/renumber.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using explicit_fe::MatrixFreeOperator;
 using test::max_abs;

@@ -19,7 +19,7 @@
 #include "unit/explicit_test_models.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // A steel bar of hex8 cells (or GLL hexahedra of order 3), long in x so that two subdomains share
 // a thin layer of nodes, driven at one end and recorded at the other.

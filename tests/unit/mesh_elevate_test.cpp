@@ -26,7 +26,7 @@
 #include "tremor/model/elevate.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // Node coordinates are computed by Lagrange interpolation in double on meshes of extent ~1:
 // rounding of a few ulps, far below 1e-12.

@@ -12,7 +12,7 @@
 #include "tremor/mesh/faces.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using test::error_of;
 using test::expect_contains;

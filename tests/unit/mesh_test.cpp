@@ -6,7 +6,7 @@
 #include "tremor/mesh/mesh.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // Two quad4 sharing an edge: nodes 0-1-2 along the bottom, 3-4-5 along the top.
 Mesh two_quads() {

@@ -22,7 +22,7 @@
 #include "tremor/model/microstructure.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double pi = std::numbers::pi, degree = pi / 180.0;
 

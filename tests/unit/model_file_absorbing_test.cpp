@@ -14,7 +14,7 @@
 #include "tremor/model/pml.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // A 0.2 x 0.1 m rectangle of 20 x 10 quad4 cells and one material: lines 1-10.
 const std::string plate =

@@ -11,7 +11,7 @@
 #include "tremor/model/material.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // A 0.2 x 0.1 m rectangle of 4 x 2 quad4 cells: lines 1-5; the material's table starts at line 6.
 const std::string rectangle =

@@ -18,7 +18,7 @@
 #include "tremor/model/signal.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using test::error_of;
 using test::expect_contains;

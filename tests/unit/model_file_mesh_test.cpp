@@ -12,7 +12,7 @@
 #include "tremor/io/model_file.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 class ModelFileMesh : public ::testing::Test {
  protected:

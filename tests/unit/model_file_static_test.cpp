@@ -15,7 +15,7 @@
 #include "tremor/model/model.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // A 2 x 1 x 1 m box of 2 x 1 x 1 hex8 cells, steel, the element set "left" (first cell): lines 1-14.
 const std::string box =

@@ -18,7 +18,7 @@
 #include "tremor/model/attenuation.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // Most models below start from these blocks; their line counts matter for the line assertions.
 const std::string box_mesh =  // lines 1-5

@@ -12,7 +12,7 @@
 #include "tremor/io/model_file.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // A 0.2 x 0.1 m rectangle of 4 x 2 quad4 cells and one material: lines 1-10.
 const std::string plate =

@@ -26,7 +26,7 @@
 #include "support/support.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using explicit_fe::make_stiffness_operator;
 using op::Operator;

@@ -14,7 +14,7 @@
 #include "tremor/sparse/assemble.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using explicit_fe::make_stiffness_operator;
 using op::Operator;

@@ -28,7 +28,7 @@
 #include "tremor/partition/partitioners.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using partition::BlockLayout;
 using partition::BlockPartition;
@@ -437,7 +437,7 @@ TEST(BlockFile, RefusesCorruptTruncatedAndForeignFiles) {
 // ---------------------------------------------------------------------------- decomposition file
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // Writes `text` to `path`.
 void write_text(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }

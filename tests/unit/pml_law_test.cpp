@@ -14,7 +14,7 @@
 #include "tremor/fem/pml_law.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 TEST(PmlLaw, VariablesReadAndWrittenPerAxes) {
   for (const int m : {1, 2, 4}) EXPECT_EQ(fem::pml_values_used<3>(m), 8) << "a face's layer, axes " << m;

@@ -34,7 +34,7 @@
 #include "tremor/sparse/two_kernel.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 namespace fs = std::filesystem;
 

@@ -25,7 +25,7 @@
 #include "tremor/model/elevate.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 Model solid(Mesh mesh) {
   Model model;

@@ -17,7 +17,7 @@
 #include "tremor/sparse/assemble.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 std::vector<Index> identity(Index n) {
   std::vector<Index> order(static_cast<std::size_t>(n));

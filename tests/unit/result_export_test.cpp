@@ -17,7 +17,7 @@
 #include "tremor/model/model.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 namespace fs = std::filesystem;
 using io::Quantity;

@@ -23,7 +23,7 @@
 #include "tremor/model/model.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 namespace fs = std::filesystem;
 using io::Quantity;
@@ -959,7 +959,7 @@ TEST_F(ResultFileTest, UnwritableFolderIsNamed) {
 }  // namespace tremor
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // A surface of one quadrilateral and one triangle in z = 0 (the boundary-element solver's order:
 // the quadrilateral first), with labels 11 and 12.

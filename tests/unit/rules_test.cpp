@@ -9,7 +9,7 @@
 #include "tremor/core/rules.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 std::string refusal_of(const NumberRule& rule, const char* name, double value) {
   try {

@@ -28,7 +28,7 @@
 #include "tremor/sem/operator.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using explicit_fe::make_stiffness_operator;
 using test::max_abs;

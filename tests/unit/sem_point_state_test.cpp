@@ -17,7 +17,7 @@
 #include "tremor/sem/point_state.hpp"
 
 namespace tremor::sem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // Every (element, value, point) of n elements at a place of its own below the array's size.
 void expect_one_place_each(const PointState& s, Index n, int values) {

@@ -17,7 +17,7 @@
 #include "tremor/io/model_file.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using explicit_fe::ExplicitRun;
 using explicit_fe::History;

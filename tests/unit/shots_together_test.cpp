@@ -22,7 +22,7 @@
 #include "tremor/model/absorbing.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using test::error_of;
 using test::expect_contains;

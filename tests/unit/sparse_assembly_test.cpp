@@ -19,7 +19,7 @@
 #include "tremor/sparse/csr.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using sparse::CsrMatrix;
 using test::two_section_model;

@@ -24,7 +24,7 @@
 #include "tremor/static/solve.hpp"
 
 namespace tremor::static_fe {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using sparse::CsrMatrix;
 using test::csr_to_dense;

@@ -24,7 +24,7 @@
 #include "tremor/static/rigid_modes.hpp"
 
 namespace tremor::static_fe {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using sparse::CsrMatrix;
 using test::cholesky;

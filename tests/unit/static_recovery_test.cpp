@@ -11,7 +11,7 @@
 #include "sparse_test_models.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // u = A x with a full, non-symmetric A (strain and rotation), m.
 constexpr double A[3][3] = {{1.0e-4, -2.0e-4, 0.5e-4}, {3.0e-4, -1.5e-4, 2.5e-4}, {-0.7e-4, 1.2e-4, 0.9e-4}};

@@ -8,7 +8,7 @@
 #include "tremor/backend/subnormals.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // Half the smallest normal float, computed from values the compiler cannot fold: a subnormal
 // (5.9e-39) kept, 0 flushed.

@@ -19,7 +19,7 @@
 #include "tremor/model/material.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double two_pi = 2.0 * std::numbers::pi;
 constexpr double frequency = 1e5, kappa_u = 150e9, mu_u = 80e9;

@@ -37,7 +37,7 @@
 #include "tremor/mesh/generate.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double c_p = 5960.0, c_s = 3260.0, density = 7850.0;
 constexpr double f0 = 100e3;                 // Hz, design and tone-burst frequency

@@ -14,7 +14,7 @@
 #include "tremor/bem/solve.hpp"
 
 namespace tremor::bem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double pi = std::numbers::pi;
 constexpr double rho = 2000.0, mu = 1.0e8, lambda = 1.0e8;  // nu = 0.25, c_s = 223.6 m/s

@@ -29,7 +29,7 @@
 #include "tremor/static/solve.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 namespace fs = std::filesystem;
 

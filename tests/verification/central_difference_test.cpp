@@ -16,7 +16,7 @@
 #include "tremor/sparse/assemble.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double side = 0.01;  // m
 

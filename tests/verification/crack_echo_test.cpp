@@ -26,7 +26,7 @@
 #include "tremor/io/model_file.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double frequency = 5e6;  // Hz, the Ricker wavelet's peak
 // GLL elements of order 4, 0.2 mm (6 a longitudinal wavelength at 5 MHz, 1.2 mm; 24 points): their

@@ -43,7 +43,7 @@
 #include "tremor/mesh/generate.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double youngs = 210e9, poisson = 0.3, density = 7850.0;
 constexpr double side = 0.024;      // m, quarter model

@@ -11,7 +11,7 @@
 #include "tremor/fem/geometry.hpp"
 
 namespace tremor::fem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 template <class E>
 class PatchTest : public ::testing::Test {};

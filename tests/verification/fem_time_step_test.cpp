@@ -11,7 +11,7 @@
 #include "tremor/fem/time_step.hpp"
 
 namespace tremor::fem {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // lambda_max(M^-1 K) by a full Jacobi eigen solve of M^-1/2 K M^-1/2.
 template <class E>

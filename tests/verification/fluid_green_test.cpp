@@ -29,7 +29,7 @@
 #include "tremor/mesh/generate.hpp"
 
 namespace tremor::explicit_fe {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double pi = std::numbers::pi;
 constexpr double rho = 1000.0, c = 1480.0, kappa = rho * c * c, amplitude = 1e-9;  // water; the load, N

@@ -34,7 +34,7 @@
 #include "unit/explicit_test_models.hpp"
 
 namespace tremor::explicit_fe {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using Complex = std::complex<double>;
 constexpr double pi = std::numbers::pi;

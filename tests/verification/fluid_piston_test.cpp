@@ -27,7 +27,7 @@
 #include "unit/explicit_test_models.hpp"
 
 namespace tremor::explicit_fe {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double rho = 1000.0, c = 1480.0;  // water
 constexpr double f0 = 1e6;                  // the Ricker's peak frequency

@@ -27,7 +27,7 @@
 #include "unit/explicit_test_models.hpp"
 
 namespace tremor::explicit_fe {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double pi = std::numbers::pi;
 constexpr double rho1 = 1000.0, c1 = 1480.0;    // water

@@ -26,7 +26,7 @@
 #include "unit/explicit_test_models.hpp"
 
 namespace tremor::explicit_fe {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double alpha = 1600.0, beta = 800.0, rho_s = 1800.0;  // the seabed
 constexpr double c_f = 1480.0, rho_f = 1000.0;                   // water

@@ -24,7 +24,7 @@
 #include "tremor/mesh/defect.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // The transducers' corners: at (+-corner, +-corner) on the top surface, in this order.
 constexpr double corner = 0.022;  // m

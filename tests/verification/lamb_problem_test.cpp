@@ -40,7 +40,7 @@
 #include "tremor/mesh/generate.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double pi = std::numbers::pi;
 constexpr double c_s = 1000.0, rho = 2000.0, mu = rho * c_s * c_s;  // lambda = mu: c_p = sqrt 3 c_s

@@ -43,7 +43,7 @@
 #include "tremor/mesh/generate.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double youngs = 70e9, poisson = 0.33, density = 2700.0;  // aluminium
 constexpr double thickness = 2e-3;                                   // m

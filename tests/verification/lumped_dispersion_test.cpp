@@ -25,7 +25,7 @@
 #include "tremor/mesh/generate.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double c_p = 2000.0, c_s = 1000.0, rho = 2000.0;  // m/s, kg/m^3
 constexpr double f0 = 10.0;                                  // Hz, the S wave's Ricker peak (P: 20 Hz)

@@ -24,7 +24,7 @@
 #include "tremor/model/material_field.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 namespace fs = std::filesystem;
 

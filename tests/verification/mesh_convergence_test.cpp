@@ -38,7 +38,7 @@
 #include "tremor/sparse/assemble.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double youngs = 210e9, poisson = 0.3, density = 7850.0;
 constexpr double side = 0.01;         // m, the box is [0, side]^d

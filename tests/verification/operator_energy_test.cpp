@@ -13,7 +13,7 @@
 #include "unit/sparse_test_models.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 class OperatorEnergy : public ::testing::TestWithParam<test::ModelCase> {};
 

@@ -18,7 +18,7 @@
 #include "tremor/sparse/assemble.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 TEST(PartitionEfficiency, AlignedReaches95PercentOnAMillionNodes) {
   using clock = Clock;

@@ -35,7 +35,7 @@
 #include "tremor/mesh/generate.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double c_p = 3000.0, c_s = 1730.0, density = 2500.0;
 constexpr double f0 = 10.0;             // Hz: the Ricker's peak, the layers' design frequency

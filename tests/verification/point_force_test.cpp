@@ -57,7 +57,7 @@
 #include "tremor/model/attenuation.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 using complex = std::complex<double>;
 constexpr double pi = std::numbers::pi;

@@ -30,7 +30,7 @@
 #include "tremor/model/microstructure.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double pi = std::numbers::pi;
 // Iron (Pa, kg/m^3): A = 2 C44 / (C11 - C12) = 2.4, a gap of 3.5% between the bounds' P speeds.

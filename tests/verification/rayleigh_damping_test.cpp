@@ -30,7 +30,7 @@
 #include "tremor/sparse/assemble.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double length = 0.2, youngs = 200e9, density = 8000.0;  // c = 5000 m/s
 constexpr Size cells = 20;

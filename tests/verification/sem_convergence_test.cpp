@@ -30,7 +30,7 @@
 #include "unit/sparse_test_models.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double pi = std::numbers::pi;
 constexpr std::array<double, 3> extent{1.0, 0.8, 0.6};  // two_section_model's box

@@ -19,7 +19,7 @@
 #include "unit/sparse_test_models.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 // lambda_max of M^-1 K by 3000 power iterations on M^-1/2 K M^-1/2 (the Rayleigh quotient rises
 // to it from below): a lower bound of lambda_max that the estimate must not fall short of.

@@ -23,7 +23,7 @@
 #include "tremor/static/solve.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double youngs = 210e9, poisson = 0.3, density = 7850.0;
 constexpr double length = 1.0, height = 0.1, width = 0.1;  // m

@@ -13,7 +13,7 @@
 #include "tremor/static/solve.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double A[3][3] = {{1.0e-4, -2.0e-4, 0.5e-4}, {3.0e-4, -1.5e-4, 2.5e-4}, {-0.7e-4, 1.2e-4, 0.9e-4}};
 constexpr double c0[3] = {1e-5, -2e-5, 3e-5};

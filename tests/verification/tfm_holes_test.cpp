@@ -21,7 +21,7 @@
 #include "tremor/io/model_file.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double frequency = 2e6;  // Hz
 // The holes: x along the array from its centre, and depth under the top face (m).

@@ -23,7 +23,7 @@
 #include "tremor/io/model_file.hpp"
 
 namespace tremor {
-namespace {
+namespace TREMOR_TEST_FILE {
 
 constexpr double frequency = 2e6;  // Hz
 constexpr double water_path = 2.25e-3, steel_top = 6e-3, centre_x = 6e-3;  // m

@@ -28,6 +28,14 @@ def object_of(entry):
     return None
 
 
+def sources_of(source):
+    """The files a source compiles: those a unit of a unity build (tests/CMakeLists.txt) includes."""
+    if "/Unity/unity_" not in source:
+        return [source]
+    with open(source) as f:
+        return [line.split('"')[1] for line in f if line.startswith("#include \"")]
+
+
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
     with open(os.path.join(build, "compile_commands.json")) as f:
@@ -52,7 +60,8 @@ def main():
         symbols = subprocess.run(["nm", "-u", obj], capture_output=True, text=True, check=True).stdout
         checked += 1
         if MARK in symbols:
-            offenders.append(os.path.relpath(source, ROOT))
+            names = [os.path.relpath(name, ROOT) for name in sources_of(source)]
+            offenders.append(names[0] if len(names) == 1 else "one of " + ", ".join(names))
     if missing:
         print(f"error: {len(missing)} objects of compile_commands.json are not built (build every target "
               f"first), e.g. {missing[0]}")

@@ -13,21 +13,20 @@
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/core/format.hpp"
+#include "tremor/core/vec3.hpp"
 #include "tremor/mesh/mesh.hpp"
 
 namespace tremor::bem {
 namespace {
 
-using Vec = std::array<double, 3>;
+using vec3::Vec;
+using vec3::dot;
+using vec3::cross;
+using vec3::norm;
 
 Vec operator-(const Vec& a, const Vec& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
 Vec operator+(const Vec& a, const Vec& b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2]}; }
 Vec operator*(double s, const Vec& a) { return {s * a[0], s * a[1], s * a[2]}; }
-double dot(const Vec& a, const Vec& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-Vec cross(const Vec& a, const Vec& b) {
-  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-}
-double norm(const Vec& a) { return std::sqrt(dot(a, a)); }
 
 Vec node_position(const BoundaryMesh& mesh, Index node) {
   const double* x = mesh.coordinates.data() + 3 * static_cast<std::size_t>(node);

@@ -6,22 +6,21 @@
 #include <limits>
 #include <numbers>
 
+#include "tremor/core/vec3.hpp"
+
 namespace tremor::bem {
 namespace {
 
-using Vec = std::array<double, 3>;
-
-Vec sub(const Vec& a, const Vec& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
-double dot(const Vec& a, const Vec& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-Vec cross(const Vec& a, const Vec& b) {
-  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-}
-double norm(const Vec& a) { return std::sqrt(dot(a, a)); }
+using vec3::Vec;
+using vec3::minus;
+using vec3::dot;
+using vec3::cross;
+using vec3::norm;
 
 }  // namespace
 
 double solid_angle(const Vec& p, const Vec& a, const Vec& b, const Vec& c) {
-  const Vec r1 = sub(a, p), r2 = sub(b, p), r3 = sub(c, p);
+  const Vec r1 = minus(a, p), r2 = minus(b, p), r3 = minus(c, p);
   const double l1 = norm(r1), l2 = norm(r2), l3 = norm(r3);
   const double numerator = dot(r1, cross(r2, r3));
   const double denominator = l1 * l2 * l3 + dot(r1, r2) * l3 + dot(r1, r3) * l2 + dot(r2, r3) * l1;
@@ -29,27 +28,27 @@ double solid_angle(const Vec& p, const Vec& a, const Vec& b, const Vec& c) {
 }
 
 double triangle_distance(const Vec& p, const Vec& a, const Vec& b, const Vec& c) {
-  const Vec ab = sub(b, a), ac = sub(c, a), ap = sub(p, a);
+  const Vec ab = minus(b, a), ac = minus(c, a), ap = minus(p, a);
   const double d1 = dot(ab, ap), d2 = dot(ac, ap);
   if (d1 <= 0 && d2 <= 0) return norm(ap);
-  const Vec bp = sub(p, b);
+  const Vec bp = minus(p, b);
   const double d3 = dot(ab, bp), d4 = dot(ac, bp);
   if (d3 >= 0 && d4 <= d3) return norm(bp);
   const double vc = d1 * d4 - d3 * d2;
   const auto at = [&](const Vec& origin, const Vec& edge, double t) {
-    return norm(sub(p, {origin[0] + t * edge[0], origin[1] + t * edge[1], origin[2] + t * edge[2]}));
+    return norm(minus(p, {origin[0] + t * edge[0], origin[1] + t * edge[1], origin[2] + t * edge[2]}));
   };
   if (vc <= 0 && d1 >= 0 && d3 <= 0) return at(a, ab, d1 / (d1 - d3));
-  const Vec cp = sub(p, c);
+  const Vec cp = minus(p, c);
   const double d5 = dot(ab, cp), d6 = dot(ac, cp);
   if (d6 >= 0 && d5 <= d6) return norm(cp);
   const double vb = d5 * d2 - d1 * d6;
   if (vb <= 0 && d2 >= 0 && d6 <= 0) return at(a, ac, d2 / (d2 - d6));
   const double va = d3 * d6 - d5 * d4;
-  if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) return at(b, sub(c, b), (d4 - d3) / ((d4 - d3) + (d5 - d6)));
+  if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) return at(b, minus(c, b), (d4 - d3) / ((d4 - d3) + (d5 - d6)));
   const double denominator = 1.0 / (va + vb + vc);
   const double v = vb * denominator, w = vc * denominator;
-  return norm(sub(p, {a[0] + ab[0] * v + ac[0] * w, a[1] + ab[1] * v + ac[1] * w, a[2] + ab[2] * v + ac[2] * w}));
+  return norm(minus(p, {a[0] + ab[0] * v + ac[0] * w, a[1] + ab[1] * v + ac[1] * w, a[2] + ab[2] * v + ac[2] * w}));
 }
 
 std::vector<PointLocation> locate_points(const BoundaryMesh& mesh, const std::vector<Vec>& points) {

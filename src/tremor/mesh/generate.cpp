@@ -30,7 +30,7 @@ std::vector<double> gll_points(int p) {
 // How one element type fills a cell: fine-grid steps per cell, the positions of the fine points
 // within a cell on [0, 1], whether fine points with two or more odd coordinates are absent
 // (serendipity elements have no face or cell centre nodes), and the elements of one cell.
-struct Layout {
+struct CellLayout {
   int step = 1;
   std::vector<double> unit;
   bool serendipity = false;
@@ -38,7 +38,7 @@ struct Layout {
 };
 
 Offset scaled(const Offset& a, int factor) { return {a[0] * factor, a[1] * factor, a[2] * factor}; }
-Offset midpoint(const Offset& a, const Offset& b) { return {(a[0] + b[0]) / 2, (a[1] + b[1]) / 2, (a[2] + b[2]) / 2}; }
+Offset mid_offset(const Offset& a, const Offset& b) { return {(a[0] + b[0]) / 2, (a[1] + b[1]) / 2, (a[2] + b[2]) / 2}; }
 
 // Corners of the unit quadrilateral and hexahedron in tremor's vertex order.
 constexpr Offset quad_corners[4] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
@@ -51,7 +51,7 @@ std::vector<Offset> with_midpoints(const std::vector<Offset>& vertices, int fact
   std::vector<Offset> nodes;
   for (const auto& v : vertices) nodes.push_back(scaled(v, factor));
   for (const auto& [a, b] : edges)
-    nodes.push_back(midpoint(nodes[static_cast<std::size_t>(a)], nodes[static_cast<std::size_t>(b)]));
+    nodes.push_back(mid_offset(nodes[static_cast<std::size_t>(a)], nodes[static_cast<std::size_t>(b)]));
   return nodes;
 }
 
@@ -88,8 +88,8 @@ std::vector<Offset> tensor_nodes(int order, int dim) {
   return nodes;
 }
 
-Layout layout_of(ElementType type, int order) {
-  Layout layout;
+CellLayout layout_of(ElementType type, int order) {
+  CellLayout layout;
   const std::vector<Offset> quad(std::begin(quad_corners), std::end(quad_corners));
   const std::vector<Offset> hex(std::begin(hex_corners), std::end(hex_corners));
   // The cell's diagonal from corner 0 to corner 2 splits it into two counter-clockwise triangles.
@@ -247,7 +247,7 @@ Mesh generate(int dim, const std::array<double, 3>& origin, const std::array<dou
                  grading[a], ", expected a positive ratio of successive cell sizes");
   }
 
-  const Layout layout = layout_of(type, order);
+  const CellLayout layout = layout_of(type, order);
   Lattice lattice;
   lattice.serendipity = layout.serendipity;
   for (int d = 0; d < 3; ++d) {

@@ -5,14 +5,15 @@
 
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
+#include "tremor/core/vec3.hpp"
 
 namespace tremor {
 
 namespace {
 
-using Vec = std::array<double, 3>;
+using vec3::Vec;
+using vec3::dot;
 
-double dot(const Vec& a, const Vec& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
 // `v` made unit; refused (naming `what`) where it has no length.
 void normalise(Vec& v, const std::string& at, const char* what) {

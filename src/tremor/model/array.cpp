@@ -7,20 +7,19 @@
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/core/log.hpp"
+#include "tremor/core/vec3.hpp"
 #include "tremor/model/model.hpp"
 
 namespace tremor {
 
 namespace {
 
-using Vec = std::array<double, 3>;
+using vec3::Vec;
+using vec3::dot;
+using vec3::minus;
+using vec3::cross;
+using vec3::norm;
 
-double dot(const Vec& a, const Vec& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-Vec minus(const Vec& a, const Vec& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
-Vec cross(const Vec& a, const Vec& b) {
-  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-}
-double norm(const Vec& a) { return std::sqrt(dot(a, a)); }
 
 std::string format_vec(const Vec& v, int dim) {
   std::string out = "(";

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "tremor/core/error.hpp"
+#include "tremor/core/vec3.hpp"
 
 namespace tremor {
 
@@ -41,9 +42,7 @@ class Draws {
   std::uint64_t state_;
 };
 
-std::array<double, 3> cross(const std::array<double, 3>& a, const std::array<double, 3>& b) {
-  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-}
+using vec3::cross;
 
 std::array<double, 3> normalised(std::array<double, 3> a) {
   const double n = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);

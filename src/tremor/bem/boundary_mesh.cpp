@@ -24,7 +24,7 @@ using vec3::dot;
 using vec3::cross;
 using vec3::norm;
 
-Vec operator-(const Vec& a, const Vec& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
+Vec operator-(const Vec& a, const Vec& b) { return vec3::minus(a, b); }
 Vec operator+(const Vec& a, const Vec& b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2]}; }
 Vec operator*(double s, const Vec& a) { return {s * a[0], s * a[1], s * a[2]}; }
 

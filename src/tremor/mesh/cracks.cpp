@@ -22,7 +22,6 @@ using vec3::cross;
 using vec3::norm;
 using vec3::scaled;
 
-
 Vec point_of(const Mesh& mesh, Index node) {
   Vec x{0.0, 0.0, 0.0};
   const std::span<const double> p = mesh.node(node);

@@ -14,10 +14,9 @@ namespace {
 using vec3::Vec;
 using vec3::dot;
 
-
 // `v` made unit; refused (naming `what`) where it has no length.
 void normalise(Vec& v, const std::string& at, const char* what) {
-  const double length = std::sqrt(dot(v, v));
+  const double length = vec3::norm(v);
   TREMOR_CHECK(std::isfinite(length) && length > 0.0, at, ": its ", what, " has no direction");
   for (double& c : v) c /= length;
 }
@@ -141,7 +140,7 @@ void check_openings(const Mesh& mesh, std::span<const Face> boundary, const std:
     opens[static_cast<std::size_t>(h)] = 1;
     if (hole.kind != Hole::Kind::side_drilled) continue;
     const FacePlane plane = face_plane(mesh, face);
-    const double size = std::sqrt(dot(plane.normal, plane.normal));
+    const double size = vec3::norm(plane.normal);
     // Within about 25 degrees of the axis: an end.
     if (dim == 3 && std::abs(dot(plane.normal, hole.axis)) >= 0.9 * size) continue;
     throw Error(str(hole.origin, ": hole '", hole.name, "' reaches the mesh's boundary", dim == 3 ? " sideways" : "",

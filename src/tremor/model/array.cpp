@@ -20,7 +20,6 @@ using vec3::minus;
 using vec3::cross;
 using vec3::norm;
 
-
 std::string format_vec(const Vec& v, int dim) {
   std::string out = "(";
   for (int d = 0; d < dim; ++d) out += str(d ? ", " : "", v[static_cast<std::size_t>(d)]);

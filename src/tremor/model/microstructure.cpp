@@ -45,7 +45,7 @@ class Draws {
 using vec3::cross;
 
 std::array<double, 3> normalised(std::array<double, 3> a) {
-  const double n = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+  const double n = vec3::norm(a);
   for (double& v : a) v /= n;
   return a;
 }

@@ -26,7 +26,7 @@ using vec3::norm;
 
 Vec operator-(const Vec& a, const Vec& b) { return vec3::minus(a, b); }
 Vec operator+(const Vec& a, const Vec& b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2]}; }
-Vec operator*(double s, const Vec& a) { return {s * a[0], s * a[1], s * a[2]}; }
+Vec operator*(double s, const Vec& a) { return vec3::scaled(a, s); }
 
 Vec node_position(const BoundaryMesh& mesh, Index node) {
   const double* x = mesh.coordinates.data() + 3 * static_cast<std::size_t>(node);

@@ -1,10 +1,12 @@
 // forall_blocks on every backend against Serial: a block reduction through shared memory with
 // barriers (a tree, the same bits everywhere) and warp sums, with outputs poisoned by NaN; the
-// errors for launches no GPU could run; and the Exec-owned scratch that sum() reuses.
+// errors for launches no GPU could run; the Exec-owned scratch that sum() reuses; and kernels
+// queued on a stream each seeing the whole of the one before (programmatic launches).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <span>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "support/support.hpp"
+#include "tremor/backend/cuda_check.hpp"
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/forall_blocks.hpp"
 #include "tremor/backend/reduce.hpp"
@@ -205,6 +208,53 @@ TEST(ForallBlocksParityGpu, TooMuchSharedMemoryIsAClearError) {
   EXPECT_GT(limit, std::size_t(48 * 1024));
   expect_refused(gpu, threads, limit + 1, "allows at most");
   EXPECT_NO_THROW(launch_empty(gpu, threads, limit));  // the largest the device takes: opted in
+}
+
+// A chain of kernels on exec's stream, forall and forall_blocks in turn, each reading what the
+// blocks of the one before wrote in reverse order (its first blocks read the last ones'): where
+// kernels launch as programmatic dependents (Exec::programmatic_launches), a kernel that did not
+// wait for the one before to end would read values it had not written yet. 2^22 entries: 16,384
+// blocks of 256 threads, several waves, so that the last blocks run while a dependent starts.
+// Returns the entries not as the chain leaves them.
+Index stale_entries(const Exec& exec) {
+  constexpr Index count = Index(1) << 22;
+  constexpr int per_block = 256;
+  constexpr int rounds = 50;
+  DeviceArray<Index> first(exec, count), second(exec, count);
+  Index *x = first.data(), *y = second.data();
+  forall(exec, count, [=] TREMOR_LAMBDA(Index i) { x[i] = i; });
+  for (int round = 0; round < rounds; ++round) {
+    forall(exec, count, [=] TREMOR_LAMBDA(Index i) { y[i] = x[count - 1 - i] + 1; });
+    forall_blocks(exec, count / per_block, per_block, 0, [=] TREMOR_LAMBDA(const BlockContext& ctx) {
+      for_each_thread(ctx, per_block, [&](int t) {
+        const Index i = ctx.block * per_block + t;
+        x[i] = y[count - 1 - i] + 1;
+      });
+    });
+  }
+  const std::vector<Index> out = first.to_host();  // x[i] + 2 each round
+  Index stale = 0;
+  for (Index i = 0; i < count; ++i) stale += out[static_cast<std::size_t>(i)] != i + 2 * rounds ? 1 : 0;
+  return stale;
+}
+
+TEST(ForallBlocksParity, HostKernelsLaunchPlainly) {
+  EXPECT_EQ(stale_entries(Exec::openmp()), 0);
+  EXPECT_FALSE(Exec::openmp().programmatic_launches());
+  EXPECT_FALSE(Exec::serial().programmatic_launches());
+}
+
+TEST(ForallBlocksParityGpu, EachKernelSeesTheWholeOfTheOneBefore) {
+  TREMOR_REQUIRE_GPU();
+  int major = 0;
+  TREMOR_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+  const char* setting = std::getenv("TREMOR_PROGRAMMATIC_LAUNCH");
+  const bool expected = major >= 9 && !(setting != nullptr && std::string(setting) == "0");
+  for (const Exec& exec : {Exec::cuda(), Exec::cuda_stream(0), Exec::cuda().side_stream()}) {
+    SCOPED_TRACE(exec.describe());
+    EXPECT_EQ(exec.programmatic_launches(), expected);
+    EXPECT_EQ(stale_entries(exec), 0);
+  }
 }
 
 TEST(ExecScratch, SharedByCopiesNotByOtherExecs) {

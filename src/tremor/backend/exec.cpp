@@ -1,5 +1,7 @@
 #include "tremor/backend/exec.hpp"
 
+#include <cstdlib>
+#include <string_view>
 #include <utility>
 
 #include "tremor/backend/cuda_check.hpp"
@@ -32,9 +34,36 @@ struct Scratch {
 };
 }  // namespace detail
 
+namespace {
+
+// Exec::programmatic_launches on `device`: asked of the device once, the environment read once.
+bool programmatic_launches_on([[maybe_unused]] int device) {
+#if defined(TREMOR_HAVE_CUDA)
+  static const bool allowed = [] {
+    const char* value = std::getenv("TREMOR_PROGRAMMATIC_LAUNCH");
+    return value == nullptr || std::string_view(value) != "0";
+  }();
+  static const std::vector<bool> capable = [] {
+    std::vector<bool> out;
+    for (int d = 0; d < cuda_device_count(); ++d) {
+      int major = 0;
+      TREMOR_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d));
+      out.push_back(major >= 9);
+    }
+    return out;
+  }();
+  return allowed && device >= 0 && device < static_cast<int>(capable.size()) && capable[static_cast<std::size_t>(device)];
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
 Exec::Exec(Backend backend, int device, std::shared_ptr<memory::Account> account)
     : backend_(backend),
       device_(device),
+      programmatic_(backend == Backend::Cuda && programmatic_launches_on(device)),
       account_(account ? std::move(account) : std::make_shared<memory::Account>()),
       scratch_(std::make_shared<detail::Scratch>(account_, space(), device)) {}
 

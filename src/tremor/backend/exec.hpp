@@ -85,6 +85,10 @@ class Exec {
   int device() const { return device_; }
   // cudaStream_t, kept opaque so host-only code needs no CUDA headers.
   void* stream() const { return stream_; }
+  // Whether its kernels launch as programmatic dependents of the kernel before them on the stream
+  // (backend/forall.hpp): on a device of compute capability 9.0 or more, unless the environment
+  // sets TREMOR_PROGRAMMATIC_LAUNCH=0 (each kernel then launched once the one before has ended).
+  bool programmatic_launches() const { return programmatic_; }
   // Waits for all work queued on this Exec (a no-op on the host backends).
   void synchronize() const;
   std::string describe() const;
@@ -112,6 +116,7 @@ class Exec {
   Backend backend_ = Backend::Serial;
   int device_ = -1;
   void* stream_ = nullptr;
+  bool programmatic_ = false;
   std::size_t workspace_budget_ = std::size_t(256) << 20;
   std::shared_ptr<memory::Account> account_;
   std::shared_ptr<detail::Scratch> scratch_;

@@ -126,6 +126,7 @@ void check_block_launch(const Exec& exec, int threads, int max_threads, std::siz
 template <class Body>
 __device__ inline void run_block(const Body& body) {
   extern __shared__ __align__(16) unsigned char block_shared_memory[];
+  follow_previous_kernel();
   body(BlockContext{static_cast<Index>(blockIdx.x), static_cast<int>(blockDim.x), block_shared_memory});
 }
 
@@ -145,9 +146,7 @@ void launch_blocks(Kernel kernel, const Exec& exec, Index n_blocks, int threads,
   if (shared_bytes > default_block_shared_bytes)  // within the device's limit: check_block_launch
     TREMOR_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
-  kernel<<<static_cast<unsigned>(n_blocks), static_cast<unsigned>(threads), shared_bytes,
-           static_cast<cudaStream_t>(exec.stream())>>>(body);
-  TREMOR_CUDA_CHECK(cudaGetLastError());
+  launch_kernel(kernel, static_cast<unsigned>(n_blocks), static_cast<unsigned>(threads), shared_bytes, exec, body);
 }
 #endif
 }  // namespace detail

@@ -718,11 +718,11 @@ void expect_same_runs(const Model& model, const Model& everywhere, const std::ve
 }
 
 // The pressure computed where it is read (at the interface's nodes, the receivers' and the
-// snapshots', marked for the update; FluidTerm::read_pressure_at) is what the update writes at
-// every node, bit for bit: a run whose receivers and snapshots read p at a few nodes against the
+// snapshots', from the step's forces before the update; FluidTerm::read_pressure_at) is the
+// update's own, bit for bit: a run whose receivers and snapshots read p at a few nodes against the
 // same run with snapshots of pressure at every node (the update then writes it at every one). On
-// quadrilaterals (interface rows with other columns) and GLL ones (each row its own column), C p
-// taken from the pressure after the update, in double and float, with an
+// quadrilaterals (interface rows with other columns: p at the interface's nodes apart, C p after
+// it) and GLL ones (each row its own column: p and C p in one pass), in double and float, with an
 // absorbing layer on the right (damped nodes: C' read) and the water's top a pressure release (held
 // nodes, p 0), receivers in both: the solid's motion (which the fluid's C p moves), the water's, the
 // pressure, and the snapshots' pressure at their nodes. `backend` "cuda" colours (deterministic):

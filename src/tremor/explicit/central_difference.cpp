@@ -67,7 +67,7 @@ Coefficients<Real, Per, Shots> coefficients_of(const DeviceArray<Real>& a, const
 // A (and C') per entry; K u zeroed for an operator that adds into it (one more write here instead
 // of a pass of its own).
 // Decelerates: -a_n at every DOF that moves and is not held as well, into `deceleration`
-// (minus_acceleration); where `at` is not null, only at the DOFs it marks.
+// (minus_acceleration).
 // Apart: the entries [first, last) skipped but for the `n_listed` of `listed` (an operator's own
 // step takes the others: update_apart).
 struct Apart {
@@ -77,7 +77,7 @@ struct Apart {
 
 template <bool Decelerates, class Real, int Per, bool Shots>
 void update(const Exec& exec, Index n, Coefficients<Real, Per, Shots> k, const Real* uc, Real* u, Real* ku, bool adds,
-            Real* deceleration, const unsigned char* at, double dt, Apart apart) {
+            Real* deceleration, double dt, Apart apart) {
   const auto inv_dt2 = static_cast<Real>(1.0 / (dt * dt));
   const Index gap = apart.last - apart.first, first = apart.first, before = n - gap;
   const Index* listed = apart.listed;
@@ -85,8 +85,7 @@ void update(const Exec& exec, Index n, Coefficients<Real, Per, Shots> k, const R
     const Index i = t >= before ? listed[t - before] : t < first ? t : t + gap;
     const Real a = k.force_scale(i), cp = k.prev_scale(i), up = u[i], now = uc[i], f = ku[i];
     u[i] = next_level(a, cp, f, up, now);
-    if (Decelerates && a != Real(0) && (at == nullptr || at[k.dof(i)] != 0))
-      deceleration[i] = minus_acceleration(a, cp, f, up, now, inv_dt2);
+    if (Decelerates && a != Real(0)) deceleration[i] = minus_acceleration(a, cp, f, up, now, inv_dt2);
     if (adds) ku[i] = Real(0);
   });
 }
@@ -276,13 +275,10 @@ View<Real> CentralDifference<Real>::apply_stiffness(const op::Operator<Real>& pa
 template <class Real>
 void CentralDifference<Real>::advance(View<const Index> loaded_dofs, View<const Real> loads,
                                       View<const Index> prescribed_dofs, View<const Real> prescribed,
-                                      View<Real> deceleration, View<const unsigned char> decelerate_at) {
+                                      View<Real> deceleration) {
   TREMOR_CHECK(prescribed.size == prescribed_dofs.size, "prescribed values and DOFs differ in count");
   TREMOR_CHECK(deceleration.size == 0 || deceleration.size == field_size(), "the deceleration's ", deceleration.size,
                " entries for ", n_, " DOFs of ", columns_, " shot(s)");
-  TREMOR_CHECK(decelerate_at.size == 0 || (deceleration.size > 0 && decelerate_at.size == n_),
-               "the DOFs to decelerate at: ", decelerate_at.size, " marks for ", n_, " DOFs",
-               deceleration.size > 0 ? "" : ", and no deceleration to write");
   const View<Real> u = prev_.view(), ku = ku_.view();  // U_prev in, U_next out
   // Eq. (4): U_next = A (F - K U_curr) + C' U_prev + (1 - C') U_curr, F moved into K u first.
   load(loaded_dofs, loads);
@@ -295,13 +291,13 @@ void CentralDifference<Real>::advance(View<const Index> loaded_dofs, View<const 
   const auto moving = static_cast<Index>(static_cast<Size>(moving_) * columns_);
   // (The entries an operator steps itself skipped, but for those listed: update_apart.)
   const Apart apart{apart_first_ * columns_, apart_last_ * columns_, apart_listed_.size, apart_listed_.data};
-  TREMOR_CHECK(out == nullptr || decelerate_at.size > 0 || apart.first == apart.last,
+  TREMOR_CHECK(out == nullptr || apart.first == apart.last,
                "the deceleration at every DOF of an update that an operator takes in part");
   const auto run = [&](auto k) {
     if (out)
-      update<true>(exec_, moving, k, uc, u.data, ku.data, adds, out, decelerate_at.data, dt_, apart);
+      update<true>(exec_, moving, k, uc, u.data, ku.data, adds, out, dt_, apart);
     else
-      update<false>(exec_, moving, k, uc, u.data, ku.data, adds, out, nullptr, dt_, apart);
+      update<false>(exec_, moving, k, uc, u.data, ku.data, adds, out, dt_, apart);
   };
   if (columns_ > 1) {
     switch (per_) {
@@ -350,6 +346,17 @@ op::InnerStep<Real> CentralDifference<Real>::inner_step() {
   step.first = apart_first_;
   step.last = apart_last_;
   return step;
+}
+
+template <class Real>
+Deceleration<Real> CentralDifference<Real>::deceleration() const {
+  Deceleration<Real> d;
+  d.k = coefficients_of<0, true>(force_scale_, prev_scale_, per_, damped_from_, columns_);
+  d.uc = curr_.data();
+  d.up = prev_.data();
+  d.ku = ku_.data();
+  d.inv_dt2 = static_cast<Real>(1.0 / (dt_ * dt_));
+  return d;
 }
 
 template <class Real>

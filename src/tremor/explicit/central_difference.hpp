@@ -41,6 +41,22 @@ using op::Coefficients;
 using op::minus_acceleration;
 using op::next_level;
 
+// -a_n at field entry i as advance() writes it into its `deceleration` (the same bits), for the
+// kernels of a caller that reads it at a few DOFs only: valid on the Exec after the step's forces
+// are complete and its loads moved into them (CentralDifference::load) and before advance(), at
+// entries that no operator steps itself (update_apart: there K u is never summed and U_prev is
+// already U_next). moves(i): whether advance() writes it there (A not 0: not held, not massless).
+template <class Real>
+struct Deceleration {
+  Coefficients<Real, 0, true> k{};
+  const Real *uc = nullptr, *up = nullptr, *ku = nullptr;
+  Real inv_dt2 = Real(0);
+  TREMOR_HOST_DEVICE bool moves(Index i) const { return k.force_scale(i) != Real(0); }
+  TREMOR_HOST_DEVICE Real at(Index i) const {
+    return minus_acceleration(k.force_scale(i), k.prev_scale(i), ku[i], up[i], uc[i], inv_dt2);
+  }
+};
+
 template <class Real>
 class CentralDifference {
  public:
@@ -96,20 +112,21 @@ class CentralDifference {
   // With `deceleration` (field_size() entries), -a_n = -(U_next - 2 U_curr + U_prev) / dt^2 written
   // there too, in the same pass, at every DOF that moves and is not held (the others' entries are
   // not touched): a fluid's pressure (explicit/fluid.hpp), from the forces rather than from a
-  // second difference of the levels. With `decelerate_at` (n_dofs() marks, in the Exec's memory),
-  // only at the DOFs it marks (not 0), every shot's; an update that takes DOFs apart
-  // (update_apart) then leaves their entries untouched unless listed: the caller lists the DOFs
-  // it marks.
+  // second difference of the levels.
   void advance(View<const Index> loaded_dofs, View<const Real> loads, View<const Index> prescribed_dofs = {},
-               View<const Real> prescribed = {}, View<Real> deceleration = {},
-               View<const unsigned char> decelerate_at = {});
+               View<const Real> prescribed = {}, View<Real> deceleration = {});
+  // advance()'s first part alone: the loads moved into K u (K u - F), for a caller that reads
+  // deceleration() between it and an advance() given no loads.
+  void load(View<const Index> loaded_dofs, View<const Real> loads);
+  // -a_n where a caller reads it (Deceleration), between load() and advance().
+  Deceleration<Real> deceleration() const;
 
   // Where an operator takes some nodes' step itself (op::InnerStep: a fluid element's inner nodes,
   // whose forces it alone sums): advance() skips DOFs [first, last) (one per node, of every shot)
   // but for the field entries `listed` (the caller's array, kept until the next call), which it
   // updates as the others, their K u summed (by an operator that adds them then). (0, 0): none.
-  // An advance() that writes the deceleration at every DOF takes none apart, nor does step(); a
-  // load at a DOF apart must be listed (the caller's plan: K u is read there only if it is).
+  // An advance() that writes the deceleration takes no DOF apart, nor does step(); a load at a DOF
+  // apart must be listed (the caller's plan: K u is read there only if it is).
   void update_apart(Index first, Index last, View<const Index> listed = {});
   // The step the operator takes there, on U_prev of this step (empty where none is apart); valid
   // until the step's advance().
@@ -134,9 +151,6 @@ class CentralDifference {
   // exactly (the discrete energy of the leapfrog scheme). Several shots: the sum of theirs.
   double kinetic_energy() const;
   double strain_energy() const;
-
-  // The loads moved into K u (K u - F): advance()'s first part (public: its kernel is a lambda).
-  void load(View<const Index> loaded_dofs, View<const Real> loads);
 
  private:
   void set_up(DeviceArray<double> mass, DeviceArray<double> damping, std::span<const Index> fixed, int node_dofs);

@@ -209,9 +209,8 @@ struct InterfaceRows {
 // solid's apply is queued Lowest, below the fluid's K_f, and the rest of the solid's step Highest
 // (set_stream_priority from start_forces and add_forces), so that its short kernels take blocks as
 // soon as the fluid's retire. Where the fluid has more than twice the solid's nodes, C^T u is added
-// by atomics from the solid's stream while K_f chi runs, the fluid's update waiting for it, C p
-// from the solid's stream after the fluid's update (the pressure it wrote), and the fluid's next
-// K_f need not wait for the solid's update (leads).
+// by atomics from the solid's stream while K_f chi runs, the fluid's update waiting for it, and the
+// fluid's next K_f need not wait for the solid's update (leads).
 //
 // In a PML (FluidSetup::pml) the layer's fluid elements leave K_f for the term's PML (PmlTerm with
 // PmlField::Fluid, on the same stream): their stretched flux joins K_f chi, and at the layer's
@@ -402,11 +401,12 @@ class FluidTerm final : public StepTerm<Real> {
   bool motion_beside_ = false;  // C^T u queued on the solid's stream (queue_forces)
   bool atomic_traction_ = false;  // C p added into the solid's forces by atomics (a GPU's atomic run)
   DeviceArray<Real> pressure_;  // -a_n per fluid node: where it is read (plan_pressure)
-  // Where the step's update writes p: at the nodes marked in pressure_at_ (the receivers', the
-  // snapshots' and the interface's, one mark a node), or, where the nodes read besides the diagonal
-  // rows' are more than an eighth of the fluid's, at every node (everywhere_, pressure_at_ empty).
+  // Where the step computes p: besides the diagonal interface rows' nodes (each row's C p taken from
+  // it in the same pass), at read_at_ (the receivers', the snapshots' and, where rows hold other
+  // columns, the interface's), before the update; or, where those are more than an eighth of the nodes,
+  // at every node by the update itself (everywhere_), C p after it.
   std::vector<Index> read_by_snapshots_;
-  DeviceArray<unsigned char> pressure_at_;
+  DeviceArray<Index> read_at_;
   bool everywhere_ = false;
   void plan_pressure();
   // The whole fluid (no part, no PML) keeps the nodes whose step their own element takes (K_f's

@@ -56,7 +56,7 @@ void add_normal_motion(const Exec& exec, const InterfaceRows& rows, int shots, c
 }
 
 // One column's C p, the product rounded as written on a GPU (not contracted into the add that takes
-// it): the same bits on every backend.
+// it): the same bits from add_traction and from pressure_where_read, whose add follows it at once.
 TREMOR_HOST_DEVICE inline double coupling_product(double c, double p) {
 #if defined(__CUDA_ARCH__)
   return __dmul_rn(c, p);
@@ -85,6 +85,36 @@ void add_traction(const Exec& exec, const InterfaceRows& rows, int shots, const 
         atomic_add(out, static_cast<Real>(sum[c]));
       else
         *out += static_cast<Real>(sum[c]);
+    }
+  });
+}
+
+// p_n = -a_n (Deceleration: the bits the update would write) at the fluid's nodes `at` and, where each
+// interface row holds its own column (rows.diagonal), at each row's node with C p added into the
+// solid's forces in the same pass (as add_traction: by atomics where `atomic`), for each of `shots`;
+// before the update, from the step's forces. A node held (a piston's, a pressure release's) keeps
+// the p it has.
+template <class Real>
+void pressure_where_read(const Exec& exec, const InterfaceRows& rows, View<const Index> at, int shots,
+                         const Deceleration<Real>& deceleration, Real* p, Real* forces, bool atomic) {
+  const int dim = rows.dim;
+  const Index *solid = rows.solid, *fluid = rows.fluid, *nodes = at.data;
+  const Index n_rows = rows.diagonal ? rows.n : 0;
+  const double* C = rows.C;
+  const Deceleration<Real> d = deceleration;
+  forall(exec, static_cast<Index>(static_cast<Size>(n_rows + at.size) * shots), [=] TREMOR_LAMBDA(Index t) {
+    const Index k = t / shots, s = t % shots;
+    const Index i = (k < n_rows ? fluid[k] : nodes[k - n_rows]) * shots + s;
+    if (d.moves(i)) p[i] = d.at(i);
+    if (k >= n_rows) return;
+    const double pressure = static_cast<double>(p[i]);
+    for (int c = 0; c < dim; ++c) {
+      Real* out = forces + (static_cast<Size>(solid[k]) * dim + c) * shots + s;
+      const auto value = static_cast<Real>(coupling_product(C[k * dim + c], pressure));
+      if (atomic)
+        atomic_add(out, value);
+      else
+        *out += value;
     }
   });
 }
@@ -339,18 +369,12 @@ void FluidTerm<Real>::plan_pressure() {
     std::set_difference(nodes.begin(), nodes.end(), interface.begin(), interface.end(), std::back_inserter(others));
     nodes = std::move(others);
   }
-  // Where p is read at more than an eighth of the nodes (besides the diagonal rows'), the update
-  // writes it at every one and no element steps its inner nodes; else at the nodes it is read at
-  // and the interface's, marked, and the elements holding none of them step their inner nodes.
+  // Where p is read at more than an eighth of the nodes, the update writes it at every one: one value
+  // a node more in its pass of six, where the pass over the nodes read moves six values a node read
+  // (its index, A, both levels and the force read, p written), more where they lie apart.
   everywhere_ = 8 * static_cast<Size>(nodes.size()) > static_cast<Size>(scheme_->n_dofs());
-  std::vector<unsigned char> marks;
-  if (!everywhere_) {
-    marks.assign(static_cast<std::size_t>(scheme_->n_dofs()), 0);
-    for (const Index node : nodes) marks[static_cast<std::size_t>(node)] = 1;
-    for (const Index node : interface) marks[static_cast<std::size_t>(node)] = 1;
-  }
-  work_.synchronize();  // (no kernel reads the last marks any more)
-  pressure_at_ = DeviceArray<unsigned char>(work_, std::span<const unsigned char>(marks));
+  work_.synchronize();  // (no kernel reads the last list any more)
+  read_at_ = everywhere_ ? DeviceArray<Index>() : DeviceArray<Index>(work_, std::span<const Index>(nodes));
   plan_inner(nodes);
   work_.synchronize();
 }
@@ -623,8 +647,6 @@ void FluidTerm<Real>::add_forces(const CentralDifference<Real>& scheme, View<Rea
     joined_ = true;
   }
   if (started) set_stream_priority(exec_, StreamPriority::Highest);
-  if (motion_beside_)  // (C p of the pressure the fluid's update wrote: queue_step)
-    add_traction(exec_, rows(), columns(), pressure_.data(), forces.data, atomic_traction_);
   pressure_recorder_->record(step, pressure_.view(), pressure_.view());
   motion_recorder_->record(step + 1, scheme_->previous_displacement(), scheme_->displacement());
 }
@@ -693,13 +715,19 @@ void FluidTerm<Real>::queue_step(const CentralDifference<Real>& scheme, View<Rea
   prescribed_pressure(work_, loads_->prescribed_dofs(), loads_->prescribed_values(), scheme_->displacement(),
                       scheme_->previous_displacement(), scheme_->dt(), pressure_.view());
   // Elsewhere p_n = -a_n = (f_f - F + c v) / (M_f + c dt / 2) (c an absorbing layer's damping), from
-  // the forces, by the update itself (CentralDifference::advance's deceleration): at the nodes
-  // marked, or at every node. Then C p into the solid's forces: here, or where C^T u is queued on the
-  // solid's stream, there too, once the solid's stream has joined this step (add_forces), off the
-  // fluid's stream, the step's critical path.
-  scheme_->advance(loads_->loaded_dofs(), loads_->loads(), loads_->prescribed_dofs(), loads_->prescribed_values(),
-                   pressure_.view(), std::as_const(pressure_at_).view());
-  if (!motion_beside_) add_traction(work_, rows(), columns(), std::as_const(pressure_).data(), forces.data, atomic);
+  // the forces: where it is read, before the update (with C p where the rows are diagonal), or at
+  // every node by the update itself (CentralDifference::advance's deceleration).
+  if (everywhere_) {
+    scheme_->advance(loads_->loaded_dofs(), loads_->loads(), loads_->prescribed_dofs(), loads_->prescribed_values(),
+                     pressure_.view());
+    add_traction(work_, rows(), columns(), std::as_const(pressure_).data(), forces.data, atomic);
+    return;
+  }
+  scheme_->load(loads_->loaded_dofs(), loads_->loads());
+  pressure_where_read(work_, rows(), std::as_const(read_at_).view(), columns(), scheme_->deceleration(),
+                      pressure_.data(), forces.data, atomic);
+  if (!diagonal_) add_traction(work_, rows(), columns(), std::as_const(pressure_).data(), forces.data, atomic);
+  scheme_->advance({}, {}, loads_->prescribed_dofs(), loads_->prescribed_values());
 }
 
 template <class Real>

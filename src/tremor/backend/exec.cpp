@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "tremor/backend/cuda_check.hpp"
 #include "tremor/backend/memory.hpp"
@@ -52,7 +53,8 @@ bool programmatic_launches_on([[maybe_unused]] int device) {
     }
     return out;
   }();
-  return allowed && device >= 0 && device < static_cast<int>(capable.size()) && capable[static_cast<std::size_t>(device)];
+  return allowed && device >= 0 && device < static_cast<int>(capable.size()) &&
+         capable[static_cast<std::size_t>(device)];
 #else
   return false;
 #endif

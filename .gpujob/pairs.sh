@@ -1,0 +1,28 @@
+#!/bin/bash
+# The fluid's column kernel summing the faces a block's consecutive elements share before its
+# atomic adds, against the library before it (.gpu/lib-base/libtremor_sem.so, preloaded): the GPU
+# unit tests, the backend's parity tests and the GPU verification tests on the new library; then
+# `tremor bench fluid` (40^3 boxes) with each library in turn. BENCH=0: the tests only; TESTS=0:
+# the benches only. PARITY=all: the whole parity suite.
+rm -rf .gpu; xz -dc .gpu.tar.xz | tar xf -
+export LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64 TREMOR_SOURCE_DIR=$PWD NCCL_NVLS_ENABLE=0
+R=$OUT/pairs; mkdir -p $R
+{ date -u; nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv; cat .gpu/COMMIT; } > $R/gpu.txt; cat $R/gpu.txt
+if [ "${TESTS:-1}" = 1 ]; then
+  timeout 150 .gpu/bin/tremor_unit_tests --gtest_brief=1 > $R/unit.log 2>&1; echo "unit rc $?" >> $R/unit.log
+  grep -v "^warning" $R/unit.log | tail -4
+  F='ForallBlocks*:ExecScratch*:BackendParity*'; [ "${PARITY:-}" = all ] && F='*'
+  timeout 300 .gpu/bin/tremor_parity_tests --gtest_brief=1 --gtest_filter="$F" > $R/parity.log 2>&1
+  echo "parity rc $?" >> $R/parity.log; grep -v "^warning" $R/parity.log | tail -4
+  timeout 100 .gpu/bin/tremor_verification_tests --gtest_filter='*Gpu*' > $R/verif.log 2>&1
+  echo "verification rc $?" >> $R/verif.log; grep -E "PASSED|FAILED|rc " $R/verif.log
+fi
+[ "${BENCH:-1}" = 1 ] || exit 0
+lib() { if [ $1 = base ]; then env LD_PRELOAD=$PWD/.gpu/lib-base/libtremor_sem.so "${@:2}"; else "${@:2}"; fi; }
+for run in "float 1" "float 2" "double 1"; do
+  set -- $run
+  for v in new base; do
+    lib $v timeout 80 .gpu/bin/tremor bench fluid --precision $1 --sizes 40 > $R/fluid-$1-$2-$v.txt 2>&1
+    echo "$1 round $2 $v: $(grep -E '^ +40\^3 (solid|water|mixed)' $R/fluid-$1-$2-$v.txt | awk '{printf "%s %s us %s ps %s, K_f %s us; ", $2, $6, $7, $8, $11}')"
+  done
+done

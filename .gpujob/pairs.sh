@@ -1,8 +1,9 @@
 #!/bin/bash
-# The fluid's column kernel summing the faces a block's consecutive elements share before its
-# atomic adds, against the library before it (.gpu/lib-base/libtremor_sem.so, preloaded): the GPU
+# The column kernels (the fluid's and the solid's) summing the faces a block's consecutive elements
+# share before their atomic adds, against the library before it (.gpu/lib-base/libtremor_sem.so, preloaded): the GPU
 # unit tests, the backend's parity tests and the GPU verification tests on the new library; then
-# `tremor bench fluid` (40^3 boxes) with each library in turn. BENCH=0: the tests only; TESTS=0:
+# `tremor bench fluid` (40^3 boxes) and the gll4 plate, elastic and attenuating, with each library
+# in turn. BENCH=0: the tests only; TESTS=0:
 # the benches only. PARITY=all: the whole parity suite.
 rm -rf .gpu; xz -dc .gpu.tar.xz | tar xf -
 export LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64 TREMOR_SOURCE_DIR=$PWD NCCL_NVLS_ENABLE=0
@@ -24,5 +25,13 @@ for run in "float 1" "float 2" "double 1"; do
   for v in new base; do
     lib $v timeout 80 .gpu/bin/tremor bench fluid --precision $1 --sizes 40 > $R/fluid-$1-$2-$v.txt 2>&1
     echo "$1 round $2 $v: $(grep -E '^ +40\^3 (solid|water|mixed)' $R/fluid-$1-$2-$v.txt | awk '{printf "%s %s us %s ps %s, K_f %s us; ", $2, $6, $7, $8, $11}')"
+  done
+done
+for round in 1 2; do
+  for v in new base; do
+    lib $v timeout 90 .gpu/bin/tremor bench --problems gll4 --model bench/models/plate-gll4-attenuating.toml \
+      --operators sem:atomic --precisions float --orderings none --backend cuda --steps 50 --warmup 10 \
+      --json $R/sem-$round-$v.json > $R/sem-$round-$v.log 2>&1
+    echo "sem round $round $v: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' '.join('%s %.2f (%.1f%%)' % (c['problem'][-15:], c['gdof_steps_per_second'], c['percent_of_roofline']) for c in d['cases']))" $R/sem-$round-$v.json)"
   done
 done

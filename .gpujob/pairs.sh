@@ -5,7 +5,10 @@
 # `tremor bench fluid` (40^3 boxes) and the gll4 plate, elastic and attenuating, with each library
 # in turn. BENCH=0: the tests only; TESTS=0:
 # the benches only. PARITY=all: the whole parity suite.
-rm -rf .gpu; xz -dc .gpu.tar.xz | tar xf -
+# EXTRACT=0 keeps the .gpu of a call before on the same machine; .gpu-base.tar.xz (the library before,
+# as .gpu/lib-base/) is unpacked where carried.
+[ "${EXTRACT:-1}" = 1 ] && { rm -rf .gpu; xz -dc .gpu.tar.xz | tar xf -; }
+[ -f .gpu-base.tar.xz ] && xz -dc .gpu-base.tar.xz | tar xf -
 export LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64 TREMOR_SOURCE_DIR=$PWD NCCL_NVLS_ENABLE=0
 R=$OUT/pairs; mkdir -p $R
 { date -u; nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv; cat .gpu/COMMIT; } > $R/gpu.txt; cat $R/gpu.txt

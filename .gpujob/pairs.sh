@@ -1,40 +1,41 @@
 #!/bin/bash
 # The column kernels (the fluid's and the solid's) summing the faces a block's consecutive elements
-# share before their atomic adds, against the library before it (.gpu/lib-base/libtremor_sem.so, preloaded): the GPU
-# unit tests, the backend's parity tests and the GPU verification tests on the new library; then
-# `tremor bench fluid` (40^3 boxes) and the gll4 plate, elastic and attenuating, with each library
-# in turn. BENCH=0: the tests only; TESTS=0:
-# the benches only. PARITY=all: the whole parity suite.
-# EXTRACT=0 keeps the .gpu of a call before on the same machine; .gpu-base.tar.xz (the library before,
-# as .gpu/lib-base/) is unpacked where carried.
+# share before their atomic adds, against the library before them (.gpu/lib-base/libtremor_sem.so,
+# preloaded): the GPU tests of the fluid and the sem operator, the backend's parity tests and the
+# GPU verification tests on the new library; then `tremor bench fluid` (40^3 boxes) and the gll4
+# plate, elastic and attenuating, with each library of LIBS ("new base" by default) in turn.
+# BENCH=0: the tests only; TESTS=0: the benches only; TESTS=all: the whole unit and parity suites.
+# EXTRACT=0 keeps the .gpu of a call before on the same machine; .gpu-base.tar.xz (the library
+# before, as .gpu/lib-base/) is unpacked where carried.
 [ "${EXTRACT:-1}" = 1 ] && { rm -rf .gpu; xz -dc .gpu.tar.xz | tar xf -; }
 [ -f .gpu-base.tar.xz ] && xz -dc .gpu-base.tar.xz | tar xf -
 export LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64 TREMOR_SOURCE_DIR=$PWD NCCL_NVLS_ENABLE=0
 R=$OUT/pairs; mkdir -p $R
 { date -u; nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv; cat .gpu/COMMIT; } > $R/gpu.txt; cat $R/gpu.txt
-if [ "${TESTS:-1}" = 1 ]; then
-  timeout 150 .gpu/bin/tremor_unit_tests --gtest_brief=1 > $R/unit.log 2>&1; echo "unit rc $?" >> $R/unit.log
-  grep -v "^warning" $R/unit.log | tail -4
-  F='ForallBlocks*:ExecScratch*:BackendParity*'; [ "${PARITY:-}" = all ] && F='*'
-  timeout 300 .gpu/bin/tremor_parity_tests --gtest_brief=1 --gtest_filter="$F" > $R/parity.log 2>&1
+if [ "${TESTS:-1}" != 0 ]; then
+  U='*Fluid*Gpu*:Sem*Gpu*:*Shots*Gpu*:Attenuation*Gpu*:*Pml*Gpu*'; P='ForallBlocks*:ExecScratch*:BackendParity*'
+  [ "${TESTS:-1}" = all ] && U='*' && P='*'
+  timeout 150 .gpu/bin/tremor_unit_tests --gtest_brief=1 --gtest_filter="$U" > $R/unit.log 2>&1
+  echo "unit rc $?" >> $R/unit.log; grep -v "^warning" $R/unit.log | tail -4
+  timeout 300 .gpu/bin/tremor_parity_tests --gtest_brief=1 --gtest_filter="$P" > $R/parity.log 2>&1
   echo "parity rc $?" >> $R/parity.log; grep -v "^warning" $R/parity.log | tail -4
   timeout 100 .gpu/bin/tremor_verification_tests --gtest_filter='*Gpu*' > $R/verif.log 2>&1
   echo "verification rc $?" >> $R/verif.log; grep -E "PASSED|FAILED|rc " $R/verif.log
 fi
 [ "${BENCH:-1}" = 1 ] || exit 0
 lib() { if [ $1 = base ]; then env LD_PRELOAD=$PWD/.gpu/lib-base/libtremor_sem.so "${@:2}"; else "${@:2}"; fi; }
-for run in "float 1" "float 2" "double 1"; do
-  set -- $run
-  for v in new base; do
-    lib $v timeout 80 .gpu/bin/tremor bench fluid --precision $1 --sizes 40 > $R/fluid-$1-$2-$v.txt 2>&1
-    echo "$1 round $2 $v: $(grep -E '^ +40\^3 (solid|water|mixed)' $R/fluid-$1-$2-$v.txt | awk '{printf "%s %s us %s ps %s, K_f %s us; ", $2, $6, $7, $8, $11}')"
+for run in ${RUNS:-float-1 double-1}; do
+  p=${run%-*} r=${run#*-}
+  for v in ${LIBS:-new base}; do
+    lib $v timeout 80 .gpu/bin/tremor bench fluid --precision $p --sizes 40 > $R/fluid-$p-$r-$v.txt 2>&1
+    echo "$p round $r $v: $(grep -E '^ +40\^3 (solid|water|mixed)' $R/fluid-$p-$r-$v.txt | awk '{printf "%s %s us %s ps %s, K_f %s us; ", $2, $6, $7, $8, $11}')"
   done
 done
-for round in 1 2; do
-  for v in new base; do
+for r in ${SEM:-1}; do
+  for v in ${LIBS:-new base}; do
     lib $v timeout 90 .gpu/bin/tremor bench --problems gll4 --model bench/models/plate-gll4-attenuating.toml \
       --operators sem:atomic --precisions float --orderings none --backend cuda --steps 50 --warmup 10 \
-      --json $R/sem-$round-$v.json > $R/sem-$round-$v.log 2>&1
-    echo "sem round $round $v: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' '.join('%s %.2f (%.1f%%)' % (c['problem'][-15:], c['gdof_steps_per_second'], c['percent_of_roofline']) for c in d['cases']))" $R/sem-$round-$v.json)"
+      --json $R/sem-$r-$v.json > $R/sem-$r-$v.log 2>&1
+    echo "sem round $r $v: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' '.join('%s %.2f (%.1f%%)' % (c['problem'][-15:], c['gdof_steps_per_second'], c['percent_of_roofline']) for c in d['cases']))" $R/sem-$r-$v.json)"
   done
 done

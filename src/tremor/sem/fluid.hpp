@@ -51,8 +51,7 @@ class FluidKernels {
   const char* geometry(std::size_t block) const;
   // f += K_f chi over the `n` elements of block `block` in `list` (indices within the block; all
   // of its elements without a list), on exec: plain adds (a colour's elements share no node) or
-  // atomic ones (hexahedra, one shot: a node of the face between consecutive listed elements,
-  // i = n - 1 of one and i = 0 of the next, summed in the block first, one add). `shots` > 1: chi and f hold that many interleaved (node i of shot s at i shots +
+  // atomic ones. `shots` > 1: chi and f hold that many interleaved (node i of shot s at i shots +
   // s), each element's work done for each shot as for one (an element and shot per column or
   // point group of threads, its factors read once from memory for the shots a block holds), each
   // shot's sums those of one shot alone.

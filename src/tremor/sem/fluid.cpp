@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "tremor/backend/atomic.hpp"
 #include "tremor/backend/forall_blocks.hpp"
@@ -140,6 +141,20 @@ void add_block(const Exec& exec, Index n, const Index* list, bool atomic, const 
         *out += force;
     });
   });
+}
+
+// A node number posted in slot `at` of an element's shared array of Real (its bytes copied: a float
+// slot carries a 32-bit number whole).
+template <class Real>
+TREMOR_HOST_DEVICE inline void post_node(Real* array, int at, Index node) {
+  static_assert(sizeof(Real) >= sizeof(Index));
+  std::memcpy(reinterpret_cast<unsigned char*>(array) + at * sizeof(Real), &node, sizeof(Index));
+}
+template <class Real>
+TREMOR_HOST_DEVICE inline Index posted_node(const Real* array, int at) {
+  Index node;
+  std::memcpy(&node, reinterpret_cast<const unsigned char*>(array) + at * sizeof(Real), sizeof(Index));
+  return node;
 }
 
 // The column kernel of hexahedra (the sem operator's apply_columns for one component): a thread

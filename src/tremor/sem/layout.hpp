@@ -6,7 +6,6 @@
 // set-up and the fluid's kernels (fluid.cpp) share. Internal to sem/.
 #include <algorithm>
 #include <cstddef>
-#include <cstring>
 #include <type_traits>
 
 #include "tremor/backend/device_array.hpp"
@@ -194,23 +193,6 @@ TREMOR_HOST_DEVICE inline void gather_columns(const BlockContext& ctx, Held& col
       }
     }
   });
-}
-
-// The column kernels' atomic scatter of one vector sums first the faces that consecutive elements
-// of a block share (i = n - 1 of one, i = 0 of the next): each such column posts its node numbers,
-// one per slot of its element's gathered values (read no more by then), and the latter its forces.
-// A node number posted in slot `at` of such an array of Real (its bytes copied: a float slot
-// carries a 32-bit number whole).
-template <class Real>
-TREMOR_HOST_DEVICE inline void post_node(Real* array, int at, Index node) {
-  static_assert(sizeof(Real) >= sizeof(Index));
-  std::memcpy(reinterpret_cast<unsigned char*>(array) + at * sizeof(Real), &node, sizeof(Index));
-}
-template <class Real>
-TREMOR_HOST_DEVICE inline Index posted_node(const Real* array, int at) {
-  Index node;
-  std::memcpy(&node, reinterpret_cast<const unsigned char*>(array) + at * sizeof(Real), sizeof(Index));
-  return node;
 }
 
 template <int Dim, int P, class T>

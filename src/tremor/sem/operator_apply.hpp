@@ -532,16 +532,12 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
     });
     ctx.sync();
     // Every thread of the block, those without a column too: the scatter passes values between
-    // the threads of a warp (add_forces_by_warp). With one vector added by atomics the columns on
-    // the faces i = 0 and i = n - 1 post their nodes and forces instead (layout.hpp's post_node), and
-    // add them after a barrier, a node that consecutive elements share once (fewer atomics).
-    const bool pair_faces = V == 1 && !coloured;
+    // the threads of a warp (add_forces_by_warp).
     for_each_thread(ctx, L::threads, [&](int t) {
       const Index e = t < L::per_block * n2 * Lanes ? element(t) : Index(-1);
       const Real* flux = arrays(t) + 3 * n3 * V;
       Held& mine = columns[t];
       const int c2 = t / Lanes % n2, i = c2 % n1, j = c2 / n1;
-      const bool posts = pair_faces && e >= 0 && (i == 0 || i == n1 - 1);
       // The vectors of the thread's that exist (Each where all do).
       const int valid = V == 1 ? 1 : static_cast<int>(std::min<Size>(Each, stride - static_cast<Size>(first(t))));
       Real ti[n1], tj[n1];  // the columns of G, held across the scatter's global stores
@@ -572,15 +568,6 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
         } else {
           for (int r = 0; r < Each; ++r) force[r][0] = force[r][1] = force[r][2] = Real(0);
         }
-        if (posts) {  // (V 1) its forces kept for the second pass, posted on the face i = 0
-          Real* post = arrays(t);
-          for (int c = 0; c < 3; ++c) {
-            column_at(mine, 0).z[c][k] = force[0][c];
-            if (i == 0) post[c * n2 + j + n1 * k] = force[0][c];
-          }
-          post_node(post, (i == 0 ? 3 * n2 : 4 * n2) + j + n1 * k, node);
-          node = -1;
-        }
         if (V == 1) {
           add_forces_by_warp<3>(ku, node, force[0], coloured);
         } else if (node >= 0) {
@@ -595,32 +582,6 @@ void apply_columns(const Exec& exec, Index n, const Index* list, bool coloured, 
             }
           }
         }
-      }
-    });
-    if (!pair_faces) return;
-    ctx.sync();
-    // The posting columns' adds: the column i = n - 1 adds the next element's force where their
-    // nodes are one, the next element's column leaving that node to it.
-    for_each_thread(ctx, L::threads, [&](int t) {
-      const Index e = t < L::per_block * n2 ? element(t) : Index(-1);
-      const int slot = t / n2, c2 = t % n2, i = c2 % n1, j = c2 / n1;
-      const bool posts = e >= 0 && (i == 0 || i == n1 - 1);
-      const Real* next = posts && i == n1 - 1 && slot + 1 < L::per_block && element(t + n2) >= 0 ? arrays(t + n2)
-                                                                                                : nullptr;
-      const Real* previous = posts && i == 0 && slot > 0 ? arrays(t - n2) : nullptr;
-      Held& mine = columns[t];
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-      for (int k = 0; k < n1; ++k) {
-        const int at = j + n1 * k;
-        Real force[3];
-        Index node = posts ? connectivity[static_cast<Size>(e) * n3 + c2 + n2 * k] : Index(-1);
-        const bool joined = next && posted_node(next, 3 * n2 + at) == node;
-        if (previous && posted_node(previous, 4 * n2 + at) == node) node = -1;  // added by the previous element's
-        for (int c = 0; c < 3; ++c)
-          force[c] = posts ? column_at(mine, 0).z[c][k] + (joined ? next[c * n2 + at] : Real(0)) : Real(0);
-        add_forces_by_warp<3>(ku, node, force, false);
       }
     });
   });

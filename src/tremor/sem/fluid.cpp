@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "tremor/backend/atomic.hpp"
 #include "tremor/backend/forall_blocks.hpp"
@@ -143,20 +142,6 @@ void add_block(const Exec& exec, Index n, const Index* list, bool atomic, const 
   });
 }
 
-// A node number posted in slot `at` of an element's shared array of Real (its bytes copied: a float
-// slot carries a 32-bit number whole).
-template <class Real>
-TREMOR_HOST_DEVICE inline void post_node(Real* array, int at, Index node) {
-  static_assert(sizeof(Real) >= sizeof(Index));
-  std::memcpy(reinterpret_cast<unsigned char*>(array) + at * sizeof(Real), &node, sizeof(Index));
-}
-template <class Real>
-TREMOR_HOST_DEVICE inline Index posted_node(const Real* array, int at) {
-  Index node;
-  std::memcpy(&node, reinterpret_cast<const unsigned char*>(array) + at * sizeof(Real), sizeof(Index));
-  return node;
-}
-
 // The column kernel of hexahedra (the sem operator's apply_columns for one component): a thread
 // per (i, j) column of an element's points, looping over the n points along z. The column's chi
 // and the z part of the transposed sums at its n nodes stay in its registers (Carried); shared
@@ -258,35 +243,16 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
       }
     });
     ctx.sync();
-    // Where atomic adds scatter one shot, the faces that consecutive elements of the block share
-    // are summed first: the columns i = n - 1 of an element and i = 0 of the next post their nodes
-    // (the latter its forces too) in the gathered chi's array, read no more, and after a barrier a
-    // node found in both takes one atomic add instead of two. The nodes are compared, so any mesh is
-    // right; a structured one (elements numbered along x) saves a fifth of the adds. The other
-    // columns scatter at once.
-    const bool pair_faces = atomic && shots == 1;
     for_each_thread(ctx, L::per_block * n2, [&](int t) {
       const Index e = element(t);
       if (e < 0) return;
       const Real* flux = arrays(t) + n3;
-      Column<P, 1, Real>& mine = columns[t];
+      const Column<P, 1, Real>& mine = columns[t];
       const int c2 = t % n2, i = c2 % n1, j = c2 / n1;
       Real ti[n1], tj[n1];  // the columns of G, held across the global stores
       for (int q = 0; q < n1; ++q) {
         ti[q] = G[q * n1 + i];
         tj[q] = G[q * n1 + j];
-      }
-      if (pair_faces && (i == 0 || i == n1 - 1)) {
-        Real* posts = arrays(t);
-        for (int k = 0; k < n1; ++k) {
-          const int a = c2 + n2 * k;
-          Real force = mine.z[0][k];
-          for (int q = 0; q < n1; ++q) force += ti[q] * flux[a + q - i] + tj[q] * flux[n3 + a + n1 * (q - j)];
-          mine.z[0][k] = force;
-          if (i == 0) posts[j + n1 * k] = force;
-          post_node(posts, (i == 0 ? n2 : 2 * n2) + j + n1 * k, connectivity[static_cast<Size>(e) * n3 + a]);
-        }
-        return;
       }
       // An inner column's inner points (1 <= i, j, k < P) whose step the element takes: their A,
       // C' and U_prev loaded ahead of the sums, together, not each after its own.
@@ -317,28 +283,6 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
           atomic_add(out, force);
         else
           *out += force;
-      }
-    });
-    if (!pair_faces) return;
-    ctx.sync();
-    // The posting columns' adds: the owner (i = n - 1) adds the next element's force where their
-    // nodes are one; the next element's column leaves that node to it.
-    for_each_thread(ctx, L::per_block * n2, [&](int t) {
-      const Index e = element(t);
-      const int slot = t / n2, c2 = t % n2, i = c2 % n1, j = c2 / n1;
-      if (e < 0 || (i != 0 && i != n1 - 1)) return;
-      const Real* next = i == n1 - 1 && slot + 1 < L::per_block && element(t + n2) >= 0 ? arrays(t + n2) : nullptr;
-      const Real* previous = i == 0 && slot > 0 ? arrays(t - n2) : nullptr;
-      const Column<P, 1, Real>& mine = columns[t];
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-      for (int k = 0; k < n1; ++k) {
-        const int at = j + n1 * k;
-        const Index node = connectivity[static_cast<Size>(e) * n3 + c2 + n2 * k];
-        if (previous && posted_node(previous, 2 * n2 + at) == node) continue;
-        const Real force = mine.z[0][k] + (next && posted_node(next, n2 + at) == node ? next[at] : Real(0));
-        atomic_add(f + node, force);
       }
     });
   });

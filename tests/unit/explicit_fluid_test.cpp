@@ -217,6 +217,63 @@ TEST(ExplicitFluid, OperatorActionIsTheAssembledStiffnessAction) {
   }
 }
 
+// The column kernel's atomic adds (one shot, sem::FluidKernels::add, on the host threads) give the
+// assembled matrices' action on a water box of 7 x 2 x 2 GLL hexahedra whatever the numbering of
+// the elements and their points: numbered along x (consecutive elements, a block's, share the face
+// i = n - 1 of one and i = 0 of the next, but at the rows' ends), numbered backwards (they share
+// i = 0 of one and i = n - 1 of the next), and with every other element's points turned a quarter
+// about its x axis (of such a face only the nodes on the axis in the same place, at even orders).
+// Bounds as OperatorActionIsTheAssembledStiffnessAction's: round-off of the sums in double, a few
+// float roundings of the largest force in float.
+TEST(ExplicitFluid, KernelsAtomicAddsAreTheAssembledActionInAnyNumbering) {
+  enum class Numbering { AlongX, Backwards, Turned };
+  for (const int order : {2, 3, 4})
+    for (const Numbering numbering : {Numbering::AlongX, Numbering::Backwards, Numbering::Turned}) {
+      SCOPED_TRACE("order " + std::to_string(order) + " numbering " + std::to_string(static_cast<int>(numbering)));
+      FluidMesh fluid = fluid_mesh(
+          test::water_on_steel(generate_box({0.0, 0.0, 1.0}, {7.0, 2.0, 3.0}, {7, 2, 2}, ElementType::HexGLL, order)));
+      ElementBlock& block = fluid.model.mesh.blocks.at(0);
+      ASSERT_EQ(block.n_elements(), 28);
+      const int n = order + 1, np = n * n * n;
+      std::vector<Index> connectivity = block.connectivity;
+      for (Index e = 0; e < block.n_elements(); ++e)
+        for (int k = 0; k < n; ++k)
+          for (int j = 0; j < n; ++j)
+            for (int i = 0; i < n; ++i) {
+              const auto at = [&](Index element, int a, int b, int c) {
+                return static_cast<std::size_t>(element) * np + static_cast<std::size_t>(a + n * (b + n * c));
+              };
+              connectivity[at(e, i, j, k)] =
+                  numbering == Numbering::Backwards             ? block.connectivity[at(27 - e, i, j, k)]
+                  : numbering == Numbering::Turned && e % 2 == 1 ? block.connectivity[at(e, i, n - 1 - k, j)]
+                                                                 : block.connectivity[at(e, i, j, k)];
+            }
+      block.connectivity = connectivity;  // (every element water: the table's sections alike)
+      const std::vector<double> chi = field(fluid);
+      const std::vector<double> expected = assembled_action(fluid, chi);
+      double largest = 0.0;
+      for (const double v : expected) largest = std::max(largest, std::abs(v));
+      ASSERT_GT(largest, 0.0);
+      const auto action = [&]<class Real>(const Exec& exec, Real) {
+        const fem::DeviceElements elements(exec, fluid.model.mesh, fluid.table, fem::ElementColouring{});
+        const sem::FluidKernels<Real> kernels(elements);
+        EXPECT_EQ(std::string(kernels.geometry(0)), "per element");
+        const std::vector<Real> in(chi.begin(), chi.end()), zero(chi.size(), Real(0));
+        const DeviceArray<Real> x(exec, std::span<const Real>(in));
+        DeviceArray<Real> y(exec, std::span<const Real>(zero));  // (add adds to it)
+        kernels.add(exec, 0, block.n_elements(), nullptr, true, x.data(), y.data());
+        const std::vector<Real> out = y.to_host();
+        return std::vector<double>(out.begin(), out.end());
+      };
+      const std::vector<double> in_double = action(Exec::serial(), 0.0);
+      const std::vector<double> in_float = action(Exec::openmp(), 0.0f);
+      for (std::size_t i = 0; i < chi.size(); ++i) {
+        EXPECT_NEAR(in_double[i], expected[i], 1e-13 * largest) << i;
+        EXPECT_NEAR(in_float[i], expected[i], 1e-5 * largest) << i;
+      }
+    }
+}
+
 // K_f applied to k shots at once (apply_batch: a thread, or group of threads, per element and shot)
 // gives each shot the bits of its apply alone: every kernel (the element kernel, the point kernel
 // of quadrilaterals, the column kernel of hexahedra, per element, per point and trilinear), by

@@ -1,6 +1,7 @@
 // The fluid field's pieces (explicit/fluid.hpp): the fluid's own mesh and numbering, its lumped
 // mass, its stiffness action against the element matrices assembled by the test (on the host in
-// both precisions, and on a GPU, atomics and colours, against the host) and its largest eigenvalue.
+// both precisions, colour by colour and by atomics, and on a GPU, atomics and colours, against the
+// host) and its largest eigenvalue.
 #include <gtest/gtest.h>
 
 #include <algorithm>

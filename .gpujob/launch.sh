@@ -8,14 +8,7 @@ rm -rf .gpu; xz -dc .gpu.tar.xz | tar xf -
 export LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64 TREMOR_SOURCE_DIR=$PWD NCCL_NVLS_ENABLE=0
 R=$OUT/launch; mkdir -p $R
 { date -u; nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv; cat .gpu/COMMIT; } > $R/gpu.txt; cat $R/gpu.txt
-if [ "${TESTS:-1}" = 1 ]; then
-  timeout 150 .gpu/bin/tremor_unit_tests --gtest_brief=1 > $R/unit.log 2>&1; echo "unit rc $?" >> $R/unit.log
-  grep -v "^warning" $R/unit.log | tail -4
-  timeout 60 .gpu/bin/tremor_parity_tests --gtest_brief=1 --gtest_filter='ForallBlocks*:ExecScratch*:BackendParity*' \
-    > $R/parity.log 2>&1; echo "parity rc $?" >> $R/parity.log; tail -4 $R/parity.log
-  timeout 100 .gpu/bin/tremor_verification_tests --gtest_filter='*Gpu*' > $R/verif.log 2>&1
-  echo "verification rc $?" >> $R/verif.log; grep -E "PASSED|FAILED|rc " $R/verif.log
-fi
+[ "${TESTS:-1}" = 1 ] && . .gpujob/gpu-tests.sh
 [ "${BENCH:-1}" = 1 ] || exit 0
 as() { env TREMOR_PROGRAMMATIC_LAUNCH=$1 "${@:2}"; }
 for run in "float 1" "float 2" "double 1"; do

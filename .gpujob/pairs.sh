@@ -1,9 +1,9 @@
 #!/bin/bash
 # The column kernels (the fluid's and the solid's) summing the faces a block's consecutive elements
 # share before their atomic adds, against the library before them (.gpu/lib-base/libtremor_sem.so,
-# preloaded): the GPU unit tests, the backend's parity tests and the
-# GPU verification tests on the new library; then `tremor bench fluid` (40^3 boxes) and the gll4
-# plate, elastic and attenuating, with each library of LIBS ("new base" by default) in turn.
+# preloaded): the GPU unit tests, the backend's parity tests and the GPU verification tests on the
+# new library (gpu-tests.sh); then `tremor bench fluid` (40^3 boxes) and the gll4 plate, elastic
+# and attenuating, with each library of LIBS ("new base" by default) in turn.
 # BENCH=0: the tests only; TESTS=0: the benches only; TESTS=all: the whole parity suite.
 # EXTRACT=0 keeps the .gpu of a call before on the same machine; .gpu-base.tar.xz (the library
 # before, as .gpu/lib-base/) is unpacked where carried.
@@ -13,14 +13,8 @@ export LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64 TREMOR_SOURCE_DIR=$PW
 R=$OUT/pairs; mkdir -p $R
 { date -u; nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv; cat .gpu/COMMIT; } > $R/gpu.txt; cat $R/gpu.txt
 if [ "${TESTS:-1}" != 0 ]; then
-  U='*'; P='ForallBlocks*:ExecScratch*:BackendParity*'
   [ "${TESTS:-1}" = all ] && P='*'
-  timeout 150 .gpu/bin/tremor_unit_tests --gtest_brief=1 --gtest_filter="$U" > $R/unit.log 2>&1
-  echo "unit rc $?" >> $R/unit.log; grep -v "^warning" $R/unit.log | tail -4
-  timeout 300 .gpu/bin/tremor_parity_tests --gtest_brief=1 --gtest_filter="$P" > $R/parity.log 2>&1
-  echo "parity rc $?" >> $R/parity.log; grep -v "^warning" $R/parity.log | tail -4
-  timeout 100 .gpu/bin/tremor_verification_tests --gtest_filter='*Gpu*' > $R/verif.log 2>&1
-  echo "verification rc $?" >> $R/verif.log; grep -E "PASSED|FAILED|rc " $R/verif.log
+  . .gpujob/gpu-tests.sh
 fi
 [ "${BENCH:-1}" = 1 ] || exit 0
 lib() { if [ $1 = base ]; then env LD_PRELOAD=$PWD/.gpu/lib-base/libtremor_sem.so "${@:2}"; else "${@:2}"; fi; }

@@ -236,19 +236,19 @@ TEST(ExplicitFluid, KernelsAtomicAddsAreTheAssembledActionInAnyNumbering) {
       ElementBlock& block = fluid.model.mesh.blocks.at(0);
       ASSERT_EQ(block.n_elements(), 28);
       const int n = order + 1, np = n * n * n;
+      const Index last = block.n_elements() - 1;
+      const auto at = [&](Index element, int a, int b, int c) {  // point (a, b, c) of an element
+        return static_cast<std::size_t>(element) * np + static_cast<std::size_t>(a + n * (b + n * c));
+      };
       std::vector<Index> connectivity = block.connectivity;
-      for (Index e = 0; e < block.n_elements(); ++e)
+      for (Index e = 0; e <= last; ++e)
         for (int k = 0; k < n; ++k)
           for (int j = 0; j < n; ++j)
-            for (int i = 0; i < n; ++i) {
-              const auto at = [&](Index element, int a, int b, int c) {
-                return static_cast<std::size_t>(element) * np + static_cast<std::size_t>(a + n * (b + n * c));
-              };
+            for (int i = 0; i < n; ++i)
               connectivity[at(e, i, j, k)] =
-                  numbering == Numbering::Backwards             ? block.connectivity[at(27 - e, i, j, k)]
+                  numbering == Numbering::Backwards             ? block.connectivity[at(last - e, i, j, k)]
                   : numbering == Numbering::Turned && e % 2 == 1 ? block.connectivity[at(e, i, n - 1 - k, j)]
                                                                  : block.connectivity[at(e, i, j, k)];
-            }
       block.connectivity = connectivity;  // (every element water: the table's sections alike)
       const std::vector<double> chi = field(fluid);
       const std::vector<double> expected = assembled_action(fluid, chi);

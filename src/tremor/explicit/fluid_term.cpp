@@ -138,10 +138,8 @@ void prescribed_pressure(const Exec& exec, View<const Index> held, View<const Re
 // The nodes of `mesh` (a whole fluid's) whose step their element can take (sem::FluidKernels::add's
 // inner step): the inner points' (1 <= i, j, k < P) of its GLL hexahedra of order 2 or more, where
 // one element alone holds them (a conforming mesh's always), that `touched` leaves out (held,
-// loaded, on the solid). In element order, each element's in its points' order, or where the column
-// kernel takes a group of consecutive elements side by side (sem::fluid_row_group), group by group,
-// row by row of the group's elements as its threads hold them; `element_of` gets each one's
-// (block, element in the block).
+// loaded, on the solid). In element order, each element's in its points' order; `element_of` gets
+// each one's (block, element in the block).
 std::vector<Index> inner_nodes(const Mesh& mesh, const std::vector<bool>& touched,
                                std::vector<std::pair<int, Index>>& element_of) {
   std::vector<unsigned char> uses(static_cast<std::size_t>(mesh.n_nodes()), 0);
@@ -154,18 +152,16 @@ std::vector<Index> inner_nodes(const Mesh& mesh, const std::vector<bool>& touche
     const ElementBlock& block = mesh.blocks[b];
     if (block.type != ElementType::HexGLL || !sem::fluid_takes(block.type, block.order)) continue;
     const Index per = nodes_per_element(block.type, block.order), n1 = block.order + 1;
-    const Index group = sem::fluid_row_group(block.order);
-    for (Index first = 0; first < block.n_elements(); first += group)
-      for (Index k = 1; k < n1 - 1; ++k)
-        for (Index j = 1; j < n1 - 1; ++j)
-          for (Index e = first; e < std::min(first + group, block.n_elements()); ++e)
-            for (Index i = 1; i < n1 - 1; ++i) {
-              const Index node = block.connectivity[static_cast<std::size_t>(e) * static_cast<std::size_t>(per) +
-                                                    static_cast<std::size_t>(i + n1 * (j + n1 * k))];
-              if (uses[static_cast<std::size_t>(node)] != 1 || touched[static_cast<std::size_t>(node)]) continue;
-              inner.push_back(node);
-              element_of.emplace_back(static_cast<int>(b), e);
-            }
+    const auto inside = [&](Index c) { return c > 0 && c < n1 - 1; };
+    for (Index e = 0; e < block.n_elements(); ++e)
+      for (Index a = 0; a < per; ++a) {
+        if (!inside(a % n1) || !inside(a / n1 % n1) || !inside(a / (n1 * n1))) continue;
+        const Index node = block.connectivity[static_cast<std::size_t>(e) * static_cast<std::size_t>(per) +
+                                              static_cast<std::size_t>(a)];
+        if (uses[static_cast<std::size_t>(node)] != 1 || touched[static_cast<std::size_t>(node)]) continue;
+        inner.push_back(node);
+        element_of.emplace_back(static_cast<int>(b), e);
+      }
   }
   return inner;
 }

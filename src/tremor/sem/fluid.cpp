@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <string>
 
 #include "tremor/backend/atomic.hpp"
 #include "tremor/backend/forall_blocks.hpp"
@@ -18,23 +16,6 @@ namespace tremor::sem {
 bool fluid_takes(ElementType type, int order) { return gll(type) && order >= 2; }
 
 bool fluid_takes(const fem::DeviceElementBlock& block) { return fluid_takes(block.type, block.order); }
-
-bool fluid_rows() {
-  static const bool rows = [] {
-    const char* value = std::getenv("TREMOR_FLUID_ROWS");
-    return !(value && std::string(value) == "0");
-  }();
-  return rows;
-}
-
-int fluid_row_group(int order) {
-  int group = 1;
-  if (fluid_rows() && fluid_takes(ElementType::HexGLL, order))
-    fem::with_element(ElementType::HexGLL, order, [&](auto element) {
-      if constexpr (decltype(element)::order >= 2) group = RowsOrder<decltype(element)::order>::group;
-    });
-  return group;
-}
 
 namespace {
 // The factors of A at a point: its upper triangle, xx, yy, (zz,) then the rest.
@@ -169,31 +150,29 @@ void add_block(const Exec& exec, Index n, const Index* list, bool atomic, const 
 // With `inner` (non-empty) the step of the nodes in its range (an element's inner nodes, which it
 // alone sums) is taken at the scatter, U_next written where K chi would be added, in the elements
 // that `stepped` marks (per element of the block; null: none).
-template <int P, class Real, int Mode, class Order = ElementOrder<P>>
+template <int P, class Real, int Mode>
 void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, const Index* connectivity,
                  const Real* factors, const Real* basis, const Real* chi, Real* f, int shots,
                  op::InnerStep<Real> inner, const unsigned char* stepped) {
   using L = ColumnLayout<P, 1>;
-  constexpr int n1 = L::n, n2 = L::n2, n3 = L::points, nf = factors_of(3), stride = Order::stride;
+  constexpr int n1 = L::n, n2 = L::n2, n3 = L::points, nf = factors_of(3);
   static const Line<P, Real> constants = Line<P, Real>::make();
   const Line<P, Real> line = constants;
   const ShotsOf of{n, list, shots};
-  const std::size_t shared = (L::work_at + static_cast<std::size_t>(L::per_block) * stride) * sizeof(Real);
-  forall_blocks<L::threads>(exec, L::blocks(n * shots), L::threads, shared, [=] TREMOR_LAMBDA(const BlockContext& ctx) {
+  forall_blocks<L::threads>(exec, L::blocks(n * shots), L::threads, L::template shared_bytes<Real>(),
+                            [=] TREMOR_LAMBDA(const BlockContext& ctx) {
     Real* G = ctx.shared<Real>();
     Real* work = G + L::basis_size;
-    // (t below: the thread's column in the Order, thread t of ElementOrder)
     const auto element = [&](int t) { return of.element(of.pair(ctx, L::per_block, n2, t)); };
     const auto shot = [&](int t) { return of.shot(of.pair(ctx, L::per_block, n2, t)); };
-    const auto arrays = [&](int t) { return work + t / n2 * stride; };
+    const auto arrays = [&](int t) { return work + t / n2 * L::stride; };
     for_each_thread(ctx, L::basis_size, [&](int t) { G[t] = basis[t]; });
     Carried<Column<P, 1, Real>, L::threads> columns;
-    gather_columns<P, 1, 1, 1, Order>(ctx, columns, element, arrays, connectivity, chi, shots, shot);
+    gather_columns<P, 1>(ctx, columns, element, arrays, connectivity, chi, shots, shot);
     ctx.sync();
     // The flux A (d chi / d xi) at each point of the column: x and y parts into shared memory, the
     // z part's transposed sums into the column's registers.
-    for_each_thread(ctx, L::per_block * n2, [&](int thread) {
-      const int t = Order::thread(thread);
+    for_each_thread(ctx, L::per_block * n2, [&](int t) {
       const Index e = element(t);
       if (e < 0) return;
       Real* v = arrays(t);
@@ -264,8 +243,7 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
       }
     });
     ctx.sync();
-    for_each_thread(ctx, L::per_block * n2, [&](int thread) {
-      const int t = Order::thread(thread);
+    for_each_thread(ctx, L::per_block * n2, [&](int t) {
       const Index e = element(t);
       if (e < 0) return;
       const Real* flux = arrays(t) + n3;
@@ -285,7 +263,7 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
 #pragma unroll
 #endif
         for (int k = 1; k < n1 - 1; ++k) {
-          const Index node = connectivity[Order::position(e, c2 + n2 * k)];
+          const Index node = connectivity[static_cast<Size>(e) * n3 + c2 + n2 * k];
           inside[k - 1] = inner.takes(node);
           if (inside[k - 1]) levels[k - 1] = inner.level(node, static_cast<Size>(node) * shots + shot(t));
         }
@@ -296,7 +274,7 @@ void add_columns(const Exec& exec, Index n, const Index* list, bool atomic, cons
         const int a = c2 + n2 * k;
         Real force = mine.z[0][k];
         for (int q = 0; q < n1; ++q) force += ti[q] * flux[a + q - i] + tj[q] * flux[n3 + a + n1 * (q - j)];
-        const Index node = connectivity[Order::position(e, a)];
+        const Index node = connectivity[static_cast<Size>(e) * n3 + a];
         const Size entry = static_cast<Size>(node) * shots + shot(t);
         Real* out = f + entry;
         if (k > 0 && k < n1 - 1 && inside[k - 1])  // (K chi its own: 0 + force, as the update would read it)
@@ -386,7 +364,6 @@ FluidKernels<Real>::FluidKernels(const fem::DeviceElements& elements, Geometry g
   factors_.resize(elements.blocks.size());
   basis_.resize(elements.blocks.size());
   mode_.assign(elements.blocks.size(), StoredMode);
-  rows_.resize(elements.blocks.size());
   if (std::none_of(elements.blocks.begin(), elements.blocks.end(),
                   [](const fem::DeviceElementBlock& block) { return fluid_takes(block); })) return;
   const std::vector<double> coordinates = elements.coordinates.to_host();
@@ -411,15 +388,10 @@ FluidKernels<Real>::FluidKernels(const fem::DeviceElements& elements, Geometry g
             if (corners.size() > 0) {
               factors_[b] = std::move(corners);
               mode_[b] = TrilinearMode;
+              return;
             }
           }
-        if (mode_[b] != TrilinearMode)
-          factors_[b] = DeviceArray<Real>(elements.exec, std::span<const Real>(rounded<Real>(A)));
-        // Side by side where the factors are the element's (per point they lie element by element).
-        if constexpr (Dim == 3)
-          if (mode_[b] != StoredMode && fluid_row_group(P) > 1)
-            rows_[b] = DeviceArray<Index>(elements.exec, std::span<const Index>(ordered_connectivity<RowsOrder<P>>(
-                                                             block.connectivity.to_host(), block.n_elements)));
+        factors_[b] = DeviceArray<Real>(elements.exec, std::span<const Real>(rounded<Real>(A)));
       }
     });
   }
@@ -439,18 +411,12 @@ void FluidKernels<Real>::add(const Exec& exec, std::size_t b, Index n, const Ind
       const bool affine = mode_[b] == AffineMode;
       const Real *factors = factors_[b].data(), *basis = basis_[b].data();
       if constexpr (Dim == 3) {  // hexahedra: the column kernel
-        const Index* rows = rows_[b].data();
         const auto launch = [&](auto kernel) {
-          kernel(exec, n, list, atomic, rows ? rows : block.connectivity.data(), factors, basis, chi, f, shots, inner,
-                 stepped);
+          kernel(exec, n, list, atomic, block.connectivity.data(), factors, basis, chi, f, shots, inner, stepped);
         };
-        if (rows)
-          affine ? launch(add_columns<P, Real, AffineMode, RowsOrder<P>>)
-                 : launch(add_columns<P, Real, TrilinearMode, RowsOrder<P>>);
-        else
-          affine ? launch(add_columns<P, Real, AffineMode>)
-          : mode_[b] == TrilinearMode ? launch(add_columns<P, Real, TrilinearMode>)
-                                      : launch(add_columns<P, Real, StoredMode>);
+        affine ? launch(add_columns<P, Real, AffineMode>)
+        : mode_[b] == TrilinearMode ? launch(add_columns<P, Real, TrilinearMode>)
+                                    : launch(add_columns<P, Real, StoredMode>);
       } else {  // quadrilaterals: the point kernel
         const auto launch = [&](auto kernel) {
           kernel(exec, n, list, atomic, block.connectivity.data(), factors, basis, chi, f, shots);
@@ -475,8 +441,7 @@ template <class Real>
 std::size_t FluidKernels<Real>::bytes() const {
   std::size_t total = 0;
   for (std::size_t b = 0; b < factors_.size(); ++b)
-    total += static_cast<std::size_t>(factors_[b].size() + basis_[b].size()) * sizeof(Real) +
-             static_cast<std::size_t>(rows_[b].size()) * sizeof(Index);
+    total += static_cast<std::size_t>(factors_[b].size() + basis_[b].size()) * sizeof(Real);
   return total;
 }
 

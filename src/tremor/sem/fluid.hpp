@@ -35,13 +35,6 @@ bool fluid_takes(const fem::DeviceElementBlock& block);
 // (a block of parallelepipeds keeps them per element).
 std::size_t fluid_factors_at_most(const Mesh& mesh);
 
-// Whether the hexahedra's column kernel takes consecutive elements side by side (layout.hpp's
-// RowsOrder), not element by element: TREMOR_FLUID_ROWS=0 in the environment says no.
-bool fluid_rows();
-// The consecutive elements of a block of GLL hexahedra of `order` that the column kernel takes side
-// by side (RowsOrder's group; 1 where it takes them one by one).
-int fluid_row_group(int order);
-
 template <class Real>
 class FluidKernels {
  public:
@@ -79,7 +72,6 @@ class FluidKernels {
   std::vector<DeviceArray<Real>> factors_;  // per block: per element, per factor, per point
   std::vector<DeviceArray<Real>> basis_;    // per block: Basis1d::values
   std::vector<int> mode_;                   // per block: layout.hpp's Mode
-  std::vector<DeviceArray<Index>> rows_;    // per block: its node numbers in RowsOrder (none: by element)
 };
 
 extern template class FluidKernels<float>;

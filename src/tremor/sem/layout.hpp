@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <type_traits>
-#include <vector>
 
 #include "tremor/backend/device_array.hpp"
 #include "tremor/backend/forall_blocks.hpp"
@@ -92,55 +91,6 @@ struct ColumnLayout : Layout<3, P> {
   static Index blocks(Index n_elements) { return (n_elements + per_block - 1) / per_block; }
 };
 
-// Which column of which element a column kernel's thread takes, and where the kernel reads an
-// element's node numbers. ElementOrder: thread t takes column t % n^2 of the block's element
-// t / n^2 (a warp's lanes over one element's columns and the next one's), node numbers element by
-// element. RowsOrder (one vector): the block's consecutive elements side by side, thread t taking
-// column i of row j of element e where t = (j per_block + e) n + i, so that a warp's lanes hold one
-// row j of every element of the block: where consecutive elements are neighbours along their x
-// (a box's, numbered along x) a row's nodes are consecutive across the elements, and a warp's
-// gathers and atomic adds meet fewer sectors. Its node numbers lie the same way, in groups of
-// per_block consecutive elements (rows_connectivity), so that a warp reads consecutive words.
-template <int P>
-struct ElementOrder {
-  static constexpr int n3 = (P + 1) * (P + 1) * (P + 1), group = 1, stride = ColumnLayout<P, 1>::stride;
-  TREMOR_HOST_DEVICE static int thread(int t) { return t; }
-  TREMOR_HOST_DEVICE static Size position(Index e, int p) { return static_cast<Size>(e) * n3 + p; }
-};
-template <int P>
-struct RowsOrder {
-  static constexpr int n1 = P + 1, n2 = n1 * n1, n3 = n2 * n1, group = ColumnLayout<P, 1>::per_block;
-  // The elements' shared arrays `stride` values apart (3 n^3 used), its residue modulo the 32 banks
-  // the one of fewest wavefronts over the kernel's shared accesses in this order (counted for each
-  // residue; ElementOrder's n^2 would give P = 4 38% more).
-  static constexpr int residue =
-      P == 2 ? 3 : P == 3 ? 4 : P == 4 ? 6 : P == 5 ? 9 : P == 6 ? 20 : P == 7 ? 16 : n2 % 32;
-  static constexpr int stride = 3 * n3 + ((residue - 3 * n3) % 32 + 32) % 32;
-  TREMOR_HOST_DEVICE static int thread(int t) {
-    const int j = t / (group * n1), r = t % (group * n1);
-    return r / n1 * n2 + j * n1 + r % n1;
-  }
-  TREMOR_HOST_DEVICE static Size position(Index e, int p) {
-    const int i = p % n1, j = p / n1 % n1, k = p / n2;
-    return static_cast<Size>(e / group) * (group * n3) + static_cast<Size>(k * group * n2 + j * group * n1) +
-           static_cast<Size>(e % group * n1 + i);
-  }
-};
-
-// An element block's node numbers (n^3 a hexahedron, element by element) as Order reads them.
-template <class Order>
-std::vector<Index> ordered_connectivity(const std::vector<Index>& connectivity, Index n_elements) {
-  constexpr int n3 = Order::n3;
-  // (the last group's whole)
-  const Size whole = (static_cast<Size>(n_elements) + Order::group - 1) / Order::group * Order::group;
-  std::vector<Index> out(static_cast<std::size_t>(whole * n3), 0);
-  for (Index e = 0; e < n_elements; ++e)
-    for (int p = 0; p < n3; ++p)
-      out[static_cast<std::size_t>(Order::position(e, p))] =
-          connectivity[static_cast<std::size_t>(static_cast<Size>(e) * n3 + p)];
-  return out;
-}
-
 // A column kernel thread's own values (Carried: its registers on a GPU): its column's Components
 // values at its n nodes, as gathered, and the z part of the transposed sums at them.
 template <int P, int Components, class Real>
@@ -206,16 +156,14 @@ TREMOR_HOST_DEVICE inline void store_each(Real* at, const Real (&in)[Each]) {
 // vectors first(t) + q, q < Each (0 for those past the last); with one (V 1) and a `first`
 // given, thread t reads vector first(t) of them (each element's own: the fluid's shots stepped
 // together, sem/fluid.hpp). No barrier.
-template <int P, int Components, int Lanes = 1, int Each = 1, class Order = ElementOrder<P>, class Real, class Held,
-          class Element, class Arrays, class First = int>
+template <int P, int Components, int Lanes = 1, int Each = 1, class Real, class Held, class Element, class Arrays,
+          class First = int>
 TREMOR_HOST_DEVICE inline void gather_columns(const BlockContext& ctx, Held& columns, const Element& element,
                                               const Arrays& arrays, const Index* connectivity, const Real* values,
                                               int n_columns = 1, const First& first_of = 0) {
   using L = ColumnLayout<P, Components, Lanes, Each>;
   constexpr int n1 = L::n, n2 = L::n2, n3 = L::points, V = L::V;
-  static_assert(std::is_same_v<Order, ElementOrder<P>> || V == 1, "rows of elements: one vector");
-  for_each_thread(ctx, L::per_block * n2 * Lanes, [&](int thread) {
-    const int t = Order::thread(thread);
+  for_each_thread(ctx, L::per_block * n2 * Lanes, [&](int t) {
     const Index e = element(t);
     if (e < 0) return;
     Real* v = arrays(t);
@@ -235,7 +183,7 @@ TREMOR_HOST_DEVICE inline void gather_columns(const BlockContext& ctx, Held& col
 #endif
     for (int k = 0; k < n1; ++k) {
       const int p = t / Lanes % n2 + n2 * k;
-      const Index node = connectivity[Order::position(e, p)];
+      const Index node = connectivity[static_cast<Size>(e) * n3 + p];
       for (int c = 0; c < Components; ++c) {
         const Real* from = values + (static_cast<Size>(node) * Components + c) * stride + first;
         Real x[Each];

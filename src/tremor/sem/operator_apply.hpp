@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <cstdlib>
 #include <span>
 #include <type_traits>
 
@@ -66,9 +65,6 @@ struct Memory {
   // element e's lambda at moduli[2 e points + p], its mu `points` further; null where the block's
   // elements take their row's.
   const Real* moduli = nullptr;
-  // The column kernel's block b also asks L2 for the memory variables of block b + ahead (0: its
-  // own only): those of a block that starts a wave of resident blocks later.
-  Index ahead = 0;
 };
 
 // What the law at each point is: the section's (Elastic); the section's with its memory variables
@@ -404,12 +400,8 @@ TREMOR_HOST_DEVICE inline void prefetch_block_memory(const BlockContext& ctx, co
     using L = ColumnLayout<P, 3>;
     using Physics = ElementPhysics<3, P, Real, Mode, Law, true>;
     if (!list) {
-      const int values = static_cast<int>(memory.per_group / point_state(3, P, true).stride());
-      const Index first = ctx.block * L::per_block;
-      for_each_thread(ctx, values, [&](int k) { Physics::prefetch_values(section, memory, first, n, k); });
-      const Index later = (ctx.block + memory.ahead) * L::per_block;
-      if (memory.ahead > 0 && later < n)
-        for_each_thread(ctx, values, [&](int k) { Physics::prefetch_values(section, memory, later, n, k); });
+      for_each_thread(ctx, static_cast<int>(memory.per_group / point_state(3, P, true).stride()),
+                      [&](int k) { Physics::prefetch_values(section, memory, ctx.block * L::per_block, n, k); });
       return;
     }
     for_each_thread(ctx, L::per_block * L::n2, [&](int t) {
@@ -659,11 +651,6 @@ void SemOperator<Real>::add_columns(const Exec& exec, const Real* u, Real* ku, i
         memory = Memory<Real>{records_.data(), memory_[b].data(),
                               static_cast<Size>(memory_[b].size()) / std::max<Size>(groups, 1)};
         memory.coarse = coarse_[b].data();
-        static const Index ahead = [] {
-          const char* value = std::getenv("TREMOR_PREFETCH_AHEAD");
-          return value ? static_cast<Index>(std::atol(value)) : Index(0);
-        }();
-        memory.ahead = ahead;
       }
       memory.moduli = moduli_[b].size() > 0 ? moduli_[b].data() : nullptr;
       if (pml) {

@@ -11,6 +11,8 @@
 [ -f .gpu-base.tar.xz ] && xz -dc .gpu-base.tar.xz | tar xf -
 export LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64 TREMOR_SOURCE_DIR=$PWD NCCL_NVLS_ENABLE=0
 R=$OUT/pairs; mkdir -p $R
+# (one file back: a call returns a limited count of files)
+trap 'tar cf $OUT/pairs.tar -C $OUT pairs --remove-files 2>/dev/null' EXIT
 { date -u; nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv; cat .gpu/COMMIT; } > $R/gpu.txt; cat $R/gpu.txt
 if [ "${TESTS:-1}" != 0 ]; then
   [ "${TESTS:-1}" = all ] && P='*'

@@ -1,9 +1,9 @@
 #!/bin/bash
-# The column kernels (the fluid's and the solid's) summing the faces a block's consecutive elements
-# share before their atomic adds, against the library before them (.gpu/lib-base/libtremor_sem.so,
-# preloaded): the GPU unit tests, the backend's parity tests and the GPU verification tests on the
-# new library (gpu-tests.sh); then `tremor bench fluid` (40^3 boxes) and the gll4 plate, elastic
-# and attenuating, with each library of LIBS ("new base" by default) in turn.
+# A new libtremor_sem.so (.gpu.tar.xz) against the library before it (.gpu/lib-base/libtremor_sem.so,
+# preloaded; first used for the column kernels' face sums, docs/benchmarks.md): the GPU unit tests,
+# the backend's parity tests and the GPU verification tests on the new library (gpu-tests.sh); then
+# `tremor bench fluid` (40^3 boxes) and the gll4 plate, elastic and attenuating, with each library
+# of LIBS ("new base" by default) in turn.
 # BENCH=0: the tests only; TESTS=0: the benches only; TESTS=all: the whole parity suite.
 # EXTRACT=0 keeps the .gpu of a call before on the same machine; .gpu-base.tar.xz (the library
 # before, as .gpu/lib-base/) is unpacked where carried.

@@ -122,6 +122,48 @@ TEST(ExplicitSolver, NonFiniteStateStopsWithStepAndNode) {
   EXPECT_EQ(run.histories[0].n_samples(), static_cast<std::size_t>(run.steps));
 }
 
+// A fluid's potential is checked as the solid's displacement is: here the water (a square 1 m above
+// a steel one, no face between them) grows without bound at a step 10 times the stable one while
+// the steel, unloaded, stays at rest, so only the fluid's check can stop the run.
+TEST(ExplicitSolver, ANonFiniteFluidStopsTheRunNamingItsNode) {
+  Mesh mesh(2);
+  for (const double y : {0.0, 1.0, 2.0, 3.0})
+    for (const double x : {0.0, 1.0}) {
+      const double xy[2] = {x, y};
+      mesh.add_node(mesh.n_nodes() + 1, xy);
+    }
+  ElementBlock& block = mesh.block_for(ElementType::Quad4);
+  block.connectivity = {0, 1, 3, 2, 4, 5, 7, 6};  // steel [0, 1]^2, water [0, 1] x [2, 3]
+  block.labels = {1, 2};
+  Model model = test::water_on_steel(std::move(mesh));
+  PointSource source;
+  source.nodes = {6};  // (0, 3), a water node
+  source.volume = true;
+  source.amplitude = 1e-6;
+  source.signal = Signal::ricker(600.0);
+  source.origin = "m.toml:20";
+  model.point_sources.push_back(source);
+  ExplicitSettings settings;
+  settings.duration = 1.0;
+  model.explicit_settings = settings;
+  const double stable = explicit_fe::preflight(model).stable_dt;  // the steel's, a quarter of the water's
+  model.explicit_settings->duration = 5000 * stable;  // 500 steps: a thousandfold growth per 3 or so
+  RunOptions options;
+  options.time_step = 10.0 * stable;  // unstable in the water too
+  options.allow_unstable = true;
+  options.check_every = 10;
+  const log::Quiet quiet;
+  for (const std::string precision : {"double", "float"}) {
+    options.precision = precision;
+    const auto run = explicit_fe::run_explicit(model, options);
+    (void)log::take_warnings();
+    ASSERT_EQ(run.status, explicit_fe::RunStatus::NonFinite) << precision;
+    EXPECT_LT(run.steps, run.preflight.steps);
+    EXPECT_GE(run.bad_node, 5);  // a water node: labels 5 to 8
+    EXPECT_NE(run.message.find(str("node ", run.bad_node, " has the fluid's p")), std::string::npos) << run.message;
+  }
+}
+
 TEST(ExplicitSolver, FloatAndDoubleAgree) {
   const Model model = loaded_block();
   RunOptions options;

@@ -261,6 +261,8 @@ class FluidTerm final : public StepTerm<Real> {
   // inner nodes last); its number of the model's node `node`, -1 where it holds none.
   std::vector<Index> whole_nodes() const;
   Index fluid_node(Index node) const { return numbering_.local_node(node); }
+  // The model's node of its node `local` (fluid_node's inverse).
+  Index model_node(Index local) const { return numbering_.global_node(local); }
   // The node of the FluidSetup it was made from (its mesh's numbering) of its node `local`: the
   // same but where it keeps the inner nodes last (the whole fluid's GLL hexahedra).
   Index setup_node(Index local) const {
@@ -310,6 +312,7 @@ class FluidTerm final : public StepTerm<Real> {
   // where it is read (the receivers', the interface's and those of read_pressure_at).
   const CentralDifference<Real>& fluid_scheme() const { return *scheme_; }
   View<const Real> pressure() const { return pressure_.view(); }
+  std::vector<Real> pressure_on_host() const { return pressure_.to_host(); }  // (0 where not read)
   Index n_fluid_nodes() const { return scheme_->n_dofs(); }
 
   // A shot's loads (the whole fluid's: fluid_loading with the shot), or a kept set-up's run's, in

@@ -16,36 +16,61 @@ namespace tremor::explicit_fe {
 
 namespace {
 
+// A DofReport's component where the worst is a fluid's potential, or its pressure.
+constexpr int kFluidPotential = 3, kFluidPressure = 4;
+
 // DOFs of the subdomain's displacement that are NaN or Inf (a reduction on its Exec), of every shot
-// it steps.
+// it steps, and its fluid's potential's (a fluid that meets no solid, or whose growth has not
+// reached one yet, is checked as well; a node its parts share is counted in each).
 template <class Real>
 double non_finite(const Subdomain<Real>& d) {
   const View<const Real> u = d.scheme->displacement();
   // A node's values: dim of each shot, side by side.
   const Index width = d.numbering.dim() * d.columns, inner = d.n_counted * width;
   const Index* shared = d.shared_counted.data();
-  return sum<double>(d.exec, inner + d.shared_counted.size() * width, [=] TREMOR_LAMBDA(Index i) {
+  double bad = sum<double>(d.exec, inner + d.shared_counted.size() * width, [=] TREMOR_LAMBDA(Index i) {
     const Index k = i < inner ? i : shared[(i - inner) / width] * width + (i - inner) % width;
     return std::isfinite(static_cast<double>(u[k])) ? 0.0 : 1.0;
   });
+  if (const FluidTerm<Real>* fluid = d.fluid)  // its potential, and its pressure where read
+    for (const View<const Real> values : {fluid->fluid_scheme().displacement(), fluid->pressure()})
+      bad += sum<double>(fluid->work_exec(), values.size, [=] TREMOR_LAMBDA(Index i) {
+        return std::isfinite(static_cast<double>(values[i])) ? 0.0 : 1.0;
+      });
+  return bad;
+}
+
+// Whether `value` (of `node` of the model, `component`, shot `column`) is worse than `worst`,
+// which it then replaces.
+inline void consider(DofReport& worst, double value, Index node, int component, std::size_t column) {
+  const int rank = std::isnan(value) ? 2 : std::isinf(value) ? 1 : 0;
+  const double size = std::isfinite(value) ? std::abs(value) : 0.0;
+  const DofReport dof{double(rank), size, double(node), double(component), value, double(column)};
+  if (worse(dof, worst)) worst = dof;
 }
 
 // The worst DOF of a state that is not finite (worse(): NaN first, then Inf, then the largest
 // |u|, then the lowest node); its rank starts below any DOF's.
+// (A fluid's potential is component kFluidPotential of its node.)
 template <class Real>
 void find_worst(const Subdomain<Real>& d, DofReport& worst) {
   std::vector<Real> previous, u;
   d.scheme->get_state(previous, u);
   const int dim = d.numbering.dim();
+  const auto columns = static_cast<std::size_t>(d.columns);
   for (std::size_t i = 0; i < u.size(); ++i) {
-    const double value = static_cast<double>(u[i]);
-    const int rank = std::isnan(value) ? 2 : std::isinf(value) ? 1 : 0;
-    const double size = std::isfinite(value) ? std::abs(value) : 0.0;
-    const std::size_t of_shot = i / static_cast<std::size_t>(d.columns);  // its DOF in its shot
-    const DofReport dof{double(rank), size, double(d.numbering.global_node(static_cast<Index>(of_shot) / dim)),
-                        double(static_cast<int>(of_shot % dim)), value,
-                        double(i % static_cast<std::size_t>(d.columns))};
-    if (worse(dof, worst)) worst = dof;
+    const std::size_t of_shot = i / columns;  // its DOF in its shot
+    consider(worst, static_cast<double>(u[i]), d.numbering.global_node(static_cast<Index>(of_shot) / dim),
+             static_cast<int>(of_shot % dim), i % columns);
+  }
+  if (const FluidTerm<Real>* fluid = d.fluid) {
+    fluid->fluid_scheme().get_state(previous, u);
+    for (const int component : {kFluidPotential, kFluidPressure}) {
+      if (component == kFluidPressure) u = fluid->pressure_on_host();
+      for (std::size_t i = 0; i < u.size(); ++i)
+        consider(worst, static_cast<double>(u[i]), fluid->model_node(static_cast<Index>(i / columns)), component,
+                 i % columns);
+    }
   }
 }
 
@@ -67,7 +92,11 @@ std::string not_finite(const Preflight& p, const Model& model, int first_shot, s
                    "there (--shots-together 1 steps each alone).");
   }
   return str("the solution is not finite at step ", step, " (t = ", static_cast<double>(step) * dt, " s)", shot,
-             ": node ", node, " has u", "xyz"[static_cast<int>(worst[3])], " = ", worst[4], "; ",
+             ": node ", node,
+             static_cast<int>(worst[3]) == kFluidPotential  ? str(" has the fluid's potential chi = ")
+             : static_cast<int>(worst[3]) == kFluidPressure ? str(" has the fluid's pressure p = ")
+                                                            : str(" has u", "xyz"[static_cast<int>(worst[3])], " = "),
+             worst[4], "; ",
              static_cast<long long>(bad), " values are NaN or Inf.", others, " The time step ", dt,
              " s against the stable ", p.stable_dt,
              " s, or the loads, are the usual causes",

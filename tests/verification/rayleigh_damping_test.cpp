@@ -10,6 +10,7 @@
 // roots' product: a least-squares fit of p and q over the run measures the decay per step.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -205,6 +206,10 @@ TEST(RayleighDamping, StableStepIsTheDampedRootsLimit) {
   const double w = omega(mode), xi = beta * w / 2.0;
   const double limit = 2.0 / w * (std::sqrt(1.0 + xi * xi) - xi);
   EXPECT_NEAR(explicit_fe::stable_step_with_damping(2.0 / w, beta), limit, 1e-15 * limit);
+  // Where beta omega / 2 is large the limit tends to 1 / (beta omega^2 / 2) = dt / (2 xi): taken
+  // without cancellation (the difference of the roots lost every digit from xi ~ 1e8 on).
+  for (const double large : {1e4, 1e8, 1e12})
+    EXPECT_NEAR(explicit_fe::stable_step_with_damping(1.0, large) * 2.0 * large, 1.0, 1.0 / (large * large) + 1e-15);
   for (double factor : {0.99, 1.01}) {
     Stepper<double> stepper(model, "block_csr", Exec::serial(), factor * limit);
     const std::vector<double> u = ring(stepper, model.mesh, mode, 400);  // 1.1^400: no overflow
@@ -230,6 +235,21 @@ TEST(RayleighDamping, PreflightShortensTheStableStep) {
   EXPECT_DOUBLE_EQ(with.stable_dt, expected);
   EXPECT_LT(with.stable_dt, 0.9 * without.stable_dt);  // xi ~ 0.2 to 0.3 at this bar's largest omega
   EXPECT_NE(with.stable_by.find("stiffness-proportional damping"), std::string::npos) << with.stable_by;
+  EXPECT_EQ(with.warnings.size(), without.warnings.size());  // a ratio far below 1: not overdamped
+  // A beta whose damping ratio pi f beta at the loads' highest frequency is above 1 is named.
+  Model loaded = bar(0.0, 1e-3);
+  PointSource pull;
+  pull.nodes = {0};
+  pull.direction = {1.0, 0.0, 0.0};
+  pull.signal = Signal::ricker(1e4);
+  loaded.point_sources.push_back(pull);
+  const explicit_fe::Preflight overdamped = explicit_fe::preflight(loaded, options);
+  ASSERT_GT(overdamped.highest_frequency, 1.0 / (std::numbers::pi * 1e-3));
+  const auto named = std::count_if(overdamped.warnings.begin(), overdamped.warnings.end(), [](const std::string& w) {
+    return w.find("damping_beta 0.001 s is a damping ratio of") != std::string::npos &&
+           w.find("overdamped") != std::string::npos;
+  });
+  EXPECT_EQ(named, 1);
 }
 
 // Elements of different beta: the term's forces are sum_e beta_e K_e v, checked against K of the

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <cstdio>
 #include <functional>
 #include <limits>
@@ -431,6 +432,17 @@ struct Resolution {
                   brief(p.largest_element), " m",
                   p.gll_order > 1 ? str(" at GLL order ", p.gll_order, "); spectral elements need about 5 or more")
                                   : std::string("); linear elements need about 10 or more")));
+    // Stiffness-proportional damping takes the ratio pi f beta at f: above 1 at the loads' highest
+    // frequency their waves are overdamped, and the step shrinks by about 1 / (2 beta / dt).
+    for (const std::string& name : used) {
+      const Material& material = model.material(name);
+      const double ratio = std::numbers::pi * p.highest_frequency * material.damping_beta;
+      if (ratio > 1.0)
+        warn(p, str(material.origin.empty() ? model.source : material.origin, ": material '", name,
+                    "': damping_beta ", material.damping_beta, " s is a damping ratio of ", brief(ratio), " at ",
+                    brief(p.highest_frequency), " Hz, the loads' highest frequency: their waves are overdamped "
+                    "(beta is a time: a ratio zeta at f takes beta = zeta / (pi f))"));
+    }
     // The fastest wave sets the stable step (said when the run is long) and the longest wavelength
     // at an absorbing layer's design frequency: layers thinner than about 1.5 wavelengths reflect
     // noticeably (Rajagopal et al. 2012, the ALID the pogo paper uses in section 4.3).

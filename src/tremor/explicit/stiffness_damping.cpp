@@ -27,7 +27,7 @@ fem::SectionTable beta_weighted(const fem::SectionTable& table) {
 double stable_step_with_damping(double undamped_dt, double beta) {
   if (!(beta > 0.0)) return undamped_dt;
   const double xi = beta / undamped_dt;  // beta omega_max / 2 with omega_max = 2 / dt
-  return undamped_dt * (std::sqrt(1.0 + xi * xi) - xi);
+  return undamped_dt / (std::sqrt(1.0 + xi * xi) + xi);  // sqrt(1 + xi^2) - xi, without its cancellation
 }
 
 template <class Real>

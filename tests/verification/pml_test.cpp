@@ -529,6 +529,47 @@ TEST(Pml, MultiaxialKeepsAThinLayerInSteelDecaying) {
 // along y. The pre-flight warns of it; a C-PML on every face grows until the run is not finite
 // (at 2,300 steps here), and the multi-axial PML with p 0.2 decays and stays decayed over
 // 30,000 steps (p 0.1 still grows, from ~20 s: docs/verification.md).
+// The layer's frequency shift against the step and the sources: alpha_max dt above 1 (a shift
+// beyond what the step resolves, with which a layer grew in runs that ended finite) refused naming
+// the layer; a design frequency a decade from the sources' warned; the default (pi f0) neither.
+TEST(Pml, AShiftBeyondTheStepIsRefusedAndAFarDesignFrequencyWarned) {
+  Model model;
+  model.source = "pml.toml";
+  model.mesh = generate_rectangle({0.0, 0.0}, {12.0 * h, 12.0 * h}, {12, 12}, ElementType::Quad4, 1);
+  model.materials.push_back(Material::from_speeds("rock", c_p, c_s, density));
+  model.sections.push_back({"all", "rock", Formulation::PlaneStrain, 1.0});
+  PointSource force;
+  force.position = std::array<double, 3>{6.0 * h, 6.0 * h, 0.0};
+  force.direction = {0.0, 1.0, 0.0};
+  force.signal = Signal::ricker(f0);
+  model.point_sources.push_back(force);
+  AbsorbingLayer lined;
+  lined.kind = AbsorbingKind::Pml;
+  lined.faces = {BoxFace::XMin, BoxFace::XMax, BoxFace::YMin, BoxFace::YMax};
+  lined.thickness = 3.0 * h;
+  lined.origin = "pml.toml:30";
+  model.absorbing.push_back(lined);
+  ExplicitSettings settings;
+  settings.duration = 0.1;
+  model.explicit_settings = settings;
+  const log::Quiet quiet;
+  const auto far = [](const explicit_fe::Preflight& p) {
+    return std::count_if(p.warnings.begin(), p.warnings.end(), [](const std::string& w) {
+      return w.find("pml.toml:30: absorbing layer (pml): alpha_max") != std::string::npos &&
+             w.find("a decade or more from the sources' 10 Hz") != std::string::npos;
+    });
+  };
+  const explicit_fe::Preflight p = explicit_fe::preflight(model);
+  EXPECT_EQ(far(p), 0);
+  model.absorbing[0].frequency = 0.5;  // a twentieth of the source's
+  EXPECT_EQ(far(explicit_fe::preflight(model)), 1);
+  model.absorbing[0].alpha_max = 2.0 / p.dt;  // alpha_max dt 2 (the step does not depend on the layer)
+  test::expect_contains(test::error_of([&] { (void)explicit_fe::preflight(model); }),
+                        {"pml.toml:30: absorbing layer (pml): alpha_max", "is 2, above 1"});
+  model.absorbing[0].alpha_max = 0.5 / p.dt;
+  EXPECT_NO_THROW((void)explicit_fe::preflight(model));
+}
+
 TEST(Pml, AnisotropicMediumNeedsTheMultiaxialRatio) {
   constexpr double rho = 2500.0, unit = rho * 1e6;  // Pa
   std::array<double, 36> c{};

@@ -33,6 +33,8 @@
 #include "tremor/fem/viscoelastic.hpp"
 #include "tremor/mesh/adjacency.hpp"
 #include "tremor/model/absorbing.hpp"
+#include "tremor/model/attenuation.hpp"
+#include "tremor/model/pml.hpp"
 #include "tremor/model/material_field.hpp"
 #include "tremor/operator/spectrum.hpp"
 #include "tremor/parallel/communicator.hpp"
@@ -574,6 +576,32 @@ void warn_pml_growth(Preflight& p, const Model& model) {
   }
 }
 
+// A layer's frequency shift alpha_max (pi f0 by default) is made for the loads' band: one above
+// 1 / dt lies beyond anything the step resolves, and the layer's memory variables then grew in runs
+// that ended finite (alpha_max dt about 12; 6 decayed): refused, naming the layer. A design
+// frequency a decade away from the sources' centre frequencies absorbs them poorly: warned.
+void check_pml_frequency(Preflight& p, const Model& model) {
+  if (!p.pml.any()) return;
+  const std::array<double, 2> band = source_frequencies(model);
+  for (const AbsorbingLayer& layer : model.absorbing) {
+    if (layer.kind != AbsorbingKind::Pml) continue;
+    const std::string at = str(layer.origin.empty() ? model.source : layer.origin, ": absorbing layer (pml)");
+    const double alpha_max = layer.alpha_max > 0.0 ? layer.alpha_max : std::numbers::pi * pml_frequency(model, layer);
+    const std::string given = layer.alpha_max > 0.0 ? str("alpha_max ", alpha_max, " 1/s")
+                                                    : str("alpha_max ", alpha_max, " 1/s (pi x its frequency ",
+                                                          pml_frequency(model, layer), " Hz)");
+    TREMOR_CHECK(alpha_max * p.dt <= 1.0, at, ": ", given, " times the time step ", p.dt, " s is ",
+                 alpha_max * p.dt, ", above 1: a frequency shift beyond what the step resolves, with which the layer "
+                 "grows; alpha_max is about pi times the sources' centre frequency (the default)");
+    const double f0 = alpha_max / std::numbers::pi;
+    if (band[0] > 0.0 && (f0 > 10.0 * band[1] || f0 < 0.1 * band[0]))
+      warn(p, str(at, ": ", given, " is made for ", brief(f0), " Hz, a decade or more from the sources' ",
+                  band[0] == band[1] ? str(brief(band[0]), " Hz") : str(brief(band[0]), " to ", brief(band[1]), " Hz"),
+                  ": the layer absorbs their waves poorly; leave 'frequency' and 'alpha_max' out to take the "
+                  "sources'"));
+  }
+}
+
 // An anisotropic material whose waves' slowness and group velocity point apart along a lined axis
 // (Material::pml_margin): a C-PML there grows (Becache et al. 2003), and the multi-axial PML is the
 // remedy (Meza-Fajardo and Papageorgiou 2008); the ratio it needs depends on the material.
@@ -759,6 +787,7 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
   p.pml_layers = describe_pml(whole, p.pml);
   if (p.fluid && p.fluid->pml.any())  // (the fluid's d0 from its own sound speed: FluidSetup::pml)
     for (const std::string& line : describe_pml(whole, p.fluid->pml)) p.pml_layers.push_back(str(line, ", in the fluid"));
+  check_pml_frequency(p, model);
   warn_pml_growth(p, model);
   warn_pml_anisotropy(p, model);
   warn_quadratic_lumping(p, model);

@@ -20,6 +20,7 @@
 #include "tremor/io/material_field_file.hpp"
 #include "tremor/io/model_file.hpp"
 #include "tremor/model/material_field.hpp"
+#include "tremor/record/explicit_run.hpp"
 
 namespace tremor {
 namespace TREMOR_TEST_FILE {
@@ -133,6 +134,24 @@ TEST(MaterialField, EachElementTakesTheFieldAtItsCentre) {
   const std::size_t row = static_cast<std::size_t>(materials.element_row[17]);
   EXPECT_EQ(table.density[row], materials.rows[row].density);
   EXPECT_EQ(table.D[row][8], materials.rows[row].c(5, 5));  // mu, the plane xy entry
+}
+
+// The model's hash (what --resume compares) takes the field file's bytes: a grid changed between a
+// run and its resume is another model, whatever the model file says; the same bytes elsewhere the same.
+TEST(MaterialField, TheModelsHashTakesItsFieldFile) {
+  Folder folder("hash");
+  folder.write("f.csv", linear_csv());
+  const std::string text = plate("field = \"f.csv\"\n");
+  const std::string path = folder.write("m.toml", text);
+  const std::string before = record::model_file_hash(path, parse(folder, text));
+  EXPECT_EQ(record::model_file_hash(path, parse(folder, text)), before);
+  std::string changed = linear_csv();
+  changed.back() = ' ';  // the last row's density ends in a space instead of its newline: same values
+  folder.write("f.csv", changed + "\n");
+  EXPECT_NE(record::model_file_hash(path, parse(folder, text)), before);
+  Folder moved("hash_moved");  // the same files in another folder
+  moved.write("f.csv", linear_csv());
+  EXPECT_EQ(record::model_file_hash(moved.write("m.toml", text), parse(moved, text)), before);
 }
 
 // The stable step of a field is the step of its fastest element: the same model with the fast

@@ -251,7 +251,8 @@ std::vector<std::string> checkpoint_mismatches(const Checkpoint& saved, const Ch
   const auto compare = [&](const char* what, const auto& a, const auto& b) {
     if (a != b) out.push_back(str(what, ": the checkpoint's run had ", a, ", this one has ", b));
   };
-  compare("model hash (the model file, its mesh and signal tables)", saved.model_hash, now.model_hash);
+  compare("model hash (the model file, the files it reads, its mesh and signal tables)", saved.model_hash,
+          now.model_hash);
   compare("precision", saved.precision, now.precision);
   compare("operator", saved.operator_kind, now.operator_kind);
   compare("backend", saved.backend, now.backend);

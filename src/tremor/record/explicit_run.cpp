@@ -556,6 +556,15 @@ std::string model_hash(std::string_view model_bytes, const Model& model) {
   for (const Transducer& t : model.transducers)
     if (t.mode == Transducer::Mode::Piston) signal(t.signal);
   for (const Amplitude& amplitude : model.amplitudes) inputs.add(amplitude.points);
+  // The bytes of every other file it read (material fields, grains, element data, meshes), not
+  // their paths (a run resumed from another folder is the same run): a checkpoint resumed after
+  // one changed would mix two models.
+  for (const std::string& path : model.inputs) {
+    if (!model.source.empty() && io::same_file(path, model.source)) continue;
+    std::ifstream in(path, std::ios::binary);
+    char chunk[65536];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) inputs.add(chunk, static_cast<std::size_t>(in.gcount()));
+  }
   return str("fnv1a64:", file.hex(), ":", inputs.hex());
 }
 

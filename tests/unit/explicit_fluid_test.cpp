@@ -549,6 +549,42 @@ TEST(ExplicitFluid, APressureReleaseHoldsThePotential) {
                         {"m.toml:61: the acoustic pressure (degree of freedom 8) is a fluid's"});
 }
 
+// What acts on a displacement acts on solids: a displacement held or prescribed where every node
+// it names is only a fluid's, and a body force on fluid elements, are refused naming their line; a
+// held face spanning both holds the solid's nodes, and a body force on the solid's elements is
+// renumbered with them.
+TEST(ExplicitFluid, DisplacementsAndBodyForcesOnTheFluidAreRefused) {
+  const Model base = water_on_steel(ElementType::Quad4, 1);  // nodes 6 to 8 (y = 2) only the water's
+  Model model = base;
+  PrescribedDisplacement motion;
+  motion.nodes = {6, 7};
+  motion.components = {1};
+  motion.factor = {0.0, 1.0, 0.0};
+  motion.signal = Signal::ricker(600.0);
+  motion.origin = "m.toml:40";
+  model.prescribed.push_back(motion);
+  test::expect_contains(test::error_of([&] { (void)fem::solid_part(model); }),
+                        {"m.toml:40: a prescribed displacement at 2 nodes (node 7) which only fluid elements hold"});
+  model.prescribed.back().nodes = {3, 6};  // the interface's node 3 is the steel's too
+  EXPECT_EQ(fem::solid_part(model).prescribed.size(), 1u);
+  model = base;
+  model.fixed.push_back({{6, 7, 8}, 0, 0.0, "", "m.inp:12"});
+  test::expect_contains(test::error_of([&] { (void)fem::solid_part(model); }),
+                        {"m.inp:12: a held displacement at 3 nodes (node 7) which only fluid elements hold"});
+  model = base;
+  BodyForce gravity;
+  gravity.elements = {0, 1, 2, 3};  // every element: 2 and 3 are the water's
+  gravity.acceleration = {0.0, -9.81, 0.0};
+  gravity.origin = "m.toml:50";
+  model.body_forces.push_back(gravity);
+  test::expect_contains(test::error_of([&] { (void)fem::solid_part(model); }),
+                        {"m.toml:50: the body force on every element acts on 2 fluid elements (element 3)",
+                         "give the solid's element set"});
+  model.body_forces.back().elements = {0, 1};
+  const Model solid = fem::solid_part(model);
+  EXPECT_EQ(solid.body_forces.front().elements, (std::vector<Index>{0, 1}));
+}
+
 // An alid or srm layer over fluid elements damps them as a solid's (model/absorbing.hpp): the fluid
 // mesh's table holds the model's profile at its elements, the lumped damping is alpha M_f lumped,
 // an srm layer scales K_f (the element kernel's and the sum-factorised one's), and the run takes

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/fem/faces.hpp"
 #include "tremor/fem/point_sources.hpp"
 
@@ -141,6 +142,23 @@ Model solid_part(const Model& model) {
     faces = std::move(solid);
   };
   for (auto& [name, faces] : into.face_sets) renumber(faces);
+  // Body forces act on solids: one on a fluid element (gravity on every element, say) is refused,
+  // a fluid's hydrostatic pressure not being modelled; the others renumbered as the sets are.
+  for (BodyForce& body : out.body_forces) {
+    for (Index& e : body.elements) {
+      if (number[static_cast<std::size_t>(e)] >= 0) {
+        e = number[static_cast<std::size_t>(e)];
+        continue;
+      }
+      const auto n_fluid = std::count_if(body.elements.begin(), body.elements.end(),
+                                         [&](Index f) { return number[static_cast<std::size_t>(f)] < 0; });
+      throw Error(str(body.origin.empty() ? model.source : body.origin, ": the body force",
+                      body.element_set.empty() ? str(" on every element") : str(" on '", body.element_set, "'"),
+                      " acts on ", n_fluid, " fluid element", n_fluid == 1 ? "" : "s", " (element ",
+                      mesh.element_label(e), "): a body force acts on solids (a fluid's hydrostatic pressure is not "
+                      "modelled); give the solid's element set"));
+    }
+  }
   std::erase_if(out.sections, [&](const Section& section) { return model.material(section.material).fluid; });
   // Loads and receivers on the fluid alone.
   for (SurfaceLoad& load : out.surface_loads) {
@@ -158,6 +176,22 @@ Model solid_part(const Model& model) {
       if (!solid_node[static_cast<std::size_t>(node)]) return &node;
     return nullptr;
   };
+  // A displacement held or prescribed where every node it names only fluid elements hold, which have
+  // no displacement, is refused (one that names solid nodes too holds those: a face spanning both).
+  const auto fluid_nodes = [&](const std::vector<Index>& nodes, const std::string& origin, const char* what) {
+    if (nodes.empty() || std::any_of(nodes.begin(), nodes.end(),
+                                     [&](Index node) { return solid_node[static_cast<std::size_t>(node)]; }))
+      return;
+    throw Error(str(origin.empty() ? model.source : origin, ": ", what, " at ", nodes.size(), " node",
+                    nodes.size() == 1 ? "" : "s", " (node ", mesh.node_labels[static_cast<std::size_t>(nodes[0])],
+                    ") which only fluid elements hold: a fluid has no displacement (its faces are rigid where "
+                    "nothing else holds them; [[pressure_release]] holds its pressure at 0, a [[transducer]] "
+                    "piston drives it)"));
+  };
+  for (const PrescribedDisplacement& motion : model.prescribed)
+    fluid_nodes(motion.nodes, motion.origin, "a prescribed displacement");
+  for (const FixedDof& fixed : model.fixed)
+    if (fixed.component != FixedDof::pressure) fluid_nodes(fixed.nodes, fixed.origin, "a held displacement");
   // Sources at positions placed while the fluid's elements are known (a force in the fluid, or a
   // volume source in the solid, refused by name); the nodes keep their numbers in the solid part.
   out.point_sources = placed_sources(model);

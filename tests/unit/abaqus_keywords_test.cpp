@@ -168,6 +168,23 @@ TEST(AbaqusKeywords, AcousticMediumMakesAFluidOfAcousticElements) {
                    "elements"),
             std::string::npos)
       << e;
+  // A VOLUMETRIC DRAG block gives a drag coefficient, not the bulk modulus: skipped whole and named
+  // among what was ignored, after the bulk modulus as Abaqus takes them, or alone (then none).
+  std::string drag = water;
+  drag.replace(drag.find("2.1904E9\n"), 9, "2.1904E9\n*ACOUSTIC MEDIUM, VOLUMETRIC DRAG\n500.\n");
+  {
+    const log::Quiet quiet;
+    EXPECT_DOUBLE_EQ(read(drag, "WATER").materials[1].sound_speed(), 1480.0);
+    const auto warnings = log::take_warnings();
+    ASSERT_FALSE(warnings.empty());
+    EXPECT_NE(warnings.back().find("*ACOUSTIC MEDIUM, VOLUMETRICDRAG (the block and its data lines) (at deck.inp:28)"),
+              std::string::npos)
+        << warnings.back();
+    std::string drag_alone = water;
+    drag_alone.replace(drag_alone.find("BULK MODULUS"), 12, "VOLUMETRIC DRAG");
+    e = test::error_of([&] { (void)read(drag_alone, "WATER"); });
+    EXPECT_NE(e.find("has no *ACOUSTIC MEDIUM"), std::string::npos) << e;
+  }
   std::string both = water;
   both.replace(both.find("*DENSITY\n1000."), 14, "*ELASTIC\n1.E9, 0.3\n*DENSITY\n1000.");
   e = test::error_of([&] { (void)read(both, "WATER"); });

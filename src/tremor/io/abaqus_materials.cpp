@@ -257,10 +257,17 @@ void Reader::density(const KeywordLine& keyword) {
 }
 
 // *ACOUSTIC MEDIUM, BULK MODULUS (the default): the fluid's bulk modulus; with *DENSITY a fluid
-// (docs/model-file.md, "Fluids"). VOLUMETRIC DRAG and the others are not supported.
+// (docs/model-file.md, "Fluids"). VOLUMETRIC DRAG, CAVITATION LIMIT and the others give other
+// quantities on their data lines: not supported, so the block is skipped whole (its data lines are
+// no bulk modulus) and named among what was ignored.
 void Reader::acoustic_medium(const KeywordLine& keyword) {
-  check_parameters(keyword, {"BULKMODULUS", "DEPENDENCIES"});
   MaterialDraft& draft = current_material(keyword);
+  for (const auto& parameter : keyword.parameters)
+    if (parameter.key != "BULKMODULUS" && parameter.key != "DEPENDENCIES") {
+      ignore(str(keyword.display, ", ", parameter.key, " (the block and its data lines)"), keyword.where);
+      skip_data();
+      return;
+    }
   check_no_dependencies(keyword);
   if (draft.bulk_modulus)
     fail(keyword.where, "material '" + draft.name + "' has a second *ACOUSTIC MEDIUM (first at " +

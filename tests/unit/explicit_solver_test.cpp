@@ -164,6 +164,21 @@ TEST(ExplicitSolver, ANonFiniteFluidStopsTheRunNamingItsNode) {
   }
 }
 
+// A model nothing loads stays at rest: the pre-flight says so, naming the model (a deck's acoustic
+// loads, which are not read, can leave one so); one that is loaded is not warned.
+TEST(ExplicitSolver, AModelNothingLoadsIsSaidToStayAtRest) {
+  Model model = loaded_block();
+  const auto at_rest = [](const explicit_fe::Preflight& p) {
+    return std::count_if(p.warnings.begin(), p.warnings.end(), [](const std::string& w) {
+      return w.find("block: nothing loads the model") != std::string::npos;
+    });
+  };
+  const log::Quiet quiet;
+  EXPECT_EQ(at_rest(explicit_fe::preflight(model)), 0);
+  model.point_sources.clear();
+  EXPECT_EQ(at_rest(explicit_fe::preflight(model)), 1);
+}
+
 TEST(ExplicitSolver, FloatAndDoubleAgree) {
   const Model model = loaded_block();
   RunOptions options;

@@ -399,6 +399,11 @@ struct Resolution {
       p.highest_frequency =
           std::max(p.highest_frequency, fluid_loading(*with_fluids, p.fluid->mesh).highest_frequency());
     clock.lap("loads (highest frequency)");
+    // (A deck's loads tremor does not read, say, leave a model at rest: said, not refused.)
+    if (model.loads.empty() && model.point_sources.empty() && model.surface_loads.empty() &&
+        model.body_forces.empty() && model.prescribed.empty() && model.transducers.empty())
+      warn(p, str(model.source, ": nothing loads the model (no source, load, prescribed motion or transducer): it "
+                                "stays at rest, every output zero"));
     p.phases = clock.take();
   }
 

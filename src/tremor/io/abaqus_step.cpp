@@ -138,8 +138,15 @@ void Reader::cload(const KeywordLine& keyword) {
     const std::vector<Index> nodes = nodes_of(f[0]);
     const int component = dof(f[1]);
     const double magnitude = f.size() > 2 ? real_or(f[2], 0.0, "a load magnitude") : 0.0;
+    if (component == FixedDof::pressure + 1) {  // (ignored, not refused: a deck read for its mesh alone may have it)
+      ignore("*CLOAD on degree of freedom 8 (a volume acceleration at an acoustic node, not read: a fluid is driven "
+             "by a [[source]] with 'volume', or a [[transducer]] piston, in a model file reading this mesh)",
+             record.where);
+      continue;
+    }
     if (component > 3) {
-      ignore("*CLOAD on degrees of freedom above 3 (moments and others that solids lack)", record.where);
+      ignore("*CLOAD on degrees of freedom 4 to 7 and above 8 (moments and others that solids and fluids lack)",
+             record.where);
       continue;
     }
     PendingLoad entry;

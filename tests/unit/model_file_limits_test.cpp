@@ -109,7 +109,8 @@ TEST_F(ModelFileLimits, StepLongerThanTheDuration) {
   EXPECT_EQ(p.dt, 1e-12);
   EXPECT_EQ(p.steps, 1);
   EXPECT_EQ(p.dt_source, "automatic, shortened to the duration");
-  ASSERT_EQ(p.warnings.size(), 1u);
+  ASSERT_EQ(p.warnings.size(), 2u);  // and that nothing loads it
+  expect_contains(p.warnings[1], {"nothing loads the model"});
   expect_contains(p.warnings[0], {"the automatic time step", "(0.9 x the stable step", "set by element",
                                   "is longer than the duration 1e-12 s: the run is one step of the duration"});
   options.time_step = 1e-11;

@@ -587,23 +587,33 @@ TEST(ExplicitFluid, DisplacementsAndBodyForcesOnTheFluidAreRefused) {
   EXPECT_EQ(solid.body_forces.front().elements, (std::vector<Index>{0, 1}));
 }
 
+// Steel (y < 0.01) under water (to 0.02) of 4 x 4 quad4 in a model file, `tail` after its sections
+// (line 31 on).
+Model water_on_steel_file(const std::string& tail) {
+  return io::read_model_buffer(
+      "[mesh]\ngenerator = \"rectangle\"\nelement = \"quad4\"\nsize = [0.02, 0.02]\ndivisions = [4, 4]\n"
+      "[[mesh.element_set]]\nname = \"steel\"\nmin = [0.0, 0.0]\nmax = [0.02, 0.01]\n"
+      "[[mesh.element_set]]\nname = \"water\"\nmin = [0.0, 0.01]\nmax = [0.02, 0.02]\n"
+      "[[material]]\nname = \"steel\"\ndensity = 7850.0\nyoungs_modulus = 210e9\npoisson_ratio = 0.3\n"
+      "[[material]]\nname = \"water\"\nkind = \"fluid\"\ndensity = 1000.0\nsound_speed = 1480.0\n"
+      "[[section]]\nelement_set = \"steel\"\nmaterial = \"steel\"\nformulation = \"plane_strain\"\n"
+      "[[section]]\nelement_set = \"water\"\nmaterial = \"water\"\n" + tail,
+      "m.toml", "");
+}
+
+// A piston on the water's top driven by pressure (line 31), its signal `signal`.
+std::string pressure_piston(const std::string& name, double x, const std::string& signal) {
+  return str("[[transducer]]\nname = \"", name, "\"\nmode = \"piston\"\nsurface = \"ymax\"\nposition = [", x,
+             ", 0.02]\nradius = 0.005\ndrive = \"pressure\"\namplitude = 1e5\nsignal = ", signal, "\n");
+}
+
 // A piston whose signal's integral is not zero (a Gaussian) makes the fluid's potential grow behind
 // its pulse, which float's pressure does not keep: the pre-flight of a float run names it once;
 // a tone burst, or a double run, is not warned.
 TEST(ExplicitFluid, AFloatRunWarnsOfAPistonWhoseSignalDoesNotAverageZero) {
   const auto model = [](const std::string& signal, const std::string& precision) {
-    return io::read_model_buffer(
-        "[mesh]\ngenerator = \"rectangle\"\nelement = \"quad4\"\nsize = [0.02, 0.02]\ndivisions = [4, 4]\n"
-        "[[mesh.element_set]]\nname = \"steel\"\nmin = [0.0, 0.0]\nmax = [0.02, 0.01]\n"
-        "[[mesh.element_set]]\nname = \"water\"\nmin = [0.0, 0.01]\nmax = [0.02, 0.02]\n"
-        "[[material]]\nname = \"steel\"\ndensity = 7850.0\nyoungs_modulus = 210e9\npoisson_ratio = 0.3\n"
-        "[[material]]\nname = \"water\"\nkind = \"fluid\"\ndensity = 1000.0\nsound_speed = 1480.0\n"
-        "[[section]]\nelement_set = \"steel\"\nmaterial = \"steel\"\nformulation = \"plane_strain\"\n"
-        "[[section]]\nelement_set = \"water\"\nmaterial = \"water\"\n"
-        "[[transducer]]\nname = \"probe\"\nmode = \"piston\"\nsurface = \"ymax\"\nposition = [0.01, 0.02]\n"
-        "radius = 0.005\ndrive = \"pressure\"\namplitude = 1e5\nsignal = " + signal +
-            "\n[explicit]\nduration = 2e-5\nprecision = \"" + precision + "\"\n",
-        "m.toml", "");
+    return water_on_steel_file(pressure_piston("probe", 0.01, signal) + "[explicit]\nduration = 2e-5\nprecision = \"" +
+                               precision + "\"\n");
   };
   const auto drift = [](const Model& m) {
     const explicit_fe::Preflight p = explicit_fe::preflight(m);
@@ -618,6 +628,28 @@ TEST(ExplicitFluid, AFloatRunWarnsOfAPistonWhoseSignalDoesNotAverageZero) {
   EXPECT_EQ(drift(model(gaussian, "double")), 0);
   EXPECT_EQ(drift(model("{ kind = \"tone_burst\", frequency = 1e6, cycles = 3 }", "float")), 0);
   EXPECT_EQ(drift(model("{ kind = \"ricker\", frequency = 1e6 }", "float")), 0);
+}
+
+// Holds of one fluid node's pressure that cannot both act are refused naming both: a piston driven by
+// pressure on a pressure release's nodes, or on another's; and a volume source every node of which
+// is held, which would inject nothing.
+TEST(ExplicitFluid, ConflictingPressureHoldsAreRefused) {
+  const std::string ricker = "{ kind = \"ricker\", frequency = 1e5 }";
+  const auto loading_error = [](const Model& model) {
+    return test::error_of([&] { (void)fluid_loading(model, fluid_mesh(model)); });
+  };
+  const std::string released = "[[pressure_release]]\nnode_set = \"ymax\"\n";
+  test::expect_contains(loading_error(water_on_steel_file(pressure_piston("probe", 0.01, ricker) + released)),
+                        {"m.toml:31: piston 'probe' driven by pressure holds node", "which the pressure-release "
+                         "boundary of m.toml:40 holds at p = 0"});
+  test::expect_contains(
+      loading_error(water_on_steel_file(pressure_piston("a", 0.008, ricker) + pressure_piston("b", 0.012, ricker))),
+      {"m.toml:40: piston 'b' driven by pressure holds node", "which piston 'a' (m.toml:31) holds too"});
+  const Model apart = water_on_steel_file(pressure_piston("a", 0.004, ricker) + pressure_piston("b", 0.016, ricker));
+  EXPECT_NO_THROW((void)fluid_loading(apart, fluid_mesh(apart)));
+  const std::string source = "[[source]]\nnode_set = \"ymax\"\nvolume = 1e-9\nsignal = " + ricker + "\n";
+  test::expect_contains(loading_error(water_on_steel_file(source + released)),
+                        {"m.toml:31: the volume source at node", "would inject nothing"});
 }
 
 // An alid or srm layer over fluid elements damps them as a solid's (model/absorbing.hpp): the fluid

@@ -21,6 +21,7 @@
 #include "tremor/partition/block_file.hpp"
 #include "tremor/fem/time_step.hpp"
 #include "tremor/mesh/generate.hpp"
+#include "tremor/model/attenuation.hpp"
 
 namespace tremor {
 namespace TREMOR_TEST_FILE {
@@ -177,6 +178,34 @@ TEST(ExplicitSolver, AModelNothingLoadsIsSaidToStayAtRest) {
   EXPECT_EQ(at_rest(explicit_fe::preflight(model)), 0);
   model.point_sources.clear();
   EXPECT_EQ(at_rest(explicit_fe::preflight(model)), 1);
+}
+
+// A constant-Q fit worse than the 5% the solids are verified to hold is warned, naming the material:
+// one solid over the default decade (about 50%); three over it (0.24%) are not.
+TEST(ExplicitSolver, APoorConstantQFitIsWarned) {
+  Model model = loaded_block();
+  Attenuation q;
+  q.q_p = 60.0;
+  q.q_s = 30.0;
+  q.reference_frequency = 1e6;
+  model.materials[0].attenuation = q;
+  model.materials[0].origin = "m.toml:7";
+  const auto poor = [](const explicit_fe::Preflight& p) {
+    return std::count_if(p.warnings.begin(), p.warnings.end(), [](const std::string& w) {
+      return w.find("m.toml:7: material 'steel': its 1 standard linear solid fit a constant Q over [") !=
+                 std::string::npos &&
+             w.find("raise q_solids") != std::string::npos;
+    });
+  };
+  const log::Quiet quiet;
+  explicit_fe::RunOptions options;
+  options.operator_kind = "matrix_free";
+  EXPECT_EQ(poor(explicit_fe::preflight(model, options)), 0);
+  model.materials[0].attenuation->solids = 1;
+  const explicit_fe::Preflight one = explicit_fe::preflight(model, options);
+  EXPECT_EQ(poor(one), 1);
+  ASSERT_EQ(one.attenuation.size(), 1u);
+  EXPECT_NE(one.attenuation[0].find(", 1 solid over ["), std::string::npos) << one.attenuation[0];
 }
 
 TEST(ExplicitSolver, FloatAndDoubleAgree) {

@@ -448,6 +448,7 @@ Loading fluid_loading(const Model& model, const FluidMesh& fluid, const Shot* sh
   // xi = int v dt, the volume A_a xi at each node (A_a its share of the piston's area,
   // fem::piston_areas); a pressure drive holds chi = -amplitude int int signal at the nodes within
   // the radius, so that p = -chi_tt follows the signal there.
+  std::vector<const Transducer*> pressure_held(fluid.nodes.size(), nullptr);  // by fluid node: the piston holding it
   for (const Transducer& t : model.transducers) {
     if (t.mode != Transducer::Mode::Piston) continue;
     const std::string at = t.origin.empty() ? model.source : t.origin;
@@ -507,10 +508,35 @@ Loading fluid_loading(const Model& model, const FluidMesh& fluid, const Shot* sh
     }
     TREMOR_CHECK(!held.nodes.empty(), at, ": piston '", t.name, "': no node of surface '", t.surface, "' lies within ",
                  t.radius, " m of its centre, where a pressure drive holds the pressure; widen it or refine the mesh");
+    // Two holds of one node's pressure cannot both act: refused, naming both, as for a velocity drive.
+    for (const Index node : held.nodes) {
+      const std::string label = str(scalar.mesh.node_labels[static_cast<std::size_t>(node)]);
+      if (const FixedDof* release = released[static_cast<std::size_t>(node)])
+        throw Error(str(at, ": piston '", t.name, "' driven by pressure holds node ", label, ", which the "
+                        "pressure-release boundary of ", release->origin, " holds at p = 0; put the pressure release "
+                        "elsewhere, or the piston on another surface"));
+      if (const Transducer* other = pressure_held[static_cast<std::size_t>(node)])
+        throw Error(str(at, ": piston '", t.name, "' driven by pressure holds node ", label, ", which piston '",
+                        other->name, "' (", other->origin.empty() ? model.source : other->origin,
+                        ") holds too: pistons driven by pressure may not overlap"));
+      pressure_held[static_cast<std::size_t>(node)] = &t;
+    }
     held.components = {0};
     held.factor = {1.0, 0.0, 0.0};
     driven(held, 2);
     scalar.prescribed.push_back(std::move(held));
+  }
+  // A volume source every node of which a pressure release or a piston holds injects nothing.
+  for (const PointSource& load : scalar.point_sources) {
+    if (!load.transducer.empty()) continue;
+    const auto held = [&](Index node) {
+      return released[static_cast<std::size_t>(node)] || pressure_held[static_cast<std::size_t>(node)];
+    };
+    if (!load.nodes.empty() && std::all_of(load.nodes.begin(), load.nodes.end(), held))
+      throw Error(str(load.origin.empty() ? model.source : load.origin, ": the volume source at node ",
+                      scalar.mesh.node_labels[static_cast<std::size_t>(load.nodes[0])], " would inject nothing: ",
+                      load.nodes.size() == 1 ? "its node is" : "every node it loads is",
+                      " held (a pressure release's p = 0, or a piston driven by pressure); move it into the fluid"));
   }
   return Loading(scalar, shot);
 }

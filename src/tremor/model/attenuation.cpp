@@ -289,7 +289,8 @@ std::string describe(const ResolvedAttenuation& r, const Material& material) {
   std::snprintf(error, sizeof error, "%.2g%%", 100.0 * r.worst_error());
   const double rho = material.density;
   const std::string head = str("material '", material.name, "': ", qualities, ", ", r.shear.omega.size(),
-                               given.coarse_grained ? " solids (coarse-grained)" : " solids", " over [",
+                               r.shear.omega.size() == 1 ? " solid" : " solids",
+                               given.coarse_grained ? " (coarse-grained)" : "", " over [",
                                si(r.band[0]), "Hz, ", si(r.band[1]), "Hz], worst Q error ", error);
   if (!material.isotropic) {
     const double omega = 2.0 * std::numbers::pi * r.reference_frequency;

@@ -135,6 +135,9 @@ TEST(Arrays, RefuseWhatCannotStandOnTheSurface) {
   expect_contains(fails(array("direction = [0.0, 1.0]\n")), {"does not lie in surface 'ymax'"});
   expect_contains(fails(array("length = 1e-3\n")), {"'length' is a 3D array's elevation"});
   expect_contains(fails(array("fmc = 1\n")), {"fmc"});
+  expect_contains(fails("[[array]]\nname = \"probe\"\nelements = 8\npitch = 1e-3\nwidth = 0.75e-3\n"
+                        "centre = [0.015125, 0.015]\nsurface = \"ymax\"\namplitude = 0.0\n"),
+                  {"m.toml:25", "'amplitude' is 0", "every A-scan be zero"});
   expect_contains(fails("[[array]]\nname = \"probe\"\nelements = 0\nwidth = 1e-3\n"), {"'elements' makes 0; expected 1 to 4096 elements"});
   expect_contains(fails("[[receiver]]\nname = \"probe\"\npositions = [[0.01, 0.01]]\n" + array()),
                   {"receiver 'probe' exists already"});

@@ -167,6 +167,21 @@ TEST(Arrays, RefuseWhatCannotStandOnTheSurface) {
   }
 }
 
+// An array that starts after the run's end is warned of once, at its line, naming how many of its
+// elements act nothing.
+TEST(Arrays, StartingAfterTheEndIsWarnedOfOnceForEveryElement) {
+  const Model model = read(block + array("delay = 1.0\n"));
+  const log::Quiet quiet;
+  (void)explicit_fe::preflight(model);
+  const std::vector<std::string> warnings = log::take_warnings();
+  const auto idle = [](const std::string& w) { return w.find("nothing in this run") != std::string::npos; };
+  const auto late = std::count_if(warnings.begin(), warnings.end(), idle);
+  ASSERT_EQ(late, 1) << (warnings.empty() ? "" : warnings.front());
+  for (const std::string& w : warnings)
+    if (idle(w))
+      expect_contains(w, {"m.toml:", "8 transducers ('probe.0' to 'probe.7') start at 1 s (their delay)", "they act"});
+}
+
 // The full-matrix capture of `model`'s 8-element array on one thread: its largest value, its largest
 // asymmetry |A-scan(i, j) - A-scan(j, i)|, and the largest difference of A-scan(0, 0) from A-scan(0,
 // other), each A-scan the receiver's `component` of `quantity`.

@@ -39,6 +39,8 @@ tremor(0 image "${WORK}/whole.h5" --tfm --mode L-L,T-T -o "${WORK}/images")
 check_output("${output}" "tfm/probe/L-L: [0-9]+ x [0-9]+ pixels" "L at 6\\.0[0-9]* km/s, L at"
              "tfm/probe/T-T: " "wrote [^ ]*images/whole\\.tfm\\.probe\\.L-L\\.png"
              "wrote [^ ]*images/whole\\.tfm\\.probe\\.T-T\\.png" "wrote /images/")
+tremor(nonzero image "${WORK}/whole.h5" --tfm --baseline "${WORK}/whole.h5")
+check_output("${output}" "whole\\.h5: the baseline is the result file itself")
 tremor(nonzero image "${WORK}/whole.h5" --tfm --array sonde)
 check_output("${output}" "no full-matrix capture of an array named 'sonde'; it has probe")
 tremor(nonzero image "${WORK}/whole.h5" --tfm --grid area)

@@ -135,6 +135,9 @@ TEST(Arrays, RefuseWhatCannotStandOnTheSurface) {
   expect_contains(fails(array("direction = [0.0, 1.0]\n")), {"does not lie in surface 'ymax'"});
   expect_contains(fails(array("length = 1e-3\n")), {"'length' is a 3D array's elevation"});
   expect_contains(fails(array("fmc = 1\n")), {"fmc"});
+  expect_contains(fails("[[array]]\nname = \"probe\"\nelements = 8\npitch = 1e-3\nwidth = 0.75e-3\n"
+                        "centre = [0.015125, 0.015]\nsurface = \"ymax\"\namplitude = 0.0\n"),
+                  {"m.toml:25", "'amplitude' is 0", "every A-scan be zero"});
   expect_contains(fails("[[array]]\nname = \"probe\"\nelements = 0\nwidth = 1e-3\n"), {"'elements' makes 0; expected 1 to 4096 elements"});
   expect_contains(fails("[[receiver]]\nname = \"probe\"\npositions = [[0.01, 0.01]]\n" + array()),
                   {"receiver 'probe' exists already"});
@@ -162,6 +165,21 @@ TEST(Arrays, RefuseWhatCannotStandOnTheSurface) {
     EXPECT_EQ(a.footprints[e].size(), 8u);  // 2 x 4 faces of 0.5 mm
     EXPECT_NEAR(a.areas[e], 2e-6, 1e-18);
   }
+}
+
+// An array that starts after the run's end is warned of once, at its line, naming how many of its
+// elements act nothing.
+TEST(Arrays, StartingAfterTheEndIsWarnedOfOnceForEveryElement) {
+  const Model model = read(block + array("delay = 1.0\n"));
+  const log::Quiet quiet;
+  (void)explicit_fe::preflight(model);
+  const std::vector<std::string> warnings = log::take_warnings();
+  const auto idle = [](const std::string& w) { return w.find("nothing in this run") != std::string::npos; };
+  const auto late = std::count_if(warnings.begin(), warnings.end(), idle);
+  ASSERT_EQ(late, 1) << (warnings.empty() ? "" : warnings.front());
+  for (const std::string& w : warnings)
+    if (idle(w))
+      expect_contains(w, {"m.toml:", "8 transducers ('probe.0' to 'probe.7') start at 1 s (their delay)", "they act"});
 }
 
 // The full-matrix capture of `model`'s 8-element array on one thread: its largest value, its largest

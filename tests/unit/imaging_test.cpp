@@ -50,6 +50,18 @@ TEST(Envelope, OfTheHannToneBurstIsItsWindow) {
               1e-3);
 }
 
+// An excitation peaks at its delay plus its burst's centre, wherever a run of it would end: a 3-cycle
+// 2 MHz burst 1.5 us late at 2.25 us, 1 s late at 1 s + 0.75 us; a Ricker wavelet at its centre.
+TEST(Envelope, AnExcitationPeaksOverItsWholeSupport) {
+  const double dt = 1e-9;
+  const Signal burst = Signal::tone_burst(2e6, 3.0);
+  EXPECT_NEAR(imaging::excitation_peak(burst, 0.0, dt, 2e-6), 0.75e-6, 2 * dt);
+  EXPECT_NEAR(imaging::excitation_peak(burst, 1.5e-6, dt, 2e-6), 2.25e-6, 2 * dt);
+  EXPECT_NEAR(imaging::excitation_peak(burst, 1.0, dt, 2e-6), 1.0 + 0.75e-6, 2 * dt);
+  const Signal ricker = Signal::ricker(1e6);
+  EXPECT_NEAR(imaging::excitation_peak(ricker, 0.0, dt, 1e-6), ricker.centre, 2 * dt);
+}
+
 // A cosine's envelope is 1 away from the ends of the record (where its cut rings).
 TEST(Envelope, OfACosine) {
   std::vector<double> cosine(1000);

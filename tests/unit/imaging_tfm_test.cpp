@@ -17,6 +17,7 @@
 
 #include "support/support.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/imaging/tfm.hpp"
 
 namespace tremor {
@@ -352,6 +353,69 @@ TEST(TotalFocusing, RefusesBadInput) {
   EXPECT_THROW(image(good, -c_l), Error);
   EXPECT_THROW(imaging::total_focusing(good, 0, 4, {-1e-3, 1e-3}, {1e-3, 3e-3}, c_l, c_l), Error);
   EXPECT_THROW(imaging::total_focusing(good, 65536, 65536, {-1e-3, 1e-3}, {1e-3, 3e-3}, c_l, c_l), Error);
+}
+
+// An image that shows nothing is refused with its cause: the capture zero; every pixel's way
+// longer than the record, with the record's length and the durations that reach the nearest pixel
+// and the whole image. An image with an echo passes.
+TEST(TotalFocusing, AnImageOfNothingIsRefusedSayingWhy) {
+  const imaging::Path l{{c_l}, {}};
+  const Exec exec = Exec::openmp();
+  const auto check = [&](const imaging::Fmc& fmc, std::array<double, 2> min, std::array<double, 2> max) {
+    const imaging::GridMap image = imaging::total_focusing(fmc, 5, 5, min, max, l, l, exec);
+    imaging::check_image_shows(image, fmc, l, l, exec, centre, "", "run.h5: array 'probe', view L-L");
+  };
+  imaging::Fmc fmc = array_of_16();
+  test::expect_contains(test::error_of([&] { check(fmc, {-1e-3, 1e-3}, {1e-3, 3e-3}); }),
+                        {"run.h5: array 'probe', view L-L: the capture is zero in every A-scan"});
+  add_scatterer(fmc, {0.0, 2e-3}, c_l, c_l);
+  EXPECT_NO_THROW(check(fmc, {-1e-3, 1e-3}, {1e-3, 3e-3}));
+  // 12 us of record: pixels 40 to 50 mm deep are 13.6 us or more away there and back.
+  const std::string late = test::error_of([&] { check(fmc, {-1e-3, 40e-3}, {1e-3, 50e-3}); });
+  test::expect_contains(late, {"view L-L: every pixel's way takes longer than the record (" +
+                                   str(static_cast<double>(samples - 1) * dt) + " s)",
+                               "lengthen [explicit] duration to at least " +
+                                   str(centre + 2 * std::hypot(0.25e-3, 40e-3) / c_l) + " s (",
+                               "s for the whole image)"});
+  // The nearest element is 0.25 mm aside of each pixel, the farthest 4.75 mm of the outer ones.
+  const imaging::Arrivals at = imaging::arrivals(fmc, 3, 1, {-1e-3, 2e-3}, {1e-3, 2e-3}, l, l, exec);
+  EXPECT_NEAR(at.earliest, 2 * std::hypot(0.25e-3, 2e-3) / c_l, 1e-15);
+  EXPECT_NEAR(at.latest, 2 * std::hypot(4.75e-3, 2e-3) / c_l, 1e-15);
+}
+
+// Where an image lies against the part (8 mm across from -4 mm, 5 mm deep; 3D, 4 mm across the
+// plane): above the surface, wholly outside, a plane outside, a back wall below the part and a pixel
+// larger than the image are refused naming the option; partly outside is warned of; too many
+// pixels are refused with their counts as asked.
+TEST(TotalFocusing, AnImageOutsideThePartIsRefusedNamingTheOption) {
+  const imaging::PartExtent part{{-4e-3, 0.0}, {4e-3, 5e-3}, -2e-3, 2e-3};
+  const double none = std::nan("");
+  const auto plan = [&](std::array<double, 2> min, std::array<double, 2> max, double pixel, double at = 0.0,
+                        double back_wall = std::nan(""), bool contact = true) {
+    return imaging::plan_image(part, min, max, pixel, at, back_wall, contact, "r.h5: array 'probe'");
+  };
+  const auto fails = [&](auto&&... args) { return test::error_of([&] { (void)plan(args...); }); };
+  const imaging::ImagePlan fine = plan({-1e-3, 0.0}, {1e-3, 4e-3}, 1e-4);
+  EXPECT_EQ(fine.nx, 21);
+  EXPECT_EQ(fine.ny, 41);
+  EXPECT_TRUE(fine.warnings.empty());
+  test::expect_contains(fails(std::array{-1e-3, -2e-3}, std::array{1e-3, 4e-3}, 1e-4),
+                        {"r.h5: array 'probe': --extent starts 0.002 m above the surface"});
+  EXPECT_NO_THROW(plan({-1e-3, -2e-3}, {1e-3, 4e-3}, 1e-4, 0.0, none, false));  // immersed: the water's
+  test::expect_contains(fails(std::array{-1e-3, 6e-3}, std::array{1e-3, 10e-3}, 1e-4),
+                        {"the image (--extent: x -0.001 to 0.001 m, depth 0.006 to 0.01 m) lies wholly outside the "
+                         "part (x -0.004 to 0.004 m, depth 0 to 0.005 m)"});
+  test::expect_contains(fails(std::array{-1e-3, 0.0}, std::array{1e-3, 4e-3}, 1e-4, 0.01),
+                        {"--at 0.01 m puts the image's plane outside the part"});
+  test::expect_contains(fails(std::array{-1e-3, 0.0}, std::array{1e-3, 0.1}, 1e-3, 0.0, 0.1),
+                        {"--back-wall 0.1 m lies below the part, which reaches 0.005 m"});
+  test::expect_contains(fails(std::array{-1e-3, 0.0}, std::array{1e-3, 4e-3}, 1.0),
+                        {"--pixel 1 m is larger than the image (0.002 m across, 0.004 m deep)"});
+  const imaging::ImagePlan wide = plan({-0.1, 0.0}, {0.1, 4e-3}, 1e-3);
+  ASSERT_EQ(wide.warnings.size(), 1u);
+  test::expect_contains(wide.warnings[0], {"runs outside the part"});
+  test::expect_contains(fails(std::array{-1.0, 0.0}, std::array{1.0, 1.0}, 1e-5),
+                        {"200,001 x 100,001 pixels of 10 ", "m: too many"});
 }
 
 }  // namespace

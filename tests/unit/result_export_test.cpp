@@ -12,6 +12,7 @@
 #include "support/support.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/io/export_csv.hpp"
+#include "tremor/io/export_traces.hpp"
 #include "tremor/io/result_file.hpp"
 #include "tremor/mesh/generate.hpp"
 #include "tremor/model/model.hpp"
@@ -218,6 +219,75 @@ TEST_F(ResultExportTest, ErrorsNameTheFile) {
     EXPECT_NE(std::string(error.what()).find(text.string()), std::string::npos) << error.what();
     EXPECT_NE(std::string(error.what()).find("not an HDF5"), std::string::npos) << error.what();
   }
+}
+
+// A result file of a 2D square whose shots record a history at a node, each (shot, history set) of
+// `sets`, with a one-element capture of array "probe" when `capture`.
+fs::path shots_file(const fs::path& path, const std::vector<std::pair<std::string, std::string>>& sets, bool capture) {
+  Model model;
+  model.mesh = generate_rectangle({0.0, 0.0}, {1.0, 1.0}, {1, 1}, ElementType::Quad4);
+  io::ResultFile result = io::ResultFile::create(path, model, io::RunMetadata{});
+  const std::vector<Index> nodes{3};
+  const std::array<Quantity, 1> quantities{Quantity::Displacement};
+  const std::vector<std::string> fired{"probe.0"};
+  for (const auto& [shot, set] : sets) {
+    result.begin_shot(shot, fired);
+    result.append_samples(result.add_history(set, nodes, quantities), std::vector<double>{0.0, 1.0},
+                          std::vector<double>{1.0, 2.0, 3.0, 4.0});
+  }
+  if (capture) {
+    io::FmcHeader header;
+    header.array = "probe";
+    header.dim = 2;
+    header.n_samples = 2;
+    header.elements = {{0.5, 1.0, 0.0}};
+    header.dt = 1.0;
+    header.shots = fired;
+    result.write_fmc_row(header, 0, std::vector<double>{5.0, 6.0});
+  }
+  result.finish("complete");
+  return path;
+}
+
+// The message of `export_it`'s refusal, the folder checked empty: nothing written.
+template <class Export>
+std::string refusal(const fs::path& out, Export&& export_it) {
+  try {
+    export_it();
+  } catch (const Error& error) {
+    EXPECT_TRUE(!fs::exists(out) || fs::is_empty(out)) << "written before the refusal";
+    return error.what();
+  }
+  ADD_FAILURE() << "expected a refusal";
+  return {};
+}
+
+// Two outputs of one name are refused before anything is written, naming both sources: a shot named
+// "fmc" beside a capture, a shot and a set that join as another shot and set do, shots that become
+// one ASDF tag.
+TEST_F(ResultExportTest, OutputsOfOneNameAreRefusedNamingBoth) {
+  const fs::path out = folder_ / "out";
+  const fs::path fmc = shots_file(folder_ / "fmc.h5", {{"fmc", "probe"}}, true);
+  std::string message = refusal(out, [&] { io::export_histories(fmc, out); });
+  for (const char* part : {"history set 'probe' of shot 'fmc' and the full-matrix capture of array 'probe' both "
+                           "become CSV file", "fmc.probe.csv", "nothing was written"})
+    EXPECT_NE(message.find(part), std::string::npos) << message;
+
+  const fs::path joined = shots_file(folder_ / "joined.h5", {{"a", "b.c"}, {"a.b", "c"}}, false);
+  message = refusal(out, [&] { io::export_histories(joined, out); });
+  EXPECT_NE(message.find("history set 'b.c' of shot 'a' and history set 'c' of shot 'a.b' both become CSV file"),
+            std::string::npos) << message;
+  message = refusal(out, [&] { io::export_traces(joined, out, io::TraceFormat::Su); });
+  EXPECT_NE(message.find("both become SU file"), std::string::npos) << message;
+  message = refusal(out, [&] { io::export_traces(joined, out, io::TraceFormat::Sac); });
+  EXPECT_NE(message.find("point 4 of history set 'b.c' of shot 'a' and point 4 of history set 'c' of shot 'a.b'"),
+            std::string::npos) << message;
+
+  const fs::path tags = shots_file(folder_ / "tags.h5", {{"probe.1", "probe"}, {"probe_1", "probe"}}, false);
+  message = refusal(out, [&] { io::export_traces(tags, out, io::TraceFormat::Asdf); });
+  EXPECT_NE(message.find("shot 'probe.1' and shot 'probe_1' both become ASDF tag 'probe_1_displacement'"),
+            std::string::npos) << message;
+  EXPECT_NO_THROW(io::export_histories(tags, out));  // probe.1.probe.csv and probe_1.probe.csv
 }
 
 }  // namespace

@@ -209,6 +209,20 @@ void store(io::FileUpdate& update, const std::string& result, const std::vector<
   std::printf("wrote /images/ in %s\n", result.c_str());
 }
 
+// The baseline result file (--baseline) opened into `baseline`, refused where it is the result file
+// itself (every trace less itself is zero) or another process is writing it.
+void open_baseline(const ImageArgs& args, const io::FileUpdate& update, std::optional<io::GridReader>& baseline) {
+  if (args.baseline.empty()) return;
+  std::error_code error;
+  if (fs::equivalent(args.baseline, update.file(), error))
+    throw Error(str(args.baseline, ": the baseline is the result file itself, so every trace less its baseline's ",
+                    "is zero; give the result file of the same model without the defects, run the same way"));
+  if (io::locked_by_a_writer(args.baseline))  // HDF5 would say only "Resource temporarily unavailable"
+    throw Error(str(args.baseline, ": another process is writing this baseline result file (a run, or tremor "
+                                   "image adding its maps); try again once it has ended"));
+  baseline.emplace(args.baseline);
+}
+
 // The folder PNG images go to: -o, else the result file's.
 fs::path picture_folder(const ImageArgs& args) {
   if (args.output_dir.empty()) return fs::path(args.result).parent_path();
@@ -300,6 +314,33 @@ View view_of(const std::string& mode, double speed_l, double speed_t, double bac
   return view;
 }
 
+// What to do about a capture that is not whole in `result`, whose run ended with `status`: resume
+// it where it left a checkpoint, else run it again.
+std::string capture_advice(const std::string& result, const std::string& status) {
+  std::string output = result;
+  if (output.size() > 8 && output.ends_with(".partial")) output.resize(output.size() - 8);
+  std::error_code error;
+  if (status.rfind("failed", 0) == 0)
+    return str("; its run failed (", status, "): run it again once that is mended");
+  if (status == "complete")
+    return "; its run completed, so the file has been damaged since: run it again";
+  if (fs::exists(record::checkpoint_path(output), error))
+    return "; resume its run (tremor run --resume) to complete it";
+  return str("; its run was stopped (status '", status, "') without a checkpoint to resume from: run it again ",
+             "(--checkpoint-every N lets a stopped run be resumed)");
+}
+
+// The rows of `stored` written whole, every value a number.
+std::size_t whole_rows(const io::StoredFmc& stored) {
+  const std::size_t n = stored.elements.size(), row = n * stored.n_samples;
+  std::size_t whole = 0;
+  for (std::size_t r = 0; r < std::min(n, stored.n_rows); ++r) {
+    const auto first = stored.data.begin() + static_cast<std::ptrdiff_t>(r * row);
+    whole += std::none_of(first, first + static_cast<std::ptrdiff_t>(row), [](double v) { return std::isnan(v); });
+  }
+  return whole;
+}
+
 // Subtracts the baseline's capture of array `name` (the same model without the defects) from
 // `stored`, A-scan by A-scan; refused where it is missing, incomplete or sampled otherwise.
 void subtract_baseline(const ImageArgs& args, const io::GridReader& baseline, const std::string& name,
@@ -308,13 +349,14 @@ void subtract_baseline(const ImageArgs& args, const io::GridReader& baseline, co
   if (std::find(theirs.begin(), theirs.end(), name) == theirs.end())
     throw Error(str(args.baseline, ": the baseline has no full-matrix capture of array '", name, "'"));
   const io::StoredFmc base = baseline.fmc(name);
-  if (base.elements != stored.elements || base.n_samples != stored.n_samples || base.dt != stored.dt ||
-      base.n_rows != stored.n_rows)
+  if (base.elements != stored.elements || base.n_samples != stored.n_samples || base.dt != stored.dt)
     throw Error(str(args.baseline, ": array '", name, "' has other elements, samples or time step than in ",
                     args.result, ": a baseline is the same model without the defects, run with the same "
                     "[explicit] time_step and duration"));
-  if (std::any_of(base.data.begin(), base.data.end(), [](double v) { return std::isnan(v); }))
-    throw Error(str(args.baseline, ": array '", name, "': the baseline's capture is incomplete; resume its run"));
+  const std::size_t n = base.elements.size(), whole = whole_rows(base);
+  if (whole < n)
+    throw Error(str(args.baseline, ": array '", name, "': the baseline's capture is incomplete (", n - whole,
+                    " of its ", n, " rows missing or not numbers)", capture_advice(args.baseline, baseline.status())));
   for (std::size_t k = 0; k < stored.data.size(); ++k) stored.data[k] -= base.data[k];
 }
 
@@ -401,6 +443,31 @@ Plane image_plane(const ImageArgs& args, const io::StoredFmc& stored, const std:
   return plane;
 }
 
+// The part's extent in the image's coordinates (imaging::PartExtent): the corners of the mesh's
+// bounding box, x along the plane's axis and the depth along the normal from the array's centre,
+// and across the plane along the other axis; NaN where the file has no mesh.
+imaging::PartExtent part_extent(const io::StoredFmc& stored, const Plane& plane) {
+  const double inf = std::numeric_limits<double>::infinity();
+  imaging::PartExtent part{{inf, inf}, {-inf, -inf}, inf, -inf};
+  const std::array<double, 3>& other = plane.across ? stored.direction : stored.elevation;
+  for (int corner = 0; corner < 8; ++corner) {
+    double x = 0.0, depth = 0.0, across = 0.0;
+    for (std::size_t d = 0; d < 3; ++d) {
+      const double at = ((corner >> d) & 1 ? stored.part_max[d] : stored.part_min[d]) - stored.centre[d];
+      x += at * plane.axis[d];
+      depth += at * stored.normal[d];
+      across += at * other[d];
+    }
+    part.min = {std::min(part.min[0], x), std::min(part.min[1], depth)};
+    part.max = {std::max(part.max[0], x), std::max(part.max[1], depth)};
+    part.across_min = std::min(part.across_min, across);
+    part.across_max = std::max(part.across_max, across);
+  }
+  if (!std::isfinite(part.min[0] + part.max[0] + part.min[1] + part.max[1]))
+    part = {{std::nan(""), std::nan("")}, {std::nan(""), std::nan("")}, std::nan(""), std::nan("")};
+  return part;
+}
+
 // The interface the views cross: --interface, or an immersed array's water path at the fluid's
 // speed (its capture knows both, and the solid's speeds under it); refused where a contact
 // capture's interface comes without the part's --speeds (its speeds are those above it).
@@ -441,20 +508,6 @@ Picture tfm_picture(const ImageArgs& args, const fs::path& folder, const std::st
   return picture;
 }
 
-// What to do about a capture that is not whole in `result`, whose run ended with `status`: resume
-// it where it left a checkpoint, else run it again.
-std::string capture_advice(const std::string& result, const std::string& status) {
-  std::string output = result;
-  if (output.size() > 8 && output.ends_with(".partial")) output.resize(output.size() - 8);
-  std::error_code error;
-  if (status.rfind("failed", 0) == 0)
-    return str("; its run failed (", status, "): run it again once that is mended");
-  if (fs::exists(record::checkpoint_path(output), error))
-    return "; resume its run (tremor run --resume) to complete it";
-  return str("; its run was stopped (status '", status, "') without a checkpoint to resume from: run it again ",
-             "(--checkpoint-every N lets a stopped run be resumed)");
-}
-
 // tremor image --tfm: each selected array's capture focused in each mode over a pixel grid in the
 // array's plane, x along the array from its centre and z the depth under the surface (docs/imaging.md).
 void run_tfm(const ImageArgs& args) {
@@ -481,13 +534,7 @@ void run_tfm(const ImageArgs& args) {
   if (reader.status() != "complete")
     std::fprintf(stderr, "warning: %s: the run's status is '%s'\n", args.result.c_str(), reader.status().c_str());
   std::optional<io::GridReader> baseline;
-  if (!args.baseline.empty()) {
-    const bool held = fs::equivalent(args.baseline, update.file(), error);
-    if (!held && io::locked_by_a_writer(args.baseline))
-      throw Error(str(args.baseline, ": another process is writing this baseline result file; try again once it has "
-                                     "ended"));
-    baseline.emplace(args.baseline, held);
-  }
+  open_baseline(args, update, baseline);
   const fs::path folder = picture_folder(args);
   // The delays and the sum over pairs run here (a GPU where one is usable, asked for or "auto").
   const Exec exec = Exec::make(parse_backend(args.backend));
@@ -498,12 +545,7 @@ void run_tfm(const ImageArgs& args) {
     io::StoredFmc stored = reader.fmc(name);
     const std::size_t n = stored.elements.size();
     const std::string what = str(args.result, ": array '", name, "'");
-    std::size_t whole = 0;  // rows written, every value a number
-    const std::size_t row = n * stored.n_samples;
-    for (std::size_t r = 0; r < std::min(n, stored.n_rows); ++r) {
-      const auto first = stored.data.begin() + static_cast<std::ptrdiff_t>(r * row);
-      whole += std::none_of(first, first + static_cast<std::ptrdiff_t>(row), [](double v) { return std::isnan(v); });
-    }
+    const std::size_t whole = whole_rows(stored);
     if (whole < n)
       throw Error(str(what, ": its capture is incomplete (", n - whole, " of its ", n, " rows missing or not ",
                       "numbers)", capture_advice(args.result, reader.status())));
@@ -515,26 +557,37 @@ void run_tfm(const ImageArgs& args) {
     fmc.dt = stored.dt;
     fmc.n_samples = stored.n_samples;
     fmc.data = std::move(stored.data);
+    try {  // (a damaged /fmc group: its messages name neither the file nor the array)
+      fmc.check();
+    } catch (const Error& e) {
+      throw Error(str(what, ": ", e.what()));
+    }
     const std::vector<double> interface = interface_of(args, stored, what);
     const double speed_l = args.speeds.empty() ? stored.longitudinal_speed : args.speeds[0];
     const double speed_t = args.speeds.empty() ? stored.shear_speed : args.speeds[1];
     if (!std::isfinite(speed_l) || !std::isfinite(speed_t))
       throw Error(str(what, ": the part under it is not isotropic, so it has no one speed; give --speeds L,T (m/s)"));
+    if (!(speed_l > 0.0 && speed_t > 0.0))
+      throw Error(str(what, ": the capture's speeds (L ", speed_l, ", T ", speed_t, " m/s) are not above 0; give ",
+                      "--speeds L,T (m/s)"));
     const ImageExtent extent = image_extent(args, stored, interface, what, plane.lo, plane.hi, plane.margin);
     const double back_wall = extent.back_wall, pixel = extent.pixel;
     const std::array<double, 2> min = extent.min, max = extent.max;
-    const auto count = [&](double length) {
-      return static_cast<Index>(std::clamp(std::round(length / pixel), 0.0, 1e5)) + 1;
-    };
-    const Index nx = count(max[0] - min[0]), nz = count(max[1] - min[1]);
-    if (static_cast<double>(nx) * static_cast<double>(nz) > 4e7)
-      throw Error(str(what, ": ", nx, " x ", nz, " pixels of ", si(pixel), "m: too many; give a larger --pixel"));
+    const imaging::ImagePlan planned =
+        imaging::plan_image(part_extent(stored, plane), min, max, pixel, args.at,
+                            args.back_wall > 0.0 ? args.back_wall : std::nan(""), stored.quantity == "displacement",
+                            what);
+    for (const std::string& warning : planned.warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+    const Index nx = planned.nx, nz = planned.ny;
     const std::vector<unsigned char> defects = defect_outline(stored, plane.axis, plane.off, nx, nz, min, max);
     for (const std::string& mode : args.modes) {
       const View view = view_of(mode, speed_l, speed_t, back_wall, interface);
       // The speeds of the legs at the pixel.
       const double c_transmit = view.transmit.speeds.back(), c_receive = view.receive.speeds.back();
       imaging::GridMap map = imaging::total_focusing(fmc, nx, nz, min, max, view.transmit, view.receive, exec);
+      // An image that shows nothing is refused with its cause, before anything is written.
+      imaging::check_image_shows(map, fmc, view.transmit, view.receive, exec, stored.signal_peak,
+                                 baseline ? " less its baseline's" : "", str(what, ", view ", mode));
       double peak = 0.0;
       Index at = 0;
       for (Index p = 0; p < nx * nz; ++p)
@@ -595,14 +648,7 @@ void run_image(const ImageArgs& args) {
     std::fprintf(stderr, "warning: %s: the run's status is '%s': the maps cover the samples it wrote\n",
                  args.result.c_str(), reader.status().c_str());
   std::optional<io::GridReader> baseline;
-  if (!args.baseline.empty()) {
-    // The result file itself is held here, and read without a lock of HDF5's.
-    const bool held = fs::equivalent(args.baseline, update.file(), error);
-    if (!held && io::locked_by_a_writer(args.baseline))  // HDF5 would say only "Resource temporarily unavailable"
-      throw Error(str(args.baseline, ": another process is writing this baseline result file (a run, or tremor "
-                                     "image adding its maps); try again once it has ended"));
-    baseline.emplace(args.baseline, held);
-  }
+  open_baseline(args, update, baseline);
   const fs::path folder = picture_folder(args);
   const double fraction = imaging::threshold_fraction(args.threshold_db);
   std::vector<io::StoredImage> images;

@@ -373,17 +373,36 @@ struct Resolution {
 
   // A load whose delay reaches the run's end acts nothing in it, and a receiver sampling more
   // rarely than the run steps keeps its first sample only: each said once, at its line (an array's
-  // elements at the array's).
+  // elements at the array's, saying how many).
   void warn_idle_loads_and_receivers() {
-    std::set<std::string> said;
-    const auto late = [&](double delay, const std::string& origin, const std::string& transducer) {
-      if (delay < p.duration || !said.insert(origin.empty() ? transducer : origin).second) return;
-      warn(p, str(origin.empty() ? model.source : origin, ": ", transducer.empty() ? "a load" : "transducer '",
-                  transducer, transducer.empty() ? "" : "'", " starts at ", delay, " s (its delay), at or after the ",
-                  "run's end (", p.duration, " s): it acts nothing in this run"));
+    struct Late {
+      double delay = 0.0;
+      std::string origin;
+      std::vector<std::string> transducers;
     };
-    for (const PointSource& source : model.point_sources) late(source.delay, source.origin, source.transducer);
-    for (const SurfaceLoad& load : model.surface_loads) late(load.delay, load.origin, load.transducer);
+    std::vector<std::pair<std::string, Late>> late;  // by origin (a transducer's name without one), in order
+    const auto add = [&](double delay, const std::string& origin, const std::string& transducer) {
+      if (delay < p.duration) return;
+      const std::string key = origin.empty() ? transducer : origin;
+      auto at = std::find_if(late.begin(), late.end(), [&](const auto& one) { return one.first == key; });
+      if (at == late.end()) at = late.insert(late.end(), {key, Late{delay, origin, {}}});
+      if (!transducer.empty() &&
+          std::find(at->second.transducers.begin(), at->second.transducers.end(), transducer) ==
+              at->second.transducers.end())
+        at->second.transducers.push_back(transducer);
+    };
+    for (const PointSource& source : model.point_sources) add(source.delay, source.origin, source.transducer);
+    for (const SurfaceLoad& load : model.surface_loads) add(load.delay, load.origin, load.transducer);
+    for (const auto& entry : late) {
+      const Late& one = entry.second;
+      const std::vector<std::string>& t = one.transducers;
+      const std::string what = t.empty()        ? std::string("a load")
+                               : t.size() == 1 ? str("transducer '", t[0], "'")
+                                               : str(t.size(), " transducers ('", t.front(), "' to '", t.back(), "')");
+      warn(p, str(one.origin.empty() ? model.source : one.origin, ": ", what, t.size() > 1 ? " start" : " starts",
+                  " at ", one.delay, " s (", t.size() > 1 ? "their" : "its", " delay), at or after the run's end (",
+                  p.duration, " s): ", t.size() > 1 ? "they act" : "it acts", " nothing in this run"));
+    }
     for (const Receiver& receiver : model.receivers)
       if (receiver.every_n_steps > p.steps)
         warn(p, str(receiver.origin.empty() ? model.source : receiver.origin, ": receiver '", receiver.name,

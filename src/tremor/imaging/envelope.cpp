@@ -96,4 +96,14 @@ std::vector<double> envelope(std::span<const double> signal) {
   return out;
 }
 
+double excitation_peak(const Signal& signal, double delay, double dt, double horizon) {
+  const double support = std::isfinite(signal.duration()) ? signal.duration() : horizon;
+  const double step = std::max(dt, support / 1e7);
+  const auto n = static_cast<std::size_t>(std::clamp(std::ceil(support / step) + 1.0, 2.0, 1e7 + 1.0));
+  std::vector<double> values(n), magnitude(n);
+  for (std::size_t k = 0; k < n; ++k) values[k] = signal.value(static_cast<double>(k) * step);
+  Envelopes(n).envelope(values, magnitude);
+  return delay + static_cast<double>(std::max_element(magnitude.begin(), magnitude.end()) - magnitude.begin()) * step;
+}
+
 }  // namespace tremor::imaging

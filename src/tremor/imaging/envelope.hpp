@@ -13,6 +13,8 @@
 #include <span>
 #include <vector>
 
+#include "tremor/model/signal.hpp"
+
 namespace tremor::imaging {
 
 class Envelopes {
@@ -38,5 +40,11 @@ class Envelopes {
 
 // The envelope of one signal.
 std::vector<double> envelope(std::span<const double> signal);
+
+// When an excitation `signal` that starts `delay` s into a run peaks (s): the delay plus the time of
+// its envelope's largest value over its whole support (Signal::duration(); one that never ends,
+// over `horizon` s), sampled every `dt` s (more coarsely where that would take over 1e7 samples):
+// where a burst is centred, the time a wave leaves the transmitter for an image.
+double excitation_peak(const Signal& signal, double delay, double dt, double horizon);
 
 }  // namespace tremor::imaging

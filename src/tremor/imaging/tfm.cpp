@@ -1,5 +1,6 @@
 #include "tremor/imaging/tfm.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "tremor/core/error.hpp"
+#include "tremor/core/format.hpp"
 #include "tremor/imaging/envelope.hpp"
 #include "tremor/imaging/tfm_sum.hpp"
 
@@ -125,6 +127,87 @@ GridMap total_focusing(const Fmc& fmc, Index nx, Index ny, const std::array<doub
   TREMOR_CHECK(std::isfinite(c_transmit) && c_transmit > 0.0 && std::isfinite(c_receive) && c_receive > 0.0,
                "wave speeds ", c_transmit, " and ", c_receive, " m/s; expected finite speeds above 0");
   return total_focusing(fmc, nx, ny, min, max, Path{{c_transmit}, {}}, Path{{c_receive}, {}}, Exec::openmp());
+}
+
+Arrivals arrivals(const Fmc& fmc, Index nx, Index ny, const std::array<double, 2>& min,
+                  const std::array<double, 2>& max, const Path& transmit, const Path& receive, const Exec& exec) {
+  check_image(fmc, nx, ny, min, max);
+  const Way out = transmit.way(), back = receive.way();
+  GridMap image;
+  image.nx = nx;
+  image.ny = ny;
+  image.min = min;
+  image.max = max;
+  const Index pixels = nx * ny;
+  // The delays alone: no A-scan is read.
+  DelayAndSum focus(exec, fmc.n_samples, -fmc.t0 / fmc.dt, fmc.dt, fmc.elements, fmc.across, {}, {});
+  Arrivals found{std::nan(""), std::nan("")};
+  const Index block = std::max<Index>(1, static_cast<Index>((std::size_t{1} << 24) / fmc.n_elements()));
+  for (Index start = 0; start < pixels; start += block) {
+    focus.delays(out, back, image, start, std::min(block, pixels - start));
+    focus.arrivals(found.earliest, found.latest);
+  }
+  return found;
+}
+
+void check_image_shows(const GridMap& image, const Fmc& fmc, const Path& transmit, const Path& receive,
+                       const Exec& exec, double fired, const std::string& less, const std::string& what) {
+  for (const double v : image.values)
+    TREMOR_CHECK(std::isfinite(v), what, ": the image holds a value that is not a number (", v, ")");
+  if (std::any_of(image.values.begin(), image.values.end(), [](double v) { return v != 0.0; })) return;
+  const bool silent = std::all_of(fmc.data.begin(), fmc.data.end(), [](double v) { return v == 0.0; });
+  TREMOR_CHECK(!silent, what, ": the capture", less, " is zero in every A-scan: no image to make");
+  const Arrivals at = arrivals(fmc, image.nx, image.ny, image.min, image.max, transmit, receive, exec);
+  TREMOR_CHECK(!std::isnan(at.earliest), what, ": no way reaches a pixel of the image (each lies on a plane a ",
+               "way turns at)");
+  const double end = fmc.t0 + static_cast<double>(fmc.n_samples - 1) * fmc.dt;  // the A-scans' time
+  const double record = fired + end;                                               // the run's
+  TREMOR_CHECK(at.earliest <= end, what, ": every pixel's way takes longer than the record (", record,
+               " s): the nearest pixel's echo comes at ", fired + at.earliest, " s, the farthest's at ",
+               fired + at.latest, " s; lengthen [explicit] duration to at least ", fired + at.earliest,
+               " s (", fired + at.latest, " s for the whole image), or image nearer pixels (--extent)");
+  throw Error(str(what, ": the image is zero: the capture", less, " is zero where the ways reach it (",
+                  fired + at.earliest, " to ", fired + std::min(at.latest, end), " s of the record)"));
+}
+
+ImagePlan plan_image(const PartExtent& part, const std::array<double, 2>& min, const std::array<double, 2>& max,
+                     double pixel, double at, double back_wall, bool contact, const std::string& what) {
+  const auto range = [](double lo, double hi) { return str(lo, " to ", hi, " m"); };
+  const std::string image = str("x ", range(min[0], max[0]), ", depth ", range(min[1], max[1]));
+  const std::string whole = str("x ", range(part.min[0], part.max[0]), ", depth ", range(part.min[1], part.max[1]));
+  // Rounding's residue of the part's extent (its corners projected) is not outside it.
+  const double slack = 1e-9 * std::max({std::abs(part.min[0]), std::abs(part.max[0]), std::abs(part.min[1]),
+                                        std::abs(part.max[1]), std::abs(part.across_min), std::abs(part.across_max)});
+  // [lo, hi] wholly beyond [part_lo, part_hi], or not within it (NaN, unknown: neither).
+  const auto beyond = [&](double lo, double hi, double part_lo, double part_hi) {
+    return hi < part_lo - slack || lo > part_hi + slack;
+  };
+  const auto within = [&](double lo, double hi, double part_lo, double part_hi) {
+    return !(lo < part_lo - slack) && !(hi > part_hi + slack);
+  };
+  TREMOR_CHECK(!(contact && min[1] < 0.0), what, ": --extent starts ", -min[1], " m above the surface the array ",
+               "stands on (depth ", min[1], " m): the part lies below it, from depth 0");
+  TREMOR_CHECK(!(back_wall > part.max[1] + slack), what, ": --back-wall ", back_wall, " m lies below the part, which ",
+               "reaches ", part.max[1], " m under the array");
+  TREMOR_CHECK(!beyond(at, at, part.across_min, part.across_max), what, ": --at ", at, " m puts the image's plane ",
+               "outside the part, which spans ", range(part.across_min, part.across_max), " across it from the ",
+               "array's centre");
+  TREMOR_CHECK(!beyond(min[0], max[0], part.min[0], part.max[0]) && !beyond(min[1], max[1], part.min[1], part.max[1]),
+               what, ": the image (--extent: ", image, ") lies wholly outside the part (", whole, ")");
+  TREMOR_CHECK(pixel <= max[0] - min[0] && pixel <= max[1] - min[1], what, ": --pixel ", pixel, " m is larger than ",
+               "the image (", max[0] - min[0], " m across, ", max[1] - min[1], " m deep); give at most its shorter ",
+               "side");
+  ImagePlan plan;
+  if (!within(min[0], max[0], part.min[0], part.max[0]) || !within(min[1], max[1], part.min[1], part.max[1]))
+    plan.warnings.push_back(str(what, ": the image (", image, ") runs outside the part (", whole,
+                                "): nothing is seen there"));
+  const double nx = std::round((max[0] - min[0]) / pixel) + 1.0, ny = std::round((max[1] - min[1]) / pixel) + 1.0;
+  const auto count = [](double n) { return n < 1e18 ? group_digits(static_cast<long long>(n)) : str(n); };
+  TREMOR_CHECK(nx * ny <= 4e7, what, ": ", count(nx), " x ", count(ny), " pixels of ", si(pixel), "m: too many (at ",
+               "most 40,000,000); give a larger --pixel");
+  plan.nx = static_cast<Index>(nx);
+  plan.ny = static_cast<Index>(ny);
+  return plan;
 }
 
 }  // namespace tremor::imaging

@@ -19,6 +19,7 @@
 // puts it, the time along it least.
 #include <array>
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "tremor/backend/exec.hpp"
@@ -92,5 +93,48 @@ GridMap total_focusing(const Fmc& fmc, Index nx, Index ny, const std::array<doub
 // host (OpenMP).
 GridMap total_focusing(const Fmc& fmc, Index nx, Index ny, const std::array<double, 2>& min,
                        const std::array<double, 2>& max, double c_transmit, double c_receive);
+
+// The earliest and the latest time (s, the A-scans' time: the way out plus the way back) at which
+// any pair of fmc's elements reaches any pixel of the image total_focusing makes of the same
+// arguments, NaN where no way reaches one: the record holds the image's echoes between them.
+struct Arrivals {
+  double earliest = 0.0, latest = 0.0;
+};
+Arrivals arrivals(const Fmc& fmc, Index nx, Index ny, const std::array<double, 2>& min,
+                  const std::array<double, 2>& max, const Path& transmit, const Path& receive, const Exec& exec);
+
+// Refuses (tremor::Error, `what` first) an image of total_focusing that would show nothing: a
+// value not finite, or every value 0, saying why: the capture (`less`, say " less its baseline's")
+// zero; every pixel's way longer than the record, with the record's length and the run's duration
+// that reaches the nearest pixels and the whole image (`fired`: the run's time of the A-scans'
+// time 0, the excitation's peak; the record starts at the run's time fired + fmc.t0); or the
+// capture zero where the ways reach. The arguments are total_focusing's.
+void check_image_shows(const GridMap& image, const Fmc& fmc, const Path& transmit, const Path& receive,
+                       const Exec& exec, double fired, const std::string& less, const std::string& what);
+
+// Where an image can show the part: its extent in the image's coordinates (m): x along the image
+// from the array's centre, the depth under the surface the array stands on, and (3D) across the
+// image's plane from the array's centre; NaN where unknown (nothing checked).
+struct PartExtent {
+  std::array<double, 2> min{}, max{};
+  double across_min = 0.0, across_max = 0.0;
+};
+
+// An image's pixels: nx x ny over [min, max] at `pixel` (m) apart, and the warnings of one partly
+// outside the part.
+struct ImagePlan {
+  Index nx = 1, ny = 1;
+  std::vector<std::string> warnings;
+};
+
+// The pixels of an image from `min` to `max` (x, depth; m) at `pixel`, in a plane `at` (m) off the
+// array's centre (3D), refused (tremor::Error, `what` first, naming the option) where the image
+// starts above the surface of an array in `contact` with the part (--extent), the back wall given
+// (`back_wall`, m; NaN: none) lies below the part (--back-wall), the image lies wholly outside the
+// part (--extent) or its plane does (--at), the pixel is larger than a side of the image (--pixel),
+// or there are more than 4e7 pixels (their counts as asked); an image partly outside the part
+// warned of.
+ImagePlan plan_image(const PartExtent& part, const std::array<double, 2>& min, const std::array<double, 2>& max,
+                     double pixel, double at, double back_wall, bool contact, const std::string& what);
 
 }  // namespace tremor::imaging

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <span>
 
 #include "tremor/backend/forall.hpp"
@@ -99,6 +100,30 @@ void DelayAndSum::sum(double* image) {
         same_ ? out_.data() : back_.data(), values.data());
   const std::vector<double> host = values.to_host();
   std::copy(host.begin(), host.end(), image);
+}
+
+void DelayAndSum::arrivals(double& earliest, double& latest) const {
+  const std::vector<double> out = out_.to_host(), other = same_ ? std::vector<double>() : back_.to_host();
+  const std::vector<double>& back = same_ ? out : other;
+  const double inf = std::numeric_limits<double>::infinity();
+  for (Index p = 0; p < count_; ++p) {
+    double first_out = inf, first_back = inf, last_out = -inf, last_back = -inf;
+    for (Index i = 0; i < n_; ++i) {
+      const auto at = static_cast<std::size_t>(i * count_ + p);
+      const double o = out[at], b = back[at];
+      if (!std::isnan(o)) {
+        first_out = std::min(first_out, o);
+        last_out = std::max(last_out, o);
+      }
+      if (!std::isnan(b)) {
+        first_back = std::min(first_back, b);
+        last_back = std::max(last_back, b);
+      }
+    }
+    if (!(first_out <= last_out && first_back <= last_back)) continue;  // no way reaches this pixel
+    earliest = std::isnan(earliest) ? first_out + first_back : std::min(earliest, first_out + first_back);
+    latest = std::isnan(latest) ? last_out + last_back : std::max(latest, last_out + last_back);
+  }
 }
 
 }  // namespace tremor::imaging

@@ -31,6 +31,9 @@ class DelayAndSum {
   // |sum_ij h_ij(out[i][p] + back[j][p])| at the pixels of the last delays(), into `image` (host
   // memory, count values).
   void sum(double* image);
+  // The earliest and the latest of out[i][p] + back[j][p] over the pairs and pixels of the last
+  // delays(), folded into `earliest` and `latest` (s; no way, NaN, skipped): on the host.
+  void arrivals(double& earliest, double& latest) const;
 
  private:
   Exec exec_;

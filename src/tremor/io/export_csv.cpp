@@ -124,6 +124,17 @@ void check_export_path(const fs::path& path, const char* kind) {
   check_output_path(temporary, kind);
 }
 
+std::string HistorySet::said() const {
+  return shot.empty() ? str("history set '", name, "'") : str("history set '", name, "' of shot '", shot, "'");
+}
+
+void PlannedNames::add(const std::string& name, const std::string& source) {
+  const auto [at, added] = sources_.emplace(name, source);
+  if (!added && at->second != source)
+    throw Error(str(result_, ": ", at->second, " and ", source, " both become ", kind_, " '", name,
+                    "'; nothing was written: rename one of them"));
+}
+
 std::vector<HistorySet> history_sets(hid_t file, const std::string& result) {
   std::vector<HistorySet> sets;
   for (const h5::HistoriesGroup& at : h5::histories_groups(file, result)) {
@@ -277,8 +288,10 @@ ExportSummary export_histories(const fs::path& result_path, const fs::path& out_
     fs::path csv;
   };
   std::vector<Planned> planned;
+  PlannedNames names(result, "CSV file");
   for (const HistorySet& set : history_sets(file.get(), result)) {
     planned.push_back({set.path, set.name, out_dir / (set.file_stem() + ".csv")});
+    names.add(planned.back().csv.string(), set.said());
     check_export_path(planned.back().csv, "CSV file");
   }
   // Full-matrix captures: "fmc.<array>.csv".
@@ -287,6 +300,7 @@ ExportSummary export_histories(const fs::path& result_path, const fs::path& out_
     Handle fmc = h5::open_group(file.get(), "fmc", result);
     for (const auto& name : h5::group_members(fmc.get(), result, "cannot list /fmc")) {
       captures.push_back({"/fmc", name, out_dir / ("fmc." + name + ".csv")});
+      names.add(captures.back().csv.string(), str("the full-matrix capture of array '", name, "'"));
       check_export_path(captures.back().csv, "CSV file");
     }
   }

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tremor/io/export_csv.hpp"
@@ -25,8 +27,26 @@ struct HistorySet {
   std::string name;
   // Its outputs' names before the extension: "<name>", or "<shot>.<name>".
   std::string file_stem() const { return shot.empty() ? name : shot + "." + name; }
+  // For messages: "history set 'probe'", "history set 'probe' of shot 'a'".
+  std::string said() const;
 };
 std::vector<HistorySet> history_sets(hid_t file, const std::string& result);
+
+// The names an export will give its outputs (files, or an ASDF file's tags and traces), each with
+// what it comes from, gathered before anything is written: a name that two sources both become
+// (shot "a" with set "b.c" and shot "a.b" with set "c"; a shot named "fmc" beside a capture) is
+// refused naming both, so that no output replaces another.
+class PlannedNames {
+ public:
+  // `kind`: what the names are, "CSV file", "ASDF tag".
+  PlannedNames(std::string result, std::string kind) : result_(std::move(result)), kind_(std::move(kind)) {}
+  // Throws tremor::Error when `name` is another source's already; the same source again is no clash.
+  void add(const std::string& name, const std::string& source);
+
+ private:
+  std::string result_, kind_;
+  std::map<std::string, std::string> sources_;
+};
 
 // Refuses `path` (a `kind`, "CSV file") and its temporary unless each is absent or a regular
 // file: checked for every output before any is written.

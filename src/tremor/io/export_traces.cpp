@@ -260,6 +260,45 @@ std::string asdf_time(double seconds) {
   return text;
 }
 
+// Each trace's ASDF names: its station (NET.STA) and its dataset's name in the station's group.
+struct AsdfName {
+  std::string station, dataset;
+};
+
+template <class Each>
+void asdf_names(const std::vector<std::pair<HistorySet, TraceSet>>& sets, Each&& each) {
+  static const char* tags[] = {"displacement", "velocity", "acceleration", "pressure"};
+  for (const auto& [set, t] : sets) {
+    const double begin = t.times.empty() ? 0.0 : t.times.front();
+    const double end = begin + t.delta * static_cast<double>(t.times.empty() ? 0 : t.times.size() - 1);
+    for (std::size_t p = 0; p < t.points.size(); ++p) {
+      const std::string station =
+          t.stations[p].empty() ? str(asdf_code(set.name, false), ".", asdf_code(t.points[p], false))
+                                : str(asdf_code(t.networks[p], false), ".", asdf_code(t.stations[p], false));
+      for (std::size_t q = 0; q < t.quantities.size(); ++q) {
+        const std::string quantity = tags[static_cast<int>(t.quantities[q])];
+        const std::string tag = set.shot.empty() ? quantity : str(asdf_code(set.shot, true), "_", quantity);
+        for (std::size_t c = 0; c < static_cast<std::size_t>(t.components); ++c) {
+          const std::string channel =
+              t.quantities[q] == Quantity::Pressure ? "BXP" : str("BX", static_cast<char>('X' + c));
+          each(set, t, p, q, c, tag,
+               AsdfName{station, str(station, "..", channel, "__", asdf_time(begin), "__", asdf_time(end), "__", tag)});
+        }
+      }
+    }
+  }
+}
+
+// Refuses two shots that become one tag, and two traces one name, before the file is written.
+void check_asdf_names(const std::string& result, const std::vector<std::pair<HistorySet, TraceSet>>& sets) {
+  PlannedNames tags(result, "ASDF tag"), traces(result, "ASDF trace");
+  asdf_names(sets, [&](const HistorySet& set, const TraceSet& t, std::size_t p, std::size_t, std::size_t,
+                       const std::string& tag, const AsdfName& name) {
+    if (!set.shot.empty()) tags.add(tag, str("shot '", set.shot, "'"));
+    traces.add(str(name.station, "/", name.dataset), str("point ", t.points[p], " of ", set.said()));
+  });
+}
+
 // Every set's traces into the ASDF file `path` (created, truncated).
 void write_asdf(const fs::path& path, const std::vector<std::pair<HistorySet, TraceSet>>& sets) {
   const std::string file = path.string();
@@ -271,35 +310,19 @@ void write_asdf(const fs::path& path, const std::vector<std::pair<HistorySet, Tr
   Handle waveforms = h5::create_group(root.get(), "Waveforms", file);
   (void)h5::create_group(root.get(), "AuxiliaryData", file);
   (void)h5::create_group(root.get(), "Provenance", file);
-  static const char* tags[] = {"displacement", "velocity", "acceleration", "pressure"};
-  for (const auto& [set, t] : sets) {
+  asdf_names(sets, [&](const HistorySet&, const TraceSet& t, std::size_t p, std::size_t q, std::size_t c,
+                       const std::string&, const AsdfName& name) {
+    Handle group = H5Lexists(waveforms.get(), name.station.c_str(), H5P_DEFAULT) > 0
+                       ? h5::open_group(waveforms.get(), name.station, file)
+                       : h5::create_group(waveforms.get(), name.station, file);
+    const std::vector<float> y = trace(t, p, q, c);
+    const std::array<hsize_t, 1> dims{y.size()};
+    h5::write_floats(group.get(), name.dataset, y, dims, file);
+    Handle dataset = h5::open_dataset(group.get(), name.dataset, file);
     const double begin = t.times.empty() ? 0.0 : t.times.front();
-    const double end = begin + t.delta * static_cast<double>(t.times.empty() ? 0 : t.times.size() - 1);
-    for (std::size_t p = 0; p < t.points.size(); ++p) {
-      const std::string station =
-          t.stations[p].empty() ? str(asdf_code(set.name, false), ".", asdf_code(t.points[p], false))
-                                : str(asdf_code(t.networks[p], false), ".", asdf_code(t.stations[p], false));
-      Handle group = H5Lexists(waveforms.get(), station.c_str(), H5P_DEFAULT) > 0
-                         ? h5::open_group(waveforms.get(), station, file)
-                         : h5::create_group(waveforms.get(), station, file);
-      for (std::size_t q = 0; q < t.quantities.size(); ++q) {
-        const std::string quantity = tags[static_cast<int>(t.quantities[q])];
-        const std::string tag = set.shot.empty() ? quantity : str(asdf_code(set.shot, true), "_", quantity);
-        for (std::size_t c = 0; c < static_cast<std::size_t>(t.components); ++c) {
-          const std::string channel =
-              t.quantities[q] == Quantity::Pressure ? "BXP" : str("BX", static_cast<char>('X' + c));
-          const std::string name =
-              str(station, "..", channel, "__", asdf_time(begin), "__", asdf_time(end), "__", tag);
-          const std::vector<float> y = trace(t, p, q, c);
-          const std::array<hsize_t, 1> dims{y.size()};
-          h5::write_floats(group.get(), name, y, dims, file);
-          Handle dataset = h5::open_dataset(group.get(), name, file);
-          h5::set_attribute(dataset.get(), "starttime", static_cast<std::int64_t>(std::llround(begin * 1e9)), file);
-          h5::set_attribute(dataset.get(), "sampling_rate", t.delta > 0.0 ? 1.0 / t.delta : 0.0, file);
-        }
-      }
-    }
-  }
+    h5::set_attribute(dataset.get(), "starttime", static_cast<std::int64_t>(std::llround(begin * 1e9)), file);
+    h5::set_attribute(dataset.get(), "sampling_rate", t.delta > 0.0 ? 1.0 / t.delta : 0.0, file);
+  });
 }
 
 }  // namespace
@@ -316,6 +339,7 @@ ExportSummary export_traces(const fs::path& result_path, const fs::path& out_dir
     for (const HistorySet& set : history_sets(file.get(), result))
       sets.emplace_back(set, read_set(file.get(), set, result));
     if (sets.empty()) return summary;
+    check_asdf_names(result, sets);
     write_export_file_at(asdf, kind, [&](const fs::path& temporary) { write_asdf(temporary, sets); });
     summary.files.push_back(asdf);
     return summary;
@@ -326,6 +350,7 @@ ExportSummary export_traces(const fs::path& result_path, const fs::path& out_dir
     std::vector<std::pair<fs::path, std::array<std::size_t, 3>>> files;  // (p, q, c); SU: p unused
   };
   std::vector<Planned> planned;
+  PlannedNames names(result, kind);
   const std::optional<Event> event = format == TraceFormat::Sac ? event_of(file.get(), result) : std::nullopt;
   for (const HistorySet& set : history_sets(file.get(), result)) {
     Planned one{set, read_set(file.get(), set, result), {}};
@@ -338,9 +363,12 @@ ExportSummary export_traces(const fs::path& result_path, const fs::path& out_dir
         const std::string code = trace_code(t.quantities[q], static_cast<int>(c));
         if (format == TraceFormat::Su) {
           one.files.push_back({out_dir / str(set.file_stem(), ".", code, ".su"), {0, q, c}});
+          names.add(one.files.back().first.string(), set.said());
         } else {
-          for (std::size_t p = 0; p < t.points.size(); ++p)
+          for (std::size_t p = 0; p < t.points.size(); ++p) {
             one.files.push_back({out_dir / str(set.file_stem(), ".", t.points[p], ".", code, ".sac"), {p, q, c}});
+            names.add(one.files.back().first.string(), str("point ", t.points[p], " of ", set.said()));
+          }
         }
       }
     for (const auto& [path, trace] : one.files) check_export_path(path, kind);

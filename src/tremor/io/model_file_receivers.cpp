@@ -267,6 +267,8 @@ TransducerArray read_array(Table& table, const Mesh& mesh, const Bounds& bounds,
   if (!table.has("surface")) table.fail_at(table.line(), "missing 'surface' (the flat surface the array stands on)");
   a.surface = surface_of(table, mesh).first;
   a.amplitude = table.number("amplitude", 1.0);
+  if (a.amplitude == 0.0)
+    table.fail("amplitude", "'amplitude' is 0: the elements would excite nothing, and every A-scan be zero");
   a.delay = non_negative(table, "delay", "s");
   a.signal = read_signal(table, base_dir);
   a.fmc = table.boolean("fmc").value_or(false);

@@ -1,5 +1,6 @@
 #include "tremor/io/result_grid.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <string_view>
 
@@ -152,6 +153,23 @@ StoredFmc GridReader::fmc(const std::string& name) const {
   out.n_samples = static_cast<std::size_t>(dims[2]);
   out.data = h5::read_doubles(g, "data", file, where + "/data");
   Handle mesh = h5::open_group(impl_->file.get(), "mesh", file);
+  out.part_min.fill(nan);
+  out.part_max.fill(nan);
+  if (H5Lexists(mesh.get(), "coordinates", H5P_DEFAULT) > 0) {
+    const std::vector<double> xyz = h5::read_doubles(mesh.get(), "coordinates", file, "/mesh/coordinates");
+    const auto dim = static_cast<std::size_t>(std::clamp(out.dimension, 1, 3));
+    if (!xyz.empty() && xyz.size() % dim == 0) {
+      out.part_min.fill(0.0);
+      out.part_max.fill(0.0);
+      for (std::size_t d = 0; d < dim; ++d) {
+        out.part_min[d] = out.part_max[d] = xyz[d];
+        for (std::size_t k = d; k < xyz.size(); k += dim) {
+          out.part_min[d] = std::min(out.part_min[d], xyz[k]);
+          out.part_max[d] = std::max(out.part_max[d], xyz[k]);
+        }
+      }
+    }
+  }
   // The defects cut from the mesh, for outlines (ResultFile's write_defects).
   const auto rows = [&](const char* dataset, std::size_t width, Hole::Kind kind, auto&& read) {
     if (H5Lexists(mesh.get(), dataset, H5P_DEFAULT) <= 0) return;

@@ -54,6 +54,9 @@ struct StoredFmc {
   std::size_t n_samples = 0;
   std::size_t n_rows = 0;    // transmitters written, of elements.size()
   std::vector<double> data;  // [n_rows][elements][n_samples], m or Pa
+  // m: the mesh's bounding box (/mesh/coordinates; z 0 in 2D), where an image can show the part;
+  // NaN where the file has no mesh.
+  std::array<double, 3> part_min{}, part_max{};
   // The defects cut from the model's mesh, for outlines: its holes and notches (/mesh/holes,
   // /mesh/flat_bottom_holes, /mesh/notches: their shapes, without names or counts) and its cracks
   // (/mesh/cracks: names and points).

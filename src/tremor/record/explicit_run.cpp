@@ -22,6 +22,7 @@
 #include "tremor/core/clock.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
+#include "tremor/core/log.hpp"
 #include "tremor/explicit/receivers.hpp"
 #include "tremor/imaging/envelope.hpp"
 #include "tremor/io/file.hpp"
@@ -219,12 +220,13 @@ std::map<std::string, io::FmcHeader> fmc_headers(const Model& model, double dt, 
     // immersed array's pressure, known a step late, at none at the last step (explicit/fluid.hpp).
     h.n_samples = static_cast<std::size_t>((a.immersion ? steps - 1 : steps) / a.every_n_steps + 1);
     for (Index k = 0; k < a.n_elements; ++k) h.shots.push_back(a.element_name(k));
-    // The envelope's peak, sampled at the run's step over the run.
-    const auto n = static_cast<std::size_t>(std::clamp(std::ceil(duration / dt) + 1.0, 2.0, 1e7));
-    std::vector<double> signal(n), envelope(n);
-    for (std::size_t k = 0; k < n; ++k) signal[k] = a.signal.value(static_cast<double>(k) * dt - a.delay);
-    imaging::Envelopes(n).envelope(signal, envelope);
-    h.signal_peak = static_cast<double>(std::max_element(envelope.begin(), envelope.end()) - envelope.begin()) * dt;
+    // The envelope's peak over the signal's whole support, wherever the run ends: an image's time 0.
+    h.signal_peak = imaging::excitation_peak(a.signal, a.delay, dt, duration);
+    if (h.signal_peak > duration && a.delay < duration)  // (one that starts after the end is warned of as a load)
+      log::warn(str(a.origin, ": array '", a.name, "': its excitation peaks at ", h.signal_peak, " s (its delay ",
+                    a.delay, " s and the signal's own peak), after the run's end (", duration, " s): each of its ",
+                    a.n_elements, " elements' waves leaves after the record ends, so an image of its capture ",
+                    "(tremor image --tfm, timed from that peak) shows nothing"));
     const double nan = std::numeric_limits<double>::quiet_NaN();
     h.longitudinal_speed = h.shear_speed = h.sound_speed = h.interface_depth = nan;
     const auto material_of = [&](Index element) { return materials.of(element); };

@@ -4,10 +4,12 @@
 // unused nodes dropped and every set renumbered.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "support/support.hpp"
+#include "tremor/core/log.hpp"
 #include "tremor/io/model_file.hpp"
 #include "tremor/mesh/faces.hpp"
 
@@ -96,6 +98,22 @@ TEST(Holes, RunThroughA3DBlock) {
                   {"reaches the mesh's boundary sideways"});
   expect_contains(error_of([&] { (void)read(cube + "[[mesh.hole]]\ncentre = [0.002, 0.002, 0.002]\nradius = 1e-3\n"); }),
                   {"missing 'axis'"});
+}
+
+// A notch whose bottom lies on the top face and whose axis points into the part cuts a slot through
+// it, leaving two pieces: said, naming the cuts; the notch of the test below, which leaves one, is not.
+TEST(Holes, ACutThatSplitsThePartIsSaid) {
+  const auto split = [&](const std::string& more) {
+    const log::Quiet quiet;
+    (void)read(square + more);
+    const auto warnings = log::take_warnings();
+    return std::count_if(warnings.begin(), warnings.end(), [](const std::string& w) {
+      return w.find("m.toml: the holes, notches and cracks ('n') cut the mesh into 2 pieces where it had 1") !=
+             std::string::npos;
+    });
+  };
+  EXPECT_EQ(split("[[mesh.notch]]\nname = \"n\"\nbottom = [0.0055, 0.01]\naxis = [0.0, -1.0]\nwidth = 0.5e-3\n"), 1);
+  EXPECT_EQ(split("[[mesh.notch]]\nname = \"n\"\nbottom = [0.0015, 0.007]\naxis = [0.0, 2.0]\nwidth = 0.5e-3\n"), 0);
 }
 
 // A flat-bottom hole drilled 3 mm up from the bottom face (2D: a slot 2 radii wide) and a notch

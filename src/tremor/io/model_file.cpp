@@ -17,6 +17,32 @@ namespace tremor::io {
 
 namespace {
 
+// The mesh's connected pieces: elements joined through shared nodes (union-find over the nodes).
+Index mesh_pieces(const Mesh& mesh) {
+  std::vector<Index> parent(static_cast<std::size_t>(mesh.n_nodes()));
+  for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = static_cast<Index>(i);
+  const auto root = [&](Index n) {
+    while (parent[static_cast<std::size_t>(n)] != n)
+      n = parent[static_cast<std::size_t>(n)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(n)])];
+    return n;
+  };
+  std::vector<char> used(parent.size(), 0);
+  for (const ElementBlock& block : mesh.blocks)
+    for (Index e = 0; e < block.n_elements(); ++e) {
+      const auto nodes = block.nodes(e);
+      const Index first = root(nodes[0]);
+      for (const Index n : nodes) {
+        used[static_cast<std::size_t>(n)] = 1;
+        const Index r = root(n);
+        if (r != first) parent[static_cast<std::size_t>(r)] = first;
+      }
+    }
+  Index pieces = 0;
+  for (std::size_t i = 0; i < parent.size(); ++i)
+    if (used[i] && root(static_cast<Index>(i)) == static_cast<Index>(i)) ++pieces;
+  return pieces;
+}
+
 using model_file::explicit_keys;
 using model_file::name_where;
 using model_file::read_absorbing;
@@ -86,6 +112,10 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
     name_where(table);
     model.holes.push_back(read_notch(table, model.mesh, ++notches));
   }
+  // (A cut that splits the part, a notch whose bottom lies on a face or a crack from face to face,
+  // leaves a piece free: said, naming the cuts, where they add a piece the mesh had not.)
+  const bool cuts = !model.holes.empty() || !mesh->tables("crack").empty();
+  const Index pieces = cuts ? mesh_pieces(model.mesh) : 0;
   drill_holes(model.mesh, model.holes);
   // Cracks, cut last: each splits the nodes on it, which a hole's cut would renumber.
   for (Table table : mesh->tables("crack")) {
@@ -93,6 +123,17 @@ Model read_model_buffer(std::string_view text, const std::string& name, const st
     model.cracks.push_back(read_crack(table, model.mesh, static_cast<int>(model.cracks.size()) + 1));
   }
   cut_cracks(model.mesh, model.cracks);
+  if (cuts) {
+    const Index after = mesh_pieces(model.mesh);
+    if (after > pieces) {
+      std::string names;
+      for (const Hole& hole : model.holes) names += str(names.empty() ? "" : ", ", "'", hole.name, "'");
+      for (const Crack& crack : model.cracks) names += str(names.empty() ? "" : ", ", "'", crack.name, "'");
+      log::warn(str(model.source, ": the holes, notches and cracks (", names, ") cut the mesh into ", after,
+                    " pieces where it had ", pieces, ": a piece cut off is free (a notch whose bottom lies on a face, "
+                    "or a crack from face to face, runs through the part); check them"));
+    }
+  }
 
   std::map<std::string, long> material_lines;
   for (Table material : root.tables("material")) {

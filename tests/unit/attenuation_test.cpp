@@ -83,6 +83,26 @@ TEST(ConstantQFit, BulkAndShearFromPAndS) {
                         {"q_p 200 and q_s 50 need a negative bulk loss", "q_p may be at most q_s / L"});
 }
 
+// Q_P within rounding of Q_S / L, either side, is no bulk loss in a material: just above it the bulk
+// loss is below 0 by rounding, just below it Q_kappa is beyond 1e5 (once refused as outside (1, 1e5)).
+TEST(ConstantQFit, QpAtQsOverLIsNoBulkLossEitherSide) {
+  const double cp = 2000.0, cs = 800.0, ratio = 4.0 / 3.0 * cs * cs / (cp * cp);  // q_s / L = 140.625 for 30
+  for (const double q_p : {30.0 / ratio, 30.0 / ratio * (1.0 - 1e-9), 30.0 / ratio * (1.0 + 1e-10)}) {
+    Material m = Material::from_speeds("sed", cp, cs, 2000.0);
+    Attenuation a;
+    a.q_p = q_p;
+    a.q_s = 30.0;
+    a.band = {2.0, 20.0};
+    m.attenuation = a;
+    Model model;
+    model.source = "m.toml";
+    model.materials = {m};
+    const ResolvedAttenuation r = resolve_attenuation(model, model.materials[0]);
+    EXPECT_TRUE(std::isinf(r.q_kappa)) << q_p << ": " << r.q_kappa;
+    EXPECT_EQ(r.q_mu, 30.0);
+  }
+}
+
 TEST(ConstantQFit, RefusesWhatIsNoAttenuation) {
   test::expect_contains(test::error_of([] { (void)fit_constant_q(1.0, 1.0, 10.0, 3); }), {"a quality factor of 1", "(1, 100000)"});
   test::expect_contains(test::error_of([] { (void)fit_constant_q(1e5, 1.0, 10.0, 3); }), {"a quality factor of 100000"});

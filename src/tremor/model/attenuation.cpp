@@ -239,6 +239,9 @@ ResolvedAttenuation resolve_attenuation(const Model& model, const Material& mate
       r.q_kappa = given.q_kappa;
       r.q_mu = given.q_mu;
     }
+    // A bulk loss under 1 / largest_quality (q_p at q_s / L, to the digits given) is none, as one
+    // below 0 by rounding is (bulk_and_shear_quality): the same either side of q_s / L.
+    if (given.by_waves && r.q_kappa >= largest_quality) r.q_kappa = std::numeric_limits<double>::infinity();
     if (given.by_waves && !std::isinf(r.q_kappa))
       TREMOR_CHECK(r.q_kappa > smallest_quality && r.q_kappa < largest_quality, "q_p ", given.q_p, " and q_s ",
                    given.q_s, " give a bulk quality factor Q_kappa = ", r.q_kappa, ", outside (", smallest_quality,

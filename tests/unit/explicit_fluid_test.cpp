@@ -503,7 +503,8 @@ TEST(ExplicitFluid, APistonLoadsItsShareOfTheDisc) {
   test::expect_contains(refused(bad), {"m.toml:70: piston 'probe': the mesh has no surface 'top'"});
   bad = piston;
   bad.position = {1.0, 1.0, 5.0};
-  test::expect_contains(refused(bad), {"m.toml:70: piston 'probe' centred at (1, 1, 5) is not on surface 'zmax'"});
+  test::expect_contains(refused(bad), {"m.toml:70: piston 'probe' centred at (1, 1, 5) is not on surface 'zmax' (its "
+                                       "nearest node of the surface is 3 m away)"});
   bad = piston;
   bad.surface = "zmin";
   bad.position = {1.0, 1.0, 0.0};

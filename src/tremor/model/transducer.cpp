@@ -39,6 +39,7 @@ void add_piston(Model& model, Transducer t, const std::string& at) {
   TREMOR_CHECK(set != mesh.face_sets.end() && !set->second.empty(), at, ": piston '", t.name,
                "': the mesh has no surface '", t.surface, "'");
   double nearest = std::numeric_limits<double>::infinity(), largest = 0.0;
+  double nearest_node = std::numeric_limits<double>::infinity();  // (the distance the refusal gives)
   for (const Face& face : set->second) {
     const ElementRef ref = mesh.locate(face.element);
     const ElementBlock& block = mesh.blocks[static_cast<std::size_t>(ref.block)];
@@ -56,7 +57,10 @@ void add_piston(Model& model, Transducer t, const std::string& at) {
       return std::sqrt(sum);
     };
     double reach = 0.0;
-    for (int a = 0; a < n; ++a) reach = std::max(reach, distance(point(a), centre));
+    for (int a = 0; a < n; ++a) {
+      reach = std::max(reach, distance(point(a), centre));
+      nearest_node = std::min(nearest_node, distance(point(a), t.position));
+    }
     largest = std::max(largest, 2.0 * reach);
     const double from = distance(centre, t.position);
     nearest = std::min(nearest, from - reach);
@@ -65,7 +69,7 @@ void add_piston(Model& model, Transducer t, const std::string& at) {
   }
   TREMOR_CHECK(nearest <= largest, at, ": piston '", t.name, "' centred at (", t.position[0], ", ", t.position[1],
                dim == 3 ? str(", ", t.position[2]) : std::string(), ") is not on surface '", t.surface,
-               "' (its nearest face is ", nearest, " m away)");
+               "' (its nearest node of the surface is ", si(nearest_node), "m away)");
   model.transducers.push_back(std::move(t));
 }
 

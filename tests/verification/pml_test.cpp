@@ -568,6 +568,16 @@ TEST(Pml, AShiftBeyondTheStepIsRefusedAndAFarDesignFrequencyWarned) {
                         {"pml.toml:30: absorbing layer (pml): alpha_max", "is 2, above 1"});
   model.absorbing[0].alpha_max = 0.5 / p.dt;
   EXPECT_NO_THROW((void)explicit_fe::preflight(model));
+  // A source inside the layer (3 elements thick) is said, naming it; the one at the centre was not.
+  const auto inside = [](const explicit_fe::Preflight& q) {
+    return std::count_if(q.warnings.begin(), q.warnings.end(), [](const std::string& w) {
+      return w.find("force: the source lies inside a PML") != std::string::npos;
+    });
+  };
+  EXPECT_EQ(inside(p), 0);
+  model.point_sources[0].position = std::array<double, 3>{1.5 * h, 6.0 * h, 0.0};
+  model.point_sources[0].origin = "force";
+  EXPECT_EQ(inside(explicit_fe::preflight(model)), 1);
 }
 
 TEST(Pml, AnisotropicMediumNeedsTheMultiaxialRatio) {

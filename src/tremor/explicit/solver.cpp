@@ -659,6 +659,33 @@ void check_pml_frequency(Preflight& p, const Model& model) {
   }
 }
 
+// A source or receiver inside a PML: its waves are damped where they start or end, which a layer
+// meant to stand outside the region of interest does not intend. Said once for each, naming it.
+void warn_inside_pml(Preflight& p, const Model& model) {
+  if (!p.pml.any()) return;
+  const auto inside = [&](const std::vector<Index>& nodes, const std::vector<std::array<double, 3>>& points) {
+    for (const Index node : nodes) {
+      double x[3] = {0.0, 0.0, 0.0};
+      for (int k = 0; k < model.mesh.dim(); ++k) x[k] = model.mesh.node(node)[k];
+      if (p.pml.inside(x)) return true;
+    }
+    return std::any_of(points.begin(), points.end(),
+                       [&](const std::array<double, 3>& x) { return p.pml.inside(x.data()); });
+  };
+  for (const PointSource& source : model.point_sources) {
+    std::vector<std::array<double, 3>> at;
+    if (source.position) at.push_back(*source.position);
+    if (inside(source.nodes, at))
+      warn(p, str(source.origin.empty() ? model.source : source.origin, ": the source",
+                  source.name.empty() ? std::string() : str(" '", source.name, "'"),
+                  " lies inside a PML, which damps its waves from the start: move it out of the layer"));
+  }
+  for (const Receiver& receiver : model.receivers)
+    if (inside(receiver.nodes, receiver.positions))
+      warn(p, str(receiver.origin.empty() ? model.source : receiver.origin, ": receiver '", receiver.name,
+                  "' has points inside a PML, whose motion there is the layer's, damped: move them out of it"));
+}
+
 // An anisotropic material whose waves' slowness and group velocity point apart along a lined axis
 // (Material::pml_margin): a C-PML there grows (Becache et al. 2003), and the multi-axial PML is the
 // remedy (Meza-Fajardo and Papageorgiou 2008); the ratio it needs depends on the material.
@@ -854,6 +881,7 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
   if (p.fluid && p.fluid->pml.any())  // (the fluid's d0 from its own sound speed: FluidSetup::pml)
     for (const std::string& line : describe_pml(whole, p.fluid->pml)) p.pml_layers.push_back(str(line, ", in the fluid"));
   check_pml_frequency(p, model);
+  warn_inside_pml(p, model);
   warn_pml_growth(p, model);
   warn_pml_anisotropy(p, model);
   warn_quadratic_lumping(p, model);

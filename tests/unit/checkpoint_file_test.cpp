@@ -84,6 +84,18 @@ TEST(CheckpointFile, RoundTripIsExactAndLeavesNoTemporary) {
   fs::remove_all(folder);
 }
 
+// A checkpoint at rest before any history was declared (the first batch of shots stepped together
+// at its start): no history names, written and read back (HDF5 refused the empty list's buffer).
+TEST(CheckpointFile, ACheckpointOfNoHistoryRoundTrips) {
+  const fs::path folder = test::temporary_directory("checkpoint_no_history");
+  const fs::path path = folder / "run.h5.checkpoint";
+  io::Checkpoint written = sample_checkpoint();
+  written.history_samples.clear();
+  io::write_checkpoint(path, written);
+  EXPECT_TRUE(io::read_checkpoint(path).history_samples.empty());
+  fs::remove_all(folder);
+}
+
 // The memory variables of attenuating elements, by element: read back exactly; offsets that do not
 // partition the values are a torn or altered file.
 TEST(CheckpointFile, MemoryVariablesRoundTrip) {

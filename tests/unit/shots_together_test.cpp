@@ -317,9 +317,10 @@ TEST(ShotsTogether, EachShotsSamplesArePassedOnAsTheBatchStepsThem) {
 
 // Checkpoints between batches (SolverState::at_rest): a capture of 8 shots, 3 at a time, stopped
 // within its second batch and at its second batch's end. Each stop leaves the checkpoint of the
-// next batch's first shot at rest, none within a batch; resumed from it, 3 at a time, the shots
-// from there are the uninterrupted run's bits. A checkpoint within a shot is refused to a run of
-// shots stepped together. One domain and 3 subdomains.
+// next batch's first shot at rest (and the first batch's at its start), none within a batch;
+// resumed from either, 3 at a time, the shots from there are the uninterrupted run's bits. A
+// checkpoint within a shot is refused to a run of shots stepped together. One domain and 3
+// subdomains.
 TEST(ShotsTogether, CheckpointsBetweenBatchesResumeACaptureBitForBit) {
   // Stops in shot `stop_shot` once its batch has stepped `stop_step` steps.
   struct Stopping final : explicit_fe::Observer {
@@ -352,13 +353,13 @@ TEST(ShotsTogether, CheckpointsBetweenBatchesResumeACaptureBitForBit) {
       stopping.stop_step = stop_step;
       const explicit_fe::ExplicitRun stopped = explicit_fe::run_explicit(model, options, &stopping);
       ASSERT_EQ(stopped.status, explicit_fe::RunStatus::Stopped) << stopped.message;
-      // The first batch's end; the second's where it was stopped at its end.
+      // The first batch's start and end; the second's where it was stopped at its end.
       const std::size_t next = stop_step == steps ? 6 : 3;
-      ASSERT_EQ(stopping.checkpoints.size(), next / 3);
+      ASSERT_EQ(stopping.checkpoints.size(), next / 3 + 1);
       for (std::size_t c = 0; c < stopping.checkpoints.size(); ++c) {
         const explicit_fe::SolverState& state = stopping.checkpoints[c];
         EXPECT_TRUE(state.at_rest);
-        EXPECT_EQ(state.shot, static_cast<int>(3 * (c + 1)));
+        EXPECT_EQ(state.shot, static_cast<int>(3 * c));
         EXPECT_EQ(state.step, 0);
         EXPECT_TRUE(state.current.empty() && state.receivers.empty() && state.memory.empty());
       }
@@ -372,6 +373,12 @@ TEST(ShotsTogether, CheckpointsBetweenBatchesResumeACaptureBitForBit) {
       explicit_fe::ExplicitRun rest = whole;
       rest.shots.erase(rest.shots.begin(), rest.shots.begin() + static_cast<std::ptrdiff_t>(next));
       expect_same_shots(rest, resumed, "resumed from a checkpoint between batches");
+      if (stop_step == steps) continue;
+      again.resume = &stopping.checkpoints.front();  // a stop in the first batch resumes from its start
+      const explicit_fe::ExplicitRun from_start = explicit_fe::run_explicit(model, again);
+      ASSERT_TRUE(from_start.ok()) << from_start.message;
+      EXPECT_EQ(from_start.first_shot, 0);
+      expect_same_shots(whole, from_start, "resumed from the first batch's start");
     }
   }
   // A checkpoint within a shot, by a run one shot at a time, holds that shot alone.

@@ -355,6 +355,10 @@ ExplicitRun run_shots(const Model& model, const Preflight& preflight, const RunO
   for (std::size_t k = first_shot; k < shots.size() && !stepping.side_by_side; k += batch) {
     batch = together > 1 ? std::min(static_cast<std::size_t>(together), shots.size() - k) : 1;
     const bool resumed = options.resume && !options.resume->at_rest && k == first_shot;
+    // The first batch's own at-rest checkpoint, as each later one has (before its shots start): a
+    // run stopped in it is then resumed from it rather than only started again.
+    if (between_batches && k == first_shot && !resumed && shots[k])
+      checkpoint_at_rest(communicator, observer, observer_guard, k, [] { return true; });
     load_batch(subdomains, model, preflight, std::span<const Shot* const>(shots).subspan(k, batch), k > first_shot);
     // Start from rest, with prescribed DOFs on their motion at t = -dt and 0 (fields known to be
     // zero are set only where something is prescribed).

@@ -217,7 +217,8 @@ void set_attribute(hid_t object, const char* name, const std::vector<std::string
   Handle space = simple_space(dims, file);
   std::vector<const char*> texts;
   for (const auto& value : values) texts.push_back(value.c_str());
-  write_attribute(object, name, type.get(), type.get(), space.get(), texts.data(), file);
+  const char* none = "";  // (HDF5 refuses a null buffer, even for no value)
+  write_attribute(object, name, type.get(), type.get(), space.get(), texts.empty() ? &none : texts.data(), file);
 }
 
 bool has_attribute(hid_t object, const char* name) { return H5Aexists(object, name) > 0; }
@@ -238,6 +239,7 @@ std::vector<std::string> read_strings_attribute(hid_t object, const char* name, 
   Handle stored = open_or_fail(H5Aget_type(attribute.get()), H5Tclose, file, str("attribute ", name));
   if (H5Tget_class(stored.get()) != H5T_STRING) throw Error(str(file, ": attribute ", name, " is not a string"));
   std::vector<std::string> values;
+  if (count == 0) return values;
   if (H5Tis_variable_str(stored.get()) > 0) {
     Handle type = string_type(file);
     std::vector<char*> texts(static_cast<std::size_t>(count), nullptr);

@@ -345,8 +345,17 @@ TEST(Arrays, InAFluidBecomePistonsAndListenForPressure) {
                                           "centre = [0.0, 0.004]\nsurface = \"xmin\"\n"
                                           "signal = { kind = \"ricker\", frequency = 1e6 }\n");
                   }),
-                  {"array 'side': its element 2 centred at (0, 0.0045) stands on a fluid's face",
+                  {"array 'side': its array element 2 centred at (0, 0.0045) stands on a fluid's face (mesh element",
                    "in a fluid (immersion) or on a solid (contact), not on both"});
+  // Immersed, its depth is the whole mesh's below the water's top (6 mm); a contact array on the
+  // steel's bottom takes the steel's (4 mm): its back wall is the steel's face under the water.
+  EXPECT_NEAR(a.depth, 0.006, 1e-12);
+  const Model below = read(immersed + "[[array]]\nname = \"below\"\nelements = 4\npitch = 1e-3\nwidth = 0.75e-3\n"
+                                      "centre = [0.006125, 0.0]\nsurface = \"ymin\"\namplitude = 1e6\n"
+                                      "signal = { kind = \"ricker\", frequency = 1e6 }\n");
+  ASSERT_EQ(below.arrays.size(), 2u);
+  EXPECT_FALSE(below.arrays[1].immersion);
+  EXPECT_NEAR(below.arrays[1].depth, 0.004, 1e-12);
 }
 
 // Immersed, the capture is reciprocal as a contact one is: the pistons' volume at node a and the

@@ -261,14 +261,30 @@ void add_array(Model& model, TransducerArray array) {
     // One side for the whole array: every face a fluid's (immersion) or every face a solid's.
     if (k == 0) array.immersion = in_fluid(footprint.front());
     for (const Face& face : footprint)
-      TREMOR_CHECK(in_fluid(face) == array.immersion, at, ": its element ", k, " centred at ", format_vec(c, dim),
-                   " stands on ", in_fluid(face) ? "a fluid's" : "a solid's", " face (element ",
-                   model.mesh.element_label(face.element), ") where element 0 stands on ",
+      TREMOR_CHECK(in_fluid(face) == array.immersion, at, ": its array element ", k, " centred at ",
+                   format_vec(c, dim), " stands on ", in_fluid(face) ? "a fluid's" : "a solid's", " face (mesh element ",
+                   model.mesh.element_label(face.element), ") where its array element 0 stands on ",
                    array.immersion ? "a fluid's" : "a solid's",
                    ": an array stands in a fluid (immersion) or on a solid (contact), not on both");
     array.element_centres.push_back(c);
     array.footprints.push_back(std::move(footprint));
     array.areas.push_back(area);
+  }
+  // On a solid beside a fluid (a contact array on steel under water) the depth is the solid's: its
+  // far side, not the water's beyond it, is the back wall.
+  if (!array.immersion && !sections.empty()) {
+    array.depth = 0.0;
+    Index global = 0;
+    for (const ElementBlock& block : model.mesh.blocks)
+      for (Index e = 0; e < block.n_elements(); ++e, ++global) {
+        const int section = sections[static_cast<std::size_t>(global)];
+        if (section >= 0 && model.material(model.sections[static_cast<std::size_t>(section)].material).fluid) continue;
+        for (const Index node : block.nodes(e)) {
+          Vec p{0.0, 0.0, 0.0};
+          for (int d = 0; d < dim; ++d) p[static_cast<std::size_t>(d)] = mesh.node(node)[d];
+          array.depth = std::max(array.depth, dot(minus(p, array.centre), array.normal));
+        }
+      }
   }
   // Faces far larger than the elements cut their footprints coarsely: say so once.
   const auto [smallest, largest] = std::minmax_element(array.areas.begin(), array.areas.end());

@@ -17,6 +17,7 @@
 #include "tremor/cli/options.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/core/error.hpp"
+#include "tremor/core/log.hpp"
 #include "tremor/explicit/fluid.hpp"
 #include "tremor/explicit/operator.hpp"
 #include "tremor/explicit/solver.hpp"
@@ -471,6 +472,32 @@ void run_info(const std::string& path, std::optional<int> order) {
       named && named->takes(mesh) ? *named : explicit_fe::operators().reference();
   std::printf("%-18s%s DOF, stiffness %s non-zeros\n", "explicit solver", group_digits(dof).c_str(),
               group_digits(nnz).c_str());
+  // A model the explicit solver can run: the run's own estimate, from its pre-flight on the host
+  // (the operator "auto" takes, memory variables, layers and fluid included; its warnings are the
+  // run's to give). Else the mesh's alone, with the model's operator or the reference.
+  std::size_t run_bytes[2] = {0, 0};
+  std::string run_operator;
+  try {
+    const log::Quiet quiet;
+    for (const int k : {0, 1}) {
+      explicit_fe::RunOptions options;
+      options.precision = k == 0 ? "double" : "float";
+      options.backend = "openmp";
+      const explicit_fe::Preflight p = explicit_fe::preflight(model, options);
+      run_bytes[k] = p.memory_bytes;
+      run_operator = std::string(p.operator_kind());
+    }
+    (void)log::take_warnings();
+  } catch (const Error&) {
+    run_bytes[0] = run_bytes[1] = 0;
+  }
+  if (run_bytes[0] > 0) {
+    std::printf("  memory            %sB in double, %sB in single precision (a run's estimate on the host, the %s "
+                "operator)\n",
+                si(static_cast<double>(run_bytes[0])).c_str(), si(static_cast<double>(run_bytes[1])).c_str(),
+                run_operator.c_str());
+    return;
+  }
   std::printf("  memory            %sB in double, %sB in single precision (state + %s)\n",
               si(static_cast<double>(explicit_fe::memory_estimate(mesh, entry, nnz, 8))).c_str(),
               si(static_cast<double>(explicit_fe::memory_estimate(mesh, entry, nnz, 4))).c_str(),

@@ -262,8 +262,9 @@ void add_array(Model& model, TransducerArray array) {
     if (k == 0) array.immersion = in_fluid(footprint.front());
     for (const Face& face : footprint)
       TREMOR_CHECK(in_fluid(face) == array.immersion, at, ": its array element ", k, " centred at ",
-                   format_vec(c, dim), " stands on ", in_fluid(face) ? "a fluid's" : "a solid's", " face (mesh element ",
-                   model.mesh.element_label(face.element), ") where its array element 0 stands on ",
+                   format_vec(c, dim), " stands on ", in_fluid(face) ? "a fluid's" : "a solid's",
+                   " face (mesh element ", model.mesh.element_label(face.element),
+                   ") where its array element 0 stands on ",
                    array.immersion ? "a fluid's" : "a solid's",
                    ": an array stands in a fluid (immersion) or on a solid (contact), not on both");
     array.element_centres.push_back(c);

@@ -361,6 +361,61 @@ void print_excitation(const Model& model) {
   }
 }
 
+// The explicit solver's DOF and K's entries, and the memory a run takes: for a model the explicit
+// solver can run, the run's own estimate, from its pre-flight on the host (the operator "auto"
+// takes, memory variables, layers and fluid included; its warnings are the run's to give), up to
+// 20M DOF, where that takes seconds; else the mesh's alone, with the model's operator or the
+// reference.
+void print_explicit_solver(const Model& model) {
+  const Mesh& mesh = model.mesh;
+  const Size dof = static_cast<Size>(mesh.n_nodes()) * mesh.dim();
+  const Size nnz = node_graph_entries(mesh) * mesh.dim() * mesh.dim();
+  // The model's operator when it names one that takes the mesh, else the reference (scalar CSR).
+  const op::OperatorEntry* named =
+      model.explicit_settings ? explicit_fe::operators().find(model.explicit_settings->operator_kind) : nullptr;
+  const op::OperatorEntry& entry =
+      named && named->takes(mesh) ? *named : explicit_fe::operators().reference();
+  std::printf("%-18s%s DOF, stiffness %s non-zeros\n", "explicit solver", group_digits(dof).c_str(),
+              group_digits(nnz).c_str());
+  std::size_t run_bytes[2] = {0, 0};
+  std::string run_operator[2];
+  const auto estimate = [&] {
+    const log::Quiet quiet;
+    for (const int k : {0, 1}) {
+      explicit_fe::RunOptions options;
+      options.precision = k == 0 ? "double" : "float";
+      options.backend = "openmp";
+      const explicit_fe::Preflight p = explicit_fe::preflight(model, options);
+      run_bytes[k] = p.memory_bytes;
+      run_operator[k] = std::string(p.operator_kind());
+    }
+    (void)log::take_warnings();
+  };
+  if (dof <= Size(20'000'000)) {
+    try {
+      estimate();
+    } catch (const Error&) {  // (not a model the explicit solver runs as it stands)
+      (void)log::take_warnings();
+      run_bytes[0] = run_bytes[1] = 0;
+    }
+  }
+  if (run_bytes[0] > 0) {
+    // ("auto" may take another operator in each precision.)
+    const std::string operators =
+        run_operator[0] == run_operator[1]
+            ? str("the ", run_operator[0], " operator")
+            : str("the ", run_operator[0], " operator in double, ", run_operator[1], " in single");
+    std::printf("  memory            %sB in double, %sB in single precision (a run's estimate on the host, %s)\n",
+                si(static_cast<double>(run_bytes[0])).c_str(), si(static_cast<double>(run_bytes[1])).c_str(),
+                operators.c_str());
+    return;
+  }
+  std::printf("  memory            %sB in double, %sB in single precision (state + %s)\n",
+              si(static_cast<double>(explicit_fe::memory_estimate(mesh, entry, nnz, 8))).c_str(),
+              si(static_cast<double>(explicit_fe::memory_estimate(mesh, entry, nnz, 4))).c_str(),
+              entry.reference ? "CSR stiffness" : str("the ", entry.name, " operator").c_str());
+}
+
 void run_info(const std::string& path, std::optional<int> order) {
   const Model model = io::load_model(path, order);
   const Mesh& mesh = model.mesh;
@@ -463,56 +518,7 @@ void run_info(const std::string& path, std::optional<int> order) {
 
   print_time_step(model);
 
-  const Size dof = static_cast<Size>(mesh.n_nodes()) * mesh.dim();
-  const Size nnz = node_graph_entries(mesh) * mesh.dim() * mesh.dim();
-  // The model's operator when it names one that takes the mesh, else the reference (scalar CSR).
-  const op::OperatorEntry* named =
-      model.explicit_settings ? explicit_fe::operators().find(model.explicit_settings->operator_kind) : nullptr;
-  const op::OperatorEntry& entry =
-      named && named->takes(mesh) ? *named : explicit_fe::operators().reference();
-  std::printf("%-18s%s DOF, stiffness %s non-zeros\n", "explicit solver", group_digits(dof).c_str(),
-              group_digits(nnz).c_str());
-  // A model the explicit solver can run: the run's own estimate, from its pre-flight on the host
-  // (the operator "auto" takes, memory variables, layers and fluid included; its warnings are the
-  // run's to give), up to 20M DOF, where that takes seconds. Else the mesh's alone, with the model's
-  // operator or the reference.
-  std::size_t run_bytes[2] = {0, 0};
-  std::string run_operator[2];
-  const auto estimate = [&] {
-    const log::Quiet quiet;
-    for (const int k : {0, 1}) {
-      explicit_fe::RunOptions options;
-      options.precision = k == 0 ? "double" : "float";
-      options.backend = "openmp";
-      const explicit_fe::Preflight p = explicit_fe::preflight(model, options);
-      run_bytes[k] = p.memory_bytes;
-      run_operator[k] = std::string(p.operator_kind());
-    }
-    (void)log::take_warnings();
-  };
-  if (dof <= Size(20'000'000)) {
-    try {
-      estimate();
-    } catch (const Error&) {  // (not a model the explicit solver runs as it stands)
-      (void)log::take_warnings();
-      run_bytes[0] = run_bytes[1] = 0;
-    }
-  }
-  if (run_bytes[0] > 0) {
-    // ("auto" may take another operator in each precision.)
-    const std::string operators =
-        run_operator[0] == run_operator[1]
-            ? str("the ", run_operator[0], " operator")
-            : str("the ", run_operator[0], " operator in double, ", run_operator[1], " in single");
-    std::printf("  memory            %sB in double, %sB in single precision (a run's estimate on the host, %s)\n",
-                si(static_cast<double>(run_bytes[0])).c_str(), si(static_cast<double>(run_bytes[1])).c_str(),
-                operators.c_str());
-    return;
-  }
-  std::printf("  memory            %sB in double, %sB in single precision (state + %s)\n",
-              si(static_cast<double>(explicit_fe::memory_estimate(mesh, entry, nnz, 8))).c_str(),
-              si(static_cast<double>(explicit_fe::memory_estimate(mesh, entry, nnz, 4))).c_str(),
-              entry.reference ? "CSR stiffness" : str("the ", entry.name, " operator").c_str());
+  print_explicit_solver(model);
 }
 
 }  // namespace

@@ -433,7 +433,7 @@ struct Resolution {
   // column drifted to 71% of the peak from double's in 9,578 steps, where a tone burst kept 0.19%).
   // Said once, naming the pistons; zero-mean signals (tone bursts, Rickers) do not drift.
   void warn_fluid_drift(const Model& whole) {
-    std::vector<std::string> drifting;
+    std::vector<const Transducer*> drifting;
     for (const Transducer& t : whole.transducers) {
       if (t.mode != Transducer::Mode::Piston) continue;
       const double end = t.signal.duration();
@@ -444,13 +444,11 @@ struct Resolution {
         magnitude *= end / samples;
       }
       // (1%: a Gaussian's integral is its whole magnitude, a tone burst's and a Ricker's rounding.)
-      if (!(magnitude > 0.0) || std::abs(t.signal.integral(end, 1)) > 0.01 * magnitude)
-        drifting.push_back(str("'", t.name, "'"));
+      if (!(magnitude > 0.0) || std::abs(t.signal.integral(end, 1)) > 0.01 * magnitude) drifting.push_back(&t);
     }
     if (drifting.empty()) return;
-    const Transducer& first = *std::find_if(whole.transducers.begin(), whole.transducers.end(),
-                                            [&](const Transducer& t) { return str("'", t.name, "'") == drifting[0]; });
-    warn(p, str(first.origin.empty() ? whole.source : first.origin, ": piston ", drifting[0],
+    const Transducer& first = *drifting.front();
+    warn(p, str(first.origin.empty() ? whole.source : first.origin, ": piston '", first.name, "'",
                 drifting.size() > 1 ? str(" and ", drifting.size() - 1, " other", drifting.size() == 2 ? "" : "s")
                                     : std::string(),
                 " in the fluid: a signal whose time integral is not zero leaves a pressure impulse behind its pulse, "

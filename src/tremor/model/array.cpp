@@ -143,6 +143,32 @@ void add_elements(Model& model, const TransducerArray& array, double nominal, co
   }
 }
 
+// The mesh's depth under `array` along its normal: over every node, or, given the elements'
+// sections (a contact array on a solid beside a fluid, steel under water), over the solid's
+// elements' nodes alone: the solid's far side, not the water's beyond it, is the back wall.
+double depth_under(const Model& model, const TransducerArray& array, const std::vector<int>& sections) {
+  const Mesh& mesh = model.mesh;
+  const int dim = mesh.dim();
+  double depth = 0.0;
+  const auto reach = [&](Index node) {
+    Vec p{0.0, 0.0, 0.0};
+    for (int d = 0; d < dim; ++d) p[static_cast<std::size_t>(d)] = mesh.node(node)[d];
+    depth = std::max(depth, dot(minus(p, array.centre), array.normal));
+  };
+  if (sections.empty()) {
+    for (Index node = 0; node < mesh.n_nodes(); ++node) reach(node);
+    return depth;
+  }
+  Index global = 0;
+  for (const ElementBlock& block : mesh.blocks)
+    for (Index e = 0; e < block.n_elements(); ++e, ++global) {
+      const int section = sections[static_cast<std::size_t>(global)];
+      if (section >= 0 && model.material(model.sections[static_cast<std::size_t>(section)].material).fluid) continue;
+      for (const Index node : block.nodes(e)) reach(node);
+    }
+  return depth;
+}
+
 }  // namespace
 
 void add_array(Model& model, TransducerArray array) {
@@ -189,7 +215,7 @@ void add_array(Model& model, TransducerArray array) {
                format_vec(outward, dim), ")");
   if (dim == 3) array.elevation = cross(array.normal, array.direction);
 
-  // The surface's extent along and across the array, and the mesh's depth under it.
+  // The surface's extent along and across the array (its depth once its side is known).
   double extent = 0.0;
   for (const FacePlane& s : shapes) extent = std::max(extent, norm(minus(s.centre, shapes.front().centre)));
   const double tolerance = 1e-9 * std::max(extent, array.width);
@@ -213,11 +239,6 @@ void add_array(Model& model, TransducerArray array) {
       across_lo = std::min(across_lo, dot(r, array.elevation));
       across_hi = std::max(across_hi, dot(r, array.elevation));
     }
-  }
-  for (Index node = 0; node < mesh.n_nodes(); ++node) {
-    Vec p{0.0, 0.0, 0.0};
-    for (int d = 0; d < dim; ++d) p[static_cast<std::size_t>(d)] = mesh.node(node)[d];
-    array.depth = std::max(array.depth, dot(minus(p, array.centre), array.normal));
   }
 
   // Each element's footprint: the faces whose centres lie within it, each in one element only.
@@ -271,22 +292,7 @@ void add_array(Model& model, TransducerArray array) {
     array.footprints.push_back(std::move(footprint));
     array.areas.push_back(area);
   }
-  // On a solid beside a fluid (a contact array on steel under water) the depth is the solid's: its
-  // far side, not the water's beyond it, is the back wall.
-  if (!array.immersion && !sections.empty()) {
-    array.depth = 0.0;
-    Index global = 0;
-    for (const ElementBlock& block : model.mesh.blocks)
-      for (Index e = 0; e < block.n_elements(); ++e, ++global) {
-        const int section = sections[static_cast<std::size_t>(global)];
-        if (section >= 0 && model.material(model.sections[static_cast<std::size_t>(section)].material).fluid) continue;
-        for (const Index node : block.nodes(e)) {
-          Vec p{0.0, 0.0, 0.0};
-          for (int d = 0; d < dim; ++d) p[static_cast<std::size_t>(d)] = mesh.node(node)[d];
-          array.depth = std::max(array.depth, dot(minus(p, array.centre), array.normal));
-        }
-      }
-  }
+  array.depth = depth_under(model, array, array.immersion ? std::vector<int>{} : sections);
   // Faces far larger than the elements cut their footprints coarsely: say so once.
   const auto [smallest, largest] = std::minmax_element(array.areas.begin(), array.areas.end());
   if (*smallest < 0.8 * nominal || *largest > 1.2 * nominal)

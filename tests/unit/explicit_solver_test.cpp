@@ -108,7 +108,7 @@ TEST(ExplicitSolver, NonFiniteStateStopsWithStepAndNode) {
   const log::Quiet quiet;
   const auto run = explicit_fe::run_explicit(model, options);
   (void)log::take_warnings();
-  ASSERT_EQ(run.status, explicit_fe::RunStatus::NonFinite);
+  ASSERT_EQ(run.status, explicit_fe::RunStatus::Failed);
   EXPECT_FALSE(run.ok());
   EXPECT_GT(run.bad_step, 0);
   EXPECT_EQ(run.bad_step % 10, 0);
@@ -158,7 +158,7 @@ TEST(ExplicitSolver, ANonFiniteFluidStopsTheRunNamingItsNode) {
     options.precision = precision;
     const auto run = explicit_fe::run_explicit(model, options);
     (void)log::take_warnings();
-    ASSERT_EQ(run.status, explicit_fe::RunStatus::NonFinite) << precision;
+    ASSERT_EQ(run.status, explicit_fe::RunStatus::Failed) << precision;
     EXPECT_LT(run.steps, run.preflight.steps);
     EXPECT_GE(run.bad_node, 5);  // a water node: labels 5 to 8
     EXPECT_NE(run.message.find(str("node ", run.bad_node, " has the fluid's p")), std::string::npos) << run.message;

@@ -406,7 +406,7 @@ void run_on_worker(const RunArgs& args, const parallel::Communicator& world) {
   options.stop_here = [] { return stop_signal() != 0; };
   const ex::ExplicitRun run = ex::run_explicit(model, options, nullptr);
   if (run.status == ex::RunStatus::Stopped) throw ExitStatus{128 + (stop_signal() != 0 ? stop_signal() : SIGINT)};
-  if (run.status == ex::RunStatus::NonFinite) throw ExitStatus{1};
+  if (run.status == ex::RunStatus::Failed) throw ExitStatus{1};
 }
 
 // The threads of --gpus N, a member each (none for one GPU); refused under mpirun and past the
@@ -650,7 +650,7 @@ struct RootRun {
                 si(static_cast<double>(own ? preflight.process_memory_bytes : preflight.memory_bytes)).c_str(),
                 si(static_cast<double>(run.host_peak_bytes)).c_str());
     std::printf("  output          %s (%s)\n", recording.path().string().c_str(),
-                run.status == ex::RunStatus::NonFinite ? "failed" : recording.status().c_str());
+                run.status == ex::RunStatus::Failed ? "failed" : recording.status().c_str());
     std::fflush(stdout);
   }
 
@@ -682,7 +682,7 @@ struct RootRun {
                      recording.checkpoint_holds().c_str(), recording.checkpoint_resume().c_str());
       throw ExitStatus{128 + (signal != 0 ? signal : SIGINT)};
     }
-    if (run.status == ex::RunStatus::NonFinite) {
+    if (run.status == ex::RunStatus::Failed) {
       std::fprintf(stderr, "error: %s\n", run.message.c_str());
       throw ExitStatus{1};
     }

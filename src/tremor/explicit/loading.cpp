@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <set>
 #include <utility>
@@ -299,6 +300,21 @@ double Loading::highest_frequency() const {
     if (!function.constant) highest = std::max(highest, function.signal.highest_frequency());
   }
   return highest;
+}
+
+double Loading::last_change() const {
+  double last = 0.0;
+  std::set<int> used(force_functions_.begin(), force_functions_.end());
+  used.insert(prescribed_functions_.begin(), prescribed_functions_.end());
+  for (int f : used) {
+    const Function& function = functions_[static_cast<std::size_t>(f)];
+    if (function.constant) continue;
+    const Signal& signal = function.signal;
+    double end = signal.duration();
+    if (!std::isfinite(end) && signal.kind == SignalKind::Tabulated) end = signal.table.back().first;
+    last = std::max(last, function.delay + end);
+  }
+  return last;
 }
 
 // --------------------------------------------------------------------------------- DeviceLoading

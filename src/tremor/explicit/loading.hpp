@@ -76,6 +76,10 @@ class Loading {
   // Highest significant frequency over the signals of sources, surface loads and prescribed
   // displacements and the *AMPLITUDE tables used (Signal::highest_frequency); 0 when nothing varies in time.
   double highest_frequency() const;
+  // s: the time after which no load changes (a signal past its support, delays counted; a table
+  // ending non-zero holds its last value, an integrated signal its integral's: constant or linear);
+  // 0 when nothing varies in time.
+  double last_change() const;
   // Number of distinct time functions evaluated per step (for tests and the pre-flight).
   std::size_t n_functions() const { return functions_.size(); }
   // Every time function at time t: out[f] for f < n_functions() (0 for one no term uses).

@@ -288,7 +288,7 @@ double step_side_by_side(const Model& model, const Preflight& preflight, const R
         if (!end.shots.empty()) run.steps = end.steps;
         // (The first batch that did not complete names the run's end; a NaN before a stop.)
         if (end.status != RunStatus::Completed &&
-            (run.ok() || (run.status == RunStatus::Stopped && end.status == RunStatus::NonFinite))) {
+            (run.ok() || (run.status == RunStatus::Stopped && end.status == RunStatus::Failed))) {
           run.status = end.status;
           run.message = k == 0 ? end.message : str(members.name(static_cast<int>(k)), ": ", end.message);
           run.bad_step = end.bad_step;

@@ -414,9 +414,12 @@ struct Resolution {
   void loads(SetupClock& clock) {
     const Loading loading(model);
     p.highest_frequency = loading.highest_frequency();
-    if (p.fluid)  // (and its volume sources checked: at fluid nodes)
-      p.highest_frequency =
-          std::max(p.highest_frequency, fluid_loading(*with_fluids, p.fluid->mesh).highest_frequency());
+    p.loads_end = loading.last_change();
+    if (p.fluid) {  // (and its volume sources checked: at fluid nodes)
+      const Loading in_fluid = fluid_loading(*with_fluids, p.fluid->mesh);
+      p.highest_frequency = std::max(p.highest_frequency, in_fluid.highest_frequency());
+      p.loads_end = std::max(p.loads_end, in_fluid.last_change());
+    }
     clock.lap("loads (highest frequency)");
     if (p.fluid && p.precision == Precision::Float) warn_fluid_drift(with_fluids ? *with_fluids : model);
     // (A deck's loads tremor does not read, say, leave a model at rest: said, not refused.)

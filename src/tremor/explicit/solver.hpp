@@ -223,6 +223,7 @@ struct Preflight {
   double duration = 0.0;        // s
   long long steps = 0;          // ceil(duration / dt), at most max_steps
   double highest_frequency = 0.0;     // Hz, over the source signals (0: none)
+  double loads_end = 0.0;             // s: no load changes after it (Loading::last_change; every shot's)
   // Of the solid element that resolves its slowest wave worst (the largest longest vertex distance
   // over its own material's slowest speed, sparse::ElementSurvey): that speed, m/s, and that
   // distance, m; with a fluid, its sound speed and largest element where those resolve worse.
@@ -336,7 +337,9 @@ std::size_t memory_estimate(const Mesh& mesh, const op::OperatorEntry& op, Size 
                             std::size_t real_size, bool coloured = true, bool damped = false,
                             Index max_neighbours = 0);
 
-enum class RunStatus { Completed, NonFinite, Stopped };
+// Failed: the state was not finite, or (a model with a PML) grew without bound after the loads
+// ended (growth_watch.hpp).
+enum class RunStatus { Completed, Failed, Stopped };
 
 // One field snapshot: displacement, and velocity when the model asks for it, at the snapshot
 // nodes (OutputSettings::snapshot_nodes, or all nodes), dim values per node, node-major. In a
@@ -414,7 +417,7 @@ struct ExplicitRun {
   // resident memory.
   std::size_t exec_peak_bytes = 0;
   std::size_t host_peak_bytes = 0;
-  // On a NonFinite stop: where it was found (the node with the largest |u|, NaN counting largest).
+  // On a Failed stop: where it was found (the node with the largest |u|, NaN counting largest).
   long long bad_step = -1;
   Label bad_node = 0;
   std::vector<History> histories;  // what was recorded (up to the stop; after the resumed step)
@@ -427,8 +430,9 @@ struct ExplicitRun {
 };
 
 // Runs the model. Input and configuration errors throw tremor::Error; a run that blows up
-// (NaN/Inf) returns status NonFinite with the step, time and worst node in `message`; one whose
-// observer asked to stop returns status Stopped.
+// (NaN/Inf), or whose motion grows without bound in a PML after the loads end, returns status
+// Failed with the step, time and worst node in `message`; one whose observer asked to stop returns
+// status Stopped.
 ExplicitRun run_explicit(const Model& model, const RunOptions& options = {}, Observer* observer = nullptr);
 
 }  // namespace tremor::explicit_fe

@@ -10,6 +10,8 @@
 #include "tremor/backend/subnormals.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
+#include "tremor/core/log.hpp"
+#include "tremor/explicit/growth_watch.hpp"
 #include "tremor/explicit/processes.hpp"
 
 namespace tremor::explicit_fe {
@@ -19,24 +21,49 @@ namespace {
 // A DofReport's component where the worst is a fluid's potential, or its pressure.
 constexpr int kFluidPotential = 3, kFluidPressure = 4;
 
-// DOFs of the subdomain's displacement that are NaN or Inf (a reduction on its Exec), of every shot
-// it steps, and its fluid's potential's (a fluid that meets no solid, or whose growth has not
-// reached one yet, is checked as well; a node its parts share is counted in each).
-template <class Real>
-double non_finite(const Subdomain<Real>& d) {
-  const View<const Real> u = d.scheme->displacement();
+// The sum of term(u_n-1, u_n) over the DOFs of the subdomain's displacement, each counted once, of
+// every shot it steps (a reduction on its Exec).
+template <class Real, class Term>
+double over_displacement(const Subdomain<Real>& d, Term term) {
+  const View<const Real> u = d.scheme->displacement(), before = d.scheme->previous_displacement();
   // A node's values: dim of each shot, side by side.
   const Index width = d.numbering.dim() * d.columns, inner = d.n_counted * width;
   const Index* shared = d.shared_counted.data();
-  double bad = sum<double>(d.exec, inner + d.shared_counted.size() * width, [=] TREMOR_LAMBDA(Index i) {
+  return sum<double>(d.exec, inner + d.shared_counted.size() * width, [=] TREMOR_LAMBDA(Index i) {
     const Index k = i < inner ? i : shared[(i - inner) / width] * width + (i - inner) % width;
-    return std::isfinite(static_cast<double>(u[k])) ? 0.0 : 1.0;
+    return term(static_cast<double>(before[k]), static_cast<double>(u[k]));
   });
-  if (const FluidTerm<Real>* fluid = d.fluid)  // its potential, and its pressure where read
-    for (const View<const Real> values : {fluid->fluid_scheme().displacement(), fluid->pressure()})
-      bad += sum<double>(fluid->work_exec(), values.size, [=] TREMOR_LAMBDA(Index i) {
-        return std::isfinite(static_cast<double>(values[i])) ? 0.0 : 1.0;
-      });
+}
+
+// The same over the fluid's potential (a node its parts share counted in each).
+template <class Real, class Term>
+double over_potential(const FluidTerm<Real>& fluid, Term term) {
+  const View<const Real> chi = fluid.fluid_scheme().displacement(), before = fluid.fluid_scheme().previous_displacement();
+  return sum<double>(fluid.work_exec(), chi.size, [=] TREMOR_LAMBDA(Index i) {
+    return term(static_cast<double>(before[i]), static_cast<double>(chi[i]));
+  });
+}
+
+struct NotFinite {  // 1 where the value is NaN or Inf
+  TREMOR_HOST_DEVICE double operator()(double, double now) const { return std::isfinite(now) ? 0.0 : 1.0; }
+};
+struct StepSquared {  // (u_n - u_n-1)^2: the watch's (growth_watch.hpp)
+  TREMOR_HOST_DEVICE double operator()(double before, double now) const { return (now - before) * (now - before); }
+};
+
+// Values of the subdomain's state that are NaN or Inf: its displacement's, and its fluid's potential
+// and pressure where read (a fluid that meets no solid, or whose growth has not reached one yet, is
+// checked as well).
+template <class Real>
+double non_finite(const Subdomain<Real>& d) {
+  double bad = over_displacement(d, NotFinite{});
+  if (const FluidTerm<Real>* fluid = d.fluid) {
+    bad += over_potential(*fluid, NotFinite{});
+    const View<const Real> values = fluid->pressure();
+    bad += sum<double>(fluid->work_exec(), values.size, [=] TREMOR_LAMBDA(Index i) {
+      return std::isfinite(static_cast<double>(values[i])) ? 0.0 : 1.0;
+    });
+  }
   return bad;
 }
 
@@ -105,6 +132,24 @@ std::string not_finite(const Preflight& p, const Model& model, int first_shot, s
                            "turns back): line those faces, thicken it, or raise its multiaxial (docs/model-file.md, "
                            "\"PML\")"
                          : "");
+}
+
+// The [[absorbing]] PML a growth message names (the first's origin, and how many more).
+std::string pml_layers(const Model& model) {
+  std::string first;
+  int count = 0;
+  for (const AbsorbingLayer& layer : model.absorbing)
+    if (layer.kind == AbsorbingKind::Pml && count++ == 0) first = layer.origin.empty() ? model.source : layer.origin;
+  return str(first, count > 1 ? str(" (and ", count - 1, " more)") : std::string());
+}
+
+// What a GrowthWatch that said Growing (in the fluid where `fluid`) found, and what helps.
+std::string growth(const Model& model, const GrowthWatch& watch, bool fluid) {
+  return str("the motion", fluid ? " of the fluid" : "", " grew ", group_digits(std::llround(watch.growth())),
+             "-fold after the loads ended (from t = ", number(watch.floor_time()), " s, e-folding every ",
+             number(1.0 / watch.rate()), " s): the PML of ", pml_layers(model),
+             " has a mode that grows here: raise its multiaxial (0.05 to 0.2), or its reflection (1e-2) "
+             "(docs/model-file.md, \"PML\")");
 }
 
 // A subdomain's internal forces before the exchange: K u (its first part where split) and every
@@ -216,6 +261,8 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
   std::vector<std::vector<char>> started(subdomains.size());  // per term of each subdomain
   for (std::size_t s = 0; s < subdomains.size(); ++s) started[s].resize(subdomains[s]->terms.size());
   long long step = settings.first_step;
+  const bool watched = p.pml.any() || (p.fluid && p.fluid->pml.any());
+  GrowthWatch watches[2];  // the solid's, the fluid's
   // Failures are agreed over the processes of a run over several (run_agreed), thrown otherwise.
   const parallel::Communicator* communicator = settings.processes ? &settings.processes->communicator() : nullptr;
   // The one host synchronisation every check_every steps: samples, then the NaN/Inf count. Over
@@ -244,11 +291,40 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
       DofReport worst{-1.0, 0.0, 0.0, 0.0, 0.0, 0.0};
       for (const Subdomain<Real>* d : subdomains) find_worst(*d, worst);
       if (processes) worst = processes->worst(worst);
-      run.status = RunStatus::NonFinite;
+      run.status = RunStatus::Failed;
       run.bad_step = step;
       run.bad_node = model.mesh.node_labels[static_cast<std::size_t>(worst[2])];
       run.message = not_finite(p, model, settings.shot, settings.batch, step, dt, run.bad_node, worst, bad);
       return true;
+    }
+    // A run with a PML: motion that grows once the loads end (growth_watch.hpp), of the solid and
+    // of the fluid apart (their units differ): said once, and the run stops where it passes
+    // everything the loads made.
+    if (watched) {
+      double norms[2] = {0.0, 0.0};
+      for (const Subdomain<Real>* d : subdomains) {
+        norms[0] += over_displacement(*d, StepSquared{});
+        if (d->fluid) norms[1] += over_potential(*d->fluid, StepSquared{});
+      }
+      const double t = static_cast<double>(step) * dt;
+      for (int k = 0; k < 2; ++k) {
+        if (processes) norms[k] = processes->sum(norms[k]);
+        const GrowthWatch::Verdict verdict = watches[k].observe(t, std::sqrt(norms[k]), t > p.loads_end);
+        if (verdict == GrowthWatch::Verdict::Growing && (!processes || processes->root()))
+          log::warn(str("t = ", number(t), " s: ", growth(model, watches[k], k == 1),
+                        "; the run stops if it passes what the loads made"));
+        if (verdict != GrowthWatch::Verdict::Overtook) continue;
+        DofReport worst{-1.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        for (const Subdomain<Real>* d : subdomains) find_worst(*d, worst);
+        if (processes) worst = processes->worst(worst);
+        run.status = RunStatus::Failed;
+        run.bad_step = step;
+        run.bad_node = model.mesh.node_labels[static_cast<std::size_t>(worst[2])];
+        run.message = str("unstable at step ", step, " (t = ", number(t), " s): ", growth(model, watches[k], k == 1),
+                          ". It has passed everything the loads made (the largest |u| at node ", run.bad_node,
+                          "): the histories' last part is the growing mode's");
+        return true;
+      }
     }
     if (checkpoint) {
       const SolverState state = checkpoint_state<Real>(subdomains, settings, step);

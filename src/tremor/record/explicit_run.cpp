@@ -755,7 +755,7 @@ ex::ExplicitRun Recording::run(const std::function<ex::ExplicitRun(ex::Observer*
   writer.finish_writing();
   switch (run.status) {
     case ex::RunStatus::Completed: r.status = "complete"; break;
-    case ex::RunStatus::NonFinite: r.status = "failed: " + run.message; break;
+    case ex::RunStatus::Failed: r.status = "failed: " + run.message; break;
     case ex::RunStatus::Stopped: r.status = "incomplete"; break;
   }
   r.file.finish(r.status, run.steps, writer.wall_time());

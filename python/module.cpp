@@ -399,7 +399,7 @@ class PythonSimulation {
 py::dict run_dict(const ex::ExplicitRun& result, const tremor::Model& model) {
   py::dict out;
   out["status"] = result.status == ex::RunStatus::Completed   ? "complete"
-                  : result.status == ex::RunStatus::NonFinite ? "failed"
+                  : result.status == ex::RunStatus::Failed ? "failed"
                                                               : "stopped";
   out["message"] = result.message;
   out["dt"] = result.dt;

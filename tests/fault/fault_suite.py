@@ -352,10 +352,18 @@ def case_kill_static_bem(work):
             where = f"{name} killed after {delay:.3f} s"
             if os.path.exists(out):
                 check(status_of(out) == "complete", f"{where}: the finished file does not say complete")
-            # The same command again finishes, whatever the kill left.
+            partial = out + ".partial"
+            left = status_of(partial) if os.path.exists(partial) else None
+            # The same command again finishes, whatever the kill left, and keeps what the killed
+            # run wrote (a `.partial` that opens) beside it.
             rc, text = tremor(args + ["-o", out])
             check(rc == 0 and status_of(out) == "complete", f"{where}: the rerun failed: {text}")
-            check(not os.path.exists(out + ".partial"), f"{where}: the rerun left {out}.partial")
+            check(not os.path.exists(partial), f"{where}: the rerun left {partial}")
+            if left is not None:
+                kept = out[:-len(".h5")] + ".killed.h5"
+                check(os.path.exists(kept) and status_of(kept) == left and "is kept as" in text,
+                      f"{where}: the killed run's {partial} was not kept as {kept}: {text}")
+                os.remove(kept)
 
 
 def case_outputs(work):

@@ -442,6 +442,41 @@ TEST_F(ResultFileTest, FlushedPartialFileIsReadable) {
   result.finish("complete");
 }
 
+// A `.partial` an unfinished run left (killed, without a checkpoint) is not written over by the
+// next run to the same result: an HDF5 file there is kept beside it as `<stem>.killed.h5` (then
+// `-2`, ...), byte for byte, and said; anything else there is replaced.
+TEST_F(ResultFileTest, AKilledRunsPartialFileIsKeptAside) {
+  const Model model = quad_model();
+  const fs::path path = folder_ / "again.h5", partial = folder_ / "again.h5.partial";
+  {
+    ResultFile killed = ResultFile::create(path, model, metadata());
+    killed.set_progress(7, 0.5);
+    killed.flush();
+    fs::copy_file(killed.partial_path(), folder_ / "left.h5");
+    killed.finish("complete");
+  }
+  const std::string left = read_text(folder_ / "left.h5");
+  for (const char* kept : {"again.killed.h5", "again.killed-2.h5"}) {
+    fs::copy_file(folder_ / "left.h5", partial, fs::copy_options::overwrite_existing);
+    const log::Quiet quiet;
+    ResultFile result = ResultFile::create(path, model, metadata());
+    const std::vector<std::string> warnings = log::take_warnings();
+    ASSERT_EQ(warnings.size(), 1u);
+    test::expect_contains(warnings[0], {"again.h5.partial was left by an earlier run", kept});
+    EXPECT_EQ(read_text(folder_ / kept), left);
+    EXPECT_EQ(File(folder_ / kept).integer("/metadata", "step_count"), 7);
+    result.finish("complete");
+    EXPECT_EQ(File(path).string("/metadata", "status"), "complete");
+  }
+  // Not an HDF5 file (a kill before the library wrote its signature): replaced, nothing said.
+  { std::ofstream(partial) << "torn"; }
+  const log::Quiet quiet;
+  ResultFile result = ResultFile::create(path, model, metadata());
+  EXPECT_TRUE(log::take_warnings().empty());
+  EXPECT_FALSE(fs::exists(folder_ / "again.killed-3.h5"));
+  result.finish("complete");
+}
+
 TEST_F(ResultFileTest, PreviousFileKeptUntilFinish) {
   const Model model = quad_model();
   const fs::path path = folder_ / "run.h5";

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <system_error>
@@ -531,6 +532,43 @@ OutputClaim claim_result_file(const fs::path& path, bool continuing) {
   return OutputClaim::lock(path, false, path, "result file");
 }
 
+namespace {
+
+// A `.partial` a run finds (claimed: no process writes it) was left by one that was killed, or
+// whose writing failed, without a checkpoint to continue it (a run refuses to start over one).
+// An HDF5 file there holds what that run wrote: it is kept, renamed to `<stem>.killed<ext>` (or
+// `-2`, `-3`, ... where taken) beside the result, said, and a new `.partial` claimed. Anything
+// else there (empty, or killed before HDF5 wrote its signature) holds nothing and is replaced.
+void keep_a_killed_runs(OutputClaim& claim, const fs::path& path) {
+  const fs::path partial = claim.file();
+  std::error_code error;
+  const auto size = fs::file_size(partial, error);
+  if (error || size < 8) return;
+  char head[8] = {};
+  if (std::FILE* f = std::fopen(partial.c_str(), "rb")) {
+    const std::size_t got = std::fread(head, 1, sizeof head, f);
+    std::fclose(f);
+    if (got != sizeof head || std::memcmp(head, "\x89HDF\r\n\x1a\n", sizeof head) != 0) return;
+  } else {
+    return;
+  }
+  fs::path kept;
+  for (int n = 1;; ++n) {
+    kept = path.parent_path() / str(path.stem().string(), ".killed", n > 1 ? str("-", n) : std::string(),
+                                    path.extension().string());
+    if (!fs::exists(fs::symlink_status(kept, error))) break;
+  }
+  fs::rename(partial, kept, error);
+  if (error)
+    throw Error(str(partial.string(), ": left by an earlier run to ", path.string(), " that did not finish; cannot "
+                    "keep it as ", kept.string(), " (", error.message(), "): move it away to start afresh"));
+  log::warn(str(partial.string(), " was left by an earlier run to ", path.string(),
+                " that did not finish (killed, or its writing failed); what it wrote is kept as ", kept.string()));
+  claim = OutputClaim::lock(partial, true, path, "result file");
+}
+
+}  // namespace
+
 ResultFile ResultFile::create(const fs::path& path, const Model& model, const RunMetadata& metadata,
                               const SnapshotOptions& snapshots, OutputClaim claim) {
   auto impl = prepare(path, model, metadata, snapshots);
@@ -538,6 +576,7 @@ ResultFile ResultFile::create(const fs::path& path, const Model& model, const Ru
   impl->claim = claim.held() ? std::move(claim) : claim_result_file(path, false);
   if (impl->claim.file() != impl->partial)
     throw Error(str(path.string(), ": internal error: the claim is on ", impl->claim.file().string()));
+  keep_a_killed_runs(impl->claim, path);
   impl->claim.truncate();
   impl->claim.keep();
   std::error_code error;

@@ -173,7 +173,8 @@ OutputClaim claim_result_file(const std::filesystem::path& path, bool continuing
 
 class ResultFile {
  public:
-  // Starts `<path>.partial` (replacing a stale one) with /mesh and /metadata (status
+  // Starts `<path>.partial` (a stale one an unfinished run left, an HDF5 file, kept as
+  // `<stem>.killed<ext>` and said; anything else there replaced) with /mesh and /metadata (status
   // "incomplete"). Throws tremor::Error naming the path when the folder does not exist or the
   // file cannot be created. An existing `<path>` is left untouched until finish().
   // `snapshots` says which nodes and fields snapshots will hold. The model is not kept.

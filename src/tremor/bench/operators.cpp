@@ -350,7 +350,7 @@ std::unique_ptr<op::Operator<Real>> build_operator(const OperatorChoice& choice,
   // An attenuating model's memory variables, stepped as a run steps them (only the kinds that
   // keep them: the others are refused, naming those).
   const double memory_dt = in.table.attenuates() ? in.dt : 0.0;
-  if (memory_dt > 0.0) explicit_fe::check_memory_variables(*explicit_fe::operators().find(choice.kind));
+  if (memory_dt > 0.0) explicit_fe::check_memory_variables(*explicit_fe::operators().find(choice.kind), in.model);
   if (choice.atomic && choice.kind == "matrix_free") {  // in tiles, as a run takes them: on a GPU with
     // atomic adds (no colour lists), on the host colour by colour (deterministic, with colour lists)
     const bool host = exec.backend() != Backend::Cuda;

@@ -190,31 +190,39 @@ const op::Registry& operators() {
   return registry;
 }
 
-const Material* coarse_grained_material(const Model& model) {
-  for (const Material& material : model.materials)
-    if (material.attenuation && material.attenuation->coarse_grained) return &material;
-  return nullptr;
-}
-
-void check_memory_variables(const op::OperatorEntry& entry, const Material* coarse) {
-  if (entry.carries_memory_variables && (!coarse || entry.coarse_grains_memory_variables)) return;
-  const auto kinds_that = [](bool op::OperatorEntry::*keeps) {
+void check_memory_variables(const op::OperatorEntry& entry, const Model& model, const std::string& asked_at) {
+  const Material *coarse = nullptr, *attenuating = nullptr;
+  for (const Material& material : model.materials) {
+    if (!material.attenuation) continue;
+    if (!attenuating) attenuating = &material;
+    if (!coarse && material.attenuation->coarse_grained) coarse = &material;
+  }
+  if (!attenuating || (entry.carries_memory_variables && (!coarse || entry.coarse_grains_memory_variables))) return;
+  // The kinds that keep them and take the mesh.
+  const auto kinds_that = [&](bool op::OperatorEntry::*keeps) {
     std::string kinds;
     for (const op::OperatorEntry& e : operators().entries())
-      if (e.*keeps) kinds += str(kinds.empty() ? "" : ", ", e.name);
+      if (e.*keeps && e.takes(model.mesh)) kinds += str(kinds.empty() ? "" : ", ", e.name);
     return kinds;
   };
-  if (entry.carries_memory_variables)
-    throw Error(str(coarse->origin.empty() ? "" : coarse->origin + ": ", "material '", coarse->name,
-                    "' has coarse-grained memory variables (q_coarse_grained), which the ",
-                    entry.name, " operator does not keep (it keeps every solid's at each point): use ",
-                    kinds_that(&op::OperatorEntry::coarse_grains_memory_variables),
-                    " (GLL elements), or leave q_coarse_grained out"));
+  const auto at = [&](const Material& material) {
+    const std::string& where = !asked_at.empty() ? asked_at : !material.origin.empty() ? material.origin : model.source;
+    return where.empty() ? std::string() : where + ": ";
+  };
+  if (entry.carries_memory_variables) {
+    const std::string kinds = kinds_that(&op::OperatorEntry::coarse_grains_memory_variables);
+    throw Error(str(at(*coarse), "material '", coarse->name,
+                    "' has coarse-grained memory variables (q_coarse_grained), which the ", entry.name,
+                    " operator does not keep (it keeps every solid's at each point): ",
+                    kinds.empty() ? std::string("no operator keeps them on this mesh (GLL elements only)")
+                                  : str("use ", kinds),
+                    ", or leave q_coarse_grained out"));
+  }
   const std::string kinds = kinds_that(&op::OperatorEntry::carries_memory_variables);
-  throw Error(str("attenuating materials (q_p, q_s, q_kappa, q_mu) keep memory variables where the stress is evaluated; "
-                  "the ", entry.name, " operator ",
+  throw Error(str(at(*attenuating), "attenuating materials (q_p, q_s, q_kappa, q_mu; '", attenuating->name,
+                  "') keep memory variables where the stress is evaluated; the ", entry.name, " operator ",
                   entry.needs_assembly ? "applies an assembled K and evaluates no stress" : "does not keep them",
-                  ": use ", kinds));
+                  ": use ", kinds.empty() ? std::string("another") : kinds));
 }
 
 template <class Real>
@@ -224,7 +232,7 @@ std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, 
                                                             Index split_at_node, const Exec* first_exec,
                                                             double time_step) {
   const op::OperatorEntry& entry = operators().parse(kind, elements->exec.backend());
-  if (time_step > 0.0 && elements->attenuates()) check_memory_variables(entry, coarse_grained_material(model));
+  if (time_step > 0.0 && elements->attenuates()) check_memory_variables(entry, model);
   op::OperatorInputs inputs;
   inputs.time_step = time_step;
   inputs.split_at_node = split_at_node;

@@ -60,14 +60,11 @@ std::unique_ptr<op::Operator<Real>> make_stiffness_operator(const Model& model, 
                                                             double time_step = 0.0);
 
 // Throws tremor::Error unless `entry` keeps memory variables (OperatorEntry::carries_memory_variables),
-// naming the kinds that do: what an attenuating model needs; and, where `coarse` is a material
-// with coarse-grained ones, unless it keeps those (OperatorEntry::coarse_grains_memory_variables),
-// naming the material and its line.
-void check_memory_variables(const op::OperatorEntry& entry, const Material* coarse = nullptr);
-
-// The first of `model`'s materials with coarse-grained memory variables; null where none has
-// them: check_memory_variables' `coarse`.
-const Material* coarse_grained_material(const Model& model);
+// naming the kinds that do and take `model`'s mesh: what its attenuating materials need; and,
+// where a material has coarse-grained ones, unless it keeps those
+// (OperatorEntry::coarse_grains_memory_variables), naming the material and its line. The message
+// starts with `asked_at` (the line that chose the operator) where given, else the material's line.
+void check_memory_variables(const op::OperatorEntry& entry, const Model& model, const std::string& asked_at = {});
 
 // The reference: the operator `kind` on exec from K assembled on the host in double
 // (sparse::assemble_stiffness), converted and copied (its entry's reference factory).

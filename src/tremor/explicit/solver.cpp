@@ -92,7 +92,8 @@ void check_coarse_solids(const Model& model, const Material& material) {
   for (const ElementBlock& block : model.mesh.blocks) {
     const bool gll = block.type == ElementType::HexGLL || block.type == ElementType::QuadGLL;
     if (!gll || block.n_elements() == 0 || fem::coarse_solids_fit(solids, block.order + 1, model.mesh.dim())) continue;
-    throw Error(str(model.source.empty() ? "" : str(model.source, ": "), "material '", material.name,
+    const std::string& where = material.origin.empty() ? model.source : material.origin;
+    throw Error(str(where.empty() ? "" : str(where, ": "), "material '", material.name,
                     "': coarse-grained memory variables (q_coarse_grained) spread its ", solids,
                     " solids over an element's points; ", element_name(block.type, block.order), " elements hold ",
                     fem::coarse_solids_most(block.order + 1, model.mesh.dim()),
@@ -877,7 +878,11 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
                   "the model (--gpus N, mpirun -np N) or run a smaller one"));
   }
   describe_attenuation(p, model);
-  if (!p.attenuation.empty()) check_memory_variables(*p.op, coarse_grained_material(model));
+  if (!p.attenuation.empty())
+    check_memory_variables(*p.op, model,
+                           options.operator_kind.empty() && model.explicit_settings
+                               ? model.explicit_settings->operator_origin
+                               : std::string());
   p.pml_layers = describe_pml(whole, p.pml);
   if (p.fluid && p.fluid->pml.any())  // (the fluid's d0 from its own sound speed: FluidSetup::pml)
     for (const std::string& line : describe_pml(whole, p.fluid->pml)) p.pml_layers.push_back(str(line, ", in the fluid"));

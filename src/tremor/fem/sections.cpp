@@ -13,6 +13,10 @@ namespace tremor::fem {
 namespace {
 
 std::string prefix(const Model& model) { return model.source.empty() ? std::string() : str(model.source, ": "); }
+// A section's line where it has one.
+std::string prefix(const Model& model, const Section& section) {
+  return section.origin.empty() ? prefix(model) : str(section.origin, ": ");
+}
 
 }  // namespace
 
@@ -41,7 +45,8 @@ SectionTable section_table(const Model& model, bool check_geometry) {
     Material material = given;
     if (given.attenuation) {
       const ResolvedAttenuation r = resolve_attenuation(model, given);
-      TREMOR_CHECK(table.dim == 3 || section.formulation == Formulation::PlaneStrain, prefix(model), "section on '",
+      TREMOR_CHECK(table.dim == 3 || section.formulation == Formulation::PlaneStrain,
+                   prefix(model, section), "section on '",
                    section.element_set, "': attenuating material '", given.name,
                    "' takes plane strain or 3D (plane stress's condensed zz stress has no memory variables here)");
       material = given.isotropic
@@ -89,7 +94,7 @@ SectionTable section_table(const Model& model, bool check_geometry) {
     if (table.dim == 2) {
       const Voigt3 d = plane_stiffness(material, section.formulation);
       std::copy(d.begin(), d.end(), D.begin());
-      TREMOR_CHECK(section.thickness > 0.0, prefix(model), "section on '", section.element_set,
+      TREMOR_CHECK(section.thickness > 0.0, prefix(model, section), "section on '", section.element_set,
                    "' has non-positive thickness ", section.thickness);
     } else {
       D = material.stiffness;

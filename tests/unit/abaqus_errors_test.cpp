@@ -76,6 +76,13 @@ TEST(AbaqusErrors, UnknownElementType) {
   expect_error("*NODE\n1, 0, 0, 0\n*ELEMENT, TYPE=S4R\n1, 1, 1, 1, 1\n", {"broken.inp:3:", "'S4R'"});
 }
 
+// A parameter given twice on a keyword line (the first was read, silently) is refused, naming it.
+TEST(AbaqusErrors, AParameterGivenTwice) {
+  expect_error(mesh_3d + "*MATERIAL, NAME=STEEL\n*ELASTIC\n210.E9, 0.3\n*DENSITY\n7800.\n*DAMPING, ALPHA=1e6, alpha = 2e6\n",
+               {"broken.inp:22:", "parameter ALPHA is given twice on *DAMPING"});
+  expect_error(mesh_3d + "*NSET, NSET=A, nset=B\n1\n", {"broken.inp:17:", "NSET is given twice on *NSET"});
+}
+
 TEST(AbaqusErrors, MissingNode) {
   expect_error(mesh_3d + "*ELEMENT, TYPE=C3D8\n3, 9, 13, 10, 3, 6, 11, 12, 7\n",
                {"broken.inp:18:", "element 3 refers to node 13, which is not defined"});

@@ -247,6 +247,10 @@ KeywordLine parse_keyword(const LineSource& source, const Line& line) {
       parameter.has_value = true;
       parameter.value = unquote(std::string_view(token).substr(equals + 1));
     }
+    // (Which of two would count is not Abaqus's to say: the first was read, silently.)
+    if (keyword.has(parameter.key))
+      source.fail(line.where, str("parameter ", parameter.key, " is given twice on ", keyword.display,
+                                  ": give it once"));
     keyword.parameters.push_back(std::move(parameter));
   }
   return keyword;

@@ -153,6 +153,12 @@ TEST(ModelFileFluid, AVolumeSourceTakesVolumeAlone) {
                "[[source]]\nposition = [0.1, 0.05]\nvolume = 2e-9\n"
                "signal = { kind = \"ricker\", frequency = 1e4 }\n");
   EXPECT_TRUE(has(e, "a volume source injects volume into a fluid, and the model has no fluid section")) << e;
+  // A pressure release in a model without a fluid: its table's line, in the file's own terms.
+  e = error_of(rectangle + "[[material]]\nname = \"steel\"\nyoungs_modulus = 2e11\npoisson_ratio = 0.3\n"
+               "density = 7850\n[[section]]\nelement_set = \"all\"\nmaterial = \"steel\"\n"
+               "[[pressure_release]]\nsurface = \"ymax\"\n");
+  EXPECT_TRUE(has(e, "m.toml:") && has(e, "a pressure-release boundary holds a fluid's pressure, and the model has no "
+                                          "fluid section") && !has(e, "degree of freedom")) << e;
 }
 
 // record = ["pressure"] makes a receiver of pressure; beside motion it is refused at the

@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <map>
 #include <new>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <utility>
@@ -291,6 +293,7 @@ struct Resolution {
         const DeviceArray<double> mass =
             sparse::assemble_lumped_mass<double>(exec, *elements, sparse::RaceStrategy::Atomics);
         stable = with_fluid(stable, *fluid, mass.to_host());
+        warn_uncoupled_fluid(*with_fluids, *fluid);
         p.fluid = std::move(fluid);
         clock.lap("fluid (its faces on the solid, lumped mass and stable step)");
       }
@@ -436,6 +439,50 @@ struct Resolution {
   // in float the pressure, taken from K_f chi, loses digits as chi grows (a float run of a water
   // column drifted to 71% of the peak from double's in 9,578 steps, where a tone burst kept 0.19%).
   // Said once, naming the pistons; zero-mean signals (tone bursts, Rickers) do not drift.
+  // A region of the fluid (its elements joined through shared nodes) that shares no face with a
+  // solid is not coupled to it: its waves never reach the solid, nor the solid's it. Said, naming
+  // an element of each such region (the first three) and how many elements they hold; a model of
+  // fluid alone is refused by the run itself.
+  void warn_uncoupled_fluid(const Model& whole, const FluidSetup& fluid) {
+    const Mesh& mesh = whole.mesh;
+    if (fluid.mesh.elements.empty() || static_cast<Index>(fluid.mesh.elements.size()) == mesh.n_elements()) return;
+    std::vector<Index> root(static_cast<std::size_t>(mesh.n_nodes()));
+    std::iota(root.begin(), root.end(), Index{0});
+    const auto find = [&](Index a) {
+      while (root[static_cast<std::size_t>(a)] != a)
+        a = root[static_cast<std::size_t>(a)] = root[static_cast<std::size_t>(root[static_cast<std::size_t>(a)])];
+      return a;
+    };
+    const auto nodes_of = [&](Index element) {
+      const ElementRef at = mesh.locate(element);
+      return mesh.blocks[static_cast<std::size_t>(at.block)].nodes(at.element);
+    };
+    for (const Index element : fluid.mesh.elements) {
+      const std::span<const Index> nodes = nodes_of(element);
+      for (const Index node : nodes) root[static_cast<std::size_t>(find(node))] = find(nodes.front());
+    }
+    std::set<Index> coupled;
+    for (const fem::CouplingFace& face : fluid.interface.faces) coupled.insert(find(nodes_of(face.fluid.element).front()));
+    std::map<Index, std::pair<Index, Index>> regions;  // root: first element, element count
+    for (const Index element : fluid.mesh.elements) {
+      const Index r = find(nodes_of(element).front());
+      if (coupled.count(r)) continue;
+      ++regions.try_emplace(r, element, 0).first->second.second;
+    }
+    if (regions.empty()) return;
+    std::vector<std::string> named;
+    Index elements = 0;
+    for (const auto& [r, region] : regions) {
+      if (named.size() < 3) named.push_back(str(mesh.element_label(region.first)));
+      elements += region.second;
+    }
+    warn(p, str(whole.source, ": ", regions.size() == 1 ? "a region" : str(regions.size(), " regions"),
+                " of the fluid (", elements, " element", elements == 1 ? "" : "s", ", with element",
+                named.size() == 1 ? " " : "s ", listed_and(named), regions.size() > named.size() ? ", ..." : "",
+                ") share", regions.size() == 1 ? "s" : "", " no face with a solid: not coupled to it, its waves "
+                "never reach the solid, nor the solid's it (a fluid couples across faces whose nodes both hold)"));
+  }
+
   void warn_fluid_drift(const Model& whole) {
     std::vector<const Transducer*> drifting;
     for (const Transducer& t : whole.transducers) {

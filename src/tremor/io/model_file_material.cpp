@@ -518,6 +518,10 @@ FixedDof read_pressure_release(Table& table, const Model& model) {
   if (int(table.has("node_set")) + int(table.has("surface")) != 1)
     table.fail_at(table.line(), "a pressure-release boundary takes one of 'node_set' (its nodes) and 'surface' (the "
                                 "nodes of its faces)");
+  // (Read after the sections: a model without a fluid is told here in the file's own terms.)
+  if (!model.has_fluids())
+    table.fail_at(table.line(), "a pressure-release boundary holds a fluid's pressure, and the model has no fluid "
+                                "section (a [[material]] with kind = \"fluid\")");
   FixedDof release;
   release.component = FixedDof::pressure;
   release.origin = origin_of(table);

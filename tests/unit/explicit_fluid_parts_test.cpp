@@ -112,6 +112,11 @@ TEST(CoupledParts, InterfaceFacesLieInOnePartAndEveryPartStepsBoth) {
   for (const Index e : fluid.mesh.elements) element_domain[static_cast<std::size_t>(e)] = 0;
   const std::string error = test::error_of([&] { (void)explicit_fe::decompose_coupled(solid, fluid, 2, &element_domain); });
   EXPECT_NE(error.find("subdomain 1 of 2 holds no solid element"), std::string::npos) << error;
+  // From a decomposition file: the file is named, and fewer subdomains are not what to ask.
+  const std::string from_file =
+      test::error_of([&] { (void)explicit_fe::decompose_coupled(solid, fluid, 2, &element_domain, "split.dec"); });
+  test::expect_contains(from_file, {"split.dec: subdomain 1 of 2 holds no solid element", "some of each"});
+  EXPECT_EQ(from_file.find("fewer"), std::string::npos) << from_file;
 }
 
 // Sums over shared nodes in another order: the runs differ by rounding, which ~150 steps carry on

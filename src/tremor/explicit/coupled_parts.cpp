@@ -39,7 +39,7 @@ struct Groups {
 }  // namespace
 
 CoupledDecomposition decompose_coupled(const Model& solid, const FluidSetup& fluid, int n_domains,
-                                       const std::vector<int>* element_domain) {
+                                       const std::vector<int>* element_domain, const std::string& file) {
   const Mesh& solid_mesh = solid.mesh;
   const Mesh& fluid_mesh = fluid.mesh.model.mesh;
   const auto ns = static_cast<std::size_t>(solid_mesh.n_elements()), nf = static_cast<std::size_t>(fluid_mesh.n_elements());
@@ -99,10 +99,13 @@ CoupledDecomposition decompose_coupled(const Model& solid, const FluidSetup& flu
   for (const int d : solid_domain) has_solid[static_cast<std::size_t>(d)] = 1;
   for (const int d : fluid_domain) has_fluid[static_cast<std::size_t>(d)] = 1;
   for (int d = 0; d < n_domains; ++d)
-    TREMOR_CHECK(has_solid[static_cast<std::size_t>(d)] && has_fluid[static_cast<std::size_t>(d)], "subdomain ", d + 1,
-                 " of ", n_domains, " holds no ", has_solid[static_cast<std::size_t>(d)] ? "fluid" : "solid",
+    TREMOR_CHECK(has_solid[static_cast<std::size_t>(d)] && has_fluid[static_cast<std::size_t>(d)],
+                 element_domain && !file.empty() ? str(file, ": ") : std::string(), "subdomain ", d + 1, " of ",
+                 n_domains, " holds no ", has_solid[static_cast<std::size_t>(d)] ? "fluid" : "solid",
                  " element: a decomposed model with fluids steps a part of its solid and of its fluid in every "
-                 "subdomain (docs/model-file.md, \"Fluids\"); ask for fewer subdomains");
+                 "subdomain (docs/model-file.md, \"Fluids\"); ",
+                 element_domain && !file.empty() ? "give every subdomain of the file some of each"
+                                                 : "ask for fewer subdomains");
   CoupledDecomposition out;
   out.solid = partition::decomposition_of(solid_mesh, std::move(solid_domain), n_domains);
   out.fluid = partition::decomposition_of(fluid_mesh, std::move(fluid_domain), n_domains);

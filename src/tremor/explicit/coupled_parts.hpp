@@ -5,6 +5,7 @@
 // of every face where the fluid meets the solid are put in one part (the solid's), so that the
 // part holding a face holds its nodes on both sides, and the coupling needs nothing from another
 // part: its terms C p and C^T u are summed over the parts with the solid's forces and the fluid's.
+#include <string>
 #include <vector>
 
 #include "tremor/explicit/fluid.hpp"
@@ -25,9 +26,11 @@ struct CoupledDecomposition {
 // (a decomposition file's), else METIS's with two balance constraints, the solid's elements and the
 // fluid's each weighted by their nodes. Either way the elements of a face on the interface then
 // take the solid element's part. Throws tremor::Error where a part is left without a solid or a
-// fluid element (every part steps both), naming it.
+// fluid element (every part steps both), naming it and `file`, the decomposition file the parts
+// came from where given.
 CoupledDecomposition decompose_coupled(const Model& solid, const FluidSetup& fluid, int n_domains,
-                                       const std::vector<int>* element_domain = nullptr);
+                                       const std::vector<int>* element_domain = nullptr,
+                                       const std::string& file = {});
 
 // Each of the whole model's elements' subdomain, in the model's element order (a decomposition
 // file's, which decompose_coupled takes back as it was).

@@ -163,7 +163,7 @@ void set_up_processes(RunSetup<Real>& r, const parallel::Communicator& processes
       std::vector<int> element_domain;
       if (fluid) {
         CoupledDecomposition coupled =
-            decompose_coupled(r.model, *fluid, n, r.preflight.element_domain.get());
+            decompose_coupled(r.model, *fluid, n, r.preflight.element_domain.get(), r.options.decomposition);
         element_domain = std::move(coupled.solid.element_domain);
         element_domain.insert(element_domain.end(), coupled.fluid.element_domain.begin(),
                               coupled.fluid.element_domain.end());
@@ -285,7 +285,8 @@ void set_up_in_process(RunSetup<Real>& r) {
   std::optional<CoupledDecomposition> coupled;
   std::optional<partition::Decomposition> solid_only;
   if (fluid)
-    coupled = decompose_coupled(r.model, *fluid, r.preflight.domains, r.preflight.element_domain.get());
+    coupled = decompose_coupled(r.model, *fluid, r.preflight.domains, r.preflight.element_domain.get(),
+                                r.options.decomposition);
   else
     solid_only =
         partition::decomposition_of(r.model.mesh, element_domains(r.model, r.preflight), r.preflight.domains);

@@ -678,6 +678,19 @@ def case_truncated_checkpoint(work):
     rc, text = tremor(run_args(TINY, out, *LONG, "--resume"))
     check(rc == 1 and "checkpoint" in text, f"a truncated checkpoint was not refused: {text}")
     check(open(out, "rb").read() == saved, "the refused resume changed the result file")
+    # A checkpoint that opens but whose state is not the model's size (altered): refused before
+    # the result file is touched, naming the checkpoint.
+    with open(checkpoint, "wb") as f:
+        f.write(whole)
+    with h5py.File(checkpoint, "a") as f:
+        for name in ("previous", "current"):
+            values = f[name][()]
+            del f[name]
+            f[name] = values[:-3]
+    rc, text = tremor(run_args(TINY, out, *LONG, "--resume"))
+    check(rc == 1 and f"{checkpoint}: holds the displacement at" in text and "torn or altered" in text,
+          f"an altered checkpoint was not refused naming it: {text}")
+    check(open(out, "rb").read() == saved, "the refused resume changed the result file")
     with open(checkpoint, "wb") as f:
         f.write(whole)
     rc, text = tremor(run_args(TINY, out, *LONG, "--resume"))

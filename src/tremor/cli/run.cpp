@@ -516,6 +516,18 @@ struct RootRun {
         throw Error(str(checkpoint_file.string(), ": cannot resume: the checkpoint is of a different run:", why,
                         "\nresume with the model and options of that run, or delete the checkpoint to start afresh"));
       }
+      // Its state's sizes against this run's, before the result file is touched (the model's hash
+      // matched: a difference is a torn or altered checkpoint).
+      if (!resumed.at_rest) {
+        const auto n_dofs = static_cast<std::size_t>(preflight.n_dofs);
+        const std::size_t n_fluid = preflight.fluid ? static_cast<std::size_t>(preflight.fluid->mesh.n_nodes()) : 0;
+        if (resumed.previous.size() != n_dofs || resumed.current.size() != n_dofs)
+          throw Error(str(checkpoint_file.string(), ": holds the displacement at ", resumed.current.size(),
+                          " degrees of freedom; the model has ", n_dofs, ": a torn or altered checkpoint"));
+        if (resumed.fluid_previous.size() != n_fluid || resumed.fluid_current.size() != n_fluid)
+          throw Error(str(checkpoint_file.string(), ": fluid: holds the potential at ", resumed.fluid_current.size(),
+                          " fluid nodes; the model's fluid has ", n_fluid, ": a torn or altered checkpoint"));
+      }
       // A plain --resume steps shots one after another on the whole model (run_options): a run
       // that stepped them together or side by side is continued as it ran only where asked again
       // (or otherwise, where asked so).

@@ -375,7 +375,9 @@ void print_explicit_solver(const Model& model) {
       model.explicit_settings ? explicit_fe::operators().find(model.explicit_settings->operator_kind) : nullptr;
   const op::OperatorEntry& entry =
       named && named->takes(mesh) ? *named : explicit_fe::operators().reference();
-  std::printf("%-18s%s DOF, stiffness %s non-zeros\n", "explicit solver", group_digits(dof).c_str(),
+  const fem::Unknowns unknowns = fem::count_unknowns(model);
+  std::printf("%-18s%s DOF%s, stiffness %s non-zeros\n", "explicit solver", group_digits(unknowns.displacements).c_str(),
+              unknowns.potentials ? str(" and ", group_digits(unknowns.potentials), " fluid potentials").c_str() : "",
               group_digits(nnz).c_str());
   std::size_t run_bytes[2] = {0, 0};
   std::string run_operator[2];
@@ -394,9 +396,10 @@ void print_explicit_solver(const Model& model) {
   if (dof <= Size(20'000'000)) {
     try {
       estimate();
-    } catch (const Error&) {  // (not a model the explicit solver runs as it stands)
+    } catch (const Error& e) {  // (not a model the explicit solver runs as it stands: said)
       (void)log::take_warnings();
       run_bytes[0] = run_bytes[1] = 0;
+      std::printf("  run               refused as it stands: %s\n", e.what());
     }
   }
   if (run_bytes[0] > 0) {

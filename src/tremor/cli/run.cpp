@@ -28,6 +28,7 @@
 #include "tremor/cli/signals.hpp"
 #include "tremor/core/clock.hpp"
 #include "tremor/core/format.hpp"
+#include "tremor/fem/coupling.hpp"
 #include "tremor/cli/git_commit.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
@@ -92,8 +93,12 @@ std::string operator_help() {
 
 // The backend a run actually uses ("auto" resolved: CUDA when a GPU is usable, else OpenMP).
 void print_preflight(const std::string& model_path, const Model& model, const ex::Preflight& p) {
-  std::printf("pre-flight        %s: %dD, %s DOF, %s, %s operator, backend %s%s\n", model_path.c_str(),
-              model.mesh.dim(), group_digits(p.n_dofs).c_str(), std::string(to_string(p.precision)).c_str(),
+  const fem::Unknowns unknowns = fem::count_unknowns(model);
+  const std::string dof = str(group_digits(unknowns.displacements), " DOF",
+                              unknowns.potentials ? str(" and ", group_digits(unknowns.potentials), " fluid potentials")
+                                                  : std::string());
+  std::printf("pre-flight        %s: %dD, %s, %s, %s operator, backend %s%s\n", model_path.c_str(),
+              model.mesh.dim(), dof.c_str(), std::string(to_string(p.precision)).c_str(),
               std::string(p.operator_kind()).c_str(), std::string(to_string(p.backend)).c_str(),
               p.ordering == NodeOrdering::Rcm ? ", RCM node ordering" : "");
   if (!p.operator_why.empty())

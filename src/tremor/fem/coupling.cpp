@@ -49,6 +49,23 @@ FaceNodes nodes_of(const Mesh& mesh, const Face& face) {
 
 std::vector<bool> fluid_elements(const Model& model) { return fluid_of(model, model.element_sections()); }
 
+Unknowns count_unknowns(const Model& model) {
+  const Mesh& mesh = model.mesh;
+  if (!model.has_fluids()) return {static_cast<Size>(mesh.n_nodes()) * mesh.dim(), 0};
+  const std::vector<bool> fluid = fluid_elements(model);
+  std::vector<char> held(static_cast<std::size_t>(mesh.n_nodes()), 0);  // bit 0 a solid's, bit 1 a fluid's
+  Index global = 0;
+  for (const ElementBlock& block : mesh.blocks)
+    for (Index e = 0; e < block.n_elements(); ++e, ++global)
+      for (const Index node : block.nodes(e)) held[static_cast<std::size_t>(node)] |= fluid[static_cast<std::size_t>(global)] ? 2 : 1;
+  Unknowns out;
+  for (const char h : held) {
+    out.displacements += (h & 1) ? mesh.dim() : 0;
+    out.potentials += (h & 2) ? 1 : 0;
+  }
+  return out;
+}
+
 FluidSolidInterface fluid_solid_interface(const Model& model) {
   const Mesh& mesh = model.mesh;
   const int dim = mesh.dim();

@@ -31,6 +31,15 @@ struct FluidSolidInterface {
 // Whether each global element's section is a fluid's (false where it has none).
 std::vector<bool> fluid_elements(const Model& model);
 
+// The unknowns a run of `model` solves for: dim displacements per node a solid element holds, one
+// potential per node a fluid element holds (a node on the interface has both; a model without
+// sections counts as solid). What a pre-flight and `tremor info` report.
+struct Unknowns {
+  Size displacements = 0;
+  Size potentials = 0;
+};
+Unknowns count_unknowns(const Model& model);
+
 // The faces a fluid element shares with a solid one, sorted by their fluid face. Throws
 // tremor::Error, naming the mesh and both elements, where the two meet otherwise than across
 // whole faces of the same nodes: at an edge or a corner only, faces of elements of different

@@ -287,13 +287,18 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
           if (processes) processes->ship();
         });
     if (processes) bad = processes->sum(bad);
-    if (bad > 0.0) {
+    // The run fails at this step, where the worst DOF is (over the subdomains and processes).
+    const auto fail = [&] {
       DofReport worst{-1.0, 0.0, 0.0, 0.0, 0.0, 0.0};
       for (const Subdomain<Real>* d : subdomains) find_worst(*d, worst);
       if (processes) worst = processes->worst(worst);
       run.status = RunStatus::Failed;
       run.bad_step = step;
       run.bad_node = model.mesh.node_labels[static_cast<std::size_t>(worst[2])];
+      return worst;
+    };
+    if (bad > 0.0) {
+      const DofReport worst = fail();
       run.message = not_finite(p, model, settings.shot, settings.batch, step, dt, run.bad_node, worst, bad);
       return true;
     }
@@ -314,12 +319,7 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
           log::warn(str("t = ", number(t), " s: ", growth(model, watches[k], k == 1),
                         "; the run stops if it passes what the loads made"));
         if (verdict != GrowthWatch::Verdict::Overtook) continue;
-        DofReport worst{-1.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-        for (const Subdomain<Real>* d : subdomains) find_worst(*d, worst);
-        if (processes) worst = processes->worst(worst);
-        run.status = RunStatus::Failed;
-        run.bad_step = step;
-        run.bad_node = model.mesh.node_labels[static_cast<std::size_t>(worst[2])];
+        (void)fail();
         run.message = str("unstable at step ", step, " (t = ", number(t), " s): ", growth(model, watches[k], k == 1),
                           ". It has passed everything the loads made (the largest |u| at node ", run.bad_node,
                           "): the histories' last part is the growing mode's");

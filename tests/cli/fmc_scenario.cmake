@@ -41,6 +41,8 @@ check_output("${output}" "tfm/probe/L-L: [0-9]+ x [0-9]+ pixels" "L at 6\\.0[0-9
              "wrote [^ ]*images/whole\\.tfm\\.probe\\.T-T\\.png" "wrote /images/")
 tremor(nonzero image "${WORK}/whole.h5" --tfm --baseline "${WORK}/whole.h5")
 check_output("${output}" "whole\\.h5: the baseline is the result file itself")
+tremor(nonzero image "${WORK}/whole.h5")
+check_output("${output}" "whole\\.h5: no receiver grid in this result file .*; it holds the full-matrix capture of probe: image it with --tfm")
 tremor(nonzero image "${WORK}/whole.h5" --tfm --array sonde)
 check_output("${output}" "no full-matrix capture of an array named 'sonde'; it has probe")
 tremor(nonzero image "${WORK}/whole.h5" --tfm --grid area)

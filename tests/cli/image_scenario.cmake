@@ -33,6 +33,8 @@ check_output("${output}" "samples 1\\.[0-9]+ us\\.\\.2\\.[0-9]+ us" "above -3 dB
 # 3.
 tremor(nonzero image "${WORK}/plate.h5" --grid nothere)
 check_output("${output}" "error: [^ ]*plate\\.h5: no receiver grid named 'nothere'; it has area")
+tremor(nonzero image "${WORK}/plate.h5" --tfm --mode L-L,T-T,L-L)
+check_output("${output}" "error: --mode: view 'L-L' is given twice")
 tremor(nonzero image "${WORK}/plate.h5" --combine all)
 check_output("${output}" "error: [^ ]*plate\\.h5: --combine adds the maps of several shots, and grid 'area' belongs to none")
 tremor(nonzero image "${WORK}/plate.h5" --quantity velocity)

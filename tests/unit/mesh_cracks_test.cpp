@@ -84,7 +84,10 @@ TEST(Cracks, RefuseWhatIsNotACrackOfTheMesh) {
   expect_contains(refused({crack2d({0.005, 0.006}, {0.005, 0.003})}), {"cover 0.002 m of its 0.003 m", "leaves the mesh"});
   // Crossing another.
   expect_contains(refused({crack2d({0.005, 0.005}, {0.005, 0.003}), crack2d({0.004, 0.004}, {0.006, 0.004}, "across")}),
-                  {"crack 'across' crosses or touches crack 'crack' (m.toml:7) at node"});
+                  {"crack 'across' crosses or touches crack 'crack' (m.toml:7) at (0.005, 0.004) (node"});
+  // Two of one name: the first's line.
+  expect_contains(refused({crack2d({0.005, 0.005}, {0.005, 0.003}), crack2d({0.004, 0.004}, {0.003, 0.004})}),
+                  {"crack 'crack' at m.toml:7 has that name already"});
   expect_contains(refused({crack2d({0.005, 0.005}, {0.005, 0.003}, "ymax")}), {"surface of that name already"});
   expect_contains(refused({crack2d({0.005, 0.005}, {0.005, 0.005})}), {"its ends are one point"});
 }

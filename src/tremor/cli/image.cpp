@@ -104,10 +104,16 @@ std::vector<const io::StoredGrid*> selected_grids(const ImageArgs& args, const i
     const std::string names = listed(labels);
     const std::string asked = str(args.grid.empty() ? "" : str(" named '", args.grid, "'"),
                                   args.shots.empty() ? "" : str(" in shot ", listed(args.shots)));
+    // (A file of full-matrix captures is imaged by --tfm: said where it holds one.)
+    const std::vector<std::string> captures = reader.fmc_names();
+    const std::string tfm = captures.empty() ? std::string()
+                                             : str("; it holds the full-matrix capture", captures.size() == 1 ? "" : "s",
+                                                   " of ", listed(captures), ": image ", captures.size() == 1 ? "it" : "them",
+                                                   " with --tfm");
     throw Error(asked.empty() && names.empty()
-                    ? str(args.result, ": no receiver grid in this result file (a [[receiver]] with grid = { ... })")
+                    ? str(args.result, ": no receiver grid in this result file (a [[receiver]] with grid = { ... })", tfm)
                     : str(args.result, ": no receiver grid", asked,
-                          names.empty() ? std::string("; it has none") : "; it has " + names));
+                          names.empty() ? std::string("; it has none") : "; it has " + names, tfm));
   }
   if (!args.combine.empty())
     for (const io::StoredGrid* g : grids)
@@ -627,6 +633,11 @@ void run_tfm(const ImageArgs& args) {
 }
 
 void run_image(const ImageArgs& args) {
+  // (A view asked twice would be computed and written twice, to one name.)
+  for (std::size_t k = 0; k < args.modes.size(); ++k)
+    if (std::find(args.modes.begin(), args.modes.begin() + static_cast<std::ptrdiff_t>(k), args.modes[k]) !=
+        args.modes.begin() + static_cast<std::ptrdiff_t>(k))
+      throw Error(str("--mode: view '", args.modes[k], "' is given twice"));
   if (args.tfm) return run_tfm(args);
   imaging::MapSettings settings;
   settings.from = args.from;

@@ -168,6 +168,9 @@ void cut_cracks(Mesh& mesh, std::span<Crack> cracks) {
     Crack& crack = cracks[c];
     const std::string at = str(crack.origin, ": crack '", crack.name, "'");
     const bool named = !crack.surface.empty();
+    for (std::size_t earlier = 0; earlier < c; ++earlier)
+      TREMOR_CHECK(cracks[earlier].name != crack.name, at, ": crack '", crack.name, "' at ", cracks[earlier].origin,
+                   " has that name already: give each crack its own");
     TREMOR_CHECK(!crack.name.empty() && (mesh.face_sets.count(crack.name) == 0 || (named && crack.name == crack.surface)),
                  at, ": ",
                  crack.name.empty() ? "it needs a name (its faces' surface)"
@@ -235,9 +238,12 @@ void cut_cracks(Mesh& mesh, std::span<Crack> cracks) {
     }
     for (const Index node : nodes_of_faces(mesh, faces)) {  // (each once)
       const auto [where, added] = crack_of_node.emplace(node, static_cast<int>(c));
-      TREMOR_CHECK(added, at, " crosses or touches crack '", cracks[static_cast<std::size_t>(where->second)].name,
-                   "' (", cracks[static_cast<std::size_t>(where->second)].origin, ") at node ",
-                   mesh.node_labels[static_cast<std::size_t>(node)], "; cracks are cut apart from each other");
+      if (added) continue;
+      std::string position;
+      for (const double x : mesh.node(node)) position += str(position.empty() ? "(" : ", ", x);
+      throw Error(str(at, " crosses or touches crack '", cracks[static_cast<std::size_t>(where->second)].name, "' (",
+                      cracks[static_cast<std::size_t>(where->second)].origin, ") at ", position, ") (node ",
+                      mesh.node_labels[static_cast<std::size_t>(node)], "); cracks are cut apart from each other"));
     }
     normalise_faces(faces);
     mesh.face_sets[crack.name] = std::move(faces);

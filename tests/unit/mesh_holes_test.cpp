@@ -69,6 +69,10 @@ TEST(Holes, RefuseWhatIsNoHole) {
   expect_contains(fails("[[mesh.hole]]\ncentre = [0.005, 0.005]\nradius = 1.2e-3\n"
                         "[[mesh.hole]]\ncentre = [0.006, 0.005]\nradius = 1.2e-3\n"),
                   {"hole 'hole2' overlaps side-drilled hole 'hole1' (m.toml:"});
+  // Cells removed side by side (x 2 to 4 mm and 4 to 6 mm): one cavity, refused as touching.
+  expect_contains(fails("[[mesh.hole]]\ncentre = [0.003, 0.005]\nradius = 0.75e-3\n"
+                        "[[mesh.hole]]\ncentre = [0.005, 0.005]\nradius = 0.75e-3\n"),
+                  {"hole 'hole2' touches side-drilled hole 'hole1' (m.toml:", "share a face", "one cavity"});
   expect_contains(fails("[[mesh.hole]]\nname = \"xmin\"\ncentre = [0.005, 0.005]\nradius = 1.2e-3\n"),
                   {"the mesh has a surface 'xmin' already"});
   expect_contains(fails("[[mesh.hole]]\ncentre = [0.005, 0.005]\nradius = 1.2e-3\naxis = [0.0, 0.0, 1.0]\n"),

@@ -260,6 +260,18 @@ void drill_holes(Mesh& mesh, std::span<Hole> holes) {
                  " m holds no element's centre; refine the mesh there (a hole a few elements across)");
   }
   check_openings(mesh, index.boundary(), hole_of, holes);
+  // Two cavities whose removed elements share a face would be one, without the wall between them:
+  // refused as overlapping.
+  for (const std::array<Face, 2>& pair : shared) {
+    const int a = hole_of[static_cast<std::size_t>(pair[0].element)];
+    const int b = hole_of[static_cast<std::size_t>(pair[1].element)];
+    if (a < 0 || b < 0 || a == b) continue;
+    const Hole &first = holes[static_cast<std::size_t>(std::min(a, b))], &second = holes[static_cast<std::size_t>(std::max(a, b))];
+    throw Error(str(second.origin, ": ", second.kind_name(), " '", second.name, "' touches ", first.kind_name(), " '",
+                    first.name, "' (", first.origin, "): the elements they remove share a face (elements ",
+                    mesh.element_label(pair[0].element), " and ", mesh.element_label(pair[1].element),
+                    "), so the two would be one cavity; move them apart by an element or more"));
+  }
   // The walls: each removed element's faces that a kept element shares.
   std::vector<std::vector<Face>> walls(holes.size());
   for (const std::array<Face, 2>& pair : shared) {

@@ -178,6 +178,9 @@ def total_focusing(fmc, elements, dt, extent, pixels, speed, t0=0.0):
         raise Error(f"extent and pixels: must be ((x_min, x_max), (z_min, z_max)) and (nx, nz), got {extent!r} and "
                     f"{pixels!r}") from None
     nx, nz = _index("pixels", nx), _index("pixels", nz)
+    # (A reversed or empty extent would image nothing: refused as `tremor image --extent` is.)
+    if not (_real("extent", x_max) > _real("extent", x_min) and _real("extent", z_max) > _real("extent", z_min)):
+        raise Error(f"extent: must be ((x_min, x_max), (z_min, z_max)) with each max above its min, got {extent!r}")
     if not (1 <= nx <= 2**31 - 1 and 1 <= nz <= 2**31 - 1):
         raise Error(f"pixels: must be two whole numbers from 1 to 2^31 - 1, got ({nx}, {nz})")
     speeds = (speed, speed) if np.ndim(speed) == 0 else tuple(speed)

@@ -51,6 +51,8 @@ def test_bad_input_is_refused():
         tremor.total_focusing(fmc, elements, DT, extent=(1e-3, 2e-3), pixels=(4, 4), speed=C)
     with pytest.raises(tremor.Error, match="pixels"):
         tremor.total_focusing(fmc, elements, DT, extent=args["extent"], pixels=(0, 4), speed=C)
+    with pytest.raises(tremor.Error, match="each max above its min"):  # reversed: an empty image
+        tremor.total_focusing(fmc, elements, DT, extent=((1e-3, -1e-3), (1e-3, 3e-3)), pixels=(4, 4), speed=C)
     with pytest.raises(TypeError, match="speed"):
         tremor.total_focusing(fmc, elements, DT, extent=args["extent"], pixels=(4, 4), speed="fast")
     bad = fmc.copy()

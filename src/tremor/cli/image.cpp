@@ -106,12 +106,13 @@ std::vector<const io::StoredGrid*> selected_grids(const ImageArgs& args, const i
                                   args.shots.empty() ? "" : str(" in shot ", listed(args.shots)));
     // (A file of full-matrix captures is imaged by --tfm: said where it holds one.)
     const std::vector<std::string> captures = reader.fmc_names();
+    const bool one = captures.size() == 1;
     const std::string tfm = captures.empty() ? std::string()
-                                             : str("; it holds the full-matrix capture", captures.size() == 1 ? "" : "s",
-                                                   " of ", listed(captures), ": image ", captures.size() == 1 ? "it" : "them",
-                                                   " with --tfm");
+                                             : str("; it holds the full-matrix capture", one ? "" : "s", " of ",
+                                                   listed(captures), ": image ", one ? "it" : "them", " with --tfm");
     throw Error(asked.empty() && names.empty()
-                    ? str(args.result, ": no receiver grid in this result file (a [[receiver]] with grid = { ... })", tfm)
+                    ? str(args.result, ": no receiver grid in this result file (a [[receiver]] with grid = { ... })",
+                          tfm)
                     : str(args.result, ": no receiver grid", asked,
                           names.empty() ? std::string("; it has none") : "; it has " + names, tfm));
   }

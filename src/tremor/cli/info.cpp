@@ -376,9 +376,10 @@ void print_explicit_solver(const Model& model) {
   const op::OperatorEntry& entry =
       named && named->takes(mesh) ? *named : explicit_fe::operators().reference();
   const fem::Unknowns unknowns = fem::count_unknowns(model);
-  std::printf("%-18s%s DOF%s, stiffness %s non-zeros\n", "explicit solver", group_digits(unknowns.displacements).c_str(),
-              unknowns.potentials ? str(" and ", group_digits(unknowns.potentials), " fluid potentials").c_str() : "",
-              group_digits(nnz).c_str());
+  const std::string potentials =
+      unknowns.potentials ? str(" and ", group_digits(unknowns.potentials), " fluid potentials") : std::string();
+  std::printf("%-18s%s DOF%s, stiffness %s non-zeros\n", "explicit solver",
+              group_digits(unknowns.displacements).c_str(), potentials.c_str(), group_digits(nnz).c_str());
   std::size_t run_bytes[2] = {0, 0};
   std::string run_operator[2];
   const auto estimate = [&] {

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <memory>
-#include <numeric>
 #include <utility>
 
+#include "tremor/core/disjoint_sets.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
 
@@ -24,17 +24,6 @@ void whole_elements(const FluidSetup& fluid, std::size_t n_whole, std::vector<In
   for (std::size_t g = 0; g < n_whole; ++g)
     if (fluid_of[g] < 0) solid_of[g] = next++;
 }
-
-// Union-find over elements: root(i) the group's representative.
-struct Groups {
-  explicit Groups(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), std::size_t(0)); }
-  std::size_t root(std::size_t i) {
-    while (parent[i] != i) i = parent[i] = parent[parent[i]];
-    return i;
-  }
-  void unite(std::size_t a, std::size_t b) { parent[root(a)] = root(b); }
-  std::vector<std::size_t> parent;
-};
 
 }  // namespace
 
@@ -82,7 +71,7 @@ CoupledDecomposition decompose_coupled(const Model& solid, const FluidSetup& flu
   }
   // The two elements of each interface face in one group; a group takes the part of its first
   // solid element (groups are small: an element and those across its wet faces).
-  Groups groups(ns + nf);
+  DisjointSets groups(ns + nf);
   for (const fem::CouplingFace& face : fluid.interface.faces)
     groups.unite(static_cast<std::size_t>(solid_of[static_cast<std::size_t>(face.solid.element)]),
                  ns + static_cast<std::size_t>(fluid_of[static_cast<std::size_t>(face.fluid.element)]));

@@ -291,11 +291,15 @@ void Loading::prescribed(double t, std::span<double> out) const {
   evaluate(prescribed_terms_, prescribed_functions_, t, out);
 }
 
-double Loading::highest_frequency() const {
-  double highest = 0.0;
+std::set<int> Loading::used_functions() const {
   std::set<int> used(force_functions_.begin(), force_functions_.end());
   used.insert(prescribed_functions_.begin(), prescribed_functions_.end());
-  for (int f : used) {
+  return used;
+}
+
+double Loading::highest_frequency() const {
+  double highest = 0.0;
+  for (int f : used_functions()) {
     const Function& function = functions_[static_cast<std::size_t>(f)];
     if (!function.constant) highest = std::max(highest, function.signal.highest_frequency());
   }
@@ -304,9 +308,7 @@ double Loading::highest_frequency() const {
 
 double Loading::last_change() const {
   double last = 0.0;
-  std::set<int> used(force_functions_.begin(), force_functions_.end());
-  used.insert(prescribed_functions_.begin(), prescribed_functions_.end());
-  for (int f : used) {
+  for (int f : used_functions()) {
     const Function& function = functions_[static_cast<std::size_t>(f)];
     if (function.constant) continue;
     const Signal& signal = function.signal;

@@ -23,6 +23,7 @@
 // function) terms are precomputed, each time function is evaluated once per call, and the force
 // vector is written only at the loaded DOFs. DeviceLoading does the same in the solver's memory
 // with one host-to-device copy per chunk of steps rather than per step.
+#include <set>
 #include <span>
 #include <string>
 #include <utility>
@@ -100,6 +101,8 @@ class Loading {
     }
   };
   using Term = LoadTerm;
+  // The functions some force or prescribed term uses.
+  std::set<int> used_functions() const;
   // Evaluates the functions used by `terms` once each at t, then sums the terms into out.
   void evaluate(const std::vector<Term>& terms, const std::vector<int>& used, double t, std::span<double> out) const;
 

@@ -8,7 +8,6 @@
 #include <limits>
 #include <map>
 #include <new>
-#include <numeric>
 #include <optional>
 #include <set>
 #include <utility>
@@ -16,6 +15,7 @@
 #include "tremor/backend/memory.hpp"
 #include "tremor/backend/memory_info.hpp"
 #include "tremor/core/clock.hpp"
+#include "tremor/core/disjoint_sets.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/format.hpp"
 #include "tremor/core/log.hpp"
@@ -446,26 +446,20 @@ struct Resolution {
   void warn_uncoupled_fluid(const Model& whole, const FluidSetup& fluid) {
     const Mesh& mesh = whole.mesh;
     if (fluid.mesh.elements.empty() || static_cast<Index>(fluid.mesh.elements.size()) == mesh.n_elements()) return;
-    std::vector<Index> root(static_cast<std::size_t>(mesh.n_nodes()));
-    std::iota(root.begin(), root.end(), Index{0});
-    const auto find = [&](Index a) {
-      while (root[static_cast<std::size_t>(a)] != a)
-        a = root[static_cast<std::size_t>(a)] = root[static_cast<std::size_t>(root[static_cast<std::size_t>(a)])];
-      return a;
-    };
+    DisjointSets joined(static_cast<std::size_t>(mesh.n_nodes()));  // the fluid's nodes, through its elements
     const auto nodes_of = [&](Index element) {
       const ElementRef at = mesh.locate(element);
       return mesh.blocks[static_cast<std::size_t>(at.block)].nodes(at.element);
     };
+    const auto find = [&](Index element) { return joined.root(static_cast<std::size_t>(nodes_of(element).front())); };
+    for (const Index element : fluid.mesh.elements)
+      for (const Index node : nodes_of(element))
+        joined.unite(static_cast<std::size_t>(node), static_cast<std::size_t>(nodes_of(element).front()));
+    std::set<std::size_t> coupled;
+    for (const fem::CouplingFace& face : fluid.interface.faces) coupled.insert(find(face.fluid.element));
+    std::map<std::size_t, std::pair<Index, Index>> regions;  // root: first element, element count
     for (const Index element : fluid.mesh.elements) {
-      const std::span<const Index> nodes = nodes_of(element);
-      for (const Index node : nodes) root[static_cast<std::size_t>(find(node))] = find(nodes.front());
-    }
-    std::set<Index> coupled;
-    for (const fem::CouplingFace& face : fluid.interface.faces) coupled.insert(find(nodes_of(face.fluid.element).front()));
-    std::map<Index, std::pair<Index, Index>> regions;  // root: first element, element count
-    for (const Index element : fluid.mesh.elements) {
-      const Index r = find(nodes_of(element).front());
+      const std::size_t r = find(element);
       if (coupled.count(r)) continue;
       ++regions.try_emplace(r, element, 0).first->second.second;
     }

@@ -38,7 +38,8 @@ double over_displacement(const Subdomain<Real>& d, Term term) {
 // The same over the fluid's potential (a node its parts share counted in each).
 template <class Real, class Term>
 double over_potential(const FluidTerm<Real>& fluid, Term term) {
-  const View<const Real> chi = fluid.fluid_scheme().displacement(), before = fluid.fluid_scheme().previous_displacement();
+  const CentralDifference<Real>& scheme = fluid.fluid_scheme();
+  const View<const Real> chi = scheme.displacement(), before = scheme.previous_displacement();
   return sum<double>(fluid.work_exec(), chi.size, [=] TREMOR_LAMBDA(Index i) {
     return term(static_cast<double>(before[i]), static_cast<double>(chi[i]));
   });
@@ -144,13 +145,40 @@ std::string pml_layers(const Model& model) {
 }
 
 // What a GrowthWatch that said Growing (in the fluid where `fluid`) found, and what helps.
-std::string growth(const Model& model, const GrowthWatch& watch, bool fluid) {
+std::string growth_said(const Model& model, const GrowthWatch& watch, bool fluid) {
   return str("the motion", fluid ? " of the fluid" : "", " grew ", group_digits(std::llround(watch.growth())),
              "-fold after the loads ended (from t = ", number(watch.floor_time()), " s, e-folding every ",
              number(1.0 / watch.rate()), " s): the PML of ", pml_layers(model),
              " has a mode that grows here: raise its multiaxial (0.05 to 0.2), or its reflection (1e-2) "
              "(docs/model-file.md, \"PML\")");
 }
+
+// The watches of a run with a PML (growth_watch.hpp): the solid's and the fluid's apart (their
+// units differ), fed at each check with the norm of the state's change over a step.
+template <class Real>
+struct Growth {
+  GrowthWatch watches[2];  // the solid's, the fluid's
+
+  // One check at time t (s): a watch that says Growing is warned of (by the first process); the
+  // index of one that passed what the loads made, else -1.
+  int check(std::span<Subdomain<Real>* const> subdomains, ProcessGroup* processes, const Model& model, double t,
+            bool loads_over) {
+    double norms[2] = {0.0, 0.0};
+    for (const Subdomain<Real>* d : subdomains) {
+      norms[0] += over_displacement(*d, StepSquared{});
+      if (d->fluid) norms[1] += over_potential(*d->fluid, StepSquared{});
+    }
+    for (int k = 0; k < 2; ++k) {
+      if (processes) norms[k] = processes->sum(norms[k]);
+      const GrowthWatch::Verdict verdict = watches[k].observe(t, std::sqrt(norms[k]), loads_over);
+      if (verdict == GrowthWatch::Verdict::Growing && (!processes || processes->root()))
+        log::warn(str("t = ", number(t), " s: ", growth_said(model, watches[k], k == 1),
+                      "; the run stops if it passes what the loads made"));
+      if (verdict == GrowthWatch::Verdict::Overtook) return k;
+    }
+    return -1;
+  }
+};
 
 // A subdomain's internal forces before the exchange: K u (its first part where split) and every
 // term's. The terms that can start beside the apply do (StepTerm::start_forces: `beside`, a flag
@@ -261,8 +289,10 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
   std::vector<std::vector<char>> started(subdomains.size());  // per term of each subdomain
   for (std::size_t s = 0; s < subdomains.size(); ++s) started[s].resize(subdomains[s]->terms.size());
   long long step = settings.first_step;
+  // A run with a PML: motion that grows once the loads end, said once, and the run stops where it
+  // passes everything the loads made.
   const bool watched = p.pml.any() || (p.fluid && p.fluid->pml.any());
-  GrowthWatch watches[2];  // the solid's, the fluid's
+  Growth<Real> growth;
   // Failures are agreed over the processes of a run over several (run_agreed), thrown otherwise.
   const parallel::Communicator* communicator = settings.processes ? &settings.processes->communicator() : nullptr;
   // The one host synchronisation every check_every steps: samples, then the NaN/Inf count. Over
@@ -302,26 +332,12 @@ void run_subdomains(std::span<Subdomain<Real>* const> subdomains, Exchange<Real>
       run.message = not_finite(p, model, settings.shot, settings.batch, step, dt, run.bad_node, worst, bad);
       return true;
     }
-    // A run with a PML: motion that grows once the loads end (growth_watch.hpp), of the solid and
-    // of the fluid apart (their units differ): said once, and the run stops where it passes
-    // everything the loads made.
     if (watched) {
-      double norms[2] = {0.0, 0.0};
-      for (const Subdomain<Real>* d : subdomains) {
-        norms[0] += over_displacement(*d, StepSquared{});
-        if (d->fluid) norms[1] += over_potential(*d->fluid, StepSquared{});
-      }
       const double t = static_cast<double>(step) * dt;
-      for (int k = 0; k < 2; ++k) {
-        if (processes) norms[k] = processes->sum(norms[k]);
-        const GrowthWatch::Verdict verdict = watches[k].observe(t, std::sqrt(norms[k]), t > p.loads_end);
-        if (verdict == GrowthWatch::Verdict::Growing && (!processes || processes->root()))
-          log::warn(str("t = ", number(t), " s: ", growth(model, watches[k], k == 1),
-                        "; the run stops if it passes what the loads made"));
-        if (verdict != GrowthWatch::Verdict::Overtook) continue;
+      if (const int k = growth.check(subdomains, processes, model, t, t > p.loads_end); k >= 0) {
         (void)fail();
-        run.message = str("unstable at step ", step, " (t = ", number(t), " s): ", growth(model, watches[k], k == 1),
-                          ". It has passed everything the loads made (the largest |u| at node ", run.bad_node,
+        run.message = str("unstable at step ", step, " (t = ", number(t), " s): ",
+                          growth_said(model, growth.watches[k], k == 1), ". It has passed everything the loads made (the largest |u| at node ", run.bad_node,
                           "): the histories' last part is the growing mode's");
         return true;
       }

@@ -57,7 +57,8 @@ Unknowns count_unknowns(const Model& model) {
   Index global = 0;
   for (const ElementBlock& block : mesh.blocks)
     for (Index e = 0; e < block.n_elements(); ++e, ++global)
-      for (const Index node : block.nodes(e)) held[static_cast<std::size_t>(node)] |= fluid[static_cast<std::size_t>(global)] ? 2 : 1;
+      for (const Index node : block.nodes(e))
+        held[static_cast<std::size_t>(node)] |= static_cast<char>(fluid[static_cast<std::size_t>(global)] ? 2 : 1);
   Unknowns out;
   for (const char h : held) {
     out.displacements += (h & 1) ? mesh.dim() : 0;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 
+#include "tremor/core/disjoint_sets.hpp"
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/io/file.hpp"
@@ -19,27 +20,17 @@ namespace {
 
 // The mesh's connected pieces: elements joined through shared nodes (union-find over the nodes).
 Index mesh_pieces(const Mesh& mesh) {
-  std::vector<Index> parent(static_cast<std::size_t>(mesh.n_nodes()));
-  for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = static_cast<Index>(i);
-  const auto root = [&](Index n) {
-    while (parent[static_cast<std::size_t>(n)] != n)
-      n = parent[static_cast<std::size_t>(n)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(n)])];
-    return n;
-  };
-  std::vector<char> used(parent.size(), 0);
+  DisjointSets nodes(static_cast<std::size_t>(mesh.n_nodes()));
+  std::vector<char> used(static_cast<std::size_t>(mesh.n_nodes()), 0);
   for (const ElementBlock& block : mesh.blocks)
-    for (Index e = 0; e < block.n_elements(); ++e) {
-      const auto nodes = block.nodes(e);
-      const Index first = root(nodes[0]);
-      for (const Index n : nodes) {
+    for (Index e = 0; e < block.n_elements(); ++e)
+      for (const Index n : block.nodes(e)) {
         used[static_cast<std::size_t>(n)] = 1;
-        const Index r = root(n);
-        if (r != first) parent[static_cast<std::size_t>(r)] = first;
+        nodes.unite(static_cast<std::size_t>(n), static_cast<std::size_t>(block.nodes(e)[0]));
       }
-    }
   Index pieces = 0;
-  for (std::size_t i = 0; i < parent.size(); ++i)
-    if (used[i] && root(static_cast<Index>(i)) == static_cast<Index>(i)) ++pieces;
+  for (std::size_t i = 0; i < used.size(); ++i)
+    if (used[i] && nodes.root(i) == i) ++pieces;
   return pieces;
 }
 

@@ -266,7 +266,8 @@ void drill_holes(Mesh& mesh, std::span<Hole> holes) {
     const int a = hole_of[static_cast<std::size_t>(pair[0].element)];
     const int b = hole_of[static_cast<std::size_t>(pair[1].element)];
     if (a < 0 || b < 0 || a == b) continue;
-    const Hole &first = holes[static_cast<std::size_t>(std::min(a, b))], &second = holes[static_cast<std::size_t>(std::max(a, b))];
+    const Hole& first = holes[static_cast<std::size_t>(std::min(a, b))];
+    const Hole& second = holes[static_cast<std::size_t>(std::max(a, b))];
     throw Error(str(second.origin, ": ", second.kind_name(), " '", second.name, "' touches ", first.kind_name(), " '",
                     first.name, "' (", first.origin, "): the elements they remove share a face (elements ",
                     mesh.element_label(pair[0].element), " and ", mesh.element_label(pair[1].element),

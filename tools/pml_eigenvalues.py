@@ -21,6 +21,7 @@ order 4) take seconds to a minute.
 import sys
 
 import numpy as np
+from scipy import sparse
 from numpy.polynomial import legendre
 
 
@@ -148,16 +149,16 @@ def system(nx=8, ny=8, size=2.0, layer=0.5, youngs=210e9, poisson=0.3, density=7
         acceleration[held] = 0.0
         return np.concatenate([q.reshape(-1, B) for q in (du, acceleration, d_node, d_grad, d_flux)])
 
-    A = np.zeros((start, start))
+    blocks = []  # A's columns, 500 at a time, kept sparse
     for first in range(0, start, 500):
         last = min(start, first + 500)
         unit = np.zeros((start, last - first))
         unit[np.arange(first, last), np.arange(last - first)] = 1.0
-        A[:, first:last] = rate(unit)
+        blocks.append(sparse.csc_matrix(rate(unit)))
     keep = np.ones(start, bool)
     for name in ("u", "v"):
         keep[np.arange(at[name].start, at[name].stop).reshape(n_nodes, 2)[held].ravel()] = False
-    return A[np.ix_(keep, keep)], d0, alpha_max
+    return sparse.hstack(blocks, format="csc")[keep][:, keep], d0, alpha_max
 
 
 def main(arguments):

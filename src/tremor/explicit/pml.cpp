@@ -43,10 +43,12 @@ TREMOR_HOST_DEVICE int profile_at(const PmlProfile& profile, const double* x, co
 // viscoelastic law's (`solid_values` per point) with the sections' records. `atomic`: added by
 // atomics (a run that adds so on a GPU, where a decomposed run's first part of the stiffness adds
 // into f from the exchange's stream meanwhile).
+// With `previous` (the displacement a step back) and the profile's grid damping, the flux of u +
+// (beta_e / dt) (u - previous), beta_e the element's (model/pml.hpp).
 template <class E, class Real, bool Viscous>
 void add_elements(const Exec& exec, Index n, const Index* list, const fem::ElementArrays in, const PmlProfile profile,
                   double dt, Real* state, const double* records, double* solid_state, int solid_values, const Real* u,
-                  Real* f, bool atomic) {
+                  const Real* previous, Real* f, bool atomic) {
   const fem::StiffnessRule<E> rule = fem::stiffness_rule<E>();
   forall(exec, n, [=] TREMOR_LAMBDA(Index i) {
     constexpr int dim = E::dim, nn = E::n_nodes, n_dof = nn * dim, values = fem::pml_point_values<dim>;
@@ -56,6 +58,12 @@ void add_elements(const Exec& exec, Index n, const Index* list, const fem::Eleme
     double x[n_dof], ue[n_dof], fe[n_dof];
     fem::gather_coordinates<E>(in.coordinates, nodes, x);
     fem::gather_values<E>(u, nodes, ue);
+    if (previous) {
+      double before[n_dof];
+      fem::gather_values<E>(previous, nodes, before);
+      const double rate = profile.element_beta(in.coordinates, nodes, nn) / dt;
+      for (int k = 0; k < n_dof; ++k) ue[k] += rate * (ue[k] - before[k]);
+    }
     for (int k = 0; k < n_dof; ++k) fe[k] = 0.0;
     const int s = in.section[e];
     const fem::SectionLaw<dim, double> elastic(in.material, s);
@@ -308,7 +316,7 @@ void PmlTerm<Real>::queue_forces(const Exec& exec, const CentralDifference<Real>
   for_each_shot(exec, scheme.displacement().data, scheme.previous_displacement().data, forces.data,
                 [&](const Real* u, const Real* previous, Real* f) {
                   add_node_forces_of_one(exec, u, previous, f);
-                  add_element_forces_of_one(exec, u, f);
+                  add_element_forces_of_one(exec, u, profile_.grid_damped() ? previous : nullptr, f);
                 });
 }
 
@@ -365,8 +373,9 @@ void PmlTerm<Real>::add_node_forces(const Exec& exec, const Real* u, const Real*
 
 template <class Real>
 void PmlTerm<Real>::add_element_forces(const Exec& exec, const Real* u, Real* f) {
-  for_each_shot(exec, u, nullptr, f,
-                [&](const Real* one_u, const Real*, Real* one_f) { add_element_forces_of_one(exec, one_u, one_f); });
+  for_each_shot(exec, u, nullptr, f, [&](const Real* one_u, const Real*, Real* one_f) {
+    add_element_forces_of_one(exec, one_u, nullptr, one_f);
+  });
 }
 
 template <class Real>
@@ -387,9 +396,9 @@ void PmlTerm<Real>::add_node_forces_of_one(const Exec& exec, const Real* u, cons
 }
 
 template <class Real>
-void PmlTerm<Real>::add_element_forces_of_one(const Exec& exec, const Real* u, Real* f) {
+void PmlTerm<Real>::add_element_forces_of_one(const Exec& exec, const Real* u, const Real* previous, Real* f) {
   if (sem_) {
-    sem_->add_on(exec, u, f);
+    sem_->add_on(exec, u, f, previous);
     return;
   }
   if (!elements_) return;
@@ -408,10 +417,10 @@ void PmlTerm<Real>::add_element_forces_of_one(const Exec& exec, const Real* u, R
           add_fluid_elements<E, Real>(exec, n, block.in(c), in, profile_, dt_, point_state_[b].data(), u, f);
         else if (solids_ > 0)
           add_elements<E, Real, true>(exec, n, block.in(c), in, profile_, dt_, point_state_[b].data(),
-                                      records_.data(), solids, solid_values, u, f, atomic_);
+                                      records_.data(), solids, solid_values, u, previous, f, atomic_);
         else
           add_elements<E, Real, false>(exec, n, block.in(c), in, profile_, dt_, point_state_[b].data(), nullptr,
-                                       nullptr, 0, u, f, atomic_);
+                                       nullptr, 0, u, previous, f, atomic_);
       });
     }
 }

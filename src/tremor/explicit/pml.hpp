@@ -166,7 +166,8 @@ class PmlTerm final : public StepTerm<Real> {
   bool started_ = false;
   void queue_forces(const Exec& exec, const CentralDifference<Real>& scheme, View<Real> forces);
   // The two halves for one shot's fields, with the variables live (select).
-  void add_element_forces_of_one(const Exec& exec, const Real* u, Real* f);
+  // (previous: the displacement a step back, for the grid damping; null: without it)
+  void add_element_forces_of_one(const Exec& exec, const Real* u, const Real* previous, Real* f);
   void add_node_forces_of_one(const Exec& exec, const Real* u, const Real* previous, Real* f);
   // Shots stepped together (keep_columns): the other shots' variables, and one shot's fields.
   op::StateColumns<Real> node_columns_, point_columns_;

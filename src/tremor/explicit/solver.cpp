@@ -125,17 +125,25 @@ StableStep global_step(const Exec& exec, std::shared_ptr<const fem::DeviceElemen
 // Stiffness-proportional damping (stiffness_damping.hpp) shortens it by the largest beta of the
 // materials in use: safe where beta differs by element (the element with the largest beta need not
 // be the one with omega_max).
+// A PML's grid damping (model/pml.hpp) is such a damping too, its beta set by the undamped step:
+// the largest of the two shortens it (the layer's elements leave K and their sections' beta).
+// `whole`: the model whose PML profile the run takes (with fluids, not only the solid's part).
 StableStep step_from(const Exec& exec, std::shared_ptr<const fem::DeviceElements> elements, const Model& model,
-                     const sparse::ElementSurvey& survey, bool global) {
+                     const Model& whole, const sparse::ElementSurvey& survey, bool global) {
   const Label label = global ? 0 : model.mesh.element_label(survey.stable_element);
   StableStep stable =
       global ? global_step(exec, std::move(elements)) : StableStep{survey.stable_dt, 0, label, str("set by element ", label)};
-  const double beta = largest_beta(model);
-  if (beta > 0.0) {
-    const double undamped = stable.dt;
-    stable.dt = stable_step_with_damping(undamped, beta);
+  const double undamped = stable.dt;
+  stable.undamped = undamped;
+  PmlProfile pml = pml_profile(whole);
+  pml.grid_step = undamped;
+  const double beta = largest_beta(model), grid = pml.largest_beta();
+  if (beta > 0.0 || grid > 0.0) {
+    stable.dt = stable_step_with_damping(undamped, std::max(beta, grid));
     if (global) stable.dt = round_down(stable.dt);  // every backend the same step, as above
-    stable.by += str(", x ", brief(stable.dt / undamped), " for stiffness-proportional damping (beta ", beta, " s)");
+    stable.by += str(", x ", brief(stable.dt / undamped),
+                     beta >= grid ? str(" for stiffness-proportional damping (beta ", beta, " s)")
+                                  : str(" for the PML's grid damping (beta ", grid, " s)"));
   }
   return stable;
 }
@@ -284,7 +292,7 @@ struct Resolution {
       const sparse::ElementSurvey out = sparse::survey_elements(exec, *elements, model, table, !global);
       clock.lap(str("element survey (", global ? "" : "stable step, ", "sizes, geometry) on ",
                     to_string(exec.backend())));
-      stable = step_from(exec, elements, model, out, global);
+      stable = step_from(exec, elements, model, with_fluids ? *with_fluids : model, out, global);
       if (global) clock.lap(str("stable step (", stable.by, ")"));
       if (with_fluids) {
         // The fluid's own bound, by Lanczos on M_f^-1 K_f, and the coupling's, which the solid's
@@ -311,6 +319,7 @@ struct Resolution {
     p.survey_peak_bytes = peak - std::min(held_before, peak);
     p.geometry_values = stable.geometry_values;
     p.stable_dt = stable.dt;
+    p.stable_undamped = stable.undamped;
     p.stable_element = stable.element;
     p.stable_by = stable.by;
     return survey;
@@ -611,7 +620,8 @@ StableStep stable_step(const Model& model, const Exec& exec) {
     const fem::SectionTable table = fem::section_table(solid, false);
     const auto elements = std::make_shared<const fem::DeviceElements>(exec, solid.mesh, table, fem::ElementColouring{});
     const bool global = global_stable_step(solid.mesh);
-    step = step_from(exec, elements, solid, sparse::survey_elements(exec, *elements, solid, table, !global), global);
+    step = step_from(exec, elements, solid, model, sparse::survey_elements(exec, *elements, solid, table, !global),
+                     global);
     if (fluids) mass = sparse::assemble_lumped_mass<double>(exec, *elements, sparse::RaceStrategy::Atomics).to_host();
   }
   return fluids ? with_fluid(step, fluid_setup(model, exec), mass) : step;
@@ -637,7 +647,7 @@ StableStep with_fluid(const StableStep& solid, const FluidSetup& fluid, std::spa
   const std::string by = lambda_f >= lambda_s ? str("set by the fluid (largest eigenvalue of its M^-1 K, ",
                                                      fluid.spectrum.iterations, " Lanczos iterations)")
                                                : solid.by;
-  return {dt, solid.geometry_values, 0, mu > 0.0 ? by + " and the fluid-solid coupling" : by};
+  return {dt, solid.geometry_values, 0, mu > 0.0 ? by + " and the fluid-solid coupling" : by, solid.undamped};
 }
 
 namespace {
@@ -860,6 +870,7 @@ Preflight preflight(const Model& whole, const RunOptions& options) {
   const Size nnz = p.stiffness_entries * dim * dim;
   // The PML's term (explicit/pml.hpp): its elements made with the run's, its state after the operator.
   p.pml = pml_profile(whole);  // (the whole model's box and waves: a layer may line a fluid's face alone)
+  p.pml.grid_step = p.stable_undamped;  // (the solid's: its layer's grid damping)
   const PmlBytes pml = pml_term_bytes(model, p.pml, real_size, memory_per_point(model));
   // The whole run's arrays with operator `op`, `decomposed` or on one domain.
   const auto bytes_of = [&](const op::OperatorEntry& op, bool decomposed) {

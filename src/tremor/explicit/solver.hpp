@@ -215,6 +215,7 @@ struct Preflight {
   // by preflight()); empty: it partitions the mesh itself.
   std::string blocks;
   double stable_dt = 0.0;       // s, the stable step (no safety factor): stable_step()
+  double stable_undamped = 0.0;  // s, the solid's before stiffness-proportional damping (StableStep::undamped)
   Label stable_element = 0;     // label of the element setting it (0: a global estimate)
   std::string stable_by;        // what sets it: "set by element N", or the global estimate
   double dt = 0.0;              // s, the step the run uses
@@ -315,6 +316,7 @@ struct StableStep {
   std::size_t geometry_values = 0;  // the global estimate's sem operator's geometric factors
   Label element = 0;  // the element setting it; 0 for the global estimate
   std::string by;     // "set by element N" or "largest eigenvalue of M^-1 K, N Lanczos iterations"
+  double undamped = 0.0;  // dt before stiffness-proportional damping (2 / omega_max): a PML's grid_step
 };
 bool global_stable_step(const Mesh& mesh);
 // The model's stable step on `exec`, as a run's pre-flight finds it (with fluids, with_fluid's).

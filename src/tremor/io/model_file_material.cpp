@@ -531,7 +531,8 @@ FixedDof read_pressure_release(Table& table, const Model& model) {
 }
 
 constexpr std::string_view absorbing_keys[] = {"kind",      "faces",     "thickness",  "element_set", "power",
-                                               "alpha_max", "frequency", "reflection", "multiaxial"};
+                                               "alpha_max", "frequency", "reflection", "multiaxial",
+                                               "grid_damping"};
 constexpr std::string_view absorbing_kinds[] = {"alid", "srm", "pml"};
 constexpr std::string_view face_names[] = {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"};
 
@@ -546,7 +547,7 @@ AbsorbingLayer read_absorbing(Table& table, const Model& model) {
   const bool pml = layer.kind == AbsorbingKind::Pml;
   if (pml) layer.power = default_pml_power;
   table.set_where(str(table.where(), " (", kind, ")"));
-  for (const char* key : {"reflection", "multiaxial"})
+  for (const char* key : {"reflection", "multiaxial", "grid_damping"})
     if (!pml && table.has(key)) table.fail(key, str("'", key, "' is a key of a pml layer; this one is ", kind));
   if (!table.has("faces") && !table.has("element_set"))
     table.fail_at(table.line(), "give 'faces' (faces of the model's bounding box, such as [\"xmax\", \"ymin\"]), "
@@ -588,6 +589,13 @@ AbsorbingLayer read_absorbing(Table& table, const Model& model) {
     if (!(layer.multiaxial >= 0.0 && layer.multiaxial < 1.0))
       table.fail("multiaxial", str("'multiaxial' is ", layer.multiaxial,
                                    "; expected a ratio in [0, 1) (0: the C-PML; about 0.1 for anisotropic media)"));
+  }
+  if (table.has("grid_damping")) {
+    layer.grid_damping = table.number("grid_damping", 0.0);
+    if (!(layer.grid_damping >= 0.0 && layer.grid_damping <= max_pml_grid_damping))
+      table.fail("grid_damping", str("'grid_damping' is ", layer.grid_damping, "; expected a ratio in [0, ",
+                                     max_pml_grid_damping, "] (default ", default_pml_grid_damping,
+                                     "; 0: none, docs/model-file.md \"PML\")"));
   }
   if (table.has("alpha_max"))
     layer.alpha_max = positive(table, "alpha_max", pml ? "alpha at the inner edge, 1/s" : "the damping at the outer edge, 1/s");

@@ -60,6 +60,9 @@ struct AbsorbingLayer {
   // times the layer's own damping; 0: none).
   double reflection = 0.0;
   double multiaxial = 0.0;
+  // pml only: the grid damping eta of the layer's grid-scale motion (model/pml.hpp; negative: the
+  // default, default_pml_grid_damping).
+  double grid_damping = -1.0;
   std::string origin;          // "file:line" it came from, for messages
 };
 

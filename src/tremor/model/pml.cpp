@@ -48,6 +48,9 @@ void check_pml_layer(const Model& model, const AbsorbingLayer& layer) {
                layer.reflection, "; expected the amplitude ratio designed for, in (0, 1), such as 1e-4 (-80 dB)");
   TREMOR_CHECK(layer.multiaxial >= 0.0 && layer.multiaxial < 1.0, at, ": multiaxial is ", layer.multiaxial,
                "; expected a ratio in [0, 1) (0: the C-PML; about 0.1 for anisotropic media)");
+  TREMOR_CHECK(layer.grid_damping < 0.0 || layer.grid_damping <= max_pml_grid_damping, at, ": grid_damping is ",
+               layer.grid_damping, "; expected a ratio in [0, ", max_pml_grid_damping, "] (default ",
+               default_pml_grid_damping, ")");
   if (!(layer.alpha_max > 0.0)) (void)pml_frequency(model, layer);
   double lower[3], upper[3];
   mesh.bounding_box(lower, upper);
@@ -118,6 +121,7 @@ PmlProfile pml_profile(const Model& model, double speed) {
       side.inner = is_upper(face) ? upper[axis] - L : lower[axis] + L;
       side.power = layer.power;
       side.d0 = (side.power + 1.0) * c * std::log(1.0 / R) / (2.0 * L);
+      side.grid_damping = layer.grid_damping >= 0.0 ? layer.grid_damping : default_pml_grid_damping;
       side.alpha_max = layer.alpha_max > 0.0 ? layer.alpha_max : std::numbers::pi * pml_frequency(model, layer);
       profile.alpha_rest = std::max(profile.alpha_rest, side.alpha_max);
     }
@@ -179,7 +183,8 @@ std::vector<std::string> describe_pml(const Model& model, const PmlProfile& prof
                         ", R ", layer.reflection > 0.0 ? layer.reflection : default_pml_reflection, "), alpha_max ",
                         side.alpha_max, " 1/s",
                         layer.alpha_max > 0.0 ? std::string() : str(" (pi x ", pml_frequency(model, layer), " Hz)"),
-                        layer.multiaxial > 0.0 ? str(", multi-axial p ", layer.multiaxial) : std::string()));
+                        layer.multiaxial > 0.0 ? str(", multi-axial p ", layer.multiaxial) : std::string(),
+                        str(", grid damping ", side.grid_damping)));
   }
   return lines;
 }

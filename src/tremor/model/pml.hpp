@@ -20,7 +20,28 @@
 // phase velocities point apart from growing inside the layer (docs/model-file.md, the stability
 // rule); p = 0 is the C-PML itself.
 //
+// Grid damping. On a mesh the layer meets motion the continuum does not have: near the mesh's
+// shortest resolvable wavelength (shear waves at about P pi / h in GLL elements of order P and size
+// h) the discrete waves' group velocity turns against their phase, and a coordinate stretching
+// amplifies such backward waves as it damps forward ones. Where the layer's interior can hold
+// them (three elements and more across in GLL blocks of order 4), the semi-discrete equations
+// have a mode that grows at those frequencies, whatever the step (docs/verification.md, "PML";
+// tools/pml_eigenvalues.py finds it). The layer's material is therefore given a small
+// Kelvin-Voigt viscosity, sigma = C : (eps + beta eps'), stretched as the rest (the PML of that
+// material: the filters commute with d/dt), with
+//
+//   beta = eta (dt_s / 2)^2 max_k d_k,   eta = grid_damping (default 0.3)
+//
+// constant over each element (its nodes' mean), dt_s the pre-flight's undamped stable step
+// (2 / omega_max): it damps a mode of angular frequency omega at eta max_k d_k (omega /
+// omega_max)^2 / 2, a tenth of d's scale at the grid's frequencies and (omega / omega_max)^2
+// less in the band a layer is designed for, where its reflection does not change (-76 dB before
+// and after at normal incidence in the test of docs/verification.md). The stable step shrinks as
+// for Rayleigh beta (explicit/stiffness_damping.hpp), by xi = eta d0 dt_s / 4: about 2% for a
+// layer one wavelength thick.
+//
 // The equations it leads to and how they are stepped: fem/pml_law.hpp and explicit/pml.hpp.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -36,6 +57,9 @@ struct AbsorbingLayer;
 inline constexpr double default_pml_reflection = 1e-4;
 // Default power N of the damping profile.
 inline constexpr double default_pml_power = 2.0;
+// Default grid damping eta (above), and the largest accepted.
+inline constexpr double default_pml_grid_damping = 0.3;
+inline constexpr double max_pml_grid_damping = 10.0;
 
 // One face's layer along one axis.
 struct PmlSide {
@@ -45,6 +69,7 @@ struct PmlSide {
   double d0 = 0.0;         // s^-1
   double alpha_max = 0.0;  // s^-1
   double power = default_pml_power;
+  double grid_damping = 0.0;  // eta
 };
 
 // The stretching of every PML layer of a model, pointwise.
@@ -53,6 +78,7 @@ struct PmlProfile {
   PmlSide sides[3][2];     // per axis: the lower face's layer, the upper face's
   double multiaxial = 0.0;  // p
   double alpha_rest = 0.0;  // alpha where an axis has no stretching (its filters then pass all)
+  double grid_step = 0.0;   // s: dt_s of the grid damping (0: none; the pre-flight sets it)
 
   bool any() const {
     for (const auto& axis : sides)
@@ -94,6 +120,48 @@ struct PmlProfile {
         }
     }
   }
+
+  // The grid damping's beta at x (s): (grid_step / 2)^2 max_k eta_k d_k, each axis's own d (not
+  // the multi-axial share).
+  TREMOR_HOST_DEVICE double beta(const double* x) const {
+    double largest = 0.0;
+    for (int k = 0; k < dim; ++k)
+      for (int side = 0; side < 2; ++side) {
+        const PmlSide& s = sides[k][side];
+        if (!s.active || !(s.grid_damping > 0.0)) continue;
+        const double depth = side == 0 ? s.inner - x[k] : x[k] - s.inner;
+        if (!(depth > 0.0)) continue;
+        const double X = depth < s.thickness ? depth / s.thickness : 1.0;
+        const double d = s.d0 * (s.power == 2.0 ? X * X : ::pow(X, s.power));
+        largest = s.grid_damping * d > largest ? s.grid_damping * d : largest;
+      }
+    return 0.25 * grid_step * grid_step * largest;
+  }
+
+  // The grid damping's beta of an element: the mean of beta over its n nodes (`nodes`, into
+  // `coordinates`, dim values per node).
+  template <class Node>
+  TREMOR_HOST_DEVICE double element_beta(const double* coordinates, const Node* nodes, int n) const {
+    double sum = 0.0;
+    for (int a = 0; a < n; ++a) {
+      double x[3] = {0.0, 0.0, 0.0};
+      for (int c = 0; c < dim; ++c) x[c] = coordinates[static_cast<long long>(nodes[a]) * dim + c];
+      sum += beta(x);
+    }
+    return n > 0 ? sum / n : 0.0;
+  }
+
+  // The largest beta of any point (its bound on the stable step).
+  double largest_beta() const {
+    double largest = 0.0;
+    for (const auto& axis : sides)
+      for (const PmlSide& s : axis)
+        if (s.active) largest = std::max(largest, s.grid_damping * s.d0);
+    return 0.25 * grid_step * grid_step * largest;
+  }
+
+  // Whether the layer's material has the grid damping's viscosity.
+  bool grid_damped() const { return grid_step > 0.0 && largest_beta() > 0.0; }
 
   // Whether the point is inside a layer (some d_k > 0).
   TREMOR_HOST_DEVICE bool inside(const double* x) const {

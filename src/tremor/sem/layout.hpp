@@ -217,10 +217,12 @@ TREMOR_HOST_DEVICE inline Index element_of(const BlockContext& ctx, int per_bloc
 // The start of every element's work in a block (forall_blocks body): the 1D basis copied into
 // shared memory (Basis1d::values: G, the points, the weights, B), each element's Dim values per node (u, or the
 // coordinates) gathered into the first Dim arrays of its work, a barrier. The block's elements
-// are list[i] (or i without a list) for i < n. Returns G.
+// are list[i] (or i without a list) for i < n. With `previous` and `rate` (per element), u + rate
+// (u - previous) instead: a PML's grid damping (model/pml.hpp), rate = beta / dt. Returns G.
 template <int Dim, int P, class T>
 TREMOR_HOST_DEVICE inline T* load_and_gather(const BlockContext& ctx, const T* basis, Index n, const Index* list,
-                                      const Index* connectivity, const T* values) {
+                                      const Index* connectivity, const T* values, const T* previous = nullptr,
+                                      const T* rate = nullptr) {
   using L = Layout<Dim, P>;
   constexpr int np = L::points;
   T* G = ctx.shared<T>();
@@ -232,6 +234,14 @@ TREMOR_HOST_DEVICE inline T* load_and_gather(const BlockContext& ctx, const T* b
     const int p = t % np;
     const Index node = connectivity[static_cast<Size>(e) * np + p];
     T* v = work + t / np * L::arrays * np;
+    if (previous) {
+      const T r = rate[e];
+      for (int c = 0; c < Dim; ++c) {
+        const T now = values[static_cast<Size>(node) * Dim + c];
+        v[c * np + p] = now + r * (now - previous[static_cast<Size>(node) * Dim + c]);
+      }
+      return;
+    }
     for (int c = 0; c < Dim; ++c) v[c * np + p] = values[static_cast<Size>(node) * Dim + c];
   });
   ctx.sync();

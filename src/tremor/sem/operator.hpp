@@ -98,7 +98,9 @@ class SemOperator final : public op::Operator<Real> {
   void add_unchecked(const Real* u, Real* ku) const override;
   // add_unchecked with its kernels queued on `exec`, a stream of the same device, in place of its
   // own (a per-step term's beside the stiffness's apply: backend/side_stream.hpp).
-  void add_on(const Exec& exec, const Real* u, Real* ku) const;
+  // With a PML's grid damping (model/pml.hpp), `previous`: the displacement a step back (null:
+  // the layer's elements without it).
+  void add_on(const Exec& exec, const Real* u, Real* ku, const Real* previous = nullptr) const;
   // Several vectors at once (Operator::apply_batch): where every block takes the column kernel
   // (Kernel; by default on hexahedra of GLL order 2 and more scattered by atomics), there is no
   // state and no block reads moduli per point, several threads per column with one vector or more
@@ -160,6 +162,7 @@ class SemOperator final : public op::Operator<Real> {
   mutable std::vector<DeviceArray<Real>> pml_;
   std::vector<DeviceArray<Real>> stretch_;
   std::vector<DeviceArray<int>> pml_axes_;  // per element, its stretched axes (fem::pml_flux)
+  std::vector<DeviceArray<Real>> grid_rate_;  // per element, its grid damping's beta / dt (empty: none)
   Size pml_touched_ = 0;  // the PML's values read or written per apply (its axes' variables twice, d, alpha)
   double time_step_ = 0.0;
   void keep_pml(const PmlProfile& profile, double dt);
@@ -167,7 +170,7 @@ class SemOperator final : public op::Operator<Real> {
   mutable op::StateColumns<Real> memory_columns_, pml_columns_;
   bool batches_ = false;  // fuses_batch(), settled by the constructor
   // add_on for `n_columns` vectors interleaved (1: one).
-  void add_columns(const Exec& exec, const Real* u, Real* ku, int n_columns) const;
+  void add_columns(const Exec& exec, const Real* u, Real* ku, int n_columns, const Real* previous = nullptr) const;
 };
 
 // Empty when the sem operator takes the mesh (GLL hexahedra only); else why not, naming the first

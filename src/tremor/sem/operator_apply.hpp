@@ -65,6 +65,10 @@ struct Memory {
   // element e's lambda at moduli[2 e points + p], its mu `points` further; null where the block's
   // elements take their row's.
   const Real* moduli = nullptr;
+  // A PML's grid damping (model/pml.hpp): the displacement a step back and each element's beta / dt;
+  // its elements' flux then of u + (beta / dt) (u - previous). Null: none.
+  const Real* previous = nullptr;
+  const Real* rate = nullptr;
 };
 
 // What the law at each point is: the section's (Elastic); the section's with its memory variables
@@ -360,7 +364,9 @@ void apply_elements(const Exec& exec, Index n, const Index* list, bool coloured,
   constexpr int np = L::points;
   forall_blocks<L::threads>(exec, L::blocks(n), L::threads, L::template shared_bytes<Real>(),
                             [=] TREMOR_LAMBDA(const BlockContext& ctx) {
-    const Real* G = load_and_gather<Dim, P, Real>(ctx, basis, n, list, connectivity, u);
+    constexpr bool is_pml = Law == Pml || Law == PmlViscous;
+    const Real* G = load_and_gather<Dim, P, Real>(ctx, basis, n, list, connectivity, u,
+                                                  is_pml ? memory.previous : nullptr, memory.rate);
     Real* work = ctx.shared<Real>() + L::basis_size;
     // The element of thread t (-1 past the last), its point and its work arrays: u, then the flux.
     const auto element = [&](int t) { return element_of(ctx, L::per_block, np, t, n, list); };
@@ -625,12 +631,13 @@ void SemOperator<Real>::add_batch_unchecked(const Real* u, Real* ku, int columns
 }
 
 template <class Real>
-void SemOperator<Real>::add_on(const Exec& exec, const Real* u, Real* ku) const {
-  add_columns(exec, u, ku, 1);
+void SemOperator<Real>::add_on(const Exec& exec, const Real* u, Real* ku, const Real* previous) const {
+  add_columns(exec, u, ku, 1, previous);
 }
 
 template <class Real>
-void SemOperator<Real>::add_columns(const Exec& exec, const Real* u, Real* ku, int n_columns) const {
+void SemOperator<Real>::add_columns(const Exec& exec, const Real* u, Real* ku, int n_columns,
+                                    const Real* previous) const {
   const fem::DeviceElements& els = *elements_;
   const int n_passes = coloured_ ? els.n_colours : 1;
   for (int c = 0; c < n_passes; ++c)
@@ -658,6 +665,10 @@ void SemOperator<Real>::add_columns(const Exec& exec, const Real* u, Real* ku, i
         memory.stretch = stretch_[b].data();
         memory.axes = pml_axes_[b].data();
         memory.dt = static_cast<Real>(time_step_);
+        if (previous && !grid_rate_.empty()) {
+          memory.previous = previous;
+          memory.rate = grid_rate_[b].data();
+        }
       }
       with_order(block, [&](auto dim, auto order) {
         constexpr int Dim = decltype(dim)::value, P = decltype(order)::value;

@@ -162,6 +162,14 @@ void SemOperator<Real>::keep_pml(const PmlProfile& profile, double dt) {
     for (const int a : axes)
       pml_touched_ += static_cast<Size>(np) * (2 * (dim == 3 ? fem::pml_values_used<3>(a) : fem::pml_values_used<2>(a)) +
                                                2 * std::popcount(static_cast<unsigned>(a)));
+    if (profile.grid_damped()) {  // each element's beta / dt; the gather reads the last step's u too
+      std::vector<double> rate(static_cast<std::size_t>(block.n_elements));
+      for (Index e = 0; e < block.n_elements; ++e)
+        rate[static_cast<std::size_t>(e)] =
+            profile.element_beta(coordinates.data(), connectivity.data() + static_cast<std::size_t>(e) * np, np) / dt;
+      grid_rate_.emplace_back(exec_, std::span<const Real>(rounded<Real>(rate)));
+      pml_touched_ += static_cast<Size>(block.n_elements) * (1 + static_cast<Size>(np) * dim);
+    }
     pml_.emplace_back(exec_, static_cast<Index>(static_cast<Size>(block.n_elements) * np * dim * dim * dim));
   }
   time_step_ = dt;

@@ -8,20 +8,31 @@ quadrature), and its eigenvalues: one with a positive real part is a mode that g
 time step. `nodes=point` takes the mass side's d and alpha at the node's position; `nodes=average`
 as the run does (explicit_fe::PmlNodeProfile: averaged as the lumped mass weighs them).
 
-    tools/pml_eigenvalues.py nx=8 ny=8 nodes=point      # the steel block: modes that grow
-    tools/pml_eigenvalues.py nx=8 ny=8 nodes=average    # none
+The layer's grid damping (model/pml.hpp) as the run has it: the flux of u + beta_e v in the layer's
+elements, beta_e = eta (dt_s / 2)^2 times the mean over the element's nodes of max_k d_k, dt_s =
+2 / omega_max of the block without its layer (`grid_damping=0`: the C-PML without it).
+
+    tools/pml_eigenvalues.py nx=8 ny=8 nodes=point grid_damping=0   # the steel block: modes that grow
+    tools/pml_eigenvalues.py nx=8 ny=8 nodes=average                # none
     tools/pml_eigenvalues.py nx=4 ny=4 element=gll order=4 faces=xmin,xmax
+    # rock in 20 m GLL4 elements lined on every face (docs/verification.md): near 735 rad/s
+    tools/pml_eigenvalues.py nx=7 ny=7 size=140 layer=40 youngs=6.628e9 poisson=0.253 density=2000 \
+        frequency=10 reflection=1e-6 element=gll order=4 faces=xmin,xmax,ymin,ymax near=700,735,770 grid_damping=0
 
 Keys (default): nx, ny (8), size (2.0 m), layer (0.5 m), youngs (210e9), poisson (0.3), density
 (7850), frequency (600 Hz: alpha_max = pi f), reflection (1e-4), power (2), multiaxial (0),
-faces (xmin,xmax), element (quad4 | gll), order (GLL), nodes (average | point). The outer faces
-of the layers are held, as in a run. Dense: a few thousand unknowns (8 x 8 quad4, 4 x 4 GLL of
-order 4) take seconds to a minute.
+faces (xmin,xmax), element (quad4 | gll), order (GLL), nodes (average | point), grid_damping
+(0.3), near (none: every eigenvalue, dense, up to 8,000 unknowns; else angular frequencies, rad/s,
+near which shift-invert Arnoldi finds the 16 closest eigenvalues each, for blocks of any size).
+The outer faces of the layers are held, as in a run. Dense: a few thousand unknowns (8 x 8 quad4,
+4 x 4 GLL of order 4) take seconds to a minute; a 7 x 7 GLL4 block (16,080 unknowns) near three
+frequencies half a minute.
 """
 import sys
 
 import numpy as np
 from scipy import sparse
+from scipy.sparse import linalg
 from numpy.polynomial import legendre
 
 
@@ -44,12 +55,16 @@ def lagrange(r, t):
 
 def system(nx=8, ny=8, size=2.0, layer=0.5, youngs=210e9, poisson=0.3, density=7850.0, frequency=600.0,
            reflection=1e-4, power=2.0, multiaxial=0.0, faces=("xmin", "xmax"), element="quad4", order=1,
-           nodes="average"):
+           nodes="average", grid_damping=0.3, grid_step=None):
     lam = youngs * poisson / ((1 + poisson) * (1 - 2 * poisson))
     mu = youngs / (2 * (1 + poisson))
     d0 = (power + 1) * np.sqrt((lam + 2 * mu) / density) * np.log(1 / reflection) / (2 * layer)
     alpha_max = np.pi * frequency
     sides = {"xmin": (0, 0), "xmax": (0, 1), "ymin": (1, 0), "ymax": (1, 1)}
+
+    def depths(x):  # the depth into each face's layer (negative outside it)
+        return [x[sides[face][0]] - (size - layer) if sides[face][1] else layer - x[sides[face][0]]
+                for face in faces]
 
     def profile(x):  # model/pml.hpp PmlProfile::at
         own, own_alpha = np.zeros(2), np.zeros(2)
@@ -77,7 +92,12 @@ def system(nx=8, ny=8, size=2.0, layer=0.5, youngs=210e9, poisson=0.3, density=7
     gx = len(xs)
     X = np.array([[x, y] for y in ys for x in xs])
     n_nodes = len(X)
-    points, mass = [], np.zeros(n_nodes)
+    if grid_damping > 0 and grid_step is None:  # dt_s: 2 / omega_max of the block without its layer
+        K = system(nx, ny, size, layer, youngs, poisson, density, frequency, reflection, power, multiaxial, (),
+                   element, order, nodes, 0.0)[0]
+        omega = np.abs(linalg.eigs(K, k=2, which="LM", return_eigenvectors=False)).max()
+        grid_step = 2.0 / omega
+    points, mass, betas = [], np.zeros(n_nodes), []
     for ey in range(ny):
         for ex in range(nx):
             ids = [(ey * P + b) * gx + ex * P + a for b in range(P + 1) for a in range(P + 1)]
@@ -90,6 +110,10 @@ def system(nx=8, ny=8, size=2.0, layer=0.5, youngs=210e9, poisson=0.3, density=7
                     d, alpha = profile(N @ X[ids])
                     points.append((ids, dN, weight, d, alpha, N))
                     mass[ids] += density * weight * N
+            # the element's grid damping: the mean over its nodes of max_k d_k (own, not multi-axial)
+            own = [max(d0 * min(max(depth, 0.0) / layer, 1.0) ** power for depth in depths(X[a]))
+                   if faces else 0.0 for a in ids]
+            betas.append(grid_damping * (grid_step or 0.0) ** 2 / 4 * np.mean(own))
     if nodes == "point":
         node_d = np.array([profile(x)[0] for x in X])
         node_alpha = np.array([profile(x)[1] for x in X])
@@ -121,7 +145,7 @@ def system(nx=8, ny=8, size=2.0, layer=0.5, youngs=210e9, poisson=0.3, density=7
         d_node, d_grad, d_flux = np.zeros_like(psi_node), np.zeros_like(psi_grad), np.zeros_like(psi_flux)
         force = np.zeros_like(u)
         for q, (ids, dN, weight, d, alpha, N) in enumerate(points):  # fem::pml_flux
-            grad = np.einsum("nl,nkb->klb", dN, u[ids])
+            grad = np.einsum("nl,nkb->klb", dN, u[ids] + betas[q // len(g) ** 2] * v[ids])
             stretched = grad - d[None, :, None] * psi_grad[q]
             d_grad[q] = grad - (alpha + d)[None, :, None] * psi_grad[q]
             sigma = C @ np.array([stretched[0, 0], stretched[1, 1], stretched[0, 1] + stretched[1, 0]]).reshape(3, B)
@@ -162,7 +186,7 @@ def system(nx=8, ny=8, size=2.0, layer=0.5, youngs=210e9, poisson=0.3, density=7
 
 
 def main(arguments):
-    keys = {}
+    keys, near = {}, None
     for argument in arguments:
         key, value = argument.split("=", 1)
         if key == "faces":
@@ -171,11 +195,23 @@ def main(arguments):
             keys[key] = value
         elif key in ("nx", "ny", "order"):
             keys[key] = int(value)
+        elif key == "near":
+            near = [float(w) for w in value.split(",")]
         else:
             keys[key] = float(value)
     A, d0, alpha_max = system(**keys)
-    eigenvalues = np.linalg.eigvals(A)
-    growing = eigenvalues[(eigenvalues.real > 1e-6 * np.abs(eigenvalues).max()) & (eigenvalues.imag >= 0)]
+    if near:
+        A = A.astype(complex)  # (a complex shift: the complex LU)
+        eigenvalues = np.concatenate([linalg.eigs(A, k=16, sigma=complex(0.0, w), return_eigenvectors=False)
+                                      for w in near])
+        largest = np.abs(eigenvalues).max()
+    else:
+        if A.shape[0] > 8000:
+            print(f"{A.shape[0]} unknowns: too many for the dense solver; give near=omega,... (rad/s)")
+            return 2
+        eigenvalues = np.linalg.eigvals(A.toarray())
+        largest = np.abs(eigenvalues).max()
+    growing = np.unique(np.round(eigenvalues[(eigenvalues.real > 1e-6 * largest) & (eigenvalues.imag >= 0)], 6))
     growing = growing[np.argsort(-growing.real)]
     print(f"{A.shape[0]} unknowns, d0 {d0:.0f} 1/s, alpha_max {alpha_max:.0f} 1/s: {len(growing)} growing modes"
           + "".join(f"\n  rate {e.real:9.4g} 1/s at {e.imag:9.4g} rad/s" for e in growing[:10]))

@@ -10,6 +10,7 @@
 #include "tremor/core/error.hpp"
 #include "tremor/core/log.hpp"
 #include "tremor/explicit/solver.hpp"
+#include "tremor/explicit/stiffness_damping.hpp"
 #include "tremor/io/model_file.hpp"
 #include "tremor/model/pml.hpp"
 
@@ -173,6 +174,70 @@ TEST(ModelFileAbsorbing, PmlKeysDefaultsAndProfile) {
   EXPECT_EQ(inside.size(), 20u * 10u - 15u * 7u);  // all but the 15 x 7 cells clear of the three layers
 }
 
+// The grid damping (model/pml.hpp): eta 0.3 by default, the layer's own; beta = eta (dt_s / 2)^2
+// max_k d_k (each axis's own d, not the multi-axial share), none without the step; the pre-flight
+// shortens the stable step for the largest, eta d0 (dt_s / 2)^2, as for Rayleigh beta.
+TEST(ModelFileAbsorbing, PmlGridDamping) {
+  const std::string layers = plate +
+                             "[[absorbing]]\n"
+                             "kind = \"pml\"\n"
+                             "faces = [\"xmax\", \"ymin\"]\n"
+                             "thickness = 0.03\n"
+                             "frequency = 1e5\n"
+                             "multiaxial = 0.1\n"
+                             "[[absorbing]]\n"
+                             "kind = \"pml\"\n"
+                             "faces = [\"xmin\"]\n"
+                             "thickness = 0.02\n"
+                             "frequency = 1e5\n"
+                             "grid_damping = 2\n";
+  Model model = parse(layers);
+  EXPECT_DOUBLE_EQ(model.absorbing[0].grid_damping, -1.0);  // (the default)
+  EXPECT_DOUBLE_EQ(model.absorbing[1].grid_damping, 2.0);
+  PmlProfile profile = pml_profile(model);
+  const PmlSide &xmax = profile.sides[0][1], &xmin = profile.sides[0][0];
+  EXPECT_DOUBLE_EQ(xmax.grid_damping, default_pml_grid_damping);
+  EXPECT_DOUBLE_EQ(xmin.grid_damping, 2.0);
+  const double halfway[3] = {0.185, 0.05, 0.0};  // d_x = d0 / 4, d_y = p d0 / 4 (multi-axial)
+  EXPECT_EQ(profile.beta(halfway), 0.0);          // no step: none
+  EXPECT_FALSE(profile.grid_damped());
+  const double dt = 1e-7;
+  profile.grid_step = dt;
+  EXPECT_NEAR(profile.beta(halfway), 0.3 * dt * dt / 4.0 * xmax.d0 / 4.0, 1e-12 * dt * dt * xmax.d0);
+  const double inside[3] = {0.1, 0.05, 0.0};
+  EXPECT_EQ(profile.beta(inside), 0.0);
+  // The ymin-xmax corner: the larger of the two axes' own.
+  const double corner[3] = {0.2, 0.0, 0.0};
+  EXPECT_NEAR(profile.beta(corner), 0.3 * dt * dt / 4.0 * std::max(xmax.d0, profile.sides[1][0].d0),
+              1e-12 * dt * dt * xmax.d0);
+  EXPECT_NEAR(profile.largest_beta(), dt * dt / 4.0 * std::max(2.0 * xmin.d0, 0.3 * xmax.d0), 1e-12 * dt * dt * xmin.d0);
+  EXPECT_TRUE(profile.grid_damped());
+  // An element's: the mean over its nodes (two at the layer's inner plane, two at depth 0.01).
+  const double coordinates[] = {0.17, 0.05, 0.18, 0.05, 0.18, 0.06, 0.17, 0.06};
+  const Index nodes[] = {0, 1, 2, 3};
+  EXPECT_NEAR(profile.element_beta(coordinates, nodes, 4), 0.5 * 0.3 * dt * dt / 4.0 * xmax.d0 / 9.0,
+              1e-12 * dt * dt * xmax.d0);
+
+  // The pre-flight: the step of the model without grid damping, shortened by its largest beta.
+  const log::Quiet quiet;
+  model.explicit_settings = ExplicitSettings{};
+  model.explicit_settings->duration = 1e-5;
+  const explicit_fe::Preflight damped = explicit_fe::preflight(model);
+  EXPECT_GT(damped.stable_undamped, 0.0);
+  EXPECT_DOUBLE_EQ(damped.pml.grid_step, damped.stable_undamped);
+  EXPECT_NEAR(damped.stable_dt,
+              explicit_fe::stable_step_with_damping(damped.stable_undamped, damped.pml.largest_beta()),
+              1e-12 * damped.stable_dt);
+  EXPECT_LT(damped.stable_dt, damped.stable_undamped);
+  EXPECT_NE(damped.stable_by.find("for the PML's grid damping"), std::string::npos) << damped.stable_by;
+  model.absorbing[0].grid_damping = 0.0;
+  model.absorbing[1].grid_damping = 0.0;
+  const explicit_fe::Preflight plain = explicit_fe::preflight(model);
+  EXPECT_DOUBLE_EQ(plain.stable_dt, plain.stable_undamped);
+  EXPECT_DOUBLE_EQ(plain.stable_undamped, damped.stable_undamped);
+  EXPECT_FALSE(plain.pml.grid_damped());
+}
+
 // A C-PML (no multi-axial ratio) with faces not lined running through it warns that guided waves
 // can grow there, naming the faces and the ratio; in a material of high Poisson's ratio it names
 // the material's ratio too (not at nu 1/3). With every face lined, or the ratio set, neither.
@@ -214,6 +279,10 @@ TEST(ModelFileAbsorbing, PmlErrorsNameTheLine) {
          "m.toml:16: [[absorbing]] #1 (pml): 'reflection' is 2; expected the amplitude ratio");
   expect("faces = [\"xmax\"]\nthickness = 0.03\nfrequency = 1e5\nmultiaxial = 1\n",
          "m.toml:16: [[absorbing]] #1 (pml): 'multiaxial' is 1; expected a ratio in [0, 1)");
+  expect("faces = [\"xmax\"]\nthickness = 0.03\nfrequency = 1e5\ngrid_damping = -0.1\n",
+         "m.toml:16: [[absorbing]] #1 (pml): 'grid_damping' is -0.1; expected a ratio in [0, 10] (default 0.3");
+  expect("faces = [\"xmax\"]\nthickness = 0.03\nfrequency = 1e5\ngrid_damping = 11\n",
+         "m.toml:16: [[absorbing]] #1 (pml): 'grid_damping' is 11; expected a ratio in [0, 10]");
   expect("element_set = \"all\"\nthickness = 0.03\nfrequency = 1e5\n",
          "m.toml:13: [[absorbing]] #1 (pml): a pml layer lines faces of the model's bounding box: give 'faces' only");
   expect("faces = [\"xmax\"]\nthickness = 0.03\n", "m.toml:11: [[absorbing]] #1 (pml): no design frequency");
@@ -223,6 +292,10 @@ TEST(ModelFileAbsorbing, PmlErrorsNameTheLine) {
   EXPECT_NE(error_of(plate + "[[absorbing]]\nkind = \"alid\"\nfaces = [\"xmax\"]\nthickness = 0.03\nfrequency = 1e5\n"
                              "reflection = 1e-3\n")
                 .find("m.toml:16: [[absorbing]] #1 (alid): 'reflection' is a key of a pml layer"),
+            std::string::npos);
+  EXPECT_NE(error_of(plate + "[[absorbing]]\nkind = \"srm\"\nfaces = [\"xmax\"]\nthickness = 0.03\nfrequency = 1e5\n"
+                             "grid_damping = 0.5\n")
+                .find("m.toml:16: [[absorbing]] #1 (srm): 'grid_damping' is a key of a pml layer"),
             std::string::npos);
 }
 

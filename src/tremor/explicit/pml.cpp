@@ -717,7 +717,8 @@ PmlBytes pml_term_bytes(const Model& model, const PmlProfile& profile, std::size
       ++k;
       const auto nodes = block.nodes(e);
       bytes.elements += nodes.size() * sizeof(Index) + 2 * sizeof(int) + 2 * sizeof(double);
-      bytes.state += points * point_bytes + (sem ? 25 * real_size : 0);
+      // (and in sem the grid damping's beta / dt)
+      bytes.state += points * point_bytes + (sem ? (25 + (profile.grid_damped() ? 1 : 0)) * real_size : 0);
       for (const Index n : nodes) touched[static_cast<std::size_t>(n)] = 1;
     }
   }

@@ -14,6 +14,11 @@
 // stream of their own (start_forces), their kernels running beside the stiffness's, and every
 // force added by atomics.
 //
+// The grid damping (model/pml.hpp): with it the elements' flux is that of u + (beta_e / dt) (u -
+// previous), the displacement a step back read beside u at the element's nodes (beta_e per
+// element: the sem kernel keeps beta_e / dt, the generic one takes it from the profile); the mass
+// side is unchanged. A fluid's layer has none.
+//
 // Memory proportional to the layer: per point of its elements dim^3 values (27 in 3D, 8 in 2D)
 // in Real, and N x n_voigt in double where the section attenuates; per node of the layer dim^2
 // values, d and alpha (2 dim) and its mass in Real (PmlNodeProfile: d and alpha averaged as the

@@ -13,6 +13,7 @@
 #include "tremor/core/log.hpp"
 #include "tremor/explicit/growth_watch.hpp"
 #include "tremor/explicit/processes.hpp"
+#include "tremor/model/pml.hpp"
 
 namespace tremor::explicit_fe {
 
@@ -149,8 +150,9 @@ std::string growth_said(const Model& model, const GrowthWatch& watch, bool fluid
   return str("the motion", fluid ? " of the fluid" : "", " grew ", group_digits(std::llround(watch.growth())),
              "-fold after the loads ended (from t = ", number(watch.floor_time()), " s, e-folding every ",
              number(1.0 / watch.rate()), " s): the PML of ", pml_layers(model),
-             " has a mode that grows here: raise its multiaxial (0.05 to 0.2), or its reflection (1e-2) "
-             "(docs/model-file.md, \"PML\")");
+             " has a mode that grows here: raise its ",
+             fluid ? "" : str("grid_damping (", default_pml_grid_damping, " by default; to 1), "),
+             "multiaxial (0.05 to 0.2), or its reflection (1e-2) (docs/model-file.md, \"PML\")");
 }
 
 // The watches of a run with a PML (growth_watch.hpp): the solid's and the fluid's apart (their

@@ -137,7 +137,7 @@ StableStep step_from(const Exec& exec, std::shared_ptr<const fem::DeviceElements
   stable.undamped = undamped;
   PmlProfile pml = pml_profile(whole);
   pml.grid_step = undamped;
-  const double beta = largest_beta(model), grid = pml.largest_beta();
+  const double beta = largest_beta(model), grid = largest_element_beta(model, pml);
   if (beta > 0.0 || grid > 0.0) {
     stable.dt = stable_step_with_damping(undamped, std::max(beta, grid));
     if (global) stable.dt = round_down(stable.dt);  // every backend the same step, as above

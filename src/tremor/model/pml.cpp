@@ -172,6 +172,23 @@ std::vector<Index> pml_elements(const Model& model, const PmlProfile& profile) {
   return elements;
 }
 
+double largest_element_beta(const Model& model, const PmlProfile& profile) {
+  if (!profile.grid_damped()) return 0.0;
+  const std::vector<Index> elements = pml_elements(model, profile);
+  double largest = 0.0;
+  std::size_t k = 0;
+  Index global = 0;
+  for (const ElementBlock& block : model.mesh.blocks)
+    for (Index e = 0; e < block.n_elements(); ++e, ++global) {
+      if (k >= elements.size() || elements[k] != global) continue;
+      ++k;
+      const auto nodes = block.nodes(e);
+      largest = std::max(largest, profile.element_beta(model.mesh.coordinates.data(), nodes.data(),
+                                                       static_cast<int>(nodes.size())));
+    }
+  return largest;
+}
+
 std::vector<std::string> describe_pml(const Model& model, const PmlProfile& profile) {
   std::vector<std::string> lines;
   for (const AbsorbingLayer& layer : model.absorbing) {

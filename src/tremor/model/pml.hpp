@@ -37,8 +37,8 @@
 // omega_max)^2 / 2, a tenth of d's scale at the grid's frequencies and (omega / omega_max)^2
 // less in the band a layer is designed for, where its reflection does not change (-76 dB before
 // and after at normal incidence in the test of docs/verification.md). The stable step shrinks as
-// for Rayleigh beta (explicit/stiffness_damping.hpp), by xi = eta d0 dt_s / 4: about 2% for a
-// layer one wavelength thick.
+// for Rayleigh beta (explicit/stiffness_damping.hpp), by xi = beta_e dt_s / 4 of the largest
+// element's (eta d0 dt_s / 4 at most): about 2.5% for a layer one wavelength thick.
 //
 // The equations it leads to and how they are stepped: fem/pml_law.hpp and explicit/pml.hpp.
 #include <algorithm>
@@ -151,7 +151,7 @@ struct PmlProfile {
     return n > 0 ? sum / n : 0.0;
   }
 
-  // The largest beta of any point (its bound on the stable step).
+  // The largest beta of any point (a bound on every element's).
   double largest_beta() const {
     double largest = 0.0;
     for (const auto& axis : sides)
@@ -197,6 +197,10 @@ std::vector<Index> pml_outer_nodes(const Model& model);
 
 // The model's elements that have a node inside a pml layer, in global order.
 std::vector<Index> pml_elements(const Model& model, const PmlProfile& profile);
+
+// The largest grid-damping beta of the model's elements in the layer (PmlProfile::element_beta of
+// each of pml_elements'), what the kernels take; 0 without grid damping or such elements.
+double largest_element_beta(const Model& model, const PmlProfile& profile);
 
 // One line per layer for the pre-flight and `tremor info`: faces, thickness, d0, alpha_max, N, R
 // (`profile`: pml_profile(model)).

@@ -9,7 +9,7 @@ time step. `nodes=point` takes the mass side's d and alpha at the node's positio
 as the run does (explicit_fe::PmlNodeProfile: averaged as the lumped mass weighs them).
 
 The layer's grid damping (model/pml.hpp) as the run has it: the flux of u + beta_e v in the layer's
-elements, beta_e = eta (dt_s / 2)^2 times the mean over the element's nodes of max_k d_k, dt_s =
+elements, beta_e the mean over the element's nodes of eta (dt_s / 2)^2 max_k d_k (at most 0.1 dt_s), dt_s =
 2 / omega_max of the block without its layer (`grid_damping=0`: the C-PML without it).
 
     tools/pml_eigenvalues.py nx=8 ny=8 nodes=point grid_damping=0   # the steel block: modes that grow
@@ -113,7 +113,8 @@ def system(nx=8, ny=8, size=2.0, layer=0.5, youngs=210e9, poisson=0.3, density=7
             # the element's grid damping: the mean over its nodes of max_k d_k (own, not multi-axial)
             own = [max(d0 * min(max(depth, 0.0) / layer, 1.0) ** power for depth in depths(X[a]))
                    if faces else 0.0 for a in ids]
-            betas.append(grid_damping * (grid_step or 0.0) ** 2 / 4 * np.mean(own))
+            step = grid_step or 0.0  # (each node's beta at most 0.1 dt_s: model/pml.hpp pml_grid_beta_cap)
+            betas.append(np.mean([min(grid_damping * step ** 2 / 4 * d, 0.1 * step) for d in own]))
     if nodes == "point":
         node_d = np.array([profile(x)[0] for x in X])
         node_alpha = np.array([profile(x)[1] for x in X])

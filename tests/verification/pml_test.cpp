@@ -442,6 +442,41 @@ TEST(Pml, TwoHundredThousandStepsWithoutGrowth) {
   expect_long_run_decays({BoxFace::XMin, BoxFace::XMax, BoxFace::YMin}, "half-space");
 }
 
+// A force along `direction` at the node at `at` of `mesh` (of one material, its histories recorded
+// there every 10 steps), the Ricker's f0, the layer given, for `duration` on the host.
+Model force_in_a_lined_block(Mesh mesh, Material material, const std::array<double, 3>& at,
+                             const std::array<double, 3>& direction, double f0, AbsorbingLayer layer,
+                             double duration) {
+  Model model;
+  model.source = "block";
+  model.mesh = std::move(mesh);
+  const int dim = model.mesh.dim();
+  model.sections.push_back({"all", material.name, dim == 2 ? Formulation::PlaneStrain : Formulation::Solid, 1.0});
+  model.materials.push_back(std::move(material));
+  PointSource force;
+  force.nodes = {node_at(model.mesh, at[0], at[1], at[2])};
+  EXPECT_GE(force.nodes.front(), 0);
+  force.direction = direction;
+  force.amplitude = 1e3;
+  force.signal = Signal::ricker(f0);
+  force.origin = "force";
+  model.point_sources.push_back(force);
+  Receiver receiver;
+  receiver.name = "source";
+  receiver.nodes = force.nodes;
+  receiver.every_n_steps = 10;
+  model.receivers.push_back(receiver);
+  layer.kind = AbsorbingKind::Pml;
+  layer.frequency = f0;
+  model.absorbing.push_back(layer);
+  ExplicitSettings settings;
+  settings.backend = "serial";
+  settings.duration = duration;
+  model.explicit_settings = settings;
+  model.validate();
+  return model;
+}
+
 // GLL blocks of order 4 lined on every face (docs/verification.md, "PML"): rock (c_p 2000, c_s 1150
 // m/s) in 7 x 7 elements of 20 m, a layer two elements thick designed for R 1e-6 (d0 1036 1/s), a
 // 10 Hz Ricker force at the centre, 40 s (about 42,000 steps). Without the layer's grid damping
@@ -451,36 +486,13 @@ TEST(Pml, TwoHundredThousandStepsWithoutGrowth) {
 // pulse's (seen: 1.6e-8 of it, and 5.4e-17 m in the last tenth: the block's lowest modes, below
 // the design frequency, which a C-PML absorbs slowest), the last tenth no larger.
 TEST(Pml, AGllBlockLinedOnEveryFaceDecays) {
-  Model model;
-  model.source = "block";
-  model.mesh = generate_rectangle({0.0, 0.0}, {140.0, 140.0}, {7, 7}, ElementType::QuadGLL, 4);
-  model.materials.push_back(Material::from_speeds("rock", 2000.0, 1150.0, 2000.0));
-  model.sections.push_back({"all", "rock", Formulation::PlaneStrain, 1.0});
-  PointSource force;
-  force.nodes = {node_at(model.mesh, 70.0, 70.0)};
-  ASSERT_GE(force.nodes.front(), 0);
-  force.direction = {1.0, 1.0, 0.0};
-  force.amplitude = 1e3;
-  force.signal = Signal::ricker(10.0);
-  force.origin = "force";
-  model.point_sources.push_back(force);
-  Receiver receiver;
-  receiver.name = "centre";
-  receiver.nodes = force.nodes;
-  receiver.every_n_steps = 10;
-  model.receivers.push_back(receiver);
   AbsorbingLayer layer;
-  layer.kind = AbsorbingKind::Pml;
   layer.faces = {BoxFace::XMin, BoxFace::XMax, BoxFace::YMin, BoxFace::YMax};
   layer.thickness = 40.0;
-  layer.frequency = 10.0;
   layer.reflection = 1e-6;
-  model.absorbing.push_back(layer);
-  ExplicitSettings settings;
-  settings.backend = "serial";
-  settings.duration = 40.0;
-  model.explicit_settings = settings;
-  model.validate();
+  const Model model = force_in_a_lined_block(
+      generate_rectangle({0.0, 0.0}, {140.0, 140.0}, {7, 7}, ElementType::QuadGLL, 4),
+      Material::from_speeds("rock", 2000.0, 1150.0, 2000.0), {70.0, 70.0, 0.0}, {1.0, 1.0, 0.0}, 10.0, layer, 40.0);
   const log::Quiet quiet;
   const auto result = explicit_fe::run_explicit(model);
   ASSERT_TRUE(result.ok()) << result.message;
@@ -496,37 +508,15 @@ TEST(Pml, AGllBlockLinedOnEveryFaceDecays) {
 // 2 m cube of 8 x 8 x 8 hex8), a layer 0.5 m (2 elements) thick on `faces`, the others free, a
 // 600 Hz force at (1, 1.5, 1) along y, the largest |u| there after the pulse.
 Decay steel_block(int dim, const std::vector<BoxFace>& faces, double multiaxial, double duration) {
-  Model model;
-  model.source = "block";
-  model.mesh = dim == 2 ? generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {8, 8}, ElementType::Quad4, 1)
-                        : generate_box({0.0, 0.0, 0.0}, {2.0, 2.0, 2.0}, {8, 8, 8}, ElementType::Hex8, 1);
-  model.materials.push_back(Material::from_youngs("steel", 210e9, 0.3, 7850.0));
-  model.sections.push_back({"all", "steel", dim == 2 ? Formulation::PlaneStrain : Formulation::Solid, 1.0});
-  PointSource force;
-  force.nodes = {node_at(model.mesh, 1.0, 1.5, dim == 2 ? 0.0 : 1.0)};
-  EXPECT_GE(force.nodes.front(), 0);
-  force.direction = {0.0, 1.0, 0.0};
-  force.amplitude = 1e3;
-  force.signal = Signal::ricker(600.0);
-  force.origin = "force";
-  model.point_sources.push_back(force);
-  Receiver receiver;
-  receiver.name = "source";
-  receiver.nodes = force.nodes;
-  receiver.every_n_steps = 10;
-  model.receivers.push_back(receiver);
   AbsorbingLayer layer;
-  layer.kind = AbsorbingKind::Pml;
   layer.faces = faces;
   layer.thickness = 0.5;
-  layer.frequency = 600.0;
   layer.multiaxial = multiaxial;
-  model.absorbing.push_back(layer);
-  ExplicitSettings settings;
-  settings.backend = "serial";
-  settings.duration = duration;
-  model.explicit_settings = settings;
-  model.validate();
+  const Model model = force_in_a_lined_block(
+      dim == 2 ? generate_rectangle({0.0, 0.0}, {2.0, 2.0}, {8, 8}, ElementType::Quad4, 1)
+               : generate_box({0.0, 0.0, 0.0}, {2.0, 2.0, 2.0}, {8, 8, 8}, ElementType::Hex8, 1),
+      Material::from_youngs("steel", 210e9, 0.3, 7850.0), {1.0, 1.5, dim == 2 ? 0.0 : 1.0}, {0.0, 1.0, 0.0}, 600.0,
+      layer, duration);
   const log::Quiet quiet;
   const auto result = explicit_fe::run_explicit(model);
   EXPECT_TRUE(result.ok()) << result.message;

@@ -30,15 +30,16 @@
 // Kelvin-Voigt viscosity, sigma = C : (eps + beta eps'), stretched as the rest (the PML of that
 // material: the filters commute with d/dt), with
 //
-//   beta = eta (dt_s / 2)^2 max_k d_k,   eta = grid_damping (default 0.3)
+//   beta = eta (dt_s / 2)^2 max_k d_k,   eta = grid_damping (default 0.3), at most 0.1 dt_s
 //
 // constant over each element (its nodes' mean), dt_s the pre-flight's undamped stable step
 // (2 / omega_max): it damps a mode of angular frequency omega at eta max_k d_k (omega /
 // omega_max)^2 / 2, a tenth of d's scale at the grid's frequencies and (omega / omega_max)^2
 // less in the band a layer is designed for, where its reflection does not change (-76 dB before
 // and after at normal incidence in the test of docs/verification.md). The stable step shrinks as
-// for Rayleigh beta (explicit/stiffness_damping.hpp), by xi = beta_e dt_s / 4 of the largest
-// element's (eta d0 dt_s / 4 at most): about 2.5% for a layer one wavelength thick.
+// for Rayleigh beta (explicit/stiffness_damping.hpp), by xi = beta_e / dt_s of the largest
+// element's (eta d0 dt_s / 4, at most 0.1): about 2.5% for a layer one wavelength thick, at most
+// 9.5% for a thin one.
 //
 // The equations it leads to and how they are stepped: fem/pml_law.hpp and explicit/pml.hpp.
 #include <algorithm>
@@ -60,6 +61,9 @@ inline constexpr double default_pml_power = 2.0;
 // Default grid damping eta (above), and the largest accepted.
 inline constexpr double default_pml_grid_damping = 0.3;
 inline constexpr double max_pml_grid_damping = 10.0;
+// The grid damping's beta at most this times dt_s: the stable step at most 9.5% shorter, where a
+// layer's d dt_s exceeds about 1.3 / eta (a layer a small fraction of its design wavelength thick).
+inline constexpr double pml_grid_beta_cap = 0.1;
 
 // One face's layer along one axis.
 struct PmlSide {
@@ -135,7 +139,8 @@ struct PmlProfile {
         const double d = s.d0 * (s.power == 2.0 ? X * X : ::pow(X, s.power));
         largest = s.grid_damping * d > largest ? s.grid_damping * d : largest;
       }
-    return 0.25 * grid_step * grid_step * largest;
+    const double beta = 0.25 * grid_step * grid_step * largest;
+    return beta < pml_grid_beta_cap * grid_step ? beta : pml_grid_beta_cap * grid_step;
   }
 
   // The grid damping's beta of an element: the mean of beta over its n nodes (`nodes`, into
@@ -157,7 +162,7 @@ struct PmlProfile {
     for (const auto& axis : sides)
       for (const PmlSide& s : axis)
         if (s.active) largest = std::max(largest, s.grid_damping * s.d0);
-    return 0.25 * grid_step * grid_step * largest;
+    return std::min(0.25 * grid_step * grid_step * largest, pml_grid_beta_cap * grid_step);
   }
 
   // Whether the layer's material has the grid damping's viscosity.
